@@ -1,0 +1,70 @@
+"""noesis_nb: run, watch, govern and analyse AI-agent episodes in Jupyter.
+
+``import noesis_nb`` stays light: pandas, plotly, ipywidgets and IPython load only when a
+frame, plot, view or magic is first used.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+__version__ = "0.1.0"
+
+_LAZY = {
+    # running episodes
+    "start": "noesis_nb.runtime.api",
+    "solve": "noesis_nb.runtime.api",
+    "solve_async": "noesis_nb.runtime.api",
+    "resume_run": "noesis_nb.runtime.api",
+    "resume_run_async": "noesis_nb.runtime.api",
+    "approve_draft": "noesis_nb.runtime.api",
+    "reject_draft": "noesis_nb.runtime.api",
+    "EpisodeHandle": "noesis_nb.runtime.handle",
+    "EpisodeContext": "noesis_nb.runtime.context",
+    "PendingApproval": "noesis_nb.runtime.gate",
+    "list_runs": "noesis_nb.store",
+    # analysis
+    "runs_df": "noesis_nb.frames",
+    "events_df": "noesis_nb.frames",
+    "tools_df": "noesis_nb.frames",
+    "usage_df": "noesis_nb.frames",
+    # notebook
+    "show": "noesis_nb.widgets",
+    "EpisodeView": "noesis_nb.widgets",
+}
+
+__all__ = sorted([*_LAZY, "ns", "plots", "load_ipython_extension", "unload_ipython_extension", "__version__"])
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        value = getattr(import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    if name in {"ns", "plots", "errors", "tools", "store", "frames", "widgets", "experimental"}:
+        return import_module(f"noesis_nb.{name}")
+    raise AttributeError(f"module 'noesis_nb' has no attribute {name!r}")
+
+
+def load_ipython_extension(ipython: Any) -> None:
+    """``%load_ext noesis_nb``: register the ``%noesis`` magics (IPython imported only now)."""
+    from .magics import load_ipython_extension as _load
+
+    _load(ipython)
+
+
+def unload_ipython_extension(ipython: Any) -> None:
+    from .magics import unload_ipython_extension as _unload
+
+    _unload(ipython)
+
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .frames import events_df, runs_df, tools_df, usage_df
+    from .runtime.api import approve_draft, reject_draft, resume_run, resume_run_async, solve, solve_async, start
+    from .runtime.context import EpisodeContext
+    from .runtime.gate import PendingApproval
+    from .runtime.handle import EpisodeHandle
+    from .store import list_runs
+    from .widgets import EpisodeView, show

@@ -1,0 +1,107 @@
+"""JSON encoding and crash-safe file writes shared by every writer in the package.
+
+Events are serialised the way newer Noēsis writers do (sorted keys, compact separators,
+raw UTF-8); JSON documents are written to a temp file and renamed so a crash never leaves a
+half-written document; ``canonical_json`` is the byte form fingerprints are computed over.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+__all__ = [
+    "atomic_write_json",
+    "atomic_write_bytes",
+    "canonical_json",
+    "dumps_line",
+    "loads",
+    "sha256_bytes",
+    "sha256_file",
+    "to_jsonable",
+]
+
+_LINE_OPTS = orjson.OPT_SORT_KEYS | orjson.OPT_APPEND_NEWLINE | orjson.OPT_NON_STR_KEYS
+
+
+def to_jsonable(value: Any) -> Any:
+    """Return ``value`` as plain JSON data; anything unserialisable becomes its ``repr``.
+
+    Adapter results and tool outputs are user objects: storing their repr keeps the run
+    intact instead of crashing it.
+    """
+    try:
+        return orjson.loads(orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS | orjson.OPT_SERIALIZE_NUMPY, default=_default))
+    except (TypeError, orjson.JSONEncodeError):
+        return repr(value)
+
+
+def _default(obj: Any) -> Any:
+    if hasattr(obj, "model_dump"):
+        return obj.model_dump(mode="json")
+    if isinstance(obj, (set, frozenset, tuple)):
+        return list(obj)
+    if isinstance(obj, Path):
+        return str(obj)
+    if isinstance(obj, bytes):
+        return obj.decode("utf-8", "replace")
+    return repr(obj)
+
+
+def dumps_line(record: dict[str, Any]) -> bytes:
+    """One event line: sorted keys, compact, raw UTF-8, trailing newline."""
+    return orjson.dumps(record, option=_LINE_OPTS, default=_default)
+
+
+def loads(data: bytes | str) -> Any:
+    return orjson.loads(data)
+
+
+def canonical_json(value: Any) -> bytes:
+    """Noēsis ``canonical_json``: sorted keys, ``(",", ":")``, no ASCII escaping, no NaN."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode("utf-8")
+
+
+def sha256_bytes(data: bytes) -> str:
+    return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+def sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(chunk)
+    return "sha256:" + digest.hexdigest()
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temp file in the same directory, then rename."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+def atomic_write_json(path: Path, value: Any, *, indent: bool = True) -> None:
+    """Write a JSON document atomically (pretty, sorted keys, like Noēsis' artifacts)."""
+    option = orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS | orjson.OPT_APPEND_NEWLINE
+    if indent:
+        option |= orjson.OPT_INDENT_2
+    atomic_write_bytes(Path(path), orjson.dumps(value, option=option, default=_default))

@@ -1,0 +1,110 @@
+"""Process-wide settings behind ``ns.set`` / ``ns.get`` (Noēsis' config keys).
+
+Values come from, in order: ``ns.set(...)``, environment variables (``NOESIS_*``), defaults.
+Nothing reads these at import time; call sites ask when they need a value.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+__all__ = ["get", "set", "reset", "runs_dir"]
+
+_DEFAULTS: dict[str, Any] = {
+    "runs_dir": None,  # None: $NOESIS_RUNS_DIR, else ./.noesis/episodes
+    "agents": None,
+    "tasks": None,
+    "timeout_sec": 60,
+    "intuition_mode": "advisory",
+    "direction_min_confidence": 0.5,
+    "planner_mode": "minimal",
+    "policy_aliases": None,
+    "learn_mode": "record",
+    "learn_home": None,
+    "learn_auto_apply_min_successes": 3,
+    "learn_auto_apply_min_confidence": 0.75,
+    "prompt_provenance_enabled": False,
+    "prompt_provenance_mode": "hash_only",
+    "governance_mode": "off",
+    "governance_failure_policy": None,
+    "governance_timeout_ms": None,
+    "governance_pause_on_veto": False,
+}
+_ENV = {
+    "runs_dir": "NOESIS_RUNS_DIR",
+    "timeout_sec": "NOESIS_TIMEOUT_SEC",
+    "intuition_mode": "NOESIS_INTUITION_MODE",
+    "planner_mode": "NOESIS_PLANNER",
+    "learn_mode": "NOESIS_LEARN_MODE",
+    "learn_home": "NOESIS_LEARN_HOME",
+    "governance_mode": "NOESIS_GOVERNANCE_MODE",
+    "governance_failure_policy": "NOESIS_GOVERNANCE_FAILURE_POLICY",
+    "governance_timeout_ms": "NOESIS_GOVERNANCE_TIMEOUT_MS",
+    "prompt_provenance_enabled": "NOESIS_PROMPT_PROVENANCE_ENABLED",
+    "prompt_provenance_mode": "NOESIS_PROMPT_PROVENANCE_MODE",
+}
+_CHOICES = {
+    "governance_mode": {"off", "audit", "enforce"},
+    "governance_failure_policy": {None, "fail_open", "fail_closed"},
+    "learn_mode": {"off", "record", "apply"},
+    "prompt_provenance_mode": {"full", "hash_only", "redacted"},
+}
+_lock = threading.Lock()
+_overrides: dict[str, Any] = {}
+
+
+def set(**overrides: Any) -> None:  # noqa: A001 - Noēsis' name
+    """Override settings for this process. Unknown keys raise ``ValueError`` listing the known ones."""
+    unknown = sorted(k for k in overrides if k not in _DEFAULTS)
+    if unknown:
+        raise ValueError(f"unknown setting(s) {unknown}; known settings: {sorted(_DEFAULTS)}")
+    for key, value in overrides.items():
+        if key in _CHOICES and value not in _CHOICES[key]:
+            raise ValueError(f"{key}={value!r} is not one of {sorted(map(str, _CHOICES[key]))}")
+    with _lock:
+        _overrides.update(overrides)
+
+
+def reset() -> None:
+    """Forget every ``set`` override (tests use this)."""
+    with _lock:
+        _overrides.clear()
+
+
+def get(key: str | None = None) -> Any:
+    """The whole config as a dict, or one value."""
+    if key is not None:
+        if key not in _DEFAULTS:
+            raise ValueError(f"unknown setting {key!r}; known settings: {sorted(_DEFAULTS)}")
+        return _value(key)
+    return {k: _value(k) for k in _DEFAULTS}
+
+
+def _value(key: str) -> Any:
+    with _lock:
+        if key in _overrides:
+            return _overrides[key]
+    env = _ENV.get(key)
+    if env and os.environ.get(env):
+        raw = os.environ[env]
+        default = _DEFAULTS[key]
+        if isinstance(default, bool):
+            return raw.strip().lower() in {"1", "true", "yes", "on"}
+        if isinstance(default, int) and not isinstance(default, bool):
+            try:
+                return int(raw)
+            except ValueError:
+                return default
+        return raw
+    return _DEFAULTS[key]
+
+
+def runs_dir(explicit: str | os.PathLike[str] | None = None) -> Path:
+    """Where new episodes go: explicit, then ``ns.set(runs_dir=…)``/``$NOESIS_RUNS_DIR``, then ``./.noesis/episodes``."""
+    if explicit is not None:
+        return Path(explicit).expanduser()
+    configured = _value("runs_dir")
+    return Path(configured).expanduser() if configured else Path(".noesis") / "episodes"

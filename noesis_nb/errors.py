@@ -1,0 +1,163 @@
+"""Exceptions raised by noesis_nb.
+
+Every message names the offending value and says how to fix it.
+
+    NoesisNbError
+    ├── UsingResolutionError        (also ValueError) a ``using=`` target cannot be resolved
+    ├── RunNotFoundError            (also FileNotFoundError) no run directory for an id/path
+    ├── InvalidIdError              (also ValueError) an id that is not safe to use as a path
+    ├── RunsDirError                (also OSError) runs_dir missing or not writable
+    ├── EventLogIntegrityError      a corrupt events.jsonl line (path, line_number, reason)
+    ├── DraftNotFoundError          (also LookupError) unknown draft id
+    ├── AmbiguousDraftError         (also LookupError) a draft id prefix matching several drafts
+    ├── DecisionFileError           (also ValueError) a malformed approval decision file
+    ├── ToolRejected                a tool call a human or policy rejected (adapters may catch it)
+    ├── EpisodeStateError           an operation the episode's state does not allow
+    └── RunLifecycleError           (Noēsis names)
+        ├── RunSealedError
+        ├── CheckpointNotFoundError
+        ├── MissingCausalParentError
+        ├── CheckpointConsistencyError
+        └── ResumeAdapterError
+            ├── ResumeAdapterRequiredError
+            └── ResumeAdapterMismatchError
+    NoesisVeto                      an enforced governance veto (Noēsis name)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = [
+    "NoesisNbError",
+    "UsingResolutionError",
+    "RunNotFoundError",
+    "InvalidIdError",
+    "RunsDirError",
+    "EventLogIntegrityError",
+    "EventLogCorruption",
+    "DraftNotFoundError",
+    "AmbiguousDraftError",
+    "DecisionFileError",
+    "ToolRejected",
+    "EpisodeStateError",
+    "RunLifecycleError",
+    "RunSealedError",
+    "CheckpointNotFoundError",
+    "MissingCausalParentError",
+    "CheckpointConsistencyError",
+    "ResumeAdapterError",
+    "ResumeAdapterRequiredError",
+    "ResumeAdapterMismatchError",
+    "NoesisVeto",
+]
+
+
+class NoesisNbError(Exception):
+    """Base class of every error noesis_nb raises on purpose."""
+
+
+class UsingResolutionError(NoesisNbError, ValueError):
+    pass
+
+
+class RunNotFoundError(NoesisNbError, FileNotFoundError):
+    pass
+
+
+class InvalidIdError(NoesisNbError, ValueError):
+    pass
+
+
+class RunsDirError(NoesisNbError, OSError):
+    pass
+
+
+@dataclass(frozen=True)
+class EventLogCorruption:
+    path: str
+    line_number: int
+    reason: str
+
+
+class EventLogIntegrityError(NoesisNbError):
+    """A line of an events.jsonl file is not a JSON object; ``corruption`` says where."""
+
+    def __init__(self, corruption: EventLogCorruption):
+        self.corruption = corruption
+        super().__init__(
+            f"{corruption.path}, line {corruption.line_number}: {corruption.reason}. "
+            "Read with strict=False to skip bad lines and get them reported instead."
+        )
+
+
+class DraftNotFoundError(NoesisNbError, LookupError):
+    pass
+
+
+class AmbiguousDraftError(NoesisNbError, LookupError):
+    pass
+
+
+class DecisionFileError(NoesisNbError, ValueError):
+    pass
+
+
+class ToolRejected(NoesisNbError):
+    """Raised inside an adapter when its tool call was rejected; carries the decision."""
+
+    def __init__(self, tool: str, reason: str | None, *, draft_id: str | None = None, decision: Any = None):
+        self.tool, self.reason, self.draft_id, self.decision = tool, reason, draft_id, decision
+        super().__init__(f"tool call {tool!r} was rejected" + (f": {reason}" if reason else ""))
+
+
+class EpisodeStateError(NoesisNbError):
+    pass
+
+
+class RunLifecycleError(NoesisNbError):
+    pass
+
+
+class RunSealedError(RunLifecycleError):
+    pass
+
+
+class CheckpointNotFoundError(RunLifecycleError):
+    pass
+
+
+class MissingCausalParentError(RunLifecycleError):
+    pass
+
+
+class CheckpointConsistencyError(RunLifecycleError):
+    pass
+
+
+class ResumeAdapterError(RunLifecycleError):
+    pass
+
+
+class ResumeAdapterRequiredError(ResumeAdapterError):
+    pass
+
+
+class ResumeAdapterMismatchError(ResumeAdapterError):
+    pass
+
+
+class NoesisVeto(NoesisNbError):
+    """An enforced veto. Fields follow Noēsis' ``NoesisVeto``."""
+
+    def __init__(self, advice: str = "", *, target: str | None = None, scope: str | None = None,
+                 decision: str = "veto", rule_id: str | None = None, policy_id: str | None = None,
+                 policy_version: str | None = None, policy_kind: str | None = None, enforced: bool = True,
+                 details: Any = None, error: Any = None, governance_id: str | None = None,
+                 action_candidate_id: str | None = None, episode_id: str | None = None):
+        self.advice, self.target, self.scope, self.decision = advice, target, scope, decision
+        self.rule_id, self.policy_id, self.policy_version, self.policy_kind = rule_id, policy_id, policy_version, policy_kind
+        self.enforced, self.details, self.error = enforced, details, error
+        self.governance_id, self.action_candidate_id, self.episode_id = governance_id, action_candidate_id, episode_id
+        super().__init__(advice or f"vetoed by {rule_id or 'policy'}")

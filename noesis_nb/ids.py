@@ -1,0 +1,41 @@
+"""Episode, event and checkpoint ids, and the check that makes an id safe to use as a path."""
+
+from __future__ import annotations
+
+import re
+import uuid
+
+from ulid import ULID
+
+from .errors import InvalidIdError
+
+__all__ = ["new_episode_id", "new_event_id", "new_checkpoint_id", "validate_id"]
+
+_SAFE = re.compile(r"^[A-Za-z0-9_.:@+=-]{1,200}$")
+
+
+def new_episode_id() -> str:
+    """``ep_`` + a 26-character ULID, as current Noēsis writes (sortable by start time)."""
+    return f"ep_{ULID()}"
+
+
+def new_event_id() -> str:
+    return str(uuid.uuid4())
+
+
+def new_checkpoint_id() -> str:
+    return f"chk_{uuid.uuid4().hex[:12]}"
+
+
+def validate_id(value: object, *, what: str = "episode id") -> str:
+    """Return ``value`` if it is a non-empty id without path separators or ``..``; else raise."""
+    if not isinstance(value, str) or not value:
+        raise InvalidIdError(f"{what} must be a non-empty string, got {value!r}")
+    if "/" in value or "\\" in value or "\x00" in value or ".." in value or value in {".", "~"}:
+        raise InvalidIdError(
+            f"{what} {value!r} contains a path separator or '..'; pass the bare id "
+            "(e.g. 'ep_01K9...') or the run directory as a Path"
+        )
+    if not _SAFE.match(value):
+        raise InvalidIdError(f"{what} {value!r} has characters outside [A-Za-z0-9_.:@+=-] or is over 200 characters")
+    return value

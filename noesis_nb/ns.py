@@ -1,0 +1,173 @@
+"""A Noēsis-compatible facade: code written for ``import noesis as ns`` runs with ``import noesis_nb.ns as ns``.
+
+Lifecycle calls (``interrupt``, ``checkpoint``, ``resume``) write evidence only, as in Noēsis;
+``resume_run`` continues execution. Tool-contract names are importable from here too.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+from . import config as _config
+from .errors import (
+    CheckpointConsistencyError,
+    CheckpointNotFoundError,
+    MissingCausalParentError,
+    NoesisVeto,
+    ResumeAdapterMismatchError,
+    ResumeAdapterRequiredError,
+    RunLifecycleError,
+    RunSealedError,
+)
+from .store import find_run_dir, is_sealed, read_events, read_summary
+from .store import list_runs as _list_runs
+
+__all__ = [
+    "run", "solve", "solve_async", "resume_run", "interrupt", "checkpoint", "resume", "set", "get", "list_runs", "last",
+    "paths", "events", "summary", "NoesisVeto", "RunLifecycleError", "RunSealedError", "CheckpointNotFoundError",
+    "MissingCausalParentError", "CheckpointConsistencyError", "ResumeAdapterRequiredError", "ResumeAdapterMismatchError",
+    "ToolInvocationInput", "ToolIdentity", "ExecutionContext", "SecurityContext", "GovernanceContext",
+    "PayloadRedactionPolicy", "EffectKind", "RiskTier", "ToolProtocol", "PreparedToolInvocation", "ToolApprovalDecision",
+    "ToolExecutionResult", "prepare_tool_invocation", "execute_prepared_tool_invocation",
+]
+
+_TOOL_NAMES = {"ToolInvocationInput", "ToolIdentity", "ExecutionContext", "SecurityContext", "GovernanceContext",
+               "PayloadRedactionPolicy", "EffectKind", "RiskTier", "ToolProtocol", "PreparedToolInvocation",
+               "ToolApprovalDecision", "ToolExecutionResult", "prepare_tool_invocation", "execute_prepared_tool_invocation"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _TOOL_NAMES:
+        from . import tools
+
+        return getattr(tools, name)
+    raise AttributeError(f"module 'noesis_nb.ns' has no attribute {name!r}")
+
+
+def _opts(seed: int, tags: Any, intuition: Any, context: Any, workspace: Any, process: Any, verify: Any) -> dict[str, Any]:
+    if verify not in (None, [], ()):
+        raise NotImplementedError("verify= is not supported by noesis_nb yet; check the workspace yourself after the run")
+    if context is not None:
+        raise NotImplementedError("context= sessions are not supported by noesis_nb; use ns.set(...) instead")
+    return {"seed": seed, "tags": tags}
+
+
+def solve(task: str, *, using: Any, seed: int = 0, intuition: Any = True, tags: dict[str, Any] | None = None,
+          context: Any = None, workspace: Any = None, process: Any = None, verify: Any = None, **options: Any) -> str:
+    """Run ``using`` in the act phase and return the episode id (``approver`` etc. may be passed too)."""
+    from .runtime.api import solve as _solve
+
+    return _solve(task, using=using, **_opts(seed, tags, intuition, context, workspace, process, verify), **options)
+
+
+async def solve_async(task: str, *, using: Any, seed: int = 0, intuition: Any = True, tags: dict[str, Any] | None = None,
+                      context: Any = None, workspace: Any = None, process: Any = None, verify: Any = None, **options: Any) -> str:
+    from .runtime.api import solve_async as _solve_async
+
+    return await _solve_async(task, using=using, **_opts(seed, tags, intuition, context, workspace, process, verify), **options)
+
+
+def run(task: str, *, seed: int = 0, intuition: Any = True, tags: dict[str, Any] | None = None, context: Any = None,
+        workspace: Any = None, process: Any = None, verify: Any = None, **options: Any) -> str:
+    """An episode without an adapter (label ``core.minimal``)."""
+    from .runtime.api import solve as _solve
+    from .runtime.resolve import minimal_adapter
+
+    return _solve(task, using=minimal_adapter(), **_opts(seed, tags, intuition, context, workspace, process, verify), **options)
+
+
+def resume_run(episode_id: str, *, checkpoint_id: str | None = None, using: Any = None, caused_by: Any = None,
+               context: Any = None, workspace: Any = None, verify: Any = None, **options: Any) -> str:
+    from .runtime.api import resume_run as _resume_run
+
+    return _resume_run(episode_id, checkpoint_id=checkpoint_id, using=using, **options)
+
+
+def _recorder(episode_id: str) -> Any:
+    from .runtime.recorder import Recorder
+
+    run_dir = find_run_dir(episode_id)
+    if is_sealed(run_dir):
+        raise RunSealedError(f"run {episode_id} is sealed; lifecycle calls need an unsealed (running or paused) run")
+    return Recorder.reopen(run_dir)
+
+
+def interrupt(episode_id: str, *, reason: str | None = None, caused_by: str | None = None, context: Any = None,
+              workspace: Any = None) -> str:
+    """Emit ``run.interrupt`` (evidence only) and return its event id."""
+    rec = _recorder(episode_id)
+    if caused_by is None and rec.writer.last_event_id is None:
+        raise MissingCausalParentError(f"run {episode_id} has no events to cause an interrupt; pass caused_by=")
+    try:
+        return rec.interrupt(reason, caused_by)["id"]
+    finally:
+        rec.close_without_sealing()
+
+
+def checkpoint(episode_id: str, *, caused_by: str | None = None, context: Any = None, workspace: Any = None) -> dict[str, Any]:
+    """Write a checkpoint and emit ``run.checkpoint``; returns the checkpoint record."""
+    rec = _recorder(episode_id)
+    try:
+        record = rec.checkpoint(caused_by)
+        return {k: v for k, v in record.items() if k != "event_id"}
+    finally:
+        rec.close_without_sealing()
+
+
+def resume(episode_id: str, *, checkpoint_id: str, caused_by: str | None = None, context: Any = None, workspace: Any = None) -> str:
+    """Validate the checkpoint and emit ``run.resume`` (evidence only; nothing executes)."""
+    from .runtime.resume import find_checkpoint, validate_checkpoint
+
+    rec = _recorder(episode_id)
+    try:
+        record = find_checkpoint(rec, checkpoint_id)
+        validate_checkpoint(rec, record)
+        if caused_by is not None and caused_by not in {record["last_event_id"], rec.writer.last_event_id}:
+            raise CheckpointConsistencyError(f"caused_by={caused_by!r} is neither the checkpoint's last event nor the run's last event")
+        return rec.resume_event(record, caused_by=caused_by)["id"]
+    finally:
+        rec.close_without_sealing()
+
+
+def set(*, context: Any = None, **overrides: Any) -> None:  # noqa: A001 - Noēsis' name
+    _config.set(**overrides)
+
+
+def get() -> dict[str, Any]:
+    return _config.get()
+
+
+def list_runs(limit: int = 50, since: str | None = None, *, context: Any = None, strict_manifest: bool = False) -> list[dict[str, Any]]:
+    return _list_runs(limit, since, strict_manifest=strict_manifest)
+
+
+def last(*, context: Any = None) -> str | None:
+    rows = _list_runs(1)
+    return rows[0]["episode_id"] if rows else None
+
+
+def paths(episode_id: str, *, context: Any = None) -> dict[str, str]:
+    run_dir = find_run_dir(episode_id)
+    return {"dir": str(run_dir), "events": str(run_dir / "events.jsonl"), "summary": str(run_dir / "summary.json"),
+            "manifest": str(run_dir / "manifest.json")}
+
+
+def _read_events(episode_id: str, *, stream: bool = False, context: Any = None) -> Any:
+    from .store import iter_events
+
+    path = find_run_dir(episode_id) / "events.jsonl"
+    return iter_events(path) if stream else read_events(path)
+
+
+def _read_summary(episode_id: str, *, context: Any = None) -> dict[str, Any]:
+    run_dir = find_run_dir(episode_id)
+    summary_doc = read_summary(run_dir)
+    if summary_doc is None:
+        raise FileNotFoundError(f"{run_dir}/summary.json does not exist yet: the run is paused or still running")
+    return summary_doc
+
+
+events = SimpleNamespace(read=_read_events)
+summary = SimpleNamespace(read=_read_summary)
+

@@ -1,0 +1,179 @@
+"""Public entry points: ``start``, ``solve_async``, ``solve``, ``approve_draft``, ``reject_draft``, ``resume_run``."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+
+from typing import Any
+
+from .. import config
+from ..errors import EpisodeStateError
+from ..ids import new_episode_id
+from ..store import find_run_dir
+from .episode import Episode, EpisodeOptions
+from .gate import Decision
+from .handle import EpisodeHandle
+from .recorder import Recorder
+from .resolve import resolve_using
+
+__all__ = ["start", "solve", "solve_async", "resume_run", "resume_run_async", "approve_draft", "reject_draft", "live_handles"]
+
+_LIVE: dict[str, EpisodeHandle] = {}  # strong references: background tasks must not be collected
+_LIVE_LOCK = threading.Lock()
+_APPROVERS = ("ask", "auto", "deny")
+
+
+def live_handles() -> dict[str, EpisodeHandle]:
+    """Episodes started in this process that have not finished (by episode id)."""
+    with _LIVE_LOCK:
+        return dict(_LIVE)
+
+
+def _options(task: Any, *, seed: int, tags: dict[str, Any] | None, governance: str | None, approver: Any,
+             idle_timeout_s: float | None, pause_on_veto: bool | None, wait_for_human: bool) -> EpisodeOptions:
+    if not isinstance(task, str) or not task.strip():
+        raise ValueError(f"task must be a non-empty string, got {task!r}")
+    mode = governance if governance is not None else config.get("governance_mode")
+    if mode not in ("off", "audit", "enforce"):
+        raise ValueError(f"governance={mode!r}: use 'off', 'audit' or 'enforce'")
+    if approver is None:
+        approver = os.environ.get("NOESIS_NB_APPROVER", "ask")
+    if isinstance(approver, str) and approver not in _APPROVERS:
+        raise ValueError(f"approver={approver!r}: use 'ask', 'auto', 'deny' or a callable taking a PendingApproval")
+    if not isinstance(approver, str) and not callable(approver):
+        raise ValueError(f"approver={approver!r} is neither one of {_APPROVERS} nor callable")
+    if idle_timeout_s is not None and (not isinstance(idle_timeout_s, (int, float)) or idle_timeout_s <= 0):
+        raise ValueError(f"idle_timeout_s={idle_timeout_s!r}: pass a positive number of seconds, or None for no limit")
+    if tags is not None and not isinstance(tags, dict):
+        raise ValueError(f"tags={tags!r}: pass a dict such as {{'team': 'search'}}")
+    return EpisodeOptions(
+        task=task, seed=int(seed), tags=dict(tags or {}), governance=mode,
+        failure_policy=config.get("governance_failure_policy"),
+        pause_on_veto=config.get("governance_pause_on_veto") if pause_on_veto is None else bool(pause_on_veto),
+        approver=approver, idle_timeout_s=idle_timeout_s, wait_for_human=wait_for_human)
+
+
+def _create(task: Any, using: Any, *, runs_dir: Any, wait_for_human: bool, seed: int = 0, tags: dict[str, Any] | None = None,
+            governance: str | None = None, approver: Any = None, idle_timeout_s: float | None = None,
+            pause_on_veto: bool | None = None, intuition: Any = True, **unknown: Any) -> Episode:
+    if unknown:
+        raise TypeError(f"unknown option(s) {sorted(unknown)}; options are runs_dir, seed, tags, governance, approver, "
+                        "idle_timeout_s, pause_on_veto")
+    options = _options(task, seed=seed, tags=tags, governance=governance, approver=approver, idle_timeout_s=idle_timeout_s,
+                       pause_on_veto=pause_on_veto, wait_for_human=wait_for_human)
+    adapter = resolve_using(using)
+    episode_id = new_episode_id()
+    extension = {"approver": approver if isinstance(approver, str) or approver is None else getattr(approver, "__name__", "callable"),
+                 "governance_mode": options.governance, "pause_on_veto": options.pause_on_veto,
+                 "idle_timeout_s": idle_timeout_s}
+    recorder = Recorder.create(config.runs_dir(runs_dir), episode_id, task=options.task, seed=options.seed, tags=options.tags,
+                               adapter_label=adapter.label, extension=extension)
+    return Episode(adapter, options, recorder)
+
+
+def start(task: str, using: Any, **opts: Any) -> EpisodeHandle:
+    """Schedule an episode on the running loop (a notebook cell's) and return its handle at once."""
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        raise EpisodeStateError("start() needs a running event loop (a notebook cell, or inside `async def`); "
+                                "from plain scripts use noesis_nb.solve(...)") from None
+    episode = _create(task, using, runs_dir=opts.pop("runs_dir", None), wait_for_human=True, **opts)
+    episode.loop = loop
+    task_ = loop.create_task(episode.run(), name=f"noesis_nb:{episode.recorder.episode_id}")
+    handle = EpisodeHandle(episode, task_)
+    with _LIVE_LOCK:
+        _LIVE[handle.episode_id] = handle
+    task_.add_done_callback(lambda t: _forget(handle.episode_id, t))
+    return handle
+
+
+def _forget(episode_id: str, task: asyncio.Future[Any]) -> None:
+    with _LIVE_LOCK:
+        _LIVE.pop(episode_id, None)
+    if not task.cancelled():
+        task.exception()  # retrieved: errors live on the handle and in the run, not in loop logs
+
+
+async def solve_async(task: str, *, using: Any, **opts: Any) -> str:
+    """Run an episode to its end (or to a pause for a human) on this loop; returns the episode id."""
+    episode = _create(task, using, runs_dir=opts.pop("runs_dir", None), wait_for_human=False, **opts)
+    await episode.run()
+    return episode.recorder.episode_id
+
+
+def solve(task: str, *, using: Any, **opts: Any) -> str:
+    """Sync ``solve_async``: ``asyncio.run`` outside a loop; a worker thread with its own loop inside one."""
+    return _run_sync(solve_async(task, using=using, **opts))
+
+
+def _run_sync(coro: Any) -> Any:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    box: dict[str, Any] = {}
+
+    def worker() -> None:
+        loop = asyncio.new_event_loop()
+        try:
+            box["value"] = loop.run_until_complete(coro)
+        except BaseException as exc:  # re-raised in the caller's thread
+            box["error"] = exc
+        finally:
+            loop.close()
+
+    thread = threading.Thread(target=worker, name="noesis_nb-solve", daemon=True)
+    thread.start()
+    thread.join()
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
+# -- decisions and resume for runs on disk ----------------------------------------------------
+def _decide(target: str | os.PathLike[str], draft_id: str | None, *, approve: bool, approver_id: str,
+            reason: str | None, runs_dir: Any) -> Decision:
+    from ..tools import resolve_draft_id
+    from .gate import to_decision
+
+    run_dir = find_run_dir(target, runs_dir)
+    live = _LIVE.get(run_dir.name)
+    if live is not None and live.run_dir.resolve() == run_dir.resolve():
+        return live.approve(draft_id, approver_id=approver_id, reason=reason) if approve else \
+            live.reject(draft_id, reason=reason, approver_id=approver_id)
+    from ..tools import decide
+
+    draft = resolve_draft_id(run_dir, draft_id)
+    record, created = decide(run_dir, draft, approve=approve, approver_id=approver_id, reason=reason)
+    return to_decision(record, created)
+
+
+def approve_draft(episode_id_or_run_dir: str | os.PathLike[str], draft_id: str | None = None, *, approver_id: str,
+                  reason: str | None = None, runs_dir: Any = None) -> Decision:
+    """Persist an approval bound to the draft's fingerprint (idempotent); ``resume_run`` then executes it."""
+    return _decide(episode_id_or_run_dir, draft_id, approve=True, approver_id=approver_id, reason=reason, runs_dir=runs_dir)
+
+
+def reject_draft(episode_id_or_run_dir: str | os.PathLike[str], draft_id: str | None = None, *, reason: str | None = None,
+                 approver_id: str = "human", runs_dir: Any = None) -> Decision:
+    """Persist a rejection (idempotent; a draft already approved stays approved)."""
+    return _decide(episode_id_or_run_dir, draft_id, approve=False, approver_id=approver_id, reason=reason, runs_dir=runs_dir)
+
+
+async def resume_run_async(episode_id: str | os.PathLike[str], *, checkpoint_id: str | None = None, runs_dir: Any = None,
+                           using: Any = None, tools: dict[str, Any] | None = None) -> str:
+    """Continue a paused run from disk: execute its decided draft exactly once (or re-run the adapter after a veto), then seal."""
+    from .resume import resume_from_disk
+
+    return await resume_from_disk(find_run_dir(episode_id, runs_dir), checkpoint_id=checkpoint_id, using=using, tools=tools)
+
+
+def resume_run(episode_id: str | os.PathLike[str], *, checkpoint_id: str | None = None, runs_dir: Any = None,
+               using: Any = None, tools: dict[str, Any] | None = None) -> str:
+    """Sync ``resume_run_async`` (Noēsis' ``resume_run``); returns the episode id."""
+    return _run_sync(resume_run_async(episode_id, checkpoint_id=checkpoint_id, runs_dir=runs_dir, using=using, tools=tools))
+
+

@@ -1,0 +1,287 @@
+"""``EpisodeContext``: what an adapter gets as its second argument (or ``ctx=``).
+
+It lets the adapter emit its own events, record model calls with token usage, and run tools
+through the prepare → approve → execute contract, pausing for a human when a tool needs one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import getpass
+import inspect
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any, Callable
+
+from ulid import ULID
+
+from ..errors import EpisodeStateError, ToolRejected
+from ..store import now_iso
+from .gate import Decision, PendingApproval, to_decision
+
+if TYPE_CHECKING:
+    from .episode import Episode
+
+__all__ = ["EpisodeContext", "parse_tool_name", "tool_repositories", "dispatcher"]
+
+_TOKEN_ARGS = ("input_tokens", "output_tokens", "cached_input_tokens", "cache_write_input_tokens", "reasoning_tokens")
+
+
+class _Repositories(SimpleNamespace):
+    prepared: Any
+    approvals: Any
+    idempotency: Any
+
+
+def tool_repositories(run_dir: Any) -> _Repositories:
+    """The file-backed tool-contract repositories of one run directory."""
+    from .. import tools as tc
+
+    return _Repositories(prepared=tc.PreparedInvocationRepository(run_dir), approvals=tc.ApprovalDecisionRepository(run_dir),
+                         idempotency=tc.IdempotencyRepository(run_dir))
+
+
+@functools.cache
+def dispatcher() -> Any:
+    """One process-wide tool dispatcher (subprocess and python protocols), built on first use."""
+    from ..tools import ToolDispatcher
+
+    return ToolDispatcher()
+
+
+def parse_tool_name(name: str) -> tuple[str, str, str | None]:
+    """``"repo.write_file@1"`` → ``("repo", "write_file", "1")``; a bare name gets namespace ``local``."""
+    if not isinstance(name, str) or not name.strip():
+        raise ValueError(f"tool name must be a non-empty string like 'fs.write_file', got {name!r}")
+    base, _, version = name.partition("@")
+    namespace, _, short = base.rpartition(".")
+    return (namespace or "local", short, version or None)
+
+
+class EpisodeContext:
+    """The episode as seen by its adapter. Sync adapters call ``tool``; async ones ``await atool``."""
+
+    def __init__(self, episode: "Episode", caused_by: str | None = None):
+        self._episode = episode
+        self._caused_by = caused_by
+        self.episode_id = episode.recorder.episode_id
+        self.run_dir = episode.recorder.run_dir
+        self.task = episode.options.task
+        self.seed = episode.options.seed
+        self.tags = dict(episode.options.tags)
+
+    @property
+    def _agent(self) -> str:
+        adapter = self._episode.adapter
+        return f"adapter:{adapter.label}" if adapter else "adapter:core.minimal"
+
+    def emit(self, phase: str, payload: dict[str, Any] | None = None, *, agent_id: str | None = None) -> str:
+        """Append one event of the adapter's own (e.g. ``reason``, ``observe``); returns its id."""
+        if not isinstance(phase, str) or not phase:
+            raise ValueError(f"phase must be a non-empty string such as 'reason', got {phase!r}")
+        if payload is not None and not isinstance(payload, dict):
+            raise TypeError(f"payload must be a dict, got {type(payload).__name__}; wrap it, e.g. {{'text': value}}")
+        return self._episode.recorder.emit(phase, payload or {}, agent_id=agent_id or self._agent, caused_by=self._caused_by)["id"]
+
+    def model_call(self, model: str, *, provider: str | None = None, input_tokens: int | None = None,
+                   output_tokens: int | None = None, cached_input_tokens: int | None = None,
+                   cache_write_input_tokens: int | None = None, reasoning_tokens: int | None = None,
+                   latency_ms: float | None = None, cost_usd: float | None = None) -> str:
+        """Record one model call. Input/output are totals; cached, cache-write and reasoning are parts of them.
+
+        Unknown counts stay ``None`` (never 0). ``cost_usd`` is what the provider reported; analysis
+        prices tokens itself and keeps this in its own column.
+        """
+        if not isinstance(model, str) or not model:
+            raise ValueError(f"model must be a non-empty string such as 'gpt-4o-mini', got {model!r}")
+        counts = dict(zip(_TOKEN_ARGS, (input_tokens, output_tokens, cached_input_tokens, cache_write_input_tokens, reasoning_tokens)))
+        for key, value in counts.items():
+            if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
+                raise ValueError(f"{key}={value!r}: token counts are non-negative ints, or None when unknown")
+        parts_in = sum(v for v in (cached_input_tokens, cache_write_input_tokens) if v is not None)
+        if input_tokens is not None and parts_in > input_tokens:
+            raise ValueError(f"cached_input_tokens + cache_write_input_tokens = {parts_in} exceeds input_tokens={input_tokens}; "
+                             "input_tokens is the total including cached and cache-write tokens")
+        if output_tokens is not None and reasoning_tokens is not None and reasoning_tokens > output_tokens:
+            raise ValueError(f"reasoning_tokens={reasoning_tokens} exceeds output_tokens={output_tokens}; output_tokens includes reasoning")
+        payload = {"event_name": "model.call", "model": model, "provider": provider, **counts,
+                   "latency_ms": latency_ms, "cost_usd": cost_usd}
+        return self._episode.recorder.emit("model", payload, agent_id=f"model:{provider or 'unknown'}", caused_by=self._caused_by)["id"]
+
+    # -- tools ----------------------------------------------------------------------------
+    def tool(self, name: str, payload: dict[str, Any], **options: Any) -> Any:
+        """Run a tool from a sync adapter (worker thread); blocks until approved and executed."""
+        loop = self._episode.loop
+        if loop is None:
+            raise EpisodeStateError("the episode is not running; ctx.tool() works only inside the adapter call")
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is loop:
+            raise EpisodeStateError("ctx.tool() was called on the episode's event loop thread; in an async adapter use `await ctx.atool(...)`")
+        return asyncio.run_coroutine_threadsafe(self.atool(name, payload, **options), loop).result()
+
+    async def atool(self, name: str, payload: dict[str, Any], *, protocol: str = "subprocess", effect: str = "read",
+                    risk: str = "low", requires_approval: bool | None = None, fn: Callable[..., Any] | None = None,
+                    idempotency_key: str | None = None, timeout_ms: int | None = None) -> Any:
+        """Prepare, get a decision when needed, execute; returns the tool's output or raises ``ToolRejected``."""
+        from .. import tools as tc
+
+        episode = self._episode
+        rec = episode.recorder
+        if protocol == "python" and fn is None:
+            raise ValueError(f"tool {name!r}: protocol='python' needs fn=<callable>")
+        if fn is not None and protocol == "subprocess":
+            protocol = "python"
+        namespace, short, version = parse_tool_name(name)
+        if requires_approval is None:
+            requires_approval = effect == "write" and risk in {"high", "critical"}
+        invocation = tc.ToolInvocationInput(
+            run_id=rec.episode_id, request_id=f"req_{ULID()}", protocol=protocol,
+            tool=tc.ToolIdentity(namespace=namespace, name=short, version=version), payload=payload,
+            execution=tc.ExecutionContext(timeout_ms=timeout_ms or 60_000, retry_limit=0, idempotency_key=idempotency_key),
+            security=tc.SecurityContext(principal_id=f"user:{_user()}", scopes=[], policy_scope="notebook"),
+            governance=tc.GovernanceContext(effect_kind=effect, risk_tier=risk, requires_approval=requires_approval, tags=[]),
+            func=fn,
+        )
+        repos = tool_repositories(rec.run_dir)
+        emit = self._tool_emitter()
+        prepared = tc.prepare_tool_invocation(invocation, prepared_repository=repos.prepared, emit=emit, dispatcher=dispatcher())
+        decision: Decision | None = None
+        if prepared.governance.requires_approval:
+            decision = await self._decide(prepared)
+            if not decision.approved:
+                emit("tool.rejected.governance", prepared.request_id, draft_id=prepared.draft_id,
+                     decision_id=decision.record.decision_id, reason_code="governance.vetoed", reason=decision.reason)
+                raise ToolRejected(name, decision.reason, draft_id=prepared.draft_id, decision=decision)
+        episode.busy_tools += 1
+        try:
+            result = await tc.execute_prepared_tool_invocation(
+                run_id=rec.episode_id, draft_id=prepared.draft_id, prepared_repository=repos.prepared,
+                approval_repository=repos.approvals, idempotency_repository=repos.idempotency,
+                dispatcher=dispatcher(), emit=emit, callables={prepared.draft_id: fn} if fn else None,
+                decision=decision.record if decision else None)
+        finally:
+            episode.busy_tools -= 1
+        status = getattr(result.status, "value", result.status)
+        rec.state["outcomes"]["actions"].append({
+            "id": f"act-tool-{len(rec.state['outcomes']['actions']) + 1}", "kind": str(protocol),
+            "tool": f"{namespace}.{short}" + (f":{version}" if version else ""), "input_excerpt": _excerpt(prepared),
+            "result_status": status, "timestamp": now_iso(), "x-tool_draft_id": prepared.draft_id})
+        if status == "failed":
+            raise tc.ToolExecutionFailedError(f"tool {name!r} failed ({result.reason_code}): {_short(result.output)}",
+                                              reason_code=result.reason_code, output=result.output)
+        return result.output
+
+    def _tool_emitter(self) -> Callable[..., str]:
+        rec = self._episode.recorder
+
+        def emit(event_name: str, request_id: str, **extra: Any) -> str:
+            return rec.emit("tool", {"event_name": event_name, "request_id": request_id, **extra},
+                            agent_id="tool_contract", caused_by=self._caused_by)["id"]
+
+        return emit
+
+    async def _decide(self, prepared: Any) -> Decision:
+        """Ask the approver policy; for a human, pause on disk first, then wait (or unwind for ``solve``)."""
+        from .episode import EpisodePaused
+
+        episode = self._episode
+        rec = episode.recorder
+        pending = PendingApproval.from_prepared(prepared, now_iso())
+        policy = episode.options.approver
+        verdict = await _ask_policy(policy, pending)
+        if verdict is not None:
+            approve, reason = verdict
+            approver = f"policy:{policy}" if isinstance(policy, str) else f"policy:{getattr(policy, '__name__', type(policy).__name__)}"
+            return _persist_now(episode, pending, approve, approver, reason)
+        pending_event = next(e for e in reversed(rec.events) if (e.get("payload") or {}).get("event_name") == "tool.approval.pending")
+        checkpoint = rec.pause(f"tool approval required: {pending.tool} ({pending.draft_id})", pending_event["id"])
+        future = episode.gate.open(pending, episode.loop)
+        episode.pause_checkpoint = checkpoint
+        if not episode.options.wait_for_human:
+            raise EpisodePaused
+        episode.set_status("paused")
+        decision = await _wait(episode, pending.draft_id, future)
+        rec.resume_event(checkpoint)
+        episode.set_status("running")
+        return decision
+
+
+def _persist_now(episode: "Episode", pending: PendingApproval, approve: bool, approver: str, reason: str | None) -> Decision:
+    from .. import tools as tc
+
+    record, created = tc.decide(episode.recorder.run_dir, pending.draft_id, approve=approve, approver_id=approver, reason=reason)
+    decision = to_decision(record, created)
+    episode.gate.decisions.append({"draft_id": decision.draft_id, "status": decision.status, "approver_id": decision.approver_id,
+                                   "decided_at": decision.decided_at, "reason": decision.reason})
+    return decision
+
+
+async def _wait(episode: "Episode", draft_id: str, future: asyncio.Future[Any]) -> Decision:
+    """Wait for the gate, and notice a decision file another program wrote."""
+    repos = tool_repositories(episode.recorder.run_dir)
+    while True:
+        try:
+            return await asyncio.wait_for(asyncio.shield(future), timeout=episode.options.decision_poll_s)
+        except asyncio.TimeoutError:
+            record = repos.approvals.get(None, draft_id)
+            if record is not None:
+                episode.gate.settle_from_disk(draft_id, record)
+
+
+async def _ask_policy(policy: Any, pending: PendingApproval) -> tuple[bool, str | None] | None:
+    """``(approve, reason)`` from a policy, or None when a human must decide."""
+    if policy in (None, "ask"):
+        return None
+    if policy == "auto":
+        return True, "approved by approver policy 'auto'"
+    if policy == "deny":
+        return False, "denied by approver policy 'deny'"
+    if not callable(policy):
+        raise ValueError(f"approver={policy!r}: use 'ask', 'auto', 'deny' or a callable taking a PendingApproval")
+    verdict = policy(pending)
+    if inspect.isawaitable(verdict):
+        verdict = await verdict
+    return interpret_verdict(verdict)
+
+
+def interpret_verdict(verdict: Any) -> tuple[bool, str | None] | None:
+    """Accept True/False, 'approve'/'reject', (bool, reason), {'approve': bool, 'reason': …}, or None (ask a human)."""
+    if verdict is None or verdict == "ask":
+        return None
+    if isinstance(verdict, bool):
+        return verdict, None
+    if isinstance(verdict, str) and verdict.lower() in {"approve", "approved", "allow", "yes"}:
+        return True, None
+    if isinstance(verdict, str) and verdict.lower() in {"reject", "rejected", "deny", "denied", "no"}:
+        return False, None
+    if isinstance(verdict, tuple) and len(verdict) == 2 and isinstance(verdict[0], bool):
+        return verdict[0], verdict[1]
+    if isinstance(verdict, dict) and isinstance(verdict.get("approve"), bool):
+        return verdict["approve"], verdict.get("reason")
+    raise ValueError(f"approver returned {verdict!r}; return True/False, 'approve'/'reject', (bool, reason), "
+                     "{'approve': bool, 'reason': str} or None to ask a human")
+
+
+def _excerpt(prepared: Any) -> str:
+    payload = prepared.payload.redacted_payload
+    for key in ("command", "argv", "path", "url"):
+        if key in payload:
+            value = payload[key]
+            return (" ".join(map(str, value)) if isinstance(value, list) else str(value))[:120]
+    return str(payload)[:120]
+
+
+def _short(value: Any) -> str:
+    text = str(value)
+    return text if len(text) < 300 else text[:300] + "…"
+
+
+def _user() -> str:
+    try:
+        return getpass.getuser()
+    except Exception:
+        return "unknown"
+

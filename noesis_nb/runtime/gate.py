@@ -1,0 +1,161 @@
+"""The approval gate: one thread-safe, idempotent place where tool decisions arrive.
+
+A decision is written to disk first (``tool_invocations/approvals/<draft_id>.json``), then the
+waiting episode is woken on its own loop with ``call_soon_threadsafe``. Clicks, handle calls,
+other threads and other programs (by writing the decision file) all end up here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import AmbiguousDraftError, DraftNotFoundError
+
+__all__ = ["PendingApproval", "ApprovalGate", "Decision"]
+
+
+@dataclass(frozen=True)
+class PendingApproval:
+    """A tool draft waiting for a human: what it asks, and what to bind a decision to."""
+
+    draft_id: str
+    request_id: str
+    tool: str
+    protocol: str
+    effect_kind: str
+    risk_tier: str
+    redacted_payload: dict[str, Any]
+    command_line: str | None
+    fingerprint: str
+    impact_hash: str | None
+    requested_at: str
+    episode_id: str = ""
+
+    @classmethod
+    def from_prepared(cls, prepared: Any, requested_at: str) -> "PendingApproval":
+        from ..tools.protocols import render_command_line
+
+        payload = dict(prepared.payload.redacted_payload)
+        protocol = getattr(prepared.protocol, "value", prepared.protocol)
+        command = render_command_line(payload) if protocol == "subprocess" else None
+        tool = prepared.tool
+        return cls(
+            draft_id=prepared.draft_id,
+            request_id=prepared.request_id,
+            tool=f"{tool.namespace}.{tool.name}" + (f"@{tool.version}" if tool.version else ""),
+            protocol=str(protocol),
+            effect_kind=str(getattr(prepared.governance.effect_kind, "value", prepared.governance.effect_kind)),
+            risk_tier=str(getattr(prepared.governance.risk_tier, "value", prepared.governance.risk_tier)),
+            redacted_payload=payload,
+            command_line=command,
+            fingerprint=prepared.payload.request_fingerprint,
+            impact_hash=prepared.preflight.impact_hash if prepared.preflight else None,
+            requested_at=requested_at,
+            episode_id=prepared.run_id,
+        )
+
+
+@dataclass
+class Decision:
+    """What a call to approve/reject returns: the persisted decision and whether this call made it."""
+
+    draft_id: str
+    status: str
+    approver_id: str | None
+    reason: str | None
+    decided_at: str | None
+    created: bool
+    record: Any = field(default=None, repr=False)
+
+    @property
+    def approved(self) -> bool:
+        return self.status == "approved"
+
+
+class ApprovalGate:
+    def __init__(self, run_dir: Path):
+        self.run_dir = Path(run_dir)
+        self._lock = threading.Lock()
+        self._pending: dict[str, PendingApproval] = {}
+        self._waiters: dict[str, tuple[asyncio.AbstractEventLoop, asyncio.Future[Any]]] = {}
+        self.decisions: list[dict[str, Any]] = []
+
+    @property
+    def pending(self) -> list[PendingApproval]:
+        with self._lock:
+            return list(self._pending.values())
+
+    def open(self, pending: PendingApproval, loop: asyncio.AbstractEventLoop) -> asyncio.Future[Any]:
+        """Register a pending draft; the returned future resolves with its :class:`Decision`."""
+        future = loop.create_future()
+        with self._lock:
+            self._pending[pending.draft_id] = pending
+            self._waiters[pending.draft_id] = (loop, future)
+        return future
+
+    def resolve_id(self, draft_id: str | None) -> str:
+        """The one pending draft meant by ``draft_id`` (None, exact, or a unique prefix/suffix)."""
+        with self._lock:
+            ids = list(self._pending)
+        if draft_id is None:
+            if len(ids) == 1:
+                return ids[0]
+            if not ids:
+                raise DraftNotFoundError("no tool draft is pending approval in this episode; nothing to decide")
+            raise AmbiguousDraftError(f"{len(ids)} drafts are pending ({', '.join(ids)}); pass draft_id=")
+        if draft_id in ids:
+            return draft_id
+        matches = [i for i in ids if i.startswith(draft_id) or i.endswith(draft_id)]
+        if len(matches) == 1:
+            return matches[0]
+        if matches:
+            raise AmbiguousDraftError(f"draft id {draft_id!r} matches {matches}; pass more of the id")
+        return draft_id  # not pending here: the disk decides (already decided, or unknown)
+
+    def decide(self, draft_id: str | None, *, approve: bool, approver_id: str, reason: str | None = None) -> Decision:
+        """Persist the decision (idempotently), then wake the episode. Safe from any thread."""
+        from ..tools import decide as persist_decision
+
+        draft = self.resolve_id(draft_id)
+        with self._lock:
+            record, created = persist_decision(self.run_dir, draft, approve=approve, approver_id=approver_id, reason=reason)
+            decision = to_decision(record, created)
+            if created:
+                self.decisions.append({"draft_id": decision.draft_id, "status": decision.status, "approver_id": decision.approver_id,
+                                       "decided_at": decision.decided_at, "reason": decision.reason})
+            self._pending.pop(draft, None)
+            waiter = self._waiters.pop(draft, None)
+        if waiter is not None:
+            loop, future = waiter
+            try:
+                loop.call_soon_threadsafe(_settle, future, decision)
+            except RuntimeError:  # the loop is closed: the decision is on disk for resume_run
+                pass
+        return decision
+
+    def settle_from_disk(self, draft_id: str, record: Any) -> None:
+        """A decision another program wrote: forget the pending draft and wake its waiter."""
+        decision = to_decision(record, created=False)
+        with self._lock:
+            self._pending.pop(draft_id, None)
+            waiter = self._waiters.pop(draft_id, None)
+            self.decisions.append({"draft_id": decision.draft_id, "status": decision.status, "approver_id": decision.approver_id,
+                                   "decided_at": decision.decided_at, "reason": decision.reason})
+        if waiter is not None:
+            _settle(waiter[1], decision)
+
+
+def to_decision(record: Any, created: bool) -> Decision:
+    status = getattr(record.status, "value", record.status)
+    return Decision(draft_id=record.draft_id, status=str(status), approver_id=record.approver_id,
+                    reason=getattr(record, "reason", None), decided_at=getattr(record, "decided_at", None),
+                    created=created, record=record)
+
+
+def _settle(future: asyncio.Future[Any], decision: Decision) -> None:
+    if not future.done():
+        future.set_result(decision)

@@ -1,0 +1,180 @@
+"""``EpisodeHandle``: the notebook's grip on a running episode.
+
+``await handle`` returns once the episode has finished **or is paused waiting for a human**:
+a widget click is not processed while any cell runs, so awaiting a click would deadlock.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Generator
+
+from ..errors import EpisodeStateError
+from .gate import Decision, PendingApproval
+
+if TYPE_CHECKING:
+    from .episode import Episode
+
+__all__ = ["EpisodeHandle"]
+
+TERMINAL = frozenset({"ok", "error", "vetoed", "cancelled"})
+
+
+class EpisodeHandle:
+    """A running or finished episode: status, pending approvals, decisions, result, events."""
+
+    def __init__(self, episode: "Episode", task: "asyncio.Future[Any] | None" = None):
+        self._episode = episode
+        self._task = task
+
+    # -- what it is -----------------------------------------------------------------------
+    @property
+    def episode_id(self) -> str:
+        return self._episode.recorder.episode_id
+
+    @property
+    def run_dir(self) -> Path:
+        return self._episode.recorder.run_dir
+
+    @property
+    def task(self) -> str:
+        return self._episode.options.task
+
+    @property
+    def using(self) -> str:
+        return self._episode.adapter.label if self._episode.adapter else "core.minimal"
+
+    @property
+    def status(self) -> str:
+        """``running``, ``paused``, ``ok``, ``error``, ``vetoed`` or ``cancelled``."""
+        return self._episode.status
+
+    @property
+    def started_at(self) -> float:
+        return self._episode.started_at
+
+    @property
+    def ended_at(self) -> float | None:
+        return self._episode.ended_at
+
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop | None:
+        return self._episode.loop
+
+    @property
+    def pending(self) -> list[PendingApproval]:
+        """Tool drafts waiting for a human decision."""
+        return self._episode.gate.pending
+
+    @property
+    def paused_on_veto(self) -> bool:
+        return self._episode._veto_future is not None
+
+    @property
+    def decisions(self) -> list[dict[str, Any]]:
+        return list(self._episode.gate.decisions)
+
+    @property
+    def events(self) -> list[dict[str, Any]]:
+        """The events so far (a copy)."""
+        return list(self._episode.recorder.events)
+
+    @property
+    def usage(self) -> dict[str, int]:
+        return dict(self._episode.recorder.usage)
+
+    @property
+    def usage_calls(self) -> list[dict[str, Any]]:
+        return list(self._episode.recorder.usage_calls)
+
+    # -- watching -------------------------------------------------------------------------
+    def subscribe(self, callback: Callable[[dict[str, Any]], None]) -> Callable[[], None]:
+        """Call ``callback(event)`` for each new event (from any thread: keep it cheap). Returns an unsubscribe."""
+        subscribers = self._episode.recorder.subscribers
+        subscribers.append(callback)
+        return lambda: callback in subscribers and subscribers.remove(callback)
+
+    def on_change(self, callback: Callable[["EpisodeHandle"], None]) -> Callable[[], None]:
+        """Call ``callback(handle)`` when status or pending approvals change. Returns an unsubscribe."""
+        def listener(_episode: Any) -> None:
+            callback(self)
+
+        self._episode.listeners.append(listener)
+        return lambda: listener in self._episode.listeners and self._episode.listeners.remove(listener)
+
+    # -- deciding -------------------------------------------------------------------------
+    def approve(self, draft_id: str | None = None, *, approver_id: str = "human", reason: str | None = None) -> Decision:
+        """Approve a pending draft (the only one when ``draft_id`` is None); persisted before the episode continues."""
+        if not self._episode.gate.pending and self._episode.decide_veto(True, approver_id, reason):
+            return Decision(draft_id="", status="approved", approver_id=approver_id, reason=reason, decided_at=None, created=True)
+        decision = self._episode.gate.decide(draft_id, approve=True, approver_id=approver_id, reason=reason)
+        self._episode.notify()
+        return decision
+
+    def reject(self, draft_id: str | None = None, *, reason: str | None = None, approver_id: str = "human") -> Decision:
+        """Reject a pending draft; the adapter sees ``ToolRejected`` with the reason."""
+        if not self._episode.gate.pending and self._episode.decide_veto(False, approver_id, reason):
+            return Decision(draft_id="", status="rejected", approver_id=approver_id, reason=reason, decided_at=None, created=True)
+        decision = self._episode.gate.decide(draft_id, approve=False, approver_id=approver_id, reason=reason)
+        self._episode.notify()
+        return decision
+
+    def cancel(self) -> bool:
+        """Stop the episode: it ends ``cancelled`` and sealed. Safe from any thread."""
+        if self.done() or self._task is None:
+            return False
+        self._episode.cancel_requested = True
+        loop = self._episode.loop
+        if loop is None or loop.is_closed():
+            return False
+        loop.call_soon_threadsafe(self._task.cancel)
+        return True
+
+    # -- outcome --------------------------------------------------------------------------
+    def done(self) -> bool:
+        return self.status in TERMINAL
+
+    def result(self) -> Any:
+        """The adapter's output; raises the adapter's error, ``NoesisVeto``, or ``CancelledError`` instead."""
+        status = self.status
+        if status == "ok":
+            return self._episode.result
+        if status in {"error", "vetoed", "cancelled"} and self._episode.error is not None:
+            raise self._episode.error
+        if status == "paused":
+            waiting = ", ".join(p.draft_id for p in self.pending) or "a governance veto"
+            raise EpisodeStateError(f"episode {self.episode_id} is paused waiting for a human ({waiting}); approve or reject first")
+        raise EpisodeStateError(f"episode {self.episode_id} is still {status}; `await handle` or check handle.done()")
+
+    def __await__(self) -> Generator[Any, None, "EpisodeHandle"]:
+        return self._settle().__await__()
+
+    async def _settle(self) -> "EpisodeHandle":
+        if self._episode.status == "running":
+            await asyncio.shield(self._episode.settled.wait())
+        self.refresh_display()
+        return self
+
+    async def wait(self) -> "EpisodeHandle":
+        """Wait until finished (not merely paused). Never use this in a notebook cell while a human must click."""
+        while not self.done():
+            await asyncio.shield(self._episode.settled.wait())
+            if not self.done():
+                await asyncio.sleep(0.05)
+        return self
+
+    # -- display --------------------------------------------------------------------------
+    def refresh_display(self) -> None:
+        """Re-render the displayed view so a saved notebook keeps the final state (nbclient/nbval)."""
+        if "noesis_nb.widgets" in sys.modules:
+            sys.modules["noesis_nb.widgets"].refresh_display(self)
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        from ..widgets import handle_mimebundle
+
+        return handle_mimebundle(self, include=include, exclude=exclude)
+
+    def __repr__(self) -> str:
+        return f"EpisodeHandle(episode_id={self.episode_id!r}, status={self.status!r}, events={len(self._episode.recorder.events)}, pending={len(self.pending)})"

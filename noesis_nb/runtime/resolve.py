@@ -1,0 +1,201 @@
+"""``using=`` resolution and adapter invocation, as Noēsis' loader and adapter actuator do it.
+
+Resolution: executor-like objects as is; zero-argument callables are factories; ``"pkg.mod:attr"``;
+a file or package path (factory names ``make, build, create, factory, make_graph, build_graph``,
+then objects ``graph, flow, app``); short names via ``flows.<name>`` then ``noesis_user.<name>``.
+Invocation: ``invoke`` → ``run`` → ``__call__``, after ``__noesis_input_mapper__``.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import importlib.util
+import inspect
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from ..errors import UsingResolutionError
+
+__all__ = ["Adapter", "minimal_adapter", "resolve_using", "using_label"]
+
+_FACTORY_NAMES = ("make", "build", "create", "factory", "make_graph", "build_graph")
+_OBJECT_NAMES = ("graph", "flow", "app")
+
+
+@dataclass
+class Adapter:
+    """A resolved ``using=`` target: what to call, how, and under which label."""
+
+    target: Any
+    label: str
+    call: Callable[..., Any]
+    wants_context: str | None
+    is_async: bool
+    input_mapper: Callable[[str], Any] | None
+
+    def prepare_input(self, task: str) -> Any:
+        return self.input_mapper(task) if self.input_mapper else task
+
+    def invoke(self, payload: Any, ctx: Any) -> Any:
+        """Call the adapter with its input, and the context when its signature asks for one."""
+        if self.wants_context == "keyword":
+            return self.call(payload, ctx=ctx)
+        if self.wants_context == "positional":
+            return self.call(payload, ctx)
+        return self.call(payload)
+
+
+def using_label(using: Any) -> str:
+    """The display label Noēsis stores: a string as is, a callable's name, else the class name."""
+    if isinstance(using, str):
+        return using
+    func = using.func if isinstance(using, functools.partial) else using
+    if inspect.isfunction(func) or inspect.ismethod(func) or inspect.isbuiltin(func):
+        return getattr(func, "__name__", type(func).__name__)
+    return type(using).__name__
+
+
+def _is_executor_like(obj: Any) -> bool:
+    if inspect.isclass(obj):
+        return False
+    if hasattr(obj, "execute") or hasattr(obj, "invoke"):
+        return True
+    return callable(obj) and _required_params(obj) >= 1
+
+
+def _required_params(fn: Any) -> int:
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return 1
+    return sum(
+        1
+        for p in sig.parameters.values()
+        if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+    )
+
+
+def _from_module(module: Any, where: str) -> Any:
+    for name in _FACTORY_NAMES:
+        factory = getattr(module, name, None)
+        if callable(factory):
+            return factory() if _required_params(factory) == 0 else factory
+    for name in _OBJECT_NAMES:
+        if hasattr(module, name):
+            return getattr(module, name)
+    raise UsingResolutionError(
+        f"{where} defines none of the factories {_FACTORY_NAMES} nor the objects {_OBJECT_NAMES}; "
+        f"add e.g. `def make(): return my_agent` or pass using='{where}:<attr>'"
+    )
+
+
+def _load_path(path: Path) -> Any:
+    file = path / "__init__.py" if path.is_dir() else path
+    name = f"_noesis_using_{abs(hash(str(file.resolve())))}"
+    spec = importlib.util.spec_from_file_location(name, file)
+    if spec is None or spec.loader is None:
+        raise UsingResolutionError(f"cannot import {str(path)!r} as Python; pass a .py file or a package directory")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _resolve_string(using: str) -> Any:
+    if ":" in using and not Path(using).exists():
+        mod_name, _, attr = using.partition(":")
+        try:
+            module = importlib.import_module(mod_name)
+        except ImportError as exc:
+            raise UsingResolutionError(f"using={using!r}: cannot import module {mod_name!r} ({exc}); check the module path and sys.path") from exc
+        try:
+            obj = getattr(module, attr) if "." not in attr else functools.reduce(getattr, attr.split("."), module)
+        except AttributeError as exc:
+            raise UsingResolutionError(f"using={using!r}: module {mod_name!r} has no attribute {attr!r}") from exc
+        if _is_executor_like(obj):
+            return obj
+        return obj() if callable(obj) and not inspect.isclass(obj) and _required_params(obj) == 0 else obj
+    path = Path(using).expanduser()
+    if path.exists():
+        return _from_module(_load_path(path), using)
+    tried = []
+    for prefix in ("flows", "noesis_user"):
+        name = f"{prefix}.{using}"
+        tried.append(name)
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name and (name.startswith(exc.name) or exc.name == name):
+                continue
+            raise
+        return _from_module(module, name)
+    raise UsingResolutionError(
+        f"using={using!r} is not 'module:attr', an existing path, nor a short name ({', '.join(tried)} "
+        "not importable); pass a callable, an object with invoke/run, 'pkg.mod:factory' or a file path"
+    )
+
+
+def minimal_adapter() -> Adapter:
+    """The adapter ``ns.run`` uses (label ``core.minimal``): completes the plan without external calls."""
+    def minimal(task: str) -> str:
+        return "Completed minimal step."
+
+    return Adapter(target=minimal, label="core.minimal", call=minimal, wants_context=None, is_async=False, input_mapper=None)
+
+
+def resolve_using(using: Any) -> Adapter:
+    """Resolve ``using=`` to an :class:`Adapter`, raising one clear error when it cannot."""
+    if isinstance(using, Adapter):
+        return using
+    if using is None:
+        raise UsingResolutionError("using= is required: pass a callable, an object with invoke/run, or 'pkg.mod:factory'")
+    label = using_label(using)
+    target = using
+    if isinstance(using, str):
+        target = _resolve_string(using)
+    elif inspect.isclass(using):
+        raise UsingResolutionError(
+            f"using={using.__name__} is a class; pass an instance ({using.__name__}(...)) "
+            "or a zero-argument factory that returns one"
+        )
+    elif not _is_executor_like(using) and callable(using):
+        target = using()  # zero-argument factory
+        if not isinstance(using, str):
+            label = using_label(using)
+    if inspect.isclass(target):
+        raise UsingResolutionError(f"using={label!r} resolved to the class {target.__name__}; return an instance from the factory instead")
+    call = None
+    for name in ("invoke", "run"):
+        method = getattr(target, name, None)
+        if callable(method):
+            call = method
+            break
+    if call is None and callable(target):
+        call = target
+    if call is None:
+        hint = " (execute()-only adapters are not supported by solve)" if hasattr(target, "execute") else ""
+        raise UsingResolutionError(f"using={label!r} resolved to {type(target).__name__}, which has no invoke, run or __call__{hint}")
+    mapper = getattr(target, "__noesis_input_mapper__", None)
+    return Adapter(
+        target=target,
+        label=label,
+        call=call,
+        wants_context=_wants_context(call),
+        is_async=inspect.iscoroutinefunction(call) or inspect.iscoroutinefunction(getattr(call, "__call__", None)),
+        input_mapper=mapper if callable(mapper) else None,
+    )
+
+
+def _wants_context(fn: Any) -> str | None:
+    """``"keyword"`` for a ``ctx`` keyword-only parameter, ``"positional"`` for a second positional one."""
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return None
+    if any(p.name == "ctx" and p.kind == p.KEYWORD_ONLY for p in params):
+        return "keyword"
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return "positional" if len(positional) >= 2 else None

@@ -1,0 +1,118 @@
+"""``summary.json`` for a finished episode: Noēsis' summary 1.3.0 fields computed from the events."""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter, defaultdict
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from .._jsonio import canonical_json, to_jsonable
+
+if TYPE_CHECKING:
+    from .recorder import Recorder
+
+__all__ = ["build_summary", "final_outcome"]
+
+_FINAL = {"ok": "success", "error": "error", "vetoed": "vetoed", "cancelled": "cancelled"}
+
+
+def final_outcome(status: str) -> str:
+    return _FINAL.get(status, "error")
+
+
+def _ts(value: str | None) -> datetime | None:
+    try:
+        return datetime.fromisoformat(value) if value else None
+    except ValueError:
+        return None
+
+
+def build_summary(rec: "Recorder", *, status: str, reasons: list[str], result: Any, adapter_result: str,
+                  governance: dict[str, Any]) -> dict[str, Any]:
+    events = rec.events
+    state = rec.state
+    episode = state["episode"]
+    phases = Counter(e.get("phase") for e in events)
+    acts = [e for e in events if e.get("phase") == "act" and not (e.get("payload") or {}).get("synthetic")]
+    phase_ms: dict[str, float] = defaultdict(float)
+    for e in events:
+        duration = (e.get("metrics") or {}).get("duration_ms")
+        if isinstance(duration, (int, float)):
+            phase_ms[e["phase"]] += duration
+    times = [t for t in (_ts(e.get("timestamp")) for e in events) if t is not None]
+    started = _ts(episode.get("started_at"))
+    duration_sec = round(((times[-1] if times else started) - started).total_seconds(), 6) if started else 0.0
+    first_act = next((_ts(e.get("timestamp")) for e in acts), None)
+    steps = state["plan"].get("steps") or []
+    done = sum(1 for s in steps if s.get("status") == "done")
+    tools_used = {(e.get("payload") or {}).get("tool") for e in acts}
+    success = status == "ok"
+    veto_count = governance.get("veto_count", 0)
+    insight = {
+        "schema_version": "1.0.0",
+        "veto_count": veto_count,
+        "would_veto_count": governance.get("would_veto_count", 0),
+        "branching_factor": 0.0,
+        "plan_adherence": round(done / max(len(steps), 1), 4),
+        "success": success,
+        "plan_revisions": 0,
+        "tool_coverage": 1.0 if tools_used else 0.0,
+        "phase_ms": {k: round(v, 3) for k, v in phase_ms.items()},
+    }
+    metrics = {
+        **insight,
+        "governance_vetoed": veto_count > 0,
+        "governance_would_vetoed": governance.get("would_veto_count", 0) > 0,
+        "plan_count": phases.get("plan", 0),
+        "plan_total": len(steps),
+        "steps": len(steps),
+        "ideal_steps": len(steps),
+        "act_count": len(acts),
+        "reflect_count": phases.get("reflect", 0),
+        "interpret_count": phases.get("interpret", 0),
+        "intuition_events": phases.get("intuition", 0),
+        "direction_events": 0,
+        "direction_applied": 0,
+        "direction_vetoed": 0,
+        "direction_applied_rate": 0.0,
+        "top_reasons": reasons[:5],
+        "policy_confidence_histogram": [0] * 10,
+        "alignment": 0.0,
+        "learn_proposals": 0,
+        "learn_applied": 0,
+        "latencies": {"total_ms": round(duration_sec * 1000.0, 3),
+                      **({"first_action_ms": round((first_act - started).total_seconds() * 1000.0, 3)} if first_act and started else {})},
+    }
+    label = str(episode.get("using", "")).removeprefix("adapter:")
+    outcome = {"ok": "success_unverified", "error": "error"}.get(status, "goal_not_achieved")
+    return {
+        "schema_version": "1.3.0",
+        "episode_id": rec.episode_id,
+        "task": state["goal"]["task"],
+        "seed": episode.get("seed", 0),
+        "started_at": episode.get("started_at"),
+        "duration_sec": duration_sec,
+        "status": status,
+        "outcome": outcome,
+        "adapter_result": adapter_result,
+        "flags": {
+            "intuition": False,
+            "mode": "off",
+            "using": label,
+            "governance_mode": governance.get("mode", "off"),
+            "governance_failure_policy": governance.get("failure_policy"),
+            "direction": {"applied": 0, "vetoed": 0, "last_diff": [], "threshold": 0.5},
+        },
+        "agents_config_hash": "sha256:" + hashlib.sha256(canonical_json({"using": label, "intuition": "off"})).hexdigest(),
+        "answer": {"result": to_jsonable(result)} if result is not None else {},
+        "metrics": metrics,
+        "insight": {"metrics": insight},
+        "tags": episode.get("tags") or {},
+        "ports": {},
+        "process": state.get("process"),
+        "verification": {"provided": False, "passed": None, "assertions": [], "workspace_diff": None, "snapshots": None,
+                         "policy": {"ignore": [".git", "__pycache__", ".venv", ".noesis"], "symlinks": "skip"}},
+        "manifest": {"path": "manifest.json"},
+        "x-noesis_nb": {"reasons": reasons, "usage": dict(rec.usage)},
+    }

@@ -1,0 +1,118 @@
+"""Run-directory documents: read summary/state/final/manifest, write and verify the manifest."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from .._jsonio import atomic_write_json, sha256_file
+from .eventlog import now_iso
+
+__all__ = [
+    "read_json",
+    "read_summary",
+    "read_state",
+    "read_final",
+    "read_manifest",
+    "write_manifest",
+    "verify_manifest",
+    "ManifestCheck",
+    "is_sealed",
+    "MANIFEST_KINDS",
+]
+
+MANIFEST_KINDS = {"summary.json": "summary", "state.json": "state", "events.jsonl": "events", "learn.jsonl": "learn"}
+
+
+def read_json(path: str | os.PathLike[str]) -> dict[str, Any] | None:
+    """A JSON document as a dict, or None when the file is absent or not a JSON object."""
+    try:
+        value = orjson.loads(Path(path).read_bytes())
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except orjson.JSONDecodeError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def read_summary(run_dir: Path) -> dict[str, Any] | None:
+    return read_json(Path(run_dir) / "summary.json")
+
+
+def read_state(run_dir: Path) -> dict[str, Any] | None:
+    return read_json(Path(run_dir) / "state.json")
+
+
+def read_final(run_dir: Path) -> dict[str, Any] | None:
+    return read_json(Path(run_dir) / "final.json")
+
+
+def read_manifest(run_dir: Path) -> dict[str, Any] | None:
+    return read_json(Path(run_dir) / "manifest.json")
+
+
+def is_sealed(run_dir: Path) -> bool:
+    """Sealed runs accept no more events: ``final.json`` or ``manifest.json`` exists."""
+    run_dir = Path(run_dir)
+    return (run_dir / "final.json").exists() or (run_dir / "manifest.json").exists()
+
+
+def write_manifest(run_dir: Path, episode_id: str) -> dict[str, Any]:
+    """Hash every file under the run (except the manifest and temp files) into ``manifest.json``."""
+    run_dir = Path(run_dir)
+    files = []
+    for path in sorted(p for p in run_dir.rglob("*") if p.is_file()):
+        name = path.relative_to(run_dir).as_posix()
+        if name == "manifest.json" or path.name.startswith(".") and path.name.endswith(".tmp"):
+            continue
+        files.append({"name": name, "sha256": sha256_file(path), "size_bytes": path.stat().st_size,
+                      "kind": MANIFEST_KINDS.get(name, "attachment")})
+    manifest = {"schema_version": "manifest/1.0", "episode_id": episode_id, "created_at": now_iso(),
+                "files": sorted(files, key=lambda f: f["name"]), "signer": None}
+    atomic_write_json(run_dir / "manifest.json", manifest)
+    return manifest
+
+
+@dataclass
+class ManifestCheck:
+    """Result of checking a run against its manifest: ``status`` is ok, missing, mismatch or no_manifest."""
+
+    status: str
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+
+def verify_manifest(run_dir: Path) -> ManifestCheck:
+    """Re-hash each listed file. A listed file that is absent gives ``missing``; a changed one ``mismatch``."""
+    run_dir = Path(run_dir)
+    manifest = read_manifest(run_dir)
+    if manifest is None:
+        return ManifestCheck("no_manifest", ["manifest.json is absent or unreadable"])
+    problems: list[str] = []
+    status = "ok"
+    for entry in manifest.get("files") or []:
+        name = str(entry.get("name", ""))
+        path = run_dir / name
+        if not name or ".." in Path(name).parts or Path(name).is_absolute():
+            problems.append(f"{name!r}: not a relative path inside the run")
+            status = "mismatch"
+            continue
+        if not path.is_file():
+            problems.append(f"{name}: listed in manifest.json but missing")
+            status = "missing" if status == "ok" else status
+            continue
+        size = path.stat().st_size
+        if entry.get("size_bytes") is not None and size != entry["size_bytes"]:
+            problems.append(f"{name}: size {size} != {entry['size_bytes']}")
+            status = "mismatch"
+        elif entry.get("sha256") and sha256_file(path) != entry["sha256"]:
+            problems.append(f"{name}: sha256 differs from manifest")
+            status = "mismatch"
+    return ManifestCheck(status, problems)

@@ -1,0 +1,185 @@
+"""``events.jsonl``: an append-only writer and tolerant/strict readers.
+
+The writer appends one whole line per event and flushes it, keeps timestamps monotonic
+(as Noēsis does) and refuses appends once the run is sealed. Readers parse per line, so
+both Noēsis serialisations load; the torn last line of a run still being written is skipped.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterator
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from .._jsonio import dumps_line
+from ..errors import EventLogCorruption, EventLogIntegrityError, RunSealedError
+
+__all__ = ["EventWriter", "iter_events", "read_events", "now_iso", "parse_lines"]
+
+
+def now_iso() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="microseconds")
+
+
+class EventWriter:
+    """Appends events to one run's ``events.jsonl``; safe to call from several threads."""
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        self._lock = threading.Lock()
+        self._sealed = (self.path.parent / "manifest.json").exists() or (self.path.parent / "final.json").exists()
+        self._last_ts = ""
+        self.count = 0
+        self.last_event_id: str | None = None
+        if self.path.exists():
+            for event in iter_events(self.path, strict=False):
+                self.count += 1
+                self._last_ts = max(self._last_ts, str(event.get("timestamp", "")))
+                if event.get("id"):
+                    self.last_event_id = event["id"]
+        self._fh = open(self.path, "ab", buffering=0)
+
+    @property
+    def sealed(self) -> bool:
+        return self._sealed
+
+    def append(self, event: dict[str, Any]) -> dict[str, Any]:
+        """Write ``event`` as one line (timestamp clamped to be monotonic) and return it."""
+        with self._lock:
+            if self._sealed:
+                raise RunSealedError(
+                    f"cannot append to {self.path}: the run is sealed (manifest.json exists); "
+                    "start a new episode instead"
+                )
+            ts = event.get("timestamp") or now_iso()
+            if ts < self._last_ts:
+                ts = self._last_ts
+            event["timestamp"] = self._last_ts = ts
+            self._fh.write(dumps_line(event))
+            self.count += 1
+            if event.get("id"):
+                self.last_event_id = event["id"]
+            return event
+
+    def seal(self) -> None:
+        with self._lock:
+            self._sealed = True
+
+    def close(self) -> None:
+        with self._lock:
+            if not self._fh.closed:
+                self._fh.close()
+
+    def fsync(self) -> None:
+        with self._lock:
+            os.fsync(self._fh.fileno())
+
+
+def parse_lines(
+    data: bytes,
+    path: str,
+    *,
+    strict: bool,
+    errors: list[EventLogCorruption] | None = None,
+) -> list[dict[str, Any]]:
+    """Parse the bytes of an events file. A torn last line (no newline) is never an error."""
+    lines = data.split(b"\n")
+    torn = lines.pop() if lines else b""  # after the final newline: b"" unless the last line is torn
+    events: list[dict[str, Any]] = []
+    loads = orjson.loads
+    for number, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            continue
+        try:
+            value = loads(raw)
+        except orjson.JSONDecodeError as exc:
+            reason = "invalid UTF-8" if _bad_utf8(raw) else f"invalid JSON ({exc})"
+            _problem(path, number, reason, strict, errors)
+            continue
+        if type(value) is not dict:
+            _problem(path, number, f"a JSON {type(value).__name__}, not an object", strict, errors)
+            continue
+        events.append(value)
+    if torn.strip():
+        try:
+            value = loads(torn)
+            if type(value) is dict:  # complete JSON written without its newline yet
+                events.append(value)
+        except orjson.JSONDecodeError:
+            pass  # a line still being written
+    return events
+
+
+def _bad_utf8(raw: bytes) -> bool:
+    try:
+        raw.decode("utf-8")
+        return False
+    except UnicodeDecodeError:
+        return True
+
+
+def _problem(path: str, line: int, reason: str, strict: bool, errors: list[EventLogCorruption] | None) -> None:
+    corruption = EventLogCorruption(path, line, reason)
+    if strict:
+        raise EventLogIntegrityError(corruption)
+    if errors is not None:
+        errors.append(corruption)
+
+
+def read_events(
+    path: str | os.PathLike[str],
+    *,
+    strict: bool = True,
+    errors: list[EventLogCorruption] | None = None,
+) -> list[dict[str, Any]]:
+    """All events of one file. ``strict`` raises on a bad line; otherwise bad lines go to ``errors``."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return []
+    return parse_lines(data, str(path), strict=strict, errors=errors)
+
+
+def iter_events(path: str | os.PathLike[str], *, strict: bool = True, errors: list[EventLogCorruption] | None = None) -> Iterator[dict[str, Any]]:
+    """Stream events line by line (for very large logs)."""
+    path = Path(path)
+    if not path.exists():
+        return
+    with open(path, "rb") as fh:
+        pending: bytes | None = None
+        number = 0
+        for raw in fh:
+            if pending is not None:
+                yield from _one(pending, str(path), number, strict, errors)
+            number += 1
+            pending = raw
+        if pending is not None:
+            if pending.endswith(b"\n"):
+                yield from _one(pending, str(path), number, strict, errors)
+            else:
+                try:
+                    value = orjson.loads(pending)
+                    if type(value) is dict:
+                        yield value
+                except orjson.JSONDecodeError:
+                    pass
+
+
+def _one(raw: bytes, path: str, number: int, strict: bool, errors: list[EventLogCorruption] | None) -> Iterator[dict[str, Any]]:
+    if not raw.strip():
+        return
+    try:
+        value = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        _problem(path, number, "invalid UTF-8" if _bad_utf8(raw) else f"invalid JSON ({exc})", strict, errors)
+        return
+    if type(value) is not dict:
+        _problem(path, number, f"a JSON {type(value).__name__}, not an object", strict, errors)
+        return
+    yield value

@@ -1,0 +1,85 @@
+"""``list_runs``: Noēsis' run rows, extended to paused and unsealed runs."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from .. import config
+from .artifacts import is_sealed, read_state, read_summary, verify_manifest
+from .eventlog import read_events
+from .roots import iter_run_dirs
+from .status import run_status
+
+__all__ = ["list_runs", "run_info"]
+
+
+def run_info(run_dir: Path, *, strict_manifest: bool = False) -> dict[str, Any]:
+    """One row describing a run, in the shape of Noēsis' ``list_runs`` plus ``status``, ``sealed``, ``run_dir``."""
+    run_dir = Path(run_dir)
+    summary = read_summary(run_dir)
+    state = read_state(run_dir)
+    events = read_events(run_dir / "events.jsonl", strict=False) if summary is None or summary.get("status") is None else []
+    if summary is not None and not events:
+        events = _tail_events(run_dir)
+    episode = (state or {}).get("episode") or {}
+    start = next((e for e in events if e.get("phase") == "start"), None)
+    task = (summary or {}).get("task") or ((state or {}).get("goal") or {}).get("task") or ((start or {}).get("payload") or {}).get("task")
+    metrics = (summary or {}).get("metrics") or {}
+    flags = (summary or {}).get("flags") or {}
+    using = flags.get("using") or ((start or {}).get("payload") or {}).get("using") or str(episode.get("using") or "").removeprefix("adapter:") or None
+    manifest_status = None
+    if strict_manifest:
+        check = verify_manifest(run_dir)
+        manifest_status = {"ok": "ok", "no_manifest": "missing"}.get(check.status, check.status)
+    return {
+        "episode_id": (summary or {}).get("episode_id") or episode.get("id") or run_dir.name,
+        "task": task,
+        "started_at": (summary or {}).get("started_at") or episode.get("started_at") or (start or {}).get("timestamp"),
+        "flags": flags,
+        "success": metrics.get("success"),
+        "veto_count": metrics.get("veto_count", 0),
+        "duration_sec": (summary or {}).get("duration_sec"),
+        "status": run_status(summary, state, events),
+        "outcome": (summary or {}).get("outcome"),
+        "process": (summary or {}).get("process"),
+        "manifest": (summary or {}).get("manifest"),
+        "manifest_status": manifest_status,
+        "using": using,
+        "sealed": is_sealed(run_dir),
+        "run_dir": str(run_dir),
+    }
+
+
+def _tail_events(run_dir: Path) -> list[dict[str, Any]]:
+    """The last few events (enough to find ``terminate``) without parsing a whole large log."""
+    path = run_dir / "events.jsonl"
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        return []
+    if size < 65536:
+        return read_events(path, strict=False)
+    with open(path, "rb") as fh:
+        fh.seek(size - 65536)
+        data = fh.read()
+    from .eventlog import parse_lines
+
+    return parse_lines(data.split(b"\n", 1)[-1], str(path), strict=False)
+
+
+def list_runs(
+    limit: int | None = 50,
+    since: str | None = None,
+    *,
+    runs_dir: str | os.PathLike[str] | None = None,
+    strict_manifest: bool = False,
+) -> list[dict[str, Any]]:
+    """Runs under ``runs_dir`` (default: the configured runs dir), newest first, paused ones included."""
+    root = Path(runs_dir) if runs_dir is not None else config.runs_dir()
+    rows = [run_info(d, strict_manifest=strict_manifest) for d in iter_run_dirs(root)]
+    if since:
+        rows = [r for r in rows if (r["started_at"] or "") >= since]
+    rows.sort(key=lambda r: r["started_at"] or "", reverse=True)
+    return rows if limit is None else rows[:limit]

@@ -1,0 +1,90 @@
+"""Finding runs: run roots, one run's directory from an id or path, and listing runs."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+from .. import config
+from ..errors import RunNotFoundError
+from ..ids import validate_id
+
+__all__ = ["candidate_roots", "find_run_dir", "iter_run_dirs", "is_run_dir"]
+
+_MARKERS = ("events.jsonl", "summary.json", "state.json")
+
+
+def is_run_dir(path: Path) -> bool:
+    return path.is_dir() and any((path / m).is_file() for m in _MARKERS)
+
+
+def candidate_roots(runs_dir: str | os.PathLike[str] | None = None) -> list[Path]:
+    """Roots to search, in order: explicit; ``ns.set``/``$NOESIS_RUNS_DIR``; ./.noesis/episodes; ./runs; ./.noesis/runs."""
+    roots: list[Path] = []
+    if runs_dir is not None:
+        roots.append(Path(runs_dir).expanduser())
+    roots.append(config.runs_dir())
+    roots += [Path(".noesis") / "episodes", Path("runs"), Path(".noesis") / "runs"]
+    seen: set[Path] = set()
+    unique = []
+    for root in roots:
+        key = root.resolve() if root.exists() else root.absolute()
+        if key not in seen:
+            seen.add(key)
+            unique.append(root)
+    return unique
+
+
+def find_run_dir(target: str | os.PathLike[str], runs_dir: str | os.PathLike[str] | None = None) -> Path:
+    """The run directory of an episode id, or ``target`` itself when it is a run directory.
+
+    Looks in each candidate root for ``<root>/<id>`` and one label level ``<root>/<label>/<id>``.
+    """
+    if isinstance(target, os.PathLike) or (isinstance(target, str) and (os.sep in target or "/" in target)):
+        path = Path(target).expanduser()
+        if is_run_dir(path):
+            return path
+        raise RunNotFoundError(f"{str(path)!r} is not a run directory (it has none of {', '.join(_MARKERS)})")
+    episode_id = validate_id(target)
+    roots = candidate_roots(runs_dir)
+    for root in roots:
+        direct = root / episode_id
+        if is_run_dir(direct):
+            return direct
+    for root in roots:
+        if root.is_dir():
+            for label in _subdirs(root):
+                nested = label / episode_id
+                if is_run_dir(nested):
+                    return nested
+    searched = ", ".join(str(r) for r in roots)
+    raise RunNotFoundError(
+        f"no run {episode_id!r} under {searched}; pass runs_dir= or the run directory path, "
+        "or check the id with noesis_nb.ns.list_runs()"
+    )
+
+
+def _subdirs(root: Path) -> Iterator[Path]:
+    try:
+        with os.scandir(root) as it:
+            for entry in it:
+                if entry.is_dir() and not entry.name.startswith("."):
+                    yield Path(entry.path)
+    except (FileNotFoundError, NotADirectoryError, PermissionError):
+        return
+
+
+def iter_run_dirs(root: str | os.PathLike[str]) -> Iterator[Path]:
+    """Run directories under ``root``: its children, plus children of label folders (one level)."""
+    root = Path(root)
+    if is_run_dir(root):
+        yield root
+        return
+    for child in _subdirs(root):
+        if is_run_dir(child):
+            yield child
+        else:
+            for grandchild in _subdirs(child):
+                if is_run_dir(grandchild):
+                    yield grandchild

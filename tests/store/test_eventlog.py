@@ -1,0 +1,88 @@
+import json
+import threading
+
+import pytest
+
+from noesis_nb.errors import EventLogIntegrityError, RunSealedError
+from noesis_nb.store import EventWriter, iter_events, read_events
+
+
+def _line(i: int, *, compact: bool) -> str:
+    record = {"id": f"e{i}", "timestamp": f"2025-01-01T00:00:0{i}.000000+00:00", "episode_id": "ep_x", "phase": "act",
+              "payload": {"n": i, "text": "→ naïve"}, "evidence_ids": []}
+    if compact:
+        return json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return json.dumps(record)  # older writers: spaced, insertion order, ASCII escapes
+
+
+def test_reads_both_serialisations_and_lines_without_id(tmp_path):
+    path = tmp_path / "events.jsonl"
+    lines = [_line(1, compact=False), _line(2, compact=True), json.dumps({"timestamp": "t", "phase": "insight", "payload": {}})]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    events = read_events(path)
+    assert [e.get("id") for e in events] == ["e1", "e2", None]
+    assert events[0]["payload"]["text"] == events[1]["payload"]["text"] == "→ naïve"
+
+
+def test_torn_last_line_is_not_an_error_but_a_torn_middle_line_is(tmp_path):
+    path = tmp_path / "events.jsonl"
+    path.write_text(_line(1, compact=True) + "\n" + '{"id": "e2", "phas', encoding="utf-8")
+    assert [e["id"] for e in read_events(path, strict=True)] == ["e1"]
+    assert [e["id"] for e in iter_events(path, strict=True)] == ["e1"]
+    path.write_text(_line(1, compact=True) + "\n" + '{"id": "e2", "phas\n' + _line(3, compact=True) + "\n", encoding="utf-8")
+    with pytest.raises(EventLogIntegrityError) as info:
+        read_events(path, strict=True)
+    assert info.value.corruption.line_number == 2 and str(path) in str(info.value)
+    errors = []
+    assert [e["id"] for e in read_events(path, strict=False, errors=errors)] == ["e1", "e3"]
+    assert [(c.line_number, c.path) for c in errors] == [(2, str(path))]
+
+
+def test_non_object_line_and_invalid_utf8_are_reported(tmp_path):
+    path = tmp_path / "events.jsonl"
+    path.write_bytes(b"[1, 2]\n\xff\xfe\n" + _line(1, compact=True).encode() + b"\n")
+    errors = []
+    assert len(read_events(path, strict=False, errors=errors)) == 1
+    assert [c.reason.split(" ")[0] for c in errors] == ["a", "invalid"]
+    assert "not an object" in errors[0].reason and "UTF-8" in errors[1].reason
+
+
+def test_writer_appends_whole_lines_with_monotonic_timestamps_from_many_threads(tmp_path):
+    writer = EventWriter(tmp_path / "events.jsonl")
+
+    def work(k: int) -> None:
+        for i in range(200):
+            writer.append({"id": f"{k}-{i}", "phase": "act", "payload": {"k": k, "i": i, "blob": "x" * 50}})
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    raw = (tmp_path / "events.jsonl").read_bytes().split(b"\n")
+    assert raw[-1] == b"" and len(raw) == 801
+    events = [json.loads(line) for line in raw[:-1]]  # every line whole
+    stamps = [e["timestamp"] for e in events]
+    assert stamps == sorted(stamps)
+    assert {e["id"] for e in events} == {f"{k}-{i}" for k in range(4) for i in range(200)}
+
+
+def test_writer_refuses_appends_after_sealing_and_on_a_sealed_dir(tmp_path):
+    writer = EventWriter(tmp_path / "events.jsonl")
+    writer.append({"id": "a", "phase": "start", "payload": {}})
+    writer.seal()
+    with pytest.raises(RunSealedError):
+        writer.append({"id": "b", "phase": "act", "payload": {}})
+    (tmp_path / "manifest.json").write_text("{}")
+    with pytest.raises(RunSealedError):
+        EventWriter(tmp_path / "events.jsonl").append({"id": "c", "phase": "act", "payload": {}})
+    assert [e["id"] for e in read_events(tmp_path / "events.jsonl")] == ["a"]
+
+
+def test_writer_clamps_an_earlier_timestamp_to_the_last_one(tmp_path):
+    writer = EventWriter(tmp_path / "events.jsonl")
+    writer.append({"id": "a", "timestamp": "2030-01-01T00:00:00.000000+00:00", "phase": "x", "payload": {}})
+    second = writer.append({"id": "b", "timestamp": "2020-01-01T00:00:00.000000+00:00", "phase": "x", "payload": {}})
+    assert second["timestamp"] == "2030-01-01T00:00:00.000000+00:00"
+    reopened = EventWriter(tmp_path / "events.jsonl")
+    assert reopened.count == 2 and reopened.last_event_id == "b"

@@ -1,0 +1,87 @@
+import json
+import shutil
+
+import pytest
+
+from noesis_nb import config
+from noesis_nb.errors import InvalidIdError, RunNotFoundError
+from noesis_nb.store import find_run_dir, iter_run_dirs, list_runs, verify_manifest, write_manifest
+
+
+def _run(root, episode_id, *, label=None, summary=True):
+    run_dir = (root / label / episode_id) if label else (root / episode_id)
+    run_dir.mkdir(parents=True)
+    (run_dir / "events.jsonl").write_text(json.dumps({"id": "1", "phase": "start", "timestamp": "2025-01-01T00:00:00+00:00",
+                                                      "payload": {"task": f"task {episode_id}"}}) + "\n")
+    if summary:
+        (run_dir / "summary.json").write_text(json.dumps({"episode_id": episode_id, "task": f"task {episode_id}",
+                                                          "started_at": f"2025-01-0{len(episode_id) % 9 + 1}T00:00:00+00:00",
+                                                          "metrics": {"success": 1}}))
+    return run_dir
+
+
+def test_find_run_dir_searches_explicit_env_default_and_label_levels(tmp_path, monkeypatch):
+    explicit = tmp_path / "explicit"
+    a = _run(explicit, "ep_a")
+    assert find_run_dir("ep_a", runs_dir=explicit) == a
+    env_root = tmp_path / "env"
+    b = _run(env_root, "ep_b", label="demo")
+    monkeypatch.setenv("NOESIS_RUNS_DIR", str(env_root))
+    assert find_run_dir("ep_b") == b
+    c = _run(tmp_path / ".noesis" / "episodes", "ep_c")
+    assert find_run_dir("ep_c").resolve() == c.resolve()
+    d = _run(tmp_path / "runs", "ep_d", label="legacy")
+    assert find_run_dir("ep_d").resolve() == d.resolve()
+    assert find_run_dir(a) == a  # a path is taken as is
+    with pytest.raises(RunNotFoundError, match="ep_zzz"):
+        find_run_dir("ep_zzz")
+
+
+@pytest.mark.parametrize("bad", ["../etc", "a/b", "..", "", "ep\\x", "ep_\x00"])
+def test_ids_that_could_escape_are_refused(bad):
+    with pytest.raises((InvalidIdError, RunNotFoundError)):
+        find_run_dir(bad)
+
+
+def test_list_runs_includes_unsealed_runs_newest_first(tmp_path):
+    config.set(runs_dir=str(tmp_path / "r"))
+    _run(tmp_path / "r", "ep_1")
+    _run(tmp_path / "r", "ep_22")
+    _run(tmp_path / "r", "ep_paused", summary=False)
+    rows = list_runs()
+    assert {r["episode_id"] for r in rows} == {"ep_1", "ep_22", "ep_paused"}
+    paused = next(r for r in rows if r["episode_id"] == "ep_paused")
+    assert paused["status"] == "running" and paused["task"] == "task ep_paused" and paused["sealed"] is False
+    assert [r["started_at"] for r in rows if r["started_at"]] == sorted([r["started_at"] for r in rows if r["started_at"]], reverse=True)
+    assert len(list(iter_run_dirs(tmp_path / "r"))) == 3
+
+
+def test_manifest_round_trip_missing_and_mismatch(tmp_path):
+    run_dir = _run(tmp_path, "ep_m")
+    (run_dir / "tool_invocations" / "prepared").mkdir(parents=True)
+    (run_dir / "tool_invocations" / "prepared" / "draft:ep_m:r1.json").write_text("{}")
+    manifest = write_manifest(run_dir, "ep_m")
+    names = [f["name"] for f in manifest["files"]]
+    assert names == sorted(names) and "tool_invocations/prepared/draft:ep_m:r1.json" in names
+    assert {f["name"]: f["kind"] for f in manifest["files"]}["events.jsonl"] == "events"
+    assert verify_manifest(run_dir).status == "ok"
+    with open(run_dir / "events.jsonl", "a") as fh:
+        fh.write("{}\n")
+    assert verify_manifest(run_dir).status == "mismatch"
+    (run_dir / "summary.json").unlink()
+    check = verify_manifest(run_dir)
+    assert check.status == "mismatch" and any("missing" in p for p in check.problems)
+    shutil.rmtree(run_dir / "tool_invocations")
+    assert not verify_manifest(run_dir).ok
+
+
+def test_real_noesis_run_verifies_and_lists(smoke_run, tmp_path):
+    copy = tmp_path / "copy" / smoke_run.name
+    shutil.copytree(smoke_run, copy)
+    assert verify_manifest(copy).status == "ok"
+    row = list_runs(runs_dir=tmp_path / "copy", strict_manifest=True)[0]
+    assert row["episode_id"] == "ep_01K9RBBMXXRSFWR49SXFGF4SPR"
+    assert row["status"] == "ok" and row["success"] is True and row["using"] == "core.minimal"
+    assert row["manifest_status"] == "ok" and row["sealed"] is True
+    (copy / "state.json").write_text((copy / "state.json").read_text() + " ")
+    assert verify_manifest(copy).status == "mismatch"
