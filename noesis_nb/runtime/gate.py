@@ -82,6 +82,7 @@ class ApprovalGate:
         self._lock = threading.Lock()
         self._pending: dict[str, PendingApproval] = {}
         self._waiters: dict[str, tuple[asyncio.AbstractEventLoop, asyncio.Future[Any]]] = {}
+        self._opened: list[str] = []  # every draft that ever waited here, oldest first
         self.decisions: list[dict[str, Any]] = []
 
     @property
@@ -94,6 +95,7 @@ class ApprovalGate:
         future = loop.create_future()
         with self._lock:
             self._pending[pending.draft_id] = pending
+            self._opened.append(pending.draft_id)
             self._waiters[pending.draft_id] = (loop, future)
         return future
 
@@ -101,9 +103,12 @@ class ApprovalGate:
         """The one pending draft meant by ``draft_id`` (None, exact, or a unique prefix/suffix)."""
         with self._lock:
             ids = list(self._pending)
+            opened = list(self._opened)
         if draft_id is None:
             if len(ids) == 1:
                 return ids[0]
+            if not ids and opened:
+                return opened[-1]  # a second click on a decided draft: the disk answers with the first decision
             if not ids:
                 raise DraftNotFoundError("no tool draft is pending approval in this episode; nothing to decide")
             raise AmbiguousDraftError(f"{len(ids)} drafts are pending ({', '.join(ids)}); pass draft_id=")

@@ -67,7 +67,7 @@ def write_manifest(run_dir: Path, episode_id: str) -> dict[str, Any]:
     files = []
     for path in sorted(p for p in run_dir.rglob("*") if p.is_file()):
         name = path.relative_to(run_dir).as_posix()
-        if name == "manifest.json" or path.name.startswith(".") and path.name.endswith(".tmp"):
+        if name == "manifest.json" or _transient(path):
             continue
         files.append({"name": name, "sha256": sha256_file(path), "size_bytes": path.stat().st_size,
                       "kind": MANIFEST_KINDS.get(name, "attachment")})
@@ -75,6 +75,11 @@ def write_manifest(run_dir: Path, episode_id: str) -> dict[str, Any]:
                 "files": sorted(files, key=lambda f: f["name"]), "signer": None}
     atomic_write_json(run_dir / "manifest.json", manifest)
     return manifest
+
+
+def _transient(path: Path) -> bool:
+    """Locks, claims and temp files exist only while a writer works; they are not part of the run."""
+    return path.name.startswith(".") or path.suffix in {".lock", ".claim", ".tmp"}
 
 
 @dataclass

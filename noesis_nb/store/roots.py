@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from .. import config
-from ..errors import RunNotFoundError
+from ..errors import InvalidIdError, RunNotFoundError
 from ..ids import validate_id
 
 __all__ = ["candidate_roots", "find_run_dir", "iter_run_dirs", "is_run_dir"]
@@ -45,6 +45,9 @@ def find_run_dir(target: str | os.PathLike[str], runs_dir: str | os.PathLike[str
         path = Path(target).expanduser()
         if is_run_dir(path):
             return path
+        if isinstance(target, str):
+            raise InvalidIdError(f"{target!r} is neither an episode id (ids have no '/' or '..') nor a run directory "
+                                 f"(none of {', '.join(_MARKERS)} inside); pass an id such as 'ep_01K9...' or a run dir path")
         raise RunNotFoundError(f"{str(path)!r} is not a run directory (it has none of {', '.join(_MARKERS)})")
     episode_id = validate_id(target)
     roots = candidate_roots(runs_dir)

@@ -1,0 +1,170 @@
+"""solve / solve_async: phases, outcomes, files, sealing, bad input."""
+
+import asyncio
+import json
+
+import pytest
+
+import noesis_nb
+from noesis_nb import ns
+from noesis_nb.errors import RunsDirError, RunSealedError
+from noesis_nb.store import EventWriter, read_events, read_json, verify_manifest
+
+
+def _phases(run_dir):
+    return [e["phase"] for e in read_events(run_dir / "events.jsonl")]
+
+
+def test_success_writes_a_sealed_noesis_run_in_order(runs_dir):
+    ep = noesis_nb.solve("say hi", using=lambda task: {"answer": task.upper()}, runs_dir=runs_dir, tags={"team": "a"})
+    run_dir = runs_dir / ep
+    assert ep.startswith("ep_") and len(ep) == 29
+    assert _phases(run_dir) == ["start", "observe", "interpret", "plan", "act", "reflect", "learn", "terminate",
+                                "runtime", "insight", "memory"]
+    events = read_events(run_dir / "events.jsonl")
+    for event in events:  # Noēsis' required fields
+        assert {"id", "timestamp", "episode_id", "phase", "payload", "evidence_ids"} <= set(event)
+        assert event["episode_id"] == ep
+    by_id = {e["id"]: e for e in events}
+    act = next(e for e in events if e["phase"] == "act")
+    assert by_id[act["caused_by"]]["phase"] == "plan"
+    assert act["payload"]["outcome"] == "ok" and act["payload"]["tool"] == "adapter:<lambda>"
+    assert act["metrics"]["duration_ms"] >= 0
+    summary = read_json(run_dir / "summary.json")
+    assert summary["metrics"]["success"] is True and summary["metrics"]["act_count"] == 1
+    assert summary["tags"] == {"team": "a"} and summary["flags"]["using"] == "<lambda>"
+    assert summary["answer"] == {"result": {"answer": "SAY HI"}}
+    final = read_json(run_dir / "final.json")
+    assert final["outcome"] == "success" and final["schema_version"] == "final/2.0.0"
+    manifest = read_json(run_dir / "manifest.json")
+    assert {f["name"] for f in manifest["files"]} >= {"events.jsonl", "summary.json", "state.json", "final.json", "learn.jsonl"}
+    assert verify_manifest(run_dir).ok
+    state = read_json(run_dir / "state.json")
+    assert state["outcomes"]["status"] == "ok" and state["links"]["manifest"] == "manifest.json"
+    with pytest.raises(RunSealedError):
+        EventWriter(run_dir / "events.jsonl").append({"phase": "act", "payload": {}})
+
+
+def test_adapter_exception_is_a_failure_with_adapter_error(runs_dir):
+    def boom(task):
+        raise ValueError("empty result")
+
+    ep = noesis_nb.solve("risky", using=boom, runs_dir=runs_dir)
+    summary = read_json(runs_dir / ep / "summary.json")
+    assert summary["metrics"]["success"] is False and summary["status"] == "error"
+    reflect = next(e for e in read_events(runs_dir / ep / "events.jsonl") if e["phase"] == "reflect")
+    assert reflect["payload"]["reasons"] == ["adapter_error"]
+    terminate = next(e for e in read_events(runs_dir / ep / "events.jsonl") if e["phase"] == "terminate")
+    assert terminate["payload"] == {"status": "error", "message": "empty result"}
+    assert read_json(runs_dir / ep / "final.json")["outcome"] == "error"
+
+
+def test_awaitable_results_are_awaited(runs_dir):
+    async def async_agent(task):
+        await asyncio.sleep(0)
+        return "async:" + task
+
+    def returns_coroutine(task):
+        return async_agent(task)
+
+    for using, expected in ((async_agent, "async:x"), (returns_coroutine, "async:x")):
+        ep = noesis_nb.solve("x", using=using, runs_dir=runs_dir)
+        assert read_json(runs_dir / ep / "summary.json")["answer"]["result"] == expected
+
+
+def test_unserialisable_result_is_stored_as_repr(runs_dir):
+    class Opaque:
+        def __repr__(self):
+            return "<Opaque 42>"
+
+    ep = noesis_nb.solve("x", using=lambda task: {"obj": Opaque(), "n": {1, 2}} and Opaque(), runs_dir=runs_dir)
+    assert read_json(runs_dir / ep / "summary.json")["answer"]["result"] == "<Opaque 42>"
+    assert read_json(runs_dir / ep / "summary.json")["metrics"]["success"] is True
+
+
+def test_solve_inside_a_running_loop_uses_a_worker_thread(runs_dir):
+    async def main():
+        loop_thread = __import__("threading").get_ident()
+        seen = {}
+
+        def agent(task):
+            seen["thread"] = __import__("threading").get_ident()
+            return "ok"
+
+        ep = noesis_nb.solve("in loop", using=agent, runs_dir=runs_dir)
+        return ep, seen["thread"] != loop_thread
+
+    ep, other_thread = asyncio.run(main())
+    assert other_thread and read_json(runs_dir / ep / "summary.json")["status"] == "ok"
+
+
+def test_solve_async_and_context_events_and_model_calls(runs_dir):
+    async def agent(task, ctx):
+        ctx.emit("reason", {"text": "thinking <b>"})
+        ctx.model_call("claude-sonnet-4", provider="anthropic", input_tokens=900, output_tokens=120,
+                       cached_input_tokens=800, reasoning_tokens=40, latency_ms=321.5)
+        ctx.model_call("mystery-model")
+        return "done"
+
+    ep = asyncio.run(noesis_nb.solve_async("think", using=agent, runs_dir=runs_dir))
+    events = read_events(runs_dir / ep / "events.jsonl")
+    reason = next(e for e in events if e["phase"] == "reason")
+    assert reason["payload"] == {"text": "thinking <b>"} and reason["agent_id"] == "adapter:agent"
+    calls = [e["payload"] for e in events if e["phase"] == "model"]
+    assert calls[0]["input_tokens"] == 900 and calls[0]["cached_input_tokens"] == 800 and calls[0]["reasoning_tokens"] == 40
+    assert calls[1]["input_tokens"] is None and calls[1]["output_tokens"] is None  # unknown stays null, never 0
+    assert read_json(runs_dir / ep / "summary.json")["x-noesis_nb"]["usage"]["input_tokens"] == 900
+
+
+@pytest.mark.parametrize("kwargs, fragment", [
+    ({"input_tokens": 10, "cached_input_tokens": 11}, "exceeds input_tokens"),
+    ({"output_tokens": 5, "reasoning_tokens": 6}, "exceeds output_tokens"),
+    ({"input_tokens": -1}, "non-negative"),
+    ({"input_tokens": 1.5}, "non-negative"),
+])
+def test_model_call_rejects_inconsistent_usage(runs_dir, kwargs, fragment):
+    def agent(task, ctx):
+        ctx.model_call("m", **kwargs)
+
+    ep = noesis_nb.solve("x", using=agent, runs_dir=runs_dir)
+    act = next(e for e in read_events(runs_dir / ep / "events.jsonl") if e["phase"] == "act")
+    assert fragment in act["payload"]["error"]["message"]
+
+
+def test_bad_options_fail_with_one_clear_message(tmp_path, runs_dir):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    with pytest.raises(RunsDirError, match="not writable"):
+        noesis_nb.solve("x", using=lambda t: t, runs_dir=blocker / "runs")
+    with pytest.raises(ValueError, match="governance='strict'"):
+        noesis_nb.solve("x", using=lambda t: t, runs_dir=runs_dir, governance="strict")
+    with pytest.raises(ValueError, match="approver='sometimes'"):
+        noesis_nb.solve("x", using=lambda t: t, runs_dir=runs_dir, approver="sometimes")
+    with pytest.raises(TypeError, match="unknown option"):
+        noesis_nb.solve("x", using=lambda t: t, runs_dir=runs_dir, colour="red")
+    with pytest.raises(ValueError, match="task must be a non-empty string"):
+        noesis_nb.solve("", using=lambda t: t, runs_dir=runs_dir)
+    assert list(runs_dir.iterdir()) == []  # nothing half-created
+
+
+def test_default_runs_dir_env_and_ns_set(tmp_path, monkeypatch):
+    ep = noesis_nb.solve("x", using=lambda t: t)
+    assert (tmp_path / ".noesis" / "episodes" / ep / "final.json").exists()
+    monkeypatch.setenv("NOESIS_RUNS_DIR", str(tmp_path / "env-runs"))
+    ep = noesis_nb.solve("x", using=lambda t: t)
+    assert (tmp_path / "env-runs" / ep / "final.json").exists()
+    ns.set(runs_dir=str(tmp_path / "set-runs"))
+    ep = ns.solve("x", using=lambda t: t)
+    assert (tmp_path / "set-runs" / ep).is_dir() and ns.last() == ep
+    assert ns.paths(ep)["events"].endswith(f"{ep}/events.jsonl")
+    assert ns.summary.read(ep)["episode_id"] == ep and ns.events.read(ep)[0]["phase"] == "start"
+    with pytest.raises(ValueError, match="unknown setting"):
+        ns.set(colour="red")
+
+
+def test_ns_run_uses_core_minimal(runs_dir):
+    ns.set(runs_dir=str(runs_dir))
+    ep = ns.run("smoke")
+    summary = ns.summary.read(ep)
+    assert summary["flags"]["using"] == "core.minimal" and summary["metrics"]["success"] is True
+    assert json.loads((runs_dir / ep / "state.json").read_text())["episode"]["using"] == "adapter:core.minimal"
