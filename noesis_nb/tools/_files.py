@@ -1,0 +1,87 @@
+"""File helpers for ``tool_invocations/``: safe ids, JSON reads, exclusive creates."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from pathlib import Path
+from typing import Any
+
+from noesis_nb._jsonio import atomic_write_json, loads
+from noesis_nb.errors import InvalidIdError
+
+__all__ = ["MAX_ID_LENGTH", "check_id", "read_json_object", "create_exclusive_json", "claim_file"]
+
+MAX_ID_LENGTH = 200
+
+
+def check_id(value: Any, what: str = "draft id") -> str:
+    """Return ``value`` if it is safe as a file name, else raise InvalidIdError saying why."""
+    if not isinstance(value, str) or not value:
+        raise InvalidIdError(f"{what} {value!r} must be a non-empty string.")
+    problem = None
+    if "/" in value or "\\" in value:
+        problem = "contains a path separator"
+    elif "\x00" in value:
+        problem = "contains a NUL byte"
+    elif ".." in value:
+        problem = "contains '..'"
+    elif len(value) > MAX_ID_LENGTH:
+        problem = f"is {len(value)} characters long (the limit is {MAX_ID_LENGTH})"
+    if problem:
+        raise InvalidIdError(f"{what} {value!r} {problem}; ids become file names, so use letters, digits, '-', '_', ':' or '.'.")
+    return value
+
+
+def read_json_object(path: Path) -> dict[str, Any] | None:
+    """The JSON object in ``path``; None when the file does not exist.
+
+    Raises ValueError with the reason when the file is not valid JSON or not an object.
+    """
+    try:
+        data = Path(path).read_bytes()
+    except FileNotFoundError:
+        return None
+    try:
+        value = loads(data)
+    except Exception as exc:  # orjson.JSONDecodeError, UnicodeDecodeError
+        raise ValueError(f"not valid JSON ({exc})") from None
+    if not isinstance(value, dict):
+        raise ValueError(f"expected a JSON object, found {type(value).__name__}")
+    return value
+
+
+def create_exclusive_json(path: Path, value: Any) -> bool:
+    """Write ``value`` to ``path`` only if ``path`` does not exist yet; True if this call created it.
+
+    The document is written completely to a temp file and hard-linked into place, so readers
+    never see a partial file and of several racing writers exactly one wins. Where hard links
+    are unsupported an ``O_EXCL`` lock file (``<name>.lock``) decides the winner instead.
+    """
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.new")
+    atomic_write_json(tmp, value)
+    try:
+        os.link(tmp, path)
+        return True
+    except FileExistsError:
+        return False
+    except OSError:
+        if not claim_file(path.with_name(path.name + ".lock")) or path.exists():
+            return False
+        atomic_write_json(path, value)
+        return True
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def claim_file(path: Path) -> bool:
+    """Create an empty marker with ``O_CREAT|O_EXCL``; True if this call created it."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+    except FileExistsError:
+        return False
+    os.close(fd)
+    return True

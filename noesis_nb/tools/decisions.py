@@ -1,0 +1,51 @@
+"""Record a human approval or rejection of a draft, once.
+
+``decide`` binds the decision to what was reviewed (request id, request fingerprint, impact
+hash) and stores it with an exclusive create: the first decision on a draft wins, later or
+racing calls change nothing and get the stored decision back with ``created=False``.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from pathlib import Path
+
+from . import codes
+from .errors import ApprovalDecisionBindingError, PreparedToolInvocationNotFoundError
+from .repositories import ApprovalDecisionRepository, PreparedInvocationRepository, resolve_draft_id
+from .types import ApprovalDecisionStatus, ToolApprovalDecision, default_decision_id
+
+__all__ = ["decide"]
+
+
+def decide(run_dir: Path | str, draft_id: str | None, *, approve: bool, approver_id: str,
+           reason: str | None = None, reason_code: str | None = None,
+           expected_fingerprint: str | None = None) -> tuple[ToolApprovalDecision, bool]:
+    """Approve or reject a draft; returns ``(decision, created)``.
+
+    ``draft_id`` may be None (the single pending draft) or a unique part of the request id
+    (see ``resolve_draft_id``). ``expected_fingerprint``, when given, must equal the draft's
+    request fingerprint, so a UI cannot approve a payload other than the one it showed.
+    Rejections default to reason code ``governance.vetoed``.
+    """
+    if not isinstance(approver_id, str) or not approver_id.strip():
+        raise ValueError(f"approver_id {approver_id!r} must name who decided (a non-empty string).")
+    run_dir = Path(run_dir)
+    draft_id = resolve_draft_id(run_dir, draft_id)
+    prepared = PreparedInvocationRepository(run_dir).get(None, draft_id)
+    if prepared is None:
+        raise PreparedToolInvocationNotFoundError(f"draft {draft_id!r} disappeared from {run_dir}; nothing to decide.")
+    fingerprint = prepared.payload.request_fingerprint
+    if expected_fingerprint is not None and expected_fingerprint != fingerprint:
+        raise ApprovalDecisionBindingError(
+            f"draft {draft_id!r} now has fingerprint {fingerprint!r}, not the reviewed {expected_fingerprint!r}; "
+            "show the current draft and decide again.")
+    decision = ToolApprovalDecision(
+        decision_id=default_decision_id(draft_id), run_id=prepared.run_id, request_id=prepared.request_id,
+        candidate_id=prepared.governance.candidate_id, draft_id=draft_id,
+        status=ApprovalDecisionStatus.APPROVED if approve else ApprovalDecisionStatus.REJECTED,
+        reason_code=reason_code or (None if approve else codes.GOVERNANCE_VETOED),
+        reviewed_fingerprint=fingerprint,
+        impact_hash=prepared.preflight.impact_hash if prepared.preflight else None,
+        approver_id=approver_id, reason=reason, decided_at=datetime.now(timezone.utc).isoformat())
+    return ApprovalDecisionRepository(run_dir).create(decision)

@@ -1,0 +1,97 @@
+"""The ``python`` protocol (noesis_nb): call an in-process function as a governed tool.
+
+Payload contract: ``{"args": [...], "kwargs": {...}}`` of JSON data. The function itself is
+not part of the payload: it is passed as ``ToolInvocationInput.func`` and its import
+reference ``module:qualname`` is stored in the prepared record under ``x-callable`` so
+another process can re-import it. Lambdas, ``__main__`` and ``<locals>`` functions are
+marked ``importable: false`` and run only in the process that prepared them (or when passed
+again through ``callables=``). Async functions are awaited; sync ones run in a worker thread.
+Output: ``{"result": <JSON form of the return value>}`` or ``{"error", "error_type"}``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import inspect
+import sys
+from typing import Any, Callable, Mapping
+
+from noesis_nb._jsonio import to_jsonable
+
+from . import codes
+from ._base import as_json_data, check_keys, make_result
+from .errors import CallableResolutionError, InvalidToolPayloadError
+from .types import CallableRef, ExecutionStatus, PreparedToolInvocation, ToolExecutionResult, ToolProtocol
+
+__all__ = ["PythonCallableProtocol", "callable_reference", "import_callable"]
+
+
+def callable_reference(func: Callable[..., Any]) -> CallableRef:
+    """``module:qualname`` of ``func`` and whether importing that name gives ``func`` back."""
+    module = getattr(func, "__module__", None) or "?"
+    qualname = getattr(func, "__qualname__", None) or getattr(type(func), "__qualname__", "?")
+    ref = f"{module}:{qualname}"
+    importable = module != "__main__" and "<" not in qualname and _lookup(module, qualname) is func
+    return CallableRef(ref=ref, importable=importable)
+
+
+def _lookup(module: str, qualname: str) -> Any:
+    target: Any = sys.modules.get(module)
+    for part in qualname.split("."):
+        target = getattr(target, part, None)
+    return target
+
+
+def import_callable(ref: CallableRef) -> Callable[..., Any]:
+    """Import the function a draft was prepared with, or raise CallableResolutionError."""
+    if not ref.importable:
+        raise CallableResolutionError(
+            f"the draft calls {ref.ref}, which cannot be re-imported (a lambda, a __main__ or a local function). "
+            "Execute it in the process that prepared it, or pass callables={draft_id: func}.")
+    module, _, qualname = ref.ref.partition(":")
+    try:
+        importlib.import_module(module)
+    except ImportError as exc:
+        raise CallableResolutionError(f"cannot import module {module!r} of {ref.ref}: {exc}. Install it or pass "
+                                      "callables={draft_id: func}.") from None
+    func = _lookup(module, qualname)
+    if not callable(func):
+        raise CallableResolutionError(f"{ref.ref} no longer names a callable; pass callables={{draft_id: func}}.")
+    return func
+
+
+class PythonCallableProtocol:
+    """Handler for ``ToolProtocol.PYTHON``."""
+
+    protocol = ToolProtocol.PYTHON
+
+    def normalize(self, payload: Mapping[str, Any]) -> dict[str, Any]:
+        payload = check_keys(payload, ("args", "kwargs"), "python")
+        args, kwargs = payload.get("args", []), payload.get("kwargs", {})
+        if not isinstance(args, (list, tuple)):
+            raise InvalidToolPayloadError(f"'args' must be a list, got {type(args).__name__}.")
+        if not isinstance(kwargs, Mapping):
+            raise InvalidToolPayloadError(f"'kwargs' must be a dict, got {type(kwargs).__name__}.")
+        return {"args": as_json_data(list(args), "args"), "kwargs": as_json_data(dict(kwargs), "kwargs")}
+
+    async def execute(self, prepared: PreparedToolInvocation, payload: dict[str, Any],
+                      func: Callable[..., Any] | None) -> ToolExecutionResult:
+        if func is None:
+            raise CallableResolutionError(f"draft {prepared.key!r} uses the python protocol but no callable was given.")
+        args, kwargs = payload.get("args", []), payload.get("kwargs", {})
+        timeout = prepared.execution.timeout_ms / 1000 if prepared.execution.timeout_ms > 0 else None
+        try:
+            if inspect.iscoroutinefunction(func):
+                value = await asyncio.wait_for(func(*args, **kwargs), timeout)
+            else:  # a timed-out thread keeps running in the background; its result is ignored
+                value = await asyncio.wait_for(asyncio.to_thread(func, *args, **kwargs), timeout)
+                if inspect.isawaitable(value):
+                    value = await asyncio.wait_for(value, timeout)
+        except asyncio.TimeoutError:
+            return make_result(prepared, ExecutionStatus.FAILED, codes.TOOL_TIMEOUT,
+                               {"error": f"no result within {prepared.execution.timeout_ms} ms", "error_type": "TimeoutError"})
+        except Exception as exc:
+            return make_result(prepared, ExecutionStatus.FAILED, codes.TOOL_EXECUTION_FAILED,
+                               {"error": f"{type(exc).__name__}: {exc}", "error_type": type(exc).__name__})
+        return make_result(prepared, ExecutionStatus.SUCCEEDED, None, {"result": to_jsonable(value)})

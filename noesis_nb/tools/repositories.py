@@ -1,0 +1,258 @@
+"""File-backed repositories under ``<run_dir>/tool_invocations/`` (the Noēsis layout).
+
+    prepared/<draft_id>.json      PreparedToolInvocation          (Noēsis)
+    approvals/<draft_id>.json     ToolApprovalDecision            (Noēsis)
+    idempotency/<principal>__<tool_key>__<key>.json               (Noēsis, plus an ``output`` key)
+    executions/<draft_id>.json    ToolExecutionResult             (noesis_nb extension)
+
+Every id is checked before it becomes a file name; every write is atomic.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from noesis_nb._jsonio import atomic_write_json
+from noesis_nb.errors import DecisionFileError, InvalidIdError
+
+from ._files import check_id, claim_file, create_exclusive_json, read_json_object
+from .errors import AmbiguousPreparedToolInvocationError, PreparedToolInvocationNotFoundError, ToolRecordError
+from .redaction import redact_secrets
+from .types import (IdempotencyDecision, IdempotencyEvaluation, PreparedInvocationStatus, PreparedToolInvocation,
+                    ToolApprovalDecision, ToolExecutionResult)
+from .vault import PROCESS_VAULT, DispatchVault
+
+__all__ = ["TOOL_INVOCATIONS_DIR", "PreparedInvocationRepository", "ApprovalDecisionRepository",
+           "IdempotencyRepository", "ExecutionRepository", "resolve_draft_id"]
+
+TOOL_INVOCATIONS_DIR = "tool_invocations"
+
+
+class _Repository:
+    folder = ""
+
+    def __init__(self, run_dir: Path | str):
+        self.run_dir = Path(run_dir)
+        self.root = self.run_dir / TOOL_INVOCATIONS_DIR / self.folder
+
+    def path_for(self, draft_id: str) -> Path:
+        return self.root / f"{check_id(draft_id)}.json"
+
+
+def _load(path: Path, model: Any) -> Any:
+    try:
+        data = read_json_object(path)
+        return None if data is None else model.model_validate(data)
+    except (ValueError, ValidationError) as exc:
+        raise ToolRecordError(f"{path}: {exc}. Restore the file from a backup or delete it.") from None
+
+
+class PreparedInvocationRepository(_Repository):
+    """Prepared drafts. ``vault`` keeps real payloads of drafts prepared in this process."""
+
+    folder = "prepared"
+
+    def __init__(self, run_dir: Path | str, *, vault: DispatchVault = PROCESS_VAULT):
+        super().__init__(run_dir)
+        self.vault = vault
+
+    def save(self, prepared: PreparedToolInvocation) -> Path:
+        """Write the record; secret-keyed values are redacted again as a last guard."""
+        record = prepared.record()
+        record["payload"]["normalized_payload"], _ = redact_secrets(record["payload"]["normalized_payload"])
+        record["payload"]["redacted_payload"], _ = redact_secrets(record["payload"]["redacted_payload"])
+        path = self.path_for(prepared.key)
+        atomic_write_json(path, record)
+        return path
+
+    def get(self, run_id: str | None, draft_id: str) -> PreparedToolInvocation | None:
+        """The draft, or None if absent or (when ``run_id`` is given) owned by another run."""
+        prepared = _load(self.path_for(draft_id), PreparedToolInvocation)
+        if prepared is None or (run_id is not None and prepared.run_id != run_id):
+            return None
+        return prepared
+
+    def load(self, *, run_id: str, draft_id: str) -> PreparedToolInvocation | None:
+        """Noēsis port name for ``get``."""
+        return self.get(run_id, draft_id)
+
+    def draft_ids(self) -> list[str]:
+        return sorted(p.name[:-5] for p in self.root.glob("*.json")) if self.root.is_dir() else []
+
+    def list(self) -> list[PreparedToolInvocation]:
+        return [p for p in (self.get(None, d) for d in self.draft_ids()) if p is not None]
+
+    def find_pending(self, run_id: str | None = None) -> PreparedToolInvocation | None:
+        """The one ``pending_approval`` draft of the run, None if there is none."""
+        pending = [p for p in self.list() if p.status is PreparedInvocationStatus.PENDING_APPROVAL
+                   and (run_id is None or p.run_id == run_id)]
+        if len(pending) > 1:
+            names = ", ".join(p.key for p in pending)
+            raise AmbiguousPreparedToolInvocationError(
+                f"run {run_id!r} has {len(pending)} drafts pending approval ({names}); only one may be pending. "
+                "Name the draft explicitly.")
+        return pending[0] if pending else None
+
+    def load_pending_for_run(self, *, run_id: str) -> PreparedToolInvocation | None:
+        return self.find_pending(run_id)
+
+
+class ApprovalDecisionRepository(_Repository):
+    folder = "approvals"
+
+    def save(self, decision: ToolApprovalDecision) -> Path:
+        """Overwrite the decision file (Noēsis semantics). Prefer ``create`` for human decisions."""
+        path = self.path_for(decision.draft_id or decision.request_id)
+        atomic_write_json(path, decision.record())
+        return path
+
+    def create(self, decision: ToolApprovalDecision, *, wait_s: float = 5.0) -> tuple[ToolApprovalDecision, bool]:
+        """Persist ``decision`` unless the draft already has one; return ``(stored, created)``."""
+        path = self.path_for(decision.draft_id or decision.request_id)
+        existing = self._read(path)
+        if existing is not None:
+            return existing, False
+        if create_exclusive_json(path, decision.record()):
+            return decision, True
+        deadline = time.monotonic() + wait_s
+        while (existing := self._read(path)) is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        if existing is None:
+            raise DecisionFileError(f"{path}: another writer claimed this decision but never wrote it; "
+                                    f"delete {path.name}.lock and decide again.")
+        return existing, False
+
+    def get(self, run_id: str | None, draft_id: str) -> ToolApprovalDecision | None:
+        decision = self._read(self.path_for(draft_id))
+        if decision is None or (run_id is not None and decision.run_id != run_id):
+            return None
+        return decision
+
+    def load(self, *, run_id: str, draft_id: str) -> ToolApprovalDecision | None:
+        return self.get(run_id, draft_id)
+
+    @staticmethod
+    def _read(path: Path) -> ToolApprovalDecision | None:
+        try:
+            data = read_json_object(path)
+        except ValueError as exc:
+            raise DecisionFileError(f"{path}: {exc}. Rewrite it as a decision object or delete it.") from None
+        if data is None:
+            return None
+        try:
+            return ToolApprovalDecision.model_validate(data)
+        except ValidationError as exc:
+            problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'record'}: {e['msg']}"
+                                 + (f" (got {e['input']!r})" if e["type"] != "missing" else "")
+                                 for e in exc.errors())
+            raise DecisionFileError(
+                f"{path}: not a valid approval decision ({problems}). Fields decision_id, run_id, request_id "
+                "and status ('approved' or 'rejected') are required; fix or delete the file.") from None
+
+
+class IdempotencyRepository(_Repository):
+    folder = "idempotency"
+
+    def path_for_key(self, principal_id: str, tool_key: str, idempotency_key: str) -> Path:
+        parts = (check_id(principal_id, "principal_id"), check_id(tool_key, "tool key"),
+                 check_id(idempotency_key.replace("/", "_"), "idempotency_key"))
+        name = "__".join(parts) + ".json"
+        if len(name.encode()) > 250:
+            raise InvalidIdError(f"idempotency file name {name!r} is longer than 250 bytes; "
+                                 "use a shorter principal_id or idempotency_key.")
+        return self.root / name
+
+    def _path(self, prepared: PreparedToolInvocation) -> Path | None:
+        key = prepared.execution.idempotency_key
+        if not key:
+            return None
+        return self.path_for_key(prepared.security.principal_id, prepared.tool.tool_key(prepared.protocol), key)
+
+    def evaluate(self, prepared: PreparedToolInvocation) -> IdempotencyEvaluation:
+        """``new`` (no key or unseen), ``replay`` (same fingerprint) or ``conflict``."""
+        fingerprint = prepared.payload.request_fingerprint
+        path = self._path(prepared)
+        entry = _load(path, _IdempotencyFile) if path else None
+        if entry is None:
+            return IdempotencyEvaluation(decision=IdempotencyDecision.NEW, fingerprint=fingerprint)
+        if entry.fingerprint == fingerprint:
+            return IdempotencyEvaluation(decision=IdempotencyDecision.REPLAY, fingerprint=fingerprint,
+                                         replayed_execution_id=entry.execution_id, output=entry.output)
+        return IdempotencyEvaluation(decision=IdempotencyDecision.CONFLICT, fingerprint=fingerprint)
+
+    def record(self, prepared: PreparedToolInvocation, result: ToolExecutionResult) -> None:
+        path = self._path(prepared)
+        if path is None:
+            return
+        atomic_write_json(path, {
+            "principal_id": prepared.security.principal_id,
+            "tool_key": prepared.tool.tool_key(prepared.protocol),
+            "idempotency_key": prepared.execution.idempotency_key,
+            "fingerprint": prepared.payload.request_fingerprint,
+            "execution_id": result.execution_id,
+            "output": result.output,
+        })
+
+
+class ExecutionRepository(_Repository):
+    """One result per executed draft, so a draft never dispatches twice (noesis_nb extension)."""
+
+    folder = "executions"
+
+    def get(self, draft_id: str) -> ToolExecutionResult | None:
+        return _load(self.path_for(draft_id), ToolExecutionResult)
+
+    def save(self, draft_id: str, result: ToolExecutionResult) -> None:
+        atomic_write_json(self.path_for(draft_id), result.record())
+
+    def claim_path(self, draft_id: str) -> Path:
+        return self.root / f"{check_id(draft_id)}.claim"
+
+    def claim(self, draft_id: str) -> bool:
+        """Take the right to dispatch this draft (exclusive create); False if already taken."""
+        return claim_file(self.claim_path(draft_id))
+
+    def release(self, draft_id: str) -> None:
+        self.claim_path(draft_id).unlink(missing_ok=True)
+
+
+class _IdempotencyFile(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    principal_id: str
+    tool_key: str
+    idempotency_key: str
+    fingerprint: str
+    execution_id: str
+    output: dict[str, Any] | None = None
+
+
+def _request_part(draft_id: str) -> str:
+    parts = draft_id.split(":", 2)
+    return parts[2] if len(parts) == 3 and parts[0] == "draft" else draft_id
+
+
+def resolve_draft_id(run_dir: Path | str, ref: str | None = None) -> str:
+    """Find one draft: ``None`` → the single pending draft; an exact id; or a unique prefix or
+    suffix of the request-id part (or a prefix of the whole id)."""
+    repo = PreparedInvocationRepository(run_dir)
+    ids = repo.draft_ids()
+    listing = ", ".join(ids) or "none"
+    if ref is None:
+        pending = repo.find_pending()
+        if pending is None:
+            raise PreparedToolInvocationNotFoundError(
+                f"no draft is pending approval in {repo.root}; drafts: {listing}. Pass a draft id.")
+        return pending.key
+    if ref in ids:
+        return ref
+    matches = [d for d in ids if d.startswith(ref) or _request_part(d).startswith(ref) or _request_part(d).endswith(ref)]
+    if not matches:
+        raise PreparedToolInvocationNotFoundError(f"no draft matches {ref!r} in {repo.root}; drafts: {listing}.")
+    if len(matches) > 1:
+        raise AmbiguousPreparedToolInvocationError(
+            f"{ref!r} matches {len(matches)} drafts ({', '.join(matches)}); give more of the id.")
+    return matches[0]

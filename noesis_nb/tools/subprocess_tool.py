@@ -1,0 +1,121 @@
+"""The ``subprocess`` protocol: run an argv without a shell.
+
+Payload contract: ``argv`` (required, non-empty list of str), ``cwd`` (str), ``env``
+(dict of str → str, merged over ``os.environ``), ``timeout_ms`` (int > 0; default: the
+execution context's). Output: ``{argv, cwd, returncode, exit_code, stdout, stderr}``, the
+streams decoded and cut to ``MAX_STREAM_CHARS``. ``exit_code`` is the Noēsis name.
+
+Secret-looking ``env`` values are stored as ``"[REDACTED]"``. A draft executed by a process
+that did not prepare it takes those values from that process's ``os.environ`` (``restore``)
+and fails with SecretUnavailableError when they are missing. Keep secrets out of ``argv``:
+argv items are stored as given.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+from typing import Any, Callable, Mapping
+
+from . import codes
+from ._base import as_json_data, check_keys, make_result
+from .errors import InvalidToolPayloadError, SecretUnavailableError
+from .redaction import REDACTED_VALUE, is_secret_key
+from .types import ExecutionStatus, PreparedToolInvocation, ToolExecutionResult, ToolProtocol
+
+__all__ = ["SubprocessProtocol", "render_command_line", "MAX_STREAM_CHARS"]
+
+MAX_STREAM_CHARS = 64 * 1024
+_FIELDS = ("argv", "cwd", "env", "timeout_ms")
+
+
+def _truncate(text: str | bytes | None) -> str:
+    if text is None:
+        return ""
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", "replace")
+    if len(text) <= MAX_STREAM_CHARS:
+        return text
+    return text[:MAX_STREAM_CHARS] + f"\n…[truncated {len(text) - MAX_STREAM_CHARS} characters]"
+
+
+class SubprocessProtocol:
+    """Handler for ``ToolProtocol.SUBPROCESS``."""
+
+    protocol = ToolProtocol.SUBPROCESS
+
+    def normalize(self, payload: Mapping[str, Any]) -> dict[str, Any]:
+        payload = check_keys(payload, _FIELDS, "subprocess")
+        argv = payload.get("argv")
+        if not isinstance(argv, (list, tuple)) or not argv:
+            raise InvalidToolPayloadError(f"subprocess payload needs 'argv', a non-empty list of str; got {type(argv).__name__}"
+                                          + (" (empty)" if isinstance(argv, (list, tuple)) else "") + ".")
+        for index, item in enumerate(argv):
+            if not isinstance(item, str):
+                raise InvalidToolPayloadError(f"argv[{index}] has type {type(item).__name__}; every argv item must be a str "
+                                              "(convert numbers with str()).")
+        if "cwd" in payload and not isinstance(payload["cwd"], str):
+            raise InvalidToolPayloadError(f"'cwd' must be a str, got {type(payload['cwd']).__name__}.")
+        env = payload.get("env")
+        if "env" in payload:
+            if not isinstance(env, Mapping):
+                raise InvalidToolPayloadError(f"'env' must be a dict of str to str, got {type(env).__name__}.")
+            for key, value in env.items():
+                if not isinstance(key, str) or not isinstance(value, str):
+                    raise InvalidToolPayloadError(f"env entry {key!r} has a value of type {type(value).__name__}; env keys and "
+                                                  "values must be str.")
+        if "timeout_ms" in payload:
+            timeout = payload["timeout_ms"]
+            if isinstance(timeout, bool) or not isinstance(timeout, int) or timeout <= 0:
+                raise InvalidToolPayloadError(f"'timeout_ms' must be an int > 0, got {timeout!r}.")
+        return as_json_data(dict(payload), "payload")
+
+    def restore(self, stored: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+        """Fill ``env`` values stored as ``"[REDACTED]"`` from this process's ``os.environ``."""
+        env = stored.get("env")
+        if not isinstance(env, dict):
+            return stored, []
+        missing = [k for k, v in env.items() if v == REDACTED_VALUE and k not in os.environ]
+        if missing:
+            raise SecretUnavailableError(
+                f"env {', '.join(missing)} of this draft is stored as {REDACTED_VALUE} and is not set in this process; "
+                "set it in os.environ before executing, or execute in the process that prepared the draft.")
+        filled = [k for k, v in env.items() if v == REDACTED_VALUE]
+        return {**stored, "env": {k: os.environ[k] if k in filled else v for k, v in env.items()}}, [f"env.{k}" for k in filled]
+
+    def execute(self, prepared: PreparedToolInvocation, payload: dict[str, Any],
+                func: Callable[..., Any] | None = None) -> ToolExecutionResult:
+        argv, cwd = list(payload["argv"]), payload.get("cwd")
+        env = {**os.environ, **payload["env"]} if payload.get("env") else None
+        timeout_ms = payload.get("timeout_ms") or prepared.execution.timeout_ms
+        base = {"argv": argv, "cwd": cwd}
+        try:
+            done = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, errors="replace",
+                                  timeout=timeout_ms / 1000 if timeout_ms and timeout_ms > 0 else None, check=False)
+        except subprocess.TimeoutExpired as exc:
+            return make_result(prepared, ExecutionStatus.FAILED, codes.TOOL_TIMEOUT, {
+                **base, "timeout_ms": timeout_ms, "stdout": _truncate(exc.stdout), "stderr": _truncate(exc.stderr)})
+        except OSError as exc:  # missing binary, bad cwd, permission denied
+            return make_result(prepared, ExecutionStatus.FAILED, codes.TOOL_TRANSPORT_ERROR,
+                               {**base, "error": f"{type(exc).__name__}: {exc}"})
+        output = {**base, "returncode": done.returncode, "exit_code": done.returncode,
+                  "stdout": _truncate(done.stdout), "stderr": _truncate(done.stderr)}
+        if done.returncode != 0:
+            return make_result(prepared, ExecutionStatus.FAILED, codes.TOOL_EXECUTION_FAILED, output)
+        return make_result(prepared, ExecutionStatus.SUCCEEDED, None, output)
+
+
+def render_command_line(payload: Mapping[str, Any]) -> str:
+    """Shell-like display of a subprocess payload: ``cd <cwd> && KEY=val … argv``.
+
+    Secret-looking or already redacted env values show as ``KEY=[REDACTED]``. For display only.
+    """
+    parts = []
+    if payload.get("cwd"):
+        parts.append(f"cd {shlex.quote(str(payload['cwd']))} &&")
+    for key, value in (payload.get("env") or {}).items():
+        shown = REDACTED_VALUE if is_secret_key(key) or value == REDACTED_VALUE else shlex.quote(str(value))
+        parts.append(f"{key}={shown}")
+    parts.append(shlex.join(str(a) for a in payload.get("argv") or []))
+    return " ".join(parts)
