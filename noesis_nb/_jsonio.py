@@ -55,8 +55,17 @@ def _default(obj: Any) -> Any:
 
 
 def dumps_line(record: dict[str, Any]) -> bytes:
-    """One event line: sorted keys, compact, raw UTF-8, trailing newline."""
-    return orjson.dumps(record, option=_LINE_OPTS, default=_default)
+    """One event line: sorted keys, compact, raw UTF-8, trailing newline.
+
+    Values JSON cannot hold are stored as their repr; when that happens the record's ``payload``
+    is replaced by what was written, so the in-memory event always equals the line on disk.
+    """
+    try:
+        return orjson.dumps(record, option=_LINE_OPTS)
+    except (TypeError, orjson.JSONEncodeError):
+        if "payload" in record:
+            record["payload"] = to_jsonable(record["payload"])
+        return orjson.dumps(record, option=_LINE_OPTS, default=_default)
 
 
 def loads(data: bytes | str) -> Any:

@@ -69,19 +69,18 @@ class EpisodeContext:
         self.task = episode.options.task
         self.seed = episode.options.seed
         self.tags = dict(episode.options.tags)
-
-    @property
-    def _agent(self) -> str:
-        adapter = self._episode.adapter
-        return f"adapter:{adapter.label}" if adapter else "adapter:core.minimal"
+        self._agent = f"adapter:{episode.adapter.label}" if episode.adapter else "adapter:core.minimal"
 
     def emit(self, phase: str, payload: dict[str, Any] | None = None, *, agent_id: str | None = None) -> str:
         """Append one event of the adapter's own (e.g. ``reason``, ``observe``); returns its id."""
-        if not isinstance(phase, str) or not phase:
+        if type(payload) is not dict:  # the hot path: a plain dict needs no further checks
+            if payload is None:
+                payload = {}
+            elif not isinstance(payload, dict):
+                raise TypeError(f"payload must be a dict, got {type(payload).__name__}; wrap it, e.g. {{'text': value}}")
+        if type(phase) is not str or not phase:
             raise ValueError(f"phase must be a non-empty string such as 'reason', got {phase!r}")
-        if payload is not None and not isinstance(payload, dict):
-            raise TypeError(f"payload must be a dict, got {type(payload).__name__}; wrap it, e.g. {{'text': value}}")
-        return self._episode.recorder.emit(phase, payload or {}, agent_id=agent_id or self._agent, caused_by=self._caused_by)["id"]
+        return self._episode.recorder.emit(phase, payload, agent_id=agent_id or self._agent, caused_by=self._caused_by)["id"]
 
     def model_call(self, model: str, *, provider: str | None = None, input_tokens: int | None = None,
                    output_tokens: int | None = None, cached_input_tokens: int | None = None,

@@ -92,9 +92,7 @@ class EpisodeHandle:
     # -- watching -------------------------------------------------------------------------
     def subscribe(self, callback: Callable[[dict[str, Any]], None]) -> Callable[[], None]:
         """Call ``callback(event)`` for each new event (from any thread: keep it cheap). Returns an unsubscribe."""
-        subscribers = self._episode.recorder.subscribers
-        subscribers.append(callback)
-        return lambda: callback in subscribers and subscribers.remove(callback)
+        return self._episode.recorder.subscribe(callback)
 
     def on_change(self, callback: Callable[["EpisodeHandle"], None]) -> Callable[[], None]:
         """Call ``callback(handle)`` when status or pending approvals change. Returns an unsubscribe."""

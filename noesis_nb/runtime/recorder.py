@@ -7,6 +7,7 @@ point leaves a run that readers understand (paused, running or sealed; never hal
 from __future__ import annotations
 
 import hashlib
+import itertools
 import threading
 import time
 from pathlib import Path
@@ -33,12 +34,14 @@ class Recorder:
         self.state = state
         self.events: list[dict[str, Any]] = events if events is not None else []
         self.writer = EventWriter(self.run_dir / "events.jsonl")
-        self.subscribers: list[Subscriber] = []
+        self._subscribers: tuple[Subscriber, ...] = ()
         self.last_activity = time.monotonic()
         self.closed = False
         self.usage: dict[str, int] = {"model_calls": 0, **{k: 0 for k in _TOKEN_FIELDS}}
         self.usage_calls: list[dict[str, Any]] = []
-        self._lock = threading.Lock()
+        self._lock = self.writer.lock  # one lock orders ids, timestamps and lines
+        self._id_base = new_event_id()[:24]
+        self._ids = itertools.count(len(self.events) + 1)
         for event in self.events:
             self._count_usage(event)
 
@@ -93,11 +96,11 @@ class Recorder:
         if self.closed:
             raise EpisodeStateError(f"episode {self.episode_id} has ended; it accepts no more events")
         event: dict[str, Any] = {
-            "id": new_event_id(),
+            "id": f"{self._id_base}{next(self._ids):012x}",  # uuid4-shaped: random per run + a counter
             "episode_id": self.episode_id,
             "agent_id": agent_id,
             "phase": phase,
-            "payload": to_jsonable(payload),
+            "payload": dict(payload),
             "evidence_ids": [],
         }
         if caused_by:
@@ -112,17 +115,28 @@ class Recorder:
             event["metrics"] = {"started_at": started[0], "completed_at": completed,
                                 "duration_ms": round((time.perf_counter() - started[1]) * 1000.0, 3)}
         with self._lock:
-            self.writer.append(event)
+            self.writer.append_locked(event)
             self.events.append(event)
-            self._count_usage(event)
+            if phase == "model":
+                self._count_usage(event)
             self.last_activity = time.monotonic()
-            subscribers = list(self.subscribers)
-        for callback in subscribers:
+        for callback in self._subscribers:
             try:
                 callback(event)
             except Exception:  # a broken view must never break the episode
                 pass
         return event
+
+    def subscribe(self, callback: Subscriber) -> Callable[[], None]:
+        """Call ``callback(event)`` after each event is written; returns the unsubscribe function."""
+        with self._lock:
+            self._subscribers = (*self._subscribers, callback)
+
+        def unsubscribe() -> None:
+            with self._lock:
+                self._subscribers = tuple(s for s in self._subscribers if s is not callback)
+
+        return unsubscribe
 
     def _count_usage(self, event: dict[str, Any]) -> None:
         if event.get("phase") != "model":
@@ -219,7 +233,6 @@ class Recorder:
         atomic_write_json(self.run_dir / "summary.json", summary)
         self.emit("memory", {"status": "skipped", "reason": "port_missing", "capability": "long_term_memory"}, agent_id="memory")
         self.closed = True
-        self.writer.fsync()
         self.writer.close()
         final = {"schema_version": "final/2.0.0", "episode_id": self.episode_id, "process_id": self.state["process"]["id"],
                  "run_index": self.state["process"]["run_index"], "finalized_at": now_iso(),

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections.abc import Iterator
 from datetime import datetime, timezone
 from pathlib import Path
@@ -22,8 +23,19 @@ from ..errors import EventLogCorruption, EventLogIntegrityError, RunSealedError
 __all__ = ["EventWriter", "iter_events", "read_events", "now_iso", "parse_lines"]
 
 
+_second_cache: tuple[int, str] = (-1, "")
+
+
 def now_iso() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="microseconds")
+    """UTC now as ISO-8601 with microseconds and ``+00:00`` (Noēsis' form); the date part is cached per second."""
+    global _second_cache
+    now = time.time()
+    second = int(now)
+    cached_second, prefix = _second_cache
+    if second != cached_second:
+        prefix = datetime.fromtimestamp(second, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S")
+        _second_cache = (second, prefix)
+    return f"{prefix}.{int((now - second) * 1_000_000):06d}+00:00"
 
 
 class EventWriter:
@@ -31,7 +43,7 @@ class EventWriter:
 
     def __init__(self, path: Path):
         self.path = Path(path)
-        self._lock = threading.Lock()
+        self.lock = threading.Lock()
         self._sealed = (self.path.parent / "manifest.json").exists() or (self.path.parent / "final.json").exists()
         self._last_ts = ""
         self.count = 0
@@ -50,33 +62,37 @@ class EventWriter:
 
     def append(self, event: dict[str, Any]) -> dict[str, Any]:
         """Write ``event`` as one line (timestamp clamped to be monotonic) and return it."""
-        with self._lock:
-            if self._sealed:
-                raise RunSealedError(
-                    f"cannot append to {self.path}: the run is sealed (manifest.json exists); "
-                    "start a new episode instead"
-                )
-            ts = event.get("timestamp") or now_iso()
-            if ts < self._last_ts:
-                ts = self._last_ts
-            event["timestamp"] = self._last_ts = ts
-            self._fh.write(dumps_line(event))
-            self.count += 1
-            if event.get("id"):
-                self.last_event_id = event["id"]
-            return event
+        with self.lock:
+            return self.append_locked(event)
+
+    def append_locked(self, event: dict[str, Any]) -> dict[str, Any]:
+        """``append`` for a caller that already holds ``self.lock`` (the episode recorder's hot path)."""
+        if self._sealed:
+            raise RunSealedError(
+                f"cannot append to {self.path}: the run is sealed (manifest.json exists); start a new episode instead"
+            )
+        ts = event.get("timestamp") or now_iso()
+        if ts < self._last_ts:
+            ts = self._last_ts
+        event["timestamp"] = self._last_ts = ts
+        self._fh.write(dumps_line(event))
+        self.count += 1
+        event_id = event.get("id")
+        if event_id:
+            self.last_event_id = event_id
+        return event
 
     def seal(self) -> None:
-        with self._lock:
+        with self.lock:
             self._sealed = True
 
     def close(self) -> None:
-        with self._lock:
+        with self.lock:
             if not self._fh.closed:
                 self._fh.close()
 
     def fsync(self) -> None:
-        with self._lock:
+        with self.lock:
             os.fsync(self._fh.fileno())
 
 

@@ -1,0 +1,90 @@
+"""Offline demo agents: a scripted, deterministic model with realistic token usage, and agents built on it.
+
+Notebooks, the demo command and tests use these so everything runs with no network and no API key.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = ["ScriptedModel", "note_writer", "researcher", "WRITE_FILE_CODE"]
+
+WRITE_FILE_CODE = "import pathlib, sys; p = pathlib.Path(sys.argv[1]); p.parent.mkdir(parents=True, exist_ok=True); p.write_text(sys.argv[2])"
+
+
+def _tokens(text: str) -> int:
+    """About four characters a token, as for English text with common tokenizers."""
+    return max(1, (len(text) + 3) // 4)
+
+
+@dataclass
+class ScriptedModel:
+    """A stand-in for an LLM: replies come from a script, usage looks like a real provider's.
+
+    The system prompt is ``system_tokens`` long and is cached after the first call (so later
+    calls report cached input tokens), and ``reasoning_share`` of each reply counts as reasoning.
+    """
+
+    replies: list[str]
+    model: str = "gpt-4o-mini"
+    provider: str = "openai"
+    system_tokens: int = 1200
+    reasoning_share: float = 0.0
+    latency_ms: float = 420.0
+    calls: int = field(default=0, init=False)
+
+    def complete(self, prompt: str, ctx: Any = None) -> str:
+        """The next scripted reply; records one model call on ``ctx`` when given."""
+        reply = self.replies[self.calls % len(self.replies)] if self.replies else ""
+        self.calls += 1
+        output = _tokens(reply)
+        reasoning = int(output * self.reasoning_share) if self.reasoning_share else None
+        output += reasoning or 0
+        input_total = self.system_tokens + _tokens(prompt)
+        cached = self.system_tokens if self.calls > 1 else 0
+        cache_write = self.system_tokens if self.calls == 1 else 0
+        if ctx is not None:
+            jitter = int(hashlib.sha256(f"{prompt}{self.calls}".encode()).hexdigest()[:2], 16)
+            ctx.model_call(self.model, provider=self.provider, input_tokens=input_total, output_tokens=output,
+                           cached_input_tokens=cached, cache_write_input_tokens=cache_write, reasoning_tokens=reasoning,
+                           latency_ms=self.latency_ms + jitter)
+        return reply
+
+
+def note_writer(notes_dir: str | Path, *, model: ScriptedModel | None = None, risk: str = "high"):
+    """An agent that drafts a note with the model and asks to write it to disk (a write tool: needs approval)."""
+    notes_dir = Path(notes_dir)
+
+    async def write_note(task: str, ctx: Any) -> dict[str, Any]:
+        llm = model or ScriptedModel(["Plan: outline the note, then write it.",
+                                      "# Note\n\nThe agent wrote this note after a human approved the write.\n",
+                                      "Saved the note."])
+        plan = llm.complete(f"Plan how to: {task}", ctx)
+        ctx.emit("reason", {"text": plan})
+        body = llm.complete(f"Write the note for: {task}", ctx)
+        path = notes_dir / "note.md"
+        await ctx.atool("fs.write_file", {"argv": [sys.executable, "-c", WRITE_FILE_CODE, str(path), body]},
+                        effect="write", risk=risk)
+        summary = llm.complete("Summarise what you did.", ctx)
+        return {"path": str(path), "summary": summary}
+
+    return write_note
+
+
+def researcher(*, model: ScriptedModel | None = None, steps: int = 3, fail: bool = False):
+    """A read-only agent: a few model calls and a read tool (no approval needed)."""
+
+    async def research(task: str, ctx: Any) -> dict[str, Any]:
+        llm = model or ScriptedModel([f"Step {i + 1}: looked into {task}." for i in range(steps)],
+                                     model="claude-sonnet-4-5", provider="anthropic", reasoning_share=0.3)
+        notes = [llm.complete(f"{task} (step {i + 1})", ctx) for i in range(steps)]
+        listing = await ctx.atool("fs.list", {"argv": [sys.executable, "-c", "print('a.txt b.txt')"]}, effect="read", risk="low")
+        if fail:
+            raise RuntimeError(f"could not finish: {task}")
+        return {"notes": notes, "files": listing["stdout"].split()}
+
+    return research
