@@ -156,7 +156,7 @@ class EpisodeContext:
                 raise ToolRejected(name, decision.reason, draft_id=prepared.draft_id, decision=decision)
         episode.busy_tools += 1
         try:
-            result = await tc.execute_prepared_tool_invocation(
+            result = await tc.execute_prepared_tool_invocation_async(
                 run_id=rec.episode_id, draft_id=prepared.draft_id, prepared_repository=repos.prepared,
                 approval_repository=repos.approvals, idempotency_repository=repos.idempotency,
                 dispatcher=dispatcher(), emit=emit, callables={prepared.draft_id: fn} if fn else None,

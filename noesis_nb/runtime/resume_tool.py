@@ -48,7 +48,7 @@ async def resume_tool_draft(episode: Episode, checkpoint: dict[str, Any], pendin
     if tools:
         fn = tools.get(f"{tool.namespace}.{tool.name}") or tools.get(tool.name)
         callables = {draft_id: fn} if fn else None
-    result = await tc.execute_prepared_tool_invocation(
+    result = await tc.execute_prepared_tool_invocation_async(
         run_id=rec.episode_id, draft_id=draft_id, prepared_repository=repos.prepared, approval_repository=repos.approvals,
         idempotency_repository=repos.idempotency, dispatcher=dispatcher(), emit=emit, callables=callables,
         decision=decision)

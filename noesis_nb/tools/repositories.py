@@ -172,10 +172,12 @@ class IdempotencyRepository(_Repository):
             return None
         return self.path_for_key(prepared.security.principal_id, prepared.tool.tool_key(prepared.protocol), key)
 
-    def evaluate(self, prepared: PreparedToolInvocation) -> IdempotencyEvaluation:
-        """``new`` (no key or unseen), ``replay`` (same fingerprint) or ``conflict``."""
-        fingerprint = prepared.payload.request_fingerprint
-        path = self._path(prepared)
+    def evaluate(self, invocation: PreparedToolInvocation) -> IdempotencyEvaluation:
+        """``new`` (no key or unseen), ``replay`` (same fingerprint) or ``conflict``.
+
+        ``IdempotencyStorePort``: Noēsis calls ``evaluate(invocation=...)``."""
+        fingerprint = invocation.payload.request_fingerprint
+        path = self._path(invocation)
         entry = _load(path, _IdempotencyFile) if path else None
         if entry is None:
             return IdempotencyEvaluation(decision=IdempotencyDecision.NEW, fingerprint=fingerprint)
@@ -184,15 +186,16 @@ class IdempotencyRepository(_Repository):
                                          replayed_execution_id=entry.execution_id, output=entry.output)
         return IdempotencyEvaluation(decision=IdempotencyDecision.CONFLICT, fingerprint=fingerprint)
 
-    def record(self, prepared: PreparedToolInvocation, result: ToolExecutionResult) -> None:
-        path = self._path(prepared)
+    def record(self, invocation: PreparedToolInvocation, result: ToolExecutionResult) -> None:
+        """Remember the result under the invocation's idempotency key (nothing without a key)."""
+        path = self._path(invocation)
         if path is None:
             return
         atomic_write_json(path, {
-            "principal_id": prepared.security.principal_id,
-            "tool_key": prepared.tool.tool_key(prepared.protocol),
-            "idempotency_key": prepared.execution.idempotency_key,
-            "fingerprint": prepared.payload.request_fingerprint,
+            "principal_id": invocation.security.principal_id,
+            "tool_key": invocation.tool.tool_key(invocation.protocol),
+            "idempotency_key": invocation.execution.idempotency_key,
+            "fingerprint": invocation.payload.request_fingerprint,
             "execution_id": result.execution_id,
             "output": result.output,
         })

@@ -182,6 +182,11 @@ class ToolInvocationInput(BaseModel):
     def effective_draft_id(self) -> str:
         return self.draft_id or default_draft_id(self.run_id, self.request_id)
 
+    @property
+    def raw_payload(self) -> dict[str, Any]:
+        """The Noēsis field name of ``payload`` (what ports written for Noēsis read)."""
+        return self.payload
+
 
 class PreparedToolInvocation(_Record):
     """``tool_invocations/prepared/<draft_id>.json``; ``x-callable`` is a noesis_nb extension."""

@@ -1,38 +1,109 @@
 """Prepare and execute tool invocations (the Noēsis ADR-016 use cases).
 
-``emit(name, request_id, **extra) -> event_id`` is supplied by the runtime; it writes one
-event with phase ``tool``, agent ``tool_contract`` and payload ``{event_name, request_id,
-**extra}``. Extras carry ids, names and hashes only, never payload values.
+Every port has its noesis_nb spelling (what the runtime passes) and its Noēsis spelling (what
+the Noēsis "Integrate adapters" guide passes; protocols in ``ports.py``). Pass one of a pair;
+passing both is a TypeError.
+
+    noesis_nb                                   Noēsis
+    prepare_tool_invocation(invocation, ...)    prepare_tool_invocation(request=..., ...)
+    emit(name, request_id, **extra) -> id       event_recorder.record(*, run_id, request_id, event_name, payload)
+    dispatcher (its ``normalize``)              normalizer.validate_and_normalize(*, protocol, tool, payload)
+    authn / authz                               authenticator / authorizer
+    emit_candidate(invocation, redacted)        candidate_emitter.emit_candidate(*, request, normalized_payload, candidate_id)
+    idempotency_repository                      idempotency_store (evaluate/record with ``invocation=``)
+    dispatcher (its ``dispatch``)               dispatch.execute(*, invocation)
+
+``emit`` is supplied by the runtime; it writes one event with phase ``tool``, agent
+``tool_contract`` and payload ``{event_name, request_id, **extra}``. Event payloads carry ids,
+names and hashes only, never payload values.
+
+``execute_prepared_tool_invocation`` is synchronous, as in Noēsis. Async code (the runtime)
+awaits ``execute_prepared_tool_invocation_async`` instead: the sync function, called while an
+event loop runs in this thread (a notebook cell), runs the work on a worker thread with its own
+loop and blocks the caller's loop until the tool has finished.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
+import copy
+import inspect
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any, Callable, Mapping
 
+from pydantic import ValidationError
+
 from . import codes, events
+from ._base import as_json_data
 from ._files import check_id
 from .errors import (ApprovalDecisionBindingError, ApprovalDecisionRequiredError, ApprovalRejectedError,
-                     CallableResolutionError, ExecutionInProgressError, PayloadIntegrityError,
-                     PreparedToolInvocationNotFoundError, SecretUnavailableError, ToolContractError)
+                     CallableResolutionError, ExecutionInProgressError, InvalidToolPayloadError, PayloadIntegrityError,
+                     PreparedToolInvocationNotFoundError, SecretUnavailableError, ToolContractError, ToolRecordError)
 from .fingerprints import default_candidate_id, default_preflight, request_fingerprint
 from .ports import authenticate, authorize, call_port, port_method
 from .protocols import ToolDispatcher, callable_reference, import_callable, make_result
 from .redaction import build_payload_evidence, redacted_paths, scrub, secret_values
-from .repositories import (ApprovalDecisionRepository, ExecutionRepository, IdempotencyRepository,
-                           PreparedInvocationRepository)
+from .repositories import ExecutionRepository
 from .types import (ApprovalDecisionStatus, EffectKind, ExecutionStatus, IdempotencyDecision, PreparedInvocationStatus,
                     PreparedToolInvocation, ToolApprovalDecision, ToolExecutionResult, ToolInvocationInput, ToolProtocol)
-from .vault import PROCESS_VAULT, VaultEntry
+from .vault import PROCESS_VAULT, DispatchVault, VaultEntry
 
-__all__ = ["Emit", "prepare_tool_invocation", "execute_prepared_tool_invocation"]
+# ``noesis.usecases.tool_invocation`` exports these three; ``from noesis_nb.tools.usecases import`` them.
+__all__ = ["ToolInvocationInput", "prepare_tool_invocation", "execute_prepared_tool_invocation",
+           "execute_prepared_tool_invocation_async", "recorder_emit", "Emit"]
 
-Emit = Callable[..., str]
+Emit = Callable[..., Any]
 
 
-def prepare_tool_invocation(invocation: ToolInvocationInput, *, prepared_repository: PreparedInvocationRepository,
-                            emit: Emit, preflight: Any = None, authn: Any = None, authz: Any = None,
+def recorder_emit(event_recorder: Any, run_id: str) -> Emit:
+    """An ``emit`` that forwards each event to a Noēsis ``ToolEventRecorderPort`` (or a callable)."""
+    record = port_method(event_recorder, "record")
+
+    def emit(event_name: str, request_id: str, **extra: Any) -> Any:
+        return record(run_id=run_id, request_id=request_id, event_name=event_name, payload=extra)
+
+    return emit
+
+
+def _one(fn: str, name: str, value: Any, noesis_name: str, noesis_value: Any, *, required: bool = False) -> Any:
+    """The port given under either of its two names."""
+    if value is not None and noesis_value is not None:
+        raise TypeError(f"{fn}() got both {name}= and {noesis_name}=; they name the same port "
+                        "(noesis_nb and Noēsis spelling), so pass one.")
+    if required and value is None and noesis_value is None:
+        raise TypeError(f"{fn}() needs {name}= (or its Noēsis name {noesis_name}=).")
+    return value if value is not None else noesis_value
+
+
+def _vault(repo: Any) -> DispatchVault:
+    return getattr(repo, "vault", PROCESS_VAULT)
+
+
+def _scope(repo: Any) -> Path:
+    """Vault scope of a repository: its run directory, or (a port without one) its identity."""
+    run_dir = getattr(repo, "run_dir", None)
+    return Path(run_dir) if run_dir is not None else Path(f"<{type(repo).__qualname__}@{id(repo):x}>")
+
+
+def _coerce(model: Any, value: Any, where: str) -> Any:
+    """``value`` as the noesis_nb model (a port written for Noēsis may return its own objects)."""
+    if value is None or isinstance(value, model):
+        return value
+    try:
+        return model.model_validate(value, from_attributes=True)
+    except ValidationError as exc:
+        raise ToolRecordError(f"{where} returned a {type(value).__name__} that is not a {model.__name__}: {exc}") from None
+
+
+def prepare_tool_invocation(invocation: ToolInvocationInput | None = None, *, prepared_repository: Any,
+                            emit: Emit | None = None, preflight: Any = None, authn: Any = None, authz: Any = None,
                             dispatcher: ToolDispatcher | None = None,
-                            emit_candidate: Callable[[ToolInvocationInput, dict], str] | None = None) -> PreparedToolInvocation:
+                            emit_candidate: Callable[[ToolInvocationInput, dict], str] | None = None,
+                            request: ToolInvocationInput | None = None, normalizer: Any = None,
+                            authenticator: Any = None, authorizer: Any = None, candidate_emitter: Any = None,
+                            event_recorder: Any = None) -> PreparedToolInvocation:
     """Validate, authorise and persist a draft without executing anything.
 
     Events: ``tool.requested → tool.validated → tool.authn.passed → tool.authz.passed →
@@ -42,17 +113,32 @@ def prepare_tool_invocation(invocation: ToolInvocationInput, *, prepared_reposit
     ``tool.rejected.invalid`` / ``tool.authn.failed`` / ``tool.authz.denied`` ``{reason_code}``,
     then the error is raised; nothing is written.
 
-    Ports (plain callables or Noēsis-style objects): ``authn(security) -> SecurityContext|None``,
-    ``authz(invocation, security)`` (raise or return False to deny), ``preflight(prepared) ->
-    PreflightBinding|None`` (default: ``default_preflight``, write effects only),
-    ``emit_candidate(invocation, redacted_payload) -> candidate_id``.
+    The call to prepare: ``invocation`` (positional) or ``request=`` (Noēsis). Events go to
+    ``emit`` or ``event_recorder``. Validation: ``dispatcher.normalize`` (default: the built-in
+    protocol handlers) or ``normalizer``, whose result must be JSON data. Other ports, each a
+    plain callable or a Noēsis-style object: ``authn``/``authenticator`` (``authenticate(*,
+    security) -> SecurityContext|None``), ``authz``/``authorizer`` (``authorize(*, request,
+    security)``; raise or return False to deny), ``preflight`` (``compute(*, invocation) ->
+    PreflightBinding|None``; default ``default_preflight``, write effects only), and
+    ``emit_candidate(invocation, redacted_payload)`` or ``candidate_emitter.emit_candidate(*,
+    request, normalized_payload, candidate_id)`` returning the candidate id. The candidate
+    emitter sees the stored, secret-free normalised payload, not the raw values.
     """
-    inv, rid = invocation, invocation.request_id
+    fn = "prepare_tool_invocation"
+    inv: ToolInvocationInput = _one(fn, "invocation", invocation, "request", request, required=True)
+    _one(fn, "emit", emit, "event_recorder", event_recorder, required=True)
+    emit = emit if emit is not None else recorder_emit(event_recorder, inv.run_id)
+    authn = _one(fn, "authn", authn, "authenticator", authenticator)
+    authz = _one(fn, "authz", authz, "authorizer", authorizer)
+    _one(fn, "emit_candidate", emit_candidate, "candidate_emitter", candidate_emitter)
+    _one(fn, "dispatcher", dispatcher, "normalizer", normalizer)
+
+    rid = inv.request_id
     draft_id = check_id(inv.effective_draft_id)
     emit(events.TOOL_REQUESTED, rid, protocol=inv.protocol.value, tool=inv.tool.name)
     try:
-        normalized = (dispatcher or ToolDispatcher()).normalize(inv.protocol, inv.payload)
-        if inv.protocol is ToolProtocol.PYTHON and not callable(inv.func):
+        normalized = _normalize(inv, dispatcher, normalizer)
+        if inv.protocol is ToolProtocol.PYTHON and normalizer is None and not callable(inv.func):
             raise CallableResolutionError("a python tool call needs the function: ToolInvocationInput(func=...).")
     except ToolContractError as exc:
         emit(events.TOOL_REJECTED_INVALID, rid, reason_code=exc.reason_code)
@@ -64,23 +150,22 @@ def prepare_tool_invocation(invocation: ToolInvocationInput, *, prepared_reposit
     emit(events.TOOL_AUTHZ_PASSED, rid, policy_scope=security.policy_scope)
 
     evidence = build_payload_evidence(normalized, inv.redaction_policy)
-    candidate_id = (emit_candidate(inv, evidence.redacted_payload) if emit_candidate else
-                    inv.governance.candidate_id or default_candidate_id(inv.run_id, rid, evidence.request_fingerprint))
+    candidate_id = _candidate_id(inv, evidence, emit_candidate, candidate_emitter)
     emit(events.ACTION_CANDIDATE_EMITTED, rid, candidate_id=candidate_id)
     governance = inv.governance.model_copy(update={"candidate_id": candidate_id})
     prepared = PreparedToolInvocation(
         run_id=inv.run_id, request_id=rid, protocol=inv.protocol, tool=inv.tool, payload=evidence,
         execution=inv.execution, security=security, governance=governance, draft_id=draft_id,
         status=PreparedInvocationStatus.PENDING_APPROVAL if governance.requires_approval else PreparedInvocationStatus.PREPARED,
-        x_callable=callable_reference(inv.func) if inv.protocol is ToolProtocol.PYTHON else None)
+        x_callable=callable_reference(inv.func) if inv.protocol is ToolProtocol.PYTHON and inv.func is not None else None)
     write = governance.effect_kind is EffectKind.WRITE
     if write:
         binding = call_port(port_method(preflight, "compute") or default_preflight, invocation=prepared)
         if binding is not None:
             prepared = prepared.model_copy(update={"preflight": binding})
             emit(events.TOOL_PREFLIGHT_COMPUTED, rid, impact_hash=binding.impact_hash)
-    vault = getattr(prepared_repository, "vault", PROCESS_VAULT)
-    vault.put(prepared_repository.run_dir, draft_id, VaultEntry(evidence.request_fingerprint, normalized, inv.func))
+    _vault(prepared_repository).put(_scope(prepared_repository), draft_id,
+                                    VaultEntry(evidence.request_fingerprint, normalized, inv.func))
     prepared_repository.save(prepared)  # on disk before any event announces the draft
     if write:
         emit(events.TOOL_DRAFT_CREATED, rid, draft_id=draft_id)
@@ -90,29 +175,133 @@ def prepare_tool_invocation(invocation: ToolInvocationInput, *, prepared_reposit
     return prepared
 
 
-async def execute_prepared_tool_invocation(
-        *, run_id: str, draft_id: str, prepared_repository: PreparedInvocationRepository,
-        approval_repository: ApprovalDecisionRepository, idempotency_repository: IdempotencyRepository,
-        dispatcher: ToolDispatcher, emit: Emit, callables: Mapping[str, Callable[..., Any]] | None = None,
-        decision: ToolApprovalDecision | None = None,
+def _normalize(inv: ToolInvocationInput, dispatcher: ToolDispatcher | None, normalizer: Any) -> dict[str, Any]:
+    if normalizer is None:
+        return (dispatcher or ToolDispatcher()).normalize(inv.protocol, inv.payload)
+    out = call_port(port_method(normalizer, "validate_and_normalize"), protocol=inv.protocol, tool=inv.tool,
+                    payload=copy.deepcopy(inv.payload))
+    if not isinstance(out, Mapping):
+        raise InvalidToolPayloadError(f"the normalizer returned {type(out).__name__}, not a mapping; "
+                                      "validate_and_normalize must return the normalised payload as a dict.")
+    return as_json_data(dict(out), "normalized payload")
+
+
+def _candidate_id(inv: ToolInvocationInput, evidence: Any, emit_candidate: Any, candidate_emitter: Any) -> str:
+    given = inv.governance.candidate_id
+    got = None
+    if candidate_emitter is not None:
+        got = call_port(port_method(candidate_emitter, "emit_candidate"), request=inv,
+                        normalized_payload=copy.deepcopy(evidence.normalized_payload), candidate_id=given)
+    elif emit_candidate is not None:
+        got = emit_candidate(inv, copy.deepcopy(evidence.redacted_payload))
+    return got or given or default_candidate_id(inv.run_id, inv.request_id, evidence.request_fingerprint)
+
+
+def _execution_ports(fn: str, run_id: str, idempotency_repository: Any, idempotency_store: Any, dispatcher: Any,
+                     dispatch: Any, emit: Any, event_recorder: Any) -> tuple[Any, Any, Any, Emit]:
+    """(idempotency store, ToolDispatcher or None, dispatch port or None, emit) from either spelling."""
+    idempotency = _one(fn, "idempotency_repository", idempotency_repository, "idempotency_store", idempotency_store,
+                       required=True)
+    _one(fn, "dispatcher", dispatcher, "dispatch", dispatch, required=True)
+    if isinstance(dispatch, ToolDispatcher):
+        dispatcher, dispatch = dispatch, None
+    _one(fn, "emit", emit, "event_recorder", event_recorder, required=True)
+    return idempotency, dispatcher, dispatch, emit if emit is not None else recorder_emit(event_recorder, run_id)
+
+
+def execute_prepared_tool_invocation(
+        *, run_id: str, draft_id: str, prepared_repository: Any, approval_repository: Any,
+        idempotency_store: Any = None, dispatch: Any = None, event_recorder: Any = None,
+        idempotency_repository: Any = None, dispatcher: ToolDispatcher | None = None, emit: Emit | None = None,
+        callables: Mapping[str, Callable[..., Any]] | None = None, decision: ToolApprovalDecision | None = None,
         execution_repository: ExecutionRepository | None = None) -> ToolExecutionResult:
+    """Execute a draft at most once (synchronous, as in Noēsis); see the ``_async`` variant.
+
+    Accepts the Noēsis keywords (``idempotency_store``, ``dispatch``, ``event_recorder``) or the
+    noesis_nb ones (``idempotency_repository``, ``dispatcher``, ``emit``). Without a running event
+    loop in this thread the work runs here via ``asyncio.run``; with one (a notebook cell, async
+    code) it runs on a worker thread with its own loop, in a copy of the caller's context, and
+    this call blocks that loop until the tool finishes. In async code, ``await
+    execute_prepared_tool_invocation_async(...)`` instead.
+    """
+    ports = _execution_ports("execute_prepared_tool_invocation", run_id, idempotency_repository, idempotency_store,
+                             dispatcher, dispatch, emit, event_recorder)
+
+    def run() -> ToolExecutionResult:
+        return asyncio.run(_execute(run_id, draft_id, prepared_repository, approval_repository, *ports, callables,
+                                    decision, execution_repository, offload=False))
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return run()
+    context = contextvars.copy_context()
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="noesis_nb-tool-execute") as pool:
+        return pool.submit(context.run, run).result()
+
+
+async def execute_prepared_tool_invocation_async(
+        *, run_id: str, draft_id: str, prepared_repository: Any, approval_repository: Any,
+        idempotency_repository: Any = None, dispatcher: ToolDispatcher | None = None, emit: Emit | None = None,
+        callables: Mapping[str, Callable[..., Any]] | None = None, decision: ToolApprovalDecision | None = None,
+        execution_repository: ExecutionRepository | None = None, idempotency_store: Any = None,
+        dispatch: Any = None, event_recorder: Any = None) -> ToolExecutionResult:
     """Execute a draft at most once, after checking its approval binding and idempotency.
 
     A draft that already has an execution record is not dispatched again: its stored result
-    comes back with ``already_executed=True`` and no event is emitted.
+    comes back with ``already_executed=True`` and no event is emitted. Events: ``tool.approved``
+    (approval-required drafts), then ``tool.execution.started → tool.execution.succeeded|failed``,
+    or ``tool.replayed`` / ``tool.execution.failed`` (idempotency replay / conflict, no dispatch).
+    ``decision`` overrides the stored approval; ``callables`` supplies ``python`` functions by
+    draft id or reference. Sync ``dispatch`` ports run in a worker thread, async ones are awaited.
     """
-    prepared = prepared_repository.get(run_id, draft_id)
+    ports = _execution_ports("execute_prepared_tool_invocation_async", run_id, idempotency_repository,
+                             idempotency_store, dispatcher, dispatch, emit, event_recorder)
+    return await _execute(run_id, draft_id, prepared_repository, approval_repository, *ports, callables, decision,
+                          execution_repository, offload=True)
+
+
+class _NoExecutionRecord:
+    """For a prepared repository without ``run_dir``: no per-draft record; the idempotency store
+    is then the only guard against a second dispatch (as in Noēsis)."""
+
+    def get(self, draft_id: str) -> None:
+        return None
+
+    def claim(self, draft_id: str) -> bool:
+        return True
+
+    def release(self, draft_id: str) -> None:
+        pass
+
+    def save(self, draft_id: str, result: ToolExecutionResult) -> None:
+        pass
+
+    def claim_path(self, draft_id: str) -> str:
+        return draft_id
+
+
+async def _execute(run_id: str, draft_id: str, prepared_repository: Any, approval_repository: Any, idempotency: Any,
+                   dispatcher: ToolDispatcher | None, dispatch_port: Any, emit: Emit,
+                   callables: Mapping[str, Any] | None, decision: Any, execution_repository: Any, *,
+                   offload: bool) -> ToolExecutionResult:
+    where = type(prepared_repository).__name__
+    prepared = _coerce(PreparedToolInvocation, prepared_repository.load(run_id=run_id, draft_id=draft_id), where)
     if prepared is None:
+        drafts = prepared_repository.draft_ids() if hasattr(prepared_repository, "draft_ids") else []
         raise PreparedToolInvocationNotFoundError(
-            f"no prepared draft {draft_id!r} for run {run_id!r} in {prepared_repository.root}; "
-            f"drafts: {', '.join(prepared_repository.draft_ids()) or 'none'}.")
-    executions = execution_repository or ExecutionRepository(prepared_repository.run_dir)
+            f"no prepared draft {draft_id!r} for run {run_id!r} in {getattr(prepared_repository, 'root', where)}; "
+            f"drafts: {', '.join(drafts) or 'none'}.")
+    run_dir = getattr(prepared_repository, "run_dir", None)
+    executions = execution_repository or (ExecutionRepository(run_dir) if run_dir is not None else _NoExecutionRecord())
     if (done := executions.get(draft_id)) is not None:
         return done.model_copy(update={"already_executed": True})
     approval = None
     if prepared.governance.requires_approval:
-        approval = _check_approval(prepared, decision or approval_repository.get(run_id, draft_id))
-    payload, func, secrets = _dispatch_material(prepared, prepared_repository, dispatcher, callables)
+        stored = decision if decision is not None else approval_repository.load(run_id=run_id, draft_id=draft_id)
+        approval = _check_approval(prepared, _coerce(ToolApprovalDecision, stored, type(approval_repository).__name__))
+    payload, func, secrets = _dispatch_material(prepared, prepared_repository, dispatcher, callables,
+                                                need_callable=dispatch_port is None)
     if not executions.claim(draft_id):
         if (done := executions.get(draft_id)) is not None:
             return done.model_copy(update={"already_executed": True})
@@ -125,48 +314,69 @@ async def execute_prepared_tool_invocation(
             return done.model_copy(update={"already_executed": True})
         if approval is not None:
             emit(events.TOOL_APPROVED, rid, draft_id=draft_id, decision_id=approval.decision_id)
-        result, final = await _run_once(prepared, idempotency_repository, dispatcher, emit, payload, func, secrets, state)
+        result, final = await _run_once(prepared, idempotency, dispatcher, dispatch_port, emit, payload, func, secrets,
+                                        state, offload)
         executions.save(draft_id, result)
         state["dispatched"] = False  # the result is recorded, so the claim can go
     finally:
         if not state["dispatched"]:  # a dispatch without a saved record keeps its claim (at most once)
             executions.release(draft_id)
     prepared_repository.save(prepared.model_copy(update={"status": PreparedInvocationStatus.APPROVED}))
-    getattr(prepared_repository, "vault", PROCESS_VAULT).discard(prepared_repository.run_dir, draft_id)
+    _vault(prepared_repository).discard(_scope(prepared_repository), draft_id)
     emit(final[0], rid, **final[1])
     return result
 
 
-async def _run_once(prepared: PreparedToolInvocation, idempotency: IdempotencyRepository, dispatcher: ToolDispatcher,
-                    emit: Emit, payload: dict, func: Any, secrets: list[str],
-                    state: dict) -> tuple[ToolExecutionResult, tuple[str, dict]]:
+async def _run_once(prepared: PreparedToolInvocation, idempotency: Any, dispatcher: ToolDispatcher | None,
+                    dispatch_port: Any, emit: Emit, payload: dict, func: Any, secrets: list[str],
+                    state: dict, offload: bool) -> tuple[ToolExecutionResult, tuple[str, dict]]:
     """Replay, refuse (conflict) or dispatch; returns the result and the closing event."""
     rid, draft_id = prepared.request_id, prepared.key
-    evaluation = idempotency.evaluate(prepared)
-    if evaluation.decision is IdempotencyDecision.REPLAY:
+    evaluation = idempotency.evaluate(invocation=prepared)
+    decision = IdempotencyDecision(getattr(evaluation.decision, "value", evaluation.decision))
+    if decision is IdempotencyDecision.REPLAY:
         result = ToolExecutionResult(
             request_id=rid, execution_id=evaluation.replayed_execution_id or f"exec:replay:{draft_id}",
-            status=ExecutionStatus.REPLAYED, reason_code=codes.IDEMPOTENCY_REPLAY, output=evaluation.output,
-            replayed_from_execution_id=evaluation.replayed_execution_id, preflight=prepared.preflight)
+            status=ExecutionStatus.REPLAYED, reason_code=codes.IDEMPOTENCY_REPLAY,
+            output=getattr(evaluation, "output", None), replayed_from_execution_id=evaluation.replayed_execution_id,
+            preflight=prepared.preflight)
         return result, (events.TOOL_REPLAYED, {"draft_id": draft_id, "execution_id": result.execution_id})
-    if evaluation.decision is IdempotencyDecision.CONFLICT:
+    if decision is IdempotencyDecision.CONFLICT:
         result = ToolExecutionResult(
             request_id=rid, execution_id=f"exec:conflict:{draft_id}", status=ExecutionStatus.FAILED,
             reason_code=codes.IDEMPOTENCY_CONFLICT, preflight=prepared.preflight)
         return result, (events.TOOL_EXECUTION_FAILED, {"draft_id": draft_id, "reason_code": codes.IDEMPOTENCY_CONFLICT})
     emit(events.TOOL_EXECUTION_STARTED, rid, draft_id=draft_id, candidate_id=prepared.governance.candidate_id)
     state["dispatched"] = True
-    result = await _dispatch(dispatcher, prepared, payload, func)
+    result = await _dispatch(dispatcher, dispatch_port, prepared, payload, func, offload)
     result = result.model_copy(update={"output": scrub(result.output, secrets)})
-    idempotency.record(prepared, result)
+    idempotency.record(invocation=prepared, result=result)
     name = events.TOOL_EXECUTION_SUCCEEDED if result.status is ExecutionStatus.SUCCEEDED else events.TOOL_EXECUTION_FAILED
     return result, (name, {"draft_id": draft_id, "execution_id": result.execution_id, "reason_code": result.reason_code})
 
 
-async def _dispatch(dispatcher: ToolDispatcher, prepared: PreparedToolInvocation, payload: dict,
-                    func: Any) -> ToolExecutionResult:
+async def _dispatch(dispatcher: ToolDispatcher | None, port: Any, prepared: PreparedToolInvocation, payload: dict,
+                    func: Any, offload: bool) -> ToolExecutionResult:
+    """Run the tool through the ToolDispatcher, or through a Noēsis ``ToolDispatchPort``.
+
+    The port gets an in-memory copy of the draft whose ``payload.normalized_payload`` is the real
+    payload (stored records keep only the redacted one). A sync port runs in a worker thread when
+    ``offload`` (the async entry point), inline otherwise (the sync entry point owns its loop).
+    """
     try:
-        return await dispatcher.dispatch(prepared, payload, func)
+        if port is None:
+            return await dispatcher.dispatch(prepared, payload, func)
+        view = prepared.model_copy(update={"payload": prepared.payload.model_copy(update={"normalized_payload": payload})})
+        execute = port_method(port, "execute")
+        if offload and not inspect.iscoroutinefunction(execute):
+            raw = await asyncio.to_thread(execute, invocation=view)
+        else:
+            raw = execute(invocation=view)
+        if inspect.isawaitable(raw):
+            raw = await raw
+        if raw is None:
+            raise ToolContractError(f"the dispatch port {type(port).__name__} returned None, not a ToolExecutionResult.")
+        return _coerce(ToolExecutionResult, raw, f"the dispatch port {type(port).__name__}")
     except ToolContractError as exc:
         return make_result(prepared, ExecutionStatus.FAILED, exc.reason_code, {"error": str(exc)})
     except Exception as exc:  # a handler bug still counts as the draft's one execution
@@ -198,15 +408,25 @@ def _check_approval(prepared: PreparedToolInvocation, decision: ToolApprovalDeci
     return decision
 
 
-def _dispatch_material(prepared: PreparedToolInvocation, repo: PreparedInvocationRepository,
-                       dispatcher: ToolDispatcher, callables: Mapping[str, Any] | None) -> tuple[dict, Any, list[str]]:
+def _restore(dispatcher: ToolDispatcher | None, protocol: ToolProtocol, stored: dict) -> tuple[dict, list[str]]:
+    """Refill redacted values through the protocol handler; with a dispatch port, only when a
+    built-in handler knows the protocol."""
+    if dispatcher is None:
+        dispatcher = ToolDispatcher()
+        if protocol not in dispatcher.protocols:
+            return stored, []
+    return dispatcher.restore(protocol, stored)
+
+
+def _dispatch_material(prepared: PreparedToolInvocation, repo: Any, dispatcher: ToolDispatcher | None,
+                       callables: Mapping[str, Any] | None, *, need_callable: bool) -> tuple[dict, Any, list[str]]:
     """(real payload, callable, secret strings to scrub from output): from memory, else rebuilt from disk."""
     fingerprint = prepared.payload.request_fingerprint
-    entry = getattr(repo, "vault", PROCESS_VAULT).get(repo.run_dir, prepared.key, fingerprint)
+    entry = _vault(repo).get(_scope(repo), prepared.key, fingerprint)
     if entry is not None:
         payload, func = entry.payload, entry.func
     else:
-        payload, filled = dispatcher.restore(prepared.protocol, dict(prepared.payload.normalized_payload))
+        payload, filled = _restore(dispatcher, prepared.protocol, dict(prepared.payload.normalized_payload))
         func = None
         if request_fingerprint(payload) != fingerprint:
             if left := redacted_paths(payload):
@@ -217,7 +437,7 @@ def _dispatch_material(prepared: PreparedToolInvocation, repo: PreparedInvocatio
                    if filled else "the record was edited after it was prepared")
             raise PayloadIntegrityError(f"the stored payload of draft {prepared.key!r} does not match its "
                                         f"request_fingerprint: {why}. Prepare the call again.")
-    if prepared.protocol is ToolProtocol.PYTHON:
+    if prepared.protocol is ToolProtocol.PYTHON and need_callable:
         func = _resolve_callable(prepared, callables, func)
     return payload, func, secret_values(payload, prepared.payload.normalized_payload)
 
@@ -238,3 +458,4 @@ def _resolve_callable(prepared: PreparedToolInvocation, callables: Mapping[str, 
     if ref is None:
         raise CallableResolutionError(f"draft {prepared.key!r} records no x-callable; pass callables={{draft_id: func}}.")
     return import_callable(ref)
+

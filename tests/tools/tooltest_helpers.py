@@ -11,7 +11,7 @@ from typing import Any
 from noesis_nb.tools import (ApprovalDecisionRepository, EffectKind, ExecutionContext, GovernanceContext,
                              IdempotencyRepository, PreparedInvocationRepository, RiskTier, SecurityContext,
                              ToolDispatcher, ToolIdentity, ToolInvocationInput, ToolProtocol,
-                             execute_prepared_tool_invocation, prepare_tool_invocation)
+                             execute_prepared_tool_invocation_async, prepare_tool_invocation)
 
 RUN_ID = "ep_test"
 
@@ -50,7 +50,7 @@ class Harness:
         return prepare_tool_invocation(invocation, prepared_repository=self.prepared, emit=self.emit, **kw)
 
     def execute(self, draft_id: str, **kw: Any):
-        return asyncio.run(execute_prepared_tool_invocation(
+        return asyncio.run(execute_prepared_tool_invocation_async(
             run_id=RUN_ID, draft_id=draft_id, prepared_repository=self.prepared, approval_repository=self.approvals,
             idempotency_repository=self.idempotency, dispatcher=self.dispatcher, emit=self.emit, **kw))
 
