@@ -1,0 +1,42 @@
+"""Run directories as pandas DataFrames: ``runs_df``, ``events_df``, ``tools_df``, ``usage_df``.
+
+Every frame takes ``source`` (runs root, run dir, list, episode id, glob or fsspec URL), extra
+``columns=[Column(...)]``, and ``strict`` (raise on the first bad file) or not (collect problems in
+``df.attrs["errors"]``). Loads are cached per run by file size and mtime.
+"""
+
+from .cache import clear_cache
+from .columns import EVENT_COLUMNS, RUN_COLUMNS, TOOL_COLUMNS, USAGE_COLUMNS, Column
+from .events import events_df
+from .problems import LoadProblem, RunLoadError
+
+__all__ = [
+    "Column",
+    "EVENT_COLUMNS",
+    "LoadProblem",
+    "RUN_COLUMNS",
+    "RunLoadError",
+    "TOOL_COLUMNS",
+    "USAGE_COLUMNS",
+    "clear_cache",
+    "events_df",
+    "runs_df",
+    "tools_df",
+    "usage_df",
+]
+
+
+def __getattr__(name: str):  # the other frames land module by module
+    if name == "runs_df":
+        from .runs import runs_df
+
+        return runs_df
+    if name == "tools_df":
+        from .tools import tools_df
+
+        return tools_df
+    if name == "usage_df":
+        from .usage import usage_df
+
+        return usage_df
+    raise AttributeError(name)

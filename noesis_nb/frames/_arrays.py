@@ -1,0 +1,131 @@
+"""Typed column storage for the event hot path: build compact arrays from Python lists, slice, concatenate.
+
+With pyarrow (pandas 3 uses it for ``str``) strings become Arrow arrays and low-cardinality text
+becomes dictionary arrays, so loaded batches hold no Python string objects; without pyarrow the
+same interface falls back to numpy object arrays and ``pd.Categorical``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+try:  # optional accelerator
+    import pyarrow as pa
+except ImportError:  # pragma: no cover - exercised where pyarrow is absent
+    pa = None
+
+__all__ = ["build", "concat", "to_pandas", "HAVE_ARROW", "series_of", "timestamps"]
+
+HAVE_ARROW = pa is not None
+_DICT = pa.dictionary(pa.int32(), pa.string()) if HAVE_ARROW else None
+_TS = "datetime64[us, UTC]"
+
+
+def timestamps(values: list[Any]) -> Any:
+    """ISO-8601 strings → UTC timestamps (unparseable → NaT), one call for the whole list."""
+    if HAVE_ARROW:
+        try:
+            return pa.array(values, type=pa.string()).cast(pa.timestamp("us", tz="UTC"))
+        except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
+            pass  # offset-less or odd strings: pandas handles them below
+    parsed = pd.to_datetime(pd.Series(values, dtype=object), format="ISO8601", utc=True, errors="coerce")
+    if HAVE_ARROW:
+        return pa.array(parsed.dt.as_unit("us"), type=pa.timestamp("us", tz="UTC"))
+    return parsed.dt.as_unit("us").array
+
+
+def build(kind: str, values: list[Any]) -> Any:
+    """Compact storage for one batch of one column."""
+    if kind == "datetime":
+        return timestamps(values)
+    if HAVE_ARROW and kind in ("str", "category"):
+        typ = _DICT if kind == "category" else pa.string()
+        try:
+            return pa.array(values, type=typ)
+        except (pa.ArrowInvalid, pa.ArrowTypeError):
+            return pa.array([_text(v) for v in values], type=typ)
+    if HAVE_ARROW and kind == "float":
+        try:
+            return pa.array(values, type=pa.float64(), from_pandas=True)
+        except (pa.ArrowInvalid, pa.ArrowTypeError):
+            return pa.array([_float(v) for v in values], type=pa.float64(), from_pandas=True)
+    if kind == "float":
+        try:
+            return np.array(values, dtype=np.float64)
+        except (TypeError, ValueError):
+            return np.array([_float(v) for v in values], dtype=np.float64)
+    if kind == "category":
+        return pd.Categorical([_text(v) for v in values])
+    arr = np.empty(len(values), dtype=object)
+    arr[:] = values
+    return arr
+
+
+def _text(value: Any) -> str | None:
+    """A non-string value in a text column: a tool dict as ``namespace.name@version``, else its JSON-ish str."""
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, dict) and value.get("name"):
+        ns, version = value.get("namespace"), value.get("version")
+        return (f"{ns}." if ns else "") + str(value["name"]) + (f"@{version}" if version not in (None, "") else "")
+    return str(value)
+
+
+def _float(value: Any) -> float:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return float("nan")
+
+
+def concat(kind: str, parts: list[Any]) -> Any:
+    """One array from slices of batch arrays (same kind)."""
+    if not parts:
+        return build(kind, [])
+    if HAVE_ARROW and isinstance(parts[0], (pa.Array, pa.ChunkedArray)):
+        return parts[0] if len(parts) == 1 else pa.chunked_array(parts)
+    if kind == "category":
+        return parts[0] if len(parts) == 1 else pd.api.types.union_categoricals(parts)
+    if kind == "datetime":
+        return parts[0] if len(parts) == 1 else pd.concat([pd.Series(p) for p in parts], ignore_index=True).array
+    return parts[0] if len(parts) == 1 else np.concatenate(parts)
+
+
+def to_pandas(kind: str, data: Any) -> Any:
+    """The pandas array for a column (zero-copy where Arrow allows)."""
+    if HAVE_ARROW and isinstance(data, (pa.Array, pa.ChunkedArray)):
+        if kind == "category":
+            if isinstance(data, pa.ChunkedArray):
+                data = data.unify_dictionaries()
+            return data.to_pandas().array if isinstance(data, pa.ChunkedArray) else pd.Series(data.to_pandas()).array
+        series = data.to_pandas()
+        if kind == "str":
+            return series.astype("str").array if series.dtype == object else series.array
+        if kind == "datetime":
+            return pd.Series(series).dt.as_unit("us").array
+        return np.asarray(series)
+    if kind == "str":
+        return pd.array(data, dtype="str") if pd.__version__ >= "3" else data
+    return data
+
+
+def series_of(kind: str, values: list[Any], index: Any = None) -> pd.Series:
+    """A typed Series straight from Python values (small frames: runs, tools, usage)."""
+    if kind == "datetime":
+        return pd.Series(pd.to_datetime(pd.Series(values, dtype=object), format="ISO8601", utc=True, errors="coerce").dt.as_unit("us").array, index=index)
+    if kind == "float":
+        return pd.Series(build("float", values) if not HAVE_ARROW else np.array([_float(v) if v is not None else np.nan for v in values], dtype=np.float64), index=index)
+    if kind == "int":
+        return pd.Series(pd.array([None if v is None or (isinstance(v, float) and v != v) else int(v) for v in values], dtype="Int64"), index=index)
+    if kind == "bool":
+        return pd.Series(pd.array([None if v is None else bool(v) for v in values], dtype="boolean"), index=index)
+    if kind == "category":
+        return pd.Series(pd.Categorical([v if v is None or isinstance(v, str) else str(v) for v in values]), index=index)
+    if kind == "str":
+        return pd.Series([v if v is None or isinstance(v, str) else str(v) for v in values], dtype="str", index=index)
+    arr = np.empty(len(values), dtype=object)
+    arr[:] = values
+    return pd.Series(arr, index=index, dtype=object)

@@ -1,0 +1,64 @@
+"""In-memory cache of what was read from each run, keyed by path and the (size, mtime) of its files.
+
+A hit needs only a ``stat``; a run that changed (a live run appending events, a run being
+sealed) has a different key and is read again. Entries are weighed in rows and the least
+recently used are dropped past ``max_rows``. ``clear_cache()`` empties it.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from typing import Any
+
+__all__ = ["RunCache", "CACHE", "clear_cache"]
+
+
+class RunCache:
+    def __init__(self, max_rows: int = 20_000_000):
+        self.max_rows = max_rows
+        self._items: OrderedDict[tuple, tuple[Any, Any, int]] = OrderedDict()
+        self._rows = 0
+        self._lock = threading.Lock()
+        self.hits = 0
+        self.misses = 0
+
+    def get(self, key: tuple, stamp: Any) -> Any | None:
+        """The value stored under ``key`` if it was stored with the same ``stamp``; else None."""
+        with self._lock:
+            item = self._items.get(key)
+            if item is None or item[0] != stamp:
+                self.misses += 1
+                return None
+            self._items.move_to_end(key)
+            self.hits += 1
+            return item[1]
+
+    def put(self, key: tuple, stamp: Any, value: Any, rows: int = 1) -> None:
+        rows = max(int(rows), 1)
+        with self._lock:
+            old = self._items.pop(key, None)
+            if old is not None:
+                self._rows -= old[2]
+            self._items[key] = (stamp, value, rows)
+            self._rows += rows
+            while self._rows > self.max_rows and len(self._items) > 1:
+                _, (_, _, dropped) = self._items.popitem(last=False)
+                self._rows -= dropped
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+            self._rows = 0
+            self.hits = self.misses = 0
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
+CACHE = RunCache()
+
+
+def clear_cache() -> None:
+    """Forget every cached run (the next load reads all files again)."""
+    CACHE.clear()

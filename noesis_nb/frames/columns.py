@@ -1,0 +1,181 @@
+"""Column specs: what a frame's columns are called, where their values come from, and their dtype.
+
+Default columns are documented constants (``RUN_COLUMNS``, ``EVENT_COLUMNS``, ``TOOL_COLUMNS``,
+``USAGE_COLUMNS``: name → (dtype, meaning)). Extra columns are data a user passes as
+``columns=[Column(...)]``: a dotted ``path`` into the record the frame is built from, or a
+function of that record, and a ``type``. This follows inspect_ai's analysis columns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = [
+    "Column",
+    "RUN_COLUMNS",
+    "EVENT_COLUMNS",
+    "TOOL_COLUMNS",
+    "USAGE_COLUMNS",
+    "TOKEN_COLUMNS",
+    "resolve_path",
+    "check_columns",
+]
+
+_TYPES = {"str", "float", "int", "bool", "datetime", "category", "object"}
+
+
+@dataclass(frozen=True)
+class Column:
+    """An extra column: ``Column("plan_adherence", path="summary.metrics.plan_adherence", type="float")``.
+
+    ``path`` is dotted keys into the frame's record (list indices allowed: ``"steps.0"``);
+    ``fn`` receives the whole record instead. ``type`` is one of str, float, int, bool,
+    datetime, category, object. A missing value is NA, never an error.
+    """
+
+    name: str
+    path: str | None = None
+    fn: Callable[[Mapping[str, Any]], Any] | None = None
+    type: str = "object"
+
+    def __post_init__(self) -> None:
+        if (self.path is None) == (self.fn is None):
+            raise ValueError(f"Column {self.name!r}: give exactly one of path='a.b.c' or fn=callable")
+        if self.type not in _TYPES:
+            raise ValueError(f"Column {self.name!r}: type={self.type!r} is not one of {sorted(_TYPES)}")
+        if self.path is not None:
+            object.__setattr__(self, "_keys", tuple(self.path.split(".")))
+
+    def value(self, record: Mapping[str, Any]) -> Any:
+        if self.fn is not None:
+            try:
+                return self.fn(record)
+            except (KeyError, IndexError, TypeError, AttributeError):
+                return None
+        return resolve_path(record, self._keys)  # type: ignore[attr-defined]
+
+
+def resolve_path(record: Any, keys: Sequence[str] | str) -> Any:
+    """Follow dotted ``keys`` through dicts (and lists by index); None when any step is missing."""
+    if isinstance(keys, str):
+        keys = keys.split(".")
+    value = record
+    for key in keys:
+        if isinstance(value, dict):
+            value = value.get(key)
+        elif isinstance(value, list) and key.lstrip("-").isdigit():
+            index = int(key)
+            value = value[index] if -len(value) <= index < len(value) else None
+        else:
+            return None
+        if value is None:
+            return None
+    return value
+
+
+def check_columns(columns: Sequence[Column] | None, defaults: Mapping[str, Any], frame: str) -> tuple[Column, ...]:
+    """Validate user columns: Column instances whose names do not shadow a default column."""
+    if not columns:
+        return ()
+    out = []
+    for column in columns:
+        if not isinstance(column, Column):
+            raise TypeError(f"{frame}: columns= takes noesis_nb.frames.Column specs, got {column!r}")
+        if column.name in defaults:
+            raise ValueError(f"{frame}: column {column.name!r} is a default column; pick another name")
+        out.append(column)
+    return tuple(out)
+
+
+TOKEN_COLUMNS = (
+    "input_tokens",
+    "cached_input_tokens",
+    "cache_write_input_tokens",
+    "output_tokens",
+    "reasoning_tokens",
+)
+
+RUN_COLUMNS: dict[str, tuple[str, str]] = {
+    "episode_id": ("str", "episode id (summary, state, or the directory name)"),
+    "task": ("str", "the task text"),
+    "using": ("category", "adapter label (summary.flags.using, start payload, or state)"),
+    "status": ("category", "ok, error, vetoed, paused, running, cancelled (noesis_nb.store.run_status)"),
+    "outcome": ("category", "final.json / summary outcome (success, failed, vetoed, error, ...)"),
+    "success": ("bool", "summary.metrics.success"),
+    "started_at": ("datetime", "UTC start time"),
+    "ended_at": ("datetime", "UTC end time of a finished run, else NaT"),
+    "duration_s": ("float", "summary.duration_sec, else ended_at - started_at"),
+    "governance_mode": ("category", "off, audit or enforce"),
+    "act_count": ("int", "summary.metrics.act_count, else actions in state.json"),
+    "veto_count": ("int", "governance vetoes (summary.metrics.veto_count)"),
+    "tool_calls": ("int", "tool drafts in tool_invocations/prepared (or tool.requested events)"),
+    "pending_approvals": ("int", "drafts waiting for a human decision"),
+    "model_calls": ("int", "model.call events"),
+    "input_tokens": ("float", "total input tokens over model calls (cached and cache-write included)"),
+    "cached_input_tokens": ("float", "part of input read from cache"),
+    "cache_write_input_tokens": ("float", "part of input written to cache"),
+    "output_tokens": ("float", "total output tokens (reasoning included)"),
+    "reasoning_tokens": ("float", "part of output spent reasoning"),
+    "cost_usd": ("float", "cost priced now from tokens; NaN when any call is unpriced"),
+    "priced": ("bool", "every model call had a price and known token counts"),
+    "sealed": ("bool", "final.json or manifest.json exists"),
+    "manifest_ok": ("bool", "every file manifest.json lists exists with its size (NA: no manifest)"),
+    "run_dir": ("str", "where the run lives (path or URL)"),
+}
+
+EVENT_COLUMNS: dict[str, tuple[str, str]] = {
+    "episode_id": ("category", "owning episode"),
+    "seq": ("int", "0-based line order within the run's events.jsonl"),
+    "event_id": ("str", "event id (older insight/memory lines have none)"),
+    "timestamp": ("datetime", "UTC event time"),
+    "phase": ("category", "start, observe, plan, act, tool, model, runtime, terminate, ..."),
+    "event_name": ("category", "event_type (runtime) or payload.event_name (tool, model)"),
+    "agent_id": ("category", "emitter"),
+    "caused_by": ("str", "parent event id"),
+    "duration_ms": ("float", "metrics.duration_ms"),
+    "faculty": ("category", "intuition, direction, governance or insight"),
+    "status": ("category", "payload.status (terminate, runtime, memory)"),
+    "tool": ("category", "payload.tool"),
+    "draft_id": ("str", "payload.draft_id"),
+    "model": ("category", "payload.model"),
+    "payload": ("object", "the payload dict"),
+}
+
+TOOL_COLUMNS: dict[str, tuple[str, str]] = {
+    "episode_id": ("str", "owning episode"),
+    "draft_id": ("str", "draft:<run_id>:<request_id>"),
+    "request_id": ("str", "tool request id"),
+    "tool": ("category", "namespace.name@version"),
+    "protocol": ("category", "subprocess, python, http, mcp"),
+    "effect_kind": ("category", "read or write"),
+    "risk_tier": ("category", "low, medium, high, critical"),
+    "requires_approval": ("bool", "a human had to approve"),
+    "status": ("category", "pending, approved, rejected, replayed, succeeded, failed (prepared: not run yet)"),
+    "requested_at": ("datetime", "tool.requested time"),
+    "decided_at": ("datetime", "approval or rejection time"),
+    "wait_s": ("float", "decided_at - time the approval became pending"),
+    "approver_id": ("str", "who decided"),
+    "decision_reason": ("str", "the human's reason"),
+    "executed_at": ("datetime", "tool.execution.started time"),
+    "duration_ms": ("float", "execution time"),
+    "reason_code": ("category", "tool contract reason code"),
+}
+
+USAGE_COLUMNS: dict[str, tuple[str, str]] = {
+    "episode_id": ("str", "owning episode"),
+    "timestamp": ("datetime", "UTC time of the model call"),
+    "provider": ("category", "provider id (openai, anthropic, ...)"),
+    "model": ("category", "model name as the adapter reported it"),
+    "input_tokens": ("float", "total input tokens (cached and cache-write included); NaN unknown"),
+    "cached_input_tokens": ("float", "part of input read from cache"),
+    "cache_write_input_tokens": ("float", "part of input written to cache"),
+    "output_tokens": ("float", "total output tokens (reasoning included)"),
+    "reasoning_tokens": ("float", "part of output spent reasoning"),
+    "latency_ms": ("float", "call latency"),
+    "cost_usd": ("float", "priced now from tokens; NaN when unpriced, never 0"),
+    "priced": ("bool", "a price was found and input/output tokens are known"),
+    "price_source": ("category", "user, genai-prices, or None"),
+    "reported_cost_usd": ("float", "cost the provider reported at run time (not trusted)"),
+}

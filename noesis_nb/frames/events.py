@@ -1,0 +1,66 @@
+"""``events_df``: one row per event of every run in ``source``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from typing import Any
+
+import pandas as pd
+
+from .columns import EVENT_COLUMNS, Column, check_columns
+from .eventblocks import load_events
+from .problems import Problems
+from .source import Source, resolve_source
+
+__all__ = ["events_df"]
+
+
+def events_df(
+    source: Source = None,
+    *,
+    phases: str | Iterable[str] | None = None,
+    episodes: str | Iterable[str] | None = None,
+    since: str | datetime | pd.Timestamp | None = None,
+    until: str | datetime | pd.Timestamp | None = None,
+    columns: Sequence[Column] | None = None,
+    strict: bool = False,
+    cache: bool = True,
+    progress: bool | None = None,
+    storage_options: dict[str, Any] | None = None,
+) -> pd.DataFrame:
+    """One row per event, in file order within each run (``seq``), runs in ``source`` order.
+
+    Columns: ``EVENT_COLUMNS`` (``episode_id, seq, event_id, timestamp, phase, event_name,
+    agent_id, caused_by, duration_ms, faculty, status, tool, draft_id, model, payload``) then
+    any ``columns=[Column(...)]`` (paths into the event record, e.g. ``"payload.reason"``).
+    Filters: ``phases``, ``episodes`` (ids), ``since``/``until`` (UTC, inclusive).
+    ``strict=False`` skips corrupt lines and lists them in ``df.attrs["errors"]``;
+    ``strict=True`` raises ``EventLogIntegrityError`` naming the file and line.
+    """
+    extras = check_columns(columns, EVENT_COLUMNS, "events_df")
+    wanted = [episodes] if isinstance(episodes, str) else (list(episodes) if episodes is not None else None)
+    refs = resolve_source(source, storage_options=storage_options, episodes=wanted)
+    problems = Problems(strict)
+    loaded = load_events(refs, problems, extras=extras, use_cache=cache, show_progress=progress)
+    df = loaded.frame()
+    mask = None
+    if phases is not None:
+        keep = [phases] if isinstance(phases, str) else list(phases)
+        mask = df["phase"].isin(keep).to_numpy()
+    if since is not None:
+        m = (df["timestamp"] >= _utc(since)).to_numpy()
+        mask = m if mask is None else mask & m
+    if until is not None:
+        m = (df["timestamp"] <= _utc(until)).to_numpy()
+        mask = m if mask is None else mask & m
+    if mask is not None:
+        df = df.loc[mask].reset_index(drop=True)
+    df.attrs["errors"] = problems.as_records()
+    df.attrs["runs"] = len(refs)
+    return df
+
+
+def _utc(value: Any) -> pd.Timestamp:
+    ts = pd.Timestamp(value)
+    return ts.tz_localize("UTC") if ts.tzinfo is None else ts.tz_convert("UTC")

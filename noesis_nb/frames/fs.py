@@ -1,0 +1,161 @@
+"""Reading run files from the local disk or through fsspec (``s3://…``), with the stat used as cache key.
+
+``LocalFS`` is the hot path: plain ``open``/``fstat``. ``RemoteFS`` lists a whole root once (size
+and modification time/ETag of every file), then fetches many files concurrently with ``fs.cat``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from typing import Any
+
+__all__ = ["LocalFS", "RemoteFS", "open_remote", "Stat"]
+
+Stat = tuple[int, Any]  # (size, mtime_ns or ETag/LastModified)
+_MARKERS = ("events.jsonl", "summary.json", "state.json")
+
+
+class LocalFS:
+    """Files on this machine. Paths are plain strings."""
+
+    protocol = "file"
+
+    def join(self, base: str, *parts: str) -> str:
+        return os.path.join(base, *parts)
+
+    def url(self, path: str) -> str:
+        return path
+
+    def read(self, path: str) -> tuple[bytes, Stat] | None:
+        """Bytes and (size, mtime_ns) of ``path``; None when it does not exist."""
+        try:
+            with open(path, "rb") as fh:
+                st = os.fstat(fh.fileno())
+                return fh.read(), (st.st_size, st.st_mtime_ns)
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+
+    def read_tail(self, path: str, nbytes: int) -> tuple[bytes, Stat, bool] | None:
+        """The last ``nbytes`` of ``path`` (whole file when smaller) and whether that is all of it."""
+        try:
+            with open(path, "rb") as fh:
+                st = os.fstat(fh.fileno())
+                if st.st_size > nbytes:
+                    fh.seek(st.st_size - nbytes)
+                    return fh.read(nbytes), (st.st_size, st.st_mtime_ns), False
+                return fh.read(), (st.st_size, st.st_mtime_ns), True
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+
+    def stat(self, path: str) -> Stat | None:
+        try:
+            st = os.stat(path)
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        return (st.st_size, st.st_mtime_ns)
+
+    def listdir(self, path: str) -> list[str]:
+        try:
+            return os.listdir(path)
+        except (FileNotFoundError, NotADirectoryError):
+            return []
+
+    def prefetch(self, paths: Iterable[str]) -> None:
+        """Nothing to do locally (remote file systems fetch concurrently here)."""
+
+    def is_run_dir(self, path: str) -> bool:
+        return any(os.path.isfile(os.path.join(path, m)) for m in _MARKERS)
+
+    def isdir(self, path: str) -> bool:
+        return os.path.isdir(path)
+
+
+class RemoteFS:
+    """An fsspec file system (S3 via s3fs, memory://, …). One listing gives every file's stat."""
+
+    def __init__(self, fs: Any, protocol: str):
+        self.fs = fs
+        self.protocol = protocol
+        self._info: dict[str, Stat] = {}
+        self._dirs: dict[str, list[str]] = {}
+        self._data: dict[str, bytes] = {}
+
+    def join(self, base: str, *parts: str) -> str:
+        return "/".join([base.rstrip("/"), *parts])
+
+    def url(self, path: str) -> str:
+        return f"{self.protocol}://{path}"
+
+    def scan(self, root: str) -> list[str]:
+        """List every file under ``root`` once; return the run directories (one label level allowed)."""
+        root = root.rstrip("/")
+        found = self.fs.find(root, detail=True)
+        for path, info in found.items():
+            if info.get("type") == "directory":
+                continue
+            key = info.get("ETag") or info.get("LastModified") or info.get("mtime") or info.get("created")
+            self._info[path] = (int(info.get("size") or 0), str(key))
+            parent, _, name = path.rpartition("/")
+            self._dirs.setdefault(parent, []).append(name)
+        runs = sorted(d for d, names in self._dirs.items() if any(m in names for m in _MARKERS))
+        depth = root.count("/")
+        return [d for d in runs if d == root or d.count("/") - depth in (1, 2)]
+
+    def stat(self, path: str) -> Stat | None:
+        return self._info.get(path)
+
+    def listdir(self, path: str) -> list[str]:
+        path = path.rstrip("/")
+        names = set(self._dirs.get(path, []))
+        prefix = path + "/"
+        for d in self._dirs:
+            if d.startswith(prefix):
+                names.add(d[len(prefix):].split("/", 1)[0])
+        return sorted(names)
+
+    def prefetch(self, paths: Iterable[str]) -> None:
+        """Fetch many files concurrently (s3fs batches ``cat``); absent ones are skipped."""
+        wanted = [p for p in paths if p in self._info and p not in self._data]
+        if wanted:
+            self._data.update(self.fs.cat(wanted, on_error="omit"))
+
+    def read(self, path: str) -> tuple[bytes, Stat] | None:
+        stat = self._info.get(path)
+        if stat is None:
+            return None
+        data = self._data.pop(path, None)
+        if data is None:
+            try:
+                data = self.fs.cat_file(path)
+            except FileNotFoundError:
+                return None
+        return data, stat
+
+    def read_tail(self, path: str, nbytes: int) -> tuple[bytes, Stat, bool] | None:
+        got = self.read(path)
+        if got is None:
+            return None
+        data, stat = got
+        return data[-nbytes:], stat, len(data) <= nbytes
+
+    def is_run_dir(self, path: str) -> bool:
+        return any(m in self._dirs.get(path.rstrip("/"), []) for m in _MARKERS)
+
+    def isdir(self, path: str) -> bool:
+        return path.rstrip("/") in self._dirs
+
+
+def open_remote(url: str, storage_options: dict[str, Any] | None) -> tuple[RemoteFS, str]:
+    """(file system, path without the protocol) for an fsspec URL; a clear error when the extra is missing."""
+    try:
+        import fsspec
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ImportError(f"reading {url!r} needs fsspec: pip install 'noesis_nb[s3]'") from exc
+    protocol = url.split("://", 1)[0]
+    try:
+        fs, path = fsspec.core.url_to_fs(url, **(storage_options or {}))
+    except ImportError as exc:
+        raise ImportError(f"reading {url!r} needs the {protocol} file system: pip install 'noesis_nb[s3]' (s3fs)") from exc
+    fs.invalidate_cache()
+    return RemoteFS(fs, protocol), path

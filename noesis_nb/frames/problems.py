@@ -1,0 +1,59 @@
+"""Per-run problems found while loading: collected (``strict=False``) or raised (``strict=True``)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+from ..errors import EventLogCorruption, EventLogIntegrityError, NoesisNbError
+
+__all__ = ["LoadProblem", "RunLoadError", "Problems"]
+
+
+@dataclass(frozen=True)
+class LoadProblem:
+    """What went wrong, where: ``path`` of the file, 1-based ``line`` (None for whole documents), ``reason``."""
+
+    path: str
+    line: int | None
+    reason: str
+
+    def as_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+
+class RunLoadError(NoesisNbError, ValueError):
+    """A run file could not be read (``strict=True``). ``problem`` says which file and line."""
+
+    def __init__(self, problem: LoadProblem):
+        self.problem = problem
+        where = problem.path if problem.line is None else f"{problem.path}, line {problem.line}"
+        super().__init__(f"{where}: {problem.reason}. Pass strict=False to skip this run's bad parts and get them in df.attrs['errors'].")
+
+
+class Problems:
+    """The problems of one load. ``strict`` turns the first one into an exception naming path and line."""
+
+    def __init__(self, strict: bool):
+        self.strict = strict
+        self.items: list[LoadProblem] = []
+
+    def add(self, path: str, reason: str, line: int | None = None) -> None:
+        problem = LoadProblem(str(path), line, reason)
+        if self.strict:
+            raise RunLoadError(problem)
+        self.items.append(problem)
+
+    def add_corruptions(self, corruptions: list[EventLogCorruption]) -> None:
+        for c in corruptions:
+            if self.strict:  # pragma: no cover - parse_lines raises itself when strict
+                raise EventLogIntegrityError(c)
+            self.items.append(LoadProblem(c.path, c.line_number, c.reason))
+
+    def extend(self, problems: list[LoadProblem]) -> None:
+        for p in problems:
+            if self.strict:
+                raise RunLoadError(p)
+            self.items.append(p)
+
+    def as_records(self) -> list[dict[str, object]]:
+        return [p.as_dict() for p in self.items]

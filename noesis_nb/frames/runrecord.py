@@ -1,0 +1,153 @@
+"""One run directory → one record: its documents, status, counts and model calls, read as cheaply as possible.
+
+``summary.json`` carries most fields. ``events.jsonl`` is read only for what the documents lack:
+the terminate event when the summary has no status (older Noēsis runs), the start event when
+there is no summary or state, and model calls (only lines mentioning ``"model.call"`` are
+parsed) unless the summary already lists usage by model.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from ..store.eventlog import parse_lines
+from ..store.status import run_status
+from .problems import LoadProblem
+from .source import RunRef
+from .usage import MODEL_CALL, scan_model_calls
+
+__all__ = ["read_run", "run_stamp", "RunRecord"]
+
+_TAIL = 16384
+RunRecord = dict[str, Any]
+
+
+def _doc(ref: RunRef, name: str, problems: list[LoadProblem], stamp: dict[str, Any]) -> dict[str, Any] | None:
+    path = ref.fs.join(ref.path, name)
+    got = ref.fs.read(path)
+    if got is None:
+        stamp[name] = None
+        return None
+    data, stamp[name] = got
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        problems.append(LoadProblem(ref.fs.url(path), None, f"invalid JSON ({exc}); the run is read without it"))
+        return None
+    if type(value) is not dict:
+        problems.append(LoadProblem(ref.fs.url(path), None, f"a JSON {type(value).__name__}, not an object"))
+        return None
+    return value
+
+
+def read_run(ref: RunRef, *, strict: bool) -> tuple[RunRecord, dict[str, Any], list[LoadProblem]]:
+    """(record, stamp of every file consulted, problems). The record holds documents and derived facts."""
+    problems: list[LoadProblem] = []
+    stamp: dict[str, Any] = {}
+    summary = _doc(ref, "summary.json", problems, stamp)
+    final = _doc(ref, "final.json", problems, stamp)
+    manifest = _doc(ref, "manifest.json", problems, stamp)
+    ext = (summary or {}).get("x-noesis_nb") or {}
+    usage = ext.get("usage") if isinstance(ext, dict) else None
+    by_model = usage.get("by_model") if isinstance(usage, dict) else None
+    need_state = summary is None or not (summary.get("task") and (summary.get("flags") or {}).get("using"))
+    state = _doc(ref, "state.json", problems, stamp) if need_state else None
+    need_status = summary is None or not summary.get("status")
+    no_calls = isinstance(usage, dict) and usage.get("model_calls") == 0
+    need_calls = not isinstance(by_model, list) and not no_calls
+    events_path = ref.fs.join(ref.path, "events.jsonl")
+    url = ref.fs.url(events_path)
+    tail: list[dict[str, Any]] = []
+    head: dict[str, Any] | None = None
+    calls: list[tuple[Any, dict[str, Any]]] = []
+    tool_requests = None
+    if need_calls or need_status or (summary is None and state is None):
+        got = _full(ref, events_path) if need_calls or summary is None else ref.fs.read_tail(events_path, _TAIL)
+        if got is not None:
+            data, stamp["events.jsonl"], whole = got
+            errors: list[Any] = []
+            cut = data.find(b"\n", len(data) - _TAIL) + 1 if len(data) > _TAIL else 0
+            if cut == 0 and not whole:
+                cut = data.find(b"\n") + 1  # the first bytes of a tail read are a partial line
+            tail = parse_lines(data[cut:], url, strict=False, errors=errors)
+            offset = data.count(b"\n", 0, cut) if whole else None
+            problems.extend(LoadProblem(c.path, None if offset is None else offset + c.line_number,
+                                        c.reason if whole else f"{c.reason} (in the last {_TAIL} bytes)") for c in errors)
+            if whole:
+                first = data[: data.find(b"\n") + 1 or len(data)]
+                head = _first_event(first)
+                tool_requests = data.count(b'"tool.requested"')
+            if need_calls:
+                calls = scan_model_calls(data, url, problems)
+        else:
+            stamp["events.jsonl"] = None
+    elif isinstance(by_model, list):
+        calls = [(None, dict(item, event_name=MODEL_CALL)) for item in by_model if isinstance(item, dict)]
+    tools = _tools(ref, stamp, sealed=final is not None or manifest is not None)
+    record: RunRecord = {
+        "ref": ref, "summary": summary, "state": state, "final": final, "manifest": manifest,
+        "status": run_status(summary, state, tail),
+        "head": head, "tail_end": next((e.get("timestamp") for e in reversed(tail) if e.get("phase") == "terminate"), None),
+        "calls": calls, "tools": tools, "tool_requests": tool_requests,
+    }
+    return record, stamp, problems
+
+
+def _full(ref: RunRef, path: str) -> tuple[bytes, Any, bool] | None:
+    got = ref.fs.read(path)
+    return None if got is None else (got[0], got[1], True)
+
+
+def _first_event(line: bytes) -> dict[str, Any] | None:
+    try:
+        value = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return None
+    return value if type(value) is dict else None
+
+
+def _tools(ref: RunRef, stamp: dict[str, Any], *, sealed: bool) -> dict[str, Any]:
+    """Draft counts from ``tool_invocations/`` listings; pending = undecided, unexecuted drafts still pending_approval."""
+    fs = ref.fs
+    base = fs.join(ref.path, "tool_invocations")
+    kinds = fs.listdir(base)
+    if not kinds:
+        stamp["tool_invocations"] = None
+        return {"drafts": 0, "pending": 0, "present": False}
+    names = {}
+    for kind in ("prepared", "approvals", "executions"):
+        folder = fs.join(base, kind)
+        listing = fs.listdir(folder)
+        stamp[f"tool_invocations/{kind}"] = _dir_stamp(fs, folder, listing)
+        names[kind] = {n[:-5] for n in listing if n.endswith(".json")}
+    undecided = names["prepared"] - names["approvals"] - names["executions"]
+    pending = 0
+    if not sealed:
+        for draft in sorted(undecided):
+            got = fs.read(fs.join(base, "prepared", draft + ".json"))
+            try:
+                doc = orjson.loads(got[0]) if got else None
+            except orjson.JSONDecodeError:
+                doc = None
+            if isinstance(doc, dict) and doc.get("status") == "pending_approval":
+                pending += 1
+    return {"drafts": len(names["prepared"]), "pending": pending, "present": True}
+
+
+def run_stamp(ref: RunRef, names: list[str]) -> dict[str, Any]:
+    """Re-stat the files a cached record was built from (same keys as ``read_run``'s stamp)."""
+    fs = ref.fs
+    out = {}
+    for name in names:
+        path = fs.join(ref.path, name)
+        out[name] = _dir_stamp(fs, path, None) if name.startswith("tool_invocations/") else fs.stat(path)
+    return out
+
+
+def _dir_stamp(fs: Any, folder: str, listing: list[str] | None) -> Any:
+    """A folder's change marker: its mtime locally (adding a file changes it), its listing remotely."""
+    if fs.protocol == "file":
+        return fs.stat(folder)
+    return tuple(sorted(fs.listdir(folder) if listing is None else listing))

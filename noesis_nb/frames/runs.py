@@ -1,0 +1,231 @@
+"""``runs_df``: one row per episode (run directory)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from datetime import datetime, timedelta
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from ..cost import price_frame
+from ..store.artifacts import verify_manifest
+from . import _arrays
+from .cache import CACHE
+from .columns import RUN_COLUMNS, TOKEN_COLUMNS, Column, check_columns
+from .eventblocks import gc_paused
+from .problems import Problems
+from .progress import progress as _progress
+from .runrecord import RunRecord, read_run, run_stamp
+from .source import RunRef, Source, resolve_source
+from .usage import calls_frame
+
+__all__ = ["runs_df"]
+
+_TERMINAL = {"ok", "error", "vetoed", "cancelled"}
+
+
+def runs_df(
+    source: Source = None,
+    *,
+    strict: bool = False,
+    prices: Any = None,
+    columns: Sequence[Column] | None = None,
+    episodes: str | Iterable[str] | None = None,
+    verify: Literal["size", "hash"] = "size",
+    cache: bool = True,
+    progress: bool | None = None,
+    storage_options: dict[str, Any] | None = None,
+) -> pd.DataFrame:
+    """One row per run: ``RUN_COLUMNS``, then ``tags_<key>`` for each tag, then extra ``columns``.
+
+    Extra column paths start at the run record: ``summary.…``, ``state.…``, ``final.…``,
+    ``manifest.…`` (e.g. ``Column("plan_adherence", path="summary.metrics.plan_adherence", type="float")``).
+    ``cost_usd`` is priced now (``prices`` overrides genai-prices). ``manifest_ok`` checks that the
+    listed files exist with their sizes (``verify="hash"`` re-hashes them, local runs only).
+    Problems (unreadable documents, corrupt lines) are in ``df.attrs["errors"]`` unless ``strict``.
+    """
+    if verify not in ("size", "hash"):
+        raise ValueError(f"verify={verify!r}: use 'size' (listed files exist with their sizes) or 'hash' (re-hash them)")
+    extras = check_columns(columns, RUN_COLUMNS, "runs_df")
+    wanted = [episodes] if isinstance(episodes, str) else (list(episodes) if episodes is not None else None)
+    refs = resolve_source(source, storage_options=storage_options, episodes=wanted)
+    problems = Problems(strict)
+    _prefetch(refs)
+    records: list[RunRecord] = []
+    with gc_paused():
+        for ref in _progress(refs, progress, "runs"):
+            records.append(_record(ref, problems, cache, verify))
+    df = _frame(records, extras, prices)
+    df.attrs["errors"] = problems.as_records()
+    return df
+
+
+def _prefetch(refs: list[RunRef]) -> None:
+    remote: dict[int, tuple[Any, list[str]]] = {}
+    for ref in refs:
+        if ref.fs.protocol != "file":
+            wanted = remote.setdefault(id(ref.fs), (ref.fs, []))[1]
+            wanted += [ref.fs.join(ref.path, n) for n in ("summary.json", "final.json", "manifest.json", "state.json", "events.jsonl")]
+    for fs, wanted in remote.values():
+        fs.prefetch(wanted)
+
+
+def _record(ref: RunRef, problems: Problems, use_cache: bool, verify: str) -> RunRecord:
+    key = ("run", ref.fs.protocol, ref.path, verify)
+    if use_cache:
+        hit = CACHE.get(key, "known")
+        if hit is not None:
+            stamp, record, run_problems = hit
+            if run_stamp(ref, list(stamp)) == stamp:
+                problems.extend(run_problems)
+                return record
+    record, stamp, run_problems = read_run(ref, strict=problems.strict)
+    record["manifest_ok"] = _manifest_ok(ref, record["manifest"], verify)
+    problems.extend(run_problems)
+    if use_cache:
+        CACHE.put(key, "known", (stamp, record, run_problems))
+    return record
+
+
+def _manifest_ok(ref: RunRef, manifest: dict[str, Any] | None, verify: str) -> bool | None:
+    """None without a manifest; False when a listed file is missing or differs in size (or hash)."""
+    if manifest is None:
+        return None
+    if verify == "hash" and ref.fs.protocol == "file":
+        return verify_manifest(ref.path).ok
+    for entry in manifest.get("files") or []:
+        name = entry.get("name") if isinstance(entry, dict) else None
+        if not isinstance(name, str) or not name or name.startswith("/") or ".." in name.split("/"):
+            return False
+        stat = ref.fs.stat(ref.fs.join(ref.path, *name.split("/")))
+        if stat is None or (entry.get("size_bytes") is not None and stat[0] != entry["size_bytes"]):
+            return False
+    return True
+
+
+def _get(doc: Any, *keys: str) -> Any:
+    for key in keys:
+        if not isinstance(doc, dict):
+            return None
+        doc = doc.get(key)
+    return doc
+
+
+def _success(value: Any) -> bool | None:
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, (int, float)):
+        return bool(value >= 0.5) if isinstance(value, float) and 0 < value < 1 else bool(value)
+    return None
+
+
+def _row(record: RunRecord) -> dict[str, Any]:
+    ref: RunRef = record["ref"]
+    summary, state, final = record["summary"] or {}, record["state"] or {}, record["final"] or {}
+    episode = state.get("episode") or {}
+    start = record["head"] if (record["head"] or {}).get("phase") == "start" else {}
+    start_payload = start.get("payload") or {}
+    metrics = summary.get("metrics") or {}
+    flags = summary.get("flags") or {}
+    status = record["status"]
+    started = summary.get("started_at") or episode.get("started_at") or start.get("timestamp")
+    duration = summary.get("duration_sec")
+    ended = None
+    if status in _TERMINAL:
+        ended = _plus(started, duration) or final.get("finalized_at") or record["tail_end"]
+    using = flags.get("using") or start_payload.get("using") or (str(episode.get("using") or "").removeprefix("adapter:") or None)
+    actions = ((state.get("outcomes") or {}).get("actions"))
+    tools = record["tools"]
+    tool_calls = tools["drafts"] if tools["present"] else (record["tool_requests"] or 0)
+    return {
+        "episode_id": summary.get("episode_id") or episode.get("id") or ref.name,
+        "task": summary.get("task") or _get(state, "goal", "task") or start_payload.get("task"),
+        "using": using,
+        "status": status,
+        "outcome": final.get("outcome") or summary.get("outcome"),
+        "success": _success(metrics.get("success")),
+        "started_at": started,
+        "ended_at": ended,
+        "duration_s": duration,
+        "governance_mode": flags.get("governance_mode") or _get(state, "x-noesis_nb", "governance_mode"),
+        "act_count": metrics.get("act_count", len(actions) if isinstance(actions, list) else None),
+        "veto_count": metrics.get("veto_count"),
+        "tool_calls": tool_calls,
+        "pending_approvals": tools["pending"],
+        "sealed": bool(record["final"] is not None or record["manifest"] is not None),
+        "manifest_ok": record["manifest_ok"],
+        "run_dir": ref.url,
+        "tags": summary.get("tags") if isinstance(summary.get("tags"), dict) else (episode.get("tags") or {}),
+    }
+
+
+def _plus(started: Any, duration: Any) -> str | None:
+    if not isinstance(started, str) or not isinstance(duration, (int, float)) or isinstance(duration, bool) or not math.isfinite(duration):
+        return None
+    try:
+        return (datetime.fromisoformat(started.replace("Z", "+00:00")) + timedelta(seconds=float(duration))).isoformat()
+    except ValueError:
+        return None
+
+
+def _frame(records: list[RunRecord], extras: tuple[Column, ...], prices: Any) -> pd.DataFrame:
+    rows = [_row(r) for r in records]
+    data: dict[str, pd.Series] = {}
+    for name, (kind, _) in RUN_COLUMNS.items():
+        if name in ("model_calls", "cost_usd", "priced", *TOKEN_COLUMNS):
+            continue
+        data[name] = _arrays.series_of(kind, [row[name] for row in rows])
+    df = pd.DataFrame(data)
+    usage = _usage(records, prices)
+    for name in ("model_calls", *TOKEN_COLUMNS, "cost_usd", "priced"):
+        df[name] = usage[name].array
+    if "duration_s" in df:
+        measured = (df["ended_at"] - df["started_at"]).dt.total_seconds()
+        df["duration_s"] = df["duration_s"].fillna(measured)
+    df = df[list(RUN_COLUMNS)]
+    tag_keys = sorted({k for row in rows for k in row["tags"]}, key=str)
+    for key in tag_keys:
+        df[f"tags_{key}"] = _arrays.series_of("object", [row["tags"].get(key) for row in rows])
+    for column in extras:
+        df[column.name] = _arrays.series_of(column.type, [column.value(_view(r)) for r in records])
+    df.attrs.update(usage.attrs)
+    return df
+
+
+def _view(record: RunRecord) -> dict[str, Any]:
+    return {k: record[k] for k in ("summary", "state", "final", "manifest", "status")} | {"run_dir": record["ref"].url}
+
+
+def _usage(records: list[RunRecord], prices: Any) -> pd.DataFrame:
+    """Per-run model-call totals and cost (priced per call, then summed)."""
+    index, stamps, payloads, weights = [], [], [], []
+    for i, record in enumerate(records):
+        for ts, payload in record["calls"]:
+            index.append(i)
+            stamps.append(ts)
+            payloads.append(payload)
+            weights.append(payload.get("model_calls", 1) if isinstance(payload.get("model_calls"), int) else 1)
+    n = len(records)
+    calls = price_frame(calls_frame(index, [s if isinstance(s, str) else None for s in stamps], payloads), prices)
+    out = pd.DataFrame(index=range(n))
+    run = np.asarray(index, dtype=np.int64)
+    counts = np.bincount(run, weights=np.asarray(weights, dtype=float), minlength=n) if len(run) else np.zeros(n)
+    out["model_calls"] = pd.array(counts.astype(np.int64), dtype="Int64")
+    has = counts > 0
+    for name in (*TOKEN_COLUMNS, "cost_usd"):
+        values = calls[name].to_numpy(dtype=float, na_value=np.nan) if len(calls) else np.empty(0)
+        known = ~np.isnan(values)
+        total = np.bincount(run[known], weights=values[known], minlength=n) if known.any() else np.zeros(n)
+        any_known = np.bincount(run[known], minlength=n) > 0 if known.any() else np.zeros(n, dtype=bool)
+        out[name] = np.where(has & any_known, total, np.nan)
+    unpriced = np.bincount(run[~calls["priced"].to_numpy(dtype=bool)], minlength=n) > 0 if len(calls) else np.zeros(n, dtype=bool)
+    priced = has & ~unpriced
+    out["priced"] = pd.array(priced, dtype="boolean")
+    out["cost_usd"] = np.where(priced, out["cost_usd"], np.nan)
+    out.attrs.update({k: calls.attrs[k] for k in ("price_source", "price_version", "price_fallbacks") if k in calls.attrs})
+    return out

@@ -1,0 +1,117 @@
+"""``source=``: which run directories a frame reads.
+
+Accepted: None (the configured runs dir), a runs root, one run directory, an episode id, a glob
+(``runs/ep_2025*``), a list of any of these, or an fsspec URL (``s3://bucket/prefix``; needs the
+``s3`` extra). Label folders one level deep (``runs/<label>/<id>``) are followed.
+"""
+
+from __future__ import annotations
+
+import glob as _glob
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Union
+
+from .. import config
+from ..errors import RunNotFoundError
+from ..store.roots import find_run_dir, iter_run_dirs
+from .fs import LocalFS, RemoteFS, open_remote
+
+__all__ = ["RunRef", "resolve_source", "Source"]
+
+Source = Union[str, os.PathLike, Iterable[Union[str, os.PathLike]], None]
+_LOCAL = LocalFS()
+
+
+@dataclass(frozen=True)
+class RunRef:
+    """One run directory and the file system it lives on."""
+
+    fs: Any
+    path: str
+
+    @property
+    def name(self) -> str:
+        return self.path.rstrip("/").replace("\\", "/").rsplit("/", 1)[-1]
+
+    @property
+    def url(self) -> str:
+        return self.fs.url(self.path)
+
+
+def resolve_source(
+    source: Source,
+    *,
+    storage_options: dict[str, Any] | None = None,
+    episodes: Iterable[str] | None = None,
+) -> list[RunRef]:
+    """Run directories for ``source`` in a stable order (sorted within a root), without duplicates.
+
+    ``episodes`` keeps only runs whose directory name is one of those ids.
+    """
+    if source is None:
+        source = config.runs_dir()
+    items = [source] if isinstance(source, (str, os.PathLike)) else list(source)
+    refs: list[RunRef] = []
+    remotes: dict[tuple[str, str], RemoteFS] = {}
+    for item in items:
+        refs.extend(_resolve_one(item, storage_options, remotes))
+    seen: set[tuple[str, str]] = set()
+    unique = []
+    wanted = set(episodes) if episodes is not None else None
+    for ref in refs:
+        key = (ref.fs.protocol, ref.path)
+        if key in seen or (wanted is not None and ref.name not in wanted):
+            continue
+        seen.add(key)
+        unique.append(ref)
+    return unique
+
+
+def _resolve_one(item: Any, storage_options: dict[str, Any] | None, remotes: dict) -> list[RunRef]:
+    if not isinstance(item, (str, os.PathLike)):
+        raise TypeError(f"source item {item!r} is not a path, episode id, glob or URL")
+    text = os.fspath(item)
+    if isinstance(item, str) and "://" in text and not text.startswith("file://"):
+        return _resolve_remote(text, storage_options, remotes)
+    text = text.removeprefix("file://")
+    if any(ch in text for ch in "*?["):
+        matches = sorted(_glob.glob(os.path.expanduser(text)))
+        if not matches:
+            raise RunNotFoundError(f"the glob {text!r} matches nothing; check the pattern or pass the runs root")
+        return [ref for match in matches for ref in _local_dir(match)]
+    path = Path(text).expanduser()
+    if path.exists():
+        return _local_dir(str(path))
+    if isinstance(item, str) and os.sep not in text and "/" not in text:
+        return [RunRef(_LOCAL, str(find_run_dir(text)))]
+    raise RunNotFoundError(f"{text!r} does not exist; pass a runs root, a run directory, an episode id or an s3:// URL")
+
+
+def _local_dir(path: str) -> list[RunRef]:
+    if _LOCAL.is_run_dir(path):
+        return [RunRef(_LOCAL, path)]
+    if not os.path.isdir(path):
+        return []
+    return [RunRef(_LOCAL, str(p)) for p in sorted(iter_run_dirs(path))]
+
+
+def _resolve_remote(url: str, storage_options: dict[str, Any] | None, remotes: dict) -> list[RunRef]:
+    fs, path = open_remote(url, storage_options)
+    protocol = fs.protocol
+    if any(ch in path for ch in "*?["):
+        base = path.split("*", 1)[0].split("?", 1)[0].split("[", 1)[0].rsplit("/", 1)[0]
+        runs = fs.scan(base)
+        import fnmatch
+
+        matched = [r for r in runs if fnmatch.fnmatch(r, path.rstrip("/")) or any(fnmatch.fnmatch(p, path.rstrip("/")) for p in _parents(r, base))]
+        return [RunRef(fs, r) for r in matched]
+    remotes[(protocol, path)] = fs
+    return [RunRef(fs, r) for r in fs.scan(path)]
+
+
+def _parents(run: str, base: str) -> list[str]:
+    parts = run[len(base):].strip("/").split("/")
+    return [base + "/" + "/".join(parts[: i + 1]) for i in range(len(parts))]

@@ -1,0 +1,170 @@
+"""``tools_df``: one row per tool draft, from ``tool_invocations/`` records and ``tool.*`` events."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+import orjson
+import pandas as pd
+
+from . import _arrays
+from .columns import TOOL_COLUMNS, Column, check_columns
+from .eventblocks import load_events
+from .problems import Problems
+from .source import RunRef, Source, resolve_source
+
+__all__ = ["tools_df", "tool_label"]
+
+_EXEC_STATUS = {"tool.execution.succeeded": "succeeded", "tool.execution.failed": "failed", "tool.replayed": "replayed"}
+
+
+def tool_label(tool: Any) -> str | None:
+    """``{"namespace": "fs", "name": "write", "version": "1"}`` → ``"fs.write@1"`` (strings pass through)."""
+    if isinstance(tool, str) or tool is None:
+        return tool
+    if isinstance(tool, dict) and tool.get("name"):
+        ns, version = tool.get("namespace"), tool.get("version")
+        return (f"{ns}." if ns else "") + str(tool["name"]) + (f"@{version}" if version not in (None, "") else "")
+    return str(tool)
+
+
+def _records(ref: RunRef, kind: str, problems: Problems) -> dict[str, dict[str, Any]]:
+    fs = ref.fs
+    folder = fs.join(ref.path, "tool_invocations", kind)
+    out = {}
+    for name in sorted(fs.listdir(folder)):
+        if not name.endswith(".json"):
+            continue
+        path = fs.join(folder, name)
+        got = fs.read(path)
+        if got is None:
+            continue
+        try:
+            doc = orjson.loads(got[0])
+        except orjson.JSONDecodeError as exc:
+            problems.add(fs.url(path), f"invalid JSON ({exc})")
+            continue
+        if isinstance(doc, dict):
+            out[str(doc.get("draft_id") or name[:-5])] = doc
+        else:
+            problems.add(fs.url(path), f"a JSON {type(doc).__name__}, not an object")
+    return out
+
+
+def _event_facts(names: np.ndarray, stamps: pd.Series, payloads: np.ndarray) -> dict[str, dict[str, Any]]:
+    """Per draft: timestamps and codes seen in its ``tool.*`` events (request ids mapped to drafts)."""
+    by_request: dict[str, dict[str, Any]] = {}
+    drafts: dict[str, dict[str, Any]] = {}
+    for name, ts, payload in zip(names, stamps, payloads):
+        if type(payload) is not dict:
+            continue
+        request = payload.get("request_id")
+        draft = payload.get("draft_id")
+        facts = drafts.setdefault(draft, {"request_id": request}) if draft else by_request.setdefault(str(request), {})
+        if draft and request is not None and str(request) in by_request:
+            for key, value in by_request.pop(str(request)).items():
+                facts.setdefault(key, value)
+        if name == "tool.requested":
+            facts.update(requested_at=ts, protocol=payload.get("protocol"), tool=payload.get("tool"))
+        elif name == "tool.approval.pending":
+            facts.update(pending_at=ts, pending_code=payload.get("reason_code"))
+        elif name == "tool.approved":
+            facts.update(decided_at=ts, decision="approved")
+        elif name == "tool.rejected.governance":
+            facts.update(decided_at=ts, decision="rejected", reason=payload.get("reason"), decision_code=payload.get("reason_code"))
+        elif name == "tool.execution.started":
+            facts["executed_at"] = ts
+        elif name in _EXEC_STATUS:
+            facts.update(finished_at=ts, exec_status=_EXEC_STATUS[name], exec_code=payload.get("reason_code"))
+    return drafts
+
+
+def _row(episode_id: str, draft_id: str, prepared: dict[str, Any], approval: dict[str, Any], execution: dict[str, Any],
+         facts: dict[str, Any]) -> dict[str, Any]:
+    gov = prepared.get("governance") or {}
+    decided = facts.get("decided_at")
+    if decided is None and approval.get("decided_at"):
+        decided = pd.Timestamp(approval["decided_at"])
+    decision = approval.get("status") or facts.get("decision")
+    status = execution.get("status") or facts.get("exec_status")
+    if status is None:
+        if decision in ("approved", "rejected"):
+            status = decision
+        elif prepared.get("status") == "pending_approval" or facts.get("pending_at") is not None:
+            status = "pending"
+        else:
+            status = prepared.get("status") or "prepared"
+    waited_from = facts.get("pending_at") if facts.get("pending_at") is not None else facts.get("requested_at")
+    executed, finished = facts.get("executed_at"), facts.get("finished_at")
+    duration = execution.get("duration_ms")
+    if duration is None and executed is not None and finished is not None:
+        duration = (finished - executed).total_seconds() * 1000.0
+    return {
+        "episode_id": episode_id,
+        "draft_id": draft_id,
+        "request_id": prepared.get("request_id") or facts.get("request_id"),
+        "tool": tool_label(prepared.get("tool")) or tool_label(facts.get("tool")),
+        "protocol": prepared.get("protocol") or facts.get("protocol"),
+        "effect_kind": gov.get("effect_kind"),
+        "risk_tier": gov.get("risk_tier"),
+        "requires_approval": gov.get("requires_approval", True if facts.get("pending_at") is not None else None),
+        "status": status,
+        "requested_at": facts.get("requested_at"),
+        "decided_at": decided,
+        "wait_s": (decided - waited_from).total_seconds() if decided is not None and waited_from is not None else None,
+        "approver_id": approval.get("approver_id"),
+        "decision_reason": approval.get("reason") or facts.get("reason"),
+        "executed_at": executed,
+        "duration_ms": duration,
+        "reason_code": execution.get("reason_code") or facts.get("exec_code") or approval.get("reason_code")
+        or facts.get("decision_code") or (facts.get("pending_code") if status == "pending" else None),
+    }
+
+
+def tools_df(
+    source: Source = None,
+    *,
+    episodes: str | Iterable[str] | None = None,
+    columns: Sequence[Column] | None = None,
+    strict: bool = False,
+    cache: bool = True,
+    progress: bool | None = None,
+    storage_options: dict[str, Any] | None = None,
+) -> pd.DataFrame:
+    """One row per tool draft: ``TOOL_COLUMNS``, then extra ``columns`` whose paths start at
+    ``prepared.…``, ``approval.…`` or ``execution.…`` (the three tool_invocations records).
+
+    Status is the furthest state reached: ``succeeded``/``failed``/``replayed`` (executed),
+    ``rejected``, ``approved`` (not executed yet), ``pending`` (waiting for a human), else the
+    prepared record's own status. ``wait_s`` runs from ``tool.approval.pending`` to the decision.
+    """
+    extras = check_columns(columns, TOOL_COLUMNS, "tools_df")
+    wanted = [episodes] if isinstance(episodes, str) else (list(episodes) if episodes is not None else None)
+    refs = resolve_source(source, storage_options=storage_options, episodes=wanted)
+    problems = Problems(strict)
+    loaded = load_events(refs, problems, use_cache=cache, show_progress=progress)
+    cols = loaded.columns
+    is_tool = np.asarray(cols["phase"] == "tool", dtype=bool)
+    run_of = np.repeat(np.arange(len(refs)), loaded.lengths)
+    names = np.asarray(cols["event_name"].astype(object))
+    stamps = pd.Series(cols["timestamp"])
+    payloads = cols["payload"]
+    rows, records = [], []
+    for i, ref in enumerate(refs):
+        sel = np.flatnonzero(is_tool & (run_of == i))
+        facts = _event_facts(names[sel], stamps.iloc[sel], payloads[sel]) if len(sel) else {}
+        prepared = _records(ref, "prepared", problems)
+        approvals = _records(ref, "approvals", problems)
+        executions = _records(ref, "executions", problems)
+        order = list(prepared) + [d for d in facts if d not in prepared]
+        for draft in order:
+            p, a, e = prepared.get(draft, {}), approvals.get(draft, {}), executions.get(draft, {})
+            rows.append(_row(ref.name, draft, p, a, e, facts.get(draft, {})))
+            records.append({"prepared": p, "approval": a, "execution": e})
+    df = pd.DataFrame({name: _arrays.series_of(kind, [r[name] for r in rows]) for name, (kind, _) in TOOL_COLUMNS.items()})
+    for column in extras:
+        df[column.name] = _arrays.series_of(column.type, [column.value(r) for r in records])
+    df.attrs["errors"] = problems.as_records()
+    return df

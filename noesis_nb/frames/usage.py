@@ -1,0 +1,118 @@
+"""``usage_df``: one row per model call (``model.call`` events), priced now from its tokens."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+import orjson
+import pandas as pd
+
+from ..cost import price_frame
+from . import _arrays
+from .columns import TOKEN_COLUMNS, USAGE_COLUMNS, Column, check_columns
+from .eventblocks import load_events
+from .problems import LoadProblem, Problems
+from .source import Source, resolve_source
+
+__all__ = ["usage_df", "call_values", "scan_model_calls", "calls_frame", "MODEL_CALL"]
+
+MODEL_CALL = "model.call"
+_NEEDLE = b'"model.call"'
+_CALL_FIELDS = ("provider", "model", *TOKEN_COLUMNS, "latency_ms", "reported_cost_usd")
+
+
+def call_values(payload: dict[str, Any]) -> tuple[Any, ...]:
+    """(provider, model, tokens…, latency_ms, reported_cost_usd) of one model.call payload; None = unknown."""
+    g = payload.get
+    return (g("provider"), g("model"), _num(g("input_tokens")), _num(g("cached_input_tokens")), _num(g("cache_write_input_tokens")),
+            _num(g("output_tokens")), _num(g("reasoning_tokens")), _num(g("latency_ms")), _num(g("cost_usd")))
+
+
+def _num(value: Any) -> float | None:
+    if value is None or isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return float(value)
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def scan_model_calls(data: bytes, url: str, problems: list[LoadProblem]) -> list[tuple[str | None, dict[str, Any]]]:
+    """(timestamp, payload) of each model.call line, parsing only lines that mention ``"model.call"``."""
+    out = []
+    find = data.find
+    i = find(_NEEDLE)
+    while i != -1:
+        start = data.rfind(b"\n", 0, i) + 1
+        end = find(b"\n", i)
+        if end == -1:
+            end = len(data)
+        try:
+            event = orjson.loads(data[start:end])
+        except orjson.JSONDecodeError as exc:
+            if end < len(data):  # a torn last line is a line still being written
+                problems.append(LoadProblem(url, data.count(b"\n", 0, start) + 1, f"invalid JSON ({exc})"))
+            event = None
+        if type(event) is dict:
+            payload = event.get("payload")
+            if type(payload) is dict and payload.get("event_name") == MODEL_CALL:
+                out.append((event.get("timestamp"), payload))
+        i = find(_NEEDLE, end)
+    return out
+
+
+def calls_frame(episode_ids: list[Any], timestamps: list[Any], payloads: Iterable[dict[str, Any]], extras: Sequence[Column] = ()) -> pd.DataFrame:
+    """The unpriced usage columns from parallel lists (timestamps may be strings or Timestamps)."""
+    payloads = list(payloads)
+    values = [call_values(p) for p in payloads]
+    cols = list(zip(*values)) if values else [[] for _ in _CALL_FIELDS]
+    if timestamps and isinstance(timestamps[0], str):
+        ts = _arrays.series_of("datetime", timestamps)
+    else:
+        ts = pd.Series(pd.to_datetime(pd.Series(timestamps, dtype=object), utc=True).dt.as_unit("us").array)
+    data: dict[str, Any] = {"episode_id": _arrays.series_of("str", episode_ids), "timestamp": ts}
+    for name, column in zip(_CALL_FIELDS, cols):
+        data[name] = _arrays.series_of("category" if name in ("provider", "model") else "float", list(column))
+    df = pd.DataFrame(data)
+    for column in extras:
+        df[column.name] = _arrays.series_of(column.type, [column.value({"payload": p}) for p in payloads])
+    return df
+
+
+def usage_df(
+    source: Source = None,
+    *,
+    prices: Any = None,
+    episodes: str | Iterable[str] | None = None,
+    columns: Sequence[Column] | None = None,
+    strict: bool = False,
+    cache: bool = True,
+    progress: bool | None = None,
+    storage_options: dict[str, Any] | None = None,
+) -> pd.DataFrame:
+    """One row per model call: ``USAGE_COLUMNS`` then any extra ``columns`` (paths like ``"payload.x"``).
+
+    ``cost_usd`` is computed now from the tokens with ``prices`` (a ``PriceTable``, dict, YAML or
+    CSV path) over genai-prices; ``df.attrs`` records ``price_source`` and ``price_version``.
+    ``reported_cost_usd`` is the provider's own figure from run time, kept apart.
+    """
+    extras = check_columns(columns, USAGE_COLUMNS, "usage_df")
+    wanted = [episodes] if isinstance(episodes, str) else (list(episodes) if episodes is not None else None)
+    refs = resolve_source(source, storage_options=storage_options, episodes=wanted)
+    problems = Problems(strict)
+    loaded = load_events(refs, problems, use_cache=cache, show_progress=progress)
+    cols = loaded.columns
+    mask = np.asarray(cols["event_name"] == MODEL_CALL, dtype=bool)
+    payloads = [p if type(p) is dict else {} for p in cols["payload"][mask]]
+    episode_ids = list(np.asarray(cols["episode_id"])[mask])
+    stamps = list(pd.Series(cols["timestamp"])[mask])
+    df = calls_frame(episode_ids, stamps, payloads, extras)
+    df = price_frame(df, prices)
+    order = list(USAGE_COLUMNS) + [c.name for c in extras]
+    df = df[order]
+    df.attrs["errors"] = problems.as_records()
+    return df

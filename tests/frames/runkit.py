@@ -1,0 +1,146 @@
+"""Hand-written run directories in both Noēsis serialisations, and a set of engine-written runs."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+SMOKE = Path(__file__).resolve().parents[2] / ".." / "shared" / "fixtures" / "noesis-smoke-run"
+
+
+def dump_line(event: dict[str, Any], style: str) -> str:
+    """``old``: json.dumps defaults (", ", ": "), insertion order; ``new``: sorted keys, compact, raw UTF-8."""
+    if style == "old":
+        return json.dumps(event) + "\n"
+    return json.dumps(event, sort_keys=True, separators=(",", ":"), ensure_ascii=False) + "\n"
+
+
+def event(ep: str, n: int, phase: str, payload: dict[str, Any], *, ts: str, **extra: Any) -> dict[str, Any]:
+    return {"id": f"{ep}-e{n}", "timestamp": ts, "episode_id": ep, "agent_id": extra.pop("agent_id", "system"),
+            "phase": phase, "payload": payload, "evidence_ids": [], **extra}
+
+
+def write_run(root: Path, ep: str, events: list[dict[str, Any]], *, style: str = "new", summary: dict[str, Any] | None = None,
+              state: dict[str, Any] | None = None, final: dict[str, Any] | None = None, manifest: bool = False,
+              extra_lines: list[bytes] = ()) -> Path:
+    run = root / ep
+    run.mkdir(parents=True)
+    with open(run / "events.jsonl", "w", encoding="utf-8") as fh:
+        for e in events:
+            fh.write(dump_line(e, style))
+    if extra_lines:
+        with open(run / "events.jsonl", "ab") as fh:
+            for line in extra_lines:
+                fh.write(line)
+    for name, doc in (("summary.json", summary), ("state.json", state), ("final.json", final)):
+        if doc is not None:
+            (run / name).write_text(json.dumps(doc, indent=2 if style == "old" else None))
+    if manifest:
+        files = []
+        for path in sorted(p for p in run.rglob("*") if p.is_file()):
+            data = path.read_bytes()
+            files.append({"name": path.relative_to(run).as_posix(), "sha256": "sha256:" + hashlib.sha256(data).hexdigest(),
+                          "size_bytes": len(data), "kind": "attachment"})
+        (run / "manifest.json").write_text(json.dumps({"schema_version": "manifest/1.0", "episode_id": ep, "files": files}))
+    return run
+
+
+def model_call(ep: str, n: int, ts: str, model: str, provider: str | None, **tokens: Any) -> dict[str, Any]:
+    payload = {"event_name": "model.call", "model": model, "provider": provider, "input_tokens": None, "output_tokens": None,
+               "cached_input_tokens": None, "cache_write_input_tokens": None, "reasoning_tokens": None, "latency_ms": None,
+               "cost_usd": None}
+    payload.update(tokens)
+    return event(ep, n, "model", payload, ts=ts, agent_id=f"model:{provider}")
+
+
+def basic_events(ep: str, *, status: str = "ok", day: str = "2025-03-01") -> list[dict[str, Any]]:
+    """start, plan, two model calls, an act, terminate: 6 events, 10 s apart."""
+    t = [f"{day}T10:00:{s:02d}.000000+00:00" for s in range(0, 60, 10)]
+    return [
+        event(ep, 0, "start", {"task": f"task of {ep}", "seed": 0, "using": "hand"}, ts=t[0]),
+        event(ep, 1, "plan", {"steps": ["act:do it"]}, ts=t[1], caused_by=f"{ep}-e0",
+              metrics={"started_at": t[1], "completed_at": t[1], "duration_ms": 2.5}),
+        model_call(ep, 2, t[2], "gpt-4o", "openai", input_tokens=1000, output_tokens=100, cached_input_tokens=400),
+        model_call(ep, 3, t[3], "my-private-model", "acme", input_tokens=50, output_tokens=5),
+        event(ep, 4, "act", {"input_excerpt": "do it", "outcome": status, "tool": "adapter:hand"}, ts=t[4], agent_id="adapter:hand"),
+        event(ep, 5, "terminate", {"status": status, "message": "done"}, ts=t[5]),
+    ]
+
+
+def hand_summary(ep: str, *, task: str, success: Any = True, status: str | None = None, tags: dict | None = None,
+                 started_at: str = "2025-03-01T10:00:00+00:00", duration: float = 50.0, veto: int = 0, mode: str | None = None) -> dict:
+    doc = {"schema_version": "1.2.0", "episode_id": ep, "task": task, "started_at": started_at, "duration_sec": duration,
+           "flags": {"using": "hand", **({"governance_mode": mode} if mode else {})},
+           "metrics": {"success": success, "veto_count": veto, "act_count": 1}, "tags": tags or {}}
+    if status:
+        doc["status"] = status
+    return doc
+
+
+# -- engine-written runs -----------------------------------------------------------------------
+def add_one(x: int) -> int:
+    return x + 1
+
+
+def llm_adapter(task: str, ctx: Any) -> str:
+    ctx.model_call("gpt-4o", provider="openai", input_tokens=1000, output_tokens=100, cached_input_tokens=400,
+                   reasoning_tokens=20, latency_ms=500.0, cost_usd=0.5)
+    ctx.model_call("claude-sonnet-4-20250514", provider="anthropic", input_tokens=2000, output_tokens=300,
+                   cached_input_tokens=500, cache_write_input_tokens=200)
+    return "answered"
+
+
+def writer_adapter(task: str, ctx: Any) -> Any:
+    ctx.model_call("gpt-4o", provider="openai", input_tokens=1000, output_tokens=100, cached_input_tokens=400)
+    return ctx.tool("fs.write@1", {"kwargs": {"x": 1}}, protocol="python", fn=add_one, effect="write", risk="high")
+
+
+def replay_adapter(task: str, ctx: Any) -> Any:
+    first = ctx.tool("calc.add", {"kwargs": {"x": 1}}, protocol="python", fn=add_one, idempotency_key="same")
+    second = ctx.tool("calc.add", {"kwargs": {"x": 1}}, protocol="python", fn=add_one, idempotency_key="same")
+    return [first, second]
+
+
+def failing_adapter(task: str, ctx: Any) -> Any:
+    ctx.model_call("unknown-model-xyz", provider="nowhere", input_tokens=10, output_tokens=1)
+    raise RuntimeError("adapter blew up")
+
+
+async def _slow_adapter(task: str, ctx: Any) -> Any:
+    await asyncio.sleep(30)
+
+
+def make_engine_runs(runs: Path) -> dict[str, str]:
+    """Episode ids by scenario, all written by noesis_nb's engine under ``runs``."""
+    import noesis_nb
+
+    ids = {
+        "success": noesis_nb.solve("answer a question", using=llm_adapter, runs_dir=runs, tags={"team": "search", "n": 1}),
+        "failure": noesis_nb.solve("fail please", using=failing_adapter, runs_dir=runs),
+        "veto_enforce": noesis_nb.solve("danger: wipe it", using=llm_adapter, runs_dir=runs, governance="enforce"),
+        "veto_audit": noesis_nb.solve("danger: wipe it", using=llm_adapter, runs_dir=runs, governance="audit"),
+        "paused": noesis_nb.solve("write a file", using=writer_adapter, runs_dir=runs, approver="ask"),
+        "approved": noesis_nb.solve("write a file", using=writer_adapter, runs_dir=runs, approver="ask"),
+        "rejected": noesis_nb.solve("write a file", using=writer_adapter, runs_dir=runs, approver="ask"),
+        "replayed": noesis_nb.solve("add twice", using=replay_adapter, runs_dir=runs),
+    }
+    noesis_nb.approve_draft(ids["approved"], approver_id="ops", reason="looks fine", runs_dir=runs)
+    noesis_nb.resume_run(ids["approved"], runs_dir=runs)
+    noesis_nb.reject_draft(ids["rejected"], approver_id="ops", reason="no writes on friday", runs_dir=runs)
+    noesis_nb.resume_run(ids["rejected"], runs_dir=runs)
+
+    async def cancelled() -> str:
+        handle = noesis_nb.start("wait forever", using=_slow_adapter, runs_dir=runs)
+        await asyncio.sleep(0.2)
+        handle.cancel()
+        for _ in range(200):
+            if handle.done():
+                break
+            await asyncio.sleep(0.02)
+        return handle.episode_id
+
+    ids["cancelled"] = asyncio.run(cancelled())
+    return ids

@@ -1,0 +1,85 @@
+"""source= forms, the per-run cache (hits, live appends, changed documents) and the progress bar."""
+
+from __future__ import annotations
+
+import os
+
+import pandas as pd
+import pytest
+
+from noesis_nb import config
+from noesis_nb.errors import RunNotFoundError
+from noesis_nb.frames import events_df, runs_df
+from noesis_nb.frames.cache import CACHE
+
+from .runkit import basic_events, dump_line, event, hand_summary, write_run
+
+
+@pytest.fixture
+def three_runs(tmp_path):
+    root = tmp_path / "runs"
+    for ep in ("ep_a", "ep_b", "ep_c"):
+        write_run(root, ep, basic_events(ep), summary=hand_summary(ep, task=ep))
+    return root
+
+
+def test_source_forms(three_runs, monkeypatch):
+    assert runs_df(three_runs)["episode_id"].tolist() == ["ep_a", "ep_b", "ep_c"]
+    assert runs_df(three_runs / "ep_b")["episode_id"].tolist() == ["ep_b"]
+    assert runs_df([three_runs / "ep_c", str(three_runs / "ep_a")])["episode_id"].tolist() == ["ep_c", "ep_a"]
+    assert runs_df(str(three_runs / "ep_[ab]"))["episode_id"].tolist() == ["ep_a", "ep_b"]
+    assert runs_df(f"file://{three_runs}")["episode_id"].tolist() == ["ep_a", "ep_b", "ep_c"]
+    config.set(runs_dir=str(three_runs))
+    assert runs_df("ep_c")["episode_id"].tolist() == ["ep_c"]  # an episode id, found under the configured runs dir
+    assert len(runs_df()) == 3  # None: the configured runs dir
+    with pytest.raises(RunNotFoundError, match="ep_zzz"):
+        runs_df("ep_zzz")
+    with pytest.raises(RunNotFoundError, match="matches nothing"):
+        runs_df(str(three_runs / "nope*"))
+
+
+def test_second_load_is_served_from_the_cache(three_runs):
+    first = events_df(three_runs)
+    hits = CACHE.hits
+    second = events_df(three_runs)
+    assert CACHE.hits == hits + 3
+    assert first.equals(second)
+    runs_df(three_runs)
+    hits = CACHE.hits
+    runs_df(three_runs)
+    assert CACHE.hits == hits + 3
+    events_df(three_runs, cache=False)
+    assert CACHE.hits == hits + 3
+
+
+def test_live_run_appending_is_reloaded(three_runs):
+    path = three_runs / "ep_b" / "events.jsonl"
+    before = events_df(three_runs)
+    with open(path, "a") as fh:
+        fh.write(dump_line(event("ep_b", 6, "memory", {"status": "skipped"}, ts="2025-03-01T10:01:00+00:00"), "new"))
+    after = events_df(three_runs)
+    assert len(after) == len(before) + 1
+    assert after[after["episode_id"] == "ep_b"]["phase"].iloc[-1] == "memory"
+    pd.testing.assert_frame_equal(after[after["episode_id"] == "ep_a"].reset_index(drop=True),
+                                  before[before["episode_id"] == "ep_a"].reset_index(drop=True), check_categorical=False)
+
+
+def test_changed_summary_is_reloaded(three_runs):
+    assert runs_df(three_runs)["task"].tolist() == ["ep_a", "ep_b", "ep_c"]
+    summary = three_runs / "ep_b" / "summary.json"
+    summary.write_text(summary.read_text().replace('"ep_b"', '"ep_b"', 1).replace('"task": "ep_b"', '"task": "renamed"'))
+    stat = os.stat(summary)
+    os.utime(summary, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000))
+    assert runs_df(three_runs)["task"].tolist() == ["ep_a", "renamed", "ep_c"]
+    (three_runs / "ep_c" / "final.json").write_text('{"outcome": "success"}')
+    assert runs_df(three_runs)["sealed"].tolist() == [False, False, True]
+
+
+def test_progress_bar_for_many_runs(tmp_path, capsys):
+    root = tmp_path / "runs"
+    for i in range(3):
+        write_run(root, f"ep_{i}", basic_events(f"ep_{i}"))
+    events_df(root, progress=True)
+    assert "noesis_nb: events" in capsys.readouterr().err
+    events_df(root)
+    assert capsys.readouterr().err == ""

@@ -1,0 +1,95 @@
+"""tools_df and usage_df on engine-written runs and hand-written tool records."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pandas as pd
+import pytest
+
+from noesis_nb.frames import TOOL_COLUMNS, USAGE_COLUMNS, Column, tools_df, usage_df
+
+from .runkit import event, write_run
+from .test_runs import GPT4O_CALL, SONNET_CALL
+
+
+def test_engine_tool_drafts(engine_runs):
+    runs, ids = engine_runs
+    df = tools_df(runs)
+    assert list(df.columns) == list(TOOL_COLUMNS)
+    names = {v: k for k, v in ids.items()}
+    df["scenario"] = df["episode_id"].map(names)
+    got = sorted(zip(df["scenario"], df["status"].astype(str)))
+    assert got == [("approved", "succeeded"), ("paused", "pending"), ("rejected", "rejected"),
+                   ("replayed", "replayed"), ("replayed", "succeeded")]
+    approved = df[df["scenario"] == "approved"].iloc[0]
+    assert approved["tool"] == "fs.write@1" and approved["protocol"] == "python"
+    assert approved["effect_kind"] == "write" and approved["risk_tier"] == "high" and approved["requires_approval"]
+    assert approved["approver_id"] == "ops" and approved["decision_reason"] == "looks fine"
+    assert approved["requested_at"] <= approved["decided_at"] <= approved["executed_at"]
+    assert approved["wait_s"] > 0 and approved["duration_ms"] >= 0
+    rejected = df[df["scenario"] == "rejected"].iloc[0]
+    assert rejected["reason_code"] == "governance.vetoed" and rejected["decision_reason"] == "no writes on friday"
+    assert pd.isna(rejected["executed_at"])
+    paused = df[df["scenario"] == "paused"].iloc[0]
+    assert paused["reason_code"] == "governance.approval_required" and pd.isna(paused["decided_at"]) and pd.isna(paused["wait_s"])
+    replay = df[(df["scenario"] == "replayed") & (df["status"] == "replayed")].iloc[0]
+    assert replay["reason_code"] == "idempotency.replay" and not replay["requires_approval"]
+
+
+def test_hand_written_tool_records(tmp_path):
+    ep, draft = "ep_t", "draft:ep_t:req_1"
+    ts = [f"2025-03-01T10:00:{s:02d}+00:00" for s in (0, 1, 2, 32, 33, 35)]
+    events = [
+        event(ep, 0, "tool", {"event_name": "tool.requested", "request_id": "req_1", "protocol": "subprocess", "tool": "write"}, ts=ts[0]),
+        event(ep, 1, "tool", {"event_name": "tool.draft_created", "request_id": "req_1", "draft_id": draft}, ts=ts[1]),
+        event(ep, 2, "tool", {"event_name": "tool.approval.pending", "request_id": "req_1", "draft_id": draft,
+                              "reason_code": "governance.approval_required"}, ts=ts[2]),
+        event(ep, 3, "tool", {"event_name": "tool.approved", "request_id": "req_1", "draft_id": draft}, ts=ts[3]),
+        event(ep, 4, "tool", {"event_name": "tool.execution.started", "request_id": "req_1", "draft_id": draft}, ts=ts[4]),
+        event(ep, 5, "tool", {"event_name": "tool.execution.failed", "request_id": "req_1", "draft_id": draft,
+                              "reason_code": "tool.execution_failed"}, ts=ts[5]),
+    ]
+    run = write_run(tmp_path / "runs", ep, events, style="old")
+    folder = run / "tool_invocations"
+    for kind, doc in (("prepared", {"draft_id": draft, "request_id": "req_1", "protocol": "subprocess", "status": "approved",
+                                    "tool": {"namespace": "repo", "name": "write", "version": None},
+                                    "governance": {"effect_kind": "write", "risk_tier": "critical", "requires_approval": True}}),
+                      ("approvals", {"draft_id": draft, "status": "approved", "approver_id": "alice", "reason_code": None})):
+        (folder / kind).mkdir(parents=True)
+        (folder / kind / f"{draft}.json").write_text(json.dumps(doc))
+    row = tools_df(tmp_path / "runs", columns=[Column("approver", path="approval.approver_id", type="str")]).iloc[0]
+    assert row["tool"] == "repo.write" and row["status"] == "failed" and row["reason_code"] == "tool.execution_failed"
+    assert row["wait_s"] == 30.0 and row["duration_ms"] == 2000.0 and row["risk_tier"] == "critical"
+    assert row["decided_at"] == pd.Timestamp(ts[3]) and row["approver"] == "alice"
+
+
+def test_engine_usage_rows(engine_runs):
+    runs, ids = engine_runs
+    df = usage_df(runs, episodes=[ids["success"], ids["failure"]])
+    assert list(df.columns) == list(USAGE_COLUMNS)
+    ok = df[df["episode_id"] == ids["success"]].reset_index(drop=True)
+    assert ok["model"].astype(str).tolist() == ["gpt-4o", "claude-sonnet-4-20250514"]
+    assert ok["provider"].astype(str).tolist() == ["openai", "anthropic"]
+    assert ok["input_tokens"].tolist() == [1000, 2000] and ok["output_tokens"].tolist() == [100, 300]
+    assert ok["cached_input_tokens"].tolist() == [400, 500]
+    assert math.isnan(ok["cache_write_input_tokens"][0]) and ok["cache_write_input_tokens"][1] == 200  # null stays NaN
+    assert ok["reasoning_tokens"][0] == 20 and ok["latency_ms"][0] == 500.0
+    assert ok["cost_usd"].tolist() == pytest.approx([GPT4O_CALL, SONNET_CALL], rel=1e-12)
+    assert ok["reported_cost_usd"][0] == 0.5 and math.isnan(ok["reported_cost_usd"][1])  # provider figure kept apart
+    assert ok["price_source"].astype(str).tolist() == ["genai-prices:openai/gpt-4o", "genai-prices:anthropic/claude-sonnet-4-0"]
+    bad = df[df["episode_id"] == ids["failure"]].iloc[0]
+    assert bad["model"] == "unknown-model-xyz" and math.isnan(bad["cost_usd"]) and not bad["priced"]
+    assert df.attrs["price_source"] == "genai-prices" and "genai-prices" in df.attrs["price_version"]
+
+
+def test_usage_reprice_and_extra_column(engine_runs):
+    from noesis_nb.cost import reprice
+
+    runs, ids = engine_runs
+    df = usage_df(runs, episodes=ids["success"], columns=[Column("model_again", path="payload.model", type="str")])
+    assert df["model_again"].tolist() == ["gpt-4o", "claude-sonnet-4-20250514"]
+    cheaper = reprice(df, {"gpt-4o": {"input": 0, "output": 0}})
+    assert cheaper["cost_usd"].tolist() == pytest.approx([0.0, SONNET_CALL])
+    assert cheaper.attrs["price_source"] == "user > genai-prices"
