@@ -1,0 +1,64 @@
+"""Success rate and duration by adapter (``runs_df`` in, figure out)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from ._theme import PALETTE, new_figure
+
+__all__ = ["success_by_adapter", "duration_by_adapter"]
+
+
+def _adapters(runs: pd.DataFrame, what: str) -> pd.Series:
+    if "using" not in runs:
+        raise ValueError(f"{what} needs runs_df columns (using, status, duration_s); pass noesis_nb.runs_df(source)")
+    return runs["using"].astype(object).fillna("(unknown)").astype(str)
+
+
+def success_by_adapter(runs: pd.DataFrame, *, title: str | None = None) -> go.Figure:
+    """Share of finished runs that succeeded, per adapter, with a 95% Wilson interval and the counts in hover.
+
+    A run counts as finished when its status is ok, error, vetoed or cancelled; success is status ``ok``.
+    """
+    using = _adapters(runs, "success_by_adapter")
+    finished = runs["status"].astype(str).isin(["ok", "error", "vetoed", "cancelled"]).to_numpy()
+    ok = (runs["status"].astype(str) == "ok").to_numpy()
+    table = pd.DataFrame({"using": using[finished], "ok": ok[finished]}).groupby("using")["ok"].agg(["sum", "count"])
+    rate = table["sum"] / table["count"]
+    low, high = _wilson(table["sum"].to_numpy(dtype=float), table["count"].to_numpy(dtype=float))
+    fig = new_figure(title or "Success rate by adapter")
+    fig.add_trace(go.Bar(
+        name="success rate", x=table.index.tolist(), y=rate.to_numpy(), marker_color=PALETTE[2],
+        error_y=dict(type="data", symmetric=False, array=high - rate.to_numpy(), arrayminus=rate.to_numpy() - low, color="#8c8c8c"),
+        customdata=np.stack([table["sum"], table["count"]], axis=1),
+        hovertemplate="%{x}<br>%{y:.0%} (%{customdata[0]} of %{customdata[1]} finished runs)<extra></extra>"))
+    fig.update_yaxes(title="success rate", tickformat=".0%", range=[0, 1.05])
+    fig.update_xaxes(title="adapter", type="category")
+    return fig
+
+
+def _wilson(k: np.ndarray, n: np.ndarray, z: float = 1.96) -> tuple[np.ndarray, np.ndarray]:
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = k / n
+        centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+        half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return np.clip(centre - half, 0, 1), np.clip(centre + half, 0, 1)
+
+
+def duration_by_adapter(runs: pd.DataFrame, *, title: str | None = None) -> go.Figure:
+    """Run durations (seconds) per adapter as box plots with every run shown; hover names the episode."""
+    using = _adapters(runs, "duration_by_adapter")
+    fig = new_figure(title or "Duration by adapter")
+    for i, name in enumerate(sorted(using.unique())):
+        rows = runs[(using == name).to_numpy()]
+        fig.add_trace(go.Box(
+            name=name, y=rows["duration_s"].to_numpy(dtype=float, na_value=np.nan), boxpoints="all", jitter=0.3, pointpos=0,
+            marker=dict(color=PALETTE[i % len(PALETTE)], size=5), line=dict(width=1.5),
+            customdata=np.stack([rows["episode_id"].astype(str), rows["status"].astype(str)], axis=1),
+            hovertemplate="%{customdata[0]}<br>%{y:.3f} s · %{customdata[1]}<extra>" + name + "</extra>"))
+    fig.update_yaxes(title="duration (s)")
+    fig.update_xaxes(title="adapter", type="category")
+    fig.update_layout(showlegend=False)
+    return fig

@@ -1,0 +1,43 @@
+"""Approval wait times (``tools_df`` in, figure out)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from ._theme import color_map, new_figure
+
+__all__ = ["approval_waits"]
+
+_DECISIONS = ("succeeded", "failed", "replayed", "approved", "rejected")
+
+
+def approval_waits(tools: pd.DataFrame, by: str = "tool", *, title: str | None = None) -> go.Figure:
+    """How long drafts waited for a human: one point per decided draft, per ``by`` (``tool`` or ``approver_id``).
+
+    Colour is the outcome (approved → run, or rejected); still-pending drafts are counted in the title.
+    """
+    if "wait_s" not in tools or by not in tools:
+        raise ValueError(f"approval_waits needs tools_df columns wait_s and {by!r}; pass noesis_nb.tools_df(source)")
+    decided = tools[tools["wait_s"].notna()]
+    pending = int((tools["status"].astype(str) == "pending").sum())
+    fig = new_figure(title or "Approval wait times" + (f" ({pending} still pending)" if pending else ""))
+    outcome = np.where(decided["status"].astype(str) == "rejected", "rejected", "approved")
+    colors = color_map(["approved", "rejected"])
+    for name in ("approved", "rejected"):
+        rows = decided[outcome == name]
+        if rows.empty:
+            continue
+        fig.add_trace(go.Box(
+            name=name, x=rows[by].astype(str), y=rows["wait_s"].to_numpy(dtype=float), boxpoints="all", jitter=0.4, pointpos=0,
+            marker=dict(color=colors[name], size=7), line=dict(width=1), fillcolor="rgba(0,0,0,0)",
+            customdata=np.stack([rows["episode_id"].astype(str), rows["draft_id"].astype(str),
+                                 rows["approver_id"].astype(object).fillna("").astype(str),
+                                 rows["decision_reason"].astype(object).fillna("").astype(str)], axis=1),
+            hovertemplate="%{x}: waited %{y:.1f} s<br>%{customdata[1]}<br>by %{customdata[2]}: %{customdata[3]}"
+                          "<br>%{customdata[0]}<extra>" + name + "</extra>"))
+    fig.update_layout(boxmode="group")
+    fig.update_yaxes(title="wait (s)", rangemode="tozero")
+    fig.update_xaxes(title=by, type="category")
+    return fig

@@ -1,0 +1,94 @@
+"""Two episodes side by side, aligned step by step (phase, tool call, model call), with time and cost deltas."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from ._theme import PALETTE, style
+
+__all__ = ["compare_steps", "compare_episodes"]
+
+
+def _steps(events: pd.DataFrame, episode_id: str, usage: pd.DataFrame | None) -> pd.DataFrame:
+    """One row per step: consecutive events of one phase (a tool call: all events of one request)."""
+    one = events[events["episode_id"].astype(str) == episode_id].sort_values("seq")
+    if one.empty:
+        ids = events["episode_id"].astype(str).unique().tolist()
+        raise ValueError(f"episode {episode_id!r} is not in events; it has {ids[:5]}")
+    labels, tools = [], {}
+    for phase, payload in zip(one["phase"].astype(str), one["payload"]):
+        payload = payload if isinstance(payload, dict) else {}
+        if phase == "tool":
+            request = payload.get("request_id")
+            if payload.get("event_name") == "tool.requested":
+                tools[request] = payload.get("tool") or "?"
+            labels.append(f"tool:{tools.get(request, '?')}|{request}")
+        elif phase == "model":
+            labels.append(f"model:{payload.get('model')}|{id(payload)}")
+        else:
+            labels.append(phase)
+    one = one.assign(label=labels)
+    new_step = one["label"].ne(one["label"].shift()).to_numpy()
+    step_no = np.cumsum(new_step) - 1
+    starts = one["timestamp"].to_numpy()[new_step]
+    names = [label.split("|")[0] for label in one["label"].to_numpy()[new_step]]
+    ends = np.append(starts[1:], one["timestamp"].to_numpy()[-1])
+    seconds = (pd.Series(ends) - pd.Series(starts)).dt.total_seconds().to_numpy()
+    counts: dict[str, int] = {}
+    keys = []
+    for name in names:
+        counts[name] = counts.get(name, 0) + 1
+        keys.append(f"{name} #{counts[name]}")
+    cost = np.zeros(len(names))
+    if usage is not None and len(usage):
+        calls = usage[usage["episode_id"].astype(str) == episode_id]
+        where = np.searchsorted(starts, calls["timestamp"].to_numpy(), side="right") - 1
+        for i, c in zip(where, calls["cost_usd"].to_numpy(dtype=float, na_value=np.nan)):
+            if 0 <= i < len(cost):
+                cost[i] += c
+    return pd.DataFrame({"step": keys, "start": starts, "seconds": seconds, "cost_usd": cost,
+                         "events": np.bincount(step_no, minlength=len(names))})
+
+
+def compare_steps(events: pd.DataFrame, a: str, b: str, usage: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Steps of ``a`` and ``b`` aligned by key (``act #1``, ``tool:fs.write #2``, ``model:gpt-4o #1``, …).
+
+    Columns: ``step, seconds_a, seconds_b, delta_s, cost_a, cost_b, delta_cost`` (B − A; NaN where one side lacks the step).
+    """
+    sa, sb = _steps(events, a, usage), _steps(events, b, usage)
+    order = list(sa["step"]) + [s for s in sb["step"] if s not in set(sa["step"])]
+    merged = pd.DataFrame({"step": order}).merge(sa[["step", "seconds", "cost_usd"]], on="step", how="left") \
+        .merge(sb[["step", "seconds", "cost_usd"]], on="step", how="left", suffixes=("_a", "_b"))
+    merged = merged.rename(columns={"cost_usd_a": "cost_a", "cost_usd_b": "cost_b"})
+    merged["delta_s"] = merged["seconds_b"] - merged["seconds_a"]
+    merged["delta_cost"] = merged["cost_b"] - merged["cost_a"]
+    return merged[["step", "seconds_a", "seconds_b", "delta_s", "cost_a", "cost_b", "delta_cost"]]
+
+
+def compare_episodes(events: pd.DataFrame, a: str, b: str, usage: pd.DataFrame | None = None, *, title: str | None = None) -> go.Figure:
+    """Per-step time for A and B (top), B − A time delta (middle) and, with ``usage``, cost per step (bottom)."""
+    table = compare_steps(events, a, b, usage)
+    rows = 3 if usage is not None else 2
+    fig = make_subplots(rows=rows, cols=1, shared_xaxes=True, vertical_spacing=0.06,
+                        subplot_titles=["time per step (s)", "time delta B − A (s)"] + (["cost per step (USD)"] if rows == 3 else []))
+    custom = np.stack([table["seconds_a"], table["seconds_b"], table["delta_s"], table["cost_a"], table["cost_b"], table["delta_cost"]], axis=1)
+    hover = ("%{x}<br>A: %{customdata[0]:.3f} s · B: %{customdata[1]:.3f} s · Δ %{customdata[2]:+.3f} s"
+             "<br>A: $%{customdata[3]:.6f} · B: $%{customdata[4]:.6f} · Δ $%{customdata[5]:+.6f}<extra></extra>")
+    for side, color, label in (("a", PALETTE[0], f"A {a}"), ("b", PALETTE[1], f"B {b}")):
+        fig.add_trace(go.Bar(name=label, x=table["step"], y=table[f"seconds_{side}"], marker_color=color,
+                             customdata=custom, hovertemplate=hover, legendgroup=side), row=1, col=1)
+    delta = table["delta_s"].to_numpy(dtype=float)
+    fig.add_trace(go.Bar(name="Δ time (B − A)", x=table["step"], y=delta, customdata=custom, hovertemplate=hover,
+                         marker_color=np.where(delta > 0, PALETTE[5], PALETTE[2]).tolist()), row=2, col=1)
+    if rows == 3:
+        for side, color in (("a", PALETTE[0]), ("b", PALETTE[1])):
+            fig.add_trace(go.Bar(name=f"cost {side.upper()}", x=table["step"], y=table[f"cost_{side}"], marker_color=color,
+                                 marker_pattern_shape="/", customdata=custom, hovertemplate=hover, legendgroup=side,
+                                 showlegend=False), row=3, col=1)
+    style(fig, title or f"{a} vs {b}")
+    fig.update_layout(barmode="group", height=260 * rows)
+    fig.update_xaxes(type="category", categoryorder="array", categoryarray=table["step"].tolist())
+    return fig

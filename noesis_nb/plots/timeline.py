@@ -1,0 +1,81 @@
+"""``episode_timeline``: one episode's phases as a strip over time, approvals and pauses marked."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from ._theme import color_map, new_figure
+
+__all__ = ["episode_timeline", "describe_payload"]
+
+_APPROVALS = {"tool.approval.pending": ("approval pending", "diamond-open"), "tool.approved": ("approved", "diamond"),
+              "tool.rejected.governance": ("rejected", "x")}
+_PAUSES = {"run.interrupt": ("interrupt", "triangle-down"), "run.checkpoint": ("paused (checkpoint)", "square"),
+           "run.resume": ("resumed", "triangle-up")}
+
+
+def describe_payload(payload: object, limit: int = 160) -> str:
+    """A short one-line view of a payload for hover text (HTML-escaped by plotly)."""
+    if not isinstance(payload, dict):
+        return ""
+    text = json.dumps({k: v for k, v in payload.items() if k != "experimental"}, default=str, ensure_ascii=False)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _one_episode(events: pd.DataFrame, episode_id: str | None) -> tuple[pd.DataFrame, str]:
+    if events.empty:
+        raise ValueError("events is empty; load it with noesis_nb.events_df(source)")
+    ids = events["episode_id"].astype(str).unique().tolist()
+    if episode_id is None:
+        if len(ids) != 1:
+            raise ValueError(f"events holds {len(ids)} episodes; pass episode_id= one of {ids[:5]}")
+        episode_id = ids[0]
+    elif episode_id not in ids:
+        raise ValueError(f"episode_id={episode_id!r} is not in events; it has {ids[:5]}")
+    one = events[events["episode_id"].astype(str) == episode_id].sort_values("seq")
+    return one.reset_index(drop=True), episode_id
+
+
+def episode_timeline(events: pd.DataFrame, episode_id: str | None = None, *, title: str | None = None) -> go.Figure:
+    """Phases as horizontal segments (each event lasts until the next one), one row per phase.
+
+    Approval events (pending/approved/rejected) and pauses (interrupt/checkpoint/resume) are
+    marked on their own rows. Hover shows the event: phase, name, time, agent, payload.
+    """
+    one, episode_id = _one_episode(events, episode_id)
+    ts = one["timestamp"]
+    nxt = ts.shift(-1).fillna(ts.iloc[-1])
+    span_ms = np.maximum((nxt - ts).dt.total_seconds().to_numpy() * 1000.0, 0.5)
+    one = one.assign(span_ms=span_ms, name=one["event_name"].astype(object).where(one["event_name"].notna(), ""),
+                     detail=[describe_payload(p) for p in one["payload"]], agent=one["agent_id"].astype(object).fillna(""))
+    fig = new_figure(title or f"Episode {episode_id}")
+    phases = list(dict.fromkeys(one["phase"].astype(str)))
+    colors = color_map(phases)
+    hover = ("<b>%{customdata[0]}</b> %{customdata[1]}<br>%{customdata[2]}<br>agent: %{customdata[3]}"
+             "<br>lasted %{x:.1f} ms<br>%{customdata[4]}<extra></extra>")
+    for phase in phases:
+        rows = one[one["phase"].astype(str) == phase]
+        fig.add_trace(go.Bar(
+            name=phase, orientation="h", y=[phase] * len(rows), base=rows["timestamp"], x=rows["span_ms"],
+            marker=dict(color=colors[phase], line=dict(width=0)), hovertemplate=hover,
+            customdata=np.stack([rows["phase"].astype(str), rows["name"], rows["timestamp"].dt.strftime("%H:%M:%S.%f"),
+                                 rows["agent"], rows["detail"]], axis=1)))
+    for marks, row_name in ((_APPROVALS, "approvals"), (_PAUSES, "pauses")):
+        for event_name, (label, symbol) in marks.items():
+            rows = one[one["name"] == event_name]
+            if rows.empty:
+                continue
+            fig.add_trace(go.Scatter(
+                name=label, mode="markers", x=rows["timestamp"], y=[row_name] * len(rows),
+                marker=dict(symbol=symbol, size=12, color="#D55E00" if row_name == "approvals" else "#56B4E9",
+                            line=dict(width=1, color="#8c8c8c")),
+                customdata=np.stack([rows["phase"].astype(str), rows["name"], rows["timestamp"].dt.strftime("%H:%M:%S.%f"),
+                                     rows["agent"], rows["detail"]], axis=1),
+                hovertemplate="<b>%{customdata[1]}</b><br>%{customdata[2]}<br>%{customdata[4]}<extra></extra>"))
+    fig.update_layout(barmode="overlay", xaxis=dict(type="date", title="time (UTC)"), yaxis=dict(title="phase", autorange="reversed",
+                      categoryorder="array", categoryarray=phases + ["approvals", "pauses"]), bargap=0.35)
+    return fig

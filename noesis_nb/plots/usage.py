@@ -1,0 +1,85 @@
+"""Cost and tokens: over time and by model or run (``usage_df`` in, figure out)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from ._theme import PALETTE, color_map, new_figure
+
+__all__ = ["cost_over_time", "tokens_by", "tokens_over_time", "token_parts"]
+
+_PARTS = [("uncached input", "#0072B2", ""), ("cached input", "#56B4E9", ""), ("cache-write input", "#009E73", ""),
+          ("output", "#E69F00", ""), ("reasoning (in output)", "#E69F00", "/")]
+
+
+def _need(df: pd.DataFrame, cols: tuple[str, ...], what: str) -> None:
+    missing = [c for c in cols if c not in df]
+    if missing:
+        raise ValueError(f"{what} needs columns {missing}; pass noesis_nb.usage_df(source)")
+
+
+def token_parts(usage: pd.DataFrame) -> pd.DataFrame:
+    """Split totals into parts that add up: uncached/cached/cache-write input, non-reasoning output, reasoning."""
+    z = {c: usage[c].astype(float).fillna(0.0) for c in
+         ("input_tokens", "cached_input_tokens", "cache_write_input_tokens", "output_tokens", "reasoning_tokens")}
+    return pd.DataFrame({
+        "uncached input": (z["input_tokens"] - z["cached_input_tokens"] - z["cache_write_input_tokens"]).clip(lower=0),
+        "cached input": z["cached_input_tokens"], "cache-write input": z["cache_write_input_tokens"],
+        "output": (z["output_tokens"] - z["reasoning_tokens"]).clip(lower=0), "reasoning (in output)": z["reasoning_tokens"],
+    }, index=usage.index)
+
+
+def _stacked(fig: go.Figure, x: list, parts: pd.DataFrame, group_label: str) -> None:
+    for name, color, pattern in _PARTS:
+        fig.add_trace(go.Bar(name=name, x=x, y=parts[name].to_numpy(), marker=dict(color=color, pattern=dict(shape=pattern)),
+                             hovertemplate=f"{group_label}: %{{x}}<br>{name}: %{{y:,.0f}} tokens<extra></extra>"))
+    fig.update_layout(barmode="stack", yaxis=dict(title="tokens"))
+
+
+def tokens_by(usage: pd.DataFrame, by: str = "model", *, title: str | None = None) -> go.Figure:
+    """Stacked token parts per ``by`` (``model``, ``provider`` or ``episode_id``); reasoning hatched inside output."""
+    _need(usage, ("input_tokens", "output_tokens", by), "tokens_by")
+    parts = token_parts(usage).groupby(usage[by].astype(str), sort=True).sum()
+    fig = new_figure(title or f"Tokens by {by}")
+    _stacked(fig, parts.index.tolist(), parts, by)
+    fig.update_xaxes(title=by, type="category")
+    return fig
+
+
+def tokens_over_time(usage: pd.DataFrame, freq: str = "1h", *, title: str | None = None) -> go.Figure:
+    """Stacked token parts per time bucket (``freq`` is a pandas offset such as ``"15min"`` or ``"1D"``)."""
+    _need(usage, ("timestamp", "input_tokens", "output_tokens"), "tokens_over_time")
+    parts = token_parts(usage).groupby(usage["timestamp"].dt.floor(freq)).sum()
+    fig = new_figure(title or f"Tokens per {freq}")
+    _stacked(fig, list(parts.index), parts, "time")
+    fig.update_xaxes(title="time (UTC)", type="date")
+    return fig
+
+
+def cost_over_time(usage: pd.DataFrame, by: str = "model", *, cumulative: bool = True, title: str | None = None) -> go.Figure:
+    """Cost (USD, priced at analysis time) over time, one line per ``by`` value (``model`` or ``episode_id``).
+
+    Unpriced calls (NaN cost) are left out of the lines and counted in the hover and the title.
+    """
+    _need(usage, ("timestamp", "cost_usd", by), "cost_over_time")
+    df = usage.sort_values("timestamp")
+    unpriced = int(df["cost_usd"].isna().sum())
+    fig = new_figure(title or ("Cumulative cost" if cumulative else "Cost per call") + f" by {by}"
+                     + (f" ({unpriced} unpriced calls left out)" if unpriced else ""))
+    keys = df[by].astype(str)
+    colors = color_map(sorted(keys.unique()))
+    for key in sorted(keys.unique()):
+        rows = df[(keys == key).to_numpy()]
+        cost = rows["cost_usd"]
+        y = cost.fillna(0.0).cumsum() if cumulative else cost
+        fig.add_trace(go.Scatter(
+            name=key, x=rows["timestamp"], y=y.to_numpy(), mode="lines+markers", line=dict(shape="hv" if cumulative else "linear", color=colors[key]),
+            customdata=np.stack([cost.to_numpy(dtype=float, na_value=np.nan), rows["input_tokens"].to_numpy(dtype=float, na_value=np.nan),
+                                 rows["output_tokens"].to_numpy(dtype=float, na_value=np.nan)], axis=1),
+            hovertemplate=f"{by}: {key}<br>%{{x}}<br>total: $%{{y:.6f}}<br>this call: $%{{customdata[0]:.6f}}"
+                          "<br>in %{customdata[1]:,.0f} / out %{customdata[2]:,.0f} tokens<extra></extra>"))
+    fig.update_xaxes(title="time (UTC)", type="date")
+    fig.update_yaxes(title="USD", tickprefix="$")
+    return fig
