@@ -220,8 +220,10 @@ def price_frame(df: pd.DataFrame, prices: Any = None) -> pd.DataFrame:
     if n:
         models = df["model"].astype(object).to_numpy()
         providers = df["provider"].astype(object).to_numpy() if "provider" in df else np.full(n, None, dtype=object)
-        ts = df["timestamp"] if "timestamp" in df else pd.Series(pd.NaT, index=df.index)
-        days = ts.dt.strftime("%Y-%m-%d").astype(object).to_numpy()
+        ts = df["timestamp"] if "timestamp" in df else pd.Series(pd.NaT, index=df.index, dtype="datetime64[us, UTC]")
+        day_codes, day_values = pd.factorize(ts.dt.floor("D"))
+        day_names = [d.strftime("%Y-%m-%d") for d in day_values]
+        days = np.array(day_names + [""], dtype=object)[day_codes]  # code -1 (no timestamp) → ""
         tokens = {c: df[c].to_numpy(dtype=float, na_value=np.nan) for c in
                   ("input_tokens", "output_tokens", "cached_input_tokens", "cache_write_input_tokens")}
         keys = pd.MultiIndex.from_arrays([pd.Series(providers).fillna("").to_numpy(), pd.Series(models).fillna("").to_numpy(),

@@ -11,7 +11,7 @@ import threading
 from collections import OrderedDict
 from typing import Any
 
-__all__ = ["RunCache", "CACHE", "clear_cache"]
+__all__ = ["RunCache", "FrameMemo", "CACHE", "MEMO", "clear_cache"]
 
 
 class RunCache:
@@ -56,9 +56,39 @@ class RunCache:
         return len(self._items)
 
 
+class FrameMemo:
+    """The last few frames built, keyed by the exact cached per-run parts they were built from.
+
+    When every run of a load came from the cache unchanged (same objects), the frame is the
+    same too: a shallow copy is returned instead of assembling it again.
+    """
+
+    def __init__(self, size: int = 4):
+        self.size = size
+        self._items: list[tuple[tuple, tuple, Any]] = []
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple, parts: tuple) -> Any | None:
+        with self._lock:
+            for k, p, value in self._items:
+                if k == key and len(p) == len(parts) and all(a is b for a, b in zip(p, parts)):
+                    return value
+        return None
+
+    def put(self, key: tuple, parts: tuple, value: Any) -> None:
+        with self._lock:
+            self._items = [(key, parts, value)] + [item for item in self._items if item[0] != key][: self.size - 1]
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items = []
+
+
 CACHE = RunCache()
+MEMO = FrameMemo()
 
 
 def clear_cache() -> None:
     """Forget every cached run (the next load reads all files again)."""
     CACHE.clear()
+    MEMO.clear()

@@ -19,7 +19,7 @@ import pandas as pd
 
 from ..store.eventlog import parse_lines
 from . import _arrays
-from .cache import CACHE
+from .cache import CACHE, MEMO
 from .columns import Column
 from .problems import LoadProblem, Problems
 from .progress import progress
@@ -43,6 +43,7 @@ EVENT_KINDS: dict[str, str] = {
 }
 _BATCH_ROWS = 1024  # sealing small batches keeps the values hot in cache (measured: ~25% faster than 32k)
 _EMPTY: dict[str, Any] = {}
+_NO_EVENTS: tuple[None, int, int] = (None, 0, 0)
 
 
 @contextmanager
@@ -82,8 +83,21 @@ class _Batch:
         lists["faculty"] += [e.get("faculty") for e in evs]
         lists["duration_ms"] += [m.get("duration_ms") if type(m := e.get("metrics")) is dict else None for e in evs]
         payloads = [e.get("payload") for e in evs]
-        gp = [p if type(p) is dict else _EMPTY for p in payloads]
-        lists["event_name"] += [e.get("event_type") or p.get("event_name") for e, p in zip(evs, gp)]
+        try:
+            names = [p.get("event_name") for p in payloads]
+            gp = payloads
+        except AttributeError:  # a payload that is not an object (rare): read it as empty
+            gp = [p if type(p) is dict else _EMPTY for p in payloads]
+            names = [p.get("event_name") for p in gp]
+        recent = lists["phase"][len(lists["phase"]) - len(evs):]
+        i = -1
+        try:  # runtime events name themselves in event_type; list.index scans at C speed
+            while True:
+                i = recent.index("runtime", i + 1)
+                names[i] = evs[i].get("event_type") or names[i]
+        except ValueError:
+            pass
+        lists["event_name"] += names
         lists["status"] += [p.get("status") for p in gp]
         lists["tool"] += [p.get("tool") for p in gp]
         lists["draft_id"] += [p.get("draft_id") for p in gp]
@@ -154,7 +168,7 @@ def load_events(
                     continue
             got = ref.fs.read(path)
             if got is None:
-                segments.append((None, 0, 0))
+                segments.append(_NO_EVENTS)
                 continue
             data, stamp = got
             corruptions: list[Any] = []
@@ -172,7 +186,15 @@ def load_events(
                 batch = _Batch(extras)
                 open_batches.append(batch)
         batch.seal()
-        return _assemble(segments, [r.name for r in refs], extras)
+        names = [r.name for r in refs]
+        memo_key = ("events", extras_key, tuple(names))
+        hit = MEMO.get(memo_key, tuple(segments)) if use_cache else None
+        if hit is not None:
+            return hit
+        loaded = _assemble(segments, names, extras)
+        if use_cache:
+            MEMO.put(memo_key, tuple(segments), loaded)
+        return loaded
 
 
 def _prefetch(refs: Sequence[RunRef], paths: list[str]) -> None:

@@ -18,7 +18,7 @@ from .problems import LoadProblem
 from .source import RunRef
 from .usage import MODEL_CALL, scan_model_calls
 
-__all__ = ["read_run", "run_stamp", "RunRecord"]
+__all__ = ["read_run", "run_stamp", "check_stamp", "RunRecord"]
 
 _TAIL = 16384
 RunRecord = dict[str, Any]
@@ -45,7 +45,7 @@ def _doc(ref: RunRef, name: str, problems: list[LoadProblem], stamp: dict[str, A
 def read_run(ref: RunRef, *, strict: bool) -> tuple[RunRecord, dict[str, Any], list[LoadProblem]]:
     """(record, stamp of every file consulted, problems). The record holds documents and derived facts."""
     problems: list[LoadProblem] = []
-    stamp: dict[str, Any] = {}
+    stamp: dict[str, Any] = {".": ref.fs.stat(ref.path)}  # before any read: a later rename into the run changes it
     summary = _doc(ref, "summary.json", problems, stamp)
     final = _doc(ref, "final.json", problems, stamp)
     manifest = _doc(ref, "manifest.json", problems, stamp)
@@ -67,17 +67,11 @@ def read_run(ref: RunRef, *, strict: bool) -> tuple[RunRecord, dict[str, Any], l
         got = _full(ref, events_path) if need_calls or summary is None else ref.fs.read_tail(events_path, _TAIL)
         if got is not None:
             data, stamp["events.jsonl"], whole = got
-            errors: list[Any] = []
-            cut = data.find(b"\n", len(data) - _TAIL) + 1 if len(data) > _TAIL else 0
-            if cut == 0 and not whole:
-                cut = data.find(b"\n") + 1  # the first bytes of a tail read are a partial line
-            tail = parse_lines(data[cut:], url, strict=False, errors=errors)
-            offset = data.count(b"\n", 0, cut) if whole else None
-            problems.extend(LoadProblem(c.path, None if offset is None else offset + c.line_number,
-                                        c.reason if whole else f"{c.reason} (in the last {_TAIL} bytes)") for c in errors)
+            if need_status or summary is None:
+                tail = _parse_tail(data, whole, url, problems)
+            if whole and summary is None and state is None:
+                head = _first_event(data[: data.find(b"\n") + 1 or len(data)])
             if whole:
-                first = data[: data.find(b"\n") + 1 or len(data)]
-                head = _first_event(first)
                 tool_requests = data.count(b'"tool.requested"')
             if need_calls:
                 calls = scan_model_calls(data, url, problems)
@@ -92,7 +86,21 @@ def read_run(ref: RunRef, *, strict: bool) -> tuple[RunRecord, dict[str, Any], l
         "head": head, "tail_end": next((e.get("timestamp") for e in reversed(tail) if e.get("phase") == "terminate"), None),
         "calls": calls, "tools": tools, "tool_requests": tool_requests,
     }
+    record["known_sizes"] = {k: v[0] for k, v in stamp.items() if v is not None and k.endswith((".json", ".jsonl"))}
     return record, stamp, problems
+
+
+def _parse_tail(data: bytes, whole: bool, url: str, problems: list[LoadProblem]) -> list[dict[str, Any]]:
+    """The events in the last ``_TAIL`` bytes (enough for terminate and the last lifecycle event)."""
+    errors: list[Any] = []
+    cut = data.find(b"\n", len(data) - _TAIL) + 1 if len(data) > _TAIL else 0
+    if cut == 0 and not whole:
+        cut = data.find(b"\n") + 1  # the first bytes of a tail read are a partial line
+    tail = parse_lines(data[cut:], url, strict=False, errors=errors)
+    offset = data.count(b"\n", 0, cut) if whole else None
+    problems.extend(LoadProblem(c.path, None if offset is None else offset + c.line_number,
+                                c.reason if whole else f"{c.reason} (in the last {_TAIL} bytes)") for c in errors)
+    return tail
 
 
 def _full(ref: RunRef, path: str) -> tuple[bytes, Any, bool] | None:
@@ -112,6 +120,11 @@ def _tools(ref: RunRef, stamp: dict[str, Any], *, sealed: bool) -> dict[str, Any
     """Draft counts from ``tool_invocations/`` listings; pending = undecided, unexecuted drafts still pending_approval."""
     fs = ref.fs
     base = fs.join(ref.path, "tool_invocations")
+    if sealed:  # nothing can be pending; the drafts are the prepared records
+        listing = fs.listdir(fs.join(base, "prepared"))
+        stamp["tool_invocations/prepared"] = _dir_stamp(fs, fs.join(base, "prepared"), listing)
+        drafts = sum(1 for n in listing if n.endswith(".json"))
+        return {"drafts": drafts, "pending": 0, "present": bool(listing)}
     kinds = fs.listdir(base)
     if not kinds:
         stamp["tool_invocations"] = None
@@ -122,9 +135,9 @@ def _tools(ref: RunRef, stamp: dict[str, Any], *, sealed: bool) -> dict[str, Any
         listing = fs.listdir(folder)
         stamp[f"tool_invocations/{kind}"] = _dir_stamp(fs, folder, listing)
         names[kind] = {n[:-5] for n in listing if n.endswith(".json")}
-    undecided = names["prepared"] - names["approvals"] - names["executions"]
     pending = 0
-    if not sealed:
+    undecided = names["prepared"] - names["approvals"] - names["executions"]
+    if undecided:
         for draft in sorted(undecided):
             got = fs.read(fs.join(base, "prepared", draft + ".json"))
             try:
@@ -136,12 +149,25 @@ def _tools(ref: RunRef, stamp: dict[str, Any], *, sealed: bool) -> dict[str, Any
     return {"drafts": len(names["prepared"]), "pending": pending, "present": True}
 
 
+def check_stamp(record: RunRecord, stamp: dict[str, Any]) -> dict[str, Any]:
+    """What a cached record is validated against later.
+
+    A sealed run refuses appends and its documents are replaced by rename, which changes the
+    directory's mtime: the directory and ``events.jsonl`` suffice. Unsealed runs re-stat every
+    file that was read (a live run appending changes ``events.jsonl``).
+    """
+    sealed = record["final"] is not None or record["manifest"] is not None
+    if sealed and stamp.get(".") is not None:
+        return {k: v for k, v in stamp.items() if k in (".", "events.jsonl")}
+    return stamp
+
+
 def run_stamp(ref: RunRef, names: list[str]) -> dict[str, Any]:
     """Re-stat the files a cached record was built from (same keys as ``read_run``'s stamp)."""
     fs = ref.fs
     out = {}
     for name in names:
-        path = fs.join(ref.path, name)
+        path = ref.path if name == "." else fs.join(ref.path, name)
         out[name] = _dir_stamp(fs, path, None) if name.startswith("tool_invocations/") else fs.stat(path)
     return out
 

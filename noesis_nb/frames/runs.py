@@ -10,15 +10,15 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from ..cost import price_frame
+from ..cost import Pricer, price_frame
 from ..store.artifacts import verify_manifest
 from . import _arrays
-from .cache import CACHE
+from .cache import CACHE, MEMO
 from .columns import RUN_COLUMNS, TOKEN_COLUMNS, Column, check_columns
 from .eventblocks import gc_paused
 from .problems import Problems
 from .progress import progress as _progress
-from .runrecord import RunRecord, read_run, run_stamp
+from .runrecord import RunRecord, check_stamp, read_run, run_stamp
 from .source import RunRef, Source, resolve_source
 from .usage import calls_frame
 
@@ -34,7 +34,7 @@ def runs_df(
     prices: Any = None,
     columns: Sequence[Column] | None = None,
     episodes: str | Iterable[str] | None = None,
-    verify: Literal["size", "hash"] = "size",
+    verify: Literal["quick", "size", "hash"] = "quick",
     cache: bool = True,
     progress: bool | None = None,
     storage_options: dict[str, Any] | None = None,
@@ -43,23 +43,30 @@ def runs_df(
 
     Extra column paths start at the run record: ``summary.…``, ``state.…``, ``final.…``,
     ``manifest.…`` (e.g. ``Column("plan_adherence", path="summary.metrics.plan_adherence", type="float")``).
-    ``cost_usd`` is priced now (``prices`` overrides genai-prices). ``manifest_ok`` checks that the
-    listed files exist with their sizes (``verify="hash"`` re-hashes them, local runs only).
+    ``cost_usd`` is priced now (``prices`` overrides genai-prices). ``manifest_ok`` checks the
+    files ``manifest.json`` lists: ``verify="quick"`` (default) that each exists and each top-level
+    file has its listed size, ``"size"`` every size, ``"hash"`` re-hashes them (local runs only).
     Problems (unreadable documents, corrupt lines) are in ``df.attrs["errors"]`` unless ``strict``.
     """
-    if verify not in ("size", "hash"):
-        raise ValueError(f"verify={verify!r}: use 'size' (listed files exist with their sizes) or 'hash' (re-hash them)")
+    if verify not in ("quick", "size", "hash"):
+        raise ValueError(f"verify={verify!r}: use 'quick' (listed files exist, top-level sizes match), 'size' (every "
+                         "listed size) or 'hash' (re-hash every listed file)")
     extras = check_columns(columns, RUN_COLUMNS, "runs_df")
     wanted = [episodes] if isinstance(episodes, str) else (list(episodes) if episodes is not None else None)
     refs = resolve_source(source, storage_options=storage_options, episodes=wanted)
     problems = Problems(strict)
+    pricer = Pricer.from_spec(prices)
     _prefetch(refs)
-    records: list[RunRecord] = []
     with gc_paused():
-        for ref in _progress(refs, progress, "runs"):
-            records.append(_record(ref, problems, cache, verify))
-    df = _frame(records, extras, prices)
-    df.attrs["errors"] = problems.as_records()
+        records = [_record(ref, problems, cache, verify) for ref in _progress(refs, progress, "runs")]
+        key = (tuple((c.name, c.path, id(c.fn), c.type) for c in extras), pricer.version)
+        df = MEMO.get(("runs", key), tuple(records)) if cache else None
+        if df is None:
+            df = _frame(records, extras, pricer)
+            if cache:
+                MEMO.put(("runs", key), tuple(records), df)
+        df = df.copy(deep=False)
+    df.attrs = {**df.attrs, "errors": problems.as_records()}
     return df
 
 
@@ -83,25 +90,42 @@ def _record(ref: RunRef, problems: Problems, use_cache: bool, verify: str) -> Ru
                 problems.extend(run_problems)
                 return record
     record, stamp, run_problems = read_run(ref, strict=problems.strict)
-    record["manifest_ok"] = _manifest_ok(ref, record["manifest"], verify)
+    record["manifest_ok"] = _manifest_ok(ref, record["manifest"], verify, record["known_sizes"])
     problems.extend(run_problems)
     if use_cache:
-        CACHE.put(key, "known", (stamp, record, run_problems))
+        CACHE.put(key, "known", (check_stamp(record, stamp), record, run_problems))
     return record
 
 
-def _manifest_ok(ref: RunRef, manifest: dict[str, Any] | None, verify: str) -> bool | None:
-    """None without a manifest; False when a listed file is missing or differs in size (or hash)."""
+def _manifest_ok(ref: RunRef, manifest: dict[str, Any] | None, verify: str, known: dict[str, int]) -> bool | None:
+    """None without a manifest; False when a listed file is missing or has another size (or hash).
+
+    ``quick``: every listed file exists (one listing per folder) and every top-level file has
+    its listed size; ``size``: every listed file's size; ``hash``: re-hash them (local runs).
+    """
     if manifest is None:
         return None
     if verify == "hash" and ref.fs.protocol == "file":
         return verify_manifest(ref.path).ok
+    listings: dict[str, set[str]] = {}
     for entry in manifest.get("files") or []:
         name = entry.get("name") if isinstance(entry, dict) else None
         if not isinstance(name, str) or not name or name.startswith("/") or ".." in name.split("/"):
             return False
-        stat = ref.fs.stat(ref.fs.join(ref.path, *name.split("/")))
-        if stat is None or (entry.get("size_bytes") is not None and stat[0] != entry["size_bytes"]):
+        size = known.get(name)
+        if size is None and verify == "quick" and "/" in name:
+            folder, _, base = name.rpartition("/")
+            if folder not in listings:
+                listings[folder] = set(ref.fs.listdir(ref.fs.join(ref.path, *folder.split("/"))))
+            if base not in listings[folder]:
+                return False
+            continue
+        if size is None:
+            stat = ref.fs.stat(ref.fs.join(ref.path, *name.split("/")))
+            if stat is None:
+                return False
+            size = stat[0]
+        if entry.get("size_bytes") is not None and size != entry["size_bytes"]:
             return False
     return True
 
@@ -173,7 +197,7 @@ def _plus(started: Any, duration: Any) -> str | None:
         return None
 
 
-def _frame(records: list[RunRecord], extras: tuple[Column, ...], prices: Any) -> pd.DataFrame:
+def _frame(records: list[RunRecord], extras: tuple[Column, ...], prices: Pricer) -> pd.DataFrame:
     rows = [_row(r) for r in records]
     data: dict[str, pd.Series] = {}
     for name, (kind, _) in RUN_COLUMNS.items():

@@ -16,7 +16,8 @@ from typing import Any, Union
 
 from .. import config
 from ..errors import RunNotFoundError
-from ..store.roots import find_run_dir, iter_run_dirs
+from ..store.fast import scan_run_dirs
+from ..store.roots import find_run_dir
 from .fs import LocalFS, RemoteFS, open_remote
 
 __all__ = ["RunRef", "resolve_source", "Source"]
@@ -91,11 +92,7 @@ def _resolve_one(item: Any, storage_options: dict[str, Any] | None, remotes: dic
 
 
 def _local_dir(path: str) -> list[RunRef]:
-    if _LOCAL.is_run_dir(path):
-        return [RunRef(_LOCAL, path)]
-    if not os.path.isdir(path):
-        return []
-    return [RunRef(_LOCAL, str(p)) for p in sorted(iter_run_dirs(path))]
+    return [RunRef(_LOCAL, p) for p in scan_run_dirs(path)]
 
 
 def _resolve_remote(url: str, storage_options: dict[str, Any] | None, remotes: dict) -> list[RunRef]:

@@ -65,18 +65,32 @@ def scan_model_calls(data: bytes, url: str, problems: list[LoadProblem]) -> list
     return out
 
 
+def _numbers(values: list[Any]) -> np.ndarray:
+    """Token counts and latencies as float64 (None → NaN); odd values (strings, bools) become NaN too."""
+    try:
+        arr = np.array(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        return np.array([_num(v) if _num(v) is not None else np.nan for v in values], dtype=np.float64)
+    if any(type(v) is bool for v in values):
+        arr[[type(v) is bool for v in values]] = np.nan
+    return arr
+
+
 def calls_frame(episode_ids: list[Any], timestamps: list[Any], payloads: Iterable[dict[str, Any]], extras: Sequence[Column] = ()) -> pd.DataFrame:
     """The unpriced usage columns from parallel lists (timestamps may be strings or Timestamps)."""
     payloads = list(payloads)
-    values = [call_values(p) for p in payloads]
-    cols = list(zip(*values)) if values else [[] for _ in _CALL_FIELDS]
+    keys = {"input_tokens": "input_tokens", "cached_input_tokens": "cached_input_tokens",
+            "cache_write_input_tokens": "cache_write_input_tokens", "output_tokens": "output_tokens",
+            "reasoning_tokens": "reasoning_tokens", "latency_ms": "latency_ms", "reported_cost_usd": "cost_usd"}
     if timestamps and isinstance(timestamps[0], str):
         ts = _arrays.series_of("datetime", timestamps)
     else:
         ts = pd.Series(pd.to_datetime(pd.Series(timestamps, dtype=object), utc=True).dt.as_unit("us").array)
     data: dict[str, Any] = {"episode_id": _arrays.series_of("str", episode_ids), "timestamp": ts}
-    for name, column in zip(_CALL_FIELDS, cols):
-        data[name] = _arrays.series_of("category" if name in ("provider", "model") else "float", list(column))
+    for name in ("provider", "model"):
+        data[name] = _arrays.series_of("category", [p.get(name) for p in payloads])
+    for name, key in keys.items():
+        data[name] = _numbers([p.get(key) for p in payloads])
     df = pd.DataFrame(data)
     for column in extras:
         df[column.name] = _arrays.series_of(column.type, [column.value({"payload": p}) for p in payloads])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 
@@ -162,3 +163,37 @@ def test_real_noesis_run(smoke_root):
     assert row["act_count"] == 3 and row["success"] and row["sealed"] and row["manifest_ok"]
     assert row["duration_s"] == 0.000911 and row["model_calls"] == 0
     assert df.attrs["errors"] == []
+
+
+def test_summary_usage_by_model_needs_no_event_scan(tmp_path):
+    """A summary that lists usage by model (noesis_nb extension) is priced without reading events.jsonl."""
+    root = tmp_path / "runs"
+    by_model = [{"provider": "openai", "model": "gpt-4o", "model_calls": 3, "input_tokens": 3000, "cached_input_tokens": 1200,
+                 "cache_write_input_tokens": 0, "output_tokens": 300, "reasoning_tokens": 0}]
+    summary = hand_summary("ep_a", task="t", status="ok") | {"x-noesis_nb": {"usage": {"model_calls": 3, "by_model": by_model}}}
+    run = write_run(root, "ep_a", basic_events("ep_a"), summary=summary, final={"outcome": "success"})
+    (run / "events.jsonl").write_text("this would be a corrupt line if it were read\n")
+    df = runs_df(root)
+    row = df.iloc[0]
+    assert row["model_calls"] == 3 and row["input_tokens"] == 3000 and df.attrs["errors"] == []
+    assert row["cost_usd"] == pytest.approx((1800 * 2.5 + 1200 * 1.25 + 300 * 10) / 1e6)
+
+
+def test_verify_modes(tmp_path):
+    root = tmp_path / "runs"
+    run = write_run(root, "ep_a", basic_events("ep_a"), summary=hand_summary("ep_a", task="t"))
+    record = run / "tool_invocations" / "prepared" / "draft:ep_a:r1.json"
+    record.parent.mkdir(parents=True)
+    record.write_text('{"status": "approved"}')
+    files = [{"name": p.relative_to(run).as_posix(), "size_bytes": p.stat().st_size,
+              "sha256": "sha256:" + hashlib.sha256(p.read_bytes()).hexdigest()} for p in sorted(run.rglob("*")) if p.is_file()]
+    (run / "manifest.json").write_text(json.dumps({"files": files}))
+    assert runs_df(root)["manifest_ok"].iloc[0] and runs_df(root, verify="hash", cache=False)["manifest_ok"].iloc[0]
+    record.write_text('{"status": "approved", "x": 1}')
+    assert runs_df(root, cache=False)["manifest_ok"].iloc[0]  # quick: the nested record exists; its size is not checked
+    assert not runs_df(root, verify="size", cache=False)["manifest_ok"].iloc[0]
+    assert not runs_df(root, verify="hash", cache=False)["manifest_ok"].iloc[0]
+    record.unlink()
+    assert not runs_df(root, cache=False)["manifest_ok"].iloc[0]
+    with pytest.raises(ValueError, match="verify='fast'"):
+        runs_df(root, verify="fast")
