@@ -15,7 +15,7 @@ __all__ = ["RunCache", "FrameMemo", "CACHE", "MEMO", "clear_cache"]
 
 
 class RunCache:
-    def __init__(self, max_rows: int = 20_000_000):
+    def __init__(self, max_rows: int = 5_000_000):
         self.max_rows = max_rows
         self._items: OrderedDict[tuple, tuple[Any, Any, int]] = OrderedDict()
         self._rows = 0

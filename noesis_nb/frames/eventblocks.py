@@ -159,7 +159,7 @@ def load_events(
         for ref, path in progress(list(zip(refs, paths)), show_progress, "events"):
             key = ("events", ref.fs.protocol, path, extras_key)
             if use_cache:
-                stamp = ref.fs.stat(path)
+                stamp = ref.stat_events(path)
                 hit = CACHE.get(key, stamp) if stamp is not None else None
                 if hit is not None:
                     segment, cached_problems = hit

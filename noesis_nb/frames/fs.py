@@ -22,6 +22,8 @@ class LocalFS:
     protocol = "file"
 
     def join(self, base: str, *parts: str) -> str:
+        if len(parts) == 1 and not base.endswith(os.sep):  # the common case, without posixpath's overhead
+            return base + os.sep + parts[0]
         return os.path.join(base, *parts)
 
     def url(self, path: str) -> str:

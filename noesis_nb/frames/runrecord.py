@@ -168,7 +168,10 @@ def run_stamp(ref: RunRef, names: list[str]) -> dict[str, Any]:
     out = {}
     for name in names:
         path = ref.path if name == "." else fs.join(ref.path, name)
-        out[name] = _dir_stamp(fs, path, None) if name.startswith("tool_invocations/") else fs.stat(path)
+        if name == "events.jsonl":
+            out[name] = ref.stat_events(path)
+        else:
+            out[name] = _dir_stamp(fs, path, None) if name.startswith("tool_invocations/") else fs.stat(path)
     return out
 
 

@@ -10,13 +10,13 @@ from __future__ import annotations
 import glob as _glob
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Union
 
 from .. import config
 from ..errors import RunNotFoundError
-from ..store.fast import scan_run_dirs
+from ..store.fast import scan_run_dirs_with_stats
 from ..store.roots import find_run_dir
 from .fs import LocalFS, RemoteFS, open_remote
 
@@ -32,6 +32,11 @@ class RunRef:
 
     fs: Any
     path: str
+    events_stat: Any = field(default=None, compare=False)  # (size, mtime_ns) of events.jsonl seen while listing
+
+    def stat_events(self, path: str) -> Any:
+        """The stat of this run's events.jsonl, reusing the one taken while listing the root."""
+        return self.events_stat if self.events_stat is not None else self.fs.stat(path)
 
     @property
     def name(self) -> str:
@@ -92,7 +97,7 @@ def _resolve_one(item: Any, storage_options: dict[str, Any] | None, remotes: dic
 
 
 def _local_dir(path: str) -> list[RunRef]:
-    return [RunRef(_LOCAL, p) for p in scan_run_dirs(path)]
+    return [RunRef(_LOCAL, p, None if st is None else (st.st_size, st.st_mtime_ns)) for p, st in scan_run_dirs_with_stats(path)]
 
 
 def _resolve_remote(url: str, storage_options: dict[str, Any] | None, remotes: dict) -> list[RunRef]:

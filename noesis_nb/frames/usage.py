@@ -11,23 +11,15 @@ import pandas as pd
 
 from ..cost import price_frame
 from . import _arrays
-from .columns import TOKEN_COLUMNS, USAGE_COLUMNS, Column, check_columns
+from .columns import USAGE_COLUMNS, Column, check_columns
 from .eventblocks import load_events
 from .problems import LoadProblem, Problems
 from .source import Source, resolve_source
 
-__all__ = ["usage_df", "call_values", "scan_model_calls", "calls_frame", "MODEL_CALL"]
+__all__ = ["usage_df", "scan_model_calls", "calls_frame", "MODEL_CALL"]
 
 MODEL_CALL = "model.call"
 _NEEDLE = b'"model.call"'
-_CALL_FIELDS = ("provider", "model", *TOKEN_COLUMNS, "latency_ms", "reported_cost_usd")
-
-
-def call_values(payload: dict[str, Any]) -> tuple[Any, ...]:
-    """(provider, model, tokens…, latency_ms, reported_cost_usd) of one model.call payload; None = unknown."""
-    g = payload.get
-    return (g("provider"), g("model"), _num(g("input_tokens")), _num(g("cached_input_tokens")), _num(g("cache_write_input_tokens")),
-            _num(g("output_tokens")), _num(g("reasoning_tokens")), _num(g("latency_ms")), _num(g("cost_usd")))
 
 
 def _num(value: Any) -> float | None:

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from ._theme import PALETTE, color_map, new_figure
+from ._theme import color_map, new_figure
 
 __all__ = ["cost_over_time", "tokens_by", "tokens_over_time", "token_parts"]
 

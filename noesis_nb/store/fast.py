@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["scan_run_dirs", "is_run_dir_fast"]
+__all__ = ["scan_run_dirs", "scan_run_dirs_with_stats", "is_run_dir_fast"]
 
 _MARKERS = ("events.jsonl", "summary.json", "state.json")
+_EVENTS = os.sep + "events.jsonl"
 
 
 def is_run_dir_fast(path: str) -> bool:
@@ -26,17 +27,44 @@ def _children(path: str) -> list[str]:
     except (FileNotFoundError, NotADirectoryError, PermissionError):
         return []
     names.sort()
-    return [os.path.join(path, name) for name in names]
+    prefix = path if path.endswith(os.sep) else path + os.sep
+    return [prefix + name for name in names]
+
+
+def _events_stat(path: str) -> os.stat_result | None:
+    try:
+        return os.stat(path + _EVENTS)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+
+
+def _probe(path: str) -> tuple[bool, os.stat_result | None]:
+    """(is a run dir, stat of its events.jsonl): one ``stat`` for a typical run."""
+    st = _events_stat(path)
+    if st is not None:
+        return True, st
+    isfile = os.path.isfile
+    return any(isfile(os.path.join(path, m)) for m in _MARKERS[1:]), None
+
+
+def scan_run_dirs_with_stats(root: str) -> list[tuple[str, os.stat_result | None]]:
+    """Like ``scan_run_dirs``, with each run's ``events.jsonl`` stat (None when absent) taken on the way."""
+    is_run, st = _probe(root)
+    if is_run:
+        return [(root, st)]
+    out: list[tuple[str, os.stat_result | None]] = []
+    for child in _children(root):
+        is_run, st = _probe(child)
+        if is_run:
+            out.append((child, st))
+            continue
+        for grand in _children(child):
+            is_run, st = _probe(grand)
+            if is_run:
+                out.append((grand, st))
+    return out
 
 
 def scan_run_dirs(root: str) -> list[str]:
     """Run directories under ``root`` (or ``[root]`` when it is one), label folders expanded, sorted."""
-    if is_run_dir_fast(root):
-        return [root]
-    out: list[str] = []
-    for child in _children(root):
-        if is_run_dir_fast(child):
-            out.append(child)
-        else:
-            out.extend(grand for grand in _children(child) if is_run_dir_fast(grand))
-    return out
+    return [path for path, _ in scan_run_dirs_with_stats(root)]
