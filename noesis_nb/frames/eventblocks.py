@@ -226,6 +226,9 @@ def _assemble(segments: list[tuple[_Batch | None, int, int]], names: list[str], 
     for name, kind in kinds.items():
         parts = [_slice(b.arrays[name], s, e) for b, s, e in merged]
         columns[name] = _arrays.to_pandas(kind, _arrays.concat(kind, parts))
+    for column in extras:
+        if column.type in ("int", "bool"):  # stored as objects in batches; typed once here
+            columns[column.name] = _arrays.series_of(column.type, list(columns[column.name])).array
     payload = [b.payload[s:e] for b, s, e in merged]
     columns["payload"] = np.concatenate(payload) if payload else np.empty(0, dtype=object)
     order = ["episode_id", "seq", "event_id", "timestamp", "phase", "event_name", "agent_id", "caused_by",

@@ -30,6 +30,20 @@ def tool_label(tool: Any) -> str | None:
     return str(tool)
 
 
+def _prefetch_records(refs: list[RunRef]) -> None:
+    """On remote file systems, fetch every tool record in one concurrent batch."""
+    wanted: dict[int, tuple[Any, list[str]]] = {}
+    for ref in refs:
+        fs = ref.fs
+        if fs.protocol == "file":
+            continue
+        paths = wanted.setdefault(id(fs), (fs, []))[1]
+        paths += [fs.join(ref.path, "tool_invocations", kind, name) for kind in ("prepared", "approvals", "executions")
+                  for name in fs.listdir(fs.join(ref.path, "tool_invocations", kind)) if name.endswith(".json")]
+    for fs, paths in wanted.values():
+        fs.prefetch(paths)
+
+
 def _records(ref: RunRef, kind: str, problems: Problems) -> dict[str, dict[str, Any]]:
     fs = ref.fs
     folder = fs.join(ref.path, "tool_invocations", kind)
@@ -151,6 +165,7 @@ def tools_df(
     names = np.asarray(cols["event_name"].astype(object))
     stamps = pd.Series(cols["timestamp"])
     payloads = cols["payload"]
+    _prefetch_records(refs)
     rows, records = [], []
     for i, ref in enumerate(refs):
         sel = np.flatnonzero(is_tool & (run_of == i))

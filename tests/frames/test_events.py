@@ -74,6 +74,7 @@ def test_extra_columns(tmp_path):
                                                Column("n_keys", fn=lambda e: len(e["payload"]), type="int")])
     assert df["task"].iloc[0] == "task of ep_a" and pd.isna(df["task"].iloc[1])
     assert df["in_tok"].iloc[2] == 1000.0 and df["n_keys"].iloc[0] == 3
+    assert str(df["n_keys"].dtype) == "Int64" and str(df["task"].dtype) in ("str", "string", "object")
 
 
 def test_corrupt_lines_are_reported_or_raised(tmp_path):
