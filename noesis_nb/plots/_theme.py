@@ -23,10 +23,10 @@ _LAYOUT: dict[str, Any] = dict(
     font=dict(color=TEXT, family="system-ui, -apple-system, Segoe UI, Roboto, sans-serif", size=12),
     colorway=PALETTE,
     hoverlabel=dict(bgcolor="rgba(250,250,250,0.95)", font=dict(color="#1a1a1a"), bordercolor="#8c8c8c"),
-    legend=dict(bgcolor="rgba(0,0,0,0)", orientation="h", yanchor="bottom", y=1.02, x=0),
+    legend=dict(bgcolor="rgba(0,0,0,0)"),
     margin=dict(l=60, r=20, t=60, b=50),
 )
-_AXIS: dict[str, Any] = dict(gridcolor=GREY, zerolinecolor=GREY, linecolor=GREY, tickcolor=GREY, showline=False)
+_AXIS: dict[str, Any] = dict(gridcolor=GREY, zerolinecolor=GREY, linecolor=GREY, tickcolor=GREY, showline=False, automargin=True)
 
 
 def style(fig: go.Figure, title: str | None = None) -> go.Figure:

@@ -76,6 +76,7 @@ def episode_timeline(events: pd.DataFrame, episode_id: str | None = None, *, tit
                 customdata=np.stack([rows["phase"].astype(str), rows["name"], rows["timestamp"].dt.strftime("%H:%M:%S.%f"),
                                      rows["agent"], rows["detail"]], axis=1),
                 hovertemplate="<b>%{customdata[1]}</b><br>%{customdata[2]}<br>%{customdata[4]}<extra></extra>"))
-    fig.update_layout(barmode="overlay", xaxis=dict(type="date", title="time (UTC)"), yaxis=dict(title="phase", autorange="reversed",
+    rows_shown = len(phases) + 2
+    fig.update_layout(barmode="overlay", height=max(380, 24 * rows_shown + 160), xaxis=dict(type="date", title="time (UTC)"), yaxis=dict(title="phase", autorange="reversed",
                       categoryorder="array", categoryarray=phases + ["approvals", "pauses"]), bargap=0.35)
     return fig
