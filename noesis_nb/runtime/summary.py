@@ -17,6 +17,25 @@ __all__ = ["build_summary", "final_outcome"]
 _FINAL = {"ok": "success", "error": "error", "vetoed": "vetoed", "cancelled": "cancelled"}
 
 
+_TOKENS = ("input_tokens", "cached_input_tokens", "cache_write_input_tokens", "output_tokens", "reasoning_tokens")
+
+
+def _total(calls: list[dict[str, Any]], key: str) -> int | None:
+    """Sum of a token field; None (unknown) when any call did not report it."""
+    values = [c.get(key) for c in calls]
+    return None if not values or any(v is None for v in values) else sum(values)
+
+
+def usage_summary(calls: list[dict[str, Any]]) -> dict[str, Any]:
+    """Token totals and a per-model split, so analysis can price runs from the summary alone."""
+    groups: dict[tuple[Any, Any], list[dict[str, Any]]] = defaultdict(list)
+    for call in calls:
+        groups[(call.get("provider"), call.get("model"))].append(call)
+    by_model = [{"provider": provider, "model": model, "model_calls": len(group), **{k: _total(group, k) for k in _TOKENS}}
+                for (provider, model), group in groups.items()]
+    return {"model_calls": len(calls), **{k: _total(calls, k) for k in _TOKENS}, "by_model": by_model}
+
+
 def final_outcome(status: str) -> str:
     return _FINAL.get(status, "error")
 
@@ -114,5 +133,5 @@ def build_summary(rec: "Recorder", *, status: str, reasons: list[str], result: A
         "verification": {"provided": False, "passed": None, "assertions": [], "workspace_diff": None, "snapshots": None,
                          "policy": {"ignore": [".git", "__pycache__", ".venv", ".noesis"], "symlinks": "skip"}},
         "manifest": {"path": "manifest.json"},
-        "x-noesis_nb": {"reasons": reasons, "usage": dict(rec.usage)},
+        "x-noesis_nb": {"reasons": reasons, "usage": usage_summary(rec.usage_calls)},
     }

@@ -113,7 +113,9 @@ def test_solve_async_and_context_events_and_model_calls(runs_dir):
     calls = [e["payload"] for e in events if e["phase"] == "model"]
     assert calls[0]["input_tokens"] == 900 and calls[0]["cached_input_tokens"] == 800 and calls[0]["reasoning_tokens"] == 40
     assert calls[1]["input_tokens"] is None and calls[1]["output_tokens"] is None  # unknown stays null, never 0
-    assert read_json(runs_dir / ep / "summary.json")["x-noesis_nb"]["usage"]["input_tokens"] == 900
+    usage = read_json(runs_dir / ep / "summary.json")["x-noesis_nb"]["usage"]
+    assert usage["input_tokens"] is None  # mystery-model reported nothing
+    assert {r["model"]: r["input_tokens"] for r in usage["by_model"]} == {"claude-sonnet-4": 900, "mystery-model": None}
 
 
 @pytest.mark.parametrize("kwargs, fragment", [
@@ -168,3 +170,18 @@ def test_ns_run_uses_core_minimal(runs_dir):
     summary = ns.summary.read(ep)
     assert summary["flags"]["using"] == "core.minimal" and summary["metrics"]["success"] is True
     assert json.loads((runs_dir / ep / "state.json").read_text())["episode"]["using"] == "adapter:core.minimal"
+
+
+def test_summary_usage_keeps_unknown_tokens_unknown_and_splits_by_model(runs_dir):
+    def agent(task, ctx):
+        ctx.model_call("gpt-4o-mini", provider="openai", input_tokens=100, output_tokens=10, cached_input_tokens=60)
+        ctx.model_call("gpt-4o-mini", provider="openai", input_tokens=50, output_tokens=5, cached_input_tokens=None)
+        ctx.model_call("claude-sonnet-4", provider="anthropic", input_tokens=70, output_tokens=7, reasoning_tokens=3)
+
+    ep = noesis_nb.solve("x", using=agent, runs_dir=runs_dir)
+    usage = read_json(runs_dir / ep / "summary.json")["x-noesis_nb"]["usage"]
+    assert usage["model_calls"] == 3 and usage["input_tokens"] == 220 and usage["output_tokens"] == 22
+    assert usage["cached_input_tokens"] is None  # one call did not say: the total is unknown, not 60
+    by_model = {row["model"]: row for row in usage["by_model"]}
+    assert by_model["gpt-4o-mini"]["model_calls"] == 2 and by_model["gpt-4o-mini"]["input_tokens"] == 150
+    assert by_model["claude-sonnet-4"]["reasoning_tokens"] == 3 and by_model["claude-sonnet-4"]["cached_input_tokens"] is None
