@@ -1,0 +1,239 @@
+"""``%load_ext noesis_nb``: the ``%noesis`` line magic and ``%%noesis run`` cell magic.
+
+Each subcommand parses its arguments and calls one public function, so everything a magic
+does can be done from Python:
+
+    run       noesis_nb.start(task, using=…) + noesis_nb.widgets.display_handle(handle)
+    list      noesis_nb.store.list_runs(limit, runs_dir=…)
+    show      noesis_nb.show(episode)
+    approve   noesis_nb.approve_draft(episode, draft, approver_id=…)  (+ resume_run with --resume)
+    reject    noesis_nb.reject_draft(episode, draft, reason=…)
+    resume    noesis_nb.resume_run(episode) then noesis_nb.show(episode)
+    stop      handle.cancel() for an episode running in this kernel
+    runs-dir  noesis_nb.config.set(runs_dir=…) / noesis_nb.config.runs_dir()
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+from typing import Any
+
+from IPython.core.error import UsageError
+from IPython.core.magic import Magics, line_cell_magic, magics_class
+
+__all__ = ["NoesisMagics", "build_parser", "load_ipython_extension", "unload_ipython_extension", "RunTable"]
+
+
+class _HelpShown(Exception):
+    """argparse printed help; the magic returns quietly."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise UsageError(f"%noesis: {message}\n{self.format_usage().strip()}\n(see %noesis --help)")
+
+    def exit(self, status: int = 0, message: str | None = None) -> None:  # type: ignore[override]
+        if status:
+            raise UsageError(message or f"%noesis exited with status {status}")
+        raise _HelpShown
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="%noesis", description="Run, watch and decide noesis_nb episodes from a notebook.",
+                     epilog='Cell form: %%noesis run <using> [options] takes the task from the cell body.')
+    sub = parser.add_subparsers(dest="command", metavar="{run,list,show,approve,reject,resume,stop,runs-dir}", parser_class=_Parser)
+
+    run = sub.add_parser("run", help="start an episode in the background and show its live view")
+    run.add_argument("using", help="adapter: a name in the notebook namespace, 'pkg.mod:attr', a path, or a short name")
+    run.add_argument("task", nargs="?", help='the task, quoted: "summarise the logs" (or the cell body with %%%%noesis)')
+    run.add_argument("--approver", default=None, help="ask (default; Approve/Reject buttons), auto, deny, or a callable's name")
+    run.add_argument("--governance", choices=("off", "audit", "enforce"), default=None, help="governance mode (default: configured)")
+    run.add_argument("--runs-dir", default=None, help="where the run directory goes (default: configured runs dir)")
+    run.add_argument("--seed", type=int, default=0)
+    run.add_argument("--tag", action="append", default=[], metavar="KEY=VALUE", help="a tag (repeatable)")
+    run.add_argument("--idle-timeout", type=float, default=None, metavar="SECONDS", help="end the episode if idle this long")
+
+    listing = sub.add_parser("list", help="list runs, newest first, as a table")
+    listing.add_argument("--limit", type=int, default=20)
+    listing.add_argument("--runs-dir", default=None)
+
+    show = sub.add_parser("show", help="show one run's view (live, finished or paused on disk)")
+    show.add_argument("episode", help="episode id or run directory")
+    show.add_argument("--runs-dir", default=None)
+    show.add_argument("--text", action="store_true", help="print the timeline as text instead")
+
+    for name, verb in (("approve", "approve"), ("reject", "reject")):
+        p = sub.add_parser(name, help=f"{verb} a pending tool draft (live in this kernel, or paused on disk)")
+        p.add_argument("episode", help="episode id or run directory")
+        p.add_argument("draft", nargs="?", default=None, help="draft id (or a unique part); default: the one pending draft")
+        p.add_argument("--reason", default=None)
+        p.add_argument("--approver-id", default="human", help="who decides (recorded in the decision)")
+        p.add_argument("--runs-dir", default=None)
+        p.add_argument("--resume", action="store_true", help="for a run paused on disk: resume it after deciding")
+
+    resume = sub.add_parser("resume", help="resume a run paused on disk whose draft is decided")
+    resume.add_argument("episode")
+    resume.add_argument("--runs-dir", default=None)
+
+    stop = sub.add_parser("stop", help="cancel an episode running in this kernel (it ends 'cancelled', sealed)")
+    stop.add_argument("episode")
+
+    runs_dir = sub.add_parser("runs-dir", help="show or set the runs dir used by later commands")
+    runs_dir.add_argument("path", nargs="?", default=None)
+    return parser
+
+
+class RunTable(list):
+    """``list_runs`` rows that display as a table (HTML, escaped) and as aligned text."""
+
+    def _repr_html_(self) -> str:
+        from .widgets.snapshot import runs_table_html
+
+        return runs_table_html(self)
+
+    def __repr__(self) -> str:
+        from .widgets.snapshot import runs_table_text
+
+        return runs_table_text(self)
+
+
+@magics_class
+class NoesisMagics(Magics):
+    @line_cell_magic
+    def noesis(self, line: str, cell: str | None = None) -> Any:
+        """Run, list, show and decide episodes: ``%noesis run <using> "<task>"``, ``%noesis list``,
+        ``%noesis show <episode>``, ``%noesis approve <episode> [draft]``, ``%noesis reject …``,
+        ``%noesis resume <episode>``, ``%noesis stop <episode>``, ``%noesis runs-dir [path]``.
+        ``%noesis --help`` and ``%noesis <command> --help`` print the options."""
+        try:
+            args = build_parser().parse_args(shlex.split(line))
+        except _HelpShown:
+            return None
+        except ValueError as exc:  # shlex: unbalanced quotes
+            raise UsageError(f"%noesis: cannot parse {line!r}: {exc}") from None
+        if args.command is None:
+            raise UsageError("%noesis: name a subcommand: run, list, show, approve, reject, resume, stop, runs-dir (see %noesis --help)")
+        if cell is not None and args.command != "run":
+            raise UsageError(f"%%noesis takes a cell body only for 'run' (the task); got {args.command!r}")
+        handler = getattr(self, "_" + args.command.replace("-", "_"))
+        try:
+            return handler(args, cell)
+        except UsageError:
+            raise
+        except (ValueError, LookupError, FileNotFoundError, TypeError) as exc:
+            raise UsageError(f"%noesis {args.command}: {exc}") from exc
+        except Exception as exc:
+            from .errors import NoesisNbError
+
+            if isinstance(exc, NoesisNbError) or type(exc).__module__.startswith("noesis_nb.tools"):
+                raise UsageError(f"%noesis {args.command}: {exc}") from exc
+            raise
+
+    # -- subcommands ----------------------------------------------------------------------------
+    def _resolve(self, name: str | None) -> Any:
+        """A notebook name (``my_agent``) wins over the engine's string resolution."""
+        if name is None:
+            return None
+        ns = self.shell.user_ns if self.shell is not None else {}
+        return ns[name] if name.isidentifier() and name in ns else name
+
+    def _run(self, args: argparse.Namespace, cell: str | None) -> Any:
+        from . import start
+        from .widgets import display_handle
+
+        task = cell.strip() if cell is not None and cell.strip() else args.task
+        if cell is not None and cell.strip() and args.task:
+            raise UsageError('%%noesis run: give the task either as the argument or as the cell body, not both')
+        if not task:
+            raise UsageError('%noesis run: missing the task, e.g. %noesis run my_agent "summarise the logs"')
+        tags = {}
+        for item in args.tag:
+            key, sep, value = item.partition("=")
+            if not sep or not key:
+                raise UsageError(f"%noesis run: --tag {item!r} is not KEY=VALUE")
+            tags[key] = value
+        approver = args.approver
+        if approver is not None and approver not in ("ask", "auto", "deny"):
+            approver = self._resolve(approver)
+            if isinstance(approver, str):
+                raise UsageError(f"%noesis run: --approver {args.approver!r} is not ask/auto/deny nor a callable in the notebook")
+        handle = start(task, using=self._resolve(args.using), runs_dir=args.runs_dir, approver=approver,
+                       governance=args.governance, seed=args.seed, tags=tags or None, idle_timeout_s=args.idle_timeout)
+        display_handle(handle)
+        return handle
+
+    def _list(self, args: argparse.Namespace, cell: str | None) -> RunTable:
+        from .store import list_runs
+
+        if args.limit is not None and args.limit < 1:
+            raise UsageError(f"%noesis list: --limit must be at least 1, got {args.limit}")
+        return RunTable(list_runs(args.limit, runs_dir=args.runs_dir))
+
+    def _show(self, args: argparse.Namespace, cell: str | None) -> Any:
+        if args.text:
+            from .widgets.snapshot import timeline_text
+            from .widgets.runview import DiskRun
+
+            print(timeline_text(DiskRun(args.episode, runs_dir=args.runs_dir).events))
+            return None
+        from .widgets import show
+
+        show(args.episode, runs_dir=args.runs_dir)
+        return None
+
+    def _approve(self, args: argparse.Namespace, cell: str | None) -> Any:
+        return self._decide(args, approve=True)
+
+    def _reject(self, args: argparse.Namespace, cell: str | None) -> Any:
+        return self._decide(args, approve=False)
+
+    def _decide(self, args: argparse.Namespace, *, approve: bool) -> Any:
+        from . import approve_draft, reject_draft
+
+        if approve:
+            decision = approve_draft(args.episode, args.draft, approver_id=args.approver_id, reason=args.reason, runs_dir=args.runs_dir)
+        else:
+            decision = reject_draft(args.episode, args.draft, reason=args.reason, approver_id=args.approver_id, runs_dir=args.runs_dir)
+        state = "recorded" if getattr(decision, "created", True) else "already recorded"
+        print(f"{decision.status} {decision.draft_id or '(veto)'} by {decision.approver_id} ({state})")
+        if args.resume:
+            return self._resume(args, None)
+        return None
+
+    def _resume(self, args: argparse.Namespace, cell: str | None) -> Any:
+        from . import resume_run
+        from .widgets import show
+
+        resume_run(args.episode, runs_dir=args.runs_dir)
+        show(args.episode, runs_dir=args.runs_dir)
+        return None
+
+    def _stop(self, args: argparse.Namespace, cell: str | None) -> Any:
+        from .runtime.api import live_handles
+
+        handle = live_handles().get(args.episode)
+        if handle is None:
+            raise UsageError(f"%noesis stop: no episode {args.episode!r} is running in this kernel; running: {sorted(live_handles()) or 'none'}")
+        handle.cancel()
+        print(f"cancelling {args.episode}")
+        return None
+
+    def _runs_dir(self, args: argparse.Namespace, cell: str | None) -> Any:
+        from . import config
+
+        if args.path is not None:
+            config.set(runs_dir=args.path)
+        print(config.runs_dir())
+        return None
+
+
+def load_ipython_extension(ip: Any) -> None:
+    ip.register_magics(NoesisMagics)
+
+
+def unload_ipython_extension(ip: Any) -> None:
+    manager = ip.magics_manager
+    for kind in ("line", "cell"):
+        manager.magics[kind].pop("noesis", None)
+    manager.registry.pop("NoesisMagics", None)

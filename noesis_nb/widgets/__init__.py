@@ -1,0 +1,11 @@
+"""Live views of episodes (ipywidgets core widgets; no custom JavaScript).
+
+    noesis_nb.show("ep_01…")          # a finished or paused run from disk, or a live handle
+    EpisodeView(handle)               # the widget itself
+    handle_mimebundle / refresh_display / display_handle   # what EpisodeHandle calls
+"""
+
+from .display import display_handle, handle_mimebundle, refresh_display, show, view_for
+from .view import EpisodeView
+
+__all__ = ["EpisodeView", "show", "handle_mimebundle", "refresh_display", "display_handle", "view_for"]

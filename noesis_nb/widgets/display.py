@@ -1,0 +1,99 @@
+"""Displaying views: one view per handle, updatable displays, and the final re-render for nbclient.
+
+Every bundle carries the widget, a stable ``text/plain`` line and an escaped ``text/html``
+snapshot. ``display_handle`` shows a view with a display id, so ``refresh_display`` (and the
+view itself, when the episode settles) can update that output in place; nbclient keeps an
+update only while a cell executes, which is why ``await handle`` calls ``refresh_display``.
+"""
+
+from __future__ import annotations
+
+import os
+import weakref
+from typing import Any
+
+from .view import EpisodeView, _execution_count
+
+__all__ = ["view_for", "handle_mimebundle", "display_handle", "refresh_display", "show"]
+
+_ATTR = "_noesis_nb_view"
+_VIEWS: "weakref.WeakKeyDictionary[Any, EpisodeView]" = weakref.WeakKeyDictionary()
+
+
+def view_for(handle: Any, **options: Any) -> EpisodeView:
+    """The one view of ``handle`` (created on first use, kept on the handle so both are freed together)."""
+    if isinstance(handle, EpisodeView):
+        return handle
+    view = getattr(handle, _ATTR, None) or _VIEWS.get(handle)
+    if view is None or view.closed:
+        view = EpisodeView(handle, **options)
+        try:
+            setattr(handle, _ATTR, view)
+        except (AttributeError, TypeError):  # a handle-like without a __dict__
+            _VIEWS[handle] = view
+    return view
+
+
+def handle_mimebundle(handle: Any, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+    """What ``EpisodeHandle._repr_mimebundle_`` returns: widget + ``text/plain`` + ``text/html``.
+
+    If this cell already displayed the view (``%noesis run``, ``show``), the cell's ``Out``
+    carries only the ``text/plain`` line, so the view is not shown twice.
+    """
+    return view_for(handle)._repr_mimebundle_(include, exclude)
+
+
+def display_handle(handle: Any, **options: Any) -> Any:
+    """Display the view of ``handle`` (or a view) with a display id; returns the IPython ``DisplayHandle``."""
+    from IPython.display import display
+
+    view = view_for(handle, **options)
+    display_id = display(view.mimebundle(), raw=True, display_id=True)
+    view.displays.append(display_id)
+    view._displayed_in = _execution_count()
+    return display_id
+
+
+def refresh_display(handle: Any) -> Any:
+    """Re-render the final state into the notebook: update this view's displays, or display it here.
+
+    Called by ``handle.refresh_display()`` and ``await handle`` from a running cell, so nbclient
+    and nbval record the final snapshot (they drop updates sent while no cell runs).
+    """
+    view = view_for(handle)
+    view.flush()
+    if _execution_count() is None:  # not in IPython: nothing to render into
+        return None
+    if view.displays:
+        view.update_displays()
+        return view.displays[-1]
+    return display_handle(view)
+
+
+def show(target: Any, *, runs_dir: str | os.PathLike[str] | None = None, approver_id: str = "human") -> EpisodeView:
+    """Show a live handle, or a finished or paused run from disk (episode id or run directory).
+
+    A paused run can be approved or rejected in the view and resumed with its Resume button.
+    Returns the view (a cell ending in ``show(...)`` displays it once).
+    """
+    if not hasattr(target, "subscribe") and not isinstance(target, EpisodeView):
+        target = _live_or_disk(target, runs_dir)
+    view = view_for(target, approver_id=approver_id)
+    display_handle(view)
+    return view
+
+
+def _live_or_disk(target: Any, runs_dir: Any) -> Any:
+    from ..store import find_run_dir
+    from .runview import DiskRun
+
+    run_dir = find_run_dir(target, runs_dir)
+    try:
+        from ..runtime.api import live_handles
+    except ImportError:  # pragma: no cover - the runtime ships with the package
+        live = None
+    else:
+        live = live_handles().get(run_dir.name)
+    if live is not None and live.run_dir.resolve() == run_dir.resolve():
+        return live
+    return DiskRun(run_dir)

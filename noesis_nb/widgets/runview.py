@@ -1,0 +1,146 @@
+"""A run read from disk, shaped like an ``EpisodeHandle`` so ``EpisodeView`` can show it.
+
+A paused run can be approved or rejected here (``approve_draft`` / ``reject_draft``, the
+decision is persisted first) and resumed (``resume_run_async`` on the kernel's loop, or the
+sync ``resume_run`` outside one); the view re-reads the directory when that finishes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from .state import usage_from_events
+
+__all__ = ["DiskRun"]
+
+
+class DiskRun:
+    """``status``, ``events``, ``pending``, ``decisions``, ``usage`` of a run directory, plus decide/resume."""
+
+    summary_kind = "EpisodeRun"
+    loop = None  # nothing streams from disk; the view redraws on change notifications
+
+    def __init__(self, target: str | os.PathLike[str], *, runs_dir: str | os.PathLike[str] | None = None):
+        from ..store import find_run_dir
+
+        self.run_dir = Path(find_run_dir(target, runs_dir))
+        self.last_error: str | None = None
+        self._listeners: list[Callable[[Any], None]] = []
+        self._subscribers: list[Callable[[dict[str, Any]], None]] = []
+        self._resume_task: asyncio.Future[Any] | None = None
+        self.reload()
+
+    def reload(self) -> None:
+        from ..store import read_events, read_state, read_summary, run_status
+
+        events = read_events(self.run_dir / "events.jsonl", strict=False)
+        summary, state = read_summary(self.run_dir), read_state(self.run_dir)
+        episode = (state or {}).get("episode") or {}
+        start = next((e for e in events if e.get("phase") == "start"), {})
+        self.events = events
+        self.episode_id = (summary or {}).get("episode_id") or episode.get("id") or self.run_dir.name
+        self.task = (summary or {}).get("task") or ((state or {}).get("goal") or {}).get("task") or (start.get("payload") or {}).get("task") or ""
+        self.using = (start.get("payload") or {}).get("using") or str(episode.get("using") or "").removeprefix("adapter:")
+        self._status = run_status(summary, state, events)
+        self.started_at = episode.get("started_at") or (events[0].get("timestamp") if events else None)
+        terminal = self._status in {"ok", "error", "vetoed", "cancelled"}
+        self.ended_at = next((e.get("timestamp") for e in reversed(events) if e.get("phase") == "terminate"), None) if terminal else None
+        self.usage, self.usage_calls = usage_from_events(events)
+        self.decisions = self._decisions()
+        decided = {d["draft_id"] for d in self.decisions}
+        self.pending = [p for p in self._drafts(events) if p.draft_id not in decided]
+
+    @property
+    def status(self) -> str:
+        return "running" if self.resuming else self._status
+
+    @property
+    def resuming(self) -> bool:
+        return self._resume_task is not None and not self._resume_task.done()
+
+    @property
+    def can_resume(self) -> bool:
+        """Paused, every draft decided, at least one decision, and not resuming already."""
+        return self._status == "paused" and not self.pending and bool(self.decisions) and not self.resuming
+
+    def _drafts(self, events: list[dict[str, Any]]) -> list[Any]:
+        from ..runtime.gate import PendingApproval
+        from ..tools import PreparedInvocationRepository, PreparedInvocationStatus
+
+        asked = {str((e.get("payload") or {}).get("draft_id")): e.get("timestamp") for e in events
+                 if (e.get("payload") or {}).get("event_name") == "tool.approval.pending"}
+        return [PendingApproval.from_prepared(p, asked.get(p.draft_id) or "")
+                for p in PreparedInvocationRepository(self.run_dir).list()
+                if p.status is PreparedInvocationStatus.PENDING_APPROVAL]
+
+    def _decisions(self) -> list[dict[str, Any]]:
+        from ..tools import ApprovalDecisionRepository
+
+        repo = ApprovalDecisionRepository(self.run_dir)
+        rows = []
+        for path in sorted(repo.root.glob("*.json")) if repo.root.is_dir() else []:
+            record = repo.get(None, path.name[:-5])
+            if record is not None:
+                rows.append({"draft_id": record.draft_id or path.name[:-5], "status": str(getattr(record.status, "value", record.status)),
+                             "approver_id": record.approver_id, "decided_at": getattr(record, "decided_at", None),
+                             "reason": getattr(record, "reason", None)})
+        return sorted(rows, key=lambda r: r.get("decided_at") or "")
+
+    # -- what the view's buttons call ---------------------------------------------------------
+    def on_change(self, callback: Callable[[Any], None]) -> Callable[[], None]:
+        self._listeners.append(callback)
+        return lambda: callback in self._listeners and self._listeners.remove(callback)
+
+    def subscribe(self, callback: Callable[[dict[str, Any]], None]) -> Callable[[], None]:
+        """``callback(event)`` for events that appear on disk when this object re-reads the run."""
+        self._subscribers.append(callback)
+        return lambda: callback in self._subscribers and self._subscribers.remove(callback)
+
+    def _changed(self) -> None:
+        seen = len(self.events)
+        self.reload()
+        for event in self.events[seen:]:
+            for subscriber in list(self._subscribers):
+                subscriber(event)
+        for callback in list(self._listeners):
+            callback(self)
+
+    def approve(self, draft_id: str | None = None, *, approver_id: str = "human", reason: str | None = None) -> Any:
+        from ..runtime.api import approve_draft
+
+        decision = approve_draft(self.run_dir, draft_id, approver_id=approver_id, reason=reason)
+        self._changed()
+        return decision
+
+    def reject(self, draft_id: str | None = None, *, reason: str | None = None, approver_id: str = "human") -> Any:
+        from ..runtime.api import reject_draft
+
+        decision = reject_draft(self.run_dir, draft_id, reason=reason, approver_id=approver_id)
+        self._changed()
+        return decision
+
+    def resume(self) -> None:
+        """Continue the paused run: a task on the running loop (a click in a notebook), else synchronously."""
+        from ..runtime.api import resume_run, resume_run_async
+
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            resume_run(self.run_dir)
+            self._changed()
+            return None
+        self.last_error = None
+        self._resume_task = loop.create_task(resume_run_async(self.run_dir), name=f"noesis_nb:resume:{self.episode_id}")
+        self._resume_task.add_done_callback(self._resumed)
+        self._changed()
+        return None
+
+    def _resumed(self, task: asyncio.Future[Any]) -> None:
+        if not task.cancelled() and task.exception() is not None:
+            exc = task.exception()
+            self.last_error = f"resume failed: {type(exc).__name__}: {exc}"
+        self._changed()

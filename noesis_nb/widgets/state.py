@@ -1,0 +1,203 @@
+"""What a view shows, computed without widgets: a tally of events and the header fields.
+
+``Tally`` is fed by the view's flusher (one thread); ``view_state`` reads a handle-like
+source (a live ``EpisodeHandle`` or a run from disk) and is what both the live header and
+the static snapshot render.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import Counter, deque
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+from .render import event_flag
+
+__all__ = ["Tally", "CostMeter", "view_state", "format_tokens", "format_cost", "format_elapsed", "usage_from_events", "TERMINAL"]
+
+TERMINAL = frozenset({"ok", "error", "vetoed", "cancelled"})
+# phases that stand out only through payload.error / payload.status (checked cheaply first)
+_QUIET = frozenset({"model", "reason", "start", "observe", "interpret", "plan", "direction", "action_candidate", "act",
+                    "reflect", "learn", "insight", "memory"})
+TOKEN_FIELDS = ("input_tokens", "output_tokens", "cached_input_tokens", "cache_write_input_tokens", "reasoning_tokens")
+
+
+class Tally:
+    """Running counts by phase and flag, plus the newest ``keep`` events."""
+
+    def __init__(self, keep: int = 50):
+        self.total = 0
+        self.counts: Counter[str] = Counter()
+        self.flags: Counter[str] = Counter({"pause": 0, "veto": 0, "error": 0})
+        self.recent: deque[Mapping[str, Any]] = deque(maxlen=keep)
+
+    def add(self, event: Mapping[str, Any]) -> None:
+        self.total += 1
+        phase = event.get("phase") or "?"
+        self.counts[phase] = self.counts.get(phase, 0) + 1
+        payload = event.get("payload")
+        if phase not in _QUIET or (isinstance(payload, Mapping) and (payload.get("error") or payload.get("status"))):
+            flag = event_flag(event)
+            if flag:
+                self.flags[flag] += 1
+        self.recent.append(event)
+
+
+def usage_from_events(events: list[Mapping[str, Any]]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Token totals and per-call rows from ``model`` events (for runs read from disk)."""
+    totals: dict[str, Any] = {"model_calls": 0, **{k: 0 for k in TOKEN_FIELDS}}
+    calls = []
+    for event in events:
+        payload = event.get("payload") or {}
+        if event.get("phase") != "model" or not isinstance(payload, Mapping):
+            continue
+        totals["model_calls"] += 1
+        calls.append({k: payload.get(k) for k in ("model", "provider", *TOKEN_FIELDS)})
+        for k in TOKEN_FIELDS:
+            if isinstance(payload.get(k), (int, float)):
+                totals[k] += payload[k]
+    return totals, calls
+
+
+def format_tokens(usage: Mapping[str, Any] | None) -> str:
+    if not usage or not usage.get("model_calls"):
+        return "—"
+    return f"{usage.get('input_tokens') or 0:,} in · {usage.get('output_tokens') or 0:,} out ({usage['model_calls']:,} calls)"
+
+
+class CostMeter:
+    """Running cost of a source's ``usage_calls``, priced with ``noesis_nb.cost`` (the analysis price source).
+
+    Tokens are summed per (provider, model) as calls arrive and priced once per group (cost is
+    linear in tokens). ``noesis_nb.cost`` loads pandas, so it is imported on a worker thread:
+    until it is ready the cost reads ``…``; without it, ``—``.
+    """
+
+    _lock = threading.Lock()
+    _loader: threading.Thread | None = None
+    _module: Any = None
+    _pricer: Any = None
+    _failed = False
+
+    def __init__(self) -> None:
+        self._seen = 0
+        self._groups: dict[tuple[Any, Any], list[float]] = {}  # -> [input, output, cached, cache_write, unknown calls]
+
+    @classmethod
+    def _load(cls) -> None:
+        try:
+            from .. import cost  # type: ignore[attr-defined]
+
+            pricer = cost.Pricer()
+            pricer.lookup("gpt-4o-mini", "openai")  # warm genai-prices' snapshot off the loop too
+        except Exception:  # noqa: BLE001 - no price source: the view shows "—"
+            cls._failed = True
+            return
+        cls._pricer, cls._module = pricer, cost
+
+    @classmethod
+    def ready(cls) -> bool | None:
+        """True when prices can be computed, None while loading, False when there is no price source."""
+        if cls._module is not None:
+            return True
+        if cls._failed:
+            return False
+        with cls._lock:
+            if cls._loader is None:
+                cls._loader = threading.Thread(target=cls._load, name="noesis_nb-prices", daemon=True)
+                cls._loader.start()
+        return None
+
+    @classmethod
+    def wait(cls, timeout: float = 10.0) -> None:
+        """Block until the price source has loaded (for final snapshots, which must not say ``…``)."""
+        if cls.ready() is None and cls._loader is not None:
+            cls._loader.join(timeout)
+
+    def text(self, calls: list[Mapping[str, Any]] | None) -> str:
+        if not calls:
+            return "—"
+        ready = self.ready()
+        if not ready:
+            return "…" if ready is None else "—"
+        if len(calls) < self._seen:  # a different list: start again
+            self._seen, self._groups = 0, {}
+        for call in calls[self._seen:]:
+            group = self._groups.setdefault((call.get("provider"), call.get("model")), [0.0, 0.0, 0.0, 0.0, 0])
+            inp, out = call.get("input_tokens"), call.get("output_tokens")
+            if inp is None or out is None:
+                group[4] += 1
+                continue
+            group[0] += inp
+            group[1] += out
+            group[2] += call.get("cached_input_tokens") or 0
+            group[3] += call.get("cache_write_input_tokens") or 0
+        self._seen = len(calls)
+        total, priced, unpriced = 0.0, False, 0
+        for (provider, model), (inp, out, cached, cache_write, unknown) in self._groups.items():
+            price = self._pricer.lookup(str(model), provider) if model else None
+            if price is None:
+                unpriced += 1
+                continue
+            total += self._module.cost_of(price, inp, out, cached, cache_write)
+            priced = True
+            unpriced += unknown
+        if not priced:
+            return "—"
+        return f"${total:,.4f}" + (" + unpriced calls" if unpriced else "")
+
+
+def format_cost(usage_calls: list[Mapping[str, Any]] | None, meter: CostMeter | None = None) -> str:
+    """Cost so far from the analysis price source, ``…`` while it loads, ``—`` when unknown."""
+    return (meter or CostMeter()).text(usage_calls)
+
+
+def _epoch(value: Any) -> float | None:
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, str) and value:
+        try:
+            return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+        except ValueError:
+            return None
+    return None
+
+
+def format_elapsed(started: Any, ended: Any, status: str, now: float | None = None) -> str:
+    start = _epoch(started)
+    if start is None:
+        return "—"
+    end = _epoch(ended)
+    if end is None:
+        if status in TERMINAL:
+            return "—"
+        end = time.time() if now is None else now
+    seconds = max(0.0, end - start)
+    return f"{seconds:.1f} s" if seconds < 60 else f"{int(seconds // 60)} min {seconds % 60:04.1f} s"
+
+
+def view_state(source: Any, tally: Tally, now: float | None = None, meter: CostMeter | None = None) -> dict[str, Any]:
+    """Everything the header and the snapshot need, read once from ``source``."""
+    status = str(getattr(source, "status", "?"))
+    header = {
+        "episode_id": getattr(source, "episode_id", ""),
+        "task": getattr(source, "task", ""),
+        "using": getattr(source, "using", ""),
+        "status": status,
+        "elapsed": format_elapsed(getattr(source, "started_at", None), getattr(source, "ended_at", None), status, now),
+        "tokens": format_tokens(getattr(source, "usage", None)),
+        "cost": format_cost(getattr(source, "usage_calls", None), meter),
+    }
+    return {
+        "header": header,
+        "status": status,
+        "pending": list(getattr(source, "pending", []) or []),
+        "decisions": list(getattr(source, "decisions", []) or []),
+        "recent": list(tally.recent),
+        "total": tally.total,
+        "counts": dict(tally.counts),
+        "flags": dict(tally.flags),
+    }

@@ -1,0 +1,249 @@
+"""``EpisodeView``: header, Stop, approval cards and a live timeline for one episode.
+
+Events reach the view from any thread and are redrawn in batches by a :class:`Coalescer`
+(at most 10 redraws a second, fewer when redraws are large for the event rate). The view
+holds no domain logic: Stop calls ``source.cancel()``, cards call ``source.approve/reject``,
+Resume calls ``source.resume()``; the source is an ``EpisodeHandle`` or a run from disk.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import ipywidgets as w
+
+from .approvals import ApprovalsPanel
+from .coalesce import Coalescer
+from .render import counts_html, esc, header_html, live_css, row_html
+from .snapshot import snapshot_html, text_summary
+from .state import TERMINAL, CostMeter, Tally, view_state
+from .timeline import MESSAGE_OVERHEAD, Timeline
+
+__all__ = ["EpisodeView"]
+
+_MIME_WIDGET = "application/vnd.jupyter.widget-view+json"
+
+
+class EpisodeView(w.VBox):
+    """The live view of an ``EpisodeHandle`` (or of a run read from disk, see ``noesis_nb.show``)."""
+
+    def __init__(self, source: Any, *, rows: int = 50, block_rows: int = 10, approver_id: str = "human",
+                 interval: float = 0.1, bytes_per_event: int = 60, bytes_per_second: int = 8_000, **kwargs: Any):
+        self.source = source
+        self.redraws = 0
+        self.displays: list[Any] = []  # IPython DisplayHandles to update with the final snapshot
+        self._displayed_in: int | None = None  # execution count of the cell that displayed it
+        self._coalescer = Coalescer(self.flush, lambda: self.loop, interval=interval,
+                                    bytes_per_event=bytes_per_event, bytes_per_second=bytes_per_second)
+        self._tally = Tally(keep=rows)
+        self._meter = CostMeter()
+        self._settled: str | None = None
+        self._seen_ids: set[str] | None = None
+        self._first_id: str | None = None
+        self._unsubscribe: list[Callable[[], None]] = []
+        self._flush_lock = threading.RLock()
+
+        self.header = w.HTML()
+        self.stop_button = w.Button(description="Stop", icon="stop", tooltip="cancel this episode (it ends 'cancelled', sealed)")
+        self.stop_button.on_click(lambda _b: self.stop())
+        self.resume_button = w.Button(description="Resume", icon="play", button_style="primary",
+                                      tooltip="resume this run now that its drafts are decided", layout=w.Layout(display="none"))
+        self.resume_button.on_click(lambda _b: self.resume())
+        self.approvals = ApprovalsPanel(source, approver_id=approver_id, on_decided=self.poke)
+        self.counts = w.HTML()
+        self.message = w.HTML()
+        self.timeline = Timeline(blocks=max(1, rows // block_rows), block_rows=block_rows)
+        controls = w.VBox([self.stop_button, self.resume_button], layout=w.Layout(min_width="110px"))
+        children = [w.HTML(live_css()), w.HBox([self.header, controls]), self.approvals.box, self.message, self.counts, self.timeline.box]
+        super().__init__(children, **kwargs)
+        self.add_class("noesis-nb-episode-view")
+        self._attach(source, initial=True)
+
+    # -- sources ----------------------------------------------------------------------------
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop | None:
+        loop = getattr(self.source, "loop", None)
+        return loop if loop is not None and not loop.is_closed() else None
+
+    def _attach(self, source: Any, *, initial: bool) -> None:
+        for unsubscribe in self._unsubscribe:
+            unsubscribe()
+        self._unsubscribe.clear()
+        self.source = source
+        self.approvals.rebind(source)
+        if hasattr(source, "subscribe"):  # subscribe first, then read: duplicates are dropped by id
+            self._unsubscribe.append(source.subscribe(self._coalescer.push))
+        if hasattr(source, "on_change"):
+            self._unsubscribe.append(source.on_change(lambda _h: self.poke()))
+        events = list(getattr(source, "events", []) or [])
+        first = str(events[0].get("id")) if events else None
+        if initial or first is None or first == self._first_id:  # the source holds the whole history
+            self._tally = Tally(keep=self._tally.recent.maxlen or 50)
+            self._meter = CostMeter()
+            self.timeline.clear()
+            self._first_id = first
+            fresh = events
+        else:  # a source holding only the new events (e.g. a resumed run's handle)
+            known = {str(e.get("id")) for e in self._tally.recent}
+            fresh = [e for e in events if str(e.get("id")) not in known]
+        self._seen_ids = {str(e["id"]) for e in events if e.get("id")}
+        self._ingest(fresh)
+        self._settled = None
+        self.flush()
+
+    def attach(self, source: Any) -> None:
+        """Follow another source (e.g. the live handle of a run resumed from this view)."""
+        self._attach(source, initial=False)
+
+    def poke(self) -> None:
+        """Ask for a redraw soon (coalesced). Safe from any thread."""
+        self._coalescer.poke()
+
+    # -- drawing (the loop's thread) ----------------------------------------------------------
+    def _ingest(self, events: list[Mapping[str, Any]]) -> int:
+        for event in events:
+            self._tally.add(event)
+        return self.timeline.push([row_html(e) for e in events[-self.timeline.capacity :]])
+
+    def _drain(self) -> list[Mapping[str, Any]]:
+        new = []
+        for event in self._coalescer.drain():
+            if self._seen_ids is not None:  # skip events already read from source.events at attach time
+                if str(event.get("id")) in self._seen_ids:
+                    continue
+                self._seen_ids = None
+            new.append(event)
+        return new
+
+    def flush(self) -> None:
+        """Drain new events and redraw once (header, cards, counts, timeline)."""
+        if self._coalescer.closed:
+            return
+        with self._flush_lock:
+            new = self._drain()
+            sent = self._ingest(new) if new else 0
+            state = view_state(self.source, self._tally, meter=self._meter)
+            status = state["status"]
+            header = header_html(state["header"])
+            counts = counts_html(self._tally.total, min(self._tally.total, self.timeline.shown), state["counts"], state["flags"])
+            sent += sum(len(v) + MESSAGE_OVERHEAD for v, old in ((header, self.header.value), (counts, self.counts.value)) if v != old)
+            self.header.value = header
+            self.counts.value = counts
+            self.approvals.sync(state["pending"], state["decisions"])
+            self._sync_controls(status)
+            error = getattr(self.source, "last_error", None)
+            if error:
+                self.message.value = f'<span style="color:#cf222e">{esc(error)}</span>'
+            self.redraws += 1
+            self._coalescer.spent(sent, len(new))
+            if status != self._settled and status in TERMINAL:
+                # only at the end: re-sending the bundle re-renders the output, which must not
+                # happen while a human may be clicking (a paused episode)
+                self._settled = status
+                self.update_displays()
+            if status == "running" or state["header"]["cost"] == "…":
+                self._coalescer.tick(1.0)  # keep elapsed time (and a loading cost) current
+
+    def _sync_controls(self, status: str) -> None:
+        cancellable = hasattr(self.source, "cancel")
+        self.stop_button.disabled = status in TERMINAL or not cancellable
+        self.stop_button.layout.display = None if cancellable else "none"
+        self.resume_button.layout.display = None if getattr(self.source, "can_resume", False) else "none"
+
+    # -- buttons ------------------------------------------------------------------------------
+    def stop(self) -> None:
+        """What Stop does: ``source.cancel()``; the run ends ``cancelled`` and sealed."""
+        self.stop_button.disabled = True
+        try:
+            self.source.cancel()
+        except Exception as exc:  # noqa: BLE001 - shown in the view
+            self.message.value = f'<span style="color:#cf222e">could not stop: {esc(exc)}</span>'
+        self.poke()
+
+    def resume(self) -> Any:
+        """What Resume does for a paused run from disk: resume it and follow the live handle."""
+        self.resume_button.disabled = True
+        try:
+            handle = self.source.resume()
+        except Exception as exc:  # noqa: BLE001 - shown in the view
+            self.message.value = f'<span style="color:#cf222e">could not resume: {esc(exc)}</span>'
+            self.resume_button.disabled = False
+            return None
+        self.message.value = ""
+        self.resume_button.disabled = False
+        if handle is not None and handle is not self.source:
+            self.attach(handle)
+        return handle
+
+    # -- static output ------------------------------------------------------------------------
+    def state(self) -> dict[str, Any]:
+        return view_state(self.source, self._tally, meter=self._meter)
+
+    def text_summary(self) -> str:
+        kind = getattr(self.source, "summary_kind", None) or "EpisodeHandle"
+        pending = getattr(self.source, "pending", []) or []
+        return text_summary(kind, str(getattr(self.source, "status", "?")), self._tally.total, len(pending))
+
+    def snapshot_html(self) -> str:
+        return snapshot_html(self.state())
+
+    def mimebundle(self, include: Any = None, exclude: Any = None, *, widget: bool = True) -> dict[str, Any]:
+        """``widget-view+json`` (unless ``widget=False``), stable ``text/plain``, escaped ``text/html`` snapshot."""
+        if getattr(self.source, "usage_calls", None):
+            CostMeter.wait()
+        self.flush()
+        data: dict[str, Any] = {"text/plain": self.text_summary(), "text/html": self.snapshot_html()}
+        if widget:
+            data[_MIME_WIDGET] = {"version_major": 2, "version_minor": 0, "model_id": self.model_id}
+        if include:
+            data = {k: v for k, v in data.items() if k in include}
+        if exclude:
+            data = {k: v for k, v in data.items() if k not in exclude}
+        return data
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None, **kwargs: Any) -> dict[str, Any]:
+        """The bundle; only the ``text/plain`` line if this cell already displayed the view (no double view)."""
+        count = _execution_count()
+        if count is not None and self._displayed_in == count:
+            self.flush()
+            return {"text/plain": self.text_summary()}
+        return self.mimebundle(include, exclude)
+
+    def update_displays(self) -> None:
+        """Re-send the bundle to every display of this view (so a saved notebook holds the final snapshot)."""
+        if not self.displays:
+            return
+        bundle = self.mimebundle()
+        for handle in self.displays:
+            handle.update(bundle, raw=True)
+
+    @property
+    def closed(self) -> bool:
+        return self._coalescer.closed
+
+    def close(self) -> None:
+        """Stop following the source and close every widget of the view (frees them in the kernel)."""
+        self._coalescer.closed = True
+        for unsubscribe in self._unsubscribe:
+            unsubscribe()
+        self._unsubscribe.clear()
+        stack: list[w.Widget] = list(self.children)
+        while stack:
+            widget = stack.pop()
+            stack.extend(getattr(widget, "children", ()))
+            widget.close()
+        for card in self.approvals.cards.values():
+            for widget in (card.body, card.reason, card.approve_button, card.reject_button, card.status, card.box):
+                widget.close()
+        super().close()
+
+
+def _execution_count() -> int | None:
+    """The running cell's execution count (None outside IPython)."""
+    from IPython import get_ipython
+
+    shell = get_ipython()
+    return getattr(shell, "execution_count", None) if shell is not None else None

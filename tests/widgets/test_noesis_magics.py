@@ -1,0 +1,210 @@
+"""The %noesis magics through IPython's test shell (no kernel), and runs shown from disk."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from IPython.core.error import UsageError
+from IPython.testing import globalipapp
+from IPython.utils.capture import capture_output
+
+import noesis_nb
+from noesis_nb import config
+from noesis_nb.store import is_sealed, read_events
+from noesis_nb.widgets import EpisodeView, handle_mimebundle, show
+from noesis_nb.widgets.runview import DiskRun
+
+WIDGET = "application/vnd.jupyter.widget-view+json"
+
+
+def start_ipython() -> Any:
+    """IPython's test shell (created once per process)."""
+    from IPython import get_ipython
+
+    return globalipapp.start_ipython() or get_ipython()
+
+
+@pytest.fixture(scope="module")
+def ip() -> Any:
+    shell = start_ipython()
+    shell.run_line_magic("load_ext", "noesis_nb")
+    yield shell
+    shell.run_line_magic("unload_ext", "noesis_nb")
+
+
+def paused_on_disk(runs_dir: Path, nnb: Any, marker: Path, task: str = "append on disk") -> Path:
+    """A run paused for approval whose process is gone: ``solve`` unwinds at the pause."""
+    episode_id = noesis_nb.solve(task, using=nnb.make_tool_adapter(nnb.side_effect_argv(marker)), runs_dir=runs_dir, approver="ask")
+    return runs_dir / episode_id
+
+
+def test_load_and_unload_register_and_remove_the_magics() -> None:
+    shell = start_ipython()
+    shell.run_line_magic("load_ext", "noesis_nb")
+    assert "noesis" in shell.magics_manager.magics["line"] and "noesis" in shell.magics_manager.magics["cell"]
+    shell.run_line_magic("unload_ext", "noesis_nb")
+    assert "noesis" not in shell.magics_manager.magics["line"] and "noesis" not in shell.magics_manager.magics["cell"]
+    shell.run_line_magic("load_ext", "noesis_nb")  # loads again after an unload
+    assert "noesis" in shell.magics_manager.magics["line"]
+
+
+def test_help_prints_usage(ip: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    assert ip.run_line_magic("noesis", "--help") is None
+    assert "run" in capsys.readouterr().out
+    ip.run_line_magic("noesis", "approve --help")
+    out = capsys.readouterr().out
+    assert "--approver-id" in out and "draft" in out
+
+
+@pytest.mark.parametrize(
+    ("line", "reason"),
+    [
+        ("", "name a subcommand"),
+        ("fly", "invalid choice"),
+        ("run", "required: using"),
+        ("run my_agent", "missing the task"),
+        ('run my_agent "unclosed', "No closing quotation"),
+        ("run my_agent task --governance maybe", "invalid choice"),
+        ("run my_agent task --tag novalue", "is not KEY=VALUE"),
+        ("run my_agent task --approver nobody", "--approver 'nobody'"),
+        ("list --limit 0", "at least 1"),
+        ("show ep_DOES_NOT_EXIST --runs-dir /nonexistent", "ep_DOES_NOT_EXIST"),
+        ("approve ep_DOES_NOT_EXIST --runs-dir /nonexistent", "ep_DOES_NOT_EXIST"),
+        ("stop ep_NOPE", "is running in this kernel; running: none"),
+    ],
+)
+def test_bad_input_raises_usage_error_with_the_reason(ip: Any, line: str, reason: str) -> None:
+    with pytest.raises(UsageError, match=None) as info:
+        ip.run_line_magic("noesis", line)
+    assert reason.lower() in str(info.value).lower()
+
+
+def test_cell_magic_only_for_run(ip: Any) -> None:
+    with pytest.raises(UsageError, match="only for 'run'"):
+        ip.run_cell_magic("noesis", "list", "body")
+
+
+def test_run_resolves_notebook_names_displays_once_and_returns_the_handle(ip: Any, runs_dir: Path, comm_log: list) -> None:
+    async def my_agent(task: str, ctx: Any) -> str:
+        ctx.emit("reason", {"text": task})
+        return "done"
+
+    ip.user_ns["my_agent"] = my_agent
+
+    async def main() -> Any:
+        with capture_output() as captured:
+            handle = ip.run_line_magic("noesis", f'run my_agent "say <hi>" --runs-dir {runs_dir} --tag team=a --seed 3')
+        assert isinstance(handle, noesis_nb.EpisodeHandle)
+        [out] = captured.outputs
+        assert {WIDGET, "text/plain", "text/html"} <= set(out.data)
+        assert out.data["text/plain"].startswith("EpisodeHandle(status='running'")
+        assert set(handle_mimebundle(handle)) == {"text/plain"}  # the cell's Out[] does not show the view twice
+        await handle.wait()
+        with capture_output():
+            cell = ip.run_cell_magic("noesis", f"run my_agent --runs-dir {runs_dir}", "multi\nline task\n")
+        await cell.wait()
+        return handle, cell
+
+    handle, cell = asyncio.run(main())
+    assert handle.status == "ok" and handle.task == "say <hi>"
+    assert cell.task == "multi\nline task"
+    ip.execution_count += 1  # a later cell: the view is shown in full again
+    assert WIDGET in handle_mimebundle(handle)
+
+
+def test_list_shows_an_escaped_table(ip: Any, runs_dir: Path) -> None:
+    async def agent(task: str, ctx: Any) -> str:
+        return "ok"
+
+    noesis_nb.solve("<script>x</script>", using=agent, runs_dir=runs_dir)
+    table = ip.run_line_magic("noesis", f"list --runs-dir {runs_dir}")
+    assert len(table) == 1 and table[0]["status"] == "ok"
+    assert "&lt;script&gt;" in table._repr_html_() and "<script>" not in table._repr_html_()
+    assert "EPISODE_ID" in repr(table)
+
+
+def test_runs_dir_sets_the_default(ip: Any, runs_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    ip.run_line_magic("noesis", f"runs-dir {runs_dir}")
+    assert config.runs_dir() == runs_dir and str(runs_dir) in capsys.readouterr().out
+
+
+def test_approve_on_disk_then_resume(ip: Any, runs_dir: Path, tmp_path: Path, nnb: Any, capsys: pytest.CaptureFixture[str],
+                                     comm_log: list) -> None:
+    marker = tmp_path / "effect.txt"
+    run_dir = paused_on_disk(runs_dir, nnb, marker)
+    assert DiskRun(run_dir).status == "paused"
+    ip.run_line_magic("noesis", f'approve {run_dir.name} --runs-dir {runs_dir} --approver-id ana --reason "ok by me"')
+    assert "approved" in capsys.readouterr().out
+    [decision] = [json.loads(p.read_text()) for p in (run_dir / "tool_invocations" / "approvals").glob("*.json")]
+    assert decision["approver_id"] == "ana" and decision["reason"] == "ok by me"
+    with capture_output():
+        ip.run_line_magic("noesis", f"resume {run_dir.name} --runs-dir {runs_dir}")
+    assert is_sealed(run_dir) and marker.read_text() == "x"
+    assert "tool.execution.succeeded" in [(e["payload"] or {}).get("event_name") for e in read_events(run_dir / "events.jsonl")]
+
+
+def test_reject_on_disk(ip: Any, runs_dir: Path, tmp_path: Path, nnb: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    run_dir = paused_on_disk(runs_dir, nnb, tmp_path / "effect.txt")
+    ip.run_line_magic("noesis", f'reject {run_dir.name} --runs-dir {runs_dir} --reason "too risky"')
+    assert "rejected" in capsys.readouterr().out
+    ip.run_line_magic("noesis", f"reject {run_dir.name} --runs-dir {runs_dir}")  # idempotent
+    assert "already recorded" in capsys.readouterr().out
+
+
+def test_show_text_timeline(ip: Any, runs_dir: Path, tmp_path: Path, nnb: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    run_dir = paused_on_disk(runs_dir, nnb, tmp_path / "effect.txt")
+    ip.run_line_magic("noesis", f"show {run_dir} --text")
+    out = capsys.readouterr().out
+    assert "tool.approval.pending" in out and "run.checkpoint" in out
+
+
+def test_paused_run_from_disk_is_approved_and_resumed_in_the_view(runs_dir: Path, tmp_path: Path, nnb: Any, comm_log: list) -> None:
+    marker = tmp_path / "effect.txt"
+    run_dir = paused_on_disk(runs_dir, nnb, marker)
+    with capture_output() as captured:
+        view = show(run_dir.name, runs_dir=runs_dir)
+    assert isinstance(view, EpisodeView) and captured.outputs
+    assert captured.outputs[0].data["text/plain"] == f"EpisodeRun(status='paused', events={len(view.source.events)}, pending=1)"
+    assert view.stop_button.layout.display == "none" and view.resume_button.layout.display == "none"
+    card = view.approvals.card()
+    card.approve_button.click()
+    assert card.approve_button.disabled and "approved" in card.status.value
+    assert view.resume_button.layout.display is None  # decided: Resume appears
+    with capture_output():
+        view.resume_button.click()  # no running loop here: resumes synchronously
+    assert marker.read_text() == "x" and is_sealed(run_dir)
+    assert view.source.status == "ok" and ">ok<" in view.header.value
+    assert any("tool.execution.succeeded" in b.value for b in view.timeline.widgets())
+
+
+def test_refresh_display_updates_the_shown_view_or_shows_it(ip: Any, runs_dir: Path, comm_log: list) -> None:
+    from noesis_nb.widgets import display_handle, refresh_display
+
+    async def agent(task: str, ctx: Any) -> str:
+        ctx.emit("reason", {"text": "hello"})
+        return "done"
+
+    async def main() -> None:
+        shown = noesis_nb.start("shown", using=agent, runs_dir=runs_dir)
+        with capture_output() as captured:
+            handle = display_handle(shown)
+            await shown.wait()
+            assert refresh_display(shown) is handle
+        first, *updates = captured.outputs
+        assert first.data["text/plain"].startswith("EpisodeHandle(status='running'")
+        assert updates and updates[-1].update and updates[-1].transient == first.transient  # same display id
+        assert updates[-1].data["text/plain"] == f"EpisodeHandle(status='ok', events={len(shown.events)}, pending=0)"
+        assert ">ok<" in updates[-1].data["text/html"]
+
+        never = noesis_nb.start("never shown", using=agent, runs_dir=runs_dir)
+        await never.wait()
+        with capture_output() as captured:
+            refresh_display(never)
+        [out] = captured.outputs
+        assert not out.update and WIDGET in out.data and "terminate" in out.data["text/html"]
+
+    asyncio.run(main())

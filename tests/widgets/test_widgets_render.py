@@ -1,0 +1,141 @@
+"""render.py: escaping of hostile event text, flags, summaries (pure functions, no widgets)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from noesis_nb.widgets import render, snapshot
+from noesis_nb.widgets.state import Tally, format_elapsed, format_tokens, usage_from_events
+
+SCRIPT = "<script>alert(1)</script>"
+IMG = '"><img src=x onerror=alert(1)>'
+RAW = ("<script", "<img", "onerror=alert(1)>")  # none may survive unescaped
+
+
+def hostile_event(**extra: Any) -> dict[str, Any]:
+    return {
+        "id": IMG, "timestamp": "2025-01-01T12:00:00.123456+00:00", "episode_id": SCRIPT, "agent_id": IMG,
+        "phase": SCRIPT, "caused_by": SCRIPT,
+        "payload": {"event_name": IMG, "text": SCRIPT, IMG: SCRIPT, "nested": {SCRIPT: [IMG]}, "status": SCRIPT,
+                    "message": IMG, "output": {"stdout": SCRIPT}},
+        **extra,
+    }
+
+
+@dataclass(frozen=True)
+class HostileDraft:
+    draft_id: str = IMG
+    request_id: str = "req"
+    tool: str = SCRIPT
+    protocol: str = IMG
+    effect_kind: str = SCRIPT
+    risk_tier: str = IMG
+    redacted_payload: dict = field(default_factory=lambda: {IMG: SCRIPT, "argv": [SCRIPT, IMG]})
+    command_line: str | None = None
+    fingerprint: str = SCRIPT
+    impact_hash: str | None = IMG
+    requested_at: str = SCRIPT
+
+
+def assert_clean(html: str) -> None:
+    for raw in RAW:
+        assert raw not in html, f"unescaped {raw!r} in {html[:300]}"
+    assert "&lt;script&gt;" in html or "&lt;img" in html  # the text is shown, escaped
+
+
+def test_live_row_escapes_every_field() -> None:
+    html = render.row_html(hostile_event())
+    assert_clean(html)
+    assert 'class="nnb-r nnb-other' in html  # a hostile phase never becomes a class name
+
+
+def test_snapshot_escapes_events_task_pending_and_decisions() -> None:
+    tally = Tally(keep=10)
+    tally.add(hostile_event())
+    state = {
+        "header": {"episode_id": IMG, "task": SCRIPT + IMG, "using": SCRIPT, "status": IMG, "elapsed": SCRIPT,
+                   "tokens": IMG, "cost": SCRIPT},
+        "recent": list(tally.recent), "total": 5, "pending": [HostileDraft(), HostileDraft(command_line=SCRIPT + " " + IMG)],
+        "decisions": [{"draft_id": IMG, "status": SCRIPT, "approver_id": IMG, "decided_at": SCRIPT, "reason": IMG}],
+    }
+    html = snapshot.snapshot_html(state)
+    assert_clean(html)
+    assert "4 earlier events not shown" in html
+
+
+@pytest.mark.parametrize("fn", [render.header_html])
+def test_header_escapes(fn: Any) -> None:
+    assert_clean(fn({"episode_id": IMG, "task": SCRIPT, "using": IMG, "status": SCRIPT}))
+
+
+def test_pending_card_and_decision_escape() -> None:
+    assert_clean(render.pending_html(HostileDraft()))
+    assert_clean(render.pending_html(HostileDraft(command_line=f"rm -rf {SCRIPT}")))
+    assert_clean(render.decision_html({"status": SCRIPT, "approver_id": IMG, "decided_at": SCRIPT, "reason": IMG}))
+
+
+def test_counts_and_runs_table_escape() -> None:
+    assert_clean(render.counts_html(3, 3, {SCRIPT: 2, IMG: 1}, {"pause": 1, "veto": 0, "error": 0}))
+    rows = [{"episode_id": IMG, "task": SCRIPT, "status": IMG, "using": SCRIPT, "started_at": IMG, "sealed": True}]
+    assert_clean(snapshot.runs_table_html(rows))
+
+
+def test_command_line_shown_instead_of_payload() -> None:
+    html = render.pending_html(HostileDraft(command_line="git push origin main", redacted_payload={"argv": ["git"]}))
+    assert "$ git push origin main" in html
+
+
+@pytest.mark.parametrize(
+    ("event", "flag"),
+    [
+        ({"phase": "tool", "payload": {"event_name": "tool.approval.pending"}}, "pause"),
+        ({"phase": "runtime", "event_type": "run.checkpoint", "payload": {"status": "paused"}}, "pause"),
+        ({"phase": "governance", "payload": {"decision": "veto"}}, "veto"),
+        ({"phase": "terminate", "payload": {"status": "vetoed"}}, "veto"),
+        ({"phase": "tool", "payload": {"event_name": "tool.rejected.governance"}}, "veto"),
+        ({"phase": "tool", "payload": {"event_name": "tool.execution.failed"}}, "error"),
+        ({"phase": "terminate", "payload": {"status": "error"}}, "error"),
+        ({"phase": "error", "payload": {}}, "error"),
+        ({"phase": "model", "payload": {"event_name": "model.call"}}, None),
+    ],
+)
+def test_flags(event: dict[str, Any], flag: str | None) -> None:
+    assert render.event_flag(event) == flag
+
+
+def test_names_times_and_short_payloads() -> None:
+    event = {"phase": "model", "timestamp": "2025-01-01T09:08:07.654321+00:00",
+             "payload": {"event_name": "model.call", "model": "m", "input_tokens": 3, "text": "x" * 500}}
+    assert render.event_name(event) == "model.call"
+    assert render.event_time(event) == "09:08:07.654"
+    assert render.short_payload(event) == "model=m input_tokens=3"
+    long = render.short_payload({"payload": {"blob": "y" * 1000}}, limit=50)
+    assert len(long) == 50 and long.endswith("…")
+    assert render.event_name({"phase": "runtime", "event_type": "run.resume", "payload": {}}) == "run.resume"
+
+
+def test_expanded_row_is_cut_but_says_where_the_rest_is() -> None:
+    html = render.row_html({"phase": "act", "payload": {"blob": "z" * 10_000}}, detail_limit=500)
+    assert "more characters; the whole event is in events.jsonl" in html
+    assert len(html) < 1500
+
+
+def test_text_summary_is_stable() -> None:
+    assert snapshot.text_summary("EpisodeHandle", "ok", 23, 0) == "EpisodeHandle(status='ok', events=23, pending=0)"
+
+
+def test_usage_and_formatting() -> None:
+    events = [{"phase": "model", "payload": {"model": "m", "provider": "p", "input_tokens": 100, "output_tokens": None}},
+              {"phase": "model", "payload": {"model": "m", "provider": "p", "input_tokens": 5, "output_tokens": 7}},
+              {"phase": "act", "payload": {}}]
+    totals, calls = usage_from_events(events)
+    assert totals["model_calls"] == 2 and totals["input_tokens"] == 105 and totals["output_tokens"] == 7
+    assert calls[0]["output_tokens"] is None  # unknown stays unknown
+    assert format_tokens(totals) == "105 in · 7 out (2 calls)"
+    assert format_tokens({"model_calls": 0}) == "—"
+    assert format_elapsed(100.0, 112.5, "ok") == "12.5 s"
+    assert format_elapsed("2025-01-01T00:00:00+00:00", "2025-01-01T00:02:03+00:00", "ok") == "2 min 03.0 s"
+    assert format_elapsed(None, None, "running") == "—"

@@ -1,0 +1,181 @@
+"""EpisodeView against the real engine, without a kernel: clicks are ``Button.click()``."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import noesis_nb
+from noesis_nb.store import is_sealed, read_events, verify_manifest
+from noesis_nb.widgets import EpisodeView
+
+SCRIPT = "<script>alert(1)</script>"
+IMG = '"><img src=x onerror=alert(1)>'
+
+
+def names(run_dir: Path) -> list[str]:
+    return [str((e.get("payload") or {}).get("event_name")) for e in read_events(run_dir / "events.jsonl")]
+
+
+def decision_files(run_dir: Path) -> list[dict[str, Any]]:
+    return [json.loads(p.read_text()) for p in sorted((run_dir / "tool_invocations" / "approvals").glob("*.json"))]
+
+
+def test_approve_click_persists_disables_and_the_episode_continues(runs_dir: Path, tmp_path: Path, nnb: Any, comm_log: list) -> None:
+    marker = tmp_path / "side_effect.txt"
+
+    async def main() -> None:
+        handle = noesis_nb.start("append to a file", using=nnb.make_tool_adapter(nnb.side_effect_argv(marker)), runs_dir=runs_dir)
+        view = EpisodeView(handle, approver_id="ana")
+        await handle
+        assert handle.status == "paused"
+        view.flush()
+        card = view.approvals.card()
+        assert "fs.append" in card.body.value and "write" in card.body.value and "high" in card.body.value
+        assert "$ " in card.body.value and handle.pending[0].fingerprint in card.body.value
+        card.reason.value = "looks fine"
+        card.approve_button.click()
+        assert card.approve_button.disabled and card.reject_button.disabled
+        [decision] = decision_files(handle.run_dir)  # persisted before the episode continued
+        assert decision["status"] == "approved" and decision["approver_id"] == "ana" and decision["reason"] == "looks fine"
+        assert "approved" in card.status.value and "ana" in card.status.value
+        await handle.wait()
+        await nnb.until(lambda: view._settled == "ok")
+        assert handle.status == "ok" and marker.read_text() == "x"
+        assert "tool.execution.succeeded" in names(handle.run_dir)
+        assert "ok" in view.header.value and view.stop_button.disabled
+
+    asyncio.run(main())
+
+
+def test_reject_click_records_reason_and_nothing_executes(runs_dir: Path, tmp_path: Path, nnb: Any, comm_log: list) -> None:
+    marker = tmp_path / "side_effect.txt"
+
+    async def main() -> None:
+        handle = noesis_nb.start("append", using=nnb.make_tool_adapter(nnb.side_effect_argv(marker), catch=True), runs_dir=runs_dir)
+        view = EpisodeView(handle)
+        await handle
+        view.flush()
+        card = view.approvals.card()
+        card.reason.value = "not today"
+        card.reject_button.click()
+        assert card.approve_button.disabled and card.reject_button.disabled
+        await handle.wait()
+        [decision] = decision_files(handle.run_dir)
+        assert decision["status"] == "rejected" and decision["reason"] == "not today"
+        assert not marker.exists() and "tool.execution.succeeded" not in names(handle.run_dir)
+        assert "rejected" in card.status.value
+
+    asyncio.run(main())
+
+
+def test_double_click_makes_one_decision_and_one_execution(runs_dir: Path, tmp_path: Path, nnb: Any, comm_log: list) -> None:
+    marker = tmp_path / "side_effect.txt"
+
+    async def main() -> None:
+        handle = noesis_nb.start("append", using=nnb.make_tool_adapter(nnb.side_effect_argv(marker)), runs_dir=runs_dir)
+        view = EpisodeView(handle)
+        await handle
+        view.flush()
+        card = view.approvals.card()
+        card.approve_button.click()
+        card.approve_button.click()
+        card.reject_button.click()
+        card.decide(True)  # even a click that raced past the disabled state changes nothing
+        await handle.wait()
+        assert len(decision_files(handle.run_dir)) == 1 and decision_files(handle.run_dir)[0]["status"] == "approved"
+        assert marker.read_text() == "x"
+        assert names(handle.run_dir).count("tool.execution.succeeded") == 1
+
+    asyncio.run(main())
+
+
+def test_stop_cancels_cleanly_and_seals(runs_dir: Path, nnb: Any, comm_log: list) -> None:
+    async def slow(task: str, ctx: Any) -> str:
+        ctx.emit("reason", {"text": "thinking"})
+        await asyncio.sleep(30)
+        return "never"
+
+    async def main() -> None:
+        handle = noesis_nb.start("wait", using=slow, runs_dir=runs_dir)
+        view = EpisodeView(handle)
+        await nnb.until(lambda: any(e["phase"] == "reason" for e in handle.events))
+        view.stop_button.click()
+        assert view.stop_button.disabled
+        await handle.wait()
+        assert handle.status == "cancelled"
+        assert is_sealed(handle.run_dir) and verify_manifest(handle.run_dir).status == "ok"
+        await nnb.until(lambda: "cancelled" in view.header.value)
+
+    asyncio.run(main())
+
+
+def test_hostile_text_is_escaped_in_live_view_and_snapshot(runs_dir: Path, comm_log: list) -> None:
+    async def hostile(task: str, ctx: Any) -> str:
+        ctx.emit("reason", {"text": SCRIPT, IMG: SCRIPT, "list": [IMG]}, agent_id=IMG)
+        ctx.model_call(IMG, provider=SCRIPT, input_tokens=1, output_tokens=1)
+        return SCRIPT + IMG  # model output ends up in terminate/act payloads
+
+    async def main() -> None:
+        handle = noesis_nb.start(f"task {SCRIPT} {IMG}", using=hostile, runs_dir=runs_dir)
+        view = EpisodeView(handle)
+        await handle.wait()
+        bundle = view.mimebundle()
+        html_sent = [data["state"]["value"] for t, _, _, data in comm_log
+                     if t in ("comm_msg", "comm_open") and isinstance((data or {}).get("state", {}).get("value"), str)]
+        html_sent += [bundle["text/html"]]
+        assert any("&lt;script&gt;" in h for h in html_sent)
+        for h in html_sent:
+            if h.startswith("<style>"):
+                continue
+            assert "<script" not in h and "<img" not in h, h[:400]
+
+    asyncio.run(main())
+
+
+def test_coalescing_bounds_redraws_and_dom_for_10000_events(runs_dir: Path, comm_log: list, nnb: Any) -> None:
+    async def chatty(task: str, ctx: Any) -> str:
+        for i in range(10_000):
+            ctx.emit("reason", {"i": i, "text": "step"})
+            if i % 200 == 0:
+                await asyncio.sleep(0.002)  # yield so the view's timer can fire mid-run
+        return "done"
+
+    async def main() -> None:
+        handle = noesis_nb.start("chatty", using=chatty, runs_dir=runs_dir)
+        view = EpisodeView(handle)
+        loop = asyncio.get_running_loop()
+        t0 = loop.time()
+        await handle.wait()
+        elapsed = loop.time() - t0
+        await nnb.until(lambda: view._settled == "ok")
+        timeline_ids = {b.model_id for b in view.timeline.widgets()}
+        updates = nnb.value_updates(comm_log, timeline_ids)
+        assert view.redraws <= elapsed * 10 + 5, (view.redraws, elapsed)
+        assert updates <= (view.redraws + 1) * len(timeline_ids)
+        assert view.timeline.shown <= view.timeline.capacity == 50
+        assert view._tally.total == len(handle.events) > 10_000
+        total_bytes = sum(size for _, _, size, _ in comm_log)
+        assert total_bytes < 1_000_000, total_bytes
+        assert view.text_summary() == f"EpisodeHandle(status='ok', events={len(handle.events)}, pending=0)"
+
+    asyncio.run(main())
+
+
+def test_mimebundle_has_widget_text_and_html(runs_dir: Path, comm_log: list) -> None:
+    async def quick(task: str, ctx: Any) -> str:
+        return "fine"
+
+    async def main() -> None:
+        handle = noesis_nb.start("quick", using=quick, runs_dir=runs_dir)
+        await handle.wait()
+        bundle = handle._repr_mimebundle_()
+        assert set(bundle) == {"application/vnd.jupyter.widget-view+json", "text/plain", "text/html"}
+        assert bundle["text/plain"] == f"EpisodeHandle(status='ok', events={len(handle.events)}, pending=0)"
+        assert "terminate" in bundle["text/html"] and handle.episode_id in bundle["text/html"]
+        assert noesis_nb.widgets.view_for(handle) is noesis_nb.widgets.view_for(handle)  # one view per handle
+        assert set(handle._repr_mimebundle_(include=["text/plain"])) == {"text/plain"}
+
+    asyncio.run(main())
