@@ -1,0 +1,47 @@
+"""Turn another system's approval request into a pending draft of the episode (the buttons).
+
+The request becomes a python-protocol tool call that requires approval. Approving it runs
+``on_approve`` (the system's own "approve/resume" step, or the answer it expects); rejecting it
+returns the human's reason so the adapter can send the system's deny. Either way the decision
+is persisted in ``tool_invocations/`` like any other draft.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Callable
+
+from ..errors import ToolRejected
+
+__all__ = ["request_approval", "tool_name"]
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9_\-]+")
+
+
+def tool_name(source: str, name: Any) -> str:
+    """``"<source>.<name>"`` with characters a tool name cannot hold replaced by ``_``."""
+    cleaned = _UNSAFE.sub("_", str(name or "approval")).strip("_") or "approval"
+    return f"{source}.{cleaned[:80]}"
+
+
+async def request_approval(ctx: Any, tool: str, details: dict[str, Any], *, on_approve: Callable[[], Any],
+                           risk: str = "high", timeout_s: float = 3600.0) -> tuple[bool, Any, str | None]:
+    """Wait for a decision on ``details``; returns ``(approved, value of on_approve, reject reason)``.
+
+    ``on_approve`` runs only after approval, in a worker thread; its Python value is returned
+    as is (the draft's recorded output is its JSON form). ``timeout_s`` bounds that call.
+    """
+    from .._jsonio import to_jsonable
+
+    box: dict[str, Any] = {}
+
+    def approved(**_: Any) -> Any:
+        box["value"] = on_approve()
+        return box["value"]
+
+    try:
+        await ctx.atool(tool, {"args": [], "kwargs": to_jsonable(details)}, protocol="python", fn=approved, effect="write",
+                        risk=risk, requires_approval=True, timeout_ms=int(timeout_s * 1000))
+    except ToolRejected as exc:
+        return False, None, exc.reason
+    return True, box.get("value"), None

@@ -1,0 +1,89 @@
+"""The one row shape every integration writes, and how rows become episode events.
+
+A row is ``(phase, payload)``. Every payload carries ``event_name`` (``"<source>.<name>"``),
+``kind`` (one small vocabulary across systems: ``run_started``, ``message``, ``tool_call``,
+``approval_requested``, ``memory_injection``, ``custom`` …) and ``source`` (``"agui"``,
+``"noeta"``, …), so the events frame can tell systems apart and compare them.
+Usage rows are ``model`` events in the shape ``EpisodeContext.model_call`` writes, plus
+``source``: input/output are totals, cached/cache-write/reasoning are parts, unknown is None.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any, Callable, Iterable
+
+__all__ = ["Row", "row", "usage_row", "emit_row", "emit_rows", "token_count", "apply_output", "with_source_tag"]
+
+Row = tuple[str, dict[str, Any]]
+_COUNTS = ("input_tokens", "output_tokens", "cached_input_tokens", "cache_write_input_tokens", "reasoning_tokens")
+
+
+def row(phase: str, source: str, name: str, kind: str, /, **fields: Any) -> Row:
+    """A timeline row; fields that are None are left out (absent means "not reported")."""
+    payload: dict[str, Any] = {"event_name": f"{source}.{name}", "kind": kind}
+    payload.update((k, v) for k, v in fields.items() if v is not None)
+    payload["source"] = source
+    return phase, payload
+
+
+def token_count(value: Any) -> int | None:
+    """A token count as a non-negative int, or None when unknown (never a made-up 0)."""
+    if value is None or isinstance(value, bool):
+        return None
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return value if isinstance(value, int) and value >= 0 else None
+
+
+def usage_row(source: str, *, model: str | None, provider: str | None = None, input_tokens: Any = None,
+              output_tokens: Any = None, cached_input_tokens: Any = None, cache_write_input_tokens: Any = None,
+              reasoning_tokens: Any = None, latency_ms: Any = None, cost_usd: Any = None, **extra: Any) -> Row:
+    """A ``model`` row (``event_name`` ``model.call``) following the parts-of-totals rule.
+
+    A count the system did not report stays None. Parts larger than their total are kept as
+    reported and flagged in ``usage_warning`` rather than silently "fixed".
+    """
+    counts = dict(zip(_COUNTS, map(token_count, (input_tokens, output_tokens, cached_input_tokens,
+                                                 cache_write_input_tokens, reasoning_tokens))))
+    payload: dict[str, Any] = {"event_name": "model.call", "kind": "usage", "model": model or None, "provider": provider,
+                               **counts, "latency_ms": latency_ms, "cost_usd": cost_usd}
+    parts = sum(counts[k] or 0 for k in ("cached_input_tokens", "cache_write_input_tokens"))
+    if counts["input_tokens"] is not None and parts > counts["input_tokens"]:
+        payload["usage_warning"] = f"cached + cache-write input ({parts}) exceeds input_tokens ({counts['input_tokens']})"
+    if None not in (counts["output_tokens"], counts["reasoning_tokens"]) and counts["reasoning_tokens"] > counts["output_tokens"]:
+        payload["usage_warning"] = f"reasoning_tokens ({counts['reasoning_tokens']}) exceeds output_tokens ({counts['output_tokens']})"
+    payload.update((k, v) for k, v in extra.items() if v is not None)
+    payload["source"] = source
+    return "model", payload
+
+
+def emit_row(ctx: Any, item: Row) -> str:
+    """Append one row to the episode; usage rows go out as ``model:<provider>`` like ``ctx.model_call``."""
+    phase, payload = item
+    if phase == "model":
+        return ctx.emit("model", payload, agent_id=f"model:{payload.get('provider') or 'unknown'}")
+    return ctx.emit(phase, payload)
+
+
+def emit_rows(ctx: Any, rows: Iterable[Row]) -> None:
+    for item in rows:
+        emit_row(ctx, item)
+
+
+async def apply_output(output: Callable[[Any], Any] | None, value: Any) -> Any:
+    """The adapter's result: ``output(value)`` (awaited when it returns an awaitable), else ``value``."""
+    if output is None:
+        return value
+    result = output(value)
+    return await result if inspect.isawaitable(result) else result
+
+
+def with_source_tag(using: Any, opts: dict[str, Any]) -> dict[str, Any]:
+    """``opts`` with ``tags["source"]`` set from ``using.source`` (unless the caller set one)."""
+    source = getattr(using, "source", None)
+    if not source:
+        return opts
+    tags = dict(opts.get("tags") or {})
+    tags.setdefault("source", source)
+    return {**opts, "tags": tags}

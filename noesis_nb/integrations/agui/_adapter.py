@@ -1,0 +1,194 @@
+"""``AGUIAdapter``: run any AG-UI agent as a Noēsis episode.
+
+The agent is in-process (``agent.run(run_input)`` or ``agent(run_input)`` giving an (async)
+iterable of ``ag_ui.core`` events or dicts) or remote (:class:`AGUIHttpAgent`). Each run gets
+the full ``RunAgentInput``; its events become rows; an interrupt outcome (or legacy ``CUSTOM
+on_interrupt``) becomes one pending approval per interrupt, and the decisions go back in the
+next run: AG-UI 1.0 ``resume: [ResumeEntry]`` (default) or ``forwardedProps.command.resume``
+(``resume_style="forwarded_props"``, Idun / ag-ui-langgraph 0.0.x servers).
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any, Callable, Mapping
+
+from ...errors import EpisodeStateError
+from .._approvals import request_approval, tool_name
+from .._emit import apply_output, emit_rows, row
+from .._extras import require
+from ._events import EVENT_TYPES, AGUIFolder
+from ._sse import AGUIStreamError
+
+__all__ = ["AGUIAdapter", "AGUIRunError", "default_answer"]
+
+_INPUT_KEYS = {"messages": "messages", "state": "state", "tools": "tools", "context": "context",
+               "forwardedProps": "forwardedProps", "forwarded_props": "forwardedProps"}
+
+
+class AGUIRunError(AGUIStreamError):
+    """The agent ended a run with ``RUN_ERROR``; ``code`` is its code."""
+
+    def __init__(self, message: str, code: str | None = None):
+        self.code = code
+        super().__init__(message)
+
+
+def default_answer(interrupt: dict[str, Any], approved: bool, reason: str | None) -> dict[str, Any]:
+    """The resume payload for an approval: ``{"approved": bool}`` (+ the reason of a rejection)."""
+    return {"approved": True} if approved else {"approved": False, **({"reason": reason} if reason else {})}
+
+
+class AGUIAdapter:
+    """Run an AG-UI agent; pass it as ``using=`` to ``start``/``solve``.
+
+    ``input_mapper(task)`` may return a string (one user message), a list of messages, or a dict
+    of ``RunAgentInput`` fields (``messages, state, tools, context, forwardedProps``).
+    ``answer(interrupt, approved, reason)`` builds each resume payload (default
+    :func:`default_answer`). ``output(result)`` maps the final result (may be async).
+    ``deltas=True`` also records every ``*_CONTENT`` / ``*_ARGS`` piece as its own row.
+    """
+
+    source = "agui"
+
+    def __init__(self, agent: Any, *, input_mapper: Callable[[str], Any] | None = None, output: Callable[[Any], Any] | None = None,
+                 thread_id: str | None = None, resume_style: str = "1.0", answer: Callable[..., Any] | None = None,
+                 risk: str = "high", deltas: bool = False, validate: bool = True, max_runs: int = 20,
+                 approval_timeout_s: float = 600.0):
+        self._core = require("ag_ui.core", "agui", "AGUIAdapter")
+        if resume_style not in ("1.0", "forwarded_props"):
+            raise ValueError(f"resume_style={resume_style!r}: use '1.0' (RunAgentInput.resume) or 'forwarded_props' "
+                             "(forwardedProps.command.resume, for Idun / ag-ui-langgraph 0.0.x servers)")
+        run = getattr(agent, "run", None)
+        self._call = run if callable(run) else agent
+        if not callable(self._call):
+            raise TypeError(f"agent={agent!r} is not an AG-UI agent: pass an object with run(run_input), a callable "
+                            "returning an (async) iterable of events, or AGUIHttpAgent(url)")
+        self.agent, self.output, self.thread_id, self.resume_style = agent, output, thread_id, resume_style
+        self.answer, self.risk, self.deltas, self.validate = answer or default_answer, risk, deltas, validate
+        self.max_runs, self.approval_timeout_s = max_runs, approval_timeout_s
+        if input_mapper is not None:
+            self.__noesis_input_mapper__ = input_mapper
+        self._events = None
+
+    def __repr__(self) -> str:
+        return f"AGUIAdapter({self.agent!r})"
+
+    async def invoke(self, task: Any, ctx: Any) -> Any:
+        fields = _input_fields(task)
+        messages = fields.pop("messages")
+        thread_id = self.thread_id or f"thread-{ctx.episode_id}"
+        resume: list[tuple[dict[str, Any], Any]] = []
+        for number in range(1, self.max_runs + 1):
+            folder = AGUIFolder(messages, deltas=self.deltas)
+            await self._run_once(self._run_input(thread_id, f"{ctx.episode_id}-run-{number}", messages, fields, resume), folder, ctx)
+            if folder.error is not None:
+                raise AGUIRunError(f"the AG-UI agent ended the run with RUN_ERROR: {folder.error}")
+            if not folder.interrupts:
+                return await apply_output(self.output, folder.result)
+            messages = folder.messages
+            resume = [await self._decide(interrupt, folder, ctx) for interrupt in folder.interrupts]
+        raise AGUIStreamError(f"the agent interrupted {self.max_runs} runs in a row; pass max_runs= a larger number if that is expected")
+
+    def _run_input(self, thread_id: str, run_id: str, messages: list[Any], fields: dict[str, Any],
+                   resume: list[tuple[dict[str, Any], Any]]) -> Any:
+        body: dict[str, Any] = {"threadId": thread_id, "runId": run_id, "state": {}, "messages": messages, "tools": [],
+                                "context": [], "forwardedProps": {}, **fields}
+        if resume and self.resume_style == "1.0":
+            body["resume"] = [{"interruptId": i.get("id"), "status": "resolved", "payload": p} for i, p in resume]
+        elif resume:
+            value = resume[0][1] if len(resume) == 1 else {i.get("id"): p for i, p in resume}
+            body["forwardedProps"] = {**body["forwardedProps"], "command": {"resume": value}}
+        if self.resume_style == "1.0":
+            body["protocolVersion"] = "1.0"
+        try:
+            return self._core.RunAgentInput.model_validate(body)
+        except Exception as exc:
+            raise ValueError(f"the RunAgentInput built from the task is invalid ({exc}); check input_mapper's messages/fields") from exc
+
+    async def _run_once(self, run_input: Any, folder: AGUIFolder, ctx: Any) -> None:
+        stream = self._call(run_input)
+        if inspect.isawaitable(stream):
+            stream = await stream
+        count = 0
+        try:
+            async for event in _aiter(stream):
+                count += 1
+                emit_rows(ctx, folder.feed(self._check(folder.normalize(_as_dict(event, count)), count)))
+                if folder.finished:
+                    break
+        finally:
+            await _aclose(stream)
+            try:
+                emit_rows(ctx, folder.close(partial=True))  # what arrived of a message cut short is kept
+            except EpisodeStateError:
+                pass  # cancelled or timed out: the episode has already ended
+        if not folder.finished:
+            raise AGUIStreamError(f"the AG-UI stream ended after {count} event(s) without RUN_FINISHED or RUN_ERROR; "
+                                  "the agent stopped early or the connection dropped")
+
+    def _check(self, event: dict[str, Any], number: int) -> dict[str, Any]:
+        if not self.validate or event.get("type") not in EVENT_TYPES:
+            return event
+        if self._events is None:
+            from pydantic import TypeAdapter
+
+            self._events = TypeAdapter(self._core.Event)
+        try:
+            return self._events.validate_python(event).model_dump(by_alias=True, exclude_none=True, mode="json")
+        except Exception as exc:
+            errors = getattr(exc, "errors", lambda: [])()
+            detail = "; ".join(f"{'.'.join(map(str, e.get('loc', ())[1:])) or '?'}: {e.get('msg')}" for e in errors[:3]) or str(exc)
+            raise AGUIStreamError(f"event #{number} ({event.get('type')}) is not a valid AG-UI 1.0 event: {detail}") from None
+
+    async def _decide(self, interrupt: dict[str, Any], folder: AGUIFolder, ctx: Any) -> tuple[dict[str, Any], Any]:
+        call = folder.tool_calls.get(str(interrupt.get("toolCallId")))
+        name = tool_name("agui", (call or {}).get("name") or interrupt.get("reason"))
+        approved, value, reason = await request_approval(
+            ctx, name, {"interrupt": interrupt, "tool_call": call}, on_approve=lambda: self.answer(interrupt, True, None),
+            risk=self.risk, timeout_s=self.approval_timeout_s)
+        payload = value if approved else self.answer(interrupt, False, reason)
+        ctx.emit(*row("observe", "agui", "RESUME", "approval_resolved", interrupt_id=interrupt.get("id"), approved=approved,
+                      reason=reason, resume_style=self.resume_style))
+        return interrupt, payload
+
+
+def _input_fields(task: Any) -> dict[str, Any]:
+    if isinstance(task, str):
+        return {"messages": [{"id": "user-1", "role": "user", "content": task}]}
+    if isinstance(task, (list, tuple)):
+        return {"messages": [_as_dict(m, i) for i, m in enumerate(task, 1)]}
+    if isinstance(task, Mapping) and set(task) <= set(_INPUT_KEYS):
+        fields = {_INPUT_KEYS[k]: v for k, v in task.items()}
+        fields["messages"] = [_as_dict(m, i) for i, m in enumerate(fields.get("messages") or [], 1)]
+        return fields
+    raise TypeError(f"AGUIAdapter got input {task!r}; input_mapper must return a string, a list of messages or a dict "
+                    f"with keys among {sorted(_INPUT_KEYS)}")
+
+
+def _as_dict(event: Any, number: int) -> dict[str, Any]:
+    if hasattr(event, "model_dump"):
+        return event.model_dump(by_alias=True, exclude_none=True, mode="json")
+    if isinstance(event, Mapping):
+        return dict(event)
+    raise AGUIStreamError(f"item #{number} of the agent's stream is a {type(event).__name__}; yield ag_ui.core events or dicts")
+
+
+async def _aiter(stream: Any) -> Any:
+    if hasattr(stream, "__aiter__"):
+        async for item in stream:
+            yield item
+    elif hasattr(stream, "__iter__"):
+        for item in stream:
+            yield item
+    else:
+        raise TypeError(f"the AG-UI agent returned {type(stream).__name__}; return an (async) iterable of events")
+
+
+async def _aclose(stream: Any) -> None:
+    close = getattr(stream, "aclose", None)
+    if close is not None:
+        try:
+            await close()
+        except Exception:
+            pass

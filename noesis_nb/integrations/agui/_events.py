@@ -1,0 +1,253 @@
+"""AG-UI events → timeline rows (pure; no ``ag_ui`` import needed).
+
+``AGUIFolder`` reads one run's events in order. Streamed pieces (``*_CONTENT``, ``*_ARGS``,
+``*_CHUNK``) are folded into one row per message, tool call or reasoning message (the delta
+rows are optional). Every other event is one row. It also collects what the adapter needs
+afterwards: the run's interrupts, its result, and the conversation to send on a resume.
+Legacy 0.1.x names (``THINKING_*``) become ``REASONING_*``; ``CUSTOM on_interrupt`` (ag-ui-langgraph
+≤ 0.0.25, Idun) becomes an interrupt. Unknown types become ``custom`` rows with the raw event.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Iterable
+
+from .._emit import Row, row, usage_row
+
+__all__ = ["AGUIFolder", "EVENT_TYPES", "agui_rows"]
+
+EVENT_TYPES = frozenset(
+    "TEXT_MESSAGE_START TEXT_MESSAGE_CONTENT TEXT_MESSAGE_END TEXT_MESSAGE_CHUNK TOOL_CALL_START TOOL_CALL_ARGS "
+    "TOOL_CALL_END TOOL_CALL_CHUNK TOOL_CALL_RESULT STATE_SNAPSHOT STATE_DELTA MESSAGES_SNAPSHOT ACTIVITY_SNAPSHOT "
+    "ACTIVITY_DELTA RAW CUSTOM RUN_STARTED RUN_FINISHED RUN_ERROR STEP_STARTED STEP_FINISHED REASONING_START "
+    "REASONING_MESSAGE_START REASONING_MESSAGE_CONTENT REASONING_MESSAGE_END REASONING_MESSAGE_CHUNK REASONING_END "
+    "REASONING_ENCRYPTED_VALUE SUBAGENT_STARTED SUBAGENT_FINISHED SUBAGENT_ERROR".split())
+_LEGACY = {"THINKING_START": "REASONING_START", "THINKING_END": "REASONING_END",
+           "THINKING_TEXT_MESSAGE_START": "REASONING_MESSAGE_START", "THINKING_TEXT_MESSAGE_CONTENT": "REASONING_MESSAGE_CONTENT",
+           "THINKING_TEXT_MESSAGE_END": "REASONING_MESSAGE_END"}
+# streamed kinds: (id field, folded row name, row kind, phase)
+_STREAMS = {
+    "text": ("messageId", "TEXT_MESSAGE", "message", "observe"),
+    "tool": ("toolCallId", "TOOL_CALL", "tool_call", "observe"),
+    "reasoning": ("messageId", "REASONING_MESSAGE", "reasoning", "reason"),
+}
+_PARTS = {"TEXT_MESSAGE": "text", "TOOL_CALL": "tool", "REASONING_MESSAGE": "reasoning"}
+_SIMPLE = {  # type → (kind, {row field: event field})
+    "STEP_STARTED": ("step_started", {"step_name": "stepName"}),
+    "STEP_FINISHED": ("step_finished", {"step_name": "stepName"}),
+    "REASONING_START": ("reasoning_start", {"message_id": "messageId", "title": "title"}),
+    "REASONING_END": ("reasoning_end", {"message_id": "messageId"}),
+    "REASONING_ENCRYPTED_VALUE": ("reasoning_encrypted", {"subtype": "subtype", "entity_id": "entityId"}),
+    "STATE_SNAPSHOT": ("state", {"snapshot": "snapshot"}),
+    "STATE_DELTA": ("state_delta", {"delta": "delta"}),
+    "ACTIVITY_SNAPSHOT": ("activity", {"message_id": "messageId", "activity_type": "activityType", "content": "content"}),
+    "ACTIVITY_DELTA": ("activity_delta", {"message_id": "messageId", "activity_type": "activityType", "patch": "patch"}),
+    "SUBAGENT_STARTED": ("subagent_started", {"subagent_run_id": "subagentRunId", "name": "name", "description": "description"}),
+    "SUBAGENT_FINISHED": ("subagent_finished", {"subagent_run_id": "subagentRunId", "outcome": "outcome", "result": "result"}),
+    "SUBAGENT_ERROR": ("subagent_error", {"subagent_run_id": "subagentRunId", "message": "message", "code": "code", "error": "message"}),
+    "RAW": ("raw", {"event": "event", "raw_source": "source"}),
+    "CUSTOM": ("custom", {"name": "name", "value": "value"}),
+}
+
+
+class AGUIFolder:
+    """One run's events in, rows out; afterwards ``interrupts``, ``result``, ``error``, ``messages``."""
+
+    def __init__(self, messages: list[dict[str, Any]] | None = None, *, deltas: bool = False):
+        self.deltas = deltas
+        self.messages: list[dict[str, Any]] = list(messages or [])
+        self.tool_calls: dict[str, dict[str, Any]] = {}
+        self.interrupts: list[dict[str, Any]] = []
+        self.finished = False  # RUN_FINISHED or RUN_ERROR seen
+        self.error: str | None = None
+        self.outcome: str | None = None
+        self.run_result: Any = None
+        self.last_text: str | None = None
+        self._open: dict[tuple[str, str], dict[str, Any]] = {}
+        self._thinking = 0
+        self._chunk_id: dict[str, str] = {}
+
+    @property
+    def result(self) -> Any:
+        """``RUN_FINISHED.result`` when the agent gave one, else its last assistant text."""
+        return self.run_result if self.run_result is not None else self.last_text
+
+    def normalize(self, event: dict[str, Any]) -> dict[str, Any]:
+        """Legacy 0.1.x reasoning names → 1.0 names (with ids they never had)."""
+        kind = event.get("type")
+        if kind not in _LEGACY:
+            return event
+        event = dict(event, type=_LEGACY[kind])
+        if kind == "THINKING_START":
+            self._thinking += 1
+        if not event.get("messageId"):
+            suffix = "" if kind in ("THINKING_START", "THINKING_END") else "-message"
+            event["messageId"] = f"thinking-{self._thinking}{suffix}"
+        return event
+
+    def feed(self, event: dict[str, Any]) -> list[Row]:
+        kind = str(event.get("type"))
+        rows = self._close_chunks(kind)
+        base, _, part = kind.rpartition("_")
+        if base in _PARTS and part in ("START", "CONTENT", "ARGS", "END", "CHUNK"):
+            rows += self._stream(_PARTS[base], part, event)
+        elif kind in ("RUN_STARTED", "RUN_FINISHED", "RUN_ERROR", "MESSAGES_SNAPSHOT", "TOOL_CALL_RESULT"):
+            rows += getattr(self, "_" + kind.lower())(event)
+        elif kind == "CUSTOM" and event.get("name") == "on_interrupt":
+            rows += self._interrupt(_legacy_interrupt(event.get("value"), len(self.interrupts) + 1))
+        elif kind in _SIMPLE:
+            name, fields = _SIMPLE[kind]
+            phase = "reason" if kind.startswith("REASONING") else "observe"
+            rows.append(row(phase, "agui", kind, name, **{k: event.get(v) for k, v in fields.items()}))
+        else:
+            rows.append(row("observe", "agui", kind, "custom", type=kind, raw=event))
+        return rows
+
+    def close(self, partial: bool = False) -> list[Row]:
+        """Rows for streams still open (a run that ended, or broke, mid-message)."""
+        rows: list[Row] = []
+        for key in list(self._open):
+            rows += self._finish(key, partial=partial)
+        return rows
+
+    # -- streamed messages, tool calls, reasoning ------------------------------------------
+    def _stream(self, what: str, part: str, event: dict[str, Any]) -> list[Row]:
+        id_field, name, _kind, phase = _STREAMS[what]
+        ident = event.get(id_field) or (self._chunk_id.get(what) if part == "CHUNK" else None) or f"{what}-{len(self.messages)}"
+        rows: list[Row] = []
+        if part == "CHUNK" and self._chunk_id.get(what) not in (None, ident):
+            rows += self._finish((what, self._chunk_id[what]))
+        key = (what, str(ident))
+        buf = self._open.get(key)
+        if buf is None:
+            buf = self._open[key] = {"parts": [], "chunk": part == "CHUNK", "role": event.get("role"), "name": event.get("name"),
+                                     "tool": event.get("toolCallName"), "parent": event.get("parentMessageId")}
+        if part == "CHUNK":
+            self._chunk_id[what] = str(ident)
+            buf["tool"] = buf["tool"] or event.get("toolCallName")
+        delta = event.get("delta")
+        if isinstance(delta, str) and delta:
+            buf["parts"].append(delta)
+            if self.deltas and part != "CHUNK":
+                rows.append(row(phase, "agui", event["type"], f"{_kind}_delta", id=ident, delta=delta))
+        if part == "END":
+            rows += self._finish(key)
+        return rows
+
+    def _close_chunks(self, kind: str) -> list[Row]:
+        rows: list[Row] = []
+        for what, ident in list(self._chunk_id.items()):
+            if kind != _STREAMS[what][1] + "_CHUNK":
+                rows += self._finish((what, ident))
+        return rows
+
+    def _finish(self, key: tuple[str, str], partial: bool = False) -> list[Row]:
+        what, ident = key
+        buf = self._open.pop(key, None)
+        if self._chunk_id.get(what) == ident:
+            del self._chunk_id[what]
+        if buf is None:
+            return []
+        text = "".join(buf["parts"])
+        _field, name, kind, phase = _STREAMS[what]
+        flag = True if partial else None
+        if what == "tool":
+            args = _json_or_text(text)
+            self.tool_calls[ident] = {"id": ident, "name": buf["tool"], "args": args}
+            self._add_tool_call(ident, buf["tool"], text, buf["parent"])
+            return [row(phase, "agui", name, kind, tool_call_id=ident, tool=buf["tool"], args=args,
+                        parent_message_id=buf["parent"], partial=flag)]
+        role = buf["role"] or ("reasoning" if what == "reasoning" else "assistant")
+        if what == "text":
+            self.messages.append({"id": ident, "role": role, "content": text, **({"name": buf["name"]} if buf["name"] else {})})
+            if role == "assistant":
+                self.last_text = text
+        return [row(phase, "agui", name, kind, message_id=ident, role=role, name=buf["name"], text=text, partial=flag)]
+
+    def _add_tool_call(self, ident: str, name: str | None, args: str, parent: str | None) -> None:
+        call = {"id": ident, "type": "function", "function": {"name": name or "", "arguments": args}}
+        for message in reversed(self.messages):
+            if message.get("role") == "assistant" and (parent is None or message.get("id") == parent):
+                message.setdefault("toolCalls", []).append(call)
+                return
+        self.messages.append({"id": parent or f"assistant-{ident}", "role": "assistant", "toolCalls": [call]})
+
+    # -- run lifecycle, results, interrupts ------------------------------------------------
+    def _run_started(self, e: dict[str, Any]) -> list[Row]:
+        return [row("observe", "agui", "RUN_STARTED", "run_started", thread_id=e.get("threadId"), run_id=e.get("runId"),
+                    parent_run_id=e.get("parentRunId"))]
+
+    def _run_finished(self, e: dict[str, Any]) -> list[Row]:
+        rows = self.close()
+        outcome = e.get("outcome") if isinstance(e.get("outcome"), dict) else {}
+        self.finished, self.outcome, self.run_result = True, outcome.get("type") or "success", e.get("result")
+        rows.append(row("observe", "agui", "RUN_FINISHED", "run_finished", thread_id=e.get("threadId"), run_id=e.get("runId"),
+                        outcome=self.outcome, result=e.get("result"),
+                        pending_tool_call_ids=outcome.get("pendingToolCallIds")))
+        rows += _usage(e.get("usage"))
+        for interrupt in outcome.get("interrupts") or []:
+            rows += self._interrupt(interrupt)
+        return rows
+
+    def _run_error(self, e: dict[str, Any]) -> list[Row]:
+        rows = self.close(partial=True)
+        self.finished, self.error = True, str(e.get("message") or "RUN_ERROR without a message")
+        rows.append(row("observe", "agui", "RUN_ERROR", "run_error", message=e.get("message"), code=e.get("code"), error=self.error))
+        return rows + _usage(e.get("usage"))
+
+    def _messages_snapshot(self, e: dict[str, Any]) -> list[Row]:
+        self.messages = [dict(m) for m in e.get("messages") or []]
+        return [row("observe", "agui", "MESSAGES_SNAPSHOT", "messages_snapshot", count=len(self.messages))]
+
+    def _tool_call_result(self, e: dict[str, Any]) -> list[Row]:
+        content = e.get("content")
+        self.messages.append({"id": e.get("messageId"), "role": "tool", "toolCallId": e.get("toolCallId"),
+                              "content": content if isinstance(content, str) else json.dumps(content)})
+        return [row("observe", "agui", "TOOL_CALL_RESULT", "tool_result", tool_call_id=e.get("toolCallId"),
+                    message_id=e.get("messageId"), content=content)]
+
+    def _interrupt(self, interrupt: dict[str, Any]) -> list[Row]:
+        self.interrupts.append(interrupt)
+        call = self.tool_calls.get(str(interrupt.get("toolCallId")))
+        return [row("observe", "agui", "INTERRUPT", "approval_requested", interrupt_id=interrupt.get("id"),
+                    reason=interrupt.get("reason"), message=interrupt.get("message"), tool_call_id=interrupt.get("toolCallId"),
+                    tool=(call or {}).get("name"), legacy=interrupt.get("legacy"))]
+
+
+def _usage(entries: Any) -> list[Row]:
+    rows = []
+    for u in entries or []:
+        if isinstance(u, dict):
+            rows.append(usage_row("agui", model=u.get("model"), provider=u.get("provider"), input_tokens=u.get("inputTokens"),
+                                  output_tokens=u.get("outputTokens"), cached_input_tokens=u.get("cachedInputTokens"),
+                                  cache_write_input_tokens=u.get("cacheWriteInputTokens"),
+                                  reasoning_tokens=u.get("reasoningTokens"), total_tokens=u.get("totalTokens")))
+    return rows
+
+
+def _legacy_interrupt(value: Any, n: int) -> dict[str, Any]:
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError:
+            pass
+    found = value if isinstance(value, dict) else {}
+    message = found.get("message") or found.get("question") or (value if isinstance(value, str) else None)
+    return {"id": str(found.get("id") or f"on_interrupt-{n}"), "reason": "on_interrupt", "message": message,
+            "toolCallId": found.get("toolCallId") or found.get("tool_call_id"), "metadata": {"value": value}, "legacy": True}
+
+
+def _json_or_text(text: str) -> Any:
+    try:
+        return json.loads(text) if text else {}
+    except json.JSONDecodeError:
+        return text
+
+
+def agui_rows(events: Iterable[dict[str, Any]], *, deltas: bool = False) -> list[Row]:
+    """Rows for a recorded AG-UI event list (one or more runs), without validation."""
+    folder, rows = AGUIFolder(deltas=deltas), []
+    for event in events:
+        rows += folder.feed(folder.normalize(dict(event)))
+    return rows + folder.close(partial=True)

@@ -1,0 +1,81 @@
+"""A small ``text/event-stream`` decoder (the AG-UI SDK ships an encoder but no parser).
+
+Only ``data:`` fields matter to AG-UI: one event per blank-line-terminated block, several
+``data:`` lines joined with newlines, ``:`` comments (keep-alives) ignored. Errors name the
+SSE line where the bad event began, so a broken producer can be found.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Iterable, Iterator
+
+from ...errors import NoesisNbError
+
+__all__ = ["AGUIStreamError", "SSEDecoder", "decode_event", "parse_sse"]
+
+
+class AGUIStreamError(NoesisNbError, ValueError):
+    """An AG-UI stream that cannot be read: bad SSE/JSON, an invalid event, or a run that never ends."""
+
+    def __init__(self, message: str, *, line: int | None = None):
+        self.line = line
+        super().__init__(message)
+
+
+class SSEDecoder:
+    """Feed lines one by one; :meth:`feed` returns ``(first_line_number, data)`` when an event completes."""
+
+    def __init__(self) -> None:
+        self.line = 0
+        self._data: list[str] = []
+        self._first = 0
+
+    def feed(self, line: str) -> tuple[int, str] | None:
+        self.line += 1
+        line = line.rstrip("\r\n")
+        if not line:
+            return self._dispatch()
+        if line.startswith(":"):
+            return None
+        field, _, value = line.partition(":")
+        if field == "data":
+            if not self._data:
+                self._first = self.line
+            self._data.append(value[1:] if value.startswith(" ") else value)
+        return None  # event:, id:, retry: carry nothing AG-UI needs
+
+    def close(self) -> tuple[int, str] | None:
+        """The last event when the stream ended without a blank line."""
+        return self._dispatch()
+
+    def _dispatch(self) -> tuple[int, str] | None:
+        if not self._data:
+            return None
+        data, self._data = "\n".join(self._data), []
+        return self._first, data
+
+
+def decode_event(line: int, data: str, where: str = "SSE stream") -> dict[str, Any]:
+    """One ``data:`` payload as an event dict, or :class:`AGUIStreamError` naming the line."""
+    try:
+        event = json.loads(data)
+    except json.JSONDecodeError as exc:
+        raise AGUIStreamError(f"{where}, line {line}: the event is not valid JSON ({exc.msg} at column {exc.colno}): "
+                              f"{data[:120]!r}. Fix the producer; everything before this line was kept.", line=line) from None
+    if not isinstance(event, dict) or not isinstance(event.get("type"), str):
+        raise AGUIStreamError(f"{where}, line {line}: an AG-UI event must be a JSON object with a string 'type', "
+                              f"got {data[:120]!r}", line=line)
+    return event
+
+
+def parse_sse(lines: Iterable[str], where: str = "SSE stream") -> Iterator[dict[str, Any]]:
+    """Event dicts from SSE text lines (e.g. a recorded ``.sse`` file's lines)."""
+    decoder = SSEDecoder()
+    for line in lines:
+        got = decoder.feed(line)
+        if got:
+            yield decode_event(*got, where=where)
+    got = decoder.close()
+    if got:
+        yield decode_event(*got, where=where)

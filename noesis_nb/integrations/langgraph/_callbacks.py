@@ -1,0 +1,89 @@
+"""LangChain callbacks that put a graph's node steps and model usage on the timeline, live.
+
+Passed in ``config["callbacks"]``, so they work with ``invoke`` and ``ainvoke`` alike. Node
+runs are the chain runs whose name is their own ``langgraph_node``; a model call's usage comes
+from the chat message's ``usage_metadata`` (LangChain's: ``input_tokens`` total with
+``input_token_details.cache_read`` / ``cache_creation`` parts, ``output_tokens`` total with
+``output_token_details.reasoning``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...errors import EpisodeStateError
+from .._emit import emit_row, row, usage_row
+
+__all__ = ["make_handler", "usage_from_langchain"]
+
+
+def usage_from_langchain(meta: Any, *, model: str | None, provider: str | None, **extra: Any) -> tuple[str, dict[str, Any]] | None:
+    """A usage row from LangChain ``usage_metadata`` (None when the model reported none)."""
+    if not isinstance(meta, dict):
+        return None
+    inp = meta.get("input_token_details") if isinstance(meta.get("input_token_details"), dict) else {}
+    out = meta.get("output_token_details") if isinstance(meta.get("output_token_details"), dict) else {}
+    return usage_row("langgraph", model=model, provider=provider, input_tokens=meta.get("input_tokens"),
+                     output_tokens=meta.get("output_tokens"), cached_input_tokens=inp.get("cache_read"),
+                     cache_write_input_tokens=inp.get("cache_creation"), reasoning_tokens=out.get("reasoning"), **extra)
+
+
+def make_handler(ctx: Any) -> Any:
+    """A ``BaseCallbackHandler`` writing to ``ctx`` (built here so langchain_core is imported only when used)."""
+    from langchain_core.callbacks import BaseCallbackHandler
+
+    class NoesisGraphCallbacks(BaseCallbackHandler):
+        raise_error = False
+
+        def __init__(self) -> None:
+            self.nodes: dict[Any, str] = {}
+            self.models: dict[Any, tuple[str | None, str | None]] = {}
+
+        def _emit(self, item: Any) -> None:
+            try:
+                emit_row(ctx, item)
+            except EpisodeStateError:
+                pass  # the episode ended while a worker thread was still running the graph
+
+        def on_chain_start(self, serialized: Any, inputs: Any, *, run_id: Any, metadata: Any = None, **kw: Any) -> None:
+            node = (metadata or {}).get("langgraph_node")
+            if node and kw.get("name") == node:
+                self.nodes[run_id] = node
+                self._emit(row("observe", "langgraph", "node_start", "step_started", node=node,
+                               step=(metadata or {}).get("langgraph_step")))
+
+        def on_chain_end(self, outputs: Any, *, run_id: Any, **kw: Any) -> None:
+            node = self.nodes.pop(run_id, None)
+            if node:
+                self._emit(row("observe", "langgraph", "node_end", "step_finished", node=node, update=_short(outputs)))
+
+        def on_chain_error(self, error: BaseException, *, run_id: Any, **kw: Any) -> None:
+            node = self.nodes.pop(run_id, None)
+            if node and type(error).__name__ not in ("GraphInterrupt", "NodeInterrupt", "ParentCommand"):
+                self._emit(row("observe", "langgraph", "node_error", "step_error", node=node,
+                               error=f"{type(error).__name__}: {error}"))
+
+        def on_chat_model_start(self, serialized: Any, messages: Any, *, run_id: Any, metadata: Any = None, **kw: Any) -> None:
+            meta = metadata or {}
+            self.models[run_id] = (meta.get("ls_model_name"), meta.get("ls_provider"))
+
+        def on_llm_start(self, serialized: Any, prompts: Any, *, run_id: Any, metadata: Any = None, **kw: Any) -> None:
+            self.on_chat_model_start(serialized, prompts, run_id=run_id, metadata=metadata)
+
+        def on_llm_end(self, response: Any, *, run_id: Any, **kw: Any) -> None:
+            model, provider = self.models.pop(run_id, (None, None))
+            for generations in getattr(response, "generations", None) or []:
+                for generation in generations:
+                    message = getattr(generation, "message", None)
+                    meta = getattr(message, "usage_metadata", None)
+                    name = (getattr(message, "response_metadata", None) or {}).get("model_name") or model
+                    item = usage_from_langchain(meta, model=name, provider=provider)
+                    if item is not None:
+                        self._emit(item)
+
+    return NoesisGraphCallbacks()
+
+
+def _short(value: Any, limit: int = 300) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"

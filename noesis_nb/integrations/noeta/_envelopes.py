@@ -1,0 +1,88 @@
+"""Noeta envelopes (``envelope_to_dict`` dicts) → timeline rows. Pure: no ``noeta`` import.
+
+One row per envelope (``event_name`` ``noeta.<type>``), with the envelope's identity
+(``seq, task_id, actor, origin, trace_id, causation_id``) and its payload under ``data``.
+``LLMRequestFinished`` also gives a usage row: ``input = uncached + cache_read + cache_write``
+(Noeta's ``Usage.input``), ``cached = cache_read``, ``cache_write``, ``output`` (reasoning
+included), ``reasoning``, and the runtime's ``cost_usd`` kept as the reported cost.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from .._emit import Row, row, usage_row
+
+__all__ = ["NoetaFolder", "noeta_rows", "noeta_usage"]
+
+_KINDS = {
+    "TaskCreated": "run_started", "TaskStarted": "run_started", "TaskCompleted": "run_finished", "TaskFailed": "run_error",
+    "TaskSuspended": "suspended", "TaskWoken": "resumed", "TaskCancelled": "run_cancelled",
+    "ToolCallStarted": "tool_call", "ToolResultRecorded": "tool_result", "ToolCallFinished": "tool_finished",
+    "ToolCallApprovalRequested": "approval_requested", "ToolCallApprovalResolved": "approval_resolved",
+    "ToolCallDenied": "tool_denied", "LLMRequestStarted": "model_call_started", "LLMResponseRecorded": "model_response",
+    "LLMRequestFinished": "model_call_finished", "MessagesAppended": "messages", "TaskSnapshot": "state",
+}
+_SHOWN = ("call_id", "tool_name", "arguments", "summary", "success", "approved", "reason", "resolver", "answer", "goal",
+          "agent_name", "model", "stop_reason", "detail", "retryable")
+
+
+def noeta_usage(usage: Any, *, model: str | None, provider: str | None = None, cost_usd: Any = None,
+                latency_ms: Any = None, **extra: Any) -> Row:
+    """A usage row from a Noeta ``Usage`` dict (fields it does not report stay None)."""
+    usage = usage if isinstance(usage, dict) else {}
+    parts = [usage.get(k) for k in ("uncached", "cache_read", "cache_write")]
+    total = sum(parts) if all(isinstance(p, int) for p in parts) else None
+    return usage_row("noeta", model=model, provider=provider, input_tokens=total, output_tokens=usage.get("output"),
+                     cached_input_tokens=usage.get("cache_read"), cache_write_input_tokens=usage.get("cache_write"),
+                     reasoning_tokens=usage.get("reasoning_tokens"), cost_usd=cost_usd, latency_ms=latency_ms, **extra)
+
+
+class NoetaFolder:
+    """Feed envelope dicts in commit order; remembers each LLM call's model for its usage row."""
+
+    def __init__(self) -> None:
+        self.models: dict[str, str] = {}
+        self.provider: str | None = None
+        self.approvals: dict[str, dict[str, Any]] = {}  # call_id → ToolCallApprovalRequested payload
+        self.failure: str | None = None
+
+    def feed(self, envelope: dict[str, Any]) -> list[Row]:
+        kind = str(envelope.get("type") or "?")
+        data = envelope.get("payload") if isinstance(envelope.get("payload"), dict) else {}
+        shown = {k: data[k] for k in _SHOWN if data.get(k) is not None}
+        if kind == "ModelBound":
+            self.provider = data.get("provider") or self.provider
+        elif kind == "LLMRequestStarted" and data.get("call_id"):
+            self.models[data["call_id"]] = data.get("model")
+        elif kind == "ToolCallApprovalRequested":
+            self.approvals[str(data.get("call_id"))] = data
+        elif kind == "TaskFailed":
+            detail = data.get("detail")
+            self.failure = str(data.get("reason") or "task failed") + (f": {detail}" if detail else "")
+            shown["error"] = self.failure
+        elif kind == "ToolResultRecorded" and data.get("success") is False:
+            shown["error"] = data.get("summary") or "tool failed"
+        rows = [row("observe", "noeta", kind, _KINDS.get(kind, "custom"), seq=envelope.get("seq"), task_id=envelope.get("task_id"),
+                    actor=envelope.get("actor"), origin=envelope.get("origin"), trace_id=envelope.get("trace_id"),
+                    causation_id=envelope.get("causation_id"), **shown, data=data)]
+        if kind == "LLMRequestFinished":
+            call = data.get("call_id")
+            rows.append(noeta_usage(data.get("usage"), model=self.models.get(call), provider=self.provider,
+                                    cost_usd=data.get("cost_usd"), latency_ms=data.get("latency_ms"), call_id=call,
+                                    task_id=envelope.get("task_id"), success=data.get("success")))
+        return rows
+
+
+def noeta_rows(envelopes: Iterable[Any]) -> list[Row]:
+    """Rows for saved envelopes: dicts from ``envelope_to_dict`` (or envelopes, converted if noeta is installed)."""
+    folder, rows = NoetaFolder(), []
+    for number, envelope in enumerate(envelopes, 1):
+        if not isinstance(envelope, dict):
+            if not hasattr(envelope, "payload"):
+                raise TypeError(f"envelope #{number} is a {type(envelope).__name__}; pass envelope_to_dict(envelope) dicts")
+            from noeta.sdk import envelope_to_dict
+
+            envelope = envelope_to_dict(envelope)
+        rows += folder.feed(envelope)
+    return rows

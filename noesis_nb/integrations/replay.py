@@ -1,0 +1,67 @@
+"""Recorded traces as episodes: replay rows through the same path a live adapter uses.
+
+``RecordedReplay(rows, source=...)`` is a sync adapter (it runs in a worker thread and reads
+``rows`` lazily, so a log that is still being written can be followed). Every frame and the
+view load the resulting run like any other. A recorded failure (a ``run_error`` row not
+followed by a ``run_finished``) ends the episode ``error`` with the recorded reason.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable
+
+from ..errors import NoesisNbError
+from ._emit import Row, emit_row, with_source_tag
+
+__all__ = ["RecordedReplay", "RecordedRunError", "import_rows"]
+
+
+class RecordedRunError(NoesisNbError):
+    """The recorded run itself failed (its log ends in an error); the replayed episode ends ``error``."""
+
+
+class RecordedReplay:
+    """Replay ``rows`` (an iterable of ``(phase, payload)``, or a zero-argument callable giving one).
+
+    The episode's result is ``result`` when given, else the recorded final answer (the last
+    ``run_finished`` answer/result, a recorded ``answer``, or the last non-user message text);
+    ``output`` maps it.
+    """
+
+    def __init__(self, rows: Iterable[Row] | Callable[[], Iterable[Row]], *, source: str, result: Any = None,
+                 output: Callable[[Any], Any] | None = None):
+        self.rows, self.source, self.result, self.output = rows, source, result, output
+
+    def __repr__(self) -> str:
+        return f"RecordedReplay(source={self.source!r})"
+
+    def invoke(self, task: Any, ctx: Any) -> Any:
+        items = self.rows() if callable(self.rows) else self.rows
+        answer, failure = None, None
+        for item in items:
+            emit_row(ctx, item)
+            payload = item[1]
+            kind = payload.get("kind")
+            if kind == "run_error":
+                failure = payload.get("error") or payload.get("message") or "the recorded run failed"
+            elif kind == "run_finished":
+                failure = None
+                found = next((payload[k] for k in ("answer", "result", "text") if payload.get(k) is not None), None)
+                answer = found if found is not None else answer
+            elif kind == "message" and payload.get("role") not in ("user", "system") and payload.get("text"):
+                answer = payload["text"]
+            elif payload.get("answer") is not None:  # e.g. a recorded final response
+                answer = payload["answer"]
+        if failure is not None:
+            raise RecordedRunError(f"the recorded {self.source} run failed: {failure}")
+        value = self.result if self.result is not None else answer
+        return self.output(value) if self.output else value  # an awaitable here is awaited by the engine
+
+
+def import_rows(rows: Iterable[Row] | Callable[[], Iterable[Row]], *, task: str, source: str, result: Any = None,
+                **opts: Any) -> str:
+    """Write ``rows`` as a sealed Noēsis run (``solve`` with :class:`RecordedReplay`); returns the episode id."""
+    from ..runtime.api import solve
+
+    replay = RecordedReplay(rows, source=source, result=result)
+    return solve(task, using=replay, **with_source_tag(replay, opts))

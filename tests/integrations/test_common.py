@@ -1,0 +1,52 @@
+"""The shared pieces: light imports, the row and usage shapes, source tags, the missing-extra error."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from noesis_nb.integrations import MissingExtraError
+from noesis_nb.integrations._emit import row, token_count, usage_row, with_source_tag
+from noesis_nb.integrations._extras import require
+
+THIRD_PARTY = ("ag_ui", "noeta", "langgraph", "langchain_core", "crewai", "httpx")
+
+
+def test_core_and_integration_modules_import_no_third_party_package():
+    code = ("import sys, noesis_nb, noesis_nb.runtime.api, noesis_nb.integrations, noesis_nb.integrations.agui, "
+            "noesis_nb.integrations.noeta, noesis_nb.integrations.langgraph, noesis_nb.integrations.crewai, "
+            "noesis_nb.integrations.noetic, noesis_nb.integrations.taisce; "
+            f"print(sorted(m for m in {THIRD_PARTY!r} if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert out == "[]"
+
+
+def test_rows_carry_event_name_kind_and_source_and_drop_none():
+    phase, payload = row("observe", "agui", "RUN_STARTED", "run_started", run_id="r1", parent_run_id=None, name="x")
+    assert phase == "observe" and payload == {"event_name": "agui.RUN_STARTED", "kind": "run_started", "run_id": "r1",
+                                              "name": "x", "source": "agui"}
+
+
+def test_usage_rows_keep_unknown_as_none_and_flag_inconsistent_parts():
+    _, payload = usage_row("x", model="m", input_tokens=10, cached_input_tokens=20, output_tokens=5.0, reasoning_tokens=-1)
+    assert payload["event_name"] == "model.call" and payload["output_tokens"] == 5
+    assert payload["reasoning_tokens"] is None and payload["cache_write_input_tokens"] is None
+    assert "exceeds input_tokens" in payload["usage_warning"]
+    assert [token_count(v) for v in (None, True, 3, 3.0, 3.5, -2, "4")] == [None, None, 3, 3, None, None, None]
+
+
+def test_source_tag_added_unless_the_caller_set_one():
+    class A:
+        source = "noeta"
+
+    assert with_source_tag(A(), {"tags": {"team": "x"}}) == {"tags": {"team": "x", "source": "noeta"}}
+    assert with_source_tag(A(), {"tags": {"source": "mine"}})["tags"]["source"] == "mine"
+    assert with_source_tag(object(), {"seed": 1}) == {"seed": 1}
+
+
+def test_require_names_the_install_line():
+    with pytest.raises(MissingExtraError, match=r"needs the 'noeta-sdk' package.*pip install 'noesis_nb\[noeta\]'"):
+        require("surely_not_a_module_xyz", "noeta", "NoetaAdapter")
+    assert issubclass(MissingExtraError, ImportError)

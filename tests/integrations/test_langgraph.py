@@ -1,0 +1,127 @@
+"""LangGraph: real ``StateGraph``s, no LLM (a LangChain fake chat model where usage is needed)."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from typing import TypedDict
+
+import pytest
+
+pytest.importorskip("langgraph")
+
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel  # noqa: E402
+from langchain_core.messages import AIMessage  # noqa: E402
+from langgraph.checkpoint.memory import InMemorySaver  # noqa: E402
+from langgraph.graph import END, START, StateGraph  # noqa: E402
+from langgraph.types import interrupt  # noqa: E402
+
+from noesis_nb.integrations import MissingExtraError  # noqa: E402
+from noesis_nb.integrations.langgraph import LangGraphAdapter, LangGraphResumeError  # noqa: E402
+from noesis_nb.store import verify_manifest  # noqa: E402
+
+from .helpers import disk_events, from_source, names, run, run_tags  # noqa: E402
+
+
+class State(TypedDict, total=False):
+    task: str
+    answer: str
+
+
+def graph(*nodes, checkpointer=True):
+    builder = StateGraph(State)
+    previous = START
+    for node in nodes:
+        builder.add_node(node.__name__, node)
+        builder.add_edge(previous, node.__name__)
+        previous = node.__name__
+    builder.add_edge(previous, END)
+    return builder.compile(checkpointer=InMemorySaver() if checkpointer else None)
+
+
+def review(state):
+    decision = interrupt({"tool": "delete_file", "args": {"path": "x.txt"}})
+    return {"answer": "deleted" if decision["approved"] else f"kept: {decision.get('reason')}"}
+
+
+def test_sync_graph_runs_through_invoke_with_noesis_input_mapping(runs_dir):
+    def shout(state):
+        return {"answer": state["task"].upper()}
+
+    g = graph(shout, checkpointer=False)
+    g.__noesis_input_mapper__ = lambda task: {"task": task}
+    handle, _ = run("hello", LangGraphAdapter(g), runs_dir)
+    assert handle.status == "ok" and handle.result() == {"task": "hello", "answer": "HELLO"}
+    rows = [e["payload"] for e in from_source(disk_events(handle), "langgraph")]
+    assert [(r["kind"], r["node"]) for r in rows] == [("step_started", "shout"), ("step_finished", "shout")]
+    assert run_tags(handle) == {"source": "langgraph"}
+
+
+@pytest.mark.parametrize("decide, answer", [("approve", "deleted"), ("reject", "kept: not now")])
+def test_interrupt_is_a_pending_approval_and_the_decision_resumes(runs_dir, decide, answer):
+    handle, pending = run("clean", LangGraphAdapter(graph(review), input_mapper=lambda t: {"task": t}), runs_dir,
+                          decide=decide, reason="not now")
+    assert handle.status == "ok" and handle.result()["answer"] == answer
+    assert len(pending) == 1 and pending[0].tool == "langgraph.delete_file"
+    assert pending[0].redacted_payload["kwargs"]["value"] == {"tool": "delete_file", "args": {"path": "x.txt"}}
+    kinds = [e["payload"]["kind"] for e in from_source(disk_events(handle), "langgraph")]
+    assert kinds == ["step_started", "approval_requested", "approval_resolved", "step_started", "step_finished"]
+    assert verify_manifest(handle.run_dir).ok
+
+
+def test_async_graph_runs_through_ainvoke_and_interrupts(runs_dir):
+    async def areview(state):
+        await asyncio.sleep(0)
+        return review(state)
+
+    adapter = LangGraphAdapter(graph(areview), input_mapper=lambda t: {"task": t})
+    assert adapter.use_async is True
+    handle, pending = run("clean", adapter, runs_dir, decide="approve")
+    assert handle.result()["answer"] == "deleted" and len(pending) == 1
+
+
+def test_two_interrupts_resume_with_an_id_keyed_map(runs_dir):
+    def both(state):
+        first = interrupt({"action": "first"})
+        second = interrupt({"action": "second"})
+        return {"answer": f"{first['approved']}/{second['approved']}"}
+
+    handle, pending = run("x", LangGraphAdapter(graph(both), input_mapper=lambda t: {"task": t}), runs_dir, decide="approve")
+    assert handle.result()["answer"] == "True/True" and [p.tool for p in pending] == ["langgraph.first", "langgraph.second"]
+
+
+def test_model_usage_from_a_chat_model_inside_a_node(runs_dir):
+    model = GenericFakeChatModel(messages=iter([AIMessage(content="hi", usage_metadata={
+        "input_tokens": 120, "output_tokens": 20, "total_tokens": 140, "input_token_details": {"cache_read": 100}})]))
+
+    def think(state):
+        return {"answer": model.invoke(state["task"]).content}
+
+    handle, _ = run("x", LangGraphAdapter(graph(think), input_mapper=lambda t: {"task": t}), runs_dir)
+    [usage] = [e["payload"] for e in disk_events(handle) if e["phase"] == "model"]
+    assert (usage["input_tokens"], usage["cached_input_tokens"], usage["output_tokens"]) == (120, 100, 20)
+    assert usage["cache_write_input_tokens"] is None and usage["reasoning_tokens"] is None and usage["source"] == "langgraph"
+
+
+def test_node_error_fails_the_episode_and_is_on_the_timeline(runs_dir):
+    def broken(state):
+        raise RuntimeError("node broke")
+
+    handle, _ = run("x", LangGraphAdapter(graph(broken), input_mapper=lambda t: {"task": t}), runs_dir)
+    assert handle.status == "error" and "langgraph.node_error" in names(disk_events(handle))
+    with pytest.raises(RuntimeError, match="node broke"):
+        handle.result()
+
+
+def test_interrupt_without_checkpointer_says_how_to_fix(runs_dir):
+    handle, _ = run("x", LangGraphAdapter(graph(review, checkpointer=False), input_mapper=lambda t: {"task": t}), runs_dir)
+    with pytest.raises(LangGraphResumeError, match="checkpointer=InMemorySaver"):
+        handle.result()
+
+
+def test_errors_name_the_value(monkeypatch):
+    with pytest.raises(TypeError, match="has no invoke"):
+        LangGraphAdapter(object())
+    monkeypatch.setitem(sys.modules, "langgraph.types", None)
+    with pytest.raises(MissingExtraError, match=r"pip install 'noesis_nb\[langgraph\]'"):
+        LangGraphAdapter(graph(review))
