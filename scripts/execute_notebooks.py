@@ -1,0 +1,38 @@
+"""Re-execute the notebooks in place so their committed outputs are current.
+
+Runs each notebook top to bottom with nbclient (approvals by the ``auto`` policy, as in CI),
+then removes saved widget state so GitHub and nbviewer show the ``text/html`` snapshots.
+Usage: python scripts/execute_notebooks.py [notebooks/quickstart.ipynb ...]
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def execute(path: Path) -> None:
+    nb = nbformat.read(path, as_version=4)
+    os.environ["NOESIS_NB_APPROVER"] = "auto"
+    client = NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}},
+                            store_widget_state=False)
+    client.execute()
+    nb.metadata.pop("widgets", None)
+    nbformat.write(nb, path)
+    print(f"{path.relative_to(ROOT)}: {len(nb.cells)} cells, {path.stat().st_size // 1024} KiB")
+
+
+def main(argv: list[str]) -> None:
+    paths = [Path(a).resolve() for a in argv] or sorted((ROOT / "notebooks").glob("*.ipynb"))
+    for path in paths:
+        execute(path)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
