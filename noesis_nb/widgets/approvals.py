@@ -73,6 +73,13 @@ class ApprovalCard:
         self.reason.layout.display = "none"
         self.status.value = decision_html(self.decision)
 
+    def close_undecided(self, status: str) -> None:
+        """The episode ended (e.g. Stop) before anyone decided: nothing to click any more."""
+        if self.decision is None and not self.approve_button.disabled:
+            self._set_enabled(False)
+            self.reason.layout.display = "none"
+            self.status.value = f'<span style="color:#57606a">no decision: the episode ended {esc(status)}</span>'
+
     def _set_enabled(self, enabled: bool) -> None:
         with self.approve_button.hold_sync(), self.reject_button.hold_sync():
             self.approve_button.disabled = not enabled
@@ -87,7 +94,8 @@ class ApprovalsPanel:
         self.cards: dict[str, ApprovalCard] = {}
         self.box = w.VBox([])
 
-    def sync(self, pending: list[Any], decisions: list[Mapping[str, Any]]) -> None:
+    def sync(self, pending: list[Any], decisions: list[Mapping[str, Any]], *, ended: str | None = None) -> None:
+        """Add cards for new drafts, mark decided ones; once the episode ended, undecided cards close."""
         added = False
         for p in pending:
             if p.draft_id not in self.cards:
@@ -97,6 +105,9 @@ class ApprovalsPanel:
             card = self.cards.get(str(d.get("draft_id")))
             if card is not None:
                 card.mark_decided(d)
+        if ended:
+            for card in self.cards.values():
+                card.close_undecided(ended)
         if added:
             self.box.children = tuple(c.box for c in self.cards.values())
 

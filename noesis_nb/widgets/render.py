@@ -9,6 +9,8 @@ from __future__ import annotations
 import html
 import json
 import re
+
+import orjson
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -38,6 +40,15 @@ _SUMMARY_KEYS = (
 _CLASS_SAFE = re.compile(r"[^a-z_]")
 
 
+def _dumps(value: Any, *, pretty: bool = False) -> str:
+    """JSON text (orjson: fast enough for every redraw); anything unusual falls back to ``str``."""
+    option = (orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) if pretty else 0
+    try:
+        return orjson.dumps(value, default=str, option=option | orjson.OPT_NON_STR_KEYS).decode()
+    except (TypeError, orjson.JSONEncodeError):
+        return json.dumps(value, ensure_ascii=False, default=str, indent=2 if pretty else None, sort_keys=pretty)
+
+
 def esc(value: Any) -> str:
     """HTML-escape anything (quotes too, so the result is safe in attributes)."""
     return html.escape(value if isinstance(value, str) else str(value), quote=True)
@@ -50,7 +61,7 @@ def _esc_text(value: str) -> str:
 
 def _payload(event: Mapping[str, Any]) -> Mapping[str, Any]:
     payload = event.get("payload")
-    return payload if isinstance(payload, Mapping) else {}
+    return payload if type(payload) is dict or isinstance(payload, Mapping) else {}  # noqa: E721 - dict first: cheap
 
 
 def event_name(event: Mapping[str, Any]) -> str:
@@ -82,7 +93,7 @@ def _short(value: Any, limit: int) -> str:
     elif isinstance(value, (list, tuple)):
         text = ", ".join(_short(v, limit) for v in value)
     else:
-        text = json.dumps(value, ensure_ascii=False, default=str, separators=(",", ":"))
+        text = _dumps(value)
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
@@ -114,7 +125,7 @@ def full_json(event: Mapping[str, Any], limit: int = 4000) -> str:
     if duration is not None:
         meta["duration_ms"] = duration
     head = " ".join(f"{k}={v}" for k, v in meta.items())
-    body = json.dumps(event.get("payload"), ensure_ascii=False, default=str, indent=1, sort_keys=True)
+    body = _dumps(event.get("payload"), pretty=True)
     text = f"{head}\n{body}" if head else body
     if len(text) > limit:
         text = text[:limit] + f"\n… {len(text) - limit} more characters; the whole event is in events.jsonl"
@@ -179,7 +190,7 @@ def counts_html(total: int, shown: int, counts: Mapping[str, int], flags: Mappin
 def pending_html(p: Any) -> str:
     """The card body of one pending draft: tool, effect, risk, command line or payload, fingerprint."""
     command = getattr(p, "command_line", None)
-    payload = json.dumps(getattr(p, "redacted_payload", {}) or {}, ensure_ascii=False, default=str, indent=1, sort_keys=True)
+    payload = _dumps(getattr(p, "redacted_payload", {}) or {}, pretty=True)
     body = f"<code>$ {esc(command)}</code>" if command else f"<pre style='margin:0'>{esc(payload)}</pre>"
     risk = str(getattr(p, "risk_tier", "?"))
     risk_colour = {"high": "#cf222e", "critical": "#cf222e", "medium": "#9a6700"}.get(risk, "#57606a")

@@ -31,7 +31,7 @@ class EpisodeView(w.VBox):
     """The live view of an ``EpisodeHandle`` (or of a run read from disk, see ``noesis_nb.show``)."""
 
     def __init__(self, source: Any, *, rows: int = 50, block_rows: int = 10, approver_id: str = "human",
-                 interval: float = 0.1, bytes_per_event: int = 60, bytes_per_second: int = 8_000, **kwargs: Any):
+                 interval: float = 0.1, bytes_per_event: int = 50, bytes_per_second: int = 6_000, **kwargs: Any):
         self.source = source
         self.redraws = 0
         self.displays: list[Any] = []  # IPython DisplayHandles to update with the final snapshot
@@ -104,8 +104,7 @@ class EpisodeView(w.VBox):
 
     # -- drawing (the loop's thread) ----------------------------------------------------------
     def _ingest(self, events: list[Mapping[str, Any]]) -> int:
-        for event in events:
-            self._tally.add(event)
+        self._tally.extend(events)
         return self.timeline.push([row_html(e) for e in events[-self.timeline.capacity :]])
 
     def _drain(self) -> list[Mapping[str, Any]]:
@@ -132,7 +131,7 @@ class EpisodeView(w.VBox):
             sent += sum(len(v) + MESSAGE_OVERHEAD for v, old in ((header, self.header.value), (counts, self.counts.value)) if v != old)
             self.header.value = header
             self.counts.value = counts
-            self.approvals.sync(state["pending"], state["decisions"])
+            self.approvals.sync(state["pending"], state["decisions"], ended=status if status in TERMINAL else None)
             self._sync_controls(status)
             error = getattr(self.source, "last_error", None)
             if error:
@@ -184,8 +183,9 @@ class EpisodeView(w.VBox):
 
     def text_summary(self) -> str:
         kind = getattr(self.source, "summary_kind", None) or "EpisodeHandle"
-        pending = getattr(self.source, "pending", []) or []
-        return text_summary(kind, str(getattr(self.source, "status", "?")), self._tally.total, len(pending))
+        status = str(getattr(self.source, "status", "?"))
+        pending = [] if status in TERMINAL else getattr(self.source, "pending", []) or []
+        return text_summary(kind, status, self._tally.total, len(pending))
 
     def snapshot_html(self) -> str:
         return snapshot_html(self.state())

@@ -179,3 +179,73 @@ def test_mimebundle_has_widget_text_and_html(runs_dir: Path, comm_log: list) -> 
         assert set(handle._repr_mimebundle_(include=["text/plain"])) == {"text/plain"}
 
     asyncio.run(main())
+
+
+def test_stop_while_waiting_for_approval_closes_the_card(runs_dir: Path, tmp_path: Path, nnb: Any, comm_log: list) -> None:
+    async def main() -> None:
+        handle = noesis_nb.start("append", using=nnb.make_tool_adapter(nnb.side_effect_argv(tmp_path / "x")), runs_dir=runs_dir)
+        view = EpisodeView(handle)
+        await handle
+        view.flush()
+        card = view.approvals.card()
+        view.stop_button.click()
+        await handle.wait()
+        await nnb.until(lambda: view._settled == "cancelled")
+        assert handle.status == "cancelled" and is_sealed(handle.run_dir)
+        assert card.approve_button.disabled and card.reject_button.disabled and "no decision" in card.status.value
+        card.approve_button.click()  # too late: nothing happens
+        assert decision_files(handle.run_dir) == [] and not (tmp_path / "x").exists()
+        assert view.text_summary().endswith("pending=0)")
+
+    asyncio.run(main())
+
+
+class FakeSource:
+    """The smallest handle-like source: events pushed by the test, from any thread."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop):
+        self.loop, self.events, self.status = loop, [], "running"
+        self.episode_id, self.task, self.using, self.started_at, self.ended_at = "ep_fake", "fake", "fake", 0.0, None
+        self.pending, self.decisions, self.usage, self.usage_calls = [], [], {}, []
+        self._subscribers: list[Any] = []
+
+    def subscribe(self, callback: Any) -> Any:
+        self._subscribers.append(callback)
+        return lambda: self._subscribers.remove(callback)
+
+    def emit(self, i: int) -> None:
+        event = {"id": f"e{i}", "phase": "reason", "timestamp": "2025-01-01T00:00:00.000+00:00", "payload": {"i": i}}
+        self.events.append(event)
+        for callback in self._subscribers:
+            callback(event)
+
+
+def test_10000_events_without_yielding_make_one_redraw(comm_log: list, nnb: Any) -> None:
+    """Coalescing counted in comm messages, not time: a burst costs one redraw of the bounded timeline."""
+
+    async def main() -> None:
+        source = FakeSource(asyncio.get_running_loop())
+        view = EpisodeView(source)
+        blocks = {b.model_id for b in view.timeline.widgets()}
+        before = nnb.value_updates(comm_log, blocks)
+        redraws = view.redraws
+        for i in range(10_000):  # no await: the view's timer cannot fire during the burst
+            source.emit(i)
+        await asyncio.sleep(0.3)
+        assert view.redraws - redraws == 1
+        assert nnb.value_updates(comm_log, blocks) - before <= len(blocks) == 5
+        assert view._tally.total == 10_000 and view.timeline.shown == 50
+        assert "e9999" in view.timeline.widgets()[0].value  # newest first
+
+        # from worker threads: every event counted once, still few redraws
+        def burst(offset: int) -> None:
+            for i in range(offset, offset + 2_500):
+                source.emit(i)
+
+        redraws = view.redraws
+        await asyncio.gather(*(asyncio.to_thread(burst, 10_000 + k * 2_500) for k in range(4)))
+        await asyncio.sleep(0.3)
+        assert view._tally.total == 20_000
+        assert view.redraws - redraws <= 5
+
+    asyncio.run(main())
