@@ -34,6 +34,8 @@ from pathlib import Path
 
 import orjson
 
+from noesis_nb.runtime.summary import usage_summary
+
 REPO = Path(__file__).resolve().parents[1]
 _OPTS = orjson.OPT_SORT_KEYS | orjson.OPT_APPEND_NEWLINE
 _MODELS = [("openai", "gpt-4o"), ("anthropic", "claude-sonnet-4-20250514"), ("openai", "gpt-4o-mini")]
@@ -55,8 +57,7 @@ def _write_run(root: Path, index: int, n_events: int, rnd: random.Random) -> Non
     started = _iso(t)
     base = f"{rnd.getrandbits(96):024x}"
     lines: list[bytes] = []
-    usage = {"model_calls": 0, "input_tokens": 0, "output_tokens": 0, "cached_input_tokens": 0, "cache_write_input_tokens": 0,
-             "reasoning_tokens": 0}
+    calls: list[dict] = []
     prev = None
     drafts = 0
 
@@ -83,9 +84,7 @@ def _write_run(root: Path, index: int, n_events: int, rnd: random.Random) -> Non
         tokens["reasoning_tokens"] = rnd.randint(0, tokens["output_tokens"]) if model == "gpt-4o-mini" else None
         emit("model", {"event_name": "model.call", "model": model, "provider": provider, **tokens,
                        "latency_ms": round(rnd.uniform(200, 3000), 1), "cost_usd": None}, agent=f"model:{provider}")
-        usage["model_calls"] += 1
-        for key, value in tokens.items():
-            usage[key] += value or 0
+        calls.append({"provider": provider, "model": model, **tokens})
         emit("reason", {"text": "thinking about the next step " * rnd.randint(8, 30)}, agent="adapter:bench_agent")
         if len(lines) + len(_TOOLS) < n_events - tail and rnd.random() < 0.5:
             drafts += 1
@@ -120,7 +119,7 @@ def _write_run(root: Path, index: int, n_events: int, rnd: random.Random) -> Non
                "duration_sec": duration, "status": "ok", "outcome": "success_unverified",
                "flags": {"using": "bench_agent", "governance_mode": "off"},
                "metrics": {"success": True, "veto_count": 0, "act_count": sum(1 for line in lines if b'"phase":"act"' in line)},
-               "tags": {"suite": "bench"}, "x-noesis_nb": {"reasons": ["adapter_ok"], "usage": usage}}
+               "tags": {"suite": "bench"}, "x-noesis_nb": {"reasons": ["adapter_ok"], "usage": usage_summary(calls)}}
     docs = {"summary.json": summary,
             "state.json": {"version": "1.0", "episode": {"id": ep, "started_at": started, "using": "adapter:bench_agent", "tags": {}},
                            "goal": {"task": f"benchmark task {index}"}, "outcomes": {"status": "ok", "actions": []}},
@@ -311,35 +310,6 @@ def run_suite(root: Path, title: str, repeat: int, full: bool) -> dict:
     return r
 
 
-def with_usage_by_model(root: Path) -> Path:
-    """A hard-linked copy of ``root`` whose summaries also list usage by model (a proposed engine extension).
-
-    With it, ``runs_df`` needs no pass over ``events.jsonl`` for sealed runs.
-    """
-    target = root.with_name(root.name + "_by_model")
-    if target.exists():
-        return target
-    shutil.copytree(root, target, copy_function=os.link)
-    for run in target.iterdir():
-        by_model: dict[tuple, dict] = {}
-        for line in (run / "events.jsonl").read_bytes().splitlines():
-            if b'"model.call"' not in line:
-                continue
-            payload = orjson.loads(line)["payload"]
-            row = by_model.setdefault((payload["provider"], payload["model"]), {
-                "provider": payload["provider"], "model": payload["model"], "model_calls": 0, "input_tokens": 0, "output_tokens": 0,
-                "cached_input_tokens": 0, "cache_write_input_tokens": 0, "reasoning_tokens": 0})
-            row["model_calls"] += 1
-            for key in ("input_tokens", "output_tokens", "cached_input_tokens", "cache_write_input_tokens", "reasoning_tokens"):
-                row[key] += payload[key] or 0
-        summary_path = run / "summary.json"
-        summary = orjson.loads(summary_path.read_bytes())
-        summary["x-noesis_nb"]["usage"]["by_model"] = list(by_model.values())
-        summary_path.unlink()  # break the hard link before writing
-        summary_path.write_bytes(orjson.dumps(summary, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS))
-    return target
-
-
 def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "--child":
         _child(sys.argv[2], sys.argv[3], int(sys.argv[4]))
@@ -363,13 +333,6 @@ def main() -> None:
         print(f"corpus in {base} (built in {time.perf_counter() - start:.1f} s); python {sys.version.split()[0]}, "
               f"{os.cpu_count()} CPUs; each figure is the best of 2 fresh processes x {args.repeat} runs")
         run_suite(big, f"big corpus ({args.runs} runs x {args.events} events)", args.repeat, full=True)
-        variant = with_usage_by_model(big)
-        _warm_page_cache(variant)
-        base_loop, by_model = measure("summary_loop", variant, args.repeat), measure("runs_df", variant, args.repeat)
-        print("\nbig corpus, summaries also listing usage by model (proposed engine extension):")
-        print(_line("baseline: scandir + orjson summary.json", base_loop))
-        print(_line("runs_df (cold)", by_model))
-        print(_ratio("runs_df / summary loop", by_model, base_loop, "<= 2x"))
         run_suite(small, f"small corpus ({args.small_runs} runs x 15 events)", args.repeat, full=False)
     finally:
         if not args.keep and args.dir is None:
