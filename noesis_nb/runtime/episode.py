@@ -69,11 +69,35 @@ class Episode:
         self.status = status
         if status in {"ok", "error", "vetoed", "cancelled"}:
             self.ended_at = time.time()
+            self.gate.close()
         if status == "running":
             self.settled.clear()
         else:
             self.settled.set()
         self.notify()
+
+    def continue_after_decision(self) -> None:
+        """A human decided: the episode is running again from now on, so ``await handle`` waits for what comes next.
+
+        Called from the thread that decided; the status flips on the episode's loop (at once when
+        that is this thread), before the woken episode itself says so.
+        """
+        loop = self.loop
+        if loop is None or loop.is_closed():
+            return
+
+        def resume() -> None:
+            if self.status == "paused" and not self.gate.pending:
+                self.set_status("running")
+
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is loop:
+            resume()
+        else:
+            loop.call_soon_threadsafe(resume)
 
     def notify(self) -> None:
         for callback in list(self.listeners):

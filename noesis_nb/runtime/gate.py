@@ -142,6 +142,12 @@ class ApprovalGate:
                 pass
         return decision
 
+    def close(self) -> None:
+        """The episode ended: nothing is pending any more (undecided drafts stay undecided on disk)."""
+        with self._lock:
+            self._pending.clear()
+            self._waiters.clear()
+
     def settle_from_disk(self, draft_id: str, record: Any) -> None:
         """A decision another program wrote: forget the pending draft and wake its waiter."""
         decision = to_decision(record, created=False)

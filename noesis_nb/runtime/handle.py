@@ -106,16 +106,22 @@ class EpisodeHandle:
     def approve(self, draft_id: str | None = None, *, approver_id: str = "human", reason: str | None = None) -> Decision:
         """Approve a pending draft (the only one when ``draft_id`` is None); persisted before the episode continues."""
         if not self._episode.gate.pending and self._episode.decide_veto(True, approver_id, reason):
+            self._episode.continue_after_decision()
             return Decision(draft_id="", status="approved", approver_id=approver_id, reason=reason, decided_at=None, created=True)
         decision = self._episode.gate.decide(draft_id, approve=True, approver_id=approver_id, reason=reason)
+        if decision.created:
+            self._episode.continue_after_decision()
         self._episode.notify()
         return decision
 
     def reject(self, draft_id: str | None = None, *, reason: str | None = None, approver_id: str = "human") -> Decision:
         """Reject a pending draft; the adapter sees ``ToolRejected`` with the reason."""
         if not self._episode.gate.pending and self._episode.decide_veto(False, approver_id, reason):
+            self._episode.continue_after_decision()
             return Decision(draft_id="", status="rejected", approver_id=approver_id, reason=reason, decided_at=None, created=True)
         decision = self._episode.gate.decide(draft_id, approve=False, approver_id=approver_id, reason=reason)
+        if decision.created:
+            self._episode.continue_after_decision()
         self._episode.notify()
         return decision
 

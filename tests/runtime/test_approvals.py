@@ -304,3 +304,25 @@ def test_cancel_seals_the_run_as_cancelled(runs_dir, tmp_path):
         warnings.simplefilter("error")
         with pytest.raises(NothingToResume):
             noesis_nb.resume_run(handle.run_dir)
+
+
+def test_await_after_approve_waits_for_the_continuation_and_cancel_clears_pending(runs_dir, tmp_path):
+    out = tmp_path / "out.txt"
+
+    async def main():
+        handle = noesis_nb.start("again", using=make_writer(out), runs_dir=runs_dir)
+        await handle
+        handle.approve(approver_id="ana")
+        assert handle.status == "running"  # decided on the loop thread: no stale "paused"
+        await handle  # so this waits for the episode's end, not the old pause
+        finished = handle.status
+        other = noesis_nb.start("stop me", using=make_writer(tmp_path / "x.txt"), runs_dir=runs_dir)
+        await other
+        assert len(other.pending) == 1
+        other.cancel()
+        await other.wait()
+        return finished, other
+
+    finished, other = asyncio.run(main())
+    assert finished == "ok" and out.exists()
+    assert other.status == "cancelled" and other.pending == []
