@@ -99,6 +99,8 @@ TOKEN_COLUMNS = (
 
 RUN_COLUMNS: dict[str, tuple[str, str]] = {
     "episode_id": ("str", "episode id (summary, state, or the directory name)"),
+    "source": ("category", "system the run came from: tags.source when it names an integration (agui, noeta, langgraph, "
+                           "crewai, noetic, taisce), else noesis_nb (x-noesis_nb extension present) or noesis"),
     "task": ("str", "the task text"),
     "using": ("category", "adapter label (summary.flags.using, start payload, or state)"),
     "status": ("category", "ok, error, vetoed, paused, running, cancelled (noesis_nb.store.run_status)"),
@@ -127,6 +129,7 @@ RUN_COLUMNS: dict[str, tuple[str, str]] = {
 
 EVENT_COLUMNS: dict[str, tuple[str, str]] = {
     "episode_id": ("category", "owning episode"),
+    "source": ("category", "payload.source when it names an integration (agui, noeta, ...), else the run's source"),
     "seq": ("int", "0-based line order within the run's events.jsonl"),
     "event_id": ("str", "event id (older insight/memory lines have none)"),
     "timestamp": ("datetime", "UTC event time"),
@@ -145,6 +148,7 @@ EVENT_COLUMNS: dict[str, tuple[str, str]] = {
 
 TOOL_COLUMNS: dict[str, tuple[str, str]] = {
     "episode_id": ("str", "owning episode"),
+    "source": ("category", "the run's source (runs_df)"),
     "draft_id": ("str", "draft:<run_id>:<request_id>"),
     "request_id": ("str", "tool request id"),
     "tool": ("category", "namespace.name@version"),
@@ -165,6 +169,7 @@ TOOL_COLUMNS: dict[str, tuple[str, str]] = {
 
 USAGE_COLUMNS: dict[str, tuple[str, str]] = {
     "episode_id": ("str", "owning episode"),
+    "source": ("category", "payload.source when it names an integration, else the run's source (as in events_df)"),
     "timestamp": ("datetime", "UTC time of the model call"),
     "provider": ("category", "provider id (openai, anthropic, ...)"),
     "model": ("category", "model name as the adapter reported it"),

@@ -23,6 +23,7 @@ from .cache import CACHE, MEMO
 from .columns import Column
 from .problems import LoadProblem, Problems
 from .progress import progress
+from .rowsource import read_run_source, source_column, system_rows
 from .source import RunRef
 
 __all__ = ["EVENT_KINDS", "load_events", "EventColumns", "gc_paused"]
@@ -72,7 +73,8 @@ class _Batch:
         self.arrays: dict[str, Any] = {}
         self.rows = 0
 
-    def add(self, evs: list[dict[str, Any]]) -> tuple[int, int]:
+    def add(self, evs: list[dict[str, Any]]) -> tuple[int, int, tuple[tuple[int, str], ...]]:
+        """Append a run's events; returns their (start, stop) rows and where a payload names its system."""
         lists = self.lists
         assert lists is not None
         lists["event_id"] += [e.get("id") for e in evs]
@@ -107,7 +109,7 @@ class _Batch:
         self.payload += payloads  # type: ignore[operator]
         start = self.rows
         self.rows += len(evs)
-        return start, self.rows
+        return start, self.rows, system_rows(gp)
 
     def seal(self) -> None:
         if self.lists is None:
@@ -123,12 +125,13 @@ class _Batch:
 
 
 class EventColumns:
-    """Assembled event columns (pandas arrays) plus per-run lengths, before any filtering."""
+    """Assembled event columns (pandas arrays) plus per-run lengths and sources, before any filtering."""
 
-    def __init__(self, columns: dict[str, Any], names: list[str], lengths: list[int]):
+    def __init__(self, columns: dict[str, Any], names: list[str], lengths: list[int], run_sources: list[str]):
         self.columns = columns
         self.names = names
         self.lengths = lengths
+        self.run_sources = run_sources
 
     def frame(self) -> pd.DataFrame:
         return pd.DataFrame(self.columns, copy=False)
@@ -151,6 +154,8 @@ def load_events(
     """Every event of ``refs`` as typed columns; corrupt lines go to ``problems``."""
     extras_key = tuple((c.name, c.path, id(c.fn), c.type) for c in extras)
     segments: list[tuple[_Batch | None, int, int]] = []
+    run_sources: list[str] = []
+    systems: list[tuple[tuple[int, str], ...]] = []  # per run: (row, system) where payload.source names one
     batch = _Batch(extras)
     open_batches = [batch]
     with gc_paused():
@@ -162,25 +167,31 @@ def load_events(
                 stamp = ref.stat_events(path)
                 hit = CACHE.get(key, stamp) if stamp is not None else None
                 if hit is not None:
-                    segment, cached_problems = hit
+                    segment, cached_problems, source, named = hit
                     problems.extend(cached_problems)
                     segments.append(segment)
+                    run_sources.append(source)
+                    systems.append(named)
                     continue
+            source = read_run_source(ref)  # fixed before the first event is written: cached with the events
+            run_sources.append(source)
             got = ref.fs.read(path)
             if got is None:
                 segments.append(_NO_EVENTS)
+                systems.append(())
                 continue
             data, stamp = got
             corruptions: list[Any] = []
             evs = parse_lines(data, ref.fs.url(path), strict=problems.strict, errors=corruptions)
             run_problems = [LoadProblem(c.path, c.line_number, c.reason) for c in corruptions]
             problems.extend(run_problems)
-            start, stop = batch.add(evs)
+            start, stop, named = batch.add(evs)
+            systems.append(named)
             del evs
             segment = (batch, start, stop)
             segments.append(segment)
             if use_cache:
-                CACHE.put(key, stamp, (segment, run_problems), rows=stop - start)
+                CACHE.put(key, stamp, (segment, run_problems, source, named), rows=stop - start)
             if batch.rows >= _BATCH_ROWS:
                 batch.seal()
                 batch = _Batch(extras)
@@ -190,8 +201,8 @@ def load_events(
         memo_key = ("events", extras_key, tuple(names))
         hit = MEMO.get(memo_key, tuple(segments)) if use_cache else None
         if hit is not None:
-            return hit
-        loaded = _assemble(segments, names, extras)
+            return EventColumns(hit.columns, hit.names, hit.lengths, run_sources)
+        loaded = _assemble(segments, names, extras, run_sources, systems)
         if use_cache:
             MEMO.put(memo_key, tuple(segments), loaded)
         return loaded
@@ -201,12 +212,15 @@ def _prefetch(refs: Sequence[RunRef], paths: list[str]) -> None:
     remote: dict[int, tuple[Any, list[str]]] = {}
     for ref, path in zip(refs, paths):
         if ref.fs.protocol != "file":
-            remote.setdefault(id(ref.fs), (ref.fs, []))[1].append(path)
+            summary = ref.fs.join(ref.path, "summary.json")
+            doc = summary if ref.fs.stat(summary) is not None else ref.fs.join(ref.path, "state.json")
+            remote.setdefault(id(ref.fs), (ref.fs, []))[1].extend((path, doc))
     for fs, wanted in remote.values():
         fs.prefetch(wanted)
 
 
-def _assemble(segments: list[tuple[_Batch | None, int, int]], names: list[str], extras: tuple[Column, ...]) -> EventColumns:
+def _assemble(segments: list[tuple[_Batch | None, int, int]], names: list[str], extras: tuple[Column, ...],
+              run_sources: list[str], systems: list[tuple[tuple[int, str], ...]]) -> EventColumns:
     lengths = [stop - start for _, start, stop in segments]
     merged: list[list[Any]] = []
     for batch, start, stop in segments:
@@ -221,6 +235,7 @@ def _assemble(segments: list[tuple[_Batch | None, int, int]], names: list[str], 
     codes, categories = pd.factorize(pd.Series(names, dtype=object)) if names else (np.empty(0, np.int64), [])
     columns: dict[str, Any] = {
         "episode_id": pd.Categorical.from_codes(np.repeat(codes, lengths), categories=pd.Index(categories, dtype="str")),
+        "source": source_column(run_sources, systems, lengths),
         "seq": _seq(lengths, total),
     }
     for name, kind in kinds.items():
@@ -231,9 +246,9 @@ def _assemble(segments: list[tuple[_Batch | None, int, int]], names: list[str], 
             columns[column.name] = _arrays.series_of(column.type, list(columns[column.name])).array
     payload = [b.payload[s:e] for b, s, e in merged]
     columns["payload"] = np.concatenate(payload) if payload else np.empty(0, dtype=object)
-    order = ["episode_id", "seq", "event_id", "timestamp", "phase", "event_name", "agent_id", "caused_by",
+    order = ["episode_id", "source", "seq", "event_id", "timestamp", "phase", "event_name", "agent_id", "caused_by",
              "duration_ms", "faculty", "status", "tool", "draft_id", "model", "payload", *[c.name for c in extras]]
-    return EventColumns({k: columns[k] for k in order}, names, lengths)
+    return EventColumns({k: columns[k] for k in order}, names, lengths, run_sources)
 
 
 def _seq(lengths: list[int], total: int) -> np.ndarray:

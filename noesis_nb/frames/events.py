@@ -31,7 +31,7 @@ def events_df(
 ) -> pd.DataFrame:
     """One row per event, in file order within each run (``seq``), runs in ``source`` order.
 
-    Columns: ``EVENT_COLUMNS`` (``episode_id, seq, event_id, timestamp, phase, event_name,
+    Columns: ``EVENT_COLUMNS`` (``episode_id, source, seq, event_id, timestamp, phase, event_name,
     agent_id, caused_by, duration_ms, faculty, status, tool, draft_id, model, payload``) then
     any ``columns=[Column(...)]`` (paths into the event record, e.g. ``"payload.reason"``).
     Filters: ``phases``, ``episodes`` (ids), ``since``/``until`` (UTC, inclusive).

@@ -18,6 +18,7 @@ from .columns import RUN_COLUMNS, TOKEN_COLUMNS, Column, check_columns
 from .eventblocks import gc_paused
 from .problems import Problems
 from .progress import progress as _progress
+from .rowsource import run_source
 from .runrecord import RunRecord, check_stamp, read_run, run_stamp
 from .source import RunRef, Source, resolve_source
 from .usage import calls_frame
@@ -168,6 +169,7 @@ def _row(record: RunRecord) -> dict[str, Any]:
     tool_calls = tools["drafts"] if tools["present"] else (record["tool_requests"] or 0)
     return {
         "episode_id": summary.get("episode_id") or episode.get("id") or ref.name,
+        "source": run_source(record["summary"] if record["summary"] is not None else record["state"]),
         "task": summary.get("task") or _get(state, "goal", "task") or start_payload.get("task"),
         "using": using,
         "status": status,

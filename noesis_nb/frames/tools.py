@@ -95,7 +95,7 @@ def _event_facts(names: np.ndarray, stamps: pd.Series, payloads: np.ndarray) -> 
     return drafts
 
 
-def _row(episode_id: str, draft_id: str, prepared: dict[str, Any], approval: dict[str, Any], execution: dict[str, Any],
+def _row(episode_id: str, source: str, draft_id: str, prepared: dict[str, Any], approval: dict[str, Any], execution: dict[str, Any],
          facts: dict[str, Any]) -> dict[str, Any]:
     gov = prepared.get("governance") or {}
     decided = facts.get("decided_at")
@@ -117,6 +117,7 @@ def _row(episode_id: str, draft_id: str, prepared: dict[str, Any], approval: dic
         duration = (finished - executed).total_seconds() * 1000.0
     return {
         "episode_id": episode_id,
+        "source": source,
         "draft_id": draft_id,
         "request_id": prepared.get("request_id") or facts.get("request_id"),
         "tool": tool_label(prepared.get("tool")) or tool_label(facts.get("tool")),
@@ -176,7 +177,7 @@ def tools_df(
         order = list(prepared) + [d for d in facts if d not in prepared]
         for draft in order:
             p, a, e = prepared.get(draft, {}), approvals.get(draft, {}), executions.get(draft, {})
-            rows.append(_row(ref.name, draft, p, a, e, facts.get(draft, {})))
+            rows.append(_row(ref.name, loaded.run_sources[i], draft, p, a, e, facts.get(draft, {})))
             records.append({"prepared": p, "approval": a, "execution": e})
     df = pd.DataFrame({name: _arrays.series_of(kind, [r[name] for r in rows]) for name, (kind, _) in TOOL_COLUMNS.items()})
     for column in extras:

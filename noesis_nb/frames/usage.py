@@ -68,8 +68,12 @@ def _numbers(values: list[Any]) -> np.ndarray:
     return arr
 
 
-def calls_frame(episode_ids: list[Any], timestamps: list[Any], payloads: Iterable[dict[str, Any]], extras: Sequence[Column] = ()) -> pd.DataFrame:
-    """The unpriced usage columns from parallel lists (timestamps may be strings or Timestamps)."""
+def calls_frame(episode_ids: list[Any], timestamps: list[Any], payloads: Iterable[dict[str, Any]], extras: Sequence[Column] = (),
+                sources: Any = None) -> pd.DataFrame:
+    """The unpriced usage columns from parallel lists (timestamps may be strings or Timestamps).
+
+    ``sources`` (the events' ``source`` values) adds the ``source`` column; ``runs_df`` needs none.
+    """
     payloads = list(payloads)
     keys = {"input_tokens": "input_tokens", "cached_input_tokens": "cached_input_tokens",
             "cache_write_input_tokens": "cache_write_input_tokens", "output_tokens": "output_tokens",
@@ -78,7 +82,10 @@ def calls_frame(episode_ids: list[Any], timestamps: list[Any], payloads: Iterabl
         ts = _arrays.series_of("datetime", timestamps)
     else:
         ts = pd.Series(pd.to_datetime(pd.Series(timestamps, dtype=object), utc=True).dt.as_unit("us").array)
-    data: dict[str, Any] = {"episode_id": _arrays.series_of("str", episode_ids), "timestamp": ts}
+    data: dict[str, Any] = {"episode_id": _arrays.series_of("str", episode_ids)}
+    if sources is not None:
+        data["source"] = sources
+    data["timestamp"] = ts
     for name in ("provider", "model"):
         data[name] = _arrays.series_of("category", [p.get(name) for p in payloads])
     for name, key in keys.items():
@@ -116,7 +123,8 @@ def usage_df(
     payloads = [p if type(p) is dict else {} for p in cols["payload"][mask]]
     episode_ids = list(np.asarray(cols["episode_id"])[mask])
     stamps = list(pd.Series(cols["timestamp"])[mask])
-    df = calls_frame(episode_ids, stamps, payloads, extras)
+    sources = pd.Series(cols["source"])[mask].reset_index(drop=True).cat.remove_unused_categories()
+    df = calls_frame(episode_ids, stamps, payloads, extras, sources)
     df = price_frame(df, prices)
     order = list(USAGE_COLUMNS) + [c.name for c in extras]
     df = df[order]
