@@ -6,11 +6,11 @@ import nbformat
 import pytest
 
 NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("*.ipynb"))
-SHOW_VIEWS = {"quickstart.ipynb", "governance-and-resume.ipynb"}
+SHOW_VIEWS = {"quickstart.ipynb", "governance-and-resume.ipynb", "integrations.ipynb"}
 
 
 def test_the_tours_exist():
-    assert {"quickstart.ipynb", "analysis.ipynb", "governance-and-resume.ipynb"} <= {p.name for p in NOTEBOOKS}
+    assert {"quickstart.ipynb", "analysis.ipynb", "governance-and-resume.ipynb", "integrations.ipynb"} <= {p.name for p in NOTEBOOKS}
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
