@@ -18,36 +18,13 @@ tool call, a LangGraph ``interrupt()``) becomes a pending tool draft of the epis
 shows on the notebook's Approve/Reject buttons and on ``handle.pending``; the decision is
 sent back the way that system resumes.
 
-``start``/``solve``/``solve_async`` here are ``noesis_nb``'s, plus ``tags={"source": …}``
-taken from the adapter, so ``runs_df`` can tell which system a run came from.
+``start``/``solve``/``solve_async`` here are ``noesis_nb``'s own: an adapter with a ``source``
+attribute gets ``tags={"source": …}``, so ``runs_df`` can tell which system a run came from.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
-from ._emit import with_source_tag
+from ..runtime.api import solve, solve_async, start
 from ._extras import MissingExtraError
 
 __all__ = ["start", "solve", "solve_async", "MissingExtraError"]
-
-
-def start(task: str, using: Any, **opts: Any) -> Any:
-    """``noesis_nb.start`` with the adapter's ``source`` recorded in the run's tags."""
-    from ..runtime.api import start as _start
-
-    return _start(task, using, **with_source_tag(using, opts))
-
-
-def solve(task: str, *, using: Any, **opts: Any) -> str:
-    """``noesis_nb.solve`` with the adapter's ``source`` recorded in the run's tags."""
-    from ..runtime.api import solve as _solve
-
-    return _solve(task, using=using, **with_source_tag(using, opts))
-
-
-async def solve_async(task: str, *, using: Any, **opts: Any) -> str:
-    """``noesis_nb.solve_async`` with the adapter's ``source`` recorded in the run's tags."""
-    from ..runtime.api import solve_async as _solve_async
-
-    return await _solve_async(task, using=using, **with_source_tag(using, opts))

@@ -13,7 +13,7 @@ from __future__ import annotations
 import inspect
 from typing import Any, Callable, Iterable
 
-__all__ = ["Row", "row", "usage_row", "emit_row", "emit_rows", "token_count", "apply_output", "with_source_tag"]
+__all__ = ["Row", "row", "usage_row", "emit_row", "emit_rows", "token_count", "apply_output"]
 
 Row = tuple[str, dict[str, Any]]
 _COUNTS = ("input_tokens", "output_tokens", "cached_input_tokens", "cache_write_input_tokens", "reasoning_tokens")
@@ -77,13 +77,3 @@ async def apply_output(output: Callable[[Any], Any] | None, value: Any) -> Any:
         return value
     result = output(value)
     return await result if inspect.isawaitable(result) else result
-
-
-def with_source_tag(using: Any, opts: dict[str, Any]) -> dict[str, Any]:
-    """``opts`` with ``tags["source"]`` set from ``using.source`` (unless the caller set one)."""
-    source = getattr(using, "source", None)
-    if not source:
-        return opts
-    tags = dict(opts.get("tags") or {})
-    tags.setdefault("source", source)
-    return {**opts, "tags": tags}

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, Callable, Iterable
 
 from ..errors import NoesisNbError
-from ._emit import Row, emit_row, with_source_tag
+from ._emit import Row, emit_row
 
 __all__ = ["RecordedReplay", "RecordedRunError", "import_rows"]
 
@@ -64,4 +64,4 @@ def import_rows(rows: Iterable[Row] | Callable[[], Iterable[Row]], *, task: str,
     from ..runtime.api import solve
 
     replay = RecordedReplay(rows, source=source, result=result)
-    return solve(task, using=replay, **with_source_tag(replay, opts))
+    return solve(task, using=replay, **opts)  # the engine tags the run with replay.source

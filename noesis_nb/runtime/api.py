@@ -61,9 +61,12 @@ def _create(task: Any, using: Any, *, runs_dir: Any, wait_for_human: bool, seed:
     if unknown:
         raise TypeError(f"unknown option(s) {sorted(unknown)}; options are runs_dir, seed, tags, governance, approver, "
                         "idle_timeout_s, pause_on_veto")
+    adapter = resolve_using(using)
+    source = getattr(adapter.target, "source", None)  # integration adapters name their system
+    if isinstance(source, str) and source and (tags is None or isinstance(tags, dict)):
+        tags = {"source": source, **(tags or {})}
     options = _options(task, seed=seed, tags=tags, governance=governance, approver=approver, idle_timeout_s=idle_timeout_s,
                        pause_on_veto=pause_on_veto, wait_for_human=wait_for_human)
-    adapter = resolve_using(using)
     episode_id = new_episode_id()
     extension = {"approver": approver if isinstance(approver, str) or approver is None else getattr(approver, "__name__", "callable"),
                  "governance_mode": options.governance, "pause_on_veto": options.pause_on_veto,

@@ -104,25 +104,26 @@ class EpisodeHandle:
 
     # -- deciding -------------------------------------------------------------------------
     def approve(self, draft_id: str | None = None, *, approver_id: str = "human", reason: str | None = None) -> Decision:
-        """Approve a pending draft (the only one when ``draft_id`` is None); persisted before the episode continues."""
-        if not self._episode.gate.pending and self._episode.decide_veto(True, approver_id, reason):
-            self._episode.continue_after_decision()
-            return Decision(draft_id="", status="approved", approver_id=approver_id, reason=reason, decided_at=None, created=True)
-        decision = self._episode.gate.decide(draft_id, approve=True, approver_id=approver_id, reason=reason)
-        if decision.created:
-            self._episode.continue_after_decision()
-        self._episode.notify()
-        return decision
+        """Approve a pending draft (the only one when ``draft_id`` is None); persisted before the episode continues.
+
+        With no draft pending but a governance veto paused, approving overrides the veto.
+        """
+        return self._decide(draft_id, True, approver_id, reason)
 
     def reject(self, draft_id: str | None = None, *, reason: str | None = None, approver_id: str = "human") -> Decision:
-        """Reject a pending draft; the adapter sees ``ToolRejected`` with the reason."""
-        if not self._episode.gate.pending and self._episode.decide_veto(False, approver_id, reason):
-            self._episode.continue_after_decision()
-            return Decision(draft_id="", status="rejected", approver_id=approver_id, reason=reason, decided_at=None, created=True)
-        decision = self._episode.gate.decide(draft_id, approve=False, approver_id=approver_id, reason=reason)
+        """Reject a pending draft; the adapter sees ``ToolRejected`` with the reason (or uphold a paused veto)."""
+        return self._decide(draft_id, False, approver_id, reason)
+
+    def _decide(self, draft_id: str | None, approve: bool, approver_id: str, reason: str | None) -> Decision:
+        episode = self._episode
+        if not episode.gate.pending and episode.decide_veto(approve, approver_id, reason):
+            decision = Decision(draft_id="", status="approved" if approve else "rejected", approver_id=approver_id,
+                                reason=reason, decided_at=None, created=True)
+        else:
+            decision = episode.gate.decide(draft_id, approve=approve, approver_id=approver_id, reason=reason)
         if decision.created:
-            self._episode.continue_after_decision()
-        self._episode.notify()
+            episode.continue_after_decision()
+        episode.notify()
         return decision
 
     def cancel(self) -> bool:

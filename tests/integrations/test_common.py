@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from noesis_nb.integrations import MissingExtraError
-from noesis_nb.integrations._emit import row, token_count, usage_row, with_source_tag
+from noesis_nb.integrations._emit import row, token_count, usage_row
 from noesis_nb.integrations._extras import require
 
 THIRD_PARTY = ("ag_ui", "noeta", "langgraph", "langchain_core", "crewai", "httpx")
@@ -37,13 +37,24 @@ def test_usage_rows_keep_unknown_as_none_and_flag_inconsistent_parts():
     assert [token_count(v) for v in (None, True, 3, 3.0, 3.5, -2, "4")] == [None, None, 3, 3, None, None, None]
 
 
-def test_source_tag_added_unless_the_caller_set_one():
+def test_source_tag_added_unless_the_caller_set_one(tmp_path):
+    import noesis_nb
+    from noesis_nb.store import read_json
+
     class A:
         source = "noeta"
 
-    assert with_source_tag(A(), {"tags": {"team": "x"}}) == {"tags": {"team": "x", "source": "noeta"}}
-    assert with_source_tag(A(), {"tags": {"source": "mine"}})["tags"]["source"] == "mine"
-    assert with_source_tag(object(), {"seed": 1}) == {"seed": 1}
+        def invoke(self, task):
+            return task
+
+    def tags(**opts):
+        ep = noesis_nb.solve("t", using=A(), runs_dir=tmp_path, **opts)
+        return read_json(tmp_path / ep / "summary.json")["tags"]
+
+    assert tags(tags={"team": "x"}) == {"team": "x", "source": "noeta"}
+    assert tags(tags={"source": "mine"})["source"] == "mine"
+    ep = noesis_nb.solve("t", using=lambda t: t, runs_dir=tmp_path, seed=1)
+    assert read_json(tmp_path / ep / "summary.json")["tags"] == {}
 
 
 def test_require_names_the_install_line():
