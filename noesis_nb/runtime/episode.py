@@ -239,7 +239,7 @@ class Episode:
         if adapter.is_async:
             inner = asyncio.ensure_future(adapter.invoke(payload, ctx))
         else:
-            inner = asyncio.ensure_future(asyncio.to_thread(_call_sync, adapter, payload, ctx))
+            inner = asyncio.ensure_future(asyncio.to_thread(adapter.invoke, payload, ctx))
         try:
             return await self._watch(inner)
         finally:
@@ -249,7 +249,7 @@ class Episode:
     async def _watch(self, inner: asyncio.Future[Any]) -> Any:
         limit = self.options.idle_timeout_s
         if not limit:
-            return await _maybe_await(await inner)
+            return await _maybe_await(await inner)  # a sync callable may return a coroutine: await it here
         while True:
             done, _ = await asyncio.wait({inner}, timeout=min(limit, 0.25))
             if done:
@@ -276,13 +276,6 @@ class Episode:
 
 class _IdleTimeout(Exception):
     pass
-
-
-def _call_sync(adapter: Adapter, payload: Any, ctx: Any) -> Any:
-    result = adapter.invoke(payload, ctx)
-    if inspect.isawaitable(result):  # a sync callable that returned a coroutine
-        return result
-    return result
 
 
 async def _maybe_await(value: Any) -> Any:

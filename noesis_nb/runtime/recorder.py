@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-import threading
 import time
 from pathlib import Path
 from typing import Any, Callable
 
-from .._jsonio import atomic_write_json, canonical_json, sha256_bytes, to_jsonable
+from .._jsonio import atomic_write_json, canonical_json, sha256_bytes
 from ..errors import EpisodeStateError, RunsDirError
 from ..ids import new_checkpoint_id, new_event_id
 from ..store import EventWriter, now_iso, read_events, read_state, write_manifest

@@ -74,7 +74,7 @@ def test_user_prices_override(engine_runs):
 @pytest.mark.parametrize("style", ["old", "new"])
 def test_hand_written_runs_both_serialisations(tmp_path, style):
     root = tmp_path / "runs"
-    ok = write_run(root, "ep_ok", basic_events("ep_ok"), style=style, manifest=True,
+    write_run(root, "ep_ok", basic_events("ep_ok"), style=style, manifest=True,
                    summary=hand_summary("ep_ok", task="task of ep_ok", tags={"team": "a"}),
                    final={"outcome": "success", "finalized_at": "2025-03-01T10:00:51+00:00"})
     # older Noēsis: success as 0, no status in the summary: the terminate event decides
