@@ -1,7 +1,9 @@
 """Re-execute the notebooks in place so their committed outputs are current.
 
 Runs each notebook top to bottom with nbclient (approvals by the ``auto`` policy, as in CI),
-then removes saved widget state so GitHub and nbviewer show the ``text/html`` snapshots.
+then removes saved widget state so GitHub and nbviewer show the ``text/html`` snapshots, and
+writes this machine's interpreter path as ``python`` in the saved outputs (tool command lines
+show it), so the committed notebooks hold no machine paths.
 Usage: python scripts/execute_notebooks.py [notebooks/quickstart.ipynb ...]
 """
 
@@ -24,8 +26,21 @@ def execute(path: Path) -> None:
                             store_widget_state=False)
     client.execute()
     nb.metadata.pop("widgets", None)
+    for cell in nb.cells:
+        for output in cell.get("outputs", []):
+            _generic_paths(output)
     nbformat.write(nb, path)
     print(f"{path.relative_to(ROOT)}: {len(nb.cells)} cells, {path.stat().st_size // 1024} KiB")
+
+
+def _generic_paths(node: object) -> None:
+    """Replace the interpreter path by ``python`` in every string of an output, in place."""
+    items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+    for key, value in list(items):
+        if isinstance(value, str):
+            node[key] = value.replace(sys.executable, "python")  # type: ignore[index]
+        else:
+            _generic_paths(value)
 
 
 def main(argv: list[str]) -> None:
