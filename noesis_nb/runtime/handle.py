@@ -176,6 +176,12 @@ class EpisodeHandle:
         if "noesis_nb.widgets" in sys.modules:
             sys.modules["noesis_nb.widgets"].refresh_display(self)
 
+    def _ipython_display_(self) -> None:
+        """In IPython, show the live view with a display id, so ``await handle`` updates it in place."""
+        from ..widgets.display import view_for
+
+        view_for(self)._ipython_display_()
+
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
         from ..widgets import handle_mimebundle
 

@@ -212,6 +212,15 @@ class EpisodeView(w.VBox):
             return {"text/plain": self.text_summary()}
         return self.mimebundle(include, exclude)
 
+    def _ipython_display_(self) -> None:
+        """Display once per cell, with a display id, so ``refresh_display`` later updates this very output."""
+        count = _execution_count()
+        if count is not None and self._displayed_in == count:
+            return
+        from .display import display_handle
+
+        display_handle(self)
+
     def update_displays(self) -> None:
         """Re-send the bundle to every display of this view (so a saved notebook holds the final snapshot)."""
         if not self.displays:
