@@ -1,0 +1,157 @@
+#!/usr/bin/env python
+"""Render key outputs of the notebooks to PNGs in docs/images/ for the README.
+
+Uses the browser tests' setup (``tests/browser/lab.py``): an isolated JupyterLab and Debian's
+chromium driven by Playwright, offline (requests to other hosts are aborted; never
+``playwright install``). Notebooks are copied (outputs cleared, ``RUNS_DIR`` injected as a papermill
+parameter) and run in JupyterLab, so widgets are live and plotly figures use JupyterLab's local
+plotly extension rather than the CDN the ``notebook_connected`` renderer points at:
+
+- quickstart-view.png      the quickstart's live view after a click on Approve (APPROVER stays "ask")
+- analysis-cost.png        the analysis notebook's cost-over-time plot
+- analysis-compare.png     the analysis notebook's comparison of two episodes
+- governance-paused.png    the view of a run paused on disk, with its pending draft's card
+
+The integrations notebook needs no kernel: its committed outputs are enough, so its nbconvert HTML
+is opened in chromium for
+
+- integrations-frames.png  the runs frame with its ``source`` column (the cell and its table)
+
+Usage: python scripts/screenshots.py [--out docs/images] [NAME ...]   (NAME: quickstart, analysis,
+governance, integrations; default all). Each PNG must stay under 250 KB: outputs are cropped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.browser.lab import (
+    NOTEBOOKS,
+    approve_draft_of,
+    cell,
+    cell_index,
+    chromium_page,
+    copy_notebook,
+    jupyter_server,
+    open_notebook,
+    run_all,
+    wait_until_settled,
+)
+
+MAX_BYTES = 250_000
+_ALL_RUN = """() => [...document.querySelectorAll('.jp-CodeCell .jp-InputPrompt')]
+                     .every(p => /\\[\\d+\\]/.test(p.textContent))"""
+WIDTH = 1100  # viewport width: the notebook fills it once the left sidebar is closed
+
+
+def _prepare(page: Any, base: str, token: str, name: str) -> None:
+    """Open a notebook copy with the left sidebar closed (wider outputs), then Run All."""
+    open_notebook(page, base, token, name)
+    page.evaluate("""() => { const shell = window.jupyterapp.shell;
+        if (!shell.leftCollapsed) window.jupyterapp.commands.execute('application:toggle-left-area'); }""")
+    run_all(page)
+
+
+def _shoot(page: Any, element: Any, path: Path, max_height: int | None = None) -> Path:
+    """Screenshot ``element`` (scrolled into view), at most ``max_height`` px of its top."""
+    element.scroll_into_view_if_needed()
+    time.sleep(0.5)  # let scrolling and re-layout settle
+    box = element.bounding_box()
+    if box is None:
+        raise RuntimeError(f"{path.name}: the element is not visible")
+    if max_height is not None and box["height"] > max_height:
+        element.evaluate("e => e.scrollIntoView({block: 'start'})")
+        time.sleep(0.3)
+        box = element.bounding_box()
+        page.screenshot(path=str(path), clip={**box, "height": float(max_height)})
+    else:
+        element.screenshot(path=str(path))
+    size = path.stat().st_size
+    print(f"{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}: {size / 1000:.0f} KB")
+    if size > MAX_BYTES:
+        raise RuntimeError(f"{path.name} is {size} bytes (> {MAX_BYTES}): crop it further")
+    return path
+
+
+def quickstart(page: Any, base: str, token: str, root: Path, tmp: Path, out: Path) -> None:
+    copy_notebook(NOTEBOOKS / "quickstart.ipynb", root / "quickstart.ipynb", RUNS_DIR=str(tmp / "quickstart-runs"))
+    _prepare(page, base, token, "quickstart.ipynb")
+    view = approve_draft_of(page, "fs.write_file")
+    wait_until_settled(view, "ok", "approved")
+    view.get_by_text("tool.execution.succeeded").first.click()  # expand one row to show its payload
+    _shoot(page, view, out / "quickstart-view.png", max_height=760)
+
+
+def analysis(page: Any, base: str, token: str, root: Path, tmp: Path, out: Path) -> None:
+    nb = copy_notebook(NOTEBOOKS / "analysis.ipynb", root / "analysis.ipynb", RUNS_DIR=str(tmp / "analysis-runs"))
+    _prepare(page, base, token, "analysis.ipynb")
+    page.wait_for_function(_ALL_RUN, timeout=120_000)
+    for marker, name in [("plots.cost_over_time(", "analysis-cost.png"), ("plots.compare_episodes(", "analysis-compare.png")]:
+        plot = cell(page, cell_index(nb, marker)).locator(".jp-OutputArea-output.js-plotly-plot")  # jupyterlab-plotly
+        plot.locator(".main-svg").first.wait_for(timeout=30_000)
+        _shoot(page, plot, out / name)
+
+
+def governance(page: Any, base: str, token: str, root: Path, tmp: Path, out: Path) -> None:
+    marker = 'solve("deploy release 1.2"'  # the cell that pauses a run on disk and shows it; the copy ends there
+    nb = copy_notebook(NOTEBOOKS / "governance-and-resume.ipynb", root / "governance.ipynb", upto=marker,
+                       RUNS_DIR=str(tmp / "governance-runs"))
+    _prepare(page, base, token, "governance.ipynb")
+    view = cell(page, cell_index(nb, marker)).locator(".noesis-nb-episode-view")
+    view.locator("button.widget-button", has_text="Approve").wait_for(timeout=60_000)
+    view.locator(".nnb-badge", has_text="paused").wait_for(timeout=30_000)
+    _shoot(page, view, out / "governance-paused.png", max_height=640)
+
+
+def integrations(page: Any, tmp: Path, out: Path) -> None:
+    src = NOTEBOOKS / "integrations.ipynb"
+    subprocess.run([sys.executable, "-m", "jupyter", "nbconvert", "--to", "html", "--output-dir", str(tmp), str(src)],
+                   check=True, capture_output=True)
+    page.goto((tmp / "integrations.html").as_uri(), timeout=60_000)
+    frames = cell(page, cell_index(src, 'runs[["source"'))
+    frames.locator("table").first.wait_for(timeout=30_000)
+    _shoot(page, frames, out / "integrations-frames.png")
+
+
+LIVE = {"quickstart": quickstart, "analysis": analysis, "governance": governance}
+ALL = [*LIVE, "integrations"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("names", nargs="*", metavar="NAME", help=f"any of {', '.join(ALL)} (default: all)")
+    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "images")
+    args = parser.parse_args(argv)
+    names = args.names or ALL
+    if set(names) - set(ALL):
+        parser.error(f"unknown: {', '.join(sorted(set(names) - set(ALL)))}")
+    failures = Path(tempfile.gettempdir())  # failure.png lands here
+    args.out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="noesis_nb-screenshots-") as t:
+        tmp = Path(t)
+        root = tmp / "root"
+        root.mkdir()
+        started = time.monotonic()
+        live = [n for n in names if n in LIVE]
+        if live:
+            with jupyter_server("lab", root, tmp) as (base, token), chromium_page(failures, width=WIDTH, height=1400) as page:
+                for name in live:
+                    LIVE[name](page, base, token, root, tmp, args.out)
+        if "integrations" in names:
+            with chromium_page(failures, width=WIDTH, height=1400) as page:
+                integrations(page, tmp, args.out)
+        print(f"done in {time.monotonic() - started:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
