@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import sys
 import subprocess
 from typing import Any, Callable, Mapping
 
@@ -109,7 +110,9 @@ class SubprocessProtocol:
 def render_command_line(payload: Mapping[str, Any]) -> str:
     """Shell-like display of a subprocess payload: ``cd <cwd> && KEY=val … argv``.
 
-    Secret-looking or already redacted env values show as ``KEY=[REDACTED]``. For display only.
+    Secret-looking or already redacted env values show as ``KEY=[REDACTED]``, and the interpreter
+    running this process (``sys.executable``) shows as ``python``. For display only: the payload,
+    its fingerprint and what runs are unchanged.
     """
     parts = []
     if payload.get("cwd"):
@@ -117,5 +120,8 @@ def render_command_line(payload: Mapping[str, Any]) -> str:
     for key, value in (payload.get("env") or {}).items():
         shown = REDACTED_VALUE if is_secret_key(key) or value == REDACTED_VALUE else shlex.quote(str(value))
         parts.append(f"{key}={shown}")
-    parts.append(shlex.join(str(a) for a in payload.get("argv") or []))
+    argv = [str(a) for a in payload.get("argv") or []]
+    if argv and argv[0] == sys.executable:
+        argv[0] = "python"
+    parts.append(shlex.join(argv))
     return " ".join(parts)

@@ -75,3 +75,14 @@ def test_render_command_line():
                                 "env": {"API_TOKEN": "s3cr3t", "MODE": "fast"}})
     assert line == "cd '/w d' && API_TOKEN=[REDACTED] MODE=fast git commit -m 'two words'"
     assert "s3cr3t" not in line
+
+
+def test_command_line_shows_this_interpreter_as_python_and_hides_secret_env():
+    import sys
+
+    from noesis_nb.tools import render_command_line
+
+    line = render_command_line({"argv": [sys.executable, "-c", "print('a b')"], "cwd": "/srv/app",
+                                "env": {"API_TOKEN": "s3cr3t", "MODE": "fast"}})
+    assert line == "cd /srv/app && API_TOKEN=[REDACTED] MODE=fast python -c 'print('\"'\"'a b'\"'\"')'"
+    assert render_command_line({"argv": ["/usr/bin/python3", "x.py"]}) == "/usr/bin/python3 x.py"
