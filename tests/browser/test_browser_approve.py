@@ -1,14 +1,13 @@
 """A real browser: JupyterLab (and Notebook 7 when installed) in Debian's chromium via Playwright.
 
 Runs a notebook that starts an episode needing approval, clicks Approve in the page, then checks
-the decision and the execution on disk and the view's new state. Saves a screenshot to
-``docs/images/episode-view.png`` when ``NOESIS_NB_SCREENSHOTS=1`` (else to a temp dir).
+the decision and the execution on disk and the view's new state. Saves a screenshot in the
+test's temp dir (the README's images come from ``scripts/screenshots.py``).
 """
 
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +15,6 @@ import pytest
 
 from .lab import (
     CHROMIUM,
-    ROOT,
     approve_draft_of,
     button,
     chromium_page,
@@ -30,7 +28,6 @@ from .lab import (
 
 pytestmark = [pytest.mark.browser, pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed")]
 
-SCREENSHOTS = os.environ.get("NOESIS_NB_SCREENSHOTS") == "1"  # read at import: tests clear NOESIS_* variables
 
 CELLS = [
     "%load_ext noesis_nb",
@@ -65,8 +62,7 @@ def test_click_approve_in_the_browser(app: str, tmp_path: Path) -> None:
     root = tmp_path / "root"
     root.mkdir()
     (root / "release.ipynb").write_text(json.dumps(notebook(CELLS)))
-    shot = (ROOT / "docs" / "images" / "episode-view.png" if SCREENSHOTS and app == "lab"
-            else tmp_path / f"episode-view-{app}.png")
+    shot = tmp_path / f"episode-view-{app}.png"  # README images come from scripts/screenshots.py
     with jupyter_server(app, root, tmp_path) as (base, token), chromium_page(tmp_path) as page:
         open_notebook(page, base, token, "release.ipynb", app)
         run_all(page)
