@@ -7,7 +7,7 @@ from typing import Any, Callable
 
 from pydantic import ValidationError
 
-from .errors import (ToolRecordError)
+from .errors import ToolRecordError
 from .ports import port_method
 from .vault import PROCESS_VAULT, DispatchVault
 

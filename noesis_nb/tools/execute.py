@@ -8,19 +8,34 @@ import inspect
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Mapping
 
-
 from . import codes, events
-from .errors import (ApprovalDecisionBindingError, ApprovalDecisionRequiredError, ApprovalRejectedError,
-                     CallableResolutionError, ExecutionInProgressError, PayloadIntegrityError,
-                     PreparedToolInvocationNotFoundError, SecretUnavailableError, ToolContractError)
+from ._usecase_ports import Emit, _coerce, _one, _scope, _vault, recorder_emit
+from .errors import (
+    ApprovalDecisionBindingError,
+    ApprovalDecisionRequiredError,
+    ApprovalRejectedError,
+    CallableResolutionError,
+    ExecutionInProgressError,
+    PayloadIntegrityError,
+    PreparedToolInvocationNotFoundError,
+    SecretUnavailableError,
+    ToolContractError,
+)
 from .fingerprints import request_fingerprint
 from .ports import port_method
 from .protocols import ToolDispatcher, callable_reference, import_callable, make_result
 from .redaction import redacted_paths, scrub, secret_values
 from .repositories import ExecutionRepository
-from .types import (ApprovalDecisionStatus, ExecutionStatus, IdempotencyDecision, PreparedInvocationStatus,
-                    PreparedToolInvocation, ToolApprovalDecision, ToolExecutionResult, ToolProtocol)
-from ._usecase_ports import Emit, _coerce, _one, _scope, _vault, recorder_emit
+from .types import (
+    ApprovalDecisionStatus,
+    ExecutionStatus,
+    IdempotencyDecision,
+    PreparedInvocationStatus,
+    PreparedToolInvocation,
+    ToolApprovalDecision,
+    ToolExecutionResult,
+    ToolProtocol,
+)
 
 __all__ = ["execute_prepared_tool_invocation", "execute_prepared_tool_invocation_async"]
 

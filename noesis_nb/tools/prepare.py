@@ -5,19 +5,23 @@ from __future__ import annotations
 import copy
 from typing import Any, Callable, Mapping
 
-
 from . import codes, events
 from ._base import as_json_data
 from ._files import check_id
-from .errors import (CallableResolutionError, InvalidToolPayloadError, ToolContractError)
+from ._usecase_ports import Emit, _one, _scope, _vault, recorder_emit
+from .errors import CallableResolutionError, InvalidToolPayloadError, ToolContractError
 from .fingerprints import default_candidate_id, default_preflight
 from .ports import authenticate, authorize, call_port, port_method
 from .protocols import ToolDispatcher, callable_reference
 from .redaction import build_payload_evidence
-from .types import (EffectKind, PreparedInvocationStatus,
-                    PreparedToolInvocation, ToolInvocationInput, ToolProtocol)
+from .types import (
+    EffectKind,
+    PreparedInvocationStatus,
+    PreparedToolInvocation,
+    ToolInvocationInput,
+    ToolProtocol,
+)
 from .vault import VaultEntry
-from ._usecase_ports import Emit, _one, _scope, _vault, recorder_emit
 
 __all__ = ["prepare_tool_invocation"]
 
