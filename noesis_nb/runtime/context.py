@@ -195,7 +195,8 @@ class EpisodeContext:
             approve, reason = verdict
             approver = f"policy:{policy}" if isinstance(policy, str) else f"policy:{getattr(policy, '__name__', type(policy).__name__)}"
             return _persist_now(episode, pending, approve, approver, reason)
-        pending_event = next(e for e in reversed(rec.events) if (e.get("payload") or {}).get("event_name") == "tool.approval.pending")
+        pending_event = next(e for e in reversed(rec.events) if (e.get("payload") or {}).get("event_name") == "tool.approval.pending"
+                             and e["payload"].get("draft_id") == prepared.draft_id)  # concurrent tool calls each pause
         checkpoint = rec.pause(f"tool approval required: {pending.tool} ({pending.draft_id})", pending_event["id"])
         future = episode.gate.open(pending, episode.loop)
         episode.pause_checkpoint = checkpoint

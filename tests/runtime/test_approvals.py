@@ -326,3 +326,36 @@ def test_await_after_approve_waits_for_the_continuation_and_cancel_clears_pendin
     finished, other = asyncio.run(main())
     assert finished == "ok" and out.exists()
     assert other.status == "cancelled" and other.pending == []
+
+
+def test_two_concurrent_tool_calls_pause_separately_and_each_decision_reaches_its_call(runs_dir, tmp_path):
+    async def agent(task, ctx):
+        from .agents import write_argv
+
+        async def call(name):
+            try:
+                await ctx.atool(f"fs.{name}", {"argv": write_argv(tmp_path / f"{name}.txt", name)}, effect="write", risk="high")
+                return f"{name}: done"
+            except ToolRejected as exc:
+                return f"{name}: rejected ({exc.reason})"
+
+        return await asyncio.gather(call("left"), call("right"))
+
+    async def main():
+        handle = noesis_nb.start("both", using=agent, runs_dir=runs_dir)
+        for _ in range(200):
+            if len(handle.pending) == 2:
+                break
+            await asyncio.sleep(0.01)
+        by_tool = {p.tool: p.draft_id for p in handle.pending}
+        handle.reject(by_tool["fs.right"], reason="not that one")
+        handle.approve(by_tool["fs.left"], approver_id="ana")
+        await handle.wait()
+        return handle
+
+    handle = asyncio.run(main())
+    assert handle.result() == ["left: done", "right: rejected (not that one)"]
+    assert (tmp_path / "left.txt").exists() and not (tmp_path / "right.txt").exists()
+    interrupts = [e for e in handle.events if e.get("event_type") == "run.interrupt"]
+    pendings = {e["id"]: e["payload"]["draft_id"] for e in handle.events if e["payload"].get("event_name") == "tool.approval.pending"}
+    assert sorted(pendings[i["caused_by"]] for i in interrupts) == sorted(pendings.values())
