@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import random
 import re
 import uuid
@@ -13,6 +14,8 @@ from .errors import InvalidIdError
 __all__ = ["new_episode_id", "new_event_id", "new_checkpoint_id", "validate_id"]
 
 _VARIANT = "89ab"
+_rng = random.Random(os.urandom(32))  # private: a user's random.seed() must not repeat our ids
+os.register_at_fork(after_in_child=lambda: _rng.seed(os.urandom(32)))
 _SAFE = re.compile(r"^[A-Za-z0-9_.:@+=-]{1,200}$")
 
 
@@ -23,7 +26,7 @@ def new_episode_id() -> str:
 
 def new_event_id() -> str:
     """A random (version 4) UUID string; formatted by hand because ``uuid.uuid4()`` is the hot path's slowest step."""
-    h = "%032x" % random.getrandbits(128)  # module RNG: seeded from os.urandom, reseeded after fork
+    h = "%032x" % _rng.getrandbits(128)
     return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{_VARIANT[int(h[16], 16) & 3]}{h[17:20]}-{h[20:]}"
 
 

@@ -85,9 +85,15 @@ def resume_run(episode_id: str, *, checkpoint_id: str | None = None, using: Any 
 
 
 def _recorder(episode_id: str) -> Any:
+    from .errors import EpisodeStateError
+    from .runtime.api import live_handles
     from .runtime.recorder import Recorder
 
     run_dir = find_run_dir(episode_id)
+    live = live_handles().get(run_dir.name)
+    if live is not None and not live.done():
+        raise EpisodeStateError(f"episode {run_dir.name} is live in this process; a second writer would corrupt its log. "
+                                "Use its handle (approve/reject/cancel) instead")
     if is_sealed(run_dir):
         raise RunSealedError(f"run {episode_id} is sealed; lifecycle calls need an unsealed (running or paused) run")
     return Recorder.reopen(run_dir)

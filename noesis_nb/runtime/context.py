@@ -214,8 +214,7 @@ def _persist_now(episode: "Episode", pending: PendingApproval, approve: bool, ap
 
     record, created = tc.decide(episode.recorder.run_dir, pending.draft_id, approve=approve, approver_id=approver, reason=reason)
     decision = to_decision(record, created)
-    episode.gate.decisions.append({"draft_id": decision.draft_id, "status": decision.status, "approver_id": decision.approver_id,
-                                   "decided_at": decision.decided_at, "reason": decision.reason})
+    episode.gate.record(decision)
     return decision
 
 

@@ -130,8 +130,7 @@ class ApprovalGate:
             record, created = persist_decision(self.run_dir, draft, approve=approve, approver_id=approver_id, reason=reason)
             decision = to_decision(record, created)
             if created:
-                self.decisions.append({"draft_id": decision.draft_id, "status": decision.status, "approver_id": decision.approver_id,
-                                       "decided_at": decision.decided_at, "reason": decision.reason})
+                self.record(decision)
             self._pending.pop(draft, None)
             waiter = self._waiters.pop(draft, None)
         if waiter is not None:
@@ -143,10 +142,24 @@ class ApprovalGate:
         return decision
 
     def close(self) -> None:
-        """The episode ended: nothing is pending any more (undecided drafts stay undecided on disk)."""
+        """The episode ended: nothing is pending any more; tool calls still waiting are cancelled.
+
+        Undecided drafts stay undecided on disk (and a sealed run refuses decisions).
+        """
         with self._lock:
             self._pending.clear()
+            waiters = list(self._waiters.values())
             self._waiters.clear()
+        for loop, future in waiters:
+            try:
+                loop.call_soon_threadsafe(future.cancel)
+            except RuntimeError:  # loop already closed
+                pass
+
+    def record(self, decision: "Decision") -> None:
+        """Remember a decision for the view (who decided what, and when)."""
+        self.decisions.append({"draft_id": decision.draft_id, "status": decision.status, "approver_id": decision.approver_id,
+                               "decided_at": decision.decided_at, "reason": decision.reason})
 
     def settle_from_disk(self, draft_id: str, record: Any) -> None:
         """A decision another program wrote: forget the pending draft and wake its waiter."""
@@ -154,8 +167,8 @@ class ApprovalGate:
         with self._lock:
             self._pending.pop(draft_id, None)
             waiter = self._waiters.pop(draft_id, None)
-            self.decisions.append({"draft_id": decision.draft_id, "status": decision.status, "approver_id": decision.approver_id,
-                                   "decided_at": decision.decided_at, "reason": decision.reason})
+            if waiter is not None:
+                self.record(decision)
         if waiter is not None:
             _settle(waiter[1], decision)
 

@@ -211,10 +211,13 @@ class Recorder:
         return record
 
     def resume_event(self, checkpoint: dict[str, Any], caused_by: str | None = None) -> dict[str, Any]:
+        event = self.emit("runtime", {"kind": "run.resume", "status": "resuming", "checkpoint_id": checkpoint["checkpoint_id"],
+                                      "event_offset": checkpoint["event_offset"], "resume_strategy": "same_run_id"},
+                          event_type="run.resume", caused_by=caused_by or checkpoint.get("event_id"))
         self.state["outcomes"].update(status="pending", summary=None)
-        return self.emit("runtime", {"kind": "run.resume", "status": "resuming", "checkpoint_id": checkpoint["checkpoint_id"],
-                                     "event_offset": checkpoint["event_offset"], "resume_strategy": "same_run_id"},
-                         event_type="run.resume", caused_by=caused_by or checkpoint.get("event_id"))
+        self.state["links"] = {"events": "events.jsonl", "learn": "learn.jsonl"}
+        self.persist_state()  # no longer paused on disk either (readers would call it paused)
+        return event
 
     # -- sealing --------------------------------------------------------------------------
     def finalize(self, *, status: str, message: str, reasons: list[str], result: Any = None,

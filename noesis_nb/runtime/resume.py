@@ -7,6 +7,7 @@ resumes execute the draft once; a sealed run is left as it is and the caller is 
 from __future__ import annotations
 
 import os
+import time
 import warnings
 from pathlib import Path
 from typing import Any
@@ -58,41 +59,49 @@ def validate_checkpoint(rec: Recorder, checkpoint: dict[str, Any]) -> None:
 
 
 class _ResumeLock:
-    """An exclusive lock file in the run dir; a lock left by a dead process is taken over."""
+    """An exclusive lock file in the run dir, written whole (pid and time) through a hard link.
+
+    A lock whose process is gone is taken over; only our own lock is removed on exit.
+    """
 
     def __init__(self, run_dir: Path):
         self.path = Path(run_dir) / ".resume.lock"
+        self.token = f"{os.getpid()} {time.time():.6f}"
 
     def __enter__(self) -> "_ResumeLock":
-        for _ in range(2):
-            try:
-                fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-            except FileExistsError:
-                if _holder_alive(self.path):
-                    raise EpisodeStateError(f"another process is resuming {self.path.parent.name} (lock {self.path}); "
-                                            "wait for it, or delete the lock if that process is gone") from None
-                self.path.unlink(missing_ok=True)
-                continue
-            os.write(fd, str(os.getpid()).encode())
-            os.close(fd)
-            return self
-        raise EpisodeStateError(f"could not take the resume lock {self.path}")
+        tmp = self.path.with_name(f".resume.lock.{os.getpid()}.tmp")
+        tmp.write_text(self.token)
+        try:
+            for _ in range(2):
+                try:
+                    os.link(tmp, self.path)  # atomic: the lock appears with its content
+                    return self
+                except FileExistsError:
+                    if _holder_alive(self.path):
+                        raise EpisodeStateError(f"another process is resuming {self.path.parent.name} (lock {self.path}); "
+                                                "wait for it, or delete the lock if that process is gone") from None
+                    self.path.unlink(missing_ok=True)
+            raise EpisodeStateError(f"could not take the resume lock {self.path}")
+        finally:
+            tmp.unlink(missing_ok=True)
 
     def __exit__(self, *exc: Any) -> None:
-        self.path.unlink(missing_ok=True)
+        try:
+            if self.path.read_text() == self.token:
+                self.path.unlink()
+        except FileNotFoundError:
+            pass
 
 
 def _holder_alive(path: Path) -> bool:
     try:
-        pid = int(path.read_text().strip() or 0)
+        pid = int(path.read_text().split()[0])
         os.kill(pid, 0)
-    except (ValueError, FileNotFoundError):
-        return False
-    except ProcessLookupError:
+    except (ValueError, IndexError, FileNotFoundError, ProcessLookupError):
         return False
     except PermissionError:
         return True
-    return pid != 0
+    return True
 
 
 async def resume_from_disk(run_dir: Path, *, checkpoint_id: str | None, using: Any, tools: dict[str, Any] | None) -> str:

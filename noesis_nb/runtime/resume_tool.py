@@ -28,6 +28,10 @@ async def resume_tool_draft(episode: Episode, checkpoint: dict[str, Any], pendin
             f"draft {draft_id!r} has no decision yet; run noesis_nb.approve_draft({rec.episode_id!r}, approver_id=...) "
             "or reject_draft(...) first, then resume_run")
     prepared = repos.prepared.get(rec.episode_id, draft_id)
+    if prepared is None:
+        raise tc.PreparedToolInvocationNotFoundError(
+            f"run {rec.episode_id} paused on draft {draft_id!r}, but {repos.prepared.root} holds no such record for it; "
+            "restore the file from a backup (nothing was resumed)")
     if not resumed:
         rec.resume_event(checkpoint)
 

@@ -49,6 +49,7 @@ class EventWriter:
         self.count = 0
         self.last_event_id: str | None = None
         if self.path.exists():
+            _drop_torn_tail(self.path)
             for event in iter_events(self.path, strict=False):
                 self.count += 1
                 self._last_ts = max(self._last_ts, str(event.get("timestamp", "")))
@@ -94,6 +95,24 @@ class EventWriter:
     def fsync(self) -> None:
         with self.lock:
             os.fsync(self._fh.fileno())
+
+
+def _drop_torn_tail(path: Path) -> None:
+    """Cut a last line that a crashed writer left without its newline, so new lines start clean.
+
+    Readers already skip such a fragment; appending after it would glue the next event onto it.
+    """
+    size = path.stat().st_size
+    if size == 0:
+        return
+    with open(path, "rb+") as fh:
+        fh.seek(size - 1)
+        if fh.read(1) == b"\n":
+            return
+        fh.seek(max(0, size - (1 << 20)))
+        tail = fh.read()
+        cut = tail.rfind(b"\n")
+        fh.truncate(size - len(tail) + cut + 1 if cut >= 0 else (0 if size <= len(tail) else size))
 
 
 def parse_lines(

@@ -12,6 +12,8 @@ from pathlib import Path
 
 from . import codes
 from .errors import ApprovalDecisionBindingError, PreparedToolInvocationNotFoundError
+from noesis_nb.errors import RunSealedError
+
 from .repositories import ApprovalDecisionRepository, PreparedInvocationRepository, resolve_draft_id
 from .types import ApprovalDecisionStatus, ToolApprovalDecision, default_decision_id
 
@@ -35,6 +37,12 @@ def decide(run_dir: Path | str, draft_id: str | None, *, approve: bool, approver
     prepared = PreparedInvocationRepository(run_dir).get(None, draft_id)
     if prepared is None:
         raise PreparedToolInvocationNotFoundError(f"draft {draft_id!r} disappeared from {run_dir}; nothing to decide.")
+    if (run_dir / "final.json").exists() or (run_dir / "manifest.json").exists():
+        existing = ApprovalDecisionRepository(run_dir).get(None, draft_id)
+        if existing is not None:
+            return existing, False  # decided before the run was sealed: nothing changes
+        raise RunSealedError(f"run {run_dir.name} is sealed, so draft {draft_id!r} can no longer be decided "
+                             "(its episode ended without a decision); start a new episode instead.")
     fingerprint = prepared.payload.request_fingerprint
     if expected_fingerprint is not None and expected_fingerprint != fingerprint:
         raise ApprovalDecisionBindingError(

@@ -86,3 +86,23 @@ def test_writer_clamps_an_earlier_timestamp_to_the_last_one(tmp_path):
     assert second["timestamp"] == "2030-01-01T00:00:00.000000+00:00"
     reopened = EventWriter(tmp_path / "events.jsonl")
     assert reopened.count == 2 and reopened.last_event_id == "b"
+
+
+def test_reopening_a_log_with_a_torn_last_line_cuts_the_fragment_first(tmp_path):
+    path = tmp_path / "events.jsonl"
+    path.write_text(_line(1, compact=True) + "\n" + '{"id": "e2", "phas', encoding="utf-8")
+    writer = EventWriter(path)
+    writer.append({"id": "e3", "phase": "act", "payload": {}})
+    assert [e["id"] for e in read_events(path, strict=True)] == ["e1", "e3"]
+    assert writer.count == 2
+
+
+def test_event_ids_do_not_follow_the_users_random_seed():
+    import random
+
+    from noesis_nb.ids import new_event_id
+
+    random.seed(7)
+    first = [new_event_id() for _ in range(3)]
+    random.seed(7)
+    assert [new_event_id() for _ in range(3)] != first
