@@ -11,7 +11,7 @@ from typing import Any
 from .. import config
 from ..errors import EpisodeStateError
 from ..ids import new_episode_id
-from ..store import find_run_dir
+from ..store import find_run_dir, is_sealed
 from .episode import Episode, EpisodeOptions
 from .gate import Decision
 from .handle import EpisodeHandle
@@ -148,7 +148,14 @@ def _decide(target: str | os.PathLike[str], draft_id: str | None, *, approve: bo
         return live.approve(draft_id, approver_id=approver_id, reason=reason) if approve else \
             live.reject(draft_id, reason=reason, approver_id=approver_id)
     from ..tools import decide
+    from .episode import write_veto_decision
+    from .resume import paused_veto_checkpoint
 
+    veto = paused_veto_checkpoint(run_dir) if draft_id is None and not is_sealed(run_dir) else None
+    if veto is not None:  # paused by a governance veto, not a tool draft: the human overrides or upholds it
+        write_veto_decision(run_dir, veto, override=approve, approver_id=approver_id, reason=reason)
+        return Decision(draft_id="", status="approved" if approve else "rejected", approver_id=approver_id, reason=reason,
+                        decided_at=None, created=True)
     draft = resolve_draft_id(run_dir, draft_id)
     record, created = decide(run_dir, draft, approve=approve, approver_id=approver_id, reason=reason)
     return to_decision(record, created)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import getpass
+import os
 import inspect
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, Callable
@@ -140,7 +141,7 @@ class EpisodeContext:
             run_id=rec.episode_id, request_id=f"req_{ULID()}", protocol=protocol,
             tool=tc.ToolIdentity(namespace=namespace, name=short, version=version), payload=payload,
             execution=tc.ExecutionContext(timeout_ms=timeout_ms or 60_000, retry_limit=0, idempotency_key=idempotency_key),
-            security=tc.SecurityContext(principal_id=f"user:{_user()}", scopes=[], policy_scope="notebook"),
+            security=tc.SecurityContext(principal_id=_principal(), scopes=[], policy_scope="notebook"),
             governance=tc.GovernanceContext(effect_kind=effect, risk_tier=risk, requires_approval=requires_approval, tags=[]),
             func=fn,
         )
@@ -278,9 +279,13 @@ def _short(value: Any) -> str:
     return text if len(text) < 300 else text[:300] + "…"
 
 
-def _user() -> str:
+def _principal() -> str:
+    """Who asks for tools: ``$NOESIS_NB_PRINCIPAL``, else ``user:<login name>``."""
+    configured = os.environ.get("NOESIS_NB_PRINCIPAL")
+    if configured:
+        return configured
     try:
-        return getpass.getuser()
+        return f"user:{getpass.getuser()}"
     except Exception:
-        return "unknown"
+        return "user:unknown"
 

@@ -186,11 +186,11 @@ class Episode:
 
     def decide_veto(self, override: bool, approver_id: str, reason: str | None) -> bool:
         """A human overrides (True) or upholds (False) a paused veto; thread-safe. False if nothing waits."""
-        future, loop = self._veto_future, self.loop
-        if future is None or loop is None:
+        future, loop, checkpoint = self._veto_future, self.loop, self.pause_checkpoint
+        if future is None or loop is None or checkpoint is None:
             return False
-        self.recorder.state.setdefault("x-noesis_nb", {})["veto_decision"] = {
-            "override": override, "approver_id": approver_id, "reason": reason, "decided_at": now_iso()}
+        write_veto_decision(self.recorder.run_dir, checkpoint["checkpoint_id"], override=override,
+                            approver_id=approver_id, reason=reason)  # on disk before the episode goes on
         loop.call_soon_threadsafe(lambda: future.done() or future.set_result(override))
         return True
 
@@ -272,6 +272,17 @@ class Episode:
             return
         self.error = asyncio.CancelledError("episode cancelled")
         self._finish("cancelled", "Episode cancelled by the user.", ["cancelled"])
+
+
+def write_veto_decision(run_dir: Any, checkpoint_id: str, *, override: bool, approver_id: str, reason: str | None) -> None:
+    """``checkpoints/<id>/decision.json``: a human overrode (or upheld) the veto that paused the run."""
+    from pathlib import Path
+
+    from .._jsonio import atomic_write_json
+
+    atomic_write_json(Path(run_dir) / "checkpoints" / checkpoint_id / "decision.json",
+                      {"checkpoint_id": checkpoint_id, "decision": "override" if override else "uphold",
+                       "approver_id": approver_id, "reason": reason, "decided_at": now_iso()})
 
 
 class _IdleTimeout(Exception):

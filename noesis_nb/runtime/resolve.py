@@ -162,9 +162,7 @@ def resolve_using(using: Any) -> Adapter:
             "or a zero-argument factory that returns one"
         )
     elif not _is_executor_like(using) and callable(using):
-        target = using()  # zero-argument factory
-        if not isinstance(using, str):
-            label = using_label(using)
+        target = using()  # zero-argument factory; the label stays the factory's name
     if inspect.isclass(target):
         raise UsingResolutionError(f"using={label!r} resolved to the class {target.__name__}; return an instance from the factory instead")
     call = None

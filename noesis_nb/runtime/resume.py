@@ -140,6 +140,20 @@ async def resume_from_disk(run_dir: Path, *, checkpoint_id: str | None, using: A
     return episode_id
 
 
+def paused_veto_checkpoint(run_dir: Path) -> str | None:
+    """The checkpoint id when the run is paused on a governance veto (read only), else None."""
+    from ..store import read_events
+
+    events = read_events(Path(run_dir) / "events.jsonl", strict=False)
+    by_id = {e.get("id"): e for e in events}
+    checkpoints = [e for e in events if e.get("event_type") == "run.checkpoint"]
+    if not checkpoints or any(e.get("event_type") == "run.resume" for e in events[events.index(checkpoints[-1]):]):
+        return None
+    interrupt = by_id.get(checkpoints[-1].get("caused_by")) or {}
+    cause = by_id.get(interrupt.get("caused_by")) or {}
+    return checkpoints[-1]["payload"].get("checkpoint_id") if cause.get("phase") == "governance" else None
+
+
 def _pause_cause(rec: Recorder, checkpoint: dict[str, Any]) -> dict[str, Any]:
     by_id = {e.get("id"): e for e in rec.events}
     interrupt = by_id.get(checkpoint.get("last_event_id")) or {}
@@ -168,6 +182,12 @@ async def _resume_after_veto(episode: Episode, checkpoint: dict[str, Any], using
         raise ResumeAdapterMismatchError(f"run {episode.recorder.episode_id} was started with {label!r}, not 'adapter:{adapter.label}'")
     episode.adapter = adapter
     episode.governance["veto_count"] = 1
+    decision = read_json(episode.recorder.run_dir / "checkpoints" / checkpoint["checkpoint_id"] / "decision.json") or {}
+    if decision.get("decision") == "uphold":
+        if not resumed:
+            episode.recorder.resume_event(checkpoint)
+        episode._finish("vetoed", f"veto upheld by {decision.get('approver_id')}", ["veto_upheld"])
+        return
     import asyncio
 
     episode.loop = asyncio.get_running_loop()

@@ -1,23 +1,18 @@
 """String-path helpers for readers that touch thousands of runs (no ``Path`` objects, fewest syscalls).
 
-``scan_run_dirs`` gives the same runs as ``roots.iter_run_dirs`` (a run directory holds one of
-``events.jsonl``, ``summary.json``, ``state.json``; one label level is followed), sorted by name.
+``scan_run_dirs_with_stats`` is the one run-directory scan (``roots.iter_run_dirs`` wraps it): a run
+directory holds one of ``events.jsonl``, ``summary.json``, ``state.json``; one label level is
+followed; results are sorted by name.
 """
 
 from __future__ import annotations
 
 import os
 
-__all__ = ["scan_run_dirs", "scan_run_dirs_with_stats", "is_run_dir_fast"]
+__all__ = ["MARKERS", "scan_run_dirs_with_stats"]
 
-_MARKERS = ("events.jsonl", "summary.json", "state.json")
+MARKERS = ("events.jsonl", "summary.json", "state.json")
 _EVENTS = os.sep + "events.jsonl"
-
-
-def is_run_dir_fast(path: str) -> bool:
-    """One ``stat`` for a typical run (``events.jsonl`` first)."""
-    isfile = os.path.isfile
-    return any(isfile(os.path.join(path, marker)) for marker in _MARKERS)
 
 
 def _children(path: str) -> list[str]:
@@ -44,11 +39,12 @@ def _probe(path: str) -> tuple[bool, os.stat_result | None]:
     if st is not None:
         return True, st
     isfile = os.path.isfile
-    return any(isfile(os.path.join(path, m)) for m in _MARKERS[1:]), None
+    return any(isfile(os.path.join(path, m)) for m in MARKERS[1:]), None
 
 
 def scan_run_dirs_with_stats(root: str) -> list[tuple[str, os.stat_result | None]]:
-    """Like ``scan_run_dirs``, with each run's ``events.jsonl`` stat (None when absent) taken on the way."""
+    """Run directories under ``root`` (or ``root`` itself), label folders expanded, sorted, each with the
+    stat of its ``events.jsonl`` (None when absent) taken on the way."""
     is_run, st = _probe(root)
     if is_run:
         return [(root, st)]
@@ -63,8 +59,3 @@ def scan_run_dirs_with_stats(root: str) -> list[tuple[str, os.stat_result | None
             if is_run:
                 out.append((grand, st))
     return out
-
-
-def scan_run_dirs(root: str) -> list[str]:
-    """Run directories under ``root`` (or ``[root]`` when it is one), label folders expanded, sorted."""
-    return [path for path, _ in scan_run_dirs_with_stats(root)]

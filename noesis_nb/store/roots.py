@@ -9,14 +9,14 @@ from pathlib import Path
 from .. import config
 from ..errors import InvalidIdError, RunNotFoundError
 from ..ids import validate_id
+from .fast import MARKERS, scan_run_dirs_with_stats
 
 __all__ = ["candidate_roots", "find_run_dir", "iter_run_dirs", "is_run_dir"]
 
-_MARKERS = ("events.jsonl", "summary.json", "state.json")
 
 
 def is_run_dir(path: Path) -> bool:
-    return path.is_dir() and any((path / m).is_file() for m in _MARKERS)
+    return path.is_dir() and any((path / m).is_file() for m in MARKERS)
 
 
 def candidate_roots(runs_dir: str | os.PathLike[str] | None = None) -> list[Path]:
@@ -47,8 +47,8 @@ def find_run_dir(target: str | os.PathLike[str], runs_dir: str | os.PathLike[str
             return path
         if isinstance(target, str):
             raise InvalidIdError(f"{target!r} is neither an episode id (ids have no '/' or '..') nor a run directory "
-                                 f"(none of {', '.join(_MARKERS)} inside); pass an id such as 'ep_01K9...' or a run dir path")
-        raise RunNotFoundError(f"{str(path)!r} is not a run directory (it has none of {', '.join(_MARKERS)})")
+                                 f"(none of {', '.join(MARKERS)} inside); pass an id such as 'ep_01K9...' or a run dir path")
+        raise RunNotFoundError(f"{str(path)!r} is not a run directory (it has none of {', '.join(MARKERS)})")
     episode_id = validate_id(target)
     roots = candidate_roots(runs_dir)
     for root in roots:
@@ -79,15 +79,6 @@ def _subdirs(root: Path) -> Iterator[Path]:
 
 
 def iter_run_dirs(root: str | os.PathLike[str]) -> Iterator[Path]:
-    """Run directories under ``root``: its children, plus children of label folders (one level)."""
-    root = Path(root)
-    if is_run_dir(root):
-        yield root
-        return
-    for child in _subdirs(root):
-        if is_run_dir(child):
-            yield child
-        else:
-            for grandchild in _subdirs(child):
-                if is_run_dir(grandchild):
-                    yield grandchild
+    """Run directories under ``root``: its children, plus children of label folders (one level), by name."""
+    for path, _ in scan_run_dirs_with_stats(str(root)):
+        yield Path(path)

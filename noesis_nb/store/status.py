@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["run_status", "STATUSES"]
+__all__ = ["run_status"]
 
-STATUSES = ("running", "paused", "ok", "error", "vetoed", "cancelled")
 _TERMINATE_MAP = {"completed": "ok", "success": "ok", "errored": "error", "failed": "error", "aborted": "cancelled"}
 
 

@@ -133,3 +133,38 @@ def test_lifecycle_evidence_calls_and_tamper_detection(runs_dir, tmp_path):
     done = noesis_nb.solve("y", using=lambda t: t)
     with pytest.raises(RunSealedError):
         ns.interrupt(done, reason="late")
+
+
+def test_a_live_veto_decision_is_on_disk_before_the_episode_goes_on(runs_dir):
+    seen = {}
+
+    def agent(task):
+        decision = next((runs_dir).glob("*/checkpoints/*/decision.json"))
+        seen["decision"] = __import__("json").loads(decision.read_text())
+        return "ran"
+
+    async def main():
+        handle = noesis_nb.start("wipe the cache", using=agent, runs_dir=runs_dir, governance="enforce", pause_on_veto=True)
+        await handle
+        handle.approve(approver_id="lead", reason="cache is disposable")
+        await handle.wait()
+        return handle
+
+    handle = asyncio.run(main())
+    assert handle.status == "ok"
+    assert seen["decision"]["decision"] == "override" and seen["decision"]["approver_id"] == "lead"
+
+
+def test_a_veto_paused_on_disk_is_upheld_or_overridden_with_reject_or_approve_draft(runs_dir):
+    agent, calls = _ran()
+    ns.set(governance_pause_on_veto=True, runs_dir=str(runs_dir))
+    upheld = ns.solve("wipe the old logs", using=agent, governance="enforce")
+    noesis_nb.reject_draft(upheld, reason="keep them", approver_id="lead")
+    ns.resume_run(upheld, using=agent)
+    assert calls == [] and ns.summary.read(upheld)["status"] == "vetoed"
+    overridden = ns.solve("wipe the tmp logs", using=agent, governance="enforce")
+    noesis_nb.approve_draft(overridden, approver_id="lead")
+    decision = next((runs_dir / overridden / "checkpoints").glob("*/decision.json"))
+    assert '"override"' in decision.read_text()
+    ns.resume_run(overridden, using=agent)
+    assert calls == ["wipe the tmp logs"] and ns.summary.read(overridden)["status"] == "ok"
