@@ -149,11 +149,13 @@ def _decide(target: str | os.PathLike[str], draft_id: str | None, *, approve: bo
             live.reject(draft_id, reason=reason, approver_id=approver_id)
     from ..tools import decide
     from .episode import write_veto_decision
-    from .resume import paused_veto_checkpoint
+    from .resume import paused_on
 
-    veto = paused_veto_checkpoint(run_dir) if draft_id is None and not is_sealed(run_dir) else None
-    if veto is not None:  # paused by a governance veto, not a tool draft: the human overrides or upholds it
-        write_veto_decision(run_dir, veto, override=approve, approver_id=approver_id, reason=reason)
+    waiting = paused_on(run_dir) if draft_id is None and not is_sealed(run_dir) else None
+    if waiting and waiting[0] == "draft":
+        draft_id = waiting[1]  # the draft the run is paused on
+    elif waiting:  # paused by a governance veto, not a tool draft: the human overrides or upholds it
+        write_veto_decision(run_dir, waiting[1], override=approve, approver_id=approver_id, reason=reason)
         return Decision(draft_id="", status="approved" if approve else "rejected", approver_id=approver_id, reason=reason,
                         decided_at=None, created=True)
     draft = resolve_draft_id(run_dir, draft_id)

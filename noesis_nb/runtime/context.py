@@ -196,6 +196,8 @@ class EpisodeContext:
             approve, reason = verdict
             approver = f"policy:{policy}" if isinstance(policy, str) else f"policy:{getattr(policy, '__name__', type(policy).__name__)}"
             return _persist_now(episode, pending, approve, approver, reason)
+        if not episode.options.wait_for_human and episode.pause_checkpoint is not None:
+            raise EpisodePaused  # ``solve`` is already unwinding to its pause; one pause per run on disk
         pending_event = next(e for e in reversed(rec.events) if (e.get("payload") or {}).get("event_name") == "tool.approval.pending"
                              and e["payload"].get("draft_id") == prepared.draft_id)  # concurrent tool calls each pause
         checkpoint = rec.pause(f"tool approval required: {pending.tool} ({pending.draft_id})", pending_event["id"])

@@ -140,8 +140,8 @@ async def resume_from_disk(run_dir: Path, *, checkpoint_id: str | None, using: A
     return episode_id
 
 
-def paused_veto_checkpoint(run_dir: Path) -> str | None:
-    """The checkpoint id when the run is paused on a governance veto (read only), else None."""
+def paused_on(run_dir: Path) -> tuple[str, str] | None:
+    """What an unresumed run on disk waits for (read only): ``("veto", checkpoint_id)``, ``("draft", draft_id)`` or None."""
     from ..store import read_events
 
     events = read_events(Path(run_dir) / "events.jsonl", strict=False)
@@ -151,7 +151,11 @@ def paused_veto_checkpoint(run_dir: Path) -> str | None:
         return None
     interrupt = by_id.get(checkpoints[-1].get("caused_by")) or {}
     cause = by_id.get(interrupt.get("caused_by")) or {}
-    return checkpoints[-1]["payload"].get("checkpoint_id") if cause.get("phase") == "governance" else None
+    if cause.get("phase") == "governance":
+        return "veto", checkpoints[-1]["payload"].get("checkpoint_id")
+    if (cause.get("payload") or {}).get("event_name") == "tool.approval.pending":
+        return "draft", cause["payload"].get("draft_id")
+    return None
 
 
 def _pause_cause(rec: Recorder, checkpoint: dict[str, Any]) -> dict[str, Any]:

@@ -420,3 +420,19 @@ def test_two_concurrent_tool_calls_pause_separately_and_each_decision_reaches_it
     interrupts = [e for e in handle.events if e.get("event_type") == "run.interrupt"]
     pendings = {e["id"]: e["payload"]["draft_id"] for e in handle.events if e["payload"].get("event_name") == "tool.approval.pending"}
     assert sorted(pendings[i["caused_by"]] for i in interrupts) == sorted(pendings.values())
+
+
+def test_solve_pauses_once_even_when_tool_calls_run_concurrently(runs_dir, tmp_path):
+    async def agent(task, ctx):
+        from .agents import write_argv
+
+        return await asyncio.gather(*(ctx.atool(f"fs.{n}", {"argv": write_argv(tmp_path / n, n)}, effect="write", risk="high")
+                                      for n in ("a", "b")))
+
+    ep = noesis_nb.solve("two", using=agent, runs_dir=runs_dir)
+    names = _names(runs_dir / ep)
+    assert names.count("run.checkpoint") == 1 and names.count("run.interrupt") == 1
+    noesis_nb.approve_draft(ep, approver_id="ops", runs_dir=runs_dir)
+    noesis_nb.resume_run(ep, runs_dir=runs_dir)
+    assert read_json(runs_dir / ep / "final.json")["outcome"] == "success"
+    assert sum((tmp_path / n).exists() for n in ("a", "b")) == 1  # the paused draft ran; the other never left the adapter
