@@ -93,7 +93,7 @@ class PreparedInvocationRepository(_Repository):
         if len(pending) > 1:
             names = ", ".join(p.key for p in pending)
             raise AmbiguousPreparedToolInvocationError(
-                f"run {run_id!r} has {len(pending)} drafts pending approval ({names}); only one may be pending. "
+                f"run {run_id or self.run_dir.name!r} has {len(pending)} drafts pending approval ({names}); only one may be pending. "
                 "Name the draft explicitly.")
         return pending[0] if pending else None
 
