@@ -84,6 +84,25 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# where noesis_nb checks the options a magic passes on (raising plain ValueError/TypeError)
+_ARGUMENT_CHECKS = frozenset({("noesis_nb.runtime.api", "_options"), ("noesis_nb.runtime.api", "_create"),
+                              ("noesis_nb.config", "set"), ("noesis_nb.config", "get")})
+
+
+def _is_usage_error(exc: BaseException) -> bool:
+    """noesis_nb's own errors, and the ValueError/TypeError its argument checks raise, are the user's to fix."""
+    from .errors import NoesisNbError
+
+    if isinstance(exc, NoesisNbError):
+        return True
+    if not isinstance(exc, (ValueError, TypeError)) or exc.__traceback__ is None:
+        return False
+    tb = exc.__traceback__
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    return (tb.tb_frame.f_globals.get("__name__"), tb.tb_frame.f_code.co_name) in _ARGUMENT_CHECKS
+
+
 class RunTable(list):
     """``list_runs`` rows that display as a table (HTML, escaped) and as aligned text."""
 
@@ -121,14 +140,10 @@ class NoesisMagics(Magics):
             return handler(args, cell)
         except UsageError:
             raise
-        except (ValueError, LookupError, FileNotFoundError, TypeError) as exc:
-            raise UsageError(f"%noesis {args.command}: {exc}") from exc
         except Exception as exc:
-            from .errors import NoesisNbError
-
-            if isinstance(exc, NoesisNbError) or type(exc).__module__.startswith("noesis_nb.tools"):
+            if _is_usage_error(exc):
                 raise UsageError(f"%noesis {args.command}: {exc}") from exc
-            raise
+            raise  # anything else is a bug: keep its type and traceback
 
     # -- subcommands ----------------------------------------------------------------------------
     def _resolve(self, name: str | None) -> Any:

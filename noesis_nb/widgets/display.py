@@ -9,28 +9,28 @@ update only while a cell executes, which is why ``await handle`` calls ``refresh
 from __future__ import annotations
 
 import os
-import weakref
 from typing import Any
 
+from .state import TERMINAL
 from .view import EpisodeView, _execution_count
 
 __all__ = ["view_for", "handle_mimebundle", "display_handle", "refresh_display", "show"]
 
 _ATTR = "_noesis_nb_view"
-_VIEWS: "weakref.WeakKeyDictionary[Any, EpisodeView]" = weakref.WeakKeyDictionary()
 
 
 def view_for(handle: Any, **options: Any) -> EpisodeView:
-    """The one view of ``handle`` (created on first use, kept on the handle so both are freed together)."""
+    """The one view of ``handle``, created on first use and kept on the handle.
+
+    ipywidgets keeps every open widget alive, so the view (and the handle it follows) stays in
+    memory until ``view.close()``, which closes its widgets and frees both.
+    """
     if isinstance(handle, EpisodeView):
         return handle
-    view = getattr(handle, _ATTR, None) or _VIEWS.get(handle)
+    view = getattr(handle, _ATTR, None)
     if view is None or view.closed:
         view = EpisodeView(handle, **options)
-        try:
-            setattr(handle, _ATTR, view)
-        except (AttributeError, TypeError):  # a handle-like without a __dict__
-            _VIEWS[handle] = view
+        setattr(handle, _ATTR, view)
     return view
 
 
@@ -58,14 +58,17 @@ def refresh_display(handle: Any) -> Any:
     """Re-render the final state into the notebook: update this view's displays, or display it here.
 
     Called by ``handle.refresh_display()`` and ``await handle`` from a running cell, so nbclient
-    and nbval record the final snapshot (they drop updates sent while no cell runs).
+    and nbval record the final snapshot (they drop updates sent while no cell runs). While the
+    episode has not ended (e.g. paused for a click) a shown view is only redrawn: re-sending the
+    bundle would re-render the output under the human's cursor and collapse expanded rows.
     """
     view = view_for(handle)
     view.flush()
     if _execution_count() is None:  # not in IPython: nothing to render into
         return None
     if view.displays:
-        view.update_displays()
+        if str(getattr(view.source, "status", "")) in TERMINAL:
+            view.update_displays()
         return view.displays[-1]
     return display_handle(view)
 

@@ -22,7 +22,7 @@ class DiskRun:
     """``status``, ``events``, ``pending``, ``decisions``, ``usage`` of a run directory, plus decide/resume."""
 
     summary_kind = "EpisodeRun"
-    loop = None  # nothing streams from disk; the view redraws on change notifications
+    loop: asyncio.AbstractEventLoop | None = None  # set by resume() on a loop, so the view coalesces its events
 
     def __init__(self, target: str | os.PathLike[str], *, runs_dir: str | os.PathLike[str] | None = None):
         from ..store import find_run_dir
@@ -124,9 +124,13 @@ class DiskRun:
         return decision
 
     def resume(self) -> None:
-        """Continue the paused run: a task on the running loop (a click in a notebook), else synchronously."""
+        """Continue the paused run: a task on the running loop (a click in a notebook), else synchronously.
+
+        Does nothing while a resume is running or when the run cannot be resumed (see ``can_resume``)."""
         from ..runtime.api import resume_run, resume_run_async
 
+        if not self.can_resume:
+            return None
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
@@ -134,6 +138,7 @@ class DiskRun:
             self._changed()
             return None
         self.last_error = None
+        self.loop = loop
         self._resume_task = loop.create_task(resume_run_async(self.run_dir), name=f"noesis_nb:resume:{self.episode_id}")
         self._resume_task.add_done_callback(self._resumed)
         self._changed()

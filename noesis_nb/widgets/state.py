@@ -35,9 +35,6 @@ class Tally:
         self.flags: Counter[str] = Counter({"pause": 0, "veto": 0, "error": 0})
         self.recent: deque[Mapping[str, Any]] = deque(maxlen=keep)
 
-    def add(self, event: Mapping[str, Any]) -> None:
-        self.extend([event])
-
     def extend(self, events: list[Mapping[str, Any]]) -> None:
         """Count a batch (the hot path of a redraw: ~0.3 µs an event)."""
         counts, flags, quiet = self.counts, self.flags, _QUIET
@@ -73,10 +70,16 @@ def usage_from_events(events: list[Mapping[str, Any]]) -> tuple[dict[str, Any], 
     return totals, calls
 
 
-def format_tokens(usage: Mapping[str, Any] | None) -> str:
+def format_tokens(usage: Mapping[str, Any] | None, calls: list[Mapping[str, Any]] | None = None) -> str:
+    """``"105 in · 7+? out (2 calls)"``: totals of the known counts, ``+?`` when a call's count is unknown."""
     if not usage or not usage.get("model_calls"):
         return "—"
-    return f"{usage.get('input_tokens') or 0:,} in · {usage.get('output_tokens') or 0:,} out ({usage['model_calls']:,} calls)"
+
+    def part(key: str) -> str:
+        unknown = any(not isinstance(call.get(key), (int, float)) for call in calls or ())
+        return f"{usage.get(key) or 0:,}" + ("+?" if unknown else "")
+
+    return f"{part('input_tokens')} in · {part('output_tokens')} out ({usage['model_calls']:,} calls)"
 
 
 _CALL_KEYS = ("provider", "model", "input_tokens", "output_tokens", "cached_input_tokens", "cache_write_input_tokens")
@@ -210,7 +213,7 @@ def view_state(source: Any, tally: Tally, now: float | None = None, meter: CostM
         "using": getattr(source, "using", ""),
         "status": status,
         "elapsed": format_elapsed(getattr(source, "started_at", None), getattr(source, "ended_at", None), status, now),
-        "tokens": format_tokens(getattr(source, "usage", None)),
+        "tokens": format_tokens(getattr(source, "usage", None), getattr(source, "usage_calls", None)),
         "cost": format_cost(getattr(source, "usage_calls", None), meter),
     }
     return {

@@ -45,6 +45,7 @@ class EpisodeView(w.VBox):
         self._first_id: str | None = None
         self._unsubscribe: list[Callable[[], None]] = []
         self._flush_lock = threading.RLock()
+        self._source_error: str | None = None  # the source's last_error shown in ``message``
 
         self.header = w.HTML()
         self.stop_button = w.Button(description="Stop", icon="stop", tooltip="cancel this episode (it ends 'cancelled', sealed)")
@@ -133,16 +134,17 @@ class EpisodeView(w.VBox):
             self.counts.value = counts
             self.approvals.sync(state["pending"], state["decisions"], ended=status if status in TERMINAL else None)
             self._sync_controls(status)
-            error = getattr(self.source, "last_error", None)
-            if error:
-                self.message.value = f'<span style="color:#cf222e">{esc(error)}</span>'
+            error = getattr(self.source, "last_error", None) or None
+            if error != self._source_error:  # shown while the source reports it, cleared once it does not
+                self._source_error = error
+                self.message.value = f'<span style="color:#cf222e">{esc(error)}</span>' if error else ""
             self.redraws += 1
             self._coalescer.spent(sent, len(new))
             if status != self._settled and status in TERMINAL:
                 # only at the end: re-sending the bundle re-renders the output, which must not
                 # happen while a human may be clicking (a paused episode)
                 self._settled = status
-                self.update_displays()
+                self.update_displays(wait_prices=False)  # a background redraw must not block the loop
             if status == "running" or state["header"]["cost"] == "…":
                 self._coalescer.tick(1.0)  # keep elapsed time (and a loading cost) current
 
@@ -151,6 +153,7 @@ class EpisodeView(w.VBox):
         self.stop_button.disabled = status in TERMINAL or not cancellable
         self.stop_button.layout.display = None if cancellable else "none"
         self.resume_button.layout.display = None if getattr(self.source, "can_resume", False) else "none"
+        self.resume_button.disabled = bool(getattr(self.source, "resuming", False))
 
     # -- buttons ------------------------------------------------------------------------------
     def stop(self) -> None:
@@ -163,7 +166,11 @@ class EpisodeView(w.VBox):
         self.poke()
 
     def resume(self) -> Any:
-        """What Resume does for a paused run from disk: resume it and follow the live handle."""
+        """What Resume does for a paused run from disk: resume it and follow the live handle.
+
+        The button stays disabled while the resume runs (a second click resumes nothing)."""
+        if getattr(self.source, "resuming", False):
+            return None
         self.resume_button.disabled = True
         try:
             handle = self.source.resume()
@@ -171,8 +178,9 @@ class EpisodeView(w.VBox):
             self.message.value = f'<span style="color:#cf222e">could not resume: {esc(exc)}</span>'
             self.resume_button.disabled = False
             return None
-        self.message.value = ""
-        self.resume_button.disabled = False
+        if not getattr(self.source, "last_error", None):
+            self.message.value = ""
+        self.resume_button.disabled = bool(getattr(self.source, "resuming", False))
         if handle is not None and handle is not self.source:
             self.attach(handle)
         return handle
@@ -190,9 +198,12 @@ class EpisodeView(w.VBox):
     def snapshot_html(self) -> str:
         return snapshot_html(self.state())
 
-    def mimebundle(self, include: Any = None, exclude: Any = None, *, widget: bool = True) -> dict[str, Any]:
-        """``widget-view+json`` (unless ``widget=False``), stable ``text/plain``, escaped ``text/html`` snapshot."""
-        if getattr(self.source, "usage_calls", None):
+    def mimebundle(self, include: Any = None, exclude: Any = None, *, widget: bool = True, wait_prices: bool = True) -> dict[str, Any]:
+        """``widget-view+json`` (unless ``widget=False``), stable ``text/plain``, escaped ``text/html`` snapshot.
+
+        ``wait_prices``: block (up to 10 s) until the price source has loaded, so the snapshot has a
+        cost. Only cell-driven calls may wait; a background redraw on the kernel loop passes False."""
+        if wait_prices and getattr(self.source, "usage_calls", None):
             CostMeter.wait()
         self.flush()
         data: dict[str, Any] = {"text/plain": self.text_summary(), "text/html": self.snapshot_html()}
@@ -221,11 +232,11 @@ class EpisodeView(w.VBox):
 
         display_handle(self)
 
-    def update_displays(self) -> None:
+    def update_displays(self, *, wait_prices: bool = True) -> None:
         """Re-send the bundle to every display of this view (so a saved notebook holds the final snapshot)."""
         if not self.displays:
             return
-        bundle = self.mimebundle()
+        bundle = self.mimebundle(wait_prices=wait_prices)
         for handle in self.displays:
             handle.update(bundle, raw=True)
 
@@ -239,15 +250,19 @@ class EpisodeView(w.VBox):
         for unsubscribe in self._unsubscribe:
             unsubscribe()
         self._unsubscribe.clear()
-        stack: list[w.Widget] = list(self.children)
+        closed: set[int] = set()
+        stack: list[Any] = [self, *(card.box for card in self.approvals.cards.values())]
         while stack:
             widget = stack.pop()
+            if not isinstance(widget, w.Widget) or id(widget) in closed:
+                continue
+            closed.add(id(widget))
             stack.extend(getattr(widget, "children", ()))
-            widget.close()
-        for card in self.approvals.cards.values():
-            for widget in (card.body, card.reason, card.approve_button, card.reject_button, card.status, card.box):
+            stack.extend(getattr(widget, name, None) for name in ("layout", "style"))
+            if widget is self:
+                super().close()
+            else:
                 widget.close()
-        super().close()
 
 
 def _execution_count() -> int | None:

@@ -3,8 +3,8 @@
 A copy of ``notebooks/quickstart.ipynb`` (outputs cleared, ``RUNS_DIR`` injected as a papermill
 parameter) runs in an isolated JupyterLab whose kernel has no ``NOESIS_NB_APPROVER``, so the
 notebook's ``APPROVER`` is ``"ask"``. Cells after the view cell run before the click (``await handle``
-returns at the pause; ``handle.result()`` then raises and Run All stops there): that is expected.
-The checks are about the disk and the view after the click.
+returns at the pause; the cells that need the finished run say they are waiting for the click, so
+Run All completes without an error). The checks are about the disk and the view after the click.
 """
 
 from __future__ import annotations

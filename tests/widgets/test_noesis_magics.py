@@ -208,3 +208,108 @@ def test_refresh_display_updates_the_shown_view_or_shows_it(ip: Any, runs_dir: P
         assert not out.update and WIDGET in out.data and "terminate" in out.data["text/html"]
 
     asyncio.run(main())
+
+
+def test_resume_clicked_twice_resumes_once_coalesced_and_leaves_no_stale_error(runs_dir: Path, tmp_path: Path, nnb: Any,
+                                                                               comm_log: list) -> None:
+    marker = tmp_path / "effect.txt"
+    run_dir = paused_on_disk(runs_dir, nnb, marker)
+
+    async def main() -> None:
+        view = EpisodeView(DiskRun(run_dir))
+        view.approvals.card().approve_button.click()
+        await nnb.until(lambda: view.resume_button.layout.display is None)
+        redraws = view.redraws
+        view.resume_button.click()
+        assert view.resume_button.disabled  # while the resume runs
+        view.resume_button.click()  # a second click (the browser sends it after the first handler returned)
+        resumes = [t for t in asyncio.all_tasks() if t.get_name().startswith("noesis_nb:resume:")]
+        assert len(resumes) == 1
+        await asyncio.gather(*resumes)
+        await nnb.until(lambda: view._settled == "ok")
+        await asyncio.sleep(0.3)
+        assert marker.read_text() == "x" and is_sealed(run_dir)
+        assert view.source.last_error is None and view.message.value == ""
+        # ~11 events arrive with the resume: coalesced on the loop, not one redraw each
+        assert view.redraws - redraws <= 5, view.redraws - redraws
+
+    asyncio.run(main())
+
+
+def test_refresh_display_does_not_resend_while_paused(ip: Any, runs_dir: Path, tmp_path: Path, nnb: Any, comm_log: list) -> None:
+    from noesis_nb.widgets import display_handle, refresh_display
+
+    async def main() -> None:
+        handle = noesis_nb.start("append", using=nnb.make_tool_adapter(nnb.side_effect_argv(tmp_path / "x")), runs_dir=runs_dir,
+                                 approver="ask")
+        with capture_output() as captured:
+            display_handle(handle)
+            await handle  # paused: calls refresh_display
+            assert handle.status == "paused"
+            refresh_display(handle)
+        assert len(captured.outputs) == 1  # no update that would re-render the cards under the human's cursor
+        handle.approve()
+        await handle.wait()
+        with capture_output() as captured:
+            refresh_display(handle)
+        assert captured.outputs[-1].update and "status='ok'" in captured.outputs[-1].data["text/plain"]
+
+    asyncio.run(main())
+
+
+def test_only_cell_driven_renders_wait_for_prices(ip: Any, runs_dir: Path, nnb: Any, comm_log: list,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    from noesis_nb.widgets import display_handle, refresh_display
+    from noesis_nb.widgets.state import CostMeter
+
+    waits: list[int] = []
+    monkeypatch.setattr(CostMeter, "wait", classmethod(lambda cls, timeout=10.0: waits.append(1)))
+    go = asyncio.Event()
+
+    async def agent(task: str, ctx: Any) -> str:
+        ctx.model_call("gpt-4o-mini", provider="openai", input_tokens=10, output_tokens=2)
+        await go.wait()
+        return "done"
+
+    async def main() -> None:
+        handle = noesis_nb.start("priced", using=agent, runs_dir=runs_dir)
+        with capture_output():
+            display_handle(handle)
+            view = noesis_nb.widgets.view_for(handle)
+            await nnb.until(lambda: handle.usage_calls)
+            go.set()
+            await handle.wait()
+            waits.clear()
+            await nnb.until(lambda: view._settled == "ok")  # the background settle re-sends the bundle
+            assert waits == []  # ... without blocking the kernel loop on the price source
+            refresh_display(handle)  # cell-driven: may wait
+            assert waits
+
+    asyncio.run(main())
+
+
+@pytest.mark.parametrize(("line", "reason"), [("run my_agent task --idle-timeout -1", "idle_timeout_s=-1"),
+                                              ("show ep_NOPE", "ep_NOPE")])
+def test_own_errors_become_usage_errors(ip: Any, runs_dir: Path, line: str, reason: str) -> None:
+    ip.user_ns["my_agent"] = lambda task, ctx: "ok"
+
+    async def main() -> None:
+        with pytest.raises(UsageError, match=reason):
+            ip.run_line_magic("noesis", line)
+
+    asyncio.run(main())
+
+
+def test_a_bug_keeps_its_type_and_is_not_a_usage_error(ip: Any, runs_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import noesis_nb.store
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        return {}["missing"]  # a KeyError (a LookupError) deep in a dependency
+
+    monkeypatch.setattr(noesis_nb.store, "list_runs", broken)
+    with pytest.raises(KeyError):
+        ip.run_line_magic("noesis", f"list --runs-dir {runs_dir}")
+    monkeypatch.setattr(noesis_nb.store, "list_runs", lambda *a, **k: int("not a number"))
+    with pytest.raises(ValueError, match="invalid literal") as info:
+        ip.run_line_magic("noesis", f"list --runs-dir {runs_dir}")
+    assert not isinstance(info.value, UsageError)

@@ -54,7 +54,7 @@ def test_live_row_escapes_every_field() -> None:
 
 def test_snapshot_escapes_events_task_pending_and_decisions() -> None:
     tally = Tally(keep=10)
-    tally.add(hostile_event())
+    tally.extend([hostile_event()])
     state = {
         "header": {"episode_id": IMG, "task": SCRIPT + IMG, "using": SCRIPT, "status": IMG, "elapsed": SCRIPT,
                    "tokens": IMG, "cost": SCRIPT},
@@ -134,7 +134,8 @@ def test_usage_and_formatting() -> None:
     totals, calls = usage_from_events(events)
     assert totals["model_calls"] == 2 and totals["input_tokens"] == 105 and totals["output_tokens"] == 7
     assert calls[0]["output_tokens"] is None  # unknown stays unknown
-    assert format_tokens(totals) == "105 in · 7 out (2 calls)"
+    assert format_tokens(totals, calls) == "105 in · 7+? out (2 calls)"  # one call's output is unknown, not 0
+    assert format_tokens(totals, calls[1:]) == "105 in · 7 out (2 calls)"
     assert format_tokens({"model_calls": 0}) == "—"
     assert format_elapsed(100.0, 112.5, "ok") == "12.5 s"
     assert format_elapsed("2025-01-01T00:00:00+00:00", "2025-01-01T00:02:03+00:00", "ok") == "2 min 03.0 s"

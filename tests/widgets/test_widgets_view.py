@@ -80,10 +80,15 @@ def test_double_click_makes_one_decision_and_one_execution(runs_dir: Path, tmp_p
         await handle
         view.flush()
         card = view.approvals.card()
+        calls: list[str] = []
+        approve, reject = handle.approve, handle.reject
+        handle.approve = lambda *a, **k: (calls.append("approve"), approve(*a, **k))[1]  # type: ignore[method-assign]
+        handle.reject = lambda *a, **k: (calls.append("reject"), reject(*a, **k))[1]  # type: ignore[method-assign]
         card.approve_button.click()
         card.approve_button.click()
         card.reject_button.click()
         card.decide(True)  # even a click that raced past the disabled state changes nothing
+        assert calls == ["approve"]  # the card's guard, not only the idempotent gate
         await handle.wait()
         assert len(decision_files(handle.run_dir)) == 1 and decision_files(handle.run_dir)[0]["status"] == "approved"
         assert marker.read_text() == "x"
@@ -247,5 +252,55 @@ def test_10000_events_without_yielding_make_one_redraw(comm_log: list, nnb: Any)
         await asyncio.sleep(0.3)
         assert view._tally.total == 20_000
         assert view.redraws - redraws <= 5
+
+    asyncio.run(main())
+
+
+def test_source_error_is_shown_then_cleared_but_a_local_message_stays(comm_log: list) -> None:
+    async def main() -> None:
+        source = FakeSource(asyncio.get_running_loop())
+        source.last_error = "resume failed: EpisodeStateError: boom"
+        view = EpisodeView(source)
+        assert "resume failed" in view.message.value
+        source.last_error = None
+        view.flush()
+        assert view.message.value == ""
+
+        def refuse() -> None:
+            raise RuntimeError("nope")
+
+        source.cancel = refuse
+        view.stop()
+        view.flush()
+        assert "could not stop: nope" in view.message.value  # not the source's error: a redraw keeps it
+
+    asyncio.run(main())
+
+
+def test_close_closes_every_widget_once_with_its_layout_and_style(runs_dir: Path, tmp_path: Path, nnb: Any,
+                                                                 comm_log: list, monkeypatch: Any) -> None:
+    import ipywidgets
+    from ipywidgets.widgets.widget import _instances
+
+    closes: dict[int, int] = {}
+    close = ipywidgets.Widget.close
+
+    def counting_close(self: Any) -> None:
+        closes[id(self)] = closes.get(id(self), 0) + 1
+        close(self)
+
+    async def main() -> None:
+        before = set(_instances)
+        handle = noesis_nb.start("append", using=nnb.make_tool_adapter(nnb.side_effect_argv(tmp_path / "x")), runs_dir=runs_dir)
+        view = noesis_nb.widgets.view_for(handle)  # the handle's one view (``await handle`` uses it too)
+        await handle
+        view.flush()
+        assert view.approvals.cards and set(_instances) - before
+        monkeypatch.setattr(ipywidgets.Widget, "close", counting_close)
+        view.close()
+        assert set(_instances) - before == set()  # no Layout/Style comm left open
+        assert max(closes.values()) == 1  # and nothing closed twice
+        handle.cancel()
+        await handle.wait()
 
     asyncio.run(main())
