@@ -6,10 +6,13 @@ Rule (USD per million tokens; input/output are totals, the rest are parts of the
            + cache_write * p_cache_write + output * p_output
 
 Reasoning tokens are inside ``output`` and priced once. A missing cached/cache-write price
-falls back to the input price (recorded in ``fallbacks``). Unknown cached/cache-write counts
-count as 0; unknown input or output, or an unknown model, give ``cost_usd`` NaN and
-``priced`` False, never 0. Prices come from a user ``PriceTable`` (dict, YAML or CSV) first,
-then genai-prices' bundled data (offline).
+falls back to the input price (recorded in ``attrs["price_fallbacks"]``). Unknown input or
+output, or an unknown model, give ``cost_usd`` NaN and ``priced`` False, never 0. An unknown
+cached/cache-write count is priced as 0 (those tokens charged as uncached input) and the row
+stays priced; where that part has its own price, so the assumption changes the cost, the rows
+are counted in ``attrs["price_assumptions"]`` (``{"provider/model": {"cached_input_tokens": n}}``).
+Prices come from a user ``PriceTable`` (dict, YAML or CSV) first, then genai-prices' bundled
+data (offline).
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ import hashlib
 import io
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -65,21 +68,24 @@ def _vector_cost(price: Price, inp: np.ndarray, out: np.ndarray, cached: np.ndar
 
 
 class PriceTable:
-    """User prices by model (optionally ``provider/model``), USD per million tokens.
+    """User prices by model, USD per million tokens.
 
     ``PriceTable({"gpt-4o": {"input": 2.5, "cached_input": 1.25, "output": 10}})``, or
     ``PriceTable.load("prices.yaml" | "prices.csv")`` (CSV columns: ``model, input,
-    cached_input, cache_write, output`` and optionally ``provider``).
+    cached_input, cache_write, output`` and optionally ``provider``). A key is the whole model
+    name, slashes included (``"openrouter/openai/gpt-4o-mini"``); a price for one provider only
+    says so in a ``provider`` field (or CSV column). A call matches its (provider, model), then
+    its model for any provider, then ``"<provider>/<model>"`` as one key.
     """
 
-    def __init__(self, prices: Mapping[str, Mapping[str, Any]], *, source: str = "user"):
+    def __init__(self, prices: Mapping[str, Mapping[str, Any]] | Iterable[tuple[str, Mapping[str, Any]]], *, source: str = "user"):
         self.source = source
         self._prices: dict[tuple[str | None, str], Price] = {}
-        for key, row in prices.items():
+        for key, row in (prices.items() if isinstance(prices, Mapping) else prices):
             if not isinstance(row, Mapping):
                 raise ValueError(f"price for {key!r} must be a mapping like {{'input': 2.5, 'output': 10}}, got {row!r}")
-            provider, _, model = str(key).rpartition("/") if "/" in str(key) else (None, "", str(key))
-            provider = row.get("provider", provider) or None
+            model = str(key)
+            provider = row.get("provider") or None
             missing = [name for name in ("input", "output") if row.get(name) in (None, "")]
             if missing:
                 raise ValueError(f"price for {key!r} lacks {missing}; give USD per million tokens for input and output")
@@ -104,7 +110,7 @@ class PriceTable:
             rows = list(csv.DictReader(io.StringIO(text)))
             if not rows or "model" not in rows[0]:
                 raise ValueError(f"{path}: a price CSV needs a header with columns model,input,cached_input,cache_write,output")
-            table = {(f"{r['provider']}/" if r.get("provider") else "") + r["model"]: r for r in rows}
+            table = [(r["model"], r) for r in rows]  # a model may have one row per provider
         else:
             import yaml
 
@@ -115,12 +121,13 @@ class PriceTable:
         return cls(table, source=f"user:{path.name}")
 
     def lookup(self, model: str, provider: str | None = None) -> Price | None:
+        """The price for (provider, model), else for the model under any provider, else for the key ``provider/model``."""
         model = model.lower()
-        if provider:
-            hit = self._prices.get((provider.lower(), model))
-            if hit is not None:
-                return hit
-        return self._prices.get((None, model))
+        provider = provider.lower() if provider else None
+        hit = (self._prices.get((provider, model)) if provider else None) or self._prices.get((None, model))
+        if hit is None and provider:
+            hit = self._prices.get((None, f"{provider}/{model}"))
+        return hit
 
     def __len__(self) -> int:
         return len(self._prices)
@@ -209,7 +216,8 @@ def price_frame(df: pd.DataFrame, prices: Any = None) -> pd.DataFrame:
     """Add ``cost_usd``, ``priced``, ``price_source`` to a frame of model calls (``usage_df`` columns).
 
     Rows are grouped by (provider, model, day) so each price is looked up once and applied to
-    arrays. ``df.attrs`` gets ``price_source``, ``price_version`` and ``price_fallbacks``.
+    arrays. ``df.attrs`` gets ``price_source``, ``price_version``, ``price_fallbacks`` and
+    ``price_assumptions`` (rows priced with an unknown cached/cache-write count taken as 0).
     """
     pricer = Pricer.from_spec(prices)
     n = len(df)
@@ -217,6 +225,7 @@ def price_frame(df: pd.DataFrame, prices: Any = None) -> pd.DataFrame:
     priced = np.zeros(n, dtype=bool)
     source = np.empty(n, dtype=object)
     fallbacks: dict[str, list[str]] = {}
+    assumptions: dict[str, dict[str, int]] = {}
     if n:
         models = df["model"].astype(object).to_numpy()
         providers = df["provider"].astype(object).to_numpy() if "provider" in df else np.full(n, None, dtype=object)
@@ -242,14 +251,22 @@ def price_frame(df: pd.DataFrame, prices: Any = None) -> pd.DataFrame:
             source[rows[ok]] = price.source
             used = [f for f, c in (("cached_input", "cached_input_tokens"), ("cache_write", "cache_write_input_tokens"))
                     if f in price.fallbacks and np.nansum(tokens[c][rows]) > 0]
+            name = f"{provider + '/' if provider else ''}{model}"
             if used:
-                fallbacks[f"{provider + '/' if provider else ''}{model}"] = [f"{f} priced as input" for f in used]
+                fallbacks[name] = [f"{f} priced as input" for f in used]
+            for part, column in (("cached_input", "cached_input_tokens"), ("cache_write", "cache_write_input_tokens")):
+                own = getattr(price, part)
+                assumed = int((ok & np.isnan(tokens[column][rows])).sum()) if own is not None and own != price.input else 0
+                if assumed:  # unknown count priced as 0: its tokens were charged as uncached input
+                    counts = assumptions.setdefault(name, {})
+                    counts[column] = counts.get(column, 0) + assumed
     out = df.copy(deep=False)
     out["cost_usd"] = cost
     out["priced"] = priced
     out["price_source"] = pd.Categorical(source)
     out.attrs.update(df.attrs)
-    out.attrs.update(price_source=pricer.source, price_version=pricer.version, price_fallbacks=fallbacks)
+    out.attrs.update(price_source=pricer.source, price_version=pricer.version, price_fallbacks=fallbacks,
+                     price_assumptions=assumptions)
     return out
 
 

@@ -9,6 +9,9 @@ from .cache import clear_cache
 from .columns import EVENT_COLUMNS, RUN_COLUMNS, TOOL_COLUMNS, USAGE_COLUMNS, Column
 from .events import events_df
 from .problems import LoadProblem, RunLoadError
+from .runs import runs_df
+from .tools import tools_df
+from .usage import usage_df
 
 __all__ = [
     "Column",
@@ -25,18 +28,3 @@ __all__ = [
     "usage_df",
 ]
 
-
-def __getattr__(name: str):  # the other frames land module by module
-    if name == "runs_df":
-        from .runs import runs_df
-
-        return runs_df
-    if name == "tools_df":
-        from .tools import tools_df
-
-        return tools_df
-    if name == "usage_df":
-        from .usage import usage_df
-
-        return usage_df
-    raise AttributeError(name)

@@ -115,7 +115,8 @@ RUN_COLUMNS: dict[str, tuple[str, str]] = {
     "tool_calls": ("int", "tool drafts in tool_invocations/prepared (or tool.requested events)"),
     "pending_approvals": ("int", "drafts waiting for a human decision"),
     "model_calls": ("int", "model.call events"),
-    "input_tokens": ("float", "total input tokens over model calls (cached and cache-write included)"),
+    "input_tokens": ("float", "total input tokens over model calls (cached and cache-write included); each token "
+                              "total is NaN when any call left it unknown"),
     "cached_input_tokens": ("float", "part of input read from cache"),
     "cache_write_input_tokens": ("float", "part of input written to cache"),
     "output_tokens": ("float", "total output tokens (reasoning included)"),

@@ -21,6 +21,7 @@ from ..store.eventlog import parse_lines
 from . import _arrays
 from .cache import CACHE, MEMO
 from .columns import Column
+from .fs import prefetch_remote
 from .problems import LoadProblem, Problems
 from .progress import progress
 from .rowsource import read_run_source, source_column, system_rows
@@ -160,7 +161,7 @@ def load_events(
     open_batches = [batch]
     with gc_paused():
         paths = [r.fs.join(r.path, "events.jsonl") for r in refs]
-        _prefetch(refs, paths)
+        prefetch_remote(refs, _events_and_source_doc)
         for ref, path in progress(list(zip(refs, paths)), show_progress, "events"):
             key = ("events", ref.fs.protocol, path, extras_key)
             if use_cache:
@@ -208,15 +209,10 @@ def load_events(
         return loaded
 
 
-def _prefetch(refs: Sequence[RunRef], paths: list[str]) -> None:
-    remote: dict[int, tuple[Any, list[str]]] = {}
-    for ref, path in zip(refs, paths):
-        if ref.fs.protocol != "file":
-            summary = ref.fs.join(ref.path, "summary.json")
-            doc = summary if ref.fs.stat(summary) is not None else ref.fs.join(ref.path, "state.json")
-            remote.setdefault(id(ref.fs), (ref.fs, []))[1].extend((path, doc))
-    for fs, wanted in remote.values():
-        fs.prefetch(wanted)
+def _events_and_source_doc(ref: RunRef) -> list[str]:
+    """What reading a run's events needs: ``events.jsonl`` and the document naming its source."""
+    summary = ref.fs.join(ref.path, "summary.json")
+    return [ref.fs.join(ref.path, "events.jsonl"), summary if ref.fs.stat(summary) is not None else ref.fs.join(ref.path, "state.json")]
 
 
 def _assemble(segments: list[tuple[_Batch | None, int, int]], names: list[str], extras: tuple[Column, ...],

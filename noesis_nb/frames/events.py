@@ -11,7 +11,7 @@ import pandas as pd
 from .columns import EVENT_COLUMNS, Column, check_columns
 from .eventblocks import load_events
 from .problems import Problems
-from .source import Source, resolve_source
+from .source import Source, episode_filter, resolve_source
 
 __all__ = ["events_df"]
 
@@ -39,8 +39,7 @@ def events_df(
     ``strict=True`` raises ``EventLogIntegrityError`` naming the file and line.
     """
     extras = check_columns(columns, EVENT_COLUMNS, "events_df")
-    wanted = [episodes] if isinstance(episodes, str) else (list(episodes) if episodes is not None else None)
-    refs = resolve_source(source, storage_options=storage_options, episodes=wanted)
+    refs = resolve_source(source, storage_options=storage_options, episodes=episode_filter(episodes))
     problems = Problems(strict)
     loaded = load_events(refs, problems, extras=extras, use_cache=cache, show_progress=progress)
     df = loaded.frame()

@@ -7,10 +7,10 @@ and modification time/ETag of every file), then fetches many files concurrently 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
-__all__ = ["LocalFS", "RemoteFS", "open_remote", "Stat"]
+__all__ = ["LocalFS", "RemoteFS", "open_remote", "prefetch_remote", "Stat"]
 
 Stat = tuple[int, Any]  # (size, mtime_ns or ETag/LastModified)
 _MARKERS = ("events.jsonl", "summary.json", "state.json")
@@ -161,3 +161,16 @@ def open_remote(url: str, storage_options: dict[str, Any] | None) -> tuple[Remot
         raise ImportError(f"reading {url!r} needs the {protocol} file system: pip install 'noesis_nb[s3]' (s3fs)") from exc
     fs.invalidate_cache()
     return RemoteFS(fs, protocol), path
+
+
+def prefetch_remote(refs: Iterable[Any], paths_of: Callable[[Any], Iterable[str]]) -> None:
+    """Fetch ``paths_of(ref)`` of every remote run in one concurrent batch per file system (local runs: nothing).
+
+    Runs on one remote file system share it, so each file system gets a single ``prefetch`` call.
+    """
+    remote: dict[int, tuple[Any, list[str]]] = {}
+    for ref in refs:
+        if ref.fs.protocol != "file":
+            remote.setdefault(id(ref.fs), (ref.fs, []))[1].extend(paths_of(ref))
+    for fs, wanted in remote.values():
+        fs.prefetch(wanted)

@@ -3,24 +3,28 @@
 ``summary.json`` carries most fields. ``events.jsonl`` is read only for what the documents lack:
 the terminate event when the summary has no status (older Noēsis runs), the start event when
 there is no summary or state, and model calls (only lines mentioning ``"model.call"`` are
-parsed) unless the summary already lists usage by model.
+parsed) unless the summary already lists usage by model with every token part known, for a run
+within one UTC day (then the per-model sums price exactly as the calls would).
 """
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import orjson
 
 from ..store.eventlog import parse_lines
 from ..store.status import run_status
+from .coerce import obj
 from .problems import LoadProblem
 from .source import RunRef
 from .usage import MODEL_CALL, scan_model_calls
 
-__all__ = ["read_run", "run_stamp", "check_stamp", "RunRecord"]
+__all__ = ["read_run", "run_stamp", "calls_from_events", "RunRecord", "PARTS"]
 
 _TAIL = 16384
+PARTS = (("cached_input", "cached_input_tokens"), ("cache_write", "cache_write_input_tokens"))  # (price field, count)
 RunRecord = dict[str, Any]
 
 
@@ -52,11 +56,11 @@ def read_run(ref: RunRef, *, strict: bool) -> tuple[RunRecord, dict[str, Any], l
     ext = (summary or {}).get("x-noesis_nb") or {}
     usage = ext.get("usage") if isinstance(ext, dict) else None
     by_model = usage.get("by_model") if isinstance(usage, dict) else None
-    need_state = summary is None or not (summary.get("task") and (summary.get("flags") or {}).get("using"))
+    need_state = summary is None or not (summary.get("task") and obj(summary, "flags").get("using"))
     state = _doc(ref, "state.json", problems, stamp) if need_state else None
     need_status = summary is None or not summary.get("status")
     no_calls = isinstance(usage, dict) and usage.get("model_calls") == 0
-    need_calls = not isinstance(by_model, list) and not no_calls
+    need_calls = not no_calls and not _usable_by_model(by_model, summary)
     events_path = ref.fs.join(ref.path, "events.jsonl")
     url = ref.fs.url(events_path)
     tail: list[dict[str, Any]] = []
@@ -77,17 +81,81 @@ def read_run(ref: RunRef, *, strict: bool) -> tuple[RunRecord, dict[str, Any], l
                 calls = scan_model_calls(data, url, problems)
         else:
             stamp["events.jsonl"] = None
-    elif isinstance(by_model, list):
-        calls = [(None, dict(item, event_name=MODEL_CALL)) for item in by_model if isinstance(item, dict)]
+    if not need_calls and not no_calls:  # one day's per-model sums, priced on the run's day
+        calls = [(summary["started_at"], dict(item, event_name=MODEL_CALL)) for item in by_model]
     tools = _tools(ref, stamp, sealed=final is not None or manifest is not None)
     record: RunRecord = {
         "ref": ref, "summary": summary, "state": state, "final": final, "manifest": manifest,
-        "status": run_status(summary, state, tail),
+        "status": _status(ref, summary, state, tail, problems),
         "head": head, "tail_end": next((e.get("timestamp") for e in reversed(tail) if e.get("phase") == "terminate"), None),
-        "calls": calls, "tools": tools, "tool_requests": tool_requests,
+        "calls": calls, "calls_from": "summary" if calls and not need_calls else "events",
+        "tools": tools, "tool_requests": tool_requests, "stamp": stamp, "problems": problems,
     }
     record["known_sizes"] = {k: v[0] for k, v in stamp.items() if v is not None and k.endswith((".json", ".jsonl"))}
     return record, stamp, problems
+
+
+def _usable_by_model(by_model: Any, summary: dict[str, Any] | None) -> bool:
+    """Whether the summary's ``usage.by_model`` can stand in for the run's ``model.call`` events.
+
+    Prices depend on the day: a run spanning midnight (UTC), or one without a start time, is
+    priced per call from its events. A row with a null cached/cache-write part may also need
+    the events (see ``calls_from_events``); that depends on the prices, so it is decided later.
+    """
+    if not isinstance(by_model, list) or not summary or not all(type(item) is dict for item in by_model):
+        return False
+    return _one_day(summary.get("started_at"), summary.get("duration_sec"))
+
+
+def calls_from_events(record: RunRecord) -> list[LoadProblem]:
+    """Replace the summary's per-model sums by the run's ``model.call`` events; returns new problems.
+
+    A sum is null when any call left that part unknown, so a row cannot say which calls had
+    cached/cache-write tokens; when that part has its own price, only the calls price the run as
+    ``usage_df`` does. The record keeps the calls, and the stat of ``events.jsonl`` joins its stamp.
+    """
+    ref = record["ref"]
+    path = ref.fs.join(ref.path, "events.jsonl")
+    got = ref.fs.read(path)
+    found: list[LoadProblem] = []
+    record["calls"] = scan_model_calls(got[0], ref.fs.url(path), found) if got is not None else []
+    record["calls_from"] = "events"
+    record["stamp"]["events.jsonl"] = None if got is None else got[1]
+    record["problems"].extend(found)
+    return found
+
+
+def _one_day(started: Any, duration: Any) -> bool:
+    """True when a run started at ``started`` and lasting ``duration`` seconds stays within one UTC day."""
+    if not isinstance(started, str) or not isinstance(duration, (int, float)) or isinstance(duration, bool) or not 0 <= duration < 86400:
+        return False
+    try:
+        begin = datetime.fromisoformat(started.replace("Z", "+00:00"))
+    except ValueError:
+        return False
+    begin = begin.astimezone(timezone.utc) if begin.tzinfo else begin.replace(tzinfo=timezone.utc)
+    return (begin + timedelta(seconds=duration)).date() == begin.date()
+
+
+def _status(ref: RunRef, summary: dict[str, Any] | None, state: dict[str, Any] | None, tail: list[dict[str, Any]],
+            problems: list[LoadProblem]) -> str | None:
+    """``run_status``; fields of the wrong shape are read as empty rather than failing the load.
+
+    ``runs_df`` reports those fields itself; a status that still cannot be read is reported here.
+    """
+    try:
+        return run_status(summary, state, tail)
+    except (AttributeError, TypeError, ValueError):
+        pass
+    metrics = {k: v for k, v in obj(summary, "metrics").items() if k != "veto_count" or isinstance(v, (int, float))}
+    summary = None if summary is None else {**summary, "metrics": metrics, "flags": obj(summary, "flags")}
+    state = None if state is None else {**state, "outcomes": obj(state, "outcomes")}
+    tail = [e for e in tail if e.get("payload") is None or type(e.get("payload")) is dict]
+    try:
+        return run_status(summary, state, tail)
+    except (AttributeError, TypeError, ValueError) as exc:
+        problems.append(LoadProblem(ref.url, None, f"the status cannot be read from malformed fields ({exc})"))
+        return None
 
 
 def _parse_tail(data: bytes, whole: bool, url: str, problems: list[LoadProblem]) -> list[dict[str, Any]]:
@@ -147,19 +215,6 @@ def _tools(ref: RunRef, stamp: dict[str, Any], *, sealed: bool) -> dict[str, Any
             if isinstance(doc, dict) and doc.get("status") == "pending_approval":
                 pending += 1
     return {"drafts": len(names["prepared"]), "pending": pending, "present": True}
-
-
-def check_stamp(record: RunRecord, stamp: dict[str, Any]) -> dict[str, Any]:
-    """What a cached record is validated against later.
-
-    A sealed run refuses appends and its documents are replaced by rename, which changes the
-    directory's mtime: the directory and ``events.jsonl`` suffice. Unsealed runs re-stat every
-    file that was read (a live run appending changes ``events.jsonl``).
-    """
-    sealed = record["final"] is not None or record["manifest"] is not None
-    if sealed and stamp.get(".") is not None:
-        return {k: v for k, v in stamp.items() if k in (".", "events.jsonl")}
-    return stamp
 
 
 def run_stamp(ref: RunRef, names: list[str]) -> dict[str, Any]:

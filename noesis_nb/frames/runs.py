@@ -3,29 +3,31 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
-import numpy as np
 import pandas as pd
 
-from ..cost import Pricer, price_frame
+from ..cost import Pricer
 from ..store.artifacts import verify_manifest
 from . import _arrays
 from .cache import CACHE, MEMO
 from .columns import RUN_COLUMNS, TOKEN_COLUMNS, Column, check_columns
 from .eventblocks import gc_paused
-from .problems import Problems
+from .fs import prefetch_remote
+from .coerce import Report, clean_row, obj
+from .problems import LoadProblem, Problems
 from .progress import progress as _progress
 from .rowsource import run_source
-from .runrecord import RunRecord, check_stamp, read_run, run_stamp
-from .source import RunRef, Source, resolve_source
-from .usage import calls_frame
+from .runrecord import RunRecord, calls_from_events, read_run, run_stamp
+from .runusage import run_usage, sums_hide_priced_parts
+from .source import RunRef, Source, episode_filter, resolve_source
 
 __all__ = ["runs_df"]
 
 _TERMINAL = {"ok", "error", "vetoed", "cancelled"}
+_ROW_COLUMNS = {k: v for k, v in RUN_COLUMNS.items() if k not in ("model_calls", "cost_usd", "priced", *TOKEN_COLUMNS)}
 
 
 def runs_df(
@@ -47,19 +49,23 @@ def runs_df(
     ``cost_usd`` is priced now (``prices`` overrides genai-prices). ``manifest_ok`` checks the
     files ``manifest.json`` lists: ``verify="quick"`` (default) that each exists and each top-level
     file has its listed size, ``"size"`` every size, ``"hash"`` re-hashes them (local runs only).
-    Problems (unreadable documents, corrupt lines) are in ``df.attrs["errors"]`` unless ``strict``.
+    A run's ``cost_usd`` is the sum of its ``usage_df`` rows' (NaN when any is unpriced).
+    Problems (unreadable documents, corrupt lines, malformed fields read as unknown) are in
+    ``df.attrs["errors"]``; ``strict=True`` raises on the first, naming the file.
     """
     if verify not in ("quick", "size", "hash"):
         raise ValueError(f"verify={verify!r}: use 'quick' (listed files exist, top-level sizes match), 'size' (every "
                          "listed size) or 'hash' (re-hash every listed file)")
     extras = check_columns(columns, RUN_COLUMNS, "runs_df")
-    wanted = [episodes] if isinstance(episodes, str) else (list(episodes) if episodes is not None else None)
-    refs = resolve_source(source, storage_options=storage_options, episodes=wanted)
+    refs = resolve_source(source, storage_options=storage_options, episodes=episode_filter(episodes))
     problems = Problems(strict)
     pricer = Pricer.from_spec(prices)
-    _prefetch(refs)
+    prefetch_remote(refs, _run_files)
     with gc_paused():
         records = [_record(ref, problems, cache, verify) for ref in _progress(refs, progress, "runs")]
+        for record in records:
+            if record["calls_from"] == "summary" and sums_hide_priced_parts(record, pricer):
+                problems.extend(calls_from_events(record))
         key = (tuple((c.name, c.path, id(c.fn), c.type) for c in extras), pricer.version)
         df = MEMO.get(("runs", key), tuple(records)) if cache else None
         if df is None:
@@ -71,14 +77,11 @@ def runs_df(
     return df
 
 
-def _prefetch(refs: list[RunRef]) -> None:
-    remote: dict[int, tuple[Any, list[str]]] = {}
-    for ref in refs:
-        if ref.fs.protocol != "file":
-            wanted = remote.setdefault(id(ref.fs), (ref.fs, []))[1]
-            wanted += [ref.fs.join(ref.path, n) for n in ("summary.json", "final.json", "manifest.json", "state.json", "events.jsonl")]
-    for fs, wanted in remote.values():
-        fs.prefetch(wanted)
+_RUN_FILES = ("summary.json", "final.json", "manifest.json", "state.json", "events.jsonl")
+
+
+def _run_files(ref: RunRef) -> list[str]:
+    return [ref.fs.join(ref.path, name) for name in _RUN_FILES]
 
 
 def _record(ref: RunRef, problems: Problems, use_cache: bool, verify: str) -> RunRecord:
@@ -92,10 +95,27 @@ def _record(ref: RunRef, problems: Problems, use_cache: bool, verify: str) -> Ru
                 return record
     record, stamp, run_problems = read_run(ref, strict=problems.strict)
     record["manifest_ok"] = _manifest_ok(ref, record["manifest"], verify, record["known_sizes"])
+    record["row"] = _checked_row(record, run_problems)
     problems.extend(run_problems)
     if use_cache:
-        CACHE.put(key, "known", (check_stamp(record, stamp), record, run_problems))
+        CACHE.put(key, "known", (stamp, record, run_problems))  # stamp: every file read, edited in place or not
     return record
+
+
+def _checked_row(record: RunRecord, run_problems: list[LoadProblem]) -> dict[str, Any]:
+    """``_row`` with malformed fields read as unknown and listed in ``run_problems`` (cached with the run)."""
+    ref: RunRef = record["ref"]
+
+    def report(name: str) -> Report:
+        url = ref.fs.url(ref.fs.join(ref.path, name))
+        return lambda reason: run_problems.append(LoadProblem(url, None, f"{name}: {reason}"))
+
+    try:
+        return _row(record, report)
+    except Exception as exc:  # a shape nobody foresaw: keep the run with its name, say why its fields are missing
+        run_problems.append(LoadProblem(ref.url, None, f"could not read the run's fields ({type(exc).__name__}: {exc})"))
+        return {**dict.fromkeys(_ROW_COLUMNS), "episode_id": ref.name, "status": record.get("status"), "run_dir": ref.url,
+                "sealed": False, "tool_calls": 0, "pending_approvals": 0, "tags": {}}
 
 
 def _manifest_ok(ref: RunRef, manifest: dict[str, Any] | None, verify: str, known: dict[str, int]) -> bool | None:
@@ -149,14 +169,16 @@ def _success(value: Any) -> bool | None:
     return None
 
 
-def _row(record: RunRecord) -> dict[str, Any]:
+def _row(record: RunRecord, report: Callable[[str], Report]) -> dict[str, Any]:
+    """The run's default column values; ``report(file)`` gives the reporter for fields of that file that are malformed."""
     ref: RunRef = record["ref"]
     summary, state, final = record["summary"] or {}, record["state"] or {}, record["final"] or {}
-    episode = state.get("episode") or {}
+    in_summary, in_state = report("summary.json"), report("state.json")
+    episode = obj(state, "episode", in_state)
     start = record["head"] if (record["head"] or {}).get("phase") == "start" else {}
-    start_payload = start.get("payload") or {}
-    metrics = summary.get("metrics") or {}
-    flags = summary.get("flags") or {}
+    start_payload = obj(start, "payload")
+    metrics = obj(summary, "metrics", in_summary)
+    flags = obj(summary, "flags", in_summary)
     status = record["status"]
     started = summary.get("started_at") or episode.get("started_at") or start.get("timestamp")
     duration = summary.get("duration_sec")
@@ -164,13 +186,16 @@ def _row(record: RunRecord) -> dict[str, Any]:
     if status in _TERMINAL:
         ended = _plus(started, duration) or final.get("finalized_at") or record["tail_end"]
     using = flags.get("using") or start_payload.get("using") or (str(episode.get("using") or "").removeprefix("adapter:") or None)
-    actions = ((state.get("outcomes") or {}).get("actions"))
+    actions = obj(state, "outcomes", in_state).get("actions")
     tools = record["tools"]
     tool_calls = tools["drafts"] if tools["present"] else (record["tool_requests"] or 0)
-    return {
+    tags = summary.get("tags")
+    if tags is not None and type(tags) is not dict:
+        obj(summary, "tags", in_summary)  # reports it
+    row = {
         "episode_id": summary.get("episode_id") or episode.get("id") or ref.name,
         "source": run_source(record["summary"] if record["summary"] is not None else record["state"]),
-        "task": summary.get("task") or _get(state, "goal", "task") or start_payload.get("task"),
+        "task": summary.get("task") or obj(state, "goal", in_state).get("task") or start_payload.get("task"),
         "using": using,
         "status": status,
         "outcome": final.get("outcome") or summary.get("outcome"),
@@ -178,7 +203,7 @@ def _row(record: RunRecord) -> dict[str, Any]:
         "started_at": started,
         "ended_at": ended,
         "duration_s": duration,
-        "governance_mode": flags.get("governance_mode") or _get(state, "x-noesis_nb", "governance_mode"),
+        "governance_mode": flags.get("governance_mode") or obj(state, "x-noesis_nb", in_state).get("governance_mode"),
         "act_count": metrics.get("act_count", len(actions) if isinstance(actions, list) else None),
         "veto_count": metrics.get("veto_count"),
         "tool_calls": tool_calls,
@@ -186,8 +211,12 @@ def _row(record: RunRecord) -> dict[str, Any]:
         "sealed": bool(record["final"] is not None or record["manifest"] is not None),
         "manifest_ok": record["manifest_ok"],
         "run_dir": ref.url,
-        "tags": summary.get("tags") if isinstance(summary.get("tags"), dict) else (episode.get("tags") or {}),
     }
+    # values come mostly from the summary (else state.json): a misfit is reported against that file
+    clean_row(row, _ROW_COLUMNS, in_summary if record["summary"] is not None else in_state)
+    row["episode_id"] = row["episode_id"] or ref.name
+    row["tags"] = tags if type(tags) is dict else obj(episode, "tags", in_state)
+    return row
 
 
 def _plus(started: Any, duration: Any) -> str | None:
@@ -200,14 +229,14 @@ def _plus(started: Any, duration: Any) -> str | None:
 
 
 def _frame(records: list[RunRecord], extras: tuple[Column, ...], prices: Pricer) -> pd.DataFrame:
-    rows = [_row(r) for r in records]
+    rows = [r["row"] for r in records]
     data: dict[str, pd.Series] = {}
     for name, (kind, _) in RUN_COLUMNS.items():
         if name in ("model_calls", "cost_usd", "priced", *TOKEN_COLUMNS):
             continue
         data[name] = _arrays.series_of(kind, [row[name] for row in rows])
     df = pd.DataFrame(data)
-    usage = _usage(records, prices)
+    usage = run_usage(records, prices)
     for name in ("model_calls", *TOKEN_COLUMNS, "cost_usd", "priced"):
         df[name] = usage[name].array
     if "duration_s" in df:
@@ -225,33 +254,3 @@ def _frame(records: list[RunRecord], extras: tuple[Column, ...], prices: Pricer)
 
 def _view(record: RunRecord) -> dict[str, Any]:
     return {k: record[k] for k in ("summary", "state", "final", "manifest", "status")} | {"run_dir": record["ref"].url}
-
-
-def _usage(records: list[RunRecord], prices: Any) -> pd.DataFrame:
-    """Per-run model-call totals and cost (priced per call, then summed)."""
-    index, stamps, payloads, weights = [], [], [], []
-    for i, record in enumerate(records):
-        for ts, payload in record["calls"]:
-            index.append(i)
-            stamps.append(ts)
-            payloads.append(payload)
-            weights.append(payload.get("model_calls", 1) if isinstance(payload.get("model_calls"), int) else 1)
-    n = len(records)
-    calls = price_frame(calls_frame(index, [s if isinstance(s, str) else None for s in stamps], payloads), prices)
-    out = pd.DataFrame(index=range(n))
-    run = np.asarray(index, dtype=np.int64)
-    counts = np.bincount(run, weights=np.asarray(weights, dtype=float), minlength=n) if len(run) else np.zeros(n)
-    out["model_calls"] = pd.array(counts.astype(np.int64), dtype="Int64")
-    has = counts > 0
-    for name in (*TOKEN_COLUMNS, "cost_usd"):
-        values = calls[name].to_numpy(dtype=float, na_value=np.nan) if len(calls) else np.empty(0)
-        known = ~np.isnan(values)
-        total = np.bincount(run[known], weights=values[known], minlength=n) if known.any() else np.zeros(n)
-        any_known = np.bincount(run[known], minlength=n) > 0 if known.any() else np.zeros(n, dtype=bool)
-        out[name] = np.where(has & any_known, total, np.nan)
-    unpriced = np.bincount(run[~calls["priced"].to_numpy(dtype=bool)], minlength=n) > 0 if len(calls) else np.zeros(n, dtype=bool)
-    priced = has & ~unpriced
-    out["priced"] = pd.array(priced, dtype="boolean")
-    out["cost_usd"] = np.where(priced, out["cost_usd"], np.nan)
-    out.attrs.update({k: calls.attrs[k] for k in ("price_source", "price_version", "price_fallbacks") if k in calls.attrs})
-    return out

@@ -20,7 +20,7 @@ from ..store.fast import scan_run_dirs_with_stats
 from ..store.roots import find_run_dir
 from .fs import LocalFS, RemoteFS, open_remote
 
-__all__ = ["RunRef", "resolve_source", "Source"]
+__all__ = ["RunRef", "resolve_source", "episode_filter", "Source"]
 
 Source = Union[str, os.PathLike, Iterable[Union[str, os.PathLike]], None]
 _LOCAL = LocalFS()
@@ -45,6 +45,13 @@ class RunRef:
     @property
     def url(self) -> str:
         return self.fs.url(self.path)
+
+
+def episode_filter(episodes: str | Iterable[str] | None) -> list[str] | None:
+    """A frame's ``episodes=`` argument as a list of ids (one id may be given as a string); None keeps every run."""
+    if episodes is None:
+        return None
+    return [episodes] if isinstance(episodes, str) else list(episodes)
 
 
 def resolve_source(

@@ -10,10 +10,12 @@ import orjson
 import pandas as pd
 
 from . import _arrays
+from .coerce import Report, clean_row, obj
 from .columns import TOOL_COLUMNS, Column, check_columns
 from .eventblocks import load_events
+from .fs import prefetch_remote
 from .problems import Problems
-from .source import RunRef, Source, resolve_source
+from .source import RunRef, Source, episode_filter, resolve_source
 
 __all__ = ["tools_df", "tool_label"]
 
@@ -30,18 +32,11 @@ def tool_label(tool: Any) -> str | None:
     return str(tool)
 
 
-def _prefetch_records(refs: list[RunRef]) -> None:
-    """On remote file systems, fetch every tool record in one concurrent batch."""
-    wanted: dict[int, tuple[Any, list[str]]] = {}
-    for ref in refs:
-        fs = ref.fs
-        if fs.protocol == "file":
-            continue
-        paths = wanted.setdefault(id(fs), (fs, []))[1]
-        paths += [fs.join(ref.path, "tool_invocations", kind, name) for kind in ("prepared", "approvals", "executions")
-                  for name in fs.listdir(fs.join(ref.path, "tool_invocations", kind)) if name.endswith(".json")]
-    for fs, paths in wanted.values():
-        fs.prefetch(paths)
+def _record_files(ref: RunRef) -> list[str]:
+    """Every tool record of a run (prepared, approvals, executions), for one concurrent remote fetch."""
+    fs = ref.fs
+    return [fs.join(ref.path, "tool_invocations", kind, name) for kind in ("prepared", "approvals", "executions")
+            for name in fs.listdir(fs.join(ref.path, "tool_invocations", kind)) if name.endswith(".json")]
 
 
 def _records(ref: RunRef, kind: str, problems: Problems) -> dict[str, dict[str, Any]]:
@@ -95,12 +90,29 @@ def _event_facts(names: np.ndarray, stamps: pd.Series, payloads: np.ndarray) -> 
     return drafts
 
 
+def _checked_row(ref: RunRef, source: str, draft_id: str, docs: tuple[dict[str, Any], ...], facts: dict[str, Any],
+                 problems: Problems) -> dict[str, Any]:
+    """``_row`` with malformed record fields read as unknown and reported against the draft's prepared record."""
+    fs = ref.fs
+    url = fs.url(fs.join(ref.path, "tool_invocations", "prepared", f"{draft_id}.json"))
+
+    def report(reason: str) -> None:
+        problems.add(url, reason)
+
+    try:
+        return clean_row(_row(ref.name, source, draft_id, *docs, facts, report), TOOL_COLUMNS, report)
+    except (AttributeError, TypeError, ValueError) as exc:  # a shape nobody foresaw: keep the draft, say why it is bare
+        report(f"could not read the draft's records ({type(exc).__name__}: {exc})")
+        return {**dict.fromkeys(TOOL_COLUMNS), "episode_id": ref.name, "source": source, "draft_id": draft_id}
+
+
 def _row(episode_id: str, source: str, draft_id: str, prepared: dict[str, Any], approval: dict[str, Any], execution: dict[str, Any],
-         facts: dict[str, Any]) -> dict[str, Any]:
-    gov = prepared.get("governance") or {}
+         facts: dict[str, Any], report: Report) -> dict[str, Any]:
+    gov = obj(prepared, "governance", report)
     decided = facts.get("decided_at")
     if decided is None and approval.get("decided_at"):
-        decided = pd.Timestamp(approval["decided_at"])
+        decided = pd.to_datetime(approval["decided_at"], utc=True, errors="coerce") if isinstance(approval["decided_at"], str) else None
+        decided = None if decided is pd.NaT else decided
     decision = approval.get("status") or facts.get("decision")
     status = execution.get("status") or facts.get("exec_status")
     if status is None:
@@ -156,20 +168,20 @@ def tools_df(
     prepared record's own status. ``wait_s`` runs from ``tool.approval.pending`` to the decision.
     """
     extras = check_columns(columns, TOOL_COLUMNS, "tools_df")
-    wanted = [episodes] if isinstance(episodes, str) else (list(episodes) if episodes is not None else None)
-    refs = resolve_source(source, storage_options=storage_options, episodes=wanted)
+    refs = resolve_source(source, storage_options=storage_options, episodes=episode_filter(episodes))
     problems = Problems(strict)
     loaded = load_events(refs, problems, use_cache=cache, show_progress=progress)
     cols = loaded.columns
     is_tool = np.asarray(cols["phase"] == "tool", dtype=bool)
-    run_of = np.repeat(np.arange(len(refs)), loaded.lengths)
+    ends = np.cumsum(loaded.lengths, dtype=np.int64)  # run i's rows are [ends[i-1], ends[i])
     names = np.asarray(cols["event_name"].astype(object))
     stamps = pd.Series(cols["timestamp"])
     payloads = cols["payload"]
-    _prefetch_records(refs)
+    prefetch_remote(refs, _record_files)
     rows, records = [], []
     for i, ref in enumerate(refs):
-        sel = np.flatnonzero(is_tool & (run_of == i))
+        start = int(ends[i - 1]) if i else 0
+        sel = start + np.flatnonzero(is_tool[start:ends[i]])
         facts = _event_facts(names[sel], stamps.iloc[sel], payloads[sel]) if len(sel) else {}
         prepared = _records(ref, "prepared", problems)
         approvals = _records(ref, "approvals", problems)
@@ -177,7 +189,7 @@ def tools_df(
         order = list(prepared) + [d for d in facts if d not in prepared]
         for draft in order:
             p, a, e = prepared.get(draft, {}), approvals.get(draft, {}), executions.get(draft, {})
-            rows.append(_row(ref.name, loaded.run_sources[i], draft, p, a, e, facts.get(draft, {})))
+            rows.append(_checked_row(ref, loaded.run_sources[i], draft, (p, a, e), facts.get(draft, {}), problems))
             records.append({"prepared": p, "approval": a, "execution": e})
     df = pd.DataFrame({name: _arrays.series_of(kind, [r[name] for r in rows]) for name, (kind, _) in TOOL_COLUMNS.items()})
     for column in extras:

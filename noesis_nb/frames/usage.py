@@ -14,23 +14,12 @@ from . import _arrays
 from .columns import USAGE_COLUMNS, Column, check_columns
 from .eventblocks import load_events
 from .problems import LoadProblem, Problems
-from .source import Source, resolve_source
+from .source import Source, episode_filter, resolve_source
 
 __all__ = ["usage_df", "scan_model_calls", "calls_frame", "MODEL_CALL"]
 
 MODEL_CALL = "model.call"
 _NEEDLE = b'"model.call"'
-
-
-def _num(value: Any) -> float | None:
-    if value is None or isinstance(value, bool):
-        return None
-    if isinstance(value, (int, float)):
-        return float(value)
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return None
 
 
 def scan_model_calls(data: bytes, url: str, problems: list[LoadProblem]) -> list[tuple[str | None, dict[str, Any]]]:
@@ -58,14 +47,11 @@ def scan_model_calls(data: bytes, url: str, problems: list[LoadProblem]) -> list
 
 
 def _numbers(values: list[Any]) -> np.ndarray:
-    """Token counts and latencies as float64 (None → NaN); odd values (strings, bools) become NaN too."""
-    try:
-        arr = np.array(values, dtype=np.float64)
-    except (TypeError, ValueError):
-        return np.array([_num(v) if _num(v) is not None else np.nan for v in values], dtype=np.float64)
-    if any(type(v) is bool for v in values):
-        arr[[type(v) is bool for v in values]] = np.nan
-    return arr
+    """Token counts and latencies as float64: JSON numbers only; None, strings (even ``"12"``) and bools → NaN.
+
+    The same rule as ``integrations._emit.token_count``: a count written as text is not a count.
+    """
+    return np.array([v if type(v) is int or type(v) is float else np.nan for v in values], dtype=np.float64)
 
 
 def calls_frame(episode_ids: list[Any], timestamps: list[Any], payloads: Iterable[dict[str, Any]], extras: Sequence[Column] = (),
@@ -114,8 +100,7 @@ def usage_df(
     ``reported_cost_usd`` is the provider's own figure from run time, kept apart.
     """
     extras = check_columns(columns, USAGE_COLUMNS, "usage_df")
-    wanted = [episodes] if isinstance(episodes, str) else (list(episodes) if episodes is not None else None)
-    refs = resolve_source(source, storage_options=storage_options, episodes=wanted)
+    refs = resolve_source(source, storage_options=storage_options, episodes=episode_filter(episodes))
     problems = Problems(strict)
     loaded = load_events(refs, problems, use_cache=cache, show_progress=progress)
     cols = loaded.columns

@@ -13,9 +13,15 @@ from typing import Any, Callable
 
 from ..errors import ToolRejected
 
-__all__ = ["request_approval", "tool_name"]
+__all__ = ["request_approval", "tool_name", "default_answer"]
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_\-]+")
+
+
+def default_answer(request: Any, approved: bool, reason: str | None) -> dict[str, Any]:
+    """What a system gets back for an approval request (an AG-UI interrupt's resume payload, the value
+    a LangGraph ``interrupt()`` returns): ``{"approved": bool}``, plus the reason of a rejection."""
+    return {"approved": True} if approved else {"approved": False, **({"reason": reason} if reason else {})}
 
 
 def tool_name(source: str, name: Any) -> str:

@@ -48,11 +48,14 @@ def usage_row(source: str, *, model: str | None, provider: str | None = None, in
                                                  cache_write_input_tokens, reasoning_tokens))))
     payload: dict[str, Any] = {"event_name": "model.call", "kind": "usage", "model": model or None, "provider": provider,
                                **counts, "latency_ms": latency_ms, "cost_usd": cost_usd}
+    warnings = []
     parts = sum(counts[k] or 0 for k in ("cached_input_tokens", "cache_write_input_tokens"))
     if counts["input_tokens"] is not None and parts > counts["input_tokens"]:
-        payload["usage_warning"] = f"cached + cache-write input ({parts}) exceeds input_tokens ({counts['input_tokens']})"
+        warnings.append(f"cached + cache-write input ({parts}) exceeds input_tokens ({counts['input_tokens']})")
     if None not in (counts["output_tokens"], counts["reasoning_tokens"]) and counts["reasoning_tokens"] > counts["output_tokens"]:
-        payload["usage_warning"] = f"reasoning_tokens ({counts['reasoning_tokens']}) exceeds output_tokens ({counts['output_tokens']})"
+        warnings.append(f"reasoning_tokens ({counts['reasoning_tokens']}) exceeds output_tokens ({counts['output_tokens']})")
+    if warnings:  # every inconsistency, joined: a later one must not hide an earlier one
+        payload["usage_warning"] = "; ".join(warnings)
     payload.update((k, v) for k, v in extra.items() if v is not None)
     payload["source"] = source
     return "model", payload

@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from ._safe import esc, esc_all
 from ._theme import PALETTE, new_figure
 
 __all__ = ["success_by_adapter", "duration_by_adapter"]
@@ -30,7 +31,7 @@ def success_by_adapter(runs: pd.DataFrame, *, title: str | None = None) -> go.Fi
     low, high = _wilson(table["sum"].to_numpy(dtype=float), table["count"].to_numpy(dtype=float))
     fig = new_figure(title or "Success rate by adapter")
     fig.add_trace(go.Bar(
-        name="success rate", x=table.index.tolist(), y=rate.to_numpy(), marker_color=PALETTE[2],
+        name="success rate", x=esc_all(table.index), y=rate.to_numpy(), marker_color=PALETTE[2],
         error_y=dict(type="data", symmetric=False, array=high - rate.to_numpy(), arrayminus=rate.to_numpy() - low, color="#8c8c8c"),
         customdata=np.stack([table["sum"], table["count"]], axis=1),
         hovertemplate="%{x}<br>%{y:.0%} (%{customdata[0]} of %{customdata[1]} finished runs)<extra></extra>"))
@@ -54,10 +55,11 @@ def duration_by_adapter(runs: pd.DataFrame, *, title: str | None = None) -> go.F
     for i, name in enumerate(sorted(using.unique())):
         rows = runs[(using == name).to_numpy()]
         fig.add_trace(go.Box(
-            name=name, y=rows["duration_s"].to_numpy(dtype=float, na_value=np.nan), boxpoints="all", jitter=0.3, pointpos=0,
+            name=esc(name), y=rows["duration_s"].to_numpy(dtype=float, na_value=np.nan), boxpoints="all", jitter=0.3, pointpos=0,
             marker=dict(color=PALETTE[i % len(PALETTE)], size=5), line=dict(width=1.5),
-            customdata=np.stack([rows["episode_id"].astype(str), rows["status"].astype(str)], axis=1),
-            hovertemplate="%{customdata[0]}<br>%{y:.3f} s · %{customdata[1]}<extra>" + name + "</extra>"))
+            customdata=np.stack([esc_all(rows["episode_id"].astype(object)), esc_all(rows["status"].astype(object)),
+                                 np.full(len(rows), esc(name), dtype=object)], axis=1),
+            hovertemplate="%{customdata[0]}<br>%{y:.3f} s · %{customdata[1]}<extra>%{customdata[2]}</extra>"))
     fig.update_yaxes(title="duration (s)")
     fig.update_xaxes(title="adapter", type="category")
     fig.update_layout(showlegend=False)

@@ -6,11 +6,10 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from ._safe import esc, esc_all
 from ._theme import color_map, new_figure
 
 __all__ = ["approval_waits"]
-
-_DECISIONS = ("succeeded", "failed", "replayed", "approved", "rejected")
 
 
 def approval_waits(tools: pd.DataFrame, by: str = "tool", *, title: str | None = None) -> go.Figure:
@@ -30,14 +29,13 @@ def approval_waits(tools: pd.DataFrame, by: str = "tool", *, title: str | None =
         if rows.empty:
             continue
         fig.add_trace(go.Box(
-            name=name, x=rows[by].astype(str), y=rows["wait_s"].to_numpy(dtype=float), boxpoints="all", jitter=0.4, pointpos=0,
-            marker=dict(color=colors[name], size=7), line=dict(width=1), fillcolor="rgba(0,0,0,0)",
-            customdata=np.stack([rows["episode_id"].astype(str), rows["draft_id"].astype(str),
-                                 rows["approver_id"].astype(object).fillna("").astype(str),
-                                 rows["decision_reason"].astype(object).fillna("").astype(str)], axis=1),
+            name=name, x=esc_all(rows[by].astype(object)), y=rows["wait_s"].to_numpy(dtype=float), boxpoints="all", jitter=0.4,
+            pointpos=0, marker=dict(color=colors[name], size=7), line=dict(width=1), fillcolor="rgba(0,0,0,0)",
+            customdata=np.stack([esc_all(rows[c].astype(object)) for c in ("episode_id", "draft_id", "approver_id", "decision_reason")]
+                                + [np.full(len(rows), esc(name), dtype=object)], axis=1),
             hovertemplate="%{x}: waited %{y:.1f} s<br>%{customdata[1]}<br>by %{customdata[2]}: %{customdata[3]}"
-                          "<br>%{customdata[0]}<extra>" + name + "</extra>"))
+                          "<br>%{customdata[0]}<extra>%{customdata[4]}</extra>"))
     fig.update_layout(boxmode="group")
     fig.update_yaxes(title="wait (s)", rangemode="tozero")
-    fig.update_xaxes(title=by, type="category")
+    fig.update_xaxes(title=esc(by), type="category")
     return fig

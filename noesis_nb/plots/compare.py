@@ -7,6 +7,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from ._safe import esc, esc_all
 from ._theme import PALETTE, style
 
 __all__ = ["compare_steps", "compare_episodes"]
@@ -42,7 +43,7 @@ def _steps(events: pd.DataFrame, episode_id: str, usage: pd.DataFrame | None) ->
     for name in names:
         counts[name] = counts.get(name, 0) + 1
         keys.append(f"{name} #{counts[name]}")
-    cost = np.zeros(len(names))
+    cost = np.zeros(len(names)) if usage is not None else np.full(len(names), np.nan)  # no usage: cost unknown, not 0
     if usage is not None and len(usage):
         calls = usage[usage["episode_id"].astype(str) == episode_id]
         where = np.searchsorted(starts, calls["timestamp"].to_numpy(), side="right") - 1
@@ -56,7 +57,8 @@ def _steps(events: pd.DataFrame, episode_id: str, usage: pd.DataFrame | None) ->
 def compare_steps(events: pd.DataFrame, a: str, b: str, usage: pd.DataFrame | None = None) -> pd.DataFrame:
     """Steps of ``a`` and ``b`` aligned by key (``act #1``, ``tool:fs.write #2``, ``model:gpt-4o #1``, …).
 
-    Columns: ``step, seconds_a, seconds_b, delta_s, cost_a, cost_b, delta_cost`` (B − A; NaN where one side lacks the step).
+    Columns: ``step, seconds_a, seconds_b, delta_s, cost_a, cost_b, delta_cost`` (B − A; NaN where one side lacks the step,
+    and costs NaN without ``usage``).
     """
     sa, sb = _steps(events, a, usage), _steps(events, b, usage)
     order = list(sa["step"]) + [s for s in sb["step"] if s not in set(sa["step"])]
@@ -77,18 +79,19 @@ def compare_episodes(events: pd.DataFrame, a: str, b: str, usage: pd.DataFrame |
     custom = np.stack([table["seconds_a"], table["seconds_b"], table["delta_s"], table["cost_a"], table["cost_b"], table["delta_cost"]], axis=1)
     hover = ("%{x}<br>A: %{customdata[0]:.3f} s · B: %{customdata[1]:.3f} s · Δ %{customdata[2]:+.3f} s"
              "<br>A: $%{customdata[3]:.6f} · B: $%{customdata[4]:.6f} · Δ $%{customdata[5]:+.6f}<extra></extra>")
-    for side, color, label in (("a", PALETTE[0], f"A {a}"), ("b", PALETTE[1], f"B {b}")):
-        fig.add_trace(go.Bar(name=label, x=table["step"], y=table[f"seconds_{side}"], marker_color=color,
+    steps = esc_all(table["step"])  # step keys hold tool and model names from the runs
+    for side, color, label in (("a", PALETTE[0], f"A {esc(a)}"), ("b", PALETTE[1], f"B {esc(b)}")):
+        fig.add_trace(go.Bar(name=label, x=steps, y=table[f"seconds_{side}"], marker_color=color,
                              customdata=custom, hovertemplate=hover, legendgroup=side), row=1, col=1)
     delta = table["delta_s"].to_numpy(dtype=float)
-    fig.add_trace(go.Bar(name="Δ time (B − A)", x=table["step"], y=delta, customdata=custom, hovertemplate=hover,
+    fig.add_trace(go.Bar(name="Δ time (B − A)", x=steps, y=delta, customdata=custom, hovertemplate=hover,
                          marker_color=np.where(delta > 0, PALETTE[5], PALETTE[2]).tolist()), row=2, col=1)
     if rows == 3:
         for side, color in (("a", PALETTE[0]), ("b", PALETTE[1])):
-            fig.add_trace(go.Bar(name=f"cost {side.upper()}", x=table["step"], y=table[f"cost_{side}"], marker_color=color,
+            fig.add_trace(go.Bar(name=f"cost {side.upper()}", x=steps, y=table[f"cost_{side}"], marker_color=color,
                                  marker_pattern_shape="/", customdata=custom, hovertemplate=hover, legendgroup=side,
                                  showlegend=False), row=3, col=1)
-    style(fig, title or f"{a} vs {b}")
+    style(fig, title or f"{esc(a)} vs {esc(b)}")
     fig.update_layout(barmode="group", height=260 * rows)
-    fig.update_xaxes(type="category", categoryorder="array", categoryarray=table["step"].tolist())
+    fig.update_xaxes(type="category", categoryorder="array", categoryarray=list(steps))
     return fig

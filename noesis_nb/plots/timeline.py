@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from ._safe import esc, esc_all
 from ._theme import color_map, new_figure
 
 __all__ = ["episode_timeline", "describe_payload"]
@@ -19,7 +20,7 @@ _PAUSES = {"run.interrupt": ("interrupt", "triangle-down"), "run.checkpoint": ("
 
 
 def describe_payload(payload: object, limit: int = 160) -> str:
-    """A short one-line view of a payload for hover text (HTML-escaped by plotly)."""
+    """A short one-line view of a payload, not escaped: plotly renders HTML in hover text, so pass it through ``esc``."""
     if not isinstance(payload, dict):
         return ""
     text = json.dumps({k: v for k, v in payload.items() if k != "experimental"}, default=str, ensure_ascii=False)
@@ -50,9 +51,11 @@ def episode_timeline(events: pd.DataFrame, episode_id: str | None = None, *, tit
     ts = one["timestamp"]
     nxt = ts.shift(-1).fillna(ts.iloc[-1])
     span_ms = np.maximum((nxt - ts).dt.total_seconds().to_numpy() * 1000.0, 0.5)
-    one = one.assign(span_ms=span_ms, name=one["event_name"].astype(object).where(one["event_name"].notna(), ""),
-                     detail=[describe_payload(p) for p in one["payload"]], agent=one["agent_id"].astype(object).fillna(""))
-    fig = new_figure(title or f"Episode {episode_id}")
+    names = one["event_name"].astype(object).where(one["event_name"].notna(), "")
+    # every text shown is escaped here; templates only point at customdata (escaped), never hold run text
+    one = one.assign(span_ms=span_ms, name=names, shown_phase=esc_all(one["phase"].astype(str)), shown_name=esc_all(names),
+                     detail=esc_all(describe_payload(p) for p in one["payload"]), agent=esc_all(one["agent_id"].astype(object)))
+    fig = new_figure(title or f"Episode {esc(episode_id)}")
     phases = list(dict.fromkeys(one["phase"].astype(str)))
     colors = color_map(phases)
     hover = ("<b>%{customdata[0]}</b> %{customdata[1]}<br>%{customdata[2]}<br>agent: %{customdata[3]}"
@@ -60,10 +63,8 @@ def episode_timeline(events: pd.DataFrame, episode_id: str | None = None, *, tit
     for phase in phases:
         rows = one[one["phase"].astype(str) == phase]
         fig.add_trace(go.Bar(
-            name=phase, orientation="h", y=[phase] * len(rows), base=rows["timestamp"], x=rows["span_ms"],
-            marker=dict(color=colors[phase], line=dict(width=0)), hovertemplate=hover,
-            customdata=np.stack([rows["phase"].astype(str), rows["name"], rows["timestamp"].dt.strftime("%H:%M:%S.%f"),
-                                 rows["agent"], rows["detail"]], axis=1)))
+            name=esc(phase), orientation="h", y=rows["shown_phase"], base=rows["timestamp"], x=rows["span_ms"],
+            marker=dict(color=colors[phase], line=dict(width=0)), hovertemplate=hover, customdata=_custom(rows)))
     for marks, row_name in ((_APPROVALS, "approvals"), (_PAUSES, "pauses")):
         for event_name, (label, symbol) in marks.items():
             rows = one[one["name"] == event_name]
@@ -73,10 +74,15 @@ def episode_timeline(events: pd.DataFrame, episode_id: str | None = None, *, tit
                 name=label, mode="markers", x=rows["timestamp"], y=[row_name] * len(rows),
                 marker=dict(symbol=symbol, size=12, color="#D55E00" if row_name == "approvals" else "#56B4E9",
                             line=dict(width=1, color="#8c8c8c")),
-                customdata=np.stack([rows["phase"].astype(str), rows["name"], rows["timestamp"].dt.strftime("%H:%M:%S.%f"),
-                                     rows["agent"], rows["detail"]], axis=1),
+                customdata=_custom(rows),
                 hovertemplate="<b>%{customdata[1]}</b><br>%{customdata[2]}<br>%{customdata[4]}<extra></extra>"))
     rows_shown = len(phases) + 2
     fig.update_layout(barmode="overlay", height=max(380, 24 * rows_shown + 160), xaxis=dict(type="date", title="time (UTC)"), yaxis=dict(title="phase", autorange="reversed",
-                      categoryorder="array", categoryarray=phases + ["approvals", "pauses"]), bargap=0.35)
+                      categoryorder="array", categoryarray=[esc(p) for p in phases] + ["approvals", "pauses"]), bargap=0.35)
     return fig
+
+
+def _custom(rows: pd.DataFrame) -> np.ndarray:
+    """Hover fields of ``rows``, all escaped: phase, event name, time, agent, payload."""
+    return np.stack([rows["shown_phase"], rows["shown_name"], rows["timestamp"].dt.strftime("%H:%M:%S.%f").astype(object),
+                     rows["agent"], rows["detail"]], axis=1)

@@ -80,3 +80,31 @@ def test_price_tables_from_yaml_and_csv(tmp_path):
 def test_table_version_changes_with_prices():
     assert PriceTable({"m": {"input": 1, "output": 2}}).version != PriceTable({"m": {"input": 1, "output": 3}}).version
     assert Price(1, 2).fallbacks == ("cached_input", "cache_write")
+
+
+def test_model_names_with_slashes_are_whole_keys():
+    table = PriceTable({"openrouter/openai/gpt-4o-mini": {"input": 1, "output": 2},
+                        "m-prov": {"provider": "acme", "input": 5, "output": 5}})
+    assert table.lookup("openrouter/openai/gpt-4o-mini").input == 1
+    assert table.lookup("openai/gpt-4o-mini", "openrouter").input == 1  # the provider joined to the model is the key too
+    assert table.lookup("m-prov", "acme").input == 5 and table.lookup("m-prov", "other") is None
+    df = price_frame(calls(model=["openrouter/openai/gpt-4o-mini"], input_tokens=[1e6], output_tokens=[1e6]),
+                     Pricer(table, use_genai=False))
+    assert df["cost_usd"][0] == 3.0 and df["priced"][0]
+
+
+def test_csv_prices_one_model_under_two_providers(tmp_path):
+    (tmp_path / "p.csv").write_text("provider,model,input,output\nacme,m1,1,1\nbeta,m1,2,2\n,vendor/m2,3,3\n")
+    table = PriceTable.load(tmp_path / "p.csv")
+    assert (table.lookup("m1", "acme").input, table.lookup("m1", "beta").input) == (1.0, 2.0)
+    assert table.lookup("vendor/m2").input == 3.0 and table.lookup("m1") is None
+
+
+def test_unknown_cache_counts_are_recorded_as_assumptions():
+    df = price_frame(calls(model=["m-full", "m-full", "m-full", "m-bare", "m-full"], input_tokens=[100, 100, 100, 100, np.nan],
+                           output_tokens=[1, 1, 1, 1, 1], cached_input_tokens=[np.nan, 10, np.nan, np.nan, np.nan],
+                           cache_write_input_tokens=[0, np.nan, np.nan, np.nan, np.nan]), TABLE)
+    # m-full has its own cached and cache-write prices: counting unknown as 0 changes its cost; m-bare's does not;
+    # the last row is unpriced (unknown input), so nothing was assumed for it
+    assert df.attrs["price_assumptions"] == {"m-full": {"cached_input_tokens": 2, "cache_write_input_tokens": 2}}
+    assert df["priced"].tolist() == [True, True, True, True, False]

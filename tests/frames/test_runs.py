@@ -51,8 +51,9 @@ def test_engine_tokens_and_cost(engine_runs):
     df = by_scenario(engine_runs)
     row = df.loc["success"]
     assert row["model_calls"] == 2
-    assert (row["input_tokens"], row["cached_input_tokens"], row["cache_write_input_tokens"]) == (3000, 900, 200)
-    assert (row["output_tokens"], row["reasoning_tokens"]) == (400, 20)
+    assert (row["input_tokens"], row["cached_input_tokens"], row["output_tokens"]) == (3000, 900, 400)
+    # gpt-4o reported no cache-write count and sonnet no reasoning count: those totals are unknown, not partial sums
+    assert math.isnan(row["cache_write_input_tokens"]) and math.isnan(row["reasoning_tokens"])
     assert row["cost_usd"] == pytest.approx(GPT4O_CALL + SONNET_CALL, rel=1e-9)
     assert row["priced"]
     # an unknown model is never priced as 0
@@ -197,3 +198,70 @@ def test_verify_modes(tmp_path):
     assert not runs_df(root, cache=False)["manifest_ok"].iloc[0]
     with pytest.raises(ValueError, match="verify='fast'"):
         runs_df(root, verify="fast")
+
+
+def _two_gpt_calls(task, ctx):
+    """Two gpt-4o calls: one with most input read from cache, one that did not report its cache split."""
+    ctx.model_call("gpt-4o", provider="openai", input_tokens=100_000, output_tokens=100, cached_input_tokens=90_000,
+                   cache_write_input_tokens=0)
+    ctx.model_call("gpt-4o", provider="openai", input_tokens=1_000, output_tokens=100)
+    return "done"
+
+
+def test_run_cost_equals_the_sum_of_its_calls_when_a_summary_part_is_unknown(tmp_path):
+    """A by_model row with a null cached part must not price the group as uncached: runs_df sums usage_df per run."""
+    import noesis_nb
+    from noesis_nb.frames import usage_df
+
+    root = tmp_path / "runs"
+    ep = noesis_nb.solve("two calls", using=_two_gpt_calls, runs_dir=root)
+    summary = json.loads((root / ep / "summary.json").read_text())
+    [group] = summary["x-noesis_nb"]["usage"]["by_model"]
+    assert group["cached_input_tokens"] is None  # the case: the per-model sum lost the first call's cache split
+    runs = runs_df(root).set_index("episode_id")
+    calls = usage_df(root).groupby("episode_id", observed=True)["cost_usd"].sum()
+    expected = (10_000 * 2.5 + 90_000 * 1.25 + 100 * 10) / 1e6 + (1_000 * 2.5 + 100 * 10) / 1e6  # by hand
+    assert calls[ep] == pytest.approx(expected, rel=1e-12)
+    assert runs.loc[ep, "cost_usd"] == pytest.approx(expected, rel=1e-12) and runs.loc[ep, "priced"]
+    assert math.isnan(runs.loc[ep, "cached_input_tokens"]) and runs.loc[ep, "input_tokens"] == 101_000
+
+
+def test_token_totals_are_nan_when_any_call_is_unknown(tmp_path):
+    root = tmp_path / "runs"
+    write_run(root, "ep_a", basic_events("ep_a"), summary=hand_summary("ep_a", task="t"))  # cached: 400 and unknown
+    row = runs_df(root).iloc[0]
+    assert row["input_tokens"] == 1050 and row["output_tokens"] == 105
+    assert math.isnan(row["cached_input_tokens"]) and math.isnan(row["reasoning_tokens"])
+
+
+@pytest.mark.parametrize("name, patch", [
+    ("summary.json", {"summary": {"metrics": [1]}}),
+    ("summary.json", {"summary": {"flags": "x"}}),
+    ("summary.json", {"summary": {"metrics": {"act_count": "three", "success": True}}}),
+    ("summary.json", {"summary": {"started_at": 5, "duration_sec": "long", "tags": [1]}}),
+    ("state.json", {"state": {"episode": "x", "outcomes": "y", "goal": [2]}}),
+])
+def test_one_malformed_run_does_not_spoil_the_load(tmp_path, name, patch):
+    root = tmp_path / "runs"
+    write_run(root, "ep_good", basic_events("ep_good"), summary=hand_summary("ep_good", task="fine"))
+    docs = {"summary": hand_summary("ep_bad", task="bad") | patch.get("summary", {})} if "summary" in patch else {}
+    write_run(root, "ep_bad", basic_events("ep_bad")[:3], state=patch.get("state"), **docs)
+    df = runs_df(root).set_index("episode_id")
+    assert list(df.index) == ["ep_bad", "ep_good"]
+    assert df.loc["ep_good", "task"] == "fine" and df.loc["ep_good", "act_count"] == 1 and df.loc["ep_good", "status"] == "ok"
+    assert df.attrs["errors"] and all(e["path"].endswith(f"ep_bad/{name}") for e in df.attrs["errors"])
+    with pytest.raises(RunLoadError, match=f"ep_bad/{name}"):
+        runs_df(root, strict=True, cache=False)
+
+
+def test_summary_usage_of_a_run_spanning_midnight_is_priced_from_its_calls(tmp_path):
+    """Prices are per day: per-model sums of a run that crosses midnight (UTC) cannot say which day a call was on."""
+    root = tmp_path / "runs"
+    by_model = [{"provider": "openai", "model": "gpt-4o", "model_calls": 1, "input_tokens": 1000, "cached_input_tokens": 0,
+                 "cache_write_input_tokens": 0, "output_tokens": 10, "reasoning_tokens": 0}]
+    summary = hand_summary("ep_a", task="t", status="ok", started_at="2025-03-01T23:59:50+00:00", duration=20.0) | {
+        "x-noesis_nb": {"usage": {"model_calls": 1, "by_model": by_model}}}
+    run = write_run(root, "ep_a", basic_events("ep_a"), summary=summary, final={"outcome": "success"})
+    (run / "events.jsonl").write_text('{"payload": {"event_name": "model.call"} torn\n')
+    df = runs_df(root)
+    assert [e["line"] for e in df.attrs["errors"]] == [1]  # the events were read

@@ -83,3 +83,33 @@ def test_progress_bar_for_many_runs(tmp_path, capsys):
     assert "noesis_nb: events" in capsys.readouterr().err
     events_df(root)
     assert capsys.readouterr().err == ""
+
+
+def _edit_in_place(path, old: str, new: str) -> None:
+    """Rewrite a file's bytes without a rename (the directory's mtime stays), with a later mtime."""
+    text = path.read_text().replace(old, new)
+    with open(path, "r+", encoding="utf-8") as fh:
+        fh.write(text)
+        fh.truncate()
+    stat = os.stat(path)
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000))
+
+
+def test_in_place_edits_of_a_sealed_run_are_reloaded(tmp_path):
+    root = tmp_path / "runs"
+    run = write_run(root, "ep_a", basic_events("ep_a"), summary=hand_summary("ep_a", task="before"), final={"outcome": "success"},
+                    manifest=True)
+    nosum = write_run(root, "ep_b", basic_events("ep_b"), state={"episode": {"id": "ep_b"}, "goal": {"task": "state before"}},
+                      final={"outcome": "success"})
+    df = runs_df(root).set_index("episode_id")
+    assert (df.loc["ep_a", "task"], df.loc["ep_a", "outcome"], df.loc["ep_b", "task"]) == ("before", "success", "state before")
+    assert df.loc["ep_a", "manifest_ok"]
+    dir_mtime = os.stat(run).st_mtime_ns
+    _edit_in_place(run / "summary.json", '"before"', '"after"')
+    _edit_in_place(run / "final.json", '"success"', '"failed"')
+    _edit_in_place(run / "manifest.json", '"size_bytes": ', '"size_bytes": 1')
+    _edit_in_place(nosum / "state.json", '"state before"', '"state after"')
+    assert os.stat(run).st_mtime_ns == dir_mtime
+    df = runs_df(root).set_index("episode_id")
+    assert (df.loc["ep_a", "task"], df.loc["ep_a", "outcome"], df.loc["ep_b", "task"]) == ("after", "failed", "state after")
+    assert not df.loc["ep_a", "manifest_ok"]

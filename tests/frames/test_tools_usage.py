@@ -93,3 +93,37 @@ def test_usage_reprice_and_extra_column(engine_runs):
     cheaper = reprice(df, {"gpt-4o": {"input": 0, "output": 0}})
     assert cheaper["cost_usd"].tolist() == pytest.approx([0.0, SONNET_CALL])
     assert cheaper.attrs["price_source"] == "user > genai-prices"
+
+
+def test_malformed_tool_record_beside_a_good_one(tmp_path):
+    from noesis_nb.frames import RunLoadError
+
+    root = tmp_path / "runs"
+    for ep, governance in (("ep_bad", "x"), ("ep_good", {"effect_kind": "write", "risk_tier": "high", "requires_approval": True})):
+        run = write_run(root, ep, [event(ep, 0, "start", {"task": "t"}, ts="2025-03-01T10:00:00+00:00")])
+        folder = run / "tool_invocations" / "prepared"
+        folder.mkdir(parents=True)
+        (folder / f"draft:{ep}:r1.json").write_text(json.dumps({"draft_id": f"draft:{ep}:r1", "status": "approved",
+                                                               "governance": governance}))
+        (run / "tool_invocations" / "approvals").mkdir()
+        (run / "tool_invocations" / "approvals" / f"draft:{ep}:r1.json").write_text(json.dumps(
+            {"draft_id": f"draft:{ep}:r1", "status": "approved", "decided_at": 7 if ep == "ep_bad" else "2025-03-01T10:00:01Z"}))
+    df = tools_df(root).set_index("episode_id")
+    assert df.loc["ep_good", "risk_tier"] == "high" and df.loc["ep_good", "requires_approval"]
+    assert pd.isna(df.loc["ep_bad", "risk_tier"]) and df.loc["ep_bad", "status"] == "approved"
+    [problem] = df.attrs["errors"]
+    assert problem["path"].endswith("ep_bad/tool_invocations/prepared/draft:ep_bad:r1.json") and "governance" in problem["reason"]
+    with pytest.raises(RunLoadError, match="draft:ep_bad:r1.json"):
+        tools_df(root, strict=True, cache=False)
+
+
+def test_token_counts_written_as_text_are_unknown(tmp_path):
+    """usage_df keeps to its docstring and to integrations' token_count: "12" is not a count."""
+    root = tmp_path / "runs"
+    payload = {"event_name": "model.call", "model": "gpt-4o", "provider": "openai", "input_tokens": "1000",
+               "output_tokens": 100, "cached_input_tokens": "400", "latency_ms": "12.5", "reasoning_tokens": True}
+    write_run(root, "ep_a", [event("ep_a", 0, "model", payload, ts="2025-03-01T10:00:00+00:00")])
+    row = usage_df(root).iloc[0]
+    assert row["output_tokens"] == 100
+    assert all(math.isnan(row[c]) for c in ("input_tokens", "cached_input_tokens", "latency_ms", "reasoning_tokens"))
+    assert math.isnan(row["cost_usd"]) and not row["priced"]

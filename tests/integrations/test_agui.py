@@ -184,3 +184,17 @@ def test_bad_options_are_named():
         AGUIAdapter(ScriptedAGUIAgent("answer"), resume_style="2.0")
     with pytest.raises(TypeError, match="not an AG-UI agent"):
         AGUIAdapter(42)
+
+
+def test_run_error_keeps_the_agents_code(runs_dir):
+    from noesis_nb.integrations.agui import AGUIRunError
+
+    def agent(run_input):
+        return [{"type": "RUN_STARTED", "threadId": run_input.thread_id, "runId": run_input.run_id},
+                {"type": "RUN_ERROR", "message": "boom", "code": "FRAMEWORK_ERROR"}]
+
+    handle, _ = run("hi", AGUIAdapter(agent), runs_dir)
+    assert handle.status == "error"
+    with pytest.raises(AGUIRunError, match="boom") as caught:
+        handle.result()
+    assert caught.value.code == "FRAMEWORK_ERROR"

@@ -61,3 +61,18 @@ def test_require_names_the_install_line():
     with pytest.raises(MissingExtraError, match=r"needs the 'noeta-sdk' package.*pip install 'noesis_nb\[noeta\]'"):
         require("surely_not_a_module_xyz", "noeta", "NoetaAdapter")
     assert issubclass(MissingExtraError, ImportError)
+
+
+def test_every_usage_warning_is_kept():
+    _, payload = usage_row("x", model="m", input_tokens=10, cached_input_tokens=20, output_tokens=5, reasoning_tokens=9)
+    assert payload["usage_warning"] == ("cached + cache-write input (20) exceeds input_tokens (10); "
+                                        "reasoning_tokens (9) exceeds output_tokens (5)")
+
+
+def test_one_default_answer_for_every_integration():
+    from noesis_nb.integrations import _approvals
+
+    agui = pytest.importorskip("noesis_nb.integrations.agui")
+    assert agui.default_answer is _approvals.default_answer
+    assert _approvals.default_answer({"id": "i1"}, False, "too risky") == {"approved": False, "reason": "too risky"}
+    assert _approvals.default_answer("value", True, "ignored") == {"approved": True}

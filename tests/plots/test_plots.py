@@ -33,7 +33,8 @@ def themed(fig: go.Figure) -> None:
     assert isinstance(fig, go.Figure)
     assert fig.layout.paper_bgcolor == "rgba(0,0,0,0)" and fig.layout.plot_bgcolor == "rgba(0,0,0,0)"
     assert fig.layout.hoverlabel.bgcolor and fig.layout.font.color == "#8c8c8c"
-    assert "<html" in fig.to_html(include_plotlyjs=False, full_html=True)  # static export works
+    exported = pio.from_json(fig.to_json())  # static export keeps the look (no global template needed to read it back)
+    assert exported.layout.paper_bgcolor == "rgba(0,0,0,0)" and exported.layout.font.color == "#8c8c8c"
 
 
 def test_episode_timeline(frames):
@@ -60,19 +61,25 @@ def test_cost_and_tokens(frames):
     themed(fig)
     assert sorted(t.name for t in fig.data) == sorted(usage["model"].astype(str).unique())
     gpt = next(t for t in fig.data if t.name == "gpt-4o")
-    calls = usage[usage["model"] == "gpt-4o"].sort_values("timestamp")
-    assert gpt.y[-1] == pytest.approx(calls["cost_usd"].sum()) and "this call" in gpt.hovertemplate
-    assert "unpriced" in fig.layout.title.text and fig.layout.yaxis.tickprefix == "$"
+    # success, veto_audit, paused, approved and rejected each make one gpt-4o call (the enforce-vetoed run makes none):
+    # 1000 in (400 cached), 100 out at $2.5 / $1.25 / $10 per M
+    call = (600 * 2.5 + 400 * 1.25 + 100 * 10) / 1e6
+    assert list(gpt.y) == pytest.approx([call, 2 * call, 3 * call, 4 * call, 5 * call], rel=1e-12)
+    assert "this call" in gpt.hovertemplate
+    assert "(1 unpriced calls left out)" in fig.layout.title.text and fig.layout.yaxis.tickprefix == "$"
     by_run = plots.tokens_by(usage, by="episode_id")
     themed(by_run)
-    assert [t.name for t in by_run.data] == ["uncached input", "cached input", "cache-write input", "output", "reasoning (in output)"]
+    assert [t.name for t in by_run.data] == ["uncached input", "cached input", "cache-write input", "output", "reasoning (in output)",
+                                             "input, split unknown", "output, split unknown"]
     assert by_run.layout.barmode == "stack" and by_run.data[4].marker.pattern.shape == "/"
     col = list(by_run.data[0].x).index(ids["success"])
-    stacked = sum(t.y[col] for t in by_run.data)
-    assert stacked == 3000 + 400  # input total + output total: every token once, reasoning inside output
-    assert by_run.data[1].y[col] == 900 and by_run.data[2].y[col] == 200 and by_run.data[4].y[col] == 20
+    # success: gpt-4o 1000 in (400 cached, cache-write unreported), 100 out (20 reasoning);
+    #          sonnet 2000 in (500 cached, 200 cache-write), 300 out (reasoning unreported)
+    got = {t.name: t.y[col] for t in by_run.data}
+    assert got == {"uncached input": 1300, "cached input": 900, "cache-write input": 200, "input, split unknown": 600,
+                   "output": 80, "reasoning (in output)": 20, "output, split unknown": 300}
     over_time = plots.tokens_over_time(usage, "1D")
-    assert over_time.layout.xaxis.type == "date" and len(over_time.data) == 5
+    assert over_time.layout.xaxis.type == "date" and len(over_time.data) == 7
 
 
 def test_adapters(frames):
@@ -115,6 +122,71 @@ def test_compare_episodes(frames):
     assert "Δ" in fig.data[0].hovertemplate and fig.data[2].name == "Δ time (B − A)"
     tool_steps = plots.compare_steps(events, ids["approved"], ids["rejected"])
     assert "tool:write #1" in set(tool_steps["step"])
+    # without usage the cost of a step is unknown, not $0
+    assert tool_steps[["cost_a", "cost_b", "delta_cost"]].isna().all().all()
+    assert table.set_index("step").loc["start #1", "cost_a"] == 0.0  # with usage, a step without model calls costs 0
+
+
+EVIL = '<a href="x">EVIL%{y}</a><b>'
+
+
+@pytest.fixture(scope="module")
+def hostile(tmp_path_factory):
+    """Runs whose ids, names, agents, reasons and payloads are HTML and plotly placeholders."""
+    from ..frames.runkit import event, model_call, write_run
+
+    root = tmp_path_factory.mktemp("hostile") / "runs"
+    ids = [f"ep_{i}{EVIL}".replace("/", "|") for i in range(2)]
+    for ep in ids:
+        draft = f"draft:{ep}:r1"
+        t = [f"2025-03-01T10:00:{s:02d}+00:00" for s in range(0, 60, 10)]
+        run = write_run(root, ep, [
+            event(ep, 0, "start", {"task": EVIL, "using": EVIL}, ts=t[0]),
+            model_call(ep, 1, t[1], EVIL, "openai", input_tokens=100, output_tokens=10),
+            event(ep, 2, "tool", {"event_name": "tool.requested", "request_id": "r1", "tool": EVIL}, ts=t[2], agent_id=EVIL),
+            event(ep, 3, "tool", {"event_name": "tool.approval.pending", "request_id": "r1", "draft_id": draft}, ts=t[3]),
+            event(ep, 4, "tool", {"event_name": EVIL, "request_id": "r1", "draft_id": draft, "note": EVIL}, ts=t[4]),
+            event(ep, 5, "terminate", {"status": "ok"}, ts=t[5])],
+            summary={"episode_id": ep, "task": EVIL, "status": "ok", "started_at": t[0], "duration_sec": 50.0, "flags": {"using": EVIL}})
+        folder = run / "tool_invocations"
+        for kind, doc in (("prepared", {"draft_id": draft, "tool": EVIL, "status": "approved"}),
+                          ("approvals", {"draft_id": draft, "status": "approved", "approver_id": EVIL, "reason": EVIL,
+                                         "decided_at": "2025-03-01T10:00:35+00:00"})):
+            (folder / kind).mkdir(parents=True, exist_ok=True)
+            (folder / kind / f"{draft}.json").write_text(__import__("json").dumps(doc))
+    return ids, events_df(root), runs_df(root), tools_df(root), usage_df(root)
+
+
+def assert_no_raw_user_text(fig: go.Figure) -> None:
+    """Every string holding user text is escaped, and no hover template holds user text at all."""
+    seen = []
+
+    def walk(node, key=""):
+        if isinstance(node, dict):
+            for k, v in node.items():
+                walk(v, k)
+        elif isinstance(node, (list, tuple, np.ndarray)):
+            for v in node:
+                walk(v, key)
+        elif isinstance(node, str) and "EVIL" in node:
+            seen.append(key)
+            assert key != "hovertemplate", f"user text in a hover template: {node!r}"
+            assert not any(ch in node for ch in '<>"'), f"unescaped user text in {key}: {node!r}"
+
+    walk(fig.to_plotly_json())
+    assert seen  # the hostile text did reach the figure, escaped
+
+
+def test_untrusted_text_is_escaped_and_never_a_template(hostile):
+    ids, events, runs, tools, usage = hostile
+    figures = [plots.episode_timeline(events, ids[0]), plots.cost_over_time(usage, by="model"), plots.tokens_by(usage, by="model"),
+               plots.tokens_by(usage, by="episode_id"), plots.success_by_adapter(runs), plots.duration_by_adapter(runs),
+               plots.approval_waits(tools), plots.approval_waits(tools, by="approver_id"),
+               plots.compare_episodes(events, ids[0], ids[1], usage)]
+    for fig in figures:
+        assert_no_raw_user_text(fig)
+    timeline = figures[0]
+    assert any("&lt;a href=&quot;x&quot;&gt;EVIL%{y}" in str(row) for t in timeline.data for row in t.customdata)
 
 
 def test_missing_columns_name_the_frame_to_use():
@@ -122,3 +194,14 @@ def test_missing_columns_name_the_frame_to_use():
         plots.cost_over_time(pd.DataFrame({"x": [1]}))
     with pytest.raises(ValueError, match="runs_df"):
         plots.success_by_adapter(pd.DataFrame({"x": [1]}))
+
+
+def test_token_parts_keep_unknown_apart():
+    usage = pd.DataFrame({"model": ["m", "m", "m"], "input_tokens": [100, np.nan, 100], "cached_input_tokens": [40, 5, np.nan],
+                          "cache_write_input_tokens": [0, np.nan, np.nan], "output_tokens": [10, 10, np.nan],
+                          "reasoning_tokens": [np.nan, 2, 1]})
+    parts = plots.token_parts(usage)
+    assert parts.to_dict("list") == {
+        "uncached input": [60, 0, 0], "cached input": [40, 0, 0], "cache-write input": [0, 0, 0], "input, split unknown": [0, 0, 100],
+        "output": [0, 8, 0], "reasoning (in output)": [0, 2, 0], "output, split unknown": [10, 0, 0]}
+    assert "(2 calls with unknown totals left out)" in plots.tokens_by(usage).layout.title.text

@@ -14,7 +14,7 @@ import inspect
 from typing import Any, Callable, Mapping
 
 from ...errors import EpisodeStateError
-from .._approvals import request_approval, tool_name
+from .._approvals import default_answer, request_approval, tool_name
 from .._emit import apply_output, emit_rows, row
 from .._extras import require
 from ._events import EVENT_TYPES, AGUIFolder
@@ -32,11 +32,6 @@ class AGUIRunError(AGUIStreamError):
     def __init__(self, message: str, code: str | None = None):
         self.code = code
         super().__init__(message)
-
-
-def default_answer(interrupt: dict[str, Any], approved: bool, reason: str | None) -> dict[str, Any]:
-    """The resume payload for an approval: ``{"approved": bool}`` (+ the reason of a rejection)."""
-    return {"approved": True} if approved else {"approved": False, **({"reason": reason} if reason else {})}
 
 
 class AGUIAdapter:
@@ -83,7 +78,7 @@ class AGUIAdapter:
             folder = AGUIFolder(messages, deltas=self.deltas)
             await self._run_once(self._run_input(thread_id, f"{ctx.episode_id}-run-{number}", messages, fields, resume), folder, ctx)
             if folder.error is not None:
-                raise AGUIRunError(f"the AG-UI agent ended the run with RUN_ERROR: {folder.error}")
+                raise AGUIRunError(f"the AG-UI agent ended the run with RUN_ERROR: {folder.error}", code=folder.error_code)
             if not folder.interrupts:
                 return await apply_output(self.output, folder.result)
             messages = folder.messages

@@ -52,7 +52,7 @@ _SIMPLE = {  # type → (kind, {row field: event field})
 
 
 class AGUIFolder:
-    """One run's events in, rows out; afterwards ``interrupts``, ``result``, ``error``, ``messages``."""
+    """One run's events in, rows out; afterwards ``interrupts``, ``result``, ``error`` (+ ``error_code``), ``messages``."""
 
     def __init__(self, messages: list[dict[str, Any]] | None = None, *, deltas: bool = False):
         self.deltas = deltas
@@ -61,6 +61,7 @@ class AGUIFolder:
         self.interrupts: list[dict[str, Any]] = []
         self.finished = False  # RUN_FINISHED or RUN_ERROR seen
         self.error: str | None = None
+        self.error_code: str | None = None  # RUN_ERROR's code, kept for AGUIRunError.code
         self.outcome: str | None = None
         self.run_result: Any = None
         self.last_text: str | None = None
@@ -193,6 +194,7 @@ class AGUIFolder:
     def _run_error(self, e: dict[str, Any]) -> list[Row]:
         rows = self.close(partial=True)
         self.finished, self.error = True, str(e.get("message") or "RUN_ERROR without a message")
+        self.error_code = None if e.get("code") is None else str(e.get("code"))
         rows.append(row("observe", "agui", "RUN_ERROR", "run_error", message=e.get("message"), code=e.get("code"), error=self.error))
         return rows + _usage(e.get("usage"))
 

@@ -13,7 +13,7 @@ import asyncio
 from typing import Any, Callable
 
 from ...errors import NoesisNbError
-from .._approvals import request_approval, tool_name
+from .._approvals import default_answer, request_approval, tool_name
 from .._emit import apply_output, row
 from .._extras import require
 from ._callbacks import make_handler
@@ -23,11 +23,6 @@ __all__ = ["LangGraphAdapter", "LangGraphResumeError", "default_answer"]
 
 class LangGraphResumeError(NoesisNbError):
     """The graph interrupted but cannot be resumed (no checkpointer), or interrupts never stop."""
-
-
-def default_answer(value: Any, approved: bool, reason: str | None) -> dict[str, Any]:
-    """What ``interrupt()`` returns inside the node: ``{"approved": bool}`` (+ a rejection's reason)."""
-    return {"approved": True} if approved else {"approved": False, **({"reason": reason} if reason else {})}
 
 
 class LangGraphAdapter:

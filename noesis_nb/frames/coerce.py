@@ -1,0 +1,68 @@
+"""Defensive reading of run documents: a malformed field becomes NA and a problem, never an exception.
+
+One bad run (``metrics: [1]``, ``act_count: "three"``, ``governance: "x"``) must not spoil a
+whole load: ``obj`` reads a sub-document that is not an object as empty, and ``clean_row`` checks
+each value of a frame row against its column's kind, replacing what does not fit by None. Both
+report what they replaced through ``report(reason)`` so the frame lists it in ``attrs["errors"]``
+(or raises under ``strict=True``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from datetime import date, datetime
+from typing import Any
+
+__all__ = ["obj", "clean_row", "Report"]
+
+Report = Callable[[str], None]
+_NUMBER = (int, float)
+
+
+def obj(doc: Any, key: str, report: Report | None = None, where: str = "") -> dict[str, Any]:
+    """``doc[key]`` when it is an object; ``{}`` when absent or null; ``{}`` and a report when it is anything else."""
+    value = doc.get(key) if type(doc) is dict else None
+    if value is None or type(value) is dict:
+        return value or {}
+    if report is not None:
+        report(f"{where}{key} is a JSON {_kind(value)} ({_short(value)}), not an object; read as empty")
+    return {}
+
+
+def clean_row(row: dict[str, Any], columns: Mapping[str, tuple[str, str]], report: Report) -> dict[str, Any]:
+    """``row`` with every value that does not fit its column's kind replaced by None (and reported)."""
+    for name, (kind, _) in columns.items():
+        value = row.get(name)
+        if value is None or type(value) in _EXACT.get(kind, ()) or _fits(kind, value):
+            continue
+        report(f"{name} is {_short(value)} (a JSON {_kind(value)}), not {_WANT[kind]}; read as unknown")
+        row[name] = None
+    return row
+
+
+_EXACT = {"int": {int}, "float": {int, float}, "bool": {bool}, "datetime": {str}, "str": {str}, "category": {str}}  # fast path
+_WANT = {"int": "a whole number", "float": "a number", "bool": "true/false", "datetime": "an ISO-8601 time",
+         "str": "text", "category": "text", "object": "a value"}
+
+
+def _fits(kind: str, value: Any) -> bool:
+    if kind == "int":
+        return (type(value) is int) or (type(value) is float and value.is_integer())
+    if kind == "float":
+        return isinstance(value, _NUMBER) and not isinstance(value, bool)
+    if kind == "bool":
+        return isinstance(value, bool)
+    if kind == "datetime":
+        return isinstance(value, (str, datetime, date))
+    if kind in ("str", "category"):
+        return isinstance(value, (str, int, float)) and not isinstance(value, bool)
+    return True
+
+
+def _kind(value: Any) -> str:
+    return {dict: "object", list: "array", str: "string", bool: "boolean", int: "number", float: "number"}.get(type(value), type(value).__name__)
+
+
+def _short(value: Any, limit: int = 40) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -1,0 +1,85 @@
+"""Per-run model-call totals and cost for ``runs_df``, priced per call exactly as ``usage_df`` prices them.
+
+A run's calls are its ``model.call`` events, or the summary's per-model sums when those price
+the same (``runrecord`` decides what it can from the summary; the prices decide the rest here).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..cost import Pricer, price_frame
+from .columns import TOKEN_COLUMNS
+from .runrecord import PARTS, RunRecord
+from .usage import calls_frame
+
+__all__ = ["run_usage", "sums_hide_priced_parts"]
+
+
+def sums_hide_priced_parts(record: RunRecord, pricer: Pricer) -> bool:
+    """Whether a per-model sum with an unknown cached/cache-write part would price differently from the calls.
+
+    A null part prices as 0 (charged as input) for the whole group, while the calls that did
+    report it get their own rate: that differs only when the part's price is not the input price.
+    """
+    checked = record.setdefault("sums_checked", {})  # per price table: a cached run is decided once
+    if pricer.version not in checked:
+        checked[pricer.version] = _hidden_parts(record["calls"], pricer)
+    return checked[pricer.version]
+
+
+def _hidden_parts(calls: list[tuple[Any, dict[str, Any]]], pricer: Pricer) -> bool:
+    for ts, payload in calls:
+        nulls = [part for part, count in PARTS if payload.get(count) is None]
+        model, provider = payload.get("model"), payload.get("provider")
+        if not nulls or not isinstance(model, str) or not model:
+            continue
+        price = pricer.lookup(model, provider if isinstance(provider, str) and provider else None, _day(ts))
+        if price is not None and any(getattr(price, part) not in (None, price.input) for part in nulls):
+            return True
+    return False
+
+
+def _day(stamp: Any) -> datetime | None:
+    """Midnight UTC of an ISO time (the day ``price_frame`` prices a call on)."""
+    try:
+        when = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    except (AttributeError, TypeError, ValueError):
+        return None
+    when = when.astimezone(timezone.utc) if when.tzinfo else when.replace(tzinfo=timezone.utc)
+    return datetime(when.year, when.month, when.day, tzinfo=timezone.utc)
+
+
+def run_usage(records: list[RunRecord], prices: Any) -> pd.DataFrame:
+    """Per-run model-call totals and cost (priced per call, then summed); a total is NaN when any call's value is unknown."""
+    index, stamps, payloads, weights = [], [], [], []
+    for i, record in enumerate(records):
+        for ts, payload in record["calls"]:
+            index.append(i)
+            stamps.append(ts)
+            payloads.append(payload)
+            weights.append(payload.get("model_calls", 1) if isinstance(payload.get("model_calls"), int) else 1)
+    n = len(records)
+    calls = price_frame(calls_frame(index, [s if isinstance(s, str) else None for s in stamps], payloads), prices)
+    out = pd.DataFrame(index=range(n))
+    run = np.asarray(index, dtype=np.int64)
+    counts = np.bincount(run, weights=np.asarray(weights, dtype=float), minlength=n) if len(run) else np.zeros(n)
+    out["model_calls"] = pd.array(counts.astype(np.int64), dtype="Int64")
+    has = counts > 0
+    for name in (*TOKEN_COLUMNS, "cost_usd"):  # a total is unknown (NaN) when any call's value is unknown, never partial
+        values = calls[name].to_numpy(dtype=float, na_value=np.nan) if len(calls) else np.empty(0)
+        known = ~np.isnan(values)
+        total = np.bincount(run[known], weights=values[known], minlength=n) if known.any() else np.zeros(n)
+        any_unknown = np.bincount(run[~known], minlength=n) > 0 if not known.all() else np.zeros(n, dtype=bool)
+        out[name] = np.where(has & ~any_unknown, total, np.nan)
+    unpriced = np.bincount(run[~calls["priced"].to_numpy(dtype=bool)], minlength=n) > 0 if len(calls) else np.zeros(n, dtype=bool)
+    priced = has & ~unpriced
+    out["priced"] = pd.array(priced, dtype="boolean")
+    out["cost_usd"] = np.where(priced, out["cost_usd"], np.nan)
+    out.attrs.update({k: calls.attrs[k] for k in ("price_source", "price_version", "price_fallbacks", "price_assumptions")
+                      if k in calls.attrs})
+    return out
