@@ -29,6 +29,15 @@ def _names(run_dir):
     return out
 
 
+async def _until_pending(handle, count, timeout=2.0):
+    """Let the episode run until ``count`` drafts wait for a decision."""
+    for _ in range(int(timeout / 0.01)):
+        if len(handle.pending) == count:
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"{len(handle.pending)} drafts pending, expected {count}")
+
+
 def _between(names, first, last):
     i = names.index(first)
     return names[i:names.index(last, i) + 1]
@@ -281,10 +290,7 @@ def test_an_ambiguous_draft_reference_names_the_candidates(runs_dir, tmp_path):
 
     async def main():
         handle = noesis_nb.start("two", using=agent, runs_dir=runs_dir)
-        for _ in range(200):
-            if len(handle.pending) == 2:
-                break
-            await asyncio.sleep(0.01)
+        await _until_pending(handle, 2)
         with pytest.raises(AmbiguousDraftError, match="2 drafts are pending"):
             handle.approve(approver_id="x")
         with pytest.raises(AmbiguousDraftError, match="matches"):
@@ -404,10 +410,7 @@ def test_two_concurrent_tool_calls_pause_separately_and_each_decision_reaches_it
 
     async def main():
         handle = noesis_nb.start("both", using=agent, runs_dir=runs_dir)
-        for _ in range(200):
-            if len(handle.pending) == 2:
-                break
-            await asyncio.sleep(0.01)
+        await _until_pending(handle, 2)
         by_tool = {p.tool: p.draft_id for p in handle.pending}
         handle.reject(by_tool["fs.right"], reason="not that one")
         handle.approve(by_tool["fs.left"], approver_id="ana")
