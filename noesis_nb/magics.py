@@ -225,7 +225,7 @@ class NoesisMagics(Magics):
         return None
 
     def _stop(self, args: argparse.Namespace, cell: str | None) -> Any:
-        from .runtime.api import live_handles
+        from .runtime.registry import live_handles
 
         handle = live_handles().get(args.episode)
         if handle is None:

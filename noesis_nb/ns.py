@@ -79,14 +79,18 @@ def run(task: str, *, seed: int = 0, intuition: Any = True, tags: dict[str, Any]
 
 def resume_run(episode_id: str, *, checkpoint_id: str | None = None, using: Any = None, caused_by: Any = None,
                context: Any = None, workspace: Any = None, verify: Any = None, **options: Any) -> str:
-    from .runtime.api import resume_run as _resume_run
+    from .runtime.api import _tell, _run_sync
+    from .runtime.resume import resume_from_disk
 
-    return _resume_run(episode_id, checkpoint_id=checkpoint_id, using=using, **options)
+    report = _run_sync(resume_from_disk(find_run_dir(episode_id, options.pop("runs_dir", None)), checkpoint_id=checkpoint_id,
+                                        using=using, **options))
+    _tell(report)
+    return report.episode_id
 
 
 def _recorder(episode_id: str) -> Any:
     from .errors import EpisodeStateError
-    from .runtime.api import live_handles
+    from .runtime.registry import live_handles
     from .runtime.recorder import Recorder
 
     run_dir = find_run_dir(episode_id)
@@ -131,7 +135,7 @@ def resume(episode_id: str, *, checkpoint_id: str, caused_by: str | None = None,
         validate_checkpoint(rec, record)
         if caused_by is not None and caused_by not in {record["last_event_id"], rec.writer.last_event_id}:
             raise CheckpointConsistencyError(f"caused_by={caused_by!r} is neither the checkpoint's last event nor the run's last event")
-        return rec.resume_event(record, caused_by=caused_by)["id"]
+        return rec.resume_event(record, caused_by=caused_by, resumed_by="resume")["id"]
     finally:
         rec.close_without_sealing()
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
-
-from typing import Any
+import warnings
+from typing import Any, Literal
 
 from .. import config
 from ..errors import EpisodeStateError
@@ -16,19 +16,17 @@ from .episode import Episode, EpisodeOptions
 from .gate import Decision
 from .handle import EpisodeHandle
 from .recorder import Recorder
+from .registry import forget, live_handles, register
 from .resolve import resolve_using
 
-__all__ = ["start", "solve", "solve_async", "resume_run", "resume_run_async", "approve_draft", "reject_draft", "live_handles"]
+__all__ = ["start", "solve", "solve_async", "resume_run", "resume_run_async", "approve_draft", "reject_draft", "live_handles",
+           "RunRecovered"]
 
-_LIVE: dict[str, EpisodeHandle] = {}  # strong references: background tasks must not be collected
-_LIVE_LOCK = threading.Lock()
 _APPROVERS = ("ask", "auto", "deny")
 
 
-def live_handles() -> dict[str, EpisodeHandle]:
-    """Episodes started in this process that have not finished (by episode id)."""
-    with _LIVE_LOCK:
-        return dict(_LIVE)
+class RunRecovered(UserWarning):
+    """``resume_run`` completed a seal a crash cut short, or sealed a run whose process died (reason ``process_lost``)."""
 
 
 def _options(task: Any, *, seed: int, tags: dict[str, Any] | None, governance: str | None, approver: Any,
@@ -69,8 +67,8 @@ def _create(task: Any, using: Any, *, runs_dir: Any, wait_for_human: bool, seed:
                        pause_on_veto=pause_on_veto, wait_for_human=wait_for_human)
     episode_id = new_episode_id()
     extension = {"approver": approver if isinstance(approver, str) or approver is None else getattr(approver, "__name__", "callable"),
-                 "governance_mode": options.governance, "pause_on_veto": options.pause_on_veto,
-                 "idle_timeout_s": idle_timeout_s}
+                 "governance_mode": options.governance, "failure_policy": options.failure_policy,
+                 "pause_on_veto": options.pause_on_veto, "idle_timeout_s": idle_timeout_s}
     recorder = Recorder.create(config.runs_dir(runs_dir), episode_id, task=options.task, seed=options.seed, tags=options.tags,
                                adapter_label=adapter.label, extension=extension)
     return Episode(adapter, options, recorder)
@@ -87,15 +85,13 @@ def start(task: str, using: Any, **opts: Any) -> EpisodeHandle:
     episode.loop = loop
     task_ = loop.create_task(episode.run(), name=f"noesis_nb:{episode.recorder.episode_id}")
     handle = EpisodeHandle(episode, task_)
-    with _LIVE_LOCK:
-        _LIVE[handle.episode_id] = handle
+    register(handle)
     task_.add_done_callback(lambda t: _forget(handle.episode_id, t))
     return handle
 
 
 def _forget(episode_id: str, task: asyncio.Future[Any]) -> None:
-    with _LIVE_LOCK:
-        _LIVE.pop(episode_id, None)
+    forget(episode_id)
     if not task.cancelled():
         task.exception()  # retrieved: errors live on the handle and in the run, not in loop logs
 
@@ -139,25 +135,21 @@ def _run_sync(coro: Any) -> Any:
 # -- decisions and resume for runs on disk ----------------------------------------------------
 def _decide(target: str | os.PathLike[str], draft_id: str | None, *, approve: bool, approver_id: str,
             reason: str | None, runs_dir: Any) -> Decision:
-    from ..tools import resolve_draft_id
+    from ..tools import decide, resolve_draft_id
+    from .episode import decide_veto_on_disk
     from .gate import to_decision
+    from .resume import paused_on
 
     run_dir = find_run_dir(target, runs_dir)
-    live = _LIVE.get(run_dir.name)
+    live = live_handles().get(run_dir.name)
     if live is not None and live.run_dir.resolve() == run_dir.resolve():
         return live.approve(draft_id, approver_id=approver_id, reason=reason) if approve else \
             live.reject(draft_id, reason=reason, approver_id=approver_id)
-    from ..tools import decide
-    from .episode import write_veto_decision
-    from .resume import paused_on
-
     waiting = paused_on(run_dir) if draft_id is None and not is_sealed(run_dir) else None
     if waiting and waiting[0] == "draft":
         draft_id = waiting[1]  # the draft the run is paused on
     elif waiting:  # paused by a governance veto, not a tool draft: the human overrides or upholds it
-        write_veto_decision(run_dir, waiting[1], override=approve, approver_id=approver_id, reason=reason)
-        return Decision(draft_id="", status="approved" if approve else "rejected", approver_id=approver_id, reason=reason,
-                        decided_at=None, created=True)
+        return decide_veto_on_disk(run_dir, waiting[1], override=approve, approver_id=approver_id, reason=reason)
     draft = resolve_draft_id(run_dir, draft_id)
     record, created = decide(run_dir, draft, approve=approve, approver_id=approver_id, reason=reason)
     return to_decision(record, created)
@@ -175,17 +167,43 @@ def reject_draft(episode_id_or_run_dir: str | os.PathLike[str], draft_id: str | 
     return _decide(episode_id_or_run_dir, draft_id, approve=False, approver_id=approver_id, reason=reason, runs_dir=runs_dir)
 
 
+UnknownOutcome = Literal["retry", "fail"]
+
+
 async def resume_run_async(episode_id: str | os.PathLike[str], *, checkpoint_id: str | None = None, runs_dir: Any = None,
-                           using: Any = None, tools: dict[str, Any] | None = None) -> str:
-    """Continue a paused run from disk: execute its decided draft exactly once (or re-run the adapter after a veto), then seal."""
+                           using: Any = None, tools: dict[str, Any] | None = None,
+                           unknown_outcome: UnknownOutcome | None = None) -> str:
+    """Continue a run from what its directory holds (see ``resume_run``); returns the episode id."""
     from .resume import resume_from_disk
 
-    return await resume_from_disk(find_run_dir(episode_id, runs_dir), checkpoint_id=checkpoint_id, using=using, tools=tools)
+    report = await resume_from_disk(find_run_dir(episode_id, runs_dir), checkpoint_id=checkpoint_id, using=using, tools=tools,
+                                    unknown_outcome=unknown_outcome)
+    _tell(report)
+    return report.episode_id
 
 
 def resume_run(episode_id: str | os.PathLike[str], *, checkpoint_id: str | None = None, runs_dir: Any = None,
-               using: Any = None, tools: dict[str, Any] | None = None) -> str:
-    """Sync ``resume_run_async`` (Noēsis' ``resume_run``); returns the episode id."""
-    return _run_sync(resume_run_async(episode_id, checkpoint_id=checkpoint_id, runs_dir=runs_dir, using=using, tools=tools))
+               using: Any = None, tools: dict[str, Any] | None = None, unknown_outcome: UnknownOutcome | None = None) -> str:
+    """Continue a paused or interrupted run from disk, in any process (Noēsis' ``resume_run``); returns the episode id.
+
+    A decided draft executes exactly once and the run is sealed; a veto override re-runs the adapter
+    (``using=``). A run another live process owns is left to it (``NothingToResume``). Crashes are
+    recovered as the README's "Recovery" section says; ``unknown_outcome`` ("retry" | "fail") decides a
+    draft whose dispatch was cut off before its result was recorded.
+    """
+    from .resume import resume_from_disk
+
+    report = _run_sync(resume_from_disk(find_run_dir(episode_id, runs_dir), checkpoint_id=checkpoint_id, using=using,
+                                        tools=tools, unknown_outcome=unknown_outcome))
+    _tell(report)
+    return report.episode_id
 
 
+def _tell(report: Any) -> None:
+    """Warn the caller (stacklevel 3: the line that called resume_run) when nothing changed or a crash was recovered."""
+    from .resume import NothingToResume
+
+    if report.changed_nothing:
+        warnings.warn(report.message, NothingToResume, stacklevel=3)
+    elif report.action in {"seal_completed", "sealed_lost"}:
+        warnings.warn(report.message, RunRecovered, stacklevel=3)

@@ -19,6 +19,7 @@ from ulid import ULID
 from ..errors import EpisodeStateError, ToolRejected
 from ..store import now_iso
 from .gate import Decision, PendingApproval, to_decision
+from .lifecycle import emit_candidate, record_action
 
 if TYPE_CHECKING:
     from .episode import Episode
@@ -146,44 +147,35 @@ class EpisodeContext:
             func=fn,
         )
         repos = tool_repositories(rec.run_dir)
-        emit = self._tool_emitter()
-        prepared = tc.prepare_tool_invocation(invocation, prepared_repository=repos.prepared, emit=emit, dispatcher=dispatcher())
+        chain = RequestChain(rec, self._caused_by)
+        prepared = tc.prepare_tool_invocation(invocation, prepared_repository=repos.prepared, emit=chain.emit,
+                                              emit_candidate=chain.emit_candidate, dispatcher=dispatcher())
         decision: Decision | None = None
         if prepared.governance.requires_approval:
-            decision = await self._decide(prepared)
+            decision = await self._decide(prepared, chain)
             if not decision.approved:
-                emit("tool.rejected.governance", prepared.request_id, draft_id=prepared.draft_id,
-                     decision_id=decision.record.decision_id, reason_code="governance.vetoed", reason=decision.reason)
+                chain.emit("tool.rejected.governance", prepared.request_id, draft_id=prepared.draft_id,
+                           decision_id=decision.record.decision_id, reason_code="governance.vetoed", reason=decision.reason)
                 raise ToolRejected(name, decision.reason, draft_id=prepared.draft_id, decision=decision)
         episode.busy_tools += 1
         try:
             result = await tc.execute_prepared_tool_invocation_async(
                 run_id=rec.episode_id, draft_id=prepared.draft_id, prepared_repository=repos.prepared,
                 approval_repository=repos.approvals, idempotency_repository=repos.idempotency,
-                dispatcher=dispatcher(), emit=emit, callables={prepared.draft_id: fn} if fn else None,
+                dispatcher=dispatcher(), emit=chain.emit, callables={prepared.draft_id: fn} if fn else None,
                 decision=decision.record if decision else None)
         finally:
             episode.busy_tools -= 1
         status = getattr(result.status, "value", result.status)
-        rec.state["outcomes"]["actions"].append({
-            "id": f"act-tool-{len(rec.state['outcomes']['actions']) + 1}", "kind": str(protocol),
-            "tool": f"{namespace}.{short}" + (f":{version}" if version else ""), "input_excerpt": _excerpt(prepared),
-            "result_status": status, "timestamp": now_iso(), "x-tool_draft_id": prepared.draft_id})
+        record_action(rec, {"kind": str(protocol), "tool": f"{namespace}.{short}" + (f":{version}" if version else ""),
+                            "input_excerpt": _excerpt(prepared), "result_status": status, "timestamp": now_iso(),
+                            "x-tool_draft_id": prepared.draft_id})
         if status == "failed":
             raise tc.ToolExecutionFailedError(f"tool {name!r} failed ({result.reason_code}): {_short(result.output)}",
-                                              reason_code=result.reason_code, output=result.output)
+                                              reason_code=result.reason_code, result=result)
         return result.output
 
-    def _tool_emitter(self) -> Callable[..., str]:
-        rec = self._episode.recorder
-
-        def emit(event_name: str, request_id: str, **extra: Any) -> str:
-            return rec.emit("tool", {"event_name": event_name, "request_id": request_id, **extra},
-                            agent_id="tool_contract", caused_by=self._caused_by)["id"]
-
-        return emit
-
-    async def _decide(self, prepared: Any) -> Decision:
+    async def _decide(self, prepared: Any, chain: "RequestChain") -> Decision:
         """Ask the approver policy; for a human, pause on disk first, then wait (or unwind for ``solve``)."""
         from .episode import EpisodePaused
 
@@ -198,18 +190,47 @@ class EpisodeContext:
             return _persist_now(episode, pending, approve, approver, reason)
         if not episode.options.wait_for_human and episode.pause_checkpoint is not None:
             raise EpisodePaused  # ``solve`` is already unwinding to its pause; one pause per run on disk
-        pending_event = next(e for e in reversed(rec.events) if (e.get("payload") or {}).get("event_name") == "tool.approval.pending"
-                             and e["payload"].get("draft_id") == prepared.draft_id)  # concurrent tool calls each pause
-        checkpoint = rec.pause(f"tool approval required: {pending.tool} ({pending.draft_id})", pending_event["id"])
+        checkpoint = rec.pause(f"tool approval required: {pending.tool} ({pending.draft_id})", chain.tail)
         future = episode.gate.open(pending, episode.loop)
         episode.pause_checkpoint = checkpoint
         if not episode.options.wait_for_human:
             raise EpisodePaused
         episode.set_status("paused")
         decision = await _wait(episode, pending.draft_id, future)
-        rec.resume_event(checkpoint)
+        chain.tail = rec.resume_event(checkpoint)["id"]
         episode.set_status("running")
         return decision
+
+
+class RequestChain:
+    """The events of one tool request, each caused by the one before (Noēsis' tool-bridge lineage)."""
+
+    def __init__(self, rec: Any, first_cause: str | None):
+        self.rec = rec
+        self.tail = first_cause
+
+    def emit(self, event_name: str, request_id: str, **extra: Any) -> str:
+        self.tail = self.rec.emit("tool", {"event_name": event_name, "request_id": request_id, **extra},
+                                  agent_id="tool_contract", caused_by=self.tail)["id"]
+        return self.tail
+
+    def emit_candidate(self, invocation: Any, redacted_payload: dict[str, Any]) -> str:
+        """The request's ``action_candidate`` event (kind ``tool.<namespace>.<name>``); returns its id."""
+        tool = invocation.tool
+        protocol = getattr(invocation.protocol, "value", invocation.protocol)
+        event = emit_candidate(self.rec, kind=f"tool.{tool.namespace}.{tool.name}", payload=redacted_payload,
+                               provenance={"request_id": invocation.request_id, "draft_id": invocation.effective_draft_id,
+                                           "protocol": protocol}, caused_by=self.tail, agent_id="tool_contract",
+                               field_rules=_field_rules(invocation))
+        self.tail = event["id"]
+        return event["payload"]["action_candidate_id"]
+
+
+def _field_rules(invocation: Any) -> dict[str, str]:
+    policy = getattr(invocation, "redaction_policy", None)
+    if policy is None:
+        return {}
+    return {**{f: "redact" for f in policy.redact_fields}, **{f: "hash" for f in policy.hash_fields if f not in policy.redact_fields}}
 
 
 def _persist_now(episode: "Episode", pending: PendingApproval, approve: bool, approver: str, reason: str | None) -> Decision:
@@ -222,13 +243,23 @@ def _persist_now(episode: "Episode", pending: PendingApproval, approve: bool, ap
 
 
 async def _wait(episode: "Episode", draft_id: str, future: asyncio.Future[Any]) -> Decision:
-    """Wait for the gate, and notice a decision file another program wrote."""
+    """Wait for the gate, and notice a decision file another program wrote.
+
+    A malformed decision file is reported (``handle.problems``, the view) and the wait goes on:
+    a valid decision, from any source, still settles the draft.
+    """
+    from ..errors import DecisionFileError
+
     repos = tool_repositories(episode.recorder.run_dir)
     while True:
         try:
             return await asyncio.wait_for(asyncio.shield(future), timeout=episode.options.decision_poll_s)
         except asyncio.TimeoutError:
-            record = repos.approvals.get(None, draft_id)
+            try:
+                record = repos.approvals.get(None, draft_id)
+            except DecisionFileError as exc:
+                episode.report(f"{exc} Still waiting for a decision.")
+                continue
             if record is not None:
                 episode.gate.settle_from_disk(draft_id, record)
 

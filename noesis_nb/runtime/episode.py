@@ -1,7 +1,8 @@
 """One episode's life: phases, governance, the adapter call, pauses, cancellation, sealing.
 
-The episode runs as a coroutine on one event loop. Sync adapters run in a worker thread so
-the loop (and a live view on it) stays responsive. Pauses are on disk before anything waits.
+The episode runs as a coroutine on one event loop. Sync adapters run on a thread of their own
+so the loop (and a live view on it) stays responsive. Pauses are on disk before anything
+waits; the run is owned by this episode until it is sealed or left paused on disk.
 """
 
 from __future__ import annotations
@@ -9,19 +10,24 @@ from __future__ import annotations
 import asyncio
 import inspect
 import time
-import uuid
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable
 
-from .._jsonio import sha256_bytes
-from ..errors import NoesisVeto
-from ..store import now_iso
+from .._jsonio import atomic_write_json
+from .._threads import run_in_thread
+from ..errors import DecisionFileError, NoesisVeto, RunSealedError
+from ..store import now_iso, read_final
+from ..store.paths import check_part, run_path
+from ..store.vocab import TERMINAL_STATUSES
+from . import lifecycle
 from .gate import ApprovalGate
 from .governance import evaluate_rules
+from .lifecycle import Outcome
 from .recorder import Recorder
 from .resolve import Adapter
 
-__all__ = ["Episode", "EpisodeOptions", "EpisodePaused"]
+__all__ = ["Episode", "EpisodeOptions", "EpisodePaused", "write_veto_decision", "read_veto_decision", "decide_veto_on_disk"]
 
 
 class EpisodePaused(BaseException):
@@ -58,16 +64,17 @@ class Episode:
         self.loop: asyncio.AbstractEventLoop | None = None
         self.settled = asyncio.Event()
         self.listeners: list[Callable[[Any], None]] = []
-        self.governance = {"mode": options.governance, "failure_policy": options.failure_policy, "veto_count": 0, "would_veto_count": 0}
         self.busy_tools = 0
         self.cancel_requested = False
+        self.candidate: dict[str, Any] | None = None  # the adapter's action candidate event
+        self.problems: list[str] = []  # what went wrong around the episode without ending it (a bad decision file…)
         self._veto_future: asyncio.Future[bool] | None = None
         self.pause_checkpoint: dict[str, Any] | None = None
 
     # -- status ---------------------------------------------------------------------------
     def set_status(self, status: str) -> None:
         self.status = status
-        if status in {"ok", "error", "vetoed", "cancelled"}:
+        if status in TERMINAL_STATUSES:
             self.ended_at = time.time()
             self.gate.close()
         if status == "running":
@@ -106,19 +113,29 @@ class Episode:
             except Exception:
                 pass
 
+    def report(self, problem: str) -> None:
+        """Something a person should know that does not end the episode (shown by the view, kept on the handle)."""
+        if problem not in self.problems:
+            self.problems.append(problem)
+            self.notify()
+
     # -- the episode ----------------------------------------------------------------------
     async def run(self) -> None:
         self.loop = asyncio.get_running_loop()
         try:
             parent = self._prelude()
+            self.candidate = lifecycle.adapter_candidate(self.recorder, label=self.label, task=self.options.task, caused_by=parent)
+            act_parent: str | None = self.candidate["id"]
             if self.options.governance != "off":
-                parent = await self._govern(parent)
-                if parent is None:
+                act_parent = await self._govern(self.candidate)
+                if act_parent is None:
                     return
-            await self._act(parent)
+            await self.act(act_parent)
         except EpisodePaused:
             self.recorder.close_without_sealing()
             self.set_status("paused")
+        except RunSealedError as exc:
+            self._stand_down(exc)
         except asyncio.CancelledError:
             self._finish_cancelled()
             if not self.cancel_requested:
@@ -126,13 +143,19 @@ class Episode:
         except BaseException as exc:  # a bug in here must still leave a sealed, readable run
             if not self.recorder.closed:
                 self.error = exc
-                self._finish("error", f"{type(exc).__name__}: {exc}", ["runtime_error"])
+                try:
+                    self.finish(Outcome("error", f"{type(exc).__name__}: {exc}", ["runtime_error"]))
+                except RunSealedError as sealed:
+                    self._stand_down(sealed)
             raise
+
+    @property
+    def label(self) -> str:
+        return self.adapter.label if self.adapter else "core.minimal"
 
     def _prelude(self) -> str:
         rec, task = self.recorder, self.options.task
-        label = self.adapter.label if self.adapter else "core.minimal"
-        rec.emit("start", {"task": task, "seed": self.options.seed, "using": label})
+        rec.emit("start", {"task": task, "seed": self.options.seed, "using": self.label})
         observe = rec.emit("observe", {"task": task, "tags": self.options.tags, "timestamp": now_iso()})
         t = (now_iso(), time.perf_counter())
         interpret = rec.emit("interpret", {"signals": ["signal:ready"]}, caused_by=observe["id"], started=t)
@@ -144,94 +167,91 @@ class Episode:
         rec.persist_state()
         return plan["id"]
 
-    async def _govern(self, parent: str) -> str | None:
+    async def _govern(self, candidate: dict[str, Any]) -> str | None:
+        """The governance event (caused by the candidate); None when the episode ended on a veto."""
         rec, opts = self.recorder, self.options
-        candidate_id = str(uuid.uuid4())
+        candidate_id = candidate["payload"]["action_candidate_id"]
         step = rec.state["plan"]["steps"][0]
-        candidate = rec.emit("action_candidate", {
-            "schema_version": "action_candidate/1.0.0", "action_candidate_id": candidate_id, "kind": "adapter",
-            "payload": {"adapter_label": self.adapter.label if self.adapter else "core.minimal", "goal": opts.task,
-                        "plan_step_id": step["id"], "plan_step_kind": step["kind"], "plan_step_description": step["description"]},
-            "state_ref": "state.json", "state_hash": sha256_bytes((rec.run_dir / "state.json").read_bytes()),
-            "redaction": {"mode": "none", "policy_id": None, "policy_version": None, "field_rules": []},
-        }, caused_by=parent)
         decision = evaluate_rules([opts.task, step["description"]])
         enforced = opts.governance == "enforce" and decision.decision == "veto"
         failure_policy = opts.failure_policy or ("fail_closed" if opts.governance == "enforce" else "fail_open")
         payload = decision.payload(mode=opts.governance, enforced=enforced, failure_policy=failure_policy)
         gov = rec.emit("governance", payload, agent_id="governance.rules", faculty="governance", caused_by=candidate["id"])
-        if decision.decision == "veto":
-            self.governance["veto_count" if enforced else "would_veto_count"] += 1
         if not enforced:
             return gov["id"]
+        veto = NoesisVeto(decision.message, rule_id=decision.rule_id, policy_id="governance.rules", enforced=True,
+                          governance_id=payload["governance_id"], action_candidate_id=candidate_id, episode_id=rec.episode_id)
         if not opts.pause_on_veto:
-            self.error = NoesisVeto(decision.message, rule_id=decision.rule_id, policy_id="governance.rules", enforced=True,
-                                    governance_id=payload["governance_id"], action_candidate_id=candidate_id, episode_id=rec.episode_id)
-            self._finish("vetoed", decision.message, [decision.rule_id])
+            self.error = veto
+            self.finish(Outcome("vetoed", decision.message, [decision.rule_id]))
             return None
         self.pause_checkpoint = rec.pause(f"{decision.message} Governance veto; awaiting approval", gov["id"])
         if not opts.wait_for_human:
             raise EpisodePaused
         self._veto_future = asyncio.get_running_loop().create_future()
         self.set_status("paused")
-        override = await self._veto_future
+        override = await self._wait_for_veto_decision(self._veto_future, self.pause_checkpoint["checkpoint_id"])
         self._veto_future = None
+        rec.resume_event(self.pause_checkpoint)
         if not override:
-            self.error = NoesisVeto(decision.message, rule_id=decision.rule_id, policy_id="governance.rules", enforced=True, episode_id=rec.episode_id)
-            self._finish("vetoed", f"{decision.message} (veto upheld by a human)", [decision.rule_id, "veto_upheld"])
+            self.error = veto
+            self.finish(Outcome("vetoed", f"{decision.message} (veto upheld by a human)", [decision.rule_id, "veto_upheld"]))
             return None
-        resume = rec.resume_event(self.pause_checkpoint)
         self.set_status("running")
-        return resume["id"]
+        return gov["id"]
+
+    async def _wait_for_veto_decision(self, future: asyncio.Future[bool], checkpoint_id: str) -> bool:
+        """Wait for a click/handle decision, or a ``decision.json`` another process wrote."""
+        while True:
+            try:
+                return await asyncio.wait_for(asyncio.shield(future), timeout=self.options.decision_poll_s)
+            except asyncio.TimeoutError:
+                try:
+                    decided = read_veto_decision(self.recorder.run_dir, checkpoint_id)
+                except DecisionFileError as exc:
+                    self.report(str(exc))
+                    continue
+                if decided is not None:
+                    return decided.get("decision") == "override"
 
     def decide_veto(self, override: bool, approver_id: str, reason: str | None) -> bool:
         """A human overrides (True) or upholds (False) a paused veto; thread-safe. False if nothing waits."""
         future, loop, checkpoint = self._veto_future, self.loop, self.pause_checkpoint
         if future is None or loop is None or checkpoint is None:
             return False
-        write_veto_decision(self.recorder.run_dir, checkpoint["checkpoint_id"], override=override,
-                            approver_id=approver_id, reason=reason)  # on disk before the episode goes on
-        loop.call_soon_threadsafe(lambda: future.done() or future.set_result(override))
+        record, _ = write_veto_decision(self.recorder.run_dir, checkpoint["checkpoint_id"], override=override,
+                                        approver_id=approver_id, reason=reason)  # on disk before the episode goes on
+        decided = record.get("decision") == "override"  # the first decision wins
+        loop.call_soon_threadsafe(lambda: future.done() or future.set_result(decided))
         return True
 
-    async def _act(self, parent: str) -> None:
+    async def act(self, parent: str | None) -> None:
+        """Run the adapter, then close the episode with its act and seal it."""
         from .context import EpisodeContext
 
         rec, opts = self.recorder, self.options
         assert self.adapter is not None
         ctx = EpisodeContext(self, caused_by=parent)
         started = (now_iso(), time.perf_counter())
+        since = len(rec.events)
         payload = self.adapter.prepare_input(opts.task)
         reasons: list[str]
         try:
             result = await self._call_adapter(payload, ctx)
-        except EpisodePaused:
+        except (EpisodePaused, asyncio.CancelledError, RunSealedError):
             raise
         except _IdleTimeout as exc:
             self.error = TimeoutError(str(exc))
             status, message, reasons, result = "error", str(exc), ["idle_timeout"], None
-        except asyncio.CancelledError:
-            raise
         except Exception as exc:
             self.error = exc
             status, message, reasons, result = "error", str(exc) or type(exc).__name__, ["adapter_error"], None
         else:
             self.result = result
             status, message, reasons = "ok", str(result)[:400], ["adapter_ok"]
-        label = f"adapter:{self.adapter.label}"
-        act_payload: dict[str, Any] = {"input_excerpt": opts.task[:120], "outcome": status, "result_status": status, "tool": label,
-                                       "kind": "adapter", "action_id": "act-1", "step_id": "step-1",
-                                       "step_status": "done" if status == "ok" else "failed", "reasons": reasons}
-        if self.error is not None:
-            act_payload["error"] = {"type": type(self.error).__name__, "message": str(self.error)[:2000]}
-        act = rec.emit("act", act_payload, agent_id=label, caused_by=parent, started=started)
-        rec.state["plan"]["steps"][0]["status"] = act_payload["step_status"]
-        rec.state["outcomes"]["actions"].append({"id": "act-1", "kind": "adapter", "tool": label, "input_excerpt": opts.task[:120],
-                                                 "result_status": status, "timestamp": act["timestamp"], "step_id": "step-1"})
-        reflect = rec.emit("reflect", {"success": status == "ok", "reasons": reasons}, caused_by=parent)
-        rec.emit("learn", {"learn_path": "learn.jsonl", "learn_schema": "learn/1.0", "proposal_ids": [], "proposal_count": 0,
-                           "applied": False}, caused_by=reflect["id"])
-        self._finish(status, message, reasons, result)
+        lifecycle.close_act(rec, status=status, reasons=reasons, candidate=self.candidate, caused_by=parent,
+                            started=started, error=self.error, since=since)
+        self.finish(Outcome(status, message, reasons, result))
 
     async def _call_adapter(self, payload: Any, ctx: Any) -> Any:
         adapter = self.adapter
@@ -239,7 +259,7 @@ class Episode:
         if adapter.is_async:
             inner = asyncio.ensure_future(adapter.invoke(payload, ctx))
         else:
-            inner = asyncio.ensure_future(asyncio.to_thread(adapter.invoke, payload, ctx))
+            inner = asyncio.ensure_future(run_in_thread(adapter.invoke, payload, ctx, name=f"noesis_nb-adapter-{self.label}"))
         try:
             return await self._watch(inner)
         finally:
@@ -261,28 +281,87 @@ class Episode:
                 raise _IdleTimeout(f"the adapter neither emitted an event nor returned for {idle:.1f} s (idle_timeout_s={limit})")
 
     # -- endings --------------------------------------------------------------------------
-    def _finish(self, status: str, message: str, reasons: list[str], result: Any = None) -> None:
-        adapter_result = {"ok": "success", "error": "error"}.get(status, "skipped")
-        self.recorder.finalize(status=status, message=message, reasons=reasons, result=result,
-                               adapter_result=adapter_result, governance=self.governance)
-        self.set_status(status)
+    def finish(self, outcome: Outcome) -> None:
+        """Seal the run with ``outcome`` and report the final status."""
+        lifecycle.seal(self.recorder, outcome)
+        self.set_status(outcome.status)
 
     def _finish_cancelled(self) -> None:
         if self.recorder.closed:
             return
         self.error = asyncio.CancelledError("episode cancelled")
-        self._finish("cancelled", "Episode cancelled by the user.", ["cancelled"])
+        try:
+            self.finish(Outcome("cancelled", "Episode cancelled by the user.", ["cancelled"]))
+        except RunSealedError as exc:
+            self._stand_down(exc)
+
+    def _stand_down(self, exc: RunSealedError) -> None:
+        """Someone else sealed the run on disk: write nothing more, and report what the disk says."""
+        rec = self.recorder
+        rec.closed = True
+        rec.writer.close()
+        rec.release()
+        final = read_final(rec.run_dir) or {}
+        outcome = {"success": "ok"}.get(str(final.get("outcome")), str(final.get("outcome") or "error"))
+        self.error = exc
+        self.set_status(outcome if outcome in TERMINAL_STATUSES else "error")
 
 
-def write_veto_decision(run_dir: Any, checkpoint_id: str, *, override: bool, approver_id: str, reason: str | None) -> None:
-    """``checkpoints/<id>/decision.json``: a human overrode (or upheld) the veto that paused the run."""
-    from pathlib import Path
+def _decision_path(run_dir: Any, checkpoint_id: str, *, mkdir: bool = False) -> Path:
+    return run_path(run_dir, "checkpoints", check_part(checkpoint_id, "checkpoint id"), "decision.json", mkdir=mkdir)
 
-    from .._jsonio import atomic_write_json
 
-    atomic_write_json(Path(run_dir) / "checkpoints" / checkpoint_id / "decision.json",
-                      {"checkpoint_id": checkpoint_id, "decision": "override" if override else "uphold",
-                       "approver_id": approver_id, "reason": reason, "decided_at": now_iso()})
+def write_veto_decision(run_dir: Any, checkpoint_id: str, *, override: bool, approver_id: str,
+                        reason: str | None) -> tuple[dict[str, Any], bool]:
+    """``checkpoints/<id>/decision.json``: a human overrode (or upheld) the veto that paused the run.
+
+    The first decision wins (exclusive create); later ones get it back with ``created=False``. A
+    malformed file there is moved aside (``decision.json.invalid-<time>``) rather than trusted.
+    """
+    from ..tools._files import create_exclusive_json, quarantine
+
+    path = _decision_path(run_dir, checkpoint_id, mkdir=True)
+    record = {"checkpoint_id": checkpoint_id, "decision": "override" if override else "uphold",
+              "approver_id": approver_id, "reason": reason, "decided_at": now_iso()}
+    for _ in range(3):
+        if create_exclusive_json(path, record):
+            return record, True
+        try:
+            existing = read_veto_decision(run_dir, checkpoint_id)
+        except DecisionFileError:
+            quarantine(path)
+            continue
+        if existing is not None:
+            return existing, False
+    raise DecisionFileError(f"{path}: could not record the decision (the file keeps changing); decide again")
+
+
+def decide_veto_on_disk(run_dir: Any, checkpoint_id: str, *, override: bool, approver_id: str, reason: str | None) -> Any:
+    """Persist a veto decision for a run paused on disk; a :class:`Decision` saying whether this call made it."""
+    from .gate import Decision
+
+    record, created = write_veto_decision(run_dir, checkpoint_id, override=override, approver_id=approver_id, reason=reason)
+    return Decision(draft_id="", status="approved" if record.get("decision") == "override" else "rejected",
+                    approver_id=record.get("approver_id"), reason=record.get("reason"), decided_at=record.get("decided_at"),
+                    created=created)
+
+
+def read_veto_decision(run_dir: Any, checkpoint_id: str) -> dict[str, Any] | None:
+    """The veto decision on disk, None when there is none; a malformed file raises DecisionFileError."""
+    from ..tools._files import read_json_object
+
+    path = _decision_path(run_dir, checkpoint_id)
+    try:
+        data = read_json_object(path)
+    except ValueError as exc:
+        raise DecisionFileError(f"{path}: {exc}; write {{\"decision\": \"override\" | \"uphold\", \"approver_id\": …}} "
+                                "or decide again with approve_draft/reject_draft") from None
+    if data is None:
+        return None
+    if data.get("decision") not in ("override", "uphold") or not isinstance(data.get("approver_id"), str):
+        raise DecisionFileError(f"{path}: 'decision' must be 'override' or 'uphold' and 'approver_id' a string, got "
+                                f"{data.get('decision')!r} / {data.get('approver_id')!r}; decide again with approve_draft/reject_draft")
+    return data
 
 
 class _IdleTimeout(Exception):

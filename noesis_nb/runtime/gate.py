@@ -112,9 +112,9 @@ class ApprovalGate:
             if not ids:
                 raise DraftNotFoundError("no tool draft is pending approval in this episode; nothing to decide")
             raise AmbiguousDraftError(f"{len(ids)} drafts are pending ({', '.join(ids)}); pass draft_id=")
-        if draft_id in ids:
-            return draft_id
-        matches = [i for i in ids if i.startswith(draft_id) or i.endswith(draft_id)]
+        from ..tools.draftref import match_draft_ref
+
+        matches = match_draft_ref(draft_id, ids)
         if len(matches) == 1:
             return matches[0]
         if matches:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Generator
 
 from ..errors import EpisodeStateError
+from ..store.vocab import TERMINAL_STATUSES
 from .gate import Decision, PendingApproval
 
 if TYPE_CHECKING:
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
 
 __all__ = ["EpisodeHandle"]
 
-TERMINAL = frozenset({"ok", "error", "vetoed", "cancelled"})
+TERMINAL = TERMINAL_STATUSES
 
 
 class EpisodeHandle:
@@ -71,6 +72,11 @@ class EpisodeHandle:
     @property
     def paused_on_veto(self) -> bool:
         return self._episode._veto_future is not None
+
+    @property
+    def problems(self) -> list[str]:
+        """What went wrong around the episode without ending it (e.g. a malformed decision file another program wrote)."""
+        return list(self._episode.problems)
 
     @property
     def decisions(self) -> list[dict[str, Any]]:

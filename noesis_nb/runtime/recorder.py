@@ -1,42 +1,48 @@
-"""One run directory being written: events, state, pauses, checkpoints and sealing.
+"""One run directory being written: events, state, pauses and checkpoints, by its one owner.
 
-Everything a run leaves on disk goes through here, in Noēsis' order, so a crash at any
-point leaves a run that readers understand (paused, running or sealed; never half-written).
+A recorder owns its run (``store.ownership``) from creation or reopening until it seals the run
+or leaves a pause on disk; nobody else writes the run meanwhile, in this process or another.
+The sealing sequence lives in ``lifecycle``; everything here keeps Noēsis' order.
 """
 
 from __future__ import annotations
 
 import hashlib
 import itertools
+import os
 import time
+import uuid
 from pathlib import Path
 from typing import Any, Callable
 
 from .._jsonio import atomic_write_json, canonical_json, sha256_bytes
 from ..errors import EpisodeStateError, RunsDirError
-from ..ids import new_checkpoint_id, new_event_id
-from ..store import EventWriter, now_iso, read_events, read_state, write_manifest
-from . import summary as summary_mod
+from ..ids import new_checkpoint_id, new_event_id, validate_id
+from ..store import EventWriter, now_iso, read_events, read_state
+from ..store.ownership import RunOwnership, acquire
+from ..store.paths import run_path
+from ..store.vocab import RUN_CHECKPOINT, RUN_INTERRUPT, RUN_RESUME, RUN_STATE_PROJECTION, TOKEN_FIELDS
 
-__all__ = ["Recorder"]
+__all__ = ["Recorder", "artifact_digest"]
 
 Subscriber = Callable[[dict[str, Any]], None]
-_TOKEN_FIELDS = ("input_tokens", "output_tokens", "cached_input_tokens", "cache_write_input_tokens", "reasoning_tokens")
 
 
 class Recorder:
     """Writes one episode's run directory; emits to subscribers; thread-safe ``emit``."""
 
-    def __init__(self, run_dir: Path, episode_id: str, state: dict[str, Any], events: list[dict[str, Any]] | None = None):
+    def __init__(self, run_dir: Path, episode_id: str, state: dict[str, Any], events: list[dict[str, Any]] | None = None,
+                 *, ownership: RunOwnership | None = None):
         self.run_dir = Path(run_dir)
         self.episode_id = episode_id
         self.state = state
+        self.ownership = ownership
         self.events: list[dict[str, Any]] = events if events is not None else []
         self.writer = EventWriter(self.run_dir / "events.jsonl")
         self._subscribers: tuple[Subscriber, ...] = ()
         self.last_activity = time.monotonic()
         self.closed = False
-        self.usage: dict[str, int] = {"model_calls": 0, **{k: 0 for k in _TOKEN_FIELDS}}
+        self.usage: dict[str, int] = {"model_calls": 0, **{k: 0 for k in TOKEN_FIELDS}}
         self.usage_calls: list[dict[str, Any]] = []
         self._lock = self.writer.lock  # one lock orders ids, timestamps and lines
         self._id_base = new_event_id()[:24]
@@ -48,19 +54,9 @@ class Recorder:
     @classmethod
     def create(cls, runs_dir: Path, episode_id: str, *, task: str, seed: int, tags: dict[str, Any],
                adapter_label: str, extension: dict[str, Any]) -> "Recorder":
-        """Make ``<runs_dir>/<episode_id>/`` with its initial ``state.json`` and empty ``learn.jsonl``."""
+        """Make ``<runs_dir>/<episode_id>/`` whole (state.json, learn.jsonl) in one rename, and own it."""
         runs_dir = Path(runs_dir)
-        try:
-            runs_dir.mkdir(parents=True, exist_ok=True)
-            run_dir = runs_dir / episode_id
-            run_dir.mkdir()
-            probe = run_dir / "learn.jsonl"
-            probe.touch()
-        except OSError as exc:
-            raise RunsDirError(
-                f"runs_dir {str(runs_dir)!r} is not writable ({exc.strerror or exc}); pass runs_dir= a writable "
-                "directory or set NOESIS_RUNS_DIR"
-            ) from exc
+        validate_id(episode_id)
         started = now_iso()
         state = {
             "version": "1.0",
@@ -75,18 +71,38 @@ class Recorder:
             "links": {},
             "x-noesis_nb": extension,
         }
-        recorder = cls(run_dir, episode_id, state)
-        recorder.persist_state()
-        return recorder
+        staging = runs_dir / f".{episode_id}.{uuid.uuid4().hex[:8]}.creating"
+        try:
+            runs_dir.mkdir(parents=True, exist_ok=True)
+            staging.mkdir()
+            (staging / "learn.jsonl").touch()
+            atomic_write_json(staging / "state.json", state)
+            os.rename(staging, runs_dir / episode_id)  # a run appears whole, or not at all
+        except OSError as exc:
+            _remove_staging(staging)
+            raise RunsDirError(
+                f"runs_dir {str(runs_dir)!r} is not writable ({exc.strerror or exc}); pass runs_dir= a writable "
+                "directory or set NOESIS_RUNS_DIR"
+            ) from exc
+        run_dir = runs_dir / episode_id
+        return cls(run_dir, episode_id, state, ownership=acquire(run_dir))
 
     @classmethod
     def reopen(cls, run_dir: Path) -> "Recorder":
-        """Continue writing an existing, unsealed run (``resume_run``)."""
-        state = read_state(run_dir)
-        if state is None:
-            raise EpisodeStateError(f"{run_dir}/state.json is missing or unreadable; this run cannot be resumed")
-        events = read_events(Path(run_dir) / "events.jsonl", strict=True)
-        return cls(Path(run_dir), state["episode"]["id"], state, events)
+        """Take ownership of an existing, unsealed run and continue writing it (resume, recovery)."""
+        run_dir = Path(run_dir)
+        run_path(run_dir, "events.jsonl")  # refuses a linked run directory before anything is taken
+        ownership = acquire(run_dir)
+        try:
+            state = read_state(run_dir)
+            if state is None or not isinstance(state.get("episode"), dict) or not isinstance(state.get("outcomes"), dict):
+                raise EpisodeStateError(f"{run_dir}/state.json is missing or not a run state; this run cannot be continued")
+            events = read_events(run_dir / "events.jsonl", strict=True)
+            episode_id = validate_id(state["episode"].get("id") or run_dir.name)
+            return cls(run_dir, episode_id, state, events, ownership=ownership)
+        except BaseException:
+            ownership.release()
+            raise
 
     # -- events ---------------------------------------------------------------------------
     def emit(self, phase: str, payload: dict[str, Any], *, agent_id: str = "system", caused_by: str | None = None,
@@ -126,6 +142,14 @@ class Recorder:
                 pass
         return event
 
+    def runtime(self, event_type: str, payload: dict[str, Any], caused_by: str | None) -> dict[str, Any]:
+        """A ``runtime`` lifecycle event (``run.interrupt`` …): ``kind`` and ``event_type`` both name it."""
+        return self.emit("runtime", {"kind": event_type, **payload}, event_type=event_type, caused_by=caused_by)
+
+    @property
+    def last_event_id(self) -> str | None:
+        return self.writer.last_event_id
+
     def subscribe(self, callback: Subscriber) -> Callable[[], None]:
         """Call ``callback(event)`` after each event is written; returns the unsubscribe function."""
         with self._lock:
@@ -140,13 +164,16 @@ class Recorder:
     def _count_usage(self, event: dict[str, Any]) -> None:
         if event.get("phase") != "model":
             return
-        payload = event.get("payload") or {}
+        payload = event.get("payload")
+        if not isinstance(payload, dict):
+            return
         self.usage["model_calls"] += 1
-        for key in _TOKEN_FIELDS:
-            if isinstance(payload.get(key), int):
-                self.usage[key] += payload[key]
+        for key in TOKEN_FIELDS:
+            value = payload.get(key)
+            if type(value) is int:
+                self.usage[key] += value
         self.usage_calls.append({"model": payload.get("model"), "provider": payload.get("provider"),
-                                 **{k: payload.get(k) for k in _TOKEN_FIELDS}})
+                                 **{k: payload.get(k) for k in TOKEN_FIELDS}})
 
     def touch(self) -> None:
         """Count as activity for the idle timeout (e.g. while a tool runs)."""
@@ -154,21 +181,24 @@ class Recorder:
 
     # -- state, pause, checkpoint -----------------------------------------------------------
     def persist_state(self) -> None:
-        atomic_write_json(self.run_dir / "state.json", self.state)
+        atomic_write_json(run_path(self.run_dir, "state.json"), self.state)
+
+    def state_hash(self) -> str:
+        """``sha256:`` of ``state.json`` as it is on disk (what action candidates and checkpoints bind to)."""
+        return sha256_bytes(run_path(self.run_dir, "state.json").read_bytes())
 
     def project_state(self, caused_by: str | None) -> dict[str, Any]:
         """Persist ``state.json`` and emit ``run.state_projection`` (Noēsis does both together)."""
         self.persist_state()
         outcomes = self.state["outcomes"]
-        return self.emit("runtime", {"kind": "run.state_projection", "status": outcomes["status"],
-                                     "outcomes": {k: outcomes.get(k) for k in ("status", "summary", "metrics")},
-                                     "links": dict(self.state["links"])},
-                         event_type="run.state_projection", caused_by=caused_by)
+        return self.runtime(RUN_STATE_PROJECTION, {"status": outcomes["status"],
+                                                   "outcomes": {k: outcomes.get(k) for k in ("status", "summary", "metrics")},
+                                                   "links": dict(self.state["links"])}, caused_by)
 
     def interrupt(self, reason: str | None, caused_by: str | None) -> dict[str, Any]:
         """``run.interrupt``; the run's state becomes ``partial`` (paused) on disk."""
-        interrupt = self.emit("runtime", {"kind": "run.interrupt", "status": "interrupted", **({"reason": reason} if reason else {})},
-                              event_type="run.interrupt", caused_by=caused_by or self.writer.last_event_id)
+        interrupt = self.runtime(RUN_INTERRUPT, {"status": "interrupted", **({"reason": reason} if reason else {})},
+                                 caused_by or self.last_event_id)
         self.state["outcomes"].update(status="partial", summary=reason)
         self.state["links"] = {"events": "events.jsonl", "learn": "learn.jsonl"}
         self.persist_state()
@@ -176,21 +206,18 @@ class Recorder:
 
     def checkpoint(self, caused_by: str | None = None) -> dict[str, Any]:
         """Write ``checkpoints/<id>/checkpoint.json``, then emit ``run.checkpoint``; returns the record + ``event_id``."""
-        record = self._write_checkpoint(caused_by or self.writer.last_event_id or "")
-        event = self.emit("runtime", {"kind": "run.checkpoint", "status": "paused", "checkpoint_id": record["checkpoint_id"],
-                                      "event_offset": record["event_offset"],
-                                      "checkpoint_path": f"checkpoints/{record['checkpoint_id']}/checkpoint.json"},
-                          event_type="run.checkpoint", caused_by=record["last_event_id"])
+        record = self._write_checkpoint(caused_by or self.last_event_id or "")
+        event = self.runtime(RUN_CHECKPOINT, {"status": "paused", "checkpoint_id": record["checkpoint_id"],
+                                              "event_offset": record["event_offset"],
+                                              "checkpoint_path": f"checkpoints/{record['checkpoint_id']}/checkpoint.json"},
+                             record["last_event_id"])
         return {**record, "event_id": event["id"]}
 
     def pause(self, reason: str, caused_by: str) -> dict[str, Any]:
-        """``run.interrupt → run.checkpoint → run.state_projection``; everything on disk before returning."""
-        interrupt = self.interrupt(reason, caused_by)
-        checkpoint = self.checkpoint(interrupt["id"])
-        self.emit("runtime", {"kind": "run.state_projection", "status": "partial",
-                              "outcomes": {"status": "partial", "summary": reason, "metrics": {}},
-                              "links": dict(self.state["links"])},
-                  event_type="run.state_projection", caused_by=checkpoint["event_id"])
+        """``run.interrupt → run.checkpoint``, state ``partial``: all on disk (fsynced) before returning."""
+        with self._lock:  # re-entrant: no other thread's event may fall between the interrupt and its checkpoint
+            interrupt = self.interrupt(reason, caused_by)
+            checkpoint = self.checkpoint(interrupt["id"])
         self.writer.fsync()
         return checkpoint
 
@@ -203,54 +230,37 @@ class Recorder:
             "created_at": now_iso(),
             "event_offset": self.writer.count,
             "last_event_id": last_event_id,
-            "state_hash": sha256_bytes((self.run_dir / "state.json").read_bytes()),
+            "state_hash": self.state_hash(),
             "artifact_manifest_hash": artifact_digest(self.run_dir, self.writer.count),
             "adapter_label": self.state["episode"].get("using"),
         }
-        atomic_write_json(self.run_dir / "checkpoints" / checkpoint_id / "checkpoint.json", record)
+        atomic_write_json(run_path(self.run_dir, "checkpoints", checkpoint_id, "checkpoint.json", mkdir=True), record)
         return record
 
-    def resume_event(self, checkpoint: dict[str, Any], caused_by: str | None = None) -> dict[str, Any]:
-        event = self.emit("runtime", {"kind": "run.resume", "status": "resuming", "checkpoint_id": checkpoint["checkpoint_id"],
-                                      "event_offset": checkpoint["event_offset"], "resume_strategy": "same_run_id"},
-                          event_type="run.resume", caused_by=caused_by or checkpoint.get("event_id"))
+    def resume_event(self, checkpoint: dict[str, Any], caused_by: str | None = None, *, resumed_by: str = "episode") -> dict[str, Any]:
+        """``run.resume``, caused by the run's latest event (normally the ``run.checkpoint``), as Noēsis does.
+
+        ``resumed_by`` says who continues: ``episode`` (the live adapter, in its process) or ``resume_run``.
+        """
+        event = self.runtime(RUN_RESUME, {"status": "resuming", "checkpoint_id": checkpoint["checkpoint_id"],
+                                          "event_offset": checkpoint["event_offset"], "resume_strategy": "same_run_id",
+                                          "resumed_by": resumed_by},
+                             caused_by or self.last_event_id)
         self.state["outcomes"].update(status="pending", summary=None)
         self.state["links"] = {"events": "events.jsonl", "learn": "learn.jsonl"}
         self.persist_state()  # no longer paused on disk either (readers would call it paused)
         return event
 
-    # -- sealing --------------------------------------------------------------------------
-    def finalize(self, *, status: str, message: str, reasons: list[str], result: Any = None,
-                 adapter_result: str, governance: dict[str, Any]) -> None:
-        """terminate → state → insight → summary.json → memory → final.json → manifest.json, then seal."""
-        if not any(e.get("phase") == "terminate" for e in self.events):
-            self.emit("terminate", {"status": status, "message": message[:400]})
-        (self.run_dir / "learn.jsonl").touch()
-        self.state["outcomes"].update(status=status if status in {"ok", "error", "vetoed"} else "aborted", summary=message[:400])
-        self.state["links"] = {"events": "events.jsonl", "summary": "summary.json", "learn": "learn.jsonl", "manifest": "manifest.json"}
-        self.project_state(caused_by=None)
-        summary = summary_mod.build_summary(self, status=status, reasons=reasons, result=result,
-                                            adapter_result=adapter_result, governance=governance)
-        self.emit("insight", {"summary_path": "summary.json", "metrics": summary["insight"]["metrics"]}, faculty="insight")
-        atomic_write_json(self.run_dir / "summary.json", summary)
-        self.emit("memory", {"status": "skipped", "reason": "port_missing", "capability": "long_term_memory"}, agent_id="memory")
-        self.closed = True
-        self.writer.close()
-        final = {"schema_version": "final/2.0.0", "episode_id": self.episode_id, "process_id": self.state["process"]["id"],
-                 "run_index": self.state["process"]["run_index"], "finalized_at": now_iso(),
-                 "outcome": summary_mod.final_outcome(status), "verification_status": "unverified" if status == "ok" else "not_applicable"}
-        atomic_write_json(self.run_dir / "final.json", final)
-        try:
-            write_manifest(self.run_dir, self.episode_id)
-        except BaseException:
-            (self.run_dir / "final.json").unlink(missing_ok=True)
-            raise
-        self.writer.seal()
-
+    # -- ending ---------------------------------------------------------------------------
     def close_without_sealing(self) -> None:
-        """Stop writing (a pause that outlives this process); the run stays resumable."""
+        """Stop writing and give the run up (a pause that outlives this process); it stays resumable."""
         self.closed = True
         self.writer.close()
+        self.release()
+
+    def release(self, *, remove: bool = False) -> None:
+        if self.ownership is not None:
+            self.ownership.release(remove=remove)
 
 
 def artifact_digest(run_dir: Path, event_offset: int) -> str:
@@ -259,7 +269,7 @@ def artifact_digest(run_dir: Path, event_offset: int) -> str:
     files = []
     for name in ("events.jsonl", "prompts.jsonl", "state.json", "summary.json", "learn.jsonl"):
         path = run_dir / name
-        if not path.is_file():
+        if not path.is_file() or path.is_symlink():
             continue
         data = path.read_bytes()
         if name == "events.jsonl":
@@ -269,3 +279,9 @@ def artifact_digest(run_dir: Path, event_offset: int) -> str:
     return "sha256:" + hashlib.sha256(canonical_json(doc)).hexdigest()
 
 
+def _remove_staging(staging: Path) -> None:
+    for child in (staging / "state.json", staging / "learn.jsonl", staging):
+        try:
+            child.rmdir() if child is staging else child.unlink()
+        except OSError:
+            pass

@@ -1,14 +1,25 @@
-"""``resume_run`` for a run paused on disk: validate the checkpoint, execute the decided draft once, seal.
+"""``resume_run``: continue a run from what its directory holds, whatever stopped it.
 
-Any process may do this (the kernel that paused may be gone). A lock file makes two racing
-resumes execute the draft once; a sealed run is left as it is and the caller is told so.
+Rules (the README's "Recovery" section says the same):
+
+- One writer at a time: resuming takes the run's ownership lock; if a live episode or another
+  resume holds it, this call changes nothing and says who continues the run.
+- A sealed run is left as it is; a run whose seal was cut short (``terminate`` written, or
+  ``final.json`` without ``manifest.json``) has its seal completed.
+- A run paused on a tool draft executes the decided draft once and is sealed; on a veto, the
+  human's override re-runs the adapter (``using=``), an uphold seals it ``vetoed``.
+- A pause cut short by a crash (draft written, checkpoint not yet) is completed, then continued.
+- A draft dispatched by a process that died before recording its result is never run again
+  silently: the run records that its outcome is unknown and ``unknown_outcome="retry"`` or
+  ``"fail"`` decides.
+- A run whose process died while its adapter ran (no pause) cannot be continued (the adapter's
+  memory is gone): it is sealed ``error`` with reason ``process_lost``.
+Nothing writes an event twice, and nothing ever needs a file deleted by hand.
 """
 
 from __future__ import annotations
 
-import os
-import time
-import warnings
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -16,40 +27,60 @@ from .._jsonio import sha256_bytes
 from ..errors import (
     CheckpointConsistencyError,
     CheckpointNotFoundError,
-    EpisodeStateError,
     ResumeAdapterMismatchError,
     ResumeAdapterRequiredError,
 )
-from ..store import is_sealed, read_json
-from .episode import Episode, EpisodeOptions
+from ..store import read_events, read_json
+from ..store.ownership import RunBusyError
+from ..store.paths import check_part
+from ..store.vocab import RUN_CHECKPOINT, RUN_INTERRUPT, RUN_RESUME
+from . import lifecycle
+from .episode import Episode, EpisodeOptions, read_veto_decision
+from .lifecycle import Outcome
 from .recorder import Recorder, artifact_digest
 
-__all__ = ["resume_from_disk", "NothingToResume", "find_checkpoint"]
+__all__ = ["resume_from_disk", "NothingToResume", "ResumeReport", "find_checkpoint", "validate_checkpoint", "paused_on"]
+
+_APPROVAL_PENDING = "tool.approval.pending"
 
 
 class NothingToResume(UserWarning):
-    """``resume_run`` found nothing to do (the run is already sealed or still live here)."""
+    """``resume_run`` found nothing to do (sealed already, or another live writer continues the run)."""
+
+
+@dataclass(frozen=True)
+class ResumeReport:
+    """What a resume did: ``resumed``, ``seal_completed``, ``sealed_lost``, ``already_sealed``, ``live_here`` or ``busy``."""
+
+    episode_id: str
+    action: str
+    message: str = ""
+
+    @property
+    def changed_nothing(self) -> bool:
+        return self.action in {"already_sealed", "live_here", "busy"}
 
 
 def find_checkpoint(rec: Recorder, checkpoint_id: str | None) -> dict[str, Any]:
-    events = [e for e in rec.events if e.get("event_type") == "run.checkpoint"]
+    events = [e for e in rec.events if e.get("event_type") == RUN_CHECKPOINT and isinstance(e.get("payload"), dict)]
     if checkpoint_id is None:
         if not events:
             raise CheckpointNotFoundError(f"run {rec.episode_id} has no checkpoint; it was never paused, so there is nothing to resume")
-        checkpoint_id = events[-1]["payload"]["checkpoint_id"]
+        checkpoint_id = events[-1]["payload"].get("checkpoint_id")
+    checkpoint_id = check_part(checkpoint_id, "checkpoint id")  # read from a file: untrusted
     record = read_json(rec.run_dir / "checkpoints" / checkpoint_id / "checkpoint.json")
     if record is None:
         known = [e["payload"].get("checkpoint_id") for e in events]
         raise CheckpointNotFoundError(f"checkpoint {checkpoint_id!r} not found in {rec.run_dir}/checkpoints; known: {known}")
     event = next((e for e in events if e["payload"].get("checkpoint_id") == checkpoint_id), None)
-    return {**record, "event_id": event["id"] if event else None}
+    return {**record, "checkpoint_id": checkpoint_id, "event_id": event["id"] if event else None}
 
 
 def validate_checkpoint(rec: Recorder, checkpoint: dict[str, Any]) -> None:
     """Noēsis' checks: the event at ``event_offset`` is ``last_event_id``; state and artifacts unchanged."""
     offset = checkpoint.get("event_offset")
     events = rec.events
-    if not isinstance(offset, int) or offset < 1 or offset > len(events) or events[offset - 1].get("id") != checkpoint.get("last_event_id"):
+    if type(offset) is not int or offset < 1 or offset > len(events) or events[offset - 1].get("id") != checkpoint.get("last_event_id"):
         raise CheckpointConsistencyError(f"checkpoint {checkpoint.get('checkpoint_id')}: event {offset} is not {checkpoint.get('last_event_id')!r}; "
                                          "events.jsonl was changed after the pause")
     if sha256_bytes((rec.run_dir / "state.json").read_bytes()) != checkpoint.get("state_hash"):
@@ -58,142 +89,159 @@ def validate_checkpoint(rec: Recorder, checkpoint: dict[str, Any]) -> None:
         raise CheckpointConsistencyError(f"checkpoint {checkpoint.get('checkpoint_id')}: run artifacts changed since the pause")
 
 
-class _ResumeLock:
-    """An exclusive lock file in the run dir, written whole (pid and time) through a hard link.
-
-    A lock whose process is gone is taken over; only our own lock is removed on exit.
-    """
-
-    def __init__(self, run_dir: Path):
-        self.path = Path(run_dir) / ".resume.lock"
-        self.token = f"{os.getpid()} {time.time():.6f}"
-
-    def __enter__(self) -> "_ResumeLock":
-        tmp = self.path.with_name(f".resume.lock.{os.getpid()}.tmp")
-        tmp.write_text(self.token)
-        try:
-            for _ in range(2):
-                try:
-                    os.link(tmp, self.path)  # atomic: the lock appears with its content
-                    return self
-                except FileExistsError:
-                    if _holder_alive(self.path):
-                        raise EpisodeStateError(f"another process is resuming {self.path.parent.name} (lock {self.path}); "
-                                                "wait for it, or delete the lock if that process is gone") from None
-                    self.path.unlink(missing_ok=True)
-            raise EpisodeStateError(f"could not take the resume lock {self.path}")
-        finally:
-            tmp.unlink(missing_ok=True)
-
-    def __exit__(self, *exc: Any) -> None:
-        try:
-            if self.path.read_text() == self.token:
-                self.path.unlink()
-        except FileNotFoundError:
-            pass
+# -- reading where a run stands ------------------------------------------------------------------
+@dataclass
+class _Pause:
+    checkpoint_event: dict[str, Any]
+    cause: dict[str, Any] | None  # the tool.approval.pending or governance event the pause is about
+    resume_event: dict[str, Any] | None  # set when a resume of this checkpoint began
+    resume_index: int | None
 
 
-def _holder_alive(path: Path) -> bool:
-    try:
-        pid = int(path.read_text().split()[0])
-        os.kill(pid, 0)
-    except (ValueError, IndexError, FileNotFoundError, ProcessLookupError):
-        return False
-    except PermissionError:
-        return True
-    return True
+def _payload(event: dict[str, Any]) -> dict[str, Any]:
+    payload = event.get("payload")
+    return payload if isinstance(payload, dict) else {}
 
 
-async def resume_from_disk(run_dir: Path, *, checkpoint_id: str | None, using: Any, tools: dict[str, Any] | None) -> str:
-    from .api import live_handles
-
-    episode_id = run_dir.name
-    if is_sealed(run_dir):
-        final = read_json(run_dir / "final.json") or {}
-        warnings.warn(f"run {episode_id} is already sealed (outcome {final.get('outcome', 'unknown')}); resume_run changed nothing",
-                      NothingToResume, stacklevel=3)
-        return episode_id
-    live = live_handles().get(episode_id)
-    if live is not None and not live.done():
-        warnings.warn(f"episode {episode_id} is live in this process; it continues by itself once its draft is decided",
-                      NothingToResume, stacklevel=3)
-        return episode_id
-    with _ResumeLock(run_dir):
-        if is_sealed(run_dir):  # another process finished it while we waited for the lock
-            warnings.warn(f"run {episode_id} was sealed by another resume; changed nothing", NothingToResume, stacklevel=3)
-            return episode_id
-        rec = Recorder.reopen(run_dir)
-        checkpoint = find_checkpoint(rec, checkpoint_id)
-        already = any(e.get("event_type") == "run.resume" and e["payload"].get("checkpoint_id") == checkpoint["checkpoint_id"]
-                      for e in rec.events)
-        if not already:
-            validate_checkpoint(rec, checkpoint)
-        cause = _pause_cause(rec, checkpoint)
-        episode = Episode(None, _options_from_state(rec), rec)
-        episode.loop = None
-        if (cause.get("payload") or {}).get("event_name") == "tool.approval.pending":
-            from .resume_tool import resume_tool_draft
-
-            await resume_tool_draft(episode, checkpoint, cause, tools=tools, resumed=already)
-        else:
-            await _resume_after_veto(episode, checkpoint, using, resumed=already)
-    return episode_id
+def last_pause(events: list[dict[str, Any]]) -> _Pause | None:
+    """The run's last checkpoint, what it paused on, and the resume that followed it (if any)."""
+    index = next((i for i in range(len(events) - 1, -1, -1) if events[i].get("event_type") == RUN_CHECKPOINT), None)
+    if index is None:
+        return None
+    checkpoint = events[index]
+    by_id = {e.get("id"): e for e in events if e.get("id")}
+    interrupt = by_id.get(checkpoint.get("caused_by")) or {}
+    cause = by_id.get(interrupt.get("caused_by")) if interrupt.get("event_type") == RUN_INTERRUPT else None
+    checkpoint_id = _payload(checkpoint).get("checkpoint_id")
+    for j in range(index + 1, len(events)):
+        if events[j].get("event_type") == RUN_RESUME and _payload(events[j]).get("checkpoint_id") == checkpoint_id:
+            return _Pause(checkpoint, cause, events[j], j)
+    return _Pause(checkpoint, cause, None, None)
 
 
 def paused_on(run_dir: Path) -> tuple[str, str] | None:
     """What an unresumed run on disk waits for (read only): ``("veto", checkpoint_id)``, ``("draft", draft_id)`` or None."""
-    from ..store import read_events
-
     events = read_events(Path(run_dir) / "events.jsonl", strict=False)
-    by_id = {e.get("id"): e for e in events}
-    checkpoints = [e for e in events if e.get("event_type") == "run.checkpoint"]
-    if not checkpoints or any(e.get("event_type") == "run.resume" for e in events[events.index(checkpoints[-1]):]):
+    pause = last_pause(events)
+    if pause is None or pause.resume_event is not None or pause.cause is None:
         return None
-    interrupt = by_id.get(checkpoints[-1].get("caused_by")) or {}
-    cause = by_id.get(interrupt.get("caused_by")) or {}
-    if cause.get("phase") == "governance":
-        return "veto", checkpoints[-1]["payload"].get("checkpoint_id")
-    if (cause.get("payload") or {}).get("event_name") == "tool.approval.pending":
-        return "draft", cause["payload"].get("draft_id")
+    if pause.cause.get("phase") == "governance":
+        return "veto", str(_payload(pause.checkpoint_event).get("checkpoint_id"))
+    if _payload(pause.cause).get("event_name") == _APPROVAL_PENDING:
+        return "draft", str(_payload(pause.cause).get("draft_id"))
     return None
 
 
-def _pause_cause(rec: Recorder, checkpoint: dict[str, Any]) -> dict[str, Any]:
-    by_id = {e.get("id"): e for e in rec.events}
-    interrupt = by_id.get(checkpoint.get("last_event_id")) or {}
-    cause = by_id.get(interrupt.get("caused_by"))
-    if cause is None:
-        raise CheckpointConsistencyError(f"checkpoint {checkpoint['checkpoint_id']}: cannot find what caused the pause")
-    return cause
+# -- resuming ------------------------------------------------------------------------------------
+async def resume_from_disk(run_dir: Path, *, checkpoint_id: str | None = None, using: Any = None,
+                           tools: dict[str, Any] | None = None, unknown_outcome: str | None = None) -> ResumeReport:
+    """Continue the run in ``run_dir`` as far as its directory allows (see the module's rules)."""
+    from .registry import live_handles
+
+    if unknown_outcome not in (None, "retry", "fail"):
+        raise ValueError(f"unknown_outcome={unknown_outcome!r}: use 'retry' (run the draft again) or 'fail' (record it failed)")
+    episode_id = run_dir.name
+    if (run_dir / "manifest.json").exists():
+        final = read_json(run_dir / "final.json") or {}
+        return ResumeReport(episode_id, "already_sealed",
+                            f"run {episode_id} is already sealed (outcome {final.get('outcome', 'unknown')}); resume_run changed nothing")
+    live = live_handles().get(episode_id)
+    if live is not None and not live.done() and live.run_dir.resolve() == run_dir.resolve():
+        return ResumeReport(episode_id, "live_here",
+                            f"episode {episode_id} is live in this process; it continues by itself once its draft is decided")
+    try:
+        rec = Recorder.reopen(run_dir)
+    except RunBusyError as exc:
+        return ResumeReport(episode_id, "busy", str(exc))
+    try:
+        return await _continue(rec, checkpoint_id=checkpoint_id, using=using, tools=tools, unknown_outcome=unknown_outcome)
+    finally:
+        if not rec.closed:
+            rec.close_without_sealing()
 
 
-def _options_from_state(rec: Recorder) -> EpisodeOptions:
+async def _continue(rec: Recorder, *, checkpoint_id: str | None, using: Any, tools: dict[str, Any] | None,
+                    unknown_outcome: str | None) -> ResumeReport:
+    from .resume_tool import continue_tool_draft, open_interrupted_pause, process_lost
+
+    episode_id = rec.episode_id
+    if lifecycle.complete_seal(rec):
+        return ResumeReport(episode_id, "seal_completed", f"run {episode_id} had its seal cut short; it is now sealed")
+    pause = last_pause(rec.events)
+    if pause is None or pause.resume_event is not None:
+        reopened = open_interrupted_pause(rec, pause)
+        if reopened is not None:
+            pause = reopened
+    if pause is None or pause.cause is None:
+        process_lost(rec)
+        return ResumeReport(episode_id, "sealed_lost", f"run {episode_id} lost its process while running; sealed as error")
+    checkpoint = find_checkpoint(rec, checkpoint_id or _payload(pause.checkpoint_event).get("checkpoint_id"))
+    if pause.resume_event is None:
+        validate_checkpoint(rec, checkpoint)
+    cause = pause.cause
+    if _payload(cause).get("event_name") == _APPROVAL_PENDING:
+        if pause.resume_event is not None and _payload(pause.resume_event).get("resumed_by") == "episode":
+            from .resume_tool import dispatched
+
+            if dispatched(rec, str(_payload(cause).get("draft_id"))):  # the live adapter went on after its tool
+                process_lost(rec)
+                return ResumeReport(episode_id, "sealed_lost", f"run {episode_id} lost its process after a tool ran; sealed as error")
+        await continue_tool_draft(rec, checkpoint, cause, resume_event=pause.resume_event, tools=tools,
+                                  unknown_outcome=unknown_outcome)
+        return ResumeReport(episode_id, "resumed")
+    if cause.get("phase") == "governance":
+        evidence_only = pause.resume_event is not None and _payload(pause.resume_event).get("resumed_by") == "resume"
+        if pause.resume_event is not None and not evidence_only:  # the adapter was running again when its process stopped
+            process_lost(rec)
+            return ResumeReport(episode_id, "sealed_lost", f"run {episode_id} lost its process while running; sealed as error")
+        await _resume_after_veto(rec, checkpoint, cause, using, resumed=evidence_only)
+        return ResumeReport(episode_id, "resumed")
+    raise CheckpointConsistencyError(f"checkpoint {checkpoint['checkpoint_id']}: cannot tell what paused the run "
+                                     f"(its interrupt is caused by a {cause.get('phase')!r} event)")
+
+
+def options_from_state(rec: Recorder) -> EpisodeOptions:
     state = rec.state
-    ext = state.get("x-noesis_nb") or {}
-    return EpisodeOptions(task=state["goal"]["task"], seed=state["episode"].get("seed", 0), tags=state["episode"].get("tags") or {},
-                          governance=ext.get("governance_mode", "off"), approver="ask", wait_for_human=False)
+    ext = state.get("x-noesis_nb") if isinstance(state.get("x-noesis_nb"), dict) else {}
+    episode = state.get("episode") if isinstance(state.get("episode"), dict) else {}
+    goal = state.get("goal") if isinstance(state.get("goal"), dict) else {}
+    tags = episode.get("tags") if isinstance(episode.get("tags"), dict) else {}
+    return EpisodeOptions(task=str(goal.get("task", "")), seed=episode.get("seed", 0) if type(episode.get("seed")) is int else 0,
+                          tags=tags, governance=str(ext.get("governance_mode", "off")), approver="ask", wait_for_human=False)
 
 
-async def _resume_after_veto(episode: Episode, checkpoint: dict[str, Any], using: Any, *, resumed: bool) -> None:
+async def _resume_after_veto(rec: Recorder, checkpoint: dict[str, Any], governance: dict[str, Any], using: Any, *,
+                             resumed: bool) -> None:
     from .resolve import resolve_using
 
-    label = str(episode.recorder.state["episode"].get("using", ""))
+    # No decision file: calling resume_run with the adapter is the go-ahead, as in Noēsis.
+    decision = read_veto_decision(rec.run_dir, checkpoint["checkpoint_id"]) or {"decision": "override"}  # malformed: raises
+    episode = Episode(None, options_from_state(rec), rec)
+    episode.candidate = lifecycle.find_candidate(rec)
+    if decision.get("decision") == "uphold":
+        if not resumed:
+            rec.resume_event(checkpoint, resumed_by="resume_run")
+        episode.finish(Outcome("vetoed", f"veto upheld by {decision.get('approver_id')}", ["veto_upheld"]))
+        return
+    label = str(rec.state["episode"].get("using", ""))
     if using is None:
-        raise ResumeAdapterRequiredError(f"run {episode.recorder.episode_id} paused before its adapter {label!r} ran; "
+        raise ResumeAdapterRequiredError(f"run {rec.episode_id} paused before its adapter {label!r} ran; "
                                          "pass using=<the same adapter> to resume_run")
     adapter = resolve_using(using)
     if f"adapter:{adapter.label}" != label:
-        raise ResumeAdapterMismatchError(f"run {episode.recorder.episode_id} was started with {label!r}, not 'adapter:{adapter.label}'")
-    episode.adapter = adapter
-    episode.governance["veto_count"] = 1
-    decision = read_json(episode.recorder.run_dir / "checkpoints" / checkpoint["checkpoint_id"] / "decision.json") or {}
-    if decision.get("decision") == "uphold":
-        if not resumed:
-            episode.recorder.resume_event(checkpoint)
-        episode._finish("vetoed", f"veto upheld by {decision.get('approver_id')}", ["veto_upheld"])
-        return
+        raise ResumeAdapterMismatchError(f"run {rec.episode_id} was started with {label!r}, not 'adapter:{adapter.label}'")
     import asyncio
 
+    episode.adapter = adapter
     episode.loop = asyncio.get_running_loop()
-    resume = episode.recorder.resume_event(checkpoint) if not resumed else {"id": checkpoint.get("event_id")}
-    await episode._act(resume["id"])
+    if not resumed:
+        rec.resume_event(checkpoint, resumed_by="resume_run")
+    try:
+        await episode.act(governance["id"])
+    except BaseException as exc:
+        from .episode import EpisodePaused
+
+        if isinstance(exc, EpisodePaused):
+            rec.close_without_sealing()
+            return
+        raise

@@ -5,19 +5,15 @@ from __future__ import annotations
 import hashlib
 from collections import Counter, defaultdict
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .._jsonio import canonical_json, to_jsonable
 
-if TYPE_CHECKING:
-    from .recorder import Recorder
-
-__all__ = ["build_summary", "final_outcome"]
-
-_FINAL = {"ok": "success", "error": "error", "vetoed": "vetoed", "cancelled": "cancelled"}
-
+__all__ = ["build_summary", "usage_summary", "governance_counts", "INSIGHT_KEYS"]
 
 _TOKENS = ("input_tokens", "cached_input_tokens", "cache_write_input_tokens", "output_tokens", "reasoning_tokens")
+#: the keys of the insight event's ``metrics`` (Noēsis' artifact invariant: exactly these, from summary.metrics)
+INSIGHT_KEYS = ("plan_adherence", "tool_coverage", "veto_count", "success", "act_count")
 
 
 def _total(calls: list[dict[str, Any]], key: str) -> int | None:
@@ -36,36 +32,65 @@ def usage_summary(calls: list[dict[str, Any]]) -> dict[str, Any]:
     return {"model_calls": len(calls), **{k: _total(calls, k) for k in _TOKENS}, "by_model": by_model}
 
 
-def final_outcome(status: str) -> str:
-    return _FINAL.get(status, "error")
+def governance_counts(events: list[dict[str, Any]]) -> dict[str, int]:
+    """Enforced vetoes and vetoes that audit mode only recorded, counted from the governance events."""
+    veto = would = 0
+    for e in events:
+        payload = e.get("payload")
+        if e.get("phase") == "governance" and isinstance(payload, dict) and payload.get("decision") == "veto":
+            if payload.get("enforced"):
+                veto += 1
+            else:
+                would += 1
+    return {"veto_count": veto, "would_veto_count": would}
 
 
-def _ts(value: str | None) -> datetime | None:
+def _calls(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    calls = []
+    for e in events:
+        payload = e.get("payload")
+        if e.get("phase") == "model" and isinstance(payload, dict):
+            calls.append({"provider": payload.get("provider"), "model": payload.get("model"),
+                          **{k: payload.get(k) if type(payload.get(k)) is int else None for k in _TOKENS}})
+    return calls
+
+
+def _ts(value: Any) -> datetime | None:
+    """An aware datetime from an ISO string; None for anything else (never raises on bad input)."""
+    if not isinstance(value, str) or not value:
+        return None
     try:
-        return datetime.fromisoformat(value) if value else None
+        parsed = datetime.fromisoformat(value)
     except ValueError:
         return None
+    return parsed if parsed.tzinfo is not None else None
 
 
-def build_summary(rec: "Recorder", *, status: str, reasons: list[str], result: Any, adapter_result: str,
-                  governance: dict[str, Any]) -> dict[str, Any]:
-    events = rec.events
-    state = rec.state
+def build_summary(episode_id: str, state: dict[str, Any], events: list[dict[str, Any]], *, status: str,
+                  reasons: list[str], result: Any, adapter_result: str) -> dict[str, Any]:
+    """The summary of a run whose events (up to its terminate and state projection) are ``events``.
+
+    A pure function of what is on disk, so a seal interrupted by a crash is completed identically.
+    """
     episode = state["episode"]
+    extension = state.get("x-noesis_nb") or {}
+    governance = {"mode": extension.get("governance_mode", "off"), "failure_policy": extension.get("failure_policy"),
+                  **governance_counts(events)}
     phases = Counter(e.get("phase") for e in events)
-    acts = [e for e in events if e.get("phase") == "act" and not (e.get("payload") or {}).get("synthetic")]
+    acts = [e for e in events if e.get("phase") == "act"]
     phase_ms: dict[str, float] = defaultdict(float)
     for e in events:
-        duration = (e.get("metrics") or {}).get("duration_ms")
-        if isinstance(duration, (int, float)):
-            phase_ms[e["phase"]] += duration
+        metrics_ = e.get("metrics")
+        duration = metrics_.get("duration_ms") if isinstance(metrics_, dict) else None
+        if isinstance(duration, (int, float)) and not isinstance(duration, bool):
+            phase_ms[str(e.get("phase"))] += duration
     times = [t for t in (_ts(e.get("timestamp")) for e in events) if t is not None]
     started = _ts(episode.get("started_at"))
     duration_sec = round(((times[-1] if times else started) - started).total_seconds(), 6) if started else 0.0
     first_act = next((_ts(e.get("timestamp")) for e in acts), None)
     steps = state["plan"].get("steps") or []
     done = sum(1 for s in steps if s.get("status") == "done")
-    tools_used = {(e.get("payload") or {}).get("tool") for e in acts}
+    tools_used = {e["payload"].get("tool") for e in acts if isinstance(e.get("payload"), dict)}
     success = status == "ok"
     veto_count = governance.get("veto_count", 0)
     insight = {
@@ -107,7 +132,7 @@ def build_summary(rec: "Recorder", *, status: str, reasons: list[str], result: A
     outcome = {"ok": "success_unverified", "error": "error"}.get(status, "goal_not_achieved")
     return {
         "schema_version": "1.3.0",
-        "episode_id": rec.episode_id,
+        "episode_id": episode_id,
         "task": state["goal"]["task"],
         "seed": episode.get("seed", 0),
         "started_at": episode.get("started_at"),
@@ -133,5 +158,5 @@ def build_summary(rec: "Recorder", *, status: str, reasons: list[str], result: A
         "verification": {"provided": False, "passed": None, "assertions": [], "workspace_diff": None, "snapshots": None,
                          "policy": {"ignore": [".git", "__pycache__", ".venv", ".noesis"], "symlinks": "skip"}},
         "manifest": {"path": "manifest.json"},
-        "x-noesis_nb": {"reasons": reasons, "usage": usage_summary(rec.usage_calls)},
+        "x-noesis_nb": {"reasons": reasons, "usage": usage_summary(_calls(events))},
     }

@@ -56,16 +56,25 @@ def read_manifest(run_dir: Path) -> dict[str, Any] | None:
 
 
 def is_sealed(run_dir: Path) -> bool:
-    """Sealed runs accept no more events: ``final.json`` or ``manifest.json`` exists."""
-    run_dir = Path(run_dir)
-    return (run_dir / "final.json").exists() or (run_dir / "manifest.json").exists()
+    """A sealed run has ``manifest.json`` (the last file of a seal; older Noēsis runs have no ``final.json``).
+
+    With ``final.json`` and no manifest the seal was cut short: the run accepts no more events,
+    and ``resume_run`` writes the manifest."""
+    return (Path(run_dir) / "manifest.json").is_file()
 
 
 def write_manifest(run_dir: Path, episode_id: str) -> dict[str, Any]:
-    """Hash every file under the run (except the manifest and temp files) into ``manifest.json``."""
+    """Hash every regular file under the run (except the manifest and transient files) into ``manifest.json``.
+
+    Symbolic links are never followed: a link inside a run (to a file or a folder) is left out of
+    the manifest, so nothing outside the run is ever hashed or described as part of it.
+    """
+    from .paths import run_path
+
     run_dir = Path(run_dir)
+    target = run_path(run_dir, "manifest.json")
     files = []
-    for path in sorted(p for p in run_dir.rglob("*") if p.is_file()):
+    for path in _regular_files(run_dir):
         name = path.relative_to(run_dir).as_posix()
         if name == "manifest.json" or _transient(path):
             continue
@@ -73,8 +82,29 @@ def write_manifest(run_dir: Path, episode_id: str) -> dict[str, Any]:
                       "kind": MANIFEST_KINDS.get(name, "attachment")})
     manifest = {"schema_version": "manifest/1.0", "episode_id": episode_id, "created_at": now_iso(),
                 "files": sorted(files, key=lambda f: f["name"]), "signer": None}
-    atomic_write_json(run_dir / "manifest.json", manifest)
+    atomic_write_json(target, manifest)
     return manifest
+
+
+def _regular_files(run_dir: Path) -> list[Path]:
+    """Regular files below ``run_dir``, walking folders without following any link."""
+    out: list[Path] = []
+    stack = [run_dir]
+    while stack:
+        folder = stack.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.is_symlink():
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                if not entry.name.startswith("."):
+                    stack.append(Path(entry.path))
+            elif entry.is_file(follow_symlinks=False):
+                out.append(Path(entry.path))
+    return sorted(out)
 
 
 def _transient(path: Path) -> bool:

@@ -39,12 +39,23 @@ def now_iso() -> str:
 
 
 class EventWriter:
-    """Appends events to one run's ``events.jsonl``; safe to call from several threads."""
+    """Appends events to one run's ``events.jsonl``; safe to call from several threads.
+
+    It refuses to append once the run is sealed on disk (``final.json`` or ``manifest.json``),
+    whatever it believes in memory: the disk is looked at before the first append and again
+    whenever 50 ms have passed since the last look (a pause, a wait for a human, a slow tool).
+    """
+
+    SEAL_CHECK_S = 0.05
 
     def __init__(self, path: Path):
-        self.path = Path(path)
-        self.lock = threading.Lock()
-        self._sealed = (self.path.parent / "manifest.json").exists() or (self.path.parent / "final.json").exists()
+        from .paths import run_path
+
+        self.path = run_path(Path(path).parent, Path(path).name)
+        self.lock = threading.RLock()
+        self._finals = (str(self.path.parent / "final.json"), str(self.path.parent / "manifest.json"))
+        self._sealed = self._sealed_on_disk()
+        self._checked = time.monotonic()
         self._last_ts = ""
         self.count = 0
         self.last_event_id: str | None = None
@@ -55,11 +66,16 @@ class EventWriter:
                 self._last_ts = max(self._last_ts, str(event.get("timestamp", "")))
                 if event.get("id"):
                     self.last_event_id = event["id"]
-        self._fh = open(self.path, "ab", buffering=0)
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+        self._fh = os.fdopen(os.open(self.path, flags, 0o644), "ab", buffering=0)
 
     @property
     def sealed(self) -> bool:
         return self._sealed
+
+    def _sealed_on_disk(self) -> bool:
+        exists = os.path.exists
+        return exists(self._finals[0]) or exists(self._finals[1])
 
     def append(self, event: dict[str, Any]) -> dict[str, Any]:
         """Write ``event`` as one line (timestamp clamped to be monotonic) and return it."""
@@ -68,9 +84,14 @@ class EventWriter:
 
     def append_locked(self, event: dict[str, Any]) -> dict[str, Any]:
         """``append`` for a caller that already holds ``self.lock`` (the episode recorder's hot path)."""
+        now = time.monotonic()
+        if now - self._checked > self.SEAL_CHECK_S:
+            self._checked = now
+            self._sealed = self._sealed or self._sealed_on_disk()
         if self._sealed:
             raise RunSealedError(
-                f"cannot append to {self.path}: the run is sealed (manifest.json exists); start a new episode instead"
+                f"cannot append to {self.path}: the run is sealed (final.json or manifest.json exists); "
+                "start a new episode instead"
             )
         ts = event.get("timestamp") or now_iso()
         if ts < self._last_ts:
@@ -83,6 +104,13 @@ class EventWriter:
             self.last_event_id = event_id
         return event
 
+    def check_disk(self) -> bool:
+        """Look at the disk now; True when the run was sealed there."""
+        with self.lock:
+            self._checked = time.monotonic()
+            self._sealed = self._sealed or self._sealed_on_disk()
+            return self._sealed
+
     def seal(self) -> None:
         with self.lock:
             self._sealed = True
@@ -92,9 +120,14 @@ class EventWriter:
             if not self._fh.closed:
                 self._fh.close()
 
+    @property
+    def closed(self) -> bool:
+        return self._fh.closed
+
     def fsync(self) -> None:
         with self.lock:
-            os.fsync(self._fh.fileno())
+            if not self._fh.closed:
+                os.fsync(self._fh.fileno())
 
 
 def _drop_torn_tail(path: Path) -> None:

@@ -28,6 +28,7 @@ from . import codes, domain, events
 from .decisions import decide
 from .errors import (AmbiguousPreparedToolInvocationError, ApprovalDecisionBindingError, ApprovalDecisionRequiredError,
                      ApprovalRejectedError, CallableResolutionError, ExecutionInProgressError, IdempotencyConflictError,
+                     ToolOutcomeUnknownError,
                      InvalidToolPayloadError, PayloadIntegrityError, PreparedToolInvocationNotFoundError,
                      SecretUnavailableError, ToolAuthenticationError, ToolAuthorizationError, ToolContractError,
                      ToolExecutionFailedError, ToolRecordError, UnknownToolFieldError, UnsupportedToolProtocolError)
@@ -78,5 +79,5 @@ __all__ = [
     "CallableResolutionError", "ToolAuthenticationError", "ToolAuthorizationError",
     "PreparedToolInvocationNotFoundError", "AmbiguousPreparedToolInvocationError", "ApprovalDecisionRequiredError",
     "ApprovalRejectedError", "ApprovalDecisionBindingError", "IdempotencyConflictError", "ToolExecutionFailedError",
-    "SecretUnavailableError", "PayloadIntegrityError", "ExecutionInProgressError", "ToolRecordError",
+    "SecretUnavailableError", "PayloadIntegrityError", "ExecutionInProgressError", "ToolOutcomeUnknownError", "ToolRecordError",
 ]

@@ -10,7 +10,7 @@ from typing import Any
 from noesis_nb._jsonio import atomic_write_json, loads
 from noesis_nb.errors import InvalidIdError
 
-__all__ = ["MAX_ID_LENGTH", "check_id", "read_json_object", "create_exclusive_json", "claim_file"]
+__all__ = ["MAX_ID_LENGTH", "check_id", "read_json_object", "create_exclusive_json", "claim_file", "quarantine"]
 
 MAX_ID_LENGTH = 200
 
@@ -85,3 +85,19 @@ def claim_file(path: Path) -> bool:
         return False
     os.close(fd)
     return True
+
+
+def quarantine(path: Path) -> Path | None:
+    """Move a malformed record aside (``<name>.invalid-<time>``, never read as a record) so a valid one can take its place.
+
+    Nothing is deleted: the bad file stays next to the good one for whoever investigates.
+    """
+    import time
+
+    path = Path(path)
+    target = path.with_name(f"{path.name}.invalid-{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:6]}")
+    try:
+        os.rename(path, target)
+    except FileNotFoundError:
+        return None
+    return target

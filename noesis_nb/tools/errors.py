@@ -136,6 +136,16 @@ class ExecutionInProgressError(ToolContractError):
     default_reason_code = codes.PRECONDITION_FAILED
 
 
+class ToolOutcomeUnknownError(ToolContractError):
+    """A draft was dispatched by a process that stopped before recording the result.
+
+    Its effects may or may not have happened, so it is never run again silently:
+    ``resume_run(…, unknown_outcome="retry")`` runs it again, ``"fail"`` records it as failed.
+    """
+
+    default_reason_code = codes.PRECONDITION_FAILED
+
+
 class ToolRecordError(ToolContractError, ValueError):
     """A ``tool_invocations/`` file that is not valid JSON or not a valid record."""
 

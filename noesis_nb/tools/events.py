@@ -34,6 +34,10 @@ ALL_EVENT_NAMES = (
     TOOL_EXECUTION_FAILED, TOOL_REPLAYED, TOOL_RATE_LIMITED,
 )
 
+# noesis_nb extension: a dispatched draft whose result was never recorded (its process stopped)
+TOOL_EXECUTION_OUTCOME_UNKNOWN = "tool.execution.outcome_unknown"
+TERMINAL_EXECUTION_EVENTS = (TOOL_EXECUTION_SUCCEEDED, TOOL_EXECUTION_FAILED, TOOL_REPLAYED)
+
 # Event envelope used by the runtime's ``emit`` callable.
 EVENT_PHASE = "tool"
 EVENT_AGENT_ID = "tool_contract"

@@ -8,6 +8,8 @@ import inspect
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Mapping
 
+from noesis_nb._threads import run_in_thread
+
 from . import codes, events
 from ._usecase_ports import Emit, _coerce, _one, _scope, _vault, recorder_emit
 from .errors import (
@@ -212,7 +214,7 @@ async def _dispatch(dispatcher: ToolDispatcher | None, port: Any, prepared: Prep
         view = prepared.model_copy(update={"payload": prepared.payload.model_copy(update={"normalized_payload": payload})})
         execute = port_method(port, "execute")
         if offload and not inspect.iscoroutinefunction(execute):
-            raw = await asyncio.to_thread(execute, invocation=view)
+            raw = await run_in_thread(execute, invocation=view, name="noesis_nb-dispatch-port")
         else:
             raw = execute(invocation=view)
         if inspect.isawaitable(raw):

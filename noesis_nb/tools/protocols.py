@@ -6,9 +6,10 @@ Built in: ``subprocess`` (``SubprocessProtocol``) and ``python`` (``PythonCallab
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 from typing import Any, Callable, Iterable, Mapping
+
+from noesis_nb._threads import run_in_thread
 
 from ._base import ProtocolHandler, execution_id_for, make_result
 from .errors import UnsupportedToolProtocolError
@@ -58,9 +59,9 @@ class ToolDispatcher:
 
     async def dispatch(self, prepared: PreparedToolInvocation, payload: dict[str, Any],
                        func: Callable[..., Any] | None = None) -> ToolExecutionResult:
-        """Run the handler: awaited when ``async``, otherwise in a worker thread."""
+        """Run the handler: awaited when ``async``, otherwise on a thread of its own (never a shared pool)."""
         handler = self.handler_for(prepared.protocol)
         if inspect.iscoroutinefunction(handler.execute):
             return await handler.execute(prepared, payload, func)
-        result = await asyncio.to_thread(handler.execute, prepared, payload, func)
+        result = await run_in_thread(handler.execute, prepared, payload, func, name="noesis_nb-tool")
         return await result if inspect.isawaitable(result) else result

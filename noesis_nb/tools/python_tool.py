@@ -18,6 +18,7 @@ import sys
 from typing import Any, Callable, Mapping
 
 from noesis_nb._jsonio import to_jsonable
+from noesis_nb._threads import run_in_thread
 
 from . import codes
 from ._base import as_json_data, check_keys, make_result
@@ -85,7 +86,7 @@ class PythonCallableProtocol:
             if inspect.iscoroutinefunction(func):
                 value = await asyncio.wait_for(func(*args, **kwargs), timeout)
             else:  # a timed-out thread keeps running in the background; its result is ignored
-                value = await asyncio.wait_for(asyncio.to_thread(func, *args, **kwargs), timeout)
+                value = await asyncio.wait_for(run_in_thread(func, *args, name="noesis_nb-python-tool", **kwargs), timeout)
                 if inspect.isawaitable(value):
                     value = await asyncio.wait_for(value, timeout)
         except asyncio.TimeoutError:

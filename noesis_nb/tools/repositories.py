@@ -18,8 +18,10 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from noesis_nb._jsonio import atomic_write_json
 from noesis_nb.errors import DecisionFileError, InvalidIdError
+from noesis_nb.store.paths import run_path
 
-from ._files import check_id, claim_file, create_exclusive_json, read_json_object
+from ._files import check_id, claim_file, create_exclusive_json, quarantine, read_json_object
+from .draftref import match_draft_ref
 from .errors import AmbiguousPreparedToolInvocationError, PreparedToolInvocationNotFoundError, ToolRecordError
 from .redaction import redact_secrets
 from .types import (IdempotencyDecision, IdempotencyEvaluation, PreparedInvocationStatus, PreparedToolInvocation,
@@ -40,7 +42,11 @@ class _Repository:
         self.root = self.run_dir / TOOL_INVOCATIONS_DIR / self.folder
 
     def path_for(self, draft_id: str) -> Path:
-        return self.root / f"{check_id(draft_id)}.json"
+        """The record's file; no link on the way (a crafted run cannot send reads or writes elsewhere)."""
+        return self._file(f"{check_id(draft_id)}.json")
+
+    def _file(self, name: str) -> Path:
+        return run_path(self.run_dir, TOOL_INVOCATIONS_DIR, self.folder, name)
 
 
 def _load(path: Path, model: Any) -> Any:
@@ -113,7 +119,11 @@ class ApprovalDecisionRepository(_Repository):
     def create(self, decision: ToolApprovalDecision, *, wait_s: float = 5.0) -> tuple[ToolApprovalDecision, bool]:
         """Persist ``decision`` unless the draft already has one; return ``(stored, created)``."""
         path = self.path_for(decision.draft_id or decision.request_id)
-        existing = self._read(path)
+        try:
+            existing = self._read(path)
+        except DecisionFileError:  # not a decision: keep it aside, and let this valid one take its place
+            quarantine(path)
+            existing = None
         if existing is not None:
             return existing, False
         if create_exclusive_json(path, decision.record()):
@@ -161,10 +171,10 @@ class IdempotencyRepository(_Repository):
         parts = (check_id(principal_id, "principal_id"), check_id(tool_key, "tool key"),
                  check_id(idempotency_key.replace("/", "_"), "idempotency_key"))
         name = "__".join(parts) + ".json"
-        if len(name.encode()) > 250:
-            raise InvalidIdError(f"idempotency file name {name!r} is longer than 250 bytes; "
+        if len(name.encode()) > 240:
+            raise InvalidIdError(f"idempotency file name {name!r} is longer than 240 bytes; "
                                  "use a shorter principal_id or idempotency_key.")
-        return self.root / name
+        return self._file(name)
 
     def _path(self, prepared: PreparedToolInvocation) -> Path | None:
         key = prepared.execution.idempotency_key
@@ -213,7 +223,7 @@ class ExecutionRepository(_Repository):
         atomic_write_json(self.path_for(draft_id), result.record())
 
     def claim_path(self, draft_id: str) -> Path:
-        return self.root / f"{check_id(draft_id)}.claim"
+        return self._file(f"{check_id(draft_id)}.claim")
 
     def claim(self, draft_id: str) -> bool:
         """Take the right to dispatch this draft (exclusive create); False if already taken."""
@@ -233,14 +243,8 @@ class _IdempotencyFile(BaseModel):
     output: dict[str, Any] | None = None
 
 
-def _request_part(draft_id: str) -> str:
-    parts = draft_id.split(":", 2)
-    return parts[2] if len(parts) == 3 and parts[0] == "draft" else draft_id
-
-
 def resolve_draft_id(run_dir: Path | str, ref: str | None = None) -> str:
-    """Find one draft: ``None`` → the single pending draft; an exact id; or a unique prefix or
-    suffix of the request-id part (or a prefix of the whole id)."""
+    """Find one draft: ``None`` → the single pending draft; else the draft ``ref`` names (see ``draftref``)."""
     repo = PreparedInvocationRepository(run_dir)
     ids = repo.draft_ids()
     listing = ", ".join(ids) or "none"
@@ -250,9 +254,7 @@ def resolve_draft_id(run_dir: Path | str, ref: str | None = None) -> str:
             raise PreparedToolInvocationNotFoundError(
                 f"no draft is pending approval in {repo.root}; drafts: {listing}. Pass a draft id.")
         return pending.key
-    if ref in ids:
-        return ref
-    matches = [d for d in ids if d.startswith(ref) or _request_part(d).startswith(ref) or _request_part(d).endswith(ref)]
+    matches = match_draft_ref(ref, ids)
     if not matches:
         raise PreparedToolInvocationNotFoundError(f"no draft matches {ref!r} in {repo.root}; drafts: {listing}.")
     if len(matches) > 1:

@@ -92,7 +92,7 @@ def _live_or_disk(target: Any, runs_dir: Any) -> Any:
 
     run_dir = find_run_dir(target, runs_dir)
     try:
-        from ..runtime.api import live_handles
+        from ..runtime.registry import live_handles
     except ImportError:  # pragma: no cover - the runtime ships with the package
         live = None
     else:

@@ -111,7 +111,8 @@ def _check(case: dict[str, Any], built: Any, handle: Any, pending: int, elapsed:
     assert (handle.run_dir / "final.json").exists() and verify_manifest(handle.run_dir).ok
     if built.source:
         assert read_json(handle.run_dir / "state.json")["episode"]["tags"].get("source") == built.source
-        own = [e for e in events if e["phase"] != "act" and str(e.get("agent_id", "")).startswith(("adapter:", "model:"))]
+        own = [e for e in events if e["phase"] not in ("act", "action_candidate")
+               and str(e.get("agent_id", "")).startswith(("adapter:", "model:"))]
         assert all(e["payload"].get("source") == built.source for e in own), [e["payload"] for e in own if not e["payload"].get("source")]
 
 

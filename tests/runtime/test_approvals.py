@@ -18,7 +18,7 @@ from noesis_nb.store import read_events, read_json, verify_manifest
 from .agents import append_line, make_writer, sync_writer_factory
 
 HERE = Path(__file__).resolve().parent
-PREPARE = ["tool.requested", "tool.validated", "tool.authn.passed", "tool.authz.passed", "action.candidate_emitted",
+PREPARE = ["tool.requested", "tool.validated", "tool.authn.passed", "tool.authz.passed", "action_candidate", "action.candidate_emitted",
            "tool.preflight.computed", "tool.draft_created", "tool.approval.pending"]
 
 
@@ -69,7 +69,7 @@ def test_live_pause_then_approve_continues_the_adapter(runs_dir, tmp_path):
     names = _names(handle.run_dir)
     assert _between(names, "tool.requested", "tool.approval.pending") == PREPARE
     assert _between(names, "tool.approval.pending", "tool.execution.succeeded") == [
-        "tool.approval.pending", "run.interrupt", "run.checkpoint", "run.state_projection", "run.resume", "tool.approved",
+        "tool.approval.pending", "run.interrupt", "run.checkpoint", "run.resume", "tool.approved",
         "tool.execution.started", "tool.execution.succeeded"]
     approval = read_json(handle.run_dir / "tool_invocations" / "approvals" / f"{pending.draft_id}.json")
     assert approval["approver_id"] == "ana" and approval["reviewed_fingerprint"] == pending.fingerprint

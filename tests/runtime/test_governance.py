@@ -76,7 +76,7 @@ def test_pause_on_veto_then_resume_run_with_the_same_adapter(runs_dir):
     ep = ns.solve("destroy the staging db", using=agent, governance="enforce")
     run_dir = runs_dir / ep
     names = [e.get("event_type") or e["phase"] for e in read_events(run_dir / "events.jsonl")]
-    assert names[-4:] == ["governance", "run.interrupt", "run.checkpoint", "run.state_projection"]
+    assert names[-4:] == ["action_candidate", "governance", "run.interrupt", "run.checkpoint"]
     assert calls == [] and not (run_dir / "summary.json").exists()
     assert read_json(run_dir / "state.json")["outcomes"]["status"] == "partial"
     with pytest.raises(ResumeAdapterRequiredError):

@@ -19,15 +19,17 @@ def test_success_writes_a_sealed_noesis_run_in_order(runs_dir):
     ep = noesis_nb.solve("say hi", using=lambda task: {"answer": task.upper()}, runs_dir=runs_dir, tags={"team": "a"})
     run_dir = runs_dir / ep
     assert ep.startswith("ep_") and len(ep) == 29
-    assert _phases(run_dir) == ["start", "observe", "interpret", "plan", "act", "reflect", "learn", "terminate",
-                                "runtime", "insight", "memory"]
+    assert _phases(run_dir) == ["start", "observe", "interpret", "plan", "action_candidate", "act", "reflect", "learn",
+                                "terminate", "runtime", "insight", "memory"]
     events = read_events(run_dir / "events.jsonl")
     for event in events:  # Noēsis' required fields
         assert {"id", "timestamp", "episode_id", "phase", "payload", "evidence_ids"} <= set(event)
         assert event["episode_id"] == ep
     by_id = {e["id"]: e for e in events}
     act = next(e for e in events if e["phase"] == "act")
-    assert by_id[act["caused_by"]]["phase"] == "plan"
+    candidate = by_id[act["caused_by"]]  # governance off: the act is caused by its action candidate
+    assert candidate["phase"] == "action_candidate" and by_id[candidate["caused_by"]]["phase"] == "plan"
+    assert act["payload"]["action_candidate_id"] == candidate["payload"]["action_candidate_id"]
     assert act["payload"]["outcome"] == "ok" and act["payload"]["tool"] == "adapter:<lambda>"
     assert act["metrics"]["duration_ms"] >= 0
     summary = read_json(run_dir / "summary.json")
@@ -55,7 +57,7 @@ def test_adapter_exception_is_a_failure_with_adapter_error(runs_dir):
     reflect = next(e for e in read_events(runs_dir / ep / "events.jsonl") if e["phase"] == "reflect")
     assert reflect["payload"]["reasons"] == ["adapter_error"]
     terminate = next(e for e in read_events(runs_dir / ep / "events.jsonl") if e["phase"] == "terminate")
-    assert terminate["payload"] == {"status": "error", "message": "empty result"}
+    assert (terminate["payload"]["status"], terminate["payload"]["message"]) == ("error", "empty result")
     assert read_json(runs_dir / ep / "final.json")["outcome"] == "error"
 
 

@@ -52,8 +52,11 @@ def test_resolve_draft_id(harness):
         resolve_draft_id(harness.run_dir, "write")
     assert "01HAAA-write" in str(info.value) and "01HBBB-write" in str(info.value)
     with pytest.raises(DraftNotFoundError) as missing:
-        resolve_draft_id(harness.run_dir, "zzz")
+        resolve_draft_id(harness.run_dir, "zzzz")
     assert "draft:ep_test:01HAAA-write" in str(missing.value)
+    for names_nothing in ("", "  ", "draft:", "draft:ep_test:", "zz", None if False else 7):
+        with pytest.raises(InvalidIdError):  # never "the only draft" by accident
+            resolve_draft_id(harness.run_dir, names_nothing)
     _prepare(harness, "01HCCC", approval=True)
     with pytest.raises(AmbiguousDraftError):
         resolve_draft_id(harness.run_dir, None)

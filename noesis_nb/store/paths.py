@@ -1,0 +1,76 @@
+"""Paths inside a run directory that are safe to write: no symlink on the way, no name from a file used raw.
+
+Runs are shared and downloaded, so a run directory may hold links planted by someone else
+(``approvals -> /elsewhere``). Every write into a run goes through :func:`run_path`, which
+refuses a run directory that is itself a link, any linked or non-directory component, and any
+part that is not a plain file name (ids read from files are untrusted input).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+from ..errors import InvalidIdError, NoesisNbError
+
+__all__ = ["UnsafeRunPathError", "run_path", "check_part"]
+
+_MAX_PART = 240
+
+
+class UnsafeRunPathError(NoesisNbError, OSError):
+    """A write into a run would leave it (a symbolic link, or a component that is not a directory)."""
+
+
+def check_part(part: str, what: str = "path part") -> str:
+    """``part`` if it is one plain file name (no separator, not ``.``/``..``, no NUL, not too long)."""
+    if not isinstance(part, str) or not part or part in {".", ".."} or "/" in part or "\\" in part or "\x00" in part:
+        raise InvalidIdError(f"{what} {part!r} is not a plain file name; ids read from run files must not contain "
+                             "'/', '\\\\' or NUL, nor be '.' or '..'")
+    if len(part.encode("utf-8", "surrogateescape")) > _MAX_PART:
+        raise InvalidIdError(f"{what} {part[:40]!r}… is {len(part)} characters long; file names are limited to "
+                             f"{_MAX_PART} bytes, so use a shorter id")
+    return part
+
+
+def run_path(run_dir: str | os.PathLike[str], *parts: str, mkdir: bool = False) -> Path:
+    """``run_dir/parts…`` for writing. With ``mkdir``, the directories above the last part are created.
+
+    Raises :class:`UnsafeRunPathError` when the run directory or a component below it is a symbolic
+    link or not a directory, and :class:`InvalidIdError` when a part is not a plain name.
+    """
+    root = Path(run_dir)
+    _not_a_link(root, root, "the run directory")
+    path = root
+    for index, part in enumerate(parts):
+        path = path / check_part(part)
+        last = index == len(parts) - 1
+        try:
+            st = os.lstat(path)
+        except FileNotFoundError:
+            if not last and mkdir:
+                try:
+                    os.mkdir(path)
+                except FileExistsError:
+                    pass
+                _not_a_link(path, root, "a folder of the run")
+            continue
+        if stat.S_ISLNK(st.st_mode):
+            raise UnsafeRunPathError(f"{path} is a symbolic link; noesis_nb never writes through links inside a run "
+                                     f"({root}). Replace the link with the real file or folder.")
+        if not last and not stat.S_ISDIR(st.st_mode):
+            raise UnsafeRunPathError(f"{path} is not a directory; the run {root.name} is damaged")
+    return path
+
+
+def _not_a_link(path: Path, root: Path, what: str) -> None:
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return
+    if stat.S_ISLNK(st.st_mode):
+        raise UnsafeRunPathError(f"{what} {path} is a symbolic link; pass the real run directory "
+                                 f"({os.path.realpath(path)}) if you mean to write there")
+    if not stat.S_ISDIR(st.st_mode):
+        raise UnsafeRunPathError(f"{what} {path} is not a directory")

@@ -1,0 +1,45 @@
+"""The one rule for naming a draft: its whole id, its request id, or a unique part of its request id.
+
+Draft ids look like ``draft:<run_id>:<request_id>``. A reference may be the whole id, the request
+id, or a prefix or suffix of the request id of at least ``MIN_PART`` characters. A reference that
+names nothing (``""``, ``"draft:"``, ``"draft:<run_id>:"``) is refused: it must never pick "the
+only draft" by accident.
+"""
+
+from __future__ import annotations
+
+from noesis_nb.errors import InvalidIdError
+
+__all__ = ["MIN_PART", "request_part", "match_draft_ref"]
+
+MIN_PART = 4
+
+
+def request_part(draft_id: str) -> str:
+    """The request-id part of ``draft:<run>:<request>`` (the whole id when it has another shape)."""
+    parts = draft_id.split(":", 2)
+    return parts[2] if len(parts) == 3 and parts[0] == "draft" else draft_id
+
+
+def _core(ref: str) -> str:
+    if ref.startswith("draft:"):
+        rest = ref[len("draft:"):]
+        return rest.split(":", 1)[1] if ":" in rest else rest
+    return ref
+
+
+def match_draft_ref(ref: object, ids: list[str]) -> list[str]:
+    """The ids ``ref`` names (exact first). Raises InvalidIdError for a reference that names no draft."""
+    if not isinstance(ref, str) or not ref.strip():
+        raise InvalidIdError(f"draft id {ref!r} names no draft; pass the whole id ('draft:<run>:<request>'), its request id, "
+                             f"or at least {MIN_PART} characters of the request id — or None for the one pending draft")
+    if ref in ids:
+        return [ref]
+    exact = [d for d in ids if request_part(d) == ref]
+    if exact:
+        return exact
+    core = _core(ref.strip())
+    if len(core) < MIN_PART:
+        raise InvalidIdError(f"draft reference {ref!r} is too short to name a draft unambiguously; give at least {MIN_PART} "
+                             "characters of the request id, or the whole draft id")
+    return [d for d in ids if request_part(d).startswith(core) or request_part(d).endswith(core)]
