@@ -136,7 +136,7 @@ def _run_sync(coro: Any) -> Any:
 def _decide(target: str | os.PathLike[str], draft_id: str | None, *, approve: bool, approver_id: str,
             reason: str | None, runs_dir: Any) -> Decision:
     from ..tools import decide, resolve_draft_id
-    from .episode import decide_veto_on_disk
+    from .episode import decide_veto_on_disk, read_veto_decision
     from .gate import to_decision
     from .resume import paused_on
 
@@ -145,11 +145,21 @@ def _decide(target: str | os.PathLike[str], draft_id: str | None, *, approve: bo
     if live is not None and live.run_dir.resolve() == run_dir.resolve():
         return live.approve(draft_id, approver_id=approver_id, reason=reason) if approve else \
             live.reject(draft_id, reason=reason, approver_id=approver_id)
-    waiting = paused_on(run_dir) if draft_id is None and not is_sealed(run_dir) else None
-    if waiting and waiting[0] == "draft":
-        draft_id = waiting[1]  # the draft the run is paused on
-    elif waiting:  # paused by a governance veto, not a tool draft: the human overrides or upholds it
-        return decide_veto_on_disk(run_dir, waiting[1], override=approve, approver_id=approver_id, reason=reason)
+    if draft_id is None:  # the draft (or veto) the run is paused on; a late decision gets the first one back
+        waiting = None if is_sealed(run_dir) else paused_on(run_dir)
+        late = None if waiting else paused_on(run_dir, resumed_too=True)
+        if waiting and waiting[0] == "veto":  # a governance veto, not a tool draft: override or uphold it
+            return decide_veto_on_disk(run_dir, waiting[1], override=approve, approver_id=approver_id, reason=reason)
+        if late and late[0] == "veto":
+            existing = read_veto_decision(run_dir, late[1])
+            if existing is None:
+                raise EpisodeStateError(f"run {run_dir.name} was paused on a governance veto that is already resumed; "
+                                        "nothing waits for a decision")
+            return Decision(draft_id="", status="approved" if existing["decision"] == "override" else "rejected",
+                            approver_id=existing.get("approver_id"), reason=existing.get("reason"),
+                            decided_at=existing.get("decided_at"), created=False)
+        if waiting or late:
+            draft_id = (waiting or late)[1]
     draft = resolve_draft_id(run_dir, draft_id)
     record, created = decide(run_dir, draft, approve=approve, approver_id=approver_id, reason=reason)
     return to_decision(record, created)

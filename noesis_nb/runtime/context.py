@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from ulid import ULID
 
-from ..errors import EpisodeStateError, ToolRejected
+from ..errors import EpisodeStateError, RunSealedError, ToolRejected
 from ..store import now_iso
 from .gate import Decision, PendingApproval, to_decision
 from .lifecycle import emit_candidate, record_action
@@ -255,6 +255,9 @@ async def _wait(episode: "Episode", draft_id: str, future: asyncio.Future[Any]) 
         try:
             return await asyncio.wait_for(asyncio.shield(future), timeout=episode.options.decision_poll_s)
         except asyncio.TimeoutError:
+            if episode.recorder.writer.check_disk():
+                raise RunSealedError(f"run {episode.recorder.episode_id} was sealed on disk by another program while "
+                                     "it waited for a decision; this episode stops writing") from None
             try:
                 record = repos.approvals.get(None, draft_id)
             except DecisionFileError as exc:

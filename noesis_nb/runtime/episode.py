@@ -206,6 +206,9 @@ class Episode:
             try:
                 return await asyncio.wait_for(asyncio.shield(future), timeout=self.options.decision_poll_s)
             except asyncio.TimeoutError:
+                if self.recorder.writer.check_disk():
+                    raise RunSealedError(f"run {self.recorder.episode_id} was sealed on disk by another program while "
+                                         "it waited for a decision; this episode stops writing") from None
                 try:
                     decided = read_veto_decision(self.recorder.run_dir, checkpoint_id)
                 except DecisionFileError as exc:

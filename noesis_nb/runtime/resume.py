@@ -119,11 +119,14 @@ def last_pause(events: list[dict[str, Any]]) -> _Pause | None:
     return _Pause(checkpoint, cause, None, None)
 
 
-def paused_on(run_dir: Path) -> tuple[str, str] | None:
-    """What an unresumed run on disk waits for (read only): ``("veto", checkpoint_id)``, ``("draft", draft_id)`` or None."""
+def paused_on(run_dir: Path, *, resumed_too: bool = False) -> tuple[str, str] | None:
+    """What an unresumed run on disk waits for (read only): ``("veto", checkpoint_id)``, ``("draft", draft_id)`` or None.
+
+    ``resumed_too`` also answers for a pause already resumed (what a late decision refers to).
+    """
     events = read_events(Path(run_dir) / "events.jsonl", strict=False)
     pause = last_pause(events)
-    if pause is None or pause.resume_event is not None or pause.cause is None:
+    if pause is None or (pause.resume_event is not None and not resumed_too) or pause.cause is None:
         return None
     if pause.cause.get("phase") == "governance":
         return "veto", str(_payload(pause.checkpoint_event).get("checkpoint_id"))

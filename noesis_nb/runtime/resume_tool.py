@@ -151,7 +151,8 @@ def _check_binding(prepared: Any, decision: Any) -> None:
 
 def _unknown_outcome(rec: "Recorder", chain: _ResumeChain, prepared: Any, executions: Any, choice: str | None) -> Any:
     """A claim without a result: say so and stop, or do what the caller chose."""
-    from ..tools import ToolOutcomeUnknownError, codes, make_result
+    from ..tools import ToolOutcomeUnknownError, codes
+    from ..tools.protocols import make_result
     from ..tools import events as names
     from ..tools.types import ExecutionStatus
 

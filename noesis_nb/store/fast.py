@@ -19,7 +19,7 @@ def _children(path: str) -> list[str]:
     try:
         with os.scandir(path) as it:
             names = [e.name for e in it if not e.name.startswith(".") and e.is_dir()]
-    except (FileNotFoundError, NotADirectoryError, PermissionError):
+    except OSError:  # absent, not a folder, no permission, a name too long…
         return []
     names.sort()
     prefix = path if path.endswith(os.sep) else path + os.sep
@@ -29,7 +29,7 @@ def _children(path: str) -> list[str]:
 def _events_stat(path: str) -> os.stat_result | None:
     try:
         return os.stat(path + _EVENTS)
-    except (FileNotFoundError, NotADirectoryError):
+    except OSError:
         return None
 
 
@@ -38,7 +38,7 @@ def _probe(path: str) -> tuple[bool, os.stat_result | None]:
     st = _events_stat(path)
     if st is not None:
         return True, st
-    isfile = os.path.isfile
+    isfile = os.path.isfile  # returns False (never raises) for odd paths
     return any(isfile(os.path.join(path, m)) for m in MARKERS[1:]), None
 
 

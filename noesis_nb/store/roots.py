@@ -16,7 +16,11 @@ __all__ = ["candidate_roots", "find_run_dir", "iter_run_dirs", "is_run_dir"]
 
 
 def is_run_dir(path: Path) -> bool:
-    return path.is_dir() and any((path / m).is_file() for m in MARKERS)
+    """True when ``path`` is a directory holding one of the run markers (never raises on odd paths)."""
+    try:
+        return path.is_dir() and any((path / m).is_file() for m in MARKERS)
+    except OSError:  # a name too long for the file system, a permission problem…
+        return False
 
 
 def candidate_roots(runs_dir: str | os.PathLike[str] | None = None) -> list[Path]:
@@ -41,10 +45,16 @@ def find_run_dir(target: str | os.PathLike[str], runs_dir: str | os.PathLike[str
 
     Looks in each candidate root for ``<root>/<id>`` and one label level ``<root>/<label>/<id>``.
     """
+    if not isinstance(target, (str, os.PathLike)):
+        raise InvalidIdError(f"{target!r} is not an episode id or a run directory; pass an id such as 'ep_01K9...' "
+                             "(a str) or the run directory's path")
     if isinstance(target, os.PathLike) or (isinstance(target, str) and (os.sep in target or "/" in target)):
         path = Path(target).expanduser()
         if is_run_dir(path):
             return path
+        if any(len(part.encode("utf-8", "surrogateescape")) > 255 for part in path.parts):
+            raise InvalidIdError(f"{str(target)[:60]!r}… has a path component longer than 255 bytes, which no file system "
+                                 "allows; pass the run directory's real path or its episode id")
         if isinstance(target, str):
             raise InvalidIdError(f"{target!r} is neither an episode id (ids have no '/' or '..') nor a run directory "
                                  f"(none of {', '.join(MARKERS)} inside); pass an id such as 'ep_01K9...' or a run dir path")

@@ -127,7 +127,7 @@ class DiskRun:
         """Continue the paused run: a task on the running loop (a click in a notebook), else synchronously.
 
         Does nothing while a resume is running or when the run cannot be resumed (see ``can_resume``)."""
-        from ..runtime.api import resume_run, resume_run_async
+        from ..runtime.api import resume_run
 
         if not self.can_resume:
             return None
@@ -139,10 +139,27 @@ class DiskRun:
             return None
         self.last_error = None
         self.loop = loop
-        self._resume_task = loop.create_task(resume_run_async(self.run_dir), name=f"noesis_nb:resume:{self.episode_id}")
+        self._resume_task = loop.create_task(self._resume_and_follow(), name=f"noesis_nb:resume:{self.episode_id}")
         self._resume_task.add_done_callback(self._resumed)
         self._changed()
         return None
+
+    async def _resume_and_follow(self) -> None:
+        """Resume the run; when another process owns it (a live kernel, another resume), follow that one instead."""
+        from ..runtime.resume import resume_from_disk
+        from ..store import is_sealed
+        from ..store.ownership import holder
+
+        report = await resume_from_disk(self.run_dir)
+        if report.action != "busy":
+            return
+        self.following = report.message
+        while not is_sealed(self.run_dir) and holder(self.run_dir) is not None:
+            await asyncio.sleep(0.5)
+            self._changed()
+        self.following = None
+
+    following: str | None = None  # who continues the run while this view follows it
 
     def _resumed(self, task: asyncio.Future[Any]) -> None:
         if not task.cancelled() and task.exception() is not None:

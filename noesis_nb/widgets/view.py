@@ -134,7 +134,7 @@ class EpisodeView(w.VBox):
             self.counts.value = counts
             self.approvals.sync(state["pending"], state["decisions"], ended=status if status in TERMINAL else None)
             self._sync_controls(status)
-            error = getattr(self.source, "last_error", None) or None
+            error = _notice(self.source)
             if error != self._source_error:  # shown while the source reports it, cleared once it does not
                 self._source_error = error
                 self.message.value = f'<span style="color:#cf222e">{esc(error)}</span>' if error else ""
@@ -271,3 +271,15 @@ def _execution_count() -> int | None:
 
     shell = get_ipython()
     return getattr(shell, "execution_count", None) if shell is not None else None
+
+
+def _notice(source: Any) -> str | None:
+    """What the view says under its header: an error, who continues a run this view follows, or a reported problem."""
+    error = getattr(source, "last_error", None)
+    if error:
+        return str(error)
+    following = getattr(source, "following", None)
+    if following:
+        return f"following: {following}"
+    problems = getattr(source, "problems", None) or []
+    return str(problems[-1]) if problems else None

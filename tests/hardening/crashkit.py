@@ -1,0 +1,168 @@
+"""A fork server that runs one episode scenario per child and kills the child with SIGKILL at a chosen write.
+
+Run as a script; it reads one JSON request per line on stdin and answers one JSON line per request:
+
+    {"scenario": "live_ask", "root": "/tmp/…", "kill_at": 17}   →   {"killed": true, "points": 17}
+
+``kill_at`` counts *write points*: every event line serialised, every atomic document write,
+every rename/link (exclusive creates, decisions, claims) and the tool's own subprocess — the
+child kills itself just before write point ``kill_at`` (1-based), i.e. between write
+``kill_at - 1`` and write ``kill_at``. ``kill_at: null`` runs to the end and reports how many
+points the scenario has. The server preloads noesis_nb and never runs an episode itself, so
+each fork starts from a single-threaded, clean process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent.parent))
+
+import noesis_nb  # noqa: E402  (preloaded before any fork)
+import noesis_nb.runtime.api  # noqa: E402,F401
+import noesis_nb.runtime.resume  # noqa: E402,F401
+import noesis_nb.runtime.resume_tool  # noqa: E402,F401
+import noesis_nb.tools  # noqa: E402,F401
+from noesis_nb import _jsonio, ns  # noqa: E402
+from noesis_nb.store import eventlog  # noqa: E402
+from noesis_nb.tools import repositories  # noqa: E402
+
+TASKS = {"tool": "append the note", "veto": "destroy the staging copy"}
+
+
+def append_argv(marker: str) -> list[str]:
+    return [sys.executable, "-c", "import sys; open(sys.argv[1], 'a').write('ran\\n')", marker]
+
+
+def tool_agent(marker: str):
+    async def agent(task, ctx):
+        ctx.model_call("gpt-4o-mini", provider="openai", input_tokens=900, output_tokens=60, cached_input_tokens=512)
+        out = await ctx.atool("fs.append", {"argv": append_argv(marker)}, effect="write", risk="high")
+        ctx.emit("note", {"text": "tool done"})
+        return out["returncode"]
+
+    agent.__name__ = "tool_agent"
+    return agent
+
+
+def low_risk_agent(marker: str):
+    def agent(task, ctx):  # sync, runs on its own thread
+        out = ctx.tool("fs.append", {"argv": append_argv(marker)}, effect="write", risk="low")
+        return out["returncode"]
+
+    agent.__name__ = "low_risk_agent"
+    return agent
+
+
+def agent_for(scenario: str, marker: str):
+    return low_risk_agent(marker) if scenario == "veto_then_resume" else tool_agent(marker)
+
+
+async def _live(root: Path, marker: str, approver: str) -> None:
+    handle = noesis_nb.start(TASKS["tool"], using=tool_agent(marker), runs_dir=root, approver=approver)
+    await handle
+    if handle.status == "paused":
+        handle.approve(approver_id="ana")
+    await asyncio.wait_for(handle.wait(), 30)
+
+
+async def _live_waiting_for_another_process(root: Path, marker: str, flag: Path) -> str:
+    """A kernel that started an episode and waits, alive, while another process decides and resumes it."""
+    handle = noesis_nb.start(TASKS["tool"], using=tool_agent(marker), runs_dir=root, approver="ask")
+    await handle
+    flag.write_text(str(handle.run_dir))
+    await asyncio.wait_for(handle.wait(), 30)
+    return handle.status
+
+
+def run_scenario(scenario: str, root: Path, marker: str, flag: str | None = None) -> str:
+    """One episode, from start to seal, as the scenario says; returns how it ended."""
+    if scenario == "live_waiting":
+        return asyncio.run(_live_waiting_for_another_process(root, marker, Path(flag or "")))
+    if scenario == "live_auto":
+        asyncio.run(_live(root, marker, "auto"))
+    elif scenario == "live_ask":
+        asyncio.run(_live(root, marker, "ask"))
+    elif scenario == "solve_then_resume":
+        ep = noesis_nb.solve(TASKS["tool"], using=tool_agent(marker), runs_dir=root, approver="ask")
+        noesis_nb.approve_draft(ep, approver_id="ana", runs_dir=root)
+        noesis_nb.resume_run(ep, runs_dir=root)
+    elif scenario == "veto_then_resume":
+        ns.set(governance_pause_on_veto=True)
+        ep = noesis_nb.solve(TASKS["veto"], using=low_risk_agent(marker), runs_dir=root, governance="enforce")
+        noesis_nb.approve_draft(ep, approver_id="ana", runs_dir=root)
+        noesis_nb.resume_run(ep, runs_dir=root, using=low_risk_agent(marker))
+    else:
+        raise ValueError(f"unknown scenario {scenario!r}")
+    return "ok"
+
+
+class _Killer:
+    """Counts write points; SIGKILLs this process just before point ``kill_at``."""
+
+    def __init__(self, kill_at: int | None):
+        self.kill_at, self.points = kill_at, 0
+
+    def point(self) -> None:
+        self.points += 1
+        if self.kill_at is not None and self.points >= self.kill_at:
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    def wrap(self, fn):
+        def wrapped(*args, **kwargs):
+            self.point()
+            result = fn(*args, **kwargs)
+            return result
+
+        return wrapped
+
+    def install(self) -> None:
+        eventlog.dumps_line = self.wrap(eventlog.dumps_line)
+        _jsonio.atomic_write_bytes = self.wrap(_jsonio.atomic_write_bytes)
+        repositories.claim_file = self.wrap(repositories.claim_file)
+        for name in ("link", "rename", "replace"):
+            setattr(os, name, self.wrap(getattr(os, name)))
+        subprocess.run = self.wrap(subprocess.run)
+
+
+def child(request: dict, out_fd: int) -> None:
+    killer = _Killer(request.get("kill_at"))
+    killer.install()
+    root = Path(request["root"])
+    try:
+        outcome = run_scenario(request["scenario"], root / "runs", str(root / "marker.txt"), request.get("flag"))
+    except BaseException as exc:  # reported, so a broken scenario is visible in the parent's failure
+        outcome = f"{type(exc).__name__}: {exc}"
+    os.write(out_fd, json.dumps({"points": killer.points, "outcome": outcome}).encode())
+    os._exit(0)
+
+
+def serve() -> None:
+    for line in sys.stdin:
+        request = json.loads(line)
+        read_fd, write_fd = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(read_fd)
+            child(request, write_fd)
+        os.close(write_fd)
+        _, status = os.waitpid(pid, 0)
+        data = b""
+        while chunk := os.read(read_fd, 65536):
+            data += chunk
+        os.close(read_fd)
+        killed = os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL
+        reply = {"killed": killed, **(json.loads(data) if data else {})}
+        sys.stdout.write(json.dumps(reply) + "\n")
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    serve()
