@@ -4,6 +4,7 @@ run that breaks it (and only the rules that the break implies)."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any, Callable
 
@@ -147,6 +148,10 @@ def test_seal_rules(tmp_path: Path) -> None:
     run = golden_run()
     run.seal = False
     assert rules(run.write(tmp_path / "unsealed")) == {"run.state"}
+    path = golden_run().write(tmp_path / "late-final")
+    stamp = (path / "manifest.json").stat().st_mtime
+    os.utime(path / "final.json", (stamp + 60, stamp + 60))
+    assert rules(path) == {"seal.final_before_manifest"}
     path = golden_run().write(tmp_path / "torn")
     with open(path / "events.jsonl", "ab") as fh:
         fh.write(b'{"id": "t"')
