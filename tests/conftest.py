@@ -1,4 +1,4 @@
-"""Shared fixtures: isolated runs dirs and settings, and the path of the real Noēsis run."""
+"""Shared fixtures: isolated runs dirs and settings, and the paths of the real Noēsis runs in tests/fixtures."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
-SMOKE_RUN = SHARED / "fixtures" / "noesis-smoke-run" / "ep_01K9RBBMXXRSFWR49SXFGF4SPR"
+FIXTURES = REPO / "tests" / "fixtures"  # byte-for-byte copies of runs Noēsis itself wrote
+SMOKE_RUN = FIXTURES / "noesis-smoke-run" / "ep_01K9RBBMXXRSFWR49SXFGF4SPR"
+ADR008_RUN = FIXTURES / "noesis-adr008-allow-run" / "ep_adr008_allow"
 
 
 @pytest.fixture
@@ -35,6 +36,5 @@ def _isolated_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
 
 @pytest.fixture
 def smoke_run() -> Path:
-    if not SMOKE_RUN.is_dir():
-        pytest.skip("../shared/fixtures/noesis-smoke-run is not present on this machine")
+    assert SMOKE_RUN.is_dir(), f"{SMOKE_RUN} is part of the repository; restore it from version control"
     return SMOKE_RUN

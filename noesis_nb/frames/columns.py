@@ -134,7 +134,7 @@ EVENT_COLUMNS: dict[str, tuple[str, str]] = {
     "seq": ("int", "0-based line order within the run's events.jsonl"),
     "event_id": ("str", "event id (older insight/memory lines have none)"),
     "timestamp": ("datetime", "UTC event time"),
-    "phase": ("category", "start, observe, plan, act, tool, model, runtime, terminate, ..."),
+    "phase": ("category", "start, observe, plan, act, tool, model, integration, runtime, terminate, ..."),
     "event_name": ("category", "event_type (runtime) or payload.event_name (tool, model)"),
     "agent_id": ("category", "emitter"),
     "caused_by": ("str", "parent event id"),

@@ -15,6 +15,7 @@ from typing import Any
 import orjson
 
 from ..store.eventlog import parse_lines
+from ..store.layout import PREPARED_DIRS
 from ..store.status import run_status
 from .coerce import obj
 from .problems import LoadProblem
@@ -188,17 +189,19 @@ def _tools(ref: RunRef, stamp: dict[str, Any], *, sealed: bool) -> dict[str, Any
     """Draft counts from ``tool_invocations/`` listings; pending = undecided, unexecuted drafts still pending_approval."""
     fs = ref.fs
     base = fs.join(ref.path, "tool_invocations")
-    if sealed:  # nothing can be pending; the drafts are the prepared records
-        listing = fs.listdir(fs.join(base, "prepared"))
-        stamp["tool_invocations/prepared"] = _dir_stamp(fs, fs.join(base, "prepared"), listing)
-        drafts = sum(1 for n in listing if n.endswith(".json"))
-        return {"drafts": drafts, "pending": 0, "present": bool(listing)}
-    kinds = fs.listdir(base)
-    if not kinds:
+    if not sealed and not fs.listdir(base):
         stamp["tool_invocations"] = None
         return {"drafts": 0, "pending": 0, "present": False}
-    names = {}
-    for kind in ("prepared", "approvals", "executions"):
+    where: dict[str, str] = {}  # draft -> its folder (Noēsis' prepared/, or the python extension folder)
+    for sub in PREPARED_DIRS:
+        folder = fs.join(base, *sub.split("/"))
+        listing = fs.listdir(folder)
+        stamp[f"tool_invocations/{sub}"] = _dir_stamp(fs, folder, listing)
+        where.update((n[:-5], folder) for n in listing if n.endswith(".json"))
+    if sealed:  # nothing can be pending; the drafts are the prepared records
+        return {"drafts": len(where), "pending": 0, "present": bool(where)}
+    names = {"prepared": set(where)}
+    for kind in ("approvals", "executions"):
         folder = fs.join(base, kind)
         listing = fs.listdir(folder)
         stamp[f"tool_invocations/{kind}"] = _dir_stamp(fs, folder, listing)
@@ -207,7 +210,7 @@ def _tools(ref: RunRef, stamp: dict[str, Any], *, sealed: bool) -> dict[str, Any
     undecided = names["prepared"] - names["approvals"] - names["executions"]
     if undecided:
         for draft in sorted(undecided):
-            got = fs.read(fs.join(base, "prepared", draft + ".json"))
+            got = fs.read(fs.join(where[draft], draft + ".json"))
             try:
                 doc = orjson.loads(got[0]) if got else None
             except orjson.JSONDecodeError:

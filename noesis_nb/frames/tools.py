@@ -9,6 +9,7 @@ import numpy as np
 import orjson
 import pandas as pd
 
+from ..store.layout import PREPARED_DIRS
 from . import _arrays
 from .coerce import Report, clean_row, obj
 from .columns import TOOL_COLUMNS, Column, check_columns
@@ -32,18 +33,26 @@ def tool_label(tool: Any) -> str | None:
     return str(tool)
 
 
+_FOLDERS = {"prepared": PREPARED_DIRS, "approvals": ("approvals",), "executions": ("executions",)}
+
+
+def _folders(ref: RunRef, kind: str) -> list[str]:
+    """The folders of one kind of record (prepared drafts: Noēsis' folder and the python extension folder)."""
+    return [ref.fs.join(ref.path, "tool_invocations", *sub.split("/")) for sub in _FOLDERS[kind]]
+
+
 def _record_files(ref: RunRef) -> list[str]:
     """Every tool record of a run (prepared, approvals, executions), for one concurrent remote fetch."""
     fs = ref.fs
-    return [fs.join(ref.path, "tool_invocations", kind, name) for kind in ("prepared", "approvals", "executions")
-            for name in fs.listdir(fs.join(ref.path, "tool_invocations", kind)) if name.endswith(".json")]
+    return [fs.join(folder, name) for kind in _FOLDERS for folder in _folders(ref, kind)
+            for name in fs.listdir(folder) if name.endswith(".json")]
 
 
-def _records(ref: RunRef, kind: str, problems: Problems) -> dict[str, dict[str, Any]]:
+def _records(ref: RunRef, kind: str, problems: Problems, urls: dict[str, str] | None = None) -> dict[str, dict[str, Any]]:
+    """Records of one kind by draft id (``urls``, when given, gets where each was read)."""
     fs = ref.fs
-    folder = fs.join(ref.path, "tool_invocations", kind)
     out = {}
-    for name in sorted(fs.listdir(folder)):
+    for name, folder in sorted((name, folder) for folder in _folders(ref, kind) for name in fs.listdir(folder)):
         if not name.endswith(".json"):
             continue
         path = fs.join(folder, name)
@@ -57,6 +66,8 @@ def _records(ref: RunRef, kind: str, problems: Problems) -> dict[str, dict[str, 
             continue
         if isinstance(doc, dict):
             out[str(doc.get("draft_id") or name[:-5])] = doc
+            if urls is not None:
+                urls[str(doc.get("draft_id") or name[:-5])] = fs.url(path)
         else:
             problems.add(fs.url(path), f"a JSON {type(doc).__name__}, not an object")
     return out
@@ -91,10 +102,10 @@ def _event_facts(names: np.ndarray, stamps: pd.Series, payloads: np.ndarray) -> 
 
 
 def _checked_row(ref: RunRef, source: str, draft_id: str, docs: tuple[dict[str, Any], ...], facts: dict[str, Any],
-                 problems: Problems) -> dict[str, Any]:
+                 problems: Problems, url: str | None = None) -> dict[str, Any]:
     """``_row`` with malformed record fields read as unknown and reported against the draft's prepared record."""
     fs = ref.fs
-    url = fs.url(fs.join(ref.path, "tool_invocations", "prepared", f"{draft_id}.json"))
+    url = url or fs.url(fs.join(ref.path, "tool_invocations", "prepared", f"{draft_id}.json"))
 
     def report(reason: str) -> None:
         problems.add(url, reason)
@@ -183,13 +194,14 @@ def tools_df(
         start = int(ends[i - 1]) if i else 0
         sel = start + np.flatnonzero(is_tool[start:ends[i]])
         facts = _event_facts(names[sel], stamps.iloc[sel], payloads[sel]) if len(sel) else {}
-        prepared = _records(ref, "prepared", problems)
+        urls: dict[str, str] = {}
+        prepared = _records(ref, "prepared", problems, urls)
         approvals = _records(ref, "approvals", problems)
         executions = _records(ref, "executions", problems)
         order = list(prepared) + [d for d in facts if d not in prepared]
         for draft in order:
             p, a, e = prepared.get(draft, {}), approvals.get(draft, {}), executions.get(draft, {})
-            rows.append(_checked_row(ref, loaded.run_sources[i], draft, (p, a, e), facts.get(draft, {}), problems))
+            rows.append(_checked_row(ref, loaded.run_sources[i], draft, (p, a, e), facts.get(draft, {}), problems, urls.get(draft)))
             records.append({"prepared": p, "approval": a, "execution": e})
     df = pd.DataFrame({name: _arrays.series_of(kind, [r[name] for r in rows]) for name, (kind, _) in TOOL_COLUMNS.items()})
     for column in extras:

@@ -1,6 +1,9 @@
 """The one row shape every integration writes, and how rows become episode events.
 
-A row is ``(phase, payload)``. Every payload carries ``event_name`` (``"<source>.<name>"``),
+A row is ``(phase, payload)``. Its phase is ``integration`` (noesis_nb's extension phase for
+events of other agent systems), ``reason`` or ``memory`` (Noēsis phases without a payload
+minimum), or ``model`` for usage. A Noēsis verb phase (``observe``, ``act``, …) is written
+only with that verb's payload minimum. Every payload carries ``event_name`` (``"<source>.<name>"``),
 ``kind`` (one small vocabulary across systems: ``run_started``, ``message``, ``tool_call``,
 ``approval_requested``, ``memory_injection``, ``custom`` …) and ``source`` (``"agui"``,
 ``"noeta"``, …), so the events frame can tell systems apart and compare them.
@@ -13,9 +16,12 @@ from __future__ import annotations
 import inspect
 from typing import Any, Callable, Iterable
 
-__all__ = ["Row", "row", "usage_row", "emit_row", "emit_rows", "token_count", "apply_output"]
+from ..store.phases import INTEGRATION_PHASE, missing_verb_minimum
+
+__all__ = ["Row", "PHASE", "row", "usage_row", "emit_row", "emit_rows", "token_count", "apply_output"]
 
 Row = tuple[str, dict[str, Any]]
+PHASE = INTEGRATION_PHASE  # the phase of an integration's own rows
 _COUNTS = ("input_tokens", "output_tokens", "cached_input_tokens", "cache_write_input_tokens", "reasoning_tokens")
 
 
@@ -62,8 +68,16 @@ def usage_row(source: str, *, model: str | None, provider: str | None = None, in
 
 
 def emit_row(ctx: Any, item: Row) -> str:
-    """Append one row to the episode; usage rows go out as ``model:<provider>`` like ``ctx.model_call``."""
+    """Append one row to the episode; usage rows go out as ``model:<provider>`` like ``ctx.model_call``.
+
+    A row in a Noēsis verb phase without that verb's payload minimum is refused (Noēsis would not
+    write the line): such rows belong in the ``integration`` phase.
+    """
     phase, payload = item
+    missing = missing_verb_minimum(phase, payload) if isinstance(payload, dict) else []
+    if missing:
+        raise ValueError(f"row {payload.get('event_name') or phase!r} uses the Noēsis verb phase {phase!r} without its payload "
+                         f"minimum {missing}; write it in the {INTEGRATION_PHASE!r} phase instead")
     if phase == "model":
         return ctx.emit("model", payload, agent_id=f"model:{payload.get('provider') or 'unknown'}")
     return ctx.emit(phase, payload)

@@ -15,7 +15,7 @@ import os
 from typing import Any, Callable, Iterator
 
 from ..errors import NoesisNbError
-from ._emit import Row, row, usage_row
+from ._emit import PHASE, Row, row, usage_row
 from .replay import RecordedReplay, import_rows
 
 __all__ = ["NoeticLogError", "noetic_rows", "noetic_replay", "import_noetic"]
@@ -63,7 +63,7 @@ def noetic_rows(log: Any, harness_response: dict[str, Any] | None = None) -> Ite
     def flush() -> Iterator[Row]:
         if folded:
             kind = folded.pop("kind")
-            phase = "reason" if kind == "reasoning" else "observe"
+            phase = "reason" if kind == "reasoning" else PHASE
             yield row(phase, "noetic", f"sdk.{kind}", kind, role="assistant" if kind == "message" else None,
                       text="".join(folded.pop("parts")), output_index=folded.pop("index", None))
             folded.clear()
@@ -85,10 +85,10 @@ def noetic_rows(log: Any, harness_response: dict[str, Any] | None = None) -> Ite
             kind = _FRAMEWORK.get(name, "custom")
             error = data.get("reason") or (f"model stream stalled (idle {data.get('idleTimeoutMs')} ms)"
                                            if name == "model_call_stalled" else data.get("error"))
-            yield row("observe", "noetic", name, kind, agent=agent or None, data=data,
+            yield row(PHASE, "noetic", name, kind, agent=agent or None, data=data,
                       error=error if kind == "run_error" else None)
         else:
-            yield row("observe", "noetic", f"sdk.{kind_name}", "custom", data=data, output_index=event.get("outputIndex"))
+            yield row(PHASE, "noetic", f"sdk.{kind_name}", "custom", data=data, output_index=event.get("outputIndex"))
     yield from flush()
     if harness_response:
         yield from _harness_rows(harness_response)
@@ -101,7 +101,7 @@ def _harness_rows(response: dict[str, Any]) -> Iterator[Row]:
                     cached_input_tokens=usage.get("cachedTokens"), cache_write_input_tokens=usage.get("cacheWriteTokens"),
                     cost_usd=response.get("cost"), scope="harness_response")
     if response.get("text") is not None:
-        yield row("observe", "noetic", "harness_response", "harness_response", answer=response.get("text"),
+        yield row(PHASE, "noetic", "harness_response", "harness_response", answer=response.get("text"),
                   items=len(response.get("items") or []))
 
 

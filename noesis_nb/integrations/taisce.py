@@ -14,7 +14,7 @@ import json
 from typing import Any, Callable, Iterable, Iterator
 
 from ..errors import NoesisNbError
-from ._emit import Row, row
+from ._emit import PHASE, Row, row
 from .replay import RecordedReplay, import_rows
 
 __all__ = ["MEMORY_PREFIX", "TaisceTranscriptError", "is_memory_message", "parse_memory_message", "taisce_rows",
@@ -73,7 +73,7 @@ def taisce_rows(messages: Iterable[Any]) -> Iterator[Row]:
             yield row("memory", "taisce", "memory_injection", "memory_injection", untrusted=True, index=index,
                       injected_as=role, **info)
         else:
-            yield row("observe", "taisce", "message", "message", role=role, name=name, text=text, index=index)
+            yield row(PHASE, "taisce", "message", "message", role=role, name=name, text=text, index=index)
 
 
 def taisce_replay(messages: Iterable[Any] | Callable[[], Iterable[Any]], *,

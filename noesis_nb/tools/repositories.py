@@ -1,11 +1,15 @@
 """File-backed repositories under ``<run_dir>/tool_invocations/`` (the Noēsis layout).
 
-    prepared/<draft_id>.json      PreparedToolInvocation          (Noēsis)
-    approvals/<draft_id>.json     ToolApprovalDecision            (Noēsis)
+    prepared/<draft_id>.json           PreparedToolInvocation     (Noēsis: subprocess, http, mcp)
+    x-python/prepared/<draft_id>.json  PreparedToolInvocation     (noesis_nb: the in-process python protocol)
+    approvals/<draft_id>.json          ToolApprovalDecision       (Noēsis)
     idempotency/<principal>__<tool_key>__<key>.json               (Noēsis, plus an ``output`` key)
-    executions/<draft_id>.json    ToolExecutionResult             (noesis_nb extension)
+    executions/<draft_id>.json         ToolExecutionResult        (noesis_nb extension)
 
-Every id is checked before it becomes a file name; every write is atomic.
+Noēsis' reader lists ``prepared/*.json`` and raises on a protocol outside subprocess, http and
+mcp, so python drafts live in an extension folder it never lists; everything here reads both,
+and a python draft an older noesis_nb left under ``prepared/`` moves to the extension folder
+the next time it is saved. Every id is checked before it becomes a file name; every write is atomic.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from noesis_nb._jsonio import atomic_write_json
 from noesis_nb.errors import DecisionFileError, InvalidIdError
+from noesis_nb.store.layout import PYTHON_PREPARED_DIR
 from noesis_nb.store.paths import run_path
 
 from ._files import check_id, claim_file, create_exclusive_json, quarantine, read_json_object
@@ -25,7 +30,7 @@ from .draftref import match_draft_ref
 from .errors import AmbiguousPreparedToolInvocationError, PreparedToolInvocationNotFoundError, ToolRecordError
 from .redaction import redact_secrets
 from .types import (IdempotencyDecision, IdempotencyEvaluation, PreparedInvocationStatus, PreparedToolInvocation,
-                    ToolApprovalDecision, ToolExecutionResult)
+                    ToolApprovalDecision, ToolExecutionResult, ToolProtocol)
 from .vault import PROCESS_VAULT, DispatchVault
 
 __all__ = ["TOOL_INVOCATIONS_DIR", "PreparedInvocationRepository", "ApprovalDecisionRepository",
@@ -58,21 +63,43 @@ def _load(path: Path, model: Any) -> Any:
 
 
 class PreparedInvocationRepository(_Repository):
-    """Prepared drafts. ``vault`` keeps real payloads of drafts prepared in this process."""
+    """Prepared drafts (``root``: Noēsis' protocols; ``python_root``: the python protocol).
+
+    ``vault`` keeps real payloads of drafts prepared in this process.
+    """
 
     folder = "prepared"
 
     def __init__(self, run_dir: Path | str, *, vault: DispatchVault = PROCESS_VAULT):
         super().__init__(run_dir)
+        self.python_root = self.run_dir / TOOL_INVOCATIONS_DIR / PYTHON_PREPARED_DIR
         self.vault = vault
 
+    @property
+    def roots(self) -> tuple[Path, Path]:
+        return self.python_root, self.root
+
+    def path_for(self, draft_id: str, protocol: ToolProtocol | str | None = None) -> Path:
+        """Where a draft of ``protocol`` is stored; without one, where the draft is (else ``prepared/``).
+
+        No link on the way in either folder (a crafted run cannot send reads or writes elsewhere)."""
+        name = f"{check_id(draft_id)}.json"
+        python = run_path(self.run_dir, TOOL_INVOCATIONS_DIR, *PYTHON_PREPARED_DIR.split("/"), name)
+        plain = self._file(name)
+        if protocol is not None:
+            return python if ToolProtocol(protocol) is ToolProtocol.PYTHON else plain
+        return next((path for path in (python, plain) if path.is_file()), plain)
+
     def save(self, prepared: PreparedToolInvocation) -> Path:
-        """Write the record; secret-keyed values are redacted again as a last guard."""
+        """Write the record in its protocol's folder; secret-keyed values are redacted again as a last guard."""
         record = prepared.record()
         record["payload"]["normalized_payload"], _ = redact_secrets(record["payload"]["normalized_payload"])
         record["payload"]["redacted_payload"], _ = redact_secrets(record["payload"]["redacted_payload"])
-        path = self.path_for(prepared.key)
+        path = self.path_for(prepared.key, prepared.protocol)
         atomic_write_json(path, record)
+        for other in (self.path_for(prepared.key, ToolProtocol.PYTHON), self.path_for(prepared.key, ToolProtocol.SUBPROCESS)):
+            if other != path:  # a copy in the other folder is an older save of this draft
+                other.unlink(missing_ok=True)
         return path
 
     def get(self, run_id: str | None, draft_id: str) -> PreparedToolInvocation | None:
@@ -87,7 +114,7 @@ class PreparedInvocationRepository(_Repository):
         return self.get(run_id, draft_id)
 
     def draft_ids(self) -> list[str]:
-        return sorted(p.name[:-5] for p in self.root.glob("*.json")) if self.root.is_dir() else []
+        return sorted({p.name[:-5] for root in self.roots if root.is_dir() for p in root.glob("*.json")})
 
     def list(self) -> list[PreparedToolInvocation]:
         return [p for p in (self.get(None, d) for d in self.draft_ids()) if p is not None]
@@ -252,11 +279,11 @@ def resolve_draft_id(run_dir: Path | str, ref: str | None = None) -> str:
         pending = repo.find_pending()
         if pending is None:
             raise PreparedToolInvocationNotFoundError(
-                f"no draft is pending approval in {repo.root}; drafts: {listing}. Pass a draft id.")
+                f"no draft is pending approval in {repo.root.parent}; drafts: {listing}. Pass a draft id.")
         return pending.key
     matches = match_draft_ref(ref, ids)
     if not matches:
-        raise PreparedToolInvocationNotFoundError(f"no draft matches {ref!r} in {repo.root}; drafts: {listing}.")
+        raise PreparedToolInvocationNotFoundError(f"no draft matches {ref!r} in {repo.root.parent}; drafts: {listing}.")
     if len(matches) > 1:
         raise AmbiguousPreparedToolInvocationError(
             f"{ref!r} matches {len(matches)} drafts ({', '.join(matches)}); give more of the id.")

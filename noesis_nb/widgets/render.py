@@ -21,7 +21,7 @@ __all__ = [
 
 PHASE_COLOURS = {
     "start": "#57606a", "observe": "#57606a", "interpret": "#0969da", "plan": "#0969da",
-    "direction": "#0969da", "intuition": "#8250df", "reason": "#8250df", "model": "#8250df",
+    "direction": "#0969da", "intuition": "#8250df", "reason": "#8250df", "model": "#8250df", "integration": "#57606a",
     "action_candidate": "#9a6700", "governance": "#1a7f37", "act": "#bc4c00", "tool": "#bc4c00",
     "reflect": "#0550ae", "learn": "#0550ae", "runtime": "#953800", "terminate": "#24292f",
     "insight": "#57606a", "memory": "#57606a", "error": "#cf222e",

@@ -22,7 +22,7 @@ __all__ = ["Tally", "CostMeter", "view_state", "format_tokens", "format_cost", "
 TERMINAL = frozenset({"ok", "error", "vetoed", "cancelled"})
 # phases that stand out only through payload.error / payload.status (checked cheaply first)
 _QUIET = frozenset({"model", "reason", "start", "observe", "interpret", "plan", "direction", "action_candidate", "act",
-                    "reflect", "learn", "insight", "memory"})
+                    "reflect", "learn", "insight", "memory", "integration"})
 TOKEN_FIELDS = ("input_tokens", "output_tokens", "cached_input_tokens", "cache_write_input_tokens", "reasoning_tokens")
 
 

@@ -73,7 +73,7 @@ def _sync_fn(behaviour: str, gate: threading.Event) -> Callable[..., Any]:
         return hang
     if behaviour == "hostile":
         def hostile(task, ctx):
-            ctx.emit("observe", {"event_name": "test.message", "kind": "message", "text": HOSTILE, "source": "test"})
+            ctx.emit("message", {"event_name": "test.message", "kind": "message", "text": HOSTILE, "source": "test"})
             return HOSTILE
         return hostile
     raise ValueError(behaviour)

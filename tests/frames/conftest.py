@@ -24,6 +24,5 @@ def engine_runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[st
 
 @pytest.fixture
 def smoke_root() -> Path:
-    if not SMOKE.is_dir():
-        pytest.skip("../shared/fixtures/noesis-smoke-run is not present on this machine")
+    assert SMOKE.is_dir(), f"{SMOKE} is part of the repository; restore it from version control"
     return SMOKE

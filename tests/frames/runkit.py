@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-SMOKE = Path(__file__).resolve().parents[2] / ".." / "shared" / "fixtures" / "noesis-smoke-run"
+SMOKE = Path(__file__).resolve().parents[1] / "fixtures" / "noesis-smoke-run"
 
 
 def dump_line(event: dict[str, Any], style: str) -> str:

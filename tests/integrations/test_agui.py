@@ -57,7 +57,7 @@ def test_unknown_and_legacy_types_never_break_the_importer():
     rows = agui_rows([{"type": "FOO", "x": 1}, {"type": "THINKING_START", "title": "t"},
                       {"type": "THINKING_TEXT_MESSAGE_CONTENT", "delta": "hm"}, {"type": "THINKING_TEXT_MESSAGE_END"},
                       {"type": "THINKING_END"}])
-    assert [(ph, p["kind"]) for ph, p in rows] == [("observe", "custom"), ("reason", "reasoning_start"), ("reason", "reasoning"),
+    assert [(ph, p["kind"]) for ph, p in rows] == [("integration", "custom"), ("reason", "reasoning_start"), ("reason", "reasoning"),
                                                     ("reason", "reasoning_end")]
     assert rows[0][1]["raw"] == {"type": "FOO", "x": 1} and rows[2][1]["text"] == "hm"
 

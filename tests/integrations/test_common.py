@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from noesis_nb.integrations import MissingExtraError
-from noesis_nb.integrations._emit import row, token_count, usage_row
+from noesis_nb.integrations._emit import PHASE, emit_row, row, token_count, usage_row
 from noesis_nb.integrations._extras import require
 
 THIRD_PARTY = ("ag_ui", "noeta", "langgraph", "langchain_core", "crewai", "httpx")
@@ -24,9 +24,42 @@ def test_core_and_integration_modules_import_no_third_party_package():
 
 
 def test_rows_carry_event_name_kind_and_source_and_drop_none():
-    phase, payload = row("observe", "agui", "RUN_STARTED", "run_started", run_id="r1", parent_run_id=None, name="x")
-    assert phase == "observe" and payload == {"event_name": "agui.RUN_STARTED", "kind": "run_started", "run_id": "r1",
-                                              "name": "x", "source": "agui"}
+    phase, payload = row(PHASE, "agui", "RUN_STARTED", "run_started", run_id="r1", parent_run_id=None, name="x")
+    assert phase == "integration" and payload == {"event_name": "agui.RUN_STARTED", "kind": "run_started", "run_id": "r1",
+                                                  "name": "x", "source": "agui"}
+
+
+class _Ctx:
+    def __init__(self):
+        self.written = []
+
+    def emit(self, phase, payload, **_):
+        self.written.append((phase, payload))
+        return str(len(self.written))
+
+
+@pytest.mark.parametrize("phase, payload", [
+    ("observe", {"event_name": "x.message", "text": "hi"}),
+    ("act", {"input_excerpt": "x", "outcome": "ok"}),
+    ("plan", {"event_name": "x.plan"}),
+    ("learn", {"learn_path": "learn.jsonl"}),
+    ("reflect", {}),
+])
+def test_a_verb_phase_row_without_its_minimum_is_refused(phase, payload):
+    ctx = _Ctx()
+    with pytest.raises(ValueError, match=f"verb phase {phase!r}.*'integration'"):
+        emit_row(ctx, (phase, payload))
+    assert ctx.written == []
+
+
+def test_extension_and_complete_verb_rows_are_written():
+    ctx = _Ctx()
+    rows = [(PHASE, {"event_name": "x.message"}), ("reason", {"text": "t"}), ("memory", {"kind": "memory_injection"}),
+            ("observe", {"task": "t", "tags": {}, "timestamp": "2025-01-01T00:00:00+00:00"}),
+            ("act", {"input_excerpt": "x", "outcome": "ok", "tool": "adapter:x"})]
+    for item in rows:
+        emit_row(ctx, item)
+    assert ctx.written == rows
 
 
 def test_usage_rows_keep_unknown_as_none_and_flag_inconsistent_parts():

@@ -78,7 +78,7 @@ def test_taisce_memory_message_is_an_untrusted_memory_row_never_user_input():
     transcript = [{"role": "user", "content": MEMORY, "name": "taisce", "additional_kwargs": {"taisce.untrusted": True}},
                   {"role": "user", "content": "What do I drink?"}, {"role": "assistant", "content": "Tea."}]
     rows = list(taisce_rows(transcript))
-    assert [(ph, p["kind"]) for ph, p in rows] == [("memory", "memory_injection"), ("observe", "message"), ("observe", "message")]
+    assert [(ph, p["kind"]) for ph, p in rows] == [("memory", "memory_injection"), ("integration", "message"), ("integration", "message")]
     memory = rows[0][1]
     assert memory["event_name"] == "taisce.memory_injection" and memory["untrusted"] is True and memory["source"] == "taisce"
     assert (memory["facts"], memory["passages"], memory["stored"], memory["formed"], memory["parked"]) == (2, 1, 12, 10, 1)

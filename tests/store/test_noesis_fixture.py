@@ -1,4 +1,4 @@
-"""The real run Noēsis wrote (../shared/fixtures/noesis-smoke-run) loads here as Noēsis describes it."""
+"""The real run Noēsis wrote (tests/fixtures/noesis-smoke-run) loads here as Noēsis describes it."""
 
 import shutil
 

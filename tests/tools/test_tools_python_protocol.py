@@ -41,7 +41,8 @@ def _reset():
 
 def test_sync_callable_runs_and_records_import_reference(harness):
     harness.prepare(_input(add, {"args": [2, 3], "kwargs": {"scale": 10}}))
-    record = json.loads((harness.run_dir / "tool_invocations/prepared" / f"{DRAFT}.json").read_text())
+    record = json.loads((harness.run_dir / "tool_invocations/x-python/prepared" / f"{DRAFT}.json").read_text())
+    assert not (harness.run_dir / "tool_invocations/prepared").exists()  # Noēsis' reader would raise on protocol 'python'
     assert record["x-callable"] == {"ref": f"{__name__}:add", "importable": True}
     assert record["payload"]["normalized_payload"] == {"args": [2, 3], "kwargs": {"scale": 10}}
     result = harness.execute(DRAFT)

@@ -15,7 +15,7 @@ from typing import Any, Callable, Mapping
 
 from ...errors import EpisodeStateError
 from .._approvals import default_answer, request_approval, tool_name
-from .._emit import apply_output, emit_rows, row
+from .._emit import PHASE, apply_output, emit_rows, row
 from .._extras import require
 from ._events import EVENT_TYPES, AGUIFolder
 from ._sse import AGUIStreamError
@@ -143,7 +143,7 @@ class AGUIAdapter:
             ctx, name, {"interrupt": interrupt, "tool_call": call}, on_approve=lambda: self.answer(interrupt, True, None),
             risk=self.risk, timeout_s=self.approval_timeout_s)
         payload = value if approved else self.answer(interrupt, False, reason)
-        ctx.emit(*row("observe", "agui", "RESUME", "approval_resolved", interrupt_id=interrupt.get("id"), approved=approved,
+        ctx.emit(*row(PHASE, "agui", "RESUME", "approval_resolved", interrupt_id=interrupt.get("id"), approved=approved,
                       reason=reason, resume_style=self.resume_style))
         return interrupt, payload
 

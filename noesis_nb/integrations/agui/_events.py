@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any, Iterable
 
-from .._emit import Row, row, usage_row
+from .._emit import PHASE, Row, row, usage_row
 
 __all__ = ["AGUIFolder", "EVENT_TYPES", "agui_rows"]
 
@@ -28,8 +28,8 @@ _LEGACY = {"THINKING_START": "REASONING_START", "THINKING_END": "REASONING_END",
            "THINKING_TEXT_MESSAGE_END": "REASONING_MESSAGE_END"}
 # streamed kinds: (id field, folded row name, row kind, phase)
 _STREAMS = {
-    "text": ("messageId", "TEXT_MESSAGE", "message", "observe"),
-    "tool": ("toolCallId", "TOOL_CALL", "tool_call", "observe"),
+    "text": ("messageId", "TEXT_MESSAGE", "message", PHASE),
+    "tool": ("toolCallId", "TOOL_CALL", "tool_call", PHASE),
     "reasoning": ("messageId", "REASONING_MESSAGE", "reasoning", "reason"),
 }
 _PARTS = {"TEXT_MESSAGE": "text", "TOOL_CALL": "tool", "REASONING_MESSAGE": "reasoning"}
@@ -99,10 +99,10 @@ class AGUIFolder:
             rows += self._interrupt(_legacy_interrupt(event.get("value"), len(self.interrupts) + 1))
         elif kind in _SIMPLE:
             name, fields = _SIMPLE[kind]
-            phase = "reason" if kind.startswith("REASONING") else "observe"
+            phase = "reason" if kind.startswith("REASONING") else PHASE
             rows.append(row(phase, "agui", kind, name, **{k: event.get(v) for k, v in fields.items()}))
         else:
-            rows.append(row("observe", "agui", kind, "custom", type=kind, raw=event))
+            rows.append(row(PHASE, "agui", kind, "custom", type=kind, raw=event))
         return rows
 
     def close(self, partial: bool = False) -> list[Row]:
@@ -176,14 +176,14 @@ class AGUIFolder:
 
     # -- run lifecycle, results, interrupts ------------------------------------------------
     def _run_started(self, e: dict[str, Any]) -> list[Row]:
-        return [row("observe", "agui", "RUN_STARTED", "run_started", thread_id=e.get("threadId"), run_id=e.get("runId"),
+        return [row(PHASE, "agui", "RUN_STARTED", "run_started", thread_id=e.get("threadId"), run_id=e.get("runId"),
                     parent_run_id=e.get("parentRunId"))]
 
     def _run_finished(self, e: dict[str, Any]) -> list[Row]:
         rows = self.close()
         outcome = e.get("outcome") if isinstance(e.get("outcome"), dict) else {}
         self.finished, self.outcome, self.run_result = True, outcome.get("type") or "success", e.get("result")
-        rows.append(row("observe", "agui", "RUN_FINISHED", "run_finished", thread_id=e.get("threadId"), run_id=e.get("runId"),
+        rows.append(row(PHASE, "agui", "RUN_FINISHED", "run_finished", thread_id=e.get("threadId"), run_id=e.get("runId"),
                         outcome=self.outcome, result=e.get("result"),
                         pending_tool_call_ids=outcome.get("pendingToolCallIds")))
         rows += _usage(e.get("usage"))
@@ -195,24 +195,24 @@ class AGUIFolder:
         rows = self.close(partial=True)
         self.finished, self.error = True, str(e.get("message") or "RUN_ERROR without a message")
         self.error_code = None if e.get("code") is None else str(e.get("code"))
-        rows.append(row("observe", "agui", "RUN_ERROR", "run_error", message=e.get("message"), code=e.get("code"), error=self.error))
+        rows.append(row(PHASE, "agui", "RUN_ERROR", "run_error", message=e.get("message"), code=e.get("code"), error=self.error))
         return rows + _usage(e.get("usage"))
 
     def _messages_snapshot(self, e: dict[str, Any]) -> list[Row]:
         self.messages = [dict(m) for m in e.get("messages") or []]
-        return [row("observe", "agui", "MESSAGES_SNAPSHOT", "messages_snapshot", count=len(self.messages))]
+        return [row(PHASE, "agui", "MESSAGES_SNAPSHOT", "messages_snapshot", count=len(self.messages))]
 
     def _tool_call_result(self, e: dict[str, Any]) -> list[Row]:
         content = e.get("content")
         self.messages.append({"id": e.get("messageId"), "role": "tool", "toolCallId": e.get("toolCallId"),
                               "content": content if isinstance(content, str) else json.dumps(content)})
-        return [row("observe", "agui", "TOOL_CALL_RESULT", "tool_result", tool_call_id=e.get("toolCallId"),
+        return [row(PHASE, "agui", "TOOL_CALL_RESULT", "tool_result", tool_call_id=e.get("toolCallId"),
                     message_id=e.get("messageId"), content=content)]
 
     def _interrupt(self, interrupt: dict[str, Any]) -> list[Row]:
         self.interrupts.append(interrupt)
         call = self.tool_calls.get(str(interrupt.get("toolCallId")))
-        return [row("observe", "agui", "INTERRUPT", "approval_requested", interrupt_id=interrupt.get("id"),
+        return [row(PHASE, "agui", "INTERRUPT", "approval_requested", interrupt_id=interrupt.get("id"),
                     reason=interrupt.get("reason"), message=interrupt.get("message"), tool_call_id=interrupt.get("toolCallId"),
                     tool=(call or {}).get("name"), legacy=interrupt.get("legacy"))]
 

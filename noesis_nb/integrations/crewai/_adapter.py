@@ -15,7 +15,7 @@ import asyncio
 from typing import Any, Callable
 
 from ...errors import EpisodeStateError, ToolRejected
-from .._emit import apply_output, emit_row, row, usage_row
+from .._emit import PHASE, apply_output, emit_row, row, usage_row
 from .._extras import require
 
 __all__ = ["CrewAIAdapter", "default_input_mapper"]
@@ -53,7 +53,7 @@ class CrewAIAdapter:
         saved = (self.crew.step_callback, self.crew.task_callback)
         restore = self._govern_tools(ctx)
         self.crew.step_callback = lambda step: _emit(ctx, _step_row(step))
-        self.crew.task_callback = lambda out: _emit(ctx, row("observe", "crewai", "task_completed", "message", role="assistant",
+        self.crew.task_callback = lambda out: _emit(ctx, row(PHASE, "crewai", "task_completed", "message", role="assistant",
                                                              agent=str(getattr(out, "agent", "") or "") or None,
                                                              text=str(getattr(out, "raw", out))))
         try:
@@ -107,14 +107,14 @@ def _emit(ctx: Any, item: Any) -> None:
 def _step_row(step: Any) -> Any:
     kind = type(step).__name__
     if hasattr(step, "tool") and hasattr(step, "tool_input"):
-        return row("observe", "crewai", "agent_action", "tool_call", tool=str(step.tool), args=str(step.tool_input),
+        return row(PHASE, "crewai", "agent_action", "tool_call", tool=str(step.tool), args=str(step.tool_input),
                    thought=getattr(step, "thought", None), result=getattr(step, "result", None))
     if kind == "ToolResult":
-        return row("observe", "crewai", "tool_result", "tool_result", content=str(getattr(step, "result", "")))
+        return row(PHASE, "crewai", "tool_result", "tool_result", content=str(getattr(step, "result", "")))
     if hasattr(step, "output") and kind.endswith("Finish"):
-        return row("observe", "crewai", "agent_finish", "message", role="assistant", text=str(step.output),
+        return row(PHASE, "crewai", "agent_finish", "message", role="assistant", text=str(step.output),
                    thought=getattr(step, "thought", None))
-    return row("observe", "crewai", "step", "custom", type=kind, value=str(step)[:2000])
+    return row(PHASE, "crewai", "step", "custom", type=kind, value=str(step)[:2000])
 
 
 def _usage(result: Any, crew: Any) -> Any:

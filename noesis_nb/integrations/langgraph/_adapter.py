@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 from ...errors import NoesisNbError
 from .._approvals import default_answer, request_approval, tool_name
-from .._emit import apply_output, row
+from .._emit import PHASE, apply_output, row
 from .._extras import require
 from ._callbacks import make_handler
 
@@ -82,13 +82,13 @@ class LangGraphAdapter:
         value, ident = getattr(interrupt, "value", interrupt), getattr(interrupt, "id", None)
         named = value if isinstance(value, dict) else {}
         label = next((named[k] for k in ("tool", "action", "name") if isinstance(named.get(k), str)), "interrupt")
-        ctx.emit(*row("observe", "langgraph", "interrupt", "approval_requested", interrupt_id=ident, value=value))
+        ctx.emit(*row(PHASE, "langgraph", "interrupt", "approval_requested", interrupt_id=ident, value=value))
         approved, answer, reason = await request_approval(
             ctx, tool_name("langgraph", label), {"interrupt_id": ident, "value": value}, risk=self.risk,
             timeout_s=self.approval_timeout_s, on_approve=lambda: self.answer(value, True, None))
         if not approved:
             answer = self.answer(value, False, reason)
-        ctx.emit(*row("observe", "langgraph", "resume", "approval_resolved", interrupt_id=ident, approved=approved, reason=reason))
+        ctx.emit(*row(PHASE, "langgraph", "resume", "approval_resolved", interrupt_id=ident, approved=approved, reason=reason))
         return answer
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...errors import EpisodeStateError
-from .._emit import emit_row, row, usage_row
+from .._emit import PHASE, emit_row, row, usage_row
 
 __all__ = ["make_handler", "usage_from_langchain"]
 
@@ -49,18 +49,18 @@ def make_handler(ctx: Any) -> Any:
             node = (metadata or {}).get("langgraph_node")
             if node and kw.get("name") == node:
                 self.nodes[run_id] = node
-                self._emit(row("observe", "langgraph", "node_start", "step_started", node=node,
+                self._emit(row(PHASE, "langgraph", "node_start", "step_started", node=node,
                                step=(metadata or {}).get("langgraph_step")))
 
         def on_chain_end(self, outputs: Any, *, run_id: Any, **kw: Any) -> None:
             node = self.nodes.pop(run_id, None)
             if node:
-                self._emit(row("observe", "langgraph", "node_end", "step_finished", node=node, update=_short(outputs)))
+                self._emit(row(PHASE, "langgraph", "node_end", "step_finished", node=node, update=_short(outputs)))
 
         def on_chain_error(self, error: BaseException, *, run_id: Any, **kw: Any) -> None:
             node = self.nodes.pop(run_id, None)
             if node and type(error).__name__ not in ("GraphInterrupt", "NodeInterrupt", "ParentCommand"):
-                self._emit(row("observe", "langgraph", "node_error", "step_error", node=node,
+                self._emit(row(PHASE, "langgraph", "node_error", "step_error", node=node,
                                error=f"{type(error).__name__}: {error}"))
 
         def on_chat_model_start(self, serialized: Any, messages: Any, *, run_id: Any, metadata: Any = None, **kw: Any) -> None:

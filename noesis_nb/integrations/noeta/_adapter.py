@@ -19,7 +19,7 @@ from typing import Any, Callable
 from ..._jsonio import atomic_write_json, to_jsonable
 from ...errors import EpisodeStateError, NoesisNbError
 from .._approvals import request_approval, tool_name
-from .._emit import apply_output, emit_row, emit_rows, row
+from .._emit import PHASE, apply_output, emit_row, emit_rows, row
 from .._extras import require
 from ._envelopes import NoetaFolder
 
@@ -120,7 +120,7 @@ class NoetaAdapter:
         task_id = outcome.task_id
         messages = to_jsonable(client.messages(task_id))
         atomic_write_json(Path(ctx.run_dir) / "x-noeta" / "messages.json", {"task_id": task_id, "messages": messages})
-        emit_row(ctx, row("observe", "noeta", "messages", "messages_projection", task_id=task_id, count=len(messages),
+        emit_row(ctx, row(PHASE, "noeta", "messages", "messages_projection", task_id=task_id, count=len(messages),
                           path="x-noeta/messages.json"))
         if folder.failure is not None:
             raise NoetaTaskError(f"the Noeta task {task_id} failed: {folder.failure}")

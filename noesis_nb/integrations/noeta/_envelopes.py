@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from .._emit import Row, row, usage_row
+from .._emit import PHASE, Row, row, usage_row
 
 __all__ = ["NoetaFolder", "noeta_rows", "noeta_usage"]
 
@@ -63,7 +63,7 @@ class NoetaFolder:
             shown["error"] = self.failure
         elif kind == "ToolResultRecorded" and data.get("success") is False:
             shown["error"] = data.get("summary") or "tool failed"
-        rows = [row("observe", "noeta", kind, _KINDS.get(kind, "custom"), seq=envelope.get("seq"), task_id=envelope.get("task_id"),
+        rows = [row(PHASE, "noeta", kind, _KINDS.get(kind, "custom"), seq=envelope.get("seq"), task_id=envelope.get("task_id"),
                     actor=envelope.get("actor"), origin=envelope.get("origin"), trace_id=envelope.get("trace_id"),
                     causation_id=envelope.get("causation_id"), **shown, data=data)]
         if kind == "LLMRequestFinished":

@@ -1,0 +1,42 @@
+"""Every run noesis_nb writes, through every entry point, passes the checks Noēsis applies to a run directory.
+
+One test per entry point (``entrypoints.ENTRY_POINTS``): it writes its runs into a temporary
+directory, then ``checker.check_run`` judges each one; a failure lists the broken rules by run.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+from .checker import check_run
+from .entrypoints import ENTRY_POINTS
+from .rundata import Violation
+
+
+def report(found: dict[Path, list[Violation]]) -> str:
+    """Broken rules per run: how often, and the first few places."""
+    lines = []
+    for run, violations in found.items():
+        if not violations:
+            continue
+        by_rule: dict[str, list[Violation]] = defaultdict(list)
+        for violation in violations:
+            by_rule[violation.rule].append(violation)
+        lines.append(f"{run.name}: {len(violations)} violation(s) of {len(by_rule)} rule(s)")
+        for rule, items in sorted(by_rule.items()):
+            lines.append(f"  {rule} ×{len(items)}")
+            lines.extend(f"    {item}" for item in items[:3])
+    return "\n".join(lines)
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("entry_point", list(ENTRY_POINTS))
+def test_runs_pass_noesis_validators(entry_point: str, tmp_path: Path) -> None:
+    runs = ENTRY_POINTS[entry_point](tmp_path)
+    assert runs, f"{entry_point} wrote no run under {tmp_path}"
+    found = {run: check_run(run) for run in runs}
+    if any(found.values()):
+        pytest.fail(f"{entry_point}: Noēsis' validators reject its runs\n" + report(found), pytrace=False)
