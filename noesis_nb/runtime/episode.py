@@ -68,7 +68,7 @@ class Episode:
         self.cancel_requested = False
         self.candidate: dict[str, Any] | None = None  # the adapter's action candidate event
         self.problems: list[str] = []  # what went wrong around the episode without ending it (a bad decision file…)
-        self._veto_future: asyncio.Future[bool] | None = None
+        self._veto_future: asyncio.Future[dict[str, Any]] | None = None
         self.pause_checkpoint: dict[str, Any] | None = None
 
     # -- status ---------------------------------------------------------------------------
@@ -190,18 +190,22 @@ class Episode:
             raise EpisodePaused
         self._veto_future = asyncio.get_running_loop().create_future()
         self.set_status("paused")
-        override = await self._wait_for_veto_decision(self._veto_future, self.pause_checkpoint["checkpoint_id"])
+        decided = await self._wait_for_veto_decision(self._veto_future, self.pause_checkpoint["checkpoint_id"])
         self._veto_future = None
-        rec.resume_event(self.pause_checkpoint)
-        if not override:
+        resume = rec.resume_event(self.pause_checkpoint)
+        if decided.get("decision") != "override":
             self.error = veto
-            self.finish(Outcome("vetoed", f"{decision.message} (veto upheld by a human)", [decision.rule_id, "veto_upheld"]))
+            self.finish(Outcome("vetoed", f"{decision.message} (veto upheld by {decided.get('approver_id')})",
+                                [decision.rule_id, "veto_upheld"]))
             return None
+        self.candidate, allow = lifecycle.override_veto(rec, label=self.label, task=opts.task, vetoed=gov,
+                                                        approver_id=str(decided.get("approver_id")), reason=decided.get("reason"),
+                                                        caused_by=resume["id"])
         self.set_status("running")
-        return gov["id"]
+        return allow["id"]
 
-    async def _wait_for_veto_decision(self, future: asyncio.Future[bool], checkpoint_id: str) -> bool:
-        """Wait for a click/handle decision, or a ``decision.json`` another process wrote."""
+    async def _wait_for_veto_decision(self, future: asyncio.Future[dict[str, Any]], checkpoint_id: str) -> dict[str, Any]:
+        """Wait for a click/handle decision, or a ``decision.json`` another process wrote; returns that record."""
         while True:
             try:
                 return await asyncio.wait_for(asyncio.shield(future), timeout=self.options.decision_poll_s)
@@ -215,7 +219,7 @@ class Episode:
                     self.report(str(exc))
                     continue
                 if decided is not None:
-                    return decided.get("decision") == "override"
+                    return decided
 
     def decide_veto(self, override: bool, approver_id: str, reason: str | None) -> bool:
         """A human overrides (True) or upholds (False) a paused veto; thread-safe. False if nothing waits."""
@@ -224,8 +228,7 @@ class Episode:
             return False
         record, _ = write_veto_decision(self.recorder.run_dir, checkpoint["checkpoint_id"], override=override,
                                         approver_id=approver_id, reason=reason)  # on disk before the episode goes on
-        decided = record.get("decision") == "override"  # the first decision wins
-        loop.call_soon_threadsafe(lambda: future.done() or future.set_result(decided))
+        loop.call_soon_threadsafe(lambda: future.done() or future.set_result(record))  # the first decision wins
         return True
 
     async def act(self, parent: str | None) -> None:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._jsonio import atomic_write_json, to_jsonable
 from ..store import now_iso, write_manifest
+from ..store.artifacts import sweep_transients
 from ..store.paths import run_path
 from ..store.vocab import ACTION_CANDIDATE_SCHEMA, RUN_STATE_PROJECTION, final_outcome
 from .summary import INSIGHT_KEYS, build_summary
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
     from .recorder import Recorder
 
 __all__ = ["Outcome", "emit_candidate", "adapter_candidate", "close_act", "record_action", "seal", "complete_seal",
-           "terminate_event", "SEALING_PHASES", "act_parent", "find_candidate"]
+           "terminate_event", "SEALING_PHASES", "act_parent", "find_candidate", "override_veto"]
 
 #: phases written after ``terminate`` (and nothing else is)
 SEALING_PHASES = frozenset({"terminate", "insight", "memory"})
@@ -75,6 +76,28 @@ def adapter_candidate(rec: "Recorder", *, label: str, task: str, caused_by: str 
                           provenance={"plan_step_id": step.get("id", "step-1"), "adapter": agent})
 
 
+def override_veto(rec: "Recorder", *, label: str, task: str, vetoed: dict[str, Any], approver_id: str,
+                  reason: str | None, caused_by: str | None,
+                  candidate: dict[str, Any] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """After a human overrode a veto: a new candidate for the adapter and the governance event allowing it.
+
+    The vetoed candidate stays vetoed (Noēsis never acts on it); the act that follows is bound
+    to the new candidate and caused by the human's allow. ``candidate``: one already written (a
+    resume a crash cut short), so only the allow is written.
+    """
+    candidate = candidate or adapter_candidate(rec, label=label, task=task, caused_by=caused_by)
+    previous = vetoed.get("payload") if isinstance(vetoed.get("payload"), dict) else {}
+    allow = rec.emit("governance", {
+        "schema_version": "governance/1.0.0", "governance_id": f"gov-{uuid.uuid4().hex[:12]}", "decision_id": str(uuid.uuid4()),
+        "decision": "allow", "rule_id": "human.override", "score": 0.0,
+        "message": f"veto {previous.get('rule_id')} overridden by {approver_id}" + (f": {reason}" if reason else ""),
+        "policy_id": "human.override", "policy_version": "1.0.0", "policy_kind": "human", "mode": previous.get("mode", "enforce"),
+        "failure_policy": previous.get("failure_policy", "fail_closed"), "enforced": False,
+        "overrides": previous.get("governance_id"), "approver_id": approver_id,
+    }, agent_id=f"human:{approver_id}", faculty="governance", caused_by=candidate["id"])
+    return candidate, allow
+
+
 def find_candidate(rec: "Recorder", kind: str = "adapter") -> dict[str, Any] | None:
     """The run's last action candidate of ``kind`` (the adapter's), or None."""
     for event in reversed(rec.events):
@@ -82,6 +105,13 @@ def find_candidate(rec: "Recorder", kind: str = "adapter") -> dict[str, Any] | N
         if event.get("phase") == "action_candidate" and isinstance(payload, dict) and payload.get("kind") == kind:
             return event
     return None
+
+
+def is_vetoed(rec: "Recorder", candidate: dict[str, Any]) -> bool:
+    """True when the last governance decision on ``candidate`` is an enforced veto (nothing may act on it)."""
+    decisions = [e.get("payload") for e in rec.events if e.get("phase") == "governance" and e.get("caused_by") == candidate.get("id")]
+    last = decisions[-1] if decisions else None
+    return isinstance(last, dict) and last.get("decision") == "veto" and bool(last.get("enforced"))
 
 
 def act_parent(rec: "Recorder", candidate: dict[str, Any] | None) -> str | None:
@@ -202,6 +232,7 @@ def complete_seal(rec: "Recorder") -> bool:
     rec.writer.close()
     rec.writer.seal()
     if not run_path(rec.run_dir, "manifest.json").exists():
+        sweep_transients(rec.run_dir)  # temp files a killed writer left: not part of the run
         write_manifest(rec.run_dir, rec.episode_id)
     rec.release(remove=True)
     return True

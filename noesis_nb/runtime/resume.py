@@ -176,6 +176,9 @@ async def _continue(rec: Recorder, *, checkpoint_id: str | None, using: Any, too
         if reopened is not None:
             pause = reopened
     if pause is None or pause.cause is None:
+        vetoed = _interrupted_veto(rec)
+        if vetoed is not None:
+            return _finish_interrupted_veto(rec, vetoed)
         process_lost(rec)
         return ResumeReport(episode_id, "sealed_lost", f"run {episode_id} lost its process while running; sealed as error")
     checkpoint = find_checkpoint(rec, checkpoint_id or _payload(pause.checkpoint_event).get("checkpoint_id"))
@@ -193,14 +196,53 @@ async def _continue(rec: Recorder, *, checkpoint_id: str | None, using: Any, too
                                   unknown_outcome=unknown_outcome)
         return ResumeReport(episode_id, "resumed")
     if cause.get("phase") == "governance":
-        evidence_only = pause.resume_event is not None and _payload(pause.resume_event).get("resumed_by") == "resume"
-        if pause.resume_event is not None and not evidence_only:  # the adapter was running again when its process stopped
-            process_lost(rec)
+        if pause.resume_event is not None and _adapter_started_after(rec, pause.resume_index or 0):
+            process_lost(rec)  # the adapter was running again when its process stopped
             return ResumeReport(episode_id, "sealed_lost", f"run {episode_id} lost its process while running; sealed as error")
-        await _resume_after_veto(rec, checkpoint, cause, using, resumed=evidence_only)
+        await _resume_after_veto(rec, checkpoint, cause, using, resumed=pause.resume_event is not None)
         return ResumeReport(episode_id, "resumed")
     raise CheckpointConsistencyError(f"checkpoint {checkpoint['checkpoint_id']}: cannot tell what paused the run "
                                      f"(its interrupt is caused by a {cause.get('phase')!r} event)")
+
+
+def _adapter_started_after(rec: Recorder, index: int) -> bool:
+    """True when anything beyond a new candidate and its allow was written after event ``index`` (the resume)."""
+    return any(e.get("phase") not in ("action_candidate", "governance") for e in rec.events[index + 1:])
+
+
+def _interrupted_veto(rec: Recorder) -> dict[str, Any] | None:
+    """The enforced veto on the adapter's candidate, when the process stopped before pausing or sealing on it."""
+    candidate = lifecycle.find_candidate(rec)
+    if candidate is None:
+        return None
+    index = next(i for i, e in enumerate(rec.events) if e is candidate)
+    later = rec.events[index + 1:]
+    governance = [e for e in later if e.get("phase") == "governance" and e.get("caused_by") == candidate.get("id")]
+    if not governance or any(e.get("phase") == "act" or e.get("event_type") == RUN_CHECKPOINT for e in later):
+        return None
+    decision = _payload(governance[-1])
+    return governance[-1] if decision.get("decision") == "veto" and decision.get("enforced") else None
+
+
+def _finish_interrupted_veto(rec: Recorder, governance: dict[str, Any]) -> ResumeReport:
+    """Finish what a vetoed episode was doing when its process stopped: pause for a human (pause-on-veto) or seal vetoed."""
+    from ..tools import ApprovalDecisionRequiredError
+
+    decision = _payload(governance)
+    ext = rec.state.get("x-noesis_nb") if isinstance(rec.state.get("x-noesis_nb"), dict) else {}
+    message = str(decision.get("message") or "vetoed by governance")
+    if ext.get("pause_on_veto"):
+        last = rec.events[-1]
+        if last.get("event_type") == RUN_INTERRUPT and last.get("caused_by") == governance["id"]:
+            checkpoint = rec.checkpoint(last["id"])  # the interrupt is on disk: only its checkpoint is missing
+        else:
+            checkpoint = rec.pause(f"{message} Governance veto; awaiting approval", governance["id"])
+        raise ApprovalDecisionRequiredError(
+            f"run {rec.episode_id} was vetoed by governance ({decision.get('rule_id')}) and its process stopped before it "
+            f"paused; it is now paused (checkpoint {checkpoint['checkpoint_id']}). Override with "
+            f"approve_draft({rec.episode_id!r}, approver_id=…) or uphold with reject_draft(…), then resume_run")
+    Episode(None, options_from_state(rec), rec).finish(Outcome("vetoed", message, [str(decision.get("rule_id"))]))
+    return ResumeReport(rec.episode_id, "seal_completed", f"run {rec.episode_id} was vetoed; its seal is now complete")
 
 
 def options_from_state(rec: Recorder) -> EpisodeOptions:
@@ -237,10 +279,20 @@ async def _resume_after_veto(rec: Recorder, checkpoint: dict[str, Any], governan
 
     episode.adapter = adapter
     episode.loop = asyncio.get_running_loop()
+    resume = pause_resume = None
     if not resumed:
-        rec.resume_event(checkpoint, resumed_by="resume_run")
+        pause_resume = rec.resume_event(checkpoint, resumed_by="resume_run")
+    resume = pause_resume or next(e for e in reversed(rec.events) if e.get("event_type") == "run.resume")
+    after = rec.events[next(i for i, e in enumerate(rec.events) if e is resume) + 1:]
+    written = next((e for e in after if e.get("phase") == "action_candidate"), None)  # by a resume a crash cut short
+    allow = next((e for e in after if written and e.get("phase") == "governance" and e.get("caused_by") == written.get("id")), None)
+    if allow is None:
+        written, allow = lifecycle.override_veto(
+            rec, label=adapter.label, task=episode.options.task, vetoed=governance, candidate=written,
+            approver_id=str(decision.get("approver_id") or "resume_run"), reason=decision.get("reason"), caused_by=resume["id"])
+    episode.candidate = written
     try:
-        await episode.act(governance["id"])
+        await episode.act(allow["id"])
     except BaseException as exc:
         from .episode import EpisodePaused
 

@@ -256,7 +256,7 @@ def process_lost(rec: "Recorder") -> None:
     candidate = lifecycle.find_candidate(rec)
     resumes = [i for i, e in enumerate(rec.events) if e.get("event_type") == RUN_RESUME]
     outcome = Outcome("error", message, ["process_lost"])
-    if candidate is not None:
+    if candidate is not None and not lifecycle.is_vetoed(rec, candidate):  # nothing ever acts on a vetoed candidate
         since = max([next(i for i, e in enumerate(rec.events) if e is candidate), *resumes])
         act = next((e for e in rec.events[since:] if e.get("phase") == "act" and isinstance(e.get("payload"), dict)), None)
         if act is not None and act["payload"].get("outcome") in {"ok", "error"}:  # the adapter had finished

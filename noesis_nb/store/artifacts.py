@@ -22,6 +22,7 @@ __all__ = [
     "verify_manifest",
     "ManifestCheck",
     "is_sealed",
+    "sweep_transients",
     "MANIFEST_KINDS",
 ]
 
@@ -110,6 +111,41 @@ def _regular_files(run_dir: Path) -> list[Path]:
 def _transient(path: Path) -> bool:
     """Locks, claims and temp files exist only while a writer works; they are not part of the run."""
     return path.name.startswith(".") or path.suffix in {".lock", ".claim", ".tmp"}
+
+
+def sweep_transients(run_dir: Path) -> list[str]:
+    """Remove what writers leave only while they work (or when killed mid-write): temp files of atomic
+    writes, exclusive-create temps, claims and create locks. Only the run's owner calls this, right
+    before sealing, when nobody else can be writing. Returns the names removed."""
+    run_dir = Path(run_dir)
+    removed = []
+    for path in _all_files(run_dir):
+        name = path.name
+        ours = (name.startswith(".") and (name.endswith(".tmp") or name.endswith(".new"))) or path.suffix in {".claim", ".lock"}
+        if ours and name != ".owner.lock":
+            path.unlink(missing_ok=True)
+            removed.append(path.relative_to(run_dir).as_posix())
+    return removed
+
+
+def _all_files(run_dir: Path) -> list[Path]:
+    """Every regular file below ``run_dir`` (hidden ones too), never following a link."""
+    out: list[Path] = []
+    stack = [run_dir]
+    while stack:
+        folder = stack.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.is_symlink():
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                stack.append(Path(entry.path))
+            elif entry.is_file(follow_symlinks=False):
+                out.append(Path(entry.path))
+    return out
 
 
 @dataclass

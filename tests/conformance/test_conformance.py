@@ -69,9 +69,10 @@ async def _drive(case: dict[str, Any], built: Any, runs_dir: Path) -> tuple[Any,
 
 def _view_html(handle: Any) -> tuple[str, str]:
     """What the notebook shows: the handle's ``text/html`` snapshot, and every live timeline row."""
+    from noesis_nb.widgets.display import view_for
     from noesis_nb.widgets.render import row_html
 
-    snapshot = handle._repr_mimebundle_().get("text/html", "")
+    snapshot = view_for(handle).mimebundle().get("text/html", "")  # what any display of the handle carries
     assert snapshot, "the handle's display bundle has no text/html snapshot"
     return snapshot, "".join(row_html(e) for e in handle.events)
 

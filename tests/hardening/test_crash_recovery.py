@@ -22,6 +22,7 @@ import noesis_nb
 from noesis_nb.store import is_sealed, read_events, verify_manifest
 from noesis_nb.tools import ApprovalDecisionRequiredError, ToolOutcomeUnknownError
 
+from ..compat.checker import check_run
 from .crashkit import agent_for
 from .report import figures
 
@@ -102,6 +103,8 @@ def _check(run: Path, marker: Path, tally: Counter) -> None:
     assert len(noesis_nb.events_df(run, strict=True, cache=False)) == len(events)
     for frame in (noesis_nb.tools_df, noesis_nb.usage_df):
         frame(run, strict=True, cache=False)  # loads, strictly
+    violations = check_run(run)  # a recovered run is still a Noēsis run
+    assert not violations, [f"{v.rule}: {v.message}" for v in violations]
     status = next(e for e in events if e["phase"] == "terminate")["payload"]["status"]
     tally[f"sealed {status}"] += 1
 

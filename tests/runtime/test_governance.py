@@ -90,7 +90,8 @@ def test_pause_on_veto_then_resume_run_with_the_same_adapter(runs_dir):
     assert ns.resume_run(ep, using=agent) == ep
     assert calls == ["destroy the staging db"]
     names = [e.get("event_type") or e["phase"] for e in read_events(run_dir / "events.jsonl")]
-    assert names[names.index("run.resume"):names.index("terminate") + 1] == ["run.resume", "act", "reflect", "learn", "terminate"]
+    assert names[names.index("run.resume"):names.index("terminate") + 1] == [
+        "run.resume", "action_candidate", "governance", "act", "reflect", "learn", "terminate"]  # a new candidate, allowed by the human
     assert read_json(run_dir / "summary.json")["status"] == "ok" and verify_manifest(run_dir).ok
 
 
