@@ -20,12 +20,14 @@ from ..errors import EpisodeStateError, RunSealedError, ToolRejected
 from ..store import now_iso
 from .gate import Decision, PendingApproval, to_decision
 from .lifecycle import emit_candidate, record_action
+from ..store.phases import VERB_MINIMA, missing_verb_minimum
 
 if TYPE_CHECKING:
     from .episode import Episode
 
 __all__ = ["EpisodeContext", "parse_tool_name", "tool_repositories", "dispatcher"]
 
+_VERBS = frozenset({*VERB_MINIMA, "learn"})
 _TOKEN_ARGS = ("input_tokens", "output_tokens", "cached_input_tokens", "cache_write_input_tokens", "reasoning_tokens")
 
 
@@ -82,6 +84,14 @@ class EpisodeContext:
                 raise TypeError(f"payload must be a dict, got {type(payload).__name__}; wrap it, e.g. {{'text': value}}")
         if type(phase) is not str or not phase:
             raise ValueError(f"phase must be a non-empty string such as 'reason', got {phase!r}")
+        if phase in _VERBS:
+            if missing := missing_verb_minimum(phase, payload):
+                raise ValueError(f"phase {phase!r} is a Noēsis verb and its payload needs {missing} (Noēsis refuses the line "
+                                 "otherwise); give them, or use a phase of your own such as 'reason' or 'note'")
+            if phase == "act" and not isinstance(payload.get("action_candidate_id"), str):
+                raise ValueError("an 'act' with a tool or adapter is a side effect, and Noēsis requires the action candidate it "
+                                 "carries out (action_candidate_id); run tools with ctx.tool/ctx.atool, which record both, "
+                                 "or use a phase of your own such as 'step'")
         return self._episode.recorder.emit(phase, payload, agent_id=agent_id or self._agent, caused_by=self._caused_by)["id"]
 
     def model_call(self, model: str, *, provider: str | None = None, input_tokens: int | None = None,

@@ -88,7 +88,7 @@ async def continue_tool_draft(rec: "Recorder", checkpoint: dict[str, Any], pendi
     prepared = repos.prepared.get(rec.episode_id, draft_id)
     if prepared is None:
         raise tc.PreparedToolInvocationNotFoundError(
-            f"run {rec.episode_id} paused on draft {draft_id!r}, but {repos.prepared.root} holds no such record for it; "
+            f"run {rec.episode_id} paused on draft {draft_id!r}, but {repos.prepared.path_for(draft_id)} is missing; "
             "restore the file from a backup (nothing was resumed)")
     if decision is None:
         raise tc.ApprovalDecisionRequiredError(
