@@ -176,16 +176,24 @@ def reject_draft(episode_id_or_run_dir: str | os.PathLike[str], draft_id: str | 
 
 
 async def resume_run_async(episode_id: str | os.PathLike[str], *, checkpoint_id: str | None = None, runs_dir: Any = None,
-                           using: Any = None, tools: dict[str, Any] | None = None) -> str:
-    """Continue a paused run from disk: execute its decided draft exactly once (or re-run the adapter after a veto), then seal."""
+                           using: Any = None, tools: dict[str, Any] | None = None,
+                           secrets: dict[str, Any] | None = None) -> str:
+    """Continue a paused run from disk: execute its decided draft exactly once (or re-run the adapter after a veto), then seal.
+
+    ``secrets`` gives back, by payload path (``{"kwargs.auth": "…"}``), values the stored draft has
+    redacted; a process that did not prepare the draft needs them (the error names each path).
+    """
+    from ..tools import supply_secrets
     from .resume import resume_from_disk
 
-    return await resume_from_disk(find_run_dir(episode_id, runs_dir), checkpoint_id=checkpoint_id, using=using, tools=tools)
+    with supply_secrets(secrets):
+        return await resume_from_disk(find_run_dir(episode_id, runs_dir), checkpoint_id=checkpoint_id, using=using, tools=tools)
 
 
 def resume_run(episode_id: str | os.PathLike[str], *, checkpoint_id: str | None = None, runs_dir: Any = None,
-               using: Any = None, tools: dict[str, Any] | None = None) -> str:
+               using: Any = None, tools: dict[str, Any] | None = None, secrets: dict[str, Any] | None = None) -> str:
     """Sync ``resume_run_async`` (Noēsis' ``resume_run``); returns the episode id."""
-    return _run_sync(resume_run_async(episode_id, checkpoint_id=checkpoint_id, runs_dir=runs_dir, using=using, tools=tools))
+    return _run_sync(resume_run_async(episode_id, checkpoint_id=checkpoint_id, runs_dir=runs_dir, using=using, tools=tools,
+                                      secrets=secrets))
 
 

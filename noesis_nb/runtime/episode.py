@@ -218,6 +218,7 @@ class Episode:
         else:
             self.result = result
             status, message, reasons = "ok", str(result)[:400], ["adapter_ok"]
+        rec.secrets.observe(self.error if self.error is not None else result)  # learnt before any of it is written
         label = f"adapter:{self.adapter.label}"
         act_payload: dict[str, Any] = {"input_excerpt": opts.task[:120], "outcome": status, "result_status": status, "tool": label,
                                        "kind": "adapter", "action_id": "act-1", "step_id": "step-1",

@@ -15,6 +15,7 @@ from typing import Any, Callable
 from .._jsonio import atomic_write_json, canonical_json, sha256_bytes
 from ..errors import EpisodeStateError, RunsDirError
 from ..ids import new_checkpoint_id, new_event_id
+from ..secrets import for_run as secrets_for_run
 from ..store import EventWriter, now_iso, read_events, read_state, write_manifest
 from . import summary as summary_mod
 
@@ -41,6 +42,8 @@ class Recorder:
         self._lock = self.writer.lock  # one lock orders ids, timestamps and lines
         self._id_base = new_event_id()[:24]
         self._ids = itertools.count(len(self.events) + 1)
+        self.secrets = secrets_for_run(self.run_dir)  # secrets seen in this run: kept out of what it writes
+        self.secrets.observe(state.get("goal"), (state.get("episode") or {}).get("tags"))
         for event in self.events:
             self._count_usage(event)
 
@@ -99,7 +102,7 @@ class Recorder:
             "episode_id": self.episode_id,
             "agent_id": agent_id,
             "phase": phase,
-            "payload": dict(payload),
+            "payload": self.secrets.screen(payload),
             "evidence_ids": [],
         }
         if caused_by:
@@ -154,7 +157,7 @@ class Recorder:
 
     # -- state, pause, checkpoint -----------------------------------------------------------
     def persist_state(self) -> None:
-        atomic_write_json(self.run_dir / "state.json", self.state)
+        atomic_write_json(self.run_dir / "state.json", self.secrets.scrub(self.state))
 
     def project_state(self, caused_by: str | None) -> dict[str, Any]:
         """Persist ``state.json`` and emit ``run.state_projection`` (Noēsis does both together)."""
@@ -186,6 +189,7 @@ class Recorder:
     def pause(self, reason: str, caused_by: str) -> dict[str, Any]:
         """``run.interrupt → run.checkpoint → run.state_projection``; everything on disk before returning."""
         interrupt = self.interrupt(reason, caused_by)
+        self.secrets.sweep(self.run_dir, self, reopen=True)  # before the checkpoint digests the files
         checkpoint = self.checkpoint(interrupt["id"])
         self.emit("runtime", {"kind": "run.state_projection", "status": "partial",
                               "outcomes": {"status": "partial", "summary": reason, "metrics": {}},
@@ -223,6 +227,7 @@ class Recorder:
     def finalize(self, *, status: str, message: str, reasons: list[str], result: Any = None,
                  adapter_result: str, governance: dict[str, Any]) -> None:
         """terminate → state → insight → summary.json → memory → final.json → manifest.json, then seal."""
+        self.secrets.observe(result, message)
         if not any(e.get("phase") == "terminate" for e in self.events):
             self.emit("terminate", {"status": status, "message": message[:400]})
         (self.run_dir / "learn.jsonl").touch()
@@ -232,10 +237,11 @@ class Recorder:
         summary = summary_mod.build_summary(self, status=status, reasons=reasons, result=result,
                                             adapter_result=adapter_result, governance=governance)
         self.emit("insight", {"summary_path": "summary.json", "metrics": summary["insight"]["metrics"]}, faculty="insight")
-        atomic_write_json(self.run_dir / "summary.json", summary)
+        atomic_write_json(self.run_dir / "summary.json", self.secrets.scrub(summary))
         self.emit("memory", {"status": "skipped", "reason": "port_missing", "capability": "long_term_memory"}, agent_id="memory")
         self.closed = True
         self.writer.close()
+        self.secrets.sweep(self.run_dir, self)  # values learned late leave the lines written before
         final = {"schema_version": "final/2.0.0", "episode_id": self.episode_id, "process_id": self.state["process"]["id"],
                  "run_index": self.state["process"]["run_index"], "finalized_at": now_iso(),
                  "outcome": summary_mod.final_outcome(status), "verification_status": "unverified" if status == "ok" else "not_applicable"}

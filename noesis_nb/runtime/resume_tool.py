@@ -32,6 +32,8 @@ async def resume_tool_draft(episode: Episode, checkpoint: dict[str, Any], pendin
         raise tc.PreparedToolInvocationNotFoundError(
             f"run {rec.episode_id} paused on draft {draft_id!r}, but {repos.prepared.root} holds no such record for it; "
             "restore the file from a backup (nothing was resumed)")
+    if getattr(decision.status, "value", decision.status) == "approved":
+        tc.require_secrets(repos.prepared, prepared)  # a missing secret fails here, before anything is written
     if not resumed:
         rec.resume_event(checkpoint)
 

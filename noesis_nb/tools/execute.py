@@ -24,8 +24,11 @@ from .errors import (
 from .fingerprints import request_fingerprint
 from .ports import port_method
 from .protocols import ToolDispatcher, callable_reference, import_callable, make_result
-from .redaction import redacted_paths, scrub, secret_values
+from noesis_nb.secrets import for_run as secrets_for_run
+
+from .redaction import scrub, secret_values
 from .repositories import ExecutionRepository
+from .secret_supply import fill_repeats, fill_secrets, missing_message, supplied_secrets
 from .types import (
     ApprovalDecisionStatus,
     ExecutionStatus,
@@ -37,7 +40,7 @@ from .types import (
     ToolProtocol,
 )
 
-__all__ = ["execute_prepared_tool_invocation", "execute_prepared_tool_invocation_async"]
+__all__ = ["execute_prepared_tool_invocation", "execute_prepared_tool_invocation_async", "require_secrets"]
 
 
 def _execution_ports(fn: str, run_id: str, idempotency_repository: Any, idempotency_store: Any, dispatcher: Any,
@@ -57,7 +60,8 @@ def execute_prepared_tool_invocation(
         idempotency_store: Any = None, dispatch: Any = None, event_recorder: Any = None,
         idempotency_repository: Any = None, dispatcher: ToolDispatcher | None = None, emit: Emit | None = None,
         callables: Mapping[str, Callable[..., Any]] | None = None, decision: ToolApprovalDecision | None = None,
-        execution_repository: ExecutionRepository | None = None) -> ToolExecutionResult:
+        execution_repository: ExecutionRepository | None = None,
+        secrets: Mapping[str, Any] | None = None) -> ToolExecutionResult:
     """Execute a draft at most once (synchronous, as in Noēsis); see the ``_async`` variant.
 
     Accepts the Noēsis keywords (``idempotency_store``, ``dispatch``, ``event_recorder``) or the
@@ -72,7 +76,7 @@ def execute_prepared_tool_invocation(
 
     def run() -> ToolExecutionResult:
         return asyncio.run(_execute(run_id, draft_id, prepared_repository, approval_repository, *ports, callables,
-                                    decision, execution_repository, offload=False))
+                                    decision, execution_repository, offload=False, secrets=secrets))
 
     try:
         asyncio.get_running_loop()
@@ -88,7 +92,7 @@ async def execute_prepared_tool_invocation_async(
         idempotency_repository: Any = None, dispatcher: ToolDispatcher | None = None, emit: Emit | None = None,
         callables: Mapping[str, Callable[..., Any]] | None = None, decision: ToolApprovalDecision | None = None,
         execution_repository: ExecutionRepository | None = None, idempotency_store: Any = None,
-        dispatch: Any = None, event_recorder: Any = None) -> ToolExecutionResult:
+        dispatch: Any = None, event_recorder: Any = None, secrets: Mapping[str, Any] | None = None) -> ToolExecutionResult:
     """Execute a draft at most once, after checking its approval binding and idempotency.
 
     A draft that already has an execution record is not dispatched again: its stored result
@@ -97,11 +101,13 @@ async def execute_prepared_tool_invocation_async(
     or ``tool.replayed`` / ``tool.execution.failed`` (idempotency replay / conflict, no dispatch).
     ``decision`` overrides the stored approval; ``callables`` supplies ``python`` functions by
     draft id or reference. Sync ``dispatch`` ports run in a worker thread, async ones are awaited.
+    ``secrets`` gives back, by payload path, values the stored draft has redacted, for a process that
+    did not prepare it (see ``secret_supply``); without them that raises SecretUnavailableError.
     """
     ports = _execution_ports("execute_prepared_tool_invocation_async", run_id, idempotency_repository,
                              idempotency_store, dispatcher, dispatch, emit, event_recorder)
     return await _execute(run_id, draft_id, prepared_repository, approval_repository, *ports, callables, decision,
-                          execution_repository, offload=True)
+                          execution_repository, offload=True, secrets=secrets)
 
 
 class _NoExecutionRecord:
@@ -127,7 +133,7 @@ class _NoExecutionRecord:
 async def _execute(run_id: str, draft_id: str, prepared_repository: Any, approval_repository: Any, idempotency: Any,
                    dispatcher: ToolDispatcher | None, dispatch_port: Any, emit: Emit,
                    callables: Mapping[str, Any] | None, decision: Any, execution_repository: Any, *,
-                   offload: bool) -> ToolExecutionResult:
+                   offload: bool, secrets: Mapping[str, Any] | None = None) -> ToolExecutionResult:
     where = type(prepared_repository).__name__
     prepared = _coerce(PreparedToolInvocation, prepared_repository.load(run_id=run_id, draft_id=draft_id), where)
     if prepared is None:
@@ -143,8 +149,8 @@ async def _execute(run_id: str, draft_id: str, prepared_repository: Any, approva
     if prepared.governance.requires_approval:
         stored = decision if decision is not None else approval_repository.load(run_id=run_id, draft_id=draft_id)
         approval = _check_approval(prepared, _coerce(ToolApprovalDecision, stored, type(approval_repository).__name__))
-    payload, func, secrets = _dispatch_material(prepared, prepared_repository, dispatcher, callables,
-                                                need_callable=dispatch_port is None)
+    payload, func, found = _dispatch_material(prepared, prepared_repository, dispatcher, callables,
+                                              need_callable=dispatch_port is None, secrets=secrets)
     if not executions.claim(draft_id):
         if (done := executions.get(draft_id)) is not None:
             return done.model_copy(update={"already_executed": True})
@@ -157,8 +163,8 @@ async def _execute(run_id: str, draft_id: str, prepared_repository: Any, approva
             return done.model_copy(update={"already_executed": True})
         if approval is not None:
             emit(events.TOOL_APPROVED, rid, draft_id=draft_id, decision_id=approval.decision_id)
-        result, final = await _run_once(prepared, idempotency, dispatcher, dispatch_port, emit, payload, func, secrets,
-                                        state, offload)
+        result, final = await _run_once(prepared, idempotency, dispatcher, dispatch_port, emit, payload, func, found,
+                                        state, offload, secrets_for_run(_scope(prepared_repository)))
         executions.save(draft_id, result)
         state["dispatched"] = False  # the result is recorded, so the claim can go
     finally:
@@ -172,7 +178,7 @@ async def _execute(run_id: str, draft_id: str, prepared_repository: Any, approva
 
 async def _run_once(prepared: PreparedToolInvocation, idempotency: Any, dispatcher: ToolDispatcher | None,
                     dispatch_port: Any, emit: Emit, payload: dict, func: Any, secrets: list[str],
-                    state: dict, offload: bool) -> tuple[ToolExecutionResult, tuple[str, dict]]:
+                    state: dict, offload: bool, guard: Any) -> tuple[ToolExecutionResult, tuple[str, dict]]:
     """Replay, refuse (conflict) or dispatch; returns the result and the closing event."""
     rid, draft_id = prepared.request_id, prepared.key
     evaluation = idempotency.evaluate(invocation=prepared)
@@ -192,7 +198,9 @@ async def _run_once(prepared: PreparedToolInvocation, idempotency: Any, dispatch
     emit(events.TOOL_EXECUTION_STARTED, rid, draft_id=draft_id, candidate_id=prepared.governance.candidate_id)
     state["dispatched"] = True
     result = await _dispatch(dispatcher, dispatch_port, prepared, payload, func, offload)
-    result = result.model_copy(update={"output": scrub(result.output, secrets)})
+    # the draft's own secrets (even short ones), the run's known ones, and credentials of known formats the
+    # tool printed (not random-looking words: tool output is full of digests and ids)
+    result = result.model_copy(update={"output": guard.redact(scrub(result.output, secrets), entropy=False)})
     idempotency.record(invocation=prepared, result=result)
     name = events.TOOL_EXECUTION_SUCCEEDED if result.status is ExecutionStatus.SUCCEEDED else events.TOOL_EXECUTION_FAILED
     return result, (name, {"draft_id": draft_id, "execution_id": result.execution_id, "reason_code": result.reason_code})
@@ -262,27 +270,51 @@ def _restore(dispatcher: ToolDispatcher | None, protocol: ToolProtocol, stored: 
 
 
 def _dispatch_material(prepared: PreparedToolInvocation, repo: Any, dispatcher: ToolDispatcher | None,
-                       callables: Mapping[str, Any] | None, *, need_callable: bool) -> tuple[dict, Any, list[str]]:
-    """(real payload, callable, secret strings to scrub from output): from memory, else rebuilt from disk."""
+                       callables: Mapping[str, Any] | None, *, need_callable: bool,
+                       secrets: Mapping[str, Any] | None = None) -> tuple[dict, Any, list[str]]:
+    """(real payload, callable, secret strings to scrub from output): from memory, else rebuilt from disk
+    with the redacted values given back (``secrets``, ``supply_secrets``, environment variables)."""
     fingerprint = prepared.payload.request_fingerprint
     entry = _vault(repo).get(_scope(repo), prepared.key, fingerprint)
     if entry is not None:
         payload, func = entry.payload, entry.func
     else:
-        payload, filled = _restore(dispatcher, prepared.protocol, dict(prepared.payload.normalized_payload))
+        stored = dict(prepared.payload.normalized_payload)
+        payload, filled = _restore(dispatcher, prepared.protocol, stored)
+        payload, given, missing = fill_secrets(payload, {**supplied_secrets(), **(secrets or {})})
         func = None
+        if missing:
+            repeated = fill_repeats(stored, payload, [*filled_paths(filled), *given], missing,
+                                    lambda trial: request_fingerprint(trial) == fingerprint)
+            if repeated is None:
+                tried = [*filled_paths(filled), *given]
+                raise SecretUnavailableError(missing_message(prepared.key, prepared.run_id, missing) + (
+                    f" (The value(s) given for {', '.join(tried)} were tried there too and do not fit: either they "
+                    "differ from the originals, or these paths hold other secrets.)" if tried else ""))
+            payload = repeated
         if request_fingerprint(payload) != fingerprint:
-            if left := redacted_paths(payload):
-                raise SecretUnavailableError(
-                    f"payload field(s) {', '.join(left)} of draft {prepared.key!r} are stored redacted and their "
-                    "values exist only in the process that prepared it; execute it there, or prepare the call again.")
-            why = (f"{', '.join(filled)} came from os.environ and differ from the values the draft was prepared with"
+            filled = [*filled, *given]
+            why = (f"the value(s) given for {', '.join(filled)} differ from those the draft was prepared with"
                    if filled else "the record was edited after it was prepared")
             raise PayloadIntegrityError(f"the stored payload of draft {prepared.key!r} does not match its "
-                                        f"request_fingerprint: {why}. Prepare the call again.")
+                                        f"request_fingerprint: {why}. Supply the original values, or prepare the call again.")
     if prepared.protocol is ToolProtocol.PYTHON and need_callable:
         func = _resolve_callable(prepared, callables, func)
-    return payload, func, secret_values(payload, prepared.payload.normalized_payload)
+    found = secret_values(payload, prepared.payload.normalized_payload)
+    secrets_for_run(_scope(repo)).learn(found)
+    return payload, func, found
+
+
+def filled_paths(filled: list[str]) -> list[str]:
+    """Dotted payload paths of what a protocol handler's ``restore`` filled (``env.NAME``)."""
+    return [p if "." in p else f"env.{p}" for p in filled]
+
+
+def require_secrets(prepared_repository: Any, prepared: PreparedToolInvocation, *,
+                    secrets: Mapping[str, Any] | None = None) -> None:
+    """Raise SecretUnavailableError (or PayloadIntegrityError) now if executing this draft here would;
+    reads only, so a caller can check before it writes anything."""
+    _dispatch_material(prepared, prepared_repository, None, None, need_callable=False, secrets=secrets)
 
 
 def _resolve_callable(prepared: PreparedToolInvocation, callables: Mapping[str, Any] | None, func: Any) -> Any:

@@ -5,7 +5,8 @@
     idempotency/<principal>__<tool_key>__<key>.json               (Noēsis, plus an ``output`` key)
     executions/<draft_id>.json    ToolExecutionResult             (noesis_nb extension)
 
-Every id is checked before it becomes a file name; every write is atomic.
+Every id is checked before it becomes a file name; every write is atomic; every record is written
+without the secrets its run has seen (``noesis_nb.secrets``), and a decision's reason is searched too.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from noesis_nb._jsonio import atomic_write_json
 from noesis_nb.errors import DecisionFileError, InvalidIdError
+from noesis_nb.secrets import for_run as secrets_for_run
 
 from ._files import check_id, claim_file, create_exclusive_json, read_json_object
 from .errors import AmbiguousPreparedToolInvocationError, PreparedToolInvocationNotFoundError, ToolRecordError
@@ -41,6 +43,13 @@ class _Repository:
 
     def path_for(self, draft_id: str) -> Path:
         return self.root / f"{check_id(draft_id)}.json"
+
+    def _safe(self, record: dict[str, Any]) -> dict[str, Any]:
+        """``record`` without the run's known secrets (and with any found in a free-text ``reason``)."""
+        secrets = secrets_for_run(self.run_dir)
+        if isinstance(record.get("reason"), str):
+            record = {**record, "reason": secrets.redact(record["reason"])}
+        return secrets.scrub(record)
 
 
 def _load(path: Path, model: Any) -> Any:
@@ -66,7 +75,7 @@ class PreparedInvocationRepository(_Repository):
         record["payload"]["normalized_payload"], _ = redact_secrets(record["payload"]["normalized_payload"])
         record["payload"]["redacted_payload"], _ = redact_secrets(record["payload"]["redacted_payload"])
         path = self.path_for(prepared.key)
-        atomic_write_json(path, record)
+        atomic_write_json(path, self._safe(record))
         return path
 
     def get(self, run_id: str | None, draft_id: str) -> PreparedToolInvocation | None:
@@ -107,7 +116,7 @@ class ApprovalDecisionRepository(_Repository):
     def save(self, decision: ToolApprovalDecision) -> Path:
         """Overwrite the decision file (Noēsis semantics). Prefer ``create`` for human decisions."""
         path = self.path_for(decision.draft_id or decision.request_id)
-        atomic_write_json(path, decision.record())
+        atomic_write_json(path, self._safe(decision.record()))
         return path
 
     def create(self, decision: ToolApprovalDecision, *, wait_s: float = 5.0) -> tuple[ToolApprovalDecision, bool]:
@@ -116,7 +125,7 @@ class ApprovalDecisionRepository(_Repository):
         existing = self._read(path)
         if existing is not None:
             return existing, False
-        if create_exclusive_json(path, decision.record()):
+        if create_exclusive_json(path, self._safe(decision.record())):
             return decision, True
         deadline = time.monotonic() + wait_s
         while (existing := self._read(path)) is None and time.monotonic() < deadline:
@@ -191,14 +200,14 @@ class IdempotencyRepository(_Repository):
         path = self._path(invocation)
         if path is None:
             return
-        atomic_write_json(path, {
+        atomic_write_json(path, self._safe({
             "principal_id": invocation.security.principal_id,
             "tool_key": invocation.tool.tool_key(invocation.protocol),
             "idempotency_key": invocation.execution.idempotency_key,
             "fingerprint": invocation.payload.request_fingerprint,
             "execution_id": result.execution_id,
             "output": result.output,
-        })
+        }))
 
 
 class ExecutionRepository(_Repository):
@@ -210,7 +219,7 @@ class ExecutionRepository(_Repository):
         return _load(self.path_for(draft_id), ToolExecutionResult)
 
     def save(self, draft_id: str, result: ToolExecutionResult) -> None:
-        atomic_write_json(self.path_for(draft_id), result.record())
+        atomic_write_json(self.path_for(draft_id), self._safe(result.record()))
 
     def claim_path(self, draft_id: str) -> Path:
         return self.root / f"{check_id(draft_id)}.claim"
