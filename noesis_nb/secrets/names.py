@@ -40,6 +40,6 @@ def is_secret_key(name: str) -> bool:
     words = [w.lower() for w in _WORD.findall(str(name))]
     if len(words) > 1 and words[-1] in _ABOUT:
         return False
-    if any(w in _SECRET_WORDS for w in words):
+    if any(w in _SECRET_WORDS for w in words) or (len(words) > 1 and "pwd" in words):  # MYSQL_PWD, not PWD
         return True
     return any(pair in _SECRET_PAIRS for pair in zip(words, words[1:]))

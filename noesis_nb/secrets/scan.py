@@ -11,6 +11,7 @@ only the secret part of a longer string otherwise (``postgres://u:[REDACTED]@db/
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
@@ -61,14 +62,27 @@ def leaf_strings(value: Any) -> tuple[str, ...]:
     return ()
 
 
+_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_.]{2,80}")
+
+
+def _credential_like(value: str) -> bool:
+    """A bare command-line word that could be a credential (not a path, file name or sentence)."""
+    classes = any(c.isdigit() for c in value) + any(c.isupper() for c in value) + any(c.islower() for c in value)
+    return len(value) >= 8 and classes >= 2 and not any(c.isspace() for c in value) and not value.startswith(("/", "./", "~"))
+
+
 def _argv_hits(items: list[Any], path: Path) -> dict[int, Hit]:
     """Secrets given by position on a command line."""
     hits: dict[int, Hit] = {}
     prog = os.path.basename(items[0]) if items and isinstance(items[0], str) else ""
     for i, item in enumerate(items):
+        nxt = items[i + 1] if i + 1 < len(items) and isinstance(items[i + 1], str) else None
+        if isinstance(item, str) and i > 0 and nxt is not None and _NAME.fullmatch(item) and is_secret_key(item) \
+                and _credential_like(nxt):  # aws configure set aws_secret_access_key <value>
+            hits[i + 1] = Hit(path + (i + 1,), (nxt,), True)
+            continue
         if not isinstance(item, str) or not item.startswith("-") or item in {"-", "--"}:
             continue
-        nxt = items[i + 1] if i + 1 < len(items) and isinstance(items[i + 1], str) else None
         name, eq, value = item.lstrip("-").partition("=")
         if prog in _MYSQL and item.startswith("-p") and not item.startswith("--") and len(item) > 2:
             hits[i] = Hit(path + (i,), (item[2:],), False)

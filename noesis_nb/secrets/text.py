@@ -47,6 +47,9 @@ _EXTRA = [re.compile(p) for p in (
     r"AIza[0-9A-Za-z_-]{35}",                                 # Google API key
     r"ya29\.[0-9A-Za-z_-]{20,}",                              # Google OAuth access token
     r"hf_[A-Za-z0-9]{30,}",                                   # Hugging Face
+    r"npm_[A-Za-z0-9]{36}",                                   # npm (detect-secrets needs the .npmrc line)
+    r"glpat-[A-Za-z0-9_-]{20,}",                              # GitLab
+    r"://[^\s/@:]*:([^\s/@]+)@",                              # URL credentials, also with an empty user
     r"xox[abposre]-[A-Za-z0-9-]{10,}",                        # Slack tokens beyond detect-secrets' shape
     r"(?i)\bbearer\s+([A-Za-z0-9._~+/=-]{8,})",               # Authorization: Bearer <token>
     r"(?i)\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]*?\s-p(?!\s)([^\s'\"]+)",  # mysql -pSECRET
@@ -119,6 +122,8 @@ def entropy_ok(word: str, b64: Any = None, hexp: Any = None) -> bool:
     """Whether an unquoted word of ≥ 20 characters looks random (see ``_random_words``)."""
     if b64 is None:
         _, _, _, b64, hexp = _plugins()
+    if word.isdigit():  # numbers (ids, timestamps, big integers) are not credentials
+        return False
     if _HEX.fullmatch(word):
         digits = word[2:] if word[:2].lower() == "0x" else word
         return len(digits) >= 32 and hexp.calculate_shannon_entropy(digits) > hexp.entropy_limit
@@ -126,13 +131,13 @@ def entropy_ok(word: str, b64: Any = None, hexp: Any = None) -> bool:
     if classes < 2:
         return False
     # detect-secrets' 4.5-bit limit suits 40+ characters; a shorter random word cannot reach it, so the
-    # limit follows the length (99% of random base62 words of 20-40 characters pass 0.84·log2 n).
-    if b64.calculate_shannon_entropy(word) <= min(b64.entropy_limit, 0.84 * math.log2(len(word))):
+    # limit follows the length (99% of random base62 words of 20-40 characters pass 0.82·log2 n).
+    if b64.calculate_shannon_entropy(word) <= min(b64.entropy_limit, 0.82 * math.log2(len(word))):
         return False
     # prose-like words (paths, CamelCase names, model ids with dates) are mostly real words and separators
     covered = sum(len(m.group()) for m in _WORDLIKE.finditer(word)
                   if len(m.group()) == 1 or m.group().isdigit() or _VOWELS.intersection(m.group()))
-    return covered / len(word) < 0.5
+    return covered / len(word) < 0.6  # random: 97% of 20-char and 99.6% of 32+-char words pass
 
 
 def _random_words(text: str) -> list[str]:
@@ -156,6 +161,17 @@ def _assignments(text: str) -> list[str]:
     return found
 
 
+def _widen(text: str, value: str) -> str:
+    """A token matched by its prefix and a fixed length (Stripe's 24 characters) taken to its real end."""
+    longest = value
+    for m in re.finditer(re.escape(value) + r"[A-Za-z0-9_-]+", text):
+        longest = max(longest, m.group(), key=len)
+    return longest
+
+
+_NAME_WORDS = re.compile(r"pass|pwd|secret|token|key|auth|cookie|cred|bearer|contras")
+
+
 def find_in_text(text: str, *, entropy: bool = True) -> set[str]:
     """The secret substrings of ``text`` (each a whole value to redact, e.g. the password of a URL)."""
     if len(text) < 4:
@@ -163,16 +179,18 @@ def find_in_text(text: str, *, entropy: bool = True) -> set[str]:
     value_plugins, keyword, maps, _, _ = _plugins()
     found: set[str] = set()
     for plugin in value_plugins:
-        found.update(plugin.analyze_string(text))
-    for mapping in maps:
-        found.update(v for v in map(_trim, keyword.analyze_string(text, denylist_regex_to_group=mapping)) if _assigned(v))
+        found.update(_widen(text, v) for v in plugin.analyze_string(text) if v)
     for pattern in _EXTRA:
         for m in pattern.finditer(text):
-            found.add(m.group(m.lastindex or 0))
-    for m in _PEM.finditer(text):
-        found.add(m.group())
-        found.update(_PEM_LINE.findall(m.group()))
-    found.update(v for v in _assignments(text) if _assigned(v))
-    if entropy:
+            found.add(_widen(text, m.group(m.lastindex or 0)) if not m.lastindex else m.group(m.lastindex))
+    if "PRIVATE KEY" in text:
+        for m in _PEM.finditer(text):
+            found.add(m.group())
+            found.update(_PEM_LINE.findall(m.group()))
+    if _NAME_WORDS.search(text.lower()):  # the name-based rules need a secret-looking name somewhere
+        for mapping in maps:
+            found.update(v for v in map(_trim, keyword.analyze_string(text, denylist_regex_to_group=mapping)) if _assigned(v))
+        found.update(v for v in _assignments(text) if _assigned(v))
+    if entropy and _LONG_RUN in text.encode("utf-8", "ignore").translate(_RUNS):
         found.update(_random_words(text))
     return {v for v in found if isinstance(v, str) and _plausible(v)}
