@@ -81,13 +81,13 @@ class RunSecrets:
         return self.scrub(out)
 
     # -- the event hot path ---------------------------------------------------------------------
-    def screen(self, payload: dict[str, Any]) -> dict[str, Any]:
+    def screen(self, payload: dict[str, Any]) -> Any:
         """The payload to write for an event: a copy, with secrets redacted when there are any."""
         try:
             blob = orjson.dumps(payload, option=_OPTS)
-        except (TypeError, orjson.JSONEncodeError):
-            payload = to_jsonable(payload)
-            blob = orjson.dumps(payload, option=_OPTS)
+        except (TypeError, orjson.JSONEncodeError):  # written as its JSON form (see ``dumps_line``)
+            self._written = True
+            return self.redact(to_jsonable(payload))
         self._written = True
         needles = self._needles
         if (needles and any(map(blob.__contains__, needles))) or might_contain(blob):

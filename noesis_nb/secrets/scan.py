@@ -106,7 +106,9 @@ def _walk(value: Any, path: Path, entropy: bool, out: list[Hit]) -> None:
     elif isinstance(value, Mapping):
         for key, item in value.items():
             if isinstance(key, str) and is_secret_key(key) and item is not None and item != REDACTED_VALUE:
-                out.append(Hit(path + (key,), leaf_strings(item), True))
+                whole = leaf_strings(item)  # and what is inside: the token of "Bearer <token>", a URL's password
+                inner = tuple(v for text in whole for v in find_in_text(text, entropy=entropy) if v != text)
+                out.append(Hit(path + (key,), whole + inner, True))
             else:
                 _walk(item, path + (key,), entropy and not _opaque(key), out)
     elif isinstance(value, (list, tuple)):

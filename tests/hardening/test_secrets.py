@@ -241,3 +241,43 @@ def test_a_wrong_secret_is_refused_and_the_run_stays_resumable(tmp_path):
     noesis_nb.resume_run(run_dir, secrets={"kwargs.auth": SHAPES[0].value})
     assert calls(marker) == 1 and json.loads((run_dir / "summary.json").read_text())["status"] == "ok"
     _assert_clean(run_files(run_dir))
+
+
+LOW = "staple" + "".join(c for c in SHAPES[0].value.lower() if c.isalpha())[-10:]  # nothing marks it where it first appears
+
+
+def test_a_value_learned_late_is_swept_from_lines_written_before(tmp_path):
+    """The adapter mentions a value in prose (undetectable), later hands it over as ``password``: the sealed
+    run holds it nowhere, earlier lines included, and its earlier checkpoint digests stay irrelevant (sealed)."""
+    async def agent(task, ctx):
+        ctx.emit("reason", {"text": f"remember {LOW} for later"})
+        return {"password": LOW, "note": "x" * 385 + SHAPES[1].value}  # also cut by the 400-character message
+
+    episode_id = noesis_nb.solve("late", using=agent, runs_dir=tmp_path / "runs")
+    run_dir = tmp_path / "runs" / episode_id
+    blobs = run_files(run_dir)
+    assert not [w for w, b in blobs if LOW.encode() in b or LOW[:8].encode() in b]
+    _assert_clean(blobs)
+    reason = next(e for e in read_events(run_dir / "events.jsonl", strict=True) if e["phase"] == "reason")
+    assert reason["payload"]["text"] == "remember [REDACTED] for later"
+    assert verify_manifest(run_dir).ok
+
+
+def late_then_pause(task, ctx):
+    ctx.emit("reason", {"text": f"will use {LOW}"})
+    return ctx.tool("shell.echo", {"argv": [sys.executable, "-c", "print('ok')"], "env": {"APP_PASSWORD": LOW}},
+                    effect="write", risk="high")
+
+
+def test_a_value_learned_at_a_pause_is_swept_before_the_checkpoint_so_the_run_resumes(tmp_path, monkeypatch):
+    episode_id = noesis_nb.solve("late pause", using=late_then_pause, runs_dir=tmp_path / "runs")
+    run_dir = tmp_path / "runs" / episode_id
+    assert not (run_dir / "final.json").exists()
+    assert not [w for w, b in run_files(run_dir) if LOW[:8].encode() in b]
+    env = {**os.environ, "PYTHONPATH": str(REPO), "APP_PASSWORD": LOW}  # the env secret, from the environment
+    code = "import noesis_nb, sys; noesis_nb.approve_draft(sys.argv[1], approver_id='bob'); noesis_nb.resume_run(sys.argv[1])"
+    proc = subprocess.run([sys.executable, "-c", code, str(run_dir)], env=env, cwd=REPO, capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr[-3000:]  # the checkpoint was written after the sweep: it validates
+    assert json.loads((run_dir / "summary.json").read_text())["status"] == "ok"
+    assert not [w for w, b in run_files(run_dir) if LOW[:8].encode() in b]
