@@ -24,7 +24,7 @@ import orjson
 from .._jsonio import atomic_write_bytes, atomic_write_json, dumps_line, to_jsonable
 from .names import REDACTED_VALUE
 from .scan import redact
-from .text import might_contain
+from .text import payload_might_contain
 
 __all__ = ["RunSecrets", "for_run", "known_everywhere", "MIN_HUNTED"]
 
@@ -90,7 +90,7 @@ class RunSecrets:
             return self.redact(to_jsonable(payload))
         self._written = True
         needles = self._needles
-        if (needles and any(map(blob.__contains__, needles))) or might_contain(blob):
+        if (needles and any(map(blob.__contains__, needles))) or payload_might_contain(payload, blob):
             out = self.redact(payload)
             return out if out is not payload else dict(payload)
         return dict(payload)

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from ulid import ULID
 
 from noesis_nb.secrets import find_in_text, is_secret_key, might_contain, redact, scan
+from noesis_nb.secrets.text import payload_might_contain
 from noesis_nb.secrets.guard import scrub_text
 from tests.hardening.secret_corpus import corpus, leaks
 
@@ -75,7 +76,7 @@ pieces = st.one_of(
     st.text(alphabet="abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+/=_-", min_size=15, max_size=40),
 )
 texts = st.lists(pieces, max_size=8).map("".join)
-payloads = st.recursive(texts | st.integers(min_value=-2**63, max_value=2**63 - 1) | st.none(),
+payloads = st.recursive(texts | st.integers(min_value=-2**63, max_value=2**63 - 1) | st.floats(allow_nan=False) | st.none(),
                         lambda kids: st.lists(kids, max_size=4) | st.dictionaries(texts | st.sampled_from(["token", "auth", "x"]), kids, max_size=4),
                         max_leaves=10)
 
@@ -84,8 +85,11 @@ payloads = st.recursive(texts | st.integers(min_value=-2**63, max_value=2**63 - 
 @given(payload=payloads)
 def test_the_prefilter_never_misses_what_the_detectors_find(payload):
     """The event hot path skips the detectors when ``might_contain`` is False: it must be True whenever they find something."""
+    blob = orjson.dumps(payload, option=orjson.OPT_NON_STR_KEYS)
+    event = {"text": payload} if not isinstance(payload, dict) else payload
     if scan(payload):
-        assert might_contain(orjson.dumps(payload, option=orjson.OPT_NON_STR_KEYS))
+        assert might_contain(blob)
+        assert payload_might_contain(event, orjson.dumps(event, option=orjson.OPT_NON_STR_KEYS))
 
 
 def test_cut_off_secrets_are_scrubbed_but_ordinary_prefixes_are_not():
