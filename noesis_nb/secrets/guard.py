@@ -3,12 +3,12 @@
 Each run directory has one ``RunSecrets`` in this process (``for_run``). Whatever a run learns
 from any source (tool payloads, adapter events, model calls, the adapter's result or exception,
 tool output, the task) is replaced by ``"[REDACTED]"`` in everything written afterwards. A value
-learned after earlier lines were written is also removed from those (``sweep``, called when the
-run pauses and when it is sealed). Values shorter than ``MIN_HUNTED`` characters are redacted
+learned after earlier lines were written is also removed from those, as is a known value in a file
+written outside the recorder (``sweep``, called when the run pauses and when it is sealed). Values shorter than ``MIN_HUNTED`` characters are redacted
 where they are detected but not hunted in other text: a short value would match ordinary words.
 
 ``screen`` is the event hot path: one ``orjson.dumps`` of the payload, substring tests for the
-known values and the ``might_contain`` prefilter; the structured scan runs only on a hit.
+known values and the ``payload_might_contain`` prefilter; the structured scan runs only on a hit.
 """
 
 from __future__ import annotations
@@ -118,12 +118,13 @@ class RunSecrets:
 
     # -- files already written -------------------------------------------------------------------
     def sweep(self, run_dir: Path, recorder: Any = None, *, reopen: bool = False) -> list[Path]:
-        """Remove values learned late from every file of the run (and from ``recorder.events``).
+        """Remove the known values from every file of the run (and from ``recorder.events``): those
+        learned late, and any that a file written outside the recorder (an integration's) holds.
 
         With ``reopen`` the recorder's open events writer is closed around the rewrite and replaced
         by a new one on the new file (sharing its lock). Returns the files rewritten.
         """
-        if not self.late:
+        if not self.values:
             return []
         self.late = False
         changed = []

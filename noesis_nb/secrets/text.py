@@ -21,7 +21,7 @@ import re
 from functools import lru_cache
 from typing import Any
 
-from .names import PLACEHOLDERS, REDACTED_VALUE, is_secret_key
+from .names import PLACEHOLDERS, is_secret_key
 
 __all__ = ["find_in_text", "might_contain", "payload_might_contain", "entropy_ok"]
 

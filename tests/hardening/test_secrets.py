@@ -27,7 +27,7 @@ import noesis_nb
 from noesis_nb.store import read_events, verify_manifest
 from noesis_nb.widgets.runview import DiskRun
 
-from .secret_corpus import Shape, corpus, leaks, run_files
+from .secret_corpus import corpus, leaks, run_files
 from .secret_tools import calls
 
 SEED = int(os.environ.get("NOESIS_NB_SECRET_SEED", "7"))
