@@ -227,7 +227,7 @@ class Recorder:
     def finalize(self, *, status: str, message: str, reasons: list[str], result: Any = None,
                  adapter_result: str, governance: dict[str, Any]) -> None:
         """terminate → state → insight → summary.json → memory → final.json → manifest.json, then seal."""
-        self.secrets.observe(result, message)
+        result, message = self.secrets.redact_any(result), self.secrets.redact(message)  # what is written of them
         if not any(e.get("phase") == "terminate" for e in self.events):
             self.emit("terminate", {"status": status, "message": message[:400]})
         (self.run_dir / "learn.jsonl").touch()

@@ -80,6 +80,10 @@ class RunSecrets:
         self.learn(v for h in hits for v in h.values)
         return self.scrub(out)
 
+    def redact_any(self, obj: Any) -> Any:
+        """``redact`` of any object in its JSON form (an adapter's result may be any object); None stays None."""
+        return None if obj is None else self.redact(obj if isinstance(obj, (str, dict, list)) else to_jsonable(obj))
+
     # -- the event hot path ---------------------------------------------------------------------
     def screen(self, payload: dict[str, Any]) -> Any:
         """The payload to write for an event: a copy, with secrets redacted when there are any."""

@@ -82,7 +82,7 @@ def _html_values(widget) -> list[str]:
     return out
 
 
-def _surfaces(source) -> list[tuple[str, bytes]]:
+def _surfaces(source, *, rows: bool = True) -> list[tuple[str, bytes]]:
     """Every HTML a user can see of ``source``: snapshot, widget HTML (header, cards, timeline), each row."""
     from noesis_nb.widgets import EpisodeView
     from noesis_nb.widgets.render import pending_html, row_html
@@ -92,7 +92,7 @@ def _surfaces(source) -> list[tuple[str, bytes]]:
     html = [("snapshot", view.snapshot_html()), ("text/html", view.mimebundle(widget=False)["text/html"])]
     html += [(f"widget[{i}]", v) for i, v in enumerate(_html_values(view))]
     html += [(f"card {p.draft_id}", pending_html(p)) for p in source.pending]
-    html += [(f"row {e.get('id')}", row_html(e)) for e in source.events]
+    html += [(f"row {e.get('id')}", row_html(e)) for e in (source.events if rows else ())]
     view.close()
     return [(where, text.encode()) for where, text in html]
 
@@ -134,7 +134,7 @@ def test_start_with_human_approvals_leaves_no_secret_on_disk_or_in_any_view(tmp_
         while not handle.done():
             await handle
             if handle.pending:
-                seen.extend(_surfaces(handle))  # the paused view: approval card, rows, snapshot
+                seen.extend(_surfaces(handle, rows=False))  # the paused view: approval card, snapshot, widget
                 for pending in handle.pending:
                     handle.approve(pending.draft_id, approver_id="ana", reason="looks fine")
         return handle
@@ -281,3 +281,13 @@ def test_a_value_learned_at_a_pause_is_swept_before_the_checkpoint_so_the_run_re
     assert proc.returncode == 0, proc.stderr[-3000:]  # the checkpoint was written after the sweep: it validates
     assert json.loads((run_dir / "summary.json").read_text())["status"] == "ok"
     assert not [w for w, b in run_files(run_dir) if LOW[:8].encode() in b]
+
+
+def test_a_short_secret_in_the_result_is_redacted_in_the_summary_message_and_state(tmp_path):
+    def agent(task, ctx):
+        return {"password": "ab#12", "detail": "ok"}  # too short to hunt elsewhere, but named
+
+    episode_id = noesis_nb.solve("short", using=agent, runs_dir=tmp_path / "runs")
+    run_dir = tmp_path / "runs" / episode_id
+    assert not [w for w, b in run_files(run_dir) if b"ab#12" in b]
+    assert json.loads((run_dir / "summary.json").read_text())["answer"] == {"result": {"password": "[REDACTED]", "detail": "ok"}}
