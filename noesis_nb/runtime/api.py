@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import os
 import threading
 import warnings
@@ -115,10 +116,12 @@ def _run_sync(coro: Any) -> Any:
         return asyncio.run(coro)
     box: dict[str, Any] = {}
 
+    context = contextvars.copy_context()  # the caller's context vars (supplied secrets…) reach the worker
+
     def worker() -> None:
         loop = asyncio.new_event_loop()
         try:
-            box["value"] = loop.run_until_complete(coro)
+            box["value"] = context.run(loop.run_until_complete, coro)
         except BaseException as exc:  # re-raised in the caller's thread
             box["error"] = exc
         finally:
@@ -182,29 +185,35 @@ UnknownOutcome = Literal["retry", "fail"]
 
 async def resume_run_async(episode_id: str | os.PathLike[str], *, checkpoint_id: str | None = None, runs_dir: Any = None,
                            using: Any = None, tools: dict[str, Any] | None = None,
-                           unknown_outcome: UnknownOutcome | None = None) -> str:
+                           unknown_outcome: UnknownOutcome | None = None, secrets: dict[str, Any] | None = None) -> str:
     """Continue a run from what its directory holds (see ``resume_run``); returns the episode id."""
+    from ..tools import supply_secrets
     from .resume import resume_from_disk
 
-    report = await resume_from_disk(find_run_dir(episode_id, runs_dir), checkpoint_id=checkpoint_id, using=using, tools=tools,
-                                    unknown_outcome=unknown_outcome)
+    with supply_secrets(secrets):
+        report = await resume_from_disk(find_run_dir(episode_id, runs_dir), checkpoint_id=checkpoint_id, using=using,
+                                        tools=tools, unknown_outcome=unknown_outcome)
     _tell(report)
     return report.episode_id
 
 
 def resume_run(episode_id: str | os.PathLike[str], *, checkpoint_id: str | None = None, runs_dir: Any = None,
-               using: Any = None, tools: dict[str, Any] | None = None, unknown_outcome: UnknownOutcome | None = None) -> str:
+               using: Any = None, tools: dict[str, Any] | None = None, unknown_outcome: UnknownOutcome | None = None,
+               secrets: dict[str, Any] | None = None) -> str:
     """Continue a paused or interrupted run from disk, in any process (Noēsis' ``resume_run``); returns the episode id.
 
     A decided draft executes exactly once and the run is sealed; a veto override re-runs the adapter
     (``using=``). A run another live process owns is left to it (``NothingToResume``). Crashes are
     recovered as the README's "Recovery" section says; ``unknown_outcome`` ("retry" | "fail") decides a
-    draft whose dispatch was cut off before its result was recorded.
+    draft whose dispatch was cut off before its result was recorded. ``secrets`` gives back, by payload
+    path (``{"kwargs.auth": "…"}``), values the stored draft has redacted (the error names each path).
     """
+    from ..tools import supply_secrets
     from .resume import resume_from_disk
 
-    report = _run_sync(resume_from_disk(find_run_dir(episode_id, runs_dir), checkpoint_id=checkpoint_id, using=using,
-                                        tools=tools, unknown_outcome=unknown_outcome))
+    with supply_secrets(secrets):
+        report = _run_sync(resume_from_disk(find_run_dir(episode_id, runs_dir), checkpoint_id=checkpoint_id, using=using,
+                                            tools=tools, unknown_outcome=unknown_outcome))
     _tell(report)
     return report.episode_id
 

@@ -255,6 +255,7 @@ class Episode:
         else:
             self.result = result
             status, message, reasons = "ok", str(result)[:400], ["adapter_ok"]
+        rec.secrets.observe(self.error if self.error is not None else result)  # learnt before any of it is written
         lifecycle.close_act(rec, status=status, reasons=reasons, candidate=self.candidate, caused_by=parent,
                             started=started, error=self.error, since=since)
         self.finish(Outcome(status, message, reasons, result))

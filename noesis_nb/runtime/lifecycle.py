@@ -184,8 +184,8 @@ def seal(rec: "Recorder", outcome: Outcome) -> None:
     if terminate_event(rec.events) is None:
         ext: dict[str, Any] = {"reasons": list(outcome.reasons), "adapter_result": outcome.adapter_result}
         if outcome.result is not None:
-            ext["answer"] = to_jsonable(outcome.result)
-        rec.emit("terminate", {"status": outcome.status, "message": str(outcome.message)[:400], _EXT: ext})
+            ext["answer"] = rec.secrets.redact_any(to_jsonable(outcome.result))
+        rec.emit("terminate", {"status": outcome.status, "message": rec.secrets.redact(str(outcome.message))[:400], _EXT: ext})
     complete_seal(rec)
 
 
@@ -217,11 +217,12 @@ def complete_seal(rec: "Recorder") -> bool:
         if insight_at is None:
             rec.emit("insight", {"metrics": {k: summary["metrics"][k] for k in INSIGHT_KEYS}, "summary_path": "summary.json"},
                      faculty="insight")
-        atomic_write_json(run_path(rec.run_dir, "summary.json"), summary)
+        atomic_write_json(run_path(rec.run_dir, "summary.json"), rec.secrets.scrub(summary))
         if not any(e.get("phase") == "memory" for e in rec.events[index + 1:]):
             rec.emit("memory", {"status": "skipped", "reason": "port_missing", "capability": "long_term_memory"}, agent_id="memory")
         rec.closed = True
         rec.writer.close()
+        rec.secrets.sweep(rec.run_dir, rec)  # values learned late leave the lines written before them
         process = rec.state.get("process") if isinstance(rec.state.get("process"), dict) else {}
         atomic_write_json(final_path, {
             "schema_version": "final/2.0.0", "episode_id": rec.episode_id,

@@ -18,6 +18,7 @@ from typing import Any, Callable
 from .._jsonio import atomic_write_json, canonical_json, sha256_bytes
 from ..errors import EpisodeStateError, RunsDirError
 from ..ids import new_checkpoint_id, new_event_id, validate_id
+from ..secrets import for_run as secrets_for_run
 from ..store import EventWriter, now_iso, read_events, read_state
 from ..store.ownership import RunOwnership, acquire
 from ..store.paths import run_path
@@ -47,6 +48,8 @@ class Recorder:
         self._lock = self.writer.lock  # one lock orders ids, timestamps and lines
         self._id_base = new_event_id()[:24]
         self._ids = itertools.count(len(self.events) + 1)
+        self.secrets = secrets_for_run(self.run_dir)  # secrets seen in this run: kept out of what it writes
+        self.secrets.observe(state.get("goal"), (state.get("episode") or {}).get("tags"))
         for event in self.events:
             self._count_usage(event)
 
@@ -115,7 +118,7 @@ class Recorder:
             "episode_id": self.episode_id,
             "agent_id": agent_id,
             "phase": phase,
-            "payload": dict(payload),
+            "payload": self.secrets.screen(payload),
             "evidence_ids": [],
         }
         if caused_by:
@@ -181,7 +184,7 @@ class Recorder:
 
     # -- state, pause, checkpoint -----------------------------------------------------------
     def persist_state(self) -> None:
-        atomic_write_json(run_path(self.run_dir, "state.json"), self.state)
+        atomic_write_json(run_path(self.run_dir, "state.json"), self.secrets.scrub(self.state))
 
     def state_hash(self) -> str:
         """``sha256:`` of ``state.json`` as it is on disk (what action candidates and checkpoints bind to)."""
@@ -217,6 +220,7 @@ class Recorder:
         """``run.interrupt → run.checkpoint``, state ``partial``: all on disk (fsynced) before returning."""
         with self._lock:  # re-entrant: no other thread's event may fall between the interrupt and its checkpoint
             interrupt = self.interrupt(reason, caused_by)
+            self.secrets.sweep(self.run_dir, self, reopen=True)  # values learned late leave the files before the checkpoint digests them
             checkpoint = self.checkpoint(interrupt["id"])
         self.writer.fsync()
         return checkpoint

@@ -108,6 +108,7 @@ async def continue_tool_draft(rec: "Recorder", checkpoint: dict[str, Any], pendi
         _close(episode, chain, started, label, Outcome("vetoed", message, ["tool_rejected"]))
         return
     _check_binding(prepared, decision)
+    tc.require_secrets(repos.prepared, prepared)  # a missing secret fails here, before anything is written
     executions = ExecutionRepository(rec.run_dir)
     result = executions.get(draft_id)
     if result is None and executions.claim_path(draft_id).exists():

@@ -21,7 +21,8 @@ file repositories implement the Noēsis repository and idempotency-store ports. 
 ``ToolProtocol.PYTHON`` and the ``x-callable``/``reason``/``decided_at`` keys are additions;
 a write effect without a ``preflight`` port gets ``default_preflight``; secrets are redacted
 before anything is stored, so the candidate emitter sees the stored (redacted) payload and only
-the dispatch port sees real values; a draft executes at most once (``executions/``).
+the dispatch port sees real values; a draft executes at most once (``executions/``). A process that did not prepare a draft gets its
+redacted values back through ``secrets=`` / ``supply_secrets`` (see ``secret_supply``).
 """
 
 from . import codes, domain, events
@@ -49,6 +50,8 @@ from .ports import (PORT_PROTOCOLS, ApprovalDecisionRepositoryPort, IdempotencyS
                     ToolEventRecorderPort, ToolPayloadNormalizerPort, ToolPreflightPort)
 from .usecases import (Emit, execute_prepared_tool_invocation, execute_prepared_tool_invocation_async,
                        prepare_tool_invocation, recorder_emit)
+from .execute import require_secrets
+from .secret_supply import secret_env_name, supply_secrets
 from .vault import PROCESS_VAULT, DispatchVault
 
 __all__ = [
@@ -67,7 +70,8 @@ __all__ = [
     "IdempotencyEvaluation", "default_draft_id", "default_decision_id",
     # fingerprints and redaction
     "request_fingerprint", "fingerprint_payload", "tool_key", "ALL_EVENT_NAMES", "ALL_REASON_CODES", "default_impact_hash", "default_preflight", "REDACTED_VALUE",
-    "is_secret_key", "redact_secrets", "apply_redaction", "build_payload_evidence",
+    "is_secret_key", "redact_secrets", "apply_redaction", "build_payload_evidence", "supply_secrets", "require_secrets",
+    "secret_env_name",
     # storage
     "PreparedInvocationRepository", "ApprovalDecisionRepository", "IdempotencyRepository", "ExecutionRepository",
     "DispatchVault", "PROCESS_VAULT",

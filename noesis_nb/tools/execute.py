@@ -9,6 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Mapping
 
 from noesis_nb._threads import run_in_thread
+from noesis_nb.secrets import for_run as secrets_for_run
 
 from . import codes, events
 from ._usecase_ports import Emit, _coerce, _one, _scope, _vault, recorder_emit
@@ -16,17 +17,15 @@ from .errors import (
     ApprovalDecisionBindingError,
     ApprovalDecisionRequiredError,
     ApprovalRejectedError,
-    CallableResolutionError,
     ExecutionInProgressError,
-    PayloadIntegrityError,
     PreparedToolInvocationNotFoundError,
-    SecretUnavailableError,
     ToolContractError,
 )
-from .fingerprints import request_fingerprint
 from .ports import port_method
-from .protocols import ToolDispatcher, callable_reference, import_callable, make_result
-from .redaction import redacted_paths, scrub, secret_values
+from .material import dispatch_material as _dispatch_material
+from .material import require_secrets
+from .protocols import ToolDispatcher, make_result
+from .redaction import scrub
 from .repositories import ExecutionRepository
 from .types import (
     ApprovalDecisionStatus,
@@ -36,10 +35,9 @@ from .types import (
     PreparedToolInvocation,
     ToolApprovalDecision,
     ToolExecutionResult,
-    ToolProtocol,
 )
 
-__all__ = ["execute_prepared_tool_invocation", "execute_prepared_tool_invocation_async"]
+__all__ = ["execute_prepared_tool_invocation", "execute_prepared_tool_invocation_async", "require_secrets"]
 
 
 def _execution_ports(fn: str, run_id: str, idempotency_repository: Any, idempotency_store: Any, dispatcher: Any,
@@ -59,7 +57,8 @@ def execute_prepared_tool_invocation(
         idempotency_store: Any = None, dispatch: Any = None, event_recorder: Any = None,
         idempotency_repository: Any = None, dispatcher: ToolDispatcher | None = None, emit: Emit | None = None,
         callables: Mapping[str, Callable[..., Any]] | None = None, decision: ToolApprovalDecision | None = None,
-        execution_repository: ExecutionRepository | None = None) -> ToolExecutionResult:
+        execution_repository: ExecutionRepository | None = None,
+        secrets: Mapping[str, Any] | None = None) -> ToolExecutionResult:
     """Execute a draft at most once (synchronous, as in Noēsis); see the ``_async`` variant.
 
     Accepts the Noēsis keywords (``idempotency_store``, ``dispatch``, ``event_recorder``) or the
@@ -74,7 +73,7 @@ def execute_prepared_tool_invocation(
 
     def run() -> ToolExecutionResult:
         return asyncio.run(_execute(run_id, draft_id, prepared_repository, approval_repository, *ports, callables,
-                                    decision, execution_repository, offload=False))
+                                    decision, execution_repository, offload=False, secrets=secrets))
 
     try:
         asyncio.get_running_loop()
@@ -90,7 +89,7 @@ async def execute_prepared_tool_invocation_async(
         idempotency_repository: Any = None, dispatcher: ToolDispatcher | None = None, emit: Emit | None = None,
         callables: Mapping[str, Callable[..., Any]] | None = None, decision: ToolApprovalDecision | None = None,
         execution_repository: ExecutionRepository | None = None, idempotency_store: Any = None,
-        dispatch: Any = None, event_recorder: Any = None) -> ToolExecutionResult:
+        dispatch: Any = None, event_recorder: Any = None, secrets: Mapping[str, Any] | None = None) -> ToolExecutionResult:
     """Execute a draft at most once, after checking its approval binding and idempotency.
 
     A draft that already has an execution record is not dispatched again: its stored result
@@ -99,11 +98,13 @@ async def execute_prepared_tool_invocation_async(
     or ``tool.replayed`` / ``tool.execution.failed`` (idempotency replay / conflict, no dispatch).
     ``decision`` overrides the stored approval; ``callables`` supplies ``python`` functions by
     draft id or reference. Sync ``dispatch`` ports run in a worker thread, async ones are awaited.
+    ``secrets`` gives back, by payload path, values the stored draft has redacted, for a process that
+    did not prepare it (see ``secret_supply``); without them that raises SecretUnavailableError.
     """
     ports = _execution_ports("execute_prepared_tool_invocation_async", run_id, idempotency_repository,
                              idempotency_store, dispatcher, dispatch, emit, event_recorder)
     return await _execute(run_id, draft_id, prepared_repository, approval_repository, *ports, callables, decision,
-                          execution_repository, offload=True)
+                          execution_repository, offload=True, secrets=secrets)
 
 
 class _NoExecutionRecord:
@@ -129,7 +130,7 @@ class _NoExecutionRecord:
 async def _execute(run_id: str, draft_id: str, prepared_repository: Any, approval_repository: Any, idempotency: Any,
                    dispatcher: ToolDispatcher | None, dispatch_port: Any, emit: Emit,
                    callables: Mapping[str, Any] | None, decision: Any, execution_repository: Any, *,
-                   offload: bool) -> ToolExecutionResult:
+                   offload: bool, secrets: Mapping[str, Any] | None = None) -> ToolExecutionResult:
     where = type(prepared_repository).__name__
     prepared = _coerce(PreparedToolInvocation, prepared_repository.load(run_id=run_id, draft_id=draft_id), where)
     if prepared is None:
@@ -145,8 +146,8 @@ async def _execute(run_id: str, draft_id: str, prepared_repository: Any, approva
     if prepared.governance.requires_approval:
         stored = decision if decision is not None else approval_repository.load(run_id=run_id, draft_id=draft_id)
         approval = _check_approval(prepared, _coerce(ToolApprovalDecision, stored, type(approval_repository).__name__))
-    payload, func, secrets = _dispatch_material(prepared, prepared_repository, dispatcher, callables,
-                                                need_callable=dispatch_port is None)
+    payload, func, found = _dispatch_material(prepared, prepared_repository, dispatcher, callables,
+                                              need_callable=dispatch_port is None, secrets=secrets)
     if not executions.claim(draft_id):
         if (done := executions.get(draft_id)) is not None:
             return done.model_copy(update={"already_executed": True})
@@ -159,8 +160,8 @@ async def _execute(run_id: str, draft_id: str, prepared_repository: Any, approva
             return done.model_copy(update={"already_executed": True})
         if approval is not None:
             emit(events.TOOL_APPROVED, rid, draft_id=draft_id, decision_id=approval.decision_id)
-        result, final = await _run_once(prepared, idempotency, dispatcher, dispatch_port, emit, payload, func, secrets,
-                                        state, offload)
+        result, final = await _run_once(prepared, idempotency, dispatcher, dispatch_port, emit, payload, func, found,
+                                        state, offload, secrets_for_run(_scope(prepared_repository)))
         executions.save(draft_id, result)
         state["dispatched"] = False  # the result is recorded, so the claim can go
     finally:
@@ -174,7 +175,7 @@ async def _execute(run_id: str, draft_id: str, prepared_repository: Any, approva
 
 async def _run_once(prepared: PreparedToolInvocation, idempotency: Any, dispatcher: ToolDispatcher | None,
                     dispatch_port: Any, emit: Emit, payload: dict, func: Any, secrets: list[str],
-                    state: dict, offload: bool) -> tuple[ToolExecutionResult, tuple[str, dict]]:
+                    state: dict, offload: bool, guard: Any) -> tuple[ToolExecutionResult, tuple[str, dict]]:
     """Replay, refuse (conflict) or dispatch; returns the result and the closing event."""
     rid, draft_id = prepared.request_id, prepared.key
     evaluation = idempotency.evaluate(invocation=prepared)
@@ -194,7 +195,9 @@ async def _run_once(prepared: PreparedToolInvocation, idempotency: Any, dispatch
     emit(events.TOOL_EXECUTION_STARTED, rid, draft_id=draft_id, candidate_id=prepared.governance.candidate_id)
     state["dispatched"] = True
     result = await _dispatch(dispatcher, dispatch_port, prepared, payload, func, offload)
-    result = result.model_copy(update={"output": scrub(result.output, secrets)})
+    # the draft's own secrets (even short ones), the run's known ones, and credentials of known formats the
+    # tool printed (not random-looking words: tool output is full of digests and ids)
+    result = result.model_copy(update={"output": guard.redact(scrub(result.output, secrets), entropy=False)})
     idempotency.record(invocation=prepared, result=result)
     name = events.TOOL_EXECUTION_SUCCEEDED if result.status is ExecutionStatus.SUCCEEDED else events.TOOL_EXECUTION_FAILED
     return result, (name, {"draft_id": draft_id, "execution_id": result.execution_id, "reason_code": result.reason_code})
@@ -251,55 +254,3 @@ def _check_approval(prepared: PreparedToolInvocation, decision: ToolApprovalDeci
             f"decision {decision.decision_id!r} has impact_hash {decision.impact_hash!r}, but draft {key!r} has "
             f"{prepared.preflight.impact_hash!r}; review the draft again.")
     return decision
-
-
-def _restore(dispatcher: ToolDispatcher | None, protocol: ToolProtocol, stored: dict) -> tuple[dict, list[str]]:
-    """Refill redacted values through the protocol handler; with a dispatch port, only when a
-    built-in handler knows the protocol."""
-    if dispatcher is None:
-        dispatcher = ToolDispatcher()
-        if protocol not in dispatcher.protocols:
-            return stored, []
-    return dispatcher.restore(protocol, stored)
-
-
-def _dispatch_material(prepared: PreparedToolInvocation, repo: Any, dispatcher: ToolDispatcher | None,
-                       callables: Mapping[str, Any] | None, *, need_callable: bool) -> tuple[dict, Any, list[str]]:
-    """(real payload, callable, secret strings to scrub from output): from memory, else rebuilt from disk."""
-    fingerprint = prepared.payload.request_fingerprint
-    entry = _vault(repo).get(_scope(repo), prepared.key, fingerprint)
-    if entry is not None:
-        payload, func = entry.payload, entry.func
-    else:
-        payload, filled = _restore(dispatcher, prepared.protocol, dict(prepared.payload.normalized_payload))
-        func = None
-        if request_fingerprint(payload) != fingerprint:
-            if left := redacted_paths(payload):
-                raise SecretUnavailableError(
-                    f"payload field(s) {', '.join(left)} of draft {prepared.key!r} are stored redacted and their "
-                    "values exist only in the process that prepared it; execute it there, or prepare the call again.")
-            why = (f"{', '.join(filled)} came from os.environ and differ from the values the draft was prepared with"
-                   if filled else "the record was edited after it was prepared")
-            raise PayloadIntegrityError(f"the stored payload of draft {prepared.key!r} does not match its "
-                                        f"request_fingerprint: {why}. Prepare the call again.")
-    if prepared.protocol is ToolProtocol.PYTHON and need_callable:
-        func = _resolve_callable(prepared, callables, func)
-    return payload, func, secret_values(payload, prepared.payload.normalized_payload)
-
-
-def _resolve_callable(prepared: PreparedToolInvocation, callables: Mapping[str, Any] | None, func: Any) -> Any:
-    ref = prepared.x_callable
-    supplied = None
-    if callables:
-        supplied = callables.get(prepared.key) or (callables.get(ref.ref) if ref else None)
-    if supplied is not None:
-        got = callable_reference(supplied).ref
-        if ref is not None and got != ref.ref:
-            raise CallableResolutionError(f"callables gives {got} for draft {prepared.key!r}, but it was prepared and "
-                                          f"reviewed for {ref.ref}; pass that function.")
-        return supplied
-    if func is not None:
-        return func
-    if ref is None:
-        raise CallableResolutionError(f"draft {prepared.key!r} records no x-callable; pass callables={{draft_id: func}}.")
-    return import_callable(ref)

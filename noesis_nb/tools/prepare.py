@@ -5,6 +5,8 @@ from __future__ import annotations
 import copy
 from typing import Any, Callable, Mapping
 
+from noesis_nb.secrets import for_run as secrets_for_run
+
 from . import codes, events
 from ._base import as_json_data
 from ._files import check_id
@@ -78,7 +80,7 @@ def prepare_tool_invocation(invocation: ToolInvocationInput | None = None, *, pr
     authorize(port_method(authz, "authorize"), inv, security, emit)
     emit(events.TOOL_AUTHZ_PASSED, rid, policy_scope=security.policy_scope)
 
-    evidence = build_payload_evidence(normalized, inv.redaction_policy)
+    evidence = build_payload_evidence(normalized, inv.redaction_policy, secrets=secrets_for_run(_scope(prepared_repository)))
     candidate_id = _candidate_id(inv, evidence, emit_candidate, candidate_emitter)
     emit(events.ACTION_CANDIDATE_EMITTED, rid, candidate_id=candidate_id)
     governance = inv.governance.model_copy(update={"candidate_id": candidate_id})

@@ -1,15 +1,20 @@
-"""Payload redaction: the Noēsis field policy plus a default secret-key redaction.
+"""Payload redaction: the Noēsis field policy plus secret detection by name and by value.
 
-Secret-looking keys (``password``, ``token``, ``api_key``, ``authorization``, …, at any depth,
-including a subprocess ``env``) become ``"[REDACTED]"`` before anything is written or emitted.
-The fingerprint is still computed over the real payload, which stays in memory only.
+Before anything is written or emitted, secrets become ``"[REDACTED]"``: values under secret-looking
+keys (``password``, ``token``, ``api_key``, ``authorization``, ``auth``, …, at any depth, including a
+subprocess ``env``), values after secret-looking flags in an ``argv`` (``--token=…``, ``--password X``),
+and credentials found by value anywhere (``ghp_…``, ``postgres://u:pass@…``, ``Bearer …``, JWTs, PEM keys,
+random-looking strings; see ``noesis_nb.secrets``). The fingerprint is still computed over the real
+payload, which stays in memory only.
 """
 
 from __future__ import annotations
 
 import hashlib
-import re
 from typing import Any, Callable, Iterable, Mapping
+
+from noesis_nb.secrets import REDACTED_VALUE, RunSecrets, is_secret_key
+from noesis_nb.secrets import redact as _detect_and_redact
 
 from .fingerprints import request_fingerprint
 from .types import PayloadEvidence, PayloadRedactionPolicy
@@ -19,45 +24,12 @@ __all__ = [
     "hash_value", "secret_values", "redacted_paths", "scrub",
 ]
 
-REDACTED_VALUE = "[REDACTED]"
-_SECRET_WORDS = {"password", "passwords", "passwd", "secret", "secrets", "token", "apikey",
-                 "authorization", "cookie", "cookies", "credential", "credentials", "privatekey", "accesskey"}
-_SECRET_PAIRS = {("api", "key"), ("private", "key"), ("access", "key")}
-_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
-
-
-def is_secret_key(name: str) -> bool:
-    """True for keys such as ``GITHUB_TOKEN``, ``apiKey``, ``X-Api-Key``, ``db_password``.
-
-    Keys are split into words (``max_tokens`` is not a secret; ``auth_token`` is).
-    """
-    words = [w.lower() for w in _WORD.findall(str(name))]
-    if any(w in _SECRET_WORDS for w in words):
-        return True
-    return any(pair in _SECRET_PAIRS for pair in zip(words, words[1:]))
-
 
 def redact_secrets(value: Any, _path: str = "") -> tuple[Any, list[str]]:
-    """Copy of ``value`` with secret-keyed values replaced; also the dotted paths replaced."""
-    if isinstance(value, Mapping):
-        out, paths = {}, []
-        for key, item in value.items():
-            path = f"{_path}.{key}" if _path else str(key)
-            if is_secret_key(key) and item is not None:
-                out[key] = REDACTED_VALUE
-                paths.append(path)
-            else:
-                out[key], sub = redact_secrets(item, path)
-                paths.extend(sub)
-        return out, paths
-    if isinstance(value, (list, tuple)):
-        out_list, paths = [], []
-        for index, item in enumerate(value):
-            new, sub = redact_secrets(item, f"{_path}.{index}" if _path else str(index))
-            out_list.append(new)
-            paths.extend(sub)
-        return out_list, paths
-    return value, []
+    """Copy of ``value`` with every secret (by name or by value) replaced; also the dotted paths changed."""
+    out, hits = _detect_and_redact(value)
+    paths = sorted({".".join(map(str, h.path)) for h in hits})
+    return (out if hits else _copy(value)), [f"{_path}.{p}" if _path else p for p in paths]
 
 
 def hash_value(value: Any) -> str:
@@ -111,8 +83,9 @@ def apply_redaction(payload: Mapping[str, Any], policy: PayloadRedactionPolicy |
     return _transform(out, [f for f in policy.hash_fields if f not in policy.redact_fields], hash_value)
 
 
-def build_payload_evidence(normalized: Mapping[str, Any], policy: PayloadRedactionPolicy | None = None) -> PayloadEvidence:
-    """Evidence safe to persist.
+def build_payload_evidence(normalized: Mapping[str, Any], policy: PayloadRedactionPolicy | None = None, *,
+                           secrets: RunSecrets | None = None) -> PayloadEvidence:
+    """Evidence safe to persist. ``secrets`` (the run's) learns what is found and redacts what it knew before.
 
     ``normalized_payload`` (stored) has secrets and ``redact_fields`` replaced but keeps
     ``hash_fields`` values, so a draft can still run from disk; ``redacted_payload`` also has
@@ -121,8 +94,15 @@ def build_payload_evidence(normalized: Mapping[str, Any], policy: PayloadRedacti
     """
     policy = policy or PayloadRedactionPolicy()
     safe, secret_paths = redact_secrets(normalized)
+    secrets = secrets if secrets is not None else RunSecrets()
+    secrets.learn(_changed_values(normalized, safe))
+    scrubbed = secrets.scrub(safe)  # a value found in one place is redacted in every other place too
+    secret_paths = secret_paths or ([] if scrubbed is safe else ["known"])
+    safe = scrubbed
+    stored = _transform(safe, policy.redact_fields, lambda _v: REDACTED_VALUE)
+    secrets.learn(_changed_values(normalized, stored))  # what the policy redacts stays out of everything else too
     return PayloadEvidence(
-        normalized_payload=_transform(safe, policy.redact_fields, lambda _v: REDACTED_VALUE),
+        normalized_payload=stored,
         redacted_payload=apply_redaction(safe, policy),
         request_fingerprint=request_fingerprint(normalized),
         redaction_applied=bool(policy.redact_fields or policy.hash_fields or secret_paths),
@@ -130,25 +110,48 @@ def build_payload_evidence(normalized: Mapping[str, Any], policy: PayloadRedacti
 
 
 def redacted_paths(value: Any, _path: str = "") -> list[str]:
-    """Dotted paths whose value is the ``"[REDACTED]"`` marker."""
+    """Dotted paths whose string holds the ``"[REDACTED]"`` marker."""
     if isinstance(value, Mapping):
         return [p for k, v in value.items() for p in redacted_paths(v, f"{_path}.{k}" if _path else str(k))]
     if isinstance(value, list):
         return [p for i, v in enumerate(value) for p in redacted_paths(v, f"{_path}.{i}" if _path else str(i))]
-    return [_path] if value == REDACTED_VALUE else []
+    return [_path] if isinstance(value, str) and REDACTED_VALUE in value else []
+
+
+def _changed_values(real: Any, stored: Any) -> list[str]:
+    """The secret strings of ``real`` that ``stored`` redacts (whole leaves, or the parts a marker replaced)."""
+    if isinstance(stored, str) and REDACTED_VALUE in stored:
+        if stored == REDACTED_VALUE or not isinstance(real, str):
+            from noesis_nb.secrets import leaf_strings
+
+            return list(leaf_strings(real))
+        return _between(stored, real)
+    if isinstance(real, Mapping) and isinstance(stored, Mapping):
+        return [v for k in real if k in stored for v in _changed_values(real[k], stored[k])]
+    if isinstance(real, (list, tuple)) and isinstance(stored, (list, tuple)):
+        return [v for a, b in zip(real, stored) for v in _changed_values(a, b)]
+    return []
+
+
+def _between(template: str, real: str) -> list[str]:
+    """The substrings of ``real`` that the markers of ``template`` stand for (greedy left to right)."""
+    parts = template.split(REDACTED_VALUE)
+    if not real.startswith(parts[0]) or not real.endswith(parts[-1]):
+        return []
+    out, pos = [], len(parts[0])
+    for part in parts[1:-1]:
+        nxt = real.find(part, pos + 1) if part else pos
+        if nxt < 0:
+            return out
+        out.append(real[pos:nxt])
+        pos = nxt + len(part)
+    out.append(real[pos:len(real) - len(parts[-1])] if parts[-1] else real[pos:])
+    return [v for v in out if v]
 
 
 def secret_values(real: Mapping[str, Any], stored: Mapping[str, Any]) -> list[str]:
-    """String values present in ``real`` but redacted in ``stored`` (longest first, ≥ 4 chars)."""
-    found: set[str] = set()
-    for path in redacted_paths(stored):
-        node: Any = real
-        for part in path.split("."):
-            node = node.get(part) if isinstance(node, Mapping) else (
-                node[int(part)] if isinstance(node, list) and part.isdigit() and int(part) < len(node) else None)
-        if isinstance(node, str) and len(node) >= 4 and node != REDACTED_VALUE:
-            found.add(node)
-    return sorted(found, key=len, reverse=True)
+    """Strings present in ``real`` but redacted in ``stored``, longest first (to scrub from tool output)."""
+    return sorted({v for v in _changed_values(real, stored) if len(v) >= 4}, key=len, reverse=True)
 
 
 def scrub(value: Any, secrets: list[str]) -> Any:

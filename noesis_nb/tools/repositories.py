@@ -9,7 +9,9 @@
 Noēsis' reader lists ``prepared/*.json`` and raises on a protocol outside subprocess, http and
 mcp, so python drafts live in an extension folder it never lists; everything here reads both,
 and a python draft an older noesis_nb left under ``prepared/`` moves to the extension folder
-the next time it is saved. Every id is checked before it becomes a file name; every write is atomic.
+the next time it is saved. Every id is checked before it becomes a file name; every write is atomic;
+every record is written without the secrets its run has seen (``noesis_nb.secrets``), and a
+decision's reason is searched too.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from noesis_nb._jsonio import atomic_write_json
 from noesis_nb.errors import DecisionFileError, InvalidIdError
 from noesis_nb.store.layout import PYTHON_PREPARED_DIR
 from noesis_nb.store.paths import run_path
+from noesis_nb.secrets import for_run as secrets_for_run
 
 from ._files import check_id, claim_file, create_exclusive_json, quarantine, read_json_object
 from .draftref import match_draft_ref
@@ -52,6 +55,13 @@ class _Repository:
 
     def _file(self, name: str) -> Path:
         return run_path(self.run_dir, TOOL_INVOCATIONS_DIR, self.folder, name)
+
+    def _safe(self, record: dict[str, Any]) -> dict[str, Any]:
+        """``record`` without the run's known secrets (and with any found in a free-text ``reason``)."""
+        secrets = secrets_for_run(self.run_dir)
+        if isinstance(record.get("reason"), str):
+            record = {**record, "reason": secrets.redact(record["reason"])}
+        return secrets.scrub(record)
 
 
 def _load(path: Path, model: Any) -> Any:
@@ -96,7 +106,7 @@ class PreparedInvocationRepository(_Repository):
         record["payload"]["normalized_payload"], _ = redact_secrets(record["payload"]["normalized_payload"])
         record["payload"]["redacted_payload"], _ = redact_secrets(record["payload"]["redacted_payload"])
         path = self.path_for(prepared.key, prepared.protocol)
-        atomic_write_json(path, record)
+        atomic_write_json(path, self._safe(record))
         for other in (self.path_for(prepared.key, ToolProtocol.PYTHON), self.path_for(prepared.key, ToolProtocol.SUBPROCESS)):
             if other != path:  # a copy in the other folder is an older save of this draft
                 other.unlink(missing_ok=True)
@@ -140,7 +150,7 @@ class ApprovalDecisionRepository(_Repository):
     def save(self, decision: ToolApprovalDecision) -> Path:
         """Overwrite the decision file (Noēsis semantics). Prefer ``create`` for human decisions."""
         path = self.path_for(decision.draft_id or decision.request_id)
-        atomic_write_json(path, decision.record())
+        atomic_write_json(path, self._safe(decision.record()))
         return path
 
     def create(self, decision: ToolApprovalDecision, *, wait_s: float = 5.0) -> tuple[ToolApprovalDecision, bool]:
@@ -153,7 +163,7 @@ class ApprovalDecisionRepository(_Repository):
             existing = None
         if existing is not None:
             return existing, False
-        if create_exclusive_json(path, decision.record()):
+        if create_exclusive_json(path, self._safe(decision.record())):
             return decision, True
         deadline = time.monotonic() + wait_s
         while (existing := self._read(path)) is None and time.monotonic() < deadline:
@@ -228,14 +238,14 @@ class IdempotencyRepository(_Repository):
         path = self._path(invocation)
         if path is None:
             return
-        atomic_write_json(path, {
+        atomic_write_json(path, self._safe({
             "principal_id": invocation.security.principal_id,
             "tool_key": invocation.tool.tool_key(invocation.protocol),
             "idempotency_key": invocation.execution.idempotency_key,
             "fingerprint": invocation.payload.request_fingerprint,
             "execution_id": result.execution_id,
             "output": result.output,
-        })
+        }))
 
 
 class ExecutionRepository(_Repository):
@@ -247,7 +257,7 @@ class ExecutionRepository(_Repository):
         return _load(self.path_for(draft_id), ToolExecutionResult)
 
     def save(self, draft_id: str, result: ToolExecutionResult) -> None:
-        atomic_write_json(self.path_for(draft_id), result.record())
+        atomic_write_json(self.path_for(draft_id), self._safe(result.record()))
 
     def claim_path(self, draft_id: str) -> Path:
         return self._file(f"{check_id(draft_id)}.claim")

@@ -5,10 +5,11 @@ Payload contract: ``argv`` (required, non-empty list of str), ``cwd`` (str), ``e
 execution context's). Output: ``{argv, cwd, returncode, exit_code, stdout, stderr}``, the
 streams decoded and cut to ``MAX_STREAM_CHARS``. ``exit_code`` is the Noēsis name.
 
-Secret-looking ``env`` values are stored as ``"[REDACTED]"``. A draft executed by a process
-that did not prepare it takes those values from that process's ``os.environ`` (``restore``)
-and fails with SecretUnavailableError when they are missing. Keep secrets out of ``argv``:
-argv items are stored as given.
+Secrets are stored as ``"[REDACTED]"``: secret-looking ``env`` values, values after secret-looking
+flags in ``argv`` (``--token=…``, ``--password X``) and credentials found by value anywhere. A draft
+executed by a process that did not prepare it takes a redacted ``env`` value from that process's
+``os.environ`` (``restore``); other redacted values must be supplied (see ``secret_supply``), else
+SecretUnavailableError names them.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Any, Callable, Mapping
 
 from . import codes
 from ._base import as_json_data, check_keys, make_result
-from .errors import InvalidToolPayloadError, SecretUnavailableError
+from .errors import InvalidToolPayloadError
 from .redaction import REDACTED_VALUE, is_secret_key
 from .types import ExecutionStatus, PreparedToolInvocation, ToolExecutionResult, ToolProtocol
 
@@ -73,16 +74,11 @@ class SubprocessProtocol:
         return as_json_data(dict(payload), "payload")
 
     def restore(self, stored: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
-        """Fill ``env`` values stored as ``"[REDACTED]"`` from this process's ``os.environ``."""
+        """Fill ``env`` values stored as ``"[REDACTED]"`` from this process's ``os.environ`` (those set there)."""
         env = stored.get("env")
         if not isinstance(env, dict):
             return stored, []
-        missing = [k for k, v in env.items() if v == REDACTED_VALUE and k not in os.environ]
-        if missing:
-            raise SecretUnavailableError(
-                f"env {', '.join(missing)} of this draft is stored as {REDACTED_VALUE} and is not set in this process; "
-                "set it in os.environ before executing, or execute in the process that prepared the draft.")
-        filled = [k for k, v in env.items() if v == REDACTED_VALUE]
+        filled = [k for k, v in env.items() if v == REDACTED_VALUE and k in os.environ]
         return {**stored, "env": {k: os.environ[k] if k in filled else v for k, v in env.items()}}, [f"env.{k}" for k in filled]
 
     def execute(self, prepared: PreparedToolInvocation, payload: dict[str, Any],

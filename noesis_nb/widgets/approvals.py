@@ -12,6 +12,7 @@ from typing import Any
 
 import ipywidgets as w
 
+from ..secrets import shown
 from .render import decision_html, esc, pending_html
 
 __all__ = ["ApprovalCard", "ApprovalsPanel"]
@@ -57,7 +58,7 @@ class ApprovalCard:
             else:
                 decision = self.source.reject(self.draft_id, reason=reason, approver_id=self.approver_id)
         except Exception as exc:  # noqa: BLE001 - shown in the card, never swallowed silently
-            self.status.value = f'<span style="color:#cf222e">could not {"approve" if approve else "reject"}: {esc(exc)}</span>'
+            self.status.value = f'<span style="color:#cf222e">could not {"approve" if approve else "reject"}: {esc(shown(str(exc)))}</span>'
             self._set_enabled(True)
             return
         self.mark_decided(_as_dict(decision))

@@ -1,7 +1,9 @@
 """Pure rendering of the live view: event dicts and view state to escaped HTML (no ipywidgets).
 
 Every string that comes from an event, a payload, a task or a tool goes through :func:`esc`
-before it becomes HTML; class names derived from event data are reduced to ``[a-z_]``.
+before it becomes HTML; class names derived from event data are reduced to ``[a-z_]``. Text from
+payloads, tasks, commands and reasons also goes through ``noesis_nb.secrets.shown`` first, so a view
+never shows a secret, even of a run written by another program or detected after the event.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ import re
 import orjson
 from collections.abc import Iterable, Mapping
 from typing import Any
+
+from ..secrets import shown
 
 __all__ = [
     "esc", "event_name", "event_flag", "short_payload", "event_time", "full_json", "row_html", "block_html",
@@ -94,7 +98,7 @@ def _short(value: Any, limit: int) -> str:
         text = ", ".join(_short(v, limit) for v in value)
     else:
         text = _dumps(value)
-    text = " ".join(text.split())
+    text = " ".join(shown(text).split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -125,7 +129,7 @@ def full_json(event: Mapping[str, Any], limit: int = 4000) -> str:
     if duration is not None:
         meta["duration_ms"] = duration
     head = " ".join(f"{k}={v}" for k, v in meta.items())
-    body = _dumps(event.get("payload"), pretty=True)
+    body = shown(_dumps(event.get("payload"), pretty=True))
     text = f"{head}\n{body}" if head else body
     if len(text) > limit:
         text = text[:limit] + f"\n… {len(text) - limit} more characters; the whole event is in events.jsonl"
@@ -189,8 +193,8 @@ def counts_html(total: int, shown: int, counts: Mapping[str, int], flags: Mappin
 
 def pending_html(p: Any) -> str:
     """The card body of one pending draft: tool, effect, risk, command line or payload, fingerprint."""
-    command = getattr(p, "command_line", None)
-    payload = _dumps(getattr(p, "redacted_payload", {}) or {}, pretty=True)
+    command = shown(getattr(p, "command_line", None))
+    payload = shown(_dumps(getattr(p, "redacted_payload", {}) or {}, pretty=True))
     body = f"<code>$ {esc(command)}</code>" if command else f"<pre style='margin:0'>{esc(payload)}</pre>"
     risk = str(getattr(p, "risk_tier", "?"))
     risk_colour = {"high": "#cf222e", "critical": "#cf222e", "medium": "#9a6700"}.get(risk, "#57606a")
@@ -206,7 +210,7 @@ def pending_html(p: Any) -> str:
 def decision_html(decision: Mapping[str, Any]) -> str:
     status = str(decision.get("status") or "?")
     colour = "#1a7f37" if status == "approved" else "#cf222e"
-    reason = decision.get("reason")
+    reason = shown(decision.get("reason"))
     return (
         f'<span style="color:{colour}"><b>{esc(status)}</b> by {esc(decision.get("approver_id") or "?")}'
         f' at {esc(decision.get("decided_at") or "?")}' + (f" — {esc(reason)}" if reason else "") + "</span>"

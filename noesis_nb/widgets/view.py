@@ -17,6 +17,7 @@ import ipywidgets as w
 
 from .approvals import ApprovalsPanel
 from .coalesce import Coalescer
+from ..secrets import shown
 from .render import counts_html, esc, header_html, live_css, row_html
 from .snapshot import snapshot_html, text_summary
 from .state import TERMINAL, CostMeter, Tally, view_state
@@ -137,7 +138,7 @@ class EpisodeView(w.VBox):
             error = _notice(self.source)
             if error != self._source_error:  # shown while the source reports it, cleared once it does not
                 self._source_error = error
-                self.message.value = f'<span style="color:#cf222e">{esc(error)}</span>' if error else ""
+                self.message.value = f'<span style="color:#cf222e">{esc(shown(error))}</span>' if error else ""
             self.redraws += 1
             self._coalescer.spent(sent, len(new))
             if status != self._settled and status in TERMINAL:

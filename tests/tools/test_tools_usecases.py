@@ -170,7 +170,8 @@ def _fresh_process_harness(harness):
 
 
 def test_cross_process_resume_fills_env_secret_from_os_environ(harness, monkeypatch):
-    code = "import os; print(os.environ['DEPLOY_TOKEN'] == 'tok-abc-123')"
+    code = "import os, hashlib; print(hashlib.sha1(os.environ['DEPLOY_TOKEN'].encode()).hexdigest()[:6] == 'd020b9')"
+    assert __import__("hashlib").sha1(b"tok-abc-123").hexdigest()[:6] == "d020b9"
     harness.prepare(sub_input({"argv": [sys.executable, "-c", code], "env": {"DEPLOY_TOKEN": "tok-abc-123"}}))
     _fresh_process_harness(harness)
     monkeypatch.delenv("DEPLOY_TOKEN", raising=False)
@@ -257,3 +258,16 @@ def test_custom_ports(harness):
     assert prepared.security.principal_id == "verified" and prepared.preflight.impact_hash == "sha256:custom"
     assert prepared.governance.candidate_id == "cand-1" and seen == [{"argv": ["true"]}]
     assert ("tool.authn.passed", "req-1", {"principal_id": "verified"}) in harness.emit.events
+
+
+def test_a_secret_repeated_in_argv_is_redacted_there_too_and_supplied_once(harness, monkeypatch):
+    code = "import os; print(os.environ['DEPLOY_TOKEN'] == 'tok-abc-123')"  # the value also appears in argv
+    harness.prepare(sub_input({"argv": [sys.executable, "-c", code], "env": {"DEPLOY_TOKEN": "tok-abc-123"}}))
+    stored = json.loads((harness.run_dir / "tool_invocations/prepared" / f"{DRAFT}.json").read_text())
+    assert "tok-abc-123" not in json.dumps(stored) and "[REDACTED]" in stored["payload"]["normalized_payload"]["argv"][2]
+    _fresh_process_harness(harness)
+    monkeypatch.delenv("DEPLOY_TOKEN", raising=False)
+    with pytest.raises(SecretUnavailableError, match=r"env\.DEPLOY_TOKEN, argv\.2|argv\.2, env\.DEPLOY_TOKEN"):
+        harness.execute(DRAFT)
+    monkeypatch.setenv("DEPLOY_TOKEN", "tok-abc-123")  # given once, it fills both places; the fingerprint proves it
+    assert harness.execute(DRAFT).output["stdout"] == "True\n"

@@ -1,0 +1,240 @@
+"""Per-run memory of the secrets seen, and the scrubbing of everything the run writes.
+
+Each run directory has one ``RunSecrets`` in this process (``for_run``). Whatever a run learns
+from any source (tool payloads, adapter events, model calls, the adapter's result or exception,
+tool output, the task) is replaced by ``"[REDACTED]"`` in everything written afterwards. A value
+learned after earlier lines were written is also removed from those, as is a known value in a file
+written outside the recorder (``sweep``, called when the run pauses and when it is sealed). Values shorter than ``MIN_HUNTED`` characters are redacted
+where they are detected but not hunted in other text: a short value would match ordinary words.
+
+``screen`` is the event hot path: one ``orjson.dumps`` of the payload, substring tests for the
+known values and the ``payload_might_contain`` prefilter; the structured scan runs only on a hit.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+import orjson
+
+from .._jsonio import atomic_write_bytes, atomic_write_json, dumps_line, to_jsonable
+from .names import REDACTED_VALUE
+from .scan import redact
+from .text import payload_might_contain
+
+__all__ = ["RunSecrets", "for_run", "known_everywhere", "MIN_HUNTED"]
+
+MIN_HUNTED = 6
+_FRAGMENT = 8  # a cut-off secret keeps its first characters: 8 or more of them are scrubbed too
+_OPTS = orjson.OPT_NON_STR_KEYS
+
+
+def _escaped(value: str) -> bytes:
+    return orjson.dumps(value)[1:-1]
+
+
+class RunSecrets:
+    """The secret values one run has seen; thread-safe."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.values: tuple[str, ...] = ()  # longest first
+        self._needles: tuple[bytes, ...] = ()  # JSON-escaped first characters of each value
+        self._written = False  # something passed ``screen`` (so a new value may already be on disk)
+        self.late = False  # a value was learned after something was written: ``sweep`` has work
+
+    # -- learning -------------------------------------------------------------------------------
+    def learn(self, values: Iterable[str]) -> bool:
+        """Remember values (those of ``MIN_HUNTED``+ characters); True when one is new."""
+        new = {v for v in values if isinstance(v, str) and len(v) >= MIN_HUNTED and "REDACTED" not in v}
+        with self._lock:
+            new -= set(self.values)
+            if not new:
+                return False
+            self.values = tuple(sorted({*self.values, *new}, key=len, reverse=True))
+            self._needles = tuple({_escaped(v)[:_FRAGMENT] for v in self.values})
+            self.late = self.late or self._written
+        global _VERSION
+        _VERSION += 1
+        return True
+
+    def observe(self, *objects: Any) -> None:
+        """Detect and remember the secrets in arbitrary objects (a result, an exception, text)."""
+        for obj in objects:
+            if obj is None:
+                continue
+            if isinstance(obj, BaseException):
+                obj = [f"{type(obj).__name__}: {obj}", *map(repr, obj.args)]
+            _, hits = redact(obj if isinstance(obj, (str, dict, list)) else to_jsonable(obj))
+            self.learn(v for h in hits for v in h.values)
+
+    def redact(self, value: Any, *, entropy: bool = True) -> Any:
+        """``value`` with every secret found in it (and every one known) replaced; the found ones are remembered.
+
+        ``entropy=False`` skips the random-looking-word rule (for tool output full of digests and ids)."""
+        out, hits = redact(value, entropy=entropy)
+        self.learn(v for h in hits for v in h.values)
+        return self.scrub(out)
+
+    def redact_any(self, obj: Any) -> Any:
+        """``redact`` of any object in its JSON form (an adapter's result may be any object); None stays None."""
+        return None if obj is None else self.redact(obj if isinstance(obj, (str, dict, list)) else to_jsonable(obj))
+
+    # -- the event hot path ---------------------------------------------------------------------
+    def screen(self, payload: dict[str, Any]) -> Any:
+        """The payload to write for an event: a copy, with secrets redacted when there are any."""
+        try:
+            blob = orjson.dumps(payload, option=_OPTS)
+        except (TypeError, orjson.JSONEncodeError):  # written as its JSON form (see ``dumps_line``)
+            self._written = True
+            return self.redact(to_jsonable(payload))
+        self._written = True
+        needles = self._needles
+        if (needles and any(map(blob.__contains__, needles))) or payload_might_contain(payload, blob):
+            out = self.redact(payload)
+            return out if out is not payload else dict(payload)
+        return dict(payload)
+
+    # -- scrubbing known values -----------------------------------------------------------------
+    def scrub_text(self, text: str) -> str:
+        values = self.values
+        if not values or not any(v[:_FRAGMENT] in text for v in values):
+            return text
+        return scrub_text(text, values)
+
+    def scrub(self, value: Any) -> Any:
+        """``value`` with the known secrets replaced in every string; the same object when nothing changes."""
+        if not self.values:
+            return value
+        if isinstance(value, str):
+            return self.scrub_text(value)
+        if isinstance(value, Mapping):
+            items = {k: self.scrub(v) for k, v in value.items()}
+            return value if all(items[k] is value[k] for k in items) and isinstance(value, dict) else items
+        if isinstance(value, (list, tuple)):
+            items_l = [self.scrub(v) for v in value]
+            return value if all(a is b for a, b in zip(items_l, value)) and isinstance(value, list) else items_l
+        return value
+
+    # -- files already written -------------------------------------------------------------------
+    def sweep(self, run_dir: Path, recorder: Any = None, *, reopen: bool = False) -> list[Path]:
+        """Remove the known values from every file of the run (and from ``recorder.events``): those
+        learned late, and any that a file written outside the recorder (an integration's) holds.
+
+        With ``reopen`` the recorder's open events writer is closed around the rewrite and replaced
+        by a new one on the new file (sharing its lock). Returns the files rewritten.
+        """
+        if not self.values:
+            return []
+        self.late = False
+        changed = []
+        for path in sorted(Path(run_dir).rglob("*")):
+            if path.is_symlink() or not path.is_file() or path.name in {"final.json", "manifest.json"}:
+                continue
+            if path.name == "events.jsonl" and recorder is not None and path.parent == Path(recorder.run_dir):
+                if self._sweep_events(path, recorder, reopen):
+                    changed.append(path)
+            elif self._sweep_file(path):
+                changed.append(path)
+        return changed
+
+    def _sweep_file(self, path: Path) -> bool:
+        data = path.read_bytes()
+        if not any(n in data for n in self._needles):
+            return False
+        if path.suffix == ".jsonl":
+            atomic_write_bytes(path, self._scrub_lines(data))
+        elif path.suffix == ".json":
+            try:
+                atomic_write_json(path, self.scrub(orjson.loads(data)))
+            except orjson.JSONDecodeError:
+                atomic_write_bytes(path, self.scrub_text(data.decode("utf-8", "replace")).encode())
+        else:
+            atomic_write_bytes(path, self.scrub_text(data.decode("utf-8", "replace")).encode())
+        return True
+
+    def _scrub_lines(self, data: bytes) -> bytes:
+        lines = data.splitlines(keepends=True)
+        for i, line in enumerate(lines):
+            if any(n in line for n in self._needles):
+                try:
+                    lines[i] = dumps_line(self.scrub(orjson.loads(line)))
+                except orjson.JSONDecodeError:
+                    lines[i] = self.scrub_text(line.decode("utf-8", "replace")).encode()
+        return b"".join(lines)
+
+    def _sweep_events(self, path: Path, recorder: Any, reopen: bool) -> bool:
+        from ..store import EventWriter
+
+        for event in recorder.events:  # what views and summaries read from memory
+            event["payload"] = self.scrub(event.get("payload"))
+        writer = recorder.writer
+        with writer.lock:  # the recorder appends under this lock, reading ``recorder.writer`` inside it
+            data = path.read_bytes()
+            if not any(n in data for n in self._needles):
+                return False
+            atomic_write_bytes(path, self._scrub_lines(data))
+            if reopen:  # the old writer's file is the replaced one: continue on the new file
+                fresh = EventWriter(path)
+                fresh.lock = writer.lock
+                recorder.writer = fresh
+        writer.close()
+        return True
+
+def scrub_text(text: str, values: Iterable[str]) -> str:
+    """Replace each value, and a cut-off start of one (8+ characters before the end of the text or
+    before ``…``/``...``, as truncation leaves it), with ``"[REDACTED]"``."""
+    for value in values:
+        if value in text:
+            text = text.replace(value, REDACTED_VALUE)
+        head = value[:_FRAGMENT]
+        start = text.find(head) if len(value) > _FRAGMENT else -1
+        while start >= 0:
+            n = _FRAGMENT
+            while n < len(value) and start + n < len(text) and text[start + n] == value[n]:
+                n += 1
+            end = start + n
+            if end == len(text) or text.startswith(("…", "...", "\n…"), end):
+                text = text[:start] + REDACTED_VALUE + text[end:]
+                end = start + len(REDACTED_VALUE)
+            start = text.find(head, end)
+    return text
+
+
+_VERSION = 0  # bumped whenever any run learns a value
+_UNION: tuple[int, tuple[str, ...]] = (0, ())
+_REGISTRY: "OrderedDict[str, RunSecrets]" = OrderedDict()
+_REGISTRY_LOCK = threading.Lock()
+_KEEP = 512  # runs remembered per process (a view of a finished run still scrubs what it shows)
+
+
+def for_run(run_dir: Any) -> RunSecrets:
+    """The ``RunSecrets`` of a run directory in this process (created on first use)."""
+    key = os.path.realpath(os.fspath(run_dir))
+    with _REGISTRY_LOCK:
+        guard = _REGISTRY.get(key)
+        if guard is None:
+            guard = _REGISTRY[key] = RunSecrets()
+            while len(_REGISTRY) > _KEEP:
+                _REGISTRY.popitem(last=False)
+        else:
+            _REGISTRY.move_to_end(key)
+        return guard
+
+
+def known_everywhere() -> tuple[str, ...]:
+    """Every value any run of this process has learned (what a view must never show), longest first."""
+    global _UNION
+    version, values = _UNION
+    if version != _VERSION:
+        with _REGISTRY_LOCK:
+            guards = list(_REGISTRY.values())
+        version = _VERSION
+        values = tuple(sorted({v for g in guards for v in g.values}, key=len, reverse=True))
+        _UNION = (version, values)
+    return values
+

@@ -1,0 +1,228 @@
+"""Secrets inside one string, found by value: detect-secrets' plugins plus the shapes they lack.
+
+detect-secrets (Yelp) supplies the token detectors (AWS, GitHub, GitLab, Slack, Stripe, Twilio,
+SendGrid, npm, PyPI, OpenAI, JWT, Discord, Azure, Mailchimp, Square, Telegram, IBM, SoftLayer,
+Cloudant), the URL-credential detector, the keyword detector and the Shannon entropy measure.
+It is imported on first use (it costs ~0.2 s), runs without settings, git or network (no plugin
+``verify`` is ever called) and its logger is silenced. Added here: key formats newer than its
+plugins (GitHub fine-grained, Anthropic/OpenAI ``sk-``, Google, Hugging Face), Bearer values,
+whole PEM private-key blocks, ``name=value`` / ``--name value`` for secret-looking names, and
+unquoted high-entropy words (detect-secrets only measures quoted strings).
+
+``might_contain`` is the cheap test run on every event: it is True for any serialised text in
+which ``find_in_text`` or a secret-looking key could find something (a property test holds it to that).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import re
+from functools import lru_cache
+from typing import Any
+
+from .names import PLACEHOLDERS, is_secret_key
+
+__all__ = ["find_in_text", "might_contain", "payload_might_contain", "entropy_ok"]
+
+# -- the prefilter -------------------------------------------------------------------------------
+_TOKEN_CHARS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-"
+_RUNS = bytes(0x61 if i in _TOKEN_CHARS else 0x20 for i in range(256))
+_LONG_RUN = b"a" * 20
+_KEYWORDS = re.compile(  # grouped by first letter: sre tries fewer branches per position
+    rb"p(?:ass|wd)|s(?:ecret|shpass)|token|key|auth|c(?:ookie|red|ontras)|bearer|eyj|xox|hooks\.slack|m(?:ysql|ariadb)"
+    rb"|://[^\s\"/@]*:[^\s\"/@]*@")
+
+
+def might_contain(blob: bytes) -> bool:
+    """Cheap test on serialised text (JSON bytes): False means no detector can find a secret in it."""
+    return _LONG_RUN in blob.translate(_RUNS) or _KEYWORDS.search(blob.lower()) is not None
+
+
+_KEYWORDS_STR = re.compile(_KEYWORDS.pattern.decode())
+# besides letters, every name-based or format rule needs one of these in the text (``name=value``,
+# ``--name value``, ``a:b@host``, ``eyJ….``, quotes); without them only "Bearer <token>" can match
+_PUNCT = frozenset("=:-'\"(;.`/@\\,")
+_KEY_VERDICTS: dict[Any, bool] = {}
+
+
+def payload_might_contain(payload: dict, blob: bytes) -> bool:
+    """``might_contain(blob)`` for a payload and its JSON bytes, faster for flat payloads of plain text
+    (the event hot path): keys are judged once each, and text without punctuation only by "bearer"."""
+    if _LONG_RUN in blob.translate(_RUNS):
+        return True
+    for key, value in payload.items():
+        verdict = _KEY_VERDICTS.get(key)
+        if verdict is None:
+            if len(_KEY_VERDICTS) > 4096:
+                _KEY_VERDICTS.clear()
+            verdict = _KEY_VERDICTS[key] = _KEYWORDS_STR.search(str(key).lower()) is not None
+        if verdict:
+            return True
+        kind = type(value)
+        if kind is str:
+            if _PUNCT.isdisjoint(value):
+                if "bearer" in value.lower():
+                    return True
+            elif _KEYWORDS_STR.search(value.lower()) is not None:
+                return True
+        elif not (kind is int or kind is float or kind is bool or value is None):
+            return _KEYWORDS.search(blob.lower()) is not None  # nested data: the whole-text test
+    return False
+
+
+# -- detectors -----------------------------------------------------------------------------------
+_EXTRA = [re.compile(p) for p in (
+    r"github_pat_[A-Za-z0-9_]{22,255}",                       # GitHub fine-grained PAT
+    r"gh[pousr]_[A-Za-z0-9]{30,255}",                         # GitHub tokens of other lengths than 36
+    r"sk-(?:ant-|proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}",  # Anthropic, OpenAI
+    r"AIza[0-9A-Za-z_-]{35}",                                 # Google API key
+    r"ya29\.[0-9A-Za-z_-]{20,}",                              # Google OAuth access token
+    r"hf_[A-Za-z0-9]{30,}",                                   # Hugging Face
+    r"npm_[A-Za-z0-9]{36}",                                   # npm (detect-secrets needs the .npmrc line)
+    r"glpat-[A-Za-z0-9_-]{20,}",                              # GitLab
+    r"://[^\s/@:]*:([^\s/@]+)@",                              # URL credentials, also with an empty user
+    r"xox[abposre]-[A-Za-z0-9-]{10,}",                        # Slack tokens beyond detect-secrets' shape
+    r"(?i)\bbearer\s+([A-Za-z0-9._~+/=-]{8,})",               # Authorization: Bearer <token>
+    r"(?i)\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]*?\s-p(?!\s)([^\s'\"]+)",  # mysql -pSECRET
+    r"(?i)\bsshpass\s+-p\s*([^\s'\"]+)",
+)]
+_PEM = re.compile(r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\Z)", re.S)
+_PEM_LINE = re.compile(r"[A-Za-z0-9+/=]{16,}")
+_ASSIGN = re.compile(  # name = value, name: value, "name": "value", -H 'Name: value'
+    r"(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,80})[\"']?\s*(?:=|:)\s*[\"']?(?P<value>[^\s\"',;&)}\]]+)")
+_FLAG = re.compile(  # --name value, -name value (command lines written out as text)
+    r"(?<![\w-])--?(?P<name>[A-Za-z][A-Za-z0-9_-]{0,80})\s+[\"']?(?P<value>[^\s\"'-][^\s\"']*)")
+_SCHEMES = {"bearer", "basic", "token", "digest", "apikey", "api-key", "key"}
+_NOT_RANDOM = [re.compile(p) for p in (
+    r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}",  # UUID
+    r"(?<![A-Za-z0-9])[0-7][0-9A-HJKMNP-TV-Z]{25}(?![A-Za-z0-9])",                 # ULID (episode and request ids)
+    r"(?i)\b(?:sha1|sha224|sha256|sha384|sha512|md5|blake2b|blake2s|sha3_256):[0-9a-f]{16,}",  # labelled digests
+)]
+_CANDIDATE = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{20,}={0,3}(?![A-Za-z0-9+/=_-])")
+_HEX = re.compile(r"(?:0x)?[0-9a-fA-F]+")
+_WORDLIKE = re.compile(r"[A-Z]?[a-z]{3,}|[A-Z]{3,}(?![a-z])|\d{4,}|[/_.-]")
+_VOWELS = frozenset("aeiouyAEIOUY")
+
+
+@lru_cache(maxsize=1)
+def _plugins() -> tuple[Any, ...]:
+    """detect-secrets' value plugins (IP addresses and Artifactory's short ``AP…`` patterns are left out:
+    they match ordinary identifiers), its keyword detector and its entropy measures."""
+    logging.getLogger("detect-secrets").setLevel(logging.CRITICAL)
+    from detect_secrets.plugins import (aws, azure_storage_key, basic_auth, cloudant, discord, github_token, gitlab_token,
+                                        ibm_cloud_iam, ibm_cos_hmac, jwt, mailchimp, npm, openai, pypi_token, sendgrid, slack,
+                                        softlayer, square_oauth, stripe, telegram_token, twilio)
+    from detect_secrets.plugins.high_entropy_strings import Base64HighEntropyString, HexHighEntropyString
+    from detect_secrets.plugins.keyword import (CONFIG_DENYLIST_REGEX_TO_GROUP, QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP,
+                                                KeywordDetector)
+
+    logging.getLogger("detect-secrets").setLevel(logging.CRITICAL)
+    value_plugins = (aws.AWSKeyDetector(), azure_storage_key.AzureStorageKeyDetector(), basic_auth.BasicAuthDetector(),
+                     cloudant.CloudantDetector(), discord.DiscordBotTokenDetector(), github_token.GitHubTokenDetector(),
+                     gitlab_token.GitLabTokenDetector(), ibm_cloud_iam.IbmCloudIamDetector(),
+                     ibm_cos_hmac.IbmCosHmacDetector(), jwt.JwtTokenDetector(), mailchimp.MailchimpDetector(),
+                     npm.NpmDetector(), openai.OpenAIDetector(), pypi_token.PypiTokenDetector(), sendgrid.SendGridDetector(),
+                     slack.SlackDetector(), softlayer.SoftlayerDetector(), square_oauth.SquareOAuthDetector(),
+                     stripe.StripeDetector(), telegram_token.TelegramBotTokenDetector(), twilio.TwilioKeyDetector())
+    keyword = KeywordDetector()
+    maps = (CONFIG_DENYLIST_REGEX_TO_GROUP, QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP)
+    return value_plugins, keyword, maps, Base64HighEntropyString(), HexHighEntropyString()
+
+
+def _plausible(value: str) -> bool:
+    v = value.strip()
+    return (len(v) >= 4 and v.lower() not in PLACEHOLDERS and "REDACTED" not in v and not v.startswith(("$", "<", "%("))
+            and not set(v) <= {"*", "x", "X", ".", "-", "#"})
+
+
+_NOT_A_SECRET = re.compile(r"(?i)[a-z][a-z0-9+.-]*://[^@\s]*$|~?/|\.\.?/")  # a plain URL or a path
+
+
+def _assigned(value: str) -> bool:
+    """A value given to a secret-looking name: plausible, and not a path or a URL without credentials."""
+    return _plausible(value) and not _NOT_A_SECRET.match(value)
+
+
+def _trim(value: str) -> str:
+    """A keyword match runs to the end of the line; the secret is its first word."""
+    match = re.match(r"[^\s,;&'\"`)\]}]+", value.strip())
+    return match.group() if match else ""
+
+
+def entropy_ok(word: str, b64: Any = None, hexp: Any = None) -> bool:
+    """Whether an unquoted word of ≥ 20 characters looks random (see ``_random_words``)."""
+    if b64 is None:
+        _, _, _, b64, hexp = _plugins()
+    if word.isdigit():  # numbers (ids, timestamps, big integers) are not credentials
+        return False
+    if _HEX.fullmatch(word):
+        digits = word[2:] if word[:2].lower() == "0x" else word
+        return len(digits) >= 32 and hexp.calculate_shannon_entropy(digits) > hexp.entropy_limit
+    classes = any(c.isdigit() for c in word) + any(c.isupper() for c in word) + any(c.islower() for c in word)
+    if classes < 2:
+        return False
+    # detect-secrets' 4.5-bit limit suits 40+ characters; a shorter random word cannot reach it, so the
+    # limit follows the length (99% of random base62 words of 20-40 characters pass 0.82·log2 n).
+    if b64.calculate_shannon_entropy(word) <= min(b64.entropy_limit, 0.82 * math.log2(len(word))):
+        return False
+    # prose-like words (paths, CamelCase names, model ids with dates) are mostly real words and separators
+    covered = sum(len(m.group()) for m in _WORDLIKE.finditer(word)
+                  if len(m.group()) == 1 or m.group().isdigit() or _VOWELS.intersection(m.group()))
+    return covered / len(word) < 0.6  # random: 97% of 20-char and 99.6% of 32+-char words pass
+
+
+def _random_words(text: str) -> list[str]:
+    for pattern in _NOT_RANDOM:
+        text = pattern.sub(" ", text)
+    _, _, _, b64, hexp = _plugins()
+    return [m.group() for m in _CANDIDATE.finditer(text) if entropy_ok(m.group(), b64, hexp)]
+
+
+def _assignments(text: str) -> list[str]:
+    found = []
+    for m in (*_ASSIGN.finditer(text), *_FLAG.finditer(text)):
+        name = m.group("name").lstrip("-")
+        if not is_secret_key(name):
+            continue
+        value = m.group("value")
+        if value.lower() in _SCHEMES:  # Authorization: Bearer <token>
+            rest = re.match(r"\s+([^\s\"',;]+)", text[m.end("value"):])
+            value = rest.group(1) if rest else ""
+        found.append(value)
+    return found
+
+
+def _widen(text: str, value: str) -> str:
+    """A token matched by its prefix and a fixed length (Stripe's 24 characters) taken to its real end."""
+    longest = value
+    for m in re.finditer(re.escape(value) + r"[A-Za-z0-9_-]+", text):
+        longest = max(longest, m.group(), key=len)
+    return longest
+
+
+_NAME_WORDS = re.compile(r"pass|pwd|secret|token|key|auth|cookie|cred|bearer|contras")
+
+
+def find_in_text(text: str, *, entropy: bool = True) -> set[str]:
+    """The secret substrings of ``text`` (each a whole value to redact, e.g. the password of a URL)."""
+    if len(text) < 4:
+        return set()
+    value_plugins, keyword, maps, _, _ = _plugins()
+    found: set[str] = set()
+    for plugin in value_plugins:
+        found.update(_widen(text, v) for v in plugin.analyze_string(text) if v)
+    for pattern in _EXTRA:
+        for m in pattern.finditer(text):
+            found.add(_widen(text, m.group(m.lastindex or 0)) if not m.lastindex else m.group(m.lastindex))
+    if "PRIVATE KEY" in text:
+        for m in _PEM.finditer(text):
+            found.add(m.group())
+            found.update(_PEM_LINE.findall(m.group()))
+    if _NAME_WORDS.search(text.lower()):  # the name-based rules need a secret-looking name somewhere
+        for mapping in maps:
+            found.update(v for v in map(_trim, keyword.analyze_string(text, denylist_regex_to_group=mapping)) if _assigned(v))
+        found.update(v for v in _assignments(text) if _assigned(v))
+    if entropy and _LONG_RUN in text.encode("utf-8", "ignore").translate(_RUNS):
+        found.update(_random_words(text))
+    return {v for v in found if isinstance(v, str) and _plausible(v)}

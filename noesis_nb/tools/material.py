@@ -1,0 +1,99 @@
+"""What executing a draft needs besides its record: the real payload and the callable.
+
+In the process that prepared the draft both come from memory (the vault). Elsewhere the payload is
+rebuilt from the stored, redacted one: the protocol handler refills what it can (``env`` from
+``os.environ``), then the secrets given back (``secret_supply``), and the request fingerprint must
+match; a ``python`` draft's callable is the one supplied, remembered, or re-imported by reference.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from noesis_nb.secrets import for_run as secrets_for_run
+
+from ._usecase_ports import _scope, _vault
+from .errors import CallableResolutionError, PayloadIntegrityError, SecretUnavailableError
+from .fingerprints import request_fingerprint
+from .protocols import ToolDispatcher, callable_reference, import_callable
+from .redaction import secret_values
+from .secret_supply import fill_repeats, fill_secrets, missing_message, supplied_secrets
+from .types import PreparedToolInvocation, ToolProtocol
+
+__all__ = ["dispatch_material", "require_secrets"]
+
+
+def _restore(dispatcher: ToolDispatcher | None, protocol: ToolProtocol, stored: dict) -> tuple[dict, list[str]]:
+    """Refill redacted values through the protocol handler; with a dispatch port, only when a
+    built-in handler knows the protocol."""
+    if dispatcher is None:
+        dispatcher = ToolDispatcher()
+        if protocol not in dispatcher.protocols:
+            return stored, []
+    return dispatcher.restore(protocol, stored)
+
+
+def dispatch_material(prepared: PreparedToolInvocation, repo: Any, dispatcher: ToolDispatcher | None,
+                       callables: Mapping[str, Any] | None, *, need_callable: bool,
+                       secrets: Mapping[str, Any] | None = None) -> tuple[dict, Any, list[str]]:
+    """(real payload, callable, secret strings to scrub from output): from memory, else rebuilt from disk
+    with the redacted values given back (``secrets``, ``supply_secrets``, environment variables)."""
+    fingerprint = prepared.payload.request_fingerprint
+    entry = _vault(repo).get(_scope(repo), prepared.key, fingerprint)
+    if entry is not None:
+        payload, func = entry.payload, entry.func
+    else:
+        stored = dict(prepared.payload.normalized_payload)
+        payload, filled = _restore(dispatcher, prepared.protocol, stored)
+        payload, given, missing = fill_secrets(payload, {**supplied_secrets(), **(secrets or {})})
+        func = None
+        if missing:
+            repeated = fill_repeats(stored, payload, [*filled_paths(filled), *given], missing,
+                                    lambda trial: request_fingerprint(trial) == fingerprint)
+            if repeated is None:
+                tried = [*filled_paths(filled), *given]
+                raise SecretUnavailableError(missing_message(prepared.key, prepared.run_id, missing) + (
+                    f" (The value(s) given for {', '.join(tried)} were tried there too and do not fit: either they "
+                    "differ from the originals, or these paths hold other secrets.)" if tried else ""))
+            payload = repeated
+        if request_fingerprint(payload) != fingerprint:
+            filled = [*filled, *given]
+            why = (f"the value(s) given for {', '.join(filled)} differ from those the draft was prepared with"
+                   if filled else "the record was edited after it was prepared")
+            raise PayloadIntegrityError(f"the stored payload of draft {prepared.key!r} does not match its "
+                                        f"request_fingerprint: {why}. Supply the original values, or prepare the call again.")
+    if prepared.protocol is ToolProtocol.PYTHON and need_callable:
+        func = _resolve_callable(prepared, callables, func)
+    found = secret_values(payload, prepared.payload.normalized_payload)
+    secrets_for_run(_scope(repo)).learn(found)
+    return payload, func, found
+
+
+def filled_paths(filled: list[str]) -> list[str]:
+    """Dotted payload paths of what a protocol handler's ``restore`` filled (``env.NAME``)."""
+    return [p if "." in p else f"env.{p}" for p in filled]
+
+
+def require_secrets(prepared_repository: Any, prepared: PreparedToolInvocation, *,
+                    secrets: Mapping[str, Any] | None = None) -> None:
+    """Raise SecretUnavailableError (or PayloadIntegrityError) now if executing this draft here would;
+    reads only, so a caller can check before it writes anything."""
+    dispatch_material(prepared, prepared_repository, None, None, need_callable=False, secrets=secrets)
+
+
+def _resolve_callable(prepared: PreparedToolInvocation, callables: Mapping[str, Any] | None, func: Any) -> Any:
+    ref = prepared.x_callable
+    supplied = None
+    if callables:
+        supplied = callables.get(prepared.key) or (callables.get(ref.ref) if ref else None)
+    if supplied is not None:
+        got = callable_reference(supplied).ref
+        if ref is not None and got != ref.ref:
+            raise CallableResolutionError(f"callables gives {got} for draft {prepared.key!r}, but it was prepared and "
+                                          f"reviewed for {ref.ref}; pass that function.")
+        return supplied
+    if func is not None:
+        return func
+    if ref is None:
+        raise CallableResolutionError(f"draft {prepared.key!r} records no x-callable; pass callables={{draft_id: func}}.")
+    return import_callable(ref)

@@ -1,0 +1,117 @@
+"""Detection by value and by name (noesis_nb.secrets): every corpus shape is found, ordinary data is not."""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+import secrets as stdlib_secrets
+import uuid
+
+import orjson
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from ulid import ULID
+
+from noesis_nb.secrets import find_in_text, is_secret_key, might_contain, redact, scan
+from noesis_nb.secrets.text import payload_might_contain
+from noesis_nb.secrets.guard import scrub_text
+from tests.hardening.secret_corpus import corpus, leaks
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4, 5])
+def test_every_shape_is_redacted_in_every_carrier(seed):
+    for shape in corpus(seed):
+        for carrier in ("text", "argv", "env", "kwargs"):
+            out, hits = redact(getattr(shape, carrier))
+            assert hits, (shape.name, carrier)
+            assert leaks([shape], [(carrier, json.dumps(out).encode())]) == [], (shape.name, carrier, out)
+
+
+def test_random_words_without_context_are_found():
+    rng = random.Random(11)
+    alnum = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+    words = ["".join(rng.choice(alnum) for _ in range(rng.randrange(32, 64))) for _ in range(1000)]
+    words += [format(rng.getrandbits(256), "064x") for _ in range(200)]
+    found = sum(bool(find_in_text(f"value {w} here")) for w in words)
+    assert found >= 0.99 * len(words)
+
+
+def test_secret_names():
+    for key in ("password", "DB_PASSWORD", "apiKey", "X-Api-Key", "Authorization", "auth", "MYSQL_PWD", "client_secret",
+                "AWS_SECRET_ACCESS_KEY", "auth_token", "passwd", "ssh_key", "--client-secret"):
+        assert is_secret_key(key), key
+    for key in ("max_tokens", "tokenizer", "path", "PWD", "OLDPWD", "monkey", "keyboard", "author", "idempotency_key",
+                "token_file", "secret_name", "password_stdin", "approval_token_ref", "auth_type", "token_count"):
+        assert not is_secret_key(key), key
+
+
+ulids = st.builds(lambda: str(ULID()))
+ordinary = st.one_of(
+    st.uuids().map(str), ulids, ulids.map(lambda u: f"ep_{u}"), ulids.map(lambda u: f"draft:ep_{u}:req_{u}"),
+    st.binary(min_size=8, max_size=64).map(lambda b: "sha256:" + __import__("hashlib").sha256(b).hexdigest()),
+    st.sampled_from(["claude-sonnet-4-5-20250929", "gpt-4o-mini-2024-07-18", "gemini-2.5-pro", "meta-llama/Llama-3.3-70B-Instruct",
+                     "mistral-large-latest", "o3-mini-2025-01-31"]),
+    st.integers(min_value=0, max_value=10**9), st.datetimes().map(lambda d: d.isoformat() + "+00:00"),
+    st.lists(st.sampled_from(["src", "tests", "noesis_nb", "runs", "tool_invocations", "prepared", "README.md", "data"]),
+             min_size=1, max_size=6).map(lambda parts: "/" + "/".join(parts)),
+    st.sampled_from([["git", "commit", "-m", "fix bug in parser"], ["ls", "-la", "/tmp"], ["pytest", "-q", "-k", "token and not slow"],
+                     ["grep", "-r", "password", "docs/"], ["docker", "login", "--password-stdin", "registry.example.com"]]),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=ordinary)
+def test_ids_digests_models_paths_and_ordinary_commands_are_not_secrets(value):
+    assert scan(value) == [], value
+    assert scan({"model": value, "request_id": value, "text": f"see {value}", "argv": [value]}) == [], value
+
+
+pieces = st.one_of(
+    st.text(max_size=20),
+    st.sampled_from([s.text for s in corpus(1)] + [s.value for s in corpus(2)]),
+    st.sampled_from(["password", "--token", "Authorization:", "Bearer", "=", ": ", " ", "://", "@", "mysql", "-p", "key", "'",
+                     '"', "\n", "sk-", "eyJ", "xoxb-", "AKIA", "-----BEGIN RSA PRIVATE KEY-----"]),
+    st.text(alphabet="abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+/=_-", min_size=15, max_size=40),
+)
+texts = st.lists(pieces, max_size=8).map("".join)
+payloads = st.recursive(texts | st.integers(min_value=-2**63, max_value=2**63 - 1) | st.floats(allow_nan=False) | st.none(),
+                        lambda kids: st.lists(kids, max_size=4) | st.dictionaries(texts | st.sampled_from(["token", "auth", "x"]), kids, max_size=4),
+                        max_leaves=10)
+
+
+@settings(max_examples=400, deadline=None)
+@given(payload=payloads)
+def test_the_prefilter_never_misses_what_the_detectors_find(payload):
+    """The event hot path skips the detectors when ``might_contain`` is False: it must be True whenever they find something."""
+    blob = orjson.dumps(payload, option=orjson.OPT_NON_STR_KEYS)
+    event = {"text": payload} if not isinstance(payload, dict) else payload
+    if scan(payload):
+        assert might_contain(blob)
+        assert payload_might_contain(event, orjson.dumps(event, option=orjson.OPT_NON_STR_KEYS))
+
+
+def test_cut_off_secrets_are_scrubbed_but_ordinary_prefixes_are_not():
+    secret = "production-key-" + stdlib_secrets.token_hex(8)
+    assert scrub_text(f"msg {secret[:12]}", [secret]) == "msg [REDACTED]"  # cut at the end of a message
+    assert scrub_text(f"msg {secret[:12]}…", [secret]) == "msg [REDACTED]…"
+    assert scrub_text("production-keys are rotated", [secret]) == "production-keys are rotated"
+    assert scrub_text(f"a {secret} b", [secret]) == "a [REDACTED] b"
+
+
+def test_detect_secrets_runs_offline_without_git_and_quietly(monkeypatch, caplog):
+    import subprocess
+
+    import requests
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("detection must not use the network or start processes")
+
+    monkeypatch.setattr(requests.Session, "request", refuse)
+    monkeypatch.setattr(subprocess, "Popen", refuse)
+    caplog.set_level(logging.DEBUG)
+    for shape in corpus(9):
+        assert find_in_text(shape.text)
+    assert not [r for r in caplog.records if r.name.startswith("detect")]
+    assert uuid.UUID(str(uuid.uuid4()))  # (the stdlib still works: nothing was patched globally)

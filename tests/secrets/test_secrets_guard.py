@@ -1,0 +1,82 @@
+"""Per-run scrubbing (RunSecrets) and giving redacted values back (tools.secret_supply)."""
+
+from __future__ import annotations
+
+import json
+
+import orjson
+import pytest
+
+from noesis_nb.secrets import REDACTED_VALUE, RunSecrets, for_run
+from noesis_nb.tools.errors import SecretUnavailableError
+from noesis_nb.tools.secret_supply import fill_secrets, secret_env_name
+
+
+def test_screen_copies_redacts_and_remembers():
+    guard = RunSecrets()
+    payload = {"headers": {"Authorization": "Bearer Zq8vLw3nT5rXk2yP9mB7cJ4h"}, "n": 3}
+    out = guard.screen(payload)
+    assert out["headers"]["Authorization"] == REDACTED_VALUE and out["n"] == 3  # a secret-named value goes whole
+    assert payload["headers"]["Authorization"].endswith("J4h")  # the caller's dict is left alone
+    later = guard.screen({"text": "retrying with Zq8vLw3nT5rXk2yP9mB7cJ4h"})  # no context any more: known value
+    assert later == {"text": f"retrying with {REDACTED_VALUE}"}
+    clean = {"text": "nothing to see"}
+    assert guard.screen(clean) == clean and guard.screen(clean) is not clean
+
+
+@pytest.mark.parametrize("secret", ['pa"ss\\word-9Xq!', "naïve-pässwörd-42", "line1\nline2-secret-X9"])
+def test_values_needing_json_escapes_are_found_in_serialised_events(secret):
+    guard = RunSecrets()
+    guard.screen({"password": secret})
+    out = guard.screen({"echo": f"said {secret} twice {secret}"})
+    assert secret not in json.dumps(out, ensure_ascii=False) and out["echo"].count(REDACTED_VALUE) == 2
+
+
+def test_short_values_are_redacted_where_found_but_not_hunted_elsewhere():
+    guard = RunSecrets()
+    assert guard.screen({"password": "abc12"}) == {"password": REDACTED_VALUE}
+    assert guard.screen({"text": "abc12 is also a part number"})["text"].startswith("abc12")
+
+
+def test_unserialisable_payloads_are_screened_in_their_json_form():
+    guard = RunSecrets()
+    out = guard.screen({"n": 2 ** 70, "token": "Xq9vLw3nT5rXk2yP"})
+    assert "Xq9vLw3nT5rXk2yP" not in orjson.dumps(out).decode()
+
+
+def test_one_guard_per_run_directory(tmp_path):
+    (tmp_path / "run").mkdir()
+    (tmp_path / "alias").symlink_to(tmp_path / "run")
+    assert for_run(tmp_path / "run") is for_run(tmp_path / "alias") is for_run(str(tmp_path / "run"))
+    assert for_run(tmp_path / "other") is not for_run(tmp_path / "run")
+
+
+def test_sweep_rewrites_only_the_lines_and_files_holding_a_late_value(tmp_path):
+    guard = for_run(tmp_path)
+    guard.screen({"text": "warming up"})  # something was written before the value was learned
+    lines = [orjson.dumps({"i": i, "text": "the word is swordfish-77" if i == 1 else "ok"}) + b"\n" for i in range(3)]
+    (tmp_path / "events.jsonl").write_bytes(b"".join(lines))
+    (tmp_path / "notes.json").write_text(json.dumps({"note": "swordfish-77"}))
+    (tmp_path / "other.json").write_text(json.dumps({"note": "nothing"}))
+    before = (tmp_path / "other.json").read_bytes()
+    guard.screen({"password": "swordfish-77"})
+    assert guard.late
+    changed = guard.sweep(tmp_path)
+    assert sorted(p.name for p in changed) == ["events.jsonl", "notes.json"]
+    data = (tmp_path / "events.jsonl").read_bytes().splitlines(keepends=True)
+    assert data[0] == lines[0] and data[2] == lines[2] and b"swordfish" not in data[1]
+    assert (tmp_path / "other.json").read_bytes() == before and not guard.late
+
+
+def test_fill_secrets_takes_the_secret_the_whole_value_or_one_per_marker(monkeypatch):
+    stored = {"kwargs": {"auth": REDACTED_VALUE}, "argv": ["x", f"--token={REDACTED_VALUE}", f"{REDACTED_VALUE}:{REDACTED_VALUE}"]}
+    filled, given, missing = fill_secrets(stored, {"kwargs.auth": ["user", "pw"], "argv.1": "tok-1", "argv.2": ["a", "b"]})
+    assert filled == {"kwargs": {"auth": ["user", "pw"]}, "argv": ["x", "--token=tok-1", "a:b"]} and missing == []
+    filled, _, _ = fill_secrets(stored, {"argv.1": "--token=tok-2", "kwargs.auth": "k", "argv.2": "c:d"})
+    assert filled["argv"][1:] == ["--token=tok-2", "c:d"]
+    monkeypatch.setenv(secret_env_name("kwargs.auth"), "from-env")
+    filled, given, missing = fill_secrets(stored, {})
+    assert filled["kwargs"]["auth"] == "from-env" and missing == ["argv.1", "argv.2"]
+    with pytest.raises(SecretUnavailableError, match="argv.2"):
+        fill_secrets(stored, {"argv.2": ["only-one"]})
+    assert stored["kwargs"]["auth"] == REDACTED_VALUE  # the stored payload itself is never changed
