@@ -21,6 +21,7 @@ _LAZY = {
     "approve_draft": "noesis_nb.runtime.api",
     "reject_draft": "noesis_nb.runtime.api",
     "EpisodeHandle": "noesis_nb.runtime.handle",
+    "DiskRun": "noesis_nb.runtime.diskrun",
     "EpisodeContext": "noesis_nb.runtime.context",
     "PendingApproval": "noesis_nb.runtime.gate",
     "list_runs": "noesis_nb.store",
@@ -37,14 +38,28 @@ _LAZY = {
 __all__ = sorted([*_LAZY, "ns", "plots", "load_ipython_extension", "unload_ipython_extension", "__version__"])
 
 
+_SHOWN = {"start", "EpisodeHandle", "DiskRun", "resume_run_async"}  # names whose objects display as views
+
+
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
+        if name in _SHOWN:
+            _load_views_in_notebooks()
         value = getattr(import_module(_LAZY[name]), name)
         globals()[name] = value
         return value
-    if name in {"ns", "plots", "errors", "tools", "store", "frames", "widgets", "experimental"}:
+    if name in {"ns", "plots", "errors", "tools", "store", "frames", "widgets", "secrets"}:
         return import_module(f"noesis_nb.{name}")
     raise AttributeError(f"module 'noesis_nb' has no attribute {name!r}")
+
+
+def _load_views_in_notebooks() -> None:
+    """In a running IPython shell, load the widgets so live handles display as their view."""
+    import sys
+
+    ipython = sys.modules.get("IPython")
+    if ipython is not None and ipython.get_ipython() is not None:
+        import_module("noesis_nb.widgets")
 
 
 def load_ipython_extension(ipython: Any) -> None:
@@ -65,6 +80,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .runtime.api import approve_draft, reject_draft, resume_run, resume_run_async, solve, solve_async, start
     from .runtime.context import EpisodeContext
     from .runtime.gate import PendingApproval
+    from .runtime.diskrun import DiskRun
     from .runtime.handle import EpisodeHandle
     from .store import list_runs
     from .widgets import EpisodeView, show

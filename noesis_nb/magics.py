@@ -188,7 +188,7 @@ class NoesisMagics(Magics):
     def _show(self, args: argparse.Namespace, cell: str | None) -> Any:
         if args.text:
             from .widgets.snapshot import timeline_text
-            from .widgets.runview import DiskRun
+            from .runtime.diskrun import DiskRun
 
             print(timeline_text(DiskRun(args.episode, runs_dir=args.runs_dir).events))
             return None

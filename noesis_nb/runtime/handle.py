@@ -7,13 +7,13 @@ a widget click is not processed while any cell runs, so awaiting a click would d
 from __future__ import annotations
 
 import asyncio
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Generator
 
 from ..errors import EpisodeStateError
 from ..store.vocab import TERMINAL_STATUSES
 from .gate import Decision, PendingApproval
+from .presenter import presenter
 
 if TYPE_CHECKING:
     from .episode import Episode
@@ -24,7 +24,13 @@ TERMINAL = TERMINAL_STATUSES
 
 
 class EpisodeHandle:
-    """A running or finished episode: status, pending approvals, decisions, result, events."""
+    """A running or finished episode: status, pending approvals, decisions, result, events (a ``RunSource``)."""
+
+    summary_kind = "EpisodeHandle"
+    last_error: str | None = None  # a live episode reports through its status, result() and problems
+    following: str | None = None
+    can_resume = False  # a live episode continues by itself once decided
+    resuming = False
 
     def __init__(self, episode: "Episode", task: "asyncio.Future[Any] | None" = None):
         self._episode = episode
@@ -132,6 +138,14 @@ class EpisodeHandle:
         episode.notify()
         return decision
 
+    @property
+    def can_cancel(self) -> bool:
+        return self._task is not None and not self.done()
+
+    def resume(self) -> None:
+        """A live episode resumes by itself once its draft is decided: nothing to do (``RunSource``)."""
+        return None
+
     def cancel(self) -> bool:
         """Stop the episode: it ends ``cancelled`` and sealed. Safe from any thread."""
         if self.done() or self._task is None:
@@ -176,22 +190,24 @@ class EpisodeHandle:
                 await asyncio.sleep(0.05)
         return self
 
-    # -- display --------------------------------------------------------------------------
+    # -- display ----------------------------------------------------------------------------
     def refresh_display(self) -> None:
         """Re-render the displayed view so a saved notebook keeps the final state (nbclient/nbval)."""
-        if "noesis_nb.widgets" in sys.modules:
-            sys.modules["noesis_nb.widgets"].refresh_display(self)
+        shown = presenter()
+        if shown is not None:
+            shown.refresh(self)
 
     def _ipython_display_(self) -> None:
         """In IPython, show the live view with a display id, so ``await handle`` updates it in place."""
-        from ..widgets.display import view_for
-
-        view_for(self)._ipython_display_()
+        shown = presenter()
+        if shown is None:
+            print(repr(self))
+        else:
+            shown.display(self)
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        from ..widgets import handle_mimebundle
-
-        return handle_mimebundle(self, include=include, exclude=exclude)
+        shown = presenter()
+        return shown.mimebundle(self, include, exclude) if shown is not None else {"text/plain": repr(self)}
 
     def __repr__(self) -> str:
         return f"EpisodeHandle(episode_id={self.episode_id!r}, status={self.status!r}, events={len(self._episode.recorder.events)}, pending={len(self.pending)})"

@@ -9,8 +9,8 @@ from typing import Any
 from .. import config
 from .artifacts import is_sealed, read_state, read_summary, verify_manifest
 from .eventlog import read_events
+from .facts import run_facts
 from .roots import iter_run_dirs
-from .status import run_status
 
 __all__ = ["list_runs", "run_info"]
 
@@ -23,30 +23,28 @@ def run_info(run_dir: Path, *, strict_manifest: bool = False) -> dict[str, Any]:
     events = read_events(run_dir / "events.jsonl", strict=False) if summary is None or summary.get("status") is None else []
     if summary is not None and not events:
         events = _tail_events(run_dir)
-    episode = (state or {}).get("episode") or {}
-    start = next((e for e in events if e.get("phase") == "start"), None)
-    task = (summary or {}).get("task") or ((state or {}).get("goal") or {}).get("task") or ((start or {}).get("payload") or {}).get("task")
-    metrics = (summary or {}).get("metrics") or {}
-    flags = (summary or {}).get("flags") or {}
-    using = flags.get("using") or ((start or {}).get("payload") or {}).get("using") or str(episode.get("using") or "").removeprefix("adapter:") or None
+    facts = run_facts(run_dir.name, summary=summary, state=state, events=events)
+    metrics = (summary or {}).get("metrics") if isinstance((summary or {}).get("metrics"), dict) else {}
+    flags = (summary or {}).get("flags") if isinstance((summary or {}).get("flags"), dict) else {}
     manifest_status = None
     if strict_manifest:
         check = verify_manifest(run_dir)
         manifest_status = {"ok": "ok", "no_manifest": "missing"}.get(check.status, check.status)
     return {
-        "episode_id": (summary or {}).get("episode_id") or episode.get("id") or run_dir.name,
-        "task": task,
-        "started_at": (summary or {}).get("started_at") or episode.get("started_at") or (start or {}).get("timestamp"),
+        "episode_id": facts.episode_id,
+        "task": facts.task,
+        "started_at": facts.started_at,
         "flags": flags,
         "success": metrics.get("success"),
         "veto_count": metrics.get("veto_count", 0),
-        "duration_sec": (summary or {}).get("duration_sec"),
-        "status": run_status(summary, state, events),
+        "duration_sec": facts.duration_s,
+        "status": facts.status,
         "outcome": (summary or {}).get("outcome"),
         "process": (summary or {}).get("process"),
         "manifest": (summary or {}).get("manifest"),
         "manifest_status": manifest_status,
-        "using": using,
+        "using": facts.using,
+        "source": facts.source,
         "sealed": is_sealed(run_dir),
         "run_dir": str(run_dir),
     }

@@ -5,7 +5,10 @@
     handle_mimebundle / refresh_display / display_handle   # what EpisodeHandle calls
 """
 
-from .display import display_handle, handle_mimebundle, refresh_display, show, view_for
+from ..runtime.presenter import set_presenter
+from .display import WidgetPresenter, display_handle, handle_mimebundle, refresh_display, show, view_for
 from .view import EpisodeView
 
 __all__ = ["EpisodeView", "show", "handle_mimebundle", "refresh_display", "display_handle", "view_for"]
+
+set_presenter(WidgetPresenter())  # live handles now display as their view

@@ -11,10 +11,14 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from ..runtime.diskrun import DiskRun
+from ..runtime.registry import live_handles
+from ..runtime.source import RunSource
+from ..store import find_run_dir
 from .state import TERMINAL
 from .view import EpisodeView, _execution_count
 
-__all__ = ["view_for", "handle_mimebundle", "display_handle", "refresh_display", "show"]
+__all__ = ["view_for", "handle_mimebundle", "display_handle", "refresh_display", "show", "WidgetPresenter"]
 
 _ATTR = "_noesis_nb_view"
 
@@ -67,7 +71,7 @@ def refresh_display(handle: Any) -> Any:
     if _execution_count() is None:  # not in IPython: nothing to render into
         return None
     if view.displays:
-        if str(getattr(view.source, "status", "")) in TERMINAL:
+        if view.source.status in TERMINAL:
             view.update_displays()
         return view.displays[-1]
     return display_handle(view)
@@ -79,24 +83,29 @@ def show(target: Any, *, runs_dir: str | os.PathLike[str] | None = None, approve
     A paused run can be approved or rejected in the view and resumed with its Resume button.
     Returns the view (a cell ending in ``show(...)`` displays it once).
     """
-    if not hasattr(target, "subscribe") and not isinstance(target, EpisodeView):
+    if not isinstance(target, (RunSource, EpisodeView)):
         target = _live_or_disk(target, runs_dir)
     view = view_for(target, approver_id=approver_id)
     display_handle(view)
     return view
 
 
-def _live_or_disk(target: Any, runs_dir: Any) -> Any:
-    from ..store import find_run_dir
-    from .runview import DiskRun
-
+def _live_or_disk(target: Any, runs_dir: Any) -> RunSource:
     run_dir = find_run_dir(target, runs_dir)
-    try:
-        from ..runtime.registry import live_handles
-    except ImportError:  # pragma: no cover - the runtime ships with the package
-        live = None
-    else:
-        live = live_handles().get(run_dir.name)
+    live = live_handles().get(run_dir.name)
     if live is not None and live.run_dir.resolve() == run_dir.resolve():
         return live
     return DiskRun(run_dir)
+
+
+class WidgetPresenter:
+    """How a live handle displays (registered with the runtime when the widgets load)."""
+
+    def mimebundle(self, source: Any, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        return handle_mimebundle(source, include, exclude)
+
+    def display(self, source: Any) -> None:
+        view_for(source)._ipython_display_()
+
+    def refresh(self, source: Any) -> None:
+        refresh_display(source)

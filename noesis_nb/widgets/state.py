@@ -15,15 +15,16 @@ from datetime import datetime
 from operator import itemgetter
 from typing import Any
 
+from ..runtime.source import RunSource
+from ..store.vocab import TERMINAL_STATUSES, TOKEN_FIELDS
 from .render import event_flag
 
-__all__ = ["Tally", "CostMeter", "view_state", "format_tokens", "format_cost", "format_elapsed", "usage_from_events", "TERMINAL"]
+__all__ = ["Tally", "CostMeter", "view_state", "format_tokens", "format_cost", "format_elapsed", "TERMINAL"]
 
-TERMINAL = frozenset({"ok", "error", "vetoed", "cancelled"})
+TERMINAL = TERMINAL_STATUSES
 # phases that stand out only through payload.error / payload.status (checked cheaply first)
 _QUIET = frozenset({"model", "reason", "start", "observe", "interpret", "plan", "direction", "action_candidate", "act",
                     "reflect", "learn", "insight", "memory", "integration"})
-TOKEN_FIELDS = ("input_tokens", "output_tokens", "cached_input_tokens", "cache_write_input_tokens", "reasoning_tokens")
 
 
 class Tally:
@@ -52,22 +53,6 @@ class Tally:
                 flags[flag] += 1
         self.total += len(events)
         self.recent.extend(events[-(self.recent.maxlen or len(events)) :])
-
-
-def usage_from_events(events: list[Mapping[str, Any]]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """Token totals and per-call rows from ``model`` events (for runs read from disk)."""
-    totals: dict[str, Any] = {"model_calls": 0, **{k: 0 for k in TOKEN_FIELDS}}
-    calls = []
-    for event in events:
-        payload = event.get("payload") or {}
-        if event.get("phase") != "model" or not isinstance(payload, Mapping):
-            continue
-        totals["model_calls"] += 1
-        calls.append({k: payload.get(k) for k in ("model", "provider", *TOKEN_FIELDS)})
-        for k in TOKEN_FIELDS:
-            if isinstance(payload.get(k), (int, float)):
-                totals[k] += payload[k]
-    return totals, calls
 
 
 def format_tokens(usage: Mapping[str, Any] | None, calls: list[Mapping[str, Any]] | None = None) -> str:
@@ -204,23 +189,23 @@ def format_elapsed(started: Any, ended: Any, status: str, now: float | None = No
     return f"{seconds:.1f} s" if seconds < 60 else f"{int(seconds // 60)} min {seconds % 60:04.1f} s"
 
 
-def view_state(source: Any, tally: Tally, now: float | None = None, meter: CostMeter | None = None) -> dict[str, Any]:
+def view_state(source: RunSource, tally: Tally, now: float | None = None, meter: CostMeter | None = None) -> dict[str, Any]:
     """Everything the header and the snapshot need, read once from ``source``."""
-    status = str(getattr(source, "status", "?"))
+    status = source.status
     header = {
-        "episode_id": getattr(source, "episode_id", ""),
-        "task": getattr(source, "task", ""),
-        "using": getattr(source, "using", ""),
+        "episode_id": source.episode_id,
+        "task": source.task,
+        "using": source.using,
         "status": status,
-        "elapsed": format_elapsed(getattr(source, "started_at", None), getattr(source, "ended_at", None), status, now),
-        "tokens": format_tokens(getattr(source, "usage", None), getattr(source, "usage_calls", None)),
-        "cost": format_cost(getattr(source, "usage_calls", None), meter),
+        "elapsed": format_elapsed(source.started_at, source.ended_at, status, now),
+        "tokens": format_tokens(source.usage, source.usage_calls),
+        "cost": format_cost(source.usage_calls, meter),
     }
     return {
         "header": header,
         "status": status,
-        "pending": [] if status in TERMINAL else list(getattr(source, "pending", []) or []),  # an ended run waits for nobody
-        "decisions": list(getattr(source, "decisions", []) or []),
+        "pending": [] if status in TERMINAL else list(source.pending),  # an ended run waits for nobody
+        "decisions": list(source.decisions),
         "recent": list(tally.recent),
         "total": tally.total,
         "counts": dict(tally.counts),

@@ -15,6 +15,7 @@ from typing import Any
 
 import ipywidgets as w
 
+from ..runtime.source import RunSource
 from .approvals import ApprovalsPanel
 from .coalesce import Coalescer
 from ..secrets import shown
@@ -67,7 +68,7 @@ class EpisodeView(w.VBox):
     # -- sources ----------------------------------------------------------------------------
     @property
     def loop(self) -> asyncio.AbstractEventLoop | None:
-        loop = getattr(self.source, "loop", None)
+        loop = self.source.loop
         return loop if loop is not None and not loop.is_closed() else None
 
     def _attach(self, source: Any, *, initial: bool) -> None:
@@ -76,11 +77,9 @@ class EpisodeView(w.VBox):
         self._unsubscribe.clear()
         self.source = source
         self.approvals.rebind(source)
-        if hasattr(source, "subscribe"):  # subscribe first, then read: duplicates are dropped by id
-            self._unsubscribe.append(source.subscribe(self._coalescer.push))
-        if hasattr(source, "on_change"):
-            self._unsubscribe.append(source.on_change(lambda _h: self.poke()))
-        events = list(getattr(source, "events", []) or [])
+        self._unsubscribe.append(source.subscribe(self._coalescer.push))  # subscribe first, then read: duplicates dropped by id
+        self._unsubscribe.append(source.on_change(lambda _h: self.poke()))
+        events = list(source.events)
         first = str(events[0].get("id")) if events else None
         if initial or first is None or first == self._first_id:  # the source holds the whole history
             self._tally = Tally(keep=self._tally.recent.maxlen or 50)
@@ -150,11 +149,11 @@ class EpisodeView(w.VBox):
                 self._coalescer.tick(1.0)  # keep elapsed time (and a loading cost) current
 
     def _sync_controls(self, status: str) -> None:
-        cancellable = hasattr(self.source, "cancel")
-        self.stop_button.disabled = status in TERMINAL or not cancellable
+        cancellable = self.source.can_cancel or (self.source.summary_kind == "EpisodeHandle" and status in TERMINAL)
+        self.stop_button.disabled = status in TERMINAL or not self.source.can_cancel
         self.stop_button.layout.display = None if cancellable else "none"
-        self.resume_button.layout.display = None if getattr(self.source, "can_resume", False) else "none"
-        self.resume_button.disabled = bool(getattr(self.source, "resuming", False))
+        self.resume_button.layout.display = None if self.source.can_resume else "none"
+        self.resume_button.disabled = self.source.resuming
 
     # -- buttons ------------------------------------------------------------------------------
     def stop(self) -> None:
@@ -170,7 +169,7 @@ class EpisodeView(w.VBox):
         """What Resume does for a paused run from disk: resume it and follow the live handle.
 
         The button stays disabled while the resume runs (a second click resumes nothing)."""
-        if getattr(self.source, "resuming", False):
+        if self.source.resuming:
             return None
         self.resume_button.disabled = True
         try:
@@ -179,9 +178,9 @@ class EpisodeView(w.VBox):
             self.message.value = f'<span style="color:#cf222e">could not resume: {esc(exc)}</span>'
             self.resume_button.disabled = False
             return None
-        if not getattr(self.source, "last_error", None):
+        if not self.source.last_error:
             self.message.value = ""
-        self.resume_button.disabled = bool(getattr(self.source, "resuming", False))
+        self.resume_button.disabled = self.source.resuming
         if handle is not None and handle is not self.source:
             self.attach(handle)
         return handle
@@ -191,9 +190,9 @@ class EpisodeView(w.VBox):
         return view_state(self.source, self._tally, meter=self._meter)
 
     def text_summary(self) -> str:
-        kind = getattr(self.source, "summary_kind", None) or "EpisodeHandle"
-        status = str(getattr(self.source, "status", "?"))
-        pending = [] if status in TERMINAL else getattr(self.source, "pending", []) or []
+        kind = self.source.summary_kind
+        status = self.source.status
+        pending = [] if status in TERMINAL else self.source.pending
         return text_summary(kind, status, self._tally.total, len(pending))
 
     def snapshot_html(self) -> str:
@@ -204,7 +203,7 @@ class EpisodeView(w.VBox):
 
         ``wait_prices``: block (up to 10 s) until the price source has loaded, so the snapshot has a
         cost. Only cell-driven calls may wait; a background redraw on the kernel loop passes False."""
-        if wait_prices and getattr(self.source, "usage_calls", None):
+        if wait_prices and self.source.usage_calls:
             CostMeter.wait()
         self.flush()
         data: dict[str, Any] = {"text/plain": self.text_summary(), "text/html": self.snapshot_html()}
@@ -274,13 +273,10 @@ def _execution_count() -> int | None:
     return getattr(shell, "execution_count", None) if shell is not None else None
 
 
-def _notice(source: Any) -> str | None:
+def _notice(source: RunSource) -> str | None:
     """What the view says under its header: an error, who continues a run this view follows, or a reported problem."""
-    error = getattr(source, "last_error", None)
-    if error:
-        return str(error)
-    following = getattr(source, "following", None)
-    if following:
-        return f"following: {following}"
-    problems = getattr(source, "problems", None) or []
-    return str(problems[-1]) if problems else None
+    if source.last_error:
+        return source.last_error
+    if source.following:
+        return f"following: {source.following}"
+    return source.problems[-1] if source.problems else None

@@ -69,7 +69,7 @@ def _act_as_process_b(way: str, run: Path, rng: random.Random) -> list[str]:
                 for _ in range(3):
                     pool.submit(_quiet_resume, run)
         else:
-            from noesis_nb.widgets.runview import DiskRun
+            from noesis_nb import DiskRun
 
             view = DiskRun(run)
             view.approve(approver_id="bob")

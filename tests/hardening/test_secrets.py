@@ -25,7 +25,7 @@ import pytest
 
 import noesis_nb
 from noesis_nb.store import read_events, verify_manifest
-from noesis_nb.widgets.runview import DiskRun
+from noesis_nb import DiskRun
 
 from .secret_corpus import corpus, leaks, run_files
 from .secret_tools import calls

@@ -16,7 +16,7 @@ import noesis_nb
 from noesis_nb import config
 from noesis_nb.store import is_sealed, read_events
 from noesis_nb.widgets import EpisodeView, handle_mimebundle, show
-from noesis_nb.widgets.runview import DiskRun
+from noesis_nb import DiskRun
 
 WIDGET = "application/vnd.jupyter.widget-view+json"
 

@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from noesis_nb.widgets import render, snapshot
-from noesis_nb.widgets.state import Tally, format_elapsed, format_tokens, usage_from_events
+from noesis_nb.store.facts import usage_from_events
+from noesis_nb.widgets.state import Tally, format_elapsed, format_tokens
 
 SCRIPT = "<script>alert(1)</script>"
 IMG = '"><img src=x onerror=alert(1)>'

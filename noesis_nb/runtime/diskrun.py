@@ -1,8 +1,8 @@
-"""A run read from disk, shaped like an ``EpisodeHandle`` so ``EpisodeView`` can show it.
+"""``DiskRun``: a run read from its directory, a :class:`~noesis_nb.runtime.source.RunSource` like a live handle.
 
 A paused run can be approved or rejected here (``approve_draft`` / ``reject_draft``, the
-decision is persisted first) and resumed (``resume_run_async`` on the kernel's loop, or the
-sync ``resume_run`` outside one); the view re-reads the directory when that finishes.
+decision is persisted first) and resumed (on the kernel's loop, or synchronously outside one);
+when another process owns the run (a live kernel, another resume), it follows that one instead.
 """
 
 from __future__ import annotations
@@ -13,7 +13,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .state import usage_from_events
+from ..store import find_run_dir, read_events, read_final, read_state, read_summary
+from ..store.facts import run_facts
+from ..tools import ApprovalDecisionRepository, PreparedInvocationRepository, PreparedInvocationStatus
+from .api import approve_draft, reject_draft, resume_run
+from .gate import PendingApproval
 
 __all__ = ["DiskRun"]
 
@@ -23,10 +27,11 @@ class DiskRun:
 
     summary_kind = "EpisodeRun"
     loop: asyncio.AbstractEventLoop | None = None  # set by resume() on a loop, so the view coalesces its events
+    following: str | None = None  # who continues the run while this object follows it
+    problems: list[str] = []  # a run on disk reports its problems through last_error
+    can_cancel = False  # nothing runs here to stop
 
     def __init__(self, target: str | os.PathLike[str], *, runs_dir: str | os.PathLike[str] | None = None):
-        from ..store import find_run_dir
-
         self.run_dir = Path(find_run_dir(target, runs_dir))
         self.last_error: str | None = None
         self._listeners: list[Callable[[Any], None]] = []
@@ -35,21 +40,17 @@ class DiskRun:
         self.reload()
 
     def reload(self) -> None:
-        from ..store import read_events, read_state, read_summary, run_status
-
         events = read_events(self.run_dir / "events.jsonl", strict=False)
-        summary, state = read_summary(self.run_dir), read_state(self.run_dir)
-        episode = (state or {}).get("episode") or {}
-        start = next((e for e in events if e.get("phase") == "start"), {})
+        facts = run_facts(self.run_dir.name, summary=read_summary(self.run_dir), state=read_state(self.run_dir),
+                          events=events, final=read_final(self.run_dir), with_usage=True)
         self.events = events
-        self.episode_id = (summary or {}).get("episode_id") or episode.get("id") or self.run_dir.name
-        self.task = (summary or {}).get("task") or ((state or {}).get("goal") or {}).get("task") or (start.get("payload") or {}).get("task") or ""
-        self.using = (start.get("payload") or {}).get("using") or str(episode.get("using") or "").removeprefix("adapter:")
-        self._status = run_status(summary, state, events)
-        self.started_at = episode.get("started_at") or (events[0].get("timestamp") if events else None)
-        terminal = self._status in {"ok", "error", "vetoed", "cancelled"}
-        self.ended_at = next((e.get("timestamp") for e in reversed(events) if e.get("phase") == "terminate"), None) if terminal else None
-        self.usage, self.usage_calls = usage_from_events(events)
+        self.episode_id = facts.episode_id
+        self.task = facts.task or ""
+        self.using = facts.using or ""
+        self._status = facts.status
+        self.started_at = facts.started_at or (events[0].get("timestamp") if events else None)
+        self.ended_at = facts.ended_at
+        self.usage, self.usage_calls = facts.usage, facts.usage_calls
         self.decisions = self._decisions()
         decided = {d["draft_id"] for d in self.decisions}
         self.pending = [p for p in self._drafts(events) if p.draft_id not in decided]
@@ -68,9 +69,6 @@ class DiskRun:
         return self._status == "paused" and not self.pending and bool(self.decisions) and not self.resuming
 
     def _drafts(self, events: list[dict[str, Any]]) -> list[Any]:
-        from ..runtime.gate import PendingApproval
-        from ..tools import PreparedInvocationRepository, PreparedInvocationStatus
-
         asked = {str((e.get("payload") or {}).get("draft_id")): e.get("timestamp") for e in events
                  if (e.get("payload") or {}).get("event_name") == "tool.approval.pending"}
         return [PendingApproval.from_prepared(p, asked.get(p.draft_id) or "")
@@ -78,8 +76,6 @@ class DiskRun:
                 if p.status is PreparedInvocationStatus.PENDING_APPROVAL]
 
     def _decisions(self) -> list[dict[str, Any]]:
-        from ..tools import ApprovalDecisionRepository
-
         repo = ApprovalDecisionRepository(self.run_dir)
         rows = []
         for path in sorted(repo.root.glob("*.json")) if repo.root.is_dir() else []:
@@ -110,15 +106,11 @@ class DiskRun:
             callback(self)
 
     def approve(self, draft_id: str | None = None, *, approver_id: str = "human", reason: str | None = None) -> Any:
-        from ..runtime.api import approve_draft
-
         decision = approve_draft(self.run_dir, draft_id, approver_id=approver_id, reason=reason)
         self._changed()
         return decision
 
     def reject(self, draft_id: str | None = None, *, reason: str | None = None, approver_id: str = "human") -> Any:
-        from ..runtime.api import reject_draft
-
         decision = reject_draft(self.run_dir, draft_id, reason=reason, approver_id=approver_id)
         self._changed()
         return decision
@@ -127,8 +119,6 @@ class DiskRun:
         """Continue the paused run: a task on the running loop (a click in a notebook), else synchronously.
 
         Does nothing while a resume is running or when the run cannot be resumed (see ``can_resume``)."""
-        from ..runtime.api import resume_run
-
         if not self.can_resume:
             return None
         try:
@@ -146,9 +136,9 @@ class DiskRun:
 
     async def _resume_and_follow(self) -> None:
         """Resume the run; when another process owns it (a live kernel, another resume), follow that one instead."""
-        from ..runtime.resume import resume_from_disk
         from ..store import is_sealed
         from ..store.ownership import holder
+        from .resume import resume_from_disk
 
         report = await resume_from_disk(self.run_dir)
         if report.action != "busy":
@@ -159,7 +149,9 @@ class DiskRun:
             self._changed()
         self.following = None
 
-    following: str | None = None  # who continues the run while this view follows it
+    def cancel(self) -> bool:
+        """Nothing runs in this object (a run on disk); Stop is not offered for it."""
+        return False
 
     def _resumed(self, task: asyncio.Future[Any]) -> None:
         if not task.cancelled() and task.exception() is not None:

@@ -1,0 +1,134 @@
+"""A run's facts, derived in one place from whatever its directory holds (old or new Noēsis runs).
+
+The listing (``list_runs``), the frames (``runs_df``) and the disk view (``show``) all read a run
+through :func:`run_facts`, so task, adapter, source, status, times and usage mean the same
+everywhere. Malformed fields are read as unknown; ``report(file, message)`` hears about each.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .status import run_status
+from .vocab import TERMINAL_STATUSES, TOKEN_FIELDS
+
+__all__ = ["RunFacts", "run_facts", "run_source", "usage_from_events", "SYSTEMS", "ENGINE", "NOESIS"]
+
+#: the agent systems noesis_nb.integrations connects (their runs carry ``tags.source``)
+SYSTEMS = frozenset({"agui", "noeta", "langgraph", "crewai", "noetic", "taisce"})
+ENGINE = "noesis_nb"
+NOESIS = "noesis"
+
+Report = Callable[[str, str], None]
+
+
+@dataclass(frozen=True)
+class RunFacts:
+    """What every reader of a run agrees on."""
+
+    episode_id: str
+    task: str | None
+    using: str | None  # the adapter's display label (``adapter:`` prefix removed)
+    source: str
+    status: str
+    started_at: str | None
+    ended_at: str | None
+    duration_s: float | None
+    governance_mode: str | None
+    usage: dict[str, Any] = field(default_factory=dict)
+    usage_calls: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def terminal(self) -> bool:
+        return self.status in TERMINAL_STATUSES
+
+
+def _doc(value: Any, file: str, what: str, report: Report | None) -> dict[str, Any]:
+    if value is None or type(value) is dict:
+        return value or {}
+    if report is not None:
+        report(file, f"{what} is a JSON {type(value).__name__}, not an object; read as empty")
+    return {}
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def run_source(doc: Any) -> str:
+    """The system a run came from: its ``tags.source`` when that names an integration, else ``noesis_nb``
+    when its document carries the ``x-noesis_nb`` extension, else ``noesis``. ``doc`` is the summary,
+    or ``state.json`` while there is none."""
+    if type(doc) is not dict:
+        return NOESIS
+    tags = doc.get("tags")
+    if type(tags) is not dict:
+        episode = doc.get("episode")
+        tags = episode.get("tags") if type(episode) is dict else None
+    tag = tags.get("source") if type(tags) is dict else None
+    if type(tag) is str and tag in SYSTEMS:
+        return tag
+    return ENGINE if "x-noesis_nb" in doc else NOESIS
+
+
+def usage_from_events(events: list[Mapping[str, Any]]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Token totals (known counts only) and one row per ``model`` event."""
+    totals: dict[str, Any] = {"model_calls": 0, **{k: 0 for k in TOKEN_FIELDS}}
+    calls = []
+    for event in events:
+        payload = event.get("payload")
+        if event.get("phase") != "model" or not isinstance(payload, Mapping):
+            continue
+        totals["model_calls"] += 1
+        calls.append({k: payload.get(k) for k in ("model", "provider", *TOKEN_FIELDS)})
+        for k in TOKEN_FIELDS:
+            value = payload.get(k)
+            if type(value) is int and value >= 0:
+                totals[k] += value
+    return totals, calls
+
+
+def run_facts(name: str, *, summary: Any, state: Any, events: list[dict[str, Any]] | None = None,
+              start: Any = None, final: Any = None, status: str | None = None, report: Report | None = None,
+              with_usage: bool = False) -> RunFacts:
+    """The facts of the run in folder ``name``. ``events`` may be all of them or only the last few
+    (a listing); ``start`` is the ``start`` event when the caller has it without the whole log."""
+    events = events or []
+    summary_d = _doc(summary, "summary.json", "summary.json", report)
+    state_d = _doc(state, "state.json", "state.json", report)
+    final_d = _doc(final, "final.json", "final.json", report)
+    episode = _doc(state_d.get("episode"), "state.json", "episode", report)
+    goal = _doc(state_d.get("goal"), "state.json", "goal", report)
+    flags = _doc(summary_d.get("flags"), "summary.json", "flags", report)
+    if start is None:
+        start = next((e for e in events if isinstance(e, dict) and e.get("phase") == "start"), None)
+    start_d = start if type(start) is dict else {}
+    start_payload = _doc(start_d.get("payload"), "events.jsonl", "the start event's payload", report)
+    if status is None:
+        status = run_status(summary if type(summary) is dict else None, state if type(state) is dict else None, events)
+    started = _text(summary_d.get("started_at")) or _text(episode.get("started_at")) or _text(start_d.get("timestamp"))
+    duration = summary_d.get("duration_sec")
+    duration = float(duration) if isinstance(duration, (int, float)) and not isinstance(duration, bool) else None
+    ended = None
+    if status in TERMINAL_STATUSES:
+        terminate = next((e for e in reversed(events) if isinstance(e, dict) and e.get("phase") == "terminate"), None)
+        ended = _text((terminate or {}).get("timestamp")) or _text(final_d.get("finalized_at"))
+    using = (_text(flags.get("using")) or _text(start_payload.get("using"))
+             or (_text(episode.get("using")) or "").removeprefix("adapter:") or None)
+    extension = _doc(state_d.get("x-noesis_nb"), "state.json", "x-noesis_nb", report)
+    usage, calls = usage_from_events(events) if with_usage else ({}, [])
+    return RunFacts(
+        episode_id=_text(summary_d.get("episode_id")) or _text(episode.get("id")) or name,
+        task=_text(summary_d.get("task")) or _text(goal.get("task")) or _text(start_payload.get("task")),
+        using=using,
+        source=run_source(summary if type(summary) is dict else state),
+        status=status,
+        started_at=started,
+        ended_at=ended,
+        duration_s=duration,
+        governance_mode=_text(flags.get("governance_mode")) or _text(extension.get("governance_mode")),
+        usage=usage,
+        usage_calls=calls,
+    )
