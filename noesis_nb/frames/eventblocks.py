@@ -126,16 +126,21 @@ class _Batch:
 
 
 class EventColumns:
-    """Assembled event columns (pandas arrays) plus per-run lengths and sources, before any filtering."""
+    """Assembled event columns (pandas arrays, read-only) plus per-run lengths and sources, before any filtering."""
 
-    def __init__(self, columns: dict[str, Any], names: list[str], lengths: list[int], run_sources: list[str]):
+    def __init__(self, columns: dict[str, Any], names: list[str], lengths: list[int], run_sources: list[str],
+                 df: pd.DataFrame | None = None):
         self.columns = columns
         self.names = names
         self.lengths = lengths
         self.run_sources = run_sources
+        self._df = df
 
     def frame(self) -> pd.DataFrame:
-        return pd.DataFrame(self.columns, copy=False)
+        """The events as a frame the caller owns: editing it never changes what the cache serves next."""
+        if self._df is None:
+            self._df = pd.DataFrame(self.columns, copy=False)
+        return _arrays.detached(self._df)
 
 
 def _slice(arr: Any, start: int, stop: int) -> Any:
@@ -202,7 +207,7 @@ def load_events(
         memo_key = ("events", extras_key, tuple(names))
         hit = MEMO.get(memo_key, tuple(segments)) if use_cache else None
         if hit is not None:
-            return EventColumns(hit.columns, hit.names, hit.lengths, run_sources)
+            return EventColumns(hit.columns, hit.names, hit.lengths, run_sources, hit._df)
         loaded = _assemble(segments, names, extras, run_sources, systems)
         if use_cache:
             MEMO.put(memo_key, tuple(segments), loaded)
