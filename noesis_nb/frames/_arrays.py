@@ -59,7 +59,8 @@ def canonical(cat: pd.Categorical) -> pd.Categorical:
         remap = np.empty(len(cats), dtype=np.int64)
         remap[order] = np.arange(len(cats))
         codes = np.asarray(cat.codes, dtype=np.int64)
-        codes = np.where(codes >= 0, remap[np.maximum(codes, 0)], -1)
+        if len(cats):
+            codes = np.where(codes >= 0, remap[np.maximum(codes, 0)], -1)
         cat = pd.Categorical.from_codes(codes, categories=pd.Index(np.asarray(cats, dtype=object)[order], dtype="str"))
     return cat
 
