@@ -24,7 +24,7 @@ from .usage import MODEL_CALL, scan_model_calls
 __all__ = ["read_run", "run_stamp", "calls_from_events", "RunRecord", "PARTS"]
 
 _TAIL = 16384
-PARTS = (("cached_input", "cached_input_tokens"), ("cache_write", "cache_write_input_tokens"))  # (price field, count)
+PARTS = (("cached_input", "cached_input_tokens"), ("cache_write", "cache_write_input_tokens"), ("reasoning", "reasoning_tokens"))  # (price field, count)
 RunRecord = dict[str, Any]
 
 
