@@ -17,7 +17,7 @@ try:  # optional accelerator
 except ImportError:  # pragma: no cover - exercised where pyarrow is absent
     pa = None
 
-__all__ = ["build", "concat", "to_pandas", "HAVE_ARROW", "series_of", "timestamps", "categorical", "canonical", "detached"]
+__all__ = ["build", "concat", "to_pandas", "HAVE_ARROW", "series_of", "timestamps", "categorical", "canonical", "detached", "missing"]
 
 HAVE_ARROW = pa is not None
 _STR = pd.Index([], dtype="str").dtype
@@ -73,6 +73,13 @@ def detached(df: pd.DataFrame) -> pd.DataFrame:
     """
     cow = _PANDAS3 or getattr(pd.options.mode, "copy_on_write", False) is True
     return df.copy(deep=not cow)
+
+
+def missing(data: Any) -> np.ndarray:
+    """Where a built column holds no value (null / NaT), as a numpy bool array."""
+    if HAVE_ARROW and isinstance(data, (pa.Array, pa.ChunkedArray)):
+        return np.asarray(data.is_null().to_numpy(zero_copy_only=False), dtype=bool)
+    return np.asarray(pd.isna(data), dtype=bool)
 
 
 def build(kind: str, values: list[Any]) -> Any:

@@ -10,7 +10,8 @@ assembling a frame from cached runs is slicing and concatenating arrays, not par
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator, Sequence
+from bisect import bisect_right
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -21,11 +22,13 @@ from ..store.eventlog import parse_lines
 from . import _arrays
 from .cache import CACHE, MEMO
 from .columns import Column
-from .fs import prefetch_remote
+from .eventcheck import check_run
+from .fs import BadFile, prefetch_remote
 from .problems import LoadProblem, Problems
 from .progress import progress
 from .rowsource import read_run_source, source_column, system_rows
 from .source import RunRef
+from .values import describe
 
 __all__ = ["EVENT_KINDS", "load_events", "EventColumns", "gc_paused"]
 
@@ -61,9 +64,13 @@ def gc_paused() -> Iterator[None]:
 
 
 class _Batch:
-    """Rows of several runs: Python lists while filling, compact arrays once sealed."""
+    """Rows of several runs: Python lists while filling, compact arrays once sealed.
 
-    __slots__ = ("lists", "arrays", "payload", "rows", "extras")
+    Each run added leaves a ``report`` callback: timestamps are parsed when the batch is sealed
+    (one call for all its rows), and the strings that do not parse are reported to their run then.
+    """
+
+    __slots__ = ("lists", "arrays", "payload", "rows", "extras", "reports")
 
     def __init__(self, extras: tuple[Column, ...]):
         self.extras = extras
@@ -73,43 +80,55 @@ class _Batch:
         self.payload: list[Any] | np.ndarray = []
         self.arrays: dict[str, Any] = {}
         self.rows = 0
+        self.reports: list[tuple[int, Callable[[list[tuple[int, str]]], None]]] = []
 
-    def add(self, evs: list[dict[str, Any]]) -> tuple[int, int, tuple[tuple[int, str], ...]]:
-        """Append a run's events; returns their (start, stop) rows and where a payload names its system."""
+    def add(self, evs: list[dict[str, Any]], report: Callable[[list[tuple[int, str]]], None]
+            ) -> tuple[int, int, tuple[tuple[int, str], ...]]:
+        """Append a run's events; returns their (start, stop) rows and where a payload names its system.
+
+        Values that break their rule are read as None and passed to ``report`` as (event index, reason).
+        """
         lists = self.lists
         assert lists is not None
-        lists["event_id"] += [e.get("id") for e in evs]
-        lists["timestamp"] += [e.get("timestamp") for e in evs]
-        lists["phase"] += [e.get("phase") for e in evs]
-        lists["agent_id"] += [e.get("agent_id") for e in evs]
-        lists["caused_by"] += [e.get("caused_by") for e in evs]
-        lists["faculty"] += [e.get("faculty") for e in evs]
-        lists["duration_ms"] += [m.get("duration_ms") if type(m := e.get("metrics")) is dict else None for e in evs]
         payloads = [e.get("payload") for e in evs]
         try:
             names = [p.get("event_name") for p in payloads]
             gp = payloads
-        except AttributeError:  # a payload that is not an object (rare): read it as empty
+        except AttributeError:  # a payload that is not an object: checked below, read as empty
             gp = [p if type(p) is dict else _EMPTY for p in payloads]
             names = [p.get("event_name") for p in gp]
-        recent = lists["phase"][len(lists["phase"]) - len(evs):]
+        metrics = [e.get("metrics") for e in evs]
+        cols = {
+            "event_id": [e.get("id") for e in evs], "timestamp": [e.get("timestamp") for e in evs],
+            "phase": [e.get("phase") for e in evs], "agent_id": [e.get("agent_id") for e in evs],
+            "caused_by": [e.get("caused_by") for e in evs], "faculty": [e.get("faculty") for e in evs],
+            "episode_id": [e.get("episode_id") for e in evs], "evidence_ids": [e.get("evidence_ids") for e in evs],
+            "event_type": [e.get("event_type") for e in evs], "metrics": metrics,
+            "duration_ms": [m.get("duration_ms") if type(m) is dict else None for m in metrics],
+            "payload": payloads, "payloads": gp, "event_name": names,
+            "status": [p.get("status") for p in gp], "tool": [p.get("tool") for p in gp],
+            "draft_id": [p.get("draft_id") for p in gp], "model": [p.get("model") for p in gp],
+            "source": [p.get("source") for p in gp],
+        }
+        bad = check_run(cols)
+        phases, types = cols["phase"], cols["event_type"]
         i = -1
         try:  # runtime events name themselves in event_type; list.index scans at C speed
             while True:
-                i = recent.index("runtime", i + 1)
-                names[i] = evs[i].get("event_type") or names[i]
+                i = phases.index("runtime", i + 1)
+                names[i] = types[i] or names[i]
         except ValueError:
             pass
-        lists["event_name"] += names
-        lists["status"] += [p.get("status") for p in gp]
-        lists["tool"] += [p.get("tool") for p in gp]
-        lists["draft_id"] += [p.get("draft_id") for p in gp]
-        lists["model"] += [p.get("model") for p in gp]
+        for name in EVENT_KINDS:
+            lists[name] += cols[name]
         for column in self.extras:
             lists[column.name] += [column.value(e) for e in evs]
         self.payload += payloads  # type: ignore[operator]
         start = self.rows
         self.rows += len(evs)
+        if bad:
+            report(bad)
+        self.reports.append((start, report))
         return start, self.rows, system_rows(gp)
 
     def seal(self) -> None:
@@ -119,10 +138,27 @@ class _Batch:
         for name, values in self.lists.items():
             kind = kinds[name]
             self.arrays[name] = _arrays.build(kind if kind in ("str", "category", "datetime", "float") else "object", values)
+        self._report_times(self.lists["timestamp"], self.arrays["timestamp"])
         payload = np.empty(self.rows, dtype=object)
         payload[:] = self.payload
         self.payload = payload
         self.lists = None
+        self.reports = []
+
+    def _report_times(self, raw: list[Any], parsed: Any) -> None:
+        """Report timestamp strings that did not parse (missing ones were reported when added)."""
+        missing = _arrays.missing(parsed)
+        if int(missing.sum()) == raw.count(None):
+            return
+        rows = np.flatnonzero(missing & np.fromiter((v is not None for v in raw), dtype=bool, count=len(raw)))
+        starts = [start for start, _ in self.reports]
+        by_run: dict[int, list[tuple[int, str]]] = {}
+        for row in rows.tolist():
+            run = bisect_right(starts, row) - 1
+            start = starts[run]
+            by_run.setdefault(run, []).append((row - start, f"timestamp {describe(raw[row])} is not an ISO-8601 time; read as unknown"))
+        for run, bad in by_run.items():
+            self.reports[run][1](bad)
 
 
 class EventColumns:
@@ -163,46 +199,58 @@ def load_events(
     run_sources: list[str] = []
     systems: list[tuple[tuple[int, str], ...]] = []  # per run: (row, system) where payload.source names one
     batch = _Batch(extras)
-    open_batches = [batch]
+    per_run: list[list[LoadProblem]] = []  # reported in run order once every batch is sealed
     with gc_paused():
         paths = [r.fs.join(r.path, "events.jsonl") for r in refs]
         prefetch_remote(refs, _events_and_source_doc)
-        for ref, path in progress(list(zip(refs, paths)), show_progress, "events"):
-            key = ("events", ref.fs.protocol, path, extras_key)
-            if use_cache:
-                stamp = ref.stat_events(path)
-                hit = CACHE.get(key, stamp) if stamp is not None else None
-                if hit is not None:
-                    segment, cached_problems, source, named = hit
-                    problems.extend(cached_problems)
-                    segments.append(segment)
-                    run_sources.append(source)
-                    systems.append(named)
+        try:
+            for ref, path in progress(list(zip(refs, paths)), show_progress, "events"):
+                key = ("events", ref.fs.protocol, path, extras_key)
+                if use_cache:
+                    stamp = ref.stat_events(path)
+                    hit = CACHE.get(key, stamp) if stamp is not None else None
+                    if hit is not None:
+                        segment, cached_problems, source, named = hit
+                        per_run.append(cached_problems)
+                        segments.append(segment)
+                        run_sources.append(source)
+                        systems.append(named)
+                        continue
+                source = read_run_source(ref)  # fixed before the first event is written: cached with the events
+                run_sources.append(source)
+                run_problems: list[LoadProblem] = []
+                per_run.append(run_problems)
+                got = _read_events(ref, path, run_problems)
+                if got is None:
+                    segments.append(_NO_EVENTS)
+                    systems.append(())
+                    stamp = ref.fs.stat(path)
+                    if use_cache and run_problems and stamp is not None:  # an unreadable file: keep its report
+                        CACHE.put(key, stamp, (_NO_EVENTS, run_problems, source, ()))
                     continue
-            source = read_run_source(ref)  # fixed before the first event is written: cached with the events
-            run_sources.append(source)
-            got = ref.fs.read(path)
-            if got is None:
-                segments.append(_NO_EVENTS)
-                systems.append(())
-                continue
-            data, stamp = got
-            corruptions: list[Any] = []
-            evs = parse_lines(data, ref.fs.url(path), strict=problems.strict, errors=corruptions)
-            run_problems = [LoadProblem(c.path, c.line_number, c.reason) for c in corruptions]
+                data, stamp = got
+                url = ref.fs.url(path)
+                corruptions: list[Any] = []
+                torn: list[int] = []
+                evs = parse_lines(data, url, strict=problems.strict, errors=corruptions, torn=torn)
+                run_problems.extend(LoadProblem(c.path, c.line_number, c.reason) for c in corruptions)
+                if torn and _sealed(ref):
+                    run_problems.append(LoadProblem(url, torn[0], "the last line is cut off (no newline) although the run "
+                                                                  "is sealed; it is not read"))
+                start, stop, named = batch.add(evs, _reporter(url, data, run_problems))
+                systems.append(named)
+                del evs
+                segment = (batch, start, stop)
+                segments.append(segment)
+                if use_cache:
+                    CACHE.put(key, stamp, (segment, run_problems, source, named), rows=stop - start)
+                if batch.rows >= _BATCH_ROWS:
+                    batch.seal()
+                    batch = _Batch(extras)
+        finally:  # also when a strict load raises: cached segments must never point into an unsealed batch
+            batch.seal()
+        for run_problems in per_run:
             problems.extend(run_problems)
-            start, stop, named = batch.add(evs)
-            systems.append(named)
-            del evs
-            segment = (batch, start, stop)
-            segments.append(segment)
-            if use_cache:
-                CACHE.put(key, stamp, (segment, run_problems, source, named), rows=stop - start)
-            if batch.rows >= _BATCH_ROWS:
-                batch.seal()
-                batch = _Batch(extras)
-                open_batches.append(batch)
-        batch.seal()
         names = [r.name for r in refs]
         memo_key = ("events", extras_key, tuple(names))
         hit = MEMO.get(memo_key, tuple(segments)) if use_cache else None
@@ -212,6 +260,31 @@ def load_events(
         if use_cache:
             MEMO.put(memo_key, tuple(segments), loaded)
         return loaded
+
+
+def _read_events(ref: RunRef, path: str, run_problems: list[LoadProblem]) -> tuple[bytes, Any] | None:
+    """The bytes of the run's events.jsonl; None (and a report) when it is not a readable file of the run."""
+    try:
+        return ref.read("events.jsonl")
+    except BadFile as exc:
+        run_problems.append(LoadProblem(ref.fs.url(path), None, f"{exc.reason}; the run's events are not read"))
+        return None
+
+
+def _sealed(ref: RunRef) -> bool:
+    return ref.fs.stat(ref.file("final.json")) is not None or ref.fs.stat(ref.file("manifest.json")) is not None
+
+
+def _reporter(url: str, data: bytes, sink: list[LoadProblem]) -> Callable[[list[tuple[int, str]]], None]:
+    """Turns (event index, reason) into problems with line numbers (worked out only when a run has any)."""
+    numbers: list[int] = []
+
+    def report(bad: list[tuple[int, str]]) -> None:
+        if not numbers:
+            parse_lines(data, url, strict=False, errors=[], numbers=numbers)
+        sink.extend(LoadProblem(url, numbers[i], reason) for i, reason in bad)
+
+    return report
 
 
 def _events_and_source_doc(ref: RunRef) -> list[str]:

@@ -16,6 +16,7 @@ from ..cost import Pricer, price_frame
 from .columns import TOKEN_COLUMNS
 from .runrecord import PARTS, RunRecord
 from .usage import calls_frame
+from .values import is_count
 
 __all__ = ["run_usage", "sums_hide_priced_parts"]
 
@@ -69,7 +70,7 @@ def run_usage(records: list[RunRecord], prices: Any) -> pd.DataFrame:
             index.append(i)
             stamps.append(ts)
             payloads.append(payload)
-            weights.append(payload.get("model_calls", 1) if isinstance(payload.get("model_calls"), int) else 1)
+            weights.append(payload["model_calls"] if is_count(payload.get("model_calls")) else 1)
     n = len(records)
     calls = price_frame(calls_frame(index, [s if isinstance(s, str) else None for s in stamps], payloads), prices)
     out = pd.DataFrame(index=range(n))

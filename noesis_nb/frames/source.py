@@ -38,6 +38,21 @@ class RunRef:
         """The stat of this run's events.jsonl, reusing the one taken while listing the root."""
         return self.events_stat if self.events_stat is not None else self.fs.stat(path)
 
+    def file(self, *parts: str) -> str:
+        """The path of a file of this run (``ref.file("tool_invocations", "prepared")``)."""
+        return self.fs.join(self.path, *parts)
+
+    def read(self, *parts: str) -> tuple[bytes, Any] | None:
+        """(bytes, stat) of a file of this run, None when absent; ``BadFile`` when not a readable file of the run."""
+        return self.fs.read(self.file(*parts), within=self.path)
+
+    def read_tail(self, name: str, nbytes: int) -> tuple[bytes, Any, bool] | None:
+        return self.fs.read_tail(self.file(name), nbytes, within=self.path)
+
+    def listdir(self, *parts: str) -> list[str]:
+        """Names in a folder of this run ([] when absent); ``BadFile`` when it is not a folder of the run."""
+        return self.fs.listdir(self.file(*parts), within=self.path)
+
     @property
     def name(self) -> str:
         return self.path.rstrip("/").replace("\\", "/").rsplit("/", 1)[-1]

@@ -13,9 +13,13 @@ from . import _arrays
 from .coerce import Report, clean_row, obj
 from .columns import TOOL_COLUMNS, Column, check_columns
 from .eventblocks import load_events
-from .fs import prefetch_remote
+from .fs import BadFile, prefetch_remote
 from .problems import Problems
+from .shapes import APPROVAL, EXECUTION, PREPARED, check
 from .source import RunRef, Source, episode_filter, resolve_source
+from .values import RULES, describe
+
+_TOOL = RULES["tool"]
 
 __all__ = ["tools_df", "tool_label"]
 
@@ -34,59 +38,81 @@ def tool_label(tool: Any) -> str | None:
 
 def _record_files(ref: RunRef) -> list[str]:
     """Every tool record of a run (prepared, approvals, executions), for one concurrent remote fetch."""
-    fs = ref.fs
-    return [fs.join(ref.path, "tool_invocations", kind, name) for kind in ("prepared", "approvals", "executions")
-            for name in fs.listdir(fs.join(ref.path, "tool_invocations", kind)) if name.endswith(".json")]
+    out = []
+    for kind in _SHAPES:
+        try:
+            names = ref.listdir("tool_invocations", kind)
+        except BadFile:  # reported when the records are read
+            continue
+        out += [ref.file("tool_invocations", kind, name) for name in names if name.endswith(".json")]
+    return out
+
+
+_SHAPES = {"prepared": PREPARED, "approvals": APPROVAL, "executions": EXECUTION}
 
 
 def _records(ref: RunRef, kind: str, problems: Problems) -> dict[str, dict[str, Any]]:
+    """The run's ``tool_invocations/<kind>`` records by draft id; each unreadable record or bad field is reported with its file."""
     fs = ref.fs
-    folder = fs.join(ref.path, "tool_invocations", kind)
+    try:
+        names = ref.listdir("tool_invocations", kind)
+    except BadFile as exc:
+        problems.add(fs.url(ref.file("tool_invocations", kind)), f"{exc.reason}; its tool records are not read")
+        return {}
     out = {}
-    for name in sorted(fs.listdir(folder)):
+    for name in sorted(names):
         if not name.endswith(".json"):
             continue
-        path = fs.join(folder, name)
-        got = fs.read(path)
+        url = fs.url(ref.file("tool_invocations", kind, name))
+        try:
+            got = ref.read("tool_invocations", kind, name)
+        except BadFile as exc:
+            problems.add(url, f"{exc.reason}; this tool record is not read")
+            continue
         if got is None:
             continue
         try:
             doc = orjson.loads(got[0])
         except orjson.JSONDecodeError as exc:
-            problems.add(fs.url(path), f"invalid JSON ({exc})")
+            problems.add(url, f"invalid JSON ({exc}); this tool record is not read")
             continue
-        if isinstance(doc, dict):
-            out[str(doc.get("draft_id") or name[:-5])] = doc
-        else:
-            problems.add(fs.url(path), f"a JSON {type(doc).__name__}, not an object")
+        if type(doc) is not dict:
+            problems.add(url, f"{describe(doc)}, not an object; this tool record is not read")
+            continue
+        doc = check(doc, _SHAPES[kind], lambda reason, url=url: problems.add(url, reason))
+        out[doc.get("draft_id") or name[:-5]] = doc
     return out
 
 
 def _event_facts(names: np.ndarray, stamps: pd.Series, payloads: np.ndarray) -> dict[str, dict[str, Any]]:
-    """Per draft: timestamps and codes seen in its ``tool.*`` events (request ids mapped to drafts)."""
+    """Per draft: timestamps and codes seen in its ``tool.*`` events (request ids mapped to drafts).
+
+    Only values of the right kind are taken (events_df reports the others with their line).
+    """
     by_request: dict[str, dict[str, Any]] = {}
     drafts: dict[str, dict[str, Any]] = {}
     for name, ts, payload in zip(names, stamps, payloads):
         if type(payload) is not dict:
             continue
-        request = payload.get("request_id")
-        draft = payload.get("draft_id")
+        text = lambda key: value if type(value := payload.get(key)) is str else None  # noqa: E731
+        request, draft = text("request_id"), text("draft_id")
         facts = drafts.setdefault(draft, {"request_id": request}) if draft else by_request.setdefault(str(request), {})
-        if draft and request is not None and str(request) in by_request:
-            for key, value in by_request.pop(str(request)).items():
+        if draft and request is not None and request in by_request:
+            for key, value in by_request.pop(request).items():
                 facts.setdefault(key, value)
         if name == "tool.requested":
-            facts.update(requested_at=ts, protocol=payload.get("protocol"), tool=payload.get("tool"))
+            tool = payload.get("tool")
+            facts.update(requested_at=ts, protocol=text("protocol"), tool=tool if _TOOL.ok(tool) else None)
         elif name == "tool.approval.pending":
-            facts.update(pending_at=ts, pending_code=payload.get("reason_code"))
+            facts.update(pending_at=ts, pending_code=text("reason_code"))
         elif name == "tool.approved":
             facts.update(decided_at=ts, decision="approved")
         elif name == "tool.rejected.governance":
-            facts.update(decided_at=ts, decision="rejected", reason=payload.get("reason"), decision_code=payload.get("reason_code"))
+            facts.update(decided_at=ts, decision="rejected", reason=text("reason"), decision_code=text("reason_code"))
         elif name == "tool.execution.started":
             facts["executed_at"] = ts
         elif name in _EXEC_STATUS:
-            facts.update(finished_at=ts, exec_status=_EXEC_STATUS[name], exec_code=payload.get("reason_code"))
+            facts.update(finished_at=ts, exec_status=_EXEC_STATUS[name], exec_code=text("reason_code"))
     return drafts
 
 
