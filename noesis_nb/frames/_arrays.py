@@ -21,6 +21,7 @@ __all__ = ["build", "concat", "to_pandas", "HAVE_ARROW", "series_of", "timestamp
 
 HAVE_ARROW = pa is not None
 _STR = pd.Index([], dtype="str").dtype
+_TEXT_TYPES = {str, type(None)}
 _PANDAS3 = int(pd.__version__.split(".")[0]) >= 3
 _DICT = pa.dictionary(pa.int32(), pa.string()) if HAVE_ARROW else None
 _TS = "datetime64[us, UTC]"
@@ -103,7 +104,7 @@ def build(kind: str, values: list[Any]) -> Any:
         except (TypeError, ValueError):
             return np.array([_float(v) for v in values], dtype=np.float64)
     if kind == "category":
-        return categorical([_text(v) for v in values])
+        return categorical(values if set(map(type, values)) <= _TEXT_TYPES else [_text(v) for v in values])
     arr = np.empty(len(values), dtype=object)
     arr[:] = values
     return arr

@@ -102,7 +102,6 @@ class _Batch:
             "event_id": [e.get("id") for e in evs], "timestamp": [e.get("timestamp") for e in evs],
             "phase": [e.get("phase") for e in evs], "agent_id": [e.get("agent_id") for e in evs],
             "caused_by": [e.get("caused_by") for e in evs], "faculty": [e.get("faculty") for e in evs],
-            "episode_id": [e.get("episode_id") for e in evs], "evidence_ids": [e.get("evidence_ids") for e in evs],
             "event_type": [e.get("event_type") for e in evs], "metrics": metrics,
             "duration_ms": [m.get("duration_ms") if type(m) is dict else None for m in metrics],
             "payload": payloads, "payloads": gp, "event_name": names,

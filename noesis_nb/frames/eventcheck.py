@@ -16,7 +16,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .values import RULES, TOKEN_KEYS, describe, usage_conflicts
+import numpy as np
+
+from .values import MAX_COUNT, RULES, TOKEN_KEYS, describe, usage_conflicts
 
 __all__ = ["check_run", "FACULTIES"]
 
@@ -26,8 +28,7 @@ FACULTIES = frozenset({"intuition", "direction", "governance", "insight"})
 # column -> (allowed types, what a good value is); None is allowed (absent) unless the column is required
 _COLUMNS: dict[str, tuple[set[type], str]] = {
     "event_id": (_TEXT, "text"), "agent_id": (_TEXT, "text"), "caused_by": (_TEXT, "text"), "faculty": (_TEXT, "text"),
-    "episode_id": (_TEXT, "text"), "event_type": (_TEXT, "text"), "evidence_ids": ({list, _NONE}, "an array"),
-    "metrics": ({dict, _NONE}, "an object"), "event_name": (_TEXT, "text"), "status": (_TEXT, "text"),
+    "event_type": (_TEXT, "text"), "metrics": ({dict, _NONE}, "an object"), "event_name": (_TEXT, "text"), "status": (_TEXT, "text"),
     "draft_id": (_TEXT, "text"), "model": (_TEXT, "text"), "source": (_TEXT, "text"),
 }
 _REQUIRED = {"timestamp": ({str}, "an ISO-8601 time"), "phase": ({str}, "text"), "payload": ({dict}, "an object")}
@@ -35,7 +36,7 @@ _FIELD = {"event_id": "id", "duration_ms": "metrics.duration_ms"}  # column -> w
 _PAYLOAD = {"event_name", "status", "tool", "draft_id", "model", "source"}
 _CALL_RULES = {**dict.fromkeys(TOKEN_KEYS, "count"), "model_calls": "count", "latency_ms": "nonneg", "cost_usd": "nonneg",
                "provider": "text"}
-_TOOL_RULES = dict.fromkeys(("request_id", "reason_code", "protocol", "reason", "execution_id", "decision_id", "candidate_id"), "text")
+_TOOL_RULES = dict.fromkeys(("request_id", "reason_code", "protocol", "reason"), "text")  # what tools_df reads
 
 
 def _where(column: str) -> str:
@@ -98,18 +99,53 @@ def _check_durations(durations: list[Any], bad: list[tuple[int, str]]) -> None:
 
 
 def _check_payloads(cols: dict[str, list[Any]], bad: list[tuple[int, str]]) -> None:
-    """Fields that ``usage_df`` and ``tools_df`` read from model-call and tool payloads."""
+    """Fields that ``usage_df`` and ``tools_df`` read from model-call and tool payloads, one field at a time."""
     payloads, names, phases = cols["payloads"], cols["event_name"], cols["phase"]
     for targets, rules in ((_positions(names, "model.call"), _CALL_RULES), (_positions(phases, "tool"), _TOOL_RULES)):
-        for i in targets:
-            payload = payloads[i]
-            for key, rule_name in rules.items():
-                value = payload.get(key)
-                rule = RULES[rule_name]
+        if not targets:
+            continue
+        chosen = [payloads[i] for i in targets]
+        fields = {key: [p.get(key) for p in chosen] for key in rules}
+        for key, rule_name in rules.items():
+            values = fields[key]
+            if _plain(values, rule_name):
+                continue
+            rule = RULES[rule_name]
+            for j, value in enumerate(values):
                 if value is not None and not rule.ok(value):
-                    bad.append((i, f"payload.{key} is {describe(value)}, not {rule.want}; read as unknown"))
-            if rules is _CALL_RULES:
-                bad.extend((i, f"payload: {conflict}; these counts are read as unknown") for conflict in usage_conflicts(payload))
+                    bad.append((targets[j], f"payload.{key} is {describe(value)}, not {rule.want}; read as unknown"))
+                    values[j] = None
+        if rules is _CALL_RULES:
+            _check_parts(targets, fields, bad)
+
+
+def _plain(values: list[Any], rule: str) -> bool:
+    """The common case, decided without a call per value: every value is None or plainly fits ``rule``."""
+    kinds = set(map(type, values))
+    if rule == "text":
+        return kinds <= _TEXT
+    if not kinds <= {int, _NONE} and not (rule == "nonneg" and kinds <= {int, float, _NONE}):
+        return False
+    numbers = [v for v in values if v is not None]
+    if not numbers:
+        return True
+    low, high = min(numbers), max(numbers)
+    return low >= 0 and (high < MAX_COUNT if rule == "count" else math.isfinite(high))
+
+
+def _check_parts(targets: list[int], fields: dict[str, list[Any]], bad: list[tuple[int, str]]) -> None:
+    """Parts above their totals (cached + cache-write > input, reasoning > output), found on arrays."""
+    def array(key: str) -> np.ndarray:
+        return np.array(fields[key], dtype=np.float64)  # None (unknown or already reported) -> NaN
+
+    total, cached, written = array("input_tokens"), array("cached_input_tokens"), array("cache_write_input_tokens")
+    output, reasoning = array("output_tokens"), array("reasoning_tokens")
+    with np.errstate(invalid="ignore"):
+        over_in = np.nan_to_num(cached) + np.nan_to_num(written) > total
+        over_out = reasoning > output
+    for j in np.flatnonzero(over_in | over_out).tolist():
+        usage = {k: fields[k][j] for k in TOKEN_KEYS}
+        bad.extend((targets[j], f"payload: {conflict}; these counts are read as unknown") for conflict in usage_conflicts(usage))
 
 
 def _positions(values: list[Any], wanted: str) -> list[int]:

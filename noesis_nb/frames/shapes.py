@@ -9,10 +9,11 @@ the objects on the way to a change, never the caller's — and reports each one 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .values import RULES, TOKEN_KEYS, describe, usage_conflicts
+from .values import MAX_COUNT, RULES, TOKEN_KEYS, describe, usage_conflicts
 
 __all__ = ["SUMMARY", "STATE", "FINAL", "MANIFEST", "PREPARED", "APPROVAL", "EXECUTION", "check", "Spec"]
 
@@ -73,51 +74,115 @@ EXECUTION = spec([*_TOOL_IDS, "execution_id:text", "duration_ms:nonneg", "replay
 
 def check(doc: dict[str, Any], tree: Spec, report: Callable[[str], None]) -> dict[str, Any]:
     """``doc`` with the fields that break ``tree`` read as None; each one reported as ``"<path> is …"``."""
-    return _walk(doc, tree, "", report)
+    return _walk(doc, _compiled(tree), "", report)
 
 
-def _walk(obj: dict[str, Any], tree: Spec, prefix: str, report: Callable[[str], None]) -> dict[str, Any]:
+# A compiled node: (key, required, types that fit at once, rule, children node, item rule, item children node)
+_Node = tuple[tuple[str, bool, frozenset[type], Any, Any, Any, Any], ...]
+_FAST = {"text": {str}, "object": {dict}, "list": {list}, "bool": {bool}, "any": {object}}
+_CACHE: dict[int, _Node] = {}
+
+
+def _compiled(tree: Spec) -> _Node:
+    node = _CACHE.get(id(tree))
+    if node is None:
+        node = _CACHE[id(tree)] = tuple(
+            (key, required, frozenset(_FAST.get(rule, ())), RULES[rule], _compiled(children) if children else (),
+             RULES[children["[]"][0]] if "[]" in children else None,
+             _compiled(children["[]"][2]) if "[]" in children and children["[]"][2] else ())
+            for key, (rule, required, children) in tree.items() if key != "[]")
+        _KEEP.append(tree)  # keeps id(tree) valid
+    return node
+
+
+_KEEP: list[Spec] = []
+_COUNT = RULES["count"]
+
+
+def _walk(obj: dict[str, Any], node: _Node, prefix: str, report: Callable[[str], None]) -> dict[str, Any]:
     out = obj
-    for key, (rule_name, required, children) in tree.items():
-        value = obj.get(key)
-        where = prefix + key
+    get = obj.get
+    for key, required, fast, rule, children, item_rule, item_children in node:
+        value = get(key)
         if value is None:
             if required:
-                report(f"{where} is missing")
+                report(f"{prefix}{key} is missing")
             continue
-        new = _value(value, rule_name, children, where, report)
+        kind = type(value)
+        fits = kind in fast or (kind is int and rule is _COUNT and 0 <= value < MAX_COUNT) or rule.ok(value)
+        if not fits:
+            report(f"{prefix}{key} is {describe(value)}, not {rule.want}; read as unknown")
+            new = None
+        elif children and kind is dict:
+            new = _walk(value, children, f"{prefix}{key}.", report)
+        elif item_rule is not None and kind is list:
+            new = _items(value, item_rule, item_children, f"{prefix}{key}", report)
+        else:
+            continue
         if new is not value:
             if out is obj:
                 out = dict(obj)
             out[key] = new
-    if tree is _BY_MODEL_ITEM:
+    if node is _BY_MODEL_ITEM:
         for conflict in usage_conflicts(out):
             report(f"{prefix.rstrip('.')}: {conflict}")
     return out
 
 
-def _value(value: Any, rule_name: str, children: Spec, where: str, report: Callable[[str], None]) -> Any:
-    rule = RULES[rule_name]
-    if not rule.ok(value):
-        report(f"{where} is {describe(value)}, not {rule.want}; read as unknown")
-        return None
-    if not children:
-        return value
-    if type(value) is dict:
-        return _walk(value, children, where + ".", report)
-    if type(value) is list and "[]" in children:
-        item_rule, _, item_children = children["[]"]
-        items = value
-        for i, item in enumerate(value):
-            if item is None:
-                continue
-            new = _value(item, item_rule, item_children, f"{where}[{i}]", report)
-            if new is not item:
-                if items is value:
-                    items = list(value)
-                items[i] = new
-        return items
-    return value
+def _items(items: list[Any], rule: Any, children: _Node, where: str, report: Callable[[str], None]) -> list[Any]:
+    if len(items) > 4 and children and children is not _BY_MODEL_ITEM and _all_fit(items, children):
+        return items  # a long list of well-formed objects (a manifest's files): checked field by field at once
+    out = items
+    for i, item in enumerate(items):
+        if item is None:
+            continue
+        if not rule.ok(item):
+            report(f"{where}[{i}] is {describe(item)}, not {rule.want}; read as unknown")
+            new = None
+        elif children and type(item) is dict:
+            new = _walk(item, children, f"{where}[{i}].", report)
+        else:
+            continue
+        if new is not item:
+            if out is items:
+                out = list(items)
+            out[i] = new
+    return out
 
 
-_BY_MODEL_ITEM = SUMMARY["x-noesis_nb"][2]["usage"][2]["by_model"][2]["[]"][2]
+def _all_fit(items: list[Any], children: _Node) -> bool:
+    """Whether every item is an object whose fields all plainly fit (one pass per field); False: check item by item."""
+    if set(map(type, items)) != {dict}:
+        return False
+    for key, required, fast, rule, sub, item_rule, _ in children:
+        if sub or item_rule is not None:
+            return False
+        column = [item.get(key) for item in items]
+        kinds = set(map(type, column))
+        if type(None) in kinds:
+            if required:
+                return False
+            kinds.discard(type(None))
+            column = [v for v in column if v is not None]
+        if not column or kinds <= fast:
+            continue
+        if rule.name == "count" and kinds <= {int} and min(column) >= 0 and max(column) < MAX_COUNT:
+            continue
+        if rule.name == "relpath" and kinds <= {str} and _names_fit(column):
+            continue
+        return False
+    return True
+
+
+_DRIVE = re.compile(r"\n[^/\n]:")  # "C:..." at the start of a name
+_BAD_PARTS = tuple(a + part + b for part in ("", ".", "..") for a in "\n/" for b in "\n/")  # "\n\n", "//", "/../", "\n./" …
+
+
+def _names_fit(names: list[str]) -> bool:
+    """Whether all ``names`` are safe relative paths, by substring search over them joined (no call per name)."""
+    joined = "\n" + "\n".join(names) + "\n"
+    return ("\\" not in joined and "\x00" not in joined and not any(bad in joined for bad in _BAD_PARTS)
+            and _DRIVE.search(joined) is None)
+
+
+_BY_MODEL_ITEM = _compiled(SUMMARY["x-noesis_nb"][2]["usage"][2]["by_model"][2]["[]"][2])
