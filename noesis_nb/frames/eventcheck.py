@@ -89,7 +89,7 @@ def _check_durations(durations: list[Any], bad: list[tuple[int, str]]) -> None:
     kinds = set(map(type, durations))
     if kinds <= {int, float, _NONE}:
         numbers = [v for v in durations if v is not None]
-        if not numbers or (min(numbers) >= 0 and math.isfinite(max(numbers)) and math.isfinite(min(numbers))):
+        if not numbers or (min(numbers) >= 0 and max(numbers) < MAX_COUNT and math.isfinite(min(numbers))):
             return
     rule = RULES["nonneg"]
     for i, v in enumerate(durations):
@@ -130,7 +130,7 @@ def _plain(values: list[Any], rule: str) -> bool:
     if not numbers:
         return True
     low, high = min(numbers), max(numbers)
-    return low >= 0 and (high < MAX_COUNT if rule == "count" else math.isfinite(high))
+    return low >= 0 and high < MAX_COUNT
 
 
 def _check_parts(targets: list[int], fields: dict[str, list[Any]], bad: list[tuple[int, str]]) -> None:

@@ -42,7 +42,8 @@ def _number(value: Any) -> bool:
 
 
 def _nonneg(value: Any) -> bool:
-    return _number(value) and value >= 0
+    """A duration, latency or cost: from 0 to 2**53 (beyond that no measured quantity is meant)."""
+    return _number(value) and 0 <= value < MAX_COUNT
 
 
 def _success(value: Any) -> bool:
@@ -78,9 +79,9 @@ class Rule:
 RULES: dict[str, Rule] = {r.name: r for r in (
     Rule("text", lambda v: type(v) is str, "text"),
     Rule("time", is_time, "an ISO-8601 time"),
-    Rule("count", is_count, "a whole number from 0"),
+    Rule("count", is_count, "a whole number from 0 to 2**53"),
     Rule("number", _number, "a finite number"),
-    Rule("nonneg", _nonneg, "a finite number from 0"),
+    Rule("nonneg", _nonneg, "a number from 0 to 2**53"),
     Rule("bool", lambda v: type(v) is bool, "true or false"),
     Rule("success", _success, "true/false or a score from 0 to 1"),
     Rule("object", lambda v: type(v) is dict, "an object"),

@@ -22,3 +22,13 @@ def _fresh_frames_cache():
     clear_cache()
     yield
     clear_cache()
+
+
+def pytest_terminal_summary(terminalreporter) -> None:  # noqa: ANN001 - pytest's hook signature
+    """Print the mutated-runs figures (the README quotes them) when that suite ran."""
+    import sys
+
+    module = sys.modules.get("tests.hardening.test_mutated_runs")
+    figures = getattr(module, "FIGURES", None)
+    if figures and figures.get("examples"):
+        terminalreporter.write_line("hardening, mutated runs: " + ", ".join(f"{k}: {v}" for k, v in figures.items()))
