@@ -62,7 +62,9 @@ def read_run(ref: RunRef, *, strict: bool) -> tuple[RunRecord, dict[str, Any], l
     stamp: dict[str, Any] = {".": ref.fs.stat(ref.path)}  # before any read: a later rename into the run changes it
     summary = _doc(ref, "summary.json", problems, stamp, SUMMARY)
     final = _doc(ref, "final.json", problems, stamp, FINAL)
+    before = len(problems)
     manifest = _doc(ref, "manifest.json", problems, stamp, MANIFEST)
+    manifest_clean = len(problems) == before  # a manifest with a malformed field cannot vouch for the run
     state = _doc(ref, "state.json", problems, stamp, STATE)  # read even when the summary says it all: its bad values are reported
     ext = (summary or {}).get("x-noesis_nb") or {}
     usage = ext.get("usage") if isinstance(ext, dict) else None
@@ -98,7 +100,7 @@ def read_run(ref: RunRef, *, strict: bool) -> tuple[RunRecord, dict[str, Any], l
         "status": _status(ref, summary, state, tail, problems),
         "head": head, "tail_end": next((e.get("timestamp") for e in reversed(tail) if e.get("phase") == "terminate"), None),
         "calls": calls, "calls_from": "summary" if calls and not need_calls else "events",
-        "tools": tools, "tool_requests": tool_requests, "stamp": stamp, "problems": problems,
+        "tools": tools, "tool_requests": tool_requests, "stamp": stamp, "problems": problems, "manifest_clean": manifest_clean,
     }
     record["known_sizes"] = {k: v[0] for k, v in stamp.items() if v is not None and k.endswith((".json", ".jsonl"))}
     return record, stamp, problems

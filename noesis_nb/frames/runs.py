@@ -95,7 +95,8 @@ def _record(ref: RunRef, problems: Problems, use_cache: bool, verify: str) -> Ru
                 problems.extend(run_problems)
                 return record
     record, stamp, run_problems = read_run(ref, strict=problems.strict)
-    record["manifest_ok"] = _manifest_ok(ref, record["manifest"], verify, record["known_sizes"], run_problems)
+    ok = _manifest_ok(ref, record["manifest"], verify, record["known_sizes"], run_problems)
+    record["manifest_ok"] = ok and record["manifest_clean"] if ok is not None else None
     record["row"] = _checked_row(record, run_problems)
     problems.extend(run_problems)
     if use_cache:
