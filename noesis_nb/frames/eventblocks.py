@@ -1,16 +1,15 @@
 """The event hot path: events.jsonl bytes → ``parse_lines`` → column lists → compact batch arrays.
 
-Each file is read once and parsed with the store's one line parser. Its events are turned into
-column lists while they are hot in cache, and every ~32k rows the lists become compact arrays
-(Arrow strings/dictionaries, timestamps parsed in one call), so Python string objects are freed
-and their memory reused. A run's rows are a slice of a batch: the cache keeps that slice, and
-assembling a frame from cached runs is slicing and concatenating arrays, not parsing.
+Each file is read once (never from outside its run) and parsed with the store's one line parser.
+Its events are checked and turned into column lists while they are hot in cache (``Batch``), and
+every ~1k rows the lists become compact arrays, so Python string objects are freed. A run's rows
+are a slice of a batch: the cache keeps that slice with the run's problems (file, line, reason),
+and assembling a frame from cached runs is slicing and concatenating arrays, not parsing.
 """
 
 from __future__ import annotations
 
 import gc
-from bisect import bisect_right
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -22,32 +21,16 @@ from ..store.eventlog import parse_lines
 from . import _arrays
 from .cache import CACHE, MEMO
 from .columns import Column
-from .eventcheck import check_run
+from .eventbatch import EVENT_KINDS, Batch
 from .fs import BadFile, prefetch_remote
 from .problems import LoadProblem, Problems
 from .progress import progress
-from .rowsource import read_run_source, source_column, system_rows
+from .rowsource import read_run_source, source_column
 from .source import RunRef
-from .values import describe
 
 __all__ = ["EVENT_KINDS", "load_events", "EventColumns", "gc_paused"]
 
-EVENT_KINDS: dict[str, str] = {
-    "event_id": "str",
-    "timestamp": "datetime",
-    "phase": "category",
-    "event_name": "category",
-    "agent_id": "category",
-    "caused_by": "str",
-    "duration_ms": "float",
-    "faculty": "category",
-    "status": "category",
-    "tool": "category",
-    "draft_id": "str",
-    "model": "category",
-}
 _BATCH_ROWS = 1024  # sealing small batches keeps the values hot in cache (measured: ~25% faster than 32k)
-_EMPTY: dict[str, Any] = {}
 _NO_EVENTS: tuple[None, int, int] = (None, 0, 0)
 
 
@@ -61,103 +44,6 @@ def gc_paused() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
-
-
-class _Batch:
-    """Rows of several runs: Python lists while filling, compact arrays once sealed.
-
-    Each run added leaves a ``report`` callback: timestamps are parsed when the batch is sealed
-    (one call for all its rows), and the strings that do not parse are reported to their run then.
-    """
-
-    __slots__ = ("lists", "arrays", "payload", "rows", "extras", "reports")
-
-    def __init__(self, extras: tuple[Column, ...]):
-        self.extras = extras
-        self.lists: dict[str, list[Any]] | None = {name: [] for name in EVENT_KINDS}
-        for column in extras:
-            self.lists[column.name] = []
-        self.payload: list[Any] | np.ndarray = []
-        self.arrays: dict[str, Any] = {}
-        self.rows = 0
-        self.reports: list[tuple[int, Callable[[list[tuple[int, str]]], None]]] = []
-
-    def add(self, evs: list[dict[str, Any]], report: Callable[[list[tuple[int, str]]], None]
-            ) -> tuple[int, int, tuple[tuple[int, str], ...]]:
-        """Append a run's events; returns their (start, stop) rows and where a payload names its system.
-
-        Values that break their rule are read as None and passed to ``report`` as (event index, reason).
-        """
-        lists = self.lists
-        assert lists is not None
-        payloads = [e.get("payload") for e in evs]
-        try:
-            names = [p.get("event_name") for p in payloads]
-            gp = payloads
-        except AttributeError:  # a payload that is not an object: checked below, read as empty
-            gp = [p if type(p) is dict else _EMPTY for p in payloads]
-            names = [p.get("event_name") for p in gp]
-        metrics = [e.get("metrics") for e in evs]
-        cols = {
-            "event_id": [e.get("id") for e in evs], "timestamp": [e.get("timestamp") for e in evs],
-            "phase": [e.get("phase") for e in evs], "agent_id": [e.get("agent_id") for e in evs],
-            "caused_by": [e.get("caused_by") for e in evs], "faculty": [e.get("faculty") for e in evs],
-            "event_type": [e.get("event_type") for e in evs], "metrics": metrics,
-            "duration_ms": [m.get("duration_ms") if type(m) is dict else None for m in metrics],
-            "payload": payloads, "payloads": gp, "event_name": names,
-            "status": [p.get("status") for p in gp], "tool": [p.get("tool") for p in gp],
-            "draft_id": [p.get("draft_id") for p in gp], "model": [p.get("model") for p in gp],
-            "source": [p.get("source") for p in gp],
-        }
-        bad = check_run(cols)
-        phases, types = cols["phase"], cols["event_type"]
-        i = -1
-        try:  # runtime events name themselves in event_type; list.index scans at C speed
-            while True:
-                i = phases.index("runtime", i + 1)
-                names[i] = types[i] or names[i]
-        except ValueError:
-            pass
-        for name in EVENT_KINDS:
-            lists[name] += cols[name]
-        for column in self.extras:
-            lists[column.name] += [column.value(e) for e in evs]
-        self.payload += payloads  # type: ignore[operator]
-        start = self.rows
-        self.rows += len(evs)
-        if bad:
-            report(bad)
-        self.reports.append((start, report))
-        return start, self.rows, system_rows(gp)
-
-    def seal(self) -> None:
-        if self.lists is None:
-            return
-        kinds = {**EVENT_KINDS, **{c.name: c.type for c in self.extras}}
-        for name, values in self.lists.items():
-            kind = kinds[name]
-            self.arrays[name] = _arrays.build(kind if kind in ("str", "category", "datetime", "float") else "object", values)
-        self._report_times(self.lists["timestamp"], self.arrays["timestamp"])
-        payload = np.empty(self.rows, dtype=object)
-        payload[:] = self.payload
-        self.payload = payload
-        self.lists = None
-        self.reports = []
-
-    def _report_times(self, raw: list[Any], parsed: Any) -> None:
-        """Report timestamp strings that did not parse (missing ones were reported when added)."""
-        missing = _arrays.missing(parsed)
-        if int(missing.sum()) == raw.count(None):
-            return
-        rows = np.flatnonzero(missing & np.fromiter((v is not None for v in raw), dtype=bool, count=len(raw)))
-        starts = [start for start, _ in self.reports]
-        by_run: dict[int, list[tuple[int, str]]] = {}
-        for row in rows.tolist():
-            run = bisect_right(starts, row) - 1
-            start = starts[run]
-            by_run.setdefault(run, []).append((row - start, f"timestamp {describe(raw[row])} is not an ISO-8601 time; read as unknown"))
-        for run, bad in by_run.items():
-            self.reports[run][1](bad)
 
 
 class EventColumns:
@@ -194,10 +80,10 @@ def load_events(
 ) -> EventColumns:
     """Every event of ``refs`` as typed columns; corrupt lines go to ``problems``."""
     extras_key = tuple((c.name, c.path, id(c.fn), c.type) for c in extras)
-    segments: list[tuple[_Batch | None, int, int]] = []
+    segments: list[tuple[Batch | None, int, int]] = []
     run_sources: list[str] = []
     systems: list[tuple[tuple[int, str], ...]] = []  # per run: (row, system) where payload.source names one
-    batch = _Batch(extras)
+    batch = Batch(extras)
     per_run: list[list[LoadProblem]] = []  # reported in run order once every batch is sealed
     with gc_paused():
         paths = [r.fs.join(r.path, "events.jsonl") for r in refs]
@@ -245,7 +131,7 @@ def load_events(
                     CACHE.put(key, stamp, (segment, run_problems, source, named), rows=stop - start)
                 if batch.rows >= _BATCH_ROWS:
                     batch.seal()
-                    batch = _Batch(extras)
+                    batch = Batch(extras)
         finally:  # also when a strict load raises: cached segments must never point into an unsealed batch
             batch.seal()
         for run_problems in per_run:
@@ -292,7 +178,7 @@ def _events_and_source_doc(ref: RunRef) -> list[str]:
     return [ref.fs.join(ref.path, "events.jsonl"), summary if ref.fs.stat(summary) is not None else ref.fs.join(ref.path, "state.json")]
 
 
-def _assemble(segments: list[tuple[_Batch | None, int, int]], names: list[str], extras: tuple[Column, ...],
+def _assemble(segments: list[tuple[Batch | None, int, int]], names: list[str], extras: tuple[Column, ...],
               run_sources: list[str], systems: list[tuple[tuple[int, str], ...]]) -> EventColumns:
     lengths = [stop - start for _, start, stop in segments]
     merged: list[list[Any]] = []

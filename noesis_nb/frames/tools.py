@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -84,6 +85,11 @@ def _records(ref: RunRef, kind: str, problems: Problems) -> dict[str, dict[str, 
     return out
 
 
+def _text(payload: dict[str, Any], key: str) -> str | None:
+    value = payload.get(key)
+    return value if type(value) is str else None
+
+
 def _event_facts(names: np.ndarray, stamps: pd.Series, payloads: np.ndarray) -> dict[str, dict[str, Any]]:
     """Per draft: timestamps and codes seen in its ``tool.*`` events (request ids mapped to drafts).
 
@@ -94,7 +100,7 @@ def _event_facts(names: np.ndarray, stamps: pd.Series, payloads: np.ndarray) -> 
     for name, ts, payload in zip(names, stamps, payloads):
         if type(payload) is not dict:
             continue
-        text = lambda key: value if type(value := payload.get(key)) is str else None  # noqa: E731
+        text = partial(_text, payload)
         request, draft = text("request_id"), text("draft_id")
         facts = drafts.setdefault(draft, {"request_id": request}) if draft else by_request.setdefault(str(request), {})
         if draft and request is not None and request in by_request:
