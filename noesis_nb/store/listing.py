@@ -8,7 +8,8 @@ from typing import Any
 
 from .. import config
 from .artifacts import is_sealed, read_state, read_summary, verify_manifest
-from .eventlog import read_events
+from .eventlog import parse_lines, read_events
+from .runfiles import UnreadableRunFile, read_file
 from .roots import iter_run_dirs
 from .status import run_status
 
@@ -23,12 +24,13 @@ def run_info(run_dir: Path, *, strict_manifest: bool = False) -> dict[str, Any]:
     events = read_events(run_dir / "events.jsonl", strict=False) if summary is None or summary.get("status") is None else []
     if summary is not None and not events:
         events = _tail_events(run_dir)
-    episode = (state or {}).get("episode") or {}
+    episode = _obj(_obj(state).get("episode"))
     start = next((e for e in events if e.get("phase") == "start"), None)
-    task = (summary or {}).get("task") or ((state or {}).get("goal") or {}).get("task") or ((start or {}).get("payload") or {}).get("task")
-    metrics = (summary or {}).get("metrics") or {}
-    flags = (summary or {}).get("flags") or {}
-    using = flags.get("using") or ((start or {}).get("payload") or {}).get("using") or str(episode.get("using") or "").removeprefix("adapter:") or None
+    start_payload = _obj(_obj(start).get("payload"))
+    task = _obj(summary).get("task") or _obj(_obj(state).get("goal")).get("task") or start_payload.get("task")
+    metrics = _obj(_obj(summary).get("metrics"))
+    flags = _obj(_obj(summary).get("flags"))
+    using = flags.get("using") or start_payload.get("using") or str(episode.get("using") or "").removeprefix("adapter:") or None
     manifest_status = None
     if strict_manifest:
         check = verify_manifest(run_dir)
@@ -53,20 +55,23 @@ def run_info(run_dir: Path, *, strict_manifest: bool = False) -> dict[str, Any]:
 
 
 def _tail_events(run_dir: Path) -> list[dict[str, Any]]:
-    """The last few events (enough to find ``terminate``) without parsing a whole large log."""
+    """The last few events (enough to find ``terminate``) without parsing a whole large log.
+
+    Only a regular file of the run is read (no directory, FIFO or symlink out of the run).
+    """
     path = run_dir / "events.jsonl"
     try:
-        size = path.stat().st_size
-    except FileNotFoundError:
+        got = read_file(str(path), str(run_dir), tail=65536)
+    except UnreadableRunFile:
         return []
-    if size < 65536:
-        return read_events(path, strict=False)
-    with open(path, "rb") as fh:
-        fh.seek(size - 65536)
-        data = fh.read()
-    from .eventlog import parse_lines
+    if got is None:
+        return []
+    data, _, whole = got
+    return parse_lines(data if whole else data.split(b"\n", 1)[-1], str(path), strict=False)
 
-    return parse_lines(data.split(b"\n", 1)[-1], str(path), strict=False)
+
+def _obj(value: Any) -> dict[str, Any]:
+    return value if type(value) is dict else {}
 
 
 def list_runs(

@@ -6,7 +6,7 @@ example copies them into ~100 run directories, mutates each copy once (``mutate.
 types in event lines and documents, deleted required fields, lines cut short or garbled,
 NaN/Infinity literals, values nested deep, truncated or emptied documents, directories, FIFOs
 and symlinks out of the run in place of files) and loads all four frames over them with the
-cache cleared. It asserts: no frame raises with ``strict=False``; each mutation has a report
+cache cleared. It asserts: no frame raises with ``strict=False`` (nor the store's ``list_runs``); each mutation has a report
 naming its file (and its line, for an event line) with the expected reason; nothing read
 through a symlink out of the run reaches a frame; and a strict load of the frame that reads
 the file raises an error naming the file (and line). The figures are printed at the end of
@@ -27,6 +27,7 @@ from hypothesis import strategies as st
 
 from noesis_nb.errors import EventLogIntegrityError
 from noesis_nb.frames import RunLoadError, clear_cache, events_df, runs_df, tools_df, usage_df
+from noesis_nb.store import list_runs
 
 from . import mutate
 from .episodes import SHAPES
@@ -92,6 +93,10 @@ def test_every_mutation_is_reported_and_nothing_raises(tmp_path_factory, bases, 
             loaded[name] = frame(str(root), cache=False)
         except Exception as exc:  # noqa: BLE001 - counted, then the test fails naming it
             raised.append(f"{name}: {type(exc).__name__}: {exc}")
+    try:
+        list_runs(None, runs_dir=root, strict_manifest=True)  # the store's own run listing reads the same files
+    except Exception as exc:  # noqa: BLE001 - counted, then the test fails naming it
+        raised.append(f"list_runs: {type(exc).__name__}: {exc}")
     FIGURES["examples"] += 1
     FIGURES["runs mutated"] += len(batch)
     FIGURES["raises (strict=False)"] += len(raised)
