@@ -15,6 +15,7 @@ from typing import Any
 import orjson
 
 from ..store.eventlog import parse_lines
+from ..store.layout import PREPARED_DIRS
 from ..store.status import run_status
 from .coerce import obj
 from .fs import BadFile
@@ -218,28 +219,29 @@ def _first_event(line: bytes) -> dict[str, Any] | None:
 
 def _tools(ref: RunRef, stamp: dict[str, Any], problems: list[LoadProblem], *, sealed: bool) -> dict[str, Any]:
     """Draft counts from ``tool_invocations/`` listings; pending = undecided, unexecuted drafts still pending_approval."""
-    if sealed:  # nothing can be pending; the drafts are the prepared records
-        listing = _listing(ref, ("tool_invocations", "prepared"), stamp, problems)
-        drafts = sum(1 for n in listing if n.endswith(".json"))
-        return {"drafts": drafts, "pending": 0, "present": bool(listing)}
-    kinds = _listing(ref, ("tool_invocations",), stamp, problems, keep=False)
-    if not kinds:
+    if not sealed and not _listing(ref, ("tool_invocations",), stamp, problems, keep=False):
         stamp["tool_invocations"] = None
         return {"drafts": 0, "pending": 0, "present": False}
-    names = {}
-    for kind in ("prepared", "approvals", "executions"):
+    where: dict[str, tuple[str, ...]] = {}  # draft -> its folder (Noēsis' prepared/, or the python extension folder)
+    for sub in PREPARED_DIRS:
+        parts = ("tool_invocations", *sub.split("/"))
+        where.update((n[:-5], parts) for n in _listing(ref, parts, stamp, problems) if n.endswith(".json"))
+    if sealed:  # nothing can be pending; the drafts are the prepared records
+        return {"drafts": len(where), "pending": 0, "present": bool(where)}
+    names = {"prepared": set(where)}
+    for kind in ("approvals", "executions"):
         names[kind] = {n[:-5] for n in _listing(ref, ("tool_invocations", kind), stamp, problems) if n.endswith(".json")}
     pending = 0
     undecided = names["prepared"] - names["approvals"] - names["executions"]
     for draft in sorted(undecided):
         try:
-            got = ref.read("tool_invocations", "prepared", draft + ".json")
+            got = ref.read(*where[draft], draft + ".json")
             doc = orjson.loads(got[0]) if got else None
         except (BadFile, orjson.JSONDecodeError):  # tools_df reports the record itself
             doc = None
         if isinstance(doc, dict) and doc.get("status") == "pending_approval":
             pending += 1
-    return {"drafts": len(names["prepared"]), "pending": pending, "present": True}
+    return {"drafts": len(where), "pending": pending, "present": True}
 
 
 def _listing(ref: RunRef, parts: tuple[str, ...], stamp: dict[str, Any], problems: list[LoadProblem], keep: bool = True) -> list[str]:

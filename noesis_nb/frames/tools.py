@@ -10,6 +10,7 @@ import numpy as np
 import orjson
 import pandas as pd
 
+from ..store.layout import PREPARED_DIRS
 from . import _arrays
 from .coerce import Report, clean_row, obj
 from .columns import TOOL_COLUMNS, Column, check_columns
@@ -37,36 +38,45 @@ def tool_label(tool: Any) -> str | None:
     return str(tool)
 
 
-def _record_files(ref: RunRef) -> list[str]:
-    """Every tool record of a run (prepared, approvals, executions), for one concurrent remote fetch."""
-    out = []
-    for kind in _SHAPES:
-        try:
-            names = ref.listdir("tool_invocations", kind)
-        except BadFile:  # reported when the records are read
-            continue
-        out += [ref.file("tool_invocations", kind, name) for name in names if name.endswith(".json")]
-    return out
-
-
+_FOLDERS = {"prepared": PREPARED_DIRS, "approvals": ("approvals",), "executions": ("executions",)}
 _SHAPES = {"prepared": PREPARED, "approvals": APPROVAL, "executions": EXECUTION}
 
 
-def _records(ref: RunRef, kind: str, problems: Problems) -> dict[str, dict[str, Any]]:
-    """The run's ``tool_invocations/<kind>`` records by draft id; each unreadable record or bad field is reported with its file."""
+def _folders(kind: str) -> list[tuple[str, ...]]:
+    """The folders of one kind of record, as parts under the run (prepared drafts: Noēsis' folder and the python one)."""
+    return [("tool_invocations", *sub.split("/")) for sub in _FOLDERS[kind]]
+
+
+def _record_files(ref: RunRef) -> list[str]:
+    """Every tool record of a run (prepared, approvals, executions), for one concurrent remote fetch."""
+    out = []
+    for kind in _FOLDERS:
+        for parts in _folders(kind):
+            try:
+                names = ref.listdir(*parts)
+            except BadFile:  # reported when the records are read
+                continue
+            out += [ref.file(*parts, name) for name in names if name.endswith(".json")]
+    return out
+
+
+def _records(ref: RunRef, kind: str, problems: Problems, urls: dict[str, str] | None = None) -> dict[str, dict[str, Any]]:
+    """Records of one kind by draft id (``urls``, when given, gets where each was read).
+
+    An unreadable folder or record, or a field of the wrong kind, is reported with its own file.
+    """
     fs = ref.fs
-    try:
-        names = ref.listdir("tool_invocations", kind)
-    except BadFile as exc:
-        problems.add(fs.url(ref.file("tool_invocations", kind)), f"{exc.reason}; its tool records are not read")
-        return {}
-    out = {}
-    for name in sorted(names):
-        if not name.endswith(".json"):
-            continue
-        url = fs.url(ref.file("tool_invocations", kind, name))
+    found = []
+    for parts in _folders(kind):
         try:
-            got = ref.read("tool_invocations", kind, name)
+            found += [(name, parts) for name in ref.listdir(*parts) if name.endswith(".json")]
+        except BadFile as exc:
+            problems.add(fs.url(ref.file(*parts)), f"{exc.reason}; its tool records are not read")
+    out = {}
+    for name, parts in sorted(found):
+        url = fs.url(ref.file(*parts, name))
+        try:
+            got = ref.read(*parts, name)
         except BadFile as exc:
             problems.add(url, f"{exc.reason}; this tool record is not read")
             continue
@@ -81,7 +91,10 @@ def _records(ref: RunRef, kind: str, problems: Problems) -> dict[str, dict[str, 
             problems.add(url, f"{describe(doc)}, not an object; this tool record is not read")
             continue
         doc = check(doc, _SHAPES[kind], lambda reason, url=url: problems.add(url, reason))
-        out[doc.get("draft_id") or name[:-5]] = doc
+        draft = doc.get("draft_id") or name[:-5]
+        out[draft] = doc
+        if urls is not None:
+            urls[draft] = url
     return out
 
 
@@ -123,10 +136,10 @@ def _event_facts(names: np.ndarray, stamps: pd.Series, payloads: np.ndarray) -> 
 
 
 def _checked_row(ref: RunRef, source: str, draft_id: str, docs: tuple[dict[str, Any], ...], facts: dict[str, Any],
-                 problems: Problems) -> dict[str, Any]:
+                 problems: Problems, url: str | None = None) -> dict[str, Any]:
     """``_row`` with malformed record fields read as unknown and reported against the draft's prepared record."""
     fs = ref.fs
-    url = fs.url(fs.join(ref.path, "tool_invocations", "prepared", f"{draft_id}.json"))
+    url = url or fs.url(fs.join(ref.path, "tool_invocations", "prepared", f"{draft_id}.json"))
 
     def report(reason: str) -> None:
         problems.add(url, reason)
@@ -215,13 +228,14 @@ def tools_df(
         start = int(ends[i - 1]) if i else 0
         sel = start + np.flatnonzero(is_tool[start:ends[i]])
         facts = _event_facts(names[sel], stamps.iloc[sel], payloads[sel]) if len(sel) else {}
-        prepared = _records(ref, "prepared", problems)
+        urls: dict[str, str] = {}
+        prepared = _records(ref, "prepared", problems, urls)
         approvals = _records(ref, "approvals", problems)
         executions = _records(ref, "executions", problems)
         order = list(prepared) + [d for d in facts if d not in prepared]
         for draft in order:
             p, a, e = prepared.get(draft, {}), approvals.get(draft, {}), executions.get(draft, {})
-            rows.append(_checked_row(ref, loaded.run_sources[i], draft, (p, a, e), facts.get(draft, {}), problems))
+            rows.append(_checked_row(ref, loaded.run_sources[i], draft, (p, a, e), facts.get(draft, {}), problems, urls.get(draft)))
             records.append({"prepared": p, "approval": a, "execution": e})
     df = pd.DataFrame({name: _arrays.series_of(kind, [r[name] for r in rows]) for name, (kind, _) in TOOL_COLUMNS.items()})
     for column in extras:

@@ -7,6 +7,7 @@ episode can bring new categories (models, providers, phases, tools, tags) into a
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any, Callable
 
@@ -59,6 +60,15 @@ def make_tool(root: Path, n: int) -> str:
     return noesis_nb.solve(f"tool {n}", using=adapter, runs_dir=root, approver="auto")
 
 
+def make_command(root: Path, n: int) -> str:
+    """A subprocess tool (Noēsis' own protocol), approved automatically and run."""
+
+    def adapter(task: str, ctx: Any) -> Any:
+        return ctx.tool(f"sh.echo{n % 2}", {"argv": [sys.executable, "-c", f"print({n})"]}, effect="write", risk="high")
+
+    return noesis_nb.solve(f"command {n}", using=adapter, runs_dir=root, approver="auto")
+
+
 def make_paused(root: Path, n: int) -> str:
     """A run waiting for a human: a pending draft, no summary."""
 
@@ -89,6 +99,11 @@ def make_failing(root: Path, n: int) -> str:
     return noesis_nb.solve(f"fail {n}", using=adapter, runs_dir=root)
 
 
+def tool_records(run: Path, kind: str) -> list[Path]:
+    """A run's tool records of one kind (``prepared`` drafts may also sit in an extension folder, e.g. for python tools)."""
+    return sorted(run.glob(f"tool_invocations/{kind}/*.json")) + sorted(run.glob(f"tool_invocations/*/{kind}/*.json"))
+
+
 def resume_paused(root: Path, n: int, *, approve: bool = True) -> str | None:
     """Decide and resume the oldest paused run under ``root`` (events appended to an existing run); None if there is none."""
     from noesis_nb.frames import runs_df
@@ -111,6 +126,7 @@ SHAPES: dict[str, Callable[[Path, int], Any]] = {
     "tagged": make_tagged,
     "phases": make_phases,
     "tool": make_tool,
+    "command": make_command,
     "paused": make_paused,
     "integration": make_integration,
     "failing": make_failing,

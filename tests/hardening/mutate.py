@@ -21,6 +21,8 @@ from typing import Any
 
 import orjson
 
+from .episodes import tool_records
+
 OUTSIDE_MARK = "LEAKED-FROM-OUTSIDE"
 EVENT_OPS = ("field", "field", "field", "field", "cut_line", "garbage_line", "nan_line")
 DOC_OPS = ("field", "field", "field", "truncate", "garbage", "empty", "nan")
@@ -110,8 +112,7 @@ def targets(run: Path) -> list[tuple[str, Path]]:
     out = [("events", run / "events.jsonl")]
     out += [(name, run / name) for name in ("summary.json", "state.json", "final.json", "manifest.json") if (run / name).is_file()]
     for kind in ("prepared", "approvals", "executions"):
-        folder = run / "tool_invocations" / kind
-        out += [(kind, p) for p in sorted(folder.glob("*.json"))] if folder.is_dir() else []
+        out += [(kind, p) for p in tool_records(run, kind)]
     return out
 
 

@@ -24,9 +24,17 @@ from noesis_nb.frames import RunLoadError, clear_cache, events_df, runs_df, tool
 from noesis_nb.store import read_events, read_summary, verify_manifest
 from noesis_nb.store.runfiles import UnreadableRunFile
 
-from .episodes import make_llm, make_paused, make_tool
+from .episodes import make_command, make_llm, make_paused, make_tool, tool_records
 
 STRICT = (RunLoadError, EventLogIntegrityError)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    """Each test starts and ends with an empty frames cache (nothing leaks between tests)."""
+    clear_cache()
+    yield
+    clear_cache()
 
 
 def lines_of(run: Path) -> list[dict]:
@@ -159,10 +167,11 @@ def test_bad_fields_in_run_documents(tmp_path: Path, name: str, change, wanted: 
     ("approvals", lambda d: d.update(approver_id=["ops"]), "approver_id is ['ops']"),
     ("executions", lambda d: d.update(duration_ms=-3), "duration_ms is -3"),
 ])
-def test_bad_fields_in_tool_records(tmp_path: Path, kind: str, change, wanted: str) -> None:
+@pytest.mark.parametrize("maker", [make_tool, make_command], ids=["python tool", "subprocess tool"])
+def test_bad_fields_in_tool_records(tmp_path: Path, maker, kind: str, change, wanted: str) -> None:
     root = tmp_path / "runs"
-    run = root / make_tool(root, 0)
-    [path] = (run / "tool_invocations" / kind).glob("*.json")
+    run = root / maker(root, 0)
+    [path] = tool_records(run, kind)
     doc = json.loads(path.read_text())
     change(doc)
     path.write_text(json.dumps(doc))
@@ -179,7 +188,7 @@ def test_what_is_not_a_file_of_the_run_is_reported_never_read(tmp_path: Path, na
     run = root / make_tool(root, 0)
     outside = tmp_path / "elsewhere.json"
     outside.write_text(json.dumps({"task": "LEAKED", "status": "LEAKED", "episode_id": "LEAKED", "draft_id": "LEAKED"}))
-    path = next((run / "tool_invocations" / "prepared").glob("*.json")) if name == "prepared" else run / name
+    path = tool_records(run, "prepared")[0] if name == "prepared" else run / name
     path.unlink()
     if what == "directory":
         path.mkdir()
@@ -202,11 +211,12 @@ def test_what_is_not_a_file_of_the_run_is_reported_never_read(tmp_path: Path, na
 def test_a_symlinked_tool_folder_out_of_the_run_is_not_listed(tmp_path: Path) -> None:
     root = tmp_path / "runs"
     run = root / make_tool(root, 0)
+    folder = tool_records(run, "prepared")[0].parent
     elsewhere = tmp_path / "elsewhere"
-    (run / "tool_invocations" / "prepared").rename(elsewhere)
-    (run / "tool_invocations" / "prepared").symlink_to(elsewhere)
+    folder.rename(elsewhere)
+    folder.symlink_to(elsewhere)
     df = tools_df(root, cache=False)
-    assert any("outside the run" in e["reason"] and e["path"].endswith("tool_invocations/prepared") for e in df.attrs["errors"])
+    assert any("outside the run" in e["reason"] and e["path"] == str(folder) for e in df.attrs["errors"]), df.attrs["errors"]
     assert runs_df(root, cache=False)["tool_calls"][0] == 0  # the drafts out there are not this run's
 
 

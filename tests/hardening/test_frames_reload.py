@@ -41,6 +41,14 @@ step = st.one_of(
 )
 
 
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    """Each test starts and ends with an empty frames cache (nothing leaks between tests)."""
+    clear_cache()
+    yield
+    clear_cache()
+
+
 def assert_same(got: pd.DataFrame, cold: pd.DataFrame, what: str) -> None:
     pd.testing.assert_frame_equal(got, cold, check_dtype=True, check_categorical=True, obj=what)
     assert got.attrs.get("errors") == cold.attrs.get("errors"), what

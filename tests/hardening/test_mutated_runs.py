@@ -9,8 +9,8 @@ and symlinks out of the run in place of files) and loads all four frames over th
 cache cleared. It asserts: no frame raises with ``strict=False`` (nor the store's ``list_runs``); each mutation has a report
 naming its file (and its line, for an event line) with the expected reason; nothing read
 through a symlink out of the run reaches a frame; and a strict load of the frame that reads
-the file raises an error naming the file (and line). The figures are printed at the end of
-the session (``runs mutated, reports, raises``).
+the file raises an error naming the file (and line). The figures (runs mutated, reports,
+raises) are printed at the end of the session.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from noesis_nb.store import list_runs
 
 from . import mutate
 from .episodes import SHAPES
+from .report import figures
 
 FIGURES = {"runs mutated": 0, "reports": 0, "raises (strict=False)": 0, "strict loads checked": 0, "examples": 0}
 BATCH = (90, 100)
@@ -39,11 +40,19 @@ STRICT_FRAME = {"events": events_df, "prepared": tools_df, "approvals": tools_df
 OPS = ["any"] * 20 + list(mutate.FILE_OPS)  # one in six replaces a file by a directory, FIFO or symlink
 
 
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    """Each test starts and ends with an empty frames cache (nothing leaks between tests)."""
+    clear_cache()
+    yield
+    clear_cache()
+
+
 @pytest.fixture(scope="module")
 def bases(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     """Real runs of varied shapes, each with its own files (tool records, no summary, ...)."""
     root = tmp_path_factory.mktemp("bases") / "runs"
-    for n, shape in enumerate(["llm", "tool", "paused", "failing", "integration", "phases", "paused", "tagged"]):
+    for n, shape in enumerate(["llm", "tool", "command", "paused", "failing", "integration", "phases", "paused", "tagged"]):
         SHAPES[shape](root, n)
     SHAPES["resume"](root, 90)  # approve and resume the first paused run: approvals, executions, a resumed log
     for n in range(2):
@@ -121,4 +130,5 @@ def test_figures_cover_at_least_500_runs() -> None:
     """Runs after the property above (same module, file order): the Done-when figure."""
     if FIGURES["examples"] == 0:
         pytest.skip("the mutation property did not run in this session (deselected)")
+    figures("mutated runs (frames)", FIGURES)
     assert FIGURES["runs mutated"] >= 500 and FIGURES["raises (strict=False)"] == 0, FIGURES

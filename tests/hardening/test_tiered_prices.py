@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 import noesis_nb
 from noesis_nb.cost import Price, PriceTable, Pricer, price_frame
-from noesis_nb.frames import runs_df, usage_df
+from noesis_nb.frames import clear_cache, runs_df, usage_df
 
 genai_prices = pytest.importorskip("genai_prices")
 
@@ -31,6 +31,14 @@ MODELS = [  # (provider, model): tiered ones first
 TIERED = MODELS[:4]
 STARTS = sorted({t.start for p, m in TIERED for price in [genai_prices.calc_price(genai_prices.Usage(input_tokens=1), m, provider_id=p).model_price]
                  for key in ("input_mtok", "output_mtok") for t in getattr(getattr(price, key), "tiers", [])})
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    """Each test starts and ends with an empty frames cache (nothing leaks between tests)."""
+    clear_cache()
+    yield
+    clear_cache()
 
 
 def theirs(call: dict) -> float:

@@ -1,0 +1,9 @@
+"""Figures the hardening suite measures, printed at the end of the test run (the README quotes them)."""
+
+from __future__ import annotations
+
+FIGURES: list[tuple[str, dict[str, object]]] = []
+
+
+def figures(title: str, values: dict[str, object]) -> None:
+    FIGURES.append((title, dict(values)))
