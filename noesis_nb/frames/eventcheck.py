@@ -16,8 +16,6 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import numpy as np
-
 from .values import MAX_COUNT, RULES, TOKEN_KEYS, describe, usage_conflicts
 
 __all__ = ["check_run", "FACULTIES"]
@@ -134,18 +132,15 @@ def _plain(values: list[Any], rule: str) -> bool:
 
 
 def _check_parts(targets: list[int], fields: dict[str, list[Any]], bad: list[tuple[int, str]]) -> None:
-    """Parts above their totals (cached + cache-write > input, reasoning > output), found on arrays."""
-    def array(key: str) -> np.ndarray:
-        return np.array(fields[key], dtype=np.float64)  # None (unknown or already reported) -> NaN
-
-    total, cached, written = array("input_tokens"), array("cached_input_tokens"), array("cache_write_input_tokens")
-    output, reasoning = array("output_tokens"), array("reasoning_tokens")
-    with np.errstate(invalid="ignore"):
-        over_in = np.nan_to_num(cached) + np.nan_to_num(written) > total
-        over_out = reasoning > output
-    for j in np.flatnonzero(over_in | over_out).tolist():
-        usage = {k: fields[k][j] for k in TOKEN_KEYS}
-        bad.extend((targets[j], f"payload: {conflict}; these counts are read as unknown") for conflict in usage_conflicts(usage))
+    """Parts above their totals (cached + cache-write > input, reasoning > output); bad values are None by now."""
+    total, cached, written = fields["input_tokens"], fields["cached_input_tokens"], fields["cache_write_input_tokens"]
+    output, reasoning = fields["output_tokens"], fields["reasoning_tokens"]
+    for j, whole in enumerate(total):
+        over_in = whole is not None and (cached[j] or 0) + (written[j] or 0) > whole
+        over_out = output[j] is not None and reasoning[j] is not None and reasoning[j] > output[j]
+        if over_in or over_out:
+            usage = {k: fields[k][j] for k in TOKEN_KEYS}
+            bad.extend((targets[j], f"payload: {conflict}; these counts are read as unknown") for conflict in usage_conflicts(usage))
 
 
 def _positions(values: list[Any], wanted: str) -> list[int]:

@@ -52,7 +52,8 @@ def runs_df(
     file has its listed size, ``"size"`` every size, ``"hash"`` re-hashes them (local runs only).
     A run's ``cost_usd`` is the sum of its ``usage_df`` rows' (NaN when any is unpriced).
     Problems (unreadable documents, corrupt lines, malformed fields read as unknown) are in
-    ``df.attrs["errors"]``; ``strict=True`` raises on the first, naming the file.
+    ``df.attrs["errors"]`` (each field by its path in its own file; files changed since the manifest
+    one report each); ``strict=True`` raises on the first, naming the file.
     """
     if verify not in ("quick", "size", "hash"):
         raise ValueError(f"verify={verify!r}: use 'quick' (listed files exist, top-level sizes match), 'size' (every "
