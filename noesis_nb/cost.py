@@ -3,16 +3,22 @@
 Rule (USD per million tokens; input/output are totals, the rest are parts of them)::
 
     cost = (input - cached - cache_write) * p_input + cached * p_cached
-           + cache_write * p_cache_write + output * p_output
+           + cache_write * p_cache_write + (output - reasoning) * p_output + reasoning * p_reasoning
+           + p_call
 
-Reasoning tokens are inside ``output`` and priced once. A missing cached/cache-write price
-falls back to the input price (recorded in ``attrs["price_fallbacks"]``). Unknown input or
-output, or an unknown model, give ``cost_usd`` NaN and ``priced`` False, never 0. An unknown
-cached/cache-write count is priced as 0 (those tokens charged as uncached input) and the row
-stays priced; where that part has its own price, so the assumption changes the cost, the rows
-are counted in ``attrs["price_assumptions"]`` (``{"provider/model": {"cached_input_tokens": n}}``).
-Prices come from a user ``PriceTable`` (dict, YAML or CSV) first, then genai-prices' bundled
-data (offline).
+Reasoning tokens are inside ``output`` and priced once (at the output price unless the model
+prices them apart). A missing cached/cache-write price falls back to the input price (recorded
+in ``attrs["price_fallbacks"]``). Tiered prices (genai-prices: ``claude-sonnet-4-5``,
+``gemini-2.5-pro``, …) apply per call: when a call's total input tokens exceed a tier's start,
+that tier's rate prices all of that call's tokens of the priced kind (rows per tier are counted
+in ``attrs["price_tiers"]``). Prices that change with the time of day (off-peak rates) or from a
+date on are chosen per call from its timestamp. Unknown input or output, or an unknown model,
+give ``cost_usd`` NaN and ``priced`` False, never 0. An unknown cached/cache-write count is
+priced as 0 (those tokens charged as uncached input) and the row stays priced; where that part
+has its own price, so the assumption changes the cost, the rows are counted in
+``attrs["price_assumptions"]`` (``{"provider/model": {"cached_input_tokens": n}}``).
+Prices come from a user ``PriceTable`` (dict, YAML or CSV; flat rates) first, then
+genai-prices' bundled data (offline).
 """
 
 from __future__ import annotations
@@ -31,40 +37,86 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from . import _genai_rates as genai
+from ._genai_rates import GENAI_SOURCE
+
 __all__ = ["Price", "PriceTable", "Pricer", "price_frame", "reprice", "cost_of", "GENAI_SOURCE"]
 
-GENAI_SOURCE = "genai-prices"
 _FIELDS = ("input", "cached_input", "cache_write", "output")
 
 
 @dataclass(frozen=True)
 class Price:
-    """USD per million tokens. ``cached_input``/``cache_write`` None means "charged as input"."""
+    """USD per million tokens. ``cached_input``/``cache_write`` None means "charged as input".
+
+    ``reasoning``: the model's own rate for reasoning tokens (None: they cost the output rate);
+    ``per_call``: USD charged per call whatever its size; ``tiers``: ``(field, start, rate)``
+    sorted by start: a call whose input tokens exceed ``start`` pays ``rate`` for all of that
+    field's tokens (the highest such tier wins). A user table's prices are flat (no tiers).
+    """
 
     input: float
     output: float
     cached_input: float | None = None
     cache_write: float | None = None
     source: str = "user"
+    reasoning: float | None = None
+    per_call: float = 0.0
+    tiers: tuple[tuple[str, int, float], ...] = ()
 
     @property
     def fallbacks(self) -> tuple[str, ...]:
         return tuple(name for name in ("cached_input", "cache_write") if getattr(self, name) is None)
 
+    @property
+    def linear(self) -> bool:
+        """Whether cost is proportional to tokens, so summed calls price as the calls would."""
+        return not self.tiers and not self.per_call
 
-def cost_of(price: Price, input_tokens: float, output_tokens: float, cached: float = 0.0, cache_write: float = 0.0) -> float:
+    def own_rate(self, part: str) -> bool:
+        """Whether ``part`` (cached_input, cache_write, reasoning) has a price of its own, at any tier, unlike its total's."""
+        total = "output" if part == "reasoning" else "input"
+        return getattr(self, part) is not None and self._ladder(part) != self._ladder(total)
+
+    def _ladder(self, field: str) -> tuple[Any, ...]:
+        return (getattr(self, field), *((start, rate) for name, start, rate in self.tiers if name == field))
+
+
+def cost_of(price: Price, input_tokens: float, output_tokens: float, cached: float = 0.0, cache_write: float = 0.0,
+            reasoning: float = 0.0) -> float:
     """One call's cost under ``price`` (the module rule); NaN when input or output is unknown."""
-    got = _vector_cost(price, *(np.asarray([v], dtype=float) for v in (input_tokens, output_tokens, cached, cache_write)))
+    got = _vector_cost(price, *(np.asarray([v], dtype=float) for v in (input_tokens, output_tokens, cached, cache_write, reasoning)))
     return float(got[0])
 
 
-def _vector_cost(price: Price, inp: np.ndarray, out: np.ndarray, cached: np.ndarray, cw: np.ndarray) -> np.ndarray:
+def _rate(price: Price, field: str, base: float, inp: np.ndarray) -> np.ndarray | float:
+    """``field``'s rate per call: its base, replaced by each tier whose start the call's input tokens exceed."""
+    rate: np.ndarray | float = base
+    for name, start, value in price.tiers:
+        if name == field:
+            rate = np.where(inp > start, value, rate)
+    return rate
+
+
+def _vector_cost(price: Price, inp: np.ndarray, out: np.ndarray, cached: np.ndarray, cw: np.ndarray,
+                 reasoning: np.ndarray | None = None) -> np.ndarray:
     cached = np.nan_to_num(cached, nan=0.0)
     cw = np.nan_to_num(cw, nan=0.0)
-    p_cached = price.input if price.cached_input is None else price.cached_input
-    p_cw = price.input if price.cache_write is None else price.cache_write
+    p_in = _rate(price, "input", price.input, inp)
+    p_cached = p_in if price.cached_input is None else _rate(price, "cached_input", price.cached_input, inp)
+    p_cw = p_in if price.cache_write is None else _rate(price, "cache_write", price.cache_write, inp)
+    p_out = _rate(price, "output", price.output, inp)
     uncached = np.maximum(inp - cached - cw, 0.0)
-    return (uncached * price.input + cached * p_cached + cw * p_cw + out * price.output) / 1e6
+    total = uncached * p_in + cached * p_cached + cw * p_cw
+    if price.reasoning is not None and reasoning is not None:
+        reasoning = np.nan_to_num(reasoning, nan=0.0)
+        total = total + np.maximum(out - reasoning, 0.0) * p_out + reasoning * _rate(price, "reasoning", price.reasoning, inp)
+    else:
+        total = total + out * p_out
+    cost = total / 1e6
+    if price.per_call or any(name == "per_call" for name, _, _ in price.tiers):
+        cost = cost + _rate(price, "per_call", price.per_call, inp)
+    return cost
 
 
 class PriceTable:
@@ -143,7 +195,8 @@ class Pricer:
 
     table: PriceTable | None = None
     use_genai: bool = True
-    _genai: dict[tuple[str | None, str, str], Price | None] = field(default_factory=dict)
+    _models: dict[tuple[str | None, str], Any] = field(default_factory=dict)
+    _rates: dict[tuple[str, int], Price | None] = field(default_factory=dict)
 
     @classmethod
     def from_spec(cls, prices: Any = None) -> "Pricer":
@@ -159,65 +212,75 @@ class Pricer:
     @property
     def version(self) -> str:
         parts = [f"{self.table.source}#{self.table.version}"] if self.table is not None else []
-        return " > ".join(parts + ([f"{GENAI_SOURCE} {_genai_version()}"] if self.use_genai else []))
+        return " > ".join(parts + ([f"{GENAI_SOURCE} {genai.genai_version()}"] if self.use_genai else []))
+
+    def rates(self, model: str, provider: str | None, when: datetime | None = None) -> Price | None:
+        """The price of one call of ``model`` made at ``when`` (None: now), tiers and per-call charges included."""
+        if self.table is not None and (hit := self.table.lookup(model, provider)) is not None:
+            return hit
+        found = self._genai(model, provider)
+        if found is None:
+            return None
+        stamp = np.array([genai.micros(when or datetime.now(timezone.utc))], dtype=np.int64)
+        return self._converted(found, int(genai.choose(found[1], stamp)[0]))
 
     def lookup(self, model: str, provider: str | None, when: datetime | None = None) -> Price | None:
-        if self.table is not None:
-            hit = self.table.lookup(model, provider)
-            if hit is not None:
-                return hit
-        if not self.use_genai:
+        """A flat price (cost proportional to tokens, one rate all day) for ``model``; None when unknown or not flat.
+
+        For running sums of tokens (the live cost meter). Frames price each call with ``rates``.
+        """
+        price = self.rates(model, provider, when)
+        if price is None or not price.linear or self.varies_within_day(model, provider):
             return None
-        day = (when or datetime.now(timezone.utc)).strftime("%Y-%m-%d")
-        key = (provider, model, day)
-        if key not in self._genai:
-            self._genai[key] = _genai_price(model, provider, when)
-        return self._genai[key]
+        return price
 
+    def varies_within_day(self, model: str, provider: str | None) -> bool:
+        """Whether genai-prices gives this model rates that depend on the time of day (off-peak prices)."""
+        if self.table is not None and self.table.lookup(model, provider) is not None:
+            return False
+        found = self._genai(model, provider)
+        return found is not None and any(type(c).__name__ != "StartDateConstraint" and c is not None
+                                         for c in genai.constraints(found[1]))
 
-def _genai_version() -> str:
-    try:
-        import genai_prices
+    def rows(self, model: str, provider: str | None, stamps: np.ndarray) -> list[tuple[np.ndarray, Price]]:
+        """``(positions, price)`` for calls of ``model`` at ``stamps`` (µs since the epoch, UTC): one pair per price in effect."""
+        if self.table is not None and (hit := self.table.lookup(model, provider)) is not None:
+            return [(np.arange(len(stamps)), hit)]
+        found = self._genai(model, provider)
+        if found is None:
+            return []
+        chosen = genai.choose(found[1], stamps)
+        out = []
+        for index in np.unique(chosen):
+            price = self._converted(found, int(index))
+            if price is not None:
+                out.append((np.flatnonzero(chosen == index), price))
+        return out
 
-        return str(genai_prices.__version__)
-    except ImportError:  # pragma: no cover - a dependency
-        return "missing"
+    def _genai(self, model: str, provider: str | None) -> Any:
+        key = (provider, model)
+        if key not in self._models:
+            self._models[key] = genai.find_model(model, provider) if self.use_genai else None
+        return self._models[key]
 
-
-def _genai_price(model: str, provider: str | None, when: datetime | None) -> Price | None:
-    """Per-token rates from genai-prices' bundled snapshot (no network); None when unknown or tiered."""
-    try:
-        from genai_prices import data_snapshot
-    except ImportError:  # pragma: no cover
-        return None
-    snapshot = data_snapshot.get_snapshot()
-    try:
-        found_provider, info = snapshot.find_provider_model(model, None, provider, None)
-    except LookupError:
-        if provider is None:
-            return None
-        try:
-            found_provider, info = snapshot.find_provider_model(model, None, None, None)
-        except LookupError:
-            return None
-    prices = info.get_prices(when or datetime.now(timezone.utc))
-    rates = {}
-    for ours, theirs in (("input", "input_mtok"), ("output", "output_mtok"), ("cached_input", "cache_read_mtok"), ("cache_write", "cache_write_mtok")):
-        value = getattr(prices, theirs, None)
-        if value is not None and not hasattr(value, "__float__"):
-            return None  # tiered prices depend on each call's size; not a flat rate
-        rates[ours] = None if value is None else float(value)
-    if rates["input"] is None or rates["output"] is None:
-        return None
-    return Price(source=f"{GENAI_SOURCE}:{found_provider.id}/{info.id}", **rates)
+    def _converted(self, found: Any, index: int) -> Price | None:
+        provider, info = found
+        key = (f"{provider.id}/{info.id}", index)
+        if key not in self._rates:
+            prices = info.prices[index].prices if isinstance(info.prices, list) else info.prices
+            fields = genai.price_fields(prices)
+            self._rates[key] = None if fields is None else Price(**fields, source=f"{GENAI_SOURCE}:{key[0]}")
+        return self._rates[key]
 
 
 def price_frame(df: pd.DataFrame, prices: Any = None) -> pd.DataFrame:
     """Add ``cost_usd``, ``priced``, ``price_source`` to a frame of model calls (``usage_df`` columns).
 
-    Rows are grouped by (provider, model, day) so each price is looked up once and applied to
-    arrays. ``df.attrs`` gets ``price_source``, ``price_version``, ``price_fallbacks`` and
-    ``price_assumptions`` (rows priced with an unknown cached/cache-write count taken as 0).
+    Rows are grouped by (provider, model); genai-prices' conditional prices are chosen per row
+    from its timestamp (none: now), and tiers per row from its input tokens, all on arrays.
+    ``df.attrs`` gets ``price_source``, ``price_version``, ``price_fallbacks``,
+    ``price_assumptions`` (rows priced with an unknown cached/cache-write count taken as 0) and
+    ``price_tiers`` (rows priced above a tier's start).
     """
     pricer = Pricer.from_spec(prices)
     n = len(df)
@@ -226,48 +289,74 @@ def price_frame(df: pd.DataFrame, prices: Any = None) -> pd.DataFrame:
     source = np.empty(n, dtype=object)
     fallbacks: dict[str, list[str]] = {}
     assumptions: dict[str, dict[str, int]] = {}
+    tiered: dict[str, dict[str, int]] = {}
     if n:
         models = df["model"].astype(object).to_numpy()
         providers = df["provider"].astype(object).to_numpy() if "provider" in df else np.full(n, None, dtype=object)
-        ts = df["timestamp"] if "timestamp" in df else pd.Series(pd.NaT, index=df.index, dtype="datetime64[us, UTC]")
-        day_codes, day_values = pd.factorize(ts.dt.floor("D"))
-        day_names = [d.strftime("%Y-%m-%d") for d in day_values]
-        days = np.array(day_names + [""], dtype=object)[day_codes]  # code -1 (no timestamp) → ""
-        tokens = {c: df[c].to_numpy(dtype=float, na_value=np.nan) for c in
-                  ("input_tokens", "output_tokens", "cached_input_tokens", "cache_write_input_tokens")}
-        keys = pd.MultiIndex.from_arrays([pd.Series(providers).fillna("").to_numpy(), pd.Series(models).fillna("").to_numpy(),
-                                          pd.Series(days).fillna("").to_numpy()])
+        stamps = _stamps(df["timestamp"] if "timestamp" in df else None, n)
+        tokens = {c: df[c].to_numpy(dtype=float, na_value=np.nan) if c in df else np.full(n, np.nan) for c in _TOKENS}
+        keys = pd.MultiIndex.from_arrays([pd.Series(providers).fillna("").to_numpy(), pd.Series(models).fillna("").to_numpy()])
         codes, uniques = pd.factorize(keys)
-        for code, (provider, model, day) in enumerate(uniques):
-            rows = np.flatnonzero(codes == code)
-            when = datetime.strptime(day, "%Y-%m-%d").replace(tzinfo=timezone.utc) if day else None
-            price = pricer.lookup(model, provider or None, when) if model else None
-            if price is None:
+        for code, (provider, model) in enumerate(uniques):
+            group = np.flatnonzero(codes == code)
+            if not model:
                 continue
-            got = _vector_cost(price, *(tokens[c][rows] for c in ("input_tokens", "output_tokens", "cached_input_tokens", "cache_write_input_tokens")))
-            ok = ~np.isnan(got)
-            cost[rows] = got
-            priced[rows] = ok
-            source[rows[ok]] = price.source
-            used = [f for f, c in (("cached_input", "cached_input_tokens"), ("cache_write", "cache_write_input_tokens"))
-                    if f in price.fallbacks and np.nansum(tokens[c][rows]) > 0]
             name = f"{provider + '/' if provider else ''}{model}"
-            if used:
-                fallbacks[name] = [f"{f} priced as input" for f in used]
-            for part, column in (("cached_input", "cached_input_tokens"), ("cache_write", "cache_write_input_tokens")):
-                own = getattr(price, part)
-                assumed = int((ok & np.isnan(tokens[column][rows])).sum()) if own is not None and own != price.input else 0
-                if assumed:  # unknown count priced as 0: its tokens were charged as uncached input
-                    counts = assumptions.setdefault(name, {})
-                    counts[column] = counts.get(column, 0) + assumed
+            for at, price in pricer.rows(model, provider or None, stamps[group]):
+                rows = group[at]
+                part = {c: tokens[c][rows] for c in _TOKENS}
+                got = _vector_cost(price, *(part[c] for c in _TOKENS))
+                ok = ~np.isnan(got)
+                cost[rows], priced[rows] = got, ok
+                source[rows[ok]] = price.source
+                _note(name, price, part, ok, fallbacks, assumptions, tiered)
     out = df.copy(deep=False)
     out["cost_usd"] = cost
     out["priced"] = priced
-    out["price_source"] = pd.Categorical(source)
+    out["price_source"] = _categorical(source)
     out.attrs.update(df.attrs)
     out.attrs.update(price_source=pricer.source, price_version=pricer.version, price_fallbacks=fallbacks,
-                     price_assumptions=assumptions)
+                     price_assumptions=assumptions, price_tiers=tiered)
     return out
+
+
+_TOKENS = ("input_tokens", "output_tokens", "cached_input_tokens", "cache_write_input_tokens", "reasoning_tokens")
+_PARTS = (("cached_input", "cached_input_tokens"), ("cache_write", "cache_write_input_tokens"), ("reasoning", "reasoning_tokens"))
+
+
+def _note(name: str, price: Price, part: dict[str, np.ndarray], ok: np.ndarray, fallbacks: dict[str, list[str]],
+          assumptions: dict[str, dict[str, int]], tiered: dict[str, dict[str, int]]) -> None:
+    """Record what priced these rows beyond the base rates: input-price fallbacks, assumed counts, tiers."""
+    used = [f for f, c in _PARTS[:2] if f in price.fallbacks and np.nansum(part[c]) > 0]
+    if used:
+        fallbacks[name] = [f"{f} priced as input" for f in used]
+    for field_, column in _PARTS:
+        if price.own_rate(field_):
+            assumed = int((ok & np.isnan(part[column])).sum())
+            if assumed:  # unknown count priced as 0: its tokens were charged at its total's rate
+                counts = assumptions.setdefault(name, {})
+                counts[column] = counts.get(column, 0) + assumed
+    for start in sorted({start for _, start, _ in price.tiers}):
+        above = int((ok & (part["input_tokens"] > start)).sum())
+        if above:
+            counts = tiered.setdefault(name, {})
+            label = f"input_tokens > {start}"
+            counts[label] = counts.get(label, 0) + above
+
+
+def _stamps(ts: Any, n: int) -> np.ndarray:
+    """Call times as µs since the epoch (UTC); a missing time is now, as genai-prices does."""
+    now = genai.micros(datetime.now(timezone.utc))
+    if ts is None:
+        return np.full(n, now, dtype=np.int64)
+    ts = pd.to_datetime(pd.Series(ts), utc=True)
+    values = ts.dt.as_unit("us").to_numpy(dtype="datetime64[us]").astype(np.int64)
+    return np.where(ts.isna().to_numpy(), now, values)
+
+
+def _categorical(values: np.ndarray) -> pd.Categorical:
+    codes, uniques = pd.factorize(values, sort=True, use_na_sentinel=True)
+    return pd.Categorical.from_codes(codes, categories=pd.Index(np.asarray(uniques, dtype=object), dtype="str"))
 
 
 def reprice(df: pd.DataFrame, prices: Any) -> pd.DataFrame:

@@ -17,9 +17,12 @@ try:  # optional accelerator
 except ImportError:  # pragma: no cover - exercised where pyarrow is absent
     pa = None
 
-__all__ = ["build", "concat", "to_pandas", "HAVE_ARROW", "series_of", "timestamps"]
+__all__ = ["build", "concat", "to_pandas", "HAVE_ARROW", "series_of", "timestamps", "categorical", "canonical", "detached", "missing"]
 
 HAVE_ARROW = pa is not None
+_STR = pd.Index([], dtype="str").dtype
+_TEXT_TYPES = {str, type(None)}
+_PANDAS3 = int(pd.__version__.split(".")[0]) >= 3
 _DICT = pa.dictionary(pa.int32(), pa.string()) if HAVE_ARROW else None
 _TS = "datetime64[us, UTC]"
 
@@ -35,6 +38,49 @@ def timestamps(values: list[Any]) -> Any:
     if HAVE_ARROW:
         return pa.array(parsed.dt.as_unit("us"), type=pa.timestamp("us", tz="UTC"))
     return parsed.dt.as_unit("us").array
+
+
+def categorical(values: Any) -> pd.Categorical:
+    """Text values (None: missing) as a Categorical whose categories are sorted ``str`` — also when there are none.
+
+    One canonical form, so categoricals built from different batches (one with no values, one
+    read before a new run added a category) always concatenate and compare equal to a cold load.
+    """
+    arr = np.empty(len(values), dtype=object)
+    arr[:] = values
+    codes, uniques = pd.factorize(arr, sort=True, use_na_sentinel=True)
+    return pd.Categorical.from_codes(codes, categories=pd.Index(np.asarray(uniques, dtype=object), dtype="str"))
+
+
+def canonical(cat: pd.Categorical) -> pd.Categorical:
+    """``cat`` with ``str`` categories in sorted order (the codes remapped), whatever order its parts were built in."""
+    cats = cat.categories
+    if cats.dtype != _STR or not cats.is_monotonic_increasing:
+        order = np.argsort(np.asarray(cats, dtype=object), kind="stable")
+        remap = np.empty(len(cats), dtype=np.int64)
+        remap[order] = np.arange(len(cats))
+        codes = np.asarray(cat.codes, dtype=np.int64)
+        if len(cats):
+            codes = np.where(codes >= 0, remap[np.maximum(codes, 0)], -1)
+        cat = pd.Categorical.from_codes(codes, categories=pd.Index(np.asarray(cats, dtype=object)[order], dtype="str"))
+    return cat
+
+
+def detached(df: pd.DataFrame) -> pd.DataFrame:
+    """A frame the caller may modify without touching the cached one it came from.
+
+    pandas 3 copies on write, so a shallow copy is enough (and free); older pandas gets a
+    deep copy of the columns (payload dicts stay shared either way).
+    """
+    cow = _PANDAS3 or getattr(pd.options.mode, "copy_on_write", False) is True
+    return df.copy(deep=not cow)
+
+
+def missing(data: Any) -> np.ndarray:
+    """Where a built column holds no value (null / NaT), as a numpy bool array."""
+    if HAVE_ARROW and isinstance(data, (pa.Array, pa.ChunkedArray)):
+        return np.asarray(data.is_null().to_numpy(zero_copy_only=False), dtype=bool)
+    return np.asarray(pd.isna(data), dtype=bool)
 
 
 def build(kind: str, values: list[Any]) -> Any:
@@ -58,7 +104,7 @@ def build(kind: str, values: list[Any]) -> Any:
         except (TypeError, ValueError):
             return np.array([_float(v) for v in values], dtype=np.float64)
     if kind == "category":
-        return pd.Categorical([_text(v) for v in values])
+        return categorical(values if set(map(type, values)) <= _TEXT_TYPES else [_text(v) for v in values])
     arr = np.empty(len(values), dtype=object)
     arr[:] = values
     return arr
@@ -88,7 +134,7 @@ def concat(kind: str, parts: list[Any]) -> Any:
     if HAVE_ARROW and isinstance(parts[0], (pa.Array, pa.ChunkedArray)):
         return parts[0] if len(parts) == 1 else pa.chunked_array(parts)
     if kind == "category":
-        return parts[0] if len(parts) == 1 else pd.api.types.union_categoricals(parts)
+        return parts[0] if len(parts) == 1 else pd.api.types.union_categoricals(parts, sort_categories=True)
     if kind == "datetime":
         return parts[0] if len(parts) == 1 else pd.concat([pd.Series(p) for p in parts], ignore_index=True).array
     return parts[0] if len(parts) == 1 else np.concatenate(parts)
@@ -100,7 +146,8 @@ def to_pandas(kind: str, data: Any) -> Any:
         if kind == "category":
             if isinstance(data, pa.ChunkedArray):
                 data = data.unify_dictionaries()
-            return data.to_pandas().array if isinstance(data, pa.ChunkedArray) else pd.Series(data.to_pandas()).array
+            got = data.to_pandas().array if isinstance(data, pa.ChunkedArray) else pd.Series(data.to_pandas()).array
+            return canonical(got)
         series = data.to_pandas()
         if kind == "str":
             return series.astype("str").array if series.dtype == object else series.array
@@ -108,7 +155,9 @@ def to_pandas(kind: str, data: Any) -> Any:
             return pd.Series(series).dt.as_unit("us").array
         return np.asarray(series)
     if kind == "str":
-        return pd.array(data, dtype="str") if pd.__version__ >= "3" else data
+        return pd.array(data, dtype="str") if _PANDAS3 else data
+    if kind == "category":
+        return canonical(data)
     return data
 
 
@@ -123,7 +172,7 @@ def series_of(kind: str, values: list[Any], index: Any = None) -> pd.Series:
     if kind == "bool":
         return pd.Series(pd.array([None if v is None else bool(v) for v in values], dtype="boolean"), index=index)
     if kind == "category":
-        return pd.Series(pd.Categorical([v if v is None or isinstance(v, str) else str(v) for v in values]), index=index)
+        return pd.Series(categorical([v if v is None or isinstance(v, str) else str(v) for v in values]), index=index)
     if kind == "str":
         return pd.Series([v if v is None or isinstance(v, str) else str(v) for v in values], dtype="str", index=index)
     arr = np.empty(len(values), dtype=object)

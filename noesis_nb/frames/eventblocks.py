@@ -1,16 +1,16 @@
 """The event hot path: events.jsonl bytes → ``parse_lines`` → column lists → compact batch arrays.
 
-Each file is read once and parsed with the store's one line parser. Its events are turned into
-column lists while they are hot in cache, and every ~32k rows the lists become compact arrays
-(Arrow strings/dictionaries, timestamps parsed in one call), so Python string objects are freed
-and their memory reused. A run's rows are a slice of a batch: the cache keeps that slice, and
-assembling a frame from cached runs is slicing and concatenating arrays, not parsing.
+Each file is read once (never from outside its run) and parsed with the store's one line parser.
+Its events are checked and turned into column lists while they are hot in cache (``Batch``), and
+every ~1k rows the lists become compact arrays, so Python string objects are freed. A run's rows
+are a slice of a batch: the cache keeps that slice with the run's problems (file, line, reason),
+and assembling a frame from cached runs is slicing and concatenating arrays, not parsing.
 """
 
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -21,30 +21,16 @@ from ..store.eventlog import parse_lines
 from . import _arrays
 from .cache import CACHE, MEMO
 from .columns import Column
-from .fs import prefetch_remote
+from .eventbatch import EVENT_KINDS, Batch
+from .fs import BadFile, prefetch_remote
 from .problems import LoadProblem, Problems
 from .progress import progress
-from .rowsource import read_run_source, source_column, system_rows
+from .rowsource import read_run_source, source_column
 from .source import RunRef
 
 __all__ = ["EVENT_KINDS", "load_events", "EventColumns", "gc_paused"]
 
-EVENT_KINDS: dict[str, str] = {
-    "event_id": "str",
-    "timestamp": "datetime",
-    "phase": "category",
-    "event_name": "category",
-    "agent_id": "category",
-    "caused_by": "str",
-    "duration_ms": "float",
-    "faculty": "category",
-    "status": "category",
-    "tool": "category",
-    "draft_id": "str",
-    "model": "category",
-}
 _BATCH_ROWS = 1024  # sealing small batches keeps the values hot in cache (measured: ~25% faster than 32k)
-_EMPTY: dict[str, Any] = {}
 _NO_EVENTS: tuple[None, int, int] = (None, 0, 0)
 
 
@@ -60,82 +46,22 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-class _Batch:
-    """Rows of several runs: Python lists while filling, compact arrays once sealed."""
-
-    __slots__ = ("lists", "arrays", "payload", "rows", "extras")
-
-    def __init__(self, extras: tuple[Column, ...]):
-        self.extras = extras
-        self.lists: dict[str, list[Any]] | None = {name: [] for name in EVENT_KINDS}
-        for column in extras:
-            self.lists[column.name] = []
-        self.payload: list[Any] | np.ndarray = []
-        self.arrays: dict[str, Any] = {}
-        self.rows = 0
-
-    def add(self, evs: list[dict[str, Any]]) -> tuple[int, int, tuple[tuple[int, str], ...]]:
-        """Append a run's events; returns their (start, stop) rows and where a payload names its system."""
-        lists = self.lists
-        assert lists is not None
-        lists["event_id"] += [e.get("id") for e in evs]
-        lists["timestamp"] += [e.get("timestamp") for e in evs]
-        lists["phase"] += [e.get("phase") for e in evs]
-        lists["agent_id"] += [e.get("agent_id") for e in evs]
-        lists["caused_by"] += [e.get("caused_by") for e in evs]
-        lists["faculty"] += [e.get("faculty") for e in evs]
-        lists["duration_ms"] += [m.get("duration_ms") if type(m := e.get("metrics")) is dict else None for e in evs]
-        payloads = [e.get("payload") for e in evs]
-        try:
-            names = [p.get("event_name") for p in payloads]
-            gp = payloads
-        except AttributeError:  # a payload that is not an object (rare): read it as empty
-            gp = [p if type(p) is dict else _EMPTY for p in payloads]
-            names = [p.get("event_name") for p in gp]
-        recent = lists["phase"][len(lists["phase"]) - len(evs):]
-        i = -1
-        try:  # runtime events name themselves in event_type; list.index scans at C speed
-            while True:
-                i = recent.index("runtime", i + 1)
-                names[i] = evs[i].get("event_type") or names[i]
-        except ValueError:
-            pass
-        lists["event_name"] += names
-        lists["status"] += [p.get("status") for p in gp]
-        lists["tool"] += [p.get("tool") for p in gp]
-        lists["draft_id"] += [p.get("draft_id") for p in gp]
-        lists["model"] += [p.get("model") for p in gp]
-        for column in self.extras:
-            lists[column.name] += [column.value(e) for e in evs]
-        self.payload += payloads  # type: ignore[operator]
-        start = self.rows
-        self.rows += len(evs)
-        return start, self.rows, system_rows(gp)
-
-    def seal(self) -> None:
-        if self.lists is None:
-            return
-        kinds = {**EVENT_KINDS, **{c.name: c.type for c in self.extras}}
-        for name, values in self.lists.items():
-            kind = kinds[name]
-            self.arrays[name] = _arrays.build(kind if kind in ("str", "category", "datetime", "float") else "object", values)
-        payload = np.empty(self.rows, dtype=object)
-        payload[:] = self.payload
-        self.payload = payload
-        self.lists = None
-
-
 class EventColumns:
-    """Assembled event columns (pandas arrays) plus per-run lengths and sources, before any filtering."""
+    """Assembled event columns (pandas arrays, read-only) plus per-run lengths and sources, before any filtering."""
 
-    def __init__(self, columns: dict[str, Any], names: list[str], lengths: list[int], run_sources: list[str]):
+    def __init__(self, columns: dict[str, Any], names: list[str], lengths: list[int], run_sources: list[str],
+                 df: pd.DataFrame | None = None):
         self.columns = columns
         self.names = names
         self.lengths = lengths
         self.run_sources = run_sources
+        self._df = df
 
     def frame(self) -> pd.DataFrame:
-        return pd.DataFrame(self.columns, copy=False)
+        """The events as a frame the caller owns: editing it never changes what the cache serves next."""
+        if self._df is None:
+            self._df = pd.DataFrame(self.columns, copy=False)
+        return _arrays.detached(self._df)
 
 
 def _slice(arr: Any, start: int, stop: int) -> Any:
@@ -154,59 +80,96 @@ def load_events(
 ) -> EventColumns:
     """Every event of ``refs`` as typed columns; corrupt lines go to ``problems``."""
     extras_key = tuple((c.name, c.path, id(c.fn), c.type) for c in extras)
-    segments: list[tuple[_Batch | None, int, int]] = []
+    segments: list[tuple[Batch | None, int, int]] = []
     run_sources: list[str] = []
     systems: list[tuple[tuple[int, str], ...]] = []  # per run: (row, system) where payload.source names one
-    batch = _Batch(extras)
-    open_batches = [batch]
+    batch = Batch(extras)
+    per_run: list[list[LoadProblem]] = []  # reported in run order once every batch is sealed
     with gc_paused():
         paths = [r.fs.join(r.path, "events.jsonl") for r in refs]
         prefetch_remote(refs, _events_and_source_doc)
-        for ref, path in progress(list(zip(refs, paths)), show_progress, "events"):
-            key = ("events", ref.fs.protocol, path, extras_key)
-            if use_cache:
-                stamp = ref.stat_events(path)
-                hit = CACHE.get(key, stamp) if stamp is not None else None
-                if hit is not None:
-                    segment, cached_problems, source, named = hit
-                    problems.extend(cached_problems)
-                    segments.append(segment)
-                    run_sources.append(source)
-                    systems.append(named)
+        try:
+            for ref, path in progress(list(zip(refs, paths)), show_progress, "events"):
+                key = ("events", ref.fs.protocol, path, extras_key)
+                if use_cache:
+                    stamp = ref.stat_events(path)
+                    hit = CACHE.get(key, stamp) if stamp is not None else None
+                    if hit is not None:
+                        segment, cached_problems, source, named = hit
+                        per_run.append(cached_problems)
+                        segments.append(segment)
+                        run_sources.append(source)
+                        systems.append(named)
+                        continue
+                source = read_run_source(ref)  # fixed before the first event is written: cached with the events
+                run_sources.append(source)
+                run_problems: list[LoadProblem] = []
+                per_run.append(run_problems)
+                got = _read_events(ref, path, run_problems)
+                if got is None:
+                    segments.append(_NO_EVENTS)
+                    systems.append(())
+                    stamp = ref.fs.stat(path)
+                    if use_cache and run_problems and stamp is not None:  # an unreadable file: keep its report
+                        CACHE.put(key, stamp, (_NO_EVENTS, run_problems, source, ()))
                     continue
-            source = read_run_source(ref)  # fixed before the first event is written: cached with the events
-            run_sources.append(source)
-            got = ref.fs.read(path)
-            if got is None:
-                segments.append(_NO_EVENTS)
-                systems.append(())
-                continue
-            data, stamp = got
-            corruptions: list[Any] = []
-            evs = parse_lines(data, ref.fs.url(path), strict=problems.strict, errors=corruptions)
-            run_problems = [LoadProblem(c.path, c.line_number, c.reason) for c in corruptions]
+                data, stamp = got
+                url = ref.fs.url(path)
+                corruptions: list[Any] = []
+                torn: list[int] = []
+                evs = parse_lines(data, url, strict=problems.strict, errors=corruptions, torn=torn)
+                run_problems.extend(LoadProblem(c.path, c.line_number, c.reason) for c in corruptions)
+                if torn and _sealed(ref):
+                    run_problems.append(LoadProblem(url, torn[0], "the last line is cut off (no newline) although the run "
+                                                                  "is sealed; it is not read"))
+                start, stop, named = batch.add(evs, _reporter(url, data, run_problems))
+                systems.append(named)
+                del evs
+                segment = (batch, start, stop)
+                segments.append(segment)
+                if use_cache:
+                    CACHE.put(key, stamp, (segment, run_problems, source, named), rows=stop - start)
+                if batch.rows >= _BATCH_ROWS:
+                    batch.seal()
+                    batch = Batch(extras)
+        finally:  # also when a strict load raises: cached segments must never point into an unsealed batch
+            batch.seal()
+        for run_problems in per_run:
             problems.extend(run_problems)
-            start, stop, named = batch.add(evs)
-            systems.append(named)
-            del evs
-            segment = (batch, start, stop)
-            segments.append(segment)
-            if use_cache:
-                CACHE.put(key, stamp, (segment, run_problems, source, named), rows=stop - start)
-            if batch.rows >= _BATCH_ROWS:
-                batch.seal()
-                batch = _Batch(extras)
-                open_batches.append(batch)
-        batch.seal()
         names = [r.name for r in refs]
         memo_key = ("events", extras_key, tuple(names))
         hit = MEMO.get(memo_key, tuple(segments)) if use_cache else None
         if hit is not None:
-            return EventColumns(hit.columns, hit.names, hit.lengths, run_sources)
+            return EventColumns(hit.columns, hit.names, hit.lengths, run_sources, hit._df)
         loaded = _assemble(segments, names, extras, run_sources, systems)
         if use_cache:
             MEMO.put(memo_key, tuple(segments), loaded)
         return loaded
+
+
+def _read_events(ref: RunRef, path: str, run_problems: list[LoadProblem]) -> tuple[bytes, Any] | None:
+    """The bytes of the run's events.jsonl; None (and a report) when it is not a readable file of the run."""
+    try:
+        return ref.read("events.jsonl")
+    except BadFile as exc:
+        run_problems.append(LoadProblem(ref.fs.url(path), None, f"{exc.reason}; the run's events are not read"))
+        return None
+
+
+def _sealed(ref: RunRef) -> bool:
+    return ref.fs.stat(ref.file("final.json")) is not None or ref.fs.stat(ref.file("manifest.json")) is not None
+
+
+def _reporter(url: str, data: bytes, sink: list[LoadProblem]) -> Callable[[list[tuple[int, str]]], None]:
+    """Turns (event index, reason) into problems with line numbers (worked out only when a run has any)."""
+    numbers: list[int] = []
+
+    def report(bad: list[tuple[int, str]]) -> None:
+        if not numbers:
+            parse_lines(data, url, strict=False, errors=[], numbers=numbers)
+        sink.extend(LoadProblem(url, numbers[i], reason) for i, reason in bad)
+
+    return report
 
 
 def _events_and_source_doc(ref: RunRef) -> list[str]:
@@ -215,7 +178,7 @@ def _events_and_source_doc(ref: RunRef) -> list[str]:
     return [ref.fs.join(ref.path, "events.jsonl"), summary if ref.fs.stat(summary) is not None else ref.fs.join(ref.path, "state.json")]
 
 
-def _assemble(segments: list[tuple[_Batch | None, int, int]], names: list[str], extras: tuple[Column, ...],
+def _assemble(segments: list[tuple[Batch | None, int, int]], names: list[str], extras: tuple[Column, ...],
               run_sources: list[str], systems: list[tuple[tuple[int, str], ...]]) -> EventColumns:
     lengths = [stop - start for _, start, stop in segments]
     merged: list[list[Any]] = []

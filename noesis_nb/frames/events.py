@@ -35,8 +35,10 @@ def events_df(
     agent_id, caused_by, duration_ms, faculty, status, tool, draft_id, model, payload``) then
     any ``columns=[Column(...)]`` (paths into the event record, e.g. ``"payload.reason"``).
     Filters: ``phases``, ``episodes`` (ids), ``since``/``until`` (UTC, inclusive).
-    ``strict=False`` skips corrupt lines and lists them in ``df.attrs["errors"]``;
-    ``strict=True`` raises ``EventLogIntegrityError`` naming the file and line.
+    ``strict=False`` skips corrupt lines, reads values of the wrong kind (a ``timestamp`` that is not
+    an ISO-8601 time, a count that is text…) as unknown, and lists each in ``df.attrs["errors"]``
+    with its file and line; ``strict=True`` raises on the first — ``EventLogIntegrityError`` for a
+    line that is not a JSON object, ``RunLoadError`` for a bad value or an unreadable file.
     """
     extras = check_columns(columns, EVENT_COLUMNS, "events_df")
     refs = resolve_source(source, storage_options=storage_options, episodes=episode_filter(episodes))

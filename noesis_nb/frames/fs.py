@@ -1,6 +1,7 @@
 """Reading run files from the local disk or through fsspec (``s3://…``), with the stat used as cache key.
 
-``LocalFS`` is the hot path: plain ``open``/``fstat``. ``RemoteFS`` lists a whole root once (size
+``LocalFS`` is the hot path: plain ``os.open``/``fstat``/``os.read``, refusing what is not a file
+of the run (``BadFile``: a directory, FIFO, unreadable file, or symlink out of the run). ``RemoteFS`` lists a whole root once (size
 and modification time/ETag of every file), then fetches many files concurrently with ``fs.cat``.
 """
 
@@ -10,7 +11,10 @@ import os
 from collections.abc import Callable, Iterable
 from typing import Any
 
-__all__ = ["LocalFS", "RemoteFS", "open_remote", "prefetch_remote", "Stat"]
+from ..store.runfiles import UnreadableRunFile as BadFile
+from ..store.runfiles import list_dir, read_file
+
+__all__ = ["LocalFS", "RemoteFS", "open_remote", "prefetch_remote", "Stat", "BadFile"]
 
 Stat = tuple[int, Any]  # (size, mtime_ns or ETag/LastModified)
 _MARKERS = ("events.jsonl", "summary.json", "state.json")
@@ -29,26 +33,18 @@ class LocalFS:
     def url(self, path: str) -> str:
         return path
 
-    def read(self, path: str) -> tuple[bytes, Stat] | None:
-        """Bytes and (size, mtime_ns) of ``path``; None when it does not exist."""
-        try:
-            with open(path, "rb") as fh:
-                st = os.fstat(fh.fileno())
-                return fh.read(), (st.st_size, st.st_mtime_ns)
-        except (FileNotFoundError, NotADirectoryError):
-            return None
+    def read(self, path: str, within: str | None = None) -> tuple[bytes, Stat] | None:
+        """Bytes and (size, mtime_ns) of ``path``; None when it does not exist.
 
-    def read_tail(self, path: str, nbytes: int) -> tuple[bytes, Stat, bool] | None:
+        ``BadFile`` when it is a directory, FIFO or device, unreadable, or a symlink leading out of
+        ``within`` (the run directory): such a file is reported, never followed out of the run.
+        """
+        got = read_file(path, within)
+        return None if got is None else (got[0], got[1])
+
+    def read_tail(self, path: str, nbytes: int, within: str | None = None) -> tuple[bytes, Stat, bool] | None:
         """The last ``nbytes`` of ``path`` (whole file when smaller) and whether that is all of it."""
-        try:
-            with open(path, "rb") as fh:
-                st = os.fstat(fh.fileno())
-                if st.st_size > nbytes:
-                    fh.seek(st.st_size - nbytes)
-                    return fh.read(nbytes), (st.st_size, st.st_mtime_ns), False
-                return fh.read(), (st.st_size, st.st_mtime_ns), True
-        except (FileNotFoundError, NotADirectoryError):
-            return None
+        return read_file(path, within, tail=nbytes)
 
     def stat(self, path: str) -> Stat | None:
         try:
@@ -57,11 +53,9 @@ class LocalFS:
             return None
         return (st.st_size, st.st_mtime_ns)
 
-    def listdir(self, path: str) -> list[str]:
-        try:
-            return os.listdir(path)
-        except (FileNotFoundError, NotADirectoryError):
-            return []
+    def listdir(self, path: str, within: str | None = None) -> list[str]:
+        """Names in a folder ([] when absent); ``BadFile`` for a file, a symlink out of ``within``, no permission."""
+        return list_dir(path, within)
 
     def prefetch(self, paths: Iterable[str]) -> None:
         """Nothing to do locally (remote file systems fetch concurrently here)."""
@@ -107,7 +101,7 @@ class RemoteFS:
     def stat(self, path: str) -> Stat | None:
         return self._info.get(path)
 
-    def listdir(self, path: str) -> list[str]:
+    def listdir(self, path: str, within: str | None = None) -> list[str]:
         path = path.rstrip("/")
         names = set(self._dirs.get(path, []))
         prefix = path + "/"
@@ -122,7 +116,7 @@ class RemoteFS:
         if wanted:
             self._data.update(self.fs.cat(wanted, on_error="omit"))
 
-    def read(self, path: str) -> tuple[bytes, Stat] | None:
+    def read(self, path: str, within: str | None = None) -> tuple[bytes, Stat] | None:
         stat = self._info.get(path)
         if stat is None:
             return None
@@ -134,7 +128,7 @@ class RemoteFS:
                 return None
         return data, stat
 
-    def read_tail(self, path: str, nbytes: int) -> tuple[bytes, Stat, bool] | None:
+    def read_tail(self, path: str, nbytes: int, within: str | None = None) -> tuple[bytes, Stat, bool] | None:
         got = self.read(path)
         if got is None:
             return None

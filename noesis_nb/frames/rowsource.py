@@ -11,19 +11,19 @@ other values (Noēsis' plan events say ``"planner.minimal"``) are not systems.
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import numpy as np
 import orjson
 import pandas as pd
 
+from .fs import BadFile
+
 __all__ = ["SYSTEMS", "ENGINE", "NOESIS", "run_source", "read_run_source", "system_rows", "source_column"]
 
 SYSTEMS = frozenset({"agui", "noeta", "langgraph", "crewai", "noetic", "taisce"})  # noesis_nb.integrations
 ENGINE = "noesis_nb"
 NOESIS = "noesis"
-_CHUNK = 1 << 16
 
 
 def run_source(doc: Any) -> str:
@@ -46,7 +46,7 @@ def read_run_source(ref: Any) -> str:
     Unreadable documents are skipped quietly here (``runs_df`` reports them).
     """
     for name in ("summary.json", "state.json"):
-        data = _read(ref.fs, ref.fs.join(ref.path, name))
+        data = _read(ref, name)
         if data is None:
             continue
         quick = _without_tag(data)
@@ -78,24 +78,13 @@ def _without_tag(data: bytes) -> str | None:
     return NOESIS
 
 
-def _read(fs: Any, path: str) -> bytes | None:
-    """A small file's bytes (None when absent); locally with bare ``os.open``/``os.read``, half the cost of ``open()``."""
-    if fs.protocol != "file":
-        got = fs.read(path)
-        return None if got is None else got[0]
+def _read(ref: Any, name: str) -> bytes | None:
+    """A small document's bytes; None when absent or not a readable file of the run (``runs_df`` reports those)."""
     try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
+        got = ref.read(name)
+    except BadFile:
         return None
-    try:
-        chunks = []
-        while chunk := os.read(fd, _CHUNK):
-            chunks.append(chunk)
-        return b"".join(chunks)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
+    return None if got is None else got[0]
 
 
 def system_rows(payloads: list[Any]) -> tuple[tuple[int, str], ...]:

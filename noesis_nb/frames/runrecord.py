@@ -18,20 +18,30 @@ from ..store.eventlog import parse_lines
 from ..store.layout import PREPARED_DIRS
 from ..store.status import run_status
 from .coerce import obj
+from .fs import BadFile
 from .problems import LoadProblem
+from .shapes import FINAL, MANIFEST, STATE, SUMMARY, Spec, check
 from .source import RunRef
+from .values import describe, is_time
 from .usage import MODEL_CALL, scan_model_calls
 
 __all__ = ["read_run", "run_stamp", "calls_from_events", "RunRecord", "PARTS"]
 
 _TAIL = 16384
-PARTS = (("cached_input", "cached_input_tokens"), ("cache_write", "cache_write_input_tokens"))  # (price field, count)
+PARTS = (("cached_input", "cached_input_tokens"), ("cache_write", "cache_write_input_tokens"), ("reasoning", "reasoning_tokens"))  # (price field, count)
 RunRecord = dict[str, Any]
 
 
-def _doc(ref: RunRef, name: str, problems: list[LoadProblem], stamp: dict[str, Any]) -> dict[str, Any] | None:
-    path = ref.fs.join(ref.path, name)
-    got = ref.fs.read(path)
+def _doc(ref: RunRef, name: str, problems: list[LoadProblem], stamp: dict[str, Any], shape: Spec) -> dict[str, Any] | None:
+    """A run document, its misfit fields read as None; every problem (unreadable, not JSON, bad field) reported."""
+    path = ref.file(name)
+    url = ref.fs.url(path)
+    try:
+        got = ref.read(name)
+    except BadFile as exc:
+        stamp[name] = ref.fs.stat(path)
+        problems.append(LoadProblem(url, None, f"{exc.reason}; the run is read without it"))
+        return None
     if got is None:
         stamp[name] = None
         return None
@@ -39,37 +49,38 @@ def _doc(ref: RunRef, name: str, problems: list[LoadProblem], stamp: dict[str, A
     try:
         value = orjson.loads(data)
     except orjson.JSONDecodeError as exc:
-        problems.append(LoadProblem(ref.fs.url(path), None, f"invalid JSON ({exc}); the run is read without it"))
+        problems.append(LoadProblem(url, None, f"invalid JSON ({exc}); the run is read without it"))
         return None
     if type(value) is not dict:
-        problems.append(LoadProblem(ref.fs.url(path), None, f"a JSON {type(value).__name__}, not an object"))
+        problems.append(LoadProblem(url, None, f"{describe(value)}, not an object; the run is read without it"))
         return None
-    return value
+    return check(value, shape, lambda reason: problems.append(LoadProblem(url, None, reason)))
 
 
 def read_run(ref: RunRef, *, strict: bool) -> tuple[RunRecord, dict[str, Any], list[LoadProblem]]:
     """(record, stamp of every file consulted, problems). The record holds documents and derived facts."""
     problems: list[LoadProblem] = []
     stamp: dict[str, Any] = {".": ref.fs.stat(ref.path)}  # before any read: a later rename into the run changes it
-    summary = _doc(ref, "summary.json", problems, stamp)
-    final = _doc(ref, "final.json", problems, stamp)
-    manifest = _doc(ref, "manifest.json", problems, stamp)
+    summary = _doc(ref, "summary.json", problems, stamp, SUMMARY)
+    final = _doc(ref, "final.json", problems, stamp, FINAL)
+    before = len(problems)
+    manifest = _doc(ref, "manifest.json", problems, stamp, MANIFEST)
+    manifest_clean = len(problems) == before  # a manifest with a malformed field cannot vouch for the run
+    state = _doc(ref, "state.json", problems, stamp, STATE)  # read even when the summary says it all: its bad values are reported
     ext = (summary or {}).get("x-noesis_nb") or {}
     usage = ext.get("usage") if isinstance(ext, dict) else None
     by_model = usage.get("by_model") if isinstance(usage, dict) else None
-    need_state = summary is None or not (summary.get("task") and obj(summary, "flags").get("using"))
-    state = _doc(ref, "state.json", problems, stamp) if need_state else None
     need_status = summary is None or not summary.get("status")
     no_calls = isinstance(usage, dict) and usage.get("model_calls") == 0
     need_calls = not no_calls and not _usable_by_model(by_model, summary)
-    events_path = ref.fs.join(ref.path, "events.jsonl")
+    events_path = ref.file("events.jsonl")
     url = ref.fs.url(events_path)
     tail: list[dict[str, Any]] = []
     head: dict[str, Any] | None = None
     calls: list[tuple[Any, dict[str, Any]]] = []
     tool_requests = None
     if need_calls or need_status or (summary is None and state is None):
-        got = _full(ref, events_path) if need_calls or summary is None else ref.fs.read_tail(events_path, _TAIL)
+        got = _events(ref, need_calls or summary is None, problems)
         if got is not None:
             data, stamp["events.jsonl"], whole = got
             if need_status or summary is None:
@@ -81,19 +92,31 @@ def read_run(ref: RunRef, *, strict: bool) -> tuple[RunRecord, dict[str, Any], l
             if need_calls:
                 calls = scan_model_calls(data, url, problems)
         else:
-            stamp["events.jsonl"] = None
+            stamp["events.jsonl"] = ref.fs.stat(events_path)
     if not need_calls and not no_calls:  # one day's per-model sums, priced on the run's day
         calls = [(summary["started_at"], dict(item, event_name=MODEL_CALL)) for item in by_model]
-    tools = _tools(ref, stamp, sealed=final is not None or manifest is not None)
+    tools = _tools(ref, stamp, problems, sealed=final is not None or manifest is not None)
     record: RunRecord = {
         "ref": ref, "summary": summary, "state": state, "final": final, "manifest": manifest,
         "status": _status(ref, summary, state, tail, problems),
         "head": head, "tail_end": next((e.get("timestamp") for e in reversed(tail) if e.get("phase") == "terminate"), None),
         "calls": calls, "calls_from": "summary" if calls and not need_calls else "events",
-        "tools": tools, "tool_requests": tool_requests, "stamp": stamp, "problems": problems,
+        "tools": tools, "tool_requests": tool_requests, "stamp": stamp, "problems": problems, "manifest_clean": manifest_clean,
     }
     record["known_sizes"] = {k: v[0] for k, v in stamp.items() if v is not None and k.endswith((".json", ".jsonl"))}
     return record, stamp, problems
+
+
+def _events(ref: RunRef, whole: bool, problems: list[LoadProblem]) -> tuple[bytes, Any, bool] | None:
+    """All of events.jsonl, or its last ``_TAIL`` bytes; None (reported) when it is not a readable file of the run."""
+    try:
+        if whole:
+            got = ref.read("events.jsonl")
+            return None if got is None else (got[0], got[1], True)
+        return ref.read_tail("events.jsonl", _TAIL)
+    except BadFile as exc:
+        problems.append(LoadProblem(ref.fs.url(ref.file("events.jsonl")), None, f"{exc.reason}; the run's events are not read"))
+        return None
 
 
 def _usable_by_model(by_model: Any, summary: dict[str, Any] | None) -> bool:
@@ -116,12 +139,12 @@ def calls_from_events(record: RunRecord) -> list[LoadProblem]:
     ``usage_df`` does. The record keeps the calls, and the stat of ``events.jsonl`` joins its stamp.
     """
     ref = record["ref"]
-    path = ref.fs.join(ref.path, "events.jsonl")
-    got = ref.fs.read(path)
+    path = ref.file("events.jsonl")
     found: list[LoadProblem] = []
+    got = _events(ref, True, found)
     record["calls"] = scan_model_calls(got[0], ref.fs.url(path), found) if got is not None else []
     record["calls_from"] = "events"
-    record["stamp"]["events.jsonl"] = None if got is None else got[1]
+    record["stamp"]["events.jsonl"] = got[1] if got is not None else ref.fs.stat(path)
     record["problems"].extend(found)
     return found
 
@@ -165,16 +188,25 @@ def _parse_tail(data: bytes, whole: bool, url: str, problems: list[LoadProblem])
     cut = data.find(b"\n", len(data) - _TAIL) + 1 if len(data) > _TAIL else 0
     if cut == 0 and not whole:
         cut = data.find(b"\n") + 1  # the first bytes of a tail read are a partial line
-    tail = parse_lines(data[cut:], url, strict=False, errors=errors)
+    tail = [_plain(e) for e in parse_lines(data[cut:], url, strict=False, errors=errors)]
     offset = data.count(b"\n", 0, cut) if whole else None
     problems.extend(LoadProblem(c.path, None if offset is None else offset + c.line_number,
                                 c.reason if whole else f"{c.reason} (in the last {_TAIL} bytes)") for c in errors)
     return tail
 
 
-def _full(ref: RunRef, path: str) -> tuple[bytes, Any, bool] | None:
-    got = ref.fs.read(path)
-    return None if got is None else (got[0], got[1], True)
+_TEXT_KEYS = frozenset({"status", "task", "using", "kind", "type", "event"})
+
+
+def _plain(event: dict[str, Any]) -> dict[str, Any]:
+    """An event with the fields runs_df reads (phase, timestamp, payload text fields) kept only when well typed.
+
+    A misfit is read as absent (events_df reports it with its line): ``status: 5`` must not become "5".
+    """
+    payload = event.get("payload")
+    payload = {k: v for k, v in payload.items() if k not in _TEXT_KEYS or type(v) is str} if type(payload) is dict else None
+    return {"phase": event["phase"] if type(event.get("phase")) is str else None, "payload": payload,
+            "timestamp": event["timestamp"] if is_time(event.get("timestamp")) else None}
 
 
 def _first_event(line: bytes) -> dict[str, Any] | None:
@@ -182,42 +214,47 @@ def _first_event(line: bytes) -> dict[str, Any] | None:
         value = orjson.loads(line)
     except orjson.JSONDecodeError:
         return None
-    return value if type(value) is dict else None
+    return _plain(value) if type(value) is dict else None
 
 
-def _tools(ref: RunRef, stamp: dict[str, Any], *, sealed: bool) -> dict[str, Any]:
+def _tools(ref: RunRef, stamp: dict[str, Any], problems: list[LoadProblem], *, sealed: bool) -> dict[str, Any]:
     """Draft counts from ``tool_invocations/`` listings; pending = undecided, unexecuted drafts still pending_approval."""
-    fs = ref.fs
-    base = fs.join(ref.path, "tool_invocations")
-    if not sealed and not fs.listdir(base):
+    if not sealed and not _listing(ref, ("tool_invocations",), stamp, problems, keep=False):
         stamp["tool_invocations"] = None
         return {"drafts": 0, "pending": 0, "present": False}
-    where: dict[str, str] = {}  # draft -> its folder (Noēsis' prepared/, or the python extension folder)
+    where: dict[str, tuple[str, ...]] = {}  # draft -> its folder (Noēsis' prepared/, or the python extension folder)
     for sub in PREPARED_DIRS:
-        folder = fs.join(base, *sub.split("/"))
-        listing = fs.listdir(folder)
-        stamp[f"tool_invocations/{sub}"] = _dir_stamp(fs, folder, listing)
-        where.update((n[:-5], folder) for n in listing if n.endswith(".json"))
+        parts = ("tool_invocations", *sub.split("/"))
+        where.update((n[:-5], parts) for n in _listing(ref, parts, stamp, problems) if n.endswith(".json"))
     if sealed:  # nothing can be pending; the drafts are the prepared records
         return {"drafts": len(where), "pending": 0, "present": bool(where)}
     names = {"prepared": set(where)}
     for kind in ("approvals", "executions"):
-        folder = fs.join(base, kind)
-        listing = fs.listdir(folder)
-        stamp[f"tool_invocations/{kind}"] = _dir_stamp(fs, folder, listing)
-        names[kind] = {n[:-5] for n in listing if n.endswith(".json")}
+        names[kind] = {n[:-5] for n in _listing(ref, ("tool_invocations", kind), stamp, problems) if n.endswith(".json")}
     pending = 0
     undecided = names["prepared"] - names["approvals"] - names["executions"]
-    if undecided:
-        for draft in sorted(undecided):
-            got = fs.read(fs.join(where[draft], draft + ".json"))
-            try:
-                doc = orjson.loads(got[0]) if got else None
-            except orjson.JSONDecodeError:
-                doc = None
-            if isinstance(doc, dict) and doc.get("status") == "pending_approval":
-                pending += 1
-    return {"drafts": len(names["prepared"]), "pending": pending, "present": True}
+    for draft in sorted(undecided):
+        try:
+            got = ref.read(*where[draft], draft + ".json")
+            doc = orjson.loads(got[0]) if got else None
+        except (BadFile, orjson.JSONDecodeError):  # tools_df reports the record itself
+            doc = None
+        if isinstance(doc, dict) and doc.get("status") == "pending_approval":
+            pending += 1
+    return {"drafts": len(where), "pending": pending, "present": True}
+
+
+def _listing(ref: RunRef, parts: tuple[str, ...], stamp: dict[str, Any], problems: list[LoadProblem], keep: bool = True) -> list[str]:
+    """A tool folder's names (stamped for the cache); a folder that is not one of the run's is reported and read as empty."""
+    folder = ref.file(*parts)
+    try:
+        listing = ref.listdir(*parts)
+    except BadFile as exc:
+        problems.append(LoadProblem(ref.fs.url(folder), None, f"{exc.reason}; its tool records are not read"))
+        listing = []
+    if keep:
+        stamp["/".join(parts)] = _dir_stamp(ref.fs, folder, listing)
+    return listing
 
 
 def run_stamp(ref: RunRef, names: list[str]) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from . import _arrays
 from .cache import CACHE, MEMO
 from .columns import RUN_COLUMNS, TOKEN_COLUMNS, Column, check_columns
 from .eventblocks import gc_paused
-from .fs import prefetch_remote
+from .fs import BadFile, prefetch_remote
 from .coerce import Report, clean_row, obj
 from .problems import LoadProblem, Problems
 from .progress import progress as _progress
@@ -23,6 +23,7 @@ from .rowsource import run_source
 from .runrecord import RunRecord, calls_from_events, read_run, run_stamp
 from .runusage import run_usage, sums_hide_priced_parts
 from .source import RunRef, Source, episode_filter, resolve_source
+from .values import safe_name
 
 __all__ = ["runs_df"]
 
@@ -51,7 +52,8 @@ def runs_df(
     file has its listed size, ``"size"`` every size, ``"hash"`` re-hashes them (local runs only).
     A run's ``cost_usd`` is the sum of its ``usage_df`` rows' (NaN when any is unpriced).
     Problems (unreadable documents, corrupt lines, malformed fields read as unknown) are in
-    ``df.attrs["errors"]``; ``strict=True`` raises on the first, naming the file.
+    ``df.attrs["errors"]`` (each field by its path in its own file; files changed since the manifest
+    one report each); ``strict=True`` raises on the first, naming the file.
     """
     if verify not in ("quick", "size", "hash"):
         raise ValueError(f"verify={verify!r}: use 'quick' (listed files exist, top-level sizes match), 'size' (every "
@@ -94,7 +96,8 @@ def _record(ref: RunRef, problems: Problems, use_cache: bool, verify: str) -> Ru
                 problems.extend(run_problems)
                 return record
     record, stamp, run_problems = read_run(ref, strict=problems.strict)
-    record["manifest_ok"] = _manifest_ok(ref, record["manifest"], verify, record["known_sizes"])
+    ok = _manifest_ok(ref, record["manifest"], verify, record["known_sizes"], run_problems)
+    record["manifest_ok"] = ok and record["manifest_clean"] if ok is not None else None
     record["row"] = _checked_row(record, run_problems)
     problems.extend(run_problems)
     if use_cache:
@@ -118,37 +121,57 @@ def _checked_row(record: RunRecord, run_problems: list[LoadProblem]) -> dict[str
                 "sealed": False, "tool_calls": 0, "pending_approvals": 0, "tags": {}}
 
 
-def _manifest_ok(ref: RunRef, manifest: dict[str, Any] | None, verify: str, known: dict[str, int]) -> bool | None:
-    """None without a manifest; False when a listed file is missing or has another size (or hash).
+def _manifest_ok(ref: RunRef, manifest: dict[str, Any] | None, verify: str, known: dict[str, int],
+                 problems: list[LoadProblem]) -> bool | None:
+    """None without a manifest; False when a listed file is missing or has another size (or hash), each one reported.
 
     ``quick``: every listed file exists (one listing per folder) and every top-level file has
     its listed size; ``size``: every listed file's size; ``hash``: re-hash them (local runs).
+    Malformed entries were reported when the manifest was read (``shapes.MANIFEST``) and fail it.
     """
     if manifest is None:
         return None
+    files = manifest.get("files")
+    if not isinstance(files, list):
+        return False
+    where = lambda name: ref.fs.url(ref.file(*name.split("/")))  # noqa: E731
     if verify == "hash" and ref.fs.protocol == "file":
-        return verify_manifest(ref.path).ok
+        checked = verify_manifest(ref.path)
+        problems.extend(LoadProblem(where(name) if safe_name(name) else ref.fs.url(ref.file("manifest.json")), None, reason)
+                        for name, reason in checked.details)
+        return checked.ok and all(isinstance(e, dict) and isinstance(e.get("name"), str) for e in files)
+    ok = True
     listings: dict[str, set[str]] = {}
-    for entry in manifest.get("files") or []:
+    for entry in files:
         name = entry.get("name") if isinstance(entry, dict) else None
-        if not isinstance(name, str) or not name or name.startswith("/") or ".." in name.split("/"):
-            return False
+        if not isinstance(name, str):
+            ok = False  # reported with the manifest's fields
+            continue
         size = known.get(name)
         if size is None and verify == "quick" and "/" in name:
             folder, _, base = name.rpartition("/")
             if folder not in listings:
-                listings[folder] = set(ref.fs.listdir(ref.fs.join(ref.path, *folder.split("/"))))
+                try:
+                    listings[folder] = set(ref.listdir(*folder.split("/")))
+                except BadFile as exc:
+                    problems.append(LoadProblem(where(folder), None, f"{exc.reason}; the files manifest.json lists in it are not checked"))
+                    listings[folder] = set()
             if base not in listings[folder]:
-                return False
+                problems.append(LoadProblem(where(name), None, "listed in manifest.json but missing"))
+                ok = False
             continue
         if size is None:
-            stat = ref.fs.stat(ref.fs.join(ref.path, *name.split("/")))
+            stat = ref.fs.stat(ref.file(*name.split("/")))
             if stat is None:
-                return False
+                problems.append(LoadProblem(where(name), None, "listed in manifest.json but missing"))
+                ok = False
+                continue
             size = stat[0]
-        if entry.get("size_bytes") is not None and size != entry["size_bytes"]:
-            return False
-    return True
+        listed = entry.get("size_bytes")
+        if listed is not None and size != listed:
+            problems.append(LoadProblem(where(name), None, f"{size} bytes, but manifest.json lists {listed}: changed after the run was sealed"))
+            ok = False
+    return ok
 
 
 def _get(doc: Any, *keys: str) -> Any:

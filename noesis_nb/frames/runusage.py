@@ -16,15 +16,19 @@ from ..cost import Pricer, price_frame
 from .columns import TOKEN_COLUMNS
 from .runrecord import PARTS, RunRecord
 from .usage import calls_frame
+from .values import is_count
 
 __all__ = ["run_usage", "sums_hide_priced_parts"]
 
 
 def sums_hide_priced_parts(record: RunRecord, pricer: Pricer) -> bool:
-    """Whether a per-model sum with an unknown cached/cache-write part would price differently from the calls.
+    """Whether the summary's per-model sums would price differently from the run's calls.
 
-    A null part prices as 0 (charged as input) for the whole group, while the calls that did
-    report it get their own rate: that differs only when the part's price is not the input price.
+    Sums price as the calls only when cost is proportional to tokens with one rate all day: a
+    tiered price (the rate depends on each call's input size), a per-call charge, or an
+    off-peak rate needs the calls. So does a part (cached, cache-write, reasoning) with its own
+    price whose sum is null: a null part prices as 0 for the whole group, while the calls that
+    did report it get their own rate.
     """
     checked = record.setdefault("sums_checked", {})  # per price table: a cached run is decided once
     if pricer.version not in checked:
@@ -34,12 +38,16 @@ def sums_hide_priced_parts(record: RunRecord, pricer: Pricer) -> bool:
 
 def _hidden_parts(calls: list[tuple[Any, dict[str, Any]]], pricer: Pricer) -> bool:
     for ts, payload in calls:
-        nulls = [part for part, count in PARTS if payload.get(count) is None]
         model, provider = payload.get("model"), payload.get("provider")
-        if not nulls or not isinstance(model, str) or not model:
+        if not isinstance(model, str) or not model:
             continue
-        price = pricer.lookup(model, provider if isinstance(provider, str) and provider else None, _day(ts))
-        if price is not None and any(getattr(price, part) not in (None, price.input) for part in nulls):
+        provider = provider if isinstance(provider, str) and provider else None
+        price = pricer.rates(model, provider, _day(ts))
+        if price is None:
+            continue
+        if not price.linear or pricer.varies_within_day(model, provider):
+            return True
+        if any(payload.get(count) is None and price.own_rate(part) for part, count in PARTS):
             return True
     return False
 
@@ -62,7 +70,7 @@ def run_usage(records: list[RunRecord], prices: Any) -> pd.DataFrame:
             index.append(i)
             stamps.append(ts)
             payloads.append(payload)
-            weights.append(payload.get("model_calls", 1) if isinstance(payload.get("model_calls"), int) else 1)
+            weights.append(payload["model_calls"] if is_count(payload.get("model_calls")) else 1)
     n = len(records)
     calls = price_frame(calls_frame(index, [s if isinstance(s, str) else None for s in stamps], payloads), prices)
     out = pd.DataFrame(index=range(n))
@@ -80,6 +88,6 @@ def run_usage(records: list[RunRecord], prices: Any) -> pd.DataFrame:
     priced = has & ~unpriced
     out["priced"] = pd.array(priced, dtype="boolean")
     out["cost_usd"] = np.where(priced, out["cost_usd"], np.nan)
-    out.attrs.update({k: calls.attrs[k] for k in ("price_source", "price_version", "price_fallbacks", "price_assumptions")
+    out.attrs.update({k: calls.attrs[k] for k in ("price_source", "price_version", "price_fallbacks", "price_assumptions", "price_tiers")
                       if k in calls.attrs})
     return out

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import glob as _glob
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Union
@@ -38,6 +38,21 @@ class RunRef:
         """The stat of this run's events.jsonl, reusing the one taken while listing the root."""
         return self.events_stat if self.events_stat is not None else self.fs.stat(path)
 
+    def file(self, *parts: str) -> str:
+        """The path of a file of this run (``ref.file("tool_invocations", "prepared")``)."""
+        return self.fs.join(self.path, *parts)
+
+    def read(self, *parts: str) -> tuple[bytes, Any] | None:
+        """(bytes, stat) of a file of this run, None when absent; ``BadFile`` when not a readable file of the run."""
+        return self.fs.read(self.file(*parts), within=self.path)
+
+    def read_tail(self, name: str, nbytes: int) -> tuple[bytes, Any, bool] | None:
+        return self.fs.read_tail(self.file(name), nbytes, within=self.path)
+
+    def listdir(self, *parts: str) -> list[str]:
+        """Names in a folder of this run ([] when absent); ``BadFile`` when it is not a folder of the run."""
+        return self.fs.listdir(self.file(*parts), within=self.path)
+
     @property
     def name(self) -> str:
         return self.path.rstrip("/").replace("\\", "/").rsplit("/", 1)[-1]
@@ -47,11 +62,47 @@ class RunRef:
         return self.fs.url(self.path)
 
 
+_ACCEPTED = ("None (the configured runs dir), a runs root or run directory path, an episode id, a glob "
+             "('runs/ep_2025*'), an fsspec URL ('s3://bucket/prefix'), or a list of these")
+
+
 def episode_filter(episodes: str | Iterable[str] | None) -> list[str] | None:
     """A frame's ``episodes=`` argument as a list of ids (one id may be given as a string); None keeps every run."""
     if episodes is None:
         return None
-    return [episodes] if isinstance(episodes, str) else list(episodes)
+    if isinstance(episodes, str):
+        return [episodes]
+    if not _is_collection(episodes):
+        raise TypeError(f"episodes={_Short(episodes)!r} (type {type(episodes).__name__}) is not an episode id; pass an id (str) or a list of ids")
+    ids = list(episodes)
+    bad = [e for e in ids if not isinstance(e, str)]
+    if bad:
+        raise TypeError(f"episodes= holds {_Short(bad[0])!r} (type {type(bad[0]).__name__}); every episode id is a str")
+    return ids
+
+
+class _Short:
+    """A value whose repr is cut to 60 characters (an error message must stay readable)."""
+
+    def __init__(self, value: Any):
+        self.value = value
+
+    def __repr__(self) -> str:
+        text = repr(self.value)
+        return text if len(text) <= 60 else text[:59] + "…"
+
+
+def _is_collection(value: Any) -> bool:
+    """A list-like of sources or ids: iterable, but not text, bytes or a mapping (whose keys would be read silently)."""
+    return isinstance(value, Iterable) and not isinstance(value, (str, bytes, bytearray, Mapping))
+
+
+def _bad_source(value: Any, *, item: bool = False) -> TypeError:
+    kind, value = type(value).__name__, _Short(value)
+    if item:
+        return TypeError(f"source list item {value!r} (type {kind}) is not a run source; each item of a source list is a "
+                         "run or runs-root path, an episode id, a glob or an fsspec URL")
+    return TypeError(f"source={value!r} (type {kind}) is not a run source; pass {_ACCEPTED}")
 
 
 def resolve_source(
@@ -66,7 +117,12 @@ def resolve_source(
     """
     if source is None:
         source = config.runs_dir()
-    items = [source] if isinstance(source, (str, os.PathLike)) else list(source)
+    if isinstance(source, (str, os.PathLike)):
+        items = [source]
+    elif _is_collection(source):
+        items = list(source)
+    else:
+        raise _bad_source(source)
     refs: list[RunRef] = []
     remotes: dict[tuple[str, str], RemoteFS] = {}
     for item in items:
@@ -85,8 +141,12 @@ def resolve_source(
 
 def _resolve_one(item: Any, storage_options: dict[str, Any] | None, remotes: dict) -> list[RunRef]:
     if not isinstance(item, (str, os.PathLike)):
-        raise TypeError(f"source item {item!r} is not a path, episode id, glob or URL")
+        raise _bad_source(item, item=True)
     text = os.fspath(item)
+    if not isinstance(text, str):  # a PathLike whose path is bytes
+        raise _bad_source(item, item=True)
+    if not text.strip():
+        raise ValueError(f"source {item!r} is empty; pass {_ACCEPTED}")
     if isinstance(item, str) and "://" in text and not text.startswith("file://"):
         return _resolve_remote(text, storage_options, remotes)
     text = text.removeprefix("file://")

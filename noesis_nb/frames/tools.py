@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -14,9 +15,13 @@ from . import _arrays
 from .coerce import Report, clean_row, obj
 from .columns import TOOL_COLUMNS, Column, check_columns
 from .eventblocks import load_events
-from .fs import prefetch_remote
+from .fs import BadFile, prefetch_remote
 from .problems import Problems
+from .shapes import APPROVAL, EXECUTION, PREPARED, check
 from .source import RunRef, Source, episode_filter, resolve_source
+from .values import RULES, describe
+
+_TOOL = RULES["tool"]
 
 __all__ = ["tools_df", "tool_label"]
 
@@ -34,70 +39,99 @@ def tool_label(tool: Any) -> str | None:
 
 
 _FOLDERS = {"prepared": PREPARED_DIRS, "approvals": ("approvals",), "executions": ("executions",)}
+_SHAPES = {"prepared": PREPARED, "approvals": APPROVAL, "executions": EXECUTION}
 
 
-def _folders(ref: RunRef, kind: str) -> list[str]:
-    """The folders of one kind of record (prepared drafts: Noēsis' folder and the python extension folder)."""
-    return [ref.fs.join(ref.path, "tool_invocations", *sub.split("/")) for sub in _FOLDERS[kind]]
+def _folders(kind: str) -> list[tuple[str, ...]]:
+    """The folders of one kind of record, as parts under the run (prepared drafts: Noēsis' folder and the python one)."""
+    return [("tool_invocations", *sub.split("/")) for sub in _FOLDERS[kind]]
 
 
 def _record_files(ref: RunRef) -> list[str]:
     """Every tool record of a run (prepared, approvals, executions), for one concurrent remote fetch."""
-    fs = ref.fs
-    return [fs.join(folder, name) for kind in _FOLDERS for folder in _folders(ref, kind)
-            for name in fs.listdir(folder) if name.endswith(".json")]
+    out = []
+    for kind in _FOLDERS:
+        for parts in _folders(kind):
+            try:
+                names = ref.listdir(*parts)
+            except BadFile:  # reported when the records are read
+                continue
+            out += [ref.file(*parts, name) for name in names if name.endswith(".json")]
+    return out
 
 
 def _records(ref: RunRef, kind: str, problems: Problems, urls: dict[str, str] | None = None) -> dict[str, dict[str, Any]]:
-    """Records of one kind by draft id (``urls``, when given, gets where each was read)."""
+    """Records of one kind by draft id (``urls``, when given, gets where each was read).
+
+    An unreadable folder or record, or a field of the wrong kind, is reported with its own file.
+    """
     fs = ref.fs
+    found = []
+    for parts in _folders(kind):
+        try:
+            found += [(name, parts) for name in ref.listdir(*parts) if name.endswith(".json")]
+        except BadFile as exc:
+            problems.add(fs.url(ref.file(*parts)), f"{exc.reason}; its tool records are not read")
     out = {}
-    for name, folder in sorted((name, folder) for folder in _folders(ref, kind) for name in fs.listdir(folder)):
-        if not name.endswith(".json"):
+    for name, parts in sorted(found):
+        url = fs.url(ref.file(*parts, name))
+        try:
+            got = ref.read(*parts, name)
+        except BadFile as exc:
+            problems.add(url, f"{exc.reason}; this tool record is not read")
             continue
-        path = fs.join(folder, name)
-        got = fs.read(path)
         if got is None:
             continue
         try:
             doc = orjson.loads(got[0])
         except orjson.JSONDecodeError as exc:
-            problems.add(fs.url(path), f"invalid JSON ({exc})")
+            problems.add(url, f"invalid JSON ({exc}); this tool record is not read")
             continue
-        if isinstance(doc, dict):
-            out[str(doc.get("draft_id") or name[:-5])] = doc
-            if urls is not None:
-                urls[str(doc.get("draft_id") or name[:-5])] = fs.url(path)
-        else:
-            problems.add(fs.url(path), f"a JSON {type(doc).__name__}, not an object")
+        if type(doc) is not dict:
+            problems.add(url, f"{describe(doc)}, not an object; this tool record is not read")
+            continue
+        doc = check(doc, _SHAPES[kind], lambda reason, url=url: problems.add(url, reason))
+        draft = doc.get("draft_id") or name[:-5]
+        out[draft] = doc
+        if urls is not None:
+            urls[draft] = url
     return out
 
 
+def _text(payload: dict[str, Any], key: str) -> str | None:
+    value = payload.get(key)
+    return value if type(value) is str else None
+
+
 def _event_facts(names: np.ndarray, stamps: pd.Series, payloads: np.ndarray) -> dict[str, dict[str, Any]]:
-    """Per draft: timestamps and codes seen in its ``tool.*`` events (request ids mapped to drafts)."""
+    """Per draft: timestamps and codes seen in its ``tool.*`` events (request ids mapped to drafts).
+
+    Only values of the right kind are taken (events_df reports the others with their line).
+    """
     by_request: dict[str, dict[str, Any]] = {}
     drafts: dict[str, dict[str, Any]] = {}
     for name, ts, payload in zip(names, stamps, payloads):
         if type(payload) is not dict:
             continue
-        request = payload.get("request_id")
-        draft = payload.get("draft_id")
+        text = partial(_text, payload)
+        request, draft = text("request_id"), text("draft_id")
         facts = drafts.setdefault(draft, {"request_id": request}) if draft else by_request.setdefault(str(request), {})
-        if draft and request is not None and str(request) in by_request:
-            for key, value in by_request.pop(str(request)).items():
+        if draft and request is not None and request in by_request:
+            for key, value in by_request.pop(request).items():
                 facts.setdefault(key, value)
         if name == "tool.requested":
-            facts.update(requested_at=ts, protocol=payload.get("protocol"), tool=payload.get("tool"))
+            tool = payload.get("tool")
+            facts.update(requested_at=ts, protocol=text("protocol"), tool=tool if _TOOL.ok(tool) else None)
         elif name == "tool.approval.pending":
-            facts.update(pending_at=ts, pending_code=payload.get("reason_code"))
+            facts.update(pending_at=ts, pending_code=text("reason_code"))
         elif name == "tool.approved":
             facts.update(decided_at=ts, decision="approved")
         elif name == "tool.rejected.governance":
-            facts.update(decided_at=ts, decision="rejected", reason=payload.get("reason"), decision_code=payload.get("reason_code"))
+            facts.update(decided_at=ts, decision="rejected", reason=text("reason"), decision_code=text("reason_code"))
         elif name == "tool.execution.started":
             facts["executed_at"] = ts
         elif name in _EXEC_STATUS:
-            facts.update(finished_at=ts, exec_status=_EXEC_STATUS[name], exec_code=payload.get("reason_code"))
+            facts.update(finished_at=ts, exec_status=_EXEC_STATUS[name], exec_code=text("reason_code"))
     return drafts
 
 

@@ -14,6 +14,7 @@ from . import _arrays
 from .columns import USAGE_COLUMNS, Column, check_columns
 from .eventblocks import load_events
 from .problems import LoadProblem, Problems
+from .values import RULES
 from .source import Source, episode_filter, resolve_source
 
 __all__ = ["usage_df", "scan_model_calls", "calls_frame", "MODEL_CALL"]
@@ -46,12 +47,28 @@ def scan_model_calls(data: bytes, url: str, problems: list[LoadProblem]) -> list
     return out
 
 
-def _numbers(values: list[Any]) -> np.ndarray:
-    """Token counts and latencies as float64: JSON numbers only; None, strings (even ``"12"``) and bools → NaN.
+def _numbers(values: list[Any], rule: str) -> np.ndarray:
+    """Token counts (``count``) or latencies and costs (``nonneg``) as float64; what breaks the rule → NaN.
 
-    The same rule as ``integrations._emit.token_count``: a count written as text is not a count.
+    None, strings (even ``"12"``), bools, negatives and non-finite numbers are unknown, never a
+    plausible number (``values.RULES``; events_df reports them with their line).
     """
-    return np.array([v if type(v) is int or type(v) is float else np.nan for v in values], dtype=np.float64)
+    ok = RULES[rule].ok
+    return np.array([v if ok(v) else np.nan for v in values], dtype=np.float64)
+
+
+def _unknown_conflicts(data: dict[str, Any]) -> None:
+    """Counts whose parts exceed their total cannot all be right: the total and its parts become unknown."""
+    inp, cached, written = data["input_tokens"], data["cached_input_tokens"], data["cache_write_input_tokens"]
+    over = np.nan_to_num(cached) + np.nan_to_num(written) > inp  # NaN total: False
+    if over.any():
+        for name in ("input_tokens", "cached_input_tokens", "cache_write_input_tokens"):
+            data[name] = np.where(over, np.nan, data[name])
+    out, reasoning = data["output_tokens"], data["reasoning_tokens"]
+    over = reasoning > out
+    if over.any():
+        for name in ("output_tokens", "reasoning_tokens"):
+            data[name] = np.where(over, np.nan, data[name])
 
 
 def calls_frame(episode_ids: list[Any], timestamps: list[Any], payloads: Iterable[dict[str, Any]], extras: Sequence[Column] = (),
@@ -73,9 +90,10 @@ def calls_frame(episode_ids: list[Any], timestamps: list[Any], payloads: Iterabl
         data["source"] = sources
     data["timestamp"] = ts
     for name in ("provider", "model"):
-        data[name] = _arrays.series_of("category", [p.get(name) for p in payloads])
+        data[name] = _arrays.series_of("category", [v if type(v := p.get(name)) is str else None for p in payloads])
     for name, key in keys.items():
-        data[name] = _numbers([p.get(key) for p in payloads])
+        data[name] = _numbers([p.get(key) for p in payloads], "count" if name.endswith("_tokens") else "nonneg")
+    _unknown_conflicts(data)
     df = pd.DataFrame(data)
     for column in extras:
         df[column.name] = _arrays.series_of(column.type, [column.value({"payload": p}) for p in payloads])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,7 @@ import orjson
 
 from .._jsonio import atomic_write_json, sha256_file
 from .eventlog import now_iso
+from .runfiles import UnreadableRunFile, read_file
 
 __all__ = [
     "read_json",
@@ -29,31 +31,35 @@ __all__ = [
 MANIFEST_KINDS = {"summary.json": "summary", "state.json": "state", "events.jsonl": "events", "learn.jsonl": "learn"}
 
 
-def read_json(path: str | os.PathLike[str]) -> dict[str, Any] | None:
-    """A JSON document as a dict, or None when the file is absent or not a JSON object."""
+def read_json(path: str | os.PathLike[str], *, within: str | os.PathLike[str] | None = None) -> dict[str, Any] | None:
+    """A JSON document as a dict, or None when the file is absent or not a JSON object.
+
+    It is also None when the path is not a readable regular file — a directory, a FIFO, no
+    permission, or (given ``within``, the run directory) a symlink leading out of the run:
+    a run's documents are never read from outside it.
+    """
     try:
-        value = orjson.loads(Path(path).read_bytes())
-    except (FileNotFoundError, NotADirectoryError):
-        return None
-    except orjson.JSONDecodeError:
+        got = read_file(os.fspath(path), None if within is None else os.fspath(within))
+        value = None if got is None else orjson.loads(got[0])
+    except (UnreadableRunFile, orjson.JSONDecodeError):
         return None
     return value if isinstance(value, dict) else None
 
 
 def read_summary(run_dir: Path) -> dict[str, Any] | None:
-    return read_json(Path(run_dir) / "summary.json")
+    return read_json(Path(run_dir) / "summary.json", within=run_dir)
 
 
 def read_state(run_dir: Path) -> dict[str, Any] | None:
-    return read_json(Path(run_dir) / "state.json")
+    return read_json(Path(run_dir) / "state.json", within=run_dir)
 
 
 def read_final(run_dir: Path) -> dict[str, Any] | None:
-    return read_json(Path(run_dir) / "final.json")
+    return read_json(Path(run_dir) / "final.json", within=run_dir)
 
 
 def read_manifest(run_dir: Path) -> dict[str, Any] | None:
-    return read_json(Path(run_dir) / "manifest.json")
+    return read_json(Path(run_dir) / "manifest.json", within=run_dir)
 
 
 def is_sealed(run_dir: Path) -> bool:
@@ -150,10 +156,14 @@ def _all_files(run_dir: Path) -> list[Path]:
 
 @dataclass
 class ManifestCheck:
-    """Result of checking a run against its manifest: ``status`` is ok, missing, mismatch or no_manifest."""
+    """Result of checking a run against its manifest: ``status`` is ok, missing, mismatch or no_manifest.
+
+    ``problems`` are readable lines; ``details`` the same as ``(listed name, reason)`` pairs.
+    """
 
     status: str
     problems: list[str] = field(default_factory=list)
+    details: list[tuple[Any, str]] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -161,29 +171,56 @@ class ManifestCheck:
 
 
 def verify_manifest(run_dir: Path) -> ManifestCheck:
-    """Re-hash each listed file. A listed file that is absent gives ``missing``; a changed one ``mismatch``."""
+    """Re-hash each listed file. A listed file that is absent gives ``missing``; a changed one ``mismatch``.
+
+    A malformed entry (not an object, a name leaving the run, a size that is not a whole number)
+    is a ``mismatch``; a listed file that is a symlink, directory or other non-file is never
+    hashed through (a mismatch too): the manifest vouches for the run's own bytes only.
+    """
     run_dir = Path(run_dir)
     manifest = read_manifest(run_dir)
     if manifest is None:
         return ManifestCheck("no_manifest", ["manifest.json is absent or unreadable"])
-    problems: list[str] = []
-    status = "ok"
-    for entry in manifest.get("files") or []:
-        name = str(entry.get("name", ""))
+    check = ManifestCheck("ok")
+    files = manifest.get("files")
+    if not isinstance(files, list):
+        _fail(check, "mismatch", "files", f"manifest.json has no list of files ({type(files).__name__})")
+        return check
+    for entry in files:
+        name = entry.get("name") if isinstance(entry, dict) else None
+        if not isinstance(name, str) or not _relative(name):
+            _fail(check, "mismatch", name, f"{name!r}: not a relative path inside the run" if isinstance(entry, dict)
+                  else f"{entry!r}: an entry that is not an object")
+            continue
         path = run_dir / name
-        if not name or ".." in Path(name).parts or Path(name).is_absolute():
-            problems.append(f"{name!r}: not a relative path inside the run")
-            status = "mismatch"
+        try:
+            st = os.lstat(path)
+        except OSError:
+            _fail(check, "missing", name, f"{name}: listed in manifest.json but missing")
             continue
-        if not path.is_file():
-            problems.append(f"{name}: listed in manifest.json but missing")
-            status = "missing" if status == "ok" else status
+        if not stat.S_ISREG(st.st_mode) or any((run_dir / p).is_symlink() for p in _parents(name)):
+            _fail(check, "mismatch", name, f"{name}: not a regular file of the run (a symlink, directory or device); not hashed")
             continue
-        size = path.stat().st_size
-        if entry.get("size_bytes") is not None and size != entry["size_bytes"]:
-            problems.append(f"{name}: size {size} != {entry['size_bytes']}")
-            status = "mismatch"
-        elif entry.get("sha256") and sha256_file(path) != entry["sha256"]:
-            problems.append(f"{name}: sha256 differs from manifest")
-            status = "mismatch"
-    return ManifestCheck(status, problems)
+        listed, digest = entry.get("size_bytes"), entry.get("sha256")
+        if listed is not None and (type(listed) is not int or st.st_size != listed):
+            _fail(check, "mismatch", name, f"{name}: size {st.st_size} != {listed!r}")
+        elif digest is not None and (not isinstance(digest, str) or sha256_file(path) != digest):
+            _fail(check, "mismatch", name, f"{name}: sha256 differs from manifest")
+    return check
+
+
+def _fail(check: ManifestCheck, status: str, name: Any, reason: str) -> None:
+    check.problems.append(reason)
+    check.details.append((name, reason))
+    if check.status == "ok" or (status == "mismatch" and check.status == "missing"):
+        check.status = status
+
+
+def _relative(name: str) -> bool:
+    parts = name.split("/")
+    return bool(name) and not name.startswith("/") and "\\" not in name and "\x00" not in name and all(p not in ("", ".", "..") for p in parts)
+
+
+def _parents(name: str) -> list[str]:
+    parts = name.split("/")[:-1]
+    return ["/".join(parts[: i + 1]) for i in range(len(parts))]

@@ -19,6 +19,7 @@ import orjson
 
 from .._jsonio import dumps_line
 from ..errors import EventLogCorruption, EventLogIntegrityError, RunSealedError
+from .runfiles import UnreadableRunFile, open_file, read_file
 
 __all__ = ["EventWriter", "iter_events", "read_events", "now_iso", "parse_lines"]
 
@@ -154,10 +155,16 @@ def parse_lines(
     *,
     strict: bool,
     errors: list[EventLogCorruption] | None = None,
+    numbers: list[int] | None = None,
+    torn: list[int] | None = None,
 ) -> list[dict[str, Any]]:
-    """Parse the bytes of an events file. A torn last line (no newline) is never an error."""
+    """Parse the bytes of an events file. A torn last line (no newline) is never an error.
+
+    ``numbers`` receives the 1-based line number of each event returned; ``torn`` the number of
+    a torn last line that was skipped (a sealed run has none: its reader may report it).
+    """
     lines = data.split(b"\n")
-    torn = lines.pop() if lines else b""  # after the final newline: b"" unless the last line is torn
+    last = lines.pop() if lines else b""  # after the final newline: b"" unless the last line is torn
     events: list[dict[str, Any]] = []
     loads = orjson.loads
     for number, raw in enumerate(lines, start=1):
@@ -170,17 +177,27 @@ def parse_lines(
             _problem(path, number, reason, strict, errors)
             continue
         if type(value) is not dict:
-            _problem(path, number, f"a JSON {type(value).__name__}, not an object", strict, errors)
+            _problem(path, number, f"a JSON {_json_kind(value)}, not an object", strict, errors)
             continue
         events.append(value)
-    if torn.strip():
+        if numbers is not None:
+            numbers.append(number)
+    if last.strip():
         try:
-            value = loads(torn)
-            if type(value) is dict:  # complete JSON written without its newline yet
-                events.append(value)
+            value = loads(last)
         except orjson.JSONDecodeError:
-            pass  # a line still being written
+            value = None  # a line still being written
+        if type(value) is dict:  # complete JSON written without its newline yet
+            events.append(value)
+            if numbers is not None:
+                numbers.append(len(lines) + 1)
+        elif torn is not None:
+            torn.append(len(lines) + 1)
     return events
+
+
+def _json_kind(value: Any) -> str:
+    return {list: "array", str: "string", int: "number", float: "number", bool: "boolean", type(None): "null"}.get(type(value), type(value).__name__)
 
 
 def _bad_utf8(raw: bytes) -> bool:
@@ -205,21 +222,41 @@ def read_events(
     strict: bool = True,
     errors: list[EventLogCorruption] | None = None,
 ) -> list[dict[str, Any]]:
-    """All events of one file. ``strict`` raises on a bad line; otherwise bad lines go to ``errors``."""
+    """All events of one file. ``strict`` raises on a bad line; otherwise bad lines go to ``errors``.
+
+    A path that is not a readable file of its run (a directory, no permission, a symlink out of
+    the run's folder) raises ``UnreadableRunFile`` under ``strict``; otherwise it is one error
+    (line 0: the whole file) and no events.
+    """
     path = Path(path)
     try:
-        data = path.read_bytes()
-    except FileNotFoundError:
+        got = read_file(str(path), str(path.parent))
+    except UnreadableRunFile as exc:
+        return _unreadable(exc, strict, errors)
+    if got is None:
         return []
-    return parse_lines(data, str(path), strict=strict, errors=errors)
+    return parse_lines(got[0], str(path), strict=strict, errors=errors)
+
+
+def _unreadable(exc: UnreadableRunFile, strict: bool, errors: list[EventLogCorruption] | None) -> list[dict[str, Any]]:
+    if strict:
+        raise exc
+    if errors is not None:
+        errors.append(EventLogCorruption(exc.path, 0, exc.reason))
+    return []
 
 
 def iter_events(path: str | os.PathLike[str], *, strict: bool = True, errors: list[EventLogCorruption] | None = None) -> Iterator[dict[str, Any]]:
-    """Stream events line by line (for very large logs)."""
+    """Stream events line by line (for very large logs); an unreadable file is handled as in ``read_events``."""
     path = Path(path)
-    if not path.exists():
+    try:
+        opened = open_file(str(path), str(path.parent))
+    except UnreadableRunFile as exc:
+        _unreadable(exc, strict, errors)
         return
-    with open(path, "rb") as fh:
+    if opened is None:
+        return
+    with opened as fh:
         pending: bytes | None = None
         number = 0
         for raw in fh:

@@ -8,8 +8,9 @@ from typing import Any
 
 from .. import config
 from .artifacts import is_sealed, read_state, read_summary, verify_manifest
-from .eventlog import read_events
+from .eventlog import parse_lines, read_events
 from .facts import run_facts
+from .runfiles import UnreadableRunFile, read_file
 from .roots import iter_run_dirs
 
 __all__ = ["list_runs", "run_info"]
@@ -51,20 +52,23 @@ def run_info(run_dir: Path, *, strict_manifest: bool = False) -> dict[str, Any]:
 
 
 def _tail_events(run_dir: Path) -> list[dict[str, Any]]:
-    """The last few events (enough to find ``terminate``) without parsing a whole large log."""
+    """The last few events (enough to find ``terminate``) without parsing a whole large log.
+
+    Only a regular file of the run is read (no directory, FIFO or symlink out of the run).
+    """
     path = run_dir / "events.jsonl"
     try:
-        size = path.stat().st_size
-    except FileNotFoundError:
+        got = read_file(str(path), str(run_dir), tail=65536)
+    except UnreadableRunFile:
         return []
-    if size < 65536:
-        return read_events(path, strict=False)
-    with open(path, "rb") as fh:
-        fh.seek(size - 65536)
-        data = fh.read()
-    from .eventlog import parse_lines
+    if got is None:
+        return []
+    data, _, whole = got
+    return parse_lines(data if whole else data.split(b"\n", 1)[-1], str(path), strict=False)
 
-    return parse_lines(data.split(b"\n", 1)[-1], str(path), strict=False)
+
+def _obj(value: Any) -> dict[str, Any]:
+    return value if type(value) is dict else {}
 
 
 def list_runs(

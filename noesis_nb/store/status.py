@@ -18,32 +18,34 @@ def run_status(
 
     Follows Noēsis' CLI rule (summary/state status, else the terminate event, else metrics),
     and adds what the CLI cannot see: a run without a summary is ``paused`` when its last
-    lifecycle event is a checkpoint or interrupt, otherwise ``running``.
+    lifecycle event is a checkpoint or interrupt, otherwise ``running``. Fields of the wrong
+    kind (a status that is not text, metrics that are not an object) are read as absent.
     """
-    events = events or []
-    last_runtime = None
+    events = [e for e in events or [] if type(e) is dict]
+    last_runtime: str | None = None
     for event in reversed(events):
         phase = event.get("phase")
         if phase == "terminate" or _is_runtime_terminate(event):
-            status = str((event.get("payload") or {}).get("status") or "").lower()
+            status = _text(_obj(event.get("payload")).get("status")).lower()
             return _TERMINATE_MAP.get(status, status or "ok")
         if last_runtime is None and phase == "runtime":
-            last_runtime = (event.get("payload") or {}).get("status")
-    for doc in (summary, state and state.get("outcomes")):
-        status = (doc or {}).get("status") if isinstance(doc, dict) else None
+            last_runtime = _text(_obj(event.get("payload")).get("status"))
+    outcomes = _obj(_obj(state).get("outcomes"))
+    for doc in (summary, outcomes):
+        status = _text(_obj(doc).get("status"))
         if status and status not in {"pending", "partial"}:
-            return _TERMINATE_MAP.get(str(status).lower(), str(status).lower())
+            return _TERMINATE_MAP.get(status.lower(), status.lower())
     if summary is None:
-        outcome_status = ((state or {}).get("outcomes") or {}).get("status")
-        if last_runtime in {"paused", "interrupted", "partial"} or outcome_status == "partial":
+        if last_runtime in ("paused", "interrupted", "partial") or outcomes.get("status") == "partial":
             return "paused"
         return "running"
     for event in reversed(events):
         if event.get("phase") == "error":
             return "error"
-    metrics = summary.get("metrics") or {}
-    flags = summary.get("flags") or {}
-    if (metrics.get("veto_count") or 0) > 0 and flags.get("governance_mode") == "enforce":
+    metrics = _obj(_obj(summary).get("metrics"))
+    flags = _obj(_obj(summary).get("flags"))
+    veto = metrics.get("veto_count")
+    if type(veto) in (int, float) and veto > 0 and flags.get("governance_mode") == "enforce":
         return "vetoed"
     success = metrics.get("success")
     if success is not None and not success:
@@ -54,5 +56,14 @@ def run_status(
 def _is_runtime_terminate(event: dict[str, Any]) -> bool:
     if event.get("phase") != "runtime":
         return False
-    payload = event.get("payload") or {}
+    payload = _obj(event.get("payload"))
     return "terminate" in (payload.get("kind"), payload.get("type"), payload.get("event"))
+
+
+def _obj(value: Any) -> dict[str, Any]:
+    """A sub-document that is not an object reads as empty: a malformed run must not make the status raise."""
+    return value if type(value) is dict else {}
+
+
+def _text(value: Any) -> str:
+    return value if type(value) is str else ""

@@ -111,8 +111,9 @@ def test_malformed_tool_record_beside_a_good_one(tmp_path):
     df = tools_df(root).set_index("episode_id")
     assert df.loc["ep_good", "risk_tier"] == "high" and df.loc["ep_good", "requires_approval"]
     assert pd.isna(df.loc["ep_bad", "risk_tier"]) and df.loc["ep_bad", "status"] == "approved"
-    [problem] = df.attrs["errors"]
-    assert problem["path"].endswith("ep_bad/tool_invocations/prepared/draft:ep_bad:r1.json") and "governance" in problem["reason"]
+    prepared, approval = df.attrs["errors"]  # each bad field is reported against its own record
+    assert prepared["path"].endswith("ep_bad/tool_invocations/prepared/draft:ep_bad:r1.json") and "governance" in prepared["reason"]
+    assert approval["path"].endswith("ep_bad/tool_invocations/approvals/draft:ep_bad:r1.json") and "decided_at" in approval["reason"]
     with pytest.raises(RunLoadError, match="draft:ep_bad:r1.json"):
         tools_df(root, strict=True, cache=False)
 

@@ -1,0 +1,135 @@
+"""One batch of event rows: Python lists while filling, compact typed arrays once sealed.
+
+A run's events are checked (``eventcheck``) and appended column by column; every ~1k rows the
+lists become arrays (``_arrays.build``: timestamps parsed in one call) and the Python objects are
+freed. Timestamp strings that do not parse are reported to their run when the batch is sealed.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from . import _arrays
+from .columns import Column
+from .eventcheck import check_run
+from .rowsource import system_rows
+from .values import describe
+
+__all__ = ["Batch", "EVENT_KINDS", "Report"]
+
+Report = Callable[[list[tuple[int, str]]], None]  # (event index in its run, reason) -> recorded with a line number
+EVENT_KINDS: dict[str, str] = {
+    "event_id": "str",
+    "timestamp": "datetime",
+    "phase": "category",
+    "event_name": "category",
+    "agent_id": "category",
+    "caused_by": "str",
+    "duration_ms": "float",
+    "faculty": "category",
+    "status": "category",
+    "tool": "category",
+    "draft_id": "str",
+    "model": "category",
+}
+_EMPTY: dict[str, Any] = {}
+
+
+class Batch:
+    """Rows of several runs: Python lists while filling, compact arrays once sealed.
+
+    Each run added leaves a ``report`` callback: timestamps are parsed when the batch is sealed
+    (one call for all its rows), and the strings that do not parse are reported to their run then.
+    """
+
+    __slots__ = ("lists", "arrays", "payload", "rows", "extras", "reports")
+
+    def __init__(self, extras: tuple[Column, ...]):
+        self.extras = extras
+        self.lists: dict[str, list[Any]] | None = {name: [] for name in EVENT_KINDS}
+        for column in extras:
+            self.lists[column.name] = []
+        self.payload: list[Any] | np.ndarray = []
+        self.arrays: dict[str, Any] = {}
+        self.rows = 0
+        self.reports: list[tuple[int, Report]] = []
+
+    def add(self, evs: list[dict[str, Any]], report: Report) -> tuple[int, int, tuple[tuple[int, str], ...]]:
+        """Append a run's events; returns their (start, stop) rows and where a payload names its system.
+
+        Values that break their rule are read as None and passed to ``report`` as (event index, reason).
+        """
+        lists = self.lists
+        assert lists is not None
+        payloads = [e.get("payload") for e in evs]
+        try:
+            names = [p.get("event_name") for p in payloads]
+            gp = payloads
+        except AttributeError:  # a payload that is not an object: checked below, read as empty
+            gp = [p if type(p) is dict else _EMPTY for p in payloads]
+            names = [p.get("event_name") for p in gp]
+        metrics = [e.get("metrics") for e in evs]
+        cols = {
+            "event_id": [e.get("id") for e in evs], "timestamp": [e.get("timestamp") for e in evs],
+            "phase": [e.get("phase") for e in evs], "agent_id": [e.get("agent_id") for e in evs],
+            "caused_by": [e.get("caused_by") for e in evs], "faculty": [e.get("faculty") for e in evs],
+            "event_type": [e.get("event_type") for e in evs], "metrics": metrics,
+            "duration_ms": [m.get("duration_ms") if type(m) is dict else None for m in metrics],
+            "payload": payloads, "payloads": gp, "event_name": names,
+            "status": [p.get("status") for p in gp], "tool": [p.get("tool") for p in gp],
+            "draft_id": [p.get("draft_id") for p in gp], "model": [p.get("model") for p in gp],
+            "source": [p.get("source") for p in gp],
+        }
+        bad = check_run(cols)
+        phases, types = cols["phase"], cols["event_type"]
+        i = -1
+        try:  # runtime events name themselves in event_type; list.index scans at C speed
+            while True:
+                i = phases.index("runtime", i + 1)
+                names[i] = types[i] or names[i]
+        except ValueError:
+            pass
+        for name in EVENT_KINDS:
+            lists[name] += cols[name]
+        for column in self.extras:
+            lists[column.name] += [column.value(e) for e in evs]
+        self.payload += payloads  # type: ignore[operator]
+        start = self.rows
+        self.rows += len(evs)
+        if bad:
+            report(bad)
+        self.reports.append((start, report))
+        return start, self.rows, system_rows(gp)
+
+    def seal(self) -> None:
+        if self.lists is None:
+            return
+        kinds = {**EVENT_KINDS, **{c.name: c.type for c in self.extras}}
+        for name, values in self.lists.items():
+            kind = kinds[name]
+            self.arrays[name] = _arrays.build(kind if kind in ("str", "category", "datetime", "float") else "object", values)
+        self._report_times(self.lists["timestamp"], self.arrays["timestamp"])
+        payload = np.empty(self.rows, dtype=object)
+        payload[:] = self.payload
+        self.payload = payload
+        self.lists = None
+        self.reports = []
+
+    def _report_times(self, raw: list[Any], parsed: Any) -> None:
+        """Report timestamp strings that did not parse (missing ones were reported when added)."""
+        missing = _arrays.missing(parsed)
+        if int(missing.sum()) == raw.count(None):
+            return
+        rows = np.flatnonzero(missing & np.fromiter((v is not None for v in raw), dtype=bool, count=len(raw)))
+        starts = [start for start, _ in self.reports]
+        by_run: dict[int, list[tuple[int, str]]] = {}
+        for row in rows.tolist():
+            run = bisect_right(starts, row) - 1
+            start = starts[run]
+            by_run.setdefault(run, []).append((row - start, f"timestamp {describe(raw[row])} is not an ISO-8601 time; read as unknown"))
+        for run, bad in by_run.items():
+            self.reports[run][1](bad)

@@ -1,0 +1,154 @@
+"""Checking one run's events, column by column, before they become typed columns.
+
+Every field the event frames read has a rule (``values.RULES``): ``timestamp``, ``phase`` and
+``payload`` are required; ids, names and labels are text; ``metrics.duration_ms`` is a number
+from 0; a ``model.call`` payload's token counts are whole numbers from 0 whose parts do not
+exceed their totals; a tool event's ids and codes are text. A value that breaks its rule is
+replaced by None in the column lists (so it reads as unknown) and returned as
+``(event index, reason)``; the caller turns indices into line numbers.
+
+The common case costs one ``set(map(type, column))`` per column: only a column holding an
+unexpected type is walked value by value.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from .values import MAX_COUNT, RULES, TOKEN_KEYS, describe, usage_conflicts
+
+__all__ = ["check_run", "FACULTIES"]
+
+_NONE = type(None)
+_TEXT = {str, _NONE}
+FACULTIES = frozenset({"intuition", "direction", "governance", "insight"})
+# column -> (allowed types, what a good value is); None is allowed (absent) unless the column is required
+_COLUMNS: dict[str, tuple[set[type], str]] = {
+    "event_id": (_TEXT, "text"), "agent_id": (_TEXT, "text"), "caused_by": (_TEXT, "text"), "faculty": (_TEXT, "text"),
+    "event_type": (_TEXT, "text"), "metrics": ({dict, _NONE}, "an object"), "event_name": (_TEXT, "text"), "status": (_TEXT, "text"),
+    "draft_id": (_TEXT, "text"), "model": (_TEXT, "text"), "source": (_TEXT, "text"),
+}
+_REQUIRED = {"timestamp": ({str}, "an ISO-8601 time"), "phase": ({str}, "text"), "payload": ({dict}, "an object")}
+_FIELD = {"event_id": "id", "duration_ms": "metrics.duration_ms"}  # column -> where it is in the event line
+_PAYLOAD = {"event_name", "status", "tool", "draft_id", "model", "source"}
+_CALL_RULES = {**dict.fromkeys(TOKEN_KEYS, "count"), "model_calls": "count", "latency_ms": "nonneg", "cost_usd": "nonneg",
+               "provider": "text"}
+_TOOL_RULES = dict.fromkeys(("request_id", "reason_code", "protocol", "reason"), "text")  # what tools_df reads
+
+
+def _where(column: str) -> str:
+    return f"payload.{column}" if column in _PAYLOAD else _FIELD.get(column, column)
+
+
+def check_run(cols: dict[str, list[Any]]) -> list[tuple[int, str]]:
+    """Check a run's column lists in place (bad values → None); ``(index, reason)`` for each bad value, in line order."""
+    bad: list[tuple[int, str]] = []
+    for column, (allowed, want) in _REQUIRED.items():
+        values = cols[column]
+        if not set(map(type, values)) <= allowed or (column == "phase" and "" in values):
+            for i, v in enumerate(values):
+                if type(v) not in allowed or v == "":
+                    reason = "is missing" if v is None else f"is {describe(v)}, not {want}" if v != "" else "is empty"
+                    bad.append((i, f"{column} {reason}; read as unknown"))
+                    values[i] = None
+    for column, (allowed, want) in _COLUMNS.items():
+        values = cols[column]
+        if not set(map(type, values)) <= allowed:
+            for i, v in enumerate(values):
+                if type(v) not in allowed:
+                    bad.append((i, f"{_where(column)} is {describe(v)}, not {want}; read as unknown"))
+                    values[i] = None
+    faculty = cols["faculty"]
+    if not set(faculty) <= FACULTIES | {None}:
+        for i, v in enumerate(faculty):
+            if v is not None and v not in FACULTIES:
+                bad.append((i, f"faculty is {describe(v)}, not one of {sorted(FACULTIES)}; read as unknown"))
+                faculty[i] = None
+    _check_tools(cols["tool"], bad)
+    _check_durations(cols["duration_ms"], bad)
+    _check_payloads(cols, bad)
+    bad.sort(key=lambda item: item[0])
+    return bad
+
+
+def _check_tools(tools: list[Any], bad: list[tuple[int, str]]) -> None:
+    kinds = set(map(type, tools))
+    if kinds <= _TEXT:
+        return
+    rule = RULES["tool"]
+    for i, v in enumerate(tools):
+        if v is not None and not rule.ok(v):
+            bad.append((i, f"payload.tool is {describe(v)}, not {rule.want}; read as unknown"))
+            tools[i] = None
+
+
+def _check_durations(durations: list[Any], bad: list[tuple[int, str]]) -> None:
+    kinds = set(map(type, durations))
+    if kinds <= {int, float, _NONE}:
+        numbers = [v for v in durations if v is not None]
+        if not numbers or (min(numbers) >= 0 and max(numbers) < MAX_COUNT and math.isfinite(min(numbers))):
+            return
+    rule = RULES["nonneg"]
+    for i, v in enumerate(durations):
+        if v is not None and not rule.ok(v):
+            bad.append((i, f"metrics.duration_ms is {describe(v)}, not {rule.want}; read as unknown"))
+            durations[i] = None
+
+
+def _check_payloads(cols: dict[str, list[Any]], bad: list[tuple[int, str]]) -> None:
+    """Fields that ``usage_df`` and ``tools_df`` read from model-call and tool payloads, one field at a time."""
+    payloads, names, phases = cols["payloads"], cols["event_name"], cols["phase"]
+    for targets, rules in ((_positions(names, "model.call"), _CALL_RULES), (_positions(phases, "tool"), _TOOL_RULES)):
+        if not targets:
+            continue
+        chosen = [payloads[i] for i in targets]
+        fields = {key: [p.get(key) for p in chosen] for key in rules}
+        for key, rule_name in rules.items():
+            values = fields[key]
+            if _plain(values, rule_name):
+                continue
+            rule = RULES[rule_name]
+            for j, value in enumerate(values):
+                if value is not None and not rule.ok(value):
+                    bad.append((targets[j], f"payload.{key} is {describe(value)}, not {rule.want}; read as unknown"))
+                    values[j] = None
+        if rules is _CALL_RULES:
+            _check_parts(targets, fields, bad)
+
+
+def _plain(values: list[Any], rule: str) -> bool:
+    """The common case, decided without a call per value: every value is None or plainly fits ``rule``."""
+    kinds = set(map(type, values))
+    if rule == "text":
+        return kinds <= _TEXT
+    if not kinds <= {int, _NONE} and not (rule == "nonneg" and kinds <= {int, float, _NONE}):
+        return False
+    numbers = [v for v in values if v is not None]
+    if not numbers:
+        return True
+    low, high = min(numbers), max(numbers)
+    return low >= 0 and high < MAX_COUNT
+
+
+def _check_parts(targets: list[int], fields: dict[str, list[Any]], bad: list[tuple[int, str]]) -> None:
+    """Parts above their totals (cached + cache-write > input, reasoning > output); bad values are None by now."""
+    total, cached, written = fields["input_tokens"], fields["cached_input_tokens"], fields["cache_write_input_tokens"]
+    output, reasoning = fields["output_tokens"], fields["reasoning_tokens"]
+    for j, whole in enumerate(total):
+        over_in = whole is not None and (cached[j] or 0) + (written[j] or 0) > whole
+        over_out = output[j] is not None and reasoning[j] is not None and reasoning[j] > output[j]
+        if over_in or over_out:
+            usage = {k: fields[k][j] for k in TOKEN_KEYS}
+            bad.extend((targets[j], f"payload: {conflict}; these counts are read as unknown") for conflict in usage_conflicts(usage))
+
+
+def _positions(values: list[Any], wanted: str) -> list[int]:
+    """Indices of ``wanted`` in ``values``, found with ``list.index`` (C speed; usually few)."""
+    out, i = [], -1
+    try:
+        while True:
+            i = values.index(wanted, i + 1)
+            out.append(i)
+    except ValueError:
+        return out

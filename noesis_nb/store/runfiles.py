@@ -1,0 +1,145 @@
+"""Reading a run's files without leaving the run: no symlink out of it, no directory, FIFO or device read as a file.
+
+Runs are shared and downloaded, so any file of a run may be a symlink to anywhere
+(``/etc/passwd``), a directory, a FIFO that would block a reader forever, or unreadable.
+``read_file`` returns the bytes of a regular file (None when it does not exist) and raises
+``UnreadableRunFile`` — naming the path and what is there instead — for everything else.
+A symlink is followed only when its target stays inside ``within`` (the run directory).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from typing import BinaryIO
+
+__all__ = ["UnreadableRunFile", "read_file", "open_file", "list_dir", "inside"]
+
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+_CHUNK = 1 << 20
+
+
+class UnreadableRunFile(OSError):
+    """A run file that exists but cannot be read as one: ``path`` and ``reason`` say which and why."""
+
+    def __init__(self, path: str, reason: str):
+        self.path, self.reason = str(path), reason
+        super().__init__(f"{path}: {reason}")
+
+
+def inside(path: str, within: str) -> bool:
+    """Whether ``path``, with every symlink resolved, lies inside the directory ``within`` (resolved too)."""
+    target, base = os.path.realpath(path), os.path.realpath(within)
+    return target == base or target.startswith(base.rstrip(os.sep) + os.sep)
+
+
+def _what(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "not a regular file"
+
+
+def _open(path: str, within: str | None) -> int | None:
+    try:
+        return os.open(path, _FLAGS | _NOFOLLOW)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except PermissionError:
+        raise UnreadableRunFile(path, "not readable (permission denied)") from None
+    except OSError as exc:
+        if exc.errno not in (errno.ELOOP, errno.EMLINK) or not _NOFOLLOW:
+            raise UnreadableRunFile(path, f"cannot be opened ({exc.strerror or exc})") from None
+    # ``path`` is a symlink: follow it only to a place inside the run
+    target = os.path.realpath(path)
+    if within is not None and not inside(target, within):
+        raise UnreadableRunFile(path, f"a symlink to {target}, outside the run; not followed")
+    try:
+        return os.open(target, _FLAGS)
+    except (FileNotFoundError, NotADirectoryError):
+        return None  # a dangling link inside the run: as good as absent
+    except OSError as exc:
+        raise UnreadableRunFile(path, f"cannot be opened ({exc.strerror or exc})") from None
+
+
+def read_file(path: str, within: str | None = None, *, tail: int | None = None) -> tuple[bytes, tuple[int, int], bool] | None:
+    """(bytes, (size, mtime_ns), whole) of a regular file; None when absent; ``UnreadableRunFile`` otherwise.
+
+    ``tail`` reads only the last ``tail`` bytes (``whole`` says whether that is all of it).
+    """
+    fd = _open(path, within)
+    if fd is None:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise UnreadableRunFile(path, f"{_what(st.st_mode)}, not a file")
+        whole = True
+        if tail is not None and st.st_size > tail:
+            os.lseek(fd, st.st_size - tail, os.SEEK_SET)
+            whole = False
+        chunks = []
+        while chunk := os.read(fd, _CHUNK):
+            chunks.append(chunk)
+        return b"".join(chunks), (st.st_size, st.st_mtime_ns), whole
+    except UnreadableRunFile:
+        raise
+    except OSError as exc:
+        raise UnreadableRunFile(path, f"cannot be read ({exc.strerror or exc})") from None
+    finally:
+        os.close(fd)
+
+
+def open_file(path: str, within: str | None = None) -> BinaryIO | None:
+    """A regular file of the run opened for streaming (``rb``); None when absent; ``UnreadableRunFile`` otherwise."""
+    fd = _open(path, within)
+    if fd is None:
+        return None
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise UnreadableRunFile(path, f"{_what(mode)}, not a file")
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _linked(path: str, within: str) -> bool:
+    """Whether ``path`` or a folder between ``within`` and it is a symlink (one ``lstat`` per level)."""
+    base = within.rstrip(os.sep)
+    if not path.startswith(base + os.sep):
+        return True  # not spelled below the run: resolve it to be sure
+    current = base
+    for part in path[len(base) + 1:].split(os.sep):
+        current = current + os.sep + part
+        try:
+            if stat.S_ISLNK(os.lstat(current).st_mode):
+                return True
+        except OSError:
+            return False  # absent: listing it finds nothing
+    return False
+
+
+def list_dir(path: str, within: str | None = None) -> list[str]:
+    """Names in a run's folder ([] when absent); ``UnreadableRunFile`` for a file, a symlink out of the run, no permission."""
+    if within is not None and _linked(path, within) and not inside(path, within):
+        raise UnreadableRunFile(path, f"leads to {os.path.realpath(path)} through a symlink, outside the run; not followed")
+    try:
+        return os.listdir(path)
+    except FileNotFoundError:
+        return []
+    except NotADirectoryError:
+        raise UnreadableRunFile(path, "a file, not a folder") from None
+    except PermissionError:
+        raise UnreadableRunFile(path, "not listable (permission denied)") from None
+    except OSError as exc:
+        raise UnreadableRunFile(path, f"cannot be listed ({exc.strerror or exc})") from None

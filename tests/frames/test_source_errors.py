@@ -1,0 +1,47 @@
+"""A source that is not a path (a number, a dict, None inside a list, …) gets one clear error naming it and what is accepted."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from noesis_nb.frames import events_df, runs_df, tools_df, usage_df
+
+FRAMES = (runs_df, events_df, tools_df, usage_df)
+not_a_path = st.one_of(st.integers(), st.floats(allow_nan=True), st.booleans(), st.binary(max_size=8), st.complex_numbers(),
+                       st.dictionaries(st.text(max_size=5), st.integers(), max_size=3), st.just(object()))
+
+
+@settings(max_examples=40, deadline=None, database=None)
+@given(value=not_a_path)
+def test_a_non_path_source_names_the_value_and_the_accepted_kinds(value):
+    for frame in FRAMES:
+        with pytest.raises(TypeError) as err:
+            frame(value)
+        message = str(err.value)
+        assert f"(type {type(value).__name__})" in message and "not a run source" in message
+        assert "runs root" in message and "episode id" in message and "list of these" in message
+        assert "is not iterable" not in message
+
+
+@settings(max_examples=25, deadline=None, database=None)
+@given(bad=st.one_of(st.none(), st.integers(), st.lists(st.integers(), max_size=2), st.dictionaries(st.text(max_size=3), st.none(), max_size=2)),
+       before=st.integers(min_value=0, max_value=2))
+def test_a_bad_item_in_a_source_list_is_named(tmp_path_factory, bad, before):
+    root = tmp_path_factory.mktemp("src")
+    for frame in FRAMES:
+        with pytest.raises(TypeError) as err:
+            frame([str(root)] * before + [bad])
+        assert f"source list item {bad!r}"[:45] in str(err.value) and f"(type {type(bad).__name__})" in str(err.value)
+
+
+def test_runs_df_123_and_friends():
+    with pytest.raises(TypeError, match=r"source=123 \(type int\) is not a run source"):
+        runs_df(123)
+    with pytest.raises(ValueError, match="is empty"):
+        runs_df("")
+    with pytest.raises(TypeError, match=r"episodes=5 \(type int\) is not an episode id"):
+        events_df(".", episodes=5)
+    with pytest.raises(TypeError, match=r"episodes= holds 7 \(type int\)"):
+        usage_df(".", episodes=["ep_a", 7])
