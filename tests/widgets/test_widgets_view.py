@@ -206,17 +206,37 @@ def test_stop_while_waiting_for_approval_closes_the_card(runs_dir: Path, tmp_pat
 
 
 class FakeSource:
-    """The smallest handle-like source: events pushed by the test, from any thread."""
+    """The smallest ``RunSource``: events pushed by the test, from any thread."""
+
+    summary_kind = "EpisodeHandle"
+    can_cancel = can_resume = resuming = False
 
     def __init__(self, loop: asyncio.AbstractEventLoop):
         self.loop, self.events, self.status = loop, [], "running"
         self.episode_id, self.task, self.using, self.started_at, self.ended_at = "ep_fake", "fake", "fake", 0.0, None
         self.pending, self.decisions, self.usage, self.usage_calls = [], [], {}, []
+        self.problems: list[str] = []
+        self.last_error = self.following = None
+        self.run_dir = Path("fake")
         self._subscribers: list[Any] = []
 
     def subscribe(self, callback: Any) -> Any:
         self._subscribers.append(callback)
         return lambda: self._subscribers.remove(callback)
+
+    def on_change(self, callback: Any) -> Any:
+        return lambda: None
+
+    def approve(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError
+
+    reject = approve
+
+    def cancel(self) -> bool:
+        return False
+
+    def resume(self) -> None:
+        return None
 
     def emit(self, i: int) -> None:
         event = {"id": f"e{i}", "phase": "reason", "timestamp": "2025-01-01T00:00:00.000+00:00", "payload": {"i": i}}
