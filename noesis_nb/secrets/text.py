@@ -172,9 +172,15 @@ def entropy_ok(word: str, b64: Any = None, hexp: Any = None) -> bool:
     return covered / len(word) < 0.6  # random: 97% of 20-char and 99.6% of 32+-char words pass
 
 
-def _random_words(text: str) -> list[str]:
+def _without_ids(text: str) -> str:
+    """``text`` with UUIDs, ULIDs (episode, request and draft ids) and labelled digests blanked out."""
     for pattern in _NOT_RANDOM:
         text = pattern.sub(" ", text)
+    return text
+
+
+def _random_words(text: str) -> list[str]:
+    text = _without_ids(text)
     _, _, _, b64, hexp = _plugins()
     return [m.group() for m in _CANDIDATE.finditer(text) if entropy_ok(m.group(), b64, hexp)]
 
@@ -210,6 +216,7 @@ def find_in_text(text: str, *, entropy: bool = True) -> set[str]:
         return set()
     value_plugins, keyword, maps, _, _ = _plugins()
     found: set[str] = set()
+    text = _without_ids(text)  # ids (ULIDs, UUIDs, digests) may spell PWD or APIKEY by chance: never secrets
     for plugin in value_plugins:
         found.update(_widen(text, v) for v in plugin.analyze_string(text) if v)
     for pattern in _EXTRA:
@@ -219,10 +226,11 @@ def find_in_text(text: str, *, entropy: bool = True) -> set[str]:
         for m in _PEM.finditer(text):
             found.add(m.group())
             found.update(_PEM_LINE.findall(m.group()))
-    if _NAME_WORDS.search(text.lower()):  # the name-based rules need a secret-looking name somewhere
+    named = text
+    if _NAME_WORDS.search(named.lower()):  # the name-based rules need a secret-looking name somewhere
         for mapping in maps:
-            found.update(v for v in map(_trim, keyword.analyze_string(text, denylist_regex_to_group=mapping)) if _assigned(v))
-        found.update(v for v in _assignments(text) if _assigned(v))
+            found.update(v for v in map(_trim, keyword.analyze_string(named, denylist_regex_to_group=mapping)) if _assigned(v))
+        found.update(v for v in _assignments(named) if _assigned(v))
     if entropy and _LONG_RUN in text.encode("utf-8", "ignore").translate(_RUNS):
         found.update(_random_words(text))
     return {v for v in found if isinstance(v, str) and _plausible(v)}

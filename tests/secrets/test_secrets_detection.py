@@ -68,6 +68,21 @@ def test_ids_digests_models_paths_and_ordinary_commands_are_not_secrets(value):
     assert scan({"model": value, "request_id": value, "text": f"see {value}", "argv": [value]}) == [], value
 
 
+_CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+ulids_spelling_secret_words = st.tuples(
+    st.sampled_from(["PWD", "KEY", "PASS", "SECRET", "PASSWD", "CREDS", "BEARER", "APKEY"]),
+    st.text(alphabet=_CROCKFORD, min_size=25, max_size=25), st.integers(min_value=1, max_value=18),
+).map(lambda t: ("0" + t[1][:t[2]] + t[0] + t[1][t[2]:])[:26])
+
+
+@settings(max_examples=300, deadline=None)
+@given(ulid=ulids_spelling_secret_words, other=ulids_spelling_secret_words)
+def test_ids_that_spell_a_secret_word_by_chance_are_still_ids(ulid, other):
+    """A ULID may contain PWD or KEY; the ids the runtime writes must never be taken for credentials."""
+    draft = f"draft:ep_{ulid}:req_{other}"
+    assert scan({"draft_id": draft, "request_id": f"req_{other}", "text": f"run ep_{ulid} paused on {draft}"}) == []
+
+
 pieces = st.one_of(
     st.text(max_size=20),
     st.sampled_from([s.text for s in corpus(1)] + [s.value for s in corpus(2)]),
