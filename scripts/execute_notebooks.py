@@ -10,6 +10,7 @@ Usage: python scripts/execute_notebooks.py [notebooks/quickstart.ipynb ...]
 from __future__ import annotations
 
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -34,12 +35,16 @@ def execute(path: Path) -> None:
     print(f"{path.relative_to(ROOT)}: {len(nb.cells)} cells, {path.stat().st_size // 1024} KiB")
 
 
+_CUT = re.compile("|".join(re.escape(sys.executable[:n]) + "(?=…)" for n in range(len(sys.executable) - 1, 5, -1)))
+
+
 def _generic_paths(node: object) -> None:
-    """Replace the interpreter path by ``python`` in every string of an output, in place."""
+    """Replace the interpreter path by ``python`` in every string of an output, in place (also where a view cut it
+    short with ``…``), so no machine path is saved."""
     items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
     for key, value in list(items):
         if isinstance(value, str):
-            node[key] = value.replace(sys.executable, "python")  # type: ignore[index]
+            node[key] = _CUT.sub("python", value.replace(sys.executable, "python"))  # type: ignore[index]
         else:
             _generic_paths(value)
 

@@ -1,5 +1,6 @@
 """The committed notebooks: executed, small, without widget state, and readable as static HTML."""
 
+import sys
 from pathlib import Path
 
 import nbformat
@@ -23,10 +24,14 @@ def test_committed_without_widget_state_small_and_executed(path):
     assert not [o for c in code for o in c.outputs if o.output_type == "error"]
     parameters = [c for c in code if "parameters" in c.metadata.get("tags", [])]
     assert len(parameters) == 1, "one papermill `parameters` cell"
+    home = str(Path.home())
     for cell in code:
         for output in cell.outputs:
             html = output.get("data", {}).get("text/html", "")
             assert "Plotly.js v" not in html and len(html) < 300_000, "plotly outputs must not embed plotly.js"
+        saved = str(cell.outputs)
+        for machine in {sys.prefix, sys.executable[:12], home}:  # no path of the machine that executed them
+            assert len(machine) < 6 or machine not in saved, f"a saved output holds {machine!r}"
 
 
 @pytest.mark.parametrize("path", [p for p in NOTEBOOKS if p.name in SHOW_VIEWS], ids=lambda p: p.name)
