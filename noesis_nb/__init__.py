@@ -38,28 +38,14 @@ _LAZY = {
 __all__ = sorted([*_LAZY, "ns", "plots", "load_ipython_extension", "unload_ipython_extension", "__version__"])
 
 
-_SHOWN = {"start", "EpisodeHandle", "DiskRun", "resume_run_async"}  # names whose objects display as views
-
-
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
-        if name in _SHOWN:
-            _load_views_in_notebooks()
         value = getattr(import_module(_LAZY[name]), name)
         globals()[name] = value
         return value
     if name in {"ns", "plots", "errors", "tools", "store", "frames", "widgets", "secrets"}:
         return import_module(f"noesis_nb.{name}")
     raise AttributeError(f"module 'noesis_nb' has no attribute {name!r}")
-
-
-def _load_views_in_notebooks() -> None:
-    """In a running IPython shell, load the widgets so live handles display as their view."""
-    import sys
-
-    ipython = sys.modules.get("IPython")
-    if ipython is not None and ipython.get_ipython() is not None:
-        import_module("noesis_nb.widgets")
 
 
 def load_ipython_extension(ipython: Any) -> None:
@@ -74,6 +60,9 @@ def unload_ipython_extension(ipython: Any) -> None:
 
     _unload(ipython)
 
+
+# The top level wires the layers: a handle displayed in IPython loads the widgets (the runtime never imports them).
+import_module("noesis_nb.runtime.presenter").set_loader(lambda: import_module("noesis_nb.widgets"))
 
 if TYPE_CHECKING:  # pragma: no cover
     from .frames import events_df, runs_df, tools_df, usage_df

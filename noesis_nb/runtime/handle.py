@@ -193,7 +193,7 @@ class EpisodeHandle:
     # -- display ----------------------------------------------------------------------------
     def refresh_display(self) -> None:
         """Re-render the displayed view so a saved notebook keeps the final state (nbclient/nbval)."""
-        shown = presenter()
+        shown = presenter(load=False)  # a view never shown needs no refresh (and no widgets imported)
         if shown is not None:
             shown.refresh(self)
 

@@ -1,15 +1,16 @@
 """How a live handle shows itself in a notebook: a hook the widgets fill in when they load.
 
 The runtime never imports the widgets. ``noesis_nb.widgets`` calls :func:`set_presenter` on
-import; ``noesis_nb``'s top-level names (``start``, ``show``…) load the widgets when an IPython
-shell is running, so a handle displayed in a notebook always has its live view.
+import, and the package's top level (which sits above every layer) registers a loader for them,
+so the first time IPython displays a handle its live view is there.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Protocol
 
-__all__ = ["Presenter", "set_presenter", "presenter"]
+__all__ = ["Presenter", "set_presenter", "set_loader", "presenter"]
 
 
 class Presenter(Protocol):
@@ -19,6 +20,7 @@ class Presenter(Protocol):
 
 
 _PRESENTER: Presenter | None = None
+_LOADER: Callable[[], object] | None = None
 
 
 def set_presenter(value: Presenter | None) -> None:
@@ -26,6 +28,19 @@ def set_presenter(value: Presenter | None) -> None:
     _PRESENTER = value
 
 
-def presenter() -> Presenter | None:
-    """The registered presenter, or None (no widgets loaded: handles show as their text line)."""
+def set_loader(loader: Callable[[], object] | None) -> None:
+    """What loads the presenter on first need (``noesis_nb`` registers the widgets' import)."""
+    global _LOADER
+    _LOADER = loader
+
+
+def presenter(*, load: bool = True) -> Presenter | None:
+    """The presenter, loaded on first need (``load=False``: only one already loaded); None without widgets."""
+    global _LOADER
+    if _PRESENTER is None and load and _LOADER is not None:
+        loader, _LOADER = _LOADER, None
+        try:
+            loader()
+        except ImportError:  # ipywidgets absent: handles show as their text line
+            pass
     return _PRESENTER
