@@ -11,9 +11,12 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import threading
-from typing import Any, Callable
+from collections.abc import Coroutine
+from typing import Any, Callable, TypeVar
 
-__all__ = ["run_in_thread"]
+T = TypeVar("T")
+
+__all__ = ["run_in_thread", "run_sync"]
 
 
 async def run_in_thread(fn: Callable[..., Any], *args: Any, name: str = "noesis_nb-worker", **kwargs: Any) -> Any:
@@ -43,3 +46,33 @@ async def run_in_thread(fn: Callable[..., Any], *args: Any, name: str = "noesis_
 
     threading.Thread(target=target, name=name, daemon=True).start()
     return await future
+
+
+def run_sync(coro: Coroutine[Any, Any, T]) -> T:
+    """The one sync-over-async bridge: ``asyncio.run`` outside a loop; inside one (a notebook cell), a
+    worker thread with its own loop, in a copy of the caller's context, while this thread waits.
+
+    Never patches the running loop (nest_asyncio or not, the caller's loop is left alone).
+    """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    box: dict[str, Any] = {}
+    context = contextvars.copy_context()  # the caller's context vars (supplied secrets…) reach the worker
+
+    def worker() -> None:
+        loop = asyncio.new_event_loop()
+        try:
+            box["value"] = context.run(loop.run_until_complete, coro)
+        except BaseException as exc:  # re-raised in the caller's thread
+            box["error"] = exc
+        finally:
+            loop.close()
+
+    thread = threading.Thread(target=worker, name="noesis_nb-sync", daemon=True)
+    thread.start()
+    thread.join()
+    if "error" in box:
+        raise box["error"]
+    return box["value"]  # type: ignore[no-any-return]

@@ -11,10 +11,19 @@ import threading
 from pathlib import Path
 from typing import Any
 
-__all__ = ["get", "set", "reset", "runs_dir"]
+from .errors import InvalidOptionError, UnsupportedFeatureError
 
-_DEFAULTS: dict[str, Any] = {
+__all__ = ["get", "set", "reset", "runs_dir", "NOT_IMPLEMENTED"]
+
+_DEFAULTS: dict[str, Any] = {  # what noesis_nb reads
     "runs_dir": None,  # None: $NOESIS_RUNS_DIR, else ./.noesis/episodes
+    "governance_mode": "off",
+    "governance_failure_policy": None,
+    "governance_pause_on_veto": False,
+}
+#: Noēsis settings noesis_nb does not implement: accepted at Noēsis' default (so Noēsis code setting
+#: defaults runs unchanged), refused with UnsupportedFeatureError at any other value
+NOT_IMPLEMENTED: dict[str, Any] = {
     "agents": None,
     "tasks": None,
     "timeout_sec": 60,
@@ -28,44 +37,40 @@ _DEFAULTS: dict[str, Any] = {
     "learn_auto_apply_min_confidence": 0.75,
     "prompt_provenance_enabled": False,
     "prompt_provenance_mode": "hash_only",
-    "governance_mode": "off",
-    "governance_failure_policy": None,
     "governance_timeout_ms": None,
-    "governance_pause_on_veto": False,
 }
 _ENV = {
     "runs_dir": "NOESIS_RUNS_DIR",
-    "timeout_sec": "NOESIS_TIMEOUT_SEC",
-    "intuition_mode": "NOESIS_INTUITION_MODE",
-    "planner_mode": "NOESIS_PLANNER",
-    "learn_mode": "NOESIS_LEARN_MODE",
-    "learn_home": "NOESIS_LEARN_HOME",
     "governance_mode": "NOESIS_GOVERNANCE_MODE",
     "governance_failure_policy": "NOESIS_GOVERNANCE_FAILURE_POLICY",
-    "governance_timeout_ms": "NOESIS_GOVERNANCE_TIMEOUT_MS",
-    "prompt_provenance_enabled": "NOESIS_PROMPT_PROVENANCE_ENABLED",
-    "prompt_provenance_mode": "NOESIS_PROMPT_PROVENANCE_MODE",
 }
 _CHOICES = {
     "governance_mode": {"off", "audit", "enforce"},
     "governance_failure_policy": {None, "fail_open", "fail_closed"},
-    "learn_mode": {"off", "record", "apply"},
-    "prompt_provenance_mode": {"full", "hash_only", "redacted"},
+    "governance_pause_on_veto": {True, False},
 }
 _lock = threading.Lock()
 _overrides: dict[str, Any] = {}
 
 
 def set(**overrides: Any) -> None:  # noqa: A001 - Noēsis' name
-    """Override settings for this process. Unknown keys raise ``ValueError`` listing the known ones."""
-    unknown = sorted(k for k in overrides if k not in _DEFAULTS)
+    """Override settings for this process; a wrong name or value raises InvalidOptionError listing what is accepted.
+
+    Noēsis settings noesis_nb does not implement are accepted at their default only (UnsupportedFeatureError otherwise).
+    """
+    unknown = sorted(k for k in overrides if k not in _DEFAULTS and k not in NOT_IMPLEMENTED)
     if unknown:
-        raise ValueError(f"unknown setting(s) {unknown}; known settings: {sorted(_DEFAULTS)}")
+        raise InvalidOptionError(f"unknown setting(s) {unknown}; known settings: {sorted(_DEFAULTS)} "
+                                 f"(and Noēsis' {sorted(NOT_IMPLEMENTED)} at their defaults)")
     for key, value in overrides.items():
-        if key in _CHOICES and value not in _CHOICES[key]:
-            raise ValueError(f"{key}={value!r} is not one of {sorted(map(str, _CHOICES[key]))}")
+        if key in NOT_IMPLEMENTED:
+            if value != NOT_IMPLEMENTED[key]:
+                raise UnsupportedFeatureError(f"{key}={value!r}: noesis_nb does not implement Noēsis' {key!r}; only its "
+                                              f"default {NOT_IMPLEMENTED[key]!r} is accepted")
+        elif key in _CHOICES and value not in _CHOICES[key]:
+            raise InvalidOptionError(f"{key}={value!r} is not one of {sorted(map(str, _CHOICES[key]))}")
     with _lock:
-        _overrides.update(overrides)
+        _overrides.update({k: v for k, v in overrides.items() if k in _DEFAULTS})
 
 
 def reset() -> None:
@@ -75,12 +80,14 @@ def reset() -> None:
 
 
 def get(key: str | None = None) -> Any:
-    """The whole config as a dict, or one value."""
+    """The whole config as a dict (Noēsis' keys included, at the values noesis_nb behaves by), or one value."""
     if key is not None:
+        if key in NOT_IMPLEMENTED:
+            return NOT_IMPLEMENTED[key]
         if key not in _DEFAULTS:
-            raise ValueError(f"unknown setting {key!r}; known settings: {sorted(_DEFAULTS)}")
+            raise InvalidOptionError(f"unknown setting {key!r}; known settings: {sorted(_DEFAULTS)}")
         return _value(key)
-    return {k: _value(k) for k in _DEFAULTS}
+    return {**NOT_IMPLEMENTED, **{k: _value(k) for k in _DEFAULTS}}
 
 
 def _value(key: str) -> Any:

@@ -3,6 +3,8 @@
 Every message names the offending value and says how to fix it.
 
     NoesisNbError
+    ├── InvalidOptionError          (also ValueError, TypeError) an option or setting with a wrong name or value
+    ├── UnsupportedFeatureError     (also NotImplementedError) a Noēsis feature noesis_nb does not implement
     ├── UsingResolutionError        (also ValueError) a ``using=`` target cannot be resolved
     ├── RunNotFoundError            (also FileNotFoundError) no run directory for an id/path
     ├── InvalidIdError              (also ValueError) an id that is not safe to use as a path
@@ -31,6 +33,8 @@ from typing import Any
 
 __all__ = [
     "NoesisNbError",
+    "InvalidOptionError",
+    "UnsupportedFeatureError",
     "UsingResolutionError",
     "RunNotFoundError",
     "InvalidIdError",
@@ -56,6 +60,14 @@ __all__ = [
 
 class NoesisNbError(Exception):
     """Base class of every error noesis_nb raises on purpose."""
+
+
+class InvalidOptionError(NoesisNbError, ValueError, TypeError):
+    """An option or setting with a wrong name or value; the message names it and what is accepted."""
+
+
+class UnsupportedFeatureError(NoesisNbError, NotImplementedError):
+    """A Noēsis keyword or setting noesis_nb accepts only at its default (the message says which and why)."""
 
 
 class UsingResolutionError(NoesisNbError, ValueError):

@@ -67,7 +67,7 @@ def note_writer(notes_dir: str | Path, *, model: ScriptedModel | None = None, ri
         ctx.emit("reason", {"text": plan})
         body = llm.complete(f"Write the note for: {task}", ctx)
         path = notes_dir / "note.md"
-        await ctx.atool("fs.write_file", {"argv": [sys.executable, "-c", WRITE_FILE_CODE, str(path), body]},
+        await ctx.tool_async("fs.write_file", {"argv": [sys.executable, "-c", WRITE_FILE_CODE, str(path), body]},
                         effect="write", risk=risk)
         summary = llm.complete("Summarise what you did.", ctx)
         return {"path": str(path), "summary": summary}
@@ -82,7 +82,7 @@ def researcher(*, model: ScriptedModel | None = None, steps: int = 3, fail: bool
         llm = model or ScriptedModel([f"Step {i + 1}: looked into {task}." for i in range(steps)],
                                      model="claude-sonnet-4-5", provider="anthropic", reasoning_share=0.3)
         notes = [llm.complete(f"{task} (step {i + 1})", ctx) for i in range(steps)]
-        listing = await ctx.atool("fs.list", {"argv": [sys.executable, "-c", "print('a.txt b.txt')"]}, effect="read", risk="low")
+        listing = await ctx.tool_async("fs.list", {"argv": [sys.executable, "-c", "print('a.txt b.txt')"]}, effect="read", risk="low")
         if fail:
             raise RuntimeError(f"could not finish: {task}")
         return {"notes": notes, "files": listing["stdout"].split()}

@@ -84,23 +84,11 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-# where noesis_nb checks the options a magic passes on (raising plain ValueError/TypeError)
-_ARGUMENT_CHECKS = frozenset({("noesis_nb.runtime.api", "_options"), ("noesis_nb.runtime.api", "_create"),
-                              ("noesis_nb.config", "set"), ("noesis_nb.config", "get")})
-
-
 def _is_usage_error(exc: BaseException) -> bool:
-    """noesis_nb's own errors, and the ValueError/TypeError its argument checks raise, are the user's to fix."""
+    """noesis_nb's own errors (a wrong option, an unknown run, a sealed run…) are the user's to fix: one line, no traceback."""
     from .errors import NoesisNbError
 
-    if isinstance(exc, NoesisNbError):
-        return True
-    if not isinstance(exc, (ValueError, TypeError)) or exc.__traceback__ is None:
-        return False
-    tb = exc.__traceback__
-    while tb.tb_next is not None:
-        tb = tb.tb_next
-    return (tb.tb_frame.f_globals.get("__name__"), tb.tb_frame.f_code.co_name) in _ARGUMENT_CHECKS
+    return isinstance(exc, NoesisNbError)
 
 
 class RunTable(list):

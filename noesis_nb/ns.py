@@ -19,6 +19,7 @@ from .errors import (
     ResumeAdapterRequiredError,
     RunLifecycleError,
     RunSealedError,
+    UnsupportedFeatureError,
 )
 from .store import find_run_dir, is_sealed, read_events, read_summary
 from .store import list_runs as _list_runs
@@ -45,11 +46,25 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'noesis_nb.ns' has no attribute {name!r}")
 
 
-def _opts(seed: int, tags: Any, intuition: Any, context: Any, workspace: Any, process: Any, verify: Any) -> dict[str, Any]:
-    if verify not in (None, [], ()):
-        raise NotImplementedError("verify= is not supported by noesis_nb yet; check the workspace yourself after the run")
-    if context is not None:
-        raise NotImplementedError("context= sessions are not supported by noesis_nb; use ns.set(...) instead")
+def _not_implemented(call: str, **given: Any) -> None:
+    """Noēsis keywords noesis_nb does not implement: accepted at Noēsis' default, refused the same way everywhere."""
+    for name, value in given.items():
+        if value not in _NOESIS_DEFAULTS[name]:
+            raise UnsupportedFeatureError(f"ns.{call}({name}={value!r}): noesis_nb does not implement Noēsis' {name}= "
+                                          f"({_WHY[name]}); leave it at its default")
+
+
+_NOESIS_DEFAULTS: dict[str, tuple[Any, ...]] = {
+    "intuition": (True, False, None), "context": (None,), "workspace": (None,), "process": (None,),
+    "verify": (None, [], ()), "caused_by": (None,),
+}
+_WHY = {"intuition": "no intuition policies", "context": "no sessions: use ns.set(...)", "workspace": "runs go to runs_dir",
+        "process": "no process registry", "verify": "no workspace verification: check it after the run",
+        "caused_by": "resume_run links run.resume to the checkpoint itself"}
+
+
+def _opts(call: str, seed: int, tags: Any, **noesis_only: Any) -> dict[str, Any]:
+    _not_implemented(call, **noesis_only)
     return {"seed": seed, "tags": tags}
 
 
@@ -58,14 +73,16 @@ def solve(task: str, *, using: Any, seed: int = 0, intuition: Any = True, tags: 
     """Run ``using`` in the act phase and return the episode id (``approver`` etc. may be passed too)."""
     from .runtime.api import solve as _solve
 
-    return _solve(task, using=using, **_opts(seed, tags, intuition, context, workspace, process, verify), **options)
+    return _solve(task, using=using, **_opts("solve", seed, tags, intuition=intuition, context=context, workspace=workspace,
+                                             process=process, verify=verify), **options)
 
 
 async def solve_async(task: str, *, using: Any, seed: int = 0, intuition: Any = True, tags: dict[str, Any] | None = None,
                       context: Any = None, workspace: Any = None, process: Any = None, verify: Any = None, **options: Any) -> str:
     from .runtime.api import solve_async as _solve_async
 
-    return await _solve_async(task, using=using, **_opts(seed, tags, intuition, context, workspace, process, verify), **options)
+    return await _solve_async(task, using=using, **_opts("solve_async", seed, tags, intuition=intuition, context=context,
+                                                         workspace=workspace, process=process, verify=verify), **options)
 
 
 def run(task: str, *, seed: int = 0, intuition: Any = True, tags: dict[str, Any] | None = None, context: Any = None,
@@ -74,15 +91,18 @@ def run(task: str, *, seed: int = 0, intuition: Any = True, tags: dict[str, Any]
     from .runtime.api import solve as _solve
     from .runtime.resolve import minimal_adapter
 
-    return _solve(task, using=minimal_adapter(), **_opts(seed, tags, intuition, context, workspace, process, verify), **options)
+    return _solve(task, using=minimal_adapter(), **_opts("run", seed, tags, intuition=intuition, context=context,
+                                                         workspace=workspace, process=process, verify=verify), **options)
 
 
 def resume_run(episode_id: str, *, checkpoint_id: str | None = None, using: Any = None, caused_by: Any = None,
                context: Any = None, workspace: Any = None, verify: Any = None, **options: Any) -> str:
-    from .runtime.api import _tell, _run_sync
+    from ._threads import run_sync
+    from .runtime.api import _tell
     from .runtime.resume import resume_from_disk
 
-    report = _run_sync(resume_from_disk(find_run_dir(episode_id, options.pop("runs_dir", None)), checkpoint_id=checkpoint_id,
+    _not_implemented("resume_run", caused_by=caused_by, context=context, workspace=workspace, verify=verify)
+    report = run_sync(resume_from_disk(find_run_dir(episode_id, options.pop("runs_dir", None)), checkpoint_id=checkpoint_id,
                                         using=using, **options))
     _tell(report)
     return report.episode_id
@@ -106,6 +126,7 @@ def _recorder(episode_id: str) -> Any:
 def interrupt(episode_id: str, *, reason: str | None = None, caused_by: str | None = None, context: Any = None,
               workspace: Any = None) -> str:
     """Emit ``run.interrupt`` (evidence only) and return its event id."""
+    _not_implemented("interrupt", context=context, workspace=workspace)
     rec = _recorder(episode_id)
     if caused_by is None and rec.writer.last_event_id is None:
         raise MissingCausalParentError(f"run {episode_id} has no events to cause an interrupt; pass caused_by=")
@@ -117,6 +138,7 @@ def interrupt(episode_id: str, *, reason: str | None = None, caused_by: str | No
 
 def checkpoint(episode_id: str, *, caused_by: str | None = None, context: Any = None, workspace: Any = None) -> dict[str, Any]:
     """Write a checkpoint and emit ``run.checkpoint``; returns the checkpoint record."""
+    _not_implemented("checkpoint", context=context, workspace=workspace)
     rec = _recorder(episode_id)
     try:
         record = rec.checkpoint(caused_by)
@@ -129,6 +151,7 @@ def resume(episode_id: str, *, checkpoint_id: str, caused_by: str | None = None,
     """Validate the checkpoint and emit ``run.resume`` (evidence only; nothing executes)."""
     from .runtime.resume import find_checkpoint, validate_checkpoint
 
+    _not_implemented("resume", context=context, workspace=workspace)
     rec = _recorder(episode_id)
     try:
         record = find_checkpoint(rec, checkpoint_id)
@@ -141,6 +164,7 @@ def resume(episode_id: str, *, checkpoint_id: str, caused_by: str | None = None,
 
 
 def set(*, context: Any = None, **overrides: Any) -> None:  # noqa: A001 - Noēsis' name
+    _not_implemented("set", context=context)
     _config.set(**overrides)
 
 
@@ -149,15 +173,18 @@ def get() -> dict[str, Any]:
 
 
 def list_runs(limit: int = 50, since: str | None = None, *, context: Any = None, strict_manifest: bool = False) -> list[dict[str, Any]]:
+    _not_implemented("list_runs", context=context)
     return _list_runs(limit, since, strict_manifest=strict_manifest)
 
 
 def last(*, context: Any = None) -> str | None:
+    _not_implemented("last", context=context)
     rows = _list_runs(1)
     return rows[0]["episode_id"] if rows else None
 
 
 def paths(episode_id: str, *, context: Any = None) -> dict[str, str]:
+    _not_implemented("paths", context=context)
     run_dir = find_run_dir(episode_id)
     return {"dir": str(run_dir), "events": str(run_dir / "events.jsonl"), "summary": str(run_dir / "summary.json"),
             "manifest": str(run_dir / "manifest.json")}
@@ -166,11 +193,13 @@ def paths(episode_id: str, *, context: Any = None) -> dict[str, str]:
 def _read_events(episode_id: str, *, stream: bool = False, context: Any = None) -> Any:
     from .store import iter_events
 
+    _not_implemented("events.read", context=context)
     path = find_run_dir(episode_id) / "events.jsonl"
     return iter_events(path) if stream else read_events(path)
 
 
 def _read_summary(episode_id: str, *, context: Any = None) -> dict[str, Any]:
+    _not_implemented("summary.read", context=context)
     run_dir = find_run_dir(episode_id)
     summary_doc = read_summary(run_dir)
     if summary_doc is None:

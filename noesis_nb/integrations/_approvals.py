@@ -46,7 +46,7 @@ async def request_approval(ctx: Any, tool: str, details: dict[str, Any], *, on_a
         return box["value"]
 
     try:
-        await ctx.atool(tool, {"args": [], "kwargs": to_jsonable(details)}, protocol="python", fn=approved, effect="write",
+        await ctx.tool_async(tool, {"args": [], "kwargs": to_jsonable(details)}, protocol="python", fn=approved, effect="write",
                         risk=risk, requires_approval=True, timeout_ms=int(timeout_s * 1000))
     except ToolRejected as exc:
         return False, None, exc.reason

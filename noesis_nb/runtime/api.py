@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import os
-import threading
 import warnings
 from typing import Any, Literal
 
 from .. import config
-from ..errors import EpisodeStateError
+from .._threads import run_sync
+from ..errors import EpisodeStateError, InvalidOptionError
 from ..ids import new_episode_id
 from ..store import find_run_dir, is_sealed
 from .episode import Episode, EpisodeOptions
@@ -33,20 +32,20 @@ class RunRecovered(UserWarning):
 def _options(task: Any, *, seed: int, tags: dict[str, Any] | None, governance: str | None, approver: Any,
              idle_timeout_s: float | None, pause_on_veto: bool | None, wait_for_human: bool) -> EpisodeOptions:
     if not isinstance(task, str) or not task.strip():
-        raise ValueError(f"task must be a non-empty string, got {task!r}")
+        raise InvalidOptionError(f"task must be a non-empty string, got {task!r}")
     mode = governance if governance is not None else config.get("governance_mode")
     if mode not in ("off", "audit", "enforce"):
-        raise ValueError(f"governance={mode!r}: use 'off', 'audit' or 'enforce'")
+        raise InvalidOptionError(f"governance={mode!r}: use 'off', 'audit' or 'enforce'")
     if approver is None:
         approver = os.environ.get("NOESIS_NB_APPROVER", "ask")
     if isinstance(approver, str) and approver not in _APPROVERS:
-        raise ValueError(f"approver={approver!r}: use 'ask', 'auto', 'deny' or a callable taking a PendingApproval")
+        raise InvalidOptionError(f"approver={approver!r}: use 'ask', 'auto', 'deny' or a callable taking a PendingApproval")
     if not isinstance(approver, str) and not callable(approver):
-        raise ValueError(f"approver={approver!r} is neither one of {_APPROVERS} nor callable")
+        raise InvalidOptionError(f"approver={approver!r} is neither one of {_APPROVERS} nor callable")
     if idle_timeout_s is not None and (not isinstance(idle_timeout_s, (int, float)) or idle_timeout_s <= 0):
-        raise ValueError(f"idle_timeout_s={idle_timeout_s!r}: pass a positive number of seconds, or None for no limit")
+        raise InvalidOptionError(f"idle_timeout_s={idle_timeout_s!r}: pass a positive number of seconds, or None for no limit")
     if tags is not None and not isinstance(tags, dict):
-        raise ValueError(f"tags={tags!r}: pass a dict such as {{'team': 'search'}}")
+        raise InvalidOptionError(f"tags={tags!r}: pass a dict such as {{'team': 'search'}}")
     return EpisodeOptions(
         task=task, seed=int(seed), tags=dict(tags or {}), governance=mode,
         failure_policy=config.get("governance_failure_policy"),
@@ -58,7 +57,7 @@ def _create(task: Any, using: Any, *, runs_dir: Any, wait_for_human: bool, seed:
             governance: str | None = None, approver: Any = None, idle_timeout_s: float | None = None,
             pause_on_veto: bool | None = None, intuition: Any = True, **unknown: Any) -> Episode:
     if unknown:
-        raise TypeError(f"unknown option(s) {sorted(unknown)}; options are runs_dir, seed, tags, governance, approver, "
+        raise InvalidOptionError(f"unknown option(s) {sorted(unknown)}; options are runs_dir, seed, tags, governance, approver, "
                         "idle_timeout_s, pause_on_veto")
     adapter = resolve_using(using)
     source = getattr(adapter.target, "source", None)  # integration adapters name their system
@@ -106,33 +105,9 @@ async def solve_async(task: str, *, using: Any, **opts: Any) -> str:
 
 def solve(task: str, *, using: Any, **opts: Any) -> str:
     """Sync ``solve_async``: ``asyncio.run`` outside a loop; a worker thread with its own loop inside one."""
-    return _run_sync(solve_async(task, using=using, **opts))
+    return run_sync(solve_async(task, using=using, **opts))
 
 
-def _run_sync(coro: Any) -> Any:
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coro)
-    box: dict[str, Any] = {}
-
-    context = contextvars.copy_context()  # the caller's context vars (supplied secrets…) reach the worker
-
-    def worker() -> None:
-        loop = asyncio.new_event_loop()
-        try:
-            box["value"] = context.run(loop.run_until_complete, coro)
-        except BaseException as exc:  # re-raised in the caller's thread
-            box["error"] = exc
-        finally:
-            loop.close()
-
-    thread = threading.Thread(target=worker, name="noesis_nb-solve", daemon=True)
-    thread.start()
-    thread.join()
-    if "error" in box:
-        raise box["error"]
-    return box["value"]
 
 
 # -- decisions and resume for runs on disk ----------------------------------------------------
@@ -212,7 +187,7 @@ def resume_run(episode_id: str | os.PathLike[str], *, checkpoint_id: str | None 
     from .resume import resume_from_disk
 
     with supply_secrets(secrets):
-        report = _run_sync(resume_from_disk(find_run_dir(episode_id, runs_dir), checkpoint_id=checkpoint_id, using=using,
+        report = run_sync(resume_from_disk(find_run_dir(episode_id, runs_dir), checkpoint_id=checkpoint_id, using=using,
                                             tools=tools, unknown_outcome=unknown_outcome))
     _tell(report)
     return report.episode_id

@@ -63,7 +63,11 @@ def parse_tool_name(name: str) -> tuple[str, str, str | None]:
 
 
 class EpisodeContext:
-    """The episode as seen by its adapter. Sync adapters call ``tool``; async ones ``await atool``."""
+    """The episode as seen by its adapter. Sync adapters call ``tool``; async ones ``await tool_async``.
+
+    One naming rule for twins across the package: ``name`` blocks, ``name_async`` is awaited
+    (``solve``/``solve_async``, ``resume_run``/``resume_run_async``, ``tool``/``tool_async``).
+    """
 
     def __init__(self, episode: "Episode", caused_by: str | None = None):
         self._episode = episode
@@ -90,7 +94,7 @@ class EpisodeContext:
                                  "otherwise); give them, or use a phase of your own such as 'reason' or 'note'")
             if phase == "act" and not isinstance(payload.get("action_candidate_id"), str):
                 raise ValueError("an 'act' with a tool or adapter is a side effect, and Noēsis requires the action candidate it "
-                                 "carries out (action_candidate_id); run tools with ctx.tool/ctx.atool, which record both, "
+                                 "carries out (action_candidate_id); run tools with ctx.tool/ctx.tool_async, which record both, "
                                  "or use a phase of your own such as 'step'")
         return self._episode.recorder.emit(phase, payload, agent_id=agent_id or self._agent, caused_by=self._caused_by)["id"]
 
@@ -130,10 +134,17 @@ class EpisodeContext:
         except RuntimeError:
             running = None
         if running is loop:
-            raise EpisodeStateError("ctx.tool() was called on the episode's event loop thread; in an async adapter use `await ctx.atool(...)`")
-        return asyncio.run_coroutine_threadsafe(self.atool(name, payload, **options), loop).result()
+            raise EpisodeStateError("ctx.tool() was called on the episode's event loop thread; in an async adapter use `await ctx.tool_async(...)`")
+        return asyncio.run_coroutine_threadsafe(self.tool_async(name, payload, **options), loop).result()
 
-    async def atool(self, name: str, payload: dict[str, Any], *, protocol: str = "subprocess", effect: str = "read",
+    async def atool(self, name: str, payload: dict[str, Any], **options: Any) -> Any:
+        """Deprecated name of :meth:`tool_async` (the package's twins are ``name`` / ``name_async``)."""
+        import warnings
+
+        warnings.warn("ctx.atool is deprecated; use `await ctx.tool_async(...)`", DeprecationWarning, stacklevel=2)
+        return await self.tool_async(name, payload, **options)
+
+    async def tool_async(self, name: str, payload: dict[str, Any], *, protocol: str = "subprocess", effect: str = "read",
                     risk: str = "low", requires_approval: bool | None = None, fn: Callable[..., Any] | None = None,
                     idempotency_key: str | None = None, timeout_ms: int | None = None) -> Any:
         """Prepare, get a decision when needed, execute; returns the tool's output or raises ``ToolRejected``."""

@@ -25,6 +25,7 @@ from typing import Any
 
 from .._jsonio import sha256_bytes
 from ..errors import (
+    InvalidOptionError,
     CheckpointConsistencyError,
     CheckpointNotFoundError,
     ResumeAdapterMismatchError,
@@ -142,7 +143,7 @@ async def resume_from_disk(run_dir: Path, *, checkpoint_id: str | None = None, u
     from .registry import live_handles
 
     if unknown_outcome not in (None, "retry", "fail"):
-        raise ValueError(f"unknown_outcome={unknown_outcome!r}: use 'retry' (run the draft again) or 'fail' (record it failed)")
+        raise InvalidOptionError(f"unknown_outcome={unknown_outcome!r}: use 'retry' (run the draft again) or 'fail' (record it failed)")
     episode_id = run_dir.name
     if (run_dir / "manifest.json").exists():
         final = read_json(run_dir / "final.json") or {}

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import inspect
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Mapping
 
-from noesis_nb._threads import run_in_thread
+from noesis_nb._threads import run_in_thread, run_sync
 from noesis_nb.secrets import for_run as secrets_for_run
 
 from . import codes, events
@@ -71,17 +69,8 @@ def execute_prepared_tool_invocation(
     ports = _execution_ports("execute_prepared_tool_invocation", run_id, idempotency_repository, idempotency_store,
                              dispatcher, dispatch, emit, event_recorder)
 
-    def run() -> ToolExecutionResult:
-        return asyncio.run(_execute(run_id, draft_id, prepared_repository, approval_repository, *ports, callables,
-                                    decision, execution_repository, offload=False, secrets=secrets))
-
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return run()
-    context = contextvars.copy_context()
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="noesis_nb-tool-execute") as pool:
-        return pool.submit(context.run, run).result()
+    return run_sync(_execute(run_id, draft_id, prepared_repository, approval_repository, *ports, callables,
+                             decision, execution_repository, offload=False, secrets=secrets))
 
 
 async def execute_prepared_tool_invocation_async(

@@ -38,7 +38,7 @@ async def release_agent(task, ctx):
     ctx.model_call("gpt-4o-mini", provider="openai", input_tokens=1850, output_tokens=240)
     ctx.emit("reason", {"text": "All checks are green; tagging the release needs approval."})
     await asyncio.sleep(0.2)
-    result = await ctx.atool("git.tag@1", {"argv": ["touch", "RELEASED-v1.2.0"]}, effect="write", risk="high")
+    result = await ctx.tool_async("git.tag@1", {"argv": ["touch", "RELEASED-v1.2.0"]}, effect="write", risk="high")
     ctx.model_call("gpt-4o-mini", provider="openai", input_tokens=2100, output_tokens=60)
     return f"tagged (exit {result['returncode']})"''',
     'h = %noesis run release_agent "Tag release v1.2.0 once the checks pass" --runs-dir runs',

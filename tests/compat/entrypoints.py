@@ -35,7 +35,7 @@ def failing_agent(task: str) -> str:
 
 async def python_tool_agent(task: str, ctx: Any) -> str:
     out = Path(ctx.run_dir).parent.parent / "python-tool.txt"
-    return await ctx.atool("notes.append", {"args": [str(out), task]}, protocol="python", fn=append_line, effect="write", risk="high")
+    return await ctx.tool_async("notes.append", {"args": [str(out), task]}, protocol="python", fn=append_line, effect="write", risk="high")
 
 
 async def sleeper(task: str) -> str:

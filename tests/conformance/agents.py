@@ -84,7 +84,7 @@ def _async_fn(behaviour: str, gate: threading.Event) -> Callable[..., Any]:
     if behaviour == "tool":
         async def tool(task, ctx):
             try:
-                out = await ctx.atool("fs.delete_file", {"args": ["x.txt"], "kwargs": {}}, protocol="python", fn=delete_file,
+                out = await ctx.tool_async("fs.delete_file", {"args": ["x.txt"], "kwargs": {}}, protocol="python", fn=delete_file,
                                       effect="write", risk="high", requires_approval=True)
             except ToolRejected as exc:
                 return f"rejected: {exc.reason}"

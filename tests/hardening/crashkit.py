@@ -44,7 +44,7 @@ def append_argv(marker: str) -> list[str]:
 def tool_agent(marker: str):
     async def agent(task, ctx):
         ctx.model_call("gpt-4o-mini", provider="openai", input_tokens=900, output_tokens=60, cached_input_tokens=512)
-        out = await ctx.atool("fs.append", {"argv": append_argv(marker)}, effect="write", risk="high")
+        out = await ctx.tool_async("fs.append", {"argv": append_argv(marker)}, effect="write", risk="high")
         ctx.emit("note", {"text": "tool done"})
         return out["returncode"]
 

@@ -64,10 +64,10 @@ def _agent(path: str, *, fail: bool = False, tool_effect: str = "write"):
         ctx.model_call(MODEL, provider="anthropic", input_tokens=1234, output_tokens=56)
         outputs = []
         for shape in SHAPES:
-            outputs.append(await ctx.atool(f"shell.{shape.name}", {"argv": shape.argv, "env": {**shape.env, "PATH": path}},
+            outputs.append(await ctx.tool_async(f"shell.{shape.name}", {"argv": shape.argv, "env": {**shape.env, "PATH": path}},
                                            effect=tool_effect, risk="high"))
-        outputs.append(await ctx.atool("shell.git", {"argv": KEEP, "env": {"PATH": path}}, effect=tool_effect, risk="high"))
-        got = await ctx.atool("py.echo", {"kwargs": {s.name: s.kwargs for s in SHAPES}}, fn=echo, effect=tool_effect, risk="high")
+        outputs.append(await ctx.tool_async("shell.git", {"argv": KEEP, "env": {"PATH": path}}, effect=tool_effect, risk="high"))
+        got = await ctx.tool_async("py.echo", {"kwargs": {s.name: s.kwargs for s in SHAPES}}, fn=echo, effect=tool_effect, risk="high")
         if fail:
             raise RuntimeError(f"upstream refused: {text}")
         return {"summary": f"done: {text}", "stdout": [o["stdout"] for o in outputs], "echo": got}

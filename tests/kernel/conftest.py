@@ -26,7 +26,7 @@ def effect_argv(name):
 
 async def tool_agent(task, ctx):
     ctx.model_call("gpt-4o-mini", provider="openai", input_tokens=100, output_tokens=20)
-    return await ctx.atool("fs.append", {{"argv": effect_argv(task.split()[-1])}}, effect="write", risk="high")
+    return await ctx.tool_async("fs.append", {{"argv": effect_argv(task.split()[-1])}}, effect="write", risk="high")
 
 async def slow_agent(task, ctx):
     ctx.emit("reason", {{"text": "thinking"}})

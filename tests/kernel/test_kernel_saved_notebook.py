@@ -22,7 +22,7 @@ def test_saved_notebook_keeps_the_final_snapshot(tmp_path: Path, monkeypatch: py
         nbformat.v4.new_code_cell(
             "async def agent(task, ctx):\n"
             "    ctx.emit('reason', {'text': '<script>alert(1)</script> thinking'})\n"
-            "    return await ctx.atool('fs.echo', {'argv': ['echo', 'hi']}, effect='write', risk='high')"),
+            "    return await ctx.tool_async('fs.echo', {'argv': ['echo', 'hi']}, effect='write', risk='high')"),
         nbformat.v4.new_code_cell('h = %noesis run agent "echo <b>hi</b>" --approver auto --runs-dir runs'),
         nbformat.v4.new_code_cell("await h"),
     ], metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})

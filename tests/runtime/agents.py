@@ -16,7 +16,7 @@ def make_writer(path: Path, *, handle_rejection: bool = False):
     async def writer(task, ctx):
         ctx.model_call("gpt-4o-mini", provider="openai", input_tokens=1200, output_tokens=150, cached_input_tokens=1000)
         try:
-            out = await ctx.atool("fs.append", {"argv": write_argv(path, task)}, effect="write", risk="high")
+            out = await ctx.tool_async("fs.append", {"argv": write_argv(path, task)}, effect="write", risk="high")
         except Exception as exc:  # ToolRejected when a human said no
             if handle_rejection:
                 return {"rejected": str(exc)}

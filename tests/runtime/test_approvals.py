@@ -182,7 +182,7 @@ def test_python_tool_resumed_in_another_process_by_import_reference(runs_dir, tm
     out = tmp_path / "py.txt"
 
     async def agent(task, ctx):
-        return await ctx.atool("notes.append", {"args": [str(out), task]}, protocol="python", fn=append_line,
+        return await ctx.tool_async("notes.append", {"args": [str(out), task]}, protocol="python", fn=append_line,
                                effect="write", risk="high")
 
     ep = noesis_nb.solve("pyline", using=agent, runs_dir=runs_dir)
@@ -285,7 +285,7 @@ def test_an_ambiguous_draft_reference_names_the_candidates(runs_dir, tmp_path):
     async def agent(task, ctx):
         from .agents import write_argv
 
-        return await asyncio.gather(*(ctx.atool(f"fs.{n}", {"argv": write_argv(tmp_path / n, n)}, effect="write", risk="high")
+        return await asyncio.gather(*(ctx.tool_async(f"fs.{n}", {"argv": write_argv(tmp_path / n, n)}, effect="write", risk="high")
                                       for n in ("a", "b")))
 
     async def main():
@@ -401,7 +401,7 @@ def test_two_concurrent_tool_calls_pause_separately_and_each_decision_reaches_it
 
         async def call(name):
             try:
-                await ctx.atool(f"fs.{name}", {"argv": write_argv(tmp_path / f"{name}.txt", name)}, effect="write", risk="high")
+                await ctx.tool_async(f"fs.{name}", {"argv": write_argv(tmp_path / f"{name}.txt", name)}, effect="write", risk="high")
                 return f"{name}: done"
             except ToolRejected as exc:
                 return f"{name}: rejected ({exc.reason})"
@@ -429,7 +429,7 @@ def test_solve_pauses_once_even_when_tool_calls_run_concurrently(runs_dir, tmp_p
     async def agent(task, ctx):
         from .agents import write_argv
 
-        return await asyncio.gather(*(ctx.atool(f"fs.{n}", {"argv": write_argv(tmp_path / n, n)}, effect="write", risk="high")
+        return await asyncio.gather(*(ctx.tool_async(f"fs.{n}", {"argv": write_argv(tmp_path / n, n)}, effect="write", risk="high")
                                       for n in ("a", "b")))
 
     ep = noesis_nb.solve("two", using=agent, runs_dir=runs_dir)

@@ -368,7 +368,7 @@ def test_sync_execute_inside_a_running_event_loop_uses_a_worker_thread(tmp_path:
 
     result = asyncio.run(notebook_cell())
     assert result.status is ExecutionStatus.SUCCEEDED
-    assert ns["dispatch"].calls[0]["thread"].startswith("noesis_nb-tool-execute")
+    assert ns["dispatch"].calls[0]["thread"].startswith("noesis_nb-sync")
     assert ns["event_recorder"].names(8) == GUIDE_EXECUTE.split(" -> ")
 
 

@@ -90,7 +90,7 @@ def test_old_layout_run_paused_on_disk_resumes_from_another_process(runs_dir, tm
     out = tmp_path / "py.txt"
 
     async def agent(task, ctx):
-        return await ctx.atool("notes.append", {"args": [str(out), task]}, protocol="python", fn=append_line,
+        return await ctx.tool_async("notes.append", {"args": [str(out), task]}, protocol="python", fn=append_line,
                                effect="write", risk="high")
 
     ep = noesis_nb.solve("old layout", using=agent, runs_dir=runs_dir, approver="ask")

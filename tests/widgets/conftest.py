@@ -47,7 +47,7 @@ def make_tool_adapter(argv: list[str], *, catch: bool = False):
     async def tool_agent(task: str, ctx: Any) -> Any:
         ctx.model_call("gpt-4o-mini", provider="openai", input_tokens=120, output_tokens=30)
         try:
-            return await ctx.atool("fs.append", {"argv": argv}, effect="write", risk="high")
+            return await ctx.tool_async("fs.append", {"argv": argv}, effect="write", risk="high")
         except Exception as exc:  # ToolRejected
             if catch:
                 return f"rejected: {exc}"
