@@ -66,10 +66,18 @@ import_module("noesis_nb.runtime.presenter").set_loader(lambda: import_module("n
 
 if TYPE_CHECKING:  # pragma: no cover
     from .frames import events_df, runs_df, tools_df, usage_df
-    from .runtime.api import approve_draft, reject_draft, resume_run, resume_run_async, solve, solve_async, start
+    from .runtime.api import (
+        approve_draft,
+        reject_draft,
+        resume_run,
+        resume_run_async,
+        solve,
+        solve_async,
+        start,
+    )
     from .runtime.context import EpisodeContext
-    from .runtime.gate import PendingApproval
     from .runtime.diskrun import DiskRun
+    from .runtime.gate import PendingApproval
     from .runtime.handle import EpisodeHandle
     from .store import list_runs
     from .widgets import EpisodeView, show

@@ -39,6 +39,7 @@ import pandas as pd
 
 from . import _genai_rates as genai
 from ._genai_rates import GENAI_SOURCE
+from .store.vocab import TOKEN_FIELDS
 
 __all__ = ["Price", "PriceTable", "Pricer", "price_frame", "reprice", "cost_of", "GENAI_SOURCE"]
 
@@ -320,7 +321,7 @@ def price_frame(df: pd.DataFrame, prices: Any = None) -> pd.DataFrame:
     return out
 
 
-_TOKENS = ("input_tokens", "output_tokens", "cached_input_tokens", "cache_write_input_tokens", "reasoning_tokens")
+_TOKENS = TOKEN_FIELDS
 _PARTS = (("cached_input", "cached_input_tokens"), ("cache_write", "cache_write_input_tokens"), ("reasoning", "reasoning_tokens"))
 
 

@@ -22,6 +22,12 @@ from typing import Any
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, magics_class
 
+from . import approve_draft, config, reject_draft, resume_run, start
+from .errors import NoesisNbError
+from .runtime.diskrun import DiskRun
+from .runtime.registry import live_handles
+from .store import list_runs
+
 __all__ = ["NoesisMagics", "build_parser", "load_ipython_extension", "unload_ipython_extension", "RunTable"]
 
 
@@ -86,7 +92,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _is_usage_error(exc: BaseException) -> bool:
     """noesis_nb's own errors (a wrong option, an unknown run, a sealed run…) are the user's to fix: one line, no traceback."""
-    from .errors import NoesisNbError
 
     return isinstance(exc, NoesisNbError)
 
@@ -142,7 +147,6 @@ class NoesisMagics(Magics):
         return ns[name] if name.isidentifier() and name in ns else name
 
     def _run(self, args: argparse.Namespace, cell: str | None) -> Any:
-        from . import start
         from .widgets import display_handle
 
         task = cell.strip() if cell is not None and cell.strip() else args.task
@@ -167,7 +171,6 @@ class NoesisMagics(Magics):
         return handle
 
     def _list(self, args: argparse.Namespace, cell: str | None) -> RunTable:
-        from .store import list_runs
 
         if args.limit is not None and args.limit < 1:
             raise UsageError(f"%noesis list: --limit must be at least 1, got {args.limit}")
@@ -176,7 +179,6 @@ class NoesisMagics(Magics):
     def _show(self, args: argparse.Namespace, cell: str | None) -> Any:
         if args.text:
             from .widgets.snapshot import timeline_text
-            from .runtime.diskrun import DiskRun
 
             print(timeline_text(DiskRun(args.episode, runs_dir=args.runs_dir).events))
             return None
@@ -192,7 +194,6 @@ class NoesisMagics(Magics):
         return self._decide(args, approve=False)
 
     def _decide(self, args: argparse.Namespace, *, approve: bool) -> Any:
-        from . import approve_draft, reject_draft
 
         if approve:
             decision = approve_draft(args.episode, args.draft, approver_id=args.approver_id, reason=args.reason, runs_dir=args.runs_dir)
@@ -205,7 +206,6 @@ class NoesisMagics(Magics):
         return None
 
     def _resume(self, args: argparse.Namespace, cell: str | None) -> Any:
-        from . import resume_run
         from .widgets import show
 
         resume_run(args.episode, runs_dir=args.runs_dir)
@@ -213,7 +213,6 @@ class NoesisMagics(Magics):
         return None
 
     def _stop(self, args: argparse.Namespace, cell: str | None) -> Any:
-        from .runtime.registry import live_handles
 
         handle = live_handles().get(args.episode)
         if handle is None:
@@ -223,7 +222,6 @@ class NoesisMagics(Magics):
         return None
 
     def _runs_dir(self, args: argparse.Namespace, cell: str | None) -> Any:
-        from . import config
 
         if args.path is not None:
             config.set(runs_dir=args.path)

@@ -10,9 +10,12 @@ from types import SimpleNamespace
 from typing import Any
 
 from . import config as _config
+from . import tools
+from ._threads import run_sync
 from .errors import (
     CheckpointConsistencyError,
     CheckpointNotFoundError,
+    EpisodeStateError,
     MissingCausalParentError,
     NoesisVeto,
     ResumeAdapterMismatchError,
@@ -21,7 +24,14 @@ from .errors import (
     RunSealedError,
     UnsupportedFeatureError,
 )
-from .store import find_run_dir, is_sealed, read_events, read_summary
+from .runtime.api import _tell
+from .runtime.api import solve as _solve
+from .runtime.api import solve_async as _solve_async
+from .runtime.recorder import Recorder
+from .runtime.registry import live_handles
+from .runtime.resolve import minimal_adapter
+from .runtime.resume import find_checkpoint, resume_from_disk, validate_checkpoint
+from .store import find_run_dir, is_sealed, iter_events, read_events, read_summary
 from .store import list_runs as _list_runs
 
 __all__ = [
@@ -40,7 +50,6 @@ _TOOL_NAMES = {"ToolInvocationInput", "ToolIdentity", "ExecutionContext", "Secur
 
 def __getattr__(name: str) -> Any:
     if name in _TOOL_NAMES:
-        from . import tools
 
         return getattr(tools, name)
     raise AttributeError(f"module 'noesis_nb.ns' has no attribute {name!r}")
@@ -71,7 +80,6 @@ def _opts(call: str, seed: int, tags: Any, **noesis_only: Any) -> dict[str, Any]
 def solve(task: str, *, using: Any, seed: int = 0, intuition: Any = True, tags: dict[str, Any] | None = None,
           context: Any = None, workspace: Any = None, process: Any = None, verify: Any = None, **options: Any) -> str:
     """Run ``using`` in the act phase and return the episode id (``approver`` etc. may be passed too)."""
-    from .runtime.api import solve as _solve
 
     return _solve(task, using=using, **_opts("solve", seed, tags, intuition=intuition, context=context, workspace=workspace,
                                              process=process, verify=verify), **options)
@@ -79,7 +87,6 @@ def solve(task: str, *, using: Any, seed: int = 0, intuition: Any = True, tags: 
 
 async def solve_async(task: str, *, using: Any, seed: int = 0, intuition: Any = True, tags: dict[str, Any] | None = None,
                       context: Any = None, workspace: Any = None, process: Any = None, verify: Any = None, **options: Any) -> str:
-    from .runtime.api import solve_async as _solve_async
 
     return await _solve_async(task, using=using, **_opts("solve_async", seed, tags, intuition=intuition, context=context,
                                                          workspace=workspace, process=process, verify=verify), **options)
@@ -88,8 +95,6 @@ async def solve_async(task: str, *, using: Any, seed: int = 0, intuition: Any = 
 def run(task: str, *, seed: int = 0, intuition: Any = True, tags: dict[str, Any] | None = None, context: Any = None,
         workspace: Any = None, process: Any = None, verify: Any = None, **options: Any) -> str:
     """An episode without an adapter (label ``core.minimal``)."""
-    from .runtime.api import solve as _solve
-    from .runtime.resolve import minimal_adapter
 
     return _solve(task, using=minimal_adapter(), **_opts("run", seed, tags, intuition=intuition, context=context,
                                                          workspace=workspace, process=process, verify=verify), **options)
@@ -97,9 +102,6 @@ def run(task: str, *, seed: int = 0, intuition: Any = True, tags: dict[str, Any]
 
 def resume_run(episode_id: str, *, checkpoint_id: str | None = None, using: Any = None, caused_by: Any = None,
                context: Any = None, workspace: Any = None, verify: Any = None, **options: Any) -> str:
-    from ._threads import run_sync
-    from .runtime.api import _tell
-    from .runtime.resume import resume_from_disk
 
     _not_implemented("resume_run", caused_by=caused_by, context=context, workspace=workspace, verify=verify)
     report = run_sync(resume_from_disk(find_run_dir(episode_id, options.pop("runs_dir", None)), checkpoint_id=checkpoint_id,
@@ -109,9 +111,6 @@ def resume_run(episode_id: str, *, checkpoint_id: str | None = None, using: Any 
 
 
 def _recorder(episode_id: str) -> Any:
-    from .errors import EpisodeStateError
-    from .runtime.registry import live_handles
-    from .runtime.recorder import Recorder
 
     run_dir = find_run_dir(episode_id)
     live = live_handles().get(run_dir.name)
@@ -149,7 +148,6 @@ def checkpoint(episode_id: str, *, caused_by: str | None = None, context: Any = 
 
 def resume(episode_id: str, *, checkpoint_id: str, caused_by: str | None = None, context: Any = None, workspace: Any = None) -> str:
     """Validate the checkpoint and emit ``run.resume`` (evidence only; nothing executes)."""
-    from .runtime.resume import find_checkpoint, validate_checkpoint
 
     _not_implemented("resume", context=context, workspace=workspace)
     rec = _recorder(episode_id)
@@ -191,7 +189,6 @@ def paths(episode_id: str, *, context: Any = None) -> dict[str, str]:
 
 
 def _read_events(episode_id: str, *, stream: bool = False, context: Any = None) -> Any:
-    from .store import iter_events
 
     _not_implemented("events.read", context=context)
     path = find_run_dir(episode_id) / "events.jsonl"

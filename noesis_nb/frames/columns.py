@@ -12,6 +12,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..store.vocab import TOKEN_COLUMNS as VOCAB_TOKEN_COLUMNS
+
 __all__ = [
     "Column",
     "RUN_COLUMNS",
@@ -89,13 +91,7 @@ def check_columns(columns: Sequence[Column] | None, defaults: Mapping[str, Any],
     return tuple(out)
 
 
-TOKEN_COLUMNS = (
-    "input_tokens",
-    "cached_input_tokens",
-    "cache_write_input_tokens",
-    "output_tokens",
-    "reasoning_tokens",
-)
+TOKEN_COLUMNS = VOCAB_TOKEN_COLUMNS
 
 RUN_COLUMNS: dict[str, tuple[str, str]] = {
     "episode_id": ("str", "episode id (summary, state, or the directory name)"),

@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ..store.vocab import MODEL_CALL
 from .values import MAX_COUNT, RULES, TOKEN_KEYS, describe, usage_conflicts
 
 __all__ = ["check_run", "FACULTIES"]
@@ -99,7 +100,7 @@ def _check_durations(durations: list[Any], bad: list[tuple[int, str]]) -> None:
 def _check_payloads(cols: dict[str, list[Any]], bad: list[tuple[int, str]]) -> None:
     """Fields that ``usage_df`` and ``tools_df`` read from model-call and tool payloads, one field at a time."""
     payloads, names, phases = cols["payloads"], cols["event_name"], cols["phase"]
-    for targets, rules in ((_positions(names, "model.call"), _CALL_RULES), (_positions(phases, "tool"), _TOOL_RULES)):
+    for targets, rules in ((_positions(names, MODEL_CALL), _CALL_RULES), (_positions(phases, "tool"), _TOOL_RULES)):
         if not targets:
             continue
         chosen = [payloads[i] for i in targets]

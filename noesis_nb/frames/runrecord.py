@@ -22,8 +22,8 @@ from .fs import BadFile
 from .problems import LoadProblem
 from .shapes import FINAL, MANIFEST, STATE, SUMMARY, Spec, check
 from .source import RunRef
-from .values import describe, is_time
 from .usage import MODEL_CALL, scan_model_calls
+from .values import describe, is_time
 
 __all__ = ["read_run", "run_stamp", "calls_from_events", "RunRecord", "PARTS"]
 

@@ -11,12 +11,13 @@ import pandas as pd
 
 from ..cost import Pricer
 from ..store.artifacts import verify_manifest
+from ..store.vocab import TERMINAL_STATUSES
 from . import _arrays
 from .cache import CACHE, MEMO
+from .coerce import Report, clean_row, obj
 from .columns import RUN_COLUMNS, TOKEN_COLUMNS, Column, check_columns
 from .eventblocks import gc_paused
 from .fs import BadFile, prefetch_remote
-from .coerce import Report, clean_row, obj
 from .problems import LoadProblem, Problems
 from .progress import progress as _progress
 from .rowsource import run_source
@@ -27,7 +28,7 @@ from .values import safe_name
 
 __all__ = ["runs_df"]
 
-_TERMINAL = {"ok", "error", "vetoed", "cancelled"}
+_TERMINAL = TERMINAL_STATUSES
 _ROW_COLUMNS = {k: v for k, v in RUN_COLUMNS.items() if k not in ("model_calls", "cost_usd", "priced", *TOKEN_COLUMNS)}
 
 

@@ -11,6 +11,16 @@ import orjson
 import pandas as pd
 
 from ..store.layout import PREPARED_DIRS
+from ..store.vocab import (
+    TOOL_APPROVAL_PENDING,
+    TOOL_APPROVED,
+    TOOL_EXECUTION_FAILED,
+    TOOL_EXECUTION_STARTED,
+    TOOL_EXECUTION_SUCCEEDED,
+    TOOL_REJECTED_GOVERNANCE,
+    TOOL_REPLAYED,
+    TOOL_REQUESTED,
+)
 from . import _arrays
 from .coerce import Report, clean_row, obj
 from .columns import TOOL_COLUMNS, Column, check_columns
@@ -25,7 +35,7 @@ _TOOL = RULES["tool"]
 
 __all__ = ["tools_df", "tool_label"]
 
-_EXEC_STATUS = {"tool.execution.succeeded": "succeeded", "tool.execution.failed": "failed", "tool.replayed": "replayed"}
+_EXEC_STATUS = {TOOL_EXECUTION_SUCCEEDED: "succeeded", TOOL_EXECUTION_FAILED: "failed", TOOL_REPLAYED: "replayed"}
 
 
 def tool_label(tool: Any) -> str | None:
@@ -119,16 +129,16 @@ def _event_facts(names: np.ndarray, stamps: pd.Series, payloads: np.ndarray) -> 
         if draft and request is not None and request in by_request:
             for key, value in by_request.pop(request).items():
                 facts.setdefault(key, value)
-        if name == "tool.requested":
+        if name == TOOL_REQUESTED:
             tool = payload.get("tool")
             facts.update(requested_at=ts, protocol=text("protocol"), tool=tool if _TOOL.ok(tool) else None)
-        elif name == "tool.approval.pending":
+        elif name == TOOL_APPROVAL_PENDING:
             facts.update(pending_at=ts, pending_code=text("reason_code"))
-        elif name == "tool.approved":
+        elif name == TOOL_APPROVED:
             facts.update(decided_at=ts, decision="approved")
-        elif name == "tool.rejected.governance":
+        elif name == TOOL_REJECTED_GOVERNANCE:
             facts.update(decided_at=ts, decision="rejected", reason=text("reason"), decision_code=text("reason_code"))
-        elif name == "tool.execution.started":
+        elif name == TOOL_EXECUTION_STARTED:
             facts["executed_at"] = ts
         elif name in _EXEC_STATUS:
             facts.update(finished_at=ts, exec_status=_EXEC_STATUS[name], exec_code=text("reason_code"))

@@ -10,16 +10,17 @@ import orjson
 import pandas as pd
 
 from ..cost import price_frame
+from ..store.vocab import MODEL_CALL
 from . import _arrays
 from .columns import USAGE_COLUMNS, Column, check_columns
 from .eventblocks import load_events
 from .problems import LoadProblem, Problems
-from .values import RULES
 from .source import Source, episode_filter, resolve_source
+from .values import RULES
 
 __all__ = ["usage_df", "scan_model_calls", "calls_frame", "MODEL_CALL"]
 
-MODEL_CALL = "model.call"
+MODEL_CALL = MODEL_CALL
 _NEEDLE = b'"model.call"'
 
 

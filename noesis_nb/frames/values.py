@@ -12,10 +12,12 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
+from ..store.vocab import TOKEN_FIELDS
+
 __all__ = ["Rule", "RULES", "is_count", "is_time", "safe_name", "usage_conflicts", "describe", "TOKEN_KEYS", "MAX_COUNT"]
 
 MAX_COUNT = 2**53  # counts above this are not exact as float64; no real call comes near
-TOKEN_KEYS = ("input_tokens", "output_tokens", "cached_input_tokens", "cache_write_input_tokens", "reasoning_tokens")
+TOKEN_KEYS = TOKEN_FIELDS
 
 
 def is_count(value: Any) -> bool:

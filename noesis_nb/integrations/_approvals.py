@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any, Callable
 
+from .._jsonio import to_jsonable
 from ..errors import ToolRejected
 
 __all__ = ["request_approval", "tool_name", "default_answer"]
@@ -37,7 +38,6 @@ async def request_approval(ctx: Any, tool: str, details: dict[str, Any], *, on_a
     ``on_approve`` runs only after approval, in a worker thread; its Python value is returned
     as is (the draft's recorded output is its JSON form). ``timeout_s`` bounds that call.
     """
-    from .._jsonio import to_jsonable
 
     box: dict[str, Any] = {}
 

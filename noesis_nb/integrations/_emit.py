@@ -17,12 +17,13 @@ import inspect
 from typing import Any, Callable, Iterable
 
 from ..store.phases import INTEGRATION_PHASE, missing_verb_minimum
+from ..store.vocab import MODEL_CALL, TOKEN_FIELDS
 
 __all__ = ["Row", "PHASE", "row", "usage_row", "emit_row", "emit_rows", "token_count", "apply_output"]
 
 Row = tuple[str, dict[str, Any]]
 PHASE = INTEGRATION_PHASE  # the phase of an integration's own rows
-_COUNTS = ("input_tokens", "output_tokens", "cached_input_tokens", "cache_write_input_tokens", "reasoning_tokens")
+_COUNTS = TOKEN_FIELDS
 
 
 def row(phase: str, source: str, name: str, kind: str, /, **fields: Any) -> Row:
@@ -52,7 +53,7 @@ def usage_row(source: str, *, model: str | None, provider: str | None = None, in
     """
     counts = dict(zip(_COUNTS, map(token_count, (input_tokens, output_tokens, cached_input_tokens,
                                                  cache_write_input_tokens, reasoning_tokens))))
-    payload: dict[str, Any] = {"event_name": "model.call", "kind": "usage", "model": model or None, "provider": provider,
+    payload: dict[str, Any] = {"event_name": MODEL_CALL, "kind": "usage", "model": model or None, "provider": provider,
                                **counts, "latency_ms": latency_ms, "cost_usd": cost_usd}
     warnings = []
     parts = sum(counts[k] or 0 for k in ("cached_input_tokens", "cache_write_input_tokens"))

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any, Callable, Iterable
 
 from ..errors import NoesisNbError
+from ..runtime.api import solve
 from ._emit import Row, emit_row
 
 __all__ = ["RecordedReplay", "RecordedRunError", "import_rows"]
@@ -61,7 +62,6 @@ class RecordedReplay:
 def import_rows(rows: Iterable[Row] | Callable[[], Iterable[Row]], *, task: str, source: str, result: Any = None,
                 **opts: Any) -> str:
     """Write ``rows`` as a sealed Noēsis run (``solve`` with :class:`RecordedReplay`); returns the episode id."""
-    from ..runtime.api import solve
 
     replay = RecordedReplay(rows, source=source, result=result)
     return solve(task, using=replay, **opts)  # the engine tags the run with replay.source

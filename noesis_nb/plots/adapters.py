@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from ..store.vocab import TERMINAL_STATUSES
 from ._safe import esc, esc_all
 from ._theme import PALETTE, new_figure
 
@@ -24,7 +25,7 @@ def success_by_adapter(runs: pd.DataFrame, *, title: str | None = None) -> go.Fi
     A run counts as finished when its status is ok, error, vetoed or cancelled; success is status ``ok``.
     """
     using = _adapters(runs, "success_by_adapter")
-    finished = runs["status"].astype(str).isin(["ok", "error", "vetoed", "cancelled"]).to_numpy()
+    finished = runs["status"].astype(str).isin(sorted(TERMINAL_STATUSES)).to_numpy()
     ok = (runs["status"].astype(str) == "ok").to_numpy()
     table = pd.DataFrame({"using": using[finished], "ok": ok[finished]}).groupby("using")["ok"].agg(["sum", "count"])
     rate = table["sum"] / table["count"]

@@ -7,6 +7,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from ..store.vocab import TOOL_REQUESTED
 from ._safe import esc, esc_all
 from ._theme import PALETTE, style
 
@@ -24,7 +25,7 @@ def _steps(events: pd.DataFrame, episode_id: str, usage: pd.DataFrame | None) ->
         payload = payload if isinstance(payload, dict) else {}
         if phase == "tool":
             request = payload.get("request_id")
-            if payload.get("event_name") == "tool.requested":
+            if payload.get("event_name") == TOOL_REQUESTED:
                 tools[request] = payload.get("tool") or "?"
             labels.append(f"tool:{tools.get(request, '?')}|{request}")
         elif phase == "model":

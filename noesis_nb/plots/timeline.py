@@ -8,15 +8,23 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from ..store.vocab import (
+    RUN_CHECKPOINT,
+    RUN_INTERRUPT,
+    RUN_RESUME,
+    TOOL_APPROVAL_PENDING,
+    TOOL_APPROVED,
+    TOOL_REJECTED_GOVERNANCE,
+)
 from ._safe import esc, esc_all
 from ._theme import color_map, new_figure
 
 __all__ = ["episode_timeline", "describe_payload"]
 
-_APPROVALS = {"tool.approval.pending": ("approval pending", "diamond-open"), "tool.approved": ("approved", "diamond"),
-              "tool.rejected.governance": ("rejected", "x")}
-_PAUSES = {"run.interrupt": ("interrupt", "triangle-down"), "run.checkpoint": ("paused (checkpoint)", "square"),
-           "run.resume": ("resumed", "triangle-up")}
+_APPROVALS = {TOOL_APPROVAL_PENDING: ("approval pending", "diamond-open"), TOOL_APPROVED: ("approved", "diamond"),
+              TOOL_REJECTED_GOVERNANCE: ("rejected", "x")}
+_PAUSES = {RUN_INTERRUPT: ("interrupt", "triangle-down"), RUN_CHECKPOINT: ("paused (checkpoint)", "square"),
+           RUN_RESUME: ("resumed", "triangle-up")}
 
 
 def describe_payload(payload: object, limit: int = 160) -> str:

@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from ..store.vocab import TOKEN_COLUMNS
 from ._safe import esc, esc_all
 from ._theme import color_map, new_figure
 
@@ -29,8 +30,7 @@ def token_parts(usage: pd.DataFrame) -> pd.DataFrame:
     a known part) is ``input, split unknown`` / ``output, split unknown`` rather than guessed as
     uncached input or plain output. A call with an unknown total adds nothing to that side.
     """
-    t = {c: usage[c].astype(float) for c in ("input_tokens", "cached_input_tokens", "cache_write_input_tokens", "output_tokens",
-                                              "reasoning_tokens")}
+    t = {c: usage[c].astype(float) for c in TOKEN_COLUMNS}
     inp, out, cached, cw, reasoning = (t["input_tokens"], t["output_tokens"], t["cached_input_tokens"],
                                        t["cache_write_input_tokens"], t["reasoning_tokens"])
     in_known, out_known = inp.notna(), out.notna()

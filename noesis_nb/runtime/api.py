@@ -12,12 +12,14 @@ from .._threads import run_sync
 from ..errors import EpisodeStateError, InvalidOptionError
 from ..ids import new_episode_id
 from ..store import find_run_dir, is_sealed
-from .episode import Episode, EpisodeOptions
-from .gate import Decision
+from ..tools import decide, resolve_draft_id, supply_secrets
+from .episode import Episode, EpisodeOptions, decide_veto_on_disk, read_veto_decision
+from .gate import Decision, to_decision
 from .handle import EpisodeHandle
 from .recorder import Recorder
 from .registry import forget, live_handles, register
 from .resolve import resolve_using
+from .resume import NothingToResume, paused_on, resume_from_disk
 
 __all__ = ["start", "solve", "solve_async", "resume_run", "resume_run_async", "approve_draft", "reject_draft", "live_handles",
            "RunRecovered"]
@@ -113,10 +115,6 @@ def solve(task: str, *, using: Any, **opts: Any) -> str:
 # -- decisions and resume for runs on disk ----------------------------------------------------
 def _decide(target: str | os.PathLike[str], draft_id: str | None, *, approve: bool, approver_id: str,
             reason: str | None, runs_dir: Any) -> Decision:
-    from ..tools import decide, resolve_draft_id
-    from .episode import decide_veto_on_disk, read_veto_decision
-    from .gate import to_decision
-    from .resume import paused_on
 
     run_dir = find_run_dir(target, runs_dir)
     live = live_handles().get(run_dir.name)
@@ -162,8 +160,6 @@ async def resume_run_async(episode_id: str | os.PathLike[str], *, checkpoint_id:
                            using: Any = None, tools: dict[str, Any] | None = None,
                            unknown_outcome: UnknownOutcome | None = None, secrets: dict[str, Any] | None = None) -> str:
     """Continue a run from what its directory holds (see ``resume_run``); returns the episode id."""
-    from ..tools import supply_secrets
-    from .resume import resume_from_disk
 
     with supply_secrets(secrets):
         report = await resume_from_disk(find_run_dir(episode_id, runs_dir), checkpoint_id=checkpoint_id, using=using,
@@ -183,8 +179,6 @@ def resume_run(episode_id: str | os.PathLike[str], *, checkpoint_id: str | None 
     draft whose dispatch was cut off before its result was recorded. ``secrets`` gives back, by payload
     path (``{"kwargs.auth": "…"}``), values the stored draft has redacted (the error names each path).
     """
-    from ..tools import supply_secrets
-    from .resume import resume_from_disk
 
     with supply_secrets(secrets):
         report = run_sync(resume_from_disk(find_run_dir(episode_id, runs_dir), checkpoint_id=checkpoint_id, using=using,
@@ -195,7 +189,6 @@ def resume_run(episode_id: str | os.PathLike[str], *, checkpoint_id: str | None 
 
 def _tell(report: Any) -> None:
     """Warn the caller (stacklevel 3: the line that called resume_run) when nothing changed or a crash was recovered."""
-    from .resume import NothingToResume
 
     if report.changed_nothing:
         warnings.warn(report.message, NothingToResume, stacklevel=3)

@@ -9,18 +9,23 @@ from __future__ import annotations
 import asyncio
 import functools
 import getpass
-import os
 import inspect
+import os
+import warnings
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, Callable
 
 from ulid import ULID
 
-from ..errors import EpisodeStateError, RunSealedError, ToolRejected
+from .. import tools as tc
+from ..errors import DecisionFileError, EpisodeStateError, RunSealedError, ToolRejected
 from ..store import now_iso
+from ..store.phases import VERB_MINIMA, missing_verb_minimum
+from ..store.vocab import MODEL_CALL, TOKEN_FIELDS, TOOL_REJECTED_GOVERNANCE
+from ..tools import ToolDispatcher
 from .gate import Decision, PendingApproval, to_decision
 from .lifecycle import emit_candidate, record_action
-from ..store.phases import VERB_MINIMA, missing_verb_minimum
+from .pause import EpisodePaused
 
 if TYPE_CHECKING:
     from .episode import Episode
@@ -28,7 +33,7 @@ if TYPE_CHECKING:
 __all__ = ["EpisodeContext", "parse_tool_name", "tool_repositories", "dispatcher"]
 
 _VERBS = frozenset({*VERB_MINIMA, "learn"})
-_TOKEN_ARGS = ("input_tokens", "output_tokens", "cached_input_tokens", "cache_write_input_tokens", "reasoning_tokens")
+_TOKEN_ARGS = TOKEN_FIELDS
 
 
 class _Repositories(SimpleNamespace):
@@ -39,7 +44,6 @@ class _Repositories(SimpleNamespace):
 
 def tool_repositories(run_dir: Any) -> _Repositories:
     """The file-backed tool-contract repositories of one run directory."""
-    from .. import tools as tc
 
     return _Repositories(prepared=tc.PreparedInvocationRepository(run_dir), approvals=tc.ApprovalDecisionRepository(run_dir),
                          idempotency=tc.IdempotencyRepository(run_dir))
@@ -48,7 +52,6 @@ def tool_repositories(run_dir: Any) -> _Repositories:
 @functools.cache
 def dispatcher() -> Any:
     """One process-wide tool dispatcher (subprocess and python protocols), built on first use."""
-    from ..tools import ToolDispatcher
 
     return ToolDispatcher()
 
@@ -119,7 +122,7 @@ class EpisodeContext:
                              "input_tokens is the total including cached and cache-write tokens")
         if output_tokens is not None and reasoning_tokens is not None and reasoning_tokens > output_tokens:
             raise ValueError(f"reasoning_tokens={reasoning_tokens} exceeds output_tokens={output_tokens}; output_tokens includes reasoning")
-        payload = {"event_name": "model.call", "model": model, "provider": provider, **counts,
+        payload = {"event_name": MODEL_CALL, "model": model, "provider": provider, **counts,
                    "latency_ms": latency_ms, "cost_usd": cost_usd}
         return self._episode.recorder.emit("model", payload, agent_id=f"model:{provider or 'unknown'}", caused_by=self._caused_by)["id"]
 
@@ -139,7 +142,6 @@ class EpisodeContext:
 
     async def atool(self, name: str, payload: dict[str, Any], **options: Any) -> Any:
         """Deprecated name of :meth:`tool_async` (the package's twins are ``name`` / ``name_async``)."""
-        import warnings
 
         warnings.warn("ctx.atool is deprecated; use `await ctx.tool_async(...)`", DeprecationWarning, stacklevel=2)
         return await self.tool_async(name, payload, **options)
@@ -148,7 +150,6 @@ class EpisodeContext:
                     risk: str = "low", requires_approval: bool | None = None, fn: Callable[..., Any] | None = None,
                     idempotency_key: str | None = None, timeout_ms: int | None = None) -> Any:
         """Prepare, get a decision when needed, execute; returns the tool's output or raises ``ToolRejected``."""
-        from .. import tools as tc
 
         episode = self._episode
         rec = episode.recorder
@@ -175,7 +176,7 @@ class EpisodeContext:
         if prepared.governance.requires_approval:
             decision = await self._decide(prepared, chain)
             if not decision.approved:
-                chain.emit("tool.rejected.governance", prepared.request_id, draft_id=prepared.draft_id,
+                chain.emit(TOOL_REJECTED_GOVERNANCE, prepared.request_id, draft_id=prepared.draft_id,
                            decision_id=decision.record.decision_id, reason_code="governance.vetoed", reason=decision.reason)
                 raise ToolRejected(name, decision.reason, draft_id=prepared.draft_id, decision=decision)
         episode.busy_tools += 1
@@ -198,8 +199,6 @@ class EpisodeContext:
 
     async def _decide(self, prepared: Any, chain: "RequestChain") -> Decision:
         """Ask the approver policy; for a human, pause on disk first, then wait (or unwind for ``solve``)."""
-        from .episode import EpisodePaused
-
         episode = self._episode
         rec = episode.recorder
         pending = PendingApproval.from_prepared(prepared, now_iso())
@@ -255,7 +254,6 @@ def _field_rules(invocation: Any) -> dict[str, str]:
 
 
 def _persist_now(episode: "Episode", pending: PendingApproval, approve: bool, approver: str, reason: str | None) -> Decision:
-    from .. import tools as tc
 
     record, created = tc.decide(episode.recorder.run_dir, pending.draft_id, approve=approve, approver_id=approver, reason=reason)
     decision = to_decision(record, created)
@@ -269,7 +267,6 @@ async def _wait(episode: "Episode", draft_id: str, future: asyncio.Future[Any]) 
     A malformed decision file is reported (``handle.problems``, the view) and the wait goes on:
     a valid decision, from any source, still settles the draft.
     """
-    from ..errors import DecisionFileError
 
     repos = tool_repositories(episode.recorder.run_dir)
     while True:

@@ -13,11 +13,25 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..store import find_run_dir, read_events, read_final, read_state, read_summary
+from ..store import (
+    find_run_dir,
+    is_sealed,
+    read_events,
+    read_final,
+    read_state,
+    read_summary,
+)
 from ..store.facts import run_facts
-from ..tools import ApprovalDecisionRepository, PreparedInvocationRepository, PreparedInvocationStatus
+from ..store.ownership import holder
+from ..store.vocab import TOOL_APPROVAL_PENDING
+from ..tools import (
+    ApprovalDecisionRepository,
+    PreparedInvocationRepository,
+    PreparedInvocationStatus,
+)
 from .api import approve_draft, reject_draft, resume_run
 from .gate import PendingApproval
+from .resume import resume_from_disk
 
 __all__ = ["DiskRun"]
 
@@ -70,7 +84,7 @@ class DiskRun:
 
     def _drafts(self, events: list[dict[str, Any]]) -> list[Any]:
         asked = {str((e.get("payload") or {}).get("draft_id")): e.get("timestamp") for e in events
-                 if (e.get("payload") or {}).get("event_name") == "tool.approval.pending"}
+                 if (e.get("payload") or {}).get("event_name") == TOOL_APPROVAL_PENDING}
         return [PendingApproval.from_prepared(p, asked.get(p.draft_id) or "")
                 for p in PreparedInvocationRepository(self.run_dir).list()
                 if p.status is PreparedInvocationStatus.PENDING_APPROVAL]
@@ -136,9 +150,6 @@ class DiskRun:
 
     async def _resume_and_follow(self) -> None:
         """Resume the run; when another process owns it (a live kernel, another resume), follow that one instead."""
-        from ..store import is_sealed
-        from ..store.ownership import holder
-        from .resume import resume_from_disk
 
         report = await resume_from_disk(self.run_dir)
         if report.action != "busy":

@@ -14,24 +14,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from .._jsonio import atomic_write_json
 from .._threads import run_in_thread
 from ..errors import DecisionFileError, NoesisVeto, RunSealedError
 from ..store import now_iso, read_final
 from ..store.paths import check_part, run_path
 from ..store.vocab import TERMINAL_STATUSES
+from ..tools._files import create_exclusive_json, quarantine, read_json_object
 from . import lifecycle
-from .gate import ApprovalGate
+from .context import EpisodeContext
+from .gate import ApprovalGate, Decision
 from .governance import evaluate_rules
 from .lifecycle import Outcome
+from .pause import EpisodePaused
 from .recorder import Recorder
 from .resolve import Adapter
 
 __all__ = ["Episode", "EpisodeOptions", "EpisodePaused", "write_veto_decision", "read_veto_decision", "decide_veto_on_disk"]
-
-
-class EpisodePaused(BaseException):
-    """Unwinds the adapter when the episode pauses and nobody waits in this process (``solve``)."""
 
 
 @dataclass
@@ -233,7 +231,6 @@ class Episode:
 
     async def act(self, parent: str | None) -> None:
         """Run the adapter, then close the episode with its act and seal it."""
-        from .context import EpisodeContext
 
         rec, opts = self.recorder, self.options
         assert self.adapter is not None
@@ -325,7 +322,6 @@ def write_veto_decision(run_dir: Any, checkpoint_id: str, *, override: bool, app
     The first decision wins (exclusive create); later ones get it back with ``created=False``. A
     malformed file there is moved aside (``decision.json.invalid-<time>``) rather than trusted.
     """
-    from ..tools._files import create_exclusive_json, quarantine
 
     path = _decision_path(run_dir, checkpoint_id, mkdir=True)
     record = {"checkpoint_id": checkpoint_id, "decision": "override" if override else "uphold",
@@ -345,7 +341,6 @@ def write_veto_decision(run_dir: Any, checkpoint_id: str, *, override: bool, app
 
 def decide_veto_on_disk(run_dir: Any, checkpoint_id: str, *, override: bool, approver_id: str, reason: str | None) -> Any:
     """Persist a veto decision for a run paused on disk; a :class:`Decision` saying whether this call made it."""
-    from .gate import Decision
 
     record, created = write_veto_decision(run_dir, checkpoint_id, override=override, approver_id=approver_id, reason=reason)
     return Decision(draft_id="", status="approved" if record.get("decision") == "override" else "rejected",
@@ -355,7 +350,6 @@ def decide_veto_on_disk(run_dir: Any, checkpoint_id: str, *, override: bool, app
 
 def read_veto_decision(run_dir: Any, checkpoint_id: str) -> dict[str, Any] | None:
     """The veto decision on disk, None when there is none; a malformed file raises DecisionFileError."""
-    from ..tools._files import read_json_object
 
     path = _decision_path(run_dir, checkpoint_id)
     try:

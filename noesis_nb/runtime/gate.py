@@ -14,6 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import AmbiguousDraftError, DraftNotFoundError
+from ..tools import decide as persist_decision
+from ..tools.draftref import match_draft_ref
+from ..tools.protocols import render_command_line
 
 __all__ = ["PendingApproval", "ApprovalGate", "Decision"]
 
@@ -37,7 +40,6 @@ class PendingApproval:
 
     @classmethod
     def from_prepared(cls, prepared: Any, requested_at: str) -> "PendingApproval":
-        from ..tools.protocols import render_command_line
 
         payload = dict(prepared.payload.redacted_payload)
         protocol = getattr(prepared.protocol, "value", prepared.protocol)
@@ -112,7 +114,6 @@ class ApprovalGate:
             if not ids:
                 raise DraftNotFoundError("no tool draft is pending approval in this episode; nothing to decide")
             raise AmbiguousDraftError(f"{len(ids)} drafts are pending ({', '.join(ids)}); pass draft_id=")
-        from ..tools.draftref import match_draft_ref
 
         matches = match_draft_ref(draft_id, ids)
         if len(matches) == 1:
@@ -123,7 +124,6 @@ class ApprovalGate:
 
     def decide(self, draft_id: str | None, *, approve: bool, approver_id: str, reason: str | None = None) -> Decision:
         """Persist the decision (idempotently), then wake the episode. Safe from any thread."""
-        from ..tools import decide as persist_decision
 
         draft = self.resolve_id(draft_id)
         with self._lock:

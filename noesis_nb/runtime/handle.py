@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Generator
 
 from ..errors import EpisodeStateError
-from ..store.vocab import TERMINAL_STATUSES
+from ..store.vocab import TERMINAL_STATUSES, failed
 from .gate import Decision, PendingApproval
 from .presenter import presenter
 
@@ -166,7 +166,7 @@ class EpisodeHandle:
         status = self.status
         if status == "ok":
             return self._episode.result
-        if status in {"error", "vetoed", "cancelled"} and self._episode.error is not None:
+        if failed(status) and self._episode.error is not None:
             raise self._episode.error
         if status == "paused":
             waiting = ", ".join(p.draft_id for p in self.pending) or "a governance veto"

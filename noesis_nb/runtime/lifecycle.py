@@ -18,7 +18,12 @@ from .._jsonio import atomic_write_json, to_jsonable
 from ..store import now_iso, write_manifest
 from ..store.artifacts import sweep_transients
 from ..store.paths import run_path
-from ..store.vocab import ACTION_CANDIDATE_SCHEMA, RUN_STATE_PROJECTION, final_outcome
+from ..store.vocab import (
+    ACTION_CANDIDATE_SCHEMA,
+    RUN_STATE_PROJECTION,
+    final_outcome,
+    state_status,
+)
 from .summary import INSIGHT_KEYS, build_summary
 
 if TYPE_CHECKING:
@@ -204,7 +209,7 @@ def complete_seal(rec: "Recorder") -> bool:
     tail = rec.events[index + 1:]
     if not final_path.exists():
         if not any(e.get("event_type") == RUN_STATE_PROJECTION for e in tail):
-            rec.state["outcomes"].update(status=status if status in {"ok", "error", "vetoed"} else "aborted",
+            rec.state["outcomes"].update(status=state_status(status),
                                          summary=message[:400])
             rec.state["links"] = {"events": "events.jsonl", "summary": "summary.json", "learn": "learn.jsonl",
                                   "manifest": "manifest.json"}

@@ -22,7 +22,13 @@ from ..secrets import for_run as secrets_for_run
 from ..store import EventWriter, now_iso, read_events, read_state
 from ..store.ownership import RunOwnership, acquire
 from ..store.paths import run_path
-from ..store.vocab import RUN_CHECKPOINT, RUN_INTERRUPT, RUN_RESUME, RUN_STATE_PROJECTION, TOKEN_FIELDS
+from ..store.vocab import (
+    RUN_CHECKPOINT,
+    RUN_INTERRUPT,
+    RUN_RESUME,
+    RUN_STATE_PROJECTION,
+    TOKEN_FIELDS,
+)
 
 __all__ = ["Recorder", "artifact_digest"]
 
@@ -254,6 +260,13 @@ class Recorder:
         self.state["links"] = {"events": "events.jsonl", "learn": "learn.jsonl"}
         self.persist_state()  # no longer paused on disk either (readers would call it paused)
         return event
+
+    def replace_writer(self) -> None:
+        """Continue on a new ``events.jsonl`` that replaced the open one (a secret sweep rewrote it); same lock."""
+        lock = self.writer.lock
+        fresh = EventWriter(self.run_dir / "events.jsonl")
+        fresh.lock = lock
+        self.writer = fresh
 
     # -- ending ---------------------------------------------------------------------------
     def close_without_sealing(self) -> None:

@@ -19,30 +19,47 @@ Nothing writes an event twice, and nothing ever needs a file deleted by hand.
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .._jsonio import sha256_bytes
 from ..errors import (
-    InvalidOptionError,
     CheckpointConsistencyError,
     CheckpointNotFoundError,
+    InvalidOptionError,
     ResumeAdapterMismatchError,
     ResumeAdapterRequiredError,
 )
 from ..store import read_events, read_json
 from ..store.ownership import RunBusyError
 from ..store.paths import check_part
-from ..store.vocab import RUN_CHECKPOINT, RUN_INTERRUPT, RUN_RESUME
+from ..store.vocab import (
+    RUN_CHECKPOINT,
+    RUN_INTERRUPT,
+    RUN_RESUME,
+    TOOL_APPROVAL_PENDING,
+)
+from ..tools import ApprovalDecisionRequiredError
 from . import lifecycle
-from .episode import Episode, EpisodeOptions, read_veto_decision
+from .episode import Episode, read_veto_decision
 from .lifecycle import Outcome
+from .pause import EpisodePaused
+from .position import last_pause, options_from_state, payload_of
 from .recorder import Recorder, artifact_digest
+from .registry import live_handles
+from .resolve import resolve_using
+from .resume_tool import (
+    continue_tool_draft,
+    dispatched,
+    open_interrupted_pause,
+    process_lost,
+)
 
 __all__ = ["resume_from_disk", "NothingToResume", "ResumeReport", "find_checkpoint", "validate_checkpoint", "paused_on"]
 
-_APPROVAL_PENDING = "tool.approval.pending"
+_APPROVAL_PENDING = TOOL_APPROVAL_PENDING
 
 
 class NothingToResume(UserWarning):
@@ -90,36 +107,6 @@ def validate_checkpoint(rec: Recorder, checkpoint: dict[str, Any]) -> None:
         raise CheckpointConsistencyError(f"checkpoint {checkpoint.get('checkpoint_id')}: run artifacts changed since the pause")
 
 
-# -- reading where a run stands ------------------------------------------------------------------
-@dataclass
-class _Pause:
-    checkpoint_event: dict[str, Any]
-    cause: dict[str, Any] | None  # the tool.approval.pending or governance event the pause is about
-    resume_event: dict[str, Any] | None  # set when a resume of this checkpoint began
-    resume_index: int | None
-
-
-def _payload(event: dict[str, Any]) -> dict[str, Any]:
-    payload = event.get("payload")
-    return payload if isinstance(payload, dict) else {}
-
-
-def last_pause(events: list[dict[str, Any]]) -> _Pause | None:
-    """The run's last checkpoint, what it paused on, and the resume that followed it (if any)."""
-    index = next((i for i in range(len(events) - 1, -1, -1) if events[i].get("event_type") == RUN_CHECKPOINT), None)
-    if index is None:
-        return None
-    checkpoint = events[index]
-    by_id = {e.get("id"): e for e in events if e.get("id")}
-    interrupt = by_id.get(checkpoint.get("caused_by")) or {}
-    cause = by_id.get(interrupt.get("caused_by")) if interrupt.get("event_type") == RUN_INTERRUPT else None
-    checkpoint_id = _payload(checkpoint).get("checkpoint_id")
-    for j in range(index + 1, len(events)):
-        if events[j].get("event_type") == RUN_RESUME and _payload(events[j]).get("checkpoint_id") == checkpoint_id:
-            return _Pause(checkpoint, cause, events[j], j)
-    return _Pause(checkpoint, cause, None, None)
-
-
 def paused_on(run_dir: Path, *, resumed_too: bool = False) -> tuple[str, str] | None:
     """What an unresumed run on disk waits for (read only): ``("veto", checkpoint_id)``, ``("draft", draft_id)`` or None.
 
@@ -130,9 +117,9 @@ def paused_on(run_dir: Path, *, resumed_too: bool = False) -> tuple[str, str] | 
     if pause is None or (pause.resume_event is not None and not resumed_too) or pause.cause is None:
         return None
     if pause.cause.get("phase") == "governance":
-        return "veto", str(_payload(pause.checkpoint_event).get("checkpoint_id"))
-    if _payload(pause.cause).get("event_name") == _APPROVAL_PENDING:
-        return "draft", str(_payload(pause.cause).get("draft_id"))
+        return "veto", str(payload_of(pause.checkpoint_event).get("checkpoint_id"))
+    if payload_of(pause.cause).get("event_name") == _APPROVAL_PENDING:
+        return "draft", str(payload_of(pause.cause).get("draft_id"))
     return None
 
 
@@ -140,7 +127,6 @@ def paused_on(run_dir: Path, *, resumed_too: bool = False) -> tuple[str, str] | 
 async def resume_from_disk(run_dir: Path, *, checkpoint_id: str | None = None, using: Any = None,
                            tools: dict[str, Any] | None = None, unknown_outcome: str | None = None) -> ResumeReport:
     """Continue the run in ``run_dir`` as far as its directory allows (see the module's rules)."""
-    from .registry import live_handles
 
     if unknown_outcome not in (None, "retry", "fail"):
         raise InvalidOptionError(f"unknown_outcome={unknown_outcome!r}: use 'retry' (run the draft again) or 'fail' (record it failed)")
@@ -166,7 +152,6 @@ async def resume_from_disk(run_dir: Path, *, checkpoint_id: str | None = None, u
 
 async def _continue(rec: Recorder, *, checkpoint_id: str | None, using: Any, tools: dict[str, Any] | None,
                     unknown_outcome: str | None) -> ResumeReport:
-    from .resume_tool import continue_tool_draft, open_interrupted_pause, process_lost
 
     episode_id = rec.episode_id
     if lifecycle.complete_seal(rec):
@@ -182,15 +167,14 @@ async def _continue(rec: Recorder, *, checkpoint_id: str | None, using: Any, too
             return _finish_interrupted_veto(rec, vetoed)
         process_lost(rec)
         return ResumeReport(episode_id, "sealed_lost", f"run {episode_id} lost its process while running; sealed as error")
-    checkpoint = find_checkpoint(rec, checkpoint_id or _payload(pause.checkpoint_event).get("checkpoint_id"))
+    checkpoint = find_checkpoint(rec, checkpoint_id or payload_of(pause.checkpoint_event).get("checkpoint_id"))
     if pause.resume_event is None:
         validate_checkpoint(rec, checkpoint)
     cause = pause.cause
-    if _payload(cause).get("event_name") == _APPROVAL_PENDING:
-        if pause.resume_event is not None and _payload(pause.resume_event).get("resumed_by") == "episode":
-            from .resume_tool import dispatched
+    if payload_of(cause).get("event_name") == _APPROVAL_PENDING:
+        if pause.resume_event is not None and payload_of(pause.resume_event).get("resumed_by") == "episode":
 
-            if dispatched(rec, str(_payload(cause).get("draft_id"))):  # the live adapter went on after its tool
+            if dispatched(rec, str(payload_of(cause).get("draft_id"))):  # the live adapter went on after its tool
                 process_lost(rec)
                 return ResumeReport(episode_id, "sealed_lost", f"run {episode_id} lost its process after a tool ran; sealed as error")
         await continue_tool_draft(rec, checkpoint, cause, resume_event=pause.resume_event, tools=tools,
@@ -221,15 +205,14 @@ def _interrupted_veto(rec: Recorder) -> dict[str, Any] | None:
     governance = [e for e in later if e.get("phase") == "governance" and e.get("caused_by") == candidate.get("id")]
     if not governance or any(e.get("phase") == "act" or e.get("event_type") == RUN_CHECKPOINT for e in later):
         return None
-    decision = _payload(governance[-1])
+    decision = payload_of(governance[-1])
     return governance[-1] if decision.get("decision") == "veto" and decision.get("enforced") else None
 
 
 def _finish_interrupted_veto(rec: Recorder, governance: dict[str, Any]) -> ResumeReport:
     """Finish what a vetoed episode was doing when its process stopped: pause for a human (pause-on-veto) or seal vetoed."""
-    from ..tools import ApprovalDecisionRequiredError
 
-    decision = _payload(governance)
+    decision = payload_of(governance)
     ext = rec.state.get("x-noesis_nb") if isinstance(rec.state.get("x-noesis_nb"), dict) else {}
     message = str(decision.get("message") or "vetoed by governance")
     if ext.get("pause_on_veto"):
@@ -246,19 +229,8 @@ def _finish_interrupted_veto(rec: Recorder, governance: dict[str, Any]) -> Resum
     return ResumeReport(rec.episode_id, "seal_completed", f"run {rec.episode_id} was vetoed; its seal is now complete")
 
 
-def options_from_state(rec: Recorder) -> EpisodeOptions:
-    state = rec.state
-    ext = state.get("x-noesis_nb") if isinstance(state.get("x-noesis_nb"), dict) else {}
-    episode = state.get("episode") if isinstance(state.get("episode"), dict) else {}
-    goal = state.get("goal") if isinstance(state.get("goal"), dict) else {}
-    tags = episode.get("tags") if isinstance(episode.get("tags"), dict) else {}
-    return EpisodeOptions(task=str(goal.get("task", "")), seed=episode.get("seed", 0) if type(episode.get("seed")) is int else 0,
-                          tags=tags, governance=str(ext.get("governance_mode", "off")), approver="ask", wait_for_human=False)
-
-
 async def _resume_after_veto(rec: Recorder, checkpoint: dict[str, Any], governance: dict[str, Any], using: Any, *,
                              resumed: bool) -> None:
-    from .resolve import resolve_using
 
     # No decision file: calling resume_run with the adapter is the go-ahead, as in Noēsis.
     decision = read_veto_decision(rec.run_dir, checkpoint["checkpoint_id"]) or {"decision": "override"}  # malformed: raises
@@ -276,14 +248,13 @@ async def _resume_after_veto(rec: Recorder, checkpoint: dict[str, Any], governan
     adapter = resolve_using(using)
     if f"adapter:{adapter.label}" != label:
         raise ResumeAdapterMismatchError(f"run {rec.episode_id} was started with {label!r}, not 'adapter:{adapter.label}'")
-    import asyncio
 
     episode.adapter = adapter
     episode.loop = asyncio.get_running_loop()
     resume = pause_resume = None
     if not resumed:
         pause_resume = rec.resume_event(checkpoint, resumed_by="resume_run")
-    resume = pause_resume or next(e for e in reversed(rec.events) if e.get("event_type") == "run.resume")
+    resume = pause_resume or next(e for e in reversed(rec.events) if e.get("event_type") == RUN_RESUME)
     after = rec.events[next(i for i, e in enumerate(rec.events) if e is resume) + 1:]
     written = next((e for e in after if e.get("phase") == "action_candidate"), None)  # by a resume a crash cut short
     allow = next((e for e in after if written and e.get("phase") == "governance" and e.get("caused_by") == written.get("id")), None)
@@ -295,8 +266,6 @@ async def _resume_after_veto(rec: Recorder, checkpoint: dict[str, Any], governan
     try:
         await episode.act(allow["id"])
     except BaseException as exc:
-        from .episode import EpisodePaused
-
         if isinstance(exc, EpisodePaused):
             rec.close_without_sealing()
             return

@@ -9,19 +9,23 @@ from __future__ import annotations
 import asyncio
 import time
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from .. import tools as tc
 from ..store import now_iso
 from ..store.paths import check_part
 from ..store.vocab import RUN_INTERRUPT, RUN_RESUME
+from ..tools import ApprovalDecisionBindingError, ToolOutcomeUnknownError, codes
+from ..tools import events as names
+from ..tools.protocols import make_result
+from ..tools.repositories import ExecutionRepository
+from ..tools.types import ExecutionStatus
 from . import lifecycle
 from .context import dispatcher, tool_repositories
 from .episode import Episode
 from .lifecycle import Outcome
-
-if TYPE_CHECKING:
-    from .recorder import Recorder
-    from .resume import _Pause
+from .position import Pause, last_pause, options_from_state
+from .recorder import Recorder
 
 __all__ = ["continue_tool_draft", "open_interrupted_pause", "process_lost", "dispatched"]
 
@@ -68,7 +72,6 @@ class _ResumeChain:
 
 def dispatched(rec: "Recorder", draft_id: str) -> bool:
     """True when the draft was handed to its tool (claimed or executed)."""
-    from ..tools.repositories import ExecutionRepository
 
     executions = ExecutionRepository(rec.run_dir)
     return executions.claim_path(draft_id).exists() or executions.get(draft_id) is not None
@@ -77,9 +80,6 @@ def dispatched(rec: "Recorder", draft_id: str) -> bool:
 async def continue_tool_draft(rec: "Recorder", checkpoint: dict[str, Any], pending_event: dict[str, Any], *,
                               resume_event: dict[str, Any] | None, tools: dict[str, Any] | None,
                               unknown_outcome: str | None) -> None:
-    from .. import tools as tc
-    from ..tools import events as names
-    from ..tools.repositories import ExecutionRepository
 
     draft_id = check_part(str(pending_event["payload"].get("draft_id")), "draft id")
     request_id = str(pending_event["payload"].get("request_id"))
@@ -141,7 +141,6 @@ async def continue_tool_draft(rec: "Recorder", checkpoint: dict[str, Any], pendi
 
 def _check_binding(prepared: Any, decision: Any) -> None:
     """The approval must bind this exact draft (checked before anything is written)."""
-    from ..tools import ApprovalDecisionBindingError
 
     if decision.request_id != prepared.request_id or decision.reviewed_fingerprint != prepared.payload.request_fingerprint or (
             prepared.preflight is not None and decision.impact_hash != prepared.preflight.impact_hash):
@@ -152,10 +151,6 @@ def _check_binding(prepared: Any, decision: Any) -> None:
 
 def _unknown_outcome(rec: "Recorder", chain: _ResumeChain, prepared: Any, executions: Any, choice: str | None) -> Any:
     """A claim without a result: say so and stop, or do what the caller chose."""
-    from ..tools import ToolOutcomeUnknownError, codes
-    from ..tools.protocols import make_result
-    from ..tools import events as names
-    from ..tools.types import ExecutionStatus
 
     draft_id = prepared.key
     claim = executions.claim_path(draft_id)
@@ -192,18 +187,12 @@ def _close(episode: Episode, chain: _ResumeChain, started: tuple[str, float], la
 
 
 def _options(rec: "Recorder") -> Any:
-    from .resume import options_from_state
-
     return options_from_state(rec)
 
 
 # -- recoveries ----------------------------------------------------------------------------------
-def open_interrupted_pause(rec: "Recorder", pause: "_Pause | None") -> "_Pause | None":
+def open_interrupted_pause(rec: "Recorder", pause: "Pause | None") -> "Pause | None":
     """A draft left pending without a checkpoint (a crash between the draft and its pause): pause on it now."""
-    from .. import tools as tc
-    from ..tools import codes
-    from ..tools import events as names
-    from .resume import last_pause
 
     after = pause.resume_index if pause is not None and pause.resume_index is not None else -1
     repos = tool_repositories(rec.run_dir)
@@ -235,8 +224,6 @@ def open_interrupted_pause(rec: "Recorder", pause: "_Pause | None") -> "_Pause |
 
 def process_lost(rec: "Recorder") -> None:
     """Seal a run whose process died while its adapter ran; drafts it left mid-dispatch are marked unknown."""
-    from ..tools import events as names
-    from ..tools.repositories import ExecutionRepository
 
     executions = ExecutionRepository(rec.run_dir)
     repos = tool_repositories(rec.run_dir)

@@ -8,10 +8,11 @@ from datetime import datetime
 from typing import Any
 
 from .._jsonio import canonical_json, to_jsonable
+from ..store.vocab import TOKEN_COLUMNS
 
 __all__ = ["build_summary", "usage_summary", "governance_counts", "INSIGHT_KEYS"]
 
-_TOKENS = ("input_tokens", "cached_input_tokens", "cache_write_input_tokens", "output_tokens", "reasoning_tokens")
+_TOKENS = TOKEN_COLUMNS
 #: the keys of the insight event's ``metrics`` (Noēsis' artifact invariant: exactly these, from summary.metrics)
 INSIGHT_KEYS = ("plan_adherence", "tool_coverage", "veto_count", "success", "act_count")
 

@@ -168,8 +168,6 @@ class RunSecrets:
         return b"".join(lines)
 
     def _sweep_events(self, path: Path, recorder: Any, reopen: bool) -> bool:
-        from ..store import EventWriter
-
         for event in recorder.events:  # what views and summaries read from memory
             event["payload"] = self.scrub(event.get("payload"))
         writer = recorder.writer
@@ -178,12 +176,11 @@ class RunSecrets:
             if not any(n in data for n in self._needles):
                 return False
             atomic_write_bytes(path, self._scrub_lines(data))
-            if reopen:  # the old writer's file is the replaced one: continue on the new file
-                fresh = EventWriter(path)
-                fresh.lock = writer.lock
-                recorder.writer = fresh
+            if reopen:  # the old writer's file is the replaced one: the recorder continues on the new file
+                recorder.replace_writer()
         writer.close()
         return True
+
 
 def scrub_text(text: str, values: Iterable[str]) -> str:
     """Replace each value, and a cut-off start of one (8+ characters before the end of the text or

@@ -110,12 +110,38 @@ def _plugins() -> tuple[Any, ...]:
     """detect-secrets' value plugins (IP addresses and Artifactory's short ``AP…`` patterns are left out:
     they match ordinary identifiers), its keyword detector and its entropy measures."""
     logging.getLogger("detect-secrets").setLevel(logging.CRITICAL)
-    from detect_secrets.plugins import (aws, azure_storage_key, basic_auth, cloudant, discord, github_token, gitlab_token,
-                                        ibm_cloud_iam, ibm_cos_hmac, jwt, mailchimp, npm, openai, pypi_token, sendgrid, slack,
-                                        softlayer, square_oauth, stripe, telegram_token, twilio)
-    from detect_secrets.plugins.high_entropy_strings import Base64HighEntropyString, HexHighEntropyString
-    from detect_secrets.plugins.keyword import (CONFIG_DENYLIST_REGEX_TO_GROUP, QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP,
-                                                KeywordDetector)
+    from detect_secrets.plugins import (
+        aws,
+        azure_storage_key,
+        basic_auth,
+        cloudant,
+        discord,
+        github_token,
+        gitlab_token,
+        ibm_cloud_iam,
+        ibm_cos_hmac,
+        jwt,
+        mailchimp,
+        npm,
+        openai,
+        pypi_token,
+        sendgrid,
+        slack,
+        softlayer,
+        square_oauth,
+        stripe,
+        telegram_token,
+        twilio,
+    )
+    from detect_secrets.plugins.high_entropy_strings import (
+        Base64HighEntropyString,
+        HexHighEntropyString,
+    )
+    from detect_secrets.plugins.keyword import (
+        CONFIG_DENYLIST_REGEX_TO_GROUP,
+        QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP,
+        KeywordDetector,
+    )
 
     logging.getLogger("detect-secrets").setLevel(logging.CRITICAL)
     value_plugins = (aws.AWSKeyDetector(), azure_storage_key.AzureStorageKeyDetector(), basic_auth.BasicAuthDetector(),

@@ -12,6 +12,7 @@ import orjson
 
 from .._jsonio import atomic_write_json, sha256_file
 from .eventlog import now_iso
+from .paths import run_path
 from .runfiles import UnreadableRunFile, read_file
 
 __all__ = [
@@ -76,7 +77,6 @@ def write_manifest(run_dir: Path, episode_id: str) -> dict[str, Any]:
     Symbolic links are never followed: a link inside a run (to a file or a folder) is left out of
     the manifest, so nothing outside the run is ever hashed or described as part of it.
     """
-    from .paths import run_path
 
     run_dir = Path(run_dir)
     target = run_path(run_dir, "manifest.json")

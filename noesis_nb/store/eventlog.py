@@ -19,6 +19,7 @@ import orjson
 
 from .._jsonio import dumps_line
 from ..errors import EventLogCorruption, EventLogIntegrityError, RunSealedError
+from .paths import run_path
 from .runfiles import UnreadableRunFile, open_file, read_file
 
 __all__ = ["EventWriter", "iter_events", "read_events", "now_iso", "parse_lines"]
@@ -50,7 +51,6 @@ class EventWriter:
     SEAL_CHECK_S = 0.05
 
     def __init__(self, path: Path):
-        from .paths import run_path
 
         self.path = run_path(Path(path).parent, Path(path).name)
         self.lock = threading.RLock()

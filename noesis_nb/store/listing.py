@@ -10,8 +10,8 @@ from .. import config
 from .artifacts import is_sealed, read_state, read_summary, verify_manifest
 from .eventlog import parse_lines, read_events
 from .facts import run_facts
-from .runfiles import UnreadableRunFile, read_file
 from .roots import iter_run_dirs
+from .runfiles import UnreadableRunFile, read_file
 
 __all__ = ["list_runs", "run_info"]
 

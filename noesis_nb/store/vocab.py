@@ -2,11 +2,6 @@
 
 from __future__ import annotations
 
-__all__ = [
-    "TERMINAL_STATUSES", "STATUSES", "RUN_INTERRUPT", "RUN_CHECKPOINT", "RUN_RESUME", "RUN_STATE_PROJECTION",
-    "TOKEN_FIELDS", "ACTION_CANDIDATE_SCHEMA", "final_outcome",
-]
-
 #: a run that ended: sealed, or being sealed
 TERMINAL_STATUSES = frozenset({"ok", "error", "vetoed", "cancelled"})
 #: every status a run can report
@@ -19,6 +14,36 @@ RUN_STATE_PROJECTION = "run.state_projection"
 
 #: token counts of a model call; input/output are totals, the others are parts of them
 TOKEN_FIELDS = ("input_tokens", "output_tokens", "cached_input_tokens", "cache_write_input_tokens", "reasoning_tokens")
+#: the same fields in the order tables show them (each total next to its parts)
+TOKEN_COLUMNS = ("input_tokens", "cached_input_tokens", "cache_write_input_tokens", "output_tokens", "reasoning_tokens")
+
+#: ``payload.event_name`` of a ``model`` event (one model call)
+MODEL_CALL = "model.call"
+
+# ``payload.event_name`` of the Noēsis tool contract's ``tool`` events (``tool_contract/event_names.py``)
+TOOL_REQUESTED = "tool.requested"
+TOOL_VALIDATED = "tool.validated"
+TOOL_REJECTED_INVALID = "tool.rejected.invalid"
+TOOL_AUTHN_PASSED = "tool.authn.passed"
+TOOL_AUTHN_FAILED = "tool.authn.failed"
+TOOL_AUTHZ_PASSED = "tool.authz.passed"
+TOOL_AUTHZ_DENIED = "tool.authz.denied"
+ACTION_CANDIDATE_EMITTED = "action.candidate_emitted"
+TOOL_DRAFT_CREATED = "tool.draft_created"
+TOOL_PREFLIGHT_COMPUTED = "tool.preflight.computed"
+TOOL_PREFLIGHT_MISMATCH = "tool.preflight.mismatch"
+TOOL_PRECONDITION_FAILED = "tool.precondition.failed"
+TOOL_APPROVAL_PENDING = "tool.approval.pending"
+TOOL_APPROVED = "tool.approved"
+TOOL_REJECTED_GOVERNANCE = "tool.rejected.governance"
+TOOL_EXECUTION_STARTED = "tool.execution.started"
+TOOL_EXECUTION_SUCCEEDED = "tool.execution.succeeded"
+TOOL_EXECUTION_FAILED = "tool.execution.failed"
+TOOL_REPLAYED = "tool.replayed"
+TOOL_RATE_LIMITED = "tool.rate_limited"
+# noesis_nb extension: a dispatched draft whose result was never recorded (its process stopped)
+TOOL_EXECUTION_OUTCOME_UNKNOWN = "tool.execution.outcome_unknown"
+TERMINAL_EXECUTION_EVENTS = (TOOL_EXECUTION_SUCCEEDED, TOOL_EXECUTION_FAILED, TOOL_REPLAYED)
 
 ACTION_CANDIDATE_SCHEMA = "action_candidate/1.0.0"
 
@@ -28,3 +53,16 @@ _FINAL_OUTCOME = {"ok": "success", "error": "error", "vetoed": "vetoed", "cancel
 def final_outcome(status: str) -> str:
     """``final.json``'s ``outcome`` for a run status."""
     return _FINAL_OUTCOME.get(status, "error")
+
+
+def state_status(status: str) -> str:
+    """``state.outcomes.status`` for a run status (Noēsis' state has no ``cancelled``: it says ``aborted``)."""
+    return status if status in TERMINAL_STATUSES and status != "cancelled" else "aborted"
+
+
+def failed(status: str) -> bool:
+    """A terminal status other than ``ok``."""
+    return status in TERMINAL_STATUSES and status != "ok"
+
+
+__all__ = [name for name in dir() if name.isupper()] + ["final_outcome", "state_status", "failed"]

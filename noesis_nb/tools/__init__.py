@@ -27,31 +27,103 @@ redacted values back through ``secrets=`` / ``supply_secrets`` (see ``secret_sup
 
 from . import codes, domain, events
 from .decisions import decide
-from .errors import (AmbiguousPreparedToolInvocationError, ApprovalDecisionBindingError, ApprovalDecisionRequiredError,
-                     ApprovalRejectedError, CallableResolutionError, ExecutionInProgressError, IdempotencyConflictError,
-                     ToolOutcomeUnknownError,
-                     InvalidToolPayloadError, PayloadIntegrityError, PreparedToolInvocationNotFoundError,
-                     SecretUnavailableError, ToolAuthenticationError, ToolAuthorizationError, ToolContractError,
-                     ToolExecutionFailedError, ToolRecordError, UnknownToolFieldError, UnsupportedToolProtocolError)
 from .domain import ALL_EVENT_NAMES, ALL_REASON_CODES, fingerprint_payload
-from .fingerprints import default_impact_hash, default_preflight, request_fingerprint, tool_key
-from .protocols import (ProtocolHandler, PythonCallableProtocol, SubprocessProtocol, ToolDispatcher,
-                        callable_reference, render_command_line)
-from .redaction import REDACTED_VALUE, apply_redaction, build_payload_evidence, is_secret_key, redact_secrets
-from .repositories import (ApprovalDecisionRepository, ExecutionRepository, IdempotencyRepository,
-                           PreparedInvocationRepository, resolve_draft_id)
-from .types import (TOOL_CONTRACT_SCHEMA_VERSION, ApprovalDecisionStatus, CallableRef, EffectKind, ExecutionContext,
-                    ExecutionStatus, GovernanceContext, IdempotencyDecision, IdempotencyEvaluation, PayloadEvidence,
-                    PayloadRedactionPolicy, PreflightBinding, PreparedInvocationStatus, PreparedToolInvocation, RiskTier,
-                    SecurityContext, ToolApprovalDecision, ToolExecutionResult, ToolIdentity, ToolInvocationInput,
-                    ToolProtocol, default_decision_id, default_draft_id)
-from .ports import (PORT_PROTOCOLS, ApprovalDecisionRepositoryPort, IdempotencyStorePort, PreparedInvocationRepositoryPort,
-                    ToolAuthenticatorPort, ToolAuthorizerPort, ToolCandidateEmitterPort, ToolDispatchPort,
-                    ToolEventRecorderPort, ToolPayloadNormalizerPort, ToolPreflightPort)
-from .usecases import (Emit, execute_prepared_tool_invocation, execute_prepared_tool_invocation_async,
-                       prepare_tool_invocation, recorder_emit)
+from .errors import (
+                     AmbiguousPreparedToolInvocationError,
+                     ApprovalDecisionBindingError,
+                     ApprovalDecisionRequiredError,
+                     ApprovalRejectedError,
+                     CallableResolutionError,
+                     ExecutionInProgressError,
+                     IdempotencyConflictError,
+                     InvalidToolPayloadError,
+                     PayloadIntegrityError,
+                     PreparedToolInvocationNotFoundError,
+                     SecretUnavailableError,
+                     ToolAuthenticationError,
+                     ToolAuthorizationError,
+                     ToolContractError,
+                     ToolExecutionFailedError,
+                     ToolOutcomeUnknownError,
+                     ToolRecordError,
+                     UnknownToolFieldError,
+                     UnsupportedToolProtocolError,
+)
 from .execute import require_secrets
+from .fingerprints import (
+                     default_impact_hash,
+                     default_preflight,
+                     request_fingerprint,
+                     tool_key,
+)
+from .ports import (
+                     PORT_PROTOCOLS,
+                     ApprovalDecisionRepositoryPort,
+                     IdempotencyStorePort,
+                     PreparedInvocationRepositoryPort,
+                     ToolAuthenticatorPort,
+                     ToolAuthorizerPort,
+                     ToolCandidateEmitterPort,
+                     ToolDispatchPort,
+                     ToolEventRecorderPort,
+                     ToolPayloadNormalizerPort,
+                     ToolPreflightPort,
+)
+from .protocols import (
+                     ProtocolHandler,
+                     PythonCallableProtocol,
+                     SubprocessProtocol,
+                     ToolDispatcher,
+                     callable_reference,
+                     render_command_line,
+)
+from .redaction import (
+                     REDACTED_VALUE,
+                     apply_redaction,
+                     build_payload_evidence,
+                     is_secret_key,
+                     redact_secrets,
+)
+from .repositories import (
+                     ApprovalDecisionRepository,
+                     ExecutionRepository,
+                     IdempotencyRepository,
+                     PreparedInvocationRepository,
+                     resolve_draft_id,
+)
 from .secret_supply import secret_env_name, supply_secrets
+from .types import (
+                     TOOL_CONTRACT_SCHEMA_VERSION,
+                     ApprovalDecisionStatus,
+                     CallableRef,
+                     EffectKind,
+                     ExecutionContext,
+                     ExecutionStatus,
+                     GovernanceContext,
+                     IdempotencyDecision,
+                     IdempotencyEvaluation,
+                     PayloadEvidence,
+                     PayloadRedactionPolicy,
+                     PreflightBinding,
+                     PreparedInvocationStatus,
+                     PreparedToolInvocation,
+                     RiskTier,
+                     SecurityContext,
+                     ToolApprovalDecision,
+                     ToolExecutionResult,
+                     ToolIdentity,
+                     ToolInvocationInput,
+                     ToolProtocol,
+                     default_decision_id,
+                     default_draft_id,
+)
+from .usecases import (
+                     Emit,
+                     execute_prepared_tool_invocation,
+                     execute_prepared_tool_invocation_async,
+                     prepare_tool_invocation,
+                     recorder_emit,
+)
 from .vault import PROCESS_VAULT, DispatchVault
 
 __all__ = [

@@ -6,7 +6,12 @@ import json
 from typing import Any, Awaitable, Callable, Mapping, Protocol, runtime_checkable
 
 from .errors import InvalidToolPayloadError, UnknownToolFieldError
-from .types import ExecutionStatus, PreparedToolInvocation, ToolExecutionResult, ToolProtocol
+from .types import (
+    ExecutionStatus,
+    PreparedToolInvocation,
+    ToolExecutionResult,
+    ToolProtocol,
+)
 
 __all__ = ["ProtocolHandler", "execution_id_for", "make_result", "check_keys", "as_json_data"]
 

@@ -10,11 +10,15 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from pathlib import Path
 
-from . import codes
-from .errors import ApprovalDecisionBindingError, PreparedToolInvocationNotFoundError
 from noesis_nb.errors import RunSealedError
 
-from .repositories import ApprovalDecisionRepository, PreparedInvocationRepository, resolve_draft_id
+from . import codes
+from .errors import ApprovalDecisionBindingError, PreparedToolInvocationNotFoundError
+from .repositories import (
+    ApprovalDecisionRepository,
+    PreparedInvocationRepository,
+    resolve_draft_id,
+)
 from .types import ApprovalDecisionStatus, ToolApprovalDecision, default_decision_id
 
 __all__ = ["decide"]

@@ -9,15 +9,38 @@ Noēsis name noesis_nb implements is here; ``canonical_json``, ``fingerprint_pre
 from __future__ import annotations
 
 from .codes import ALL_REASON_CODES
-from .errors import (ApprovalDecisionBindingError, ApprovalDecisionRequiredError, PreparedToolInvocationNotFoundError,
-                     ToolAuthenticationError, ToolAuthorizationError, ToolContractError)
+from .errors import (
+                     ApprovalDecisionBindingError,
+                     ApprovalDecisionRequiredError,
+                     PreparedToolInvocationNotFoundError,
+                     ToolAuthenticationError,
+                     ToolAuthorizationError,
+                     ToolContractError,
+)
 from .events import ALL_EVENT_NAMES
 from .fingerprints import request_fingerprint
 from .redaction import REDACTED_VALUE, apply_redaction, build_payload_evidence
-from .types import (TOOL_CONTRACT_SCHEMA_VERSION, ApprovalDecisionStatus, EffectKind, ExecutionContext,
-                    ExecutionStatus, GovernanceContext, IdempotencyDecision, IdempotencyEvaluation, PayloadEvidence,
-                    PayloadRedactionPolicy, PreflightBinding, PreparedInvocationStatus, PreparedToolInvocation, RiskTier,
-                    SecurityContext, ToolApprovalDecision, ToolExecutionResult, ToolIdentity, ToolProtocol)
+from .types import (
+                     TOOL_CONTRACT_SCHEMA_VERSION,
+                     ApprovalDecisionStatus,
+                     EffectKind,
+                     ExecutionContext,
+                     ExecutionStatus,
+                     GovernanceContext,
+                     IdempotencyDecision,
+                     IdempotencyEvaluation,
+                     PayloadEvidence,
+                     PayloadRedactionPolicy,
+                     PreflightBinding,
+                     PreparedInvocationStatus,
+                     PreparedToolInvocation,
+                     RiskTier,
+                     SecurityContext,
+                     ToolApprovalDecision,
+                     ToolExecutionResult,
+                     ToolIdentity,
+                     ToolProtocol,
+)
 
 fingerprint_payload = request_fingerprint  # same algorithm: "sha256:" + sha256 of canonical JSON
 

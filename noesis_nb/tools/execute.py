@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 from typing import Any, Callable, Mapping
 
@@ -19,9 +18,9 @@ from .errors import (
     PreparedToolInvocationNotFoundError,
     ToolContractError,
 )
-from .ports import port_method
 from .material import dispatch_material as _dispatch_material
 from .material import require_secrets
+from .ports import port_method
 from .protocols import ToolDispatcher, make_result
 from .redaction import scrub
 from .repositories import ExecutionRepository

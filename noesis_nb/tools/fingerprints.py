@@ -7,7 +7,7 @@ from typing import Any, Mapping
 
 from noesis_nb._jsonio import canonical_json, sha256_bytes
 
-from .types import PreparedToolInvocation, PreflightBinding, ToolIdentity, ToolProtocol
+from .types import PreflightBinding, PreparedToolInvocation, ToolIdentity, ToolProtocol
 
 __all__ = ["request_fingerprint", "tool_key", "default_impact_hash", "default_preflight", "default_candidate_id"]
 

@@ -13,7 +13,11 @@ from typing import Any, Mapping
 from noesis_nb.secrets import for_run as secrets_for_run
 
 from ._usecase_ports import _scope, _vault
-from .errors import CallableResolutionError, PayloadIntegrityError, SecretUnavailableError
+from .errors import (
+    CallableResolutionError,
+    PayloadIntegrityError,
+    SecretUnavailableError,
+)
 from .fingerprints import request_fingerprint
 from .protocols import ToolDispatcher, callable_reference, import_callable
 from .redaction import secret_values

@@ -26,8 +26,17 @@ from typing import Any, Callable, Mapping, Protocol, runtime_checkable
 
 from . import events
 from .errors import ToolAuthenticationError, ToolAuthorizationError
-from .types import (IdempotencyEvaluation, PreflightBinding, PreparedToolInvocation, SecurityContext,
-                    ToolApprovalDecision, ToolExecutionResult, ToolIdentity, ToolInvocationInput, ToolProtocol)
+from .types import (
+    IdempotencyEvaluation,
+    PreflightBinding,
+    PreparedToolInvocation,
+    SecurityContext,
+    ToolApprovalDecision,
+    ToolExecutionResult,
+    ToolIdentity,
+    ToolInvocationInput,
+    ToolProtocol,
+)
 
 __all__ = ["port_method", "call_port", "authenticate", "authorize", "ToolPayloadNormalizerPort",
            "ToolAuthenticatorPort", "ToolAuthorizerPort", "ToolCandidateEmitterPort", "ToolEventRecorderPort",

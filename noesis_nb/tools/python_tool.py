@@ -23,7 +23,13 @@ from noesis_nb._threads import run_in_thread
 from . import codes
 from ._base import as_json_data, check_keys, make_result
 from .errors import CallableResolutionError, InvalidToolPayloadError
-from .types import CallableRef, ExecutionStatus, PreparedToolInvocation, ToolExecutionResult, ToolProtocol
+from .types import (
+    CallableRef,
+    ExecutionStatus,
+    PreparedToolInvocation,
+    ToolExecutionResult,
+    ToolProtocol,
+)
 
 __all__ = ["PythonCallableProtocol", "callable_reference", "import_callable"]
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any, Callable, Iterable, Mapping
 
-from noesis_nb.secrets import REDACTED_VALUE, RunSecrets, is_secret_key
+from noesis_nb.secrets import REDACTED_VALUE, RunSecrets, is_secret_key, leaf_strings
 from noesis_nb.secrets import redact as _detect_and_redact
 
 from .fingerprints import request_fingerprint
@@ -122,7 +122,6 @@ def _changed_values(real: Any, stored: Any) -> list[str]:
     """The secret strings of ``real`` that ``stored`` redacts (whole leaves, or the parts a marker replaced)."""
     if isinstance(stored, str) and REDACTED_VALUE in stored:
         if stored == REDACTED_VALUE or not isinstance(real, str):
-            from noesis_nb.secrets import leaf_strings
 
             return list(leaf_strings(real))
         return _between(stored, real)

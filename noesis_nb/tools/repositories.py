@@ -24,16 +24,33 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from noesis_nb._jsonio import atomic_write_json
 from noesis_nb.errors import DecisionFileError, InvalidIdError
+from noesis_nb.secrets import for_run as secrets_for_run
 from noesis_nb.store.layout import PYTHON_PREPARED_DIR
 from noesis_nb.store.paths import run_path
-from noesis_nb.secrets import for_run as secrets_for_run
 
-from ._files import check_id, claim_file, create_exclusive_json, quarantine, read_json_object
+from ._files import (
+    check_id,
+    claim_file,
+    create_exclusive_json,
+    quarantine,
+    read_json_object,
+)
 from .draftref import match_draft_ref
-from .errors import AmbiguousPreparedToolInvocationError, PreparedToolInvocationNotFoundError, ToolRecordError
+from .errors import (
+    AmbiguousPreparedToolInvocationError,
+    PreparedToolInvocationNotFoundError,
+    ToolRecordError,
+)
 from .redaction import redact_secrets
-from .types import (IdempotencyDecision, IdempotencyEvaluation, PreparedInvocationStatus, PreparedToolInvocation,
-                    ToolApprovalDecision, ToolExecutionResult, ToolProtocol)
+from .types import (
+    IdempotencyDecision,
+    IdempotencyEvaluation,
+    PreparedInvocationStatus,
+    PreparedToolInvocation,
+    ToolApprovalDecision,
+    ToolExecutionResult,
+    ToolProtocol,
+)
 from .vault import PROCESS_VAULT, DispatchVault
 
 __all__ = ["TOOL_INVOCATIONS_DIR", "PreparedInvocationRepository", "ApprovalDecisionRepository",

@@ -16,15 +16,20 @@ from __future__ import annotations
 
 import os
 import shlex
-import sys
 import subprocess
+import sys
 from typing import Any, Callable, Mapping
 
 from . import codes
 from ._base import as_json_data, check_keys, make_result
 from .errors import InvalidToolPayloadError
 from .redaction import REDACTED_VALUE, is_secret_key
-from .types import ExecutionStatus, PreparedToolInvocation, ToolExecutionResult, ToolProtocol
+from .types import (
+    ExecutionStatus,
+    PreparedToolInvocation,
+    ToolExecutionResult,
+    ToolProtocol,
+)
 
 __all__ = ["SubprocessProtocol", "render_command_line", "MAX_STREAM_CHARS"]
 

@@ -26,7 +26,10 @@ loop and blocks the caller's loop until the tool has finished.
 from __future__ import annotations
 
 from ._usecase_ports import Emit, recorder_emit
-from .execute import execute_prepared_tool_invocation, execute_prepared_tool_invocation_async
+from .execute import (
+           execute_prepared_tool_invocation,
+           execute_prepared_tool_invocation_async,
+)
 from .prepare import prepare_tool_invocation
 from .types import ToolInvocationInput
 

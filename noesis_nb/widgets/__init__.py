@@ -6,7 +6,14 @@
 """
 
 from ..runtime.presenter import set_presenter
-from .display import WidgetPresenter, display_handle, handle_mimebundle, refresh_display, show, view_for
+from .display import (
+    WidgetPresenter,
+    display_handle,
+    handle_mimebundle,
+    refresh_display,
+    show,
+    view_for,
+)
 from .view import EpisodeView
 
 __all__ = ["EpisodeView", "show", "handle_mimebundle", "refresh_display", "display_handle", "view_for"]

@@ -49,13 +49,7 @@ def handle_mimebundle(handle: Any, include: Any = None, exclude: Any = None) -> 
 
 def display_handle(handle: Any, **options: Any) -> Any:
     """Display the view of ``handle`` (or a view) with a display id; returns the IPython ``DisplayHandle``."""
-    from IPython.display import display
-
-    view = view_for(handle, **options)
-    display_id = display(view.mimebundle(), raw=True, display_id=True)
-    view.displays.append(display_id)
-    view._displayed_in = _execution_count()
-    return display_id
+    return view_for(handle, **options).display()
 
 
 def refresh_display(handle: Any) -> Any:

@@ -11,12 +11,13 @@ from __future__ import annotations
 import html
 import json
 import re
-
-import orjson
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+import orjson
+
 from ..secrets import shown
+from ..store.vocab import RUN_CHECKPOINT, RUN_INTERRUPT, TOOL_APPROVAL_PENDING
 
 __all__ = [
     "esc", "event_name", "event_flag", "short_payload", "event_time", "full_json", "row_html", "block_html",
@@ -36,7 +37,7 @@ STATUS_COLOURS = {
     "running": "#0969da", "paused": "#9a6700", "ok": "#1a7f37", "error": "#cf222e",
     "vetoed": "#cf222e", "cancelled": "#57606a",
 }
-_PAUSE_NAMES = {"tool.approval.pending", "run.interrupt", "run.checkpoint"}
+_PAUSE_NAMES = {TOOL_APPROVAL_PENDING, RUN_INTERRUPT, RUN_CHECKPOINT}
 _SUMMARY_KEYS = (
     "status", "decision", "rule_id", "tool", "model", "draft_id", "reason_code", "reason", "message",
     "outcome", "input_excerpt", "task", "steps", "checkpoint_id", "input_tokens", "output_tokens", "error",

@@ -9,8 +9,21 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .render import (FLAG_COLOURS, FLAG_MARKS, PHASE_COLOURS, _phase_class, _short, decision_html, esc, event_flag,
-                     event_name, event_time, header_html, pending_html, short_payload)
+from .render import (
+    FLAG_COLOURS,
+    FLAG_MARKS,
+    PHASE_COLOURS,
+    _phase_class,
+    _short,
+    decision_html,
+    esc,
+    event_flag,
+    event_name,
+    event_time,
+    header_html,
+    pending_html,
+    short_payload,
+)
 
 __all__ = ["snapshot_html", "text_summary", "timeline_text", "runs_table_html", "runs_table_text"]
 

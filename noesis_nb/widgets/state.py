@@ -67,7 +67,7 @@ def format_tokens(usage: Mapping[str, Any] | None, calls: list[Mapping[str, Any]
     return f"{part('input_tokens')} in · {part('output_tokens')} out ({usage['model_calls']:,} calls)"
 
 
-_CALL_KEYS = ("provider", "model", "input_tokens", "output_tokens", "cached_input_tokens", "cache_write_input_tokens")
+_CALL_KEYS = ("provider", "model", *TOKEN_FIELDS[:4])  # the counts a price needs
 _CALL_FIELDS = itemgetter(*_CALL_KEYS)
 
 

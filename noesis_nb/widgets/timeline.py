@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections import deque
 
 import ipywidgets as w
-
 from ipywidgets.widgets.widget_string import HTMLStyle
 
 from .render import block_html

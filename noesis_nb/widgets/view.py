@@ -16,9 +16,9 @@ from typing import Any
 import ipywidgets as w
 
 from ..runtime.source import RunSource
+from ..secrets import shown
 from .approvals import ApprovalsPanel
 from .coalesce import Coalescer
-from ..secrets import shown
 from .render import counts_html, esc, header_html, live_css, row_html
 from .snapshot import snapshot_html, text_summary
 from .state import TERMINAL, CostMeter, Tally, view_state
@@ -228,9 +228,16 @@ class EpisodeView(w.VBox):
         count = _execution_count()
         if count is not None and self._displayed_in == count:
             return
-        from .display import display_handle
+        self.display()
 
-        display_handle(self)
+    def display(self) -> Any:
+        """Display this view with a display id (IPython) and remember it; returns the ``DisplayHandle``."""
+        from IPython.display import display
+
+        display_id = display(self.mimebundle(), raw=True, display_id=True)
+        self.displays.append(display_id)
+        self._displayed_in = _execution_count()
+        return display_id
 
     def update_displays(self, *, wait_prices: bool = True) -> None:
         """Re-send the bundle to every display of this view (so a saved notebook holds the final snapshot)."""

@@ -301,15 +301,15 @@ def test_own_errors_become_usage_errors(ip: Any, runs_dir: Path, line: str, reas
 
 
 def test_a_bug_keeps_its_type_and_is_not_a_usage_error(ip: Any, runs_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import noesis_nb.store
+    import noesis_nb.magics
 
     def broken(*args: Any, **kwargs: Any) -> Any:
         return {}["missing"]  # a KeyError (a LookupError) deep in a dependency
 
-    monkeypatch.setattr(noesis_nb.store, "list_runs", broken)
+    monkeypatch.setattr(noesis_nb.magics, "list_runs", broken)
     with pytest.raises(KeyError):
         ip.run_line_magic("noesis", f"list --runs-dir {runs_dir}")
-    monkeypatch.setattr(noesis_nb.store, "list_runs", lambda *a, **k: int("not a number"))
+    monkeypatch.setattr(noesis_nb.magics, "list_runs", lambda *a, **k: int("not a number"))
     with pytest.raises(ValueError, match="invalid literal") as info:
         ip.run_line_magic("noesis", f"list --runs-dir {runs_dir}")
     assert not isinstance(info.value, UsageError)

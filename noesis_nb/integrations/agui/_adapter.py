@@ -13,6 +13,8 @@ from __future__ import annotations
 import inspect
 from typing import Any, Callable, Mapping
 
+from pydantic import TypeAdapter
+
 from ...errors import EpisodeStateError
 from .._approvals import default_answer, request_approval, tool_name
 from .._emit import PHASE, apply_output, emit_rows, row
@@ -126,8 +128,6 @@ class AGUIAdapter:
         if not self.validate or event.get("type") not in EVENT_TYPES:
             return event
         if self._events is None:
-            from pydantic import TypeAdapter
-
             self._events = TypeAdapter(self._core.Event)
         try:
             return self._events.validate_python(event).model_dump(by_alias=True, exclude_none=True, mode="json")

@@ -1,0 +1,51 @@
+"""Where a run stands on disk: its last pause, what it paused on, and the resume that followed it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..store.vocab import RUN_CHECKPOINT, RUN_INTERRUPT, RUN_RESUME
+from .episode import EpisodeOptions
+from .recorder import Recorder
+
+__all__ = ["Pause", "last_pause", "payload_of", "options_from_state"]
+
+
+@dataclass
+class Pause:
+    checkpoint_event: dict[str, Any]
+    cause: dict[str, Any] | None  # the tool.approval.pending or governance event the pause is about
+    resume_event: dict[str, Any] | None  # set when a resume of this checkpoint began
+    resume_index: int | None
+
+
+def payload_of(event: dict[str, Any]) -> dict[str, Any]:
+    payload = event.get("payload")
+    return payload if isinstance(payload, dict) else {}
+
+
+def last_pause(events: list[dict[str, Any]]) -> Pause | None:
+    """The run's last checkpoint, what it paused on, and the resume that followed it (if any)."""
+    index = next((i for i in range(len(events) - 1, -1, -1) if events[i].get("event_type") == RUN_CHECKPOINT), None)
+    if index is None:
+        return None
+    checkpoint = events[index]
+    by_id = {e.get("id"): e for e in events if e.get("id")}
+    interrupt = by_id.get(checkpoint.get("caused_by")) or {}
+    cause = by_id.get(interrupt.get("caused_by")) if interrupt.get("event_type") == RUN_INTERRUPT else None
+    checkpoint_id = payload_of(checkpoint).get("checkpoint_id")
+    for j in range(index + 1, len(events)):
+        if events[j].get("event_type") == RUN_RESUME and payload_of(events[j]).get("checkpoint_id") == checkpoint_id:
+            return Pause(checkpoint, cause, events[j], j)
+    return Pause(checkpoint, cause, None, None)
+
+
+def options_from_state(rec: Recorder) -> EpisodeOptions:
+    state = rec.state
+    ext = state.get("x-noesis_nb") if isinstance(state.get("x-noesis_nb"), dict) else {}
+    episode = state.get("episode") if isinstance(state.get("episode"), dict) else {}
+    goal = state.get("goal") if isinstance(state.get("goal"), dict) else {}
+    tags = episode.get("tags") if isinstance(episode.get("tags"), dict) else {}
+    return EpisodeOptions(task=str(goal.get("task", "")), seed=episode.get("seed", 0) if type(episode.get("seed")) is int else 0,
+                          tags=tags, governance=str(ext.get("governance_mode", "off")), approver="ask", wait_for_human=False)
