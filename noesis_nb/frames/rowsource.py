@@ -17,27 +17,11 @@ import numpy as np
 import orjson
 import pandas as pd
 
+from ..store.facts import ENGINE, NOESIS, SYSTEMS, run_source
 from .fs import BadFile
 
 __all__ = ["SYSTEMS", "ENGINE", "NOESIS", "run_source", "read_run_source", "system_rows", "source_column"]
 
-SYSTEMS = frozenset({"agui", "noeta", "langgraph", "crewai", "noetic", "taisce"})  # noesis_nb.integrations
-ENGINE = "noesis_nb"
-NOESIS = "noesis"
-
-
-def run_source(doc: Any) -> str:
-    """The source of a run whose ``summary.json`` (or, lacking one, ``state.json``) is ``doc``."""
-    if type(doc) is not dict:
-        return NOESIS
-    tags = doc.get("tags")
-    if type(tags) is not dict:
-        episode = doc.get("episode")
-        tags = episode.get("tags") if type(episode) is dict else None
-    tag = tags.get("source") if type(tags) is dict else None
-    if type(tag) is str and tag in SYSTEMS:
-        return tag
-    return ENGINE if "x-noesis_nb" in doc else NOESIS
 
 
 def read_run_source(ref: Any) -> str:

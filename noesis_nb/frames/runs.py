@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterable, Sequence
-from datetime import datetime, timedelta
 from typing import Any, Literal
 
 import pandas as pd
 
 from ..cost import Pricer
 from ..store.artifacts import verify_manifest
-from ..store.vocab import TERMINAL_STATUSES
+from ..store.facts import run_facts
 from . import _arrays
 from .cache import CACHE, MEMO
 from .coerce import Report, clean_row, obj
@@ -20,7 +18,6 @@ from .eventblocks import gc_paused
 from .fs import BadFile, prefetch_remote
 from .problems import LoadProblem, Problems
 from .progress import progress as _progress
-from .rowsource import run_source
 from .runrecord import RunRecord, calls_from_events, read_run, run_stamp
 from .runusage import run_usage, sums_hide_priced_parts
 from .source import RunRef, Source, episode_filter, resolve_source
@@ -28,7 +25,6 @@ from .values import safe_name
 
 __all__ = ["runs_df"]
 
-_TERMINAL = TERMINAL_STATUSES
 _ROW_COLUMNS = {k: v for k, v in RUN_COLUMNS.items() if k not in ("model_calls", "cost_usd", "priced", *TOKEN_COLUMNS)}
 
 
@@ -198,18 +194,11 @@ def _row(record: RunRecord, report: Callable[[str], Report]) -> dict[str, Any]:
     ref: RunRef = record["ref"]
     summary, state, final = record["summary"] or {}, record["state"] or {}, record["final"] or {}
     in_summary, in_state = report("summary.json"), report("state.json")
-    episode = obj(state, "episode", in_state)
     start = record["head"] if (record["head"] or {}).get("phase") == "start" else {}
-    start_payload = obj(start, "payload")
     metrics = obj(summary, "metrics", in_summary)
-    flags = obj(summary, "flags", in_summary)
     status = record["status"]
-    started = summary.get("started_at") or episode.get("started_at") or start.get("timestamp")
-    duration = summary.get("duration_sec")
-    ended = None
-    if status in _TERMINAL:
-        ended = _plus(started, duration) or final.get("finalized_at") or record["tail_end"]
-    using = flags.get("using") or start_payload.get("using") or (str(episode.get("using") or "").removeprefix("adapter:") or None)
+    facts = run_facts(ref.name, summary=record["summary"], state=record["state"], final=record["final"], start=start,
+                      status=status, last_timestamp=record["tail_end"], report=lambda file, message: report(file)(message))
     actions = obj(state, "outcomes", in_state).get("actions")
     tools = record["tools"]
     tool_calls = tools["drafts"] if tools["present"] else (record["tool_requests"] or 0)
@@ -217,17 +206,17 @@ def _row(record: RunRecord, report: Callable[[str], Report]) -> dict[str, Any]:
     if tags is not None and type(tags) is not dict:
         obj(summary, "tags", in_summary)  # reports it
     row = {
-        "episode_id": summary.get("episode_id") or episode.get("id") or ref.name,
-        "source": run_source(record["summary"] if record["summary"] is not None else record["state"]),
-        "task": summary.get("task") or obj(state, "goal", in_state).get("task") or start_payload.get("task"),
-        "using": using,
+        "episode_id": facts.episode_id,
+        "source": facts.source,
+        "task": facts.task,
+        "using": facts.using,
         "status": status,
         "outcome": final.get("outcome") or summary.get("outcome"),
         "success": _success(metrics.get("success")),
-        "started_at": started,
-        "ended_at": ended,
-        "duration_s": duration,
-        "governance_mode": flags.get("governance_mode") or obj(state, "x-noesis_nb", in_state).get("governance_mode"),
+        "started_at": facts.started_at,
+        "ended_at": facts.ended_at,
+        "duration_s": facts.duration_s,
+        "governance_mode": facts.governance_mode,
         "act_count": metrics.get("act_count", len(actions) if isinstance(actions, list) else None),
         "veto_count": metrics.get("veto_count"),
         "tool_calls": tool_calls,
@@ -239,17 +228,8 @@ def _row(record: RunRecord, report: Callable[[str], Report]) -> dict[str, Any]:
     # values come mostly from the summary (else state.json): a misfit is reported against that file
     clean_row(row, _ROW_COLUMNS, in_summary if record["summary"] is not None else in_state)
     row["episode_id"] = row["episode_id"] or ref.name
-    row["tags"] = tags if type(tags) is dict else obj(episode, "tags", in_state)
+    row["tags"] = tags if type(tags) is dict else obj(obj(state, "episode"), "tags", in_state)
     return row
-
-
-def _plus(started: Any, duration: Any) -> str | None:
-    if not isinstance(started, str) or not isinstance(duration, (int, float)) or isinstance(duration, bool) or not math.isfinite(duration):
-        return None
-    try:
-        return (datetime.fromisoformat(started.replace("Z", "+00:00")) + timedelta(seconds=float(duration))).isoformat()
-    except ValueError:
-        return None
 
 
 def _frame(records: list[RunRecord], extras: tuple[Column, ...], prices: Pricer) -> pd.DataFrame:

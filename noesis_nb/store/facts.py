@@ -7,8 +7,10 @@ everywhere. Malformed fields are read as unknown; ``report(file, message)`` hear
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from typing import Any
 
 from .status import run_status
@@ -49,7 +51,7 @@ def _doc(value: Any, file: str, what: str, report: Report | None) -> dict[str, A
     if value is None or type(value) is dict:
         return value or {}
     if report is not None:
-        report(file, f"{what} is a JSON {type(value).__name__}, not an object; read as empty")
+        report(file, f"{what} is a JSON {_kind(value)} ({str(value)[:40]!r}), not an object; read as empty")
     return {}
 
 
@@ -92,9 +94,11 @@ def usage_from_events(events: list[Mapping[str, Any]]) -> tuple[dict[str, Any], 
 
 def run_facts(name: str, *, summary: Any, state: Any, events: list[dict[str, Any]] | None = None,
               start: Any = None, final: Any = None, status: str | None = None, report: Report | None = None,
-              with_usage: bool = False) -> RunFacts:
+              with_usage: bool = False, last_timestamp: str | None = None) -> RunFacts:
     """The facts of the run in folder ``name``. ``events`` may be all of them or only the last few
-    (a listing); ``start`` is the ``start`` event when the caller has it without the whole log."""
+    (a listing); ``start`` is the ``start`` event when the caller has it without the whole log, and
+    ``last_timestamp`` the timestamp of the run's last event when known. A field of the wrong kind
+    is read as unknown and reported (``report(file, message)``)."""
     events = events or []
     summary_d = _doc(summary, "summary.json", "summary.json", report)
     state_d = _doc(state, "state.json", "state.json", report)
@@ -102,33 +106,63 @@ def run_facts(name: str, *, summary: Any, state: Any, events: list[dict[str, Any
     episode = _doc(state_d.get("episode"), "state.json", "episode", report)
     goal = _doc(state_d.get("goal"), "state.json", "goal", report)
     flags = _doc(summary_d.get("flags"), "summary.json", "flags", report)
+    extension = _doc(state_d.get("x-noesis_nb"), "state.json", "x-noesis_nb", report)
     if start is None:
         start = next((e for e in events if isinstance(e, dict) and e.get("phase") == "start"), None)
     start_d = start if type(start) is dict else {}
     start_payload = _doc(start_d.get("payload"), "events.jsonl", "the start event's payload", report)
+
+    def text(doc: dict[str, Any], key: str, file: str, where: str) -> str | None:
+        value = doc.get(key)
+        if value is None or (isinstance(value, str) and value):
+            return value or None
+        if report is not None and not isinstance(value, str):
+            report(file, f"{where}{key} is a JSON {_kind(value)} ({str(value)[:40]!r}), not a string; read as unknown")
+        return None
+
     if status is None:
         status = run_status(summary if type(summary) is dict else None, state if type(state) is dict else None, events)
-    started = _text(summary_d.get("started_at")) or _text(episode.get("started_at")) or _text(start_d.get("timestamp"))
+    started = (text(summary_d, "started_at", "summary.json", "") or text(episode, "started_at", "state.json", "episode.")
+               or _text(start_d.get("timestamp")))
     duration = summary_d.get("duration_sec")
-    duration = float(duration) if isinstance(duration, (int, float)) and not isinstance(duration, bool) else None
+    if duration is not None and (isinstance(duration, bool) or not isinstance(duration, (int, float)) or not math.isfinite(duration)):
+        if report is not None:
+            report("summary.json", f"duration_sec is {str(duration)[:40]!r}, not a number of seconds; read as unknown")
+        duration = None
     ended = None
     if status in TERMINAL_STATUSES:
         terminate = next((e for e in reversed(events) if isinstance(e, dict) and e.get("phase") == "terminate"), None)
-        ended = _text((terminate or {}).get("timestamp")) or _text(final_d.get("finalized_at"))
-    using = (_text(flags.get("using")) or _text(start_payload.get("using"))
-             or (_text(episode.get("using")) or "").removeprefix("adapter:") or None)
-    extension = _doc(state_d.get("x-noesis_nb"), "state.json", "x-noesis_nb", report)
+        ended = (_plus(started, duration) or _text((terminate or {}).get("timestamp"))
+                 or text(final_d, "finalized_at", "final.json", "") or last_timestamp)
+    using = (text(flags, "using", "summary.json", "flags.") or _text(start_payload.get("using"))
+             or (text(episode, "using", "state.json", "episode.") or "").removeprefix("adapter:") or None)
     usage, calls = usage_from_events(events) if with_usage else ({}, [])
     return RunFacts(
-        episode_id=_text(summary_d.get("episode_id")) or _text(episode.get("id")) or name,
-        task=_text(summary_d.get("task")) or _text(goal.get("task")) or _text(start_payload.get("task")),
+        episode_id=text(summary_d, "episode_id", "summary.json", "") or text(episode, "id", "state.json", "episode.") or name,
+        task=(text(summary_d, "task", "summary.json", "") or text(goal, "task", "state.json", "goal.")
+              or _text(start_payload.get("task"))),
         using=using,
         source=run_source(summary if type(summary) is dict else state),
         status=status,
         started_at=started,
         ended_at=ended,
-        duration_s=duration,
-        governance_mode=_text(flags.get("governance_mode")) or _text(extension.get("governance_mode")),
+        duration_s=float(duration) if duration is not None else None,
+        governance_mode=(text(flags, "governance_mode", "summary.json", "flags.")
+                         or text(extension, "governance_mode", "state.json", "x-noesis_nb.")),
         usage=usage,
         usage_calls=calls,
     )
+
+
+def _kind(value: Any) -> str:
+    return {dict: "object", list: "array", str: "string", bool: "boolean", type(None): "null"}.get(type(value), "number")
+
+
+def _plus(started: str | None, duration: float | None) -> str | None:
+    """``started + duration`` as ISO text; None when either is unknown or unreadable."""
+    if started is None or duration is None:
+        return None
+    try:
+        return (datetime.fromisoformat(started.replace("Z", "+00:00")) + timedelta(seconds=float(duration))).isoformat()
+    except (ValueError, OverflowError):
+        return None
