@@ -29,7 +29,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import orjson
@@ -39,8 +39,17 @@ from noesis_nb.runtime.summary import usage_summary
 REPO = Path(__file__).resolve().parents[1]
 _OPTS = orjson.OPT_SORT_KEYS | orjson.OPT_APPEND_NEWLINE
 _MODELS = [("openai", "gpt-4o"), ("anthropic", "claude-sonnet-4-20250514"), ("openai", "gpt-4o-mini")]
-_TOOLS = ["tool.requested", "tool.validated", "tool.authn.passed", "tool.authz.passed", "action.candidate_emitted",
-          "tool.preflight.computed", "tool.draft_created", "tool.execution.started", "tool.execution.succeeded"]
+_TOOLS = [
+    "tool.requested",
+    "tool.validated",
+    "tool.authn.passed",
+    "tool.authz.passed",
+    "action.candidate_emitted",
+    "tool.preflight.computed",
+    "tool.draft_created",
+    "tool.execution.started",
+    "tool.execution.succeeded",
+]
 
 
 # -- corpus --------------------------------------------------------------------------------------
@@ -53,7 +62,7 @@ def _write_run(root: Path, index: int, n_events: int, rnd: random.Random) -> Non
     run = root / ep
     (run / "tool_invocations" / "prepared").mkdir(parents=True)
     (run / "tool_invocations" / "executions").mkdir()
-    t = datetime(2025, 1, 1, tzinfo=timezone.utc) + timedelta(seconds=index * 37)
+    t = datetime(2025, 1, 1, tzinfo=UTC) + timedelta(seconds=index * 37)
     started = _iso(t)
     base = f"{rnd.getrandbits(96):024x}"
     lines: list[bytes] = []
@@ -64,8 +73,16 @@ def _write_run(root: Path, index: int, n_events: int, rnd: random.Random) -> Non
     def emit(phase: str, payload: dict, agent: str = "system", **extra) -> None:
         nonlocal t, prev
         t += timedelta(milliseconds=rnd.randint(1, 400))
-        event = {"id": f"{base}{len(lines) + 1:012x}", "episode_id": ep, "agent_id": agent, "phase": phase, "payload": payload,
-                 "evidence_ids": [], "timestamp": _iso(t), **extra}
+        event = {
+            "id": f"{base}{len(lines) + 1:012x}",
+            "episode_id": ep,
+            "agent_id": agent,
+            "phase": phase,
+            "payload": payload,
+            "evidence_ids": [],
+            "timestamp": _iso(t),
+            **extra,
+        }
         if prev:
             event["caused_by"] = prev
         prev = event["id"]
@@ -82,8 +99,18 @@ def _write_run(root: Path, index: int, n_events: int, rnd: random.Random) -> Non
         tokens["cached_input_tokens"] = rnd.randint(0, tokens["input_tokens"] // 2)
         tokens["cache_write_input_tokens"] = rnd.randint(0, 200) if provider == "anthropic" else None
         tokens["reasoning_tokens"] = rnd.randint(0, tokens["output_tokens"]) if model == "gpt-4o-mini" else None
-        emit("model", {"event_name": "model.call", "model": model, "provider": provider, **tokens,
-                       "latency_ms": round(rnd.uniform(200, 3000), 1), "cost_usd": None}, agent=f"model:{provider}")
+        emit(
+            "model",
+            {
+                "event_name": "model.call",
+                "model": model,
+                "provider": provider,
+                **tokens,
+                "latency_ms": round(rnd.uniform(200, 3000), 1),
+                "cost_usd": None,
+            },
+            agent=f"model:{provider}",
+        )
         calls.append({"provider": provider, "model": model, **tokens})
         emit("reason", {"text": "thinking about the next step " * rnd.randint(8, 30)}, agent="adapter:bench_agent")
         if len(lines) + len(_TOOLS) < n_events - tail and rnd.random() < 0.5:
@@ -94,18 +121,39 @@ def _write_run(root: Path, index: int, n_events: int, rnd: random.Random) -> Non
                 payload = {"event_name": name, "request_id": request}
                 if name == "tool.requested":
                     payload.update(protocol="python", tool="read_file")
-                elif name not in ("tool.validated", "tool.authn.passed", "tool.authz.passed", "action.candidate_emitted",
-                                  "tool.preflight.computed"):
+                elif name not in (
+                    "tool.validated",
+                    "tool.authn.passed",
+                    "tool.authz.passed",
+                    "action.candidate_emitted",
+                    "tool.preflight.computed",
+                ):
                     payload["draft_id"] = draft
                 emit("tool", payload, agent="tool_contract")
-            (run / "tool_invocations" / "prepared" / f"{draft}.json").write_bytes(orjson.dumps(
-                {"draft_id": draft, "request_id": request, "protocol": "python", "status": "approved",
-                 "tool": {"namespace": "repo", "name": "read_file", "version": None},
-                 "governance": {"effect_kind": "read", "risk_tier": "low", "requires_approval": False}}, option=orjson.OPT_INDENT_2))
-            (run / "tool_invocations" / "executions" / f"{draft}.json").write_bytes(orjson.dumps(
-                {"execution_id": f"exec:{draft}", "status": "succeeded", "reason_code": None}, option=orjson.OPT_INDENT_2))
-        emit("act", {"input_excerpt": "answer", "outcome": "ok", "tool": "adapter:bench_agent"}, agent="adapter:bench_agent",
-             metrics={"started_at": _iso(t), "completed_at": _iso(t), "duration_ms": round(rnd.uniform(0, 50), 3)})
+            (run / "tool_invocations" / "prepared" / f"{draft}.json").write_bytes(
+                orjson.dumps(
+                    {
+                        "draft_id": draft,
+                        "request_id": request,
+                        "protocol": "python",
+                        "status": "approved",
+                        "tool": {"namespace": "repo", "name": "read_file", "version": None},
+                        "governance": {"effect_kind": "read", "risk_tier": "low", "requires_approval": False},
+                    },
+                    option=orjson.OPT_INDENT_2,
+                )
+            )
+            (run / "tool_invocations" / "executions" / f"{draft}.json").write_bytes(
+                orjson.dumps(
+                    {"execution_id": f"exec:{draft}", "status": "succeeded", "reason_code": None}, option=orjson.OPT_INDENT_2
+                )
+            )
+        emit(
+            "act",
+            {"input_excerpt": "answer", "outcome": "ok", "tool": "adapter:bench_agent"},
+            agent="adapter:bench_agent",
+            metrics={"started_at": _iso(t), "completed_at": _iso(t), "duration_ms": round(rnd.uniform(0, 50), 3)},
+        )
     emit("reflect", {"success": True})
     emit("learn", {"learn_path": "learn.jsonl", "proposal_count": 0})
     emit("terminate", {"status": "ok", "message": "done"})
@@ -115,22 +163,42 @@ def _write_run(root: Path, index: int, n_events: int, rnd: random.Random) -> Non
     (run / "events.jsonl").write_bytes(b"".join(lines))
     (run / "learn.jsonl").write_bytes(b"")
     duration = (t - datetime.fromisoformat(started)).total_seconds()
-    summary = {"schema_version": "1.3.0", "episode_id": ep, "task": f"benchmark task {index}", "started_at": started,
-               "duration_sec": duration, "status": "ok", "outcome": "success_unverified",
-               "flags": {"using": "bench_agent", "governance_mode": "off"},
-               "metrics": {"success": True, "veto_count": 0, "act_count": sum(1 for line in lines if b'"phase":"act"' in line)},
-               "tags": {"suite": "bench"}, "x-noesis_nb": {"reasons": ["adapter_ok"], "usage": usage_summary(calls)}}
-    docs = {"summary.json": summary,
-            "state.json": {"version": "1.0", "episode": {"id": ep, "started_at": started, "using": "adapter:bench_agent", "tags": {}},
-                           "goal": {"task": f"benchmark task {index}"}, "outcomes": {"status": "ok", "actions": []}},
-            "final.json": {"episode_id": ep, "finalized_at": _iso(t), "outcome": "success", "schema_version": "final/2.0.0"}}
+    summary = {
+        "schema_version": "1.3.0",
+        "episode_id": ep,
+        "task": f"benchmark task {index}",
+        "started_at": started,
+        "duration_sec": duration,
+        "status": "ok",
+        "outcome": "success_unverified",
+        "flags": {"using": "bench_agent", "governance_mode": "off"},
+        "metrics": {"success": True, "veto_count": 0, "act_count": sum(1 for line in lines if b'"phase":"act"' in line)},
+        "tags": {"suite": "bench"},
+        "x-noesis_nb": {"reasons": ["adapter_ok"], "usage": usage_summary(calls)},
+    }
+    docs = {
+        "summary.json": summary,
+        "state.json": {
+            "version": "1.0",
+            "episode": {"id": ep, "started_at": started, "using": "adapter:bench_agent", "tags": {}},
+            "goal": {"task": f"benchmark task {index}"},
+            "outcomes": {"status": "ok", "actions": []},
+        },
+        "final.json": {"episode_id": ep, "finalized_at": _iso(t), "outcome": "success", "schema_version": "final/2.0.0"},
+    }
     for name, doc in docs.items():
         (run / name).write_bytes(orjson.dumps(doc, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS))
     files = []
     for path in sorted(p for p in run.rglob("*") if p.is_file()):
         data = path.read_bytes()
-        files.append({"name": path.relative_to(run).as_posix(), "sha256": "sha256:" + hashlib.sha256(data).hexdigest(),
-                      "size_bytes": len(data), "kind": "attachment"})
+        files.append(
+            {
+                "name": path.relative_to(run).as_posix(),
+                "sha256": "sha256:" + hashlib.sha256(data).hexdigest(),
+                "size_bytes": len(data),
+                "kind": "attachment",
+            }
+        )
     (run / "manifest.json").write_bytes(orjson.dumps({"schema_version": "manifest/1.0", "episode_id": ep, "files": files}))
 
 
@@ -256,8 +324,13 @@ def measure(method: str, root: Path, repeat: int, processes: int = 2) -> dict:
     env = {**os.environ, "PYTHONPATH": f"{REPO}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
     best: dict | None = None
     for _ in range(processes):
-        out = subprocess.run([sys.executable, __file__, "--child", method, str(root), str(repeat)], capture_output=True,
-                             text=True, env=env, check=False)
+        out = subprocess.run(
+            [sys.executable, __file__, "--child", method, str(root), str(repeat)],
+            capture_output=True,
+            text=True,
+            env=env,
+            check=False,
+        )
         if out.returncode != 0:
             return {"error": (out.stderr.strip().splitlines() or ["failed"])[-1]}
         got = json.loads(out.stdout.strip().splitlines()[-1])
@@ -290,13 +363,27 @@ def run_suite(root: Path, title: str, repeat: int, full: bool) -> dict:
     size = sum(p.stat().st_size for p in root.glob("*/events.jsonl")) / 1e6
     n_runs = sum(1 for _ in root.iterdir())
     print(f"\n{title}: {n_runs:,} runs, events.jsonl total {size:,.0f} MB")
-    names = (["pandas", "duckdb"] if full else []) + ["floor", "straightforward", "events_df", "events_df_warm",
-                                                      "summary_loop", "runs_df", "runs_df_warm"]
+    names = (["pandas", "duckdb"] if full else []) + [
+        "floor",
+        "straightforward",
+        "events_df",
+        "events_df_warm",
+        "summary_loop",
+        "runs_df",
+        "runs_df_warm",
+    ]
     r = {name: measure(name, root, repeat) for name in names}
-    labels = {"pandas": "(a) pandas read_json(lines) + concat", "duckdb": "(b) DuckDB read_json_auto -> pandas",
-              "floor": "(c) floor: read + orjson every line", "straightforward": "(d) straightforward orjson -> columns",
-              "events_df": "events_df (cold)", "events_df_warm": "events_df (second load)",
-              "summary_loop": "baseline: scandir + orjson summary.json", "runs_df": "runs_df (cold)", "runs_df_warm": "runs_df (second load)"}
+    labels = {
+        "pandas": "(a) pandas read_json(lines) + concat",
+        "duckdb": "(b) DuckDB read_json_auto -> pandas",
+        "floor": "(c) floor: read + orjson every line",
+        "straightforward": "(d) straightforward orjson -> columns",
+        "events_df": "events_df (cold)",
+        "events_df_warm": "events_df (second load)",
+        "summary_loop": "baseline: scandir + orjson summary.json",
+        "runs_df": "runs_df (cold)",
+        "runs_df_warm": "runs_df (second load)",
+    }
     for name in names:
         print(_line(labels[name], r[name]))
     print("  ratios:")
@@ -330,8 +417,10 @@ def main() -> None:
             make_corpus(big, args.runs, args.events, seed=1)
         if not small.exists():
             make_corpus(small, args.small_runs, 15, seed=2)
-        print(f"corpus in {base} (built in {time.perf_counter() - start:.1f} s); python {sys.version.split()[0]}, "
-              f"{os.cpu_count()} CPUs; each figure is the best of 2 fresh processes x {args.repeat} runs")
+        print(
+            f"corpus in {base} (built in {time.perf_counter() - start:.1f} s); python {sys.version.split()[0]}, "
+            f"{os.cpu_count()} CPUs; each figure is the best of 2 fresh processes x {args.repeat} runs"
+        )
         run_suite(big, f"big corpus ({args.runs} runs x {args.events} events)", args.repeat, full=True)
         run_suite(small, f"small corpus ({args.small_runs} runs x 15 events)", args.repeat, full=False)
     finally:

@@ -86,7 +86,8 @@ def run_kernel(events: int, repeat: int, pace: float) -> dict[str, Any]:
                     "if view is not None: view.flush()\n"
                     "print(time.perf_counter() - t0, len(h.events), view.redraws if view else 0)\n"
                     "if view is not None: view.close()\n"
-                    "del h, v, view")
+                    "del h, v, view"
+                )
                 seconds, n_events, redraws = out.split()
                 if i == 0:
                     continue
@@ -151,11 +152,20 @@ def _report(mode: str, times: dict[bool, list[float]], traffic: list[tuple[int, 
     without, with_view = statistics.median(times[False]), statistics.median(times[True])
     best = min(times[True]) / min(times[False])
     nbytes, nmsgs, n_events, redraws = (statistics.median(t[i] for t in traffic) for i in range(4))
-    return {"mode": mode, "events": int(n_events), "seconds_without_view": round(without, 3), "seconds_with_view": round(with_view, 3),
-            "ratio": round(with_view / without, 3), "ratio_best_of": round(best, 3),
-            "times_without_view": [round(t, 3) for t in times[False]], "times_with_view": [round(t, 3) for t in times[True]],
-            "comm_bytes": int(nbytes), "comm_messages": int(nmsgs),
-            "comm_bytes_per_10k_events": int(nbytes * 10_000 / max(1, n_events)), "redraws": int(redraws)}
+    return {
+        "mode": mode,
+        "events": int(n_events),
+        "seconds_without_view": round(without, 3),
+        "seconds_with_view": round(with_view, 3),
+        "ratio": round(with_view / without, 3),
+        "ratio_best_of": round(best, 3),
+        "times_without_view": [round(t, 3) for t in times[False]],
+        "times_with_view": [round(t, 3) for t in times[True]],
+        "comm_bytes": int(nbytes),
+        "comm_messages": int(nmsgs),
+        "comm_bytes_per_10k_events": int(nbytes * 10_000 / max(1, n_events)),
+        "redraws": int(redraws),
+    }
 
 
 def main() -> None:
@@ -168,8 +178,10 @@ def main() -> None:
     run = run_kernel if args.mode == "kernel" else run_inprocess
     result = run(args.events, args.repeat, args.pace_ms / 1000.0)
     print(json.dumps(result, indent=1))
-    print(f"view overhead {result['ratio']:.2f}x median, {result['ratio_best_of']:.2f}x best-of (target <= 1.2x); comm traffic "
-          f"{result['comm_bytes_per_10k_events'] / 1e6:.2f} MB per 10,000 events (target <= 1 MB), {result['redraws']} redraws")
+    print(
+        f"view overhead {result['ratio']:.2f}x median, {result['ratio_best_of']:.2f}x best-of (target <= 1.2x); comm traffic "
+        f"{result['comm_bytes_per_10k_events'] / 1e6:.2f} MB per 10,000 events (target <= 1 MB), {result['redraws']} redraws"
+    )
 
 
 if __name__ == "__main__":

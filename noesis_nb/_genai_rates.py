@@ -8,7 +8,7 @@ turns one of its prices into ``noesis_nb.cost.Price`` fields, tiers included.
 
 from __future__ import annotations
 
-from datetime import date, datetime, time, timezone
+from datetime import UTC, date, datetime, time
 from typing import Any
 
 import numpy as np
@@ -43,9 +43,14 @@ def find_model(model: str, provider: str | None) -> Any:
 
 
 # genai-prices price key -> (our field, factor to USD per million tokens, or to USD per call for requests)
-_GENAI_FIELDS = {"input_mtok": ("input", 1.0), "output_mtok": ("output", 1.0), "cache_read_mtok": ("cached_input", 1.0),
-                 "cache_write_mtok": ("cache_write", 1.0), "output_reasoning_mtok": ("reasoning", 1.0),
-                 "requests_kcount": ("per_call", 1e-3)}
+_GENAI_FIELDS = {
+    "input_mtok": ("input", 1.0),
+    "output_mtok": ("output", 1.0),
+    "cache_read_mtok": ("cached_input", 1.0),
+    "cache_write_mtok": ("cache_write", 1.0),
+    "output_reasoning_mtok": ("reasoning", 1.0),
+    "requests_kcount": ("per_call", 1e-3),
+}
 
 
 def price_fields(prices: Any) -> dict[str, Any] | None:
@@ -66,9 +71,15 @@ def price_fields(prices: Any) -> dict[str, Any] | None:
     if rates.get("input") is None or rates.get("output") is None:
         return None
     tiers.sort(key=lambda t: (t[0], t[1]))
-    return {"input": rates["input"], "output": rates["output"], "cached_input": rates.get("cached_input"),
-            "cache_write": rates.get("cache_write"), "reasoning": rates.get("reasoning"), "per_call": rates.get("per_call") or 0.0,
-            "tiers": tuple(tiers)}
+    return {
+        "input": rates["input"],
+        "output": rates["output"],
+        "cached_input": rates.get("cached_input"),
+        "cache_write": rates.get("cache_write"),
+        "reasoning": rates.get("reasoning"),
+        "per_call": rates.get("per_call") or 0.0,
+        "tiers": tuple(tiers),
+    }
 
 
 def constraints(info: Any) -> list[Any]:
@@ -79,7 +90,7 @@ _DAY_US = 86_400_000_000
 
 
 def micros(when: datetime) -> int:
-    when = when if when.tzinfo else when.replace(tzinfo=timezone.utc)
+    when = when if when.tzinfo else when.replace(tzinfo=UTC)
     return int(when.timestamp()) * 1_000_000 + when.microsecond
 
 
@@ -110,12 +121,12 @@ def _active(constraint: Any, stamps: np.ndarray) -> np.ndarray:
         start, end = _utc_time_us(constraint.start_time), _utc_time_us(constraint.end_time)
         return (tod >= start) | (tod < end) if end < start else (tod >= start) & (tod < end)
     uniques, inverse = np.unique(stamps, return_inverse=True)  # a constraint kind this module does not know: ask it
-    answers = np.array([bool(constraint.active(datetime.fromtimestamp(u / 1e6, timezone.utc))) for u in uniques.tolist()])
+    answers = np.array([bool(constraint.active(datetime.fromtimestamp(u / 1e6, UTC))) for u in uniques.tolist()])
     return answers[inverse] if len(uniques) else np.zeros(0, dtype=bool)
 
 
 def _utc_time_us(value: time) -> int:
     """A time of day (naive: UTC) as microseconds after midnight UTC."""
     if value.tzinfo is not None:
-        value = datetime.combine(date(1970, 1, 1), value).astimezone(timezone.utc).time()
+        value = datetime.combine(date(1970, 1, 1), value).astimezone(UTC).time()
     return ((value.hour * 60 + value.minute) * 60 + value.second) * 1_000_000 + value.microsecond

@@ -11,8 +11,8 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import threading
-from collections.abc import Coroutine
-from typing import Any, Callable, TypeVar
+from collections.abc import Callable, Coroutine
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 

@@ -53,20 +53,24 @@ _lock = threading.Lock()
 _overrides: dict[str, Any] = {}
 
 
-def set(**overrides: Any) -> None:  # noqa: A001 - Noēsis' name
+def set(**overrides: Any) -> None:
     """Override settings for this process; a wrong name or value raises InvalidOptionError listing what is accepted.
 
     Noēsis settings noesis_nb does not implement are accepted at their default only (UnsupportedFeatureError otherwise).
     """
     unknown = sorted(k for k in overrides if k not in _DEFAULTS and k not in NOT_IMPLEMENTED)
     if unknown:
-        raise InvalidOptionError(f"unknown setting(s) {unknown}; known settings: {sorted(_DEFAULTS)} "
-                                 f"(and Noēsis' {sorted(NOT_IMPLEMENTED)} at their defaults)")
+        raise InvalidOptionError(
+            f"unknown setting(s) {unknown}; known settings: {sorted(_DEFAULTS)} "
+            f"(and Noēsis' {sorted(NOT_IMPLEMENTED)} at their defaults)"
+        )
     for key, value in overrides.items():
         if key in NOT_IMPLEMENTED:
             if value != NOT_IMPLEMENTED[key]:
-                raise UnsupportedFeatureError(f"{key}={value!r}: noesis_nb does not implement Noēsis' {key!r}; only its "
-                                              f"default {NOT_IMPLEMENTED[key]!r} is accepted")
+                raise UnsupportedFeatureError(
+                    f"{key}={value!r}: noesis_nb does not implement Noēsis' {key!r}; only its "
+                    f"default {NOT_IMPLEMENTED[key]!r} is accepted"
+                )
         elif key in _CHOICES and value not in _CHOICES[key]:
             raise InvalidOptionError(f"{key}={value!r} is not one of {sorted(map(str, _CHOICES[key]))}")
     with _lock:

@@ -30,7 +30,7 @@ import json
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -83,10 +83,13 @@ class Price:
         return (getattr(self, field), *((start, rate) for name, start, rate in self.tiers if name == field))
 
 
-def cost_of(price: Price, input_tokens: float, output_tokens: float, cached: float = 0.0, cache_write: float = 0.0,
-            reasoning: float = 0.0) -> float:
+def cost_of(
+    price: Price, input_tokens: float, output_tokens: float, cached: float = 0.0, cache_write: float = 0.0, reasoning: float = 0.0
+) -> float:
     """One call's cost under ``price`` (the module rule); NaN when input or output is unknown."""
-    got = _vector_cost(price, *(np.asarray([v], dtype=float) for v in (input_tokens, output_tokens, cached, cache_write, reasoning)))
+    got = _vector_cost(
+        price, *(np.asarray([v], dtype=float) for v in (input_tokens, output_tokens, cached, cache_write, reasoning))
+    )
     return float(got[0])
 
 
@@ -99,8 +102,9 @@ def _rate(price: Price, field: str, base: float, inp: np.ndarray) -> np.ndarray 
     return rate
 
 
-def _vector_cost(price: Price, inp: np.ndarray, out: np.ndarray, cached: np.ndarray, cw: np.ndarray,
-                 reasoning: np.ndarray | None = None) -> np.ndarray:
+def _vector_cost(
+    price: Price, inp: np.ndarray, out: np.ndarray, cached: np.ndarray, cw: np.ndarray, reasoning: np.ndarray | None = None
+) -> np.ndarray:
     cached = np.nan_to_num(cached, nan=0.0)
     cw = np.nan_to_num(cw, nan=0.0)
     p_in = _rate(price, "input", price.input, inp)
@@ -131,10 +135,12 @@ class PriceTable:
     its model for any provider, then ``"<provider>/<model>"`` as one key.
     """
 
-    def __init__(self, prices: Mapping[str, Mapping[str, Any]] | Iterable[tuple[str, Mapping[str, Any]]], *, source: str = "user"):
+    def __init__(
+        self, prices: Mapping[str, Mapping[str, Any]] | Iterable[tuple[str, Mapping[str, Any]]], *, source: str = "user"
+    ):
         self.source = source
         self._prices: dict[tuple[str | None, str], Price] = {}
-        for key, row in (prices.items() if isinstance(prices, Mapping) else prices):
+        for key, row in prices.items() if isinstance(prices, Mapping) else prices:
             if not isinstance(row, Mapping):
                 raise ValueError(f"price for {key!r} must be a mapping like {{'input': 2.5, 'output': 10}}, got {row!r}")
             model = str(key)
@@ -143,13 +149,19 @@ class PriceTable:
             if missing:
                 raise ValueError(f"price for {key!r} lacks {missing}; give USD per million tokens for input and output")
             self._prices[(provider.lower() if provider else None, model.lower())] = Price(
-                input=float(row["input"]), output=float(row["output"]),
-                cached_input=_opt(row.get("cached_input")), cache_write=_opt(row.get("cache_write")), source=source)
-        canonical = json.dumps({f"{p or ''}/{m}": [getattr(v, f) for f in _FIELDS] for (p, m), v in sorted(self._prices.items(), key=str)})
+                input=float(row["input"]),
+                output=float(row["output"]),
+                cached_input=_opt(row.get("cached_input")),
+                cache_write=_opt(row.get("cache_write")),
+                source=source,
+            )
+        canonical = json.dumps(
+            {f"{p or ''}/{m}": [getattr(v, f) for f in _FIELDS] for (p, m), v in sorted(self._prices.items(), key=str)}
+        )
         self.version = hashlib.sha256(canonical.encode()).hexdigest()[:12]
 
     @classmethod
-    def load(cls, spec: "PriceTable | Mapping[str, Any] | str | os.PathLike[str]") -> "PriceTable":
+    def load(cls, spec: PriceTable | Mapping[str, Any] | str | os.PathLike[str]) -> PriceTable:
         """A table from a dict, a YAML/JSON file, or a CSV file."""
         if isinstance(spec, PriceTable):
             return spec
@@ -200,7 +212,7 @@ class Pricer:
     _rates: dict[tuple[str, int], Price | None] = field(default_factory=dict)
 
     @classmethod
-    def from_spec(cls, prices: Any = None) -> "Pricer":
+    def from_spec(cls, prices: Any = None) -> Pricer:
         if isinstance(prices, Pricer):
             return prices
         return cls(table=None if prices is None else PriceTable.load(prices))
@@ -222,7 +234,7 @@ class Pricer:
         found = self._genai(model, provider)
         if found is None:
             return None
-        stamp = np.array([genai.micros(when or datetime.now(timezone.utc))], dtype=np.int64)
+        stamp = np.array([genai.micros(when or datetime.now(UTC))], dtype=np.int64)
         return self._converted(found, int(genai.choose(found[1], stamp)[0]))
 
     def lookup(self, model: str, provider: str | None, when: datetime | None = None) -> Price | None:
@@ -240,8 +252,9 @@ class Pricer:
         if self.table is not None and self.table.lookup(model, provider) is not None:
             return False
         found = self._genai(model, provider)
-        return found is not None and any(type(c).__name__ != "StartDateConstraint" and c is not None
-                                         for c in genai.constraints(found[1]))
+        return found is not None and any(
+            type(c).__name__ != "StartDateConstraint" and c is not None for c in genai.constraints(found[1])
+        )
 
     def rows(self, model: str, provider: str | None, stamps: np.ndarray) -> list[tuple[np.ndarray, Price]]:
         """``(positions, price)`` for calls of ``model`` at ``stamps`` (µs since the epoch, UTC): one pair per price in effect."""
@@ -316,8 +329,13 @@ def price_frame(df: pd.DataFrame, prices: Any = None) -> pd.DataFrame:
     out["priced"] = priced
     out["price_source"] = _categorical(source)
     out.attrs.update(df.attrs)
-    out.attrs.update(price_source=pricer.source, price_version=pricer.version, price_fallbacks=fallbacks,
-                     price_assumptions=assumptions, price_tiers=tiered)
+    out.attrs.update(
+        price_source=pricer.source,
+        price_version=pricer.version,
+        price_fallbacks=fallbacks,
+        price_assumptions=assumptions,
+        price_tiers=tiered,
+    )
     return out
 
 
@@ -325,8 +343,15 @@ _TOKENS = TOKEN_FIELDS
 _PARTS = (("cached_input", "cached_input_tokens"), ("cache_write", "cache_write_input_tokens"), ("reasoning", "reasoning_tokens"))
 
 
-def _note(name: str, price: Price, part: dict[str, np.ndarray], ok: np.ndarray, fallbacks: dict[str, list[str]],
-          assumptions: dict[str, dict[str, int]], tiered: dict[str, dict[str, int]]) -> None:
+def _note(
+    name: str,
+    price: Price,
+    part: dict[str, np.ndarray],
+    ok: np.ndarray,
+    fallbacks: dict[str, list[str]],
+    assumptions: dict[str, dict[str, int]],
+    tiered: dict[str, dict[str, int]],
+) -> None:
     """Record what priced these rows beyond the base rates: input-price fallbacks, assumed counts, tiers."""
     used = [f for f, c in _PARTS[:2] if f in price.fallbacks and np.nansum(part[c]) > 0]
     if used:
@@ -347,7 +372,7 @@ def _note(name: str, price: Price, part: dict[str, np.ndarray], ok: np.ndarray, 
 
 def _stamps(ts: Any, n: int) -> np.ndarray:
     """Call times as µs since the epoch (UTC); a missing time is now, as genai-prices does."""
-    now = genai.micros(datetime.now(timezone.utc))
+    now = genai.micros(datetime.now(UTC))
     if ts is None:
         return np.full(n, now, dtype=np.int64)
     ts = pd.to_datetime(pd.Series(ts), utc=True)

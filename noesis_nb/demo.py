@@ -29,7 +29,9 @@ async def _run(runs_dir: Path, notes_dir: Path) -> None:
     print(f"\nrun directory: {handle.run_dir}")
     for path in sorted(p for p in handle.run_dir.rglob("*") if p.is_file()):
         print(f"  {path.relative_to(handle.run_dir)}  ({path.stat().st_size} bytes)")
-    names = [e.get("event_type") or e["payload"].get("event_name") or e["phase"] for e in read_events(handle.run_dir / "events.jsonl")]
+    names = [
+        e.get("event_type") or e["payload"].get("event_name") or e["phase"] for e in read_events(handle.run_dir / "events.jsonl")
+    ]
     print(f"\n{len(names)} events: {' → '.join(names)}")
     print(f"manifest: {verify_manifest(handle.run_dir).status}; note written: {(notes_dir / 'note.md').exists()}")
 

@@ -163,11 +163,24 @@ class ResumeAdapterMismatchError(ResumeAdapterError):
 class NoesisVeto(NoesisNbError):
     """An enforced veto. Fields follow Noēsis' ``NoesisVeto``."""
 
-    def __init__(self, advice: str = "", *, target: str | None = None, scope: str | None = None,
-                 decision: str = "veto", rule_id: str | None = None, policy_id: str | None = None,
-                 policy_version: str | None = None, policy_kind: str | None = None, enforced: bool = True,
-                 details: Any = None, error: Any = None, governance_id: str | None = None,
-                 action_candidate_id: str | None = None, episode_id: str | None = None):
+    def __init__(
+        self,
+        advice: str = "",
+        *,
+        target: str | None = None,
+        scope: str | None = None,
+        decision: str = "veto",
+        rule_id: str | None = None,
+        policy_id: str | None = None,
+        policy_version: str | None = None,
+        policy_kind: str | None = None,
+        enforced: bool = True,
+        details: Any = None,
+        error: Any = None,
+        governance_id: str | None = None,
+        action_candidate_id: str | None = None,
+        episode_id: str | None = None,
+    ):
         self.advice, self.target, self.scope, self.decision = advice, target, scope, decision
         self.rule_id, self.policy_id, self.policy_version, self.policy_kind = rule_id, policy_id, policy_version, policy_kind
         self.enforced, self.details, self.error = enforced, details, error

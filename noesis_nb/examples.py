@@ -13,7 +13,9 @@ from typing import Any
 
 __all__ = ["ScriptedModel", "note_writer", "researcher", "WRITE_FILE_CODE"]
 
-WRITE_FILE_CODE = "import pathlib, sys; p = pathlib.Path(sys.argv[1]); p.parent.mkdir(parents=True, exist_ok=True); p.write_text(sys.argv[2])"
+WRITE_FILE_CODE = (
+    "import pathlib, sys; p = pathlib.Path(sys.argv[1]); p.parent.mkdir(parents=True, exist_ok=True); p.write_text(sys.argv[2])"
+)
 
 
 def _tokens(text: str) -> int:
@@ -49,9 +51,16 @@ class ScriptedModel:
         cache_write = self.system_tokens if self.calls == 1 else 0
         if ctx is not None:
             jitter = int(hashlib.sha256(f"{prompt}{self.calls}".encode()).hexdigest()[:2], 16)
-            ctx.model_call(self.model, provider=self.provider, input_tokens=input_total, output_tokens=output,
-                           cached_input_tokens=cached, cache_write_input_tokens=cache_write, reasoning_tokens=reasoning,
-                           latency_ms=self.latency_ms + jitter)
+            ctx.model_call(
+                self.model,
+                provider=self.provider,
+                input_tokens=input_total,
+                output_tokens=output,
+                cached_input_tokens=cached,
+                cache_write_input_tokens=cache_write,
+                reasoning_tokens=reasoning,
+                latency_ms=self.latency_ms + jitter,
+            )
         return reply
 
 
@@ -60,15 +69,20 @@ def note_writer(notes_dir: str | Path, *, model: ScriptedModel | None = None, ri
     notes_dir = Path(notes_dir)
 
     async def write_note(task: str, ctx: Any) -> dict[str, Any]:
-        llm = model or ScriptedModel(["Plan: outline the note, then write it.",
-                                      "# Note\n\nThe agent wrote this note after a human approved the write.\n",
-                                      "Saved the note."])
+        llm = model or ScriptedModel(
+            [
+                "Plan: outline the note, then write it.",
+                "# Note\n\nThe agent wrote this note after a human approved the write.\n",
+                "Saved the note.",
+            ]
+        )
         plan = llm.complete(f"Plan how to: {task}", ctx)
         ctx.emit("reason", {"text": plan})
         body = llm.complete(f"Write the note for: {task}", ctx)
         path = notes_dir / "note.md"
-        await ctx.tool_async("fs.write_file", {"argv": [sys.executable, "-c", WRITE_FILE_CODE, str(path), body]},
-                        effect="write", risk=risk)
+        await ctx.tool_async(
+            "fs.write_file", {"argv": [sys.executable, "-c", WRITE_FILE_CODE, str(path), body]}, effect="write", risk=risk
+        )
         summary = llm.complete("Summarise what you did.", ctx)
         return {"path": str(path), "summary": summary}
 
@@ -79,10 +93,16 @@ def researcher(*, model: ScriptedModel | None = None, steps: int = 3, fail: bool
     """A read-only agent: a few model calls and a read tool (no approval needed)."""
 
     async def research(task: str, ctx: Any) -> dict[str, Any]:
-        llm = model or ScriptedModel([f"Step {i + 1}: looked into {task}." for i in range(steps)],
-                                     model="claude-sonnet-4-5", provider="anthropic", reasoning_share=0.3)
+        llm = model or ScriptedModel(
+            [f"Step {i + 1}: looked into {task}." for i in range(steps)],
+            model="claude-sonnet-4-5",
+            provider="anthropic",
+            reasoning_share=0.3,
+        )
         notes = [llm.complete(f"{task} (step {i + 1})", ctx) for i in range(steps)]
-        listing = await ctx.tool_async("fs.list", {"argv": [sys.executable, "-c", "print('a.txt b.txt')"]}, effect="read", risk="low")
+        listing = await ctx.tool_async(
+            "fs.list", {"argv": [sys.executable, "-c", "print('a.txt b.txt')"]}, effect="read", risk="low"
+        )
         if fail:
             raise RuntimeError(f"could not finish: {task}")
         return {"notes": notes, "files": listing["stdout"].split()}

@@ -26,7 +26,7 @@ def new_episode_id() -> str:
 
 def new_event_id() -> str:
     """A random (version 4) UUID string; formatted by hand because ``uuid.uuid4()`` is the hot path's slowest step."""
-    h = "%032x" % _rng.getrandbits(128)
+    h = f"{_rng.getrandbits(128):032x}"
     return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{_VARIANT[int(h[16], 16) & 3]}{h[17:20]}-{h[20:]}"
 
 

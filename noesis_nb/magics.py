@@ -46,15 +46,22 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="%noesis", description="Run, watch and decide noesis_nb episodes from a notebook.",
-                     epilog='Cell form: %%noesis run <using> [options] takes the task from the cell body.')
-    sub = parser.add_subparsers(dest="command", metavar="{run,list,show,approve,reject,resume,stop,runs-dir}", parser_class=_Parser)
+    parser = _Parser(
+        prog="%noesis",
+        description="Run, watch and decide noesis_nb episodes from a notebook.",
+        epilog="Cell form: %%noesis run <using> [options] takes the task from the cell body.",
+    )
+    sub = parser.add_subparsers(
+        dest="command", metavar="{run,list,show,approve,reject,resume,stop,runs-dir}", parser_class=_Parser
+    )
 
     run = sub.add_parser("run", help="start an episode in the background and show its live view")
     run.add_argument("using", help="adapter: a name in the notebook namespace, 'pkg.mod:attr', a path, or a short name")
     run.add_argument("task", nargs="?", help='the task, quoted: "summarise the logs" (or the cell body with %%%%noesis)')
     run.add_argument("--approver", default=None, help="ask (default; Approve/Reject buttons), auto, deny, or a callable's name")
-    run.add_argument("--governance", choices=("off", "audit", "enforce"), default=None, help="governance mode (default: configured)")
+    run.add_argument(
+        "--governance", choices=("off", "audit", "enforce"), default=None, help="governance mode (default: configured)"
+    )
     run.add_argument("--runs-dir", default=None, help="where the run directory goes (default: configured runs dir)")
     run.add_argument("--seed", type=int, default=0)
     run.add_argument("--tag", action="append", default=[], metavar="KEY=VALUE", help="a tag (repeatable)")
@@ -125,7 +132,9 @@ class NoesisMagics(Magics):
         except ValueError as exc:  # shlex: unbalanced quotes
             raise UsageError(f"%noesis: cannot parse {line!r}: {exc}") from None
         if args.command is None:
-            raise UsageError("%noesis: name a subcommand: run, list, show, approve, reject, resume, stop, runs-dir (see %noesis --help)")
+            raise UsageError(
+                "%noesis: name a subcommand: run, list, show, approve, reject, resume, stop, runs-dir (see %noesis --help)"
+            )
         if cell is not None and args.command != "run":
             raise UsageError(f"%%noesis takes a cell body only for 'run' (the task); got {args.command!r}")
         handler = getattr(self, "_" + args.command.replace("-", "_"))
@@ -151,7 +160,7 @@ class NoesisMagics(Magics):
 
         task = cell.strip() if cell is not None and cell.strip() else args.task
         if cell is not None and cell.strip() and args.task:
-            raise UsageError('%%noesis run: give the task either as the argument or as the cell body, not both')
+            raise UsageError("%%noesis run: give the task either as the argument or as the cell body, not both")
         if not task:
             raise UsageError('%noesis run: missing the task, e.g. %noesis run my_agent "summarise the logs"')
         tags = {}
@@ -165,8 +174,16 @@ class NoesisMagics(Magics):
             approver = self._resolve(approver)
             if isinstance(approver, str):
                 raise UsageError(f"%noesis run: --approver {args.approver!r} is not ask/auto/deny nor a callable in the notebook")
-        handle = start(task, using=self._resolve(args.using), runs_dir=args.runs_dir, approver=approver,
-                       governance=args.governance, seed=args.seed, tags=tags or None, idle_timeout_s=args.idle_timeout)
+        handle = start(
+            task,
+            using=self._resolve(args.using),
+            runs_dir=args.runs_dir,
+            approver=approver,
+            governance=args.governance,
+            seed=args.seed,
+            tags=tags or None,
+            idle_timeout_s=args.idle_timeout,
+        )
         display_handle(handle)
         return handle
 
@@ -196,9 +213,13 @@ class NoesisMagics(Magics):
     def _decide(self, args: argparse.Namespace, *, approve: bool) -> Any:
 
         if approve:
-            decision = approve_draft(args.episode, args.draft, approver_id=args.approver_id, reason=args.reason, runs_dir=args.runs_dir)
+            decision = approve_draft(
+                args.episode, args.draft, approver_id=args.approver_id, reason=args.reason, runs_dir=args.runs_dir
+            )
         else:
-            decision = reject_draft(args.episode, args.draft, reason=args.reason, approver_id=args.approver_id, runs_dir=args.runs_dir)
+            decision = reject_draft(
+                args.episode, args.draft, reason=args.reason, approver_id=args.approver_id, runs_dir=args.runs_dir
+            )
         state = "recorded" if getattr(decision, "created", True) else "already recorded"
         print(f"{decision.status} {decision.draft_id or '(veto)'} by {decision.approver_id} ({state})")
         if args.resume:
@@ -216,7 +237,10 @@ class NoesisMagics(Magics):
 
         handle = live_handles().get(args.episode)
         if handle is None:
-            raise UsageError(f"%noesis stop: no episode {args.episode!r} is running in this kernel; running: {sorted(live_handles()) or 'none'}")
+            raise UsageError(
+                f"%noesis stop: no episode {args.episode!r} is running in this kernel; "
+                f"running: {sorted(live_handles()) or 'none'}"
+            )
         handle.cancel()
         print(f"cancelling {args.episode}")
         return None

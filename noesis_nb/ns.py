@@ -35,22 +35,64 @@ from .store import find_run_dir, is_sealed, iter_events, read_events, read_summa
 from .store import list_runs as _list_runs
 
 __all__ = [
-    "run", "solve", "solve_async", "resume_run", "interrupt", "checkpoint", "resume", "set", "get", "list_runs", "last",
-    "paths", "events", "summary", "NoesisVeto", "RunLifecycleError", "RunSealedError", "CheckpointNotFoundError",
-    "MissingCausalParentError", "CheckpointConsistencyError", "ResumeAdapterRequiredError", "ResumeAdapterMismatchError",
-    "ToolInvocationInput", "ToolIdentity", "ExecutionContext", "SecurityContext", "GovernanceContext",
-    "PayloadRedactionPolicy", "EffectKind", "RiskTier", "ToolProtocol", "PreparedToolInvocation", "ToolApprovalDecision",
-    "ToolExecutionResult", "prepare_tool_invocation", "execute_prepared_tool_invocation",
+    "run",
+    "solve",
+    "solve_async",
+    "resume_run",
+    "interrupt",
+    "checkpoint",
+    "resume",
+    "set",
+    "get",
+    "list_runs",
+    "last",
+    "paths",
+    "events",
+    "summary",
+    "NoesisVeto",
+    "RunLifecycleError",
+    "RunSealedError",
+    "CheckpointNotFoundError",
+    "MissingCausalParentError",
+    "CheckpointConsistencyError",
+    "ResumeAdapterRequiredError",
+    "ResumeAdapterMismatchError",
+    "ToolInvocationInput",
+    "ToolIdentity",
+    "ExecutionContext",
+    "SecurityContext",
+    "GovernanceContext",
+    "PayloadRedactionPolicy",
+    "EffectKind",
+    "RiskTier",
+    "ToolProtocol",
+    "PreparedToolInvocation",
+    "ToolApprovalDecision",
+    "ToolExecutionResult",
+    "prepare_tool_invocation",
+    "execute_prepared_tool_invocation",
 ]
 
-_TOOL_NAMES = {"ToolInvocationInput", "ToolIdentity", "ExecutionContext", "SecurityContext", "GovernanceContext",
-               "PayloadRedactionPolicy", "EffectKind", "RiskTier", "ToolProtocol", "PreparedToolInvocation",
-               "ToolApprovalDecision", "ToolExecutionResult", "prepare_tool_invocation", "execute_prepared_tool_invocation"}
+_TOOL_NAMES = {
+    "ToolInvocationInput",
+    "ToolIdentity",
+    "ExecutionContext",
+    "SecurityContext",
+    "GovernanceContext",
+    "PayloadRedactionPolicy",
+    "EffectKind",
+    "RiskTier",
+    "ToolProtocol",
+    "PreparedToolInvocation",
+    "ToolApprovalDecision",
+    "ToolExecutionResult",
+    "prepare_tool_invocation",
+    "execute_prepared_tool_invocation",
+}
 
 
 def __getattr__(name: str) -> Any:
     if name in _TOOL_NAMES:
-
         return getattr(tools, name)
     raise AttributeError(f"module 'noesis_nb.ns' has no attribute {name!r}")
 
@@ -59,17 +101,28 @@ def _not_implemented(call: str, **given: Any) -> None:
     """Noēsis keywords noesis_nb does not implement: accepted at Noēsis' default, refused the same way everywhere."""
     for name, value in given.items():
         if value not in _NOESIS_DEFAULTS[name]:
-            raise UnsupportedFeatureError(f"ns.{call}({name}={value!r}): noesis_nb does not implement Noēsis' {name}= "
-                                          f"({_WHY[name]}); leave it at its default")
+            raise UnsupportedFeatureError(
+                f"ns.{call}({name}={value!r}): noesis_nb does not implement Noēsis' {name}= "
+                f"({_WHY[name]}); leave it at its default"
+            )
 
 
 _NOESIS_DEFAULTS: dict[str, tuple[Any, ...]] = {
-    "intuition": (True, False, None), "context": (None,), "workspace": (None,), "process": (None,),
-    "verify": (None, [], ()), "caused_by": (None,),
+    "intuition": (True, False, None),
+    "context": (None,),
+    "workspace": (None,),
+    "process": (None,),
+    "verify": (None, [], ()),
+    "caused_by": (None,),
 }
-_WHY = {"intuition": "no intuition policies", "context": "no sessions: use ns.set(...)", "workspace": "runs go to runs_dir",
-        "process": "no process registry", "verify": "no workspace verification: check it after the run",
-        "caused_by": "resume_run links run.resume to the checkpoint itself"}
+_WHY = {
+    "intuition": "no intuition policies",
+    "context": "no sessions: use ns.set(...)",
+    "workspace": "runs go to runs_dir",
+    "process": "no process registry",
+    "verify": "no workspace verification: check it after the run",
+    "caused_by": "resume_run links run.resume to the checkpoint itself",
+}
 
 
 def _opts(call: str, seed: int, tags: Any, **noesis_only: Any) -> dict[str, Any]:
@@ -77,35 +130,93 @@ def _opts(call: str, seed: int, tags: Any, **noesis_only: Any) -> dict[str, Any]
     return {"seed": seed, "tags": tags}
 
 
-def solve(task: str, *, using: Any, seed: int = 0, intuition: Any = True, tags: dict[str, Any] | None = None,
-          context: Any = None, workspace: Any = None, process: Any = None, verify: Any = None, **options: Any) -> str:
+def solve(
+    task: str,
+    *,
+    using: Any,
+    seed: int = 0,
+    intuition: Any = True,
+    tags: dict[str, Any] | None = None,
+    context: Any = None,
+    workspace: Any = None,
+    process: Any = None,
+    verify: Any = None,
+    **options: Any,
+) -> str:
     """Run ``using`` in the act phase and return the episode id (``approver`` etc. may be passed too)."""
 
-    return _solve(task, using=using, **_opts("solve", seed, tags, intuition=intuition, context=context, workspace=workspace,
-                                             process=process, verify=verify), **options)
+    return _solve(
+        task,
+        using=using,
+        **_opts("solve", seed, tags, intuition=intuition, context=context, workspace=workspace, process=process, verify=verify),
+        **options,
+    )
 
 
-async def solve_async(task: str, *, using: Any, seed: int = 0, intuition: Any = True, tags: dict[str, Any] | None = None,
-                      context: Any = None, workspace: Any = None, process: Any = None, verify: Any = None, **options: Any) -> str:
+async def solve_async(
+    task: str,
+    *,
+    using: Any,
+    seed: int = 0,
+    intuition: Any = True,
+    tags: dict[str, Any] | None = None,
+    context: Any = None,
+    workspace: Any = None,
+    process: Any = None,
+    verify: Any = None,
+    **options: Any,
+) -> str:
 
-    return await _solve_async(task, using=using, **_opts("solve_async", seed, tags, intuition=intuition, context=context,
-                                                         workspace=workspace, process=process, verify=verify), **options)
+    return await _solve_async(
+        task,
+        using=using,
+        **_opts(
+            "solve_async", seed, tags, intuition=intuition, context=context, workspace=workspace, process=process, verify=verify
+        ),
+        **options,
+    )
 
 
-def run(task: str, *, seed: int = 0, intuition: Any = True, tags: dict[str, Any] | None = None, context: Any = None,
-        workspace: Any = None, process: Any = None, verify: Any = None, **options: Any) -> str:
+def run(
+    task: str,
+    *,
+    seed: int = 0,
+    intuition: Any = True,
+    tags: dict[str, Any] | None = None,
+    context: Any = None,
+    workspace: Any = None,
+    process: Any = None,
+    verify: Any = None,
+    **options: Any,
+) -> str:
     """An episode without an adapter (label ``core.minimal``)."""
 
-    return _solve(task, using=minimal_adapter(), **_opts("run", seed, tags, intuition=intuition, context=context,
-                                                         workspace=workspace, process=process, verify=verify), **options)
+    return _solve(
+        task,
+        using=minimal_adapter(),
+        **_opts("run", seed, tags, intuition=intuition, context=context, workspace=workspace, process=process, verify=verify),
+        **options,
+    )
 
 
-def resume_run(episode_id: str, *, checkpoint_id: str | None = None, using: Any = None, caused_by: Any = None,
-               context: Any = None, workspace: Any = None, verify: Any = None, **options: Any) -> str:
+def resume_run(
+    episode_id: str,
+    *,
+    checkpoint_id: str | None = None,
+    using: Any = None,
+    caused_by: Any = None,
+    context: Any = None,
+    workspace: Any = None,
+    verify: Any = None,
+    **options: Any,
+) -> str:
 
     _not_implemented("resume_run", caused_by=caused_by, context=context, workspace=workspace, verify=verify)
-    report = run_sync(resume_from_disk(find_run_dir(episode_id, options.pop("runs_dir", None)), checkpoint_id=checkpoint_id,
-                                        using=using, **options))
+    report = run_sync(
+        resume_from_disk(
+            find_run_dir(episode_id, options.pop("runs_dir", None)), checkpoint_id=checkpoint_id, using=using, **options
+        )
+    )
     _tell(report)
     return report.episode_id
 
@@ -115,15 +226,18 @@ def _recorder(episode_id: str) -> Any:
     run_dir = find_run_dir(episode_id)
     live = live_handles().get(run_dir.name)
     if live is not None and not live.done():
-        raise EpisodeStateError(f"episode {run_dir.name} is live in this process; a second writer would corrupt its log. "
-                                "Use its handle (approve/reject/cancel) instead")
+        raise EpisodeStateError(
+            f"episode {run_dir.name} is live in this process; a second writer would corrupt its log. "
+            "Use its handle (approve/reject/cancel) instead"
+        )
     if is_sealed(run_dir):
         raise RunSealedError(f"run {episode_id} is sealed; lifecycle calls need an unsealed (running or paused) run")
     return Recorder.reopen(run_dir)
 
 
-def interrupt(episode_id: str, *, reason: str | None = None, caused_by: str | None = None, context: Any = None,
-              workspace: Any = None) -> str:
+def interrupt(
+    episode_id: str, *, reason: str | None = None, caused_by: str | None = None, context: Any = None, workspace: Any = None
+) -> str:
     """Emit ``run.interrupt`` (evidence only) and return its event id."""
     _not_implemented("interrupt", context=context, workspace=workspace)
     rec = _recorder(episode_id)
@@ -146,7 +260,9 @@ def checkpoint(episode_id: str, *, caused_by: str | None = None, context: Any = 
         rec.close_without_sealing()
 
 
-def resume(episode_id: str, *, checkpoint_id: str, caused_by: str | None = None, context: Any = None, workspace: Any = None) -> str:
+def resume(
+    episode_id: str, *, checkpoint_id: str, caused_by: str | None = None, context: Any = None, workspace: Any = None
+) -> str:
     """Validate the checkpoint and emit ``run.resume`` (evidence only; nothing executes)."""
 
     _not_implemented("resume", context=context, workspace=workspace)
@@ -155,13 +271,15 @@ def resume(episode_id: str, *, checkpoint_id: str, caused_by: str | None = None,
         record = find_checkpoint(rec, checkpoint_id)
         validate_checkpoint(rec, record)
         if caused_by is not None and caused_by not in {record["last_event_id"], rec.writer.last_event_id}:
-            raise CheckpointConsistencyError(f"caused_by={caused_by!r} is neither the checkpoint's last event nor the run's last event")
+            raise CheckpointConsistencyError(
+                f"caused_by={caused_by!r} is neither the checkpoint's last event nor the run's last event"
+            )
         return rec.resume_event(record, caused_by=caused_by, resumed_by="resume")["id"]
     finally:
         rec.close_without_sealing()
 
 
-def set(*, context: Any = None, **overrides: Any) -> None:  # noqa: A001 - Noēsis' name
+def set(*, context: Any = None, **overrides: Any) -> None:
     _not_implemented("set", context=context)
     _config.set(**overrides)
 
@@ -170,7 +288,9 @@ def get() -> dict[str, Any]:
     return _config.get()
 
 
-def list_runs(limit: int = 50, since: str | None = None, *, context: Any = None, strict_manifest: bool = False) -> list[dict[str, Any]]:
+def list_runs(
+    limit: int = 50, since: str | None = None, *, context: Any = None, strict_manifest: bool = False
+) -> list[dict[str, Any]]:
     _not_implemented("list_runs", context=context)
     return _list_runs(limit, since, strict_manifest=strict_manifest)
 
@@ -184,8 +304,12 @@ def last(*, context: Any = None) -> str | None:
 def paths(episode_id: str, *, context: Any = None) -> dict[str, str]:
     _not_implemented("paths", context=context)
     run_dir = find_run_dir(episode_id)
-    return {"dir": str(run_dir), "events": str(run_dir / "events.jsonl"), "summary": str(run_dir / "summary.json"),
-            "manifest": str(run_dir / "manifest.json")}
+    return {
+        "dir": str(run_dir),
+        "events": str(run_dir / "events.jsonl"),
+        "summary": str(run_dir / "summary.json"),
+        "manifest": str(run_dir / "manifest.json"),
+    }
 
 
 def _read_events(episode_id: str, *, stream: bool = False, context: Any = None) -> Any:
@@ -206,4 +330,3 @@ def _read_summary(episode_id: str, *, context: Any = None) -> dict[str, Any]:
 
 events = SimpleNamespace(read=_read_events)
 summary = SimpleNamespace(read=_read_summary)
-

@@ -24,8 +24,9 @@ def execute(path: Path) -> None:
     nb = nbformat.read(path, as_version=4)
     os.environ["NOESIS_NB_APPROVER"] = "auto"
     os.environ["NOESIS_NB_PRINCIPAL"] = "user:notebook"  # saved outputs name no local account
-    client = NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}},
-                            store_widget_state=False)
+    client = NotebookClient(
+        nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}, store_widget_state=False
+    )
     client.execute()
     nb.metadata.pop("widgets", None)
     for cell in nb.cells:

@@ -103,8 +103,9 @@ def analysis(page: Any, base: str, token: str, root: Path, tmp: Path, out: Path)
 
 def governance(page: Any, base: str, token: str, root: Path, tmp: Path, out: Path) -> None:
     marker = 'solve("deploy release 1.2"'  # the cell that pauses a run on disk and shows it; the copy ends there
-    nb = copy_notebook(NOTEBOOKS / "governance-and-resume.ipynb", root / "governance.ipynb", upto=marker,
-                       RUNS_DIR=str(tmp / "governance-runs"))
+    nb = copy_notebook(
+        NOTEBOOKS / "governance-and-resume.ipynb", root / "governance.ipynb", upto=marker, RUNS_DIR=str(tmp / "governance-runs")
+    )
     _prepare(page, base, token, "governance.ipynb")
     view = cell(page, cell_index(nb, marker)).locator(".noesis-nb-episode-view")
     view.locator("button.widget-button", has_text="Approve").wait_for(timeout=60_000)
@@ -114,8 +115,11 @@ def governance(page: Any, base: str, token: str, root: Path, tmp: Path, out: Pat
 
 def integrations(page: Any, tmp: Path, out: Path) -> None:
     src = NOTEBOOKS / "integrations.ipynb"
-    subprocess.run([sys.executable, "-m", "jupyter", "nbconvert", "--to", "html", "--output-dir", str(tmp), str(src)],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "jupyter", "nbconvert", "--to", "html", "--output-dir", str(tmp), str(src)],
+        check=True,
+        capture_output=True,
+    )
     page.goto((tmp / "integrations.html").as_uri(), timeout=60_000)
     frames = cell(page, cell_index(src, 'runs[["source"'))
     frames.locator("table").first.wait_for(timeout=30_000)

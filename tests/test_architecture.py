@@ -21,16 +21,22 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "noesis_nb"
 LAYERS = {
-    "base": ("noesis_nb.errors", "noesis_nb.ids", "noesis_nb.config", "noesis_nb._jsonio", "noesis_nb._threads",
-             "noesis_nb._genai_rates", "noesis_nb.secrets"),
+    "base": (
+        "noesis_nb.errors",
+        "noesis_nb.ids",
+        "noesis_nb.config",
+        "noesis_nb._jsonio",
+        "noesis_nb._threads",
+        "noesis_nb._genai_rates",
+        "noesis_nb.secrets",
+    ),
     "store": ("noesis_nb.store",),
     "tools": ("noesis_nb.tools",),
     "runtime": ("noesis_nb.runtime",),
     "analysis": ("noesis_nb.cost", "noesis_nb.frames"),
     "plots": ("noesis_nb.plots",),
     "widgets": ("noesis_nb.widgets",),
-    "facade": ("noesis_nb", "noesis_nb.ns", "noesis_nb.magics", "noesis_nb.demo", "noesis_nb.examples",
-               "noesis_nb.integrations"),
+    "facade": ("noesis_nb", "noesis_nb.ns", "noesis_nb.magics", "noesis_nb.demo", "noesis_nb.examples", "noesis_nb.integrations"),
 }
 ORDER = list(LAYERS)
 
@@ -38,9 +44,30 @@ ORDER = list(LAYERS)
 # the target loads a heavy library (pandas, plotly, ipywidgets, IPython, detect-secrets, genai-prices, yaml,
 # an integration's SDK) or is a facade name resolved on first use.
 DEFERRED_OK = {
-    "pandas", "numpy", "plotly", "ipywidgets", "IPython", "detect_secrets", "genai_prices", "yaml", "fsspec", "s3fs",
-    "nbformat", "pyarrow", "tqdm", "ag_ui", "httpx", "noeta", "langgraph", "langchain_core", "crewai",
-    "noesis_nb.frames", "noesis_nb.plots", "noesis_nb.widgets", "noesis_nb.cost", "noesis_nb.magics",
+    "pandas",
+    "numpy",
+    "plotly",
+    "ipywidgets",
+    "IPython",
+    "detect_secrets",
+    "genai_prices",
+    "yaml",
+    "fsspec",
+    "s3fs",
+    "nbformat",
+    "pyarrow",
+    "tqdm",
+    "ag_ui",
+    "httpx",
+    "noeta",
+    "langgraph",
+    "langchain_core",
+    "crewai",
+    "noesis_nb.frames",
+    "noesis_nb.plots",
+    "noesis_nb.widgets",
+    "noesis_nb.cost",
+    "noesis_nb.magics",
     "noesis_nb.secrets.text",  # loads detect-secrets' plugins
 }
 
@@ -69,31 +96,30 @@ def _layer(module: str) -> int:
 
 def _imports() -> list[tuple[str, str, bool, int]]:
     """(importer, imported module, deferred, line) for every import outside ``if TYPE_CHECKING``."""
-    found = []
+    found: list[tuple[str, str, bool, int]] = []
     for module, path in MODULES.items():
-        tree = ast.parse(path.read_text(encoding="utf-8"))
         package = module if path.name == "__init__.py" else module.rpartition(".")[0]
-
-        def visit(node: ast.AST, deferred: bool) -> None:
-            for child in ast.iter_child_nodes(node):
-                if isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test):
-                    continue
-                inner = deferred or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
-                if isinstance(child, ast.Import):
-                    found.extend((module, alias.name, deferred, child.lineno) for alias in child.names)
-                elif isinstance(child, ast.ImportFrom):
-                    base = child.module or ""
-                    if child.level:
-                        anchor = package.split(".")
-                        anchor = anchor[:len(anchor) - (child.level - 1)]
-                        base = ".".join(anchor + ([base] if base else []))
-                    for alias in child.names:
-                        candidate = f"{base}.{alias.name}"
-                        found.append((module, candidate if candidate in MODULES else base, deferred, child.lineno))
-                visit(child, inner)
-
-        visit(tree, False)
+        _visit(ast.parse(path.read_text(encoding="utf-8")), module, package, False, found)
     return found
+
+
+def _visit(node: ast.AST, module: str, package: str, deferred: bool, found: list[tuple[str, str, bool, int]]) -> None:
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test):
+            continue
+        inner = deferred or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+        if isinstance(child, ast.Import):
+            found.extend((module, alias.name, deferred, child.lineno) for alias in child.names)
+        elif isinstance(child, ast.ImportFrom):
+            base = child.module or ""
+            if child.level:
+                anchor = package.split(".")
+                anchor = anchor[: len(anchor) - (child.level - 1)]
+                base = ".".join(anchor + ([base] if base else []))
+            for alias in child.names:
+                candidate = f"{base}.{alias.name}"
+                found.append((module, candidate if candidate in MODULES else base, deferred, child.lineno))
+        _visit(child, module, package, inner, found)
 
 
 IMPORTS = _imports()
@@ -107,8 +133,11 @@ def _own(target: str) -> str | None:
 
 
 def test_layers_import_downward_only() -> None:
-    upward = [f"{src}:{line} imports {dst} ({ORDER[_layer(src)]} -> {ORDER[_layer(own)]})"
-              for src, dst, _, line in IMPORTS if (own := _own(dst)) and _layer(own) > _layer(src)]
+    upward = [
+        f"{src}:{line} imports {dst} ({ORDER[_layer(src)]} -> {ORDER[_layer(own)]})"
+        for src, dst, _, line in IMPORTS
+        if (own := _own(dst)) and _layer(own) > _layer(src)
+    ]
     assert not upward, "\n".join(upward)
 
 
@@ -157,8 +186,13 @@ def test_deferred_imports_only_keep_the_package_light() -> None:
     def allowed(target: str) -> bool:
         return any(target == ok or target.startswith(ok + ".") for ok in DEFERRED_OK)
 
-    extra = sorted({f"{src}:{line} defers {dst}" for src, dst, deferred, line in IMPORTS if deferred and not allowed(dst)
-                    and (_own(dst) or dst.split(".")[0] not in {"__future__"} and not _stdlib(dst))})
+    extra = sorted(
+        {
+            f"{src}:{line} defers {dst}"
+            for src, dst, deferred, line in IMPORTS
+            if deferred and not allowed(dst) and (_own(dst) or dst.split(".")[0] not in {"__future__"} and not _stdlib(dst))
+        }
+    )
     assert not extra, "imports inside functions that do not keep the package light (import them at the top):\n" + "\n".join(extra)
 
 
@@ -173,9 +207,14 @@ def _literals() -> list[tuple[str, int, ast.AST]]:
     out = []
     for module, path in MODULES.items():
         tree = ast.parse(path.read_text(encoding="utf-8"))
-        docstrings = {id(n.body[0].value) for n in ast.walk(tree)
-                      if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and n.body
-                      and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)}
+        docstrings = {
+            id(n.body[0].value)
+            for n in ast.walk(tree)
+            if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+            and n.body
+            and isinstance(n.body[0], ast.Expr)
+            and isinstance(n.body[0].value, ast.Constant)
+        }
         for node in ast.walk(tree):
             if isinstance(node, (ast.Constant, ast.Set, ast.Tuple, ast.List)) and id(node) not in docstrings:
                 out.append((module, getattr(node, "lineno", 0), node))
@@ -189,15 +228,20 @@ def _event_names() -> dict[str, str]:
     """Every event name the package defines, with the module that defines it."""
     from noesis_nb.store import vocab
 
-    return {value: "noesis_nb.store.vocab" for key, value in vars(vocab).items()
-            if key.isupper() and isinstance(value, str) and "." in value and "/" not in value}
+    return {
+        value: "noesis_nb.store.vocab"
+        for key, value in vars(vocab).items()
+        if key.isupper() and isinstance(value, str) and "." in value and "/" not in value
+    }
 
 
 def test_each_event_name_is_written_once() -> None:
     names = _event_names()
-    copies = [f"{module}:{line} writes {node.value!r} (defined in {names[node.value]})" for module, line, node in LITERALS
-              if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in names
-              and module != names[node.value]]
+    copies = [
+        f"{module}:{line} writes {node.value!r} (defined in {names[node.value]})"
+        for module, line, node in LITERALS
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in names and module != names[node.value]
+    ]
     assert not copies, "use the constant instead of a second copy of the name:\n" + "\n".join(copies)
 
 
@@ -207,16 +251,35 @@ def test_the_terminal_statuses_and_token_fields_are_listed_once() -> None:
     def strings(node: ast.AST) -> set[str]:
         return {e.value for e in getattr(node, "elts", []) if isinstance(e, ast.Constant) and isinstance(e.value, str)}
 
-    copies = [f"{module}:{line}" for module, line, node in LITERALS if module != "noesis_nb.store.vocab"
-              and (len(strings(node) & TERMINAL_STATUSES) >= 3 or len(strings(node) & set(TOKEN_FIELDS)) >= 4)]
-    assert not copies, "import TERMINAL_STATUSES / TOKEN_FIELDS from noesis_nb.store.vocab instead of listing them again:\n" + \
-        "\n".join(copies)
+    copies = [
+        f"{module}:{line}"
+        for module, line, node in LITERALS
+        if module != "noesis_nb.store.vocab"
+        and (len(strings(node) & TERMINAL_STATUSES) >= 3 or len(strings(node) & set(TOKEN_FIELDS)) >= 4)
+    ]
+    assert not copies, (
+        "import TERMINAL_STATUSES / TOKEN_FIELDS from noesis_nb.store.vocab instead of listing them again:\n" + "\n".join(copies)
+    )
 
 
 def test_one_rule_names_a_draft() -> None:
     """``draft:<run>:<request>`` is split and matched only in ``tools.draftref`` (and built only in ``tools.types``)."""
-    users = sorted({module for module, _, node in LITERALS if isinstance(node, ast.Constant) and isinstance(node.value, str)
-                    and node.value.startswith("draft:") and "<" not in node.value and module not in {"noesis_nb.tools.draftref", "noesis_nb.tools.types"}})
-    splits = sorted({module for module, path in MODULES.items() if 'split(":", 2)' in path.read_text(encoding="utf-8")
-                     and module != "noesis_nb.tools.draftref"})
+    users = sorted(
+        {
+            module
+            for module, _, node in LITERALS
+            if isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and node.value.startswith("draft:")
+            and "<" not in node.value
+            and module not in {"noesis_nb.tools.draftref", "noesis_nb.tools.types"}
+        }
+    )
+    splits = sorted(
+        {
+            module
+            for module, path in MODULES.items()
+            if 'split(":", 2)' in path.read_text(encoding="utf-8") and module != "noesis_nb.tools.draftref"
+        }
+    )
     assert not users and not splits, f"draft ids are built or parsed outside tools.draftref / tools.types: {users + splits}"

@@ -34,18 +34,28 @@ def test_notebooks_run_in_a_fresh_binder_environment(tmp_path):
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     bindir = venv / "bin"
-    env = {**os.environ, "PATH": f"{bindir}{os.pathsep}{os.environ['PATH']}", "VIRTUAL_ENV": str(venv),
-           "NOESIS_NB_APPROVER": "auto", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+    env = {
+        **os.environ,
+        "PATH": f"{bindir}{os.pathsep}{os.environ['PATH']}",
+        "VIRTUAL_ENV": str(venv),
+        "NOESIS_NB_APPROVER": "auto",
+        "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+    }
     env.pop("PYTHONPATH", None)
     pip = [str(bindir / "python"), "-m", "pip", "install", "-q"]
     subprocess.run([*pip, "-r", "binder/requirements.txt"], cwd=repo, env=env, check=True, timeout=1200)
     subprocess.run(["bash", "binder/postBuild"], cwd=repo, env=env, check=True, timeout=600)
-    subprocess.run([str(bindir / "python"), "-m", "ipykernel", "install", "--prefix", str(venv), "--name", "binder-test"],
-                   env=env, check=True, capture_output=True)
+    subprocess.run(
+        [str(bindir / "python"), "-m", "ipykernel", "install", "--prefix", str(venv), "--name", "binder-test"],
+        env=env,
+        check=True,
+        capture_output=True,
+    )
     config = venv / "etc" / "ipython" / "ipython_config.py"
     assert 'extensions = ["noesis_nb"]' in config.read_text()
     notebooks = sorted(str(p) for p in (repo / "notebooks").glob("*.ipynb"))
-    proc = subprocess.run([str(bindir / "python"), "-c", RUNNER, *notebooks], cwd=repo, env=env, capture_output=True,
-                          text=True, timeout=1500)
+    proc = subprocess.run(
+        [str(bindir / "python"), "-c", RUNNER, *notebooks], cwd=repo, env=env, capture_output=True, text=True, timeout=1500
+    )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert proc.stdout.count(" ok") == len(notebooks)

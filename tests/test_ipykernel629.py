@@ -19,20 +19,59 @@ def test_kernel_click_tests_pass_on_ipykernel_6_29(tmp_path):
     python = str(venv / "bin" / "python")
     env = {k: v for k, v in os.environ.items() if k not in {"PYTHONPATH", "NOESIS_NB_APPROVER", "NOESIS_RUNS_DIR"}}
     env.update(PATH=f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}", VIRTUAL_ENV=str(venv), PIP_DISABLE_PIP_VERSION_CHECK="1")
-    subprocess.run([python, "-m", "pip", "install", "-q", "ipykernel==6.29.5", "jupyter_client>=8", "pytest>=8.1",
-                    "pytest-timeout", "nest-asyncio", str(ROOT)], env=env, check=True, timeout=900, cwd=tmp_path)
-    version = subprocess.run([python, "-c", "import ipykernel; print(ipykernel.__version__)"], env=env, check=True,
-                             capture_output=True, text=True).stdout.strip()
+    subprocess.run(
+        [
+            python,
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "ipykernel==6.29.5",
+            "jupyter_client>=8",
+            "pytest>=8.1",
+            "pytest-timeout",
+            "nest-asyncio",
+            str(ROOT),
+        ],
+        env=env,
+        check=True,
+        timeout=900,
+        cwd=tmp_path,
+    )
+    version = subprocess.run(
+        [python, "-c", "import ipykernel; print(ipykernel.__version__)"], env=env, check=True, capture_output=True, text=True
+    ).stdout.strip()
     assert version == "6.29.5"
-    probe = ("from jupyter_client.manager import start_new_kernel\n"
-             "km, kc = start_new_kernel(kernel_name='python3')\n"
-             "reply = kc.execute_interactive('import ipykernel; print(ipykernel.__version__)', timeout=60,"
-             " output_hook=lambda m: m['msg_type'] == 'stream' and print(m['content']['text'].strip()))\n"
-             "km.shutdown_kernel(now=True)\n")
-    kernel_version = subprocess.run([python, "-c", probe], env=env, cwd=tmp_path, check=True, capture_output=True, text=True,
-                                    timeout=120).stdout.strip()
+    probe = (
+        "from jupyter_client.manager import start_new_kernel\n"
+        "km, kc = start_new_kernel(kernel_name='python3')\n"
+        "reply = kc.execute_interactive('import ipykernel; print(ipykernel.__version__)', timeout=60,"
+        " output_hook=lambda m: m['msg_type'] == 'stream' and print(m['content']['text'].strip()))\n"
+        "km.shutdown_kernel(now=True)\n"
+    )
+    kernel_version = subprocess.run(
+        [python, "-c", probe], env=env, cwd=tmp_path, check=True, capture_output=True, text=True, timeout=120
+    ).stdout.strip()
     assert kernel_version == "6.29.5", "the kernels the tests start are the venv's"
-    proc = subprocess.run([python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=", "--rootdir", str(ROOT),
-                           str(ROOT / "tests" / "kernel")], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=900)
+    proc = subprocess.run(
+        [
+            python,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-o",
+            "addopts=",
+            "--rootdir",
+            str(ROOT),
+            str(ROOT / "tests" / "kernel"),
+        ],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
     assert " passed" in proc.stdout and " failed" not in proc.stdout

@@ -11,7 +11,9 @@ SHOW_VIEWS = {"quickstart.ipynb", "governance-and-resume.ipynb", "integrations.i
 
 
 def test_the_tours_exist():
-    assert {"quickstart.ipynb", "analysis.ipynb", "governance-and-resume.ipynb", "integrations.ipynb"} <= {p.name for p in NOTEBOOKS}
+    assert {"quickstart.ipynb", "analysis.ipynb", "governance-and-resume.ipynb", "integrations.ipynb"} <= {
+        p.name for p in NOTEBOOKS
+    }
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)

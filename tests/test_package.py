@@ -7,8 +7,10 @@ import noesis_nb
 
 
 def test_import_is_light():
-    code = ("import sys, noesis_nb, noesis_nb.ns; "
-            "print(sorted(m for m in ('pandas', 'plotly', 'ipywidgets', 'IPython', 'nest_asyncio') if m in sys.modules))")
+    code = (
+        "import sys, noesis_nb, noesis_nb.ns; "
+        "print(sorted(m for m in ('pandas', 'plotly', 'ipywidgets', 'IPython', 'nest_asyncio') if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert out == "[]"
 
@@ -19,8 +21,12 @@ def test_public_names_resolve():
 
 
 def test_demo_command_runs_an_approved_write_and_lists_the_run(tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "noesis_nb.demo", "--runs-dir", str(tmp_path / "runs")],
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "noesis_nb.demo", "--runs-dir", str(tmp_path / "runs")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
     assert "is paused" in out and "approved by demo" in out and "episode finished: ok" in out

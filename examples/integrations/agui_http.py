@@ -22,15 +22,23 @@ class Agent(BaseHTTPRequestHandler):
         ids = {"threadId": body["threadId"], "runId": body["runId"]}
         resume = (body.get("forwardedProps") or {}).get("command", {}).get("resume")
         if resume is None:
-            events = [{"type": "RUN_STARTED", **ids}, {"type": "THINKING_START", "title": "planning"},
-                      {"type": "THINKING_TEXT_MESSAGE_CONTENT", "delta": "This needs a human."}, {"type": "THINKING_END"},
-                      {"type": "CUSTOM", "name": "on_interrupt", "value": json.dumps({"message": "Send the invoice?"})},
-                      {"type": "RUN_FINISHED", **ids}]
+            events = [
+                {"type": "RUN_STARTED", **ids},
+                {"type": "THINKING_START", "title": "planning"},
+                {"type": "THINKING_TEXT_MESSAGE_CONTENT", "delta": "This needs a human."},
+                {"type": "THINKING_END"},
+                {"type": "CUSTOM", "name": "on_interrupt", "value": json.dumps({"message": "Send the invoice?"})},
+                {"type": "RUN_FINISHED", **ids},
+            ]
         else:
             text = "Invoice sent." if resume["approved"] else f"Not sent: {resume.get('reason')}"
-            events = [{"type": "RUN_STARTED", **ids}, {"type": "TEXT_MESSAGE_START", "messageId": "m1", "role": "assistant"},
-                      {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": text},
-                      {"type": "TEXT_MESSAGE_END", "messageId": "m1"}, {"type": "RUN_FINISHED", **ids}]
+            events = [
+                {"type": "RUN_STARTED", **ids},
+                {"type": "TEXT_MESSAGE_START", "messageId": "m1", "role": "assistant"},
+                {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": text},
+                {"type": "TEXT_MESSAGE_END", "messageId": "m1"},
+                {"type": "RUN_FINISHED", **ids},
+            ]
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.end_headers()
@@ -43,7 +51,7 @@ async def main(url):
     handle = start("send the March invoice", using=adapter, runs_dir="runs")
     await handle
     print(handle.status, handle.pending[0].redacted_payload["kwargs"]["interrupt"]["message"])
-    handle.reject(reason="amount looks wrong")    # what the Reject button does
+    handle.reject(reason="amount looks wrong")  # what the Reject button does
     await handle.wait()
     print(handle.status, handle.result())
     print("resume sent:", adapter.agent.requests[-1]["forwardedProps"])

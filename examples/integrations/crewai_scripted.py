@@ -6,12 +6,12 @@ import os
 os.environ.setdefault("CREWAI_DISABLE_TELEMETRY", "true")
 os.environ.setdefault("OTEL_SDK_DISABLED", "true")
 
-from crewai import Agent, Crew, Task  # noqa: E402
-from crewai.llms.base_llm import BaseLLM  # noqa: E402
-from crewai.tools import BaseTool  # noqa: E402
+from crewai import Agent, Crew, Task
+from crewai.llms.base_llm import BaseLLM
+from crewai.tools import BaseTool
 
-from noesis_nb.integrations import start  # noqa: E402
-from noesis_nb.integrations.crewai import CrewAIAdapter  # noqa: E402
+from noesis_nb.integrations import start
+from noesis_nb.integrations.crewai import CrewAIAdapter
 
 
 class ScriptedLLM(BaseLLM):
@@ -19,8 +19,9 @@ class ScriptedLLM(BaseLLM):
 
     calls: int = 0
 
-    def call(self, messages, tools=None, callbacks=None, available_functions=None, from_task=None, from_agent=None,
-             response_model=None):
+    def call(
+        self, messages, tools=None, callbacks=None, available_functions=None, from_task=None, from_agent=None, response_model=None
+    ):
         self.calls += 1
         self._track_token_usage_internal({"prompt_tokens": 300, "completion_tokens": 25, "cached_prompt_tokens": 200})
         if self.calls == 1:
@@ -40,8 +41,14 @@ class ArchiveTicket(BaseTool):
         return f"archived {ticket}"
 
 
-agent = Agent(role="support clerk", goal="keep the queue tidy", backstory="careful", llm=ScriptedLLM(model="scripted"),
-              tools=[ArchiveTicket()], allow_delegation=False)
+agent = Agent(
+    role="support clerk",
+    goal="keep the queue tidy",
+    backstory="careful",
+    llm=ScriptedLLM(model="scripted"),
+    tools=[ArchiveTicket()],
+    allow_delegation=False,
+)
 crew = Crew(agents=[agent], tasks=[Task(description="{task}", expected_output="one line", agent=agent)])
 
 

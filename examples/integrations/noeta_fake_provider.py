@@ -15,19 +15,29 @@ from noesis_nb.integrations import start
 from noesis_nb.integrations.noeta import NoetaAdapter
 
 
-@tool(name="delete_file", version="1", risk_level="high",
-      input_schema={"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]})
+@tool(
+    name="delete_file",
+    version="1",
+    risk_level="high",
+    input_schema={"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]},
+)
 def delete_file(arguments, ctx):
     return ToolResult(success=True, output=f"deleted {arguments['path']}")
 
 
-provider = FakeLLMProvider(responses=[
-    LLMResponse(stop_reason="tool_use", usage=Usage(uncached=10, cache_read=5, output=3),
-                content=[ToolUseBlock(call_id="d1", tool_name="delete_file", arguments={"path": "x.txt"})]),
-    LLMResponse(stop_reason="end_turn", content=[TextBlock(text="Deleted x.txt.")], usage=Usage(uncached=12, output=2)),
-])
-options = Options(system_prompt="You delete files when asked.", name="janitor", allowed_tools=(delete_file,),
-                  permission_mode="default")  # gated tools suspend the task; no can_use_tool callback
+provider = FakeLLMProvider(
+    responses=[
+        LLMResponse(
+            stop_reason="tool_use",
+            usage=Usage(uncached=10, cache_read=5, output=3),
+            content=[ToolUseBlock(call_id="d1", tool_name="delete_file", arguments={"path": "x.txt"})],
+        ),
+        LLMResponse(stop_reason="end_turn", content=[TextBlock(text="Deleted x.txt.")], usage=Usage(uncached=12, output=2)),
+    ]
+)
+options = Options(
+    system_prompt="You delete files when asked.", name="janitor", allowed_tools=(delete_file,), permission_mode="default"
+)  # gated tools suspend the task; no can_use_tool callback
 
 
 async def main():

@@ -19,10 +19,22 @@ noetic_log = [  # what a few lines of TypeScript write from getFullStream()
 harness_response = {"usage": {"inputTokens": 1400, "outputTokens": 60}, "cost": 0.0031, "text": "The build is green."}
 
 transcript = [
-    {"role": "user", "name": "taisce", "additional_kwargs": {"taisce.untrusted": True},
-     "content": MEMORY_PREFIX + "\n" + json.dumps({"watermark": {"stored": 40, "formed": 38, "parked": 0},
-                                                   "plan": {"degraded": False}, "facts": [{"statement": "Ana prefers tea"}],
-                                                   "reports": [], "passages": []})},
+    {
+        "role": "user",
+        "name": "taisce",
+        "additional_kwargs": {"taisce.untrusted": True},
+        "content": MEMORY_PREFIX
+        + "\n"
+        + json.dumps(
+            {
+                "watermark": {"stored": 40, "formed": 38, "parked": 0},
+                "plan": {"degraded": False},
+                "facts": [{"statement": "Ana prefers tea"}],
+                "reports": [],
+                "passages": [],
+            }
+        ),
+    },
     {"role": "user", "content": "What should I bring Ana?"},
     {"role": "assistant", "content": "Tea."},
 ]

@@ -27,4 +27,3 @@ __all__ = [
     "tools_df",
     "usage_df",
 ]
-

@@ -17,7 +17,18 @@ try:  # optional accelerator
 except ImportError:  # pragma: no cover - exercised where pyarrow is absent
     pa = None
 
-__all__ = ["build", "concat", "to_pandas", "HAVE_ARROW", "series_of", "timestamps", "categorical", "canonical", "detached", "missing"]
+__all__ = [
+    "build",
+    "concat",
+    "to_pandas",
+    "HAVE_ARROW",
+    "series_of",
+    "timestamps",
+    "categorical",
+    "canonical",
+    "detached",
+    "missing",
+]
 
 HAVE_ARROW = pa is not None
 _STR = pd.Index([], dtype="str").dtype
@@ -164,11 +175,22 @@ def to_pandas(kind: str, data: Any) -> Any:
 def series_of(kind: str, values: list[Any], index: Any = None) -> pd.Series:
     """A typed Series straight from Python values (small frames: runs, tools, usage)."""
     if kind == "datetime":
-        return pd.Series(pd.to_datetime(pd.Series(values, dtype=object), format="ISO8601", utc=True, errors="coerce").dt.as_unit("us").array, index=index)
+        return pd.Series(
+            pd.to_datetime(pd.Series(values, dtype=object), format="ISO8601", utc=True, errors="coerce").dt.as_unit("us").array,
+            index=index,
+        )
     if kind == "float":
-        return pd.Series(build("float", values) if not HAVE_ARROW else np.array([_float(v) if v is not None else np.nan for v in values], dtype=np.float64), index=index)
+        return pd.Series(
+            build("float", values)
+            if not HAVE_ARROW
+            else np.array([_float(v) if v is not None else np.nan for v in values], dtype=np.float64),
+            index=index,
+        )
     if kind == "int":
-        return pd.Series(pd.array([None if v is None or (isinstance(v, float) and v != v) else int(v) for v in values], dtype="Int64"), index=index)
+        return pd.Series(
+            pd.array([None if v is None or (isinstance(v, float) and v != v) else int(v) for v in values], dtype="Int64"),
+            index=index,
+        )
     if kind == "bool":
         return pd.Series(pd.array([None if v is None else bool(v) for v in values], dtype="boolean"), index=index)
     if kind == "category":

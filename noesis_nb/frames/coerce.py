@@ -41,8 +41,15 @@ def clean_row(row: dict[str, Any], columns: Mapping[str, tuple[str, str]], repor
 
 
 _EXACT = {"int": {int}, "float": {int, float}, "bool": {bool}, "datetime": {str}, "str": {str}, "category": {str}}  # fast path
-_WANT = {"int": "a whole number", "float": "a number", "bool": "true/false", "datetime": "an ISO-8601 time",
-         "str": "text", "category": "text", "object": "a value"}
+_WANT = {
+    "int": "a whole number",
+    "float": "a number",
+    "bool": "true/false",
+    "datetime": "an ISO-8601 time",
+    "str": "text",
+    "category": "text",
+    "object": "a value",
+}
 
 
 def _fits(kind: str, value: Any) -> bool:
@@ -60,7 +67,9 @@ def _fits(kind: str, value: Any) -> bool:
 
 
 def _kind(value: Any) -> str:
-    return {dict: "object", list: "array", str: "string", bool: "boolean", int: "number", float: "number"}.get(type(value), type(value).__name__)
+    return {dict: "object", list: "array", str: "string", bool: "boolean", int: "number", float: "number"}.get(
+        type(value), type(value).__name__
+    )
 
 
 def _short(value: Any, limit: int = 40) -> str:

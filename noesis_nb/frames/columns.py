@@ -95,8 +95,11 @@ TOKEN_COLUMNS = VOCAB_TOKEN_COLUMNS
 
 RUN_COLUMNS: dict[str, tuple[str, str]] = {
     "episode_id": ("str", "episode id (summary, state, or the directory name)"),
-    "source": ("category", "system the run came from: tags.source when it names an integration (agui, noeta, langgraph, "
-                           "crewai, noetic, taisce), else noesis_nb (x-noesis_nb extension present) or noesis"),
+    "source": (
+        "category",
+        "system the run came from: tags.source when it names an integration (agui, noeta, langgraph, "
+        "crewai, noetic, taisce), else noesis_nb (x-noesis_nb extension present) or noesis",
+    ),
     "task": ("str", "the task text"),
     "using": ("category", "adapter label (summary.flags.using, start payload, or state)"),
     "status": ("category", "ok, error, vetoed, paused, running, cancelled (noesis_nb.store.run_status)"),
@@ -111,8 +114,11 @@ RUN_COLUMNS: dict[str, tuple[str, str]] = {
     "tool_calls": ("int", "tool drafts in tool_invocations/prepared (or tool.requested events)"),
     "pending_approvals": ("int", "drafts waiting for a human decision"),
     "model_calls": ("int", "model.call events"),
-    "input_tokens": ("float", "total input tokens over model calls (cached and cache-write included); each token "
-                              "total is NaN when any call left it unknown"),
+    "input_tokens": (
+        "float",
+        "total input tokens over model calls (cached and cache-write included); each token "
+        "total is NaN when any call left it unknown",
+    ),
     "cached_input_tokens": ("float", "part of input read from cache"),
     "cache_write_input_tokens": ("float", "part of input written to cache"),
     "output_tokens": ("float", "total output tokens (reasoning included)"),

@@ -74,14 +74,22 @@ class Batch:
             names = [p.get("event_name") for p in gp]
         metrics = [e.get("metrics") for e in evs]
         cols = {
-            "event_id": [e.get("id") for e in evs], "timestamp": [e.get("timestamp") for e in evs],
-            "phase": [e.get("phase") for e in evs], "agent_id": [e.get("agent_id") for e in evs],
-            "caused_by": [e.get("caused_by") for e in evs], "faculty": [e.get("faculty") for e in evs],
-            "event_type": [e.get("event_type") for e in evs], "metrics": metrics,
+            "event_id": [e.get("id") for e in evs],
+            "timestamp": [e.get("timestamp") for e in evs],
+            "phase": [e.get("phase") for e in evs],
+            "agent_id": [e.get("agent_id") for e in evs],
+            "caused_by": [e.get("caused_by") for e in evs],
+            "faculty": [e.get("faculty") for e in evs],
+            "event_type": [e.get("event_type") for e in evs],
+            "metrics": metrics,
             "duration_ms": [m.get("duration_ms") if type(m) is dict else None for m in metrics],
-            "payload": payloads, "payloads": gp, "event_name": names,
-            "status": [p.get("status") for p in gp], "tool": [p.get("tool") for p in gp],
-            "draft_id": [p.get("draft_id") for p in gp], "model": [p.get("model") for p in gp],
+            "payload": payloads,
+            "payloads": gp,
+            "event_name": names,
+            "status": [p.get("status") for p in gp],
+            "tool": [p.get("tool") for p in gp],
+            "draft_id": [p.get("draft_id") for p in gp],
+            "model": [p.get("model") for p in gp],
             "source": [p.get("source") for p in gp],
         }
         bad = check_run(cols)
@@ -130,6 +138,8 @@ class Batch:
         for row in rows.tolist():
             run = bisect_right(starts, row) - 1
             start = starts[run]
-            by_run.setdefault(run, []).append((row - start, f"timestamp {describe(raw[row])} is not an ISO-8601 time; read as unknown"))
+            by_run.setdefault(run, []).append(
+                (row - start, f"timestamp {describe(raw[row])} is not an ISO-8601 time; read as unknown")
+            )
         for run, bad in by_run.items():
             self.reports[run][1](bad)

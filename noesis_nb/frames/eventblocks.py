@@ -49,8 +49,14 @@ def gc_paused() -> Iterator[None]:
 class EventColumns:
     """Assembled event columns (pandas arrays, read-only) plus per-run lengths and sources, before any filtering."""
 
-    def __init__(self, columns: dict[str, Any], names: list[str], lengths: list[int], run_sources: list[str],
-                 df: pd.DataFrame | None = None):
+    def __init__(
+        self,
+        columns: dict[str, Any],
+        names: list[str],
+        lengths: list[int],
+        run_sources: list[str],
+        df: pd.DataFrame | None = None,
+    ):
         self.columns = columns
         self.names = names
         self.lengths = lengths
@@ -120,8 +126,11 @@ def load_events(
                 evs = parse_lines(data, url, strict=problems.strict, errors=corruptions, torn=torn)
                 run_problems.extend(LoadProblem(c.path, c.line_number, c.reason) for c in corruptions)
                 if torn and _sealed(ref):
-                    run_problems.append(LoadProblem(url, torn[0], "the last line is cut off (no newline) although the run "
-                                                                  "is sealed; it is not read"))
+                    run_problems.append(
+                        LoadProblem(
+                            url, torn[0], "the last line is cut off (no newline) although the run is sealed; it is not read"
+                        )
+                    )
                 start, stop, named = batch.add(evs, _reporter(url, data, run_problems))
                 systems.append(named)
                 del evs
@@ -175,11 +184,19 @@ def _reporter(url: str, data: bytes, sink: list[LoadProblem]) -> Callable[[list[
 def _events_and_source_doc(ref: RunRef) -> list[str]:
     """What reading a run's events needs: ``events.jsonl`` and the document naming its source."""
     summary = ref.fs.join(ref.path, "summary.json")
-    return [ref.fs.join(ref.path, "events.jsonl"), summary if ref.fs.stat(summary) is not None else ref.fs.join(ref.path, "state.json")]
+    return [
+        ref.fs.join(ref.path, "events.jsonl"),
+        summary if ref.fs.stat(summary) is not None else ref.fs.join(ref.path, "state.json"),
+    ]
 
 
-def _assemble(segments: list[tuple[Batch | None, int, int]], names: list[str], extras: tuple[Column, ...],
-              run_sources: list[str], systems: list[tuple[tuple[int, str], ...]]) -> EventColumns:
+def _assemble(
+    segments: list[tuple[Batch | None, int, int]],
+    names: list[str],
+    extras: tuple[Column, ...],
+    run_sources: list[str],
+    systems: list[tuple[tuple[int, str], ...]],
+) -> EventColumns:
     lengths = [stop - start for _, start, stop in segments]
     merged: list[list[Any]] = []
     for batch, start, stop in segments:
@@ -189,7 +206,10 @@ def _assemble(segments: list[tuple[Batch | None, int, int]], names: list[str], e
             merged[-1][2] = stop
         else:
             merged.append([batch, start, stop])
-    kinds = {**EVENT_KINDS, **{c.name: (c.type if c.type in ("str", "category", "datetime", "float") else "object") for c in extras}}
+    kinds = {
+        **EVENT_KINDS,
+        **{c.name: (c.type if c.type in ("str", "category", "datetime", "float") else "object") for c in extras},
+    }
     total = sum(lengths)
     codes, categories = pd.factorize(pd.Series(names, dtype=object)) if names else (np.empty(0, np.int64), [])
     columns: dict[str, Any] = {
@@ -205,8 +225,25 @@ def _assemble(segments: list[tuple[Batch | None, int, int]], names: list[str], e
             columns[column.name] = _arrays.series_of(column.type, list(columns[column.name])).array
     payload = [b.payload[s:e] for b, s, e in merged]
     columns["payload"] = np.concatenate(payload) if payload else np.empty(0, dtype=object)
-    order = ["episode_id", "source", "seq", "event_id", "timestamp", "phase", "event_name", "agent_id", "caused_by",
-             "duration_ms", "faculty", "status", "tool", "draft_id", "model", "payload", *[c.name for c in extras]]
+    order = [
+        "episode_id",
+        "source",
+        "seq",
+        "event_id",
+        "timestamp",
+        "phase",
+        "event_name",
+        "agent_id",
+        "caused_by",
+        "duration_ms",
+        "faculty",
+        "status",
+        "tool",
+        "draft_id",
+        "model",
+        "payload",
+        *[c.name for c in extras],
+    ]
     return EventColumns({k: columns[k] for k in order}, names, lengths, run_sources)
 
 

@@ -26,15 +26,28 @@ _TEXT = {str, _NONE}
 FACULTIES = frozenset({"intuition", "direction", "governance", "insight"})
 # column -> (allowed types, what a good value is); None is allowed (absent) unless the column is required
 _COLUMNS: dict[str, tuple[set[type], str]] = {
-    "event_id": (_TEXT, "text"), "agent_id": (_TEXT, "text"), "caused_by": (_TEXT, "text"), "faculty": (_TEXT, "text"),
-    "event_type": (_TEXT, "text"), "metrics": ({dict, _NONE}, "an object"), "event_name": (_TEXT, "text"), "status": (_TEXT, "text"),
-    "draft_id": (_TEXT, "text"), "model": (_TEXT, "text"), "source": (_TEXT, "text"),
+    "event_id": (_TEXT, "text"),
+    "agent_id": (_TEXT, "text"),
+    "caused_by": (_TEXT, "text"),
+    "faculty": (_TEXT, "text"),
+    "event_type": (_TEXT, "text"),
+    "metrics": ({dict, _NONE}, "an object"),
+    "event_name": (_TEXT, "text"),
+    "status": (_TEXT, "text"),
+    "draft_id": (_TEXT, "text"),
+    "model": (_TEXT, "text"),
+    "source": (_TEXT, "text"),
 }
 _REQUIRED = {"timestamp": ({str}, "an ISO-8601 time"), "phase": ({str}, "text"), "payload": ({dict}, "an object")}
 _FIELD = {"event_id": "id", "duration_ms": "metrics.duration_ms"}  # column -> where it is in the event line
 _PAYLOAD = {"event_name", "status", "tool", "draft_id", "model", "source"}
-_CALL_RULES = {**dict.fromkeys(TOKEN_KEYS, "count"), "model_calls": "count", "latency_ms": "nonneg", "cost_usd": "nonneg",
-               "provider": "text"}
+_CALL_RULES = {
+    **dict.fromkeys(TOKEN_KEYS, "count"),
+    "model_calls": "count",
+    "latency_ms": "nonneg",
+    "cost_usd": "nonneg",
+    "provider": "text",
+}
 _TOOL_RULES = dict.fromkeys(("request_id", "reason_code", "protocol", "reason"), "text")  # what tools_df reads
 
 
@@ -141,7 +154,9 @@ def _check_parts(targets: list[int], fields: dict[str, list[Any]], bad: list[tup
         over_out = output[j] is not None and reasoning[j] is not None and reasoning[j] > output[j]
         if over_in or over_out:
             usage = {k: fields[k][j] for k in TOKEN_KEYS}
-            bad.extend((targets[j], f"payload: {conflict}; these counts are read as unknown") for conflict in usage_conflicts(usage))
+            bad.extend(
+                (targets[j], f"payload: {conflict}; these counts are read as unknown") for conflict in usage_conflicts(usage)
+            )
 
 
 def _positions(values: list[Any], wanted: str) -> list[int]:

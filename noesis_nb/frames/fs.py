@@ -1,7 +1,8 @@
 """Reading run files from the local disk or through fsspec (``s3://…``), with the stat used as cache key.
 
 ``LocalFS`` is the hot path: plain ``os.open``/``fstat``/``os.read``, refusing what is not a file
-of the run (``BadFile``: a directory, FIFO, unreadable file, or symlink out of the run). ``RemoteFS`` lists a whole root once (size
+of the run (``BadFile``: a directory, FIFO, unreadable file, or symlink out of the run).
+``RemoteFS`` lists a whole root once (size
 and modification time/ETag of every file), then fetches many files concurrently with ``fs.cat``.
 """
 
@@ -107,7 +108,7 @@ class RemoteFS:
         prefix = path + "/"
         for d in self._dirs:
             if d.startswith(prefix):
-                names.add(d[len(prefix):].split("/", 1)[0])
+                names.add(d[len(prefix) :].split("/", 1)[0])
         return sorted(names)
 
     def prefetch(self, paths: Iterable[str]) -> None:

@@ -27,7 +27,9 @@ class RunLoadError(NoesisNbError, ValueError):
     def __init__(self, problem: LoadProblem):
         self.problem = problem
         where = problem.path if problem.line is None else f"{problem.path}, line {problem.line}"
-        super().__init__(f"{where}: {problem.reason}. Pass strict=False to skip this run's bad parts and get them in df.attrs['errors'].")
+        super().__init__(
+            f"{where}: {problem.reason}. Pass strict=False to skip this run's bad parts and get them in df.attrs['errors']."
+        )
 
 
 class Problems:

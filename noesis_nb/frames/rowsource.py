@@ -23,7 +23,6 @@ from .fs import BadFile
 __all__ = ["SYSTEMS", "ENGINE", "NOESIS", "run_source", "read_run_source", "system_rows", "source_column"]
 
 
-
 def read_run_source(ref: Any) -> str:
     """Read just enough of a run to name its source: ``summary.json``, else ``state.json``.
 
@@ -56,7 +55,7 @@ def _without_tag(data: bytes) -> str | None:
         return None
     at = body.find(b'"x-noesis_nb"')
     while at != -1:
-        if body[at + 13:at + 45].lstrip()[:1] == b":":
+        if body[at + 13 : at + 45].lstrip()[:1] == b":":
             return ENGINE
         at = body.find(b'"x-noesis_nb"', at + 13)
     return NOESIS

@@ -9,7 +9,7 @@ within one UTC day (then the per-model sums price exactly as the calls would).
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import orjson
@@ -28,7 +28,11 @@ from .values import describe, is_time
 __all__ = ["read_run", "run_stamp", "calls_from_events", "RunRecord", "PARTS"]
 
 _TAIL = 16384
-PARTS = (("cached_input", "cached_input_tokens"), ("cache_write", "cache_write_input_tokens"), ("reasoning", "reasoning_tokens"))  # (price field, count)
+PARTS = (
+    ("cached_input", "cached_input_tokens"),
+    ("cache_write", "cache_write_input_tokens"),
+    ("reasoning", "reasoning_tokens"),
+)  # (price field, count)
 RunRecord = dict[str, Any]
 
 
@@ -97,11 +101,21 @@ def read_run(ref: RunRef, *, strict: bool) -> tuple[RunRecord, dict[str, Any], l
         calls = [(summary["started_at"], dict(item, event_name=MODEL_CALL)) for item in by_model]
     tools = _tools(ref, stamp, problems, sealed=final is not None or manifest is not None)
     record: RunRecord = {
-        "ref": ref, "summary": summary, "state": state, "final": final, "manifest": manifest,
+        "ref": ref,
+        "summary": summary,
+        "state": state,
+        "final": final,
+        "manifest": manifest,
         "status": _status(ref, summary, state, tail, problems),
-        "head": head, "tail_end": next((e.get("timestamp") for e in reversed(tail) if e.get("phase") == "terminate"), None),
-        "calls": calls, "calls_from": "summary" if calls and not need_calls else "events",
-        "tools": tools, "tool_requests": tool_requests, "stamp": stamp, "problems": problems, "manifest_clean": manifest_clean,
+        "head": head,
+        "tail_end": next((e.get("timestamp") for e in reversed(tail) if e.get("phase") == "terminate"), None),
+        "calls": calls,
+        "calls_from": "summary" if calls and not need_calls else "events",
+        "tools": tools,
+        "tool_requests": tool_requests,
+        "stamp": stamp,
+        "problems": problems,
+        "manifest_clean": manifest_clean,
     }
     record["known_sizes"] = {k: v[0] for k, v in stamp.items() if v is not None and k.endswith((".json", ".jsonl"))}
     return record, stamp, problems
@@ -151,18 +165,28 @@ def calls_from_events(record: RunRecord) -> list[LoadProblem]:
 
 def _one_day(started: Any, duration: Any) -> bool:
     """True when a run started at ``started`` and lasting ``duration`` seconds stays within one UTC day."""
-    if not isinstance(started, str) or not isinstance(duration, (int, float)) or isinstance(duration, bool) or not 0 <= duration < 86400:
+    if (
+        not isinstance(started, str)
+        or not isinstance(duration, (int, float))
+        or isinstance(duration, bool)
+        or not 0 <= duration < 86400
+    ):
         return False
     try:
         begin = datetime.fromisoformat(started.replace("Z", "+00:00"))
     except ValueError:
         return False
-    begin = begin.astimezone(timezone.utc) if begin.tzinfo else begin.replace(tzinfo=timezone.utc)
+    begin = begin.astimezone(UTC) if begin.tzinfo else begin.replace(tzinfo=UTC)
     return (begin + timedelta(seconds=duration)).date() == begin.date()
 
 
-def _status(ref: RunRef, summary: dict[str, Any] | None, state: dict[str, Any] | None, tail: list[dict[str, Any]],
-            problems: list[LoadProblem]) -> str | None:
+def _status(
+    ref: RunRef,
+    summary: dict[str, Any] | None,
+    state: dict[str, Any] | None,
+    tail: list[dict[str, Any]],
+    problems: list[LoadProblem],
+) -> str | None:
     """``run_status``; fields of the wrong shape are read as empty rather than failing the load.
 
     ``runs_df`` reports those fields itself; a status that still cannot be read is reported here.
@@ -190,8 +214,14 @@ def _parse_tail(data: bytes, whole: bool, url: str, problems: list[LoadProblem])
         cut = data.find(b"\n") + 1  # the first bytes of a tail read are a partial line
     tail = [_plain(e) for e in parse_lines(data[cut:], url, strict=False, errors=errors)]
     offset = data.count(b"\n", 0, cut) if whole else None
-    problems.extend(LoadProblem(c.path, None if offset is None else offset + c.line_number,
-                                c.reason if whole else f"{c.reason} (in the last {_TAIL} bytes)") for c in errors)
+    problems.extend(
+        LoadProblem(
+            c.path,
+            None if offset is None else offset + c.line_number,
+            c.reason if whole else f"{c.reason} (in the last {_TAIL} bytes)",
+        )
+        for c in errors
+    )
     return tail
 
 
@@ -205,8 +235,11 @@ def _plain(event: dict[str, Any]) -> dict[str, Any]:
     """
     payload = event.get("payload")
     payload = {k: v for k, v in payload.items() if k not in _TEXT_KEYS or type(v) is str} if type(payload) is dict else None
-    return {"phase": event["phase"] if type(event.get("phase")) is str else None, "payload": payload,
-            "timestamp": event["timestamp"] if is_time(event.get("timestamp")) else None}
+    return {
+        "phase": event["phase"] if type(event.get("phase")) is str else None,
+        "payload": payload,
+        "timestamp": event["timestamp"] if is_time(event.get("timestamp")) else None,
+    }
 
 
 def _first_event(line: bytes) -> dict[str, Any] | None:
@@ -244,7 +277,9 @@ def _tools(ref: RunRef, stamp: dict[str, Any], problems: list[LoadProblem], *, s
     return {"drafts": len(where), "pending": pending, "present": True}
 
 
-def _listing(ref: RunRef, parts: tuple[str, ...], stamp: dict[str, Any], problems: list[LoadProblem], keep: bool = True) -> list[str]:
+def _listing(
+    ref: RunRef, parts: tuple[str, ...], stamp: dict[str, Any], problems: list[LoadProblem], keep: bool = True
+) -> list[str]:
     """A tool folder's names (stamped for the cache); a folder that is not one of the run's is reported and read as empty."""
     folder = ref.file(*parts)
     try:

@@ -53,8 +53,10 @@ def runs_df(
     one report each); ``strict=True`` raises on the first, naming the file.
     """
     if verify not in ("quick", "size", "hash"):
-        raise ValueError(f"verify={verify!r}: use 'quick' (listed files exist, top-level sizes match), 'size' (every "
-                         "listed size) or 'hash' (re-hash every listed file)")
+        raise ValueError(
+            f"verify={verify!r}: use 'quick' (listed files exist, top-level sizes match), 'size' (every "
+            "listed size) or 'hash' (re-hash every listed file)"
+        )
     extras = check_columns(columns, RUN_COLUMNS, "runs_df")
     refs = resolve_source(source, storage_options=storage_options, episodes=episode_filter(episodes))
     problems = Problems(strict)
@@ -114,12 +116,21 @@ def _checked_row(record: RunRecord, run_problems: list[LoadProblem]) -> dict[str
         return _row(record, report)
     except Exception as exc:  # a shape nobody foresaw: keep the run with its name, say why its fields are missing
         run_problems.append(LoadProblem(ref.url, None, f"could not read the run's fields ({type(exc).__name__}: {exc})"))
-        return {**dict.fromkeys(_ROW_COLUMNS), "episode_id": ref.name, "status": record.get("status"), "run_dir": ref.url,
-                "sealed": False, "tool_calls": 0, "pending_approvals": 0, "tags": {}}
+        return {
+            **dict.fromkeys(_ROW_COLUMNS),
+            "episode_id": ref.name,
+            "status": record.get("status"),
+            "run_dir": ref.url,
+            "sealed": False,
+            "tool_calls": 0,
+            "pending_approvals": 0,
+            "tags": {},
+        }
 
 
-def _manifest_ok(ref: RunRef, manifest: dict[str, Any] | None, verify: str, known: dict[str, int],
-                 problems: list[LoadProblem]) -> bool | None:
+def _manifest_ok(
+    ref: RunRef, manifest: dict[str, Any] | None, verify: str, known: dict[str, int], problems: list[LoadProblem]
+) -> bool | None:
     """None without a manifest; False when a listed file is missing or has another size (or hash), each one reported.
 
     ``quick``: every listed file exists (one listing per folder) and every top-level file has
@@ -134,8 +145,10 @@ def _manifest_ok(ref: RunRef, manifest: dict[str, Any] | None, verify: str, know
     where = lambda name: ref.fs.url(ref.file(*name.split("/")))  # noqa: E731
     if verify == "hash" and ref.fs.protocol == "file":
         checked = verify_manifest(ref.path)
-        problems.extend(LoadProblem(where(name) if safe_name(name) else ref.fs.url(ref.file("manifest.json")), None, reason)
-                        for name, reason in checked.details)
+        problems.extend(
+            LoadProblem(where(name) if safe_name(name) else ref.fs.url(ref.file("manifest.json")), None, reason)
+            for name, reason in checked.details
+        )
         return checked.ok and all(isinstance(e, dict) and isinstance(e.get("name"), str) for e in files)
     ok = True
     listings: dict[str, set[str]] = {}
@@ -151,7 +164,9 @@ def _manifest_ok(ref: RunRef, manifest: dict[str, Any] | None, verify: str, know
                 try:
                     listings[folder] = set(ref.listdir(*folder.split("/")))
                 except BadFile as exc:
-                    problems.append(LoadProblem(where(folder), None, f"{exc.reason}; the files manifest.json lists in it are not checked"))
+                    problems.append(
+                        LoadProblem(where(folder), None, f"{exc.reason}; the files manifest.json lists in it are not checked")
+                    )
                     listings[folder] = set()
             if base not in listings[folder]:
                 problems.append(LoadProblem(where(name), None, "listed in manifest.json but missing"))
@@ -166,7 +181,11 @@ def _manifest_ok(ref: RunRef, manifest: dict[str, Any] | None, verify: str, know
             size = stat[0]
         listed = entry.get("size_bytes")
         if listed is not None and size != listed:
-            problems.append(LoadProblem(where(name), None, f"{size} bytes, but manifest.json lists {listed}: changed after the run was sealed"))
+            problems.append(
+                LoadProblem(
+                    where(name), None, f"{size} bytes, but manifest.json lists {listed}: changed after the run was sealed"
+                )
+            )
             ok = False
     return ok
 
@@ -197,8 +216,16 @@ def _row(record: RunRecord, report: Callable[[str], Report]) -> dict[str, Any]:
     start = record["head"] if (record["head"] or {}).get("phase") == "start" else {}
     metrics = obj(summary, "metrics", in_summary)
     status = record["status"]
-    facts = run_facts(ref.name, summary=record["summary"], state=record["state"], final=record["final"], start=start,
-                      status=status, last_timestamp=record["tail_end"], report=lambda file, message: report(file)(message))
+    facts = run_facts(
+        ref.name,
+        summary=record["summary"],
+        state=record["state"],
+        final=record["final"],
+        start=start,
+        status=status,
+        last_timestamp=record["tail_end"],
+        report=lambda file, message: report(file)(message),
+    )
     actions = obj(state, "outcomes", in_state).get("actions")
     tools = record["tools"]
     tool_calls = tools["drafts"] if tools["present"] else (record["tool_requests"] or 0)

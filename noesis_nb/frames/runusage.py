@@ -6,7 +6,7 @@ the same (``runrecord`` decides what it can from the summary; the prices decide 
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
@@ -58,8 +58,8 @@ def _day(stamp: Any) -> datetime | None:
         when = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
     except (AttributeError, TypeError, ValueError):
         return None
-    when = when.astimezone(timezone.utc) if when.tzinfo else when.replace(tzinfo=timezone.utc)
-    return datetime(when.year, when.month, when.day, tzinfo=timezone.utc)
+    when = when.astimezone(UTC) if when.tzinfo else when.replace(tzinfo=UTC)
+    return datetime(when.year, when.month, when.day, tzinfo=UTC)
 
 
 def run_usage(records: list[RunRecord], prices: Any) -> pd.DataFrame:
@@ -88,6 +88,11 @@ def run_usage(records: list[RunRecord], prices: Any) -> pd.DataFrame:
     priced = has & ~unpriced
     out["priced"] = pd.array(priced, dtype="boolean")
     out["cost_usd"] = np.where(priced, out["cost_usd"], np.nan)
-    out.attrs.update({k: calls.attrs[k] for k in ("price_source", "price_version", "price_fallbacks", "price_assumptions", "price_tiers")
-                      if k in calls.attrs})
+    out.attrs.update(
+        {
+            k: calls.attrs[k]
+            for k in ("price_source", "price_version", "price_fallbacks", "price_assumptions", "price_tiers")
+            if k in calls.attrs
+        }
+    )
     return out

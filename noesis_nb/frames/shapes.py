@@ -39,35 +39,101 @@ def spec(fields: Iterable[str]) -> Spec:
 
 
 _COUNTS = [f"{k}:count" for k in TOKEN_KEYS]
-SUMMARY = spec([
-    "episode_id:text", "task:text", "status:text", "outcome:text", "schema_version:text", "adapter_result:text",
-    "started_at:time", "duration_sec:nonneg", "flags:object", "flags.using:text", "flags.governance_mode:text",
-    "flags.mode:text", "metrics:object", "metrics.success:success", "metrics.act_count:count", "metrics.veto_count:count",
-    "metrics.would_veto_count:count", "tags:object", "x-noesis_nb:object", "x-noesis_nb.usage:object",
-    "x-noesis_nb.usage.model_calls:count", *[f"x-noesis_nb.usage.{c}" for c in _COUNTS], "x-noesis_nb.usage.by_model:list",
-    "x-noesis_nb.usage.by_model.[]:object", "x-noesis_nb.usage.by_model.[].model:text", "x-noesis_nb.usage.by_model.[].provider:text",
-    "x-noesis_nb.usage.by_model.[].model_calls:count", *[f"x-noesis_nb.usage.by_model.[].{c}" for c in _COUNTS],
-])
-STATE = spec([
-    "version:text", "state_schema_version:text", "episode:object", "episode.id:text", "episode.started_at:time",
-    "episode.using:text", "episode.tags:object", "goal:object", "goal.task:text", "outcomes:object", "outcomes.status:text",
-    "outcomes.actions:list", "x-noesis_nb:object", "x-noesis_nb.governance_mode:text",
-])
-FINAL = spec([
-    "schema_version:text", "episode_id:text", "process_id:text", "run_index:count", "finalized_at:time", "outcome:text",
-    "verification_status:text",
-])
-MANIFEST = spec([
-    "schema_version:text", "episode_id:text", "created_at:time", "signer:text", "files!:list", "files.[]:object",
-    "files.[].name!:relpath", "files.[].sha256:text", "files.[].size_bytes:count", "files.[].kind:text",
-])
+SUMMARY = spec(
+    [
+        "episode_id:text",
+        "task:text",
+        "status:text",
+        "outcome:text",
+        "schema_version:text",
+        "adapter_result:text",
+        "started_at:time",
+        "duration_sec:nonneg",
+        "flags:object",
+        "flags.using:text",
+        "flags.governance_mode:text",
+        "flags.mode:text",
+        "metrics:object",
+        "metrics.success:success",
+        "metrics.act_count:count",
+        "metrics.veto_count:count",
+        "metrics.would_veto_count:count",
+        "tags:object",
+        "x-noesis_nb:object",
+        "x-noesis_nb.usage:object",
+        "x-noesis_nb.usage.model_calls:count",
+        *[f"x-noesis_nb.usage.{c}" for c in _COUNTS],
+        "x-noesis_nb.usage.by_model:list",
+        "x-noesis_nb.usage.by_model.[]:object",
+        "x-noesis_nb.usage.by_model.[].model:text",
+        "x-noesis_nb.usage.by_model.[].provider:text",
+        "x-noesis_nb.usage.by_model.[].model_calls:count",
+        *[f"x-noesis_nb.usage.by_model.[].{c}" for c in _COUNTS],
+    ]
+)
+STATE = spec(
+    [
+        "version:text",
+        "state_schema_version:text",
+        "episode:object",
+        "episode.id:text",
+        "episode.started_at:time",
+        "episode.using:text",
+        "episode.tags:object",
+        "goal:object",
+        "goal.task:text",
+        "outcomes:object",
+        "outcomes.status:text",
+        "outcomes.actions:list",
+        "x-noesis_nb:object",
+        "x-noesis_nb.governance_mode:text",
+    ]
+)
+FINAL = spec(
+    [
+        "schema_version:text",
+        "episode_id:text",
+        "process_id:text",
+        "run_index:count",
+        "finalized_at:time",
+        "outcome:text",
+        "verification_status:text",
+    ]
+)
+MANIFEST = spec(
+    [
+        "schema_version:text",
+        "episode_id:text",
+        "created_at:time",
+        "signer:text",
+        "files!:list",
+        "files.[]:object",
+        "files.[].name!:relpath",
+        "files.[].sha256:text",
+        "files.[].size_bytes:count",
+        "files.[].kind:text",
+    ]
+)
 _TOOL_IDS = ["draft_id:text", "request_id:text", "run_id:text", "schema_version:text", "status:text", "reason_code:text"]
-PREPARED = spec([
-    *_TOOL_IDS, "protocol:text", "tool:tool", "governance:object", "governance.effect_kind:text", "governance.risk_tier:text",
-    "governance.requires_approval:bool", "governance.candidate_id:text", "governance.tags:list", "execution:object",
-    "execution.timeout_ms:count", "execution.retry_limit:count", "execution.idempotency_key:text", "payload:object",
-    "security:object",
-])
+PREPARED = spec(
+    [
+        *_TOOL_IDS,
+        "protocol:text",
+        "tool:tool",
+        "governance:object",
+        "governance.effect_kind:text",
+        "governance.risk_tier:text",
+        "governance.requires_approval:bool",
+        "governance.candidate_id:text",
+        "governance.tags:list",
+        "execution:object",
+        "execution.timeout_ms:count",
+        "execution.retry_limit:count",
+        "execution.idempotency_key:text",
+        "payload:object",
+        "security:object",
+    ]
+)
 APPROVAL = spec([*_TOOL_IDS, "decision_id:text", "approver_id:text", "reason:text", "decided_at:time", "candidate_id:text"])
 EXECUTION = spec([*_TOOL_IDS, "execution_id:text", "duration_ms:nonneg", "replayed_from_execution_id:text"])
 
@@ -87,10 +153,18 @@ def _compiled(tree: Spec) -> _Node:
     node = _CACHE.get(id(tree))
     if node is None:
         node = _CACHE[id(tree)] = tuple(
-            (key, required, frozenset(_FAST.get(rule, ())), RULES[rule], _compiled(children) if children else (),
-             RULES[children["[]"][0]] if "[]" in children else None,
-             _compiled(children["[]"][2]) if "[]" in children and children["[]"][2] else ())
-            for key, (rule, required, children) in tree.items() if key != "[]")
+            (
+                key,
+                required,
+                frozenset(_FAST.get(rule, ())),
+                RULES[rule],
+                _compiled(children) if children else (),
+                RULES[children["[]"][0]] if "[]" in children else None,
+                _compiled(children["[]"][2]) if "[]" in children and children["[]"][2] else (),
+            )
+            for key, (rule, required, children) in tree.items()
+            if key != "[]"
+        )
         _KEEP.append(tree)  # keeps id(tree) valid
     return node
 
@@ -181,8 +255,12 @@ _BAD_PARTS = tuple(a + part + b for part in ("", ".", "..") for a in "\n/" for b
 def _names_fit(names: list[str]) -> bool:
     """Whether all ``names`` are safe relative paths, by substring search over them joined (no call per name)."""
     joined = "\n" + "\n".join(names) + "\n"
-    return ("\\" not in joined and "\x00" not in joined and not any(bad in joined for bad in _BAD_PARTS)
-            and _DRIVE.search(joined) is None)
+    return (
+        "\\" not in joined
+        and "\x00" not in joined
+        and not any(bad in joined for bad in _BAD_PARTS)
+        and _DRIVE.search(joined) is None
+    )
 
 
 _BY_MODEL_ITEM = _compiled(SUMMARY["x-noesis_nb"][2]["usage"][2]["by_model"][2]["[]"][2])

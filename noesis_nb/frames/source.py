@@ -12,7 +12,7 @@ import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Union
+from typing import Any
 
 from .. import config
 from ..errors import RunNotFoundError
@@ -22,7 +22,7 @@ from .fs import LocalFS, RemoteFS, open_remote
 
 __all__ = ["RunRef", "resolve_source", "episode_filter", "Source"]
 
-Source = Union[str, os.PathLike, Iterable[Union[str, os.PathLike]], None]
+Source = str | os.PathLike | Iterable[str | os.PathLike] | None
 _LOCAL = LocalFS()
 
 
@@ -62,8 +62,10 @@ class RunRef:
         return self.fs.url(self.path)
 
 
-_ACCEPTED = ("None (the configured runs dir), a runs root or run directory path, an episode id, a glob "
-             "('runs/ep_2025*'), an fsspec URL ('s3://bucket/prefix'), or a list of these")
+_ACCEPTED = (
+    "None (the configured runs dir), a runs root or run directory path, an episode id, a glob "
+    "('runs/ep_2025*'), an fsspec URL ('s3://bucket/prefix'), or a list of these"
+)
 
 
 def episode_filter(episodes: str | Iterable[str] | None) -> list[str] | None:
@@ -73,7 +75,10 @@ def episode_filter(episodes: str | Iterable[str] | None) -> list[str] | None:
     if isinstance(episodes, str):
         return [episodes]
     if not _is_collection(episodes):
-        raise TypeError(f"episodes={_Short(episodes)!r} (type {type(episodes).__name__}) is not an episode id; pass an id (str) or a list of ids")
+        raise TypeError(
+            f"episodes={_Short(episodes)!r} (type {type(episodes).__name__}) is not an episode id; "
+            "pass an id (str) or a list of ids"
+        )
     ids = list(episodes)
     bad = [e for e in ids if not isinstance(e, str)]
     if bad:
@@ -100,8 +105,10 @@ def _is_collection(value: Any) -> bool:
 def _bad_source(value: Any, *, item: bool = False) -> TypeError:
     kind, value = type(value).__name__, _Short(value)
     if item:
-        return TypeError(f"source list item {value!r} (type {kind}) is not a run source; each item of a source list is a "
-                         "run or runs-root path, an episode id, a glob or an fsspec URL")
+        return TypeError(
+            f"source list item {value!r} (type {kind}) is not a run source; each item of a source list is a "
+            "run or runs-root path, an episode id, a glob or an fsspec URL"
+        )
     return TypeError(f"source={value!r} (type {kind}) is not a run source; pass {_ACCEPTED}")
 
 
@@ -175,12 +182,16 @@ def _resolve_remote(url: str, storage_options: dict[str, Any] | None, remotes: d
         runs = fs.scan(base)
         import fnmatch
 
-        matched = [r for r in runs if fnmatch.fnmatch(r, path.rstrip("/")) or any(fnmatch.fnmatch(p, path.rstrip("/")) for p in _parents(r, base))]
+        matched = [
+            r
+            for r in runs
+            if fnmatch.fnmatch(r, path.rstrip("/")) or any(fnmatch.fnmatch(p, path.rstrip("/")) for p in _parents(r, base))
+        ]
         return [RunRef(fs, r) for r in matched]
     remotes[(protocol, path)] = fs
     return [RunRef(fs, r) for r in fs.scan(path)]
 
 
 def _parents(run: str, base: str) -> list[str]:
-    parts = run[len(base):].strip("/").split("/")
+    parts = run[len(base) :].strip("/").split("/")
     return [base + "/" + "/".join(parts[: i + 1]) for i in range(len(parts))]

@@ -145,8 +145,15 @@ def _event_facts(names: np.ndarray, stamps: pd.Series, payloads: np.ndarray) -> 
     return drafts
 
 
-def _checked_row(ref: RunRef, source: str, draft_id: str, docs: tuple[dict[str, Any], ...], facts: dict[str, Any],
-                 problems: Problems, url: str | None = None) -> dict[str, Any]:
+def _checked_row(
+    ref: RunRef,
+    source: str,
+    draft_id: str,
+    docs: tuple[dict[str, Any], ...],
+    facts: dict[str, Any],
+    problems: Problems,
+    url: str | None = None,
+) -> dict[str, Any]:
     """``_row`` with malformed record fields read as unknown and reported against the draft's prepared record."""
     fs = ref.fs
     url = url or fs.url(fs.join(ref.path, "tool_invocations", "prepared", f"{draft_id}.json"))
@@ -161,12 +168,22 @@ def _checked_row(ref: RunRef, source: str, draft_id: str, docs: tuple[dict[str, 
         return {**dict.fromkeys(TOOL_COLUMNS), "episode_id": ref.name, "source": source, "draft_id": draft_id}
 
 
-def _row(episode_id: str, source: str, draft_id: str, prepared: dict[str, Any], approval: dict[str, Any], execution: dict[str, Any],
-         facts: dict[str, Any], report: Report) -> dict[str, Any]:
+def _row(
+    episode_id: str,
+    source: str,
+    draft_id: str,
+    prepared: dict[str, Any],
+    approval: dict[str, Any],
+    execution: dict[str, Any],
+    facts: dict[str, Any],
+    report: Report,
+) -> dict[str, Any]:
     gov = obj(prepared, "governance", report)
     decided = facts.get("decided_at")
     if decided is None and approval.get("decided_at"):
-        decided = pd.to_datetime(approval["decided_at"], utc=True, errors="coerce") if isinstance(approval["decided_at"], str) else None
+        decided = (
+            pd.to_datetime(approval["decided_at"], utc=True, errors="coerce") if isinstance(approval["decided_at"], str) else None
+        )
         decided = None if decided is pd.NaT else decided
     decision = approval.get("status") or facts.get("decision")
     status = execution.get("status") or facts.get("exec_status")
@@ -200,8 +217,11 @@ def _row(episode_id: str, source: str, draft_id: str, prepared: dict[str, Any], 
         "decision_reason": approval.get("reason") or facts.get("reason"),
         "executed_at": executed,
         "duration_ms": duration,
-        "reason_code": execution.get("reason_code") or facts.get("exec_code") or approval.get("reason_code")
-        or facts.get("decision_code") or (facts.get("pending_code") if status == "pending" else None),
+        "reason_code": execution.get("reason_code")
+        or facts.get("exec_code")
+        or approval.get("reason_code")
+        or facts.get("decision_code")
+        or (facts.get("pending_code") if status == "pending" else None),
     }
 
 
@@ -236,7 +256,7 @@ def tools_df(
     rows, records = [], []
     for i, ref in enumerate(refs):
         start = int(ends[i - 1]) if i else 0
-        sel = start + np.flatnonzero(is_tool[start:ends[i]])
+        sel = start + np.flatnonzero(is_tool[start : ends[i]])
         facts = _event_facts(names[sel], stamps.iloc[sel], payloads[sel]) if len(sel) else {}
         urls: dict[str, str] = {}
         prepared = _records(ref, "prepared", problems, urls)
@@ -245,7 +265,9 @@ def tools_df(
         order = list(prepared) + [d for d in facts if d not in prepared]
         for draft in order:
             p, a, e = prepared.get(draft, {}), approvals.get(draft, {}), executions.get(draft, {})
-            rows.append(_checked_row(ref, loaded.run_sources[i], draft, (p, a, e), facts.get(draft, {}), problems, urls.get(draft)))
+            rows.append(
+                _checked_row(ref, loaded.run_sources[i], draft, (p, a, e), facts.get(draft, {}), problems, urls.get(draft))
+            )
             records.append({"prepared": p, "approval": a, "execution": e})
     df = pd.DataFrame({name: _arrays.series_of(kind, [r[name] for r in rows]) for name, (kind, _) in TOOL_COLUMNS.items()})
     for column in extras:

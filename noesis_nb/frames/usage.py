@@ -72,16 +72,27 @@ def _unknown_conflicts(data: dict[str, Any]) -> None:
             data[name] = np.where(over, np.nan, data[name])
 
 
-def calls_frame(episode_ids: list[Any], timestamps: list[Any], payloads: Iterable[dict[str, Any]], extras: Sequence[Column] = (),
-                sources: Any = None) -> pd.DataFrame:
+def calls_frame(
+    episode_ids: list[Any],
+    timestamps: list[Any],
+    payloads: Iterable[dict[str, Any]],
+    extras: Sequence[Column] = (),
+    sources: Any = None,
+) -> pd.DataFrame:
     """The unpriced usage columns from parallel lists (timestamps may be strings or Timestamps).
 
     ``sources`` (the events' ``source`` values) adds the ``source`` column; ``runs_df`` needs none.
     """
     payloads = list(payloads)
-    keys = {"input_tokens": "input_tokens", "cached_input_tokens": "cached_input_tokens",
-            "cache_write_input_tokens": "cache_write_input_tokens", "output_tokens": "output_tokens",
-            "reasoning_tokens": "reasoning_tokens", "latency_ms": "latency_ms", "reported_cost_usd": "cost_usd"}
+    keys = {
+        "input_tokens": "input_tokens",
+        "cached_input_tokens": "cached_input_tokens",
+        "cache_write_input_tokens": "cache_write_input_tokens",
+        "output_tokens": "output_tokens",
+        "reasoning_tokens": "reasoning_tokens",
+        "latency_ms": "latency_ms",
+        "reported_cost_usd": "cost_usd",
+    }
     if timestamps and isinstance(timestamps[0], str):
         ts = _arrays.series_of("datetime", timestamps)
     else:

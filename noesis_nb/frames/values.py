@@ -57,8 +57,11 @@ def _tool(value: Any) -> bool:
     """A tool reference: ``"fs.write@1"`` or ``{"name": ..., "namespace"?: ..., "version"?: ...}`` with text parts."""
     if type(value) is str:
         return True
-    return (type(value) is dict and type(value.get("name")) is str and all(
-        value.get(k) is None or type(value.get(k)) in (str, int) for k in ("namespace", "version")))
+    return (
+        type(value) is dict
+        and type(value.get("name")) is str
+        and all(value.get(k) is None or type(value.get(k)) in (str, int) for k in ("namespace", "version"))
+    )
 
 
 def safe_name(value: Any) -> bool:
@@ -78,20 +81,23 @@ class Rule:
         self.name, self.ok, self.want = name, ok, want
 
 
-RULES: dict[str, Rule] = {r.name: r for r in (
-    Rule("text", lambda v: type(v) is str, "text"),
-    Rule("time", is_time, "an ISO-8601 time"),
-    Rule("count", is_count, "a whole number from 0 to 2**53"),
-    Rule("number", _number, "a finite number"),
-    Rule("nonneg", _nonneg, "a number from 0 to 2**53"),
-    Rule("bool", lambda v: type(v) is bool, "true or false"),
-    Rule("success", _success, "true/false or a score from 0 to 1"),
-    Rule("object", lambda v: type(v) is dict, "an object"),
-    Rule("list", lambda v: type(v) is list, "an array"),
-    Rule("tool", _tool, "a tool name or {name, namespace, version}"),
-    Rule("relpath", safe_name, "a relative path inside the run"),
-    Rule("any", lambda v: True, "a value"),
-)}
+RULES: dict[str, Rule] = {
+    r.name: r
+    for r in (
+        Rule("text", lambda v: type(v) is str, "text"),
+        Rule("time", is_time, "an ISO-8601 time"),
+        Rule("count", is_count, "a whole number from 0 to 2**53"),
+        Rule("number", _number, "a finite number"),
+        Rule("nonneg", _nonneg, "a number from 0 to 2**53"),
+        Rule("bool", lambda v: type(v) is bool, "true or false"),
+        Rule("success", _success, "true/false or a score from 0 to 1"),
+        Rule("object", lambda v: type(v) is dict, "an object"),
+        Rule("list", lambda v: type(v) is list, "an array"),
+        Rule("tool", _tool, "a tool name or {name, namespace, version}"),
+        Rule("relpath", safe_name, "a relative path inside the run"),
+        Rule("any", lambda v: True, "a value"),
+    )
+}
 
 
 def usage_conflicts(usage: dict[str, Any]) -> list[str]:
@@ -109,8 +115,15 @@ def usage_conflicts(usage: dict[str, Any]) -> list[str]:
 
 def describe(value: Any, limit: int = 40) -> str:
     """``'abc' (a JSON string)``: a short repr and the JSON kind, for reports."""
-    kind = {dict: "object", list: "array", str: "string", bool: "boolean", int: "number", float: "number",
-            type(None): "null"}.get(type(value), type(value).__name__)
+    kind = {
+        dict: "object",
+        list: "array",
+        str: "string",
+        bool: "boolean",
+        int: "number",
+        float: "number",
+        type(None): "null",
+    }.get(type(value), type(value).__name__)
     text = _REPR.repr(value)
     return f"{text if len(text) <= limit else text[: limit - 1] + '…'} (a JSON {kind})"
 

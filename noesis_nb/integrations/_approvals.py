@@ -9,7 +9,8 @@ is persisted in ``tool_invocations/`` like any other draft.
 from __future__ import annotations
 
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .._jsonio import to_jsonable
 from ..errors import ToolRejected
@@ -31,8 +32,9 @@ def tool_name(source: str, name: Any) -> str:
     return f"{source}.{cleaned[:80]}"
 
 
-async def request_approval(ctx: Any, tool: str, details: dict[str, Any], *, on_approve: Callable[[], Any],
-                           risk: str = "high", timeout_s: float = 3600.0) -> tuple[bool, Any, str | None]:
+async def request_approval(
+    ctx: Any, tool: str, details: dict[str, Any], *, on_approve: Callable[[], Any], risk: str = "high", timeout_s: float = 3600.0
+) -> tuple[bool, Any, str | None]:
     """Wait for a decision on ``details``; returns ``(approved, value of on_approve, reject reason)``.
 
     ``on_approve`` runs only after approval, in a worker thread; its Python value is returned
@@ -46,8 +48,16 @@ async def request_approval(ctx: Any, tool: str, details: dict[str, Any], *, on_a
         return box["value"]
 
     try:
-        await ctx.tool_async(tool, {"args": [], "kwargs": to_jsonable(details)}, protocol="python", fn=approved, effect="write",
-                        risk=risk, requires_approval=True, timeout_ms=int(timeout_s * 1000))
+        await ctx.tool_async(
+            tool,
+            {"args": [], "kwargs": to_jsonable(details)},
+            protocol="python",
+            fn=approved,
+            effect="write",
+            risk=risk,
+            requires_approval=True,
+            timeout_ms=int(timeout_s * 1000),
+        )
     except ToolRejected as exc:
         return False, None, exc.reason
     return True, box.get("value"), None

@@ -14,7 +14,8 @@ Usage rows are ``model`` events in the shape ``EpisodeContext.model_call`` write
 from __future__ import annotations
 
 import inspect
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from ..store.phases import INTEGRATION_PHASE, missing_verb_minimum
 from ..store.vocab import MODEL_CALL, TOKEN_FIELDS
@@ -43,18 +44,40 @@ def token_count(value: Any) -> int | None:
     return value if isinstance(value, int) and value >= 0 else None
 
 
-def usage_row(source: str, *, model: str | None, provider: str | None = None, input_tokens: Any = None,
-              output_tokens: Any = None, cached_input_tokens: Any = None, cache_write_input_tokens: Any = None,
-              reasoning_tokens: Any = None, latency_ms: Any = None, cost_usd: Any = None, **extra: Any) -> Row:
+def usage_row(
+    source: str,
+    *,
+    model: str | None,
+    provider: str | None = None,
+    input_tokens: Any = None,
+    output_tokens: Any = None,
+    cached_input_tokens: Any = None,
+    cache_write_input_tokens: Any = None,
+    reasoning_tokens: Any = None,
+    latency_ms: Any = None,
+    cost_usd: Any = None,
+    **extra: Any,
+) -> Row:
     """A ``model`` row (``event_name`` ``model.call``) following the parts-of-totals rule.
 
     A count the system did not report stays None. Parts larger than their total are kept as
     reported and flagged in ``usage_warning`` rather than silently "fixed".
     """
-    counts = dict(zip(_COUNTS, map(token_count, (input_tokens, output_tokens, cached_input_tokens,
-                                                 cache_write_input_tokens, reasoning_tokens))))
-    payload: dict[str, Any] = {"event_name": MODEL_CALL, "kind": "usage", "model": model or None, "provider": provider,
-                               **counts, "latency_ms": latency_ms, "cost_usd": cost_usd}
+    counts = dict(
+        zip(
+            _COUNTS,
+            map(token_count, (input_tokens, output_tokens, cached_input_tokens, cache_write_input_tokens, reasoning_tokens)),
+        )
+    )
+    payload: dict[str, Any] = {
+        "event_name": MODEL_CALL,
+        "kind": "usage",
+        "model": model or None,
+        "provider": provider,
+        **counts,
+        "latency_ms": latency_ms,
+        "cost_usd": cost_usd,
+    }
     warnings = []
     parts = sum(counts[k] or 0 for k in ("cached_input_tokens", "cache_write_input_tokens"))
     if counts["input_tokens"] is not None and parts > counts["input_tokens"]:
@@ -77,8 +100,10 @@ def emit_row(ctx: Any, item: Row) -> str:
     phase, payload = item
     missing = missing_verb_minimum(phase, payload) if isinstance(payload, dict) else []
     if missing:
-        raise ValueError(f"row {payload.get('event_name') or phase!r} uses the Noēsis verb phase {phase!r} without its payload "
-                         f"minimum {missing}; write it in the {INTEGRATION_PHASE!r} phase instead")
+        raise ValueError(
+            f"row {payload.get('event_name') or phase!r} uses the Noēsis verb phase {phase!r} without its payload "
+            f"minimum {missing}; write it in the {INTEGRATION_PHASE!r} phase instead"
+        )
     if phase == "model":
         return ctx.emit("model", payload, agent_id=f"model:{payload.get('provider') or 'unknown'}")
     return ctx.emit(phase, payload)

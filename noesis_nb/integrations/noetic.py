@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from ..errors import NoesisNbError
 from ._emit import PHASE, Row, row, usage_row
@@ -21,12 +22,24 @@ from .replay import RecordedReplay, import_rows
 __all__ = ["NoeticLogError", "noetic_rows", "noetic_replay", "import_noetic"]
 
 _FRAMEWORK = {
-    "turn_started": "run_started", "turn_completed": "run_finished", "turn_aborted": "run_error",
-    "inbox_injected": "steering", "step_started": "step_started", "step_completed": "step_finished",
-    "step_replayed": "step_replayed", "tool_round_started": "tool_round_started", "tool_round_completed": "tool_round_finished",
-    "tool_call_started": "tool_call", "tool_call_completed": "tool_result", "tool_progress": "tool_progress",
-    "item_appended": "item", "model_call_started": "model_call_started", "model_call_first_event": "model_call_first_event",
-    "model_call_completed": "model_call_finished", "model_call_stalled": "run_error", "stream_pipe_error": "run_error",
+    "turn_started": "run_started",
+    "turn_completed": "run_finished",
+    "turn_aborted": "run_error",
+    "inbox_injected": "steering",
+    "step_started": "step_started",
+    "step_completed": "step_finished",
+    "step_replayed": "step_replayed",
+    "tool_round_started": "tool_round_started",
+    "tool_round_completed": "tool_round_finished",
+    "tool_call_started": "tool_call",
+    "tool_call_completed": "tool_result",
+    "tool_progress": "tool_progress",
+    "item_appended": "item",
+    "model_call_started": "model_call_started",
+    "model_call_first_event": "model_call_first_event",
+    "model_call_completed": "model_call_finished",
+    "model_call_stalled": "run_error",
+    "stream_pipe_error": "run_error",
 }
 _TEXT_DELTAS = {"response.output_text.delta": "message"}
 _REASONING_DELTAS = {"response.reasoning_text.delta", "response.reasoning_summary_text.delta", "response.reasoning.delta"}
@@ -52,7 +65,9 @@ def _events(log: Any) -> Iterator[tuple[int, dict[str, Any]]]:
             except json.JSONDecodeError as exc:
                 raise NoeticLogError(f"Noetic log line {number}: not JSON ({exc.msg}): {item[:120]!r}") from None
         if not isinstance(item, dict) or not isinstance(item.get("type"), str):
-            raise NoeticLogError(f"Noetic log line {number}: expected a stream event {{source, type, data}}, got {str(item)[:120]!r}")
+            raise NoeticLogError(
+                f"Noetic log line {number}: expected a stream event {{source, type, data}}, got {str(item)[:120]!r}"
+            )
         yield number, item
 
 
@@ -64,8 +79,15 @@ def noetic_rows(log: Any, harness_response: dict[str, Any] | None = None) -> Ite
         if folded:
             kind = folded.pop("kind")
             phase = "reason" if kind == "reasoning" else PHASE
-            yield row(phase, "noetic", f"sdk.{kind}", kind, role="assistant" if kind == "message" else None,
-                      text="".join(folded.pop("parts")), output_index=folded.pop("index", None))
+            yield row(
+                phase,
+                "noetic",
+                f"sdk.{kind}",
+                kind,
+                role="assistant" if kind == "message" else None,
+                text="".join(folded.pop("parts")),
+                output_index=folded.pop("index", None),
+            )
             folded.clear()
 
     for _number, event in _events(log):
@@ -83,10 +105,12 @@ def noetic_rows(log: Any, harness_response: dict[str, Any] | None = None) -> Ite
         if event.get("source") == "framework":
             agent, _, name = kind_name.partition(":") if ":" in kind_name else ("", "", kind_name)
             kind = _FRAMEWORK.get(name, "custom")
-            error = data.get("reason") or (f"model stream stalled (idle {data.get('idleTimeoutMs')} ms)"
-                                           if name == "model_call_stalled" else data.get("error"))
-            yield row(PHASE, "noetic", name, kind, agent=agent or None, data=data,
-                      error=error if kind == "run_error" else None)
+            error = data.get("reason") or (
+                f"model stream stalled (idle {data.get('idleTimeoutMs')} ms)"
+                if name == "model_call_stalled"
+                else data.get("error")
+            )
+            yield row(PHASE, "noetic", name, kind, agent=agent or None, data=data, error=error if kind == "run_error" else None)
         else:
             yield row(PHASE, "noetic", f"sdk.{kind_name}", "custom", data=data, output_index=event.get("outputIndex"))
     yield from flush()
@@ -96,22 +120,37 @@ def noetic_rows(log: Any, harness_response: dict[str, Any] | None = None) -> Ite
 
 def _harness_rows(response: dict[str, Any]) -> Iterator[Row]:
     usage = response.get("usage") if isinstance(response.get("usage"), dict) else {}
-    yield usage_row("noetic", model=response.get("model"), provider=response.get("provider"),
-                    input_tokens=usage.get("inputTokens"), output_tokens=usage.get("outputTokens"),
-                    cached_input_tokens=usage.get("cachedTokens"), cache_write_input_tokens=usage.get("cacheWriteTokens"),
-                    cost_usd=response.get("cost"), scope="harness_response")
+    yield usage_row(
+        "noetic",
+        model=response.get("model"),
+        provider=response.get("provider"),
+        input_tokens=usage.get("inputTokens"),
+        output_tokens=usage.get("outputTokens"),
+        cached_input_tokens=usage.get("cachedTokens"),
+        cache_write_input_tokens=usage.get("cacheWriteTokens"),
+        cost_usd=response.get("cost"),
+        scope="harness_response",
+    )
     if response.get("text") is not None:
-        yield row(PHASE, "noetic", "harness_response", "harness_response", answer=response.get("text"),
-                  items=len(response.get("items") or []))
+        yield row(
+            PHASE,
+            "noetic",
+            "harness_response",
+            "harness_response",
+            answer=response.get("text"),
+            items=len(response.get("items") or []),
+        )
 
 
-def noetic_replay(log: Any, harness_response: dict[str, Any] | None = None, *,
-                  output: Callable[[Any], Any] | None = None) -> RecordedReplay:
+def noetic_replay(
+    log: Any, harness_response: dict[str, Any] | None = None, *, output: Callable[[Any], Any] | None = None
+) -> RecordedReplay:
     """An adapter replaying a Noetic log (``using=noetic_replay("stream.jsonl", harness)``)."""
     return RecordedReplay(lambda: noetic_rows(log, harness_response), source="noetic", output=output)
 
 
-def import_noetic(log: Any, harness_response: dict[str, Any] | None = None, *, task: str = "imported Noetic run",
-                  **opts: Any) -> str:
+def import_noetic(
+    log: Any, harness_response: dict[str, Any] | None = None, *, task: str = "imported Noetic run", **opts: Any
+) -> str:
     """Write a Noetic log as a sealed Noēsis run; returns the episode id (``runs_dir=`` etc. as for ``solve``)."""
     return import_rows(lambda: noetic_rows(log, harness_response), task=task, source="noetic", **opts)

@@ -8,7 +8,8 @@ followed by a ``run_finished``) ends the episode ``error`` with the recorded rea
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from ..errors import NoesisNbError
 from ..runtime.api import solve
@@ -29,8 +30,14 @@ class RecordedReplay:
     ``output`` maps it.
     """
 
-    def __init__(self, rows: Iterable[Row] | Callable[[], Iterable[Row]], *, source: str, result: Any = None,
-                 output: Callable[[Any], Any] | None = None):
+    def __init__(
+        self,
+        rows: Iterable[Row] | Callable[[], Iterable[Row]],
+        *,
+        source: str,
+        result: Any = None,
+        output: Callable[[Any], Any] | None = None,
+    ):
         self.rows, self.source, self.result, self.output = rows, source, result, output
 
     def __repr__(self) -> str:
@@ -59,8 +66,9 @@ class RecordedReplay:
         return self.output(value) if self.output else value  # an awaitable here is awaited by the engine
 
 
-def import_rows(rows: Iterable[Row] | Callable[[], Iterable[Row]], *, task: str, source: str, result: Any = None,
-                **opts: Any) -> str:
+def import_rows(
+    rows: Iterable[Row] | Callable[[], Iterable[Row]], *, task: str, source: str, result: Any = None, **opts: Any
+) -> str:
     """Write ``rows`` as a sealed Noēsis run (``solve`` with :class:`RecordedReplay`); returns the episode id."""
 
     replay = RecordedReplay(rows, source=source, result=result)

@@ -11,14 +11,22 @@ are ordinary ``message`` rows. Unknown keys are tolerated; the version lives in 
 from __future__ import annotations
 
 import json
-from typing import Any, Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 
 from ..errors import NoesisNbError
 from ._emit import PHASE, Row, row
 from .replay import RecordedReplay, import_rows
 
-__all__ = ["MEMORY_PREFIX", "TaisceTranscriptError", "is_memory_message", "parse_memory_message", "taisce_rows",
-           "taisce_replay", "import_taisce"]
+__all__ = [
+    "MEMORY_PREFIX",
+    "TaisceTranscriptError",
+    "is_memory_message",
+    "parse_memory_message",
+    "taisce_rows",
+    "taisce_replay",
+    "import_taisce",
+]
 
 MEMORY_PREFIX = "taisce-memory/v1 untrusted"
 
@@ -33,7 +41,7 @@ def is_memory_message(text: Any) -> bool:
 
 def parse_memory_message(text: str) -> dict[str, Any]:
     """Counts and freshness of one memory message (``parse_error`` when its JSON is unreadable)."""
-    body = text[len(MEMORY_PREFIX):].strip() if is_memory_message(text) else text
+    body = text[len(MEMORY_PREFIX) :].strip() if is_memory_message(text) else text
     info: dict[str, Any] = {"characters": len(text)}
     try:
         doc = json.loads(body) if body else {}
@@ -43,9 +51,14 @@ def parse_memory_message(text: str) -> dict[str, Any]:
         return {**info, "parse_error": f"expected a JSON object after the prefix, got {type(doc).__name__}"}
     watermark = doc.get("watermark") if isinstance(doc.get("watermark"), dict) else {}
     plan = doc.get("plan") if isinstance(doc.get("plan"), dict) else {}
-    info.update(variant="compaction" if "segments" in doc or "turns" in doc else "recall",
-                stored=watermark.get("stored"), formed=watermark.get("formed"), parked=watermark.get("parked"),
-                degraded=plan.get("degraded"), truncated=plan.get("truncated"))
+    info.update(
+        variant="compaction" if "segments" in doc or "turns" in doc else "recall",
+        stored=watermark.get("stored"),
+        formed=watermark.get("formed"),
+        parked=watermark.get("parked"),
+        degraded=plan.get("degraded"),
+        truncated=plan.get("truncated"),
+    )
     for key in ("facts", "reports", "passages", "segments", "turns"):
         if isinstance(doc.get(key), list):
             info[key] = len(doc[key])
@@ -54,13 +67,22 @@ def parse_memory_message(text: str) -> dict[str, Any]:
 
 def _message(item: Any, index: int) -> tuple[str | None, Any, str | None, dict[str, Any]]:
     if isinstance(item, dict):
-        return item.get("role"), item.get("content"), item.get("name"), item.get("additional_kwargs") or item.get("additional_properties") or {}
+        return (
+            item.get("role"),
+            item.get("content"),
+            item.get("name"),
+            item.get("additional_kwargs") or item.get("additional_properties") or {},
+        )
     if hasattr(item, "content"):
-        role = getattr(item, "role", None) or {"human": "user", "ai": "assistant"}.get(getattr(item, "type", ""), getattr(item, "type", None))
+        role = getattr(item, "role", None) or {"human": "user", "ai": "assistant"}.get(
+            getattr(item, "type", ""), getattr(item, "type", None)
+        )
         extra = getattr(item, "additional_kwargs", None) or getattr(item, "additional_properties", None) or {}
         return role, item.content, getattr(item, "name", None), extra
-    raise TaisceTranscriptError(f"transcript item #{index} is a {type(item).__name__}, not a message; pass dicts "
-                                "{role, content} or LangChain / Agent Framework messages")
+    raise TaisceTranscriptError(
+        f"transcript item #{index} is a {type(item).__name__}, not a message; pass dicts "
+        "{role, content} or LangChain / Agent Framework messages"
+    )
 
 
 def taisce_rows(messages: Iterable[Any]) -> Iterator[Row]:
@@ -70,14 +92,16 @@ def taisce_rows(messages: Iterable[Any]) -> Iterator[Row]:
         text = content if isinstance(content, str) else json.dumps(content, default=str)
         if is_memory_message(text) or extra.get("taisce.untrusted") or name == "taisce":
             info = parse_memory_message(text) if is_memory_message(text) else {"parse_error": "no taisce-memory/v1 prefix"}
-            yield row("memory", "taisce", "memory_injection", "memory_injection", untrusted=True, index=index,
-                      injected_as=role, **info)
+            yield row(
+                "memory", "taisce", "memory_injection", "memory_injection", untrusted=True, index=index, injected_as=role, **info
+            )
         else:
             yield row(PHASE, "taisce", "message", "message", role=role, name=name, text=text, index=index)
 
 
-def taisce_replay(messages: Iterable[Any] | Callable[[], Iterable[Any]], *,
-                  output: Callable[[Any], Any] | None = None) -> RecordedReplay:
+def taisce_replay(
+    messages: Iterable[Any] | Callable[[], Iterable[Any]], *, output: Callable[[Any], Any] | None = None
+) -> RecordedReplay:
     """An adapter replaying a Taisce-wrapped agent's transcript."""
     return RecordedReplay(lambda: taisce_rows(messages() if callable(messages) else messages), source="taisce", output=output)
 

@@ -13,5 +13,15 @@ from .compare import compare_episodes, compare_steps
 from .timeline import episode_timeline
 from .usage import cost_over_time, token_parts, tokens_by, tokens_over_time
 
-__all__ = ["approval_waits", "compare_episodes", "compare_steps", "cost_over_time", "duration_by_adapter", "episode_timeline",
-           "success_by_adapter", "token_parts", "tokens_by", "tokens_over_time"]
+__all__ = [
+    "approval_waits",
+    "compare_episodes",
+    "compare_steps",
+    "cost_over_time",
+    "duration_by_adapter",
+    "episode_timeline",
+    "success_by_adapter",
+    "token_parts",
+    "tokens_by",
+    "tokens_over_time",
+]

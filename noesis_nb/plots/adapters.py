@@ -31,11 +31,19 @@ def success_by_adapter(runs: pd.DataFrame, *, title: str | None = None) -> go.Fi
     rate = table["sum"] / table["count"]
     low, high = _wilson(table["sum"].to_numpy(dtype=float), table["count"].to_numpy(dtype=float))
     fig = new_figure(title or "Success rate by adapter")
-    fig.add_trace(go.Bar(
-        name="success rate", x=esc_all(table.index), y=rate.to_numpy(), marker_color=PALETTE[2],
-        error_y=dict(type="data", symmetric=False, array=high - rate.to_numpy(), arrayminus=rate.to_numpy() - low, color="#8c8c8c"),
-        customdata=np.stack([table["sum"], table["count"]], axis=1),
-        hovertemplate="%{x}<br>%{y:.0%} (%{customdata[0]} of %{customdata[1]} finished runs)<extra></extra>"))
+    fig.add_trace(
+        go.Bar(
+            name="success rate",
+            x=esc_all(table.index),
+            y=rate.to_numpy(),
+            marker_color=PALETTE[2],
+            error_y=dict(
+                type="data", symmetric=False, array=high - rate.to_numpy(), arrayminus=rate.to_numpy() - low, color="#8c8c8c"
+            ),
+            customdata=np.stack([table["sum"], table["count"]], axis=1),
+            hovertemplate="%{x}<br>%{y:.0%} (%{customdata[0]} of %{customdata[1]} finished runs)<extra></extra>",
+        )
+    )
     fig.update_yaxes(title="success rate", tickformat=".0%", range=[0, 1.05])
     fig.update_xaxes(title="adapter", type="category")
     return fig
@@ -55,12 +63,26 @@ def duration_by_adapter(runs: pd.DataFrame, *, title: str | None = None) -> go.F
     fig = new_figure(title or "Duration by adapter")
     for i, name in enumerate(sorted(using.unique())):
         rows = runs[(using == name).to_numpy()]
-        fig.add_trace(go.Box(
-            name=esc(name), y=rows["duration_s"].to_numpy(dtype=float, na_value=np.nan), boxpoints="all", jitter=0.3, pointpos=0,
-            marker=dict(color=PALETTE[i % len(PALETTE)], size=5), line=dict(width=1.5),
-            customdata=np.stack([esc_all(rows["episode_id"].astype(object)), esc_all(rows["status"].astype(object)),
-                                 np.full(len(rows), esc(name), dtype=object)], axis=1),
-            hovertemplate="%{customdata[0]}<br>%{y:.3f} s · %{customdata[1]}<extra>%{customdata[2]}</extra>"))
+        fig.add_trace(
+            go.Box(
+                name=esc(name),
+                y=rows["duration_s"].to_numpy(dtype=float, na_value=np.nan),
+                boxpoints="all",
+                jitter=0.3,
+                pointpos=0,
+                marker=dict(color=PALETTE[i % len(PALETTE)], size=5),
+                line=dict(width=1.5),
+                customdata=np.stack(
+                    [
+                        esc_all(rows["episode_id"].astype(object)),
+                        esc_all(rows["status"].astype(object)),
+                        np.full(len(rows), esc(name), dtype=object),
+                    ],
+                    axis=1,
+                ),
+                hovertemplate="%{customdata[0]}<br>%{y:.3f} s · %{customdata[1]}<extra>%{customdata[2]}</extra>",
+            )
+        )
     fig.update_yaxes(title="duration (s)")
     fig.update_xaxes(title="adapter", type="category")
     fig.update_layout(showlegend=False)

@@ -28,13 +28,26 @@ def approval_waits(tools: pd.DataFrame, by: str = "tool", *, title: str | None =
         rows = decided[outcome == name]
         if rows.empty:
             continue
-        fig.add_trace(go.Box(
-            name=name, x=esc_all(rows[by].astype(object)), y=rows["wait_s"].to_numpy(dtype=float), boxpoints="all", jitter=0.4,
-            pointpos=0, marker=dict(color=colors[name], size=7), line=dict(width=1), fillcolor="rgba(0,0,0,0)",
-            customdata=np.stack([esc_all(rows[c].astype(object)) for c in ("episode_id", "draft_id", "approver_id", "decision_reason")]
-                                + [np.full(len(rows), esc(name), dtype=object)], axis=1),
-            hovertemplate="%{x}: waited %{y:.1f} s<br>%{customdata[1]}<br>by %{customdata[2]}: %{customdata[3]}"
-                          "<br>%{customdata[0]}<extra>%{customdata[4]}</extra>"))
+        fig.add_trace(
+            go.Box(
+                name=name,
+                x=esc_all(rows[by].astype(object)),
+                y=rows["wait_s"].to_numpy(dtype=float),
+                boxpoints="all",
+                jitter=0.4,
+                pointpos=0,
+                marker=dict(color=colors[name], size=7),
+                line=dict(width=1),
+                fillcolor="rgba(0,0,0,0)",
+                customdata=np.stack(
+                    [esc_all(rows[c].astype(object)) for c in ("episode_id", "draft_id", "approver_id", "decision_reason")]
+                    + [np.full(len(rows), esc(name), dtype=object)],
+                    axis=1,
+                ),
+                hovertemplate="%{x}: waited %{y:.1f} s<br>%{customdata[1]}<br>by %{customdata[2]}: %{customdata[3]}"
+                "<br>%{customdata[0]}<extra>%{customdata[4]}</extra>",
+            )
+        )
     fig.update_layout(boxmode="group")
     fig.update_yaxes(title="wait (s)", rangemode="tozero")
     fig.update_xaxes(title=esc(by), type="category")

@@ -51,8 +51,15 @@ def _steps(events: pd.DataFrame, episode_id: str, usage: pd.DataFrame | None) ->
         for i, c in zip(where, calls["cost_usd"].to_numpy(dtype=float, na_value=np.nan)):
             if 0 <= i < len(cost):
                 cost[i] += c
-    return pd.DataFrame({"step": keys, "start": starts, "seconds": seconds, "cost_usd": cost,
-                         "events": np.bincount(step_no, minlength=len(names))})
+    return pd.DataFrame(
+        {
+            "step": keys,
+            "start": starts,
+            "seconds": seconds,
+            "cost_usd": cost,
+            "events": np.bincount(step_no, minlength=len(names)),
+        }
+    )
 
 
 def compare_steps(events: pd.DataFrame, a: str, b: str, usage: pd.DataFrame | None = None) -> pd.DataFrame:
@@ -63,35 +70,82 @@ def compare_steps(events: pd.DataFrame, a: str, b: str, usage: pd.DataFrame | No
     """
     sa, sb = _steps(events, a, usage), _steps(events, b, usage)
     order = list(sa["step"]) + [s for s in sb["step"] if s not in set(sa["step"])]
-    merged = pd.DataFrame({"step": order}).merge(sa[["step", "seconds", "cost_usd"]], on="step", how="left") \
+    merged = (
+        pd.DataFrame({"step": order})
+        .merge(sa[["step", "seconds", "cost_usd"]], on="step", how="left")
         .merge(sb[["step", "seconds", "cost_usd"]], on="step", how="left", suffixes=("_a", "_b"))
+    )
     merged = merged.rename(columns={"cost_usd_a": "cost_a", "cost_usd_b": "cost_b"})
     merged["delta_s"] = merged["seconds_b"] - merged["seconds_a"]
     merged["delta_cost"] = merged["cost_b"] - merged["cost_a"]
     return merged[["step", "seconds_a", "seconds_b", "delta_s", "cost_a", "cost_b", "delta_cost"]]
 
 
-def compare_episodes(events: pd.DataFrame, a: str, b: str, usage: pd.DataFrame | None = None, *, title: str | None = None) -> go.Figure:
+def compare_episodes(
+    events: pd.DataFrame, a: str, b: str, usage: pd.DataFrame | None = None, *, title: str | None = None
+) -> go.Figure:
     """Per-step time for A and B (top), B − A time delta (middle) and, with ``usage``, cost per step (bottom)."""
     table = compare_steps(events, a, b, usage)
     rows = 3 if usage is not None else 2
-    fig = make_subplots(rows=rows, cols=1, shared_xaxes=True, vertical_spacing=0.06,
-                        subplot_titles=["time per step (s)", "time delta B − A (s)"] + (["cost per step (USD)"] if rows == 3 else []))
-    custom = np.stack([table["seconds_a"], table["seconds_b"], table["delta_s"], table["cost_a"], table["cost_b"], table["delta_cost"]], axis=1)
-    hover = ("%{x}<br>A: %{customdata[0]:.3f} s · B: %{customdata[1]:.3f} s · Δ %{customdata[2]:+.3f} s"
-             "<br>A: $%{customdata[3]:.6f} · B: $%{customdata[4]:.6f} · Δ $%{customdata[5]:+.6f}<extra></extra>")
+    fig = make_subplots(
+        rows=rows,
+        cols=1,
+        shared_xaxes=True,
+        vertical_spacing=0.06,
+        subplot_titles=["time per step (s)", "time delta B − A (s)"] + (["cost per step (USD)"] if rows == 3 else []),
+    )
+    custom = np.stack(
+        [table["seconds_a"], table["seconds_b"], table["delta_s"], table["cost_a"], table["cost_b"], table["delta_cost"]], axis=1
+    )
+    hover = (
+        "%{x}<br>A: %{customdata[0]:.3f} s · B: %{customdata[1]:.3f} s · Δ %{customdata[2]:+.3f} s"
+        "<br>A: $%{customdata[3]:.6f} · B: $%{customdata[4]:.6f} · Δ $%{customdata[5]:+.6f}<extra></extra>"
+    )
     steps = esc_all(table["step"])  # step keys hold tool and model names from the runs
     for side, color, label in (("a", PALETTE[0], f"A {esc(a)}"), ("b", PALETTE[1], f"B {esc(b)}")):
-        fig.add_trace(go.Bar(name=label, x=steps, y=table[f"seconds_{side}"], marker_color=color,
-                             customdata=custom, hovertemplate=hover, legendgroup=side), row=1, col=1)
+        fig.add_trace(
+            go.Bar(
+                name=label,
+                x=steps,
+                y=table[f"seconds_{side}"],
+                marker_color=color,
+                customdata=custom,
+                hovertemplate=hover,
+                legendgroup=side,
+            ),
+            row=1,
+            col=1,
+        )
     delta = table["delta_s"].to_numpy(dtype=float)
-    fig.add_trace(go.Bar(name="Δ time (B − A)", x=steps, y=delta, customdata=custom, hovertemplate=hover,
-                         marker_color=np.where(delta > 0, PALETTE[5], PALETTE[2]).tolist()), row=2, col=1)
+    fig.add_trace(
+        go.Bar(
+            name="Δ time (B − A)",
+            x=steps,
+            y=delta,
+            customdata=custom,
+            hovertemplate=hover,
+            marker_color=np.where(delta > 0, PALETTE[5], PALETTE[2]).tolist(),
+        ),
+        row=2,
+        col=1,
+    )
     if rows == 3:
         for side, color in (("a", PALETTE[0]), ("b", PALETTE[1])):
-            fig.add_trace(go.Bar(name=f"cost {side.upper()}", x=steps, y=table[f"cost_{side}"], marker_color=color,
-                                 marker_pattern_shape="/", customdata=custom, hovertemplate=hover, legendgroup=side,
-                                 showlegend=False), row=3, col=1)
+            fig.add_trace(
+                go.Bar(
+                    name=f"cost {side.upper()}",
+                    x=steps,
+                    y=table[f"cost_{side}"],
+                    marker_color=color,
+                    marker_pattern_shape="/",
+                    customdata=custom,
+                    hovertemplate=hover,
+                    legendgroup=side,
+                    showlegend=False,
+                ),
+                row=3,
+                col=1,
+            )
     style(fig, title or f"{esc(a)} vs {esc(b)}")
     fig.update_layout(barmode="group", height=260 * rows)
     fig.update_xaxes(type="category", categoryorder="array", categoryarray=list(steps))

@@ -21,10 +21,16 @@ from ._theme import color_map, new_figure
 
 __all__ = ["episode_timeline", "describe_payload"]
 
-_APPROVALS = {TOOL_APPROVAL_PENDING: ("approval pending", "diamond-open"), TOOL_APPROVED: ("approved", "diamond"),
-              TOOL_REJECTED_GOVERNANCE: ("rejected", "x")}
-_PAUSES = {RUN_INTERRUPT: ("interrupt", "triangle-down"), RUN_CHECKPOINT: ("paused (checkpoint)", "square"),
-           RUN_RESUME: ("resumed", "triangle-up")}
+_APPROVALS = {
+    TOOL_APPROVAL_PENDING: ("approval pending", "diamond-open"),
+    TOOL_APPROVED: ("approved", "diamond"),
+    TOOL_REJECTED_GOVERNANCE: ("rejected", "x"),
+}
+_PAUSES = {
+    RUN_INTERRUPT: ("interrupt", "triangle-down"),
+    RUN_CHECKPOINT: ("paused (checkpoint)", "square"),
+    RUN_RESUME: ("resumed", "triangle-up"),
+}
 
 
 def describe_payload(payload: object, limit: int = 160) -> str:
@@ -61,36 +67,81 @@ def episode_timeline(events: pd.DataFrame, episode_id: str | None = None, *, tit
     span_ms = np.maximum((nxt - ts).dt.total_seconds().to_numpy() * 1000.0, 0.5)
     names = one["event_name"].astype(object).where(one["event_name"].notna(), "")
     # every text shown is escaped here; templates only point at customdata (escaped), never hold run text
-    one = one.assign(span_ms=span_ms, name=names, shown_phase=esc_all(one["phase"].astype(str)), shown_name=esc_all(names),
-                     detail=esc_all(describe_payload(p) for p in one["payload"]), agent=esc_all(one["agent_id"].astype(object)))
+    one = one.assign(
+        span_ms=span_ms,
+        name=names,
+        shown_phase=esc_all(one["phase"].astype(str)),
+        shown_name=esc_all(names),
+        detail=esc_all(describe_payload(p) for p in one["payload"]),
+        agent=esc_all(one["agent_id"].astype(object)),
+    )
     fig = new_figure(title or f"Episode {esc(episode_id)}")
     phases = list(dict.fromkeys(one["phase"].astype(str)))
     colors = color_map(phases)
-    hover = ("<b>%{customdata[0]}</b> %{customdata[1]}<br>%{customdata[2]}<br>agent: %{customdata[3]}"
-             "<br>lasted %{x:.1f} ms<br>%{customdata[4]}<extra></extra>")
+    hover = (
+        "<b>%{customdata[0]}</b> %{customdata[1]}<br>%{customdata[2]}<br>agent: %{customdata[3]}"
+        "<br>lasted %{x:.1f} ms<br>%{customdata[4]}<extra></extra>"
+    )
     for phase in phases:
         rows = one[one["phase"].astype(str) == phase]
-        fig.add_trace(go.Bar(
-            name=esc(phase), orientation="h", y=rows["shown_phase"], base=rows["timestamp"], x=rows["span_ms"],
-            marker=dict(color=colors[phase], line=dict(width=0)), hovertemplate=hover, customdata=_custom(rows)))
+        fig.add_trace(
+            go.Bar(
+                name=esc(phase),
+                orientation="h",
+                y=rows["shown_phase"],
+                base=rows["timestamp"],
+                x=rows["span_ms"],
+                marker=dict(color=colors[phase], line=dict(width=0)),
+                hovertemplate=hover,
+                customdata=_custom(rows),
+            )
+        )
     for marks, row_name in ((_APPROVALS, "approvals"), (_PAUSES, "pauses")):
         for event_name, (label, symbol) in marks.items():
             rows = one[one["name"] == event_name]
             if rows.empty:
                 continue
-            fig.add_trace(go.Scatter(
-                name=label, mode="markers", x=rows["timestamp"], y=[row_name] * len(rows),
-                marker=dict(symbol=symbol, size=12, color="#D55E00" if row_name == "approvals" else "#56B4E9",
-                            line=dict(width=1, color="#8c8c8c")),
-                customdata=_custom(rows),
-                hovertemplate="<b>%{customdata[1]}</b><br>%{customdata[2]}<br>%{customdata[4]}<extra></extra>"))
+            fig.add_trace(
+                go.Scatter(
+                    name=label,
+                    mode="markers",
+                    x=rows["timestamp"],
+                    y=[row_name] * len(rows),
+                    marker=dict(
+                        symbol=symbol,
+                        size=12,
+                        color="#D55E00" if row_name == "approvals" else "#56B4E9",
+                        line=dict(width=1, color="#8c8c8c"),
+                    ),
+                    customdata=_custom(rows),
+                    hovertemplate="<b>%{customdata[1]}</b><br>%{customdata[2]}<br>%{customdata[4]}<extra></extra>",
+                )
+            )
     rows_shown = len(phases) + 2
-    fig.update_layout(barmode="overlay", height=max(380, 24 * rows_shown + 160), xaxis=dict(type="date", title="time (UTC)"), yaxis=dict(title="phase", autorange="reversed",
-                      categoryorder="array", categoryarray=[esc(p) for p in phases] + ["approvals", "pauses"]), bargap=0.35)
+    fig.update_layout(
+        barmode="overlay",
+        height=max(380, 24 * rows_shown + 160),
+        xaxis=dict(type="date", title="time (UTC)"),
+        yaxis=dict(
+            title="phase",
+            autorange="reversed",
+            categoryorder="array",
+            categoryarray=[esc(p) for p in phases] + ["approvals", "pauses"],
+        ),
+        bargap=0.35,
+    )
     return fig
 
 
 def _custom(rows: pd.DataFrame) -> np.ndarray:
     """Hover fields of ``rows``, all escaped: phase, event name, time, agent, payload."""
-    return np.stack([rows["shown_phase"], rows["shown_name"], rows["timestamp"].dt.strftime("%H:%M:%S.%f").astype(object),
-                     rows["agent"], rows["detail"]], axis=1)
+    return np.stack(
+        [
+            rows["shown_phase"],
+            rows["shown_name"],
+            rows["timestamp"].dt.strftime("%H:%M:%S.%f").astype(object),
+            rows["agent"],
+            rows["detail"],
+        ],
+        axis=1,
+    )

@@ -12,8 +12,13 @@ from ._theme import color_map, new_figure
 
 __all__ = ["cost_over_time", "tokens_by", "tokens_over_time", "token_parts"]
 
-_PARTS = [("uncached input", "#0072B2", ""), ("cached input", "#56B4E9", ""), ("cache-write input", "#009E73", ""),
-          ("output", "#E69F00", ""), ("reasoning (in output)", "#E69F00", "/")]
+_PARTS = [
+    ("uncached input", "#0072B2", ""),
+    ("cached input", "#56B4E9", ""),
+    ("cache-write input", "#009E73", ""),
+    ("output", "#E69F00", ""),
+    ("reasoning (in output)", "#E69F00", "/"),
+]
 _UNKNOWN = [("input, split unknown", "#0072B2", "."), ("output, split unknown", "#E69F00", ".")]  # drawn only when present
 
 
@@ -31,21 +36,31 @@ def token_parts(usage: pd.DataFrame) -> pd.DataFrame:
     uncached input or plain output. A call with an unknown total adds nothing to that side.
     """
     t = {c: usage[c].astype(float) for c in TOKEN_COLUMNS}
-    inp, out, cached, cw, reasoning = (t["input_tokens"], t["output_tokens"], t["cached_input_tokens"],
-                                       t["cache_write_input_tokens"], t["reasoning_tokens"])
+    inp, out, cached, cw, reasoning = (
+        t["input_tokens"],
+        t["output_tokens"],
+        t["cached_input_tokens"],
+        t["cache_write_input_tokens"],
+        t["reasoning_tokens"],
+    )
     in_known, out_known = inp.notna(), out.notna()
     in_split = in_known & cached.notna() & cw.notna()
     out_split = out_known & reasoning.notna()
     rest_in = (inp - cached.fillna(0.0) - cw.fillna(0.0)).clip(lower=0)
     rest_out = (out - reasoning.fillna(0.0)).clip(lower=0)
     zero = pd.Series(0.0, index=usage.index)
-    return pd.DataFrame({
-        "uncached input": rest_in.where(in_split, 0.0),
-        "cached input": cached.where(in_known, 0.0).fillna(0.0), "cache-write input": cw.where(in_known, 0.0).fillna(0.0),
-        "input, split unknown": rest_in.where(in_known & ~in_split, zero),
-        "output": rest_out.where(out_split, 0.0), "reasoning (in output)": reasoning.where(out_known, 0.0).fillna(0.0),
-        "output, split unknown": rest_out.where(out_known & ~out_split, zero),
-    }, index=usage.index)
+    return pd.DataFrame(
+        {
+            "uncached input": rest_in.where(in_split, 0.0),
+            "cached input": cached.where(in_known, 0.0).fillna(0.0),
+            "cache-write input": cw.where(in_known, 0.0).fillna(0.0),
+            "input, split unknown": rest_in.where(in_known & ~in_split, zero),
+            "output": rest_out.where(out_split, 0.0),
+            "reasoning (in output)": reasoning.where(out_known, 0.0).fillna(0.0),
+            "output, split unknown": rest_out.where(out_known & ~out_split, zero),
+        },
+        index=usage.index,
+    )
 
 
 def _unknown_totals(usage: pd.DataFrame) -> str:
@@ -57,8 +72,16 @@ def _unknown_totals(usage: pd.DataFrame) -> str:
 def _stacked(fig: go.Figure, x: list, parts: pd.DataFrame, group_label: str) -> None:
     for name, color, pattern in _PARTS + [u for u in _UNKNOWN if parts[u[0]].to_numpy().any()]:
         labels = np.full(len(x), esc(group_label), dtype=object)
-        fig.add_trace(go.Bar(name=name, x=x, y=parts[name].to_numpy(), marker=dict(color=color, pattern=dict(shape=pattern)),
-                             customdata=labels, hovertemplate="%{customdata}: %{x}<br>" + name + ": %{y:,.0f} tokens<extra></extra>"))
+        fig.add_trace(
+            go.Bar(
+                name=name,
+                x=x,
+                y=parts[name].to_numpy(),
+                marker=dict(color=color, pattern=dict(shape=pattern)),
+                customdata=labels,
+                hovertemplate="%{customdata}: %{x}<br>" + name + ": %{y:,.0f} tokens<extra></extra>",
+            )
+        )
     fig.update_layout(barmode="stack", yaxis=dict(title="tokens"))
 
 
@@ -90,8 +113,14 @@ def cost_over_time(usage: pd.DataFrame, by: str = "model", *, cumulative: bool =
     _need(usage, ("timestamp", "cost_usd", by), "cost_over_time")
     df = usage.sort_values("timestamp")
     unpriced = int(df["cost_usd"].isna().sum())
-    fig = new_figure(title or esc(("Cumulative cost" if cumulative else "Cost per call") + f" by {by}"
-                                  + (f" ({unpriced} unpriced calls left out)" if unpriced else "")))
+    fig = new_figure(
+        title
+        or esc(
+            ("Cumulative cost" if cumulative else "Cost per call")
+            + f" by {by}"
+            + (f" ({unpriced} unpriced calls left out)" if unpriced else "")
+        )
+    )
     keys = df[by].astype(str)
     colors = color_map(sorted(keys.unique()))
     for key in sorted(keys.unique()):
@@ -99,14 +128,27 @@ def cost_over_time(usage: pd.DataFrame, by: str = "model", *, cumulative: bool =
         cost = rows["cost_usd"]
         y = cost.fillna(0.0).cumsum() if cumulative else cost
         n = len(rows)
-        fig.add_trace(go.Scatter(
-            name=esc(key), x=rows["timestamp"], y=y.to_numpy(), mode="lines+markers",
-            line=dict(shape="hv" if cumulative else "linear", color=colors[key]),
-            customdata=np.stack([cost.to_numpy(dtype=float, na_value=np.nan), rows["input_tokens"].to_numpy(dtype=float, na_value=np.nan),
-                                 rows["output_tokens"].to_numpy(dtype=float, na_value=np.nan), np.full(n, esc(by), dtype=object),
-                                 np.full(n, esc(key), dtype=object)], axis=1),
-            hovertemplate="%{customdata[3]}: %{customdata[4]}<br>%{x}<br>total: $%{y:.6f}<br>this call: $%{customdata[0]:.6f}"
-                          "<br>in %{customdata[1]:,.0f} / out %{customdata[2]:,.0f} tokens<extra></extra>"))
+        fig.add_trace(
+            go.Scatter(
+                name=esc(key),
+                x=rows["timestamp"],
+                y=y.to_numpy(),
+                mode="lines+markers",
+                line=dict(shape="hv" if cumulative else "linear", color=colors[key]),
+                customdata=np.stack(
+                    [
+                        cost.to_numpy(dtype=float, na_value=np.nan),
+                        rows["input_tokens"].to_numpy(dtype=float, na_value=np.nan),
+                        rows["output_tokens"].to_numpy(dtype=float, na_value=np.nan),
+                        np.full(n, esc(by), dtype=object),
+                        np.full(n, esc(key), dtype=object),
+                    ],
+                    axis=1,
+                ),
+                hovertemplate="%{customdata[3]}: %{customdata[4]}<br>%{x}<br>total: $%{y:.6f}<br>this call: $%{customdata[0]:.6f}"
+                "<br>in %{customdata[1]:,.0f} / out %{customdata[2]:,.0f} tokens<extra></extra>",
+            )
+        )
     fig.update_xaxes(title="time (UTC)", type="date")
     fig.update_yaxes(title="USD", tickprefix="$")
     return fig

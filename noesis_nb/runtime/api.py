@@ -21,8 +21,17 @@ from .registry import forget, live_handles, register
 from .resolve import resolve_using
 from .resume import NothingToResume, paused_on, resume_from_disk
 
-__all__ = ["start", "solve", "solve_async", "resume_run", "resume_run_async", "approve_draft", "reject_draft", "live_handles",
-           "RunRecovered"]
+__all__ = [
+    "start",
+    "solve",
+    "solve_async",
+    "resume_run",
+    "resume_run_async",
+    "approve_draft",
+    "reject_draft",
+    "live_handles",
+    "RunRecovered",
+]
 
 _APPROVERS = ("ask", "auto", "deny")
 
@@ -31,8 +40,17 @@ class RunRecovered(UserWarning):
     """``resume_run`` completed a seal a crash cut short, or sealed a run whose process died (reason ``process_lost``)."""
 
 
-def _options(task: Any, *, seed: int, tags: dict[str, Any] | None, governance: str | None, approver: Any,
-             idle_timeout_s: float | None, pause_on_veto: bool | None, wait_for_human: bool) -> EpisodeOptions:
+def _options(
+    task: Any,
+    *,
+    seed: int,
+    tags: dict[str, Any] | None,
+    governance: str | None,
+    approver: Any,
+    idle_timeout_s: float | None,
+    pause_on_veto: bool | None,
+    wait_for_human: bool,
+) -> EpisodeOptions:
     if not isinstance(task, str) or not task.strip():
         raise InvalidOptionError(f"task must be a non-empty string, got {task!r}")
     mode = governance if governance is not None else config.get("governance_mode")
@@ -49,30 +67,69 @@ def _options(task: Any, *, seed: int, tags: dict[str, Any] | None, governance: s
     if tags is not None and not isinstance(tags, dict):
         raise InvalidOptionError(f"tags={tags!r}: pass a dict such as {{'team': 'search'}}")
     return EpisodeOptions(
-        task=task, seed=int(seed), tags=dict(tags or {}), governance=mode,
+        task=task,
+        seed=int(seed),
+        tags=dict(tags or {}),
+        governance=mode,
         failure_policy=config.get("governance_failure_policy"),
         pause_on_veto=config.get("governance_pause_on_veto") if pause_on_veto is None else bool(pause_on_veto),
-        approver=approver, idle_timeout_s=idle_timeout_s, wait_for_human=wait_for_human)
+        approver=approver,
+        idle_timeout_s=idle_timeout_s,
+        wait_for_human=wait_for_human,
+    )
 
 
-def _create(task: Any, using: Any, *, runs_dir: Any, wait_for_human: bool, seed: int = 0, tags: dict[str, Any] | None = None,
-            governance: str | None = None, approver: Any = None, idle_timeout_s: float | None = None,
-            pause_on_veto: bool | None = None, intuition: Any = True, **unknown: Any) -> Episode:
+def _create(
+    task: Any,
+    using: Any,
+    *,
+    runs_dir: Any,
+    wait_for_human: bool,
+    seed: int = 0,
+    tags: dict[str, Any] | None = None,
+    governance: str | None = None,
+    approver: Any = None,
+    idle_timeout_s: float | None = None,
+    pause_on_veto: bool | None = None,
+    intuition: Any = True,
+    **unknown: Any,
+) -> Episode:
     if unknown:
-        raise InvalidOptionError(f"unknown option(s) {sorted(unknown)}; options are runs_dir, seed, tags, governance, approver, "
-                        "idle_timeout_s, pause_on_veto")
+        raise InvalidOptionError(
+            f"unknown option(s) {sorted(unknown)}; options are runs_dir, seed, tags, governance, approver, "
+            "idle_timeout_s, pause_on_veto"
+        )
     adapter = resolve_using(using)
     source = getattr(adapter.target, "source", None)  # integration adapters name their system
     if isinstance(source, str) and source and (tags is None or isinstance(tags, dict)):
         tags = {"source": source, **(tags or {})}
-    options = _options(task, seed=seed, tags=tags, governance=governance, approver=approver, idle_timeout_s=idle_timeout_s,
-                       pause_on_veto=pause_on_veto, wait_for_human=wait_for_human)
+    options = _options(
+        task,
+        seed=seed,
+        tags=tags,
+        governance=governance,
+        approver=approver,
+        idle_timeout_s=idle_timeout_s,
+        pause_on_veto=pause_on_veto,
+        wait_for_human=wait_for_human,
+    )
     episode_id = new_episode_id()
-    extension = {"approver": approver if isinstance(approver, str) or approver is None else getattr(approver, "__name__", "callable"),
-                 "governance_mode": options.governance, "failure_policy": options.failure_policy,
-                 "pause_on_veto": options.pause_on_veto, "idle_timeout_s": idle_timeout_s}
-    recorder = Recorder.create(config.runs_dir(runs_dir), episode_id, task=options.task, seed=options.seed, tags=options.tags,
-                               adapter_label=adapter.label, extension=extension)
+    extension = {
+        "approver": approver if isinstance(approver, str) or approver is None else getattr(approver, "__name__", "callable"),
+        "governance_mode": options.governance,
+        "failure_policy": options.failure_policy,
+        "pause_on_veto": options.pause_on_veto,
+        "idle_timeout_s": idle_timeout_s,
+    }
+    recorder = Recorder.create(
+        config.runs_dir(runs_dir),
+        episode_id,
+        task=options.task,
+        seed=options.seed,
+        tags=options.tags,
+        adapter_label=adapter.label,
+        extension=extension,
+    )
     return Episode(adapter, options, recorder)
 
 
@@ -81,8 +138,10 @@ def start(task: str, using: Any, **opts: Any) -> EpisodeHandle:
     try:
         loop = asyncio.get_running_loop()
     except RuntimeError:
-        raise EpisodeStateError("start() needs a running event loop (a notebook cell, or inside `async def`); "
-                                "from plain scripts use noesis_nb.solve(...)") from None
+        raise EpisodeStateError(
+            "start() needs a running event loop (a notebook cell, or inside `async def`); "
+            "from plain scripts use noesis_nb.solve(...)"
+        ) from None
     episode = _create(task, using, runs_dir=opts.pop("runs_dir", None), wait_for_human=True, **opts)
     episode.loop = loop
     task_ = loop.create_task(episode.run(), name=f"noesis_nb:{episode.recorder.episode_id}")
@@ -110,17 +169,19 @@ def solve(task: str, *, using: Any, **opts: Any) -> str:
     return run_sync(solve_async(task, using=using, **opts))
 
 
-
-
 # -- decisions and resume for runs on disk ----------------------------------------------------
-def _decide(target: str | os.PathLike[str], draft_id: str | None, *, approve: bool, approver_id: str,
-            reason: str | None, runs_dir: Any) -> Decision:
+def _decide(
+    target: str | os.PathLike[str], draft_id: str | None, *, approve: bool, approver_id: str, reason: str | None, runs_dir: Any
+) -> Decision:
 
     run_dir = find_run_dir(target, runs_dir)
     live = live_handles().get(run_dir.name)
     if live is not None and live.run_dir.resolve() == run_dir.resolve():
-        return live.approve(draft_id, approver_id=approver_id, reason=reason) if approve else \
-            live.reject(draft_id, reason=reason, approver_id=approver_id)
+        return (
+            live.approve(draft_id, approver_id=approver_id, reason=reason)
+            if approve
+            else live.reject(draft_id, reason=reason, approver_id=approver_id)
+        )
     if draft_id is None:  # the draft (or veto) the run is paused on; a late decision gets the first one back
         waiting = None if is_sealed(run_dir) else paused_on(run_dir)
         late = None if waiting else paused_on(run_dir, resumed_too=True)
@@ -129,11 +190,17 @@ def _decide(target: str | os.PathLike[str], draft_id: str | None, *, approve: bo
         if late and late[0] == "veto":
             existing = read_veto_decision(run_dir, late[1])
             if existing is None:
-                raise EpisodeStateError(f"run {run_dir.name} was paused on a governance veto that is already resumed; "
-                                        "nothing waits for a decision")
-            return Decision(draft_id="", status="approved" if existing["decision"] == "override" else "rejected",
-                            approver_id=existing.get("approver_id"), reason=existing.get("reason"),
-                            decided_at=existing.get("decided_at"), created=False)
+                raise EpisodeStateError(
+                    f"run {run_dir.name} was paused on a governance veto that is already resumed; nothing waits for a decision"
+                )
+            return Decision(
+                draft_id="",
+                status="approved" if existing["decision"] == "override" else "rejected",
+                approver_id=existing.get("approver_id"),
+                reason=existing.get("reason"),
+                decided_at=existing.get("decided_at"),
+                created=False,
+            )
         if waiting or late:
             draft_id = (waiting or late)[1]
     draft = resolve_draft_id(run_dir, draft_id)
@@ -141,14 +208,26 @@ def _decide(target: str | os.PathLike[str], draft_id: str | None, *, approve: bo
     return to_decision(record, created)
 
 
-def approve_draft(episode_id_or_run_dir: str | os.PathLike[str], draft_id: str | None = None, *, approver_id: str,
-                  reason: str | None = None, runs_dir: Any = None) -> Decision:
+def approve_draft(
+    episode_id_or_run_dir: str | os.PathLike[str],
+    draft_id: str | None = None,
+    *,
+    approver_id: str,
+    reason: str | None = None,
+    runs_dir: Any = None,
+) -> Decision:
     """Persist an approval bound to the draft's fingerprint (idempotent); ``resume_run`` then executes it."""
     return _decide(episode_id_or_run_dir, draft_id, approve=True, approver_id=approver_id, reason=reason, runs_dir=runs_dir)
 
 
-def reject_draft(episode_id_or_run_dir: str | os.PathLike[str], draft_id: str | None = None, *, reason: str | None = None,
-                 approver_id: str = "human", runs_dir: Any = None) -> Decision:
+def reject_draft(
+    episode_id_or_run_dir: str | os.PathLike[str],
+    draft_id: str | None = None,
+    *,
+    reason: str | None = None,
+    approver_id: str = "human",
+    runs_dir: Any = None,
+) -> Decision:
     """Persist a rejection (idempotent; a draft already approved stays approved)."""
     return _decide(episode_id_or_run_dir, draft_id, approve=False, approver_id=approver_id, reason=reason, runs_dir=runs_dir)
 
@@ -156,21 +235,40 @@ def reject_draft(episode_id_or_run_dir: str | os.PathLike[str], draft_id: str | 
 UnknownOutcome = Literal["retry", "fail"]
 
 
-async def resume_run_async(episode_id: str | os.PathLike[str], *, checkpoint_id: str | None = None, runs_dir: Any = None,
-                           using: Any = None, tools: dict[str, Any] | None = None,
-                           unknown_outcome: UnknownOutcome | None = None, secrets: dict[str, Any] | None = None) -> str:
+async def resume_run_async(
+    episode_id: str | os.PathLike[str],
+    *,
+    checkpoint_id: str | None = None,
+    runs_dir: Any = None,
+    using: Any = None,
+    tools: dict[str, Any] | None = None,
+    unknown_outcome: UnknownOutcome | None = None,
+    secrets: dict[str, Any] | None = None,
+) -> str:
     """Continue a run from what its directory holds (see ``resume_run``); returns the episode id."""
 
     with supply_secrets(secrets):
-        report = await resume_from_disk(find_run_dir(episode_id, runs_dir), checkpoint_id=checkpoint_id, using=using,
-                                        tools=tools, unknown_outcome=unknown_outcome)
+        report = await resume_from_disk(
+            find_run_dir(episode_id, runs_dir),
+            checkpoint_id=checkpoint_id,
+            using=using,
+            tools=tools,
+            unknown_outcome=unknown_outcome,
+        )
     _tell(report)
     return report.episode_id
 
 
-def resume_run(episode_id: str | os.PathLike[str], *, checkpoint_id: str | None = None, runs_dir: Any = None,
-               using: Any = None, tools: dict[str, Any] | None = None, unknown_outcome: UnknownOutcome | None = None,
-               secrets: dict[str, Any] | None = None) -> str:
+def resume_run(
+    episode_id: str | os.PathLike[str],
+    *,
+    checkpoint_id: str | None = None,
+    runs_dir: Any = None,
+    using: Any = None,
+    tools: dict[str, Any] | None = None,
+    unknown_outcome: UnknownOutcome | None = None,
+    secrets: dict[str, Any] | None = None,
+) -> str:
     """Continue a paused or interrupted run from disk, in any process (Noēsis' ``resume_run``); returns the episode id.
 
     A decided draft executes exactly once and the run is sealed; a veto override re-runs the adapter
@@ -181,8 +279,15 @@ def resume_run(episode_id: str | os.PathLike[str], *, checkpoint_id: str | None 
     """
 
     with supply_secrets(secrets):
-        report = run_sync(resume_from_disk(find_run_dir(episode_id, runs_dir), checkpoint_id=checkpoint_id, using=using,
-                                            tools=tools, unknown_outcome=unknown_outcome))
+        report = run_sync(
+            resume_from_disk(
+                find_run_dir(episode_id, runs_dir),
+                checkpoint_id=checkpoint_id,
+                using=using,
+                tools=tools,
+                unknown_outcome=unknown_outcome,
+            )
+        )
     _tell(report)
     return report.episode_id
 

@@ -12,8 +12,9 @@ import getpass
 import inspect
 import os
 import warnings
+from collections.abc import Callable
 from types import SimpleNamespace
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from ulid import ULID
 
@@ -45,8 +46,11 @@ class _Repositories(SimpleNamespace):
 def tool_repositories(run_dir: Any) -> _Repositories:
     """The file-backed tool-contract repositories of one run directory."""
 
-    return _Repositories(prepared=tc.PreparedInvocationRepository(run_dir), approvals=tc.ApprovalDecisionRepository(run_dir),
-                         idempotency=tc.IdempotencyRepository(run_dir))
+    return _Repositories(
+        prepared=tc.PreparedInvocationRepository(run_dir),
+        approvals=tc.ApprovalDecisionRepository(run_dir),
+        idempotency=tc.IdempotencyRepository(run_dir),
+    )
 
 
 @functools.cache
@@ -72,7 +76,7 @@ class EpisodeContext:
     (``solve``/``solve_async``, ``resume_run``/``resume_run_async``, ``tool``/``tool_async``).
     """
 
-    def __init__(self, episode: "Episode", caused_by: str | None = None):
+    def __init__(self, episode: Episode, caused_by: str | None = None):
         self._episode = episode
         self._caused_by = caused_by
         self.episode_id = episode.recorder.episode_id
@@ -93,18 +97,31 @@ class EpisodeContext:
             raise ValueError(f"phase must be a non-empty string such as 'reason', got {phase!r}")
         if phase in _VERBS:
             if missing := missing_verb_minimum(phase, payload):
-                raise ValueError(f"phase {phase!r} is a Noēsis verb and its payload needs {missing} (Noēsis refuses the line "
-                                 "otherwise); give them, or use a phase of your own such as 'reason' or 'note'")
+                raise ValueError(
+                    f"phase {phase!r} is a Noēsis verb and its payload needs {missing} (Noēsis refuses the line "
+                    "otherwise); give them, or use a phase of your own such as 'reason' or 'note'"
+                )
             if phase == "act" and not isinstance(payload.get("action_candidate_id"), str):
-                raise ValueError("an 'act' with a tool or adapter is a side effect, and Noēsis requires the action candidate it "
-                                 "carries out (action_candidate_id); run tools with ctx.tool/ctx.tool_async, which record both, "
-                                 "or use a phase of your own such as 'step'")
+                raise ValueError(
+                    "an 'act' with a tool or adapter is a side effect, and Noēsis requires the action candidate it "
+                    "carries out (action_candidate_id); run tools with ctx.tool/ctx.tool_async, which record both, "
+                    "or use a phase of your own such as 'step'"
+                )
         return self._episode.recorder.emit(phase, payload, agent_id=agent_id or self._agent, caused_by=self._caused_by)["id"]
 
-    def model_call(self, model: str, *, provider: str | None = None, input_tokens: int | None = None,
-                   output_tokens: int | None = None, cached_input_tokens: int | None = None,
-                   cache_write_input_tokens: int | None = None, reasoning_tokens: int | None = None,
-                   latency_ms: float | None = None, cost_usd: float | None = None) -> str:
+    def model_call(
+        self,
+        model: str,
+        *,
+        provider: str | None = None,
+        input_tokens: int | None = None,
+        output_tokens: int | None = None,
+        cached_input_tokens: int | None = None,
+        cache_write_input_tokens: int | None = None,
+        reasoning_tokens: int | None = None,
+        latency_ms: float | None = None,
+        cost_usd: float | None = None,
+    ) -> str:
         """Record one model call. Input/output are totals; cached, cache-write and reasoning are parts of them.
 
         Unknown counts stay ``None`` (never 0). ``cost_usd`` is what the provider reported; analysis
@@ -112,19 +129,33 @@ class EpisodeContext:
         """
         if not isinstance(model, str) or not model:
             raise ValueError(f"model must be a non-empty string such as 'gpt-4o-mini', got {model!r}")
-        counts = dict(zip(_TOKEN_ARGS, (input_tokens, output_tokens, cached_input_tokens, cache_write_input_tokens, reasoning_tokens)))
+        counts = dict(
+            zip(_TOKEN_ARGS, (input_tokens, output_tokens, cached_input_tokens, cache_write_input_tokens, reasoning_tokens))
+        )
         for key, value in counts.items():
             if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
                 raise ValueError(f"{key}={value!r}: token counts are non-negative ints, or None when unknown")
         parts_in = sum(v for v in (cached_input_tokens, cache_write_input_tokens) if v is not None)
         if input_tokens is not None and parts_in > input_tokens:
-            raise ValueError(f"cached_input_tokens + cache_write_input_tokens = {parts_in} exceeds input_tokens={input_tokens}; "
-                             "input_tokens is the total including cached and cache-write tokens")
+            raise ValueError(
+                f"cached_input_tokens + cache_write_input_tokens = {parts_in} exceeds input_tokens={input_tokens}; "
+                "input_tokens is the total including cached and cache-write tokens"
+            )
         if output_tokens is not None and reasoning_tokens is not None and reasoning_tokens > output_tokens:
-            raise ValueError(f"reasoning_tokens={reasoning_tokens} exceeds output_tokens={output_tokens}; output_tokens includes reasoning")
-        payload = {"event_name": MODEL_CALL, "model": model, "provider": provider, **counts,
-                   "latency_ms": latency_ms, "cost_usd": cost_usd}
-        return self._episode.recorder.emit("model", payload, agent_id=f"model:{provider or 'unknown'}", caused_by=self._caused_by)["id"]
+            raise ValueError(
+                f"reasoning_tokens={reasoning_tokens} exceeds output_tokens={output_tokens}; output_tokens includes reasoning"
+            )
+        payload = {
+            "event_name": MODEL_CALL,
+            "model": model,
+            "provider": provider,
+            **counts,
+            "latency_ms": latency_ms,
+            "cost_usd": cost_usd,
+        }
+        return self._episode.recorder.emit(
+            "model", payload, agent_id=f"model:{provider or 'unknown'}", caused_by=self._caused_by
+        )["id"]
 
     # -- tools ----------------------------------------------------------------------------
     def tool(self, name: str, payload: dict[str, Any], **options: Any) -> Any:
@@ -137,7 +168,9 @@ class EpisodeContext:
         except RuntimeError:
             running = None
         if running is loop:
-            raise EpisodeStateError("ctx.tool() was called on the episode's event loop thread; in an async adapter use `await ctx.tool_async(...)`")
+            raise EpisodeStateError(
+                "ctx.tool() was called on the episode's event loop thread; in an async adapter use `await ctx.tool_async(...)`"
+            )
         return asyncio.run_coroutine_threadsafe(self.tool_async(name, payload, **options), loop).result()
 
     async def atool(self, name: str, payload: dict[str, Any], **options: Any) -> Any:
@@ -146,9 +179,19 @@ class EpisodeContext:
         warnings.warn("ctx.atool is deprecated; use `await ctx.tool_async(...)`", DeprecationWarning, stacklevel=2)
         return await self.tool_async(name, payload, **options)
 
-    async def tool_async(self, name: str, payload: dict[str, Any], *, protocol: str = "subprocess", effect: str = "read",
-                    risk: str = "low", requires_approval: bool | None = None, fn: Callable[..., Any] | None = None,
-                    idempotency_key: str | None = None, timeout_ms: int | None = None) -> Any:
+    async def tool_async(
+        self,
+        name: str,
+        payload: dict[str, Any],
+        *,
+        protocol: str = "subprocess",
+        effect: str = "read",
+        risk: str = "low",
+        requires_approval: bool | None = None,
+        fn: Callable[..., Any] | None = None,
+        idempotency_key: str | None = None,
+        timeout_ms: int | None = None,
+    ) -> Any:
         """Prepare, get a decision when needed, execute; returns the tool's output or raises ``ToolRejected``."""
 
         episode = self._episode
@@ -161,8 +204,11 @@ class EpisodeContext:
         if requires_approval is None:
             requires_approval = effect == "write" and risk in {"high", "critical"}
         invocation = tc.ToolInvocationInput(
-            run_id=rec.episode_id, request_id=f"req_{ULID()}", protocol=protocol,
-            tool=tc.ToolIdentity(namespace=namespace, name=short, version=version), payload=payload,
+            run_id=rec.episode_id,
+            request_id=f"req_{ULID()}",
+            protocol=protocol,
+            tool=tc.ToolIdentity(namespace=namespace, name=short, version=version),
+            payload=payload,
             execution=tc.ExecutionContext(timeout_ms=timeout_ms or 60_000, retry_limit=0, idempotency_key=idempotency_key),
             security=tc.SecurityContext(principal_id=_principal(), scopes=[], policy_scope="notebook"),
             governance=tc.GovernanceContext(effect_kind=effect, risk_tier=risk, requires_approval=requires_approval, tags=[]),
@@ -170,34 +216,62 @@ class EpisodeContext:
         )
         repos = tool_repositories(rec.run_dir)
         chain = RequestChain(rec, self._caused_by)
-        prepared = tc.prepare_tool_invocation(invocation, prepared_repository=repos.prepared, emit=chain.emit,
-                                              emit_candidate=chain.emit_candidate, dispatcher=dispatcher())
+        prepared = tc.prepare_tool_invocation(
+            invocation,
+            prepared_repository=repos.prepared,
+            emit=chain.emit,
+            emit_candidate=chain.emit_candidate,
+            dispatcher=dispatcher(),
+        )
         decision: Decision | None = None
         if prepared.governance.requires_approval:
             decision = await self._decide(prepared, chain)
             if not decision.approved:
-                chain.emit(TOOL_REJECTED_GOVERNANCE, prepared.request_id, draft_id=prepared.draft_id,
-                           decision_id=decision.record.decision_id, reason_code="governance.vetoed", reason=decision.reason)
+                chain.emit(
+                    TOOL_REJECTED_GOVERNANCE,
+                    prepared.request_id,
+                    draft_id=prepared.draft_id,
+                    decision_id=decision.record.decision_id,
+                    reason_code="governance.vetoed",
+                    reason=decision.reason,
+                )
                 raise ToolRejected(name, decision.reason, draft_id=prepared.draft_id, decision=decision)
         episode.busy_tools += 1
         try:
             result = await tc.execute_prepared_tool_invocation_async(
-                run_id=rec.episode_id, draft_id=prepared.draft_id, prepared_repository=repos.prepared,
-                approval_repository=repos.approvals, idempotency_repository=repos.idempotency,
-                dispatcher=dispatcher(), emit=chain.emit, callables={prepared.draft_id: fn} if fn else None,
-                decision=decision.record if decision else None)
+                run_id=rec.episode_id,
+                draft_id=prepared.draft_id,
+                prepared_repository=repos.prepared,
+                approval_repository=repos.approvals,
+                idempotency_repository=repos.idempotency,
+                dispatcher=dispatcher(),
+                emit=chain.emit,
+                callables={prepared.draft_id: fn} if fn else None,
+                decision=decision.record if decision else None,
+            )
         finally:
             episode.busy_tools -= 1
         status = getattr(result.status, "value", result.status)
-        record_action(rec, {"kind": str(protocol), "tool": f"{namespace}.{short}" + (f":{version}" if version else ""),
-                            "input_excerpt": _excerpt(prepared), "result_status": status, "timestamp": now_iso(),
-                            "x-tool_draft_id": prepared.draft_id})
+        record_action(
+            rec,
+            {
+                "kind": str(protocol),
+                "tool": f"{namespace}.{short}" + (f":{version}" if version else ""),
+                "input_excerpt": _excerpt(prepared),
+                "result_status": status,
+                "timestamp": now_iso(),
+                "x-tool_draft_id": prepared.draft_id,
+            },
+        )
         if status == "failed":
-            raise tc.ToolExecutionFailedError(f"tool {name!r} failed ({result.reason_code}): {_short(result.output)}",
-                                              reason_code=result.reason_code, result=result)
+            raise tc.ToolExecutionFailedError(
+                f"tool {name!r} failed ({result.reason_code}): {_short(result.output)}",
+                reason_code=result.reason_code,
+                result=result,
+            )
         return result.output
 
-    async def _decide(self, prepared: Any, chain: "RequestChain") -> Decision:
+    async def _decide(self, prepared: Any, chain: RequestChain) -> Decision:
         """Ask the approver policy; for a human, pause on disk first, then wait (or unwind for ``solve``)."""
         episode = self._episode
         rec = episode.recorder
@@ -206,7 +280,9 @@ class EpisodeContext:
         verdict = await _ask_policy(policy, pending)
         if verdict is not None:
             approve, reason = verdict
-            approver = f"policy:{policy}" if isinstance(policy, str) else f"policy:{getattr(policy, '__name__', type(policy).__name__)}"
+            approver = (
+                f"policy:{policy}" if isinstance(policy, str) else f"policy:{getattr(policy, '__name__', type(policy).__name__)}"
+            )
             return _persist_now(episode, pending, approve, approver, reason)
         if not episode.options.wait_for_human and episode.pause_checkpoint is not None:
             raise EpisodePaused  # ``solve`` is already unwinding to its pause; one pause per run on disk
@@ -230,18 +306,24 @@ class RequestChain:
         self.tail = first_cause
 
     def emit(self, event_name: str, request_id: str, **extra: Any) -> str:
-        self.tail = self.rec.emit("tool", {"event_name": event_name, "request_id": request_id, **extra},
-                                  agent_id="tool_contract", caused_by=self.tail)["id"]
+        self.tail = self.rec.emit(
+            "tool", {"event_name": event_name, "request_id": request_id, **extra}, agent_id="tool_contract", caused_by=self.tail
+        )["id"]
         return self.tail
 
     def emit_candidate(self, invocation: Any, redacted_payload: dict[str, Any]) -> str:
         """The request's ``action_candidate`` event (kind ``tool.<namespace>.<name>``); returns its id."""
         tool = invocation.tool
         protocol = getattr(invocation.protocol, "value", invocation.protocol)
-        event = emit_candidate(self.rec, kind=f"tool.{tool.namespace}.{tool.name}", payload=redacted_payload,
-                               provenance={"request_id": invocation.request_id, "draft_id": invocation.effective_draft_id,
-                                           "protocol": protocol}, caused_by=self.tail, agent_id="tool_contract",
-                               field_rules=_field_rules(invocation))
+        event = emit_candidate(
+            self.rec,
+            kind=f"tool.{tool.namespace}.{tool.name}",
+            payload=redacted_payload,
+            provenance={"request_id": invocation.request_id, "draft_id": invocation.effective_draft_id, "protocol": protocol},
+            caused_by=self.tail,
+            agent_id="tool_contract",
+            field_rules=_field_rules(invocation),
+        )
         self.tail = event["id"]
         return event["payload"]["action_candidate_id"]
 
@@ -250,10 +332,13 @@ def _field_rules(invocation: Any) -> dict[str, str]:
     policy = getattr(invocation, "redaction_policy", None)
     if policy is None:
         return {}
-    return {**{f: "redact" for f in policy.redact_fields}, **{f: "hash" for f in policy.hash_fields if f not in policy.redact_fields}}
+    return {
+        **{f: "redact" for f in policy.redact_fields},
+        **{f: "hash" for f in policy.hash_fields if f not in policy.redact_fields},
+    }
 
 
-def _persist_now(episode: "Episode", pending: PendingApproval, approve: bool, approver: str, reason: str | None) -> Decision:
+def _persist_now(episode: Episode, pending: PendingApproval, approve: bool, approver: str, reason: str | None) -> Decision:
 
     record, created = tc.decide(episode.recorder.run_dir, pending.draft_id, approve=approve, approver_id=approver, reason=reason)
     decision = to_decision(record, created)
@@ -261,7 +346,7 @@ def _persist_now(episode: "Episode", pending: PendingApproval, approve: bool, ap
     return decision
 
 
-async def _wait(episode: "Episode", draft_id: str, future: asyncio.Future[Any]) -> Decision:
+async def _wait(episode: Episode, draft_id: str, future: asyncio.Future[Any]) -> Decision:
     """Wait for the gate, and notice a decision file another program wrote.
 
     A malformed decision file is reported (``handle.problems``, the view) and the wait goes on:
@@ -272,10 +357,12 @@ async def _wait(episode: "Episode", draft_id: str, future: asyncio.Future[Any]) 
     while True:
         try:
             return await asyncio.wait_for(asyncio.shield(future), timeout=episode.options.decision_poll_s)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             if episode.recorder.writer.check_disk():
-                raise RunSealedError(f"run {episode.recorder.episode_id} was sealed on disk by another program while "
-                                     "it waited for a decision; this episode stops writing") from None
+                raise RunSealedError(
+                    f"run {episode.recorder.episode_id} was sealed on disk by another program while "
+                    "it waited for a decision; this episode stops writing"
+                ) from None
             try:
                 record = repos.approvals.get(None, draft_id)
             except DecisionFileError as exc:
@@ -315,8 +402,10 @@ def interpret_verdict(verdict: Any) -> tuple[bool, str | None] | None:
         return verdict[0], verdict[1]
     if isinstance(verdict, dict) and isinstance(verdict.get("approve"), bool):
         return verdict["approve"], verdict.get("reason")
-    raise ValueError(f"approver returned {verdict!r}; return True/False, 'approve'/'reject', (bool, reason), "
-                     "{'approve': bool, 'reason': str} or None to ask a human")
+    raise ValueError(
+        f"approver returned {verdict!r}; return True/False, 'approve'/'reject', (bool, reason), "
+        "{'approve': bool, 'reason': str} or None to ask a human"
+    )
 
 
 def _excerpt(prepared: Any) -> str:
@@ -342,4 +431,3 @@ def _principal() -> str:
         return f"user:{getpass.getuser()}"
     except Exception:
         return "user:unknown"
-

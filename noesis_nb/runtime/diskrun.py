@@ -55,8 +55,14 @@ class DiskRun:
 
     def reload(self) -> None:
         events = read_events(self.run_dir / "events.jsonl", strict=False)
-        facts = run_facts(self.run_dir.name, summary=read_summary(self.run_dir), state=read_state(self.run_dir),
-                          events=events, final=read_final(self.run_dir), with_usage=True)
+        facts = run_facts(
+            self.run_dir.name,
+            summary=read_summary(self.run_dir),
+            state=read_state(self.run_dir),
+            events=events,
+            final=read_final(self.run_dir),
+            with_usage=True,
+        )
         self.events = events
         self.episode_id = facts.episode_id
         self.task = facts.task or ""
@@ -83,11 +89,16 @@ class DiskRun:
         return self._status == "paused" and not self.pending and bool(self.decisions) and not self.resuming
 
     def _drafts(self, events: list[dict[str, Any]]) -> list[Any]:
-        asked = {str((e.get("payload") or {}).get("draft_id")): e.get("timestamp") for e in events
-                 if (e.get("payload") or {}).get("event_name") == TOOL_APPROVAL_PENDING}
-        return [PendingApproval.from_prepared(p, asked.get(p.draft_id) or "")
-                for p in PreparedInvocationRepository(self.run_dir).list()
-                if p.status is PreparedInvocationStatus.PENDING_APPROVAL]
+        asked = {
+            str((e.get("payload") or {}).get("draft_id")): e.get("timestamp")
+            for e in events
+            if (e.get("payload") or {}).get("event_name") == TOOL_APPROVAL_PENDING
+        }
+        return [
+            PendingApproval.from_prepared(p, asked.get(p.draft_id) or "")
+            for p in PreparedInvocationRepository(self.run_dir).list()
+            if p.status is PreparedInvocationStatus.PENDING_APPROVAL
+        ]
 
     def _decisions(self) -> list[dict[str, Any]]:
         repo = ApprovalDecisionRepository(self.run_dir)
@@ -95,9 +106,15 @@ class DiskRun:
         for path in sorted(repo.root.glob("*.json")) if repo.root.is_dir() else []:
             record = repo.get(None, path.name[:-5])
             if record is not None:
-                rows.append({"draft_id": record.draft_id or path.name[:-5], "status": str(getattr(record.status, "value", record.status)),
-                             "approver_id": record.approver_id, "decided_at": getattr(record, "decided_at", None),
-                             "reason": getattr(record, "reason", None)})
+                rows.append(
+                    {
+                        "draft_id": record.draft_id or path.name[:-5],
+                        "status": str(getattr(record.status, "value", record.status)),
+                        "approver_id": record.approver_id,
+                        "decided_at": getattr(record, "decided_at", None),
+                        "reason": getattr(record, "reason", None),
+                    }
+                )
         return sorted(rows, key=lambda r: r.get("decided_at") or "")
 
     # -- what the view's buttons call ---------------------------------------------------------

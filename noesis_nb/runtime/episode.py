@@ -10,9 +10,10 @@ from __future__ import annotations
 import asyncio
 import inspect
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from .._threads import run_in_thread
 from ..errors import DecisionFileError, NoesisVeto, RunSealedError
@@ -122,7 +123,9 @@ class Episode:
         self.loop = asyncio.get_running_loop()
         try:
             parent = self._prelude()
-            self.candidate = lifecycle.adapter_candidate(self.recorder, label=self.label, task=self.options.task, caused_by=parent)
+            self.candidate = lifecycle.adapter_candidate(
+                self.recorder, label=self.label, task=self.options.task, caused_by=parent
+            )
             act_parent: str | None = self.candidate["id"]
             if self.options.governance != "off":
                 act_parent = await self._govern(self.candidate)
@@ -159,9 +162,24 @@ class Episode:
         interpret = rec.emit("interpret", {"signals": ["signal:ready"]}, caused_by=observe["id"], started=t)
         step = {"id": "step-1", "kind": "act", "description": f"Execute goal: {task[:200]}", "status": "pending"}
         t = (now_iso(), time.perf_counter())
-        plan = rec.emit("plan", {"steps": [f"act:{step['description']}"], "step_records": [step], "rationale": "minimal planner",
-                                 "source": "planner.minimal"}, agent_id="planner.minimal", caused_by=interpret["id"], started=t)
-        rec.state["plan"] = {"steps": [step], "source": "planner.minimal", "updated_at": plan["timestamp"], "rationale": "minimal planner"}
+        plan = rec.emit(
+            "plan",
+            {
+                "steps": [f"act:{step['description']}"],
+                "step_records": [step],
+                "rationale": "minimal planner",
+                "source": "planner.minimal",
+            },
+            agent_id="planner.minimal",
+            caused_by=interpret["id"],
+            started=t,
+        )
+        rec.state["plan"] = {
+            "steps": [step],
+            "source": "planner.minimal",
+            "updated_at": plan["timestamp"],
+            "rationale": "minimal planner",
+        }
         rec.persist_state()
         return plan["id"]
 
@@ -177,8 +195,15 @@ class Episode:
         gov = rec.emit("governance", payload, agent_id="governance.rules", faculty="governance", caused_by=candidate["id"])
         if not enforced:
             return gov["id"]
-        veto = NoesisVeto(decision.message, rule_id=decision.rule_id, policy_id="governance.rules", enforced=True,
-                          governance_id=payload["governance_id"], action_candidate_id=candidate_id, episode_id=rec.episode_id)
+        veto = NoesisVeto(
+            decision.message,
+            rule_id=decision.rule_id,
+            policy_id="governance.rules",
+            enforced=True,
+            governance_id=payload["governance_id"],
+            action_candidate_id=candidate_id,
+            episode_id=rec.episode_id,
+        )
         if not opts.pause_on_veto:
             self.error = veto
             self.finish(Outcome("vetoed", decision.message, [decision.rule_id]))
@@ -193,12 +218,23 @@ class Episode:
         resume = rec.resume_event(self.pause_checkpoint)
         if decided.get("decision") != "override":
             self.error = veto
-            self.finish(Outcome("vetoed", f"{decision.message} (veto upheld by {decided.get('approver_id')})",
-                                [decision.rule_id, "veto_upheld"]))
+            self.finish(
+                Outcome(
+                    "vetoed",
+                    f"{decision.message} (veto upheld by {decided.get('approver_id')})",
+                    [decision.rule_id, "veto_upheld"],
+                )
+            )
             return None
-        self.candidate, allow = lifecycle.override_veto(rec, label=self.label, task=opts.task, vetoed=gov,
-                                                        approver_id=str(decided.get("approver_id")), reason=decided.get("reason"),
-                                                        caused_by=resume["id"])
+        self.candidate, allow = lifecycle.override_veto(
+            rec,
+            label=self.label,
+            task=opts.task,
+            vetoed=gov,
+            approver_id=str(decided.get("approver_id")),
+            reason=decided.get("reason"),
+            caused_by=resume["id"],
+        )
         self.set_status("running")
         return allow["id"]
 
@@ -207,10 +243,12 @@ class Episode:
         while True:
             try:
                 return await asyncio.wait_for(asyncio.shield(future), timeout=self.options.decision_poll_s)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 if self.recorder.writer.check_disk():
-                    raise RunSealedError(f"run {self.recorder.episode_id} was sealed on disk by another program while "
-                                         "it waited for a decision; this episode stops writing") from None
+                    raise RunSealedError(
+                        f"run {self.recorder.episode_id} was sealed on disk by another program while "
+                        "it waited for a decision; this episode stops writing"
+                    ) from None
                 try:
                     decided = read_veto_decision(self.recorder.run_dir, checkpoint_id)
                 except DecisionFileError as exc:
@@ -224,8 +262,9 @@ class Episode:
         future, loop, checkpoint = self._veto_future, self.loop, self.pause_checkpoint
         if future is None or loop is None or checkpoint is None:
             return False
-        record, _ = write_veto_decision(self.recorder.run_dir, checkpoint["checkpoint_id"], override=override,
-                                        approver_id=approver_id, reason=reason)  # on disk before the episode goes on
+        record, _ = write_veto_decision(
+            self.recorder.run_dir, checkpoint["checkpoint_id"], override=override, approver_id=approver_id, reason=reason
+        )  # on disk before the episode goes on
         loop.call_soon_threadsafe(lambda: future.done() or future.set_result(record))  # the first decision wins
         return True
 
@@ -253,8 +292,16 @@ class Episode:
             self.result = result
             status, message, reasons = "ok", str(result)[:400], ["adapter_ok"]
         rec.secrets.observe(self.error if self.error is not None else result)  # learnt before any of it is written
-        lifecycle.close_act(rec, status=status, reasons=reasons, candidate=self.candidate, caused_by=parent,
-                            started=started, error=self.error, since=since)
+        lifecycle.close_act(
+            rec,
+            status=status,
+            reasons=reasons,
+            candidate=self.candidate,
+            caused_by=parent,
+            started=started,
+            error=self.error,
+            since=since,
+        )
         self.finish(Outcome(status, message, reasons, result))
 
     async def _call_adapter(self, payload: Any, ctx: Any) -> Any:
@@ -315,8 +362,9 @@ def _decision_path(run_dir: Any, checkpoint_id: str, *, mkdir: bool = False) -> 
     return run_path(run_dir, "checkpoints", check_part(checkpoint_id, "checkpoint id"), "decision.json", mkdir=mkdir)
 
 
-def write_veto_decision(run_dir: Any, checkpoint_id: str, *, override: bool, approver_id: str,
-                        reason: str | None) -> tuple[dict[str, Any], bool]:
+def write_veto_decision(
+    run_dir: Any, checkpoint_id: str, *, override: bool, approver_id: str, reason: str | None
+) -> tuple[dict[str, Any], bool]:
     """``checkpoints/<id>/decision.json``: a human overrode (or upheld) the veto that paused the run.
 
     The first decision wins (exclusive create); later ones get it back with ``created=False``. A
@@ -324,8 +372,13 @@ def write_veto_decision(run_dir: Any, checkpoint_id: str, *, override: bool, app
     """
 
     path = _decision_path(run_dir, checkpoint_id, mkdir=True)
-    record = {"checkpoint_id": checkpoint_id, "decision": "override" if override else "uphold",
-              "approver_id": approver_id, "reason": reason, "decided_at": now_iso()}
+    record = {
+        "checkpoint_id": checkpoint_id,
+        "decision": "override" if override else "uphold",
+        "approver_id": approver_id,
+        "reason": reason,
+        "decided_at": now_iso(),
+    }
     for _ in range(3):
         if create_exclusive_json(path, record):
             return record, True
@@ -343,9 +396,14 @@ def decide_veto_on_disk(run_dir: Any, checkpoint_id: str, *, override: bool, app
     """Persist a veto decision for a run paused on disk; a :class:`Decision` saying whether this call made it."""
 
     record, created = write_veto_decision(run_dir, checkpoint_id, override=override, approver_id=approver_id, reason=reason)
-    return Decision(draft_id="", status="approved" if record.get("decision") == "override" else "rejected",
-                    approver_id=record.get("approver_id"), reason=record.get("reason"), decided_at=record.get("decided_at"),
-                    created=created)
+    return Decision(
+        draft_id="",
+        status="approved" if record.get("decision") == "override" else "rejected",
+        approver_id=record.get("approver_id"),
+        reason=record.get("reason"),
+        decided_at=record.get("decided_at"),
+        created=created,
+    )
 
 
 def read_veto_decision(run_dir: Any, checkpoint_id: str) -> dict[str, Any] | None:
@@ -355,13 +413,17 @@ def read_veto_decision(run_dir: Any, checkpoint_id: str) -> dict[str, Any] | Non
     try:
         data = read_json_object(path)
     except ValueError as exc:
-        raise DecisionFileError(f"{path}: {exc}; write {{\"decision\": \"override\" | \"uphold\", \"approver_id\": …}} "
-                                "or decide again with approve_draft/reject_draft") from None
+        raise DecisionFileError(
+            f'{path}: {exc}; write {{"decision": "override" | "uphold", "approver_id": …}} '
+            "or decide again with approve_draft/reject_draft"
+        ) from None
     if data is None:
         return None
     if data.get("decision") not in ("override", "uphold") or not isinstance(data.get("approver_id"), str):
-        raise DecisionFileError(f"{path}: 'decision' must be 'override' or 'uphold' and 'approver_id' a string, got "
-                                f"{data.get('decision')!r} / {data.get('approver_id')!r}; decide again with approve_draft/reject_draft")
+        raise DecisionFileError(
+            f"{path}: 'decision' must be 'override' or 'uphold' and 'approver_id' a string, got "
+            f"{data.get('decision')!r} / {data.get('approver_id')!r}; decide again with approve_draft/reject_draft"
+        )
     return data
 
 

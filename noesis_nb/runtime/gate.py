@@ -39,7 +39,7 @@ class PendingApproval:
     episode_id: str = ""
 
     @classmethod
-    def from_prepared(cls, prepared: Any, requested_at: str) -> "PendingApproval":
+    def from_prepared(cls, prepared: Any, requested_at: str) -> PendingApproval:
 
         payload = dict(prepared.payload.redacted_payload)
         protocol = getattr(prepared.protocol, "value", prepared.protocol)
@@ -156,10 +156,17 @@ class ApprovalGate:
             except RuntimeError:  # loop already closed
                 pass
 
-    def record(self, decision: "Decision") -> None:
+    def record(self, decision: Decision) -> None:
         """Remember a decision for the view (who decided what, and when)."""
-        self.decisions.append({"draft_id": decision.draft_id, "status": decision.status, "approver_id": decision.approver_id,
-                               "decided_at": decision.decided_at, "reason": decision.reason})
+        self.decisions.append(
+            {
+                "draft_id": decision.draft_id,
+                "status": decision.status,
+                "approver_id": decision.approver_id,
+                "decided_at": decision.decided_at,
+                "reason": decision.reason,
+            }
+        )
 
     def settle_from_disk(self, draft_id: str, record: Any) -> None:
         """A decision another program wrote: forget the pending draft and wake its waiter."""
@@ -175,9 +182,15 @@ class ApprovalGate:
 
 def to_decision(record: Any, created: bool) -> Decision:
     status = getattr(record.status, "value", record.status)
-    return Decision(draft_id=record.draft_id, status=str(status), approver_id=record.approver_id,
-                    reason=getattr(record, "reason", None), decided_at=getattr(record, "decided_at", None),
-                    created=created, record=record)
+    return Decision(
+        draft_id=record.draft_id,
+        status=str(status),
+        approver_id=record.approver_id,
+        reason=getattr(record, "reason", None),
+        decided_at=getattr(record, "decided_at", None),
+        created=created,
+        record=record,
+    )
 
 
 def _settle(future: asyncio.Future[Any], decision: Decision) -> None:

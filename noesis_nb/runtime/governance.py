@@ -14,8 +14,20 @@ POLICY_ID, POLICY_VERSION = "governance.rules", "1.0.0"
 
 _RULES: tuple[tuple[str, re.Pattern[str], str, float, str], ...] = (
     ("veto", re.compile(r"danger", re.I), "rules.veto.danger", 0.95, "Task mentions danger; vetoing before act."),
-    ("veto", re.compile(r"\b(veto|destroy|shutdown|wipe)\b", re.I), "rules.veto.protected", 0.9, "Task names a protected operation."),
-    ("audit", re.compile(r"\b(write|delete|drop)\b", re.I), "rules.audit.sensitive", 0.6, "Task names a sensitive operation; audited."),
+    (
+        "veto",
+        re.compile(r"\b(veto|destroy|shutdown|wipe)\b", re.I),
+        "rules.veto.protected",
+        0.9,
+        "Task names a protected operation.",
+    ),
+    (
+        "audit",
+        re.compile(r"\b(write|delete|drop)\b", re.I),
+        "rules.audit.sensitive",
+        0.6,
+        "Task names a sensitive operation; audited.",
+    ),
 )
 
 

@@ -7,8 +7,9 @@ a widget click is not processed while any cell runs, so awaiting a click would d
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable, Generator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Generator
+from typing import TYPE_CHECKING, Any
 
 from ..errors import EpisodeStateError
 from ..store.vocab import TERMINAL_STATUSES, failed
@@ -32,7 +33,7 @@ class EpisodeHandle:
     can_resume = False  # a live episode continues by itself once decided
     resuming = False
 
-    def __init__(self, episode: "Episode", task: "asyncio.Future[Any] | None" = None):
+    def __init__(self, episode: Episode, task: asyncio.Future[Any] | None = None):
         self._episode = episode
         self._task = task
 
@@ -106,8 +107,9 @@ class EpisodeHandle:
         """Call ``callback(event)`` for each new event (from any thread: keep it cheap). Returns an unsubscribe."""
         return self._episode.recorder.subscribe(callback)
 
-    def on_change(self, callback: Callable[["EpisodeHandle"], None]) -> Callable[[], None]:
+    def on_change(self, callback: Callable[[EpisodeHandle], None]) -> Callable[[], None]:
         """Call ``callback(handle)`` when status or pending approvals change. Returns an unsubscribe."""
+
         def listener(_episode: Any) -> None:
             callback(self)
 
@@ -129,8 +131,14 @@ class EpisodeHandle:
     def _decide(self, draft_id: str | None, approve: bool, approver_id: str, reason: str | None) -> Decision:
         episode = self._episode
         if not episode.gate.pending and episode.decide_veto(approve, approver_id, reason):
-            decision = Decision(draft_id="", status="approved" if approve else "rejected", approver_id=approver_id,
-                                reason=reason, decided_at=None, created=True)
+            decision = Decision(
+                draft_id="",
+                status="approved" if approve else "rejected",
+                approver_id=approver_id,
+                reason=reason,
+                decided_at=None,
+                created=True,
+            )
         else:
             decision = episode.gate.decide(draft_id, approve=approve, approver_id=approver_id, reason=reason)
         if decision.created:
@@ -170,19 +178,21 @@ class EpisodeHandle:
             raise self._episode.error
         if status == "paused":
             waiting = ", ".join(p.draft_id for p in self.pending) or "a governance veto"
-            raise EpisodeStateError(f"episode {self.episode_id} is paused waiting for a human ({waiting}); approve or reject first")
+            raise EpisodeStateError(
+                f"episode {self.episode_id} is paused waiting for a human ({waiting}); approve or reject first"
+            )
         raise EpisodeStateError(f"episode {self.episode_id} is still {status}; `await handle` or check handle.done()")
 
-    def __await__(self) -> Generator[Any, None, "EpisodeHandle"]:
+    def __await__(self) -> Generator[Any, None, EpisodeHandle]:
         return self._settle().__await__()
 
-    async def _settle(self) -> "EpisodeHandle":
+    async def _settle(self) -> EpisodeHandle:
         if self._episode.status == "running":
             await asyncio.shield(self._episode.settled.wait())
         self.refresh_display()
         return self
 
-    async def wait(self) -> "EpisodeHandle":
+    async def wait(self) -> EpisodeHandle:
         """Wait until finished (not merely paused). Never use this in a notebook cell while a human must click."""
         while not self.done():
             await asyncio.shield(self._episode.settled.wait())
@@ -210,4 +220,7 @@ class EpisodeHandle:
         return shown.mimebundle(self, include, exclude) if shown is not None else {"text/plain": repr(self)}
 
     def __repr__(self) -> str:
-        return f"EpisodeHandle(episode_id={self.episode_id!r}, status={self.status!r}, events={len(self._episode.recorder.events)}, pending={len(self.pending)})"
+        events = len(self._episode.recorder.events)
+        return (
+            f"EpisodeHandle(episode_id={self.episode_id!r}, status={self.status!r}, events={events}, pending={len(self.pending)})"
+        )

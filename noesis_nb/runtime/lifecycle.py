@@ -29,8 +29,20 @@ from .summary import INSIGHT_KEYS, build_summary
 if TYPE_CHECKING:
     from .recorder import Recorder
 
-__all__ = ["Outcome", "emit_candidate", "adapter_candidate", "close_act", "record_action", "seal", "complete_seal",
-           "terminate_event", "SEALING_PHASES", "act_parent", "find_candidate", "override_veto"]
+__all__ = [
+    "Outcome",
+    "emit_candidate",
+    "adapter_candidate",
+    "close_act",
+    "record_action",
+    "seal",
+    "complete_seal",
+    "terminate_event",
+    "SEALING_PHASES",
+    "act_parent",
+    "find_candidate",
+    "override_veto",
+]
 
 #: phases written after ``terminate`` (and nothing else is)
 SEALING_PHASES = frozenset({"terminate", "insight", "memory"})
@@ -52,38 +64,72 @@ class Outcome:
 
 
 # -- action candidates ---------------------------------------------------------------------------
-def emit_candidate(rec: "Recorder", *, kind: str, payload: dict[str, Any], provenance: dict[str, Any],
-                   caused_by: str | None, candidate_id: str | None = None, agent_id: str = "system",
-                   field_rules: dict[str, str] | None = None) -> dict[str, Any]:
+def emit_candidate(
+    rec: Recorder,
+    *,
+    kind: str,
+    payload: dict[str, Any],
+    provenance: dict[str, Any],
+    caused_by: str | None,
+    candidate_id: str | None = None,
+    agent_id: str = "system",
+    field_rules: dict[str, str] | None = None,
+) -> dict[str, Any]:
     """An ``action_candidate`` event (schema ``action_candidate/1.0.0``) bound to the current ``state.json``."""
     rules = dict(field_rules or {})
-    return rec.emit("action_candidate", {
-        "schema_version": ACTION_CANDIDATE_SCHEMA,
-        "action_candidate_id": candidate_id or str(uuid.uuid4()),
-        "kind": kind,
-        "payload": payload,
-        "state_ref": "state.json",
-        "state_hash": rec.state_hash(),
-        "redaction": {"mode": "field_policy" if rules else "none", "policy_id": "noesis_nb.redaction",
-                      "policy_version": "1.0.0", "field_rules": rules},
-        "provenance": provenance,
-    }, agent_id=agent_id, caused_by=caused_by)
+    return rec.emit(
+        "action_candidate",
+        {
+            "schema_version": ACTION_CANDIDATE_SCHEMA,
+            "action_candidate_id": candidate_id or str(uuid.uuid4()),
+            "kind": kind,
+            "payload": payload,
+            "state_ref": "state.json",
+            "state_hash": rec.state_hash(),
+            "redaction": {
+                "mode": "field_policy" if rules else "none",
+                "policy_id": "noesis_nb.redaction",
+                "policy_version": "1.0.0",
+                "field_rules": rules,
+            },
+            "provenance": provenance,
+        },
+        agent_id=agent_id,
+        caused_by=caused_by,
+    )
 
 
-def adapter_candidate(rec: "Recorder", *, label: str, task: str, caused_by: str | None) -> dict[str, Any]:
+def adapter_candidate(rec: Recorder, *, label: str, task: str, caused_by: str | None) -> dict[str, Any]:
     """The candidate for running the adapter (emitted with governance on or off)."""
     step = (rec.state.get("plan") or {}).get("steps", [{}])[0] if (rec.state.get("plan") or {}).get("steps") else {}
     agent = f"adapter:{label}"
-    return emit_candidate(rec, kind="adapter", caused_by=caused_by, agent_id=agent,
-                          payload={"adapter_label": agent, "goal": task, "plan_step_id": step.get("id", "step-1"),
-                                   "plan_step_kind": step.get("kind", "act"),
-                                   "plan_step_description": step.get("description", f"Execute goal: {task[:200]}")},
-                          provenance={"plan_step_id": step.get("id", "step-1"), "adapter": agent})
+    return emit_candidate(
+        rec,
+        kind="adapter",
+        caused_by=caused_by,
+        agent_id=agent,
+        payload={
+            "adapter_label": agent,
+            "goal": task,
+            "plan_step_id": step.get("id", "step-1"),
+            "plan_step_kind": step.get("kind", "act"),
+            "plan_step_description": step.get("description", f"Execute goal: {task[:200]}"),
+        },
+        provenance={"plan_step_id": step.get("id", "step-1"), "adapter": agent},
+    )
 
 
-def override_veto(rec: "Recorder", *, label: str, task: str, vetoed: dict[str, Any], approver_id: str,
-                  reason: str | None, caused_by: str | None,
-                  candidate: dict[str, Any] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+def override_veto(
+    rec: Recorder,
+    *,
+    label: str,
+    task: str,
+    vetoed: dict[str, Any],
+    approver_id: str,
+    reason: str | None,
+    caused_by: str | None,
+    candidate: dict[str, Any] | None = None,
+) -> tuple[dict[str, Any], dict[str, Any]]:
     """After a human overrode a veto: a new candidate for the adapter and the governance event allowing it.
 
     The vetoed candidate stays vetoed (Noēsis never acts on it); the act that follows is bound
@@ -92,18 +138,33 @@ def override_veto(rec: "Recorder", *, label: str, task: str, vetoed: dict[str, A
     """
     candidate = candidate or adapter_candidate(rec, label=label, task=task, caused_by=caused_by)
     previous = vetoed.get("payload") if isinstance(vetoed.get("payload"), dict) else {}
-    allow = rec.emit("governance", {
-        "schema_version": "governance/1.0.0", "governance_id": f"gov-{uuid.uuid4().hex[:12]}", "decision_id": str(uuid.uuid4()),
-        "decision": "allow", "rule_id": "human.override", "score": 0.0,
-        "message": f"veto {previous.get('rule_id')} overridden by {approver_id}" + (f": {reason}" if reason else ""),
-        "policy_id": "human.override", "policy_version": "1.0.0", "policy_kind": "human", "mode": previous.get("mode", "enforce"),
-        "failure_policy": previous.get("failure_policy", "fail_closed"), "enforced": False,
-        "overrides": previous.get("governance_id"), "approver_id": approver_id,
-    }, agent_id=f"human:{approver_id}", faculty="governance", caused_by=candidate["id"])
+    allow = rec.emit(
+        "governance",
+        {
+            "schema_version": "governance/1.0.0",
+            "governance_id": f"gov-{uuid.uuid4().hex[:12]}",
+            "decision_id": str(uuid.uuid4()),
+            "decision": "allow",
+            "rule_id": "human.override",
+            "score": 0.0,
+            "message": f"veto {previous.get('rule_id')} overridden by {approver_id}" + (f": {reason}" if reason else ""),
+            "policy_id": "human.override",
+            "policy_version": "1.0.0",
+            "policy_kind": "human",
+            "mode": previous.get("mode", "enforce"),
+            "failure_policy": previous.get("failure_policy", "fail_closed"),
+            "enforced": False,
+            "overrides": previous.get("governance_id"),
+            "approver_id": approver_id,
+        },
+        agent_id=f"human:{approver_id}",
+        faculty="governance",
+        caused_by=candidate["id"],
+    )
     return candidate, allow
 
 
-def find_candidate(rec: "Recorder", kind: str = "adapter") -> dict[str, Any] | None:
+def find_candidate(rec: Recorder, kind: str = "adapter") -> dict[str, Any] | None:
     """The run's last action candidate of ``kind`` (the adapter's), or None."""
     for event in reversed(rec.events):
         payload = event.get("payload")
@@ -112,14 +173,16 @@ def find_candidate(rec: "Recorder", kind: str = "adapter") -> dict[str, Any] | N
     return None
 
 
-def is_vetoed(rec: "Recorder", candidate: dict[str, Any]) -> bool:
+def is_vetoed(rec: Recorder, candidate: dict[str, Any]) -> bool:
     """True when the last governance decision on ``candidate`` is an enforced veto (nothing may act on it)."""
-    decisions = [e.get("payload") for e in rec.events if e.get("phase") == "governance" and e.get("caused_by") == candidate.get("id")]
+    decisions = [
+        e.get("payload") for e in rec.events if e.get("phase") == "governance" and e.get("caused_by") == candidate.get("id")
+    ]
     last = decisions[-1] if decisions else None
     return isinstance(last, dict) and last.get("decision") == "veto" and bool(last.get("enforced"))
 
 
-def act_parent(rec: "Recorder", candidate: dict[str, Any] | None) -> str | None:
+def act_parent(rec: Recorder, candidate: dict[str, Any] | None) -> str | None:
     """What the adapter's act is caused by: the governance event on its candidate, else the candidate."""
     if candidate is None:
         return None
@@ -130,24 +193,41 @@ def act_parent(rec: "Recorder", candidate: dict[str, Any] | None) -> str | None:
 
 
 # -- closing an episode's act --------------------------------------------------------------------
-def record_action(rec: "Recorder", action: dict[str, Any]) -> None:
+def record_action(rec: Recorder, action: dict[str, Any]) -> None:
     """Append one action to ``state.outcomes.actions`` (in memory; persisted with the next state write)."""
     actions = rec.state["outcomes"].setdefault("actions", [])
     actions.append({"id": action.get("id") or f"act-{len(actions) + 1}", **action})
 
 
-def close_act(rec: "Recorder", *, status: str, reasons: list[str], candidate: dict[str, Any] | None, caused_by: str | None,
-              started: tuple[str, float] | None = None, error: BaseException | None = None,
-              extra: dict[str, Any] | None = None, since: int = 0) -> None:
+def close_act(
+    rec: Recorder,
+    *,
+    status: str,
+    reasons: list[str],
+    candidate: dict[str, Any] | None,
+    caused_by: str | None,
+    started: tuple[str, float] | None = None,
+    error: BaseException | None = None,
+    extra: dict[str, Any] | None = None,
+    since: int = 0,
+) -> None:
     """``act → reflect → learn`` for the adapter, each written once among ``rec.events[since:]``."""
     present = {e.get("phase") for e in rec.events[since:]}
     using = str(rec.state["episode"].get("using") or "adapter:core.minimal")
     task = str(rec.state["goal"].get("task", ""))
     act_id = None
     if "act" not in present:
-        payload: dict[str, Any] = {"input_excerpt": task[:120], "outcome": status, "result_status": status, "tool": using,
-                                   "kind": "adapter", "action_id": "act-1", "step_id": "step-1",
-                                   "step_status": "done" if status == "ok" else "failed", "reasons": reasons}
+        payload: dict[str, Any] = {
+            "input_excerpt": task[:120],
+            "outcome": status,
+            "result_status": status,
+            "tool": using,
+            "kind": "adapter",
+            "action_id": "act-1",
+            "step_id": "step-1",
+            "step_status": "done" if status == "ok" else "failed",
+            "reasons": reasons,
+        }
         if candidate is not None:
             payload["action_candidate_id"] = candidate["payload"]["action_candidate_id"]
         if error is not None:
@@ -158,16 +238,29 @@ def close_act(rec: "Recorder", *, status: str, reasons: list[str], candidate: di
         steps = (rec.state.get("plan") or {}).get("steps") or []
         if steps:
             steps[0]["status"] = payload["step_status"]
-        record_action(rec, {"id": "act-1", "kind": "adapter", "tool": using, "input_excerpt": task[:120],
-                            "result_status": status, "timestamp": act["timestamp"], "step_id": "step-1"})
+        record_action(
+            rec,
+            {
+                "id": "act-1",
+                "kind": "adapter",
+                "tool": using,
+                "input_excerpt": task[:120],
+                "result_status": status,
+                "timestamp": act["timestamp"],
+                "step_id": "step-1",
+            },
+        )
     else:
         act_id = next(e.get("id") for e in reversed(rec.events) if e.get("phase") == "act")
     reflect_id = None
     if "reflect" not in present:
         reflect_id = rec.emit("reflect", {"success": status == "ok", "reasons": reasons}, caused_by=act_id)["id"]
     if "learn" not in present:
-        rec.emit("learn", {"learn_path": "learn.jsonl", "learn_schema": "learn/1.0", "proposal_ids": [], "proposal_count": 0,
-                           "applied": False}, caused_by=reflect_id or act_id)
+        rec.emit(
+            "learn",
+            {"learn_path": "learn.jsonl", "learn_schema": "learn/1.0", "proposal_ids": [], "proposal_count": 0, "applied": False},
+            caused_by=reflect_id or act_id,
+        )
 
 
 # -- the seal ------------------------------------------------------------------------------------
@@ -184,7 +277,7 @@ def terminate_event(events: list[dict[str, Any]]) -> int | None:
     return None
 
 
-def seal(rec: "Recorder", outcome: Outcome) -> None:
+def seal(rec: Recorder, outcome: Outcome) -> None:
     """Seal the run with ``outcome``: every step not yet on disk, in order; then give the run up."""
     if terminate_event(rec.events) is None:
         ext: dict[str, Any] = {"reasons": list(outcome.reasons), "adapter_result": outcome.adapter_result}
@@ -194,7 +287,7 @@ def seal(rec: "Recorder", outcome: Outcome) -> None:
     complete_seal(rec)
 
 
-def complete_seal(rec: "Recorder") -> bool:
+def complete_seal(rec: Recorder) -> bool:
     """Finish sealing a run whose ``terminate`` is written; False when it has none (nothing done)."""
     index = terminate_event(rec.events)
     final_path = run_path(rec.run_dir, "final.json")
@@ -206,34 +299,56 @@ def complete_seal(rec: "Recorder") -> bool:
     message = str(payload.get("message") or "")
     ext = payload.get(_EXT) if isinstance(payload.get(_EXT), dict) else {}
     reasons = [str(r) for r in ext.get("reasons") or []] if isinstance(ext.get("reasons"), list) else []
-    tail = rec.events[index + 1:]
+    tail = rec.events[index + 1 :]
     if not final_path.exists():
         if not any(e.get("event_type") == RUN_STATE_PROJECTION for e in tail):
-            rec.state["outcomes"].update(status=state_status(status),
-                                         summary=message[:400])
-            rec.state["links"] = {"events": "events.jsonl", "summary": "summary.json", "learn": "learn.jsonl",
-                                  "manifest": "manifest.json"}
+            rec.state["outcomes"].update(status=state_status(status), summary=message[:400])
+            rec.state["links"] = {
+                "events": "events.jsonl",
+                "summary": "summary.json",
+                "learn": "learn.jsonl",
+                "manifest": "manifest.json",
+            }
             rec.project_state(caused_by=None)
         run_path(rec.run_dir, "learn.jsonl").touch()
         insight_at = next((i for i in range(index + 1, len(rec.events)) if rec.events[i].get("phase") == "insight"), None)
         basis = rec.events[:insight_at] if insight_at is not None else list(rec.events)
-        summary = build_summary(rec.episode_id, rec.state, basis, status=status, reasons=reasons, result=ext.get("answer"),
-                                adapter_result=str(ext.get("adapter_result") or "error"))
+        summary = build_summary(
+            rec.episode_id,
+            rec.state,
+            basis,
+            status=status,
+            reasons=reasons,
+            result=ext.get("answer"),
+            adapter_result=str(ext.get("adapter_result") or "error"),
+        )
         if insight_at is None:
-            rec.emit("insight", {"metrics": {k: summary["metrics"][k] for k in INSIGHT_KEYS}, "summary_path": "summary.json"},
-                     faculty="insight")
+            rec.emit(
+                "insight",
+                {"metrics": {k: summary["metrics"][k] for k in INSIGHT_KEYS}, "summary_path": "summary.json"},
+                faculty="insight",
+            )
         atomic_write_json(run_path(rec.run_dir, "summary.json"), rec.secrets.scrub(summary))
-        if not any(e.get("phase") == "memory" for e in rec.events[index + 1:]):
-            rec.emit("memory", {"status": "skipped", "reason": "port_missing", "capability": "long_term_memory"}, agent_id="memory")
+        if not any(e.get("phase") == "memory" for e in rec.events[index + 1 :]):
+            rec.emit(
+                "memory", {"status": "skipped", "reason": "port_missing", "capability": "long_term_memory"}, agent_id="memory"
+            )
         rec.closed = True
         rec.writer.close()
         rec.secrets.sweep(rec.run_dir, rec)  # values learned late leave the lines written before them
         process = rec.state.get("process") if isinstance(rec.state.get("process"), dict) else {}
-        atomic_write_json(final_path, {
-            "schema_version": "final/2.0.0", "episode_id": rec.episode_id,
-            "process_id": process.get("id", f"proc_{rec.episode_id.removeprefix('ep_')}"),
-            "run_index": process.get("run_index", 1), "finalized_at": now_iso(), "outcome": final_outcome(status),
-            "verification_status": "unverified" if status == "ok" else "not_applicable"})
+        atomic_write_json(
+            final_path,
+            {
+                "schema_version": "final/2.0.0",
+                "episode_id": rec.episode_id,
+                "process_id": process.get("id", f"proc_{rec.episode_id.removeprefix('ep_')}"),
+                "run_index": process.get("run_index", 1),
+                "finalized_at": now_iso(),
+                "outcome": final_outcome(status),
+                "verification_status": "unverified" if status == "ok" else "not_applicable",
+            },
+        )
     rec.closed = True
     rec.writer.close()
     rec.writer.seal()

@@ -47,5 +47,11 @@ def options_from_state(rec: Recorder) -> EpisodeOptions:
     episode = state.get("episode") if isinstance(state.get("episode"), dict) else {}
     goal = state.get("goal") if isinstance(state.get("goal"), dict) else {}
     tags = episode.get("tags") if isinstance(episode.get("tags"), dict) else {}
-    return EpisodeOptions(task=str(goal.get("task", "")), seed=episode.get("seed", 0) if type(episode.get("seed")) is int else 0,
-                          tags=tags, governance=str(ext.get("governance_mode", "off")), approver="ask", wait_for_human=False)
+    return EpisodeOptions(
+        task=str(goal.get("task", "")),
+        seed=episode.get("seed", 0) if type(episode.get("seed")) is int else 0,
+        tags=tags,
+        governance=str(ext.get("governance_mode", "off")),
+        approver="ask",
+        wait_for_human=False,
+    )

@@ -12,8 +12,9 @@ import itertools
 import os
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from .._jsonio import atomic_write_json, canonical_json, sha256_bytes
 from ..errors import EpisodeStateError, RunsDirError
@@ -38,8 +39,15 @@ Subscriber = Callable[[dict[str, Any]], None]
 class Recorder:
     """Writes one episode's run directory; emits to subscribers; thread-safe ``emit``."""
 
-    def __init__(self, run_dir: Path, episode_id: str, state: dict[str, Any], events: list[dict[str, Any]] | None = None,
-                 *, ownership: RunOwnership | None = None):
+    def __init__(
+        self,
+        run_dir: Path,
+        episode_id: str,
+        state: dict[str, Any],
+        events: list[dict[str, Any]] | None = None,
+        *,
+        ownership: RunOwnership | None = None,
+    ):
         self.run_dir = Path(run_dir)
         self.episode_id = episode_id
         self.state = state
@@ -61,8 +69,17 @@ class Recorder:
 
     # -- creation -------------------------------------------------------------------------
     @classmethod
-    def create(cls, runs_dir: Path, episode_id: str, *, task: str, seed: int, tags: dict[str, Any],
-               adapter_label: str, extension: dict[str, Any]) -> "Recorder":
+    def create(
+        cls,
+        runs_dir: Path,
+        episode_id: str,
+        *,
+        task: str,
+        seed: int,
+        tags: dict[str, Any],
+        adapter_label: str,
+        extension: dict[str, Any],
+    ) -> Recorder:
         """Make ``<runs_dir>/<episode_id>/`` whole (state.json, learn.jsonl) in one rename, and own it."""
         runs_dir = Path(runs_dir)
         validate_id(episode_id)
@@ -97,7 +114,7 @@ class Recorder:
         return cls(run_dir, episode_id, state, ownership=acquire(run_dir))
 
     @classmethod
-    def reopen(cls, run_dir: Path) -> "Recorder":
+    def reopen(cls, run_dir: Path) -> Recorder:
         """Take ownership of an existing, unsealed run and continue writing it (resume, recovery)."""
         run_dir = Path(run_dir)
         run_path(run_dir, "events.jsonl")  # refuses a linked run directory before anything is taken
@@ -114,8 +131,17 @@ class Recorder:
             raise
 
     # -- events ---------------------------------------------------------------------------
-    def emit(self, phase: str, payload: dict[str, Any], *, agent_id: str = "system", caused_by: str | None = None,
-             event_type: str | None = None, faculty: str | None = None, started: tuple[str, float] | None = None) -> dict[str, Any]:
+    def emit(
+        self,
+        phase: str,
+        payload: dict[str, Any],
+        *,
+        agent_id: str = "system",
+        caused_by: str | None = None,
+        event_type: str | None = None,
+        faculty: str | None = None,
+        started: tuple[str, float] | None = None,
+    ) -> dict[str, Any]:
         """Append one event (and tell subscribers). ``started`` = (iso, perf_counter) adds ``metrics``."""
         if self.closed:
             raise EpisodeStateError(f"episode {self.episode_id} has ended; it accepts no more events")
@@ -136,8 +162,11 @@ class Recorder:
         if started is not None:
             completed = now_iso()
             event["timestamp"] = completed
-            event["metrics"] = {"started_at": started[0], "completed_at": completed,
-                                "duration_ms": round((time.perf_counter() - started[1]) * 1000.0, 3)}
+            event["metrics"] = {
+                "started_at": started[0],
+                "completed_at": completed,
+                "duration_ms": round((time.perf_counter() - started[1]) * 1000.0, 3),
+            }
         with self._lock:
             self.writer.append_locked(event)
             self.events.append(event)
@@ -181,8 +210,9 @@ class Recorder:
             value = payload.get(key)
             if type(value) is int:
                 self.usage[key] += value
-        self.usage_calls.append({"model": payload.get("model"), "provider": payload.get("provider"),
-                                 **{k: payload.get(k) for k in TOKEN_FIELDS}})
+        self.usage_calls.append(
+            {"model": payload.get("model"), "provider": payload.get("provider"), **{k: payload.get(k) for k in TOKEN_FIELDS}}
+        )
 
     def touch(self) -> None:
         """Count as activity for the idle timeout (e.g. while a tool runs)."""
@@ -200,14 +230,21 @@ class Recorder:
         """Persist ``state.json`` and emit ``run.state_projection`` (Noēsis does both together)."""
         self.persist_state()
         outcomes = self.state["outcomes"]
-        return self.runtime(RUN_STATE_PROJECTION, {"status": outcomes["status"],
-                                                   "outcomes": {k: outcomes.get(k) for k in ("status", "summary", "metrics")},
-                                                   "links": dict(self.state["links"])}, caused_by)
+        return self.runtime(
+            RUN_STATE_PROJECTION,
+            {
+                "status": outcomes["status"],
+                "outcomes": {k: outcomes.get(k) for k in ("status", "summary", "metrics")},
+                "links": dict(self.state["links"]),
+            },
+            caused_by,
+        )
 
     def interrupt(self, reason: str | None, caused_by: str | None) -> dict[str, Any]:
         """``run.interrupt``; the run's state becomes ``partial`` (paused) on disk."""
-        interrupt = self.runtime(RUN_INTERRUPT, {"status": "interrupted", **({"reason": reason} if reason else {})},
-                                 caused_by or self.last_event_id)
+        interrupt = self.runtime(
+            RUN_INTERRUPT, {"status": "interrupted", **({"reason": reason} if reason else {})}, caused_by or self.last_event_id
+        )
         self.state["outcomes"].update(status="partial", summary=reason)
         self.state["links"] = {"events": "events.jsonl", "learn": "learn.jsonl"}
         self.persist_state()
@@ -216,17 +253,25 @@ class Recorder:
     def checkpoint(self, caused_by: str | None = None) -> dict[str, Any]:
         """Write ``checkpoints/<id>/checkpoint.json``, then emit ``run.checkpoint``; returns the record + ``event_id``."""
         record = self._write_checkpoint(caused_by or self.last_event_id or "")
-        event = self.runtime(RUN_CHECKPOINT, {"status": "paused", "checkpoint_id": record["checkpoint_id"],
-                                              "event_offset": record["event_offset"],
-                                              "checkpoint_path": f"checkpoints/{record['checkpoint_id']}/checkpoint.json"},
-                             record["last_event_id"])
+        event = self.runtime(
+            RUN_CHECKPOINT,
+            {
+                "status": "paused",
+                "checkpoint_id": record["checkpoint_id"],
+                "event_offset": record["event_offset"],
+                "checkpoint_path": f"checkpoints/{record['checkpoint_id']}/checkpoint.json",
+            },
+            record["last_event_id"],
+        )
         return {**record, "event_id": event["id"]}
 
     def pause(self, reason: str, caused_by: str) -> dict[str, Any]:
         """``run.interrupt → run.checkpoint``, state ``partial``: all on disk (fsynced) before returning."""
         with self._lock:  # re-entrant: no other thread's event may fall between the interrupt and its checkpoint
             interrupt = self.interrupt(reason, caused_by)
-            self.secrets.sweep(self.run_dir, self, reopen=True)  # values learned late leave the files before the checkpoint digests them
+            self.secrets.sweep(
+                self.run_dir, self, reopen=True
+            )  # values learned late leave the files before the checkpoint digests them
             checkpoint = self.checkpoint(interrupt["id"])
         self.writer.fsync()
         return checkpoint
@@ -247,15 +292,24 @@ class Recorder:
         atomic_write_json(run_path(self.run_dir, "checkpoints", checkpoint_id, "checkpoint.json", mkdir=True), record)
         return record
 
-    def resume_event(self, checkpoint: dict[str, Any], caused_by: str | None = None, *, resumed_by: str = "episode") -> dict[str, Any]:
+    def resume_event(
+        self, checkpoint: dict[str, Any], caused_by: str | None = None, *, resumed_by: str = "episode"
+    ) -> dict[str, Any]:
         """``run.resume``, caused by the run's latest event (normally the ``run.checkpoint``), as Noēsis does.
 
         ``resumed_by`` says who continues: ``episode`` (the live adapter, in its process) or ``resume_run``.
         """
-        event = self.runtime(RUN_RESUME, {"status": "resuming", "checkpoint_id": checkpoint["checkpoint_id"],
-                                          "event_offset": checkpoint["event_offset"], "resume_strategy": "same_run_id",
-                                          "resumed_by": resumed_by},
-                             caused_by or self.last_event_id)
+        event = self.runtime(
+            RUN_RESUME,
+            {
+                "status": "resuming",
+                "checkpoint_id": checkpoint["checkpoint_id"],
+                "event_offset": checkpoint["event_offset"],
+                "resume_strategy": "same_run_id",
+                "resumed_by": resumed_by,
+            },
+            caused_by or self.last_event_id,
+        )
         self.state["outcomes"].update(status="pending", summary=None)
         self.state["links"] = {"events": "events.jsonl", "learn": "learn.jsonl"}
         self.persist_state()  # no longer paused on disk either (readers would call it paused)

@@ -14,17 +14,17 @@ if TYPE_CHECKING:
 
 __all__ = ["live_handles", "register", "forget"]
 
-_LIVE: dict[str, "EpisodeHandle"] = {}
+_LIVE: dict[str, EpisodeHandle] = {}
 _LOCK = threading.Lock()
 
 
-def live_handles() -> dict[str, "EpisodeHandle"]:
+def live_handles() -> dict[str, EpisodeHandle]:
     """Episodes started in this process that have not finished (by episode id)."""
     with _LOCK:
         return dict(_LIVE)
 
 
-def register(handle: "EpisodeHandle") -> None:
+def register(handle: EpisodeHandle) -> None:
     with _LOCK:
         _LIVE[handle.episode_id] = handle
 

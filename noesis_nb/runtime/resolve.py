@@ -13,9 +13,10 @@ import importlib
 import importlib.util
 import inspect
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from ..errors import UsingResolutionError
 
@@ -72,9 +73,7 @@ def _required_params(fn: Any) -> int:
     except (TypeError, ValueError):
         return 1
     return sum(
-        1
-        for p in sig.parameters.values()
-        if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+        1 for p in sig.parameters.values() if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
     )
 
 
@@ -110,7 +109,9 @@ def _resolve_string(using: str) -> Any:
         try:
             module = importlib.import_module(mod_name)
         except ImportError as exc:
-            raise UsingResolutionError(f"using={using!r}: cannot import module {mod_name!r} ({exc}); check the module path and sys.path") from exc
+            raise UsingResolutionError(
+                f"using={using!r}: cannot import module {mod_name!r} ({exc}); check the module path and sys.path"
+            ) from exc
         try:
             obj = getattr(module, attr) if "." not in attr else functools.reduce(getattr, attr.split("."), module)
         except AttributeError as exc:
@@ -140,6 +141,7 @@ def _resolve_string(using: str) -> Any:
 
 def minimal_adapter() -> Adapter:
     """The adapter ``ns.run`` uses (label ``core.minimal``): completes the plan without external calls."""
+
     def minimal(task: str) -> str:
         return "Completed minimal step."
 
@@ -164,7 +166,9 @@ def resolve_using(using: Any) -> Adapter:
     elif not _is_executor_like(using) and callable(using):
         target = using()  # zero-argument factory; the label stays the factory's name
     if inspect.isclass(target):
-        raise UsingResolutionError(f"using={label!r} resolved to the class {target.__name__}; return an instance from the factory instead")
+        raise UsingResolutionError(
+            f"using={label!r} resolved to the class {target.__name__}; return an instance from the factory instead"
+        )
     call = None
     for name in ("invoke", "run"):
         method = getattr(target, name, None)
@@ -175,14 +179,16 @@ def resolve_using(using: Any) -> Adapter:
         call = target
     if call is None:
         hint = " (execute()-only adapters are not supported by solve)" if hasattr(target, "execute") else ""
-        raise UsingResolutionError(f"using={label!r} resolved to {type(target).__name__}, which has no invoke, run or __call__{hint}")
+        raise UsingResolutionError(
+            f"using={label!r} resolved to {type(target).__name__}, which has no invoke, run or __call__{hint}"
+        )
     mapper = getattr(target, "__noesis_input_mapper__", None)
     return Adapter(
         target=target,
         label=label,
         call=call,
         wants_context=_wants_context(call),
-        is_async=inspect.iscoroutinefunction(call) or inspect.iscoroutinefunction(getattr(call, "__call__", None)),
+        is_async=inspect.iscoroutinefunction(call) or (callable(call) and inspect.iscoroutinefunction(type(call).__call__)),
         input_mapper=mapper if callable(mapper) else None,
     )
 

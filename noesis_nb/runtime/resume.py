@@ -83,7 +83,9 @@ def find_checkpoint(rec: Recorder, checkpoint_id: str | None) -> dict[str, Any]:
     events = [e for e in rec.events if e.get("event_type") == RUN_CHECKPOINT and isinstance(e.get("payload"), dict)]
     if checkpoint_id is None:
         if not events:
-            raise CheckpointNotFoundError(f"run {rec.episode_id} has no checkpoint; it was never paused, so there is nothing to resume")
+            raise CheckpointNotFoundError(
+                f"run {rec.episode_id} has no checkpoint; it was never paused, so there is nothing to resume"
+            )
         checkpoint_id = events[-1]["payload"].get("checkpoint_id")
     checkpoint_id = check_part(checkpoint_id, "checkpoint id")  # read from a file: untrusted
     record = read_json(rec.run_dir / "checkpoints" / checkpoint_id / "checkpoint.json")
@@ -98,9 +100,16 @@ def validate_checkpoint(rec: Recorder, checkpoint: dict[str, Any]) -> None:
     """Noēsis' checks: the event at ``event_offset`` is ``last_event_id``; state and artifacts unchanged."""
     offset = checkpoint.get("event_offset")
     events = rec.events
-    if type(offset) is not int or offset < 1 or offset > len(events) or events[offset - 1].get("id") != checkpoint.get("last_event_id"):
-        raise CheckpointConsistencyError(f"checkpoint {checkpoint.get('checkpoint_id')}: event {offset} is not {checkpoint.get('last_event_id')!r}; "
-                                         "events.jsonl was changed after the pause")
+    if (
+        type(offset) is not int
+        or offset < 1
+        or offset > len(events)
+        or events[offset - 1].get("id") != checkpoint.get("last_event_id")
+    ):
+        raise CheckpointConsistencyError(
+            f"checkpoint {checkpoint.get('checkpoint_id')}: event {offset} is not {checkpoint.get('last_event_id')!r}; "
+            "events.jsonl was changed after the pause"
+        )
     if sha256_bytes((rec.run_dir / "state.json").read_bytes()) != checkpoint.get("state_hash"):
         raise CheckpointConsistencyError(f"checkpoint {checkpoint.get('checkpoint_id')}: state.json changed since the pause")
     if checkpoint.get("artifact_manifest_hash") and artifact_digest(rec.run_dir, offset) != checkpoint["artifact_manifest_hash"]:
@@ -124,21 +133,35 @@ def paused_on(run_dir: Path, *, resumed_too: bool = False) -> tuple[str, str] | 
 
 
 # -- resuming ------------------------------------------------------------------------------------
-async def resume_from_disk(run_dir: Path, *, checkpoint_id: str | None = None, using: Any = None,
-                           tools: dict[str, Any] | None = None, unknown_outcome: str | None = None) -> ResumeReport:
+async def resume_from_disk(
+    run_dir: Path,
+    *,
+    checkpoint_id: str | None = None,
+    using: Any = None,
+    tools: dict[str, Any] | None = None,
+    unknown_outcome: str | None = None,
+) -> ResumeReport:
     """Continue the run in ``run_dir`` as far as its directory allows (see the module's rules)."""
 
     if unknown_outcome not in (None, "retry", "fail"):
-        raise InvalidOptionError(f"unknown_outcome={unknown_outcome!r}: use 'retry' (run the draft again) or 'fail' (record it failed)")
+        raise InvalidOptionError(
+            f"unknown_outcome={unknown_outcome!r}: use 'retry' (run the draft again) or 'fail' (record it failed)"
+        )
     episode_id = run_dir.name
     if (run_dir / "manifest.json").exists():
         final = read_json(run_dir / "final.json") or {}
-        return ResumeReport(episode_id, "already_sealed",
-                            f"run {episode_id} is already sealed (outcome {final.get('outcome', 'unknown')}); resume_run changed nothing")
+        return ResumeReport(
+            episode_id,
+            "already_sealed",
+            f"run {episode_id} is already sealed (outcome {final.get('outcome', 'unknown')}); resume_run changed nothing",
+        )
     live = live_handles().get(episode_id)
     if live is not None and not live.done() and live.run_dir.resolve() == run_dir.resolve():
-        return ResumeReport(episode_id, "live_here",
-                            f"episode {episode_id} is live in this process; it continues by itself once its draft is decided")
+        return ResumeReport(
+            episode_id,
+            "live_here",
+            f"episode {episode_id} is live in this process; it continues by itself once its draft is decided",
+        )
     try:
         rec = Recorder.reopen(run_dir)
     except RunBusyError as exc:
@@ -150,8 +173,9 @@ async def resume_from_disk(run_dir: Path, *, checkpoint_id: str | None = None, u
             rec.close_without_sealing()
 
 
-async def _continue(rec: Recorder, *, checkpoint_id: str | None, using: Any, tools: dict[str, Any] | None,
-                    unknown_outcome: str | None) -> ResumeReport:
+async def _continue(
+    rec: Recorder, *, checkpoint_id: str | None, using: Any, tools: dict[str, Any] | None, unknown_outcome: str | None
+) -> ResumeReport:
 
     episode_id = rec.episode_id
     if lifecycle.complete_seal(rec):
@@ -173,12 +197,14 @@ async def _continue(rec: Recorder, *, checkpoint_id: str | None, using: Any, too
     cause = pause.cause
     if payload_of(cause).get("event_name") == _APPROVAL_PENDING:
         if pause.resume_event is not None and payload_of(pause.resume_event).get("resumed_by") == "episode":
-
             if dispatched(rec, str(payload_of(cause).get("draft_id"))):  # the live adapter went on after its tool
                 process_lost(rec)
-                return ResumeReport(episode_id, "sealed_lost", f"run {episode_id} lost its process after a tool ran; sealed as error")
-        await continue_tool_draft(rec, checkpoint, cause, resume_event=pause.resume_event, tools=tools,
-                                  unknown_outcome=unknown_outcome)
+                return ResumeReport(
+                    episode_id, "sealed_lost", f"run {episode_id} lost its process after a tool ran; sealed as error"
+                )
+        await continue_tool_draft(
+            rec, checkpoint, cause, resume_event=pause.resume_event, tools=tools, unknown_outcome=unknown_outcome
+        )
         return ResumeReport(episode_id, "resumed")
     if cause.get("phase") == "governance":
         if pause.resume_event is not None and _adapter_started_after(rec, pause.resume_index or 0):
@@ -186,13 +212,15 @@ async def _continue(rec: Recorder, *, checkpoint_id: str | None, using: Any, too
             return ResumeReport(episode_id, "sealed_lost", f"run {episode_id} lost its process while running; sealed as error")
         await _resume_after_veto(rec, checkpoint, cause, using, resumed=pause.resume_event is not None)
         return ResumeReport(episode_id, "resumed")
-    raise CheckpointConsistencyError(f"checkpoint {checkpoint['checkpoint_id']}: cannot tell what paused the run "
-                                     f"(its interrupt is caused by a {cause.get('phase')!r} event)")
+    raise CheckpointConsistencyError(
+        f"checkpoint {checkpoint['checkpoint_id']}: cannot tell what paused the run "
+        f"(its interrupt is caused by a {cause.get('phase')!r} event)"
+    )
 
 
 def _adapter_started_after(rec: Recorder, index: int) -> bool:
     """True when anything beyond a new candidate and its allow was written after event ``index`` (the resume)."""
-    return any(e.get("phase") not in ("action_candidate", "governance") for e in rec.events[index + 1:])
+    return any(e.get("phase") not in ("action_candidate", "governance") for e in rec.events[index + 1 :])
 
 
 def _interrupted_veto(rec: Recorder) -> dict[str, Any] | None:
@@ -201,7 +229,7 @@ def _interrupted_veto(rec: Recorder) -> dict[str, Any] | None:
     if candidate is None:
         return None
     index = next(i for i, e in enumerate(rec.events) if e is candidate)
-    later = rec.events[index + 1:]
+    later = rec.events[index + 1 :]
     governance = [e for e in later if e.get("phase") == "governance" and e.get("caused_by") == candidate.get("id")]
     if not governance or any(e.get("phase") == "act" or e.get("event_type") == RUN_CHECKPOINT for e in later):
         return None
@@ -224,13 +252,15 @@ def _finish_interrupted_veto(rec: Recorder, governance: dict[str, Any]) -> Resum
         raise ApprovalDecisionRequiredError(
             f"run {rec.episode_id} was vetoed by governance ({decision.get('rule_id')}) and its process stopped before it "
             f"paused; it is now paused (checkpoint {checkpoint['checkpoint_id']}). Override with "
-            f"approve_draft({rec.episode_id!r}, approver_id=…) or uphold with reject_draft(…), then resume_run")
+            f"approve_draft({rec.episode_id!r}, approver_id=…) or uphold with reject_draft(…), then resume_run"
+        )
     Episode(None, options_from_state(rec), rec).finish(Outcome("vetoed", message, [str(decision.get("rule_id"))]))
     return ResumeReport(rec.episode_id, "seal_completed", f"run {rec.episode_id} was vetoed; its seal is now complete")
 
 
-async def _resume_after_veto(rec: Recorder, checkpoint: dict[str, Any], governance: dict[str, Any], using: Any, *,
-                             resumed: bool) -> None:
+async def _resume_after_veto(
+    rec: Recorder, checkpoint: dict[str, Any], governance: dict[str, Any], using: Any, *, resumed: bool
+) -> None:
 
     # No decision file: calling resume_run with the adapter is the go-ahead, as in Noēsis.
     decision = read_veto_decision(rec.run_dir, checkpoint["checkpoint_id"]) or {"decision": "override"}  # malformed: raises
@@ -243,8 +273,9 @@ async def _resume_after_veto(rec: Recorder, checkpoint: dict[str, Any], governan
         return
     label = str(rec.state["episode"].get("using", ""))
     if using is None:
-        raise ResumeAdapterRequiredError(f"run {rec.episode_id} paused before its adapter {label!r} ran; "
-                                         "pass using=<the same adapter> to resume_run")
+        raise ResumeAdapterRequiredError(
+            f"run {rec.episode_id} paused before its adapter {label!r} ran; pass using=<the same adapter> to resume_run"
+        )
     adapter = resolve_using(using)
     if f"adapter:{adapter.label}" != label:
         raise ResumeAdapterMismatchError(f"run {rec.episode_id} was started with {label!r}, not 'adapter:{adapter.label}'")
@@ -255,13 +286,22 @@ async def _resume_after_veto(rec: Recorder, checkpoint: dict[str, Any], governan
     if not resumed:
         pause_resume = rec.resume_event(checkpoint, resumed_by="resume_run")
     resume = pause_resume or next(e for e in reversed(rec.events) if e.get("event_type") == RUN_RESUME)
-    after = rec.events[next(i for i, e in enumerate(rec.events) if e is resume) + 1:]
+    after = rec.events[next(i for i, e in enumerate(rec.events) if e is resume) + 1 :]
     written = next((e for e in after if e.get("phase") == "action_candidate"), None)  # by a resume a crash cut short
-    allow = next((e for e in after if written and e.get("phase") == "governance" and e.get("caused_by") == written.get("id")), None)
+    allow = next(
+        (e for e in after if written and e.get("phase") == "governance" and e.get("caused_by") == written.get("id")), None
+    )
     if allow is None:
         written, allow = lifecycle.override_veto(
-            rec, label=adapter.label, task=episode.options.task, vetoed=governance, candidate=written,
-            approver_id=str(decision.get("approver_id") or "resume_run"), reason=decision.get("reason"), caused_by=resume["id"])
+            rec,
+            label=adapter.label,
+            task=episode.options.task,
+            vetoed=governance,
+            candidate=written,
+            approver_id=str(decision.get("approver_id") or "resume_run"),
+            reason=decision.get("reason"),
+            caused_by=resume["id"],
+        )
     episode.candidate = written
     try:
         await episode.act(allow["id"])

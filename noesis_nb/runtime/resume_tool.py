@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from .. import tools as tc
@@ -35,7 +35,7 @@ class _ResumeChain:
     them (a resume that fails its checks writes nothing), each is caused by the one before, and
     one already on disk (from a resume a crash cut short) is not written again."""
 
-    def __init__(self, rec: "Recorder", checkpoint: dict[str, Any], resume_event: dict[str, Any] | None, request_id: str):
+    def __init__(self, rec: Recorder, checkpoint: dict[str, Any], resume_event: dict[str, Any] | None, request_id: str):
         self.rec, self.checkpoint, self.request_id = rec, checkpoint, request_id
         self.resume = resume_event
         self.index: int | None = None
@@ -45,7 +45,7 @@ class _ResumeChain:
         if resume_event is not None:
             self.index = next(i for i, e in enumerate(rec.events) if e is resume_event)
             self.tail = resume_event.get("id")
-            for event in rec.events[self.index + 1:]:
+            for event in rec.events[self.index + 1 :]:
                 payload = event.get("payload")
                 if event.get("phase") == "tool" and isinstance(payload, dict) and payload.get("request_id") == request_id:
                     self.names[str(payload.get("event_name"))] = event["id"]
@@ -64,22 +64,29 @@ class _ResumeChain:
         self.ensure_resumed()
         if event_name in self.names and event_name not in self.repeatable:
             return self.names[event_name]
-        event = self.rec.emit("tool", {"event_name": event_name, "request_id": request_id, **extra},
-                              agent_id="tool_contract", caused_by=self.tail)
+        event = self.rec.emit(
+            "tool", {"event_name": event_name, "request_id": request_id, **extra}, agent_id="tool_contract", caused_by=self.tail
+        )
         self.names[event_name] = self.tail = event["id"]
         return event["id"]
 
 
-def dispatched(rec: "Recorder", draft_id: str) -> bool:
+def dispatched(rec: Recorder, draft_id: str) -> bool:
     """True when the draft was handed to its tool (claimed or executed)."""
 
     executions = ExecutionRepository(rec.run_dir)
     return executions.claim_path(draft_id).exists() or executions.get(draft_id) is not None
 
 
-async def continue_tool_draft(rec: "Recorder", checkpoint: dict[str, Any], pending_event: dict[str, Any], *,
-                              resume_event: dict[str, Any] | None, tools: dict[str, Any] | None,
-                              unknown_outcome: str | None) -> None:
+async def continue_tool_draft(
+    rec: Recorder,
+    checkpoint: dict[str, Any],
+    pending_event: dict[str, Any],
+    *,
+    resume_event: dict[str, Any] | None,
+    tools: dict[str, Any] | None,
+    unknown_outcome: str | None,
+) -> None:
 
     draft_id = check_part(str(pending_event["payload"].get("draft_id")), "draft id")
     request_id = str(pending_event["payload"].get("request_id"))
@@ -89,11 +96,13 @@ async def continue_tool_draft(rec: "Recorder", checkpoint: dict[str, Any], pendi
     if prepared is None:
         raise tc.PreparedToolInvocationNotFoundError(
             f"run {rec.episode_id} paused on draft {draft_id!r}, but {repos.prepared.path_for(draft_id)} is missing; "
-            "restore the file from a backup (nothing was resumed)")
+            "restore the file from a backup (nothing was resumed)"
+        )
     if decision is None:
         raise tc.ApprovalDecisionRequiredError(
             f"draft {draft_id!r} has no decision yet; run noesis_nb.approve_draft({rec.episode_id!r}, approver_id=...) "
-            "or reject_draft(...) first, then resume_run")
+            "or reject_draft(...) first, then resume_run"
+        )
     episode = Episode(None, _options(rec), rec)
     episode.loop = asyncio.get_running_loop()
     episode.candidate = lifecycle.find_candidate(rec)
@@ -102,9 +111,17 @@ async def continue_tool_draft(rec: "Recorder", checkpoint: dict[str, Any], pendi
     tool = prepared.tool
     label = f"{tool.namespace}.{tool.name}" + (f":{tool.version}" if tool.version else "")
     if getattr(decision.status, "value", decision.status) != "approved":
-        chain.emit(names.TOOL_REJECTED_GOVERNANCE, request_id, draft_id=draft_id, decision_id=decision.decision_id,
-                   reason_code="governance.vetoed", reason=getattr(decision, "reason", None))
-        message = f"tool call {label} rejected by {decision.approver_id}" + (f": {decision.reason}" if getattr(decision, "reason", None) else "")
+        chain.emit(
+            names.TOOL_REJECTED_GOVERNANCE,
+            request_id,
+            draft_id=draft_id,
+            decision_id=decision.decision_id,
+            reason_code="governance.vetoed",
+            reason=getattr(decision, "reason", None),
+        )
+        message = f"tool call {label} rejected by {decision.approver_id}" + (
+            f": {decision.reason}" if getattr(decision, "reason", None) else ""
+        )
         _close(episode, chain, started, label, Outcome("vetoed", message, ["tool_rejected"]))
         return
     _check_binding(prepared, decision)
@@ -119,21 +136,45 @@ async def continue_tool_draft(rec: "Recorder", checkpoint: dict[str, Any], pendi
             fn = tools.get(f"{tool.namespace}.{tool.name}") or tools.get(tool.name)
             callables = {draft_id: fn} if fn else None
         result = await tc.execute_prepared_tool_invocation_async(
-            run_id=rec.episode_id, draft_id=draft_id, prepared_repository=repos.prepared, approval_repository=repos.approvals,
-            idempotency_repository=repos.idempotency, dispatcher=dispatcher(), emit=chain.emit, callables=callables,
-            decision=decision, execution_repository=executions)
+            run_id=rec.episode_id,
+            draft_id=draft_id,
+            prepared_repository=repos.prepared,
+            approval_repository=repos.approvals,
+            idempotency_repository=repos.idempotency,
+            dispatcher=dispatcher(),
+            emit=chain.emit,
+            callables=callables,
+            decision=decision,
+            execution_repository=executions,
+        )
     status = getattr(result.status, "value", result.status)
     if not chain.has(*names.TERMINAL_EXECUTION_EVENTS):
-        final = {"succeeded": names.TOOL_EXECUTION_SUCCEEDED, "replayed": names.TOOL_REPLAYED}.get(status, names.TOOL_EXECUTION_FAILED)
+        final = {"succeeded": names.TOOL_EXECUTION_SUCCEEDED, "replayed": names.TOOL_REPLAYED}.get(
+            status, names.TOOL_EXECUTION_FAILED
+        )
         chain.emit(final, request_id, draft_id=draft_id, execution_id=result.execution_id, reason_code=result.reason_code)
     actions = rec.state["outcomes"].setdefault("actions", [])
     if not any(isinstance(a, dict) and a.get("x-tool_draft_id") == draft_id for a in actions):
-        lifecycle.record_action(rec, {"id": "act-tool-resume", "kind": getattr(prepared.protocol, "value", prepared.protocol),
-                                      "tool": label, "input_excerpt": str(prepared.payload.redacted_payload)[:120],
-                                      "result_status": status, "timestamp": now_iso(), "x-tool_draft_id": draft_id})
+        lifecycle.record_action(
+            rec,
+            {
+                "id": "act-tool-resume",
+                "kind": getattr(prepared.protocol, "value", prepared.protocol),
+                "tool": label,
+                "input_excerpt": str(prepared.payload.redacted_payload)[:120],
+                "result_status": status,
+                "timestamp": now_iso(),
+                "x-tool_draft_id": draft_id,
+            },
+        )
     if status == "failed":
-        _close(episode, chain, started, label, Outcome("error", f"tool {label} failed ({result.reason_code})", ["tool_failed"],
-                                                       result.output))
+        _close(
+            episode,
+            chain,
+            started,
+            label,
+            Outcome("error", f"tool {label} failed ({result.reason_code})", ["tool_failed"], result.output),
+        )
     else:
         episode.result = result.output
         _close(episode, chain, started, label, Outcome("ok", str(result.output)[:400], ["adapter_ok", "resumed"], result.output))
@@ -142,20 +183,24 @@ async def continue_tool_draft(rec: "Recorder", checkpoint: dict[str, Any], pendi
 def _check_binding(prepared: Any, decision: Any) -> None:
     """The approval must bind this exact draft (checked before anything is written)."""
 
-    if decision.request_id != prepared.request_id or decision.reviewed_fingerprint != prepared.payload.request_fingerprint or (
-            prepared.preflight is not None and decision.impact_hash != prepared.preflight.impact_hash):
+    if (
+        decision.request_id != prepared.request_id
+        or decision.reviewed_fingerprint != prepared.payload.request_fingerprint
+        or (prepared.preflight is not None and decision.impact_hash != prepared.preflight.impact_hash)
+    ):
         raise ApprovalDecisionBindingError(
             f"the decision on draft {prepared.key!r} does not bind its request, fingerprint or impact hash (the draft or the "
-            "decision was changed after review); review the draft again and decide it anew")
+            "decision was changed after review); review the draft again and decide it anew"
+        )
 
 
-def _unknown_outcome(rec: "Recorder", chain: _ResumeChain, prepared: Any, executions: Any, choice: str | None) -> Any:
+def _unknown_outcome(rec: Recorder, chain: _ResumeChain, prepared: Any, executions: Any, choice: str | None) -> Any:
     """A claim without a result: say so and stop, or do what the caller chose."""
 
     draft_id = prepared.key
     claim = executions.claim_path(draft_id)
     try:
-        claimed_at = datetime.fromtimestamp(claim.stat().st_mtime, timezone.utc).isoformat()
+        claimed_at = datetime.fromtimestamp(claim.stat().st_mtime, UTC).isoformat()
     except OSError:
         claimed_at = None
     if choice is None:
@@ -164,13 +209,18 @@ def _unknown_outcome(rec: "Recorder", chain: _ResumeChain, prepared: Any, execut
             f"draft {draft_id!r} of run {rec.episode_id} was handed to its tool at {claimed_at} by a process that stopped before "
             "recording the result, so its effects may or may not have happened. Check them, then call "
             f"resume_run({rec.episode_id!r}, unknown_outcome='retry') to run it again, or unknown_outcome='fail' to record it "
-            "as failed and seal the run.")
+            "as failed and seal the run."
+        )
     if choice == "retry":
         chain.repeatable.update({names.TOOL_EXECUTION_STARTED})
         executions.release(draft_id)
         return None
-    result = make_result(prepared, ExecutionStatus.FAILED, codes.TOOL_EXECUTION_FAILED,
-                         {"error": f"outcome unknown (dispatched at {claimed_at} by a process that stopped); recorded as failed"})
+    result = make_result(
+        prepared,
+        ExecutionStatus.FAILED,
+        codes.TOOL_EXECUTION_FAILED,
+        {"error": f"outcome unknown (dispatched at {claimed_at} by a process that stopped); recorded as failed"},
+    )
     executions.save(draft_id, result)
     executions.release(draft_id)
     return result
@@ -180,18 +230,25 @@ def _close(episode: Episode, chain: _ResumeChain, started: tuple[str, float], la
     rec = episode.recorder
     chain.ensure_resumed()
     candidate = episode.candidate
-    lifecycle.close_act(rec, status=outcome.status, reasons=outcome.reasons, candidate=candidate,
-                        caused_by=lifecycle.act_parent(rec, candidate), started=started, extra={"x-resumed_tool": label},
-                        since=chain.index or 0)
+    lifecycle.close_act(
+        rec,
+        status=outcome.status,
+        reasons=outcome.reasons,
+        candidate=candidate,
+        caused_by=lifecycle.act_parent(rec, candidate),
+        started=started,
+        extra={"x-resumed_tool": label},
+        since=chain.index or 0,
+    )
     episode.finish(outcome)
 
 
-def _options(rec: "Recorder") -> Any:
+def _options(rec: Recorder) -> Any:
     return options_from_state(rec)
 
 
 # -- recoveries ----------------------------------------------------------------------------------
-def open_interrupted_pause(rec: "Recorder", pause: "Pause | None") -> "Pause | None":
+def open_interrupted_pause(rec: Recorder, pause: Pause | None) -> Pause | None:
     """A draft left pending without a checkpoint (a crash between the draft and its pause): pause on it now."""
 
     after = pause.resume_index if pause is not None and pause.resume_index is not None else -1
@@ -201,18 +258,34 @@ def open_interrupted_pause(rec: "Recorder", pause: "Pause | None") -> "Pause | N
         payload = event.get("payload")
         if event.get("phase") == "tool" and isinstance(payload, dict) and isinstance(payload.get("request_id"), str):
             first_seen.setdefault(payload["request_id"], index)
-    waiting = [p for p in repos.prepared.list() if p.run_id == rec.episode_id and p.status is tc.PreparedInvocationStatus.PENDING_APPROVAL
-               and first_seen.get(p.request_id, -1) > after and not dispatched(rec, p.key)]
+    waiting = [
+        p
+        for p in repos.prepared.list()
+        if p.run_id == rec.episode_id
+        and p.status is tc.PreparedInvocationStatus.PENDING_APPROVAL
+        and first_seen.get(p.request_id, -1) > after
+        and not dispatched(rec, p.key)
+    ]
     if not waiting:
         return None
     prepared = min(waiting, key=lambda p: first_seen[p.request_id])
-    request_events = [e for e in rec.events if isinstance(e.get("payload"), dict) and e["payload"].get("request_id") == prepared.request_id]
+    request_events = [
+        e for e in rec.events if isinstance(e.get("payload"), dict) and e["payload"].get("request_id") == prepared.request_id
+    ]
     pending = next((e for e in request_events if e["payload"].get("event_name") == names.TOOL_APPROVAL_PENDING), None)
     if pending is None:
-        pending = rec.emit("tool", {"event_name": names.TOOL_APPROVAL_PENDING, "request_id": prepared.request_id,
-                                    "draft_id": prepared.key, "candidate_id": prepared.governance.candidate_id,
-                                    "reason_code": codes.GOVERNANCE_APPROVAL_REQUIRED},
-                           agent_id="tool_contract", caused_by=request_events[-1]["id"] if request_events else None)
+        pending = rec.emit(
+            "tool",
+            {
+                "event_name": names.TOOL_APPROVAL_PENDING,
+                "request_id": prepared.request_id,
+                "draft_id": prepared.key,
+                "candidate_id": prepared.governance.candidate_id,
+                "reason_code": codes.GOVERNANCE_APPROVAL_REQUIRED,
+            },
+            agent_id="tool_contract",
+            caused_by=request_events[-1]["id"] if request_events else None,
+        )
     last = rec.events[-1]
     reason = f"tool approval required: {prepared.tool.key} ({prepared.key})"
     if last.get("event_type") == RUN_INTERRUPT and last.get("caused_by") == pending["id"]:
@@ -222,7 +295,7 @@ def open_interrupted_pause(rec: "Recorder", pause: "Pause | None") -> "Pause | N
     return last_pause(rec.events)
 
 
-def process_lost(rec: "Recorder") -> None:
+def process_lost(rec: Recorder) -> None:
     """Seal a run whose process died while its adapter ran; drafts it left mid-dispatch are marked unknown."""
 
     executions = ExecutionRepository(rec.run_dir)
@@ -232,14 +305,22 @@ def process_lost(rec: "Recorder") -> None:
             continue
         if not executions.claim_path(prepared.key).exists():
             continue
-        request = [e for e in rec.events if isinstance(e.get("payload"), dict) and e["payload"].get("request_id") == prepared.request_id]
+        request = [
+            e for e in rec.events if isinstance(e.get("payload"), dict) and e["payload"].get("request_id") == prepared.request_id
+        ]
         if any(e["payload"].get("event_name") == names.TOOL_EXECUTION_OUTCOME_UNKNOWN for e in request):
             continue
-        rec.emit("tool", {"event_name": names.TOOL_EXECUTION_OUTCOME_UNKNOWN, "request_id": prepared.request_id,
-                          "draft_id": prepared.key}, agent_id="tool_contract", caused_by=request[-1]["id"] if request else None)
+        rec.emit(
+            "tool",
+            {"event_name": names.TOOL_EXECUTION_OUTCOME_UNKNOWN, "request_id": prepared.request_id, "draft_id": prepared.key},
+            agent_id="tool_contract",
+            caused_by=request[-1]["id"] if request else None,
+        )
     last = next((e for e in reversed(rec.events) if e.get("phase") != "tool"), rec.events[-1] if rec.events else {})
-    message = (f"the process running this episode stopped (last event: {last.get('phase', 'none')} at "
-               f"{last.get('timestamp', '?')}); resume_run sealed it")
+    message = (
+        f"the process running this episode stopped (last event: {last.get('phase', 'none')} at "
+        f"{last.get('timestamp', '?')}); resume_run sealed it"
+    )
     episode = Episode(None, _options(rec), rec)
     candidate = lifecycle.find_candidate(rec)
     resumes = [i for i, e in enumerate(rec.events) if e.get("event_type") == RUN_RESUME]
@@ -248,9 +329,20 @@ def process_lost(rec: "Recorder") -> None:
         since = max([next(i for i, e in enumerate(rec.events) if e is candidate), *resumes])
         act = next((e for e in rec.events[since:] if e.get("phase") == "act" and isinstance(e.get("payload"), dict)), None)
         if act is not None and act["payload"].get("outcome") in {"ok", "error"}:  # the adapter had finished
-            reasons = [str(r) for r in act["payload"].get("reasons") or []] if isinstance(act["payload"].get("reasons"), list) else []
-            outcome = Outcome(act["payload"]["outcome"], f"the adapter finished, but its process stopped before sealing; "
-                                                         "resume_run sealed it", [*reasons, "sealed_after_process_lost"])
-        lifecycle.close_act(rec, status=outcome.status, reasons=outcome.reasons, candidate=candidate,
-                            caused_by=lifecycle.act_parent(rec, candidate), since=since)
+            reasons = (
+                [str(r) for r in act["payload"].get("reasons") or []] if isinstance(act["payload"].get("reasons"), list) else []
+            )
+            outcome = Outcome(
+                act["payload"]["outcome"],
+                "the adapter finished, but its process stopped before sealing; resume_run sealed it",
+                [*reasons, "sealed_after_process_lost"],
+            )
+        lifecycle.close_act(
+            rec,
+            status=outcome.status,
+            reasons=outcome.reasons,
+            candidate=candidate,
+            caused_by=lifecycle.act_parent(rec, candidate),
+            since=since,
+        )
     episode.finish(outcome)

@@ -28,8 +28,10 @@ def usage_summary(calls: list[dict[str, Any]]) -> dict[str, Any]:
     groups: dict[tuple[Any, Any], list[dict[str, Any]]] = defaultdict(list)
     for call in calls:
         groups[(call.get("provider"), call.get("model"))].append(call)
-    by_model = [{"provider": provider, "model": model, "model_calls": len(group), **{k: _total(group, k) for k in _TOKENS}}
-                for (provider, model), group in groups.items()]
+    by_model = [
+        {"provider": provider, "model": model, "model_calls": len(group), **{k: _total(group, k) for k in _TOKENS}}
+        for (provider, model), group in groups.items()
+    ]
     return {"model_calls": len(calls), **{k: _total(calls, k) for k in _TOKENS}, "by_model": by_model}
 
 
@@ -51,8 +53,13 @@ def _calls(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for e in events:
         payload = e.get("payload")
         if e.get("phase") == "model" and isinstance(payload, dict):
-            calls.append({"provider": payload.get("provider"), "model": payload.get("model"),
-                          **{k: payload.get(k) if type(payload.get(k)) is int else None for k in _TOKENS}})
+            calls.append(
+                {
+                    "provider": payload.get("provider"),
+                    "model": payload.get("model"),
+                    **{k: payload.get(k) if type(payload.get(k)) is int else None for k in _TOKENS},
+                }
+            )
     return calls
 
 
@@ -67,16 +74,27 @@ def _ts(value: Any) -> datetime | None:
     return parsed if parsed.tzinfo is not None else None
 
 
-def build_summary(episode_id: str, state: dict[str, Any], events: list[dict[str, Any]], *, status: str,
-                  reasons: list[str], result: Any, adapter_result: str) -> dict[str, Any]:
+def build_summary(
+    episode_id: str,
+    state: dict[str, Any],
+    events: list[dict[str, Any]],
+    *,
+    status: str,
+    reasons: list[str],
+    result: Any,
+    adapter_result: str,
+) -> dict[str, Any]:
     """The summary of a run whose events (up to its terminate and state projection) are ``events``.
 
     A pure function of what is on disk, so a seal interrupted by a crash is completed identically.
     """
     episode = state["episode"]
     extension = state.get("x-noesis_nb") or {}
-    governance = {"mode": extension.get("governance_mode", "off"), "failure_policy": extension.get("failure_policy"),
-                  **governance_counts(events)}
+    governance = {
+        "mode": extension.get("governance_mode", "off"),
+        "failure_policy": extension.get("failure_policy"),
+        **governance_counts(events),
+    }
     phases = Counter(e.get("phase") for e in events)
     acts = [e for e in events if e.get("phase") == "act"]
     phase_ms: dict[str, float] = defaultdict(float)
@@ -126,8 +144,10 @@ def build_summary(episode_id: str, state: dict[str, Any], events: list[dict[str,
         "alignment": 0.0,
         "learn_proposals": 0,
         "learn_applied": 0,
-        "latencies": {"total_ms": round(duration_sec * 1000.0, 3),
-                      **({"first_action_ms": round((first_act - started).total_seconds() * 1000.0, 3)} if first_act and started else {})},
+        "latencies": {
+            "total_ms": round(duration_sec * 1000.0, 3),
+            **({"first_action_ms": round((first_act - started).total_seconds() * 1000.0, 3)} if first_act and started else {}),
+        },
     }
     label = str(episode.get("using", "")).removeprefix("adapter:")
     outcome = {"ok": "success_unverified", "error": "error"}.get(status, "goal_not_achieved")
@@ -156,8 +176,14 @@ def build_summary(episode_id: str, state: dict[str, Any], events: list[dict[str,
         "tags": episode.get("tags") or {},
         "ports": {},
         "process": state.get("process"),
-        "verification": {"provided": False, "passed": None, "assertions": [], "workspace_diff": None, "snapshots": None,
-                         "policy": {"ignore": [".git", "__pycache__", ".venv", ".noesis"], "symlinks": "skip"}},
+        "verification": {
+            "provided": False,
+            "passed": None,
+            "assertions": [],
+            "workspace_diff": None,
+            "snapshots": None,
+            "policy": {"ignore": [".git", "__pycache__", ".venv", ".noesis"], "symlinks": "skip"},
+        },
         "manifest": {"path": "manifest.json"},
         "x-noesis_nb": {"reasons": reasons, "usage": usage_summary(_calls(events))},
     }

@@ -16,8 +16,22 @@ from .names import REDACTED_VALUE, is_secret_key
 from .scan import Hit, leaf_strings, redact, scan
 from .text import find_in_text, might_contain
 
-__all__ = ["REDACTED_VALUE", "MIN_HUNTED", "is_secret_key", "find_in_text", "might_contain", "scan", "redact", "Hit",
-           "leaf_strings", "RunSecrets", "for_run", "known_everywhere", "scrub_text", "shown"]
+__all__ = [
+    "REDACTED_VALUE",
+    "MIN_HUNTED",
+    "is_secret_key",
+    "find_in_text",
+    "might_contain",
+    "scan",
+    "redact",
+    "Hit",
+    "leaf_strings",
+    "RunSecrets",
+    "for_run",
+    "known_everywhere",
+    "scrub_text",
+    "shown",
+]
 
 
 def shown(text: str) -> str:

@@ -4,7 +4,8 @@ Each run directory has one ``RunSecrets`` in this process (``for_run``). Whateve
 from any source (tool payloads, adapter events, model calls, the adapter's result or exception,
 tool output, the task) is replaced by ``"[REDACTED]"`` in everything written afterwards. A value
 learned after earlier lines were written is also removed from those, as is a known value in a file
-written outside the recorder (``sweep``, called when the run pauses and when it is sealed). Values shorter than ``MIN_HUNTED`` characters are redacted
+written outside the recorder (``sweep``, called when the run pauses and when it is sealed). Values
+shorter than ``MIN_HUNTED`` characters are redacted
 where they are detected but not hunted in other text: a short value would match ordinary words.
 
 ``screen`` is the event hot path: one ``orjson.dumps`` of the payload, substring tests for the
@@ -16,8 +17,9 @@ from __future__ import annotations
 import os
 import threading
 from collections import OrderedDict
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 import orjson
 
@@ -204,7 +206,7 @@ def scrub_text(text: str, values: Iterable[str]) -> str:
 
 _VERSION = 0  # bumped whenever any run learns a value
 _UNION: tuple[int, tuple[str, ...]] = (0, ())
-_REGISTRY: "OrderedDict[str, RunSecrets]" = OrderedDict()
+_REGISTRY: OrderedDict[str, RunSecrets] = OrderedDict()
 _REGISTRY_LOCK = threading.Lock()
 _KEEP = 512  # runs remembered per process (a view of a finished run still scrubs what it shows)
 
@@ -234,4 +236,3 @@ def known_everywhere() -> tuple[str, ...]:
         values = tuple(sorted({v for g in guards for v in g.values}, key=len, reverse=True))
         _UNION = (version, values)
     return values
-

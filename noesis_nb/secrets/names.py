@@ -13,20 +13,109 @@ __all__ = ["is_secret_key", "REDACTED_VALUE", "PLACEHOLDERS"]
 
 REDACTED_VALUE = "[REDACTED]"
 # values that stand for "no secret here" (templates, nulls, earlier redactions)
-PLACEHOLDERS = frozenset({"", "none", "null", "nil", "true", "false", "undefined", "redacted", "[redacted]", "changeme",
-                          "password", "secret", "token", "xxx", "xxxx", "****", "*****", "********", "..."})
+PLACEHOLDERS = frozenset(
+    {
+        "",
+        "none",
+        "null",
+        "nil",
+        "true",
+        "false",
+        "undefined",
+        "redacted",
+        "[redacted]",
+        "changeme",
+        "password",
+        "secret",
+        "token",
+        "xxx",
+        "xxxx",
+        "****",
+        "*****",
+        "********",
+        "...",
+    }
+)
 
-_SECRET_WORDS = frozenset({
-    "password", "passwords", "passwd", "passphrase", "secret", "secrets", "token", "apikey", "authorization",
-    "auth", "oauth", "bearer", "cookie", "cookies", "credential", "credentials", "privatekey", "accesskey",
-})
-_SECRET_PAIRS = frozenset({("api", "key"), ("private", "key"), ("access", "key"), ("secret", "key"), ("ssh", "key"),
-                           ("signing", "key"), ("encryption", "key"), ("master", "key"), ("client", "key")})
+_SECRET_WORDS = frozenset(
+    {
+        "password",
+        "passwords",
+        "passwd",
+        "passphrase",
+        "secret",
+        "secrets",
+        "token",
+        "apikey",
+        "authorization",
+        "auth",
+        "oauth",
+        "bearer",
+        "cookie",
+        "cookies",
+        "credential",
+        "credentials",
+        "privatekey",
+        "accesskey",
+    }
+)
+_SECRET_PAIRS = frozenset(
+    {
+        ("api", "key"),
+        ("private", "key"),
+        ("access", "key"),
+        ("secret", "key"),
+        ("ssh", "key"),
+        ("signing", "key"),
+        ("encryption", "key"),
+        ("master", "key"),
+        ("client", "key"),
+    }
+)
 # a last word that makes the name describe a secret rather than hold one: ``token_file``, ``secret_name``,
 # ``password_stdin``, ``approval_token_ref``, ``auth_type``, ``token_count``
-_ABOUT = frozenset({"file", "files", "path", "dir", "stdin", "env", "var", "name", "names", "id", "ids", "type", "method",
-                    "count", "limit", "length", "len", "url", "uri", "endpoint", "host", "user", "username", "ref", "policy", "prompt", "helper", "required",
-                    "enabled", "expiry", "expires", "ttl", "kind", "scope", "scopes", "mode", "source", "provider"})
+_ABOUT = frozenset(
+    {
+        "file",
+        "files",
+        "path",
+        "dir",
+        "stdin",
+        "env",
+        "var",
+        "name",
+        "names",
+        "id",
+        "ids",
+        "type",
+        "method",
+        "count",
+        "limit",
+        "length",
+        "len",
+        "url",
+        "uri",
+        "endpoint",
+        "host",
+        "user",
+        "username",
+        "ref",
+        "policy",
+        "prompt",
+        "helper",
+        "required",
+        "enabled",
+        "expiry",
+        "expires",
+        "ttl",
+        "kind",
+        "scope",
+        "scopes",
+        "mode",
+        "source",
+        "provider",
+    }
+)
 _WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 
 
@@ -35,7 +124,8 @@ def is_secret_key(name: str) -> bool:
     """True for ``GITHUB_TOKEN``, ``apiKey``, ``X-Api-Key``, ``db_password``, ``auth``, ``--client-secret``.
 
     False for ``max_tokens``, ``author``, ``idempotency_key``, ``path``, and for names that describe a
-    secret rather than hold one (``token_file``, ``secret_name``, ``password_stdin``, ``auth_type``) and for ``PWD`` (the working directory).
+    secret rather than hold one (``token_file``, ``secret_name``, ``password_stdin``, ``auth_type``) and for ``PWD``
+    (the working directory).
     """
     words = [w.lower() for w in _WORD.findall(str(name))]
     if len(words) > 1 and words[-1] in _ABOUT:

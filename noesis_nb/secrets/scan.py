@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from .names import REDACTED_VALUE, is_secret_key
 from .text import find_in_text
@@ -24,8 +25,22 @@ Path = tuple  # of str (dict keys) and int (list indexes)
 
 # keys whose strings are identifiers or digests: searched for token shapes, not for randomness
 _ID_WORDS = ("hash", "digest", "fingerprint", "checksum", "etag", "sha")
-_ID_KEYS = frozenset({"id", "model", "provider", "event_name", "kind", "phase", "status", "caused_by", "timestamp",
-                      "using", "reason_code", "schema_version"})
+_ID_KEYS = frozenset(
+    {
+        "id",
+        "model",
+        "provider",
+        "event_name",
+        "kind",
+        "phase",
+        "status",
+        "caused_by",
+        "timestamp",
+        "using",
+        "reason_code",
+        "schema_version",
+    }
+)
 _MYSQL = frozenset({"mysql", "mysqldump", "mysqladmin", "mariadb", "mariadb-dump", "mysqlimport", "mysqlshow"})
 _CURL_USER = frozenset({"-u", "--user", "-U", "--proxy-user"})
 
@@ -77,8 +92,14 @@ def _argv_hits(items: list[Any], path: Path) -> dict[int, Hit]:
     prog = os.path.basename(items[0]) if items and isinstance(items[0], str) else ""
     for i, item in enumerate(items):
         nxt = items[i + 1] if i + 1 < len(items) and isinstance(items[i + 1], str) else None
-        if isinstance(item, str) and i > 0 and nxt is not None and _NAME.fullmatch(item) and is_secret_key(item) \
-                and _credential_like(nxt):  # aws configure set aws_secret_access_key <value>
+        if (
+            isinstance(item, str)
+            and i > 0
+            and nxt is not None
+            and _NAME.fullmatch(item)
+            and is_secret_key(item)
+            and _credential_like(nxt)
+        ):  # aws configure set aws_secret_access_key <value>
             hits[i + 1] = Hit(path + (i + 1,), (nxt,), True)
             continue
         if not isinstance(item, str) or not item.startswith("-") or item in {"-", "--"}:
@@ -92,8 +113,13 @@ def _argv_hits(items: list[Any], path: Path) -> dict[int, Hit]:
             hits[i + 1] = Hit(path + (i + 1,), (nxt.partition(":")[2],), False)
         elif eq and value and value != REDACTED_VALUE and is_secret_key(name):
             hits[i] = Hit(path + (i,), (value,), False)
-        elif not eq and nxt is not None and not nxt.startswith("-") and nxt != REDACTED_VALUE and \
-                (is_secret_key(name) or (prog == "sshpass" and item == "-p")):
+        elif (
+            not eq
+            and nxt is not None
+            and not nxt.startswith("-")
+            and nxt != REDACTED_VALUE
+            and (is_secret_key(name) or (prog == "sshpass" and item == "-p"))
+        ):
             hits[i + 1] = Hit(path + (i + 1,), (nxt,), True)
     return hits
 

@@ -31,7 +31,8 @@ _RUNS = bytes(0x61 if i in _TOKEN_CHARS else 0x20 for i in range(256))
 _LONG_RUN = b"a" * 20
 _KEYWORDS = re.compile(  # grouped by first letter: sre tries fewer branches per position
     rb"p(?:ass|wd)|s(?:ecret|shpass)|token|key|auth|c(?:ookie|red|ontras)|bearer|eyj|xox|hooks\.slack|m(?:ysql|ariadb)"
-    rb"|://[^\s\"/@]*:[^\s\"/@]*@")
+    rb"|://[^\s\"/@]*:[^\s\"/@]*@"
+)
 
 
 def might_contain(blob: bytes) -> bool:
@@ -72,33 +73,41 @@ def payload_might_contain(payload: dict, blob: bytes) -> bool:
 
 
 # -- detectors -----------------------------------------------------------------------------------
-_EXTRA = [re.compile(p) for p in (
-    r"github_pat_[A-Za-z0-9_]{22,255}",                       # GitHub fine-grained PAT
-    r"gh[pousr]_[A-Za-z0-9]{30,255}",                         # GitHub tokens of other lengths than 36
-    r"sk-(?:ant-|proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}",  # Anthropic, OpenAI
-    r"AIza[0-9A-Za-z_-]{35}",                                 # Google API key
-    r"ya29\.[0-9A-Za-z_-]{20,}",                              # Google OAuth access token
-    r"hf_[A-Za-z0-9]{30,}",                                   # Hugging Face
-    r"npm_[A-Za-z0-9]{36}",                                   # npm (detect-secrets needs the .npmrc line)
-    r"glpat-[A-Za-z0-9_-]{20,}",                              # GitLab
-    r"://[^\s/@:]*:([^\s/@]+)@",                              # URL credentials, also with an empty user
-    r"xox[abposre]-[A-Za-z0-9-]{10,}",                        # Slack tokens beyond detect-secrets' shape
-    r"(?i)\bbearer\s+([A-Za-z0-9._~+/=-]{8,})",               # Authorization: Bearer <token>
-    r"(?i)\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]*?\s-p(?!\s)([^\s'\"]+)",  # mysql -pSECRET
-    r"(?i)\bsshpass\s+-p\s*([^\s'\"]+)",
-)]
+_EXTRA = [
+    re.compile(p)
+    for p in (
+        r"github_pat_[A-Za-z0-9_]{22,255}",  # GitHub fine-grained PAT
+        r"gh[pousr]_[A-Za-z0-9]{30,255}",  # GitHub tokens of other lengths than 36
+        r"sk-(?:ant-|proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}",  # Anthropic, OpenAI
+        r"AIza[0-9A-Za-z_-]{35}",  # Google API key
+        r"ya29\.[0-9A-Za-z_-]{20,}",  # Google OAuth access token
+        r"hf_[A-Za-z0-9]{30,}",  # Hugging Face
+        r"npm_[A-Za-z0-9]{36}",  # npm (detect-secrets needs the .npmrc line)
+        r"glpat-[A-Za-z0-9_-]{20,}",  # GitLab
+        r"://[^\s/@:]*:([^\s/@]+)@",  # URL credentials, also with an empty user
+        r"xox[abposre]-[A-Za-z0-9-]{10,}",  # Slack tokens beyond detect-secrets' shape
+        r"(?i)\bbearer\s+([A-Za-z0-9._~+/=-]{8,})",  # Authorization: Bearer <token>
+        r"(?i)\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]*?\s-p(?!\s)([^\s'\"]+)",  # mysql -pSECRET
+        r"(?i)\bsshpass\s+-p\s*([^\s'\"]+)",
+    )
+]
 _PEM = re.compile(r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\Z)", re.S)
 _PEM_LINE = re.compile(r"[A-Za-z0-9+/=]{16,}")
 _ASSIGN = re.compile(  # name = value, name: value, "name": "value", -H 'Name: value'
-    r"(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,80})[\"']?\s*(?:=|:)\s*[\"']?(?P<value>[^\s\"',;&)}\]]+)")
+    r"(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,80})[\"']?\s*(?:=|:)\s*[\"']?(?P<value>[^\s\"',;&)}\]]+)"
+)
 _FLAG = re.compile(  # --name value, -name value (command lines written out as text)
-    r"(?<![\w-])--?(?P<name>[A-Za-z][A-Za-z0-9_-]{0,80})\s+[\"']?(?P<value>[^\s\"'-][^\s\"']*)")
+    r"(?<![\w-])--?(?P<name>[A-Za-z][A-Za-z0-9_-]{0,80})\s+[\"']?(?P<value>[^\s\"'-][^\s\"']*)"
+)
 _SCHEMES = {"bearer", "basic", "token", "digest", "apikey", "api-key", "key"}
-_NOT_RANDOM = [re.compile(p) for p in (
-    r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}",  # UUID
-    r"(?<![A-Za-z0-9])[0-7][0-9A-HJKMNP-TV-Z]{25}(?![A-Za-z0-9])",                 # ULID (episode and request ids)
-    r"(?i)\b(?:sha1|sha224|sha256|sha384|sha512|md5|blake2b|blake2s|sha3_256):[0-9a-f]{16,}",  # labelled digests
-)]
+_NOT_RANDOM = [
+    re.compile(p)
+    for p in (
+        r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}",  # UUID
+        r"(?<![A-Za-z0-9])[0-7][0-9A-HJKMNP-TV-Z]{25}(?![A-Za-z0-9])",  # ULID (episode and request ids)
+        r"(?i)\b(?:sha1|sha224|sha256|sha384|sha512|md5|blake2b|blake2s|sha3_256):[0-9a-f]{16,}",  # labelled digests
+    )
+]
 _CANDIDATE = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{20,}={0,3}(?![A-Za-z0-9+/=_-])")
 _HEX = re.compile(r"(?:0x)?[0-9a-fA-F]+")
 _WORDLIKE = re.compile(r"[A-Z]?[a-z]{3,}|[A-Z]{3,}(?![a-z])|\d{4,}|[/_.-]")
@@ -144,13 +153,29 @@ def _plugins() -> tuple[Any, ...]:
     )
 
     logging.getLogger("detect-secrets").setLevel(logging.CRITICAL)
-    value_plugins = (aws.AWSKeyDetector(), azure_storage_key.AzureStorageKeyDetector(), basic_auth.BasicAuthDetector(),
-                     cloudant.CloudantDetector(), discord.DiscordBotTokenDetector(), github_token.GitHubTokenDetector(),
-                     gitlab_token.GitLabTokenDetector(), ibm_cloud_iam.IbmCloudIamDetector(),
-                     ibm_cos_hmac.IbmCosHmacDetector(), jwt.JwtTokenDetector(), mailchimp.MailchimpDetector(),
-                     npm.NpmDetector(), openai.OpenAIDetector(), pypi_token.PypiTokenDetector(), sendgrid.SendGridDetector(),
-                     slack.SlackDetector(), softlayer.SoftlayerDetector(), square_oauth.SquareOAuthDetector(),
-                     stripe.StripeDetector(), telegram_token.TelegramBotTokenDetector(), twilio.TwilioKeyDetector())
+    value_plugins = (
+        aws.AWSKeyDetector(),
+        azure_storage_key.AzureStorageKeyDetector(),
+        basic_auth.BasicAuthDetector(),
+        cloudant.CloudantDetector(),
+        discord.DiscordBotTokenDetector(),
+        github_token.GitHubTokenDetector(),
+        gitlab_token.GitLabTokenDetector(),
+        ibm_cloud_iam.IbmCloudIamDetector(),
+        ibm_cos_hmac.IbmCosHmacDetector(),
+        jwt.JwtTokenDetector(),
+        mailchimp.MailchimpDetector(),
+        npm.NpmDetector(),
+        openai.OpenAIDetector(),
+        pypi_token.PypiTokenDetector(),
+        sendgrid.SendGridDetector(),
+        slack.SlackDetector(),
+        softlayer.SoftlayerDetector(),
+        square_oauth.SquareOAuthDetector(),
+        stripe.StripeDetector(),
+        telegram_token.TelegramBotTokenDetector(),
+        twilio.TwilioKeyDetector(),
+    )
     keyword = KeywordDetector()
     maps = (CONFIG_DENYLIST_REGEX_TO_GROUP, QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP)
     return value_plugins, keyword, maps, Base64HighEntropyString(), HexHighEntropyString()
@@ -158,8 +183,13 @@ def _plugins() -> tuple[Any, ...]:
 
 def _plausible(value: str) -> bool:
     v = value.strip()
-    return (len(v) >= 4 and v.lower() not in PLACEHOLDERS and "REDACTED" not in v and not v.startswith(("$", "<", "%("))
-            and not set(v) <= {"*", "x", "X", ".", "-", "#"})
+    return (
+        len(v) >= 4
+        and v.lower() not in PLACEHOLDERS
+        and "REDACTED" not in v
+        and not v.startswith(("$", "<", "%("))
+        and not set(v) <= {"*", "x", "X", ".", "-", "#"}
+    )
 
 
 _NOT_A_SECRET = re.compile(r"(?i)[a-z][a-z0-9+.-]*://[^@\s]*$|~?/|\.\.?/")  # a plain URL or a path
@@ -193,8 +223,11 @@ def entropy_ok(word: str, b64: Any = None, hexp: Any = None) -> bool:
     if b64.calculate_shannon_entropy(word) <= min(b64.entropy_limit, 0.82 * math.log2(len(word))):
         return False
     # prose-like words (paths, CamelCase names, model ids with dates) are mostly real words and separators
-    covered = sum(len(m.group()) for m in _WORDLIKE.finditer(word)
-                  if len(m.group()) == 1 or m.group().isdigit() or _VOWELS.intersection(m.group()))
+    covered = sum(
+        len(m.group())
+        for m in _WORDLIKE.finditer(word)
+        if len(m.group()) == 1 or m.group().isdigit() or _VOWELS.intersection(m.group())
+    )
     return covered / len(word) < 0.6  # random: 97% of 20-char and 99.6% of 32+-char words pass
 
 
@@ -219,7 +252,7 @@ def _assignments(text: str) -> list[str]:
             continue
         value = m.group("value")
         if value.lower() in _SCHEMES:  # Authorization: Bearer <token>
-            rest = re.match(r"\s+([^\s\"',;]+)", text[m.end("value"):])
+            rest = re.match(r"\s+([^\s\"',;]+)", text[m.end("value") :])
             value = rest.group(1) if rest else ""
         found.append(value)
     return found

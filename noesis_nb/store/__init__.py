@@ -17,8 +17,24 @@ from .roots import candidate_roots, find_run_dir, is_run_dir, iter_run_dirs
 from .status import run_status
 
 __all__ = [
-    "EventWriter", "ManifestCheck", "candidate_roots", "find_run_dir", "is_run_dir", "is_sealed",
-    "iter_events", "iter_run_dirs", "list_runs", "now_iso", "read_events", "read_final", "read_json",
-    "read_manifest", "read_state", "read_summary", "run_info", "run_status", "verify_manifest",
+    "EventWriter",
+    "ManifestCheck",
+    "candidate_roots",
+    "find_run_dir",
+    "is_run_dir",
+    "is_sealed",
+    "iter_events",
+    "iter_run_dirs",
+    "list_runs",
+    "now_iso",
+    "read_events",
+    "read_final",
+    "read_json",
+    "read_manifest",
+    "read_state",
+    "read_summary",
+    "run_info",
+    "run_status",
+    "verify_manifest",
     "write_manifest",
 ]

@@ -85,10 +85,21 @@ def write_manifest(run_dir: Path, episode_id: str) -> dict[str, Any]:
         name = path.relative_to(run_dir).as_posix()
         if name == "manifest.json" or _transient(path):
             continue
-        files.append({"name": name, "sha256": sha256_file(path), "size_bytes": path.stat().st_size,
-                      "kind": MANIFEST_KINDS.get(name, "attachment")})
-    manifest = {"schema_version": "manifest/1.0", "episode_id": episode_id, "created_at": now_iso(),
-                "files": sorted(files, key=lambda f: f["name"]), "signer": None}
+        files.append(
+            {
+                "name": name,
+                "sha256": sha256_file(path),
+                "size_bytes": path.stat().st_size,
+                "kind": MANIFEST_KINDS.get(name, "attachment"),
+            }
+        )
+    manifest = {
+        "schema_version": "manifest/1.0",
+        "episode_id": episode_id,
+        "created_at": now_iso(),
+        "files": sorted(files, key=lambda f: f["name"]),
+        "signer": None,
+    }
     atomic_write_json(target, manifest)
     return manifest
 
@@ -189,8 +200,14 @@ def verify_manifest(run_dir: Path) -> ManifestCheck:
     for entry in files:
         name = entry.get("name") if isinstance(entry, dict) else None
         if not isinstance(name, str) or not _relative(name):
-            _fail(check, "mismatch", name, f"{name!r}: not a relative path inside the run" if isinstance(entry, dict)
-                  else f"{entry!r}: an entry that is not an object")
+            _fail(
+                check,
+                "mismatch",
+                name,
+                f"{name!r}: not a relative path inside the run"
+                if isinstance(entry, dict)
+                else f"{entry!r}: an entry that is not an object",
+            )
             continue
         path = run_dir / name
         try:
@@ -218,7 +235,13 @@ def _fail(check: ManifestCheck, status: str, name: Any, reason: str) -> None:
 
 def _relative(name: str) -> bool:
     parts = name.split("/")
-    return bool(name) and not name.startswith("/") and "\\" not in name and "\x00" not in name and all(p not in ("", ".", "..") for p in parts)
+    return (
+        bool(name)
+        and not name.startswith("/")
+        and "\\" not in name
+        and "\x00" not in name
+        and all(p not in ("", ".", "..") for p in parts)
+    )
 
 
 def _parents(name: str) -> list[str]:

@@ -11,7 +11,7 @@ import os
 import threading
 import time
 from collections.abc import Iterator
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +35,7 @@ def now_iso() -> str:
     second = int(now)
     cached_second, prefix = _second_cache
     if second != cached_second:
-        prefix = datetime.fromtimestamp(second, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S")
+        prefix = datetime.fromtimestamp(second, UTC).strftime("%Y-%m-%dT%H:%M:%S")
         _second_cache = (second, prefix)
     return f"{prefix}.{int((now - second) * 1_000_000):06d}+00:00"
 
@@ -197,7 +197,9 @@ def parse_lines(
 
 
 def _json_kind(value: Any) -> str:
-    return {list: "array", str: "string", int: "number", float: "number", bool: "boolean", type(None): "null"}.get(type(value), type(value).__name__)
+    return {list: "array", str: "string", int: "number", float: "number", bool: "boolean", type(None): "null"}.get(
+        type(value), type(value).__name__
+    )
 
 
 def _bad_utf8(raw: bytes) -> bool:
@@ -246,7 +248,9 @@ def _unreadable(exc: UnreadableRunFile, strict: bool, errors: list[EventLogCorru
     return []
 
 
-def iter_events(path: str | os.PathLike[str], *, strict: bool = True, errors: list[EventLogCorruption] | None = None) -> Iterator[dict[str, Any]]:
+def iter_events(
+    path: str | os.PathLike[str], *, strict: bool = True, errors: list[EventLogCorruption] | None = None
+) -> Iterator[dict[str, Any]]:
     """Stream events line by line (for very large logs); an unreadable file is handled as in ``read_events``."""
     path = Path(path)
     try:

@@ -92,9 +92,19 @@ def usage_from_events(events: list[Mapping[str, Any]]) -> tuple[dict[str, Any], 
     return totals, calls
 
 
-def run_facts(name: str, *, summary: Any, state: Any, events: list[dict[str, Any]] | None = None,
-              start: Any = None, final: Any = None, status: str | None = None, report: Report | None = None,
-              with_usage: bool = False, last_timestamp: str | None = None) -> RunFacts:
+def run_facts(
+    name: str,
+    *,
+    summary: Any,
+    state: Any,
+    events: list[dict[str, Any]] | None = None,
+    start: Any = None,
+    final: Any = None,
+    status: str | None = None,
+    report: Report | None = None,
+    with_usage: bool = False,
+    last_timestamp: str | None = None,
+) -> RunFacts:
     """The facts of the run in folder ``name``. ``events`` may be all of them or only the last few
     (a listing); ``start`` is the ``start`` event when the caller has it without the whole log, and
     ``last_timestamp`` the timestamp of the run's last event when known. A field of the wrong kind
@@ -122,33 +132,51 @@ def run_facts(name: str, *, summary: Any, state: Any, events: list[dict[str, Any
 
     if status is None:
         status = run_status(summary if type(summary) is dict else None, state if type(state) is dict else None, events)
-    started = (text(summary_d, "started_at", "summary.json", "") or text(episode, "started_at", "state.json", "episode.")
-               or _text(start_d.get("timestamp")))
+    started = (
+        text(summary_d, "started_at", "summary.json", "")
+        or text(episode, "started_at", "state.json", "episode.")
+        or _text(start_d.get("timestamp"))
+    )
     duration = summary_d.get("duration_sec")
-    if duration is not None and (isinstance(duration, bool) or not isinstance(duration, (int, float)) or not math.isfinite(duration)):
+    if duration is not None and (
+        isinstance(duration, bool) or not isinstance(duration, (int, float)) or not math.isfinite(duration)
+    ):
         if report is not None:
             report("summary.json", f"duration_sec is {str(duration)[:40]!r}, not a number of seconds; read as unknown")
         duration = None
     ended = None
     if status in TERMINAL_STATUSES:
         terminate = next((e for e in reversed(events) if isinstance(e, dict) and e.get("phase") == "terminate"), None)
-        ended = (_plus(started, duration) or _text((terminate or {}).get("timestamp"))
-                 or text(final_d, "finalized_at", "final.json", "") or last_timestamp)
-    using = (text(flags, "using", "summary.json", "flags.") or _text(start_payload.get("using"))
-             or (text(episode, "using", "state.json", "episode.") or "").removeprefix("adapter:") or None)
+        ended = (
+            _plus(started, duration)
+            or _text((terminate or {}).get("timestamp"))
+            or text(final_d, "finalized_at", "final.json", "")
+            or last_timestamp
+        )
+    using = (
+        text(flags, "using", "summary.json", "flags.")
+        or _text(start_payload.get("using"))
+        or (text(episode, "using", "state.json", "episode.") or "").removeprefix("adapter:")
+        or None
+    )
     usage, calls = usage_from_events(events) if with_usage else ({}, [])
     return RunFacts(
         episode_id=text(summary_d, "episode_id", "summary.json", "") or text(episode, "id", "state.json", "episode.") or name,
-        task=(text(summary_d, "task", "summary.json", "") or text(goal, "task", "state.json", "goal.")
-              or _text(start_payload.get("task"))),
+        task=(
+            text(summary_d, "task", "summary.json", "")
+            or text(goal, "task", "state.json", "goal.")
+            or _text(start_payload.get("task"))
+        ),
         using=using,
         source=run_source(summary if type(summary) is dict else state),
         status=status,
         started_at=started,
         ended_at=ended,
         duration_s=float(duration) if duration is not None else None,
-        governance_mode=(text(flags, "governance_mode", "summary.json", "flags.")
-                         or text(extension, "governance_mode", "state.json", "x-noesis_nb.")),
+        governance_mode=(
+            text(flags, "governance_mode", "summary.json", "flags.")
+            or text(extension, "governance_mode", "state.json", "x-noesis_nb.")
+        ),
         usage=usage,
         usage_calls=calls,
     )

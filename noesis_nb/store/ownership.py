@@ -32,8 +32,10 @@ class RunBusyError(EpisodeStateError):
 
     def __init__(self, run_dir: Path, holder: str):
         self.run_dir, self.holder = Path(run_dir), holder
-        super().__init__(f"run {self.run_dir.name} is being written by {holder}; it continues there. "
-                         "Decide its draft with approve_draft/reject_draft and that process picks the decision up.")
+        super().__init__(
+            f"run {self.run_dir.name} is being written by {holder}; it continues there. "
+            "Decide its draft with approve_draft/reject_draft and that process picks the decision up."
+        )
 
 
 @dataclass
@@ -69,10 +71,14 @@ def acquire(run_dir: str | os.PathLike[str]) -> RunOwnership:
             fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0), 0o644)
         except OSError as exc:
             if os.path.islink(path):
-                raise EpisodeStateError(f"{path} is a symbolic link; noesis_nb writes a run only through regular files "
-                                        "inside it. Remove the link (it is not part of the run) and try again.") from None
-            raise EpisodeStateError(f"cannot open {path} to take ownership of the run ({exc.strerror or exc}); "
-                                    "check that the run directory is writable.") from None
+                raise EpisodeStateError(
+                    f"{path} is a symbolic link; noesis_nb writes a run only through regular files "
+                    "inside it. Remove the link (it is not part of the run) and try again."
+                ) from None
+            raise EpisodeStateError(
+                f"cannot open {path} to take ownership of the run ({exc.strerror or exc}); "
+                "check that the run directory is writable."
+            ) from None
         try:
             if not _lock_soon(fd):
                 raise RunBusyError(run_dir, holder(run_dir) or "another process")

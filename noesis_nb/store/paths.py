@@ -26,11 +26,15 @@ class UnsafeRunPathError(NoesisNbError, OSError):
 def check_part(part: str, what: str = "path part") -> str:
     """``part`` if it is one plain file name (no separator, not ``.``/``..``, no NUL, not too long)."""
     if not isinstance(part, str) or not part or part in {".", ".."} or "/" in part or "\\" in part or "\x00" in part:
-        raise InvalidIdError(f"{what} {part!r} is not a plain file name; ids read from run files must not contain "
-                             "'/', '\\\\' or NUL, nor be '.' or '..'")
+        raise InvalidIdError(
+            f"{what} {part!r} is not a plain file name; ids read from run files must not contain "
+            "'/', '\\\\' or NUL, nor be '.' or '..'"
+        )
     if len(part.encode("utf-8", "surrogateescape")) > _MAX_PART:
-        raise InvalidIdError(f"{what} {part[:40]!r}… is {len(part)} characters long; file names are limited to "
-                             f"{_MAX_PART} bytes, so use a shorter id")
+        raise InvalidIdError(
+            f"{what} {part[:40]!r}… is {len(part)} characters long; file names are limited to "
+            f"{_MAX_PART} bytes, so use a shorter id"
+        )
     return part
 
 
@@ -57,8 +61,10 @@ def run_path(run_dir: str | os.PathLike[str], *parts: str, mkdir: bool = False) 
                 _not_a_link(path, root, "a folder of the run")
             continue
         if stat.S_ISLNK(st.st_mode):
-            raise UnsafeRunPathError(f"{path} is a symbolic link; noesis_nb never writes through links inside a run "
-                                     f"({root}). Replace the link with the real file or folder.")
+            raise UnsafeRunPathError(
+                f"{path} is a symbolic link; noesis_nb never writes through links inside a run "
+                f"({root}). Replace the link with the real file or folder."
+            )
         if not last and not stat.S_ISDIR(st.st_mode):
             raise UnsafeRunPathError(f"{path} is not a directory; the run {root.name} is damaged")
     return path
@@ -70,7 +76,8 @@ def _not_a_link(path: Path, root: Path, what: str) -> None:
     except FileNotFoundError:
         return
     if stat.S_ISLNK(st.st_mode):
-        raise UnsafeRunPathError(f"{what} {path} is a symbolic link; pass the real run directory "
-                                 f"({os.path.realpath(path)}) if you mean to write there")
+        raise UnsafeRunPathError(
+            f"{what} {path} is a symbolic link; pass the real run directory ({os.path.realpath(path)}) if you mean to write there"
+        )
     if not stat.S_ISDIR(st.st_mode):
         raise UnsafeRunPathError(f"{what} {path} is not a directory")

@@ -11,7 +11,8 @@ extension it keeps and ignores. noesis_nb writes two:
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 __all__ = ["MODEL_PHASE", "INTEGRATION_PHASE", "VERB_MINIMA", "missing_verb_minimum"]
 

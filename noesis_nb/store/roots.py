@@ -14,7 +14,6 @@ from .fast import MARKERS, scan_run_dirs_with_stats
 __all__ = ["candidate_roots", "find_run_dir", "iter_run_dirs", "is_run_dir"]
 
 
-
 def is_run_dir(path: Path) -> bool:
     """True when ``path`` is a directory holding one of the run markers (never raises on odd paths)."""
     try:
@@ -46,18 +45,24 @@ def find_run_dir(target: str | os.PathLike[str], runs_dir: str | os.PathLike[str
     Looks in each candidate root for ``<root>/<id>`` and one label level ``<root>/<label>/<id>``.
     """
     if not isinstance(target, (str, os.PathLike)):
-        raise InvalidIdError(f"{target!r} is not an episode id or a run directory; pass an id such as 'ep_01K9...' "
-                             "(a str) or the run directory's path")
+        raise InvalidIdError(
+            f"{target!r} is not an episode id or a run directory; pass an id such as 'ep_01K9...' "
+            "(a str) or the run directory's path"
+        )
     if isinstance(target, os.PathLike) or (isinstance(target, str) and (os.sep in target or "/" in target)):
         path = Path(target).expanduser()
         if is_run_dir(path):
             return path
         if any(len(part.encode("utf-8", "surrogateescape")) > 255 for part in path.parts):
-            raise InvalidIdError(f"{str(target)[:60]!r}… has a path component longer than 255 bytes, which no file system "
-                                 "allows; pass the run directory's real path or its episode id")
+            raise InvalidIdError(
+                f"{str(target)[:60]!r}… has a path component longer than 255 bytes, which no file system "
+                "allows; pass the run directory's real path or its episode id"
+            )
         if isinstance(target, str):
-            raise InvalidIdError(f"{target!r} is neither an episode id (ids have no '/' or '..') nor a run directory "
-                                 f"(none of {', '.join(MARKERS)} inside); pass an id such as 'ep_01K9...' or a run dir path")
+            raise InvalidIdError(
+                f"{target!r} is neither an episode id (ids have no '/' or '..') nor a run directory "
+                f"(none of {', '.join(MARKERS)} inside); pass an id such as 'ep_01K9...' or a run dir path"
+            )
         raise RunNotFoundError(f"{str(path)!r} is not a run directory (it has none of {', '.join(MARKERS)})")
     episode_id = validate_id(target)
     roots = candidate_roots(runs_dir)

@@ -119,7 +119,7 @@ def _linked(path: str, within: str) -> bool:
     if not path.startswith(base + os.sep):
         return True  # not spelled below the run: resolve it to be sure
     current = base
-    for part in path[len(base) + 1:].split(os.sep):
+    for part in path[len(base) + 1 :].split(os.sep):
         current = current + os.sep + part
         try:
             if stat.S_ISLNK(os.lstat(current).st_mode):

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Awaitable, Callable, Mapping, Protocol, runtime_checkable
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, Protocol, runtime_checkable
 
 from .errors import InvalidToolPayloadError, UnknownToolFieldError
 from .types import (
@@ -28,8 +29,9 @@ class ProtocolHandler(Protocol):
 
     def normalize(self, payload: Mapping[str, Any]) -> dict[str, Any]: ...
 
-    def execute(self, prepared: PreparedToolInvocation, payload: dict[str, Any],
-                func: Callable[..., Any] | None) -> ToolExecutionResult | Awaitable[ToolExecutionResult]: ...
+    def execute(
+        self, prepared: PreparedToolInvocation, payload: dict[str, Any], func: Callable[..., Any] | None
+    ) -> ToolExecutionResult | Awaitable[ToolExecutionResult]: ...
 
 
 def execution_id_for(prepared: PreparedToolInvocation) -> str:
@@ -37,10 +39,20 @@ def execution_id_for(prepared: PreparedToolInvocation) -> str:
     return f"exec:{prepared.run_id}:{prepared.key}"
 
 
-def make_result(prepared: PreparedToolInvocation, status: ExecutionStatus, reason_code: str | None = None,
-                output: dict[str, Any] | None = None) -> ToolExecutionResult:
-    return ToolExecutionResult(request_id=prepared.request_id, execution_id=execution_id_for(prepared),
-                               status=status, reason_code=reason_code, output=output, preflight=prepared.preflight)
+def make_result(
+    prepared: PreparedToolInvocation,
+    status: ExecutionStatus,
+    reason_code: str | None = None,
+    output: dict[str, Any] | None = None,
+) -> ToolExecutionResult:
+    return ToolExecutionResult(
+        request_id=prepared.request_id,
+        execution_id=execution_id_for(prepared),
+        status=status,
+        reason_code=reason_code,
+        output=output,
+        preflight=prepared.preflight,
+    )
 
 
 def check_keys(payload: Any, allowed: tuple[str, ...], protocol: str) -> Mapping[str, Any]:
@@ -51,7 +63,9 @@ def check_keys(payload: Any, allowed: tuple[str, ...], protocol: str) -> Mapping
     if unknown:
         raise UnknownToolFieldError(
             f"{protocol} payload has unknown field(s) {', '.join(map(repr, unknown))}; "
-            f"allowed fields are {', '.join(allowed)}. Remove or rename them.", fields=unknown)
+            f"allowed fields are {', '.join(allowed)}. Remove or rename them.",
+            fields=unknown,
+        )
     return payload
 
 
@@ -62,7 +76,8 @@ def as_json_data(value: Any, where: str) -> Any:
         path, kind = bad
         raise InvalidToolPayloadError(
             f"{path} has type {kind}, which is not JSON data; payloads are fingerprinted and stored as JSON, "
-            "so pass str/int/float/bool/None/list/dict values (keep other objects in the callable).")
+            "so pass str/int/float/bool/None/list/dict values (keep other objects in the callable)."
+        )
     return json.loads(json.dumps(value, allow_nan=False))
 
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -29,8 +30,9 @@ def recorder_emit(event_recorder: Any, run_id: str) -> Emit:
 def _one(fn: str, name: str, value: Any, noesis_name: str, noesis_value: Any, *, required: bool = False) -> Any:
     """The port given under either of its two names."""
     if value is not None and noesis_value is not None:
-        raise TypeError(f"{fn}() got both {name}= and {noesis_name}=; they name the same port "
-                        "(noesis_nb and Noēsis spelling), so pass one.")
+        raise TypeError(
+            f"{fn}() got both {name}= and {noesis_name}=; they name the same port (noesis_nb and Noēsis spelling), so pass one."
+        )
     if required and value is None and noesis_value is None:
         raise TypeError(f"{fn}() needs {name}= (or its Noēsis name {noesis_name}=).")
     return value if value is not None else noesis_value

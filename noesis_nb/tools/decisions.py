@@ -7,7 +7,7 @@ racing calls change nothing and get the stored decision back with ``created=Fals
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from noesis_nb.errors import RunSealedError
@@ -24,9 +24,16 @@ from .types import ApprovalDecisionStatus, ToolApprovalDecision, default_decisio
 __all__ = ["decide"]
 
 
-def decide(run_dir: Path | str, draft_id: str | None, *, approve: bool, approver_id: str,
-           reason: str | None = None, reason_code: str | None = None,
-           expected_fingerprint: str | None = None) -> tuple[ToolApprovalDecision, bool]:
+def decide(
+    run_dir: Path | str,
+    draft_id: str | None,
+    *,
+    approve: bool,
+    approver_id: str,
+    reason: str | None = None,
+    reason_code: str | None = None,
+    expected_fingerprint: str | None = None,
+) -> tuple[ToolApprovalDecision, bool]:
     """Approve or reject a draft; returns ``(decision, created)``.
 
     ``draft_id`` may be None (the single pending draft) or a unique part of the request id
@@ -45,19 +52,28 @@ def decide(run_dir: Path | str, draft_id: str | None, *, approve: bool, approver
         existing = ApprovalDecisionRepository(run_dir).get(None, draft_id)
         if existing is not None:
             return existing, False  # decided before the run was sealed: nothing changes
-        raise RunSealedError(f"run {run_dir.name} is sealed, so draft {draft_id!r} can no longer be decided "
-                             "(its episode ended without a decision); start a new episode instead.")
+        raise RunSealedError(
+            f"run {run_dir.name} is sealed, so draft {draft_id!r} can no longer be decided "
+            "(its episode ended without a decision); start a new episode instead."
+        )
     fingerprint = prepared.payload.request_fingerprint
     if expected_fingerprint is not None and expected_fingerprint != fingerprint:
         raise ApprovalDecisionBindingError(
             f"draft {draft_id!r} now has fingerprint {fingerprint!r}, not the reviewed {expected_fingerprint!r}; "
-            "show the current draft and decide again.")
+            "show the current draft and decide again."
+        )
     decision = ToolApprovalDecision(
-        decision_id=default_decision_id(draft_id), run_id=prepared.run_id, request_id=prepared.request_id,
-        candidate_id=prepared.governance.candidate_id, draft_id=draft_id,
+        decision_id=default_decision_id(draft_id),
+        run_id=prepared.run_id,
+        request_id=prepared.request_id,
+        candidate_id=prepared.governance.candidate_id,
+        draft_id=draft_id,
         status=ApprovalDecisionStatus.APPROVED if approve else ApprovalDecisionStatus.REJECTED,
         reason_code=reason_code or (None if approve else codes.GOVERNANCE_VETOED),
         reviewed_fingerprint=fingerprint,
         impact_hash=prepared.preflight.impact_hash if prepared.preflight else None,
-        approver_id=approver_id, reason=reason, decided_at=datetime.now(timezone.utc).isoformat())
+        approver_id=approver_id,
+        reason=reason,
+        decided_at=datetime.now(UTC).isoformat(),
+    )
     return ApprovalDecisionRepository(run_dir).create(decision)

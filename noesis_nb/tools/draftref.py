@@ -23,7 +23,7 @@ def request_part(draft_id: str) -> str:
 
 def _core(ref: str) -> str:
     if ref.startswith("draft:"):
-        rest = ref[len("draft:"):]
+        rest = ref[len("draft:") :]
         return rest.split(":", 1)[1] if ":" in rest else rest
     return ref
 
@@ -31,8 +31,10 @@ def _core(ref: str) -> str:
 def match_draft_ref(ref: object, ids: list[str]) -> list[str]:
     """The ids ``ref`` names (exact first). Raises InvalidIdError for a reference that names no draft."""
     if not isinstance(ref, str) or not ref.strip():
-        raise InvalidIdError(f"draft id {ref!r} names no draft; pass the whole id ('draft:<run>:<request>'), its request id, "
-                             f"or at least {MIN_PART} characters of the request id — or None for the one pending draft")
+        raise InvalidIdError(
+            f"draft id {ref!r} names no draft; pass the whole id ('draft:<run>:<request>'), its request id, "
+            f"or at least {MIN_PART} characters of the request id — or None for the one pending draft"
+        )
     if ref in ids:
         return [ref]
     exact = [d for d in ids if request_part(d) == ref]
@@ -40,6 +42,8 @@ def match_draft_ref(ref: object, ids: list[str]) -> list[str]:
         return exact
     core = _core(ref.strip())
     if len(core) < MIN_PART:
-        raise InvalidIdError(f"draft reference {ref!r} is too short to name a draft unambiguously; give at least {MIN_PART} "
-                             "characters of the request id, or the whole draft id")
+        raise InvalidIdError(
+            f"draft reference {ref!r} is too short to name a draft unambiguously; give at least {MIN_PART} "
+            "characters of the request id, or the whole draft id"
+        )
     return [d for d in ids if request_part(d).startswith(core) or request_part(d).endswith(core)]

@@ -33,12 +33,24 @@ from noesis_nb.errors import AmbiguousDraftError, DraftNotFoundError, NoesisNbEr
 from . import codes
 
 __all__ = [
-    "ToolContractError", "InvalidToolPayloadError", "UnknownToolFieldError", "UnsupportedToolProtocolError",
-    "CallableResolutionError", "ToolAuthenticationError", "ToolAuthorizationError",
-    "PreparedToolInvocationNotFoundError", "AmbiguousPreparedToolInvocationError",
-    "ApprovalDecisionRequiredError", "ApprovalRejectedError", "ApprovalDecisionBindingError",
-    "IdempotencyConflictError", "ToolExecutionFailedError", "SecretUnavailableError",
-    "PayloadIntegrityError", "ExecutionInProgressError", "ToolRecordError",
+    "ToolContractError",
+    "InvalidToolPayloadError",
+    "UnknownToolFieldError",
+    "UnsupportedToolProtocolError",
+    "CallableResolutionError",
+    "ToolAuthenticationError",
+    "ToolAuthorizationError",
+    "PreparedToolInvocationNotFoundError",
+    "AmbiguousPreparedToolInvocationError",
+    "ApprovalDecisionRequiredError",
+    "ApprovalRejectedError",
+    "ApprovalDecisionBindingError",
+    "IdempotencyConflictError",
+    "ToolExecutionFailedError",
+    "SecretUnavailableError",
+    "PayloadIntegrityError",
+    "ExecutionInProgressError",
+    "ToolRecordError",
 ]
 
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import inspect
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from noesis_nb._threads import run_in_thread, run_sync
 from noesis_nb.secrets import for_run as secrets_for_run
@@ -37,11 +38,20 @@ from .types import (
 __all__ = ["execute_prepared_tool_invocation", "execute_prepared_tool_invocation_async", "require_secrets"]
 
 
-def _execution_ports(fn: str, run_id: str, idempotency_repository: Any, idempotency_store: Any, dispatcher: Any,
-                     dispatch: Any, emit: Any, event_recorder: Any) -> tuple[Any, Any, Any, Emit]:
+def _execution_ports(
+    fn: str,
+    run_id: str,
+    idempotency_repository: Any,
+    idempotency_store: Any,
+    dispatcher: Any,
+    dispatch: Any,
+    emit: Any,
+    event_recorder: Any,
+) -> tuple[Any, Any, Any, Emit]:
     """(idempotency store, ToolDispatcher or None, dispatch port or None, emit) from either spelling."""
-    idempotency = _one(fn, "idempotency_repository", idempotency_repository, "idempotency_store", idempotency_store,
-                       required=True)
+    idempotency = _one(
+        fn, "idempotency_repository", idempotency_repository, "idempotency_store", idempotency_store, required=True
+    )
     _one(fn, "dispatcher", dispatcher, "dispatch", dispatch, required=True)
     if isinstance(dispatch, ToolDispatcher):
         dispatcher, dispatch = dispatch, None
@@ -50,12 +60,22 @@ def _execution_ports(fn: str, run_id: str, idempotency_repository: Any, idempote
 
 
 def execute_prepared_tool_invocation(
-        *, run_id: str, draft_id: str, prepared_repository: Any, approval_repository: Any,
-        idempotency_store: Any = None, dispatch: Any = None, event_recorder: Any = None,
-        idempotency_repository: Any = None, dispatcher: ToolDispatcher | None = None, emit: Emit | None = None,
-        callables: Mapping[str, Callable[..., Any]] | None = None, decision: ToolApprovalDecision | None = None,
-        execution_repository: ExecutionRepository | None = None,
-        secrets: Mapping[str, Any] | None = None) -> ToolExecutionResult:
+    *,
+    run_id: str,
+    draft_id: str,
+    prepared_repository: Any,
+    approval_repository: Any,
+    idempotency_store: Any = None,
+    dispatch: Any = None,
+    event_recorder: Any = None,
+    idempotency_repository: Any = None,
+    dispatcher: ToolDispatcher | None = None,
+    emit: Emit | None = None,
+    callables: Mapping[str, Callable[..., Any]] | None = None,
+    decision: ToolApprovalDecision | None = None,
+    execution_repository: ExecutionRepository | None = None,
+    secrets: Mapping[str, Any] | None = None,
+) -> ToolExecutionResult:
     """Execute a draft at most once (synchronous, as in Noēsis); see the ``_async`` variant.
 
     Accepts the Noēsis keywords (``idempotency_store``, ``dispatch``, ``event_recorder``) or the
@@ -65,19 +85,50 @@ def execute_prepared_tool_invocation(
     this call blocks that loop until the tool finishes. In async code, ``await
     execute_prepared_tool_invocation_async(...)`` instead.
     """
-    ports = _execution_ports("execute_prepared_tool_invocation", run_id, idempotency_repository, idempotency_store,
-                             dispatcher, dispatch, emit, event_recorder)
+    ports = _execution_ports(
+        "execute_prepared_tool_invocation",
+        run_id,
+        idempotency_repository,
+        idempotency_store,
+        dispatcher,
+        dispatch,
+        emit,
+        event_recorder,
+    )
 
-    return run_sync(_execute(run_id, draft_id, prepared_repository, approval_repository, *ports, callables,
-                             decision, execution_repository, offload=False, secrets=secrets))
+    return run_sync(
+        _execute(
+            run_id,
+            draft_id,
+            prepared_repository,
+            approval_repository,
+            *ports,
+            callables,
+            decision,
+            execution_repository,
+            offload=False,
+            secrets=secrets,
+        )
+    )
 
 
 async def execute_prepared_tool_invocation_async(
-        *, run_id: str, draft_id: str, prepared_repository: Any, approval_repository: Any,
-        idempotency_repository: Any = None, dispatcher: ToolDispatcher | None = None, emit: Emit | None = None,
-        callables: Mapping[str, Callable[..., Any]] | None = None, decision: ToolApprovalDecision | None = None,
-        execution_repository: ExecutionRepository | None = None, idempotency_store: Any = None,
-        dispatch: Any = None, event_recorder: Any = None, secrets: Mapping[str, Any] | None = None) -> ToolExecutionResult:
+    *,
+    run_id: str,
+    draft_id: str,
+    prepared_repository: Any,
+    approval_repository: Any,
+    idempotency_repository: Any = None,
+    dispatcher: ToolDispatcher | None = None,
+    emit: Emit | None = None,
+    callables: Mapping[str, Callable[..., Any]] | None = None,
+    decision: ToolApprovalDecision | None = None,
+    execution_repository: ExecutionRepository | None = None,
+    idempotency_store: Any = None,
+    dispatch: Any = None,
+    event_recorder: Any = None,
+    secrets: Mapping[str, Any] | None = None,
+) -> ToolExecutionResult:
     """Execute a draft at most once, after checking its approval binding and idempotency.
 
     A draft that already has an execution record is not dispatched again: its stored result
@@ -89,10 +140,28 @@ async def execute_prepared_tool_invocation_async(
     ``secrets`` gives back, by payload path, values the stored draft has redacted, for a process that
     did not prepare it (see ``secret_supply``); without them that raises SecretUnavailableError.
     """
-    ports = _execution_ports("execute_prepared_tool_invocation_async", run_id, idempotency_repository,
-                             idempotency_store, dispatcher, dispatch, emit, event_recorder)
-    return await _execute(run_id, draft_id, prepared_repository, approval_repository, *ports, callables, decision,
-                          execution_repository, offload=True, secrets=secrets)
+    ports = _execution_ports(
+        "execute_prepared_tool_invocation_async",
+        run_id,
+        idempotency_repository,
+        idempotency_store,
+        dispatcher,
+        dispatch,
+        emit,
+        event_recorder,
+    )
+    return await _execute(
+        run_id,
+        draft_id,
+        prepared_repository,
+        approval_repository,
+        *ports,
+        callables,
+        decision,
+        execution_repository,
+        offload=True,
+        secrets=secrets,
+    )
 
 
 class _NoExecutionRecord:
@@ -115,17 +184,30 @@ class _NoExecutionRecord:
         return draft_id
 
 
-async def _execute(run_id: str, draft_id: str, prepared_repository: Any, approval_repository: Any, idempotency: Any,
-                   dispatcher: ToolDispatcher | None, dispatch_port: Any, emit: Emit,
-                   callables: Mapping[str, Any] | None, decision: Any, execution_repository: Any, *,
-                   offload: bool, secrets: Mapping[str, Any] | None = None) -> ToolExecutionResult:
+async def _execute(
+    run_id: str,
+    draft_id: str,
+    prepared_repository: Any,
+    approval_repository: Any,
+    idempotency: Any,
+    dispatcher: ToolDispatcher | None,
+    dispatch_port: Any,
+    emit: Emit,
+    callables: Mapping[str, Any] | None,
+    decision: Any,
+    execution_repository: Any,
+    *,
+    offload: bool,
+    secrets: Mapping[str, Any] | None = None,
+) -> ToolExecutionResult:
     where = type(prepared_repository).__name__
     prepared = _coerce(PreparedToolInvocation, prepared_repository.load(run_id=run_id, draft_id=draft_id), where)
     if prepared is None:
         drafts = prepared_repository.draft_ids() if hasattr(prepared_repository, "draft_ids") else []
         raise PreparedToolInvocationNotFoundError(
             f"no prepared draft {draft_id!r} for run {run_id!r} in {getattr(prepared_repository, 'root', where)}; "
-            f"drafts: {', '.join(drafts) or 'none'}.")
+            f"drafts: {', '.join(drafts) or 'none'}."
+        )
     run_dir = getattr(prepared_repository, "run_dir", None)
     executions = execution_repository or (ExecutionRepository(run_dir) if run_dir is not None else _NoExecutionRecord())
     if (done := executions.get(draft_id)) is not None:
@@ -134,22 +216,35 @@ async def _execute(run_id: str, draft_id: str, prepared_repository: Any, approva
     if prepared.governance.requires_approval:
         stored = decision if decision is not None else approval_repository.load(run_id=run_id, draft_id=draft_id)
         approval = _check_approval(prepared, _coerce(ToolApprovalDecision, stored, type(approval_repository).__name__))
-    payload, func, found = _dispatch_material(prepared, prepared_repository, dispatcher, callables,
-                                              need_callable=dispatch_port is None, secrets=secrets)
+    payload, func, found = _dispatch_material(
+        prepared, prepared_repository, dispatcher, callables, need_callable=dispatch_port is None, secrets=secrets
+    )
     if not executions.claim(draft_id):
         if (done := executions.get(draft_id)) is not None:
             return done.model_copy(update={"already_executed": True})
         raise ExecutionInProgressError(
             f"draft {draft_id!r} is being executed elsewhere, or an earlier attempt stopped after claiming it. "
-            f"If nothing is running, check the tool's effects, then delete {executions.claim_path(draft_id)} to retry.")
+            f"If nothing is running, check the tool's effects, then delete {executions.claim_path(draft_id)} to retry."
+        )
     rid, state = prepared.request_id, {"dispatched": False}
     try:
         if (done := executions.get(draft_id)) is not None:
             return done.model_copy(update={"already_executed": True})
         if approval is not None:
             emit(events.TOOL_APPROVED, rid, draft_id=draft_id, decision_id=approval.decision_id)
-        result, final = await _run_once(prepared, idempotency, dispatcher, dispatch_port, emit, payload, func, found,
-                                        state, offload, secrets_for_run(_scope(prepared_repository)))
+        result, final = await _run_once(
+            prepared,
+            idempotency,
+            dispatcher,
+            dispatch_port,
+            emit,
+            payload,
+            func,
+            found,
+            state,
+            offload,
+            secrets_for_run(_scope(prepared_repository)),
+        )
         executions.save(draft_id, result)
         state["dispatched"] = False  # the result is recorded, so the claim can go
     finally:
@@ -161,24 +256,42 @@ async def _execute(run_id: str, draft_id: str, prepared_repository: Any, approva
     return result
 
 
-async def _run_once(prepared: PreparedToolInvocation, idempotency: Any, dispatcher: ToolDispatcher | None,
-                    dispatch_port: Any, emit: Emit, payload: dict, func: Any, secrets: list[str],
-                    state: dict, offload: bool, guard: Any) -> tuple[ToolExecutionResult, tuple[str, dict]]:
+async def _run_once(
+    prepared: PreparedToolInvocation,
+    idempotency: Any,
+    dispatcher: ToolDispatcher | None,
+    dispatch_port: Any,
+    emit: Emit,
+    payload: dict,
+    func: Any,
+    secrets: list[str],
+    state: dict,
+    offload: bool,
+    guard: Any,
+) -> tuple[ToolExecutionResult, tuple[str, dict]]:
     """Replay, refuse (conflict) or dispatch; returns the result and the closing event."""
     rid, draft_id = prepared.request_id, prepared.key
     evaluation = idempotency.evaluate(invocation=prepared)
     decision = IdempotencyDecision(getattr(evaluation.decision, "value", evaluation.decision))
     if decision is IdempotencyDecision.REPLAY:
         result = ToolExecutionResult(
-            request_id=rid, execution_id=evaluation.replayed_execution_id or f"exec:replay:{draft_id}",
-            status=ExecutionStatus.REPLAYED, reason_code=codes.IDEMPOTENCY_REPLAY,
-            output=getattr(evaluation, "output", None), replayed_from_execution_id=evaluation.replayed_execution_id,
-            preflight=prepared.preflight)
+            request_id=rid,
+            execution_id=evaluation.replayed_execution_id or f"exec:replay:{draft_id}",
+            status=ExecutionStatus.REPLAYED,
+            reason_code=codes.IDEMPOTENCY_REPLAY,
+            output=getattr(evaluation, "output", None),
+            replayed_from_execution_id=evaluation.replayed_execution_id,
+            preflight=prepared.preflight,
+        )
         return result, (events.TOOL_REPLAYED, {"draft_id": draft_id, "execution_id": result.execution_id})
     if decision is IdempotencyDecision.CONFLICT:
         result = ToolExecutionResult(
-            request_id=rid, execution_id=f"exec:conflict:{draft_id}", status=ExecutionStatus.FAILED,
-            reason_code=codes.IDEMPOTENCY_CONFLICT, preflight=prepared.preflight)
+            request_id=rid,
+            execution_id=f"exec:conflict:{draft_id}",
+            status=ExecutionStatus.FAILED,
+            reason_code=codes.IDEMPOTENCY_CONFLICT,
+            preflight=prepared.preflight,
+        )
         return result, (events.TOOL_EXECUTION_FAILED, {"draft_id": draft_id, "reason_code": codes.IDEMPOTENCY_CONFLICT})
     emit(events.TOOL_EXECUTION_STARTED, rid, draft_id=draft_id, candidate_id=prepared.governance.candidate_id)
     state["dispatched"] = True
@@ -191,8 +304,9 @@ async def _run_once(prepared: PreparedToolInvocation, idempotency: Any, dispatch
     return result, (name, {"draft_id": draft_id, "execution_id": result.execution_id, "reason_code": result.reason_code})
 
 
-async def _dispatch(dispatcher: ToolDispatcher | None, port: Any, prepared: PreparedToolInvocation, payload: dict,
-                    func: Any, offload: bool) -> ToolExecutionResult:
+async def _dispatch(
+    dispatcher: ToolDispatcher | None, port: Any, prepared: PreparedToolInvocation, payload: dict, func: Any, offload: bool
+) -> ToolExecutionResult:
     """Run the tool through the ToolDispatcher, or through a Noēsis ``ToolDispatchPort``.
 
     The port gets an in-memory copy of the draft whose ``payload.normalized_payload`` is the real
@@ -216,8 +330,12 @@ async def _dispatch(dispatcher: ToolDispatcher | None, port: Any, prepared: Prep
     except ToolContractError as exc:
         return make_result(prepared, ExecutionStatus.FAILED, exc.reason_code, {"error": str(exc)})
     except Exception as exc:  # a handler bug still counts as the draft's one execution
-        return make_result(prepared, ExecutionStatus.FAILED, codes.TOOL_ADAPTER_ERROR,
-                           {"error": f"{type(exc).__name__}: {exc}", "error_type": type(exc).__name__})
+        return make_result(
+            prepared,
+            ExecutionStatus.FAILED,
+            codes.TOOL_ADAPTER_ERROR,
+            {"error": f"{type(exc).__name__}: {exc}", "error_type": type(exc).__name__},
+        )
 
 
 def _check_approval(prepared: PreparedToolInvocation, decision: ToolApprovalDecision | None) -> ToolApprovalDecision:
@@ -225,20 +343,28 @@ def _check_approval(prepared: PreparedToolInvocation, decision: ToolApprovalDeci
     if decision is None:
         raise ApprovalDecisionRequiredError(
             f"draft {key!r} requires approval and has no decision; call decide(run_dir, {key!r}, approve=True, "
-            "approver_id=...) first.")
+            "approver_id=...) first."
+        )
     if decision.status is ApprovalDecisionStatus.REJECTED:
-        raise ApprovalRejectedError(f"draft {key!r} was rejected by {decision.approver_id or 'a reviewer'}"
-                                    + (f": {decision.reason}" if decision.reason else "") + "; it will not run.",
-                                    decision=decision)
+        raise ApprovalRejectedError(
+            f"draft {key!r} was rejected by {decision.approver_id or 'a reviewer'}"
+            + (f": {decision.reason}" if decision.reason else "")
+            + "; it will not run.",
+            decision=decision,
+        )
     if decision.request_id != prepared.request_id:
-        raise ApprovalDecisionBindingError(f"decision {decision.decision_id!r} is for request {decision.request_id!r}, "
-                                           f"but draft {key!r} is request {prepared.request_id!r}; decide this draft.")
+        raise ApprovalDecisionBindingError(
+            f"decision {decision.decision_id!r} is for request {decision.request_id!r}, "
+            f"but draft {key!r} is request {prepared.request_id!r}; decide this draft."
+        )
     if decision.reviewed_fingerprint != prepared.payload.request_fingerprint:
         raise ApprovalDecisionBindingError(
             f"decision {decision.decision_id!r} reviewed payload {decision.reviewed_fingerprint!r}, but draft {key!r} "
-            f"has {prepared.payload.request_fingerprint!r}; the payload changed after review, so review it again.")
+            f"has {prepared.payload.request_fingerprint!r}; the payload changed after review, so review it again."
+        )
     if prepared.preflight is not None and decision.impact_hash != prepared.preflight.impact_hash:
         raise ApprovalDecisionBindingError(
             f"decision {decision.decision_id!r} has impact_hash {decision.impact_hash!r}, but draft {key!r} has "
-            f"{prepared.preflight.impact_hash!r}; review the draft again.")
+            f"{prepared.preflight.impact_hash!r}; review the draft again."
+        )
     return decision

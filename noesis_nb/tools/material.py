@@ -8,7 +8,8 @@ match; a ``python`` draft's callable is the one supplied, remembered, or re-impo
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from noesis_nb.secrets import for_run as secrets_for_run
 
@@ -37,9 +38,15 @@ def _restore(dispatcher: ToolDispatcher | None, protocol: ToolProtocol, stored: 
     return dispatcher.restore(protocol, stored)
 
 
-def dispatch_material(prepared: PreparedToolInvocation, repo: Any, dispatcher: ToolDispatcher | None,
-                       callables: Mapping[str, Any] | None, *, need_callable: bool,
-                       secrets: Mapping[str, Any] | None = None) -> tuple[dict, Any, list[str]]:
+def dispatch_material(
+    prepared: PreparedToolInvocation,
+    repo: Any,
+    dispatcher: ToolDispatcher | None,
+    callables: Mapping[str, Any] | None,
+    *,
+    need_callable: bool,
+    secrets: Mapping[str, Any] | None = None,
+) -> tuple[dict, Any, list[str]]:
     """(real payload, callable, secret strings to scrub from output): from memory, else rebuilt from disk
     with the redacted values given back (``secrets``, ``supply_secrets``, environment variables)."""
     fingerprint = prepared.payload.request_fingerprint
@@ -52,20 +59,32 @@ def dispatch_material(prepared: PreparedToolInvocation, repo: Any, dispatcher: T
         payload, given, missing = fill_secrets(payload, {**supplied_secrets(), **(secrets or {})})
         func = None
         if missing:
-            repeated = fill_repeats(stored, payload, [*filled_paths(filled), *given], missing,
-                                    lambda trial: request_fingerprint(trial) == fingerprint)
+            repeated = fill_repeats(
+                stored, payload, [*filled_paths(filled), *given], missing, lambda trial: request_fingerprint(trial) == fingerprint
+            )
             if repeated is None:
                 tried = [*filled_paths(filled), *given]
-                raise SecretUnavailableError(missing_message(prepared.key, prepared.run_id, missing) + (
-                    f" (The value(s) given for {', '.join(tried)} were tried there too and do not fit: either they "
-                    "differ from the originals, or these paths hold other secrets.)" if tried else ""))
+                raise SecretUnavailableError(
+                    missing_message(prepared.key, prepared.run_id, missing)
+                    + (
+                        f" (The value(s) given for {', '.join(tried)} were tried there too and do not fit: either they "
+                        "differ from the originals, or these paths hold other secrets.)"
+                        if tried
+                        else ""
+                    )
+                )
             payload = repeated
         if request_fingerprint(payload) != fingerprint:
             filled = [*filled, *given]
-            why = (f"the value(s) given for {', '.join(filled)} differ from those the draft was prepared with"
-                   if filled else "the record was edited after it was prepared")
-            raise PayloadIntegrityError(f"the stored payload of draft {prepared.key!r} does not match its "
-                                        f"request_fingerprint: {why}. Supply the original values, or prepare the call again.")
+            why = (
+                f"the value(s) given for {', '.join(filled)} differ from those the draft was prepared with"
+                if filled
+                else "the record was edited after it was prepared"
+            )
+            raise PayloadIntegrityError(
+                f"the stored payload of draft {prepared.key!r} does not match its "
+                f"request_fingerprint: {why}. Supply the original values, or prepare the call again."
+            )
     if prepared.protocol is ToolProtocol.PYTHON and need_callable:
         func = _resolve_callable(prepared, callables, func)
     found = secret_values(payload, prepared.payload.normalized_payload)
@@ -78,8 +97,9 @@ def filled_paths(filled: list[str]) -> list[str]:
     return [p if "." in p else f"env.{p}" for p in filled]
 
 
-def require_secrets(prepared_repository: Any, prepared: PreparedToolInvocation, *,
-                    secrets: Mapping[str, Any] | None = None) -> None:
+def require_secrets(
+    prepared_repository: Any, prepared: PreparedToolInvocation, *, secrets: Mapping[str, Any] | None = None
+) -> None:
     """Raise SecretUnavailableError (or PayloadIntegrityError) now if executing this draft here would;
     reads only, so a caller can check before it writes anything."""
     dispatch_material(prepared, prepared_repository, None, None, need_callable=False, secrets=secrets)
@@ -93,8 +113,10 @@ def _resolve_callable(prepared: PreparedToolInvocation, callables: Mapping[str, 
     if supplied is not None:
         got = callable_reference(supplied).ref
         if ref is not None and got != ref.ref:
-            raise CallableResolutionError(f"callables gives {got} for draft {prepared.key!r}, but it was prepared and "
-                                          f"reviewed for {ref.ref}; pass that function.")
+            raise CallableResolutionError(
+                f"callables gives {got} for draft {prepared.key!r}, but it was prepared and "
+                f"reviewed for {ref.ref}; pass that function."
+            )
         return supplied
     if func is not None:
         return func

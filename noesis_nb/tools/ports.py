@@ -22,7 +22,8 @@ The file repositories of ``repositories.py`` implement the last four. Besides su
 from __future__ import annotations
 
 import inspect
-from typing import Any, Callable, Mapping, Protocol, runtime_checkable
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol, runtime_checkable
 
 from . import events
 from .errors import ToolAuthenticationError, ToolAuthorizationError
@@ -38,18 +39,32 @@ from .types import (
     ToolProtocol,
 )
 
-__all__ = ["port_method", "call_port", "authenticate", "authorize", "ToolPayloadNormalizerPort",
-           "ToolAuthenticatorPort", "ToolAuthorizerPort", "ToolCandidateEmitterPort", "ToolEventRecorderPort",
-           "ToolPreflightPort", "PreparedInvocationRepositoryPort", "ApprovalDecisionRepositoryPort",
-           "IdempotencyStorePort", "ToolDispatchPort", "PORT_PROTOCOLS"]
+__all__ = [
+    "port_method",
+    "call_port",
+    "authenticate",
+    "authorize",
+    "ToolPayloadNormalizerPort",
+    "ToolAuthenticatorPort",
+    "ToolAuthorizerPort",
+    "ToolCandidateEmitterPort",
+    "ToolEventRecorderPort",
+    "ToolPreflightPort",
+    "PreparedInvocationRepositoryPort",
+    "ApprovalDecisionRepositoryPort",
+    "IdempotencyStorePort",
+    "ToolDispatchPort",
+    "PORT_PROTOCOLS",
+]
 
 
 @runtime_checkable
 class ToolPayloadNormalizerPort(Protocol):
     """Validates a raw payload and returns its normalised form (raise InvalidToolPayloadError to reject)."""
 
-    def validate_and_normalize(self, *, protocol: ToolProtocol, tool: ToolIdentity,
-                               payload: Mapping[str, Any]) -> Mapping[str, Any]: ...
+    def validate_and_normalize(
+        self, *, protocol: ToolProtocol, tool: ToolIdentity, payload: Mapping[str, Any]
+    ) -> Mapping[str, Any]: ...
 
 
 @runtime_checkable
@@ -71,8 +86,9 @@ class ToolCandidateEmitterPort(Protocol):
     """Records the action candidate and returns its id. noesis_nb passes the secret-free stored
     ``normalized_payload`` (secrets and ``redact_fields`` replaced), never the raw values."""
 
-    def emit_candidate(self, *, request: ToolInvocationInput, normalized_payload: Mapping[str, Any],
-                       candidate_id: str | None) -> str: ...
+    def emit_candidate(
+        self, *, request: ToolInvocationInput, normalized_payload: Mapping[str, Any], candidate_id: str | None
+    ) -> str: ...
 
 
 @runtime_checkable
@@ -118,9 +134,18 @@ class ToolDispatchPort(Protocol):
     def execute(self, *, invocation: PreparedToolInvocation) -> ToolExecutionResult: ...
 
 
-PORT_PROTOCOLS = (ToolPayloadNormalizerPort, ToolAuthenticatorPort, ToolAuthorizerPort, ToolCandidateEmitterPort,
-                  ToolEventRecorderPort, ToolPreflightPort, PreparedInvocationRepositoryPort,
-                  ApprovalDecisionRepositoryPort, IdempotencyStorePort, ToolDispatchPort)
+PORT_PROTOCOLS = (
+    ToolPayloadNormalizerPort,
+    ToolAuthenticatorPort,
+    ToolAuthorizerPort,
+    ToolCandidateEmitterPort,
+    ToolEventRecorderPort,
+    ToolPreflightPort,
+    PreparedInvocationRepositoryPort,
+    ApprovalDecisionRepositoryPort,
+    IdempotencyStorePort,
+    ToolDispatchPort,
+)
 
 
 def port_method(port: Any, method: str) -> Callable[..., Any] | None:
@@ -157,8 +182,10 @@ def authorize(authz: Any, inv: ToolInvocationInput, security: SecurityContext, e
     try:
         allowed = call_port(authz, request=inv, security=security)
         if allowed is False:
-            raise ToolAuthorizationError(f"principal {security.principal_id!r} may not call {inv.tool.key} in policy "
-                                         f"scope {security.policy_scope!r}; grant it in the authz port or change the scope.")
+            raise ToolAuthorizationError(
+                f"principal {security.principal_id!r} may not call {inv.tool.key} in policy "
+                f"scope {security.policy_scope!r}; grant it in the authz port or change the scope."
+            )
     except ToolAuthorizationError as exc:
         emit(events.TOOL_AUTHZ_DENIED, inv.request_id, reason_code=exc.reason_code)
         raise

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import copy
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from noesis_nb.secrets import for_run as secrets_for_run
 
@@ -28,13 +29,23 @@ from .vault import VaultEntry
 __all__ = ["prepare_tool_invocation"]
 
 
-def prepare_tool_invocation(invocation: ToolInvocationInput | None = None, *, prepared_repository: Any,
-                            emit: Emit | None = None, preflight: Any = None, authn: Any = None, authz: Any = None,
-                            dispatcher: ToolDispatcher | None = None,
-                            emit_candidate: Callable[[ToolInvocationInput, dict], str] | None = None,
-                            request: ToolInvocationInput | None = None, normalizer: Any = None,
-                            authenticator: Any = None, authorizer: Any = None, candidate_emitter: Any = None,
-                            event_recorder: Any = None) -> PreparedToolInvocation:
+def prepare_tool_invocation(
+    invocation: ToolInvocationInput | None = None,
+    *,
+    prepared_repository: Any,
+    emit: Emit | None = None,
+    preflight: Any = None,
+    authn: Any = None,
+    authz: Any = None,
+    dispatcher: ToolDispatcher | None = None,
+    emit_candidate: Callable[[ToolInvocationInput, dict], str] | None = None,
+    request: ToolInvocationInput | None = None,
+    normalizer: Any = None,
+    authenticator: Any = None,
+    authorizer: Any = None,
+    candidate_emitter: Any = None,
+    event_recorder: Any = None,
+) -> PreparedToolInvocation:
     """Validate, authorise and persist a draft without executing anything.
 
     Events: ``tool.requested → tool.validated → tool.authn.passed → tool.authz.passed →
@@ -85,35 +96,55 @@ def prepare_tool_invocation(invocation: ToolInvocationInput | None = None, *, pr
     emit(events.ACTION_CANDIDATE_EMITTED, rid, candidate_id=candidate_id)
     governance = inv.governance.model_copy(update={"candidate_id": candidate_id})
     prepared = PreparedToolInvocation(
-        run_id=inv.run_id, request_id=rid, protocol=inv.protocol, tool=inv.tool, payload=evidence,
-        execution=inv.execution, security=security, governance=governance, draft_id=draft_id,
+        run_id=inv.run_id,
+        request_id=rid,
+        protocol=inv.protocol,
+        tool=inv.tool,
+        payload=evidence,
+        execution=inv.execution,
+        security=security,
+        governance=governance,
+        draft_id=draft_id,
         status=PreparedInvocationStatus.PENDING_APPROVAL if governance.requires_approval else PreparedInvocationStatus.PREPARED,
-        x_callable=callable_reference(inv.func) if inv.protocol is ToolProtocol.PYTHON and inv.func is not None else None)
+        x_callable=callable_reference(inv.func) if inv.protocol is ToolProtocol.PYTHON and inv.func is not None else None,
+    )
     write = governance.effect_kind is EffectKind.WRITE
     if write:
         binding = call_port(port_method(preflight, "compute") or default_preflight, invocation=prepared)
         if binding is not None:
             prepared = prepared.model_copy(update={"preflight": binding})
             emit(events.TOOL_PREFLIGHT_COMPUTED, rid, impact_hash=binding.impact_hash)
-    _vault(prepared_repository).put(_scope(prepared_repository), draft_id,
-                                    VaultEntry(evidence.request_fingerprint, normalized, inv.func))
+    _vault(prepared_repository).put(
+        _scope(prepared_repository), draft_id, VaultEntry(evidence.request_fingerprint, normalized, inv.func)
+    )
     prepared_repository.save(prepared)  # on disk before any event announces the draft
     if write:
         emit(events.TOOL_DRAFT_CREATED, rid, draft_id=draft_id)
     if governance.requires_approval:
-        emit(events.TOOL_APPROVAL_PENDING, rid, draft_id=draft_id, candidate_id=candidate_id,
-             reason_code=codes.GOVERNANCE_APPROVAL_REQUIRED)
+        emit(
+            events.TOOL_APPROVAL_PENDING,
+            rid,
+            draft_id=draft_id,
+            candidate_id=candidate_id,
+            reason_code=codes.GOVERNANCE_APPROVAL_REQUIRED,
+        )
     return prepared
 
 
 def _normalize(inv: ToolInvocationInput, dispatcher: ToolDispatcher | None, normalizer: Any) -> dict[str, Any]:
     if normalizer is None:
         return (dispatcher or ToolDispatcher()).normalize(inv.protocol, inv.payload)
-    out = call_port(port_method(normalizer, "validate_and_normalize"), protocol=inv.protocol, tool=inv.tool,
-                    payload=copy.deepcopy(inv.payload))
+    out = call_port(
+        port_method(normalizer, "validate_and_normalize"),
+        protocol=inv.protocol,
+        tool=inv.tool,
+        payload=copy.deepcopy(inv.payload),
+    )
     if not isinstance(out, Mapping):
-        raise InvalidToolPayloadError(f"the normalizer returned {type(out).__name__}, not a mapping; "
-                                      "validate_and_normalize must return the normalised payload as a dict.")
+        raise InvalidToolPayloadError(
+            f"the normalizer returned {type(out).__name__}, not a mapping; "
+            "validate_and_normalize must return the normalised payload as a dict."
+        )
     return as_json_data(dict(out), "normalized payload")
 
 
@@ -121,8 +152,12 @@ def _candidate_id(inv: ToolInvocationInput, evidence: Any, emit_candidate: Any, 
     given = inv.governance.candidate_id
     got = None
     if candidate_emitter is not None:
-        got = call_port(port_method(candidate_emitter, "emit_candidate"), request=inv,
-                        normalized_payload=copy.deepcopy(evidence.normalized_payload), candidate_id=given)
+        got = call_port(
+            port_method(candidate_emitter, "emit_candidate"),
+            request=inv,
+            normalized_payload=copy.deepcopy(evidence.normalized_payload),
+            candidate_id=given,
+        )
     elif emit_candidate is not None:
         got = emit_candidate(inv, copy.deepcopy(evidence.redacted_payload))
     return got or given or default_candidate_id(inv.run_id, inv.request_id, evidence.request_fingerprint)

@@ -7,7 +7,8 @@ Built in: ``subprocess`` (``SubprocessProtocol``) and ``python`` (``PythonCallab
 from __future__ import annotations
 
 import inspect
-from typing import Any, Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 from noesis_nb._threads import run_in_thread
 
@@ -17,8 +18,17 @@ from .python_tool import PythonCallableProtocol, callable_reference, import_call
 from .subprocess_tool import SubprocessProtocol, render_command_line
 from .types import PreparedToolInvocation, ToolExecutionResult, ToolProtocol
 
-__all__ = ["ProtocolHandler", "ToolDispatcher", "SubprocessProtocol", "PythonCallableProtocol",
-           "render_command_line", "callable_reference", "import_callable", "execution_id_for", "make_result"]
+__all__ = [
+    "ProtocolHandler",
+    "ToolDispatcher",
+    "SubprocessProtocol",
+    "PythonCallableProtocol",
+    "render_command_line",
+    "callable_reference",
+    "import_callable",
+    "execution_id_for",
+    "make_result",
+]
 
 
 class ToolDispatcher:
@@ -46,7 +56,8 @@ class ToolDispatcher:
             known = ", ".join(p.value for p in self._handlers) or "none"
             raise UnsupportedToolProtocolError(
                 f"no handler for protocol {getattr(protocol, 'value', protocol)!r}; registered: {known}. "
-                "Register one with ToolDispatcher.register(handler).") from None
+                "Register one with ToolDispatcher.register(handler)."
+            ) from None
 
     def normalize(self, protocol: ToolProtocol | str, payload: Mapping[str, Any]) -> dict[str, Any]:
         """Validate and normalise a raw payload; raises before anything is dispatched."""
@@ -57,8 +68,9 @@ class ToolDispatcher:
         handler = self.handler_for(protocol)
         return handler.restore(stored) if hasattr(handler, "restore") else (stored, [])
 
-    async def dispatch(self, prepared: PreparedToolInvocation, payload: dict[str, Any],
-                       func: Callable[..., Any] | None = None) -> ToolExecutionResult:
+    async def dispatch(
+        self, prepared: PreparedToolInvocation, payload: dict[str, Any], func: Callable[..., Any] | None = None
+    ) -> ToolExecutionResult:
         """Run the handler: awaited when ``async``, otherwise on a thread of its own (never a shared pool)."""
         handler = self.handler_for(prepared.protocol)
         if inspect.iscoroutinefunction(handler.execute):

@@ -15,7 +15,8 @@ import asyncio
 import importlib
 import inspect
 import sys
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from noesis_nb._jsonio import to_jsonable
 from noesis_nb._threads import run_in_thread
@@ -55,13 +56,15 @@ def import_callable(ref: CallableRef) -> Callable[..., Any]:
     if not ref.importable:
         raise CallableResolutionError(
             f"the draft calls {ref.ref}, which cannot be re-imported (a lambda, a __main__ or a local function). "
-            "Execute it in the process that prepared it, or pass callables={draft_id: func}.")
+            "Execute it in the process that prepared it, or pass callables={draft_id: func}."
+        )
     module, _, qualname = ref.ref.partition(":")
     try:
         importlib.import_module(module)
     except ImportError as exc:
-        raise CallableResolutionError(f"cannot import module {module!r} of {ref.ref}: {exc}. Install it or pass "
-                                      "callables={draft_id: func}.") from None
+        raise CallableResolutionError(
+            f"cannot import module {module!r} of {ref.ref}: {exc}. Install it or pass callables={{draft_id: func}}."
+        ) from None
     func = _lookup(module, qualname)
     if not callable(func):
         raise CallableResolutionError(f"{ref.ref} no longer names a callable; pass callables={{draft_id: func}}.")
@@ -82,8 +85,9 @@ class PythonCallableProtocol:
             raise InvalidToolPayloadError(f"'kwargs' must be a dict, got {type(kwargs).__name__}.")
         return {"args": as_json_data(list(args), "args"), "kwargs": as_json_data(dict(kwargs), "kwargs")}
 
-    async def execute(self, prepared: PreparedToolInvocation, payload: dict[str, Any],
-                      func: Callable[..., Any] | None) -> ToolExecutionResult:
+    async def execute(
+        self, prepared: PreparedToolInvocation, payload: dict[str, Any], func: Callable[..., Any] | None
+    ) -> ToolExecutionResult:
         if func is None:
             raise CallableResolutionError(f"draft {prepared.key!r} uses the python protocol but no callable was given.")
         args, kwargs = payload.get("args", []), payload.get("kwargs", {})
@@ -95,10 +99,18 @@ class PythonCallableProtocol:
                 value = await asyncio.wait_for(run_in_thread(func, *args, name="noesis_nb-python-tool", **kwargs), timeout)
                 if inspect.isawaitable(value):
                     value = await asyncio.wait_for(value, timeout)
-        except asyncio.TimeoutError:
-            return make_result(prepared, ExecutionStatus.FAILED, codes.TOOL_TIMEOUT,
-                               {"error": f"no result within {prepared.execution.timeout_ms} ms", "error_type": "TimeoutError"})
+        except TimeoutError:
+            return make_result(
+                prepared,
+                ExecutionStatus.FAILED,
+                codes.TOOL_TIMEOUT,
+                {"error": f"no result within {prepared.execution.timeout_ms} ms", "error_type": "TimeoutError"},
+            )
         except Exception as exc:
-            return make_result(prepared, ExecutionStatus.FAILED, codes.TOOL_EXECUTION_FAILED,
-                               {"error": f"{type(exc).__name__}: {exc}", "error_type": type(exc).__name__})
+            return make_result(
+                prepared,
+                ExecutionStatus.FAILED,
+                codes.TOOL_EXECUTION_FAILED,
+                {"error": f"{type(exc).__name__}: {exc}", "error_type": type(exc).__name__},
+            )
         return make_result(prepared, ExecutionStatus.SUCCEEDED, None, {"result": to_jsonable(value)})

@@ -11,7 +11,8 @@ payload, which stays in memory only.
 from __future__ import annotations
 
 import hashlib
-from typing import Any, Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 from noesis_nb.secrets import REDACTED_VALUE, RunSecrets, is_secret_key, leaf_strings
 from noesis_nb.secrets import redact as _detect_and_redact
@@ -20,8 +21,15 @@ from .fingerprints import request_fingerprint
 from .types import PayloadEvidence, PayloadRedactionPolicy
 
 __all__ = [
-    "REDACTED_VALUE", "is_secret_key", "redact_secrets", "apply_redaction", "build_payload_evidence",
-    "hash_value", "secret_values", "redacted_paths", "scrub",
+    "REDACTED_VALUE",
+    "is_secret_key",
+    "redact_secrets",
+    "apply_redaction",
+    "build_payload_evidence",
+    "hash_value",
+    "secret_values",
+    "redacted_paths",
+    "scrub",
 ]
 
 
@@ -83,8 +91,9 @@ def apply_redaction(payload: Mapping[str, Any], policy: PayloadRedactionPolicy |
     return _transform(out, [f for f in policy.hash_fields if f not in policy.redact_fields], hash_value)
 
 
-def build_payload_evidence(normalized: Mapping[str, Any], policy: PayloadRedactionPolicy | None = None, *,
-                           secrets: RunSecrets | None = None) -> PayloadEvidence:
+def build_payload_evidence(
+    normalized: Mapping[str, Any], policy: PayloadRedactionPolicy | None = None, *, secrets: RunSecrets | None = None
+) -> PayloadEvidence:
     """Evidence safe to persist. ``secrets`` (the run's) learns what is found and redacts what it knew before.
 
     ``normalized_payload`` (stored) has secrets and ``redact_fields`` replaced but keeps
@@ -122,7 +131,6 @@ def _changed_values(real: Any, stored: Any) -> list[str]:
     """The secret strings of ``real`` that ``stored`` redacts (whole leaves, or the parts a marker replaced)."""
     if isinstance(stored, str) and REDACTED_VALUE in stored:
         if stored == REDACTED_VALUE or not isinstance(real, str):
-
             return list(leaf_strings(real))
         return _between(stored, real)
     if isinstance(real, Mapping) and isinstance(stored, Mapping):
@@ -144,7 +152,7 @@ def _between(template: str, real: str) -> list[str]:
             return out
         out.append(real[pos:nxt])
         pos = nxt + len(part)
-    out.append(real[pos:len(real) - len(parts[-1])] if parts[-1] else real[pos:])
+    out.append(real[pos : len(real) - len(parts[-1])] if parts[-1] else real[pos:])
     return [v for v in out if v]
 
 

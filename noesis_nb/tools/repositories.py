@@ -53,8 +53,14 @@ from .types import (
 )
 from .vault import PROCESS_VAULT, DispatchVault
 
-__all__ = ["TOOL_INVOCATIONS_DIR", "PreparedInvocationRepository", "ApprovalDecisionRepository",
-           "IdempotencyRepository", "ExecutionRepository", "resolve_draft_id"]
+__all__ = [
+    "TOOL_INVOCATIONS_DIR",
+    "PreparedInvocationRepository",
+    "ApprovalDecisionRepository",
+    "IdempotencyRepository",
+    "ExecutionRepository",
+    "resolve_draft_id",
+]
 
 TOOL_INVOCATIONS_DIR = "tool_invocations"
 
@@ -148,13 +154,18 @@ class PreparedInvocationRepository(_Repository):
 
     def find_pending(self, run_id: str | None = None) -> PreparedToolInvocation | None:
         """The one ``pending_approval`` draft of the run, None if there is none."""
-        pending = [p for p in self.list() if p.status is PreparedInvocationStatus.PENDING_APPROVAL
-                   and (run_id is None or p.run_id == run_id)]
+        pending = [
+            p
+            for p in self.list()
+            if p.status is PreparedInvocationStatus.PENDING_APPROVAL and (run_id is None or p.run_id == run_id)
+        ]
         if len(pending) > 1:
             names = ", ".join(p.key for p in pending)
             raise AmbiguousPreparedToolInvocationError(
-                f"run {run_id or self.run_dir.name!r} has {len(pending)} drafts pending approval ({names}); only one may be pending. "
-                "Name the draft explicitly.")
+                f"run {run_id or self.run_dir.name!r} has {len(pending)} drafts pending approval ({names}); "
+                "only one may be pending. "
+                "Name the draft explicitly."
+            )
         return pending[0] if pending else None
 
     def load_pending_for_run(self, *, run_id: str) -> PreparedToolInvocation | None:
@@ -186,8 +197,9 @@ class ApprovalDecisionRepository(_Repository):
         while (existing := self._read(path)) is None and time.monotonic() < deadline:
             time.sleep(0.01)
         if existing is None:
-            raise DecisionFileError(f"{path}: another writer claimed this decision but never wrote it; "
-                                    f"delete {path.name}.lock and decide again.")
+            raise DecisionFileError(
+                f"{path}: another writer claimed this decision but never wrote it; delete {path.name}.lock and decide again."
+            )
         return existing, False
 
     def get(self, run_id: str | None, draft_id: str) -> ToolApprovalDecision | None:
@@ -210,24 +222,31 @@ class ApprovalDecisionRepository(_Repository):
         try:
             return ToolApprovalDecision.model_validate(data)
         except ValidationError as exc:
-            problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'record'}: {e['msg']}"
-                                 + (f" (got {e['input']!r})" if e["type"] != "missing" else "")
-                                 for e in exc.errors())
+            problems = "; ".join(
+                f"{'.'.join(map(str, e['loc'])) or 'record'}: {e['msg']}"
+                + (f" (got {e['input']!r})" if e["type"] != "missing" else "")
+                for e in exc.errors()
+            )
             raise DecisionFileError(
                 f"{path}: not a valid approval decision ({problems}). Fields decision_id, run_id, request_id "
-                "and status ('approved' or 'rejected') are required; fix or delete the file.") from None
+                "and status ('approved' or 'rejected') are required; fix or delete the file."
+            ) from None
 
 
 class IdempotencyRepository(_Repository):
     folder = "idempotency"
 
     def path_for_key(self, principal_id: str, tool_key: str, idempotency_key: str) -> Path:
-        parts = (check_id(principal_id, "principal_id"), check_id(tool_key, "tool key"),
-                 check_id(idempotency_key.replace("/", "_"), "idempotency_key"))
+        parts = (
+            check_id(principal_id, "principal_id"),
+            check_id(tool_key, "tool key"),
+            check_id(idempotency_key.replace("/", "_"), "idempotency_key"),
+        )
         name = "__".join(parts) + ".json"
         if len(name.encode()) > 240:
-            raise InvalidIdError(f"idempotency file name {name!r} is longer than 240 bytes; "
-                                 "use a shorter principal_id or idempotency_key.")
+            raise InvalidIdError(
+                f"idempotency file name {name!r} is longer than 240 bytes; use a shorter principal_id or idempotency_key."
+            )
         return self._file(name)
 
     def _path(self, prepared: PreparedToolInvocation) -> Path | None:
@@ -246,8 +265,12 @@ class IdempotencyRepository(_Repository):
         if entry is None:
             return IdempotencyEvaluation(decision=IdempotencyDecision.NEW, fingerprint=fingerprint)
         if entry.fingerprint == fingerprint:
-            return IdempotencyEvaluation(decision=IdempotencyDecision.REPLAY, fingerprint=fingerprint,
-                                         replayed_execution_id=entry.execution_id, output=entry.output)
+            return IdempotencyEvaluation(
+                decision=IdempotencyDecision.REPLAY,
+                fingerprint=fingerprint,
+                replayed_execution_id=entry.execution_id,
+                output=entry.output,
+            )
         return IdempotencyEvaluation(decision=IdempotencyDecision.CONFLICT, fingerprint=fingerprint)
 
     def record(self, invocation: PreparedToolInvocation, result: ToolExecutionResult) -> None:
@@ -255,14 +278,19 @@ class IdempotencyRepository(_Repository):
         path = self._path(invocation)
         if path is None:
             return
-        atomic_write_json(path, self._safe({
-            "principal_id": invocation.security.principal_id,
-            "tool_key": invocation.tool.tool_key(invocation.protocol),
-            "idempotency_key": invocation.execution.idempotency_key,
-            "fingerprint": invocation.payload.request_fingerprint,
-            "execution_id": result.execution_id,
-            "output": result.output,
-        }))
+        atomic_write_json(
+            path,
+            self._safe(
+                {
+                    "principal_id": invocation.security.principal_id,
+                    "tool_key": invocation.tool.tool_key(invocation.protocol),
+                    "idempotency_key": invocation.execution.idempotency_key,
+                    "fingerprint": invocation.payload.request_fingerprint,
+                    "execution_id": result.execution_id,
+                    "output": result.output,
+                }
+            ),
+        )
 
 
 class ExecutionRepository(_Repository):
@@ -306,12 +334,14 @@ def resolve_draft_id(run_dir: Path | str, ref: str | None = None) -> str:
         pending = repo.find_pending()
         if pending is None:
             raise PreparedToolInvocationNotFoundError(
-                f"no draft is pending approval in {repo.root.parent}; drafts: {listing}. Pass a draft id.")
+                f"no draft is pending approval in {repo.root.parent}; drafts: {listing}. Pass a draft id."
+            )
         return pending.key
     matches = match_draft_ref(ref, ids)
     if not matches:
         raise PreparedToolInvocationNotFoundError(f"no draft matches {ref!r} in {repo.root.parent}; drafts: {listing}.")
     if len(matches) > 1:
         raise AmbiguousPreparedToolInvocationError(
-            f"{ref!r} matches {len(matches)} drafts ({', '.join(matches)}); give more of the id.")
+            f"{ref!r} matches {len(matches)} drafts ({', '.join(matches)}); give more of the id."
+        )
     return matches[0]

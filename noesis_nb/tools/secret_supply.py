@@ -17,14 +17,22 @@ from __future__ import annotations
 import contextvars
 import os
 import re
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from typing import Any, Iterator, Mapping
+from typing import Any
 
 from .errors import SecretUnavailableError
 from .redaction import REDACTED_VALUE
 
-__all__ = ["supply_secrets", "supplied_secrets", "secret_env_name", "marked_paths", "fill_secrets", "fill_repeats",
-           "missing_message"]
+__all__ = [
+    "supply_secrets",
+    "supplied_secrets",
+    "secret_env_name",
+    "marked_paths",
+    "fill_secrets",
+    "fill_repeats",
+    "missing_message",
+]
 
 _SUPPLIED: contextvars.ContextVar[Mapping[str, Any] | None] = contextvars.ContextVar("noesis_nb_secrets", default=None)
 
@@ -78,8 +86,9 @@ def _fill_leaf(template: str, given: Any) -> Any:
         return given  # the whole original string
     if len(parts) == 2:
         return parts[0] + given + parts[1]
-    raise ValueError(f"{len(parts) - 1} parts of this value are redacted: give a list of {len(parts) - 1} values "
-                     "or the whole original string")
+    raise ValueError(
+        f"{len(parts) - 1} parts of this value are redacted: give a list of {len(parts) - 1} values or the whole original string"
+    )
 
 
 def _set(payload: Any, path: tuple, value: Any) -> None:
@@ -123,11 +132,12 @@ def _secret_parts(template: str, whole: str) -> list[str]:
     head, _, tail = template.partition(REDACTED_VALUE)
     if REDACTED_VALUE in tail or not whole.startswith(head) or not whole.endswith(tail):
         return []
-    return [whole[len(head):len(whole) - len(tail)]]
+    return [whole[len(head) : len(whole) - len(tail)]]
 
 
-def fill_repeats(stored: dict[str, Any], payload: dict[str, Any], filled: list[str], missing: list[str],
-                 fits: Any, limit: int = 256) -> dict[str, Any] | None:
+def fill_repeats(
+    stored: dict[str, Any], payload: dict[str, Any], filled: list[str], missing: list[str], fits: Any, limit: int = 256
+) -> dict[str, Any] | None:
     """A payload with each ``missing`` leaf filled from a secret given for another path (one secret often
     appears twice, e.g. in ``env`` and in ``argv``), if some choice makes ``fits(payload)`` true."""
     import copy
@@ -137,7 +147,7 @@ def fill_repeats(stored: dict[str, Any], payload: dict[str, Any], filled: list[s
     candidates: list[str] = []
     for key in filled:
         template, value = _get(stored, by_path[key]), _get(payload, by_path[key])
-        for part in ([value] if template == REDACTED_VALUE else _secret_parts(template, value)):
+        for part in [value] if template == REDACTED_VALUE else _secret_parts(template, value):
             if isinstance(part, str) and part not in candidates:
                 candidates.append(part)
     if not candidates or len(candidates) ** len(missing) > limit:
@@ -159,7 +169,9 @@ def missing_message(draft_id: str, run_id: str, missing: list[str]) -> str:
     env = ", ".join(secret_env_name(p) for p in missing)
     names = [p.split(".", 1)[1] for p in missing if p.startswith("env.")]
     also = f"; for env entries, setting {', '.join(names)} in this process works too" if names else ""
-    return (f"draft {draft_id!r} needs {len(missing)} secret(s) that were redacted when it was stored: {', '.join(missing)}. "
-            f"This process did not prepare it, so supply them by payload path: "
-            f"noesis_nb.resume_run({run_id!r}, secrets={{{example}}}) (or secrets= on execute_prepared_tool_invocation), "
-            f"or set the environment variable(s) {env}{also}. Nothing ran; the draft can still be executed.")
+    return (
+        f"draft {draft_id!r} needs {len(missing)} secret(s) that were redacted when it was stored: {', '.join(missing)}. "
+        f"This process did not prepare it, so supply them by payload path: "
+        f"noesis_nb.resume_run({run_id!r}, secrets={{{example}}}) (or secrets= on execute_prepared_tool_invocation), "
+        f"or set the environment variable(s) {env}{also}. Nothing ran; the draft can still be executed."
+    )

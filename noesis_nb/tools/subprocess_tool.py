@@ -18,7 +18,8 @@ import os
 import shlex
 import subprocess
 import sys
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from . import codes
 from ._base import as_json_data, check_keys, make_result
@@ -56,12 +57,16 @@ class SubprocessProtocol:
         payload = check_keys(payload, _FIELDS, "subprocess")
         argv = payload.get("argv")
         if not isinstance(argv, (list, tuple)) or not argv:
-            raise InvalidToolPayloadError(f"subprocess payload needs 'argv', a non-empty list of str; got {type(argv).__name__}"
-                                          + (" (empty)" if isinstance(argv, (list, tuple)) else "") + ".")
+            raise InvalidToolPayloadError(
+                f"subprocess payload needs 'argv', a non-empty list of str; got {type(argv).__name__}"
+                + (" (empty)" if isinstance(argv, (list, tuple)) else "")
+                + "."
+            )
         for index, item in enumerate(argv):
             if not isinstance(item, str):
-                raise InvalidToolPayloadError(f"argv[{index}] has type {type(item).__name__}; every argv item must be a str "
-                                              "(convert numbers with str()).")
+                raise InvalidToolPayloadError(
+                    f"argv[{index}] has type {type(item).__name__}; every argv item must be a str (convert numbers with str())."
+                )
         if "cwd" in payload and not isinstance(payload["cwd"], str):
             raise InvalidToolPayloadError(f"'cwd' must be a str, got {type(payload['cwd']).__name__}.")
         env = payload.get("env")
@@ -70,8 +75,9 @@ class SubprocessProtocol:
                 raise InvalidToolPayloadError(f"'env' must be a dict of str to str, got {type(env).__name__}.")
             for key, value in env.items():
                 if not isinstance(key, str) or not isinstance(value, str):
-                    raise InvalidToolPayloadError(f"env entry {key!r} has a value of type {type(value).__name__}; env keys and "
-                                                  "values must be str.")
+                    raise InvalidToolPayloadError(
+                        f"env entry {key!r} has a value of type {type(value).__name__}; env keys and values must be str."
+                    )
         if "timeout_ms" in payload:
             timeout = payload["timeout_ms"]
             if isinstance(timeout, bool) or not isinstance(timeout, int) or timeout <= 0:
@@ -86,23 +92,42 @@ class SubprocessProtocol:
         filled = [k for k, v in env.items() if v == REDACTED_VALUE and k in os.environ]
         return {**stored, "env": {k: os.environ[k] if k in filled else v for k, v in env.items()}}, [f"env.{k}" for k in filled]
 
-    def execute(self, prepared: PreparedToolInvocation, payload: dict[str, Any],
-                func: Callable[..., Any] | None = None) -> ToolExecutionResult:
+    def execute(
+        self, prepared: PreparedToolInvocation, payload: dict[str, Any], func: Callable[..., Any] | None = None
+    ) -> ToolExecutionResult:
         argv, cwd = list(payload["argv"]), payload.get("cwd")
         env = {**os.environ, **payload["env"]} if payload.get("env") else None
         timeout_ms = payload.get("timeout_ms") or prepared.execution.timeout_ms
         base = {"argv": argv, "cwd": cwd}
         try:
-            done = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, errors="replace",
-                                  timeout=timeout_ms / 1000 if timeout_ms and timeout_ms > 0 else None, check=False)
+            done = subprocess.run(
+                argv,
+                cwd=cwd,
+                env=env,
+                capture_output=True,
+                text=True,
+                errors="replace",
+                timeout=timeout_ms / 1000 if timeout_ms and timeout_ms > 0 else None,
+                check=False,
+            )
         except subprocess.TimeoutExpired as exc:
-            return make_result(prepared, ExecutionStatus.FAILED, codes.TOOL_TIMEOUT, {
-                **base, "timeout_ms": timeout_ms, "stdout": _truncate(exc.stdout), "stderr": _truncate(exc.stderr)})
+            return make_result(
+                prepared,
+                ExecutionStatus.FAILED,
+                codes.TOOL_TIMEOUT,
+                {**base, "timeout_ms": timeout_ms, "stdout": _truncate(exc.stdout), "stderr": _truncate(exc.stderr)},
+            )
         except OSError as exc:  # missing binary, bad cwd, permission denied
-            return make_result(prepared, ExecutionStatus.FAILED, codes.TOOL_TRANSPORT_ERROR,
-                               {**base, "error": f"{type(exc).__name__}: {exc}"})
-        output = {**base, "returncode": done.returncode, "exit_code": done.returncode,
-                  "stdout": _truncate(done.stdout), "stderr": _truncate(done.stderr)}
+            return make_result(
+                prepared, ExecutionStatus.FAILED, codes.TOOL_TRANSPORT_ERROR, {**base, "error": f"{type(exc).__name__}: {exc}"}
+            )
+        output = {
+            **base,
+            "returncode": done.returncode,
+            "exit_code": done.returncode,
+            "stdout": _truncate(done.stdout),
+            "stderr": _truncate(done.stderr),
+        }
         if done.returncode != 0:
             return make_result(prepared, ExecutionStatus.FAILED, codes.TOOL_EXECUTION_FAILED, output)
         return make_result(prepared, ExecutionStatus.SUCCEEDED, None, output)

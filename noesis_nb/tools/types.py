@@ -7,8 +7,9 @@ other programs may add extension keys; enums serialise to their string values.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from enum import Enum
-from typing import Any, Callable, ClassVar
+from typing import Any, ClassVar
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 from ulid import ULID
@@ -17,11 +18,29 @@ from . import codes
 from .errors import IdempotencyConflictError, ToolExecutionFailedError
 
 __all__ = [
-    "TOOL_CONTRACT_SCHEMA_VERSION", "ToolProtocol", "EffectKind", "RiskTier", "PreparedInvocationStatus",
-    "ApprovalDecisionStatus", "ExecutionStatus", "IdempotencyDecision", "ToolIdentity", "ExecutionContext",
-    "SecurityContext", "GovernanceContext", "PayloadRedactionPolicy", "PayloadEvidence", "PreflightBinding",
-    "CallableRef", "ToolInvocationInput", "PreparedToolInvocation", "ToolApprovalDecision",
-    "ToolExecutionResult", "IdempotencyEvaluation", "default_draft_id", "default_decision_id",
+    "TOOL_CONTRACT_SCHEMA_VERSION",
+    "ToolProtocol",
+    "EffectKind",
+    "RiskTier",
+    "PreparedInvocationStatus",
+    "ApprovalDecisionStatus",
+    "ExecutionStatus",
+    "IdempotencyDecision",
+    "ToolIdentity",
+    "ExecutionContext",
+    "SecurityContext",
+    "GovernanceContext",
+    "PayloadRedactionPolicy",
+    "PayloadEvidence",
+    "PreflightBinding",
+    "CallableRef",
+    "ToolInvocationInput",
+    "PreparedToolInvocation",
+    "ToolApprovalDecision",
+    "ToolExecutionResult",
+    "IdempotencyEvaluation",
+    "default_draft_id",
+    "default_decision_id",
 ]
 
 TOOL_CONTRACT_SCHEMA_VERSION = "tool_contract/1.0.0"
@@ -251,7 +270,7 @@ class ToolExecutionResult(_Record):
     def ok(self) -> bool:
         return self.status is not ExecutionStatus.FAILED
 
-    def raise_for_status(self) -> "ToolExecutionResult":
+    def raise_for_status(self) -> ToolExecutionResult:
         """Return self, or raise IdempotencyConflictError / ToolExecutionFailedError when failed."""
         if self.ok:
             return self
@@ -262,7 +281,8 @@ class ToolExecutionResult(_Record):
             )
         raise ToolExecutionFailedError(
             f"execution {self.execution_id!r} failed with {self.reason_code!r}; see result.output for details.",
-            reason_code=self.reason_code, result=self,
+            reason_code=self.reason_code,
+            result=self,
         )
 
 

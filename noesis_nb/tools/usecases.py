@@ -27,12 +27,18 @@ from __future__ import annotations
 
 from ._usecase_ports import Emit, recorder_emit
 from .execute import (
-           execute_prepared_tool_invocation,
-           execute_prepared_tool_invocation_async,
+    execute_prepared_tool_invocation,
+    execute_prepared_tool_invocation_async,
 )
 from .prepare import prepare_tool_invocation
 from .types import ToolInvocationInput
 
 # ``noesis.usecases.tool_invocation`` exports these three; ``from noesis_nb.tools.usecases import`` them.
-__all__ = ["ToolInvocationInput", "prepare_tool_invocation", "execute_prepared_tool_invocation",
-           "execute_prepared_tool_invocation_async", "recorder_emit", "Emit"]
+__all__ = [
+    "ToolInvocationInput",
+    "prepare_tool_invocation",
+    "execute_prepared_tool_invocation",
+    "execute_prepared_tool_invocation_async",
+    "recorder_emit",
+    "Emit",
+]

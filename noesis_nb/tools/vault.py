@@ -10,9 +10,10 @@ from __future__ import annotations
 import copy
 import os
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 __all__ = ["VaultEntry", "DispatchVault", "PROCESS_VAULT"]
 

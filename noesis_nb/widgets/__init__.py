@@ -1,8 +1,8 @@
 """Live views of episodes (ipywidgets core widgets; no custom JavaScript).
 
-    noesis_nb.show("ep_01…")          # a finished or paused run from disk, or a live handle
-    EpisodeView(handle)               # the widget itself
-    handle_mimebundle / refresh_display / display_handle   # what EpisodeHandle calls
+noesis_nb.show("ep_01…")          # a finished or paused run from disk, or a live handle
+EpisodeView(handle)               # the widget itself
+handle_mimebundle / refresh_display / display_handle   # what EpisodeHandle calls
 """
 
 from ..runtime.presenter import set_presenter

@@ -32,8 +32,12 @@ class ApprovalCard:
         self._on_decided = on_decided
         self.body = w.HTML(pending_html(pending))
         self.reason = w.Text(placeholder="reason (optional)", layout=w.Layout(width="260px"))
-        self.approve_button = w.Button(description="Approve", button_style="success", icon="check", tooltip=f"approve {self.draft_id}")
-        self.reject_button = w.Button(description="Reject", button_style="danger", icon="times", tooltip=f"reject {self.draft_id}")
+        self.approve_button = w.Button(
+            description="Approve", button_style="success", icon="check", tooltip=f"approve {self.draft_id}"
+        )
+        self.reject_button = w.Button(
+            description="Reject", button_style="danger", icon="times", tooltip=f"reject {self.draft_id}"
+        )
         self.status = w.HTML("")
         self.approve_button.on_click(lambda _b: self.decide(True))
         self.reject_button.on_click(lambda _b: self.decide(False))
@@ -57,8 +61,10 @@ class ApprovalCard:
                 decision = self.source.approve(self.draft_id, approver_id=self.approver_id, reason=reason)
             else:
                 decision = self.source.reject(self.draft_id, reason=reason, approver_id=self.approver_id)
-        except Exception as exc:  # noqa: BLE001 - shown in the card, never swallowed silently
-            self.status.value = f'<span style="color:#cf222e">could not {"approve" if approve else "reject"}: {esc(shown(str(exc)))}</span>'
+        except Exception as exc:
+            self.status.value = (
+                f'<span style="color:#cf222e">could not {"approve" if approve else "reject"}: {esc(shown(str(exc)))}</span>'
+            )
             self._set_enabled(True)
             return
         self.mark_decided(_as_dict(decision))

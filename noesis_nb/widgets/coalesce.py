@@ -18,8 +18,15 @@ __all__ = ["Coalescer"]
 
 
 class Coalescer:
-    def __init__(self, redraw: Callable[[], None], loop: Callable[[], asyncio.AbstractEventLoop | None], *,
-                 interval: float = 0.1, bytes_per_event: int = 50, bytes_per_second: int = 6_000):
+    def __init__(
+        self,
+        redraw: Callable[[], None],
+        loop: Callable[[], asyncio.AbstractEventLoop | None],
+        *,
+        interval: float = 0.1,
+        bytes_per_event: int = 50,
+        bytes_per_second: int = 6_000,
+    ):
         self.redraw, self.loop = redraw, loop
         self.interval, self.bytes_per_event, self.bytes_per_second = interval, bytes_per_event, bytes_per_second
         self.inbox: deque[Mapping[str, Any]] = deque()

@@ -20,27 +20,72 @@ from ..secrets import shown
 from ..store.vocab import RUN_CHECKPOINT, RUN_INTERRUPT, TOOL_APPROVAL_PENDING
 
 __all__ = [
-    "esc", "event_name", "event_flag", "short_payload", "event_time", "full_json", "row_html", "block_html",
-    "live_css", "header_html", "counts_html", "pending_html", "decision_html",
+    "esc",
+    "event_name",
+    "event_flag",
+    "short_payload",
+    "event_time",
+    "full_json",
+    "row_html",
+    "block_html",
+    "live_css",
+    "header_html",
+    "counts_html",
+    "pending_html",
+    "decision_html",
 ]
 
 PHASE_COLOURS = {
-    "start": "#57606a", "observe": "#57606a", "interpret": "#0969da", "plan": "#0969da",
-    "direction": "#0969da", "intuition": "#8250df", "reason": "#8250df", "model": "#8250df", "integration": "#57606a",
-    "action_candidate": "#9a6700", "governance": "#1a7f37", "act": "#bc4c00", "tool": "#bc4c00",
-    "reflect": "#0550ae", "learn": "#0550ae", "runtime": "#953800", "terminate": "#24292f",
-    "insight": "#57606a", "memory": "#57606a", "error": "#cf222e",
+    "start": "#57606a",
+    "observe": "#57606a",
+    "interpret": "#0969da",
+    "plan": "#0969da",
+    "direction": "#0969da",
+    "intuition": "#8250df",
+    "reason": "#8250df",
+    "model": "#8250df",
+    "integration": "#57606a",
+    "action_candidate": "#9a6700",
+    "governance": "#1a7f37",
+    "act": "#bc4c00",
+    "tool": "#bc4c00",
+    "reflect": "#0550ae",
+    "learn": "#0550ae",
+    "runtime": "#953800",
+    "terminate": "#24292f",
+    "insight": "#57606a",
+    "memory": "#57606a",
+    "error": "#cf222e",
 }
 FLAG_MARKS = {"pause": "‖", "veto": "⊘", "error": "✖"}  # glyphs common fonts (DejaVu) have
 FLAG_COLOURS = {"pause": "#fff8c5", "veto": "#ffebe9", "error": "#ffebe9"}
 STATUS_COLOURS = {
-    "running": "#0969da", "paused": "#9a6700", "ok": "#1a7f37", "error": "#cf222e",
-    "vetoed": "#cf222e", "cancelled": "#57606a",
+    "running": "#0969da",
+    "paused": "#9a6700",
+    "ok": "#1a7f37",
+    "error": "#cf222e",
+    "vetoed": "#cf222e",
+    "cancelled": "#57606a",
 }
 _PAUSE_NAMES = {TOOL_APPROVAL_PENDING, RUN_INTERRUPT, RUN_CHECKPOINT}
 _SUMMARY_KEYS = (
-    "status", "decision", "rule_id", "tool", "model", "draft_id", "reason_code", "reason", "message",
-    "outcome", "input_excerpt", "task", "steps", "checkpoint_id", "input_tokens", "output_tokens", "error",
+    "status",
+    "decision",
+    "rule_id",
+    "tool",
+    "model",
+    "draft_id",
+    "reason_code",
+    "reason",
+    "message",
+    "outcome",
+    "input_excerpt",
+    "task",
+    "steps",
+    "checkpoint_id",
+    "input_tokens",
+    "output_tokens",
+    "error",
 )
 _CLASS_SAFE = re.compile(r"[^a-z_]")
 
@@ -66,7 +111,7 @@ def _esc_text(value: str) -> str:
 
 def _payload(event: Mapping[str, Any]) -> Mapping[str, Any]:
     payload = event.get("payload")
-    return payload if type(payload) is dict or isinstance(payload, Mapping) else {}  # noqa: E721 - dict first: cheap
+    return payload if type(payload) is dict or isinstance(payload, Mapping) else {}
 
 
 def event_name(event: Mapping[str, Any]) -> str:
@@ -170,7 +215,9 @@ def live_css() -> str:
 
 def _badge(status: str) -> str:
     colour = STATUS_COLOURS.get(status, "#57606a")
-    return f'<span class="nnb-badge" style="background:{colour};color:#fff;border-radius:8px;padding:1px 8px">{esc(status)}</span>'
+    return (
+        f'<span class="nnb-badge" style="background:{colour};color:#fff;border-radius:8px;padding:1px 8px">{esc(status)}</span>'
+    )
 
 
 def header_html(info: Mapping[str, Any]) -> str:
@@ -181,7 +228,7 @@ def header_html(info: Mapping[str, Any]) -> str:
         f'<span style="color:#6e7781">{esc(info.get("using") or "")}</span><br>'
         f"<span>{esc(task)}</span><br>"
         f'<span style="color:#6e7781">elapsed {esc(info.get("elapsed") or "—")} · tokens {esc(info.get("tokens") or "—")}'
-        f' · cost {esc(info.get("cost") or "—")}</span></div>'
+        f" · cost {esc(info.get('cost') or '—')}</span></div>"
     )
 
 
@@ -201,10 +248,10 @@ def pending_html(p: Any) -> str:
     risk_colour = {"high": "#cf222e", "critical": "#cf222e", "medium": "#9a6700"}.get(risk, "#57606a")
     impact = getattr(p, "impact_hash", None)
     return (
-        f'<div><b>‖ {esc(getattr(p, "tool", "?"))}</b> wants approval · effect <b>{esc(getattr(p, "effect_kind", "?"))}</b>'
+        f"<div><b>‖ {esc(getattr(p, 'tool', '?'))}</b> wants approval · effect <b>{esc(getattr(p, 'effect_kind', '?'))}</b>"
         f' · risk <b style="color:{risk_colour}">{esc(risk)}</b> · {esc(getattr(p, "protocol", ""))}<br>{body}<br>'
         f'<span style="color:#6e7781;font-size:11px">draft {esc(getattr(p, "draft_id", ""))} · fingerprint '
-        f'{esc(getattr(p, "fingerprint", ""))}' + (f" · impact {esc(impact)}" if impact else "") + "</span></div>"
+        f"{esc(getattr(p, 'fingerprint', ''))}" + (f" · impact {esc(impact)}" if impact else "") + "</span></div>"
     )
 
 
@@ -214,5 +261,5 @@ def decision_html(decision: Mapping[str, Any]) -> str:
     reason = shown(decision.get("reason"))
     return (
         f'<span style="color:{colour}"><b>{esc(status)}</b> by {esc(decision.get("approver_id") or "?")}'
-        f' at {esc(decision.get("decided_at") or "?")}' + (f" — {esc(reason)}" if reason else "") + "</span>"
+        f" at {esc(decision.get('decided_at') or '?')}" + (f" — {esc(reason)}" if reason else "") + "</span>"
     )

@@ -33,7 +33,7 @@ def _snapshot_row(event: Mapping[str, Any]) -> str:
     colour = PHASE_COLOURS.get(_phase_class(event), "#24292f")
     bg = f' style="background:{FLAG_COLOURS[flag]}"' if flag else ""
     return (
-        f"<tr{bg}><td>{esc(event_time(event))}</td><td style=\"color:{colour}\">{esc(event.get('phase') or '?')}</td>"
+        f'<tr{bg}><td>{esc(event_time(event))}</td><td style="color:{colour}">{esc(event.get("phase") or "?")}</td>'
         f"<td>{FLAG_MARKS[flag] + ' ' if flag else ''}{esc(event_name(event))}</td><td>{esc(event.get('agent_id') or '')}</td>"
         f"<td>{esc(short_payload(event))}</td></tr>"
     )
@@ -45,8 +45,10 @@ def snapshot_html(state: Mapping[str, Any]) -> str:
     total = int(state.get("total") or 0)
     parts = [header_html(state["header"])]
     for p in state.get("pending") or []:
-        parts.append(f'<div style="border:1px solid #d4a72c;padding:4px;margin:4px 0">{pending_html(p)}'
-                     "<i>waiting for a decision: handle.approve() / handle.reject() or %noesis approve</i></div>")
+        parts.append(
+            f'<div style="border:1px solid #d4a72c;padding:4px;margin:4px 0">{pending_html(p)}'
+            "<i>waiting for a decision: handle.approve() / handle.reject() or %noesis approve</i></div>"
+        )
     for d in state.get("decisions") or []:
         parts.append(f"<div>{esc(d.get('draft_id') or '')}: {decision_html(d)}</div>")
     if total > len(events):
@@ -85,6 +87,8 @@ def runs_table_html(rows: Iterable[Mapping[str, Any]]) -> str:
 def runs_table_text(rows: Iterable[Mapping[str, Any]]) -> str:
     lines = [f"{'STARTED_AT':20} {'EPISODE_ID':30} {'STATUS':9} TASK"]
     for r in rows:
-        lines.append(f"{str(r.get('started_at') or '')[:19]:20} {str(r.get('episode_id') or ''):30} "
-                     f"{str(r.get('status') or ''):9} {_short(r.get('task') or '', 60)}")
+        lines.append(
+            f"{str(r.get('started_at') or '')[:19]:20} {str(r.get('episode_id') or ''):30} "
+            f"{str(r.get('status') or ''):9} {_short(r.get('task') or '', 60)}"
+        )
     return "\n".join(lines)

@@ -23,8 +23,24 @@ __all__ = ["Tally", "CostMeter", "view_state", "format_tokens", "format_cost", "
 
 TERMINAL = TERMINAL_STATUSES
 # phases that stand out only through payload.error / payload.status (checked cheaply first)
-_QUIET = frozenset({"model", "reason", "start", "observe", "interpret", "plan", "direction", "action_candidate", "act",
-                    "reflect", "learn", "insight", "memory", "integration"})
+_QUIET = frozenset(
+    {
+        "model",
+        "reason",
+        "start",
+        "observe",
+        "interpret",
+        "plan",
+        "direction",
+        "action_candidate",
+        "act",
+        "reflect",
+        "learn",
+        "insight",
+        "memory",
+        "integration",
+    }
+)
 
 
 class Tally:
@@ -44,7 +60,7 @@ class Tally:
             counts[phase] = counts.get(phase, 0) + 1
             if phase in quiet:
                 payload = event.get("payload")
-                if type(payload) is not dict and not isinstance(payload, Mapping):  # noqa: E721 - dict first: cheap
+                if type(payload) is not dict and not isinstance(payload, Mapping):
                     continue
                 if not (payload.get("error") or payload.get("status")):
                     continue
@@ -96,7 +112,7 @@ class CostMeter:
 
             pricer = cost.Pricer()
             pricer.lookup("gpt-4o-mini", "openai")  # warm genai-prices' snapshot off the loop too
-        except Exception:  # noqa: BLE001 - no price source: the view shows "—"
+        except Exception:
             cls._failed = True
             return
         cls._pricer, cls._module = pricer, cost
@@ -128,7 +144,7 @@ class CostMeter:
             return "…" if ready is None else "—"
         if len(calls) < self._seen:  # a different list: start again
             self._seen, self._groups = 0, {}
-        new = calls[self._seen:]
+        new = calls[self._seen :]
         try:
             rows = list(map(_CALL_FIELDS, new))  # C speed; every engine call row has all the fields
         except (KeyError, TypeError):

@@ -32,14 +32,25 @@ _MIME_WIDGET = "application/vnd.jupyter.widget-view+json"
 class EpisodeView(w.VBox):
     """The live view of an ``EpisodeHandle`` (or of a run read from disk, see ``noesis_nb.show``)."""
 
-    def __init__(self, source: Any, *, rows: int = 50, block_rows: int = 10, approver_id: str = "human",
-                 interval: float = 0.1, bytes_per_event: int = 50, bytes_per_second: int = 6_000, **kwargs: Any):
+    def __init__(
+        self,
+        source: Any,
+        *,
+        rows: int = 50,
+        block_rows: int = 10,
+        approver_id: str = "human",
+        interval: float = 0.1,
+        bytes_per_event: int = 50,
+        bytes_per_second: int = 6_000,
+        **kwargs: Any,
+    ):
         self.source = source
         self.redraws = 0
         self.displays: list[Any] = []  # IPython DisplayHandles to update with the final snapshot
         self._displayed_in: int | None = None  # execution count of the cell that displayed it
-        self._coalescer = Coalescer(self.flush, lambda: self.loop, interval=interval,
-                                    bytes_per_event=bytes_per_event, bytes_per_second=bytes_per_second)
+        self._coalescer = Coalescer(
+            self.flush, lambda: self.loop, interval=interval, bytes_per_event=bytes_per_event, bytes_per_second=bytes_per_second
+        )
         self._tally = Tally(keep=rows)
         self._meter = CostMeter()
         self._settled: str | None = None
@@ -52,15 +63,27 @@ class EpisodeView(w.VBox):
         self.header = w.HTML()
         self.stop_button = w.Button(description="Stop", icon="stop", tooltip="cancel this episode (it ends 'cancelled', sealed)")
         self.stop_button.on_click(lambda _b: self.stop())
-        self.resume_button = w.Button(description="Resume", icon="play", button_style="primary",
-                                      tooltip="resume this run now that its drafts are decided", layout=w.Layout(display="none"))
+        self.resume_button = w.Button(
+            description="Resume",
+            icon="play",
+            button_style="primary",
+            tooltip="resume this run now that its drafts are decided",
+            layout=w.Layout(display="none"),
+        )
         self.resume_button.on_click(lambda _b: self.resume())
         self.approvals = ApprovalsPanel(source, approver_id=approver_id, on_decided=self.poke)
         self.counts = w.HTML()
         self.message = w.HTML()
         self.timeline = Timeline(blocks=max(1, rows // block_rows), block_rows=block_rows)
         controls = w.VBox([self.stop_button, self.resume_button], layout=w.Layout(min_width="110px"))
-        children = [w.HTML(live_css()), w.HBox([self.header, controls]), self.approvals.box, self.message, self.counts, self.timeline.box]
+        children = [
+            w.HTML(live_css()),
+            w.HBox([self.header, controls]),
+            self.approvals.box,
+            self.message,
+            self.counts,
+            self.timeline.box,
+        ]
         super().__init__(children, **kwargs)
         self.add_class("noesis-nb-episode-view")
         self._attach(source, initial=True)
@@ -129,7 +152,9 @@ class EpisodeView(w.VBox):
             status = state["status"]
             header = header_html(state["header"])
             counts = counts_html(self._tally.total, min(self._tally.total, self.timeline.shown), state["counts"], state["flags"])
-            sent += sum(len(v) + MESSAGE_OVERHEAD for v, old in ((header, self.header.value), (counts, self.counts.value)) if v != old)
+            sent += sum(
+                len(v) + MESSAGE_OVERHEAD for v, old in ((header, self.header.value), (counts, self.counts.value)) if v != old
+            )
             self.header.value = header
             self.counts.value = counts
             self.approvals.sync(state["pending"], state["decisions"], ended=status if status in TERMINAL else None)
@@ -161,7 +186,7 @@ class EpisodeView(w.VBox):
         self.stop_button.disabled = True
         try:
             self.source.cancel()
-        except Exception as exc:  # noqa: BLE001 - shown in the view
+        except Exception as exc:
             self.message.value = f'<span style="color:#cf222e">could not stop: {esc(exc)}</span>'
         self.poke()
 
@@ -174,7 +199,7 @@ class EpisodeView(w.VBox):
         self.resume_button.disabled = True
         try:
             handle = self.source.resume()
-        except Exception as exc:  # noqa: BLE001 - shown in the view
+        except Exception as exc:
             self.message.value = f'<span style="color:#cf222e">could not resume: {esc(exc)}</span>'
             self.resume_button.disabled = False
             return None
@@ -198,7 +223,9 @@ class EpisodeView(w.VBox):
     def snapshot_html(self) -> str:
         return snapshot_html(self.state())
 
-    def mimebundle(self, include: Any = None, exclude: Any = None, *, widget: bool = True, wait_prices: bool = True) -> dict[str, Any]:
+    def mimebundle(
+        self, include: Any = None, exclude: Any = None, *, widget: bool = True, wait_prices: bool = True
+    ) -> dict[str, Any]:
         """``widget-view+json`` (unless ``widget=False``), stable ``text/plain``, escaped ``text/html`` snapshot.
 
         ``wait_prices``: block (up to 10 s) until the price source has loaded, so the snapshot has a

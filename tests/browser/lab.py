@@ -27,8 +27,16 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = ROOT / "notebooks"
 CHROMIUM = shutil.which("chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
 NOT_LOCAL = re.compile(r"^(https?|wss?)://(?!127\.0\.0\.1[:/]|localhost[:/])")  # CDNs etc.: aborted at once, offline
 
 
@@ -36,10 +44,13 @@ NOT_LOCAL = re.compile(r"^(https?|wss?)://(?!127\.0\.0\.1[:/]|localhost[:/])")  
 def notebook(cells: list[str]) -> dict[str, Any]:
     """A notebook of code cells (python3 kernel)."""
     return {
-        "cells": [{"cell_type": "code", "execution_count": None, "id": f"c{i}", "metadata": {}, "outputs": [], "source": src}
-                  for i, src in enumerate(cells)],
+        "cells": [
+            {"cell_type": "code", "execution_count": None, "id": f"c{i}", "metadata": {}, "outputs": [], "source": src}
+            for i, src in enumerate(cells)
+        ],
         "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"}},
-        "nbformat": 4, "nbformat_minor": 5,
+        "nbformat": 4,
+        "nbformat_minor": 5,
     }
 
 
@@ -67,8 +78,17 @@ def copy_notebook(src: Path, dest: Path, *, upto: str | None = None, **parameter
         if at is None:
             raise LookupError(f"{src.name} has no cell tagged 'parameters'")
         source = "# Injected parameters\n" + "".join(f"{k} = {v!r}\n" for k, v in parameters.items())
-        data["cells"].insert(at + 1, {"cell_type": "code", "execution_count": None, "id": "injected-parameters",
-                                      "metadata": {"tags": ["injected-parameters"]}, "outputs": [], "source": source})
+        data["cells"].insert(
+            at + 1,
+            {
+                "cell_type": "code",
+                "execution_count": None,
+                "id": "injected-parameters",
+                "metadata": {"tags": ["injected-parameters"]},
+                "outputs": [],
+                "source": source,
+            },
+        )
     dest.write_text(json.dumps(data, indent=1))
     return dest
 
@@ -86,15 +106,32 @@ def jupyter_server(app: str, root: Path, tmp: Path) -> Iterator[tuple[str, str]]
     On an error inside the block the tail of the server log is printed."""
     token, port = secrets.token_hex(16), free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("NOESIS_")}
-    env.update(JUPYTER_CONFIG_DIR=str(tmp / "config"), JUPYTER_DATA_DIR=str(tmp / "data"),
-               JUPYTER_RUNTIME_DIR=str(tmp / "runtime"), IPYTHONDIR=str(tmp / "ipython"),
-               PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    env.update(
+        JUPYTER_CONFIG_DIR=str(tmp / "config"),
+        JUPYTER_DATA_DIR=str(tmp / "data"),
+        JUPYTER_RUNTIME_DIR=str(tmp / "runtime"),
+        IPYTHONDIR=str(tmp / "ipython"),
+        PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+    )
     expose = "--LabApp.expose_app_in_browser=True" if app == "lab" else "--JupyterNotebookApp.expose_app_in_browser=True"
-    cmd = [sys.executable, "-m", "jupyter", app, "--no-browser", "--allow-root", "--ServerApp.ip=127.0.0.1",
-           f"--ServerApp.port={port}", "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}",
-           f"--ServerApp.root_dir={root}", f"--LabApp.user_settings_dir={tmp / 'settings'}",
-           f"--LabApp.workspaces_dir={tmp / 'workspaces'}", "--LabApp.news_url=None",
-           "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate", expose]
+    cmd = [
+        sys.executable,
+        "-m",
+        "jupyter",
+        app,
+        "--no-browser",
+        "--allow-root",
+        "--ServerApp.ip=127.0.0.1",
+        f"--ServerApp.port={port}",
+        "--ServerApp.port_retries=0",
+        f"--IdentityProvider.token={token}",
+        f"--ServerApp.root_dir={root}",
+        f"--LabApp.user_settings_dir={tmp / 'settings'}",
+        f"--LabApp.workspaces_dir={tmp / 'workspaces'}",
+        "--LabApp.news_url=None",
+        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+        expose,
+    ]
     notifications = tmp / "settings" / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings"
     notifications.parent.mkdir(parents=True, exist_ok=True)  # no "get Jupyter news?" toast over the page
     notifications.write_text(json.dumps({"fetchNews": "false", "checkForUpdates": False}))

@@ -71,8 +71,9 @@ def test_click_approve_in_the_browser(app: str, tmp_path: Path) -> None:
         # Disk first (the decision and the execution), then the view's new state; then the screenshot.
         runs = root / "runs"
         run_dir = wait(lambda: next(iter(runs.glob("ep_*")), None), 30, "the run directory")
-        decision_file = wait(lambda: next(iter((run_dir / "tool_invocations" / "approvals").glob("*.json")), None), 30,
-                             "the decision file")
+        decision_file = wait(
+            lambda: next(iter((run_dir / "tool_invocations" / "approvals").glob("*.json")), None), 30, "the decision file"
+        )
         decision = json.loads(decision_file.read_text())
         assert decision["status"] == "approved" and decision["approver_id"] == "human"
         wait(lambda: (run_dir / "manifest.json").exists(), 30, "the run to seal")

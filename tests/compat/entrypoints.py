@@ -12,8 +12,9 @@ import os
 import runpy
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import noesis_nb
 from noesis_nb.errors import NoesisVeto
@@ -35,7 +36,9 @@ def failing_agent(task: str) -> str:
 
 async def python_tool_agent(task: str, ctx: Any) -> str:
     out = Path(ctx.run_dir).parent.parent / "python-tool.txt"
-    return await ctx.tool_async("notes.append", {"args": [str(out), task]}, protocol="python", fn=append_line, effect="write", risk="high")
+    return await ctx.tool_async(
+        "notes.append", {"args": [str(out), task]}, protocol="python", fn=append_line, effect="write", risk="high"
+    )
 
 
 async def sleeper(task: str) -> str:
@@ -50,7 +53,9 @@ def _runs(runs_dir: Path) -> list[Path]:
 def _second_process(code: str) -> None:
     """Run ``code`` in a fresh interpreter importing this checkout (the kernel that paused the run is gone)."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
-    proc = subprocess.run([sys.executable, "-c", f"import noesis_nb\n{code}"], capture_output=True, text=True, timeout=120, env=env)
+    proc = subprocess.run(
+        [sys.executable, "-c", f"import noesis_nb\n{code}"], capture_output=True, text=True, timeout=120, env=env
+    )
     assert proc.returncode == 0, proc.stderr
 
 
@@ -76,8 +81,9 @@ def solve_python_tool(root: Path) -> list[Path]:
 
 
 def approver_deny(root: Path) -> list[Path]:
-    noesis_nb.solve("Write a note", using=make_writer(root / "out.txt", handle_rejection=True), runs_dir=root / "runs",
-                    approver="deny")
+    noesis_nb.solve(
+        "Write a note", using=make_writer(root / "out.txt", handle_rejection=True), runs_dir=root / "runs", approver="deny"
+    )
     return _runs(root / "runs")
 
 
@@ -150,8 +156,11 @@ def paused_on_disk(root: Path) -> list[Path]:
 def _resumed_elsewhere(root: Path, decision: str, agent: Any, *, resume_using: str | None = None, **opts: Any) -> list[Path]:
     runs = root / "runs"
     ep = noesis_nb.solve(opts.pop("task", "Write a note"), using=agent, runs_dir=runs, approver="ask", **opts)
-    decide = (f"noesis_nb.approve_draft({ep!r}, approver_id='ops', runs_dir={str(runs)!r})" if decision == "approve" else
-              f"noesis_nb.reject_draft({ep!r}, reason='no', approver_id='ops', runs_dir={str(runs)!r})")
+    decide = (
+        f"noesis_nb.approve_draft({ep!r}, approver_id='ops', runs_dir={str(runs)!r})"
+        if decision == "approve"
+        else f"noesis_nb.reject_draft({ep!r}, reason='no', approver_id='ops', runs_dir={str(runs)!r})"
+    )
     _second_process(f"{decide}\nnoesis_nb.resume_run({ep!r}, runs_dir={str(runs)!r}, using={resume_using!r})")
     return _runs(runs)
 
@@ -170,8 +179,9 @@ def second_process_python_tool(root: Path) -> list[Path]:
 
 def second_process_veto_override(root: Path) -> list[Path]:
     agent = "tests.compat.entrypoints:plain_agent"  # the same label when the run starts and when it resumes
-    return _resumed_elsewhere(root, "approve", agent, task="Wipe the staging database", governance="enforce",
-                              pause_on_veto=True, resume_using=agent)
+    return _resumed_elsewhere(
+        root, "approve", agent, task="Wipe the staging database", governance="enforce", pause_on_veto=True, resume_using=agent
+    )
 
 
 # -- the Noēsis facade, the demo, the integrations --------------------------------------------------
@@ -191,6 +201,7 @@ def demo(root: Path) -> list[Path]:
 
 def example(script: str, *modules: str) -> Builder:
     """Run ``examples/integrations/<script>`` as its README says (it writes into ./runs)."""
+
     def build(root: Path) -> list[Path]:
         import pytest
 
@@ -210,6 +221,7 @@ def example(script: str, *modules: str) -> Builder:
 def notebook(name: str) -> Builder:
     """Execute ``notebooks/<name>`` top to bottom (approvals by the ``auto`` policy, as the tests run the tours),
     with ``RUNS_DIR`` set the way papermill sets a parameter: a cell right after the ``parameters`` cell."""
+
     def build(root: Path) -> list[Path]:
         import nbformat
         from nbclient import NotebookClient
@@ -218,10 +230,15 @@ def notebook(name: str) -> Builder:
         nb = nbformat.read(path, as_version=4)
         at = next(i for i, c in enumerate(nb.cells) if "parameters" in c.get("metadata", {}).get("tags", []))
         nb.cells.insert(at + 1, nbformat.v4.new_code_cell(f"RUNS_DIR = {str(root / 'runs')!r}"))
-        env = dict(os.environ, NOESIS_NB_APPROVER="auto", NOESIS_NB_PRINCIPAL="user:notebook",
-                   PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
-        client = NotebookClient(nb, timeout=240, kernel_name="python3", resources={"metadata": {"path": str(root)}},
-                                store_widget_state=False)
+        env = dict(
+            os.environ,
+            NOESIS_NB_APPROVER="auto",
+            NOESIS_NB_PRINCIPAL="user:notebook",
+            PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
+        )
+        client = NotebookClient(
+            nb, timeout=240, kernel_name="python3", resources={"metadata": {"path": str(root)}}, store_widget_state=False
+        )
         client.execute(env=env)
         return _runs(root / "runs")
 

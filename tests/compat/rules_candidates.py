@@ -10,7 +10,8 @@ before every side-effect act, governance on or off; ``act.candidate_required`` h
 from __future__ import annotations
 
 import re
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from .rundata import Run, Violation, parent
 
@@ -42,8 +43,12 @@ def check(run: Run) -> Iterator[Violation]:
         elif phase == "governance":
             cid = candidate_of_event.get(parent(event) or "")
             if has_candidates and cid is None:
-                yield Violation("governance.caused_by", message=f"governance event is caused_by {event.get('caused_by')!r}, not an earlier "
-                                "action_candidate event (Noēsis decides on a candidate)", **where)
+                yield Violation(
+                    "governance.caused_by",
+                    message=f"governance event is caused_by {event.get('caused_by')!r}, not an earlier "
+                    "action_candidate event (Noēsis decides on a candidate)",
+                    **where,
+                )
             if cid is not None and event_id:
                 governance_of.setdefault(cid, []).append(event_id)
             if payload.get("decision") == "veto" and payload.get("enforced") is True:
@@ -61,31 +66,50 @@ def _candidate_shape(payload: dict[str, Any], where: dict[str, Any]) -> Iterator
         if key not in payload:
             yield Violation("candidate.shape", message=f"action_candidate payload lacks {key!r}", **where)
         elif not isinstance(payload[key], kind):
-            yield Violation("candidate.shape", message=f"action_candidate {key} must be {kind.__name__}, got {payload[key]!r}", **where)
+            yield Violation(
+                "candidate.shape", message=f"action_candidate {key} must be {kind.__name__}, got {payload[key]!r}", **where
+            )
     if "provenance" in payload and not isinstance(payload["provenance"], dict):
         yield Violation("candidate.shape", message="provenance, when present, must be an object", **where)
-    if "risk_tags" in payload and not (isinstance(payload["risk_tags"], list) and all(isinstance(t, str) for t in payload["risk_tags"])):
+    if "risk_tags" in payload and not (
+        isinstance(payload["risk_tags"], list) and all(isinstance(t, str) for t in payload["risk_tags"])
+    ):
         yield Violation("candidate.shape", message="risk_tags, when present, must be a list of strings", **where)
     if not isinstance(payload.get("action_candidate_id"), str) or not payload.get("action_candidate_id"):
         yield Violation("candidate.id", message="action_candidate missing action_candidate_id", **where)
     if payload.get("schema_version") != SCHEMA_VERSION:
-        yield Violation("candidate.schema_version", message=f"schema_version {payload.get('schema_version')!r} != {SCHEMA_VERSION!r}",
-                        **where)
+        yield Violation(
+            "candidate.schema_version", message=f"schema_version {payload.get('schema_version')!r} != {SCHEMA_VERSION!r}", **where
+        )
     state_hash = payload.get("state_hash")
     if isinstance(state_hash, str) and not STATE_HASH.match(state_hash):
-        yield Violation("candidate.state_hash", message=f"state_hash {state_hash!r} is not 'sha256:' + 64 lowercase hex digits", **where)
+        yield Violation(
+            "candidate.state_hash", message=f"state_hash {state_hash!r} is not 'sha256:' + 64 lowercase hex digits", **where
+        )
     redaction = payload.get("redaction")
     if isinstance(redaction, dict):
         for key in ("mode", "policy_id", "policy_version"):
             if not isinstance(redaction.get(key), str):
-                yield Violation("candidate.redaction", message=f"redaction.{key} must be a string, got {redaction.get(key)!r}", **where)
+                yield Violation(
+                    "candidate.redaction", message=f"redaction.{key} must be a string, got {redaction.get(key)!r}", **where
+                )
         rules = redaction.get("field_rules")
         if not (isinstance(rules, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in rules.items())):
-            yield Violation("candidate.redaction", message=f"redaction.field_rules must map field names to rules, got {rules!r}", **where)
+            yield Violation(
+                "candidate.redaction", message=f"redaction.field_rules must map field names to rules, got {rules!r}", **where
+            )
 
 
-def _act(run: Run, i: int, payload: dict[str, Any], seen: set[str], candidate_event: dict[str, int],
-         governance_of: dict[str, list[str]], vetoed_candidates: set[str], vetoed_governance: set[str]) -> Iterator[Violation]:
+def _act(
+    run: Run,
+    i: int,
+    payload: dict[str, Any],
+    seen: set[str],
+    candidate_event: dict[str, int],
+    governance_of: dict[str, list[str]],
+    vetoed_candidates: set[str],
+    vetoed_governance: set[str],
+) -> Iterator[Violation]:
     where, event = run.where(i), run.events[i]
     cid = payload.get("action_candidate_id")
     side_effect = "tool" in payload or "adapter" in payload
@@ -93,13 +117,20 @@ def _act(run: Run, i: int, payload: dict[str, Any], seen: set[str], candidate_ev
         if seen:
             yield Violation("act.candidate_missing", message="side-effect act missing action_candidate_id", **where)
         elif not run.legacy:
-            yield Violation("act.candidate_required", message="side-effect act has no action_candidate_id and no action_candidate "
-                            "event precedes it; Noēsis emits one before every side-effect act, governance on or off", **where)
+            yield Violation(
+                "act.candidate_required",
+                message="side-effect act has no action_candidate_id and no action_candidate "
+                "event precedes it; Noēsis emits one before every side-effect act, governance on or off",
+                **where,
+            )
     if not isinstance(cid, str):
         return
     if cid not in seen:
-        yield Violation("act.candidate_unknown", message=f"act references unknown action_candidate_id {cid!r} (no earlier "
-                        "action_candidate event has it)", **where)
+        yield Violation(
+            "act.candidate_unknown",
+            message=f"act references unknown action_candidate_id {cid!r} (no earlier action_candidate event has it)",
+            **where,
+        )
         return
     if cid in vetoed_candidates:
         yield Violation("act.after_veto", message=f"act emitted after vetoed governance of candidate {cid!r}", **where)
@@ -110,5 +141,8 @@ def _act(run: Run, i: int, payload: dict[str, Any], seen: set[str], candidate_ev
     expected = governance[-1] if governance else candidate_id
     if parent(event) != expected:
         link = "the governance event that decided" if governance else "the action_candidate event of"
-        yield Violation("act.caused_by", message=f"act is caused_by {event.get('caused_by')!r}; Noēsis links it to {link} "
-                        f"candidate {cid!r} ({expected!r})", **where)
+        yield Violation(
+            "act.caused_by",
+            message=f"act is caused_by {event.get('caused_by')!r}; Noēsis links it to {link} candidate {cid!r} ({expected!r})",
+            **where,
+        )

@@ -6,7 +6,8 @@ the schema (events 1.3.0: ``id`` required, ``caused_by`` a string, ``evidence_id
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from .rundata import Run, Violation, parse_time, text
 
@@ -35,16 +36,24 @@ def check(run: Run) -> Iterator[Violation]:
     for number, reason in run.broken_lines:
         yield Violation("event.line", "events.jsonl", reason, line=number)
     if run.unterminated:
-        yield Violation("event.line", "events.jsonl", "the last line has no newline: a torn write (Noēsis ends every line with \\n)",
-                        line=(run.lines[-1] if run.lines else None))
+        yield Violation(
+            "event.line",
+            "events.jsonl",
+            "the last line has no newline: a torn write (Noēsis ends every line with \\n)",
+            line=(run.lines[-1] if run.lines else None),
+        )
     previous = None
     for i, event in enumerate(run.events):
         where = run.where(i)
         yield from _shape(run, event, where)
         stamp = parse_time(event.get("timestamp"))
         if stamp is not None and previous is not None and stamp < previous:
-            yield Violation("event.timestamps", message=f"timestamp {event['timestamp']} is earlier than the line before it; "
-                            "Noēsis keeps timestamps non-decreasing within a file", **where)
+            yield Violation(
+                "event.timestamps",
+                message=f"timestamp {event['timestamp']} is earlier than the line before it; "
+                "Noēsis keeps timestamps non-decreasing within a file",
+                **where,
+            )
         if stamp is not None:
             previous = stamp
         payload = event.get("payload")
@@ -58,7 +67,9 @@ def _shape(run: Run, event: dict[str, Any], where: dict[str, Any]) -> Iterator[V
         yield Violation("event.required", message=f"missing required key(s) {missing}", **where)
     if "id" not in event:
         if not run.legacy:
-            yield Violation("event.id", message="no id: Noēsis' writer gives every line one and `noesis view` requires it", **where)
+            yield Violation(
+                "event.id", message="no id: Noēsis' writer gives every line one and `noesis view` requires it", **where
+            )
     elif not isinstance(event["id"], str) or not event["id"]:
         yield Violation("event.id", message=f"id must be a non-empty string, got {event['id']!r}", **where)
     problems = []
@@ -66,8 +77,9 @@ def _shape(run: Run, event: dict[str, Any], where: dict[str, Any]) -> Iterator[V
         problems.append(f"timestamp {event['timestamp']!r} is not an ISO 8601 date-time with an offset")
     if "payload" in event and not isinstance(event["payload"], dict):
         problems.append(f"payload must be an object, got {type(event['payload']).__name__}")
-    if "evidence_ids" in event and not (isinstance(event["evidence_ids"], list)
-                                        and all(isinstance(x, str) for x in event["evidence_ids"])):
+    if "evidence_ids" in event and not (
+        isinstance(event["evidence_ids"], list) and all(isinstance(x, str) for x in event["evidence_ids"])
+    ):
         problems.append("evidence_ids must be a list of strings")
     for key in ("episode_id", "phase"):
         if key in event and (not isinstance(event[key], str) or not event[key]):
@@ -78,8 +90,12 @@ def _shape(run: Run, event: dict[str, Any], where: dict[str, Any]) -> Iterator[V
     for problem in problems:
         yield Violation("event.types", message=problem, **where)
     if "caused_by" in event and (not isinstance(event["caused_by"], str) or not event["caused_by"]):
-        yield Violation("event.caused_by", message=f"caused_by, when present, must be an event id string, got {event['caused_by']!r} "
-                        "(leave the key out when there is no parent)", **where)
+        yield Violation(
+            "event.caused_by",
+            message=f"caused_by, when present, must be an event id string, got {event['caused_by']!r} "
+            "(leave the key out when there is no parent)",
+            **where,
+        )
     if "metrics" in event:
         yield from _metrics(event["metrics"], where)
     if "faculty" in event and text(event["faculty"]) not in FACULTIES:
@@ -121,8 +137,9 @@ def _verb_minima(phase: Any, payload: dict[str, Any], where: dict[str, Any]) -> 
             missing = [key for key in _LEARN_REFERENCE if key not in payload]
             if missing:
                 yield fail(f"(reference shape) lacks {missing}")
-            if "proposal_ids" in payload and not (isinstance(payload["proposal_ids"], list)
-                                                  and all(isinstance(x, str) for x in payload["proposal_ids"])):
+            if "proposal_ids" in payload and not (
+                isinstance(payload["proposal_ids"], list) and all(isinstance(x, str) for x in payload["proposal_ids"])
+            ):
                 yield fail("proposal_ids must be a list of strings")
             for key in ("proposal_count", "applied_count"):
                 if key in payload and not (_is_int(payload[key]) and payload[key] >= 0):
@@ -133,6 +150,10 @@ def _verb_minima(phase: Any, payload: dict[str, Any], where: dict[str, Any]) -> 
             missing = [key for key in _LEARN_LEGACY if key not in payload]
             if missing:
                 yield fail(f"has neither the reference shape {list(_LEARN_REFERENCE)} nor the legacy shape (lacks {missing})")
-            elif not (isinstance(payload["policy_id"], str) and isinstance(payload["proposal"], list)
-                      and isinstance(payload["scope"], str) and isinstance(payload["basis"], (dict, list, str))):
+            elif not (
+                isinstance(payload["policy_id"], str)
+                and isinstance(payload["proposal"], list)
+                and isinstance(payload["scope"], str)
+                and isinstance(payload["basis"], (dict, list, str))
+            ):
                 yield fail("legacy shape needs policy_id: str, basis: object|array|string, proposal: array, scope: str")

@@ -5,7 +5,7 @@ run holds on disk (``noesis/core.py``, the tool-bridge tests).
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from .rundata import TERMINAL_STATES, Run, Violation, parent, payload_of, sha256_file, text
 
@@ -23,14 +23,21 @@ def check(run: Run) -> Iterator[Violation]:
     for kind in ("run.interrupt", "run.checkpoint", "run.resume"):
         for i in run.runtime(kind):
             if i and states[i - 1] in TERMINAL_STATES:
-                yield Violation("lifecycle.transition", message=f"{kind} after the run reached the terminal state {states[i - 1]!r}",
-                                **run.where(i))
+                yield Violation(
+                    "lifecycle.transition",
+                    message=f"{kind} after the run reached the terminal state {states[i - 1]!r}",
+                    **run.where(i),
+                )
     sealed = run.exists("final.json") or (run.legacy and run.exists("manifest.json"))
     if run.paused:
         yield from _paused(run)
     elif not sealed:
-        yield Violation("run.state", "events.jsonl", f"the run is neither sealed (final.json + manifest.json) nor paused at a "
-                        f"checkpoint; its lifecycle state is {run.final_state!r}")
+        yield Violation(
+            "run.state",
+            "events.jsonl",
+            f"the run is neither sealed (final.json + manifest.json) nor paused at a "
+            f"checkpoint; its lifecycle state is {run.final_state!r}",
+        )
 
 
 def _state_file(run: Run) -> Iterator[Violation]:
@@ -51,7 +58,9 @@ def _records(run: Run) -> Iterator[Violation]:
         if not (isinstance(offset, int) and not isinstance(offset, bool) and offset >= 1):
             yield Violation("checkpoint.record", name, f"event_offset must be an int >= 1, got {offset!r}")
         if doc.get("checkpoint_id") != folder:
-            yield Violation("checkpoint.record", name, f"checkpoint_id {doc.get('checkpoint_id')!r} differs from its folder {folder!r}")
+            yield Violation(
+                "checkpoint.record", name, f"checkpoint_id {doc.get('checkpoint_id')!r} differs from its folder {folder!r}"
+            )
 
 
 def _checkpoint_event(run: Run, i: int) -> Iterator[Violation]:
@@ -60,46 +69,75 @@ def _checkpoint_event(run: Run, i: int) -> Iterator[Violation]:
     cid = payload.get("checkpoint_id")
     record = run.checkpoint_record(cid)
     if record is None:
-        yield Violation("checkpoint.event", message=f"run.checkpoint names {cid!r}, but checkpoints/{cid}/checkpoint.json is missing "
-                        "or unreadable", **where)
+        yield Violation(
+            "checkpoint.event",
+            message=f"run.checkpoint names {cid!r}, but checkpoints/{cid}/checkpoint.json is missing or unreadable",
+            **where,
+        )
         return
     offset = record.get("event_offset")
     if offset != i:
-        yield Violation("checkpoint.event", message=f"checkpoint event_offset is {offset!r}, but {i} event(s) precede run.checkpoint",
-                        **where)
+        yield Violation(
+            "checkpoint.event", message=f"checkpoint event_offset is {offset!r}, but {i} event(s) precede run.checkpoint", **where
+        )
     if payload.get("event_offset") != offset:
-        yield Violation("checkpoint.event", message=f"payload.event_offset {payload.get('event_offset')!r} != the record's {offset!r}",
-                        **where)
+        yield Violation(
+            "checkpoint.event",
+            message=f"payload.event_offset {payload.get('event_offset')!r} != the record's {offset!r}",
+            **where,
+        )
     if payload.get("checkpoint_path") != f"checkpoints/{cid}/checkpoint.json":
         yield Violation("checkpoint.event", message=f"checkpoint_path is {payload.get('checkpoint_path')!r}", **where)
     if parent(event) != record.get("last_event_id"):
-        yield Violation("checkpoint.event", message=f"run.checkpoint is caused_by {event.get('caused_by')!r}, not the checkpoint's "
-                        f"last_event_id {record.get('last_event_id')!r}", **where)
+        yield Violation(
+            "checkpoint.event",
+            message=f"run.checkpoint is caused_by {event.get('caused_by')!r}, not the checkpoint's "
+            f"last_event_id {record.get('last_event_id')!r}",
+            **where,
+        )
     if isinstance(offset, int) and 1 <= offset <= len(run.events):
         if run.events[offset - 1].get("id") != record.get("last_event_id"):
-            yield Violation("checkpoint.anchor", message=f"event #{offset} is {run.events[offset - 1].get('id')!r}, not the checkpoint's "
-                            f"last_event_id {record.get('last_event_id')!r}: Noēsis' resume raises CheckpointConsistencyError", **where)
+            yield Violation(
+                "checkpoint.anchor",
+                message=f"event #{offset} is {run.events[offset - 1].get('id')!r}, not the checkpoint's "
+                f"last_event_id {record.get('last_event_id')!r}: Noēsis' resume raises CheckpointConsistencyError",
+                **where,
+            )
 
 
 def _resume_event(run: Run, i: int, before: str) -> Iterator[Violation]:
     event, where = run.events[i], run.where(i)
     payload = event.get("payload") if isinstance(event.get("payload"), dict) else {}
     if before != "paused":
-        yield Violation("lifecycle.transition", message=f"run.resume from lifecycle state {before!r}; resuming is valid only from "
-                        "'paused'", **where)
+        yield Violation(
+            "lifecycle.transition",
+            message=f"run.resume from lifecycle state {before!r}; resuming is valid only from 'paused'",
+            **where,
+        )
     record = run.checkpoint_record(payload.get("checkpoint_id"))
     if record is None:
-        yield Violation("resume.checkpoint", message=f"run.resume names checkpoint {payload.get('checkpoint_id')!r}, which does not "
-                        "exist (Noēsis raises CheckpointNotFoundError)", **where)
+        yield Violation(
+            "resume.checkpoint",
+            message=f"run.resume names checkpoint {payload.get('checkpoint_id')!r}, which does not "
+            "exist (Noēsis raises CheckpointNotFoundError)",
+            **where,
+        )
         return
     if payload.get("event_offset") != record.get("event_offset"):
-        yield Violation("resume.checkpoint", message=f"payload.event_offset {payload.get('event_offset')!r} != the checkpoint's "
-                        f"{record.get('event_offset')!r}", **where)
+        yield Violation(
+            "resume.checkpoint",
+            message=f"payload.event_offset {payload.get('event_offset')!r} != the checkpoint's {record.get('event_offset')!r}",
+            **where,
+        )
     allowed = {text(record.get("last_event_id")), text(run.events[i - 1].get("id")) if i else None} - {None}
     if parent(event) not in allowed:
-        yield Violation("resume.caused_by", message=f"run.resume is caused_by {event.get('caused_by')!r}; Noēsis' resume() accepts only "
-                        f"the checkpoint's last_event_id or the event right before it ({sorted(allowed)}) and raises "
-                        "CheckpointConsistencyError otherwise", **where)
+        yield Violation(
+            "resume.caused_by",
+            message=f"run.resume is caused_by {event.get('caused_by')!r}; Noēsis' resume() accepts only "
+            f"the checkpoint's last_event_id or the event right before it ({sorted(allowed)}) and raises "
+            "CheckpointConsistencyError otherwise",
+            **where,
+        )
 
 
 def _paused(run: Run) -> Iterator[Violation]:
@@ -110,7 +148,9 @@ def _paused(run: Run) -> Iterator[Violation]:
     if isinstance(state, dict):
         outcomes = state.get("outcomes") if isinstance(state.get("outcomes"), dict) else {}
         if outcomes.get("status") != "partial":
-            yield Violation("paused.artifacts", "state.json", f"outcomes.status is {outcomes.get('status')!r}; a paused run is 'partial'")
+            yield Violation(
+                "paused.artifacts", "state.json", f"outcomes.status is {outcomes.get('status')!r}; a paused run is 'partial'"
+            )
         links = state.get("links")
         if not isinstance(links, dict) or set(links) != {"events", "learn"}:
             yield Violation("paused.artifacts", "state.json", f"links are {links!r}; a paused run links only events and learn")
@@ -118,16 +158,27 @@ def _paused(run: Run) -> Iterator[Violation]:
     if checkpoints and run.exists("state.json"):
         record = run.checkpoint_record(payload_of(run.events[checkpoints[-1]]).get("checkpoint_id"))
         if record is not None and record.get("state_hash") != sha256_file(run.path / "state.json"):
-            yield Violation("paused.state_hash", "state.json", "sha256 of state.json differs from the state_hash of the last checkpoint: "
-                            "Noēsis' resume raises CheckpointConsistencyError")
+            yield Violation(
+                "paused.state_hash",
+                "state.json",
+                "sha256 of state.json differs from the state_hash of the last checkpoint: "
+                "Noēsis' resume raises CheckpointConsistencyError",
+            )
     pending = _pending_drafts(run)
     if len(pending) > 1:
-        yield Violation("paused.pending", "tool_invocations/prepared", f"{len(pending)} drafts are pending_approval ({pending}); "
-                        "Noēsis' resume raises AmbiguousPreparedToolInvocationError when more than one is")
+        yield Violation(
+            "paused.pending",
+            "tool_invocations/prepared",
+            f"{len(pending)} drafts are pending_approval ({pending}); "
+            "Noēsis' resume raises AmbiguousPreparedToolInvocationError when more than one is",
+        )
 
 
 def _pending_drafts(run: Run) -> list[str]:
     from .rules_tools import prepared_records
 
-    return [name for name, doc in prepared_records(run) if isinstance(doc, dict) and doc.get("status") == "pending_approval"
-            and str(doc.get("run_id")) == run.episode_id]
+    return [
+        name
+        for name, doc in prepared_records(run)
+        if isinstance(doc, dict) and doc.get("status") == "pending_approval" and str(doc.get("run_id")) == run.episode_id
+    ]

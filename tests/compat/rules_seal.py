@@ -6,8 +6,9 @@ summary.json, then final.json, then manifest.json, after which nothing is writte
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import PurePosixPath
-from typing import Any, Iterator
+from typing import Any
 
 from .rundata import Run, Violation, sha256_file
 
@@ -22,8 +23,12 @@ def check(run: Run) -> Iterator[Violation]:
     if run.exists("final.json"):
         for name in ("summary.json", "state.json", "manifest.json"):
             if not run.exists(name):
-                yield Violation("seal.complete", name, "missing although final.json exists (Noēsis writes summary and state before "
-                                "final.json, and removes final.json when the manifest cannot be written)")
+                yield Violation(
+                    "seal.complete",
+                    name,
+                    "missing although final.json exists (Noēsis writes summary and state before "
+                    "final.json, and removes final.json when the manifest cannot be written)",
+                )
     if not isinstance(manifest, dict):
         return
     yield from _seal_order(run, manifest)
@@ -39,20 +44,31 @@ def check(run: Run) -> Iterator[Violation]:
     for path in sorted(p for p in run.path.rglob("*") if p.is_file() and p.name != "manifest.json"):
         name = path.relative_to(run.path).as_posix()
         if name not in listed:
-            yield Violation("manifest.complete", name, "not listed in manifest.json: written after the run was sealed, or left out "
-                            "(the manifest lists every file, and nothing is added after it)")
+            yield Violation(
+                "manifest.complete",
+                name,
+                "not listed in manifest.json: written after the run was sealed, or left out "
+                "(the manifest lists every file, and nothing is added after it)",
+            )
 
 
 def _seal_order(run: Run, manifest: dict[str, Any]) -> Iterator[Violation]:
     final = run.path / "final.json"
     if not final.is_file():
         if not run.legacy:
-            yield Violation("seal.final_before_manifest", "manifest.json", "manifest.json exists without final.json: the seal check "
-                            "fails (Noēsis writes final.json first and treats it as the seal)")
+            yield Violation(
+                "seal.final_before_manifest",
+                "manifest.json",
+                "manifest.json exists without final.json: the seal check "
+                "fails (Noēsis writes final.json first and treats it as the seal)",
+            )
         return
     if not any(isinstance(f, dict) and f.get("name") == "final.json" for f in manifest.get("files") or []):
-        yield Violation("seal.final_before_manifest", "manifest.json", "final.json is not listed: it must exist before the manifest is "
-                        "written")
+        yield Violation(
+            "seal.final_before_manifest",
+            "manifest.json",
+            "final.json is not listed: it must exist before the manifest is written",
+        )
     # Order on disk, as far as mtimes show it: copying a run may reorder them within a moment, a rewrite does not.
     late = final.stat().st_mtime - (run.path / "manifest.json").stat().st_mtime
     if late > _MTIME_SLACK_S:

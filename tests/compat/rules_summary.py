@@ -5,7 +5,8 @@ the summary check of ``noesis view`` (``cli/viewer.py``), and the summary 1.3.0,
 from __future__ import annotations
 
 import json
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from .rundata import Run, Violation, parse_time, payload_of
 
@@ -18,14 +19,21 @@ VERIFICATION_STATUSES = ("verified", "unverified", "not_applicable")
 
 def act_count(run: Run) -> int:
     """Act events, less the minimal planner's ``synthetic`` one (as Noēsis' test counts them)."""
-    return sum(1 for e in run.events if e.get("phase") == "act"
-               and not (isinstance(e.get("payload"), dict) and e["payload"].get("synthetic")))
+    return sum(
+        1
+        for e in run.events
+        if e.get("phase") == "act" and not (isinstance(e.get("payload"), dict) and e["payload"].get("synthetic"))
+    )
 
 
 def check(run: Run) -> Iterator[Violation]:
     for name, reason in run.doc_errors.items():
-        rule = {"summary.json": "summary.required", "final.json": "final.shape", "state.json": "run.state",
-                "manifest.json": "manifest.shape"}.get(name, "checkpoint.record")
+        rule = {
+            "summary.json": "summary.required",
+            "final.json": "final.shape",
+            "state.json": "run.state",
+            "manifest.json": "manifest.shape",
+        }.get(name, "checkpoint.record")
         yield Violation(rule, name, reason)
     yield from _learn_records(run)
     yield from _final(run)
@@ -35,8 +43,11 @@ def check(run: Run) -> Iterator[Violation]:
     yield from _summary_fields(run, summary)
     metrics = summary.get("metrics") if isinstance(summary.get("metrics"), dict) else {}
     if "act_count" in metrics and metrics["act_count"] != act_count(run):
-        yield Violation("summary.act_count", "summary.json", f"metrics.act_count is {metrics['act_count']!r} but the run has "
-                        f"{act_count(run)} act event(s) (synthetic acts aside)")
+        yield Violation(
+            "summary.act_count",
+            "summary.json",
+            f"metrics.act_count is {metrics['act_count']!r} but the run has {act_count(run)} act event(s) (synthetic acts aside)",
+        )
     yield from _insight(run, metrics)
     yield from _using(run, summary)
     if not run.legacy:
@@ -90,15 +101,17 @@ def _verification(value: Any) -> Iterator[str]:
     if "passed" in value and value["passed"] is not None and not isinstance(value["passed"], bool):
         yield "verification.passed must be a bool or null"
     assertions = value.get("assertions", [])
-    if not isinstance(assertions, list) or not all(isinstance(a, dict) and isinstance(a.get("name"), str)
-                                                   and isinstance(a.get("passed"), bool) for a in assertions):
+    if not isinstance(assertions, list) or not all(
+        isinstance(a, dict) and isinstance(a.get("name"), str) and isinstance(a.get("passed"), bool) for a in assertions
+    ):
         yield "verification.assertions must be a list of {name: str, passed: bool}"
     for key in ("workspace_diff", "snapshots"):
         if key in value and value[key] is not None and not isinstance(value[key], dict):
             yield f"verification.{key} must be an object or null"
     policy = value.get("policy")
-    if "policy" in value and not (isinstance(policy, dict) and isinstance(policy.get("ignore"), list)
-                                  and isinstance(policy.get("symlinks"), str)):
+    if "policy" in value and not (
+        isinstance(policy, dict) and isinstance(policy.get("ignore"), list) and isinstance(policy.get("symlinks"), str)
+    ):
         yield "verification.policy must be {ignore: [str], symlinks: str}"
 
 
@@ -106,8 +119,11 @@ def _insight(run: Run, metrics: dict[str, Any]) -> Iterator[Violation]:
     insights = [i for i, e in enumerate(run.events) if e.get("phase") == "insight"]
     if not insights:
         if not run.legacy:
-            yield Violation("insight.payload", "events.jsonl", "a sealed run has no insight event (Noēsis appends one when it writes "
-                            "summary.json)")
+            yield Violation(
+                "insight.payload",
+                "events.jsonl",
+                "a sealed run has no insight event (Noēsis appends one when it writes summary.json)",
+            )
         return
     i = insights[-1]
     payload = run.events[i].get("payload")
@@ -122,8 +138,10 @@ def _insight(run: Run, metrics: dict[str, Any]) -> Iterator[Violation]:
     if payload.get("summary_path") != "summary.json":
         problems.append(f"summary_path is {payload.get('summary_path')!r}, expected 'summary.json'")
     if payload.get("metrics") != expected:
-        problems.append(f"metrics {json.dumps(payload.get('metrics'), sort_keys=True, default=str)} != "
-                        f"{json.dumps(expected, sort_keys=True, default=str)} taken from summary.metrics")
+        problems.append(
+            f"metrics {json.dumps(payload.get('metrics'), sort_keys=True, default=str)} != "
+            f"{json.dumps(expected, sort_keys=True, default=str)} taken from summary.metrics"
+        )
     for problem in problems:
         yield Violation("insight.payload", message=f"last insight: {problem}", **run.where(i))
 
@@ -137,14 +155,20 @@ def _using(run: Run, summary: dict[str, Any]) -> Iterator[Violation]:
     display = using.split("adapter:", 1)[1] if using.startswith("adapter:") else using
     flags = summary.get("flags") if isinstance(summary.get("flags"), dict) else {}
     if flags.get("using") != display:
-        yield Violation("summary.using", "summary.json", f"flags.using is {flags.get('using')!r}; state.episode.using {using!r} "
-                        f"displays as {display!r}")
+        yield Violation(
+            "summary.using",
+            "summary.json",
+            f"flags.using is {flags.get('using')!r}; state.episode.using {using!r} displays as {display!r}",
+        )
     starts = [i for i, e in enumerate(run.events) if e.get("phase") == "start"]
     if starts:
         payload = payload_of(run.events[starts[-1]])
         if payload.get("using") != display:
-            yield Violation("summary.using", message=f"start payload using is {payload.get('using')!r}, expected {display!r}",
-                            **run.where(starts[-1]))
+            yield Violation(
+                "summary.using",
+                message=f"start payload using is {payload.get('using')!r}, expected {display!r}",
+                **run.where(starts[-1]),
+            )
 
 
 def _learn_ids(run: Run) -> tuple[set[str], list[tuple[int, str]]]:
@@ -183,8 +207,11 @@ def _learn_links(run: Run) -> Iterator[Violation]:
     for i in learns:
         payload = run.events[i]["payload"]
         if payload.get("learn_path") != "learn.jsonl" or payload.get("learn_schema") != "learn/1.0":
-            yield Violation("learn.links", message="learn event must point at learn_path 'learn.jsonl', learn_schema 'learn/1.0'",
-                            **run.where(i))
+            yield Violation(
+                "learn.links",
+                message="learn event must point at learn_path 'learn.jsonl', learn_schema 'learn/1.0'",
+                **run.where(i),
+            )
         proposals = payload.get("proposal_ids") if isinstance(payload.get("proposal_ids"), list) else []
         unknown = [p for p in proposals if not isinstance(p, str) or p not in ids]
         if unknown:
@@ -198,8 +225,9 @@ def _learn_links(run: Run) -> Iterator[Violation]:
     if links.get("learn") != "learn.jsonl":
         yield Violation("learn.links", "state.json", "links.learn must be 'learn.jsonl' when a learn event points at it")
     files = manifest.get("files") if isinstance(manifest, dict) and isinstance(manifest.get("files"), list) else None
-    if files is not None and not any(isinstance(f, dict) and f.get("name") == "learn.jsonl" and f.get("kind") == "learn"
-                                     for f in files):
+    if files is not None and not any(
+        isinstance(f, dict) and f.get("name") == "learn.jsonl" and f.get("kind") == "learn" for f in files
+    ):
         yield Violation("learn.links", "manifest.json", "learn.jsonl must be listed with kind 'learn'")
 
 

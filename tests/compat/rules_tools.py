@@ -12,7 +12,8 @@ on an unknown protocol, status, effect kind or risk tier, and skips records of a
 from __future__ import annotations
 
 import json
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from .rundata import Run, Violation, parent, payload_of, text
 
@@ -21,8 +22,16 @@ PREPARED_STATUSES = ("prepared", "pending_approval", "approved")
 EFFECT_KINDS = ("read", "write")
 RISK_TIERS = ("low", "medium", "high", "critical")
 APPROVAL_STATUSES = ("approved", "rejected")
-_SETTLED = frozenset({"tool.approved", "tool.replayed", "tool.execution.started", "tool.execution.succeeded",
-                      "tool.execution.failed", "tool.rejected.governance"})
+_SETTLED = frozenset(
+    {
+        "tool.approved",
+        "tool.replayed",
+        "tool.execution.started",
+        "tool.execution.succeeded",
+        "tool.execution.failed",
+        "tool.rejected.governance",
+    }
+)
 
 
 def prepared_records(run: Run) -> list[tuple[str, Any]]:
@@ -90,8 +99,11 @@ def _approvals(run: Run) -> Iterator[Violation]:
             yield Violation("records.approvals", name, doc if isinstance(doc, str) else "expected a JSON object")
             continue
         if str(doc.get("status", "approved")) not in APPROVAL_STATUSES:
-            yield Violation("records.approvals", name, f"status {doc.get('status')!r} is not one of {list(APPROVAL_STATUSES)}: "
-                            "Noēsis' reader raises ValueError")
+            yield Violation(
+                "records.approvals",
+                name,
+                f"status {doc.get('status')!r} is not one of {list(APPROVAL_STATUSES)}: Noēsis' reader raises ValueError",
+            )
         if str(doc.get("run_id")) != run.episode_id:
             yield Violation("records.approvals", name, f"run_id {doc.get('run_id')!r} is not this run's ({run.episode_id!r})")
 
@@ -109,11 +121,19 @@ def _events(run: Run) -> Iterator[Violation]:
                 draft_request.setdefault(payload["draft_id"], request)
         cause = parent(run.events[i])
         if cause is None or index_by_id.get(cause, i) >= i:
-            yield Violation("tool.caused_by", message=f"{payload.get('event_name')} is caused_by {run.events[i].get('caused_by')!r}; every tool event links to "
-                            "an earlier event (never null, also after a resume from another process)", **run.where(i))
-    candidates = {e["payload"]["action_candidate_id"]: i for i, e in enumerate(run.events)
-                  if e.get("phase") == "action_candidate" and isinstance(e.get("payload"), dict)
-                  and isinstance(e["payload"].get("action_candidate_id"), str)}
+            yield Violation(
+                "tool.caused_by",
+                message=f"{payload.get('event_name')} is caused_by {run.events[i].get('caused_by')!r}; every tool event links to "
+                "an earlier event (never null, also after a resume from another process)",
+                **run.where(i),
+            )
+    candidates = {
+        e["payload"]["action_candidate_id"]: i
+        for i, e in enumerate(run.events)
+        if e.get("phase") == "action_candidate"
+        and isinstance(e.get("payload"), dict)
+        and isinstance(e["payload"].get("action_candidate_id"), str)
+    }
     for request, indices in requests.items():
         yield from _request(run, request, indices, candidates)
     yield from _pause_links(run)
@@ -123,8 +143,11 @@ def _events(run: Run) -> Iterator[Violation]:
         if isinstance(draft, str) and draft in draft_request:
             cid = _candidate_id(run, requests[draft_request[draft]])
             if cid is None or candidates.get(cid, i) >= i:
-                yield Violation("tool.candidate_precedes", message=f"no action_candidate event precedes the act of draft {draft!r}",
-                                **run.where(i))
+                yield Violation(
+                    "tool.candidate_precedes",
+                    message=f"no action_candidate event precedes the act of draft {draft!r}",
+                    **run.where(i),
+                )
 
 
 def _name(run: Run, i: int) -> str:
@@ -134,8 +157,11 @@ def _name(run: Run, i: int) -> str:
 def _candidate_id(run: Run, indices: list[int]) -> str | None:
     for i in indices:
         payload = run.events[i]["payload"]
-        if text(payload.get("event_name")) in {"action.candidate_emitted", "tool.approval.pending", "tool.execution.started"} \
-                and isinstance(payload.get("candidate_id"), str):
+        if text(payload.get("event_name")) in {
+            "action.candidate_emitted",
+            "tool.approval.pending",
+            "tool.execution.started",
+        } and isinstance(payload.get("candidate_id"), str):
             return payload["candidate_id"]
     return None
 
@@ -143,8 +169,12 @@ def _candidate_id(run: Run, indices: list[int]) -> str | None:
 def _request(run: Run, request: str, indices: list[int], candidates: dict[str, int]) -> Iterator[Violation]:
     for before, after in zip(indices, indices[1:]):
         if before not in run.chain(after):
-            yield Violation("tool.chain", message=f"walking caused_by back from {_name(run, after)} does not reach {_name(run, before)}, "
-                            f"the previous event of request {request!r}", **run.where(after))
+            yield Violation(
+                "tool.chain",
+                message=f"walking caused_by back from {_name(run, after)} does not reach {_name(run, before)}, "
+                f"the previous event of request {request!r}",
+                **run.where(after),
+            )
     emitted = next((i for i in indices if _name(run, i) == "action.candidate_emitted"), None)
     candidate = None
     if emitted is not None:
@@ -153,40 +183,60 @@ def _request(run: Run, request: str, indices: list[int], candidates: dict[str, i
         cid = payload.get("candidate_id")
         candidate = candidates.get(cid) if isinstance(cid, str) else None
         if cause is None or cause != candidate:
-            yield Violation("tool.candidate_event", message=f"action.candidate_emitted is caused_by {run.events[emitted].get('caused_by')!r}, "
-                            f"not the action_candidate event with action_candidate_id {payload.get('candidate_id')!r}", **run.where(emitted))
+            yield Violation(
+                "tool.candidate_event",
+                message=f"action.candidate_emitted is caused_by {run.events[emitted].get('caused_by')!r}, "
+                f"not the action_candidate event with action_candidate_id {payload.get('candidate_id')!r}",
+                **run.where(emitted),
+            )
     for i in indices:
         name = _name(run, i)
         if name == "tool.approval.pending":
             if emitted is None or emitted not in run.chain(i):
-                yield Violation("tool.pending_chain", message="action.candidate_emitted of this request is not in the causal chain of "
-                                "tool.approval.pending", **run.where(i))
+                yield Violation(
+                    "tool.pending_chain",
+                    message="action.candidate_emitted of this request is not in the causal chain of tool.approval.pending",
+                    **run.where(i),
+                )
         elif name == "tool.execution.started":
             cid = _candidate_id(run, indices)
             if cid is None or candidates.get(cid, i) >= i:
-                yield Violation("tool.candidate_precedes", message=f"no action_candidate event with id {cid!r} precedes the execution",
-                                **run.where(i))
+                yield Violation(
+                    "tool.candidate_precedes",
+                    message=f"no action_candidate event with id {cid!r} precedes the execution",
+                    **run.where(i),
+                )
             yield from _execution_chain(run, i, indices, emitted, candidate)
 
 
-def _execution_chain(run: Run, started: int, indices: list[int], emitted: int | None, candidate: int | None) -> Iterator[Violation]:
+def _execution_chain(
+    run: Run, started: int, indices: list[int], emitted: int | None, candidate: int | None
+) -> Iterator[Violation]:
     pending = next((i for i in indices if i < started and _name(run, i) == "tool.approval.pending"), None)
-    needed = {k: v for k, v in (("action_candidate", candidate), ("action.candidate_emitted", emitted),
-                                ("tool.approval.pending", pending)) if v is not None}
+    needed = {
+        k: v
+        for k, v in (("action_candidate", candidate), ("action.candidate_emitted", emitted), ("tool.approval.pending", pending))
+        if v is not None
+    }
     if pending is not None:
         needed.update(_pause_of(run, pending, started))
     chain = set(run.chain(started))
     missing = [name for name, i in needed.items() if i not in chain]
     if missing:
-        yield Violation("tool.execution_chain", message=f"walking caused_by back from tool.execution.started misses {missing}",
-                        **run.where(started))
+        yield Violation(
+            "tool.execution_chain",
+            message=f"walking caused_by back from tool.execution.started misses {missing}",
+            **run.where(started),
+        )
 
 
 def _pause_of(run: Run, pending: int, before: int) -> dict[str, int]:
     """The interrupt, checkpoint and resume of the pause that ``pending`` caused (those before ``before``)."""
     found: dict[str, int] = {}
     pending_id = run.events[pending].get("id")
-    interrupt = next((i for i in run.runtime("run.interrupt") if pending < i < before and parent(run.events[i]) == pending_id), None)
+    interrupt = next(
+        (i for i in run.runtime("run.interrupt") if pending < i < before and parent(run.events[i]) == pending_id), None
+    )
     if interrupt is None:
         return found
     found["run.interrupt"] = interrupt
@@ -195,8 +245,14 @@ def _pause_of(run: Run, pending: int, before: int) -> dict[str, int]:
         return found
     found["run.checkpoint"] = checkpoint
     cid = payload_of(run.events[checkpoint]).get("checkpoint_id")
-    resume = next((i for i in run.runtime("run.resume") if checkpoint < i < before
-                   and payload_of(run.events[i]).get("checkpoint_id") == cid), None)
+    resume = next(
+        (
+            i
+            for i in run.runtime("run.resume")
+            if checkpoint < i < before and payload_of(run.events[i]).get("checkpoint_id") == cid
+        ),
+        None,
+    )
     if resume is not None:
         found["run.resume"] = resume
     return found
@@ -217,10 +273,18 @@ def _pause_links(run: Run) -> Iterator[Violation]:
         elif event.get("event_type") == "run.interrupt":
             last_interrupt = event.get("id") if waiting else None
             if waiting and parent(event) not in waiting.values():
-                yield Violation("tool.pause_links", message=f"run.interrupt while draft(s) {sorted(waiting)} wait for approval is caused_by "
-                                f"{event.get('caused_by')!r}, not their tool.approval.pending event", **run.where(i))
+                yield Violation(
+                    "tool.pause_links",
+                    message=f"run.interrupt while draft(s) {sorted(waiting)} wait for approval is caused_by "
+                    f"{event.get('caused_by')!r}, not their tool.approval.pending event",
+                    **run.where(i),
+                )
         elif event.get("event_type") == "run.checkpoint" and last_interrupt is not None:
             if parent(event) != last_interrupt:
-                yield Violation("tool.pause_links", message=f"run.checkpoint is caused_by {event.get('caused_by')!r}, not the "
-                                f"run.interrupt of the approval pause ({last_interrupt!r})", **run.where(i))
+                yield Violation(
+                    "tool.pause_links",
+                    message=f"run.checkpoint is caused_by {event.get('caused_by')!r}, not the "
+                    f"run.interrupt of the approval pause ({last_interrupt!r})",
+                    **run.where(i),
+                )
             last_interrupt = None

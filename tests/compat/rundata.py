@@ -8,19 +8,39 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from functools import cached_property
 from datetime import datetime
+from functools import cached_property
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any
 
-__all__ = ["Violation", "Run", "load_run", "parent", "payload_of", "text", "parse_time", "sha256_file", "LIFECYCLE_STATES", "TERMINAL_STATES"]
+__all__ = [
+    "Violation",
+    "Run",
+    "load_run",
+    "parent",
+    "payload_of",
+    "text",
+    "parse_time",
+    "sha256_file",
+    "LIFECYCLE_STATES",
+    "TERMINAL_STATES",
+]
 
 # Noēsis' run-lifecycle state machine (domain/run_lifecycle.py, usecases/run_lifecycle.py).
-LIFECYCLE_STATES = frozenset({"running", "interrupted", "paused", "resuming", "success", "failed", "vetoed", "cancelled", "error"})
+LIFECYCLE_STATES = frozenset(
+    {"running", "interrupted", "paused", "resuming", "success", "failed", "vetoed", "cancelled", "error"}
+)
 TERMINAL_STATES = frozenset({"success", "failed", "vetoed", "cancelled", "error"})
-_TERMINATE_STATUS = {"ok": "success", "success": "success", "failed": "failed", "vetoed": "vetoed",
-                     "cancelled": "cancelled", "error": "error"}
+_TERMINATE_STATUS = {
+    "ok": "success",
+    "success": "success",
+    "failed": "failed",
+    "vetoed": "vetoed",
+    "cancelled": "cancelled",
+    "error": "error",
+}
 
 
 @dataclass(frozen=True)

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -56,18 +57,27 @@ SEALED: dict[str, tuple[Mutation, set[str]]] = {
     "no id": (lambda r: _event(r, "memory").pop("id"), {"event.id"}),
     "time goes back": (lambda r: _event(r, "reflect").update(timestamp="2024-12-31T23:59:59+00:00"), {"event.timestamps"}),
     "naive timestamp": (lambda r: _event(r, "start").update(timestamp="2025-01-01T00:00:00"), {"event.types"}),
-    "candidate bad hash": (lambda r: _set(_event(r, "action_candidate"), "payload.state_hash", "sha256:BAD"),
-                           {"candidate.state_hash"}),
-    "candidate old schema": (lambda r: _set(_event(r, "action_candidate"), "payload.schema_version", "action_candidate/0.9.0"),
-                             {"candidate.schema_version"}),
+    "candidate bad hash": (
+        lambda r: _set(_event(r, "action_candidate"), "payload.state_hash", "sha256:BAD"),
+        {"candidate.state_hash"},
+    ),
+    "candidate old schema": (
+        lambda r: _set(_event(r, "action_candidate"), "payload.schema_version", "action_candidate/0.9.0"),
+        {"candidate.schema_version"},
+    ),
     "candidate no kind": (lambda r: _event(r, "action_candidate")["payload"].pop("kind"), {"candidate.shape"}),
-    "redaction nulls": (lambda r: _set(_event(r, "action_candidate"), "payload.redaction.policy_id", None), {"candidate.redaction"}),
+    "redaction nulls": (
+        lambda r: _set(_event(r, "action_candidate"), "payload.redaction.policy_id", None),
+        {"candidate.redaction"},
+    ),
     "act without candidate id": (lambda r: _event(r, "act")["payload"].pop("action_candidate_id"), {"act.candidate_missing"}),
     "act unknown candidate": (lambda r: _set(_event(r, "act"), "payload.action_candidate_id", "nope"), {"act.candidate_unknown"}),
     "act caused_by plan": (lambda r: _event(r, "act").update(caused_by=_event(r, "plan")["id"]), {"act.caused_by"}),
     "act after veto": (lambda r: _event(r, "governance")["payload"].update(decision="veto", enforced=True), {"act.after_veto"}),
-    "governance not on candidate": (lambda r: _event(r, "governance").update(caused_by=_event(r, "plan")["id"]),
-                                    {"governance.caused_by", "act.caused_by"}),
+    "governance not on candidate": (
+        lambda r: _event(r, "governance").update(caused_by=_event(r, "plan")["id"]),
+        {"governance.caused_by", "act.caused_by"},
+    ),
     "insight whole block": (lambda r: _event(r, "insight")["payload"]["metrics"].update(phase_ms={}), {"insight.payload"}),
     "insight no summary_path": (lambda r: _event(r, "insight")["payload"].pop("summary_path"), {"insight.payload"}),
     "act_count off": (lambda r: r.docs["summary.json"]["metrics"].update(act_count=2), {"summary.act_count", "insight.payload"}),
@@ -75,26 +85,57 @@ SEALED: dict[str, tuple[Mutation, set[str]]] = {
     "summary outcome vetoed": (lambda r: r.docs["summary.json"].update(outcome="vetoed"), {"summary.schema"}),
     "using differs": (lambda r: r.docs["summary.json"]["flags"].update(using="other"), {"summary.using"}),
     "learn elsewhere": (lambda r: _set(_event(r, "learn"), "payload.learn_path", "x.jsonl"), {"learn.links"}),
-    "resume caused_by pending": (lambda r: _event(r, "runtime", "run.resume").update(
-        caused_by=_event(r, "tool", "tool.approval.pending")["id"]), {"resume.caused_by", "tool.execution_chain"}),
-    "resume unknown checkpoint": (lambda r: _set(_event(r, "runtime", "run.resume"), "payload.checkpoint_id", "chk_ffffffffffff"),
-                                  {"resume.checkpoint"}),
-    "checkpoint offset": (lambda r: r.docs[f"checkpoints/{CHECKPOINT}/checkpoint.json"].update(event_offset=3),
-                          {"checkpoint.event", "checkpoint.anchor", "resume.checkpoint"}),
-    "checkpoint no state hash": (lambda r: r.docs[f"checkpoints/{CHECKPOINT}/checkpoint.json"].pop("state_hash"), {"checkpoint.record"}),
-    "tool event unlinked": (lambda r: _event(r, "tool", "tool.approved").pop("caused_by"),
-                            {"tool.caused_by", "tool.chain", "tool.execution_chain"}),
-    "candidate_emitted off candidate": (lambda r: _event(r, "tool", "action.candidate_emitted").update(
-        caused_by=_event(r, "tool", "tool.authz.passed")["id"]), {"tool.candidate_event", "tool.execution_chain"}),
-    "interrupt not on pending": (lambda r: _event(r, "runtime", "run.interrupt").update(caused_by=_event(r, "plan")["id"]),
-                                 {"tool.pause_links", "tool.chain", "tool.execution_chain"}),
-    "python protocol": (lambda r: r.docs[f"tool_invocations/prepared/{DRAFT}.json"].update(protocol="python"), {"records.prepared"}),
-    "unknown draft status": (lambda r: r.docs[f"tool_invocations/prepared/{DRAFT}.json"].update(status="executed"), {"records.prepared"}),
-    "draft of another run": (lambda r: r.docs[f"tool_invocations/prepared/{DRAFT}.json"].update(run_id="ep_other"), {"records.prepared"}),
-    "approval maybe": (lambda r: r.docs[f"tool_invocations/approvals/{DRAFT}.json"].update(status="maybe"), {"records.approvals"}),
-    "resume after terminate": (lambda r: r.events.insert(r.index("terminate") + 1, dict(
-        _event(r, "runtime", "run.resume"), id="late-resume", timestamp=_event(r, "terminate")["timestamp"])),
-        {"lifecycle.transition", "resume.caused_by"}),
+    "resume caused_by pending": (
+        lambda r: _event(r, "runtime", "run.resume").update(caused_by=_event(r, "tool", "tool.approval.pending")["id"]),
+        {"resume.caused_by", "tool.execution_chain"},
+    ),
+    "resume unknown checkpoint": (
+        lambda r: _set(_event(r, "runtime", "run.resume"), "payload.checkpoint_id", "chk_ffffffffffff"),
+        {"resume.checkpoint"},
+    ),
+    "checkpoint offset": (
+        lambda r: r.docs[f"checkpoints/{CHECKPOINT}/checkpoint.json"].update(event_offset=3),
+        {"checkpoint.event", "checkpoint.anchor", "resume.checkpoint"},
+    ),
+    "checkpoint no state hash": (
+        lambda r: r.docs[f"checkpoints/{CHECKPOINT}/checkpoint.json"].pop("state_hash"),
+        {"checkpoint.record"},
+    ),
+    "tool event unlinked": (
+        lambda r: _event(r, "tool", "tool.approved").pop("caused_by"),
+        {"tool.caused_by", "tool.chain", "tool.execution_chain"},
+    ),
+    "candidate_emitted off candidate": (
+        lambda r: _event(r, "tool", "action.candidate_emitted").update(caused_by=_event(r, "tool", "tool.authz.passed")["id"]),
+        {"tool.candidate_event", "tool.execution_chain"},
+    ),
+    "interrupt not on pending": (
+        lambda r: _event(r, "runtime", "run.interrupt").update(caused_by=_event(r, "plan")["id"]),
+        {"tool.pause_links", "tool.chain", "tool.execution_chain"},
+    ),
+    "python protocol": (
+        lambda r: r.docs[f"tool_invocations/prepared/{DRAFT}.json"].update(protocol="python"),
+        {"records.prepared"},
+    ),
+    "unknown draft status": (
+        lambda r: r.docs[f"tool_invocations/prepared/{DRAFT}.json"].update(status="executed"),
+        {"records.prepared"},
+    ),
+    "draft of another run": (
+        lambda r: r.docs[f"tool_invocations/prepared/{DRAFT}.json"].update(run_id="ep_other"),
+        {"records.prepared"},
+    ),
+    "approval maybe": (
+        lambda r: r.docs[f"tool_invocations/approvals/{DRAFT}.json"].update(status="maybe"),
+        {"records.approvals"},
+    ),
+    "resume after terminate": (
+        lambda r: r.events.insert(
+            r.index("terminate") + 1,
+            dict(_event(r, "runtime", "run.resume"), id="late-resume", timestamp=_event(r, "terminate")["timestamp"]),
+        ),
+        {"lifecycle.transition", "resume.caused_by"},
+    ),
 }
 
 
@@ -107,11 +148,21 @@ def test_each_rule_fires_on_its_break(tmp_path: Path, name: str) -> None:
 
 
 PAUSED: dict[str, tuple[Callable[[GoldenRun, Path], Any], set[str]]] = {
-    "manifest while paused": (lambda r, p: write_manifest(p, after_final=False), {"paused.artifacts", "seal.final_before_manifest"}),
+    "manifest while paused": (
+        lambda r, p: write_manifest(p, after_final=False),
+        {"paused.artifacts", "seal.final_before_manifest"},
+    ),
     "state not partial": (lambda r, p: None, set()),  # placeholder replaced below
-    "state edited after checkpoint": (lambda r, p: (p / "state.json").write_text(json.dumps(r.state) + " "), {"paused.state_hash"}),
-    "two drafts pending": (lambda r, p: (p / "tool_invocations" / "prepared" / "other.json").write_text(json.dumps(
-        {**r.docs[f"tool_invocations/prepared/{DRAFT}.json"], "draft_id": "other", "request_id": "req-2"})), {"paused.pending"}),
+    "state edited after checkpoint": (
+        lambda r, p: (p / "state.json").write_text(json.dumps(r.state) + " "),
+        {"paused.state_hash"},
+    ),
+    "two drafts pending": (
+        lambda r, p: (p / "tool_invocations" / "prepared" / "other.json").write_text(
+            json.dumps({**r.docs[f"tool_invocations/prepared/{DRAFT}.json"], "draft_id": "other", "request_id": "req-2"})
+        ),
+        {"paused.pending"},
+    ),
 }
 
 
@@ -138,8 +189,19 @@ def test_seal_rules(tmp_path: Path) -> None:
     assert rules(path) == {"manifest.complete"}
     path = golden_run().write(tmp_path / "appended")
     with open(path / "events.jsonl", "a") as fh:
-        fh.write(json.dumps({"id": "x", "timestamp": "2030-01-01T00:00:00+00:00", "episode_id": "e", "phase": "memory",
-                             "payload": {}, "evidence_ids": []}) + "\n")
+        fh.write(
+            json.dumps(
+                {
+                    "id": "x",
+                    "timestamp": "2030-01-01T00:00:00+00:00",
+                    "episode_id": "e",
+                    "phase": "memory",
+                    "payload": {},
+                    "evidence_ids": [],
+                }
+            )
+            + "\n"
+        )
     assert rules(path) == {"manifest.files"}
     path = golden_run().write(tmp_path / "no-final")
     (path / "final.json").unlink()
@@ -193,17 +255,37 @@ def test_any_non_string_caused_by_is_reported(tmp_path_factory: pytest.TempPathF
 
 
 @_SLOW
-@given(extra=st.dictionaries(st.text(min_size=1, max_size=8).filter(lambda k: not k.startswith(("metrics", "summary"))),
-                             st.one_of(st.integers(), st.text(max_size=5), st.booleans()), max_size=3),
-       phase=st.text(alphabet="abcdefghijklmnopqrstuvwxyz_", min_size=3, max_size=12))
+@given(
+    extra=st.dictionaries(
+        st.text(min_size=1, max_size=8).filter(lambda k: not k.startswith(("metrics", "summary"))),
+        st.one_of(st.integers(), st.text(max_size=5), st.booleans()),
+        max_size=3,
+    ),
+    phase=st.text(alphabet="abcdefghijklmnopqrstuvwxyz_", min_size=3, max_size=12),
+)
 def test_extensions_are_accepted(tmp_path_factory: pytest.TempPathFactory, extra: dict[str, Any], phase: str) -> None:
     """Unknown phases and extra keys are extensions Noēsis allows; only verb phases have minima."""
     run = golden_run()
-    if phase in {"observe", "interpret", "plan", "act", "reflect", "learn", "action_candidate", "governance", "insight",
-                 "runtime", "tool", "terminate", "start"}:
+    if phase in {
+        "observe",
+        "interpret",
+        "plan",
+        "act",
+        "reflect",
+        "learn",
+        "action_candidate",
+        "governance",
+        "insight",
+        "runtime",
+        "tool",
+        "terminate",
+        "start",
+    }:
         phase = "x_" + phase
     at = run.index("plan") + 1
-    run.events.insert(at, dict(run.events[at - 1], id="ext-1", phase=phase, payload=dict(extra), caused_by=run.events[at - 1]["id"]))
+    run.events.insert(
+        at, dict(run.events[at - 1], id="ext-1", phase=phase, payload=dict(extra), caused_by=run.events[at - 1]["id"])
+    )
     for key, value in extra.items():
         _event(run, "start").setdefault(f"x-{key}", value)
     run.docs[f"checkpoints/{CHECKPOINT}/checkpoint.json"]["event_offset"] += 1
@@ -225,14 +307,18 @@ def test_any_changed_byte_after_sealing_is_reported(tmp_path_factory: pytest.Tem
     assert "manifest.files" in rules(path)
 
 
-_JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=5),
-                     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3), max_leaves=6)
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3),
+    max_leaves=6,
+)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data(), value=_JSON, paused=st.booleans())
-def test_garbage_is_reported_never_raised(tmp_path_factory: pytest.TempPathFactory, data: st.DataObject, value: Any,
-                                          paused: bool) -> None:
+def test_garbage_is_reported_never_raised(
+    tmp_path_factory: pytest.TempPathFactory, data: st.DataObject, value: Any, paused: bool
+) -> None:
     """Any field of any event or document replaced by any JSON value: the checker reports, it never crashes."""
     run = golden_run(paused=paused)
     targets: list[dict[str, Any]] = [*run.events, run.state, *run.docs.values()]

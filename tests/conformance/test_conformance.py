@@ -116,9 +116,14 @@ def _check(case: dict[str, Any], built: Any, handle: Any, pending: int, elapsed:
     assert not broken, broken
     if built.source:
         assert read_json(handle.run_dir / "state.json")["episode"]["tags"].get("source") == built.source
-        own = [e for e in events if e["phase"] not in ("act", "action_candidate")
-               and str(e.get("agent_id", "")).startswith(("adapter:", "model:"))]
-        assert all(e["payload"].get("source") == built.source for e in own), [e["payload"] for e in own if not e["payload"].get("source")]
+        own = [
+            e
+            for e in events
+            if e["phase"] not in ("act", "action_candidate") and str(e.get("agent_id", "")).startswith(("adapter:", "model:"))
+        ]
+        assert all(e["payload"].get("source") == built.source for e in own), [
+            e["payload"] for e in own if not e["payload"].get("source")
+        ]
 
 
 @pytest.mark.parametrize("case_id", list(CASES))

@@ -19,13 +19,30 @@ def dump_line(event: dict[str, Any], style: str) -> str:
 
 
 def event(ep: str, n: int, phase: str, payload: dict[str, Any], *, ts: str, **extra: Any) -> dict[str, Any]:
-    return {"id": f"{ep}-e{n}", "timestamp": ts, "episode_id": ep, "agent_id": extra.pop("agent_id", "system"),
-            "phase": phase, "payload": payload, "evidence_ids": [], **extra}
+    return {
+        "id": f"{ep}-e{n}",
+        "timestamp": ts,
+        "episode_id": ep,
+        "agent_id": extra.pop("agent_id", "system"),
+        "phase": phase,
+        "payload": payload,
+        "evidence_ids": [],
+        **extra,
+    }
 
 
-def write_run(root: Path, ep: str, events: list[dict[str, Any]], *, style: str = "new", summary: dict[str, Any] | None = None,
-              state: dict[str, Any] | None = None, final: dict[str, Any] | None = None, manifest: bool = False,
-              extra_lines: list[bytes] = ()) -> Path:
+def write_run(
+    root: Path,
+    ep: str,
+    events: list[dict[str, Any]],
+    *,
+    style: str = "new",
+    summary: dict[str, Any] | None = None,
+    state: dict[str, Any] | None = None,
+    final: dict[str, Any] | None = None,
+    manifest: bool = False,
+    extra_lines: list[bytes] = (),
+) -> Path:
     run = root / ep
     run.mkdir(parents=True)
     with open(run / "events.jsonl", "w", encoding="utf-8") as fh:
@@ -42,16 +59,31 @@ def write_run(root: Path, ep: str, events: list[dict[str, Any]], *, style: str =
         files = []
         for path in sorted(p for p in run.rglob("*") if p.is_file()):
             data = path.read_bytes()
-            files.append({"name": path.relative_to(run).as_posix(), "sha256": "sha256:" + hashlib.sha256(data).hexdigest(),
-                          "size_bytes": len(data), "kind": "attachment"})
+            files.append(
+                {
+                    "name": path.relative_to(run).as_posix(),
+                    "sha256": "sha256:" + hashlib.sha256(data).hexdigest(),
+                    "size_bytes": len(data),
+                    "kind": "attachment",
+                }
+            )
         (run / "manifest.json").write_text(json.dumps({"schema_version": "manifest/1.0", "episode_id": ep, "files": files}))
     return run
 
 
 def model_call(ep: str, n: int, ts: str, model: str, provider: str | None, **tokens: Any) -> dict[str, Any]:
-    payload = {"event_name": "model.call", "model": model, "provider": provider, "input_tokens": None, "output_tokens": None,
-               "cached_input_tokens": None, "cache_write_input_tokens": None, "reasoning_tokens": None, "latency_ms": None,
-               "cost_usd": None}
+    payload = {
+        "event_name": "model.call",
+        "model": model,
+        "provider": provider,
+        "input_tokens": None,
+        "output_tokens": None,
+        "cached_input_tokens": None,
+        "cache_write_input_tokens": None,
+        "reasoning_tokens": None,
+        "latency_ms": None,
+        "cost_usd": None,
+    }
     payload.update(tokens)
     return event(ep, n, "model", payload, ts=ts, agent_id=f"model:{provider}")
 
@@ -61,20 +93,46 @@ def basic_events(ep: str, *, status: str = "ok", day: str = "2025-03-01") -> lis
     t = [f"{day}T10:00:{s:02d}.000000+00:00" for s in range(0, 60, 10)]
     return [
         event(ep, 0, "start", {"task": f"task of {ep}", "seed": 0, "using": "hand"}, ts=t[0]),
-        event(ep, 1, "plan", {"steps": ["act:do it"]}, ts=t[1], caused_by=f"{ep}-e0",
-              metrics={"started_at": t[1], "completed_at": t[1], "duration_ms": 2.5}),
+        event(
+            ep,
+            1,
+            "plan",
+            {"steps": ["act:do it"]},
+            ts=t[1],
+            caused_by=f"{ep}-e0",
+            metrics={"started_at": t[1], "completed_at": t[1], "duration_ms": 2.5},
+        ),
         model_call(ep, 2, t[2], "gpt-4o", "openai", input_tokens=1000, output_tokens=100, cached_input_tokens=400),
         model_call(ep, 3, t[3], "my-private-model", "acme", input_tokens=50, output_tokens=5),
-        event(ep, 4, "act", {"input_excerpt": "do it", "outcome": status, "tool": "adapter:hand"}, ts=t[4], agent_id="adapter:hand"),
+        event(
+            ep, 4, "act", {"input_excerpt": "do it", "outcome": status, "tool": "adapter:hand"}, ts=t[4], agent_id="adapter:hand"
+        ),
         event(ep, 5, "terminate", {"status": status, "message": "done"}, ts=t[5]),
     ]
 
 
-def hand_summary(ep: str, *, task: str, success: Any = True, status: str | None = None, tags: dict | None = None,
-                 started_at: str = "2025-03-01T10:00:00+00:00", duration: float = 50.0, veto: int = 0, mode: str | None = None) -> dict:
-    doc = {"schema_version": "1.2.0", "episode_id": ep, "task": task, "started_at": started_at, "duration_sec": duration,
-           "flags": {"using": "hand", **({"governance_mode": mode} if mode else {})},
-           "metrics": {"success": success, "veto_count": veto, "act_count": 1}, "tags": tags or {}}
+def hand_summary(
+    ep: str,
+    *,
+    task: str,
+    success: Any = True,
+    status: str | None = None,
+    tags: dict | None = None,
+    started_at: str = "2025-03-01T10:00:00+00:00",
+    duration: float = 50.0,
+    veto: int = 0,
+    mode: str | None = None,
+) -> dict:
+    doc = {
+        "schema_version": "1.2.0",
+        "episode_id": ep,
+        "task": task,
+        "started_at": started_at,
+        "duration_sec": duration,
+        "flags": {"using": "hand", **({"governance_mode": mode} if mode else {})},
+        "metrics": {"success": success, "veto_count": veto, "act_count": 1},
+        "tags": tags or {},
+    }
     if status:
         doc["status"] = status
     return doc
@@ -86,10 +144,24 @@ def add_one(x: int) -> int:
 
 
 def llm_adapter(task: str, ctx: Any) -> str:
-    ctx.model_call("gpt-4o", provider="openai", input_tokens=1000, output_tokens=100, cached_input_tokens=400,
-                   reasoning_tokens=20, latency_ms=500.0, cost_usd=0.5)
-    ctx.model_call("claude-sonnet-4-20250514", provider="anthropic", input_tokens=2000, output_tokens=300,
-                   cached_input_tokens=500, cache_write_input_tokens=200)
+    ctx.model_call(
+        "gpt-4o",
+        provider="openai",
+        input_tokens=1000,
+        output_tokens=100,
+        cached_input_tokens=400,
+        reasoning_tokens=20,
+        latency_ms=500.0,
+        cost_usd=0.5,
+    )
+    ctx.model_call(
+        "claude-sonnet-4-20250514",
+        provider="anthropic",
+        input_tokens=2000,
+        output_tokens=300,
+        cached_input_tokens=500,
+        cache_write_input_tokens=200,
+    )
     return "answered"
 
 

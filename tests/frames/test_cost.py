@@ -8,26 +8,40 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from noesis_nb.cost import Price, PriceTable, Pricer, cost_of, price_frame
+from noesis_nb.cost import Price, Pricer, PriceTable, cost_of, price_frame
 
 
 def calls(**cols):
     n = len(next(iter(cols.values())))
-    base = {"provider": [None] * n, "timestamp": pd.to_datetime(["2025-06-01T00:00:00Z"] * n),
-            "cached_input_tokens": [np.nan] * n, "cache_write_input_tokens": [np.nan] * n, "reasoning_tokens": [np.nan] * n}
+    base = {
+        "provider": [None] * n,
+        "timestamp": pd.to_datetime(["2025-06-01T00:00:00Z"] * n),
+        "cached_input_tokens": [np.nan] * n,
+        "cache_write_input_tokens": [np.nan] * n,
+        "reasoning_tokens": [np.nan] * n,
+    }
     return pd.DataFrame(base | cols)
 
 
-TABLE = {"m-full": {"input": 3, "cached_input": 0.3, "cache_write": 3.75, "output": 15},
-         "m-bare": {"input": 2, "output": 8},
-         "acme/m-prov": {"input": 1, "output": 1}}
+TABLE = {
+    "m-full": {"input": 3, "cached_input": 0.3, "cache_write": 3.75, "output": 15},
+    "m-bare": {"input": 2, "output": 8},
+    "acme/m-prov": {"input": 1, "output": 1},
+}
 
 
 def test_parts_of_totals_and_fallbacks():
-    df = price_frame(calls(model=["m-full", "m-bare", "m-full", "m-full"],
-                           input_tokens=[10_000, 10_000, 10_000, np.nan], output_tokens=[2_000, 2_000, 2_000, 5],
-                           cached_input_tokens=[4_000, 4_000, np.nan, np.nan], cache_write_input_tokens=[1_000, 1_000, np.nan, np.nan],
-                           reasoning_tokens=[1_500, 0, np.nan, np.nan]), TABLE)
+    df = price_frame(
+        calls(
+            model=["m-full", "m-bare", "m-full", "m-full"],
+            input_tokens=[10_000, 10_000, 10_000, np.nan],
+            output_tokens=[2_000, 2_000, 2_000, 5],
+            cached_input_tokens=[4_000, 4_000, np.nan, np.nan],
+            cache_write_input_tokens=[1_000, 1_000, np.nan, np.nan],
+            reasoning_tokens=[1_500, 0, np.nan, np.nan],
+        ),
+        TABLE,
+    )
     full = (5_000 * 3 + 4_000 * 0.3 + 1_000 * 3.75 + 2_000 * 15) / 1e6  # reasoning is inside the 2,000 output tokens
     bare = (10_000 * 2 + 2_000 * 8) / 1e6  # no cache prices: cached and cache-write tokens cost the input price
     unknown_parts = (10_000 * 3 + 2_000 * 15) / 1e6  # unknown cached/cache-write count as 0
@@ -43,23 +57,38 @@ def test_unknown_model_is_nan_never_zero():
 
 
 def test_provider_scoped_price():
-    df = price_frame(calls(model=["m-prov", "m-prov"], provider=["acme", "other"], input_tokens=[1e6, 1e6], output_tokens=[0, 0]),
-                     Pricer(PriceTable(TABLE), use_genai=False))
+    df = price_frame(
+        calls(model=["m-prov", "m-prov"], provider=["acme", "other"], input_tokens=[1e6, 1e6], output_tokens=[0, 0]),
+        Pricer(PriceTable(TABLE), use_genai=False),
+    )
     assert df["cost_usd"][0] == 1.0 and math.isnan(df["cost_usd"][1])
 
 
 def test_genai_prices_default_offline():
-    df = price_frame(calls(model=["gpt-4o", "claude-sonnet-4-20250514"], provider=["openai", "anthropic"],
-                           input_tokens=[1_000, 1_000], output_tokens=[100, 100], cached_input_tokens=[400, 400],
-                           cache_write_input_tokens=[np.nan, 100]))
-    assert df["cost_usd"].tolist() == pytest.approx([(600 * 2.5 + 400 * 1.25 + 100 * 10) / 1e6,
-                                                     (500 * 3 + 400 * 0.3 + 100 * 3.75 + 100 * 15) / 1e6], rel=1e-12)
+    df = price_frame(
+        calls(
+            model=["gpt-4o", "claude-sonnet-4-20250514"],
+            provider=["openai", "anthropic"],
+            input_tokens=[1_000, 1_000],
+            output_tokens=[100, 100],
+            cached_input_tokens=[400, 400],
+            cache_write_input_tokens=[np.nan, 100],
+        )
+    )
+    assert df["cost_usd"].tolist() == pytest.approx(
+        [(600 * 2.5 + 400 * 1.25 + 100 * 10) / 1e6, (500 * 3 + 400 * 0.3 + 100 * 3.75 + 100 * 15) / 1e6], rel=1e-12
+    )
     # the same numbers as genai-prices' own calc_price (its input_tokens also include cache reads and writes)
     from genai_prices import Usage, calc_price
 
     ours = float(df["cost_usd"][1])
-    theirs = float(calc_price(Usage(input_tokens=1_000, cache_read_tokens=400, cache_write_tokens=100, output_tokens=100),
-                              "claude-sonnet-4-20250514", provider_id="anthropic").total_price)
+    theirs = float(
+        calc_price(
+            Usage(input_tokens=1_000, cache_read_tokens=400, cache_write_tokens=100, output_tokens=100),
+            "claude-sonnet-4-20250514",
+            provider_id="anthropic",
+        ).total_price
+    )
     assert ours == pytest.approx(theirs, rel=1e-12)
 
 
@@ -83,13 +112,15 @@ def test_table_version_changes_with_prices():
 
 
 def test_model_names_with_slashes_are_whole_keys():
-    table = PriceTable({"openrouter/openai/gpt-4o-mini": {"input": 1, "output": 2},
-                        "m-prov": {"provider": "acme", "input": 5, "output": 5}})
+    table = PriceTable(
+        {"openrouter/openai/gpt-4o-mini": {"input": 1, "output": 2}, "m-prov": {"provider": "acme", "input": 5, "output": 5}}
+    )
     assert table.lookup("openrouter/openai/gpt-4o-mini").input == 1
     assert table.lookup("openai/gpt-4o-mini", "openrouter").input == 1  # the provider joined to the model is the key too
     assert table.lookup("m-prov", "acme").input == 5 and table.lookup("m-prov", "other") is None
-    df = price_frame(calls(model=["openrouter/openai/gpt-4o-mini"], input_tokens=[1e6], output_tokens=[1e6]),
-                     Pricer(table, use_genai=False))
+    df = price_frame(
+        calls(model=["openrouter/openai/gpt-4o-mini"], input_tokens=[1e6], output_tokens=[1e6]), Pricer(table, use_genai=False)
+    )
     assert df["cost_usd"][0] == 3.0 and df["priced"][0]
 
 
@@ -101,9 +132,16 @@ def test_csv_prices_one_model_under_two_providers(tmp_path):
 
 
 def test_unknown_cache_counts_are_recorded_as_assumptions():
-    df = price_frame(calls(model=["m-full", "m-full", "m-full", "m-bare", "m-full"], input_tokens=[100, 100, 100, 100, np.nan],
-                           output_tokens=[1, 1, 1, 1, 1], cached_input_tokens=[np.nan, 10, np.nan, np.nan, np.nan],
-                           cache_write_input_tokens=[0, np.nan, np.nan, np.nan, np.nan]), TABLE)
+    df = price_frame(
+        calls(
+            model=["m-full", "m-full", "m-full", "m-bare", "m-full"],
+            input_tokens=[100, 100, 100, 100, np.nan],
+            output_tokens=[1, 1, 1, 1, 1],
+            cached_input_tokens=[np.nan, 10, np.nan, np.nan, np.nan],
+            cache_write_input_tokens=[0, np.nan, np.nan, np.nan, np.nan],
+        ),
+        TABLE,
+    )
     # m-full has its own cached and cache-write prices: counting unknown as 0 changes its cost; m-bare's does not;
     # the last row is unpriced (unknown input), so nothing was assumed for it
     assert df.attrs["price_assumptions"] == {"m-full": {"cached_input_tokens": 2, "cache_write_input_tokens": 2}}

@@ -15,8 +15,21 @@ def test_real_noesis_run(smoke_root):
     df = events_df(smoke_root)
     assert list(df.columns) == list(EVENT_COLUMNS)
     assert len(df) == 13 and df["seq"].tolist() == list(range(13))
-    assert df["phase"].astype(str).tolist() == ["start", "observe", "interpret", "plan", "act", "act", "act", "act",
-                                                 "reflect", "learn", "terminate", "insight", "memory"]
+    assert df["phase"].astype(str).tolist() == [
+        "start",
+        "observe",
+        "interpret",
+        "plan",
+        "act",
+        "act",
+        "act",
+        "act",
+        "reflect",
+        "learn",
+        "terminate",
+        "insight",
+        "memory",
+    ]
     assert df["event_id"].iloc[0] == "4b470732-1a94-4328-8c94-dc0c224b943c"
     assert df["event_id"].iloc[11:].isna().all()  # older insight/memory lines have no id
     assert df["caused_by"].iloc[2] == "abf849a7-e4e6-4764-826f-83f0b1b477d5"
@@ -29,13 +42,29 @@ def test_real_noesis_run(smoke_root):
 
 
 def test_both_serialisations_give_the_same_frame(tmp_path):
-    events = basic_events("ep_x") + [event("ep_x", 6, "runtime", {"kind": "run.checkpoint", "status": "paused", "note": "→ ünïcode"},
-                                           ts="2025-03-01T10:01:00.5+00:00", event_type="run.checkpoint")]
+    events = basic_events("ep_x") + [
+        event(
+            "ep_x",
+            6,
+            "runtime",
+            {"kind": "run.checkpoint", "status": "paused", "note": "→ ünïcode"},
+            ts="2025-03-01T10:01:00.5+00:00",
+            event_type="run.checkpoint",
+        )
+    ]
     write_run(tmp_path / "old", "ep_x", events, style="old")
     write_run(tmp_path / "new", "ep_x", events, style="new")
     old, new = events_df(tmp_path / "old"), events_df(tmp_path / "new")
     pd.testing.assert_frame_equal(old, new)
-    assert old["event_name"].astype(object).where(old["event_name"].notna(), None).tolist() == [None, None, "model.call", "model.call", None, None, "run.checkpoint"]
+    assert old["event_name"].astype(object).where(old["event_name"].notna(), None).tolist() == [
+        None,
+        None,
+        "model.call",
+        "model.call",
+        None,
+        None,
+        "run.checkpoint",
+    ]
     assert old["model"].iloc[2] == "gpt-4o" and old["payload"].iloc[6]["note"] == "→ ünïcode"
     assert old["timestamp"].iloc[6] == pd.Timestamp("2025-03-01T10:01:00.500Z")
 
@@ -48,7 +77,12 @@ def test_engine_runs_have_every_line(engine_runs):
         assert (df["episode_id"] == ep).sum() == lines, scenario
     tool = df[df["episode_id"] == ids["approved"]]
     names = tool["event_name"].astype(str).tolist()
-    assert names.index("tool.approval.pending") < names.index("run.interrupt") < names.index("run.resume") < names.index("tool.approved")
+    assert (
+        names.index("tool.approval.pending")
+        < names.index("run.interrupt")
+        < names.index("run.resume")
+        < names.index("tool.approved")
+    )
     assert tool.loc[tool["event_name"] == "tool.approved", "draft_id"].iloc[0].startswith(f"draft:{ids['approved']}:")
     assert (df.groupby("episode_id", observed=True)["seq"].apply(lambda s: s.tolist() == list(range(len(s))))).all()
 
@@ -69,9 +103,14 @@ def test_filters(tmp_path):
 
 def test_extra_columns(tmp_path):
     write_run(tmp_path / "runs", "ep_a", basic_events("ep_a"))
-    df = events_df(tmp_path / "runs", columns=[Column("task", path="payload.task", type="str"),
-                                               Column("in_tok", path="payload.input_tokens", type="float"),
-                                               Column("n_keys", fn=lambda e: len(e["payload"]), type="int")])
+    df = events_df(
+        tmp_path / "runs",
+        columns=[
+            Column("task", path="payload.task", type="str"),
+            Column("in_tok", path="payload.input_tokens", type="float"),
+            Column("n_keys", fn=lambda e: len(e["payload"]), type="int"),
+        ],
+    )
     assert df["task"].iloc[0] == "task of ep_a" and pd.isna(df["task"].iloc[1])
     assert df["in_tok"].iloc[2] == 1000.0 and df["n_keys"].iloc[0] == 3
     assert str(df["n_keys"].dtype) == "Int64" and str(df["task"].dtype) in ("str", "string", "object")
@@ -80,7 +119,9 @@ def test_extra_columns(tmp_path):
 def test_corrupt_lines_are_reported_or_raised(tmp_path):
     root = tmp_path / "runs"
     good = basic_events("ep_a")
-    write_run(root, "ep_a", good[:2], extra_lines=[b"{broken json\n", b"[1, 2]\n", (str(good[2]).replace("'", '"') + "\n").encode()])
+    write_run(
+        root, "ep_a", good[:2], extra_lines=[b"{broken json\n", b"[1, 2]\n", (str(good[2]).replace("'", '"') + "\n").encode()]
+    )
     write_run(root, "ep_b", basic_events("ep_b"), extra_lines=[b'{"phase": "act", "timestamp": "2025-03-01T1'])  # torn last line
     df = events_df(root)
     assert (df["episode_id"] == "ep_b").sum() == 6  # a torn last line is a line being written, not an error

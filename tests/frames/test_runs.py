@@ -28,8 +28,17 @@ def by_scenario(engine_runs):
 def test_engine_statuses_and_flags(engine_runs):
     df = by_scenario(engine_runs)
     assert list(df.columns[: len(RUN_COLUMNS)]) == list(RUN_COLUMNS)
-    expected = {"success": "ok", "failure": "error", "veto_enforce": "vetoed", "veto_audit": "ok", "paused": "paused",
-                "approved": "ok", "rejected": "vetoed", "replayed": "ok", "cancelled": "cancelled"}
+    expected = {
+        "success": "ok",
+        "failure": "error",
+        "veto_enforce": "vetoed",
+        "veto_audit": "ok",
+        "paused": "paused",
+        "approved": "ok",
+        "rejected": "vetoed",
+        "replayed": "ok",
+        "cancelled": "cancelled",
+    }
     assert df["status"].astype(str).to_dict() == expected
     assert df.loc["veto_enforce", "veto_count"] == 1 and df.loc["veto_enforce", "governance_mode"] == "enforce"
     assert df.loc["veto_audit", "governance_mode"] == "audit" and df.loc["veto_audit", "veto_count"] == 0
@@ -75,21 +84,56 @@ def test_user_prices_override(engine_runs):
 @pytest.mark.parametrize("style", ["old", "new"])
 def test_hand_written_runs_both_serialisations(tmp_path, style):
     root = tmp_path / "runs"
-    write_run(root, "ep_ok", basic_events("ep_ok"), style=style, manifest=True,
-                   summary=hand_summary("ep_ok", task="task of ep_ok", tags={"team": "a"}),
-                   final={"outcome": "success", "finalized_at": "2025-03-01T10:00:51+00:00"})
+    write_run(
+        root,
+        "ep_ok",
+        basic_events("ep_ok"),
+        style=style,
+        manifest=True,
+        summary=hand_summary("ep_ok", task="task of ep_ok", tags={"team": "a"}),
+        final={"outcome": "success", "finalized_at": "2025-03-01T10:00:51+00:00"},
+    )
     # older Noēsis: success as 0, no status in the summary: the terminate event decides
-    write_run(root, "ep_err", basic_events("ep_err", status="error"), style=style, summary=hand_summary("ep_err", task="t", success=0))
+    write_run(
+        root, "ep_err", basic_events("ep_err", status="error"), style=style, summary=hand_summary("ep_err", task="t", success=0)
+    )
     # still running: no summary, no state
     write_run(root, "ep_live", basic_events("ep_live")[:3], style=style)
     # paused: lifecycle events, state partial
     pause = basic_events("ep_pause")[:2] + [
-        event("ep_pause", 2, "runtime", {"kind": "run.interrupt", "status": "interrupted"}, ts="2025-03-01T10:00:20+00:00", event_type="run.interrupt"),
-        event("ep_pause", 3, "runtime", {"kind": "run.checkpoint", "status": "paused", "checkpoint_id": "chk_1"},
-              ts="2025-03-01T10:00:30+00:00", event_type="run.checkpoint")]
-    write_run(root, "ep_pause", pause, style=style, state={"episode": {"id": "ep_pause", "started_at": "2025-03-01T10:00:00+00:00",
-                                                                         "using": "adapter:hand", "tags": {"team": "b"}},
-                                                             "goal": {"task": "paused task"}, "outcomes": {"status": "partial", "actions": [{}, {}]}})
+        event(
+            "ep_pause",
+            2,
+            "runtime",
+            {"kind": "run.interrupt", "status": "interrupted"},
+            ts="2025-03-01T10:00:20+00:00",
+            event_type="run.interrupt",
+        ),
+        event(
+            "ep_pause",
+            3,
+            "runtime",
+            {"kind": "run.checkpoint", "status": "paused", "checkpoint_id": "chk_1"},
+            ts="2025-03-01T10:00:30+00:00",
+            event_type="run.checkpoint",
+        ),
+    ]
+    write_run(
+        root,
+        "ep_pause",
+        pause,
+        style=style,
+        state={
+            "episode": {
+                "id": "ep_pause",
+                "started_at": "2025-03-01T10:00:00+00:00",
+                "using": "adapter:hand",
+                "tags": {"team": "b"},
+            },
+            "goal": {"task": "paused task"},
+            "outcomes": {"status": "partial", "actions": [{}, {}]},
+        },
+    )
     df = runs_df(root).set_index("episode_id")
     assert df["status"].astype(str).to_dict() == {"ep_err": "error", "ep_live": "running", "ep_ok": "ok", "ep_pause": "paused"}
     assert not df.loc["ep_err", "success"] and df.loc["ep_ok", "success"]
@@ -109,8 +153,14 @@ def test_hand_written_runs_both_serialisations(tmp_path, style):
 
 def test_legacy_label_layout_and_manifest_missing_file(tmp_path):
     root = tmp_path / "runs"
-    run = write_run(root / "demo", "ep_20251104_155501_805857_c5f4_s0", basic_events("ep_old"), style="old", manifest=True,
-                    summary=hand_summary("ep_20251104_155501_805857_c5f4_s0", task="legacy", success=1))
+    run = write_run(
+        root / "demo",
+        "ep_20251104_155501_805857_c5f4_s0",
+        basic_events("ep_old"),
+        style="old",
+        manifest=True,
+        summary=hand_summary("ep_20251104_155501_805857_c5f4_s0", task="legacy", success=1),
+    )
     manifest = json.loads((run / "manifest.json").read_text())
     manifest["files"].append({"name": "transcript.jsonl", "sha256": "sha256:00", "size_bytes": 3, "kind": "attachment"})
     (run / "manifest.json").write_text(json.dumps(manifest))
@@ -147,10 +197,20 @@ def test_bad_summary_is_reported_or_raised(tmp_path):
 
 def test_extra_columns(tmp_path):
     root = tmp_path / "runs"
-    write_run(root, "ep_a", basic_events("ep_a"), summary=hand_summary("ep_a", task="t") | {"metrics": {"success": True, "plan_adherence": 0.75}})
-    df = runs_df(root, columns=[Column("adherence", path="summary.metrics.plan_adherence", type="float"),
-                                Column("task_len", fn=lambda r: len(r["summary"]["task"]), type="int"),
-                                Column("nothing", path="summary.no.such.key", type="str")])
+    write_run(
+        root,
+        "ep_a",
+        basic_events("ep_a"),
+        summary=hand_summary("ep_a", task="t") | {"metrics": {"success": True, "plan_adherence": 0.75}},
+    )
+    df = runs_df(
+        root,
+        columns=[
+            Column("adherence", path="summary.metrics.plan_adherence", type="float"),
+            Column("task_len", fn=lambda r: len(r["summary"]["task"]), type="int"),
+            Column("nothing", path="summary.no.such.key", type="str"),
+        ],
+    )
     assert df["adherence"].iloc[0] == 0.75 and df["task_len"].iloc[0] == 1 and pd.isna(df["nothing"].iloc[0])
     with pytest.raises(ValueError, match="default column"):
         runs_df(root, columns=[Column("status", path="summary.x")])
@@ -169,8 +229,18 @@ def test_real_noesis_run(smoke_root):
 def test_summary_usage_by_model_needs_no_event_scan(tmp_path):
     """A summary that lists usage by model (noesis_nb extension) is priced without reading events.jsonl."""
     root = tmp_path / "runs"
-    by_model = [{"provider": "openai", "model": "gpt-4o", "model_calls": 3, "input_tokens": 3000, "cached_input_tokens": 1200,
-                 "cache_write_input_tokens": 0, "output_tokens": 300, "reasoning_tokens": 0}]
+    by_model = [
+        {
+            "provider": "openai",
+            "model": "gpt-4o",
+            "model_calls": 3,
+            "input_tokens": 3000,
+            "cached_input_tokens": 1200,
+            "cache_write_input_tokens": 0,
+            "output_tokens": 300,
+            "reasoning_tokens": 0,
+        }
+    ]
     summary = hand_summary("ep_a", task="t", status="ok") | {"x-noesis_nb": {"usage": {"model_calls": 3, "by_model": by_model}}}
     run = write_run(root, "ep_a", basic_events("ep_a"), summary=summary, final={"outcome": "success"})
     (run / "events.jsonl").write_text("this would be a corrupt line if it were read\n")
@@ -186,8 +256,15 @@ def test_verify_modes(tmp_path):
     record = run / "tool_invocations" / "prepared" / "draft:ep_a:r1.json"
     record.parent.mkdir(parents=True)
     record.write_text('{"status": "approved"}')
-    files = [{"name": p.relative_to(run).as_posix(), "size_bytes": p.stat().st_size,
-              "sha256": "sha256:" + hashlib.sha256(p.read_bytes()).hexdigest()} for p in sorted(run.rglob("*")) if p.is_file()]
+    files = [
+        {
+            "name": p.relative_to(run).as_posix(),
+            "size_bytes": p.stat().st_size,
+            "sha256": "sha256:" + hashlib.sha256(p.read_bytes()).hexdigest(),
+        }
+        for p in sorted(run.rglob("*"))
+        if p.is_file()
+    ]
     (run / "manifest.json").write_text(json.dumps({"files": files}))
     assert runs_df(root)["manifest_ok"].iloc[0] and runs_df(root, verify="hash", cache=False)["manifest_ok"].iloc[0]
     record.write_text('{"status": "approved", "x": 1}')
@@ -202,8 +279,14 @@ def test_verify_modes(tmp_path):
 
 def _two_gpt_calls(task, ctx):
     """Two gpt-4o calls: one with most input read from cache, one that did not report its cache split."""
-    ctx.model_call("gpt-4o", provider="openai", input_tokens=100_000, output_tokens=100, cached_input_tokens=90_000,
-                   cache_write_input_tokens=0)
+    ctx.model_call(
+        "gpt-4o",
+        provider="openai",
+        input_tokens=100_000,
+        output_tokens=100,
+        cached_input_tokens=90_000,
+        cache_write_input_tokens=0,
+    )
     ctx.model_call("gpt-4o", provider="openai", input_tokens=1_000, output_tokens=100)
     return "done"
 
@@ -234,13 +317,16 @@ def test_token_totals_are_nan_when_any_call_is_unknown(tmp_path):
     assert math.isnan(row["cached_input_tokens"]) and math.isnan(row["reasoning_tokens"])
 
 
-@pytest.mark.parametrize("name, patch", [
-    ("summary.json", {"summary": {"metrics": [1]}}),
-    ("summary.json", {"summary": {"flags": "x"}}),
-    ("summary.json", {"summary": {"metrics": {"act_count": "three", "success": True}}}),
-    ("summary.json", {"summary": {"started_at": 5, "duration_sec": "long", "tags": [1]}}),
-    ("state.json", {"state": {"episode": "x", "outcomes": "y", "goal": [2]}}),
-])
+@pytest.mark.parametrize(
+    "name, patch",
+    [
+        ("summary.json", {"summary": {"metrics": [1]}}),
+        ("summary.json", {"summary": {"flags": "x"}}),
+        ("summary.json", {"summary": {"metrics": {"act_count": "three", "success": True}}}),
+        ("summary.json", {"summary": {"started_at": 5, "duration_sec": "long", "tags": [1]}}),
+        ("state.json", {"state": {"episode": "x", "outcomes": "y", "goal": [2]}}),
+    ],
+)
 def test_one_malformed_run_does_not_spoil_the_load(tmp_path, name, patch):
     root = tmp_path / "runs"
     write_run(root, "ep_good", basic_events("ep_good"), summary=hand_summary("ep_good", task="fine"))
@@ -257,10 +343,21 @@ def test_one_malformed_run_does_not_spoil_the_load(tmp_path, name, patch):
 def test_summary_usage_of_a_run_spanning_midnight_is_priced_from_its_calls(tmp_path):
     """Prices are per day: per-model sums of a run that crosses midnight (UTC) cannot say which day a call was on."""
     root = tmp_path / "runs"
-    by_model = [{"provider": "openai", "model": "gpt-4o", "model_calls": 1, "input_tokens": 1000, "cached_input_tokens": 0,
-                 "cache_write_input_tokens": 0, "output_tokens": 10, "reasoning_tokens": 0}]
+    by_model = [
+        {
+            "provider": "openai",
+            "model": "gpt-4o",
+            "model_calls": 1,
+            "input_tokens": 1000,
+            "cached_input_tokens": 0,
+            "cache_write_input_tokens": 0,
+            "output_tokens": 10,
+            "reasoning_tokens": 0,
+        }
+    ]
     summary = hand_summary("ep_a", task="t", status="ok", started_at="2025-03-01T23:59:50+00:00", duration=20.0) | {
-        "x-noesis_nb": {"usage": {"model_calls": 1, "by_model": by_model}}}
+        "x-noesis_nb": {"usage": {"model_calls": 1, "by_model": by_model}}
+    }
     run = write_run(root, "ep_a", basic_events("ep_a"), summary=summary, final={"outcome": "success"})
     (run / "events.jsonl").write_text('{"payload": {"event_name": "model.call"} torn\n')
     df = runs_df(root)

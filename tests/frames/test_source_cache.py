@@ -60,8 +60,11 @@ def test_live_run_appending_is_reloaded(three_runs):
     after = events_df(three_runs)
     assert len(after) == len(before) + 1
     assert after[after["episode_id"] == "ep_b"]["phase"].iloc[-1] == "memory"
-    pd.testing.assert_frame_equal(after[after["episode_id"] == "ep_a"].reset_index(drop=True),
-                                  before[before["episode_id"] == "ep_a"].reset_index(drop=True), check_categorical=False)
+    pd.testing.assert_frame_equal(
+        after[after["episode_id"] == "ep_a"].reset_index(drop=True),
+        before[before["episode_id"] == "ep_a"].reset_index(drop=True),
+        check_categorical=False,
+    )
 
 
 def test_changed_summary_is_reloaded(three_runs):
@@ -97,10 +100,21 @@ def _edit_in_place(path, old: str, new: str) -> None:
 
 def test_in_place_edits_of_a_sealed_run_are_reloaded(tmp_path):
     root = tmp_path / "runs"
-    run = write_run(root, "ep_a", basic_events("ep_a"), summary=hand_summary("ep_a", task="before"), final={"outcome": "success"},
-                    manifest=True)
-    nosum = write_run(root, "ep_b", basic_events("ep_b"), state={"episode": {"id": "ep_b"}, "goal": {"task": "state before"}},
-                      final={"outcome": "success"})
+    run = write_run(
+        root,
+        "ep_a",
+        basic_events("ep_a"),
+        summary=hand_summary("ep_a", task="before"),
+        final={"outcome": "success"},
+        manifest=True,
+    )
+    nosum = write_run(
+        root,
+        "ep_b",
+        basic_events("ep_b"),
+        state={"episode": {"id": "ep_b"}, "goal": {"task": "state before"}},
+        final={"outcome": "success"},
+    )
     df = runs_df(root).set_index("episode_id")
     assert (df.loc["ep_a", "task"], df.loc["ep_a", "outcome"], df.loc["ep_b", "task"]) == ("before", "success", "state before")
     assert df.loc["ep_a", "manifest_ok"]

@@ -15,13 +15,29 @@ from noesis_nb.integrations.taisce import MEMORY_PREFIX, import_taisce
 
 from .runkit import basic_events, event, hand_summary, write_run
 
-MEMORY = MEMORY_PREFIX + "\n" + json.dumps({"watermark": {"stored": 40, "formed": 38, "parked": 0}, "plan": {"degraded": False},
-                                            "facts": [{"statement": "Ana prefers tea"}], "reports": [], "passages": []})
-TRANSCRIPT = [{"role": "user", "name": "taisce", "additional_kwargs": {"taisce.untrusted": True}, "content": MEMORY},
-              {"role": "user", "content": "What should I bring Ana?"}, {"role": "assistant", "content": "Tea."}]
-NOETIC_LOG = [{"source": "framework", "type": "helper:turn_started", "data": {"turnId": "t1"}},
-              {"source": "sdk", "type": "response.output_text.delta", "data": {"delta": "The build is green."}},
-              {"source": "framework", "type": "helper:turn_completed", "data": {"turnId": "t1"}}]
+MEMORY = (
+    MEMORY_PREFIX
+    + "\n"
+    + json.dumps(
+        {
+            "watermark": {"stored": 40, "formed": 38, "parked": 0},
+            "plan": {"degraded": False},
+            "facts": [{"statement": "Ana prefers tea"}],
+            "reports": [],
+            "passages": [],
+        }
+    )
+)
+TRANSCRIPT = [
+    {"role": "user", "name": "taisce", "additional_kwargs": {"taisce.untrusted": True}, "content": MEMORY},
+    {"role": "user", "content": "What should I bring Ana?"},
+    {"role": "assistant", "content": "Tea."},
+]
+NOETIC_LOG = [
+    {"source": "framework", "type": "helper:turn_started", "data": {"turnId": "t1"}},
+    {"source": "sdk", "type": "response.output_text.delta", "data": {"delta": "The build is green."}},
+    {"source": "framework", "type": "helper:turn_completed", "data": {"turnId": "t1"}},
+]
 HARNESS = {"usage": {"inputTokens": 1400, "outputTokens": 60}, "cost": 0.0031, "text": "The build is green."}
 
 
@@ -69,8 +85,12 @@ def agui_run(runs_dir):
             yield {"type": "TOOL_CALL_START", "toolCallId": "tc1", "toolCallName": "delete_file"}
             yield {"type": "TOOL_CALL_ARGS", "toolCallId": "tc1", "delta": '{"path": "old.log"}'}
             yield {"type": "TOOL_CALL_END", "toolCallId": "tc1"}
-            yield {"type": "RUN_FINISHED", **ids, "usage": [{"model": "gpt-4o-mini", "inputTokens": 120, "outputTokens": 20}],
-                   "outcome": {"type": "interrupt", "interrupts": [{"id": "i1", "reason": "tool_call", "toolCallId": "tc1"}]}}
+            yield {
+                "type": "RUN_FINISHED",
+                **ids,
+                "usage": [{"model": "gpt-4o-mini", "inputTokens": 120, "outputTokens": 20}],
+                "outcome": {"type": "interrupt", "interrupts": [{"id": "i1", "reason": "tool_call", "toolCallId": "tc1"}]},
+            }
             return
         yield {"type": "TEXT_MESSAGE_CHUNK", "messageId": "m1", "role": "assistant", "delta": "Deleted old.log."}
         yield {"type": "RUN_FINISHED", **ids}
@@ -126,10 +146,12 @@ def test_event_source_takes_only_system_names_from_the_payload(tmp_path):
     ep = "ep_mixed"
     events = basic_events(ep)
     events[1]["payload"]["source"] = "planner.minimal"
-    events += [event(ep, 6, "observe", {"event_name": "noeta.message", "source": "noeta"}, ts="2025-03-01T10:01:00+00:00"),
-               event(ep, 7, "observe", {"source": ["agui"]}, ts="2025-03-01T10:01:01+00:00"),
-               event(ep, 8, "observe", {"source": {"name": "agui"}}, ts="2025-03-01T10:01:02+00:00"),
-               event(ep, 9, "observe", "not an object", ts="2025-03-01T10:01:03+00:00")]
+    events += [
+        event(ep, 6, "observe", {"event_name": "noeta.message", "source": "noeta"}, ts="2025-03-01T10:01:00+00:00"),
+        event(ep, 7, "observe", {"source": ["agui"]}, ts="2025-03-01T10:01:01+00:00"),
+        event(ep, 8, "observe", {"source": {"name": "agui"}}, ts="2025-03-01T10:01:02+00:00"),
+        event(ep, 9, "observe", "not an object", ts="2025-03-01T10:01:03+00:00"),
+    ]
     summary = hand_summary(ep, task="t", status="ok") | {"x-noesis_nb": {}}
     write_run(tmp_path, ep, events, summary=summary)
     df = events_df(tmp_path)
@@ -138,15 +160,18 @@ def test_event_source_takes_only_system_names_from_the_payload(tmp_path):
     assert system_rows([{"source": "planner.minimal"}, {}]) == ()
 
 
-@pytest.mark.parametrize(("doc", "expected"), [
-    ({"tags": {"source": "langgraph"}, "x-noesis_nb": {}}, "langgraph"),
-    ({"episode": {"tags": {"source": "crewai"}}, "x-noesis_nb": {}}, "crewai"),  # state.json
-    ({"tags": {"source": "my-experiment"}, "x-noesis_nb": {}}, "noesis_nb"),      # not a system: the writer decides
-    ({"tags": {"source": "my-experiment"}}, "noesis"),
-    ({"tags": {}, "x-noesis_nb": {"usage": {}}}, "noesis_nb"),
-    ({"episode": {"tags": None}}, "noesis"),
-    (None, "noesis"),
-])
+@pytest.mark.parametrize(
+    ("doc", "expected"),
+    [
+        ({"tags": {"source": "langgraph"}, "x-noesis_nb": {}}, "langgraph"),
+        ({"episode": {"tags": {"source": "crewai"}}, "x-noesis_nb": {}}, "crewai"),  # state.json
+        ({"tags": {"source": "my-experiment"}, "x-noesis_nb": {}}, "noesis_nb"),  # not a system: the writer decides
+        ({"tags": {"source": "my-experiment"}}, "noesis"),
+        ({"tags": {}, "x-noesis_nb": {"usage": {}}}, "noesis_nb"),
+        ({"episode": {"tags": None}}, "noesis"),
+        (None, "noesis"),
+    ],
+)
 def test_run_source_rules(doc, expected):
     assert run_source(doc) == expected
     assert expected in SYSTEMS | {"noesis_nb", "noesis"}
@@ -167,8 +192,9 @@ def test_a_live_run_without_summary_reads_state_and_stays_cached(tmp_path):
     with open(run / "events.jsonl", "a", encoding="utf-8") as fh:
         for e in basic_events(ep)[3:]:
             fh.write(json.dumps(e) + "\n")
-    (run / "summary.json").write_text(json.dumps(hand_summary(ep, task="t", status="ok", tags={"source": "noeta"})
-                                                 | {"x-noesis_nb": {}}))
+    (run / "summary.json").write_text(
+        json.dumps(hand_summary(ep, task="t", status="ok", tags={"source": "noeta"}) | {"x-noesis_nb": {}})
+    )
     third = events_df(tmp_path)
     assert len(third) == 6 and set(third["source"].astype(str)) == {"noeta"}
     assert runs_df(tmp_path)["source"].tolist() == ["noeta"]
@@ -193,15 +219,18 @@ def test_no_documents_means_noesis(tmp_path):
     assert set(usage_df(tmp_path)["source"].astype(str)) == {"noesis"}
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    (b'{"tags": {}, "x-noesis_nb": {"usage": {}}}\n', "noesis_nb"),
-    (b'{\n  "x-noesis_nb" : {}\n}', "noesis_nb"),
-    (b'{"tags": {"by": "x-noesis_nb"}}', "noesis"),                       # a value, not the key
-    (b'{"task": "say \\"x-noesis_nb\\": hi"}', "noesis"),                # escaped text inside a string
-    (b'{"tags": {"source": "taisce"}, "x-noesis_nb": {}}', "taisce"),
-    (b'{"tags": {"source": "planner"}, "x-noesis_nb": {}}', "noesis_nb"),
-    (b'{"x-noesis_nb": ', "noesis"),                                      # unreadable: state.json is absent too
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (b'{"tags": {}, "x-noesis_nb": {"usage": {}}}\n', "noesis_nb"),
+        (b'{\n  "x-noesis_nb" : {}\n}', "noesis_nb"),
+        (b'{"tags": {"by": "x-noesis_nb"}}', "noesis"),  # a value, not the key
+        (b'{"task": "say \\"x-noesis_nb\\": hi"}', "noesis"),  # escaped text inside a string
+        (b'{"tags": {"source": "taisce"}, "x-noesis_nb": {}}', "taisce"),
+        (b'{"tags": {"source": "planner"}, "x-noesis_nb": {}}', "noesis_nb"),
+        (b'{"x-noesis_nb": ', "noesis"),  # unreadable: state.json is absent too
+    ],
+)
 def test_reading_a_summary_gives_what_parsing_it_gives(tmp_path, text, expected):
     from noesis_nb.frames.rowsource import read_run_source
     from noesis_nb.frames.source import resolve_source

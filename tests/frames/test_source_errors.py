@@ -9,8 +9,15 @@ from hypothesis import strategies as st
 from noesis_nb.frames import events_df, runs_df, tools_df, usage_df
 
 FRAMES = (runs_df, events_df, tools_df, usage_df)
-not_a_path = st.one_of(st.integers(), st.floats(allow_nan=True), st.booleans(), st.binary(max_size=8), st.complex_numbers(),
-                       st.dictionaries(st.text(max_size=5), st.integers(), max_size=3), st.just(object()))
+not_a_path = st.one_of(
+    st.integers(),
+    st.floats(allow_nan=True),
+    st.booleans(),
+    st.binary(max_size=8),
+    st.complex_numbers(),
+    st.dictionaries(st.text(max_size=5), st.integers(), max_size=3),
+    st.just(object()),
+)
 
 
 @settings(max_examples=40, deadline=None, database=None)
@@ -26,8 +33,12 @@ def test_a_non_path_source_names_the_value_and_the_accepted_kinds(value):
 
 
 @settings(max_examples=25, deadline=None, database=None)
-@given(bad=st.one_of(st.none(), st.integers(), st.lists(st.integers(), max_size=2), st.dictionaries(st.text(max_size=3), st.none(), max_size=2)),
-       before=st.integers(min_value=0, max_value=2))
+@given(
+    bad=st.one_of(
+        st.none(), st.integers(), st.lists(st.integers(), max_size=2), st.dictionaries(st.text(max_size=3), st.none(), max_size=2)
+    ),
+    before=st.integers(min_value=0, max_value=2),
+)
 def test_a_bad_item_in_a_source_list_is_named(tmp_path_factory, bad, before):
     root = tmp_path_factory.mktemp("src")
     for frame in FRAMES:

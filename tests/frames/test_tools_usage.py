@@ -21,8 +21,13 @@ def test_engine_tool_drafts(engine_runs):
     names = {v: k for k, v in ids.items()}
     df["scenario"] = df["episode_id"].map(names)
     got = sorted(zip(df["scenario"], df["status"].astype(str)))
-    assert got == [("approved", "succeeded"), ("paused", "pending"), ("rejected", "rejected"),
-                   ("replayed", "replayed"), ("replayed", "succeeded")]
+    assert got == [
+        ("approved", "succeeded"),
+        ("paused", "pending"),
+        ("rejected", "rejected"),
+        ("replayed", "replayed"),
+        ("replayed", "succeeded"),
+    ]
     approved = df[df["scenario"] == "approved"].iloc[0]
     assert approved["tool"] == "fs.write@1" and approved["protocol"] == "python"
     assert approved["effect_kind"] == "write" and approved["risk_tier"] == "high" and approved["requires_approval"]
@@ -42,21 +47,57 @@ def test_hand_written_tool_records(tmp_path):
     ep, draft = "ep_t", "draft:ep_t:req_1"
     ts = [f"2025-03-01T10:00:{s:02d}+00:00" for s in (0, 1, 2, 32, 33, 35)]
     events = [
-        event(ep, 0, "tool", {"event_name": "tool.requested", "request_id": "req_1", "protocol": "subprocess", "tool": "write"}, ts=ts[0]),
+        event(
+            ep,
+            0,
+            "tool",
+            {"event_name": "tool.requested", "request_id": "req_1", "protocol": "subprocess", "tool": "write"},
+            ts=ts[0],
+        ),
         event(ep, 1, "tool", {"event_name": "tool.draft_created", "request_id": "req_1", "draft_id": draft}, ts=ts[1]),
-        event(ep, 2, "tool", {"event_name": "tool.approval.pending", "request_id": "req_1", "draft_id": draft,
-                              "reason_code": "governance.approval_required"}, ts=ts[2]),
+        event(
+            ep,
+            2,
+            "tool",
+            {
+                "event_name": "tool.approval.pending",
+                "request_id": "req_1",
+                "draft_id": draft,
+                "reason_code": "governance.approval_required",
+            },
+            ts=ts[2],
+        ),
         event(ep, 3, "tool", {"event_name": "tool.approved", "request_id": "req_1", "draft_id": draft}, ts=ts[3]),
         event(ep, 4, "tool", {"event_name": "tool.execution.started", "request_id": "req_1", "draft_id": draft}, ts=ts[4]),
-        event(ep, 5, "tool", {"event_name": "tool.execution.failed", "request_id": "req_1", "draft_id": draft,
-                              "reason_code": "tool.execution_failed"}, ts=ts[5]),
+        event(
+            ep,
+            5,
+            "tool",
+            {
+                "event_name": "tool.execution.failed",
+                "request_id": "req_1",
+                "draft_id": draft,
+                "reason_code": "tool.execution_failed",
+            },
+            ts=ts[5],
+        ),
     ]
     run = write_run(tmp_path / "runs", ep, events, style="old")
     folder = run / "tool_invocations"
-    for kind, doc in (("prepared", {"draft_id": draft, "request_id": "req_1", "protocol": "subprocess", "status": "approved",
-                                    "tool": {"namespace": "repo", "name": "write", "version": None},
-                                    "governance": {"effect_kind": "write", "risk_tier": "critical", "requires_approval": True}}),
-                      ("approvals", {"draft_id": draft, "status": "approved", "approver_id": "alice", "reason_code": None})):
+    for kind, doc in (
+        (
+            "prepared",
+            {
+                "draft_id": draft,
+                "request_id": "req_1",
+                "protocol": "subprocess",
+                "status": "approved",
+                "tool": {"namespace": "repo", "name": "write", "version": None},
+                "governance": {"effect_kind": "write", "risk_tier": "critical", "requires_approval": True},
+            },
+        ),
+        ("approvals", {"draft_id": draft, "status": "approved", "approver_id": "alice", "reason_code": None}),
+    ):
         (folder / kind).mkdir(parents=True)
         (folder / kind / f"{draft}.json").write_text(json.dumps(doc))
     row = tools_df(tmp_path / "runs", columns=[Column("approver", path="approval.approver_id", type="str")]).iloc[0]
@@ -99,21 +140,36 @@ def test_malformed_tool_record_beside_a_good_one(tmp_path):
     from noesis_nb.frames import RunLoadError
 
     root = tmp_path / "runs"
-    for ep, governance in (("ep_bad", "x"), ("ep_good", {"effect_kind": "write", "risk_tier": "high", "requires_approval": True})):
+    for ep, governance in (
+        ("ep_bad", "x"),
+        ("ep_good", {"effect_kind": "write", "risk_tier": "high", "requires_approval": True}),
+    ):
         run = write_run(root, ep, [event(ep, 0, "start", {"task": "t"}, ts="2025-03-01T10:00:00+00:00")])
         folder = run / "tool_invocations" / "prepared"
         folder.mkdir(parents=True)
-        (folder / f"draft:{ep}:r1.json").write_text(json.dumps({"draft_id": f"draft:{ep}:r1", "status": "approved",
-                                                               "governance": governance}))
+        (folder / f"draft:{ep}:r1.json").write_text(
+            json.dumps({"draft_id": f"draft:{ep}:r1", "status": "approved", "governance": governance})
+        )
         (run / "tool_invocations" / "approvals").mkdir()
-        (run / "tool_invocations" / "approvals" / f"draft:{ep}:r1.json").write_text(json.dumps(
-            {"draft_id": f"draft:{ep}:r1", "status": "approved", "decided_at": 7 if ep == "ep_bad" else "2025-03-01T10:00:01Z"}))
+        (run / "tool_invocations" / "approvals" / f"draft:{ep}:r1.json").write_text(
+            json.dumps(
+                {
+                    "draft_id": f"draft:{ep}:r1",
+                    "status": "approved",
+                    "decided_at": 7 if ep == "ep_bad" else "2025-03-01T10:00:01Z",
+                }
+            )
+        )
     df = tools_df(root).set_index("episode_id")
     assert df.loc["ep_good", "risk_tier"] == "high" and df.loc["ep_good", "requires_approval"]
     assert pd.isna(df.loc["ep_bad", "risk_tier"]) and df.loc["ep_bad", "status"] == "approved"
     prepared, approval = df.attrs["errors"]  # each bad field is reported against its own record
-    assert prepared["path"].endswith("ep_bad/tool_invocations/prepared/draft:ep_bad:r1.json") and "governance" in prepared["reason"]
-    assert approval["path"].endswith("ep_bad/tool_invocations/approvals/draft:ep_bad:r1.json") and "decided_at" in approval["reason"]
+    assert (
+        prepared["path"].endswith("ep_bad/tool_invocations/prepared/draft:ep_bad:r1.json") and "governance" in prepared["reason"]
+    )
+    assert (
+        approval["path"].endswith("ep_bad/tool_invocations/approvals/draft:ep_bad:r1.json") and "decided_at" in approval["reason"]
+    )
     with pytest.raises(RunLoadError, match="draft:ep_bad:r1.json"):
         tools_df(root, strict=True, cache=False)
 
@@ -121,8 +177,16 @@ def test_malformed_tool_record_beside_a_good_one(tmp_path):
 def test_token_counts_written_as_text_are_unknown(tmp_path):
     """usage_df keeps to its docstring and to integrations' token_count: "12" is not a count."""
     root = tmp_path / "runs"
-    payload = {"event_name": "model.call", "model": "gpt-4o", "provider": "openai", "input_tokens": "1000",
-               "output_tokens": 100, "cached_input_tokens": "400", "latency_ms": "12.5", "reasoning_tokens": True}
+    payload = {
+        "event_name": "model.call",
+        "model": "gpt-4o",
+        "provider": "openai",
+        "input_tokens": "1000",
+        "output_tokens": 100,
+        "cached_input_tokens": "400",
+        "latency_ms": "12.5",
+        "reasoning_tokens": True,
+    }
     write_run(root, "ep_a", [event("ep_a", 0, "model", payload, ts="2025-03-01T10:00:00+00:00")])
     row = usage_df(root).iloc[0]
     assert row["output_tokens"] == 100

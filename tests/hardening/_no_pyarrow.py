@@ -11,7 +11,7 @@ from importlib.abc import MetaPathFinder
 
 
 class _Block(MetaPathFinder):
-    def find_spec(self, name, path=None, target=None):  # noqa: ANN001 - importlib's signature
+    def find_spec(self, name, path=None, target=None):
         if name == "pyarrow" or name.startswith("pyarrow."):
             raise ImportError(f"{name} is blocked to test the default install (no pyarrow)")
         return None

@@ -13,7 +13,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.hardening)
 
 
-def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # noqa: ANN001 - pytest's hook signature
+def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
     if not FIGURES:
         return
     terminalreporter.section("hardening figures")

@@ -26,10 +26,10 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent.parent))
 
 import noesis_nb  # noqa: E402  (preloaded before any fork)
-import noesis_nb.runtime.api  # noqa: E402,F401
-import noesis_nb.runtime.resume  # noqa: E402,F401
-import noesis_nb.runtime.resume_tool  # noqa: E402,F401
-import noesis_nb.tools  # noqa: E402,F401
+import noesis_nb.runtime.api  # noqa: E402
+import noesis_nb.runtime.resume  # noqa: E402
+import noesis_nb.runtime.resume_tool  # noqa: E402
+import noesis_nb.tools  # noqa: E402
 from noesis_nb import _jsonio, ns  # noqa: E402
 from noesis_nb.store import eventlog  # noqa: E402
 from noesis_nb.tools import repositories  # noqa: E402

@@ -8,8 +8,9 @@ episode can bring new categories (models, providers, phases, tools, tags) into a
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import noesis_nb
 
@@ -21,8 +22,15 @@ def add_one(x: int) -> int:
 def _llm(models: list[tuple[str, str]]) -> Callable[[str, Any], str]:
     def llm(task: str, ctx: Any) -> str:
         for i, (provider, model) in enumerate(models):
-            ctx.model_call(model, provider=provider, input_tokens=1000 * (i + 1), output_tokens=50 + i,
-                           cached_input_tokens=100 * i, cache_write_input_tokens=None if i % 2 else 10, latency_ms=12.5)
+            ctx.model_call(
+                model,
+                provider=provider,
+                input_tokens=1000 * (i + 1),
+                output_tokens=50 + i,
+                cached_input_tokens=100 * i,
+                cache_write_input_tokens=None if i % 2 else 10,
+                latency_ms=12.5,
+            )
         return "answered"
 
     return llm
@@ -36,8 +44,12 @@ def make_llm(root: Path, n: int) -> str:
 
 def make_tagged(root: Path, n: int) -> str:
     """New tag keys (new ``tags_*`` columns in runs_df) and a value of another type."""
-    return noesis_nb.solve(f"tagged {n}", using=_llm([("openai", "gpt-4o-mini")]), runs_dir=root,
-                           tags={f"key{n}": n, "team": f"team-{n % 2}", "flag": bool(n % 2)})
+    return noesis_nb.solve(
+        f"tagged {n}",
+        using=_llm([("openai", "gpt-4o-mini")]),
+        runs_dir=root,
+        tags={f"key{n}": n, "team": f"team-{n % 2}", "flag": bool(n % 2)},
+    )
 
 
 def make_phases(root: Path, n: int) -> str:
@@ -84,8 +96,17 @@ def make_integration(root: Path, n: int) -> str:
     systems = ["agui", "langgraph", "noeta", "crewai"]
 
     def adapter(task: str, ctx: Any) -> str:
-        ctx.emit("model", {"event_name": "model.call", "model": f"int-model-{n}", "provider": "acme", "input_tokens": 5,
-                           "output_tokens": 1, "source": systems[(n + 1) % 4]})
+        ctx.emit(
+            "model",
+            {
+                "event_name": "model.call",
+                "model": f"int-model-{n}",
+                "provider": "acme",
+                "input_tokens": 5,
+                "output_tokens": 1,
+                "source": systems[(n + 1) % 4],
+            },
+        )
         return "ok"
 
     return noesis_nb.solve(f"integration {n}", using=adapter, runs_dir=root, tags={"source": systems[n % 4]})

@@ -30,21 +30,66 @@ FILE_OPS = ("directory", "symlink_out", "symlink_dir_out", "fifo")
 _COUNTS = ("input_tokens", "output_tokens", "cached_input_tokens", "cache_write_input_tokens", "reasoning_tokens")
 # The fields each document has that the frames read (format: dotted path, "[]" = each array item, "!" = required; rule)
 DOC_FIELDS = {
-    "summary.json": ["episode_id:text", "task:text", "status:text", "outcome:text", "started_at:time", "duration_sec:nonneg",
-                     "flags:object", "flags.using:text", "flags.governance_mode:text", "metrics:object", "metrics.success:success",
-                     "metrics.act_count:count", "metrics.veto_count:count", "tags:object", "x-noesis_nb:object",
-                     "x-noesis_nb.usage:object", "x-noesis_nb.usage.model_calls:count", "x-noesis_nb.usage.by_model:list",
-                     "x-noesis_nb.usage.by_model.[]:object", "x-noesis_nb.usage.by_model.[].model:text",
-                     "x-noesis_nb.usage.by_model.[].provider:text", "x-noesis_nb.usage.by_model.[].model_calls:count",
-                     *[f"x-noesis_nb.usage.by_model.[].{c}:count" for c in _COUNTS]],
-    "state.json": ["episode:object", "episode.id:text", "episode.started_at:time", "episode.using:text", "episode.tags:object",
-                   "goal:object", "goal.task:text", "outcomes:object", "outcomes.status:text", "outcomes.actions:list",
-                   "x-noesis_nb:object", "x-noesis_nb.governance_mode:text"],
+    "summary.json": [
+        "episode_id:text",
+        "task:text",
+        "status:text",
+        "outcome:text",
+        "started_at:time",
+        "duration_sec:nonneg",
+        "flags:object",
+        "flags.using:text",
+        "flags.governance_mode:text",
+        "metrics:object",
+        "metrics.success:success",
+        "metrics.act_count:count",
+        "metrics.veto_count:count",
+        "tags:object",
+        "x-noesis_nb:object",
+        "x-noesis_nb.usage:object",
+        "x-noesis_nb.usage.model_calls:count",
+        "x-noesis_nb.usage.by_model:list",
+        "x-noesis_nb.usage.by_model.[]:object",
+        "x-noesis_nb.usage.by_model.[].model:text",
+        "x-noesis_nb.usage.by_model.[].provider:text",
+        "x-noesis_nb.usage.by_model.[].model_calls:count",
+        *[f"x-noesis_nb.usage.by_model.[].{c}:count" for c in _COUNTS],
+    ],
+    "state.json": [
+        "episode:object",
+        "episode.id:text",
+        "episode.started_at:time",
+        "episode.using:text",
+        "episode.tags:object",
+        "goal:object",
+        "goal.task:text",
+        "outcomes:object",
+        "outcomes.status:text",
+        "outcomes.actions:list",
+        "x-noesis_nb:object",
+        "x-noesis_nb.governance_mode:text",
+    ],
     "final.json": ["episode_id:text", "finalized_at:time", "outcome:text", "run_index:count"],
-    "manifest.json": ["episode_id:text", "created_at:time", "files!:list", "files.[]:object", "files.[].name!:relpath",
-                      "files.[].size_bytes:count", "files.[].sha256:text"],
-    "prepared": ["draft_id:text", "request_id:text", "status:text", "protocol:text", "tool:tool", "governance:object",
-                 "governance.effect_kind:text", "governance.risk_tier:text", "governance.requires_approval:bool"],
+    "manifest.json": [
+        "episode_id:text",
+        "created_at:time",
+        "files!:list",
+        "files.[]:object",
+        "files.[].name!:relpath",
+        "files.[].size_bytes:count",
+        "files.[].sha256:text",
+    ],
+    "prepared": [
+        "draft_id:text",
+        "request_id:text",
+        "status:text",
+        "protocol:text",
+        "tool:tool",
+        "governance:object",
+        "governance.effect_kind:text",
+        "governance.risk_tier:text",
+        "governance.requires_approval:bool",
+    ],
     "approvals": ["draft_id:text", "status:text", "decided_at:time", "approver_id:text", "reason:text", "reason_code:text"],
     "executions": ["draft_id:text", "status:text", "duration_ms:nonneg", "reason_code:text"],
 }
@@ -83,11 +128,21 @@ BAD = {
     "relpath": ['"../../etc/passwd"', '"/etc/passwd"', '""', '"a/../../b"', "5", '"a\\\\b"', '"x//y"'],
     "faculty": ['"feelings"', "5", "[]"],
 }
-EVENT_TOP = {"timestamp": "time", "phase": "text", "payload": "object", "id": "text", "agent_id": "text", "caused_by": "text",
-             "faculty": "faculty", "event_type": "text", "metrics": "object"}
+EVENT_TOP = {
+    "timestamp": "time",
+    "phase": "text",
+    "payload": "object",
+    "id": "text",
+    "agent_id": "text",
+    "caused_by": "text",
+    "faculty": "faculty",
+    "event_type": "text",
+    "metrics": "object",
+}
 EVENT_PAYLOAD = {"event_name": "text", "status": "text", "tool": "tool", "draft_id": "text", "model": "text", "source": "text"}
-CALL_PAYLOAD = {k: "count" for k in ("input_tokens", "output_tokens", "cached_input_tokens", "cache_write_input_tokens",
-                                     "reasoning_tokens")} | {"latency_ms": "nonneg", "cost_usd": "nonneg", "provider": "text"}
+CALL_PAYLOAD = {
+    k: "count" for k in ("input_tokens", "output_tokens", "cached_input_tokens", "cache_write_input_tokens", "reasoning_tokens")
+} | {"latency_ms": "nonneg", "cost_usd": "nonneg", "provider": "text"}
 TOOL_PAYLOAD = {"request_id": "text", "reason_code": "text", "protocol": "text", "reason": "text"}
 REQUIRED_EVENT = {"timestamp", "phase", "payload"}
 
@@ -103,14 +158,18 @@ class Expect:
     kind: str = ""
 
     def met(self, errors: list[dict[str, Any]]) -> bool:
-        return any(e["path"] == self.path and (self.line is None or e["line"] == self.line)
-                   and any(w in e["reason"] for w in self.words) for e in errors)
+        return any(
+            e["path"] == self.path and (self.line is None or e["line"] == self.line) and any(w in e["reason"] for w in self.words)
+            for e in errors
+        )
 
 
 def targets(run: Path) -> list[tuple[str, Path]]:
     """(kind, file) of every file the frames read in ``run``."""
     out = [("events", run / "events.jsonl")]
-    out += [(name, run / name) for name in ("summary.json", "state.json", "final.json", "manifest.json") if (run / name).is_file()]
+    out += [
+        (name, run / name) for name in ("summary.json", "state.json", "final.json", "manifest.json") if (run / name).is_file()
+    ]
     for kind in ("prepared", "approvals", "executions"):
         out += [(kind, p) for p in tool_records(run, kind)]
     return out
@@ -160,8 +219,9 @@ def _event_op(path: Path, op: str, rng: random.Random) -> Expect:
         lines[index] = raw[: rng.randrange(1, len(raw) - 1)]
         words: tuple[str, ...] = ("invalid JSON",)
         what = "event line cut short"
-    elif op == "nan_line" and _invalid(nan := re.sub(rb'":(\s*)-?\d[\d.eE+-]*', rb'":\1' + rng.choice([b"NaN", b"Infinity", b"-Infinity"]),
-                                                     raw, count=1)):
+    elif op == "nan_line" and _invalid(
+        nan := re.sub(rb'":(\s*)-?\d[\d.eE+-]*', rb'":\1' + rng.choice([b"NaN", b"Infinity", b"-Infinity"]), raw, count=1)
+    ):
         lines[index] = nan
         words, what = ("invalid JSON",), "a number in an event line replaced by a NaN/Infinity literal"
     elif op in ("garbage_line", "nan_line"):  # nan_line without a number to replace: garbage instead
@@ -240,7 +300,7 @@ def _doc_op(path: Path, tree: dict[str, Any], op: str, rng: random.Random) -> Ex
         return Expect(where, None, ("invalid JSON",), f"{path.name} truncated")
     if op == "garbage":
         start = rng.randrange(len(body))
-        path.write_bytes(body[:start] + b"\xff\xfe" + bytes(rng.randrange(256) for _ in range(8)) + body[start + 1:])
+        path.write_bytes(body[:start] + b"\xff\xfe" + bytes(rng.randrange(256) for _ in range(8)) + body[start + 1 :])
         return Expect(where, None, ("invalid JSON",), f"{path.name} has garbage bytes")
     if op == "empty":
         path.write_bytes(b"")

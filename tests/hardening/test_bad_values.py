@@ -1,4 +1,5 @@
-"""Each kind of bad value the readers met quietly, one test each: reported with file and line, read as unknown, raised when strict.
+"""Each kind of bad value the readers met quietly, one test each: reported with file and line, read as unknown,
+raised when strict.
 
 Runs are written by the engine (``episodes``) and then damaged the way a downloaded or
 hand-edited run can be. Non-strict loads must not raise and must say what is wrong where;
@@ -60,18 +61,21 @@ def model_call(event: dict) -> bool:
     return event.get("payload", {}).get("event_name") == "model.call"
 
 
-@pytest.mark.parametrize("field, value, wanted", [
-    ("timestamp", "yesterday", "not an ISO-8601 time"),
-    ("timestamp", 1700000000, "not an ISO-8601 time"),
-    ("timestamp", None, "timestamp is missing"),
-    ("phase", 5, "phase is 5"),
-    ("phase", "__delete__", "phase is missing"),
-    ("payload", [1, 2], "payload is [1, 2]"),
-    ("payload", "text", "payload is 'text'"),
-    ("id", 5, "id is 5"),
-    ("caused_by", ["x"], "caused_by is ['x']"),
-    ("agent_id", {"a": 1}, "agent_id is {'a': 1}"),
-])
+@pytest.mark.parametrize(
+    "field, value, wanted",
+    [
+        ("timestamp", "yesterday", "not an ISO-8601 time"),
+        ("timestamp", 1700000000, "not an ISO-8601 time"),
+        ("timestamp", None, "timestamp is missing"),
+        ("phase", 5, "phase is 5"),
+        ("phase", "__delete__", "phase is missing"),
+        ("payload", [1, 2], "payload is [1, 2]"),
+        ("payload", "text", "payload is 'text'"),
+        ("id", 5, "id is 5"),
+        ("caused_by", ["x"], "caused_by is ['x']"),
+        ("agent_id", {"a": 1}, "agent_id is {'a': 1}"),
+    ],
+)
 def test_wrong_types_in_valid_event_lines(tmp_path: Path, field: str, value, wanted: str) -> None:
     root = tmp_path / "runs"
     run = root / make_llm(root, 1)
@@ -128,18 +132,21 @@ def test_parts_above_their_total_are_reported_and_unknown(tmp_path: Path) -> Non
     assert math.isnan(usage["input_tokens"][0]) and math.isnan(usage["cached_input_tokens"][0]) and not usage["priced"][0]
 
 
-@pytest.mark.parametrize("name, change, wanted", [
-    ("summary.json", lambda d: d["metrics"].update(act_count="three"), "metrics.act_count is 'three'"),
-    ("summary.json", lambda d: d.update(started_at=5), "started_at is 5"),
-    ("summary.json", lambda d: d.update(duration_sec=-1), "duration_sec is -1"),
-    ("state.json", lambda d: d["episode"].update(started_at="yesterday"), "episode.started_at is 'yesterday'"),
-    ("state.json", lambda d: d["outcomes"].update(actions="none"), "outcomes.actions is 'none'"),
-    ("final.json", lambda d: d.update(outcome=["success"]), "outcome is ['success']"),
-    ("manifest.json", lambda d: d["files"][0].update(name="../../etc/passwd"), "files[0].name is '../../etc/passwd'"),
-    ("manifest.json", lambda d: d["files"].__setitem__(1, "events.jsonl"), "files[1] is 'events.jsonl'"),
-    ("manifest.json", lambda d: d["files"][2].update(size_bytes="12"), "files[2].size_bytes is '12'"),
-    ("manifest.json", lambda d: d.pop("files"), "files is missing"),
-])
+@pytest.mark.parametrize(
+    "name, change, wanted",
+    [
+        ("summary.json", lambda d: d["metrics"].update(act_count="three"), "metrics.act_count is 'three'"),
+        ("summary.json", lambda d: d.update(started_at=5), "started_at is 5"),
+        ("summary.json", lambda d: d.update(duration_sec=-1), "duration_sec is -1"),
+        ("state.json", lambda d: d["episode"].update(started_at="yesterday"), "episode.started_at is 'yesterday'"),
+        ("state.json", lambda d: d["outcomes"].update(actions="none"), "outcomes.actions is 'none'"),
+        ("final.json", lambda d: d.update(outcome=["success"]), "outcome is ['success']"),
+        ("manifest.json", lambda d: d["files"][0].update(name="../../etc/passwd"), "files[0].name is '../../etc/passwd'"),
+        ("manifest.json", lambda d: d["files"].__setitem__(1, "events.jsonl"), "files[1] is 'events.jsonl'"),
+        ("manifest.json", lambda d: d["files"][2].update(size_bytes="12"), "files[2].size_bytes is '12'"),
+        ("manifest.json", lambda d: d.pop("files"), "files is missing"),
+    ],
+)
 def test_bad_fields_in_run_documents(tmp_path: Path, name: str, change, wanted: str) -> None:
     """Reported against the document that holds them, also when another document would have given the value."""
     root = tmp_path / "runs"
@@ -160,13 +167,16 @@ def test_bad_fields_in_run_documents(tmp_path: Path, name: str, change, wanted: 
         assert not row["manifest_ok"]
 
 
-@pytest.mark.parametrize("kind, change, wanted", [
-    ("prepared", lambda d: d["governance"].update(requires_approval="yes"), "governance.requires_approval is 'yes'"),
-    ("prepared", lambda d: d.update(tool=5), "tool is 5"),
-    ("approvals", lambda d: d.update(decided_at=7), "decided_at is 7"),
-    ("approvals", lambda d: d.update(approver_id=["ops"]), "approver_id is ['ops']"),
-    ("executions", lambda d: d.update(duration_ms=-3), "duration_ms is -3"),
-])
+@pytest.mark.parametrize(
+    "kind, change, wanted",
+    [
+        ("prepared", lambda d: d["governance"].update(requires_approval="yes"), "governance.requires_approval is 'yes'"),
+        ("prepared", lambda d: d.update(tool=5), "tool is 5"),
+        ("approvals", lambda d: d.update(decided_at=7), "decided_at is 7"),
+        ("approvals", lambda d: d.update(approver_id=["ops"]), "approver_id is ['ops']"),
+        ("executions", lambda d: d.update(duration_ms=-3), "duration_ms is -3"),
+    ],
+)
 @pytest.mark.parametrize("maker", [make_tool, make_command], ids=["python tool", "subprocess tool"])
 def test_bad_fields_in_tool_records(tmp_path: Path, maker, kind: str, change, wanted: str) -> None:
     root = tmp_path / "runs"
@@ -196,8 +206,10 @@ def test_what_is_not_a_file_of_the_run_is_reported_never_read(tmp_path: Path, na
         os.mkfifo(path)  # a blocking read would hang the load forever
     else:
         path.symlink_to(outside)
-    frames = {name: frame(root, cache=False) for name, frame in
-              (("runs", runs_df), ("events", events_df), ("tools", tools_df), ("usage", usage_df))}
+    frames = {
+        name: frame(root, cache=False)
+        for name, frame in (("runs", runs_df), ("events", events_df), ("tools", tools_df), ("usage", usage_df))
+    }
     errors = [e for df in frames.values() for e in df.attrs["errors"]]
     wanted = {"directory": "a directory", "fifo": "FIFO", "symlink": "outside the run"}[what]
     assert any(e["path"] == str(path) and wanted in e["reason"] for e in errors), errors
@@ -302,7 +314,7 @@ def _as_nobody(fn):
             os.setgid(65534)
             os.setuid(65534)
             payload = json.dumps({"ok": fn()})
-        except BaseException as exc:  # noqa: BLE001
+        except BaseException as exc:
             payload = json.dumps({"error": f"{type(exc).__name__}: {exc}"})
         os.write(write, payload.encode())
         os._exit(0)
@@ -340,9 +352,13 @@ def test_unreadable_files_are_reported(tmp_path: Path) -> None:
 
         found = _as_nobody(load)
         assert any(e["path"] == str(run / "summary.json") and "permission denied" in e["reason"] for e in found["runs_df"]), found
-        assert any(e["path"] == str(run / "events.jsonl") and "permission denied" in e["reason"] for e in found["events_df"]), found
-        assert any(e["path"] == str(run / "tool_invocations" / "approvals") and "permission denied" in e["reason"]
-                   for e in found["tools_df"]), found
+        assert any(e["path"] == str(run / "events.jsonl") and "permission denied" in e["reason"] for e in found["events_df"]), (
+            found
+        )
+        assert any(
+            e["path"] == str(run / "tool_invocations" / "approvals") and "permission denied" in e["reason"]
+            for e in found["tools_df"]
+        ), found
     finally:
         for path in base.rglob("*"):
             if not path.is_symlink():

@@ -30,14 +30,22 @@ HERE = Path(__file__).resolve().parent
 SCENARIOS = ("live_auto", "live_ask", "solve_then_resume", "veto_then_resume")
 #: events a run holds at most once (after recovery as before)
 ONCE_PER_RUN = ("start", "plan", "act", "reflect", "learn", "terminate", "insight", "memory")
-ONCE_PER_REQUEST = ("tool.requested", "tool.draft_created", "tool.approval.pending", "tool.approved",
-                    "tool.execution.started", "tool.execution.succeeded", "tool.execution.failed")
+ONCE_PER_REQUEST = (
+    "tool.requested",
+    "tool.draft_created",
+    "tool.approval.pending",
+    "tool.approved",
+    "tool.execution.started",
+    "tool.execution.succeeded",
+    "tool.execution.failed",
+)
 
 
 class ForkServer:
     def __init__(self) -> None:
-        self.proc = subprocess.Popen([sys.executable, str(HERE / "crashkit.py")], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, text=True)
+        self.proc = subprocess.Popen(
+            [sys.executable, str(HERE / "crashkit.py")], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        )
 
     def run(self, **request: object) -> dict:
         assert self.proc.stdin and self.proc.stdout
@@ -87,7 +95,9 @@ def _check(run: Path, marker: Path, tally: Counter) -> None:
     for phase in ONCE_PER_RUN:
         assert phases[phase] <= 1, f"{phase} written {phases[phase]} times"
     assert phases["terminate"] == 1 and phases["insight"] == 1
-    per_request = Counter((e["payload"].get("request_id"), e["payload"].get("event_name")) for e in events if e["phase"] == "tool")
+    per_request = Counter(
+        (e["payload"].get("request_id"), e["payload"].get("event_name")) for e in events if e["phase"] == "tool"
+    )
     twice = {k: n for k, n in per_request.items() if k[1] in ONCE_PER_REQUEST and n > 1}
     assert not twice, f"tool events written twice: {twice}"
     resumes = Counter(e["payload"].get("checkpoint_id") for e in events if e.get("event_type") == "run.resume")
@@ -128,5 +138,6 @@ def test_kill_9_between_any_two_writes(server: ForkServer, scenario: str, tmp_pa
             continue
         _recover(runs[0], scenario, root / "marker.txt", tally)
         _check(runs[0], root / "marker.txt", tally)
-    figures(f"crash recovery: {scenario}", {"write points": points, **tally, "stuck": 0, "tool run twice": 0,
-                                            "duplicate events": 0})
+    figures(
+        f"crash recovery: {scenario}", {"write points": points, **tally, "stuck": 0, "tool run twice": 0, "duplicate events": 0}
+    )

@@ -26,13 +26,16 @@ def _paused(runs_dir: Path, tmp_path: Path) -> Path:
 
 @pytest.mark.parametrize("target", ["ep_" + "x" * 300, "a" * 300 + "/b", "./" + "y" * 300, "é" * 200, "x" * 201])
 def test_an_over_long_id_or_path_is_one_clear_error(runs_dir: Path, target: str) -> None:
-    for call in (lambda: noesis_nb.approve_draft(target, approver_id="a", runs_dir=runs_dir),
-                 lambda: noesis_nb.resume_run(target, runs_dir=runs_dir),
-                 lambda: noesis_nb.show(target, runs_dir=runs_dir)):
+    for call in (
+        lambda: noesis_nb.approve_draft(target, approver_id="a", runs_dir=runs_dir),
+        lambda: noesis_nb.resume_run(target, runs_dir=runs_dir),
+        lambda: noesis_nb.show(target, runs_dir=runs_dir),
+    ):
         with pytest.raises((InvalidIdError, RunNotFoundError)) as info:
             call()
-        assert "Errno" not in str(info.value) and ("long" in str(info.value) or "no run" in str(info.value)
-                                                   or "characters" in str(info.value))
+        assert "Errno" not in str(info.value) and (
+            "long" in str(info.value) or "no run" in str(info.value) or "characters" in str(info.value)
+        )
 
 
 @pytest.mark.parametrize("ref", ["", "   ", "draft:", "draft:{ep}:", "req", 0])
@@ -72,8 +75,9 @@ def test_a_failed_resume_writes_nothing_and_leaves_no_file_open(runs_dir: Path, 
         with pytest.raises(ApprovalDecisionRequiredError, match="approve_draft"):
             noesis_nb.resume_run(run)
     assert ((run / "events.jsonl").read_bytes(), (run / "state.json").read_bytes()) == before
-    open_files = {os.path.realpath(f"/proc/self/fd/{fd}") for fd in os.listdir("/proc/self/fd")
-                  if os.path.exists(f"/proc/self/fd/{fd}")}
+    open_files = {
+        os.path.realpath(f"/proc/self/fd/{fd}") for fd in os.listdir("/proc/self/fd") if os.path.exists(f"/proc/self/fd/{fd}")
+    }
     assert str((run / "events.jsonl").resolve()) not in open_files
     assert str((run / ".owner.lock").resolve()) not in open_files
 
@@ -97,6 +101,7 @@ def test_nothing_to_resume_points_at_the_callers_line(runs_dir: Path, tmp_path: 
 
 def test_a_paused_episode_stands_down_when_someone_else_seals_its_run(runs_dir: Path, tmp_path: Path) -> None:
     """The writer trusts the disk, not its memory: final.json written by another program ends the live episode."""
+
     async def main():
         handle = noesis_nb.start("append the note", using=tool_agent(str(tmp_path / "marker.txt")), runs_dir=runs_dir)
         await handle

@@ -66,8 +66,12 @@ def check_all(root: Path) -> None:
         assert_same(frame(root), cold, f"{name}: second load of unchanged runs")
 
 
-@settings(max_examples=int(os.environ.get("NOESIS_NB_RELOAD_EXAMPLES", "12")), deadline=None, database=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(
+    max_examples=int(os.environ.get("NOESIS_NB_RELOAD_EXAMPLES", "12")),
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 @given(script=st.lists(step, min_size=2, max_size=9), batch_rows=st.sampled_from([1024, 5, 40]))
 def test_second_loads_equal_a_cold_load(tmp_path_factory: pytest.TempPathFactory, script, batch_rows: int) -> None:
     root = tmp_path_factory.mktemp("reload") / "runs"
@@ -111,9 +115,11 @@ def test_this_process_mode_is_what_it_claims() -> None:
     assert _arrays.HAVE_ARROW == importable
 
 
-_BLOCKED = ("import sys; import tests.hardening._no_pyarrow; import pytest; "
-            "sys.exit(pytest.main(['-q', '-p', 'no:cacheprovider', '-p', 'no:nbval', '-o', 'addopts=', "
-            "'tests/hardening/test_frames_reload.py', '-k', 'not subprocess']))")
+_BLOCKED = (
+    "import sys; import tests.hardening._no_pyarrow; import pytest; "
+    "sys.exit(pytest.main(['-q', '-p', 'no:cacheprovider', '-p', 'no:nbval', '-o', 'addopts=', "
+    "'tests/hardening/test_frames_reload.py', '-k', 'not subprocess']))"
+)
 
 if _arrays.HAVE_ARROW:  # pyarrow is here: also run this module as a default install would (pyarrow blocked)
 

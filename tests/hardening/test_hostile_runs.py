@@ -62,9 +62,11 @@ def test_a_checkpoint_id_read_from_the_log_never_becomes_a_path(runs_dir: Path, 
         return event
 
     _rewrite_events(run, plant)
-    for act in (lambda: noesis_nb.approve_draft(run, approver_id="mallory"),
-                lambda: noesis_nb.reject_draft(run, approver_id="mallory"),
-                lambda: noesis_nb.resume_run(run, using=lambda task: "done")):
+    for act in (
+        lambda: noesis_nb.approve_draft(run, approver_id="mallory"),
+        lambda: noesis_nb.reject_draft(run, approver_id="mallory"),
+        lambda: noesis_nb.resume_run(run, using=lambda task: "done"),
+    ):
         with pytest.raises(InvalidIdError, match="checkpoint id"):
             act()
     assert _everything_under(outside) == []

@@ -27,8 +27,12 @@ from .report import figures
 from .test_crash_recovery import ForkServer
 
 TRIALS = 32
-WAYS = ("approve then resume", "resume first, then approve and resume", "three resumes racing an approval",
-        "show() then Approve and Resume")
+WAYS = (
+    "approve then resume",
+    "resume first, then approve and resume",
+    "three resumes racing an approval",
+    "show() then Approve and Resume",
+)
 
 
 @pytest.fixture(scope="module")
@@ -94,8 +98,11 @@ def test_a_live_waiter_and_another_process_never_both_continue(server: ForkServe
         root.mkdir()
         flag = root / "paused.txt"
         reply: dict = {}
-        kernel_a = threading.Thread(target=lambda: reply.update(server.run(scenario="live_waiting", root=str(root),
-                                                                           kill_at=None, flag=str(flag))))
+        kernel_a = threading.Thread(
+            target=lambda reply=reply, root=root, flag=flag: reply.update(
+                server.run(scenario="live_waiting", root=str(root), kill_at=None, flag=str(flag))
+            )
+        )
         kernel_a.start()
         run = _wait_for(flag)
         told = _act_as_process_b(way, run, rng)
@@ -113,5 +120,7 @@ def test_a_live_waiter_and_another_process_never_both_continue(server: ForkServe
         assert not decision.created and decision.approver_id == "bob"
         tally["one execution, one seal"] += 1
         tally["process B stood down"] += bool(told)
-    figures("live waiter vs another process's approve + resume", {"trials": TRIALS, **tally, "tools run twice": 0,
-                                                                   "runs sealed twice": 0})
+    figures(
+        "live waiter vs another process's approve + resume",
+        {"trials": TRIALS, **tally, "tools run twice": 0, "runs sealed twice": 0},
+    )

@@ -68,22 +68,40 @@ def bases(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
 def outside(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Files outside every run that symlinks point to; if a reader followed one, its marker would show in a frame."""
     place = tmp_path_factory.mktemp("outside")
-    doc = {"episode_id": mutate.OUTSIDE_MARK, "task": mutate.OUTSIDE_MARK, "status": mutate.OUTSIDE_MARK,
-           "files": [{"name": mutate.OUTSIDE_MARK}], "draft_id": mutate.OUTSIDE_MARK}
+    doc = {
+        "episode_id": mutate.OUTSIDE_MARK,
+        "task": mutate.OUTSIDE_MARK,
+        "status": mutate.OUTSIDE_MARK,
+        "files": [{"name": mutate.OUTSIDE_MARK}],
+        "draft_id": mutate.OUTSIDE_MARK,
+    }
     (place / "doc.json").write_text(json.dumps(doc))
-    line = {"id": mutate.OUTSIDE_MARK, "timestamp": "2025-01-01T00:00:00+00:00", "phase": mutate.OUTSIDE_MARK,
-            "payload": {"event_name": "model.call", "model": mutate.OUTSIDE_MARK, "input_tokens": 1, "output_tokens": 1}}
+    line = {
+        "id": mutate.OUTSIDE_MARK,
+        "timestamp": "2025-01-01T00:00:00+00:00",
+        "phase": mutate.OUTSIDE_MARK,
+        "payload": {"event_name": "model.call", "model": mutate.OUTSIDE_MARK, "input_tokens": 1, "output_tokens": 1},
+    }
     (place / "events.jsonl").write_text(json.dumps(line) + "\n")
     return place
 
 
 def _leaked(frames: dict[str, pd.DataFrame]) -> list[str]:
-    return [name for name, df in frames.items() if len(df) and df.astype(str).apply(
-        lambda col: col.str.contains(mutate.OUTSIDE_MARK, regex=False)).to_numpy().any()]
+    return [
+        name
+        for name, df in frames.items()
+        if len(df) and df.astype(str).apply(lambda col: col.str.contains(mutate.OUTSIDE_MARK, regex=False)).to_numpy().any()
+    ]
 
 
-@settings(max_examples=6, deadline=None, database=None, derandomize=True, phases=[Phase.generate],
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(
+    max_examples=6,
+    deadline=None,
+    database=None,
+    derandomize=True,
+    phases=[Phase.generate],
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 @given(seed=st.integers(0, 2**32), size=st.integers(*BATCH))
 def test_every_mutation_is_reported_and_nothing_raises(tmp_path_factory, bases, outside, seed, size) -> None:
     rng = random.Random(seed)
@@ -100,11 +118,11 @@ def test_every_mutation_is_reported_and_nothing_raises(tmp_path_factory, bases, 
     for name, frame in FRAMES.items():
         try:
             loaded[name] = frame(str(root), cache=False)
-        except Exception as exc:  # noqa: BLE001 - counted, then the test fails naming it
+        except Exception as exc:
             raised.append(f"{name}: {type(exc).__name__}: {exc}")
     try:
         list_runs(None, runs_dir=root, strict_manifest=True)  # the store's own run listing reads the same files
-    except Exception as exc:  # noqa: BLE001 - counted, then the test fails naming it
+    except Exception as exc:
         raised.append(f"list_runs: {type(exc).__name__}: {exc}")
     FIGURES["examples"] += 1
     FIGURES["runs mutated"] += len(batch)

@@ -24,8 +24,8 @@ from pathlib import Path
 import pytest
 
 import noesis_nb
-from noesis_nb.store import read_events, verify_manifest
 from noesis_nb import DiskRun
+from noesis_nb.store import read_events, verify_manifest
 
 from .secret_corpus import corpus, leaks, run_files
 from .secret_tools import calls
@@ -59,15 +59,32 @@ def _agent(path: str, *, fail: bool = False, tool_effect: str = "write"):
     async def agent(task, ctx):
         ctx.emit("reason", {"text": f"plan: {text}"})
         ctx.emit("note", {"request": {s.name: s.kwargs for s in SHAPES}, "env": {k: v for s in SHAPES for k, v in s.env.items()}})
-        ctx.emit("model", {"event_name": "model.call", "model": MODEL, "provider": "anthropic", "input_tokens": 1234,
-                           "output_tokens": 56, "messages": [{"role": "user", "content": text}]})
+        ctx.emit(
+            "model",
+            {
+                "event_name": "model.call",
+                "model": MODEL,
+                "provider": "anthropic",
+                "input_tokens": 1234,
+                "output_tokens": 56,
+                "messages": [{"role": "user", "content": text}],
+            },
+        )
         ctx.model_call(MODEL, provider="anthropic", input_tokens=1234, output_tokens=56)
         outputs = []
         for shape in SHAPES:
-            outputs.append(await ctx.tool_async(f"shell.{shape.name}", {"argv": shape.argv, "env": {**shape.env, "PATH": path}},
-                                           effect=tool_effect, risk="high"))
+            outputs.append(
+                await ctx.tool_async(
+                    f"shell.{shape.name}",
+                    {"argv": shape.argv, "env": {**shape.env, "PATH": path}},
+                    effect=tool_effect,
+                    risk="high",
+                )
+            )
         outputs.append(await ctx.tool_async("shell.git", {"argv": KEEP, "env": {"PATH": path}}, effect=tool_effect, risk="high"))
-        got = await ctx.tool_async("py.echo", {"kwargs": {s.name: s.kwargs for s in SHAPES}}, fn=echo, effect=tool_effect, risk="high")
+        got = await ctx.tool_async(
+            "py.echo", {"kwargs": {s.name: s.kwargs for s in SHAPES}}, fn=echo, effect=tool_effect, risk="high"
+        )
         if fail:
             raise RuntimeError(f"upstream refused: {text}")
         return {"summary": f"done: {text}", "stdout": [o["stdout"] for o in outputs], "echo": got}
@@ -110,8 +127,10 @@ def _assert_useful(run_dir: Path, *, status: str) -> None:
     prepared = [json.loads(p.read_text()) for p in (run_dir / "tool_invocations" / "prepared").glob("*.json")]
     git = [p for p in prepared if p["tool"]["name"] == "git"]
     assert git and git[0]["payload"]["normalized_payload"]["argv"] == KEEP and not git[0]["payload"]["redaction_applied"]
-    assert all(p["payload"]["request_fingerprint"].startswith("sha256:") and "REDACTED" not in p["payload"]["request_fingerprint"]
-               for p in prepared)
+    assert all(
+        p["payload"]["request_fingerprint"].startswith("sha256:") and "REDACTED" not in p["payload"]["request_fingerprint"]
+        for p in prepared
+    )
     frames = noesis_nb.events_df(run_dir.parent)
     assert len(frames[frames["episode_id"] == run_dir.name]) == len(events)
 
@@ -151,8 +170,7 @@ def test_start_with_human_approvals_leaves_no_secret_on_disk_or_in_any_view(tmp_
 
 def test_solve_with_auto_approval_and_an_exception_leaves_no_secret(tmp_path):
     path = _shims(tmp_path)
-    episode_id = noesis_nb.solve("ship the release", using=_agent(path, fail=True), runs_dir=tmp_path / "runs",
-                                 approver="auto")
+    episode_id = noesis_nb.solve("ship the release", using=_agent(path, fail=True), runs_dir=tmp_path / "runs", approver="auto")
     run_dir = tmp_path / "runs" / episode_id
     terminate = [e for e in read_events(run_dir / "events.jsonl", strict=True) if e["phase"] == "terminate"]
     assert terminate[0]["payload"]["message"].startswith("upstream refused: ")  # the message is kept, minus secrets
@@ -181,22 +199,31 @@ def call_with_auth(task, ctx):
     """A sync adapter whose python tool takes an ``auth`` argument (paused for approval by ``solve``)."""
     from .secret_tools import call_api
 
-    out = ctx.tool("api.call", {"kwargs": {"url": "https://api.example.com/v1", "auth": SHAPES[0].value,
-                                           "marker": ctx.tags["marker"]}},
-                   fn=call_api, effect="write", risk="high")
+    out = ctx.tool(
+        "api.call",
+        {"kwargs": {"url": "https://api.example.com/v1", "auth": SHAPES[0].value, "marker": ctx.tags["marker"]}},
+        fn=call_api,
+        effect="write",
+        risk="high",
+    )
     return {"answer": f"api said: {out['result']['echo']}"}
 
 
 def test_paused_python_tool_with_a_redacted_auth_is_resumed_by_another_process(tmp_path):
     marker = tmp_path / "calls.jsonl"
-    episode_id = noesis_nb.solve("call the api", using=call_with_auth, runs_dir=tmp_path / "runs",
-                                 tags={"marker": str(marker)})
+    episode_id = noesis_nb.solve("call the api", using=call_with_auth, runs_dir=tmp_path / "runs", tags={"marker": str(marker)})
     run_dir = tmp_path / "runs" / episode_id
     assert not (run_dir / "final.json").exists() and calls(marker) == 0  # paused on the draft
     _assert_clean(run_files(run_dir) + _surfaces(DiskRun(run_dir)))
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    proc = subprocess.run([sys.executable, "-c", RESUME, str(run_dir), SHAPES[0].value], env=env, cwd=REPO,
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-c", RESUME, str(run_dir), SHAPES[0].value],
+        env=env,
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     report = json.loads(proc.stdout.strip().splitlines()[-1])
     # the error names the missing secret by path and says exactly how to supply it; nothing was written
@@ -211,14 +238,13 @@ def test_paused_python_tool_with_a_redacted_auth_is_resumed_by_another_process(t
 
 def test_secret_can_also_come_from_an_environment_variable_named_in_the_error(tmp_path):
     marker = tmp_path / "calls.jsonl"
-    episode_id = noesis_nb.solve("call the api", using=call_with_auth, runs_dir=tmp_path / "runs",
-                                 tags={"marker": str(marker)})
+    episode_id = noesis_nb.solve("call the api", using=call_with_auth, runs_dir=tmp_path / "runs", tags={"marker": str(marker)})
     run_dir = tmp_path / "runs" / episode_id
-    code = ("import noesis_nb, sys; noesis_nb.approve_draft(sys.argv[1], approver_id='bob'); "
-            "noesis_nb.resume_run(sys.argv[1])")
+    code = "import noesis_nb, sys; noesis_nb.approve_draft(sys.argv[1], approver_id='bob'); noesis_nb.resume_run(sys.argv[1])"
     env = {**os.environ, "PYTHONPATH": str(REPO), "NOESIS_NB_SECRET_KWARGS_AUTH": SHAPES[0].value}
-    proc = subprocess.run([sys.executable, "-c", code, str(run_dir)], env=env, cwd=REPO, capture_output=True, text=True,
-                          timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-c", code, str(run_dir)], env=env, cwd=REPO, capture_output=True, text=True, timeout=120
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert calls(marker) == 1 and json.loads((run_dir / "summary.json").read_text())["status"] == "ok"
     _assert_clean(run_files(run_dir))
@@ -226,11 +252,10 @@ def test_secret_can_also_come_from_an_environment_variable_named_in_the_error(tm
 
 def test_a_wrong_secret_is_refused_and_the_run_stays_resumable(tmp_path):
     marker = tmp_path / "calls.jsonl"
-    episode_id = noesis_nb.solve("call the api", using=call_with_auth, runs_dir=tmp_path / "runs",
-                                 tags={"marker": str(marker)})
+    episode_id = noesis_nb.solve("call the api", using=call_with_auth, runs_dir=tmp_path / "runs", tags={"marker": str(marker)})
     run_dir = tmp_path / "runs" / episode_id
     noesis_nb.approve_draft(run_dir, approver_id="bob")
-    from noesis_nb.tools import PayloadIntegrityError, PROCESS_VAULT
+    from noesis_nb.tools import PROCESS_VAULT, PayloadIntegrityError
 
     for key in list(PROCESS_VAULT._entries):  # as in another process: the real payload is not in memory
         PROCESS_VAULT._entries.pop(key)
@@ -249,6 +274,7 @@ LOW = "staple" + "".join(c for c in SHAPES[0].value.lower() if c.isalpha())[-10:
 def test_a_value_learned_late_is_swept_from_lines_written_before(tmp_path):
     """The adapter mentions a value in prose (undetectable), later hands it over as ``password``: the sealed
     run holds it nowhere, earlier lines included, and its earlier checkpoint digests stay irrelevant (sealed)."""
+
     async def agent(task, ctx):
         ctx.emit("reason", {"text": f"remember {LOW} for later"})
         return {"password": LOW, "note": "x" * 385 + SHAPES[1].value}  # also cut by the 400-character message
@@ -265,8 +291,9 @@ def test_a_value_learned_late_is_swept_from_lines_written_before(tmp_path):
 
 def late_then_pause(task, ctx):
     ctx.emit("reason", {"text": f"will use {LOW}"})
-    return ctx.tool("shell.echo", {"argv": [sys.executable, "-c", "print('ok')"], "env": {"APP_PASSWORD": LOW}},
-                    effect="write", risk="high")
+    return ctx.tool(
+        "shell.echo", {"argv": [sys.executable, "-c", "print('ok')"], "env": {"APP_PASSWORD": LOW}}, effect="write", risk="high"
+    )
 
 
 def test_a_value_learned_at_a_pause_is_swept_before_the_checkpoint_so_the_run_resumes(tmp_path, monkeypatch):
@@ -276,8 +303,9 @@ def test_a_value_learned_at_a_pause_is_swept_before_the_checkpoint_so_the_run_re
     assert not [w for w, b in run_files(run_dir) if LOW[:8].encode() in b]
     env = {**os.environ, "PYTHONPATH": str(REPO), "APP_PASSWORD": LOW}  # the env secret, from the environment
     code = "import noesis_nb, sys; noesis_nb.approve_draft(sys.argv[1], approver_id='bob'); noesis_nb.resume_run(sys.argv[1])"
-    proc = subprocess.run([sys.executable, "-c", code, str(run_dir)], env=env, cwd=REPO, capture_output=True, text=True,
-                          timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-c", code, str(run_dir)], env=env, cwd=REPO, capture_output=True, text=True, timeout=120
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]  # the checkpoint was written after the sweep: it validates
     assert json.loads((run_dir / "summary.json").read_text())["status"] == "ok"
     assert not [w for w, b in run_files(run_dir) if LOW[:8].encode() in b]

@@ -25,8 +25,12 @@ def make_agent(marker: Path):
         number = int(task.split()[-1])
         doubled = ctx.tool("calc.double", {"args": [number]}, fn=echo, effect="write", risk="high")["result"]
         if number % 10 == 0:  # some go through a subprocess as well
-            ctx.tool("fs.append", {"argv": [sys.executable, "-c", "import sys; open(sys.argv[1], 'a').write('x\\n')",
-                                            str(marker)]}, effect="write", risk="high")
+            ctx.tool(
+                "fs.append",
+                {"argv": [sys.executable, "-c", "import sys; open(sys.argv[1], 'a').write('x\\n')", str(marker)]},
+                effect="write",
+                risk="high",
+            )
         return doubled
 
     return agent
@@ -49,7 +53,10 @@ def test_a_hundred_concurrent_sync_adapters_with_approved_tools_all_seal(runs_di
     assert all(is_sealed(h.run_dir) for h in handles)
     assert len(marker.read_text().splitlines()) == ADAPTERS // 10
     for h in handles:  # each run holds exactly its own tool calls
-        succeeded = [e for e in read_events(h.run_dir / "events.jsonl")
-                     if e["phase"] == "tool" and e["payload"]["event_name"] == "tool.execution.succeeded"]
+        succeeded = [
+            e
+            for e in read_events(h.run_dir / "events.jsonl")
+            if e["phase"] == "tool" and e["payload"]["event_name"] == "tool.execution.succeeded"
+        ]
         assert len(succeeded) == (2 if int(h.task.split()[-1]) % 10 == 0 else 1)
     figures("concurrent sync adapters", {"adapters": ADAPTERS, "sealed ok": ADAPTERS, "seconds": round(elapsed, 1)})

@@ -9,8 +9,16 @@ from noesis_nb.integrations import start
 from noesis_nb.store import read_events, read_json
 
 
-async def drive(task: str, using: Any, runs_dir: Any, *, decide: str | None = None, reason: str | None = None,
-                timeout: float = 30, **opts: Any) -> tuple[Any, list[Any]]:
+async def drive(
+    task: str,
+    using: Any,
+    runs_dir: Any,
+    *,
+    decide: str | None = None,
+    reason: str | None = None,
+    timeout: float = 30,
+    **opts: Any,
+) -> tuple[Any, list[Any]]:
     """Run to the end; when ``decide`` is given, approve/reject each pending draft. Returns (handle, pendings seen)."""
     handle = start(task, using=using, runs_dir=runs_dir, **opts)
     seen: list[Any] = []

@@ -20,16 +20,20 @@ HANG = "HANG"
 
 
 def _text(text: str, mid: str = "m1") -> list[dict[str, Any]]:
-    return [{"type": "TEXT_MESSAGE_START", "messageId": mid, "role": "assistant"},
-            {"type": "TEXT_MESSAGE_CONTENT", "messageId": mid, "delta": text},
-            {"type": "TEXT_MESSAGE_END", "messageId": mid}]
+    return [
+        {"type": "TEXT_MESSAGE_START", "messageId": mid, "role": "assistant"},
+        {"type": "TEXT_MESSAGE_CONTENT", "messageId": mid, "delta": text},
+        {"type": "TEXT_MESSAGE_END", "messageId": mid},
+    ]
 
 
 def _tool_call() -> list[dict[str, Any]]:
-    return [{"type": "TOOL_CALL_START", "toolCallId": "tc1", "toolCallName": "delete_file", "parentMessageId": "m1"},
-            {"type": "TOOL_CALL_ARGS", "toolCallId": "tc1", "delta": '{"path": '},
-            {"type": "TOOL_CALL_ARGS", "toolCallId": "tc1", "delta": '"x.txt"}'},
-            {"type": "TOOL_CALL_END", "toolCallId": "tc1"}]
+    return [
+        {"type": "TOOL_CALL_START", "toolCallId": "tc1", "toolCallName": "delete_file", "parentMessageId": "m1"},
+        {"type": "TOOL_CALL_ARGS", "toolCallId": "tc1", "delta": '{"path": '},
+        {"type": "TOOL_CALL_ARGS", "toolCallId": "tc1", "delta": '"x.txt"}'},
+        {"type": "TOOL_CALL_END", "toolCallId": "tc1"},
+    ]
 
 
 def _decision_text(payload: Any) -> str:
@@ -45,35 +49,78 @@ def agui_script(behaviour: str, body: dict[str, Any]) -> Any:
     end = {"type": "RUN_FINISHED", "threadId": tid, "runId": rid}
     users = [m for m in body.get("messages", []) if m.get("role") == "user"]
     if behaviour == "answer":
-        return [start, {"type": "STEP_STARTED", "stepName": "agent"}, *_text("hello from agui"),
-                {"type": "STEP_FINISHED", "stepName": "agent"}, end]
+        return [
+            start,
+            {"type": "STEP_STARTED", "stepName": "agent"},
+            *_text("hello from agui"),
+            {"type": "STEP_FINISHED", "stepName": "agent"},
+            end,
+        ]
     if behaviour == "echo":
         return [start, *_text(f"you said: {users[-1]['content']}"), end]
     if behaviour == "raise":
         return [start, {"type": "RUN_ERROR", "message": "boom", "code": "FRAMEWORK_ERROR"}]
     if behaviour == "usage":
-        return [start, *_text("counted"), {**end, "usage": [{"model": "gpt-4o-mini", "provider": "openai", "inputTokens": 120,
-                                                              "outputTokens": 20, "totalTokens": 140, "cachedInputTokens": 100}]}]
+        return [
+            start,
+            *_text("counted"),
+            {
+                **end,
+                "usage": [
+                    {
+                        "model": "gpt-4o-mini",
+                        "provider": "openai",
+                        "inputTokens": 120,
+                        "outputTokens": 20,
+                        "totalTokens": 140,
+                        "cachedInputTokens": 100,
+                    }
+                ],
+            },
+        ]
     if behaviour == "hostile":
         return [start, *_text(HOSTILE), end]
     if behaviour == "hang":
         return HANG
     if behaviour == "tool":
         if not body.get("resume"):
-            return [start, *_text("I will delete x.txt"), *_tool_call(),
-                    {**end, "outcome": {"type": "interrupt", "interrupts": [
-                        {"id": "i1", "reason": "tool_call", "toolCallId": "tc1", "message": "Delete x.txt?"}]}}]
+            return [
+                start,
+                *_text("I will delete x.txt"),
+                *_tool_call(),
+                {
+                    **end,
+                    "outcome": {
+                        "type": "interrupt",
+                        "interrupts": [{"id": "i1", "reason": "tool_call", "toolCallId": "tc1", "message": "Delete x.txt?"}],
+                    },
+                },
+            ]
         payload = body["resume"][0]["payload"]
-        return [start, {"type": "TOOL_CALL_RESULT", "messageId": "t1", "toolCallId": "tc1", "content": json.dumps(payload)},
-                *_text(_decision_text(payload), "m2"), end]
+        return [
+            start,
+            {"type": "TOOL_CALL_RESULT", "messageId": "t1", "toolCallId": "tc1", "content": json.dumps(payload)},
+            *_text(_decision_text(payload), "m2"),
+            end,
+        ]
     if behaviour == "legacy_tool":  # ag-ui 0.1.x / Idun: THINKING_*, CUSTOM on_interrupt, forwardedProps.command.resume
         command = (body.get("forwardedProps") or {}).get("command") or {}
         if "resume" not in command:
-            return [start, {"type": "THINKING_START", "title": "planning"}, {"type": "THINKING_TEXT_MESSAGE_START"},
-                    {"type": "THINKING_TEXT_MESSAGE_CONTENT", "delta": "the user wants a deletion"},
-                    {"type": "THINKING_TEXT_MESSAGE_END"}, {"type": "THINKING_END"}, *_tool_call(),
-                    {"type": "CUSTOM", "name": "on_interrupt", "value": json.dumps({"message": "Delete x.txt?", "toolCallId": "tc1"})},
-                    end]
+            return [
+                start,
+                {"type": "THINKING_START", "title": "planning"},
+                {"type": "THINKING_TEXT_MESSAGE_START"},
+                {"type": "THINKING_TEXT_MESSAGE_CONTENT", "delta": "the user wants a deletion"},
+                {"type": "THINKING_TEXT_MESSAGE_END"},
+                {"type": "THINKING_END"},
+                *_tool_call(),
+                {
+                    "type": "CUSTOM",
+                    "name": "on_interrupt",
+                    "value": json.dumps({"message": "Delete x.txt?", "toolCallId": "tc1"}),
+                },
+                end,
+            ]
         return [start, *_text(_decision_text(command["resume"]), "m2"), end]
     raise ValueError(f"unknown behaviour {behaviour!r}")
 
@@ -108,21 +155,24 @@ RAW = {  # hand-built SSE bodies
         'data: {"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"partial answer"}\n\n'
         'data: {"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta": oops}\n\n'
         'data: {"type":"TEXT_MESSAGE_END","messageId":"m1"}\n\n'
-        'data: {"type":"RUN_FINISHED","threadId":"t1","runId":"r1"}\n\n'),
+        'data: {"type":"RUN_FINISHED","threadId":"t1","runId":"r1"}\n\n'
+    ),
     "invalid_event": (
         'data: {"type":"RUN_STARTED","threadId":"t1","runId":"r1"}\n\n'
-        'data: {"type":"TEXT_MESSAGE_CONTENT","delta":"no message id"}\n\n'),
+        'data: {"type":"TEXT_MESSAGE_CONTENT","delta":"no message id"}\n\n'
+    ),
     "no_end": 'data: {"type":"RUN_STARTED","threadId":"t1","runId":"r1"}\n\n',
     "multiline": (
         'data: {"type":"RUN_STARTED",\ndata: "threadId":"t1","runId":"r1"}\n\n'
         'event: message\nid: 7\ndata: {"type":"TEXT_MESSAGE_CHUNK","messageId":"m1","role":"assistant","delta":"one "}\n\n'
         'data: {"type":"TEXT_MESSAGE_CHUNK","delta":"piece"}\n\n'
-        'data: {"type":"RUN_FINISHED","threadId":"t1","runId":"r1","result":{"ok":true}}'),
+        'data: {"type":"RUN_FINISHED","threadId":"t1","runId":"r1","result":{"ok":true}}'
+    ),
 }
 
 
 class _Handler(BaseHTTPRequestHandler):
-    server: "AGUITestServer._Server"
+    server: AGUITestServer._Server
 
     def log_message(self, *args: Any) -> None:
         pass
@@ -168,7 +218,7 @@ class AGUITestServer:
         daemon_threads = True
         requests: list[dict[str, Any]]
 
-    def __enter__(self) -> "AGUITestServer":
+    def __enter__(self) -> AGUITestServer:
         self.httpd = self._Server(("127.0.0.1", 0), _Handler)
         self.httpd.requests = []
         self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)

@@ -5,15 +5,16 @@ from __future__ import annotations
 import os
 import re
 import threading
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 os.environ.setdefault("CREWAI_DISABLE_TELEMETRY", "true")
 os.environ.setdefault("OTEL_SDK_DISABLED", "true")
 os.environ.setdefault("CREWAI_TRACING_ENABLED", "false")
 
-from crewai import Agent, Crew, Task  # noqa: E402
-from crewai.llms.base_llm import BaseLLM  # noqa: E402
-from crewai.tools import BaseTool  # noqa: E402
+from crewai import Agent, Crew, Task
+from crewai.llms.base_llm import BaseLLM
+from crewai.tools import BaseTool
 
 
 class ScriptedLLM(BaseLLM):
@@ -23,8 +24,16 @@ class ScriptedLLM(BaseLLM):
     usage: dict[str, int] | None = None
     calls: int = 0
 
-    def call(self, messages: Any, tools: Any = None, callbacks: Any = None, available_functions: Any = None,
-             from_task: Any = None, from_agent: Any = None, response_model: Any = None) -> Any:
+    def call(
+        self,
+        messages: Any,
+        tools: Any = None,
+        callbacks: Any = None,
+        available_functions: Any = None,
+        from_task: Any = None,
+        from_agent: Any = None,
+        response_model: Any = None,
+    ) -> Any:
         reply = self.replies[min(self.calls, len(self.replies) - 1)]
         self.calls += 1
         if self.usage:
@@ -62,8 +71,15 @@ def decision(messages: Any) -> str:
 
 def crew(replies: list[Any], *, usage: dict[str, int] | None = None, tools: bool = False) -> Crew:
     llm = ScriptedLLM(model="scripted-crew-llm", replies=replies, usage=usage)
-    agent = Agent(role="clerk", goal="do the task", backstory="a careful clerk", llm=llm, tools=[DeleteFile()] if tools else [],
-                  allow_delegation=False, max_iter=4)
+    agent = Agent(
+        role="clerk",
+        goal="do the task",
+        backstory="a careful clerk",
+        llm=llm,
+        tools=[DeleteFile()] if tools else [],
+        allow_delegation=False,
+        max_iter=4,
+    )
     return Crew(agents=[agent], tasks=[Task(description="Do: {task}", expected_output="one line", agent=agent)])
 
 

@@ -9,12 +9,12 @@ import pytest
 pytest.importorskip("ag_ui.core")
 pytest.importorskip("httpx")
 
-from noesis_nb.integrations import MissingExtraError  # noqa: E402
-from noesis_nb.integrations.agui import AGUIAdapter, AGUIHttpAgent, agui_rows, parse_sse  # noqa: E402
-from noesis_nb.store import verify_manifest  # noqa: E402
+from noesis_nb.integrations import MissingExtraError
+from noesis_nb.integrations.agui import AGUIAdapter, AGUIHttpAgent, agui_rows, parse_sse
+from noesis_nb.store import verify_manifest
 
-from .helpers import disk_events, from_source, names, run, run_tags  # noqa: E402
-from .scripted_agui import AGUITestServer, ScriptedAGUIAgent  # noqa: E402
+from .helpers import disk_events, from_source, names, run, run_tags
+from .scripted_agui import AGUITestServer, ScriptedAGUIAgent
 
 DOC_FIXTURE = """\
 data: {"type":"RUN_STARTED","threadId":"t1","runId":"r1"}
@@ -43,8 +43,16 @@ def _kinds(events):
 def test_recorded_fixture_rows_without_running_anything():
     rows = agui_rows(parse_sse(DOC_FIXTURE.replace("\n", "\n\n").splitlines()))
     kinds = [p["kind"] for _, p in rows]
-    assert kinds == ["run_started", "step_started", "message", "tool_call", "step_finished", "run_finished", "usage",
-                     "approval_requested"]
+    assert kinds == [
+        "run_started",
+        "step_started",
+        "message",
+        "tool_call",
+        "step_finished",
+        "run_finished",
+        "usage",
+        "approval_requested",
+    ]
     approval = rows[-1][1]
     assert approval["tool_call_id"] == "tc1" and approval["tool"] == "delete_file" and approval["interrupt_id"] == "i1"
     usage = rows[-2][1]
@@ -54,11 +62,21 @@ def test_recorded_fixture_rows_without_running_anything():
 
 
 def test_unknown_and_legacy_types_never_break_the_importer():
-    rows = agui_rows([{"type": "FOO", "x": 1}, {"type": "THINKING_START", "title": "t"},
-                      {"type": "THINKING_TEXT_MESSAGE_CONTENT", "delta": "hm"}, {"type": "THINKING_TEXT_MESSAGE_END"},
-                      {"type": "THINKING_END"}])
-    assert [(ph, p["kind"]) for ph, p in rows] == [("integration", "custom"), ("reason", "reasoning_start"), ("reason", "reasoning"),
-                                                    ("reason", "reasoning_end")]
+    rows = agui_rows(
+        [
+            {"type": "FOO", "x": 1},
+            {"type": "THINKING_START", "title": "t"},
+            {"type": "THINKING_TEXT_MESSAGE_CONTENT", "delta": "hm"},
+            {"type": "THINKING_TEXT_MESSAGE_END"},
+            {"type": "THINKING_END"},
+        ]
+    )
+    assert [(ph, p["kind"]) for ph, p in rows] == [
+        ("integration", "custom"),
+        ("reason", "reasoning_start"),
+        ("reason", "reasoning"),
+        ("reason", "reasoning_end"),
+    ]
     assert rows[0][1]["raw"] == {"type": "FOO", "x": 1} and rows[2][1]["text"] == "hm"
 
 
@@ -76,8 +94,18 @@ def test_in_process_interrupt_becomes_a_button_and_resumes_with_resume_entries(r
     assert [m["role"] for m in second["messages"]] == ["user", "assistant"]
     assert second["messages"][1]["toolCalls"][0]["function"] == {"name": "delete_file", "arguments": '{"path": "x.txt"}'}
     events = disk_events(handle)
-    assert _kinds(events) == ["run_started", "message", "tool_call", "run_finished", "approval_requested", "approval_resolved",
-                              "run_started", "tool_result", "message", "run_finished"]
+    assert _kinds(events) == [
+        "run_started",
+        "message",
+        "tool_call",
+        "run_finished",
+        "approval_requested",
+        "approval_resolved",
+        "run_started",
+        "tool_result",
+        "message",
+        "run_finished",
+    ]
     all_names = names(events)
     assert all_names.index("agui.INTERRUPT") < all_names.index("tool.approval.pending") < all_names.index("tool.approved")
     assert run_tags(handle) == {"source": "agui"}
@@ -96,7 +124,13 @@ def test_usage_maps_parts_of_totals(runs_dir):
     handle, _ = run("count", AGUIAdapter(ScriptedAGUIAgent("usage")), runs_dir)
     [model] = [e for e in disk_events(handle) if e["phase"] == "model"]
     p = model["payload"]
-    assert (p["input_tokens"], p["cached_input_tokens"], p["output_tokens"], p["model"], p["provider"]) == (120, 100, 20, "gpt-4o-mini", "openai")
+    assert (p["input_tokens"], p["cached_input_tokens"], p["output_tokens"], p["model"], p["provider"]) == (
+        120,
+        100,
+        20,
+        "gpt-4o-mini",
+        "openai",
+    )
     assert p["cache_write_input_tokens"] is None and p["event_name"] == "model.call" and p["source"] == "agui"
     assert model["agent_id"] == "model:openai" and handle.usage["input_tokens"] == 120
 
@@ -137,10 +171,13 @@ def test_malformed_sse_event_ends_the_episode_with_the_line_and_keeps_the_run(se
     assert verify_manifest(handle.run_dir).ok
 
 
-@pytest.mark.parametrize("raw, message", [
-    ("invalid_event", r"event #2 \(TEXT_MESSAGE_CONTENT\) is not a valid AG-UI 1.0 event: messageId"),
-    ("no_end", r"ended after 1 event\(s\) without RUN_FINISHED"),
-])
+@pytest.mark.parametrize(
+    "raw, message",
+    [
+        ("invalid_event", r"event #2 \(TEXT_MESSAGE_CONTENT\) is not a valid AG-UI 1.0 event: messageId"),
+        ("no_end", r"ended after 1 event\(s\) without RUN_FINISHED"),
+    ],
+)
 def test_stream_errors_are_named(server, runs_dir, raw, message):
     handle, _ = run("hi", AGUIAdapter(AGUIHttpAgent(server.url(f"raw/{raw}"))), runs_dir)
     assert handle.status == "error"
@@ -166,8 +203,9 @@ def test_http_errors_say_what_to_check(server, runs_dir):
 
 def test_deltas_option_and_input_mapper(runs_dir):
     agent = ScriptedAGUIAgent("echo")
-    adapter = AGUIAdapter(agent, deltas=True, input_mapper=lambda t: {"messages": [{"id": "u", "role": "user", "content": t}],
-                                                                      "state": {"n": 1}})
+    adapter = AGUIAdapter(
+        agent, deltas=True, input_mapper=lambda t: {"messages": [{"id": "u", "role": "user", "content": t}], "state": {"n": 1}}
+    )
     handle, _ = run("hello", adapter, runs_dir)
     assert handle.result() == "you said: hello" and agent.inputs[0]["state"] == {"n": 1}
     assert "agui.TEXT_MESSAGE_CONTENT" in names(disk_events(handle))
@@ -190,8 +228,10 @@ def test_run_error_keeps_the_agents_code(runs_dir):
     from noesis_nb.integrations.agui import AGUIRunError
 
     def agent(run_input):
-        return [{"type": "RUN_STARTED", "threadId": run_input.thread_id, "runId": run_input.run_id},
-                {"type": "RUN_ERROR", "message": "boom", "code": "FRAMEWORK_ERROR"}]
+        return [
+            {"type": "RUN_STARTED", "threadId": run_input.thread_id, "runId": run_input.run_id},
+            {"type": "RUN_ERROR", "message": "boom", "code": "FRAMEWORK_ERROR"},
+        ]
 
     handle, _ = run("hi", AGUIAdapter(agent), runs_dir)
     assert handle.status == "error"

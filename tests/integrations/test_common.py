@@ -15,18 +15,25 @@ THIRD_PARTY = ("ag_ui", "noeta", "langgraph", "langchain_core", "crewai", "httpx
 
 
 def test_core_and_integration_modules_import_no_third_party_package():
-    code = ("import sys, noesis_nb, noesis_nb.runtime.api, noesis_nb.integrations, noesis_nb.integrations.agui, "
-            "noesis_nb.integrations.noeta, noesis_nb.integrations.langgraph, noesis_nb.integrations.crewai, "
-            "noesis_nb.integrations.noetic, noesis_nb.integrations.taisce; "
-            f"print(sorted(m for m in {THIRD_PARTY!r} if m in sys.modules))")
+    code = (
+        "import sys, noesis_nb, noesis_nb.runtime.api, noesis_nb.integrations, noesis_nb.integrations.agui, "
+        "noesis_nb.integrations.noeta, noesis_nb.integrations.langgraph, noesis_nb.integrations.crewai, "
+        "noesis_nb.integrations.noetic, noesis_nb.integrations.taisce; "
+        f"print(sorted(m for m in {THIRD_PARTY!r} if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert out == "[]"
 
 
 def test_rows_carry_event_name_kind_and_source_and_drop_none():
     phase, payload = row(PHASE, "agui", "RUN_STARTED", "run_started", run_id="r1", parent_run_id=None, name="x")
-    assert phase == "integration" and payload == {"event_name": "agui.RUN_STARTED", "kind": "run_started", "run_id": "r1",
-                                                  "name": "x", "source": "agui"}
+    assert phase == "integration" and payload == {
+        "event_name": "agui.RUN_STARTED",
+        "kind": "run_started",
+        "run_id": "r1",
+        "name": "x",
+        "source": "agui",
+    }
 
 
 class _Ctx:
@@ -38,13 +45,16 @@ class _Ctx:
         return str(len(self.written))
 
 
-@pytest.mark.parametrize("phase, payload", [
-    ("observe", {"event_name": "x.message", "text": "hi"}),
-    ("act", {"input_excerpt": "x", "outcome": "ok"}),
-    ("plan", {"event_name": "x.plan"}),
-    ("learn", {"learn_path": "learn.jsonl"}),
-    ("reflect", {}),
-])
+@pytest.mark.parametrize(
+    "phase, payload",
+    [
+        ("observe", {"event_name": "x.message", "text": "hi"}),
+        ("act", {"input_excerpt": "x", "outcome": "ok"}),
+        ("plan", {"event_name": "x.plan"}),
+        ("learn", {"learn_path": "learn.jsonl"}),
+        ("reflect", {}),
+    ],
+)
 def test_a_verb_phase_row_without_its_minimum_is_refused(phase, payload):
     ctx = _Ctx()
     with pytest.raises(ValueError, match=f"verb phase {phase!r}.*'integration'"):
@@ -54,9 +64,13 @@ def test_a_verb_phase_row_without_its_minimum_is_refused(phase, payload):
 
 def test_extension_and_complete_verb_rows_are_written():
     ctx = _Ctx()
-    rows = [(PHASE, {"event_name": "x.message"}), ("reason", {"text": "t"}), ("memory", {"kind": "memory_injection"}),
-            ("observe", {"task": "t", "tags": {}, "timestamp": "2025-01-01T00:00:00+00:00"}),
-            ("act", {"input_excerpt": "x", "outcome": "ok", "tool": "adapter:x"})]
+    rows = [
+        (PHASE, {"event_name": "x.message"}),
+        ("reason", {"text": "t"}),
+        ("memory", {"kind": "memory_injection"}),
+        ("observe", {"task": "t", "tags": {}, "timestamp": "2025-01-01T00:00:00+00:00"}),
+        ("act", {"input_excerpt": "x", "outcome": "ok", "tool": "adapter:x"}),
+    ]
     for item in rows:
         emit_row(ctx, item)
     assert ctx.written == rows
@@ -98,8 +112,9 @@ def test_require_names_the_install_line():
 
 def test_every_usage_warning_is_kept():
     _, payload = usage_row("x", model="m", input_tokens=10, cached_input_tokens=20, output_tokens=5, reasoning_tokens=9)
-    assert payload["usage_warning"] == ("cached + cache-write input (20) exceeds input_tokens (10); "
-                                        "reasoning_tokens (9) exceeds output_tokens (5)")
+    assert payload["usage_warning"] == (
+        "cached + cache-write input (20) exceeds input_tokens (10); reasoning_tokens (9) exceeds output_tokens (5)"
+    )
 
 
 def test_one_default_answer_for_every_integration():

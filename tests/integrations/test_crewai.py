@@ -6,10 +6,10 @@ import pytest
 
 pytest.importorskip("crewai")
 
-from noesis_nb.integrations.crewai import CrewAIAdapter  # noqa: E402
+from noesis_nb.integrations.crewai import CrewAIAdapter
 
-from .helpers import disk_events, from_source, names, run, run_tags  # noqa: E402
-from .scripted_crewai import TOOL_REPLIES, crew, task_of  # noqa: E402
+from .helpers import disk_events, from_source, names, run, run_tags
+from .scripted_crewai import TOOL_REPLIES, crew, task_of
 
 
 def test_task_reaches_the_crew_as_task_input(runs_dir):

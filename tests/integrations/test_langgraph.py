@@ -10,17 +10,17 @@ import pytest
 
 pytest.importorskip("langgraph")
 
-from langchain_core.language_models.fake_chat_models import GenericFakeChatModel  # noqa: E402
-from langchain_core.messages import AIMessage  # noqa: E402
-from langgraph.checkpoint.memory import InMemorySaver  # noqa: E402
-from langgraph.graph import END, START, StateGraph  # noqa: E402
-from langgraph.types import interrupt  # noqa: E402
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.graph import END, START, StateGraph
+from langgraph.types import interrupt
 
-from noesis_nb.integrations import MissingExtraError  # noqa: E402
-from noesis_nb.integrations.langgraph import LangGraphAdapter, LangGraphResumeError  # noqa: E402
-from noesis_nb.store import verify_manifest  # noqa: E402
+from noesis_nb.integrations import MissingExtraError
+from noesis_nb.integrations.langgraph import LangGraphAdapter, LangGraphResumeError
+from noesis_nb.store import verify_manifest
 
-from .helpers import disk_events, from_source, names, run, run_tags  # noqa: E402
+from .helpers import disk_events, from_source, names, run, run_tags
 
 
 class State(TypedDict, total=False):
@@ -59,8 +59,9 @@ def test_sync_graph_runs_through_invoke_with_noesis_input_mapping(runs_dir):
 
 @pytest.mark.parametrize("decide, answer", [("approve", "deleted"), ("reject", "kept: not now")])
 def test_interrupt_is_a_pending_approval_and_the_decision_resumes(runs_dir, decide, answer):
-    handle, pending = run("clean", LangGraphAdapter(graph(review), input_mapper=lambda t: {"task": t}), runs_dir,
-                          decide=decide, reason="not now")
+    handle, pending = run(
+        "clean", LangGraphAdapter(graph(review), input_mapper=lambda t: {"task": t}), runs_dir, decide=decide, reason="not now"
+    )
     assert handle.status == "ok" and handle.result()["answer"] == answer
     assert len(pending) == 1 and pending[0].tool == "langgraph.delete_file"
     assert pending[0].redacted_payload["kwargs"]["value"] == {"tool": "delete_file", "args": {"path": "x.txt"}}
@@ -91,8 +92,21 @@ def test_two_interrupts_resume_with_an_id_keyed_map(runs_dir):
 
 
 def test_model_usage_from_a_chat_model_inside_a_node(runs_dir):
-    model = GenericFakeChatModel(messages=iter([AIMessage(content="hi", usage_metadata={
-        "input_tokens": 120, "output_tokens": 20, "total_tokens": 140, "input_token_details": {"cache_read": 100}})]))
+    model = GenericFakeChatModel(
+        messages=iter(
+            [
+                AIMessage(
+                    content="hi",
+                    usage_metadata={
+                        "input_tokens": 120,
+                        "output_tokens": 20,
+                        "total_tokens": 140,
+                        "input_token_details": {"cache_read": 100},
+                    },
+                )
+            ]
+        )
+    )
 
     def think(state):
         return {"answer": model.invoke(state["task"]).content}

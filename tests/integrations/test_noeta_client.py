@@ -21,20 +21,30 @@ from noesis_nb.integrations.noeta import NoetaAdapter  # noqa: E402
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")  # ripgrep absent: Noeta's Grep/Glob warn
 
 
-@tool(name="delete_file", version="1", risk_level="high",
-      input_schema={"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]})
+@tool(
+    name="delete_file",
+    version="1",
+    risk_level="high",
+    input_schema={"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]},
+)
 def delete_file(arguments, ctx):
     return ToolResult(success=True, output=f"deleted {arguments['path']}")
 
 
 def gated_adapter(tmp_path, **kw):
-    provider = FakeLLMProvider(responses=[
-        LLMResponse(stop_reason="tool_use", content=[ToolUseBlock(call_id="d1", tool_name="delete_file", arguments={"path": "x.txt"})],
-                    usage=Usage(uncached=10, cache_read=5, output=3)),
-        LLMResponse(stop_reason="end_turn", content=[TextBlock(text="Done.")], usage=Usage(uncached=12, output=2)),
-    ])
-    options = Options(system_prompt="You delete files when asked.", name="gated", allowed_tools=(delete_file,),
-                      permission_mode="default")
+    provider = FakeLLMProvider(
+        responses=[
+            LLMResponse(
+                stop_reason="tool_use",
+                content=[ToolUseBlock(call_id="d1", tool_name="delete_file", arguments={"path": "x.txt"})],
+                usage=Usage(uncached=10, cache_read=5, output=3),
+            ),
+            LLMResponse(stop_reason="end_turn", content=[TextBlock(text="Done.")], usage=Usage(uncached=12, output=2)),
+        ]
+    )
+    options = Options(
+        system_prompt="You delete files when asked.", name="gated", allowed_tools=(delete_file,), permission_mode="default"
+    )
     return NoetaAdapter(options, provider=provider, model="claude-sonnet-5", workspace_dir=tmp_path, **kw)
 
 
@@ -48,7 +58,10 @@ def test_approval_request_becomes_one_pending_draft_and_approve_resumes(runs_dir
     resolved = next(p for p in noeta_events if p["event_name"] == "noeta.ToolCallApprovalResolved")
     assert resolved["approved"] is True and resolved["resolver"] == "noesis_nb"
     assert any(p["event_name"] == "noeta.ToolResultRecorded" for p in noeta_events)
-    assert [p["kind"] for p in noeta_events if p["kind"] in ("run_finished", "messages_projection")] == ["run_finished", "messages_projection"]
+    assert [p["kind"] for p in noeta_events if p["kind"] in ("run_finished", "messages_projection")] == [
+        "run_finished",
+        "messages_projection",
+    ]
     models = [e["payload"] for e in events if e["phase"] == "model"]
     assert sum(m["input_tokens"] for m in models) == 27 and sum(m["cached_input_tokens"] for m in models) == 5
     assert sum(m["output_tokens"] for m in models) == 5
@@ -77,8 +90,12 @@ def test_a_failed_task_fails_the_episode_with_its_detail(runs_dir, tmp_path):
     def boom(request):
         raise RuntimeError("provider exploded")
 
-    adapter = NoetaAdapter(Options(system_prompt="s", name="n"), provider=FakeLLMProvider(responder=boom),
-                           model="claude-sonnet-5", workspace_dir=tmp_path)
+    adapter = NoetaAdapter(
+        Options(system_prompt="s", name="n"),
+        provider=FakeLLMProvider(responder=boom),
+        model="claude-sonnet-5",
+        workspace_dir=tmp_path,
+    )
     handle, _ = run("hi", adapter, runs_dir)
     assert handle.status == "error"
     with pytest.raises(Exception, match="llm_error: provider exploded"):

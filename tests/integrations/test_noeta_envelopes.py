@@ -7,13 +7,37 @@ from noesis_nb.store import read_json, verify_manifest
 
 SAVED = [  # envelope_to_dict output observed from a real run (integrations.md ยง3.2)
     {"seq": 0, "type": "TaskCreated", "actor": "engine", "origin": "engine", "task_id": "t", "payload": {"goal": "delete x.txt"}},
-    {"seq": 7, "type": "LLMRequestStarted", "actor": "llm", "origin": "llm", "task_id": "t",
-     "payload": {"call_id": "llm-1", "model": "claude-sonnet-5", "input_tokens": 0}},
-    {"seq": 9, "type": "LLMRequestFinished", "actor": "llm", "origin": "llm", "causation_id": None, "task_id": "t",
-     "payload": {"call_id": "llm-1", "success": True, "cost_usd": 7.65e-05, "latency_ms": 0,
-                 "usage": {"uncached": 10, "cache_read": 5, "cache_write": 0, "output": 3, "reasoning_tokens": 0}}},
-    {"seq": 11, "type": "ToolCallApprovalRequested", "actor": "engine", "origin": "engine", "task_id": "t",
-     "payload": {"call_id": "d1", "tool_name": "delete_file", "arguments": {"path": "x.txt"}, "arguments_ref": None}},
+    {
+        "seq": 7,
+        "type": "LLMRequestStarted",
+        "actor": "llm",
+        "origin": "llm",
+        "task_id": "t",
+        "payload": {"call_id": "llm-1", "model": "claude-sonnet-5", "input_tokens": 0},
+    },
+    {
+        "seq": 9,
+        "type": "LLMRequestFinished",
+        "actor": "llm",
+        "origin": "llm",
+        "causation_id": None,
+        "task_id": "t",
+        "payload": {
+            "call_id": "llm-1",
+            "success": True,
+            "cost_usd": 7.65e-05,
+            "latency_ms": 0,
+            "usage": {"uncached": 10, "cache_read": 5, "cache_write": 0, "output": 3, "reasoning_tokens": 0},
+        },
+    },
+    {
+        "seq": 11,
+        "type": "ToolCallApprovalRequested",
+        "actor": "engine",
+        "origin": "engine",
+        "task_id": "t",
+        "payload": {"call_id": "d1", "tool_name": "delete_file", "arguments": {"path": "x.txt"}, "arguments_ref": None},
+    },
     {"seq": 12, "type": "TaskCompleted", "actor": "engine", "origin": "engine", "task_id": "t", "payload": {"answer": "Done."}},
 ]
 
@@ -21,7 +45,12 @@ SAVED = [  # envelope_to_dict output observed from a real run (integrations.md ย
 def test_saved_envelopes_map_usage_by_the_token_rule():
     rows = noeta_rows(SAVED)
     [usage] = [p for ph, p in rows if ph == "model"]
-    assert (usage["input_tokens"], usage["cached_input_tokens"], usage["cache_write_input_tokens"], usage["output_tokens"]) == (15, 5, 0, 3)
+    assert (usage["input_tokens"], usage["cached_input_tokens"], usage["cache_write_input_tokens"], usage["output_tokens"]) == (
+        15,
+        5,
+        0,
+        3,
+    )
     assert usage["cost_usd"] == 7.65e-05 and usage["model"] == "claude-sonnet-5" and usage["source"] == "noeta"
     approval = next(p for _, p in rows if p["kind"] == "approval_requested")
     assert approval["tool_name"] == "delete_file" and approval["arguments"] == {"path": "x.txt"} and approval["seq"] == 11

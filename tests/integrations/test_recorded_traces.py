@@ -8,8 +8,7 @@ import pytest
 
 from noesis_nb.integrations.noetic import NoeticLogError, import_noetic, noetic_replay, noetic_rows
 from noesis_nb.integrations.replay import RecordedRunError
-from noesis_nb.integrations.taisce import (MEMORY_PREFIX, TaisceTranscriptError, import_taisce, parse_memory_message,
-                                           taisce_rows)
+from noesis_nb.integrations.taisce import MEMORY_PREFIX, TaisceTranscriptError, import_taisce, parse_memory_message, taisce_rows
 from noesis_nb.store import read_events, read_json, verify_manifest
 
 from .helpers import run
@@ -24,7 +23,11 @@ NOETIC_LOG = [
     {"source": "framework", "type": "helper:tool_call_completed", "data": {"callId": "c1"}},
     {"source": "framework", "type": "helper:inbox_injected", "data": {"round": 2, "count": 1, "messageIds": ["m9"]}},
     {"source": "framework", "type": "helper:model_call_stalled", "data": {"round": 2, "idleTimeoutMs": 120000}},
-    {"source": "framework", "type": "helper:turn_aborted", "data": {"turnId": "t1", "reason": "model stream idle timeout after 120000ms"}},
+    {
+        "source": "framework",
+        "type": "helper:turn_aborted",
+        "data": {"turnId": "t1", "reason": "model stream idle timeout after 120000ms"},
+    },
     {"source": "framework", "type": "helper:foo:bar", "data": {}},
 ]
 HARNESS = {"usage": {"inputTokens": 900, "outputTokens": 40}, "cost": 0.0021, "text": "Looking now", "items": []}
@@ -33,8 +36,19 @@ HARNESS = {"usage": {"inputTokens": 900, "outputTokens": 40}, "cost": 0.0021, "t
 def test_noetic_rows_in_order_with_unknown_cache_as_none():
     rows = list(noetic_rows([json.dumps(e) for e in NOETIC_LOG], HARNESS))
     kinds = [p["kind"] for _, p in rows]
-    assert kinds == ["run_started", "model_call_started", "message", "tool_call", "tool_result", "steering", "run_error",
-                     "run_error", "custom", "usage", "harness_response"]
+    assert kinds == [
+        "run_started",
+        "model_call_started",
+        "message",
+        "tool_call",
+        "tool_result",
+        "steering",
+        "run_error",
+        "run_error",
+        "custom",
+        "usage",
+        "harness_response",
+    ]
     assert rows[2][1]["text"] == "Looking now" and rows[0][1]["agent"] == "helper"
     assert rows[7][1]["error"] == "model stream idle timeout after 120000ms" and "120000" in rows[6][1]["error"]
     assert rows[8][1]["event_name"] == "noetic.foo:bar"
@@ -44,7 +58,10 @@ def test_noetic_rows_in_order_with_unknown_cache_as_none():
 
 
 def test_noetic_import_writes_a_sealed_run(runs_dir):
-    completed = [*NOETIC_LOG[:7], {"source": "framework", "type": "helper:turn_completed", "data": {"turnId": "t1", "durationMs": 9}}]
+    completed = [
+        *NOETIC_LOG[:7],
+        {"source": "framework", "type": "helper:turn_completed", "data": {"turnId": "t1", "durationMs": 9}},
+    ]
     episode = import_noetic(completed, HARNESS, runs_dir=runs_dir)
     run_dir = runs_dir / episode
     assert read_json(run_dir / "summary.json")["status"] == "ok"
@@ -68,17 +85,34 @@ def test_noetic_bad_line_is_named(tmp_path):
         list(noetic_rows(path))
 
 
-MEMORY = MEMORY_PREFIX + "\n" + json.dumps({
-    "watermark": {"stored": 12, "formed": 10, "parked": 1}, "plan": {"controls": {}, "degraded": False, "reach": {}},
-    "facts": [{"statement": "Ana likes tea"}, {"statement": "Ana lives in Cork"}], "reports": [], "passages": [{"id": "p"}],
-    "future_key": True})
+MEMORY = (
+    MEMORY_PREFIX
+    + "\n"
+    + json.dumps(
+        {
+            "watermark": {"stored": 12, "formed": 10, "parked": 1},
+            "plan": {"controls": {}, "degraded": False, "reach": {}},
+            "facts": [{"statement": "Ana likes tea"}, {"statement": "Ana lives in Cork"}],
+            "reports": [],
+            "passages": [{"id": "p"}],
+            "future_key": True,
+        }
+    )
+)
 
 
 def test_taisce_memory_message_is_an_untrusted_memory_row_never_user_input():
-    transcript = [{"role": "user", "content": MEMORY, "name": "taisce", "additional_kwargs": {"taisce.untrusted": True}},
-                  {"role": "user", "content": "What do I drink?"}, {"role": "assistant", "content": "Tea."}]
+    transcript = [
+        {"role": "user", "content": MEMORY, "name": "taisce", "additional_kwargs": {"taisce.untrusted": True}},
+        {"role": "user", "content": "What do I drink?"},
+        {"role": "assistant", "content": "Tea."},
+    ]
     rows = list(taisce_rows(transcript))
-    assert [(ph, p["kind"]) for ph, p in rows] == [("memory", "memory_injection"), ("integration", "message"), ("integration", "message")]
+    assert [(ph, p["kind"]) for ph, p in rows] == [
+        ("memory", "memory_injection"),
+        ("integration", "message"),
+        ("integration", "message"),
+    ]
     memory = rows[0][1]
     assert memory["event_name"] == "taisce.memory_injection" and memory["untrusted"] is True and memory["source"] == "taisce"
     assert (memory["facts"], memory["passages"], memory["stored"], memory["formed"], memory["parked"]) == (2, 1, 12, 10, 1)
@@ -87,16 +121,22 @@ def test_taisce_memory_message_is_an_untrusted_memory_row_never_user_input():
 
 
 def test_taisce_compaction_variant_and_unreadable_json():
-    info = parse_memory_message(MEMORY_PREFIX + "\n" + json.dumps({"watermark": {}, "plan": {"characters": 9, "truncated": True},
-                                                                   "segments": [1, 2, 3], "turns": []}))
+    info = parse_memory_message(
+        MEMORY_PREFIX
+        + "\n"
+        + json.dumps({"watermark": {}, "plan": {"characters": 9, "truncated": True}, "segments": [1, 2, 3], "turns": []})
+    )
     assert info["variant"] == "compaction" and info["segments"] == 3 and info["truncated"] is True
     assert "parse_error" in parse_memory_message(MEMORY_PREFIX + "\n{oops")
 
 
 def test_taisce_langchain_messages_and_import(runs_dir):
     langchain = pytest.importorskip("langchain_core.messages")
-    transcript = [langchain.HumanMessage(content=MEMORY, name="taisce", additional_kwargs={"taisce.untrusted": True}),
-                  langchain.HumanMessage(content="hi"), langchain.AIMessage(content="hello")]
+    transcript = [
+        langchain.HumanMessage(content=MEMORY, name="taisce", additional_kwargs={"taisce.untrusted": True}),
+        langchain.HumanMessage(content="hi"),
+        langchain.AIMessage(content="hello"),
+    ]
     episode = import_taisce(transcript, runs_dir=runs_dir)
     events = read_events(runs_dir / episode / "events.jsonl")
     memory = [e for e in events if e["payload"].get("event_name") == "taisce.memory_injection"]

@@ -8,8 +8,9 @@ import queue
 import sys
 import textwrap
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
@@ -127,9 +128,13 @@ class Kernel:
 
     def button(self, description: str, contains: str = "", timeout: float = 30) -> str:
         """The comm id of the newest button with that description (and ``contains`` in its tooltip)."""
+
         def find() -> str | None:
-            ids = [cid for cid, s in self.widgets().items()
-                   if s.get("description") == description and contains in (s.get("tooltip") or "")]
+            ids = [
+                cid
+                for cid, s in self.widgets().items()
+                if s.get("description") == description and contains in (s.get("tooltip") or "")
+            ]
             return ids[-1] if ids else None
 
         return self.wait(find, timeout, f"a {description!r} button {contains!r}")
@@ -163,7 +168,10 @@ def run_names(run_dir: Path) -> list[str]:
     sys.path.insert(0, str(ROOT))
     from noesis_nb.store import read_events
 
-    return [str((e.get("payload") or {}).get("event_name") or e.get("phase")) for e in read_events(run_dir / "events.jsonl", strict=False)]
+    return [
+        str((e.get("payload") or {}).get("event_name") or e.get("phase"))
+        for e in read_events(run_dir / "events.jsonl", strict=False)
+    ]
 
 
 def decisions(run_dir: Path) -> list[dict[str, Any]]:

@@ -41,7 +41,9 @@ def test_approve_click_continues_the_episode(kernel: Any, disk: Any) -> None:
     assert (kernel.mark / "a1").read_text() == "x"
     # the view's new state, as the frontend received it
     reject = kernel.button("Reject", episode)
-    kernel.wait(lambda: kernel.widgets()[approve].get("disabled") and kernel.widgets()[reject].get("disabled"), what="disabled buttons")
+    kernel.wait(
+        lambda: kernel.widgets()[approve].get("disabled") and kernel.widgets()[reject].get("disabled"), what="disabled buttons"
+    )
     kernel.wait(lambda: any("approved</b> by human" in v for v in html_values(kernel)), what="'approved by human' in the card")
     assert kernel.value("h.status") == "ok"
 

@@ -36,8 +36,10 @@ def test_under_nest_asyncio_then_after_a_restart(kernel: Any, disk: Any) -> None
     assert kernel.value("bool(getattr(__import__('asyncio'), '_nest_patched', False))") is False
 
     # 3a. approve on disk with the magic, then resume
-    out = kernel.run(f'%noesis approve {by_magic} --runs-dir {kernel.runs} --approver-id ana --reason "after restart"\n'
-                     f"%noesis resume {by_magic} --runs-dir {kernel.runs}")
+    out = kernel.run(
+        f'%noesis approve {by_magic} --runs-dir {kernel.runs} --approver-id ana --reason "after restart"\n'
+        f"%noesis resume {by_magic} --runs-dir {kernel.runs}"
+    )
     assert "approved" in out["stdout"]
     run_dir = kernel.runs / by_magic
     [decision] = disk.decisions(run_dir)
@@ -53,5 +55,6 @@ def test_under_nest_asyncio_then_after_a_restart(kernel: Any, disk: Any) -> None
     kernel.click(kernel.button("Resume"))
     kernel.wait(lambda: is_sealed(run_dir), what="the resumed run to seal")
     assert "tool.execution.succeeded" in disk.names(run_dir) and (kernel.mark / "v1").read_text() == "x"
-    kernel.wait(lambda: any(">ok<" in str(s.get("value") or "") for s in kernel.widgets("HTMLModel").values()),
-                what="the view to show ok")
+    kernel.wait(
+        lambda: any(">ok<" in str(s.get("value") or "") for s in kernel.widgets("HTMLModel").values()), what="the view to show ok"
+    )

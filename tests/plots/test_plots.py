@@ -69,15 +69,29 @@ def test_cost_and_tokens(frames):
     assert "(1 unpriced calls left out)" in fig.layout.title.text and fig.layout.yaxis.tickprefix == "$"
     by_run = plots.tokens_by(usage, by="episode_id")
     themed(by_run)
-    assert [t.name for t in by_run.data] == ["uncached input", "cached input", "cache-write input", "output", "reasoning (in output)",
-                                             "input, split unknown", "output, split unknown"]
+    assert [t.name for t in by_run.data] == [
+        "uncached input",
+        "cached input",
+        "cache-write input",
+        "output",
+        "reasoning (in output)",
+        "input, split unknown",
+        "output, split unknown",
+    ]
     assert by_run.layout.barmode == "stack" and by_run.data[4].marker.pattern.shape == "/"
     col = list(by_run.data[0].x).index(ids["success"])
     # success: gpt-4o 1000 in (400 cached, cache-write unreported), 100 out (20 reasoning);
     #          sonnet 2000 in (500 cached, 200 cache-write), 300 out (reasoning unreported)
     got = {t.name: t.y[col] for t in by_run.data}
-    assert got == {"uncached input": 1300, "cached input": 900, "cache-write input": 200, "input, split unknown": 600,
-                   "output": 80, "reasoning (in output)": 20, "output, split unknown": 300}
+    assert got == {
+        "uncached input": 1300,
+        "cached input": 900,
+        "cache-write input": 200,
+        "input, split unknown": 600,
+        "output": 80,
+        "reasoning (in output)": 20,
+        "output, split unknown": 300,
+    }
     over_time = plots.tokens_over_time(usage, "1D")
     assert over_time.layout.xaxis.type == "date" and len(over_time.data) == 7
 
@@ -140,18 +154,40 @@ def hostile(tmp_path_factory):
     for ep in ids:
         draft = f"draft:{ep}:r1"
         t = [f"2025-03-01T10:00:{s:02d}+00:00" for s in range(0, 60, 10)]
-        run = write_run(root, ep, [
-            event(ep, 0, "start", {"task": EVIL, "using": EVIL}, ts=t[0]),
-            model_call(ep, 1, t[1], EVIL, "openai", input_tokens=100, output_tokens=10),
-            event(ep, 2, "tool", {"event_name": "tool.requested", "request_id": "r1", "tool": EVIL}, ts=t[2], agent_id=EVIL),
-            event(ep, 3, "tool", {"event_name": "tool.approval.pending", "request_id": "r1", "draft_id": draft}, ts=t[3]),
-            event(ep, 4, "tool", {"event_name": EVIL, "request_id": "r1", "draft_id": draft, "note": EVIL}, ts=t[4]),
-            event(ep, 5, "terminate", {"status": "ok"}, ts=t[5])],
-            summary={"episode_id": ep, "task": EVIL, "status": "ok", "started_at": t[0], "duration_sec": 50.0, "flags": {"using": EVIL}})
+        run = write_run(
+            root,
+            ep,
+            [
+                event(ep, 0, "start", {"task": EVIL, "using": EVIL}, ts=t[0]),
+                model_call(ep, 1, t[1], EVIL, "openai", input_tokens=100, output_tokens=10),
+                event(ep, 2, "tool", {"event_name": "tool.requested", "request_id": "r1", "tool": EVIL}, ts=t[2], agent_id=EVIL),
+                event(ep, 3, "tool", {"event_name": "tool.approval.pending", "request_id": "r1", "draft_id": draft}, ts=t[3]),
+                event(ep, 4, "tool", {"event_name": EVIL, "request_id": "r1", "draft_id": draft, "note": EVIL}, ts=t[4]),
+                event(ep, 5, "terminate", {"status": "ok"}, ts=t[5]),
+            ],
+            summary={
+                "episode_id": ep,
+                "task": EVIL,
+                "status": "ok",
+                "started_at": t[0],
+                "duration_sec": 50.0,
+                "flags": {"using": EVIL},
+            },
+        )
         folder = run / "tool_invocations"
-        for kind, doc in (("prepared", {"draft_id": draft, "tool": EVIL, "status": "approved"}),
-                          ("approvals", {"draft_id": draft, "status": "approved", "approver_id": EVIL, "reason": EVIL,
-                                         "decided_at": "2025-03-01T10:00:35+00:00"})):
+        for kind, doc in (
+            ("prepared", {"draft_id": draft, "tool": EVIL, "status": "approved"}),
+            (
+                "approvals",
+                {
+                    "draft_id": draft,
+                    "status": "approved",
+                    "approver_id": EVIL,
+                    "reason": EVIL,
+                    "decided_at": "2025-03-01T10:00:35+00:00",
+                },
+            ),
+        ):
             (folder / kind).mkdir(parents=True, exist_ok=True)
             (folder / kind / f"{draft}.json").write_text(__import__("json").dumps(doc))
     return ids, events_df(root), runs_df(root), tools_df(root), usage_df(root)
@@ -179,10 +215,17 @@ def assert_no_raw_user_text(fig: go.Figure) -> None:
 
 def test_untrusted_text_is_escaped_and_never_a_template(hostile):
     ids, events, runs, tools, usage = hostile
-    figures = [plots.episode_timeline(events, ids[0]), plots.cost_over_time(usage, by="model"), plots.tokens_by(usage, by="model"),
-               plots.tokens_by(usage, by="episode_id"), plots.success_by_adapter(runs), plots.duration_by_adapter(runs),
-               plots.approval_waits(tools), plots.approval_waits(tools, by="approver_id"),
-               plots.compare_episodes(events, ids[0], ids[1], usage)]
+    figures = [
+        plots.episode_timeline(events, ids[0]),
+        plots.cost_over_time(usage, by="model"),
+        plots.tokens_by(usage, by="model"),
+        plots.tokens_by(usage, by="episode_id"),
+        plots.success_by_adapter(runs),
+        plots.duration_by_adapter(runs),
+        plots.approval_waits(tools),
+        plots.approval_waits(tools, by="approver_id"),
+        plots.compare_episodes(events, ids[0], ids[1], usage),
+    ]
     for fig in figures:
         assert_no_raw_user_text(fig)
     timeline = figures[0]
@@ -197,11 +240,24 @@ def test_missing_columns_name_the_frame_to_use():
 
 
 def test_token_parts_keep_unknown_apart():
-    usage = pd.DataFrame({"model": ["m", "m", "m"], "input_tokens": [100, np.nan, 100], "cached_input_tokens": [40, 5, np.nan],
-                          "cache_write_input_tokens": [0, np.nan, np.nan], "output_tokens": [10, 10, np.nan],
-                          "reasoning_tokens": [np.nan, 2, 1]})
+    usage = pd.DataFrame(
+        {
+            "model": ["m", "m", "m"],
+            "input_tokens": [100, np.nan, 100],
+            "cached_input_tokens": [40, 5, np.nan],
+            "cache_write_input_tokens": [0, np.nan, np.nan],
+            "output_tokens": [10, 10, np.nan],
+            "reasoning_tokens": [np.nan, 2, 1],
+        }
+    )
     parts = plots.token_parts(usage)
     assert parts.to_dict("list") == {
-        "uncached input": [60, 0, 0], "cached input": [40, 0, 0], "cache-write input": [0, 0, 0], "input, split unknown": [0, 0, 100],
-        "output": [0, 8, 0], "reasoning (in output)": [0, 2, 0], "output, split unknown": [10, 0, 0]}
+        "uncached input": [60, 0, 0],
+        "cached input": [40, 0, 0],
+        "cache-write input": [0, 0, 0],
+        "input, split unknown": [0, 0, 100],
+        "output": [0, 8, 0],
+        "reasoning (in output)": [0, 2, 0],
+        "output, split unknown": [10, 0, 0],
+    }
     assert "(2 calls with unknown totals left out)" in plots.tokens_by(usage).layout.title.text

@@ -18,8 +18,17 @@ from noesis_nb.store import read_events, read_json, verify_manifest
 from .agents import append_line, make_writer, sync_writer_factory
 
 HERE = Path(__file__).resolve().parent
-PREPARE = ["tool.requested", "tool.validated", "tool.authn.passed", "tool.authz.passed", "action_candidate", "action.candidate_emitted",
-           "tool.preflight.computed", "tool.draft_created", "tool.approval.pending"]
+PREPARE = [
+    "tool.requested",
+    "tool.validated",
+    "tool.authn.passed",
+    "tool.authz.passed",
+    "action_candidate",
+    "action.candidate_emitted",
+    "tool.preflight.computed",
+    "tool.draft_created",
+    "tool.approval.pending",
+]
 
 
 def _names(run_dir):
@@ -40,7 +49,7 @@ async def _until_pending(handle, count, timeout=2.0):
 
 def _between(names, first, last):
     i = names.index(first)
-    return names[i:names.index(last, i) + 1]
+    return names[i : names.index(last, i) + 1]
 
 
 def test_live_pause_then_approve_continues_the_adapter(runs_dir, tmp_path):
@@ -69,8 +78,14 @@ def test_live_pause_then_approve_continues_the_adapter(runs_dir, tmp_path):
     names = _names(handle.run_dir)
     assert _between(names, "tool.requested", "tool.approval.pending") == PREPARE
     assert _between(names, "tool.approval.pending", "tool.execution.succeeded") == [
-        "tool.approval.pending", "run.interrupt", "run.checkpoint", "run.resume", "tool.approved",
-        "tool.execution.started", "tool.execution.succeeded"]
+        "tool.approval.pending",
+        "run.interrupt",
+        "run.checkpoint",
+        "run.resume",
+        "tool.approved",
+        "tool.execution.started",
+        "tool.execution.succeeded",
+    ]
     approval = read_json(handle.run_dir / "tool_invocations" / "approvals" / f"{pending.draft_id}.json")
     assert approval["approver_id"] == "ana" and approval["reviewed_fingerprint"] == pending.fingerprint
     assert approval["reason"] == "looks fine" and approval["status"] == "approved"
@@ -108,11 +123,14 @@ def test_unhandled_rejection_fails_the_episode(runs_dir, tmp_path):
         handle.result()
 
 
-@pytest.mark.parametrize("approver, executed, approver_id", [
-    ("auto", True, "policy:auto"),
-    ("deny", False, "policy:deny"),
-    (lambda pending: pending.risk_tier != "high", False, "policy:<lambda>"),
-])
+@pytest.mark.parametrize(
+    "approver, executed, approver_id",
+    [
+        ("auto", True, "policy:auto"),
+        ("deny", False, "policy:deny"),
+        (lambda pending: pending.risk_tier != "high", False, "policy:<lambda>"),
+    ],
+)
 def test_approver_policies_decide_without_pausing(runs_dir, tmp_path, approver, executed, approver_id):
     out = tmp_path / "out.txt"
     ep = noesis_nb.solve("note", using=make_writer(out, handle_rejection=True), runs_dir=runs_dir, approver=approver)
@@ -182,13 +200,16 @@ def test_python_tool_resumed_in_another_process_by_import_reference(runs_dir, tm
     out = tmp_path / "py.txt"
 
     async def agent(task, ctx):
-        return await ctx.tool_async("notes.append", {"args": [str(out), task]}, protocol="python", fn=append_line,
-                               effect="write", risk="high")
+        return await ctx.tool_async(
+            "notes.append", {"args": [str(out), task]}, protocol="python", fn=append_line, effect="write", risk="high"
+        )
 
     ep = noesis_nb.solve("pyline", using=agent, runs_dir=runs_dir)
     noesis_nb.approve_draft(ep, approver_id="ops", runs_dir=runs_dir)
-    code = (f"import sys; sys.path.insert(0, {str(HERE.parent.parent)!r}); import noesis_nb; "
-            f"noesis_nb.resume_run({ep!r}, runs_dir={str(runs_dir)!r})")
+    code = (
+        f"import sys; sys.path.insert(0, {str(HERE.parent.parent)!r}); import noesis_nb; "
+        f"noesis_nb.resume_run({ep!r}, runs_dir={str(runs_dir)!r})"
+    )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert out.read_text() == "pyline\n"
@@ -220,7 +241,7 @@ def test_a_decision_file_written_by_another_program_wakes_the_episode(runs_dir, 
     async def main():
         handle = noesis_nb.start("external", using=make_writer(out), runs_dir=runs_dir)
         await handle
-        code = (f"import noesis_nb.tools as t; t.decide({str(handle.run_dir)!r}, None, approve=True, approver_id='cli')")
+        code = f"import noesis_nb.tools as t; t.decide({str(handle.run_dir)!r}, None, approve=True, approver_id='cli')"
         proc = await asyncio.create_subprocess_exec(sys.executable, "-c", code)
         assert await proc.wait() == 0
         await asyncio.wait_for(handle.wait(), 30)
@@ -285,8 +306,9 @@ def test_an_ambiguous_draft_reference_names_the_candidates(runs_dir, tmp_path):
     async def agent(task, ctx):
         from .agents import write_argv
 
-        return await asyncio.gather(*(ctx.tool_async(f"fs.{n}", {"argv": write_argv(tmp_path / n, n)}, effect="write", risk="high")
-                                      for n in ("a", "b")))
+        return await asyncio.gather(
+            *(ctx.tool_async(f"fs.{n}", {"argv": write_argv(tmp_path / n, n)}, effect="write", risk="high") for n in ("a", "b"))
+        )
 
     async def main():
         handle = noesis_nb.start("two", using=agent, runs_dir=runs_dir)
@@ -401,7 +423,9 @@ def test_two_concurrent_tool_calls_pause_separately_and_each_decision_reaches_it
 
         async def call(name):
             try:
-                await ctx.tool_async(f"fs.{name}", {"argv": write_argv(tmp_path / f"{name}.txt", name)}, effect="write", risk="high")
+                await ctx.tool_async(
+                    f"fs.{name}", {"argv": write_argv(tmp_path / f"{name}.txt", name)}, effect="write", risk="high"
+                )
                 return f"{name}: done"
             except ToolRejected as exc:
                 return f"{name}: rejected ({exc.reason})"
@@ -421,7 +445,9 @@ def test_two_concurrent_tool_calls_pause_separately_and_each_decision_reaches_it
     assert handle.result() == ["left: done", "right: rejected (not that one)"]
     assert (tmp_path / "left.txt").exists() and not (tmp_path / "right.txt").exists()
     interrupts = [e for e in handle.events if e.get("event_type") == "run.interrupt"]
-    pendings = {e["id"]: e["payload"]["draft_id"] for e in handle.events if e["payload"].get("event_name") == "tool.approval.pending"}
+    pendings = {
+        e["id"]: e["payload"]["draft_id"] for e in handle.events if e["payload"].get("event_name") == "tool.approval.pending"
+    }
     assert sorted(pendings[i["caused_by"]] for i in interrupts) == sorted(pendings.values())
 
 
@@ -429,8 +455,9 @@ def test_solve_pauses_once_even_when_tool_calls_run_concurrently(runs_dir, tmp_p
     async def agent(task, ctx):
         from .agents import write_argv
 
-        return await asyncio.gather(*(ctx.tool_async(f"fs.{n}", {"argv": write_argv(tmp_path / n, n)}, effect="write", risk="high")
-                                      for n in ("a", "b")))
+        return await asyncio.gather(
+            *(ctx.tool_async(f"fs.{n}", {"argv": write_argv(tmp_path / n, n)}, effect="write", risk="high") for n in ("a", "b"))
+        )
 
     ep = noesis_nb.solve("two", using=agent, runs_dir=runs_dir)
     names = _names(runs_dir / ep)

@@ -51,7 +51,11 @@ def test_enforce_veto_stops_before_act_and_seals_vetoed(runs_dir):
     ep = noesis_nb.solve("this is danger", using=agent, runs_dir=runs_dir, governance="enforce")
     phases = _phases(runs_dir / ep)
     assert calls == [] and "act" not in phases
-    assert phases[phases.index("action_candidate"):phases.index("terminate") + 1] == ["action_candidate", "governance", "terminate"]
+    assert phases[phases.index("action_candidate") : phases.index("terminate") + 1] == [
+        "action_candidate",
+        "governance",
+        "terminate",
+    ]
     assert read_json(runs_dir / ep / "final.json")["outcome"] == "vetoed"
     summary = read_json(runs_dir / ep / "summary.json")
     assert summary["status"] == "vetoed" and summary["metrics"]["veto_count"] == 1
@@ -90,8 +94,15 @@ def test_pause_on_veto_then_resume_run_with_the_same_adapter(runs_dir):
     assert ns.resume_run(ep, using=agent) == ep
     assert calls == ["destroy the staging db"]
     names = [e.get("event_type") or e["phase"] for e in read_events(run_dir / "events.jsonl")]
-    assert names[names.index("run.resume"):names.index("terminate") + 1] == [
-        "run.resume", "action_candidate", "governance", "act", "reflect", "learn", "terminate"]  # a new candidate, allowed by the human
+    assert names[names.index("run.resume") : names.index("terminate") + 1] == [
+        "run.resume",
+        "action_candidate",
+        "governance",
+        "act",
+        "reflect",
+        "learn",
+        "terminate",
+    ]  # a new candidate, allowed by the human
     assert read_json(run_dir / "summary.json")["status"] == "ok" and verify_manifest(run_dir).ok
 
 

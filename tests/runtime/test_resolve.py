@@ -58,12 +58,14 @@ def test_strings_module_attr_path_and_short_names(tmp_path, monkeypatch):
     pkg = tmp_path / "mypkg"
     pkg.mkdir()
     (pkg / "__init__.py").write_text("")
-    (pkg / "agents.py").write_text(textwrap.dedent("""
+    (pkg / "agents.py").write_text(
+        textwrap.dedent("""
         def make():
             return lambda task: "from factory:" + task
         def direct(task):
             return "direct:" + task
-    """))
+    """)
+    )
     (tmp_path / "flows").mkdir()
     (tmp_path / "flows" / "__init__.py").write_text("")
     (tmp_path / "flows" / "triage.py").write_text("def build():\n    return lambda task: 'flow:' + task\n")
@@ -82,12 +84,15 @@ def test_strings_module_attr_path_and_short_names(tmp_path, monkeypatch):
     assert _call("helper")[1] == "user:t"
 
 
-@pytest.mark.parametrize("bad, fragment", [
-    ("no_such_thing_anywhere", "short name"),
-    ("no_such_module_xyz:make", "cannot import module"),
-    ("json:no_such_attr", "has no attribute"),
-    (None, "using= is required"),
-])
+@pytest.mark.parametrize(
+    "bad, fragment",
+    [
+        ("no_such_thing_anywhere", "short name"),
+        ("no_such_module_xyz:make", "cannot import module"),
+        ("json:no_such_attr", "has no attribute"),
+        (None, "using= is required"),
+    ],
+)
 def test_unresolvable_strings_name_the_value_and_the_fix(bad, fragment):
     with pytest.raises(UsingResolutionError, match=fragment):
         resolve_using(bad)

@@ -19,8 +19,20 @@ def test_success_writes_a_sealed_noesis_run_in_order(runs_dir):
     ep = noesis_nb.solve("say hi", using=lambda task: {"answer": task.upper()}, runs_dir=runs_dir, tags={"team": "a"})
     run_dir = runs_dir / ep
     assert ep.startswith("ep_") and len(ep) == 29
-    assert _phases(run_dir) == ["start", "observe", "interpret", "plan", "action_candidate", "act", "reflect", "learn",
-                                "terminate", "runtime", "insight", "memory"]
+    assert _phases(run_dir) == [
+        "start",
+        "observe",
+        "interpret",
+        "plan",
+        "action_candidate",
+        "act",
+        "reflect",
+        "learn",
+        "terminate",
+        "runtime",
+        "insight",
+        "memory",
+    ]
     events = read_events(run_dir / "events.jsonl")
     for event in events:  # Noēsis' required fields
         assert {"id", "timestamp", "episode_id", "phase", "payload", "evidence_ids"} <= set(event)
@@ -103,8 +115,15 @@ def test_solve_inside_a_running_loop_uses_a_worker_thread(runs_dir):
 def test_solve_async_and_context_events_and_model_calls(runs_dir):
     async def agent(task, ctx):
         ctx.emit("reason", {"text": "thinking <b>"})
-        ctx.model_call("claude-sonnet-4", provider="anthropic", input_tokens=900, output_tokens=120,
-                       cached_input_tokens=800, reasoning_tokens=40, latency_ms=321.5)
+        ctx.model_call(
+            "claude-sonnet-4",
+            provider="anthropic",
+            input_tokens=900,
+            output_tokens=120,
+            cached_input_tokens=800,
+            reasoning_tokens=40,
+            latency_ms=321.5,
+        )
         ctx.model_call("mystery-model")
         return "done"
 
@@ -120,12 +139,15 @@ def test_solve_async_and_context_events_and_model_calls(runs_dir):
     assert {r["model"]: r["input_tokens"] for r in usage["by_model"]} == {"claude-sonnet-4": 900, "mystery-model": None}
 
 
-@pytest.mark.parametrize("kwargs, fragment", [
-    ({"input_tokens": 10, "cached_input_tokens": 11}, "exceeds input_tokens"),
-    ({"output_tokens": 5, "reasoning_tokens": 6}, "exceeds output_tokens"),
-    ({"input_tokens": -1}, "non-negative"),
-    ({"input_tokens": 1.5}, "non-negative"),
-])
+@pytest.mark.parametrize(
+    "kwargs, fragment",
+    [
+        ({"input_tokens": 10, "cached_input_tokens": 11}, "exceeds input_tokens"),
+        ({"output_tokens": 5, "reasoning_tokens": 6}, "exceeds output_tokens"),
+        ({"input_tokens": -1}, "non-negative"),
+        ({"input_tokens": 1.5}, "non-negative"),
+    ],
+)
 def test_model_call_rejects_inconsistent_usage(runs_dir, kwargs, fragment):
     def agent(task, ctx):
         ctx.model_call("m", **kwargs)

@@ -11,8 +11,13 @@ import urllib.request
 
 import pytest
 
-_ENV = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_DEFAULT_REGION": "us-east-1",
-        "AWS_SESSION_TOKEN": "testing", "AWS_SECURITY_TOKEN": "testing"}
+_ENV = {
+    "AWS_ACCESS_KEY_ID": "testing",
+    "AWS_SECRET_ACCESS_KEY": "testing",
+    "AWS_DEFAULT_REGION": "us-east-1",
+    "AWS_SESSION_TOKEN": "testing",
+    "AWS_SECURITY_TOKEN": "testing",
+}
 
 
 def _free_port() -> int:
@@ -27,8 +32,12 @@ def s3_endpoint():
     pytest.importorskip("s3fs", reason="s3fs is needed for the S3 test (pip install 'noesis_nb[s3]')")
     port = _free_port()
     env = {**os.environ, **_ENV}
-    proc = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     url = f"http://127.0.0.1:{port}"
     saved = {k: os.environ.get(k) for k in _ENV}
     try:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 import pandas as pd
 import pytest
 
@@ -17,7 +16,9 @@ def uploaded(s3_endpoint, tmp_path_factory):
 
     root = tmp_path_factory.mktemp("s3src") / "runs"
     ids = make_engine_runs(root)
-    write_run(root / "legacy-label", "ep_hand", basic_events("ep_hand"), style="old", summary=hand_summary("ep_hand", task="by hand"))
+    write_run(
+        root / "legacy-label", "ep_hand", basic_events("ep_hand"), style="old", summary=hand_summary("ep_hand", task="by hand")
+    )
     fs = s3fs.S3FileSystem(key="testing", secret="testing", client_kwargs={"endpoint_url": s3_endpoint})
     fs.mkdir("noesis-test")
     for path in sorted(p for p in root.rglob("*") if p.is_file()):
@@ -27,8 +28,11 @@ def uploaded(s3_endpoint, tmp_path_factory):
 
 
 def _same(local: pd.DataFrame, remote: pd.DataFrame, drop: tuple[str, ...] = ("run_dir",)) -> None:
-    pd.testing.assert_frame_equal(local.drop(columns=[c for c in drop if c in local]),
-                                  remote.drop(columns=[c for c in drop if c in remote]), check_categorical=False)
+    pd.testing.assert_frame_equal(
+        local.drop(columns=[c for c in drop if c in local]),
+        remote.drop(columns=[c for c in drop if c in remote]),
+        check_categorical=False,
+    )
 
 
 def test_frames_from_s3_match_local(uploaded):
@@ -45,7 +49,9 @@ def test_frames_from_s3_match_local(uploaded):
     _same(tools_df(root), tools_df(url, storage_options=options))
     _same(usage_df(root), usage_df(url, storage_options=options))
     one = events_df(f"{url}/{ids['success']}", storage_options=options)
-    assert set(one["episode_id"]) == {ids["success"]} and len(one) == (root / ids["success"] / "events.jsonl").read_bytes().count(b"\n")
+    assert set(one["episode_id"]) == {ids["success"]} and len(one) == (root / ids["success"] / "events.jsonl").read_bytes().count(
+        b"\n"
+    )
 
 
 def test_missing_s3_extra_is_explained(monkeypatch):

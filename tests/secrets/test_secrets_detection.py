@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 from ulid import ULID
 
 from noesis_nb.secrets import find_in_text, is_secret_key, might_contain, redact, scan
-from noesis_nb.secrets.text import payload_might_contain
 from noesis_nb.secrets.guard import scrub_text
+from noesis_nb.secrets.text import payload_might_contain
 from tests.hardening.secret_corpus import corpus, leaks
 
 
@@ -39,25 +39,75 @@ def test_random_words_without_context_are_found():
 
 
 def test_secret_names():
-    for key in ("password", "DB_PASSWORD", "apiKey", "X-Api-Key", "Authorization", "auth", "MYSQL_PWD", "client_secret",
-                "AWS_SECRET_ACCESS_KEY", "auth_token", "passwd", "ssh_key", "--client-secret"):
+    for key in (
+        "password",
+        "DB_PASSWORD",
+        "apiKey",
+        "X-Api-Key",
+        "Authorization",
+        "auth",
+        "MYSQL_PWD",
+        "client_secret",
+        "AWS_SECRET_ACCESS_KEY",
+        "auth_token",
+        "passwd",
+        "ssh_key",
+        "--client-secret",
+    ):
         assert is_secret_key(key), key
-    for key in ("max_tokens", "tokenizer", "path", "PWD", "OLDPWD", "monkey", "keyboard", "author", "idempotency_key",
-                "token_file", "secret_name", "password_stdin", "approval_token_ref", "auth_type", "token_count"):
+    for key in (
+        "max_tokens",
+        "tokenizer",
+        "path",
+        "PWD",
+        "OLDPWD",
+        "monkey",
+        "keyboard",
+        "author",
+        "idempotency_key",
+        "token_file",
+        "secret_name",
+        "password_stdin",
+        "approval_token_ref",
+        "auth_type",
+        "token_count",
+    ):
         assert not is_secret_key(key), key
 
 
 ulids = st.builds(lambda: str(ULID()))
 ordinary = st.one_of(
-    st.uuids().map(str), ulids, ulids.map(lambda u: f"ep_{u}"), ulids.map(lambda u: f"draft:ep_{u}:req_{u}"),
+    st.uuids().map(str),
+    ulids,
+    ulids.map(lambda u: f"ep_{u}"),
+    ulids.map(lambda u: f"draft:ep_{u}:req_{u}"),
     st.binary(min_size=8, max_size=64).map(lambda b: "sha256:" + __import__("hashlib").sha256(b).hexdigest()),
-    st.sampled_from(["claude-sonnet-4-5-20250929", "gpt-4o-mini-2024-07-18", "gemini-2.5-pro", "meta-llama/Llama-3.3-70B-Instruct",
-                     "mistral-large-latest", "o3-mini-2025-01-31"]),
-    st.integers(min_value=0, max_value=10**9), st.datetimes().map(lambda d: d.isoformat() + "+00:00"),
-    st.lists(st.sampled_from(["src", "tests", "noesis_nb", "runs", "tool_invocations", "prepared", "README.md", "data"]),
-             min_size=1, max_size=6).map(lambda parts: "/" + "/".join(parts)),
-    st.sampled_from([["git", "commit", "-m", "fix bug in parser"], ["ls", "-la", "/tmp"], ["pytest", "-q", "-k", "token and not slow"],
-                     ["grep", "-r", "password", "docs/"], ["docker", "login", "--password-stdin", "registry.example.com"]]),
+    st.sampled_from(
+        [
+            "claude-sonnet-4-5-20250929",
+            "gpt-4o-mini-2024-07-18",
+            "gemini-2.5-pro",
+            "meta-llama/Llama-3.3-70B-Instruct",
+            "mistral-large-latest",
+            "o3-mini-2025-01-31",
+        ]
+    ),
+    st.integers(min_value=0, max_value=10**9),
+    st.datetimes().map(lambda d: d.isoformat() + "+00:00"),
+    st.lists(
+        st.sampled_from(["src", "tests", "noesis_nb", "runs", "tool_invocations", "prepared", "README.md", "data"]),
+        min_size=1,
+        max_size=6,
+    ).map(lambda parts: "/" + "/".join(parts)),
+    st.sampled_from(
+        [
+            ["git", "commit", "-m", "fix bug in parser"],
+            ["ls", "-la", "/tmp"],
+            ["pytest", "-q", "-k", "token and not slow"],
+            ["grep", "-r", "password", "docs/"],
+            ["docker", "login", "--password-stdin", "registry.example.com"],
+        ]
+    ),
 )
 
 
@@ -71,8 +121,9 @@ def test_ids_digests_models_paths_and_ordinary_commands_are_not_secrets(value):
 _CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 ulids_spelling_secret_words = st.tuples(
     st.sampled_from(["PWD", "KEY", "PASS", "SECRET", "PASSWD", "CREDS", "BEARER", "APKEY"]),
-    st.text(alphabet=_CROCKFORD, min_size=25, max_size=25), st.integers(min_value=1, max_value=18),
-).map(lambda t: ("0" + t[1][:t[2]] + t[0] + t[1][t[2]:])[:26])
+    st.text(alphabet=_CROCKFORD, min_size=25, max_size=25),
+    st.integers(min_value=1, max_value=18),
+).map(lambda t: ("0" + t[1][: t[2]] + t[0] + t[1][t[2] :])[:26])
 
 
 @settings(max_examples=300, deadline=None)
@@ -86,14 +137,38 @@ def test_ids_that_spell_a_secret_word_by_chance_are_still_ids(ulid, other):
 pieces = st.one_of(
     st.text(max_size=20),
     st.sampled_from([s.text for s in corpus(1)] + [s.value for s in corpus(2)]),
-    st.sampled_from(["password", "--token", "Authorization:", "Bearer", "=", ": ", " ", "://", "@", "mysql", "-p", "key", "'",
-                     '"', "\n", "sk-", "eyJ", "xoxb-", "AKIA", "-----BEGIN RSA PRIVATE KEY-----"]),
+    st.sampled_from(
+        [
+            "password",
+            "--token",
+            "Authorization:",
+            "Bearer",
+            "=",
+            ": ",
+            " ",
+            "://",
+            "@",
+            "mysql",
+            "-p",
+            "key",
+            "'",
+            '"',
+            "\n",
+            "sk-",
+            "eyJ",
+            "xoxb-",
+            "AKIA",
+            "-----BEGIN RSA PRIVATE KEY-----",
+        ]
+    ),
     st.text(alphabet="abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+/=_-", min_size=15, max_size=40),
 )
 texts = st.lists(pieces, max_size=8).map("".join)
-payloads = st.recursive(texts | st.integers(min_value=-2**63, max_value=2**63 - 1) | st.floats(allow_nan=False) | st.none(),
-                        lambda kids: st.lists(kids, max_size=4) | st.dictionaries(texts | st.sampled_from(["token", "auth", "x"]), kids, max_size=4),
-                        max_leaves=10)
+payloads = st.recursive(
+    texts | st.integers(min_value=-(2**63), max_value=2**63 - 1) | st.floats(allow_nan=False) | st.none(),
+    lambda kids: st.lists(kids, max_size=4) | st.dictionaries(texts | st.sampled_from(["token", "auth", "x"]), kids, max_size=4),
+    max_leaves=10,
+)
 
 
 @settings(max_examples=400, deadline=None)

@@ -40,7 +40,7 @@ def test_short_values_are_redacted_where_found_but_not_hunted_elsewhere():
 
 def test_unserialisable_payloads_are_screened_in_their_json_form():
     guard = RunSecrets()
-    out = guard.screen({"n": 2 ** 70, "token": "Xq9vLw3nT5rXk2yP"})
+    out = guard.screen({"n": 2**70, "token": "Xq9vLw3nT5rXk2yP"})
     assert "Xq9vLw3nT5rXk2yP" not in orjson.dumps(out).decode()
 
 
@@ -69,7 +69,10 @@ def test_sweep_rewrites_only_the_lines_and_files_holding_a_late_value(tmp_path):
 
 
 def test_fill_secrets_takes_the_secret_the_whole_value_or_one_per_marker(monkeypatch):
-    stored = {"kwargs": {"auth": REDACTED_VALUE}, "argv": ["x", f"--token={REDACTED_VALUE}", f"{REDACTED_VALUE}:{REDACTED_VALUE}"]}
+    stored = {
+        "kwargs": {"auth": REDACTED_VALUE},
+        "argv": ["x", f"--token={REDACTED_VALUE}", f"{REDACTED_VALUE}:{REDACTED_VALUE}"],
+    }
     filled, given, missing = fill_secrets(stored, {"kwargs.auth": ["user", "pw"], "argv.1": "tok-1", "argv.2": ["a", "b"]})
     assert filled == {"kwargs": {"auth": ["user", "pw"]}, "argv": ["x", "--token=tok-1", "a:b"]} and missing == []
     filled, _, _ = fill_secrets(stored, {"argv.1": "--token=tok-2", "kwargs.auth": "k", "argv.2": "c:d"})

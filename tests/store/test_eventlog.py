@@ -8,8 +8,14 @@ from noesis_nb.store import EventWriter, iter_events, read_events
 
 
 def _line(i: int, *, compact: bool) -> str:
-    record = {"id": f"e{i}", "timestamp": f"2025-01-01T00:00:0{i}.000000+00:00", "episode_id": "ep_x", "phase": "act",
-              "payload": {"n": i, "text": "→ naïve"}, "evidence_ids": []}
+    record = {
+        "id": f"e{i}",
+        "timestamp": f"2025-01-01T00:00:0{i}.000000+00:00",
+        "episode_id": "ep_x",
+        "phase": "act",
+        "payload": {"n": i, "text": "→ naïve"},
+        "evidence_ids": [],
+    }
     if compact:
         return json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return json.dumps(record)  # older writers: spaced, insertion order, ASCII escapes

@@ -11,12 +11,23 @@ from noesis_nb.store import find_run_dir, iter_run_dirs, list_runs, verify_manif
 def _run(root, episode_id, *, label=None, summary=True):
     run_dir = (root / label / episode_id) if label else (root / episode_id)
     run_dir.mkdir(parents=True)
-    (run_dir / "events.jsonl").write_text(json.dumps({"id": "1", "phase": "start", "timestamp": "2025-01-01T00:00:00+00:00",
-                                                      "payload": {"task": f"task {episode_id}"}}) + "\n")
+    (run_dir / "events.jsonl").write_text(
+        json.dumps(
+            {"id": "1", "phase": "start", "timestamp": "2025-01-01T00:00:00+00:00", "payload": {"task": f"task {episode_id}"}}
+        )
+        + "\n"
+    )
     if summary:
-        (run_dir / "summary.json").write_text(json.dumps({"episode_id": episode_id, "task": f"task {episode_id}",
-                                                          "started_at": f"2025-01-0{len(episode_id) % 9 + 1}T00:00:00+00:00",
-                                                          "metrics": {"success": 1}}))
+        (run_dir / "summary.json").write_text(
+            json.dumps(
+                {
+                    "episode_id": episode_id,
+                    "task": f"task {episode_id}",
+                    "started_at": f"2025-01-0{len(episode_id) % 9 + 1}T00:00:00+00:00",
+                    "metrics": {"success": 1},
+                }
+            )
+        )
     return run_dir
 
 
@@ -52,7 +63,9 @@ def test_list_runs_includes_unsealed_runs_newest_first(tmp_path):
     assert {r["episode_id"] for r in rows} == {"ep_1", "ep_22", "ep_paused"}
     paused = next(r for r in rows if r["episode_id"] == "ep_paused")
     assert paused["status"] == "running" and paused["task"] == "task ep_paused" and paused["sealed"] is False
-    assert [r["started_at"] for r in rows if r["started_at"]] == sorted([r["started_at"] for r in rows if r["started_at"]], reverse=True)
+    assert [r["started_at"] for r in rows if r["started_at"]] == sorted(
+        [r["started_at"] for r in rows if r["started_at"]], reverse=True
+    )
     assert len(list(iter_run_dirs(tmp_path / "r"))) == 3
 
 

@@ -16,23 +16,49 @@ import os
 import subprocess
 import sys
 import threading
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import pytest
 
-from noesis_nb.tools import (ApprovalDecisionRepository, ApprovalDecisionRepositoryPort, ApprovalDecisionStatus,
-                             DispatchVault, EffectKind, ExecutionStatus, IdempotencyRepository, IdempotencyStorePort,
-                             InvalidToolPayloadError, PreflightBinding, PreparedInvocationRepository,
-                             PreparedInvocationRepositoryPort, PreparedToolInvocation, SecretUnavailableError,
-                             SecurityContext, ToolApprovalDecision, ToolAuthenticatorPort, ToolAuthorizationError,
-                             ToolAuthorizerPort, ToolCandidateEmitterPort, ToolDispatchPort, ToolEventRecorderPort,
-                             ToolExecutionResult, ToolIdentity, ToolInvocationInput, ToolPayloadNormalizerPort,
-                             ToolPreflightPort, ToolProtocol, UnknownToolFieldError, default_impact_hash,
-                             execute_prepared_tool_invocation, execute_prepared_tool_invocation_async,
-                             prepare_tool_invocation)
+from noesis_nb.tools import (
+    ApprovalDecisionRepository,
+    ApprovalDecisionRepositoryPort,
+    ApprovalDecisionStatus,
+    DispatchVault,
+    EffectKind,
+    ExecutionStatus,
+    IdempotencyRepository,
+    IdempotencyStorePort,
+    InvalidToolPayloadError,
+    PreflightBinding,
+    PreparedInvocationRepository,
+    PreparedInvocationRepositoryPort,
+    PreparedToolInvocation,
+    SecretUnavailableError,
+    SecurityContext,
+    ToolApprovalDecision,
+    ToolAuthenticatorPort,
+    ToolAuthorizationError,
+    ToolAuthorizerPort,
+    ToolCandidateEmitterPort,
+    ToolDispatchPort,
+    ToolEventRecorderPort,
+    ToolExecutionResult,
+    ToolIdentity,
+    ToolInvocationInput,
+    ToolPayloadNormalizerPort,
+    ToolPreflightPort,
+    ToolProtocol,
+    UnknownToolFieldError,
+    default_impact_hash,
+    execute_prepared_tool_invocation,
+    execute_prepared_tool_invocation_async,
+    prepare_tool_invocation,
+)
 
-GUIDE_EXAMPLE = '''\
+GUIDE_EXAMPLE = """\
 from noesis.domain.tool_contract import (
     EffectKind,
     ExecutionContext,
@@ -91,7 +117,7 @@ result = execute_prepared_tool_invocation(
     dispatch=dispatch,
     event_recorder=event_recorder,
 )
-'''
+"""
 APPROVAL_COMMENT = "# Later, after approval is persisted for run_id + draft_id:\n"
 NOESIS_IMPORTS = ("from noesis.domain.tool_contract import (\n", "from noesis.usecases.tool_invocation import (\n")
 IMPORT_MAPPINGS = {
@@ -99,8 +125,10 @@ IMPORT_MAPPINGS = {
     "modules": ("from noesis_nb.tools.domain import (\n", "from noesis_nb.tools.usecases import (\n"),
 }
 # The guide's "Event and identity invariants", as written there.
-GUIDE_PREPARE = ("tool.requested -> tool.validated -> tool.authn.passed -> tool.authz.passed -> "
-                 "action.candidate_emitted -> tool.preflight.computed -> tool.draft_created -> tool.approval.pending")
+GUIDE_PREPARE = (
+    "tool.requested -> tool.validated -> tool.authn.passed -> tool.authz.passed -> "
+    "action.candidate_emitted -> tool.preflight.computed -> tool.draft_created -> tool.approval.pending"
+)
 GUIDE_EXECUTE = "tool.approved -> tool.execution.started -> tool.execution.succeeded"
 GUIDE_REPLAY = "tool.approved -> tool.replayed"
 TOKEN = "secret"
@@ -108,11 +136,13 @@ TOKEN = "secret"
 
 # ---- the ports the example presupposes ------------------------------------------------------
 
+
 class WriteFileNormalizer:
     """``repo.write_file`` takes ``path`` (relative, str) and ``token`` (str)."""
 
-    def validate_and_normalize(self, *, protocol: ToolProtocol, tool: ToolIdentity,
-                               payload: Mapping[str, Any]) -> Mapping[str, Any]:
+    def validate_and_normalize(
+        self, *, protocol: ToolProtocol, tool: ToolIdentity, payload: Mapping[str, Any]
+    ) -> Mapping[str, Any]:
         unknown = sorted(set(payload) - {"path", "token"})
         if unknown:
             raise UnknownToolFieldError(f"write_file got unknown fields {unknown}", fields=tuple(unknown))
@@ -143,8 +173,9 @@ class FileCandidateEmitter:
         self.root = root
         self.seen: list[dict[str, Any]] = []
 
-    def emit_candidate(self, *, request: ToolInvocationInput, normalized_payload: Mapping[str, Any],
-                       candidate_id: str | None) -> str:
+    def emit_candidate(
+        self, *, request: ToolInvocationInput, normalized_payload: Mapping[str, Any], candidate_id: str | None
+    ) -> str:
         cid = candidate_id or f"cand-{request.run_id}-{request.request_id}"
         self.root.mkdir(parents=True, exist_ok=True)
         (self.root / f"{cid}.json").write_text(json.dumps({"tool": request.tool.key, "payload": dict(normalized_payload)}))
@@ -177,9 +208,12 @@ class WorkspacePreflight:
 
     def compute(self, *, invocation: PreparedToolInvocation) -> PreflightBinding | None:
         target = self.workspace / invocation.payload.redacted_payload["path"]
-        return PreflightBinding(impact_hash=default_impact_hash(invocation.tool, {
-            **invocation.payload.redacted_payload, "target_exists": target.exists()}),
-            witness={"target": str(target), "target_exists": target.exists()})
+        return PreflightBinding(
+            impact_hash=default_impact_hash(
+                invocation.tool, {**invocation.payload.redacted_payload, "target_exists": target.exists()}
+            ),
+            witness={"target": str(target), "target_exists": target.exists()},
+        )
 
 
 class SubprocessWriteDispatch:
@@ -193,18 +227,26 @@ class SubprocessWriteDispatch:
         payload = invocation.payload.normalized_payload
         target = self.workspace / payload["path"]
         self.calls.append({"token_is_real": payload["token"] == TOKEN, "thread": threading.current_thread().name})
-        code = ("import os, sys; assert os.environ['WRITE_FILE_TOKEN'] not in ('', '[REDACTED]'), 'no token'; "
-                "open(sys.argv[1], 'a').write('written by repo.write_file\\n')")
-        done = subprocess.run([sys.executable, "-c", code, str(target)], capture_output=True, text=True,
-                              env={**os.environ, "WRITE_FILE_TOKEN": payload["token"]},
-                              timeout=max(invocation.execution.timeout_ms / 1000, 30))  # a floor for loaded machines
+        code = (
+            "import os, sys; assert os.environ['WRITE_FILE_TOKEN'] not in ('', '[REDACTED]'), 'no token'; "
+            "open(sys.argv[1], 'a').write('written by repo.write_file\\n')"
+        )
+        done = subprocess.run(
+            [sys.executable, "-c", code, str(target)],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "WRITE_FILE_TOKEN": payload["token"]},
+            timeout=max(invocation.execution.timeout_ms / 1000, 30),
+        )  # a floor for loaded machines
         ok = done.returncode == 0
         return ToolExecutionResult(
-            request_id=invocation.request_id, execution_id=f"exec:{invocation.run_id}:{invocation.draft_id}",
+            request_id=invocation.request_id,
+            execution_id=f"exec:{invocation.run_id}:{invocation.draft_id}",
             status=ExecutionStatus.SUCCEEDED if ok else ExecutionStatus.FAILED,
             reason_code=None if ok else "tool.execution_failed",
             output={"path": payload["path"], "returncode": done.returncode, "stderr": done.stderr[-500:]},
-            preflight=invocation.preflight)
+            preflight=invocation.preflight,
+        )
 
 
 def make_ports(tmp_path: Path) -> dict[str, Any]:
@@ -212,7 +254,9 @@ def make_ports(tmp_path: Path) -> dict[str, Any]:
     run_dir.mkdir(parents=True)
     workspace.mkdir()
     return {
-        "normalizer": WriteFileNormalizer(), "authenticator": PrefixAuthenticator(), "authorizer": ScopeAuthorizer(),
+        "normalizer": WriteFileNormalizer(),
+        "authenticator": PrefixAuthenticator(),
+        "authorizer": ScopeAuthorizer(),
         "candidate_emitter": FileCandidateEmitter(tmp_path / "candidates"),
         "event_recorder": JsonlEventRecorder(tmp_path / "events.jsonl"),
         "prepared_repository": PreparedInvocationRepository(run_dir),
@@ -226,10 +270,16 @@ def make_ports(tmp_path: Path) -> dict[str, Any]:
 def approve(approval_repository: ApprovalDecisionRepository, prepared: PreparedToolInvocation) -> ToolApprovalDecision:
     """Persist an approval bound to what was reviewed, the Noēsis way (``ApprovalDecisionRepositoryPort.save``)."""
     decision = ToolApprovalDecision(
-        decision_id=f"approval:{prepared.draft_id}", run_id=prepared.run_id, request_id=prepared.request_id,
-        candidate_id=prepared.governance.candidate_id, draft_id=prepared.draft_id,
-        status=ApprovalDecisionStatus.APPROVED, reviewed_fingerprint=prepared.payload.request_fingerprint,
-        impact_hash=prepared.preflight.impact_hash if prepared.preflight else None, approver_id="user:reviewer")
+        decision_id=f"approval:{prepared.draft_id}",
+        run_id=prepared.run_id,
+        request_id=prepared.request_id,
+        candidate_id=prepared.governance.candidate_id,
+        draft_id=prepared.draft_id,
+        status=ApprovalDecisionStatus.APPROVED,
+        reviewed_fingerprint=prepared.payload.request_fingerprint,
+        impact_hash=prepared.preflight.impact_hash if prepared.preflight else None,
+        approver_id="user:reviewer",
+    )
     approval_repository.save(decision)
     return decision
 
@@ -248,12 +298,14 @@ def files_containing(root: Path, needle: bytes) -> list[Path]:
 
 # ---- tests ----------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("mapping", sorted(IMPORT_MAPPINGS))
 def test_guide_example_runs_with_only_its_imports_changed(tmp_path: Path, mapping: str):
     code = adapted_example(mapping)
     changed = [line for line in difflib.ndiff(GUIDE_EXAMPLE.splitlines(), code.splitlines()) if line[:2] in ("- ", "+ ")]
-    assert sorted(changed) == sorted([f"- {line.strip()}" for line in NOESIS_IMPORTS]
-                                     + [f"+ {line.strip()}" for line in IMPORT_MAPPINGS[mapping]])
+    assert sorted(changed) == sorted(
+        [f"- {line.strip()}" for line in NOESIS_IMPORTS] + [f"+ {line.strip()}" for line in IMPORT_MAPPINGS[mapping]]
+    )
     prepare_part, execute_part = code.split(APPROVAL_COMMENT)
     ports = make_ports(tmp_path)
     recorder, dispatch, workspace = ports["event_recorder"], ports["dispatch"], tmp_path / "workspace"
@@ -268,9 +320,15 @@ def test_guide_example_runs_with_only_its_imports_changed(tmp_path: Path, mappin
     assert cid == "cand-run-1-req-1"
     assert [(e["run_id"], e["request_id"]) for e in recorder.events] == [("run-1", "req-1")] * 8
     assert [e["payload"] for e in recorder.events] == [  # the payloads Noēsis' use case records
-        {"protocol": "subprocess", "tool": "write_file"}, {"field_count": 2}, {"principal_id": "user:123"},
-        {"policy_scope": "repo/main"}, {"candidate_id": cid}, {"impact_hash": prepared.preflight.impact_hash},
-        {"draft_id": draft}, {"draft_id": draft, "candidate_id": cid, "reason_code": "governance.approval_required"}]
+        {"protocol": "subprocess", "tool": "write_file"},
+        {"field_count": 2},
+        {"principal_id": "user:123"},
+        {"policy_scope": "repo/main"},
+        {"candidate_id": cid},
+        {"impact_hash": prepared.preflight.impact_hash},
+        {"draft_id": draft},
+        {"draft_id": draft, "candidate_id": cid, "reason_code": "governance.approval_required"},
+    ]
     assert prepared.security.authn_method == "test-static"  # the authenticator's context is the one kept
     assert ports["candidate_emitter"].seen == [{"path": "README.md", "token": "[REDACTED]"}]
     assert dispatch.calls == [] and not (workspace / "README.md").exists()  # prepare has no side effect
@@ -286,30 +344,47 @@ def test_guide_example_runs_with_only_its_imports_changed(tmp_path: Path, mappin
     assert result.output["returncode"] == 0
     assert dispatch.calls == [{"token_is_real": True, "thread": threading.main_thread().name}]
     assert (workspace / "README.md").read_text() == "written by repo.write_file\n"
-    idem = json.loads((tmp_path / "runs/run-1/tool_invocations/idempotency"
-                       / "user:123__subprocess.repo.write_file.1__idem-1.json").read_text())
+    idem = json.loads(
+        (tmp_path / "runs/run-1/tool_invocations/idempotency" / "user:123__subprocess.repo.write_file.1__idem-1.json").read_text()
+    )
     assert idem["fingerprint"] == prepared.payload.request_fingerprint and idem["execution_id"] == result.execution_id
 
     # The same draft again: its execution record answers; nothing dispatches, no event.
     again = execute_prepared_tool_invocation(
-        run_id="run-1", draft_id=draft, prepared_repository=ns["prepared_repository"],
-        approval_repository=ns["approval_repository"], idempotency_store=ns["idempotency_store"],
-        dispatch=dispatch, event_recorder=recorder)
+        run_id="run-1",
+        draft_id=draft,
+        prepared_repository=ns["prepared_repository"],
+        approval_repository=ns["approval_repository"],
+        idempotency_store=ns["idempotency_store"],
+        dispatch=dispatch,
+        event_recorder=recorder,
+    )
     assert again.already_executed and again.execution_id == result.execution_id and len(recorder.events) == 11
 
     # A new request with the same idempotency key and payload: replayed, not dispatched (the guide's replay path).
     request2 = ns["request"].model_copy(update={"request_id": "req-2"})
     prepared2 = prepare_tool_invocation(
-        request=request2, normalizer=ns["normalizer"], authenticator=ns["authenticator"], authorizer=ns["authorizer"],
-        candidate_emitter=ns["candidate_emitter"], event_recorder=recorder,
-        prepared_repository=ns["prepared_repository"], preflight=ns["preflight"])
+        request=request2,
+        normalizer=ns["normalizer"],
+        authenticator=ns["authenticator"],
+        authorizer=ns["authorizer"],
+        candidate_emitter=ns["candidate_emitter"],
+        event_recorder=recorder,
+        prepared_repository=ns["prepared_repository"],
+        preflight=ns["preflight"],
+    )
     assert prepared2.payload.request_fingerprint == prepared.payload.request_fingerprint
     approve(ns["approval_repository"], prepared2)
     mark = len(recorder.events)
     replay = execute_prepared_tool_invocation(
-        run_id=prepared2.run_id, draft_id=prepared2.draft_id or "", prepared_repository=ns["prepared_repository"],
-        approval_repository=ns["approval_repository"], idempotency_store=ns["idempotency_store"],
-        dispatch=dispatch, event_recorder=recorder)
+        run_id=prepared2.run_id,
+        draft_id=prepared2.draft_id or "",
+        prepared_repository=ns["prepared_repository"],
+        approval_repository=ns["approval_repository"],
+        idempotency_store=ns["idempotency_store"],
+        dispatch=dispatch,
+        event_recorder=recorder,
+    )
     assert recorder.names(mark) == GUIDE_REPLAY.split(" -> ")
     assert replay.status is ExecutionStatus.REPLAYED and replay.reason_code == "idempotency.replay"
     assert replay.replayed_from_execution_id == result.execution_id
@@ -318,15 +393,26 @@ def test_guide_example_runs_with_only_its_imports_changed(tmp_path: Path, mappin
     # Same key, different payload: refused as a conflict, not dispatched.
     request3 = ns["request"].model_copy(update={"request_id": "req-3", "payload": {"path": "OTHER.md", "token": TOKEN}})
     prepared3 = prepare_tool_invocation(
-        request=request3, normalizer=ns["normalizer"], authenticator=ns["authenticator"], authorizer=ns["authorizer"],
-        candidate_emitter=ns["candidate_emitter"], event_recorder=recorder,
-        prepared_repository=ns["prepared_repository"], preflight=ns["preflight"])
+        request=request3,
+        normalizer=ns["normalizer"],
+        authenticator=ns["authenticator"],
+        authorizer=ns["authorizer"],
+        candidate_emitter=ns["candidate_emitter"],
+        event_recorder=recorder,
+        prepared_repository=ns["prepared_repository"],
+        preflight=ns["preflight"],
+    )
     approve(ns["approval_repository"], prepared3)
     mark = len(recorder.events)
     conflict = execute_prepared_tool_invocation(
-        run_id="run-1", draft_id=prepared3.draft_id, prepared_repository=ns["prepared_repository"],
-        approval_repository=ns["approval_repository"], idempotency_store=ns["idempotency_store"],
-        dispatch=dispatch, event_recorder=recorder)
+        run_id="run-1",
+        draft_id=prepared3.draft_id,
+        prepared_repository=ns["prepared_repository"],
+        approval_repository=ns["approval_repository"],
+        idempotency_store=ns["idempotency_store"],
+        dispatch=dispatch,
+        event_recorder=recorder,
+    )
     assert recorder.names(mark) == ["tool.approved", "tool.execution.failed"]
     assert conflict.status is ExecutionStatus.FAILED and conflict.reason_code == "idempotency.conflict"
     assert len(dispatch.calls) == 1 and not (workspace / "OTHER.md").exists()
@@ -338,12 +424,18 @@ def test_guide_example_runs_with_only_its_imports_changed(tmp_path: Path, mappin
 
 def test_ports_and_file_repositories_satisfy_the_noesis_protocols(tmp_path: Path):
     ports = make_ports(tmp_path)
-    expected = {"normalizer": ToolPayloadNormalizerPort, "authenticator": ToolAuthenticatorPort,
-                "authorizer": ToolAuthorizerPort, "candidate_emitter": ToolCandidateEmitterPort,
-                "event_recorder": ToolEventRecorderPort, "preflight": ToolPreflightPort,
-                "prepared_repository": PreparedInvocationRepositoryPort,
-                "approval_repository": ApprovalDecisionRepositoryPort, "idempotency_store": IdempotencyStorePort,
-                "dispatch": ToolDispatchPort}
+    expected = {
+        "normalizer": ToolPayloadNormalizerPort,
+        "authenticator": ToolAuthenticatorPort,
+        "authorizer": ToolAuthorizerPort,
+        "candidate_emitter": ToolCandidateEmitterPort,
+        "event_recorder": ToolEventRecorderPort,
+        "preflight": ToolPreflightPort,
+        "prepared_repository": PreparedInvocationRepositoryPort,
+        "approval_repository": ApprovalDecisionRepositoryPort,
+        "idempotency_store": IdempotencyStorePort,
+        "dispatch": ToolDispatchPort,
+    }
     for name, protocol in expected.items():
         assert isinstance(ports[name], protocol), name
 
@@ -354,9 +446,16 @@ def _prepare_example(ns: dict[str, Any]) -> None:
 
 
 def _execute_kwargs(ns: dict[str, Any], **overrides: Any) -> dict[str, Any]:
-    return {"run_id": "run-1", "draft_id": ns["prepared"].draft_id, "prepared_repository": ns["prepared_repository"],
-            "approval_repository": ns["approval_repository"], "idempotency_store": ns["idempotency_store"],
-            "dispatch": ns["dispatch"], "event_recorder": ns["event_recorder"], **overrides}
+    return {
+        "run_id": "run-1",
+        "draft_id": ns["prepared"].draft_id,
+        "prepared_repository": ns["prepared_repository"],
+        "approval_repository": ns["approval_repository"],
+        "idempotency_store": ns["idempotency_store"],
+        "dispatch": ns["dispatch"],
+        "event_recorder": ns["event_recorder"],
+        **overrides,
+    }
 
 
 def test_sync_execute_inside_a_running_event_loop_uses_a_worker_thread(tmp_path: Path):
@@ -394,9 +493,15 @@ def test_noesis_normalizer_rejection_emits_rejected_invalid_and_writes_nothing(t
     exec(compile(adapted_example("package").split("prepared = prepare_tool_invocation(")[0], "guide", "exec"), ns)
     bad = ns["request"].model_copy(update={"payload": {"path": "README.md", "token": TOKEN, "mode": "w"}})
     with pytest.raises(UnknownToolFieldError):
-        prepare_tool_invocation(request=bad, normalizer=ns["normalizer"], authenticator=ns["authenticator"],
-                                authorizer=ns["authorizer"], candidate_emitter=ns["candidate_emitter"],
-                                event_recorder=ns["event_recorder"], prepared_repository=ns["prepared_repository"])
+        prepare_tool_invocation(
+            request=bad,
+            normalizer=ns["normalizer"],
+            authenticator=ns["authenticator"],
+            authorizer=ns["authorizer"],
+            candidate_emitter=ns["candidate_emitter"],
+            event_recorder=ns["event_recorder"],
+            prepared_repository=ns["prepared_repository"],
+        )
     assert ns["event_recorder"].names() == ["tool.requested", "tool.rejected.invalid"]
     assert ns["event_recorder"].events[1]["payload"] == {"reason_code": "tool.unknown_field"}
     assert ns["prepared_repository"].draft_ids() == []
@@ -406,13 +511,26 @@ def test_both_spellings_of_a_port_is_a_type_error(tmp_path: Path):
     ns = make_ports(tmp_path)
     exec(compile(adapted_example("package").split("prepared = prepare_tool_invocation(")[0], "guide", "exec"), ns)
     with pytest.raises(TypeError, match="both invocation= and request="):
-        prepare_tool_invocation(ns["request"], request=ns["request"], prepared_repository=ns["prepared_repository"],
-                                event_recorder=ns["event_recorder"])
+        prepare_tool_invocation(
+            ns["request"],
+            request=ns["request"],
+            prepared_repository=ns["prepared_repository"],
+            event_recorder=ns["event_recorder"],
+        )
     with pytest.raises(TypeError, match="both emit= and event_recorder="):
-        prepare_tool_invocation(request=ns["request"], prepared_repository=ns["prepared_repository"],
-                                event_recorder=ns["event_recorder"], emit=lambda *a, **k: "")
+        prepare_tool_invocation(
+            request=ns["request"],
+            prepared_repository=ns["prepared_repository"],
+            event_recorder=ns["event_recorder"],
+            emit=lambda *a, **k: "",
+        )
     with pytest.raises(TypeError, match="needs idempotency_repository="):
-        execute_prepared_tool_invocation(run_id="run-1", draft_id="d", prepared_repository=ns["prepared_repository"],
-                                         approval_repository=ns["approval_repository"], dispatch=ns["dispatch"],
-                                         event_recorder=ns["event_recorder"])
+        execute_prepared_tool_invocation(
+            run_id="run-1",
+            draft_id="d",
+            prepared_repository=ns["prepared_repository"],
+            approval_repository=ns["approval_repository"],
+            dispatch=ns["dispatch"],
+            event_recorder=ns["event_recorder"],
+        )
     assert ns["event_recorder"].events == []

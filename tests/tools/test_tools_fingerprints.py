@@ -1,8 +1,15 @@
 import hashlib
 import json
 
-from noesis_nb.tools import (PayloadRedactionPolicy, ToolIdentity, ToolProtocol, apply_redaction,
-                             build_payload_evidence, is_secret_key, request_fingerprint)
+from noesis_nb.tools import (
+    PayloadRedactionPolicy,
+    ToolIdentity,
+    ToolProtocol,
+    apply_redaction,
+    build_payload_evidence,
+    is_secret_key,
+    request_fingerprint,
+)
 
 
 def _independent_fp(payload):
@@ -49,8 +56,19 @@ def test_redaction_applied_false_without_rules_or_secrets():
 
 
 def test_secret_key_detection():
-    for key in ("password", "DB_PASSWORD", "apiKey", "X-Api-Key", "Authorization", "cookie", "credentials",
-                "private_key", "AWS_SECRET_ACCESS_KEY", "auth_token", "passwd"):
+    for key in (
+        "password",
+        "DB_PASSWORD",
+        "apiKey",
+        "X-Api-Key",
+        "Authorization",
+        "cookie",
+        "credentials",
+        "private_key",
+        "AWS_SECRET_ACCESS_KEY",
+        "auth_token",
+        "passwd",
+    ):
         assert is_secret_key(key), key
     for key in ("max_tokens", "tokenizer", "path", "PWD", "monkey", "keyboard"):
         assert not is_secret_key(key), key

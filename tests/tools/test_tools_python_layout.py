@@ -15,8 +15,18 @@ import pytest
 from tooltest_helpers import RUN_ID
 
 import noesis_nb
-from noesis_nb.tools import (EffectKind, ExecutionStatus, GovernanceContext, PreparedInvocationStatus, RiskTier, ToolIdentity,
-                             ToolInvocationInput, ToolProtocol, decide, resolve_draft_id)
+from noesis_nb.tools import (
+    EffectKind,
+    ExecutionStatus,
+    GovernanceContext,
+    PreparedInvocationStatus,
+    RiskTier,
+    ToolIdentity,
+    ToolInvocationInput,
+    ToolProtocol,
+    decide,
+    resolve_draft_id,
+)
 from tests.compat.checker import check_run
 from tests.compat.rules_tools import prepared_records
 
@@ -29,10 +39,17 @@ def add(a, b):
 
 
 def _python_draft(harness, approval: bool = True):
-    return harness.prepare(ToolInvocationInput(
-        run_id=RUN_ID, request_id="req-1", protocol=ToolProtocol.PYTHON, tool=ToolIdentity(namespace="nb", name="add"),
-        payload={"args": [2, 3]}, func=add,
-        governance=GovernanceContext(effect_kind=EffectKind.WRITE, risk_tier=RiskTier.HIGH, requires_approval=approval)))
+    return harness.prepare(
+        ToolInvocationInput(
+            run_id=RUN_ID,
+            request_id="req-1",
+            protocol=ToolProtocol.PYTHON,
+            tool=ToolIdentity(namespace="nb", name="add"),
+            payload={"args": [2, 3]},
+            func=add,
+            governance=GovernanceContext(effect_kind=EffectKind.WRITE, risk_tier=RiskTier.HIGH, requires_approval=approval),
+        )
+    )
 
 
 def _to_old_layout(run_dir: Path, draft_id: str) -> Path:
@@ -59,6 +76,7 @@ def test_python_draft_is_outside_the_folder_noesis_reads(harness):
 def prepared_records_of(run_dir: Path) -> list:
     class _Run:  # the part of tests.compat's Run that prepared_records reads
         path = run_dir
+
     return prepared_records(_Run())  # type: ignore[arg-type]
 
 
@@ -90,16 +108,19 @@ def test_old_layout_run_paused_on_disk_resumes_from_another_process(runs_dir, tm
     out = tmp_path / "py.txt"
 
     async def agent(task, ctx):
-        return await ctx.tool_async("notes.append", {"args": [str(out), task]}, protocol="python", fn=append_line,
-                               effect="write", risk="high")
+        return await ctx.tool_async(
+            "notes.append", {"args": [str(out), task]}, protocol="python", fn=append_line, effect="write", risk="high"
+        )
 
     ep = noesis_nb.solve("old layout", using=agent, runs_dir=runs_dir, approver="ask")
     run_dir = runs_dir / ep
     draft = resolve_draft_id(run_dir)
     _to_old_layout(run_dir, draft)
     noesis_nb.approve_draft(ep, approver_id="ops", runs_dir=runs_dir)
-    code = (f"import sys; sys.path.insert(0, {str(REPO)!r}); import noesis_nb; "
-            f"print(noesis_nb.resume_run({ep!r}, runs_dir={str(runs_dir)!r}))")
+    code = (
+        f"import sys; sys.path.insert(0, {str(REPO)!r}); import noesis_nb; "
+        f"print(noesis_nb.resume_run({ep!r}, runs_dir={str(runs_dir)!r}))"
+    )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert out.read_text() == "old layout\n"

@@ -4,9 +4,19 @@ import json
 import pytest
 from tooltest_helpers import RUN_ID
 
-from noesis_nb.tools import (CallableResolutionError, EffectKind, ExecutionStatus, GovernanceContext,
-                             InvalidToolPayloadError, RiskTier, ToolIdentity, ToolInvocationInput, ToolProtocol,
-                             UnknownToolFieldError, callable_reference)
+from noesis_nb.tools import (
+    CallableResolutionError,
+    EffectKind,
+    ExecutionStatus,
+    GovernanceContext,
+    InvalidToolPayloadError,
+    RiskTier,
+    ToolIdentity,
+    ToolInvocationInput,
+    ToolProtocol,
+    UnknownToolFieldError,
+    callable_reference,
+)
 
 CALLS = []
 DRAFT = "draft:ep_test:req-1"
@@ -29,9 +39,15 @@ def boom():
 
 def _input(func, payload, approval=False, **kw):
     return ToolInvocationInput(
-        run_id=RUN_ID, request_id="req-1", protocol=ToolProtocol.PYTHON, tool=ToolIdentity(namespace="nb", name="add"),
-        payload=payload, func=func, **kw,
-        governance=GovernanceContext(effect_kind=EffectKind.WRITE, risk_tier=RiskTier.LOW, requires_approval=approval))
+        run_id=RUN_ID,
+        request_id="req-1",
+        protocol=ToolProtocol.PYTHON,
+        tool=ToolIdentity(namespace="nb", name="add"),
+        payload=payload,
+        func=func,
+        **kw,
+        governance=GovernanceContext(effect_kind=EffectKind.WRITE, risk_tier=RiskTier.LOW, requires_approval=approval),
+    )
 
 
 @pytest.fixture(autouse=True)
@@ -66,6 +82,7 @@ def test_exception_is_a_failed_result(harness):
 def test_lambda_and_local_functions_are_not_importable():
     def local(x):
         return x
+
     assert callable_reference(lambda x: x).importable is False
     assert callable_reference(local).importable is False
     assert callable_reference(local).ref.endswith("<locals>.local")
@@ -74,6 +91,7 @@ def test_lambda_and_local_functions_are_not_importable():
 
 def test_importable_callable_reimported_in_another_process(harness):
     from noesis_nb.tools import DispatchVault, PreparedInvocationRepository
+
     harness.prepare(_input(add, {"args": [1, 1]}))
     harness.prepared = PreparedInvocationRepository(harness.run_dir, vault=DispatchVault())
     assert harness.execute(DRAFT).output == {"result": {"sum": 2}}
@@ -81,6 +99,7 @@ def test_importable_callable_reimported_in_another_process(harness):
 
 def test_lambda_draft_needs_its_process_or_callables(harness):
     from noesis_nb.tools import DispatchVault, PreparedInvocationRepository
+
     fn = lambda x: x * 2  # noqa: E731
     harness.prepare(_input(fn, {"args": [21]}))
     harness.prepared = PreparedInvocationRepository(harness.run_dir, vault=DispatchVault())
@@ -91,12 +110,15 @@ def test_lambda_draft_needs_its_process_or_callables(harness):
     assert harness.execute(DRAFT, callables={DRAFT: fn}).output == {"result": 42}
 
 
-@pytest.mark.parametrize("payload, error", [
-    ({"args": [1], "fn": "x"}, UnknownToolFieldError),
-    ({"args": "1"}, InvalidToolPayloadError),
-    ({"kwargs": {"df": object()}}, InvalidToolPayloadError),
-    ({"args": [float("nan")]}, InvalidToolPayloadError),
-])
+@pytest.mark.parametrize(
+    "payload, error",
+    [
+        ({"args": [1], "fn": "x"}, UnknownToolFieldError),
+        ({"args": "1"}, InvalidToolPayloadError),
+        ({"kwargs": {"df": object()}}, InvalidToolPayloadError),
+        ({"args": [float("nan")]}, InvalidToolPayloadError),
+    ],
+)
 def test_invalid_python_payloads(harness, payload, error):
     with pytest.raises(error):
         harness.prepare(_input(add, payload))

@@ -5,8 +5,13 @@ import pytest
 from tooltest_helpers import RUN_ID, sub_input
 
 from noesis_nb.errors import AmbiguousDraftError, DecisionFileError, DraftNotFoundError, InvalidIdError
-from noesis_nb.tools import (AmbiguousPreparedToolInvocationError, ApprovalDecisionRepository,
-                             PreparedToolInvocationNotFoundError, ToolRecordError, resolve_draft_id)
+from noesis_nb.tools import (
+    AmbiguousPreparedToolInvocationError,
+    ApprovalDecisionRepository,
+    PreparedToolInvocationNotFoundError,
+    ToolRecordError,
+    resolve_draft_id,
+)
 
 
 def _prepare(harness, request_id, approval=False):
@@ -62,12 +67,15 @@ def test_resolve_draft_id(harness):
         resolve_draft_id(harness.run_dir, None)
 
 
-@pytest.mark.parametrize("content, needle", [
-    ("{not json", "not valid JSON"),
-    ("[1, 2]", "expected a JSON object"),
-    (json.dumps({"decision_id": "d", "run_id": RUN_ID, "request_id": "r"}), "status"),
-    (json.dumps({"decision_id": "d", "run_id": RUN_ID, "request_id": "r", "status": "maybe"}), "maybe"),
-])
+@pytest.mark.parametrize(
+    "content, needle",
+    [
+        ("{not json", "not valid JSON"),
+        ("[1, 2]", "expected a JSON object"),
+        (json.dumps({"decision_id": "d", "run_id": RUN_ID, "request_id": "r"}), "status"),
+        (json.dumps({"decision_id": "d", "run_id": RUN_ID, "request_id": "r", "status": "maybe"}), "maybe"),
+    ],
+)
 def test_malformed_decision_file_names_path_and_problem(harness, content, needle):
     path = harness.run_dir / "tool_invocations/approvals/draft:ep_test:req-1.json"
     path.parent.mkdir(parents=True)
@@ -80,8 +88,9 @@ def test_malformed_decision_file_names_path_and_problem(harness, content, needle
 def test_decision_file_with_extension_keys_loads(harness):
     path = harness.run_dir / "tool_invocations/approvals/d1.json"
     path.parent.mkdir(parents=True)
-    path.write_text(json.dumps({"decision_id": "d", "run_id": RUN_ID, "request_id": "r", "status": "approved",
-                                "x-ui": {"button": "approve"}}))
+    path.write_text(
+        json.dumps({"decision_id": "d", "run_id": RUN_ID, "request_id": "r", "status": "approved", "x-ui": {"button": "approve"}})
+    )
     assert harness.approvals.get(RUN_ID, "d1").status.value == "approved"
 
 
@@ -101,19 +110,29 @@ def test_execute_unknown_draft_lists_existing(harness):
 
 def test_noesis_written_draft_loads_and_executes(harness, tmp_path):
     import hashlib
+
     marker = tmp_path / "noesis.txt"
     payload = {"argv": [sys.executable, "-c", f"open({str(marker)!r}, 'w').write('ok')"]}
     text = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     record = {  # the shape Noēsis writes with dataclasses.asdict (no noesis_nb extension keys)
-        "run_id": RUN_ID, "request_id": "n-1", "protocol": "subprocess",
+        "run_id": RUN_ID,
+        "request_id": "n-1",
+        "protocol": "subprocess",
         "tool": {"namespace": "repo", "name": "touch", "version": None},
-        "payload": {"normalized_payload": payload, "redacted_payload": payload, "redaction_applied": False,
-                    "request_fingerprint": "sha256:" + hashlib.sha256(text.encode()).hexdigest()},
+        "payload": {
+            "normalized_payload": payload,
+            "redacted_payload": payload,
+            "redaction_applied": False,
+            "request_fingerprint": "sha256:" + hashlib.sha256(text.encode()).hexdigest(),
+        },
         "execution": {"timeout_ms": 10000, "retry_limit": 0, "idempotency_key": None},
         "security": {"principal_id": "p", "scopes": [], "policy_scope": "s", "authn_method": None, "credential_ref": None},
-        "governance": {"effect_kind": "read", "risk_tier": "low", "candidate_id": "c", "requires_approval": False,
-                       "tags": []},
-        "status": "prepared", "schema_version": "tool_contract/1.0.0", "draft_id": "draft:ep_test:n-1", "preflight": None}
+        "governance": {"effect_kind": "read", "risk_tier": "low", "candidate_id": "c", "requires_approval": False, "tags": []},
+        "status": "prepared",
+        "schema_version": "tool_contract/1.0.0",
+        "draft_id": "draft:ep_test:n-1",
+        "preflight": None,
+    }
     path = harness.run_dir / "tool_invocations/prepared/draft:ep_test:n-1.json"
     path.parent.mkdir(parents=True)
     path.write_text(json.dumps(record, indent=2))

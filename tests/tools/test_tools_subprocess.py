@@ -6,19 +6,25 @@ from tooltest_helpers import sub_input, touch_argv
 from noesis_nb.tools import ExecutionStatus, InvalidToolPayloadError, UnknownToolFieldError, render_command_line
 
 
-@pytest.mark.parametrize("payload, error, needle", [
-    ({"argv": ["echo"], "shell": True}, UnknownToolFieldError, "'shell'"),
-    ({"argv": []}, InvalidToolPayloadError, "argv"),
-    ({"argv": ["echo", 3]}, InvalidToolPayloadError, "argv[3] has type int"),
-    ({"argv": ["echo"], "timeout_ms": 0}, InvalidToolPayloadError, "timeout_ms"),
-    ({"argv": ["echo"], "timeout_ms": True}, InvalidToolPayloadError, "timeout_ms"),
-    ({"argv": ["echo"], "env": {"A": 1}}, InvalidToolPayloadError, "'A'"),
-    ({"argv": "echo hi"}, InvalidToolPayloadError, "argv"),
-])
+@pytest.mark.parametrize(
+    "payload, error, needle",
+    [
+        ({"argv": ["echo"], "shell": True}, UnknownToolFieldError, "'shell'"),
+        ({"argv": []}, InvalidToolPayloadError, "argv"),
+        ({"argv": ["echo", 3]}, InvalidToolPayloadError, "argv[3] has type int"),
+        ({"argv": ["echo"], "timeout_ms": 0}, InvalidToolPayloadError, "timeout_ms"),
+        ({"argv": ["echo"], "timeout_ms": True}, InvalidToolPayloadError, "timeout_ms"),
+        ({"argv": ["echo"], "env": {"A": 1}}, InvalidToolPayloadError, "'A'"),
+        ({"argv": "echo hi"}, InvalidToolPayloadError, "argv"),
+    ],
+)
 def test_invalid_payload_rejected_before_dispatch(harness, tmp_path, payload, error, needle):
     marker = tmp_path / "side_effect.txt"
-    payload = {**payload, "argv": touch_argv(marker) + payload["argv"][1:]} if payload["argv"] and \
-        isinstance(payload["argv"], list) else payload
+    payload = (
+        {**payload, "argv": touch_argv(marker) + payload["argv"][1:]}
+        if payload["argv"] and isinstance(payload["argv"], list)
+        else payload
+    )
     with pytest.raises(error) as info:
         harness.prepare(sub_input(payload))
     assert needle in str(info.value)
@@ -29,8 +35,11 @@ def test_invalid_payload_rejected_before_dispatch(harness, tmp_path, payload, er
 
 
 def test_success_output(harness, tmp_path):
-    harness.prepare(sub_input({"argv": [sys.executable, "-c", "import sys; print('out'); print('err', file=sys.stderr)"],
-                               "cwd": str(tmp_path)}))
+    harness.prepare(
+        sub_input(
+            {"argv": [sys.executable, "-c", "import sys; print('out'); print('err', file=sys.stderr)"], "cwd": str(tmp_path)}
+        )
+    )
     result = harness.execute("draft:ep_test:req-1")
     assert result.status is ExecutionStatus.SUCCEEDED and result.reason_code is None
     assert result.output["returncode"] == 0
@@ -41,7 +50,11 @@ def test_success_output(harness, tmp_path):
 def test_nonzero_exit_is_failed(harness):
     harness.prepare(sub_input({"argv": [sys.executable, "-c", "raise SystemExit(3)"]}))
     result = harness.execute("draft:ep_test:req-1")
-    assert (result.status, result.reason_code, result.output["returncode"]) == (ExecutionStatus.FAILED, "tool.execution_failed", 3)
+    assert (result.status, result.reason_code, result.output["returncode"]) == (
+        ExecutionStatus.FAILED,
+        "tool.execution_failed",
+        3,
+    )
     assert harness.emit.names[-1] == "tool.execution.failed"
 
 
@@ -71,8 +84,9 @@ def test_env_is_merged_over_os_environ(harness, monkeypatch):
 
 
 def test_render_command_line():
-    line = render_command_line({"argv": ["git", "commit", "-m", "two words"], "cwd": "/w d",
-                                "env": {"API_TOKEN": "s3cr3t", "MODE": "fast"}})
+    line = render_command_line(
+        {"argv": ["git", "commit", "-m", "two words"], "cwd": "/w d", "env": {"API_TOKEN": "s3cr3t", "MODE": "fast"}}
+    )
     assert line == "cd '/w d' && API_TOKEN=[REDACTED] MODE=fast git commit -m 'two words'"
     assert "s3cr3t" not in line
 
@@ -82,7 +96,8 @@ def test_command_line_shows_this_interpreter_as_python_and_hides_secret_env():
 
     from noesis_nb.tools import render_command_line
 
-    line = render_command_line({"argv": [sys.executable, "-c", "print('a b')"], "cwd": "/srv/app",
-                                "env": {"API_TOKEN": "s3cr3t", "MODE": "fast"}})
+    line = render_command_line(
+        {"argv": [sys.executable, "-c", "print('a b')"], "cwd": "/srv/app", "env": {"API_TOKEN": "s3cr3t", "MODE": "fast"}}
+    )
     assert line == "cd /srv/app && API_TOKEN=[REDACTED] MODE=fast python -c 'print('\"'\"'a b'\"'\"')'"
     assert render_command_line({"argv": ["/usr/bin/python3", "x.py"]}) == "/usr/bin/python3 x.py"

@@ -5,9 +5,18 @@ import sys
 import pytest
 from tooltest_helpers import RUN_ID, sub_input, touch_argv
 
-from noesis_nb.tools import (ApprovalDecisionBindingError, ApprovalDecisionRequiredError, ApprovalRejectedError,
-                             DispatchVault, ExecutionStatus, PayloadIntegrityError, PreparedInvocationRepository,
-                             SecretUnavailableError, ToolApprovalDecision, decide)
+from noesis_nb.tools import (
+    ApprovalDecisionBindingError,
+    ApprovalDecisionRequiredError,
+    ApprovalRejectedError,
+    DispatchVault,
+    ExecutionStatus,
+    PayloadIntegrityError,
+    PreparedInvocationRepository,
+    SecretUnavailableError,
+    ToolApprovalDecision,
+    decide,
+)
 
 DRAFT = "draft:ep_test:req-1"
 
@@ -35,30 +44,61 @@ def test_prepare_events_with_approval_and_write_effect(harness, tmp_path):
         {"event_name": "action.candidate_emitted", "request_id": "req-1", "candidate_id": cid},
         {"event_name": "tool.preflight.computed", "request_id": "req-1", "impact_hash": impact},
         {"event_name": "tool.draft_created", "request_id": "req-1", "draft_id": DRAFT},
-        {"event_name": "tool.approval.pending", "request_id": "req-1", "draft_id": DRAFT, "candidate_id": cid,
-         "reason_code": "governance.approval_required"},
+        {
+            "event_name": "tool.approval.pending",
+            "request_id": "req-1",
+            "draft_id": DRAFT,
+            "candidate_id": cid,
+            "reason_code": "governance.approval_required",
+        },
     ]
     record = json.loads((harness.run_dir / "tool_invocations/prepared" / f"{DRAFT}.json").read_text())
     assert record["status"] == "pending_approval" and record["schema_version"] == "tool_contract/1.0.0"
     assert record["payload"]["request_fingerprint"] == fp
     assert record["preflight"]["impact_hash"] == impact
     assert record["protocol"] == "subprocess" and record["governance"]["effect_kind"] == "write"
-    assert set(record) == {"run_id", "request_id", "protocol", "tool", "payload", "execution", "security",
-                           "governance", "status", "schema_version", "draft_id", "preflight"}
+    assert set(record) == {
+        "run_id",
+        "request_id",
+        "protocol",
+        "tool",
+        "payload",
+        "execution",
+        "security",
+        "governance",
+        "status",
+        "schema_version",
+        "draft_id",
+        "preflight",
+    }
 
 
 def test_read_effect_without_approval_has_no_preflight_draft_or_pending_events(harness):
     prepared = harness.prepare(sub_input({"argv": [sys.executable, "-c", "pass"]}, write=False))
-    assert harness.emit.names == ["tool.requested", "tool.validated", "tool.authn.passed", "tool.authz.passed",
-                                  "action.candidate_emitted"]
+    assert harness.emit.names == [
+        "tool.requested",
+        "tool.validated",
+        "tool.authn.passed",
+        "tool.authz.passed",
+        "action.candidate_emitted",
+    ]
     assert prepared.status.value == "prepared" and prepared.preflight is None
     harness.emit.clear()
     result = harness.execute(DRAFT)
     assert harness.emit.payloads() == [
-        {"event_name": "tool.execution.started", "request_id": "req-1", "draft_id": DRAFT,
-         "candidate_id": prepared.governance.candidate_id},
-        {"event_name": "tool.execution.succeeded", "request_id": "req-1", "draft_id": DRAFT,
-         "execution_id": result.execution_id, "reason_code": None},
+        {
+            "event_name": "tool.execution.started",
+            "request_id": "req-1",
+            "draft_id": DRAFT,
+            "candidate_id": prepared.governance.candidate_id,
+        },
+        {
+            "event_name": "tool.execution.succeeded",
+            "request_id": "req-1",
+            "draft_id": DRAFT,
+            "execution_id": result.execution_id,
+            "reason_code": None,
+        },
     ]
     record = json.loads((harness.run_dir / "tool_invocations/prepared" / f"{DRAFT}.json").read_text())
     assert record["status"] == "approved"
@@ -101,8 +141,15 @@ def test_rejected_decision_never_dispatches(harness, tmp_path):
 def test_decision_with_wrong_fingerprint_or_impact_raises_binding_error(harness, tmp_path):
     marker = tmp_path / "count.txt"
     prepared = harness.prepare(sub_input({"argv": touch_argv(marker)}, approval=True))
-    base = dict(decision_id="d1", run_id=RUN_ID, request_id="req-1", draft_id=DRAFT, status="approved",
-                reviewed_fingerprint=prepared.payload.request_fingerprint, impact_hash=prepared.preflight.impact_hash)
+    base = dict(
+        decision_id="d1",
+        run_id=RUN_ID,
+        request_id="req-1",
+        draft_id=DRAFT,
+        status="approved",
+        reviewed_fingerprint=prepared.payload.request_fingerprint,
+        impact_hash=prepared.preflight.impact_hash,
+    )
     for bad in ({"reviewed_fingerprint": "sha256:" + "0" * 64}, {"impact_hash": "sha256:bad"}, {"request_id": "req-2"}):
         with pytest.raises(ApprovalDecisionBindingError):
             harness.execute(DRAFT, decision=ToolApprovalDecision(**{**base, **bad}))
@@ -119,8 +166,14 @@ def test_idempotency_replay_and_conflict_do_not_dispatch(harness, tmp_path):
     first = harness.execute(DRAFT)
     key_file = harness.run_dir / "tool_invocations/idempotency/ana__subprocess.repo.write_file.1__job_7.json"
     stored = json.loads(key_file.read_text())
-    assert stored == {"principal_id": "ana", "tool_key": "subprocess.repo.write_file.1", "idempotency_key": "job/7",
-                      "fingerprint": _sha({"argv": argv}), "execution_id": first.execution_id, "output": first.output}
+    assert stored == {
+        "principal_id": "ana",
+        "tool_key": "subprocess.repo.write_file.1",
+        "idempotency_key": "job/7",
+        "fingerprint": _sha({"argv": argv}),
+        "execution_id": first.execution_id,
+        "output": first.output,
+    }
 
     harness.prepare(sub_input({"argv": argv}, request_id="req-2", idempotency_key="job/7", approval=True))
     decide(harness.run_dir, "draft:ep_test:req-2", approve=True, approver_id="ana")
@@ -129,18 +182,33 @@ def test_idempotency_replay_and_conflict_do_not_dispatch(harness, tmp_path):
     assert replay.status is ExecutionStatus.REPLAYED and replay.reason_code == "idempotency.replay"
     assert replay.output["stdout"] == "hello\n" and replay.replayed_from_execution_id == first.execution_id
     assert harness.emit.payloads() == [
-        {"event_name": "tool.approved", "request_id": "req-2", "draft_id": "draft:ep_test:req-2",
-         "decision_id": "approval:draft:ep_test:req-2"},
-        {"event_name": "tool.replayed", "request_id": "req-2", "draft_id": "draft:ep_test:req-2",
-         "execution_id": first.execution_id}]
+        {
+            "event_name": "tool.approved",
+            "request_id": "req-2",
+            "draft_id": "draft:ep_test:req-2",
+            "decision_id": "approval:draft:ep_test:req-2",
+        },
+        {
+            "event_name": "tool.replayed",
+            "request_id": "req-2",
+            "draft_id": "draft:ep_test:req-2",
+            "execution_id": first.execution_id,
+        },
+    ]
 
     harness.prepare(sub_input({"argv": argv + ["extra"]}, request_id="req-3", idempotency_key="job/7"))
     harness.emit.clear()
     conflict = harness.execute("draft:ep_test:req-3")
     assert (conflict.status, conflict.reason_code) == (ExecutionStatus.FAILED, "idempotency.conflict")
     assert conflict.execution_id == "exec:conflict:draft:ep_test:req-3"
-    assert harness.emit.payloads() == [{"event_name": "tool.execution.failed", "request_id": "req-3",
-                                        "draft_id": "draft:ep_test:req-3", "reason_code": "idempotency.conflict"}]
+    assert harness.emit.payloads() == [
+        {
+            "event_name": "tool.execution.failed",
+            "request_id": "req-3",
+            "draft_id": "draft:ep_test:req-3",
+            "reason_code": "idempotency.conflict",
+        }
+    ]
     assert _lines(marker) == ["x"]
 
 
@@ -151,8 +219,11 @@ def _all_bytes(root):
 def test_secret_never_reaches_disk_or_events(harness):
     secret = "s3cr3t-value-9431"
     code = "import os, sys; print('len', len(os.environ['API_TOKEN'])); print(os.environ['API_TOKEN'], file=sys.stderr)"
-    harness.prepare(sub_input({"argv": [sys.executable, "-c", code], "env": {"API_TOKEN": secret, "MODE": "x"}},
-                              approval=True, idempotency_key="k1"))
+    harness.prepare(
+        sub_input(
+            {"argv": [sys.executable, "-c", code], "env": {"API_TOKEN": secret, "MODE": "x"}}, approval=True, idempotency_key="k1"
+        )
+    )
     decide(harness.run_dir, DRAFT, approve=True, approver_id="ana")
     result = harness.execute(DRAFT)
     assert result.output["stdout"] == f"len {len(secret)}\n"  # the child did get the real value
@@ -199,6 +270,7 @@ def test_edited_prepared_record_is_refused(harness, tmp_path):
 
 def test_concurrent_executes_dispatch_once(harness, tmp_path):
     import threading
+
     marker = tmp_path / "count.txt"
     argv = touch_argv(marker)
     argv[2] = "import time; time.sleep(0.3); " + argv[2]
@@ -220,12 +292,12 @@ def test_concurrent_executes_dispatch_once(harness, tmp_path):
     assert _lines(marker) == ["x"]
     fresh = [o for o in outcomes if not isinstance(o, Exception) and not o.already_executed]
     assert len(fresh) == 1
-    assert all(type(o).__name__ == "ExecutionInProgressError" or o.already_executed
-               for o in outcomes if o is not fresh[0])
+    assert all(type(o).__name__ == "ExecutionInProgressError" or o.already_executed for o in outcomes if o is not fresh[0])
 
 
 def test_stale_claim_blocks_with_instructions(harness, tmp_path):
     from noesis_nb.tools import ExecutionInProgressError
+
     marker = tmp_path / "count.txt"
     harness.prepare(sub_input({"argv": touch_argv(marker)}))
     claim = harness.run_dir / "tool_invocations/executions" / f"{DRAFT}.claim"
@@ -240,6 +312,7 @@ def test_stale_claim_blocks_with_instructions(harness, tmp_path):
 
 def test_authz_denial_emits_and_raises(harness):
     from noesis_nb.tools import ToolAuthorizationError
+
     with pytest.raises(ToolAuthorizationError, match="ana"):
         harness.prepare(sub_input({"argv": ["true"]}), authz=lambda invocation, security: False)
     assert harness.emit.names[-2:] == ["tool.authn.passed", "tool.authz.denied"]
@@ -249,12 +322,14 @@ def test_authz_denial_emits_and_raises(harness):
 
 def test_custom_ports(harness):
     from noesis_nb.tools import PreflightBinding, SecurityContext
+
     seen = []
     prepared = harness.prepare(
         sub_input({"argv": ["true"]}),
         authn=lambda security: SecurityContext(principal_id="verified", policy_scope="repo", authn_method="sso"),
         preflight=lambda prepared: PreflightBinding(impact_hash="sha256:custom"),
-        emit_candidate=lambda inv, redacted: seen.append(redacted) or "cand-1")
+        emit_candidate=lambda inv, redacted: seen.append(redacted) or "cand-1",
+    )
     assert prepared.security.principal_id == "verified" and prepared.preflight.impact_hash == "sha256:custom"
     assert prepared.governance.candidate_id == "cand-1" and seen == [{"argv": ["true"]}]
     assert ("tool.authn.passed", "req-1", {"principal_id": "verified"}) in harness.emit.events

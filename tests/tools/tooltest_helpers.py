@@ -8,10 +8,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from noesis_nb.tools import (ApprovalDecisionRepository, EffectKind, ExecutionContext, GovernanceContext,
-                             IdempotencyRepository, PreparedInvocationRepository, RiskTier, SecurityContext,
-                             ToolDispatcher, ToolIdentity, ToolInvocationInput, ToolProtocol,
-                             execute_prepared_tool_invocation_async, prepare_tool_invocation)
+from noesis_nb.tools import (
+    ApprovalDecisionRepository,
+    EffectKind,
+    ExecutionContext,
+    GovernanceContext,
+    IdempotencyRepository,
+    PreparedInvocationRepository,
+    RiskTier,
+    SecurityContext,
+    ToolDispatcher,
+    ToolIdentity,
+    ToolInvocationInput,
+    ToolProtocol,
+    execute_prepared_tool_invocation_async,
+    prepare_tool_invocation,
+)
 
 RUN_ID = "ep_test"
 
@@ -50,11 +62,18 @@ class Harness:
         return prepare_tool_invocation(invocation, prepared_repository=self.prepared, emit=self.emit, **kw)
 
     def execute(self, draft_id: str, **kw: Any):
-        return asyncio.run(execute_prepared_tool_invocation_async(
-            run_id=RUN_ID, draft_id=draft_id, prepared_repository=self.prepared, approval_repository=self.approvals,
-            idempotency_repository=self.idempotency, dispatcher=self.dispatcher, emit=self.emit, **kw))
-
-
+        return asyncio.run(
+            execute_prepared_tool_invocation_async(
+                run_id=RUN_ID,
+                draft_id=draft_id,
+                prepared_repository=self.prepared,
+                approval_repository=self.approvals,
+                idempotency_repository=self.idempotency,
+                dispatcher=self.dispatcher,
+                emit=self.emit,
+                **kw,
+            )
+        )
 
 
 def touch_argv(path: Path, text: str = "x") -> list[str]:
@@ -63,13 +82,28 @@ def touch_argv(path: Path, text: str = "x") -> list[str]:
     return [sys.executable, "-c", code]
 
 
-def sub_input(payload: dict, *, request_id: str = "req-1", write: bool = True, approval: bool = False,
-              idempotency_key: str | None = None, principal: str = "ana", **kw: Any) -> ToolInvocationInput:
+def sub_input(
+    payload: dict,
+    *,
+    request_id: str = "req-1",
+    write: bool = True,
+    approval: bool = False,
+    idempotency_key: str | None = None,
+    principal: str = "ana",
+    **kw: Any,
+) -> ToolInvocationInput:
     return ToolInvocationInput(
-        run_id=RUN_ID, request_id=request_id, protocol=ToolProtocol.SUBPROCESS,
-        tool=ToolIdentity(namespace="repo", name="write_file", version="1"), payload=payload,
+        run_id=RUN_ID,
+        request_id=request_id,
+        protocol=ToolProtocol.SUBPROCESS,
+        tool=ToolIdentity(namespace="repo", name="write_file", version="1"),
+        payload=payload,
         execution=ExecutionContext(timeout_ms=20_000, retry_limit=0, idempotency_key=idempotency_key),
         security=SecurityContext(principal_id=principal, scopes=("repo:write",), policy_scope="repo"),
-        governance=GovernanceContext(effect_kind=EffectKind.WRITE if write else EffectKind.READ,
-                                     risk_tier=RiskTier.HIGH if approval else RiskTier.LOW, requires_approval=approval),
-        **kw)
+        governance=GovernanceContext(
+            effect_kind=EffectKind.WRITE if write else EffectKind.READ,
+            risk_tier=RiskTier.HIGH if approval else RiskTier.LOW,
+            requires_approval=approval,
+        ),
+        **kw,
+    )

@@ -27,9 +27,14 @@ def install(monkeypatch: Any) -> list[tuple[str, str, int, Any]]:
 
 def value_updates(log: list[tuple[str, str, int, Any]], comm_ids: set[str] | None = None) -> int:
     """How many ``comm_msg`` updates carried an HTML ``value`` (optionally only for some widgets)."""
-    return sum(1 for t, cid, _, data in log
-               if t == "comm_msg" and isinstance(data, dict) and "value" in (data.get("state") or {})
-               and (comm_ids is None or cid in comm_ids))
+    return sum(
+        1
+        for t, cid, _, data in log
+        if t == "comm_msg"
+        and isinstance(data, dict)
+        and "value" in (data.get("state") or {})
+        and (comm_ids is None or cid in comm_ids)
+    )
 
 
 @pytest.fixture
@@ -70,5 +75,6 @@ def nnb() -> Any:
     """Helpers for tests: side_effect_argv, make_tool_adapter, until, value_updates."""
     from types import SimpleNamespace
 
-    return SimpleNamespace(side_effect_argv=side_effect_argv, make_tool_adapter=make_tool_adapter, until=until,
-                           value_updates=value_updates)
+    return SimpleNamespace(
+        side_effect_argv=side_effect_argv, make_tool_adapter=make_tool_adapter, until=until, value_updates=value_updates
+    )

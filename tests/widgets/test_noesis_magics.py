@@ -13,10 +13,9 @@ from IPython.testing import globalipapp
 from IPython.utils.capture import capture_output
 
 import noesis_nb
-from noesis_nb import config
+from noesis_nb import DiskRun, config
 from noesis_nb.store import is_sealed, read_events
 from noesis_nb.widgets import EpisodeView, handle_mimebundle, show
-from noesis_nb import DiskRun
 
 WIDGET = "application/vnd.jupyter.widget-view+json"
 
@@ -38,7 +37,9 @@ def ip() -> Any:
 
 def paused_on_disk(runs_dir: Path, nnb: Any, marker: Path, task: str = "append on disk") -> Path:
     """A run paused for approval whose process is gone: ``solve`` unwinds at the pause."""
-    episode_id = noesis_nb.solve(task, using=nnb.make_tool_adapter(nnb.side_effect_argv(marker)), runs_dir=runs_dir, approver="ask")
+    episode_id = noesis_nb.solve(
+        task, using=nnb.make_tool_adapter(nnb.side_effect_argv(marker)), runs_dir=runs_dir, approver="ask"
+    )
     return runs_dir / episode_id
 
 
@@ -132,8 +133,9 @@ def test_runs_dir_sets_the_default(ip: Any, runs_dir: Path, capsys: pytest.Captu
     assert config.runs_dir() == runs_dir and str(runs_dir) in capsys.readouterr().out
 
 
-def test_approve_on_disk_then_resume(ip: Any, runs_dir: Path, tmp_path: Path, nnb: Any, capsys: pytest.CaptureFixture[str],
-                                     comm_log: list) -> None:
+def test_approve_on_disk_then_resume(
+    ip: Any, runs_dir: Path, tmp_path: Path, nnb: Any, capsys: pytest.CaptureFixture[str], comm_log: list
+) -> None:
     marker = tmp_path / "effect.txt"
     run_dir = paused_on_disk(runs_dir, nnb, marker)
     assert DiskRun(run_dir).status == "paused"
@@ -162,7 +164,9 @@ def test_show_text_timeline(ip: Any, runs_dir: Path, tmp_path: Path, nnb: Any, c
     assert "tool.approval.pending" in out and "run.checkpoint" in out
 
 
-def test_paused_run_from_disk_is_approved_and_resumed_in_the_view(runs_dir: Path, tmp_path: Path, nnb: Any, comm_log: list) -> None:
+def test_paused_run_from_disk_is_approved_and_resumed_in_the_view(
+    runs_dir: Path, tmp_path: Path, nnb: Any, comm_log: list
+) -> None:
     marker = tmp_path / "effect.txt"
     run_dir = paused_on_disk(runs_dir, nnb, marker)
     with capture_output() as captured:
@@ -210,8 +214,9 @@ def test_refresh_display_updates_the_shown_view_or_shows_it(ip: Any, runs_dir: P
     asyncio.run(main())
 
 
-def test_resume_clicked_twice_resumes_once_coalesced_and_leaves_no_stale_error(runs_dir: Path, tmp_path: Path, nnb: Any,
-                                                                               comm_log: list) -> None:
+def test_resume_clicked_twice_resumes_once_coalesced_and_leaves_no_stale_error(
+    runs_dir: Path, tmp_path: Path, nnb: Any, comm_log: list
+) -> None:
     marker = tmp_path / "effect.txt"
     run_dir = paused_on_disk(runs_dir, nnb, marker)
 
@@ -240,8 +245,9 @@ def test_refresh_display_does_not_resend_while_paused(ip: Any, runs_dir: Path, t
     from noesis_nb.widgets import display_handle, refresh_display
 
     async def main() -> None:
-        handle = noesis_nb.start("append", using=nnb.make_tool_adapter(nnb.side_effect_argv(tmp_path / "x")), runs_dir=runs_dir,
-                                 approver="ask")
+        handle = noesis_nb.start(
+            "append", using=nnb.make_tool_adapter(nnb.side_effect_argv(tmp_path / "x")), runs_dir=runs_dir, approver="ask"
+        )
         with capture_output() as captured:
             display_handle(handle)
             await handle  # paused: calls refresh_display
@@ -257,8 +263,9 @@ def test_refresh_display_does_not_resend_while_paused(ip: Any, runs_dir: Path, t
     asyncio.run(main())
 
 
-def test_only_cell_driven_renders_wait_for_prices(ip: Any, runs_dir: Path, nnb: Any, comm_log: list,
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_only_cell_driven_renders_wait_for_prices(
+    ip: Any, runs_dir: Path, nnb: Any, comm_log: list, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from noesis_nb.widgets import display_handle, refresh_display
     from noesis_nb.widgets.state import CostMeter
 
@@ -288,8 +295,9 @@ def test_only_cell_driven_renders_wait_for_prices(ip: Any, runs_dir: Path, nnb: 
     asyncio.run(main())
 
 
-@pytest.mark.parametrize(("line", "reason"), [("run my_agent task --idle-timeout -1", "idle_timeout_s=-1"),
-                                              ("show ep_NOPE", "ep_NOPE")])
+@pytest.mark.parametrize(
+    ("line", "reason"), [("run my_agent task --idle-timeout -1", "idle_timeout_s=-1"), ("show ep_NOPE", "ep_NOPE")]
+)
 def test_own_errors_become_usage_errors(ip: Any, runs_dir: Path, line: str, reason: str) -> None:
     ip.user_ns["my_agent"] = lambda task, ctx: "ok"
 

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from noesis_nb.widgets import render, snapshot
 from noesis_nb.store.facts import usage_from_events
+from noesis_nb.widgets import render, snapshot
 from noesis_nb.widgets.state import Tally, format_elapsed, format_tokens
 
 SCRIPT = "<script>alert(1)</script>"
@@ -18,10 +18,21 @@ RAW = ("<script", "<img", "onerror=alert(1)>")  # none may survive unescaped
 
 def hostile_event(**extra: Any) -> dict[str, Any]:
     return {
-        "id": IMG, "timestamp": "2025-01-01T12:00:00.123456+00:00", "episode_id": SCRIPT, "agent_id": IMG,
-        "phase": SCRIPT, "caused_by": SCRIPT,
-        "payload": {"event_name": IMG, "text": SCRIPT, IMG: SCRIPT, "nested": {SCRIPT: [IMG]}, "status": SCRIPT,
-                    "message": IMG, "output": {"stdout": SCRIPT}},
+        "id": IMG,
+        "timestamp": "2025-01-01T12:00:00.123456+00:00",
+        "episode_id": SCRIPT,
+        "agent_id": IMG,
+        "phase": SCRIPT,
+        "caused_by": SCRIPT,
+        "payload": {
+            "event_name": IMG,
+            "text": SCRIPT,
+            IMG: SCRIPT,
+            "nested": {SCRIPT: [IMG]},
+            "status": SCRIPT,
+            "message": IMG,
+            "output": {"stdout": SCRIPT},
+        },
         **extra,
     }
 
@@ -57,9 +68,18 @@ def test_snapshot_escapes_events_task_pending_and_decisions() -> None:
     tally = Tally(keep=10)
     tally.extend([hostile_event()])
     state = {
-        "header": {"episode_id": IMG, "task": SCRIPT + IMG, "using": SCRIPT, "status": IMG, "elapsed": SCRIPT,
-                   "tokens": IMG, "cost": SCRIPT},
-        "recent": list(tally.recent), "total": 5, "pending": [HostileDraft(), HostileDraft(command_line=SCRIPT + " " + IMG)],
+        "header": {
+            "episode_id": IMG,
+            "task": SCRIPT + IMG,
+            "using": SCRIPT,
+            "status": IMG,
+            "elapsed": SCRIPT,
+            "tokens": IMG,
+            "cost": SCRIPT,
+        },
+        "recent": list(tally.recent),
+        "total": 5,
+        "pending": [HostileDraft(), HostileDraft(command_line=SCRIPT + " " + IMG)],
         "decisions": [{"draft_id": IMG, "status": SCRIPT, "approver_id": IMG, "decided_at": SCRIPT, "reason": IMG}],
     }
     html = snapshot.snapshot_html(state)
@@ -108,8 +128,11 @@ def test_flags(event: dict[str, Any], flag: str | None) -> None:
 
 
 def test_names_times_and_short_payloads() -> None:
-    event = {"phase": "model", "timestamp": "2025-01-01T09:08:07.654321+00:00",
-             "payload": {"event_name": "model.call", "model": "m", "input_tokens": 3, "text": "x" * 500}}
+    event = {
+        "phase": "model",
+        "timestamp": "2025-01-01T09:08:07.654321+00:00",
+        "payload": {"event_name": "model.call", "model": "m", "input_tokens": 3, "text": "x" * 500},
+    }
     assert render.event_name(event) == "model.call"
     assert render.event_time(event) == "09:08:07.654"
     assert render.short_payload(event) == "model=m input_tokens=3"
@@ -129,9 +152,11 @@ def test_text_summary_is_stable() -> None:
 
 
 def test_usage_and_formatting() -> None:
-    events = [{"phase": "model", "payload": {"model": "m", "provider": "p", "input_tokens": 100, "output_tokens": None}},
-              {"phase": "model", "payload": {"model": "m", "provider": "p", "input_tokens": 5, "output_tokens": 7}},
-              {"phase": "act", "payload": {}}]
+    events = [
+        {"phase": "model", "payload": {"model": "m", "provider": "p", "input_tokens": 100, "output_tokens": None}},
+        {"phase": "model", "payload": {"model": "m", "provider": "p", "input_tokens": 5, "output_tokens": 7}},
+        {"phase": "act", "payload": {}},
+    ]
     totals, calls = usage_from_events(events)
     assert totals["model_calls"] == 2 and totals["input_tokens"] == 105 and totals["output_tokens"] == 7
     assert calls[0]["output_tokens"] is None  # unknown stays unknown

@@ -23,7 +23,9 @@ def decision_files(run_dir: Path) -> list[dict[str, Any]]:
     return [json.loads(p.read_text()) for p in sorted((run_dir / "tool_invocations" / "approvals").glob("*.json"))]
 
 
-def test_approve_click_persists_disables_and_the_episode_continues(runs_dir: Path, tmp_path: Path, nnb: Any, comm_log: list) -> None:
+def test_approve_click_persists_disables_and_the_episode_continues(
+    runs_dir: Path, tmp_path: Path, nnb: Any, comm_log: list
+) -> None:
     marker = tmp_path / "side_effect.txt"
 
     async def main() -> None:
@@ -54,7 +56,9 @@ def test_reject_click_records_reason_and_nothing_executes(runs_dir: Path, tmp_pa
     marker = tmp_path / "side_effect.txt"
 
     async def main() -> None:
-        handle = noesis_nb.start("append", using=nnb.make_tool_adapter(nnb.side_effect_argv(marker), catch=True), runs_dir=runs_dir)
+        handle = noesis_nb.start(
+            "append", using=nnb.make_tool_adapter(nnb.side_effect_argv(marker), catch=True), runs_dir=runs_dir
+        )
         view = EpisodeView(handle)
         await handle
         view.flush()
@@ -128,8 +132,11 @@ def test_hostile_text_is_escaped_in_live_view_and_snapshot(runs_dir: Path, comm_
         view = EpisodeView(handle)
         await handle.wait()
         bundle = view.mimebundle()
-        html_sent = [data["state"]["value"] for t, _, _, data in comm_log
-                     if t in ("comm_msg", "comm_open") and isinstance((data or {}).get("state", {}).get("value"), str)]
+        html_sent = [
+            data["state"]["value"]
+            for t, _, _, data in comm_log
+            if t in ("comm_msg", "comm_open") and isinstance((data or {}).get("state", {}).get("value"), str)
+        ]
         html_sent += [bundle["text/html"]]
         assert any("&lt;script&gt;" in h for h in html_sent)
         for h in html_sent:
@@ -297,8 +304,9 @@ def test_source_error_is_shown_then_cleared_but_a_local_message_stays(comm_log: 
     asyncio.run(main())
 
 
-def test_close_closes_every_widget_once_with_its_layout_and_style(runs_dir: Path, tmp_path: Path, nnb: Any,
-                                                                 comm_log: list, monkeypatch: Any) -> None:
+def test_close_closes_every_widget_once_with_its_layout_and_style(
+    runs_dir: Path, tmp_path: Path, nnb: Any, comm_log: list, monkeypatch: Any
+) -> None:
     import ipywidgets
     from ipywidgets.widgets.widget import _instances
 

@@ -12,5 +12,13 @@ from ._events import AGUIFolder, agui_rows
 from ._http import AGUIHttpAgent
 from ._sse import AGUIStreamError, parse_sse
 
-__all__ = ["AGUIAdapter", "AGUIHttpAgent", "AGUIRunError", "AGUIStreamError", "AGUIFolder", "agui_rows", "parse_sse",
-           "default_answer"]
+__all__ = [
+    "AGUIAdapter",
+    "AGUIHttpAgent",
+    "AGUIRunError",
+    "AGUIStreamError",
+    "AGUIFolder",
+    "agui_rows",
+    "parse_sse",
+    "default_answer",
+]

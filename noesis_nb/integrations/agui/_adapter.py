@@ -11,7 +11,8 @@ next run: AG-UI 1.0 ``resume: [ResumeEntry]`` (default) or ``forwardedProps.comm
 from __future__ import annotations
 
 import inspect
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from pydantic import TypeAdapter
 
@@ -24,8 +25,14 @@ from ._sse import AGUIStreamError
 
 __all__ = ["AGUIAdapter", "AGUIRunError", "default_answer"]
 
-_INPUT_KEYS = {"messages": "messages", "state": "state", "tools": "tools", "context": "context",
-               "forwardedProps": "forwardedProps", "forwarded_props": "forwardedProps"}
+_INPUT_KEYS = {
+    "messages": "messages",
+    "state": "state",
+    "tools": "tools",
+    "context": "context",
+    "forwardedProps": "forwardedProps",
+    "forwarded_props": "forwardedProps",
+}
 
 
 class AGUIRunError(AGUIStreamError):
@@ -48,19 +55,34 @@ class AGUIAdapter:
 
     source = "agui"
 
-    def __init__(self, agent: Any, *, input_mapper: Callable[[str], Any] | None = None, output: Callable[[Any], Any] | None = None,
-                 thread_id: str | None = None, resume_style: str = "1.0", answer: Callable[..., Any] | None = None,
-                 risk: str = "high", deltas: bool = False, validate: bool = True, max_runs: int = 20,
-                 approval_timeout_s: float = 600.0):
+    def __init__(
+        self,
+        agent: Any,
+        *,
+        input_mapper: Callable[[str], Any] | None = None,
+        output: Callable[[Any], Any] | None = None,
+        thread_id: str | None = None,
+        resume_style: str = "1.0",
+        answer: Callable[..., Any] | None = None,
+        risk: str = "high",
+        deltas: bool = False,
+        validate: bool = True,
+        max_runs: int = 20,
+        approval_timeout_s: float = 600.0,
+    ):
         self._core = require("ag_ui.core", "agui", "AGUIAdapter")
         if resume_style not in ("1.0", "forwarded_props"):
-            raise ValueError(f"resume_style={resume_style!r}: use '1.0' (RunAgentInput.resume) or 'forwarded_props' "
-                             "(forwardedProps.command.resume, for Idun / ag-ui-langgraph 0.0.x servers)")
+            raise ValueError(
+                f"resume_style={resume_style!r}: use '1.0' (RunAgentInput.resume) or 'forwarded_props' "
+                "(forwardedProps.command.resume, for Idun / ag-ui-langgraph 0.0.x servers)"
+            )
         run = getattr(agent, "run", None)
         self._call = run if callable(run) else agent
         if not callable(self._call):
-            raise TypeError(f"agent={agent!r} is not an AG-UI agent: pass an object with run(run_input), a callable "
-                            "returning an (async) iterable of events, or AGUIHttpAgent(url)")
+            raise TypeError(
+                f"agent={agent!r} is not an AG-UI agent: pass an object with run(run_input), a callable "
+                "returning an (async) iterable of events, or AGUIHttpAgent(url)"
+            )
         self.agent, self.output, self.thread_id, self.resume_style = agent, output, thread_id, resume_style
         self.answer, self.risk, self.deltas, self.validate = answer or default_answer, risk, deltas, validate
         self.max_runs, self.approval_timeout_s = max_runs, approval_timeout_s
@@ -78,19 +100,32 @@ class AGUIAdapter:
         resume: list[tuple[dict[str, Any], Any]] = []
         for number in range(1, self.max_runs + 1):
             folder = AGUIFolder(messages, deltas=self.deltas)
-            await self._run_once(self._run_input(thread_id, f"{ctx.episode_id}-run-{number}", messages, fields, resume), folder, ctx)
+            await self._run_once(
+                self._run_input(thread_id, f"{ctx.episode_id}-run-{number}", messages, fields, resume), folder, ctx
+            )
             if folder.error is not None:
                 raise AGUIRunError(f"the AG-UI agent ended the run with RUN_ERROR: {folder.error}", code=folder.error_code)
             if not folder.interrupts:
                 return await apply_output(self.output, folder.result)
             messages = folder.messages
             resume = [await self._decide(interrupt, folder, ctx) for interrupt in folder.interrupts]
-        raise AGUIStreamError(f"the agent interrupted {self.max_runs} runs in a row; pass max_runs= a larger number if that is expected")
+        raise AGUIStreamError(
+            f"the agent interrupted {self.max_runs} runs in a row; pass max_runs= a larger number if that is expected"
+        )
 
-    def _run_input(self, thread_id: str, run_id: str, messages: list[Any], fields: dict[str, Any],
-                   resume: list[tuple[dict[str, Any], Any]]) -> Any:
-        body: dict[str, Any] = {"threadId": thread_id, "runId": run_id, "state": {}, "messages": messages, "tools": [],
-                                "context": [], "forwardedProps": {}, **fields}
+    def _run_input(
+        self, thread_id: str, run_id: str, messages: list[Any], fields: dict[str, Any], resume: list[tuple[dict[str, Any], Any]]
+    ) -> Any:
+        body: dict[str, Any] = {
+            "threadId": thread_id,
+            "runId": run_id,
+            "state": {},
+            "messages": messages,
+            "tools": [],
+            "context": [],
+            "forwardedProps": {},
+            **fields,
+        }
         if resume and self.resume_style == "1.0":
             body["resume"] = [{"interruptId": i.get("id"), "status": "resolved", "payload": p} for i, p in resume]
         elif resume:
@@ -101,7 +136,9 @@ class AGUIAdapter:
         try:
             return self._core.RunAgentInput.model_validate(body)
         except Exception as exc:
-            raise ValueError(f"the RunAgentInput built from the task is invalid ({exc}); check input_mapper's messages/fields") from exc
+            raise ValueError(
+                f"the RunAgentInput built from the task is invalid ({exc}); check input_mapper's messages/fields"
+            ) from exc
 
     async def _run_once(self, run_input: Any, folder: AGUIFolder, ctx: Any) -> None:
         stream = self._call(run_input)
@@ -121,8 +158,10 @@ class AGUIAdapter:
             except EpisodeStateError:
                 pass  # cancelled or timed out: the episode has already ended
         if not folder.finished:
-            raise AGUIStreamError(f"the AG-UI stream ended after {count} event(s) without RUN_FINISHED or RUN_ERROR; "
-                                  "the agent stopped early or the connection dropped")
+            raise AGUIStreamError(
+                f"the AG-UI stream ended after {count} event(s) without RUN_FINISHED or RUN_ERROR; "
+                "the agent stopped early or the connection dropped"
+            )
 
     def _check(self, event: dict[str, Any], number: int) -> dict[str, Any]:
         if not self.validate or event.get("type") not in EVENT_TYPES:
@@ -133,18 +172,35 @@ class AGUIAdapter:
             return self._events.validate_python(event).model_dump(by_alias=True, exclude_none=True, mode="json")
         except Exception as exc:
             errors = getattr(exc, "errors", lambda: [])()
-            detail = "; ".join(f"{'.'.join(map(str, e.get('loc', ())[1:])) or '?'}: {e.get('msg')}" for e in errors[:3]) or str(exc)
+            detail = "; ".join(f"{'.'.join(map(str, e.get('loc', ())[1:])) or '?'}: {e.get('msg')}" for e in errors[:3]) or str(
+                exc
+            )
             raise AGUIStreamError(f"event #{number} ({event.get('type')}) is not a valid AG-UI 1.0 event: {detail}") from None
 
     async def _decide(self, interrupt: dict[str, Any], folder: AGUIFolder, ctx: Any) -> tuple[dict[str, Any], Any]:
         call = folder.tool_calls.get(str(interrupt.get("toolCallId")))
         name = tool_name("agui", (call or {}).get("name") or interrupt.get("reason"))
         approved, value, reason = await request_approval(
-            ctx, name, {"interrupt": interrupt, "tool_call": call}, on_approve=lambda: self.answer(interrupt, True, None),
-            risk=self.risk, timeout_s=self.approval_timeout_s)
+            ctx,
+            name,
+            {"interrupt": interrupt, "tool_call": call},
+            on_approve=lambda: self.answer(interrupt, True, None),
+            risk=self.risk,
+            timeout_s=self.approval_timeout_s,
+        )
         payload = value if approved else self.answer(interrupt, False, reason)
-        ctx.emit(*row(PHASE, "agui", "RESUME", "approval_resolved", interrupt_id=interrupt.get("id"), approved=approved,
-                      reason=reason, resume_style=self.resume_style))
+        ctx.emit(
+            *row(
+                PHASE,
+                "agui",
+                "RESUME",
+                "approval_resolved",
+                interrupt_id=interrupt.get("id"),
+                approved=approved,
+                reason=reason,
+                resume_style=self.resume_style,
+            )
+        )
         return interrupt, payload
 
 
@@ -157,8 +213,10 @@ def _input_fields(task: Any) -> dict[str, Any]:
         fields = {_INPUT_KEYS[k]: v for k, v in task.items()}
         fields["messages"] = [_as_dict(m, i) for i, m in enumerate(fields.get("messages") or [], 1)]
         return fields
-    raise TypeError(f"AGUIAdapter got input {task!r}; input_mapper must return a string, a list of messages or a dict "
-                    f"with keys among {sorted(_INPUT_KEYS)}")
+    raise TypeError(
+        f"AGUIAdapter got input {task!r}; input_mapper must return a string, a list of messages or a dict "
+        f"with keys among {sorted(_INPUT_KEYS)}"
+    )
 
 
 def _as_dict(event: Any, number: int) -> dict[str, Any]:

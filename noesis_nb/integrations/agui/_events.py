@@ -11,7 +11,8 @@ Legacy 0.1.x names (``THINKING_*``) become ``REASONING_*``; ``CUSTOM on_interrup
 from __future__ import annotations
 
 import json
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from .._emit import PHASE, Row, row, usage_row
 
@@ -22,10 +23,15 @@ EVENT_TYPES = frozenset(
     "TOOL_CALL_END TOOL_CALL_CHUNK TOOL_CALL_RESULT STATE_SNAPSHOT STATE_DELTA MESSAGES_SNAPSHOT ACTIVITY_SNAPSHOT "
     "ACTIVITY_DELTA RAW CUSTOM RUN_STARTED RUN_FINISHED RUN_ERROR STEP_STARTED STEP_FINISHED REASONING_START "
     "REASONING_MESSAGE_START REASONING_MESSAGE_CONTENT REASONING_MESSAGE_END REASONING_MESSAGE_CHUNK REASONING_END "
-    "REASONING_ENCRYPTED_VALUE SUBAGENT_STARTED SUBAGENT_FINISHED SUBAGENT_ERROR".split())
-_LEGACY = {"THINKING_START": "REASONING_START", "THINKING_END": "REASONING_END",
-           "THINKING_TEXT_MESSAGE_START": "REASONING_MESSAGE_START", "THINKING_TEXT_MESSAGE_CONTENT": "REASONING_MESSAGE_CONTENT",
-           "THINKING_TEXT_MESSAGE_END": "REASONING_MESSAGE_END"}
+    "REASONING_ENCRYPTED_VALUE SUBAGENT_STARTED SUBAGENT_FINISHED SUBAGENT_ERROR".split()
+)
+_LEGACY = {
+    "THINKING_START": "REASONING_START",
+    "THINKING_END": "REASONING_END",
+    "THINKING_TEXT_MESSAGE_START": "REASONING_MESSAGE_START",
+    "THINKING_TEXT_MESSAGE_CONTENT": "REASONING_MESSAGE_CONTENT",
+    "THINKING_TEXT_MESSAGE_END": "REASONING_MESSAGE_END",
+}
 # streamed kinds: (id field, folded row name, row kind, phase)
 _STREAMS = {
     "text": ("messageId", "TEXT_MESSAGE", "message", PHASE),
@@ -45,7 +51,10 @@ _SIMPLE = {  # type → (kind, {row field: event field})
     "ACTIVITY_DELTA": ("activity_delta", {"message_id": "messageId", "activity_type": "activityType", "patch": "patch"}),
     "SUBAGENT_STARTED": ("subagent_started", {"subagent_run_id": "subagentRunId", "name": "name", "description": "description"}),
     "SUBAGENT_FINISHED": ("subagent_finished", {"subagent_run_id": "subagentRunId", "outcome": "outcome", "result": "result"}),
-    "SUBAGENT_ERROR": ("subagent_error", {"subagent_run_id": "subagentRunId", "message": "message", "code": "code", "error": "message"}),
+    "SUBAGENT_ERROR": (
+        "subagent_error",
+        {"subagent_run_id": "subagentRunId", "message": "message", "code": "code", "error": "message"},
+    ),
     "RAW": ("raw", {"event": "event", "raw_source": "source"}),
     "CUSTOM": ("custom", {"name": "name", "value": "value"}),
 }
@@ -122,8 +131,14 @@ class AGUIFolder:
         key = (what, str(ident))
         buf = self._open.get(key)
         if buf is None:
-            buf = self._open[key] = {"parts": [], "chunk": part == "CHUNK", "role": event.get("role"), "name": event.get("name"),
-                                     "tool": event.get("toolCallName"), "parent": event.get("parentMessageId")}
+            buf = self._open[key] = {
+                "parts": [],
+                "chunk": part == "CHUNK",
+                "role": event.get("role"),
+                "name": event.get("name"),
+                "tool": event.get("toolCallName"),
+                "parent": event.get("parentMessageId"),
+            }
         if part == "CHUNK":
             self._chunk_id[what] = str(ident)
             buf["tool"] = buf["tool"] or event.get("toolCallName")
@@ -157,8 +172,19 @@ class AGUIFolder:
             args = _json_or_text(text)
             self.tool_calls[ident] = {"id": ident, "name": buf["tool"], "args": args}
             self._add_tool_call(ident, buf["tool"], text, buf["parent"])
-            return [row(phase, "agui", name, kind, tool_call_id=ident, tool=buf["tool"], args=args,
-                        parent_message_id=buf["parent"], partial=flag)]
+            return [
+                row(
+                    phase,
+                    "agui",
+                    name,
+                    kind,
+                    tool_call_id=ident,
+                    tool=buf["tool"],
+                    args=args,
+                    parent_message_id=buf["parent"],
+                    partial=flag,
+                )
+            ]
         role = buf["role"] or ("reasoning" if what == "reasoning" else "assistant")
         if what == "text":
             self.messages.append({"id": ident, "role": role, "content": text, **({"name": buf["name"]} if buf["name"] else {})})
@@ -176,16 +202,35 @@ class AGUIFolder:
 
     # -- run lifecycle, results, interrupts ------------------------------------------------
     def _run_started(self, e: dict[str, Any]) -> list[Row]:
-        return [row(PHASE, "agui", "RUN_STARTED", "run_started", thread_id=e.get("threadId"), run_id=e.get("runId"),
-                    parent_run_id=e.get("parentRunId"))]
+        return [
+            row(
+                PHASE,
+                "agui",
+                "RUN_STARTED",
+                "run_started",
+                thread_id=e.get("threadId"),
+                run_id=e.get("runId"),
+                parent_run_id=e.get("parentRunId"),
+            )
+        ]
 
     def _run_finished(self, e: dict[str, Any]) -> list[Row]:
         rows = self.close()
         outcome = e.get("outcome") if isinstance(e.get("outcome"), dict) else {}
         self.finished, self.outcome, self.run_result = True, outcome.get("type") or "success", e.get("result")
-        rows.append(row(PHASE, "agui", "RUN_FINISHED", "run_finished", thread_id=e.get("threadId"), run_id=e.get("runId"),
-                        outcome=self.outcome, result=e.get("result"),
-                        pending_tool_call_ids=outcome.get("pendingToolCallIds")))
+        rows.append(
+            row(
+                PHASE,
+                "agui",
+                "RUN_FINISHED",
+                "run_finished",
+                thread_id=e.get("threadId"),
+                run_id=e.get("runId"),
+                outcome=self.outcome,
+                result=e.get("result"),
+                pending_tool_call_ids=outcome.get("pendingToolCallIds"),
+            )
+        )
         rows += _usage(e.get("usage"))
         for interrupt in outcome.get("interrupts") or []:
             rows += self._interrupt(interrupt)
@@ -204,27 +249,62 @@ class AGUIFolder:
 
     def _tool_call_result(self, e: dict[str, Any]) -> list[Row]:
         content = e.get("content")
-        self.messages.append({"id": e.get("messageId"), "role": "tool", "toolCallId": e.get("toolCallId"),
-                              "content": content if isinstance(content, str) else json.dumps(content)})
-        return [row(PHASE, "agui", "TOOL_CALL_RESULT", "tool_result", tool_call_id=e.get("toolCallId"),
-                    message_id=e.get("messageId"), content=content)]
+        self.messages.append(
+            {
+                "id": e.get("messageId"),
+                "role": "tool",
+                "toolCallId": e.get("toolCallId"),
+                "content": content if isinstance(content, str) else json.dumps(content),
+            }
+        )
+        return [
+            row(
+                PHASE,
+                "agui",
+                "TOOL_CALL_RESULT",
+                "tool_result",
+                tool_call_id=e.get("toolCallId"),
+                message_id=e.get("messageId"),
+                content=content,
+            )
+        ]
 
     def _interrupt(self, interrupt: dict[str, Any]) -> list[Row]:
         self.interrupts.append(interrupt)
         call = self.tool_calls.get(str(interrupt.get("toolCallId")))
-        return [row(PHASE, "agui", "INTERRUPT", "approval_requested", interrupt_id=interrupt.get("id"),
-                    reason=interrupt.get("reason"), message=interrupt.get("message"), tool_call_id=interrupt.get("toolCallId"),
-                    tool=(call or {}).get("name"), legacy=interrupt.get("legacy"))]
+        return [
+            row(
+                PHASE,
+                "agui",
+                "INTERRUPT",
+                "approval_requested",
+                interrupt_id=interrupt.get("id"),
+                reason=interrupt.get("reason"),
+                message=interrupt.get("message"),
+                tool_call_id=interrupt.get("toolCallId"),
+                tool=(call or {}).get("name"),
+                legacy=interrupt.get("legacy"),
+            )
+        ]
 
 
 def _usage(entries: Any) -> list[Row]:
     rows = []
     for u in entries or []:
         if isinstance(u, dict):
-            rows.append(usage_row("agui", model=u.get("model"), provider=u.get("provider"), input_tokens=u.get("inputTokens"),
-                                  output_tokens=u.get("outputTokens"), cached_input_tokens=u.get("cachedInputTokens"),
-                                  cache_write_input_tokens=u.get("cacheWriteInputTokens"),
-                                  reasoning_tokens=u.get("reasoningTokens"), total_tokens=u.get("totalTokens")))
+            rows.append(
+                usage_row(
+                    "agui",
+                    model=u.get("model"),
+                    provider=u.get("provider"),
+                    input_tokens=u.get("inputTokens"),
+                    output_tokens=u.get("outputTokens"),
+                    cached_input_tokens=u.get("cachedInputTokens"),
+                    cache_write_input_tokens=u.get("cacheWriteInputTokens"),
+                    reasoning_tokens=u.get("reasoningTokens"),
+                    total_tokens=u.get("totalTokens"),
+                )
+            )
     return rows
 
 
@@ -236,8 +316,14 @@ def _legacy_interrupt(value: Any, n: int) -> dict[str, Any]:
             pass
     found = value if isinstance(value, dict) else {}
     message = found.get("message") or found.get("question") or (value if isinstance(value, str) else None)
-    return {"id": str(found.get("id") or f"on_interrupt-{n}"), "reason": "on_interrupt", "message": message,
-            "toolCallId": found.get("toolCallId") or found.get("tool_call_id"), "metadata": {"value": value}, "legacy": True}
+    return {
+        "id": str(found.get("id") or f"on_interrupt-{n}"),
+        "reason": "on_interrupt",
+        "message": message,
+        "toolCallId": found.get("toolCallId") or found.get("tool_call_id"),
+        "metadata": {"value": value},
+        "legacy": True,
+    }
 
 
 def _json_or_text(text: str) -> Any:

@@ -6,7 +6,8 @@ timeout is off on purpose: a silent server is the episode's ``idle_timeout_s``'s
 
 from __future__ import annotations
 
-from typing import Any, AsyncIterator
+from collections.abc import AsyncIterator
+from typing import Any
 
 from .._extras import require
 from ._sse import AGUIStreamError, SSEDecoder, decode_event
@@ -21,8 +22,7 @@ class AGUIHttpAgent:
     ``httpx.MockTransport``); ``connect_timeout`` bounds connecting, not streaming.
     """
 
-    def __init__(self, url: str, *, headers: dict[str, str] | None = None, connect_timeout: float = 10.0,
-                 transport: Any = None):
+    def __init__(self, url: str, *, headers: dict[str, str] | None = None, connect_timeout: float = 10.0, transport: Any = None):
         if not isinstance(url, str) or not url.startswith(("http://", "https://")):
             raise ValueError(f"url={url!r}: pass the agent endpoint, e.g. 'http://127.0.0.1:8000/agent/run'")
         self.url = url
@@ -36,7 +36,11 @@ class AGUIHttpAgent:
 
     async def run(self, run_input: Any) -> AsyncIterator[dict[str, Any]]:
         httpx = require("httpx", "agui", "AGUIHttpAgent")
-        body = run_input.model_dump(by_alias=True, exclude_none=True, mode="json") if hasattr(run_input, "model_dump") else dict(run_input)
+        body = (
+            run_input.model_dump(by_alias=True, exclude_none=True, mode="json")
+            if hasattr(run_input, "model_dump")
+            else dict(run_input)
+        )
         self.requests.append(body)
         timeout = httpx.Timeout(None, connect=self.connect_timeout)
         headers = {"Accept": "text/event-stream", **self.headers}
@@ -45,8 +49,10 @@ class AGUIHttpAgent:
                 async with client.stream("POST", self.url, json=body, headers=headers) as response:
                     if response.status_code >= 400:
                         text = (await response.aread()).decode("utf-8", "replace")
-                        raise AGUIStreamError(f"POST {self.url} answered HTTP {response.status_code}: {text[:300]!r}; "
-                                              "check the URL and that the server accepts this RunAgentInput")
+                        raise AGUIStreamError(
+                            f"POST {self.url} answered HTTP {response.status_code}: {text[:300]!r}; "
+                            "check the URL and that the server accepts this RunAgentInput"
+                        )
                     decoder = SSEDecoder()
                     async for line in response.aiter_lines():
                         got = decoder.feed(line)
@@ -56,6 +62,8 @@ class AGUIHttpAgent:
                     if got:
                         yield decode_event(*got, where=self.url)
             except httpx.TransportError as exc:
-                raise AGUIStreamError(f"POST {self.url} failed: {type(exc).__name__}: {exc}; is the agent server running?") from exc
+                raise AGUIStreamError(
+                    f"POST {self.url} failed: {type(exc).__name__}: {exc}; is the agent server running?"
+                ) from exc
 
     __call__ = run

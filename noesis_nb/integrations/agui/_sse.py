@@ -8,7 +8,8 @@ SSE line where the bad event began, so a broken producer can be found.
 from __future__ import annotations
 
 import json
-from typing import Any, Iterable, Iterator
+from collections.abc import Iterable, Iterator
+from typing import Any
 
 from ...errors import NoesisNbError
 
@@ -61,11 +62,15 @@ def decode_event(line: int, data: str, where: str = "SSE stream") -> dict[str, A
     try:
         event = json.loads(data)
     except json.JSONDecodeError as exc:
-        raise AGUIStreamError(f"{where}, line {line}: the event is not valid JSON ({exc.msg} at column {exc.colno}): "
-                              f"{data[:120]!r}. Fix the producer; everything before this line was kept.", line=line) from None
+        raise AGUIStreamError(
+            f"{where}, line {line}: the event is not valid JSON ({exc.msg} at column {exc.colno}): "
+            f"{data[:120]!r}. Fix the producer; everything before this line was kept.",
+            line=line,
+        ) from None
     if not isinstance(event, dict) or not isinstance(event.get("type"), str):
-        raise AGUIStreamError(f"{where}, line {line}: an AG-UI event must be a JSON object with a string 'type', "
-                              f"got {data[:120]!r}", line=line)
+        raise AGUIStreamError(
+            f"{where}, line {line}: an AG-UI event must be a JSON object with a string 'type', got {data[:120]!r}", line=line
+        )
     return event
 
 

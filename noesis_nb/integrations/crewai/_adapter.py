@@ -12,7 +12,8 @@ rejection is returned to the agent as the tool's observation, so the crew carrie
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ...errors import EpisodeStateError, ToolRejected
 from .._emit import PHASE, apply_output, emit_row, row, usage_row
@@ -35,8 +36,14 @@ class CrewAIAdapter:
 
     source = "crewai"
 
-    def __init__(self, crew: Any, input_mapper: Callable[[str], Any] | None = None, *, output: Callable[[Any], Any] | None = None,
-                 govern_tools: dict[str, dict[str, str]] | list[str] | None = None):
+    def __init__(
+        self,
+        crew: Any,
+        input_mapper: Callable[[str], Any] | None = None,
+        *,
+        output: Callable[[Any], Any] | None = None,
+        govern_tools: dict[str, dict[str, str]] | list[str] | None = None,
+    ):
         require("crewai", "crewai", "CrewAIAdapter")
         if not hasattr(crew, "kickoff"):
             raise TypeError(f"crew={crew!r} has no kickoff(); pass a crewai.Crew")
@@ -53,9 +60,18 @@ class CrewAIAdapter:
         saved = (self.crew.step_callback, self.crew.task_callback)
         restore = self._govern_tools(ctx)
         self.crew.step_callback = lambda step: _emit(ctx, _step_row(step))
-        self.crew.task_callback = lambda out: _emit(ctx, row(PHASE, "crewai", "task_completed", "message", role="assistant",
-                                                             agent=str(getattr(out, "agent", "") or "") or None,
-                                                             text=str(getattr(out, "raw", out))))
+        self.crew.task_callback = lambda out: _emit(
+            ctx,
+            row(
+                PHASE,
+                "crewai",
+                "task_completed",
+                "message",
+                role="assistant",
+                agent=str(getattr(out, "agent", "") or "") or None,
+                text=str(getattr(out, "raw", out)),
+            ),
+        )
         try:
             result = await asyncio.to_thread(self.crew.kickoff, inputs=inputs)
         finally:
@@ -88,8 +104,15 @@ class CrewAIAdapter:
 def _governed(ctx: Any, name: str, original: Callable[..., Any], spec: dict[str, str]) -> Callable[..., Any]:
     def run(*args: Any, **kwargs: Any) -> Any:  # CrewAI calls tools from the kickoff worker thread
         try:
-            out = ctx.tool(f"crewai.{name}", {"args": list(args), "kwargs": kwargs}, protocol="python", fn=original,
-                           effect=spec.get("effect", "write"), risk=spec.get("risk", "high"), requires_approval=True)
+            out = ctx.tool(
+                f"crewai.{name}",
+                {"args": list(args), "kwargs": kwargs},
+                protocol="python",
+                fn=original,
+                effect=spec.get("effect", "write"),
+                risk=spec.get("risk", "high"),
+                requires_approval=True,
+            )
         except ToolRejected as exc:
             return f"The tool call was rejected by a human reviewer: {exc.reason or 'no reason given'}"
         return out.get("result") if isinstance(out, dict) else out
@@ -107,13 +130,28 @@ def _emit(ctx: Any, item: Any) -> None:
 def _step_row(step: Any) -> Any:
     kind = type(step).__name__
     if hasattr(step, "tool") and hasattr(step, "tool_input"):
-        return row(PHASE, "crewai", "agent_action", "tool_call", tool=str(step.tool), args=str(step.tool_input),
-                   thought=getattr(step, "thought", None), result=getattr(step, "result", None))
+        return row(
+            PHASE,
+            "crewai",
+            "agent_action",
+            "tool_call",
+            tool=str(step.tool),
+            args=str(step.tool_input),
+            thought=getattr(step, "thought", None),
+            result=getattr(step, "result", None),
+        )
     if kind == "ToolResult":
         return row(PHASE, "crewai", "tool_result", "tool_result", content=str(getattr(step, "result", "")))
     if hasattr(step, "output") and kind.endswith("Finish"):
-        return row(PHASE, "crewai", "agent_finish", "message", role="assistant", text=str(step.output),
-                   thought=getattr(step, "thought", None))
+        return row(
+            PHASE,
+            "crewai",
+            "agent_finish",
+            "message",
+            role="assistant",
+            text=str(step.output),
+            thought=getattr(step, "thought", None),
+        )
     return row(PHASE, "crewai", "step", "custom", type=kind, value=str(step)[:2000])
 
 
@@ -122,8 +160,14 @@ def _usage(result: Any, crew: Any) -> Any:
     if metrics is None or not getattr(metrics, "successful_requests", 0):
         return None  # CrewAI reports zeros when it tracked nothing: that is "unknown", not 0
     models = {str(getattr(getattr(a, "llm", None), "model", "")) for a in getattr(crew, "agents", None) or []} - {""}
-    return usage_row("crewai", model=models.pop() if len(models) == 1 else None, input_tokens=metrics.prompt_tokens,
-                     output_tokens=metrics.completion_tokens, cached_input_tokens=metrics.cached_prompt_tokens,
-                     cache_write_input_tokens=getattr(metrics, "cache_creation_tokens", None),
-                     reasoning_tokens=getattr(metrics, "reasoning_tokens", None), requests=metrics.successful_requests,
-                     scope="crew_total")
+    return usage_row(
+        "crewai",
+        model=models.pop() if len(models) == 1 else None,
+        input_tokens=metrics.prompt_tokens,
+        output_tokens=metrics.completion_tokens,
+        cached_input_tokens=metrics.cached_prompt_tokens,
+        cache_write_input_tokens=getattr(metrics, "cache_creation_tokens", None),
+        reasoning_tokens=getattr(metrics, "reasoning_tokens", None),
+        requests=metrics.successful_requests,
+        scope="crew_total",
+    )

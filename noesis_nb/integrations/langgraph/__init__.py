@@ -1,8 +1,8 @@
 """LangGraph (extra ``langgraph``): compiled graphs as episodes; ``interrupt()`` as approvals.
 
-    from noesis_nb.integrations import start
-    from noesis_nb.integrations.langgraph import LangGraphAdapter
-    handle = start("triage the ticket", using=LangGraphAdapter(graph, input_mapper=lambda t: {"task": t}))
+from noesis_nb.integrations import start
+from noesis_nb.integrations.langgraph import LangGraphAdapter
+handle = start("triage the ticket", using=LangGraphAdapter(graph, input_mapper=lambda t: {"task": t}))
 """
 
 from ._adapter import LangGraphAdapter, LangGraphResumeError, default_answer

@@ -10,7 +10,8 @@ is required for that, as LangGraph itself requires).
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ...errors import NoesisNbError
 from .._approvals import default_answer, request_approval, tool_name
@@ -37,16 +38,31 @@ class LangGraphAdapter:
 
     source = "langgraph"
 
-    def __init__(self, graph: Any, *, input_mapper: Callable[[str], Any] | None = None, output: Callable[[Any], Any] | None = None,
-                 config: dict[str, Any] | None = None, thread_id: str | None = None, use_async: bool | None = None,
-                 answer: Callable[..., Any] | None = None, risk: str = "high", max_resumes: int = 50,
-                 approval_timeout_s: float = 600.0):
+    def __init__(
+        self,
+        graph: Any,
+        *,
+        input_mapper: Callable[[str], Any] | None = None,
+        output: Callable[[Any], Any] | None = None,
+        config: dict[str, Any] | None = None,
+        thread_id: str | None = None,
+        use_async: bool | None = None,
+        answer: Callable[..., Any] | None = None,
+        risk: str = "high",
+        max_resumes: int = 50,
+        approval_timeout_s: float = 600.0,
+    ):
         self._types = require("langgraph.types", "langgraph", "LangGraphAdapter")
         if not hasattr(graph, "invoke"):
             raise TypeError(f"graph={graph!r} has no invoke(); pass a compiled graph (StateGraph(...).compile())")
         self.graph, self.output, self.config, self.thread_id = graph, output, dict(config or {}), thread_id
         self.use_async = _has_async_only_nodes(graph) if use_async is None else use_async
-        self.answer, self.risk, self.max_resumes, self.approval_timeout_s = answer or default_answer, risk, max_resumes, approval_timeout_s
+        self.answer, self.risk, self.max_resumes, self.approval_timeout_s = (
+            answer or default_answer,
+            risk,
+            max_resumes,
+            approval_timeout_s,
+        )
         mapper = input_mapper or getattr(graph, "__noesis_input_mapper__", None)
         if callable(mapper):
             self.__noesis_input_mapper__ = mapper
@@ -65,8 +81,10 @@ class LangGraphAdapter:
             if not interrupts:
                 return await apply_output(self.output, result)
             if getattr(self.graph, "checkpointer", None) is None:
-                raise LangGraphResumeError("the graph called interrupt() but was compiled without a checkpointer, so it cannot "
-                                           "resume; compile it with checkpointer=InMemorySaver() (langgraph.checkpoint.memory)")
+                raise LangGraphResumeError(
+                    "the graph called interrupt() but was compiled without a checkpointer, so it cannot "
+                    "resume; compile it with checkpointer=InMemorySaver() (langgraph.checkpoint.memory)"
+                )
             answers = {}
             for interrupt in interrupts:
                 answers[getattr(interrupt, "id", None)] = await self._decide(interrupt, ctx)
@@ -84,8 +102,13 @@ class LangGraphAdapter:
         label = next((named[k] for k in ("tool", "action", "name") if isinstance(named.get(k), str)), "interrupt")
         ctx.emit(*row(PHASE, "langgraph", "interrupt", "approval_requested", interrupt_id=ident, value=value))
         approved, answer, reason = await request_approval(
-            ctx, tool_name("langgraph", label), {"interrupt_id": ident, "value": value}, risk=self.risk,
-            timeout_s=self.approval_timeout_s, on_approve=lambda: self.answer(value, True, None))
+            ctx,
+            tool_name("langgraph", label),
+            {"interrupt_id": ident, "value": value},
+            risk=self.risk,
+            timeout_s=self.approval_timeout_s,
+            on_approve=lambda: self.answer(value, True, None),
+        )
         if not approved:
             answer = self.answer(value, False, reason)
         ctx.emit(*row(PHASE, "langgraph", "resume", "approval_resolved", interrupt_id=ident, approved=approved, reason=reason))

@@ -17,15 +17,25 @@ from .._emit import PHASE, emit_row, row, usage_row
 __all__ = ["make_handler", "usage_from_langchain"]
 
 
-def usage_from_langchain(meta: Any, *, model: str | None, provider: str | None, **extra: Any) -> tuple[str, dict[str, Any]] | None:
+def usage_from_langchain(
+    meta: Any, *, model: str | None, provider: str | None, **extra: Any
+) -> tuple[str, dict[str, Any]] | None:
     """A usage row from LangChain ``usage_metadata`` (None when the model reported none)."""
     if not isinstance(meta, dict):
         return None
     inp = meta.get("input_token_details") if isinstance(meta.get("input_token_details"), dict) else {}
     out = meta.get("output_token_details") if isinstance(meta.get("output_token_details"), dict) else {}
-    return usage_row("langgraph", model=model, provider=provider, input_tokens=meta.get("input_tokens"),
-                     output_tokens=meta.get("output_tokens"), cached_input_tokens=inp.get("cache_read"),
-                     cache_write_input_tokens=inp.get("cache_creation"), reasoning_tokens=out.get("reasoning"), **extra)
+    return usage_row(
+        "langgraph",
+        model=model,
+        provider=provider,
+        input_tokens=meta.get("input_tokens"),
+        output_tokens=meta.get("output_tokens"),
+        cached_input_tokens=inp.get("cache_read"),
+        cache_write_input_tokens=inp.get("cache_creation"),
+        reasoning_tokens=out.get("reasoning"),
+        **extra,
+    )
 
 
 def make_handler(ctx: Any) -> Any:
@@ -49,8 +59,9 @@ def make_handler(ctx: Any) -> Any:
             node = (metadata or {}).get("langgraph_node")
             if node and kw.get("name") == node:
                 self.nodes[run_id] = node
-                self._emit(row(PHASE, "langgraph", "node_start", "step_started", node=node,
-                               step=(metadata or {}).get("langgraph_step")))
+                self._emit(
+                    row(PHASE, "langgraph", "node_start", "step_started", node=node, step=(metadata or {}).get("langgraph_step"))
+                )
 
         def on_chain_end(self, outputs: Any, *, run_id: Any, **kw: Any) -> None:
             node = self.nodes.pop(run_id, None)
@@ -60,8 +71,9 @@ def make_handler(ctx: Any) -> Any:
         def on_chain_error(self, error: BaseException, *, run_id: Any, **kw: Any) -> None:
             node = self.nodes.pop(run_id, None)
             if node and type(error).__name__ not in ("GraphInterrupt", "NodeInterrupt", "ParentCommand"):
-                self._emit(row(PHASE, "langgraph", "node_error", "step_error", node=node,
-                               error=f"{type(error).__name__}: {error}"))
+                self._emit(
+                    row(PHASE, "langgraph", "node_error", "step_error", node=node, error=f"{type(error).__name__}: {error}")
+                )
 
         def on_chat_model_start(self, serialized: Any, messages: Any, *, run_id: Any, metadata: Any = None, **kw: Any) -> None:
             meta = metadata or {}

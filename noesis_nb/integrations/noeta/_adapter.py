@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from ..._jsonio import atomic_write_json, to_jsonable
 from ...errors import EpisodeStateError, NoesisNbError
@@ -40,14 +41,27 @@ class NoetaAdapter:
 
     source = "noeta"
 
-    def __init__(self, options: Any = None, *, provider: Any = None, model: str | None = None, workspace_dir: Any = None,
-                 client_factory: Callable[[], Any] | None = None, input_mapper: Callable[[str], Any] | None = None,
-                 output: Callable[[Any], Any] | None = None, risk: str = "high", resolver: str = "noesis_nb",
-                 approval_timeout_s: float = 3600.0, max_approvals: int = 100):
+    def __init__(
+        self,
+        options: Any = None,
+        *,
+        provider: Any = None,
+        model: str | None = None,
+        workspace_dir: Any = None,
+        client_factory: Callable[[], Any] | None = None,
+        input_mapper: Callable[[str], Any] | None = None,
+        output: Callable[[Any], Any] | None = None,
+        risk: str = "high",
+        resolver: str = "noesis_nb",
+        approval_timeout_s: float = 3600.0,
+        max_approvals: int = 100,
+    ):
         self._sdk = require("noeta.sdk", "noeta", "NoetaAdapter")
         if client_factory is None and (options is None or (provider is None and getattr(options, "provider", None) is None)):
-            raise ValueError("NoetaAdapter needs Options and a provider: NoetaAdapter(Options(...), provider=FakeLLMProvider(...)), "
-                             "or client_factory=lambda: Client(...)")
+            raise ValueError(
+                "NoetaAdapter needs Options and a provider: NoetaAdapter(Options(...), provider=FakeLLMProvider(...)), "
+                "or client_factory=lambda: Client(...)"
+            )
         self.options, self.provider, self.model, self.workspace_dir = options, provider, model, workspace_dir
         self.client_factory, self.output, self.risk, self.resolver = client_factory, output, risk, resolver
         self.approval_timeout_s, self.max_approvals = approval_timeout_s, max_approvals
@@ -60,8 +74,13 @@ class NoetaAdapter:
     def _client(self) -> Any:
         if self.client_factory is not None:
             return self.client_factory()
-        return self._sdk.Client(self.options, provider=self.provider, model=self.model, multi_turn=False,
-                                workspace_dir=Path(self.workspace_dir) if self.workspace_dir else None)
+        return self._sdk.Client(
+            self.options,
+            provider=self.provider,
+            model=self.model,
+            multi_turn=False,
+            workspace_dir=Path(self.workspace_dir) if self.workspace_dir else None,
+        )
 
     async def invoke(self, goal: Any, ctx: Any) -> Any:
         if not isinstance(goal, str) or not goal:
@@ -106,35 +125,58 @@ class NoetaAdapter:
 
     async def _decide(self, client: Any, task_id: str, call_id: str, folder: NoetaFolder, ctx: Any) -> Any:
         request = folder.approvals.get(call_id, {})
-        details = {"task_id": task_id, "call_id": call_id, "tool_name": request.get("tool_name"),
-                   "arguments": request.get("arguments"), "arguments_ref": request.get("arguments_ref")}
+        details = {
+            "task_id": task_id,
+            "call_id": call_id,
+            "tool_name": request.get("tool_name"),
+            "arguments": request.get("arguments"),
+            "arguments_ref": request.get("arguments_ref"),
+        }
         approved, outcome, reason = await request_approval(
-            ctx, tool_name("noeta", request.get("tool_name")), details, risk=self.risk, timeout_s=self.approval_timeout_s,
-            on_approve=lambda: client.approve(task_id, call_id=call_id, resolver=self.resolver))
+            ctx,
+            tool_name("noeta", request.get("tool_name")),
+            details,
+            risk=self.risk,
+            timeout_s=self.approval_timeout_s,
+            on_approve=lambda: client.approve(task_id, call_id=call_id, resolver=self.resolver),
+        )
         if not approved:
-            outcome = await asyncio.to_thread(client.deny, task_id, call_id=call_id, reason=reason or "rejected in noesis_nb",
-                                              resolver=self.resolver)
+            outcome = await asyncio.to_thread(
+                client.deny, task_id, call_id=call_id, reason=reason or "rejected in noesis_nb", resolver=self.resolver
+            )
         return outcome
 
     def _finish(self, client: Any, outcome: Any, folder: NoetaFolder, ctx: Any) -> Any:
         task_id = outcome.task_id
         messages = to_jsonable(client.messages(task_id))
         atomic_write_json(Path(ctx.run_dir) / "x-noeta" / "messages.json", {"task_id": task_id, "messages": messages})
-        emit_row(ctx, row(PHASE, "noeta", "messages", "messages_projection", task_id=task_id, count=len(messages),
-                          path="x-noeta/messages.json"))
+        emit_row(
+            ctx,
+            row(
+                PHASE,
+                "noeta",
+                "messages",
+                "messages_projection",
+                task_id=task_id,
+                count=len(messages),
+                path="x-noeta/messages.json",
+            ),
+        )
         if folder.failure is not None:
             raise NoetaTaskError(f"the Noeta task {task_id} failed: {folder.failure}")
         if outcome.status != "terminal":
             reason = client.suspend_reason(task_id)
-            raise NoetaTaskError(f"the Noeta task {task_id} stopped with status {outcome.status!r} ({reason}); noesis_nb answers "
-                                 "tool approvals only: use multi_turn=False and no ask-user tools")
+            raise NoetaTaskError(
+                f"the Noeta task {task_id} stopped with status {outcome.status!r} ({reason}); noesis_nb answers "
+                "tool approvals only: use multi_turn=False and no ask-user tools"
+            )
         return client.task_answer(task_id)
 
 
 def _approval_call_id(outcome: Any) -> str | None:
     handle = getattr(outcome, "wake_handle", None) or ""
     if getattr(outcome, "status", None) == "suspended" and handle.startswith("approval-"):
-        return handle[len("approval-"):]
+        return handle[len("approval-") :]
     return None
 
 

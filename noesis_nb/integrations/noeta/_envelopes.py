@@ -9,33 +9,72 @@ included), ``reasoning``, and the runtime's ``cost_usd`` kept as the reported co
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from .._emit import PHASE, Row, row, usage_row
 
 __all__ = ["NoetaFolder", "noeta_rows", "noeta_usage"]
 
 _KINDS = {
-    "TaskCreated": "run_started", "TaskStarted": "run_started", "TaskCompleted": "run_finished", "TaskFailed": "run_error",
-    "TaskSuspended": "suspended", "TaskWoken": "resumed", "TaskCancelled": "run_cancelled",
-    "ToolCallStarted": "tool_call", "ToolResultRecorded": "tool_result", "ToolCallFinished": "tool_finished",
-    "ToolCallApprovalRequested": "approval_requested", "ToolCallApprovalResolved": "approval_resolved",
-    "ToolCallDenied": "tool_denied", "LLMRequestStarted": "model_call_started", "LLMResponseRecorded": "model_response",
-    "LLMRequestFinished": "model_call_finished", "MessagesAppended": "messages", "TaskSnapshot": "state",
+    "TaskCreated": "run_started",
+    "TaskStarted": "run_started",
+    "TaskCompleted": "run_finished",
+    "TaskFailed": "run_error",
+    "TaskSuspended": "suspended",
+    "TaskWoken": "resumed",
+    "TaskCancelled": "run_cancelled",
+    "ToolCallStarted": "tool_call",
+    "ToolResultRecorded": "tool_result",
+    "ToolCallFinished": "tool_finished",
+    "ToolCallApprovalRequested": "approval_requested",
+    "ToolCallApprovalResolved": "approval_resolved",
+    "ToolCallDenied": "tool_denied",
+    "LLMRequestStarted": "model_call_started",
+    "LLMResponseRecorded": "model_response",
+    "LLMRequestFinished": "model_call_finished",
+    "MessagesAppended": "messages",
+    "TaskSnapshot": "state",
 }
-_SHOWN = ("call_id", "tool_name", "arguments", "summary", "success", "approved", "reason", "resolver", "answer", "goal",
-          "agent_name", "model", "stop_reason", "detail", "retryable")
+_SHOWN = (
+    "call_id",
+    "tool_name",
+    "arguments",
+    "summary",
+    "success",
+    "approved",
+    "reason",
+    "resolver",
+    "answer",
+    "goal",
+    "agent_name",
+    "model",
+    "stop_reason",
+    "detail",
+    "retryable",
+)
 
 
-def noeta_usage(usage: Any, *, model: str | None, provider: str | None = None, cost_usd: Any = None,
-                latency_ms: Any = None, **extra: Any) -> Row:
+def noeta_usage(
+    usage: Any, *, model: str | None, provider: str | None = None, cost_usd: Any = None, latency_ms: Any = None, **extra: Any
+) -> Row:
     """A usage row from a Noeta ``Usage`` dict (fields it does not report stay None)."""
     usage = usage if isinstance(usage, dict) else {}
     parts = [usage.get(k) for k in ("uncached", "cache_read", "cache_write")]
     total = sum(parts) if all(isinstance(p, int) for p in parts) else None
-    return usage_row("noeta", model=model, provider=provider, input_tokens=total, output_tokens=usage.get("output"),
-                     cached_input_tokens=usage.get("cache_read"), cache_write_input_tokens=usage.get("cache_write"),
-                     reasoning_tokens=usage.get("reasoning_tokens"), cost_usd=cost_usd, latency_ms=latency_ms, **extra)
+    return usage_row(
+        "noeta",
+        model=model,
+        provider=provider,
+        input_tokens=total,
+        output_tokens=usage.get("output"),
+        cached_input_tokens=usage.get("cache_read"),
+        cache_write_input_tokens=usage.get("cache_write"),
+        reasoning_tokens=usage.get("reasoning_tokens"),
+        cost_usd=cost_usd,
+        latency_ms=latency_ms,
+        **extra,
+    )
 
 
 class NoetaFolder:
@@ -63,14 +102,36 @@ class NoetaFolder:
             shown["error"] = self.failure
         elif kind == "ToolResultRecorded" and data.get("success") is False:
             shown["error"] = data.get("summary") or "tool failed"
-        rows = [row(PHASE, "noeta", kind, _KINDS.get(kind, "custom"), seq=envelope.get("seq"), task_id=envelope.get("task_id"),
-                    actor=envelope.get("actor"), origin=envelope.get("origin"), trace_id=envelope.get("trace_id"),
-                    causation_id=envelope.get("causation_id"), **shown, data=data)]
+        rows = [
+            row(
+                PHASE,
+                "noeta",
+                kind,
+                _KINDS.get(kind, "custom"),
+                seq=envelope.get("seq"),
+                task_id=envelope.get("task_id"),
+                actor=envelope.get("actor"),
+                origin=envelope.get("origin"),
+                trace_id=envelope.get("trace_id"),
+                causation_id=envelope.get("causation_id"),
+                **shown,
+                data=data,
+            )
+        ]
         if kind == "LLMRequestFinished":
             call = data.get("call_id")
-            rows.append(noeta_usage(data.get("usage"), model=self.models.get(call), provider=self.provider,
-                                    cost_usd=data.get("cost_usd"), latency_ms=data.get("latency_ms"), call_id=call,
-                                    task_id=envelope.get("task_id"), success=data.get("success")))
+            rows.append(
+                noeta_usage(
+                    data.get("usage"),
+                    model=self.models.get(call),
+                    provider=self.provider,
+                    cost_usd=data.get("cost_usd"),
+                    latency_ms=data.get("latency_ms"),
+                    call_id=call,
+                    task_id=envelope.get("task_id"),
+                    success=data.get("success"),
+                )
+            )
         return rows
 
 
