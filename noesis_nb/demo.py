@@ -9,7 +9,7 @@ import tempfile
 from pathlib import Path
 
 from . import start
-from .examples import note_writer
+from .scripted import note_writer
 from .store import read_events, verify_manifest
 
 

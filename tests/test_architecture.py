@@ -36,7 +36,7 @@ LAYERS = {
     "analysis": ("noesis_nb.cost", "noesis_nb.frames"),
     "plots": ("noesis_nb.plots",),
     "widgets": ("noesis_nb.widgets",),
-    "facade": ("noesis_nb", "noesis_nb.ns", "noesis_nb.magics", "noesis_nb.demo", "noesis_nb.examples", "noesis_nb.integrations"),
+    "facade": ("noesis_nb", "noesis_nb.ns", "noesis_nb.magics", "noesis_nb.demo", "noesis_nb.scripted", "noesis_nb.integrations"),
 }
 ORDER = list(LAYERS)
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from .. import config
 from ..errors import RunNotFoundError
-from ..store.fast import scan_run_dirs_with_stats
+from ..store.scan import scan_run_dirs_with_stats
 from ..store.roots import find_run_dir
 from .fs import LocalFS, RemoteFS, open_remote
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from .. import config
 from ..errors import InvalidIdError, RunNotFoundError
 from ..ids import validate_id
-from .fast import MARKERS, scan_run_dirs_with_stats
+from .scan import MARKERS, scan_run_dirs_with_stats
 
 __all__ = ["candidate_roots", "find_run_dir", "iter_run_dirs", "is_run_dir"]
 

@@ -1,8 +1,8 @@
-"""String-path helpers for readers that touch thousands of runs (no ``Path`` objects, fewest syscalls).
+"""Finding run directories under a root: the one scan (``roots.iter_run_dirs`` wraps it).
 
-``scan_run_dirs_with_stats`` is the one run-directory scan (``roots.iter_run_dirs`` wraps it): a run
-directory holds one of ``events.jsonl``, ``summary.json``, ``state.json``; one label level is
-followed; results are sorted by name.
+A run directory holds one of ``events.jsonl``, ``summary.json``, ``state.json``; one label level
+is followed; results are sorted by name. String paths and the fewest system calls, for roots of
+many thousands of runs.
 """
 
 from __future__ import annotations
