@@ -17,6 +17,7 @@ from typing import Any
 import orjson
 
 __all__ = [
+    "as_object",
     "atomic_write_json",
     "atomic_write_bytes",
     "canonical_json",
@@ -28,6 +29,11 @@ __all__ = [
 ]
 
 _LINE_OPTS = orjson.OPT_SORT_KEYS | orjson.OPT_APPEND_NEWLINE | orjson.OPT_NON_STR_KEYS
+
+
+def as_object(value: object) -> dict[str, Any]:
+    """``value`` when it is a JSON object (a dict), else ``{}``: run files are untrusted, any field may be anything."""
+    return value if isinstance(value, dict) else {}
 
 
 def to_jsonable(value: Any) -> Any:

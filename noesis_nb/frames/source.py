@@ -16,8 +16,8 @@ from typing import Any
 
 from .. import config
 from ..errors import RunNotFoundError
-from ..store.scan import scan_run_dirs_with_stats
 from ..store.roots import find_run_dir
+from ..store.scan import scan_run_dirs_with_stats
 from .fs import LocalFS, RemoteFS, open_remote
 
 __all__ = ["RunRef", "resolve_source", "episode_filter", "Source"]

@@ -201,8 +201,9 @@ def _decide(
                 decided_at=existing.get("decided_at"),
                 created=False,
             )
-        if waiting or late:
-            draft_id = (waiting or late)[1]
+        chosen = waiting or late
+        if chosen is not None:
+            draft_id = chosen[1]
     draft = resolve_draft_id(run_dir, draft_id)
     record, created = decide(run_dir, draft, approve=approve, approver_id=approver_id, reason=reason)
     return to_decision(record, created)

@@ -13,13 +13,14 @@ import inspect
 import os
 import warnings
 from collections.abc import Callable
+from enum import Enum
 from types import SimpleNamespace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ulid import ULID
 
 from .. import tools as tc
-from ..errors import DecisionFileError, EpisodeStateError, RunSealedError, ToolRejected
+from ..errors import DecisionFileError, EpisodeStateError, InvalidOptionError, RunSealedError, ToolRejected
 from ..store import now_iso
 from ..store.phases import VERB_MINIMA, missing_verb_minimum
 from ..store.vocab import MODEL_CALL, TOKEN_FIELDS, TOOL_REJECTED_GOVERNANCE
@@ -107,7 +108,7 @@ class EpisodeContext:
                     "carries out (action_candidate_id); run tools with ctx.tool/ctx.tool_async, which record both, "
                     "or use a phase of your own such as 'step'"
                 )
-        return self._episode.recorder.emit(phase, payload, agent_id=agent_id or self._agent, caused_by=self._caused_by)["id"]
+        return str(self._episode.recorder.emit(phase, payload, agent_id=agent_id or self._agent, caused_by=self._caused_by)["id"])
 
     def model_call(
         self,
@@ -153,9 +154,10 @@ class EpisodeContext:
             "latency_ms": latency_ms,
             "cost_usd": cost_usd,
         }
-        return self._episode.recorder.emit(
+        event = self._episode.recorder.emit(
             "model", payload, agent_id=f"model:{provider or 'unknown'}", caused_by=self._caused_by
-        )["id"]
+        )
+        return str(event["id"])
 
     # -- tools ----------------------------------------------------------------------------
     def tool(self, name: str, payload: dict[str, Any], **options: Any) -> Any:
@@ -206,12 +208,17 @@ class EpisodeContext:
         invocation = tc.ToolInvocationInput(
             run_id=rec.episode_id,
             request_id=f"req_{ULID()}",
-            protocol=protocol,
+            protocol=_choice(tc.ToolProtocol, protocol, "protocol"),
             tool=tc.ToolIdentity(namespace=namespace, name=short, version=version),
             payload=payload,
             execution=tc.ExecutionContext(timeout_ms=timeout_ms or 60_000, retry_limit=0, idempotency_key=idempotency_key),
-            security=tc.SecurityContext(principal_id=_principal(), scopes=[], policy_scope="notebook"),
-            governance=tc.GovernanceContext(effect_kind=effect, risk_tier=risk, requires_approval=requires_approval, tags=[]),
+            security=tc.SecurityContext(principal_id=_principal(), scopes=(), policy_scope="notebook"),
+            governance=tc.GovernanceContext(
+                effect_kind=_choice(tc.EffectKind, effect, "effect"),
+                risk_tier=_choice(tc.RiskTier, risk, "risk"),
+                requires_approval=requires_approval,
+                tags=(),
+            ),
             func=fn,
         )
         repos = tool_repositories(rec.run_dir)
@@ -240,13 +247,13 @@ class EpisodeContext:
         try:
             result = await tc.execute_prepared_tool_invocation_async(
                 run_id=rec.episode_id,
-                draft_id=prepared.draft_id,
+                draft_id=prepared.key,
                 prepared_repository=repos.prepared,
                 approval_repository=repos.approvals,
                 idempotency_repository=repos.idempotency,
                 dispatcher=dispatcher(),
                 emit=chain.emit,
-                callables={prepared.draft_id: fn} if fn else None,
+                callables={prepared.key: fn} if fn else None,
                 decision=decision.record if decision else None,
             )
         finally:
@@ -287,6 +294,7 @@ class EpisodeContext:
         if not episode.options.wait_for_human and episode.pause_checkpoint is not None:
             raise EpisodePaused  # ``solve`` is already unwinding to its pause; one pause per run on disk
         checkpoint = rec.pause(f"tool approval required: {pending.tool} ({pending.draft_id})", chain.tail)
+        assert episode.loop is not None  # set when the episode started running
         future = episode.gate.open(pending, episode.loop)
         episode.pause_checkpoint = checkpoint
         if not episode.options.wait_for_human:
@@ -324,8 +332,8 @@ class RequestChain:
             agent_id="tool_contract",
             field_rules=_field_rules(invocation),
         )
-        self.tail = event["id"]
-        return event["payload"]["action_candidate_id"]
+        self.tail = str(event["id"])
+        return str(event["payload"]["action_candidate_id"])
 
 
 def _field_rules(invocation: Any) -> dict[str, str]:
@@ -431,3 +439,14 @@ def _principal() -> str:
         return f"user:{getpass.getuser()}"
     except Exception:
         return "user:unknown"
+
+
+E = TypeVar("E", bound=Enum)
+
+
+def _choice(kind: type[E], value: object, what: str) -> E:
+    """``value`` as a member of ``kind``; a wrong value is one clear error listing the accepted ones."""
+    for member in kind:
+        if member is value or member.value == value:
+            return member
+    raise InvalidOptionError(f"{what}={value!r}: use one of {[m.value for m in kind]}")

@@ -95,7 +95,7 @@ class DiskRun:
             if (e.get("payload") or {}).get("event_name") == TOOL_APPROVAL_PENDING
         }
         return [
-            PendingApproval.from_prepared(p, asked.get(p.draft_id) or "")
+            PendingApproval.from_prepared(p, asked.get(p.key) or "")
             for p in PreparedInvocationRepository(self.run_dir).list()
             if p.status is PreparedInvocationStatus.PENDING_APPROVAL
         ]
@@ -120,12 +120,12 @@ class DiskRun:
     # -- what the view's buttons call ---------------------------------------------------------
     def on_change(self, callback: Callable[[Any], None]) -> Callable[[], None]:
         self._listeners.append(callback)
-        return lambda: callback in self._listeners and self._listeners.remove(callback)
+        return _remover(self._listeners, callback)
 
     def subscribe(self, callback: Callable[[dict[str, Any]], None]) -> Callable[[], None]:
         """``callback(event)`` for events that appear on disk when this object re-reads the run."""
         self._subscribers.append(callback)
-        return lambda: callback in self._subscribers and self._subscribers.remove(callback)
+        return _remover(self._subscribers, callback)
 
     def _changed(self) -> None:
         seen = len(self.events)
@@ -186,3 +186,13 @@ class DiskRun:
             exc = task.exception()
             self.last_error = f"resume failed: {type(exc).__name__}: {exc}"
         self._changed()
+
+
+def _remover(items: list[Any], item: Any) -> Callable[[], None]:
+    """A function that removes ``item`` from ``items`` once (an unsubscribe)."""
+
+    def remove() -> None:
+        if item in items:
+            items.remove(item)
+
+    return remove

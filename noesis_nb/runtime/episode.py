@@ -181,7 +181,7 @@ class Episode:
             "rationale": "minimal planner",
         }
         rec.persist_state()
-        return plan["id"]
+        return str(plan["id"])
 
     async def _govern(self, candidate: dict[str, Any]) -> str | None:
         """The governance event (caused by the candidate); None when the episode ended on a veto."""
@@ -194,7 +194,7 @@ class Episode:
         payload = decision.payload(mode=opts.governance, enforced=enforced, failure_policy=failure_policy)
         gov = rec.emit("governance", payload, agent_id="governance.rules", faculty="governance", caused_by=candidate["id"])
         if not enforced:
-            return gov["id"]
+            return str(gov["id"])
         veto = NoesisVeto(
             decision.message,
             rule_id=decision.rule_id,
@@ -236,7 +236,7 @@ class Episode:
             caused_by=resume["id"],
         )
         self.set_status("running")
-        return allow["id"]
+        return str(allow["id"])
 
     async def _wait_for_veto_decision(self, future: asyncio.Future[dict[str, Any]], checkpoint_id: str) -> dict[str, Any]:
         """Wait for a click/handle decision, or a ``decision.json`` another process wrote; returns that record."""
@@ -265,7 +265,7 @@ class Episode:
         record, _ = write_veto_decision(
             self.recorder.run_dir, checkpoint["checkpoint_id"], override=override, approver_id=approver_id, reason=reason
         )  # on disk before the episode goes on
-        loop.call_soon_threadsafe(lambda: future.done() or future.set_result(record))  # the first decision wins
+        loop.call_soon_threadsafe(_settle_once, future, record)  # the first decision wins
         return True
 
     async def act(self, parent: str | None) -> None:
@@ -392,7 +392,7 @@ def write_veto_decision(
     raise DecisionFileError(f"{path}: could not record the decision (the file keeps changing); decide again")
 
 
-def decide_veto_on_disk(run_dir: Any, checkpoint_id: str, *, override: bool, approver_id: str, reason: str | None) -> Any:
+def decide_veto_on_disk(run_dir: Any, checkpoint_id: str, *, override: bool, approver_id: str, reason: str | None) -> Decision:
     """Persist a veto decision for a run paused on disk; a :class:`Decision` saying whether this call made it."""
 
     record, created = write_veto_decision(run_dir, checkpoint_id, override=override, approver_id=approver_id, reason=reason)
@@ -433,3 +433,8 @@ class _IdleTimeout(Exception):
 
 async def _maybe_await(value: Any) -> Any:
     return await value if inspect.isawaitable(value) else value
+
+
+def _settle_once(future: asyncio.Future[Any], value: Any) -> None:
+    if not future.done():
+        future.set_result(value)

@@ -114,7 +114,12 @@ class EpisodeHandle:
             callback(self)
 
         self._episode.listeners.append(listener)
-        return lambda: listener in self._episode.listeners and self._episode.listeners.remove(listener)
+
+        def unsubscribe() -> None:
+            if listener in self._episode.listeners:
+                self._episode.listeners.remove(listener)
+
+        return unsubscribe
 
     # -- deciding -------------------------------------------------------------------------
     def approve(self, draft_id: str | None = None, *, approver_id: str = "human", reason: str | None = None) -> Decision:

@@ -14,7 +14,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .._jsonio import atomic_write_json, to_jsonable
+from .._jsonio import as_object, atomic_write_json, to_jsonable
 from ..store import now_iso, write_manifest
 from ..store.artifacts import sweep_transients
 from ..store.paths import run_path
@@ -137,7 +137,7 @@ def override_veto(
     resume a crash cut short), so only the allow is written.
     """
     candidate = candidate or adapter_candidate(rec, label=label, task=task, caused_by=caused_by)
-    previous = vetoed.get("payload") if isinstance(vetoed.get("payload"), dict) else {}
+    previous = as_object(vetoed.get("payload"))
     allow = rec.emit(
         "governance",
         {
@@ -169,7 +169,7 @@ def find_candidate(rec: Recorder, kind: str = "adapter") -> dict[str, Any] | Non
     for event in reversed(rec.events):
         payload = event.get("payload")
         if event.get("phase") == "action_candidate" and isinstance(payload, dict) and payload.get("kind") == kind:
-            return event
+            return dict(event) if not isinstance(event, dict) else event
     return None
 
 
@@ -294,10 +294,10 @@ def complete_seal(rec: Recorder) -> bool:
     if index is None:
         return False
     terminate = rec.events[index]
-    payload = terminate.get("payload") if isinstance(terminate.get("payload"), dict) else {}
+    payload = as_object(terminate.get("payload"))
     status = str(payload.get("status") or "error")
     message = str(payload.get("message") or "")
-    ext = payload.get(_EXT) if isinstance(payload.get(_EXT), dict) else {}
+    ext = as_object(payload.get(_EXT))
     reasons = [str(r) for r in ext.get("reasons") or []] if isinstance(ext.get("reasons"), list) else []
     tail = rec.events[index + 1 :]
     if not final_path.exists():
@@ -336,7 +336,7 @@ def complete_seal(rec: Recorder) -> bool:
         rec.closed = True
         rec.writer.close()
         rec.secrets.sweep(rec.run_dir, rec)  # values learned late leave the lines written before them
-        process = rec.state.get("process") if isinstance(rec.state.get("process"), dict) else {}
+        process = as_object(rec.state.get("process"))
         atomic_write_json(
             final_path,
             {

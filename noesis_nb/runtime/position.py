@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from .._jsonio import as_object
 from ..store.vocab import RUN_CHECKPOINT, RUN_INTERRUPT, RUN_RESUME
 from .episode import EpisodeOptions
 from .recorder import Recorder
@@ -22,7 +23,7 @@ class Pause:
 
 def payload_of(event: dict[str, Any]) -> dict[str, Any]:
     payload = event.get("payload")
-    return payload if isinstance(payload, dict) else {}
+    return as_object(payload)
 
 
 def last_pause(events: list[dict[str, Any]]) -> Pause | None:
@@ -43,10 +44,10 @@ def last_pause(events: list[dict[str, Any]]) -> Pause | None:
 
 def options_from_state(rec: Recorder) -> EpisodeOptions:
     state = rec.state
-    ext = state.get("x-noesis_nb") if isinstance(state.get("x-noesis_nb"), dict) else {}
-    episode = state.get("episode") if isinstance(state.get("episode"), dict) else {}
-    goal = state.get("goal") if isinstance(state.get("goal"), dict) else {}
-    tags = episode.get("tags") if isinstance(episode.get("tags"), dict) else {}
+    ext = as_object(state.get("x-noesis_nb"))
+    episode = as_object(state.get("episode"))
+    goal = as_object(state.get("goal"))
+    tags = as_object(episode.get("tags"))
     return EpisodeOptions(
         task=str(goal.get("task", "")),
         seed=episode.get("seed", 0) if type(episode.get("seed")) is int else 0,

@@ -265,7 +265,7 @@ class Recorder:
         )
         return {**record, "event_id": event["id"]}
 
-    def pause(self, reason: str, caused_by: str) -> dict[str, Any]:
+    def pause(self, reason: str, caused_by: str | None) -> dict[str, Any]:
         """``run.interrupt → run.checkpoint``, state ``partial``: all on disk (fsynced) before returning."""
         with self._lock:  # re-entrant: no other thread's event may fall between the interrupt and its checkpoint
             interrupt = self.interrupt(reason, caused_by)

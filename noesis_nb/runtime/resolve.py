@@ -55,7 +55,7 @@ def using_label(using: Any) -> str:
         return using
     func = using.func if isinstance(using, functools.partial) else using
     if inspect.isfunction(func) or inspect.ismethod(func) or inspect.isbuiltin(func):
-        return getattr(func, "__name__", type(func).__name__)
+        return str(getattr(func, "__name__", None) or type(func).__name__)
     return type(using).__name__
 
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .._jsonio import sha256_bytes
+from .._jsonio import as_object, sha256_bytes
 from ..errors import (
     CheckpointConsistencyError,
     CheckpointNotFoundError,
@@ -241,7 +241,7 @@ def _finish_interrupted_veto(rec: Recorder, governance: dict[str, Any]) -> Resum
     """Finish what a vetoed episode was doing when its process stopped: pause for a human (pause-on-veto) or seal vetoed."""
 
     decision = payload_of(governance)
-    ext = rec.state.get("x-noesis_nb") if isinstance(rec.state.get("x-noesis_nb"), dict) else {}
+    ext = as_object(rec.state.get("x-noesis_nb"))
     message = str(decision.get("message") or "vetoed by governance")
     if ext.get("pause_on_veto"):
         last = rec.events[-1]

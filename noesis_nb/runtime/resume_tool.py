@@ -67,8 +67,8 @@ class _ResumeChain:
         event = self.rec.emit(
             "tool", {"event_name": event_name, "request_id": request_id, **extra}, agent_id="tool_contract", caused_by=self.tail
         )
-        self.names[event_name] = self.tail = event["id"]
-        return event["id"]
+        self.names[event_name] = self.tail = str(event["id"])
+        return self.tail
 
 
 def dispatched(rec: Recorder, draft_id: str) -> bool:

@@ -20,7 +20,8 @@ INSIGHT_KEYS = ("plan_adherence", "tool_coverage", "veto_count", "success", "act
 def _total(calls: list[dict[str, Any]], key: str) -> int | None:
     """Sum of a token field; None (unknown) when any call did not report it."""
     values = [c.get(key) for c in calls]
-    return None if not values or any(v is None for v in values) else sum(values)
+    known = [v for v in values if type(v) is int]
+    return sum(known) if values and len(known) == len(values) else None
 
 
 def usage_summary(calls: list[dict[str, Any]]) -> dict[str, Any]:

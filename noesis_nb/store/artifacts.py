@@ -80,7 +80,7 @@ def write_manifest(run_dir: Path, episode_id: str) -> dict[str, Any]:
 
     run_dir = Path(run_dir)
     target = run_path(run_dir, "manifest.json")
-    files = []
+    files: list[dict[str, Any]] = []
     for path in _regular_files(run_dir):
         name = path.relative_to(run_dir).as_posix()
         if name == "manifest.json" or _transient(path):

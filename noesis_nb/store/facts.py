@@ -8,7 +8,7 @@ everywhere. Malformed fields are read as unknown; ``report(file, message)`` hear
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -75,7 +75,7 @@ def run_source(doc: Any) -> str:
     return ENGINE if "x-noesis_nb" in doc else NOESIS
 
 
-def usage_from_events(events: list[Mapping[str, Any]]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def usage_from_events(events: Sequence[Mapping[str, Any]]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Token totals (known counts only) and one row per ``model`` event."""
     totals: dict[str, Any] = {"model_calls": 0, **{k: 0 for k in TOKEN_FIELDS}}
     calls = []

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import config
+from .._jsonio import as_object
 from .artifacts import is_sealed, read_state, read_summary, verify_manifest
 from .eventlog import parse_lines, read_events
 from .facts import run_facts
@@ -25,8 +26,8 @@ def run_info(run_dir: Path, *, strict_manifest: bool = False) -> dict[str, Any]:
     if summary is not None and not events:
         events = _tail_events(run_dir)
     facts = run_facts(run_dir.name, summary=summary, state=state, events=events)
-    metrics = (summary or {}).get("metrics") if isinstance((summary or {}).get("metrics"), dict) else {}
-    flags = (summary or {}).get("flags") if isinstance((summary or {}).get("flags"), dict) else {}
+    metrics = as_object((summary or {}).get("metrics"))
+    flags = as_object((summary or {}).get("flags"))
     manifest_status = None
     if strict_manifest:
         check = verify_manifest(run_dir)

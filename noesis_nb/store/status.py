@@ -45,7 +45,7 @@ def run_status(
     metrics = _obj(_obj(summary).get("metrics"))
     flags = _obj(_obj(summary).get("flags"))
     veto = metrics.get("veto_count")
-    if type(veto) in (int, float) and veto > 0 and flags.get("governance_mode") == "enforce":
+    if isinstance(veto, (int, float)) and not isinstance(veto, bool) and veto > 0 and flags.get("governance_mode") == "enforce":
         return "vetoed"
     success = metrics.get("success")
     if success is not None and not success:

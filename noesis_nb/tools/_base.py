@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from .errors import InvalidToolPayloadError, UnknownToolFieldError
 from .types import (
@@ -32,6 +32,9 @@ class ProtocolHandler(Protocol):
     def execute(
         self, prepared: PreparedToolInvocation, payload: dict[str, Any], func: Callable[..., Any] | None
     ) -> ToolExecutionResult | Awaitable[ToolExecutionResult]: ...
+
+
+T = TypeVar("T")
 
 
 def execution_id_for(prepared: PreparedToolInvocation) -> str:
@@ -69,7 +72,7 @@ def check_keys(payload: Any, allowed: tuple[str, ...], protocol: str) -> Mapping
     return payload
 
 
-def as_json_data(value: Any, where: str) -> Any:
+def as_json_data(value: T, where: str) -> T:
     """``value`` as plain JSON data (tuples become lists), or InvalidToolPayloadError naming the spot."""
     bad = _first_non_json(value, where)
     if bad:
@@ -78,7 +81,8 @@ def as_json_data(value: Any, where: str) -> Any:
             f"{path} has type {kind}, which is not JSON data; payloads are fingerprinted and stored as JSON, "
             "so pass str/int/float/bool/None/list/dict values (keep other objects in the callable)."
         )
-    return json.loads(json.dumps(value, allow_nan=False))
+    plain: T = json.loads(json.dumps(value, allow_nan=False))
+    return plain
 
 
 def _first_non_json(value: Any, path: str) -> tuple[str, str] | None:

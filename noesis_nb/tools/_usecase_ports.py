@@ -20,6 +20,8 @@ Emit = Callable[..., Any]
 def recorder_emit(event_recorder: Any, run_id: str) -> Emit:
     """An ``emit`` that forwards each event to a Noēsis ``ToolEventRecorderPort`` (or a callable)."""
     record = port_method(event_recorder, "record")
+    if record is None:
+        raise TypeError("event_recorder= needs a ToolEventRecorderPort (an object with record(...)) or a callable")
 
     def emit(event_name: str, request_id: str, **extra: Any) -> Any:
         return record(run_id=run_id, request_id=request_id, event_name=event_name, payload=extra)

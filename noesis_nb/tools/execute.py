@@ -262,13 +262,13 @@ async def _run_once(
     dispatcher: ToolDispatcher | None,
     dispatch_port: Any,
     emit: Emit,
-    payload: dict,
+    payload: dict[str, Any],
     func: Any,
     secrets: list[str],
-    state: dict,
+    state: dict[str, Any],
     offload: bool,
     guard: Any,
-) -> tuple[ToolExecutionResult, tuple[str, dict]]:
+) -> tuple[ToolExecutionResult, tuple[str, dict[str, Any]]]:
     """Replay, refuse (conflict) or dispatch; returns the result and the closing event."""
     rid, draft_id = prepared.request_id, prepared.key
     evaluation = idempotency.evaluate(invocation=prepared)
@@ -305,7 +305,12 @@ async def _run_once(
 
 
 async def _dispatch(
-    dispatcher: ToolDispatcher | None, port: Any, prepared: PreparedToolInvocation, payload: dict, func: Any, offload: bool
+    dispatcher: ToolDispatcher | None,
+    port: Any,
+    prepared: PreparedToolInvocation,
+    payload: dict[str, Any],
+    func: Any,
+    offload: bool,
 ) -> ToolExecutionResult:
     """Run the tool through the ToolDispatcher, or through a Noēsis ``ToolDispatchPort``.
 
@@ -315,9 +320,12 @@ async def _dispatch(
     """
     try:
         if port is None:
+            assert dispatcher is not None, "a dispatcher or a dispatch port is required"
             return await dispatcher.dispatch(prepared, payload, func)
         view = prepared.model_copy(update={"payload": prepared.payload.model_copy(update={"normalized_payload": payload})})
         execute = port_method(port, "execute")
+        if execute is None:
+            raise ToolContractError(f"the dispatch port {type(port).__name__} has no execute(); pass a ToolDispatchPort")
         if offload and not inspect.iscoroutinefunction(execute):
             raw = await run_in_thread(execute, invocation=view, name="noesis_nb-dispatch-port")
         else:
@@ -326,7 +334,8 @@ async def _dispatch(
             raw = await raw
         if raw is None:
             raise ToolContractError(f"the dispatch port {type(port).__name__} returned None, not a ToolExecutionResult.")
-        return _coerce(ToolExecutionResult, raw, f"the dispatch port {type(port).__name__}")
+        coerced: ToolExecutionResult = _coerce(ToolExecutionResult, raw, f"the dispatch port {type(port).__name__}")
+        return coerced
     except ToolContractError as exc:
         return make_result(prepared, ExecutionStatus.FAILED, exc.reason_code, {"error": str(exc)})
     except Exception as exc:  # a handler bug still counts as the draft's one execution

@@ -28,7 +28,9 @@ from .types import PreparedToolInvocation, ToolProtocol
 __all__ = ["dispatch_material", "require_secrets"]
 
 
-def _restore(dispatcher: ToolDispatcher | None, protocol: ToolProtocol, stored: dict) -> tuple[dict, list[str]]:
+def _restore(
+    dispatcher: ToolDispatcher | None, protocol: ToolProtocol, stored: dict[str, Any]
+) -> tuple[dict[str, Any], list[str]]:
     """Refill redacted values through the protocol handler; with a dispatch port, only when a
     built-in handler knows the protocol."""
     if dispatcher is None:
@@ -46,7 +48,7 @@ def dispatch_material(
     *,
     need_callable: bool,
     secrets: Mapping[str, Any] | None = None,
-) -> tuple[dict, Any, list[str]]:
+) -> tuple[dict[str, Any], Any, list[str]]:
     """(real payload, callable, secret strings to scrub from output): from memory, else rebuilt from disk
     with the redacted values given back (``secrets``, ``supply_secrets``, environment variables)."""
     fingerprint = prepared.payload.request_fingerprint

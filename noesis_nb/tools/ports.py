@@ -150,11 +150,13 @@ PORT_PROTOCOLS = (
 
 def port_method(port: Any, method: str) -> Callable[..., Any] | None:
     """A Noēsis-style port object's method, or the plain callable itself."""
-    return getattr(port, method) if port is not None and hasattr(port, method) else port
+    found: Callable[..., Any] | None = getattr(port, method) if port is not None and hasattr(port, method) else port
+    return found
 
 
 def call_port(fn: Callable[..., Any], **kwargs: Any) -> Any:
     """Call a port by keyword when its signature has those names (Noēsis style), else positionally."""
+    params: Mapping[str, inspect.Parameter]
     try:
         params = inspect.signature(fn).parameters
     except (TypeError, ValueError):

@@ -38,7 +38,7 @@ def prepare_tool_invocation(
     authn: Any = None,
     authz: Any = None,
     dispatcher: ToolDispatcher | None = None,
-    emit_candidate: Callable[[ToolInvocationInput, dict], str] | None = None,
+    emit_candidate: Callable[[ToolInvocationInput, dict[str, Any]], str] | None = None,
     request: ToolInvocationInput | None = None,
     normalizer: Any = None,
     authenticator: Any = None,
@@ -106,8 +106,9 @@ def prepare_tool_invocation(
         governance=governance,
         draft_id=draft_id,
         status=PreparedInvocationStatus.PENDING_APPROVAL if governance.requires_approval else PreparedInvocationStatus.PREPARED,
-        x_callable=callable_reference(inv.func) if inv.protocol is ToolProtocol.PYTHON and inv.func is not None else None,
     )
+    if inv.protocol is ToolProtocol.PYTHON and inv.func is not None:
+        prepared = prepared.model_copy(update={"x_callable": callable_reference(inv.func)})
     write = governance.effect_kind is EffectKind.WRITE
     if write:
         binding = call_port(port_method(preflight, "compute") or default_preflight, invocation=prepared)
@@ -135,7 +136,7 @@ def _normalize(inv: ToolInvocationInput, dispatcher: ToolDispatcher | None, norm
     if normalizer is None:
         return (dispatcher or ToolDispatcher()).normalize(inv.protocol, inv.payload)
     out = call_port(
-        port_method(normalizer, "validate_and_normalize"),
+        _required(port_method(normalizer, "validate_and_normalize"), "normalizer"),
         protocol=inv.protocol,
         tool=inv.tool,
         payload=copy.deepcopy(inv.payload),
@@ -153,7 +154,7 @@ def _candidate_id(inv: ToolInvocationInput, evidence: Any, emit_candidate: Any, 
     got = None
     if candidate_emitter is not None:
         got = call_port(
-            port_method(candidate_emitter, "emit_candidate"),
+            _required(port_method(candidate_emitter, "emit_candidate"), "candidate_emitter"),
             request=inv,
             normalized_payload=copy.deepcopy(evidence.normalized_payload),
             candidate_id=given,
@@ -161,3 +162,9 @@ def _candidate_id(inv: ToolInvocationInput, evidence: Any, emit_candidate: Any, 
     elif emit_candidate is not None:
         got = emit_candidate(inv, copy.deepcopy(evidence.redacted_payload))
     return got or given or default_candidate_id(inv.run_id, inv.request_id, evidence.request_fingerprint)
+
+
+def _required(method: Callable[..., Any] | None, name: str) -> Callable[..., Any]:
+    if method is None:
+        raise TypeError(f"{name}= is neither a callable nor an object with the port's method")
+    return method

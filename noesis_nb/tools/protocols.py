@@ -74,6 +74,8 @@ class ToolDispatcher:
         """Run the handler: awaited when ``async``, otherwise on a thread of its own (never a shared pool)."""
         handler = self.handler_for(prepared.protocol)
         if inspect.iscoroutinefunction(handler.execute):
-            return await handler.execute(prepared, payload, func)
+            done: ToolExecutionResult = await handler.execute(prepared, payload, func)
+            return done
         result = await run_in_thread(handler.execute, prepared, payload, func, name="noesis_nb-tool")
-        return await result if inspect.isawaitable(result) else result
+        finished: ToolExecutionResult = await result if inspect.isawaitable(result) else result
+        return finished

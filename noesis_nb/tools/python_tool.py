@@ -38,7 +38,7 @@ __all__ = ["PythonCallableProtocol", "callable_reference", "import_callable"]
 def callable_reference(func: Callable[..., Any]) -> CallableRef:
     """``module:qualname`` of ``func`` and whether importing that name gives ``func`` back."""
     module = getattr(func, "__module__", None) or "?"
-    qualname = getattr(func, "__qualname__", None) or getattr(type(func), "__qualname__", "?")
+    qualname = str(getattr(func, "__qualname__", None) or getattr(type(func), "__qualname__", "?"))
     ref = f"{module}:{qualname}"
     importable = module != "__main__" and "<" not in qualname and _lookup(module, qualname) is func
     return CallableRef(ref=ref, importable=importable)
@@ -68,7 +68,8 @@ def import_callable(ref: CallableRef) -> Callable[..., Any]:
     func = _lookup(module, qualname)
     if not callable(func):
         raise CallableResolutionError(f"{ref.ref} no longer names a callable; pass callables={{draft_id: func}}.")
-    return func
+    found: Callable[..., Any] = func
+    return found
 
 
 class PythonCallableProtocol:

@@ -63,7 +63,8 @@ def _transform(payload: Mapping[str, Any], fields: Iterable[str], fn: Callable[[
                 node[last] = fn(node[last])
             elif isinstance(node, list) and last.isdigit() and int(last) < len(node):
                 node[int(last)] = fn(node[int(last)])
-    return out
+    result: dict[str, Any] = out
+    return result
 
 
 def _child(node: Any, part: str) -> Any:
@@ -145,7 +146,8 @@ def _between(template: str, real: str) -> list[str]:
     parts = template.split(REDACTED_VALUE)
     if not real.startswith(parts[0]) or not real.endswith(parts[-1]):
         return []
-    out, pos = [], len(parts[0])
+    out: list[str] = []
+    pos = len(parts[0])
     for part in parts[1:-1]:
         nxt = real.find(part, pos + 1) if part else pos
         if nxt < 0:

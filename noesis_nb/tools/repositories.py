@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -84,10 +84,14 @@ class _Repository:
         secrets = secrets_for_run(self.run_dir)
         if isinstance(record.get("reason"), str):
             record = {**record, "reason": secrets.redact(record["reason"])}
-        return secrets.scrub(record)
+        scrubbed: dict[str, Any] = secrets.scrub(record)
+        return scrubbed
 
 
-def _load(path: Path, model: Any) -> Any:
+M = TypeVar("M", bound=BaseModel)
+
+
+def _load(path: Path, model: type[M]) -> M | None:
     try:
         data = read_json_object(path)
         return None if data is None else model.model_validate(data)

@@ -58,7 +58,7 @@ def secret_env_name(path: str) -> str:
     return "NOESIS_NB_SECRET_" + re.sub(r"[^A-Za-z0-9]+", "_", path).strip("_").upper()
 
 
-def marked_paths(value: Any, _path: tuple = ()) -> list[tuple[tuple, int]]:
+def marked_paths(value: Any, _path: tuple[Any, ...] = ()) -> list[tuple[tuple[Any, ...], int]]:
     """(path, number of markers) of every string holding ``"[REDACTED]"``."""
     if isinstance(value, str):
         return [(_path, value.count(REDACTED_VALUE))] if REDACTED_VALUE in value else []
@@ -69,7 +69,7 @@ def marked_paths(value: Any, _path: tuple = ()) -> list[tuple[tuple, int]]:
     return []
 
 
-def dotted(path: tuple) -> str:
+def dotted(path: tuple[Any, ...]) -> str:
     return ".".join(map(str, path))
 
 
@@ -91,14 +91,14 @@ def _fill_leaf(template: str, given: Any) -> Any:
     )
 
 
-def _set(payload: Any, path: tuple, value: Any) -> None:
+def _set(payload: Any, path: tuple[Any, ...], value: Any) -> None:
     node = payload
     for part in path[:-1]:
         node = node[part]
     node[path[-1]] = value
 
 
-def _get(payload: Any, path: tuple) -> Any:
+def _get(payload: Any, path: tuple[Any, ...]) -> Any:
     for part in path:
         payload = payload[part]
     return payload

@@ -134,7 +134,7 @@ class ToolIdentity(_Part):
 
 class ExecutionContext(_Part):
     timeout_ms: int = 30_000
-    retry_limit: int = Field(0, ge=0)
+    retry_limit: int = Field(default=0, ge=0)
     idempotency_key: str | None = None
 
 
