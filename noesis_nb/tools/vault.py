@@ -48,6 +48,11 @@ class DispatchVault:
             return None
         return VaultEntry(entry.fingerprint, copy.deepcopy(entry.payload), entry.func)
 
+    def clear(self) -> None:
+        """Forget every entry (what a process that did not prepare the drafts holds: nothing)."""
+        with self._lock:
+            self._entries.clear()
+
     def discard(self, run_dir: Path, draft_id: str) -> None:
         with self._lock:
             self._entries.pop(self._key(run_dir, draft_id), None)

@@ -88,6 +88,16 @@ class EpisodeView(w.VBox):
         self.add_class("noesis-nb-episode-view")
         self._attach(source, initial=True)
 
+    @property
+    def settled(self) -> str | None:
+        """The final status this view last rendered (None while the run has not ended)."""
+        return self._settled
+
+    @property
+    def events_seen(self) -> int:
+        """How many events this view has taken in (the timeline keeps only the latest rows)."""
+        return self._tally.total
+
     # -- sources ----------------------------------------------------------------------------
     @property
     def loop(self) -> asyncio.AbstractEventLoop | None:

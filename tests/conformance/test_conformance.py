@@ -54,7 +54,7 @@ async def _drive(case: dict[str, Any], built: Any, runs_dir: Path) -> tuple[Any,
             assert handle.status == "running", f"the agent was meant to still run, status is {handle.status}"
             handle.cancel()
         else:
-            await asyncio.wait_for(handle._settle(), limit)
+            await asyncio.wait_for(_settled(handle), limit)
             if case.get("decision") and handle.status == "paused":
                 pending = len(handle.pending)
                 if case["decision"] == "approve":
@@ -144,3 +144,8 @@ def test_every_case_is_listed_once_and_every_exemption_names_a_real_case() -> No
     assert len(CASES) == len(SUITE["cases"]) == 10
     for kind, exempt in SUITE["not_applicable"].items():
         assert kind in KINDS and set(exempt) <= set(CASES)
+
+
+async def _settled(handle):
+    """``await handle``: returns when the episode ends or waits for a human."""
+    return await handle

@@ -257,8 +257,7 @@ def test_a_wrong_secret_is_refused_and_the_run_stays_resumable(tmp_path):
     noesis_nb.approve_draft(run_dir, approver_id="bob")
     from noesis_nb.tools import PROCESS_VAULT, PayloadIntegrityError
 
-    for key in list(PROCESS_VAULT._entries):  # as in another process: the real payload is not in memory
-        PROCESS_VAULT._entries.pop(key)
+    PROCESS_VAULT.clear()  # as in another process: the real payload is not in memory
     before = (run_dir / "events.jsonl").read_bytes()
     with pytest.raises(PayloadIntegrityError, match="kwargs.auth"):
         noesis_nb.resume_run(run_dir, secrets={"kwargs.auth": "not-the-secret"})

@@ -22,7 +22,7 @@ async def drive(
     """Run to the end; when ``decide`` is given, approve/reject each pending draft. Returns (handle, pendings seen)."""
     handle = start(task, using=using, runs_dir=runs_dir, **opts)
     seen: list[Any] = []
-    await asyncio.wait_for(handle._settle(), timeout)
+    await asyncio.wait_for(_settled(handle), timeout)
     while decide and handle.status == "paused":
         seen.extend(handle.pending)
         if decide == "approve":
@@ -30,7 +30,7 @@ async def drive(
         else:
             handle.reject(reason=reason, approver_id="tester")
         await asyncio.sleep(0.05)
-        await asyncio.wait_for(handle._settle(), timeout)
+        await asyncio.wait_for(_settled(handle), timeout)
     await asyncio.wait_for(handle.wait(), timeout)
     return handle, seen
 
@@ -53,3 +53,8 @@ def from_source(events: list[dict[str, Any]], source: str) -> list[dict[str, Any
 
 def run_tags(handle: Any) -> dict[str, Any]:
     return read_json(handle.run_dir / "state.json")["episode"]["tags"]
+
+
+async def _settled(handle):
+    """``await handle``: returns when the episode ends or waits for a human."""
+    return await handle

@@ -231,7 +231,7 @@ def test_resume_clicked_twice_resumes_once_coalesced_and_leaves_no_stale_error(
         resumes = [t for t in asyncio.all_tasks() if t.get_name().startswith("noesis_nb:resume:")]
         assert len(resumes) == 1
         await asyncio.gather(*resumes)
-        await nnb.until(lambda: view._settled == "ok")
+        await nnb.until(lambda: view.settled == "ok")
         await asyncio.sleep(0.3)
         assert marker.read_text() == "x" and is_sealed(run_dir)
         assert view.source.last_error is None and view.message.value == ""
@@ -287,7 +287,7 @@ def test_only_cell_driven_renders_wait_for_prices(
             go.set()
             await handle.wait()
             waits.clear()
-            await nnb.until(lambda: view._settled == "ok")  # the background settle re-sends the bundle
+            await nnb.until(lambda: view.settled == "ok")  # the background settle re-sends the bundle
             assert waits == []  # ... without blocking the kernel loop on the price source
             refresh_display(handle)  # cell-driven: may wait
             assert waits

@@ -44,7 +44,7 @@ def test_approve_click_persists_disables_and_the_episode_continues(
         assert decision["status"] == "approved" and decision["approver_id"] == "ana" and decision["reason"] == "looks fine"
         assert "approved" in card.status.value and "ana" in card.status.value
         await handle.wait()
-        await nnb.until(lambda: view._settled == "ok")
+        await nnb.until(lambda: view.settled == "ok")
         assert handle.status == "ok" and marker.read_text() == "x"
         assert "tool.execution.succeeded" in names(handle.run_dir)
         assert "ok" in view.header.value and view.stop_button.disabled
@@ -162,13 +162,13 @@ def test_coalescing_bounds_redraws_and_dom_for_10000_events(runs_dir: Path, comm
         t0 = loop.time()
         await handle.wait()
         elapsed = loop.time() - t0
-        await nnb.until(lambda: view._settled == "ok")
+        await nnb.until(lambda: view.settled == "ok")
         timeline_ids = {b.model_id for b in view.timeline.widgets()}
         updates = nnb.value_updates(comm_log, timeline_ids)
         assert view.redraws <= elapsed * 10 + 5, (view.redraws, elapsed)
         assert updates <= (view.redraws + 1) * len(timeline_ids)
         assert view.timeline.shown <= view.timeline.capacity == 50
-        assert view._tally.total == len(handle.events) > 10_000
+        assert view.events_seen == len(handle.events) > 10_000
         total_bytes = sum(size for _, _, size, _ in comm_log)
         assert total_bytes < 1_000_000, total_bytes
         assert view.text_summary() == f"EpisodeHandle(status='ok', events={len(handle.events)}, pending=0)"
@@ -202,7 +202,7 @@ def test_stop_while_waiting_for_approval_closes_the_card(runs_dir: Path, tmp_pat
         card = view.approvals.card()
         view.stop_button.click()
         await handle.wait()
-        await nnb.until(lambda: view._settled == "cancelled")
+        await nnb.until(lambda: view.settled == "cancelled")
         assert handle.status == "cancelled" and is_sealed(handle.run_dir)
         assert card.approve_button.disabled and card.reject_button.disabled and "no decision" in card.status.value
         card.approve_button.click()  # too late: nothing happens
@@ -266,7 +266,7 @@ def test_10000_events_without_yielding_make_one_redraw(comm_log: list, nnb: Any)
         await asyncio.sleep(0.3)
         assert view.redraws - redraws == 1
         assert nnb.value_updates(comm_log, blocks) - before <= len(blocks) == 5
-        assert view._tally.total == 10_000 and view.timeline.shown == 50
+        assert view.events_seen == 10_000 and view.timeline.shown == 50
         assert "e9999" in view.timeline.widgets()[0].value  # newest first
 
         # from worker threads: every event counted once, still few redraws
@@ -277,7 +277,7 @@ def test_10000_events_without_yielding_make_one_redraw(comm_log: list, nnb: Any)
         redraws = view.redraws
         await asyncio.gather(*(asyncio.to_thread(burst, 10_000 + k * 2_500) for k in range(4)))
         await asyncio.sleep(0.3)
-        assert view._tally.total == 20_000
+        assert view.events_seen == 20_000
         assert view.redraws - redraws <= 5
 
     asyncio.run(main())
