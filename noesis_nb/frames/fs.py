@@ -15,9 +15,9 @@ from typing import Any
 from ..store.runfiles import UnreadableRunFile as BadFile
 from ..store.runfiles import list_dir, read_file
 
-__all__ = ["LocalFS", "RemoteFS", "open_remote", "prefetch_remote", "Stat", "BadFile"]
+__all__ = ["LocalFS", "RemoteFS", "RunFS", "open_remote", "prefetch_remote", "Stat", "BadFile"]
 
-Stat = tuple[int, Any]  # (size, mtime_ns or ETag/LastModified)
+Stat = tuple[int, int | str]  # (size, mtime_ns) locally; (size, ETag/LastModified as text) remotely
 _MARKERS = ("events.jsonl", "summary.json", "state.json")
 
 
@@ -141,6 +141,9 @@ class RemoteFS:
 
     def isdir(self, path: str) -> bool:
         return path.rstrip("/") in self._dirs
+
+
+RunFS = LocalFS | RemoteFS  # where a run's files are read from
 
 
 def open_remote(url: str, storage_options: dict[str, Any] | None) -> tuple[RemoteFS, str]:
