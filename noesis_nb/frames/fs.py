@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from ..store.runfiles import UnreadableRunFile as BadFile
 from ..store.runfiles import list_dir, read_file
@@ -161,12 +161,22 @@ def open_remote(url: str, storage_options: dict[str, Any] | None) -> tuple[Remot
     return RemoteFS(fs, protocol), path
 
 
-def prefetch_remote(refs: Iterable[Any], paths_of: Callable[[Any], Iterable[str]]) -> None:
+class _OnFS(Protocol):
+    """What ``prefetch_remote`` needs of a run reference (``source.RunRef``): the file system it lives on."""
+
+    @property
+    def fs(self) -> RunFS: ...
+
+
+_Ref = TypeVar("_Ref", bound=_OnFS)
+
+
+def prefetch_remote(refs: Iterable[_Ref], paths_of: Callable[[_Ref], Iterable[str]]) -> None:
     """Fetch ``paths_of(ref)`` of every remote run in one concurrent batch per file system (local runs: nothing).
 
     Runs on one remote file system share it, so each file system gets a single ``prefetch`` call.
     """
-    remote: dict[int, tuple[Any, list[str]]] = {}
+    remote: dict[int, tuple[RunFS, list[str]]] = {}
     for ref in refs:
         if ref.fs.protocol != "file":
             remote.setdefault(id(ref.fs), (ref.fs, []))[1].extend(paths_of(ref))
