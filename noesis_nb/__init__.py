@@ -65,19 +65,19 @@ def unload_ipython_extension(ipython: Any) -> None:
 import_module("noesis_nb.runtime.presenter").set_loader(lambda: import_module("noesis_nb.widgets"))
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .frames import events_df, runs_df, tools_df, usage_df
+    from .frames import events_df as events_df, runs_df as runs_df, tools_df as tools_df, usage_df as usage_df
     from .runtime.api import (
-        approve_draft,
-        reject_draft,
-        resume_run,
-        resume_run_async,
-        solve,
-        solve_async,
-        start,
+        approve_draft as approve_draft,
+        reject_draft as reject_draft,
+        resume_run as resume_run,
+        resume_run_async as resume_run_async,
+        solve as solve,
+        solve_async as solve_async,
+        start as start,
     )
-    from .runtime.context import EpisodeContext
-    from .runtime.diskrun import DiskRun
-    from .runtime.gate import PendingApproval
-    from .runtime.handle import EpisodeHandle
-    from .store import list_runs
-    from .widgets import EpisodeView, show
+    from .runtime.context import EpisodeContext as EpisodeContext
+    from .runtime.diskrun import DiskRun as DiskRun
+    from .runtime.gate import PendingApproval as PendingApproval
+    from .runtime.handle import EpisodeHandle as EpisodeHandle
+    from .store import list_runs as list_runs
+    from .widgets import EpisodeView as EpisodeView, show as show

@@ -115,7 +115,8 @@ def _active(constraint: Any, stamps: np.ndarray) -> np.ndarray:
         return np.ones(len(stamps), dtype=bool)
     kind = type(constraint).__name__
     if kind == "StartDateConstraint":
-        return stamps // _DAY_US >= (constraint.start_date - date(1970, 1, 1)).days
+        started: np.ndarray = stamps // _DAY_US >= (constraint.start_date - date(1970, 1, 1)).days
+        return started
     if kind == "TimeOfDateConstraint":
         tod = stamps % _DAY_US
         start, end = _utc_time_us(constraint.start_time), _utc_time_us(constraint.end_time)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 from .errors import InvalidOptionError, UnsupportedFeatureError
 
@@ -44,7 +44,7 @@ _ENV = {
     "governance_mode": "NOESIS_GOVERNANCE_MODE",
     "governance_failure_policy": "NOESIS_GOVERNANCE_FAILURE_POLICY",
 }
-_CHOICES = {
+_CHOICES: dict[str, set[str | bool | None]] = {
     "governance_mode": {"off", "audit", "enforce"},
     "governance_failure_policy": {None, "fail_open", "fail_closed"},
     "governance_pause_on_veto": {True, False},
@@ -83,6 +83,10 @@ def reset() -> None:
         _overrides.clear()
 
 
+@overload
+def get(key: None = None) -> dict[str, Any]: ...
+@overload
+def get(key: str) -> Any: ...
 def get(key: str | None = None) -> Any:
     """The whole config as a dict (Noēsis' keys included, at the values noesis_nb behaves by), or one value."""
     if key is not None:

@@ -112,13 +112,13 @@ def _vector_cost(
     p_cw = p_in if price.cache_write is None else _rate(price, "cache_write", price.cache_write, inp)
     p_out = _rate(price, "output", price.output, inp)
     uncached = np.maximum(inp - cached - cw, 0.0)
-    total = uncached * p_in + cached * p_cached + cw * p_cw
+    total: np.ndarray = uncached * p_in + cached * p_cached + cw * p_cw
     if price.reasoning is not None and reasoning is not None:
         reasoning = np.nan_to_num(reasoning, nan=0.0)
         total = total + np.maximum(out - reasoning, 0.0) * p_out + reasoning * _rate(price, "reasoning", price.reasoning, inp)
     else:
         total = total + out * p_out
-    cost = total / 1e6
+    cost: np.ndarray = total / 1e6
     if price.per_call or any(name == "per_call" for name, _, _ in price.tiers):
         cost = cost + _rate(price, "per_call", price.per_call, inp)
     return cost
@@ -171,6 +171,7 @@ class PriceTable:
         if not path.is_file():
             raise FileNotFoundError(f"price table {str(path)!r} does not exist; pass a dict, a .yaml or a .csv file")
         text = path.read_text(encoding="utf-8")
+        table: Mapping[str, Any] | list[tuple[str, dict[str, str]]]  # model -> prices, or (model, CSV row) pairs
         if path.suffix.lower() == ".csv":
             rows = list(csv.DictReader(io.StringIO(text)))
             if not rows or "model" not in rows[0]:

@@ -8,7 +8,7 @@ import asyncio
 import tempfile
 from pathlib import Path
 
-from . import start
+from .runtime.api import start
 from .scripted import note_writer
 from .store import read_events, verify_manifest
 
@@ -19,7 +19,7 @@ async def _run(runs_dir: Path, notes_dir: Path) -> None:
     print(f"episode {handle.episode_id} is {handle.status}")
     for pending in handle.pending:
         print(f"  waiting for approval: {pending.tool} ({pending.effect_kind}, risk {pending.risk_tier})")
-        print(f"  command: {pending.command_line[:100]}…")
+        print(f"  command: {(pending.command_line or '')[:100]}…")
     decision = handle.approve(approver_id="demo", reason="approved from the demo script")
     print(f"approved by {decision.approver_id}; continuing")
     await handle.wait()

@@ -22,8 +22,9 @@ from typing import Any
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, magics_class
 
-from . import approve_draft, config, reject_draft, resume_run, start
+from . import config
 from .errors import NoesisNbError
+from .runtime.api import approve_draft, reject_draft, resume_run, start
 from .runtime.diskrun import DiskRun
 from .runtime.registry import live_handles
 from .store import list_runs
@@ -103,7 +104,7 @@ def _is_usage_error(exc: BaseException) -> bool:
     return isinstance(exc, NoesisNbError)
 
 
-class RunTable(list):
+class RunTable(list[dict[str, Any]]):
     """``list_runs`` rows that display as a table (HTML, escaped) and as aligned text."""
 
     def _repr_html_(self) -> str:

@@ -244,7 +244,8 @@ def interrupt(
     if caused_by is None and rec.writer.last_event_id is None:
         raise MissingCausalParentError(f"run {episode_id} has no events to cause an interrupt; pass caused_by=")
     try:
-        return rec.interrupt(reason, caused_by)["id"]
+        event_id: str = rec.interrupt(reason, caused_by)["id"]
+        return event_id
     finally:
         rec.close_without_sealing()
 
@@ -274,7 +275,8 @@ def resume(
             raise CheckpointConsistencyError(
                 f"caused_by={caused_by!r} is neither the checkpoint's last event nor the run's last event"
             )
-        return rec.resume_event(record, caused_by=caused_by, resumed_by="resume")["id"]
+        event_id: str = rec.resume_event(record, caused_by=caused_by, resumed_by="resume")["id"]
+        return event_id
     finally:
         rec.close_without_sealing()
 

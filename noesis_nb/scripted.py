@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import hashlib
 import sys
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["ScriptedModel", "note_writer", "researcher", "WRITE_FILE_CODE"]
+__all__ = ["ScriptedModel", "note_writer", "researcher", "WRITE_FILE_CODE", "Agent"]
+
+Agent = Callable[[str, Any], Awaitable[dict[str, Any]]]  # agent(task, ctx) -> result, as noesis_nb.start runs it
 
 WRITE_FILE_CODE = (
     "import pathlib, sys; p = pathlib.Path(sys.argv[1]); p.parent.mkdir(parents=True, exist_ok=True); p.write_text(sys.argv[2])"
@@ -64,7 +67,7 @@ class ScriptedModel:
         return reply
 
 
-def note_writer(notes_dir: str | Path, *, model: ScriptedModel | None = None, risk: str = "high"):
+def note_writer(notes_dir: str | Path, *, model: ScriptedModel | None = None, risk: str = "high") -> Agent:
     """An agent that drafts a note with the model and asks to write it to disk (a write tool: needs approval)."""
     notes_dir = Path(notes_dir)
 
@@ -89,7 +92,7 @@ def note_writer(notes_dir: str | Path, *, model: ScriptedModel | None = None, ri
     return write_note
 
 
-def researcher(*, model: ScriptedModel | None = None, steps: int = 3, fail: bool = False):
+def researcher(*, model: ScriptedModel | None = None, steps: int = 3, fail: bool = False) -> Agent:
     """A read-only agent: a few model calls and a read tool (no approval needed)."""
 
     async def research(task: str, ctx: Any) -> dict[str, Any]:

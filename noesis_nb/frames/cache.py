@@ -9,21 +9,25 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Hashable
 from typing import Any
 
 __all__ = ["RunCache", "FrameMemo", "CACHE", "MEMO", "clear_cache"]
+
+Key = tuple[Hashable, ...]  # e.g. ("run", protocol, path, verify): what was read, and how
+Parts = tuple[object, ...]  # the cached per-run values a frame was built from, compared by identity
 
 
 class RunCache:
     def __init__(self, max_rows: int = 5_000_000):
         self.max_rows = max_rows
-        self._items: OrderedDict[tuple, tuple[Any, Any, int]] = OrderedDict()
+        self._items: OrderedDict[Key, tuple[Any, Any, int]] = OrderedDict()
         self._rows = 0
         self._lock = threading.Lock()
         self.hits = 0
         self.misses = 0
 
-    def get(self, key: tuple, stamp: Any) -> Any | None:
+    def get(self, key: Key, stamp: Any) -> Any | None:
         """The value stored under ``key`` if it was stored with the same ``stamp``; else None."""
         with self._lock:
             item = self._items.get(key)
@@ -34,7 +38,7 @@ class RunCache:
             self.hits += 1
             return item[1]
 
-    def put(self, key: tuple, stamp: Any, value: Any, rows: int = 1) -> None:
+    def put(self, key: Key, stamp: Any, value: Any, rows: int = 1) -> None:
         rows = max(int(rows), 1)
         with self._lock:
             old = self._items.pop(key, None)
@@ -65,17 +69,17 @@ class FrameMemo:
 
     def __init__(self, size: int = 4):
         self.size = size
-        self._items: list[tuple[tuple, tuple, Any]] = []
+        self._items: list[tuple[Key, Parts, Any]] = []
         self._lock = threading.Lock()
 
-    def get(self, key: tuple, parts: tuple) -> Any | None:
+    def get(self, key: Key, parts: Parts) -> Any | None:
         with self._lock:
             for k, p, value in self._items:
                 if k == key and len(p) == len(parts) and all(a is b for a, b in zip(p, parts)):
                     return value
         return None
 
-    def put(self, key: tuple, parts: tuple, value: Any) -> None:
+    def put(self, key: Key, parts: Parts, value: Any) -> None:
         with self._lock:
             self._items = [(key, parts, value)] + [item for item in self._items if item[0] != key][: self.size - 1]
 

@@ -40,7 +40,14 @@ def clean_row(row: dict[str, Any], columns: Mapping[str, tuple[str, str]], repor
     return row
 
 
-_EXACT = {"int": {int}, "float": {int, float}, "bool": {bool}, "datetime": {str}, "str": {str}, "category": {str}}  # fast path
+_EXACT: dict[str, set[type]] = {
+    "int": {int},
+    "float": {int, float},
+    "bool": {bool},
+    "datetime": {str},
+    "str": {str},
+    "category": {str},
+}  # fast path
 _WANT = {
     "int": "a whole number",
     "float": "a number",

@@ -65,7 +65,7 @@ class Batch:
         """
         lists = self.lists
         assert lists is not None
-        payloads = [e.get("payload") for e in evs]
+        payloads: list[Any] = [e.get("payload") for e in evs]  # unchecked JSON: a non-object fails .get below
         try:
             names = [p.get("event_name") for p in payloads]
             gp = payloads
@@ -105,7 +105,7 @@ class Batch:
             lists[name] += cols[name]
         for column in self.extras:
             lists[column.name] += [column.value(e) for e in evs]
-        self.payload += payloads  # type: ignore[operator]
+        self.payload += payloads
         start = self.rows
         self.rows += len(evs)
         if bad:

@@ -22,7 +22,7 @@ from .values import MAX_COUNT, RULES, TOKEN_KEYS, describe, usage_conflicts
 __all__ = ["check_run", "FACULTIES"]
 
 _NONE = type(None)
-_TEXT = {str, _NONE}
+_TEXT: set[type] = {str, _NONE}
 FACULTIES = frozenset({"intuition", "direction", "governance", "insight"})
 # column -> (allowed types, what a good value is); None is allowed (absent) unless the column is required
 _COLUMNS: dict[str, tuple[set[type], str]] = {
@@ -38,7 +38,11 @@ _COLUMNS: dict[str, tuple[set[type], str]] = {
     "model": (_TEXT, "text"),
     "source": (_TEXT, "text"),
 }
-_REQUIRED = {"timestamp": ({str}, "an ISO-8601 time"), "phase": ({str}, "text"), "payload": ({dict}, "an object")}
+_REQUIRED: dict[str, tuple[set[type], str]] = {
+    "timestamp": ({str}, "an ISO-8601 time"),
+    "phase": ({str}, "text"),
+    "payload": ({dict}, "an object"),
+}
 _FIELD = {"event_id": "id", "duration_ms": "metrics.duration_ms"}  # column -> where it is in the event line
 _PAYLOAD = {"event_name", "status", "tool", "draft_id", "model", "source"}
 _CALL_RULES = {
@@ -138,7 +142,7 @@ def _plain(values: list[Any], rule: str) -> bool:
         return kinds <= _TEXT
     if not kinds <= {int, _NONE} and not (rule == "nonneg" and kinds <= {int, float, _NONE}):
         return False
-    numbers = [v for v in values if v is not None]
+    numbers: list[float] = [v for v in values if v is not None]  # ints (and floats for "nonneg") by now
     if not numbers:
         return True
     low, high = min(numbers), max(numbers)

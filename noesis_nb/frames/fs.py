@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from ..store.runfiles import UnreadableRunFile as BadFile
 from ..store.runfiles import list_dir, read_file
 
-__all__ = ["LocalFS", "RemoteFS", "open_remote", "prefetch_remote", "Stat", "BadFile"]
+__all__ = ["LocalFS", "RemoteFS", "RunFS", "open_remote", "prefetch_remote", "Stat", "BadFile"]
 
-Stat = tuple[int, Any]  # (size, mtime_ns or ETag/LastModified)
+Stat = tuple[int, int | str]  # (size, mtime_ns) locally; (size, ETag/LastModified as text) remotely
 _MARKERS = ("events.jsonl", "summary.json", "state.json")
 
 
@@ -143,6 +143,9 @@ class RemoteFS:
         return path.rstrip("/") in self._dirs
 
 
+RunFS = LocalFS | RemoteFS  # where a run's files are read from
+
+
 def open_remote(url: str, storage_options: dict[str, Any] | None) -> tuple[RemoteFS, str]:
     """(file system, path without the protocol) for an fsspec URL; a clear error when the extra is missing."""
     try:
@@ -158,12 +161,22 @@ def open_remote(url: str, storage_options: dict[str, Any] | None) -> tuple[Remot
     return RemoteFS(fs, protocol), path
 
 
-def prefetch_remote(refs: Iterable[Any], paths_of: Callable[[Any], Iterable[str]]) -> None:
+class _OnFS(Protocol):
+    """What ``prefetch_remote`` needs of a run reference (``source.RunRef``): the file system it lives on."""
+
+    @property
+    def fs(self) -> RunFS: ...
+
+
+_Ref = TypeVar("_Ref", bound=_OnFS)
+
+
+def prefetch_remote(refs: Iterable[_Ref], paths_of: Callable[[_Ref], Iterable[str]]) -> None:
     """Fetch ``paths_of(ref)`` of every remote run in one concurrent batch per file system (local runs: nothing).
 
     Runs on one remote file system share it, so each file system gets a single ``prefetch`` call.
     """
-    remote: dict[int, tuple[Any, list[str]]] = {}
+    remote: dict[int, tuple[RunFS, list[str]]] = {}
     for ref in refs:
         if ref.fs.protocol != "file":
             remote.setdefault(id(ref.fs), (ref.fs, []))[1].extend(paths_of(ref))

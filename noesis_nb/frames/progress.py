@@ -19,4 +19,5 @@ def progress(items: Sequence[T], show: bool | None, what: str) -> Iterable[T]:
         from tqdm.auto import tqdm
     except ImportError:  # pragma: no cover - tqdm is a dependency
         return items
-    return tqdm(items, desc=f"noesis_nb: {what}", unit="run", leave=False)
+    bar: Iterable[T] = tqdm(items, desc=f"noesis_nb: {what}", unit="run", leave=False)
+    return bar

@@ -10,7 +10,7 @@ within one UTC day (then the per-model sums price exactly as the calls would).
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, Literal, NotRequired, TypedDict
 
 import orjson
 
@@ -18,14 +18,14 @@ from ..store.eventlog import parse_lines
 from ..store.layout import PREPARED_DIRS
 from ..store.status import run_status
 from .coerce import obj
-from .fs import BadFile
+from .fs import BadFile, RunFS, Stat
 from .problems import LoadProblem
 from .shapes import FINAL, MANIFEST, STATE, SUMMARY, Spec, check
 from .source import RunRef
 from .usage import MODEL_CALL, scan_model_calls
 from .values import describe, is_time
 
-__all__ = ["read_run", "run_stamp", "calls_from_events", "RunRecord", "PARTS"]
+__all__ = ["read_run", "run_stamp", "calls_from_events", "RunRecord", "ToolCounts", "Call", "PARTS"]
 
 _TAIL = 16384
 PARTS = (
@@ -33,7 +33,39 @@ PARTS = (
     ("cache_write", "cache_write_input_tokens"),
     ("reasoning", "reasoning_tokens"),
 )  # (price field, count)
-RunRecord = dict[str, Any]
+Call = tuple[Any, dict[str, Any]]  # (timestamp, model.call payload or a per-model sum)
+
+
+class ToolCounts(TypedDict):
+    """Draft counts from the run's ``tool_invocations/`` listings."""
+
+    drafts: int
+    pending: int
+    present: bool
+
+
+class RunRecord(TypedDict):
+    """What ``read_run`` read from one run directory (documents as checked) and derived from it; cached per run."""
+
+    ref: RunRef
+    summary: dict[str, Any] | None
+    state: dict[str, Any] | None
+    final: dict[str, Any] | None
+    manifest: dict[str, Any] | None
+    status: str | None
+    head: dict[str, Any] | None  # the first event (when there is no summary or state)
+    tail_end: str | None  # timestamp of the terminate event
+    calls: list[Call]
+    calls_from: Literal["summary", "events"]
+    tools: ToolCounts
+    tool_requests: int | None
+    stamp: dict[str, Any]  # file name -> its change marker (see ``run_stamp``)
+    problems: list[LoadProblem]
+    manifest_clean: bool  # the manifest's fields all fit their shape
+    known_sizes: dict[str, int]  # sizes of the run's top-level files, from their stat
+    manifest_ok: NotRequired[bool | None]  # set by runs_df, which knows how to verify
+    row: NotRequired[dict[str, Any]]  # runs_df's column values
+    sums_checked: NotRequired[dict[str, bool]]  # price table version -> whether the per-model sums hide priced parts
 
 
 def _doc(ref: RunRef, name: str, problems: list[LoadProblem], stamp: dict[str, Any], shape: Spec) -> dict[str, Any] | None:
@@ -76,12 +108,13 @@ def read_run(ref: RunRef, *, strict: bool) -> tuple[RunRecord, dict[str, Any], l
     by_model = usage.get("by_model") if isinstance(usage, dict) else None
     need_status = summary is None or not summary.get("status")
     no_calls = isinstance(usage, dict) and usage.get("model_calls") == 0
-    need_calls = not no_calls and not _usable_by_model(by_model, summary)
+    day_sums = None if no_calls else _day_sums(by_model, summary)
+    need_calls = not no_calls and day_sums is None
     events_path = ref.file("events.jsonl")
     url = ref.fs.url(events_path)
     tail: list[dict[str, Any]] = []
     head: dict[str, Any] | None = None
-    calls: list[tuple[Any, dict[str, Any]]] = []
+    calls: list[Call] = []
     tool_requests = None
     if need_calls or need_status or (summary is None and state is None):
         got = _events(ref, need_calls or summary is None, problems)
@@ -97,8 +130,8 @@ def read_run(ref: RunRef, *, strict: bool) -> tuple[RunRecord, dict[str, Any], l
                 calls = scan_model_calls(data, url, problems)
         else:
             stamp["events.jsonl"] = ref.fs.stat(events_path)
-    if not need_calls and not no_calls:  # one day's per-model sums, priced on the run's day
-        calls = [(summary["started_at"], dict(item, event_name=MODEL_CALL)) for item in by_model]
+    if day_sums is not None:
+        calls = day_sums
     tools = _tools(ref, stamp, problems, sealed=final is not None or manifest is not None)
     record: RunRecord = {
         "ref": ref,
@@ -116,12 +149,12 @@ def read_run(ref: RunRef, *, strict: bool) -> tuple[RunRecord, dict[str, Any], l
         "stamp": stamp,
         "problems": problems,
         "manifest_clean": manifest_clean,
+        "known_sizes": {k: v[0] for k, v in stamp.items() if v is not None and k.endswith((".json", ".jsonl"))},
     }
-    record["known_sizes"] = {k: v[0] for k, v in stamp.items() if v is not None and k.endswith((".json", ".jsonl"))}
     return record, stamp, problems
 
 
-def _events(ref: RunRef, whole: bool, problems: list[LoadProblem]) -> tuple[bytes, Any, bool] | None:
+def _events(ref: RunRef, whole: bool, problems: list[LoadProblem]) -> tuple[bytes, Stat, bool] | None:
     """All of events.jsonl, or its last ``_TAIL`` bytes; None (reported) when it is not a readable file of the run."""
     try:
         if whole:
@@ -133,16 +166,19 @@ def _events(ref: RunRef, whole: bool, problems: list[LoadProblem]) -> tuple[byte
         return None
 
 
-def _usable_by_model(by_model: Any, summary: dict[str, Any] | None) -> bool:
-    """Whether the summary's ``usage.by_model`` can stand in for the run's ``model.call`` events.
+def _day_sums(by_model: Any, summary: dict[str, Any] | None) -> list[Call] | None:
+    """The summary's ``usage.by_model`` as calls priced on the run's day, when it can stand in for the run's
+    ``model.call`` events; None when it cannot.
 
     Prices depend on the day: a run spanning midnight (UTC), or one without a start time, is
     priced per call from its events. A row with a null cached/cache-write part may also need
     the events (see ``calls_from_events``); that depends on the prices, so it is decided later.
     """
     if not isinstance(by_model, list) or not summary or not all(type(item) is dict for item in by_model):
-        return False
-    return _one_day(summary.get("started_at"), summary.get("duration_sec"))
+        return None
+    if not _one_day(summary.get("started_at"), summary.get("duration_sec")):
+        return None
+    return [(summary["started_at"], dict(item, event_name=MODEL_CALL)) for item in by_model]
 
 
 def calls_from_events(record: RunRecord) -> list[LoadProblem]:
@@ -250,7 +286,7 @@ def _first_event(line: bytes) -> dict[str, Any] | None:
     return _plain(value) if type(value) is dict else None
 
 
-def _tools(ref: RunRef, stamp: dict[str, Any], problems: list[LoadProblem], *, sealed: bool) -> dict[str, Any]:
+def _tools(ref: RunRef, stamp: dict[str, Any], problems: list[LoadProblem], *, sealed: bool) -> ToolCounts:
     """Draft counts from ``tool_invocations/`` listings; pending = undecided, unexecuted drafts still pending_approval."""
     if not sealed and not _listing(ref, ("tool_invocations",), stamp, problems, keep=False):
         stamp["tool_invocations"] = None
@@ -295,7 +331,7 @@ def _listing(
 def run_stamp(ref: RunRef, names: list[str]) -> dict[str, Any]:
     """Re-stat the files a cached record was built from (same keys as ``read_run``'s stamp)."""
     fs = ref.fs
-    out = {}
+    out: dict[str, Any] = {}
     for name in names:
         path = ref.path if name == "." else fs.join(ref.path, name)
         if name == "events.jsonl":
@@ -305,7 +341,7 @@ def run_stamp(ref: RunRef, names: list[str]) -> dict[str, Any]:
     return out
 
 
-def _dir_stamp(fs: Any, folder: str, listing: list[str] | None) -> Any:
+def _dir_stamp(fs: RunFS, folder: str, listing: list[str] | None) -> Stat | tuple[str, ...] | None:
     """A folder's change marker: its mtime locally (adding a file changes it), its listing remotely."""
     if fs.protocol == "file":
         return fs.stat(folder)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
 from typing import Any, Literal
 
 import pandas as pd
@@ -90,6 +91,7 @@ def _record(ref: RunRef, problems: Problems, use_cache: bool, verify: str) -> Ru
     if use_cache:
         hit = CACHE.get(key, "known")
         if hit is not None:
+            record: RunRecord  # the cache holds several kinds of value; this key's is what the put below stores
             stamp, record, run_problems = hit
             if run_stamp(ref, list(stamp)) == stamp:
                 problems.extend(run_problems)
@@ -142,9 +144,12 @@ def _manifest_ok(
     files = manifest.get("files")
     if not isinstance(files, list):
         return False
-    where = lambda name: ref.fs.url(ref.file(*name.split("/")))  # noqa: E731
+
+    def where(name: str) -> str:
+        return ref.fs.url(ref.file(*name.split("/")))
+
     if verify == "hash" and ref.fs.protocol == "file":
-        checked = verify_manifest(ref.path)
+        checked = verify_manifest(Path(ref.path))
         problems.extend(
             LoadProblem(where(name) if safe_name(name) else ref.fs.url(ref.file("manifest.json")), None, reason)
             for name, reason in checked.details
@@ -284,4 +289,11 @@ def _frame(records: list[RunRecord], extras: tuple[Column, ...], prices: Pricer)
 
 
 def _view(record: RunRecord) -> dict[str, Any]:
-    return {k: record[k] for k in ("summary", "state", "final", "manifest", "status")} | {"run_dir": record["ref"].url}
+    return {
+        "summary": record["summary"],
+        "state": record["state"],
+        "final": record["final"],
+        "manifest": record["manifest"],
+        "status": record["status"],
+        "run_dir": record["ref"].url,
+    }

@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .values import MAX_COUNT, RULES, TOKEN_KEYS, describe, usage_conflicts
+from .values import MAX_COUNT, RULES, TOKEN_KEYS, Rule, describe, usage_conflicts
 
 __all__ = ["SUMMARY", "STATE", "FINAL", "MANIFEST", "PREPARED", "APPROVAL", "EXECUTION", "check", "Spec"]
 
@@ -144,8 +144,8 @@ def check(doc: dict[str, Any], tree: Spec, report: Callable[[str], None]) -> dic
 
 
 # A compiled node: (key, required, types that fit at once, rule, children node, item rule, item children node)
-_Node = tuple[tuple[str, bool, frozenset[type], Any, Any, Any, Any], ...]
-_FAST = {"text": {str}, "object": {dict}, "list": {list}, "bool": {bool}, "any": {object}}
+_Node = tuple[tuple[str, bool, frozenset[type], Rule, "_Node", Rule | None, "_Node"], ...]
+_FAST: dict[str, set[type]] = {"text": {str}, "object": {dict}, "list": {list}, "bool": {bool}, "any": {object}}
 _CACHE: dict[int, _Node] = {}
 
 
@@ -183,6 +183,7 @@ def _walk(obj: dict[str, Any], node: _Node, prefix: str, report: Callable[[str],
                 report(f"{prefix}{key} is missing")
             continue
         kind = type(value)
+        new: dict[str, Any] | list[Any] | None
         fits = kind in fast or (kind is int and rule is _COUNT and 0 <= value < MAX_COUNT) or rule.ok(value)
         if not fits:
             report(f"{prefix}{key} is {describe(value)}, not {rule.want}; read as unknown")
@@ -203,7 +204,7 @@ def _walk(obj: dict[str, Any], node: _Node, prefix: str, report: Callable[[str],
     return out
 
 
-def _items(items: list[Any], rule: Any, children: _Node, where: str, report: Callable[[str], None]) -> list[Any]:
+def _items(items: list[Any], rule: Rule, children: _Node, where: str, report: Callable[[str], None]) -> list[Any]:
     if len(items) > 4 and children and children is not _BY_MODEL_ITEM and _all_fit(items, children):
         return items  # a long list of well-formed objects (a manifest's files): checked field by field at once
     out = items

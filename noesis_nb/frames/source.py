@@ -18,11 +18,11 @@ from .. import config
 from ..errors import RunNotFoundError
 from ..store.roots import find_run_dir
 from ..store.scan import scan_run_dirs_with_stats
-from .fs import LocalFS, RemoteFS, open_remote
+from .fs import LocalFS, RemoteFS, RunFS, Stat, open_remote
 
 __all__ = ["RunRef", "resolve_source", "episode_filter", "Source"]
 
-Source = str | os.PathLike | Iterable[str | os.PathLike] | None
+Source = str | os.PathLike[str] | Iterable[str | os.PathLike[str]] | None
 _LOCAL = LocalFS()
 
 
@@ -30,11 +30,11 @@ _LOCAL = LocalFS()
 class RunRef:
     """One run directory and the file system it lives on."""
 
-    fs: Any
+    fs: RunFS
     path: str
-    events_stat: Any = field(default=None, compare=False)  # (size, mtime_ns) of events.jsonl seen while listing
+    events_stat: Stat | None = field(default=None, compare=False)  # (size, mtime_ns) of events.jsonl seen while listing
 
-    def stat_events(self, path: str) -> Any:
+    def stat_events(self, path: str) -> Stat | None:
         """The stat of this run's events.jsonl, reusing the one taken while listing the root."""
         return self.events_stat if self.events_stat is not None else self.fs.stat(path)
 
@@ -42,11 +42,11 @@ class RunRef:
         """The path of a file of this run (``ref.file("tool_invocations", "prepared")``)."""
         return self.fs.join(self.path, *parts)
 
-    def read(self, *parts: str) -> tuple[bytes, Any] | None:
+    def read(self, *parts: str) -> tuple[bytes, Stat] | None:
         """(bytes, stat) of a file of this run, None when absent; ``BadFile`` when not a readable file of the run."""
         return self.fs.read(self.file(*parts), within=self.path)
 
-    def read_tail(self, name: str, nbytes: int) -> tuple[bytes, Any, bool] | None:
+    def read_tail(self, name: str, nbytes: int) -> tuple[bytes, Stat, bool] | None:
         return self.fs.read_tail(self.file(name), nbytes, within=self.path)
 
     def listdir(self, *parts: str) -> list[str]:
@@ -146,7 +146,7 @@ def resolve_source(
     return unique
 
 
-def _resolve_one(item: Any, storage_options: dict[str, Any] | None, remotes: dict) -> list[RunRef]:
+def _resolve_one(item: Any, storage_options: dict[str, Any] | None, remotes: dict[tuple[str, str], RemoteFS]) -> list[RunRef]:
     if not isinstance(item, (str, os.PathLike)):
         raise _bad_source(item, item=True)
     text = os.fspath(item)
@@ -174,7 +174,7 @@ def _local_dir(path: str) -> list[RunRef]:
     return [RunRef(_LOCAL, p, None if st is None else (st.st_size, st.st_mtime_ns)) for p, st in scan_run_dirs_with_stats(path)]
 
 
-def _resolve_remote(url: str, storage_options: dict[str, Any] | None, remotes: dict) -> list[RunRef]:
+def _resolve_remote(url: str, storage_options: dict[str, Any] | None, remotes: dict[tuple[str, str], RemoteFS]) -> list[RunRef]:
     fs, path = open_remote(url, storage_options)
     protocol = fs.protocol
     if any(ch in path for ch in "*?["):

@@ -100,7 +100,7 @@ def _records(ref: RunRef, kind: str, problems: Problems, urls: dict[str, str] | 
         if type(doc) is not dict:
             problems.add(url, f"{describe(doc)}, not an object; this tool record is not read")
             continue
-        doc = check(doc, _SHAPES[kind], lambda reason, url=url: problems.add(url, reason))
+        doc = check(doc, _SHAPES[kind], partial(problems.add, url))
         draft = doc.get("draft_id") or name[:-5]
         out[draft] = doc
         if urls is not None:
@@ -149,7 +149,7 @@ def _checked_row(
     ref: RunRef,
     source: str,
     draft_id: str,
-    docs: tuple[dict[str, Any], ...],
+    docs: tuple[dict[str, Any], dict[str, Any], dict[str, Any]],  # prepared, approval, execution
     facts: dict[str, Any],
     problems: Problems,
     url: str | None = None,

@@ -10,7 +10,7 @@ import math
 import reprlib
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeGuard
 
 from ..store.vocab import TOKEN_FIELDS
 
@@ -20,12 +20,11 @@ MAX_COUNT = 2**53  # counts above this are not exact as float64; no real call co
 TOKEN_KEYS = TOKEN_FIELDS
 
 
-def is_count(value: Any) -> bool:
+def is_count(value: object) -> TypeGuard[int | float]:
     """A whole number of things: an int (or integral float) from 0 to 2**53; never a bool or a string."""
-    kind = type(value)
-    if kind is int:
+    if type(value) is int:
         return 0 <= value < MAX_COUNT
-    return kind is float and value.is_integer() and 0 <= value < MAX_COUNT
+    return type(value) is float and value.is_integer() and 0 <= value < MAX_COUNT
 
 
 def is_time(value: Any) -> bool:

@@ -15,12 +15,15 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..store.phases import INTEGRATION_PHASE, missing_verb_minimum
 from ..store.vocab import MODEL_CALL, TOKEN_FIELDS
 
-__all__ = ["Row", "PHASE", "row", "usage_row", "emit_row", "emit_rows", "token_count", "apply_output"]
+if TYPE_CHECKING:
+    from ..runtime.context import EpisodeContext
+
+__all__ = ["Row", "PHASE", "row", "usage_row", "emit_row", "emit_rows", "token_count", "apply_output", "as_object"]
 
 Row = tuple[str, dict[str, Any]]
 PHASE = INTEGRATION_PHASE  # the phase of an integration's own rows
@@ -33,6 +36,11 @@ def row(phase: str, source: str, name: str, kind: str, /, **fields: Any) -> Row:
     payload.update((k, v) for k, v in fields.items() if v is not None)
     payload["source"] = source
     return phase, payload
+
+
+def as_object(value: object) -> dict[str, Any]:
+    """``value`` when it is a JSON object (a dict), else ``{}``: another system's nested field, read defensively."""
+    return value if isinstance(value, dict) else {}
 
 
 def token_count(value: Any) -> int | None:
@@ -82,8 +90,9 @@ def usage_row(
     parts = sum(counts[k] or 0 for k in ("cached_input_tokens", "cache_write_input_tokens"))
     if counts["input_tokens"] is not None and parts > counts["input_tokens"]:
         warnings.append(f"cached + cache-write input ({parts}) exceeds input_tokens ({counts['input_tokens']})")
-    if None not in (counts["output_tokens"], counts["reasoning_tokens"]) and counts["reasoning_tokens"] > counts["output_tokens"]:
-        warnings.append(f"reasoning_tokens ({counts['reasoning_tokens']}) exceeds output_tokens ({counts['output_tokens']})")
+    output, reasoning = counts["output_tokens"], counts["reasoning_tokens"]
+    if output is not None and reasoning is not None and reasoning > output:
+        warnings.append(f"reasoning_tokens ({reasoning}) exceeds output_tokens ({output})")
     if warnings:  # every inconsistency, joined: a later one must not hide an earlier one
         payload["usage_warning"] = "; ".join(warnings)
     payload.update((k, v) for k, v in extra.items() if v is not None)
@@ -91,7 +100,7 @@ def usage_row(
     return "model", payload
 
 
-def emit_row(ctx: Any, item: Row) -> str:
+def emit_row(ctx: EpisodeContext, item: Row) -> str:
     """Append one row to the episode; usage rows go out as ``model:<provider>`` like ``ctx.model_call``.
 
     A row in a Noēsis verb phase without that verb's payload minimum is refused (Noēsis would not
@@ -109,7 +118,7 @@ def emit_row(ctx: Any, item: Row) -> str:
     return ctx.emit(phase, payload)
 
 
-def emit_rows(ctx: Any, rows: Iterable[Row]) -> None:
+def emit_rows(ctx: EpisodeContext, rows: Iterable[Row]) -> None:
     for item in rows:
         emit_row(ctx, item)
 

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..errors import NoesisNbError
-from ._emit import PHASE, Row, row, usage_row
+from ._emit import PHASE, Row, as_object, row, usage_row
 from .replay import RecordedReplay, import_rows
 
 __all__ = ["NoeticLogError", "noetic_rows", "noetic_replay", "import_noetic"]
@@ -91,7 +91,7 @@ def noetic_rows(log: Any, harness_response: dict[str, Any] | None = None) -> Ite
             folded.clear()
 
     for _number, event in _events(log):
-        data = event.get("data") if isinstance(event.get("data"), dict) else {}
+        data = as_object(event.get("data"))
         kind_name = event["type"]
         if event.get("source") == "sdk" and (kind_name in _TEXT_DELTAS or kind_name in _REASONING_DELTAS):
             kind = _TEXT_DELTAS.get(kind_name, "reasoning")
@@ -119,7 +119,7 @@ def noetic_rows(log: Any, harness_response: dict[str, Any] | None = None) -> Ite
 
 
 def _harness_rows(response: dict[str, Any]) -> Iterator[Row]:
-    usage = response.get("usage") if isinstance(response.get("usage"), dict) else {}
+    usage = as_object(response.get("usage"))
     yield usage_row(
         "noetic",
         model=response.get("model"),

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from ..errors import NoesisNbError
-from ._emit import PHASE, Row, row
+from ._emit import PHASE, Row, as_object, row
 from .replay import RecordedReplay, import_rows
 
 __all__ = [
@@ -49,8 +49,8 @@ def parse_memory_message(text: str) -> dict[str, Any]:
         return {**info, "parse_error": f"{exc.msg} at line {exc.lineno}"}
     if not isinstance(doc, dict):
         return {**info, "parse_error": f"expected a JSON object after the prefix, got {type(doc).__name__}"}
-    watermark = doc.get("watermark") if isinstance(doc.get("watermark"), dict) else {}
-    plan = doc.get("plan") if isinstance(doc.get("plan"), dict) else {}
+    watermark = as_object(doc.get("watermark"))
+    plan = as_object(doc.get("plan"))
     info.update(
         variant="compaction" if "segments" in doc or "turns" in doc else "recall",
         stored=watermark.get("stored"),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
@@ -69,7 +71,7 @@ def _unknown_totals(usage: pd.DataFrame) -> str:
     return f" ({n} calls with unknown totals left out)" if n else ""
 
 
-def _stacked(fig: go.Figure, x: list, parts: pd.DataFrame, group_label: str) -> None:
+def _stacked(fig: go.Figure, x: Sequence[object], parts: pd.DataFrame, group_label: str) -> None:  # x: a label per bar
     for name, color, pattern in _PARTS + [u for u in _UNKNOWN if parts[u[0]].to_numpy().any()]:
         labels = np.full(len(x), esc(group_label), dtype=object)
         fig.add_trace(

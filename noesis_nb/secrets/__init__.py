@@ -11,6 +11,8 @@ runtime and widgets can all use it. See ``guard`` for what is scrubbed when.
 
 from __future__ import annotations
 
+from typing import TypeVar, overload
+
 from .guard import MIN_HUNTED, RunSecrets, for_run, known_everywhere, scrub_text
 from .names import REDACTED_VALUE, is_secret_key
 from .scan import Hit, leaf_strings, redact, scan
@@ -34,8 +36,18 @@ __all__ = [
 ]
 
 
-def shown(text: str) -> str:
-    """``text`` safe to display: every value a run of this process learned, and every secret found in it, redacted."""
+_T = TypeVar("_T")
+
+
+@overload
+def shown(text: str) -> str: ...
+@overload
+def shown(text: _T) -> _T: ...
+def shown(text: object) -> object:
+    """``text`` safe to display: every value a run of this process learned, and every secret found in it, redacted.
+
+    Anything that is not a string (None, a number) is returned as it is.
+    """
     if not isinstance(text, str) or not text:
         return text
     known = known_everywhere()

@@ -21,7 +21,7 @@ from .text import find_in_text
 
 __all__ = ["Hit", "scan", "redact", "leaf_strings"]
 
-Path = tuple  # of str (dict keys) and int (list indexes)
+Path = tuple[str | int, ...]  # dict keys and list indexes from the root to a value
 
 # keys whose strings are identifiers or digests: searched for token shapes, not for randomness
 _ID_WORDS = ("hash", "digest", "fingerprint", "checksum", "etag", "sha")

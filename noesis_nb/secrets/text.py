@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 import math
 import re
+from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
@@ -47,7 +48,7 @@ _PUNCT = frozenset("=:-'\"(;.`/@\\,")
 _KEY_VERDICTS: dict[Any, bool] = {}
 
 
-def payload_might_contain(payload: dict, blob: bytes) -> bool:
+def payload_might_contain(payload: Mapping[str, Any], blob: bytes) -> bool:
     """``might_contain(blob)`` for a payload and its JSON bytes, faster for flat payloads of plain text
     (the event hot path): keys are judged once each, and text without punctuation only by "bearer"."""
     if _LONG_RUN in blob.translate(_RUNS):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import Counter, deque
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from operator import itemgetter
 from typing import Any
@@ -71,7 +71,7 @@ class Tally:
         self.recent.extend(events[-(self.recent.maxlen or len(events)) :])
 
 
-def format_tokens(usage: Mapping[str, Any] | None, calls: list[Mapping[str, Any]] | None = None) -> str:
+def format_tokens(usage: Mapping[str, Any] | None, calls: Sequence[Mapping[str, Any]] | None = None) -> str:
     """``"105 in · 7+? out (2 calls)"``: totals of the known counts, ``+?`` when a call's count is unknown."""
     if not usage or not usage.get("model_calls"):
         return "—"
@@ -108,7 +108,7 @@ class CostMeter:
     @classmethod
     def _load(cls) -> None:
         try:
-            from .. import cost  # type: ignore[attr-defined]
+            from .. import cost
 
             pricer = cost.Pricer()
             pricer.lookup("gpt-4o-mini", "openai")  # warm genai-prices' snapshot off the loop too
@@ -136,7 +136,7 @@ class CostMeter:
         if cls.ready() is None and cls._loader is not None:
             cls._loader.join(timeout)
 
-    def text(self, calls: list[Mapping[str, Any]] | None) -> str:
+    def text(self, calls: Sequence[Mapping[str, Any]] | None) -> str:
         if not calls:
             return "—"
         ready = self.ready()
@@ -170,13 +170,13 @@ class CostMeter:
                 continue
             total += self._module.cost_of(price, inp, out, cached, cache_write)
             priced = True
-            unpriced += unknown
+            unpriced += int(unknown)  # a count of calls
         if not priced:
             return "—"
         return f"${total:,.4f}" + (" + unpriced calls" if unpriced else "")
 
 
-def format_cost(usage_calls: list[Mapping[str, Any]] | None, meter: CostMeter | None = None) -> str:
+def format_cost(usage_calls: Sequence[Mapping[str, Any]] | None, meter: CostMeter | None = None) -> str:
     """Cost so far from the analysis price source, ``…`` while it loads, ``—`` when unknown."""
     return (meter or CostMeter()).text(usage_calls)
 

@@ -29,7 +29,7 @@ __all__ = ["EpisodeView"]
 _MIME_WIDGET = "application/vnd.jupyter.widget-view+json"
 
 
-class EpisodeView(w.VBox):
+class EpisodeView(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type information: VBox is Any
     """The live view of an ``EpisodeHandle`` (or of a run read from disk, see ``noesis_nb.show``)."""
 
     def __init__(
@@ -271,7 +271,8 @@ class EpisodeView(w.VBox):
         """Display this view with a display id (IPython) and remember it; returns the ``DisplayHandle``."""
         from IPython.display import display
 
-        display_id = display(self.mimebundle(), raw=True, display_id=True)
+        # IPython's display() has no annotations
+        display_id = display(self.mimebundle(), raw=True, display_id=True)  # type: ignore[no-untyped-call]
         self.displays.append(display_id)
         self._displayed_in = _execution_count()
         return display_id

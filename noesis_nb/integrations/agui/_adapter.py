@@ -88,7 +88,7 @@ class AGUIAdapter:
         self.max_runs, self.approval_timeout_s = max_runs, approval_timeout_s
         if input_mapper is not None:
             self.__noesis_input_mapper__ = input_mapper
-        self._events = None
+        self._events: TypeAdapter[Any] | None = None  # of ag_ui.core.Event, a union loaded with the extra
 
     def __repr__(self) -> str:
         return f"AGUIAdapter({self.agent!r})"
@@ -169,13 +169,16 @@ class AGUIAdapter:
         if self._events is None:
             self._events = TypeAdapter(self._core.Event)
         try:
-            return self._events.validate_python(event).model_dump(by_alias=True, exclude_none=True, mode="json")
+            checked: dict[str, Any] = self._events.validate_python(event).model_dump(
+                by_alias=True, exclude_none=True, mode="json"
+            )
         except Exception as exc:
-            errors = getattr(exc, "errors", lambda: [])()
+            errors: list[dict[str, Any]] = getattr(exc, "errors", lambda: [])()
             detail = "; ".join(f"{'.'.join(map(str, e.get('loc', ())[1:])) or '?'}: {e.get('msg')}" for e in errors[:3]) or str(
                 exc
             )
             raise AGUIStreamError(f"event #{number} ({event.get('type')}) is not a valid AG-UI 1.0 event: {detail}") from None
+        return checked
 
     async def _decide(self, interrupt: dict[str, Any], folder: AGUIFolder, ctx: Any) -> tuple[dict[str, Any], Any]:
         call = folder.tool_calls.get(str(interrupt.get("toolCallId")))
@@ -220,8 +223,9 @@ def _input_fields(task: Any) -> dict[str, Any]:
 
 
 def _as_dict(event: Any, number: int) -> dict[str, Any]:
-    if hasattr(event, "model_dump"):
-        return event.model_dump(by_alias=True, exclude_none=True, mode="json")
+    if hasattr(event, "model_dump"):  # an ag_ui.core event (a pydantic model)
+        dumped: dict[str, Any] = event.model_dump(by_alias=True, exclude_none=True, mode="json")
+        return dumped
     if isinstance(event, Mapping):
         return dict(event)
     raise AGUIStreamError(f"item #{number} of the agent's stream is a {type(event).__name__}; yield ag_ui.core events or dicts")

@@ -14,7 +14,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from .._emit import PHASE, Row, row, usage_row
+from .._emit import PHASE, Row, as_object, row, usage_row
 
 __all__ = ["AGUIFolder", "EVENT_TYPES", "agui_rows"]
 
@@ -216,7 +216,7 @@ class AGUIFolder:
 
     def _run_finished(self, e: dict[str, Any]) -> list[Row]:
         rows = self.close()
-        outcome = e.get("outcome") if isinstance(e.get("outcome"), dict) else {}
+        outcome = as_object(e.get("outcome"))
         self.finished, self.outcome, self.run_result = True, outcome.get("type") or "success", e.get("result")
         rows.append(
             row(

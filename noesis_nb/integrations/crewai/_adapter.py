@@ -87,7 +87,8 @@ class CrewAIAdapter:
         patched: list[tuple[Any, Any]] = []
         for agent in getattr(self.crew, "agents", None) or []:
             for tool in getattr(agent, "tools", None) or []:
-                spec = self.govern.get(getattr(tool, "name", None))
+                name = getattr(tool, "name", None)
+                spec = self.govern.get(name) if isinstance(name, str) else None
                 if spec is None or "_run" in vars(tool):
                     continue
                 original = tool._run

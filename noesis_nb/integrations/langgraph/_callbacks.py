@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...errors import EpisodeStateError
-from .._emit import PHASE, emit_row, row, usage_row
+from .._emit import PHASE, as_object, emit_row, row, usage_row
 
 __all__ = ["make_handler", "usage_from_langchain"]
 
@@ -23,8 +23,8 @@ def usage_from_langchain(
     """A usage row from LangChain ``usage_metadata`` (None when the model reported none)."""
     if not isinstance(meta, dict):
         return None
-    inp = meta.get("input_token_details") if isinstance(meta.get("input_token_details"), dict) else {}
-    out = meta.get("output_token_details") if isinstance(meta.get("output_token_details"), dict) else {}
+    inp = as_object(meta.get("input_token_details"))
+    out = as_object(meta.get("output_token_details"))
     return usage_row(
         "langgraph",
         model=model,

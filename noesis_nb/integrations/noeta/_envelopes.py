@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from .._emit import PHASE, Row, row, usage_row
+from .._emit import PHASE, Row, as_object, row, usage_row
 
 __all__ = ["NoetaFolder", "noeta_rows", "noeta_usage"]
 
@@ -81,14 +81,14 @@ class NoetaFolder:
     """Feed envelope dicts in commit order; remembers each LLM call's model for its usage row."""
 
     def __init__(self) -> None:
-        self.models: dict[str, str] = {}
+        self.models: dict[object, str | None] = {}  # call_id (as sent) -> the model its request named
         self.provider: str | None = None
         self.approvals: dict[str, dict[str, Any]] = {}  # call_id → ToolCallApprovalRequested payload
         self.failure: str | None = None
 
     def feed(self, envelope: dict[str, Any]) -> list[Row]:
         kind = str(envelope.get("type") or "?")
-        data = envelope.get("payload") if isinstance(envelope.get("payload"), dict) else {}
+        data = as_object(envelope.get("payload"))
         shown = {k: data[k] for k in _SHOWN if data.get(k) is not None}
         if kind == "ModelBound":
             self.provider = data.get("provider") or self.provider
