@@ -65,14 +65,29 @@ def unload_ipython_extension(ipython: Any) -> None:
 import_module("noesis_nb.runtime.presenter").set_loader(lambda: import_module("noesis_nb.widgets"))
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .frames import events_df as events_df, runs_df as runs_df, tools_df as tools_df, usage_df as usage_df
+    from .frames import events_df as events_df
+    from .frames import runs_df as runs_df
+    from .frames import tools_df as tools_df
+    from .frames import usage_df as usage_df
     from .runtime.api import (
         approve_draft as approve_draft,
+    )
+    from .runtime.api import (
         reject_draft as reject_draft,
+    )
+    from .runtime.api import (
         resume_run as resume_run,
+    )
+    from .runtime.api import (
         resume_run_async as resume_run_async,
+    )
+    from .runtime.api import (
         solve as solve,
+    )
+    from .runtime.api import (
         solve_async as solve_async,
+    )
+    from .runtime.api import (
         start as start,
     )
     from .runtime.context import EpisodeContext as EpisodeContext
@@ -80,4 +95,5 @@ if TYPE_CHECKING:  # pragma: no cover
     from .runtime.gate import PendingApproval as PendingApproval
     from .runtime.handle import EpisodeHandle as EpisodeHandle
     from .store import list_runs as list_runs
-    from .widgets import EpisodeView as EpisodeView, show as show
+    from .widgets import EpisodeView as EpisodeView
+    from .widgets import show as show
