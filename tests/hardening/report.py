@@ -6,4 +6,4 @@ FIGURES: list[tuple[str, dict[str, object]]] = []
 
 
 def figures(title: str, values: dict[str, object]) -> None:
-    FIGURES.append((title, dict(values)))
+    FIGURES.append((title, values))  # printed at the end of the run: a caller may keep counting into ``values``
