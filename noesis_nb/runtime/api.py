@@ -19,7 +19,7 @@ from .handle import EpisodeHandle
 from .recorder import Recorder
 from .registry import forget, live_handles, register
 from .resolve import resolve_using
-from .resume import NothingToResume, paused_on, resume_from_disk
+from .resume import NothingToResume, ResumeReport, paused_on, resume_from_disk
 
 __all__ = [
     "start",
@@ -247,15 +247,7 @@ async def resume_run_async(
     secrets: dict[str, Any] | None = None,
 ) -> str:
     """Continue a run from what its directory holds (see ``resume_run``); returns the episode id."""
-
-    with supply_secrets(secrets):
-        report = await resume_from_disk(
-            find_run_dir(episode_id, runs_dir),
-            checkpoint_id=checkpoint_id,
-            using=using,
-            tools=tools,
-            unknown_outcome=unknown_outcome,
-        )
+    report = await _resume(episode_id, checkpoint_id, runs_dir, using, tools, unknown_outcome, secrets)
     _tell(report)
     return report.episode_id
 
@@ -278,19 +270,28 @@ def resume_run(
     draft whose dispatch was cut off before its result was recorded. ``secrets`` gives back, by payload
     path (``{"kwargs.auth": "…"}``), values the stored draft has redacted (the error names each path).
     """
-
-    with supply_secrets(secrets):
-        report = run_sync(
-            resume_from_disk(
-                find_run_dir(episode_id, runs_dir),
-                checkpoint_id=checkpoint_id,
-                using=using,
-                tools=tools,
-                unknown_outcome=unknown_outcome,
-            )
-        )
+    report = run_sync(_resume(episode_id, checkpoint_id, runs_dir, using, tools, unknown_outcome, secrets))
     _tell(report)
     return report.episode_id
+
+
+async def _resume(
+    episode_id: str | os.PathLike[str],
+    checkpoint_id: str | None,
+    runs_dir: Any,
+    using: Any,
+    tools: dict[str, Any] | None,
+    unknown_outcome: str | None,
+    secrets: dict[str, Any] | None,
+) -> ResumeReport:
+    with supply_secrets(secrets):
+        return await resume_from_disk(
+            find_run_dir(episode_id, runs_dir),
+            checkpoint_id=checkpoint_id,
+            using=using,
+            tools=tools,
+            unknown_outcome=unknown_outcome,
+        )
 
 
 def _tell(report: Any) -> None:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ulid import ULID
 
 from .. import tools as tc
-from ..errors import DecisionFileError, EpisodeStateError, InvalidOptionError, RunSealedError, ToolRejected
+from ..errors import EpisodeStateError, InvalidOptionError, ToolRejected
 from ..store import now_iso
 from ..store.phases import VERB_MINIMA, missing_verb_minimum
 from ..store.vocab import MODEL_CALL, TOKEN_FIELDS, TOOL_REJECTED_GOVERNANCE
@@ -355,29 +355,13 @@ def _persist_now(episode: Episode, pending: PendingApproval, approve: bool, appr
 
 
 async def _wait(episode: Episode, draft_id: str, future: asyncio.Future[Any]) -> Decision:
-    """Wait for the gate, and notice a decision file another program wrote.
-
-    A malformed decision file is reported (``handle.problems``, the view) and the wait goes on:
-    a valid decision, from any source, still settles the draft.
-    """
-
+    """Wait for the gate, and notice a decision file another program wrote (``Episode.await_decision``)."""
     repos = tool_repositories(episode.recorder.run_dir)
-    while True:
-        try:
-            return await asyncio.wait_for(asyncio.shield(future), timeout=episode.options.decision_poll_s)
-        except TimeoutError:
-            if episode.recorder.writer.check_disk():
-                raise RunSealedError(
-                    f"run {episode.recorder.episode_id} was sealed on disk by another program while "
-                    "it waited for a decision; this episode stops writing"
-                ) from None
-            try:
-                record = repos.approvals.get(None, draft_id)
-            except DecisionFileError as exc:
-                episode.report(f"{exc} Still waiting for a decision.")
-                continue
-            if record is not None:
-                episode.gate.settle_from_disk(draft_id, record)
+    found = await episode.await_decision(future, lambda: repos.approvals.get(None, draft_id))
+    if not future.done():  # decided by another program: settle the gate with it
+        episode.gate.settle_from_disk(draft_id, found)
+    decision: Decision = await future
+    return decision
 
 
 async def _ask_policy(policy: Any, pending: PendingApproval) -> tuple[bool, str | None] | None:

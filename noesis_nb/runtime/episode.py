@@ -240,6 +240,16 @@ class Episode:
 
     async def _wait_for_veto_decision(self, future: asyncio.Future[dict[str, Any]], checkpoint_id: str) -> dict[str, Any]:
         """Wait for a click/handle decision, or a ``decision.json`` another process wrote; returns that record."""
+        found = await self.await_decision(future, lambda: read_veto_decision(self.recorder.run_dir, checkpoint_id))
+        return future.result() if future.done() else found
+
+    async def await_decision(self, future: asyncio.Future[Any], poll: Callable[[], Any]) -> Any:
+        """Wait for ``future`` (a click, a handle call) while looking at the disk every ``decision_poll_s``.
+
+        ``poll()`` returns a decision another process wrote (the wait ends with it) or None. A malformed
+        decision file is reported (``handle.problems``, the view) and the wait goes on; a run sealed on
+        disk by another program ends it with RunSealedError.
+        """
         while True:
             try:
                 return await asyncio.wait_for(asyncio.shield(future), timeout=self.options.decision_poll_s)
@@ -250,12 +260,12 @@ class Episode:
                         "it waited for a decision; this episode stops writing"
                     ) from None
                 try:
-                    decided = read_veto_decision(self.recorder.run_dir, checkpoint_id)
+                    found = poll()
                 except DecisionFileError as exc:
-                    self.report(str(exc))
+                    self.report(f"{exc} Still waiting for a decision.")
                     continue
-                if decided is not None:
-                    return decided
+                if found is not None:
+                    return found
 
     def decide_veto(self, override: bool, approver_id: str, reason: str | None) -> bool:
         """A human overrides (True) or upholds (False) a paused veto; thread-safe. False if nothing waits."""

@@ -71,6 +71,11 @@ class _ResumeChain:
         return self.tail
 
 
+def _request_events(rec: Recorder, request_id: str) -> list[dict[str, Any]]:
+    """The events of one tool request, in order."""
+    return [e for e in rec.events if isinstance(e.get("payload"), dict) and e["payload"].get("request_id") == request_id]
+
+
 def dispatched(rec: Recorder, draft_id: str) -> bool:
     """True when the draft was handed to its tool (claimed or executed)."""
 
@@ -269,9 +274,7 @@ def open_interrupted_pause(rec: Recorder, pause: Pause | None) -> Pause | None:
     if not waiting:
         return None
     prepared = min(waiting, key=lambda p: first_seen[p.request_id])
-    request_events = [
-        e for e in rec.events if isinstance(e.get("payload"), dict) and e["payload"].get("request_id") == prepared.request_id
-    ]
+    request_events = _request_events(rec, prepared.request_id)
     pending = next((e for e in request_events if e["payload"].get("event_name") == names.TOOL_APPROVAL_PENDING), None)
     if pending is None:
         pending = rec.emit(
@@ -305,9 +308,7 @@ def process_lost(rec: Recorder) -> None:
             continue
         if not executions.claim_path(prepared.key).exists():
             continue
-        request = [
-            e for e in rec.events if isinstance(e.get("payload"), dict) and e["payload"].get("request_id") == prepared.request_id
-        ]
+        request = _request_events(rec, prepared.request_id)
         if any(e["payload"].get("event_name") == names.TOOL_EXECUTION_OUTCOME_UNKNOWN for e in request):
             continue
         rec.emit(

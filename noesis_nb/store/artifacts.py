@@ -104,8 +104,9 @@ def write_manifest(run_dir: Path, episode_id: str) -> dict[str, Any]:
     return manifest
 
 
-def _regular_files(run_dir: Path) -> list[Path]:
-    """Regular files below ``run_dir``, walking folders without following any link."""
+def _regular_files(run_dir: Path, *, hidden_folders: bool = False) -> list[Path]:
+    """Regular files below ``run_dir``, sorted, walking folders without following any link
+    (folders whose name starts with ``.`` only with ``hidden_folders``)."""
     out: list[Path] = []
     stack = [run_dir]
     while stack:
@@ -118,7 +119,7 @@ def _regular_files(run_dir: Path) -> list[Path]:
             if entry.is_symlink():
                 continue
             if entry.is_dir(follow_symlinks=False):
-                if not entry.name.startswith("."):
+                if hidden_folders or not entry.name.startswith("."):
                     stack.append(Path(entry.path))
             elif entry.is_file(follow_symlinks=False):
                 out.append(Path(entry.path))
@@ -136,33 +137,13 @@ def sweep_transients(run_dir: Path) -> list[str]:
     before sealing, when nobody else can be writing. Returns the names removed."""
     run_dir = Path(run_dir)
     removed = []
-    for path in _all_files(run_dir):
+    for path in _regular_files(run_dir, hidden_folders=True):
         name = path.name
         ours = (name.startswith(".") and (name.endswith(".tmp") or name.endswith(".new"))) or path.suffix in {".claim", ".lock"}
         if ours and name != ".owner.lock":
             path.unlink(missing_ok=True)
             removed.append(path.relative_to(run_dir).as_posix())
     return removed
-
-
-def _all_files(run_dir: Path) -> list[Path]:
-    """Every regular file below ``run_dir`` (hidden ones too), never following a link."""
-    out: list[Path] = []
-    stack = [run_dir]
-    while stack:
-        folder = stack.pop()
-        try:
-            entries = list(os.scandir(folder))
-        except OSError:
-            continue
-        for entry in entries:
-            if entry.is_symlink():
-                continue
-            if entry.is_dir(follow_symlinks=False):
-                stack.append(Path(entry.path))
-            elif entry.is_file(follow_symlinks=False):
-                out.append(Path(entry.path))
-    return out
 
 
 @dataclass
