@@ -16,6 +16,7 @@ from typing import Any
 
 import orjson
 
+from ..runtime.gate import PendingApproval
 from ..secrets import shown
 from ..store.vocab import RUN_CHECKPOINT, RUN_INTERRUPT, TOOL_APPROVAL_PENDING
 
@@ -239,19 +240,17 @@ def counts_html(total: int, shown: int, counts: Mapping[str, int], flags: Mappin
     return f'<div style="color:#6e7781;font-size:12px">{more} · {by_phase} {marks} · full log in events.jsonl</div>'
 
 
-def pending_html(p: Any) -> str:
+def pending_html(p: PendingApproval) -> str:
     """The card body of one pending draft: tool, effect, risk, command line or payload, fingerprint."""
-    command = shown(getattr(p, "command_line", None))
-    payload = shown(_dumps(getattr(p, "redacted_payload", {}) or {}, pretty=True))
+    command = shown(p.command_line) if p.command_line else None
+    payload = shown(_dumps(p.redacted_payload or {}, pretty=True))
     body = f"<code>$ {esc(command)}</code>" if command else f"<pre style='margin:0'>{esc(payload)}</pre>"
-    risk = str(getattr(p, "risk_tier", "?"))
-    risk_colour = {"high": "#cf222e", "critical": "#cf222e", "medium": "#9a6700"}.get(risk, "#57606a")
-    impact = getattr(p, "impact_hash", None)
+    risk_colour = {"high": "#cf222e", "critical": "#cf222e", "medium": "#9a6700"}.get(p.risk_tier, "#57606a")
     return (
-        f"<div><b>‖ {esc(getattr(p, 'tool', '?'))}</b> wants approval · effect <b>{esc(getattr(p, 'effect_kind', '?'))}</b>"
-        f' · risk <b style="color:{risk_colour}">{esc(risk)}</b> · {esc(getattr(p, "protocol", ""))}<br>{body}<br>'
-        f'<span style="color:#6e7781;font-size:11px">draft {esc(getattr(p, "draft_id", ""))} · fingerprint '
-        f"{esc(getattr(p, 'fingerprint', ''))}" + (f" · impact {esc(impact)}" if impact else "") + "</span></div>"
+        f"<div><b>‖ {esc(p.tool)}</b> wants approval · effect <b>{esc(p.effect_kind)}</b>"
+        f' · risk <b style="color:{risk_colour}">{esc(p.risk_tier)}</b> · {esc(p.protocol)}<br>{body}<br>'
+        f'<span style="color:#6e7781;font-size:11px">draft {esc(p.draft_id)} · fingerprint '
+        f"{esc(p.fingerprint)}" + (f" · impact {esc(p.impact_hash)}" if p.impact_hash else "") + "</span></div>"
     )
 
 
