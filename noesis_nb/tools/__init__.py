@@ -13,17 +13,15 @@ Code written for Noēsis runs after changing only its imports:
     noesis.usecases.tool_invocation               noesis_nb.tools.usecases  (or noesis_nb.tools)
     noesis.usecases.tool_invocation.ports         noesis_nb.tools.ports     (or noesis_nb.tools)
 
-The use cases take the Noēsis keywords (``request=``, ``normalizer``, ``authenticator``,
-``authorizer``, ``candidate_emitter``, ``event_recorder``, ``preflight``; ``idempotency_store``,
-``dispatch``) as well as the noesis_nb ones (positional invocation, ``emit``, ``dispatcher``,
-``authn``, ``authz``, ``emit_candidate``, ``idempotency_repository``); see ``usecases``. The
-file repositories implement the Noēsis repository and idempotency-store ports. Differences:
+The use cases take each port under its Noēsis name or its noesis_nb name (the table is in
+``usecases``; the port protocols in ``ports``). The file repositories implement the Noēsis
+repository and idempotency-store ports. Differences:
 ``ToolProtocol.PYTHON`` and the ``x-callable``/``reason``/``decided_at`` keys are additions;
 a write effect without a ``preflight`` port gets ``default_preflight``; secrets are redacted
 before anything is stored, so the candidate emitter sees the stored (redacted) payload and only
-the dispatch port sees real values; a draft executes at most once (``executions/``). A process that did
-not prepare a draft gets its
-redacted values back through ``secrets=`` / ``supply_secrets`` (see ``secret_supply``).
+the dispatch port sees real values; a draft executes at most once (``executions/``). A process
+that did not prepare a draft gets its redacted values back through ``secrets=`` /
+``supply_secrets`` (see ``secret_supply``).
 """
 
 from . import codes, domain, events
