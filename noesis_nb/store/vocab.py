@@ -2,10 +2,27 @@
 
 from __future__ import annotations
 
+from enum import Enum
+
+class Status(str, Enum):
+    """A run's status, as every reader reports it (a ``str``, so it compares equal to its value)."""
+
+    RUNNING = "running"
+    PAUSED = "paused"
+    OK = "ok"
+    ERROR = "error"
+    VETOED = "vetoed"
+    CANCELLED = "cancelled"
+
+    @property
+    def terminal(self) -> bool:
+        return self.value in TERMINAL_STATUSES
+
+
 #: a run that ended: sealed, or being sealed
-TERMINAL_STATUSES = frozenset({"ok", "error", "vetoed", "cancelled"})
+TERMINAL_STATUSES = frozenset({Status.OK.value, Status.ERROR.value, Status.VETOED.value, Status.CANCELLED.value})
 #: every status a run can report
-STATUSES = ("running", "paused", *sorted(TERMINAL_STATUSES))
+STATUSES = tuple(status.value for status in Status)
 
 RUN_INTERRUPT = "run.interrupt"
 RUN_CHECKPOINT = "run.checkpoint"
@@ -65,4 +82,4 @@ def failed(status: str) -> bool:
     return status in TERMINAL_STATUSES and status != "ok"
 
 
-__all__ = [name for name in dir() if name.isupper()] + ["final_outcome", "state_status", "failed"]
+__all__ = [name for name in dir() if name.isupper()] + ["Status", "final_outcome", "state_status", "failed"]
