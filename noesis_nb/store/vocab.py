@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from enum import Enum
 
+
 class Status(str, Enum):
     """A run's status, as every reader reports it (a ``str``, so it compares equal to its value)."""
 
