@@ -67,7 +67,7 @@ class FrameMemo:
     same too: a shallow copy is returned instead of assembling it again.
     """
 
-    def __init__(self, size: int = 4):
+    def __init__(self, size: int = 16):
         self.size = size
         self._items: list[tuple[Key, Parts, Any]] = []
         self._lock = threading.Lock()

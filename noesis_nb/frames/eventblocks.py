@@ -9,9 +9,7 @@ and assembling a frame from cached runs is slicing and concatenating arrays, not
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -23,27 +21,16 @@ from .cache import CACHE, MEMO
 from .columns import Column
 from .eventbatch import EVENT_KINDS, Batch
 from .fs import BadFile, prefetch_remote
+from .gcpause import gc_paused
 from .problems import LoadProblem, Problems
 from .progress import progress
 from .rowsource import read_run_source, source_column
 from .source import RunRef
 
-__all__ = ["EVENT_KINDS", "load_events", "EventColumns", "gc_paused"]
+__all__ = ["EVENT_KINDS", "load_events", "EventColumns"]
 
 _BATCH_ROWS = 1024  # sealing small batches keeps the values hot in cache (measured: ~25% faster than 32k)
 _NO_EVENTS: tuple[None, int, int] = (None, 0, 0)
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Pause the cyclic GC while building millions of acyclic dicts (it would rescan them repeatedly)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 class EventColumns:
@@ -97,9 +84,10 @@ def load_events(
         try:
             for ref, path in progress(list(zip(refs, paths)), show_progress, "events"):
                 key = ("events", ref.fs.protocol, path, extras_key)
+                named_by = _source_stamp(ref)  # taken before reading: a change while reading shows next time
                 if use_cache:
                     stamp = ref.stat_events(path)
-                    hit = CACHE.get(key, stamp) if stamp is not None else None
+                    hit = CACHE.get(key, (stamp, named_by)) if stamp is not None else None
                     if hit is not None:
                         segment, cached_problems, source, named = hit
                         per_run.append(cached_problems)
@@ -117,7 +105,7 @@ def load_events(
                     systems.append(())
                     stamp = ref.fs.stat(path)
                     if use_cache and run_problems and stamp is not None:  # an unreadable file: keep its report
-                        CACHE.put(key, stamp, (_NO_EVENTS, run_problems, source, ()))
+                        CACHE.put(key, (stamp, named_by), (_NO_EVENTS, run_problems, source, ()))
                     continue
                 data, stamp = got
                 url = ref.fs.url(path)
@@ -137,7 +125,7 @@ def load_events(
                 segment = (batch, start, stop)
                 segments.append(segment)
                 if use_cache:
-                    CACHE.put(key, stamp, (segment, run_problems, source, named), rows=stop - start)
+                    CACHE.put(key, (stamp, named_by), (segment, run_problems, source, named), rows=stop - start)
                 if batch.rows >= _BATCH_ROWS:
                     batch.seal()
                     batch = Batch(extras)
@@ -154,6 +142,12 @@ def load_events(
         if use_cache:
             MEMO.put(memo_key, tuple(segments), loaded)
         return loaded
+
+
+def _source_stamp(ref: RunRef) -> tuple[str, Any]:
+    """Which document names the run's source (``rowsource``) and its stat: the cached source is redone when it changes."""
+    summary = ref.fs.stat(ref.file("summary.json"))
+    return ("summary.json", summary) if summary is not None else ("state.json", ref.fs.stat(ref.file("state.json")))
 
 
 def _read_events(ref: RunRef, path: str, run_problems: list[LoadProblem]) -> tuple[bytes, Any] | None:

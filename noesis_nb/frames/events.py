@@ -10,12 +10,14 @@ import pandas as pd
 
 from .columns import EVENT_COLUMNS, Column, check_columns
 from .eventblocks import load_events
+from .gcpause import without_gc
 from .problems import Problems
 from .source import Source, episode_filter, resolve_source
 
 __all__ = ["events_df"]
 
 
+@without_gc
 def events_df(
     source: Source = None,
     *,

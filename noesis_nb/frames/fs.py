@@ -15,7 +15,7 @@ from typing import Any, Protocol, TypeVar
 from ..store.runfiles import UnreadableRunFile as BadFile
 from ..store.runfiles import list_dir, read_file
 
-__all__ = ["LocalFS", "RemoteFS", "RunFS", "open_remote", "prefetch_remote", "Stat", "BadFile"]
+__all__ = ["LocalFS", "RemoteFS", "RunFS", "open_remote", "prefetch_remote", "dir_stamp", "local_unchanged", "Stat", "BadFile"]
 
 Stat = tuple[int, int | str]  # (size, mtime_ns) locally; (size, ETag/LastModified as text) remotely
 _MARKERS = ("events.jsonl", "summary.json", "state.json")
@@ -182,3 +182,25 @@ def prefetch_remote(refs: Iterable[_Ref], paths_of: Callable[[_Ref], Iterable[st
             remote.setdefault(id(ref.fs), (ref.fs, []))[1].extend(paths_of(ref))
     for fs, wanted in remote.values():
         fs.prefetch(wanted)
+
+
+def dir_stamp(fs: RunFS, folder: str, listing: list[str] | None) -> Stat | tuple[str, ...] | None:
+    """A folder's change marker: its mtime locally (adding or renaming a file changes it), its listing remotely."""
+    if fs.protocol == "file":
+        return fs.stat(folder)
+    return tuple(sorted(fs.listdir(folder) if listing is None else listing))
+
+
+def local_unchanged(stamps: Iterable[tuple[str, Any]]) -> bool:
+    """Whether each local (path, (size, mtime_ns) or None) still holds; stops at the first change."""
+    stat = os.stat
+    for path, expected in stamps:
+        try:
+            st = stat(path)
+        except (FileNotFoundError, NotADirectoryError):
+            if expected is not None:
+                return False
+            continue
+        if expected is None or (st.st_size, st.st_mtime_ns) != expected:
+            return False
+    return True

@@ -4,7 +4,8 @@ A run's source is its ``tags.source`` when that names an integration, else ``noe
 its document carries the ``x-noesis_nb`` extension (the engine writes it), else ``noesis``. The
 document is ``summary.json``, or ``state.json`` (``episode.tags``) while there is no summary.
 ``state.json`` holds the tags before the first event and the summary copies them, so a run's
-source never changes: the events frame caches it with the run's events.
+source does not change unless someone edits those documents: the events frame caches it with
+the run's events, stamped with the document's stat.
 An event's source is its ``payload.source`` when that names an integration, else its run's:
 other values (Noēsis' plan events say ``"planner.minimal"``) are not systems.
 """

@@ -9,6 +9,7 @@ within one UTC day (then the per-model sums price exactly as the calls would).
 
 from __future__ import annotations
 
+import os
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal, NotRequired, TypedDict
 
@@ -18,14 +19,14 @@ from ..store.eventlog import parse_lines
 from ..store.layout import PREPARED_DIRS
 from ..store.status import run_status
 from .coerce import obj
-from .fs import BadFile, RunFS, Stat
+from .fs import BadFile, Stat, dir_stamp, local_unchanged
 from .problems import LoadProblem
 from .shapes import FINAL, MANIFEST, STATE, SUMMARY, Spec, check
 from .source import RunRef
 from .usage import MODEL_CALL, scan_model_calls
 from .values import describe, is_time
 
-__all__ = ["read_run", "run_stamp", "calls_from_events", "RunRecord", "ToolCounts", "Call", "PARTS"]
+__all__ = ["read_run", "run_stamp", "run_unchanged", "calls_from_events", "RunRecord", "ToolCounts", "Call", "PARTS"]
 
 _TAIL = 16384
 PARTS = (
@@ -59,7 +60,7 @@ class RunRecord(TypedDict):
     calls_from: Literal["summary", "events"]
     tools: ToolCounts
     tool_requests: int | None
-    stamp: dict[str, Any]  # file name -> its change marker (see ``run_stamp``)
+    stamp: dict[str, Any]  # file name (a folder's ends with "/") -> its change marker (see ``run_stamp``)
     problems: list[LoadProblem]
     manifest_clean: bool  # the manifest's fields all fit their shape
     known_sizes: dict[str, int]  # sizes of the run's top-level files, from their stat
@@ -289,7 +290,7 @@ def _first_event(line: bytes) -> dict[str, Any] | None:
 def _tools(ref: RunRef, stamp: dict[str, Any], problems: list[LoadProblem], *, sealed: bool) -> ToolCounts:
     """Draft counts from ``tool_invocations/`` listings; pending = undecided, unexecuted drafts still pending_approval."""
     if not sealed and not _listing(ref, ("tool_invocations",), stamp, problems, keep=False):
-        stamp["tool_invocations"] = None
+        stamp["tool_invocations/"] = None
         return {"drafts": 0, "pending": 0, "present": False}
     where: dict[str, tuple[str, ...]] = {}  # draft -> its folder (Noēsis' prepared/, or the python extension folder)
     for sub in PREPARED_DIRS:
@@ -303,10 +304,14 @@ def _tools(ref: RunRef, stamp: dict[str, Any], problems: list[LoadProblem], *, s
     pending = 0
     undecided = names["prepared"] - names["approvals"] - names["executions"]
     for draft in sorted(undecided):
+        parts = (*where[draft], draft + ".json")
+        name = "/".join(parts)
         try:
-            got = ref.read(*where[draft], draft + ".json")
+            got = ref.read(*parts)
+            stamp[name] = got[1] if got else None  # its content decides: an edit in place must show
             doc = orjson.loads(got[0]) if got else None
         except (BadFile, orjson.JSONDecodeError):  # tools_df reports the record itself
+            stamp.setdefault(name, ref.fs.stat(ref.file(*parts)))
             doc = None
         if isinstance(doc, dict) and doc.get("status") == "pending_approval":
             pending += 1
@@ -324,8 +329,24 @@ def _listing(
         problems.append(LoadProblem(ref.fs.url(folder), None, f"{exc.reason}; its tool records are not read"))
         listing = []
     if keep:
-        stamp["/".join(parts)] = _dir_stamp(ref.fs, folder, listing)
+        stamp["/".join(parts) + "/"] = dir_stamp(ref.fs, folder, listing)  # a folder: its key ends with "/"
     return listing
+
+
+def run_unchanged(ref: RunRef, stamp: dict[str, Any]) -> bool:
+    """Whether every file and folder a cached record was built from still has its stamp (early exit on the first change).
+
+    Every one is looked at, not only the documents a seal rewrites: an edit in place of a sealed
+    run's state or final changes neither the folder nor the other files, and must show.
+    """
+    if ref.fs.protocol != "file":
+        return run_stamp(ref, list(stamp)) == stamp
+    base = ref.path + os.sep
+    if "events.jsonl" in stamp and ref.events_stat is not None:  # taken while listing the root
+        if ref.events_stat != stamp["events.jsonl"]:
+            return False
+        return local_unchanged((ref.path if n == "." else base + n, v) for n, v in stamp.items() if n != "events.jsonl")
+    return local_unchanged((ref.path if n == "." else base + n, v) for n, v in stamp.items())
 
 
 def run_stamp(ref: RunRef, names: list[str]) -> dict[str, Any]:
@@ -337,12 +358,5 @@ def run_stamp(ref: RunRef, names: list[str]) -> dict[str, Any]:
         if name == "events.jsonl":
             out[name] = ref.stat_events(path)
         else:
-            out[name] = _dir_stamp(fs, path, None) if name.startswith("tool_invocations/") else fs.stat(path)
+            out[name] = dir_stamp(fs, path.rstrip("/"), None) if name.endswith("/") else fs.stat(path)
     return out
-
-
-def _dir_stamp(fs: RunFS, folder: str, listing: list[str] | None) -> Stat | tuple[str, ...] | None:
-    """A folder's change marker: its mtime locally (adding a file changes it), its listing remotely."""
-    if fs.protocol == "file":
-        return fs.stat(folder)
-    return tuple(sorted(fs.listdir(folder) if listing is None else listing))

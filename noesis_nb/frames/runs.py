@@ -15,11 +15,11 @@ from . import _arrays
 from .cache import CACHE, MEMO
 from .coerce import Report, clean_row, obj
 from .columns import RUN_COLUMNS, TOKEN_COLUMNS, Column, check_columns
-from .eventblocks import gc_paused
-from .fs import BadFile, prefetch_remote
+from .fs import BadFile, dir_stamp, prefetch_remote
+from .gcpause import gc_paused, without_gc
 from .problems import LoadProblem, Problems
 from .progress import progress as _progress
-from .runrecord import RunRecord, calls_from_events, read_run, run_stamp
+from .runrecord import RunRecord, calls_from_events, read_run, run_unchanged
 from .runusage import run_usage, sums_hide_priced_parts
 from .source import RunRef, Source, episode_filter, resolve_source
 from .values import safe_name
@@ -29,6 +29,7 @@ __all__ = ["runs_df"]
 _ROW_COLUMNS = {k: v for k, v in RUN_COLUMNS.items() if k not in ("model_calls", "cost_usd", "priced", *TOKEN_COLUMNS)}
 
 
+@without_gc
 def runs_df(
     source: Source = None,
     *,
@@ -93,11 +94,11 @@ def _record(ref: RunRef, problems: Problems, use_cache: bool, verify: str) -> Ru
         if hit is not None:
             record: RunRecord  # the cache holds several kinds of value; this key's is what the put below stores
             stamp, record, run_problems = hit
-            if run_stamp(ref, list(stamp)) == stamp:
+            if run_unchanged(ref, stamp):
                 problems.extend(run_problems)
                 return record
     record, stamp, run_problems = read_run(ref, strict=problems.strict)
-    ok = _manifest_ok(ref, record["manifest"], verify, record["known_sizes"], run_problems)
+    ok = _manifest_ok(ref, record["manifest"], verify, record["known_sizes"], run_problems, stamp)
     record["manifest_ok"] = ok and record["manifest_clean"] if ok is not None else None
     record["row"] = _checked_row(record, run_problems)
     problems.extend(run_problems)
@@ -131,13 +132,19 @@ def _checked_row(record: RunRecord, run_problems: list[LoadProblem]) -> dict[str
 
 
 def _manifest_ok(
-    ref: RunRef, manifest: dict[str, Any] | None, verify: str, known: dict[str, int], problems: list[LoadProblem]
+    ref: RunRef,
+    manifest: dict[str, Any] | None,
+    verify: str,
+    known: dict[str, int],
+    problems: list[LoadProblem],
+    stamp: dict[str, Any],
 ) -> bool | None:
     """None without a manifest; False when a listed file is missing or has another size (or hash), each one reported.
 
     ``quick``: every listed file exists (one listing per folder) and every top-level file has
     its listed size; ``size``: every listed file's size; ``hash``: re-hash them (local runs).
     Malformed entries were reported when the manifest was read (``shapes.MANIFEST``) and fail it.
+    ``stamp`` gets each folder listed and file looked at, so a cached verdict is redone when one changes.
     """
     if manifest is None:
         return None
@@ -149,6 +156,10 @@ def _manifest_ok(
         return ref.fs.url(ref.file(*name.split("/")))
 
     if verify == "hash" and ref.fs.protocol == "file":
+        for entry in files:
+            name = entry.get("name") if isinstance(entry, dict) else None
+            if isinstance(name, str) and safe_name(name) and name not in stamp:
+                stamp[name] = ref.fs.stat(ref.file(*name.split("/")))
         checked = verify_manifest(Path(ref.path))
         problems.extend(
             LoadProblem(where(name) if safe_name(name) else ref.fs.url(ref.file("manifest.json")), None, reason)
@@ -173,12 +184,14 @@ def _manifest_ok(
                         LoadProblem(where(folder), None, f"{exc.reason}; the files manifest.json lists in it are not checked")
                     )
                     listings[folder] = set()
+                stamp.setdefault(folder + "/", dir_stamp(ref.fs, ref.file(*folder.split("/")), sorted(listings[folder])))
             if base not in listings[folder]:
                 problems.append(LoadProblem(where(name), None, "listed in manifest.json but missing"))
                 ok = False
             continue
         if size is None:
             stat = ref.fs.stat(ref.file(*name.split("/")))
+            stamp.setdefault(name, stat)
             if stat is None:
                 problems.append(LoadProblem(where(name), None, "listed in manifest.json but missing"))
                 ok = False

@@ -10,7 +10,6 @@ from __future__ import annotations
 import glob as _glob
 import os
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -26,13 +25,27 @@ Source = str | os.PathLike[str] | Iterable[str | os.PathLike[str]] | None
 _LOCAL = LocalFS()
 
 
-@dataclass(frozen=True)
 class RunRef:
-    """One run directory and the file system it lives on."""
+    """One run directory and the file system it lives on (equal and hashed by file system and path).
 
-    fs: RunFS
-    path: str
-    events_stat: Stat | None = field(default=None, compare=False)  # (size, mtime_ns) of events.jsonl seen while listing
+    A plain slotted class: a root of 100,000 runs builds 100,000 of these on every load.
+    """
+
+    __slots__ = ("fs", "path", "events_stat")
+
+    def __init__(self, fs: RunFS, path: str, events_stat: Stat | None = None):
+        self.fs = fs
+        self.path = path
+        self.events_stat = events_stat  # (size, mtime_ns) of events.jsonl seen while listing
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, RunRef) and other.fs is self.fs and other.path == self.path
+
+    def __hash__(self) -> int:
+        return hash((id(self.fs), self.path))
+
+    def __repr__(self) -> str:
+        return f"RunRef({self.path!r})"
 
     def stat_events(self, path: str) -> Stat | None:
         """The stat of this run's events.jsonl, reusing the one taken while listing the root."""
@@ -171,7 +184,8 @@ def _resolve_one(item: Any, storage_options: dict[str, Any] | None, remotes: dic
 
 
 def _local_dir(path: str) -> list[RunRef]:
-    return [RunRef(_LOCAL, p, None if st is None else (st.st_size, st.st_mtime_ns)) for p, st in scan_run_dirs_with_stats(path)]
+    local = _LOCAL
+    return [RunRef(local, p, None if st is None else (st.st_size, st.st_mtime_ns)) for p, st in scan_run_dirs_with_stats(path)]
 
 
 def _resolve_remote(url: str, storage_options: dict[str, Any] | None, remotes: dict[tuple[str, str], RemoteFS]) -> list[RunRef]:

@@ -22,11 +22,13 @@ from ..store.vocab import (
     TOOL_REQUESTED,
 )
 from . import _arrays
+from .cache import CACHE, MEMO
 from .coerce import Report, clean_row, obj
 from .columns import TOOL_COLUMNS, Column, check_columns
-from .eventblocks import load_events
-from .fs import BadFile, prefetch_remote
-from .problems import Problems
+from .eventblocks import EventColumns, load_events
+from .fs import BadFile, dir_stamp, local_unchanged, prefetch_remote
+from .gcpause import without_gc
+from .problems import LoadProblem, Problems
 from .shapes import APPROVAL, EXECUTION, PREPARED, check
 from .source import RunRef, Source, episode_filter, resolve_source
 from .values import RULES, describe
@@ -70,26 +72,36 @@ def _record_files(ref: RunRef) -> list[str]:
     return out
 
 
-def _records(ref: RunRef, kind: str, problems: Problems, urls: dict[str, str] | None = None) -> dict[str, dict[str, Any]]:
+def _records(
+    ref: RunRef, kind: str, problems: Problems, stamps: dict[str, Any], urls: dict[str, str] | None = None
+) -> dict[str, dict[str, Any]]:
     """Records of one kind by draft id (``urls``, when given, gets where each was read).
 
+    ``stamps`` gets the change marker of every folder listed and file read (the run's cache stamp).
     An unreadable folder or record, or a field of the wrong kind, is reported with its own file.
     """
     fs = ref.fs
     found = []
     for parts in _folders(kind):
+        folder = ref.file(*parts)
         try:
-            found += [(name, parts) for name in ref.listdir(*parts) if name.endswith(".json")]
+            names = ref.listdir(*parts)
         except BadFile as exc:
-            problems.add(fs.url(ref.file(*parts)), f"{exc.reason}; its tool records are not read")
+            problems.add(fs.url(folder), f"{exc.reason}; its tool records are not read")
+            names = []
+        stamps[folder] = dir_stamp(fs, folder, names)
+        found += [(name, parts) for name in names if name.endswith(".json")]
     out = {}
     for name, parts in sorted(found):
-        url = fs.url(ref.file(*parts, name))
+        path = ref.file(*parts, name)
+        url = fs.url(path)
         try:
             got = ref.read(*parts, name)
         except BadFile as exc:
+            stamps[path] = fs.stat(path)
             problems.add(url, f"{exc.reason}; this tool record is not read")
             continue
+        stamps[path] = None if got is None else got[1]
         if got is None:
             continue
         try:
@@ -113,7 +125,7 @@ def _text(payload: dict[str, Any], key: str) -> str | None:
     return value if type(value) is str else None
 
 
-def _event_facts(names: np.ndarray, stamps: pd.Series, payloads: np.ndarray) -> dict[str, dict[str, Any]]:
+def _event_facts(names: np.ndarray, stamps: list[Any], payloads: np.ndarray) -> dict[str, dict[str, Any]]:
     """Per draft: timestamps and codes seen in its ``tool.*`` events (request ids mapped to drafts).
 
     Only values of the right kind are taken (events_df reports the others with their line).
@@ -225,6 +237,70 @@ def _row(
     }
 
 
+class _ToolEvents:
+    """The ``tool.*`` events of a load, per run, converted once and only when a run must be read."""
+
+    def __init__(self, loaded: EventColumns):
+        self._loaded = loaded
+        self._parts: tuple[np.ndarray, np.ndarray, list[Any], np.ndarray] | None = None
+
+    def facts(self, i: int) -> dict[str, dict[str, Any]]:
+        if self._parts is None:
+            cols = self._loaded.columns
+            rows = np.flatnonzero(np.asarray(cols["phase"] == "tool", dtype=bool))
+            ends = np.cumsum(self._loaded.lengths, dtype=np.int64)  # run i's rows are [ends[i-1], ends[i])
+            names = np.asarray(cols["event_name"].astype(object))[rows]
+            stamps = list(pd.Series(cols["timestamp"]).iloc[rows])
+            self._parts = (np.searchsorted(rows, ends), names, stamps, cols["payload"][rows])
+        bounds, names, stamps, payloads = self._parts
+        lo, hi = (int(bounds[i - 1]) if i else 0), int(bounds[i])
+        return _event_facts(names[lo:hi], stamps[lo:hi], payloads[lo:hi]) if hi > lo else {}
+
+
+_Drafts = tuple[list[dict[str, Any]], list[dict[str, Any]], list[LoadProblem]]  # rows, records, problems
+
+
+def _run_drafts(ref: RunRef, source: str, facts: dict[str, dict[str, Any]], strict: bool, stamps: dict[str, Any]) -> _Drafts:
+    """One run's rows and raw records; ``stamps`` gets what they were read from."""
+    problems = Problems(strict)
+    urls: dict[str, str] = {}
+    prepared = _records(ref, "prepared", problems, stamps, urls)
+    approvals = _records(ref, "approvals", problems, stamps)
+    executions = _records(ref, "executions", problems, stamps)
+    rows, records = [], []
+    for draft in list(prepared) + [d for d in facts if d not in prepared]:
+        p, a, e = prepared.get(draft, {}), approvals.get(draft, {}), executions.get(draft, {})
+        rows.append(_checked_row(ref, source, draft, (p, a, e), facts.get(draft, {}), problems, urls.get(draft)))
+        records.append({"prepared": p, "approval": a, "execution": e})
+    return rows, records, problems.items
+
+
+def _unchanged(ref: RunRef, stamps: dict[str, Any]) -> bool:
+    """Whether the folders and records a run's drafts were read from are as they were."""
+    fs = ref.fs
+    if fs.protocol == "file":
+        return local_unchanged(stamps.items())
+    folders = {ref.file(*parts) for kind in _FOLDERS for parts in _folders(kind)}
+    return all((dir_stamp(fs, p, None) if p in folders else fs.stat(p)) == v for p, v in stamps.items())
+
+
+def _cached_drafts(ref: RunRef, i: int, source: str, events: _ToolEvents, strict: bool, use_cache: bool) -> _Drafts:
+    """A run's drafts from the cache when its events, source and tool records are unchanged; else read."""
+    key = ("tools", ref.fs.protocol, ref.path)
+    head = (ref.stat_events(ref.file("events.jsonl")), source)
+    if use_cache:
+        hit = CACHE.get(key, head)
+        if hit is not None and _unchanged(ref, hit[0]):
+            drafts: _Drafts = hit[1]
+            return drafts
+    stamps: dict[str, Any] = {}
+    drafts = _run_drafts(ref, source, events.facts(i), strict, stamps)
+    if use_cache:
+        CACHE.put(key, head, (stamps, drafts), rows=len(drafts[0]))
+    return drafts
+
+
+@without_gc
 def tools_df(
     source: Source = None,
     *,
@@ -246,31 +322,21 @@ def tools_df(
     refs = resolve_source(source, storage_options=storage_options, episodes=episode_filter(episodes))
     problems = Problems(strict)
     loaded = load_events(refs, problems, use_cache=cache, show_progress=progress)
-    cols = loaded.columns
-    is_tool = np.asarray(cols["phase"] == "tool", dtype=bool)
-    ends = np.cumsum(loaded.lengths, dtype=np.int64)  # run i's rows are [ends[i-1], ends[i])
-    names = np.asarray(cols["event_name"].astype(object))
-    stamps = pd.Series(cols["timestamp"])
-    payloads = cols["payload"]
     prefetch_remote(refs, _record_files)
-    rows, records = [], []
-    for i, ref in enumerate(refs):
-        start = int(ends[i - 1]) if i else 0
-        sel = start + np.flatnonzero(is_tool[start : ends[i]])
-        facts = _event_facts(names[sel], stamps.iloc[sel], payloads[sel]) if len(sel) else {}
-        urls: dict[str, str] = {}
-        prepared = _records(ref, "prepared", problems, urls)
-        approvals = _records(ref, "approvals", problems)
-        executions = _records(ref, "executions", problems)
-        order = list(prepared) + [d for d in facts if d not in prepared]
-        for draft in order:
-            p, a, e = prepared.get(draft, {}), approvals.get(draft, {}), executions.get(draft, {})
-            rows.append(
-                _checked_row(ref, loaded.run_sources[i], draft, (p, a, e), facts.get(draft, {}), problems, urls.get(draft))
-            )
-            records.append({"prepared": p, "approval": a, "execution": e})
-    df = pd.DataFrame({name: _arrays.series_of(kind, [r[name] for r in rows]) for name, (kind, _) in TOOL_COLUMNS.items()})
-    for column in extras:
-        df[column.name] = _arrays.series_of(column.type, [column.value(r) for r in records])
+    events = _ToolEvents(loaded)
+    runs = [_cached_drafts(ref, i, loaded.run_sources[i], events, strict, cache) for i, ref in enumerate(refs)]
+    for _, _, run_problems in runs:
+        problems.extend(run_problems)
+    memo_key = ("tools", tuple((c.name, c.path, id(c.fn), c.type) for c in extras), tuple(r.path for r in refs))
+    df = MEMO.get(memo_key, tuple(runs)) if cache else None
+    if df is None:
+        rows = [row for run in runs for row in run[0]]
+        records = [record for run in runs for record in run[1]]
+        df = pd.DataFrame({name: _arrays.series_of(kind, [r[name] for r in rows]) for name, (kind, _) in TOOL_COLUMNS.items()})
+        for column in extras:
+            df[column.name] = _arrays.series_of(column.type, [column.value(r) for r in records])
+        if cache:
+            MEMO.put(memo_key, tuple(runs), df)
+    df = _arrays.detached(df)
     df.attrs["errors"] = problems.as_records()
     return df

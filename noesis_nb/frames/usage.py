@@ -12,8 +12,10 @@ import pandas as pd
 from ..cost import price_frame
 from ..store.vocab import MODEL_CALL
 from . import _arrays
+from .cache import MEMO
 from .columns import USAGE_COLUMNS, Column, check_columns
 from .eventblocks import load_events
+from .gcpause import without_gc
 from .problems import LoadProblem, Problems
 from .source import Source, episode_filter, resolve_source
 from .values import RULES
@@ -112,6 +114,7 @@ def calls_frame(
     return df
 
 
+@without_gc
 def usage_df(
     source: Source = None,
     *,
@@ -134,13 +137,18 @@ def usage_df(
     problems = Problems(strict)
     loaded = load_events(refs, problems, use_cache=cache, show_progress=progress)
     cols = loaded.columns
-    mask = np.asarray(cols["event_name"] == MODEL_CALL, dtype=bool)
-    payloads = [p if type(p) is dict else {} for p in cols["payload"][mask]]
-    episode_ids = list(np.asarray(cols["episode_id"])[mask])
-    stamps = list(pd.Series(cols["timestamp"])[mask])
-    sources = pd.Series(cols["source"])[mask].reset_index(drop=True).cat.remove_unused_categories()
-    df = calls_frame(episode_ids, stamps, payloads, extras, sources)
-    df = price_frame(df, prices)
+    memo_key = ("usage", tuple((c.name, c.path, id(c.fn), c.type) for c in extras), tuple(loaded.names))
+    calls = MEMO.get(memo_key, (cols,)) if cache else None  # the same cached events: the same calls
+    if calls is None:
+        mask = np.asarray(cols["event_name"] == MODEL_CALL, dtype=bool)
+        payloads = [p if type(p) is dict else {} for p in cols["payload"][mask]]
+        episode_ids = list(np.asarray(cols["episode_id"])[mask])
+        stamps = list(pd.Series(cols["timestamp"])[mask])
+        sources = pd.Series(cols["source"])[mask].reset_index(drop=True).cat.remove_unused_categories()
+        calls = calls_frame(episode_ids, stamps, payloads, extras, sources)
+        if cache:
+            MEMO.put(memo_key, (cols,), calls)
+    df = price_frame(calls, prices)  # priced on every call: the table or today's date may differ
     order = list(USAGE_COLUMNS) + [c.name for c in extras]
     df = df[order]
     df.attrs["errors"] = problems.as_records()
