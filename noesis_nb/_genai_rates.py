@@ -2,33 +2,90 @@
 
 genai-prices keeps, per model, either one price or a list of conditional prices (from a start
 date on, or within a daily window: off-peak rates), and a rate may be tiered by the call's
-input tokens. ``choose`` replays its selection rule on arrays of call times; ``price_fields``
-turns one of its prices into ``noesis_nb.cost.Price`` fields, tiers included.
+input tokens. ``find_model`` turns a model's entry into ``ModelRates``: each option's window
+and its ``noesis_nb.cost.Price`` fields; ``choose`` replays genai-prices' selection rule on
+arrays of call times.
+
+Importing genai-prices and building its snapshot costs ~0.15 s, all of a first ``runs_df`` on a
+small root. So the rates of every model looked up are also kept in a small JSON file per
+genai-prices version (``NOESIS_NB_CACHE_DIR``, else ``$XDG_CACHE_HOME/noesis_nb``, else
+``~/.cache/noesis_nb``): a later process prices those models without importing genai-prices.
+The file is only a copy of the bundled data; anything unreadable in it is ignored and rebuilt.
 """
 
 from __future__ import annotations
 
+import os
+import threading
+from dataclasses import dataclass
 from datetime import UTC, date, datetime, time
+from functools import cache
+from pathlib import Path
 from typing import Any
 
 import numpy as np
+import orjson
 
-__all__ = ["GENAI_SOURCE", "genai_version", "find_model", "price_fields", "constraints", "micros", "choose"]
+__all__ = [
+    "GENAI_SOURCE",
+    "ModelRates",
+    "genai_version",
+    "find_model",
+    "price_fields",
+    "micros",
+    "choose",
+    "rates_cache_path",
+]
 
 GENAI_SOURCE = "genai-prices"
+_DAY_US = 86_400_000_000
+
+# When an option applies: None (always), ("start", first UTC day since the epoch),
+# ("daily", start µs, end µs after UTC midnight), or ("ask", genai-prices' own constraint object).
+Window = tuple[Any, ...] | None
 
 
+@dataclass(frozen=True)
+class ModelRates:
+    """A model's prices as genai-prices gives them: ``options`` of (window, Price fields or None)."""
+
+    key: str  # "provider/model" as genai-prices names them
+    options: tuple[tuple[Window, dict[str, Any] | None], ...]
+    conditional: bool  # genai-prices lists conditional prices (its rule: the last active, else the first)
+
+    @property
+    def varies_within_day(self) -> bool:
+        """Rates that depend on the time of day (off-peak prices), or on a rule only genai-prices can answer."""
+        return any(w is not None and w[0] != "start" for w, _ in self.options)
+
+    @property
+    def portable(self) -> bool:
+        return all(w is None or w[0] != "ask" for w, _ in self.options)
+
+
+@cache
 def genai_version() -> str:
-    try:
-        import genai_prices
+    """The installed genai-prices version, read from its metadata (importing it costs ~0.1 s)."""
+    from importlib import metadata
 
-        return str(genai_prices.__version__)
-    except ImportError:  # pragma: no cover - a dependency
+    try:
+        return metadata.version("genai-prices")
+    except metadata.PackageNotFoundError:  # pragma: no cover - a dependency
         return "missing"
 
 
-def find_model(model: str, provider: str | None) -> Any:
-    """(provider, model info) from genai-prices' bundled snapshot (no network); None when unknown."""
+def find_model(model: str, provider: str | None) -> ModelRates | None:
+    """``model``'s rates (provider given or any); None when genai-prices does not know it."""
+    key = f"{provider or ''}|{model}"
+    store = _store()
+    if key in store.entries:
+        return store.entries[key]
+    found = _from_snapshot(model, provider)
+    store.add(key, found)
+    return found
+
+
+def _from_snapshot(model: str, provider: str | None) -> ModelRates | None:
     try:
         from genai_prices import data_snapshot
     except ImportError:  # pragma: no cover
@@ -36,10 +93,26 @@ def find_model(model: str, provider: str | None) -> Any:
     snapshot = data_snapshot.get_snapshot()
     for provider_id in dict.fromkeys((provider, None)):
         try:
-            return snapshot.find_provider_model(model, None, provider_id, None)
+            prov, info = snapshot.find_provider_model(model, None, provider_id, None)
         except LookupError:
             continue
+        key = f"{prov.id}/{info.id}"
+        if not isinstance(info.prices, list):
+            return ModelRates(key, ((None, price_fields(info.prices)),), False)
+        options = tuple((_window(c.constraint), price_fields(c.prices)) for c in info.prices)
+        return ModelRates(key, options, True)
     return None
+
+
+def _window(constraint: Any) -> Window:
+    if constraint is None:
+        return None
+    kind = type(constraint).__name__
+    if kind == "StartDateConstraint":
+        return ("start", (constraint.start_date - date(1970, 1, 1)).days)
+    if kind == "TimeOfDateConstraint":
+        return ("daily", _utc_time_us(constraint.start_time), _utc_time_us(constraint.end_time))
+    return ("ask", constraint)  # a constraint kind this module does not know: ask it per call time
 
 
 # genai-prices price key -> (our field, factor to USD per million tokens, or to USD per call for requests)
@@ -82,46 +155,40 @@ def price_fields(prices: Any) -> dict[str, Any] | None:
     }
 
 
-def constraints(info: Any) -> list[Any]:
-    return [c.constraint for c in info.prices] if isinstance(info.prices, list) else []
-
-
-_DAY_US = 86_400_000_000
-
-
 def micros(when: datetime) -> int:
     when = when if when.tzinfo else when.replace(tzinfo=UTC)
     return int(when.timestamp()) * 1_000_000 + when.microsecond
 
 
-def choose(info: Any, stamps: np.ndarray) -> np.ndarray:
-    """Per call, the index of ``info.prices`` genai-prices uses at that time (its rule: the last active, else the first).
+def choose(rates: ModelRates, stamps: np.ndarray) -> np.ndarray:
+    """Per call, the index of the option genai-prices uses at that time (its rule: the last active, else the first).
 
     Start dates compare UTC days, time-of-day windows the UTC time of day, all on arrays.
     """
     chosen = np.zeros(len(stamps), dtype=np.int64)
-    if not isinstance(info.prices, list):
+    if not rates.conditional:
         return chosen
     open_ = np.ones(len(stamps), dtype=bool)
-    for index in range(len(info.prices) - 1, -1, -1):
-        hit = open_ & _active(info.prices[index].constraint, stamps)
+    for index in range(len(rates.options) - 1, -1, -1):
+        hit = open_ & _active(rates.options[index][0], stamps)
         chosen[hit] = index
         open_ &= ~hit
     return chosen
 
 
-def _active(constraint: Any, stamps: np.ndarray) -> np.ndarray:
-    if constraint is None:
+def _active(window: Window, stamps: np.ndarray) -> np.ndarray:
+    if window is None:
         return np.ones(len(stamps), dtype=bool)
-    kind = type(constraint).__name__
-    if kind == "StartDateConstraint":
-        started: np.ndarray = stamps // _DAY_US >= (constraint.start_date - date(1970, 1, 1)).days
+    if window[0] == "start":
+        started: np.ndarray = stamps // _DAY_US >= window[1]
         return started
-    if kind == "TimeOfDateConstraint":
+    if window[0] == "daily":
         tod = stamps % _DAY_US
-        start, end = _utc_time_us(constraint.start_time), _utc_time_us(constraint.end_time)
-        return (tod >= start) | (tod < end) if end < start else (tod >= start) & (tod < end)
-    uniques, inverse = np.unique(stamps, return_inverse=True)  # a constraint kind this module does not know: ask it
+        start, end = int(window[1]), int(window[2])
+        inside: np.ndarray = (tod >= start) | (tod < end) if end < start else (tod >= start) & (tod < end)
+        return inside
+    constraint = window[1]
+    uniques, inverse = np.unique(stamps, return_inverse=True)
     answers = np.array([bool(constraint.active(datetime.fromtimestamp(u / 1e6, UTC))) for u in uniques.tolist()])
     return answers[inverse] if len(uniques) else np.zeros(0, dtype=bool)
 
@@ -131,3 +198,90 @@ def _utc_time_us(value: time) -> int:
     if value.tzinfo is not None:
         value = datetime.combine(date(1970, 1, 1), value).astimezone(UTC).time()
     return ((value.hour * 60 + value.minute) * 60 + value.second) * 1_000_000 + value.microsecond
+
+
+# ---- the rates file --------------------------------------------------------------------------------
+
+
+def rates_cache_path() -> Path:
+    """Where this genai-prices version's looked-up rates are kept (one small JSON file)."""
+    root = os.environ.get("NOESIS_NB_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "noesis_nb"
+    )
+    version = "".join(c if c.isalnum() or c in ".-_" else "_" for c in genai_version())
+    return Path(root) / f"genai-prices-{version}.json"
+
+
+class _Store:
+    """The rates looked up so far in this process, seeded from the file and written back when it grew."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.entries: dict[str, ModelRates | None] = _read(path)
+        self._lock = threading.Lock()
+
+    def add(self, key: str, rates: ModelRates | None) -> None:
+        with self._lock:
+            self.entries[key] = rates
+            if rates is not None and not rates.portable:
+                return  # kept for this process only: its rule lives in genai-prices
+            doc = {k: _encode(v) for k, v in self.entries.items() if v is None or v.portable}
+        try:
+            from ._jsonio import atomic_write_bytes
+
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write_bytes(self.path, orjson.dumps({"genai_prices": genai_version(), "models": doc}))
+        except OSError:  # a read-only home: prices still come from genai-prices each time
+            pass
+
+
+_STORE: _Store | None = None
+_STORE_LOCK = threading.Lock()
+
+
+def _store() -> _Store:
+    global _STORE
+    path = rates_cache_path()
+    with _STORE_LOCK:
+        if _STORE is None or _STORE.path != path:
+            _STORE = _Store(path)
+        return _STORE
+
+
+def _encode(rates: ModelRates | None) -> Any:
+    if rates is None:
+        return None
+    return {"key": rates.key, "conditional": rates.conditional, "options": [[w, f] for w, f in rates.options]}
+
+
+def _read(path: Path) -> dict[str, ModelRates | None]:
+    """The file's entries; {} when it is absent, unreadable or not in this shape (it is rebuilt)."""
+    try:
+        doc = orjson.loads(path.read_bytes())
+        if doc.get("genai_prices") != genai_version():
+            return {}
+        return {str(k): None if v is None else _decode(v) for k, v in doc["models"].items()}
+    except (OSError, orjson.JSONDecodeError, AttributeError, KeyError, TypeError, ValueError):
+        return {}
+
+
+_FIELD_NAMES = ("input", "output", "cached_input", "cache_write", "reasoning", "per_call")
+
+
+def _decode(value: dict[str, Any]) -> ModelRates:
+    options = []
+    for window, fields in value["options"]:
+        if window is not None:
+            if window[0] not in ("start", "daily") or not all(type(x) is int for x in window[1:]):
+                raise ValueError(window)
+            window = tuple(window)
+        if fields is not None:
+            rates = {k: None if fields[k] is None else float(fields[k]) for k in _FIELD_NAMES}
+            if rates["input"] is None or rates["output"] is None or rates["per_call"] is None:
+                raise ValueError(fields)
+            tiers = tuple((str(n), int(s), float(p)) for n, s, p in fields["tiers"])
+            fields = {**rates, "tiers": tiers}
+        options.append((window, fields))
+    if not options or type(value["conditional"]) is not bool:
+        raise ValueError(value)
+    return ModelRates(str(value["key"]), tuple(options), value["conditional"])

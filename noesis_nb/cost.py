@@ -209,7 +209,7 @@ class Pricer:
 
     table: PriceTable | None = None
     use_genai: bool = True
-    _models: dict[tuple[str | None, str], Any] = field(default_factory=dict)
+    _models: dict[tuple[str | None, str], genai.ModelRates | None] = field(default_factory=dict)
     _rates: dict[tuple[str, int], Price | None] = field(default_factory=dict)
 
     @classmethod
@@ -236,7 +236,7 @@ class Pricer:
         if found is None:
             return None
         stamp = np.array([genai.micros(when or datetime.now(UTC))], dtype=np.int64)
-        return self._converted(found, int(genai.choose(found[1], stamp)[0]))
+        return self._converted(found, int(genai.choose(found, stamp)[0]))
 
     def lookup(self, model: str, provider: str | None, when: datetime | None = None) -> Price | None:
         """A flat price (cost proportional to tokens, one rate all day) for ``model``; None when unknown or not flat.
@@ -253,9 +253,7 @@ class Pricer:
         if self.table is not None and self.table.lookup(model, provider) is not None:
             return False
         found = self._genai(model, provider)
-        return found is not None and any(
-            type(c).__name__ != "StartDateConstraint" and c is not None for c in genai.constraints(found[1])
-        )
+        return found is not None and found.varies_within_day
 
     def rows(self, model: str, provider: str | None, stamps: np.ndarray) -> list[tuple[np.ndarray, Price]]:
         """``(positions, price)`` for calls of ``model`` at ``stamps`` (µs since the epoch, UTC): one pair per price in effect."""
@@ -264,7 +262,7 @@ class Pricer:
         found = self._genai(model, provider)
         if found is None:
             return []
-        chosen = genai.choose(found[1], stamps)
+        chosen = genai.choose(found, stamps)
         out = []
         for index in np.unique(chosen):
             price = self._converted(found, int(index))
@@ -272,19 +270,17 @@ class Pricer:
                 out.append((np.flatnonzero(chosen == index), price))
         return out
 
-    def _genai(self, model: str, provider: str | None) -> Any:
+    def _genai(self, model: str, provider: str | None) -> genai.ModelRates | None:
         key = (provider, model)
         if key not in self._models:
             self._models[key] = genai.find_model(model, provider) if self.use_genai else None
         return self._models[key]
 
-    def _converted(self, found: Any, index: int) -> Price | None:
-        provider, info = found
-        key = (f"{provider.id}/{info.id}", index)
+    def _converted(self, found: genai.ModelRates, index: int) -> Price | None:
+        key = (found.key, index)
         if key not in self._rates:
-            prices = info.prices[index].prices if isinstance(info.prices, list) else info.prices
-            fields = genai.price_fields(prices)
-            self._rates[key] = None if fields is None else Price(**fields, source=f"{GENAI_SOURCE}:{key[0]}")
+            fields = found.options[index][1]
+            self._rates[key] = None if fields is None else Price(**fields, source=f"{GENAI_SOURCE}:{found.key}")
         return self._rates[key]
 
 

@@ -20,14 +20,20 @@ def runs_dir(tmp_path: Path) -> Path:
     return path
 
 
+@pytest.fixture(scope="session")
+def _cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("noesis_nb-cache")
+
+
 @pytest.fixture(autouse=True)
-def _isolated_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    """Every test starts with default settings, no NOESIS_* environment and its own cwd."""
+def _isolated_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, _cache_dir: Path):
+    """Every test starts with default settings, no NOESIS_* environment, its own cwd, and a cache dir outside home."""
     from noesis_nb import config
 
     for key in list(os.environ):
         if key.startswith("NOESIS_"):
             monkeypatch.delenv(key)
+    monkeypatch.setenv("NOESIS_NB_CACHE_DIR", str(_cache_dir))
     monkeypatch.chdir(tmp_path)
     config.reset()
     yield
