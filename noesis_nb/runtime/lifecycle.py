@@ -312,7 +312,8 @@ def complete_seal(rec: Recorder) -> bool:
             rec.project_state(caused_by=None)
         run_path(rec.run_dir, "learn.jsonl").touch()
         insight_at = next((i for i in range(index + 1, len(rec.events)) if rec.events[i].get("phase") == "insight"), None)
-        basis = rec.events[:insight_at] if insight_at is not None else list(rec.events)
+        # the basis is every event before the insight; the recorder's tally covers them all while none is written
+        basis = rec.events[:insight_at] if insight_at is not None else rec.events
         summary = build_summary(
             rec.episode_id,
             rec.state,
@@ -321,6 +322,7 @@ def complete_seal(rec: Recorder) -> bool:
             reasons=reasons,
             result=ext.get("answer"),
             adapter_result=str(ext.get("adapter_result") or "error"),
+            tally=None if insight_at is not None else rec.tally,
         )
         if insight_at is None:
             rec.emit(
@@ -354,6 +356,7 @@ def complete_seal(rec: Recorder) -> bool:
     rec.writer.seal()
     if not run_path(rec.run_dir, "manifest.json").exists():
         sweep_transients(rec.run_dir)  # temp files a killed writer left: not part of the run
-        write_manifest(rec.run_dir, rec.episode_id)
+        kept = rec.writer.closed_as
+        write_manifest(rec.run_dir, rec.episode_id, known={"events.jsonl": kept} if kept is not None else None)
     rec.release(remove=True)
     return True

@@ -30,6 +30,7 @@ from ..store.vocab import (
     RUN_STATE_PROJECTION,
     TOKEN_FIELDS,
 )
+from .summary import EventTally
 
 __all__ = ["Recorder", "artifact_digest"]
 
@@ -66,6 +67,7 @@ class Recorder:
         self.secrets.observe(state.get("goal"), (state.get("episode") or {}).get("tags"))
         for event in self.events:
             self._count_usage(event)
+        self.tally = EventTally.of(self.events)  # what the summary needs, kept per event (sealing stays constant time)
 
     # -- creation -------------------------------------------------------------------------
     @classmethod
@@ -170,6 +172,7 @@ class Recorder:
         with self._lock:
             self.writer.append_locked(event)
             self.events.append(event)
+            self.tally.add(event)
             if phase == "model":
                 self._count_usage(event)
             self.last_activity = time.monotonic()

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import hashlib
-from collections import Counter, defaultdict
+from collections import defaultdict
 from datetime import datetime
 from typing import Any
 
 from .._jsonio import canonical_json, to_jsonable
 from ..store.vocab import TOKEN_COLUMNS
 
-__all__ = ["build_summary", "usage_summary", "governance_counts", "INSIGHT_KEYS"]
+__all__ = ["build_summary", "usage_summary", "governance_counts", "EventTally", "INSIGHT_KEYS"]
 
 _TOKENS = TOKEN_COLUMNS
 #: the keys of the insight event's ``metrics`` (Noēsis' artifact invariant: exactly these, from summary.metrics)
@@ -38,30 +38,72 @@ def usage_summary(calls: list[dict[str, Any]]) -> dict[str, Any]:
 
 def governance_counts(events: list[dict[str, Any]]) -> dict[str, int]:
     """Enforced vetoes and vetoes that audit mode only recorded, counted from the governance events."""
-    veto = would = 0
-    for e in events:
+    tally = EventTally.of(events)
+    return {"veto_count": tally.veto, "would_veto_count": tally.would_veto}
+
+
+class EventTally:
+    """What the summary needs from a run's events, kept as they are recorded so sealing never re-reads them.
+
+    ``add`` is on the recording hot path: one dict update per event, more only for the few phases
+    the summary counts (act, governance, model). ``of`` rebuilds it from events (a reopened run).
+    """
+
+    __slots__ = ("phases", "phase_ms", "veto", "would_veto", "tools", "first_act_ts", "calls")
+
+    def __init__(self) -> None:
+        self.phases: dict[Any, int] = {}
+        self.phase_ms: dict[str, float] = {}
+        self.veto = self.would_veto = 0
+        self.tools: set[Any] = set()
+        self.first_act_ts: Any = None  # as written; parsed when the summary is built
+        self.calls: list[dict[str, Any]] = []
+
+    @classmethod
+    def of(cls, events: list[dict[str, Any]]) -> EventTally:
+        tally = cls()
+        for event in events:
+            tally.add(event)
+        return tally
+
+    def add(self, e: dict[str, Any]) -> None:
+        phase = e.get("phase")
+        phases = self.phases
+        phases[phase] = phases.get(phase, 0) + 1
+        metrics = e.get("metrics")
+        if metrics is not None and isinstance(metrics, dict):
+            duration = metrics.get("duration_ms")
+            if isinstance(duration, (int, float)) and not isinstance(duration, bool):
+                key = str(phase)
+                self.phase_ms[key] = self.phase_ms.get(key, 0.0) + duration
+        if phase in _COUNTED:
+            self._count(phase, e)
+
+    def _count(self, phase: str, e: dict[str, Any]) -> None:
         payload = e.get("payload")
-        if e.get("phase") == "governance" and isinstance(payload, dict) and payload.get("decision") == "veto":
+        if not isinstance(payload, dict):
+            payload = None
+        if phase == "act":
+            if self.first_act_ts is None:
+                self.first_act_ts = e.get("timestamp")
+            if payload is not None:
+                self.tools.add(payload.get("tool"))
+        elif phase == "governance" and payload is not None and payload.get("decision") == "veto":
             if payload.get("enforced"):
-                veto += 1
+                self.veto += 1
             else:
-                would += 1
-    return {"veto_count": veto, "would_veto_count": would}
-
-
-def _calls(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    calls = []
-    for e in events:
-        payload = e.get("payload")
-        if e.get("phase") == "model" and isinstance(payload, dict):
-            calls.append(
+                self.would_veto += 1
+        elif phase == "model" and payload is not None:
+            self.calls.append(
                 {
                     "provider": payload.get("provider"),
                     "model": payload.get("model"),
                     **{k: payload.get(k) if type(payload.get(k)) is int else None for k in _TOKENS},
                 }
             )
-    return calls
+
+
+_COUNTED = frozenset({"act", "governance", "model"})
 
 
 def _ts(value: Any) -> datetime | None:
@@ -84,33 +126,32 @@ def build_summary(
     reasons: list[str],
     result: Any,
     adapter_result: str,
+    tally: EventTally | None = None,
 ) -> dict[str, Any]:
     """The summary of a run whose events (up to its terminate and state projection) are ``events``.
 
     A pure function of what is on disk, so a seal interrupted by a crash is completed identically.
+    ``tally`` is those events' ``EventTally`` when the recorder kept it (then only the last few
+    events are looked at: the summary takes constant time however long the run).
     """
+    tally = EventTally.of(events) if tally is None else tally
     episode = state["episode"]
     extension = state.get("x-noesis_nb") or {}
     governance = {
         "mode": extension.get("governance_mode", "off"),
         "failure_policy": extension.get("failure_policy"),
-        **governance_counts(events),
+        "veto_count": tally.veto,
+        "would_veto_count": tally.would_veto,
     }
-    phases = Counter(e.get("phase") for e in events)
-    acts = [e for e in events if e.get("phase") == "act"]
-    phase_ms: dict[str, float] = defaultdict(float)
-    for e in events:
-        metrics_ = e.get("metrics")
-        duration = metrics_.get("duration_ms") if isinstance(metrics_, dict) else None
-        if isinstance(duration, (int, float)) and not isinstance(duration, bool):
-            phase_ms[str(e.get("phase"))] += duration
-    times = [t for t in (_ts(e.get("timestamp")) for e in events) if t is not None]
+    phases = tally.phases
+    phase_ms = tally.phase_ms
+    last = next((t for t in map(_ts, (e.get("timestamp") for e in reversed(events))) if t is not None), None)
     started = _ts(episode.get("started_at"))
-    duration_sec = round(((times[-1] if times else started) - started).total_seconds(), 6) if started else 0.0
-    first_act = next((_ts(e.get("timestamp")) for e in acts), None)
+    duration_sec = round(((last or started) - started).total_seconds(), 6) if started else 0.0
+    first_act = _ts(tally.first_act_ts)
     steps = state["plan"].get("steps") or []
     done = sum(1 for s in steps if s.get("status") == "done")
-    tools_used = {e["payload"].get("tool") for e in acts if isinstance(e.get("payload"), dict)}
+    tools_used = tally.tools
     success = status == "ok"
     veto_count = governance.get("veto_count", 0)
     insight = {
@@ -132,7 +173,7 @@ def build_summary(
         "plan_total": len(steps),
         "steps": len(steps),
         "ideal_steps": len(steps),
-        "act_count": len(acts),
+        "act_count": phases.get("act", 0),
         "reflect_count": phases.get("reflect", 0),
         "interpret_count": phases.get("interpret", 0),
         "intuition_events": phases.get("intuition", 0),
@@ -186,5 +227,5 @@ def build_summary(
             "policy": {"ignore": [".git", "__pycache__", ".venv", ".noesis"], "symlinks": "skip"},
         },
         "manifest": {"path": "manifest.json"},
-        "x-noesis_nb": {"reasons": reasons, "usage": usage_summary(_calls(events))},
+        "x-noesis_nb": {"reasons": reasons, "usage": usage_summary(tally.calls)},
     }

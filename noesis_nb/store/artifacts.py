@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -11,7 +12,7 @@ from typing import Any
 import orjson
 
 from .._jsonio import atomic_write_json, sha256_file
-from .eventlog import now_iso
+from .eventlog import FileDigest, now_iso
 from .paths import run_path
 from .runfiles import UnreadableRunFile, read_file
 
@@ -71,28 +72,31 @@ def is_sealed(run_dir: Path) -> bool:
     return (Path(run_dir) / "manifest.json").is_file()
 
 
-def write_manifest(run_dir: Path, episode_id: str) -> dict[str, Any]:
+def write_manifest(run_dir: Path, episode_id: str, known: Mapping[str, FileDigest] | None = None) -> dict[str, Any]:
     """Hash every regular file under the run (except the manifest and transient files) into ``manifest.json``.
 
-    Symbolic links are never followed: a link inside a run (to a file or a folder) is left out of
-    the manifest, so nothing outside the run is ever hashed or described as part of it.
+    ``known`` gives files whose writer kept their hash as it wrote them (``events.jsonl``): each
+    one still the same file, unchanged since, is listed without reading it again, so sealing
+    does not grow with the run. Symbolic links are never followed: a link inside a run (to a file
+    or a folder) is left out of the manifest, so nothing outside the run is ever hashed or
+    described as part of it.
     """
 
     run_dir = Path(run_dir)
     target = run_path(run_dir, "manifest.json")
+    known = known or {}
     files: list[dict[str, Any]] = []
     for path in _regular_files(run_dir):
         name = path.relative_to(run_dir).as_posix()
         if name == "manifest.json" or _transient(path):
             continue
-        files.append(
-            {
-                "name": name,
-                "sha256": sha256_file(path),
-                "size_bytes": path.stat().st_size,
-                "kind": MANIFEST_KINDS.get(name, "attachment"),
-            }
-        )
+        kept = known.get(name)
+        if kept is not None and kept.matches(path):
+            digest, size = f"sha256:{kept.sha256}", kept.size
+        else:
+            size = path.stat().st_size
+            digest = sha256_file(path)
+        files.append({"name": name, "sha256": digest, "size_bytes": size, "kind": MANIFEST_KINDS.get(name, "attachment")})
     manifest = {
         "schema_version": "manifest/1.0",
         "episode_id": episode_id,

@@ -7,13 +7,14 @@ both Noēsis serialisations load; the torn last line of a run still being writte
 
 from __future__ import annotations
 
+import hashlib
 import os
 import threading
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -22,7 +23,7 @@ from ..errors import EventLogCorruption, EventLogIntegrityError, RunSealedError
 from .paths import run_path
 from .runfiles import UnreadableRunFile, open_file, read_file
 
-__all__ = ["EventWriter", "iter_events", "read_events", "now_iso", "parse_lines"]
+__all__ = ["EventWriter", "FileDigest", "iter_events", "read_events", "now_iso", "parse_lines"]
 
 
 _second_cache: tuple[int, str] = (-1, "")
@@ -38,6 +39,24 @@ def now_iso() -> str:
         prefix = datetime.fromtimestamp(second, UTC).strftime("%Y-%m-%dT%H:%M:%S")
         _second_cache = (second, prefix)
     return f"{prefix}.{int((now - second) * 1_000_000):06d}+00:00"
+
+
+class FileDigest(NamedTuple):
+    """A file as its writer left it: identity, size, modification time and sha256 (hex)."""
+
+    dev: int
+    ino: int
+    size: int
+    mtime_ns: int
+    sha256: str
+
+    def matches(self, path: Path) -> bool:
+        """Whether ``path`` is still that file, unchanged (same inode, size and modification time)."""
+        try:
+            st = os.stat(path, follow_symlinks=False)
+        except OSError:
+            return False
+        return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns) == (self.dev, self.ino, self.size, self.mtime_ns)
 
 
 class EventWriter:
@@ -60,13 +79,21 @@ class EventWriter:
         self._last_ts = ""
         self.count = 0
         self.last_event_id: str | None = None
+        self._digest = hashlib.sha256()  # of every byte of the file, so sealing need not read it again
+        self._unhashed: list[bytes] = []
+        self._size = 0
+        self.closed_as: FileDigest | None = None
         if self.path.exists():
             _drop_torn_tail(self.path)
-            for event in iter_events(self.path, strict=False):
-                self.count += 1
-                self._last_ts = max(self._last_ts, str(event.get("timestamp", "")))
-                if event.get("id"):
-                    self.last_event_id = event["id"]
+            data = read_file(str(self.path), str(self.path.parent))
+            if data is not None:
+                self._digest.update(data[0])
+                self._size = len(data[0])
+                for event in parse_lines(data[0], str(self.path), strict=False):
+                    self.count += 1
+                    self._last_ts = max(self._last_ts, str(event.get("timestamp", "")))
+                    if event.get("id"):
+                        self.last_event_id = event["id"]
         flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
         self._fh = os.fdopen(os.open(self.path, flags, 0o644), "ab", buffering=0)
 
@@ -98,7 +125,13 @@ class EventWriter:
         if ts < self._last_ts:
             ts = self._last_ts
         event["timestamp"] = self._last_ts = ts
-        self._fh.write(dumps_line(event))
+        line = dumps_line(event)
+        self._fh.write(line)
+        self._size += len(line)
+        self._unhashed.append(line)
+        if len(self._unhashed) >= 512:  # hashed in blocks: one call per block, not per line
+            self._digest.update(b"".join(self._unhashed))
+            self._unhashed.clear()
         self.count += 1
         event_id = event.get("id")
         if event_id:
@@ -117,8 +150,14 @@ class EventWriter:
             self._sealed = True
 
     def close(self) -> None:
+        """Close the file, keeping what it holds (``closed_as``) for a manifest that need not re-read it."""
         with self.lock:
             if not self._fh.closed:
+                self._digest.update(b"".join(self._unhashed))
+                self._unhashed.clear()
+                st = os.fstat(self._fh.fileno())
+                if st.st_size == self._size:  # only this writer wrote it
+                    self.closed_as = FileDigest(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, self._digest.hexdigest())
                 self._fh.close()
 
     @property
