@@ -1,0 +1,157 @@
+"""Benchmark: the frames as the number of runs grows (10 → 10,000, and 100,000 with --max 100000).
+
+For each size, a corpus of runs of ~30 events in the engine's format (``bench_frames``' writer:
+model calls, a tool draft, summary, state, final, manifest) is built once, then measured in
+fresh subprocesses, all in the same invocation:
+
+  floor         read every events.jsonl and orjson.loads every line, build nothing
+  summary scan  scandir + orjson.loads of every summary.json (what a runs table needs at least)
+  <frame> cold  the first call in a process (events_df, runs_df, tools_df, usage_df)
+  <frame> warm  the next call over the same, unchanged runs (the in-memory cache)
+
+It prints seconds, memory grown by the call, the ratios the README quotes (warm / cold, events_df / floor,
+runs_df / summary scan), and the growth slope of each (log-log fit from 1,000 runs up: 1.0 is
+linear). Usage: python benchmarks/bench_scale.py [--max 10000] [--dir PATH] [--repeat 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_frames import _write_run, m_floor, m_summary_loop
+
+FRAMES = ("events_df", "runs_df", "tools_df", "usage_df")
+SIZES = (10, 100, 1_000, 10_000, 100_000)
+EVENTS = 30
+
+
+def build(root: Path, runs: int) -> float:
+    """A corpus of ``runs`` runs under ``root`` (kept between invocations with --dir); seconds spent."""
+    start = time.perf_counter()
+    root.mkdir(parents=True, exist_ok=True)
+    have = sum(1 for _ in os.scandir(root))
+    rnd = random.Random(runs)
+    for i in range(runs):
+        if i < have:
+            continue
+        _write_run(root, i, EVENTS, rnd)
+    return time.perf_counter() - start
+
+
+def _child(method: str, root: str, repeat: int) -> None:
+    """One measurement in this fresh process: best of ``repeat``; peak RSS of the process."""
+    import resource
+
+    if method == "floor":
+        fn = lambda: m_floor(root)  # noqa: E731
+    elif method == "summary":
+        fn = lambda: m_summary_loop(root)  # noqa: E731
+    else:
+        import noesis_nb.frames as frames
+
+        frame, temperature = method.split(":")
+        load = getattr(frames, frame)
+        fn = lambda: len(load(root, progress=False))  # noqa: E731
+        if temperature == "warm":
+            fn()
+        else:
+            repeat = 1  # only the first call in a process is cold
+            import pandas  # noqa: F401 - imports are not what is measured
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+    best, rows = float("inf"), 0
+    for _ in range(repeat):
+        start = time.perf_counter()
+        rows = fn()
+        best = min(best, time.perf_counter() - start)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+    print(json.dumps({"seconds": best, "rows": rows, "rss_mb": peak, "grew_mb": peak - before}))
+
+
+def measure(method: str, root: Path, repeat: int, processes: int) -> dict:
+    """Best over ``processes`` fresh processes (shared machines are noisy)."""
+    best: dict | None = None
+    for _ in range(processes):
+        out = subprocess.run(
+            [sys.executable, __file__, "--child", method, str(root), str(repeat)], capture_output=True, text=True, check=False
+        )
+        if out.returncode != 0:
+            raise SystemExit(f"{method} on {root} failed:\n{out.stderr}")
+        got = json.loads(out.stdout.strip().splitlines()[-1])
+        if best is None or got["seconds"] < best["seconds"]:
+            best = got
+    assert best is not None
+    return best
+
+
+def slope(points: list[tuple[int, float]]) -> float:
+    """Least-squares slope of log(seconds) against log(runs): 1.0 is linear growth."""
+    xs = [math.log(n) for n, _ in points]
+    ys = [math.log(max(s, 1e-9)) for _, s in points]
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+
+
+def main() -> None:
+    if len(sys.argv) > 1 and sys.argv[1] == "--child":
+        _child(sys.argv[2], sys.argv[3], int(sys.argv[4]))
+        return
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--max", type=int, default=10_000, help="largest corpus (default 10000; 100000 builds ~1.6 GB)")
+    parser.add_argument("--dir", type=Path, default=None, help="where corpora are built and kept (default: a temp dir)")
+    parser.add_argument("--repeat", type=int, default=3, help="warm repetitions per process; the best is reported")
+    parser.add_argument("--processes", type=int, default=2, help="fresh processes per figure; the best is reported")
+    args = parser.parse_args()
+    base = args.dir or Path(tempfile.mkdtemp(prefix="noesis_nb_scale_"))
+    sizes = [n for n in SIZES if n <= args.max]
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs; corpora in {base}; best of {args.processes} processes")
+    results: dict[int, dict[str, dict]] = {}
+    for n in sizes:
+        root = base / f"runs{n}"
+        built = build(root, n)
+        for path in root.glob("*/*"):  # the page cache holds every file: cold means a fresh process, not a cold disk
+            if path.is_file():
+                path.read_bytes()
+        r = {"floor": measure("floor", root, args.repeat, args.processes)}
+        r["summary"] = measure("summary", root, args.repeat, args.processes)
+        for frame in FRAMES:
+            for temperature in ("cold", "warm"):
+                r[f"{frame}:{temperature}"] = measure(f"{frame}:{temperature}", root, args.repeat, args.processes)
+        results[n] = r
+        print(f"\n{n:,} runs x {EVENTS} events (corpus built in {built:.1f} s)")
+        print(f"  {'floor (read + orjson every line)':<36} {r['floor']['seconds']:9.4f} s")
+        print(f"  {'summary scan (orjson summary.json)':<36} {r['summary']['seconds']:9.4f} s")
+        for frame in FRAMES:
+            cold, warm = r[f"{frame}:cold"], r[f"{frame}:warm"]
+            print(
+                f"  {frame:<10} cold {cold['seconds']:9.4f} s  warm {warm['seconds']:8.4f} s  "
+                f"warm/cold 1/{cold['seconds'] / warm['seconds']:5.1f}  memory +{cold['grew_mb']:6.0f} MB"
+            )
+        ev, runs = r["events_df:cold"], r["runs_df:cold"]
+        print(f"  events_df / floor: {ev['seconds'] / r['floor']['seconds']:.2f}x")
+        print(f"  runs_df / summary scan: {runs['seconds'] / r['summary']['seconds']:.1f}x")
+    big = [n for n in sizes if n >= 1_000]
+    if len(big) >= 2:
+        print(f"\ngrowth slope from {big[0]:,} to {big[-1]:,} runs (log-log; 1.0 = linear)")
+        for frame in FRAMES:
+            cold = slope([(n, results[n][f"{frame}:cold"]["seconds"]) for n in big])
+            warm = slope([(n, results[n][f"{frame}:warm"]["seconds"]) for n in big])
+            print(f"  {frame:<10} cold {cold:.2f}  warm {warm:.2f}")
+    if args.dir is None:
+        import shutil
+
+        shutil.rmtree(base, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
