@@ -69,6 +69,7 @@ DEFERRED_OK = {
     "opentelemetry",
     "google.protobuf",
     "noesis_nb.capture.otel",  # imports opentelemetry (only once the program uses its SDK)
+    "noesis_nb.integrations._otel_sdk",  # imports opentelemetry (only when exporting)
     "noesis_nb.frames",
     "noesis_nb.plots",
     "noesis_nb.widgets",

@@ -15,8 +15,8 @@ import threading
 import time
 from typing import Any
 
-from . import usage as u
 from ..store.vocab import TOKEN_FIELDS
+from . import usage as u
 from .scope import OPEN_SPANS, CaptureScope
 
 __all__ = ["ModelCall", "endpoint"]

@@ -26,7 +26,7 @@ from types import ModuleType
 from typing import Any
 
 from .calls import ModelCall
-from .scope import current
+from .scope import IN_SDK_CALL, current
 
 __all__ = ["ensure_installed", "uninstall", "installed"]
 
@@ -59,7 +59,7 @@ def uninstall() -> None:
     global _finder
     with _lock:
         for cls, original in reversed(_patched):
-            cls.request = original  # type: ignore[attr-defined]
+            cls.request = original
         _patched.clear()
         if _finder is not None and _finder in sys.meta_path:
             sys.meta_path.remove(_finder)
@@ -98,11 +98,14 @@ def _wrap_sync(original: Callable[..., Any], provider: str, streams: tuple[Any, 
         call = None if scope is None or scope.closed else ModelCall.begin(scope, provider, _options(args, kwargs))
         if call is None:
             return original(self, *args, **kwargs)
+        inside = IN_SDK_CALL.set(True)
         try:
             result = original(self, *args, **kwargs)
         except BaseException as exc:
             call.failed(exc)
             raise
+        finally:
+            IN_SDK_CALL.reset(inside)
         _returned(call, result, streams)
         return result
 
@@ -116,11 +119,14 @@ def _wrap_async(original: Callable[..., Any], provider: str, streams: tuple[Any,
         call = None if scope is None or scope.closed else ModelCall.begin(scope, provider, _options(args, kwargs))
         if call is None:
             return await original(self, *args, **kwargs)
+        inside = IN_SDK_CALL.set(True)
         try:
             result = await original(self, *args, **kwargs)
         except BaseException as exc:
             call.failed(exc)
             raise
+        finally:
+            IN_SDK_CALL.reset(inside)
         _returned(call, result, streams)
         return result
 

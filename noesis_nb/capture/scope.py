@@ -9,6 +9,8 @@ Each call is written once. The rules (README, "Real model calls"):
 
 - an SDK call is one event however many HTTP attempts its retries took (capture wraps the SDK's
   retry loop, not a single attempt);
+- an OpenTelemetry span started while a captured SDK call runs (the SDK's own call span, an HTTP
+  client span) is part of that call and writes nothing;
 - an OpenTelemetry GenAI span that was current when the SDK call began (an instrumentation's span
   around it) is covered by that call and writes nothing; a span whose ``gen_ai.response.id`` a
   captured call already recorded writes nothing either;
@@ -33,12 +35,14 @@ from typing import Any
 from ..errors import InvalidOptionError
 from ..store.vocab import MODEL_CALL
 
-__all__ = ["CaptureScope", "current", "scoped", "resolve_option", "claim_manual", "ENV", "OPEN_SPANS"]
+__all__ = ["CaptureScope", "current", "scoped", "resolve_option", "claim_manual", "ENV", "OPEN_SPANS", "IN_SDK_CALL"]
 
 ENV = "NOESIS_NB_CAPTURE"
 _ON = {"1", "true", "yes", "on"}
 _OFF = {"0", "false", "no", "off"}
 _CURRENT: contextvars.ContextVar[CaptureScope | None] = contextvars.ContextVar("noesis_nb_capture", default=None)
+#: True while a captured SDK call runs: spans started inside it (the SDK's own call span, HTTP spans) are part of it
+IN_SDK_CALL: contextvars.ContextVar[bool] = contextvars.ContextVar("noesis_nb_in_sdk_call", default=False)
 
 #: GenAI spans open right now (span id → the scope current when each started); ``spans`` fills it
 OPEN_SPANS: dict[int, CaptureScope] = {}
@@ -90,7 +94,9 @@ class CaptureScope:
         inputs = frozenset() if total is None else frozenset({total, total - parts})
         with self.lock:
             self.captured.append(
-                _Captured(event_id, payload.get("model"), payload.get("requested_model"), inputs, payload.get("output_tokens"), ids)
+                _Captured(
+                    event_id, payload.get("model"), payload.get("requested_model"), inputs, payload.get("output_tokens"), ids
+                )
             )
         return event_id
 
@@ -142,7 +148,9 @@ def scoped(scope: CaptureScope | None) -> Iterator[None]:
             scope.finish_open()
 
 
-def claim_manual(episode_id: str, model: str, input_tokens: int | None, output_tokens: int | None, request_id: str | None) -> str | None:
+def claim_manual(
+    episode_id: str, model: str, input_tokens: int | None, output_tokens: int | None, request_id: str | None
+) -> str | None:
     """For ``ctx.model_call``: the id of the captured event it repeats, or None to write it."""
     scope = _CURRENT.get()
     if scope is None or scope.episode_id != episode_id or not scope.captured:
@@ -162,4 +170,3 @@ def resolve_option(capture: Any) -> bool:
     if not isinstance(capture, bool):
         raise InvalidOptionError(f"capture={capture!r}: pass True or False (or leave it out to follow ${ENV})")
     return capture
-

@@ -6,8 +6,8 @@ OpenAI / Anthropic instrumentations, Logfire, hand-made spans) or OpenInference 
 (it may end anywhere). Token attributes follow the conventions' rule, which is ours: the input
 and output counts are totals, cache reads / cache creation and reasoning are parts of them.
 
-A span an SDK call began inside (the instrumentation's span around the captured call) writes
-nothing; a span whose ``gen_ai.response.id`` a captured call recorded writes nothing either.
+A span an SDK call began inside (the instrumentation's span around the captured call), and a
+span started while a captured SDK call runs (the ``anthropic`` SDK's own call span), write nothing; a span whose ``gen_ai.response.id`` a captured call recorded writes nothing either.
 
 The processor is attached to the global SDK ``TracerProvider`` when an episode starts (if the
 program uses the OpenTelemetry SDK); ``span_processor()`` gives one for any other provider.
@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .scope import OPEN_SPANS, current
+from .scope import IN_SDK_CALL, OPEN_SPANS, current
 from .usage import count
 
 __all__ = ["span_payload", "SpanCapture", "MODEL_OPERATIONS"]
@@ -37,6 +37,7 @@ _FIRST = {  # canonical field → attribute names, first present wins (current c
     "cache_write_input_tokens": (
         "gen_ai.usage.cache_creation.input_tokens",
         "gen_ai.usage.cache_creation_input_tokens",
+        "gen_ai.usage.cache_write.input_tokens",
         "llm.token_count.prompt_details.cache_write",
     ),
     "reasoning_tokens": ("gen_ai.usage.reasoning.output_tokens", "llm.token_count.completion_details.reasoning"),
@@ -116,7 +117,7 @@ class SpanCapture:
 
     def on_start(self, span: Any, parent_context: Any = None) -> None:
         scope = current()
-        if scope is not None and not scope.closed:
+        if scope is not None and not scope.closed and not IN_SDK_CALL.get():
             OPEN_SPANS[span.get_span_context().span_id] = scope
 
     def _on_ending(self, span: Any) -> None:
@@ -143,7 +144,9 @@ class SpanCapture:
             return
         if payload is None:
             return
-        keys = tuple((kind, payload[name]) for kind, name in (("span", "span_id"), ("response", "response_id")) if payload.get(name))
+        keys = tuple(
+            (kind, payload[name]) for kind, name in (("span", "span_id"), ("response", "response_id")) if payload.get(name)
+        )
         scope.record(payload, keys)
 
     def shutdown(self) -> None:

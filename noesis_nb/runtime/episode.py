@@ -328,9 +328,7 @@ class Episode:
             if adapter.is_async:
                 inner = asyncio.ensure_future(adapter.invoke(payload, ctx))
             else:
-                inner = asyncio.ensure_future(
-                    run_in_thread(adapter.invoke, payload, ctx, name=f"noesis_nb-adapter-{self.label}")
-                )
+                inner = asyncio.ensure_future(run_in_thread(adapter.invoke, payload, ctx, name=f"noesis_nb-adapter-{self.label}"))
             try:
                 return await self._watch(inner)
             finally:

@@ -1,7 +1,8 @@
 """A loopback server that answers like the OpenAI and Anthropic HTTP APIs, in their documented shapes.
 
-Each reply's token counts come from the request (``extra_body={"stub_usage": {...}}``, or defaults), so concurrent callers each get their own numbers; ``script`` queues replies for a path
-(an error status, a retry, a stream cut short). Every request is kept in ``requests``.
+Each reply's token counts come from the request (``extra_body={"stub_usage": {...}}``, or defaults),
+so concurrent callers each get their own numbers; ``script`` queues replies for a path (an error
+status, a retry, a stream cut short). Every request is kept in ``requests``.
 """
 
 from __future__ import annotations
@@ -33,7 +34,12 @@ def chat_completion(model: str, n: dict[str, int], rid: str) -> dict[str, Any]:
         "created": 1764460800,
         "model": f"{model}-2024-07-18",
         "choices": [
-            {"index": 0, "message": {"role": "assistant", "content": "Done.", "refusal": None}, "finish_reason": "stop", "logprobs": None}
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": "Done.", "refusal": None},
+                "finish_reason": "stop",
+                "logprobs": None,
+            }
         ],
         "usage": {
             "prompt_tokens": n["input"],
@@ -55,7 +61,10 @@ def chat_chunks(model: str, n: dict[str, int], rid: str, include_usage: bool) ->
     base = {"id": f"chatcmpl-{rid}", "object": "chat.completion.chunk", "created": 1764460800, "model": f"{model}-2024-07-18"}
     chunks = [
         {**base, "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}, "finish_reason": None}], "usage": None},
-        *({**base, "choices": [{"index": 0, "delta": {"content": w}, "finish_reason": None}], "usage": None} for w in ("Do", "ne.")),
+        *(
+            {**base, "choices": [{"index": 0, "delta": {"content": w}, "finish_reason": None}], "usage": None}
+            for w in ("Do", "ne.")
+        ),
         {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}], "usage": None},
     ]
     if include_usage:
@@ -132,7 +141,11 @@ def anthropic_events(model: str, n: dict[str, int], rid: str) -> list[dict[str, 
         {"type": "ping"},
         {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Done."}},
         {"type": "content_block_stop", "index": 0},
-        {"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": None}, "usage": {"output_tokens": n["output"]}},
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+            "usage": {"output_tokens": n["output"]},
+        },
         {"type": "message_stop"},
     ]
 
