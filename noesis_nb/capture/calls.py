@@ -165,7 +165,7 @@ class ModelCall:
         keys = tuple((kind, v) for kind, v in (("request", self.request_id), ("response", self.response_id)) if v)
         if self.span_id is not None:
             keys += (("span", format(self.span_id, "016x")),)
-        self.scope.record(payload, keys)
+        self.scope.record(payload, keys, known=True)
 
     def _payload(self, error: BaseException | None, abandoned: bool, reason: str | None) -> dict[str, Any]:
         usage = self.usage

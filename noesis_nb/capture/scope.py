@@ -74,13 +74,15 @@ class CaptureScope:
     closed: bool = False
     lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def record(self, payload: dict[str, Any], keys: tuple[tuple[str, str], ...] = ()) -> str | None:
+    def record(self, payload: dict[str, Any], keys: tuple[tuple[str, str], ...] = (), *, known: bool = False) -> str | None:
         """Write one model call (``payload`` without ``event_name``); None when a key says it is written already.
 
-        Never raises: capture must not break the program it watches (an episode that ended refuses events).
+        ``known``: the call is certainly a new one (one SDK ``request`` is one call, whatever ids a
+        server reuses); its keys are only noted, for the spans that come later. Never raises:
+        capture must not break the program it watches (an episode that ended refuses events).
         """
         with self.lock:
-            if any(k in self.seen for k in keys):
+            if not known and any(k in self.seen for k in keys):
                 return None
             self.seen.update(keys)
         body = {"event_name": MODEL_CALL, **payload}

@@ -8,6 +8,7 @@ status, a retry, a stream cut short). Every request is kept in ``requests``.
 from __future__ import annotations
 
 import json
+import secrets
 import threading
 import time
 from collections import defaultdict, deque
@@ -190,7 +191,7 @@ class ProviderStub:
         with self._lock:
             self.requests.append((path, body))
             self._counter += 1
-            rid = f"{self._counter:04d}"
+            rid = f"{self._counter:04d}{secrets.token_hex(12)}"  # as long and random as the providers' ids
             reply = self.scripts[path].popleft() if self.scripts[path] else Reply()
         anthropic = path.startswith("/v1/messages")
         headers = {"request-id" if anthropic else "x-request-id": f"req_{rid}", **reply.headers}
