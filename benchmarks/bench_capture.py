@@ -77,7 +77,10 @@ def main() -> None:
         return httpx2.Response(200, content=body, headers={"content-type": "application/json", "x-request-id": "req_1"})
 
     mock = openai.OpenAI(
-        base_url="http://stub.invalid/v1", api_key="sk-bench", max_retries=0, http_client=httpx2.Client(transport=httpx2.MockTransport(reply))
+        base_url="http://stub.invalid/v1",
+        api_key="sk-bench",
+        max_retries=0,
+        http_client=httpx2.Client(transport=httpx2.MockTransport(reply)),
     )
     measure("in-process mock transport", mock, args.calls, args.rounds)
 
