@@ -1,9 +1,11 @@
 """Capture overhead: the same ``openai`` SDK call inside an episode with capture on and with capture off.
 
 Two transports: a loopback HTTP server in another process (a real socket, what a local model
-server costs at least; in this process it would compete for the GIL) and an in-process mock transport (no network at all: the worst case for the ratio, since the call
-is then nothing but the SDK's own work). Rounds alternate on and off in the same process; the
-per-call time is the median over rounds. Usage: python benchmarks/bench_capture.py [--calls 300] [--rounds 7]
+server costs at least; in this process it would compete for the GIL) and an in-process mock
+transport (no network at all: the worst case for the ratio, since the call is then nothing but
+the SDK's own work). Rounds alternate on and off in the same process; the per-call time is the
+median over rounds. Real provider calls take hundreds of milliseconds: the absolute cost per call
+(the ``+ µs`` figure) is what carries over. Usage: python benchmarks/bench_capture.py [--calls 300] [--rounds 7]
 """
 
 from __future__ import annotations

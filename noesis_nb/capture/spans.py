@@ -7,7 +7,8 @@ OpenAI / Anthropic instrumentations, Logfire, hand-made spans) or OpenInference 
 and output counts are totals, cache reads / cache creation and reasoning are parts of them.
 
 A span an SDK call began inside (the instrumentation's span around the captured call), and a
-span started while a captured SDK call runs (the ``anthropic`` SDK's own call span), write nothing; a span whose ``gen_ai.response.id`` a captured call recorded writes nothing either.
+span started while a captured SDK call runs (the ``anthropic`` SDK's own call span), write
+nothing; a span whose ``gen_ai.response.id`` a captured call recorded writes nothing either.
 
 The processor is attached to the global SDK ``TracerProvider`` when an episode starts (if the
 program uses the OpenTelemetry SDK); ``span_processor()`` gives one for any other provider.
