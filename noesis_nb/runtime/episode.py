@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from .._threads import run_in_thread
-from ..capture import episode_capture
+from ..capture import episode_capture, resolve_option
 from ..errors import DecisionFileError, NoesisVeto, RunSealedError
 from ..store import now_iso, read_final
 from ..store.paths import check_part, run_path
@@ -46,7 +46,8 @@ class EpisodeOptions:
     idle_timeout_s: float | None = None
     wait_for_human: bool = True
     decision_poll_s: float = 0.25
-    capture: bool = True  # record the adapter's openai/anthropic SDK calls and GenAI spans (``noesis_nb.capture``)
+    # record the adapter's openai/anthropic SDK calls and GenAI spans (``noesis_nb.capture``); default: $NOESIS_NB_CAPTURE
+    capture: bool = field(default_factory=lambda: resolve_option(None))
 
 
 class Episode:
