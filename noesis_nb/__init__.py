@@ -30,6 +30,8 @@ _LAZY = {
     "events_df": "noesis_nb.frames",
     "tools_df": "noesis_nb.frames",
     "usage_df": "noesis_nb.frames",
+    # OpenTelemetry out (extra ``otel``)
+    "export_otel": "noesis_nb.integrations.otel",
     # notebook
     "show": "noesis_nb.widgets",
     "EpisodeView": "noesis_nb.widgets",
@@ -43,7 +45,7 @@ def __getattr__(name: str) -> Any:
         value = getattr(import_module(_LAZY[name]), name)
         globals()[name] = value
         return value
-    if name in {"ns", "plots", "errors", "tools", "store", "frames", "widgets", "secrets"}:
+    if name in {"ns", "plots", "errors", "tools", "store", "frames", "widgets", "secrets", "capture"}:
         return import_module(f"noesis_nb.{name}")
     raise AttributeError(f"module 'noesis_nb' has no attribute {name!r}")
 
@@ -69,6 +71,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .frames import runs_df as runs_df
     from .frames import tools_df as tools_df
     from .frames import usage_df as usage_df
+    from .integrations.otel import export_otel as export_otel
     from .runtime.api import (
         approve_draft as approve_draft,
     )

@@ -6,7 +6,7 @@ Layers, lowest first (a module may import its own layer or lower ones)::
     base      errors, ids, config, _jsonio, _threads, _genai_rates, secrets
     store     run directories: paths, ownership, reading and writing, the run vocabulary and facts
     tools     the Noēsis tool contract
-    runtime   episodes, approvals, lifecycle, resume, the RunSource protocol, DiskRun
+    runtime   episodes, approvals, lifecycle, resume, the RunSource protocol, DiskRun; capture (model calls of the SDKs)
     analysis  cost, frames (pandas)
     plots     plotly figures
     widgets   the live view (ipywidgets)
@@ -32,7 +32,8 @@ LAYERS = {
     ),
     "store": ("noesis_nb.store",),
     "tools": ("noesis_nb.tools",),
-    "runtime": ("noesis_nb.runtime",),
+    # capture runs inside an episode's adapter call (the runtime turns it on), so it sits in the runtime's layer
+    "runtime": ("noesis_nb.runtime", "noesis_nb.capture"),
     "analysis": ("noesis_nb.cost", "noesis_nb.frames"),
     "plots": ("noesis_nb.plots",),
     "widgets": ("noesis_nb.widgets",),
@@ -63,6 +64,12 @@ DEFERRED_OK = {
     "langgraph",
     "langchain_core",
     "crewai",
+    "openai",
+    "anthropic",
+    "opentelemetry",
+    "google.protobuf",
+    "noesis_nb.capture.otel",  # imports opentelemetry (only once the program uses its SDK)
+    "noesis_nb.integrations._otel_sdk",  # imports opentelemetry (only when exporting)
     "noesis_nb.frames",
     "noesis_nb.plots",
     "noesis_nb.widgets",

@@ -11,7 +11,7 @@ SHOW_VIEWS = {"quickstart.ipynb", "governance-and-resume.ipynb", "integrations.i
 
 
 def test_the_tours_exist():
-    assert {"quickstart.ipynb", "analysis.ipynb", "governance-and-resume.ipynb", "integrations.ipynb"} <= {
+    assert {"quickstart.ipynb", "analysis.ipynb", "governance-and-resume.ipynb", "integrations.ipynb", "real-models.ipynb"} <= {
         p.name for p in NOTEBOOKS
     }
 

@@ -13,7 +13,13 @@ from ..errors import NoesisNbError
 
 __all__ = ["MissingExtraError", "require"]
 
-_PACKAGES = {"agui": "ag-ui-protocol", "noeta": "noeta-sdk", "langgraph": "langgraph", "crewai": "crewai"}
+_PACKAGES = {
+    "agui": "ag-ui-protocol",
+    "noeta": "noeta-sdk",
+    "langgraph": "langgraph",
+    "crewai": "crewai",
+    "otel": "opentelemetry-exporter-otlp-proto-http",
+}
 
 
 class MissingExtraError(NoesisNbError, ImportError):

@@ -9,6 +9,7 @@ from typing import Any, Literal
 
 from .. import config
 from .._threads import run_sync
+from ..capture import resolve_option as resolve_capture
 from ..errors import EpisodeStateError, InvalidOptionError
 from ..ids import new_episode_id
 from ..store import find_run_dir, is_sealed
@@ -50,6 +51,7 @@ def _options(
     idle_timeout_s: float | None,
     pause_on_veto: bool | None,
     wait_for_human: bool,
+    capture: bool | None = None,
 ) -> EpisodeOptions:
     if not isinstance(task, str) or not task.strip():
         raise InvalidOptionError(f"task must be a non-empty string, got {task!r}")
@@ -76,6 +78,7 @@ def _options(
         approver=approver,
         idle_timeout_s=idle_timeout_s,
         wait_for_human=wait_for_human,
+        capture=resolve_capture(capture),
     )
 
 
@@ -92,12 +95,13 @@ def _create(
     idle_timeout_s: float | None = None,
     pause_on_veto: bool | None = None,
     intuition: Any = True,
+    capture: bool | None = None,
     **unknown: Any,
 ) -> Episode:
     if unknown:
         raise InvalidOptionError(
             f"unknown option(s) {sorted(unknown)}; options are runs_dir, seed, tags, governance, approver, "
-            "idle_timeout_s, pause_on_veto"
+            "idle_timeout_s, pause_on_veto, capture"
         )
     adapter = resolve_using(using)
     source = getattr(adapter.target, "source", None)  # integration adapters name their system
@@ -112,6 +116,7 @@ def _create(
         idle_timeout_s=idle_timeout_s,
         pause_on_veto=pause_on_veto,
         wait_for_human=wait_for_human,
+        capture=capture,
     )
     episode_id = new_episode_id()
     extension = {
@@ -120,6 +125,7 @@ def _create(
         "failure_policy": options.failure_policy,
         "pause_on_veto": options.pause_on_veto,
         "idle_timeout_s": idle_timeout_s,
+        "capture": options.capture,
     }
     recorder = Recorder.create(
         config.runs_dir(runs_dir),

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ulid import ULID
 
 from .. import tools as tc
+from ..capture import claim_manual
 from ..errors import EpisodeStateError, InvalidOptionError, ToolRejected
 from ..store import now_iso
 from ..store.phases import VERB_MINIMA, missing_verb_minimum
@@ -122,11 +123,14 @@ class EpisodeContext:
         reasoning_tokens: int | None = None,
         latency_ms: float | None = None,
         cost_usd: float | None = None,
+        request_id: str | None = None,
     ) -> str:
         """Record one model call. Input/output are totals; cached, cache-write and reasoning are parts of them.
 
         Unknown counts stay ``None`` (never 0). ``cost_usd`` is what the provider reported; analysis
-        prices tokens itself and keeps this in its own column.
+        prices tokens itself and keeps this in its own column. A call the episode already captured
+        from the SDK (same ``request_id``, or same model and token totals) is not written twice: the
+        captured event's id is returned (``noesis_nb.capture.scope`` states the rule).
         """
         if not isinstance(model, str) or not model:
             raise ValueError(f"model must be a non-empty string such as 'gpt-4o-mini', got {model!r}")
@@ -146,6 +150,9 @@ class EpisodeContext:
             raise ValueError(
                 f"reasoning_tokens={reasoning_tokens} exceeds output_tokens={output_tokens}; output_tokens includes reasoning"
             )
+        captured = claim_manual(self.episode_id, model, input_tokens, output_tokens, request_id)
+        if captured is not None:
+            return captured
         payload = {
             "event_name": MODEL_CALL,
             "model": model,
@@ -153,6 +160,7 @@ class EpisodeContext:
             **counts,
             "latency_ms": latency_ms,
             "cost_usd": cost_usd,
+            **({"request_id": request_id} if request_id is not None else {}),
         }
         event = self._episode.recorder.emit(
             "model", payload, agent_id=f"model:{provider or 'unknown'}", caused_by=self._caused_by

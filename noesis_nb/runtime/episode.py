@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from .._threads import run_in_thread
+from ..capture import episode_capture, resolve_option
 from ..errors import DecisionFileError, NoesisVeto, RunSealedError
 from ..store import now_iso, read_final
 from ..store.paths import check_part, run_path
@@ -45,6 +46,8 @@ class EpisodeOptions:
     idle_timeout_s: float | None = None
     wait_for_human: bool = True
     decision_poll_s: float = 0.25
+    # record the adapter's openai/anthropic SDK calls and GenAI spans (``noesis_nb.capture``); default: $NOESIS_NB_CAPTURE
+    capture: bool = field(default_factory=lambda: resolve_option(None))
 
 
 class Episode:
@@ -317,15 +320,21 @@ class Episode:
     async def _call_adapter(self, payload: Any, ctx: Any) -> Any:
         adapter = self.adapter
         assert adapter is not None
-        if adapter.is_async:
-            inner = asyncio.ensure_future(adapter.invoke(payload, ctx))
-        else:
-            inner = asyncio.ensure_future(run_in_thread(adapter.invoke, payload, ctx, name=f"noesis_nb-adapter-{self.label}"))
-        try:
-            return await self._watch(inner)
-        finally:
-            if not inner.done():
-                inner.cancel()
+
+        def emit_call(body: dict[str, Any], agent_id: str) -> str:
+            return str(ctx.emit("model", body, agent_id=agent_id))
+
+        # the adapter's task or thread copies this context: its model calls are this episode's, nobody else's
+        with episode_capture(self.recorder.episode_id, emit_call, self.options.capture):
+            if adapter.is_async:
+                inner = asyncio.ensure_future(adapter.invoke(payload, ctx))
+            else:
+                inner = asyncio.ensure_future(run_in_thread(adapter.invoke, payload, ctx, name=f"noesis_nb-adapter-{self.label}"))
+            try:
+                return await self._watch(inner)
+            finally:
+                if not inner.done():
+                    inner.cancel()
 
     async def _watch(self, inner: asyncio.Future[Any]) -> Any:
         limit = self.options.idle_timeout_s

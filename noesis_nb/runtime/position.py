@@ -55,4 +55,5 @@ def options_from_state(rec: Recorder) -> EpisodeOptions:
         governance=str(ext.get("governance_mode", "off")),
         approver="ask",
         wait_for_human=False,
+        **({"capture": ext["capture"]} if type(ext.get("capture")) is bool else {}),  # as the run was started
     )

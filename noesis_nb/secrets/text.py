@@ -271,9 +271,26 @@ _NAME_WORDS = re.compile(r"pass|pwd|secret|token|key|auth|cookie|cred|bearer|con
 
 
 def find_in_text(text: str, *, entropy: bool = True) -> set[str]:
-    """The secret substrings of ``text`` (each a whole value to redact, e.g. the password of a URL)."""
+    """The secret substrings of ``text`` (each a whole value to redact, e.g. the password of a URL).
+
+    Short texts are remembered: a run repeats its model names, event names and statuses on every event.
+    """
     if len(text) < 4:
         return set()
+    if len(text) <= _CACHED_LEN:
+        return set(_find_short(text, entropy))
+    return _find(text, entropy)
+
+
+_CACHED_LEN = 120
+
+
+@lru_cache(maxsize=8192)
+def _find_short(text: str, entropy: bool) -> frozenset[str]:
+    return frozenset(_find(text, entropy))
+
+
+def _find(text: str, entropy: bool) -> set[str]:
     value_plugins, keyword, maps, _, _ = _plugins()
     found: set[str] = set()
     text = _without_ids(text)  # ids (ULIDs, UUIDs, digests) may spell PWD or APIKEY by chance: never secrets

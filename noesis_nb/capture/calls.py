@@ -1,0 +1,255 @@
+"""One SDK call being watched: what was asked, what came back (a response, a stream, an error), and its event.
+
+``ModelCall.begin`` decides from the request options whether the call is a model call (Chat
+Completions, Responses, legacy Completions, Anthropic Messages) and notes the time. Then exactly
+one of ``returned`` (a whole response), ``see`` + ``finish`` (a stream, item by item) or ``failed``
+(the SDK raised) writes the call's one event. Nothing here raises into the SDK's caller: a reading
+that fails leaves that field unknown.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+import time
+from typing import Any
+
+from ..store.vocab import TOKEN_FIELDS
+from . import usage as u
+from .scope import OPEN_SPANS, CaptureScope
+
+__all__ = ["ModelCall", "endpoint"]
+
+_ENDPOINTS = {
+    "openai": (("/chat/completions", "chat.completions"), ("/responses", "responses"), ("/completions", "completions")),
+    "anthropic": (("/messages", "messages"),),
+}
+_USAGE = {
+    "chat.completions": u.openai_chat,
+    "completions": u.openai_chat,
+    "responses": u.openai_responses,
+    "messages": u.anthropic,
+}
+_REQUEST_ID_HEADER = {"openai": "x-request-id", "anthropic": "request-id"}
+
+
+def endpoint(provider: str, options: Any) -> str | None:
+    """The API a request calls (``chat.completions``, ``responses``, ``messages`` …), or None for any other request."""
+    if str(u.get(options, "method") or "").lower() != "post":
+        return None
+    path = str(u.get(options, "url") or "").split("?", 1)[0].rstrip("/")
+    for suffix, api in _ENDPOINTS.get(provider, ()):
+        if path.endswith(suffix):
+            return api
+    return None
+
+
+class ModelCall:
+    """One logical SDK call (all its retries) inside an episode; writes one ``model.call`` event."""
+
+    def __init__(self, scope: CaptureScope, provider: str, api: str, options: Any):
+        body = u.get(options, "json_data")
+        body = body if isinstance(body, dict) else {}
+        self.scope = scope
+        self.provider = provider
+        self.api = api
+        self.requested_model = body.get("model") if isinstance(body.get("model"), str) else None
+        self.model: str | None = None
+        self.streamed = False
+        self.started = time.perf_counter()
+        self.first_chunk: float | None = None
+        self.request_id: str | None = None
+        self.response_id: str | None = None
+        self.stop_reason: str | None = None
+        self.usage: Any = None
+        self.usage_delta: Any = None  # Anthropic's cumulative message_delta usage
+        self.span_id = _current_genai_span(scope)
+        self._done = False
+        self._lock = threading.Lock()
+
+    @classmethod
+    def begin(cls, scope: CaptureScope, provider: str, options: Any) -> ModelCall | None:
+        try:
+            api = endpoint(provider, options)
+            return None if api is None else cls(scope, provider, api, options)
+        except Exception:
+            return None
+
+    # -- a whole response -------------------------------------------------------------------
+    def returned(self, result: Any) -> None:
+        """A response returned (a parsed model, or a raw-response wrapper whose body may be read already)."""
+        try:
+            raw = _raw_http(result)
+            if raw is not None:  # with_raw_response / with_streaming_response: read only what is already read
+                self.request_id = _header(raw, _REQUEST_ID_HEADER[self.provider])
+                result = _read_body(raw)
+            else:
+                self.request_id = _text(getattr(result, "_request_id", None))
+            self._read_response(result)
+        except Exception:
+            pass
+        self.finish()
+
+    def _read_response(self, result: Any) -> None:
+        if result is None:
+            return
+        self.response_id = _text(u.get(result, "id"))
+        self.model = _text(u.get(result, "model"))
+        self.usage = u.get(result, "usage")
+        if self.api in ("chat.completions", "completions"):
+            choices = u.get(result, "choices") or []
+            self.stop_reason = _text(u.get(choices[0], "finish_reason")) if choices else None
+        elif self.api == "responses":
+            self.stop_reason = _text(u.get(u.get(result, "incomplete_details"), "reason")) or _text(u.get(result, "status"))
+        else:
+            self.stop_reason = _text(u.get(result, "stop_reason"))
+
+    # -- a stream ---------------------------------------------------------------------------
+    def streaming(self, response: Any) -> None:
+        """The SDK returned a stream: its events are seen one by one, and the call is written when it ends."""
+        self.streamed = True
+        try:
+            self.request_id = _header(response, _REQUEST_ID_HEADER[self.provider])
+        except Exception:
+            pass
+        with self.scope.lock:
+            self.scope.open_calls.add(self)
+
+    def see(self, item: Any) -> None:
+        """One stream event (a chunk, a Responses event, an Anthropic event)."""
+        if self.first_chunk is None:
+            self.first_chunk = time.perf_counter()
+        try:
+            if self.api in ("chat.completions", "completions"):
+                self.response_id = self.response_id or _text(u.get(item, "id"))
+                self.model = _text(u.get(item, "model")) or self.model
+                for choice in u.get(item, "choices") or []:
+                    self.stop_reason = _text(u.get(choice, "finish_reason")) or self.stop_reason
+                if u.get(item, "usage") is not None:
+                    self.usage = u.get(item, "usage")
+            elif self.api == "responses":
+                response = u.get(item, "response")
+                if response is not None:
+                    self._read_response(response)
+            else:
+                kind = u.get(item, "type")
+                if kind == "message_start":
+                    message = u.get(item, "message")
+                    self.response_id = _text(u.get(message, "id"))
+                    self.model = _text(u.get(message, "model"))
+                    self.usage = u.get(message, "usage")
+                elif kind == "message_delta":
+                    self.stop_reason = _text(u.get(u.get(item, "delta"), "stop_reason")) or self.stop_reason
+                    self.usage_delta = u.get(item, "usage")
+        except Exception:
+            pass
+
+    # -- the end ----------------------------------------------------------------------------
+    def failed(self, exc: BaseException) -> None:
+        """The SDK raised (after its retries): the call is written with the error and no invented tokens."""
+        self.finish(error=exc)
+
+    def finish(self, *, error: BaseException | None = None, abandoned: bool = False, reason: str | None = None) -> None:
+        """Write the call's event once (later calls do nothing)."""
+        with self._lock:
+            if self._done:
+                return
+            self._done = True
+        with self.scope.lock:
+            self.scope.open_calls.discard(self)
+        try:
+            payload = self._payload(error, abandoned, reason)
+        except Exception as exc:  # a shape nobody foresaw: the call is still counted, its tokens unknown
+            payload = {"model": self.requested_model, "provider": self.provider, "capture_problem": repr(exc)[:300]}
+        keys = tuple((kind, v) for kind, v in (("request", self.request_id), ("response", self.response_id)) if v)
+        if self.span_id is not None:
+            keys += (("span", format(self.span_id, "016x")),)
+        self.scope.record(payload, keys, known=True)
+
+    def _payload(self, error: BaseException | None, abandoned: bool, reason: str | None) -> dict[str, Any]:
+        usage = self.usage
+        if self.api == "messages":
+            usage = u.merge_anthropic(usage, self.usage_delta) if usage is not None or self.usage_delta is not None else None
+        counts = _USAGE[self.api](usage) if usage is not None else dict.fromkeys(TOKEN_FIELDS)
+        if abandoned and self.api == "messages" and self.usage_delta is None:
+            counts["output_tokens"] = None  # message_start's output count is a placeholder until the first delta
+        now = time.perf_counter()
+        payload: dict[str, Any] = {
+            "model": self.model or self.requested_model,
+            "provider": self.provider,
+            **counts,
+            "latency_ms": round((now - self.started) * 1000.0, 3),
+            "cost_usd": None,
+            "api": self.api,
+            "capture": self.provider,
+            "requested_model": self.requested_model,
+            "request_id": self.request_id,
+            "response_id": self.response_id,
+            "stop_reason": self.stop_reason,
+            "streamed": self.streamed,
+        }
+        if self.streamed and self.first_chunk is not None:
+            payload["time_to_first_chunk_ms"] = round((self.first_chunk - self.started) * 1000.0, 3)
+        if abandoned:
+            payload["abandoned"] = True
+            if reason:
+                payload["abandoned_reason"] = reason
+        if error is not None:
+            payload["error"] = _error(error)
+            payload["request_id"] = self.request_id or _text(getattr(error, "request_id", None))
+        return payload
+
+
+def _error(exc: BaseException) -> dict[str, Any]:
+    status = getattr(exc, "status_code", None)
+    return {
+        "type": type(exc).__name__,
+        "message": str(exc)[:500],
+        "status_code": status if isinstance(status, int) else None,
+    }
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _raw_http(result: Any) -> Any:
+    """The HTTP response inside a raw-response wrapper (or the response itself), else None."""
+    if type(result).__module__.startswith(("httpx", "httpx2")):
+        return result
+    raw = getattr(result, "http_response", None)
+    return raw if raw is not None and hasattr(raw, "headers") else None
+
+
+def _header(response: Any, name: str) -> str | None:
+    headers = getattr(response, "headers", None)
+    return _text(headers.get(name)) if headers is not None else None
+
+
+def _read_body(raw: Any) -> Any:
+    """The JSON body when the HTTP layer has already read it (never reads a body the caller means to stream)."""
+    try:
+        content = raw.content  # raises when the body was not read
+    except Exception:
+        return None
+    try:
+        return json.loads(content)
+    except (ValueError, TypeError):
+        return None
+
+
+def _current_genai_span(scope: CaptureScope) -> int | None:
+    """The OpenTelemetry span current at the call's start, when it is a GenAI span capture is watching."""
+    trace = sys.modules.get("opentelemetry.trace")
+    if trace is None:
+        return None
+    try:
+        span_id = trace.get_current_span().get_span_context().span_id
+    except Exception:
+        return None
+    if span_id and OPEN_SPANS.get(span_id) is scope:
+        with scope.lock:
+            scope.covered_spans.add(span_id)
+        return int(span_id)
+    return None

@@ -1,0 +1,217 @@
+"""The SDK hooks: ``request`` of the ``openai`` and ``anthropic`` base clients, wrapped once per process.
+
+Both SDKs send every API call through ``SyncAPIClient.request`` / ``AsyncAPIClient.request``, which
+holds their retry loop and returns the parsed response or the ``Stream``. Wrapping that one method
+sees each logical call once (retries included), on every client class (Azure, ``with_options``
+copies), with no change to the event loop. The wrapper is a pass-through when no episode is current,
+returns the SDK's own object, and re-raises the SDK's own exception. A stream is watched by putting
+an observing generator in front of the stream's private ``_iterator`` (the same ``Stream`` object is
+returned, and yields the same items).
+
+The SDKs are never imported here: a module already imported is patched at once, and one imported
+later is patched right after its own import (a finder on ``sys.meta_path`` that watches the two
+``_base_client`` modules and nothing else). ``uninstall()`` undoes both.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.abc
+import importlib.machinery
+import sys
+import threading
+import weakref
+from collections.abc import AsyncIterator, Callable, Iterator
+from types import ModuleType
+from typing import Any
+
+from .calls import ModelCall
+from .scope import IN_SDK_CALL, current
+
+__all__ = ["ensure_installed", "uninstall", "installed"]
+
+_TARGETS = {"openai._base_client": "openai", "anthropic._base_client": "anthropic"}
+_ORIGINAL = "__noesis_nb_original__"
+_lock = threading.RLock()
+_patched: list[tuple[type, Callable[..., Any]]] = []
+_finder: _AfterImport | None = None
+_ABANDONED = "the stream was dropped before it ended"
+
+
+def ensure_installed() -> None:
+    """Patch the SDKs already imported and watch for the others (idempotent, cheap after the first call)."""
+    global _finder
+    if _finder is not None:
+        return
+    with _lock:
+        if _finder is not None:
+            return
+        for name, provider in _TARGETS.items():
+            module = sys.modules.get(name)
+            if module is not None:
+                _patch(module, provider)
+        _finder = _AfterImport()
+        sys.meta_path.insert(0, _finder)
+
+
+def uninstall() -> None:
+    """Restore the SDKs' own methods and stop watching imports."""
+    global _finder
+    with _lock:
+        for cls, original in reversed(_patched):
+            cls.request = original
+        _patched.clear()
+        if _finder is not None and _finder in sys.meta_path:
+            sys.meta_path.remove(_finder)
+        _finder = None
+
+
+def installed() -> list[str]:
+    """The patched classes, as ``module.Class`` (for diagnostics and tests)."""
+    return [f"{cls.__module__}.{cls.__qualname__}" for cls, _ in _patched]
+
+
+def _patch(module: ModuleType, provider: str) -> None:
+    with _lock:
+        streaming = sys.modules.get(f"{provider}._streaming")
+        stream_cls = getattr(streaming, "Stream", None)
+        async_stream_cls = getattr(streaming, "AsyncStream", None)
+        for name, wrap in (("SyncAPIClient", _wrap_sync), ("AsyncAPIClient", _wrap_async)):
+            cls = getattr(module, name, None)
+            method = cls.__dict__.get("request") if isinstance(cls, type) else None
+            if method is None or hasattr(method, _ORIGINAL):
+                continue
+            wrapped = wrap(method, provider, (stream_cls, async_stream_cls))
+            setattr(wrapped, _ORIGINAL, method)
+            cls.request = wrapped  # type: ignore[union-attr]
+            _patched.append((cls, method))  # type: ignore[arg-type]
+
+
+def _options(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    return args[1] if len(args) > 1 else kwargs.get("options")
+
+
+def _wrap_sync(original: Callable[..., Any], provider: str, streams: tuple[Any, Any]) -> Callable[..., Any]:
+    @functools.wraps(original)
+    def request(self: Any, *args: Any, **kwargs: Any) -> Any:
+        scope = current()
+        call = None if scope is None or scope.closed else ModelCall.begin(scope, provider, _options(args, kwargs))
+        if call is None:
+            return original(self, *args, **kwargs)
+        inside = IN_SDK_CALL.set(True)
+        try:
+            result = original(self, *args, **kwargs)
+        except BaseException as exc:
+            call.failed(exc)
+            raise
+        finally:
+            IN_SDK_CALL.reset(inside)
+        _returned(call, result, streams)
+        return result
+
+    return request
+
+
+def _wrap_async(original: Callable[..., Any], provider: str, streams: tuple[Any, Any]) -> Callable[..., Any]:
+    @functools.wraps(original)
+    async def request(self: Any, *args: Any, **kwargs: Any) -> Any:
+        scope = current()
+        call = None if scope is None or scope.closed else ModelCall.begin(scope, provider, _options(args, kwargs))
+        if call is None:
+            return await original(self, *args, **kwargs)
+        inside = IN_SDK_CALL.set(True)
+        try:
+            result = await original(self, *args, **kwargs)
+        except BaseException as exc:
+            call.failed(exc)
+            raise
+        finally:
+            IN_SDK_CALL.reset(inside)
+        _returned(call, result, streams)
+        return result
+
+    return request
+
+
+def _returned(call: ModelCall, result: Any, streams: tuple[Any, Any]) -> None:
+    """Record a response now, or watch a stream until it ends (or is dropped)."""
+    stream_cls, async_stream_cls = streams
+    try:
+        if stream_cls is not None and isinstance(result, stream_cls):
+            call.streaming(result.response)
+            result._iterator = _observe(result._iterator, call)
+        elif async_stream_cls is not None and isinstance(result, async_stream_cls):
+            call.streaming(result.response)
+            result._iterator = _observe_async(result._iterator, call)
+        else:
+            call.returned(result)
+            return
+        finalizer = weakref.finalize(result, call.finish, abandoned=True, reason=_ABANDONED)
+        finalizer.atexit = False
+    except Exception:
+        call.finish()
+
+
+def _observe(iterator: Iterator[Any], call: ModelCall) -> Iterator[Any]:
+    try:
+        for item in iterator:
+            call.see(item)
+            yield item
+    except GeneratorExit:
+        call.finish(abandoned=True, reason=_ABANDONED)
+        close = getattr(iterator, "close", None)
+        if close is not None:
+            close()  # the SDK's own generator closes its response now, as it would have
+        raise
+    except BaseException as exc:
+        call.finish(error=exc)
+        raise
+    call.finish()
+
+
+async def _observe_async(iterator: AsyncIterator[Any], call: ModelCall) -> AsyncIterator[Any]:
+    try:
+        async for item in iterator:
+            call.see(item)
+            yield item
+    except GeneratorExit:
+        call.finish(abandoned=True, reason=_ABANDONED)
+        raise
+    except BaseException as exc:
+        call.finish(error=exc)
+        raise
+    call.finish()
+
+
+class _AfterImport(importlib.abc.MetaPathFinder):
+    """Finds only the two ``_base_client`` modules (with the normal path finder) and patches them once loaded."""
+
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> importlib.machinery.ModuleSpec | None:
+        provider = _TARGETS.get(fullname)
+        if provider is None:
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path, target)
+        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
+            return None
+        spec.loader = _PatchingLoader(spec.loader, provider)
+        return spec
+
+
+class _PatchingLoader(importlib.abc.Loader):
+    def __init__(self, loader: Any, provider: str):
+        self._loader = loader
+        self._provider = provider
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType | None:
+        module: ModuleType | None = self._loader.create_module(spec)
+        return module
+
+    def exec_module(self, module: ModuleType) -> None:
+        self._loader.exec_module(module)
+        try:
+            _patch(module, self._provider)
+        except Exception:  # never break the SDK's import
+            pass
+
+    def __getattr__(self, name: str) -> Any:  # get_source, get_resource_reader … of the real loader
+        return getattr(self._loader, name)

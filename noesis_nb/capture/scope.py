@@ -1,0 +1,174 @@
+"""Which episode a model call belongs to: one context variable, set while an episode's adapter runs.
+
+``CaptureScope`` is what capture writes through. The episode sets it (``activate``) around its
+adapter call; asyncio tasks and ``run_in_thread`` copy the context, so the adapter's own tasks and
+a sync adapter's thread see it, and two concurrent episodes each see their own. Code outside an
+episode sees None and nothing is recorded.
+
+Each call is written once. The rules (README, "Real model calls"):
+
+- an SDK call is one event however many HTTP attempts its retries took (capture wraps the SDK's
+  retry loop, not a single attempt);
+- an OpenTelemetry span started while a captured SDK call runs (the SDK's own call span, an HTTP
+  client span) is part of that call and writes nothing;
+- an OpenTelemetry GenAI span that was current when the SDK call began (an instrumentation's span
+  around it) is covered by that call and writes nothing; a span whose ``gen_ai.response.id`` a
+  captured call already recorded writes nothing either;
+- ``ctx.model_call(...)`` for a call capture already wrote returns that event's id and writes
+  nothing: "the same call" is one naming the captured ``request_id`` (or response id), or, naming
+  none, one with the same input and output token counts (the input total, or the uncached part
+  Anthropic's ``usage.input_tokens`` reports) and the same model (or a prefix of the
+  response's dated model name, ``gpt-4o-mini`` for ``gpt-4o-mini-2024-07-18``) as a captured
+  call not matched yet. Each captured call matches one manual call at most.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import os
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import InvalidOptionError
+from ..store.vocab import MODEL_CALL
+
+__all__ = ["CaptureScope", "current", "scoped", "resolve_option", "claim_manual", "ENV", "OPEN_SPANS", "IN_SDK_CALL"]
+
+ENV = "NOESIS_NB_CAPTURE"
+_ON = {"1", "true", "yes", "on"}
+_OFF = {"0", "false", "no", "off"}
+_CURRENT: contextvars.ContextVar[CaptureScope | None] = contextvars.ContextVar("noesis_nb_capture", default=None)
+#: True while a captured SDK call runs: spans started inside it (the SDK's own call span, HTTP spans) are part of it
+IN_SDK_CALL: contextvars.ContextVar[bool] = contextvars.ContextVar("noesis_nb_in_sdk_call", default=False)
+
+#: GenAI spans open right now (span id → the scope current when each started); ``spans`` fills it
+OPEN_SPANS: dict[int, CaptureScope] = {}
+
+Emit = Callable[[dict[str, Any], str], str]  # (payload, agent_id) -> event id
+
+
+@dataclass
+class _Captured:
+    event_id: str
+    model: str | None
+    requested_model: str | None
+    inputs: frozenset[int]  # the input total, and the uncached part (what Anthropic's ``input_tokens`` says)
+    output_tokens: int | None
+    ids: frozenset[str]
+    claimed: bool = False
+
+
+@dataclass
+class CaptureScope:
+    """One episode's capture: writes ``model.call`` events through ``emit`` and keeps each call once."""
+
+    episode_id: str
+    emit: Emit
+    seen: set[tuple[str, str]] = field(default_factory=set)  # ("response" | "request" | "span", id) already written
+    covered_spans: set[int] = field(default_factory=set)  # GenAI spans an SDK call began inside
+    captured: list[_Captured] = field(default_factory=list)
+    open_calls: set[Any] = field(default_factory=set)  # streams not finished yet (finished when the adapter returns)
+    closed: bool = False
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def record(self, payload: dict[str, Any], keys: tuple[tuple[str, str], ...] = (), *, known: bool = False) -> str | None:
+        """Write one model call (``payload`` without ``event_name``); None when a key says it is written already.
+
+        ``known``: the call is certainly a new one (one SDK ``request`` is one call, whatever ids a
+        server reuses); its keys are only noted, for the spans that come later. Never raises:
+        capture must not break the program it watches (an episode that ended refuses events).
+        """
+        with self.lock:
+            if not known and any(k in self.seen for k in keys):
+                return None
+            self.seen.update(keys)
+        body = {"event_name": MODEL_CALL, **payload}
+        try:
+            event_id = self.emit(body, f"model:{payload.get('provider') or 'unknown'}")
+        except Exception:
+            return None
+        ids = frozenset(v for kind, v in keys if kind in ("request", "response"))
+        total = payload.get("input_tokens")
+        parts = (payload.get("cached_input_tokens") or 0) + (payload.get("cache_write_input_tokens") or 0)
+        inputs = frozenset() if total is None else frozenset({total, total - parts})
+        with self.lock:
+            self.captured.append(
+                _Captured(
+                    event_id, payload.get("model"), payload.get("requested_model"), inputs, payload.get("output_tokens"), ids
+                )
+            )
+        return event_id
+
+    def claim(self, model: str, input_tokens: int | None, output_tokens: int | None, request_id: str | None) -> str | None:
+        """The captured event a manual ``ctx.model_call`` repeats (marked matched), or None (see the module rules)."""
+        with self.lock:
+            for call in reversed(self.captured):
+                if call.claimed:
+                    continue
+                if request_id is not None:
+                    same = request_id in call.ids
+                else:
+                    same = (
+                        input_tokens in call.inputs
+                        and output_tokens is not None
+                        and output_tokens == call.output_tokens
+                        and _same_model(model, call.model, call.requested_model)
+                    )
+                if same:
+                    call.claimed = True
+                    return call.event_id
+        return None
+
+    def finish_open(self) -> None:
+        """The adapter returned: streams still open are recorded with what is known, then nothing more is written."""
+        for call in list(self.open_calls):
+            call.finish(abandoned=True, reason="the episode's adapter returned before the stream ended")
+        self.closed = True
+
+
+def _same_model(manual: str, model: str | None, requested: str | None) -> bool:
+    return any(isinstance(m, str) and (m == manual or m.startswith(manual + "-")) for m in (model, requested))
+
+
+def current() -> CaptureScope | None:
+    """The scope of the episode whose adapter is running in this context, or None."""
+    return _CURRENT.get()
+
+
+@contextlib.contextmanager
+def scoped(scope: CaptureScope | None) -> Iterator[None]:
+    """Make ``scope`` current for the block (None: capture off inside it); open streams are finished after it."""
+    token = _CURRENT.set(scope)
+    try:
+        yield
+    finally:
+        _CURRENT.reset(token)
+        if scope is not None:
+            scope.finish_open()
+
+
+def claim_manual(
+    episode_id: str, model: str, input_tokens: int | None, output_tokens: int | None, request_id: str | None
+) -> str | None:
+    """For ``ctx.model_call``: the id of the captured event it repeats, or None to write it."""
+    scope = _CURRENT.get()
+    if scope is None or scope.episode_id != episode_id or not scope.captured:
+        return None
+    return scope.claim(model, input_tokens, output_tokens, request_id)
+
+
+def resolve_option(capture: Any) -> bool:
+    """``capture=`` of ``start``/``solve``: True/False, or None for ``$NOESIS_NB_CAPTURE`` (default on)."""
+    if capture is None:
+        raw = os.environ.get(ENV, "").strip().lower()
+        if not raw or raw in _ON:
+            return True
+        if raw in _OFF:
+            return False
+        raise InvalidOptionError(f"{ENV}={raw!r}: use 1/0 (or true/false, on/off) to turn model-call capture on or off")
+    if not isinstance(capture, bool):
+        raise InvalidOptionError(f"capture={capture!r}: pass True or False (or leave it out to follow ${ENV})")
+    return capture

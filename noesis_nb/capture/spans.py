@@ -1,0 +1,157 @@
+"""OpenTelemetry in: GenAI spans created inside an episode become that episode's ``model.call`` events.
+
+Any instrumentation that follows the GenAI semantic conventions (``gen_ai.*``: the OpenTelemetry
+OpenAI / Anthropic instrumentations, Logfire, hand-made spans) or OpenInference (``llm.*``,
+``openinference.span.kind = LLM``) works. A span belongs to the episode current where it *starts*
+(it may end anywhere). Token attributes follow the conventions' rule, which is ours: the input
+and output counts are totals, cache reads / cache creation and reasoning are parts of them.
+
+A span an SDK call began inside (the instrumentation's span around the captured call), and a
+span started while a captured SDK call runs (the ``anthropic`` SDK's own call span), write
+nothing; a span whose ``gen_ai.response.id`` a captured call recorded writes nothing either.
+
+The processor is attached to the global SDK ``TracerProvider`` when an episode starts (if the
+program uses the OpenTelemetry SDK); ``span_processor()`` gives one for any other provider.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .scope import IN_SDK_CALL, OPEN_SPANS, current
+from .usage import count
+
+__all__ = ["span_payload", "SpanCapture", "MODEL_OPERATIONS"]
+
+#: ``gen_ai.operation.name`` values that are one model call (not an agent, a tool or a workflow)
+MODEL_OPERATIONS = frozenset({"chat", "text_completion", "generate_content", "embeddings", "responses"})
+
+_FIRST = {  # canonical field → attribute names, first present wins (current conventions, older ones, OpenInference)
+    "input_tokens": ("gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens", "llm.token_count.prompt"),
+    "output_tokens": ("gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens", "llm.token_count.completion"),
+    "cached_input_tokens": (
+        "gen_ai.usage.cache_read.input_tokens",
+        "gen_ai.usage.cache_read_input_tokens",
+        "llm.token_count.prompt_details.cache_read",
+    ),
+    "cache_write_input_tokens": (
+        "gen_ai.usage.cache_creation.input_tokens",
+        "gen_ai.usage.cache_creation_input_tokens",
+        "gen_ai.usage.cache_write.input_tokens",
+        "llm.token_count.prompt_details.cache_write",
+    ),
+    "reasoning_tokens": ("gen_ai.usage.reasoning.output_tokens", "llm.token_count.completion_details.reasoning"),
+}
+
+
+def _first(attrs: Mapping[str, Any], *names: str) -> Any:
+    for name in names:
+        value = attrs.get(name)
+        if value is not None:
+            return value
+    return None
+
+
+def is_model_span(attrs: Mapping[str, Any]) -> bool:
+    """A span of one model call: a GenAI model operation, an OpenInference LLM span, or one with a model and usage."""
+    operation = attrs.get("gen_ai.operation.name")
+    if operation is not None:
+        return operation in MODEL_OPERATIONS
+    if attrs.get("openinference.span.kind") is not None:
+        return attrs.get("openinference.span.kind") == "LLM"
+    has_model = _first(attrs, "gen_ai.request.model", "gen_ai.response.model") is not None
+    return has_model and any(_first(attrs, *names) is not None for names in _FIRST.values())
+
+
+def span_payload(
+    attrs: Mapping[str, Any],
+    *,
+    start_ns: int | None,
+    end_ns: int | None,
+    failed: bool = False,
+    status_message: str | None = None,
+    trace_id: int | None = None,
+    span_id: int | None = None,
+) -> dict[str, Any] | None:
+    """The ``model.call`` payload of a span's attributes, or None when the span is not a model call."""
+    if not is_model_span(attrs):
+        return None
+    counts = {field: count(_first(attrs, *names)) for field, names in _FIRST.items()}
+    reasons = attrs.get("gen_ai.response.finish_reasons")
+    if isinstance(reasons, (list, tuple)):
+        reasons = reasons[0] if reasons else None
+    requested = _first(attrs, "gen_ai.request.model", "llm.model_name")
+    payload: dict[str, Any] = {
+        "model": _first(attrs, "gen_ai.response.model") or requested,
+        "provider": _first(attrs, "gen_ai.provider.name", "gen_ai.system", "llm.provider", "llm.system"),
+        **counts,
+        "latency_ms": round((end_ns - start_ns) / 1e6, 3) if start_ns is not None and end_ns is not None else None,
+        "cost_usd": None,
+        "api": attrs.get("gen_ai.operation.name") or "llm",
+        "capture": "otel",
+        "requested_model": requested,
+        "request_id": None,
+        "response_id": attrs.get("gen_ai.response.id"),
+        "stop_reason": reasons if isinstance(reasons, str) else None,
+        "streamed": bool(attrs.get("gen_ai.request.stream")) if attrs.get("gen_ai.request.stream") is not None else None,
+    }
+    if trace_id:
+        payload["trace_id"] = format(trace_id, "032x")
+    if span_id:
+        payload["span_id"] = format(span_id, "016x")
+    if failed:
+        payload["error"] = {"type": str(attrs.get("error.type") or "error"), "message": (status_message or "")[:500]}
+    warnings = []
+    parts = (counts["cached_input_tokens"] or 0) + (counts["cache_write_input_tokens"] or 0)
+    if counts["input_tokens"] is not None and parts > counts["input_tokens"]:
+        warnings.append(f"cache read + creation input ({parts}) exceeds input_tokens ({counts['input_tokens']})")
+    if None not in (counts["output_tokens"], counts["reasoning_tokens"]) and counts["reasoning_tokens"] > counts["output_tokens"]:  # type: ignore[operator]
+        warnings.append(f"reasoning_tokens ({counts['reasoning_tokens']}) exceeds output_tokens ({counts['output_tokens']})")
+    if warnings:
+        payload["usage_warning"] = "; ".join(warnings)
+    return payload
+
+
+class SpanCapture:
+    """What a span processor does, without OpenTelemetry imported: note the episode at start, record at end."""
+
+    def on_start(self, span: Any, parent_context: Any = None) -> None:
+        scope = current()
+        if scope is not None and not scope.closed and not IN_SDK_CALL.get():
+            OPEN_SPANS[span.get_span_context().span_id] = scope
+
+    def _on_ending(self, span: Any) -> None:
+        pass
+
+    def on_end(self, span: Any) -> None:
+        context = span.get_span_context() if hasattr(span, "get_span_context") else span.context
+        scope = OPEN_SPANS.pop(context.span_id, None)
+        if scope is None or context.span_id in scope.covered_spans:
+            return
+        try:
+            status = span.status
+            failed = getattr(status.status_code, "name", "") == "ERROR"
+            payload = span_payload(
+                dict(span.attributes or {}),
+                start_ns=span.start_time,
+                end_ns=span.end_time,
+                failed=failed,
+                status_message=status.description,
+                trace_id=context.trace_id,
+                span_id=context.span_id,
+            )
+        except Exception:
+            return
+        if payload is None:
+            return
+        keys = tuple(
+            (kind, payload[name]) for kind, name in (("span", "span_id"), ("response", "response_id")) if payload.get(name)
+        )
+        scope.record(payload, keys)
+
+    def shutdown(self) -> None:
+        pass
+
+    def force_flush(self, timeout_millis: int = 30000) -> bool:
+        return True

@@ -1,0 +1,91 @@
+"""Provider usage objects → the canonical token counts (input/output totals; cached, cache-write, reasoning parts).
+
+Each function takes the SDK's usage model or the same thing as a JSON dict (a raw response body),
+and returns the five ``TOKEN_FIELDS``; a count the provider did not report is None, never 0.
+
+- OpenAI Chat Completions: ``prompt_tokens`` is the input total and includes
+  ``prompt_tokens_details.cached_tokens``; ``completion_tokens`` includes
+  ``completion_tokens_details.reasoning_tokens``. OpenAI reports no cache writes.
+- OpenAI Responses: ``input_tokens`` (with ``input_tokens_details.cached_tokens``) and
+  ``output_tokens`` (with ``output_tokens_details.reasoning_tokens``), the same rule.
+- Anthropic Messages: ``input_tokens`` counts only the uncached input, so the total is
+  ``input_tokens + cache_read_input_tokens + cache_creation_input_tokens``; reasoning (thinking)
+  is part of ``output_tokens`` and not reported apart.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..store.vocab import TOKEN_FIELDS
+
+__all__ = ["get", "count", "openai_chat", "openai_responses", "anthropic", "Counts"]
+
+Counts = dict[str, int | None]
+
+
+def get(obj: Any, name: str) -> Any:
+    """``obj.name`` or ``obj[name]`` (SDK model or JSON dict); None when absent."""
+    if obj is None:
+        return None
+    if isinstance(obj, dict):
+        return obj.get(name)
+    return getattr(obj, name, None)
+
+
+def count(value: Any) -> int | None:
+    """A token count as a non-negative int, or None (a bool, text or negative number is not a count)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return value if isinstance(value, int) and value >= 0 else None
+
+
+def _counts(inp: Any, out: Any, cached: Any, written: Any, reasoning: Any) -> Counts:
+    return dict(zip(TOKEN_FIELDS, (count(inp), count(out), count(cached), count(written), count(reasoning))))
+
+
+def openai_chat(usage: Any) -> Counts:
+    """Chat Completions ``usage`` (also the last chunk of a stream with ``include_usage``)."""
+    return _counts(
+        get(usage, "prompt_tokens"),
+        get(usage, "completion_tokens"),
+        get(get(usage, "prompt_tokens_details"), "cached_tokens"),
+        None,
+        get(get(usage, "completion_tokens_details"), "reasoning_tokens"),
+    )
+
+
+def openai_responses(usage: Any) -> Counts:
+    """Responses API ``usage`` (also ``response.completed``'s ``response.usage`` in a stream)."""
+    return _counts(
+        get(usage, "input_tokens"),
+        get(usage, "output_tokens"),
+        get(get(usage, "input_tokens_details"), "cached_tokens"),
+        None,
+        get(get(usage, "output_tokens_details"), "reasoning_tokens"),
+    )
+
+
+def anthropic(usage: Any) -> Counts:
+    """Messages ``usage``: the input total adds the cache reads and writes to the uncached ``input_tokens``."""
+    uncached = count(get(usage, "input_tokens"))
+    read = count(get(usage, "cache_read_input_tokens"))
+    written = count(get(usage, "cache_creation_input_tokens"))
+    total = None if uncached is None else uncached + (read or 0) + (written or 0)
+    return _counts(total, get(usage, "output_tokens"), read, written, None)
+
+
+def merge_anthropic(start: Any, delta: Any) -> Any:
+    """A stream's usage: ``message_start``'s usage, overridden field by field by the cumulative ``message_delta`` usage.
+
+    ``message_delta`` counts are cumulative; a field it leaves null keeps the ``message_start`` value.
+    """
+    fields = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+    merged = {name: get(start, name) for name in fields}
+    for name in fields:
+        value = get(delta, name)
+        if value is not None:
+            merged[name] = value
+    return merged

@@ -1,0 +1,41 @@
+"""Span specs → the OpenTelemetry SDK's ``ReadableSpan`` objects an OTLP exporter sends (imports opentelemetry)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import Event, ReadableSpan
+from opentelemetry.sdk.util.instrumentation import InstrumentationScope
+from opentelemetry.trace import SpanContext, SpanKind, Status, StatusCode, TraceFlags
+
+__all__ = ["readable_spans"]
+
+_KINDS = {"internal": SpanKind.INTERNAL, "client": SpanKind.CLIENT}
+
+
+def readable_spans(specs: list[dict[str, Any]], service: str) -> list[ReadableSpan]:
+    """Finished spans with the specs' own ids and times (an export of what happened, not a live trace)."""
+    resource = Resource.create({"service.name": service})
+    scope = InstrumentationScope("noesis_nb")
+    out = []
+    for s in specs:
+        context = SpanContext(s["trace_id"], s["span_id"], is_remote=False, trace_flags=TraceFlags(TraceFlags.SAMPLED))
+        parent = SpanContext(s["trace_id"], s["parent_id"], is_remote=False) if s["parent_id"] else None
+        status = Status(StatusCode.ERROR, str(s["error"])) if s["error"] else Status(StatusCode.OK)
+        out.append(
+            ReadableSpan(
+                name=s["name"],
+                context=context,
+                parent=parent,
+                resource=resource,
+                attributes=s["attributes"],
+                events=[Event(name, attrs, timestamp=at) for name, at, attrs in s["events"]],
+                kind=_KINDS[s["kind"]],
+                status=status,
+                start_time=s["start_ns"],
+                end_time=s["end_ns"],
+                instrumentation_scope=scope,
+            )
+        )
+    return out

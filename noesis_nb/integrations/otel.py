@@ -1,0 +1,324 @@
+"""OpenTelemetry out: runs as OTLP traces, for Phoenix, Jaeger, Langfuse or any collector.
+
+    noesis_nb.export_otel("ep_01K…", endpoint="http://localhost:4318")   # OTLP/HTTP (protobuf)
+    noesis_nb.export_otel(runs, path="traces.json")                        # OTLP/JSON file
+    noesis_nb.export_otel(handle, path="episode.json")                    # a live episode, as far as it got
+
+One trace per episode. The episode is the root span (``invoke_agent``); each timed step (an event
+with ``metrics``: interpret, plan, act …) is a child span; each ``model.call`` is a ``chat`` span
+with the GenAI attributes (``gen_ai.usage.*`` by the conventions' rule, which is the run's: input
+and output are totals, cache reads / writes and reasoning are parts); each tool request is an
+``execute_tool`` span with ``noesis.tool.effect``, ``.risk``, ``.decision`` and ``.status``; other
+events are span events of the root. Trace and span ids derive from the episode and event ids, so
+exporting a run twice gives the same ids (backends keep one copy). Needs ``pip install
+'noesis_nb[otel]'``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Iterable
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from ..store import find_run_dir, read_events
+from ..store.vocab import TOOL_APPROVAL_PENDING, TOOL_REJECTED_GOVERNANCE
+from ._extras import require
+
+__all__ = ["export_otel", "run_spans", "SpanSpec"]
+
+SpanSpec = dict[str, Any]  # name, trace_id, span_id, parent_id, start_ns, end_ns, kind, attributes, error, events
+_OPERATION = {"chat.completions": "chat", "messages": "chat", "responses": "chat", "completions": "text_completion"}
+_USAGE_ATTRS = {
+    "input_tokens": "gen_ai.usage.input_tokens",
+    "output_tokens": "gen_ai.usage.output_tokens",
+    "cached_input_tokens": "gen_ai.usage.cache_read.input_tokens",
+    "cache_write_input_tokens": "gen_ai.usage.cache_creation.input_tokens",
+    "reasoning_tokens": "gen_ai.usage.reasoning.output_tokens",
+}
+
+
+def _id(*parts: str, size: int) -> int:
+    return int.from_bytes(hashlib.sha256("\x1f".join(parts).encode()).digest()[:size], "big") or 1
+
+
+def _ns(stamp: Any) -> int | None:
+    if not isinstance(stamp, str):
+        return None
+    try:
+        return int(datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp() * 1e9)
+    except ValueError:
+        return None
+
+
+def _attrs(values: dict[str, Any]) -> dict[str, Any]:
+    """Attributes OpenTelemetry accepts: str, bool, int, float or lists of one of them; None is left out."""
+    out: dict[str, Any] = {}
+    for key, value in values.items():
+        if isinstance(value, (str, bool, int, float)):
+            out[key] = value
+        elif isinstance(value, (list, tuple)) and value and all(isinstance(v, str) for v in value):
+            out[key] = list(value)
+    return out
+
+
+def _tool_records(run_dir: Path) -> dict[str, dict[str, Any]]:
+    """draft id → {effect, risk, decision} from the run's prepared drafts and decisions (no link followed)."""
+    found: dict[str, dict[str, Any]] = {}
+    for folder, kind in (("prepared", "draft"), ("x-python/prepared", "draft"), ("approvals", "decision")):
+        base = run_dir / "tool_invocations" / folder
+        if not base.is_dir() or base.is_symlink():
+            continue
+        for path in base.glob("*.json"):
+            try:
+                record = json.loads(path.read_text()) if not path.is_symlink() else None
+            except (OSError, ValueError):
+                continue
+            if not isinstance(record, dict) or not isinstance(record.get("draft_id"), str):
+                continue
+            entry = found.setdefault(record["draft_id"], {})
+            if kind == "draft":
+                governance = record["governance"] if isinstance(record.get("governance"), dict) else {}
+                entry.update(effect=governance.get("effect_kind"), risk=governance.get("risk_tier"))
+            else:
+                entry.update(decision=record.get("status"), approver=record.get("approver_id"))
+    return found
+
+
+def _payload(event: dict[str, Any]) -> dict[str, Any]:
+    payload = event.get("payload")
+    return payload if isinstance(payload, dict) else {}
+
+
+def run_spans(run_dir: str | os.PathLike[str]) -> list[SpanSpec]:
+    """The spans of one run directory, parents first (plain dicts: the OTLP shape is made from these)."""
+    run_dir = Path(run_dir)
+    events = read_events(run_dir / "events.jsonl", strict=False)
+    if not events:
+        return []
+    episode = str(events[0].get("episode_id") or run_dir.name)
+    trace_id = _id(episode, size=16)
+    root_id = _id(episode, "root", size=8)
+    stamps = [t for t in (_ns(e.get("timestamp")) for e in events) if t is not None]
+    start: dict[str, Any] = next((_payload(e) for e in events if e.get("phase") == "start"), {})
+    end: dict[str, Any] = next((_payload(e) for e in reversed(events) if e.get("phase") == "terminate"), {})
+    status = end.get("status") or "running"
+    root: SpanSpec = {
+        "name": f"invoke_agent {start.get('using') or 'agent'}",
+        "trace_id": trace_id,
+        "span_id": root_id,
+        "parent_id": None,
+        "start_ns": min(stamps) if stamps else 0,
+        "end_ns": max(stamps) if stamps else 0,
+        "kind": "internal",
+        "attributes": _attrs(
+            {
+                "gen_ai.operation.name": "invoke_agent",
+                "gen_ai.agent.name": start.get("using"),
+                "noesis.episode_id": episode,
+                "noesis.task": start.get("task"),
+                "noesis.status": status,
+            }
+        ),
+        "error": status not in ("ok", "running", "paused") and (end.get("message") or status),
+        "events": [],
+    }
+    spans = [root]
+    tools = _tool_records(run_dir)
+    requests: dict[str, list[dict[str, Any]]] = {}
+    for event in events:
+        payload = _payload(event)
+        at = _ns(event.get("timestamp")) or root["start_ns"]
+        event_id = str(event.get("id") or at)
+        if event.get("phase") == "model":
+            spans.append(_model_span(payload, trace_id, root_id, event_id, at))
+        elif event.get("phase") == "tool" and isinstance(payload.get("request_id"), str):
+            requests.setdefault(payload["request_id"], []).append(event)
+        elif isinstance(event.get("metrics"), dict):
+            metrics = event["metrics"]
+            spans.append(
+                {
+                    "name": str(event.get("phase")),
+                    "trace_id": trace_id,
+                    "span_id": _id(episode, event_id, size=8),
+                    "parent_id": root_id,
+                    "start_ns": _ns(metrics.get("started_at")) or at,
+                    "end_ns": _ns(metrics.get("completed_at")) or at,
+                    "kind": "internal",
+                    "attributes": _attrs({"noesis.phase": event.get("phase"), "noesis.event_id": event.get("id")}),
+                    "error": False,
+                    "events": [],
+                }
+            )
+        else:
+            root["events"].append((str(payload.get("event_name") or event.get("phase")), at, {"noesis.event_id": event_id}))
+    for request_id, chain in requests.items():
+        spans.append(_tool_span(chain, tools, trace_id, root_id, episode, request_id))
+    return spans
+
+
+def _model_span(payload: dict[str, Any], trace_id: int, parent: int, event_id: str, at: int) -> SpanSpec:
+    latency = payload.get("latency_ms")
+    start = at - int(latency * 1e6) if isinstance(latency, (int, float)) and latency >= 0 else at
+    operation = _OPERATION.get(str(payload.get("api")), "chat")
+    model = payload.get("requested_model") or payload.get("model")
+    error = payload.get("error") if isinstance(payload.get("error"), dict) else None
+    values = {
+        "gen_ai.operation.name": operation,
+        "gen_ai.provider.name": payload.get("provider"),
+        "gen_ai.request.model": model,
+        "gen_ai.response.model": payload.get("model"),
+        "gen_ai.response.id": payload.get("response_id"),
+        "gen_ai.response.finish_reasons": [payload["stop_reason"]] if isinstance(payload.get("stop_reason"), str) else None,
+        "gen_ai.request.stream": payload.get("streamed"),
+        "noesis.request_id": payload.get("request_id"),
+        "noesis.capture": payload.get("capture"),
+        "error.type": error.get("type") if error else None,
+        **{attr: payload.get(field) for field, attr in _USAGE_ATTRS.items()},
+    }
+    return {
+        "name": f"{operation} {model or 'model'}",
+        "trace_id": trace_id,
+        "span_id": _id(str(trace_id), event_id, size=8),
+        "parent_id": parent,
+        "start_ns": start,
+        "end_ns": at,
+        "kind": "client",
+        "attributes": _attrs(values),
+        "error": (error.get("message") or error.get("type") or "error") if error else False,
+        "events": [],
+    }
+
+
+def _tool_span(
+    chain: list[dict[str, Any]], tools: dict[str, Any], trace_id: int, parent: int, episode: str, request_id: str
+) -> SpanSpec:
+    names = [str(e["payload"].get("event_name")) for e in chain]
+    first = chain[0]["payload"]
+    draft = next((e["payload"]["draft_id"] for e in chain if isinstance(e["payload"].get("draft_id"), str)), None)
+    record = tools.get(draft or "", {})
+    decision = record.get("decision") or ("rejected" if TOOL_REJECTED_GOVERNANCE in names else None)
+    outcome = next((n.rsplit(".", 1)[1] for n in reversed(names) if n.startswith("tool.execution.")), None)
+    stamps = [t for t in (_ns(e.get("timestamp")) for e in chain) if t is not None]
+    tool = first.get("tool")
+    return {
+        "name": f"execute_tool {tool}",
+        "trace_id": trace_id,
+        "span_id": _id(episode, request_id, size=8),
+        "parent_id": parent,
+        "start_ns": min(stamps) if stamps else 0,
+        "end_ns": max(stamps) if stamps else 0,
+        "kind": "internal",
+        "attributes": _attrs(
+            {
+                "gen_ai.operation.name": "execute_tool",
+                "gen_ai.tool.name": tool,
+                "noesis.tool.protocol": first.get("protocol"),
+                "noesis.tool.effect": record.get("effect"),
+                "noesis.tool.risk": record.get("risk"),
+                "noesis.tool.decision": decision or ("not_required" if TOOL_APPROVAL_PENDING not in names else "pending"),
+                "noesis.tool.approver": record.get("approver"),
+                "noesis.tool.status": outcome or "not_executed",
+                "noesis.request_id": request_id,
+                "noesis.draft_id": draft,
+            }
+        ),
+        "error": "tool execution failed" if outcome == "failed" else False,
+        "events": [(n, t, {}) for n, t in zip(names, (_ns(e.get("timestamp")) or 0 for e in chain))],
+    }
+
+
+def _run_dirs(target: Any, runs_dir: Any) -> list[Path]:
+    items = target if isinstance(target, (list, tuple)) else [target]
+    out = []
+    for item in items:
+        run_dir = getattr(item, "run_dir", None)  # an EpisodeHandle or DiskRun
+        out.append(Path(run_dir) if run_dir is not None else find_run_dir(item, runs_dir))
+    return out
+
+
+def export_otel(
+    run_or_runs: Any,
+    *,
+    endpoint: str | None = None,
+    path: str | os.PathLike[str] | None = None,
+    headers: dict[str, str] | None = None,
+    service_name: str = "noesis_nb",
+    runs_dir: Any = None,
+    timeout: float = 10.0,
+) -> int:
+    """Export runs (ids, run directories, handles, or a list of them) as OTLP spans; returns how many were sent.
+
+    ``endpoint``: an OTLP/HTTP collector (``http://host:4318`` or its full ``…/v1/traces`` URL);
+    ``path``: an OTLP/JSON file (one ``resourceSpans`` document). Give one or both.
+    """
+    if endpoint is None and path is None:
+        raise ValueError("export_otel needs endpoint='http://host:4318' (OTLP/HTTP) or path='traces.json' (OTLP/JSON)")
+    specs = [s for run_dir in _run_dirs(run_or_runs, runs_dir) for s in run_spans(run_dir)]
+    if path is not None:
+        Path(path).write_text(json.dumps(otlp_json(specs, service_name)))
+    if endpoint is not None:
+        _send(specs, endpoint, headers, service_name, timeout)
+    return len(specs)
+
+
+def _send(specs: Iterable[SpanSpec], endpoint: str, headers: dict[str, str] | None, service: str, timeout: float) -> None:
+    require("opentelemetry.sdk.trace", "otel", "export_otel")
+    exporter_module = require("opentelemetry.exporter.otlp.proto.http.trace_exporter", "otel", "export_otel")
+    from ._otel_sdk import readable_spans  # imports opentelemetry
+
+    url = endpoint if endpoint.rstrip("/").endswith("/v1/traces") else endpoint.rstrip("/") + "/v1/traces"
+    exporter = exporter_module.OTLPSpanExporter(endpoint=url, headers=headers, timeout=timeout)
+    try:
+        result = exporter.export(readable_spans(list(specs), service))
+    finally:
+        exporter.shutdown()
+    if getattr(result, "name", "") != "SUCCESS":
+        raise ConnectionError(f"the OTLP endpoint {url!r} did not accept the spans ({result}); is a collector listening there?")
+
+
+def _value(value: Any) -> dict[str, Any]:
+    if isinstance(value, bool):
+        return {"boolValue": value}
+    if isinstance(value, int):
+        return {"intValue": str(value)}
+    if isinstance(value, float):
+        return {"doubleValue": value}
+    if isinstance(value, list):
+        return {"arrayValue": {"values": [_value(v) for v in value]}}
+    return {"stringValue": str(value)}
+
+
+def otlp_json(specs: list[SpanSpec], service: str) -> dict[str, Any]:
+    """The OTLP/JSON document of ``specs`` (ids in hex, times as strings of nanoseconds, as the spec says)."""
+    kinds = {"internal": 1, "client": 3}
+
+    def keyvalues(values: dict[str, Any]) -> list[dict[str, Any]]:
+        return [{"key": k, "value": _value(v)} for k, v in values.items()]
+
+    spans = [
+        {
+            "traceId": format(s["trace_id"], "032x"),
+            "spanId": format(s["span_id"], "016x"),
+            **({"parentSpanId": format(s["parent_id"], "016x")} if s["parent_id"] else {}),
+            "name": s["name"],
+            "kind": kinds[s["kind"]],
+            "startTimeUnixNano": str(s["start_ns"]),
+            "endTimeUnixNano": str(s["end_ns"]),
+            "attributes": keyvalues(s["attributes"]),
+            "events": [{"name": n, "timeUnixNano": str(t), "attributes": keyvalues(a)} for n, t, a in s["events"]],
+            "status": {"code": 2, "message": str(s["error"])} if s["error"] else {"code": 0},
+        }
+        for s in specs
+    ]
+    return {
+        "resourceSpans": [
+            {
+                "resource": {"attributes": keyvalues({"service.name": service})},
+                "scopeSpans": [{"scope": {"name": "noesis_nb"}, "spans": spans}],
+            }
+        ]
+    }

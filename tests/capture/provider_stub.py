@@ -1,0 +1,248 @@
+"""A loopback server that answers like the OpenAI and Anthropic HTTP APIs, in their documented shapes.
+
+Each reply's token counts come from the request (``extra_body={"stub_usage": {...}}``, or defaults),
+so concurrent callers each get their own numbers; ``script`` queues replies for a path (an error
+status, a retry, a stream cut short). Every request is kept in ``requests``.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import threading
+import time
+from collections import defaultdict, deque
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+DEFAULT = {"input": 1200, "cached": 1000, "cache_write": 0, "output": 90, "reasoning": 64}
+ANTHROPIC_DEFAULT = {"uncached": 200, "cache_read": 1000, "cache_write": 300, "output": 80}
+
+
+@dataclass
+class Reply:
+    status: int = 200
+    body: Any = None  # a JSON body, or None for the default answer to the request
+    headers: dict[str, str] = field(default_factory=dict)
+    cut_after: int | None = None  # a stream: stop after this many events, without the end
+
+
+def chat_completion(model: str, n: dict[str, int], rid: str) -> dict[str, Any]:
+    return {
+        "id": f"chatcmpl-{rid}",
+        "object": "chat.completion",
+        "created": 1764460800,
+        "model": f"{model}-2024-07-18",
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": "Done.", "refusal": None},
+                "finish_reason": "stop",
+                "logprobs": None,
+            }
+        ],
+        "usage": {
+            "prompt_tokens": n["input"],
+            "completion_tokens": n["output"],
+            "total_tokens": n["input"] + n["output"],
+            "prompt_tokens_details": {"cached_tokens": n["cached"], "audio_tokens": 0},
+            "completion_tokens_details": {
+                "reasoning_tokens": n["reasoning"],
+                "audio_tokens": 0,
+                "accepted_prediction_tokens": 0,
+                "rejected_prediction_tokens": 0,
+            },
+        },
+        "system_fingerprint": "fp_stub",
+    }
+
+
+def chat_chunks(model: str, n: dict[str, int], rid: str, include_usage: bool) -> list[dict[str, Any]]:
+    base = {"id": f"chatcmpl-{rid}", "object": "chat.completion.chunk", "created": 1764460800, "model": f"{model}-2024-07-18"}
+    chunks = [
+        {**base, "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}, "finish_reason": None}], "usage": None},
+        *(
+            {**base, "choices": [{"index": 0, "delta": {"content": w}, "finish_reason": None}], "usage": None}
+            for w in ("Do", "ne.")
+        ),
+        {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}], "usage": None},
+    ]
+    if include_usage:
+        chunks.append({**base, "choices": [], "usage": chat_completion(model, n, rid)["usage"]})
+    return chunks
+
+
+def response_object(model: str, n: dict[str, int], rid: str, status: str = "completed") -> dict[str, Any]:
+    return {
+        "id": f"resp_{rid}",
+        "object": "response",
+        "created_at": 1764460800,
+        "status": status,
+        "model": f"{model}-2025-04-16",
+        "output": [
+            {
+                "type": "message",
+                "id": f"msg_{rid}",
+                "status": "completed",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": "Done.", "annotations": []}],
+            }
+        ],
+        "parallel_tool_calls": True,
+        "tool_choice": "auto",
+        "tools": [],
+        "incomplete_details": None,
+        "error": None,
+        "usage": None
+        if status == "in_progress"
+        else {
+            "input_tokens": n["input"],
+            "input_tokens_details": {"cached_tokens": n["cached"]},
+            "output_tokens": n["output"],
+            "output_tokens_details": {"reasoning_tokens": n["reasoning"]},
+            "total_tokens": n["input"] + n["output"],
+        },
+    }
+
+
+def response_events(model: str, n: dict[str, int], rid: str) -> list[dict[str, Any]]:
+    return [
+        {"type": "response.created", "sequence_number": 0, "response": response_object(model, n, rid, "in_progress")},
+        {"type": "response.output_text.delta", "sequence_number": 1, "item_id": f"msg_{rid}", "output_index": 0,
+         "content_index": 0, "delta": "Done.", "logprobs": []},
+        {"type": "response.completed", "sequence_number": 2, "response": response_object(model, n, rid)},
+    ]  # fmt: skip
+
+
+def anthropic_message(model: str, n: dict[str, int], rid: str) -> dict[str, Any]:
+    return {
+        "id": f"msg_{rid}",
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": [{"type": "text", "text": "Done."}],
+        "stop_reason": "end_turn",
+        "stop_sequence": None,
+        "usage": {
+            "input_tokens": n["uncached"],
+            "cache_creation_input_tokens": n["cache_write"],
+            "cache_read_input_tokens": n["cache_read"],
+            "output_tokens": n["output"],
+        },
+    }
+
+
+def anthropic_events(model: str, n: dict[str, int], rid: str) -> list[dict[str, Any]]:
+    start = anthropic_message(model, n, rid)
+    start.update(content=[], stop_reason=None, usage={**start["usage"], "output_tokens": 1})
+    return [
+        {"type": "message_start", "message": start},
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+        {"type": "ping"},
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Done."}},
+        {"type": "content_block_stop", "index": 0},
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+            "usage": {"output_tokens": n["output"]},
+        },
+        {"type": "message_stop"},
+    ]
+
+
+class ProviderStub:
+    """``base_url`` for ``openai.OpenAI(base_url=stub.openai_url)`` and ``anthropic.Anthropic(base_url=stub.url)``."""
+
+    def __init__(self) -> None:
+        self.requests: list[tuple[str, dict[str, Any]]] = []
+        self.scripts: dict[str, deque[Reply]] = defaultdict(deque)
+        self._lock = threading.Lock()
+        self._counter = 0
+        stub = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
+                stub.answer(self, self.path, body)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.openai_url = self.url + "/v1"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    def script(self, path: str, *replies: Reply) -> None:
+        self.scripts[path].extend(replies)
+
+    def hits(self, path: str) -> int:
+        return sum(1 for p, _ in self.requests if p == path)
+
+    # -- answering ------------------------------------------------------------------------------
+    def answer(self, handler: BaseHTTPRequestHandler, path: str, body: dict[str, Any]) -> None:
+        with self._lock:
+            self.requests.append((path, body))
+            self._counter += 1
+            rid = f"{self._counter:04d}{secrets.token_hex(12)}"  # as long and random as the providers' ids
+            reply = self.scripts[path].popleft() if self.scripts[path] else Reply()
+        anthropic = path.startswith("/v1/messages")
+        headers = {"request-id" if anthropic else "x-request-id": f"req_{rid}", **reply.headers}
+        if reply.body is not None or reply.status != 200:
+            return self._json(handler, reply.status, reply.body or {"error": {"message": "stub error"}}, headers)
+        model = body.get("model", "unknown")
+        wanted = body.get("stub_usage")  # sent with extra_body={"stub_usage": {...}}
+        n = {**(ANTHROPIC_DEFAULT if anthropic else DEFAULT), **(wanted if isinstance(wanted, dict) else {})}
+        stream = bool(body.get("stream"))
+        if path == "/v1/chat/completions":
+            if not stream:
+                return self._json(handler, 200, chat_completion(model, n, rid), headers)
+            include = bool((body.get("stream_options") or {}).get("include_usage"))
+            return self._sse(handler, [(None, c) for c in chat_chunks(model, n, rid, include)], headers, reply, done=True)
+        if path == "/v1/responses":
+            if not stream:
+                return self._json(handler, 200, response_object(model, n, rid), headers)
+            return self._sse(handler, [(e["type"], e) for e in response_events(model, n, rid)], headers, reply)
+        if path == "/v1/messages":
+            if not stream:
+                return self._json(handler, 200, anthropic_message(model, n, rid), headers)
+            return self._sse(handler, [(e["type"], e) for e in anthropic_events(model, n, rid)], headers, reply)
+        return self._json(handler, 404, {"error": {"message": f"no route {path}"}}, headers)
+
+    @staticmethod
+    def _json(handler: BaseHTTPRequestHandler, status: int, body: Any, headers: dict[str, str]) -> None:
+        data = json.dumps(body).encode()
+        handler.send_response(status)
+        handler.send_header("Content-Type", "application/json")
+        handler.send_header("Content-Length", str(len(data)))
+        for key, value in headers.items():
+            handler.send_header(key, value)
+        handler.end_headers()
+        handler.wfile.write(data)
+
+    @staticmethod
+    def _sse(handler: BaseHTTPRequestHandler, events: list[tuple[str | None, Any]], headers: dict[str, str], reply: Reply,
+             done: bool = False) -> None:  # fmt: skip
+        handler.send_response(200)
+        handler.send_header("Content-Type", "text/event-stream")
+        handler.send_header("Connection", "close")
+        for key, value in headers.items():
+            handler.send_header(key, value)
+        handler.end_headers()
+        if reply.cut_after is not None:
+            events, done = events[: reply.cut_after], False
+        for name, data in events:
+            prefix = f"event: {name}\n" if name else ""
+            handler.wfile.write(f"{prefix}data: {json.dumps(data)}\n\n".encode())
+            handler.wfile.flush()
+            time.sleep(0.001)
+        if done:
+            handler.wfile.write(b"data: [DONE]\n\n")
+        handler.close_connection = True

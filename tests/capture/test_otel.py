@@ -1,0 +1,233 @@
+"""OpenTelemetry in (GenAI spans from a real SDK tracer become model calls) and out (OTLP/HTTP to a loopback receiver)."""
+
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+import noesis_nb
+
+from .provider_stub import ProviderStub
+
+sdk_trace = pytest.importorskip("opentelemetry.sdk.trace")
+trace_pb = pytest.importorskip("opentelemetry.proto.collector.trace.v1.trace_service_pb2")
+openai = pytest.importorskip("openai")
+from opentelemetry import trace  # noqa: E402
+
+MSG = [{"role": "user", "content": "hi"}]
+
+
+@pytest.fixture
+def tracer():
+    """A tracer of a real SDK provider that carries noesis_nb's processor (as a program would attach it)."""
+    provider = sdk_trace.TracerProvider()
+    provider.add_span_processor(noesis_nb.capture.span_processor())
+    yield provider.get_tracer("test")
+    provider.shutdown()
+
+
+@pytest.fixture
+def stub():
+    server = ProviderStub()
+    yield server
+    server.close()
+
+
+def test_genai_spans_started_inside_an_episode_become_its_model_calls(tracer, stub, runs_dir):
+    def agent(task, ctx):
+        with tracer.start_as_current_span("chat gpt-4.1") as span:  # the current GenAI conventions
+            span.set_attributes(
+                {
+                    "gen_ai.operation.name": "chat",
+                    "gen_ai.provider.name": "openai",
+                    "gen_ai.request.model": "gpt-4.1",
+                    "gen_ai.response.model": "gpt-4.1-2025-04-14",
+                    "gen_ai.response.id": "chatcmpl-span-1",
+                    "gen_ai.response.finish_reasons": ["stop"],
+                    "gen_ai.usage.input_tokens": 3000,
+                    "gen_ai.usage.cache_read.input_tokens": 2000,
+                    "gen_ai.usage.output_tokens": 400,
+                    "gen_ai.usage.reasoning.output_tokens": 100,
+                }
+            )
+        with tracer.start_as_current_span("ChatAnthropic") as span:  # OpenInference's names
+            span.set_attributes(
+                {
+                    "openinference.span.kind": "LLM",
+                    "llm.model_name": "claude-haiku-4-5",
+                    "llm.provider": "anthropic",
+                    "llm.token_count.prompt": 900,
+                    "llm.token_count.prompt_details.cache_write": 500,
+                    "llm.token_count.completion": 30,
+                }
+            )
+        with tracer.start_as_current_span("execute_tool search") as span:  # not a model call
+            span.set_attributes({"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "search"})
+        # an instrumentation's span around an SDK call capture also sees: one event, from the SDK
+        with tracer.start_as_current_span("chat gpt-4o-mini") as span:
+            span.set_attributes({"gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-4o-mini"})
+            reply = openai.OpenAI(base_url=stub.openai_url, api_key="sk-test", max_retries=0).chat.completions.create(
+                model="gpt-4o-mini", messages=MSG
+            )
+            span.set_attributes({"gen_ai.usage.input_tokens": reply.usage.prompt_tokens, "gen_ai.response.id": reply.id})
+        with tracer.start_as_current_span("failed") as span:
+            span.set_attributes(
+                {"gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-4.1", "error.type": "RateLimitError"}
+            )
+            span.set_status(trace.StatusCode.ERROR, "429 too many requests")
+        return "ok"
+
+    with tracer.start_as_current_span("outside") as span:  # before any episode: nobody's
+        span.set_attributes({"gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-4.1", "gen_ai.usage.input_tokens": 7})
+    ep = noesis_nb.solve("spans", using=agent, runs_dir=runs_dir)
+    df = noesis_nb.usage_df(runs_dir)
+    assert list(df["episode_id"].unique()) == [ep]
+    rows = df[
+        [
+            "model",
+            "provider",
+            "input_tokens",
+            "cached_input_tokens",
+            "cache_write_input_tokens",
+            "output_tokens",
+            "reasoning_tokens",
+        ]
+    ]
+    got = [tuple(None if v != v else v for v in r) for r in rows.itertuples(index=False)]  # NaN → None
+    assert got == [
+        ("gpt-4.1-2025-04-14", "openai", 3000, 2000, None, 400, 100),
+        ("claude-haiku-4-5", "anthropic", 900, None, 500, 30, None),
+        ("gpt-4o-mini-2024-07-18", "openai", 1200, 1000, None, 90, 64),
+        ("gpt-4.1", None, None, None, None, None, None),
+    ]
+    assert df["cost_usd"].iloc[:3].notna().all()  # priced like any other call
+    payloads = noesis_nb.events_df(runs_dir, phases="model")["payload"].tolist()
+    assert [p["capture"] for p in payloads] == ["otel", "otel", "openai", "otel"]
+    assert payloads[0]["stop_reason"] == "stop" and len(payloads[0]["trace_id"]) == 32
+    assert payloads[3]["error"] == {"type": "RateLimitError", "message": "429 too many requests"}
+
+
+def test_the_global_sdk_provider_is_listened_to_without_a_line_of_setup(runs_dir):
+    provider = trace.get_tracer_provider()
+    if not isinstance(provider, sdk_trace.TracerProvider):
+        trace.set_tracer_provider(sdk_trace.TracerProvider())
+        provider = trace.get_tracer_provider()
+    tracer = provider.get_tracer("instrumentation")
+
+    def agent(task, ctx):
+        with tracer.start_as_current_span("chat") as span:
+            span.set_attributes(
+                {"gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-4o", "gen_ai.usage.input_tokens": 11}
+            )
+        return "ok"
+
+    noesis_nb.solve("global", using=agent, runs_dir=runs_dir)
+    assert noesis_nb.usage_df(runs_dir)["input_tokens"].tolist() == [11]
+
+
+class Receiver:
+    """A loopback OTLP/HTTP collector: decodes each POST /v1/traces with the OTLP protobuf schema."""
+
+    def __init__(self):
+        self.requests = []
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers["Content-Length"]))
+                message = trace_pb.ExportTraceServiceRequest()
+                message.ParseFromString(body)
+                receiver.requests.append((self.path, self.headers.get("Content-Type"), message))
+                data = trace_pb.ExportTraceServiceResponse().SerializeToString()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/x-protobuf")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def spans(self):
+        return [s for _, _, m in self.requests for rs in m.resource_spans for ss in rs.scope_spans for s in ss.spans]
+
+
+@pytest.fixture
+def receiver():
+    r = Receiver()
+    yield r
+    r.server.shutdown()
+    r.server.server_close()
+
+
+def _attrs(span):
+    out = {}
+    for kv in span.attributes:
+        kind = kv.value.WhichOneof("value")
+        value = getattr(kv.value, kind)
+        out[kv.key] = list(v.string_value for v in value.values) if kind == "array_value" else value
+    return out
+
+
+def test_a_run_exported_to_an_otlp_http_receiver(receiver, stub, runs_dir, tmp_path, monkeypatch):
+    monkeypatch.setenv("NOESIS_NB_APPROVER", "auto")
+
+    def agent(task, ctx):
+        openai.OpenAI(base_url=stub.openai_url, api_key="sk-test", max_retries=0).chat.completions.create(
+            model="gpt-4o-mini", messages=MSG, extra_body={"stub_usage": {"input": 4000, "cached": 2500, "output": 321}}
+        )
+        ctx.tool("fs.write_file", {"argv": ["python", "-c", "print('hi')"]}, effect="write", risk="high")
+        return "ok"
+
+    ep = noesis_nb.solve("export me", using=agent, runs_dir=runs_dir)
+    sent = noesis_nb.export_otel(ep, endpoint=receiver.url, runs_dir=runs_dir)
+    path, content_type, _ = receiver.requests[0]
+    assert (path, content_type) == ("/v1/traces", "application/x-protobuf")
+    spans = receiver.spans()
+    assert len(spans) == sent
+    by_name = {s.name: s for s in spans}
+    root = by_name["invoke_agent agent"]
+    assert _attrs(root)["noesis.episode_id"] == ep and _attrs(root)["noesis.status"] == "ok" and not root.parent_span_id
+    assert {s.trace_id for s in spans} == {root.trace_id}
+    assert all(s.parent_span_id == root.span_id for s in spans if s is not root)
+    chat = _attrs(by_name["chat gpt-4o-mini"])
+    assert {k: chat[k] for k in chat if k.startswith("gen_ai.usage")} == {
+        "gen_ai.usage.input_tokens": 4000,
+        "gen_ai.usage.cache_read.input_tokens": 2500,
+        "gen_ai.usage.output_tokens": 321,
+        "gen_ai.usage.reasoning.output_tokens": 64,
+    }  # no cache-creation attribute: OpenAI did not report one, and unknown is not 0
+    assert chat["gen_ai.provider.name"] == "openai" and chat["gen_ai.response.finish_reasons"] == ["stop"]
+    tool = _attrs(by_name["execute_tool write_file"])
+    assert (tool["noesis.tool.effect"], tool["noesis.tool.risk"], tool["noesis.tool.decision"], tool["noesis.tool.status"]) == (
+        "write",
+        "high",
+        "approved",
+        "succeeded",
+    )
+    assert tool["gen_ai.operation.name"] == "execute_tool" and tool["noesis.tool.approver"] == "policy:auto"
+    assert {s.name for s in spans} >= {"interpret", "plan", "act"}
+    # the same run again: the same ids (a backend keeps one copy); and the JSON file says the same
+    noesis_nb.export_otel(runs_dir / ep, endpoint=receiver.url + "/v1/traces", path=tmp_path / "t.json")
+    assert sorted(s.span_id.hex() for s in receiver.spans()[sent:]) == sorted(s.span_id.hex() for s in spans)
+    doc = json.loads((tmp_path / "t.json").read_text())
+    json_spans = doc["resourceSpans"][0]["scopeSpans"][0]["spans"]
+    assert sorted(s["spanId"] for s in json_spans) == sorted(s.span_id.hex() for s in spans)
+
+
+def test_export_otel_refuses_a_call_without_a_destination_and_a_dead_endpoint(runs_dir):
+    ep = noesis_nb.solve("x", using=lambda task: "ok", runs_dir=runs_dir)
+    with pytest.raises(ValueError, match="endpoint="):
+        noesis_nb.export_otel(ep, runs_dir=runs_dir)
+    dead = ThreadingHTTPServer(("127.0.0.1", 0), BaseHTTPRequestHandler)
+    port = dead.server_address[1]
+    dead.server_close()  # nothing listens there any more
+    with pytest.raises(ConnectionError, match=str(port)):
+        noesis_nb.export_otel(ep, endpoint=f"http://127.0.0.1:{port}", runs_dir=runs_dir, timeout=1)
