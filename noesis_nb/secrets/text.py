@@ -45,32 +45,43 @@ _KEYWORDS_STR = re.compile(_KEYWORDS.pattern.decode())
 # besides letters, every name-based or format rule needs one of these in the text (``name=value``,
 # ``--name value``, ``a:b@host``, ``eyJ….``, quotes); without them only "Bearer <token>" can match
 _PUNCT = frozenset("=:-'\"(;.`/@\\,")
-_KEY_VERDICTS: dict[Any, bool] = {}
+_KEY_VERDICTS: dict[Any, tuple[bool, bool]] = {}  # key -> (keyword in its name, secret-named)
 
 
 def payload_might_contain(payload: Mapping[str, Any], blob: bytes) -> bool:
     """``might_contain(blob)`` for a payload and its JSON bytes, faster for flat payloads of plain text
-    (the event hot path): keys are judged once each, and text without punctuation only by "bearer"."""
-    if _LONG_RUN in blob.translate(_RUNS):
-        return True
+    (the event hot path): keys are judged once each, numbers only by their key, and text by itself
+    (a long key such as ``cache_write_input_tokens`` is not a random word: the detectors read values)."""
     for key, value in payload.items():
         verdict = _KEY_VERDICTS.get(key)
         if verdict is None:
             if len(_KEY_VERDICTS) > 4096:
                 _KEY_VERDICTS.clear()
-            verdict = _KEY_VERDICTS[key] = _KEYWORDS_STR.search(str(key).lower()) is not None
-        if verdict:
-            return True
+            name = str(key)
+            verdict = _KEY_VERDICTS[key] = (_KEYWORDS_STR.search(name.lower()) is not None, is_secret_key(name))
         kind = type(value)
+        if value is None:
+            continue
+        if kind is int or kind is float or kind is bool:
+            if verdict[1]:  # {"password": 1234}: the value of a secret-named key is redacted whatever it is
+                return True
+            continue
+        if verdict[0]:
+            return True
         if kind is str:
+            if _LONG_RUN_STR.search(value) is not None:
+                return True
             if _PUNCT.isdisjoint(value):
                 if "bearer" in value.lower():
                     return True
             elif _KEYWORDS_STR.search(value.lower()) is not None:
                 return True
-        elif not (kind is int or kind is float or kind is bool or value is None):
-            return _KEYWORDS.search(blob.lower()) is not None  # nested data: the whole-text test
+        else:
+            return might_contain(blob)  # nested data: the whole-text test
     return False
+
+
+_LONG_RUN_STR = re.compile("[" + re.escape(_TOKEN_CHARS.decode()) + "]{" + str(len(_LONG_RUN)) + "}")
 
 
 # -- detectors -----------------------------------------------------------------------------------
