@@ -26,6 +26,8 @@ from typing import Any
 import numpy as np
 import orjson
 
+from ._jsonio import atomic_write_bytes
+
 __all__ = [
     "GENAI_SOURCE",
     "ModelRates",
@@ -227,8 +229,6 @@ class _Store:
                 return  # kept for this process only: its rule lives in genai-prices
             doc = {k: _encode(v) for k, v in self.entries.items() if v is None or v.portable}
         try:
-            from ._jsonio import atomic_write_bytes
-
             self.path.parent.mkdir(parents=True, exist_ok=True)
             atomic_write_bytes(self.path, orjson.dumps({"genai_prices": genai_version(), "models": doc}))
         except OSError:  # a read-only home: prices still come from genai-prices each time

@@ -61,6 +61,7 @@ class RunRecord(TypedDict):
     tools: ToolCounts
     tool_requests: int | None
     stamp: dict[str, Any]  # file name (a folder's ends with "/") -> its change marker (see ``run_stamp``)
+    listings: dict[str, list[str]]  # tool folders listed while reading, by relative path
     problems: list[LoadProblem]
     manifest_clean: bool  # the manifest's fields all fit their shape
     known_sizes: dict[str, int]  # sizes of the run's top-level files, from their stat
@@ -133,7 +134,8 @@ def read_run(ref: RunRef, *, strict: bool) -> tuple[RunRecord, dict[str, Any], l
             stamp["events.jsonl"] = ref.fs.stat(events_path)
     if day_sums is not None:
         calls = day_sums
-    tools = _tools(ref, stamp, problems, sealed=final is not None or manifest is not None)
+    listings: dict[str, list[str]] = {}
+    tools = _tools(ref, stamp, problems, listings, sealed=final is not None or manifest is not None)
     record: RunRecord = {
         "ref": ref,
         "summary": summary,
@@ -148,6 +150,7 @@ def read_run(ref: RunRef, *, strict: bool) -> tuple[RunRecord, dict[str, Any], l
         "tools": tools,
         "tool_requests": tool_requests,
         "stamp": stamp,
+        "listings": listings,
         "problems": problems,
         "manifest_clean": manifest_clean,
         "known_sizes": {k: v[0] for k, v in stamp.items() if v is not None and k.endswith((".json", ".jsonl"))},
@@ -287,20 +290,24 @@ def _first_event(line: bytes) -> dict[str, Any] | None:
     return _plain(value) if type(value) is dict else None
 
 
-def _tools(ref: RunRef, stamp: dict[str, Any], problems: list[LoadProblem], *, sealed: bool) -> ToolCounts:
+def _tools(
+    ref: RunRef, stamp: dict[str, Any], problems: list[LoadProblem], listings: dict[str, list[str]], *, sealed: bool
+) -> ToolCounts:
     """Draft counts from ``tool_invocations/`` listings; pending = undecided, unexecuted drafts still pending_approval."""
-    if not sealed and not _listing(ref, ("tool_invocations",), stamp, problems, keep=False):
+    if not sealed and not _listing(ref, ("tool_invocations",), stamp, problems, listings, keep=False):
         stamp["tool_invocations/"] = None
         return {"drafts": 0, "pending": 0, "present": False}
     where: dict[str, tuple[str, ...]] = {}  # draft -> its folder (Noēsis' prepared/, or the python extension folder)
     for sub in PREPARED_DIRS:
         parts = ("tool_invocations", *sub.split("/"))
-        where.update((n[:-5], parts) for n in _listing(ref, parts, stamp, problems) if n.endswith(".json"))
+        where.update((n[:-5], parts) for n in _listing(ref, parts, stamp, problems, listings) if n.endswith(".json"))
     if sealed:  # nothing can be pending; the drafts are the prepared records
         return {"drafts": len(where), "pending": 0, "present": bool(where)}
     names = {"prepared": set(where)}
     for kind in ("approvals", "executions"):
-        names[kind] = {n[:-5] for n in _listing(ref, ("tool_invocations", kind), stamp, problems) if n.endswith(".json")}
+        names[kind] = {
+            n[:-5] for n in _listing(ref, ("tool_invocations", kind), stamp, problems, listings) if n.endswith(".json")
+        }
     pending = 0
     undecided = names["prepared"] - names["approvals"] - names["executions"]
     for draft in sorted(undecided):
@@ -319,15 +326,23 @@ def _tools(ref: RunRef, stamp: dict[str, Any], problems: list[LoadProblem], *, s
 
 
 def _listing(
-    ref: RunRef, parts: tuple[str, ...], stamp: dict[str, Any], problems: list[LoadProblem], keep: bool = True
+    ref: RunRef,
+    parts: tuple[str, ...],
+    stamp: dict[str, Any],
+    problems: list[LoadProblem],
+    listings: dict[str, list[str]],
+    keep: bool = True,
 ) -> list[str]:
-    """A tool folder's names (stamped for the cache); a folder that is not one of the run's is reported and read as empty."""
+    """A tool folder's names (stamped for the cache, kept in ``listings`` for the manifest check);
+    a folder that is not one of the run's is reported and read as empty."""
     folder = ref.file(*parts)
     try:
         listing = ref.listdir(*parts)
     except BadFile as exc:
         problems.append(LoadProblem(ref.fs.url(folder), None, f"{exc.reason}; its tool records are not read"))
         listing = []
+    else:
+        listings["/".join(parts)] = listing
     if keep:
         stamp["/".join(parts) + "/"] = dir_stamp(ref.fs, folder, listing)  # a folder: its key ends with "/"
     return listing

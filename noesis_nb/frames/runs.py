@@ -98,7 +98,7 @@ def _record(ref: RunRef, problems: Problems, use_cache: bool, verify: str) -> Ru
                 problems.extend(run_problems)
                 return record
     record, stamp, run_problems = read_run(ref, strict=problems.strict)
-    ok = _manifest_ok(ref, record["manifest"], verify, record["known_sizes"], run_problems, stamp)
+    ok = _manifest_ok(ref, record["manifest"], verify, record["known_sizes"], run_problems, stamp, record["listings"])
     record["manifest_ok"] = ok and record["manifest_clean"] if ok is not None else None
     record["row"] = _checked_row(record, run_problems)
     problems.extend(run_problems)
@@ -138,13 +138,15 @@ def _manifest_ok(
     known: dict[str, int],
     problems: list[LoadProblem],
     stamp: dict[str, Any],
+    read_folders: dict[str, list[str]],
 ) -> bool | None:
     """None without a manifest; False when a listed file is missing or has another size (or hash), each one reported.
 
     ``quick``: every listed file exists (one listing per folder) and every top-level file has
     its listed size; ``size``: every listed file's size; ``hash``: re-hash them (local runs).
     Malformed entries were reported when the manifest was read (``shapes.MANIFEST``) and fail it.
-    ``stamp`` gets each folder listed and file looked at, so a cached verdict is redone when one changes.
+    ``stamp`` gets each folder listed and file looked at, so a cached verdict is redone when one changes;
+    folders listed while reading the run (``read_folders``) are not listed again.
     """
     if manifest is None:
         return None
@@ -176,6 +178,8 @@ def _manifest_ok(
         size = known.get(name)
         if size is None and verify == "quick" and "/" in name:
             folder, _, base = name.rpartition("/")
+            if folder not in listings and folder in read_folders:
+                listings[folder] = set(read_folders[folder])  # stamped when it was listed
             if folder not in listings:
                 try:
                     listings[folder] = set(ref.listdir(*folder.split("/")))

@@ -9,7 +9,7 @@ import numpy as np
 import orjson
 import pandas as pd
 
-from ..cost import price_frame
+from ..cost import Pricer, price_frame
 from ..store.vocab import MODEL_CALL
 from . import _arrays
 from .cache import MEMO
@@ -148,8 +148,15 @@ def usage_df(
         calls = calls_frame(episode_ids, stamps, payloads, extras, sources)
         if cache:
             MEMO.put(memo_key, (cols,), calls)
-    df = price_frame(calls, prices)  # priced on every call: the table or today's date may differ
+    pricer = Pricer.from_spec(prices)
+    dated = cache and not calls["timestamp"].isna().any()  # a call without a time is priced at today's rates
+    priced_key = ("usage-priced", memo_key, pricer.version)
+    df = MEMO.get(priced_key, (calls,)) if dated else None
+    if df is None:
+        df = price_frame(calls, pricer)
+        if dated:
+            MEMO.put(priced_key, (calls,), df)
     order = list(USAGE_COLUMNS) + [c.name for c in extras]
-    df = df[order]
-    df.attrs["errors"] = problems.as_records()
+    df = df[order]  # a new frame: the memoised one is never handed out
+    df.attrs = {**df.attrs, "errors": problems.as_records()}
     return df
