@@ -166,18 +166,17 @@ def override_veto(
 
 def find_candidate(rec: Recorder, kind: str = "adapter") -> dict[str, Any] | None:
     """The run's last action candidate of ``kind`` (the adapter's), or None."""
-    for event in reversed(rec.events):
+    for event in reversed(rec.by_phase["action_candidate"]):
         payload = event.get("payload")
-        if event.get("phase") == "action_candidate" and isinstance(payload, dict) and payload.get("kind") == kind:
-            return dict(event) if not isinstance(event, dict) else event
+        if isinstance(payload, dict) and payload.get("kind") == kind:
+            found: dict[str, Any] = event
+            return found
     return None
 
 
 def is_vetoed(rec: Recorder, candidate: dict[str, Any]) -> bool:
     """True when the last governance decision on ``candidate`` is an enforced veto (nothing may act on it)."""
-    decisions = [
-        e.get("payload") for e in rec.events if e.get("phase") == "governance" and e.get("caused_by") == candidate.get("id")
-    ]
+    decisions = [e.get("payload") for e in rec.by_phase["governance"] if e.get("caused_by") == candidate.get("id")]
     last = decisions[-1] if decisions else None
     return isinstance(last, dict) and last.get("decision") == "veto" and bool(last.get("enforced"))
 
@@ -186,10 +185,21 @@ def act_parent(rec: Recorder, candidate: dict[str, Any] | None) -> str | None:
     """What the adapter's act is caused by: the governance event on its candidate, else the candidate."""
     if candidate is None:
         return None
-    for event in rec.events:
-        if event.get("phase") == "governance" and event.get("caused_by") == candidate.get("id"):
+    for event in rec.by_phase["governance"]:
+        if event.get("caused_by") == candidate.get("id"):
             return event.get("id")
     return candidate.get("id")
+
+
+def _phases_since(rec: Recorder, since: int) -> set[Any]:
+    """The phases among ``rec.events[since:]``: the recorder's tally less the shorter side, never a scan of a long run."""
+    if since > len(rec.events) // 2:
+        return {e.get("phase") for e in rec.events[since:]}
+    before: dict[Any, int] = {}
+    for event in rec.events[:since]:
+        phase = event.get("phase")
+        before[phase] = before.get(phase, 0) + 1
+    return {phase for phase, n in rec.tally.phases.items() if n > before.get(phase, 0)}
 
 
 # -- closing an episode's act --------------------------------------------------------------------
@@ -212,7 +222,7 @@ def close_act(
     since: int = 0,
 ) -> None:
     """``act → reflect → learn`` for the adapter, each written once among ``rec.events[since:]``."""
-    present = {e.get("phase") for e in rec.events[since:]}
+    present = _phases_since(rec, since)
     using = str(rec.state["episode"].get("using") or "adapter:core.minimal")
     task = str(rec.state["goal"].get("task", ""))
     act_id = None
@@ -251,7 +261,7 @@ def close_act(
             },
         )
     else:
-        act_id = next(e.get("id") for e in reversed(rec.events) if e.get("phase") == "act")
+        act_id = rec.by_phase["act"][-1].get("id")
     reflect_id = None
     if "reflect" not in present:
         reflect_id = rec.emit("reflect", {"success": status == "ok", "reasons": reasons}, caused_by=act_id)["id"]

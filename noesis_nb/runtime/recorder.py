@@ -32,9 +32,10 @@ from ..store.vocab import (
 )
 from .summary import EventTally
 
-__all__ = ["Recorder", "artifact_digest"]
+__all__ = ["Recorder", "artifact_digest", "INDEXED_PHASES"]
 
 Subscriber = Callable[[dict[str, Any]], None]
+INDEXED_PHASES = frozenset({"action_candidate", "governance", "act"})
 
 
 class Recorder:
@@ -68,6 +69,11 @@ class Recorder:
         for event in self.events:
             self._count_usage(event)
         self.tally = EventTally.of(self.events)  # what the summary needs, kept per event (sealing stays constant time)
+        # the few events the lifecycle looks up (its candidates, governance decisions, acts), in order
+        self.by_phase: dict[str, list[dict[str, Any]]] = {phase: [] for phase in INDEXED_PHASES}
+        for event in self.events:
+            if event.get("phase") in INDEXED_PHASES:
+                self.by_phase[event["phase"]].append(event)
 
     # -- creation -------------------------------------------------------------------------
     @classmethod
@@ -173,6 +179,8 @@ class Recorder:
             self.writer.append_locked(event)
             self.events.append(event)
             self.tally.add(event)
+            if phase in INDEXED_PHASES:
+                self.by_phase[phase].append(event)
             if phase == "model":
                 self._count_usage(event)
             self.last_activity = time.monotonic()
