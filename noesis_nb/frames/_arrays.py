@@ -87,6 +87,14 @@ def detached(df: pd.DataFrame) -> pd.DataFrame:
     return df.copy(deep=not cow)
 
 
+def counts(values: np.ndarray) -> pd.arrays.IntegerArray:
+    """Whole-number counts held as float64 with NaN for unknown (how they are summed and priced) as nullable Int64."""
+    known = ~np.isnan(values)
+    out = np.zeros(len(values), dtype=np.int64)
+    out[known] = values[known]
+    return pd.arrays.IntegerArray(out, ~known)
+
+
 def missing(data: Any) -> np.ndarray:
     """Where a built column holds no value (null / NaT), as a numpy bool array."""
     if HAVE_ARROW and isinstance(data, (pa.Array, pa.ChunkedArray)):

@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
+import numpy as np
 import pandas as pd
 
 from ..cost import Pricer
@@ -290,8 +291,10 @@ def _frame(records: list[RunRecord], extras: tuple[Column, ...], prices: Pricer)
         data[name] = _arrays.series_of(kind, [row[name] for row in rows])
     df = pd.DataFrame(data)
     usage = run_usage(records, prices)
-    for name in ("model_calls", *TOKEN_COLUMNS, "cost_usd", "priced"):
+    for name in ("model_calls", "cost_usd", "priced"):
         df[name] = usage[name].array
+    for name in TOKEN_COLUMNS:  # sums of whole counts, as nullable integers
+        df[name] = _arrays.counts(usage[name].to_numpy(dtype=float, na_value=np.nan))
     if "duration_s" in df:
         measured = (df["ended_at"] - df["started_at"]).dt.total_seconds()
         df["duration_s"] = df["duration_s"].fillna(measured)

@@ -13,7 +13,7 @@ from ..cost import Pricer, price_frame
 from ..store.vocab import MODEL_CALL
 from . import _arrays
 from .cache import MEMO
-from .columns import USAGE_COLUMNS, Column, check_columns
+from .columns import TOKEN_COLUMNS, USAGE_COLUMNS, Column, check_columns
 from .eventblocks import load_events
 from .gcpause import without_gc
 from .problems import LoadProblem, Problems
@@ -158,5 +158,7 @@ def usage_df(
             MEMO.put(priced_key, (calls,), df)
     order = list(USAGE_COLUMNS) + [c.name for c in extras]
     df = df[order]  # a new frame: the memoised one is never handed out
+    for name in TOKEN_COLUMNS:  # float64 while summed and priced; handed out as nullable integers
+        df[name] = _arrays.counts(df[name].to_numpy(dtype=float, na_value=np.nan))
     df.attrs = {**df.attrs, "errors": problems.as_records()}
     return df

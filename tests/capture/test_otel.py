@@ -6,6 +6,7 @@ import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+import pandas as pd
 import pytest
 
 import noesis_nb
@@ -96,7 +97,7 @@ def test_genai_spans_started_inside_an_episode_become_its_model_calls(tracer, st
             "reasoning_tokens",
         ]
     ]
-    got = [tuple(None if v != v else v for v in r) for r in rows.itertuples(index=False)]  # NaN → None
+    got = [tuple(None if pd.isna(v) else v for v in r) for r in rows.itertuples(index=False)]  # NaN, <NA> → None
     assert got == [
         ("gpt-4.1-2025-04-14", "openai", 3000, 2000, None, 400, 100),
         ("claude-haiku-4-5", "anthropic", 900, None, 500, 30, None),

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 
 import pandas as pd
 import pytest
@@ -62,13 +61,13 @@ def test_engine_tokens_and_cost(engine_runs):
     assert row["model_calls"] == 2
     assert (row["input_tokens"], row["cached_input_tokens"], row["output_tokens"]) == (3000, 900, 400)
     # gpt-4o reported no cache-write count and sonnet no reasoning count: those totals are unknown, not partial sums
-    assert math.isnan(row["cache_write_input_tokens"]) and math.isnan(row["reasoning_tokens"])
+    assert pd.isna(row["cache_write_input_tokens"]) and pd.isna(row["reasoning_tokens"])
     assert row["cost_usd"] == pytest.approx(GPT4O_CALL + SONNET_CALL, rel=1e-9)
     assert row["priced"]
     # an unknown model is never priced as 0
-    assert math.isnan(df.loc["failure", "cost_usd"]) and not df.loc["failure", "priced"]
+    assert pd.isna(df.loc["failure", "cost_usd"]) and not df.loc["failure", "priced"]
     # no model calls: tokens unknown, not 0
-    assert df.loc["veto_enforce", "model_calls"] == 0 and math.isnan(df.loc["veto_enforce", "input_tokens"])
+    assert df.loc["veto_enforce", "model_calls"] == 0 and pd.isna(df.loc["veto_enforce", "input_tokens"])
     assert df.attrs["price_source"] == "genai-prices" and df.attrs["price_version"].startswith("genai-prices ")
 
 
@@ -146,7 +145,7 @@ def test_hand_written_runs_both_serialisations(tmp_path, style):
     assert df.loc["ep_pause", "using"] == "hand" and df.loc["ep_pause", "tags_team"] == "b"
     # tokens from the model.call lines: gpt-4o priced, the private model is not → the run is unpriced
     assert df.loc["ep_ok", "model_calls"] == 2 and df.loc["ep_ok", "input_tokens"] == 1050
-    assert math.isnan(df.loc["ep_ok", "cost_usd"]) and not df.loc["ep_ok", "priced"]
+    assert pd.isna(df.loc["ep_ok", "cost_usd"]) and not df.loc["ep_ok", "priced"]
     priced = runs_df(root, prices={"acme/my-private-model": {"input": 1, "output": 1}}).set_index("episode_id")
     assert priced.loc["ep_ok", "cost_usd"] == pytest.approx(GPT4O_CALL + 55 / 1e6)
 
@@ -306,7 +305,7 @@ def test_run_cost_equals_the_sum_of_its_calls_when_a_summary_part_is_unknown(tmp
     expected = (10_000 * 2.5 + 90_000 * 1.25 + 100 * 10) / 1e6 + (1_000 * 2.5 + 100 * 10) / 1e6  # by hand
     assert calls[ep] == pytest.approx(expected, rel=1e-12)
     assert runs.loc[ep, "cost_usd"] == pytest.approx(expected, rel=1e-12) and runs.loc[ep, "priced"]
-    assert math.isnan(runs.loc[ep, "cached_input_tokens"]) and runs.loc[ep, "input_tokens"] == 101_000
+    assert pd.isna(runs.loc[ep, "cached_input_tokens"]) and runs.loc[ep, "input_tokens"] == 101_000
 
 
 def test_token_totals_are_nan_when_any_call_is_unknown(tmp_path):
@@ -314,7 +313,7 @@ def test_token_totals_are_nan_when_any_call_is_unknown(tmp_path):
     write_run(root, "ep_a", basic_events("ep_a"), summary=hand_summary("ep_a", task="t"))  # cached: 400 and unknown
     row = runs_df(root).iloc[0]
     assert row["input_tokens"] == 1050 and row["output_tokens"] == 105
-    assert math.isnan(row["cached_input_tokens"]) and math.isnan(row["reasoning_tokens"])
+    assert pd.isna(row["cached_input_tokens"]) and pd.isna(row["reasoning_tokens"])
 
 
 @pytest.mark.parametrize(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 
 import pandas as pd
 import pytest
@@ -115,13 +114,13 @@ def test_engine_usage_rows(engine_runs):
     assert ok["provider"].astype(str).tolist() == ["openai", "anthropic"]
     assert ok["input_tokens"].tolist() == [1000, 2000] and ok["output_tokens"].tolist() == [100, 300]
     assert ok["cached_input_tokens"].tolist() == [400, 500]
-    assert math.isnan(ok["cache_write_input_tokens"][0]) and ok["cache_write_input_tokens"][1] == 200  # null stays NaN
+    assert pd.isna(ok["cache_write_input_tokens"][0]) and ok["cache_write_input_tokens"][1] == 200  # null stays NaN
     assert ok["reasoning_tokens"][0] == 20 and ok["latency_ms"][0] == 500.0
     assert ok["cost_usd"].tolist() == pytest.approx([GPT4O_CALL, SONNET_CALL], rel=1e-12)
-    assert ok["reported_cost_usd"][0] == 0.5 and math.isnan(ok["reported_cost_usd"][1])  # provider figure kept apart
+    assert ok["reported_cost_usd"][0] == 0.5 and pd.isna(ok["reported_cost_usd"][1])  # provider figure kept apart
     assert ok["price_source"].astype(str).tolist() == ["genai-prices:openai/gpt-4o", "genai-prices:anthropic/claude-sonnet-4-0"]
     bad = df[df["episode_id"] == ids["failure"]].iloc[0]
-    assert bad["model"] == "unknown-model-xyz" and math.isnan(bad["cost_usd"]) and not bad["priced"]
+    assert bad["model"] == "unknown-model-xyz" and pd.isna(bad["cost_usd"]) and not bad["priced"]
     assert df.attrs["price_source"] == "genai-prices" and "genai-prices" in df.attrs["price_version"]
 
 
@@ -190,5 +189,5 @@ def test_token_counts_written_as_text_are_unknown(tmp_path):
     write_run(root, "ep_a", [event("ep_a", 0, "model", payload, ts="2025-03-01T10:00:00+00:00")])
     row = usage_df(root).iloc[0]
     assert row["output_tokens"] == 100
-    assert all(math.isnan(row[c]) for c in ("input_tokens", "cached_input_tokens", "latency_ms", "reasoning_tokens"))
-    assert math.isnan(row["cost_usd"]) and not row["priced"]
+    assert all(pd.isna(row[c]) for c in ("input_tokens", "cached_input_tokens", "latency_ms", "reasoning_tokens"))
+    assert pd.isna(row["cost_usd"]) and not row["priced"]

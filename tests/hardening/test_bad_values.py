@@ -10,7 +10,6 @@ unknown (NaN/None), never as a plausible value.
 from __future__ import annotations
 
 import json
-import math
 import os
 import stat
 import sys
@@ -116,7 +115,7 @@ def test_token_counts_that_are_not_counts_are_reported_and_unknown(tmp_path: Pat
 
     line = rewrite(run, change)
     usage = usage_df(root)
-    assert math.isnan(usage["input_tokens"][0]) and math.isnan(usage["cost_usd"][0]) and not usage["priced"][0]
+    assert pd.isna(usage["input_tokens"][0]) and pd.isna(usage["cost_usd"][0]) and not usage["priced"][0]
     assert any(e["line"] == line and "payload.input_tokens is" in e["reason"] for e in usage.attrs["errors"])
     # runs_df takes this sealed run's totals from its summary; the edited log is reported as changed after sealing
     runs = runs_df(root, cache=False)
@@ -129,7 +128,7 @@ def test_parts_above_their_total_are_reported_and_unknown(tmp_path: Path) -> Non
     line = rewrite(run, lambda e: model_call(e) and e["payload"].update(cached_input_tokens=5000) is None)
     usage = usage_df(root)
     assert any(e["line"] == line and "exceeds input_tokens" in e["reason"] for e in usage.attrs["errors"])
-    assert math.isnan(usage["input_tokens"][0]) and math.isnan(usage["cached_input_tokens"][0]) and not usage["priced"][0]
+    assert pd.isna(usage["input_tokens"][0]) and pd.isna(usage["cached_input_tokens"][0]) and not usage["priced"][0]
 
 
 @pytest.mark.parametrize(
