@@ -2,7 +2,9 @@
 
 ``Tally`` is fed by the view's flusher (one thread); ``view_state`` reads a handle-like
 source (a live ``EpisodeHandle`` or a run from disk) and is what both the live header and
-the static snapshot render.
+the static snapshot render. Running time is defined once, here (:class:`RunClock`): from the
+first event to the last (or now, while running), minus the time spent paused waiting for a
+person — the same for a live view and for a view of the run read from disk.
 """
 
 from __future__ import annotations
@@ -16,10 +18,10 @@ from operator import itemgetter
 from typing import Any
 
 from ..runtime.source import RunSource
-from ..store.vocab import TERMINAL_STATUSES, TOKEN_FIELDS
+from ..store.vocab import RUN_CHECKPOINT, RUN_INTERRUPT, RUN_RESUME, TERMINAL_STATUSES, TOKEN_FIELDS
 from .render import event_flag
 
-__all__ = ["Tally", "CostMeter", "view_state", "format_tokens", "format_cost", "format_elapsed", "TERMINAL"]
+__all__ = ["Tally", "RunClock", "CostMeter", "view_state", "format_tokens", "format_cost", "format_elapsed", "TERMINAL"]
 
 TERMINAL = TERMINAL_STATUSES
 # phases that stand out only through payload.error / payload.status (checked cheaply first)
@@ -47,6 +49,7 @@ class Tally:
     """Running counts by phase and flag, plus the newest ``keep`` events."""
 
     def __init__(self, keep: int = 50):
+        self.clock = RunClock()
         self.total = 0
         self.counts: Counter[str] = Counter()
         self.flags: Counter[str] = Counter({"pause": 0, "veto": 0, "error": 0})
@@ -64,11 +67,63 @@ class Tally:
                     continue
                 if not (payload.get("error") or payload.get("status")):
                     continue
+            elif phase == "runtime":
+                self.clock.note(event)
             flag = event_flag(event)
             if flag:
                 flags[flag] += 1
+        if events:
+            self.clock.span(events[0], events[-1])
         self.total += len(events)
         self.recent.extend(events[-(self.recent.maxlen or len(events)) :])
+
+
+class RunClock:
+    """Running time of a run from its events: first to last event (now while running) minus paused spans.
+
+    A pause starts at ``run.interrupt`` (or a ``run.checkpoint`` without one) and ends at ``run.resume``.
+    """
+
+    def __init__(self) -> None:
+        self.first: float | None = None
+        self.last: float | None = None
+        self.paused_since: float | None = None
+        self.waited = 0.0
+
+    def note(self, event: Mapping[str, Any]) -> None:
+        kind = event.get("event_type")
+        if kind in (RUN_INTERRUPT, RUN_CHECKPOINT):
+            if self.paused_since is None:
+                self.paused_since = _epoch(event.get("timestamp"))
+        elif kind == RUN_RESUME and self.paused_since is not None:
+            resumed = _epoch(event.get("timestamp"))
+            if resumed is not None:
+                self.waited += max(0.0, resumed - self.paused_since)
+            self.paused_since = None
+
+    def span(self, first: Mapping[str, Any], last: Mapping[str, Any]) -> None:
+        if self.first is None:
+            self.first = _epoch(first.get("timestamp"))
+        self.last = _epoch(last.get("timestamp")) or self.last
+
+    def running(self, status: str, now: float | None = None) -> float | None:
+        """Seconds the run has been running (not paused); None before its first event."""
+        if self.first is None:
+            return None
+        if self.paused_since is not None:
+            end = self.paused_since
+        elif status == "running":
+            end = time.time() if now is None else now
+        else:
+            end = self.last if self.last is not None else self.first
+        return max(0.0, end - self.first - self.waited)
+
+    def waiting(self, status: str, now: float | None = None) -> float:
+        """Seconds spent paused for a person so far (counting an open pause up to now)."""
+        open_pause = 0.0
+        if self.paused_since is not None and status == "paused":
+            open_pause = max(0.0, (time.time() if now is None else now) - self.paused_since)
+        return self.waited + open_pause
 
 
 def format_tokens(usage: Mapping[str, Any] | None, calls: Sequence[Mapping[str, Any]] | None = None) -> str:
@@ -136,6 +191,22 @@ class CostMeter:
         if cls.ready() is None and cls._loader is not None:
             cls._loader.join(timeout)
 
+    @classmethod
+    def price_of(cls, call: Mapping[str, Any]) -> float | None:
+        """One model call's cost (a step's summary), None while prices load or when unknown."""
+        if cls._module is None or not call.get("model"):
+            return None
+        inp, out = call.get("input_tokens"), call.get("output_tokens")
+        if not isinstance(inp, (int, float)) or not isinstance(out, (int, float)):
+            return None
+        price = cls._pricer.lookup(str(call["model"]), call.get("provider"))
+        if price is None:
+            return None
+        cost = cls._module.cost_of(
+            price, inp, out, call.get("cached_input_tokens") or 0, call.get("cache_write_input_tokens") or 0
+        )
+        return None if cost != cost else float(cost)  # NaN: unknown
+
     def text(self, calls: Sequence[Mapping[str, Any]] | None) -> str:
         if not calls:
             return "—"
@@ -193,6 +264,7 @@ def _epoch(value: Any) -> float | None:
 
 
 def format_elapsed(started: Any, ended: Any, status: str, now: float | None = None) -> str:
+    """Wall time between two moments (epoch seconds or ISO-8601); ``—`` when unknown."""
     start = _epoch(started)
     if start is None:
         return "—"
@@ -201,19 +273,28 @@ def format_elapsed(started: Any, ended: Any, status: str, now: float | None = No
         if status in TERMINAL:
             return "—"
         end = time.time() if now is None else now
-    seconds = max(0.0, end - start)
+    return format_seconds(max(0.0, end - start))
+
+
+def format_seconds(seconds: float | None) -> str:
+    if seconds is None:
+        return "—"
     return f"{seconds:.1f} s" if seconds < 60 else f"{int(seconds // 60)} min {seconds % 60:04.1f} s"
 
 
-def view_state(source: RunSource, tally: Tally, now: float | None = None, meter: CostMeter | None = None) -> dict[str, Any]:
-    """Everything the header and the snapshot need, read once from ``source``."""
+def view_state(
+    source: RunSource, tally: Tally, now: float | None = None, meter: CostMeter | None = None, **extra: Any
+) -> dict[str, Any]:
+    """Everything the header and the snapshot need, read once from ``source`` (``extra`` is passed through)."""
     status = source.status
+    waited = tally.clock.waiting(status, now)
     header = {
         "episode_id": source.episode_id,
         "task": source.task,
         "using": source.using,
         "status": status,
-        "elapsed": format_elapsed(source.started_at, source.ended_at, status, now),
+        "elapsed": format_seconds(tally.clock.running(status, now)),
+        "waited": format_seconds(waited) if waited >= 0.05 else None,
         "tokens": format_tokens(source.usage, source.usage_calls),
         "cost": format_cost(source.usage_calls, meter),
     }
@@ -226,4 +307,5 @@ def view_state(source: RunSource, tally: Tally, now: float | None = None, meter:
         "total": tally.total,
         "counts": dict(tally.counts),
         "flags": dict(tally.flags),
+        **extra,
     }
