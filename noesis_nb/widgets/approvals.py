@@ -84,7 +84,11 @@ class _Card:
             self.status.value = f'<span class="nnb-c-red">could not {verb}: {esc(shown(str(exc)))}</span>'
             self._set_enabled(True)
             return
-        self.mark_decided(decision, already=decision.get("created") is False)
+        already = decision.get("created") is False
+        if self.decision is None:
+            self.mark_decided(decision, already=already)
+        elif already:  # a redraw during the call showed the standing decision first: still say the click changed nothing
+            self._say_already()
         if self._on_decided is not None:
             self._on_decided()
 
@@ -101,9 +105,10 @@ class _Card:
             if self.decision.get("status") != "approved":
                 self.box.add_class("nnb-no")
             if already:  # this card was behind: the click did not decide, the decision that stands is shown
-                self.status.value = (
-                    f'<span class="nnb-muted">{self.already_html()} (this view was behind; nothing changed)</span>'
-                )
+                self._say_already()
+
+    def _say_already(self) -> None:
+        self.status.value = f'<span class="nnb-muted">{self.already_html()} (this view was behind; nothing changed)</span>'
 
     def already_html(self) -> str:
         return decision_html(self.decision or {}, already=True)

@@ -366,7 +366,8 @@ class EpisodeView(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type inf
 
         # IPython's display() has no annotations
         display_id = display(self.mimebundle(), raw=True, display_id=True)  # type: ignore[no-untyped-call]
-        self.displays.append(display_id)
+        if display_id is not None:  # None outside IPython: nothing to update later
+            self.displays.append(display_id)
         self._displayed_in = _execution_count()
         return display_id
 

@@ -152,9 +152,9 @@ def test_approve_on_disk_then_resume(
 def test_reject_on_disk(ip: Any, runs_dir: Path, tmp_path: Path, nnb: Any, capsys: pytest.CaptureFixture[str]) -> None:
     run_dir = paused_on_disk(runs_dir, nnb, tmp_path / "effect.txt")
     ip.run_line_magic("noesis", f'reject {run_dir.name} --runs-dir {runs_dir} --reason "too risky"')
-    assert "rejected" in capsys.readouterr().out
+    assert capsys.readouterr().out.startswith("rejected by human at ")
     ip.run_line_magic("noesis", f"reject {run_dir.name} --runs-dir {runs_dir}")  # idempotent
-    assert "already recorded" in capsys.readouterr().out
+    assert "already rejected by human at " in capsys.readouterr().out
 
 
 def test_show_text_timeline(ip: Any, runs_dir: Path, tmp_path: Path, nnb: Any, capsys: pytest.CaptureFixture[str]) -> None:
