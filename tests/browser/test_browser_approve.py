@@ -82,9 +82,11 @@ def test_click_approve_in_the_browser(app: str, tmp_path: Path) -> None:
         assert (root / "RELEASED-v1.2.0").exists()
 
         wait_until_settled(view, "ok", "approved")
-        view.get_by_text("approved by human").wait_for(timeout=30_000)
+        view.get_by_text("approved by human").first.wait_for(timeout=30_000)
         assert button(view, "Approve").is_disabled() and button(view, "Reject").is_disabled()
-        view.get_by_text("tool.approval.pending").first.click()  # expand one row to show its payload
+        tool = view.locator(".nnb-steps .widget-hbox", has=page.locator(".nnb-sum", has_text="approved by human"))
+        tool.locator(".nnb-toggle").click()  # expand the tool step: its contract events, each one click from its payload
+        view.get_by_text("tool.approval.pending").first.wait_for(timeout=30_000)
         shot.parent.mkdir(parents=True, exist_ok=True)
         view.screenshot(path=str(shot))
     assert shot.stat().st_size > 10_000
