@@ -297,7 +297,7 @@ _CONTRAST = """
     const [bg, opacity] = background(bgEl || el); const fg = rgba(css); fg[3] *= opacity;
     const r = ratio(over(fg, bg), bg); checked += 1;
     if (r < 4.5) failures.push({text: text.slice(0, 60), ratio: Math.round(r * 100) / 100, color: css,
-                                background: 'rgb(' + bg.slice(0, 3).map(Math.round).join(',') + ')', cls: el.className.baseVal ?? el.className});
+                                background: 'rgb(' + bg.slice(0, 3).map(Math.round).join(',') + ')'});
   };
   for (const root of document.querySelectorAll(selectors)) {
     for (const el of [root, ...root.querySelectorAll('*')]) {
@@ -311,13 +311,16 @@ _CONTRAST = """
         if (paper) { const [under] = background(container); bg = over(rgba(getComputedStyle(paper).backgroundColor), under); }
         fill[3] *= opacity;
         const r = ratio(over(fill, bg), bg); checked += 1;
-        if (r < 4.5) failures.push({text: el.textContent.slice(0, 60), ratio: Math.round(r * 100) / 100, color: getComputedStyle(el).fill});
+        if (r < 4.5) failures.push({text: el.textContent.slice(0, 60), ratio: Math.round(r * 100) / 100,
+                                    color: getComputedStyle(el).fill});
         continue;
       }
       if (el.closest('svg')) continue;
       const own = [...el.childNodes].some(n => n.nodeType === 3 && n.textContent.trim());
       if (own) check(el, getComputedStyle(el).color, el.textContent.trim());
-      if (el.tagName === 'INPUT' && !el.value && el.placeholder) check(el, getComputedStyle(el, '::placeholder').color, el.placeholder);
+      if (el.tagName === 'INPUT' && !el.value && el.placeholder) {
+        check(el, getComputedStyle(el, '::placeholder').color, el.placeholder);
+      }
     }
   }
   return {checked, failures};
