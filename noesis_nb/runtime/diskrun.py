@@ -180,6 +180,10 @@ class DiskRun:
         self._subscribers.append(callback)
         return _remover(self._subscribers, callback)
 
+    def refresh(self) -> None:
+        """Read the directory again and tell the views what changed (new events, status, decisions)."""
+        self._changed()
+
     def _changed(self) -> None:
         seen = len(self.events)
         self.reload()

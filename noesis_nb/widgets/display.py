@@ -109,7 +109,7 @@ def _live_or_disk(target: Any, runs_dir: Any) -> RunSource:
     if disk is None:
         disk = _DISK_RUNS[key] = DiskRun(run_dir)
     else:
-        disk.reload()
+        disk.refresh()  # a later show: what happened since reaches the view first
     return disk
 
 

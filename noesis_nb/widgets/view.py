@@ -246,9 +246,13 @@ class EpisodeView(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type inf
             self._coalescer.spent(sent, len(new))
             if status != self._settled and status in TERMINAL:
                 # only at the end: re-sending the bundle re-renders the output, which must not
-                # happen while a human may be clicking (a paused episode)
+                # happen while a human may be clicking (a paused episode). Only for a live episode:
+                # its view is where the notebook shows how it ends; a run shown from disk keeps, in
+                # each output's static snapshot, the state it had when that cell showed it (a later
+                # show of it is a later snapshot), while the live widget of every output follows it.
                 self._settled = status
-                self.update_displays(wait_prices=False)  # a background redraw must not block the loop
+                if self.source.summary_kind == "EpisodeHandle":
+                    self.update_displays(wait_prices=False)  # a background redraw must not block the loop
             if status == "running" or state["header"]["cost"] == "…":
                 self._coalescer.tick(1.0)  # keep the running time (and a loading cost) current
 
