@@ -126,16 +126,38 @@ class RunClock:
         return self.waited + open_pause
 
 
-def format_tokens(usage: Mapping[str, Any] | None, calls: Sequence[Mapping[str, Any]] | None = None) -> str:
-    """``"105 in · 7+? out (2 calls)"``: totals of the known counts, ``+?`` when a call's count is unknown."""
+def format_tokens(
+    usage: Mapping[str, Any] | None, calls: Sequence[Mapping[str, Any]] | None = None, unknown: UnknownCounts | None = None
+) -> str:
+    """``"105 in · 7+? out (2 calls)"``: totals of the known counts, ``+?`` when a call's count is unknown.
+
+    ``unknown``: an :class:`UnknownCounts` kept across redraws, so each call is looked at once."""
     if not usage or not usage.get("model_calls"):
         return "—"
+    seen = (unknown or UnknownCounts()).update(calls or ())
 
     def part(key: str) -> str:
-        unknown = any(not isinstance(call.get(key), (int, float)) for call in calls or ())
-        return f"{usage.get(key) or 0:,}" + ("+?" if unknown else "")
+        return f"{usage.get(key) or 0:,}" + ("+?" if seen[key] else "")
 
     return f"{part('input_tokens')} in · {part('output_tokens')} out ({usage['model_calls']:,} calls)"
+
+
+class UnknownCounts:
+    """Whether any model call so far had an unknown input or output count (each call looked at once)."""
+
+    def __init__(self) -> None:
+        self._seen = 0
+        self._unknown = {"input_tokens": False, "output_tokens": False}
+
+    def update(self, calls: Sequence[Mapping[str, Any]]) -> dict[str, bool]:
+        if len(calls) < self._seen:  # a different list: start again
+            self.__init__()  # type: ignore[misc]
+        for call in calls[self._seen :]:
+            for key in self._unknown:
+                if not isinstance(call.get(key), (int, float)):
+                    self._unknown[key] = True
+        self._seen = len(calls)
+        return self._unknown
 
 
 _CALL_KEYS = ("provider", "model", *TOKEN_FIELDS[:4])  # the counts a price needs
@@ -159,6 +181,7 @@ class CostMeter:
     def __init__(self) -> None:
         self._seen = 0
         self._groups: dict[tuple[Any, Any], list[float]] = {}  # -> [input, output, cached, cache_write, unknown calls]
+        self.unknown = UnknownCounts()  # for the token line, kept with the meter (one per view)
 
     @classmethod
     def _load(cls) -> None:
@@ -295,8 +318,8 @@ def view_state(
         "status": status,
         "elapsed": format_seconds(tally.clock.running(status, now)),
         "waited": format_seconds(waited) if waited >= 0.05 else None,
-        "tokens": format_tokens(source.usage, source.usage_calls),
-        "cost": format_cost(source.usage_calls, meter),
+        "tokens": format_tokens(source.usage, calls := source.usage_calls, meter.unknown if meter else None),
+        "cost": format_cost(calls, meter),
     }
     return {
         "header": header,

@@ -1,6 +1,7 @@
 """The live step tree: one row per step, newest last, a bounded pool of rows reused as the episode grows.
 
-Each row is a toggle and an HTML line. The toggle's state lives in the kernel, so an expanded
+Each row is a toggle and an HTML line, side by side in one two-column grid (no box per row: a
+row costs two widgets, and creating them is most of what a row costs). The toggle's state lives in the kernel, so an expanded
 step stays expanded whatever arrives (its own events, other steps); only rows whose text changed
 are re-sent, and at most ``capacity`` rows exist in the page whatever the episode's length.
 Expanding shows the step's raw events, each of which expands to the whole event.
@@ -13,6 +14,8 @@ from collections import deque
 from collections.abc import Callable
 
 import ipywidgets as w
+from ipywidgets.widgets.widget_bool import ToggleButtonStyle
+from ipywidgets.widgets.widget_string import HTMLStyle
 
 from .steps import Step, StepBook
 from .stepview import StepFacts, body_html, step_class, summary_html
@@ -26,10 +29,11 @@ class _Row:
         self.owner = owner
         self.step: Step | None = None
         self.sent = ""
-        self.toggle = w.ToggleButton(description="▸", tooltip="show this step's events", layout=owner.toggle_layout)
+        self.toggle = w.ToggleButton(
+            description="▸", tooltip="show this step's events", layout=owner.toggle_layout, style=owner.toggle_style
+        )
         self.toggle.add_class("nnb-toggle")
-        self.html = w.HTML(layout=owner.html_layout)
-        self.box = w.HBox([self.toggle, self.html], layout=owner.row_layout)
+        self.html = w.HTML(layout=owner.html_layout, style=owner.html_style)
         self.toggle.observe(self._toggled, "value")
 
     def _toggled(self, change: dict[str, object]) -> None:
@@ -64,11 +68,21 @@ class StepList:
         self.facts = facts or StepFacts
         self._facts: StepFacts | None = None
         self.toggle_layout = w.Layout(width="24px", min_width="24px")
-        self.html_layout = w.Layout(width="100%")
-        self.row_layout = w.Layout(width="100%", align_items="flex-start", flex="0 0 auto")  # never squeezed by the scroll box
+        self.html_layout = w.Layout(width="auto", min_width="0")
+        self.toggle_style = ToggleButtonStyle()  # shared: one model for every row, not one each
+        self.html_style = HTMLStyle()
         self._rows: deque[_Row] = deque()
         self._by_step: dict[int, _Row] = {}
-        self.box = w.VBox([], layout=w.Layout(max_height=max_height, overflow="auto", width="100%"))
+        self.box = w.GridBox(
+            [],
+            layout=w.Layout(
+                grid_template_columns="24px minmax(0, 1fr)",
+                align_items="flex-start",
+                max_height=max_height,
+                overflow="auto",
+                width="100%",
+            ),
+        )
         self.box.add_class("nnb-steps")
 
     @property
@@ -116,7 +130,7 @@ class StepList:
                 reordered = reordered or moved
             sent += self.draw(row, facts)
         if reordered:
-            self.box.children = tuple(r.box for r in self._rows)
+            self.box.children = tuple(widget for r in self._rows for widget in (r.toggle, r.html))
             sent += MESSAGE_OVERHEAD + 40 * len(self._rows)
         return sent
 
@@ -141,4 +155,4 @@ class StepList:
         return row, True
 
     def widgets(self) -> list[w.Widget]:
-        return [r.box for r in self._rows]
+        return [widget for r in self._rows for widget in (r.toggle, r.html)]

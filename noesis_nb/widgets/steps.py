@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from ..store.vocab import (
@@ -44,21 +43,24 @@ def _payload(event: Mapping[str, Any]) -> Mapping[str, Any]:
     return payload if isinstance(payload, Mapping) else {}
 
 
-@dataclass(eq=False)
 class Step:
     """Consecutive or related events told as one line; ``version`` grows with every change."""
 
-    index: int
-    kind: str  # opening | closing | tool | model | governance | runtime | event
-    key: str = ""  # a tool call's request id
-    events: list[Mapping[str, Any]] = field(default_factory=list)
-    version: int = 0
-    # what the summary line needs, kept up to date as events arrive (cheap to render)
-    tool: str | None = None
-    draft_id: str | None = None
-    state: str = ""  # tool: requested | pending | approved | rejected | running | succeeded | failed
-    paused: bool = False  # a pause is open inside this step (waiting for a human)
-    pause_events: int = 0
+    __slots__ = ("index", "kind", "key", "events", "version", "tool", "draft_id", "state", "paused", "pause_events")
+
+    def __init__(self, index: int, kind: str, key: str = ""):  # plain: a burst of events makes thousands of these
+        self.index, self.kind, self.key = (
+            index,
+            kind,
+            key,
+        )  # kind: opening | closing | tool | model | governance | runtime | event
+        self.events: list[Mapping[str, Any]] = []
+        self.version = 0
+        self.tool: str | None = None
+        self.draft_id: str | None = None
+        self.state = ""  # tool: requested | pending | approved | rejected | running | succeeded | failed
+        self.paused = False  # a pause is open inside this step (waiting for a human)
+        self.pause_events = 0
 
     @property
     def first(self) -> Mapping[str, Any]:
@@ -109,13 +111,24 @@ class StepBook:
         return step
 
     def add(self, events: Iterable[Mapping[str, Any]]) -> list[Step]:
-        """Group ``events`` (in order); return the steps that changed, each once, oldest first."""
-        changed: dict[int, Step] = {}
+        """Group ``events`` (in order); return the kept steps that changed, each once, oldest first."""
+        changed: list[Step] = []
+        last: Step | None = None
+        seen: set[int] = set()
         for event in events:
             step = self._place(event)
-            step.add(event)
-            changed[step.index] = step
-        return list(changed.values())
+            step.events.append(event)
+            step.version += 1
+            if step is not last:  # most events start or extend the newest step: no set lookup then
+                if step.index not in seen:
+                    seen.add(step.index)
+                    changed.append(step)
+                last = step
+        low = self.steps[0].index if self.steps else 0
+        if changed and changed[0].index < low:  # steps already dropped from the book are not news to anyone
+            changed = [s for s in changed if s.index >= low]
+        changed.sort(key=_index)  # nearly always in order already: linear
+        return changed
 
     def _place(self, event: Mapping[str, Any]) -> Step:
         phase = event.get("phase")
@@ -213,6 +226,10 @@ class StepBook:
             if self._last is not None and self._last.kind == "closing":
                 return self._last
         return self._new("runtime")
+
+
+def _index(step: Step) -> int:
+    return step.index
 
 
 def group_steps(events: Iterable[Mapping[str, Any]], keep: int = 1_000_000) -> list[Step]:

@@ -53,7 +53,7 @@ class EpisodeView(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type inf
         *,
         rows: int = 50,
         block_rows: int = 10,
-        steps: int = 40,
+        steps: int = 30,
         approver_id: str = "human",
         interval: float = 0.1,
         bytes_per_event: int = 50,

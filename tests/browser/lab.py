@@ -333,3 +333,9 @@ def contrast(page: Any, selectors: str = ".noesis-nb-episode-view, .jp-RenderedP
     ``{"checked": n, "failures": [{text, ratio, color, background}, ...]}`` (failures: ratio < 4.5)."""
     result: dict[str, Any] = page.evaluate(_CONTRAST, selectors)
     return result
+
+
+def step_toggle(view: Any, text: str) -> Any:
+    """The ▸ toggle of the step whose summary line contains ``text`` (toggle and line sit side by side in a grid)."""
+    line = view.locator(".nnb-steps .widget-html", has=view.page.locator(".nnb-sum", has_text=text)).first
+    return line.locator("xpath=preceding-sibling::*[1]")

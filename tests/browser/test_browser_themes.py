@@ -28,6 +28,7 @@ from .lab import (
     open_notebook,
     run_all,
     set_theme,
+    step_toggle,
     wait,
     wait_until_settled,
 )
@@ -78,8 +79,7 @@ def test_views_and_a_plot_read_in_light_and_dark_and_decide_from_their_buttons(l
     button(veto, "Override").wait_for(timeout=60_000)
     page.locator(".jp-RenderedPlotly .main-svg").first.wait_for(timeout=60_000)
     page.wait_for_function(ALL_RAN, timeout=60_000)
-    tool_row = quick.locator(".nnb-steps .widget-hbox", has=page.locator(".nnb-sum", has_text="waiting for approval"))
-    tool_row.locator(".nnb-toggle").click()  # expand the paused tool step: its raw events are checked too
+    step_toggle(quick, "waiting for approval").click()  # expand the paused tool step: its raw events are checked too
     quick.get_by_text("tool.approval.pending").first.wait_for(timeout=10_000)
 
     probe = "v => { const s = document.createElement('span'); s.id = 'nnb-probe'; s.textContent = 'grey on grey';"
