@@ -66,7 +66,7 @@ class NoesisNbError(Exception):
     """
 
     def _render_traceback_(self) -> list[str]:
-        """What IPython shows instead of the traceback: ``Type: message`` and where in the cell it came from."""
+        """What IPython shows instead of the traceback: ``Type: message`` and the line of the cell that led to it."""
         import traceback
 
         lines = [f"{type(self).__name__}: {self}"]
@@ -76,8 +76,8 @@ class NoesisNbError(Exception):
             for f in frames
             if "ipykernel_" in f.filename or f.filename.startswith("<ipython-input") or f.filename.startswith("<cell")
         ]
-        if cell and cell[-1].line:
-            lines.append(f"  (raised by line {cell[-1].lineno} of the cell: {cell[-1].line.strip()})")
+        if cell and cell[0].line:  # the outermost: the line of the cell that ran it
+            lines.append(f"  (line {cell[0].lineno} of the cell: {cell[0].line.strip()})")
         return lines
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import plotly.graph_objects as go
 
-__all__ = ["PALETTE", "GREY", "TEXT", "PAPER", "style", "color_map", "new_figure", "money_axis"]
+__all__ = ["PALETTE", "GREY", "TEXT", "PAPER", "style", "color_map", "new_figure", "money_axis", "seconds_axis"]
 
 PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#999999"]
 GREY = "rgba(100,100,100,0.25)"
@@ -60,6 +60,12 @@ def money_axis(values: Any) -> dict[str, Any]:
     top = max(finite, default=1.0)
     decimals = 2 if top >= 1 else min(8, 2 - math.floor(math.log10(top)) + 1)
     return dict(tickprefix="$", tickformat=f",.{decimals}~f", exponentformat="none")
+
+
+def seconds_axis(values: Any) -> dict[str, Any]:
+    """Axis settings that read durations as seconds with the decimals their size needs (``0.0004 s``, never ``400μ``)."""
+    axis = money_axis(values)
+    return dict(ticksuffix=" s", tickformat=axis["tickformat"], exponentformat="none")
 
 
 def color_map(keys: list[Any]) -> dict[Any, str]:

@@ -9,7 +9,7 @@ from plotly.subplots import make_subplots
 
 from ..store.vocab import TOOL_REQUESTED
 from ._safe import esc, esc_all
-from ._theme import PALETTE, money_axis, style
+from ._theme import PALETTE, money_axis, seconds_axis, style
 
 __all__ = ["compare_steps", "compare_episodes"]
 
@@ -92,7 +92,7 @@ def compare_episodes(
         cols=1,
         shared_xaxes=True,
         vertical_spacing=0.06,
-        subplot_titles=["time per step (s)", "time delta B − A (s): above 0, B took longer"]
+        subplot_titles=["time per step", "time delta B − A: above 0, B took longer"]
         + (["cost per step (hatched bars: cost; colours as above)"] if rows == 3 else []),
     )
     custom = np.stack(
@@ -153,6 +153,8 @@ def compare_episodes(
             )
     style(fig, title or f"{esc(a)} vs {esc(b)}")
     fig.update_layout(barmode="group", height=260 * rows)
+    fig.update_yaxes(**seconds_axis(table[["seconds_a", "seconds_b"]].to_numpy().ravel()), row=1, col=1)
+    fig.update_yaxes(**seconds_axis(table["delta_s"].to_numpy()), row=2, col=1)
     if rows == 3:
         fig.update_yaxes(**money_axis(table[["cost_a", "cost_b"]].to_numpy().ravel()), row=3, col=1)
     fig.update_xaxes(type="category", categoryorder="array", categoryarray=list(steps))

@@ -128,12 +128,12 @@ def short(value: Any, limit: int, *, redact: bool = True) -> str:
 _short = short  # the name older callers use
 
 
-def short_payload(event: Mapping[str, Any], limit: int = 120) -> str:
-    """One plain-text line: the payload's telling keys as ``k=v``, else its compact JSON."""
+def short_payload(event: Mapping[str, Any], limit: int = 120, *, omit: tuple[str, ...] = ()) -> str:
+    """One plain-text line: the payload's telling keys as ``k=v``, else its compact JSON (without ``omit`` keys)."""
     payload = _payload(event)
-    parts = [f"{k}={short(payload[k], 60)}" for k in _SUMMARY_KEYS if payload.get(k) not in (None, "", [], {})]
+    parts = [f"{k}={short(payload[k], 60)}" for k in _SUMMARY_KEYS if k not in omit and payload.get(k) not in (None, "", [], {})]
     if not parts:
-        return short({k: v for k, v in payload.items() if k != "event_name"}, limit)
+        return short({k: v for k, v in payload.items() if k != "event_name" and k not in omit}, limit)
     return short(" ".join(parts), limit, redact=False)  # each part is redacted whole: a cut-off id must not look random
 
 
@@ -173,8 +173,8 @@ def full_json(event: Mapping[str, Any], limit: int = 4000) -> str:
     return text
 
 
-def row_html(event: Mapping[str, Any], *, detail_limit: int = 4000) -> str:
-    """One raw event: a ``<details>`` whose summary is the row and whose body is the whole event."""
+def row_html(event: Mapping[str, Any], *, detail_limit: int = 4000, omit: tuple[str, ...] = ()) -> str:
+    """One raw event: a ``<details>`` whose summary is the row (without ``omit`` keys) and whose body is the whole event."""
     flag = event_flag(event)
     cls = "nnb-r" + (f" nnb-f-{flag}" if flag else "")
     mark = f"{FLAG_MARKS[flag]} " if flag else ""
@@ -183,7 +183,7 @@ def row_html(event: Mapping[str, Any], *, detail_limit: int = 4000) -> str:
         f'<span class="nnb-p {phase_class(event.get("phase"))}">{esc(event.get("phase") or "?")}</span> '
         f"{mark}<b>{esc(event_name(event))}</b> "
         f'<span class="nnb-a">{esc(event.get("agent_id") or "")}</span> '
-        f"{esc(short_payload(event))}</summary><pre>{_esc_text(full_json(event, detail_limit))}</pre></details>"
+        f"{esc(short_payload(event, omit=omit))}</summary><pre>{_esc_text(full_json(event, detail_limit))}</pre></details>"
     )
 
 

@@ -216,7 +216,8 @@ def summary_html(step: Step, facts: StepFacts | None = None) -> str:
 
 def body_html(step: Step, limit: int = BODY_ROWS) -> str:
     """The step's raw events, each a row that expands to the whole event (the full log is in events.jsonl)."""
-    rows = "".join(row_html(e, detail_limit=3000) for e in step.events[:limit])
+    omit = ("request_id", "draft_id") if step.kind == "tool" else ()  # the step says which call it is; the rows need not
+    rows = "".join(row_html(e, detail_limit=3000, omit=omit) for e in step.events[:limit])
     more = len(step.events) - limit
     tail = f'<div class="nnb-muted">… {more} more events in events.jsonl</div>' if more > 0 else ""
     return f'<div class="nnb-body">{rows}{tail}</div>'

@@ -147,7 +147,8 @@ def test_compare_episodes(frames):
     slower, faster = (np.asarray(t.y, dtype=float) for t in fig.data[2:4])
     assert np.all(np.isnan(slower) | (slower > 0)) and np.all(np.isnan(faster) | (faster <= 0))
     assert [t.name for t in fig.data[4:]] == ["A cost (hatched)", "B cost (hatched)"] and fig.data[4].showlegend is not False
-    assert fig.layout.yaxis3.tickprefix == "$" and "μ" not in str(fig.layout.yaxis3.tickformat)
+    assert fig.layout.yaxis3.tickprefix == "$" and fig.layout.yaxis3.exponentformat == "none"  # dollars, never 200μ
+    assert fig.layout.yaxis.ticksuffix == fig.layout.yaxis2.ticksuffix == " s" and fig.layout.yaxis2.exponentformat == "none"
     tool_steps = plots.compare_steps(events, ids["approved"], ids["rejected"])
     assert "tool:write #1" in set(tool_steps["step"])
     # without usage the cost of a step is unknown, not $0

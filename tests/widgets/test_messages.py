@@ -58,7 +58,7 @@ def test_a_rejected_tool_is_one_line_in_a_cell_and_keeps_its_type(ip: Any) -> No
     lines, error = shown_error(ip, "x = 1\nraise ToolRejected('git.tag@1', 'not on a Friday')")
     assert isinstance(error, ToolRejected) and error.reason == "not on a Friday"  # code still sees the type
     assert lines[0] == "ToolRejected: tool call 'git.tag@1' was rejected: not on a Friday"
-    assert len(lines) == 2 and "line 2 of the cell: raise ToolRejected" in lines[1]
+    assert lines[1] == "  (line 2 of the cell: raise ToolRejected('git.tag@1', 'not on a Friday'))"
 
 
 def test_a_missing_extra_is_one_line_with_the_install_command(ip: Any) -> None:
