@@ -1,7 +1,8 @@
 """The live step tree: one row per step, newest last, a bounded pool of rows reused as the episode grows.
 
 Each row is a toggle and an HTML line, side by side in one two-column grid (no box per row: a
-row costs two widgets, and creating them is most of what a row costs). The toggle's state lives in the kernel, so an expanded
+row costs two widgets, and creating them is most of what a row costs). A step someone expanded
+keeps its row while newer steps take the others. The toggle's state lives in the kernel, so an expanded
 step stays expanded whatever arrives (its own events, other steps); only rows whose text changed
 are re-sent, and at most ``capacity`` rows exist in the page whatever the episode's length.
 Expanding shows the step's raw events, each of which expands to the whole event.
@@ -122,9 +123,9 @@ class StepList:
         low = self.book.steps[0].index if self.book.steps else 0
         sent, reordered = 0, False
         for step in changed:
-            if step.index < low:  # no longer kept: its row went to a newer step
-                continue
             row = self._by_step.get(step.index)
+            if row is None and step.index < low:  # no longer kept and not on show (an expanded step stays on show)
+                continue
             if row is None:
                 row, moved = self._row_for(step)
                 reordered = reordered or moved
@@ -144,8 +145,9 @@ class StepList:
         if len(self._rows) < self.capacity:
             row = _Row(self)
             self._rows.append(row)
-        else:  # the oldest row shows the newest step now
-            row = self._rows.popleft()
+        else:  # the oldest row not expanded shows the newest step now: an expanded step stays on show
+            row = next((r for r in self._rows if r.step is None or r.step.index not in self.expanded), self._rows[0])
+            self._rows.remove(row)
             if row.step is not None:
                 self._by_step.pop(row.step.index, None)
                 self.expanded.discard(row.step.index)

@@ -111,7 +111,7 @@ class StepBook:
         return step
 
     def add(self, events: Iterable[Mapping[str, Any]]) -> list[Step]:
-        """Group ``events`` (in order); return the kept steps that changed, each once, oldest first."""
+        """Group ``events`` (in order); return the steps that changed, each once, oldest first (some may be dropped already)."""
         changed: list[Step] = []
         last: Step | None = None
         seen: set[int] = set()
@@ -124,9 +124,6 @@ class StepBook:
                     seen.add(step.index)
                     changed.append(step)
                 last = step
-        low = self.steps[0].index if self.steps else 0
-        if changed and changed[0].index < low:  # steps already dropped from the book are not news to anyone
-            changed = [s for s in changed if s.index >= low]
         changed.sort(key=_index)  # nearly always in order already: linear
         return changed
 

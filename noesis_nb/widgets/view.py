@@ -221,7 +221,7 @@ class EpisodeView(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type inf
             key = (len(state["decisions"]), veto is not None and veto[1] is not None, CostMeter.ready(), status)
             if self.mode.value == "steps":
                 if key != self._facts_key:  # decisions, prices or the status changed: summaries may read differently
-                    sent += self.steps.push(list(self.steps.book.steps), facts)
+                    sent += self.steps.push(list(self.steps.book.steps), facts) + self.steps.redraw(facts)
                 else:
                     sent += self.steps.push(self._changed, facts)
             self._facts_key = key

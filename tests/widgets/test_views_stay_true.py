@@ -146,3 +146,65 @@ def test_a_live_veto_pause_is_overridden_from_its_card(runs_dir: Path, nnb: Any)
         assert handle.result() == "done: wipe the build cache" and "overridden</b> by human" in card.body.value
 
     asyncio.run(main())
+
+
+def test_running_time_leaves_out_pauses_and_reads_the_same_live_and_from_disk(runs_dir: Path, tmp_path: Path, nnb: Any) -> None:
+    from noesis_nb.runtime.diskrun import DiskRun
+    from noesis_nb.widgets import EpisodeView
+
+    async def agent(task: str, ctx: Any) -> Any:
+        argv = [sys.executable, "-c", "pass"]
+        return await ctx.tool_async("fs.touch", {"argv": argv}, effect="write", risk="high")
+
+    async def main() -> None:
+        handle = noesis_nb.start("touch", using=agent, runs_dir=runs_dir)
+        live = EpisodeView(handle)
+        await handle
+        await asyncio.sleep(1.2)  # a person takes their time
+        live.flush()
+        paused_header = live.header.value
+        handle.approve(approver_id="ana")
+        await handle.wait()
+        await nnb.until(lambda: live.settled == "ok")
+        disk = EpisodeView(DiskRun(handle.run_dir))
+        for view in (live, disk):
+            state = view.state()["header"]
+            running, waited = float(state["elapsed"].split()[0]), float(state["waited"].split()[0])
+            assert running < 1.0 and waited >= 1.2  # the pause is not running time; it is said apart
+        assert live.state()["header"]["elapsed"] == disk.state()["header"]["elapsed"]  # one definition
+        assert live.state()["header"]["waited"] == disk.state()["header"]["waited"]
+        assert "waiting for people" in paused_header and "waiting for people" in disk.header.value
+        disk.close()
+        live.close()
+
+    asyncio.run(main())
+
+
+def test_an_expanded_step_stays_expanded_while_events_arrive(runs_dir: Path, nnb: Any) -> None:
+    from noesis_nb.widgets import EpisodeView
+
+    go = asyncio.Event()
+
+    async def agent(task: str, ctx: Any) -> str:
+        ctx.model_call("gpt-4o-mini", provider="openai", input_tokens=10, output_tokens=2)
+        await go.wait()
+        for i in range(60):
+            ctx.emit("reason", {"text": f"more {i}"})
+            await asyncio.sleep(0)
+        return "done"
+
+    async def main() -> None:
+        handle = noesis_nb.start("expand", using=agent, runs_dir=runs_dir)
+        view = EpisodeView(handle)
+        await nnb.until(lambda: any(r.step is not None and r.step.kind == "model" for r in view.steps.rows()))
+        [row] = [r for r in view.steps.rows() if r.step is not None and r.step.kind == "model"]
+        row.toggle.value = True  # what a click on ▸ does (the state lives in the kernel)
+        assert "model.call" in row.html.value and "nnb-body" in row.html.value
+        go.set()
+        await handle.wait()
+        await nnb.until(lambda: view.settled == "ok")
+        assert row.toggle.value and "nnb-body" in row.html.value  # still open after 60 more events and the end
+        assert [r.step.kind for r in view.steps.rows() if r.toggle.value] == ["model"]  # and nothing else opened
+        view.close()
+
+    asyncio.run(main())
