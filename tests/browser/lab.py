@@ -257,7 +257,7 @@ def wait(predicate: Callable[[], Any], timeout: float, what: str) -> Any:
 
 
 # -- themes and contrast -------------------------------------------------------------------------
-LIGHT, DARK = "JupyterLab Light", "JupyterLab Dark"
+LIGHT, DARK, HIGH_CONTRAST = "JupyterLab Light", "JupyterLab Dark", "JupyterLab Dark High Contrast"
 ALL_RAN = """() => [...document.querySelectorAll('.jp-CodeCell .jp-InputPrompt')]
                      .every(p => /\\[\\d+\\]/.test(p.textContent))"""
 

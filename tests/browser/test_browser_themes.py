@@ -1,4 +1,4 @@
-"""The live view in a real JupyterLab, in the Light and the Dark theme: readable (WCAG AA contrast of every
+"""The live view in a real JupyterLab, in the Light and the Dark theme (and Dark High Contrast): readable (WCAG AA contrast of every
 text against its background, measured from computed styles), decided from its buttons (a draft, a veto
 pause), and honest once its kernel is gone.
 
@@ -19,6 +19,7 @@ from .lab import (
     ALL_RAN,
     CHROMIUM,
     DARK,
+    HIGH_CONTRAST,
     LIGHT,
     NOTEBOOKS,
     approve_draft_of,
@@ -103,6 +104,8 @@ def test_views_and_a_plot_read_in_light_and_dark_and_decide_from_their_buttons(l
     assert json.loads(decision.read_text())["reason"] == "a build cache, not production"
     assert button(veto, "Override").count() == 0 or not button(veto, "Override").first.is_visible()
     readable(page, DARK, "decided")
+    set_theme(page, HIGH_CONTRAST)
+    readable(page, HIGH_CONTRAST, "decided")
     set_theme(page, LIGHT)
     readable(page, LIGHT, "decided")
 
