@@ -226,4 +226,3 @@ def counts_html(total: int, steps: int, counts: Mapping[str, int], flags: Mappin
         f'<div class="nnb-muted" style="font-size:12px">{shown_as} ({by_phase}){" · " + marks if marks else ""}'
         " · full log in events.jsonl</div>"
     )
-

@@ -1,6 +1,6 @@
-"""The live view in a real JupyterLab, in the Light and the Dark theme (and Dark High Contrast): readable (WCAG AA contrast of every
-text against its background, measured from computed styles), decided from its buttons (a draft, a veto
-pause), and honest once its kernel is gone.
+"""The live view in a real JupyterLab, in the Light and the Dark theme (and Dark High Contrast): readable
+(WCAG AA contrast of every text against its background, measured from computed styles), decided from its
+buttons (a draft, a veto pause), and honest once its kernel is gone.
 
 One notebook: the quickstart up to its view (a person must click Approve), a run paused by a governance
 veto shown with its adapter, and a plot. Checked paused, then decided, in both themes.
