@@ -18,7 +18,8 @@ from ..runtime.registry import live_handles
 from ..runtime.source import RunSource
 from ..store import find_run_dir
 from .state import TERMINAL
-from .view import EpisodeView, _execution_count
+from .view import EpisodeView
+from .viewout import execution_count
 
 __all__ = ["view_for", "handle_mimebundle", "display_handle", "refresh_display", "show", "WidgetPresenter"]
 
@@ -64,7 +65,7 @@ def refresh_display(handle: Any) -> Any:
     """
     view = view_for(handle)
     view.flush()
-    if _execution_count() is None:  # not in IPython: nothing to render into
+    if execution_count() is None:  # not in IPython: nothing to render into
         return None
     if view.displays:
         if view.source.status in TERMINAL:
