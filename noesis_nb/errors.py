@@ -59,7 +59,26 @@ __all__ = [
 
 
 class NoesisNbError(Exception):
-    """Base class of every error noesis_nb raises on purpose."""
+    """Base class of every error noesis_nb raises on purpose.
+
+    In IPython these show as one line (the message says what to do) and the cell line that
+    raised, not a traceback through noesis_nb's internals; code catching them sees their types.
+    """
+
+    def _render_traceback_(self) -> list[str]:
+        """What IPython shows instead of the traceback: ``Type: message`` and the line of the cell that led to it."""
+        import traceback
+
+        lines = [f"{type(self).__name__}: {self}"]
+        frames = traceback.extract_tb(self.__traceback__) if self.__traceback__ is not None else []
+        cell = [
+            f
+            for f in frames
+            if "ipykernel_" in f.filename or f.filename.startswith("<ipython-input") or f.filename.startswith("<cell")
+        ]
+        if cell and cell[0].line:  # the outermost: the line of the cell that ran it
+            lines.append(f"  (line {cell[0].lineno} of the cell: {cell[0].line.strip()})")
+        return lines
 
 
 class InvalidOptionError(NoesisNbError, ValueError, TypeError):

@@ -17,17 +17,20 @@ from __future__ import annotations
 
 import argparse
 import shlex
+import warnings
 from typing import Any
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, magics_class
 
 from . import config
-from .errors import NoesisNbError
-from .runtime.api import approve_draft, reject_draft, resume_run, start
+from .errors import DraftNotFoundError, EpisodeStateError, NoesisNbError, UsingResolutionError
+from .runtime.api import RunRecovered, approve_draft, reject_draft, resume_run, start
 from .runtime.diskrun import DiskRun
 from .runtime.registry import live_handles
-from .store import list_runs
+from .runtime.resolve import did_you_mean
+from .runtime.resume import NothingToResume
+from .store import find_run_dir, list_runs
 
 __all__ = ["NoesisMagics", "build_parser", "load_ipython_extension", "unload_ipython_extension", "RunTable"]
 
@@ -105,17 +108,19 @@ def _is_usage_error(exc: BaseException) -> bool:
 
 
 class RunTable(list[dict[str, Any]]):
-    """``list_runs`` rows that display as a table (HTML, escaped) and as aligned text."""
+    """``list_runs`` rows that display as a table (HTML, escaped) and as aligned text; empty, a hint how to start a run."""
+
+    where = "the runs dir"
 
     def _repr_html_(self) -> str:
         from .widgets.snapshot import runs_table_html
 
-        return runs_table_html(self)
+        return runs_table_html(self, where=self.where)
 
     def __repr__(self) -> str:
         from .widgets.snapshot import runs_table_text
 
-        return runs_table_text(self)
+        return runs_table_text(self, where=self.where)
 
 
 @magics_class
@@ -175,16 +180,20 @@ class NoesisMagics(Magics):
             approver = self._resolve(approver)
             if isinstance(approver, str):
                 raise UsageError(f"%noesis run: --approver {args.approver!r} is not ask/auto/deny nor a callable in the notebook")
-        handle = start(
-            task,
-            using=self._resolve(args.using),
-            runs_dir=args.runs_dir,
-            approver=approver,
-            governance=args.governance,
-            seed=args.seed,
-            tags=tags or None,
-            idle_timeout_s=args.idle_timeout,
-        )
+        try:
+            handle = start(
+                task,
+                using=self._resolve(args.using),
+                runs_dir=args.runs_dir,
+                approver=approver,
+                governance=args.governance,
+                seed=args.seed,
+                tags=tags or None,
+                idle_timeout_s=args.idle_timeout,
+            )
+        except UsingResolutionError as exc:
+            hint = "" if "did you mean" in str(exc) else did_you_mean(args.using, dict(self.shell.user_ns if self.shell else {}))
+            raise UsageError(f"%noesis run: {exc}{hint}") from exc
         display_handle(handle)
         return handle
 
@@ -192,7 +201,9 @@ class NoesisMagics(Magics):
 
         if args.limit is not None and args.limit < 1:
             raise UsageError(f"%noesis list: --limit must be at least 1, got {args.limit}")
-        return RunTable(list_runs(args.limit, runs_dir=args.runs_dir))
+        table = RunTable(list_runs(args.limit, runs_dir=args.runs_dir))
+        table.where = str(config.runs_dir(args.runs_dir))
+        return table
 
     def _show(self, args: argparse.Namespace, cell: str | None) -> Any:
         if args.text:
@@ -212,25 +223,47 @@ class NoesisMagics(Magics):
         return self._decide(args, approve=False)
 
     def _decide(self, args: argparse.Namespace, *, approve: bool) -> Any:
-
-        if approve:
-            decision = approve_draft(
-                args.episode, args.draft, approver_id=args.approver_id, reason=args.reason, runs_dir=args.runs_dir
-            )
-        else:
-            decision = reject_draft(
-                args.episode, args.draft, reason=args.reason, approver_id=args.approver_id, runs_dir=args.runs_dir
-            )
-        state = "recorded" if getattr(decision, "created", True) else "already recorded"
-        print(f"{decision.status} {decision.draft_id or '(veto)'} by {decision.approver_id} ({state})")
+        try:
+            if approve:
+                decision = approve_draft(
+                    args.episode, args.draft, approver_id=args.approver_id, reason=args.reason, runs_dir=args.runs_dir
+                )
+            else:
+                decision = reject_draft(
+                    args.episode, args.draft, reason=args.reason, approver_id=args.approver_id, runs_dir=args.runs_dir
+                )
+        except (DraftNotFoundError, EpisodeStateError):
+            if args.draft is not None or not self._tell_standing_decision(args):
+                raise
+            return None
+        print(_decision_line(decision))
         if args.resume:
             return self._resume(args, None)
         return None
 
+    def _tell_standing_decision(self, args: argparse.Namespace) -> bool:
+        """Nothing waits for a decision: say the one that stands (``already approved by ana at …``), if there is one."""
+        disk = DiskRun(find_run_dir(args.episode, args.runs_dir))
+        if not disk.decisions:
+            return False
+        latest = dict(disk.decisions[-1], created=False)
+        print(_decision_line(latest) + f"; run {disk.episode_id} is {disk.status}")
+        return True
+
     def _resume(self, args: argparse.Namespace, cell: str | None) -> Any:
         from .widgets import show
 
-        resume_run(args.episode, runs_dir=args.runs_dir)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", NothingToResume)
+            warnings.simplefilter("always", RunRecovered)
+            resume_run(args.episode, runs_dir=args.runs_dir)
+        for warning in caught:
+            if issubclass(warning.category, NothingToResume):
+                print(f"nothing to resume: {warning.message}")
+            elif issubclass(warning.category, RunRecovered):
+                print(f"recovered: {warning.message}")
+            else:  # someone else's warning: re-issue it unchanged
+                warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno)
         show(args.episode, runs_dir=args.runs_dir)
         return None
 
@@ -252,6 +285,24 @@ class NoesisMagics(Magics):
             config.set(runs_dir=args.path)
         print(config.runs_dir())
         return None
+
+
+def _decision_line(decision: Any) -> str:
+    """``approved by ana at 11:53:54.310 — reason (draft …)``; ``already approved …; nothing changed`` when it stood before."""
+    from .widgets.approvals import as_decision
+    from .widgets.cards import decision_words
+
+    d = as_decision(decision)
+    already = d.get("created") is False
+    what = f"draft {d['draft_id']}" if d.get("draft_id") else "the governance veto"
+    words = decision_words(d, already=already)
+    if not d.get("draft_id"):
+        words = (
+            words.replace("approved", "overridden", 1)
+            if d.get("status") == "approved"
+            else words.replace("rejected", "upheld", 1)
+        )
+    return f"{words} ({what})" + ("; nothing changed" if already else "")
 
 
 def load_ipython_extension(ip: Any) -> None:

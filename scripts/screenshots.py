@@ -7,10 +7,14 @@ chromium driven by Playwright, offline (requests to other hosts are aborted; nev
 parameter) and run in JupyterLab, so widgets are live and plotly figures use JupyterLab's local
 plotly extension rather than the CDN the ``notebook_connected`` renderer points at:
 
-- quickstart-view.png      the quickstart's live view after a click on Approve (APPROVER stays "ask")
+- quickstart-view.png      the quickstart's live view after a click on Approve (APPROVER stays "ask"), its tool
+                           step expanded, in JupyterLab's Light theme
+- quickstart-view-dark.png the same in the Dark theme
 - analysis-cost.png        the analysis notebook's cost-over-time plot
 - analysis-compare.png     the analysis notebook's comparison of two episodes
 - governance-paused.png    the view of a run paused on disk, with its pending draft's card
+- governance-veto.png      the view of a run paused by a governance veto, with Override / Uphold (Dark theme)
+- messages.png             ordinary outcomes as one line: a decided draft, a sealed run, a rejected tool
 
 The integrations notebook needs no kernel: its committed outputs are enough, so its nbconvert HTML
 is opened in chromium for
@@ -24,6 +28,7 @@ governance, integrations; default all). Each PNG must stay under 250 KB: outputs
 from __future__ import annotations
 
 import argparse
+import json
 import subprocess
 import sys
 import tempfile
@@ -35,6 +40,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tests.browser.lab import (
+    DARK,
+    LIGHT,
     NOTEBOOKS,
     approve_draft_of,
     cell,
@@ -42,8 +49,11 @@ from tests.browser.lab import (
     chromium_page,
     copy_notebook,
     jupyter_server,
+    notebook,
     open_notebook,
     run_all,
+    set_theme,
+    step_toggle,
     wait_until_settled,
 )
 
@@ -85,10 +95,15 @@ def _shoot(page: Any, element: Any, path: Path, max_height: int | None = None) -
 def quickstart(page: Any, base: str, token: str, root: Path, tmp: Path, out: Path) -> None:
     copy_notebook(NOTEBOOKS / "quickstart.ipynb", root / "quickstart.ipynb", RUNS_DIR=str(tmp / "quickstart-runs"))
     _prepare(page, base, token, "quickstart.ipynb")
+    set_theme(page, LIGHT)
     view = approve_draft_of(page, "fs.write_file")
     wait_until_settled(view, "ok", "approved")
-    view.get_by_text("tool.execution.succeeded").first.click()  # expand one row to show its payload
-    _shoot(page, view, out / "quickstart-view.png", max_height=760)
+    step_toggle(view, "approved by human").click()  # the tool step, expanded: its contract events inside
+    view.get_by_text("tool.execution.succeeded").first.wait_for(timeout=30_000)
+    _shoot(page, view, out / "quickstart-view.png", max_height=900)
+    set_theme(page, DARK)
+    _shoot(page, view, out / "quickstart-view-dark.png", max_height=900)
+    set_theme(page, LIGHT)
 
 
 def analysis(page: Any, base: str, token: str, root: Path, tmp: Path, out: Path) -> None:
@@ -110,7 +125,57 @@ def governance(page: Any, base: str, token: str, root: Path, tmp: Path, out: Pat
     view = cell(page, cell_index(nb, marker)).locator(".noesis-nb-episode-view")
     view.locator("button.widget-button", has_text="Approve").wait_for(timeout=60_000)
     view.locator(".nnb-badge", has_text="paused").wait_for(timeout=30_000)
-    _shoot(page, view, out / "governance-paused.png", max_height=640)
+    _shoot(page, view, out / "governance-paused.png", max_height=700)
+    paused = "noesis_nb.show(paused"  # the veto pause, before the next cell resumes it: a copy that ends there
+    nb = copy_notebook(
+        NOTEBOOKS / "governance-and-resume.ipynb", root / "veto.ipynb", upto=paused, RUNS_DIR=str(tmp / "veto-runs")
+    )
+    _prepare(page, base, token, "veto.ipynb")
+    veto = cell(page, cell_index(nb, paused)).locator(".noesis-nb-episode-view")
+    veto.locator("button.widget-button", has_text="Override").wait_for(timeout=60_000)
+    set_theme(page, DARK)
+    _shoot(page, veto, out / "governance-veto.png", max_height=700)
+    set_theme(page, LIGHT)
+
+
+MESSAGES = [
+    "%load_ext noesis_nb\nimport noesis_nb\nRUNS = {runs!r}",
+    """async def tagger(task, ctx):
+    return await ctx.tool_async("git.tag@1", {{"argv": ["true"]}}, effect="write", risk="high")
+
+ep = noesis_nb.solve("Tag release v1.2.0", using=tagger, runs_dir=RUNS, approver="ask")
+noesis_nb.approve_draft(ep, runs_dir=RUNS, approver_id="ana", reason="checks are green")
+noesis_nb.resume_run(ep, runs_dir=RUNS)""",
+    "%noesis approve $ep --runs-dir $RUNS --approver-id bob",
+    "%noesis resume $ep --runs-dir $RUNS",
+    "%noesis list --runs-dir no-runs-yet",
+    '%noesis run taggr "Tag release v1.2.1" --runs-dir $RUNS',  # an error: Run All stops here
+    """h = noesis_nb.start("Tag release v1.2.2", using=tagger, runs_dir=RUNS, approver="deny")
+await h.wait()
+h.result()""",  # run on its own, after
+]
+
+
+def messages(page: Any, base: str, token: str, root: Path, tmp: Path, out: Path) -> None:
+    cells = [c.format(runs="messages-runs") for c in MESSAGES]  # relative to the notebook: no machine path in the image
+    (root / "messages.ipynb").write_text(json.dumps(notebook(cells)))
+    _prepare(page, base, token, "messages.ipynb")
+    cell(page, len(cells) - 2).locator(".jp-OutputArea-output").first.wait_for(timeout=120_000)
+    page.evaluate(f"""() => {{ const panel = window.jupyterapp.shell.currentWidget;
+        panel.content.activeCellIndex = {len(cells) - 1};
+        return window.jupyterapp.commands.execute('notebook:run-cell'); }}""")
+    last = cell(page, len(cells) - 1)
+    last.locator(".jp-OutputArea-output").first.wait_for(timeout=120_000)
+    time.sleep(1.0)
+    first = cell(page, 2)
+    first.evaluate("e => e.scrollIntoView({block: 'start'})")
+    time.sleep(0.5)
+    box, end = first.bounding_box(), last.bounding_box()
+    if box is None or end is None:
+        raise RuntimeError("messages.png: the cells are not visible")
+    path = out / "messages.png"
+    page.screenshot(path=str(path), clip={**box, "height": end["y"] + end["height"] - box["y"]})
+    print(f"{path.name}: {path.stat().st_size / 1000:.0f} KB")
 
 
 def integrations(page: Any, tmp: Path, out: Path) -> None:
@@ -126,7 +191,7 @@ def integrations(page: Any, tmp: Path, out: Path) -> None:
     _shoot(page, frames, out / "integrations-frames.png")
 
 
-LIVE = {"quickstart": quickstart, "analysis": analysis, "governance": governance}
+LIVE = {"quickstart": quickstart, "analysis": analysis, "governance": governance, "messages": messages}
 ALL = [*LIVE, "integrations"]
 
 

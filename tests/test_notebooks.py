@@ -37,13 +37,69 @@ def test_committed_without_widget_state_small_and_executed(path):
 
 
 @pytest.mark.parametrize("path", [p for p in NOTEBOOKS if p.name in SHOW_VIEWS], ids=lambda p: p.name)
-def test_static_html_shows_the_timeline_rows(path):
+def test_static_html_shows_the_step_tree(path):
     from nbconvert import HTMLExporter
 
     body, _ = HTMLExporter().from_notebook_node(nbformat.read(path, as_version=4))
-    snapshots = body.split('class="noesis-nb-snapshot"')[1:]
+    snapshots = body.split('class="noesis-nb-view noesis-nb-snapshot"')[1:]
     assert snapshots, "the episode views carry their text/html snapshot"
-    rows = max(s.split("</table>")[0].count("<tr>") for s in snapshots)
-    assert rows >= 10, "the snapshot's timeline has one row per event"
-    assert "<td>tool.execution.succeeded</td>" in body
+    steps = max(s.count('<details class="nnb-step') for s in snapshots)
+    assert steps >= 3, "the snapshot tells the episode as steps (its start, its tool call, its end)"
+    assert '<span class="nnb-k nnb-c-orange">tool</span>' in body  # a tool call is one step ...
+    assert "<b>tool.execution.succeeded</b>" in body  # ... whose raw events are inside it
     assert "Error displaying widget" not in body
+
+
+def test_saved_views_tell_the_story_at_their_cell():
+    """Each saved output of a run shown from disk is its state when that cell ran; the last one how it ended."""
+    nb = nbformat.read(Path(__file__).resolve().parents[1] / "notebooks" / "governance-and-resume.ipynb", as_version=4)
+    shown = [
+        "".join(o["data"]["text/plain"])
+        for c in nb.cells
+        if c.cell_type == "code" and "noesis_nb.show(" in c.source
+        for o in c.outputs
+        if "text/plain" in o.get("data", {})
+    ]
+    assert [s.split(",")[0] for s in shown] == [
+        "EpisodeRun(status='paused'",  # the veto pause, before the cell that resumes it
+        "EpisodeRun(status='paused'",  # the draft paused on disk, before approve_draft and resume_run
+        "EpisodeRun(status='ok'",  # the same run, shown again at the end
+    ]
+
+
+def test_the_integrations_tour_without_its_extras_skips_those_sections_and_runs_to_the_end(tmp_path):
+    """The README's main install has no integration extras: the tour says so in one line per extra and goes on."""
+    from nbclient import NotebookClient
+
+    path = Path(__file__).resolve().parents[1] / "notebooks" / "integrations.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    hide = (
+        "import sys\nfor name in ('ag_ui', 'httpx', 'noeta', 'langgraph'):\n    sys.modules[name] = None  # as if not installed\n"
+    )
+    nb.cells.insert(0, nbformat.v4.new_code_cell(hide))
+    for cell in nb.cells:
+        if "parameters" in cell.metadata.get("tags", []):
+            cell.source += f"\nRUNS_DIR = {str(tmp_path / 'runs')!r}\nAPPROVER = 'ask'"  # nobody is there to click
+    NotebookClient(nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
+    errors = [o for c in nb.cells for o in c.get("outputs", []) if o.output_type == "error"]
+    assert errors == []
+    printed = "".join(o.get("text", "") for c in nb.cells for o in c.get("outputs", []) if o.output_type == "stream")
+    for extra in ("agui", "langgraph", "noeta"):
+        assert f"skipping the {extra} section: pip install 'noesis_nb[{extra}]' to run it" in printed
+    last = [c for c in nb.cells if c.cell_type == "code"][-1]
+    assert last.execution_count is not None  # ran to the end
+
+
+@pytest.mark.parametrize("name", ["quickstart.ipynb", "integrations.ipynb"])
+def test_run_all_with_nobody_to_click_never_stops_at_a_pause(name, tmp_path):
+    """APPROVER = "ask" and no click: the cells that need a decision say they wait for it; nothing raises."""
+    from nbclient import NotebookClient
+
+    nb = nbformat.read(Path(__file__).resolve().parents[1] / "notebooks" / name, as_version=4)
+    for cell in nb.cells:
+        if "parameters" in cell.metadata.get("tags", []):
+            cell.source += f"\nRUNS_DIR = {str(tmp_path / 'runs')!r}\nAPPROVER = 'ask'"
+    NotebookClient(nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
+    assert [o.ename for c in nb.cells for o in c.get("outputs", []) if o.output_type == "error"] == []
+    shown = str([c.outputs for c in nb.cells if c.cell_type == "code"])
+    assert "waiting for your click on Approve above" in shown

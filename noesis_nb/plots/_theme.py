@@ -1,8 +1,11 @@
-"""A neutral look that reads in JupyterLab light and dark themes and in static HTML.
+"""A neutral look that reads in every JupyterLab theme and in static HTML.
 
-Transparent paper and plot, mid-grey text and grid lines, the Okabe–Ito colour-blind-safe
-palette, and hover labels with their own light background. Applied per figure: no global
-``pio.templates.default`` or renderer change.
+A figure carries its colours inside it: plotly's JupyterLab renderer applies no theme (its
+figures cannot follow ``--jp-…`` variables), so no single text colour is readable on both a
+light and a dark page. Figures therefore bring their own light paper — dark text on it passes
+WCAG AA (≥ 4.5:1) whatever the notebook's theme — with the Okabe–Ito colour-blind-safe
+palette and quiet grid lines. Applied per figure: no global ``pio.templates.default`` or
+renderer change.
 """
 
 from __future__ import annotations
@@ -11,18 +14,19 @@ from typing import Any
 
 import plotly.graph_objects as go
 
-__all__ = ["PALETTE", "GREY", "style", "color_map", "new_figure"]
+__all__ = ["PALETTE", "GREY", "TEXT", "PAPER", "style", "color_map", "new_figure", "money_axis", "seconds_axis"]
 
 PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#999999"]
-GREY = "rgba(128,128,128,0.35)"
-TEXT = "#8c8c8c"
+GREY = "rgba(100,100,100,0.25)"
+TEXT = "#24292f"  # 14.7:1 on the paper
+PAPER = "#fdfdfd"
 
 _LAYOUT: dict[str, Any] = dict(
-    paper_bgcolor="rgba(0,0,0,0)",
-    plot_bgcolor="rgba(0,0,0,0)",
+    paper_bgcolor=PAPER,
+    plot_bgcolor=PAPER,
     font=dict(color=TEXT, family="system-ui, -apple-system, Segoe UI, Roboto, sans-serif", size=12),
     colorway=PALETTE,
-    hoverlabel=dict(bgcolor="rgba(250,250,250,0.95)", font=dict(color="#1a1a1a"), bordercolor="#8c8c8c"),
+    hoverlabel=dict(bgcolor="rgba(250,250,250,0.97)", font=dict(color="#1a1a1a"), bordercolor="#6e7781"),
     legend=dict(bgcolor="rgba(0,0,0,0)"),
     margin=dict(l=60, r=20, t=60, b=50),
 )
@@ -39,6 +43,29 @@ def style(fig: go.Figure, title: str | None = None) -> go.Figure:
 
 def new_figure(title: str | None = None) -> go.Figure:
     return style(go.Figure(), title)
+
+
+def money_axis(values: Any) -> dict[str, Any]:
+    """Axis settings that read money as dollars with as many decimals as its size needs (``$0.0004``, never ``200μ``)."""
+    import math
+
+    finite = []
+    for value in values:
+        try:
+            number = abs(float(value))
+        except (TypeError, ValueError):  # None, pd.NA
+            continue
+        if math.isfinite(number) and number > 0:
+            finite.append(number)
+    top = max(finite, default=1.0)
+    decimals = 2 if top >= 1 else min(8, 2 - math.floor(math.log10(top)) + 1)
+    return dict(tickprefix="$", tickformat=f",.{decimals}~f", exponentformat="none")
+
+
+def seconds_axis(values: Any) -> dict[str, Any]:
+    """Axis settings that read durations as seconds with the decimals their size needs (``0.0004 s``, never ``400μ``)."""
+    axis = money_axis(values)
+    return dict(ticksuffix=" s", tickformat=axis["tickformat"], exponentformat="none")
 
 
 def color_map(keys: list[Any]) -> dict[Any, str]:

@@ -9,7 +9,7 @@ from plotly.subplots import make_subplots
 
 from ..store.vocab import TOOL_REQUESTED
 from ._safe import esc, esc_all
-from ._theme import PALETTE, style
+from ._theme import PALETTE, money_axis, seconds_axis, style
 
 __all__ = ["compare_steps", "compare_episodes"]
 
@@ -92,7 +92,8 @@ def compare_episodes(
         cols=1,
         shared_xaxes=True,
         vertical_spacing=0.06,
-        subplot_titles=["time per step (s)", "time delta B − A (s)"] + (["cost per step (USD)"] if rows == 3 else []),
+        subplot_titles=["time per step", "time delta B − A: above 0, B took longer"]
+        + (["cost per step (hatched bars: cost; colours as above)"] if rows == 3 else []),
     )
     custom = np.stack(
         [table["seconds_a"], table["seconds_b"], table["delta_s"], table["cost_a"], table["cost_b"], table["delta_cost"]], axis=1
@@ -117,23 +118,28 @@ def compare_episodes(
             col=1,
         )
     delta = table["delta_s"].to_numpy(dtype=float)
-    fig.add_trace(
-        go.Bar(
-            name="Δ time (B − A)",
-            x=steps,
-            y=delta,
-            customdata=custom,
-            hovertemplate=hover,
-            marker_color=np.where(delta > 0, PALETTE[5], PALETTE[2]).tolist(),
-        ),
-        row=2,
-        col=1,
-    )
+    for name, color, keep in (
+        ("Δ B slower", PALETTE[5], delta > 0),
+        ("Δ B faster or equal", PALETTE[2], delta <= 0),
+    ):  # one trace per sign, so the legend's colour is its bars' colour
+        fig.add_trace(
+            go.Bar(
+                name=name,
+                x=steps,
+                y=np.where(keep, delta, np.nan),
+                customdata=custom,
+                hovertemplate=hover,
+                marker_color=color,
+                legendgroup="delta",
+            ),
+            row=2,
+            col=1,
+        )
     if rows == 3:
         for side, color in (("a", PALETTE[0]), ("b", PALETTE[1])):
             fig.add_trace(
                 go.Bar(
-                    name=f"cost {side.upper()}",
+                    name=f"{side.upper()} cost (hatched)",
                     x=steps,
                     y=table[f"cost_{side}"],
                     marker_color=color,
@@ -141,12 +147,15 @@ def compare_episodes(
                     customdata=custom,
                     hovertemplate=hover,
                     legendgroup=side,
-                    showlegend=False,
                 ),
                 row=3,
                 col=1,
             )
     style(fig, title or f"{esc(a)} vs {esc(b)}")
     fig.update_layout(barmode="group", height=260 * rows)
+    fig.update_yaxes(**seconds_axis(table[["seconds_a", "seconds_b"]].to_numpy().ravel()), row=1, col=1)
+    fig.update_yaxes(**seconds_axis(table["delta_s"].to_numpy()), row=2, col=1)
+    if rows == 3:
+        fig.update_yaxes(**money_axis(table[["cost_a", "cost_b"]].to_numpy().ravel()), row=3, col=1)
     fig.update_xaxes(type="category", categoryorder="array", categoryarray=list(steps))
     return fig

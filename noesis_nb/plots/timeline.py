@@ -121,9 +121,9 @@ def episode_timeline(events: pd.DataFrame, episode_id: str | None = None, *, tit
     fig.update_layout(
         barmode="overlay",
         height=max(380, 24 * rows_shown + 160),
-        xaxis=dict(type="date", title="time (UTC)"),
+        xaxis=dict(type="date", title=dict(text="time (UTC)", standoff=18)),
         yaxis=dict(
-            title="phase",
+            title=dict(text="phase", standoff=12),
             autorange="reversed",
             categoryorder="array",
             categoryarray=[esc(p) for p in phases] + ["approvals", "pauses"],

@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 
 from ..store.vocab import TOKEN_COLUMNS
 from ._safe import esc, esc_all
-from ._theme import color_map, new_figure
+from ._theme import color_map, money_axis, new_figure
 
 __all__ = ["cost_over_time", "tokens_by", "tokens_over_time", "token_parts"]
 
@@ -152,5 +152,5 @@ def cost_over_time(usage: pd.DataFrame, by: str = "model", *, cumulative: bool =
             )
         )
     fig.update_xaxes(title="time (UTC)", type="date")
-    fig.update_yaxes(title="USD", tickprefix="$")
+    fig.update_yaxes(title="USD", **money_axis([t for trace in fig.data for t in trace.y]))
     return fig

@@ -1,8 +1,11 @@
 """``DiskRun``: a run read from its directory, a :class:`~noesis_nb.runtime.source.RunSource` like a live handle.
 
 A paused run can be approved or rejected here (``approve_draft`` / ``reject_draft``, the
-decision is persisted first) and resumed (on the kernel's loop, or synchronously outside one);
-when another process owns the run (a live kernel, another resume), it follows that one instead.
+decision is persisted first; a veto pause is overridden or upheld the same way) and resumed (on
+the kernel's loop, or synchronously outside one); when another process owns the run (a live
+kernel, another resume), it follows that one instead. :meth:`DiskRun.watch` follows the
+directory while the run is unsealed — a few ``stat`` calls every half second — so a view of it
+shows decisions, resumes and seals made anywhere: this kernel, another one, a script.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..errors import EpisodeStateError
 from ..store import (
     find_run_dir,
     is_sealed,
@@ -23,14 +27,16 @@ from ..store import (
 )
 from ..store.facts import run_facts
 from ..store.ownership import holder
-from ..store.vocab import TOOL_APPROVAL_PENDING
+from ..store.vocab import TERMINAL_STATUSES, TOOL_APPROVAL_PENDING
 from ..tools import (
     ApprovalDecisionRepository,
     PreparedInvocationRepository,
     PreparedInvocationStatus,
 )
 from .api import approve_draft, reject_draft, resume_run
+from .episode import read_veto_decision
 from .gate import PendingApproval
+from .position import last_pause, payload_of
 from .resume import resume_from_disk
 
 __all__ = ["DiskRun"]
@@ -44,13 +50,18 @@ class DiskRun:
     following: str | None = None  # who continues the run while this object follows it
     problems: list[str] = []  # a run on disk reports its problems through last_error
     can_cancel = False  # nothing runs here to stop
+    poll_interval = 0.5  # seconds between two looks at the directory while following it
 
-    def __init__(self, target: str | os.PathLike[str], *, runs_dir: str | os.PathLike[str] | None = None):
+    def __init__(self, target: str | os.PathLike[str], *, runs_dir: str | os.PathLike[str] | None = None, using: Any = None):
         self.run_dir = Path(find_run_dir(target, runs_dir))
         self.last_error: str | None = None
+        self.adapter = using  # what a veto override resumes with (the run's own adapter)
         self._listeners: list[Callable[[Any], None]] = []
         self._subscribers: list[Callable[[dict[str, Any]], None]] = []
         self._resume_task: asyncio.Future[Any] | None = None
+        self._watch_task: asyncio.Future[Any] | None = None
+        self._veto_checkpoint: str | None = None
+        self._signature: tuple[Any, ...] = ()
         self.reload()
 
     def reload(self) -> None:
@@ -74,6 +85,43 @@ class DiskRun:
         self.decisions = self._decisions()
         decided = {d["draft_id"] for d in self.decisions}
         self.pending = [p for p in self._drafts(events) if p.draft_id not in decided]
+        self._veto_checkpoint = self._paused_veto(events) if self._status == "paused" and not self.pending else None
+        self._signature = self._look()
+
+    @staticmethod
+    def _paused_veto(events: list[dict[str, Any]]) -> str | None:
+        """The checkpoint of the governance veto this run is paused on (not resumed yet), else None."""
+        pause = last_pause(events)
+        if pause is None or pause.resume_event is not None or pause.cause is None or pause.checkpoint_event is None:
+            return None
+        if pause.cause.get("phase") != "governance":
+            return None
+        return str(payload_of(pause.checkpoint_event).get("checkpoint_id") or "") or None
+
+    @property
+    def paused_on_veto(self) -> bool:
+        """Paused by an enforced governance veto: ``approve`` overrides it, ``reject`` upholds it."""
+        return self._veto_checkpoint is not None and not self.resuming
+
+    def veto_decision(self) -> dict[str, Any] | None:
+        """The decision on the veto this run is paused on (``checkpoints/<id>/decision.json``), else None."""
+        if self._veto_checkpoint is None:
+            return None
+        try:
+            return read_veto_decision(self.run_dir, self._veto_checkpoint)
+        except (OSError, ValueError):
+            return None
+
+    @property
+    def hint(self) -> str | None:
+        """What to do next when the view cannot do it itself (an override needs the run's adapter)."""
+        decision = self.veto_decision()
+        if decision is not None and decision.get("decision") == "override" and self.adapter is None:
+            return (
+                f"veto overridden: resume the run with its adapter — noesis_nb.resume_run({self.episode_id!r}, using=<adapter>) "
+                f"— or show it with noesis_nb.show({self.episode_id!r}, using=<adapter>) and click Resume"
+            )
+        return None
 
     @property
     def status(self) -> str:
@@ -85,8 +133,13 @@ class DiskRun:
 
     @property
     def can_resume(self) -> bool:
-        """Paused, every draft decided, at least one decision, and not resuming already."""
-        return self._status == "paused" and not self.pending and bool(self.decisions) and not self.resuming
+        """Paused, decided (every draft, or the veto: upheld, or overridden with the adapter at hand), not resuming already."""
+        if self._status != "paused" or self.pending or self.resuming:
+            return False
+        if self._veto_checkpoint is not None:
+            decision = self.veto_decision()
+            return decision is not None and (decision.get("decision") == "uphold" or self.adapter is not None)
+        return bool(self.decisions)
 
     def _drafts(self, events: list[dict[str, Any]]) -> list[Any]:
         asked = {
@@ -127,35 +180,99 @@ class DiskRun:
         self._subscribers.append(callback)
         return _remover(self._subscribers, callback)
 
+    def refresh(self) -> None:
+        """Read the directory again and tell the views what changed (new events, status, decisions)."""
+        self._changed()
+
     def _changed(self) -> None:
         seen = len(self.events)
         self.reload()
         for event in self.events[seen:]:
             for subscriber in list(self._subscribers):
                 subscriber(event)
+        self._notify()
+
+    def _notify(self) -> None:
         for callback in list(self._listeners):
             callback(self)
 
+    # -- following the directory ------------------------------------------------------------
+    def _look(self) -> tuple[Any, ...]:
+        """What changes when anyone writes to the run: the event log, decisions, a veto decision, the seal."""
+        parts: list[Any] = []
+        paths = ["events.jsonl", "manifest.json", "tool_invocations/approvals"]
+        if self._veto_checkpoint:
+            paths.append(f"checkpoints/{self._veto_checkpoint}")
+        for rel in paths:
+            try:
+                st = os.stat(self.run_dir / rel)
+            except OSError:
+                parts.append(None)
+                continue
+            parts.append((st.st_size, st.st_mtime_ns))
+        return tuple(parts)
+
+    def watch(self) -> bool:
+        """Follow the directory from the running loop while the run is unsealed (idempotent); False without a loop."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return False
+        if self._watch_task is not None and not self._watch_task.done():
+            return True
+        if is_sealed(self.run_dir):
+            return False
+        self.loop = loop
+        self._watch_task = loop.create_task(self._follow(), name=f"noesis_nb:watch:{self.episode_id}")
+        return True
+
+    async def _follow(self) -> None:
+        while True:
+            await asyncio.sleep(self.poll_interval)
+            if not self._listeners:  # every view of it closed
+                return
+            if self._look() != self._signature:
+                self._changed()
+            if is_sealed(self.run_dir) and not self.resuming:
+                if self._look() != self._signature:
+                    self._changed()
+                return
+
     def approve(self, draft_id: str | None = None, *, approver_id: str = "human", reason: str | None = None) -> Any:
+        """Approve a draft (or override the paused veto); a draft decided already gives that decision back (``created=False``)."""
+        self._check_decidable(draft_id)
         decision = approve_draft(self.run_dir, draft_id, approver_id=approver_id, reason=reason)
         self._changed()
         return decision
 
     def reject(self, draft_id: str | None = None, *, reason: str | None = None, approver_id: str = "human") -> Any:
+        """Reject a draft (or uphold the paused veto); a draft decided already gives that decision back."""
+        self._check_decidable(draft_id)
         decision = reject_draft(self.run_dir, draft_id, reason=reason, approver_id=approver_id)
         self._changed()
         return decision
 
+    def _check_decidable(self, draft_id: str | None) -> None:
+        """Read the directory again first: a run that ended meanwhile takes no new decision (a decided draft still answers)."""
+        self.reload()
+        if self._status in TERMINAL_STATUSES and not any(d["draft_id"] == draft_id for d in self.decisions):
+            self._notify()
+            raise EpisodeStateError(f"run {self.episode_id} has ended ({self._status}); nothing waits for a decision any more")
+
     def resume(self) -> None:
         """Continue the paused run: a task on the running loop (a click in a notebook), else synchronously.
 
-        Does nothing while a resume is running or when the run cannot be resumed (see ``can_resume``)."""
+        Reads the directory first; does nothing while a resume is running or when the run cannot be
+        resumed (see ``can_resume``: someone else may have resumed or sealed it meanwhile)."""
+        if self.resuming:
+            return None
+        self._changed()
         if not self.can_resume:
             return None
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
-            resume_run(self.run_dir)
+            resume_run(self.run_dir, using=self.adapter)
             self._changed()
             return None
         self.last_error = None
@@ -168,7 +285,7 @@ class DiskRun:
     async def _resume_and_follow(self) -> None:
         """Resume the run; when another process owns it (a live kernel, another resume), follow that one instead."""
 
-        report = await resume_from_disk(self.run_dir)
+        report = await resume_from_disk(self.run_dir, using=self.adapter)
         if report.action != "busy":
             return
         self.following = report.message

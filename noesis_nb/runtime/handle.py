@@ -30,6 +30,7 @@ class EpisodeHandle:
     summary_kind = "EpisodeHandle"
     last_error: str | None = None  # a live episode reports through its status, result() and problems
     following: str | None = None
+    hint: str | None = None  # a live episode needs nothing from a person beyond its cards
     can_resume = False  # a live episode continues by itself once decided
     resuming = False
 

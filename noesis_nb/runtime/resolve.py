@@ -20,7 +20,7 @@ from typing import Any
 
 from ..errors import UsingResolutionError
 
-__all__ = ["Adapter", "minimal_adapter", "resolve_using", "using_label"]
+__all__ = ["Adapter", "minimal_adapter", "resolve_using", "using_label", "did_you_mean"]
 
 _FACTORY_NAMES = ("make", "build", "create", "factory", "make_graph", "build_graph")
 _OBJECT_NAMES = ("graph", "flow", "app")
@@ -136,7 +136,25 @@ def _resolve_string(using: str) -> Any:
     raise UsingResolutionError(
         f"using={using!r} is not 'module:attr', an existing path, nor a short name ({', '.join(tried)} "
         "not importable); pass a callable, an object with invoke/run, 'pkg.mod:factory' or a file path"
+        + did_you_mean(using, _notebook_names())
     )
+
+
+def _notebook_names() -> dict[str, Any]:
+    """The interactive namespace (a notebook's, in a kernel): where a misspelled agent name most likely points."""
+    main = sys.modules.get("__main__")
+    return dict(vars(main)) if main is not None else {}
+
+
+def did_you_mean(name: str, namespace: dict[str, Any]) -> str:
+    """``"; did you mean janitor (defined in this notebook)?"`` for callables named close to ``name``, else ``""``."""
+    import difflib
+
+    names = [k for k, v in namespace.items() if not k.startswith("_") and callable(v) and not inspect.isclass(v)]
+    close = difflib.get_close_matches(name, names, n=3, cutoff=0.6)
+    if not close:
+        return ""
+    return f"; did you mean {' or '.join(close)} (defined in this notebook)?"
 
 
 def minimal_adapter() -> Adapter:

@@ -53,6 +53,10 @@ class RunSource(Protocol):
     @property
     def following(self) -> str | None: ...
     @property
+    def hint(self) -> str | None: ...  # what a person should do next that the view cannot do itself
+    @property
+    def paused_on_veto(self) -> bool: ...  # approve/reject with no draft then override/uphold the veto
+    @property
     def loop(self) -> asyncio.AbstractEventLoop | None: ...
     @property
     def can_cancel(self) -> bool: ...

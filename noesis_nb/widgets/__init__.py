@@ -1,8 +1,12 @@
 """Live views of episodes (ipywidgets core widgets; no custom JavaScript).
 
-noesis_nb.show("ep_01…")          # a finished or paused run from disk, or a live handle
-EpisodeView(handle)               # the widget itself
+noesis_nb.show("ep_01…")          # a finished or paused run from disk (followed while unsealed), or a live handle
+EpisodeView(handle)               # the widget itself: header, cards, the episode as a tree of steps
 handle_mimebundle / refresh_display / display_handle   # what EpisodeHandle calls
+
+Modules: steps (grouping), stepview/cards/render (HTML, pure), theme (the stylesheet), state
+(header figures, running time), steplist/timeline/approvals/view (widgets), facts (what the run
+directory adds), snapshot (static HTML), display (one view per run, updatable outputs).
 """
 
 from ..runtime.presenter import set_presenter

@@ -1,8 +1,10 @@
-"""Approval cards: one per pending tool draft, with Approve / Reject and an optional reason.
+"""Approval cards: one per tool draft (Approve / Reject) and one for a paused veto (Override / Uphold).
 
-A card only forwards the click to its source (``handle.approve`` / ``approve_draft``), which
-persists the ``ToolApprovalDecision`` before the episode continues. Both buttons are disabled
-before the call, so a double click makes one decision.
+A card only forwards the click to its source (``approve`` / ``reject``), which persists the
+decision before the episode continues. Both buttons are disabled before the call, so a double
+click makes one decision. Once decided — here, in code, by a magic, in another kernel — the card
+says who decided, when and why, and its buttons go away. A click on a card that was behind (the
+draft was decided elsewhere) does not decide again: it shows the decision that stands.
 """
 
 from __future__ import annotations
@@ -13,79 +15,110 @@ from typing import Any
 import ipywidgets as w
 
 from ..secrets import shown
-from .render import decision_html, esc, pending_html
+from .cards import decision_html, pending_html, veto_decision_html, veto_html
+from .render import esc
 
-__all__ = ["ApprovalCard", "ApprovalsPanel"]
+__all__ = ["ApprovalCard", "VetoCard", "ApprovalsPanel", "as_decision"]
 
 
-def _as_dict(decision: Any) -> dict[str, Any]:
+def as_decision(decision: Any) -> dict[str, Any]:
     if isinstance(decision, Mapping):
         return dict(decision)
-    return {k: getattr(decision, k, None) for k in ("draft_id", "status", "approver_id", "decided_at", "reason")}
+    fields = ("draft_id", "status", "approver_id", "decided_at", "reason", "created")
+    return {k: getattr(decision, k, None) for k in fields}
 
 
-class ApprovalCard:
-    def __init__(self, source: Any, pending: Any, *, approver_id: str = "human", on_decided: Callable[[], None] | None = None):
-        self.source, self.pending, self.approver_id = source, pending, approver_id
-        self.draft_id: str = pending.draft_id
+class _Card:
+    """Buttons, a reason and a status line; subclasses say what the buttons are and what the body shows."""
+
+    labels = ("Approve", "Reject")
+    tooltips = ("approve", "reject")
+    kind = "draft"
+
+    def __init__(self, source: Any, *, approver_id: str, on_decided: Callable[[], None] | None):
+        self.source, self.approver_id = source, approver_id
         self.decision: dict[str, Any] | None = None
         self._on_decided = on_decided
-        self.body = w.HTML(pending_html(pending))
+        self.body = w.HTML(self.body_html())
         self.reason = w.Text(placeholder="reason (optional)", layout=w.Layout(width="260px"))
-        self.approve_button = w.Button(
-            description="Approve", button_style="success", icon="check", tooltip=f"approve {self.draft_id}"
-        )
-        self.reject_button = w.Button(
-            description="Reject", button_style="danger", icon="times", tooltip=f"reject {self.draft_id}"
-        )
+        self.approve_button = self._button(0, "nnb-yes", "check")
+        self.reject_button = self._button(1, "nnb-no", "times")
         self.status = w.HTML("")
         self.approve_button.on_click(lambda _b: self.decide(True))
         self.reject_button.on_click(lambda _b: self.decide(False))
-        self.box = w.VBox(
-            [self.body, w.HBox([self.approve_button, self.reject_button, self.reason]), self.status],
-            layout=w.Layout(border="1px solid #d4a72c", padding="4px", margin="4px 0"),
-        )
+        self.controls = w.HBox([self.approve_button, self.reject_button, self.reason])
+        self.box = w.VBox([self.body, self.controls, self.status])
+        self.box.add_class("nnb-card")
+        if self.kind == "veto":
+            self.box.add_class("nnb-veto-card")
+
+    def _button(self, i: int, cls: str, icon: str) -> w.Button:
+        button = w.Button(description=self.labels[i], icon=icon, tooltip=f"{self.tooltips[i]} {self.target()}")
+        button.add_class("nnb-btn")
+        button.add_class(cls)
+        return button
+
+    def target(self) -> str:
+        return ""
+
+    def body_html(self) -> str:
+        raise NotImplementedError
+
+    def call(self, approve: bool, reason: str | None) -> Any:
+        raise NotImplementedError
 
     @property
     def decided(self) -> bool:
         return self.decision is not None
 
     def decide(self, approve: bool) -> None:
-        """What a click does: disable both buttons, persist through the source, show the outcome."""
+        """What a click does: disable both buttons, persist through the source, show the decision that stands."""
         if self.decided or self.approve_button.disabled:
             return
         self._set_enabled(False)
         reason = self.reason.value.strip() or None
         try:
-            if approve:
-                decision = self.source.approve(self.draft_id, approver_id=self.approver_id, reason=reason)
-            else:
-                decision = self.source.reject(self.draft_id, reason=reason, approver_id=self.approver_id)
+            decision = as_decision(self.call(approve, reason))
         except Exception as exc:
-            self.status.value = (
-                f'<span style="color:#cf222e">could not {"approve" if approve else "reject"}: {esc(shown(str(exc)))}</span>'
-            )
+            verb = self.labels[0 if approve else 1].lower()
+            self.status.value = f'<span class="nnb-c-red">could not {verb}: {esc(shown(str(exc)))}</span>'
             self._set_enabled(True)
             return
-        self.mark_decided(_as_dict(decision))
+        already = decision.get("created") is False
+        if self.decision is None:
+            self.mark_decided(decision, already=already)
+        elif already:  # a redraw during the call showed the standing decision first: still say the click changed nothing
+            self._say_already()
         if self._on_decided is not None:
             self._on_decided()
 
-    def mark_decided(self, decision: Mapping[str, Any]) -> None:
-        """Show who decided and when (also for decisions made elsewhere: code, magic, another program)."""
+    def mark_decided(self, decision: Mapping[str, Any], *, already: bool = False) -> None:
+        """Show who decided and when (also for decisions made elsewhere: code, a magic, another kernel)."""
         if self.decision is not None:
             return
         self.decision = dict(decision)
         self._set_enabled(False)
-        self.reason.layout.display = "none"
-        self.status.value = decision_html(self.decision)
+        with self.box.hold_sync():
+            self.controls.layout.display = "none"
+            self.body.value = self.body_html()
+            self.box.add_class("nnb-decided")
+            if self.decision.get("status") != "approved":
+                self.box.add_class("nnb-no")
+            if already:  # this card was behind: the click did not decide, the decision that stands is shown
+                self._say_already()
+
+    def _say_already(self) -> None:
+        self.status.value = f'<span class="nnb-muted">{self.already_html()} (this view was behind; nothing changed)</span>'
+
+    def already_html(self) -> str:
+        return decision_html(self.decision or {}, already=True)
 
     def close_undecided(self, status: str) -> None:
-        """The episode ended (e.g. Stop) before anyone decided: nothing to click any more."""
-        if self.decision is None and not self.approve_button.disabled:
+        """The run ended (e.g. Stop) before anyone decided: nothing to click any more."""
+        if self.decision is None and self.controls.layout.display != "none":
             self._set_enabled(False)
-            self.reason.layout.display = "none"
-            self.status.value = f'<span style="color:#57606a">no decision: the episode ended {esc(status)}</span>'
+            self.controls.layout.display = "none"
+            self.status.value = f'<span class="nnb-muted">no decision: the run ended {esc(status)}</span>'
 
     def _set_enabled(self, enabled: bool) -> None:
         with self.approve_button.hold_sync(), self.reject_button.hold_sync():
@@ -93,16 +126,71 @@ class ApprovalCard:
             self.reject_button.disabled = not enabled
 
 
+class ApprovalCard(_Card):
+    """A pending tool draft: what it asks (tool, effect, risk, command, fingerprint) and Approve / Reject."""
+
+    def __init__(self, source: Any, pending: Any, *, approver_id: str = "human", on_decided: Callable[[], None] | None = None):
+        self.pending = pending
+        self.draft_id: str = pending.draft_id
+        super().__init__(source, approver_id=approver_id, on_decided=on_decided)
+
+    def target(self) -> str:
+        return self.draft_id
+
+    def body_html(self) -> str:
+        return pending_html(self.pending, getattr(self, "decision", None))
+
+    def call(self, approve: bool, reason: str | None) -> Any:
+        if approve:
+            return self.source.approve(self.draft_id, approver_id=self.approver_id, reason=reason)
+        return self.source.reject(self.draft_id, reason=reason, approver_id=self.approver_id)
+
+
+class VetoCard(_Card):
+    """A run paused by an enforced governance veto: Override (the adapter runs) or Uphold (the run ends vetoed)."""
+
+    labels = ("Override", "Uphold")
+    tooltips = ("override the governance veto of", "uphold the governance veto of")
+    kind = "veto"
+
+    def __init__(self, source: Any, governance: Mapping[str, Any] | None, **kwargs: Any):
+        self.governance = governance
+        super().__init__(source, **kwargs)
+
+    def target(self) -> str:
+        return str(self.source.episode_id)
+
+    def body_html(self) -> str:
+        return veto_html(self.governance, getattr(self, "decision", None))
+
+    def already_html(self) -> str:
+        return veto_decision_html(self.decision or {}, already=True)
+
+    def call(self, approve: bool, reason: str | None) -> Any:
+        if approve:  # with no draft pending, approve/reject decide the paused veto
+            return self.source.approve(None, approver_id=self.approver_id, reason=reason)
+        return self.source.reject(None, reason=reason, approver_id=self.approver_id)
+
+
 class ApprovalsPanel:
-    """Cards for every draft seen so far; new pending drafts add a card, decisions update it."""
+    """Cards for every draft seen so far and for a paused veto; decisions made anywhere update them."""
 
     def __init__(self, source: Any, *, approver_id: str = "human", on_decided: Callable[[], None] | None = None):
         self.source, self.approver_id, self._on_decided = source, approver_id, on_decided
-        self.cards: dict[str, ApprovalCard] = {}
+        self.cards: dict[str, _Card] = {}
         self.box = w.VBox([])
 
-    def sync(self, pending: list[Any], decisions: list[Mapping[str, Any]], *, ended: str | None = None) -> None:
-        """Add cards for new drafts, mark decided ones; once the episode ended, undecided cards close."""
+    def sync(
+        self,
+        pending: list[Any],
+        decisions: list[Mapping[str, Any]],
+        *,
+        ended: str | None = None,
+        veto: tuple[Mapping[str, Any] | None, Mapping[str, Any] | None] | None = None,
+    ) -> None:
+        """Add cards for new drafts (and a veto pause), mark decided ones; once the run ended, undecided cards close.
+
+        ``veto``: (the governance event, its decision or None) while the run is or was paused on a veto."""
         added = False
         for p in pending:
             if p.draft_id not in self.cards:
@@ -112,6 +200,17 @@ class ApprovalsPanel:
             card = self.cards.get(str(d.get("draft_id")))
             if card is not None:
                 card.mark_decided(d)
+        if veto is not None:
+            governance, decision = veto
+            key = "veto:" + str((governance or {}).get("id") or "")
+            card = self.cards.get(key)
+            if card is None and decision is None:
+                card = self.cards[key] = VetoCard(
+                    self.source, governance, approver_id=self.approver_id, on_decided=self._on_decided
+                )
+                added = True
+            if card is not None and decision is not None:
+                card.mark_decided(decision)
         if ended:
             for card in self.cards.values():
                 card.close_undecided(ended)
@@ -123,7 +222,10 @@ class ApprovalsPanel:
         for card in self.cards.values():
             card.source = source
 
-    def card(self, draft_id: str | None = None) -> ApprovalCard:
+    def card(self, draft_id: str | None = None) -> Any:
         if draft_id is None:
             return next(reversed(self.cards.values()))
         return self.cards[draft_id]
+
+    def veto_card(self) -> VetoCard | None:
+        return next((c for c in self.cards.values() if isinstance(c, VetoCard)), None)

@@ -9,6 +9,8 @@ update only while a cell executes, which is why ``await handle`` calls ``refresh
 from __future__ import annotations
 
 import os
+import weakref
+from pathlib import Path
 from typing import Any
 
 from ..runtime.diskrun import DiskRun
@@ -16,7 +18,8 @@ from ..runtime.registry import live_handles
 from ..runtime.source import RunSource
 from ..store import find_run_dir
 from .state import TERMINAL
-from .view import EpisodeView, _execution_count
+from .view import EpisodeView
+from .viewout import execution_count
 
 __all__ = ["view_for", "handle_mimebundle", "display_handle", "refresh_display", "show", "WidgetPresenter"]
 
@@ -62,7 +65,7 @@ def refresh_display(handle: Any) -> Any:
     """
     view = view_for(handle)
     view.flush()
-    if _execution_count() is None:  # not in IPython: nothing to render into
+    if execution_count() is None:  # not in IPython: nothing to render into
         return None
     if view.displays:
         if view.source.status in TERMINAL:
@@ -71,25 +74,44 @@ def refresh_display(handle: Any) -> Any:
     return display_handle(view)
 
 
-def show(target: Any, *, runs_dir: str | os.PathLike[str] | None = None, approver_id: str = "human") -> EpisodeView:
+def show(
+    target: Any, *, runs_dir: str | os.PathLike[str] | None = None, approver_id: str = "human", using: Any = None
+) -> EpisodeView:
     """Show a live handle, or a finished or paused run from disk (episode id or run directory).
 
-    A paused run can be approved or rejected in the view and resumed with its Resume button.
+    A paused run can be approved or rejected in the view (a veto pause overridden or upheld) and
+    resumed with its Resume button; ``using``: the run's adapter, which resuming an overridden veto
+    needs. Every ``show`` of a run in this kernel is the same view, and it follows the run directory
+    while the run is unsealed, so it shows decisions, resumes and seals made anywhere.
     Returns the view (a cell ending in ``show(...)`` displays it once).
     """
     if not isinstance(target, (RunSource, EpisodeView)):
         target = _live_or_disk(target, runs_dir)
+    if isinstance(target, DiskRun) and using is not None:
+        target.adapter = using
     view = view_for(target, approver_id=approver_id)
+    if isinstance(view.source, DiskRun):
+        view.source.watch()
     display_handle(view)
     return view
 
 
+_DISK_RUNS: weakref.WeakValueDictionary[Path, DiskRun] = weakref.WeakValueDictionary()
+
+
 def _live_or_disk(target: Any, runs_dir: Any) -> RunSource:
+    """The live handle of this run in this kernel, else the one ``DiskRun`` of its directory (shared by every view)."""
     run_dir = find_run_dir(target, runs_dir)
     live = live_handles().get(run_dir.name)
     if live is not None and live.run_dir.resolve() == run_dir.resolve():
         return live
-    return DiskRun(run_dir)
+    key = Path(run_dir).resolve()
+    disk = _DISK_RUNS.get(key)
+    if disk is None:
+        disk = _DISK_RUNS[key] = DiskRun(run_dir)
+    else:
+        disk.refresh()  # a later show: what happened since reaches the view first
+    return disk
 
 
 class WidgetPresenter:

@@ -1,24 +1,26 @@
 """Pure rendering of the live view: event dicts and view state to escaped HTML (no ipywidgets).
 
 Every string that comes from an event, a payload, a task or a tool goes through :func:`esc`
-before it becomes HTML; class names derived from event data are reduced to ``[a-z_]``. Text from
-payloads, tasks, commands and reasons also goes through ``noesis_nb.secrets.shown`` first, so a view
-never shows a secret, even of a run written by another program or detected after the event.
+before it becomes HTML; class names derived from event data are reduced to known names. Text
+from payloads, tasks, commands and reasons also goes through ``noesis_nb.secrets.shown`` first,
+so a view never shows a secret, even of a run written by another program or detected after the
+event. Colours come from classes (``theme.py``), never from inline styles, so every theme applies.
 """
 
 from __future__ import annotations
 
 import html
 import json
-import re
 from collections.abc import Iterable, Mapping
+from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
 import orjson
 
-from ..runtime.gate import PendingApproval
 from ..secrets import shown
 from ..store.vocab import RUN_CHECKPOINT, RUN_INTERRUPT, TOOL_APPROVAL_PENDING
+from .theme import PHASE_HUES, STATUS_HUES
 
 __all__ = [
     "esc",
@@ -26,48 +28,21 @@ __all__ = [
     "event_flag",
     "short_payload",
     "event_time",
+    "local_time",
     "full_json",
     "row_html",
     "block_html",
     "live_css",
     "header_html",
     "counts_html",
-    "pending_html",
-    "decision_html",
+    "badge_html",
+    "phase_class",
+    "FLAG_MARKS",
+    "FLAG_WORDS",
 ]
 
-PHASE_COLOURS = {
-    "start": "#57606a",
-    "observe": "#57606a",
-    "interpret": "#0969da",
-    "plan": "#0969da",
-    "direction": "#0969da",
-    "intuition": "#8250df",
-    "reason": "#8250df",
-    "model": "#8250df",
-    "integration": "#57606a",
-    "action_candidate": "#9a6700",
-    "governance": "#1a7f37",
-    "act": "#bc4c00",
-    "tool": "#bc4c00",
-    "reflect": "#0550ae",
-    "learn": "#0550ae",
-    "runtime": "#953800",
-    "terminate": "#24292f",
-    "insight": "#57606a",
-    "memory": "#57606a",
-    "error": "#cf222e",
-}
 FLAG_MARKS = {"pause": "‖", "veto": "⊘", "error": "✖"}  # glyphs common fonts (DejaVu) have
-FLAG_COLOURS = {"pause": "#fff8c5", "veto": "#ffebe9", "error": "#ffebe9"}
-STATUS_COLOURS = {
-    "running": "#0969da",
-    "paused": "#9a6700",
-    "ok": "#1a7f37",
-    "error": "#cf222e",
-    "vetoed": "#cf222e",
-    "cancelled": "#57606a",
-}
+FLAG_WORDS = {"pause": "paused", "veto": "vetoed", "error": "error"}
 _PAUSE_NAMES = {TOOL_APPROVAL_PENDING, RUN_INTERRUPT, RUN_CHECKPOINT}
 _SUMMARY_KEYS = (
     "status",
@@ -79,6 +54,7 @@ _SUMMARY_KEYS = (
     "reason_code",
     "reason",
     "message",
+    "text",
     "outcome",
     "input_excerpt",
     "task",
@@ -88,7 +64,6 @@ _SUMMARY_KEYS = (
     "output_tokens",
     "error",
 )
-_CLASS_SAFE = re.compile(r"[^a-z_]")
 
 
 def _dumps(value: Any, *, pretty: bool = False) -> str:
@@ -138,40 +113,55 @@ def event_flag(event: Mapping[str, Any]) -> str | None:
     return None
 
 
-def _short(value: Any, limit: int) -> str:
+def short(value: Any, limit: int, *, redact: bool = True) -> str:
+    """One line of at most ``limit`` characters (secrets removed unless already done; not escaped)."""
     if isinstance(value, str):
         text = value
     elif isinstance(value, (list, tuple)):
-        text = ", ".join(_short(v, limit) for v in value)
+        text = ", ".join(short(v, limit) for v in value)
     else:
         text = _dumps(value)
-    text = " ".join(shown(text).split())
+    text = " ".join((shown(text) if redact else text).split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def short_payload(event: Mapping[str, Any], limit: int = 120) -> str:
-    """One plain-text line: the payload's telling keys as ``k=v``, else its compact JSON."""
+_short = short  # the name older callers use
+
+
+def short_payload(event: Mapping[str, Any], limit: int = 120, *, omit: tuple[str, ...] = ()) -> str:
+    """One plain-text line: the payload's telling keys as ``k=v``, else its compact JSON (without ``omit`` keys)."""
     payload = _payload(event)
-    parts = [f"{k}={_short(payload[k], 60)}" for k in _SUMMARY_KEYS if payload.get(k) not in (None, "", [], {})]
-    text = " ".join(parts) if parts else _short({k: v for k, v in payload.items() if k != "event_name"}, limit)
-    return _short(text, limit)
+    parts = [f"{k}={short(payload[k], 60)}" for k in _SUMMARY_KEYS if k not in omit and payload.get(k) not in (None, "", [], {})]
+    if not parts:
+        return short({k: v for k, v in payload.items() if k != "event_name" and k not in omit}, limit)
+    return short(" ".join(parts), limit, redact=False)  # each part is redacted whole: a cut-off id must not look random
+
+
+@lru_cache(maxsize=4096)
+def local_time(timestamp: str) -> str:
+    """``HH:MM:SS.mmm`` in the kernel's local time zone from an ISO-8601 time (the raw start of anything else)."""
+    try:
+        moment = datetime.fromisoformat(timestamp.replace("Z", "+00:00"))
+    except ValueError:
+        return timestamp[:12]
+    if moment.tzinfo is not None:
+        moment = moment.astimezone()
+    return moment.strftime("%H:%M:%S.") + f"{moment.microsecond // 1000:03d}"
 
 
 def event_time(event: Mapping[str, Any]) -> str:
-    """``HH:MM:SS.mmm`` from the ISO timestamp (UTC as written), or the raw value."""
-    ts = str(event.get("timestamp") or "")
-    match = re.match(r"\d{4}-\d\d-\d\dT(\d\d:\d\d:\d\d)(\.\d{1,3})?", ts)
-    return match.group(1) + (match.group(2) or "") if match else ts[:12]
+    """The event's local time, ``HH:MM:SS.mmm`` (the format of every time the view shows)."""
+    return local_time(str(event.get("timestamp") or ""))
 
 
-def _phase_class(event: Mapping[str, Any]) -> str:
-    phase = _CLASS_SAFE.sub("", str(event.get("phase") or "").lower())[:24]
-    return phase if phase in PHASE_COLOURS else "other"
+def phase_class(phase: Any) -> str:
+    """The colour class of a phase (``nnb-c-<hue>``); unknown phases are grey."""
+    return "nnb-c-" + PHASE_HUES.get(str(phase or ""), "grey")
 
 
 def full_json(event: Mapping[str, Any], limit: int = 4000) -> str:
     """The expanded row: lineage on one line, then the whole payload (cut at ``limit`` characters)."""
-    meta = {k: event.get(k) for k in ("id", "caused_by", "event_type") if event.get(k)}
+    meta = {k: event.get(k) for k in ("id", "caused_by", "event_type", "agent_id") if event.get(k)}
     duration = (event.get("metrics") or {}).get("duration_ms") if isinstance(event.get("metrics"), Mapping) else None
     if duration is not None:
         meta["duration_ms"] = duration
@@ -183,16 +173,17 @@ def full_json(event: Mapping[str, Any], limit: int = 4000) -> str:
     return text
 
 
-def row_html(event: Mapping[str, Any], *, detail_limit: int = 4000) -> str:
-    """One live timeline row: a ``<details>`` whose summary is the row and whose body is the event."""
+def row_html(event: Mapping[str, Any], *, detail_limit: int = 4000, omit: tuple[str, ...] = ()) -> str:
+    """One raw event: a ``<details>`` whose summary is the row (without ``omit`` keys) and whose body is the whole event."""
     flag = event_flag(event)
-    cls = f"nnb-r nnb-{_phase_class(event)}" + (f" nnb-{flag}" if flag else "")
-    mark = FLAG_MARKS[flag] + " " if flag else ""
+    cls = "nnb-r" + (f" nnb-f-{flag}" if flag else "")
+    mark = f"{FLAG_MARKS[flag]} " if flag else ""
     return (
         f'<details class="{cls}"><summary><span class="nnb-t">{esc(event_time(event))}</span> '
-        f'<span class="nnb-p">{esc(event.get("phase") or "?")}</span> {mark}<b>{esc(event_name(event))}</b> '
+        f'<span class="nnb-p {phase_class(event.get("phase"))}">{esc(event.get("phase") or "?")}</span> '
+        f"{mark}<b>{esc(event_name(event))}</b> "
         f'<span class="nnb-a">{esc(event.get("agent_id") or "")}</span> '
-        f"{esc(short_payload(event))}</summary><pre>{_esc_text(full_json(event, detail_limit))}</pre></details>"
+        f"{esc(short_payload(event, omit=omit))}</summary><pre>{_esc_text(full_json(event, detail_limit))}</pre></details>"
     )
 
 
@@ -202,63 +193,36 @@ def block_html(rows_newest_first: Iterable[str]) -> str:
 
 
 def live_css() -> str:
-    """The one ``<style>`` of the live view (sent once); classes keep every row small."""
-    phases = "".join(f".nnb-{p} .nnb-p{{color:{c}}}" for p, c in PHASE_COLOURS.items())
-    flags = "".join(f".nnb-{f}{{background:{c}}}" for f, c in FLAG_COLOURS.items())
-    return (
-        "<style>.nnb-r{font:12px/1.5 var(--jp-code-font-family,monospace);border-bottom:1px solid #eaeef2}"
-        ".nnb-r summary{cursor:pointer;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}"
-        ".nnb-r pre{margin:2px 0 4px 16px;white-space:pre-wrap;font-size:11px;max-height:240px;overflow:auto}"
-        ".nnb-t,.nnb-a{color:#6e7781}.nnb-p{display:inline-block;min-width:7em;font-weight:600}"
-        f".nnb-badge{{color:#fff;border-radius:8px;padding:1px 8px;font-size:12px}}{phases}{flags}</style>"
-    )
+    """The view's ``<style>`` (sent once per view; see ``theme.py``)."""
+    from .theme import stylesheet
+
+    return stylesheet()
 
 
-def _badge(status: str) -> str:
-    colour = STATUS_COLOURS.get(status, "#57606a")
-    return (
-        f'<span class="nnb-badge" style="background:{colour};color:#fff;border-radius:8px;padding:1px 8px">{esc(status)}</span>'
-    )
+def badge_html(status: str) -> str:
+    hue = STATUS_HUES.get(status, "grey")
+    return f'<span class="nnb-badge nnb-c-{hue}">{esc(status)}</span>'
 
 
 def header_html(info: Mapping[str, Any]) -> str:
-    """Episode id, task, status badge, elapsed time, tokens and cost (``info`` from ``ViewState.header``)."""
-    task = _short(info.get("task") or "", 200)
+    """Episode id, status badge, adapter, task, running time, tokens and cost (``info`` from ``view_state``)."""
+    task = short(info.get("task") or "", 200)
+    waited = f" (+ {esc(info['waited'])} waiting for people)" if info.get("waited") else ""
     return (
-        f'<div class="nnb-h"><b>{esc(info.get("episode_id") or "")}</b> {_badge(str(info.get("status") or "?"))} '
-        f'<span style="color:#6e7781">{esc(info.get("using") or "")}</span><br>'
+        f'<div class="nnb-h"><b>{esc(info.get("episode_id") or "")}</b> {badge_html(str(info.get("status") or "?"))} '
+        f'<span class="nnb-muted">{esc(info.get("using") or "")}</span><br>'
         f"<span>{esc(task)}</span><br>"
-        f'<span style="color:#6e7781">elapsed {esc(info.get("elapsed") or "—")} · tokens {esc(info.get("tokens") or "—")}'
-        f" · cost {esc(info.get('cost') or '—')}</span></div>"
+        f'<span class="nnb-muted">running time {esc(info.get("elapsed") or "—")}{waited} · '
+        f"tokens {esc(info.get('tokens') or '—')} · cost {esc(info.get('cost') or '—')}</span></div>"
     )
 
 
-def counts_html(total: int, shown: int, counts: Mapping[str, int], flags: Mapping[str, int]) -> str:
-    by_phase = " · ".join(f"{esc(k)} {v:,}" for k, v in sorted(counts.items(), key=lambda kv: -kv[1])[:8])
-    marks = " ".join(f"{FLAG_MARKS[f]} {n:,}" for f, n in flags.items() if n)
-    more = f"newest {shown:,} of {total:,} events, newest first" if total > shown else f"{total:,} events, newest first"
-    return f'<div style="color:#6e7781;font-size:12px">{more} · {by_phase} {marks} · full log in events.jsonl</div>'
-
-
-def pending_html(p: PendingApproval) -> str:
-    """The card body of one pending draft: tool, effect, risk, command line or payload, fingerprint."""
-    command = shown(p.command_line) if p.command_line else None
-    payload = shown(_dumps(p.redacted_payload or {}, pretty=True))
-    body = f"<code>$ {esc(command)}</code>" if command else f"<pre style='margin:0'>{esc(payload)}</pre>"
-    risk_colour = {"high": "#cf222e", "critical": "#cf222e", "medium": "#9a6700"}.get(p.risk_tier, "#57606a")
+def counts_html(total: int, steps: int, counts: Mapping[str, int], flags: Mapping[str, int], *, mode: str = "steps") -> str:
+    """One muted line: how many steps and events, by phase, how many pauses/vetoes/errors, where the full log is."""
+    by_phase = " · ".join(f"{esc(k)} {v:,}" for k, v in sorted(counts.items(), key=lambda kv: -kv[1])[:6])
+    marks = " ".join(f"{FLAG_MARKS[f]} {n:,} {FLAG_WORDS[f]}" for f, n in flags.items() if n)
+    shown_as = f"{steps:,} steps from {total:,} events" if mode == "steps" else f"{total:,} events, newest first"
     return (
-        f"<div><b>‖ {esc(p.tool)}</b> wants approval · effect <b>{esc(p.effect_kind)}</b>"
-        f' · risk <b style="color:{risk_colour}">{esc(p.risk_tier)}</b> · {esc(p.protocol)}<br>{body}<br>'
-        f'<span style="color:#6e7781;font-size:11px">draft {esc(p.draft_id)} · fingerprint '
-        f"{esc(p.fingerprint)}" + (f" · impact {esc(p.impact_hash)}" if p.impact_hash else "") + "</span></div>"
-    )
-
-
-def decision_html(decision: Mapping[str, Any]) -> str:
-    status = str(decision.get("status") or "?")
-    colour = "#1a7f37" if status == "approved" else "#cf222e"
-    reason = shown(decision.get("reason"))
-    return (
-        f'<span style="color:{colour}"><b>{esc(status)}</b> by {esc(decision.get("approver_id") or "?")}'
-        f" at {esc(decision.get('decided_at') or '?')}" + (f" — {esc(reason)}" if reason else "") + "</span>"
+        f'<div class="nnb-muted" style="font-size:12px">{shown_as} ({by_phase}){" · " + marks if marks else ""}'
+        " · full log in events.jsonl</div>"
     )

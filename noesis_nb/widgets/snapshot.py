@@ -9,56 +9,70 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .render import (
-    FLAG_COLOURS,
-    FLAG_MARKS,
-    PHASE_COLOURS,
-    _phase_class,
-    _short,
-    decision_html,
-    esc,
-    event_flag,
-    event_name,
-    event_time,
-    header_html,
-    pending_html,
-    short_payload,
-)
+from .cards import pending_html, veto_html
+from .render import _short, esc, event_name, event_time, header_html, live_css, phase_class, short_payload
+from .stepview import StepFacts, body_html, step_class, summary_html
+from .theme import ROOT_CLASS
 
-__all__ = ["snapshot_html", "text_summary", "timeline_text", "runs_table_html", "runs_table_text"]
+__all__ = ["snapshot_html", "text_summary", "timeline_text", "runs_table_html", "runs_table_text", "EMPTY_RUNS_HINT"]
 
 
-def _snapshot_row(event: Mapping[str, Any]) -> str:
-    flag = event_flag(event)
-    colour = PHASE_COLOURS.get(_phase_class(event), "#24292f")
-    bg = f' style="background:{FLAG_COLOURS[flag]}"' if flag else ""
-    return (
-        f'<tr{bg}><td>{esc(event_time(event))}</td><td style="color:{colour}">{esc(event.get("phase") or "?")}</td>'
-        f"<td>{FLAG_MARKS[flag] + ' ' if flag else ''}{esc(event_name(event))}</td><td>{esc(event.get('agent_id') or '')}</td>"
-        f"<td>{esc(short_payload(event))}</td></tr>"
-    )
+def _step_html(step: Any, facts: StepFacts) -> str:
+    return f'<details class="{step_class(step)}"><summary>{summary_html(step, facts)}</summary>{body_html(step)}</details>'
 
 
 def snapshot_html(state: Mapping[str, Any]) -> str:
-    """Static HTML of the whole view (header, pending drafts, decisions, last rows) for saved notebooks."""
-    events = list(state.get("recent") or [])
-    total = int(state.get("total") or 0)
+    """Static HTML of the whole view (header, cards, the steps with their events) for saved notebooks.
+
+    Carries the view's stylesheet (JupyterLab, nbviewer, VS Code apply it; GitHub drops it and
+    the text still reads: pauses, vetoes and errors carry a mark and a word)."""
+    facts = state.get("facts") or StepFacts()
+    decided = {str(d.get("draft_id")): d for d in state.get("decisions") or []}
     parts = [header_html(state["header"])]
     for p in state.get("pending") or []:
         parts.append(
-            f'<div style="border:1px solid #d4a72c;padding:4px;margin:4px 0">{pending_html(p)}'
-            "<i>waiting for a decision: handle.approve() / handle.reject() or %noesis approve</i></div>"
+            f'<div class="nnb-card">{pending_html(p)}'
+            '<i class="nnb-muted">waiting for a decision: Approve / Reject in the live view, handle.approve() / '
+            "handle.reject(), or %noesis approve</i></div>"
         )
-    for d in state.get("decisions") or []:
-        parts.append(f"<div>{esc(d.get('draft_id') or '')}: {decision_html(d)}</div>")
-    if total > len(events):
-        parts.append(f"<div><i>{total - len(events):,} earlier events not shown; full log in events.jsonl</i></div>")
-    rows = "".join(_snapshot_row(e) for e in events)
-    parts.append(
-        '<table style="font-size:12px;border-collapse:collapse"><thead><tr><th>time</th><th>phase</th><th>event</th>'
+    pending_ids = {p.draft_id for p in state.get("pending") or []}
+    for draft_id, d in decided.items():
+        if draft_id not in pending_ids:
+            parts.append(f'<div class="nnb-card nnb-decided">{_decided_line(d)}</div>')
+    veto = state.get("veto")
+    if veto is not None:
+        parts.append(f'<div class="nnb-card nnb-veto-card">{veto_html(veto[0], veto[1])}</div>')
+    steps = list(state.get("steps") or [])
+    if steps:
+        hidden = int(state.get("hidden_steps") or 0)
+        if hidden:
+            parts.append(f'<div class="nnb-muted"><i>{hidden:,} earlier steps not shown; full log in events.jsonl</i></div>')
+        parts.append('<div class="nnb-steps">' + "".join(_step_html(step, facts) for step in steps) + "</div>")
+    else:  # a state without steps (e.g. built by hand): the newest events as rows
+        events = list(state.get("recent") or [])
+        total = int(state.get("total") or 0)
+        if total > len(events):
+            parts.append(f"<div><i>{total - len(events):,} earlier events not shown; full log in events.jsonl</i></div>")
+        parts.append(_events_table(events))
+    return f'<div class="{ROOT_CLASS} noesis-nb-snapshot">{live_css()}' + "".join(parts) + "</div>"
+
+
+def _decided_line(d: Mapping[str, Any]) -> str:
+    from .cards import decision_html
+
+    return f"<b>{esc(d.get('draft_id') or '')}</b> {decision_html(d)}"
+
+
+def _events_table(events: Iterable[Mapping[str, Any]]) -> str:
+    rows = "".join(
+        f'<tr><td>{esc(event_time(e))}</td><td class="{phase_class(e.get("phase"))}">{esc(e.get("phase") or "?")}</td>'
+        f"<td>{esc(event_name(e))}</td><td>{esc(e.get('agent_id') or '')}</td><td>{esc(short_payload(e))}</td></tr>"
+        for e in events
+    )
+    return (
+        '<table class="nnb-table"><thead><tr><th>time</th><th>phase</th><th>event</th>'
         f"<th>agent</th><th>payload</th></tr></thead><tbody>{rows}</tbody></table>"
     )
-    return '<div class="noesis-nb-snapshot">' + "".join(parts) + "</div>"
 
 
 def text_summary(kind: str, status: str, events: int, pending: int) -> str:
@@ -75,7 +89,16 @@ def timeline_text(events: Iterable[Mapping[str, Any]]) -> str:
 _RUN_COLUMNS = ("started_at", "episode_id", "status", "using", "task", "sealed")
 
 
-def runs_table_html(rows: Iterable[Mapping[str, Any]]) -> str:
+EMPTY_RUNS_HINT = (
+    "no runs in {where} yet: start one with noesis_nb.start(task, using=agent) or "
+    '%noesis run <agent> "<task>", or point at other runs with --runs-dir / noesis_nb.config.set(runs_dir=...)'
+)
+
+
+def runs_table_html(rows: Iterable[Mapping[str, Any]], *, where: str = "the runs dir") -> str:
+    rows = list(rows)
+    if not rows:
+        return f"<p><i>{esc(EMPTY_RUNS_HINT.format(where=where))}</i></p>"
     head = "".join(f"<th>{c}</th>" for c in _RUN_COLUMNS)
     body = "".join(
         "<tr>" + "".join(f"<td>{esc(_short(r.get(c), 80) if r.get(c) is not None else '')}</td>" for c in _RUN_COLUMNS) + "</tr>"
@@ -84,7 +107,10 @@ def runs_table_html(rows: Iterable[Mapping[str, Any]]) -> str:
     return f'<table style="font-size:12px"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
 
 
-def runs_table_text(rows: Iterable[Mapping[str, Any]]) -> str:
+def runs_table_text(rows: Iterable[Mapping[str, Any]], *, where: str = "the runs dir") -> str:
+    rows = list(rows)
+    if not rows:
+        return EMPTY_RUNS_HINT.format(where=where)
     lines = [f"{'STARTED_AT':20} {'EPISODE_ID':30} {'STATUS':9} TASK"]
     for r in rows:
         lines.append(

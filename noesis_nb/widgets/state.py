@@ -2,24 +2,25 @@
 
 ``Tally`` is fed by the view's flusher (one thread); ``view_state`` reads a handle-like
 source (a live ``EpisodeHandle`` or a run from disk) and is what both the live header and
-the static snapshot render.
+the static snapshot render. Running time is defined once, here (:class:`RunClock`): from the
+first event to the last (or now, while running), minus the time spent paused waiting for a
+person — the same for a live view and for a view of the run read from disk.
 """
 
 from __future__ import annotations
 
-import threading
 import time
 from collections import Counter, deque
 from collections.abc import Mapping, Sequence
 from datetime import datetime
-from operator import itemgetter
 from typing import Any
 
 from ..runtime.source import RunSource
-from ..store.vocab import TERMINAL_STATUSES, TOKEN_FIELDS
+from ..store.vocab import RUN_CHECKPOINT, RUN_INTERRUPT, RUN_RESUME, TERMINAL_STATUSES
+from .meter import CostMeter, UnknownCounts, format_cost
 from .render import event_flag
 
-__all__ = ["Tally", "CostMeter", "view_state", "format_tokens", "format_cost", "format_elapsed", "TERMINAL"]
+__all__ = ["Tally", "RunClock", "CostMeter", "view_state", "format_tokens", "format_cost", "format_elapsed", "TERMINAL"]
 
 TERMINAL = TERMINAL_STATUSES
 # phases that stand out only through payload.error / payload.status (checked cheaply first)
@@ -47,6 +48,7 @@ class Tally:
     """Running counts by phase and flag, plus the newest ``keep`` events."""
 
     def __init__(self, keep: int = 50):
+        self.clock = RunClock()
         self.total = 0
         self.counts: Counter[str] = Counter()
         self.flags: Counter[str] = Counter({"pause": 0, "veto": 0, "error": 0})
@@ -64,121 +66,79 @@ class Tally:
                     continue
                 if not (payload.get("error") or payload.get("status")):
                     continue
+            elif phase == "runtime":
+                self.clock.note(event)
             flag = event_flag(event)
             if flag:
                 flags[flag] += 1
+        if events:
+            self.clock.span(events[0], events[-1])
         self.total += len(events)
         self.recent.extend(events[-(self.recent.maxlen or len(events)) :])
 
 
-def format_tokens(usage: Mapping[str, Any] | None, calls: Sequence[Mapping[str, Any]] | None = None) -> str:
-    """``"105 in · 7+? out (2 calls)"``: totals of the known counts, ``+?`` when a call's count is unknown."""
-    if not usage or not usage.get("model_calls"):
-        return "—"
+class RunClock:
+    """Running time of a run from its events: first to last event (now while running) minus paused spans.
 
-    def part(key: str) -> str:
-        unknown = any(not isinstance(call.get(key), (int, float)) for call in calls or ())
-        return f"{usage.get(key) or 0:,}" + ("+?" if unknown else "")
-
-    return f"{part('input_tokens')} in · {part('output_tokens')} out ({usage['model_calls']:,} calls)"
-
-
-_CALL_KEYS = ("provider", "model", *TOKEN_FIELDS[:4])  # the counts a price needs
-_CALL_FIELDS = itemgetter(*_CALL_KEYS)
-
-
-class CostMeter:
-    """Running cost of a source's ``usage_calls``, priced with ``noesis_nb.cost`` (the analysis price source).
-
-    Tokens are summed per (provider, model) as calls arrive and priced once per group (cost is
-    linear in tokens). ``noesis_nb.cost`` loads pandas, so it is imported on a worker thread:
-    until it is ready the cost reads ``…``; without it, ``—``.
+    A pause starts at ``run.interrupt`` (or a ``run.checkpoint`` without one) and ends at ``run.resume``.
     """
 
-    _lock = threading.Lock()
-    _loader: threading.Thread | None = None
-    _module: Any = None
-    _pricer: Any = None
-    _failed = False
-
     def __init__(self) -> None:
-        self._seen = 0
-        self._groups: dict[tuple[Any, Any], list[float]] = {}  # -> [input, output, cached, cache_write, unknown calls]
+        self.first: float | None = None
+        self.last: float | None = None
+        self.paused_since: float | None = None
+        self.waited = 0.0
 
-    @classmethod
-    def _load(cls) -> None:
-        try:
-            from .. import cost
+    def note(self, event: Mapping[str, Any]) -> None:
+        kind = event.get("event_type")
+        if kind in (RUN_INTERRUPT, RUN_CHECKPOINT):
+            if self.paused_since is None:
+                self.paused_since = _epoch(event.get("timestamp"))
+        elif kind == RUN_RESUME and self.paused_since is not None:
+            resumed = _epoch(event.get("timestamp"))
+            if resumed is not None:
+                self.waited += max(0.0, resumed - self.paused_since)
+            self.paused_since = None
 
-            pricer = cost.Pricer()
-            pricer.lookup("gpt-4o-mini", "openai")  # warm genai-prices' snapshot off the loop too
-        except Exception:
-            cls._failed = True
-            return
-        cls._pricer, cls._module = pricer, cost
+    def span(self, first: Mapping[str, Any], last: Mapping[str, Any]) -> None:
+        if self.first is None:
+            self.first = _epoch(first.get("timestamp"))
+        self.last = _epoch(last.get("timestamp")) or self.last
 
-    @classmethod
-    def ready(cls) -> bool | None:
-        """True when prices can be computed, None while loading, False when there is no price source."""
-        if cls._module is not None:
-            return True
-        if cls._failed:
-            return False
-        with cls._lock:
-            if cls._loader is None:
-                cls._loader = threading.Thread(target=cls._load, name="noesis_nb-prices", daemon=True)
-                cls._loader.start()
-        return None
+    def running(self, status: str, now: float | None = None) -> float | None:
+        """Seconds the run has been running (not paused); None before its first event."""
+        if self.first is None:
+            return None
+        if self.paused_since is not None:
+            end = self.paused_since
+        elif status == "running":
+            end = time.time() if now is None else now
+        else:
+            end = self.last if self.last is not None else self.first
+        return max(0.0, end - self.first - self.waited)
 
-    @classmethod
-    def wait(cls, timeout: float = 10.0) -> None:
-        """Block until the price source has loaded (for final snapshots, which must not say ``…``)."""
-        if cls.ready() is None and cls._loader is not None:
-            cls._loader.join(timeout)
-
-    def text(self, calls: Sequence[Mapping[str, Any]] | None) -> str:
-        if not calls:
-            return "—"
-        ready = self.ready()
-        if not ready:
-            return "…" if ready is None else "—"
-        if len(calls) < self._seen:  # a different list: start again
-            self._seen, self._groups = 0, {}
-        new = calls[self._seen :]
-        try:
-            rows = list(map(_CALL_FIELDS, new))  # C speed; every engine call row has all the fields
-        except (KeyError, TypeError):
-            rows = [tuple(call.get(k) for k in _CALL_KEYS) for call in new]
-        groups = self._groups
-        for provider, model, inp, out, cached, cache_write in rows:
-            group = groups.get((provider, model))
-            if group is None:
-                group = groups[(provider, model)] = [0.0, 0.0, 0.0, 0.0, 0]
-            if inp is None or out is None:
-                group[4] += 1
-                continue
-            group[0] += inp
-            group[1] += out
-            group[2] += cached or 0
-            group[3] += cache_write or 0
-        self._seen = len(calls)
-        total, priced, unpriced = 0.0, False, 0
-        for (provider, model), (inp, out, cached, cache_write, unknown) in self._groups.items():
-            price = self._pricer.lookup(str(model), provider) if model else None
-            if price is None:
-                unpriced += 1
-                continue
-            total += self._module.cost_of(price, inp, out, cached, cache_write)
-            priced = True
-            unpriced += int(unknown)  # a count of calls
-        if not priced:
-            return "—"
-        return f"${total:,.4f}" + (" + unpriced calls" if unpriced else "")
+    def waiting(self, status: str, now: float | None = None) -> float:
+        """Seconds spent paused for a person so far (counting an open pause up to now)."""
+        open_pause = 0.0
+        if self.paused_since is not None and status == "paused":
+            open_pause = max(0.0, (time.time() if now is None else now) - self.paused_since)
+        return self.waited + open_pause
 
 
-def format_cost(usage_calls: Sequence[Mapping[str, Any]] | None, meter: CostMeter | None = None) -> str:
-    """Cost so far from the analysis price source, ``…`` while it loads, ``—`` when unknown."""
-    return (meter or CostMeter()).text(usage_calls)
+def format_tokens(
+    usage: Mapping[str, Any] | None, calls: Sequence[Mapping[str, Any]] | None = None, unknown: UnknownCounts | None = None
+) -> str:
+    """``"105 in · 7+? out (2 calls)"``: totals of the known counts, ``+?`` when a call's count is unknown.
+
+    ``unknown``: an :class:`UnknownCounts` kept across redraws, so each call is looked at once."""
+    if not usage or not usage.get("model_calls"):
+        return "—"
+    seen = (unknown or UnknownCounts()).update(calls or ())
+
+    def part(key: str) -> str:
+        return f"{usage.get(key) or 0:,}" + ("+?" if seen[key] else "")
+
+    return f"{part('input_tokens')} in · {part('output_tokens')} out ({usage['model_calls']:,} calls)"
 
 
 def _epoch(value: Any) -> float | None:
@@ -193,6 +153,7 @@ def _epoch(value: Any) -> float | None:
 
 
 def format_elapsed(started: Any, ended: Any, status: str, now: float | None = None) -> str:
+    """Wall time between two moments (epoch seconds or ISO-8601); ``—`` when unknown."""
     start = _epoch(started)
     if start is None:
         return "—"
@@ -201,21 +162,30 @@ def format_elapsed(started: Any, ended: Any, status: str, now: float | None = No
         if status in TERMINAL:
             return "—"
         end = time.time() if now is None else now
-    seconds = max(0.0, end - start)
+    return format_seconds(max(0.0, end - start))
+
+
+def format_seconds(seconds: float | None) -> str:
+    if seconds is None:
+        return "—"
     return f"{seconds:.1f} s" if seconds < 60 else f"{int(seconds // 60)} min {seconds % 60:04.1f} s"
 
 
-def view_state(source: RunSource, tally: Tally, now: float | None = None, meter: CostMeter | None = None) -> dict[str, Any]:
-    """Everything the header and the snapshot need, read once from ``source``."""
+def view_state(
+    source: RunSource, tally: Tally, now: float | None = None, meter: CostMeter | None = None, **extra: Any
+) -> dict[str, Any]:
+    """Everything the header and the snapshot need, read once from ``source`` (``extra`` is passed through)."""
     status = source.status
+    waited = tally.clock.waiting(status, now)
     header = {
         "episode_id": source.episode_id,
         "task": source.task,
         "using": source.using,
         "status": status,
-        "elapsed": format_elapsed(source.started_at, source.ended_at, status, now),
-        "tokens": format_tokens(source.usage, source.usage_calls),
-        "cost": format_cost(source.usage_calls, meter),
+        "elapsed": format_seconds(tally.clock.running(status, now)),
+        "waited": format_seconds(waited) if waited >= 0.05 else None,
+        "tokens": format_tokens(source.usage, calls := source.usage_calls, meter.unknown if meter else None),
+        "cost": format_cost(calls, meter),
     }
     return {
         "header": header,
@@ -226,4 +196,5 @@ def view_state(source: RunSource, tally: Tally, now: float | None = None, meter:
         "total": tally.total,
         "counts": dict(tally.counts),
         "flags": dict(tally.flags),
+        **extra,
     }

@@ -22,7 +22,7 @@ MESSAGE_OVERHEAD = 700  # bytes of header, parent header and metadata around eac
 class Timeline:
     def __init__(self, *, blocks: int = 5, block_rows: int = 10, max_height: str = "420px"):
         self.block_rows = block_rows
-        layout = w.Layout(width="100%")
+        layout = w.Layout(width="100%", flex="0 0 auto")  # never squeezed by the scroll box
         style = HTMLStyle()
         self._slots: deque[tuple[w.HTML, list[str]]] = deque((w.HTML(layout=layout, style=style), []) for _ in range(blocks))
         self.box = w.VBox([s[0] for s in self._slots], layout=w.Layout(max_height=max_height, overflow="auto", width="100%"))

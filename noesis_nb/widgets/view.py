@@ -1,9 +1,10 @@
-"""``EpisodeView``: header, Stop, approval cards and a live timeline for one episode.
+"""``EpisodeView``: header, controls, approval cards and the episode as a tree of steps (or its raw events).
 
 Events reach the view from any thread and are redrawn in batches by a :class:`Coalescer`
 (at most 10 redraws a second, fewer when redraws are large for the event rate). The view
 holds no domain logic: Stop calls ``source.cancel()``, cards call ``source.approve/reject``,
-Resume calls ``source.resume()``; the source is an ``EpisodeHandle`` or a run from disk.
+Resume calls ``source.resume()``; the source is an ``EpisodeHandle`` or a run from disk, and
+every view of a run follows what happens to it anywhere (see ``runtime/diskrun.py``).
 """
 
 from __future__ import annotations
@@ -19,17 +20,29 @@ from ..runtime.source import RunSource
 from ..secrets import shown
 from .approvals import ApprovalsPanel
 from .coalesce import Coalescer
+from .facts import ToolFactsCache, veto_of
 from .render import counts_html, esc, header_html, live_css, row_html
-from .snapshot import snapshot_html, text_summary
 from .state import TERMINAL, CostMeter, Tally, view_state
+from .steplist import StepList
+from .steps import Step
+from .stepview import StepFacts
+from .theme import ROOT_CLASS
 from .timeline import MESSAGE_OVERHEAD, Timeline
+from .viewout import ViewOutput
 
 __all__ = ["EpisodeView"]
 
-_MIME_WIDGET = "application/vnd.jupyter.widget-view+json"
+
+def _stale_notice(episode_id: str) -> str:
+    """Shown by CSS only when ipywidgets marks the view disconnected (its kernel restarted or stopped)."""
+    return (
+        '<div class="nnb-stale">⚠ This view has lost its kernel (restarted or shut down): its buttons cannot act any more. '
+        f"Show the run again in a new cell — <code>noesis_nb.show({esc(repr(episode_id))})</code> — or decide it with "
+        f"<code>%noesis approve {esc(episode_id)}</code>; decisions are kept on disk.</div>"
+    )
 
 
-class EpisodeView(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type information: VBox is Any
+class EpisodeView(ViewOutput, w.VBox):  # type: ignore[misc]  # ipywidgets ships no type information: VBox is Any
     """The live view of an ``EpisodeHandle`` (or of a run read from disk, see ``noesis_nb.show``)."""
 
     def __init__(
@@ -38,6 +51,7 @@ class EpisodeView(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type inf
         *,
         rows: int = 50,
         block_rows: int = 10,
+        steps: int = 30,
         approver_id: str = "human",
         interval: float = 0.1,
         bytes_per_event: int = 50,
@@ -58,34 +72,53 @@ class EpisodeView(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type inf
         self._first_id: str | None = None
         self._unsubscribe: list[Callable[[], None]] = []
         self._flush_lock = threading.RLock()
-        self._source_error: str | None = None  # the source's last_error shown in ``message``
+        self._source_error: str | None = None  # the source's notice shown in ``message``
+        self._changed: list[Step] = []  # steps changed since the last redraw
+        self._veto_step: Step | None = None
+        self._facts_key: tuple[Any, ...] = ()
+        self._tools = ToolFactsCache(source.run_dir)
 
+        self.css = w.HTML(live_css() + _stale_notice(source.episode_id))
         self.header = w.HTML()
         self.stop_button = w.Button(description="Stop", icon="stop", tooltip="cancel this episode (it ends 'cancelled', sealed)")
         self.stop_button.on_click(lambda _b: self.stop())
         self.resume_button = w.Button(
             description="Resume",
             icon="play",
-            button_style="primary",
-            tooltip="resume this run now that its drafts are decided",
+            tooltip="resume this run now that it is decided",
             layout=w.Layout(display="none"),
         )
         self.resume_button.on_click(lambda _b: self.resume())
+        for button, cls in ((self.stop_button, "nnb-btn"), (self.resume_button, "nnb-go")):
+            button.add_class("nnb-btn")
+            button.add_class(cls)
         self.approvals = ApprovalsPanel(source, approver_id=approver_id, on_decided=self.poke)
         self.counts = w.HTML()
         self.message = w.HTML()
+        self.mode = w.ToggleButtons(
+            options=[("steps", "steps"), ("raw events", "events")],
+            value="steps",
+            tooltips=["one line per step (click ▸ for its events)", "every event, newest first"],
+            style={"button_width": "100px"},
+            layout=w.Layout(flex="0 0 auto", width="auto"),
+        )
+        self.mode.observe(lambda _c: self._switch(), "value")
+        self.steps = StepList(capacity=steps)
         self.timeline = Timeline(blocks=max(1, rows // block_rows), block_rows=block_rows)
+        self.timeline.box.layout.display = "none"
         controls = w.VBox([self.stop_button, self.resume_button], layout=w.Layout(min_width="110px"))
         children = [
-            w.HTML(live_css()),
+            self.css,
             w.HBox([self.header, controls]),
             self.approvals.box,
             self.message,
-            self.counts,
+            w.HBox([self.mode, self.counts], layout=w.Layout(align_items="center", flex_flow="row wrap")),
+            self.steps.box,
             self.timeline.box,
         ]
         super().__init__(children, **kwargs)
         self.add_class("noesis-nb-episode-view")
+        self.add_class(ROOT_CLASS)
         self._attach(source, initial=True)
 
     @property
@@ -95,7 +128,7 @@ class EpisodeView(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type inf
 
     @property
     def events_seen(self) -> int:
-        """How many events this view has taken in (the timeline keeps only the latest rows)."""
+        """How many events this view has taken in (the tree and the raw list keep only the latest)."""
         return self._tally.total
 
     # -- sources ----------------------------------------------------------------------------
@@ -118,6 +151,8 @@ class EpisodeView(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type inf
             self._tally = Tally(keep=self._tally.recent.maxlen or 50)
             self._meter = CostMeter()
             self.timeline.clear()
+            self.steps.clear()
+            self._veto_step = None
             self._first_id = first
             fresh = events
         else:  # a source holding only the new events (e.g. a resumed run's handle)
@@ -138,8 +173,18 @@ class EpisodeView(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type inf
 
     # -- drawing (the loop's thread) ----------------------------------------------------------
     def _ingest(self, events: list[Mapping[str, Any]]) -> int:
+        """Count and group new events; the raw list is drawn now (when shown), steps at the redraw."""
+        if not events:
+            return 0
         self._tally.extend(events)
-        return self.timeline.push([row_html(e) for e in events[-self.timeline.capacity :]])
+        changed = self.steps.book.add(events)
+        for step in changed:
+            if step.kind == "governance" and step.pause_events:
+                self._veto_step = step
+        self._changed.extend(changed)
+        if self.mode.value == "events":
+            return self.timeline.push([row_html(e) for e in events[-self.timeline.capacity :]])
+        return 0
 
     def _drain(self) -> list[Mapping[str, Any]]:
         new = []
@@ -151,42 +196,81 @@ class EpisodeView(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type inf
             new.append(event)
         return new
 
+    def _facts(self, state: Mapping[str, Any], veto: Any) -> StepFacts:
+        self._tools.note_pending(state["pending"])
+        return StepFacts(
+            decisions={str(d.get("draft_id")): d for d in state["decisions"]},
+            tools=lambda draft, finished: self._tools.get(draft, finished=finished),
+            price=CostMeter.price_of,
+            veto=veto[1] if veto else None,
+        )
+
     def flush(self) -> None:
-        """Drain new events and redraw once (header, cards, counts, timeline)."""
+        """Drain new events and redraw once (header, cards, counts, steps or raw events)."""
         if self._coalescer.closed:
             return
-        with self._flush_lock:
+        with self._flush_lock, self.steps.lock:
             new = self._drain()
             sent = self._ingest(new) if new else 0
             state = view_state(self.source, self._tally, meter=self._meter)
             status = state["status"]
+            veto = veto_of(self._veto_step, self.source.run_dir) if self._veto_step is not None else None
+            facts = self._facts(state, veto)
+            key = (len(state["decisions"]), veto is not None and veto[1] is not None, CostMeter.ready(), status)
+            if self.mode.value == "steps":
+                if key != self._facts_key:  # decisions, prices or the status changed: summaries may read differently
+                    sent += self.steps.push(list(self.steps.book.steps), facts) + self.steps.redraw(facts)
+                else:
+                    sent += self.steps.push(self._changed, facts)
+            self._facts_key = key
+            self._changed = []
             header = header_html(state["header"])
-            counts = counts_html(self._tally.total, min(self._tally.total, self.timeline.shown), state["counts"], state["flags"])
+            kept = len(self.steps.book.steps)
+            counts = counts_html(self._tally.total, kept, state["counts"], state["flags"], mode=self.mode.value)
+            if self.steps.book.total > kept and self.mode.value == "steps":
+                counts = counts.replace("</div>", f" · the {self.steps.book.total - kept:,} earlier steps are not shown</div>")
             sent += sum(
                 len(v) + MESSAGE_OVERHEAD for v, old in ((header, self.header.value), (counts, self.counts.value)) if v != old
             )
             self.header.value = header
             self.counts.value = counts
-            self.approvals.sync(state["pending"], state["decisions"], ended=status if status in TERMINAL else None)
+            self.approvals.sync(state["pending"], state["decisions"], ended=status if status in TERMINAL else None, veto=veto)
             self._sync_controls(status)
-            error = _notice(self.source)
-            if error != self._source_error:  # shown while the source reports it, cleared once it does not
-                self._source_error = error
-                self.message.value = f'<span style="color:#cf222e">{esc(shown(error))}</span>' if error else ""
+            notice = _notice(self.source)
+            if notice != self._source_error:  # shown while the source reports it, cleared once it does not
+                self._source_error = notice
+                self.message.value = _notice_html(notice, self.source) if notice else ""
             self.redraws += 1
             self._coalescer.spent(sent, len(new))
             if status != self._settled and status in TERMINAL:
                 # only at the end: re-sending the bundle re-renders the output, which must not
-                # happen while a human may be clicking (a paused episode)
+                # happen while a human may be clicking (a paused episode). Only for a live episode:
+                # its view is where the notebook shows how it ends; a run shown from disk keeps, in
+                # each output's static snapshot, the state it had when that cell showed it (a later
+                # show of it is a later snapshot), while the live widget of every output follows it.
                 self._settled = status
-                self.update_displays(wait_prices=False)  # a background redraw must not block the loop
+                if self.source.summary_kind == "EpisodeHandle":
+                    self.update_displays(wait_prices=False)  # a background redraw must not block the loop
             if status == "running" or state["header"]["cost"] == "…":
-                self._coalescer.tick(1.0)  # keep elapsed time (and a loading cost) current
+                self._coalescer.tick(1.0)  # keep the running time (and a loading cost) current
+
+    def _switch(self) -> None:
+        """Steps or raw events: show one, hide the other, and draw it from what the view kept."""
+        with self._flush_lock, self.steps.lock:
+            raw = self.mode.value == "events"
+            self.steps.box.layout.display = "none" if raw else None
+            self.timeline.box.layout.display = None if raw else "none"
+            if raw:
+                self.timeline.clear()
+                self.timeline.push([row_html(e) for e in self._tally.recent])
+            else:
+                self._facts_key = ()  # redraw every kept step
+        self.flush()
 
     def _sync_controls(self, status: str) -> None:
-        cancellable = self.source.can_cancel or (self.source.summary_kind == "EpisodeHandle" and status in TERMINAL)
-        self.stop_button.disabled = status in TERMINAL or not self.source.can_cancel
-        self.stop_button.layout.display = None if cancellable else "none"
+        cancellable = self.source.can_cancel
+        self.stop_button.disabled = status in TERMINAL or not cancellable
+        self.stop_button.layout.display = None if cancellable and status not in TERMINAL else "none"
         self.resume_button.layout.display = None if self.source.can_resume else "none"
         self.resume_button.disabled = self.source.resuming
 
@@ -197,7 +281,7 @@ class EpisodeView(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type inf
         try:
             self.source.cancel()
         except Exception as exc:
-            self.message.value = f'<span style="color:#cf222e">could not stop: {esc(exc)}</span>'
+            self.message.value = f'<span class="nnb-c-red">could not stop: {esc(shown(str(exc)))}</span>'
         self.poke()
 
     def resume(self) -> Any:
@@ -210,80 +294,18 @@ class EpisodeView(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type inf
         try:
             handle = self.source.resume()
         except Exception as exc:
-            self.message.value = f'<span style="color:#cf222e">could not resume: {esc(exc)}</span>'
+            self.message.value = f'<span class="nnb-c-red">could not resume: {esc(shown(str(exc)))}</span>'
             self.resume_button.disabled = False
             return None
-        if not self.source.last_error:
+        if not self.source.resuming and handle is None and self.source.status != "running":
+            # the view was behind: someone else resumed or sealed the run meanwhile
+            self.message.value = f'<span class="nnb-muted">nothing to resume: the run is {esc(self.source.status)} now</span>'
+        elif not self.source.last_error:
             self.message.value = ""
         self.resume_button.disabled = self.source.resuming
         if handle is not None and handle is not self.source:
             self.attach(handle)
         return handle
-
-    # -- static output ------------------------------------------------------------------------
-    def state(self) -> dict[str, Any]:
-        return view_state(self.source, self._tally, meter=self._meter)
-
-    def text_summary(self) -> str:
-        kind = self.source.summary_kind
-        status = self.source.status
-        pending = [] if status in TERMINAL else self.source.pending
-        return text_summary(kind, status, self._tally.total, len(pending))
-
-    def snapshot_html(self) -> str:
-        return snapshot_html(self.state())
-
-    def mimebundle(
-        self, include: Any = None, exclude: Any = None, *, widget: bool = True, wait_prices: bool = True
-    ) -> dict[str, Any]:
-        """``widget-view+json`` (unless ``widget=False``), stable ``text/plain``, escaped ``text/html`` snapshot.
-
-        ``wait_prices``: block (up to 10 s) until the price source has loaded, so the snapshot has a
-        cost. Only cell-driven calls may wait; a background redraw on the kernel loop passes False."""
-        if wait_prices and self.source.usage_calls:
-            CostMeter.wait()
-        self.flush()
-        data: dict[str, Any] = {"text/plain": self.text_summary(), "text/html": self.snapshot_html()}
-        if widget:
-            data[_MIME_WIDGET] = {"version_major": 2, "version_minor": 0, "model_id": self.model_id}
-        if include:
-            data = {k: v for k, v in data.items() if k in include}
-        if exclude:
-            data = {k: v for k, v in data.items() if k not in exclude}
-        return data
-
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None, **kwargs: Any) -> dict[str, Any]:
-        """The bundle; only the ``text/plain`` line if this cell already displayed the view (no double view)."""
-        count = _execution_count()
-        if count is not None and self._displayed_in == count:
-            self.flush()
-            return {"text/plain": self.text_summary()}
-        return self.mimebundle(include, exclude)
-
-    def _ipython_display_(self) -> None:
-        """Display once per cell, with a display id, so ``refresh_display`` later updates this very output."""
-        count = _execution_count()
-        if count is not None and self._displayed_in == count:
-            return
-        self.display()
-
-    def display(self) -> Any:
-        """Display this view with a display id (IPython) and remember it; returns the ``DisplayHandle``."""
-        from IPython.display import display
-
-        # IPython's display() has no annotations
-        display_id = display(self.mimebundle(), raw=True, display_id=True)  # type: ignore[no-untyped-call]
-        self.displays.append(display_id)
-        self._displayed_in = _execution_count()
-        return display_id
-
-    def update_displays(self, *, wait_prices: bool = True) -> None:
-        """Re-send the bundle to every display of this view (so a saved notebook holds the final snapshot)."""
-        if not self.displays:
-            return
-        bundle = self.mimebundle(wait_prices=wait_prices)
-        for handle in self.displays:
-            handle.update(bundle, raw=True)
 
     @property
     def closed(self) -> bool:
@@ -310,18 +332,19 @@ class EpisodeView(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type inf
                 widget.close()
 
 
-def _execution_count() -> int | None:
-    """The running cell's execution count (None outside IPython)."""
-    from IPython import get_ipython
-
-    shell = get_ipython()
-    return getattr(shell, "execution_count", None) if shell is not None else None
-
-
 def _notice(source: RunSource) -> str | None:
-    """What the view says under its header: an error, who continues a run this view follows, or a reported problem."""
+    """What the view says under its header: an error, who continues a run this view follows, a hint, or a problem."""
     if source.last_error:
         return source.last_error
     if source.following:
         return f"following: {source.following}"
+    hint = getattr(source, "hint", None)
+    if hint:
+        return str(hint)
     return source.problems[-1] if source.problems else None
+
+
+def _notice_html(notice: str, source: RunSource) -> str:
+    hue = "red" if notice == source.last_error else "muted"
+    cls = "nnb-c-red" if hue == "red" else "nnb-muted"
+    return f'<div class="nnb-msg {cls}">{esc(shown(notice))}</div>'

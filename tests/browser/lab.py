@@ -242,7 +242,7 @@ def approve_draft_of(page: Any, tool: str, timeout: float = 60) -> Any:
 def wait_until_settled(view: Any, status: str, decision: str, timeout: float = 30) -> None:
     """Wait until the view's status badge reads ``status`` and a card shows ``decision``."""
     view.locator(".nnb-badge", has_text=re.compile(rf"^\s*{status}\s*$")).first.wait_for(timeout=timeout * 1000)
-    view.get_by_text(re.compile(rf"^{decision} by ")).first.wait_for(timeout=timeout * 1000)
+    view.get_by_text(re.compile(rf"(^|\s){decision} by ")).first.wait_for(timeout=timeout * 1000)
 
 
 def wait(predicate: Callable[[], Any], timeout: float, what: str) -> Any:
@@ -254,3 +254,88 @@ def wait(predicate: Callable[[], Any], timeout: float, what: str) -> Any:
             return value
         time.sleep(0.2)
     raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+
+
+# -- themes and contrast -------------------------------------------------------------------------
+LIGHT, DARK, HIGH_CONTRAST = "JupyterLab Light", "JupyterLab Dark", "JupyterLab Dark High Contrast"
+ALL_RAN = """() => [...document.querySelectorAll('.jp-CodeCell .jp-InputPrompt')]
+                     .every(p => /\\[\\d+\\]/.test(p.textContent))"""
+
+
+def set_theme(page: Any, theme: str) -> None:
+    """Switch JupyterLab's theme and wait until the page says it is applied."""
+    page.evaluate(f"window.jupyterapp.commands.execute('apputils:change-theme', {{theme: {theme!r}}})")
+    page.wait_for_function(f"() => document.body.dataset.jpThemeName === {theme!r}", timeout=30_000)
+    page.wait_for_timeout(300)  # the new stylesheet's variables reach computed styles on the next frame
+
+
+_CONTRAST = """
+(selectors) => {
+  const canvas = document.createElement('canvas'); canvas.width = canvas.height = 1;
+  const ctx = canvas.getContext('2d', {willReadFrequently: true});
+  const rgba = (css) => {  // any CSS colour (rgb, color(srgb ...), color-mix ...) as [r, g, b, a] via the canvas
+    ctx.clearRect(0, 0, 1, 1); ctx.fillStyle = 'rgba(0,0,0,0)'; ctx.fillStyle = css; ctx.fillRect(0, 0, 1, 1);
+    const d = ctx.getImageData(0, 0, 1, 1).data; return [d[0], d[1], d[2], d[3] / 255];
+  };
+  const over = (top, under) => { const a = top[3];
+    return [0, 1, 2].map(i => top[i] * a + under[i] * (1 - a)).concat([1]); };
+  const lum = (c) => { const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); };
+    return 0.2126 * f(c[0]) + 0.7152 * f(c[1]) + 0.0722 * f(c[2]); };
+  const ratio = (a, b) => { const x = lum(a), y = lum(b); return (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05); };
+  const base = over(rgba(getComputedStyle(document.body).backgroundColor), [255, 255, 255, 1]);
+  const background = (el) => {  // composite every ancestor's background, outermost first
+    const layers = []; let opacity = 1;
+    for (let e = el; e && e.nodeType === 1; e = e.parentElement) {
+      const s = getComputedStyle(e); layers.push(rgba(s.backgroundColor)); opacity *= parseFloat(s.opacity);
+      if (layers[layers.length - 1][3] === 1) break;
+    }
+    let bg = base; for (const layer of layers.reverse()) bg = over(layer, bg); return [bg, opacity];
+  };
+  const visible = (el) => el.getClientRects().length > 0 && getComputedStyle(el).visibility === 'visible';
+  const failures = []; let checked = 0;
+  const check = (el, css, text, bgEl) => {
+    const [bg, opacity] = background(bgEl || el); const fg = rgba(css); fg[3] *= opacity;
+    const r = ratio(over(fg, bg), bg); checked += 1;
+    if (r < 4.5) failures.push({text: text.slice(0, 60), ratio: Math.round(r * 100) / 100, color: css,
+                                background: 'rgb(' + bg.slice(0, 3).map(Math.round).join(',') + ')'});
+  };
+  for (const root of document.querySelectorAll(selectors)) {
+    for (const el of [root, ...root.querySelectorAll('*')]) {
+      if (!visible(el)) continue;
+      if (el instanceof SVGTextElement) {  // plotly text: over the figure's own paper (the svg's background)
+        if (!el.textContent.trim()) continue;
+        const fill = rgba(getComputedStyle(el).fill); fill[3] *= parseFloat(getComputedStyle(el).fillOpacity || '1');
+        // plotly stacks several svgs in one container; the first carries the paper colour under all of them
+        const container = el.closest('.svg-container'); const paper = container && container.querySelector('svg.main-svg');
+        let [bg, opacity] = background(el);
+        if (paper) { const [under] = background(container); bg = over(rgba(getComputedStyle(paper).backgroundColor), under); }
+        fill[3] *= opacity;
+        const r = ratio(over(fill, bg), bg); checked += 1;
+        if (r < 4.5) failures.push({text: el.textContent.slice(0, 60), ratio: Math.round(r * 100) / 100,
+                                    color: getComputedStyle(el).fill});
+        continue;
+      }
+      if (el.closest('svg')) continue;
+      const own = [...el.childNodes].some(n => n.nodeType === 3 && n.textContent.trim());
+      if (own) check(el, getComputedStyle(el).color, el.textContent.trim());
+      if (el.tagName === 'INPUT' && !el.value && el.placeholder) {
+        check(el, getComputedStyle(el, '::placeholder').color, el.placeholder);
+      }
+    }
+  }
+  return {checked, failures};
+}
+"""
+
+
+def contrast(page: Any, selectors: str = ".noesis-nb-episode-view, .jp-RenderedPlotly") -> dict[str, Any]:
+    """WCAG contrast of every visible text in ``selectors`` against its composited background:
+    ``{"checked": n, "failures": [{text, ratio, color, background}, ...]}`` (failures: ratio < 4.5)."""
+    result: dict[str, Any] = page.evaluate(_CONTRAST, selectors)
+    return result
+
+
+def step_toggle(view: Any, text: str) -> Any:
+    """The ▸ toggle of the step whose summary line contains ``text`` (toggle and line sit side by side in a grid)."""
+    line = view.locator(".nnb-steps .widget-html", has=view.page.locator(".nnb-sum", has_text=text)).first
+    return line.locator("xpath=preceding-sibling::*[1]")

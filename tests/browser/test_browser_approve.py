@@ -22,6 +22,7 @@ from .lab import (
     notebook,
     open_notebook,
     run_all,
+    step_toggle,
     wait,
     wait_until_settled,
 )
@@ -82,9 +83,10 @@ def test_click_approve_in_the_browser(app: str, tmp_path: Path) -> None:
         assert (root / "RELEASED-v1.2.0").exists()
 
         wait_until_settled(view, "ok", "approved")
-        view.get_by_text("approved by human").wait_for(timeout=30_000)
+        view.get_by_text("approved by human").first.wait_for(timeout=30_000)
         assert button(view, "Approve").is_disabled() and button(view, "Reject").is_disabled()
-        view.get_by_text("tool.approval.pending").first.click()  # expand one row to show its payload
+        step_toggle(view, "approved by human").click()  # expand the tool step: its contract events, one click from payloads
+        view.get_by_text("tool.approval.pending").first.wait_for(timeout=30_000)
         shot.parent.mkdir(parents=True, exist_ok=True)
         view.screenshot(path=str(shot))
     assert shot.stat().st_size > 10_000

@@ -10,6 +10,7 @@ Run All completes without an error). The checks are about the disk and the view 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -18,9 +19,7 @@ from .lab import (
     NOTEBOOKS,
     approve_draft_of,
     button,
-    chromium_page,
     copy_notebook,
-    jupyter_server,
     open_notebook,
     run_all,
     wait,
@@ -30,32 +29,29 @@ from .lab import (
 pytestmark = [pytest.mark.browser, pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed")]
 
 
-def test_quickstart_approved_by_a_click(tmp_path: Path) -> None:
-    pytest.importorskip("playwright.sync_api")
+def test_quickstart_approved_by_a_click(lab: dict[str, Any], page: Any, tmp_path: Path) -> None:
     from noesis_nb.store import read_json, verify_manifest
 
-    root, runs = tmp_path / "root", tmp_path / "runs"
-    root.mkdir()
+    root, runs = lab["root"], tmp_path / "runs"
     copy_notebook(NOTEBOOKS / "quickstart.ipynb", root / "quickstart.ipynb", RUNS_DIR=str(runs))
     shot = tmp_path / "quickstart-view.png"
-    with jupyter_server("lab", root, tmp_path) as (base, token), chromium_page(tmp_path) as page:
-        open_notebook(page, base, token, "quickstart.ipynb")
-        run_all(page)
-        view = approve_draft_of(page, "fs.write_file")
+    open_notebook(page, lab["base"], lab["token"], "quickstart.ipynb")
+    run_all(page)
+    view = approve_draft_of(page, "fs.write_file")
 
-        # (a) on disk: the click's decision, the sealed run, a manifest that verifies
-        run_dir = wait(lambda: next(iter(runs.glob("ep_*")), None), 30, "the run directory")
-        decisions = wait(lambda: list((run_dir / "tool_invocations" / "approvals").glob("*.json")), 30, "the decision")
-        assert [(d["status"], d["approver_id"]) for d in map(read_json, decisions)] == [("approved", "human")]
-        wait(lambda: (run_dir / "manifest.json").exists(), 30, "the run to seal")
-        assert read_json(run_dir / "final.json")["outcome"] == "success"
-        assert verify_manifest(run_dir).status == "ok", verify_manifest(run_dir)
+    # (a) on disk: the click's decision, the sealed run, a manifest that verifies
+    run_dir = wait(lambda: next(iter(runs.glob("ep_*")), None), 30, "the run directory")
+    decisions = wait(lambda: list((run_dir / "tool_invocations" / "approvals").glob("*.json")), 30, "the decision")
+    assert [(d["status"], d["approver_id"]) for d in map(read_json, decisions)] == [("approved", "human")]
+    wait(lambda: (run_dir / "manifest.json").exists(), 30, "the run to seal")
+    assert read_json(run_dir / "final.json")["outcome"] == "success"
+    assert verify_manifest(run_dir).status == "ok", verify_manifest(run_dir)
 
-        # (b) the view says so: badge ok, the card approved by the click, its buttons disabled
-        wait_until_settled(view, "ok", "approved")
-        assert view.get_by_text("approved by human").count() >= 1
-        assert button(view, "Approve").first.is_disabled() and button(view, "Reject").first.is_disabled()
-        view.screenshot(path=str(shot))
+    # (b) the view says so: badge ok, the card approved by the click, its buttons gone
+    wait_until_settled(view, "ok", "approved")
+    assert view.get_by_text("approved by human").count() >= 1
+    assert not button(view, "Approve").first.is_visible() and not button(view, "Reject").first.is_visible()
+    view.screenshot(path=str(shot))
 
     # (c) the tool ran: the notes the agent wrote (NOTES_DIR is RUNS_DIR's sibling "<name>-notes")
     notes = tmp_path / "runs-notes" / "release-notes.md"

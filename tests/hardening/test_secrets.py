@@ -103,7 +103,8 @@ def _html_values(widget) -> list[str]:
 def _surfaces(source, *, rows: bool = True) -> list[tuple[str, bytes]]:
     """Every HTML a user can see of ``source``: snapshot, widget HTML (header, cards, timeline), each row."""
     from noesis_nb.widgets import EpisodeView
-    from noesis_nb.widgets.render import pending_html, row_html
+    from noesis_nb.widgets.cards import pending_html
+    from noesis_nb.widgets.render import row_html
 
     view = EpisodeView(source)
     view.flush()

@@ -184,3 +184,9 @@ def disk() -> Any:
     from types import SimpleNamespace
 
     return SimpleNamespace(names=run_names, decisions=decisions)
+
+
+@pytest.fixture(scope="module")
+def kernel_class() -> type[Kernel]:
+    """``Kernel`` itself, for tests that start more than one."""
+    return Kernel

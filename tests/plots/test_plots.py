@@ -29,12 +29,20 @@ def _no_globals_changed():
     assert (pio.renderers.default, pio.templates.default) == (renderer, template)
 
 
+def _luminance(hex_colour: str) -> float:
+    channels = [int(hex_colour[i : i + 2], 16) / 255 for i in (1, 3, 5)]
+    r, g, b = (c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
 def themed(fig: go.Figure) -> None:
     assert isinstance(fig, go.Figure)
-    assert fig.layout.paper_bgcolor == "rgba(0,0,0,0)" and fig.layout.plot_bgcolor == "rgba(0,0,0,0)"
-    assert fig.layout.hoverlabel.bgcolor and fig.layout.font.color == "#8c8c8c"
+    paper, text = fig.layout.paper_bgcolor, fig.layout.font.color
+    assert paper == fig.layout.plot_bgcolor and fig.layout.hoverlabel.bgcolor
+    light, dark = sorted((_luminance(paper), _luminance(text)), reverse=True)
+    assert (light + 0.05) / (dark + 0.05) >= 4.5  # its own paper: readable whatever the notebook's theme
     exported = pio.from_json(fig.to_json())  # static export keeps the look (no global template needed to read it back)
-    assert exported.layout.paper_bgcolor == "rgba(0,0,0,0)" and exported.layout.font.color == "#8c8c8c"
+    assert exported.layout.paper_bgcolor == paper and exported.layout.font.color == text
 
 
 def test_episode_timeline(frames):
@@ -132,8 +140,15 @@ def test_compare_episodes(frames):
     assert gpt["cost_a"] == pytest.approx(gpt["cost_b"]) and gpt["delta_cost"] == pytest.approx(0.0)
     fig = plots.compare_episodes(events, ids["success"], ids["veto_audit"], usage)
     themed(fig)
-    assert len(fig.data) == 5 and fig.layout.xaxis.type == "category"
-    assert "Δ" in fig.data[0].hovertemplate and fig.data[2].name == "Δ time (B − A)"
+    assert len(fig.data) == 6 and fig.layout.xaxis.type == "category"
+    assert "Δ" in fig.data[0].hovertemplate and [t.name for t in fig.data[2:4]] == ["Δ B slower", "Δ B faster or equal"]
+    for trace in fig.data:  # one colour per trace: what the legend shows is what the bars are
+        assert isinstance(trace.marker.color, str)
+    slower, faster = (np.asarray(t.y, dtype=float) for t in fig.data[2:4])
+    assert np.all(np.isnan(slower) | (slower > 0)) and np.all(np.isnan(faster) | (faster <= 0))
+    assert [t.name for t in fig.data[4:]] == ["A cost (hatched)", "B cost (hatched)"] and fig.data[4].showlegend is not False
+    assert fig.layout.yaxis3.tickprefix == "$" and fig.layout.yaxis3.exponentformat == "none"  # dollars, never 200μ
+    assert fig.layout.yaxis.ticksuffix == fig.layout.yaxis2.ticksuffix == " s" and fig.layout.yaxis2.exponentformat == "none"
     tool_steps = plots.compare_steps(events, ids["approved"], ids["rejected"])
     assert "tool:write #1" in set(tool_steps["step"])
     # without usage the cost of a step is unknown, not $0
@@ -261,3 +276,13 @@ def test_token_parts_keep_unknown_apart():
         "output, split unknown": [10, 0, 0],
     }
     assert "(2 calls with unknown totals left out)" in plots.tokens_by(usage).layout.title.text
+
+
+@pytest.mark.parametrize(
+    ("values", "fmt"), [([0.0002, 0.0004], ",.7~f"), ([0.03], ",.5~f"), ([12.5, None], ",.2~f"), ([float("nan")], ",.2~f")]
+)
+def test_money_axis_reads_dollars_with_enough_decimals(values, fmt):
+    from noesis_nb.plots._theme import money_axis
+
+    axis = money_axis(values)
+    assert axis == {"tickprefix": "$", "tickformat": fmt, "exponentformat": "none"}

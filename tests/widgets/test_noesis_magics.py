@@ -152,9 +152,9 @@ def test_approve_on_disk_then_resume(
 def test_reject_on_disk(ip: Any, runs_dir: Path, tmp_path: Path, nnb: Any, capsys: pytest.CaptureFixture[str]) -> None:
     run_dir = paused_on_disk(runs_dir, nnb, tmp_path / "effect.txt")
     ip.run_line_magic("noesis", f'reject {run_dir.name} --runs-dir {runs_dir} --reason "too risky"')
-    assert "rejected" in capsys.readouterr().out
+    assert capsys.readouterr().out.startswith("rejected by human at ")
     ip.run_line_magic("noesis", f"reject {run_dir.name} --runs-dir {runs_dir}")  # idempotent
-    assert "already recorded" in capsys.readouterr().out
+    assert "already rejected by human at " in capsys.readouterr().out
 
 
 def test_show_text_timeline(ip: Any, runs_dir: Path, tmp_path: Path, nnb: Any, capsys: pytest.CaptureFixture[str]) -> None:
@@ -176,13 +176,17 @@ def test_paused_run_from_disk_is_approved_and_resumed_in_the_view(
     assert view.stop_button.layout.display == "none" and view.resume_button.layout.display == "none"
     card = view.approvals.card()
     card.approve_button.click()
-    assert card.approve_button.disabled and "approved" in card.status.value
+    assert card.approve_button.disabled and "approved</b> by human" in card.body.value
+    assert card.controls.layout.display == "none"  # decided: its buttons go away, the decision stays
     assert view.resume_button.layout.display is None  # decided: Resume appears
     with capture_output():
         view.resume_button.click()  # no running loop here: resumes synchronously
     assert marker.read_text() == "x" and is_sealed(run_dir)
     assert view.source.status == "ok" and ">ok<" in view.header.value
-    assert any("tool.execution.succeeded" in b.value for b in view.timeline.widgets())
+    [tool] = [r for r in view.steps.rows() if r.step is not None and r.step.kind == "tool"]
+    assert "approved by human" in tool.html.value and "ok</span>: exit 0" in tool.html.value
+    tool.toggle.value = True  # expand: the step's raw events
+    assert "tool.execution.succeeded" in tool.html.value
 
 
 def test_refresh_display_updates_the_shown_view_or_shows_it(ip: Any, runs_dir: Path, comm_log: list) -> None:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 import pytest
 
 from noesis_nb.store.facts import usage_from_events
-from noesis_nb.widgets import render, snapshot
+from noesis_nb.widgets import cards, render, snapshot
 from noesis_nb.widgets.state import Tally, format_elapsed, format_tokens
 
 SCRIPT = "<script>alert(1)</script>"
@@ -61,7 +62,7 @@ def assert_clean(html: str) -> None:
 def test_live_row_escapes_every_field() -> None:
     html = render.row_html(hostile_event())
     assert_clean(html)
-    assert 'class="nnb-r nnb-other' in html  # a hostile phase never becomes a class name
+    assert 'class="nnb-p nnb-c-grey"' in html  # a hostile phase never becomes a class name
 
 
 def test_snapshot_escapes_events_task_pending_and_decisions() -> None:
@@ -93,9 +94,9 @@ def test_header_escapes(fn: Any) -> None:
 
 
 def test_pending_card_and_decision_escape() -> None:
-    assert_clean(render.pending_html(HostileDraft()))
-    assert_clean(render.pending_html(HostileDraft(command_line=f"rm -rf {SCRIPT}")))
-    assert_clean(render.decision_html({"status": SCRIPT, "approver_id": IMG, "decided_at": SCRIPT, "reason": IMG}))
+    assert_clean(cards.pending_html(HostileDraft()))
+    assert_clean(cards.pending_html(HostileDraft(command_line=f"rm -rf {SCRIPT}")))
+    assert_clean(cards.decision_html({"status": SCRIPT, "approver_id": IMG, "decided_at": SCRIPT, "reason": IMG}))
 
 
 def test_counts_and_runs_table_escape() -> None:
@@ -105,7 +106,7 @@ def test_counts_and_runs_table_escape() -> None:
 
 
 def test_command_line_shown_instead_of_payload() -> None:
-    html = render.pending_html(HostileDraft(command_line="git push origin main", redacted_payload={"argv": ["git"]}))
+    html = cards.pending_html(HostileDraft(command_line="git push origin main", redacted_payload={"argv": ["git"]}))
     assert "$ git push origin main" in html
 
 
@@ -134,8 +135,9 @@ def test_names_times_and_short_payloads() -> None:
         "payload": {"event_name": "model.call", "model": "m", "input_tokens": 3, "text": "x" * 500},
     }
     assert render.event_name(event) == "model.call"
-    assert render.event_time(event) == "09:08:07.654"
-    assert render.short_payload(event) == "model=m input_tokens=3"
+    local = datetime.fromisoformat("2025-01-01T09:08:07.654321+00:00").astimezone()
+    assert render.event_time(event) == local.strftime("%H:%M:%S.654")  # the kernel's local time, as cards show it
+    assert render.short_payload(event) == "model=m text=" + "x" * 59 + "… input_tokens=3"
     long = render.short_payload({"payload": {"blob": "y" * 1000}}, limit=50)
     assert len(long) == 50 and long.endswith("…")
     assert render.event_name({"phase": "runtime", "event_type": "run.resume", "payload": {}}) == "run.resume"

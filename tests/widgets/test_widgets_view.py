@@ -36,13 +36,14 @@ def test_approve_click_persists_disables_and_the_episode_continues(
         view.flush()
         card = view.approvals.card()
         assert "fs.append" in card.body.value and "write" in card.body.value and "high" in card.body.value
-        assert "$ " in card.body.value and handle.pending[0].fingerprint in card.body.value
+        assert "<dt>argv</dt>" in card.body.value and "<li>-c</li>" in card.body.value  # quotes inside: one argument a line
+        assert f"<dt>fingerprint</dt><dd>{handle.pending[0].fingerprint}</dd>" in card.body.value  # a label by its value
         card.reason.value = "looks fine"
         card.approve_button.click()
         assert card.approve_button.disabled and card.reject_button.disabled
         [decision] = decision_files(handle.run_dir)  # persisted before the episode continued
         assert decision["status"] == "approved" and decision["approver_id"] == "ana" and decision["reason"] == "looks fine"
-        assert "approved" in card.status.value and "ana" in card.status.value
+        assert "approved</b> by ana" in card.body.value and "looks fine" in card.body.value
         await handle.wait()
         await nnb.until(lambda: view.settled == "ok")
         assert handle.status == "ok" and marker.read_text() == "x"
@@ -70,7 +71,7 @@ def test_reject_click_records_reason_and_nothing_executes(runs_dir: Path, tmp_pa
         [decision] = decision_files(handle.run_dir)
         assert decision["status"] == "rejected" and decision["reason"] == "not today"
         assert not marker.exists() and "tool.execution.succeeded" not in names(handle.run_dir)
-        assert "rejected" in card.status.value
+        assert "rejected</b> by human" in card.body.value and "not today" in card.body.value
 
     asyncio.run(main())
 
@@ -163,11 +164,13 @@ def test_coalescing_bounds_redraws_and_dom_for_10000_events(runs_dir: Path, comm
         await handle.wait()
         elapsed = loop.time() - t0
         await nnb.until(lambda: view.settled == "ok")
-        timeline_ids = {b.model_id for b in view.timeline.widgets()}
-        updates = nnb.value_updates(comm_log, timeline_ids)
+        row_ids = {r.html.model_id for r in view.steps.rows()}
+        updates = nnb.value_updates(comm_log, row_ids)
         assert view.redraws <= elapsed * 10 + 5, (view.redraws, elapsed)
-        assert updates <= (view.redraws + 1) * len(timeline_ids)
-        assert view.timeline.shown <= view.timeline.capacity == 50
+        assert updates <= (view.redraws + 1) * len(row_ids)
+        assert view.steps.shown <= view.steps.capacity == 30 and len(view.steps.box.children) <= 60  # a bounded DOM
+        view.mode.value = "events"  # the raw events: the newest 50, one click away
+        assert view.timeline.shown == view.timeline.capacity == 50 and view.steps.box.layout.display == "none"
         assert view.events_seen == len(handle.events) > 10_000
         total_bytes = sum(size for _, _, size, _ in comm_log)
         assert total_bytes < 1_000_000, total_bytes
@@ -258,16 +261,16 @@ def test_10000_events_without_yielding_make_one_redraw(comm_log: list, nnb: Any)
     async def main() -> None:
         source = FakeSource(asyncio.get_running_loop())
         view = EpisodeView(source)
-        blocks = {b.model_id for b in view.timeline.widgets()}
-        before = nnb.value_updates(comm_log, blocks)
         redraws = view.redraws
         for i in range(10_000):  # no await: the view's timer cannot fire during the burst
             source.emit(i)
         await asyncio.sleep(0.3)
         assert view.redraws - redraws == 1
-        assert nnb.value_updates(comm_log, blocks) - before <= len(blocks) == 5
-        assert view.events_seen == 10_000 and view.timeline.shown == 50
-        assert "e9999" in view.timeline.widgets()[0].value  # newest first
+        rows = {r.html.model_id for r in view.steps.rows()}
+        assert nnb.value_updates(comm_log, rows) <= len(rows) == 30  # each kept step drawn once
+        assert view.events_seen == 10_000 and view.steps.shown == 30 and view.steps.book.total == 10_000
+        assert "&quot;i&quot;:9999" in view.steps.rows()[-1].html.value  # newest last, as a story reads
+        assert "9,970 earlier steps are not shown" in view.counts.value
 
         # from worker threads: every event counted once, still few redraws
         def burst(offset: int) -> None:

@@ -1,0 +1,123 @@
+"""HTML of approval cards (pure): what a draft or a veto asks, and how it was decided.
+
+Each detail is a label next to its value (a definition list), times are local and in the
+timeline's format, and the wording follows the state: a pending draft "wants approval", a
+decided one says who decided, when, and why. A command line whose quoting would hide what runs
+(quotes or newlines inside arguments) is shown as its argument list instead.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..secrets import shown
+from .render import _dumps, esc, local_time, short
+
+__all__ = ["pending_html", "decision_html", "decision_words", "draft_heading", "command_html", "veto_html", "veto_decision_html"]
+
+_RISK_HUES = {"high": "red", "critical": "red", "medium": "orange"}
+
+
+def _time(value: Any) -> str:
+    return local_time(str(value)) if value else "?"
+
+
+def decision_words(decision: Mapping[str, Any], *, already: bool = False) -> str:
+    """Plain text: ``approved by ana at 11:53:54.310 — reason`` (``already approved …`` for a stale click)."""
+    status = str(decision.get("status") or "?")
+    reason = shown(decision.get("reason")) if decision.get("reason") else ""
+    text = (
+        f"{'already ' if already else ''}{status} by {decision.get('approver_id') or '?'} at {_time(decision.get('decided_at'))}"
+    )
+    return text + (f" — {reason}" if reason else "")
+
+
+def decision_html(decision: Mapping[str, Any], *, already: bool = False) -> str:
+    """The decision line of a card, coloured by outcome (a word, not only a colour)."""
+    approved = decision.get("status") == "approved"
+    words = esc(decision_words(decision, already=already))
+    status = esc(decision.get("status") or "?")
+    words = words.replace(status, f"<b>{status}</b>", 1)
+    return f'<span class="nnb-c-{"green" if approved else "red"}">{"✔" if approved else "✖"} {words}</span>'
+
+
+def draft_heading(p: Any, decision: Mapping[str, Any] | None = None) -> str:
+    """``‖ fs.write_file wants approval`` while pending, ``fs.write_file`` plus the decision once decided."""
+    if decision is None:
+        return f'<b class="nnb-c-orange">‖ {esc(p.tool)}</b> <b>wants approval</b>'
+    return f"<b>{esc(p.tool)}</b> {decision_html(decision)}"
+
+
+def command_html(p: Any) -> str:
+    """``$ cmd`` when the line reads plainly, else the argument list (and cwd/env), one argument a line."""
+    payload = p.redacted_payload or {}
+    argv = payload.get("argv")
+    line = shown(p.command_line) if p.command_line else None
+    if isinstance(argv, Sequence) and not isinstance(argv, str) and argv:
+        args = [str(a) for a in argv]
+        if args[0] == sys.executable:
+            args[0] = "python"
+        plain = line is not None and len(line) <= 160 and not any(c in a for a in args for c in "'\"\n\\")
+        if not plain:
+            items = "".join(f"<li>{esc(shown(a))}</li>" for a in args)
+            extra = ""
+            if payload.get("cwd"):
+                extra += f"<dt>cwd</dt><dd>{esc(shown(str(payload['cwd'])))}</dd>"
+            if payload.get("env"):
+                extra += f"<dt>env</dt><dd>{esc(' '.join(sorted(str(k) for k in payload['env'])))}</dd>"
+            return f"<dt>argv</dt><dd><ol>{items}</ol></dd>{extra}"
+    if line:
+        return f"<dt>command</dt><dd><code>$ {esc(line)}</code></dd>"
+    return f"<dt>payload</dt><dd><pre>{esc(shown(_dumps(payload, pretty=True)))}</pre></dd>"
+
+
+def pending_html(p: Any, decision: Mapping[str, Any] | None = None) -> str:
+    """A card's body: heading by state, then each detail labelled (effect, risk, command, draft, fingerprint, impact)."""
+    risk_hue = _RISK_HUES.get(str(p.risk_tier), "grey")
+    details = (
+        f"<dt>effect</dt><dd>{esc(p.effect_kind)}</dd>"
+        f'<dt>risk</dt><dd><b class="nnb-c-{risk_hue}">{esc(p.risk_tier)}</b></dd>'
+        f"<dt>protocol</dt><dd>{esc(p.protocol)}</dd>"
+        f"{command_html(p)}"
+        f"<dt>asked at</dt><dd>{esc(_time(p.requested_at))}</dd>"
+        f"<dt>draft</dt><dd>{esc(p.draft_id)}</dd>"
+        f"<dt>fingerprint</dt><dd>{esc(p.fingerprint)}</dd>"
+        + (f"<dt>impact</dt><dd>{esc(p.impact_hash)}</dd>" if p.impact_hash else "")
+    )
+    listing = f"<dl>{details}</dl>"
+    if decision is not None:  # decided: the details stay one click away
+        listing = f"<details><summary>what was asked</summary>{listing}</details>"
+    return f"<div>{draft_heading(p, decision)}{listing}</div>"
+
+
+def veto_html(governance: Mapping[str, Any] | None, decision: Mapping[str, Any] | None = None) -> str:
+    """A veto pause's card: the rule and its message; what Override and Uphold do, or how it was decided."""
+    payload = (governance or {}).get("payload") if isinstance((governance or {}).get("payload"), Mapping) else {}
+    payload = payload or {}
+    rule, message = payload.get("rule_id") or "?", short(payload.get("message") or "", 300)
+    details = (
+        f"<dl><dt>rule</dt><dd>{esc(rule)}</dd><dt>message</dt><dd>{esc(message)}</dd>"
+        f"<dt>vetoed at</dt><dd>{esc(_time((governance or {}).get('timestamp')))}</dd></dl>"
+    )
+    if decision is None:
+        return (
+            f'<div><b class="nnb-c-red">⊘ governance vetoed this run</b> <b>and paused it for a person</b>{details}'
+            '<span class="nnb-muted">Override lets the adapter run; Uphold ends the run vetoed.</span></div>'
+        )
+    return (
+        f"<div><b>governance veto</b> {veto_decision_html(decision)}<details><summary>the veto</summary>{details}</details></div>"
+    )
+
+
+def veto_decision_html(decision: Mapping[str, Any], *, already: bool = False) -> str:
+    """``overridden by ana at 11:53:54.310 — reason`` / ``upheld by …``."""
+    override = decision.get("status") == "approved"
+    word = "overridden" if override else "upheld"
+    reason = shown(decision.get("reason")) if decision.get("reason") else ""
+    text = esc(
+        f"by {decision.get('approver_id') or '?'} at {_time(decision.get('decided_at'))}" + (f" — {reason}" if reason else "")
+    )
+    prefix = "already " if already else ""
+    return f'<span class="nnb-c-{"green" if override else "red"}">{"✔" if override else "✖"} {prefix}<b>{word}</b> {text}</span>'

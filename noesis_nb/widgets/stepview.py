@@ -1,0 +1,228 @@
+"""HTML of one step (pure): a summary line that tells what happened, and its raw events on demand.
+
+A tool call reads ``tool  fs.write_file · write · high · approved by ana (waited 12.3 s) · ran 0.21 s · ok: exit 0``;
+a model call ``model  gpt-4o-mini (openai) · 1,850 in · 240 out · $0.0004 · 812 ms``. What the events
+alone do not hold (a draft's effect and risk, who decided, a tool's output) comes from a
+:class:`StepFacts` the view fills from its source.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from functools import lru_cache
+from typing import Any
+
+from ..store.vocab import TOOL_APPROVAL_PENDING, TOOL_APPROVED, TOOL_EXECUTION_STARTED, TOOL_REJECTED_GOVERNANCE
+from .render import FLAG_MARKS, esc, event_name, event_time, phase_class, row_html, short, short_payload
+from .steps import Step
+
+__all__ = ["StepFacts", "ToolFacts", "summary_html", "body_html", "step_class", "seconds_between", "format_seconds"]
+
+_KIND_LABELS = {"opening": "start", "closing": "end", "tool": "tool", "model": "model", "governance": "governance"}
+_KIND_HUES = {"opening": "start", "closing": "terminate", "tool": "tool", "model": "model", "governance": "governance"}
+BODY_ROWS = 60
+_FINISHED = frozenset({"succeeded", "failed", "rejected"})
+
+
+@dataclass(frozen=True)
+class ToolFacts:
+    """What a tool draft asked and how it ended (from the run's ``tool_invocations``)."""
+
+    tool: str | None = None
+    effect_kind: str | None = None
+    risk_tier: str | None = None
+    result: str | None = None  # a short excerpt of the output
+
+
+@dataclass
+class StepFacts:
+    """Lookups a step's summary needs beyond its events (all optional)."""
+
+    decisions: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # draft id -> decision
+    tools: Callable[[str, bool], ToolFacts | None] = lambda _draft, _finished: None
+    price: Callable[[Mapping[str, Any]], float | None] = lambda _payload: None
+    veto: Mapping[str, Any] | None = None  # the decision on the veto that paused the run, if any
+    now: float | None = None  # for steps still running (epoch seconds)
+
+
+@lru_cache(maxsize=8192)
+def _epoch(timestamp: str) -> float | None:
+    try:
+        return datetime.fromisoformat(timestamp.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
+
+
+def seconds_between(a: Mapping[str, Any] | None, b: Mapping[str, Any] | None) -> float | None:
+    if a is None or b is None:
+        return None
+    start, end = _epoch(str(a.get("timestamp") or "")), _epoch(str(b.get("timestamp") or ""))
+    return None if start is None or end is None else max(0.0, end - start)
+
+
+def format_seconds(seconds: float | None) -> str:
+    if seconds is None:
+        return "?"
+    if seconds < 1:
+        return f"{seconds * 1000:.0f} ms"
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    return f"{int(seconds // 60)} min {seconds % 60:04.1f} s"
+
+
+def _payload(event: Mapping[str, Any]) -> Mapping[str, Any]:
+    payload = event.get("payload")
+    return payload if isinstance(payload, Mapping) else {}
+
+
+def _find(step: Step, name: str) -> Mapping[str, Any] | None:
+    return next((e for e in step.events if _payload(e).get("event_name") == name), None)
+
+
+def _money(value: float) -> str:
+    if value >= 1:
+        return f"${value:,.2f}"
+    if value >= 0.01:
+        return f"${value:.3f}"
+    return f"${value:.4f}" if value >= 0.0001 else f"${value:.6f}"
+
+
+def _tool_parts(step: Step, facts: StepFacts) -> list[str]:
+    info = facts.tools(step.draft_id, step.state in _FINISHED) if step.draft_id else None
+    parts = [f"<b>{esc((info.tool if info and info.tool else None) or step.tool or '?')}</b>"]
+    if info is not None:
+        parts += [esc(v) for v in (info.effect_kind, info.risk_tier) if v]
+    decision = facts.decisions.get(step.draft_id or "")
+    asked = _find(step, TOOL_APPROVAL_PENDING)
+    if step.state == "pending" and decision is None:
+        parts.append('<b class="nnb-c-orange">waiting for approval</b>')
+    elif decision is not None or step.state == "rejected":
+        status = str((decision or {}).get("status") or "rejected")
+        who = f" by {esc((decision or {}).get('approver_id') or '?')}" if decision else ""
+        ended = _find(step, TOOL_APPROVED) or _find(step, TOOL_REJECTED_GOVERNANCE)
+        waited = seconds_between(asked, ended) if ended is not None else None
+        hue = "green" if status == "approved" else "red"
+        parts.append(
+            f'<span class="nnb-c-{hue}">{esc(status)}{who}</span>' + (f" (waited {format_seconds(waited)})" if waited else "")
+        )
+    started = _find(step, TOOL_EXECUTION_STARTED)
+    if started is not None and step.state in ("succeeded", "failed"):
+        parts.append(f"ran {format_seconds(seconds_between(started, step.last))}")
+    if step.state == "succeeded":
+        parts.append('<span class="nnb-c-green">ok</span>' + (f": {esc(info.result)}" if info and info.result else ""))
+    elif step.state == "failed":
+        reason = _payload(step.last).get("reason_code") or event_name(step.last)
+        parts.append(f'<span class="nnb-c-red">failed: {esc(reason)}</span>')
+    elif step.state == "running":
+        parts.append("running")
+    return parts
+
+
+def _model_parts(step: Step, facts: StepFacts) -> list[str]:
+    p = _payload(step.first)
+    model = f"<b>{esc(p.get('model') or '?')}</b>" + (f" ({esc(p.get('provider'))})" if p.get("provider") else "")
+    parts = [model]
+    for key, word in (("input_tokens", "in"), ("output_tokens", "out")):
+        value = p.get(key)
+        parts.append(f"{value:,} {word}" if isinstance(value, int) and not isinstance(value, bool) else f"? {word}")
+    if isinstance(p.get("cached_input_tokens"), int) and p.get("cached_input_tokens"):
+        parts.append(f"{p['cached_input_tokens']:,} cached")
+    cost = p.get("cost_usd") if isinstance(p.get("cost_usd"), (int, float)) else facts.price(p)
+    if cost is not None:
+        parts.append(_money(float(cost)))
+    latency = p.get("latency_ms")
+    if isinstance(latency, (int, float)) and not isinstance(latency, bool):
+        parts.append(format_seconds(latency / 1000))
+    return parts
+
+
+def _governance_parts(step: Step, facts: StepFacts) -> list[str]:
+    p = _payload(step.first)
+    decision = str(p.get("decision") or "?")
+    enforced = p.get("enforced")
+    hue = "red" if decision == "veto" and enforced else ("orange" if decision == "veto" else "green")
+    parts = [f'<b class="nnb-c-{hue}">{esc(decision)}</b>', esc(p.get("rule_id") or "?")]
+    if decision == "veto":
+        parts.append("enforced" if enforced else "audit only: recorded, not enforced")
+    if p.get("message"):
+        parts.append(esc(short(p["message"], 120)))
+    override = next((e for e in step.events[1:] if e.get("phase") == "governance"), None)
+    if step.paused:
+        parts.append('<b class="nnb-c-orange">paused for a person</b>')
+    elif override is not None:
+        parts.append(f'<span class="nnb-c-green">overridden by {esc(_payload(override).get("approver_id") or "?")}</span>')
+    elif facts.veto is not None and decision == "veto" and enforced:
+        word = "overridden" if facts.veto.get("status") == "approved" else "upheld"
+        parts.append(f"{word} by {esc(facts.veto.get('approver_id') or '?')}")
+    return parts
+
+
+def _opening_parts(step: Step) -> list[str]:
+    parts = []
+    for event in step.events:
+        p = _payload(event)
+        if event.get("phase") == "start" and p.get("task"):
+            parts.append(f"task {esc(short(p['task'], 100))}")
+        if event.get("phase") == "plan" and p.get("steps"):
+            parts.append(f"plan {esc(short(p['steps'], 80))}")
+    return parts
+
+
+def _closing_parts(step: Step) -> list[str]:
+    end = next((e for e in step.events if e.get("phase") == "terminate"), None)
+    if end is None:
+        return [esc(short_payload(step.first, 100))]
+    p = _payload(end)
+    status = str(p.get("status") or "?")
+    hue = {"ok": "green", "error": "red", "vetoed": "red"}.get(status, "grey")
+    return [f'<b class="nnb-c-{hue}">{esc(status)}</b>', esc(short(p.get("message") or "", 140))]
+
+
+def summary_html(step: Step, facts: StepFacts | None = None) -> str:
+    """The step's one line: local time, what kind of step, what happened, how long; pauses, vetoes and errors marked."""
+    facts = facts or StepFacts()
+    kind = step.kind
+    first = step.first
+    if kind == "tool":
+        parts = _tool_parts(step, facts)
+    elif kind == "model":
+        parts = _model_parts(step, facts)
+    elif kind == "governance":
+        parts = _governance_parts(step, facts)
+    elif kind == "opening":
+        parts = _opening_parts(step)
+    elif kind == "closing":
+        parts = _closing_parts(step)
+    else:
+        name = event_name(first)
+        parts = [f"<b>{esc(name)}</b>" if name != first.get("phase") else "", esc(short_payload(first, 140))]
+    label = _KIND_LABELS.get(kind) or str(first.get("phase") or "?")
+    hue_of = _KIND_HUES.get(kind) or first.get("phase")
+    flag = step.flag()
+    mark = f"{FLAG_MARKS[flag]} " if flag else ""
+    if len(step.events) > 1 and kind not in ("tool",):
+        took = seconds_between(first, step.last)
+        if took:
+            parts.append(format_seconds(took))
+    count = f' <span class="nnb-muted">· {len(step.events)} events</span>' if len(step.events) > 1 else ""
+    text = " · ".join(p for p in parts if p)
+    return (
+        f'<div class="nnb-sum"><span class="nnb-t">{esc(event_time(first))}</span> '
+        f'<span class="nnb-k {phase_class(hue_of)}">{mark}{esc(label)}</span> {text}{count}</div>'
+    )
+
+
+def body_html(step: Step, limit: int = BODY_ROWS) -> str:
+    """The step's raw events, each a row that expands to the whole event (the full log is in events.jsonl)."""
+    omit = ("request_id", "draft_id") if step.kind == "tool" else ()  # the step says which call it is; the rows need not
+    rows = "".join(row_html(e, detail_limit=3000, omit=omit) for e in step.events[:limit])
+    more = len(step.events) - limit
+    tail = f'<div class="nnb-muted">… {more} more events in events.jsonl</div>' if more > 0 else ""
+    return f'<div class="nnb-body">{rows}{tail}</div>'
+
+
+def step_class(step: Step) -> str:
+    flag = step.flag()
+    return "nnb-step" + (f" nnb-f-{flag}" if flag else "")

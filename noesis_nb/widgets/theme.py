@@ -1,0 +1,155 @@
+"""The view's one stylesheet: every colour derived from JupyterLab's theme variables (``--jp-…``).
+
+Text colours are the theme's foreground mixed with a hue (``color-mix``), so they keep their
+meaning (blue plan, orange pause, red veto and error, green ok) and stay readable on the theme's
+background in Light, Dark and High Contrast alike: the mix always leans towards the theme's own
+text colour. Backgrounds are the theme's background tinted with a little of the hue. Pages
+without JupyterLab's variables (nbviewer, VS Code, static HTML) get the fallbacks after the comma
+(VS Code's editor colours, else GitHub-like light colours). Meaning never rests on colour alone:
+pauses, vetoes and errors also carry a mark (‖ ⊘ ✖) and a word.
+
+When a view loses its kernel (restart, shutdown), ipywidgets adds ``jupyter-widgets-disconnected``
+to every widget element; the rules at the end use that class to say so in the view and to stop its
+buttons from taking clicks that could no longer reach anything.
+"""
+
+from __future__ import annotations
+
+__all__ = ["ROOT_CLASS", "HUES", "PHASE_HUES", "STATUS_HUES", "stylesheet"]
+
+ROOT_CLASS = "noesis-nb-view"  # on the live view and on the static snapshot
+
+# hue name -> (JupyterLab variable, fallback): mixed with the foreground for text, with the background for tints
+HUES = {
+    "blue": ("--jp-brand-color0", "#0969da"),
+    "purple": ("--md-purple-700", "#8250df"),
+    "teal": ("--jp-info-color0", "#0097a7"),
+    "orange": ("--jp-warn-color0", "#bc4c00"),
+    "red": ("--jp-error-color0", "#cf222e"),
+    "green": ("--jp-success-color0", "#1a7f37"),
+    "grey": ("--jp-ui-font-color2", "#59636e"),
+}
+PHASE_HUES = {
+    "start": "grey",
+    "observe": "grey",
+    "interpret": "blue",
+    "plan": "blue",
+    "direction": "blue",
+    "intuition": "purple",
+    "reason": "purple",
+    "model": "purple",
+    "integration": "teal",
+    "action_candidate": "orange",
+    "governance": "green",
+    "act": "orange",
+    "tool": "orange",
+    "reflect": "blue",
+    "learn": "blue",
+    "runtime": "grey",
+    "terminate": "grey",
+    "insight": "grey",
+    "memory": "grey",
+    "error": "red",
+    "end": "grey",
+    "other": "grey",
+}
+STATUS_HUES = {"running": "blue", "paused": "orange", "ok": "green", "error": "red", "vetoed": "red", "cancelled": "grey"}
+FLAG_HUES = {"pause": "orange", "veto": "red", "error": "red"}
+
+_FG = "var(--jp-ui-font-color1, var(--vscode-editor-foreground, #1f2328))"
+_BG = "var(--jp-layout-color0, var(--vscode-editor-background, #ffffff))"
+_MONO = "var(--jp-code-font-family, var(--vscode-editor-font-family, ui-monospace, SFMono-Regular, Menlo, monospace))"
+
+
+def _hue(name: str) -> str:
+    variable, fallback = HUES[name]
+    return f"var({variable}, {fallback})"
+
+
+def _variables() -> str:
+    lines = [f"--nnb-fg:{_FG}", f"--nnb-bg:{_BG}"]
+    lines.append("--nnb-muted:color-mix(in srgb, var(--nnb-fg) 74%, var(--nnb-bg))")
+    lines.append("--nnb-line:color-mix(in srgb, var(--nnb-fg) 16%, var(--nnb-bg))")
+    lines.append("--nnb-raised:color-mix(in srgb, var(--nnb-fg) 5%, var(--nnb-bg))")
+    for name in HUES:
+        lines.append(f"--nnb-{name}:color-mix(in srgb, {_hue(name)} 55%, var(--nnb-fg))")
+        lines.append(f"--nnb-{name}-tint:color-mix(in srgb, {_hue(name)} 14%, var(--nnb-bg))")
+        lines.append(f"--nnb-{name}-edge:color-mix(in srgb, {_hue(name)} 60%, var(--nnb-bg))")
+    return ";".join(lines)
+
+
+def _rules() -> list[str]:
+    r = ROOT_CLASS
+    rules = [
+        f".{r}{{{_variables()};color:var(--nnb-fg);font-size:var(--jp-ui-font-size1,13px)}}",
+        f".{r} .nnb-muted,.{r} .nnb-t,.{r} .nnb-a{{color:var(--nnb-muted)}}",
+        f".{r} code,.{r} pre,.{r} .nnb-mono{{font-family:{_MONO}}}",
+        f".{r} pre{{white-space:pre-wrap;word-break:break-word;overflow-wrap:anywhere;max-height:260px;overflow:auto;"
+        "margin:2px 0 4px 0;padding:4px 6px;background:var(--nnb-raised);color:var(--nnb-fg);border-radius:3px}",
+        f".{r} .nnb-h{{line-height:1.6}}",
+        f".{r} .nnb-badge{{display:inline-block;border-radius:9px;padding:0 8px;font-size:12px;font-weight:600;"
+        "border:1px solid var(--nnb-line)}",
+        # step tree
+        f".{r} .nnb-steps{{border-top:1px solid var(--nnb-line)}}",
+        f".{r} .nnb-step{{border-bottom:1px solid var(--nnb-line);border-left:3px solid transparent}}",
+        f".{r} .nnb-sum{{font:12px/1.6 {_MONO};white-space:normal;overflow-wrap:anywhere;padding:1px 4px}}",
+        f".{r} .nnb-k{{display:inline-block;min-width:6.5em;font-weight:600}}",
+        f".{r} .nnb-body{{padding:2px 4px 6px 1.5em}}",
+        f".{r} .nnb-r{{font:12px/1.5 {_MONO};border-bottom:1px solid var(--nnb-line)}}",
+        f".{r} .nnb-r summary{{cursor:pointer;overflow-wrap:anywhere}}",
+        f".{r} .nnb-p{{display:inline-block;min-width:7em;font-weight:600}}",
+        f".{r} .nnb-toggle.jupyter-button{{width:24px;min-width:24px;height:20px;padding:0;margin:1px 2px;"
+        "background:transparent;color:var(--nnb-fg);border:none;box-shadow:none;font-size:12px}",
+        f".{r} .nnb-toggle.jupyter-button.mod-active{{background:transparent;box-shadow:none;transform:rotate(90deg)}}",
+        # cards
+        f".{r} .nnb-card{{border:1px solid var(--nnb-orange-edge);border-left:4px solid var(--nnb-orange-edge);"
+        "background:var(--nnb-orange-tint);padding:4px 8px;margin:4px 0;border-radius:3px}",
+        f".{r} .nnb-card.nnb-veto-card{{border-color:var(--nnb-red-edge);background:var(--nnb-red-tint)}}",
+        f".{r} .nnb-card.nnb-decided{{border-color:var(--nnb-line);border-left-color:var(--nnb-green-edge);"
+        "background:transparent}",
+        f".{r} .nnb-card.nnb-decided.nnb-no{{border-left-color:var(--nnb-red-edge)}}",
+        f".{r} .nnb-card dl{{display:grid;grid-template-columns:max-content 1fr;gap:0 10px;margin:4px 0}}",
+        f".{r} .nnb-card dt{{color:var(--nnb-muted);white-space:nowrap}}",
+        f".{r} .nnb-card dt,.{r} .nnb-card dd{{line-height:1.5}}",
+        f".{r} .nnb-card li{{margin:0;line-height:1.5}}",
+        f".{r} .nnb-card dd{{margin:0;overflow-wrap:anywhere;font-family:{_MONO};font-size:12px}}",
+        f".{r} .nnb-card ol{{margin:0;padding-left:2em;font-family:{_MONO};font-size:12px}}",
+        f".{r} .nnb-msg{{padding:2px 0}}",
+        # buttons of the view: our own colours, readable in every theme (ipywidgets' mod-success is not)
+        f".{r} .jupyter-button.nnb-btn{{color:var(--nnb-fg);background:var(--nnb-raised);border:1px solid var(--nnb-line);"
+        "box-shadow:none}",
+        f".{r} .jupyter-button.nnb-yes{{color:var(--nnb-green);background:var(--nnb-green-tint);"
+        "border-color:var(--nnb-green-edge)}",
+        f".{r} .jupyter-button.nnb-no{{color:var(--nnb-red);background:var(--nnb-red-tint);border-color:var(--nnb-red-edge)}}",
+        f".{r} .jupyter-button.nnb-go{{color:var(--nnb-blue);background:var(--nnb-blue-tint);border-color:var(--nnb-blue-edge)}}",
+        f".{r} .jupyter-button.nnb-btn:disabled{{opacity:1;color:var(--nnb-muted);background:transparent;"
+        "border-style:dashed;cursor:default}",
+        f".{r} .widget-text input{{color:var(--nnb-fg);background:var(--nnb-bg);border-color:var(--nnb-line)}}",
+        f".{r} .widget-text input::placeholder{{color:var(--nnb-muted);opacity:1}}",
+        # the view lost its kernel
+        f".{r} .nnb-stale{{display:none}}",
+        f".{r}.jupyter-widgets-disconnected .nnb-stale{{display:block;color:var(--nnb-red);background:var(--nnb-red-tint);"
+        "border:1px solid var(--nnb-red-edge);padding:4px 8px;margin:4px 0;border-radius:3px}",
+        f".{r}.jupyter-widgets-disconnected .jupyter-button{{pointer-events:none;opacity:1;color:var(--nnb-muted);"
+        "background:transparent;border-style:dashed;text-decoration:line-through}",
+        f".{r}.jupyter-widgets-disconnected .jupyter-button.nnb-toggle{{display:none}}",
+    ]
+    for name in HUES:
+        rules.append(f".{r} .nnb-c-{name}{{color:var(--nnb-{name})}}")
+        rules.append(f".{r} .nnb-badge.nnb-c-{name}{{background:var(--nnb-{name}-tint);border-color:var(--nnb-{name}-edge)}}")
+    for flag, hue in FLAG_HUES.items():
+        rules.append(f".{r} .nnb-f-{flag}{{background:var(--nnb-{hue}-tint);border-left-color:var(--nnb-{hue}-edge)}}")
+    rules.append(f".{r} table.nnb-table{{border-collapse:collapse;font-size:12px}}")
+    rules.append(f".{r} table.nnb-table td,.{r} table.nnb-table th{{padding:1px 6px;text-align:left;vertical-align:top}}")
+    return rules
+
+
+_STYLESHEET: str | None = None
+
+
+def stylesheet() -> str:
+    """``<style>…</style>`` for the view and the snapshot (built once)."""
+    global _STYLESHEET
+    if _STYLESHEET is None:
+        _STYLESHEET = "<style>" + "".join(_rules()) + "</style>"
+    return _STYLESHEET
