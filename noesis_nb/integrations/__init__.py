@@ -25,6 +25,6 @@ attribute gets ``tags={"source": …}``, so ``runs_df`` can tell which system a 
 from __future__ import annotations
 
 from ..runtime.api import solve, solve_async, start
-from ._extras import MissingExtraError
+from ._extras import MissingExtraError, require
 
-__all__ = ["start", "solve", "solve_async", "MissingExtraError"]
+__all__ = ["start", "solve", "solve_async", "MissingExtraError", "require"]
