@@ -57,10 +57,11 @@ def run_episode(runs_dir: Path, n: int) -> tuple[float, Path, float]:
 def build_and_append(n: int, path: Path) -> float:
     """The same records built by hand: id, timestamp, fields; orjson; one write() each."""
     t0 = time.perf_counter()
+    base = uuid.uuid4().hex[:24]  # ids as the engine makes them: a random base and a counter
     with open(path, "ab", buffering=0) as fh:
         for i in range(n):
             record = {
-                "id": f"{uuid.uuid4().hex[:24]}{i:012x}",
+                "id": f"{base}{i:012x}",
                 "episode_id": "ep_benchmark",
                 "agent_id": "system",
                 "phase": "reason",

@@ -52,6 +52,7 @@ def payload_might_contain(payload: Mapping[str, Any], blob: bytes) -> bool:
     """``might_contain(blob)`` for a payload and its JSON bytes, faster for flat payloads of plain text
     (the event hot path): keys are judged once each, numbers only by their key, and text by itself
     (a long key such as ``cache_write_input_tokens`` is not a random word: the detectors read values)."""
+    runs = _LONG_RUN in blob.translate(_RUNS)  # no long word anywhere: no value needs the per-value test
     for key, value in payload.items():
         verdict = _KEY_VERDICTS.get(key)
         if verdict is None:
@@ -69,7 +70,7 @@ def payload_might_contain(payload: Mapping[str, Any], blob: bytes) -> bool:
         if verdict[0]:
             return True
         if kind is str:
-            if _LONG_RUN_STR.search(value) is not None:
+            if runs and _LONG_RUN_STR.search(value) is not None:
                 return True
             if _PUNCT.isdisjoint(value):
                 if "bearer" in value.lower():
