@@ -70,8 +70,12 @@ def payload_might_contain(payload: Mapping[str, Any], blob: bytes) -> bool:
         if verdict[0]:
             return True
         if kind is str:
+            if key in _PROVIDER_ID_KEYS and _PROVIDER_ID.fullmatch(value) and _ALNUM_TOKEN.search(value) is None:
+                continue  # a provider's own request or response id: its fixed shape holds no secret
             if runs and _LONG_RUN_STR.search(value) is not None:
-                return True
+                if len(value) > _CACHED_LEN or find_in_text(value):
+                    return True
+                continue  # a short text the detectors cleared (remembered: model names repeat on every call)
             if _PUNCT.isdisjoint(value):
                 if "bearer" in value.lower():
                     return True
@@ -82,6 +86,12 @@ def payload_might_contain(payload: Mapping[str, Any], blob: bytes) -> bool:
     return False
 
 
+# request and response ids as OpenAI and Anthropic issue them (chatcmpl-…, resp_…, msg_…, req_…): random,
+# so they would take the full detector pass on every captured call, and nothing but letters and digits
+_PROVIDER_ID_KEYS = frozenset({"request_id", "response_id"})
+_PROVIDER_ID = re.compile(r"(?:chatcmpl-|resp_|msg_|req_)[A-Za-z0-9]{16,64}")
+# the starts of the token formats made of letters and digits only (AWS, Google, Twilio): an id holding one is screened
+_ALNUM_TOKEN = re.compile(r"A3T|AKIA|ASIA|ABIA|ACCA|AIza|SK|AC")
 _LONG_RUN_STR = re.compile("[" + re.escape(_TOKEN_CHARS.decode()) + "]{" + str(len(_LONG_RUN)) + "}")
 
 

@@ -205,3 +205,16 @@ def test_detect_secrets_runs_offline_without_git_and_quietly(monkeypatch, caplog
         assert find_in_text(shape.text)
     assert not [r for r in caplog.records if r.name.startswith("detect")]
     assert uuid.UUID(str(uuid.uuid4()))  # (the stdlib still works: nothing was patched globally)
+
+
+def test_provider_ids_skip_the_detectors_but_a_token_inside_one_does_not():
+    """A captured call's request and response ids take no detector pass; an id carrying a token shape still does."""
+    ids = {"request_id": "req_011CVabcDEFghiJKLmnoPQRs", "response_id": "chatcmpl-BmR3xq9XfLk2Tz8wYpV0aN4cE7uHd"}
+    payload = {"model": "gpt-4o", "input_tokens": 1200, **ids}
+    assert not payload_might_contain(payload, orjson.dumps(payload))
+    hidden = {**payload, "request_id": "req_AKIAIOSFODNN7EXAMPLE1234"}
+    assert scan(hidden) and payload_might_contain(hidden, orjson.dumps(hidden))
+    elsewhere = {**payload, "note": ids["request_id"]}  # the same random word under another key is screened as usual
+    assert payload_might_contain(elsewhere, orjson.dumps(elsewhere))
+    shaped = {**payload, "response_id": "sk-proj-" + "a1B2c3D4e5" * 3}
+    assert payload_might_contain(shaped, orjson.dumps(shaped))
