@@ -98,7 +98,8 @@ def _doc(ref: RunRef, name: str, problems: list[LoadProblem], stamp: dict[str, A
 def read_run(ref: RunRef, *, strict: bool) -> tuple[RunRecord, dict[str, Any], list[LoadProblem]]:
     """(record, stamp of every file consulted, problems). The record holds documents and derived facts."""
     problems: list[LoadProblem] = []
-    stamp: dict[str, Any] = {".": ref.fs.stat(ref.path)}  # before any read: a later rename into the run changes it
+    # every file consulted, stamped from the very file read (a later replacement by rename has another stat)
+    stamp: dict[str, Any] = {}
     summary = _doc(ref, "summary.json", problems, stamp, SUMMARY)
     final = _doc(ref, "final.json", problems, stamp, FINAL)
     before = len(problems)
