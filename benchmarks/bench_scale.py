@@ -11,7 +11,7 @@ fresh subprocesses, all in the same invocation:
 
 It prints seconds, memory grown by the call, the ratios the README quotes (warm / cold, events_df / floor,
 runs_df / summary scan), and the growth slope of each (log-log fit from 1,000 runs up: 1.0 is
-linear). Usage: python benchmarks/bench_scale.py [--max 10000] [--dir PATH] [--repeat 3]
+linear). Usage: python benchmarks/bench_scale.py [--min 10] [--max 10000] [--dir PATH] [--repeat 3]
 """
 
 from __future__ import annotations
@@ -108,12 +108,13 @@ def main() -> None:
         return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--max", type=int, default=10_000, help="largest corpus (default 10000; 100000 builds ~1.6 GB)")
+    parser.add_argument("--min", type=int, default=10, help="smallest corpus (e.g. --min 100000 --max 100000 for that size alone)")
     parser.add_argument("--dir", type=Path, default=None, help="where corpora are built and kept (default: a temp dir)")
     parser.add_argument("--repeat", type=int, default=3, help="warm repetitions per process; the best is reported")
     parser.add_argument("--processes", type=int, default=2, help="fresh processes per figure; the best is reported")
     args = parser.parse_args()
     base = args.dir or Path(tempfile.mkdtemp(prefix="noesis_nb_scale_"))
-    sizes = [n for n in SIZES if n <= args.max]
+    sizes = [n for n in SIZES if args.min <= n <= args.max]
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs; corpora in {base}; best of {args.processes} processes")
     results: dict[int, dict[str, dict]] = {}
     for n in sizes:
