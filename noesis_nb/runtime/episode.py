@@ -160,6 +160,7 @@ class Episode:
             if self.drain is not None:
                 return self.drain
             self.drain = drain = Drain(self.recorder, drain_s, sender, list(self.in_flight))
+        self.notify()  # views show "Stop now" and hide the steer box
         loop = self.loop
         if loop is not None and not loop.is_closed():
             loop.call_soon_threadsafe(lambda: loop.create_task(self._drain_then_cancel(drain, task)))

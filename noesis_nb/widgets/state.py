@@ -40,6 +40,8 @@ _QUIET = frozenset(
         "insight",
         "memory",
         "integration",
+        "steer",
+        "drain",
     }
 )
 
