@@ -34,6 +34,7 @@ _LAZY = {
     "export_otel": "noesis_nb.integrations.otel",
     # notebook
     "show": "noesis_nb.widgets",
+    "replay": "noesis_nb.widgets",
     "EpisodeView": "noesis_nb.widgets",
 }
 
@@ -101,4 +102,5 @@ if TYPE_CHECKING:  # pragma: no cover
     from .runtime.handle import EpisodeHandle as EpisodeHandle
     from .store import list_runs as list_runs
     from .widgets import EpisodeView as EpisodeView
+    from .widgets import replay as replay
     from .widgets import show as show

@@ -171,6 +171,10 @@ class EpisodeView(ViewOutput, w.VBox):  # type: ignore[misc]  # ipywidgets ships
         """Follow another source (e.g. the live handle of a run resumed from this view)."""
         self._attach(source, initial=False)
 
+    def reset(self, source: Any) -> None:
+        """Show ``source`` from scratch: every figure recomputed from its events (a replay's next moment)."""
+        self._attach(source, initial=True)
+
     def poke(self) -> None:
         """Ask for a redraw soon (coalesced). Safe from any thread."""
         self._coalescer.poke()
