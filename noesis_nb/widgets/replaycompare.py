@@ -22,6 +22,7 @@ from .theme import ROOT_CLASS
 __all__ = ["ReplayCompare", "replay"]
 
 _ROWS = 12  # aligned steps shown around the current one
+_WIDGET = "application/vnd.jupyter.widget-view+json"
 _CSS = (
     "<style>.noesis-nb-compare table{border-collapse:collapse;font-size:12px;width:100%}"
     ".noesis-nb-compare td,.noesis-nb-compare th{padding:1px 6px;text-align:right;border-bottom:1px solid var(--nnb-line)}"
@@ -77,6 +78,22 @@ class ReplayCompare(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type i
         self.right.seek(int(row["events_b"]) if row is not None else 0)
         self.steps.value = self._rows_html(i)
         return self
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None, **kwargs: Any) -> dict[str, Any]:
+        """The widget, a stable ``text/plain`` line, and a static ``text/html`` of the aligned steps and both views."""
+        i = int(self.slider.value)
+        sides = "".join(
+            f'<div style="flex:1 1 0;min-width:0">{side.view.snapshot_html()}</div>' for side in (self.left, self.right)
+        )
+        html = (
+            f'<div class="{ROOT_CLASS} noesis-nb-compare">{_CSS}{self._rows_html(i)}'
+            f'<div style="display:flex;gap:8px">{sides}</div></div>'
+        )
+        return {
+            "text/plain": f"ReplayCompare(step={i}, steps={len(self.table)}, differing={len(self.differing)})",
+            "text/html": html,
+            _WIDGET: {"version_major": 2, "version_minor": 0, "model_id": self.model_id},
+        }
 
     def _rows_html(self, i: int) -> str:
         lo = max(0, min(i - _ROWS // 2, len(self.table) - _ROWS))

@@ -35,6 +35,8 @@ class ReplayView(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type info
     """A run replayed: ``seek(k)`` shows it after ``k`` events; ``play(speed)`` moves forward in its own time."""
 
     def __init__(self, target: Any, *, runs_dir: str | os.PathLike[str] | None = None, title: str | None = None, **kwargs: Any):
+        if not isinstance(target, (str, os.PathLike, DiskRun)) and hasattr(target, "run_dir"):
+            target = target.run_dir  # a live handle (or a view's source): its run as written so far
         self.run = target if isinstance(target, DiskRun) else DiskRun(target, runs_dir=runs_dir)
         self.total = len(self.run.events)
         self.times = [epoch_of(e) for e in self.run.events]
