@@ -133,6 +133,8 @@ def _delta(value: Any, unit: str, money: bool = False) -> str:
     if value != value:
         return "—"
     v = float(value)
+    if abs(v) < (5e-7 if money else 0.005):  # rounds to nothing at the precision shown
+        v = 0.0
     text = (f"{v:+.6f} $" if money else f"{v:+.2f}{unit}") if v else "0"
     hue = "red" if v > 0 else ("green" if v < 0 else "grey")
     return f'<span class="nnb-c-{hue}">{text}</span>'

@@ -47,12 +47,18 @@ class ReplayView(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type info
             max=self.total,
             description="events",
             continuous_update=True,
-            layout=w.Layout(flex="1 1 auto", width="auto"),
+            layout=w.Layout(flex="1 1 auto", width="auto", min_width="160px"),
         )
-        self.play_button = w.ToggleButton(value=False, description="Play", icon="play", tooltip="play the run in its own time")
+        self.play_button = w.ToggleButton(
+            value=False, description="Play", icon="play", tooltip="play the run in its own time", layout=w.Layout(width="84px")
+        )
         self.play_button.add_class("nnb-btn")
         self.speed = w.ToggleButtons(
-            options=list(SPEEDS), value="10×", style={"button_width": "52px"}, layout=w.Layout(width="auto")
+            options=list(SPEEDS),
+            value="10×",
+            style={"button_width": "58px"},
+            layout=w.Layout(width="auto", flex="0 0 auto"),
+            tooltips=["the run's own time", "ten times faster", "as fast as the view redraws"],
         )
         self.clock = w.HTML()
         self.slider.observe(lambda change: self._show(change["new"]), "value")

@@ -331,7 +331,7 @@ class EpisodeView(ViewOutput, w.VBox):  # type: ignore[misc]  # ipywidgets ships
             unsubscribe()
         self._unsubscribe.clear()
         closed: set[int] = set()
-        stack: list[Any] = [self, *(card.box for card in self.approvals.cards.values())]
+        stack: list[Any] = [self, *(card.box for card in self.approvals.cards.values()), *self.steps.widgets()]
         while stack:
             widget = stack.pop()
             if not isinstance(widget, w.Widget) or id(widget) in closed:

@@ -27,8 +27,10 @@ def rendered(view: EpisodeView) -> tuple[Any, ...]:
     state = view.state()
     header = {k: v for k, v in state["header"].items() if k not in ("elapsed", "waited")}
     steps = [summary_html(step, state["facts"]) for step in state["steps"]]
+    rows = [row.html.value for row in view.steps.rows()]  # what the page holds: the rows it was sent
+    shown = len(view.steps.box.children)
     cards = [p.draft_id for p in state["pending"]]
-    return header, state["counts"], state["flags"], state["total"], cards, steps
+    return header, state["counts"], state["flags"], state["total"], cards, steps, rows, shown
 
 
 def test_replay_states_equal_the_live_views_states_at_the_same_event_counts(runs_dir: Path, comm_log: list) -> None:
@@ -73,7 +75,7 @@ def test_replay_states_equal_the_live_views_states_at_the_same_event_counts(runs
     assert len({len(state[5]) for _, state in seen}) >= 4  # the moments differ: more steps each time
     replay = ReplayView(handle.run_dir)
     assert replay.k == replay.total == len(handle.events)
-    for k, live in seen:
+    for k, live in [*seen[::-1], *seen]:  # backwards too: a moment never keeps rows of a later one
         replay.seek(k)
         assert rendered(replay.view) == live, f"after {k} events"
     replay.seek(seen[2][0])
