@@ -298,4 +298,5 @@ ENTRY_POINTS: dict[str, Builder] = {
     "notebook-analysis": notebook("analysis.ipynb"),
     "notebook-governance-and-resume": notebook("governance-and-resume.ipynb"),
     "notebook-integrations": notebook("integrations.ipynb"),
+    "notebook-steer-and-replay": notebook("steer-and-replay.ipynb"),
 }
