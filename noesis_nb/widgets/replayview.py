@@ -3,7 +3,8 @@
 The view shows a :class:`~noesis_nb.runtime.moment.RunMoment` — the run after its first ``k``
 events — so the step tree, header tokens and cost, and the cards at every ``k`` are what the live
 view showed when it had seen those ``k`` events (the same reducers: ``Tally``, ``StepBook``, the
-header's ``view_state``). Play moves ``k`` forward in the run's own time (1×, 10×) or as fast as the
+header's ``view_state``). Moving forward the view takes in only the next events, as the live view
+did; moving back it is rebuilt from the first ``k``. Play moves ``k`` forward in the run's own time (1×, 10×) or as fast as the
 view redraws (max); a gap longer than ``MAX_GAP_S`` (a pause waiting for a person) is shortened to it.
 The static ``text/html`` snapshot is the state shown when it is displayed: the final one.
 """
@@ -46,7 +47,7 @@ class ReplayView(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type info
             min=0,
             max=self.total,
             description="events",
-            continuous_update=True,
+            continuous_update=self.total <= 5_000,  # a long run is redrawn where the slider is let go
             layout=w.Layout(flex="1 1 auto", width="auto", min_width="160px"),
         )
         self.play_button = w.ToggleButton(
@@ -64,6 +65,7 @@ class ReplayView(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type info
         self.slider.observe(lambda change: self._show(change["new"]), "value")
         self.play_button.observe(lambda change: self._toggle(change["new"]), "value")
         self._task: asyncio.Task[None] | None = None
+        self._shown = self.total  # the event count the view shows
         heading = [w.HTML(f'<div class="nnb-muted">{esc(title)}</div>')] if title else []
         bar = w.HBox([self.play_button, self.speed, self.slider], layout=w.Layout(align_items="center", width="100%"))
         super().__init__([*heading, bar, self.clock, self.view])
@@ -85,8 +87,13 @@ class ReplayView(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type info
         return self.view.state()
 
     def _show(self, k: int) -> None:
-        self.view.reset(RunMoment(self.run, k))  # a pure function of the first k events
-        self.view.flush()
+        moment, shown = RunMoment(self.run, k), self._shown
+        if 0 < shown <= k:  # forward: the view takes in the next events as the live view did
+            self.view.extend(moment, moment.events[shown:])
+        else:  # backward: rebuilt from the first k events
+            self.view.reset(moment)
+            self.view.flush()
+        self._shown = k
         when = self._offset(k)
         into = f" · +{when:.1f} s into the run" if when else ""
         self.clock.value = f'<div class="nnb-muted">event {k:,} of {self.total:,}{into}</div>'

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import ipywidgets as w
@@ -174,6 +174,15 @@ class EpisodeView(ViewOutput, w.VBox):  # type: ignore[misc]  # ipywidgets ships
     def reset(self, source: Any) -> None:
         """Show ``source`` from scratch: every figure recomputed from its events (a replay's next moment)."""
         self._attach(source, initial=True)
+
+    def extend(self, source: Any, events: Sequence[Mapping[str, Any]]) -> None:
+        """Show ``source``, which holds what is shown plus ``events``: only those are taken in, as live (a replay moving on)."""
+        with self._flush_lock, self.steps.lock:
+            self.source = source
+            self.approvals.rebind(source)
+            self._ingest(list(events))
+        self._settled = None
+        self.flush()
 
     def poke(self) -> None:
         """Ask for a redraw soon (coalesced). Safe from any thread."""
