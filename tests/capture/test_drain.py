@@ -106,3 +106,35 @@ def test_a_second_stop_during_the_drain_stops_at_once(stub, runs_dir):
     assert handle.status == "cancelled" and took < 1.5
     assert report.reason == "stopped" and len(report.cut_off) == 1
     assert _phase(handle, "drain")[-1]["reason"] == "stopped"
+
+
+def test_a_sync_adapter_on_its_thread_is_drained_the_same_way(stub, runs_dir):
+    stub.script("/v1/chat/completions", Reply(delay=0.4))
+    tried: list[str] = []
+
+    def agent(task, ctx):
+        client = openai.OpenAI(base_url=stub.openai_url, api_key="sk-test", max_retries=0)
+        client.chat.completions.create(model="gpt-4o-mini", messages=MSG, extra_body=USAGE)
+        try:
+            ctx.tool("fs.list", {"argv": [sys.executable, "-c", "print('never')"]})
+        except EpisodeStopping as exc:
+            tried.append(str(exc))
+        return "done"
+
+    async def main():
+        handle = noesis_nb.start("drain a thread", using=agent, runs_dir=runs_dir)
+        await asyncio.sleep(0.15)
+        report = await handle.stop(drain_s=5)
+        for _ in range(100):  # the thread goes on after the episode ended (Python cannot stop it): its next call
+            if tried:
+                break
+            await asyncio.sleep(0.01)
+        return handle, report
+
+    handle, report = asyncio.run(main())
+    assert handle.status == "cancelled" and report.reason == "settled"
+    assert [c["kind"] for c in report.finished] == ["model"] and report.finished[0]["output_tokens"] == 70
+    assert len(tried) == 1 and "was not started" in tried[0]  # is refused with the clear error, never run
+    names = [e["payload"].get("event_name") for e in read_events(handle.run_dir / "events.jsonl")]
+    assert "tool.requested" not in names
+    assert check_run(handle.run_dir) == []
