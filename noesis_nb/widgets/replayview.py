@@ -94,9 +94,17 @@ class ReplayView(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type info
             self.view.reset(moment)
             self.view.flush()
         self._shown = k
+        self._read_only()
         when = self._offset(k)
         into = f" · +{when:.1f} s into the run" if when else ""
         self.clock.value = f'<div class="nnb-muted">event {k:,} of {self.total:,}{into}</div>'
+
+    def _read_only(self) -> None:
+        """A card waiting at this moment shows what it asked, without buttons: a replay decides nothing."""
+        for card in self.view.approvals.cards.values():
+            if card.decision is None and card.controls.layout.display != "none":
+                card.controls.layout.display = "none"
+                card.status.value = '<span class="nnb-muted">waiting for a decision at this moment (a replay)</span>'
 
     def _offset(self, k: int) -> float | None:
         if k <= 0 or not self.times or self.times[0] is None or self.times[k - 1] is None:

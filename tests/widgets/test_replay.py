@@ -162,3 +162,27 @@ def test_the_two_noesis_fixtures_compare_while_replaying(comm_log: list) -> None
     assert "learn #1" in pair.differing and "governance #1" in pair.differing  # the newer format adds governance
     pair.seek_step(0)
     assert pair.left.k == pair.right.k == 0
+
+
+def test_a_moment_paused_for_approval_shows_its_card_without_buttons(runs_dir: Path, comm_log: list) -> None:
+    async def writer(task: str, ctx: Any) -> str:
+        await ctx.tool_async("fs.write", {"argv": [sys.executable, "-c", "print('w')"]}, effect="write", risk="high")
+        return "written"
+
+    async def main() -> Any:
+        handle = noesis_nb.start("write", using=writer, runs_dir=runs_dir)
+        await handle  # paused for a person
+        handle.approve(approver_id="ana")
+        await handle.wait()
+        return handle
+
+    handle = asyncio.run(main())
+    replay = ReplayView(handle.run_dir)
+    names = [e.get("event_type") or e["payload"].get("event_name") for e in replay.run.events]
+    replay.seek(names.index("run.checkpoint") + 1)
+    assert replay.view.source.status == "paused" and len(replay.view.source.pending) == 1
+    [card] = replay.view.approvals.cards.values()
+    assert card.controls.layout.display == "none" and "a replay" in card.status.value
+    assert "waiting for approval" in replay.view.snapshot_html()
+    replay.seek(names.index("tool.approved") + 1)
+    assert replay.view.source.status == "running" and "approved by ana" in replay.view.snapshot_html()
