@@ -32,6 +32,7 @@ from .runtime.registry import live_handles
 from .runtime.resolve import did_you_mean
 from .runtime.resume import NothingToResume
 from .store import find_run_dir, list_runs
+from .store.vocab import STEER_MODES
 
 __all__ = ["NoesisMagics", "build_parser", "load_ipython_extension", "unload_ipython_extension", "RunTable"]
 
@@ -101,7 +102,7 @@ def build_parser() -> argparse.ArgumentParser:
     steer = sub.add_parser("steer", help='tell an episode running in this kernel something: %%noesis steer <id> "<text>"')
     steer.add_argument("episode")
     steer.add_argument("text", help="what to tell the agent, quoted")
-    steer.add_argument("--mode", choices=("next-item", "between-rounds"), default="next-item")
+    steer.add_argument("--mode", choices=STEER_MODES, default=STEER_MODES[0], help="when the agent hears it")
     steer.add_argument("--sender", default="human", help="who says it (recorded with the steer)")
 
     runs_dir = sub.add_parser("runs-dir", help="show or set the runs dir used by later commands")
