@@ -34,6 +34,7 @@ _LAZY = {
     "export_otel": "noesis_nb.integrations.otel",
     # notebook
     "show": "noesis_nb.widgets",
+    "replay": "noesis_nb.widgets",
     "EpisodeView": "noesis_nb.widgets",
 }
 
@@ -65,6 +66,8 @@ def unload_ipython_extension(ipython: Any) -> None:
 
 # The top level wires the layers: a handle displayed in IPython loads the widgets (the runtime never imports them).
 import_module("noesis_nb.runtime.presenter").set_loader(lambda: import_module("noesis_nb.widgets"))
+# a drain report prices its finished model calls with the analysis price table (loaded when first asked)
+import_module("noesis_nb.runtime.drain").set_pricer(lambda calls: import_module("noesis_nb.cost").price_calls(calls))
 
 if TYPE_CHECKING:  # pragma: no cover
     from .frames import events_df as events_df
@@ -99,4 +102,5 @@ if TYPE_CHECKING:  # pragma: no cover
     from .runtime.handle import EpisodeHandle as EpisodeHandle
     from .store import list_runs as list_runs
     from .widgets import EpisodeView as EpisodeView
+    from .widgets import replay as replay
     from .widgets import show as show

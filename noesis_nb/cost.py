@@ -28,7 +28,7 @@ import hashlib
 import io
 import json
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -41,7 +41,7 @@ from . import _genai_rates as genai
 from ._genai_rates import GENAI_SOURCE
 from .store.vocab import TOKEN_FIELDS
 
-__all__ = ["Price", "PriceTable", "Pricer", "price_frame", "reprice", "cost_of", "GENAI_SOURCE"]
+__all__ = ["Price", "PriceTable", "Pricer", "price_frame", "reprice", "cost_of", "price_calls", "GENAI_SOURCE"]
 
 _FIELDS = ("input", "cached_input", "cache_write", "output")
 
@@ -91,6 +91,21 @@ def cost_of(
         price, *(np.asarray([v], dtype=float) for v in (input_tokens, output_tokens, cached, cache_write, reasoning))
     )
     return float(got[0])
+
+
+def price_calls(calls: Sequence[Mapping[str, Any]], prices: Any = None) -> list[float | None]:
+    """Each model call's cost (``model``, ``provider`` and token counts, as events hold them); None when unknown."""
+    pricer = Pricer.from_spec(prices)
+    out: list[float | None] = []
+    for call in calls:
+        price = pricer.lookup(str(call.get("model") or ""), call.get("provider")) if call.get("model") else None
+        inp, outp = call.get("input_tokens"), call.get("output_tokens")
+        if price is None or not isinstance(inp, int) or not isinstance(outp, int):
+            out.append(None)
+            continue
+        cost = cost_of(price, inp, outp, call.get("cached_input_tokens") or 0, call.get("cache_write_input_tokens") or 0)
+        out.append(None if cost != cost else float(cost))
+    return out
 
 
 def _rate(price: Price, field: str, base: float, inp: np.ndarray) -> np.ndarray | float:

@@ -15,6 +15,7 @@ Every message names the offending value and says how to fix it.
     ├── DecisionFileError           (also ValueError) a malformed approval decision file
     ├── ToolRejected                a tool call a human or policy rejected (adapters may catch it)
     ├── EpisodeStateError           an operation the episode's state does not allow
+    │   └── EpisodeStopping         a tool or model call asked for while the episode drains (never started)
     └── RunLifecycleError           (Noēsis names)
         ├── RunSealedError
         ├── CheckpointNotFoundError
@@ -46,6 +47,7 @@ __all__ = [
     "DecisionFileError",
     "ToolRejected",
     "EpisodeStateError",
+    "EpisodeStopping",
     "RunLifecycleError",
     "RunSealedError",
     "CheckpointNotFoundError",
@@ -145,6 +147,10 @@ class ToolRejected(NoesisNbError):
 
 class EpisodeStateError(NoesisNbError):
     pass
+
+
+class EpisodeStopping(EpisodeStateError):
+    """Raised inside an adapter for a tool or model call asked for while the episode drains: it never started."""
 
 
 class RunLifecycleError(NoesisNbError):

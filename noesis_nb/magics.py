@@ -9,7 +9,8 @@ does can be done from Python:
     approve   noesis_nb.approve_draft(episode, draft, approver_id=…)  (+ resume_run with --resume)
     reject    noesis_nb.reject_draft(episode, draft, reason=…)
     resume    noesis_nb.resume_run(episode) then noesis_nb.show(episode)
-    stop      handle.cancel() for an episode running in this kernel
+    stop      handle.cancel(drain_s=…) for an episode running in this kernel
+    steer     handle.steer(text, mode=…, sender=…) for an episode running in this kernel
     runs-dir  noesis_nb.config.set(runs_dir=…) / noesis_nb.config.runs_dir()
 """
 
@@ -31,6 +32,7 @@ from .runtime.registry import live_handles
 from .runtime.resolve import did_you_mean
 from .runtime.resume import NothingToResume
 from .store import find_run_dir, list_runs
+from .store.vocab import STEER_MODES
 
 __all__ = ["NoesisMagics", "build_parser", "load_ipython_extension", "unload_ipython_extension", "RunTable"]
 
@@ -56,7 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Cell form: %%noesis run <using> [options] takes the task from the cell body.",
     )
     sub = parser.add_subparsers(
-        dest="command", metavar="{run,list,show,approve,reject,resume,stop,runs-dir}", parser_class=_Parser
+        dest="command", metavar="{run,list,show,approve,reject,resume,stop,steer,runs-dir}", parser_class=_Parser
     )
 
     run = sub.add_parser("run", help="start an episode in the background and show its live view")
@@ -95,6 +97,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     stop = sub.add_parser("stop", help="cancel an episode running in this kernel (it ends 'cancelled', sealed)")
     stop.add_argument("episode")
+    stop.add_argument("--drain", type=float, default=None, metavar="SECONDS", help="let in-flight calls finish (≤ SECONDS)")
+
+    steer = sub.add_parser("steer", help='tell an episode running in this kernel something: %%noesis steer <id> "<text>"')
+    steer.add_argument("episode")
+    steer.add_argument("text", help="what to tell the agent, quoted")
+    steer.add_argument("--mode", choices=STEER_MODES, default=STEER_MODES[0], help="when the agent hears it")
+    steer.add_argument("--sender", default="human", help="who says it (recorded with the steer)")
 
     runs_dir = sub.add_parser("runs-dir", help="show or set the runs dir used by later commands")
     runs_dir.add_argument("path", nargs="?", default=None)
@@ -129,7 +138,8 @@ class NoesisMagics(Magics):
     def noesis(self, line: str, cell: str | None = None) -> Any:
         """Run, list, show and decide episodes: ``%noesis run <using> "<task>"``, ``%noesis list``,
         ``%noesis show <episode>``, ``%noesis approve <episode> [draft]``, ``%noesis reject …``,
-        ``%noesis resume <episode>``, ``%noesis stop <episode>``, ``%noesis runs-dir [path]``.
+        ``%noesis resume <episode>``, ``%noesis stop <episode> [--drain S]``, ``%noesis steer <episode> "<text>"``,
+        ``%noesis runs-dir [path]``.
         ``%noesis --help`` and ``%noesis <command> --help`` print the options."""
         try:
             args = build_parser().parse_args(shlex.split(line))
@@ -139,7 +149,7 @@ class NoesisMagics(Magics):
             raise UsageError(f"%noesis: cannot parse {line!r}: {exc}") from None
         if args.command is None:
             raise UsageError(
-                "%noesis: name a subcommand: run, list, show, approve, reject, resume, stop, runs-dir (see %noesis --help)"
+                "%noesis: name a subcommand: run, list, show, approve, reject, resume, stop, steer, runs-dir (see %noesis --help)"
             )
         if cell is not None and args.command != "run":
             raise UsageError(f"%%noesis takes a cell body only for 'run' (the task); got {args.command!r}")
@@ -267,16 +277,22 @@ class NoesisMagics(Magics):
         show(args.episode, runs_dir=args.runs_dir)
         return None
 
-    def _stop(self, args: argparse.Namespace, cell: str | None) -> Any:
-
-        handle = live_handles().get(args.episode)
+    def _live(self, command: str, episode: str) -> Any:
+        handle = live_handles().get(episode)
         if handle is None:
-            raise UsageError(
-                f"%noesis stop: no episode {args.episode!r} is running in this kernel; "
-                f"running: {sorted(live_handles()) or 'none'}"
-            )
-        handle.cancel()
-        print(f"cancelling {args.episode}")
+            running = sorted(live_handles()) or "none"
+            raise UsageError(f"%noesis {command}: no episode {episode!r} is running in this kernel; running: {running}")
+        return handle
+
+    def _stop(self, args: argparse.Namespace, cell: str | None) -> Any:
+        handle = self._live("stop", args.episode)
+        handle.cancel(drain_s=args.drain)
+        print(f"cancelling {args.episode}" + (f" after in-flight work (≤ {args.drain:g} s)" if args.drain is not None else ""))
+        return None
+
+    def _steer(self, args: argparse.Namespace, cell: str | None) -> Any:
+        steer = self._live("steer", args.episode).steer(args.text, mode=args.mode, sender=args.sender)
+        print(f"sent to {args.episode} ({steer.mode}): {steer.text}")
         return None
 
     def _runs_dir(self, args: argparse.Namespace, cell: str | None) -> Any:

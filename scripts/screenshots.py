@@ -15,6 +15,8 @@ plotly extension rather than the CDN the ``notebook_connected`` renderer points 
 - governance-paused.png    the view of a run paused on disk, with its pending draft's card
 - governance-veto.png      the view of a run paused by a governance veto, with Override / Uphold (Dark theme)
 - messages.png             ordinary outcomes as one line: a decided draft, a sealed run, a rejected tool
+- replay.png               the steer-and-replay tour's replay, scrubbed to just after the agent heard a steer
+- replay-dark.png          the same in the Dark theme
 
 The integrations notebook needs no kernel: its committed outputs are enough, so its nbconvert HTML
 is opened in chromium for
@@ -22,7 +24,7 @@ is opened in chromium for
 - integrations-frames.png  the runs frame with its ``source`` column (the cell and its table)
 
 Usage: python scripts/screenshots.py [--out docs/images] [NAME ...]   (NAME: quickstart, analysis,
-governance, integrations; default all). Each PNG must stay under 250 KB: outputs are cropped.
+governance, messages, replay, integrations; default all). Each PNG must stay under 250 KB: outputs are cropped.
 """
 
 from __future__ import annotations
@@ -178,6 +180,19 @@ def messages(page: Any, base: str, token: str, root: Path, tmp: Path, out: Path)
     print(f"{path.name}: {path.stat().st_size / 1000:.0f} KB")
 
 
+def replay(page: Any, base: str, token: str, root: Path, tmp: Path, out: Path) -> None:
+    nb = copy_notebook(NOTEBOOKS / "steer-and-replay.ipynb", root / "replay.ipynb", RUNS_DIR=str(tmp / "replay-runs"))
+    _prepare(page, base, token, "replay.ipynb")
+    set_theme(page, LIGHT)
+    page.wait_for_function(_ALL_RUN, timeout=120_000)
+    moment = cell(page, cell_index(nb, "replay.seek(12)")).locator(".noesis-nb-replay").first
+    moment.get_by_text("event 12 of").first.wait_for(timeout=30_000)
+    _shoot(page, moment, out / "replay.png", max_height=900)
+    set_theme(page, DARK)
+    _shoot(page, moment, out / "replay-dark.png", max_height=900)
+    set_theme(page, LIGHT)
+
+
 def integrations(page: Any, tmp: Path, out: Path) -> None:
     src = NOTEBOOKS / "integrations.ipynb"
     subprocess.run(
@@ -191,7 +206,7 @@ def integrations(page: Any, tmp: Path, out: Path) -> None:
     _shoot(page, frames, out / "integrations-frames.png")
 
 
-LIVE = {"quickstart": quickstart, "analysis": analysis, "governance": governance, "messages": messages}
+LIVE = {"quickstart": quickstart, "analysis": analysis, "governance": governance, "messages": messages, "replay": replay}
 ALL = [*LIVE, "integrations"]
 
 

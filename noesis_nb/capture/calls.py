@@ -65,6 +65,7 @@ class ModelCall:
         self.usage: Any = None
         self.usage_delta: Any = None  # Anthropic's cumulative message_delta usage
         self.span_id = _current_genai_span(scope)
+        self.token: Any = None  # what the scope's watcher handed back when the call started
         self._done = False
         self._lock = threading.Lock()
 
@@ -75,6 +76,12 @@ class ModelCall:
             return None if api is None else cls(scope, provider, api, options)
         except Exception:
             return None
+
+    def admit(self) -> None:
+        """Tell the scope's watcher the call starts; its refusal (an episode that drains) raises to the caller."""
+        watcher = self.scope.watcher
+        if watcher is not None:
+            self.token = watcher.model_started(self.provider, self.requested_model)
 
     # -- a whole response -------------------------------------------------------------------
     def returned(self, result: Any) -> None:
@@ -165,7 +172,13 @@ class ModelCall:
         keys = tuple((kind, v) for kind, v in (("request", self.request_id), ("response", self.response_id)) if v)
         if self.span_id is not None:
             keys += (("span", format(self.span_id, "016x")),)
-        self.scope.record(payload, keys, known=True)
+        event_id = self.scope.record(payload, keys, known=True)
+        watcher = self.scope.watcher
+        if watcher is not None and self.token is not None:
+            try:
+                watcher.model_ended(self.token, payload, event_id)
+            except Exception:
+                pass
 
     def _payload(self, error: BaseException | None, abandoned: bool, reason: str | None) -> dict[str, Any]:
         usage = self.usage

@@ -98,6 +98,7 @@ def _wrap_sync(original: Callable[..., Any], provider: str, streams: tuple[Any, 
         call = None if scope is None or scope.closed else ModelCall.begin(scope, provider, _options(args, kwargs))
         if call is None:
             return original(self, *args, **kwargs)
+        call.admit()  # a draining episode refuses a new call here (EpisodeStopping), before anything is sent
         inside = IN_SDK_CALL.set(True)
         try:
             result = original(self, *args, **kwargs)
@@ -119,6 +120,7 @@ def _wrap_async(original: Callable[..., Any], provider: str, streams: tuple[Any,
         call = None if scope is None or scope.closed else ModelCall.begin(scope, provider, _options(args, kwargs))
         if call is None:
             return await original(self, *args, **kwargs)
+        call.admit()  # a draining episode refuses a new call here (EpisodeStopping), before anything is sent
         inside = IN_SDK_CALL.set(True)
         try:
             result = await original(self, *args, **kwargs)

@@ -71,6 +71,9 @@ class CaptureScope:
     covered_spans: set[int] = field(default_factory=set)  # GenAI spans an SDK call began inside
     captured: list[_Captured] = field(default_factory=list)
     open_calls: set[Any] = field(default_factory=set)  # streams not finished yet (finished when the adapter returns)
+    # told when a model call starts (``model_started(provider, model) -> token``, which may raise to refuse it:
+    # a draining episode) and when it has been written (``model_ended(token, payload, event_id)``)
+    watcher: Any = None
     closed: bool = False
     lock: threading.Lock = field(default_factory=threading.Lock)
 

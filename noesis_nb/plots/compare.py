@@ -11,7 +11,7 @@ from ..store.vocab import TOOL_REQUESTED
 from ._safe import esc, esc_all
 from ._theme import PALETTE, money_axis, seconds_axis, style
 
-__all__ = ["compare_steps", "compare_episodes"]
+__all__ = ["compare_steps", "aligned_steps", "compare_episodes"]
 
 
 def _steps(events: pd.DataFrame, episode_id: str, usage: pd.DataFrame | None) -> pd.DataFrame:
@@ -79,6 +79,21 @@ def compare_steps(events: pd.DataFrame, a: str, b: str, usage: pd.DataFrame | No
     merged["delta_s"] = merged["seconds_b"] - merged["seconds_a"]
     merged["delta_cost"] = merged["cost_b"] - merged["cost_a"]
     return merged[["step", "seconds_a", "seconds_b", "delta_s", "cost_a", "cost_b", "delta_cost"]]
+
+
+def aligned_steps(events: pd.DataFrame, a: str, b: str, usage: pd.DataFrame | None = None) -> pd.DataFrame:
+    """``compare_steps`` plus where each run is at each row: ``events_a`` / ``events_b``, how many of its events
+    it has written by the end of that step (or of its latest earlier step: never going back), and ``in_a`` /
+    ``in_b``, whether the run has the step at all. A replay of both runs side by side follows these counts.
+    """
+    table = compare_steps(events, a, b, usage)
+    for side, episode in (("a", a), ("b", b)):
+        steps = _steps(events, episode, usage)
+        through = dict(zip(steps["step"], np.cumsum(steps["events"].to_numpy())))
+        counts = table["step"].map(through)
+        table[f"in_{side}"] = counts.notna().to_numpy()
+        table[f"events_{side}"] = counts.astype(float).cummax().ffill().fillna(0).astype(int).to_numpy()
+    return table
 
 
 def compare_episodes(

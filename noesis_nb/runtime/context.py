@@ -75,7 +75,8 @@ class EpisodeContext:
     """The episode as seen by its adapter. Sync adapters call ``tool``; async ones ``await tool_async``.
 
     One naming rule for twins across the package: ``name`` blocks, ``name_async`` is awaited
-    (``solve``/``solve_async``, ``resume_run``/``resume_run_async``, ``tool``/``tool_async``).
+    (``solve``/``solve_async``, ``resume_run``/``resume_run_async``, ``tool``/``tool_async``,
+    ``next_steer``/``next_steer_async``).
     """
 
     def __init__(self, episode: Episode, caused_by: str | None = None):
@@ -167,20 +168,42 @@ class EpisodeContext:
         )
         return str(event["id"])
 
-    # -- tools ----------------------------------------------------------------------------
-    def tool(self, name: str, payload: dict[str, Any], **options: Any) -> Any:
-        """Run a tool from a sync adapter (worker thread); blocks until approved and executed."""
+    # -- steers ---------------------------------------------------------------------------
+    def steers(self, *, at: str = "next-item") -> list[Any]:
+        """Take what people told the agent and it has not heard yet (no waiting): a list of ``Steer`` (``.text``).
+
+        ``at="next-item"`` (between two items of work) takes the ``next-item`` steers; ``at="between-rounds"``
+        (a round boundary) takes every queued steer. Each one taken is recorded ``steer.applied``.
+        """
+        return self._episode.steers.take(at)
+
+    def next_steer(self, timeout: float | None = None, *, at: str = "next-item") -> Any:
+        """Block (a sync adapter's thread) until a steer applies here; None after ``timeout`` s or when the episode ends."""
+        self._off_loop("next_steer", "next_steer_async")
+        return self._episode.steers.wait(timeout, at)
+
+    async def next_steer_async(self, timeout: float | None = None, *, at: str = "next-item") -> Any:
+        """Await a steer that applies here; None after ``timeout`` s or when the episode ends."""
+        return await self._episode.steers.wait_async(timeout, at)
+
+    def _off_loop(self, name: str, twin: str) -> asyncio.AbstractEventLoop:
         loop = self._episode.loop
         if loop is None:
-            raise EpisodeStateError("the episode is not running; ctx.tool() works only inside the adapter call")
+            raise EpisodeStateError(f"the episode is not running; ctx.{name}() works only inside the adapter call")
         try:
             running = asyncio.get_running_loop()
         except RuntimeError:
             running = None
         if running is loop:
             raise EpisodeStateError(
-                "ctx.tool() was called on the episode's event loop thread; in an async adapter use `await ctx.tool_async(...)`"
+                f"ctx.{name}() was called on the episode's event loop thread; in an async adapter use `await ctx.{twin}(...)`"
             )
+        return loop
+
+    # -- tools ----------------------------------------------------------------------------
+    def tool(self, name: str, payload: dict[str, Any], **options: Any) -> Any:
+        """Run a tool from a sync adapter (worker thread); blocks until approved and executed."""
+        loop = self._off_loop("tool", "tool_async")
         return asyncio.run_coroutine_threadsafe(self.tool_async(name, payload, **options), loop).result()
 
     async def atool(self, name: str, payload: dict[str, Any], **options: Any) -> Any:
@@ -206,6 +229,8 @@ class EpisodeContext:
 
         episode = self._episode
         rec = episode.recorder
+        if episode.drain is not None:  # stopping: nothing new is even prepared
+            raise episode.drain.refuse("tool", name)
         if protocol == "python" and fn is None:
             raise ValueError(f"tool {name!r}: protocol='python' needs fn=<callable>")
         if fn is not None and protocol == "subprocess":
@@ -251,7 +276,9 @@ class EpisodeContext:
                     reason=decision.reason,
                 )
                 raise ToolRejected(name, decision.reason, draft_id=prepared.draft_id, decision=decision)
+        flight = episode.start_call("tool", name)  # refused (never executed) if a drain began while it waited
         episode.busy_tools += 1
+        result = None
         try:
             result = await tc.execute_prepared_tool_invocation_async(
                 run_id=rec.episode_id,
@@ -266,6 +293,8 @@ class EpisodeContext:
             )
         finally:
             episode.busy_tools -= 1
+            done = getattr(result.status, "value", result.status) if result is not None else "failed"
+            episode.end_call(flight, {"status": "ok" if done == "succeeded" else str(done), "draft_id": prepared.draft_id})
         status = getattr(result.status, "value", result.status)
         record_action(
             rec,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -20,16 +21,18 @@ from ..capture import episode_capture, resolve_option
 from ..errors import DecisionFileError, NoesisVeto, RunSealedError
 from ..store import now_iso, read_final
 from ..store.paths import check_part, run_path
-from ..store.vocab import TERMINAL_STATUSES
+from ..store.vocab import TERMINAL_STATUSES, TOKEN_FIELDS
 from ..tools._files import create_exclusive_json, quarantine, read_json_object
 from . import lifecycle
 from .context import EpisodeContext
+from .drain import Drain, InFlight
 from .gate import ApprovalGate, Decision
 from .governance import evaluate_rules
 from .lifecycle import Outcome
 from .pause import EpisodePaused
 from .recorder import Recorder
 from .resolve import Adapter
+from .steer import SteerBox
 
 __all__ = ["Episode", "EpisodeOptions", "EpisodePaused", "write_veto_decision", "read_veto_decision", "decide_veto_on_disk"]
 
@@ -72,6 +75,10 @@ class Episode:
         self.problems: list[str] = []  # what went wrong around the episode without ending it (a bad decision file…)
         self._veto_future: asyncio.Future[dict[str, Any]] | None = None
         self.pause_checkpoint: dict[str, Any] | None = None
+        self.steers = SteerBox(recorder)
+        self.drain: Drain | None = None  # a graceful stop under way (``begin_drain``)
+        self.in_flight: list[InFlight] = []  # tool and model calls started and not finished
+        self._flight_lock = threading.Lock()
 
     # -- status ---------------------------------------------------------------------------
     def set_status(self, status: str) -> None:
@@ -79,6 +86,7 @@ class Episode:
         if status in TERMINAL_STATUSES:
             self.ended_at = time.time()
             self.gate.close()
+            self.steers.close()
         if status == "running":
             self.settled.clear()
         else:
@@ -120,6 +128,48 @@ class Episode:
         if problem not in self.problems:
             self.problems.append(problem)
             self.notify()
+
+    # -- calls in flight, and the graceful stop -------------------------------------------------
+    def start_call(self, kind: str, name: str) -> InFlight:
+        """A tool or model call starts now; while draining it is refused (``EpisodeStopping``, recorded) instead."""
+        with self._flight_lock:
+            if self.drain is not None:
+                raise self.drain.refuse(kind, name)
+            call = InFlight(kind, name)
+            self.in_flight.append(call)
+            return call
+
+    def end_call(self, call: InFlight, row: dict[str, Any]) -> None:
+        with self._flight_lock:
+            if call in self.in_flight:
+                self.in_flight.remove(call)
+            drain = self.drain
+        if drain is not None:
+            drain.finished(call, row)
+
+    def model_started(self, provider: str, model: str | None) -> InFlight:  # the capture scope's watcher
+        return self.start_call("model", f"{provider}:{model or '?'}")
+
+    def model_ended(self, call: InFlight, payload: dict[str, Any], event_id: str | None) -> None:
+        row = {k: payload.get(k) for k in ("model", "provider", *TOKEN_FIELDS, "cost_usd", "latency_ms")}
+        self.end_call(call, {"status": "failed" if payload.get("error") else "ok", "event_id": event_id, **row})
+
+    def begin_drain(self, drain_s: float, sender: str, task: asyncio.Future[Any]) -> Drain:
+        """Stop gracefully (from any thread): nothing new starts; in-flight calls get ``drain_s`` seconds, then cancel."""
+        with self._flight_lock:
+            if self.drain is not None:
+                return self.drain
+            self.drain = drain = Drain(self.recorder, drain_s, sender, list(self.in_flight))
+        self.notify()  # views show "Stop now" and hide the steer box
+        loop = self.loop
+        if loop is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(lambda: loop.create_task(self._drain_then_cancel(drain, task)))
+        return drain
+
+    async def _drain_then_cancel(self, drain: Drain, task: asyncio.Future[Any]) -> None:
+        drain.close(await drain.wait())
+        if not task.done():
+            task.cancel()
 
     # -- the episode ----------------------------------------------------------------------
     async def run(self) -> None:
@@ -304,6 +354,9 @@ class Episode:
         else:
             self.result = result
             status, message, reasons = "ok", str(result)[:400], ["adapter_ok"]
+        if self.drain is not None:  # the adapter ended while the episode drained: it ends cancelled
+            self.drain.close("settled")
+            raise asyncio.CancelledError("the episode stopped after draining")
         rec.secrets.observe(self.error if self.error is not None else result)  # learnt before any of it is written
         lifecycle.close_act(
             rec,
@@ -325,7 +378,9 @@ class Episode:
             return str(ctx.emit("model", body, agent_id=agent_id))
 
         # the adapter's task or thread copies this context: its model calls are this episode's, nobody else's
-        with episode_capture(self.recorder.episode_id, emit_call, self.options.capture):
+        with episode_capture(self.recorder.episode_id, emit_call, self.options.capture) as scope:
+            if scope is not None:
+                scope.watcher = self  # in-flight model calls are known; a draining episode refuses new ones
             if adapter.is_async:
                 inner = asyncio.ensure_future(adapter.invoke(payload, ctx))
             else:

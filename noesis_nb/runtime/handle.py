@@ -11,10 +11,12 @@ from collections.abc import Callable, Generator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import EpisodeStateError
+from ..errors import EpisodeStateError, InvalidOptionError
 from ..store.vocab import TERMINAL_STATUSES, failed
+from .drain import DrainReport
 from .gate import Decision, PendingApproval
 from .presenter import presenter
+from .steer import Steer
 
 if TYPE_CHECKING:
     from .episode import Episode
@@ -160,16 +162,74 @@ class EpisodeHandle:
         """A live episode resumes by itself once its draft is decided: nothing to do (``RunSource``)."""
         return None
 
-    def cancel(self) -> bool:
-        """Stop the episode: it ends ``cancelled`` and sealed. Safe from any thread."""
+    # -- steering -------------------------------------------------------------------------
+    @property
+    def can_steer(self) -> bool:
+        """True while the episode runs and is not stopping: a steer would reach its adapter."""
+        return self.status == "running" and self._episode.drain is None and self._task is not None
+
+    def steer(self, text: str, *, mode: str = "next-item", sender: str | None = None) -> Steer:
+        """Tell the running agent ``text``; its adapter takes it with ``ctx.steers()`` / ``ctx.next_steer``.
+
+        ``mode``: ``next-item`` (at the adapter's next item of work) or ``between-rounds`` (only at a round
+        boundary). Recorded ``steer.sent`` now (``sender``: who says it, as approvals name the approver;
+        default ``human``) and ``steer.applied`` when the adapter takes it. Safe from any thread.
+        """
+        status = self.status
+        if status != "running" or self._task is None:
+            raise EpisodeStateError(
+                f"episode {self.episode_id} is {status}, not running: a steer reaches only a running episode"
+                + ("; decide its pending approval first" if status == "paused" else "")
+            )
+        if self._episode.drain is not None:
+            raise EpisodeStateError(f"episode {self.episode_id} is stopping (draining): it takes no more steers")
+        return self._episode.steers.send(text, mode=mode, sender=sender or "human")
+
+    # -- stopping -------------------------------------------------------------------------
+    def cancel(self, drain_s: float | None = None, *, sender: str = "human") -> bool:
+        """Stop the episode: it ends ``cancelled`` and sealed. Safe from any thread.
+
+        ``drain_s``: stop gracefully — nothing new starts, the tool and model calls in flight get up to
+        ``drain_s`` seconds to finish and be recorded, then the episode is cancelled; the outcome is
+        ``handle.drain_report`` (and a ``drain.report`` event). A second stop during a drain stops at once.
+        """
+        if drain_s is not None and (isinstance(drain_s, bool) or not isinstance(drain_s, (int, float)) or drain_s < 0):
+            raise InvalidOptionError(f"drain_s={drain_s!r}: give the seconds in-flight work may take (a number ≥ 0), or None")
         if self.done() or self._task is None:
             return False
-        self._episode.cancel_requested = True
-        loop = self._episode.loop
+        episode = self._episode
+        loop = episode.loop
         if loop is None or loop.is_closed():
             return False
-        loop.call_soon_threadsafe(self._task.cancel)
+        episode.cancel_requested = True
+        if episode.drain is not None:  # a second stop during the drain
+            episode.drain.stop_now()
+        elif drain_s is not None:
+            episode.begin_drain(float(drain_s), sender, self._task)
+        else:
+            loop.call_soon_threadsafe(self._task.cancel)
         return True
+
+    @property
+    def draining(self) -> bool:
+        """True from a graceful stop until the episode has ended."""
+        return self._episode.drain is not None and not self.done()
+
+    @property
+    def drain_report(self) -> DrainReport | None:
+        """How the graceful stop ended (None before it has): reason, duration, calls finished and cut off."""
+        drain = self._episode.drain
+        return drain.report if drain is not None else None
+
+    async def stop(self, drain_s: float | None = None) -> DrainReport | None:
+        """``cancel(drain_s)`` and wait until the episode has ended; returns the drain report (None without a drain).
+
+        While a drain is under way it only waits (``cancel()`` is the second stop that ends a drain at once)."""
+        if not self.draining:
+            self.cancel(drain_s)
+        if self._task is not None and not self.done():
+            await asyncio.wait({self._task})
+        return self.drain_report
 
     # -- outcome --------------------------------------------------------------------------
     def done(self) -> bool:

@@ -32,10 +32,30 @@ from ..store.vocab import (
 )
 from .summary import EventTally
 
-__all__ = ["Recorder", "artifact_digest", "INDEXED_PHASES"]
+__all__ = ["Recorder", "artifact_digest", "count_usage", "new_usage", "INDEXED_PHASES"]
 
 Subscriber = Callable[[dict[str, Any]], None]
 INDEXED_PHASES = frozenset({"action_candidate", "governance", "act"})
+
+
+def new_usage() -> dict[str, int]:
+    return {"model_calls": 0, **{k: 0 for k in TOKEN_FIELDS}}
+
+
+def count_usage(usage: dict[str, int], calls: list[dict[str, Any]], event: dict[str, Any]) -> None:
+    """Add one event to a run's token totals and its list of calls (a live handle's ``usage``, and a replay's)."""
+    if event.get("phase") != "model":
+        return
+    payload = event.get("payload")
+    if not isinstance(payload, dict):
+        return
+    usage["model_calls"] += 1
+    for key in TOKEN_FIELDS:
+        value = payload.get(key)
+        if type(value) is int:
+            usage[key] += value
+    counts = {k: payload.get(k) for k in TOKEN_FIELDS}
+    calls.append({"model": payload.get("model"), "provider": payload.get("provider"), **counts})
 
 
 class Recorder:
@@ -59,7 +79,7 @@ class Recorder:
         self._subscribers: tuple[Subscriber, ...] = ()
         self.last_activity = time.monotonic()
         self.closed = False
-        self.usage: dict[str, int] = {"model_calls": 0, **{k: 0 for k in TOKEN_FIELDS}}
+        self.usage: dict[str, int] = new_usage()
         self.usage_calls: list[dict[str, Any]] = []
         self._lock = self.writer.lock  # one lock orders ids, timestamps and lines
         self._id_base = new_event_id()[:24]
@@ -211,19 +231,7 @@ class Recorder:
         return unsubscribe
 
     def _count_usage(self, event: dict[str, Any]) -> None:
-        if event.get("phase") != "model":
-            return
-        payload = event.get("payload")
-        if not isinstance(payload, dict):
-            return
-        self.usage["model_calls"] += 1
-        for key in TOKEN_FIELDS:
-            value = payload.get(key)
-            if type(value) is int:
-                self.usage[key] += value
-        self.usage_calls.append(
-            {"model": payload.get("model"), "provider": payload.get("provider"), **{k: payload.get(k) for k in TOKEN_FIELDS}}
-        )
+        count_usage(self.usage, self.usage_calls, event)
 
     def touch(self) -> None:
         """Count as activity for the idle timeout (e.g. while a tool runs)."""

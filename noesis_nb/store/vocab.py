@@ -63,6 +63,15 @@ TOOL_RATE_LIMITED = "tool.rate_limited"
 TOOL_EXECUTION_OUTCOME_UNKNOWN = "tool.execution.outcome_unknown"
 TERMINAL_EXECUTION_EVENTS = (TOOL_EXECUTION_SUCCEEDED, TOOL_EXECUTION_FAILED, TOOL_REPLAYED)
 
+# noesis_nb extension phases ``steer`` and ``drain`` (``store.phases``): their ``payload.event_name``
+STEER_SENT = "steer.sent"  # a person told the running agent something
+STEER_APPLIED = "steer.applied"  # the adapter took it (``ctx.steers()`` / ``ctx.next_steer``)
+DRAIN_STARTED = "drain.started"  # a graceful stop began: nothing new starts
+DRAIN_REFUSED = "drain.refused"  # a tool or model call asked for while draining, never started
+DRAIN_REPORT = "drain.report"  # how the drain ended: what finished, what was cut off
+#: when a steer reaches the adapter: at its next item (tool call, model call, message) or only between rounds
+STEER_MODES = ("next-item", "between-rounds")
+
 ACTION_CANDIDATE_SCHEMA = "action_candidate/1.0.0"
 
 _FINAL_OUTCOME = {"ok": "success", "error": "error", "vetoed": "vetoed", "cancelled": "cancelled"}

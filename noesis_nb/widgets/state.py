@@ -40,6 +40,8 @@ _QUIET = frozenset(
         "insight",
         "memory",
         "integration",
+        "steer",
+        "drain",
     }
 )
 
@@ -174,7 +176,11 @@ def format_seconds(seconds: float | None) -> str:
 def view_state(
     source: RunSource, tally: Tally, now: float | None = None, meter: CostMeter | None = None, **extra: Any
 ) -> dict[str, Any]:
-    """Everything the header and the snapshot need, read once from ``source`` (``extra`` is passed through)."""
+    """Everything the header and the snapshot need, read once from ``source`` (``extra`` is passed through).
+
+    ``now``: defaults to the source's own clock when it has one (a replay's moment), else the wall clock."""
+    if now is None:
+        now = getattr(source, "now", None)
     status = source.status
     waited = tally.clock.waiting(status, now)
     header = {

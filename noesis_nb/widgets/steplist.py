@@ -73,6 +73,7 @@ class StepList:
         self.toggle_style = ToggleButtonStyle()  # shared: one model for every row, not one each
         self.html_style = HTMLStyle()
         self._rows: deque[_Row] = deque()
+        self._free: list[_Row] = []  # rows taken off the page by clear(), reused before new ones are made
         self._by_step: dict[int, _Row] = {}
         self.box = w.GridBox(
             [],
@@ -94,12 +95,19 @@ class StepList:
         return list(self._rows)
 
     def clear(self) -> None:
+        """Forget every step; the rows leave the page and wait, blank, to be reused (a replay's next moment)."""
         self.book = StepBook(keep=self.capacity)
         self.expanded.clear()
         self._by_step.clear()
         for row in self._rows:
-            row.step, row.sent = None, ""
-        self.redraw()
+            row.step = None
+            row.sent = row.html.value = ""
+            if row.toggle.value:
+                row.toggle.value = False
+        self._free.extend(self._rows)
+        self._rows.clear()
+        if self.box.children:
+            self.box.children = ()
 
     def draw(self, row: _Row, facts: StepFacts | None = None) -> int:
         """Render one row (summary, and the body when expanded); returns the bytes sent (0 when unchanged)."""
@@ -143,7 +151,7 @@ class StepList:
 
     def _row_for(self, step: Step) -> tuple[_Row, bool]:
         if len(self._rows) < self.capacity:
-            row = _Row(self)
+            row = self._free.pop() if self._free else _Row(self)
             self._rows.append(row)
         else:  # the oldest row not expanded shows the newest step now: an expanded step stays on show
             row = next((r for r in self._rows if r.step is None or r.step.index not in self.expanded), self._rows[0])
@@ -157,4 +165,5 @@ class StepList:
         return row, True
 
     def widgets(self) -> list[w.Widget]:
-        return [widget for r in self._rows for widget in (r.toggle, r.html)]
+        """Every row widget, on the page or waiting to be reused."""
+        return [widget for r in (*self._rows, *self._free) for widget in (r.toggle, r.html)]

@@ -2,7 +2,8 @@
 
 One tool call is one step (its ``tool`` contract events, its action candidate, and the pause
 and resume around its approval, in order); one model call is one step; a governance decision is
-one step (with the pause, the override and the new candidate that follow it); the lifecycle's
+one step (with the pause, the override and the new candidate that follow it); a steer is one step
+(sent, then applied); a graceful stop is one step (started, refusals, report); the lifecycle's
 opening (start … plan) and closing (act … memory) are one step each; anything else an adapter
 emits is a step of its own. :class:`StepBook` takes events as they arrive and says which steps
 changed, keeping only the newest ``keep`` steps (the view's DOM and traffic stay bounded).
@@ -14,12 +15,14 @@ from collections import deque
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from ..store.phases import DRAIN_PHASE, STEER_PHASE
 from ..store.vocab import (
     MODEL_CALL,
     RUN_CHECKPOINT,
     RUN_INTERRUPT,
     RUN_RESUME,
     RUN_STATE_PROJECTION,
+    STEER_APPLIED,
     TERMINAL_EXECUTION_EVENTS,
     TOOL_APPROVAL_PENDING,
     TOOL_APPROVED,
@@ -53,12 +56,12 @@ class Step:
             index,
             kind,
             key,
-        )  # kind: opening | closing | tool | model | governance | runtime | event
+        )  # kind: opening | closing | tool | model | governance | runtime | steer | drain | event
         self.events: list[Mapping[str, Any]] = []
         self.version = 0
         self.tool: str | None = None
         self.draft_id: str | None = None
-        self.state = ""  # tool: requested | pending | approved | rejected | running | succeeded | failed
+        self.state = ""  # tool: requested | pending | approved | rejected | running | succeeded | failed; steer: sent | applied
         self.paused = False  # a pause is open inside this step (waiting for a human)
         self.pause_events = 0
 
@@ -102,6 +105,8 @@ class StepBook:
         self._pausing: Step | None = None  # the step a pause belongs to (the tool or veto that paused)
         self._resumed: Step | None = None  # a governance step just resumed: the override that follows joins it
         self._last: Step | None = None
+        self._steers: dict[str, Step] = {}  # steers not applied yet, by steer id
+        self._drain: Step | None = None
 
     def _new(self, kind: str, key: str = "") -> Step:
         step = Step(self.total, kind, key)
@@ -134,6 +139,12 @@ class StepBook:
             return self._new("model")
         if phase == "tool":
             return self._tool(event)
+        if phase == STEER_PHASE:
+            return self._steer(event)
+        if phase == DRAIN_PHASE:
+            if self._drain is None:
+                self._drain = self._new("drain")
+            return self._drain
         kind = event.get("event_type")
         if kind is not None and phase == "runtime":
             return self._runtime(event, str(kind))
@@ -196,6 +207,17 @@ class StepBook:
         if step.state != "pending":
             step.paused = False
         self._resumed = None
+        return step
+
+    def _steer(self, event: Mapping[str, Any]) -> Step:
+        payload = _payload(event)
+        steer_id = str(payload.get("steer_id") or "?")
+        if payload.get("event_name") == STEER_APPLIED and steer_id in self._steers:
+            step = self._steers.pop(steer_id)
+            step.state = "applied"
+            return step
+        step = self._steers[steer_id] = self._new("steer", steer_id)
+        step.state = "sent"
         return step
 
     def _runtime(self, event: Mapping[str, Any], kind: str) -> Step:

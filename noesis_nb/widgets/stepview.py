@@ -20,8 +20,24 @@ from .steps import Step
 
 __all__ = ["StepFacts", "ToolFacts", "summary_html", "body_html", "step_class", "seconds_between", "format_seconds"]
 
-_KIND_LABELS = {"opening": "start", "closing": "end", "tool": "tool", "model": "model", "governance": "governance"}
-_KIND_HUES = {"opening": "start", "closing": "terminate", "tool": "tool", "model": "model", "governance": "governance"}
+_KIND_LABELS = {
+    "opening": "start",
+    "closing": "end",
+    "tool": "tool",
+    "model": "model",
+    "governance": "governance",
+    "steer": "steer",
+    "drain": "stop",
+}
+_KIND_HUES = {
+    "opening": "start",
+    "closing": "terminate",
+    "tool": "tool",
+    "model": "model",
+    "governance": "governance",
+    "steer": "steer",
+    "drain": "drain",
+}
 BODY_ROWS = 60
 _FINISHED = frozenset({"succeeded", "failed", "rejected"})
 
@@ -159,6 +175,34 @@ def _governance_parts(step: Step, facts: StepFacts) -> list[str]:
     return parts
 
 
+def _steer_parts(step: Step) -> list[str]:
+    p = _payload(step.first)
+    parts = [f"<b>{esc(short(p.get('text') or '', 140))}</b>", f"from {esc(p.get('sender') or '?')}", esc(p.get("mode") or "")]
+    if step.state == "applied":
+        parts.append(f'<span class="nnb-c-green">heard after {format_seconds(seconds_between(step.first, step.last))}</span>')
+    else:
+        parts.append('<span class="nnb-c-orange">not heard yet</span>')
+    return parts
+
+
+def _drain_parts(step: Step) -> list[str]:
+    started = _payload(step.first)
+    report = next((_payload(e) for e in step.events if _payload(e).get("reason")), None)
+    if report is None:
+        limit = started.get("drain_s")
+        return [
+            '<b class="nnb-c-orange">stopping</b>',
+            "nothing new starts" + (f"; in-flight calls get ≤ {esc(limit)} s" if limit is not None else ""),
+        ]
+    counts = {k: len(v) if isinstance(v, list) else 0 for k, v in report.items() if k in ("finished", "cut_off", "refused")}
+    return [
+        f"<b>stopped ({esc(report.get('reason'))})</b>",
+        f"{counts.get('finished', 0)} finished",
+        f"{counts.get('cut_off', 0)} cut off",
+        f"{counts.get('refused', 0)} refused",
+    ]
+
+
 def _opening_parts(step: Step) -> list[str]:
     parts = []
     for event in step.events:
@@ -195,6 +239,10 @@ def summary_html(step: Step, facts: StepFacts | None = None) -> str:
         parts = _opening_parts(step)
     elif kind == "closing":
         parts = _closing_parts(step)
+    elif kind == "steer":
+        parts = _steer_parts(step)
+    elif kind == "drain":
+        parts = _drain_parts(step)
     else:
         name = event_name(first)
         parts = [f"<b>{esc(name)}</b>" if name != first.get("phase") else "", esc(short_payload(first, 140))]
@@ -202,7 +250,7 @@ def summary_html(step: Step, facts: StepFacts | None = None) -> str:
     hue_of = _KIND_HUES.get(kind) or first.get("phase")
     flag = step.flag()
     mark = f"{FLAG_MARKS[flag]} " if flag else ""
-    if len(step.events) > 1 and kind not in ("tool",):
+    if len(step.events) > 1 and kind not in ("tool", "steer"):
         took = seconds_between(first, step.last)
         if took:
             parts.append(format_seconds(took))

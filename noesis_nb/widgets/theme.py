@@ -39,6 +39,8 @@ PHASE_HUES = {
     "reason": "purple",
     "model": "purple",
     "integration": "teal",
+    "steer": "teal",
+    "drain": "orange",
     "action_candidate": "orange",
     "governance": "green",
     "act": "orange",

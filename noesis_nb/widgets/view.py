@@ -2,16 +2,17 @@
 
 Events reach the view from any thread and are redrawn in batches by a :class:`Coalescer`
 (at most 10 redraws a second, fewer when redraws are large for the event rate). The view
-holds no domain logic: Stop calls ``source.cancel()``, cards call ``source.approve/reject``,
-Resume calls ``source.resume()``; the source is an ``EpisodeHandle`` or a run from disk, and
-every view of a run follows what happens to it anywhere (see ``runtime/diskrun.py``).
+holds no domain logic: Stop calls ``source.cancel()`` (or ``cancel(drain_s=…)``), Send calls
+``source.steer(text)``, cards call ``source.approve/reject``, Resume calls ``source.resume()``;
+the source is an ``EpisodeHandle`` or a run from disk (or a replay), and every view of a run
+follows what happens to it anywhere (see ``runtime/diskrun.py``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import ipywidgets as w
@@ -20,6 +21,7 @@ from ..runtime.source import RunSource
 from ..secrets import shown
 from .approvals import ApprovalsPanel
 from .coalesce import Coalescer
+from .controls import SteerInput, StopControls
 from .facts import ToolFactsCache, veto_of
 from .render import counts_html, esc, header_html, live_css, row_html
 from .state import TERMINAL, CostMeter, Tally, view_state
@@ -80,8 +82,8 @@ class EpisodeView(ViewOutput, w.VBox):  # type: ignore[misc]  # ipywidgets ships
 
         self.css = w.HTML(live_css() + _stale_notice(source.episode_id))
         self.header = w.HTML()
-        self.stop_button = w.Button(description="Stop", icon="stop", tooltip="cancel this episode (it ends 'cancelled', sealed)")
-        self.stop_button.on_click(lambda _b: self.stop())
+        self.stopping = StopControls(lambda drain_s: self.stop(drain_s))
+        self.stop_button, self.drain_button = self.stopping.stop_button, self.stopping.drain_button
         self.resume_button = w.Button(
             description="Resume",
             icon="play",
@@ -89,12 +91,13 @@ class EpisodeView(ViewOutput, w.VBox):  # type: ignore[misc]  # ipywidgets ships
             layout=w.Layout(display="none"),
         )
         self.resume_button.on_click(lambda _b: self.resume())
-        for button, cls in ((self.stop_button, "nnb-btn"), (self.resume_button, "nnb-go")):
+        for button, cls in ((self.resume_button, "nnb-go"),):
             button.add_class("nnb-btn")
             button.add_class(cls)
         self.approvals = ApprovalsPanel(source, approver_id=approver_id, on_decided=self.poke)
         self.counts = w.HTML()
         self.message = w.HTML()
+        self.steering = SteerInput(source, sender=approver_id, say=self._say, after=self.poke)
         self.mode = w.ToggleButtons(
             options=[("steps", "steps"), ("raw events", "events")],
             value="steps",
@@ -106,11 +109,12 @@ class EpisodeView(ViewOutput, w.VBox):  # type: ignore[misc]  # ipywidgets ships
         self.steps = StepList(capacity=steps)
         self.timeline = Timeline(blocks=max(1, rows // block_rows), block_rows=block_rows)
         self.timeline.box.layout.display = "none"
-        controls = w.VBox([self.stop_button, self.resume_button], layout=w.Layout(min_width="110px"))
+        controls = w.VBox([self.stop_button, self.drain_button, self.resume_button], layout=w.Layout(min_width="110px"))
         children = [
             self.css,
             w.HBox([self.header, controls]),
             self.approvals.box,
+            self.steering.box,
             self.message,
             w.HBox([self.mode, self.counts], layout=w.Layout(align_items="center", flex_flow="row wrap")),
             self.steps.box,
@@ -166,6 +170,19 @@ class EpisodeView(ViewOutput, w.VBox):  # type: ignore[misc]  # ipywidgets ships
     def attach(self, source: Any) -> None:
         """Follow another source (e.g. the live handle of a run resumed from this view)."""
         self._attach(source, initial=False)
+
+    def reset(self, source: Any) -> None:
+        """Show ``source`` from scratch: every figure recomputed from its events (a replay's next moment)."""
+        self._attach(source, initial=True)
+
+    def extend(self, source: Any, events: Sequence[Mapping[str, Any]]) -> None:
+        """Show ``source``, which holds what is shown plus ``events``: only those are taken in, as live (a replay moving on)."""
+        with self._flush_lock, self.steps.lock:
+            self.source = source
+            self.approvals.rebind(source)
+            self._ingest(list(events))
+        self._settled = None
+        self.flush()
 
     def poke(self) -> None:
         """Ask for a redraw soon (coalesced). Safe from any thread."""
@@ -268,18 +285,23 @@ class EpisodeView(ViewOutput, w.VBox):  # type: ignore[misc]  # ipywidgets ships
         self.flush()
 
     def _sync_controls(self, status: str) -> None:
-        cancellable = self.source.can_cancel
-        self.stop_button.disabled = status in TERMINAL or not cancellable
-        self.stop_button.layout.display = None if cancellable and status not in TERMINAL else "none"
+        self.stopping.sync(self.source, status in TERMINAL)
+        self.steering.sync(self.source)
         self.resume_button.layout.display = None if self.source.can_resume else "none"
         self.resume_button.disabled = self.source.resuming
 
     # -- buttons ------------------------------------------------------------------------------
-    def stop(self) -> None:
-        """What Stop does: ``source.cancel()``; the run ends ``cancelled`` and sealed."""
-        self.stop_button.disabled = True
+    def _say(self, html: str) -> None:
+        self.message.value = html
+
+    def stop(self, drain_s: float | None = None) -> None:
+        """What Stop does: ``source.cancel()``, or ``source.cancel(drain_s=…)`` for "Stop after in-flight work".
+
+        The run ends ``cancelled`` and sealed; during a drain, Stop (now "Stop now") ends it at once."""
+        self.stop_button.disabled = drain_s is None
+        self.drain_button.layout.display = "none"
         try:
-            self.source.cancel()
+            self.source.cancel(drain_s) if drain_s is not None else self.source.cancel()
         except Exception as exc:
             self.message.value = f'<span class="nnb-c-red">could not stop: {esc(shown(str(exc)))}</span>'
         self.poke()
@@ -318,7 +340,7 @@ class EpisodeView(ViewOutput, w.VBox):  # type: ignore[misc]  # ipywidgets ships
             unsubscribe()
         self._unsubscribe.clear()
         closed: set[int] = set()
-        stack: list[Any] = [self, *(card.box for card in self.approvals.cards.values())]
+        stack: list[Any] = [self, *(card.box for card in self.approvals.cards.values()), *self.steps.widgets()]
         while stack:
             widget = stack.pop()
             if not isinstance(widget, w.Widget) or id(widget) in closed:

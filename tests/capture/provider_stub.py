@@ -26,6 +26,7 @@ class Reply:
     body: Any = None  # a JSON body, or None for the default answer to the request
     headers: dict[str, str] = field(default_factory=dict)
     cut_after: int | None = None  # a stream: stop after this many events, without the end
+    delay: float = 0.0  # seconds to wait before answering (a slow model call)
 
 
 def chat_completion(model: str, n: dict[str, int], rid: str) -> dict[str, Any]:
@@ -193,6 +194,8 @@ class ProviderStub:
             self._counter += 1
             rid = f"{self._counter:04d}{secrets.token_hex(12)}"  # as long and random as the providers' ids
             reply = self.scripts[path].popleft() if self.scripts[path] else Reply()
+        if reply.delay:
+            time.sleep(reply.delay)
         anthropic = path.startswith("/v1/messages")
         headers = {"request-id" if anthropic else "x-request-id": f"req_{rid}", **reply.headers}
         if reply.body is not None or reply.status != 200:
@@ -225,7 +228,10 @@ class ProviderStub:
         for key, value in headers.items():
             handler.send_header(key, value)
         handler.end_headers()
-        handler.wfile.write(data)
+        try:
+            handler.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):  # the client gave up (a cancelled call)
+            pass
 
     @staticmethod
     def _sse(handler: BaseHTTPRequestHandler, events: list[tuple[str | None, Any]], headers: dict[str, str], reply: Reply,

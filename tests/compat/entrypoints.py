@@ -147,6 +147,27 @@ def cancel(root: Path) -> list[Path]:
     return _runs(root / "runs")
 
 
+async def steered_worker(task: str, ctx: Any) -> str:
+    """Takes one steer, then works (one tool call) until stopped."""
+    heard = await ctx.next_steer_async(timeout=10)
+    ctx.emit("reason", {"text": f"heard: {heard}"})
+    await ctx.tool_async("fs.list", {"argv": [sys.executable, "-c", "print('a')"]})
+    await asyncio.sleep(30)
+    return "never"
+
+
+def steer_then_drain(root: Path) -> list[Path]:
+    async def main() -> None:
+        handle = noesis_nb.start("Listen, then stop", using=steered_worker, runs_dir=root / "runs")
+        await asyncio.sleep(0.05)
+        handle.steer("use staging")
+        await asyncio.sleep(0.3)
+        await handle.stop(drain_s=1)
+
+    asyncio.run(main())
+    return _runs(root / "runs")
+
+
 # -- paused on disk, decided and resumed elsewhere ------------------------------------------------
 def paused_on_disk(root: Path) -> list[Path]:
     noesis_nb.solve("Write a note", using=make_writer(root / "out.txt"), runs_dir=root / "runs", approver="ask")
@@ -264,6 +285,7 @@ ENTRY_POINTS: dict[str, Builder] = {
     "second-process-veto-override": second_process_veto_override,
     "idle-timeout": idle_timeout,
     "cancel": cancel,
+    "steer-then-drain": steer_then_drain,
     "ns-facade": ns_facade,
     "demo": demo,
     "agui-in-process": example("agui_inprocess.py", "ag_ui"),
@@ -276,4 +298,5 @@ ENTRY_POINTS: dict[str, Builder] = {
     "notebook-analysis": notebook("analysis.ipynb"),
     "notebook-governance-and-resume": notebook("governance-and-resume.ipynb"),
     "notebook-integrations": notebook("integrations.ipynb"),
+    "notebook-steer-and-replay": notebook("steer-and-replay.ipynb"),
 }

@@ -128,8 +128,9 @@ def agui_script(behaviour: str, body: dict[str, Any]) -> Any:
 class ScriptedAGUIAgent:
     """An in-process AG-UI agent: ``run(run_input)`` yields the script's events (ag_ui models accepted too)."""
 
-    def __init__(self, behaviour: str):
+    def __init__(self, behaviour: str, *, pace: float = 0.0):
         self.behaviour = behaviour
+        self.pace = pace  # seconds between two events (a run that takes a while)
         self.inputs: list[dict[str, Any]] = []
 
     async def run(self, run_input: Any):
@@ -143,7 +144,7 @@ class ScriptedAGUIAgent:
             yield {"type": "RUN_STARTED", "threadId": body["threadId"], "runId": body["runId"]}
             await asyncio.sleep(3600)
         for event in events:
-            await asyncio.sleep(0)
+            await asyncio.sleep(self.pace)
             yield event
 
 

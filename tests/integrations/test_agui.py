@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import sys
 
 import pytest
@@ -238,3 +239,26 @@ def test_run_error_keeps_the_agents_code(runs_dir):
     with pytest.raises(AGUIRunError, match="boom") as caught:
         handle.result()
     assert caught.value.code == "FRAMEWORK_ERROR"
+
+
+def test_a_steer_sent_during_a_run_joins_the_next_run_as_a_user_message(runs_dir):
+    import noesis_nb
+
+    agent = ScriptedAGUIAgent("tool", pace=0.02)
+
+    async def main():
+        handle = noesis_nb.start("delete x.txt", using=AGUIAdapter(agent), runs_dir=runs_dir)
+        await asyncio.sleep(0.05)
+        handle.steer("only x.txt, nothing else")
+        await handle  # paused at the interrupt
+        handle.approve()
+        await handle.wait()
+        return handle
+
+    handle = asyncio.run(main())
+    assert handle.status == "ok"
+    first, second = agent.inputs
+    assert [m["role"] for m in first["messages"]] == ["user"]
+    assert [m["role"] for m in second["messages"]] == ["user", "assistant", "user"]
+    assert second["messages"][-1]["content"] == "only x.txt, nothing else"
+    assert names(disk_events(handle)).count("steer.applied") == 1

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import operator
 import sys
-from typing import TypedDict
+import time
+from typing import Annotated, TypedDict
 
 import pytest
 
@@ -26,6 +28,12 @@ from .helpers import disk_events, from_source, names, run, run_tags
 class State(TypedDict, total=False):
     task: str
     answer: str
+
+
+class Steered(TypedDict, total=False):
+    task: str
+    answer: str
+    messages: Annotated[list, operator.add]
 
 
 def graph(*nodes, checkpointer=True):
@@ -139,3 +147,32 @@ def test_errors_name_the_value(monkeypatch):
     monkeypatch.setitem(sys.modules, "langgraph.types", None)
     with pytest.raises(MissingExtraError, match=r"pip install 'noesis_nb\[langgraph\]'"):
         LangGraphAdapter(graph(review))
+
+
+def test_a_steer_sent_while_the_graph_ran_reaches_it_as_a_state_update_on_resume(runs_dir):
+    def slow_then_ask(state):
+        time.sleep(0.3)  # the steer is sent meanwhile
+        interrupt({"tool": "deploy"})
+        told = [m["content"] for m in state.get("messages") or []]
+        return {"answer": f"deployed; told: {told}"}
+
+    builder = StateGraph(Steered)
+    builder.add_node("slow_then_ask", slow_then_ask)
+    builder.add_edge(START, "slow_then_ask")
+    builder.add_edge("slow_then_ask", END)
+    g = builder.compile(checkpointer=InMemorySaver())
+
+    async def main():
+        import noesis_nb
+
+        handle = noesis_nb.start("deploy", using=LangGraphAdapter(g, input_mapper=lambda t: {"task": t}), runs_dir=runs_dir)
+        await asyncio.sleep(0.1)
+        handle.steer("use staging")
+        await handle  # paused at the interrupt
+        handle.approve()
+        await handle.wait()
+        return handle
+
+    handle = asyncio.run(main())
+    assert handle.status == "ok" and handle.result()["answer"] == "deployed; told: ['use staging']"
+    assert names(disk_events(handle)).count("steer.applied") == 1

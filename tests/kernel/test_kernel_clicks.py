@@ -84,3 +84,27 @@ def test_stop_click_cancels_and_seals(kernel: Any, disk: Any) -> None:
     assert "terminate" in disk.names(run_dir) and verify_manifest(run_dir).status == "ok"
     assert kernel.value("h.status") == "cancelled"
     kernel.wait(lambda: any(">cancelled<" in v for v in html_values(kernel)), what="the cancelled badge")
+
+
+def test_a_steer_typed_in_the_box_and_sent_with_a_click_reaches_the_adapter(kernel: Any, disk: Any) -> None:
+    kernel.run(
+        """
+        async def steer_agent(task, ctx):
+            ctx.emit("reason", {"text": "listening"})
+            got = await ctx.next_steer_async(timeout=30)
+            return got.text if got else "nothing"
+        """
+    )
+    episode = start(kernel, "steer k1", agent="steer_agent")
+    run_dir = kernel.runs / episode
+    kernel.wait(lambda: "reason" in disk.names(run_dir), what="the episode to listen")
+    boxes = [cid for cid, s in kernel.widgets("TextModel").items() if "tell the agent" in (s.get("placeholder") or "")]
+    # what a frontend sends as a person types into the box, then the click on Send
+    update = {"comm_id": boxes[-1], "data": {"method": "update", "state": {"value": "use staging"}, "buffer_paths": []}}
+    kernel.kc.shell_channel.send(kernel.kc.session.msg("comm_msg", update))
+    kernel.click(kernel.button("Send"))
+    kernel.wait(lambda: (run_dir / "manifest.json").exists(), what="the run to seal")
+    names = disk.names(run_dir)
+    assert names.index("steer.sent") < names.index("steer.applied")
+    assert kernel.value("h.result()") == "use staging"
+    kernel.wait(lambda: any("heard after" in v for v in html_values(kernel)), what="the steer heard in the step tree")

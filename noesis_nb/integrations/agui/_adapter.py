@@ -5,7 +5,8 @@ iterable of ``ag_ui.core`` events or dicts) or remote (:class:`AGUIHttpAgent`). 
 the full ``RunAgentInput``; its events become rows; an interrupt outcome (or legacy ``CUSTOM
 on_interrupt``) becomes one pending approval per interrupt, and the decisions go back in the
 next run: AG-UI 1.0 ``resume: [ResumeEntry]`` (default) or ``forwardedProps.command.resume``
-(``resume_style="forwarded_props"``, Idun / ag-ui-langgraph 0.0.x servers).
+(``resume_style="forwarded_props"``, Idun / ag-ui-langgraph 0.0.x servers). Steers sent while a run
+streamed join that next run as new user messages (a run that never interrupts has no next run).
 """
 
 from __future__ import annotations
@@ -107,8 +108,9 @@ class AGUIAdapter:
                 raise AGUIRunError(f"the AG-UI agent ended the run with RUN_ERROR: {folder.error}", code=folder.error_code)
             if not folder.interrupts:
                 return await apply_output(self.output, folder.result)
-            messages = folder.messages
             resume = [await self._decide(interrupt, folder, ctx) for interrupt in folder.interrupts]
+            steers = ctx.steers(at="between-rounds")  # what people told the agent meanwhile: new user messages
+            messages = [*folder.messages, *({"id": s.steer_id, "role": "user", "content": s.text} for s in steers)]
         raise AGUIStreamError(
             f"the agent interrupted {self.max_runs} runs in a row; pass max_runs= a larger number if that is expected"
         )

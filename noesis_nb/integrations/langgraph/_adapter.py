@@ -4,7 +4,9 @@ A sync graph runs through ``graph.invoke`` (in a worker thread), as Noēsis' own
 an async one through ``graph.ainvoke``. When a node calls ``langgraph.types.interrupt(value)``
 the graph stops with ``__interrupt__``; each interrupt becomes a pending approval, and the
 decision resumes the graph with ``Command(resume=…)`` on the same thread id (a checkpointer
-is required for that, as LangGraph itself requires).
+is required for that, as LangGraph itself requires). Steers sent while the graph ran are passed
+on at that resume as a state update, ``Command(update={steer_key: [{"role": "user", …}]})``; a graph
+that never interrupts has no point to take them (LangGraph runs it as one call).
 """
 
 from __future__ import annotations
@@ -33,7 +35,9 @@ class LangGraphAdapter:
     task string is passed as is (Noēsis' rule). ``use_async`` None picks ``ainvoke`` when a
     node has no sync function. ``answer(value, approved, reason)`` is what ``interrupt()``
     returns after a decision. ``config`` is merged into each call (``thread_id`` defaults to the
-    episode id). ``output(result)`` maps the final state (may be async).
+    episode id). ``output(result)`` maps the final state (may be async). ``steer_key``: the state
+    key (with a list reducer, e.g. ``messages``) that receives steers when the graph resumes; None
+    leaves them unread.
     """
 
     source = "langgraph"
@@ -51,6 +55,7 @@ class LangGraphAdapter:
         risk: str = "high",
         max_resumes: int = 50,
         approval_timeout_s: float = 600.0,
+        steer_key: str | None = "messages",
     ):
         self._types = require("langgraph.types", "langgraph", "LangGraphAdapter")
         if not hasattr(graph, "invoke"):
@@ -63,6 +68,7 @@ class LangGraphAdapter:
             max_resumes,
             approval_timeout_s,
         )
+        self.steer_key = steer_key  # the state key steers are written to when the graph resumes (None: not passed)
         mapper = input_mapper or getattr(graph, "__noesis_input_mapper__", None)
         if callable(mapper):
             self.__noesis_input_mapper__ = mapper
@@ -88,7 +94,10 @@ class LangGraphAdapter:
             answers = {}
             for interrupt in interrupts:
                 answers[getattr(interrupt, "id", None)] = await self._decide(interrupt, ctx)
-            value = self._types.Command(resume=next(iter(answers.values())) if len(answers) == 1 else answers)
+            resume = next(iter(answers.values())) if len(answers) == 1 else answers
+            steers = ctx.steers(at="between-rounds") if self.steer_key else []
+            update = {self.steer_key: [{"role": "user", "content": s.text} for s in steers]} if steers else None
+            value = self._types.Command(resume=resume, update=update)  # steers reach the graph as a state update
         raise LangGraphResumeError(f"the graph interrupted {self.max_resumes} times in a row; pass max_resumes= a larger number")
 
     async def _call(self, value: Any, config: dict[str, Any]) -> Any:

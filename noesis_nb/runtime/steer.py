@@ -1,0 +1,176 @@
+"""Steers: what a person tells a running agent, queued until its adapter takes them.
+
+``EpisodeHandle.steer`` (the view's Send box, ``%noesis steer``) queues one and writes
+``steer.sent``; the adapter takes steers at points it chooses — ``ctx.steers()`` without waiting,
+``ctx.next_steer(timeout)`` / ``await ctx.next_steer_async(timeout)`` waiting — and each steer taken
+writes ``steer.applied``, caused by its ``steer.sent``: the run shows what the agent was told and
+when it heard it. A ``next-item`` steer is taken at the adapter's next item (any point it asks at);
+a ``between-rounds`` steer only where the adapter asks with ``at="between-rounds"``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+import uuid
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ..errors import InvalidOptionError
+from ..store.phases import STEER_PHASE
+from ..store.vocab import STEER_APPLIED, STEER_MODES, STEER_SENT
+
+if TYPE_CHECKING:
+    from .recorder import Recorder
+
+__all__ = ["Steer", "SteerBox", "check_mode"]
+
+MAX_TEXT = 20_000
+
+
+@dataclass(frozen=True)
+class Steer:
+    """One message to the agent: its text, when it applies (``mode``), who sent it, its ``steer.sent`` event."""
+
+    steer_id: str
+    text: str
+    mode: str
+    sender: str
+    event_id: str
+    sent_at: float  # time.monotonic() when sent
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def check_mode(value: object, what: str = "mode") -> str:
+    if value not in STEER_MODES:
+        raise InvalidOptionError(f"{what}={value!r}: use one of {list(STEER_MODES)}")
+    return str(value)
+
+
+class SteerBox:
+    """The queue of one episode's steers (thread-safe: sent from the kernel, taken on the loop or a worker thread)."""
+
+    def __init__(self, recorder: Recorder):
+        self._rec = recorder
+        self._queue: list[Steer] = []
+        self._cond = threading.Condition()
+        self._waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = []
+        self.closed = False
+
+    @property
+    def queued(self) -> list[Steer]:
+        with self._cond:
+            return list(self._queue)
+
+    def send(self, text: str, *, mode: str, sender: str) -> Steer:
+        """Queue ``text`` and write ``steer.sent``; returns the steer."""
+        if not isinstance(text, str) or not text.strip():
+            raise InvalidOptionError(f"steer text must be a non-empty string, got {text!r}")
+        if len(text) > MAX_TEXT:
+            raise InvalidOptionError(f"steer text is {len(text):,} characters; keep it under {MAX_TEXT:,}")
+        check_mode(mode)
+        if not isinstance(sender, str) or not sender:
+            raise InvalidOptionError(f"sender={sender!r}: name who sends the steer, e.g. 'human' or 'user:ana'")
+        steer_id = f"steer_{uuid.uuid4().hex[:12]}"
+        with self._cond:  # queue order is the order of the sent events
+            event = self._rec.emit(
+                STEER_PHASE,
+                {"event_name": STEER_SENT, "steer_id": steer_id, "text": text, "mode": mode, "sender": sender},
+                agent_id=f"human:{sender}",
+            )
+            steer = Steer(steer_id, text, mode, sender, str(event["id"]), time.monotonic())
+            self._queue.append(steer)
+            self._cond.notify_all()
+            waiters, self._waiters = self._waiters, []
+        _wake(waiters)
+        return steer
+
+    def take(self, at: str = "next-item", limit: int | None = None) -> list[Steer]:
+        """The queued steers that apply ``at`` this point (oldest first, up to ``limit``); each writes ``steer.applied``."""
+        check_mode(at, "at")
+        with self._cond:
+            taken = [s for s in self._queue if at == "between-rounds" or s.mode == "next-item"][:limit]
+            if taken:
+                ids = {s.steer_id for s in taken}
+                self._queue = [s for s in self._queue if s.steer_id not in ids]
+        for steer in taken:
+            self._rec.emit(
+                STEER_PHASE,
+                {
+                    "event_name": STEER_APPLIED,
+                    "steer_id": steer.steer_id,
+                    "mode": steer.mode,
+                    "sender": steer.sender,
+                    "at": at,
+                    "waited_ms": round((time.monotonic() - steer.sent_at) * 1000.0, 3),
+                },
+                agent_id="adapter",
+                caused_by=steer.event_id,
+            )
+        return taken
+
+    def _ready(self, at: str) -> bool:
+        return any(at == "between-rounds" or s.mode == "next-item" for s in self._queue)
+
+    def wait(self, timeout: float | None, at: str = "next-item") -> Steer | None:
+        """Block (a worker thread) until a steer applies ``at`` this point; None after ``timeout`` or when the episode ends."""
+        check_mode(at, "at")
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._cond:
+            while not self._ready(at) and not self.closed:
+                remaining = None if deadline is None else deadline - time.monotonic()
+                if remaining is not None and remaining <= 0:
+                    return None
+                self._cond.wait(remaining)
+        taken = self.take(at, limit=1)
+        return taken[0] if taken else None
+
+    async def wait_async(self, timeout: float | None, at: str = "next-item") -> Steer | None:
+        """Await a steer that applies ``at`` this point; None after ``timeout`` or when the episode ends."""
+        check_mode(at, "at")
+        loop = asyncio.get_running_loop()
+        deadline = None if timeout is None else loop.time() + timeout
+        while True:
+            with self._cond:
+                if self.closed:
+                    return None
+                ready = self._ready(at)
+                if not ready:
+                    future: asyncio.Future[None] = loop.create_future()
+                    self._waiters.append((loop, future))
+            if ready:
+                taken = self.take(at, limit=1)
+                if taken:
+                    return taken[0]
+                continue
+            remaining = None if deadline is None else deadline - loop.time()
+            if remaining is not None and remaining <= 0:
+                return None
+            try:
+                await asyncio.wait_for(future, remaining)
+            except TimeoutError:
+                return None
+
+    def close(self) -> None:
+        """The episode ended: waiters return None; steers still queued were never applied."""
+        with self._cond:
+            self.closed = True
+            self._cond.notify_all()
+            waiters, self._waiters = self._waiters, []
+        _wake(waiters)
+
+
+def _wake(waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]]) -> None:
+    for loop, future in waiters:
+        try:
+            loop.call_soon_threadsafe(_settle, future)
+        except RuntimeError:  # that loop closed: nobody waits there any more
+            pass
+
+
+def _settle(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)

@@ -1,0 +1,140 @@
+"""Two runs replayed side by side, aligned step by step, with the steps that differ marked.
+
+The alignment is ``plots.aligned_steps`` (the table behind ``plots.compare_episodes``): one slider
+moves over its rows, and each side shows its run after the events of that step. A row only one run
+has is marked, and so is a step whose time or cost differs between the two.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import ipywidgets as w
+
+from ..frames import events_df, usage_df
+from ..plots.compare import aligned_steps
+from ..runtime.diskrun import DiskRun
+from .render import esc
+from .replayview import ReplayView
+from .theme import ROOT_CLASS
+
+__all__ = ["ReplayCompare", "replay"]
+
+_ROWS = 12  # aligned steps shown around the current one
+_WIDGET = "application/vnd.jupyter.widget-view+json"
+_CSS = (
+    "<style>.noesis-nb-compare table{border-collapse:collapse;font-size:12px;width:100%}"
+    ".noesis-nb-compare td,.noesis-nb-compare th{padding:1px 6px;text-align:right;border-bottom:1px solid var(--nnb-line)}"
+    ".noesis-nb-compare td:first-child,.noesis-nb-compare th:first-child{text-align:left}"
+    ".noesis-nb-compare tr.nnb-now td{background:var(--nnb-blue-tint)}</style>"
+)
+
+
+def replay(target: Any, *, compare: Any = None, runs_dir: str | os.PathLike[str] | None = None) -> ReplayView | ReplayCompare:
+    """Replay a finished or paused run (episode id or run directory) in the live view, with a scrubber and play.
+
+    ``compare``: a second run, replayed beside it and aligned step by step, differences marked.
+    """
+    if compare is not None:
+        return ReplayCompare(target, compare, runs_dir=runs_dir)
+    return ReplayView(target, runs_dir=runs_dir)
+
+
+class ReplayCompare(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type information
+    """Run A and run B side by side; ``seek_step(i)`` shows both after the i-th aligned step."""
+
+    def __init__(self, a: Any, b: Any, *, runs_dir: str | os.PathLike[str] | None = None):
+        run_a, run_b = DiskRun(a, runs_dir=runs_dir), DiskRun(b, runs_dir=runs_dir)
+        dirs = [str(run_a.run_dir), str(run_b.run_dir)]
+        self.table = aligned_steps(events_df(dirs), run_a.episode_id, run_b.episode_id, usage_df(dirs))
+        self.left = ReplayView(run_a, title=f"A · {run_a.episode_id}")
+        self.right = ReplayView(run_b, title=f"B · {run_b.episode_id}")
+        self.slider = w.IntSlider(
+            value=len(self.table), min=0, max=len(self.table), description="step", layout=w.Layout(width="100%")
+        )
+        self.steps = w.HTML()
+        self.slider.observe(lambda change: self.seek_step(change["new"]), "value")
+        half = w.Layout(width="50%", min_width="0")
+        self.left.layout, self.right.layout = half, w.Layout(width="50%", min_width="0")
+        super().__init__([w.HTML(_CSS), self.slider, self.steps, w.HBox([self.left, self.right], layout=w.Layout(width="100%"))])
+        self.add_class(ROOT_CLASS)
+        self.add_class("noesis-nb-compare")
+        self.seek_step(len(self.table))
+
+    @property
+    def differing(self) -> list[str]:
+        """The aligned steps that differ: only one run has them, or their time or cost is not the same."""
+        return [row["step"] for _, row in self.table.iterrows() if _differs(row)]
+
+    def seek_step(self, i: int) -> ReplayCompare:
+        """Show both runs through the first ``i`` aligned steps (0: before any)."""
+        i = max(0, min(len(self.table), int(i)))
+        if self.slider.value != i:
+            self.slider.value = i  # observed: comes back here
+            return self
+        row = self.table.iloc[i - 1] if i else None
+        self.left.seek(int(row["events_a"]) if row is not None else 0)
+        self.right.seek(int(row["events_b"]) if row is not None else 0)
+        self.steps.value = self._rows_html(i)
+        return self
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None, **kwargs: Any) -> dict[str, Any]:
+        """The widget, a stable ``text/plain`` line, and a static ``text/html`` of the aligned steps and both views."""
+        i = int(self.slider.value)
+        sides = "".join(
+            f'<div style="flex:1 1 0;min-width:0">{side.view.snapshot_html()}</div>' for side in (self.left, self.right)
+        )
+        html = (
+            f'<div class="{ROOT_CLASS} noesis-nb-compare">{_CSS}{self._rows_html(i)}'
+            f'<div style="display:flex;gap:8px">{sides}</div></div>'
+        )
+        return {
+            "text/plain": f"ReplayCompare(step={i}, steps={len(self.table)}, differing={len(self.differing)})",
+            "text/html": html,
+            _WIDGET: {"version_major": 2, "version_minor": 0, "model_id": self.model_id},
+        }
+
+    def _rows_html(self, i: int) -> str:
+        lo = max(0, min(i - _ROWS // 2, len(self.table) - _ROWS))
+        rows = []
+        for j in range(lo, min(len(self.table), lo + _ROWS)):
+            row = self.table.iloc[j]
+            mark = _mark(row)
+            now = ' class="nnb-now"' if j == i - 1 else ""
+            rows.append(
+                f"<tr{now}><td>{esc(row['step'])} {mark}</td><td>{_s(row['seconds_a'])}</td><td>{_s(row['seconds_b'])}</td>"
+                f"<td>{_delta(row['delta_s'], ' s')}</td><td>{_delta(row['delta_cost'], '', money=True)}</td></tr>"
+            )
+        head = "<tr><th>step (aligned)</th><th>A</th><th>B</th><th>Δ time B − A</th><th>Δ cost</th></tr>"
+        return f"<table>{head}{''.join(rows)}</table>"
+
+
+def _differs(row: Any) -> bool:
+    if not (row["in_a"] and row["in_b"]):
+        return True
+    delta = row["delta_s"]
+    return bool(delta == delta and abs(delta) >= 0.05) or bool(row["delta_cost"] == row["delta_cost"] and row["delta_cost"])
+
+
+def _mark(row: Any) -> str:
+    if not row["in_a"]:
+        return '<b class="nnb-c-orange">only in B</b>'
+    if not row["in_b"]:
+        return '<b class="nnb-c-orange">only in A</b>'
+    return '<b class="nnb-c-purple">≠</b>' if _differs(row) else ""
+
+
+def _s(value: Any) -> str:
+    return "—" if value != value else f"{float(value):.2f} s"
+
+
+def _delta(value: Any, unit: str, money: bool = False) -> str:
+    if value != value:
+        return "—"
+    v = float(value)
+    if abs(v) < (5e-7 if money else 0.005):  # rounds to nothing at the precision shown
+        v = 0.0
+    text = (f"{v:+.6f} $" if money else f"{v:+.2f}{unit}") if v else "0"
+    hue = "red" if v > 0 else ("green" if v < 0 else "grey")
+    return f'<span class="nnb-c-{hue}">{text}</span>'

@@ -1,0 +1,174 @@
+"""``replay(run)``: a finished or paused run in the same view as it was live, with a scrubber and play/pause.
+
+The view shows a :class:`~noesis_nb.runtime.moment.RunMoment` — the run after its first ``k``
+events — so the step tree, header tokens and cost, and the cards at every ``k`` are what the live
+view showed when it had seen those ``k`` events (the same reducers: ``Tally``, ``StepBook``, the
+header's ``view_state``). Moving forward the view takes in only the next events, as the live view
+did; moving back it is rebuilt from the first ``k``. Play moves ``k`` forward in the run's own time (1×, 10×) or as fast as the
+view redraws (max); a gap longer than ``MAX_GAP_S`` (a pause waiting for a person) is shortened to it.
+The static ``text/html`` snapshot is the state shown when it is displayed: the final one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from typing import Any
+
+import ipywidgets as w
+
+from ..errors import InvalidOptionError
+from ..runtime.diskrun import DiskRun
+from ..runtime.moment import RunMoment, epoch_of
+from .render import esc
+from .theme import ROOT_CLASS
+from .view import EpisodeView
+from .viewout import execution_count
+
+__all__ = ["ReplayView", "SPEEDS", "MAX_GAP_S"]
+
+SPEEDS = {"1×": 1.0, "10×": 10.0, "max": 0.0}
+MAX_GAP_S = 5.0
+_WIDGET = "application/vnd.jupyter.widget-view+json"
+
+
+class ReplayView(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type information
+    """A run replayed: ``seek(k)`` shows it after ``k`` events; ``play(speed)`` moves forward in its own time."""
+
+    def __init__(self, target: Any, *, runs_dir: str | os.PathLike[str] | None = None, title: str | None = None, **kwargs: Any):
+        if not isinstance(target, (str, os.PathLike, DiskRun)) and hasattr(target, "run_dir"):
+            target = target.run_dir  # a live handle (or a view's source): its run as written so far
+        self.run = target if isinstance(target, DiskRun) else DiskRun(target, runs_dir=runs_dir)
+        self.total = len(self.run.events)
+        self.times = [epoch_of(e) for e in self.run.events]
+        self.view = EpisodeView(RunMoment(self.run, self.total), **kwargs)
+        self.slider = w.IntSlider(
+            value=self.total,
+            min=0,
+            max=self.total,
+            description="events",
+            continuous_update=self.total <= 5_000,  # a long run is redrawn where the slider is let go
+            layout=w.Layout(flex="1 1 auto", width="auto", min_width="160px"),
+        )
+        self.play_button = w.ToggleButton(
+            value=False, description="Play", icon="play", tooltip="play the run in its own time", layout=w.Layout(width="84px")
+        )
+        self.play_button.add_class("nnb-btn")
+        self.speed = w.ToggleButtons(
+            options=list(SPEEDS),
+            value="10×",
+            style={"button_width": "58px"},
+            layout=w.Layout(width="auto", flex="0 0 auto"),
+            tooltips=["the run's own time", "ten times faster", "as fast as the view redraws"],
+        )
+        self.clock = w.HTML()
+        self.slider.observe(lambda change: self._show(change["new"]), "value")
+        self.play_button.observe(lambda change: self._toggle(change["new"]), "value")
+        self._task: asyncio.Task[None] | None = None
+        self._shown = self.total  # the event count the view shows
+        heading = [w.HTML(f'<div class="nnb-muted">{esc(title)}</div>')] if title else []
+        bar = w.HBox([self.play_button, self.speed, self.slider], layout=w.Layout(align_items="center", width="100%"))
+        super().__init__([*heading, bar, self.clock, self.view])
+        self.add_class(ROOT_CLASS)
+        self.add_class("noesis-nb-replay")
+        self._show(self.total)
+
+    @property
+    def k(self) -> int:
+        return int(self.slider.value)
+
+    def seek(self, k: int) -> ReplayView:
+        """Show the run after its first ``k`` events (clamped to the run); returns the view."""
+        self.slider.value = max(0, min(self.total, int(k)))
+        return self
+
+    def state(self) -> dict[str, Any]:
+        """What the view shows now (its header, cards and kept steps), as ``EpisodeView.state``."""
+        return self.view.state()
+
+    def _show(self, k: int) -> None:
+        moment, shown = RunMoment(self.run, k), self._shown
+        if 0 < shown <= k:  # forward: the view takes in the next events as the live view did
+            self.view.extend(moment, moment.events[shown:])
+        else:  # backward: rebuilt from the first k events
+            self.view.reset(moment)
+            self.view.flush()
+        self._shown = k
+        self._read_only()
+        when = self._offset(k)
+        into = f" · +{when:.1f} s into the run" if when else ""
+        self.clock.value = f'<div class="nnb-muted">event {k:,} of {self.total:,}{into}</div>'
+
+    def _read_only(self) -> None:
+        """A card waiting at this moment shows what it asked, without buttons: a replay decides nothing."""
+        for card in self.view.approvals.cards.values():
+            if card.decision is None and card.controls.layout.display != "none":
+                card.controls.layout.display = "none"
+                card.status.value = '<span class="nnb-muted">waiting for a decision at this moment (a replay)</span>'
+
+    def _offset(self, k: int) -> float | None:
+        if k <= 0 or not self.times or self.times[0] is None or self.times[k - 1] is None:
+            return None
+        return float(self.times[k - 1]) - float(self.times[0])  # type: ignore[arg-type]
+
+    # -- playing -------------------------------------------------------------------------------------
+    def play(self, speed: str | None = None) -> asyncio.Task[None]:
+        """Play from here (from the start when at the end) on the running loop; returns the task (awaitable)."""
+        if speed is not None:
+            if speed not in SPEEDS:
+                raise InvalidOptionError(f"speed={speed!r}: use one of {list(SPEEDS)}")
+            self.speed.value = speed
+        self.pause()
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            raise InvalidOptionError("play() runs on the notebook's event loop; call it from a cell (or use seek(k))") from None
+        if self.k >= self.total:
+            self.seek(0)
+        self._task = loop.create_task(self._play())
+        if not self.play_button.value:
+            self.play_button.value = True
+        return self._task
+
+    def pause(self) -> None:
+        """Stop playing where it is."""
+        task, self._task = self._task, None
+        if task is not None and not task.done():
+            task.cancel()
+        if self.play_button.value:
+            self.play_button.value = False
+
+    def _toggle(self, on: bool) -> None:
+        self.play_button.description = "Pause" if on else "Play"
+        self.play_button.icon = "pause" if on else "play"
+        if on and (self._task is None or self._task.done()):
+            try:
+                self.play()
+            except InvalidOptionError as exc:
+                self.clock.value = f'<div class="nnb-c-red">{esc(str(exc))}</div>'
+                self.play_button.value = False
+        elif not on:
+            self.pause()
+
+    async def _play(self) -> None:
+        while self.k < self.total:
+            rate = SPEEDS[self.speed.value]
+            if rate == 0.0:  # as fast as the view redraws: ~100 frames for the whole run
+                step, delay = max(1, self.total // 100), 0.05
+            else:
+                a, b = self.times[self.k - 1] if self.k else None, self.times[self.k]
+                gap = (b - a) if a is not None and b is not None else 0.0
+                step, delay = 1, min(MAX_GAP_S, max(0.0, gap)) / rate
+            await asyncio.sleep(delay)
+            self.seek(self.k + step)
+        self._task = None
+        if self.play_button.value:
+            self.play_button.value = False
+
+    # -- output ----------------------------------------------------------------------------------------
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None, **kwargs: Any) -> dict[str, Any]:
+        """The widget, a stable ``text/plain`` line and the escaped ``text/html`` snapshot of the moment shown."""
+        data = self.view.mimebundle(widget=False, wait_prices=execution_count() is not None)
+        data[_WIDGET] = {"version_major": 2, "version_minor": 0, "model_id": self.model_id}
+        data["text/plain"] = f"ReplayView(status={self.view.source.status!r}, event={self.k}, events={self.total})"
+        return data
