@@ -108,7 +108,7 @@ def main() -> None:
         return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--max", type=int, default=10_000, help="largest corpus (default 10000; 100000 builds ~1.6 GB)")
-    parser.add_argument("--min", type=int, default=10, help="smallest corpus (e.g. --min 100000 --max 100000 for that size alone)")
+    parser.add_argument("--min", type=int, default=10, help="smallest corpus (--min 100000 --max 100000: that size alone)")
     parser.add_argument("--dir", type=Path, default=None, help="where corpora are built and kept (default: a temp dir)")
     parser.add_argument("--repeat", type=int, default=3, help="warm repetitions per process; the best is reported")
     parser.add_argument("--processes", type=int, default=2, help="fresh processes per figure; the best is reported")
