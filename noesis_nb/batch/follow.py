@@ -50,10 +50,13 @@ class Follower:
 
     def tick(self) -> None:
         for entry in list(self.entries):
-            try:
-                self._look(entry)
-            except Exception as exc:  # a run directory half-written or removed: say so, keep following the others
-                entry.error = f"{type(exc).__name__}: {exc}"
+            self.tick_one(entry)
+
+    def tick_one(self, entry: BatchEntry) -> None:
+        try:
+            self._look(entry)
+        except Exception as exc:  # a run directory half-written or removed: say so, keep following the others
+            entry.error = f"{type(exc).__name__}: {exc}"
 
     def _look(self, entry: BatchEntry) -> None:
         run = entry.disk
