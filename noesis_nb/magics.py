@@ -25,6 +25,7 @@ from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, magics_class
 
 from . import config
+from .batch import batch
 from .errors import DraftNotFoundError, EpisodeStateError, NoesisNbError, UsingResolutionError
 from .runtime.api import RunRecovered, approve_draft, reject_draft, resume_run, start
 from .runtime.diskrun import DiskRun
@@ -208,8 +209,6 @@ class NoesisMagics(Magics):
         return handle
 
     def _batch(self, args: argparse.Namespace, cell: str | None) -> Any:
-        from .batch import batch
-
         tasks = self._resolve(args.tasks)
         if isinstance(tasks, str):
             raise UsageError(f"%noesis batch: {args.tasks!r} is not a list in the notebook; define it first, e.g. tasks = [...]")
