@@ -25,11 +25,18 @@ _LAZY = {
     "EpisodeContext": "noesis_nb.runtime.context",
     "PendingApproval": "noesis_nb.runtime.gate",
     "list_runs": "noesis_nb.store",
+    # many episodes
+    "batch": "noesis_nb.batch",
+    "BatchHandle": "noesis_nb.batch",
     # analysis
     "runs_df": "noesis_nb.frames",
     "events_df": "noesis_nb.frames",
     "tools_df": "noesis_nb.frames",
     "usage_df": "noesis_nb.frames",
+    "batch_summary": "noesis_nb.frames",
+    "runs_ddf": "noesis_nb.frames",
+    "events_ddf": "noesis_nb.frames",
+    "compare_batches": "noesis_nb.frames",
     # OpenTelemetry out (extra ``otel``)
     "export_otel": "noesis_nb.integrations.otel",
     # notebook
@@ -70,7 +77,13 @@ import_module("noesis_nb.runtime.presenter").set_loader(lambda: import_module("n
 import_module("noesis_nb.runtime.drain").set_pricer(lambda calls: import_module("noesis_nb.cost").price_calls(calls))
 
 if TYPE_CHECKING:  # pragma: no cover
+    from .batch import BatchHandle as BatchHandle
+    from .batch import batch as batch
+    from .frames import batch_summary as batch_summary
+    from .frames import compare_batches as compare_batches
+    from .frames import events_ddf as events_ddf
     from .frames import events_df as events_df
+    from .frames import runs_ddf as runs_ddf
     from .frames import runs_df as runs_df
     from .frames import tools_df as tools_df
     from .frames import usage_df as usage_df

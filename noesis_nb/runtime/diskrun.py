@@ -212,6 +212,10 @@ class DiskRun:
             parts.append((st.st_size, st.st_mtime_ns))
         return tuple(parts)
 
+    def changed(self) -> bool:
+        """True when anyone wrote to the run since it was last read (a few ``stat`` calls)."""
+        return self._look() != self._signature
+
     def watch(self) -> bool:
         """Follow the directory from the running loop while the run is unsealed (idempotent); False without a loop."""
         try:
