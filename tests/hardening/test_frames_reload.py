@@ -12,8 +12,6 @@ has; where pyarrow is installed, the same script also runs in a subprocess with 
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
@@ -25,7 +23,6 @@ from noesis_nb.frames import Column, _arrays, clear_cache, eventblocks, events_d
 
 from .episodes import SHAPES
 
-REPO = Path(__file__).resolve().parents[2]
 _STATUS = [Column("payload_status", path="payload.status", type="category")]
 FRAMES = {
     "runs": runs_df,
@@ -113,17 +110,3 @@ def test_this_process_mode_is_what_it_claims() -> None:
     else:
         importable = True
     assert _arrays.HAVE_ARROW == importable
-
-
-_BLOCKED = (
-    "import sys; import tests.hardening._no_pyarrow; import pytest; "
-    "sys.exit(pytest.main(['-q', '-p', 'no:cacheprovider', '-p', 'no:nbval', '-o', 'addopts=', "
-    "'tests/hardening/test_frames_reload.py', '-k', 'not subprocess']))"
-)
-
-if _arrays.HAVE_ARROW:  # pyarrow is here: also run this module as a default install would (pyarrow blocked)
-
-    def test_reload_without_pyarrow_in_a_subprocess() -> None:
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
-        done = subprocess.run([sys.executable, "-c", _BLOCKED], cwd=REPO, env=env, capture_output=True, text=True, timeout=600)
-        assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
