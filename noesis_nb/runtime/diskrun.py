@@ -212,6 +212,15 @@ class DiskRun:
             parts.append((st.st_size, st.st_mtime_ns))
         return tuple(parts)
 
+    @property
+    def signature(self) -> tuple[Any, ...]:
+        """What the directory looked like when this object last read it (see ``changed_on_disk``)."""
+        return self._signature
+
+    def changed_on_disk(self) -> bool:
+        """True when anyone wrote to the run since this object last read it (a few ``stat`` calls)."""
+        return self._look() != self._signature
+
     def watch(self) -> bool:
         """Follow the directory from the running loop while the run is unsealed (idempotent); False without a loop."""
         try:
@@ -231,7 +240,7 @@ class DiskRun:
             await asyncio.sleep(self.poll_interval)
             if not self._listeners:  # every view of it closed
                 return
-            if self._look() != self._signature:
+            if self.changed_on_disk():
                 self._changed()
             if is_sealed(self.run_dir) and not self.resuming:
                 if self._look() != self._signature:

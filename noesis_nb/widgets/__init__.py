@@ -1,12 +1,14 @@
 """Live views of episodes (ipywidgets core widgets; no custom JavaScript).
 
+noesis_nb.inbox()                 # every pending draft and veto under the runs dir, decided in one place
 noesis_nb.show("ep_01…")          # a finished or paused run from disk (followed while unsealed), or a live handle
 EpisodeView(handle)               # the widget itself: header, cards, the episode as a tree of steps
 handle_mimebundle / refresh_display / display_handle   # what EpisodeHandle calls
 
 Modules: steps (grouping), stepview/cards/render (HTML, pure), theme (the stylesheet), state
 (header figures, running time), steplist/timeline/approvals/view (widgets), facts (what the run
-directory adds), snapshot (static HTML), display (one view per run, updatable outputs).
+directory adds), snapshot (static HTML), display (one view per run, updatable outputs),
+inboxview/inboxrows (the approvals inbox), bundle (the inbox's and grid's notebook output).
 """
 
 from ..runtime.presenter import set_presenter
@@ -18,8 +20,9 @@ from .display import (
     show,
     view_for,
 )
+from .inboxview import InboxView, inbox
 from .view import EpisodeView
 
-__all__ = ["EpisodeView", "show", "handle_mimebundle", "refresh_display", "display_handle", "view_for"]
+__all__ = ["EpisodeView", "InboxView", "inbox", "show", "handle_mimebundle", "refresh_display", "display_handle", "view_for"]
 
 set_presenter(WidgetPresenter())  # live handles now display as their view

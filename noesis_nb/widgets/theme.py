@@ -115,6 +115,16 @@ def _rules() -> list[str]:
         f".{r} .nnb-card dd{{margin:0;overflow-wrap:anywhere;font-family:{_MONO};font-size:12px}}",
         f".{r} .nnb-card ol{{margin:0;padding-left:2em;font-family:{_MONO};font-size:12px}}",
         f".{r} .nnb-msg{{padding:2px 0}}",
+        # the approvals inbox and the batch grid
+        f".{r} .nnb-card.nnb-ib-row{{padding:2px 6px;margin:2px 0}}",
+        f".{r} .nnb-ib-line{{line-height:1.5;overflow-wrap:anywhere}}",
+        f".{r} .nnb-ib-line code{{font-size:12px}}",
+        f".{r} .nnb-ib-confirm{{border:1px solid var(--nnb-blue-edge);background:var(--nnb-blue-tint);padding:2px 8px;"
+        "margin:4px 0;border-radius:3px;gap:8px}",
+        f".{r} .nnb-grid-row.jupyter-button{{width:100%;height:auto;text-align:left;font:12px/1.6 {_MONO};padding:0 4px;"
+        "margin:0;color:var(--nnb-fg);background:transparent;border:none;border-bottom:1px solid var(--nnb-line);"
+        "box-shadow:none;white-space:pre;overflow:hidden;text-overflow:ellipsis}",
+        f".{r} .nnb-grid-row.jupyter-button:hover{{background:var(--nnb-raised)}}",
         # buttons of the view: our own colours, readable in every theme (ipywidgets' mod-success is not)
         f".{r} .jupyter-button.nnb-btn{{color:var(--nnb-fg);background:var(--nnb-raised);border:1px solid var(--nnb-line);"
         "box-shadow:none}",

@@ -1,0 +1,279 @@
+"""Decisions waiting for people across runs: every pending tool draft and veto pause under a runs
+root, or of a set of episodes (a batch's), followed with ``stat`` calls.
+
+:meth:`PendingScan.poll` looks at each unsealed run. A run live in this process answers from
+memory (its handle's pending drafts); a run on disk is read again only when its decision files
+change (drafts, approvals, checkpoints, the seal), so runs writing events elsewhere cost a few
+``stat`` calls. Sealed runs are never looked at again. Each item carries its run's source — the
+live handle, or the one :class:`DiskRun` of the directory that every view of it in this process
+shares (:func:`source_for`) — so an inbox decides through the same gate as the run's own view,
+and each sees the other's decisions at once.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import weakref
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .. import config
+from ..errors import NoesisNbError
+from ..ids import validate_id
+from ..store.scan import scan_run_dirs_with_stats
+from ..store.vocab import TERMINAL_STATUSES
+from ..tools import ApprovalDecisionRepository
+from .diskrun import DiskRun
+from .episode import read_veto_decision
+from .gate import PendingApproval
+from .position import last_pause, payload_of
+from .registry import live_handles
+
+__all__ = ["InboxItem", "PendingScan", "source_for", "items_of", "decision_of"]
+
+_SHARED: weakref.WeakValueDictionary[Path, DiskRun] = weakref.WeakValueDictionary()
+# what changes when a run asks for or gets a decision, or ends (events.jsonl is left out: it changes all the time)
+_DECISION_FILES = (
+    "manifest.json",
+    "tool_invocations/prepared",
+    "tool_invocations/x-python/prepared",
+    "tool_invocations/approvals",
+    "checkpoints",
+)
+_RELIST_S = 5.0  # a root-wide inbox lists the root again at least this often (label folders change unseen)
+
+
+def source_for(run_dir: str | os.PathLike[str], *, refresh: bool = True) -> Any:
+    """The live handle of this run in this process, else the one ``DiskRun`` of its directory (shared by
+    every view and inbox here; ``refresh``: read it again when it already existed)."""
+    run_dir = Path(run_dir)
+    live = live_handles().get(run_dir.name)
+    if live is not None and Path(live.run_dir).resolve() == run_dir.resolve():
+        return live
+    key = run_dir.resolve()
+    disk = _SHARED.get(key)
+    if disk is None:
+        disk = _SHARED[key] = DiskRun(run_dir)
+    elif refresh:
+        disk.refresh()
+    return disk
+
+
+def _payload(event: Mapping[str, Any]) -> Mapping[str, Any]:
+    payload = event.get("payload")
+    return payload if isinstance(payload, Mapping) else {}
+
+
+@dataclass(frozen=True, eq=False)
+class InboxItem:
+    """One decision a person owes a run: a tool draft (``pending``) or, when ``pending`` is None, a veto pause."""
+
+    source: Any
+    pending: PendingApproval | None
+    governance: Mapping[str, Any] | None = field(default=None, repr=False)
+
+    @property
+    def kind(self) -> str:
+        return "draft" if self.pending is not None else "veto"
+
+    @property
+    def episode_id(self) -> str:
+        return str(self.source.episode_id)
+
+    @property
+    def draft_id(self) -> str | None:
+        return self.pending.draft_id if self.pending is not None else None
+
+    @property
+    def key(self) -> str:
+        if self.pending is not None:
+            return f"{self.episode_id}/{self.pending.draft_id}"
+        return f"{self.episode_id}/veto:{(self.governance or {}).get('id') or ''}"
+
+    @property
+    def task(self) -> str:
+        return str(self.source.task or "")
+
+    @property
+    def asked_at(self) -> str:
+        if self.pending is not None:
+            return str(self.pending.requested_at or "")
+        return str((self.governance or {}).get("timestamp") or "")
+
+
+def items_of(source: Any) -> list[InboxItem]:
+    """What ``source`` waits for: its pending drafts, else an undecided veto pause; nothing once it ended."""
+    if source.status in TERMINAL_STATUSES:
+        return []
+    items = [InboxItem(source, p) for p in source.pending]
+    if not items and source.paused_on_veto:
+        decided = getattr(source, "veto_decision", None)
+        if decided is None or decided() is None:
+            governance = next(
+                (e for e in reversed(source.events) if e.get("phase") == "governance" and _payload(e).get("decision") == "veto"),
+                None,
+            )
+            items.append(InboxItem(source, None, governance))
+    return items
+
+
+def decision_of(item: InboxItem) -> dict[str, Any] | None:
+    """How ``item`` was decided, wherever that happened (its source, else its run directory); None while undecided."""
+    source = item.source
+    try:
+        if item.pending is not None:
+            draft_id = item.pending.draft_id
+            found = next((dict(d) for d in source.decisions if str(d.get("draft_id")) == draft_id), None)
+            if found is not None:
+                return found
+            record = ApprovalDecisionRepository(source.run_dir).get(None, draft_id)
+            if record is None:
+                return None
+            status = getattr(record.status, "value", record.status)
+            fields = ("approver_id", "decided_at", "reason")
+            return {"draft_id": draft_id, "status": str(status), **{k: getattr(record, k, None) for k in fields}}
+        pause = last_pause(source.events)
+        checkpoint = payload_of(pause.checkpoint_event).get("checkpoint_id") if pause and pause.checkpoint_event else None
+        veto = read_veto_decision(source.run_dir, str(checkpoint)) if checkpoint else None
+    except (OSError, ValueError, NoesisNbError):
+        return None
+    if veto is None:
+        return None
+    status = "approved" if veto.get("decision") == "override" else "rejected"
+    return {"status": status, **{k: veto.get(k) for k in ("approver_id", "decided_at", "reason")}}
+
+
+@dataclass
+class _Run:
+    path: str
+    signature: tuple[Any, ...] = ()
+    source: Any = None
+    seen: Any = None  # the source's signature when items were last taken
+    items: list[InboxItem] = field(default_factory=list)
+
+
+def _stat(path: str) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_size, st.st_mtime_ns
+
+
+class PendingScan:
+    """The pending decisions of every unsealed run under ``root`` (or of ``episode_ids()``), oldest first."""
+
+    def __init__(self, root: str | os.PathLike[str] | None = None, *, episode_ids: Callable[[], Iterable[str]] | None = None):
+        if episode_ids is not None and not callable(episode_ids):
+            raise TypeError(
+                f"episode_ids={episode_ids!r}: pass a function returning episode ids (e.g. lambda: batch.episode_ids)"
+            )
+        self.root = config.runs_dir(root)
+        self._episode_ids = episode_ids
+        self._runs: dict[str, _Run] = {}
+        self._sealed: set[str] = set()
+        self._paths: dict[str, str] = {}  # episode id -> run dir (episode_ids mode)
+        self._listing: list[str] = []
+        self._root_stat: Any = None
+        self._listed_at = float("-inf")
+        self.items: list[InboxItem] = []
+        self.resumable: list[DiskRun] = []  # runs on disk decided and ready for Resume
+        self.version = 0  # grows whenever ``items`` or ``resumable`` change
+
+    @property
+    def runs_followed(self) -> int:
+        return len(self._runs)
+
+    def _candidates(self) -> list[str]:
+        root = str(self.root)
+        st = _stat(root)
+        relist = st != self._root_stat or time.monotonic() - self._listed_at > _RELIST_S
+        self._root_stat = st
+        if self._episode_ids is None:
+            if relist:
+                self._listing = [p for p, _ in scan_run_dirs_with_stats(root)]
+                self._listed_at = time.monotonic()
+            return self._listing
+        live = live_handles()
+        out = []
+        for raw in self._episode_ids():
+            episode_id = str(raw)
+            path = self._paths.get(episode_id)
+            if path is None:
+                handle = live.get(episode_id)
+                if handle is not None:
+                    path = str(handle.run_dir)
+                elif relist and os.path.isdir(os.path.join(root, validate_id(episode_id))):
+                    path = os.path.join(root, episode_id)
+                if path is not None:
+                    self._paths[episode_id] = path
+            if path is not None:
+                out.append(path)
+        if relist:
+            self._listed_at = time.monotonic()
+        return out
+
+    def poll(self) -> bool:
+        """Look at every unsealed run again; True when the pending items (or the runs ready to resume) changed."""
+        live = live_handles()
+        paths = [p for p in self._candidates() if p not in self._sealed]
+        for path in paths:
+            run = self._runs.get(path)
+            if run is None:
+                run = self._runs[path] = _Run(path)
+            self._look(run, live)
+        for gone in set(self._runs) - set(paths):
+            del self._runs[gone]
+        items = sorted((i for run in self._runs.values() for i in run.items), key=lambda i: i.asked_at)
+        resumable = [r.source for r in self._runs.values() if isinstance(r.source, DiskRun) and r.source.can_resume]
+        changed = [i.key for i in items] != [i.key for i in self.items] or [id(r) for r in resumable] != [
+            id(r) for r in self.resumable
+        ]
+        self.items, self.resumable = items, resumable
+        if changed:
+            self.version += 1
+        return changed
+
+    def _look(self, run: _Run, live: Mapping[str, Any]) -> None:
+        name = os.path.basename(run.path)
+        handle = live.get(name)
+        if handle is not None and (run.source is handle or _same(handle.run_dir, run.path)):
+            if handle.done():
+                self._seal(run)
+                return
+            run.source, run.items = handle, items_of(handle)
+            return
+        signature = tuple(_stat(os.path.join(run.path, rel)) for rel in _DECISION_FILES)
+        if signature[0] is not None:  # sealed: nothing will wait any more
+            self._seal(run)
+            return
+        if not isinstance(run.source, DiskRun):  # first look, or the live episode left this process
+            run.source = None
+            if signature != run.signature and any(signature[1:]):
+                run.source = source_for(run.path, refresh=False)
+                run.seen = None
+        run.signature = signature
+        source = run.source
+        if source is None:
+            run.items = []
+            return
+        if source.changed_on_disk():
+            source.refresh()  # every view of the run hears of it too
+        if source.signature != run.seen:
+            run.items, run.seen = items_of(source), source.signature
+        if not run.items and source.status != "paused" and not source.resuming:
+            run.source = None  # running elsewhere again: back to the few stat calls
+
+    def _seal(self, run: _Run) -> None:
+        run.items, run.source = [], None
+        self._sealed.add(run.path)
+
+
+def _same(a: str | os.PathLike[str], b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
