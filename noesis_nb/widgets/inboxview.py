@@ -312,7 +312,8 @@ class InboxView(SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipywidgets shi
     def text_summary(self) -> str:
         rows = list(self.rows.values())
         runs = len({r.item.episode_id for r in rows})
-        return f"InboxView: {_count(rows)} waiting in {runs} run{'s' * (runs != 1)}, {self.decided_here} decided here"
+        waiting = f"{_count(rows)} waiting in {runs} run{'s' * (runs != 1)}" if rows else "nothing waiting"
+        return f"InboxView: {waiting}, {self.decided_here} decided here"
 
     def snapshot_html(self) -> str:
         with self._lock:
