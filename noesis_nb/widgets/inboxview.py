@@ -91,6 +91,7 @@ class InboxView(SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipywidgets shi
         self.more = w.HTML()
         self.resume_box = w.VBox([])
         self.decided_box = w.VBox([])
+        self._decided_title = w.HTML('<div class="nnb-muted">decided, newest first</div>')
         toolbar = w.HBox(
             [self.select_all, self.approve_selected, self.reject_selected, self.reason], layout=w.Layout(flex_flow="row wrap")
         )
@@ -175,6 +176,8 @@ class InboxView(SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipywidgets shi
                 self.more.value = more
             self._sync_resume()
             boxes = tuple(r.box for r in reversed(self.decided))
+            if boxes:
+                boxes = (self._decided_title, *boxes)
             if boxes != self.decided_box.children:
                 self.decided_box.children = boxes
             header = self._header_html()
