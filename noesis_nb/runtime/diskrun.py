@@ -132,6 +132,11 @@ class DiskRun:
         return self._resume_task is not None and not self._resume_task.done()
 
     @property
+    def signature(self) -> tuple[Any, ...]:
+        """What the directory looked like when this object last read it (see ``changed``)."""
+        return self._signature
+
+    @property
     def can_resume(self) -> bool:
         """Paused, decided (every draft, or the veto: upheld, or overridden with the adapter at hand), not resuming already."""
         if self._status != "paused" or self.pending or self.resuming:
@@ -212,13 +217,8 @@ class DiskRun:
             parts.append((st.st_size, st.st_mtime_ns))
         return tuple(parts)
 
-    @property
-    def signature(self) -> tuple[Any, ...]:
-        """What the directory looked like when this object last read it (see ``changed_on_disk``)."""
-        return self._signature
-
-    def changed_on_disk(self) -> bool:
-        """True when anyone wrote to the run since this object last read it (a few ``stat`` calls)."""
+    def changed(self) -> bool:
+        """True when anyone wrote to the run since it was last read (a few ``stat`` calls)."""
         return self._look() != self._signature
 
     def watch(self) -> bool:
@@ -240,7 +240,7 @@ class DiskRun:
             await asyncio.sleep(self.poll_interval)
             if not self._listeners:  # every view of it closed
                 return
-            if self.changed_on_disk():
+            if self._look() != self._signature:
                 self._changed()
             if is_sealed(self.run_dir) and not self.resuming:
                 if self._look() != self._signature:

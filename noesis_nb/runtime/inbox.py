@@ -260,7 +260,7 @@ class PendingScan:
         if source is None:
             run.items = []
             return
-        if source.changed_on_disk():
+        if source.changed():
             source.refresh()  # every view of the run hears of it too
         if source.signature != run.seen:
             run.items, run.seen = items_of(source), source.signature
