@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from .lab import CHROMIUM, button, notebook, open_notebook, run_all, wait
+from .lab import CHROMIUM, DARK, LIGHT, button, contrast, notebook, open_notebook, run_all, set_theme, wait
 
 pytestmark = [pytest.mark.browser, pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed")]
 
@@ -38,6 +38,10 @@ def test_approve_two_drafts_at_once_from_the_inbox(lab: dict[str, Any], page: An
     inbox.get_by_text("2 drafts waiting in 2 runs").wait_for(timeout=60_000)
     rows = inbox.locator(".nnb-ib-row")
     assert rows.count() == 2 and "tag release v1" in rows.nth(0).inner_text() and "git.tag@1" in rows.nth(1).inner_text()
+    for theme in (DARK, LIGHT):  # every text readable (WCAG AA) in both themes
+        set_theme(page, theme)
+        result = contrast(page, ".noesis-nb-inbox")
+        assert result["checked"] > 10 and not result["failures"], (theme, result["failures"])
     for i in range(2):
         rows.nth(i).locator("input[type=checkbox]").check()
     button(inbox, "Approve selected…").click()
