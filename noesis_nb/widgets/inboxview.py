@@ -56,10 +56,12 @@ class InboxView(SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipywidgets shi
         decided_rows: int = 10,
         interval: float = 0.1,
         poll_interval: float = 0.5,
+        offer_resume: bool = True,
         **kwargs: Any,
     ):
         self.scan = PendingScan(root, episode_ids=episode_ids)
         self.approver_id, self.limit, self.poll_interval = approver_id, rows, poll_interval
+        self.offer_resume = offer_resume  # False when something else continues decided runs (a batch does)
         self.rows: dict[str, Row] = {}  # pending, oldest first
         self.decided: deque[Row] = deque(maxlen=decided_rows)  # newest last
         self.decided_here = 0
@@ -200,7 +202,7 @@ class InboxView(SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipywidgets shi
             row.close_undecided(row.source.status)
 
     def _sync_resume(self) -> None:
-        ready = {s.episode_id: s for s in self.scan.resumable if not s.resuming}
+        ready = {s.episode_id: s for s in self.scan.resumable if not s.resuming} if self.offer_resume else {}
         for episode_id in list(self._resume_rows):
             if episode_id not in ready:
                 self._resume_rows.pop(episode_id)

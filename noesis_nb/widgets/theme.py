@@ -121,10 +121,10 @@ def _rules() -> list[str]:
         f".{r} .nnb-ib-line code{{font-size:12px}}",
         f".{r} .nnb-ib-confirm{{border:1px solid var(--nnb-blue-edge);background:var(--nnb-blue-tint);padding:2px 8px;"
         "margin:4px 0;border-radius:3px;gap:8px}",
-        f".{r} .nnb-grid-row.jupyter-button{{width:100%;height:auto;text-align:left;font:12px/1.6 {_MONO};padding:0 4px;"
-        "margin:0;color:var(--nnb-fg);background:transparent;border:none;border-bottom:1px solid var(--nnb-line);"
-        "box-shadow:none;white-space:pre;overflow:hidden;text-overflow:ellipsis}",
-        f".{r} .nnb-grid-row.jupyter-button:hover{{background:var(--nnb-raised)}}",
+        f".{r} .nnb-grid-line{{display:grid;grid-template-columns:3.5em minmax(10em,1fr) 9em 7em 4.5em 6.5em 5em;gap:0 8px;"
+        f"font:12px/1.7 {_MONO};align-items:center;overflow-wrap:anywhere}}",
+        f".{r} .nnb-grid .widget-hbox{{border-bottom:1px solid var(--nnb-line)}}",
+        f".{r} .nnb-grid .widget-html{{flex:1 1 auto;margin:0}}",
         # buttons of the view: our own colours, readable in every theme (ipywidgets' mod-success is not)
         f".{r} .jupyter-button.nnb-btn{{color:var(--nnb-fg);background:var(--nnb-raised);border:1px solid var(--nnb-line);"
         "box-shadow:none}",
