@@ -25,6 +25,9 @@ _LAZY = {
     "EpisodeContext": "noesis_nb.runtime.context",
     "PendingApproval": "noesis_nb.runtime.gate",
     "list_runs": "noesis_nb.store",
+    # many episodes
+    "batch": "noesis_nb.batch",
+    "BatchHandle": "noesis_nb.batch",
     # analysis
     "runs_df": "noesis_nb.frames",
     "events_df": "noesis_nb.frames",
@@ -69,6 +72,8 @@ def unload_ipython_extension(ipython: Any) -> None:
 import_module("noesis_nb.runtime.presenter").set_loader(lambda: import_module("noesis_nb.widgets"))
 
 if TYPE_CHECKING:  # pragma: no cover
+    from .batch import BatchHandle as BatchHandle
+    from .batch import batch as batch
     from .frames import events_df as events_df
     from .frames import runs_df as runs_df
     from .frames import tools_df as tools_df

@@ -6,7 +6,8 @@ Layers, lowest first (a module may import its own layer or lower ones)::
     base      errors, ids, config, _jsonio, _threads, _genai_rates, secrets
     store     run directories: paths, ownership, reading and writing, the run vocabulary and facts
     tools     the Noēsis tool contract
-    runtime   episodes, approvals, lifecycle, resume, the RunSource protocol, DiskRun; capture (model calls of the SDKs)
+    runtime   episodes, approvals, lifecycle, resume, the RunSource protocol, DiskRun; capture (model calls of the SDKs);
+              batch (many episodes, on the loop or an executor)
     analysis  cost, frames (pandas)
     plots     plotly figures
     widgets   the live view (ipywidgets)
@@ -33,7 +34,7 @@ LAYERS = {
     "store": ("noesis_nb.store",),
     "tools": ("noesis_nb.tools",),
     # capture runs inside an episode's adapter call (the runtime turns it on), so it sits in the runtime's layer
-    "runtime": ("noesis_nb.runtime", "noesis_nb.capture"),
+    "runtime": ("noesis_nb.runtime", "noesis_nb.capture", "noesis_nb.batch"),
     "analysis": ("noesis_nb.cost", "noesis_nb.frames"),
     "plots": ("noesis_nb.plots",),
     "widgets": ("noesis_nb.widgets",),
@@ -55,6 +56,8 @@ DEFERRED_OK = {
     "yaml",
     "fsspec",
     "s3fs",
+    "distributed",
+    "dask",
     "nbformat",
     "pyarrow",
     "tqdm",

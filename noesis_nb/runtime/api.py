@@ -11,7 +11,7 @@ from .. import config
 from .._threads import run_sync
 from ..capture import resolve_option as resolve_capture
 from ..errors import EpisodeStateError, InvalidOptionError
-from ..ids import new_episode_id
+from ..ids import new_episode_id, validate_id
 from ..store import find_run_dir, is_sealed
 from ..tools import decide, resolve_draft_id, supply_secrets
 from .episode import Episode, EpisodeOptions, decide_veto_on_disk, read_veto_decision
@@ -82,7 +82,31 @@ def _options(
     )
 
 
-def _create(
+def check_episode_options(
+    *,
+    seed: int = 0,
+    tags: dict[str, Any] | None = None,
+    governance: str | None = None,
+    approver: Any = None,
+    idle_timeout_s: float | None = None,
+    pause_on_veto: bool | None = None,
+    capture: bool | None = None,
+) -> None:
+    """The checks ``start`` makes of its options, without starting anything (a batch checks once, up front)."""
+    _options(
+        "check",
+        seed=seed,
+        tags=tags,
+        governance=governance,
+        approver=approver,
+        idle_timeout_s=idle_timeout_s,
+        pause_on_veto=pause_on_veto,
+        wait_for_human=True,
+        capture=capture,
+    )
+
+
+def create_episode(
     task: Any,
     using: Any,
     *,
@@ -96,13 +120,24 @@ def _create(
     pause_on_veto: bool | None = None,
     intuition: Any = True,
     capture: bool | None = None,
+    score: Any = None,
+    episode_id: str | None = None,
+    inputs: dict[str, Any] | None = None,
+    batch: dict[str, Any] | None = None,
     **unknown: Any,
 ) -> Episode:
+    """An episode ready to run: options checked, its run directory created (``episode_id`` chosen ahead, or new).
+
+    ``inputs`` reach the adapter as ``ctx.inputs``; ``batch`` (batch id, task index, adapter name) is recorded in
+    the run's state and summary under ``x-noesis_nb.batch``.
+    """
     if unknown:
         raise InvalidOptionError(
             f"unknown option(s) {sorted(unknown)}; options are runs_dir, seed, tags, governance, approver, "
-            "idle_timeout_s, pause_on_veto, capture"
+            "idle_timeout_s, pause_on_veto, capture, score"
         )
+    if score is not None and not callable(score):
+        raise InvalidOptionError(f"score={score!r} is not callable; pass a function (task, result) -> number or bool")
     adapter = resolve_using(using)
     source = getattr(adapter.target, "source", None)  # integration adapters name their system
     if isinstance(source, str) and source and (tags is None or isinstance(tags, dict)):
@@ -118,14 +153,18 @@ def _create(
         wait_for_human=wait_for_human,
         capture=capture,
     )
-    episode_id = new_episode_id()
-    extension = {
+    options.score = score
+    options.inputs = dict(inputs or {})
+    episode_id = validate_id(episode_id) if episode_id is not None else new_episode_id()
+    extension: dict[str, Any] = {
         "approver": approver if isinstance(approver, str) or approver is None else getattr(approver, "__name__", "callable"),
         "governance_mode": options.governance,
         "failure_policy": options.failure_policy,
         "pause_on_veto": options.pause_on_veto,
         "idle_timeout_s": idle_timeout_s,
         "capture": options.capture,
+        **({"inputs": options.inputs} if options.inputs else {}),
+        **({"batch": dict(batch)} if batch else {}),
     }
     recorder = Recorder.create(
         config.runs_dir(runs_dir),
@@ -148,7 +187,12 @@ def start(task: str, using: Any, **opts: Any) -> EpisodeHandle:
             "start() needs a running event loop (a notebook cell, or inside `async def`); "
             "from plain scripts use noesis_nb.solve(...)"
         ) from None
-    episode = _create(task, using, runs_dir=opts.pop("runs_dir", None), wait_for_human=True, **opts)
+    episode = create_episode(task, using, runs_dir=opts.pop("runs_dir", None), wait_for_human=True, **opts)
+    return launch(episode, loop)
+
+
+def launch(episode: Episode, loop: asyncio.AbstractEventLoop) -> EpisodeHandle:
+    """Run ``episode`` as a background task on ``loop`` (the caller's running loop); its live handle."""
     episode.loop = loop
     task_ = loop.create_task(episode.run(), name=f"noesis_nb:{episode.recorder.episode_id}")
     handle = EpisodeHandle(episode, task_)
@@ -165,7 +209,7 @@ def _forget(episode_id: str, task: asyncio.Future[Any]) -> None:
 
 async def solve_async(task: str, *, using: Any, **opts: Any) -> str:
     """Run an episode to its end (or to a pause for a human) on this loop; returns the episode id."""
-    episode = _create(task, using, runs_dir=opts.pop("runs_dir", None), wait_for_human=False, **opts)
+    episode = create_episode(task, using, runs_dir=opts.pop("runs_dir", None), wait_for_human=False, **opts)
     await episode.run()
     return episode.recorder.episode_id
 

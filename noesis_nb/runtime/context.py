@@ -86,6 +86,7 @@ class EpisodeContext:
         self.task = episode.options.task
         self.seed = episode.options.seed
         self.tags = dict(episode.options.tags)
+        self.inputs = dict(episode.options.inputs)  # a batch task's own inputs ({} otherwise)
         self._agent = f"adapter:{episode.adapter.label}" if episode.adapter else "adapter:core.minimal"
 
     def emit(self, phase: str, payload: dict[str, Any] | None = None, *, agent_id: str | None = None) -> str:

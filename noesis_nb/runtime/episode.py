@@ -48,6 +48,9 @@ class EpisodeOptions:
     decision_poll_s: float = 0.25
     # record the adapter's openai/anthropic SDK calls and GenAI spans (``noesis_nb.capture``); default: $NOESIS_NB_CAPTURE
     capture: bool = field(default_factory=lambda: resolve_option(None))
+    # a callable (task, result) -> number | bool, sync or async: recorded as summary.metrics.score when the adapter returns
+    score: Callable[[str, Any], Any] | None = None
+    inputs: dict[str, Any] = field(default_factory=dict)  # the task's own inputs (a batch's dict tasks): ``ctx.inputs``
 
 
 class Episode:
@@ -72,6 +75,7 @@ class Episode:
         self.problems: list[str] = []  # what went wrong around the episode without ending it (a bad decision file…)
         self._veto_future: asyncio.Future[dict[str, Any]] | None = None
         self.pause_checkpoint: dict[str, Any] | None = None
+        self.score: float | bool | None = None
 
     # -- status ---------------------------------------------------------------------------
     def set_status(self, status: str) -> None:
@@ -304,6 +308,7 @@ class Episode:
         else:
             self.result = result
             status, message, reasons = "ok", str(result)[:400], ["adapter_ok"]
+        score = await self._score(result) if status == "ok" and opts.score is not None else None
         rec.secrets.observe(self.error if self.error is not None else result)  # learnt before any of it is written
         lifecycle.close_act(
             rec,
@@ -315,7 +320,25 @@ class Episode:
             error=self.error,
             since=since,
         )
-        self.finish(Outcome(status, message, reasons, result))
+        self.finish(Outcome(status, message, reasons, result, score=score))
+
+    async def _score(self, result: Any) -> float | bool | None:
+        """The scorer's verdict on ``result`` (a number or bool); a failing or odd scorer is reported, never fatal."""
+        scorer = self.options.score
+        assert scorer is not None
+        try:
+            if inspect.iscoroutinefunction(scorer):
+                value = await scorer(self.options.task, result)
+            else:
+                value = await _maybe_await(await run_in_thread(scorer, self.options.task, result, name="noesis_nb-score"))
+        except Exception as exc:
+            self.report(f"score({self.options.task[:60]!r}, result) raised {type(exc).__name__}: {exc}; no score recorded")
+            return None
+        if isinstance(value, bool) or (isinstance(value, (int, float)) and value == value and abs(value) != float("inf")):
+            self.score = value
+            return value
+        self.report(f"score returned {value!r}; return a finite number or a bool (no score recorded)")
+        return None
 
     async def _call_adapter(self, payload: Any, ctx: Any) -> Any:
         adapter = self.adapter

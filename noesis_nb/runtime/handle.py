@@ -69,6 +69,11 @@ class EpisodeHandle:
         return self._episode.ended_at
 
     @property
+    def score(self) -> float | bool | None:
+        """What ``score=`` said of the result (also ``summary.metrics.score``); None when unscored."""
+        return self._episode.score
+
+    @property
     def loop(self) -> asyncio.AbstractEventLoop | None:
         return self._episode.loop
 

@@ -57,6 +57,7 @@ class Outcome:
     message: str
     reasons: list[str] = field(default_factory=list)
     result: Any = None
+    score: float | bool | None = None  # the batch scorer's verdict on the result (summary.metrics.score)
 
     @property
     def adapter_result(self) -> str:
@@ -293,6 +294,8 @@ def seal(rec: Recorder, outcome: Outcome) -> None:
         ext: dict[str, Any] = {"reasons": list(outcome.reasons), "adapter_result": outcome.adapter_result}
         if outcome.result is not None:
             ext["answer"] = rec.secrets.redact_any(to_jsonable(outcome.result))
+        if outcome.score is not None:
+            ext["score"] = outcome.score
         rec.emit("terminate", {"status": outcome.status, "message": rec.secrets.redact(str(outcome.message))[:400], _EXT: ext})
     complete_seal(rec)
 
@@ -332,6 +335,7 @@ def complete_seal(rec: Recorder) -> bool:
             reasons=reasons,
             result=ext.get("answer"),
             adapter_result=str(ext.get("adapter_result") or "error"),
+            score=ext.get("score"),
             tally=None if insight_at is not None else rec.tally,
         )
         if insight_at is None:

@@ -19,13 +19,15 @@ class Presenter(Protocol):
     def refresh(self, source: Any) -> None: ...
 
 
-_PRESENTER: Presenter | None = None
+_PRESENTERS: dict[str, Presenter] = {}  # by kind: "episode" (handles, runs on disk), "batch" (batch handles)
 _LOADER: Callable[[], object] | None = None
 
 
-def set_presenter(value: Presenter | None) -> None:
-    global _PRESENTER
-    _PRESENTER = value
+def set_presenter(value: Presenter | None, kind: str = "episode") -> None:
+    if value is None:
+        _PRESENTERS.pop(kind, None)
+    else:
+        _PRESENTERS[kind] = value
 
 
 def set_loader(loader: Callable[[], object] | None) -> None:
@@ -34,13 +36,13 @@ def set_loader(loader: Callable[[], object] | None) -> None:
     _LOADER = loader
 
 
-def presenter(*, load: bool = True) -> Presenter | None:
-    """The presenter, loaded on first need (``load=False``: only one already loaded); None without widgets."""
+def presenter(*, load: bool = True, kind: str = "episode") -> Presenter | None:
+    """The presenter of ``kind``, loaded on first need (``load=False``: only one already loaded); None without widgets."""
     global _LOADER
-    if _PRESENTER is None and load and _LOADER is not None:
+    if kind not in _PRESENTERS and load and _LOADER is not None:
         loader, _LOADER = _LOADER, None
         try:
             loader()
         except ImportError:  # ipywidgets absent: handles show as their text line
             pass
-    return _PRESENTER
+    return _PRESENTERS.get(kind)

@@ -126,6 +126,7 @@ def build_summary(
     reasons: list[str],
     result: Any,
     adapter_result: str,
+    score: Any = None,
     tally: EventTally | None = None,
 ) -> dict[str, Any]:
     """The summary of a run whose events (up to its terminate and state projection) are ``events``.
@@ -191,6 +192,8 @@ def build_summary(
             **({"first_action_ms": round((first_act - started).total_seconds() * 1000.0, 3)} if first_act and started else {}),
         },
     }
+    if isinstance(score, (bool, int, float)):
+        metrics["score"] = score  # a batch scorer's verdict; the insight event keeps its five keys
     label = str(episode.get("using", "")).removeprefix("adapter:")
     outcome = {"ok": "success_unverified", "error": "error"}.get(status, "goal_not_achieved")
     return {
@@ -227,5 +230,9 @@ def build_summary(
             "policy": {"ignore": [".git", "__pycache__", ".venv", ".noesis"], "symlinks": "skip"},
         },
         "manifest": {"path": "manifest.json"},
-        "x-noesis_nb": {"reasons": reasons, "usage": usage_summary(tally.calls)},
+        "x-noesis_nb": {
+            "reasons": reasons,
+            "usage": usage_summary(tally.calls),
+            **({"batch": extension["batch"]} if isinstance(extension.get("batch"), dict) else {}),
+        },
     }

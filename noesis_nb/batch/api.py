@@ -1,0 +1,92 @@
+"""``batch(tasks, using=…)``: many episodes in one call, on the notebook's loop or an executor, resumable."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from .._jsonio import to_jsonable
+from ..errors import EpisodeStateError
+from ..runtime.api import check_episode_options
+from .handle import BatchHandle
+from .plan import EntryPlan
+from .record import check_same_batch, load_record, new_record, record_path, save_record
+from .runner import Runner
+from .spec import BatchSpec, check_batch_options, check_executor, parse_tasks, parse_using
+
+__all__ = ["batch"]
+
+
+def batch(
+    tasks: Any,
+    using: Any,
+    *,
+    concurrency: int = 8,
+    executor: Any = None,
+    score: Any = None,
+    batch_id: str | None = None,
+    root: Any = None,
+    rerun_failed: bool = False,
+    upload_to: str | None = None,
+    **episode_opts: Any,
+) -> BatchHandle:
+    """Run every task with every adapter of ``using`` (one, a list, or a dict of name → adapter); returns at once.
+
+    Episodes run on the running loop (a notebook cell's), ``concurrency`` at a time, or on ``executor``
+    (a ``dask.distributed.Client`` or a ``concurrent.futures.Executor``) writing to the shared ``root``.
+    ``score(task, result)`` (sync or async) is recorded as ``summary.metrics.score``. The batch is recorded
+    under ``<root>/batches/<batch_id>.json``: calling ``batch`` again with that ``batch_id`` (and the same
+    tasks and adapters) skips sealed episodes, continues paused ones once decided, re-runs runs whose
+    process died, and failed ones only with ``rerun_failed=True``. ``upload_to`` copies each sealed run to
+    an fsspec URL, its manifest verified. ``episode_opts`` are ``start``'s (seed, tags, governance, approver…).
+    """
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        raise EpisodeStateError(
+            "batch() needs a running event loop (a notebook cell, or inside `async def`); from a script: "
+            "asyncio.run(main()) with `await noesis_nb.batch(...)` inside"
+        ) from None
+    concurrency, chosen, runs_root = check_batch_options(
+        concurrency=concurrency, score=score, batch_id=batch_id, root=root, upload_to=upload_to, episode_opts=episode_opts
+    )
+    check_episode_options(**episode_opts)
+    spec = BatchSpec(
+        batch_id=chosen,
+        root=runs_root,
+        tasks=parse_tasks(tasks),
+        adapters=parse_using(using),
+        concurrency=concurrency,
+        score=score,
+        episode_opts=dict(episode_opts),
+        rerun_failed=bool(rerun_failed),
+        upload_to=upload_to,
+        executor=check_executor(executor),
+    )
+    path = record_path(runs_root, chosen)
+    record = load_record(path)
+    if record is None:
+        record = new_record(spec, _options(spec))
+        save_record(path, record)
+    else:
+        check_same_batch(record, spec, path)
+    plan = EntryPlan(spec, record, path)
+    plan.save_if_changed()
+    handle = BatchHandle(chosen, runs_root, path, plan.entries, loop)
+    handle._runner = Runner(handle, spec, plan).start()
+    return handle
+
+
+def _options(spec: BatchSpec) -> dict[str, Any]:
+    """The batch's options as recorded (callables by name: a record is JSON)."""
+    opts = {k: (getattr(v, "__name__", type(v).__name__) if callable(v) else v) for k, v in spec.episode_opts.items()}
+    options: dict[str, Any] = to_jsonable(
+        {
+            "concurrency": spec.concurrency,
+            "score": getattr(spec.score, "__name__", None) if spec.score is not None else None,
+            "upload_to": spec.upload_to,
+            "executor": None if spec.executor is None else type(spec.executor).__name__,
+            **opts,
+        }
+    )
+    return options

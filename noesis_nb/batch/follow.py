@@ -1,0 +1,114 @@
+"""Following a batch's runs through their directories: runs of other processes (workers, a kernel) and pauses on disk.
+
+Every ``poll_s`` the follower ``stat``s each unfinished run (as a view of a run on disk does) and
+re-reads the ones that changed. A run paused on disk that nobody owns continues here once decided
+(``approve_draft`` on its run directory, the batch's inbox): ``resume_run`` executes the decision once.
+A run that a live worker owns is left to it: the worker's waiting episode reads the decision itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from ..runtime.resume import resume_from_disk
+from ..store import is_run_dir
+from ..store.ownership import holder
+from .handle import BatchEntry, BatchHandle
+from .plan import entry_from_disk
+from .spec import BatchSpec
+from .upload import upload_run
+
+__all__ = ["Follower"]
+
+
+class Follower:
+    """Keeps the batch's disk-followed entries true (see the module docstring)."""
+
+    poll_s = 0.25
+
+    def __init__(self, handle: BatchHandle, spec: BatchSpec, slots: asyncio.Semaphore):
+        self.handle = handle
+        self.spec = spec
+        self.slots = slots
+        self.cancelled = False
+        self.entries: list[BatchEntry] = [e for e in handle.entries if e.disk is not None and not e.done]
+        self._resuming: set[int] = set()
+        self._task: asyncio.Future[Any] | None = None
+
+    def add(self, entry: BatchEntry) -> None:
+        """Follow one more entry (a job just handed to an executor); starts following when it was idle."""
+        self.entries.append(entry)
+        if self._task is None or self._task.done():
+            self._task = asyncio.ensure_future(self.run())
+
+    async def run(self) -> None:
+        while self.entries and not self.cancelled:
+            self.tick()
+            self.entries = [e for e in self.entries if not e.done]
+            await asyncio.sleep(self.poll_s)
+
+    def tick(self) -> None:
+        for entry in list(self.entries):
+            try:
+                self._look(entry)
+            except Exception as exc:  # a run directory half-written or removed: say so, keep following the others
+                entry.error = f"{type(exc).__name__}: {exc}"
+
+    def _look(self, entry: BatchEntry) -> None:
+        run = entry.disk
+        if run is None:
+            run_dir = self.spec.root / str(entry.reserved_id)
+            if not is_run_dir(run_dir):
+                self._job_failed(entry)
+                return
+            entry_from_disk(entry, run_dir, self.spec.adapters.get(entry.adapter))
+            self.handle.changed(entry)
+            return
+        if run.changed():
+            seen = (entry.status, dict(entry.usage))
+            entry_from_disk(entry, run.run_dir, run.adapter)
+            if (entry.status, entry.usage) != seen or entry.done:
+                self.handle.changed(entry)
+        if entry.status == "paused" and id(entry) not in self._resuming and run.can_resume and holder(run.run_dir) is None:
+            self._resuming.add(id(entry))
+            asyncio.ensure_future(self._resume(entry))
+        elif entry.status in ("running", "paused") and entry.future is not None and entry.future.done():
+            if holder(run.run_dir) is None and id(entry) not in self._resuming and entry.status == "running":
+                self._resuming.add(id(entry))
+                asyncio.ensure_future(self._resume(entry))  # its worker died while it ran: recover (seals process_lost)
+
+    def _job_failed(self, entry: BatchEntry) -> None:
+        """A job that ended without ever creating its run (the worker could not start it): the entry says why."""
+        future = entry.future
+        if future is None or not future.done() or entry.done:
+            return
+        try:
+            error = future.exception()
+        except BaseException as exc:  # cancelled futures raise here
+            error = exc
+        entry.status, entry.error = ("error", f"{type(error).__name__}: {error}") if error else ("error", "the job ended early")
+        self.handle.changed(entry)
+
+    async def _resume(self, entry: BatchEntry) -> None:
+        run = entry.disk
+        assert run is not None
+        try:
+            async with self.slots:
+                if self.cancelled:
+                    return
+                entry.status = "running"
+                self.handle.changed(entry)
+                await resume_from_disk(run.run_dir, using=run.adapter)
+        except Exception as exc:
+            entry.error = f"{type(exc).__name__}: {exc}"
+        finally:
+            self._resuming.discard(id(entry))
+            entry_from_disk(entry, run.run_dir, run.adapter)
+            self.handle.changed(entry)
+        if entry.done and self.spec.upload_to is not None:
+            try:
+                await asyncio.to_thread(upload_run, run.run_dir, self.spec.upload_to)
+            except Exception as exc:
+                entry.error = f"upload to {self.spec.upload_to} failed: {type(exc).__name__}: {exc}"
+                self.handle.changed(entry)

@@ -1,0 +1,207 @@
+"""``BatchHandle``: the notebook's grip on a batch — one :class:`BatchEntry` per (task, adapter), counts, pending drafts.
+
+``await handle`` returns once no entry is queued or running: every episode has finished or is
+paused for a human (the rule of ``await EpisodeHandle``). Listeners hear each entry's changes
+on the loop thread; coalescing them is the view's job.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Generator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..runtime.handle import EpisodeHandle
+from ..runtime.presenter import presenter
+from ..store.vocab import TERMINAL_STATUSES
+
+if TYPE_CHECKING:
+    from ..runtime.diskrun import DiskRun
+
+__all__ = ["BatchEntry", "BatchHandle", "WAITING"]
+
+WAITING = frozenset({"queued", "running"})  # an entry in one of these keeps ``await batch`` waiting
+
+
+@dataclass(eq=False)
+class BatchEntry:
+    """One episode of a batch: task ``index`` run by ``adapter``; ``handle`` is its live handle when it runs here."""
+
+    index: int
+    task: str
+    adapter: str
+    episode_id: str | None = None
+    run_dir: Path | None = None
+    status: str = "queued"
+    score: float | bool | None = None
+    usage: dict[str, int] = field(default_factory=dict)
+    started_at: float | None = None
+    ended_at: float | None = None
+    handle: EpisodeHandle | None = None
+    error: str | None = None  # why an entry could not run (its run, when it has one, says the rest)
+    disk: DiskRun | None = field(default=None, repr=False)  # the run followed on disk (another process, a pause on disk)
+    reserved_id: str | None = field(default=None, repr=False)  # the episode id the batch record holds for it
+    future: Any = field(default=None, repr=False)  # its job on an executor
+
+    @property
+    def done(self) -> bool:
+        return self.status in TERMINAL_STATUSES
+
+
+class BatchHandle:
+    """A running or finished batch (see the module docstring); made by :func:`noesis_nb.batch`."""
+
+    summary_kind = "BatchHandle"
+
+    def __init__(self, batch_id: str, root: Path, record_path: Path, entries: list[BatchEntry], loop: asyncio.AbstractEventLoop):
+        self.batch_id = batch_id
+        self.root = root
+        self.record_path = record_path
+        self.entries = entries
+        self.loop = loop
+        self.started_at = time.time()
+        self.ended_at: float | None = None
+        self.cancelled = False
+        self._thread = threading.get_ident()
+        self._listeners: list[Callable[[BatchEntry], None]] = []
+        self._settled = asyncio.Event()
+        self._runner: asyncio.Future[Any] | None = None
+        self._canceller: Callable[[], None] | None = None
+        self.recount()
+
+    # -- what it is ---------------------------------------------------------------------------
+    @property
+    def episode_ids(self) -> list[str]:
+        return [e.episode_id for e in self.entries if e.episode_id is not None]
+
+    def counts(self) -> dict[str, int]:
+        """Entries by status: ``queued``, ``running``, ``paused``, ``ok``, ``error``, ``vetoed``, ``cancelled``."""
+        return dict(Counter(e.status for e in self.entries))
+
+    @property
+    def status(self) -> str:
+        """``running`` while an entry is queued or running, then ``paused`` (some wait for a human), ``cancelled`` or ``done``."""
+        statuses = {e.status for e in self.entries}
+        if statuses & WAITING:
+            return "running"
+        if "paused" in statuses:
+            return "paused"
+        return "cancelled" if self.cancelled else "done"
+
+    def done(self) -> bool:
+        return all(e.done for e in self.entries)
+
+    def pending(self) -> list[tuple[BatchEntry, Any]]:
+        """``(entry, PendingApproval)`` for each draft a paused episode of the batch waits on, live here or on disk."""
+        out: list[tuple[BatchEntry, Any]] = []
+        for entry in self.entries:
+            if entry.status != "paused":
+                continue
+            source: Any = entry.handle if entry.handle is not None else entry.disk
+            out.extend((entry, pending) for pending in (source.pending if source is not None else []))
+        return out
+
+    # -- changes ------------------------------------------------------------------------------
+    def on_change(self, callback: Callable[[BatchEntry], None]) -> Callable[[], None]:
+        """Call ``callback(entry)`` on the loop thread when an entry's status, usage or score changes. Returns an unsubscribe."""
+        self._listeners.append(callback)
+
+        def unsubscribe() -> None:
+            if callback in self._listeners:
+                self._listeners.remove(callback)
+
+        return unsubscribe
+
+    def changed(self, entry: BatchEntry) -> None:
+        """An entry changed: recount, then tell the listeners — on the loop thread, from wherever it is called."""
+        if threading.get_ident() != self._thread:
+            if not self.loop.is_closed():
+                self.loop.call_soon_threadsafe(self.changed, entry)
+            return
+        self.recount()
+        for callback in list(self._listeners):
+            try:
+                callback(entry)
+            except Exception:  # a broken view must never break the batch
+                pass
+
+    def recount(self) -> None:
+        if any(e.status in WAITING for e in self.entries):
+            self._settled.clear()
+            self.ended_at = None
+        else:
+            self._settled.set()
+            if self.ended_at is None and self.done():
+                self.ended_at = time.time()
+
+    # -- control ------------------------------------------------------------------------------
+    def cancel(self) -> bool:
+        """Stop the batch: queued entries never start, running (and live paused) episodes end ``cancelled``. Any thread."""
+        if self.done() or self._canceller is None:
+            return False
+        if threading.get_ident() != self._thread:
+            self.loop.call_soon_threadsafe(self._canceller)
+        else:
+            self._canceller()
+        return True
+
+    def __await__(self) -> Generator[Any, None, BatchHandle]:
+        return self._settle().__await__()
+
+    async def _settle(self) -> BatchHandle:
+        await asyncio.shield(self._settled.wait())
+        self.refresh_display()
+        return self
+
+    async def wait(self) -> BatchHandle:
+        """Wait until every entry has finished (not merely paused). Never in a notebook cell while a human must click."""
+        while not self.done():
+            await asyncio.sleep(0.05)
+            await asyncio.shield(self._settled.wait())
+        return self
+
+    # -- display ------------------------------------------------------------------------------
+    def refresh_display(self) -> None:
+        shown = presenter(load=False, kind="batch")
+        if shown is not None:
+            shown.refresh(self)
+
+    def _ipython_display_(self) -> None:
+        """In IPython, the batch's view (with a display id) once the widgets register one; else the static bundle."""
+        shown = presenter(kind="batch")
+        if shown is None:
+            raise NotImplementedError  # IPython then shows _repr_mimebundle_
+        shown.display(self)
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        shown = presenter(kind="batch")
+        return shown.mimebundle(self, include, exclude) if shown is not None else self.plain_bundle()
+
+    def plain_bundle(self) -> dict[str, Any]:
+        """``text/plain`` (the repr) and a static ``text/html`` table: the batch without widgets."""
+        rows = "".join(
+            "<tr>"
+            + "".join(
+                f"<td>{html.escape(str(v))}</td>"
+                for v in (e.index, e.adapter, e.task[:80], e.status, "" if e.score is None else e.score, e.episode_id or "")
+            )
+            + "</tr>"
+            for e in self.entries
+        )
+        counts = ", ".join(f"{k} {v}" for k, v in sorted(self.counts().items()))
+        head = "".join(f"<th>{h}</th>" for h in ("task", "adapter", "text", "status", "score", "episode"))
+        table = (
+            f"<div class='noesis-batch'><p>batch <code>{html.escape(self.batch_id)}</code>: {html.escape(self.status)} "
+            f"({html.escape(counts)})</p><table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table></div>"
+        )
+        return {"text/plain": repr(self), "text/html": table}
+
+    def __repr__(self) -> str:
+        counts = ", ".join(f"{k}={v}" for k, v in sorted(self.counts().items()))
+        return f"BatchHandle(batch_id={self.batch_id!r}, status={self.status!r}, entries={len(self.entries)}, {counts})"

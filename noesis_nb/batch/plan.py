@@ -1,0 +1,120 @@
+"""Where each entry of a (recorded) batch stands on disk, and what running the batch again does with it.
+
+- no run directory yet: queued (it never started), with the episode id the record reserved;
+- sealed ``ok`` or ``vetoed``: kept; sealed ``error``/``cancelled``: kept, or re-run with ``rerun_failed=True``;
+- paused, or owned by a live process (another kernel, a worker): followed on disk (:mod:`.follow`);
+- unsealed with nobody owning it (its process died while it ran): ``resume_run`` recovers it (completes a seal
+  cut short, or seals it ``error``/``process_lost``), then a lost one runs again as a new episode.
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from .._jsonio import as_object
+from ..ids import new_episode_id
+from ..runtime.diskrun import DiskRun
+from ..runtime.resume import resume_from_disk
+from ..store import is_run_dir, is_sealed, read_summary
+from ..store.ownership import holder
+from ..store.vocab import failed
+from .handle import BatchEntry, BatchHandle
+from .record import save_record
+from .spec import BatchSpec
+
+__all__ = ["EntryPlan", "entry_from_disk"]
+
+
+class EntryPlan:
+    """The batch's entries as the record and the disk say (see the module docstring)."""
+
+    def __init__(self, spec: BatchSpec, record: dict[str, Any], path: Path):
+        self.spec = spec
+        self.record = record
+        self.path = path
+        self.lost: list[BatchEntry] = []
+        self.entries = [self._entry(row) for row in record["entries"]]
+
+    def _row(self, entry: BatchEntry) -> dict[str, Any]:
+        row: dict[str, Any] = self.record["entries"][self.entries.index(entry)]
+        return row
+
+    def _entry(self, row: dict[str, Any]) -> BatchEntry:
+        index, adapter = int(row["task_index"]), str(row["adapter"])
+        entry = BatchEntry(index=index, task=self.spec.tasks[index].task, adapter=adapter, reserved_id=row["episode_id"])
+        run_dir = self.spec.root / row["episode_id"]
+        if not is_run_dir(run_dir):
+            return entry  # queued: never started
+        entry_from_disk(entry, run_dir, self.spec.adapters.get(adapter))
+        if entry.status in ("ok", "vetoed"):
+            return entry
+        if is_sealed(run_dir):
+            if failed(entry.status) and (self.spec.rerun_failed or _lost(run_dir)):
+                self._rerun(entry, row)
+            return entry
+        if entry.status == "paused" or holder(run_dir) is not None:
+            return entry  # followed on disk
+        entry.status = "queued"  # nobody owns it and it is not paused: its process died while it ran
+        self.lost.append(entry)
+        return entry
+
+    def _rerun(self, entry: BatchEntry, row: dict[str, Any]) -> None:
+        row["previous"] = [*row.get("previous", []), row["episode_id"]]
+        row["episode_id"] = entry.reserved_id = new_episode_id()
+        entry.episode_id = entry.run_dir = entry.disk = None
+        entry.status, entry.score, entry.usage, entry.started_at, entry.ended_at = "queued", None, {}, None, None
+        self.dirty = True
+
+    dirty = False
+
+    def save_if_changed(self) -> None:
+        if self.dirty:
+            save_record(self.path, self.record)
+            self.dirty = False
+
+    async def recover(self, handle: BatchHandle) -> None:
+        """Recover the runs whose process died mid-way; a lost one runs again (new id), a completed seal is kept."""
+        for entry in self.lost:
+            assert entry.run_dir is not None
+            await resume_from_disk(entry.run_dir)
+            entry_from_disk(entry, entry.run_dir, self.spec.adapters.get(entry.adapter))
+            if failed(entry.status) and (self.spec.rerun_failed or _lost(entry.run_dir)):
+                self._rerun(entry, self._row(entry))
+            handle.changed(entry)
+        self.lost = []
+        self.save_if_changed()
+
+
+def entry_from_disk(entry: BatchEntry, run_dir: Path, adapter: Any) -> None:
+    """Fill ``entry`` from its run directory (status, usage, score, times); keeps the ``DiskRun`` to follow it."""
+    run = entry.disk
+    if run is not None and run.run_dir == run_dir:
+        run.reload()
+    else:
+        run = DiskRun(run_dir, using=adapter)
+    entry.disk, entry.run_dir, entry.episode_id = run, run_dir, run_dir.name
+    entry.status, entry.usage = run.status, dict(run.usage)
+    if entry.started_at is None:
+        entry.started_at = _epoch(run.started_at)
+    if entry.done:
+        entry.ended_at = _epoch(run.ended_at) or time.time()
+        score = as_object((read_summary(run_dir) or {}).get("metrics")).get("score")
+        entry.score = score if isinstance(score, (bool, int, float)) else None
+
+
+def _lost(run_dir: Path) -> bool:
+    """Sealed ``error`` because its process died while the adapter ran (``resume_run``'s ``process_lost``)."""
+    reasons = as_object(as_object(read_summary(run_dir)).get("x-noesis_nb")).get("reasons")
+    return isinstance(reasons, list) and "process_lost" in reasons
+
+
+def _epoch(value: Any) -> float | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        return datetime.fromisoformat(value).timestamp()
+    except ValueError:
+        return None

@@ -1,0 +1,51 @@
+"""Running a batch on an executor (a ``dask.distributed.Client`` or a ``concurrent.futures.Executor``).
+
+At most ``concurrency`` jobs are out at once; a job's entry is followed through its run directory
+(:mod:`.follow`), and a paused one gives its slot up like a paused episode on the loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from .follow import Follower
+from .handle import WAITING, BatchEntry
+from .spec import BatchSpec
+from .worker import run_job
+
+__all__ = ["submit_entry", "job_for"]
+
+
+def job_for(spec: BatchSpec, entry: BatchEntry) -> dict[str, Any]:
+    """Everything a worker needs for one entry (picklable when the adapters and the scorer are)."""
+    task = spec.tasks[entry.index]
+    options = dict(spec.episode_opts)
+    options["tags"] = {**(options.get("tags") or {}), **task.tags}
+    return {
+        "task": task.task,
+        "using": spec.adapters[entry.adapter],
+        "runs_dir": str(spec.root),
+        "episode_id": entry.reserved_id,
+        "score": spec.score,
+        "inputs": task.inputs,
+        "batch": {"batch_id": spec.batch_id, "task_index": entry.index, "adapter": entry.adapter},
+        "options": options,
+        "upload_to": spec.upload_to,
+    }
+
+
+async def submit_entry(spec: BatchSpec, entry: BatchEntry, follower: Follower, slots: asyncio.Semaphore) -> None:
+    """Hand one entry to the executor and hold a slot until it has finished or paused."""
+    async with slots:
+        if follower.cancelled:
+            return
+        executor = spec.executor
+        job = job_for(spec, entry)
+        if type(executor).__module__.split(".")[0] == "distributed":
+            entry.future = executor.submit(run_job, job, pure=False)
+        else:
+            entry.future = executor.submit(run_job, job)
+        follower.add(entry)
+        while entry.status in WAITING and not follower.cancelled:
+            await asyncio.sleep(follower.poll_s)

@@ -1,0 +1,138 @@
+"""Running a batch on the notebook's loop: at most ``concurrency`` episodes at once, each a live episode here.
+
+A paused episode gives its slot up (otherwise pauses nobody has decided yet would stop the batch);
+it continues by itself once decided. Entries found on disk when a recorded batch is run again are
+followed there (:mod:`.follow`): paused ones continue once decided, the others are left to their owner.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+from ..runtime.api import create_episode, launch
+from ..runtime.handle import EpisodeHandle
+from ..store.vocab import TERMINAL_STATUSES
+from .follow import Follower
+from .handle import BatchEntry, BatchHandle
+from .plan import EntryPlan
+from .remote import submit_entry
+from .spec import BatchSpec
+from .upload import upload_run
+
+__all__ = ["Runner"]
+
+
+class Runner:
+    """Runs a batch's entries and keeps each :class:`BatchEntry` true (see the module docstring)."""
+
+    def __init__(self, handle: BatchHandle, spec: BatchSpec, plan: EntryPlan):
+        self.handle = handle
+        self.spec = spec
+        self.plan = plan
+        self.slots = asyncio.Semaphore(spec.concurrency)
+        self.follower = Follower(handle, spec, self.slots)
+        self.cancelled = False
+
+    def start(self) -> asyncio.Future[Any]:
+        self.handle._canceller = self.cancel
+        return self.handle.loop.create_task(self.run(), name=f"noesis_nb:batch:{self.handle.batch_id}")
+
+    async def run(self) -> None:
+        await self.plan.recover(self.handle)  # runs whose process died mid-way: sealed, and lost ones queued anew
+        todo = [e for e in self.handle.entries if e.status == "queued"]
+        jobs = [self.follower.run()] if self.follower.entries else []
+        if self.spec.executor is not None:
+            jobs += [submit_entry(self.spec, e, self.follower, self.slots) for e in todo]
+        else:
+            jobs += [self._run_entry(e) for e in todo]
+        await asyncio.gather(*jobs)
+
+    def cancel(self) -> None:
+        self.cancelled = self.handle.cancelled = True
+        self.follower.cancelled = True
+        for entry in self.handle.entries:
+            if entry.status == "queued" and entry.handle is None:
+                entry.status = "cancelled"
+                self.handle.changed(entry)
+            elif entry.handle is not None and not entry.handle.done():
+                entry.handle.cancel()
+            elif entry.future is not None and not entry.done:
+                entry.future.cancel()  # a job not started yet never starts; a running one runs to its end
+
+    async def _run_entry(self, entry: BatchEntry) -> None:
+        try:
+            await self._run_one(entry)
+        except Exception as exc:  # a bug here must not leave the entry queued (and ``await batch`` waiting) forever
+            if not entry.done:
+                entry.status, entry.error, entry.ended_at = "error", f"{type(exc).__name__}: {exc}", time.time()
+                self.handle.changed(entry)
+
+    async def _run_one(self, entry: BatchEntry) -> None:
+        async with self.slots:
+            if self.cancelled:
+                return
+            try:
+                handle = self._start(entry)
+            except Exception as exc:  # e.g. the runs root is not writable: the entry says why
+                entry.status, entry.error, entry.ended_at = "error", f"{type(exc).__name__}: {exc}", time.time()
+                self.handle.changed(entry)
+                return
+            await handle  # finished, or paused for a human: either way the slot is free again
+        await self._when_done(entry, handle)
+
+    def _start(self, entry: BatchEntry) -> EpisodeHandle:
+        spec, task = self.spec, self.spec.tasks[entry.index]
+        opts = dict(spec.episode_opts)
+        tags = {**(opts.pop("tags", None) or {}), **task.tags}
+        episode = create_episode(
+            task.task,
+            spec.adapters[entry.adapter],
+            runs_dir=spec.root,
+            wait_for_human=True,
+            episode_id=entry.reserved_id,
+            score=spec.score,
+            inputs=task.inputs,
+            tags=tags,
+            batch={"batch_id": spec.batch_id, "task_index": entry.index, "adapter": entry.adapter},
+            **opts,
+        )
+        handle = launch(episode, self.handle.loop)
+        entry.handle, entry.episode_id, entry.run_dir, entry.started_at = handle, handle.episode_id, handle.run_dir, time.time()
+        self._follow_handle(entry, handle)
+        return handle
+
+    def _follow_handle(self, entry: BatchEntry, handle: EpisodeHandle) -> None:
+        batch = self.handle
+
+        def on_status(_: Any) -> None:
+            status = "paused" if handle.status == "paused" else handle.status
+            if status == entry.status and entry.score == handle.score:
+                return
+            entry.status, entry.score = status, handle.score
+            if status in TERMINAL_STATUSES:
+                entry.ended_at, entry.usage = handle.ended_at, handle.usage
+            batch.changed(entry)
+
+        def on_event(event: dict[str, Any]) -> None:
+            if event.get("phase") == "model":  # tokens changed (from the adapter's thread, maybe)
+                entry.usage = handle.usage
+                batch.changed(entry)
+
+        handle.on_change(on_status)
+        handle.subscribe(on_event)
+        entry.status = handle.status
+        batch.changed(entry)
+
+    async def _when_done(self, entry: BatchEntry, handle: EpisodeHandle) -> None:
+        """After a pause the episode goes on by itself; once sealed, its run is copied to ``upload_to``."""
+        if self.spec.upload_to is None:
+            return
+        await handle.wait()
+        if handle.status in TERMINAL_STATUSES:
+            try:
+                await asyncio.to_thread(upload_run, handle.run_dir, self.spec.upload_to)
+            except Exception as exc:
+                entry.error = f"upload to {self.spec.upload_to} failed: {type(exc).__name__}: {exc}"
+                self.handle.changed(entry)

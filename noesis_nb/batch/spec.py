@@ -1,0 +1,146 @@
+"""What a batch runs — its tasks, adapters and options — checked once, before anything starts."""
+
+from __future__ import annotations
+
+import concurrent.futures
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ulid import ULID
+
+from .. import config
+from .._jsonio import to_jsonable
+from ..errors import InvalidOptionError
+from ..ids import validate_id
+from ..runtime.resolve import resolve_using, using_label
+
+__all__ = ["TaskSpec", "BatchSpec", "parse_tasks", "parse_using", "check_executor", "new_batch_id", "EPISODE_OPTIONS"]
+
+_TASK_KEYS = ("task", "tags", "inputs")
+#: options every episode of a batch gets (those of ``start``)
+EPISODE_OPTIONS = ("seed", "tags", "governance", "approver", "idle_timeout_s", "pause_on_veto", "capture")
+
+
+@dataclass(frozen=True)
+class TaskSpec:
+    """One task of a batch: its text, its own tags (over the batch's) and inputs (``ctx.inputs``)."""
+
+    task: str
+    tags: dict[str, Any] = field(default_factory=dict)
+    inputs: dict[str, Any] = field(default_factory=dict)
+
+    def as_record(self) -> dict[str, Any]:
+        return {"task": self.task, "tags": self.tags, "inputs": self.inputs}
+
+
+@dataclass
+class BatchSpec:
+    """A checked batch: ``adapters`` maps each adapter's name to what ``using=`` was given for it."""
+
+    batch_id: str
+    root: Path
+    tasks: list[TaskSpec]
+    adapters: dict[str, Any]
+    concurrency: int
+    score: Any
+    episode_opts: dict[str, Any]
+    rerun_failed: bool = False
+    upload_to: str | None = None
+    executor: Any = None
+
+    def identity(self) -> dict[str, Any]:
+        """What makes two calls the same batch: the task list and the adapter names (JSON, as recorded)."""
+        identity: dict[str, Any] = to_jsonable({"tasks": [t.as_record() for t in self.tasks], "adapters": list(self.adapters)})
+        return identity
+
+
+def new_batch_id() -> str:
+    return f"batch_{ULID()}"
+
+
+def parse_tasks(tasks: Any) -> list[TaskSpec]:
+    """Strings or ``{"task": …, "tags": {…}, "inputs": {…}}`` dicts; one clear error for anything else."""
+    if isinstance(tasks, (str, Mapping)) or not hasattr(tasks, "__iter__"):
+        raise InvalidOptionError(
+            f"tasks={tasks!r:.80}: pass a list of task strings or dicts such as {{'task': 'Summarise x', 'tags': {{...}}}}"
+        )
+    out = []
+    for index, item in enumerate(tasks):
+        if isinstance(item, str):
+            item = {"task": item}
+        if not isinstance(item, Mapping):
+            raise InvalidOptionError(f"tasks[{index}]={item!r:.80} is neither a string nor a dict with a 'task' key")
+        unknown = sorted(set(item) - set(_TASK_KEYS))
+        if unknown:
+            raise InvalidOptionError(f"tasks[{index}] has unknown key(s) {unknown}; a task dict has {list(_TASK_KEYS)}")
+        text = item.get("task")
+        if not isinstance(text, str) or not text.strip():
+            raise InvalidOptionError(f"tasks[{index}]: 'task' must be a non-empty string, got {text!r:.80}")
+        for key in ("tags", "inputs"):
+            if item.get(key) is not None and not isinstance(item[key], Mapping):
+                raise InvalidOptionError(f"tasks[{index}]: {key!r} must be a dict, got {item[key]!r:.80}")
+        out.append(TaskSpec(text, to_jsonable(dict(item.get("tags") or {})), to_jsonable(dict(item.get("inputs") or {}))))
+    if not out:
+        raise InvalidOptionError("tasks is empty: pass at least one task (a string, or a dict with a 'task' key)")
+    return out
+
+
+def parse_using(using: Any) -> dict[str, Any]:
+    """One adapter, a list (named by their labels) or a dict of name → adapter; each one resolvable."""
+    if isinstance(using, Mapping):
+        named = dict(using)
+        for name in named:
+            validate_id(name, what="adapter name")
+    elif isinstance(using, (list, tuple)):
+        named = {}
+        for item in using:
+            name = using_label(item)
+            if name in named:
+                raise InvalidOptionError(
+                    f"two adapters are both named {name!r}; pass a dict such as {{'a': first, 'b': second}} to name them"
+                )
+            named[name] = item
+    else:
+        named = {using_label(using) if using is not None else "": using}
+    if not named:
+        raise InvalidOptionError("using= is empty: pass an adapter, a list of adapters or a dict of name → adapter")
+    for value in named.values():
+        resolve_using(value)  # one clear error now rather than one per episode later
+    return named
+
+
+def check_executor(executor: Any) -> Any:
+    """None, a ``dask.distributed.Client`` or a ``concurrent.futures.Executor``; anything else is one clear error."""
+    if executor is None or isinstance(executor, concurrent.futures.Executor) or _is_dask_client(executor):
+        return executor
+    raise InvalidOptionError(
+        f"executor={type(executor).__module__}.{type(executor).__qualname__} is neither a dask.distributed.Client nor a "
+        "concurrent.futures.Executor; pass one of those (e.g. Client(LocalCluster()) or ProcessPoolExecutor()), or None "
+        "to run on this notebook's loop"
+    )
+
+
+def _is_dask_client(value: Any) -> bool:
+    kind = type(value)
+    return kind.__module__.split(".")[0] == "distributed" and kind.__name__ == "Client" and hasattr(value, "submit")
+
+
+def check_batch_options(
+    *, concurrency: Any, score: Any, batch_id: Any, root: Any, upload_to: Any, episode_opts: Mapping[str, Any]
+) -> tuple[int, str, Path]:
+    if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
+        raise InvalidOptionError(f"concurrency={concurrency!r}: pass a whole number ≥ 1 (episodes running at once)")
+    if score is not None and not callable(score):
+        raise InvalidOptionError(f"score={score!r:.80} is not callable; pass a function (task, result) -> number or bool")
+    if upload_to is not None and not (isinstance(upload_to, str) and "://" in upload_to):
+        raise InvalidOptionError(f"upload_to={upload_to!r:.80}: pass an fsspec URL such as 's3://bucket/runs'")
+    unknown = sorted(set(episode_opts) - set(EPISODE_OPTIONS))
+    if unknown:
+        raise InvalidOptionError(f"unknown option(s) {unknown}; a batch takes {list(EPISODE_OPTIONS)} for its episodes")
+    chosen = validate_id(batch_id, what="batch id") if batch_id is not None else new_batch_id()
+    if root is not None and not isinstance(root, (str, os.PathLike)):
+        raise InvalidOptionError(f"root={root!r:.80}: pass the runs root as a path (default: the configured runs dir)")
+    return concurrency, chosen, Path(config.runs_dir(root))

@@ -1,0 +1,53 @@
+"""Copying a sealed run to an fsspec URL (``s3://bucket/runs`` …), its manifest verified on both sides.
+
+The local run is checked against its manifest first (a run that does not match is not copied);
+each listed file is then written under ``<url>/<episode_id>/`` and read back, and its size and
+sha256 compared with the manifest; ``manifest.json`` goes last, so a reader never sees a manifest
+vouching for files still on their way.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any
+
+from ..errors import NoesisNbError
+from ..store import is_sealed, read_manifest
+from ..store.artifacts import verify_manifest
+
+__all__ = ["upload_run", "UploadError"]
+
+
+class UploadError(NoesisNbError):
+    """A run could not be copied, or its copy does not match its manifest."""
+
+
+def upload_run(run_dir: Path, url: str, storage_options: dict[str, Any] | None = None) -> str:
+    """Copy the sealed run ``run_dir`` to ``<url>/<episode_id>`` and verify the copy; returns the copy's URL."""
+    try:
+        import fsspec
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ImportError(f"upload_to={url!r} needs fsspec: pip install 'noesis_nb[s3]'") from exc
+    run_dir = Path(run_dir)
+    if not is_sealed(run_dir):
+        raise UploadError(f"run {run_dir.name} is not sealed; only sealed runs are uploaded")
+    check = verify_manifest(run_dir)
+    if not check.ok:
+        raise UploadError(f"run {run_dir.name} does not match its manifest ({'; '.join(check.problems[:3])}); not uploaded")
+    manifest = read_manifest(run_dir) or {}
+    fs, base = fsspec.core.url_to_fs(url, **(storage_options or {}))
+    target = f"{base.rstrip('/')}/{run_dir.name}"
+    files = [f for f in manifest.get("files", []) if isinstance(f, dict)]
+    for listed in files:
+        name = str(listed["name"])
+        data = (run_dir / name).read_bytes()
+        fs.pipe_file(f"{target}/{name}", data)
+        back = fs.cat_file(f"{target}/{name}")
+        if len(back) != listed.get("size_bytes") or f"sha256:{hashlib.sha256(back).hexdigest()}" != listed.get("sha256"):
+            raise UploadError(f"{url}/{run_dir.name}/{name}: the copy does not match the manifest; upload the run again")
+    manifest_bytes = (run_dir / "manifest.json").read_bytes()
+    fs.pipe_file(f"{target}/manifest.json", manifest_bytes)
+    if fs.cat_file(f"{target}/manifest.json") != manifest_bytes:
+        raise UploadError(f"{url}/{run_dir.name}/manifest.json: the copy differs; upload the run again")
+    return f"{url.rstrip('/')}/{run_dir.name}"

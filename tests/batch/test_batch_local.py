@@ -1,0 +1,189 @@
+"""batch() on the loop: bad input, scores, approvals decided through the API, cancel, the record."""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import json
+import threading
+from pathlib import Path
+
+import pytest
+
+import noesis_nb
+from noesis_nb.errors import EpisodeStateError, InvalidIdError, InvalidOptionError, UsingResolutionError
+from noesis_nb.store import read_json
+
+from ..compat.checker import check_run
+from .agents import asks, echo, exact, is_long, shout, slow
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "needle"),
+    [
+        ({"tasks": []}, "tasks is empty"),
+        ({"tasks": "one task"}, "pass a list of task strings"),
+        ({"tasks": [{"text": "x"}]}, "unknown key(s) ['text']"),
+        ({"tasks": [""]}, "'task' must be a non-empty string"),
+        ({"score": 3}, "score=3 is not callable"),
+        ({"concurrency": 0}, "concurrency=0"),
+        ({"concurrency": 2.5}, "concurrency=2.5"),
+        ({"executor": object()}, "executor=builtins.object is neither a dask.distributed.Client nor a concurrent.futures"),
+        ({"batch_id": "../up"}, "batch id '../up'"),
+        ({"colour": "red"}, "unknown option(s) ['colour']"),
+        ({"governance": "loud"}, "governance='loud'"),
+        ({"using": [echo, echo]}, "two adapters are both named 'echo'"),
+    ],
+)
+def test_bad_input_is_one_clear_error_and_starts_nothing(runs_dir: Path, kwargs, needle) -> None:
+    args = {"tasks": ["a"], "using": echo, "root": runs_dir, **kwargs}
+
+    async def main():
+        noesis_nb.batch(**args)
+
+    with pytest.raises((InvalidOptionError, InvalidIdError)) as info:
+        asyncio.run(main())
+    assert needle in str(info.value)
+    assert not any(runs_dir.iterdir()), "nothing is written for a batch that does not start"
+
+
+def test_bad_adapter_and_no_loop(runs_dir: Path) -> None:
+    async def main():
+        noesis_nb.batch(["a"], using="no_such_agent_anywhere", root=runs_dir)
+
+    with pytest.raises(UsingResolutionError):
+        asyncio.run(main())
+    with pytest.raises(EpisodeStateError, match="needs a running event loop"):
+        noesis_nb.batch(["a"], using=echo, root=runs_dir)
+
+
+def test_a_batch_runs_each_task_with_each_adapter_and_records_scores(runs_dir: Path) -> None:
+    tasks = ["alpha", {"task": "beta", "tags": {"level": "hard"}, "inputs": {"k": 1}}, "fail here"]
+    seen_threads: set[int] = set()
+
+    async def main():
+        handle = noesis_nb.batch(tasks, using={"async": echo, "sync": shout}, root=runs_dir, score=exact, concurrency=2)
+        assert isinstance(handle, noesis_nb.BatchHandle) and handle.status == "running"
+        handle.on_change(lambda entry: seen_threads.add(threading.get_ident()))
+        assert await handle is handle
+        return handle
+
+    handle = asyncio.run(main())
+    assert seen_threads == {threading.main_thread().ident}, "listeners are called on the loop's thread"
+    assert [(e.index, e.adapter) for e in handle.entries] == [(i, a) for i in range(3) for a in ("async", "sync")]
+    assert handle.counts() == {"ok": 4, "error": 2} and handle.status == "done" and handle.done()
+    by = {(e.index, e.adapter): e for e in handle.entries}
+    assert by[0, "async"].score == 1.0 and by[0, "sync"].score == 0.0 and by[2, "async"].score is None
+    assert by[0, "async"].usage["input_tokens"] == 220
+    assert handle.ended_at is not None and handle.ended_at >= handle.started_at
+    assert sorted(handle.episode_ids) == sorted(p.name for p in runs_dir.iterdir() if p.name.startswith("ep_"))
+    for entry in handle.entries:
+        assert entry.run_dir is not None and entry.episode_id == entry.run_dir.name
+        summary = read_json(entry.run_dir / "summary.json")
+        assert summary["x-noesis_nb"]["batch"] == {
+            "batch_id": handle.batch_id,
+            "task_index": entry.index,
+            "adapter": entry.adapter,
+        }
+        assert summary["metrics"].get("score") == entry.score
+        assert check_run(entry.run_dir) == [], entry.run_dir  # still a valid Noēsis run
+    beta = read_json(by[1, "async"].run_dir / "summary.json")
+    assert beta["tags"] == {"level": "hard"} and beta["answer"]["result"]["inputs"] == {"k": 1}
+    record = json.loads(handle.record_path.read_text())
+    assert handle.record_path == runs_dir / "batches" / f"{handle.batch_id}.json"
+    assert [r["episode_id"] for r in record["entries"]] == [e.episode_id for e in handle.entries]
+    assert record["adapters"] == ["async", "sync"] and record["tasks"][1]["tags"] == {"level": "hard"}
+    assert "score=1.0" not in repr(handle) and "ok=4" in repr(handle)
+    bundle = handle._repr_mimebundle_()
+    assert "<table>" in bundle["text/html"] and "fail here" in bundle["text/html"]
+
+
+def test_an_async_scorer_and_a_scorer_that_fails(runs_dir: Path) -> None:
+    def broken(task, result):
+        raise ValueError("no")
+
+    async def main():
+        good = noesis_nb.batch(["short", "much longer"], using=echo, root=runs_dir, score=is_long)
+        bad = noesis_nb.batch(["x"], using=echo, root=runs_dir, score=broken)
+        await good
+        await bad
+        return good, bad
+
+    good, bad = asyncio.run(main())
+    assert [e.score for e in good.entries] == [False, True]
+    assert bad.entries[0].status == "ok" and bad.entries[0].score is None
+    assert "raised ValueError: no" in bad.entries[0].handle.problems[0]
+
+
+def test_approvals_decided_through_the_api_continue_the_batch(runs_dir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out.txt"
+    tasks = [{"task": t, "inputs": {"out": str(out)}} for t in ("approve one", "plain", "approve two", "plain too")]
+
+    async def main():
+        handle = noesis_nb.batch(tasks, using=asks, root=runs_dir, concurrency=1, approver="ask")
+        await handle  # every episode finished or paused: the two that asked wait for a human
+        assert handle.counts() == {"ok": 2, "paused": 2} and handle.status == "paused"
+        pending = handle.pending()
+        assert [(e.index, p.tool) for e, p in pending] == [(0, "fs.append"), (2, "fs.append")]
+        first, _ = pending[0]
+        noesis_nb.approve_draft(first.run_dir, approver_id="ana")  # the same gate a button uses
+        second, draft = pending[1]
+        noesis_nb.reject_draft(second.episode_id, draft.draft_id, reason="not today", runs_dir=runs_dir)
+        await handle.wait()
+        return handle
+
+    handle = asyncio.run(main())
+    statuses = [e.status for e in handle.entries]
+    assert statuses == ["ok", "ok", "error", "ok"], statuses  # the rejected tool raised ToolRejected in the adapter
+    assert out.read_text() == "approve one\n"
+    assert handle.pending() == []
+
+
+def test_cancel_ends_running_episodes_and_never_starts_queued_ones(runs_dir: Path) -> None:
+    async def main():
+        handle = noesis_nb.batch(
+            [{"task": f"t{i}", "inputs": {"sleep": 5}} for i in range(6)], using=slow, root=runs_dir, concurrency=2
+        )
+        for _ in range(200):
+            if handle.counts().get("running") == 2:
+                break
+            await asyncio.sleep(0.01)
+        assert handle.cancel() is True
+        await handle
+        return handle
+
+    handle = asyncio.run(main())
+    assert handle.counts() == {"cancelled": 6} and handle.status == "cancelled"
+    started = [e for e in handle.entries if e.episode_id is not None]
+    assert len(started) == 2 and all(read_json(e.run_dir / "final.json")["outcome"] == "cancelled" for e in started)
+    assert len([p for p in runs_dir.iterdir() if p.name.startswith("ep_")]) == 2, "queued entries never started"
+
+
+def test_the_same_batch_again_skips_sealed_runs_and_a_changed_task_list_is_refused(runs_dir: Path) -> None:
+    async def main():
+        first = await noesis_nb.batch(["a", "b", "fail c"], using=echo, root=runs_dir, batch_id="nightly")
+        again = await noesis_nb.batch(["a", "b", "fail c"], using=echo, root=runs_dir, batch_id="nightly")
+        rerun = await noesis_nb.batch(["a", "b", "fail c"], using=echo, root=runs_dir, batch_id="nightly", rerun_failed=True)
+        with pytest.raises(InvalidOptionError, match="recorded with another task list"):
+            noesis_nb.batch(["a", "b"], using=echo, root=runs_dir, batch_id="nightly")
+        return first, again, rerun
+
+    first, again, rerun = asyncio.run(main())
+    assert again.episode_ids == first.episode_ids and again.counts() == {"ok": 2, "error": 1}
+    assert rerun.episode_ids[:2] == first.episode_ids[:2] and rerun.episode_ids[2] != first.episode_ids[2]
+    record = json.loads(rerun.record_path.read_text())
+    assert record["entries"][2]["previous"] == [first.episode_ids[2]]
+    assert len([p for p in runs_dir.iterdir() if p.name.startswith("ep_")]) == 4
+
+
+def test_executors_are_accepted_by_kind(runs_dir: Path) -> None:
+    async def main():
+        with concurrent.futures.ThreadPoolExecutor(4) as pool:
+            handle = noesis_nb.batch(["x", "y", "fail z"], using=echo, root=runs_dir, executor=pool, score=exact)
+            await asyncio.wait_for(handle.wait(), 20)
+        return handle
+
+    handle = asyncio.run(main())
+    assert [e.status for e in handle.entries] == ["ok", "ok", "error"]
+    assert [e.score for e in handle.entries] == [1.0, 1.0, None]
+    assert handle.entries[0].usage["input_tokens"] == 220
