@@ -82,7 +82,7 @@ def run_kernel(episodes: int, repeat: int, concurrency: int) -> dict[str, Any]:
                 out, comm_bytes, comm_msgs = cell(
                     "gc.collect()\n"
                     "t0 = time.perf_counter()\n"
-                    f"b = noesis_nb.batch(TASKS, using=bench_agent, concurrency={concurrency}, runs_dir={str(runs)!r})\n"
+                    f"b = noesis_nb.batch(TASKS, using=bench_agent, concurrency={concurrency}, root={str(runs)!r})\n"
                     f"v = noesis_nb.widgets.batch_view(b) if {grid} else None\n"
                     "if v is not None: v.display()\n"
                     "await b.wait()\n"
@@ -130,7 +130,7 @@ def run_inprocess(episodes: int, repeat: int, concurrency: int) -> dict[str, Any
         gc.collect()
         sizes.clear()
         t0 = time.perf_counter()
-        batch = noesis_nb.batch(namespace["TASKS"], using=namespace["bench_agent"], concurrency=concurrency, runs_dir=runs)
+        batch = noesis_nb.batch(namespace["TASKS"], using=namespace["bench_agent"], concurrency=concurrency, root=runs)
         view = batch_view(batch) if grid else None
         await batch.wait()
         if view is not None:

@@ -1,6 +1,7 @@
 """Live views of episodes (ipywidgets core widgets; no custom JavaScript).
 
 noesis_nb.inbox()                 # every pending draft and veto under the runs dir, decided in one place
+batch_view(b)                     # the progress grid of a batch (what displaying a BatchHandle shows)
 noesis_nb.show("ep_01…")          # a finished or paused run from disk (followed while unsealed), or a live handle
 EpisodeView(handle)               # the widget itself: header, cards, the episode as a tree of steps
 handle_mimebundle / refresh_display / display_handle   # what EpisodeHandle calls
@@ -8,10 +9,12 @@ handle_mimebundle / refresh_display / display_handle   # what EpisodeHandle call
 Modules: steps (grouping), stepview/cards/render (HTML, pure), theme (the stylesheet), state
 (header figures, running time), steplist/timeline/approvals/view (widgets), facts (what the run
 directory adds), snapshot (static HTML), display (one view per run, updatable outputs),
-inboxview/inboxrows (the approvals inbox), bundle (the inbox's and grid's notebook output).
+inboxview/inboxrows (the approvals inbox), batchgrid/batchview (a batch's progress grid),
+bundle (the inbox's and grid's notebook output).
 """
 
 from ..runtime.presenter import set_presenter
+from .batchview import BatchPresenter, BatchView, batch_view
 from .display import (
     WidgetPresenter,
     display_handle,
@@ -23,6 +26,18 @@ from .display import (
 from .inboxview import InboxView, inbox
 from .view import EpisodeView
 
-__all__ = ["EpisodeView", "InboxView", "inbox", "show", "handle_mimebundle", "refresh_display", "display_handle", "view_for"]
+__all__ = [
+    "EpisodeView",
+    "InboxView",
+    "BatchView",
+    "batch_view",
+    "inbox",
+    "show",
+    "handle_mimebundle",
+    "refresh_display",
+    "display_handle",
+    "view_for",
+]
 
 set_presenter(WidgetPresenter())  # live handles now display as their view
+set_presenter(BatchPresenter(), kind="batch")  # and batch handles as their progress grid

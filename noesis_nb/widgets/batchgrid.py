@@ -13,16 +13,26 @@ import time
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from ..store.vocab import TERMINAL_STATUSES
+from ..store.vocab import TERMINAL_STATUSES, failed
 from .meter import CostMeter
 from .render import badge_html, esc, short
 from .state import format_elapsed, format_seconds
 from .theme import STATUS_HUES
 
-__all__ = ["BatchFigures", "pick", "entry_line", "header_line", "ORDER", "GRID_HEAD"]
+__all__ = ["BatchFigures", "pick", "rank", "entry_line", "header_line", "GRID_HEAD"]
 
-ORDER = ("paused", "error", "vetoed", "running", "cancelled", "ok", "queued")  # rows shown first to last
-_RANK = {status: i for i, status in enumerate(ORDER)}
+
+def rank(status: str) -> int:
+    """Which rows a grid shows first: waiting for a person, failed, running, finished, then not started."""
+    if status == "paused":
+        return 0
+    if failed(status) and status != "cancelled":
+        return 1
+    if status == "running":
+        return 2
+    return 3 if status in TERMINAL_STATUSES else 4
+
+
 GRID_HEAD = (
     '<div class="nnb-grid-line nnb-muted">'
     + "".join(f"<b>{h}</b>" for h in ("#", "task", "adapter", "status", "score", "cost", "time"))
@@ -93,7 +103,7 @@ class BatchFigures:
 
 
 def rate_and_eta(counts: Mapping[str, int], started_at: float | None, now: float) -> tuple[str, str]:
-    """``(episodes/min, ETA)`` from the finished count and the time since the batch started."""
+    """``(episodes/min, ETA)`` from the finished count and the time from the batch's start to ``now`` (or its end)."""
     finished = sum(n for s, n in counts.items() if s in TERMINAL_STATUSES)
     left = counts.get("queued", 0) + counts.get("running", 0)
     if not started_at or finished == 0:
@@ -106,15 +116,15 @@ def rate_and_eta(counts: Mapping[str, int], started_at: float | None, now: float
 def header_line(handle: Any, counts: Mapping[str, int], figures: BatchFigures, now: float | None = None) -> str:
     """Batch id and status, counts by status, throughput, ETA, tokens and cost so far."""
     now = time.time() if now is None else now
-    rate, eta = rate_and_eta(counts, handle.started_at, now)
+    rate, eta = rate_and_eta(counts, handle.started_at, handle.ended_at or now)
     took = format_elapsed(handle.started_at, handle.ended_at, "running" if handle.ended_at is None else "ok", now)
     by_status = " ".join(
         f'<span class="nnb-badge nnb-c-{_hue(s)}">{esc(s)} {counts[s]:,}</span>'
-        for s in sorted(counts, key=lambda s: _RANK.get(s, len(ORDER)))
+        for s in sorted(counts, key=lambda s: (rank(s), s))
     )
     total = sum(counts.values())
     return (
-        f'<div class="nnb-h"><b>batch {esc(handle.batch_id)}</b> {badge_html(str(handle.status))} '
+        f'<div class="nnb-h"><b>{esc(handle.batch_id)}</b> {badge_html(str(handle.status))} '
         f'<span class="nnb-muted">{total:,} episodes</span><br>{by_status}<br>'
         f'<span class="nnb-muted">throughput {esc(rate)} · ETA {esc(eta)} · '
         f"tokens {esc(figures.token_text())} · cost {esc(figures.cost_text())} · "
@@ -131,7 +141,10 @@ def entry_line(entry: Any, figures: BatchFigures, now: float | None = None) -> s
     """``#3 task · adapter · status · score · cost · time`` as one grid line (escaped)."""
     score = "—" if entry.score is None else (str(entry.score) if isinstance(entry.score, bool) else f"{entry.score:g}")
     status = str(entry.status)
-    took = format_elapsed(entry.started_at, entry.ended_at, status, now) if entry.started_at else "—"
+    if status == "paused":
+        took = "waiting"  # for a person: not time the episode ran
+    else:
+        took = format_elapsed(entry.started_at, entry.ended_at, status, now) if entry.started_at else "—"
     return (
         f'<div class="nnb-grid-line"><span>{entry.index}</span><span>{esc(short(entry.task, 60))}</span>'
         f"<span>{esc(entry.adapter)}</span>{badge_html(status)}<span>{esc(score)}</span>"
@@ -143,11 +156,11 @@ def pick(entries: Sequence[Any], limit: int) -> list[Any]:
     """At most ``limit`` entries: paused and failed first, then running, then the latest finished, then queued."""
     buckets: dict[int, list[Any]] = {}
     for entry in entries:
-        buckets.setdefault(_RANK.get(entry.status, len(ORDER)), []).append(entry)
+        buckets.setdefault(rank(entry.status), []).append(entry)
     out: list[Any] = []
-    for rank in sorted(buckets):
-        bucket = buckets[rank]
-        if rank < len(ORDER) and ORDER[rank] in TERMINAL_STATUSES:
+    for level in sorted(buckets):
+        bucket = buckets[level]
+        if level in (1, 3):
             bucket = sorted(bucket, key=lambda e: -(e.ended_at or 0))  # the latest finished first
         out.extend(bucket[: limit - len(out)])
         if len(out) >= limit:

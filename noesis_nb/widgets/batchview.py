@@ -40,7 +40,7 @@ class _Slot:
         layout = w.Layout(width="28px", min_width="28px", height="22px")
         self.button = w.Button(description="", icon="chevron-right", layout=layout)
         self.button.add_class("nnb-btn")
-        self.button.on_click(lambda _b: view.open(self.entry))
+        self.button.on_click(lambda _b: view.open_episode(self.entry))
         self.line = w.HTML()
         self.box = w.HBox([self.button, self.line], layout=w.Layout(align_items="center"))
 
@@ -136,7 +136,7 @@ class BatchView(SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipywidgets shi
         return len(value) + MESSAGE_OVERHEAD
 
     # -- actions -------------------------------------------------------------------------------
-    def open(self, entry: Any) -> Any:
+    def open_episode(self, entry: Any) -> Any:
         """▸: show that episode's own view in the output area under the grid (its live handle, else its run)."""
         if entry is None or entry.episode_id is None:
             self.message.value = '<span class="nnb-muted">this episode has not started yet</span>'
