@@ -160,10 +160,15 @@ class BatchHandle:
         return self
 
     async def wait(self) -> BatchHandle:
-        """Wait until every entry has finished (not merely paused). Never in a notebook cell while a human must click."""
+        """Wait until every entry has finished (not merely paused) and its run is uploaded (``upload_to``).
+
+        Never in a notebook cell while a human must click.
+        """
         while not self.done():
             await asyncio.sleep(0.05)
             await asyncio.shield(self._settled.wait())
+        if self._runner is not None:
+            await asyncio.shield(self._runner)
         return self
 
     # -- display ------------------------------------------------------------------------------

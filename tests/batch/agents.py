@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 import time
 
@@ -13,7 +14,7 @@ async def echo(task, ctx):
     ctx.model_call("gpt-4o-mini", provider="openai", input_tokens=120, output_tokens=12)
     if task.startswith("fail"):
         raise RuntimeError(f"cannot do {task}")
-    return {"answer": task.upper(), "inputs": ctx.inputs}
+    return {"answer": task.upper(), "inputs": ctx.inputs, "pid": os.getpid()}
 
 
 def shout(task, ctx):
@@ -53,3 +54,10 @@ def exact(task, result):
 
 async def is_long(task, result):
     return len(task) > 6
+
+
+async def mixed(task, ctx):
+    """'approve…' asks for a write; 'slow…' takes 60 s unless $BATCH_TEST_FAST is set; the others answer at once."""
+    if task.startswith("slow") and not os.environ.get("BATCH_TEST_FAST"):
+        await asyncio.sleep(60)
+    return await asks(task, ctx)

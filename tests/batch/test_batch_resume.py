@@ -1,0 +1,80 @@
+"""A batch whose process is killed mid-way (kill -9), run again in another process: nothing lost, nothing run twice."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import noesis_nb
+from noesis_nb.store import read_json, read_summary
+
+from ..conftest import REPO
+
+SCRIPT = """
+import asyncio, sys
+import noesis_nb
+from tests.batch.agents import mixed
+
+async def main():
+    tasks = [{"task": t, "inputs": {"out": sys.argv[2]}} for t in sys.argv[3:]]
+    handle = noesis_nb.batch(tasks, using={"agent": mixed}, root=sys.argv[1], batch_id="nightly", concurrency=6)
+    while handle.counts() != {"ok": 2, "paused": 2, "running": 2}:
+        await asyncio.sleep(0.02)
+    print("READY", flush=True)
+    await asyncio.sleep(120)
+
+asyncio.run(main())
+"""
+TASKS = ["quick one", "quick two", "approve one", "approve two", "slow one", "slow two"]
+
+
+def test_a_batch_killed_mid_way_resumes_in_another_process(runs_dir: Path, tmp_path: Path, monkeypatch) -> None:
+    out = tmp_path / "out.txt"
+    env = {**os.environ, "PYTHONPATH": str(REPO), "NOESIS_NB_APPROVER": "ask"}
+    proc = subprocess.Popen(
+        [sys.executable, "-c", SCRIPT, str(runs_dir), str(out), *TASKS], env=env, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "READY"
+    finally:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+    record_path = runs_dir / "batches" / "nightly.json"
+    before = [r["episode_id"] for r in json.loads(record_path.read_text())["entries"]]
+    sealed_at = {ep: (runs_dir / ep / "manifest.json").stat().st_mtime_ns for ep in before[:2]}
+    noesis_nb.approve_draft(runs_dir / before[2], approver_id="ana")  # decided while no process runs the batch
+    monkeypatch.setenv("BATCH_TEST_FAST", "1")
+    tasks = [{"task": t, "inputs": {"out": str(out)}} for t in TASKS]
+    from .agents import mixed
+
+    async def main():
+        handle = noesis_nb.batch(tasks, using={"agent": mixed}, root=runs_dir, batch_id="nightly")
+        await asyncio.wait_for(handle, 20)  # all finished but the one nobody decided
+        assert handle.counts() == {"ok": 5, "paused": 1}, handle.counts()
+        waiting = handle.pending()
+        assert [(e.index, e.episode_id) for e, _ in waiting] == [(3, before[3])]
+        started = time.monotonic()
+        noesis_nb.reject_draft(waiting[0][0].run_dir, reason="no")
+        await asyncio.wait_for(handle.wait(), 10)
+        return handle, time.monotonic() - started
+
+    handle, decided_in = asyncio.run(main())
+    assert decided_in < 2.0
+    statuses = [e.status for e in handle.entries]
+    assert statuses == ["ok", "ok", "ok", "vetoed", "ok", "ok"], statuses
+    ids = [e.episode_id for e in handle.entries]
+    assert ids[:4] == before[:4], "finished and paused episodes are the same runs"
+    assert {ep: (runs_dir / ep / "manifest.json").stat().st_mtime_ns for ep in before[:2]} == sealed_at, "not re-run"
+    assert ids[4] != before[4] and ids[5] != before[5], "the runs lost with the process run again as new episodes"
+    for lost in before[4:]:
+        assert "process_lost" in read_summary(runs_dir / lost)["x-noesis_nb"]["reasons"]
+    record = json.loads(record_path.read_text())
+    assert [r["previous"] for r in record["entries"]] == [[], [], [], [], [before[4]], [before[5]]]
+    assert out.read_text() == "approve one\n", "the approved draft ran exactly once"
+    assert read_json(runs_dir / before[3] / "final.json")["outcome"] == "vetoed"
