@@ -33,6 +33,8 @@ _LAZY = {
     "events_df": "noesis_nb.frames",
     "tools_df": "noesis_nb.frames",
     "usage_df": "noesis_nb.frames",
+    "batch_summary": "noesis_nb.frames",
+    "compare_batches": "noesis_nb.frames",
     # OpenTelemetry out (extra ``otel``)
     "export_otel": "noesis_nb.integrations.otel",
     # notebook
@@ -74,6 +76,8 @@ import_module("noesis_nb.runtime.presenter").set_loader(lambda: import_module("n
 if TYPE_CHECKING:  # pragma: no cover
     from .batch import BatchHandle as BatchHandle
     from .batch import batch as batch
+    from .frames import batch_summary as batch_summary
+    from .frames import compare_batches as compare_batches
     from .frames import events_df as events_df
     from .frames import runs_df as runs_df
     from .frames import tools_df as tools_df

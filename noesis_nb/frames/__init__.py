@@ -5,6 +5,7 @@ Every frame takes ``source`` (runs root, run dir, list, episode id, glob or fssp
 ``df.attrs["errors"]``). Loads are cached per run by file size and mtime.
 """
 
+from .batches import batch_summary, compare_batches
 from .cache import clear_cache
 from .columns import EVENT_COLUMNS, RUN_COLUMNS, TOOL_COLUMNS, USAGE_COLUMNS, Column
 from .events import events_df
@@ -15,6 +16,8 @@ from .usage import usage_df
 
 __all__ = [
     "Column",
+    "batch_summary",
+    "compare_batches",
     "EVENT_COLUMNS",
     "LoadProblem",
     "RUN_COLUMNS",

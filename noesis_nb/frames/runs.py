@@ -271,6 +271,7 @@ def _row(record: RunRecord, report: Callable[[str], Report]) -> dict[str, Any]:
         "veto_count": metrics.get("veto_count"),
         "tool_calls": tool_calls,
         "pending_approvals": tools["pending"],
+        **_batch(summary, state, metrics),
         "sealed": bool(record["final"] is not None or record["manifest"] is not None),
         "manifest_ok": record["manifest_ok"],
         "run_dir": ref.url,
@@ -280,6 +281,20 @@ def _row(record: RunRecord, report: Callable[[str], Report]) -> dict[str, Any]:
     row["episode_id"] = row["episode_id"] or ref.name
     row["tags"] = tags if type(tags) is dict else obj(obj(state, "episode"), "tags", in_state)
     return row
+
+
+def _batch(summary: dict[str, Any], state: dict[str, Any], metrics: dict[str, Any]) -> dict[str, Any]:
+    """The batch columns: ``x-noesis_nb.batch`` (summary, else state.json) and ``metrics.score`` (a bool as 1.0/0.0)."""
+    ext = summary.get("x-noesis_nb") if type(summary.get("x-noesis_nb")) is dict else state.get("x-noesis_nb")
+    batch = ext.get("batch") if type(ext) is dict else None
+    batch = batch if type(batch) is dict else {}
+    score = metrics.get("score")
+    return {
+        "batch_id": batch.get("batch_id"),
+        "task_index": batch.get("task_index"),
+        "batch_adapter": batch.get("adapter"),
+        "score": float(score) if type(score) is bool else score,
+    }
 
 
 def _frame(records: list[RunRecord], extras: tuple[Column, ...], prices: Pricer) -> pd.DataFrame:

@@ -5,16 +5,20 @@
 - ``success_by_adapter(runs_df)``, ``duration_by_adapter(runs_df)``
 - ``approval_waits(tools_df)``
 - ``compare_episodes(events_df, a, b, usage_df)`` (+ ``compare_steps`` for the table)
+- ``batch_summary_plot(batch_summary(runs))``, ``compare_batches_plot(compare_batches(a, b))``
 """
 
 from .adapters import duration_by_adapter, success_by_adapter
 from .approvals import approval_waits
+from .batches import batch_summary_plot, compare_batches_plot
 from .compare import compare_episodes, compare_steps
 from .timeline import episode_timeline
 from .usage import cost_over_time, token_parts, tokens_by, tokens_over_time
 
 __all__ = [
     "approval_waits",
+    "batch_summary_plot",
+    "compare_batches_plot",
     "compare_episodes",
     "compare_steps",
     "cost_over_time",

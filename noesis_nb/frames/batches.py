@@ -1,0 +1,133 @@
+"""Batches analysed: ``batch_summary`` per adapter and ``compare_batches`` task by task, each with 95% intervals.
+
+Both read ``runs_df`` rows (or load them): a task re-run in a batch (``rerun_failed``, a run lost
+with its process) counts once, by its latest run. Success is status ``ok`` among finished runs;
+rates get Wilson's score interval, means (scores, paired differences) Student's t interval.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..errors import InvalidOptionError
+from ..store.vocab import TERMINAL_STATUSES
+from .intervals import mean_interval, wilson
+from .runs import runs_df
+
+__all__ = ["batch_summary", "compare_batches", "latest_runs"]
+
+_KEYS = ["batch_id", "task_index", "batch_adapter"]
+
+
+def _runs(value: Any) -> pd.DataFrame:
+    """A runs frame from a frame, a ``BatchHandle`` (its runs, by batch id) or anything ``runs_df`` reads."""
+    if isinstance(value, pd.DataFrame):
+        if "status" not in value or "batch_id" not in value:
+            raise InvalidOptionError("pass a frame of noesis_nb.runs_df(...) (it has status, batch_id, task_index, score)")
+        return value
+    if hasattr(value, "batch_id") and hasattr(value, "root"):
+        runs = runs_df(value.root)
+        return runs[runs["batch_id"] == value.batch_id]
+    return runs_df(value)
+
+
+def latest_runs(runs: pd.DataFrame) -> pd.DataFrame:
+    """One row per batch task and adapter: its latest run (runs outside batches are kept as they are)."""
+    inside = runs["batch_id"].notna()
+    batched = runs[inside].sort_values("started_at", kind="stable")
+    batched = batched.drop_duplicates(subset=_KEYS, keep="last")
+    return pd.concat([batched, runs[~inside]]).sort_index()
+
+
+def _adapter(runs: pd.DataFrame) -> pd.Series:
+    name = runs["batch_adapter"].astype(object)
+    return name.where(name.notna(), runs["using"].astype(object)).fillna("(unknown)").astype(str)
+
+
+def batch_summary(runs: Any) -> pd.DataFrame:
+    """Per adapter: finished runs, success rate (Wilson 95%), mean score (t 95%), cost and tokens per task, p50/p95 duration."""
+    frame = latest_runs(_runs(runs))
+    frame = frame.assign(adapter=_adapter(frame))
+    rows = []
+    for adapter, group in frame.groupby("adapter", sort=True):
+        finished = group[group["status"].astype(str).isin(sorted(TERMINAL_STATUSES))]
+        n, ok = len(finished), int((finished["status"].astype(str) == "ok").sum())
+        low, high = wilson(ok, n)
+        mean, score_low, score_high = mean_interval(finished["score"].to_numpy(dtype=float, na_value=np.nan))
+        tokens = finished["input_tokens"].astype("Float64") + finished["output_tokens"].astype("Float64")
+        durations = finished["duration_s"].to_numpy(dtype=float, na_value=np.nan)
+        rows.append(
+            {
+                "adapter": adapter,
+                "n": n,
+                "unfinished": len(group) - n,
+                "ok": ok,
+                "success_rate": ok / n if n else math.nan,
+                "success_low": low,
+                "success_high": high,
+                "scored": int(finished["score"].notna().sum()),
+                "mean_score": mean,
+                "score_low": score_low,
+                "score_high": score_high,
+                "cost_per_task_usd": float(finished["cost_usd"].mean()) if n else math.nan,
+                "tokens_per_task": float(tokens.mean()) if n and tokens.notna().any() else math.nan,
+                "duration_p50_s": float(np.nanpercentile(durations, 50)) if np.isfinite(durations).any() else math.nan,
+                "duration_p95_s": float(np.nanpercentile(durations, 95)) if np.isfinite(durations).any() else math.nan,
+            }
+        )
+    out = pd.DataFrame(rows).set_index("adapter") if rows else pd.DataFrame()
+    out.attrs.update(success_interval="Wilson score, 95%", score_interval="Student t, 95%")
+    return out
+
+
+def compare_batches(a: Any, b: Any) -> pd.DataFrame:
+    """``b`` against ``a``, task by task: success and score differences (b − a) with paired 95% t intervals.
+
+    Each side is one adapter's runs (a frame, a ``BatchHandle`` or a source; filter a frame of several
+    adapters first). Tasks pair by their text, or by task index and text when a text repeats;
+    ``attrs["pairs"]`` holds the paired table.
+    """
+    left, right = (_one_side(latest_runs(_runs(x)), name) for x, name in ((a, "a"), (b, "b")))
+    unique = left["task"].is_unique and right["task"].is_unique  # pair by text; by (index, text) when a text repeats
+    pairs = left.merge(right, on=["task"] if unique else ["task_index", "task"], suffixes=("_a", "_b"))
+    rows = []
+    for metric in ("success", "score"):
+        both = pairs[[f"{metric}_a", f"{metric}_b"]].dropna()
+        diff = both[f"{metric}_b"].to_numpy(dtype=float) - both[f"{metric}_a"].to_numpy(dtype=float)
+        mean, low, high = mean_interval(diff)
+        rows.append(
+            {
+                "metric": metric,
+                "pairs": len(both),
+                "mean_a": float(both[f"{metric}_a"].mean()) if len(both) else math.nan,
+                "mean_b": float(both[f"{metric}_b"].mean()) if len(both) else math.nan,
+                "diff": mean,
+                "diff_low": low,
+                "diff_high": high,
+            }
+        )
+    out = pd.DataFrame(rows).set_index("metric")
+    out.attrs.update(interval="paired Student t, 95%", pairs=pairs)
+    return out
+
+
+def _one_side(runs: pd.DataFrame, name: str) -> pd.DataFrame:
+    adapters = _adapter(runs).unique()
+    if len(adapters) > 1:
+        raise InvalidOptionError(
+            f"{name} holds runs of {len(adapters)} adapters ({', '.join(sorted(adapters))}); pass one adapter's runs, "
+            "e.g. runs[runs.batch_adapter == 'x']"
+        )
+    finished = runs[runs["status"].astype(str).isin(sorted(TERMINAL_STATUSES))]
+    return pd.DataFrame(
+        {
+            "task_index": finished["task_index"].astype("Int64").to_numpy(),
+            "task": finished["task"].astype(str).to_numpy(),
+            "success": (finished["status"].astype(str) == "ok").astype(float).to_numpy(),
+            "score": finished["score"].to_numpy(dtype=float, na_value=np.nan),
+        }
+    )

@@ -1,0 +1,79 @@
+"""Batches in figures: ``batch_summary_plot`` (rate and score per adapter) and ``compare_batches_plot`` (differences)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from ._safe import esc_all
+from ._theme import PALETTE, new_figure
+
+__all__ = ["batch_summary_plot", "compare_batches_plot"]
+
+
+def _bar(x: Any, y: pd.Series, low: pd.Series, high: pd.Series, colour: str, name: str, fmt: str) -> go.Bar:
+    return go.Bar(
+        name=name,
+        x=x,
+        y=y.to_numpy(dtype=float),
+        marker_color=colour,
+        error_y=dict(
+            type="data",
+            symmetric=False,
+            array=(high - y).to_numpy(dtype=float),
+            arrayminus=(y - low).to_numpy(dtype=float),
+            color="#8c8c8c",
+        ),
+        hovertemplate=f"%{{x}}<br>{name} %{{y:{fmt}}}<extra></extra>",
+    )
+
+
+def batch_summary_plot(summary: pd.DataFrame, *, title: str | None = None) -> go.Figure:
+    """Success rate (Wilson 95%) and mean score (t 95%) per adapter, side by side, from ``batch_summary``."""
+    if "success_rate" not in summary:
+        raise ValueError("batch_summary_plot needs the frame of noesis_nb.batch_summary(runs)")
+    x = esc_all(summary.index)
+    fig = make_subplots(rows=1, cols=2, subplot_titles=("success rate (Wilson 95%)", "mean score (t 95%)"))
+    base = new_figure(title or "Batch by adapter")
+    fig.update_layout(base.layout)
+    fig.add_trace(
+        _bar(x, summary["success_rate"], summary["success_low"], summary["success_high"], PALETTE[2], "success", ".0%"), 1, 1
+    )
+    fig.add_trace(_bar(x, summary["mean_score"], summary["score_low"], summary["score_high"], PALETTE[0], "score", ".2f"), 1, 2)
+    fig.update_yaxes(tickformat=".0%", range=[0, 1.05], row=1, col=1)
+    fig.update_xaxes(type="category")
+    fig.update_layout(showlegend=False)
+    return fig
+
+
+def compare_batches_plot(comparison: pd.DataFrame, *, title: str | None = None) -> go.Figure:
+    """Each metric's paired difference (b − a) with its 95% interval, around a zero line, from ``compare_batches``."""
+    if "diff" not in comparison:
+        raise ValueError("compare_batches_plot needs the frame of noesis_nb.compare_batches(a, b)")
+    fig = new_figure(title or "b − a, paired by task")
+    y = esc_all(comparison.index)
+    diff = comparison["diff"].to_numpy(dtype=float)
+    fig.add_trace(
+        go.Scatter(
+            x=diff,
+            y=y,
+            mode="markers",
+            marker=dict(color=PALETTE[1], size=10),
+            error_x=dict(
+                type="data",
+                symmetric=False,
+                array=comparison["diff_high"].to_numpy(dtype=float) - diff,
+                arrayminus=diff - comparison["diff_low"].to_numpy(dtype=float),
+                color="#8c8c8c",
+            ),
+            customdata=comparison["pairs"].to_numpy(),
+            hovertemplate="%{y}: %{x:+.3f} over %{customdata} paired tasks<extra></extra>",
+        )
+    )
+    fig.add_vline(x=0, line_dash="dot", line_color="#8c8c8c")
+    fig.update_xaxes(title="difference (b − a)")
+    fig.update_yaxes(type="category")
+    return fig
