@@ -4,7 +4,8 @@
     python benchmarks/bench_batch_view.py --mode inprocess    # no kernel: comm bytes counted at ipywidgets' comm
 
 Reports the batch's wall time with / without the grid (its embedded inbox included) as the ratio of
-medians and of best runs (target ≤ 1.2×; runs alternate, after one warm-up round) and the bytes of
+medians and of best runs, and the ratio of the kernel's CPU time (steadier on a shared machine) (target
+≤ 1.2×; runs alternate, after one warm-up round) and the bytes of
 widget comm traffic (comm_open, comm_msg, comm_close on iopub; header + parent header + metadata +
 content, counted as ``bench_view.py`` counts them) for the whole batch (target ≤ 2 MB).
 """
@@ -75,30 +76,32 @@ def run_kernel(episodes: int, repeat: int, concurrency: int) -> dict[str, Any]:
     try:
         cell("import gc, shutil, noesis_nb, noesis_nb.widgets, time\n" + AGENT.format(episodes=episodes))
         times: dict[bool, list[float]] = {False: [], True: []}
+        cpu: dict[bool, list[float]] = {False: [], True: []}
         traffic: list[tuple[int, int, int]] = []
         for i in range(repeat + 1):  # the first round warms up imports and caches; not counted
             for grid in (False, True):
                 runs = tmp / f"runs-{i}-{int(grid)}"
                 out, comm_bytes, comm_msgs = cell(
                     "gc.collect()\n"
-                    "t0 = time.perf_counter()\n"
+                    "t0, c0 = time.perf_counter(), time.process_time()\n"
                     f"b = noesis_nb.batch(TASKS, using=bench_agent, concurrency={concurrency}, root={str(runs)!r})\n"
                     f"v = noesis_nb.widgets.batch_view(b) if {grid} else None\n"
                     "if v is not None: v.display()\n"
                     "await b.wait()\n"
                     "if v is not None: v.flush()\n"
-                    "print(time.perf_counter() - t0, v.redraws if v else 0, b.counts().get('ok', 0))\n"
+                    "print(time.perf_counter() - t0, time.process_time() - c0, v.redraws if v else 0, b.counts().get('ok', 0))\n"
                     "if v is not None: v.close()\n"
                     f"del b, v\nshutil.rmtree({str(runs)!r}, ignore_errors=True)"
                 )
-                seconds, redraws, ok = out.split()
+                seconds, cpu_seconds, redraws, ok = out.split()
                 assert int(ok) == episodes, out
                 if i == 0:
                     continue
                 times[grid].append(float(seconds))
+                cpu[grid].append(float(cpu_seconds))
                 if grid:
                     traffic.append((comm_bytes, comm_msgs, int(redraws)))
-        return _report("kernel", episodes, times, traffic)
+        return _report("kernel", episodes, times, traffic, cpu)
     finally:
         kc.stop_channels()
         km.shutdown_kernel(now=True)
@@ -129,35 +132,39 @@ def run_inprocess(episodes: int, repeat: int, concurrency: int) -> dict[str, Any
 
         gc.collect()
         sizes.clear()
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         batch = noesis_nb.batch(namespace["TASKS"], using=namespace["bench_agent"], concurrency=concurrency, root=runs)
         view = batch_view(batch) if grid else None
         await batch.wait()
         if view is not None:
             view.flush()
-        seconds = time.perf_counter() - t0
+        seconds, cpu_seconds = time.perf_counter() - t0, time.process_time() - c0
         assert batch.counts().get("ok") == episodes, batch.counts()
-        result = seconds, sum(sizes), len(sizes), view.redraws if view else 0
+        result = seconds, cpu_seconds, sum(sizes), len(sizes), view.redraws if view else 0
         if view is not None:
             view.close()
         return result
 
     times: dict[bool, list[float]] = {False: [], True: []}
+    cpu: dict[bool, list[float]] = {False: [], True: []}
     traffic = []
     for i in range(repeat + 1):  # round 0 warms up
         for grid in (False, True):
             runs = tmp / f"runs-{i}-{int(grid)}"
-            seconds, nbytes, nmsgs, redraws = asyncio.run(once(grid, runs))
+            seconds, cpu_seconds, nbytes, nmsgs, redraws = asyncio.run(once(grid, runs))
             shutil.rmtree(runs, ignore_errors=True)
             if i == 0:
                 continue
             times[grid].append(seconds)
+            cpu[grid].append(cpu_seconds)
             if grid:
                 traffic.append((nbytes, nmsgs, redraws))
-    return _report("inprocess", episodes, times, traffic)
+    return _report("inprocess", episodes, times, traffic, cpu)
 
 
-def _report(mode: str, episodes: int, times: dict[bool, list[float]], traffic: list[tuple[int, int, int]]) -> dict[str, Any]:
+def _report(
+    mode: str, episodes: int, times: dict[bool, list[float]], traffic: list[tuple[int, int, int]], cpu: dict[bool, list[float]]
+) -> dict[str, Any]:
     without, with_grid = statistics.median(times[False]), statistics.median(times[True])
     nbytes, nmsgs, redraws = (statistics.median(t[i] for t in traffic) for i in range(3))
     return {
@@ -169,6 +176,9 @@ def _report(mode: str, episodes: int, times: dict[bool, list[float]], traffic: l
         "ratio_best_of": round(min(times[True]) / min(times[False]), 3),
         "times_without_grid": [round(t, 3) for t in times[False]],
         "times_with_grid": [round(t, 3) for t in times[True]],
+        "cpu_ratio": round(statistics.median(cpu[True]) / statistics.median(cpu[False]), 3),
+        "cpu_without_grid": [round(t, 3) for t in cpu[False]],
+        "cpu_with_grid": [round(t, 3) for t in cpu[True]],
         "comm_bytes": int(nbytes),
         "comm_messages": int(nmsgs),
         "redraws": int(redraws),
@@ -186,7 +196,8 @@ def main() -> None:
     result = run(args.episodes, args.repeat, args.concurrency)
     print(json.dumps(result, indent=1))
     print(
-        f"grid overhead {result['ratio']:.2f}x median, {result['ratio_best_of']:.2f}x best-of (target <= 1.2x); comm traffic "
+        f"grid overhead {result['ratio']:.2f}x median, {result['ratio_best_of']:.2f}x best-of, {result['cpu_ratio']:.2f}x "
+        "kernel CPU time (target <= 1.2x); comm traffic "
         f"{result['comm_bytes'] / 1e6:.2f} MB for {result['episodes']:,} episodes (target <= 2 MB), {result['redraws']} redraws"
     )
 

@@ -19,7 +19,7 @@ from .render import badge_html, esc, short
 from .state import format_elapsed, format_seconds
 from .theme import STATUS_HUES
 
-__all__ = ["BatchFigures", "pick", "rank", "entry_line", "header_line", "GRID_HEAD"]
+__all__ = ["BatchFigures", "key_of", "pick", "rank", "entry_line", "header_line", "GRID_HEAD"]
 
 
 def rank(status: str) -> int:
@@ -40,56 +40,52 @@ GRID_HEAD = (
 )
 
 
+def key_of(entry: Any) -> tuple[int, str]:
+    """An entry's key: its task index and adapter (a task runs once with each adapter)."""
+    return entry.index, str(entry.adapter)
+
+
 def _calls_of(entry: Any) -> Sequence[Mapping[str, Any]]:
     source = entry.handle if entry.handle is not None else getattr(entry, "disk", None)
     calls = getattr(source, "usage_calls", None) if source is not None else None
     return calls or ()
 
 
-def _price(calls: Sequence[Mapping[str, Any]]) -> tuple[float | None, bool]:
-    """(cost of the priced calls or None, whether some call could not be priced)."""
-    total, priced, missing = 0.0, False, False
-    for call in calls:
-        cost = CostMeter.price_of(call)
-        if cost is None:
-            missing = True
-        else:
-            total, priced = total + cost, True
-    return (total if priced else None), missing
-
-
 class BatchFigures:
     """Counts, tokens, cost, throughput and ETA of a batch; ``update(entries)`` after entries changed."""
 
     def __init__(self) -> None:
-        self.tokens: dict[int, tuple[int, int]] = {}  # entry index -> (input, output)
-        self.costs: dict[int, float | None] = {}
-        self.unpriced: set[int] = set()
-        self._priced_with: dict[int, int] = {}  # entry index -> how many calls its cost covers
+        self.tokens: dict[tuple[int, str], tuple[int, int]] = {}  # entry key -> (input, output)
+        self.costs: dict[tuple[int, str], float | None] = {}
+        self.unpriced: set[tuple[int, str]] = set()
+        self.priced = False  # prices were ready at the last update (until then costs read "…")
+        self._meters: dict[tuple[int, str], CostMeter] = {}  # one per entry: each prices only the calls added since its last look
 
     def update(self, entries: Iterable[Any]) -> None:
-        ready = CostMeter.ready()
+        """Take in the entries that changed (all of them the first time prices are ready)."""
+        self.priced = bool(CostMeter.ready())
         for entry in entries:
+            key = key_of(entry)
             usage = entry.usage or {}
-            self.tokens[entry.index] = (int(usage.get("input_tokens") or 0), int(usage.get("output_tokens") or 0))
-            if not ready:
+            self.tokens[key] = (int(usage.get("input_tokens") or 0), int(usage.get("output_tokens") or 0))
+            if not self.priced:
                 continue
-            calls = _calls_of(entry)
-            if self._priced_with.get(entry.index) == len(calls) and entry.index in self.costs:
-                continue
-            cost, missing = _price(calls)
-            self.costs[entry.index], self._priced_with[entry.index] = cost, len(calls)
-            if missing:
-                self.unpriced.add(entry.index)
+            meter = self._meters.get(key)
+            if meter is None:
+                meter = self._meters[key] = CostMeter()
+            cost, unpriced = meter.total(_calls_of(entry))
+            self.costs[key] = cost
+            if unpriced:
+                self.unpriced.add(key)
             else:
-                self.unpriced.discard(entry.index)
+                self.unpriced.discard(key)
 
-    def cost_text(self, index: int | None = None) -> str:
+    def cost_text(self, key: tuple[int, str] | None = None) -> str:
         ready = CostMeter.ready()
         if not ready:
             return "…" if ready is None else "—"
-        if index is not None:
-            cost = self.costs.get(index)
+        if key is not None:
+            cost = self.costs.get(key)
             return "—" if cost is None else f"${cost:,.4f}"
         known = [c for c in self.costs.values() if c is not None]
         if not known:
@@ -148,7 +144,7 @@ def entry_line(entry: Any, figures: BatchFigures, now: float | None = None) -> s
     return (
         f'<div class="nnb-grid-line"><span>{entry.index}</span><span>{esc(short(entry.task, 60))}</span>'
         f"<span>{esc(entry.adapter)}</span>{badge_html(status)}<span>{esc(score)}</span>"
-        f"<span>{esc(figures.cost_text(entry.index))}</span><span>{esc(took)}</span></div>"
+        f"<span>{esc(figures.cost_text(key_of(entry)))}</span><span>{esc(took)}</span></div>"
     )
 
 

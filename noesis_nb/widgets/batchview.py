@@ -17,11 +17,12 @@ from typing import Any
 
 import ipywidgets as w
 
-from .batchgrid import GRID_HEAD, BatchFigures, entry_line, header_line, pick
+from .batchgrid import GRID_HEAD, BatchFigures, entry_line, header_line, key_of, pick
 from .bundle import SnapshotOutput
 from .coalesce import Coalescer
 from .display import show
 from .inboxview import InboxView
+from .meter import CostMeter
 from .render import live_css
 from .theme import ROOT_CLASS
 from .timeline import MESSAGE_OVERHEAD
@@ -55,7 +56,7 @@ class BatchView(SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipywidgets shi
         self.sent = 0  # bytes of widget values sent by redraws (what the benchmark counts)
         self.displays: list[Any] = []
         self.figures = BatchFigures()
-        self._dirty: dict[int, Any] = {}
+        self._dirty: dict[tuple[int, str], Any] = {}
         self._lock = threading.RLock()
         self._coalescer = Coalescer(self.flush, lambda: self.loop, interval=interval)
         self.header = w.HTML()
@@ -89,7 +90,7 @@ class BatchView(SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipywidgets shi
         return loop if loop is not None and not loop.is_closed() else None
 
     def _changed(self, entry: Any) -> None:
-        self._dirty[entry.index] = entry
+        self._dirty[key_of(entry)] = entry
         self._coalescer.poke()
 
     def poke(self) -> None:
@@ -102,7 +103,10 @@ class BatchView(SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipywidgets shi
             return
         with self._lock:
             dirty, self._dirty = self._dirty, {}
-            self.figures.update(dirty.values())
+            if not self.figures.priced and CostMeter.ready():  # prices just loaded: cost every entry once
+                self.figures.update(self.handle.entries)
+            else:
+                self.figures.update(dirty.values())
             now = time.time()
             counts = self.handle.counts()
             entries = self.handle.entries

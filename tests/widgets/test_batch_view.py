@@ -11,6 +11,7 @@ from typing import Any
 import noesis_nb
 from noesis_nb.scripted import ScriptedModel
 from noesis_nb.widgets import BatchView, EpisodeView, batch_view
+from noesis_nb.widgets.meter import CostMeter
 
 
 def agent(marker_dir: Path) -> Any:
@@ -65,6 +66,12 @@ def test_grid_counts_rows_and_the_inbox_decides_the_batchs_drafts(
         assert b.counts() == {"ok": 12, "error": 2}  # the adapter lets ToolRejected end the rejected ones
         assert sorted(decided(runs_dir)) == ["approved", "approved", "rejected", "rejected"]
         assert not view.inbox.resume_box.children
+        CostMeter.wait()
+        view.flush()
+        tokens = sum(e.usage["input_tokens"] for e in b.entries)  # both adapters' episodes of a task counted apart
+        assert f"tokens {tokens:,} in" in view.header.value and len(view.figures.costs) == 14
+        cost = sum(CostMeter.price_of(call) or 0 for e in b.entries for call in e.handle.usage_calls)
+        assert f"cost ${cost:,.4f}" in view.header.value  # priced like the episode view's header
         html = b._repr_mimebundle_()["text/html"]
         assert "noesis-nb-batch" in html and "rejected</b> by human" in html and "<i>" not in html
         outsider.cancel()
