@@ -146,7 +146,8 @@ class InboxView(SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipywidgets shi
 
     @property
     def pending(self) -> list[InboxItem]:
-        """What waits for a decision now (the rows not decided yet, oldest first)."""
+        """What waits for a decision now (the runs are looked at first; oldest first)."""
+        self.refresh()
         with self._lock:
             return [r.item for r in self.rows.values() if r.decision is None]
 
