@@ -34,7 +34,7 @@ def rank(status: str) -> int:
 
 
 GRID_HEAD = (
-    '<div class="nnb-grid-line nnb-muted">'
+    '<div class="nnb-grid-line nnb-grid-head nnb-muted">'
     + "".join(f"<b>{h}</b>" for h in ("#", "task", "adapter", "status", "score", "cost", "time"))
     + "</div>"
 )
@@ -106,7 +106,9 @@ def rate_and_eta(counts: Mapping[str, int], started_at: float | None, now: float
         return "—", "—"
     elapsed = max(now - float(started_at), 1e-6)
     per_s = finished / elapsed
-    return f"{per_s * 60:,.1f}/min", ("done" if left == 0 else format_seconds(left / per_s))
+    if left == 0:
+        return f"{per_s * 60:,.1f}/min", ("waiting for people" if counts.get("paused") else "done")
+    return f"{per_s * 60:,.1f}/min", format_seconds(left / per_s)
 
 
 def header_line(handle: Any, counts: Mapping[str, int], figures: BatchFigures, now: float | None = None) -> str:
@@ -135,7 +137,10 @@ def _hue(status: str) -> str:
 
 def entry_line(entry: Any, figures: BatchFigures, now: float | None = None) -> str:
     """``#3 task · adapter · status · score · cost · time`` as one grid line (escaped)."""
-    score = "—" if entry.score is None else (str(entry.score) if isinstance(entry.score, bool) else f"{entry.score:g}")
+    if entry.score is None:
+        score = "—"
+    else:
+        score = ("yes" if entry.score else "no") if isinstance(entry.score, bool) else f"{entry.score:g}"
     status = str(entry.status)
     if status == "paused":
         took = "waiting"  # for a person: not time the episode ran

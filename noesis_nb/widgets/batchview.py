@@ -39,7 +39,7 @@ class _Slot:
     def __init__(self, view: BatchView):
         self.entry: Any = None
         layout = w.Layout(width="28px", min_width="28px", height="22px")
-        self.button = w.Button(description="", icon="chevron-right", layout=layout)
+        self.button = w.Button(description="▸", layout=layout)
         self.button.add_class("nnb-btn")
         self.button.on_click(lambda _b: view.open_episode(self.entry))
         self.line = w.HTML()
@@ -49,7 +49,7 @@ class _Slot:
 class BatchView(SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipywidgets ships no type information
     """The progress grid of a ``BatchHandle`` (what displaying the handle shows)."""
 
-    def __init__(self, handle: Any, *, rows: int = 30, approver_id: str = "human", interval: float = 0.1, **kwargs: Any):
+    def __init__(self, handle: Any, *, rows: int = 20, approver_id: str = "human", interval: float = 0.1, **kwargs: Any):
         self.handle = handle
         self.limit = rows
         self.redraws = 0
@@ -72,11 +72,18 @@ class BatchView(SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipywidgets shi
             slot.box.layout.display = "none"
         self.detail = w.Output()
         # the batch continues its decided runs itself (live ones at once, ones paused on disk by its follower)
-        self.inbox = InboxView(handle.root, episode_ids=lambda: handle.episode_ids, approver_id=approver_id, offer_resume=False)
+        self.inbox = InboxView(
+            handle.root,
+            episode_ids=lambda: handle.episode_ids,
+            approver_id=approver_id,
+            offer_resume=False,
+            rows=10,
+            decided_rows=5,
+        )
         grid = w.VBox([w.HTML(GRID_HEAD), *(s.box for s in self._slots), self.more])
         grid.add_class("nnb-grid")
         super().__init__(
-            [w.HTML(live_css()), w.HBox([self.header, self.stop_button]), self.message, grid, self.inbox, self.detail], **kwargs
+            [w.HTML(live_css()), w.HBox([self.header, self.stop_button]), self.inbox, self.message, grid, self.detail], **kwargs
         )
         self.add_class(ROOT_CLASS)
         self.add_class("noesis-nb-batch")

@@ -22,7 +22,7 @@ __all__ = ["item_html", "DraftRow", "VetoRow", "make_row", "ResumeRow"]
 _RISK_HUES = {"high": "red", "critical": "red", "medium": "orange"}
 
 
-def _excerpt(item: InboxItem, limit: int = 240) -> str:
+def _excerpt(item: InboxItem, limit: int = 160) -> str:
     """The payload in one line, secrets removed (``short`` redacts), not escaped."""
     p = item.pending
     if p is None:
@@ -34,13 +34,18 @@ def _excerpt(item: InboxItem, limit: int = 240) -> str:
 
 def item_html(item: InboxItem, decision: Mapping[str, Any] | None = None) -> str:
     """``ep_… task`` then ``‖ tool · effect · risk · payload`` (or the veto's rule), or how it was decided."""
-    head = f'<b class="nnb-mono">{esc(item.episode_id)}</b> <span class="nnb-muted">{esc(short(item.task, 90))}</span>'
+    using = str(getattr(item.source, "using", "") or "")
+    head = (
+        f'<b class="nnb-mono">{esc(item.episode_id)}</b>{" · " + esc(using) if using else ""} '
+        f'<span class="nnb-muted">{esc(short(item.task, 90))}</span>'
+    )
     p = item.pending
     if p is not None:
         hue = _RISK_HUES.get(str(p.risk_tier), "grey")
         what = (
             f'<b class="nnb-c-orange">‖ {esc(p.tool)}</b> · {esc(p.effect_kind)} · risk <b class="nnb-c-{hue}">'
-            f"{esc(p.risk_tier)}</b> · <code>{esc(_excerpt(item))}</code>"
+            f'{esc(p.risk_tier)}</b> · <code class="nnb-ib-payload" title="{esc(_excerpt(item, 2000))}">'
+            f"{esc(_excerpt(item))}</code>"
         )
         if decision is not None:
             what = f"<b>{esc(p.tool)}</b> {decision_html(decision)}"
@@ -59,14 +64,30 @@ class _Row:
 
     item: InboxItem
     box: Any
+    body: Any
+    reason: Any
     controls: Any
+    status: Any
     decision: dict[str, Any] | None
 
     def _with_checkbox(self) -> None:
-        self.check = w.Checkbox(value=False, indent=False, description="", layout=w.Layout(width="24px"))
+        """One line: the box, what is asked, then the card's buttons and reason (the status line under it)."""
+        self.check = w.Checkbox(value=False, indent=False, description="", layout=w.Layout(width="24px", flex="0 0 auto"))
         self.check.add_class("nnb-ib-check")
-        self.controls.children = (self.check, *self.controls.children)
+        self.body.layout.flex, self.body.layout.min_width, self.body.layout.overflow = "1 1 0%", "0", "hidden"
+        self.reason.layout.width = "150px"
+        self.controls.layout.flex = "0 0 auto"
+        line = w.HBox([self.check, self.body, self.controls], layout=w.Layout(align_items="center"))
+        self.box.children = (line, self.status)
         self.box.add_class("nnb-ib-row")
+
+    def mark_decided(self, decision: Mapping[str, Any], *, already: bool = False) -> None:
+        super().mark_decided(decision, already=already)  # type: ignore[misc]
+        self.check.layout.display = "none"
+
+    def close_undecided(self, status: str) -> None:
+        super().close_undecided(status)  # type: ignore[misc]
+        self.check.layout.display = "none"
 
     @property
     def key(self) -> str:

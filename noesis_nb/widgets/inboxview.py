@@ -94,7 +94,7 @@ class InboxView(SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipywidgets shi
         self.resume_box = w.VBox([])
         self.decided_box = w.VBox([])
         self._decided_title = w.HTML('<div class="nnb-muted">decided, newest first</div>')
-        toolbar = w.HBox(
+        self.toolbar = toolbar = w.HBox(
             [self.select_all, self.approve_selected, self.reject_selected, self.reason], layout=w.Layout(flex_flow="row wrap")
         )
         children = [w.HTML(live_css()), self.header, toolbar, self.confirm_box, self.message, self.pending_box, self.more]
@@ -186,6 +186,9 @@ class InboxView(SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipywidgets shi
             header = self._header_html()
             if header != self.header.value:
                 self.header.value = header
+            toolbar = None if self.rows else "none"  # selection tools only while something waits
+            if self.toolbar.layout.display != toolbar:
+                self.toolbar.layout.display = toolbar
             self.redraws += 1
 
     def _row_decided(self) -> None:

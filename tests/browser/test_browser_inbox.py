@@ -1,5 +1,5 @@
-"""A real browser: two episodes wait for approval; both are approved at once from the approvals inbox
-(tick two rows, Approve selected…, Confirm) and both continue."""
+"""A real browser: a batch's progress grid with its inbox; two of its episodes wait for approval and
+both are approved at once from the inbox (tick two rows, Approve selected…, Confirm) and continue."""
 
 from __future__ import annotations
 
@@ -23,24 +23,26 @@ async def release_agent(task, ctx):
     result = await ctx.tool_async("git.tag@1", {"argv": ["touch", name]}, effect="write", risk="high")
     return f"tagged (exit {result['returncode']})"
 
-hs = [noesis_nb.start(f"tag release {v}", using=release_agent, runs_dir="runs") for v in ("v1", "v2")]""",
-    "for h in hs:\n    await h  # returns once each waits for a person",
-    'inbox = noesis_nb.inbox("runs")',
+b = noesis_nb.batch(["tag release v1", "tag release v2"], using=release_agent, root="runs", approver="ask")
+b""",
+    "await b  # returns once every episode has ended or waits for a person",
 ]
 
 
-def test_approve_two_drafts_at_once_from_the_inbox(lab: dict[str, Any], page: Any) -> None:
+def test_approve_two_drafts_at_once_from_the_batchs_inbox(lab: dict[str, Any], page: Any) -> None:
     root = lab["root"]
     (root / "inbox.ipynb").write_text(json.dumps(notebook(CELLS)))
     open_notebook(page, lab["base"], lab["token"], "inbox.ipynb")
     run_all(page)
-    inbox = page.locator(".noesis-nb-inbox").first
+    grid = page.locator(".noesis-nb-batch").first
+    inbox = grid.locator(".noesis-nb-inbox")
     inbox.get_by_text("2 drafts waiting in 2 runs").wait_for(timeout=60_000)
+    grid.get_by_text("paused 2").wait_for(timeout=15_000)
     rows = inbox.locator(".nnb-ib-row")
     assert rows.count() == 2 and "tag release v1" in rows.nth(0).inner_text() and "git.tag@1" in rows.nth(1).inner_text()
     for theme in (DARK, LIGHT):  # every text readable (WCAG AA) in both themes
         set_theme(page, theme)
-        result = contrast(page, ".noesis-nb-inbox")
+        result = contrast(page, ".noesis-nb-batch")
         assert result["checked"] > 10 and not result["failures"], (theme, result["failures"])
     for i in range(2):
         rows.nth(i).locator("input[type=checkbox]").check()
@@ -58,3 +60,4 @@ def test_approve_two_drafts_at_once_from_the_inbox(lab: dict[str, Any], page: An
     assert (root / "RELEASED-v1").exists() and (root / "RELEASED-v2").exists()
     inbox.get_by_text("nothing waits for a decision").wait_for(timeout=15_000)
     assert len(inbox.get_by_text(re.compile(r"approved by human")).all()) == 2
+    grid.get_by_text("ok 2").wait_for(timeout=15_000)  # the grid follows the episodes to their end
