@@ -34,6 +34,8 @@ _LAZY = {
     "tools_df": "noesis_nb.frames",
     "usage_df": "noesis_nb.frames",
     "batch_summary": "noesis_nb.frames",
+    "runs_ddf": "noesis_nb.frames",
+    "events_ddf": "noesis_nb.frames",
     "compare_batches": "noesis_nb.frames",
     # OpenTelemetry out (extra ``otel``)
     "export_otel": "noesis_nb.integrations.otel",
@@ -78,7 +80,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from .batch import batch as batch
     from .frames import batch_summary as batch_summary
     from .frames import compare_batches as compare_batches
+    from .frames import events_ddf as events_ddf
     from .frames import events_df as events_df
+    from .frames import runs_ddf as runs_ddf
     from .frames import runs_df as runs_df
     from .frames import tools_df as tools_df
     from .frames import usage_df as usage_df

@@ -4,6 +4,7 @@ Each subcommand parses its arguments and calls one public function, so everythin
 does can be done from Python:
 
     run       noesis_nb.start(task, using=…) + noesis_nb.widgets.display_handle(handle)
+    batch     noesis_nb.batch(tasks, using=…, concurrency=…, batch_id=…, score=…) (returned: the cell shows it)
     list      noesis_nb.store.list_runs(limit, runs_dir=…)
     show      noesis_nb.show(episode)
     approve   noesis_nb.approve_draft(episode, draft, approver_id=…)  (+ resume_run with --resume)
@@ -24,6 +25,7 @@ from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, magics_class
 
 from . import config
+from .batch import batch
 from .errors import DraftNotFoundError, EpisodeStateError, NoesisNbError, UsingResolutionError
 from .runtime.api import RunRecovered, approve_draft, reject_draft, resume_run, start
 from .runtime.diskrun import DiskRun
@@ -56,7 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Cell form: %%noesis run <using> [options] takes the task from the cell body.",
     )
     sub = parser.add_subparsers(
-        dest="command", metavar="{run,list,show,approve,reject,resume,stop,runs-dir}", parser_class=_Parser
+        dest="command", metavar="{run,batch,list,show,approve,reject,resume,stop,runs-dir}", parser_class=_Parser
     )
 
     run = sub.add_parser("run", help="start an episode in the background and show its live view")
@@ -70,6 +72,15 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--seed", type=int, default=0)
     run.add_argument("--tag", action="append", default=[], metavar="KEY=VALUE", help="a tag (repeatable)")
     run.add_argument("--idle-timeout", type=float, default=None, metavar="SECONDS", help="end the episode if idle this long")
+
+    batch = sub.add_parser("batch", help="run every task of a list with each adapter (a batch), in the background")
+    batch.add_argument("tasks", help="the name of a list of tasks (strings or dicts) in the notebook")
+    batch.add_argument("using", nargs="+", help="one or more adapters: notebook names, 'pkg.mod:attr' or paths")
+    batch.add_argument("--concurrency", type=int, default=8)
+    batch.add_argument("--batch-id", default=None, help="continue (or name) a recorded batch")
+    batch.add_argument("--score", default=None, help="the name of a scorer (task, result) -> number or bool")
+    batch.add_argument("--runs-dir", default=None)
+    batch.add_argument("--rerun-failed", action="store_true", help="run failed episodes of a recorded batch again")
 
     listing = sub.add_parser("list", help="list runs, newest first, as a table")
     listing.add_argument("--limit", type=int, default=20)
@@ -139,7 +150,7 @@ class NoesisMagics(Magics):
             raise UsageError(f"%noesis: cannot parse {line!r}: {exc}") from None
         if args.command is None:
             raise UsageError(
-                "%noesis: name a subcommand: run, list, show, approve, reject, resume, stop, runs-dir (see %noesis --help)"
+                "%noesis: name a subcommand: run, batch, list, show, approve, reject, resume, stop, runs-dir (see %noesis --help)"
             )
         if cell is not None and args.command != "run":
             raise UsageError(f"%%noesis takes a cell body only for 'run' (the task); got {args.command!r}")
@@ -196,6 +207,24 @@ class NoesisMagics(Magics):
             raise UsageError(f"%noesis run: {exc}{hint}") from exc
         display_handle(handle)
         return handle
+
+    def _batch(self, args: argparse.Namespace, cell: str | None) -> Any:
+        tasks = self._resolve(args.tasks)
+        if isinstance(tasks, str):
+            raise UsageError(f"%noesis batch: {args.tasks!r} is not a list in the notebook; define it first, e.g. tasks = [...]")
+        score = self._resolve(args.score)
+        if isinstance(score, str):
+            raise UsageError(f"%noesis batch: --score {args.score!r} is not a function in the notebook")
+        adapters = [self._resolve(name) for name in args.using]
+        return batch(
+            tasks,
+            using=adapters[0] if len(adapters) == 1 else dict(zip(args.using, adapters)),
+            concurrency=args.concurrency,
+            batch_id=args.batch_id,
+            score=score,
+            root=args.runs_dir,
+            rerun_failed=args.rerun_failed,
+        )
 
     def _list(self, args: argparse.Namespace, cell: str | None) -> RunTable:
 

@@ -34,26 +34,36 @@ class Follower:
         self.cancelled = False
         self.entries: list[BatchEntry] = [e for e in handle.entries if e.disk is not None and not e.done]
         self._resuming: set[int] = set()
-        self._task: asyncio.Future[Any] | None = None
+        self._task: asyncio.Future[Any] | None = None  # the following loop, once started by ``add``
+        self._active = False
 
     def add(self, entry: BatchEntry) -> None:
         """Follow one more entry (a job just handed to an executor); starts following when it was idle."""
         self.entries.append(entry)
-        if self._task is None or self._task.done():
+        if not self._active:
             self._task = asyncio.ensure_future(self.run())
 
     async def run(self) -> None:
-        while self.entries and not self.cancelled:
-            self.tick()
-            self.entries = [e for e in self.entries if not e.done]
-            await asyncio.sleep(self.poll_s)
+        if self._active:
+            return
+        self._active = True
+        try:
+            while self.entries and not self.cancelled:
+                self.tick()
+                self.entries = [e for e in self.entries if not e.done]
+                await asyncio.sleep(self.poll_s)
+        finally:
+            self._active = False
 
     def tick(self) -> None:
         for entry in list(self.entries):
-            try:
-                self._look(entry)
-            except Exception as exc:  # a run directory half-written or removed: say so, keep following the others
-                entry.error = f"{type(exc).__name__}: {exc}"
+            self.tick_one(entry)
+
+    def tick_one(self, entry: BatchEntry) -> None:
+        try:
+            self._look(entry)
+        except Exception as exc:  # a run directory half-written or removed: say so, keep following the others
+            entry.error = f"{type(exc).__name__}: {exc}"
 
     def _look(self, entry: BatchEntry) -> None:
         run = entry.disk

@@ -73,6 +73,8 @@ class BatchHandle:
         self._settled = asyncio.Event()
         self._runner: asyncio.Future[Any] | None = None
         self._canceller: Callable[[], None] | None = None
+        self._seen: dict[int, str] = {}  # each entry's status when last counted (a change costs O(1), not O(entries))
+        self._waiting = 0
         self.recount()
 
     # -- what it is ---------------------------------------------------------------------------
@@ -124,7 +126,11 @@ class BatchHandle:
             if not self.loop.is_closed():
                 self.loop.call_soon_threadsafe(self.changed, entry)
             return
-        self.recount()
+        old, new = self._seen.get(id(entry)), entry.status
+        if old != new:
+            self._seen[id(entry)] = new
+            self._waiting += (new in WAITING) - (old in WAITING)
+            self._settle_check()
         for callback in list(self._listeners):
             try:
                 callback(entry)
@@ -132,7 +138,13 @@ class BatchHandle:
                 pass
 
     def recount(self) -> None:
-        if any(e.status in WAITING for e in self.entries):
+        """Count every entry again (after changes made without :meth:`changed`)."""
+        self._seen = {id(e): e.status for e in self.entries}
+        self._waiting = sum(1 for e in self.entries if e.status in WAITING)
+        self._settle_check()
+
+    def _settle_check(self) -> None:
+        if self._waiting:
             self._settled.clear()
             self.ended_at = None
         else:

@@ -79,8 +79,13 @@ class EntryPlan:
         """Recover the runs whose process died mid-way; a lost one runs again (new id), a completed seal is kept."""
         for entry in self.lost:
             assert entry.run_dir is not None
-            await resume_from_disk(entry.run_dir)
-            entry_from_disk(entry, entry.run_dir, self.spec.adapters.get(entry.adapter))
+            try:
+                await resume_from_disk(entry.run_dir)
+                entry_from_disk(entry, entry.run_dir, self.spec.adapters.get(entry.adapter))
+            except Exception as exc:  # a run that cannot be recovered: the entry says why, the others go on
+                entry.status, entry.error = "error", f"recovering {entry.run_dir.name}: {type(exc).__name__}: {exc}"
+                handle.changed(entry)
+                continue
             if failed(entry.status) and (self.spec.rerun_failed or _lost(entry.run_dir)):
                 self._rerun(entry, self._row(entry))
             handle.changed(entry)

@@ -16,6 +16,8 @@ from .worker import run_job
 
 __all__ = ["submit_entry", "job_for"]
 
+_JOB_POLL_S = 0.01  # how often a held slot looks whether its job has ended (``future.done()``: no I/O)
+
 
 def job_for(spec: BatchSpec, entry: BatchEntry) -> dict[str, Any]:
     """Everything a worker needs for one entry (picklable when the adapters and the scorer are)."""
@@ -48,4 +50,7 @@ async def submit_entry(spec: BatchSpec, entry: BatchEntry, follower: Follower, s
             entry.future = executor.submit(run_job, job)
         follower.add(entry)
         while entry.status in WAITING and not follower.cancelled:
-            await asyncio.sleep(follower.poll_s)
+            if entry.future.done():  # the job ended: read its run now rather than at the follower's next look
+                follower.tick_one(entry)
+                break
+            await asyncio.sleep(_JOB_POLL_S)

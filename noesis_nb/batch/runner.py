@@ -40,6 +40,16 @@ class Runner:
         return self.handle.loop.create_task(self.run(), name=f"noesis_nb:batch:{self.handle.batch_id}")
 
     async def run(self) -> None:
+        try:
+            await self._run()
+        finally:  # whatever happened, no entry stays queued (``await batch`` would wait for it forever)
+            for entry in self.handle.entries:
+                if entry.status == "queued":
+                    entry.status = "cancelled" if self.cancelled else "error"
+                    entry.error = entry.error or "the batch stopped before this entry started"
+                    self.handle.changed(entry)
+
+    async def _run(self) -> None:
         await self.plan.recover(self.handle)  # runs whose process died mid-way: sealed, and lost ones queued anew
         todo = [e for e in self.handle.entries if e.status == "queued"]
         jobs = [self.follower.run()] if self.follower.entries else []

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..runtime.api import create_episode
+from ..store import is_run_dir
 from ..store.vocab import TERMINAL_STATUSES
 from .upload import upload_run
 
@@ -27,6 +28,10 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
 
 
 async def _run(job: dict[str, Any]) -> dict[str, Any]:
+    if is_run_dir(Path(job["runs_dir"]) / job["episode_id"]):
+        # the job ran before (Dask retries a job whose worker died): its run is on disk, and the notebook's batch
+        # continues it from there once decided (resume_run) — starting it again would run the task twice
+        return {"episode_id": job["episode_id"], "status": "on_disk", "score": None}
     episode = create_episode(
         job["task"],
         job["using"],

@@ -8,6 +8,7 @@ Every frame takes ``source`` (runs root, run dir, list, episode id, glob or fssp
 from .batches import batch_summary, compare_batches
 from .cache import clear_cache
 from .columns import EVENT_COLUMNS, RUN_COLUMNS, TOOL_COLUMNS, USAGE_COLUMNS, Column
+from .ddf import events_ddf, runs_ddf
 from .events import events_df
 from .problems import LoadProblem, RunLoadError
 from .runs import runs_df
@@ -25,7 +26,9 @@ __all__ = [
     "TOOL_COLUMNS",
     "USAGE_COLUMNS",
     "clear_cache",
+    "events_ddf",
     "events_df",
+    "runs_ddf",
     "runs_df",
     "tools_df",
     "usage_df",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
 import time
 from pathlib import Path
 
@@ -11,6 +12,7 @@ import pytest
 
 import noesis_nb
 from noesis_nb.store import read_events, read_json
+from noesis_nb.store.ownership import holder
 from noesis_nb.store.vocab import RUN_RESUME
 
 from ..compat.checker import check_run
@@ -69,3 +71,29 @@ def test_a_decision_made_here_reaches_an_episode_paused_on_a_worker_within_a_sec
     resume = next(e for e in read_events(handle.entries[0].run_dir / "events.jsonl") if e.get("event_type") == RUN_RESUME)
     assert resume["payload"]["resumed_by"] == "episode", "the live episode on the worker continued, not a resume here"
     assert [e.status for e in handle.entries] == ["ok", "ok"] and out.read_text() == "approve it\n"
+
+
+def test_a_worker_that_dies_leaves_a_run_the_batch_finishes_once_decided(client, runs_dir: Path, tmp_path) -> None:
+    out = tmp_path / "out.txt"
+
+    async def main():
+        handle = noesis_nb.batch(
+            [{"task": "approve it", "inputs": {"out": str(out)}}], using=asks, root=runs_dir, executor=client
+        )
+        await asyncio.wait_for(handle, 30)
+        [entry] = handle.entries
+        assert entry.status == "paused"
+        owner = holder(entry.run_dir)  # "pid 1234 on host since …": the worker process waiting on the draft
+        assert owner is not None and int(owner.split()[1]) != os.getpid()
+        os.kill(int(owner.split()[1]), signal.SIGKILL)
+        while holder(entry.run_dir) is not None:
+            await asyncio.sleep(0.02)
+        noesis_nb.approve_draft(entry.run_dir, approver_id="ana")  # nobody waits live now: the batch resumes it here
+        await asyncio.wait_for(handle.wait(), 30)
+        return entry
+
+    entry = asyncio.run(main())
+    assert entry.status == "ok" and out.read_text() == "approve it\n"
+    resume = next(e for e in read_events(entry.run_dir / "events.jsonl") if e.get("event_type") == RUN_RESUME)
+    assert resume["payload"]["resumed_by"] == "resume_run"
+    assert check_run(entry.run_dir) == []

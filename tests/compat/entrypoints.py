@@ -245,6 +245,25 @@ def notebook(name: str) -> Builder:
     return build
 
 
+def batch_scored(root: Path) -> list[Path]:
+    """A batch of two adapters, scored, its paused drafts approved and rejected through the API."""
+
+    async def main() -> None:
+        writer = make_writer(root / "out.txt", handle_rejection=True)
+        handle = noesis_nb.batch(
+            ["note a", "note b"], using={"writer": writer, "plain": plain_agent}, root=root / "runs", score=lambda t, r: 0.5
+        )
+        await handle
+        (first, _), (second, _) = handle.pending()
+        noesis_nb.approve_draft(first.run_dir, approver_id="ana")
+        noesis_nb.reject_draft(second.run_dir, reason="not now")
+        await handle.wait()
+        assert handle.counts() == {"ok": 4} and {e.score for e in handle.entries} == {0.5}, handle.counts()
+
+    asyncio.run(main())
+    return _runs(root / "runs")
+
+
 ENTRY_POINTS: dict[str, Builder] = {
     "solve": solve_plain,
     "solve-adapter-error": solve_error,
@@ -264,6 +283,7 @@ ENTRY_POINTS: dict[str, Builder] = {
     "second-process-veto-override": second_process_veto_override,
     "idle-timeout": idle_timeout,
     "cancel": cancel,
+    "batch-scored": batch_scored,
     "ns-facade": ns_facade,
     "demo": demo,
     "agui-in-process": example("agui_inprocess.py", "ag_ui"),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 from pathlib import Path
 
 import pandas as pd
@@ -10,7 +11,7 @@ import pytest
 
 import noesis_nb
 from noesis_nb.batch import UploadError, upload_run
-from noesis_nb.frames import runs_df
+from noesis_nb.frames import runs_ddf, runs_df
 
 from ..batch.agents import echo, exact
 
@@ -35,6 +36,14 @@ def test_sealed_runs_are_uploaded_and_runs_df_reads_them_there(s3_endpoint, runs
     assert sorted(remote.index) == sorted(handle.episode_ids)
     assert remote["manifest_ok"].tolist() == [True, True, True]
     pd.testing.assert_series_equal(remote["status"], local["status"], check_categorical=False)
+    if importlib.util.find_spec("dask.dataframe") is not None:  # the dask extra: the same frame, partitioned
+        ddf = runs_ddf(url, storage_options=options, runs_per_partition=2)
+        assert ddf.npartitions == 2
+        pd.testing.assert_frame_equal(
+            ddf.compute(scheduler="sync").reset_index(drop=True),
+            runs_df(url, storage_options=options).reset_index(drop=True),
+            check_categorical=False,
+        )
 
 
 def test_a_run_that_does_not_match_its_manifest_is_not_uploaded(s3_endpoint, runs_dir: Path, monkeypatch) -> None:
