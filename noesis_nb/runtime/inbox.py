@@ -176,6 +176,7 @@ class PendingScan:
         self._runs: dict[str, _Run] = {}
         self._sealed: set[str] = set()
         self._paths: dict[str, str] = {}  # episode id -> run dir (episode_ids mode)
+        self._looked: dict[str, Any] = {}  # episode id without a run dir yet -> the root's stat when last looked for
         self._listing: list[str] = []
         self._root_stat: Any = None
         self._listed_at = float("-inf")
@@ -206,14 +207,15 @@ class PendingScan:
                 handle = live.get(episode_id)
                 if handle is not None:
                     path = str(handle.run_dir)
-                elif relist and os.path.isdir(os.path.join(root, validate_id(episode_id))):
-                    path = os.path.join(root, episode_id)
+                elif self._looked.get(episode_id) != st:  # each missing run is looked for once per change of the root
+                    self._looked[episode_id] = st
+                    if os.path.isdir(os.path.join(root, validate_id(episode_id))):
+                        path = os.path.join(root, episode_id)
                 if path is not None:
                     self._paths[episode_id] = path
+                    self._looked.pop(episode_id, None)
             if path is not None:
                 out.append(path)
-        if relist:
-            self._listed_at = time.monotonic()
         return out
 
     def poll(self) -> bool:

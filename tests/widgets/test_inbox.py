@@ -181,3 +181,12 @@ def test_restricted_to_episodes_and_a_veto_is_overridden(runs_dir: Path, tmp_pat
     assert decision["decision"] == "override" and decision["reason"] == "a cache"
     assert "overridden</b> by human" in veto_row.body.value
     assert [i.episode_id for i in only.pending] == [eps[1]]
+
+
+def test_an_episode_named_after_its_run_appeared_is_found_at_once(runs_dir: Path, tmp_path: Path, comm_log: list) -> None:
+    eps = paused_on_disk(runs_dir, tmp_path / "effect.txt", 2)
+    known = [eps[0]]  # a batch learns an episode's id when its worker reports it, after the run exists
+    inbox = InboxView(runs_dir, episode_ids=lambda: list(known))
+    assert [i.episode_id for i in inbox.pending] == [eps[0]]
+    known.append(eps[1])  # the runs root has not changed since the last look
+    assert [i.episode_id for i in inbox.pending] == eps
