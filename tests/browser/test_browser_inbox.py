@@ -1,5 +1,6 @@
 """A real browser: a batch's progress grid with its inbox; two of its episodes wait for approval and
-both are approved at once from the inbox (tick two rows, Approve selected…, Confirm) and continue."""
+both are approved at once from the inbox (tick two rows, Approve selected…, Confirm) and continue; ▸ on
+a line of the grid then opens that episode's own view."""
 
 from __future__ import annotations
 
@@ -61,3 +62,5 @@ def test_approve_two_drafts_at_once_from_the_batchs_inbox(lab: dict[str, Any], p
     inbox.get_by_text("nothing waits for a decision").wait_for(timeout=15_000)
     assert len(inbox.get_by_text(re.compile(r"approved by human")).all()) == 2
     grid.get_by_text("ok 2").wait_for(timeout=15_000)  # the grid follows the episodes to their end
+    grid.locator(".nnb-grid button.widget-button").first.click()  # ▸ opens that episode's own view under the grid
+    grid.locator(".noesis-nb-episode-view").get_by_text("approved by human").first.wait_for(timeout=30_000)
