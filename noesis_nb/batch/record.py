@@ -32,7 +32,20 @@ def load_record(path: Path) -> dict[str, Any] | None:
     record = read_json(path)
     if not isinstance(record, dict) or record.get("schema_version") != SCHEMA or not isinstance(record.get("entries"), list):
         raise InvalidOptionError(f"{path} is not a noesis_nb batch record; pass another batch_id or move the file aside")
+    tasks, adapters = record.get("tasks"), record.get("adapters")
     for entry in record["entries"]:
+        index = entry.get("task_index") if isinstance(entry, dict) else None
+        if (
+            type(index) is not int
+            or not isinstance(tasks, list)
+            or not 0 <= index < len(tasks)
+            or not isinstance(adapters, list)
+            or entry.get("adapter") not in adapters
+            or not isinstance(entry.get("previous", []), list)
+        ):
+            raise InvalidOptionError(
+                f"{path}: entry {entry!r:.120} does not fit the record; restore the file or use a new batch_id"
+            )
         validate_id(entry.get("episode_id"))  # read from a file: checked before it becomes a path
     return record
 

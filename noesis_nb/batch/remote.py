@@ -7,6 +7,7 @@ At most ``concurrency`` jobs are out at once; a job's entry is followed through 
 from __future__ import annotations
 
 import asyncio
+import os
 from typing import Any
 
 from .follow import Follower
@@ -24,6 +25,8 @@ def job_for(spec: BatchSpec, entry: BatchEntry) -> dict[str, Any]:
     task = spec.tasks[entry.index]
     options = dict(spec.episode_opts)
     options["tags"] = {**(options.get("tags") or {}), **task.tags}
+    if options.get("approver") is None:  # the notebook's policy, not whatever a worker's environment says
+        options["approver"] = os.environ.get("NOESIS_NB_APPROVER", "ask")
     return {
         "task": task.task,
         "using": spec.adapters[entry.adapter],

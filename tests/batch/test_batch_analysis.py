@@ -91,12 +91,12 @@ def test_a_rerun_task_counts_once_by_its_latest_run(tmp_path: Path) -> None:
         await noesis_nb.batch(["fail a", "b"], using=echo, root=root, batch_id="r")
         return await noesis_nb.batch(["fail a", "b"], using=echo, root=root, batch_id="r", rerun_failed=True)
 
-    asyncio.run(main())
+    handle = asyncio.run(main())
     runs = runs_df(root)
     assert len(runs) == 3
     summary = batch_summary(runs)
     assert summary.loc["echo", "n"] == 2 and summary.loc["echo", "ok"] == 1
-    assert isinstance(summary, pd.DataFrame)
+    pd.testing.assert_frame_equal(batch_summary(handle), summary)  # a BatchHandle reads its own runs
 
 
 def test_plots_of_a_summary_and_a_comparison(batch_runs) -> None:

@@ -189,3 +189,21 @@ def test_executors_are_accepted_by_kind(runs_dir: Path) -> None:
     assert [e.status for e in handle.entries] == ["ok", "ok", "error"]
     assert [e.score for e in handle.entries] == [1.0, 1.0, None]
     assert handle.entries[0].usage["input_tokens"] == 220
+
+
+def test_a_damaged_record_is_one_clear_error(runs_dir: Path) -> None:
+    async def run(**kwargs):
+        return await noesis_nb.batch(["a", "b"], using=echo, root=runs_dir, batch_id="kept", **kwargs)
+
+    handle = asyncio.run(run())
+    record = json.loads(handle.record_path.read_text())
+    for damage, needle in (
+        (lambda r: r["entries"][0].update(task_index=7), "does not fit the record"),
+        (lambda r: r["entries"][1].update(episode_id="../../etc"), "contains a path separator"),
+        (lambda r: r.update(schema_version="other"), "is not a noesis_nb batch record"),
+    ):
+        broken = json.loads(json.dumps(record))
+        damage(broken)
+        handle.record_path.write_text(json.dumps(broken))
+        with pytest.raises((InvalidOptionError, InvalidIdError), match=needle):
+            asyncio.run(run())
