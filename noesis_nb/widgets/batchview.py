@@ -182,6 +182,9 @@ class BatchView(SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipywidgets shi
         return self._coalescer.closed
 
     def close(self) -> None:
+        """Stop following the batch and close the grid's and its inbox's widgets."""
+        if "_unsubscribe" not in self.__dict__:  # __init__ stopped before the grid was made
+            return
         self._coalescer.closed = True
         self._unsubscribe()
         self.inbox.close()

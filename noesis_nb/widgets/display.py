@@ -12,7 +12,7 @@ import os
 from typing import Any
 
 from ..runtime.diskrun import DiskRun
-from ..runtime.inbox import source_for
+from ..runtime.inboxitems import source_for
 from ..runtime.source import RunSource
 from ..store import find_run_dir
 from .state import TERMINAL

@@ -12,7 +12,7 @@ from typing import Any
 
 import ipywidgets as w
 
-from ..runtime.inbox import InboxItem
+from ..runtime.inboxitems import InboxItem
 from .approvals import ApprovalCard, VetoCard
 from .cards import decision_html, veto_decision_html
 from .render import esc, short

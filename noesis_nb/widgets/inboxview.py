@@ -20,30 +20,20 @@ from typing import Any
 
 import ipywidgets as w
 
-from ..runtime.inbox import InboxItem, PendingScan, decision_of
+from ..runtime.inbox import PendingScan
+from ..runtime.inboxitems import InboxItem, decision_of
 from ..store.vocab import TERMINAL_STATUSES
 from .bundle import SnapshotOutput
 from .coalesce import Coalescer
-from .inboxrows import DraftRow, ResumeRow, VetoRow, item_html, make_row
+from .inboxrows import ResumeRow, item_html, make_row
+from .inboxselect import Row, Selection, count_words
 from .render import esc, live_css
 from .theme import ROOT_CLASS
 
 __all__ = ["InboxView", "inbox"]
 
-Row = DraftRow | VetoRow
 
-
-def _count(rows: list[Row]) -> str:
-    """``3 drafts``, ``1 veto``, ``2 drafts and 1 veto``."""
-    drafts = sum(1 for r in rows if r.item.kind == "draft")
-    vetoes = len(rows) - drafts
-    parts = [f"{drafts} draft{'s' * (drafts != 1)}"] if drafts else []
-    if vetoes:
-        parts.append(f"{vetoes} veto{'es' * (vetoes != 1)}")
-    return " and ".join(parts) or "nothing"
-
-
-class InboxView(SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipywidgets ships no type information
+class InboxView(Selection, SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipywidgets ships no type information
     """Pending drafts and veto pauses of every paused run under ``root`` (or of ``episode_ids()``)."""
 
     def __init__(
@@ -220,108 +210,17 @@ class InboxView(SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipywidgets shi
     def _header_html(self) -> str:
         rows = list(self.rows.values())
         runs = len({r.item.episode_id for r in rows})
-        waiting = f"{_count(rows)} waiting in {runs} run{'s' * (runs != 1)}" if rows else "nothing waits for a decision"
+        waiting = f"{count_words(rows)} waiting in {runs} run{'s' * (runs != 1)}" if rows else "nothing waits for a decision"
         extra = f" · {len(self._resume_rows)} decided on disk, ready to resume" if self._resume_rows else ""
         here = f" · {self.decided_here} decided here" if self.decided_here else ""
         line = esc(waiting + extra + here)
         return f'<div class="nnb-h"><b>Approvals inbox</b> <span class="nnb-muted">{line}</span></div>'
 
-    # -- deciding ------------------------------------------------------------------------------
-    def selected(self) -> list[Row]:
-        with self._lock:
-            return [r for r in self.rows.values() if r.selected]
-
-    def tick_all(self) -> None:
-        """Select every row shown (the first ``rows``)."""
-        for row in list(self.rows.values())[: self.limit]:
-            row.check.value = True
-
-    def ask(self, approve: bool) -> None:
-        """Approve / Reject selected…: ask to confirm, naming how many (nothing is decided yet)."""
-        chosen = self.selected()
-        if not chosen:
-            self.message.value = '<span class="nnb-muted">tick the rows to decide first (the box at the left of each)</span>'
-            return
-        self._confirming = (approve, [r.key for r in chosen])
-        verb = "Approve" if approve else "Reject"
-        reason = self.reason.value.strip()
-        tail = f" — reason: {esc(reason)}" if reason else ""
-        self.question.value = f"<b>{verb} {_count(chosen)}?</b>{tail}"
-        self.confirm_button.description = f"Confirm: {verb.lower()} {len(chosen)}"
-        self.message.value = ""
-        self.confirm_box.layout.display = None
-        self.approve_selected.disabled = self.reject_selected.disabled = True
-
-    def confirm(self) -> list[dict[str, Any]]:
-        """Confirm: decide the rows named in the question (only those, even if the selection changed since)."""
-        if self._confirming is None:
-            return []
-        approve, keys = self._confirming
-        self._close_question()
-        with self._lock:
-            rows = [self.rows[k] for k in keys if k in self.rows]
-        return self._decide(rows, approve, self.reason.value.strip() or None)
-
-    def cancel(self) -> None:
-        self._close_question()
-        self.message.value = '<span class="nnb-muted">nothing decided</span>'
-
-    def _close_question(self) -> None:
-        self._confirming = None
-        self.confirm_box.layout.display = "none"
-        self.approve_selected.disabled = self.reject_selected.disabled = False
-
-    def _decide(self, rows: list[Row], approve: bool, reason: str | None) -> list[dict[str, Any]]:
-        decisions, failed = [], 0
-        self._bulk = True
-        try:
-            for row in rows:
-                row.decide(approve, reason=reason)  # exactly what the row's own button does
-                if row.decision is None:
-                    failed += 1
-                else:
-                    decisions.append(row.decision)
-        finally:
-            self._bulk = False
-        verb = "approved" if approve else "rejected"
-        note = f" · {failed} could not be decided (see the row)" if failed else ""
-        self.message.value = f'<span class="nnb-muted">{verb} {len(decisions)}{esc(note)}</span>'
-        self.refresh()
-        return decisions
-
-    def approve(self, items: Any = None, *, reason: str | None = None) -> list[dict[str, Any]]:
-        """Approve ``items`` (rows, items or keys; ``"all"``; None: the ticked rows) — the Python twin of the buttons."""
-        return self._decide(self._rows_of(items), True, reason)
-
-    def reject(self, items: Any = None, *, reason: str | None = None) -> list[dict[str, Any]]:
-        """Reject ``items`` (as for :meth:`approve`); the adapters see ``ToolRejected`` with the reason."""
-        return self._decide(self._rows_of(items), False, reason)
-
-    def resume_decided(self) -> int:
-        """Resume every run on disk whose decisions are all made (each as its Resume button would); how many."""
-        rows = list(self._resume_rows.values())
-        for row in rows:
-            row.resume()
-        return len(rows)
-
-    def _rows_of(self, items: Any) -> list[Row]:
-        self.refresh()
-        with self._lock:
-            if items is None:
-                return [r for r in self.rows.values() if r.selected]
-            if items == "all":
-                return [r for r in self.rows.values() if r.decision is None]
-            keys = [getattr(i, "key", i) for i in items]
-            unknown = [k for k in keys if k not in self.rows]
-            if unknown:
-                raise KeyError(f"{unknown[0]!r} is not waiting in this inbox; pass items from inbox.pending (or 'all')")
-            return [self.rows[k] for k in keys]
-
     # -- output ----------------------------------------------------------------------------------
     def text_summary(self) -> str:
         rows = list(self.rows.values())
         runs = len({r.item.episode_id for r in rows})
-        waiting = f"{_count(rows)} waiting in {runs} run{'s' * (runs != 1)}" if rows else "nothing waiting"
+        waiting = f"{count_words(rows)} waiting in {runs} run{'s' * (runs != 1)}" if rows else "nothing waiting"
         return f"InboxView: {waiting}, {self.decided_here} decided here"
 
     def snapshot_html(self) -> str:
@@ -345,6 +244,8 @@ class InboxView(SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipywidgets shi
 
     def close(self) -> None:
         """Stop following the runs and close the inbox's widgets."""
+        if "_coalescer" not in self.__dict__:  # __init__ stopped at bad input: no widget was made
+            return
         self._coalescer.closed = True
         if self._task is not None:
             self._task.cancel()

@@ -8,10 +8,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from IPython.utils.capture import capture_output
 
 import noesis_nb
 import noesis_nb.ns as ns
+from noesis_nb.errors import InvalidOptionError
 from noesis_nb.store import is_sealed, read_summary
 from noesis_nb.widgets import InboxView, show
 
@@ -92,6 +94,11 @@ def test_a_selection_of_two_is_decided_only_after_confirming(runs_dir: Path, tmp
     html = inbox.snapshot_html()
     assert html.count("approved</b> by human") == 2 and "noesis-nb-inbox" in html
     assert inbox.text_summary() == "InboxView: 1 draft waiting in 1 run, 2 decided here"
+    with pytest.raises(InvalidOptionError, match=r"'ep_nope/draft' is not waiting in this inbox"):
+        inbox.approve(["ep_nope/draft"])  # bad input: one clear error, nothing decided
+    with pytest.raises(InvalidOptionError, match=r"episode_ids=\['x'\]: pass a function"):
+        InboxView(runs_dir, episode_ids=["x"])  # type: ignore[arg-type]
+    assert [len(decisions(runs_dir / ep)) for ep in eps] == [1, 1, 0]
 
 
 def test_reject_with_a_reason_and_the_live_episode_continues(runs_dir: Path, tmp_path: Path, nnb: Any, comm_log: list) -> None:
