@@ -132,7 +132,10 @@ class BatchView(SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipywidgets shi
             hidden = len(entries) - len(shown)
             more = f'<div class="nnb-muted">{hidden:,} more episodes not shown (most telling first)</div>' if hidden else ""
             sent += self._set(self.more, more)
-            self.stop_button.layout.display = "none" if self.handle.done() else None
+            done = self.handle.done()
+            self.stop_button.layout.display = "none" if done else None
+            if done and not self.inbox.rows:
+                self.inbox.stop_following()  # every episode has ended: nothing of this batch can wait any more
             self.redraws += 1
             self.sent += sent
             self._coalescer.spent(sent, len(dirty))

@@ -119,6 +119,11 @@ class InboxView(Selection, SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipy
             self._task = loop.create_task(self._follow(), name="noesis_nb:inbox")
         return True
 
+    def stop_following(self) -> None:
+        """Stop looking at the runs (e.g. a batch that has ended: nothing of it can wait any more)."""
+        if self._task is not None:
+            self._task.cancel()
+
     async def _follow(self) -> None:
         while not self.closed:
             await asyncio.sleep(self.poll_interval)

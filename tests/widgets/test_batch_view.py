@@ -120,3 +120,24 @@ def test_a_large_batch_redraws_a_bounded_grid_and_sends_only_changes(runs_dir: P
         view.close()
 
     asyncio.run(main())
+
+
+def test_cancel_in_the_grid_stops_the_batch(runs_dir: Path, nnb: Any, comm_log: list) -> None:
+    async def slow(task: str, ctx: Any) -> Any:
+        await asyncio.sleep(30)
+        return task
+
+    async def main() -> None:
+        b = noesis_nb.batch([f"t{i}" for i in range(4)], using=slow, concurrency=2, root=runs_dir)
+        view = BatchView(b)
+        await nnb.until(lambda: b.counts().get("running") == 2)
+        view.stop_button.click()
+        await asyncio.wait_for(b.wait(), 10)
+        assert b.counts() == {"cancelled": 4}  # running ones ended cancelled, queued ones never started
+        await nnb.until(lambda: "cancelled 4" in view.header.value, timeout=3)
+        assert view.stop_button.layout.display == "none"
+        await asyncio.sleep(0)
+        assert view.inbox._task is not None and view.inbox._task.done()  # an ended batch's inbox stops looking
+        view.close()
+
+    asyncio.run(main())

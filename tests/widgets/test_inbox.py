@@ -197,3 +197,25 @@ def test_an_episode_named_after_its_run_appeared_is_found_at_once(runs_dir: Path
     assert [i.episode_id for i in inbox.pending] == [eps[0]]
     known.append(eps[1])  # the runs root has not changed since the last look
     assert [i.episode_id for i in inbox.pending] == eps
+
+
+def test_a_live_episode_paused_on_a_veto_is_overridden_from_the_inbox(runs_dir: Path, nnb: Any, comm_log: list) -> None:
+    def janitor(task: str) -> str:
+        return f"done: {task}"
+
+    async def main() -> None:
+        handle = noesis_nb.start(
+            "wipe the build cache", using=janitor, runs_dir=runs_dir, governance="enforce", pause_on_veto=True
+        )
+        await handle
+        assert handle.status == "paused" and handle.paused_on_veto
+        inbox = InboxView(runs_dir)
+        [row] = inbox.rows.values()
+        assert row.source is handle and row.item.kind == "veto" and "governance veto" in row.body.value
+        row.approve_button.click()  # Override, through the handle: the adapter runs
+        await handle.wait()
+        assert handle.status == "ok" and handle.result() == "done: wipe the build cache"
+        assert "overridden</b> by human" in row.body.value and inbox.pending == []
+        inbox.close()
+
+    asyncio.run(main())
