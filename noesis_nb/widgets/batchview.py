@@ -1,4 +1,5 @@
-"""``BatchView``: the live progress grid of a batch, with the batch's approvals inbox under it.
+"""``BatchView``: the live progress grid of a batch, with the batch's approvals inbox between its
+header and its lines (the batch continues decided runs itself, so the inbox offers no Resume).
 
 The header counts episodes by status and gives throughput, ETA, tokens and cost so far (priced as
 the episode view's header prices them). A bounded number of row slots show the episodes that
