@@ -43,6 +43,8 @@ _LAZY = {
     "show": "noesis_nb.widgets",
     "replay": "noesis_nb.widgets",
     "EpisodeView": "noesis_nb.widgets",
+    "inbox": "noesis_nb.widgets",
+    "InboxView": "noesis_nb.widgets",
 }
 
 __all__ = sorted([*_LAZY, "ns", "plots", "load_ipython_extension", "unload_ipython_extension", "__version__"])
@@ -115,5 +117,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .runtime.handle import EpisodeHandle as EpisodeHandle
     from .store import list_runs as list_runs
     from .widgets import EpisodeView as EpisodeView
+    from .widgets import InboxView as InboxView
+    from .widgets import inbox as inbox
     from .widgets import replay as replay
     from .widgets import show as show

@@ -60,7 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Cell form: %%noesis run <using> [options] takes the task from the cell body.",
     )
     sub = parser.add_subparsers(
-        dest="command", metavar="{run,list,show,approve,reject,resume,stop,steer,batch,runs-dir}", parser_class=_Parser
+        dest="command", metavar="{run,batch,list,show,approve,reject,resume,stop,steer,runs-dir}", parser_class=_Parser
     )
 
     run = sub.add_parser("run", help="start an episode in the background and show its live view")
@@ -160,7 +160,8 @@ class NoesisMagics(Magics):
             raise UsageError(f"%noesis: cannot parse {line!r}: {exc}") from None
         if args.command is None:
             raise UsageError(
-                "%noesis: name a subcommand: run, list, show, approve, reject, resume, stop, steer, batch, runs-dir (see %noesis --help)"
+                "%noesis: name a subcommand: run, batch, list, show, approve, reject, resume, stop, steer, runs-dir "
+                "(see %noesis --help)"
             )
         if cell is not None and args.command != "run":
             raise UsageError(f"%%noesis takes a cell body only for 'run' (the task); got {args.command!r}")

@@ -17,6 +17,8 @@ plotly extension rather than the CDN the ``notebook_connected`` renderer points 
 - messages.png             ordinary outcomes as one line: a decided draft, a sealed run, a rejected tool
 - replay.png               the steer-and-replay tour's replay, scrubbed to just after the agent heard a steer
 - replay-dark.png          the same in the Dark theme
+- batch-grid.png           the batches tour's progress grid with its inbox: eight writes approved one by one, two
+                           ticked and asked to confirm (Light theme)
 
 The integrations notebook needs no kernel: its committed outputs are enough, so its nbconvert HTML
 is opened in chromium for
@@ -24,7 +26,7 @@ is opened in chromium for
 - integrations-frames.png  the runs frame with its ``source`` column (the cell and its table)
 
 Usage: python scripts/screenshots.py [--out docs/images] [NAME ...]   (NAME: quickstart, analysis,
-governance, messages, replay, integrations; default all). Each PNG must stay under 250 KB: outputs are cropped.
+governance, messages, replay, batches, integrations; default all). Each PNG must stay under 250 KB: outputs are cropped.
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ from tests.browser.lab import (
     LIGHT,
     NOTEBOOKS,
     approve_draft_of,
+    button,
     cell,
     cell_index,
     chromium_page,
@@ -206,7 +209,33 @@ def integrations(page: Any, tmp: Path, out: Path) -> None:
     _shoot(page, frames, out / "integrations-frames.png")
 
 
-LIVE = {"quickstart": quickstart, "analysis": analysis, "governance": governance, "messages": messages, "replay": replay}
+def batches(page: Any, base: str, token: str, root: Path, tmp: Path, out: Path) -> None:
+    marker = "await b\nb.counts()"  # the batch waits for people: the copy ends there
+    nb = copy_notebook(NOTEBOOKS / "batches.ipynb", root / "batches.ipynb", upto=marker, RUNS_DIR=str(tmp / "batch-runs"))
+    _prepare(page, base, token, "batches.ipynb")
+    set_theme(page, LIGHT)
+    grid = cell(page, cell_index(nb, "b = noesis_nb.batch(")).locator(".noesis-nb-batch")
+    inbox = grid.locator(".noesis-nb-inbox")
+    inbox.get_by_text("10 drafts waiting").wait_for(timeout=120_000)
+    for waiting in range(10, 2, -1):  # decide eight one by one, then two at once (the question is in the picture)
+        inbox.get_by_text(f"{waiting} drafts waiting").wait_for(timeout=15_000)
+        button(inbox.locator(".nnb-ib-row").first, "Approve").click()
+    inbox.get_by_text("2 drafts waiting").wait_for(timeout=15_000)
+    for i in range(2):
+        inbox.locator(".nnb-ib-row input[type=checkbox]").nth(i).check()
+    button(inbox, "Approve selected…").click()
+    inbox.get_by_text("Approve 2 drafts?").wait_for(timeout=15_000)
+    _shoot(page, grid, out / "batch-grid.png", max_height=1150)
+
+
+LIVE = {
+    "quickstart": quickstart,
+    "analysis": analysis,
+    "governance": governance,
+    "messages": messages,
+    "replay": replay,
+    "batches": batches,
+}
 ALL = [*LIVE, "integrations"]
 
 

@@ -103,3 +103,22 @@ def test_run_all_with_nobody_to_click_never_stops_at_a_pause(name, tmp_path):
     assert [o.ename for c in nb.cells for o in c.get("outputs", []) if o.output_type == "error"] == []
     shown = str([c.outputs for c in nb.cells if c.cell_type == "code"])
     assert "waiting for your click on Approve above" in shown
+
+
+def test_the_batches_tour_saves_the_grid_and_the_inbox_as_static_html():
+    """GitHub and nbviewer show the batch's grid and inbox from their text/html snapshots (no widgets there)."""
+    nb = nbformat.read(Path(__file__).resolve().parents[1] / "notebooks" / "batches.ipynb", as_version=4)
+    html = [
+        "".join(o["data"]["text/html"])
+        for c in nb.cells
+        if c.cell_type == "code"
+        for o in c.outputs
+        if "text/html" in o.get("data", {})
+    ]
+    grids = [h for h in html if 'class="noesis-nb-view noesis-nb-batch"' in h]
+    assert grids and all("ok 80</span>" in g for g in grids)  # saved as each batch ended (refresh_display)
+    assert all('<div class="nnb-grid-line">' in g and "more episodes not shown" in g for g in grids)
+    inbox = next(h for h in html if h.startswith('<div class="noesis-nb-view noesis-nb-inbox">'))  # the `inbox` cell
+    assert "nothing waits for a decision · 10 decided here" in inbox
+    decided = inbox.count("approved</b> by human") + inbox.count("rejected</b> by human")
+    assert decided == 5 and inbox.count("no production deploys this week") == 4  # the newest five, with their reasons

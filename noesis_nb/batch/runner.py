@@ -89,7 +89,7 @@ class Runner:
                 entry.status, entry.error, entry.ended_at = "error", f"{type(exc).__name__}: {exc}", time.time()
                 self.handle.changed(entry)
                 return
-            await handle  # finished, or paused for a human: either way the slot is free again
+            await handle.settled()  # finished, or paused for a human: the slot is free again (no view drawn)
         await self._when_done(entry, handle)
 
     def _start(self, entry: BatchEntry) -> EpisodeHandle:

@@ -132,6 +132,11 @@ class DiskRun:
         return self._resume_task is not None and not self._resume_task.done()
 
     @property
+    def signature(self) -> tuple[Any, ...]:
+        """What the directory looked like when this object last read it (see ``changed``)."""
+        return self._signature
+
+    @property
     def can_resume(self) -> bool:
         """Paused, decided (every draft, or the veto: upheld, or overridden with the adapter at hand), not resuming already."""
         if self._status != "paused" or self.pending or self.resuming:

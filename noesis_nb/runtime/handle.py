@@ -258,9 +258,15 @@ class EpisodeHandle:
         return self._settle().__await__()
 
     async def _settle(self) -> EpisodeHandle:
+        await self.settled()
+        self.refresh_display()
+        return self
+
+    async def settled(self) -> EpisodeHandle:
+        """Wait until finished or paused for a human, as ``await handle`` does, but without drawing any view
+        (for code that runs many episodes: a batch must not create a view per episode)."""
         if self._episode.status == "running":
             await asyncio.shield(self._episode.settled.wait())
-        self.refresh_display()
         return self
 
     async def wait(self) -> EpisodeHandle:

@@ -1,5 +1,7 @@
 """Live views of episodes (ipywidgets core widgets; no custom JavaScript).
 
+noesis_nb.inbox()                 # every pending draft and veto under the runs dir, decided in one place
+batch_view(b)                     # the progress grid of a batch (what displaying a BatchHandle shows)
 noesis_nb.show("ep_01…")          # a finished or paused run from disk (followed while unsealed), or a live handle
 noesis_nb.replay("ep_01…")        # the same view over the run's first k events, with a scrubber and play (compare=…)
 EpisodeView(handle)               # the widget itself: header, cards, the episode as a tree of steps
@@ -8,10 +10,13 @@ handle_mimebundle / refresh_display / display_handle   # what EpisodeHandle call
 Modules: steps (grouping), stepview/cards/render (HTML, pure), theme (the stylesheet), state
 (header figures, running time), steplist/timeline/approvals/view (widgets), facts (what the run
 directory adds), snapshot (static HTML), display (one view per run, updatable outputs), controls
-(Send and Stop), replayview/replaycompare (a run at event k, two runs aligned by step).
+(Send and Stop), replayview/replaycompare (a run at event k, two runs aligned by step),
+inboxview/inboxrows (the approvals inbox), batchgrid/batchview (a batch's progress grid),
+bundle (the inbox's and grid's notebook output).
 """
 
 from ..runtime.presenter import set_presenter
+from .batchview import BatchPresenter, BatchView, batch_view
 from .display import (
     WidgetPresenter,
     display_handle,
@@ -20,6 +25,7 @@ from .display import (
     show,
     view_for,
 )
+from .inboxview import InboxView, inbox
 from .replaycompare import ReplayCompare, replay
 from .replayview import ReplayView
 from .view import EpisodeView
@@ -28,8 +34,12 @@ __all__ = [
     "EpisodeView",
     "ReplayView",
     "ReplayCompare",
-    "show",
+    "InboxView",
+    "BatchView",
+    "batch_view",
+    "inbox",
     "replay",
+    "show",
     "handle_mimebundle",
     "refresh_display",
     "display_handle",
@@ -37,3 +47,4 @@ __all__ = [
 ]
 
 set_presenter(WidgetPresenter())  # live handles now display as their view
+set_presenter(BatchPresenter(), kind="batch")  # and batch handles as their progress grid

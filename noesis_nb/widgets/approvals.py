@@ -71,12 +71,14 @@ class _Card:
     def decided(self) -> bool:
         return self.decision is not None
 
-    def decide(self, approve: bool) -> None:
-        """What a click does: disable both buttons, persist through the source, show the decision that stands."""
+    def decide(self, approve: bool, reason: str | None = None) -> None:
+        """What a click does: disable both buttons, persist through the source, show the decision that stands.
+
+        ``reason``: given by a caller deciding many cards at once (an inbox), else the card's own field."""
         if self.decided or self.approve_button.disabled:
             return
         self._set_enabled(False)
-        reason = self.reason.value.strip() or None
+        reason = (reason if reason is not None else self.reason.value).strip() or None
         try:
             decision = as_decision(self.call(approve, reason))
         except Exception as exc:

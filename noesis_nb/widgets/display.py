@@ -9,12 +9,10 @@ update only while a cell executes, which is why ``await handle`` calls ``refresh
 from __future__ import annotations
 
 import os
-import weakref
-from pathlib import Path
 from typing import Any
 
 from ..runtime.diskrun import DiskRun
-from ..runtime.registry import live_handles
+from ..runtime.inboxitems import source_for
 from ..runtime.source import RunSource
 from ..store import find_run_dir
 from .state import TERMINAL
@@ -96,22 +94,10 @@ def show(
     return view
 
 
-_DISK_RUNS: weakref.WeakValueDictionary[Path, DiskRun] = weakref.WeakValueDictionary()
-
-
 def _live_or_disk(target: Any, runs_dir: Any) -> RunSource:
-    """The live handle of this run in this kernel, else the one ``DiskRun`` of its directory (shared by every view)."""
-    run_dir = find_run_dir(target, runs_dir)
-    live = live_handles().get(run_dir.name)
-    if live is not None and live.run_dir.resolve() == run_dir.resolve():
-        return live
-    key = Path(run_dir).resolve()
-    disk = _DISK_RUNS.get(key)
-    if disk is None:
-        disk = _DISK_RUNS[key] = DiskRun(run_dir)
-    else:
-        disk.refresh()  # a later show: what happened since reaches the view first
-    return disk
+    """The live handle of this run in this kernel, else the one ``DiskRun`` of its directory (shared by every view and inbox)."""
+    source: RunSource = source_for(find_run_dir(target, runs_dir))
+    return source
 
 
 class WidgetPresenter:

@@ -111,6 +111,17 @@ class CostMeter:
         ready = self.ready()
         if not ready:
             return "…" if ready is None else "—"
+        total, unpriced = self.total(calls)
+        if total is None:
+            return "—"
+        return f"${total:,.4f}" + (" + unpriced calls" if unpriced else "")
+
+    def total(self, calls: Sequence[Mapping[str, Any]]) -> tuple[float | None, int]:
+        """(cost of the priced calls, or None when none could be priced; how many could not be), once prices are ready.
+
+        Only the calls added since the last look are summed (a meter follows one growing list)."""
+        if not self.ready():
+            return None, 0
         if len(calls) < self._seen:  # a different list: start again
             self._seen, self._groups = 0, {}
         new = calls[self._seen :]
@@ -140,9 +151,7 @@ class CostMeter:
             total += self._module.cost_of(price, inp, out, cached, cache_write)
             priced = True
             unpriced += int(unknown)  # a count of calls
-        if not priced:
-            return "—"
-        return f"${total:,.4f}" + (" + unpriced calls" if unpriced else "")
+        return (total if priced else None), unpriced
 
 
 def format_cost(usage_calls: Sequence[Mapping[str, Any]] | None, meter: CostMeter | None = None) -> str:

@@ -1,0 +1,169 @@
+"""What the batch grid shows, computed without widgets: figures of the whole batch and one line per episode.
+
+``BatchFigures`` keeps each entry's tokens and cost (priced like the episode view's header, from
+its model calls) and updates only the entries that changed, so a redraw of a 5,000-episode batch
+looks at the changed entries plus one pass over the statuses. ``pick`` chooses which rows to show
+when there are more than fit: the ones that need a person or went wrong first, then the running,
+then the latest finished, then the next queued.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from ..store.vocab import TERMINAL_STATUSES, failed
+from .meter import CostMeter
+from .render import badge_html, esc, short
+from .state import format_elapsed, format_seconds
+from .theme import STATUS_HUES
+
+__all__ = ["BatchFigures", "key_of", "pick", "rank", "entry_line", "header_line", "GRID_HEAD"]
+
+
+def rank(status: str) -> int:
+    """Which rows a grid shows first: waiting for a person, failed, running, finished, then not started."""
+    if status == "paused":
+        return 0
+    if failed(status) and status != "cancelled":
+        return 1
+    if status == "running":
+        return 2
+    return 3 if status in TERMINAL_STATUSES else 4
+
+
+GRID_HEAD = (
+    '<div class="nnb-grid-line nnb-grid-head nnb-muted">'
+    + "".join(f"<b>{h}</b>" for h in ("#", "task", "adapter", "status", "score", "cost", "time"))
+    + "</div>"
+)
+
+
+def key_of(entry: Any) -> tuple[int, str]:
+    """An entry's key: its task index and adapter (a task runs once with each adapter)."""
+    return entry.index, str(entry.adapter)
+
+
+def _calls_of(entry: Any) -> Sequence[Mapping[str, Any]]:
+    source = entry.handle if entry.handle is not None else getattr(entry, "disk", None)
+    calls = getattr(source, "usage_calls", None) if source is not None else None
+    return calls or ()
+
+
+class BatchFigures:
+    """Counts, tokens, cost, throughput and ETA of a batch; ``update(entries)`` after entries changed."""
+
+    def __init__(self) -> None:
+        self.tokens: dict[tuple[int, str], tuple[int, int]] = {}  # entry key -> (input, output)
+        self.costs: dict[tuple[int, str], float | None] = {}
+        self.unpriced: set[tuple[int, str]] = set()
+        self.priced = False  # prices were ready at the last update (until then costs read "…")
+        self._meters: dict[tuple[int, str], CostMeter] = {}  # one per entry: each prices only the calls added since its last look
+
+    def update(self, entries: Iterable[Any]) -> None:
+        """Take in the entries that changed (all of them the first time prices are ready)."""
+        self.priced = bool(CostMeter.ready())
+        for entry in entries:
+            key = key_of(entry)
+            usage = entry.usage or {}
+            self.tokens[key] = (int(usage.get("input_tokens") or 0), int(usage.get("output_tokens") or 0))
+            if not self.priced:
+                continue
+            meter = self._meters.get(key)
+            if meter is None:
+                meter = self._meters[key] = CostMeter()
+            cost, unpriced = meter.total(_calls_of(entry))
+            self.costs[key] = cost
+            if unpriced:
+                self.unpriced.add(key)
+            else:
+                self.unpriced.discard(key)
+
+    def cost_text(self, key: tuple[int, str] | None = None) -> str:
+        ready = CostMeter.ready()
+        if not ready:
+            return "…" if ready is None else "—"
+        if key is not None:
+            cost = self.costs.get(key)
+            return "—" if cost is None else f"${cost:,.4f}"
+        known = [c for c in self.costs.values() if c is not None]
+        if not known:
+            return "—"
+        return f"${sum(known):,.4f}" + (" + unpriced calls" if self.unpriced else "")
+
+    def token_text(self) -> str:
+        inp = sum(t[0] for t in self.tokens.values())
+        out = sum(t[1] for t in self.tokens.values())
+        return f"{inp:,} in · {out:,} out" if inp or out else "—"
+
+
+def rate_and_eta(counts: Mapping[str, int], started_at: float | None, now: float) -> tuple[str, str]:
+    """``(episodes/min, ETA)`` from the finished count and the time from the batch's start to ``now`` (or its end)."""
+    finished = sum(n for s, n in counts.items() if s in TERMINAL_STATUSES)
+    left = counts.get("queued", 0) + counts.get("running", 0)
+    if not started_at or finished == 0:
+        return "—", "—"
+    elapsed = max(now - float(started_at), 1e-6)
+    per_s = finished / elapsed
+    if left == 0:
+        return f"{per_s * 60:,.1f}/min", ("waiting for people" if counts.get("paused") else "done")
+    return f"{per_s * 60:,.1f}/min", format_seconds(left / per_s)
+
+
+def header_line(handle: Any, counts: Mapping[str, int], figures: BatchFigures, now: float | None = None) -> str:
+    """Batch id and status, counts by status, throughput, ETA, tokens and cost so far."""
+    now = time.time() if now is None else now
+    rate, eta = rate_and_eta(counts, handle.started_at, handle.ended_at or now)
+    took = format_elapsed(handle.started_at, handle.ended_at, "running" if handle.ended_at is None else "ok", now)
+    by_status = " ".join(
+        f'<span class="nnb-badge nnb-c-{_hue(s)}">{esc(s)} {counts[s]:,}</span>'
+        for s in sorted(counts, key=lambda s: (rank(s), s))
+    )
+    total = sum(counts.values())
+    return (
+        f'<div class="nnb-h"><b>{esc(handle.batch_id)}</b> {badge_html(str(handle.status))} '
+        f'<span class="nnb-muted">{total:,} episodes</span><br>{by_status}<br>'
+        f'<span class="nnb-muted">throughput {esc(rate)} · ETA {esc(eta)} · '
+        f"tokens {esc(figures.token_text())} · cost {esc(figures.cost_text())} · "
+        f"running time {esc(took)}"
+        "</span></div>"
+    )
+
+
+def _hue(status: str) -> str:
+    return STATUS_HUES.get(status, "grey")
+
+
+def entry_line(entry: Any, figures: BatchFigures, now: float | None = None) -> str:
+    """``#3 task · adapter · status · score · cost · time`` as one grid line (escaped)."""
+    if entry.score is None:
+        score = "—"
+    else:
+        score = ("yes" if entry.score else "no") if isinstance(entry.score, bool) else f"{entry.score:g}"
+    status = str(entry.status)
+    if status == "paused":
+        took = "waiting"  # for a person: not time the episode ran
+    else:
+        took = format_elapsed(entry.started_at, entry.ended_at, status, now) if entry.started_at else "—"
+    return (
+        f'<div class="nnb-grid-line"><span>{entry.index}</span><span>{esc(short(entry.task, 60))}</span>'
+        f"<span>{esc(entry.adapter)}</span>{badge_html(status)}<span>{esc(score)}</span>"
+        f"<span>{esc(figures.cost_text(key_of(entry)))}</span><span>{esc(took)}</span></div>"
+    )
+
+
+def pick(entries: Sequence[Any], limit: int) -> list[Any]:
+    """At most ``limit`` entries: paused and failed first, then running, then the latest finished, then queued."""
+    buckets: dict[int, list[Any]] = {}
+    for entry in entries:
+        buckets.setdefault(rank(entry.status), []).append(entry)
+    out: list[Any] = []
+    for level in sorted(buckets):
+        bucket = buckets[level]
+        if level in (1, 3):
+            bucket = sorted(bucket, key=lambda e: -(e.ended_at or 0))  # the latest finished first
+        out.extend(bucket[: limit - len(out)])
+        if len(out) >= limit:
+            break
+    return out

@@ -1,0 +1,72 @@
+"""What the inbox and the batch grid put in a notebook: the widget, a stable ``text/plain`` line and an
+escaped ``text/html`` snapshot, displayed once per cell with a display id (updated in place later)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .viewout import execution_count
+
+__all__ = ["SnapshotOutput"]
+
+_MIME_WIDGET = "application/vnd.jupyter.widget-view+json"
+
+
+class SnapshotOutput:
+    """A mixin for an ipywidgets box with ``flush()``, ``text_summary()`` and ``snapshot_html()``."""
+
+    model_id: str
+    displays: list[Any]
+    _displayed_in: int | None = None
+
+    def flush(self) -> None:
+        raise NotImplementedError
+
+    def text_summary(self) -> str:
+        raise NotImplementedError
+
+    def snapshot_html(self) -> str:
+        raise NotImplementedError
+
+    def mimebundle(self, include: Any = None, exclude: Any = None, *, widget: bool = True) -> dict[str, Any]:
+        self.flush()
+        data: dict[str, Any] = {"text/plain": self.text_summary(), "text/html": self.snapshot_html()}
+        if widget:
+            data[_MIME_WIDGET] = {"version_major": 2, "version_minor": 0, "model_id": self.model_id}
+        if include:
+            data = {k: v for k, v in data.items() if k in include}
+        if exclude:
+            data = {k: v for k, v in data.items() if k not in exclude}
+        return data
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None, **kwargs: Any) -> dict[str, Any]:
+        """The bundle; only the ``text/plain`` line if this cell already displayed it (never shown twice)."""
+        count = execution_count()
+        if count is not None and self._displayed_in == count:
+            self.flush()
+            return {"text/plain": self.text_summary()}
+        return self.mimebundle(include, exclude)
+
+    def _ipython_display_(self) -> None:
+        count = execution_count()
+        if count is not None and self._displayed_in == count:
+            return
+        self.display()
+
+    def display(self) -> Any:
+        """Display with a display id (IPython) and remember it; returns the ``DisplayHandle``."""
+        from IPython.display import display
+
+        display_id = display(self.mimebundle(), raw=True, display_id=True)  # type: ignore[no-untyped-call]
+        if display_id is not None:
+            self.displays.append(display_id)
+        self._displayed_in = execution_count()
+        return display_id
+
+    def update_displays(self) -> None:
+        """Re-send the bundle to every display (so a saved notebook keeps the state at this cell's end)."""
+        if not self.displays:
+            return
+        bundle = self.mimebundle()
+        for handle in self.displays:
+            handle.update(bundle, raw=True)

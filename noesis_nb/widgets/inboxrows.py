@@ -1,0 +1,149 @@
+"""Rows of the approvals inbox: one line per pending draft or veto, with a selection box.
+
+A row *is* an approval card (:class:`ApprovalCard` / :class:`VetoCard`) with a shorter body, so a
+click on it calls exactly what the run's own card calls — ``source.approve`` / ``source.reject``
+on the live handle or the shared run on disk — and shows who decided and when the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import ipywidgets as w
+
+from ..runtime.inboxitems import InboxItem
+from .approvals import ApprovalCard, VetoCard
+from .cards import decision_html, veto_decision_html
+from .render import esc, short
+
+__all__ = ["item_html", "DraftRow", "VetoRow", "make_row", "ResumeRow"]
+
+_RISK_HUES = {"high": "red", "critical": "red", "medium": "orange"}
+
+
+def _excerpt(item: InboxItem, limit: int = 160) -> str:
+    """The payload in one line, secrets removed (``short`` redacts), not escaped."""
+    p = item.pending
+    if p is None:
+        return ""
+    if p.command_line:
+        return "$ " + short(p.command_line, limit)
+    return short(p.redacted_payload or {}, limit)
+
+
+def item_html(item: InboxItem, decision: Mapping[str, Any] | None = None) -> str:
+    """``ep_… task`` then ``‖ tool · effect · risk · payload`` (or the veto's rule), or how it was decided."""
+    using = str(getattr(item.source, "using", "") or "")
+    head = (
+        f'<b class="nnb-mono">{esc(item.episode_id)}</b>{" · " + esc(using) if using else ""} '
+        f'<span class="nnb-muted">{esc(short(item.task, 90))}</span>'
+    )
+    p = item.pending
+    if p is not None:
+        hue = _RISK_HUES.get(str(p.risk_tier), "grey")
+        what = (
+            f'<b class="nnb-c-orange">‖ {esc(p.tool)}</b> · {esc(p.effect_kind)} · risk <b class="nnb-c-{hue}">'
+            f'{esc(p.risk_tier)}</b> · <code class="nnb-ib-payload" title="{esc(_excerpt(item, 2000))}">'
+            f"{esc(_excerpt(item))}</code>"
+        )
+        if decision is not None:
+            what = f"<b>{esc(p.tool)}</b> {decision_html(decision)}"
+    else:
+        payload = (item.governance or {}).get("payload")
+        payload = payload if isinstance(payload, Mapping) else {}
+        rule, message = esc(payload.get("rule_id") or "?"), esc(short(payload.get("message") or "", 140))
+        what = f'<b class="nnb-c-red">⊘ governance veto</b> · {rule} · {message}'
+        if decision is not None:
+            what = f"<b>governance veto</b> {veto_decision_html(decision)}"
+    return f'<div class="nnb-ib-line">{head}<br>{what}</div>'
+
+
+class _Row:
+    """What both rows add to a card: the item, a selection box, a compact body."""
+
+    item: InboxItem
+    box: Any
+    body: Any
+    reason: Any
+    controls: Any
+    status: Any
+    decision: dict[str, Any] | None
+
+    def _with_checkbox(self) -> None:
+        """One line: the box, what is asked, then the card's buttons and reason (the status line under it)."""
+        self.check = w.Checkbox(value=False, indent=False, description="", layout=w.Layout(width="24px", flex="0 0 auto"))
+        self.check.add_class("nnb-ib-check")
+        self.body.layout.flex, self.body.layout.min_width, self.body.layout.overflow = "1 1 0%", "0", "hidden"
+        self.reason.layout.width = "150px"
+        self.controls.layout.flex = "0 0 auto"
+        line = w.HBox([self.check, self.body, self.controls], layout=w.Layout(align_items="center"))
+        self.box.children = (line, self.status)
+        self.box.add_class("nnb-ib-row")
+
+    def mark_decided(self, decision: Mapping[str, Any], *, already: bool = False) -> None:
+        super().mark_decided(decision, already=already)  # type: ignore[misc]
+        self.check.layout.display = "none"
+
+    def close_undecided(self, status: str) -> None:
+        super().close_undecided(status)  # type: ignore[misc]
+        self.check.layout.display = "none"
+
+    @property
+    def key(self) -> str:
+        return self.item.key
+
+    @property
+    def selected(self) -> bool:
+        return bool(self.check.value) and self.decision is None
+
+    def body_html(self) -> str:
+        return item_html(self.item, getattr(self, "decision", None))
+
+
+class DraftRow(_Row, ApprovalCard):
+    def __init__(self, item: InboxItem, *, approver_id: str, on_decided: Callable[[], None] | None = None):
+        self.item = item
+        super().__init__(item.source, item.pending, approver_id=approver_id, on_decided=on_decided)
+        self._with_checkbox()
+
+
+class VetoRow(_Row, VetoCard):
+    def __init__(self, item: InboxItem, *, approver_id: str, on_decided: Callable[[], None] | None = None):
+        self.item = item
+        super().__init__(item.source, item.governance, approver_id=approver_id, on_decided=on_decided)
+        self._with_checkbox()
+
+
+def make_row(item: InboxItem, *, approver_id: str, on_decided: Callable[[], None] | None = None) -> DraftRow | VetoRow:
+    kind = DraftRow if item.pending is not None else VetoRow
+    return kind(item, approver_id=approver_id, on_decided=on_decided)
+
+
+class ResumeRow:
+    """A run on disk whose every decision is made: Resume continues it, as its view's Resume does."""
+
+    def __init__(self, source: Any, on_done: Callable[[], None] | None = None):
+        self.source, self._on_done = source, on_done
+        self.line = w.HTML(
+            f'<span class="nnb-mono">{esc(source.episode_id)}</span> <span class="nnb-muted">decided, paused on disk — '
+            f"{esc(short(source.task or '', 80))}</span>"
+        )
+        self.button = w.Button(description="Resume", icon="play", tooltip=f"resume {source.episode_id} now that it is decided")
+        self.button.add_class("nnb-btn")
+        self.button.add_class("nnb-go")
+        self.button.on_click(lambda _b: self.resume())
+        self.box = w.HBox([self.button, self.line], layout=w.Layout(align_items="center"))
+
+    def resume(self) -> None:
+        """What the view's Resume does: ``source.resume()`` (a task on the loop; nothing twice)."""
+        self.button.disabled = True
+        try:
+            self.source.resume()
+        except Exception as exc:
+            self.line.value = (
+                f'<span class="nnb-c-red">could not resume {esc(self.source.episode_id)}: {esc(short(str(exc), 200))}</span>'
+            )
+            self.button.disabled = False
+        if self._on_done is not None:
+            self._on_done()

@@ -1,0 +1,143 @@
+"""What the inbox's selection and its Python twin do: tick rows, ask "Approve 3 drafts?", then decide.
+
+Every decision is made by the row itself (``row.decide``, what its own button does), so a selection,
+a button and ``inbox.approve(...)`` in a cell all go through the run's gate the same way.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from ..errors import InvalidOptionError
+from .inboxrows import DraftRow, ResumeRow, VetoRow
+from .render import esc
+
+__all__ = ["Row", "Selection", "count_words"]
+
+Row = DraftRow | VetoRow
+
+
+def count_words(rows: list[Row]) -> str:
+    """``3 drafts``, ``1 veto``, ``2 drafts and 1 veto``."""
+    drafts = sum(1 for r in rows if r.item.kind == "draft")
+    vetoes = len(rows) - drafts
+    parts = [f"{drafts} draft{'s' * (drafts != 1)}"] if drafts else []
+    if vetoes:
+        parts.append(f"{vetoes} veto{'es' * (vetoes != 1)}")
+    return " and ".join(parts) or "nothing"
+
+
+class Selection:
+    """A mixin of :class:`~noesis_nb.widgets.InboxView`: the selection, its confirmation, and approve/reject in code."""
+
+    # provided by InboxView
+    rows: dict[str, Row]
+    limit: int
+    message: Any
+    question: Any
+    reason: Any
+    confirm_box: Any
+    confirm_button: Any
+    approve_selected: Any
+    reject_selected: Any
+    _lock: threading.RLock
+    _bulk: bool
+    _confirming: tuple[bool, list[str]] | None
+    _resume_rows: dict[str, ResumeRow]
+
+    def refresh(self) -> None:
+        raise NotImplementedError
+
+    def selected(self) -> list[Row]:
+        with self._lock:
+            return [r for r in self.rows.values() if r.selected]
+
+    def tick_all(self) -> None:
+        """Select every row shown (the first ``rows``)."""
+        for row in list(self.rows.values())[: self.limit]:
+            row.check.value = True
+
+    def ask(self, approve: bool) -> None:
+        """Approve / Reject selected…: ask to confirm, naming how many (nothing is decided yet)."""
+        chosen = self.selected()
+        if not chosen:
+            self.message.value = '<span class="nnb-muted">tick the rows to decide first (the box at the left of each)</span>'
+            return
+        self._confirming = (approve, [r.key for r in chosen])
+        verb = "Approve" if approve else "Reject"
+        reason = self.reason.value.strip()
+        tail = f" — reason: {esc(reason)}" if reason else ""
+        self.question.value = f"<b>{verb} {count_words(chosen)}?</b>{tail}"
+        self.confirm_button.description = f"Confirm: {verb.lower()} {len(chosen)}"
+        self.message.value = ""
+        self.confirm_box.layout.display = None
+        self.approve_selected.disabled = self.reject_selected.disabled = True
+
+    def confirm(self) -> list[dict[str, Any]]:
+        """Confirm: decide the rows named in the question (only those, even if the selection changed since)."""
+        if self._confirming is None:
+            return []
+        approve, keys = self._confirming
+        self._close_question()
+        with self._lock:
+            rows = [self.rows[k] for k in keys if k in self.rows]
+        return self._decide(rows, approve, self.reason.value.strip() or None)
+
+    def cancel(self) -> None:
+        self._close_question()
+        self.message.value = '<span class="nnb-muted">nothing decided</span>'
+
+    def _close_question(self) -> None:
+        self._confirming = None
+        self.confirm_box.layout.display = "none"
+        self.approve_selected.disabled = self.reject_selected.disabled = False
+
+    def _decide(self, rows: list[Row], approve: bool, reason: str | None) -> list[dict[str, Any]]:
+        decisions, failed = [], 0
+        self._bulk = True
+        try:
+            for row in rows:
+                row.decide(approve, reason=reason)  # exactly what the row's own button does
+                if row.decision is None:
+                    failed += 1
+                else:
+                    decisions.append(row.decision)
+        finally:
+            self._bulk = False
+        verb = "approved" if approve else "rejected"
+        note = f" · {failed} could not be decided (see the row)" if failed else ""
+        self.message.value = f'<span class="nnb-muted">{verb} {len(decisions)}{esc(note)}</span>'
+        self.refresh()
+        return decisions
+
+    def approve(self, items: Any = None, *, reason: str | None = None) -> list[dict[str, Any]]:
+        """Approve ``items`` (rows, items or keys; ``"all"``; None: the ticked rows) — the Python twin of the buttons."""
+        return self._decide(self._rows_of(items), True, reason)
+
+    def reject(self, items: Any = None, *, reason: str | None = None) -> list[dict[str, Any]]:
+        """Reject ``items`` (as for :meth:`approve`); the adapters see ``ToolRejected`` with the reason."""
+        return self._decide(self._rows_of(items), False, reason)
+
+    def resume_decided(self) -> int:
+        """Resume every run on disk whose decisions are all made (each as its Resume button would); how many."""
+        rows = list(self._resume_rows.values())
+        for row in rows:
+            row.resume()
+        return len(rows)
+
+    def _rows_of(self, items: Any) -> list[Row]:
+        self.refresh()
+        with self._lock:
+            if items is None:
+                return [r for r in self.rows.values() if r.selected]
+            if items == "all":
+                return [r for r in self.rows.values() if r.decision is None]
+            keys = [items] if isinstance(items, str) else [getattr(i, "key", i) for i in items]
+            unknown = [k for k in keys if k not in self.rows]
+            if unknown:
+                raise InvalidOptionError(
+                    f"{unknown[0]!r} is not waiting in this inbox (decided, or never here); "
+                    "pass items from inbox.pending, their keys, or 'all'"
+                )
+            return [self.rows[k] for k in keys]

@@ -1,0 +1,266 @@
+"""``InboxView``: every decision people owe the runs under a root (or a batch's episodes), in one place.
+
+Each pending tool draft or veto pause is one row (episode, task, tool, effect, risk, payload);
+Approve / Reject one, or tick several and Approve / Reject them after a confirmation that says how
+many. A row is an approval card (``inboxrows.py``), so every decision goes through the run's own
+gate and is on disk before anything continues; a live episode continues at once, a run paused on
+disk is offered Resume (as its view offers it). The inbox follows the runs with a few ``stat``
+calls every half second (``runtime/inbox.py``), so decisions made on a run's card, by a magic or
+in another kernel leave the inbox within a second, and the inbox's own show on the cards at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+from collections import deque
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import ipywidgets as w
+
+from ..runtime.inbox import PendingScan
+from ..runtime.inboxitems import InboxItem, decision_of
+from ..store.vocab import TERMINAL_STATUSES
+from .bundle import SnapshotOutput
+from .coalesce import Coalescer
+from .inboxrows import ResumeRow, item_html, make_row
+from .inboxselect import Row, Selection, count_words
+from .render import esc, live_css
+from .theme import ROOT_CLASS
+
+__all__ = ["InboxView", "inbox"]
+
+
+class InboxView(Selection, SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipywidgets ships no type information
+    """Pending drafts and veto pauses of every paused run under ``root`` (or of ``episode_ids()``)."""
+
+    def __init__(
+        self,
+        root: str | os.PathLike[str] | None = None,
+        *,
+        episode_ids: Callable[[], Iterable[str]] | None = None,
+        approver_id: str = "human",
+        rows: int = 50,
+        decided_rows: int = 10,
+        interval: float = 0.1,
+        poll_interval: float = 0.5,
+        offer_resume: bool = True,
+        **kwargs: Any,
+    ):
+        self.scan = PendingScan(root, episode_ids=episode_ids)
+        self.approver_id, self.limit, self.poll_interval = approver_id, rows, poll_interval
+        self.offer_resume = offer_resume  # False when something else continues decided runs (a batch does)
+        self.rows: dict[str, Row] = {}  # pending, oldest first
+        self.decided: deque[Row] = deque(maxlen=decided_rows)  # newest last
+        self.decided_here = 0
+        self.redraws = 0
+        self.displays: list[Any] = []
+        self._done_keys: set[str] = set()
+        self._resume_rows: dict[str, ResumeRow] = {}
+        self._confirming: tuple[bool, list[str]] | None = None
+        self._bulk = False  # deciding many rows: one refresh at the end
+        self._lock = threading.RLock()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._task: asyncio.Future[Any] | None = None
+        self._coalescer = Coalescer(self.flush, lambda: self.loop, interval=interval)
+
+        self.header = w.HTML()
+        self.approve_selected = self._button("Approve selected…", "nnb-yes", "check", lambda: self.ask(True))
+        self.reject_selected = self._button("Reject selected…", "nnb-no", "times", lambda: self.ask(False))
+        self.select_all = self._button("Select all shown", "nnb-btn", "check-square-o", self.tick_all)
+        self.reason = w.Text(placeholder="reason for the selection (optional)", layout=w.Layout(width="260px"))
+        self.question = w.HTML()
+        self.confirm_button = self._button("Confirm", "nnb-go", "check", self.confirm)
+        self.cancel_button = self._button("Cancel", "nnb-btn", "", self.cancel)
+        self.confirm_box = w.HBox(
+            [self.question, self.confirm_button, self.cancel_button], layout=w.Layout(display="none", align_items="center")
+        )
+        self.confirm_box.add_class("nnb-ib-confirm")
+        self.message = w.HTML()
+        self.pending_box = w.VBox([])
+        self.more = w.HTML()
+        self.resume_box = w.VBox([])
+        self.decided_box = w.VBox([])
+        self._decided_title = w.HTML('<div class="nnb-muted">decided, newest first</div>')
+        self.toolbar = toolbar = w.HBox(
+            [self.select_all, self.approve_selected, self.reject_selected, self.reason], layout=w.Layout(flex_flow="row wrap")
+        )
+        children = [w.HTML(live_css()), self.header, toolbar, self.confirm_box, self.message, self.pending_box, self.more]
+        super().__init__([*children, self.resume_box, self.decided_box], **kwargs)
+        self.add_class(ROOT_CLASS)
+        self.add_class("noesis-nb-inbox")
+        self.scan.poll()
+        self.flush()
+        self.follow()
+
+    def _button(self, label: str, cls: str, icon: str, action: Callable[[], Any]) -> w.Button:
+        button = w.Button(description=label, icon=icon, layout=w.Layout(width="auto"))
+        button.add_class("nnb-btn")
+        button.add_class(cls)
+        button.on_click(lambda _b: action())
+        return button
+
+    # -- following the runs ---------------------------------------------------------------------
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop | None:
+        loop = self._loop
+        return loop if loop is not None and not loop.is_closed() else None
+
+    def follow(self) -> bool:
+        """Look at the runs every ``poll_interval`` from the running loop (idempotent); False without a loop."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return False
+        if self._task is None or self._task.done():
+            self._loop = loop
+            self._task = loop.create_task(self._follow(), name="noesis_nb:inbox")
+        return True
+
+    def stop_following(self) -> None:
+        """Stop looking at the runs (e.g. a batch that has ended: nothing of it can wait any more)."""
+        if self._task is not None:
+            self._task.cancel()
+
+    async def _follow(self) -> None:
+        while not self.closed:
+            await asyncio.sleep(self.poll_interval)
+            if self.scan.poll():
+                self.poke()
+
+    def refresh(self) -> None:
+        """Look at the runs now and redraw (what the polling does every half second)."""
+        self.scan.poll()
+        self.flush()
+
+    def poke(self) -> None:
+        """Ask for a redraw soon (coalesced: at most 10 a second). Safe from any thread."""
+        self._coalescer.poke()
+
+    @property
+    def pending(self) -> list[InboxItem]:
+        """What waits for a decision now (the runs are looked at first; oldest first)."""
+        self.refresh()
+        with self._lock:
+            return [r.item for r in self.rows.values() if r.decision is None]
+
+    # -- drawing -------------------------------------------------------------------------------
+    def flush(self) -> None:
+        if self._coalescer.closed:
+            return
+        with self._lock:
+            items = self.scan.items
+            live = {i.key for i in items}
+            for item in items:
+                if item.key not in self.rows and item.key not in self._done_keys:
+                    self.rows[item.key] = make_row(item, approver_id=self.approver_id, on_decided=self._row_decided)
+            for key, row in list(self.rows.items()):
+                if row.decision is None and key not in live:
+                    self._settle(row)
+                if row.decision is not None or row.controls.layout.display == "none":
+                    del self.rows[key]
+                    self._done_keys.add(key)
+                    self.decided.append(row)
+            shown = list(self.rows.values())[: self.limit]
+            if tuple(r.box for r in shown) != self.pending_box.children:
+                self.pending_box.children = tuple(r.box for r in shown)
+            hidden = len(self.rows) - len(shown)
+            more = (
+                f'<div class="nnb-muted">{hidden:,} more waiting, oldest first: decide these to see them</div>' if hidden else ""
+            )
+            if more != self.more.value:
+                self.more.value = more
+            self._sync_resume()
+            boxes = tuple(r.box for r in reversed(self.decided))
+            if boxes:
+                boxes = (self._decided_title, *boxes)
+            if boxes != self.decided_box.children:
+                self.decided_box.children = boxes
+            header = self._header_html()
+            if header != self.header.value:
+                self.header.value = header
+            toolbar = None if self.rows else "none"  # selection tools only while something waits
+            if self.toolbar.layout.display != toolbar:
+                self.toolbar.layout.display = toolbar
+            self.redraws += 1
+
+    def _row_decided(self) -> None:
+        """A row's button (or :meth:`_decide`) made a decision: count it and show what follows now."""
+        self.decided_here += 1
+        if not self._bulk:
+            self.refresh()
+
+    def _settle(self, row: Row) -> None:
+        """An item left the scan without a click here: show the decision made elsewhere, or that its run ended."""
+        decision = decision_of(row.item)
+        if decision is not None:
+            row.mark_decided(decision)
+        elif row.source.status in TERMINAL_STATUSES:
+            row.close_undecided(row.source.status)
+
+    def _sync_resume(self) -> None:
+        ready = {s.episode_id: s for s in self.scan.resumable if not s.resuming} if self.offer_resume else {}
+        for episode_id in list(self._resume_rows):
+            if episode_id not in ready:
+                self._resume_rows.pop(episode_id)
+        for episode_id, source in ready.items():
+            if episode_id not in self._resume_rows:
+                self._resume_rows[episode_id] = ResumeRow(source, on_done=self.refresh)
+        boxes = tuple(r.box for r in list(self._resume_rows.values())[:20])
+        if boxes != self.resume_box.children:
+            self.resume_box.children = boxes
+
+    def _header_html(self) -> str:
+        rows = list(self.rows.values())
+        runs = len({r.item.episode_id for r in rows})
+        waiting = f"{count_words(rows)} waiting in {runs} run{'s' * (runs != 1)}" if rows else "nothing waits for a decision"
+        extra = f" · {len(self._resume_rows)} decided on disk, ready to resume" if self._resume_rows else ""
+        here = f" · {self.decided_here} decided here" if self.decided_here else ""
+        line = esc(waiting + extra + here)
+        return f'<div class="nnb-h"><b>Approvals inbox</b> <span class="nnb-muted">{line}</span></div>'
+
+    # -- output ----------------------------------------------------------------------------------
+    def text_summary(self) -> str:
+        rows = list(self.rows.values())
+        runs = len({r.item.episode_id for r in rows})
+        waiting = f"{count_words(rows)} waiting in {runs} run{'s' * (runs != 1)}" if rows else "nothing waiting"
+        return f"InboxView: {waiting}, {self.decided_here} decided here"
+
+    def snapshot_html(self) -> str:
+        with self._lock:
+            pending = [
+                f'<div class="nnb-card nnb-ib-row">{item_html(r.item)}</div>' for r in list(self.rows.values())[: self.limit]
+            ]
+            decided = [
+                f'<div class="nnb-card nnb-ib-row nnb-decided">{item_html(r.item, r.decision)}</div>'
+                for r in reversed(self.decided)
+                if r.decision is not None
+            ]
+            header = self._header_html()
+        hint = '<i class="nnb-muted">decide in the live inbox, or with approve_draft / reject_draft</i>' if pending else ""
+        body = header + "".join(pending) + self.more.value + hint + "".join(decided)
+        return f'<div class="{ROOT_CLASS} noesis-nb-inbox">{live_css()}{body}</div>'
+
+    @property
+    def closed(self) -> bool:
+        return self._coalescer.closed
+
+    def close(self) -> None:
+        """Stop following the runs and close the inbox's widgets."""
+        if "_coalescer" not in self.__dict__:  # __init__ stopped at bad input: no widget was made
+            return
+        self._coalescer.closed = True
+        if self._task is not None:
+            self._task.cancel()
+        for row in [*self.rows.values(), *self.decided]:
+            row.box.close()
+        super().close()
+
+
+def inbox(root: str | os.PathLike[str] | None = None, *, approver_id: str = "human") -> InboxView:
+    """Show every pending draft and veto of every paused run under ``root`` (default: the runs dir); returns the inbox."""
+    view = InboxView(root, approver_id=approver_id)
+    view.display()
+    return view
