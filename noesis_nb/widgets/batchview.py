@@ -19,7 +19,7 @@ from typing import Any
 import ipywidgets as w
 
 from .batchgrid import GRID_HEAD, BatchFigures, entry_line, header_line, key_of, pick
-from .bundle import SnapshotOutput
+from .bundle import SnapshotOutput, execution_count
 from .coalesce import Coalescer
 from .display import show
 from .inboxview import InboxView
@@ -27,7 +27,6 @@ from .meter import CostMeter
 from .render import live_css
 from .theme import ROOT_CLASS
 from .timeline import MESSAGE_OVERHEAD
-from .viewout import execution_count
 
 __all__ = ["BatchView", "BatchPresenter", "batch_view"]
 

@@ -1,13 +1,12 @@
-"""What the inbox and the batch grid put in a notebook: the widget, a stable ``text/plain`` line and an
-escaped ``text/html`` snapshot, displayed once per cell with a display id (updated in place later)."""
+"""What a widget of noesis_nb puts in a notebook (episode view, inbox, batch grid): the widget, a stable
+``text/plain`` line and an escaped ``text/html`` snapshot, displayed once per cell with a display id
+(updated in place later)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from .viewout import execution_count
-
-__all__ = ["SnapshotOutput"]
+__all__ = ["SnapshotOutput", "execution_count"]
 
 _MIME_WIDGET = "application/vnd.jupyter.widget-view+json"
 
@@ -63,10 +62,19 @@ class SnapshotOutput:
         self._displayed_in = execution_count()
         return display_id
 
-    def update_displays(self) -> None:
-        """Re-send the bundle to every display (so a saved notebook keeps the state at this cell's end)."""
+    def update_displays(self, **options: Any) -> None:
+        """Re-send the bundle to every display (so a saved notebook keeps the state at this cell's end);
+        ``options`` go to ``mimebundle``."""
         if not self.displays:
             return
-        bundle = self.mimebundle()
+        bundle = self.mimebundle(**options)
         for handle in self.displays:
             handle.update(bundle, raw=True)
+
+
+def execution_count() -> int | None:
+    """The running cell's execution count (None outside IPython)."""
+    from IPython import get_ipython
+
+    shell = get_ipython()
+    return getattr(shell, "execution_count", None) if shell is not None else None

@@ -15,9 +15,9 @@ from ..runtime.diskrun import DiskRun
 from ..runtime.inboxitems import source_for
 from ..runtime.source import RunSource
 from ..store import find_run_dir
+from .bundle import execution_count
 from .state import TERMINAL
 from .view import EpisodeView
-from .viewout import execution_count
 
 __all__ = ["view_for", "handle_mimebundle", "display_handle", "refresh_display", "show", "WidgetPresenter"]
 

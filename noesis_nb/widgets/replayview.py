@@ -20,10 +20,10 @@ import ipywidgets as w
 from ..errors import InvalidOptionError
 from ..runtime.diskrun import DiskRun
 from ..runtime.moment import RunMoment, epoch_of
+from .bundle import execution_count
 from .render import esc
 from .theme import ROOT_CLASS
 from .view import EpisodeView
-from .viewout import execution_count
 
 __all__ = ["ReplayView", "SPEEDS", "MAX_GAP_S"]
 
