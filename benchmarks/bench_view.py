@@ -15,8 +15,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
-import queue
 import statistics
 import sys
 import tempfile
@@ -26,6 +24,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from _kernel import count_comm_bytes, kernel_cells  # noqa: E402  (beside this script)
 
 AGENT = """
 import asyncio, time
@@ -40,38 +40,9 @@ async def bench_agent(task, ctx):
 
 
 # -- in a real kernel ----------------------------------------------------------------------------
-def _size(msg: dict[str, Any]) -> int:
-    return sum(len(json.dumps(msg.get(k) or {}, default=str)) for k in ("header", "parent_header", "metadata", "content"))
-
-
 def run_kernel(events: int, repeat: int, pace: float) -> dict[str, Any]:
-    from jupyter_client.manager import start_new_kernel
-
     tmp = Path(tempfile.mkdtemp(prefix="nnb-bench-"))
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    km, kc = start_new_kernel(kernel_name="python3", cwd=str(tmp), env=env, startup_timeout=60)
-
-    def cell(code: str) -> tuple[str, int, int]:
-        msg_id = kc.execute(code)
-        stdout, comm_bytes, comm_msgs = "", 0, 0
-        while True:
-            try:
-                msg = kc.get_iopub_msg(timeout=120)
-            except queue.Empty:
-                raise TimeoutError(code) from None
-            if msg["msg_type"].startswith("comm_"):
-                comm_bytes += _size(msg)
-                comm_msgs += 1
-            if msg["parent_header"].get("msg_id") != msg_id:
-                continue
-            if msg["msg_type"] == "stream":
-                stdout += msg["content"]["text"]
-            elif msg["msg_type"] == "error":
-                raise RuntimeError("\n".join(msg["content"]["traceback"]))
-            elif msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
-                return stdout, comm_bytes, comm_msgs
-
-    try:
+    with kernel_cells(tmp) as cell:
         cell("import gc, noesis_nb, noesis_nb.widgets, time\n" + AGENT.format(pairs=events // 2, pace=pace))
         times: dict[bool, list[float]] = {False: [], True: []}
         traffic: list[tuple[int, int, int, int]] = []
@@ -95,26 +66,15 @@ def run_kernel(events: int, repeat: int, pace: float) -> dict[str, Any]:
                 if view:
                     traffic.append((comm_bytes, comm_msgs, int(n_events), int(redraws)))
         return _report("kernel", times, traffic)
-    finally:
-        kc.stop_channels()
-        km.shutdown_kernel(now=True)
 
 
 # -- in process ----------------------------------------------------------------------------------
 def run_inprocess(events: int, repeat: int, pace: float) -> dict[str, Any]:
-    import comm
-    from comm.base_comm import BaseComm
-
     import noesis_nb
     from noesis_nb.widgets import EpisodeView
 
     sizes: list[int] = []
-
-    class CountingComm(BaseComm):
-        def publish_msg(self, msg_type: str, data: Any = None, metadata: Any = None, buffers: Any = None, **keys: Any) -> None:
-            sizes.append(len(json.dumps({"data": data, "metadata": metadata or {}, **keys}, default=str)) + 600)  # + headers
-
-    comm.create_comm = lambda *a, **k: CountingComm(*a, **k)
+    count_comm_bytes(sizes)
     namespace: dict[str, Any] = {}
     exec(AGENT.format(pairs=events // 2, pace=pace), namespace)
     tmp = Path(tempfile.mkdtemp(prefix="nnb-bench-"))
