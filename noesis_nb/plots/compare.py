@@ -21,7 +21,8 @@ def _steps(events: pd.DataFrame, episode_id: str, usage: pd.DataFrame | None) ->
         ids = events["episode_id"].astype(str).unique().tolist()
         raise ValueError(f"episode {episode_id!r} is not in events; it has {ids[:5]}")
     labels, tools = [], {}
-    for phase, payload in zip(one["phase"].astype(str), one["payload"]):
+    phases = [p if isinstance(p, str) else "?" for p in one["phase"].tolist()]  # an unknown phase is NaN
+    for phase, payload in zip(phases, one["payload"]):
         payload = payload if isinstance(payload, dict) else {}
         if phase == "tool":
             request = payload.get("request_id")

@@ -25,7 +25,7 @@ from ..store import (
     read_state,
     read_summary,
 )
-from ..store.facts import run_facts
+from ..store.facts import run_facts, shaped_events
 from ..store.ownership import holder
 from ..store.vocab import TERMINAL_STATUSES, TOOL_APPROVAL_PENDING
 from ..tools import (
@@ -65,7 +65,7 @@ class DiskRun:
         self.reload()
 
     def reload(self) -> None:
-        events = read_events(self.run_dir / "events.jsonl", strict=False)
+        events = shaped_events(read_events(self.run_dir / "events.jsonl", strict=False))
         facts = run_facts(
             self.run_dir.name,
             summary=read_summary(self.run_dir),

@@ -21,6 +21,7 @@ from ..errors import EpisodeStateError, RunsDirError
 from ..ids import new_checkpoint_id, new_event_id, validate_id
 from ..secrets import for_run as secrets_for_run
 from ..store import EventWriter, now_iso, read_events, read_state
+from ..store.facts import call_row
 from ..store.ownership import RunOwnership, acquire
 from ..store.paths import run_path
 from ..store.vocab import (
@@ -50,12 +51,11 @@ def count_usage(usage: dict[str, int], calls: list[dict[str, Any]], event: dict[
     if not isinstance(payload, dict):
         return
     usage["model_calls"] += 1
+    row = call_row(payload)
     for key in TOKEN_FIELDS:
-        value = payload.get(key)
-        if type(value) is int:
-            usage[key] += value
-    counts = {k: payload.get(k) for k in TOKEN_FIELDS}
-    calls.append({"model": payload.get("model"), "provider": payload.get("provider"), **counts})
+        if row[key] is not None:
+            usage[key] += row[key]
+    calls.append(row)
 
 
 class Recorder:

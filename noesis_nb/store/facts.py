@@ -16,7 +16,7 @@ from typing import Any
 from .status import run_status
 from .vocab import TERMINAL_STATUSES, TOKEN_FIELDS
 
-__all__ = ["RunFacts", "run_facts", "run_source", "usage_from_events", "SYSTEMS", "ENGINE", "NOESIS"]
+__all__ = ["RunFacts", "run_facts", "run_source", "usage_from_events", "call_row", "shaped_events", "SYSTEMS", "ENGINE", "NOESIS"]
 
 #: the agent systems noesis_nb.integrations connects (their runs carry ``tags.source``)
 SYSTEMS = frozenset({"agui", "noeta", "langgraph", "crewai", "noetic", "taisce"})
@@ -75,6 +75,16 @@ def run_source(doc: Any) -> str:
     return ENGINE if "x-noesis_nb" in doc else NOESIS
 
 
+def call_row(payload: Mapping[str, Any]) -> dict[str, Any]:
+    """One model call as the views sum and price it: model and provider as text or None, each token
+    count a non-negative int or None (unknown) — whatever a crafted or damaged ``model`` event holds."""
+    row: dict[str, Any] = {k: v if type(v) is str else None for k in ("model", "provider") for v in (payload.get(k),)}
+    for k in TOKEN_FIELDS:
+        value = payload.get(k)
+        row[k] = value if type(value) is int and value >= 0 else None
+    return row
+
+
 def usage_from_events(events: Sequence[Mapping[str, Any]]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Token totals (known counts only) and one row per ``model`` event."""
     totals: dict[str, Any] = {"model_calls": 0, **{k: 0 for k in TOKEN_FIELDS}}
@@ -84,12 +94,40 @@ def usage_from_events(events: Sequence[Mapping[str, Any]]) -> tuple[dict[str, An
         if event.get("phase") != "model" or not isinstance(payload, Mapping):
             continue
         totals["model_calls"] += 1
-        calls.append({k: payload.get(k) for k in ("model", "provider", *TOKEN_FIELDS)})
+        row = call_row(payload)
+        calls.append(row)
         for k in TOKEN_FIELDS:
-            value = payload.get(k)
-            if type(value) is int and value >= 0:
-                totals[k] += value
+            if row[k] is not None:
+                totals[k] += row[k]
     return totals, calls
+
+
+#: the top-level fields of an event that hold text (ids, names, the timestamp)
+_TEXT_FIELDS = ("id", "episode_id", "agent_id", "phase", "event_type", "faculty", "caused_by", "timestamp")
+
+
+def shaped_events(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Events as a run's views read them: each text field text (or absent), each payload an object.
+
+    A run directory may be crafted or damaged; an event whose fields have other types is copied with
+    them made text (``phase: 5`` → ``"5"``) and a payload that is not an object kept under
+    ``{"value": …}``, so the view shows it instead of failing. Well-formed events are returned as they are.
+    """
+    out = events
+    for i, event in enumerate(events):
+        payload = event.get("payload")
+        bad = [k for k in _TEXT_FIELDS if k in event and event[k] is not None and type(event[k]) is not str]
+        if not bad and type(payload) is dict:
+            continue
+        if out is events:
+            out = list(events)
+        fixed = dict(event)
+        for k in bad:
+            fixed[k] = str(fixed[k])
+        if type(payload) is not dict:
+            fixed["payload"] = {} if payload is None else {"value": payload}
+        out[i] = fixed
+    return out
 
 
 def run_facts(
