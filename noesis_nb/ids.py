@@ -39,10 +39,8 @@ def validate_id(value: object, *, what: str = "episode id") -> str:
     if not isinstance(value, str) or not value:
         raise InvalidIdError(f"{what} must be a non-empty string, got {value!r}")
     if "/" in value or "\\" in value or "\x00" in value or ".." in value or value in {".", "~"}:
-        raise InvalidIdError(
-            f"{what} {value!r} contains a path separator or '..'; pass the bare id "
-            "(e.g. 'ep_01K9...') or the run directory as a Path"
-        )
+        hint = "(e.g. 'ep_01K9...') or the run directory as a Path" if what == "episode id" else "(letters, digits and _.:@+=-)"
+        raise InvalidIdError(f"{what} {value!r} contains a path separator or '..'; pass the bare id {hint}")
     if not _SAFE.match(value):
         raise InvalidIdError(f"{what} {value!r} has characters outside [A-Za-z0-9_.:@+=-] or is over 200 characters")
     return value
