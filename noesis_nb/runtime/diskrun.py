@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..errors import EpisodeStateError
+from ..errors import DecisionFileError, EpisodeStateError
 from ..store import (
     find_run_dir,
     is_sealed,
@@ -48,7 +48,6 @@ class DiskRun:
     summary_kind = "EpisodeRun"
     loop: asyncio.AbstractEventLoop | None = None  # set by resume() on a loop, so the view coalesces its events
     following: str | None = None  # who continues the run while this object follows it
-    problems: list[str] = []  # a run on disk reports its problems through last_error
     can_cancel = False  # nothing runs here to stop
     poll_interval = 0.5  # seconds between two looks at the directory while following it
 
@@ -75,6 +74,7 @@ class DiskRun:
             with_usage=True,
         )
         self.events = events
+        self.problems: list[str] = []  # records of the run that could not be read (a view shows the last)
         self.episode_id = facts.episode_id
         self.task = facts.task or ""
         self.using = facts.using or ""
@@ -154,7 +154,7 @@ class DiskRun:
         }
         return [
             PendingApproval.from_prepared(p, asked.get(p.key) or "")
-            for p in PreparedInvocationRepository(self.run_dir).list()
+            for p in PreparedInvocationRepository(self.run_dir).readable(self.problems)
             if p.status is PreparedInvocationStatus.PENDING_APPROVAL
         ]
 
@@ -162,7 +162,11 @@ class DiskRun:
         repo = ApprovalDecisionRepository(self.run_dir)
         rows = []
         for path in sorted(repo.root.glob("*.json")) if repo.root.is_dir() else []:
-            record = repo.get(None, path.name[:-5])
+            try:
+                record = repo.get(None, path.name[:-5])
+            except DecisionFileError as exc:
+                self.problems.append(str(exc).splitlines()[0])
+                continue
             if record is not None:
                 rows.append(
                     {

@@ -97,7 +97,7 @@ class RunMoment:
             return []
         return [
             PendingApproval.from_prepared(p, asked[p.key])
-            for p in PreparedInvocationRepository(self.run_dir).list()
+            for p in PreparedInvocationRepository(self.run_dir).readable([])  # the run's own view reports a damaged draft
             if p.key in waiting
         ]
 

@@ -16,6 +16,7 @@ decision's reason is searched too.
 
 from __future__ import annotations
 
+import builtins
 import time
 from pathlib import Path
 from typing import Any, TypeVar
@@ -155,6 +156,20 @@ class PreparedInvocationRepository(_Repository):
 
     def list(self) -> list[PreparedToolInvocation]:
         return [p for p in (self.get(None, d) for d in self.draft_ids()) if p is not None]
+
+    def readable(self, problems: builtins.list[str]) -> builtins.list[PreparedToolInvocation]:
+        """Every draft that reads; each one that does not is named in ``problems`` instead of raising
+        (a view of a damaged run still shows the rest of it)."""
+        drafts = []
+        for draft_id in self.draft_ids():
+            try:
+                prepared = self.get(None, draft_id)
+            except ToolRecordError as exc:
+                problems.append(str(exc).splitlines()[0])
+                continue
+            if prepared is not None:
+                drafts.append(prepared)
+        return drafts
 
     def find_pending(self, run_id: str | None = None) -> PreparedToolInvocation | None:
         """The one ``pending_approval`` draft of the run, None if there is none."""

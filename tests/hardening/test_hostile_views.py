@@ -99,3 +99,28 @@ def test_views_of_a_run_with_hostile_events_open_and_escape_it(
     inbox = noesis_nb.inbox(root)
     _no_planted_markup(inbox)
     inbox.close()
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(pick=st.integers(0, 10_000), value=_values)
+def test_a_damaged_draft_record_is_reported_and_the_rest_of_the_run_still_shows(
+    paused_run: Path, tmp_path_factory: Any, pick: int, value: Any
+) -> None:
+    root = tmp_path_factory.mktemp("case")
+    run = root / paused_run.name
+    shutil.copytree(paused_run, run)
+    (draft,) = (run / "tool_invocations" / "prepared").glob("*.json")
+    record = json.loads(draft.read_text())
+    key = sorted(record)[pick % len(record)]
+    record[key] = value
+    draft.write_text(json.dumps(record, default=str))
+
+    view = noesis_nb.show(run)
+    _no_planted_markup(view)
+    if view.source.problems:  # the record no longer reads: named, never raised
+        assert draft.name in view.source.problems[-1]
+        assert not view.source.pending
+    _no_planted_markup(noesis_nb.replay(run))
+    inbox = noesis_nb.inbox(root)
+    _no_planted_markup(inbox)
+    inbox.close()
