@@ -13,6 +13,7 @@ from typing import Any
 from .._jsonio import atomic_write_json, canonical_json
 from ..errors import InvalidOptionError
 from ..ids import new_episode_id, validate_id
+from ..secrets import redact
 from ..store import now_iso, read_json
 from .spec import BatchSpec
 
@@ -63,7 +64,7 @@ def new_record(spec: BatchSpec, options: dict[str, Any]) -> dict[str, Any]:
         "created_at": now_iso(),
         "tasks": identity["tasks"],
         "adapters": identity["adapters"],
-        "options": options,
+        "options": redact(options)[0],
         "entries": entries,
     }
 

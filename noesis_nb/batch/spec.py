@@ -16,6 +16,7 @@ from .._jsonio import to_jsonable
 from ..errors import InvalidOptionError
 from ..ids import validate_id
 from ..runtime.resolve import resolve_using, using_label
+from ..secrets import redact
 
 __all__ = ["TaskSpec", "BatchSpec", "parse_tasks", "parse_using", "check_executor", "new_batch_id", "EPISODE_OPTIONS"]
 
@@ -52,9 +53,10 @@ class BatchSpec:
     executor: Any = None
 
     def identity(self) -> dict[str, Any]:
-        """What makes two calls the same batch: the task list and the adapter names (JSON, as recorded)."""
+        """What makes two calls the same batch: the task list and the adapter names (JSON, as recorded: a secret
+        in a task, its tags or inputs is redacted, so the record never holds it and two calls compare the same)."""
         identity: dict[str, Any] = to_jsonable({"tasks": [t.as_record() for t in self.tasks], "adapters": list(self.adapters)})
-        return identity
+        return dict(redact(identity)[0])
 
 
 def new_batch_id() -> str:

@@ -20,6 +20,7 @@ from .._jsonio import atomic_write_json, canonical_json, sha256_bytes
 from ..errors import EpisodeStateError, RunsDirError
 from ..ids import new_checkpoint_id, new_event_id, validate_id
 from ..secrets import for_run as secrets_for_run
+from ..secrets import redact as redact_secrets
 from ..store import EventWriter, now_iso, read_events, read_state
 from ..store.facts import call_row
 from ..store.ownership import RunOwnership, acquire
@@ -125,6 +126,9 @@ class Recorder:
             "links": {},
             "x-noesis_nb": extension,
         }
+        # what a caller gave (task, tags, a batch task's inputs) may hold a secret: redacted before it is written,
+        # and learnt by the run, so no later event or document of it holds the value either
+        state, hits = redact_secrets(state)
         staging = runs_dir / f".{episode_id}.{uuid.uuid4().hex[:8]}.creating"
         try:
             runs_dir.mkdir(parents=True, exist_ok=True)
@@ -139,7 +143,9 @@ class Recorder:
                 "directory or set NOESIS_RUNS_DIR"
             ) from exc
         run_dir = runs_dir / episode_id
-        return cls(run_dir, episode_id, state, ownership=acquire(run_dir))
+        recorder = cls(run_dir, episode_id, state, ownership=acquire(run_dir))
+        recorder.secrets.learn(value for hit in hits for value in hit.values)
+        return recorder
 
     @classmethod
     def reopen(cls, run_dir: Path) -> Recorder:
