@@ -24,7 +24,7 @@ async def release_agent(task, ctx):
     result = await ctx.tool_async("git.tag@1", {"argv": ["touch", name]}, effect="write", risk="high")
     return f"tagged (exit {result['returncode']})"
 
-b = noesis_nb.batch(["tag release v1", "tag release v2"], using=release_agent, root="runs", approver="ask")
+b = noesis_nb.batch(["tag release v1", "tag release v2"], using=release_agent, root="runs-inbox", approver="ask")
 b""",
     "await b  # returns once every episode has ended or waits for a person",
 ]
@@ -49,10 +49,10 @@ def test_approve_two_drafts_at_once_from_the_batchs_inbox(lab: dict[str, Any], p
         rows.nth(i).locator("input[type=checkbox]").check()
     button(inbox, "Approve selected…").click()
     inbox.get_by_text("Approve 2 drafts?").wait_for(timeout=15_000)
-    assert not list((root / "runs").glob("*/tool_invocations/approvals/*.json"))  # asking decided nothing
+    assert not list((root / "runs-inbox").glob("*/tool_invocations/approvals/*.json"))  # asking decided nothing
     button(inbox, "Confirm: approve 2").click()
 
-    runs = sorted((root / "runs").glob("ep_*"))
+    runs = sorted((root / "runs-inbox").glob("ep_*"))
     assert len(runs) == 2
     for run_dir in runs:  # on disk, then both episodes continue to their end
         wait(lambda run_dir=run_dir: (run_dir / "manifest.json").exists(), 30, f"{run_dir.name} to seal")

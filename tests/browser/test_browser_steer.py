@@ -20,7 +20,7 @@ CELLS = [
     heard = await ctx.next_steer_async(timeout=120)
     ctx.model_call("gpt-4o-mini", provider="openai", input_tokens=1200, output_tokens=80)
     return f"migrating {heard}"''',
-    'h = %noesis run listener "Migrate the orders table" --runs-dir runs',
+    'h = %noesis run listener "Migrate the orders table" --runs-dir runs-steer',
 ]
 
 
@@ -37,7 +37,7 @@ def test_a_steer_sent_from_the_text_box_is_applied_in_the_timeline(lab: dict[str
     view.locator(".nnb-badge", has_text=re.compile(r"^\s*ok\s*$")).wait_for(timeout=30_000)
     assert "use staging, <b>not</b> production" in view.inner_text()  # shown as text, not markup
     assert not view.locator(".nnb-steer input").is_visible()  # hidden once the episode ended
-    run_dir = wait(lambda: next(iter((lab["root"] / "runs").glob("ep_*")), None), 30, "the run directory")
+    run_dir = wait(lambda: next(iter((lab["root"] / "runs-steer").glob("ep_*")), None), 30, "the run directory")
     wait(lambda: (run_dir / "manifest.json").exists(), 30, "the run to seal")
     steers = [json.loads(line) for line in (run_dir / "events.jsonl").read_text().splitlines() if '"steer"' in line]
     assert [e["payload"]["event_name"] for e in steers] == ["steer.sent", "steer.applied"]
