@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import math
+import numbers
 import threading
 import time
 from collections.abc import Callable
@@ -387,10 +389,11 @@ class Episode:
         except Exception as exc:
             self.report(f"score({self.options.task[:60]!r}, result) raised {type(exc).__name__}: {exc}; no score recorded")
             return None
-        if isinstance(value, bool) or (isinstance(value, (int, float)) and value == value and abs(value) != float("inf")):
-            self.score = value
-            return value
-        self.report(f"score returned {value!r}; return a finite number or a bool (no score recorded)")
+        score = _as_score(value)
+        if score is not None:
+            self.score = score
+            return score
+        self.report(f"score returned {value!r:.80}; return a finite number or a bool (no score recorded)")
         return None
 
     async def _call_adapter(self, payload: Any, ctx: Any) -> Any:
@@ -535,3 +538,21 @@ async def _maybe_await(value: Any) -> Any:
 def _settle_once(future: asyncio.Future[Any], value: Any) -> None:
     if not future.done():
         future.set_result(value)
+
+
+def _as_score(value: Any) -> float | bool | None:
+    """A scorer's value as the run records it: a bool, an int JSON holds exactly, or a finite float (numpy's
+    numbers too); None for anything else (text, NaN, infinity, an int too large for a JSON number)."""
+    if isinstance(value, bool) or getattr(getattr(value, "dtype", None), "kind", None) == "b":  # numpy bools too
+        return bool(value)
+    if not isinstance(value, numbers.Real):
+        return None
+    try:
+        as_float = float(value)
+    except (OverflowError, ValueError):
+        return None
+    if not math.isfinite(as_float):
+        return None
+    if isinstance(value, numbers.Integral) and abs(int(value)) <= 2**53:
+        return int(value)
+    return as_float

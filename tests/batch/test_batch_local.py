@@ -8,6 +8,7 @@ import json
 import threading
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import noesis_nb
@@ -207,3 +208,25 @@ def test_a_damaged_record_is_one_clear_error(runs_dir: Path) -> None:
         handle.record_path.write_text(json.dumps(broken))
         with pytest.raises((InvalidOptionError, InvalidIdError), match=needle):
             asyncio.run(run())
+
+
+@pytest.mark.parametrize(
+    ("returned", "recorded"),
+    [
+        (np.int64(3), 3),
+        (np.float64(0.25), 0.25),
+        (np.bool_(True), True),
+        (2**60, float(2**60)),  # beyond what a JSON number holds exactly: recorded as a float
+        (10**400, None),  # no JSON number holds it: reported, no score, the run still ends ok
+        (float("nan"), None),
+        ("high", None),
+    ],
+)
+def test_a_score_is_recorded_as_json_holds_it_and_an_odd_one_never_breaks_the_run(
+    runs_dir: Path, returned: object, recorded: object
+) -> None:
+    ep = noesis_nb.solve("score me", using=lambda task: "done", runs_dir=runs_dir, score=lambda task, result: returned)
+    summary = json.loads((runs_dir / ep / "summary.json").read_text())
+    assert summary["status"] == "ok"
+    assert summary["metrics"].get("score") == recorded and type(summary["metrics"].get("score")) is type(recorded)
+    assert noesis_nb.runs_df(runs_dir)["status"].tolist() == ["ok"]
