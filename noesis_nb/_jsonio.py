@@ -40,10 +40,27 @@ def to_jsonable(value: Any) -> Any:
     """Return ``value`` as plain JSON data; anything unserialisable becomes its ``repr``.
 
     Adapter results and tool outputs are user objects: storing their repr keeps the run
-    intact instead of crashing it.
+    intact instead of crashing it. Only the parts JSON cannot hold are replaced (an int beyond
+    64 bits, a cycle, an object without a JSON form): a dict stays an object and a list a list, so
+    an event's payload is always an object.
     """
     try:
         return orjson.loads(orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS | orjson.OPT_SERIALIZE_NUMPY, default=_default))
+    except (TypeError, orjson.JSONEncodeError):
+        return _piecewise(value, ())
+
+
+def _piecewise(value: Any, path: tuple[int, ...]) -> Any:
+    """``to_jsonable`` one container level at a time, for a value orjson refused as a whole."""
+    if isinstance(value, (dict, list, tuple, set, frozenset)):
+        if id(value) in path or len(path) >= 32:  # a cycle, or nesting deeper than anyone reads
+            return repr(value) if len(path) >= 32 else "<cycle>"
+        inner = (*path, id(value))
+        if isinstance(value, dict):
+            return {k if isinstance(k, str) else repr(k): _piecewise(v, inner) for k, v in value.items()}
+        return [_piecewise(v, inner) for v in value]
+    try:
+        return orjson.loads(orjson.dumps(value, option=orjson.OPT_SERIALIZE_NUMPY, default=_default))
     except (TypeError, orjson.JSONEncodeError):
         return repr(value)
 

@@ -96,6 +96,28 @@ def test_unserialisable_result_is_stored_as_repr(runs_dir):
     assert read_json(runs_dir / ep / "summary.json")["metrics"]["success"] is True
 
 
+def test_what_json_cannot_hold_is_replaced_where_it_is_and_every_payload_stays_an_object(runs_dir):
+    class Opaque:
+        def __repr__(self):
+            return "<Opaque 42>"
+
+    looped: dict = {"name": "loop"}
+    looped["self"] = looped
+
+    def agent(task, ctx):
+        ctx.emit("reason", {"big": 10**30, "fine": 1, "deep": [{"opaque": Opaque()}], "loop": looped})
+        return {"big": -(10**40), "ok": True}
+
+    ep = noesis_nb.solve("x", using=agent, runs_dir=runs_dir)
+    events = read_events(runs_dir / ep / "events.jsonl", strict=True)
+    assert all(isinstance(e["payload"], dict) for e in events)  # Noēsis refuses a payload that is not an object
+    (reason,) = [e["payload"] for e in events if e["phase"] == "reason"]
+    assert reason["big"] == str(10**30) and reason["fine"] == 1 and reason["deep"] == [{"opaque": "<Opaque 42>"}]
+    assert reason["loop"] == {"name": "loop", "self": "<cycle>"}
+    summary = read_json(runs_dir / ep / "summary.json")
+    assert summary["status"] == "ok" and summary["answer"]["result"] == {"big": str(-(10**40)), "ok": True}
+
+
 def test_solve_inside_a_running_loop_uses_a_worker_thread(runs_dir):
     async def main():
         loop_thread = __import__("threading").get_ident()
