@@ -94,11 +94,9 @@ def _options(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
 def _wrap_sync(original: Callable[..., Any], provider: str, streams: tuple[Any, Any]) -> Callable[..., Any]:
     @functools.wraps(original)
     def request(self: Any, *args: Any, **kwargs: Any) -> Any:
-        scope = current()
-        call = None if scope is None or scope.closed else ModelCall.begin(scope, provider, _options(args, kwargs))
+        call = _begin(provider, args, kwargs)
         if call is None:
             return original(self, *args, **kwargs)
-        call.admit()  # a draining episode refuses a new call here (EpisodeStopping), before anything is sent
         inside = IN_SDK_CALL.set(True)
         try:
             result = original(self, *args, **kwargs)
@@ -116,11 +114,9 @@ def _wrap_sync(original: Callable[..., Any], provider: str, streams: tuple[Any, 
 def _wrap_async(original: Callable[..., Any], provider: str, streams: tuple[Any, Any]) -> Callable[..., Any]:
     @functools.wraps(original)
     async def request(self: Any, *args: Any, **kwargs: Any) -> Any:
-        scope = current()
-        call = None if scope is None or scope.closed else ModelCall.begin(scope, provider, _options(args, kwargs))
+        call = _begin(provider, args, kwargs)
         if call is None:
             return await original(self, *args, **kwargs)
-        call.admit()  # a draining episode refuses a new call here (EpisodeStopping), before anything is sent
         inside = IN_SDK_CALL.set(True)
         try:
             result = await original(self, *args, **kwargs)
@@ -133,6 +129,18 @@ def _wrap_async(original: Callable[..., Any], provider: str, streams: tuple[Any,
         return result
 
     return request
+
+
+def _begin(provider: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> ModelCall | None:
+    """The call to record when an episode's capture is on here, else None; a draining episode refuses
+    a new call at this point (``EpisodeStopping``), before anything is sent."""
+    scope = current()
+    if scope is None or scope.closed:
+        return None
+    call = ModelCall.begin(scope, provider, _options(args, kwargs))
+    if call is not None:
+        call.admit()
+    return call
 
 
 def _returned(call: ModelCall, result: Any, streams: tuple[Any, Any]) -> None:
