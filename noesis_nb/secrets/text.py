@@ -36,9 +36,17 @@ _KEYWORDS = re.compile(  # grouped by first letter: sre tries fewer branches per
 )
 
 
+# every keyword above holds one of these, each starting at one of its rarer letters: a text with none of
+# them has no keyword, and most texts are cleared after trying far fewer positions (a test holds it to that)
+_KEYWORD_ANCHORS = re.compile(rb"k(?:en|ey|ie|s\.slack)|p(?:ass|wd)|c(?:ret|red|ontras)|uth|bearer|yj|xox|ysql|mariadb|://")
+
+
 def might_contain(blob: bytes) -> bool:
     """Cheap test on serialised text (JSON bytes): False means no detector can find a secret in it."""
-    return _LONG_RUN in blob.translate(_RUNS) or _KEYWORDS.search(blob.lower()) is not None
+    if _LONG_RUN in blob.translate(_RUNS):
+        return True
+    lowered = blob.lower()
+    return _KEYWORD_ANCHORS.search(lowered) is not None and _KEYWORDS.search(lowered) is not None
 
 
 _KEYWORDS_STR = re.compile(_KEYWORDS.pattern.decode())
@@ -53,6 +61,10 @@ def payload_might_contain(payload: Mapping[str, Any], blob: bytes) -> bool:
     (the event hot path): keys are judged once each, numbers only by their key, and text by itself
     (a long key such as ``cache_write_input_tokens`` is not a random word: the detectors read values)."""
     runs = _LONG_RUN in blob.translate(_RUNS)  # no long word anywhere: no value needs the per-value test
+    if not runs and _KEYWORD_ANCHORS.search(blob.lower()) is None:
+        # ``might_contain(blob)`` is False: no detector can find anything in any key or value, and every
+        # secret-looking name holds a keyword (a test keeps ``is_secret_key`` to that)
+        return False
     for key, value in payload.items():
         verdict = _KEY_VERDICTS.get(key)
         if verdict is None:
@@ -72,18 +84,32 @@ def payload_might_contain(payload: Mapping[str, Any], blob: bytes) -> bool:
         if kind is str:
             if key in _PROVIDER_ID_KEYS and _PROVIDER_ID.fullmatch(value) and _ALNUM_TOKEN.search(value) is None:
                 continue  # a provider's own request or response id: its fixed shape holds no secret
-            if runs and _LONG_RUN_STR.search(value) is not None:
-                if len(value) > _CACHED_LEN or find_in_text(value):
+            if len(value) > _CACHED_LEN:
+                if _text_might_contain(value):
                     return True
-                continue  # a short text the detectors cleared (remembered: model names repeat on every call)
-            if _PUNCT.isdisjoint(value):
-                if "bearer" in value.lower():
-                    return True
-            elif _KEYWORDS_STR.search(value.lower()) is not None:
+                continue
+            found = _TEXT_VERDICTS.get(value)
+            if found is None:  # short texts repeat (model names, providers, stop reasons): judged once each
+                if len(_TEXT_VERDICTS) > 8192:
+                    _TEXT_VERDICTS.clear()
+                found = _TEXT_VERDICTS[value] = _text_might_contain(value)
+            if found:
                 return True
         else:
             return might_contain(blob)  # nested data: the whole-text test
     return False
+
+
+_TEXT_VERDICTS: dict[str, bool] = {}
+
+
+def _text_might_contain(value: str) -> bool:
+    """Whether one text value (under a name holding no keyword) needs the detectors."""
+    if _LONG_RUN_STR.search(value) is not None:
+        return len(value) > _CACHED_LEN or bool(find_in_text(value))  # a long text is screened whole when written
+    if _PUNCT.isdisjoint(value):
+        return "bearer" in value.lower()
+    return _KEYWORDS_STR.search(value.lower()) is not None
 
 
 # request and response ids as OpenAI and Anthropic issue them (chatcmpl-…, resp_…, msg_…, req_…): random,

@@ -32,13 +32,12 @@ _second_cache: tuple[int, str] = (-1, "")
 def now_iso() -> str:
     """UTC now as ISO-8601 with microseconds and ``+00:00`` (Noēsis' form); the date part is cached per second."""
     global _second_cache
-    now = time.time()
-    second = int(now)
+    second, ns = divmod(time.time_ns(), 1_000_000_000)
     cached_second, prefix = _second_cache
     if second != cached_second:
-        prefix = datetime.fromtimestamp(second, UTC).strftime("%Y-%m-%dT%H:%M:%S")
+        prefix = datetime.fromtimestamp(second, UTC).strftime("%Y-%m-%dT%H:%M:%S.")
         _second_cache = (second, prefix)
-    return f"{prefix}.{int((now - second) * 1_000_000):06d}+00:00"
+    return f"{prefix}{ns // 1000:06d}+00:00"
 
 
 class FileDigest(NamedTuple):

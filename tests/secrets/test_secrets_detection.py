@@ -218,3 +218,50 @@ def test_provider_ids_skip_the_detectors_but_a_token_inside_one_does_not():
     assert payload_might_contain(elsewhere, orjson.dumps(elsewhere))
     shaped = {**payload, "response_id": "sk-proj-" + "a1B2c3D4e5" * 3}
     assert payload_might_contain(shaped, orjson.dumps(shaped))
+
+
+_KEYWORD_PIECES = ["pass", "pwd", "secret", "sshpass", "token", "key", "auth", "cookie", "cred", "contras", "bearer"]
+_KEYWORD_PIECES += ["eyj", "xox", "hooks.slack", "mysql", "mariadb", "://u:p@h", "k", "p", "c", "u", "y", "x", ":"]
+
+
+@settings(max_examples=500, deadline=None)
+@given(text=st.lists(st.sampled_from(_KEYWORD_PIECES) | st.text(max_size=6), max_size=10).map("".join))
+def test_the_keyword_anchors_are_found_in_every_text_holding_a_keyword(text):
+    """The whole-payload shortcut clears a text when no anchor is in it: every keyword match must hold an anchor."""
+    from noesis_nb.secrets.text import _KEYWORD_ANCHORS, _KEYWORDS
+
+    blob = text.encode("utf-8", "replace").lower()
+    if _KEYWORDS.search(blob):
+        assert _KEYWORD_ANCHORS.search(blob), text
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    words=st.lists(
+        st.sampled_from(["api", "key", "password", "auth", "token", "secret", "private", "access", "ssh", "client", "pwd"])
+        | st.sampled_from(["cookie", "credentials", "bearer", "oauth", "passphrase", "master", "signing", "db", "user"])
+        | st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=6),
+        min_size=1,
+        max_size=4,
+    ),
+    joiner=st.sampled_from(["_", "-", "", "."]),
+    upper=st.booleans(),
+)
+def test_every_secret_looking_name_holds_a_keyword(words, joiner, upper):
+    """A payload whose text holds no keyword skips the per-key test: a secret-looking key must therefore hold one."""
+    from noesis_nb.secrets.text import _KEYWORD_ANCHORS, _KEYWORDS
+
+    name = joiner.join(words)
+    name = name.upper() if upper else name
+    if is_secret_key(name):
+        lowered = name.lower().encode()
+        assert _KEYWORDS.search(lowered) and _KEYWORD_ANCHORS.search(lowered), name
+
+
+def test_a_secret_named_number_and_a_flat_clean_payload():
+    """The shortcut: plain text and numbers under ordinary names are clean; a number under a secret name is not."""
+    clean = {"step": 3, "text": "thought number 3 about the plan", "ok": True, "score": 0.5}
+    assert not payload_might_contain(clean, orjson.dumps(clean))
+    for key in ("password", "api_key", "PIN_token", "db_pwd", "authCookie"):
+        payload = {**clean, key: 1234}
+        assert payload_might_contain(payload, orjson.dumps(payload)) == is_secret_key(key), key
