@@ -229,8 +229,11 @@ def _text(value: Any) -> str | None:
 
 def _raw_http(result: Any) -> Any:
     """The HTTP response inside a raw-response wrapper (or the response itself), else None."""
-    if type(result).__module__.startswith(("httpx", "httpx2")):
+    kind = type(result)
+    if kind.__module__.startswith(("httpx", "httpx2")):
         return result
+    if hasattr(kind, "model_fields"):  # a parsed (pydantic) response: asking it for a missing attribute raises inside
+        return None
     raw = getattr(result, "http_response", None)
     return raw if raw is not None and hasattr(raw, "headers") else None
 

@@ -51,17 +51,6 @@ Emit = Callable[[dict[str, Any], str], str]  # (payload, agent_id) -> event id
 
 
 @dataclass
-class _Captured:
-    event_id: str
-    model: str | None
-    requested_model: str | None
-    inputs: frozenset[int]  # the input total, and the uncached part (what Anthropic's ``input_tokens`` says)
-    output_tokens: int | None
-    ids: frozenset[str]
-    claimed: bool = False
-
-
-@dataclass
 class CaptureScope:
     """One episode's capture: writes ``model.call`` events through ``emit`` and keeps each call once."""
 
@@ -69,7 +58,9 @@ class CaptureScope:
     emit: Emit
     seen: set[tuple[str, str]] = field(default_factory=set)  # ("response" | "request" | "span", id) already written
     covered_spans: set[int] = field(default_factory=set)  # GenAI spans an SDK call began inside
-    captured: list[_Captured] = field(default_factory=list)
+    # one row per call written: a dict of plain values only, which the garbage collector never tracks (a
+    # long episode keeps thousands; tracked objects that live on make every full collection of the process slower)
+    captured: list[dict[str, Any]] = field(default_factory=list)
     open_calls: set[Any] = field(default_factory=set)  # streams not finished yet (finished when the adapter returns)
     # told when a model call starts (``model_started(provider, model) -> token``, which may raise to refuse it:
     # a draining episode) and when it has been written (``model_ended(token, payload, event_id)``)
@@ -93,36 +84,43 @@ class CaptureScope:
             event_id = self.emit(body, f"model:{payload.get('provider') or 'unknown'}")
         except Exception:
             return None
-        ids = frozenset(v for kind, v in keys if kind in ("request", "response"))
+        ids = [v for kind, v in keys if kind in ("request", "response")]
         total = payload.get("input_tokens")
         parts = (payload.get("cached_input_tokens") or 0) + (payload.get("cache_write_input_tokens") or 0)
-        inputs = frozenset() if total is None else frozenset({total, total - parts})
+        row = {
+            "event_id": event_id,
+            "model": payload.get("model"),
+            "requested_model": payload.get("requested_model"),
+            "input_total": total,
+            "input_uncached": None if total is None else total - parts,
+            "output_tokens": payload.get("output_tokens"),
+            "id_1": ids[0] if ids else None,
+            "id_2": ids[1] if len(ids) > 1 else None,
+            "claimed": False,
+        }
         with self.lock:
-            self.captured.append(
-                _Captured(
-                    event_id, payload.get("model"), payload.get("requested_model"), inputs, payload.get("output_tokens"), ids
-                )
-            )
+            self.captured.append(row)
         return event_id
 
     def claim(self, model: str, input_tokens: int | None, output_tokens: int | None, request_id: str | None) -> str | None:
         """The captured event a manual ``ctx.model_call`` repeats (marked matched), or None (see the module rules)."""
         with self.lock:
             for call in reversed(self.captured):
-                if call.claimed:
+                if call["claimed"]:
                     continue
                 if request_id is not None:
-                    same = request_id in call.ids
+                    same = request_id in (call["id_1"], call["id_2"])
                 else:
                     same = (
-                        input_tokens in call.inputs
+                        input_tokens is not None
+                        and input_tokens in (call["input_total"], call["input_uncached"])
                         and output_tokens is not None
-                        and output_tokens == call.output_tokens
-                        and _same_model(model, call.model, call.requested_model)
+                        and output_tokens == call["output_tokens"]
+                        and _same_model(model, call["model"], call["requested_model"])
                     )
                 if same:
-                    call.claimed = True
-                    return call.event_id
+                    call["claimed"] = True
+                    return str(call["event_id"])
         return None
 
     def finish_open(self) -> None:

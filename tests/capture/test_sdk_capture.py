@@ -265,3 +265,32 @@ def test_usage_df_prices_captured_calls_like_genai_prices(stub, runs_dir):
             provider_id=row.provider,
         )
         assert row.cost_usd == pytest.approx(float(expected.total_price), rel=1e-9)
+
+
+def test_a_long_episode_keeps_no_more_tracked_objects_per_call_than_its_event(stub, runs_dir):
+    """Each captured call may leave its event alive (the dict and its evidence list): nothing else the garbage
+    collector tracks, since every object that lives on makes each full collection of the whole process slower."""
+    import gc
+
+    grown = {}
+
+    def agent(task, ctx):
+        client = openai.OpenAI(base_url=stub.openai_url, api_key="sk-test", max_retries=0)
+        claude = anthropic.Anthropic(base_url=stub.url, api_key="sk-ant-test", max_retries=0)
+        for _ in range(5):  # warm: first-call caches of the SDKs and of the screening
+            client.chat.completions.create(model="gpt-4o-mini", messages=MSG)
+            claude.messages.create(model="claude-sonnet-4-6", max_tokens=8, messages=MSG)
+        stub.requests.clear()  # the stub's own log of what it was sent
+        gc.collect()
+        before = len(gc.get_objects())
+        for _ in range(100):
+            client.chat.completions.create(model="gpt-4o-mini", messages=MSG)
+            claude.messages.create(model="claude-sonnet-4-6", max_tokens=8, messages=MSG)
+        stub.requests.clear()
+        gc.collect()
+        grown["objects"] = len(gc.get_objects()) - before
+        return "ok"
+
+    episode = noesis_nb.solve("many calls", using=agent, runs_dir=runs_dir)
+    assert len(calls(runs_dir, episode)) == 210
+    assert grown["objects"] <= 2 * 200 + 40, f"{grown['objects']} tracked objects for 200 calls"
