@@ -22,13 +22,14 @@ import os
 from collections.abc import Iterable
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, overload
 
 from ..store import find_run_dir, read_events
 from ..store.vocab import TOOL_APPROVAL_PENDING, TOOL_REJECTED_GOVERNANCE
 from ._extras import require
+from .otel_live import LiveExport
 
-__all__ = ["export_otel", "run_spans", "SpanSpec"]
+__all__ = ["export_otel", "run_spans", "SpanSpec", "OtlpSender"]
 
 SpanSpec = dict[str, Any]  # name, trace_id, span_id, parent_id, start_ns, end_ns, kind, attributes, error, events
 _OPERATION = {"chat.completions": "chat", "messages": "chat", "responses": "chat", "completions": "text_completion"}
@@ -93,10 +94,12 @@ def _payload(event: dict[str, Any]) -> dict[str, Any]:
     return payload if isinstance(payload, dict) else {}
 
 
-def run_spans(run_dir: str | os.PathLike[str]) -> list[SpanSpec]:
-    """The spans of one run directory, parents first (plain dicts: the OTLP shape is made from these)."""
+def run_spans(run_dir: str | os.PathLike[str], events: list[dict[str, Any]] | None = None) -> list[SpanSpec]:
+    """The spans of one run directory, parents first (plain dicts: the OTLP shape is made from these);
+    ``events``: the run's events when already in memory (a live episode's), instead of its ``events.jsonl``."""
     run_dir = Path(run_dir)
-    events = read_events(run_dir / "events.jsonl", strict=False)
+    if events is None:
+        events = read_events(run_dir / "events.jsonl", strict=False)
     if not events:
         return []
     episode = str(events[0].get("episode_id") or run_dir.name)
@@ -240,6 +243,7 @@ def _run_dirs(target: Any, runs_dir: Any) -> list[Path]:
     return out
 
 
+@overload
 def export_otel(
     run_or_runs: Any,
     *,
@@ -249,14 +253,51 @@ def export_otel(
     service_name: str = "noesis_nb",
     runs_dir: Any = None,
     timeout: float = 10.0,
-) -> int:
+    live: Literal[False] = False,
+    interval: float = 1.0,
+) -> int: ...
+
+
+@overload
+def export_otel(
+    run_or_runs: Any,
+    *,
+    endpoint: str | None = None,
+    path: str | os.PathLike[str] | None = None,
+    headers: dict[str, str] | None = None,
+    service_name: str = "noesis_nb",
+    runs_dir: Any = None,
+    timeout: float = 10.0,
+    live: Literal[True],
+    interval: float = 1.0,
+) -> LiveExport: ...
+
+
+def export_otel(
+    run_or_runs: Any,
+    *,
+    endpoint: str | None = None,
+    path: str | os.PathLike[str] | None = None,
+    headers: dict[str, str] | None = None,
+    service_name: str = "noesis_nb",
+    runs_dir: Any = None,
+    timeout: float = 10.0,
+    live: bool = False,
+    interval: float = 1.0,
+) -> int | LiveExport:
     """Export runs (ids, run directories, handles, or a list of them) as OTLP spans; returns how many were sent.
 
     ``endpoint``: an OTLP/HTTP collector (``http://host:4318`` or its full ``…/v1/traces`` URL);
     ``path``: an OTLP/JSON file (one ``resourceSpans`` document). Give one or both.
+    ``live=True`` (one running episode's handle, and an ``endpoint``): spans are sent while the
+    episode runs, each once, when it is finished (checked every ``interval`` seconds, in a thread of
+    its own), the root span when the episode ends; returns the ``LiveExport`` (``wait``, ``stop``,
+    ``sent``, ``errors``).
     """
     if endpoint is None and path is None:
         raise ValueError("export_otel needs endpoint='http://host:4318' (OTLP/HTTP) or path='traces.json' (OTLP/JSON)")
+    if live:
+        return _start_live(run_or_runs, endpoint, path, headers, service_name, timeout, interval)
     specs = [s for run_dir in _run_dirs(run_or_runs, runs_dir) for s in run_spans(run_dir)]
     if path is not None:
         Path(path).write_text(json.dumps(otlp_json(specs, service_name)))
@@ -266,18 +307,49 @@ def export_otel(
 
 
 def _send(specs: Iterable[SpanSpec], endpoint: str, headers: dict[str, str] | None, service: str, timeout: float) -> None:
-    require("opentelemetry.sdk.trace", "otel", "export_otel")
-    exporter_module = require("opentelemetry.exporter.otlp.proto.http.trace_exporter", "otel", "export_otel")
-    from ._otel_sdk import readable_spans  # imports opentelemetry
-
-    url = endpoint if endpoint.rstrip("/").endswith("/v1/traces") else endpoint.rstrip("/") + "/v1/traces"
-    exporter = exporter_module.OTLPSpanExporter(endpoint=url, headers=headers, timeout=timeout)
+    sender = OtlpSender(endpoint, headers, service, timeout)
     try:
-        result = exporter.export(readable_spans(list(specs), service))
+        sender.send(list(specs))
     finally:
-        exporter.shutdown()
-    if getattr(result, "name", "") != "SUCCESS":
-        raise ConnectionError(f"the OTLP endpoint {url!r} did not accept the spans ({result}); is a collector listening there?")
+        sender.close()
+
+
+class OtlpSender:
+    """One OTLP/HTTP exporter for span specs (needs the ``otel`` extra); ``send`` raises ConnectionError on refusal."""
+
+    def __init__(self, endpoint: str, headers: dict[str, str] | None, service: str, timeout: float):
+        require("opentelemetry.sdk.trace", "otel", "export_otel")
+        exporter_module = require("opentelemetry.exporter.otlp.proto.http.trace_exporter", "otel", "export_otel")
+        self.url = endpoint if endpoint.rstrip("/").endswith("/v1/traces") else endpoint.rstrip("/") + "/v1/traces"
+        self.service = service
+        self._exporter = exporter_module.OTLPSpanExporter(endpoint=self.url, headers=headers, timeout=timeout)
+
+    def send(self, specs: list[SpanSpec]) -> None:
+        from ._otel_sdk import readable_spans  # imports opentelemetry
+
+        result = self._exporter.export(readable_spans(specs, self.service))
+        if getattr(result, "name", "") != "SUCCESS":
+            raise ConnectionError(
+                f"the OTLP endpoint {self.url!r} did not accept the spans ({result}); is a collector listening there?"
+            )
+
+    def close(self) -> None:
+        self._exporter.shutdown()
+
+
+def _start_live(
+    target: Any, endpoint: str | None, path: Any, headers: dict[str, str] | None, service: str, timeout: float, interval: float
+) -> LiveExport:
+    if endpoint is None:
+        raise ValueError("export_otel(live=True) sends spans as they finish: give endpoint='http://host:4318'")
+    if not hasattr(target, "subscribe") or not hasattr(target, "done"):
+        raise TypeError(
+            f"export_otel(live=True) follows one running episode: pass the handle of noesis_nb.start(...), not {target!r:.80}"
+        )
+    if not isinstance(interval, (int, float)) or isinstance(interval, bool) or not interval > 0:
+        raise ValueError(f"interval={interval!r}: give the seconds between checks for finished spans, e.g. 1.0")
+    sender = OtlpSender(endpoint, headers, service, timeout)
+    return LiveExport(target, sender, float(interval), path, spans=run_spans, to_json=otlp_json)
 
 
 def _value(value: Any) -> dict[str, Any]:

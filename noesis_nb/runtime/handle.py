@@ -103,6 +103,11 @@ class EpisodeHandle:
         return list(self._episode.recorder.events)
 
     @property
+    def event_count(self) -> int:
+        """How many events so far (no copy: cheap to poll)."""
+        return len(self._episode.recorder.events)
+
+    @property
     def usage(self) -> dict[str, int]:
         return dict(self._episode.recorder.usage)
 

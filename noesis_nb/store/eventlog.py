@@ -18,6 +18,7 @@ from typing import Any, NamedTuple
 
 import orjson
 
+from .._jsonio import LINE_OPTS as _LINE_OPTS
 from .._jsonio import dumps_line
 from ..errors import EventLogCorruption, EventLogIntegrityError, RunSealedError
 from .paths import run_path
@@ -124,13 +125,17 @@ class EventWriter:
         if ts < self._last_ts:
             ts = self._last_ts
         event["timestamp"] = self._last_ts = ts
-        line = dumps_line(event)
+        try:
+            line = orjson.dumps(event, option=_LINE_OPTS)
+        except (TypeError, orjson.JSONEncodeError):
+            line = dumps_line(event)  # a value JSON cannot hold: written as its JSON form
         self._fh.write(line)
         self._size += len(line)
-        self._unhashed.append(line)
-        if len(self._unhashed) >= 512:  # hashed in blocks: one call per block, not per line
-            self._digest.update(b"".join(self._unhashed))
-            self._unhashed.clear()
+        unhashed = self._unhashed
+        unhashed.append(line)
+        if len(unhashed) >= 512:  # hashed in blocks: one call per block, not per line
+            self._digest.update(b"".join(unhashed))
+            unhashed.clear()
         self.count += 1
         event_id = event.get("id")
         if event_id:

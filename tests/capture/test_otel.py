@@ -232,3 +232,85 @@ def test_export_otel_refuses_a_call_without_a_destination_and_a_dead_endpoint(ru
     dead.server_close()  # nothing listens there any more
     with pytest.raises(ConnectionError, match=str(port)):
         noesis_nb.export_otel(ep, endpoint=f"http://127.0.0.1:{port}", runs_dir=runs_dir, timeout=1)
+
+
+async def _until(condition, timeout=10.0):
+    import asyncio
+    import time
+
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        await asyncio.sleep(0.02)
+
+
+def test_a_live_export_sends_each_span_once_as_it_finishes_and_the_root_when_the_episode_ends(receiver, stub, runs_dir):
+    import asyncio
+
+    from noesis_nb.integrations.otel import run_spans
+
+    def agent(task, ctx):
+        openai.OpenAI(base_url=stub.openai_url, api_key="sk-test", max_retries=0).chat.completions.create(
+            model="gpt-4o-mini", messages=MSG, extra_body={"stub_usage": {"input": 700, "cached": 0, "output": 12}}
+        )
+        ctx.tool("fs.write_file", {"argv": ["python", "-c", "print('hi')"]}, effect="write", risk="high")
+        return "ok"
+
+    async def main():
+        handle = noesis_nb.start("live export", using=agent, runs_dir=runs_dir)
+        live = noesis_nb.export_otel(handle, endpoint=receiver.url, live=True, interval=0.05)
+        await handle.settled()
+        assert handle.status == "paused"  # waiting for a human: the finished spans are out already
+        await _until(lambda: "chat gpt-4o-mini" in {s.name for s in receiver.spans()})
+        await asyncio.sleep(0.3)  # a few more looks: nothing unfinished may follow
+        while_paused = {s.name for s in receiver.spans()}
+        handle.approve()
+        await handle.wait()
+        await asyncio.to_thread(live.wait, 10)
+        return handle, live, while_paused
+
+    handle, live, while_paused = asyncio.run(main())
+    assert "invoke_agent agent" not in while_paused and "execute_tool write_file" not in while_paused
+    assert {"interpret", "plan"} <= while_paused
+    spans = receiver.spans()
+    ids = [s.span_id.hex() for s in spans]
+    assert len(ids) == len(set(ids)) == live.sent, "each span is sent once"
+    expected = run_spans(runs_dir / handle.episode_id)  # what an export of the finished run gives
+    assert sorted(ids) == sorted(format(s["span_id"], "016x") for s in expected)
+    by_name = {s.name: s for s in spans}
+    root = by_name["invoke_agent agent"]
+    assert _attrs(root)["noesis.status"] == "ok" and all(s.parent_span_id == root.span_id for s in spans if s is not root)
+    tool = _attrs(by_name["execute_tool write_file"])
+    assert (tool["noesis.tool.decision"], tool["noesis.tool.status"]) == ("approved", "succeeded")
+    assert _attrs(by_name["chat gpt-4o-mini"])["gen_ai.usage.input_tokens"] == 700
+    assert live.errors == [] and not live.running
+
+
+def test_a_live_export_to_a_dead_collector_names_it_and_never_touches_the_episode(runs_dir):
+    import asyncio
+
+    dead = ThreadingHTTPServer(("127.0.0.1", 0), BaseHTTPRequestHandler)
+    port = dead.server_address[1]
+    dead.server_close()
+
+    def agent(task, ctx):
+        ctx.emit("reason", {"text": "thinking"})
+        return "ok"
+
+    async def main():
+        handle = noesis_nb.start("dead collector", using=agent, runs_dir=runs_dir)
+        live = noesis_nb.export_otel(handle, endpoint=f"http://127.0.0.1:{port}", live=True, interval=0.05, timeout=0.5)
+        await handle.wait()
+        await asyncio.to_thread(live.wait, 30)
+        return handle, live
+
+    handle, live = asyncio.run(main())
+    assert handle.status == "ok" and handle.result() == "ok"
+    assert not live.running and live.sent == 0
+    assert live.errors and all(str(port) in e for e in live.errors)
+    with pytest.raises(TypeError, match="handle"):
+        noesis_nb.export_otel(handle.episode_id, endpoint=f"http://127.0.0.1:{port}", live=True)
+    with pytest.raises(ValueError, match="endpoint="):
+        noesis_nb.export_otel(handle, path="x.json", live=True)
+    with pytest.raises(ValueError, match="interval=0"):
+        noesis_nb.export_otel(handle, endpoint=f"http://127.0.0.1:{port}", live=True, interval=0)

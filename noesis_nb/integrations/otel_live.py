@@ -1,0 +1,167 @@
+"""Live OTLP export: a running episode's spans sent as they finish (``export_otel(handle, live=True)``).
+
+A thread of its own looks every ``interval`` seconds; when events arrived since its last look it
+builds the run's spans from the events in memory (``run_spans``, the same function a later export
+uses, so ids and attributes are the same) and sends the finished ones not sent yet: a model call or
+a timed step at once, a tool request once its chain has ended (an outcome or a refusal), the root span (with
+the episode's status and its other events) when the episode ends. Each span is sent once. A
+collector that refuses or is down is noted in ``errors`` and tried again at the next look; the
+episode itself is never slowed or stopped by its exporter (a look that took long spaces the next
+ones out, so the exporter stays under a tenth of one core).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..store.vocab import (
+    TERMINAL_EXECUTION_EVENTS,
+    TOOL_AUTHN_FAILED,
+    TOOL_AUTHZ_DENIED,
+    TOOL_EXECUTION_OUTCOME_UNKNOWN,
+    TOOL_PRECONDITION_FAILED,
+    TOOL_REJECTED_GOVERNANCE,
+    TOOL_REJECTED_INVALID,
+)
+
+if TYPE_CHECKING:
+    from .otel import OtlpSender
+
+__all__ = ["LiveExport"]
+
+SpanSpec = dict[str, Any]
+
+_RETRIES_AFTER_END = 3  # looks after the episode ended, while spans are still unsent (a collector briefly down)
+
+
+class LiveExport:
+    """The export following one episode: ``sent`` spans so far, ``errors`` met, ``wait()`` for the end, ``stop()``."""
+
+    def __init__(
+        self,
+        handle: Any,
+        sender: OtlpSender,
+        interval: float,
+        path: Any = None,
+        *,
+        spans: Callable[[Any, list[dict[str, Any]]], list[SpanSpec]],
+        to_json: Callable[[list[SpanSpec], str], dict[str, Any]],
+    ):
+        self.handle = handle
+        self._spans = spans  # ``otel.run_spans``: what a later export of the run gives
+        self._to_json = to_json  # ``otel.otlp_json``
+        self.interval = interval
+        self.path = Path(path) if path is not None else None
+        self.errors: list[str] = []
+        self.sent = 0
+        self._sender = sender
+        self._sent_ids: set[int] = set()
+        self._unsent = False
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name=f"noesis_nb-otel-{handle.episode_id}", daemon=True)
+        self._thread.start()
+
+    @property
+    def running(self) -> bool:
+        return self._thread.is_alive()
+
+    def wait(self, timeout: float | None = None) -> LiveExport:
+        """Block until the episode has ended and its last spans are sent (or ``timeout`` seconds passed)."""
+        self._thread.join(timeout)
+        return self
+
+    def stop(self, timeout: float | None = 10.0) -> LiveExport:
+        """Send what there is now (the root span with the episode's current status) and stop following it."""
+        self._stop.set()
+        self._thread.join(timeout)
+        return self
+
+    def __repr__(self) -> str:
+        state = "following" if self.running else "done"
+        sent = f"{self.sent} spans sent, {len(self.errors)} errors"
+        return f"<LiveExport {self.handle.episode_id} → {self._sender.url}: {state}, {sent}>"
+
+    # -- the thread --------------------------------------------------------------------------
+    def _run(self) -> None:
+        seen = -1
+        retries = _RETRIES_AFTER_END
+        try:
+            while True:
+                ended = self.handle.done()
+                stopping = self._stop.is_set()
+                count = self.handle.event_count
+                spent = 0.0
+                if count != seen or ended or stopping or self._unsent:
+                    seen = count
+                    started = time.monotonic()
+                    self._look(final=ended or stopping)
+                    spent = time.monotonic() - started
+                if stopping or (ended and (not self._unsent or retries <= 0)):
+                    break
+                if ended:
+                    retries -= 1
+                self._stop.wait(max(self.interval, 10.0 * spent))
+        finally:
+            self._finish()
+
+    def _look(self, *, final: bool) -> None:
+        try:
+            specs = self._spans(self.handle.run_dir, self.handle.events)
+        except Exception as exc:  # a shape nobody foresaw: noted, never raised into anything
+            self._note(f"could not build the spans: {exc!r:.300}")
+            return
+        if not specs:
+            return
+        root, rest = specs[0], specs[1:]
+        ready = [s for s in rest if s["span_id"] not in self._sent_ids and (final or _finished(s))]
+        if final and root["span_id"] not in self._sent_ids:
+            ready.append(root)
+        self._unsent = False
+        if not ready:
+            return
+        try:
+            self._sender.send(ready)
+        except Exception as exc:
+            self._unsent = True
+            self._note(str(exc))
+            return
+        self._sent_ids.update(s["span_id"] for s in ready)
+        self.sent += len(ready)
+        if self.path is not None and final:
+            self.path.write_text(json.dumps(self._to_json(specs, self._sender.service)))
+
+    def _note(self, problem: str) -> None:
+        if problem not in self.errors:
+            self.errors.append(problem)
+
+    def _finish(self) -> None:
+        try:
+            self._sender.close()
+        except Exception:
+            pass
+
+
+def _finished(span: SpanSpec) -> bool:
+    """Whether a span is final: every model call and timed step is; a tool request once its chain has ended
+    (an execution outcome, or a refusal); anything less certain waits for the episode's end."""
+    if not span["name"].startswith("execute_tool "):
+        return True
+    return any(name in _TOOL_ENDINGS for name, _at, _attrs in span["events"])
+
+
+_TOOL_ENDINGS = frozenset(
+    {
+        *TERMINAL_EXECUTION_EVENTS,
+        TOOL_EXECUTION_OUTCOME_UNKNOWN,
+        TOOL_REJECTED_INVALID,
+        TOOL_AUTHN_FAILED,
+        TOOL_AUTHZ_DENIED,
+        TOOL_REJECTED_GOVERNANCE,
+        TOOL_PRECONDITION_FAILED,
+    }
+)
