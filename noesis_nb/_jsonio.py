@@ -17,7 +17,6 @@ from typing import Any
 import orjson
 
 __all__ = [
-    "LINE_OPTS",
     "as_object",
     "atomic_write_json",
     "atomic_write_bytes",
@@ -29,7 +28,7 @@ __all__ = [
     "to_jsonable",
 ]
 
-LINE_OPTS = _LINE_OPTS = orjson.OPT_SORT_KEYS | orjson.OPT_APPEND_NEWLINE | orjson.OPT_NON_STR_KEYS
+_LINE_OPTS = orjson.OPT_SORT_KEYS | orjson.OPT_APPEND_NEWLINE | orjson.OPT_NON_STR_KEYS
 
 
 def as_object(value: object) -> dict[str, Any]:

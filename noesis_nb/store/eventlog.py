@@ -18,7 +18,6 @@ from typing import Any, NamedTuple
 
 import orjson
 
-from .._jsonio import LINE_OPTS as _LINE_OPTS
 from .._jsonio import dumps_line
 from ..errors import EventLogCorruption, EventLogIntegrityError, RunSealedError
 from .paths import run_path
@@ -125,10 +124,7 @@ class EventWriter:
         if ts < self._last_ts:
             ts = self._last_ts
         event["timestamp"] = self._last_ts = ts
-        try:
-            line = orjson.dumps(event, option=_LINE_OPTS)
-        except (TypeError, orjson.JSONEncodeError):
-            line = dumps_line(event)  # a value JSON cannot hold: written as its JSON form
+        line = dumps_line(event)
         self._fh.write(line)
         self._size += len(line)
         unhashed = self._unhashed
