@@ -60,7 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Cell form: %%noesis run <using> [options] takes the task from the cell body.",
     )
     sub = parser.add_subparsers(
-        dest="command", metavar="{run,batch,list,show,approve,reject,resume,stop,steer,runs-dir}", parser_class=_Parser
+        dest="command", metavar="{run,batch,list,show,inbox,approve,reject,resume,stop,steer,runs-dir}", parser_class=_Parser
     )
 
     run = sub.add_parser("run", help="start an episode in the background and show its live view")
@@ -92,6 +92,10 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("episode", help="episode id or run directory")
     show.add_argument("--runs-dir", default=None)
     show.add_argument("--text", action="store_true", help="print the timeline as text instead")
+
+    inbox = sub.add_parser("inbox", help="every pending draft and veto of the paused runs under the runs dir, to decide")
+    inbox.add_argument("--runs-dir", default=None)
+    inbox.add_argument("--approver-id", default="human", help="who decides (recorded in each decision)")
 
     for name, verb in (("approve", "approve"), ("reject", "reject")):
         p = sub.add_parser(name, help=f"{verb} a pending tool draft (live in this kernel, or paused on disk)")
@@ -148,7 +152,7 @@ class NoesisMagics(Magics):
     @line_cell_magic
     def noesis(self, line: str, cell: str | None = None) -> Any:
         """Run, list, show and decide episodes: ``%noesis run <using> "<task>"``, ``%noesis list``,
-        ``%noesis show <episode>``, ``%noesis approve <episode> [draft]``, ``%noesis reject …``,
+        ``%noesis show <episode>``, ``%noesis inbox``, ``%noesis approve <episode> [draft]``, ``%noesis reject …``,
         ``%noesis resume <episode>``, ``%noesis stop <episode> [--drain S]``, ``%noesis steer <episode> "<text>"``,
         ``%noesis runs-dir [path]``.
         ``%noesis --help`` and ``%noesis <command> --help`` print the options."""
@@ -160,7 +164,7 @@ class NoesisMagics(Magics):
             raise UsageError(f"%noesis: cannot parse {line!r}: {exc}") from None
         if args.command is None:
             raise UsageError(
-                "%noesis: name a subcommand: run, batch, list, show, approve, reject, resume, stop, steer, runs-dir "
+                "%noesis: name a subcommand: run, batch, list, show, inbox, approve, reject, resume, stop, steer, runs-dir "
                 "(see %noesis --help)"
             )
         if cell is not None and args.command != "run":
@@ -255,6 +259,13 @@ class NoesisMagics(Magics):
 
         show(args.episode, runs_dir=args.runs_dir)
         return None
+
+    def _inbox(self, args: argparse.Namespace, cell: str | None) -> Any:
+        from .widgets import inbox
+
+        if not args.approver_id.strip():
+            raise UsageError("%noesis inbox: --approver-id must name who decides, e.g. --approver-id ana")
+        return inbox(args.runs_dir, approver_id=args.approver_id)
 
     def _approve(self, args: argparse.Namespace, cell: str | None) -> Any:
         return self._decide(args, approve=True)

@@ -76,6 +76,7 @@ def test_help_prints_usage(ip: Any, capsys: pytest.CaptureFixture[str]) -> None:
         ("show ep_DOES_NOT_EXIST --runs-dir /nonexistent", "ep_DOES_NOT_EXIST"),
         ("approve ep_DOES_NOT_EXIST --runs-dir /nonexistent", "ep_DOES_NOT_EXIST"),
         ("stop ep_NOPE", "is running in this kernel; running: none"),
+        ("inbox --approver-id ' '", "--approver-id must name who decides"),
     ],
 )
 def test_bad_input_raises_usage_error_with_the_reason(ip: Any, line: str, reason: str) -> None:
@@ -325,3 +326,24 @@ def test_a_bug_keeps_its_type_and_is_not_a_usage_error(ip: Any, runs_dir: Path, 
     with pytest.raises(ValueError, match="invalid literal") as info:
         ip.run_line_magic("noesis", f"list --runs-dir {runs_dir}")
     assert not isinstance(info.value, UsageError)
+
+
+def test_inbox_shows_every_pending_draft_and_decides_with_the_approver_given(
+    ip: Any, runs_dir: Path, nnb: Any, tmp_path: Path, comm_log: list
+) -> None:
+    runs = [paused_on_disk(runs_dir, nnb, tmp_path / f"m{i}.txt", task=f"append {i}") for i in range(2)]
+
+    async def main() -> Any:  # the inbox follows the runs dir on the notebook's loop
+        with capture_output() as shown:
+            view = ip.run_line_magic("noesis", f"inbox --runs-dir {runs_dir} --approver-id ana")
+        assert shown.outputs, "the magic displays the inbox"
+        assert {row.item.episode_id for row in view.rows.values()} == {r.name for r in runs}
+        row = next(r for r in view.rows.values() if r.item.episode_id == runs[0].name)
+        row.approve_button.click()
+        view.close()
+        return view
+
+    asyncio.run(main())
+    [decision] = [json.loads(p.read_text()) for p in (runs[0] / "tool_invocations" / "approvals").glob("*.json")]
+    assert decision["status"] == "approved" and decision["approver_id"] == "ana"
+    assert not list((runs[1] / "tool_invocations" / "approvals").glob("*.json"))  # the other one still waits
