@@ -24,6 +24,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal, overload
 
+from .._jsonio import atomic_write_bytes
 from ..store import find_run_dir, read_events
 from ..store.vocab import TOOL_APPROVAL_PENDING, TOOL_REJECTED_GOVERNANCE
 from ._extras import require
@@ -300,7 +301,7 @@ def export_otel(
         return _start_live(run_or_runs, endpoint, path, headers, service_name, timeout, interval)
     specs = [s for run_dir in _run_dirs(run_or_runs, runs_dir) for s in run_spans(run_dir)]
     if path is not None:
-        Path(path).write_text(json.dumps(otlp_json(specs, service_name)))
+        atomic_write_bytes(Path(path), json.dumps(otlp_json(specs, service_name)).encode())
     if endpoint is not None:
         _send(specs, endpoint, headers, service_name, timeout)
     return len(specs)

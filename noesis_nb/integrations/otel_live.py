@@ -19,6 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .._jsonio import atomic_write_bytes
 from ..store.vocab import (
     TERMINAL_EXECUTION_EVENTS,
     TOOL_AUTHN_FAILED,
@@ -117,6 +118,11 @@ class LiveExport:
             return
         if not specs:
             return
+        if final and self.path is not None:  # the file holds the whole trace, whether the collector took it or not
+            try:
+                atomic_write_bytes(self.path, json.dumps(self._to_json(specs, self._sender.service)).encode())
+            except OSError as exc:
+                self._note(f"could not write {str(self.path)!r}: {exc}")
         root, rest = specs[0], specs[1:]
         ready = [s for s in rest if s["span_id"] not in self._sent_ids and (final or _finished(s))]
         if final and root["span_id"] not in self._sent_ids:
@@ -132,8 +138,6 @@ class LiveExport:
             return
         self._sent_ids.update(s["span_id"] for s in ready)
         self.sent += len(ready)
-        if self.path is not None and final:
-            self.path.write_text(json.dumps(self._to_json(specs, self._sender.service)))
 
     def _note(self, problem: str) -> None:
         if problem not in self.errors:

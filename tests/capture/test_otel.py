@@ -286,7 +286,7 @@ def test_a_live_export_sends_each_span_once_as_it_finishes_and_the_root_when_the
     assert live.errors == [] and not live.running
 
 
-def test_a_live_export_to_a_dead_collector_names_it_and_never_touches_the_episode(runs_dir):
+def test_a_live_export_to_a_dead_collector_names_it_and_never_touches_the_episode(runs_dir, tmp_path):
     import asyncio
 
     dead = ThreadingHTTPServer(("127.0.0.1", 0), BaseHTTPRequestHandler)
@@ -299,7 +299,9 @@ def test_a_live_export_to_a_dead_collector_names_it_and_never_touches_the_episod
 
     async def main():
         handle = noesis_nb.start("dead collector", using=agent, runs_dir=runs_dir)
-        live = noesis_nb.export_otel(handle, endpoint=f"http://127.0.0.1:{port}", live=True, interval=0.05, timeout=0.5)
+        live = noesis_nb.export_otel(
+            handle, endpoint=f"http://127.0.0.1:{port}", live=True, interval=0.05, timeout=0.5, path=tmp_path / "trace.json"
+        )
         await handle.wait()
         await asyncio.to_thread(live.wait, 30)
         return handle, live
@@ -308,6 +310,10 @@ def test_a_live_export_to_a_dead_collector_names_it_and_never_touches_the_episod
     assert handle.status == "ok" and handle.result() == "ok"
     assert not live.running and live.sent == 0
     assert live.errors and all(str(port) in e for e in live.errors)
+    from noesis_nb.integrations.otel import run_spans
+
+    written = json.loads((tmp_path / "trace.json").read_text())["resourceSpans"][0]["scopeSpans"][0]["spans"]
+    assert len(written) == len(run_spans(runs_dir / handle.episode_id))  # the file has the trace the collector missed
     with pytest.raises(TypeError, match="handle"):
         noesis_nb.export_otel(handle.episode_id, endpoint=f"http://127.0.0.1:{port}", live=True)
     with pytest.raises(ValueError, match="endpoint="):
