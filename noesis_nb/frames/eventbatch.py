@@ -1,8 +1,11 @@
 """One batch of event rows: Python lists while filling, compact typed arrays once sealed.
 
-A run's events are checked (``eventcheck``) and appended column by column; every ~1k rows the
-lists become arrays (``_arrays.build``: timestamps parsed in one call) and the Python objects are
-freed. Timestamp strings that do not parse are reported to their run when the batch is sealed.
+A run's events are checked (``eventcheck``) and appended column by column; when the batch is
+sealed the lists become arrays (``_arrays.build``: timestamps parsed in one call) and the Python
+objects are freed. Without pyarrow, text categories are coded run by run (``coded``) and
+timestamps kept as fixed-width bytes (``isotimes``), so nothing but those small codes and bytes
+accumulates and sealing is numpy work; the batches are then larger (fewer, cheaper seals).
+Timestamp strings that do not parse are reported to their run when the batch is sealed.
 """
 
 from __future__ import annotations
@@ -14,8 +17,10 @@ from typing import Any
 import numpy as np
 
 from . import _arrays
+from .coded import CodedColumn
 from .columns import Column
 from .eventcheck import check_run
+from .isotimes import TimeColumn
 from .rowsource import system_rows
 from .values import describe
 
@@ -40,19 +45,23 @@ _EMPTY: dict[str, Any] = {}
 
 
 class Batch:
-    """Rows of several runs: Python lists while filling, compact arrays once sealed.
+    """Rows of several runs: Python lists (or codes) while filling, compact arrays once sealed.
 
     Each run added leaves a ``report`` callback: timestamps are parsed when the batch is sealed
     (one call for all its rows), and the strings that do not parse are reported to their run then.
     """
 
-    __slots__ = ("lists", "arrays", "payload", "rows", "extras", "reports")
+    __slots__ = ("lists", "coded", "times", "arrays", "payload", "rows", "extras", "reports")
 
     def __init__(self, extras: tuple[Column, ...]):
         self.extras = extras
-        self.lists: dict[str, list[Any]] | None = {name: [] for name in EVENT_KINDS}
-        for column in extras:
-            self.lists[column.name] = []
+        kinds = {**EVENT_KINDS, **{c.name: c.type for c in extras}}
+        fast = not _arrays.HAVE_ARROW
+        self.coded = {name: CodedColumn() for name, kind in kinds.items() if fast and kind == "category"}
+        self.times = TimeColumn() if fast else None
+        self.lists: dict[str, list[Any]] | None = {
+            name: [] for name in kinds if name not in self.coded and not (fast and name == "timestamp")
+        }
         self.payload: list[Any] | np.ndarray = []
         self.arrays: dict[str, Any] = {}
         self.rows = 0
@@ -102,16 +111,25 @@ class Batch:
         except ValueError:
             pass
         for name in EVENT_KINDS:
-            lists[name] += cols[name]
+            if name in lists:
+                lists[name] += cols[name]
+            elif name in self.coded:  # checked: text or None, except a tool (an object is named by _text)
+                self.coded[name].extend(cols[name], text=name != "tool")
+        if self.times is not None:
+            self.times.extend(cols["timestamp"])
         for column in self.extras:
-            lists[column.name] += [column.value(e) for e in evs]
+            values = [column.value(e) for e in evs]
+            if column.name in self.coded:
+                self.coded[column.name].extend(values)
+            else:
+                lists[column.name] += values
         self.payload += payloads
         start = self.rows
         self.rows += len(evs)
         if bad:
             report(bad)
         self.reports.append((start, report))
-        return start, self.rows, system_rows(gp)
+        return start, self.rows, system_rows(gp, cols["source"])
 
     def seal(self) -> None:
         if self.lists is None:
@@ -120,26 +138,38 @@ class Batch:
         for name, values in self.lists.items():
             kind = kinds[name]
             self.arrays[name] = _arrays.build(kind if kind in ("str", "category", "datetime", "float") else "object", values)
-        self._report_times(self.lists["timestamp"], self.arrays["timestamp"])
+        for name, coded in self.coded.items():
+            self.arrays[name] = coded.build()
+        if self.times is not None:
+            self.arrays["timestamp"], unparsed = self.times.build()
+        else:
+            unparsed = _unparsed(self.lists["timestamp"], self.arrays["timestamp"])
+        self._report_times(unparsed)
         payload = np.empty(self.rows, dtype=object)
         payload[:] = self.payload
         self.payload = payload
         self.lists = None
+        self.coded = {}
+        self.times = None
         self.reports = []
 
-    def _report_times(self, raw: list[Any], parsed: Any) -> None:
+    def _report_times(self, unparsed: list[tuple[int, Any]]) -> None:
         """Report timestamp strings that did not parse (missing ones were reported when added)."""
-        missing = _arrays.missing(parsed)
-        if int(missing.sum()) == raw.count(None):
-            return
-        rows = np.flatnonzero(missing & np.fromiter((v is not None for v in raw), dtype=bool, count=len(raw)))
         starts = [start for start, _ in self.reports]
         by_run: dict[int, list[tuple[int, str]]] = {}
-        for row in rows.tolist():
+        for row, value in unparsed:
             run = bisect_right(starts, row) - 1
-            start = starts[run]
             by_run.setdefault(run, []).append(
-                (row - start, f"timestamp {describe(raw[row])} is not an ISO-8601 time; read as unknown")
+                (row - starts[run], f"timestamp {describe(value)} is not an ISO-8601 time; read as unknown")
             )
         for run, bad in by_run.items():
             self.reports[run][1](bad)
+
+
+def _unparsed(raw: list[Any], parsed: Any) -> list[tuple[int, Any]]:
+    """(row, string) of the timestamps ``_arrays.timestamps`` read as missing although a string was there."""
+    missing = _arrays.missing(parsed)
+    if int(missing.sum()) == raw.count(None):
+        return []
+    rows = np.flatnonzero(missing & np.fromiter((v is not None for v in raw), dtype=bool, count=len(raw)))
+    return [(row, raw[row]) for row in rows.tolist()]

@@ -71,9 +71,12 @@ def _read(ref: Any, name: str) -> bytes | None:
     return None if got is None else got[0]
 
 
-def system_rows(payloads: list[Any]) -> tuple[tuple[int, str], ...]:
-    """``(position, system)`` of the payloads (dicts) whose ``source`` names an integration; usually none."""
-    raw = [p.get("source") for p in payloads]
+def system_rows(payloads: list[Any], sources: list[Any] | None = None) -> tuple[tuple[int, str], ...]:
+    """``(position, system)`` of the payloads (dicts) whose ``source`` names an integration; usually none.
+
+    ``sources``: their ``payload.source`` values when the caller has read them already.
+    """
+    raw = [p.get("source") for p in payloads] if sources is None else sources
     try:
         if SYSTEMS.isdisjoint(raw):
             return ()
