@@ -2,8 +2,9 @@
 
 Each run's values are coded while they are hot in cache (a dict lookup per value), so the
 strings can be freed with their events and building the column is numpy work on the codes,
-not a hash of every string again. Built, it is ``_arrays.categorical``'s canonical form:
-sorted ``str`` categories, None missing.
+not a hash of every string again. Codes are bytes while the vocabulary has at most 256 entries
+(the usual case: phases, names, models), a list of ints beyond. Built, the column is
+``_arrays.categorical``'s canonical form: sorted ``str`` categories, None missing.
 """
 
 from __future__ import annotations
@@ -25,16 +26,22 @@ class CodedColumn:
 
     def __init__(self) -> None:
         self.vocab: dict[str | None, int] = {None: 0}  # code 0 is missing; built codes are -1 there
-        self.codes: list[int] = []
+        self.codes: bytearray | list[int] = bytearray()
 
     def extend(self, values: list[Any], *, text: bool = False) -> None:
         """Append ``values``; ``text=True`` when they are known to be str or None (checked already)."""
         if not text:
             values = text_values(values)
         vocab = self.vocab
-        for value in set(values).difference(vocab):
-            vocab[value] = len(vocab)
-        self.codes += map(vocab.__getitem__, values)
+        try:
+            found = list(map(vocab.__getitem__, values))
+        except KeyError:  # new values: they take the next codes
+            for value in set(values).difference(vocab):
+                vocab[value] = len(vocab)
+            found = list(map(vocab.__getitem__, values))
+        if type(self.codes) is bytearray and len(vocab) > 256:
+            self.codes = list(self.codes)
+        self.codes += bytes(found) if type(self.codes) is bytearray else found
 
     def build(self) -> pd.Categorical:
         names = list(self.vocab)[1:]
@@ -42,6 +49,6 @@ class CodedColumn:
         remap = np.empty(len(names) + 1, dtype=np.int32)
         remap[0] = -1
         remap[np.asarray(order, dtype=np.intp) + 1] = np.arange(len(names), dtype=np.int32)
-        codes = remap[np.array(self.codes, dtype=np.intp)]
+        raw = np.frombuffer(self.codes, dtype=np.uint8) if type(self.codes) is bytearray else np.array(self.codes, dtype=np.intp)
         categories = pd.Index(np.array([names[i] for i in order], dtype=object), dtype="str")
-        return pd.Categorical.from_codes(codes, categories=categories)
+        return pd.Categorical.from_codes(remap[raw], categories=categories)
