@@ -43,7 +43,7 @@ EVENT_KINDS: dict[str, str] = {
     "model": "category",
 }
 _EMPTY: dict[str, Any] = {}
-_CHUNK_ROWS = 1024  # queued rows turned into columns together (see Batch.add)
+_CHUNK_ROWS = 256  # queued rows turned into columns together (see Batch.add); a bigger run goes at once, hot
 
 
 class Batch:
@@ -74,7 +74,7 @@ class Batch:
     def add(self, evs: list[dict[str, Any]], report: Report) -> tuple[int, int, list[tuple[int, str]]]:
         """Append a run's events; returns their (start, stop) rows and where a payload names its system.
 
-        Runs are queued and turned into columns together once ~1k rows wait (or when sealed): the
+        Runs are queued and turned into columns together once 256 rows wait (or when sealed): the
         per-run cost of small runs is then paid once per chunk. Values that break their rule are
         read as None and passed to ``report`` as (event index, reason) then; the returned list of
         (event index, system) is filled then too.
