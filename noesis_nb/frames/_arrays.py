@@ -28,6 +28,7 @@ __all__ = [
     "canonical",
     "detached",
     "missing",
+    "text_values",
 ]
 
 HAVE_ARROW = pa is not None
@@ -123,10 +124,15 @@ def build(kind: str, values: list[Any]) -> Any:
         except (TypeError, ValueError):
             return np.array([_float(v) for v in values], dtype=np.float64)
     if kind == "category":
-        return categorical(values if set(map(type, values)) <= _TEXT_TYPES else [_text(v) for v in values])
+        return categorical(text_values(values))
     arr = np.empty(len(values), dtype=object)
     arr[:] = values
     return arr
+
+
+def text_values(values: list[Any]) -> list[Any]:
+    """``values`` as str or None for a text column (``_text`` applied only when some value is neither)."""
+    return values if set(map(type, values)) <= _TEXT_TYPES else [_text(v) for v in values]
 
 
 def _text(value: Any) -> str | None:

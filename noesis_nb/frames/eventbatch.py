@@ -1,21 +1,27 @@
 """One batch of event rows: Python lists while filling, compact typed arrays once sealed.
 
-A run's events are checked (``eventcheck``) and appended column by column; every ~1k rows the
-lists become arrays (``_arrays.build``: timestamps parsed in one call) and the Python objects are
-freed. Timestamp strings that do not parse are reported to their run when the batch is sealed.
+A run's events are checked (``eventcheck``) and appended column by column; when the batch is
+sealed the lists become arrays (``_arrays.build``: timestamps parsed in one call) and the Python
+objects are freed. Without pyarrow, text categories are coded run by run (``coded``) and
+timestamps kept as fixed-width bytes (``isotimes``), so nothing but those small codes and bytes
+accumulates and sealing is numpy work; the batches are then larger (fewer, cheaper seals).
+Timestamp strings that do not parse are reported to their run when the batch is sealed.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Callable
+from itertools import accumulate
 from typing import Any
 
 import numpy as np
 
 from . import _arrays
+from .coded import CodedColumn
 from .columns import Column
 from .eventcheck import check_run
+from .isotimes import TimeColumn
 from .rowsource import system_rows
 from .values import describe
 
@@ -37,32 +43,59 @@ EVENT_KINDS: dict[str, str] = {
     "model": "category",
 }
 _EMPTY: dict[str, Any] = {}
+_CHUNK_ROWS = 256  # queued rows turned into columns together (see Batch.add); a bigger run goes at once, hot
 
 
 class Batch:
-    """Rows of several runs: Python lists while filling, compact arrays once sealed.
+    """Rows of several runs: Python lists (or codes) while filling, compact arrays once sealed.
 
     Each run added leaves a ``report`` callback: timestamps are parsed when the batch is sealed
     (one call for all its rows), and the strings that do not parse are reported to their run then.
     """
 
-    __slots__ = ("lists", "arrays", "payload", "rows", "extras", "reports")
+    __slots__ = ("lists", "coded", "times", "arrays", "payload", "rows", "extras", "reports", "pending", "pending_rows")
 
-    def __init__(self, extras: tuple[Column, ...]):
+    def __init__(self, extras: tuple[Column, ...], compact: bool = not _arrays.HAVE_ARROW):
+        """``compact``: categories as codes and timestamps as bytes while filling (the default without pyarrow)."""
         self.extras = extras
-        self.lists: dict[str, list[Any]] | None = {name: [] for name in EVENT_KINDS}
-        for column in extras:
-            self.lists[column.name] = []
+        kinds = {**EVENT_KINDS, **{c.name: c.type for c in extras}}
+        self.coded = {name: CodedColumn() for name, kind in kinds.items() if compact and kind == "category"}
+        self.times = TimeColumn() if compact else None
+        self.lists: dict[str, list[Any]] | None = {
+            name: [] for name in kinds if name not in self.coded and not (compact and name == "timestamp")
+        }
         self.payload: list[Any] | np.ndarray = []
         self.arrays: dict[str, Any] = {}
         self.rows = 0
         self.reports: list[tuple[int, Report]] = []
+        self.pending: list[tuple[list[dict[str, Any]], Report, list[tuple[int, str]], list[list[Any]]]] = []
+        self.pending_rows = 0
 
-    def add(self, evs: list[dict[str, Any]], report: Report) -> tuple[int, int, tuple[tuple[int, str], ...]]:
+    def add(self, evs: list[dict[str, Any]], report: Report) -> tuple[int, int, list[tuple[int, str]]]:
         """Append a run's events; returns their (start, stop) rows and where a payload names its system.
 
-        Values that break their rule are read as None and passed to ``report`` as (event index, reason).
+        Runs are queued and turned into columns together once 256 rows wait (or when sealed): the
+        per-run cost of small runs is then paid once per chunk. Values that break their rule are
+        read as None and passed to ``report`` as (event index, reason) then; the returned list of
+        (event index, system) is filled then too.
         """
+        named: list[tuple[int, str]] = []
+        extra_values = [[column.value(e) for e in evs] for column in self.extras]  # user code: may raise, here
+        start = self.rows
+        self.rows += len(evs)
+        self.reports.append((start, report))
+        self.pending.append((evs, report, named, extra_values))
+        self.pending_rows += len(evs)
+        if self.pending_rows >= _CHUNK_ROWS:
+            self._flush()
+        return start, self.rows, named
+
+    def _flush(self) -> None:
+        """Column values for the queued runs, checked as one chunk; problems and systems go back to each run."""
+        runs, self.pending, self.pending_rows = self.pending, [], 0
+        if not runs:
+            return
+        evs = runs[0][0] if len(runs) == 1 else [e for run in runs for e in run[0]]
         lists = self.lists
         assert lists is not None
         payloads: list[Any] = [e.get("payload") for e in evs]  # unchecked JSON: a non-object fails .get below
@@ -101,45 +134,73 @@ class Batch:
                 names[i] = types[i] or names[i]
         except ValueError:
             pass
+        if self.times is not None:  # compact: caused_by names earlier events, so share their id strings, not copies
+            ids = cols["event_id"]
+            same = dict(zip(ids, ids))
+            cols["caused_by"] = [same.get(c, c) for c in cols["caused_by"]]
         for name in EVENT_KINDS:
-            lists[name] += cols[name]
-        for column in self.extras:
-            lists[column.name] += [column.value(e) for e in evs]
+            if name in lists:
+                lists[name] += cols[name]
+            elif name in self.coded:  # checked: text or None, except a tool (an object is named by _text)
+                self.coded[name].extend(cols[name], text=name != "tool")
+        if self.times is not None:
+            self.times.extend(cols["timestamp"])
+        for k, column in enumerate(self.extras):
+            values = runs[0][3][k] if len(runs) == 1 else [v for run in runs for v in run[3][k]]
+            if column.name in self.coded:
+                self.coded[column.name].extend(values)
+            else:
+                lists[column.name] += values
         self.payload += payloads
-        start = self.rows
-        self.rows += len(evs)
-        if bad:
-            report(bad)
-        self.reports.append((start, report))
-        return start, self.rows, system_rows(gp)
+        offsets = list(accumulate((len(run[0]) for run in runs[:-1]), initial=0))
+        for run, found in _by_run(bad, offsets).items():
+            runs[run][1](found)
+        for run, found in _by_run(system_rows(gp, cols["source"]), offsets).items():
+            runs[run][2].extend(found)
 
     def seal(self) -> None:
         if self.lists is None:
             return
+        self._flush()
         kinds = {**EVENT_KINDS, **{c.name: c.type for c in self.extras}}
         for name, values in self.lists.items():
             kind = kinds[name]
             self.arrays[name] = _arrays.build(kind if kind in ("str", "category", "datetime", "float") else "object", values)
-        self._report_times(self.lists["timestamp"], self.arrays["timestamp"])
+        for name, coded in self.coded.items():
+            self.arrays[name] = coded.build()
+        if self.times is not None:
+            self.arrays["timestamp"], unparsed = self.times.build()
+        else:
+            unparsed = _unparsed(self.lists["timestamp"], self.arrays["timestamp"])
+        self._report_times(unparsed)
         payload = np.empty(self.rows, dtype=object)
         payload[:] = self.payload
         self.payload = payload
         self.lists = None
+        self.coded = {}
+        self.times = None
         self.reports = []
 
-    def _report_times(self, raw: list[Any], parsed: Any) -> None:
+    def _report_times(self, unparsed: list[tuple[int, Any]]) -> None:
         """Report timestamp strings that did not parse (missing ones were reported when added)."""
-        missing = _arrays.missing(parsed)
-        if int(missing.sum()) == raw.count(None):
-            return
-        rows = np.flatnonzero(missing & np.fromiter((v is not None for v in raw), dtype=bool, count=len(raw)))
-        starts = [start for start, _ in self.reports]
-        by_run: dict[int, list[tuple[int, str]]] = {}
-        for row in rows.tolist():
-            run = bisect_right(starts, row) - 1
-            start = starts[run]
-            by_run.setdefault(run, []).append(
-                (row - start, f"timestamp {describe(raw[row])} is not an ISO-8601 time; read as unknown")
-            )
-        for run, bad in by_run.items():
+        reasons = [(row, f"timestamp {describe(value)} is not an ISO-8601 time; read as unknown") for row, value in unparsed]
+        for run, bad in _by_run(reasons, [start for start, _ in self.reports]).items():
             self.reports[run][1](bad)
+
+
+def _by_run(items: list[tuple[int, Any]] | tuple[tuple[int, Any], ...], starts: list[int]) -> dict[int, list[tuple[int, Any]]]:
+    """(row, x) pairs, rows in order, as {run: [(row within the run, x), ...]} for runs starting at ``starts``."""
+    by_run: dict[int, list[tuple[int, Any]]] = {}
+    for row, value in items:
+        run = bisect_right(starts, row) - 1
+        by_run.setdefault(run, []).append((row - starts[run], value))
+    return by_run
+
+
+def _unparsed(raw: list[Any], parsed: Any) -> list[tuple[int, Any]]:
+    """(row, string) of the timestamps ``_arrays.timestamps`` read as missing although a string was there."""
+    missing = _arrays.missing(parsed)
+    if int(missing.sum()) == raw.count(None):
+        return []
+    rows = np.flatnonzero(missing & np.fromiter((v is not None for v in raw), dtype=bool, count=len(raw)))
+    return [(row, raw[row]) for row in rows.tolist()]

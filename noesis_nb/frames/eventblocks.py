@@ -1,10 +1,11 @@
 """The event hot path: events.jsonl bytes → ``parse_lines`` → column lists → compact batch arrays.
 
 Each file is read once (never from outside its run) and parsed with the store's one line parser.
-Its events are checked and turned into column lists while they are hot in cache (``Batch``), and
-every ~1k rows the lists become compact arrays, so Python string objects are freed. A run's rows
-are a slice of a batch: the cache keeps that slice with the run's problems (file, line, reason),
-and assembling a frame from cached runs is slicing and concatenating arrays, not parsing.
+Its events are checked and turned into columns while they are hot in cache (``Batch``, small runs
+a few hundred rows at a time), and each batch becomes compact arrays when sealed, so Python string
+objects are freed. A run's rows are a slice of a batch: the cache keeps that slice with the run's
+problems (file, line, reason), and assembling a frame from cached runs is slicing and concatenating
+arrays, not parsing.
 """
 
 from __future__ import annotations
@@ -29,7 +30,12 @@ from .source import RunRef
 
 __all__ = ["EVENT_KINDS", "load_events", "EventColumns"]
 
-_BATCH_ROWS = 1024  # sealing small batches keeps the values hot in cache (measured: ~25% faster than 32k)
+# Rows per batch. With pyarrow, sealing small batches keeps the values hot in cache (measured: ~25%
+# faster than 32k). A compact batch (the default without pyarrow) holds only codes, fixed-width
+# timestamp bytes and the objects the frame keeps anyway, and each seal costs a dozen pandas calls:
+# fewer, larger batches are faster (16k: as little memory as 1k batches, measured).
+_COMPACT = not _arrays.HAVE_ARROW  # Batch(compact=...): codes and timestamp bytes while filling
+_BATCH_ROWS = 1 << 14 if _COMPACT else 1024
 _NO_EVENTS: tuple[None, int, int] = (None, 0, 0)
 
 
@@ -75,9 +81,10 @@ def load_events(
     extras_key = tuple((c.name, c.path, id(c.fn), c.type) for c in extras)
     segments: list[tuple[Batch | None, int, int]] = []
     run_sources: list[str] = []
-    systems: list[tuple[tuple[int, str], ...]] = []  # per run: (row, system) where payload.source names one
-    batch = Batch(extras)
+    systems: list[Sequence[tuple[int, str]]] = []  # per run: (row, system) where payload.source names one (filled by the batch)
+    batch = Batch(extras, _COMPACT)
     per_run: list[list[LoadProblem]] = []  # reported in run order once every batch is sealed
+    fresh: list[tuple[Any, ...]] = []  # cache entries, stored once every batch they point into is sealed
     with gc_paused():
         paths = [r.fs.join(r.path, "events.jsonl") for r in refs]
         prefetch_remote(refs, _events_and_source_doc)
@@ -111,7 +118,8 @@ def load_events(
                 url = ref.fs.url(path)
                 corruptions: list[Any] = []
                 torn: list[int] = []
-                evs = parse_lines(data, url, strict=problems.strict, errors=corruptions, torn=torn)
+                numbers: list[int] = []
+                evs = parse_lines(data, url, strict=problems.strict, errors=corruptions, torn=torn, numbers=numbers)
                 run_problems.extend(LoadProblem(c.path, c.line_number, c.reason) for c in corruptions)
                 if torn and _sealed(ref):
                     run_problems.append(
@@ -119,18 +127,20 @@ def load_events(
                             url, torn[0], "the last line is cut off (no newline) although the run is sealed; it is not read"
                         )
                     )
-                start, stop, named = batch.add(evs, _reporter(url, data, run_problems))
+                start, stop, named = batch.add(evs, _reporter(url, numbers, run_problems))
                 systems.append(named)
                 del evs
                 segment = (batch, start, stop)
                 segments.append(segment)
                 if use_cache:
-                    CACHE.put(key, (stamp, named_by), (segment, run_problems, source, named), rows=stop - start)
+                    fresh.append((key, (stamp, named_by), (segment, run_problems, source, named), stop - start))
                 if batch.rows >= _BATCH_ROWS:
                     batch.seal()
-                    batch = Batch(extras)
-        finally:  # also when a strict load raises: cached segments must never point into an unsealed batch
+                    batch = Batch(extras, _COMPACT)
+        finally:  # also when a strict load raises: the last batch's arrays are built
             batch.seal()
+        for key, stamp, value, rows in fresh:  # a load that raised stores none: no entry points into a batch left half-built
+            CACHE.put(key, stamp, value, rows=rows)
         for run_problems in per_run:
             problems.extend(run_problems)
         names = [r.name for r in refs]
@@ -163,14 +173,16 @@ def _sealed(ref: RunRef) -> bool:
     return ref.fs.stat(ref.file("final.json")) is not None or ref.fs.stat(ref.file("manifest.json")) is not None
 
 
-def _reporter(url: str, data: bytes, sink: list[LoadProblem]) -> Callable[[list[tuple[int, str]]], None]:
-    """Turns (event index, reason) into problems with line numbers (worked out only when a run has any)."""
-    numbers: list[int] = []
+def _reporter(url: str, numbers: list[int], sink: list[LoadProblem]) -> Callable[[list[tuple[int, str]]], None]:
+    """Turns (event index, reason) into problems with line numbers; ``numbers``: each event's line.
+
+    It lives until the batch is sealed (a timestamp is reported then), so it keeps the line
+    numbers only when some line was not an event, never the file's bytes.
+    """
+    lines = None if not numbers or numbers[-1] == len(numbers) else numbers  # None: event i is line i + 1
 
     def report(bad: list[tuple[int, str]]) -> None:
-        if not numbers:
-            parse_lines(data, url, strict=False, errors=[], numbers=numbers)
-        sink.extend(LoadProblem(url, numbers[i], reason) for i, reason in bad)
+        sink.extend(LoadProblem(url, i + 1 if lines is None else lines[i], reason) for i, reason in bad)
 
     return report
 
@@ -189,7 +201,7 @@ def _assemble(
     names: list[str],
     extras: tuple[Column, ...],
     run_sources: list[str],
-    systems: list[tuple[tuple[int, str], ...]],
+    systems: list[Sequence[tuple[int, str]]],
 ) -> EventColumns:
     lengths = [stop - start for _, start, stop in segments]
     merged: list[list[Any]] = []

@@ -12,6 +12,7 @@ other values (Noēsis' plan events say ``"planner.minimal"``) are not systems.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -71,9 +72,12 @@ def _read(ref: Any, name: str) -> bytes | None:
     return None if got is None else got[0]
 
 
-def system_rows(payloads: list[Any]) -> tuple[tuple[int, str], ...]:
-    """``(position, system)`` of the payloads (dicts) whose ``source`` names an integration; usually none."""
-    raw = [p.get("source") for p in payloads]
+def system_rows(payloads: list[Any], sources: list[Any] | None = None) -> tuple[tuple[int, str], ...]:
+    """``(position, system)`` of the payloads (dicts) whose ``source`` names an integration; usually none.
+
+    ``sources``: their ``payload.source`` values when the caller has read them already.
+    """
+    raw = [p.get("source") for p in payloads] if sources is None else sources
     try:
         if SYSTEMS.isdisjoint(raw):
             return ()
@@ -82,7 +86,7 @@ def system_rows(payloads: list[Any]) -> tuple[tuple[int, str], ...]:
     return tuple((i, s) for i, s in enumerate(raw) if type(s) is str and s in SYSTEMS)
 
 
-def source_column(run_sources: list[str], systems: list[tuple[tuple[int, str], ...]], lengths: list[int]) -> pd.Categorical:
+def source_column(run_sources: list[str], systems: list[Sequence[tuple[int, str]]], lengths: list[int]) -> pd.Categorical:
     """The events' ``source``: each run's source over its rows, replaced where ``system_rows`` found a system."""
     names = sorted({*run_sources, *(s for found in systems for _, s in found)})
     code = {name: i for i, name in enumerate(names)}

@@ -204,6 +204,49 @@ def parse_lines(
     """
     lines = data.split(b"\n")
     last = lines.pop() if lines else b""  # after the final newline: b"" unless the last line is torn
+    events = _all_objects(lines)
+    if events is not None:  # the common case: every whole line is one JSON object
+        if numbers is not None:
+            numbers.extend(range(1, len(lines) + 1))
+    else:
+        events = _line_by_line(lines, path, strict, errors, numbers)
+    if last.strip():
+        try:
+            value = orjson.loads(last)
+        except orjson.JSONDecodeError:
+            value = None  # a line still being written
+        if type(value) is dict:  # complete JSON written without its newline yet
+            events.append(value)
+            if numbers is not None:
+                numbers.append(len(lines) + 1)
+        elif torn is not None:
+            torn.append(len(lines) + 1)
+    return events
+
+
+def _all_objects(lines: list[bytes]) -> list[dict[str, Any]] | None:
+    """Every line parsed in one C-level pass, or None when any line is blank, not JSON or not an object.
+
+    A blank line never parses (JSON has no empty document), so a None here sends the file to
+    ``_line_by_line``, which skips blanks and reports bad lines one by one: the result is the same.
+    """
+    try:
+        events = list(map(orjson.loads, lines))
+    except orjson.JSONDecodeError:
+        return None
+    if events and set(map(type, events)) != {dict}:
+        return None
+    return events
+
+
+def _line_by_line(
+    lines: list[bytes],
+    path: str,
+    strict: bool,
+    errors: list[EventLogCorruption] | None,
+    numbers: list[int] | None,
+) -> list[dict[str, Any]]:
+    """The careful reader: blank lines skipped, each bad line reported (or raised when ``strict``) with its number."""
     events: list[dict[str, Any]] = []
     loads = orjson.loads
     for number, raw in enumerate(lines, start=1):
@@ -221,17 +264,6 @@ def parse_lines(
         events.append(value)
         if numbers is not None:
             numbers.append(number)
-    if last.strip():
-        try:
-            value = loads(last)
-        except orjson.JSONDecodeError:
-            value = None  # a line still being written
-        if type(value) is dict:  # complete JSON written without its newline yet
-            events.append(value)
-            if numbers is not None:
-                numbers.append(len(lines) + 1)
-        elif torn is not None:
-            torn.append(len(lines) + 1)
     return events
 
 
