@@ -39,12 +39,16 @@ class CodedColumn:
             for value in set(values).difference(vocab):
                 vocab[value] = len(vocab)
             found = list(map(vocab.__getitem__, values))
-        if type(self.codes) is bytearray and len(vocab) > 256:
-            self.codes = list(self.codes)
-        self.codes += bytes(found) if type(self.codes) is bytearray else found
+        codes = self.codes
+        if isinstance(codes, bytearray) and len(vocab) > 256:
+            codes = self.codes = list(codes)
+        if isinstance(codes, bytearray):
+            codes += bytes(found)
+        else:
+            codes += found
 
     def build(self) -> pd.Categorical:
-        names = list(self.vocab)[1:]
+        names = [str(name) for name in list(self.vocab)[1:]]  # every key but the missing one is text
         order = sorted(range(len(names)), key=names.__getitem__)
         remap = np.empty(len(names) + 1, dtype=np.int32)
         remap[0] = -1
