@@ -23,10 +23,11 @@ from .fs import BadFile, Stat, dir_stamp, local_unchanged
 from .problems import LoadProblem
 from .shapes import FINAL, MANIFEST, STATE, SUMMARY, Spec, check
 from .source import RunRef
+from .toolfolders import ToolFolders
 from .usage import MODEL_CALL, scan_model_calls
 from .values import describe, is_time
 
-__all__ = ["read_run", "run_stamp", "run_unchanged", "calls_from_events", "RunRecord", "ToolCounts", "Call", "PARTS"]
+__all__ = ["read_run", "run_stamp", "run_unchanged", "local_checks", "calls_from_events", "RunRecord", "ToolCounts", "Call", "PARTS"]
 
 _TAIL = 16384
 PARTS = (
@@ -95,8 +96,13 @@ def _doc(ref: RunRef, name: str, problems: list[LoadProblem], stamp: dict[str, A
     return check(value, shape, lambda reason: problems.append(LoadProblem(url, None, reason)))
 
 
-def read_run(ref: RunRef, *, strict: bool) -> tuple[RunRecord, dict[str, Any], list[LoadProblem]]:
-    """(record, stamp of every file consulted, problems). The record holds documents and derived facts."""
+def read_run(
+    ref: RunRef, *, strict: bool, folders: ToolFolders | None = None
+) -> tuple[RunRecord, dict[str, Any], list[LoadProblem]]:
+    """(record, stamp of every file consulted, problems). The record holds documents and derived facts.
+
+    ``folders`` lists the run's tool folders (pass the one the manifest check will use, to look once).
+    """
     problems: list[LoadProblem] = []
     # every file consulted, stamped from the very file read (a later replacement by rename has another stat)
     stamp: dict[str, Any] = {}
@@ -136,7 +142,8 @@ def read_run(ref: RunRef, *, strict: bool) -> tuple[RunRecord, dict[str, Any], l
     if day_sums is not None:
         calls = day_sums
     listings: dict[str, list[str]] = {}
-    tools = _tools(ref, stamp, problems, listings, sealed=final is not None or manifest is not None)
+    folders = folders or ToolFolders(ref)
+    tools = _tools(folders, stamp, problems, listings, sealed=final is not None or manifest is not None)
     record: RunRecord = {
         "ref": ref,
         "summary": summary,
@@ -292,22 +299,23 @@ def _first_event(line: bytes) -> dict[str, Any] | None:
 
 
 def _tools(
-    ref: RunRef, stamp: dict[str, Any], problems: list[LoadProblem], listings: dict[str, list[str]], *, sealed: bool
+    folders: ToolFolders, stamp: dict[str, Any], problems: list[LoadProblem], listings: dict[str, list[str]], *, sealed: bool
 ) -> ToolCounts:
     """Draft counts from ``tool_invocations/`` listings; pending = undecided, unexecuted drafts still pending_approval."""
-    if not sealed and not _listing(ref, ("tool_invocations",), stamp, problems, listings, keep=False):
+    ref = folders.ref
+    if not sealed and not _listing(folders, ("tool_invocations",), stamp, problems, listings, keep=False):
         stamp["tool_invocations/"] = None
         return {"drafts": 0, "pending": 0, "present": False}
     where: dict[str, tuple[str, ...]] = {}  # draft -> its folder (Noēsis' prepared/, or the python extension folder)
     for sub in PREPARED_DIRS:
         parts = ("tool_invocations", *sub.split("/"))
-        where.update((n[:-5], parts) for n in _listing(ref, parts, stamp, problems, listings) if n.endswith(".json"))
+        where.update((n[:-5], parts) for n in _listing(folders, parts, stamp, problems, listings) if n.endswith(".json"))
     if sealed:  # nothing can be pending; the drafts are the prepared records
         return {"drafts": len(where), "pending": 0, "present": bool(where)}
     names = {"prepared": set(where)}
     for kind in ("approvals", "executions"):
         names[kind] = {
-            n[:-5] for n in _listing(ref, ("tool_invocations", kind), stamp, problems, listings) if n.endswith(".json")
+            n[:-5] for n in _listing(folders, ("tool_invocations", kind), stamp, problems, listings) if n.endswith(".json")
         }
     pending = 0
     undecided = names["prepared"] - names["approvals"] - names["executions"]
@@ -327,7 +335,7 @@ def _tools(
 
 
 def _listing(
-    ref: RunRef,
+    folders: ToolFolders,
     parts: tuple[str, ...],
     stamp: dict[str, Any],
     problems: list[LoadProblem],
@@ -336,33 +344,40 @@ def _listing(
 ) -> list[str]:
     """A tool folder's names (stamped for the cache, kept in ``listings`` for the manifest check);
     a folder that is not one of the run's is reported and read as empty."""
+    ref = folders.ref
     folder = ref.file(*parts)
     try:
-        listing = ref.listdir(*parts)
+        listing = folders.listdir(parts)
     except BadFile as exc:
         problems.append(LoadProblem(ref.fs.url(folder), None, f"{exc.reason}; its tool records are not read"))
         listing = []
     else:
         listings["/".join(parts)] = listing
-    if keep:
-        stamp["/".join(parts) + "/"] = dir_stamp(ref.fs, folder, listing)  # a folder: its key ends with "/"
+    if keep:  # a folder: its key ends with "/"; one known to be absent needs no stat
+        stamp["/".join(parts) + "/"] = None if folders.absent(parts) else dir_stamp(ref.fs, folder, listing)
     return listing
 
 
-def run_unchanged(ref: RunRef, stamp: dict[str, Any]) -> bool:
+def run_unchanged(ref: RunRef, stamp: dict[str, Any], checks: list[tuple[str, Any]] | None = None) -> bool:
     """Whether every file and folder a cached record was built from still has its stamp (early exit on the first change).
 
     Every one is looked at, not only the documents a seal rewrites: an edit in place of a sealed
     run's state or final changes neither the folder nor the other files, and must show.
+    ``checks`` is ``local_checks(ref, stamp)`` made when the record was cached (the same paths each time).
     """
     if ref.fs.protocol != "file":
         return run_stamp(ref, list(stamp)) == stamp
-    base = ref.path + os.sep
-    if "events.jsonl" in stamp and ref.events_stat is not None:  # taken while listing the root
-        if ref.events_stat != stamp["events.jsonl"]:
+    if "events.jsonl" in stamp:  # its stat was taken while listing the root (else taken now)
+        now = ref.events_stat if ref.events_stat is not None else ref.fs.stat(ref.file("events.jsonl"))
+        if now != stamp["events.jsonl"]:
             return False
-        return local_unchanged((ref.path if n == "." else base + n, v) for n, v in stamp.items() if n != "events.jsonl")
-    return local_unchanged((ref.path if n == "." else base + n, v) for n, v in stamp.items())
+    return local_unchanged(checks if checks is not None else local_checks(ref, stamp))
+
+
+def local_checks(ref: RunRef, stamp: dict[str, Any]) -> list[tuple[str, Any]]:
+    """(path, stamp) of every local file and folder in ``stamp`` but events.jsonl (``run_unchanged`` looks at that one)."""
+    base = ref.path + os.sep
+    return [(ref.path if n == "." else base + n, v) for n, v in stamp.items() if n != "events.jsonl"]
 
 
 def run_stamp(ref: RunRef, names: list[str]) -> dict[str, Any]:

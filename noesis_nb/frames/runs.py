@@ -20,9 +20,10 @@ from .fs import BadFile, dir_stamp, prefetch_remote
 from .gcpause import gc_paused, without_gc
 from .problems import LoadProblem, Problems
 from .progress import progress as _progress
-from .runrecord import RunRecord, calls_from_events, read_run, run_unchanged
-from .runusage import run_usage, sums_hide_priced_parts
+from .runrecord import RunRecord, calls_from_events, local_checks, read_run, run_unchanged
+from .runusage import PriceMemo, run_usage, sums_hide_priced_parts
 from .source import RunRef, Source, episode_filter, resolve_source
+from .toolfolders import ToolFolders
 from .values import safe_name
 
 __all__ = ["runs_df"]
@@ -67,10 +68,11 @@ def runs_df(
     prefetch_remote(refs, _run_files)
     with gc_paused():
         records = [_record(ref, problems, cache, verify) for ref in _progress(refs, progress, "runs")]
+        memo = PriceMemo(pricer)
         for record in records:
-            if record["calls_from"] == "summary" and sums_hide_priced_parts(record, pricer):
+            if record["calls_from"] == "summary" and sums_hide_priced_parts(record, memo):
                 problems.extend(calls_from_events(record))
-        key = (tuple((c.name, c.path, id(c.fn), c.type) for c in extras), pricer.version)
+        key = (tuple((c.name, c.path, id(c.fn), c.type) for c in extras), memo.version)
         df = MEMO.get(("runs", key), tuple(records)) if cache else None
         if df is None:
             df = _frame(records, extras, pricer)
@@ -94,17 +96,20 @@ def _record(ref: RunRef, problems: Problems, use_cache: bool, verify: str) -> Ru
         hit = CACHE.get(key, "known")
         if hit is not None:
             record: RunRecord  # the cache holds several kinds of value; this key's is what the put below stores
-            stamp, record, run_problems = hit
-            if run_unchanged(ref, stamp):
-                problems.extend(run_problems)
+            stamp, record, run_problems, checks = hit
+            if run_unchanged(ref, stamp, checks):
+                if run_problems:
+                    problems.extend(run_problems)
                 return record
-    record, stamp, run_problems = read_run(ref, strict=problems.strict)
-    ok = _manifest_ok(ref, record["manifest"], verify, record["known_sizes"], run_problems, stamp, record["listings"])
+    folders = ToolFolders(ref)
+    record, stamp, run_problems = read_run(ref, strict=problems.strict, folders=folders)
+    ok = _manifest_ok(folders, record["manifest"], verify, record["known_sizes"], run_problems, stamp, record["listings"])
     record["manifest_ok"] = ok and record["manifest_clean"] if ok is not None else None
     record["row"] = _checked_row(record, run_problems)
     problems.extend(run_problems)
     if use_cache:
-        CACHE.put(key, "known", (stamp, record, run_problems))  # stamp: every file read, edited in place or not
+        checks = local_checks(ref, stamp) if ref.fs.protocol == "file" else None
+        CACHE.put(key, "known", (stamp, record, run_problems, checks))  # stamp: every file read, edited in place or not
     return record
 
 
@@ -133,7 +138,7 @@ def _checked_row(record: RunRecord, run_problems: list[LoadProblem]) -> dict[str
 
 
 def _manifest_ok(
-    ref: RunRef,
+    folders: ToolFolders,
     manifest: dict[str, Any] | None,
     verify: str,
     known: dict[str, int],
@@ -151,6 +156,7 @@ def _manifest_ok(
     """
     if manifest is None:
         return None
+    ref = folders.ref
     files = manifest.get("files")
     if not isinstance(files, list):
         return False
@@ -183,19 +189,24 @@ def _manifest_ok(
                 listings[folder] = set(read_folders[folder])  # stamped when it was listed
             if folder not in listings:
                 try:
-                    listings[folder] = set(ref.listdir(*folder.split("/")))
+                    listings[folder] = set(folders.listdir(tuple(folder.split("/"))))
                 except BadFile as exc:
                     problems.append(
                         LoadProblem(where(folder), None, f"{exc.reason}; the files manifest.json lists in it are not checked")
                     )
                     listings[folder] = set()
-                stamp.setdefault(folder + "/", dir_stamp(ref.fs, ref.file(*folder.split("/")), sorted(listings[folder])))
+                parts = tuple(folder.split("/"))
+                marker = None if folders.absent(parts) else dir_stamp(ref.fs, ref.file(*parts), sorted(listings[folder]))
+                stamp.setdefault(folder + "/", marker)
             if base not in listings[folder]:
                 problems.append(LoadProblem(where(name), None, "listed in manifest.json but missing"))
                 ok = False
             continue
         if size is None:
-            stat = ref.fs.stat(ref.file(*name.split("/")))
+            if name == "events.jsonl" and ref.events_stat is not None:
+                stat = ref.events_stat  # taken while listing the root; a warm load compares the next listing's
+            else:
+                stat = ref.fs.stat(ref.file(*name.split("/")))
             stamp.setdefault(name, stat)
             if stat is None:
                 problems.append(LoadProblem(where(name), None, "listed in manifest.json but missing"))
