@@ -167,8 +167,10 @@ def _manifest_ok(
     if verify == "hash" and ref.fs.protocol == "file":
         for entry in files:
             name = entry.get("name") if isinstance(entry, dict) else None
-            if isinstance(name, str) and safe_name(name) and name not in stamp:
-                stamp[name] = ref.fs.stat(ref.file(*name.split("/")))
+            if isinstance(name, str) and safe_name(name):
+                if name not in stamp:
+                    stamp[name] = ref.fs.stat(ref.file(*name.split("/")))
+                _stamp_folders(ref, name, stamp)
         checked = verify_manifest(Path(ref.path))
         problems.extend(
             LoadProblem(where(name) if safe_name(name) else ref.fs.url(ref.file("manifest.json")), None, reason)
@@ -222,6 +224,20 @@ def _manifest_ok(
             )
             ok = False
     return ok
+
+
+def _stamp_folders(ref: RunRef, name: str, stamp: dict[str, Any]) -> None:
+    """Stamp every folder holding ``name`` or one of its folders (the run's own, ``"."``, first).
+
+    Hashing refuses a file reached through a symlink, but ``stat`` follows one: a file or folder
+    swapped for a link to an identical copy keeps its stat. The swap changes the folder it was in.
+    """
+    stamp.setdefault(".", ref.fs.stat(ref.path))
+    folders = name.split("/")[:-1]
+    for depth in range(1, len(folders) + 1):
+        key = "/".join(folders[:depth]) + "/"
+        if key not in stamp:
+            stamp[key] = dir_stamp(ref.fs, ref.file(*folders[:depth]), None)
 
 
 def _get(doc: Any, *keys: str) -> Any:
