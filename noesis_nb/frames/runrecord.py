@@ -353,8 +353,11 @@ def _listing(
         listing = []
     else:
         listings["/".join(parts)] = listing
-    if keep:  # a folder: its key ends with "/"; one known to be absent needs no stat
-        stamp["/".join(parts) + "/"] = None if folders.absent(parts) else dir_stamp(ref.fs, folder, listing)
+    if keep and folders.absent(parts):  # no stat: what would show it appearing
+        key, marker = folders.absence(parts)
+        stamp.setdefault(key, marker)
+    elif keep:  # a folder: its key ends with "/"
+        stamp["/".join(parts) + "/"] = dir_stamp(ref.fs, folder, listing)
     return listing
 
 

@@ -198,8 +198,10 @@ def _manifest_ok(
                     )
                     listings[folder] = set()
                 parts = tuple(folder.split("/"))
-                marker = None if folders.absent(parts) else dir_stamp(ref.fs, ref.file(*parts), sorted(listings[folder]))
-                stamp.setdefault(folder + "/", marker)
+                if folders.absent(parts):  # no stat: what would show it appearing
+                    stamp.setdefault(*folders.absence(parts))
+                else:
+                    stamp.setdefault(folder + "/", dir_stamp(ref.fs, ref.file(*parts), sorted(listings[folder])))
             if base not in listings[folder]:
                 problems.append(LoadProblem(where(name), None, "listed in manifest.json but missing"))
                 ok = False

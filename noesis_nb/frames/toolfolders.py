@@ -14,6 +14,7 @@ import os
 import stat
 
 from ..store.runfiles import list_dir
+from .fs import Stat
 from .source import RunRef
 
 __all__ = ["ToolFolders"]
@@ -24,24 +25,36 @@ _TOP = "tool_invocations"
 class ToolFolders:
     """The folders of one run's ``tool_invocations/``, looked at once (on the first listing) for one load."""
 
-    __slots__ = ("ref", "_kinds", "_looked")
+    __slots__ = ("ref", "_kinds", "_stat", "_looked")
 
     def __init__(self, ref: RunRef):
         self.ref = ref
         self._kinds: dict[str, bool] | None = None  # entry name -> a plain folder (no symlink); None: not known
+        self._stat: Stat | None = None  # of tool_invocations/, taken before it was listed; None when absent
         self._looked = False
 
     def kinds(self) -> dict[str, bool] | None:
         """Entries of ``tool_invocations/`` (a plain folder or not); ``{}`` when it is absent, None when unknown."""
         if not self._looked:
             self._looked = True
-            self._kinds = _kinds(self.ref)
+            self._kinds, self._stat = _kinds(self.ref)
         return self._kinds
 
     def absent(self, parts: tuple[str, ...]) -> bool:
-        """Whether the folder is known not to exist (its stamp is None, no ``stat`` needed)."""
+        """Whether the folder is known not to exist (no ``stat`` needed to stamp it)."""
         kinds = self.kinds() if len(parts) > 1 and parts[0] == _TOP else None
         return kinds is not None and parts[1] not in kinds
+
+    def absence(self, parts: tuple[str, ...]) -> tuple[str, Stat | None]:
+        """(stamp key, stamp) that shows an absent folder (``absent(parts)``) appearing.
+
+        ``tool_invocations/``'s own stat, taken before it was listed, when it exists (creating
+        an entry in it changes it: a cached run then checks a folder that exists, no failed
+        ``stat``); else the folder's own key with None.
+        """
+        if self._stat is not None:
+            return _TOP + "/", self._stat
+        return "/".join(parts) + "/", None
 
     def listdir(self, parts: tuple[str, ...]) -> list[str]:
         """What ``RunRef.listdir(*parts)`` gives (``BadFile`` included), with fewer system calls for a plain folder."""
@@ -57,20 +70,20 @@ class ToolFolders:
         return self.ref.listdir(*parts)
 
 
-def _kinds(ref: RunRef) -> dict[str, bool] | None:
+def _kinds(ref: RunRef) -> tuple[dict[str, bool] | None, Stat | None]:
     if ref.fs.protocol != "file":
-        return None
+        return None, None
     path = ref.file(_TOP)
     try:
-        mode = os.lstat(path).st_mode
+        st = os.lstat(path)
     except FileNotFoundError:
-        return {}
+        return {}, None
     except OSError:
-        return None  # the careful path says what is wrong
-    if not stat.S_ISDIR(mode):
-        return None  # a symlink or a file: the careful path follows or reports it
+        return None, None  # the careful path says what is wrong
+    if not stat.S_ISDIR(st.st_mode):
+        return None, None  # a symlink or a file: the careful path follows or reports it
     try:
         with os.scandir(path) as entries:
-            return {e.name: e.is_dir(follow_symlinks=False) for e in entries}
+            return {e.name: e.is_dir(follow_symlinks=False) for e in entries}, (st.st_size, st.st_mtime_ns)
     except OSError:
-        return None
+        return None, None

@@ -174,3 +174,19 @@ def test_a_swap_for_a_link_to_an_identical_copy_is_seen_by_a_warm_hash_load(engi
     assert not cold["manifest_ok"].iloc[0]
     pd.testing.assert_frame_equal(warm, cold)
     assert _errors(warm) == _errors(cold) != []
+
+
+def test_a_folder_appearing_after_a_load_is_seen_by_the_next(engine_runs, tmp_path) -> None:
+    """A sealed run without x-python/ is cached with tool_invocations/'s stat; drafts added there show next time."""
+    runs_root, ids = engine_runs
+    run = tmp_path / ids["replayed"]
+    shutil.copytree(runs_root / ids["replayed"], run, symlinks=True)
+    drafts = run / "tool_invocations" / "x-python"
+    kept = tmp_path / "kept"
+    drafts.rename(kept)
+    before = runs_df(tmp_path)
+    kept.rename(drafts)
+    warm, cold = runs_df(tmp_path), runs_df(tmp_path, cache=False)
+    pd.testing.assert_frame_equal(warm, cold)
+    assert _errors(warm) == _errors(cold)
+    assert warm["tool_calls"].iloc[0] > before["tool_calls"].iloc[0]
