@@ -27,7 +27,17 @@ from .toolfolders import ToolFolders
 from .usage import MODEL_CALL, scan_model_calls
 from .values import describe, is_time
 
-__all__ = ["read_run", "run_stamp", "run_unchanged", "local_checks", "calls_from_events", "RunRecord", "ToolCounts", "Call", "PARTS"]
+__all__ = [
+    "read_run",
+    "run_stamp",
+    "run_unchanged",
+    "local_checks",
+    "calls_from_events",
+    "RunRecord",
+    "ToolCounts",
+    "Call",
+    "PARTS",
+]
 
 _TAIL = 16384
 PARTS = (

@@ -16,7 +16,7 @@ from . import _arrays
 from .cache import CACHE, MEMO
 from .coerce import Report, clean_row, obj
 from .columns import RUN_COLUMNS, TOKEN_COLUMNS, Column, check_columns
-from .fs import BadFile, dir_stamp, prefetch_remote
+from .fs import BadFile, Stat, dir_stamp, prefetch_remote
 from .gcpause import gc_paused, without_gc
 from .problems import LoadProblem, Problems
 from .progress import progress as _progress
@@ -55,6 +55,8 @@ def runs_df(
     Problems (unreadable documents, corrupt lines, malformed fields read as unknown) are in
     ``df.attrs["errors"]`` (each field by its path in its own file; files changed since the manifest
     one report each); ``strict=True`` raises on the first, naming the file.
+    With ``cache=True`` a later call reads again only the runs where a file or folder the row came
+    from has another size or modification time (one ``stat`` each: an edit in place shows too).
     """
     if verify not in ("quick", "size", "hash"):
         raise ValueError(
@@ -207,9 +209,8 @@ def _manifest_ok(
                 ok = False
             continue
         if size is None:
-            if name == "events.jsonl" and ref.events_stat is not None:
-                stat = ref.events_stat  # taken while listing the root; a warm load compares the next listing's
-            else:
+            stat: Stat | None = ref.events_stat if name == "events.jsonl" else None  # taken while listing the root
+            if stat is None:
                 stat = ref.fs.stat(ref.file(*name.split("/")))
             stamp.setdefault(name, stat)
             if stat is None:
