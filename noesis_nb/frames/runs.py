@@ -235,7 +235,8 @@ def _stamp_folders(ref: RunRef, name: str, stamp: dict[str, Any]) -> None:
     Hashing refuses a file reached through a symlink, but ``stat`` follows one: a file or folder
     swapped for a link to an identical copy keeps its stat. The swap changes the folder it was in.
     """
-    stamp.setdefault(".", ref.fs.stat(ref.path))
+    if "." not in stamp:
+        stamp["."] = ref.fs.stat(ref.path)
     folders = name.split("/")[:-1]
     for depth in range(1, len(folders) + 1):
         key = "/".join(folders[:depth]) + "/"
