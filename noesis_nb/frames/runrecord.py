@@ -31,7 +31,6 @@ __all__ = [
     "read_run",
     "run_stamp",
     "run_unchanged",
-    "local_checks",
     "calls_from_events",
     "RunRecord",
     "ToolCounts",
@@ -371,12 +370,11 @@ def _listing(
     return listing
 
 
-def run_unchanged(ref: RunRef, stamp: dict[str, Any], checks: list[tuple[str, Any]] | None = None) -> bool:
+def run_unchanged(ref: RunRef, stamp: dict[str, Any]) -> bool:
     """Whether every file and folder a cached record was built from still has its stamp (early exit on the first change).
 
     Every one is looked at, not only the documents a seal rewrites: an edit in place of a sealed
     run's state or final changes neither the folder nor the other files, and must show.
-    ``checks`` is ``local_checks(ref, stamp)`` made when the record was cached (the same paths each time).
     """
     if ref.fs.protocol != "file":
         return run_stamp(ref, list(stamp)) == stamp
@@ -384,13 +382,8 @@ def run_unchanged(ref: RunRef, stamp: dict[str, Any], checks: list[tuple[str, An
         now = ref.events_stat if ref.events_stat is not None else ref.fs.stat(ref.file("events.jsonl"))
         if now != stamp["events.jsonl"]:
             return False
-    return local_unchanged(checks if checks is not None else local_checks(ref, stamp))
-
-
-def local_checks(ref: RunRef, stamp: dict[str, Any]) -> list[tuple[str, Any]]:
-    """(path, stamp) of every local file and folder in ``stamp`` but events.jsonl (``run_unchanged`` looks at that one)."""
     base = ref.path + os.sep
-    return [(ref.path if n == "." else base + n, v) for n, v in stamp.items() if n != "events.jsonl"]
+    return local_unchanged((ref.path if n == "." else base + n, v) for n, v in stamp.items() if n != "events.jsonl")
 
 
 def run_stamp(ref: RunRef, names: list[str]) -> dict[str, Any]:

@@ -20,7 +20,7 @@ from .fs import BadFile, Stat, dir_stamp, prefetch_remote
 from .gcpause import gc_paused, without_gc
 from .problems import LoadProblem, Problems
 from .progress import progress as _progress
-from .runrecord import RunRecord, calls_from_events, local_checks, read_run, run_unchanged
+from .runrecord import RunRecord, calls_from_events, read_run, run_unchanged
 from .runusage import PriceMemo, run_usage, sums_hide_priced_parts
 from .source import RunRef, Source, episode_filter, resolve_source
 from .toolfolders import ToolFolders
@@ -98,8 +98,8 @@ def _record(ref: RunRef, problems: Problems, use_cache: bool, verify: str) -> Ru
         hit = CACHE.get(key, "known")
         if hit is not None:
             record: RunRecord  # the cache holds several kinds of value; this key's is what the put below stores
-            stamp, record, run_problems, checks = hit
-            if run_unchanged(ref, stamp, checks):
+            stamp, record, run_problems = hit
+            if run_unchanged(ref, stamp):
                 if run_problems:
                     problems.extend(run_problems)
                 return record
@@ -110,8 +110,7 @@ def _record(ref: RunRef, problems: Problems, use_cache: bool, verify: str) -> Ru
     record["row"] = _checked_row(record, run_problems)
     problems.extend(run_problems)
     if use_cache:
-        checks = local_checks(ref, stamp) if ref.fs.protocol == "file" else None
-        CACHE.put(key, "known", (stamp, record, run_problems, checks))  # stamp: every file read, edited in place or not
+        CACHE.put(key, "known", (stamp, record, run_problems))  # stamp: every file read, edited in place or not
     return record
 
 
