@@ -201,6 +201,6 @@ def local_unchanged(stamps: Iterable[tuple[str, Any]]) -> bool:
             if expected is not None:
                 return False
             continue
-        if expected is None or (st.st_size, st.st_mtime_ns) != expected:
+        if expected is None or st.st_mtime_ns != expected[1] or st.st_size != expected[0]:
             return False
     return True

@@ -23,10 +23,20 @@ from .fs import BadFile, Stat, dir_stamp, local_unchanged
 from .problems import LoadProblem
 from .shapes import FINAL, MANIFEST, STATE, SUMMARY, Spec, check
 from .source import RunRef
+from .toolfolders import ToolFolders
 from .usage import MODEL_CALL, scan_model_calls
 from .values import describe, is_time
 
-__all__ = ["read_run", "run_stamp", "run_unchanged", "calls_from_events", "RunRecord", "ToolCounts", "Call", "PARTS"]
+__all__ = [
+    "read_run",
+    "run_stamp",
+    "run_unchanged",
+    "calls_from_events",
+    "RunRecord",
+    "ToolCounts",
+    "Call",
+    "PARTS",
+]
 
 _TAIL = 16384
 PARTS = (
@@ -95,8 +105,13 @@ def _doc(ref: RunRef, name: str, problems: list[LoadProblem], stamp: dict[str, A
     return check(value, shape, lambda reason: problems.append(LoadProblem(url, None, reason)))
 
 
-def read_run(ref: RunRef, *, strict: bool) -> tuple[RunRecord, dict[str, Any], list[LoadProblem]]:
-    """(record, stamp of every file consulted, problems). The record holds documents and derived facts."""
+def read_run(
+    ref: RunRef, *, strict: bool, folders: ToolFolders | None = None
+) -> tuple[RunRecord, dict[str, Any], list[LoadProblem]]:
+    """(record, stamp of every file consulted, problems). The record holds documents and derived facts.
+
+    ``folders`` lists the run's tool folders (pass the one the manifest check will use, to look once).
+    """
     problems: list[LoadProblem] = []
     # every file consulted, stamped from the very file read (a later replacement by rename has another stat)
     stamp: dict[str, Any] = {}
@@ -136,7 +151,8 @@ def read_run(ref: RunRef, *, strict: bool) -> tuple[RunRecord, dict[str, Any], l
     if day_sums is not None:
         calls = day_sums
     listings: dict[str, list[str]] = {}
-    tools = _tools(ref, stamp, problems, listings, sealed=final is not None or manifest is not None)
+    folders = folders or ToolFolders(ref)
+    tools = _tools(folders, stamp, problems, listings, sealed=final is not None or manifest is not None)
     record: RunRecord = {
         "ref": ref,
         "summary": summary,
@@ -292,22 +308,23 @@ def _first_event(line: bytes) -> dict[str, Any] | None:
 
 
 def _tools(
-    ref: RunRef, stamp: dict[str, Any], problems: list[LoadProblem], listings: dict[str, list[str]], *, sealed: bool
+    folders: ToolFolders, stamp: dict[str, Any], problems: list[LoadProblem], listings: dict[str, list[str]], *, sealed: bool
 ) -> ToolCounts:
     """Draft counts from ``tool_invocations/`` listings; pending = undecided, unexecuted drafts still pending_approval."""
-    if not sealed and not _listing(ref, ("tool_invocations",), stamp, problems, listings, keep=False):
+    ref = folders.ref
+    if not sealed and not _listing(folders, ("tool_invocations",), stamp, problems, listings, keep=False):
         stamp["tool_invocations/"] = None
         return {"drafts": 0, "pending": 0, "present": False}
     where: dict[str, tuple[str, ...]] = {}  # draft -> its folder (Noēsis' prepared/, or the python extension folder)
     for sub in PREPARED_DIRS:
         parts = ("tool_invocations", *sub.split("/"))
-        where.update((n[:-5], parts) for n in _listing(ref, parts, stamp, problems, listings) if n.endswith(".json"))
+        where.update((n[:-5], parts) for n in _listing(folders, parts, stamp, problems, listings) if n.endswith(".json"))
     if sealed:  # nothing can be pending; the drafts are the prepared records
         return {"drafts": len(where), "pending": 0, "present": bool(where)}
     names = {"prepared": set(where)}
     for kind in ("approvals", "executions"):
         names[kind] = {
-            n[:-5] for n in _listing(ref, ("tool_invocations", kind), stamp, problems, listings) if n.endswith(".json")
+            n[:-5] for n in _listing(folders, ("tool_invocations", kind), stamp, problems, listings) if n.endswith(".json")
         }
     pending = 0
     undecided = names["prepared"] - names["approvals"] - names["executions"]
@@ -327,7 +344,7 @@ def _tools(
 
 
 def _listing(
-    ref: RunRef,
+    folders: ToolFolders,
     parts: tuple[str, ...],
     stamp: dict[str, Any],
     problems: list[LoadProblem],
@@ -336,16 +353,20 @@ def _listing(
 ) -> list[str]:
     """A tool folder's names (stamped for the cache, kept in ``listings`` for the manifest check);
     a folder that is not one of the run's is reported and read as empty."""
+    ref = folders.ref
     folder = ref.file(*parts)
     try:
-        listing = ref.listdir(*parts)
+        listing = folders.listdir(parts)
     except BadFile as exc:
         problems.append(LoadProblem(ref.fs.url(folder), None, f"{exc.reason}; its tool records are not read"))
         listing = []
     else:
         listings["/".join(parts)] = listing
-    if keep:
-        stamp["/".join(parts) + "/"] = dir_stamp(ref.fs, folder, listing)  # a folder: its key ends with "/"
+    if keep and folders.absent(parts):  # no stat: what would show it appearing
+        key, marker = folders.absence(parts)
+        stamp.setdefault(key, marker)
+    elif keep:  # a folder: its key ends with "/"
+        stamp["/".join(parts) + "/"] = dir_stamp(ref.fs, folder, listing)
     return listing
 
 
@@ -357,12 +378,12 @@ def run_unchanged(ref: RunRef, stamp: dict[str, Any]) -> bool:
     """
     if ref.fs.protocol != "file":
         return run_stamp(ref, list(stamp)) == stamp
-    base = ref.path + os.sep
-    if "events.jsonl" in stamp and ref.events_stat is not None:  # taken while listing the root
-        if ref.events_stat != stamp["events.jsonl"]:
+    if "events.jsonl" in stamp:  # its stat was taken while listing the root (else taken now)
+        now = ref.events_stat if ref.events_stat is not None else ref.fs.stat(ref.file("events.jsonl"))
+        if now != stamp["events.jsonl"]:
             return False
-        return local_unchanged((ref.path if n == "." else base + n, v) for n, v in stamp.items() if n != "events.jsonl")
-    return local_unchanged((ref.path if n == "." else base + n, v) for n, v in stamp.items())
+    base = ref.path + os.sep
+    return local_unchanged((ref.path if n == "." else base + n, v) for n, v in stamp.items() if n != "events.jsonl")
 
 
 def run_stamp(ref: RunRef, names: list[str]) -> dict[str, Any]:

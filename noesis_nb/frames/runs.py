@@ -16,13 +16,14 @@ from . import _arrays
 from .cache import CACHE, MEMO
 from .coerce import Report, clean_row, obj
 from .columns import RUN_COLUMNS, TOKEN_COLUMNS, Column, check_columns
-from .fs import BadFile, dir_stamp, prefetch_remote
+from .fs import BadFile, Stat, dir_stamp, prefetch_remote
 from .gcpause import gc_paused, without_gc
 from .problems import LoadProblem, Problems
 from .progress import progress as _progress
 from .runrecord import RunRecord, calls_from_events, read_run, run_unchanged
-from .runusage import run_usage, sums_hide_priced_parts
+from .runusage import PriceMemo, run_usage, sums_hide_priced_parts
 from .source import RunRef, Source, episode_filter, resolve_source
+from .toolfolders import ToolFolders
 from .values import safe_name
 
 __all__ = ["runs_df"]
@@ -54,6 +55,8 @@ def runs_df(
     Problems (unreadable documents, corrupt lines, malformed fields read as unknown) are in
     ``df.attrs["errors"]`` (each field by its path in its own file; files changed since the manifest
     one report each); ``strict=True`` raises on the first, naming the file.
+    With ``cache=True`` a later call reads again only the runs where a file or folder the row came
+    from has another size or modification time (one ``stat`` each: an edit in place shows too).
     """
     if verify not in ("quick", "size", "hash"):
         raise ValueError(
@@ -67,10 +70,11 @@ def runs_df(
     prefetch_remote(refs, _run_files)
     with gc_paused():
         records = [_record(ref, problems, cache, verify) for ref in _progress(refs, progress, "runs")]
+        memo = PriceMemo(pricer)
         for record in records:
-            if record["calls_from"] == "summary" and sums_hide_priced_parts(record, pricer):
+            if record["calls_from"] == "summary" and sums_hide_priced_parts(record, memo):
                 problems.extend(calls_from_events(record))
-        key = (tuple((c.name, c.path, id(c.fn), c.type) for c in extras), pricer.version)
+        key = (tuple((c.name, c.path, id(c.fn), c.type) for c in extras), memo.version)
         df = MEMO.get(("runs", key), tuple(records)) if cache else None
         if df is None:
             df = _frame(records, extras, pricer)
@@ -96,10 +100,12 @@ def _record(ref: RunRef, problems: Problems, use_cache: bool, verify: str) -> Ru
             record: RunRecord  # the cache holds several kinds of value; this key's is what the put below stores
             stamp, record, run_problems = hit
             if run_unchanged(ref, stamp):
-                problems.extend(run_problems)
+                if run_problems:
+                    problems.extend(run_problems)
                 return record
-    record, stamp, run_problems = read_run(ref, strict=problems.strict)
-    ok = _manifest_ok(ref, record["manifest"], verify, record["known_sizes"], run_problems, stamp, record["listings"])
+    folders = ToolFolders(ref)
+    record, stamp, run_problems = read_run(ref, strict=problems.strict, folders=folders)
+    ok = _manifest_ok(folders, record["manifest"], verify, record["known_sizes"], run_problems, stamp, record["listings"])
     record["manifest_ok"] = ok and record["manifest_clean"] if ok is not None else None
     record["row"] = _checked_row(record, run_problems)
     problems.extend(run_problems)
@@ -133,7 +139,7 @@ def _checked_row(record: RunRecord, run_problems: list[LoadProblem]) -> dict[str
 
 
 def _manifest_ok(
-    ref: RunRef,
+    folders: ToolFolders,
     manifest: dict[str, Any] | None,
     verify: str,
     known: dict[str, int],
@@ -151,6 +157,7 @@ def _manifest_ok(
     """
     if manifest is None:
         return None
+    ref = folders.ref
     files = manifest.get("files")
     if not isinstance(files, list):
         return False
@@ -161,8 +168,10 @@ def _manifest_ok(
     if verify == "hash" and ref.fs.protocol == "file":
         for entry in files:
             name = entry.get("name") if isinstance(entry, dict) else None
-            if isinstance(name, str) and safe_name(name) and name not in stamp:
-                stamp[name] = ref.fs.stat(ref.file(*name.split("/")))
+            if isinstance(name, str) and safe_name(name):
+                if name not in stamp:
+                    stamp[name] = ref.fs.stat(ref.file(*name.split("/")))
+                _stamp_folders(ref, name, stamp)
         checked = verify_manifest(Path(ref.path))
         problems.extend(
             LoadProblem(where(name) if safe_name(name) else ref.fs.url(ref.file("manifest.json")), None, reason)
@@ -183,19 +192,25 @@ def _manifest_ok(
                 listings[folder] = set(read_folders[folder])  # stamped when it was listed
             if folder not in listings:
                 try:
-                    listings[folder] = set(ref.listdir(*folder.split("/")))
+                    listings[folder] = set(folders.listdir(tuple(folder.split("/"))))
                 except BadFile as exc:
                     problems.append(
                         LoadProblem(where(folder), None, f"{exc.reason}; the files manifest.json lists in it are not checked")
                     )
                     listings[folder] = set()
-                stamp.setdefault(folder + "/", dir_stamp(ref.fs, ref.file(*folder.split("/")), sorted(listings[folder])))
+                parts = tuple(folder.split("/"))
+                if folders.absent(parts):  # no stat: what would show it appearing
+                    stamp.setdefault(*folders.absence(parts))
+                else:
+                    stamp.setdefault(folder + "/", dir_stamp(ref.fs, ref.file(*parts), sorted(listings[folder])))
             if base not in listings[folder]:
                 problems.append(LoadProblem(where(name), None, "listed in manifest.json but missing"))
                 ok = False
             continue
         if size is None:
-            stat = ref.fs.stat(ref.file(*name.split("/")))
+            stat: Stat | None = ref.events_stat if name == "events.jsonl" else None  # taken while listing the root
+            if stat is None:
+                stat = ref.fs.stat(ref.file(*name.split("/")))
             stamp.setdefault(name, stat)
             if stat is None:
                 problems.append(LoadProblem(where(name), None, "listed in manifest.json but missing"))
@@ -211,6 +226,21 @@ def _manifest_ok(
             )
             ok = False
     return ok
+
+
+def _stamp_folders(ref: RunRef, name: str, stamp: dict[str, Any]) -> None:
+    """Stamp every folder holding ``name`` or one of its folders (the run's own, ``"."``, first).
+
+    Hashing refuses a file reached through a symlink, but ``stat`` follows one: a file or folder
+    swapped for a link to an identical copy keeps its stat. The swap changes the folder it was in.
+    """
+    if "." not in stamp:
+        stamp["."] = ref.fs.stat(ref.path)
+    folders = name.split("/")[:-1]
+    for depth in range(1, len(folders) + 1):
+        key = "/".join(folders[:depth]) + "/"
+        if key not in stamp:
+            stamp[key] = dir_stamp(ref.fs, ref.file(*folders[:depth]), None)
 
 
 def _get(doc: Any, *keys: str) -> Any:

@@ -18,10 +18,46 @@ from .runrecord import PARTS, RunRecord
 from .usage import calls_frame
 from .values import is_count
 
-__all__ = ["run_usage", "sums_hide_priced_parts"]
+__all__ = ["run_usage", "sums_hide_priced_parts", "PriceMemo"]
 
 
-def sums_hide_priced_parts(record: RunRecord, pricer: Pricer) -> bool:
+class PriceMemo:
+    """One load's price look-ups: the table version, and each (model, provider, day)'s verdict found once.
+
+    A fleet's runs share a few models and days; ``Pricer.rates`` builds its answer anew on each call.
+    """
+
+    def __init__(self, pricer: Pricer):
+        self.pricer = pricer
+        self.version = pricer.version
+        self._days: dict[Any, datetime | None] = {}
+        self._hidden: dict[tuple[Any, ...], bool | None] = {}
+        self._own: dict[tuple[Any, ...], tuple[str, ...]] = {}
+
+    def day(self, stamp: Any) -> datetime | None:
+        key = stamp if isinstance(stamp, str) else None
+        if key not in self._days:
+            self._days[key] = _day(stamp)
+        return self._days[key]
+
+    def verdict(self, model: str, provider: str | None, day: datetime | None) -> bool | None:
+        """None: unpriced; True: the calls are needed whatever their parts; False: only a null priced part needs them."""
+        key = (model, provider, day)
+        if key not in self._hidden:
+            price = self.pricer.rates(model, provider, day)
+            if price is None:
+                self._hidden[key] = None
+            else:
+                self._hidden[key] = not price.linear or self.pricer.varies_within_day(model, provider)
+                self._own[key] = tuple(count for part, count in PARTS if price.own_rate(part))
+        return self._hidden[key]
+
+    def own_counts(self, model: str, provider: str | None, day: datetime | None) -> tuple[str, ...]:
+        """The token counts whose part has its own price for this model on this day (after ``verdict``)."""
+        return self._own.get((model, provider, day), ())
+
+
+def sums_hide_priced_parts(record: RunRecord, prices: Pricer | PriceMemo) -> bool:
     """Whether the summary's per-model sums would price differently from the run's calls.
 
     Sums price as the calls only when cost is proportional to tokens with one rate all day: a
@@ -30,24 +66,26 @@ def sums_hide_priced_parts(record: RunRecord, pricer: Pricer) -> bool:
     price whose sum is null: a null part prices as 0 for the whole group, while the calls that
     did report it get their own rate.
     """
+    memo = prices if isinstance(prices, PriceMemo) else PriceMemo(prices)
     checked = record.setdefault("sums_checked", {})  # per price table: a cached run is decided once
-    if pricer.version not in checked:
-        checked[pricer.version] = _hidden_parts(record["calls"], pricer)
-    return checked[pricer.version]
+    if memo.version not in checked:
+        checked[memo.version] = _hidden_parts(record["calls"], memo)
+    return checked[memo.version]
 
 
-def _hidden_parts(calls: list[tuple[Any, dict[str, Any]]], pricer: Pricer) -> bool:
+def _hidden_parts(calls: list[tuple[Any, dict[str, Any]]], memo: PriceMemo) -> bool:
     for ts, payload in calls:
         model, provider = payload.get("model"), payload.get("provider")
         if not isinstance(model, str) or not model:
             continue
         provider = provider if isinstance(provider, str) and provider else None
-        price = pricer.rates(model, provider, _day(ts))
-        if price is None:
+        day = memo.day(ts)
+        hidden = memo.verdict(model, provider, day)
+        if hidden is None:
             continue
-        if not price.linear or pricer.varies_within_day(model, provider):
+        if hidden:
             return True
-        if any(payload.get(count) is None and price.own_rate(part) for part, count in PARTS):
+        if any(payload.get(count) is None for count in memo.own_counts(model, provider, day)):
             return True
     return False
 

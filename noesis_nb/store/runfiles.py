@@ -81,14 +81,17 @@ def read_file(path: str, within: str | None = None, *, tail: int | None = None) 
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise UnreadableRunFile(path, f"{_what(st.st_mode)}, not a file")
-        whole = True
-        if tail is not None and st.st_size > tail:
-            os.lseek(fd, st.st_size - tail, os.SEEK_SET)
-            whole = False
-        chunks = []
-        while chunk := os.read(fd, _CHUNK):
-            chunks.append(chunk)
-        return b"".join(chunks), (st.st_size, st.st_mtime_ns), whole
+        whole, want = True, st.st_size
+        if tail is not None and want > tail:
+            os.lseek(fd, want - tail, os.SEEK_SET)
+            whole, want = False, tail
+        data = os.read(fd, want + 1)  # one call for a file that is as long as its stat says
+        if len(data) != want:  # it grew or shrank meanwhile (a live run), or a read was cut short: read to the end
+            chunks = [data]
+            while chunk := os.read(fd, _CHUNK):
+                chunks.append(chunk)
+            data = b"".join(chunks)
+        return data, (st.st_size, st.st_mtime_ns), whole
     except UnreadableRunFile:
         raise
     except OSError as exc:

@@ -1,0 +1,89 @@
+"""Listing a run's ``tool_invocations/`` folders with few system calls, never following a symlink out of the run.
+
+``RunRef.listdir`` checks every folder on the way with an ``lstat`` before listing (a symlink may
+lead out of the run); a run's draft count and manifest check list up to four folders below
+``tool_invocations/``, which repeats the same checks. Here one ``lstat`` and one ``scandir`` of
+``tool_invocations/`` tell which of its entries are plain folders: those are listed at once, an
+absent one is empty, and anything else (a symlink, a file, a folder deeper down, a remote run)
+goes through ``RunRef.listdir``, which reports it exactly as before.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+
+from ..store.runfiles import list_dir
+from .fs import Stat
+from .source import RunRef
+
+__all__ = ["ToolFolders"]
+
+_TOP = "tool_invocations"
+
+
+class ToolFolders:
+    """The folders of one run's ``tool_invocations/``, looked at once (on the first listing) for one load."""
+
+    __slots__ = ("ref", "_kinds", "_stat", "_looked")
+
+    def __init__(self, ref: RunRef):
+        self.ref = ref
+        self._kinds: dict[str, bool] | None = None  # entry name -> a plain folder (no symlink); None: not known
+        self._stat: Stat | None = None  # of tool_invocations/, taken before it was listed; None when absent
+        self._looked = False
+
+    def kinds(self) -> dict[str, bool] | None:
+        """Entries of ``tool_invocations/`` (a plain folder or not); ``{}`` when it is absent, None when unknown."""
+        if not self._looked:
+            self._looked = True
+            self._kinds, self._stat = _kinds(self.ref)
+        return self._kinds
+
+    def absent(self, parts: tuple[str, ...]) -> bool:
+        """Whether the folder is known not to exist (no ``stat`` needed to stamp it)."""
+        kinds = self.kinds() if len(parts) > 1 and parts[0] == _TOP else None
+        return kinds is not None and parts[1] not in kinds
+
+    def absence(self, parts: tuple[str, ...]) -> tuple[str, Stat | None]:
+        """(stamp key, stamp) that shows an absent folder (``absent(parts)``) appearing.
+
+        ``tool_invocations/``'s own stat, taken before it was listed, when it exists (creating
+        an entry in it changes it: a cached run then checks a folder that exists, no failed
+        ``stat``); else the folder's own key with None.
+        """
+        if self._stat is not None:
+            return _TOP + "/", self._stat
+        return "/".join(parts) + "/", None
+
+    def listdir(self, parts: tuple[str, ...]) -> list[str]:
+        """What ``RunRef.listdir(*parts)`` gives (``BadFile`` included), with fewer system calls for a plain folder."""
+        kinds = self.kinds() if parts and parts[0] == _TOP else None
+        if kinds is not None:
+            if len(parts) == 1:
+                return list(kinds)
+            kind = kinds.get(parts[1])
+            if kind is None:
+                return []  # absent: as RunRef.listdir says of a folder that is not there
+            if kind and len(parts) == 2:
+                return list_dir(self.ref.file(*parts))  # a plain folder inside a plain folder of the run
+        return self.ref.listdir(*parts)
+
+
+def _kinds(ref: RunRef) -> tuple[dict[str, bool] | None, Stat | None]:
+    if ref.fs.protocol != "file":
+        return None, None
+    path = ref.file(_TOP)
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return {}, None
+    except OSError:
+        return None, None  # the careful path says what is wrong
+    if not stat.S_ISDIR(st.st_mode):
+        return None, None  # a symlink or a file: the careful path follows or reports it
+    try:
+        with os.scandir(path) as entries:
+            return {e.name: e.is_dir(follow_symlinks=False) for e in entries}, (st.st_size, st.st_mtime_ns)
+    except OSError:
+        return None, None
