@@ -21,7 +21,7 @@ from . import _arrays
 from .cache import CACHE, MEMO
 from .columns import Column
 from .eventbatch import EVENT_KINDS, Batch
-from .fs import BadFile, prefetch_remote
+from .fs import BadFile, prefetch_remote, settled
 from .gcpause import gc_paused
 from .problems import LoadProblem, Problems
 from .progress import progress
@@ -111,7 +111,7 @@ def load_events(
                     segments.append(_NO_EVENTS)
                     systems.append(())
                     stamp = ref.fs.stat(path)
-                    if use_cache and run_problems and stamp is not None:  # an unreadable file: keep its report
+                    if use_cache and run_problems and stamp is not None and settled(stamp):  # unreadable: keep its report
                         CACHE.put(key, (stamp, named_by), (_NO_EVENTS, run_problems, source, ()))
                     continue
                 data, stamp = got
@@ -132,7 +132,7 @@ def load_events(
                 del evs
                 segment = (batch, start, stop)
                 segments.append(segment)
-                if use_cache:
+                if use_cache and settled(stamp):  # a file changed this very moment is read again next time
                     fresh.append((key, (stamp, named_by), (segment, run_problems, source, named), stop - start))
                 if batch.rows >= _BATCH_ROWS:
                     batch.seal()

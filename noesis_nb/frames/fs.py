@@ -9,13 +9,25 @@ and modification time/ETag of every file), then fetches many files concurrently 
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol, TypeVar
 
 from ..store.runfiles import UnreadableRunFile as BadFile
 from ..store.runfiles import list_dir, read_file
 
-__all__ = ["LocalFS", "RemoteFS", "RunFS", "open_remote", "prefetch_remote", "dir_stamp", "local_unchanged", "Stat", "BadFile"]
+__all__ = [
+    "LocalFS",
+    "RemoteFS",
+    "RunFS",
+    "open_remote",
+    "prefetch_remote",
+    "dir_stamp",
+    "local_unchanged",
+    "settled",
+    "Stat",
+    "BadFile",
+]
 
 Stat = tuple[int, int | str]  # (size, mtime_ns) locally; (size, ETag/LastModified as text) remotely
 _MARKERS = ("events.jsonl", "summary.json", "state.json")
@@ -203,4 +215,27 @@ def local_unchanged(stamps: Iterable[tuple[str, Any]]) -> bool:
             continue
         if expected is None or st.st_mtime_ns != expected[1] or st.st_size != expected[0]:
             return False
+    return True
+
+
+#: a file system stamps a change with its clock's tick (a few ms on Linux), so a file changed within one
+#: tick of being looked at may change again and keep its (size, mtime): a stamp holding so recent a time
+#: is not trusted, and the run is read again next time (git's "racily clean" rule)
+RACY_NS = 20_000_000
+
+
+def settled(*stamps: Any) -> bool:
+    """Whether every local (size, mtime_ns) inside ``stamps`` (nested in tuples and dicts) is older than
+    ``RACY_NS``: only such stamps may key a cache entry."""
+    limit = time.time_ns() - RACY_NS
+    return all(_settled(stamp, limit) for stamp in stamps)
+
+
+def _settled(value: Any, limit: int) -> bool:
+    if type(value) is tuple:
+        if len(value) == 2 and type(value[0]) is int and type(value[1]) is int:
+            return value[1] < limit
+        return all(_settled(v, limit) for v in value)
+    if type(value) is dict:
+        return all(_settled(v, limit) for v in value.values())
     return True

@@ -355,6 +355,10 @@ def _listing(
     a folder that is not one of the run's is reported and read as empty."""
     ref = folders.ref
     folder = ref.file(*parts)
+    local = ref.fs.protocol == "file"
+    # a local folder is stamped before it is listed: a draft written in between changes the folder after
+    # the stamp, so the next load reads it again instead of keeping a listing that misses it
+    before = dir_stamp(ref.fs, folder, None) if keep and local and not folders.absent(parts) else None
     try:
         listing = folders.listdir(parts)
     except BadFile as exc:
@@ -366,7 +370,7 @@ def _listing(
         key, marker = folders.absence(parts)
         stamp.setdefault(key, marker)
     elif keep:  # a folder: its key ends with "/"
-        stamp["/".join(parts) + "/"] = dir_stamp(ref.fs, folder, listing)
+        stamp["/".join(parts) + "/"] = before if local else dir_stamp(ref.fs, folder, listing)
     return listing
 
 

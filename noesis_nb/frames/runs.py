@@ -16,7 +16,7 @@ from . import _arrays
 from .cache import CACHE, MEMO
 from .coerce import Report, clean_row, obj
 from .columns import RUN_COLUMNS, TOKEN_COLUMNS, Column, check_columns
-from .fs import BadFile, Stat, dir_stamp, prefetch_remote
+from .fs import BadFile, Stat, dir_stamp, prefetch_remote, settled
 from .gcpause import gc_paused, without_gc
 from .problems import LoadProblem, Problems
 from .progress import progress as _progress
@@ -109,8 +109,8 @@ def _record(ref: RunRef, problems: Problems, use_cache: bool, verify: str) -> Ru
     record["manifest_ok"] = ok and record["manifest_clean"] if ok is not None else None
     record["row"] = _checked_row(record, run_problems)
     problems.extend(run_problems)
-    if use_cache:
-        CACHE.put(key, "known", (stamp, record, run_problems))  # stamp: every file read, edited in place or not
+    if use_cache and settled(stamp):  # stamp: every file read, edited in place or not; none changed this very moment
+        CACHE.put(key, "known", (stamp, record, run_problems))
     return record
 
 

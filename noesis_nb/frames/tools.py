@@ -26,7 +26,7 @@ from .cache import CACHE, MEMO
 from .coerce import Report, clean_row, obj
 from .columns import TOOL_COLUMNS, Column, check_columns
 from .eventblocks import EventColumns, load_events
-from .fs import BadFile, dir_stamp, local_unchanged, prefetch_remote
+from .fs import BadFile, dir_stamp, local_unchanged, prefetch_remote, settled
 from .gcpause import without_gc
 from .problems import LoadProblem, Problems
 from .shapes import APPROVAL, EXECUTION, PREPARED, check
@@ -295,7 +295,7 @@ def _cached_drafts(ref: RunRef, i: int, source: str, events: _ToolEvents, strict
             return drafts
     stamps: dict[str, Any] = {}
     drafts = _run_drafts(ref, source, events.facts(i), strict, stamps)
-    if use_cache:
+    if use_cache and settled(head[0], stamps):  # nothing it was read from changed this very moment
         CACHE.put(key, head, (stamps, drafts), rows=len(drafts[0]))
     return drafts
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 
 import pandas as pd
 import pytest
@@ -11,6 +12,7 @@ from noesis_nb import config
 from noesis_nb.errors import RunNotFoundError
 from noesis_nb.frames import events_df, runs_df
 from noesis_nb.frames.cache import CACHE
+from noesis_nb.frames.fs import RACY_NS
 
 from .runkit import basic_events, dump_line, event, hand_summary, write_run
 
@@ -20,7 +22,13 @@ def three_runs(tmp_path):
     root = tmp_path / "runs"
     for ep in ("ep_a", "ep_b", "ep_c"):
         write_run(root, ep, basic_events(ep), summary=hand_summary(ep, task=ep))
+    settle()
     return root
+
+
+def settle() -> None:
+    """Let files just written age past the file system's clock tick: only then may a stamp key the cache."""
+    time.sleep(RACY_NS / 1e9 + 0.01)
 
 
 def test_source_forms(three_runs, monkeypatch):
@@ -127,3 +135,23 @@ def test_in_place_edits_of_a_sealed_run_are_reloaded(tmp_path):
     df = runs_df(root).set_index("episode_id")
     assert (df.loc["ep_a", "task"], df.loc["ep_a", "outcome"], df.loc["ep_b", "task"]) == ("after", "failed", "state after")
     assert not df.loc["ep_a", "manifest_ok"]
+
+
+def test_a_file_changed_within_one_tick_of_a_load_is_read_again(tmp_path):
+    """Git's "racily clean" rule: a run whose files changed moments before it was read is not cached, so a
+    same-size rewrite that keeps the mtime (the same tick of the file system's clock) is still seen."""
+    root = tmp_path / "runs"
+    write_run(root, "ep_a", basic_events("ep_a"), summary=hand_summary("ep_a", task="first"))
+    summary = root / "ep_a" / "summary.json"
+    before = summary.stat()
+    assert runs_df(root)["task"].tolist() == ["first"]
+    summary.write_text(summary.read_text().replace('"first"', '"again"'))  # same size
+    os.utime(summary, ns=(before.st_atime_ns, before.st_mtime_ns))  # and the same tick
+    assert summary.stat().st_size == before.st_size
+    assert runs_df(root)["task"].tolist() == ["again"]
+    assert events_df(root)["episode_id"].tolist() == events_df(root, cache=False)["episode_id"].tolist()
+    settle()  # once the files are older than a tick, loads are cached again
+    runs_df(root)
+    hits = CACHE.hits
+    runs_df(root)
+    assert CACHE.hits == hits + 1

@@ -14,6 +14,7 @@ from noesis_nb.integrations.noetic import import_noetic
 from noesis_nb.integrations.taisce import MEMORY_PREFIX, import_taisce
 
 from .runkit import basic_events, event, hand_summary, write_run
+from .test_source_cache import settle
 
 MEMORY = (
     MEMORY_PREFIX
@@ -181,6 +182,7 @@ def test_a_live_run_without_summary_reads_state_and_stays_cached(tmp_path):
     ep = "ep_live"
     state = {"version": "1.0", "episode": {"id": ep, "tags": {"source": "noeta"}}, "x-noesis_nb": {}}
     write_run(tmp_path, ep, basic_events(ep)[:3], state=state)
+    settle()  # files written this very moment are not cached (see test_source_cache)
     assert runs_df(tmp_path)["source"].tolist() == ["noeta"]
     first = events_df(tmp_path)
     hits = CACHE.hits

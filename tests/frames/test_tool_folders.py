@@ -190,3 +190,32 @@ def test_a_folder_appearing_after_a_load_is_seen_by_the_next(engine_runs, tmp_pa
     pd.testing.assert_frame_equal(warm, cold)
     assert _errors(warm) == _errors(cold)
     assert warm["tool_calls"].iloc[0] > before["tool_calls"].iloc[0]
+
+
+def test_a_draft_written_while_its_folder_is_listed_shows_at_the_next_load(engine_runs, tmp_path, monkeypatch) -> None:
+    """The folder's stamp is taken before its listing: a draft written in between changes the folder after the
+    stamp, so the next (warm) load reads the run again instead of keeping a listing that misses the draft."""
+    runs_root, ids = engine_runs
+    run = tmp_path / ids["paused"]
+    shutil.copytree(runs_root / ids["paused"], run, symlinks=True)
+    prepared = run / "tool_invocations" / "x-python" / "prepared"
+    [draft] = sorted(prepared.glob("*.json"))
+    clear_cache()
+    listdir = ToolFolders.listdir
+    wrote = []
+
+    def list_then_write(self, parts):
+        names = listdir(self, parts)
+        if parts[-2:] == ("x-python", "prepared") and not wrote:  # another process writes a draft just after the listing
+            (prepared / "draft-written-meanwhile.json").write_text(draft.read_text())
+            wrote.append(True)
+        return names
+
+    with monkeypatch.context() as m:
+        m.setattr(ToolFolders, "listdir", list_then_write)
+        first = runs_df(tmp_path)
+    assert wrote, "the listing was not reached"
+    warm, cold = runs_df(tmp_path), runs_df(tmp_path, cache=False)
+    assert cold["pending_approvals"].iloc[0] == first["pending_approvals"].iloc[0] + 1
+    pd.testing.assert_frame_equal(warm, cold)
+    clear_cache()
