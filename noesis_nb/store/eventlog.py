@@ -37,7 +37,7 @@ def now_iso() -> str:
     if second != cached_second:
         prefix = datetime.fromtimestamp(second, UTC).strftime("%Y-%m-%dT%H:%M:%S.")
         _second_cache = (second, prefix)
-    return f"{prefix}{ns // 1000:06d}+00:00"
+    return prefix + str(1_000_000 + ns // 1000)[1:] + "+00:00"  # six digits of microseconds, without a format spec
 
 
 class FileDigest(NamedTuple):
