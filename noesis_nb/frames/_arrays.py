@@ -18,6 +18,7 @@ except ImportError:  # pragma: no cover - exercised where pyarrow is absent
     pa = None
 
 __all__ = [
+    "iso_to_utc",
     "build",
     "concat",
     "to_pandas",
@@ -39,6 +40,17 @@ _DICT = pa.dictionary(pa.int32(), pa.string()) if HAVE_ARROW else None
 _TS = "datetime64[us, UTC]"
 
 
+#: what pandas reads as the moment of parsing rather than as a date: a run's timestamp never means that
+_RELATIVE = frozenset({"now", "today"})
+
+
+def iso_to_utc(values: Any) -> pd.Series:
+    """``pd.to_datetime(format="ISO8601", utc=True, errors="coerce")`` of values, except that "now" and "today"
+    are unparseable like any other word (pandas would give the moment of the load: frames would differ per load)."""
+    values = ["not a time" if type(v) is str and v in _RELATIVE else v for v in values]
+    return pd.to_datetime(pd.Series(values, dtype=object), format="ISO8601", utc=True, errors="coerce")
+
+
 def timestamps(values: list[Any]) -> Any:
     """ISO-8601 strings → UTC timestamps (unparseable → NaT), one call for the whole list."""
     if HAVE_ARROW:
@@ -46,7 +58,7 @@ def timestamps(values: list[Any]) -> Any:
             return pa.array(values, type=pa.string()).cast(pa.timestamp("us", tz="UTC"))
         except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
             pass  # offset-less or odd strings: pandas handles them below
-    parsed = pd.to_datetime(pd.Series(values, dtype=object), format="ISO8601", utc=True, errors="coerce")
+    parsed = iso_to_utc(values)
     if HAVE_ARROW:
         return pa.array(parsed.dt.as_unit("us"), type=pa.timestamp("us", tz="UTC"))
     return parsed.dt.as_unit("us").array
@@ -190,7 +202,7 @@ def series_of(kind: str, values: list[Any], index: Any = None) -> pd.Series:
     """A typed Series straight from Python values (small frames: runs, tools, usage)."""
     if kind == "datetime":
         return pd.Series(
-            pd.to_datetime(pd.Series(values, dtype=object), format="ISO8601", utc=True, errors="coerce").dt.as_unit("us").array,
+            iso_to_utc(values).dt.as_unit("us").array,
             index=index,
         )
     if kind == "float":

@@ -15,6 +15,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ._arrays import iso_to_utc
+
 __all__ = ["TimeColumn", "parse_fixed", "WIDTH"]
 
 WIDTH = 32
@@ -59,7 +61,7 @@ class TimeColumn:
         unparsed: list[tuple[int, Any]] = []
         if len(rest):
             raw = [self.odd[row] if row in self.odd else self._text(row) for row in rest.tolist()]
-            parsed = pd.to_datetime(pd.Series(raw, dtype=object), format="ISO8601", utc=True, errors="coerce")
+            parsed = iso_to_utc(raw)
             values = parsed.dt.as_unit("us").array.asi8
             micros[rest] = values
             unparsed = [(row, v) for row, v, t in zip(rest.tolist(), raw, values.tolist()) if t == _NAT and v is not None]

@@ -183,7 +183,7 @@ def test_strict_load_raises_the_same_first_problem(tmp_path: Path) -> None:
 @given(
     st.lists(
         st.one_of(
-            st.sampled_from([t for t in _TIMES if isinstance(t, str) or t is None]),
+            st.sampled_from([t for t in _TIMES if isinstance(t, str) or t is None] + ["now", "today"]),
             st.builds(
                 "{:04d}-{:02d}-{:02d}T{:02d}:{:02d}:{:02d}.{:06d}{}{:02d}:{:02d}".format,
                 st.integers(0, 9999),
@@ -210,7 +210,9 @@ def test_fixed_shape_timestamps_parse_as_pandas_does(values: list[str | None], p
     for at in range(0, len(values), step):
         column.extend(values[at : at + step])
     got, unparsed = column.build()
-    want = pd.to_datetime(pd.Series(values, dtype=object), format="ISO8601", utc=True, errors="coerce").dt.as_unit("us")
+    # pandas reads "now" and "today" as the moment of parsing: a run's timestamp never means that, so they are unparseable
+    readable = ["not a time" if v in ("now", "today") else v for v in values]
+    want = pd.to_datetime(pd.Series(readable, dtype=object), format="ISO8601", utc=True, errors="coerce").dt.as_unit("us")
     assert str(got.dtype) == "datetime64[us, UTC]"
     pd.testing.assert_extension_array_equal(got, want.array)
     assert unparsed == [(i, v) for i, v in enumerate(values) if v is not None and want.iloc[i] is pd.NaT]
@@ -246,3 +248,15 @@ def _same_categorical(got: pd.Categorical, want: pd.Categorical) -> None:
     pd.testing.assert_series_equal(pd.Series(got), pd.Series(want), check_exact=True)
     assert got.categories.dtype == want.categories.dtype and list(got.categories) == list(want.categories)
     assert np.array_equal(np.asarray(got.codes), np.asarray(want.codes))
+
+
+def test_now_and_today_are_not_read_as_the_moment_of_the_load() -> None:
+    """A crafted timestamp "now" would otherwise differ on every load (and a warm load from a cold one)."""
+    from noesis_nb.frames._arrays import series_of, timestamps
+
+    column = TimeColumn()
+    column.extend(["now", "today", "2026-01-02T03:04:05.000006+00:00"])
+    got, unparsed = column.build()
+    assert got.isna().tolist() == [True, True, False] and unparsed == [(0, "now"), (1, "today")]
+    assert pd.Series(timestamps(["now", "today"])).isna().all()
+    assert series_of("datetime", ["now", "today"]).isna().all()
