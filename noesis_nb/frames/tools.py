@@ -194,7 +194,7 @@ def _row(
     decided = facts.get("decided_at")
     if decided is None and approval.get("decided_at"):
         decided = (
-            pd.to_datetime(approval["decided_at"], utc=True, errors="coerce") if isinstance(approval["decided_at"], str) else None
+            _arrays.iso_to_utc([approval["decided_at"]]).iloc[0] if isinstance(approval["decided_at"], str) else None
         )
         decided = None if decided is pd.NaT else decided
     decision = approval.get("status") or facts.get("decision")
