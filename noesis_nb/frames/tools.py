@@ -193,9 +193,7 @@ def _row(
     gov = obj(prepared, "governance", report)
     decided = facts.get("decided_at")
     if decided is None and approval.get("decided_at"):
-        decided = (
-            _arrays.iso_to_utc([approval["decided_at"]]).iloc[0] if isinstance(approval["decided_at"], str) else None
-        )
+        decided = _arrays.iso_to_utc([approval["decided_at"]]).iloc[0] if isinstance(approval["decided_at"], str) else None
         decided = None if decided is pd.NaT else decided
     decision = approval.get("status") or facts.get("decision")
     status = execution.get("status") or facts.get("exec_status")
