@@ -354,23 +354,13 @@ def _listing(
     """A tool folder's names (stamped for the cache, kept in ``listings`` for the manifest check);
     a folder that is not one of the run's is reported and read as empty."""
     ref = folders.ref
-    folder = ref.file(*parts)
-    local = ref.fs.protocol == "file"
-    # a local folder is stamped before it is listed: a draft written in between changes the folder after
-    # the stamp, so the next load reads it again instead of keeping a listing that misses it
-    before = dir_stamp(ref.fs, folder, None) if keep and local and not folders.absent(parts) else None
     try:
-        listing = folders.listdir(parts)
+        listing = folders.listdir_stamped(parts, stamp) if keep else folders.listdir(parts)
     except BadFile as exc:
-        problems.append(LoadProblem(ref.fs.url(folder), None, f"{exc.reason}; its tool records are not read"))
+        problems.append(LoadProblem(ref.fs.url(ref.file(*parts)), None, f"{exc.reason}; its tool records are not read"))
         listing = []
     else:
         listings["/".join(parts)] = listing
-    if keep and folders.absent(parts):  # no stat: what would show it appearing
-        key, marker = folders.absence(parts)
-        stamp.setdefault(key, marker)
-    elif keep:  # a folder: its key ends with "/"
-        stamp["/".join(parts) + "/"] = before if local else dir_stamp(ref.fs, folder, listing)
     return listing
 
 

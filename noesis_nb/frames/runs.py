@@ -192,17 +192,12 @@ def _manifest_ok(
                 listings[folder] = set(read_folders[folder])  # stamped when it was listed
             if folder not in listings:
                 try:
-                    listings[folder] = set(folders.listdir(tuple(folder.split("/"))))
+                    listings[folder] = set(folders.listdir_stamped(tuple(folder.split("/")), stamp))
                 except BadFile as exc:
                     problems.append(
                         LoadProblem(where(folder), None, f"{exc.reason}; the files manifest.json lists in it are not checked")
                     )
                     listings[folder] = set()
-                parts = tuple(folder.split("/"))
-                if folders.absent(parts):  # no stat: what would show it appearing
-                    stamp.setdefault(*folders.absence(parts))
-                else:
-                    stamp.setdefault(folder + "/", dir_stamp(ref.fs, ref.file(*parts), sorted(listings[folder])))
             if base not in listings[folder]:
                 problems.append(LoadProblem(where(name), None, "listed in manifest.json but missing"))
                 ok = False

@@ -14,7 +14,7 @@ import os
 import stat
 
 from ..store.runfiles import list_dir
-from .fs import Stat
+from .fs import Stat, dir_stamp
 from .source import RunRef
 
 __all__ = ["ToolFolders"]
@@ -68,6 +68,26 @@ class ToolFolders:
             if kind and len(parts) == 2:
                 return list_dir(self.ref.file(*parts))  # a plain folder inside a plain folder of the run
         return self.ref.listdir(*parts)
+
+    def listdir_stamped(self, parts: tuple[str, ...], stamp: dict[str, object]) -> list[str]:
+        """``listdir(parts)``, with the folder's change marker put in ``stamp`` (also when the listing fails).
+
+        A local folder is stamped before it is listed: a file written in between changes the folder
+        after the stamp, so the next load reads the run again instead of keeping a listing that misses it.
+        """
+        if self.absent(parts):  # no stat: what would show it appearing
+            stamp.setdefault(*self.absence(parts))
+            return []
+        ref = self.ref
+        folder = ref.file(*parts)
+        local = ref.fs.protocol == "file"
+        before = dir_stamp(ref.fs, folder, None) if local else None
+        listing: list[str] = []
+        try:
+            listing = self.listdir(parts)
+            return listing
+        finally:
+            stamp.setdefault("/".join(parts) + "/", before if local else dir_stamp(ref.fs, folder, listing))
 
 
 def _kinds(ref: RunRef) -> tuple[dict[str, bool] | None, Stat | None]:
