@@ -30,8 +30,8 @@ ROOT = Path(__file__).resolve().parents[1]
 MSG = [{"role": "user", "content": "hi"}]
 
 
-def per_call(client, calls: int, runs_dir: str, capture: bool) -> float:
-    """Seconds per SDK call, timed inside one episode's adapter."""
+def per_call(client, calls: int, runs_dir: str, capture: bool, spin_s: float = 0.0) -> float:
+    """Seconds per SDK call, timed inside one episode's adapter (``spin_s``: a busy wait after each call)."""
     box = {}
 
     def agent(task, ctx):
@@ -39,6 +39,10 @@ def per_call(client, calls: int, runs_dir: str, capture: bool) -> float:
         t0 = time.perf_counter()
         for _ in range(calls):
             client.chat.completions.create(model="gpt-4o-mini", messages=MSG)
+            if spin_s:
+                until = time.perf_counter() + spin_s
+                while time.perf_counter() < until:
+                    pass
         box["t"] = (time.perf_counter() - t0) / calls
         return "ok"
 
@@ -130,6 +134,18 @@ def main() -> None:
     )
     measure("in-process mock transport", mock, args.calls, args.rounds)
     own_work(2000)
+    between_calls(mock, args.calls, args.rounds)
+
+
+def between_calls(client, calls: int, rounds: int, spin_s: float = 30e-6) -> None:
+    """What 30 µs of plain work between two SDK calls adds, capture off: work there runs with cold caches."""
+    plain, spun = [], []
+    with tempfile.TemporaryDirectory() as runs:
+        for _ in range(rounds):
+            plain.append(per_call(client, calls, runs, False))
+            spun.append(per_call(client, calls, runs, False, spin_s))
+    added = (statistics.median(spun) - statistics.median(plain)) * 1e6
+    print(f"a {spin_s * 1e6:.0f} µs busy wait between mock calls (capture off) adds {added:.1f} µs per call (median)")
 
 
 if __name__ == "__main__":
