@@ -33,9 +33,10 @@ def set_pricer(pricer: Callable[[Sequence[Mapping[str, Any]]], list[float | None
     _PRICER = pricer
 
 
-@dataclass
+@dataclass(eq=False)
 class InFlight:
-    """One tool or model call that has started and not finished."""
+    """One tool or model call that has started and not finished (compared by identity: two calls of the same
+    name started in the same clock tick are still two)."""
 
     kind: str  # "tool" | "model"
     name: str

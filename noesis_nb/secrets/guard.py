@@ -8,8 +8,10 @@ written outside the recorder (``sweep``, called when the run pauses and when it 
 shorter than ``MIN_HUNTED`` characters are redacted
 where they are detected but not hunted in other text: a short value would match ordinary words.
 
-``screen`` is the event hot path: one ``orjson.dumps`` of the payload, substring tests for the
-known values and the ``payload_might_contain`` prefilter; the structured scan runs only on a hit.
+``screen`` is the event hot path: a large flat payload of plain values is judged value by value
+(``flat_might_contain``); any other, or any payload once the run knows a secret, by one
+``orjson.dumps``, substring tests for the known values and the ``payload_might_contain``
+prefilter. The structured scan runs only on a hit.
 """
 
 from __future__ import annotations
@@ -26,13 +28,14 @@ import orjson
 from .._jsonio import atomic_write_bytes, atomic_write_json, dumps_line, to_jsonable
 from .names import REDACTED_VALUE
 from .scan import redact
-from .text import payload_might_contain
+from .text import flat_might_contain, payload_might_contain
 
 __all__ = ["RunSecrets", "for_run", "known_everywhere", "MIN_HUNTED"]
 
 MIN_HUNTED = 6
 _FRAGMENT = 8  # a cut-off secret keeps its first characters: 8 or more of them are scrubbed too
 _OPTS = orjson.OPT_NON_STR_KEYS
+_BY_VALUE = 8  # keys from which a flat payload is screened value by value
 
 
 def _escaped(value: str) -> bytes:
@@ -89,6 +92,11 @@ class RunSecrets:
     # -- the event hot path ---------------------------------------------------------------------
     def screen(self, payload: dict[str, Any]) -> Any:
         """The payload to write for an event: a copy, with secrets redacted when there are any."""
+        # a large flat payload of plain values (a model call's) is judged value by value, without its JSON: its
+        # keys alone (``cache_write_input_tokens``) would fail the whole-text prefilter; a small one passes it faster
+        if len(payload) >= _BY_VALUE and not self._needles and flat_might_contain(payload) is False:
+            self._written = True
+            return dict(payload)
         try:
             blob = orjson.dumps(payload, option=_OPTS)
         except (TypeError, orjson.JSONEncodeError):  # written as its JSON form (see ``dumps_line``)

@@ -24,7 +24,7 @@ from typing import Any
 
 from .names import PLACEHOLDERS, is_secret_key
 
-__all__ = ["find_in_text", "might_contain", "payload_might_contain", "entropy_ok"]
+__all__ = ["find_in_text", "might_contain", "payload_might_contain", "flat_might_contain", "entropy_ok"]
 
 # -- the prefilter -------------------------------------------------------------------------------
 _TOKEN_CHARS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-"
@@ -52,7 +52,7 @@ def might_contain(blob: bytes) -> bool:
 _KEYWORDS_STR = re.compile(_KEYWORDS.pattern.decode())
 # besides letters, every name-based or format rule needs one of these in the text (``name=value``,
 # ``--name value``, ``a:b@host``, ``eyJ….``, quotes); without them only "Bearer <token>" can match
-_PUNCT = frozenset("=:-'\"(;.`/@\\,")
+_PUNCT = re.compile("[" + re.escape("=:-'\"(;.`/@\\,") + "]")
 _KEY_VERDICTS: dict[Any, tuple[bool, bool]] = {}  # key -> (keyword in its name, secret-named)
 
 
@@ -65,23 +65,39 @@ def payload_might_contain(payload: Mapping[str, Any], blob: bytes) -> bool:
         # ``might_contain(blob)`` is False: no detector can find anything in any key or value, and every
         # secret-looking name holds a keyword (a test keeps ``is_secret_key`` to that)
         return False
+    found = flat_might_contain(payload)
+    return might_contain(blob) if found is None else found  # nested data: the whole-text test
+
+
+_INT_RANGE = range(-(2**63), 2**64)  # what JSON writers (orjson) hold exactly
+_SURROGATE = re.compile("[\ud800-\udfff]")  # text that cannot be written as UTF-8
+
+
+def flat_might_contain(payload: Mapping[str, Any]) -> bool | None:
+    """``payload_might_contain`` judged value by value, without serialising the payload: for a flat
+    payload (text keys; text, 64-bit ints, floats, bools and None as values). None for anything else
+    (nested data, other types): such a payload needs its JSON text.
+
+    It answers as the JSON test does: a value is judged only when it could hold what the whole-text
+    prefilter looks for (a long word, a keyword), so a payload that test clears is cleared here too.
+    False also means every value can be written as JSON; True may come before an unwritable value.
+    """
     for key, value in payload.items():
         verdict = _KEY_VERDICTS.get(key)
         if verdict is None:
+            if type(key) is not str:
+                return None
             if len(_KEY_VERDICTS) > 4096:
                 _KEY_VERDICTS.clear()
-            name = str(key)
-            verdict = _KEY_VERDICTS[key] = (_KEYWORDS_STR.search(name.lower()) is not None, is_secret_key(name))
-        kind = type(value)
+            verdict = _KEY_VERDICTS[key] = (_KEYWORDS_STR.search(key.lower()) is not None, is_secret_key(key))
         if value is None:
             continue
-        if kind is int or kind is float or kind is bool:
-            if verdict[1]:  # {"password": 1234}: the value of a secret-named key is redacted whatever it is
-                return True
-            continue
-        if verdict[0]:
-            return True
+        kind = type(value)
         if kind is str:
+            if not value.isascii() and _SURROGATE.search(value) is not None:
+                return None
+            if verdict[0]:
+                return True
             if key in _PROVIDER_ID_KEYS and _PROVIDER_ID.fullmatch(value) and _ALNUM_TOKEN.search(value) is None:
                 continue  # a provider's own request or response id: its fixed shape holds no secret
             if len(value) > _CACHED_LEN:
@@ -95,8 +111,13 @@ def payload_might_contain(payload: Mapping[str, Any], blob: bytes) -> bool:
                 found = _TEXT_VERDICTS[value] = _text_might_contain(value)
             if found:
                 return True
+        elif kind is int or kind is float or kind is bool:
+            if kind is int and value not in _INT_RANGE:
+                return None
+            if verdict[1]:  # {"password": 1234}: the value of a secret-named key is redacted whatever it is
+                return True
         else:
-            return might_contain(blob)  # nested data: the whole-text test
+            return None
     return False
 
 
@@ -107,7 +128,7 @@ def _text_might_contain(value: str) -> bool:
     """Whether one text value (under a name holding no keyword) needs the detectors."""
     if _LONG_RUN_STR.search(value) is not None:
         return len(value) > _CACHED_LEN or bool(find_in_text(value))  # a long text is screened whole when written
-    if _PUNCT.isdisjoint(value):
+    if _PUNCT.search(value) is None:
         return "bearer" in value.lower()
     return _KEYWORDS_STR.search(value.lower()) is not None
 

@@ -265,3 +265,58 @@ def test_a_secret_named_number_and_a_flat_clean_payload():
     for key in ("password", "api_key", "PIN_token", "db_pwd", "authCookie"):
         payload = {**clean, key: 1234}
         assert payload_might_contain(payload, orjson.dumps(payload)) == is_secret_key(key), key
+
+
+_plain = (
+    texts
+    | st.text(max_size=30)  # any text, non-ASCII and lone surrogates included
+    | st.integers(min_value=-(2**70), max_value=2**70)  # beyond what JSON writers hold, too
+    | st.floats()
+    | st.booleans()
+    | st.none()
+)
+flat_payloads = st.dictionaries(
+    texts | st.sampled_from(["token", "auth", "x", "request_id", "response_id", "password", "model"]),
+    _plain | st.lists(_plain, max_size=2) | st.sampled_from(["req_011CVabcDEFghiJKLmnoPQRs", "req_AKIAIOSFODNN7EXAMPLE1234"]),
+    max_size=12,
+)
+
+
+@settings(max_examples=600, deadline=None)
+@given(payload=flat_payloads)
+def test_the_value_by_value_test_answers_as_the_whole_text_test(payload):
+    """Large flat payloads (a model call's) skip their JSON text: the answer must be the one the JSON test gives,
+    and True whenever the detectors find something; payloads it cannot judge (nested, unwritable) are left to it."""
+    from noesis_nb.secrets.text import flat_might_contain
+
+    found = flat_might_contain(payload)
+    try:
+        blob = orjson.dumps(payload, option=orjson.OPT_NON_STR_KEYS)
+    except orjson.JSONEncodeError:  # an int beyond 64 bits, a lone surrogate: never cleared without the JSON path
+        assert found is not False
+        return
+    if any(isinstance(v, list) for v in payload.values()):
+        assert found is not False
+        return
+    assert found is not None
+    assert found == payload_might_contain(payload, blob)
+    if scan(payload):
+        assert found
+
+
+@settings(max_examples=300, deadline=None)
+@given(payload=flat_payloads, width=st.integers(min_value=8, max_value=12))
+def test_a_screened_payload_is_the_same_by_either_path(payload, width):
+    """``RunSecrets.screen`` writes the same payload whether it took the value-by-value path or the JSON one."""
+    from noesis_nb.secrets import guard
+
+    payload = {**{f"count_{i}": i for i in range(width)}, **payload}  # wide enough for the value-by-value path
+    by_value, by_json = guard.RunSecrets(), guard.RunSecrets()
+    small = guard._BY_VALUE
+    try:
+        guard._BY_VALUE = 10**9  # the JSON path only
+        expected = by_json.screen(payload)
+    finally:
+        guard._BY_VALUE = small
+    assert by_value.screen(payload) == expected
+    assert by_value.values == by_json.values  # and the same secrets are learned
