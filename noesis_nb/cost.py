@@ -387,7 +387,13 @@ def _stamps(ts: Any, n: int) -> np.ndarray:
     now = genai.micros(datetime.now(UTC))
     if ts is None:
         return np.full(n, now, dtype=np.int64)
-    ts = pd.to_datetime(pd.Series(ts), utc=True)
+    ts = pd.Series(ts)
+    if pd.api.types.is_datetime64_any_dtype(ts.dtype):
+        ts = ts.dt.tz_localize("UTC") if ts.dt.tz is None else ts.dt.tz_convert("UTC")
+    else:  # text (a frame of one's own): ISO-8601 only, so "now" or a bare number is not read as a time
+        from .frames._arrays import iso_to_utc  # frames import this module
+
+        ts = iso_to_utc(list(ts))
     values = ts.dt.as_unit("us").to_numpy(dtype="datetime64[us]").astype(np.int64)
     return np.where(ts.isna().to_numpy(), now, values)
 

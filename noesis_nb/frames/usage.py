@@ -76,12 +76,12 @@ def _unknown_conflicts(data: dict[str, Any]) -> None:
 
 def calls_frame(
     episode_ids: list[Any],
-    timestamps: list[Any],
+    timestamps: Sequence[Any] | pd.Series,
     payloads: Iterable[dict[str, Any]],
     extras: Sequence[Column] = (),
     sources: Any = None,
 ) -> pd.DataFrame:
-    """The unpriced usage columns from parallel lists (timestamps may be strings or Timestamps).
+    """The unpriced usage columns from parallel lists (timestamps: ISO-8601 text, or a Series of times).
 
     ``sources`` (the events' ``source`` values) adds the ``source`` column; ``runs_df`` needs none.
     """
@@ -95,10 +95,10 @@ def calls_frame(
         "latency_ms": "latency_ms",
         "reported_cost_usd": "cost_usd",
     }
-    if timestamps and isinstance(timestamps[0], str):
-        ts = _arrays.series_of("datetime", timestamps)
-    else:
-        ts = pd.Series(pd.to_datetime(pd.Series(timestamps, dtype=object), utc=True).dt.as_unit("us").array)
+    if isinstance(timestamps, pd.Series) and pd.api.types.is_datetime64_any_dtype(timestamps.dtype):
+        ts = pd.Series(timestamps.dt.tz_convert("UTC").dt.as_unit("us").array)  # already times (the events' column)
+    else:  # ISO-8601 text; anything else (missing, a number, a word, an impossible date) is unknown
+        ts = _arrays.series_of("datetime", [t if type(t) is str else None for t in timestamps])
     data: dict[str, Any] = {"episode_id": _arrays.series_of("str", episode_ids)}
     if sources is not None:
         data["source"] = sources
@@ -143,7 +143,7 @@ def usage_df(
         mask = np.asarray(cols["event_name"] == MODEL_CALL, dtype=bool)
         payloads = [p if type(p) is dict else {} for p in cols["payload"][mask]]
         episode_ids = list(np.asarray(cols["episode_id"])[mask])
-        stamps = list(pd.Series(cols["timestamp"])[mask])
+        stamps = pd.Series(cols["timestamp"])[mask]
         sources = pd.Series(cols["source"])[mask].reset_index(drop=True).cat.remove_unused_categories()
         calls = calls_frame(episode_ids, stamps, payloads, extras, sources)
         if cache:

@@ -365,3 +365,29 @@ def test_unreadable_files_are_reported(tmp_path: Path) -> None:
         import shutil
 
         shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.mark.parametrize("times", [(None, "garbage"), ("__delete__", "now"), ("today", None), (5, "2025-13-45T00:00:00")])
+def test_unreadable_call_times_in_an_unsealed_run_price_as_usage_df_does(tmp_path: Path, times) -> None:
+    """An unsealed run's cost comes from its calls: a call's time that is missing, a word, a number or an impossible
+    date is read as unknown whatever the call before it held (it never stops ``runs_df`` or means the moment of the load)."""
+    root = tmp_path / "runs"
+    run = root / make_llm(root, 1)  # two calls: gpt-4o and a model without a price
+    for name in ("summary.json", "final.json", "manifest.json"):  # killed before it was sealed
+        (run / name).unlink()
+    events = lines_of(run)
+    calls = [e for e in events if model_call(e)]
+    for call, value in zip(calls, times, strict=True):
+        if value == "__delete__":
+            del call["timestamp"]
+        else:
+            call["timestamp"] = value
+        call["payload"]["model"] = "gpt-4o"  # both priced, so a wrong day would show in the cost
+    (run / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events))
+    first = runs_df(root, cache=False)
+    usage = usage_df(root, cache=False)
+    assert usage["timestamp"].isna().all()  # none of these is a time
+    assert first["model_calls"][0] == 2
+    assert first["cost_usd"][0] == pytest.approx(usage["cost_usd"].sum())
+    again = runs_df(root)
+    pd.testing.assert_frame_equal(first, again)
