@@ -28,6 +28,7 @@ from .._jsonio import atomic_write_bytes
 from ..store import find_run_dir, read_events
 from ..store.vocab import TOOL_APPROVAL_PENDING, TOOL_REJECTED_GOVERNANCE
 from ._extras import require
+from .otel_clean import clean_spec
 from .otel_live import LiveExport
 
 __all__ = ["export_otel", "run_spans", "SpanSpec", "OtlpSender"]
@@ -57,14 +58,8 @@ def _ns(stamp: Any) -> int | None:
 
 
 def _attrs(values: dict[str, Any]) -> dict[str, Any]:
-    """Attributes OpenTelemetry accepts: str, bool, int, float or lists of one of them; None is left out."""
-    out: dict[str, Any] = {}
-    for key, value in values.items():
-        if isinstance(value, (str, bool, int, float)):
-            out[key] = value
-        elif isinstance(value, (list, tuple)) and value and all(isinstance(v, str) for v in value):
-            out[key] = list(value)
-    return out
+    """The attributes with a value (None is left out); ``clean_spec`` makes them safe to send."""
+    return {key: value for key, value in values.items() if value is not None}
 
 
 def _tool_records(run_dir: Path) -> dict[str, dict[str, Any]]:
@@ -161,12 +156,15 @@ def run_spans(run_dir: str | os.PathLike[str], events: list[dict[str, Any]] | No
             root["events"].append((str(payload.get("event_name") or event.get("phase")), at, {"noesis.event_id": event_id}))
     for request_id, chain in requests.items():
         spans.append(_tool_span(chain, tools, trace_id, root_id, episode, request_id))
-    return spans
+    return [clean_spec(s) for s in spans]  # secrets redacted, numbers OTLP can carry: see otel_clean
 
 
 def _model_span(payload: dict[str, Any], trace_id: int, parent: int, event_id: str, at: int) -> SpanSpec:
     latency = payload.get("latency_ms")
-    start = at - int(latency * 1e6) if isinstance(latency, (int, float)) and latency >= 0 else at
+    if isinstance(latency, (int, float)) and not isinstance(latency, bool) and 0 <= latency <= 1e12:  # NaN fails too
+        start = at - int(latency * 1e6)
+    else:
+        start = at
     operation = _OPERATION.get(str(payload.get("api")), "chat")
     model = payload.get("requested_model") or payload.get("model")
     error = payload.get("error") if isinstance(payload.get("error"), dict) else None
@@ -299,9 +297,11 @@ def export_otel(
         raise ValueError("export_otel needs endpoint='http://host:4318' (OTLP/HTTP) or path='traces.json' (OTLP/JSON)")
     if live:
         return _start_live(run_or_runs, endpoint, path, headers, service_name, timeout, interval)
+    if path is not None:
+        path = check_out_path(path)
     specs = [s for run_dir in _run_dirs(run_or_runs, runs_dir) for s in run_spans(run_dir)]
     if path is not None:
-        atomic_write_bytes(Path(path), json.dumps(otlp_json(specs, service_name)).encode())
+        atomic_write_bytes(path, json.dumps(otlp_json(specs, service_name), allow_nan=False).encode())
     if endpoint is not None:
         _send(specs, endpoint, headers, service_name, timeout)
     return len(specs)
@@ -349,8 +349,26 @@ def _start_live(
         )
     if not isinstance(interval, (int, float)) or isinstance(interval, bool) or not interval > 0:
         raise ValueError(f"interval={interval!r}: give the seconds between checks for finished spans, e.g. 1.0")
+    if path is not None:
+        path = check_out_path(path)
     sender = OtlpSender(endpoint, headers, service, timeout)
     return LiveExport(target, sender, float(interval), path, spans=run_spans, to_json=otlp_json)
+
+
+def check_out_path(path: str | os.PathLike[str]) -> Path:
+    """``path`` when a trace file may be written there: not a directory, not a symbolic link (whose target
+    a rename would silently replace by a plain file)."""
+    out = Path(path)
+    if out.is_symlink():
+        raise ValueError(
+            f"export_otel(path={str(out)!r}): that is a symbolic link (to {os.readlink(out)!r}); "
+            "give the path of a plain file, e.g. the link's target"
+        )
+    if out.is_dir():
+        raise ValueError(
+            f"export_otel(path={str(out)!r}) is a directory; give a file name in it, e.g. {str(out / 'traces.json')!r}"
+        )
+    return out
 
 
 def _value(value: Any) -> dict[str, Any]:

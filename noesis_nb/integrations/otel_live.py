@@ -120,8 +120,8 @@ class LiveExport:
             return
         if final and self.path is not None:  # the file holds the whole trace, whether the collector took it or not
             try:
-                atomic_write_bytes(self.path, json.dumps(self._to_json(specs, self._sender.service)).encode())
-            except OSError as exc:
+                atomic_write_bytes(self.path, json.dumps(self._to_json(specs, self._sender.service), allow_nan=False).encode())
+            except (OSError, ValueError) as exc:
                 self._note(f"could not write {str(self.path)!r}: {exc}")
         root, rest = specs[0], specs[1:]
         ready = [s for s in rest if s["span_id"] not in self._sent_ids and (final or _finished(s))]

@@ -1,0 +1,140 @@
+"""export_otel on runs someone else wrote: secrets never leave in a span, hostile values never stop the export,
+and ``path=`` refuses a directory or a symbolic link instead of writing through it."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import noesis_nb
+from noesis_nb.secrets import for_run
+
+from ..hardening.crashkit import tool_agent
+from .test_otel import Receiver
+
+encoder = pytest.importorskip("opentelemetry.exporter.otlp.proto.common.trace_encoder")
+
+SECRET = "sk-proj-ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789abcd"
+LEARNED = "horse-battery-staple-correct-42"  # no pattern finds it: only a run that learned it knows it
+
+
+@pytest.fixture(scope="module")
+def paused_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    runs = tmp_path_factory.mktemp("otel-hostile")
+    ep = noesis_nb.solve("append the note", using=tool_agent(str(runs / "marker.txt")), runs_dir=runs / "runs", approver="ask")
+    return runs / "runs" / ep
+
+
+def _copy(paused_run: Path, root: Path) -> Path:
+    run = root / paused_run.name
+    shutil.copytree(paused_run, run)
+    return run
+
+
+def _rewrite(run: Path, change: Any) -> None:
+    events = [json.loads(line) for line in (run / "events.jsonl").read_text().splitlines()]
+    change(events)
+    (run / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events))
+
+
+def _event(run: Path, phase: str, payload: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    return {"id": f"e-{len(payload)}-{phase}", "episode_id": run.name, "phase": phase, "payload": payload, **extra}
+
+
+def test_no_secret_leaves_from_any_attribute_source(paused_run: Path, tmp_path: Path) -> None:
+    run = _copy(paused_run, tmp_path)
+
+    def plant(events: list[dict[str, Any]]) -> None:
+        start = next(e for e in events if e.get("phase") == "start")
+        start["payload"].update(task=f"use {SECRET} and {LEARNED}", using=f"agent {SECRET}")
+        for e in events:
+            if e.get("phase") == "tool":
+                e["payload"]["tool"] = f"fs.{SECRET}"
+        stamp = events[-1]["timestamp"]
+        error = {"type": "AuthenticationError", "message": f"Incorrect API key provided: {SECRET}"}
+        events.append(_event(run, "model", {"event_name": "model.call", "model": SECRET, "request_id": LEARNED, "error": error}))
+        events.append(_event(run, "plan", {}, id=SECRET, timestamp=stamp, metrics={"started_at": stamp}))
+        events.append(_event(run, "runtime", {"event_name": f"note {SECRET}"}, timestamp=stamp))
+        events.append(_event(run, "terminate", {"status": "error", "message": f"boom {LEARNED}"}, timestamp=stamp))
+
+    _rewrite(run, plant)
+    (draft,) = (run / "tool_invocations" / "prepared").glob("*.json")
+    approvals = run / "tool_invocations" / "approvals"
+    approvals.mkdir()
+    draft_id = json.loads(draft.read_text())["draft_id"]
+    (approvals / draft.name).write_text(json.dumps({"draft_id": draft_id, "status": "approved", "approver_id": SECRET}))
+    for_run(run).learn([LEARNED])  # a value learned after the lines holding it were written
+
+    out = tmp_path / "trace.json"
+    receiver = Receiver()
+    try:
+        sent = noesis_nb.export_otel(run, path=out, endpoint=receiver.url, timeout=5)
+        wire = b"".join(m.SerializeToString() for _, _, m in receiver.requests)
+    finally:
+        receiver.server.shutdown()
+        receiver.server.server_close()
+    text = out.read_text()
+    assert sent >= 5 and len(receiver.spans()) == sent
+    for leaked in (SECRET, LEARNED):
+        assert leaked not in text, f"{leaked} left in the OTLP/JSON file"
+        assert leaked.encode() not in wire, f"{leaked} left in the spans sent to the collector"
+    assert "[REDACTED]" in text and "AuthenticationError" in text  # redacted, not dropped
+
+
+_hostile = st.one_of(
+    st.integers(-(2**80), 2**80),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.just(1e308),
+    st.text(max_size=30),
+    st.lists(st.one_of(st.text(max_size=5), st.integers()), max_size=3),
+    st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
+    st.none(),
+    st.booleans(),
+)
+_FIELDS = ("latency_ms", "input_tokens", "output_tokens", "model", "stop_reason", "streamed", "error", "provider", "api")
+_STAMPS = st.sampled_from(["0001-01-01T00:00:00Z", "9999-12-31T23:59:59Z", "1970-01-01T00:00:00Z", "not a time", ""])
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(payload=st.fixed_dictionaries({}, optional={k: _hostile for k in _FIELDS}), stamp=_STAMPS, metrics_at=_STAMPS)
+def test_hostile_numbers_and_times_never_stop_the_export(
+    paused_run: Path, tmp_path_factory: pytest.TempPathFactory, payload: dict[str, Any], stamp: str, metrics_at: str
+) -> None:
+    run = _copy(paused_run, tmp_path_factory.mktemp("case"))
+
+    def plant(events: list[dict[str, Any]]) -> None:
+        events.append(_event(run, "model", {"event_name": "model.call", **payload}, timestamp=stamp))
+        events.append(_event(run, "plan", {}, timestamp=stamp, metrics={"started_at": metrics_at, "completed_at": stamp}))
+
+    _rewrite(run, plant)
+    out = run.parent / "trace.json"
+    sent = noesis_nb.export_otel(run, path=out)
+    json.loads(out.read_text(), parse_constant=lambda c: pytest.fail(f"{c} in the OTLP/JSON file: not JSON"))
+    from noesis_nb.integrations._otel_sdk import readable_spans
+    from noesis_nb.integrations.otel import run_spans
+
+    specs = run_spans(run)
+    assert len(specs) == sent
+    encoder.encode_spans(readable_spans(specs, "t")).SerializeToString()  # what the OTLP/HTTP exporter sends
+
+
+def test_path_that_is_a_directory_or_a_link_is_refused_and_left_alone(paused_run: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "traces"
+    folder.mkdir()
+    with pytest.raises(ValueError, match="is a directory.*traces.json"):
+        noesis_nb.export_otel(paused_run, path=folder)
+    assert folder.is_dir() and not list(folder.iterdir())
+    target = tmp_path / "elsewhere.json"
+    target.write_text("keep")
+    link = tmp_path / "trace.json"
+    link.symlink_to(target)
+    with pytest.raises(ValueError, match="symbolic link"):
+        noesis_nb.export_otel(paused_run, path=link)
+    assert link.is_symlink() and target.read_text() == "keep"
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
