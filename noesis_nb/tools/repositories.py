@@ -141,8 +141,17 @@ class PreparedInvocationRepository(_Repository):
         return path
 
     def get(self, run_id: str | None, draft_id: str) -> PreparedToolInvocation | None:
-        """The draft, or None if absent or (when ``run_id`` is given) owned by another run."""
-        prepared = _load(self.path_for(draft_id), PreparedToolInvocation)
+        """The draft, or None if absent or (when ``run_id`` is given) owned by another run.
+
+        A file holding another draft than its name says is refused: a view would show its content
+        while a decision named after it binds the other draft."""
+        path = self.path_for(draft_id)
+        prepared = _load(path, PreparedToolInvocation)
+        if prepared is not None and prepared.key != draft_id:
+            raise ToolRecordError(
+                f"{path}: holds draft {prepared.key!r}, not {draft_id!r} as its name says. "
+                "Restore the file from a backup or delete it."
+            )
         if prepared is None or (run_id is not None and prepared.run_id != run_id):
             return None
         return prepared

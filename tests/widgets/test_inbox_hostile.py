@@ -1,0 +1,91 @@
+"""The inbox and the cards on run directories someone else crafted: names read from a draft or a decision
+are shown one line, escaped, without secrets, control characters or bidi overrides; a draft file that
+holds another draft than its name says is refused, so what a row shows is what its Approve decides."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import noesis_nb
+from noesis_nb.widgets import InboxView
+from noesis_nb.widgets.render import row_html
+from tests.hardening.crashkit import tool_agent
+
+SECRET = "sk-proj-ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789abcd"
+HIDDEN = ("\x1b[31m", "\u202e", "\x07")  # a terminal escape, a right-to-left override, a bell
+
+
+@pytest.fixture(scope="module")
+def paused_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    runs = tmp_path_factory.mktemp("inbox-hostile")
+    ep = noesis_nb.solve("append the note", using=tool_agent(str(runs / "marker.txt")), runs_dir=runs / "runs", approver="ask")
+    return runs / "runs" / ep
+
+
+def _copy(paused_run: Path, root: Path) -> tuple[Path, Path, dict[str, Any]]:
+    run = root / paused_run.name
+    shutil.copytree(paused_run, run)
+    (draft,) = (run / "tool_invocations" / "prepared").glob("*.json")
+    return run, draft, json.loads(draft.read_text())
+
+
+def _clean(html: str) -> None:
+    assert SECRET not in html, "a secret reached the HTML"
+    for char in HIDDEN:
+        assert char not in html, f"{char!r} reached the HTML"
+    assert "<script>" not in html
+
+
+def test_hostile_tool_names_and_approver_ids_are_shown_clean(paused_run: Path, tmp_path: Path) -> None:
+    run, draft, record = _copy(paused_run, tmp_path / "pending")
+    record["tool"] = {"namespace": f"fs{HIDDEN[1]}", "name": f"<script>x</script>{HIDDEN[0]}{SECRET}{HIDDEN[2]}", "version": None}
+    draft.write_text(json.dumps(record))
+    inbox = InboxView(run.parent)
+    try:
+        [row] = inbox.rows.values()
+        _clean(row.body.value)
+        _clean(inbox.snapshot_html())
+        assert "&lt;script&gt;" in row.body.value and "[REDACTED]" in row.body.value  # shown, escaped and redacted
+        _clean(noesis_nb.show(run)._repr_mimebundle_()["text/html"])
+    finally:
+        inbox.close()
+
+    decided, draft, record = _copy(paused_run, tmp_path / "decided")
+    noesis_nb.approve_draft(decided, approver_id="ana")
+    (decision,) = (decided / "tool_invocations" / "approvals").glob("*.json")
+    stored = json.loads(decision.read_text())
+    stored["approver_id"] = f"<i>{HIDDEN[1]}{SECRET}{HIDDEN[0]}</i>"  # another program's decision file
+    decision.write_text(json.dumps(stored))
+    html = noesis_nb.show(decided)._repr_mimebundle_()["text/html"]
+    assert "approved</b> by &lt;i&gt;" in html
+    _clean(html)
+
+
+def test_a_decoy_draft_file_is_refused_and_approve_decides_what_the_row_shows(paused_run: Path, tmp_path: Path) -> None:
+    run, draft, record = _copy(paused_run, tmp_path)
+    decoy = json.loads(json.dumps(record))
+    decoy["payload"]["normalized_payload"] = decoy["payload"]["redacted_payload"] = {"argv": ["echo", "HARMLESS"]}
+    (draft.parent / "a-decoy.json").write_text(json.dumps(decoy))  # listed first; claims the real draft's id
+
+    inbox = InboxView(run.parent, approver_id="ana")
+    try:
+        [row] = list(inbox.rows.values())
+        assert "HARMLESS" not in row.body.value and "marker.txt" in row.body.value  # the real draft, not the decoy
+        assert any("a-decoy.json" in p and record["draft_id"] in p for p in row.source.problems)
+        row.approve_button.click()
+    finally:
+        inbox.close()
+    [decision] = (run / "tool_invocations" / "approvals").glob("*.json")
+    assert decision.name == draft.name and json.loads(decision.read_text())["status"] == "approved"
+
+
+@pytest.mark.parametrize("field", ["agent_id", "caused_by", "event_type", "id", "phase"])
+def test_an_event_row_shows_no_secret_or_hidden_character_in_any_field(field: str) -> None:
+    event: dict[str, Any] = {"id": "e1", "phase": "reason", "payload": {"text": "fine"}}
+    event[field] = f"<b>{HIDDEN[1]}{SECRET}{HIDDEN[0]}</b>"
+    _clean(row_html(event))
