@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..secrets import shown
-from .render import _dumps, esc, local_time, short
+from .render import _dumps, esc, label, local_time, short, visible
 
 __all__ = ["pending_html", "decision_html", "decision_words", "draft_heading", "command_html", "veto_html", "veto_decision_html"]
 
@@ -29,7 +29,8 @@ def decision_words(decision: Mapping[str, Any], *, already: bool = False) -> str
     status = str(decision.get("status") or "?")
     reason = shown(decision.get("reason")) if decision.get("reason") else ""
     text = (
-        f"{'already ' if already else ''}{status} by {decision.get('approver_id') or '?'} at {_time(decision.get('decided_at'))}"
+        f"{'already ' if already else ''}{status} by {short(decision.get('approver_id') or '?', 80)} "
+        f"at {_time(decision.get('decided_at'))}"
     )
     return text + (f" — {reason}" if reason else "")
 
@@ -46,8 +47,8 @@ def decision_html(decision: Mapping[str, Any], *, already: bool = False) -> str:
 def draft_heading(p: Any, decision: Mapping[str, Any] | None = None) -> str:
     """``‖ fs.write_file wants approval`` while pending, ``fs.write_file`` plus the decision once decided."""
     if decision is None:
-        return f'<b class="nnb-c-orange">‖ {esc(p.tool)}</b> <b>wants approval</b>'
-    return f"<b>{esc(p.tool)}</b> {decision_html(decision)}"
+        return f'<b class="nnb-c-orange">‖ {label(p.tool)}</b> <b>wants approval</b>'
+    return f"<b>{label(p.tool)}</b> {decision_html(decision)}"
 
 
 def command_html(p: Any) -> str:
@@ -61,28 +62,28 @@ def command_html(p: Any) -> str:
             args[0] = "python"
         plain = line is not None and len(line) <= 160 and not any(c in a for a in args for c in "'\"\n\\")
         if not plain:
-            items = "".join(f"<li>{esc(shown(a))}</li>" for a in args)
+            items = "".join(f"<li>{esc(visible(shown(a)))}</li>" for a in args)
             extra = ""
             if payload.get("cwd"):
-                extra += f"<dt>cwd</dt><dd>{esc(shown(str(payload['cwd'])))}</dd>"
+                extra += f"<dt>cwd</dt><dd>{esc(visible(shown(str(payload['cwd']))))}</dd>"
             if payload.get("env"):
-                extra += f"<dt>env</dt><dd>{esc(' '.join(sorted(str(k) for k in payload['env'])))}</dd>"
+                extra += f"<dt>env</dt><dd>{label(' '.join(sorted(str(k) for k in payload['env'])), 2000)}</dd>"
             return f"<dt>argv</dt><dd><ol>{items}</ol></dd>{extra}"
     if line:
-        return f"<dt>command</dt><dd><code>$ {esc(line)}</code></dd>"
-    return f"<dt>payload</dt><dd><pre>{esc(shown(_dumps(payload, pretty=True)))}</pre></dd>"
+        return f"<dt>command</dt><dd><code>$ {esc(visible(line))}</code></dd>"
+    return f"<dt>payload</dt><dd><pre>{esc(visible(shown(_dumps(payload, pretty=True))))}</pre></dd>"
 
 
 def pending_html(p: Any, decision: Mapping[str, Any] | None = None) -> str:
     """A card's body: heading by state, then each detail labelled (effect, risk, command, draft, fingerprint, impact)."""
     risk_hue = _RISK_HUES.get(str(p.risk_tier), "grey")
     details = (
-        f"<dt>effect</dt><dd>{esc(p.effect_kind)}</dd>"
-        f'<dt>risk</dt><dd><b class="nnb-c-{risk_hue}">{esc(p.risk_tier)}</b></dd>'
-        f"<dt>protocol</dt><dd>{esc(p.protocol)}</dd>"
+        f"<dt>effect</dt><dd>{label(p.effect_kind)}</dd>"
+        f'<dt>risk</dt><dd><b class="nnb-c-{risk_hue}">{label(p.risk_tier)}</b></dd>'
+        f"<dt>protocol</dt><dd>{label(p.protocol)}</dd>"
         f"{command_html(p)}"
         f"<dt>asked at</dt><dd>{esc(_time(p.requested_at))}</dd>"
-        f"<dt>draft</dt><dd>{esc(p.draft_id)}</dd>"
+        f"<dt>draft</dt><dd>{label(p.draft_id, 300)}</dd>"
         f"<dt>fingerprint</dt><dd>{esc(p.fingerprint)}</dd>"
         + (f"<dt>impact</dt><dd>{esc(p.impact_hash)}</dd>" if p.impact_hash else "")
     )
@@ -98,7 +99,7 @@ def veto_html(governance: Mapping[str, Any] | None, decision: Mapping[str, Any] 
     payload = payload or {}
     rule, message = payload.get("rule_id") or "?", short(payload.get("message") or "", 300)
     details = (
-        f"<dl><dt>rule</dt><dd>{esc(rule)}</dd><dt>message</dt><dd>{esc(message)}</dd>"
+        f"<dl><dt>rule</dt><dd>{label(rule)}</dd><dt>message</dt><dd>{esc(message)}</dd>"
         f"<dt>vetoed at</dt><dd>{esc(_time((governance or {}).get('timestamp')))}</dd></dl>"
     )
     if decision is None:
@@ -117,7 +118,8 @@ def veto_decision_html(decision: Mapping[str, Any], *, already: bool = False) ->
     word = "overridden" if override else "upheld"
     reason = shown(decision.get("reason")) if decision.get("reason") else ""
     text = esc(
-        f"by {decision.get('approver_id') or '?'} at {_time(decision.get('decided_at'))}" + (f" — {reason}" if reason else "")
+        f"by {short(decision.get('approver_id') or '?', 80)} at {_time(decision.get('decided_at'))}"
+        + (f" — {reason}" if reason else "")
     )
     prefix = "already " if already else ""
     return f'<span class="nnb-c-{"green" if override else "red"}">{"✔" if override else "✖"} {prefix}<b>{word}</b> {text}</span>'

@@ -15,7 +15,7 @@ import ipywidgets as w
 from ..runtime.inboxitems import InboxItem
 from .approvals import ApprovalCard, VetoCard
 from .cards import decision_html, veto_decision_html
-from .render import esc, short
+from .render import esc, label, short
 
 __all__ = ["item_html", "DraftRow", "VetoRow", "make_row", "ResumeRow"]
 
@@ -36,23 +36,23 @@ def item_html(item: InboxItem, decision: Mapping[str, Any] | None = None) -> str
     """``ep_… task`` then ``‖ tool · effect · risk · payload`` (or the veto's rule), or how it was decided."""
     using = str(getattr(item.source, "using", "") or "")
     head = (
-        f'<b class="nnb-mono">{esc(item.episode_id)}</b>{" · " + esc(using) if using else ""} '
+        f'<b class="nnb-mono">{label(item.episode_id)}</b>{" · " + label(using, 80) if using else ""} '
         f'<span class="nnb-muted">{esc(short(item.task, 90))}</span>'
     )
     p = item.pending
     if p is not None:
         hue = _RISK_HUES.get(str(p.risk_tier), "grey")
         what = (
-            f'<b class="nnb-c-orange">‖ {esc(p.tool)}</b> · {esc(p.effect_kind)} · risk <b class="nnb-c-{hue}">'
-            f'{esc(p.risk_tier)}</b> · <code class="nnb-ib-payload" title="{esc(_excerpt(item, 2000))}">'
+            f'<b class="nnb-c-orange">‖ {label(p.tool)}</b> · {label(p.effect_kind)} · risk <b class="nnb-c-{hue}">'
+            f'{label(p.risk_tier)}</b> · <code class="nnb-ib-payload" title="{esc(_excerpt(item, 2000))}">'
             f"{esc(_excerpt(item))}</code>"
         )
         if decision is not None:
-            what = f"<b>{esc(p.tool)}</b> {decision_html(decision)}"
+            what = f"<b>{label(p.tool)}</b> {decision_html(decision)}"
     else:
         payload = (item.governance or {}).get("payload")
         payload = payload if isinstance(payload, Mapping) else {}
-        rule, message = esc(payload.get("rule_id") or "?"), esc(short(payload.get("message") or "", 140))
+        rule, message = label(payload.get("rule_id") or "?", 80), esc(short(payload.get("message") or "", 140))
         what = f'<b class="nnb-c-red">⊘ governance veto</b> · {rule} · {message}'
         if decision is not None:
             what = f"<b>governance veto</b> {veto_decision_html(decision)}"
@@ -126,7 +126,7 @@ class ResumeRow:
     def __init__(self, source: Any, on_done: Callable[[], None] | None = None):
         self.source, self._on_done = source, on_done
         self.line = w.HTML(
-            f'<span class="nnb-mono">{esc(source.episode_id)}</span> <span class="nnb-muted">decided, paused on disk — '
+            f'<span class="nnb-mono">{label(source.episode_id)}</span> <span class="nnb-muted">decided, paused on disk — '
             f"{esc(short(source.task or '', 80))}</span>"
         )
         self.button = w.Button(description="Resume", icon="play", tooltip=f"resume {source.episode_id} now that it is decided")

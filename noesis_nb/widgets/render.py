@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from collections.abc import Iterable, Mapping
 from datetime import datetime
 from functools import lru_cache
@@ -24,6 +25,8 @@ from .theme import PHASE_HUES, STATUS_HUES
 
 __all__ = [
     "esc",
+    "label",
+    "visible",
     "event_name",
     "event_flag",
     "short_payload",
@@ -113,6 +116,15 @@ def event_flag(event: Mapping[str, Any]) -> str | None:
     return None
 
 
+# control characters (terminal escapes) and the bidirectional overrides that make text read other than it is
+_HIDDEN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def visible(text: str) -> str:
+    """``text`` with control and bidi-override characters shown as ``\ufffd`` (nothing hidden, nothing reordered)."""
+    return _HIDDEN.sub("\ufffd", text) if _HIDDEN.search(text) else text
+
+
 def short(value: Any, limit: int, *, redact: bool = True) -> str:
     """One line of at most ``limit`` characters (secrets removed unless already done; not escaped)."""
     if isinstance(value, str):
@@ -121,8 +133,13 @@ def short(value: Any, limit: int, *, redact: bool = True) -> str:
         text = ", ".join(short(v, limit) for v in value)
     else:
         text = _dumps(value)
-    text = " ".join((shown(text) if redact else text).split())
+    text = visible(" ".join((shown(text) if redact else text).split()))
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def label(value: Any, limit: int = 200) -> str:
+    """A name read from a run (tool, agent, approver, rule, id) as HTML: one line, secrets removed, escaped."""
+    return esc(short("" if value is None else value, limit))
 
 
 _short = short  # the name older callers use
@@ -165,9 +182,9 @@ def full_json(event: Mapping[str, Any], limit: int = 4000) -> str:
     duration = (event.get("metrics") or {}).get("duration_ms") if isinstance(event.get("metrics"), Mapping) else None
     if duration is not None:
         meta["duration_ms"] = duration
-    head = " ".join(f"{k}={v}" for k, v in meta.items())
+    head = shown(" ".join(f"{k}={v}" for k, v in meta.items()))
     body = shown(_dumps(event.get("payload"), pretty=True))
-    text = f"{head}\n{body}" if head else body
+    text = visible(f"{head}\n{body}" if head else body)
     if len(text) > limit:
         text = text[:limit] + f"\n… {len(text) - limit} more characters; the whole event is in events.jsonl"
     return text
@@ -180,9 +197,9 @@ def row_html(event: Mapping[str, Any], *, detail_limit: int = 4000, omit: tuple[
     mark = f"{FLAG_MARKS[flag]} " if flag else ""
     return (
         f'<details class="{cls}"><summary><span class="nnb-t">{esc(event_time(event))}</span> '
-        f'<span class="nnb-p {phase_class(event.get("phase"))}">{esc(event.get("phase") or "?")}</span> '
-        f"{mark}<b>{esc(event_name(event))}</b> "
-        f'<span class="nnb-a">{esc(event.get("agent_id") or "")}</span> '
+        f'<span class="nnb-p {phase_class(event.get("phase"))}">{label(event.get("phase") or "?", 60)}</span> '
+        f"{mark}<b>{label(event_name(event))}</b> "
+        f'<span class="nnb-a">{label(event.get("agent_id") or "")}</span> '
         f"{esc(short_payload(event, omit=omit))}</summary><pre>{_esc_text(full_json(event, detail_limit))}</pre></details>"
     )
 

@@ -15,7 +15,7 @@ from functools import lru_cache
 from typing import Any
 
 from ..store.vocab import TOOL_APPROVAL_PENDING, TOOL_APPROVED, TOOL_EXECUTION_STARTED, TOOL_REJECTED_GOVERNANCE
-from .render import FLAG_MARKS, esc, event_name, event_time, phase_class, row_html, short, short_payload
+from .render import FLAG_MARKS, esc, event_name, event_time, label, phase_class, row_html, short, short_payload
 from .steps import Step
 
 __all__ = ["StepFacts", "ToolFacts", "summary_html", "body_html", "step_class", "seconds_between", "format_seconds"]
@@ -107,21 +107,22 @@ def _money(value: float) -> str:
 
 def _tool_parts(step: Step, facts: StepFacts) -> list[str]:
     info = facts.tools(step.draft_id, step.state in _FINISHED) if step.draft_id else None
-    parts = [f"<b>{esc((info.tool if info and info.tool else None) or step.tool or '?')}</b>"]
+    parts = [f"<b>{label((info.tool if info and info.tool else None) or step.tool or '?')}</b>"]
     if info is not None:
-        parts += [esc(v) for v in (info.effect_kind, info.risk_tier) if v]
+        parts += [label(v, 60) for v in (info.effect_kind, info.risk_tier) if v]
     decision = facts.decisions.get(step.draft_id or "")
     asked = _find(step, TOOL_APPROVAL_PENDING)
     if step.state == "pending" and decision is None:
         parts.append('<b class="nnb-c-orange">waiting for approval</b>')
     elif decision is not None or step.state == "rejected":
         status = str((decision or {}).get("status") or "rejected")
-        who = f" by {esc((decision or {}).get('approver_id') or '?')}" if decision else ""
+        who = f" by {label((decision or {}).get('approver_id') or '?', 80)}" if decision else ""
         ended = _find(step, TOOL_APPROVED) or _find(step, TOOL_REJECTED_GOVERNANCE)
         waited = seconds_between(asked, ended) if ended is not None else None
         hue = "green" if status == "approved" else "red"
         parts.append(
-            f'<span class="nnb-c-{hue}">{esc(status)}{who}</span>' + (f" (waited {format_seconds(waited)})" if waited else "")
+            f'<span class="nnb-c-{hue}">{label(status, 40)}{who}</span>'
+            + (f" (waited {format_seconds(waited)})" if waited else "")
         )
     started = _find(step, TOOL_EXECUTION_STARTED)
     if started is not None and step.state in ("succeeded", "failed"):
@@ -130,7 +131,7 @@ def _tool_parts(step: Step, facts: StepFacts) -> list[str]:
         parts.append('<span class="nnb-c-green">ok</span>' + (f": {esc(info.result)}" if info and info.result else ""))
     elif step.state == "failed":
         reason = _payload(step.last).get("reason_code") or event_name(step.last)
-        parts.append(f'<span class="nnb-c-red">failed: {esc(reason)}</span>')
+        parts.append(f'<span class="nnb-c-red">failed: {label(reason)}</span>')
     elif step.state == "running":
         parts.append("running")
     return parts
@@ -138,7 +139,7 @@ def _tool_parts(step: Step, facts: StepFacts) -> list[str]:
 
 def _model_parts(step: Step, facts: StepFacts) -> list[str]:
     p = _payload(step.first)
-    model = f"<b>{esc(p.get('model') or '?')}</b>" + (f" ({esc(p.get('provider'))})" if p.get("provider") else "")
+    model = f"<b>{label(p.get('model') or '?')}</b>" + (f" ({label(p.get('provider'), 80)})" if p.get("provider") else "")
     parts = [model]
     for key, word in (("input_tokens", "in"), ("output_tokens", "out")):
         value = p.get(key)
@@ -159,7 +160,7 @@ def _governance_parts(step: Step, facts: StepFacts) -> list[str]:
     decision = str(p.get("decision") or "?")
     enforced = p.get("enforced")
     hue = "red" if decision == "veto" and enforced else ("orange" if decision == "veto" else "green")
-    parts = [f'<b class="nnb-c-{hue}">{esc(decision)}</b>', esc(p.get("rule_id") or "?")]
+    parts = [f'<b class="nnb-c-{hue}">{label(decision, 60)}</b>', label(p.get("rule_id") or "?", 120)]
     if decision == "veto":
         parts.append("enforced" if enforced else "audit only: recorded, not enforced")
     if p.get("message"):
@@ -168,16 +169,20 @@ def _governance_parts(step: Step, facts: StepFacts) -> list[str]:
     if step.paused:
         parts.append('<b class="nnb-c-orange">paused for a person</b>')
     elif override is not None:
-        parts.append(f'<span class="nnb-c-green">overridden by {esc(_payload(override).get("approver_id") or "?")}</span>')
+        parts.append(f'<span class="nnb-c-green">overridden by {label(_payload(override).get("approver_id") or "?", 80)}</span>')
     elif facts.veto is not None and decision == "veto" and enforced:
         word = "overridden" if facts.veto.get("status") == "approved" else "upheld"
-        parts.append(f"{word} by {esc(facts.veto.get('approver_id') or '?')}")
+        parts.append(f"{word} by {label(facts.veto.get('approver_id') or '?', 80)}")
     return parts
 
 
 def _steer_parts(step: Step) -> list[str]:
     p = _payload(step.first)
-    parts = [f"<b>{esc(short(p.get('text') or '', 140))}</b>", f"from {esc(p.get('sender') or '?')}", esc(p.get("mode") or "")]
+    parts = [
+        f"<b>{esc(short(p.get('text') or '', 140))}</b>",
+        f"from {label(p.get('sender') or '?', 80)}",
+        label(p.get("mode") or "", 40),
+    ]
     if step.state == "applied":
         parts.append(f'<span class="nnb-c-green">heard after {format_seconds(seconds_between(step.first, step.last))}</span>')
     else:
@@ -196,7 +201,7 @@ def _drain_parts(step: Step) -> list[str]:
         ]
     counts = {k: len(v) if isinstance(v, list) else 0 for k, v in report.items() if k in ("finished", "cut_off", "refused")}
     return [
-        f"<b>stopped ({esc(report.get('reason'))})</b>",
+        f"<b>stopped ({label(report.get('reason'))})</b>",
         f"{counts.get('finished', 0)} finished",
         f"{counts.get('cut_off', 0)} cut off",
         f"{counts.get('refused', 0)} refused",
@@ -221,7 +226,7 @@ def _closing_parts(step: Step) -> list[str]:
     p = _payload(end)
     status = str(p.get("status") or "?")
     hue = {"ok": "green", "error": "red", "vetoed": "red"}.get(status, "grey")
-    return [f'<b class="nnb-c-{hue}">{esc(status)}</b>', esc(short(p.get("message") or "", 140))]
+    return [f'<b class="nnb-c-{hue}">{label(status, 60)}</b>', esc(short(p.get("message") or "", 140))]
 
 
 def summary_html(step: Step, facts: StepFacts | None = None) -> str:
@@ -245,8 +250,8 @@ def summary_html(step: Step, facts: StepFacts | None = None) -> str:
         parts = _drain_parts(step)
     else:
         name = event_name(first)
-        parts = [f"<b>{esc(name)}</b>" if name != first.get("phase") else "", esc(short_payload(first, 140))]
-    label = _KIND_LABELS.get(kind) or str(first.get("phase") or "?")
+        parts = [f"<b>{label(name)}</b>" if name != first.get("phase") else "", esc(short_payload(first, 140))]
+    title = _KIND_LABELS.get(kind) or str(first.get("phase") or "?")
     hue_of = _KIND_HUES.get(kind) or first.get("phase")
     flag = step.flag()
     mark = f"{FLAG_MARKS[flag]} " if flag else ""
@@ -258,7 +263,7 @@ def summary_html(step: Step, facts: StepFacts | None = None) -> str:
     text = " · ".join(p for p in parts if p)
     return (
         f'<div class="nnb-sum"><span class="nnb-t">{esc(event_time(first))}</span> '
-        f'<span class="nnb-k {phase_class(hue_of)}">{mark}{esc(label)}</span> {text}{count}</div>'
+        f'<span class="nnb-k {phase_class(hue_of)}">{mark}{label(title, 60)}</span> {text}{count}</div>'
     )
 
 
