@@ -81,8 +81,12 @@ def text_summary(kind: str, status: str, events: int, pending: int) -> str:
 
 
 def timeline_text(events: Iterable[Mapping[str, Any]]) -> str:
+    """One line per event for a terminal: every field one line, secrets removed, no control characters
+    (a run's text must not move the cursor, clear the screen or retitle the window)."""
     return "\n".join(
-        f"{event_time(e):12} {str(e.get('phase') or '?'):10} {event_name(e):28} {short_payload(e, 90)}" for e in events
+        f"{_short(event_time(e), 24):12} {_short(e.get('phase') or '?', 40):10} {_short(event_name(e), 120):28} "
+        f"{short_payload(e, 90)}"
+        for e in events
     )
 
 

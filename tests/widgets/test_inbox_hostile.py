@@ -89,3 +89,17 @@ def test_an_event_row_shows_no_secret_or_hidden_character_in_any_field(field: st
     event: dict[str, Any] = {"id": "e1", "phase": "reason", "payload": {"text": "fine"}}
     event[field] = f"<b>{HIDDEN[1]}{SECRET}{HIDDEN[0]}</b>"
     _clean(row_html(event))
+
+
+def test_the_text_timeline_sends_no_terminal_escape_or_secret() -> None:
+    from noesis_nb.widgets.snapshot import timeline_text
+
+    event = {
+        "id": "e1",
+        "timestamp": "2026-01-01T00:00:00Z\x1b[2J",
+        "phase": "reason\x1b[2J",  # would clear the screen of `%noesis show --text`
+        "payload": {"event_name": f"note\x1b]0;retitled\x07{SECRET}", "text": f"a\x1b[31m{HIDDEN[1]}"},
+    }
+    text = timeline_text([event])
+    assert SECRET not in text and "\x1b" not in text and "\x07" not in text and HIDDEN[1] not in text
+    assert "reason" in text and "[REDACTED]" in text and len(text.splitlines()) == 1
