@@ -12,6 +12,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .timetext import micros_of
+
 try:  # optional accelerator
     import pyarrow as pa
 except ImportError:  # pragma: no cover - exercised where pyarrow is absent
@@ -40,28 +42,27 @@ _DICT = pa.dictionary(pa.int32(), pa.string()) if HAVE_ARROW else None
 _TS = "datetime64[us, UTC]"
 
 
-#: what pandas reads as the moment of parsing rather than as a date: a run's timestamp never means that
-_RELATIVE = frozenset({"now", "today"})
-
-
 def iso_to_utc(values: Any) -> pd.Series:
-    """``pd.to_datetime(format="ISO8601", utc=True, errors="coerce")`` of values, except that "now" and "today"
-    are unparseable like any other word (pandas would give the moment of the load: frames would differ per load)."""
-    values = ["not a time" if type(v) is str and v in _RELATIVE else v for v in values]
-    return pd.to_datetime(pd.Series(values, dtype=object), format="ISO8601", utc=True, errors="coerce")
+    """Text times → ``datetime64[us, UTC]`` by ``timetext``'s rule, value by value (not a time → NaT).
+
+    Not ``pd.to_datetime``: it reads "now"/"today" as the moment of the load, and reads a value
+    differently depending on the values beside it; a run's time must mean one instant always.
+    """
+    micros = micros_of(values)
+    return pd.Series(micros.view("M8[us]")).dt.tz_localize("UTC")
 
 
 def timestamps(values: list[Any]) -> Any:
-    """ISO-8601 strings → UTC timestamps (unparseable → NaT), one call for the whole list."""
+    """ISO-8601 strings → UTC timestamps (not a time → NaT): the writer's fixed shape parsed on arrays, the rest by
+    ``timetext``'s rule, with or without pyarrow (so both installs hold the same instants)."""
+    from .isotimes import TimeColumn  # it imports this module
+
+    column = TimeColumn()
+    column.extend(values)
+    parsed, _ = column.build()
     if HAVE_ARROW:
-        try:
-            return pa.array(values, type=pa.string()).cast(pa.timestamp("us", tz="UTC"))
-        except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
-            pass  # offset-less or odd strings: pandas handles them below
-    parsed = iso_to_utc(values)
-    if HAVE_ARROW:
-        return pa.array(parsed.dt.as_unit("us"), type=pa.timestamp("us", tz="UTC"))
-    return parsed.dt.as_unit("us").array
+        return pa.array(pd.Series(parsed), type=pa.timestamp("us", tz="UTC"))
+    return parsed
 
 
 def categorical(values: Any) -> pd.Categorical:

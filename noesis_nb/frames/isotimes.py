@@ -1,10 +1,10 @@
-"""Event timestamps without pyarrow: the writer's fixed ISO-8601 shape parsed with numpy, anything else by pandas.
+"""Event timestamps without pyarrow: the writer's fixed ISO-8601 shape parsed with numpy, anything else by ``timetext``.
 
 Engines write ``YYYY-MM-DDTHH:MM:SS.ffffff+HH:MM`` (32 ASCII characters). ``TimeColumn`` keeps
 those as 32 bytes a row (not a Python string each), and parses all of them at once with numpy
 arithmetic when the column is built. A row that is not exactly that shape, or whose fields are
 out of range (a 13th month, 30 February, a year pandas' nanosecond range cannot hold), goes to
-``pd.to_datetime(format="ISO8601")`` as before, so both paths give the same instants and the same
+``timetext.utc_micros`` (the frames' one rule), so both paths give the same instants and the same
 unparseable strings.
 """
 
@@ -15,14 +15,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._arrays import iso_to_utc
+from .timetext import NAT, micros_of
 
 __all__ = ["TimeColumn", "parse_fixed", "WIDTH"]
 
 WIDTH = 32
 _DIGITS = [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18, 20, 21, 22, 23, 24, 25, 27, 28, 30, 31]
 _SEPARATORS = {4: "-", 7: "-", 10: "T", 13: ":", 16: ":", 19: ".", 29: ":"}
-_NAT = np.iinfo(np.int64).min
 _FILLER = b"\x00" * WIDTH  # a row kept aside (``odd``): never passes the shape check
 _EPOCH_MONTH = np.datetime64("1970-01", "M")
 
@@ -61,10 +60,9 @@ class TimeColumn:
         unparsed: list[tuple[int, Any]] = []
         if len(rest):
             raw = [self.odd[row] if row in self.odd else self._text(row) for row in rest.tolist()]
-            parsed = iso_to_utc(raw)
-            values = parsed.dt.as_unit("us").array.asi8
+            values = micros_of(raw)
             micros[rest] = values
-            unparsed = [(row, v) for row, v, t in zip(rest.tolist(), raw, values.tolist()) if t == _NAT and v is not None]
+            unparsed = [(row, v) for row, v, t in zip(rest.tolist(), raw, values.tolist()) if t == NAT and v is not None]
         out = pd.Series(micros.view("M8[us]")).dt.tz_localize("UTC").array
         return out, unparsed
 

@@ -10,7 +10,6 @@ within one UTC day (then the per-model sums price exactly as the calls would).
 from __future__ import annotations
 
 import os
-from datetime import UTC, datetime, timedelta
 from typing import Any, Literal, NotRequired, TypedDict
 
 import orjson
@@ -23,6 +22,7 @@ from .fs import BadFile, Stat, dir_stamp, local_unchanged
 from .problems import LoadProblem
 from .shapes import FINAL, MANIFEST, STATE, SUMMARY, Spec, check
 from .source import RunRef
+from .timetext import utc_micros
 from .toolfolders import ToolFolders
 from .usage import MODEL_CALL, scan_model_calls
 from .values import describe, is_time
@@ -39,6 +39,7 @@ __all__ = [
 ]
 
 _TAIL = 16384
+_DAY_US = 86_400_000_000
 PARTS = (
     ("cached_input", "cached_input_tokens"),
     ("cache_write", "cache_write_input_tokens"),
@@ -222,19 +223,10 @@ def calls_from_events(record: RunRecord) -> list[LoadProblem]:
 
 def _one_day(started: Any, duration: Any) -> bool:
     """True when a run started at ``started`` and lasting ``duration`` seconds stays within one UTC day."""
-    if (
-        not isinstance(started, str)
-        or not isinstance(duration, (int, float))
-        or isinstance(duration, bool)
-        or not 0 <= duration < 86400
-    ):
+    begin = utc_micros(started)  # the rule the calls are priced by: a time it cannot read is no day
+    if begin is None or not isinstance(duration, (int, float)) or isinstance(duration, bool) or not 0 <= duration < 86400:
         return False
-    try:
-        begin = datetime.fromisoformat(started.replace("Z", "+00:00"))
-    except ValueError:
-        return False
-    begin = begin.astimezone(UTC) if begin.tzinfo else begin.replace(tzinfo=UTC)
-    return (begin + timedelta(seconds=duration)).date() == begin.date()
+    return begin // _DAY_US == (begin + int(duration * 1_000_000)) // _DAY_US
 
 
 def _status(

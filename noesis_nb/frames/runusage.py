@@ -6,7 +6,7 @@ the same (``runrecord`` decides what it can from the summary; the prices decide 
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import numpy as np
@@ -15,10 +15,14 @@ import pandas as pd
 from ..cost import Pricer, price_frame
 from .columns import TOKEN_COLUMNS
 from .runrecord import PARTS, RunRecord
+from .timetext import utc_micros
 from .usage import calls_frame
 from .values import is_count
 
 __all__ = ["run_usage", "sums_hide_priced_parts", "PriceMemo"]
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_DAY_US = 86_400_000_000
 
 
 class PriceMemo:
@@ -91,13 +95,11 @@ def _hidden_parts(calls: list[tuple[Any, dict[str, Any]]], memo: PriceMemo) -> b
 
 
 def _day(stamp: Any) -> datetime | None:
-    """Midnight UTC of an ISO time (the day ``price_frame`` prices a call on)."""
-    try:
-        when = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
-    except (AttributeError, TypeError, ValueError):
+    """Midnight UTC of an ISO time, read by the rule ``price_frame`` reads the call's time by (None: not a time)."""
+    micros = utc_micros(stamp)
+    if micros is None:
         return None
-    when = when.astimezone(UTC) if when.tzinfo else when.replace(tzinfo=UTC)
-    return datetime(when.year, when.month, when.day, tzinfo=UTC)
+    return _EPOCH + timedelta(days=micros // _DAY_US)
 
 
 def run_usage(records: list[RunRecord], prices: Any) -> pd.DataFrame:

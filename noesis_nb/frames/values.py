@@ -9,10 +9,10 @@ from __future__ import annotations
 import math
 import reprlib
 from collections.abc import Callable
-from datetime import datetime
 from typing import Any, TypeGuard
 
 from ..store.vocab import TOKEN_FIELDS
+from .timetext import utc_micros
 
 __all__ = ["Rule", "RULES", "is_count", "is_time", "safe_name", "usage_conflicts", "describe", "TOKEN_KEYS", "MAX_COUNT"]
 
@@ -28,14 +28,8 @@ def is_count(value: object) -> TypeGuard[int | float]:
 
 
 def is_time(value: Any) -> bool:
-    """An ISO-8601 date-time string (``…T…``, ``Z`` or an offset allowed); numbers and free text are not times."""
-    if type(value) is not str or len(value) < 10 or len(value) > 64:
-        return False
-    try:
-        datetime.fromisoformat(value[:-1] + "+00:00" if value.endswith(("Z", "z")) else value)
-    except ValueError:
-        return False
-    return True
+    """An ISO-8601 time as every frame reads one (``timetext``); numbers and free text are not times."""
+    return utc_micros(value) is not None
 
 
 def _number(value: Any) -> bool:

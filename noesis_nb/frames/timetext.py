@@ -1,0 +1,85 @@
+"""The one rule by which every frame reads a time written as text, value by value.
+
+A run's times are ISO-8601 text: ``YYYY-MM-DD`` or ``YYYYMMDD``, optionally followed (after
+``T``, ``t`` or a space) by ``HH``, ``HH:MM``, ``HH:MM:SS`` or their basic forms ``HHMM``,
+``HHMMSS``, a fraction after ``.`` or ``,`` (digits beyond microseconds are dropped), and
+``Z`` or an offset ``±HH``, ``±HHMM``, ``±HH:MM`` (none: UTC). Anything else — a word ("now",
+"today"), a number, a leap second, 24:00, week or ordinal dates, an offset with seconds, a
+day that does not exist, a time whose UTC instant falls outside years 1–9999 — is unknown.
+
+The rule is written out here rather than borrowed: ``datetime.fromisoformat`` accepts other
+forms on each Python release, and pandas reads a value differently depending on the values
+parsed beside it (one nanosecond fraction in a batch makes a year-1500 time NaT). Every reader
+(``is_time``, the events' time column, the runs/tools/usage frames, the day a call is priced
+on) uses ``utc_micros``, so one string means the same instant everywhere and at every load.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from typing import Any
+
+import numpy as np
+
+__all__ = ["utc_micros", "micros_of", "NAT", "MAX_LENGTH"]
+
+NAT = np.iinfo(np.int64).min  # numpy's NaT as int64
+MAX_LENGTH = 64  # longer text is not a time (and is not worth a regex)
+_EPOCH = datetime(1970, 1, 1)
+_MIN_US = (datetime(1, 1, 1) - _EPOCH) // _EPOCH.resolution
+_MAX_US = (datetime(9999, 12, 31, 23, 59, 59, 999999) - _EPOCH) // _EPOCH.resolution
+_TIME = re.compile(
+    r"(?P<y>[0-9]{4})(?P<ds>-?)(?P<mo>[0-9]{2})(?P=ds)(?P<d>[0-9]{2})"
+    r"(?:[Tt ](?P<h>[0-9]{2})"
+    r"(?:(?P<ts>:?)(?P<mi>[0-9]{2})(?:(?P=ts)(?P<s>[0-9]{2})(?:[.,](?P<f>[0-9]+))?)?)?"
+    r"(?P<z>[Zz]|(?P<sign>[+-])(?P<oh>[0-9]{2})(?::?(?P<om>[0-9]{2}))?)?)?"
+)
+
+
+def utc_micros(value: Any) -> int | None:
+    """Microseconds since 1970-01-01 UTC of an ISO-8601 time (the module's rule); None when ``value`` is not one."""
+    if type(value) is not str or len(value) > MAX_LENGTH:
+        return None
+    m = _TIME.fullmatch(value)
+    if m is None:
+        return None
+    hour, minute, second = (int(m[k]) if m[k] else 0 for k in ("h", "mi", "s"))
+    try:
+        when = datetime(int(m["y"]), int(m["mo"]), int(m["d"]), hour, minute, second, int((m["f"] or "0")[:6].ljust(6, "0")))
+    except ValueError:  # month 13, 30 February, hour 24, second 60, year 0
+        return None
+    offset = 0
+    if m["sign"]:
+        oh, om = int(m["oh"]), int(m["om"] or 0)
+        if oh > 23 or om > 59:
+            return None
+        offset = (oh * 60 + om) * (-60 if m["sign"] == "-" else 60)
+    micros = (when - _EPOCH) // _EPOCH.resolution - offset * 1_000_000
+    return micros if _MIN_US <= micros <= _MAX_US else None
+
+
+def micros_of(values: Any) -> np.ndarray:
+    """``utc_micros`` of each value as int64 (``NAT`` when unknown); ``datetime`` objects (a column function's) kept."""
+    out = np.empty(len(values), dtype=np.int64)
+    for i, value in enumerate(values):
+        if type(value) is str:
+            got = utc_micros(value)
+        elif isinstance(value, datetime):  # pandas Timestamps too; a naive one is UTC, as a naive text time is
+            got = _aware_micros(value)
+        else:
+            got = None
+        out[i] = NAT if got is None else got
+    return out
+
+
+def _aware_micros(value: datetime) -> int | None:
+    if value != value:  # pandas' NaT
+        return None
+    try:
+        if value.tzinfo is not None:
+            value = value.astimezone(UTC).replace(tzinfo=None)
+        micros = (value - _EPOCH) // _EPOCH.resolution
+    except (OverflowError, ValueError):
+        return None
+    return int(micros) if _MIN_US <= micros <= _MAX_US else None
