@@ -26,6 +26,7 @@ for name in sys.argv[1:]:
 
 
 @pytest.mark.binder
+@pytest.mark.timeout(2400)  # a fresh environment: installing it alone can take minutes on a cold pip cache
 def test_notebooks_run_in_a_fresh_binder_environment(tmp_path):
     if os.environ.get("NOESIS_NB_SKIP_BINDER"):
         pytest.skip("NOESIS_NB_SKIP_BINDER is set")

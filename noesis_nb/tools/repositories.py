@@ -211,10 +211,11 @@ class ApprovalDecisionRepository(_Repository):
 
     def create(self, decision: ToolApprovalDecision, *, wait_s: float = 5.0) -> tuple[ToolApprovalDecision, bool]:
         """Persist ``decision`` unless the draft already has one; return ``(stored, created)``."""
-        path = self.path_for(decision.draft_id or decision.request_id)
+        key = decision.draft_id or decision.request_id
+        path = self.path_for(key)
         try:
-            existing = self._read(path)
-        except DecisionFileError:  # not a decision: keep it aside, and let this valid one take its place
+            existing = self._read(path, key)
+        except DecisionFileError:  # not a decision on this draft: keep it aside, and let this valid one take its place
             quarantine(path)
             existing = None
         if existing is not None:
@@ -222,7 +223,7 @@ class ApprovalDecisionRepository(_Repository):
         if create_exclusive_json(path, self._safe(decision.record())):
             return decision, True
         deadline = time.monotonic() + wait_s
-        while (existing := self._read(path)) is None and time.monotonic() < deadline:
+        while (existing := self._read(path, key)) is None and time.monotonic() < deadline:
             time.sleep(0.01)
         if existing is None:
             raise DecisionFileError(
@@ -231,7 +232,11 @@ class ApprovalDecisionRepository(_Repository):
         return existing, False
 
     def get(self, run_id: str | None, draft_id: str) -> ToolApprovalDecision | None:
-        decision = self._read(self.path_for(draft_id))
+        """The decision on ``draft_id``, or None if absent or (when ``run_id`` is given) owned by another run.
+
+        A file holding the decision on another draft than its name says is refused: the inbox would
+        count that other draft as decided while a resume of this one read the file as its approval."""
+        decision = self._read(self.path_for(draft_id), draft_id)
         if decision is None or (run_id is not None and decision.run_id != run_id):
             return None
         return decision
@@ -240,7 +245,17 @@ class ApprovalDecisionRepository(_Repository):
         return self.get(run_id, draft_id)
 
     @staticmethod
-    def _read(path: Path) -> ToolApprovalDecision | None:
+    def _read(path: Path, key: str) -> ToolApprovalDecision | None:
+        decision = ApprovalDecisionRepository._parse(path)
+        if decision is not None and (decision.draft_id or decision.request_id) != key:
+            raise DecisionFileError(
+                f"{path}: holds the decision on draft {decision.draft_id or decision.request_id!r}, not {key!r} "
+                "as its name says. Restore the file from a backup or delete it and decide again."
+            )
+        return decision
+
+    @staticmethod
+    def _parse(path: Path) -> ToolApprovalDecision | None:
         try:
             data = read_json_object(path)
         except ValueError as exc:

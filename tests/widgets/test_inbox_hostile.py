@@ -51,7 +51,7 @@ def test_hostile_tool_names_and_approver_ids_are_shown_clean(paused_run: Path, t
         _clean(row.body.value)
         _clean(inbox.snapshot_html())
         assert "&lt;script&gt;" in row.body.value and "[REDACTED]" in row.body.value  # shown, escaped and redacted
-        _clean(noesis_nb.show(run)._repr_mimebundle_()["text/html"])
+        _clean(noesis_nb.show(run).mimebundle()["text/html"])
     finally:
         inbox.close()
 
@@ -61,7 +61,7 @@ def test_hostile_tool_names_and_approver_ids_are_shown_clean(paused_run: Path, t
     stored = json.loads(decision.read_text())
     stored["approver_id"] = f"<i>{HIDDEN[1]}{SECRET}{HIDDEN[0]}</i>"  # another program's decision file
     decision.write_text(json.dumps(stored))
-    html = noesis_nb.show(decided)._repr_mimebundle_()["text/html"]
+    html = noesis_nb.show(decided).mimebundle()["text/html"]
     assert "approved</b> by &lt;i&gt;" in html
     _clean(html)
 
@@ -103,3 +103,21 @@ def test_the_text_timeline_sends_no_terminal_escape_or_secret() -> None:
     text = timeline_text([event])
     assert SECRET not in text and "\x1b" not in text and "\x07" not in text and HIDDEN[1] not in text
     assert "reason" in text and "[REDACTED]" in text and len(text.splitlines()) == 1
+
+
+def test_a_decision_file_naming_another_draft_decides_nothing(paused_run: Path, tmp_path: Path) -> None:
+    run, draft, record = _copy(paused_run, tmp_path)
+    noesis_nb.approve_draft(run, approver_id="mallory")
+    approvals = run / "tool_invocations" / "approvals"
+    (real,) = approvals.glob("*.json")
+    real.rename(approvals / "a-decoy.json")  # another program's file: its name and its draft disagree
+
+    inbox = InboxView(run.parent, approver_id="ana")
+    try:
+        [row] = list(inbox.rows.values())  # still pending: the decoy does not decide the draft it names
+        assert any("a-decoy.json" in p and record["draft_id"] in p for p in row.source.problems)
+        row.approve_button.click()
+    finally:
+        inbox.close()
+    decision = json.loads((approvals / draft.name).read_text())
+    assert decision["approver_id"] == "ana" and decision["draft_id"] == record["draft_id"]
