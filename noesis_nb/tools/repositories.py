@@ -247,9 +247,9 @@ class ApprovalDecisionRepository(_Repository):
     @staticmethod
     def _read(path: Path, key: str) -> ToolApprovalDecision | None:
         decision = ApprovalDecisionRepository._parse(path)
-        if decision is not None and (decision.draft_id or decision.request_id) != key:
+        if decision is not None and decision.draft_id is not None and decision.draft_id != key:
             raise DecisionFileError(
-                f"{path}: holds the decision on draft {decision.draft_id or decision.request_id!r}, not {key!r} "
+                f"{path}: holds the decision on draft {decision.draft_id!r}, not {key!r} "
                 "as its name says. Restore the file from a backup or delete it and decide again."
             )
         return decision
