@@ -1,5 +1,6 @@
 """Entry points that continue or rewrite a run after it was written: a process killed with SIGKILL mid-episode and
-the run continued by ``resume_run`` from another process, and a secret learned late and swept from earlier lines.
+the run continued by ``resume_run`` from another process, the Noēsis lifecycle calls (``ns.interrupt``,
+``checkpoint``, ``resume``), and a secret learned late and swept from earlier lines.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import noesis_nb
+from tests.runtime.agents import make_writer
 
 from .entrypoints import REPO, _runs, _second_process
 
@@ -120,6 +122,24 @@ def killed_while_resuming(root: Path) -> list[Path]:
     return [run]
 
 
+def lifecycle_calls(root: Path) -> list[Path]:
+    """The Noēsis lifecycle calls from other processes: on a run whose process was killed while it worked (then
+    sealed by ``resume_run``), and on a run paused for approval (checkpointed again, resumed, decided, continued)."""
+    lost = _killed(root / "lost", "working")
+    ns = f"from noesis_nb import ns\nns.set(runs_dir={str(lost.parent)!r})\n"
+    _second_process(
+        f"{ns}ns.interrupt({lost.name!r}, reason='operator check')\n"
+        f"ns.resume({lost.name!r}, checkpoint_id=ns.checkpoint({lost.name!r})['checkpoint_id'])"
+    )
+    _second_process(f"noesis_nb.resume_run({str(lost)!r})")
+    runs = root / "paused" / "runs"
+    paused = runs / noesis_nb.solve("Write a note", using=make_writer(root / "out.txt"), runs_dir=runs, approver="ask")
+    ns = f"from noesis_nb import ns\nns.set(runs_dir={str(runs)!r})\n"
+    _second_process(f"{ns}ns.resume({paused.name!r}, checkpoint_id=ns.checkpoint({paused.name!r})['checkpoint_id'])")
+    _second_process(f"noesis_nb.approve_draft({str(paused)!r}, approver_id='ops')\nnoesis_nb.resume_run({str(paused)!r})")
+    return [lost, paused]
+
+
 # -- secrets learned late ---------------------------------------------------------------------------
 def _late_sealed(task: str, ctx: Any) -> dict[str, str]:
     ctx.emit("reason", {"text": f"remember {LATE_SECRET} for later"})
@@ -162,5 +182,6 @@ ENTRY_POINTS = {
     "killed-while-paused": killed_while_paused,
     "killed-in-tool": killed_in_tool,
     "killed-while-resuming": killed_while_resuming,
+    "lifecycle-calls": lifecycle_calls,
     "secret-swept": secret_swept,
 }
