@@ -129,4 +129,26 @@ def otel_spans(root: Path) -> list[Path]:
     return _runs(root / "runs")
 
 
-ENTRY_POINTS = {"sdk-capture": sdk_capture, "otel-spans": otel_spans}
+def imported_records(root: Path) -> list[Path]:
+    """Saved Noeta envelopes and hand-made rows (usage, a complete verb phase, extension phases) imported as runs."""
+    from noesis_nb.integrations._emit import row, usage_row
+    from noesis_nb.integrations.noeta import import_noeta
+    from noesis_nb.integrations.replay import import_rows
+    from tests.integrations.test_noeta_envelopes import SAVED
+
+    runs = root / "runs"
+    import_noeta(SAVED, runs_dir=runs)
+    rows = [
+        row("integration", "log", "run_started", "run_started"),
+        ("observe", {"task": "read the log", "tags": {}, "timestamp": "2025-01-01T00:00:00+00:00", "source": "log"}),
+        usage_row("log", model="gpt-4o-mini", provider="openai", input_tokens=120, output_tokens=30),
+        ("reason", {"text": "the build failed on a flaky test", "source": "log"}),
+        ("memory", {"kind": "memory_injection", "source": "log"}),
+        ("reflect", {"success": True, "source": "log"}),
+        row("integration", "log", "run_finished", "run_finished", answer="retry the job"),
+    ]
+    import_rows(rows, task="read the log", source="log", runs_dir=runs)
+    return _runs(runs)
+
+
+ENTRY_POINTS = {"sdk-capture": sdk_capture, "otel-spans": otel_spans, "imported-records": imported_records}
