@@ -18,6 +18,7 @@ Every message names the offending value and says how to fix it.
     │   └── EpisodeStopping         a tool or model call asked for while the episode drains (never started)
     └── RunLifecycleError           (Noēsis names)
         ├── RunSealedError
+        ├── RunLifecycleTransitionError  a lifecycle call the run's state does not allow
         ├── CheckpointNotFoundError
         ├── MissingCausalParentError
         ├── CheckpointConsistencyError
@@ -50,6 +51,7 @@ __all__ = [
     "EpisodeStopping",
     "RunLifecycleError",
     "RunSealedError",
+    "RunLifecycleTransitionError",
     "CheckpointNotFoundError",
     "MissingCausalParentError",
     "CheckpointConsistencyError",
@@ -159,6 +161,10 @@ class RunLifecycleError(NoesisNbError):
 
 class RunSealedError(RunLifecycleError):
     pass
+
+
+class RunLifecycleTransitionError(RunLifecycleError):
+    """A lifecycle call from a state Noēsis' run lifecycle does not allow it in (e.g. interrupting a paused run)."""
 
 
 class CheckpointNotFoundError(RunLifecycleError):

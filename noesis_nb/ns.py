@@ -21,6 +21,7 @@ from .errors import (
     ResumeAdapterMismatchError,
     ResumeAdapterRequiredError,
     RunLifecycleError,
+    RunLifecycleTransitionError,
     RunSealedError,
     UnsupportedFeatureError,
 )
@@ -33,6 +34,7 @@ from .runtime.resolve import minimal_adapter
 from .runtime.resume import find_checkpoint, resume_from_disk, validate_checkpoint
 from .store import find_run_dir, is_sealed, iter_events, read_events, read_summary
 from .store import list_runs as _list_runs
+from .store.vocab import RUN_CHECKPOINT, RUN_INTERRUPT, RUN_RESUME
 
 __all__ = [
     "run",
@@ -51,6 +53,7 @@ __all__ = [
     "summary",
     "NoesisVeto",
     "RunLifecycleError",
+    "RunLifecycleTransitionError",
     "RunSealedError",
     "CheckpointNotFoundError",
     "MissingCausalParentError",
@@ -241,13 +244,25 @@ def interrupt(
     """Emit ``run.interrupt`` (evidence only) and return its event id."""
     _not_implemented("interrupt", context=context, workspace=workspace)
     rec = _recorder(episode_id)
-    if caused_by is None and rec.writer.last_event_id is None:
-        raise MissingCausalParentError(f"run {episode_id} has no events to cause an interrupt; pass caused_by=")
     try:
+        _refuse_when_stopped(rec, episode_id)
+        if caused_by is None and rec.writer.last_event_id is None:
+            raise MissingCausalParentError(f"run {episode_id} has no events to cause an interrupt; pass caused_by=")
         event_id: str = rec.interrupt(reason, caused_by)["id"]
         return event_id
     finally:
         rec.close_without_sealing()
+
+
+def _refuse_when_stopped(rec: Recorder, episode_id: str) -> None:
+    """An interrupt is for a running run (Noēsis' lifecycle): a second one would leave the run unresumable."""
+    stops = [e for e in rec.events if e.get("event_type") in (RUN_INTERRUPT, RUN_CHECKPOINT, RUN_RESUME)]
+    if stops and stops[-1].get("event_type") != RUN_RESUME:
+        state = "paused at a checkpoint" if stops[-1].get("event_type") == RUN_CHECKPOINT else "interrupted"
+        raise RunLifecycleTransitionError(
+            f"run {episode_id} is already {state}; an interrupt is valid only while it runs. Continue it with "
+            "resume_run (after approve_draft / reject_draft when it waits for a decision)"
+        )
 
 
 def checkpoint(episode_id: str, *, caused_by: str | None = None, context: Any = None, workspace: Any = None) -> dict[str, Any]:

@@ -27,7 +27,7 @@ from ..store.phases import VERB_MINIMA, missing_verb_minimum
 from ..store.vocab import MODEL_CALL, TOKEN_FIELDS, TOOL_REJECTED_GOVERNANCE
 from ..tools import ToolDispatcher
 from .gate import Decision, PendingApproval, to_decision
-from .lifecycle import emit_candidate, record_action
+from .lifecycle import act_parent, emit_candidate, is_vetoed, record_action
 from .pause import EpisodePaused
 
 if TYPE_CHECKING:
@@ -35,7 +35,10 @@ if TYPE_CHECKING:
 
 __all__ = ["EpisodeContext", "parse_tool_name", "tool_repositories", "dispatcher"]
 
-_VERBS = frozenset({*VERB_MINIMA, "learn"})
+_VERBS = frozenset(VERB_MINIMA)
+# Phases the episode writes itself, which Noēsis checks against the run's lifecycle, candidates, tool
+# requests, learn records and summary: one written by the adapter would make the run invalid.
+_ENGINE_PHASES = frozenset({"start", "action_candidate", "governance", "tool", "runtime", "terminate", "insight", "learn"})
 _TOKEN_ARGS = TOKEN_FIELDS
 
 
@@ -99,19 +102,38 @@ class EpisodeContext:
                 raise TypeError(f"payload must be a dict, got {type(payload).__name__}; wrap it, e.g. {{'text': value}}")
         if type(phase) is not str or not phase:
             raise ValueError(f"phase must be a non-empty string such as 'reason', got {phase!r}")
+        if phase in _ENGINE_PHASES:
+            raise ValueError(
+                f"phase {phase!r} is written by the episode itself (Noēsis checks it against the run's lifecycle, "
+                "action candidates and summary); use a phase of your own such as 'reason' or 'note'"
+            )
+        caused_by = self._caused_by
         if phase in _VERBS:
             if missing := missing_verb_minimum(phase, payload):
                 raise ValueError(
                     f"phase {phase!r} is a Noēsis verb and its payload needs {missing} (Noēsis refuses the line "
                     "otherwise); give them, or use a phase of your own such as 'reason' or 'note'"
                 )
-            if phase == "act" and not isinstance(payload.get("action_candidate_id"), str):
-                raise ValueError(
-                    "an 'act' with a tool or adapter is a side effect, and Noēsis requires the action candidate it "
-                    "carries out (action_candidate_id); run tools with ctx.tool/ctx.tool_async, which record both, "
-                    "or use a phase of your own such as 'step'"
-                )
-        return str(self._episode.recorder.emit(phase, payload, agent_id=agent_id or self._agent, caused_by=self._caused_by)["id"])
+            if phase == "act":
+                caused_by = self._act_parent(payload.get("action_candidate_id"))
+        return str(self._episode.recorder.emit(phase, payload, agent_id=agent_id or self._agent, caused_by=caused_by)["id"])
+
+    def _act_parent(self, candidate_id: Any) -> str | None:
+        """What an ``act`` carrying out candidate ``candidate_id`` is caused by; refuses an unknown or vetoed candidate."""
+        rec = self._episode.recorder
+        candidate = next(
+            (e for e in rec.by_phase["action_candidate"] if (e.get("payload") or {}).get("action_candidate_id") == candidate_id),
+            None,
+        )
+        if candidate is None:
+            raise ValueError(
+                f"an 'act' with a tool or adapter is a side effect, and Noēsis requires the action candidate of this run it "
+                f"carries out (action_candidate_id), not {candidate_id!r}; run tools with ctx.tool/ctx.tool_async, which "
+                "record both, or use a phase of your own such as 'step'"
+            )
+        if is_vetoed(rec, candidate):
+            raise ValueError(f"action candidate {candidate_id!r} was vetoed: nothing may act on it")
+        return act_parent(rec, candidate)
 
     def model_call(
         self,

@@ -212,10 +212,12 @@ async def _continue(
             return ResumeReport(episode_id, "sealed_lost", f"run {episode_id} lost its process while running; sealed as error")
         await _resume_after_veto(rec, checkpoint, cause, using, resumed=pause.resume_event is not None)
         return ResumeReport(episode_id, "resumed")
-    raise CheckpointConsistencyError(
-        f"checkpoint {checkpoint['checkpoint_id']}: cannot tell what paused the run "
-        f"(its interrupt is caused by a {cause.get('phase')!r} event)"
-    )
+    # A pause made through the lifecycle calls (ns.interrupt + ns.checkpoint) while nothing ran the adapter:
+    # nothing can continue it (the adapter's memory is gone), so it is resumed and sealed as process_lost.
+    if pause.resume_event is None:
+        rec.resume_event(checkpoint, resumed_by="resume_run")
+    process_lost(rec)
+    return ResumeReport(episode_id, "sealed_lost", f"run {episode_id} was paused while no process ran it; sealed as error")
 
 
 def _adapter_started_after(rec: Recorder, index: int) -> bool:

@@ -50,9 +50,10 @@ def _runs(runs_dir: Path) -> list[Path]:
     return sorted(p for p in runs_dir.iterdir() if p.is_dir() and (p / "events.jsonl").is_file()) if runs_dir.is_dir() else []
 
 
-def _second_process(code: str) -> None:
-    """Run ``code`` in a fresh interpreter importing this checkout (the kernel that paused the run is gone)."""
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
+def _second_process(code: str, env: dict[str, str] | None = None) -> None:
+    """Run ``code`` in a fresh interpreter importing this checkout (the kernel that paused the run is gone),
+    with ``env`` added to this process' environment."""
+    env = dict(os.environ, **(env or {}), PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
     proc = subprocess.run(
         [sys.executable, "-c", f"import noesis_nb\n{code}"], capture_output=True, text=True, timeout=120, env=env
     )
@@ -319,4 +320,6 @@ ENTRY_POINTS: dict[str, Builder] = {
     "notebook-governance-and-resume": notebook("governance-and-resume.ipynb"),
     "notebook-integrations": notebook("integrations.ipynb"),
     "notebook-steer-and-replay": notebook("steer-and-replay.ipynb"),
+    "notebook-real-models": notebook("real-models.ipynb"),
+    "notebook-batches": notebook("batches.ipynb"),
 }

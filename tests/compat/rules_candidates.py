@@ -4,7 +4,8 @@
 The invariant itself flags a side-effect ``act`` without ``action_candidate_id`` only once a candidate has
 been seen (so runs of the writer that predates candidates pass). Noēsis' current runner emits a candidate
 before every side-effect act, governance on or off; ``act.candidate_required`` holds runs of that writer
-(every run that is not legacy, see ``Run.legacy``) to it.
+(every run that is not legacy, see ``Run.legacy``) to it, and a governance event of such a run decides
+on a candidate even when no candidate was emitted at all.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from .rundata import Run, Violation, parent
 
 SCHEMA_VERSION = "action_candidate/1.0.0"
 STATE_HASH = re.compile(r"^sha256:[0-9a-f]{64}$")
+# adapter (runtime adapters), shell (``governed_act``), tool or tool.<namespace>.<name> (the tool contract)
+KIND = re.compile(r"^(adapter|shell|tool(\.[^.\s]+\.[^\s]+)?)$")
 
 
 def check(run: Run) -> Iterator[Violation]:
@@ -42,7 +45,7 @@ def check(run: Run) -> Iterator[Violation]:
                     candidate_of_event[event_id] = cid
         elif phase == "governance":
             cid = candidate_of_event.get(parent(event) or "")
-            if has_candidates and cid is None:
+            if cid is None and (has_candidates or not run.legacy):
                 yield Violation(
                     "governance.caused_by",
                     message=f"governance event is caused_by {event.get('caused_by')!r}, not an earlier "
@@ -75,6 +78,13 @@ def _candidate_shape(payload: dict[str, Any], where: dict[str, Any]) -> Iterator
         isinstance(payload["risk_tags"], list) and all(isinstance(t, str) for t in payload["risk_tags"])
     ):
         yield Violation("candidate.shape", message="risk_tags, when present, must be a list of strings", **where)
+    kind = payload.get("kind")
+    if isinstance(kind, str) and not KIND.match(kind):
+        yield Violation(
+            "candidate.kind",
+            message=f"kind {kind!r} is not 'adapter', 'shell', 'tool' or 'tool.<namespace>.<name>'",
+            **where,
+        )
     if not isinstance(payload.get("action_candidate_id"), str) or not payload.get("action_candidate_id"):
         yield Violation("candidate.id", message="action_candidate missing action_candidate_id", **where)
     if payload.get("schema_version") != SCHEMA_VERSION:

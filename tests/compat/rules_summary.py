@@ -42,7 +42,11 @@ def check(run: Run) -> Iterator[Violation]:
         return
     yield from _summary_fields(run, summary)
     metrics = summary.get("metrics") if isinstance(summary.get("metrics"), dict) else {}
-    if "act_count" in metrics and metrics["act_count"] != act_count(run):
+    if "act_count" not in metrics and not run.legacy:
+        yield Violation(
+            "summary.act_count", "summary.json", f"metrics.act_count is missing; the run has {act_count(run)} act event(s)"
+        )
+    elif "act_count" in metrics and metrics["act_count"] != act_count(run):
         yield Violation(
             "summary.act_count",
             "summary.json",

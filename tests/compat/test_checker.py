@@ -66,6 +66,11 @@ SEALED: dict[str, tuple[Mutation, set[str]]] = {
         {"candidate.schema_version"},
     ),
     "candidate no kind": (lambda r: _event(r, "action_candidate")["payload"].pop("kind"), {"candidate.shape"}),
+    "candidate kind unknown": (lambda r: _set(_event(r, "action_candidate"), "payload.kind", "adapters"), {"candidate.kind"}),
+    "no candidate, governance on": (
+        lambda r: [e.update(phase="x-candidate") for e in r.events if e["phase"] == "action_candidate"],
+        {"governance.caused_by", "act.candidate_unknown", "tool.candidate_event", "tool.candidate_precedes"},
+    ),
     "redaction nulls": (
         lambda r: _set(_event(r, "action_candidate"), "payload.redaction.policy_id", None),
         {"candidate.redaction"},
@@ -81,6 +86,7 @@ SEALED: dict[str, tuple[Mutation, set[str]]] = {
     "insight whole block": (lambda r: _event(r, "insight")["payload"]["metrics"].update(phase_ms={}), {"insight.payload"}),
     "insight no summary_path": (lambda r: _event(r, "insight")["payload"].pop("summary_path"), {"insight.payload"}),
     "act_count off": (lambda r: r.docs["summary.json"]["metrics"].update(act_count=2), {"summary.act_count", "insight.payload"}),
+    "act_count missing": (lambda r: r.docs["summary.json"]["metrics"].pop("act_count"), {"summary.act_count", "insight.payload"}),
     "summary 1.2.0": (lambda r: r.docs["summary.json"].update(schema_version="1.2.0"), {"summary.schema"}),
     "summary outcome vetoed": (lambda r: r.docs["summary.json"].update(outcome="vetoed"), {"summary.schema"}),
     "using differs": (lambda r: r.docs["summary.json"]["flags"].update(using="other"), {"summary.using"}),

@@ -1,7 +1,8 @@
 """Every run noesis_nb writes, through every entry point, passes the checks Noēsis applies to a run directory.
 
-One test per entry point (``entrypoints.ENTRY_POINTS``): it writes its runs into a temporary
-directory, then ``checker.check_run`` judges each one; a failure lists the broken rules by run.
+One test per entry point (``ENTRY_POINTS`` of ``entrypoints``, ``entrypoints_models`` and
+``entrypoints_recovery``): it writes its runs into a temporary directory, then ``checker.check_run``
+judges each one; a failure lists the broken rules by run.
 """
 
 from __future__ import annotations
@@ -11,9 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from . import entrypoints, entrypoints_models, entrypoints_recovery
 from .checker import check_run
-from .entrypoints import ENTRY_POINTS
 from .rundata import Violation
+
+ENTRY_POINTS = {**entrypoints.ENTRY_POINTS, **entrypoints_models.ENTRY_POINTS, **entrypoints_recovery.ENTRY_POINTS}
 
 
 def report(found: dict[Path, list[Violation]]) -> str:

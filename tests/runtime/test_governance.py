@@ -129,9 +129,9 @@ def test_lifecycle_evidence_calls_and_tamper_detection(runs_dir, tmp_path):
 
     ns.set(runs_dir=str(runs_dir))
     ep = noesis_nb.solve("x", using=make_writer(tmp_path / "o.txt"))  # pauses on its tool draft
-    interrupt_id = ns.interrupt(ep, reason="operator check")
-    record = ns.checkpoint(ep, caused_by=interrupt_id)
-    assert record["last_event_id"] == interrupt_id and record["checkpoint_id"].startswith("chk_")
+    last_id = ns.events.read(ep)[-1]["id"]
+    record = ns.checkpoint(ep, caused_by=last_id)
+    assert record["last_event_id"] == last_id and record["checkpoint_id"].startswith("chk_")
     assert (runs_dir / ep / "checkpoints" / record["checkpoint_id"] / "checkpoint.json").exists()
     resume_id = ns.resume(ep, checkpoint_id=record["checkpoint_id"])
     events = ns.events.read(ep)
