@@ -27,7 +27,7 @@ import orjson
 
 from .._jsonio import atomic_write_bytes, atomic_write_json, dumps_line, to_jsonable
 from .names import REDACTED_VALUE
-from .scan import redact
+from .scan import distinct_key, redact
 from .text import flat_might_contain, payload_might_contain
 
 __all__ = ["RunSecrets", "for_run", "known_everywhere", "MIN_HUNTED"]
@@ -123,8 +123,15 @@ class RunSecrets:
         if isinstance(value, str):
             return self.scrub_text(value)
         if isinstance(value, Mapping):
-            items = {k: self.scrub(v) for k, v in value.items()}
-            return value if all(items[k] is value[k] for k in items) and isinstance(value, dict) else items
+            items: dict[Any, Any] = {}
+            same = isinstance(value, dict)
+            for key, item in value.items():
+                name = self.scrub_text(key) if isinstance(key, str) else key
+                if name != key or name in items:  # a known value used as a key, or the name it took
+                    name = distinct_key(items, name)
+                items[name] = scrubbed = self.scrub(item)
+                same = same and name == key and scrubbed is item
+            return value if same else items
         if isinstance(value, (list, tuple)):
             items_l = [self.scrub(v) for v in value]
             return value if all(a is b for a, b in zip(items_l, value)) and isinstance(value, list) else items_l

@@ -3,9 +3,12 @@
 ``scan`` walks dicts, lists and strings. A value under a secret-looking key is secret as a whole
 (whatever its type); in a list of strings (an ``argv``) the value after ``--token``/``--password``,
 after ``=`` in ``--token=…``, after ``-p`` for mysql and sshpass, and after ``user:`` in curl's
-``-u`` is secret; every other string is searched by value (``text.find_in_text``). ``redact``
-returns a copy with each secret replaced by ``"[REDACTED]"``: the whole leaf for a whole secret,
-only the secret part of a longer string otherwise (``postgres://u:[REDACTED]@db/app``).
+``-u`` is secret; so is the value of a name/value pair with a secret-looking name (a header list's
+``["x-api-key", "…"]``, an env entry's ``{"name": "DB_PASSWORD", "value": "…"}``, an OTel attribute's
+``{"key": "…authorization", "value": {…}}``); every other string, dict keys included, is searched by
+value (``text.find_in_text``). ``redact`` returns a copy with each secret replaced by ``"[REDACTED]"``:
+the whole leaf for a whole secret, only the secret part of a longer string otherwise
+(``postgres://u:[REDACTED]@db/app``), the secret part of a key in a key (``{"[REDACTED]": …}``).
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from typing import Any
 from .names import REDACTED_VALUE, is_secret_key
 from .text import find_in_text
 
-__all__ = ["Hit", "scan", "redact", "leaf_strings"]
+__all__ = ["Hit", "scan", "redact", "leaf_strings", "distinct_key"]
 
 Path = tuple[str | int, ...]  # dict keys and list indexes from the root to a value
 
@@ -47,11 +50,13 @@ _CURL_USER = frozenset({"-u", "--user", "-U", "--proxy-user"})
 
 @dataclass(frozen=True)
 class Hit:
-    """A secret at ``path``: the whole leaf (``whole``) or the given substrings of a string leaf."""
+    """A secret at ``path``: the whole leaf (``whole``) or the given substrings of a string leaf, or of
+    the dict key that ends ``path`` (``key``)."""
 
     path: Path
     values: tuple[str, ...]
     whole: bool
+    key: bool = False
 
 
 def _opaque(key: Any) -> bool:
@@ -124,22 +129,59 @@ def _argv_hits(items: list[Any], path: Path) -> dict[int, Hit]:
     return hits
 
 
+def _whole(item: Any, path: Path, entropy: bool) -> Hit:
+    """The value of a secret-looking name: all its strings, and what is inside them (the token of
+    "Bearer <token>", a URL's password) to hunt elsewhere."""
+    whole = leaf_strings(item)
+    inner = tuple(v for text in whole for v in find_in_text(text, entropy=entropy) if v != text)
+    return Hit(path, whole + inner, True)
+
+
+def _hidden(value: Any) -> bool:
+    return value is None or value == REDACTED_VALUE
+
+
+def _named_value(value: Mapping[Any, Any]) -> Any:
+    """The key holding the value of a ``{"name"|"key": <secret-looking name>, "value": …}`` entry, else None."""
+    name = value.get("name", value.get("key"))
+    if "value" in value and isinstance(name, str) and is_secret_key(name) and not _hidden(value["value"]):
+        return "value"
+    return None
+
+
+def _pair_hit(items: list[Any], path: Path) -> bool:
+    """A ``[name, value]`` pair inside a list (headers, env) whose name is secret-looking."""
+    return (
+        len(items) == 2
+        and bool(path)
+        and isinstance(path[-1], int)
+        and isinstance(items[0], str)
+        and is_secret_key(items[0])
+        and not _hidden(items[1])
+    )
+
+
 def _walk(value: Any, path: Path, entropy: bool, out: list[Hit]) -> None:
     if isinstance(value, str):
         found = find_in_text(value, entropy=entropy)
         if found:
             out.append(Hit(path, tuple(sorted(found, key=len, reverse=True)), False))
     elif isinstance(value, Mapping):
+        named = _named_value(value)
         for key, item in value.items():
-            if isinstance(key, str) and is_secret_key(key) and item is not None and item != REDACTED_VALUE:
-                whole = leaf_strings(item)  # and what is inside: the token of "Bearer <token>", a URL's password
-                inner = tuple(v for text in whole for v in find_in_text(text, entropy=entropy) if v != text)
-                out.append(Hit(path + (key,), whole + inner, True))
+            if isinstance(key, str):  # a secret used as a name: a token as a dict key
+                in_key = find_in_text(key, entropy=entropy)
+                if in_key:
+                    out.append(Hit(path + (key,), tuple(sorted(in_key, key=len, reverse=True)), False, key=True))
+            if key == named or (isinstance(key, str) and is_secret_key(key) and not _hidden(item)):
+                out.append(_whole(item, path + (key,), entropy))
             else:
                 _walk(item, path + (key,), entropy and not _opaque(key), out)
     elif isinstance(value, (list, tuple)):
         items = list(value)
         positional = _argv_hits(items, path) if any(isinstance(v, str) for v in items) else {}
+        if _pair_hit(items, path):
+            positional[1] = _whole(items[1], path + (1,), entropy)
         out.extend(positional.values())
         for i, item in enumerate(items):
             if not (i in positional and positional[i].whole):
@@ -160,15 +202,30 @@ def _replace(text: str, values: Iterable[str]) -> str:
     return text
 
 
-def _apply(value: Any, path: Path, whole: set[Path], parts: dict[Path, list[str]]) -> Any:
+def distinct_key(out: Mapping[Any, Any], name: str) -> str:
+    """``name`` (a key with its secrets redacted) made distinct from the keys already in ``out``: two keys
+    redacted to the same text keep both their values."""
+    key, n = name, 1
+    while key in out:
+        n += 1
+        key = f"{name} #{n}"
+    return key
+
+
+def _apply(value: Any, path: Path, whole: set[Path], parts: dict[Path, list[str]], keys: dict[Path, list[str]]) -> Any:
     if path in whole:
         return REDACTED_VALUE
     if isinstance(value, str):
         return _replace(value, parts[path]) if path in parts else value
     if isinstance(value, Mapping):
-        return {k: _apply(v, path + (k,), whole, parts) for k, v in value.items()}
+        out: dict[Any, Any] = {}
+        for k, v in value.items():
+            item = _apply(v, path + (k,), whole, parts, keys)
+            name = _replace(k, keys[path + (k,)]) if path + (k,) in keys else k
+            out[distinct_key(out, name) if name in out else name] = item
+        return out
     if isinstance(value, (list, tuple)):
-        return [_apply(v, path + (i,), whole, parts) for i, v in enumerate(value)]
+        return [_apply(v, path + (i,), whole, parts, keys) for i, v in enumerate(value)]
     return value
 
 
@@ -179,7 +236,8 @@ def redact(value: Any, *, entropy: bool = True) -> tuple[Any, list[Hit]]:
         return value, hits
     whole = {h.path for h in hits if h.whole}
     parts: dict[Path, list[str]] = {}
+    keys: dict[Path, list[str]] = {}
     for h in hits:
         if not h.whole:
-            parts.setdefault(h.path, []).extend(h.values)
-    return _apply(value, (), whole, parts), hits
+            (keys if h.key else parts).setdefault(h.path, []).extend(h.values)
+    return _apply(value, (), whole, parts, keys), hits

@@ -6,8 +6,9 @@ Cloudant), the URL-credential detector, the keyword detector and the Shannon ent
 It is imported on first use (it costs ~0.2 s), runs without settings, git or network (no plugin
 ``verify`` is ever called) and its logger is silenced. Added here: key formats newer than its
 plugins (GitHub fine-grained, Anthropic/OpenAI ``sk-``, Google, Hugging Face), Bearer values,
-whole PEM private-key blocks, ``name=value`` / ``--name value`` for secret-looking names, and
-unquoted high-entropy words (detect-secrets only measures quoted strings).
+whole PEM private-key blocks, ``name=value`` / ``--name value`` / ``?name=value`` for secret-looking
+names, unquoted high-entropy words (detect-secrets only measures quoted strings), and text read
+without the invisible characters that would split a secret (zero-width spaces, BOM, soft hyphen).
 
 ``might_contain`` is the cheap test run on every event: it is True for any serialised text in
 which ``find_in_text`` or a secret-looking key could find something (a property test holds it to that).
@@ -28,7 +29,10 @@ __all__ = ["find_in_text", "might_contain", "payload_might_contain", "flat_might
 
 # -- the prefilter -------------------------------------------------------------------------------
 _TOKEN_CHARS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-"
-_RUNS = bytes(0x61 if i in _TOKEN_CHARS else 0x20 for i in range(256))
+# the bytes of the invisible characters' UTF-8 forms (C2 AD, E2 80 8B, EF BB BF, …; see ``_INVISIBLE``) count as
+# token characters: a token split by one is still one long word to the prefilter
+_HIDING_BYTES = bytes(range(0x80, 0xC0)) + b"\xc2\xcd\xd8\xe1\xe2\xef"
+_RUNS = bytes(0x61 if i in _TOKEN_CHARS or i in _HIDING_BYTES else 0x20 for i in range(256))
 _LONG_RUN = b"a" * 20
 _KEYWORDS = re.compile(  # grouped by first letter: sre tries fewer branches per position
     rb"p(?:ass|wd)|s(?:ecret|shpass)|token|key|auth|c(?:ookie|red|ontras)|bearer|eyj|xox|hooks\.slack|m(?:ysql|ariadb)"
@@ -39,6 +43,12 @@ _KEYWORDS = re.compile(  # grouped by first letter: sre tries fewer branches per
 # every keyword above holds one of these, each starting at one of its rarer letters: a text with none of
 # them has no keyword, and most texts are cleared after trying far fewer positions (a test holds it to that)
 _KEYWORD_ANCHORS = re.compile(rb"k(?:en|ey|ie|s\.slack)|p(?:ass|wd)|c(?:ret|red|ontras)|uth|bearer|yj|xox|ysql|mariadb|://")
+
+
+# characters that show as nothing (zero-width spaces and joiners, word joiner, BOM, soft hyphen, bidi
+# marks): one inside a token hides it from every pattern, so text holding one is read without them too
+_INVISIBLE_CHARS = "\u00ad\u034f\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff"
+_INVISIBLE = re.compile(f"[{_INVISIBLE_CHARS}]")
 
 
 def might_contain(blob: bytes) -> bool:
@@ -89,6 +99,8 @@ def flat_might_contain(payload: Mapping[str, Any]) -> bool | None:
                 return None
             if len(_KEY_VERDICTS) > 4096:
                 _KEY_VERDICTS.clear()
+            if _text_might_contain(key):  # a key is text too (a token used as a name): not cached, it ends the test
+                return True
             verdict = _KEY_VERDICTS[key] = (_KEYWORDS_STR.search(key.lower()) is not None, is_secret_key(key))
         if value is None:
             continue
@@ -126,7 +138,9 @@ _TEXT_VERDICTS: dict[str, bool] = {}
 
 def _text_might_contain(value: str) -> bool:
     """Whether one text value (under a name holding no keyword) needs the detectors."""
-    if _LONG_RUN_STR.search(value) is not None:
+    if _LONG_RUN_STR.search(value) is not None or (
+        not value.isascii() and _LONG_RUN in value.encode("utf-8", "replace").translate(_RUNS)  # as in the JSON test
+    ):
         return len(value) > _CACHED_LEN or bool(find_in_text(value))  # a long text is screened whole when written
     if _PUNCT.search(value) is None:
         return "bearer" in value.lower()
@@ -165,6 +179,9 @@ _PEM = re.compile(r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----.*?(?:-----EN
 _PEM_LINE = re.compile(r"[A-Za-z0-9+/=]{16,}")
 _ASSIGN = re.compile(  # name = value, name: value, "name": "value", -H 'Name: value'
     r"(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,80})[\"']?\s*(?:=|:)\s*[\"']?(?P<value>[^\s\"',;&)}\]]+)"
+)
+_QUERY = re.compile(  # ?access_token=value&… (a URL is one word to ``_ASSIGN``: its parameters are read here)
+    r"[?&;](?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,80})=(?P<value>[^\s\"'&#]+)"
 )
 _FLAG = re.compile(  # --name value, -name value (command lines written out as text)
     r"(?<![\w-])--?(?P<name>[A-Za-z][A-Za-z0-9_-]{0,80})\s+[\"']?(?P<value>[^\s\"'-][^\s\"']*)"
@@ -316,7 +333,7 @@ def _random_words(text: str) -> list[str]:
 
 def _assignments(text: str) -> list[str]:
     found = []
-    for m in (*_ASSIGN.finditer(text), *_FLAG.finditer(text)):
+    for m in (*_ASSIGN.finditer(text), *_FLAG.finditer(text), *_QUERY.finditer(text)):
         name = m.group("name").lstrip("-")
         if not is_secret_key(name):
             continue
@@ -346,12 +363,25 @@ def find_in_text(text: str, *, entropy: bool = True) -> set[str]:
     """
     if len(text) < 4:
         return set()
+    if not text.isascii() and _INVISIBLE.search(text) is not None:
+        return _through_invisible(text, entropy)
     if len(text) <= _CACHED_LEN:
         return set(_find_short(text, entropy))
     return _find(text, entropy)
 
 
 _CACHED_LEN = 120
+_GAP = f"[{_INVISIBLE_CHARS}]*"
+
+
+def _through_invisible(text: str, entropy: bool) -> set[str]:
+    """The secrets of ``text`` read without its invisible characters, each as it stands in ``text``
+    (``ghp_ab\u200bcd…``) and as it is without them (to hunt for it elsewhere)."""
+    found = find_in_text(_INVISIBLE.sub("", text), entropy=entropy)
+    located = set(found)
+    for value in found:
+        located.update(m.group() for m in re.finditer(_GAP.join(map(re.escape, value)), text))
+    return located
 
 
 @lru_cache(maxsize=8192)

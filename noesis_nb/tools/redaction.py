@@ -135,7 +135,13 @@ def _changed_values(real: Any, stored: Any) -> list[str]:
             return list(leaf_strings(real))
         return _between(stored, real)
     if isinstance(real, Mapping) and isinstance(stored, Mapping):
-        return [v for k in real if k in stored for v in _changed_values(real[k], stored[k])]
+        found = [v for k in real if k in stored for v in _changed_values(real[k], stored[k])]
+        # a key that held a secret is renamed (``{"[REDACTED]": …}``), keeping its order among the renamed ones
+        renamed, names = [k for k in real if k not in stored], [k for k in stored if k not in real]
+        if renamed and len(renamed) == len(names):
+            pairs = zip(renamed, names)
+            found += [v for rk, sk in pairs for v in (*_changed_values(rk, sk), *_changed_values(real[rk], stored[sk]))]
+        return found
     if isinstance(real, (list, tuple)) and isinstance(stored, (list, tuple)):
         return [v for a, b in zip(real, stored) for v in _changed_values(a, b)]
     return []

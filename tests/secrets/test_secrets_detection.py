@@ -320,3 +320,45 @@ def test_a_screened_payload_is_the_same_by_either_path(payload, width):
         guard._BY_VALUE = small
     assert by_value.screen(payload) == expected
     assert by_value.values == by_json.values  # and the same secrets are learned
+
+
+@pytest.mark.parametrize("invisible", ["\u200b", "\u200c", "\u2060", "\ufeff", "\u00ad", "\u200e"])
+def test_a_secret_split_by_an_invisible_character_is_found_as_it_stands_and_without_it(invisible):
+    """One character that shows as nothing inside a token hides it from every pattern; it is read without them."""
+    from noesis_nb.secrets import shown
+
+    token = "ghp_" + stdlib_secrets.token_hex(18)
+    hidden = invisible.join(token[i : i + 9] for i in range(0, len(token), 9))
+    assert find_in_text(f"use {hidden} now") >= {hidden, token}
+    assert might_contain(orjson.dumps({"text": hidden})) and payload_might_contain({"t": hidden}, orjson.dumps({"t": hidden}))
+    assert shown(f"use {hidden} now") == "use [REDACTED] now"
+    assert find_in_text(f"pass{invisible}word=Hunter2-{invisible}swordfish") >= {f"Hunter2-{invisible}swordfish"}
+    assert find_in_text(f"an ordinary{invisible}sentence, nothing in it") == set()
+
+
+def test_a_query_parameter_with_a_secret_looking_name_is_found_first_in_a_url_too():
+    password = "Pw" + stdlib_secrets.token_hex(8)
+    for url in (
+        f"https://api.example.com/v1?access_token={password}",
+        f"https://api.example.com/v1?limit=5&access_token={password}",
+        f"redis://cache:6379/0?password={password}&db=1",
+    ):
+        out, _ = redact({"url": url})
+        assert password not in out["url"] and out["url"].startswith(("https://api.example.com/v1?", "redis://cache")), url
+    assert find_in_text("https://example.com/search?q=token&page=2") == set()
+
+
+def test_secrets_used_as_keys_and_named_in_pairs_are_redacted():
+    token, password = "ghp_" + stdlib_secrets.token_hex(18), "Pw" + stdlib_secrets.token_hex(8)
+    payload = {
+        "seen": {token: "first", "plain": "kept"},
+        "headers": [["content-type", "json"], ["x-api-key", password], ("Cookie", password)],
+        "env": [{"name": "PATH", "value": "/usr/bin"}, {"name": "DB_PASSWORD", "value": password}],
+        "attributes": [{"key": "http.request.header.authorization", "value": {"stringValue": password}}],
+        "argv": ["passwd", "alice"],  # a command line, not a pair in a list
+    }
+    out, hits = redact(payload)
+    assert token not in json.dumps(out) and password not in json.dumps(out)
+    assert out["seen"] == {"[REDACTED]": "first", "plain": "kept"} and out["headers"][0] == ["content-type", "json"]
+    assert out["env"][0] == {"name": "PATH", "value": "/usr/bin"} and out["argv"] == ["passwd", "alice"]
+    assert {v for h in hits for v in h.values} >= {token, password}

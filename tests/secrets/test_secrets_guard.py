@@ -83,3 +83,19 @@ def test_fill_secrets_takes_the_secret_the_whole_value_or_one_per_marker(monkeyp
     with pytest.raises(SecretUnavailableError, match="argv.2"):
         fill_secrets(stored, {"argv.2": ["only-one"]})
     assert stored["kwargs"]["auth"] == REDACTED_VALUE  # the stored payload itself is never changed
+
+
+def test_a_secret_used_as_a_key_is_redacted_remembered_and_no_value_is_lost():
+    from noesis_nb.tools.redaction import build_payload_evidence
+
+    token, other = "ghp_" + "Zq8vLw3nT5rXk2yP9mB7cJ4hGf6Ds1Aq0Wx3", "ghp_" + "Mn4bV7cX1zL9kJ3hG5fD8sA2pO6iU0yT4rE7"
+    guard = RunSecrets()
+    out = guard.screen({"by_owner": {token: 1, other: 2, REDACTED_VALUE: 3}})
+    assert out == {"by_owner": {REDACTED_VALUE: 1, f"{REDACTED_VALUE} #2": 2, f"{REDACTED_VALUE} #3": 3}}
+    assert token in guard.values  # hunted in every later line
+    assert guard.scrub({"notes": {f"{token}-old": "a", f"{REDACTED_VALUE}-old": "b"}}) == {
+        "notes": {f"{REDACTED_VALUE}-old": "a", f"{REDACTED_VALUE}-old #2": "b"}
+    }
+    third = "ghp_" + "Qw2eR4tY6uI8oP0aS2dF4gH6jK8lZ0xC2vB4"
+    evidence = build_payload_evidence({"kwargs": {"table": {third: 1}}}, secrets=guard)
+    assert evidence.normalized_payload == {"kwargs": {"table": {REDACTED_VALUE: 1}}} and third in guard.values

@@ -1,0 +1,89 @@
+"""Secrets in the places and disguises the corpus carriers do not use are on disk and in views nowhere.
+
+A token used as a dict key (in an event, a wide flat event, a tool's kwargs, the adapter's result), a
+token split by a character that shows as nothing (zero-width space, word joiner, BOM, soft hyphen), a
+URL's ``?access_token=``, and name/value pairs with a secret-looking name (a header list, an env entry,
+an OTel attribute) go through a real episode; every file of the run and every view of it is searched
+for each secret and each 8-character fragment of it.
+"""
+
+from __future__ import annotations
+
+import random
+import string
+from pathlib import Path
+from typing import Any
+
+import noesis_nb
+from noesis_nb import DiskRun
+from noesis_nb.store import read_events, verify_manifest
+
+from .secret_corpus import run_files
+from .test_secrets import _surfaces
+
+_RNG = random.SystemRandom()
+ALNUM = string.ascii_letters + string.digits
+INVISIBLE = ("\u200b", "\u2060", "\ufeff", "\u00ad")
+
+
+def _token() -> str:
+    return "ghp_" + "".join(_RNG.choice(ALNUM) for _ in range(36))
+
+
+def _password() -> str:
+    return "Pw" + "".join(_RNG.choice(ALNUM) for _ in range(14)) + "!"
+
+
+KEYS = {where: _token() for where in ("event", "flat", "kwargs", "result")}
+SPLIT = {ch: _token() for ch in INVISIBLE}
+QUERY, HEADER, ENV, ATTRIBUTE = _password(), _password(), _password(), _password()
+SECRETS = {**{f"key in {w}": v for w, v in KEYS.items()}, **{f"split by U+{ord(c):04X}": v for c, v in SPLIT.items()}}
+SECRETS |= {"query": QUERY, "header pair": HEADER, "env entry": ENV, "otel attribute": ATTRIBUTE}
+
+
+def _split(value: str, ch: str) -> str:
+    """``value`` with ``ch`` after every 9 characters: no piece is a token or a long random word."""
+    return ch.join(value[i : i + 9] for i in range(0, len(value), 9))
+
+
+def lookup(table: dict[str, Any]) -> dict[str, int]:
+    """A python tool taking a dict keyed by a token."""
+    return {"entries": len(table)}
+
+
+async def agent(task: str, ctx: Any) -> dict[str, Any]:
+    ctx.emit("note", {"seen": {KEYS["event"]: "used for the deploy"}})
+    ctx.emit("note", {**{f"count_{i}": i for i in range(10)}, KEYS["flat"]: "ok"})  # wide and flat: judged value by value
+    for ch, value in SPLIT.items():
+        ctx.emit("reason", {"text": f"the token is {_split(value, ch)}, keep it"})
+    ctx.emit("note", {"url": f"https://api.example.com/v1/items?access_token={QUERY}&limit=5"})
+    ctx.emit("note", {"headers": [["content-type", "application/json"], ["x-api-key", HEADER]]})
+    ctx.emit("note", {"env": [{"name": "LOG_LEVEL", "value": "debug"}, {"name": "DB_PASSWORD", "value": ENV}]})
+    ctx.emit("note", {"attributes": [{"key": "http.request.header.authorization", "value": {"stringValue": ATTRIBUTE}}]})
+    out = await ctx.tool_async("py.lookup", {"kwargs": {"table": {KEYS["kwargs"]: 1}}}, fn=lookup, effect="read", risk="low")
+    return {"entries": {KEYS["result"]: out["result"]["entries"]}, "note": "done"}
+
+
+def _fragments(value: str) -> set[bytes]:
+    core = value.removeprefix("ghp_")
+    return {core[i : i + 8].encode() for i in range(len(core) - 7)}
+
+
+def _found(blobs: list[tuple[str, bytes]]) -> list[tuple[str, str]]:
+    pieces = {name: _fragments(value) for name, value in SECRETS.items()}
+    return [(where, name) for where, blob in blobs for name, frags in pieces.items() if any(f in blob for f in frags)]
+
+
+def test_disguised_and_misplaced_secrets_reach_no_run_file_and_no_view(tmp_path: Path) -> None:
+    episode_id = noesis_nb.solve("inventory", using=agent, runs_dir=tmp_path / "runs", approver="auto")
+    run_dir = tmp_path / "runs" / episode_id
+    events = read_events(run_dir / "events.jsonl", strict=True)
+    assert verify_manifest(run_dir).ok and {e["phase"] for e in events} >= {"reason", "act", "terminate"}
+    notes = [e["payload"] for e in events if e["payload"].get("headers") or e["payload"].get("env")]
+    assert notes[0]["headers"][0] == ["content-type", "application/json"]  # what is no secret stays as it was
+    assert notes[1]["env"][0] == {"name": "LOG_LEVEL", "value": "debug"}
+    frames = noesis_nb.events_df(run_dir.parent)
+    blobs = run_files(run_dir) + _surfaces(DiskRun(run_dir))
+    blobs.append(("events_df", frames.to_json().encode()))
+    found = _found(blobs)
+    assert sorted({name for _, name in found}) == [], found[:10]
