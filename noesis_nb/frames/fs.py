@@ -60,10 +60,16 @@ class LocalFS:
         return read_file(path, within, tail=nbytes)
 
     def stat(self, path: str) -> Stat | None:
+        """(size, mtime_ns) of ``path``; of the link itself when it cannot be followed (a loop), so reading it reports why."""
         try:
             st = os.stat(path)
         except (FileNotFoundError, NotADirectoryError):
             return None
+        except OSError:
+            try:
+                st = os.lstat(path)
+            except OSError:
+                return None
         return (st.st_size, st.st_mtime_ns)
 
     def listdir(self, path: str, within: str | None = None) -> list[str]:

@@ -27,6 +27,7 @@ from ..store import (
 )
 from ..store.facts import run_facts, shaped_events
 from ..store.ownership import holder
+from ..store.paths import UnsafeRunPathError
 from ..store.vocab import TERMINAL_STATUSES, TOOL_APPROVAL_PENDING
 from ..tools import (
     ApprovalDecisionRepository,
@@ -164,7 +165,7 @@ class DiskRun:
         for path in sorted(repo.root.glob("*.json")) if repo.root.is_dir() else []:
             try:
                 record = repo.get(None, path.name[:-5])
-            except DecisionFileError as exc:
+            except (DecisionFileError, UnsafeRunPathError) as exc:  # damaged, or a link where the file should be
                 self.problems.append(str(exc).splitlines()[0])
                 continue
             if record is not None:

@@ -27,7 +27,7 @@ from noesis_nb._jsonio import atomic_write_json
 from noesis_nb.errors import DecisionFileError, InvalidIdError
 from noesis_nb.secrets import for_run as secrets_for_run
 from noesis_nb.store.layout import PYTHON_PREPARED_DIR
-from noesis_nb.store.paths import run_path
+from noesis_nb.store.paths import UnsafeRunPathError, run_path
 
 from ._files import (
     check_id,
@@ -173,7 +173,7 @@ class PreparedInvocationRepository(_Repository):
         for draft_id in self.draft_ids():
             try:
                 prepared = self.get(None, draft_id)
-            except ToolRecordError as exc:
+            except (ToolRecordError, UnsafeRunPathError) as exc:  # damaged, or a link where the file should be
                 problems.append(str(exc).splitlines()[0])
                 continue
             if prepared is not None:
