@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from ..errors import NoesisNbError
+from ..store.runfiles import UnreadableRunFile, open_file
 from ._emit import PHASE, Row, as_object, row, usage_row
 from .replay import RecordedReplay, import_rows
 
@@ -52,23 +53,41 @@ class NoeticLogError(NoesisNbError, ValueError):
 def _events(log: Any) -> Iterator[tuple[int, dict[str, Any]]]:
     """``(line number, event)`` from a path, JSONL text lines, or event dicts."""
     if isinstance(log, (str, os.PathLike)) and not str(log).lstrip().startswith("{"):
-        with open(log, encoding="utf-8") as fh:
-            yield from _events(list(fh))
-        return
-    lines = log.splitlines() if isinstance(log, str) else log
+        lines: Iterable[Any] = _file_lines(log)
+    else:
+        lines = log.splitlines() if isinstance(log, str) else log
     for number, item in enumerate(lines, 1):
+        if isinstance(item, bytes):
+            try:
+                item = item.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise NoeticLogError(f"Noetic log line {number}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
         if isinstance(item, str):
             if not item.strip():
                 continue
             try:
-                item = json.loads(item)
+                item = json.loads(item.removeprefix("\ufeff") if number == 1 else item)
             except json.JSONDecodeError as exc:
                 raise NoeticLogError(f"Noetic log line {number}: not JSON ({exc.msg}): {item[:120]!r}") from None
+            except RecursionError:
+                raise NoeticLogError(f"Noetic log line {number}: JSON nested too deeply to be a stream event") from None
         if not isinstance(item, dict) or not isinstance(item.get("type"), str):
             raise NoeticLogError(
                 f"Noetic log line {number}: expected a stream event {{source, type, data}}, got {str(item)[:120]!r}"
             )
         yield number, item
+
+
+def _file_lines(log: str | os.PathLike[str]) -> Iterator[bytes]:
+    """The lines of a recorded log, read as they are parsed; a FIFO, folder or device is refused, never waited on."""
+    try:
+        fh = open_file(os.fspath(log))
+    except UnreadableRunFile as exc:
+        raise NoeticLogError(f"Noetic log {exc}; pass the path of the recorded JSONL file") from None
+    if fh is None:
+        raise FileNotFoundError(f"Noetic log {os.fspath(log)!r} does not exist; pass the path of the recorded JSONL file")
+    with fh:
+        yield from fh
 
 
 def noetic_rows(log: Any, harness_response: dict[str, Any] | None = None) -> Iterator[Row]:
