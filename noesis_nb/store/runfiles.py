@@ -38,6 +38,8 @@ def inside(path: str, within: str) -> bool:
 
 def what_is(mode: int) -> str:
     """What a file of this ``st_mode`` is, for messages: "a directory", "a FIFO (named pipe)"…"""
+    if stat.S_ISREG(mode):
+        return "a file"
     if stat.S_ISDIR(mode):
         return "a directory"
     if stat.S_ISFIFO(mode):

@@ -8,6 +8,7 @@ then opens the run every way a person can. Each test has a timeout, so a hang fa
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import socket
@@ -19,7 +20,7 @@ from IPython.testing import globalipapp
 from IPython.utils.capture import capture_output
 
 import noesis_nb
-from noesis_nb.errors import EpisodeStateError, NoesisNbError
+from noesis_nb.errors import EpisodeStateError, NoesisNbError, RunNotFoundError
 from noesis_nb.frames import events_df, runs_df, tools_df, usage_df
 from noesis_nb.runtime.resume import CheckpointNotFoundError
 from noesis_nb.store.ownership import OWNER_FILE, holder
@@ -209,3 +210,35 @@ def test_a_lock_file_that_is_not_a_file_is_refused_by_name_and_never_waited_on(
     assert not (tmp_path / "marker.txt").exists()
     if what == "socket":
         server.close()
+
+
+def test_an_enormous_line_is_shown_cut_and_redacted_without_being_searched_whole(paused_base: Path, tmp_path: Path) -> None:
+    run = _copy(paused_base, tmp_path)
+    token = "ghp_" + "A1b2" * 9
+    filler = "x" * 30_000_000  # searched whole for secrets, one view took about a minute
+    with open(run / "events.jsonl", "a", encoding="utf-8") as log:
+        log.write(json.dumps({"id": "huge", "phase": "act", "payload": {"text": f"{token} {filler}"}}) + "\n")
+
+    html = _bundle(noesis_nb.show(run))["text/html"]
+    assert "more characters; the whole event is in events.jsonl" in html and token not in html
+    assert token not in _bundle(noesis_nb.replay(run))["text/html"]
+    noesis_nb.export_otel(run, path=tmp_path / "trace.json")
+    assert token not in (tmp_path / "trace.json").read_text()
+    assert "huge" in set(events_df(run.parent, cache=False)["event_id"])
+
+
+@pytest.mark.parametrize("what", ["file", "fifo", "device", "loop"])
+def test_a_source_that_is_not_a_folder_is_one_clear_error(tmp_path: Path, what: str) -> None:
+    source = tmp_path / "runs"
+    if what == "file":
+        source.write_text("")
+    elif what == "fifo":
+        os.mkfifo(source)
+    elif what == "device":
+        source.symlink_to(os.devnull)
+    else:
+        source.symlink_to(source.name)
+    wanted = {"file": "is a file, not a folder", "fifo": "is a FIFO", "device": "is a device", "loop": "leads nowhere"}[what]
+    for frame in (runs_df, events_df, tools_df, usage_df):
+        with pytest.raises(RunNotFoundError, match=f"{source}.* {wanted}"):
+            frame(source, cache=False)
