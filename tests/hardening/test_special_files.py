@@ -138,6 +138,15 @@ def test_a_fifo_in_place_of_a_tool_record_of_a_finished_run_is_never_waited_on(
     assert any(e["path"] == str(path) and "FIFO" in e["reason"] for e in tools.attrs["errors"]), tools.attrs["errors"]
 
 
+@pytest.mark.parametrize("folder", ["x-python/prepared", "approvals"])
+def test_a_tool_record_nested_too_deeply_is_left_out_of_the_trace(finished_base: Path, tmp_path: Path, folder: str) -> None:
+    run = _copy(finished_base, tmp_path)
+    (path,) = (run / "tool_invocations" / folder).glob("*.json")
+    path.write_bytes(b"[" * 100_000 + b"]" * 100_000)
+
+    assert noesis_nb.export_otel(run, path=tmp_path / "trace.json") > 0
+
+
 @pytest.mark.parametrize("name", ["events.jsonl", "summary.json", "state.json", "final.json", "manifest.json", "approvals"])
 def test_a_link_to_itself_is_reported_by_every_frame(finished_base: Path, tmp_path: Path, name: str) -> None:
     run = _copy(finished_base, tmp_path)
