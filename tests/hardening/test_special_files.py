@@ -20,6 +20,7 @@ from IPython.testing import globalipapp
 from IPython.utils.capture import capture_output
 
 import noesis_nb
+from noesis_nb import ns
 from noesis_nb.errors import EpisodeStateError, NoesisNbError, RunNotFoundError
 from noesis_nb.frames import events_df, runs_df, tools_df, usage_df
 from noesis_nb.runtime.resume import CheckpointNotFoundError
@@ -98,7 +99,7 @@ def _every_view(run: Path, tmp_path: Path) -> Any:
     _bundle(inbox)
     inbox.close()
     assert noesis_nb.export_otel(run, path=tmp_path / "trace.json") > 0
-    assert run.name in _magic_show_text(run)
+    assert "task=" in _magic_show_text(run)  # the timeline, from its first event on
     return view
 
 
@@ -123,6 +124,18 @@ def test_a_fifo_in_place_of_a_tool_record_of_a_paused_run_is_reported_never_wait
     else:  # the FIFO is kept aside, and the decision takes its place
         assert noesis_nb.approve_draft(run, approver_id="ops").status == "approved"
         assert [p for p in path.parent.iterdir() if p.is_fifo()]
+
+
+def test_a_fifo_in_place_of_a_veto_decision_is_never_waited_on(tmp_path: Path) -> None:
+    ns.set(governance_pause_on_veto=True)
+    ep = noesis_nb.solve("destroy the staging copy", using=lambda task: "done", runs_dir=tmp_path / "runs", governance="enforce")
+    run = tmp_path / "runs" / ep
+    (checkpoint,) = (run / "checkpoints").iterdir()
+    os.mkfifo(checkpoint / "decision.json")
+
+    _every_view(run, tmp_path)
+    assert noesis_nb.approve_draft(run, approver_id="ops").status == "approved"  # the FIFO is kept aside
+    assert [p for p in checkpoint.iterdir() if p.is_fifo()]
 
 
 @pytest.mark.parametrize("folder", ["x-python/prepared", "approvals", "executions"])
