@@ -160,6 +160,21 @@ def test_a_tool_record_nested_too_deeply_is_left_out_of_the_trace(finished_base:
     assert noesis_nb.export_otel(run, path=tmp_path / "trace.json") > 0
 
 
+@pytest.mark.parametrize("name", [".json", "a..b.json", "d" * 230 + ".json"])
+@pytest.mark.parametrize("base", ["paused", "finished"])
+def test_a_tool_record_not_named_after_a_draft_id_is_reported_and_the_root_still_shows(
+    paused_base: Path, finished_base: Path, tmp_path: Path, name: str, base: str
+) -> None:
+    run = _copy(paused_base if base == "paused" else finished_base, tmp_path)
+    record = _draft(run) if base == "paused" else next((run / "tool_invocations" / "approvals").glob("*.json"))
+    (record.parent / name).write_bytes(record.read_bytes())
+
+    view = _every_view(run, tmp_path)
+
+    assert any(repr(name) in p and "not named after a draft id" in p for p in view.source.problems), view.source.problems
+    assert bool(view.source.pending) == (base == "paused")
+
+
 @pytest.mark.parametrize("name", ["events.jsonl", "summary.json", "state.json", "final.json", "manifest.json", "approvals"])
 def test_a_link_to_itself_is_reported_by_every_frame(finished_base: Path, tmp_path: Path, name: str) -> None:
     run = _copy(finished_base, tmp_path)
