@@ -93,8 +93,8 @@ def find_checkpoint(rec: Recorder, checkpoint_id: str | None) -> dict[str, Any]:
     record = read_json(path, within=rec.run_dir)
     if record is None and os.path.lexists(path):
         raise CheckpointNotFoundError(
-            f"{path} is not a checkpoint: a JSON object in a regular file inside the run (a FIFO, a folder, a link "
-            "out of the run or damaged JSON is none); restore it from a copy of the run"
+            f"{path} cannot be read as a checkpoint: it must be a JSON object in a regular file inside the run (not a "
+            "FIFO, a folder, a link out of the run or damaged JSON); restore it from a copy of the run"
         )
     if record is None:
         known = [e["payload"].get("checkpoint_id") for e in events]
