@@ -60,3 +60,24 @@ def test_a_noetic_log_with_odd_bytes_reads_or_names_the_line(tmp_path: Path, dat
 def test_a_taisce_memory_message_nested_too_deeply_is_a_parse_error() -> None:
     info = parse_memory_message(MEMORY_PREFIX + "\n" + "[" * 100_000 + "]" * 100_000)
     assert info["parse_error"] == "JSON nested too deeply"
+
+
+def test_a_harness_response_file_is_read_and_one_that_is_no_file_or_object_is_refused_by_name(tmp_path: Path) -> None:
+    log = [_stream_event(1).decode()]
+    harness = tmp_path / "harness_response.json"
+    harness.write_bytes(b"\xef\xbb\xbf" + json.dumps({"usage": {"inputTokens": 7, "outputTokens": 3}}).encode())
+    usage = [p for _, p in noetic_rows(log, harness) if p.get("scope") == "harness_response"]
+    assert [(u["input_tokens"], u["output_tokens"]) for u in usage] == [(7, 3)]
+
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)
+    listed = tmp_path / "list.json"
+    listed.write_text("[1, 2]")
+    for value, wanted in (
+        (fifo, f"{fifo}: a FIFO"),
+        (tmp_path, f"{tmp_path}: a directory"),
+        (listed, "expected a JSON object, got list"),
+        (["usage"], "pass the HarnessResponse as a dict or the path of its JSON file"),
+    ):
+        with pytest.raises(NoeticLogError, match=wanted):
+            list(noetic_rows(log, value))
