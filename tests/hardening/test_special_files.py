@@ -12,6 +12,7 @@ import json
 import os
 import shutil
 import socket
+import time
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,7 @@ import noesis_nb
 from noesis_nb import ns
 from noesis_nb.errors import EpisodeStateError, NoesisNbError, RunNotFoundError
 from noesis_nb.frames import events_df, runs_df, tools_df, usage_df
+from noesis_nb.frames.fs import RACY_NS
 from noesis_nb.runtime.resume import CheckpointNotFoundError
 from noesis_nb.store.ownership import OWNER_FILE, holder
 from noesis_nb.store.paths import UnsafeRunPathError
@@ -185,6 +187,13 @@ def test_a_link_to_itself_is_reported_by_every_frame(finished_base: Path, tmp_pa
     errors = [e for frame in (runs_df, events_df, tools_df, usage_df) for e in frame(run.parent, cache=False).attrs["errors"]]
 
     assert any(e["path"] == str(path) and "symbolic links" in e["reason"] for e in errors), errors
+    time.sleep(RACY_NS / 1e9 * 2)  # old enough to be cached: the second load checks the cached stamps
+    warm_errors = []
+    for frame in (runs_df, events_df, tools_df, usage_df):
+        cold, warm = frame(run.parent).attrs["errors"], frame(run.parent).attrs["errors"]
+        assert warm == cold, (frame.__name__, cold, warm)
+        warm_errors += warm
+    assert any(e["path"] == str(path) for e in warm_errors), warm_errors
 
 
 @pytest.mark.parametrize("what", ["loop", "outside"])
