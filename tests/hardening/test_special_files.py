@@ -288,3 +288,31 @@ def test_a_source_that_is_not_a_folder_is_one_clear_error(tmp_path: Path, what: 
     for frame in (runs_df, events_df, tools_df, usage_df):
         with pytest.raises(RunNotFoundError, match=f"{source}.* {wanted}"):
             frame(source, cache=False)
+
+
+@pytest.mark.parametrize(
+    ("what", "wanted"),
+    [
+        ("folder", "a directory, not a file"),
+        ("fifo", "a FIFO"),
+        ("device", "a device"),
+        ("latin-1", "not UTF-8 text"),
+        ("broken", "not YAML"),
+        ("deep", "not YAML .nested too deeply"),
+    ],
+)
+def test_a_price_table_that_is_no_file_or_no_yaml_is_one_clear_error(tmp_path: Path, what: str, wanted: str) -> None:
+    table = tmp_path / "prices.yaml"
+    if what == "folder":
+        table.mkdir()
+    elif what == "fifo":
+        os.mkfifo(table)
+    elif what == "device":
+        table.symlink_to(os.devnull)
+    else:
+        latin = "gpt-4o: {input: 2.5, note: caf\xe9}".encode("latin-1")
+        contents = {"latin-1": latin, "broken": b"gpt-4o: {", "deep": b"[" * 100_000}
+        table.write_bytes(contents[what])
+    (tmp_path / "runs").mkdir()
+    with pytest.raises(ValueError, match=f"price table {table}: .*{wanted}"):
+        usage_df(tmp_path / "runs", prices=table)
