@@ -39,6 +39,7 @@ import pandas as pd
 
 from . import _genai_rates as genai
 from ._genai_rates import GENAI_SOURCE
+from .store.runfiles import UnreadableRunFile, read_file
 from .store.vocab import TOKEN_FIELDS
 
 __all__ = ["Price", "PriceTable", "Pricer", "price_frame", "reprice", "cost_of", "price_calls", "GENAI_SOURCE"]
@@ -183,9 +184,16 @@ class PriceTable:
         if isinstance(spec, Mapping):
             return cls(spec)
         path = Path(spec)
-        if not path.is_file():
+        try:
+            got = read_file(os.fspath(path))  # a folder, FIFO or device is named, never waited on
+        except UnreadableRunFile as exc:
+            raise ValueError(f"price table {exc}; pass a dict, a .yaml or a .csv file") from None
+        if got is None:
             raise FileNotFoundError(f"price table {str(path)!r} does not exist; pass a dict, a .yaml or a .csv file")
-        text = path.read_text(encoding="utf-8")
+        try:
+            text = got[0].decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"price table {path}: not UTF-8 text ({exc.reason} at byte {exc.start}); save it as UTF-8") from None
         table: Mapping[str, Any] | list[tuple[str, dict[str, str]]]  # model -> prices, or (model, CSV row) pairs
         if path.suffix.lower() == ".csv":
             rows = list(csv.DictReader(io.StringIO(text)))
@@ -195,7 +203,11 @@ class PriceTable:
         else:
             import yaml
 
-            table = yaml.safe_load(text) or {}
+            try:
+                table = yaml.safe_load(text) or {}
+            except (yaml.YAMLError, RecursionError) as exc:
+                reason = str(exc).splitlines()[0] if isinstance(exc, yaml.YAMLError) else "nested too deeply"
+                raise ValueError(f"price table {path}: not YAML ({reason}); fix the file or pass a dict") from None
             if not isinstance(table, Mapping):
                 raise ValueError(f"{path}: expected a mapping of model -> prices, got {type(table).__name__}")
             table = table.get("models", table)

@@ -60,11 +60,14 @@ class LocalFS:
         return read_file(path, within, tail=nbytes)
 
     def stat(self, path: str) -> Stat | None:
+        """(size, mtime_ns) of ``path``; of the link itself when it cannot be followed (a loop), so reading it reports why."""
         try:
-            st = os.stat(path)
+            st: os.stat_result | None = os.stat(path)
         except (FileNotFoundError, NotADirectoryError):
             return None
-        return (st.st_size, st.st_mtime_ns)
+        except OSError:
+            st = _link_stat(path)
+        return None if st is None else (st.st_size, st.st_mtime_ns)
 
     def listdir(self, path: str, within: str | None = None) -> list[str]:
         """Names in a folder ([] when absent); ``BadFile`` for a file, a symlink out of ``within``, no permission."""
@@ -203,13 +206,25 @@ def dir_stamp(fs: RunFS, folder: str, listing: list[str] | None) -> Stat | tuple
     return tuple(sorted(fs.listdir(folder) if listing is None else listing))
 
 
+def _link_stat(path: str) -> os.stat_result | None:
+    """The stat of the link itself, for a path that cannot be followed (a link to itself, a loop)."""
+    try:
+        return os.lstat(path)
+    except OSError:
+        return None
+
+
 def local_unchanged(stamps: Iterable[tuple[str, Any]]) -> bool:
     """Whether each local (path, (size, mtime_ns) or None) still holds; stops at the first change."""
     stat = os.stat
     for path, expected in stamps:
         try:
-            st = stat(path)
+            st: os.stat_result | None = stat(path)
         except (FileNotFoundError, NotADirectoryError):
+            st = None
+        except OSError:
+            st = _link_stat(path)  # stamped this way by ``LocalFS.stat``
+        if st is None:
             if expected is not None:
                 return False
             continue

@@ -12,14 +12,18 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from .._jsonio import loads
 from ..errors import NoesisNbError
+from ..store.runfiles import UnreadableRunFile, open_file, read_file
 from ._emit import PHASE, Row, as_object, row, usage_row
 from .replay import RecordedReplay, import_rows
 
 __all__ = ["NoeticLogError", "noetic_rows", "noetic_replay", "import_noetic"]
+
+Harness = dict[str, Any] | str | os.PathLike[str] | None  # the HarnessResponse, or the path of its JSON file
 
 _FRAMEWORK = {
     "turn_started": "run_started",
@@ -52,18 +56,24 @@ class NoeticLogError(NoesisNbError, ValueError):
 def _events(log: Any) -> Iterator[tuple[int, dict[str, Any]]]:
     """``(line number, event)`` from a path, JSONL text lines, or event dicts."""
     if isinstance(log, (str, os.PathLike)) and not str(log).lstrip().startswith("{"):
-        with open(log, encoding="utf-8") as fh:
-            yield from _events(list(fh))
-        return
-    lines = log.splitlines() if isinstance(log, str) else log
+        lines: Iterable[Any] = _file_lines(log)
+    else:
+        lines = log.splitlines() if isinstance(log, str) else log
     for number, item in enumerate(lines, 1):
+        if isinstance(item, bytes):
+            try:
+                item = item.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise NoeticLogError(f"Noetic log line {number}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
         if isinstance(item, str):
             if not item.strip():
                 continue
             try:
-                item = json.loads(item)
+                item = json.loads(item.removeprefix("\ufeff") if number == 1 else item)
             except json.JSONDecodeError as exc:
                 raise NoeticLogError(f"Noetic log line {number}: not JSON ({exc.msg}): {item[:120]!r}") from None
+            except RecursionError:
+                raise NoeticLogError(f"Noetic log line {number}: JSON nested too deeply to be a stream event") from None
         if not isinstance(item, dict) or not isinstance(item.get("type"), str):
             raise NoeticLogError(
                 f"Noetic log line {number}: expected a stream event {{source, type, data}}, got {str(item)[:120]!r}"
@@ -71,8 +81,24 @@ def _events(log: Any) -> Iterator[tuple[int, dict[str, Any]]]:
         yield number, item
 
 
-def noetic_rows(log: Any, harness_response: dict[str, Any] | None = None) -> Iterator[Row]:
-    """Rows for a Noetic stream log (lazily, in order), then the harness response's usage row."""
+def _file_lines(log: str | os.PathLike[str]) -> Iterator[bytes]:
+    """The lines of a recorded log, read as they are parsed; a FIFO, folder or device is refused, never waited on."""
+    try:
+        fh = open_file(os.fspath(log))
+    except UnreadableRunFile as exc:
+        raise NoeticLogError(f"Noetic log {exc}; pass the path of the recorded JSONL file") from None
+    if fh is None:
+        raise FileNotFoundError(f"Noetic log {os.fspath(log)!r} does not exist; pass the path of the recorded JSONL file")
+    with fh:
+        yield from fh
+
+
+def noetic_rows(log: Any, harness_response: Harness = None) -> Iterator[Row]:
+    """Rows for a Noetic stream log (lazily, in order), then the harness response's usage row.
+
+    ``harness_response``: the ``HarnessResponse`` as a dict, or the path of its JSON file.
+    """
+    harness = _harness(harness_response)
     folded: dict[str, Any] = {}
 
     def flush() -> Iterator[Row]:
@@ -114,8 +140,29 @@ def noetic_rows(log: Any, harness_response: dict[str, Any] | None = None) -> Ite
         else:
             yield row(PHASE, "noetic", f"sdk.{kind_name}", "custom", data=data, output_index=event.get("outputIndex"))
     yield from flush()
-    if harness_response:
-        yield from _harness_rows(harness_response)
+    if harness:
+        yield from _harness_rows(harness)
+
+
+def _harness(value: Any) -> dict[str, Any] | None:
+    """The harness response as a dict, read from its JSON file when given a path (never a FIFO, folder or device)."""
+    if value is None or isinstance(value, dict):
+        return value
+    if not isinstance(value, (str, os.PathLike)):
+        raise NoeticLogError(f"harness_response={value!r:.80}: pass the HarnessResponse as a dict or the path of its JSON file")
+    try:
+        got = read_file(os.fspath(value))
+    except UnreadableRunFile as exc:
+        raise NoeticLogError(f"Noetic harness response {exc}; pass the path of the HarnessResponse JSON file") from None
+    if got is None:
+        raise FileNotFoundError(f"Noetic harness response {os.fspath(value)!r} does not exist; pass the path of its JSON file")
+    try:
+        doc = loads(got[0].removeprefix(b"\xef\xbb\xbf"))
+    except ValueError as exc:
+        raise NoeticLogError(f"Noetic harness response {os.fspath(value)}: not JSON ({exc})") from None
+    if not isinstance(doc, dict):
+        raise NoeticLogError(f"Noetic harness response {os.fspath(value)}: expected a JSON object, got {type(doc).__name__}")
+    return doc
 
 
 def _harness_rows(response: dict[str, Any]) -> Iterator[Row]:
@@ -142,15 +189,11 @@ def _harness_rows(response: dict[str, Any]) -> Iterator[Row]:
         )
 
 
-def noetic_replay(
-    log: Any, harness_response: dict[str, Any] | None = None, *, output: Callable[[Any], Any] | None = None
-) -> RecordedReplay:
+def noetic_replay(log: Any, harness_response: Harness = None, *, output: Callable[[Any], Any] | None = None) -> RecordedReplay:
     """An adapter replaying a Noetic log (``using=noetic_replay("stream.jsonl", harness)``)."""
     return RecordedReplay(lambda: noetic_rows(log, harness_response), source="noetic", output=output)
 
 
-def import_noetic(
-    log: Any, harness_response: dict[str, Any] | None = None, *, task: str = "imported Noetic run", **opts: Any
-) -> str:
+def import_noetic(log: Any, harness_response: Harness = None, *, task: str = "imported Noetic run", **opts: Any) -> str:
     """Write a Noetic log as a sealed Noēsis run; returns the episode id (``runs_dir=`` etc. as for ``solve``)."""
     return import_rows(lambda: noetic_rows(log, harness_response), task=task, source="noetic", **opts)

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Literal, overload
 
 from .._jsonio import atomic_write_bytes
-from ..store import find_run_dir, read_events
+from ..store import find_run_dir, read_events, read_json
 from ..store.vocab import TOOL_APPROVAL_PENDING, TOOL_REJECTED_GOVERNANCE
 from ._extras import require
 from .otel_clean import clean_spec
@@ -63,18 +63,15 @@ def _attrs(values: dict[str, Any]) -> dict[str, Any]:
 
 
 def _tool_records(run_dir: Path) -> dict[str, dict[str, Any]]:
-    """draft id → {effect, risk, decision} from the run's prepared drafts and decisions (no link followed)."""
+    """draft id → {effect, risk, decision} from the run's prepared drafts and decisions (no link out of the run followed)."""
     found: dict[str, dict[str, Any]] = {}
     for folder, kind in (("prepared", "draft"), ("x-python/prepared", "draft"), ("approvals", "decision")):
         base = run_dir / "tool_invocations" / folder
         if not base.is_dir() or base.is_symlink():
             continue
         for path in base.glob("*.json"):
-            try:
-                record = json.loads(path.read_text()) if not path.is_symlink() else None
-            except (OSError, ValueError):
-                continue
-            if not isinstance(record, dict) or not isinstance(record.get("draft_id"), str):
+            record = read_json(path, within=run_dir)  # None for a FIFO, a folder, a link out of the run, bad JSON
+            if record is None or not isinstance(record.get("draft_id"), str):
                 continue
             entry = found.setdefault(record["draft_id"], {})
             if kind == "draft":

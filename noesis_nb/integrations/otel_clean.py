@@ -2,7 +2,7 @@
 
 A run directory may come from another program, or hold a value learned as a secret after it was
 written; a span goes to a collector other people read. So each span name, attribute, status
-message and event name passes ``secrets.shown`` (every secret this process knows, and every one
+message and event name passes ``secrets.shown_start`` (every secret this process knows, and every one
 found in the text) and is cut to ``TEXT_LIMIT`` characters; integers outside int64, NaN and
 infinities are left out (the OTLP encoder rejects them, and one bad value would stop the whole
 batch); times are clamped to what an unsigned 64-bit nanosecond count holds.
@@ -14,7 +14,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from ..secrets import shown
+from ..secrets import shown_start
 
 __all__ = ["clean_spec", "clean_attrs", "clean_text", "clean_ns", "TEXT_LIMIT"]
 
@@ -25,7 +25,7 @@ _NS_MAX = 2**63 - 1  # fixed64 on the wire; the SDK and most backends read it as
 
 def clean_text(value: Any, limit: int = TEXT_LIMIT) -> str:
     """``value`` as text a collector may receive: secrets redacted, at most ``limit`` characters."""
-    text = shown(value if isinstance(value, str) else str(value))
+    text = shown_start(value if isinstance(value, str) else str(value), limit)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 

@@ -47,6 +47,8 @@ def parse_memory_message(text: str) -> dict[str, Any]:
         doc = json.loads(body) if body else {}
     except json.JSONDecodeError as exc:
         return {**info, "parse_error": f"{exc.msg} at line {exc.lineno}"}
+    except RecursionError:
+        return {**info, "parse_error": "JSON nested too deeply"}
     if not isinstance(doc, dict):
         return {**info, "parse_error": f"expected a JSON object after the prefix, got {type(doc).__name__}"}
     watermark = as_object(doc.get("watermark"))

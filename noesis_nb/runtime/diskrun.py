@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..errors import DecisionFileError, EpisodeStateError
+from ..errors import EpisodeStateError
 from ..store import (
     find_run_dir,
     is_sealed,
@@ -33,6 +33,7 @@ from ..tools import (
     PreparedInvocationRepository,
     PreparedInvocationStatus,
 )
+from ..tools.repositories import UNREADABLE_RECORD, record_problem
 from .api import approve_draft, reject_draft, resume_run
 from .episode import read_veto_decision
 from .gate import PendingApproval
@@ -164,8 +165,8 @@ class DiskRun:
         for path in sorted(repo.root.glob("*.json")) if repo.root.is_dir() else []:
             try:
                 record = repo.get(None, path.name[:-5])
-            except DecisionFileError as exc:
-                self.problems.append(str(exc).splitlines()[0])
+            except UNREADABLE_RECORD as exc:
+                self.problems.append(record_problem(exc, repo.root, path.name))
                 continue
             if record is not None:
                 rows.append(

@@ -20,6 +20,7 @@ Nothing writes an event twice, and nothing ever needs a file deleted by hand.
 from __future__ import annotations
 
 import asyncio
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -88,7 +89,13 @@ def find_checkpoint(rec: Recorder, checkpoint_id: str | None) -> dict[str, Any]:
             )
         checkpoint_id = events[-1]["payload"].get("checkpoint_id")
     checkpoint_id = check_part(checkpoint_id, "checkpoint id")  # read from a file: untrusted
-    record = read_json(rec.run_dir / "checkpoints" / checkpoint_id / "checkpoint.json")
+    path = rec.run_dir / "checkpoints" / checkpoint_id / "checkpoint.json"
+    record = read_json(path, within=rec.run_dir)
+    if record is None and os.path.lexists(path):
+        raise CheckpointNotFoundError(
+            f"{path} cannot be read as a checkpoint: it must be a JSON object in a regular file inside the run (not a "
+            "FIFO, a folder, a link out of the run or damaged JSON); restore it from a copy of the run"
+        )
     if record is None:
         known = [e["payload"].get("checkpoint_id") for e in events]
         raise CheckpointNotFoundError(f"checkpoint {checkpoint_id!r} not found in {rec.run_dir}/checkpoints; known: {known}")
@@ -149,7 +156,7 @@ async def resume_from_disk(
         )
     episode_id = run_dir.name
     if (run_dir / "manifest.json").exists():
-        final = read_json(run_dir / "final.json") or {}
+        final = read_json(run_dir / "final.json", within=run_dir) or {}
         return ResumeReport(
             episode_id,
             "already_sealed",

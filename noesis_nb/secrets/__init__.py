@@ -4,6 +4,7 @@
     redact({"argv": ["curl", "-H", "Authorization: Bearer x…"]})  -> (redacted copy, hits)
     for_run(run_dir).screen(payload)     the event hot path: learn, then redact what is known
     shown(text)                          what a view may display
+    shown_start(text, limit)             the same for a view that shows only the first ``limit`` characters
 
 Layering: depends only on the standard library, orjson and (lazily) detect-secrets, so tools,
 runtime and widgets can all use it. See ``guard`` for what is scrubbed when.
@@ -33,7 +34,11 @@ __all__ = [
     "known_everywhere",
     "scrub_text",
     "shown",
+    "shown_start",
+    "SCAN_MARGIN",
 ]
+
+SCAN_MARGIN = 8192  # longer than any secret a detector finds or a person hands over
 
 
 _T = TypeVar("_T")
@@ -57,3 +62,12 @@ def shown(text: object) -> object:
         for value in sorted(find_in_text(text), key=len, reverse=True):
             text = text.replace(value, REDACTED_VALUE)
     return text
+
+
+def shown_start(text: str, limit: int) -> str:
+    """``shown(text)`` for a view that keeps only its first ``limit`` characters.
+
+    Only those and ``SCAN_MARGIN`` more are scanned: a secret that starts in the kept part ends in
+    the scanned one, and a 200 MB line is not searched for minutes to show a few thousand characters.
+    """
+    return shown(text[: limit + SCAN_MARGIN] if len(text) > limit + SCAN_MARGIN else text)

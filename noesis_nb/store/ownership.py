@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import os
 import socket
+import stat
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import EpisodeStateError
+from .runfiles import what_is
 
 try:  # POSIX; elsewhere an exclusive-create lock file with a pid check stands in
     import fcntl
@@ -25,6 +27,8 @@ except ImportError:  # pragma: no cover - Windows
 __all__ = ["OWNER_FILE", "RunBusyError", "RunOwnership", "acquire", "holder"]
 
 OWNER_FILE = ".owner.lock"
+# never follow a link; never wait on a FIFO a crafted run put in the lock file's place
+_FLAGS = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0)
 
 
 class RunBusyError(EpisodeStateError):
@@ -68,18 +72,20 @@ def acquire(run_dir: str | os.PathLike[str]) -> RunOwnership:
     path = run_dir / OWNER_FILE
     for _ in range(20):
         try:
-            fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0), 0o644)
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | _FLAGS, 0o644)
         except OSError as exc:
             if os.path.islink(path):
                 raise EpisodeStateError(
                     f"{path} is a symbolic link; noesis_nb writes a run only through regular files "
                     "inside it. Remove the link (it is not part of the run) and try again."
                 ) from None
+            _refuse_odd(path)
             raise EpisodeStateError(
                 f"cannot open {path} to take ownership of the run ({exc.strerror or exc}); "
                 "check that the run directory is writable."
             ) from None
         try:
+            _refuse_odd(path, os.fstat(fd).st_mode)
             if not _lock_soon(fd):
                 raise RunBusyError(run_dir, holder(run_dir) or "another process")
             if not _same_file(fd, path):  # the holder removed the file between our open and our lock: try again
@@ -102,10 +108,12 @@ def holder(run_dir: str | os.PathLike[str]) -> str | None:
     """Who holds the run's lock, as its lock file says (None when nobody does)."""
     path = Path(run_dir) / OWNER_FILE
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        fd = os.open(path, os.O_RDONLY | _FLAGS)
     except OSError:
         return None
     try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None  # not a lock file: nobody can hold it
         if fcntl is not None:
             try:
                 fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
@@ -117,6 +125,20 @@ def holder(run_dir: str | os.PathLike[str]) -> str | None:
         return os.read(fd, 200).decode("utf-8", "replace").strip() or None  # pragma: no cover
     finally:
         os.close(fd)
+
+
+def _refuse_odd(path: Path, mode: int | None = None) -> None:
+    """Raise when the lock file is not a regular file (a FIFO, a socket, a folder planted in its place)."""
+    if mode is None:
+        try:
+            mode = os.lstat(path).st_mode
+        except OSError:
+            return
+    if not stat.S_ISREG(mode):
+        raise EpisodeStateError(
+            f"{path} is {what_is(mode)}, not the run's lock file; noesis_nb locks a run only through a regular "
+            "file. Remove it (it is not part of the run) and try again."
+        )
 
 
 def _lock_soon(fd: int, patience_s: float = 0.05) -> bool:

@@ -4,7 +4,8 @@ Runs are shared and downloaded, so any file of a run may be a symlink to anywher
 (``/etc/passwd``), a directory, a FIFO that would block a reader forever, or unreadable.
 ``read_file`` returns the bytes of a regular file (None when it does not exist) and raises
 ``UnreadableRunFile`` — naming the path and what is there instead — for everything else.
-A symlink is followed only when its target stays inside ``within`` (the run directory).
+A symlink (the file, or a folder on the way to it) is followed only when its target stays inside
+``within`` (the run directory).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import os
 import stat
 from typing import BinaryIO
 
-__all__ = ["UnreadableRunFile", "read_file", "open_file", "list_dir", "inside"]
+__all__ = ["UnreadableRunFile", "read_file", "open_file", "list_dir", "inside", "what_is"]
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
@@ -35,7 +36,10 @@ def inside(path: str, within: str) -> bool:
     return target == base or target.startswith(base.rstrip(os.sep) + os.sep)
 
 
-def _what(mode: int) -> str:
+def what_is(mode: int) -> str:
+    """What a file of this ``st_mode`` is, for messages: "a directory", "a FIFO (named pipe)"…"""
+    if stat.S_ISREG(mode):
+        return "a file"
     if stat.S_ISDIR(mode):
         return "a directory"
     if stat.S_ISFIFO(mode):
@@ -48,6 +52,12 @@ def _what(mode: int) -> str:
 
 
 def _open(path: str, within: str | None) -> int | None:
+    if within is not None:
+        parent = os.path.dirname(path)
+        if parent.rstrip(os.sep) != within.rstrip(os.sep) and _linked(parent, within) and not inside(parent, within):
+            raise UnreadableRunFile(
+                path, f"leads to {os.path.realpath(path)} through a linked folder, outside the run; not followed"
+            )
     try:
         return os.open(path, _FLAGS | _NOFOLLOW)
     except (FileNotFoundError, NotADirectoryError):
@@ -80,7 +90,7 @@ def read_file(path: str, within: str | None = None, *, tail: int | None = None) 
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            raise UnreadableRunFile(path, f"{_what(st.st_mode)}, not a file")
+            raise UnreadableRunFile(path, f"{what_is(st.st_mode)}, not a file")
         whole, want = True, st.st_size
         if tail is not None and want > tail:
             os.lseek(fd, want - tail, os.SEEK_SET)
@@ -108,7 +118,7 @@ def open_file(path: str, within: str | None = None) -> BinaryIO | None:
     try:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
-            raise UnreadableRunFile(path, f"{_what(mode)}, not a file")
+            raise UnreadableRunFile(path, f"{what_is(mode)}, not a file")
         os.set_blocking(fd, True)
         return os.fdopen(fd, "rb")
     except BaseException:

@@ -9,6 +9,7 @@ from typing import Any
 
 from noesis_nb._jsonio import atomic_write_json, loads
 from noesis_nb.errors import InvalidIdError
+from noesis_nb.store.runfiles import UnreadableRunFile, read_file
 
 __all__ = ["MAX_ID_LENGTH", "check_id", "read_json_object", "create_exclusive_json", "claim_file", "quarantine"]
 
@@ -36,12 +37,16 @@ def check_id(value: Any, what: str = "draft id") -> str:
 def read_json_object(path: Path) -> dict[str, Any] | None:
     """The JSON object in ``path``; None when the file does not exist.
 
-    Raises ValueError with the reason when the file is not valid JSON or not an object.
+    Raises ValueError with the reason when the file is not valid JSON or not an object, or is
+    not a regular file (a FIFO would block the read forever, a device never end it).
     """
     try:
-        data = Path(path).read_bytes()
-    except FileNotFoundError:
+        got = read_file(os.fspath(path))
+    except UnreadableRunFile as exc:
+        raise ValueError(exc.reason) from None
+    if got is None:
         return None
+    data = got[0]
     try:
         value = loads(data)
     except Exception as exc:  # orjson.JSONDecodeError, UnicodeDecodeError

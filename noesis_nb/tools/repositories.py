@@ -27,7 +27,7 @@ from noesis_nb._jsonio import atomic_write_json
 from noesis_nb.errors import DecisionFileError, InvalidIdError
 from noesis_nb.secrets import for_run as secrets_for_run
 from noesis_nb.store.layout import PYTHON_PREPARED_DIR
-from noesis_nb.store.paths import run_path
+from noesis_nb.store.paths import UnsafeRunPathError, run_path
 
 from ._files import (
     check_id,
@@ -61,9 +61,20 @@ __all__ = [
     "IdempotencyRepository",
     "ExecutionRepository",
     "resolve_draft_id",
+    "UNREADABLE_RECORD",
+    "record_problem",
 ]
 
 TOOL_INVOCATIONS_DIR = "tool_invocations"
+# what a view reports instead of raising: a damaged record, a link in its place, a file name that is no id
+UNREADABLE_RECORD = (ToolRecordError, DecisionFileError, UnsafeRunPathError, InvalidIdError)
+
+
+def record_problem(exc: Exception, where: Path, name: str) -> str:
+    """The one line a view shows for a tool record it could not read (``where``/``name``: the folder and file)."""
+    if isinstance(exc, InvalidIdError):  # never read, never used as a path
+        return f"{where}: {name!r} is not named after a draft id ({exc}); it is not read"
+    return str(exc).splitlines()[0]
 
 
 class _Repository:
@@ -173,8 +184,8 @@ class PreparedInvocationRepository(_Repository):
         for draft_id in self.draft_ids():
             try:
                 prepared = self.get(None, draft_id)
-            except ToolRecordError as exc:
-                problems.append(str(exc).splitlines()[0])
+            except UNREADABLE_RECORD as exc:
+                problems.append(record_problem(exc, self.run_dir / TOOL_INVOCATIONS_DIR, f"{draft_id}.json"))
                 continue
             if prepared is not None:
                 drafts.append(prepared)

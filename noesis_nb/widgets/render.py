@@ -19,7 +19,7 @@ from typing import Any
 
 import orjson
 
-from ..secrets import shown
+from ..secrets import SCAN_MARGIN, shown_start
 from ..store.vocab import RUN_CHECKPOINT, RUN_INTERRUPT, TOOL_APPROVAL_PENDING
 from .theme import PHASE_HUES, STATUS_HUES
 
@@ -133,7 +133,7 @@ def short(value: Any, limit: int, *, redact: bool = True) -> str:
         text = ", ".join(short(v, limit) for v in value)
     else:
         text = _dumps(value)
-    text = visible(" ".join((shown(text) if redact else text).split()))
+    text = visible(" ".join((shown_start(text, limit) if redact else text[: limit + SCAN_MARGIN]).split()))
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -182,11 +182,13 @@ def full_json(event: Mapping[str, Any], limit: int = 4000) -> str:
     duration = (event.get("metrics") or {}).get("duration_ms") if isinstance(event.get("metrics"), Mapping) else None
     if duration is not None:
         meta["duration_ms"] = duration
-    head = shown(" ".join(f"{k}={v}" for k, v in meta.items()))
-    body = shown(_dumps(event.get("payload"), pretty=True))
+    raw_head, raw_body = " ".join(f"{k}={v}" for k, v in meta.items()), _dumps(event.get("payload"), pretty=True)
+    head, body = shown_start(raw_head, limit), shown_start(raw_body, limit)
+    unscanned = sum(max(0, len(raw) - limit - SCAN_MARGIN) for raw in (raw_head, raw_body))  # never redacted, never shown
     text = visible(f"{head}\n{body}" if head else body)
     if len(text) > limit:
-        text = text[:limit] + f"\n… {len(text) - limit} more characters; the whole event is in events.jsonl"
+        more = len(text) - limit + unscanned
+        text = text[:limit] + f"\n… {more} more characters; the whole event is in events.jsonl"
     return text
 
 

@@ -1,0 +1,318 @@
+"""Special files planted in a run never hang, crash or leak a reader: each is reported or refused by name.
+
+A shared run can hold anything in place of a file: a FIFO (a blocking read waits forever), a
+socket, a device, a link to itself or out of the run, a folder. Every case plants one such file
+where a reader looks (a tool record, the lock file, a checkpoint, a run document),
+then opens the run every way a person can. Each test has a timeout, so a hang fails it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from IPython.testing import globalipapp
+from IPython.utils.capture import capture_output
+
+import noesis_nb
+from noesis_nb import ns
+from noesis_nb.errors import EpisodeStateError, NoesisNbError, RunNotFoundError
+from noesis_nb.frames import events_df, runs_df, tools_df, usage_df
+from noesis_nb.frames.fs import RACY_NS
+from noesis_nb.runtime.resume import CheckpointNotFoundError
+from noesis_nb.store.ownership import OWNER_FILE, holder
+from noesis_nb.store.paths import UnsafeRunPathError
+
+from .crashkit import tool_agent
+from .episodes import make_tool, tool_records
+
+pytestmark = pytest.mark.timeout(30)
+
+
+@pytest.fixture(scope="module")
+def paused_base(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A run paused on a pending draft of Noēsis' own protocol (``tool_invocations/prepared``)."""
+    root = tmp_path_factory.mktemp("special-paused")
+    ep = noesis_nb.solve("append the note", using=tool_agent(str(root / "marker.txt")), runs_dir=root / "runs", approver="ask")
+    return root / "runs" / ep
+
+
+@pytest.fixture(scope="module")
+def finished_base(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A sealed run whose python tool was approved and executed (draft, decision and result on disk)."""
+    root = tmp_path_factory.mktemp("special-finished") / "runs"
+    return root / make_tool(root, 0)
+
+
+def _copy(base: Path, tmp_path: Path) -> Path:
+    run = tmp_path / "runs" / base.name
+    shutil.copytree(base, run, symlinks=True)
+    return run
+
+
+def _draft(run: Path) -> Path:
+    (path,) = tool_records(run, "prepared")
+    return path
+
+
+def _replace(path: Path, what: str, outside: Path | None = None) -> None:
+    """Put ``what`` where the regular file ``path`` was."""
+    path.unlink()
+    if what == "fifo":
+        os.mkfifo(path)
+    elif what == "folder":
+        path.mkdir()
+    elif what == "loop":
+        path.symlink_to(path.name)
+    elif what == "outside":
+        assert outside is not None
+        path.symlink_to(outside)
+    else:
+        raise AssertionError(what)
+
+
+def _bundle(view: Any) -> dict[str, Any]:
+    return view.mimebundle() if hasattr(view, "mimebundle") else view._repr_mimebundle_()
+
+
+def _magic_show_text(run: Path) -> str:
+    shell = globalipapp.start_ipython() or globalipapp.get_ipython()
+    shell.run_line_magic("load_ext", "noesis_nb")
+    try:
+        with capture_output() as out:
+            shell.run_line_magic("noesis", f"show {run} --text")
+        return out.stdout
+    finally:
+        shell.run_line_magic("unload_ext", "noesis_nb")
+
+
+def _every_view(run: Path, tmp_path: Path) -> Any:
+    """Open ``run`` every way a person can; the ``show`` view is returned to look at its problems."""
+    view = noesis_nb.show(run)
+    _bundle(view)
+    _bundle(noesis_nb.replay(run))
+    inbox = noesis_nb.inbox(run.parent)
+    _bundle(inbox)
+    inbox.close()
+    assert noesis_nb.export_otel(run, path=tmp_path / "trace.json") > 0
+    assert "task=" in _magic_show_text(run)  # the timeline, from its first event on
+    return view
+
+
+@pytest.mark.parametrize("record", ["draft", "decision"])
+def test_a_fifo_in_place_of_a_tool_record_of_a_paused_run_is_reported_never_waited_on(
+    paused_base: Path, tmp_path: Path, record: str
+) -> None:
+    run = _copy(paused_base, tmp_path)
+    draft = _draft(run)
+    path = draft if record == "draft" else run / "tool_invocations" / "approvals" / draft.name
+    path.parent.mkdir(exist_ok=True)
+    if record == "decision":
+        path.touch()
+    _replace(path, "fifo")
+
+    view = _every_view(run, tmp_path)
+
+    assert any(path.name in p and "FIFO" in p for p in view.source.problems), view.source.problems
+    if record == "draft":
+        with pytest.raises(NoesisNbError, match="FIFO"):
+            noesis_nb.approve_draft(run, approver_id="ops")
+    else:  # the FIFO is kept aside, and the decision takes its place
+        assert noesis_nb.approve_draft(run, approver_id="ops").status == "approved"
+        assert [p for p in path.parent.iterdir() if p.is_fifo()]
+
+
+def test_a_fifo_in_place_of_a_veto_decision_is_never_waited_on(tmp_path: Path) -> None:
+    ns.set(governance_pause_on_veto=True)
+    ep = noesis_nb.solve("destroy the staging copy", using=lambda task: "done", runs_dir=tmp_path / "runs", governance="enforce")
+    run = tmp_path / "runs" / ep
+    (checkpoint,) = (run / "checkpoints").iterdir()
+    os.mkfifo(checkpoint / "decision.json")
+
+    _every_view(run, tmp_path)
+    assert noesis_nb.approve_draft(run, approver_id="ops").status == "approved"  # the FIFO is kept aside
+    assert [p for p in checkpoint.iterdir() if p.is_fifo()]
+
+
+@pytest.mark.parametrize("folder", ["x-python/prepared", "approvals", "executions"])
+def test_a_fifo_in_place_of_a_tool_record_of_a_finished_run_is_never_waited_on(
+    finished_base: Path, tmp_path: Path, folder: str
+) -> None:
+    run = _copy(finished_base, tmp_path)
+    (path,) = (run / "tool_invocations" / folder).glob("*.json")
+    _replace(path, "fifo")
+
+    _every_view(run, tmp_path)
+    tools = tools_df(run.parent, cache=False)
+    assert any(e["path"] == str(path) and "FIFO" in e["reason"] for e in tools.attrs["errors"]), tools.attrs["errors"]
+
+
+@pytest.mark.parametrize("folder", ["x-python/prepared", "approvals"])
+def test_a_tool_record_nested_too_deeply_is_left_out_of_the_trace(finished_base: Path, tmp_path: Path, folder: str) -> None:
+    run = _copy(finished_base, tmp_path)
+    (path,) = (run / "tool_invocations" / folder).glob("*.json")
+    path.write_bytes(b"[" * 100_000 + b"]" * 100_000)
+
+    assert noesis_nb.export_otel(run, path=tmp_path / "trace.json") > 0
+
+
+@pytest.mark.parametrize("name", [".json", "a..b.json", "d" * 230 + ".json"])
+@pytest.mark.parametrize("base", ["paused", "finished"])
+def test_a_tool_record_not_named_after_a_draft_id_is_reported_and_the_root_still_shows(
+    paused_base: Path, finished_base: Path, tmp_path: Path, name: str, base: str
+) -> None:
+    run = _copy(paused_base if base == "paused" else finished_base, tmp_path)
+    record = _draft(run) if base == "paused" else next((run / "tool_invocations" / "approvals").glob("*.json"))
+    (record.parent / name).write_bytes(record.read_bytes())
+
+    view = _every_view(run, tmp_path)
+
+    assert any(repr(name) in p and "not named after a draft id" in p for p in view.source.problems), view.source.problems
+    assert bool(view.source.pending) == (base == "paused")
+
+
+@pytest.mark.parametrize("name", ["events.jsonl", "summary.json", "state.json", "final.json", "manifest.json", "approvals"])
+def test_a_link_to_itself_is_reported_by_every_frame(finished_base: Path, tmp_path: Path, name: str) -> None:
+    run = _copy(finished_base, tmp_path)
+    (other,) = (run / "tool_invocations" / "approvals").glob("*.json")
+    path = other if name == "approvals" else run / name
+    _replace(path, "loop")
+
+    errors = [e for frame in (runs_df, events_df, tools_df, usage_df) for e in frame(run.parent, cache=False).attrs["errors"]]
+
+    assert any(e["path"] == str(path) and "symbolic links" in e["reason"] for e in errors), errors
+    time.sleep(RACY_NS / 1e9 * 2)  # old enough to be cached: the second load checks the cached stamps
+    warm_errors = []
+    for frame in (runs_df, events_df, tools_df, usage_df):
+        cold, warm = frame(run.parent).attrs["errors"], frame(run.parent).attrs["errors"]
+        assert warm == cold, (frame.__name__, cold, warm)
+        warm_errors += warm
+    assert any(e["path"] == str(path) for e in warm_errors), warm_errors
+
+
+@pytest.mark.parametrize("what", ["loop", "outside"])
+def test_a_draft_replaced_by_a_link_is_reported_by_the_views_and_refused_by_a_decision(
+    paused_base: Path, tmp_path: Path, what: str
+) -> None:
+    run = _copy(paused_base, tmp_path)
+    draft = _draft(run)
+    secret = tmp_path / "elsewhere.json"
+    secret.write_text(draft.read_text())
+    _replace(draft, what, secret)
+
+    view = _every_view(run, tmp_path)
+
+    assert any(draft.name in p and "symbolic link" in p for p in view.source.problems), view.source.problems
+    assert not view.source.pending
+    with pytest.raises(UnsafeRunPathError, match="symbolic link"):
+        noesis_nb.approve_draft(run, approver_id="ops")
+
+
+@pytest.mark.parametrize("linked", ["file", "folder"])
+def test_a_checkpoint_outside_the_run_is_never_read(paused_base: Path, tmp_path: Path, linked: str) -> None:
+    run = _copy(paused_base, tmp_path)
+    noesis_nb.approve_draft(run, approver_id="ops")
+    (checkpoint,) = (run / "checkpoints").glob("*/checkpoint.json")
+    outside = tmp_path / "outside" / checkpoint.parent.name
+    outside.parent.mkdir()
+    shutil.move(checkpoint.parent, outside)  # the very checkpoint, moved out and linked back
+    if linked == "file":
+        checkpoint.parent.mkdir()
+        checkpoint.symlink_to(outside / "checkpoint.json")
+    else:
+        checkpoint.parent.symlink_to(outside, target_is_directory=True)
+
+    with pytest.raises(CheckpointNotFoundError, match="checkpoint"):
+        noesis_nb.resume_run(run, using=tool_agent(str(tmp_path / "marker.txt")))
+    assert not (tmp_path / "marker.txt").exists()
+    assert not noesis_nb.store.is_sealed(run)
+
+
+@pytest.mark.parametrize("what", ["fifo", "socket"])
+def test_a_lock_file_that_is_not_a_file_is_refused_by_name_and_never_waited_on(
+    paused_base: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, what: str
+) -> None:
+    run = _copy(paused_base, tmp_path)
+    noesis_nb.approve_draft(run, approver_id="ops")
+    lock = run / OWNER_FILE
+    lock.unlink(missing_ok=True)
+    if what == "fifo":
+        os.mkfifo(lock)
+    else:
+        monkeypatch.chdir(run)  # a socket's path is limited to about a hundred bytes
+        server = socket.socket(socket.AF_UNIX)
+        server.bind(OWNER_FILE)
+        monkeypatch.chdir(tmp_path)
+
+    assert holder(run) is None  # asked by batches and views following a run: nobody holds such a file
+    with pytest.raises(EpisodeStateError, match=f"{OWNER_FILE} is a {'FIFO' if what == 'fifo' else 'socket'}"):
+        noesis_nb.resume_run(run, using=tool_agent(str(tmp_path / "marker.txt")))
+    assert not (tmp_path / "marker.txt").exists()
+    if what == "socket":
+        server.close()
+
+
+def test_an_enormous_line_is_shown_cut_and_redacted_without_being_searched_whole(paused_base: Path, tmp_path: Path) -> None:
+    run = _copy(paused_base, tmp_path)
+    token = "ghp_" + "A1b2" * 9
+    filler = "x" * 30_000_000  # searched whole for secrets, one view took about a minute
+    with open(run / "events.jsonl", "a", encoding="utf-8") as log:
+        log.write(json.dumps({"id": "huge", "phase": "act", "payload": {"text": f"{token} {filler}"}}) + "\n")
+
+    html = _bundle(noesis_nb.show(run))["text/html"]
+    assert "more characters; the whole event is in events.jsonl" in html and token not in html
+    assert token not in _bundle(noesis_nb.replay(run))["text/html"]
+    noesis_nb.export_otel(run, path=tmp_path / "trace.json")
+    assert token not in (tmp_path / "trace.json").read_text()
+    assert "huge" in set(events_df(run.parent, cache=False)["event_id"])
+
+
+@pytest.mark.parametrize("what", ["file", "fifo", "device", "loop"])
+def test_a_source_that_is_not_a_folder_is_one_clear_error(tmp_path: Path, what: str) -> None:
+    source = tmp_path / "runs"
+    if what == "file":
+        source.write_text("")
+    elif what == "fifo":
+        os.mkfifo(source)
+    elif what == "device":
+        source.symlink_to(os.devnull)
+    else:
+        source.symlink_to(source.name)
+    wanted = {"file": "is a file, not a folder", "fifo": "is a FIFO", "device": "is a device", "loop": "leads nowhere"}[what]
+    for frame in (runs_df, events_df, tools_df, usage_df):
+        with pytest.raises(RunNotFoundError, match=f"{source}.* {wanted}"):
+            frame(source, cache=False)
+
+
+@pytest.mark.parametrize(
+    ("what", "wanted"),
+    [
+        ("folder", "a directory, not a file"),
+        ("fifo", "a FIFO"),
+        ("device", "a device"),
+        ("latin-1", "not UTF-8 text"),
+        ("broken", "not YAML"),
+        ("deep", "not YAML .nested too deeply"),
+    ],
+)
+def test_a_price_table_that_is_no_file_or_no_yaml_is_one_clear_error(tmp_path: Path, what: str, wanted: str) -> None:
+    table = tmp_path / "prices.yaml"
+    if what == "folder":
+        table.mkdir()
+    elif what == "fifo":
+        os.mkfifo(table)
+    elif what == "device":
+        table.symlink_to(os.devnull)
+    else:
+        latin = "gpt-4o: {input: 2.5, note: caf\xe9}".encode("latin-1")
+        contents = {"latin-1": latin, "broken": b"gpt-4o: {", "deep": b"[" * 100_000}
+        table.write_bytes(contents[what])
+    (tmp_path / "runs").mkdir()
+    with pytest.raises(ValueError, match=f"price table {table}: .*{wanted}"):
+        usage_df(tmp_path / "runs", prices=table)
