@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["utc_micros", "micros_of", "NAT", "MAX_LENGTH"]
+__all__ = ["utc_micros", "by_rule", "micros_of", "NAT", "MAX_LENGTH"]
 
 NAT = np.iinfo(np.int64).min  # numpy's NaT as int64
 MAX_LENGTH = 64  # longer text is not a time (and is not worth a regex)
@@ -37,10 +37,30 @@ _TIME = re.compile(
 )
 
 
+# The shape the writer uses (``2026-01-31T09:15:00.123456+00:00``): for it, the C parser gives the
+# rule's answer ~5× faster; any value it refuses (a leap second, 24:00, year 0) goes to the rule. Offsets
+# are held to the rule's range here, as the C parser also takes ``+05:60``.
+_WRITTEN = re.compile(
+    r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{6})?(?:Z|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])"
+)
+_EPOCH_UTC = _EPOCH.replace(tzinfo=UTC)
+
+
 def utc_micros(value: Any) -> int | None:
     """Microseconds since 1970-01-01 UTC of an ISO-8601 time (the module's rule); None when ``value`` is not one."""
     if type(value) is not str or len(value) > MAX_LENGTH:
         return None
+    if _WRITTEN.fullmatch(value):
+        try:
+            micros = (datetime.fromisoformat(value) - _EPOCH_UTC) // _EPOCH.resolution
+        except ValueError:
+            return by_rule(value)
+        return micros if _MIN_US <= micros <= _MAX_US else None
+    return by_rule(value)
+
+
+def by_rule(value: str) -> int | None:
+    """``utc_micros`` read by the module's rule alone (the reference the fast path is tested against)."""
     m = _TIME.fullmatch(value)
     if m is None:
         return None

@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from noesis_nb.cost import _stamps
-from noesis_nb.frames import RunLoadError, _arrays, clear_cache, events_df, runs_df, tools_df, usage_df
+from noesis_nb.frames import RunLoadError, _arrays, clear_cache, events_df, runs_df, timetext, tools_df, usage_df
 from noesis_nb.frames.isotimes import TimeColumn
 from noesis_nb.frames.runrecord import _one_day
 from noesis_nb.frames.runusage import _day
@@ -183,3 +183,26 @@ def test_runs_df_over_unsealed_runs_with_odd_call_times_equals_usage_df(tmp_path
     by_run = usage.groupby("episode_id", observed=True)["cost_usd"].sum()
     assert runs.loc["live", "cost_usd"] == pytest.approx(by_run["live"])
     assert runs.loc["live", "model_calls"] == 3
+
+
+def _written_shape() -> st.SearchStrategy[str]:
+    """Text in the writer's shape (``YYYY-MM-DDTHH:MM:SS[.ffffff](Z|±HH:MM)``), fields at and past their edges."""
+
+    def near(*edges: str) -> st.SearchStrategy[str]:
+        return st.sampled_from(edges) | st.integers(0, 99).map("{:02d}".format)
+
+    year = st.sampled_from(["0000", "0001", "1900", "1970", "2024", "2025", "9999"]) | st.integers(0, 9999).map("{:04d}".format)
+    month, day = near("00", "01", "02", "12", "13"), near("00", "01", "28", "29", "30", "31", "32")
+    hour, minute, second = near("00", "19", "23", "24"), near("00", "59", "60"), near("00", "59", "60")
+    fraction = st.sampled_from(["", ".000000", ".999999", ".202000"])
+    offset = st.sampled_from(["Z", "+00:00", "-00:00", "-05:00", "+05:30", "+23:59", "-23:59", "+24:00", "+05:60"])
+    shape = "{}-{}-{}T{}:{}:{}{}{}"
+    return st.builds(lambda *parts: shape.format(*parts), year, month, day, hour, minute, second, fraction, offset)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(_written_shape())
+def test_a_time_in_the_writers_shape_reads_as_the_rule_says(value: str) -> None:
+    """The C parser that reads the writer's shape gives the rule's instant, and refuses what the rule refuses
+    (a leap second, 24:00, year 0, a day that does not exist, an offset of 24 hours, an instant past year 9999)."""
+    assert timetext.utc_micros(value) == timetext.by_rule(value), value
