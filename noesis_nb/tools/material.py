@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from noesis_nb.secrets import for_run as secrets_for_run
+from noesis_nb.secrets.names import REDACTED_VALUE
 
 from ._usecase_ports import _scope, _vault
 from .errors import (
@@ -78,11 +79,15 @@ def dispatch_material(
             payload = repeated
         if request_fingerprint(payload) != fingerprint:
             filled = [*filled, *given]
-            why = (
-                f"the value(s) given for {', '.join(filled)} differ from those the draft was prepared with"
-                if filled
-                else "the record was edited after it was prepared"
-            )
+            if filled:
+                why = f"the value(s) given for {', '.join(filled)} differ from those the draft was prepared with"
+            elif _redacted_key(stored):
+                why = (
+                    "a key of its payload held a secret and was stored redacted; secrets given back fill values, "
+                    "not keys, so such a draft runs only in the process that prepared it"
+                )
+            else:
+                why = "the record was edited after it was prepared"
             raise PayloadIntegrityError(
                 f"the stored payload of draft {prepared.key!r} does not match its "
                 f"request_fingerprint: {why}. Supply the original values, or prepare the call again."
@@ -92,6 +97,15 @@ def dispatch_material(
     found = secret_values(payload, prepared.payload.normalized_payload)
     secrets_for_run(_scope(repo)).learn(found)
     return payload, func, found
+
+
+def _redacted_key(value: Any) -> bool:
+    """True when a dict key anywhere in ``value`` was redacted (a secret used as a key)."""
+    if isinstance(value, dict):
+        return any(REDACTED_VALUE in str(k) or _redacted_key(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_redacted_key(v) for v in value)
+    return False
 
 
 def filled_paths(filled: list[str]) -> list[str]:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import random
 import string
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -87,3 +89,21 @@ def test_disguised_and_misplaced_secrets_reach_no_run_file_and_no_view(tmp_path:
     blobs.append(("events_df", frames.to_json().encode()))
     found = _found(blobs)
     assert sorted({name for _, name in found}) == [], found[:10]
+
+
+async def keyed_agent(task: str, ctx: Any) -> Any:
+    return await ctx.tool_async("py.lookup", {"kwargs": {"table": {KEYS["kwargs"]: 1}}}, fn=lookup, effect="write", risk="high")
+
+
+def test_a_draft_keyed_by_a_secret_says_why_another_process_cannot_run_it(tmp_path: Path) -> None:
+    """The key was stored redacted and ``secrets=`` fills values only: the other process's error says so
+    (before: "the record was edited after it was prepared", which sent the user looking for an edit)."""
+    runs = tmp_path / "runs"
+    episode_id = noesis_nb.solve("inventory", using=keyed_agent, runs_dir=runs, approver="ask")
+    noesis_nb.approve_draft(runs / episode_id, approver_id="ana")
+    code = f"import noesis_nb; noesis_nb.resume_run({episode_id!r}, runs_dir={str(runs)!r})"
+    root = Path(__file__).resolve().parents[2]
+    proc = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=120)
+    assert proc.returncode != 0, proc.stdout
+    assert "held a secret and was stored redacted" in proc.stderr, proc.stderr[-2000:]
+    assert KEYS["kwargs"] not in proc.stderr
