@@ -22,6 +22,7 @@ import re
 from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
+from urllib.parse import unquote
 
 from .names import PLACEHOLDERS, is_secret_key
 
@@ -36,13 +37,15 @@ _RUNS = bytes(0x61 if i in _TOKEN_CHARS or i in _HIDING_BYTES else 0x20 for i in
 _LONG_RUN = b"a" * 20
 _KEYWORDS = re.compile(  # grouped by first letter: sre tries fewer branches per position
     rb"p(?:ass|wd)|s(?:ecret|shpass)|token|key|auth|c(?:ookie|red|ontras)|bearer|eyj|xox|hooks\.slack|m(?:ysql|ariadb)"
-    rb"|://[^\s\"/@]*:[^\s\"/@]*@"
+    rb"|://[^\s\"/@]*:[^\s\"/@]*@|%3a%2f%2f"  # the last: a URL written percent-encoded (its credentials hide)
 )
 
 
 # every keyword above holds one of these, each starting at one of its rarer letters: a text with none of
 # them has no keyword, and most texts are cleared after trying far fewer positions (a test holds it to that)
-_KEYWORD_ANCHORS = re.compile(rb"k(?:en|ey|ie|s\.slack)|p(?:ass|wd)|c(?:ret|red|ontras)|uth|bearer|yj|xox|ysql|mariadb|://")
+_KEYWORD_ANCHORS = re.compile(
+    rb"k(?:en|ey|ie|s\.slack)|p(?:ass|wd)|c(?:ret|red|ontras)|uth|bearer|yj|xox|ysql|mariadb|://|%2f%2f"
+)
 
 
 # characters that show as nothing (zero-width spaces and joiners, word joiner, BOM, soft hyphen, bidi
@@ -62,7 +65,7 @@ def might_contain(blob: bytes) -> bool:
 _KEYWORDS_STR = re.compile(_KEYWORDS.pattern.decode())
 # besides letters, every name-based or format rule needs one of these in the text (``name=value``,
 # ``--name value``, ``a:b@host``, ``eyJ….``, quotes); without them only "Bearer <token>" can match
-_PUNCT = re.compile("[" + re.escape("=:-'\"(;.`/@\\,") + "]")
+_PUNCT = re.compile("[" + re.escape("=:-'\"(;.`/@\\,%") + "]")  # %: ``password%3D…``, percent-encoded
 _KEY_VERDICTS: dict[Any, tuple[bool, bool]] = {}  # key -> (keyword in its name, secret-named)
 
 
@@ -365,6 +368,8 @@ def find_in_text(text: str, *, entropy: bool = True) -> set[str]:
         return set()
     if not text.isascii() and _INVISIBLE.search(text) is not None:
         return _through_invisible(text, entropy)
+    if "%" in text and _PERCENT.search(text) is not None:
+        return _through_percent(text, entropy)
     if len(text) <= _CACHED_LEN:
         return set(_find_short(text, entropy))
     return _find(text, entropy)
@@ -382,6 +387,28 @@ def _through_invisible(text: str, entropy: bool) -> set[str]:
     for value in found:
         located.update(m.group() for m in re.finditer(_GAP.join(map(re.escape, value)), text))
     return located
+
+
+_PERCENT = re.compile("%[0-9A-Fa-f]{2}")
+
+
+def _through_percent(text: str, entropy: bool) -> set[str]:
+    """The secrets of ``text`` as written and as it reads percent-decoded (a URL or query string passed on
+    encoded: ``postgres%3A%2F%2Fu%3Apass%40db``, ``password%3D…``), each also as it stands in ``text``."""
+    found = _find_short(text, entropy) if len(text) <= _CACHED_LEN else _find(text, entropy)
+    decoded = find_in_text(unquote(text, errors="replace"), entropy=entropy)
+    located = set(found) | decoded
+    for value in decoded:
+        if value not in text:
+            located.update(m.group() for m in re.finditer("".join(map(_encodable, value)), text))
+    return located
+
+
+def _encodable(char: str) -> str:
+    """A pattern for ``char`` as written or percent-encoded (either case of hex digits)."""
+    hexes = (f"{b:02X}" for b in char.encode("utf-8", "replace"))
+    encoded = "".join(f"%[{h[0]}{h[0].lower()}][{h[1]}{h[1].lower()}]" for h in hexes)
+    return f"(?:{re.escape(char)}|{encoded})"
 
 
 @lru_cache(maxsize=8192)

@@ -2,9 +2,10 @@
 
 A token used as a dict key (in an event, a wide flat event, a tool's kwargs, the adapter's result), a
 token split by a character that shows as nothing (zero-width space, word joiner, BOM, soft hyphen), a
-URL's ``?access_token=``, and name/value pairs with a secret-looking name (a header list, an env entry,
-an OTel attribute) go through a real episode; every file of the run and every view of it is searched
-for each secret and each 8-character fragment of it.
+URL's ``?access_token=``, a URL or query passed on percent-encoded, and name/value pairs with a
+secret-looking name (a header list, an env entry, an OTel attribute) go through a real episode;
+every file of the run and every view of it is searched for each secret and each 8-character
+fragment of it.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import subprocess
 import sys
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import noesis_nb
 from noesis_nb import DiskRun
@@ -39,8 +41,10 @@ def _password() -> str:
 KEYS = {where: _token() for where in ("event", "flat", "kwargs", "result")}
 SPLIT = {ch: _token() for ch in INVISIBLE}
 QUERY, HEADER, ENV, ATTRIBUTE = _password(), _password(), _password(), _password()
+ENCODED = {"encoded url": _password(), "encoded query": _password(), "encoded redis url": _password()}
 SECRETS = {**{f"key in {w}": v for w, v in KEYS.items()}, **{f"split by U+{ord(c):04X}": v for c, v in SPLIT.items()}}
 SECRETS |= {"query": QUERY, "header pair": HEADER, "env entry": ENV, "otel attribute": ATTRIBUTE}
+SECRETS |= ENCODED
 
 
 def _split(value: str, ch: str) -> str:
@@ -62,6 +66,12 @@ async def agent(task: str, ctx: Any) -> dict[str, Any]:
     ctx.emit("note", {"headers": [["content-type", "application/json"], ["x-api-key", HEADER]]})
     ctx.emit("note", {"env": [{"name": "LOG_LEVEL", "value": "debug"}, {"name": "DB_PASSWORD", "value": ENV}]})
     ctx.emit("note", {"attributes": [{"key": "http.request.header.authorization", "value": {"stringValue": ATTRIBUTE}}]})
+    ctx.emit("note", {"dsn": quote(f"postgres://admin:{ENCODED['encoded url']}@db.example.com/app", safe="")})  # percent-encoded
+    ctx.emit("reason", {"text": "next=" + quote(f"https://h.example/x?password={ENCODED['encoded query']}&n=2", safe="")})
+    ctx.emit(
+        "note",
+        {**{f"n_{i}": i for i in range(10)}, "cache": quote(f"redis://:{ENCODED['encoded redis url']}@cache:6379", safe="")},
+    )
     out = await ctx.tool_async("py.lookup", {"kwargs": {"table": {KEYS["kwargs"]: 1}}}, fn=lookup, effect="read", risk="low")
     return {"entries": {KEYS["result"]: out["result"]["entries"]}, "note": "done"}
 

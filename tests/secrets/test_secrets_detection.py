@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from ulid import ULID
 
 from noesis_nb.secrets import find_in_text, is_secret_key, might_contain, redact, scan
-from noesis_nb.secrets.guard import scrub_text
+from noesis_nb.secrets.guard import RunSecrets, scrub_text
 from noesis_nb.secrets.text import payload_might_contain
 from tests.hardening.secret_corpus import corpus, leaks
 
@@ -222,6 +222,7 @@ def test_provider_ids_skip_the_detectors_but_a_token_inside_one_does_not():
 
 _KEYWORD_PIECES = ["pass", "pwd", "secret", "sshpass", "token", "key", "auth", "cookie", "cred", "contras", "bearer"]
 _KEYWORD_PIECES += ["eyj", "xox", "hooks.slack", "mysql", "mariadb", "://u:p@h", "k", "p", "c", "u", "y", "x", ":"]
+_KEYWORD_PIECES += ["%3A%2F%2F", "%3a", "%2f", "%", "3a", "2f"]
 
 
 @settings(max_examples=500, deadline=None)
@@ -362,3 +363,32 @@ def test_secrets_used_as_keys_and_named_in_pairs_are_redacted():
     assert out["seen"] == {"[REDACTED]": "first", "plain": "kept"} and out["headers"][0] == ["content-type", "json"]
     assert out["env"][0] == {"name": "PATH", "value": "/usr/bin"} and out["argv"] == ["passwd", "alice"]
     assert {v for h in hits for v in h.values} >= {token, password}
+
+
+@pytest.mark.parametrize(
+    "plain",
+    [
+        "postgres://admin:{pw}@db.example.com/app",
+        "https://api.example.com/v1?password={pw}&n=2",
+        "redis://:{pw}@cache:6379",
+        "login password={pw}",
+    ],
+)
+def test_a_secret_passed_on_percent_encoded_is_found_as_it_stands(plain):
+    """A URL or query string written percent-encoded hid its credentials from every pattern (``%3A…%40``,
+    ``password%3D…``); it is read decoded too, and the secret redacted in its encoded form."""
+    import re
+    from urllib.parse import quote
+
+    pw = "Pw8kQz3LmN5vXr2T!x"
+    upper = quote(plain.format(pw=pw), safe="")
+    for text in (upper, re.sub("%[0-9A-F]{2}", lambda m: m.group().lower(), upper)):  # either case of hex digits
+        run = RunSecrets()
+        shown = run.screen({"note": text, **{f"n_{i}": i for i in range(10)}})["note"]
+        assert "Pw8kQz3LmN5vXr2T" not in shown and "[REDACTED]" in shown, shown
+        assert pw in run.values  # hunted, decoded, in every later line
+
+
+@pytest.mark.parametrize("text", ["https%3A%2F%2Fexample.com%2Fdocs%3Fq%3D1", "100% sure", "50%25 off", "a%ZZb"])
+def test_percent_encoded_text_without_a_secret_is_left_as_it_is(text):
+    assert RunSecrets().screen({"note": text}) == {"note": text}
