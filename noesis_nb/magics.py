@@ -34,6 +34,7 @@ from .runtime.registry import live_handles
 from .runtime.resolve import did_you_mean
 from .runtime.resume import NothingToResume
 from .store import find_run_dir, list_runs
+from .store.roots import check_root
 from .store.vocab import STEER_MODES
 
 __all__ = ["NoesisMagics", "build_parser", "load_ipython_extension", "unload_ipython_extension", "RunTable"]
@@ -339,7 +340,7 @@ class NoesisMagics(Magics):
     def _runs_dir(self, args: argparse.Namespace, cell: str | None) -> Any:
 
         if args.path is not None:
-            config.set(runs_dir=args.path)
+            config.set(runs_dir=str(check_root(args.path)))  # a file or FIFO holds no runs: say so now
         print(config.runs_dir())
         return None
 

@@ -21,6 +21,7 @@ from typing import Any
 from .. import config
 from ..errors import InvalidOptionError
 from ..ids import validate_id
+from ..store.roots import check_root
 from ..store.scan import scan_run_dirs_with_stats
 from .diskrun import DiskRun
 from .inboxitems import InboxItem, items_of, source_for
@@ -63,7 +64,7 @@ class PendingScan:
             raise InvalidOptionError(
                 f"episode_ids={episode_ids!r}: pass a function returning episode ids (e.g. lambda: batch.episode_ids)"
             )
-        self.root = config.runs_dir(root)
+        self.root = check_root(config.runs_dir(root))
         self._episode_ids = episode_ids
         self._runs: dict[str, _Run] = {}
         self._sealed: set[str] = set()

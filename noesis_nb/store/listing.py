@@ -11,7 +11,7 @@ from .._jsonio import as_object
 from .artifacts import is_sealed, read_state, read_summary, verify_manifest
 from .eventlog import parse_lines, read_events
 from .facts import run_facts
-from .roots import iter_run_dirs
+from .roots import check_root, iter_run_dirs
 from .runfiles import UnreadableRunFile, read_file
 
 __all__ = ["list_runs", "run_info"]
@@ -80,7 +80,7 @@ def list_runs(
     strict_manifest: bool = False,
 ) -> list[dict[str, Any]]:
     """Runs under ``runs_dir`` (default: the configured runs dir), newest first, paused ones included."""
-    root = Path(runs_dir) if runs_dir is not None else config.runs_dir()
+    root = check_root(runs_dir if runs_dir is not None else config.runs_dir())
     rows = [run_info(d, strict_manifest=strict_manifest) for d in iter_run_dirs(root)]
     if since:
         rows = [r for r in rows if (r["started_at"] or "") >= since]

@@ -9,9 +9,10 @@ from pathlib import Path
 from .. import config
 from ..errors import InvalidIdError, RunNotFoundError
 from ..ids import validate_id
+from .runfiles import what_is
 from .scan import MARKERS, scan_run_dirs_with_stats
 
-__all__ = ["candidate_roots", "find_run_dir", "iter_run_dirs", "is_run_dir"]
+__all__ = ["candidate_roots", "check_root", "find_run_dir", "iter_run_dirs", "is_run_dir"]
 
 
 def is_run_dir(path: Path) -> bool:
@@ -20,6 +21,19 @@ def is_run_dir(path: Path) -> bool:
         return path.is_dir() and any((path / m).is_file() for m in MARKERS)
     except OSError:  # a name too long for the file system, a permission problem…
         return False
+
+
+def check_root(root: str | os.PathLike[str]) -> Path:
+    """``root`` as a Path; a root that exists but is no folder (a file, FIFO, device, a link leading nowhere)
+    is one clear error, where listing it would say "no runs" (a root not made yet is fine: no runs yet)."""
+    path = Path(root)
+    if not os.path.lexists(path) or path.is_dir():
+        return path
+    try:
+        what = f"{what_is(path.stat().st_mode)}, not a folder"
+    except OSError:
+        what = f"a symbolic link to {os.readlink(path)!r}, which leads nowhere (a missing path or a loop)"
+    raise RunNotFoundError(f"runs root {str(path)!r} is {what}; pass the folder that holds the run directories")
 
 
 def candidate_roots(runs_dir: str | os.PathLike[str] | None = None) -> list[Path]:

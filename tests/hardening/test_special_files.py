@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from IPython.core.error import UsageError
 from IPython.testing import globalipapp
 from IPython.utils.capture import capture_output
 
@@ -26,8 +27,10 @@ from noesis_nb.errors import EpisodeStateError, NoesisNbError, RunNotFoundError
 from noesis_nb.frames import events_df, runs_df, tools_df, usage_df
 from noesis_nb.frames.fs import RACY_NS
 from noesis_nb.runtime.resume import CheckpointNotFoundError
+from noesis_nb.store import list_runs
 from noesis_nb.store.ownership import OWNER_FILE, holder
 from noesis_nb.store.paths import UnsafeRunPathError
+from noesis_nb.widgets import InboxView
 
 from .crashkit import tool_agent
 from .episodes import make_tool, tool_records
@@ -82,12 +85,17 @@ def _bundle(view: Any) -> dict[str, Any]:
 
 
 def _magic_show_text(run: Path) -> str:
+    return _magic(f"show {run} --text")
+
+
+def _magic(line: str) -> str:
+    """What ``%noesis <line>`` prints (its one-line error included)."""
     shell = globalipapp.start_ipython() or globalipapp.get_ipython()
     shell.run_line_magic("load_ext", "noesis_nb")
     try:
         with capture_output() as out:
-            shell.run_line_magic("noesis", f"show {run} --text")
-        return out.stdout
+            shell.run_line_magic("noesis", line)
+        return out.stdout + out.stderr
     finally:
         shell.run_line_magic("unload_ext", "noesis_nb")
 
@@ -274,7 +282,7 @@ def test_an_enormous_line_is_shown_cut_and_redacted_without_being_searched_whole
 
 
 @pytest.mark.parametrize("what", ["file", "fifo", "device", "loop"])
-def test_a_source_that_is_not_a_folder_is_one_clear_error(tmp_path: Path, what: str) -> None:
+def test_a_source_or_root_that_is_not_a_folder_is_one_clear_error(tmp_path: Path, what: str) -> None:
     source = tmp_path / "runs"
     if what == "file":
         source.write_text("")
@@ -288,6 +296,15 @@ def test_a_source_that_is_not_a_folder_is_one_clear_error(tmp_path: Path, what: 
     for frame in (runs_df, events_df, tools_df, usage_df):
         with pytest.raises(RunNotFoundError, match=f"{source}.* {wanted}"):
             frame(source, cache=False)
+    root_error = f"runs root '{source}' is .*{wanted.split(',')[0].removeprefix('is ')}"
+    for listing in (lambda: list_runs(runs_dir=source), lambda: InboxView(source)):  # they said "no runs"
+        with pytest.raises(RunNotFoundError, match=root_error):
+            listing()
+    before = noesis_nb.config.runs_dir()
+    for line in (f"list --runs-dir {source}", f"runs-dir {source}"):  # the second set it without a word
+        with pytest.raises(UsageError, match=root_error):  # IPython's one-line error, no traceback
+            _magic(line)
+    assert noesis_nb.config.runs_dir() == before
 
 
 @pytest.mark.parametrize(
