@@ -30,7 +30,7 @@ def load_record(path: Path) -> dict[str, Any] | None:
     """The record, or None when there is none; a record that is not one is a clear error (never overwritten)."""
     if not path.exists():
         return None
-    record = read_json(path)
+    record = read_json(path, within=path.parent.parent)  # never through a link out of the runs root
     if not isinstance(record, dict) or record.get("schema_version") != SCHEMA or not isinstance(record.get("entries"), list):
         raise InvalidOptionError(f"{path} is not a noesis_nb batch record; pass another batch_id or move the file aside")
     tasks, adapters = record.get("tasks"), record.get("adapters")

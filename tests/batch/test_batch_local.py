@@ -208,6 +208,12 @@ def test_a_damaged_record_is_one_clear_error(runs_dir: Path) -> None:
         handle.record_path.write_text(json.dumps(broken))
         with pytest.raises((InvalidOptionError, InvalidIdError), match=needle):
             asyncio.run(run())
+    outside = runs_dir.parent / "elsewhere.json"  # a whole, valid record, but reached through a link out of the root
+    outside.write_text(json.dumps(record))
+    handle.record_path.unlink()
+    handle.record_path.symlink_to(outside)
+    with pytest.raises(InvalidOptionError, match="is not a noesis_nb batch record"):
+        asyncio.run(run())
 
 
 @pytest.mark.parametrize(
