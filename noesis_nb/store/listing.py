@@ -8,6 +8,7 @@ from typing import Any
 
 from .. import config
 from .._jsonio import as_object
+from ..errors import InvalidOptionError
 from .artifacts import is_sealed, read_state, read_summary, verify_manifest
 from .eventlog import parse_lines, read_events
 from .facts import run_facts
@@ -80,6 +81,9 @@ def list_runs(
     strict_manifest: bool = False,
 ) -> list[dict[str, Any]]:
     """Runs under ``runs_dir`` (default: the configured runs dir), newest first, paused ones included."""
+    if limit is not None and (type(limit) is not int or limit < 0):
+        hint = "; pass the runs root as runs_dir=" if isinstance(limit, (str, os.PathLike)) else ""
+        raise InvalidOptionError(f"limit={limit!r} is not a count of runs (a whole number ≥ 0, or None for all){hint}")
     root = check_root(runs_dir if runs_dir is not None else config.runs_dir())
     rows = [run_info(d, strict_manifest=strict_manifest) for d in iter_run_dirs(root)]
     if since:

@@ -1,10 +1,11 @@
 import json
+import re
 import shutil
 
 import pytest
 
 from noesis_nb import config
-from noesis_nb.errors import InvalidIdError, RunNotFoundError
+from noesis_nb.errors import InvalidIdError, InvalidOptionError, RunNotFoundError
 from noesis_nb.store import find_run_dir, iter_run_dirs, list_runs, verify_manifest, write_manifest
 
 
@@ -67,6 +68,18 @@ def test_list_runs_includes_unsealed_runs_newest_first(tmp_path):
         [r["started_at"] for r in rows if r["started_at"]], reverse=True
     )
     assert len(list(iter_run_dirs(tmp_path / "r"))) == 3
+    assert [r["episode_id"] for r in list_runs(2, runs_dir=tmp_path / "r")] == [r["episode_id"] for r in rows[:2]]
+
+
+@pytest.mark.parametrize(
+    ("limit", "hint"), [("root", "pass the runs root as runs_dir="), (-1, "whole number"), (2.5, "whole number")]
+)
+def test_list_runs_names_a_limit_that_is_no_count(tmp_path, limit, hint):
+    """``list_runs(root)`` put the root in ``limit``: a TypeError from deep in the slicing (for -1: all runs but one)."""
+    _run(tmp_path / "runs", "ep_1")
+    given = str(tmp_path / "runs") if limit == "root" else limit
+    with pytest.raises(InvalidOptionError, match=re.escape(f"limit={given!r}") + f".*{hint}"):
+        list_runs(given)
 
 
 def test_manifest_round_trip_missing_and_mismatch(tmp_path):
