@@ -15,8 +15,7 @@ from typing import Any
 
 from .. import config
 from ..errors import RunNotFoundError
-from ..store.roots import find_run_dir
-from ..store.runfiles import what_is
+from ..store.roots import check_root, find_run_dir
 from ..store.scan import scan_run_dirs_with_stats
 from .fs import LocalFS, RemoteFS, RunFS, Stat, open_remote
 
@@ -177,20 +176,12 @@ def _resolve_one(item: Any, storage_options: dict[str, Any] | None, remotes: dic
             raise RunNotFoundError(f"the glob {text!r} matches nothing; check the pattern or pass the runs root")
         return [ref for match in matches for ref in _local_dir(match)]
     path = Path(text).expanduser()
+    # a file, FIFO, device or dangling link holds no runs: say so rather than load nothing
+    check_root(path, label="source", wanted="a runs root or a run directory (the folder that holds events.jsonl)")
     if path.exists():
-        if not path.is_dir():  # a file, FIFO or device holds no runs: say so rather than load nothing
-            raise RunNotFoundError(
-                f"{text!r} is {what_is(path.stat().st_mode)}, not a folder; pass a runs root or a run directory "
-                "(the folder that holds events.jsonl)"
-            )
         return _local_dir(str(path))
     if isinstance(item, str) and os.sep not in text and "/" not in text:
         return [RunRef(_LOCAL, str(find_run_dir(text)))]
-    if path.is_symlink():
-        raise RunNotFoundError(
-            f"{text!r} is a symbolic link to {os.readlink(path)!r}, which leads nowhere (a missing path, or a loop); "
-            "pass the real runs root or run directory"
-        )
     raise RunNotFoundError(f"{text!r} does not exist; pass a runs root, a run directory, an episode id or an s3:// URL")
 
 

@@ -70,4 +70,4 @@ def shown_start(text: str, limit: int) -> str:
     Only those and ``SCAN_MARGIN`` more are scanned: a secret that starts in the kept part ends in
     the scanned one, and a 200 MB line is not searched for minutes to show a few thousand characters.
     """
-    return shown(text[: limit + SCAN_MARGIN] if len(text) > limit + SCAN_MARGIN else text)
+    return shown(text[: limit + SCAN_MARGIN])

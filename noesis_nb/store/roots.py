@@ -23,7 +23,9 @@ def is_run_dir(path: Path) -> bool:
         return False
 
 
-def check_root(root: str | os.PathLike[str]) -> Path:
+def check_root(
+    root: str | os.PathLike[str], *, label: str = "runs root", wanted: str = "the folder that holds the run directories"
+) -> Path:
     """``root`` as a Path; a root that exists but is no folder (a file, FIFO, device, a link leading nowhere)
     is one clear error, where listing it would say "no runs" (a root not made yet is fine: no runs yet)."""
     path = Path(root)
@@ -33,7 +35,7 @@ def check_root(root: str | os.PathLike[str]) -> Path:
         what = f"{what_is(path.stat().st_mode)}, not a folder"
     except OSError:
         what = f"a symbolic link to {os.readlink(path)!r}, which leads nowhere (a missing path or a loop)"
-    raise RunNotFoundError(f"runs root {str(path)!r} is {what}; pass the folder that holds the run directories")
+    raise RunNotFoundError(f"{label} {str(path)!r} is {what}; pass {wanted}")
 
 
 def candidate_roots(runs_dir: str | os.PathLike[str] | None = None) -> list[Path]:
