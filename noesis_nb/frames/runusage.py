@@ -113,21 +113,21 @@ def run_usage(records: list[RunRecord], prices: Any) -> pd.DataFrame:
             weights.append(payload["model_calls"] if is_count(payload.get("model_calls")) else 1)
     n = len(records)
     calls = price_frame(calls_frame(index, [s if isinstance(s, str) else None for s in stamps], payloads), prices)
-    out = pd.DataFrame(index=range(n))
     run = np.asarray(index, dtype=np.int64)
     counts = np.bincount(run, weights=np.asarray(weights, dtype=float), minlength=n) if len(run) else np.zeros(n)
-    out["model_calls"] = pd.array(counts.astype(np.int64), dtype="Int64")
+    columns: dict[str, Any] = {"model_calls": pd.array(counts.astype(np.int64), dtype="Int64")}
     has = counts > 0
     for name in (*TOKEN_COLUMNS, "cost_usd"):  # a total is unknown (NaN) when any call's value is unknown, never partial
         values = calls[name].to_numpy(dtype=float, na_value=np.nan) if len(calls) else np.empty(0)
         known = ~np.isnan(values)
         total = np.bincount(run[known], weights=values[known], minlength=n) if known.any() else np.zeros(n)
         any_unknown = np.bincount(run[~known], minlength=n) > 0 if not known.all() else np.zeros(n, dtype=bool)
-        out[name] = np.where(has & ~any_unknown, total, np.nan)
+        columns[name] = np.where(has & ~any_unknown, total, np.nan)
     unpriced = np.bincount(run[~calls["priced"].to_numpy(dtype=bool)], minlength=n) > 0 if len(calls) else np.zeros(n, dtype=bool)
     priced = has & ~unpriced
-    out["priced"] = pd.array(priced, dtype="boolean")
-    out["cost_usd"] = np.where(priced, out["cost_usd"], np.nan)
+    columns["priced"] = pd.array(priced, dtype="boolean")
+    columns["cost_usd"] = np.where(priced, columns["cost_usd"], np.nan)
+    out = pd.DataFrame(columns, index=pd.RangeIndex(n), copy=False)  # one constructor call, not a setitem per column
     out.attrs.update(
         {
             k: calls.attrs[k]
