@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..errors import EpisodeStateError
+from ..errors import EpisodeStateError, EventLogCorruption
 from ..store import (
     find_run_dir,
     is_sealed,
@@ -65,7 +65,8 @@ class DiskRun:
         self.reload()
 
     def reload(self) -> None:
-        events = shaped_events(read_events(self.run_dir / "events.jsonl", strict=False))
+        unread: list[EventLogCorruption] = []
+        events = shaped_events(read_events(self.run_dir / "events.jsonl", strict=False, errors=unread))
         facts = run_facts(
             self.run_dir.name,
             summary=read_summary(self.run_dir),
@@ -75,7 +76,7 @@ class DiskRun:
             with_usage=True,
         )
         self.events = events
-        self.problems: list[str] = []  # records of the run that could not be read (a view shows the last)
+        self.problems: list[str] = _log_problems(unread)  # what of the run could not be read (a view shows the last)
         self.episode_id = facts.episode_id
         self.task = facts.task or ""
         self.using = facts.using or ""
@@ -327,3 +328,16 @@ def _remover(items: list[Any], item: Any) -> Callable[[], None]:
             items.remove(item)
 
     return remove
+
+
+def _log_problems(unread: list[EventLogCorruption], shown: int = 3) -> list[str]:
+    """The lines a view shows for an events file it could not read (line 0: the whole file), a few by name."""
+    lines = [
+        f"{c.path}: {c.reason}; the timeline is shown without it"
+        if c.line_number == 0
+        else f"{c.path}, line {c.line_number}: {c.reason}; the line is left out"
+        for c in unread[:shown]
+    ]
+    if len(unread) > shown:
+        lines.append(f"{unread[0].path}: {len(unread) - shown} more lines could not be read")
+    return lines

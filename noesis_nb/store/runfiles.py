@@ -15,11 +15,45 @@ import os
 import stat
 from typing import BinaryIO
 
-__all__ = ["UnreadableRunFile", "read_file", "open_file", "list_dir", "inside", "what_is"]
+__all__ = ["UnreadableRunFile", "read_file", "open_file", "list_dir", "inside", "what_is", "MAX_DOCUMENT_BYTES"]
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
 _CHUNK = 1 << 20
+#: a JSON document of a run (summary, state, manifest, a tool record) larger than this is not read: none
+#: is near it, and a sparse or crafted one would take the memory of the process reading it
+MAX_DOCUMENT_BYTES = 512 << 20
+
+
+def _memory_bytes() -> int | None:
+    """This machine's physical memory (None where it cannot be asked): no file larger is read whole."""
+    try:
+        return int(os.sysconf("SC_PHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
+    except (AttributeError, OSError, ValueError):
+        return None
+
+
+_MEMORY = _memory_bytes()
+
+
+def _size_text(n: int) -> str:
+    for unit, scale in (("GB", 1 << 30), ("MB", 1 << 20), ("KB", 1 << 10)):
+        if n >= scale:
+            return f"{n / scale:.1f} {unit}"
+    return f"{n} bytes"
+
+
+def _too_large(path: str, size: int) -> str | None:
+    """Why a file of ``size`` bytes is not read whole, or None (a document past ``MAX_DOCUMENT_BYTES``,
+    anything past the machine's memory: a sparse file claims terabytes it does not hold)."""
+    if path.endswith(".json") and size > MAX_DOCUMENT_BYTES:
+        return (
+            f"{_size_text(size)}, more than a run document is read at ({_size_text(MAX_DOCUMENT_BYTES)}: "
+            "noesis_nb.store.runfiles.MAX_DOCUMENT_BYTES); not read"
+        )
+    if _MEMORY is not None and size > _MEMORY:
+        return f"{_size_text(size)}, more than this machine's memory ({_size_text(_MEMORY)}); not read"
+    return None
 
 
 class UnreadableRunFile(OSError):
@@ -82,7 +116,8 @@ def _open(path: str, within: str | None) -> int | None:
 def read_file(path: str, within: str | None = None, *, tail: int | None = None) -> tuple[bytes, tuple[int, int], bool] | None:
     """(bytes, (size, mtime_ns), whole) of a regular file; None when absent; ``UnreadableRunFile`` otherwise.
 
-    ``tail`` reads only the last ``tail`` bytes (``whole`` says whether that is all of it).
+    ``tail`` reads only the last ``tail`` bytes (``whole`` says whether that is all of it). A file
+    too large to read whole (``_too_large``) is ``UnreadableRunFile`` too, before anything is read.
     """
     fd = _open(path, within)
     if fd is None:
@@ -95,6 +130,8 @@ def read_file(path: str, within: str | None = None, *, tail: int | None = None) 
         if tail is not None and want > tail:
             os.lseek(fd, want - tail, os.SEEK_SET)
             whole, want = False, tail
+        elif want > MAX_DOCUMENT_BYTES and (why := _too_large(path, want)):
+            raise UnreadableRunFile(path, why)
         data = os.read(fd, want + 1)  # one call for a file that is as long as its stat says
         if len(data) != want:  # it grew or shrank meanwhile (a live run), or a read was cut short: read to the end
             chunks = [data]

@@ -333,3 +333,54 @@ def test_a_price_table_that_is_no_file_or_no_yaml_is_one_clear_error(tmp_path: P
     (tmp_path / "runs").mkdir()
     with pytest.raises(ValueError, match=f"price table {table}: .*{wanted}"):
         usage_df(tmp_path / "runs", prices=table)
+
+
+def _sparse(path: Path, size: int) -> None:
+    """Put a sparse file claiming ``size`` bytes (it holds none) where ``path`` was."""
+    path.unlink()
+    with path.open("wb") as fh:
+        fh.truncate(size)
+
+
+_READERS = {  # the frames that read each file for a sealed run (its row needs neither events nor record contents)
+    "events.jsonl": (events_df, tools_df, usage_df),
+    "summary.json": (runs_df,),
+    "state.json": (runs_df,),
+    "draft": (tools_df,),
+}
+
+
+@pytest.mark.parametrize("name", list(_READERS))
+def test_a_sparse_file_claiming_more_than_memory_is_reported_never_read(finished_base: Path, tmp_path: Path, name: str) -> None:
+    """A crafted file whose size is a lie (holes) would take a reader's memory: each reader names it instead."""
+    run = _copy(finished_base, tmp_path)
+    path = _draft(run) if name == "draft" else run / name
+    memory = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    _sparse(path, 2 * memory if name == "events.jsonl" else 600 << 20)
+
+    for frame in (runs_df, events_df, tools_df, usage_df):
+        errors = frame(run.parent, cache=False).attrs["errors"]
+        if frame in _READERS[name]:
+            assert any(e["path"] == str(path) and "not read" in e["reason"] for e in errors), (frame.__name__, errors)
+    view = _every_view(run, tmp_path) if name == "draft" else noesis_nb.show(run)
+    if name in ("events.jsonl", "draft"):
+        assert any(path.name in p and "not read" in p for p in view.source.problems), view.source.problems
+    assert list_runs(runs_dir=run.parent)[0]["episode_id"] == run.name
+
+
+def test_the_view_names_an_events_file_it_cannot_read_or_lines_it_left_out(finished_base: Path, tmp_path: Path) -> None:
+    """An events file that is a link to itself, or holds lines that are no JSON, is named by the view: a
+    timeline missing events never looks whole."""
+    run = _copy(finished_base, tmp_path)
+    log = run / "events.jsonl"
+    lines = log.read_bytes().splitlines(keepends=True)
+    log.write_bytes(b"".join([lines[0], b"{not json\n", *lines[1:3], b"[1, 2]\n", *lines[3:]]))
+
+    problems = [p for p in noesis_nb.show(run).source.problems if "events.jsonl" in p]
+    assert [p.split(": ", 1)[0] for p in problems] == [f"{log}, line 2", f"{log}, line 5"], problems
+    assert "invalid JSON" in problems[0] and "not an object" in problems[1], problems
+    assert all(p.endswith("the line is left out") for p in problems), problems
+
+    _replace(log, "loop")
+    problems = noesis_nb.show(run).source.problems
+    assert any(str(log) in p and "symbolic links" in p and "timeline" in p for p in problems), problems
