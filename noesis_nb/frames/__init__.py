@@ -2,7 +2,7 @@
 
 Every frame takes ``source`` (runs root, run dir, list, episode id, glob or fsspec URL), extra
 ``columns=[Column(...)]``, and ``strict`` (raise on the first bad file) or not (collect problems in
-``df.attrs["errors"]``). Loads are cached per run by file size and mtime.
+``df.attrs["errors"]``). Loads are cached per run by the size, mtime and ctime of its files.
 """
 
 from .batches import batch_summary, compare_batches

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, Protocol, TypeVar
 
 from ..store.runfiles import UnreadableRunFile as BadFile
-from ..store.runfiles import list_dir, read_file
+from ..store.runfiles import change_stamp, list_dir, read_file
 
 __all__ = [
     "LocalFS",
@@ -29,7 +29,7 @@ __all__ = [
     "BadFile",
 ]
 
-Stat = tuple[int, int | str]  # (size, mtime_ns) locally; (size, ETag/LastModified as text) remotely
+Stat = tuple[int, int, int] | tuple[int, str]  # ``change_stamp`` locally; (size, ETag/LastModified as text) remotely
 _MARKERS = ("events.jsonl", "summary.json", "state.json")
 
 
@@ -47,7 +47,7 @@ class LocalFS:
         return path
 
     def read(self, path: str, within: str | None = None) -> tuple[bytes, Stat] | None:
-        """Bytes and (size, mtime_ns) of ``path``; None when it does not exist.
+        """Bytes and ``change_stamp`` of ``path``; None when it does not exist.
 
         ``BadFile`` when it is a directory, FIFO or device, unreadable, or a symlink leading out of
         ``within`` (the run directory): such a file is reported, never followed out of the run.
@@ -60,14 +60,14 @@ class LocalFS:
         return read_file(path, within, tail=nbytes)
 
     def stat(self, path: str) -> Stat | None:
-        """(size, mtime_ns) of ``path``; of the link itself when it cannot be followed (a loop), so reading it reports why."""
+        """``change_stamp`` of ``path``; of the link itself when it cannot be followed (a loop), so reading it reports why."""
         try:
             st: os.stat_result | None = os.stat(path)
         except (FileNotFoundError, NotADirectoryError):
             return None
         except OSError:
             st = _link_stat(path)
-        return None if st is None else (st.st_size, st.st_mtime_ns)
+        return None if st is None else change_stamp(st)
 
     def listdir(self, path: str, within: str | None = None) -> list[str]:
         """Names in a folder ([] when absent); ``BadFile`` for a file, a symlink out of ``within``, no permission."""
@@ -200,7 +200,7 @@ def prefetch_remote(refs: Iterable[_Ref], paths_of: Callable[[_Ref], Iterable[st
 
 
 def dir_stamp(fs: RunFS, folder: str, listing: list[str] | None) -> Stat | tuple[str, ...] | None:
-    """A folder's change marker: its mtime locally (adding or renaming a file changes it), its listing remotely."""
+    """A folder's change marker: its stamp locally (adding or renaming a file changes it), its listing remotely."""
     if fs.protocol == "file":
         return fs.stat(folder)
     return tuple(sorted(fs.listdir(folder) if listing is None else listing))
@@ -215,7 +215,7 @@ def _link_stat(path: str) -> os.stat_result | None:
 
 
 def local_unchanged(stamps: Iterable[tuple[str, Any]]) -> bool:
-    """Whether each local (path, (size, mtime_ns) or None) still holds; stops at the first change."""
+    """Whether each local (path, ``change_stamp`` or None) still holds; stops at the first change."""
     stat = os.stat
     for path, expected in stamps:
         try:
@@ -228,7 +228,7 @@ def local_unchanged(stamps: Iterable[tuple[str, Any]]) -> bool:
             if expected is not None:
                 return False
             continue
-        if expected is None or st.st_mtime_ns != expected[1] or st.st_size != expected[0]:
+        if expected is None or (st.st_size, st.st_mtime_ns, st.st_ctime_ns) != expected:
             return False
     return True
 
@@ -240,16 +240,16 @@ RACY_NS = 20_000_000
 
 
 def settled(*stamps: Any) -> bool:
-    """Whether every local (size, mtime_ns) inside ``stamps`` (nested in tuples and dicts) is older than
-    ``RACY_NS``: only such stamps may key a cache entry."""
+    """Whether every local ``change_stamp`` inside ``stamps`` (nested in tuples and dicts) is older than
+    ``RACY_NS`` (its mtime and ctime both): only such stamps may key a cache entry."""
     limit = time.time_ns() - RACY_NS
     return all(_settled(stamp, limit) for stamp in stamps)
 
 
 def _settled(value: Any, limit: int) -> bool:
     if type(value) is tuple:
-        if len(value) == 2 and type(value[0]) is int and type(value[1]) is int:
-            return value[1] < limit
+        if len(value) == 3 and type(value[0]) is int and type(value[1]) is int and type(value[2]) is int:
+            return value[1] < limit and value[2] < limit
         return all(_settled(v, limit) for v in value)
     if type(value) is dict:
         return all(_settled(v, limit) for v in value.values())

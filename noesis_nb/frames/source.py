@@ -16,6 +16,7 @@ from typing import Any
 from .. import config
 from ..errors import RunNotFoundError
 from ..store.roots import check_root, find_run_dir
+from ..store.runfiles import change_stamp
 from ..store.scan import scan_run_dirs_with_stats
 from .fs import LocalFS, RemoteFS, RunFS, Stat, open_remote
 
@@ -36,7 +37,7 @@ class RunRef:
     def __init__(self, fs: RunFS, path: str, events_stat: Stat | None = None):
         self.fs = fs
         self.path = path
-        self.events_stat = events_stat  # (size, mtime_ns) of events.jsonl seen while listing
+        self.events_stat = events_stat  # ``change_stamp`` of events.jsonl seen while listing
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, RunRef) and other.fs is self.fs and other.path == self.path
@@ -187,7 +188,7 @@ def _resolve_one(item: Any, storage_options: dict[str, Any] | None, remotes: dic
 
 def _local_dir(path: str) -> list[RunRef]:
     local = _LOCAL
-    return [RunRef(local, p, None if st is None else (st.st_size, st.st_mtime_ns)) for p, st in scan_run_dirs_with_stats(path)]
+    return [RunRef(local, p, None if st is None else change_stamp(st)) for p, st in scan_run_dirs_with_stats(path)]
 
 
 def _resolve_remote(url: str, storage_options: dict[str, Any] | None, remotes: dict[tuple[str, str], RemoteFS]) -> list[RunRef]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import stat
 
-from ..store.runfiles import list_dir
+from ..store.runfiles import change_stamp, list_dir
 from .fs import Stat, dir_stamp
 from .source import RunRef
 
@@ -104,6 +104,6 @@ def _kinds(ref: RunRef) -> tuple[dict[str, bool] | None, Stat | None]:
         return None, None  # a symlink or a file: the careful path follows or reports it
     try:
         with os.scandir(path) as entries:
-            return {e.name: e.is_dir(follow_symlinks=False) for e in entries}, (st.st_size, st.st_mtime_ns)
+            return {e.name: e.is_dir(follow_symlinks=False) for e in entries}, change_stamp(st)
     except OSError:
         return None, None

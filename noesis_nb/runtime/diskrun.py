@@ -27,6 +27,7 @@ from ..store import (
 )
 from ..store.facts import run_facts, shaped_events
 from ..store.ownership import holder
+from ..store.runfiles import change_stamp
 from ..store.vocab import TERMINAL_STATUSES, TOOL_APPROVAL_PENDING
 from ..tools import (
     ApprovalDecisionRepository,
@@ -220,7 +221,7 @@ class DiskRun:
             except OSError:
                 parts.append(None)
                 continue
-            parts.append((st.st_size, st.st_mtime_ns))
+            parts.append(change_stamp(st))
         return tuple(parts)
 
     def changed(self) -> bool:

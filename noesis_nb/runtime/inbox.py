@@ -22,6 +22,7 @@ from .. import config
 from ..errors import InvalidOptionError
 from ..ids import validate_id
 from ..store.roots import check_root
+from ..store.runfiles import change_stamp
 from ..store.scan import scan_run_dirs_with_stats
 from .diskrun import DiskRun
 from .inboxitems import InboxItem, items_of, source_for
@@ -48,12 +49,12 @@ class _Run:
     items: list[InboxItem] = field(default_factory=list)
 
 
-def _stat(path: str) -> tuple[int, int] | None:
+def _stat(path: str) -> tuple[int, int, int] | None:
     try:
         st = os.stat(path)
     except OSError:
         return None
-    return st.st_size, st.st_mtime_ns
+    return change_stamp(st)
 
 
 class PendingScan:

@@ -41,21 +41,22 @@ def now_iso() -> str:
 
 
 class FileDigest(NamedTuple):
-    """A file as its writer left it: identity, size, modification time and sha256 (hex)."""
+    """A file as its writer left it: identity, size, modification and change times, and sha256 (hex)."""
 
     dev: int
     ino: int
     size: int
     mtime_ns: int
+    ctime_ns: int
     sha256: str
 
     def matches(self, path: Path) -> bool:
-        """Whether ``path`` is still that file, unchanged (same inode, size and modification time)."""
+        """Whether ``path`` is still that file, unchanged (same inode, size, mtime and ctime: an mtime set back shows)."""
         try:
             st = os.stat(path, follow_symlinks=False)
         except OSError:
             return False
-        return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns) == (self.dev, self.ino, self.size, self.mtime_ns)
+        return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns) == self[:5]
 
 
 class EventWriter:
@@ -157,7 +158,9 @@ class EventWriter:
                 self._unhashed.clear()
                 st = os.fstat(self._fh.fileno())
                 if st.st_size == self._size:  # only this writer wrote it
-                    self.closed_as = FileDigest(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, self._digest.hexdigest())
+                    self.closed_as = FileDigest(
+                        st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, self._digest.hexdigest()
+                    )
                 self._fh.close()
 
     @property

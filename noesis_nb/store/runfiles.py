@@ -15,7 +15,7 @@ import os
 import stat
 from typing import BinaryIO
 
-__all__ = ["UnreadableRunFile", "read_file", "open_file", "list_dir", "inside", "what_is", "MAX_DOCUMENT_BYTES"]
+__all__ = ["UnreadableRunFile", "change_stamp", "read_file", "open_file", "list_dir", "inside", "what_is", "MAX_DOCUMENT_BYTES"]
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
@@ -62,6 +62,12 @@ class UnreadableRunFile(OSError):
     def __init__(self, path: str, reason: str):
         self.path, self.reason = str(path), reason
         super().__init__(f"{path}: {reason}")
+
+
+def change_stamp(st: os.stat_result) -> tuple[int, int, int]:
+    """What tells a file changed: (size, mtime_ns, ctime_ns). The ctime too, because the mtime can be set
+    back (``touch -r``, ``cp -p``, ``rsync -t``) after an edit in place; the ctime cannot."""
+    return st.st_size, st.st_mtime_ns, st.st_ctime_ns
 
 
 def inside(path: str, within: str) -> bool:
@@ -113,8 +119,10 @@ def _open(path: str, within: str | None) -> int | None:
         raise UnreadableRunFile(path, f"cannot be opened ({exc.strerror or exc})") from None
 
 
-def read_file(path: str, within: str | None = None, *, tail: int | None = None) -> tuple[bytes, tuple[int, int], bool] | None:
-    """(bytes, (size, mtime_ns), whole) of a regular file; None when absent; ``UnreadableRunFile`` otherwise.
+def read_file(
+    path: str, within: str | None = None, *, tail: int | None = None
+) -> tuple[bytes, tuple[int, int, int], bool] | None:
+    """(bytes, ``change_stamp``, whole) of a regular file; None when absent; ``UnreadableRunFile`` otherwise.
 
     ``tail`` reads only the last ``tail`` bytes (``whole`` says whether that is all of it). A file
     too large to read whole (``_too_large``) is ``UnreadableRunFile`` too, before anything is read.
@@ -138,7 +146,7 @@ def read_file(path: str, within: str | None = None, *, tail: int | None = None) 
             while chunk := os.read(fd, _CHUNK):
                 chunks.append(chunk)
             data = b"".join(chunks)
-        return data, (st.st_size, st.st_mtime_ns), whole
+        return data, change_stamp(st), whole
     except UnreadableRunFile:
         raise
     except OSError as exc:

@@ -9,8 +9,10 @@ frame loaded cold, errors included, with every ``runs_df`` verification level.
 
 from __future__ import annotations
 
+import os
 import random
 import shutil
+import time
 
 import pandas as pd
 import pytest
@@ -19,9 +21,10 @@ from hypothesis import strategies as st
 
 import noesis_nb
 from noesis_nb.frames import clear_cache, events_df, runs_df, tools_df, usage_df
+from noesis_nb.frames.fs import RACY_NS
 
 from . import mutate
-from .episodes import SHAPES
+from .episodes import SHAPES, tool_records
 from .test_mutated_runs import OPS, bases, outside  # noqa: F401 - fixtures shared with the mutation suite
 
 LOADS = {
@@ -84,3 +87,56 @@ def test_a_warm_reload_after_changes_equals_a_cold_load(tmp_path_factory, bases,
     noesis_nb.resume_run(paused, runs_dir=root)
     for name, load in LOADS.items():
         _same(name, load(str(root), True), load(str(root), False))
+
+
+def _swap(path, find: bytes, change) -> None:
+    """Edit ``path`` in place, keeping its size, then set its mtime back as ``touch -r`` / ``cp -p`` / ``rsync -t`` do."""
+    st = path.stat()
+    data = path.read_bytes()
+    at = data.index(find)
+    edited = data[:at] + change(find) + data[at + len(find) :]
+    assert len(edited) == len(data) and edited != data
+    with path.open("r+b") as fh:
+        fh.write(edited)
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert path.stat().st_mtime_ns == st.st_mtime_ns and path.stat().st_size == st.st_size
+
+
+def _next_digit(found: bytes) -> bytes:
+    return found[:-1] + str((int(found[-1:]) + 1) % 10).encode()
+
+
+# file -> (a key whose number gets another last digit, or a text and its same-length replacement; the frames showing it)
+_EDITS = {
+    "summary.json": (b'"duration_sec"', None, ("runs_df quick",)),
+    "events.jsonl": (b'"output_tokens"', None, ("events_df", "usage_df")),
+    "prepared": (b'"high"', lambda b: b'"HIGH"', ("tools_df",)),
+}
+
+
+@pytest.mark.parametrize("name", list(_EDITS))
+def test_an_edit_in_place_with_its_mtime_set_back_is_read_again(tmp_path, name) -> None:
+    """Size and mtime can both be kept by an edit (``touch -r``): the ctime cannot, and the caches compare it too."""
+    root = tmp_path / "runs"
+    runs = [root / SHAPES["llm"](root, 1), root / SHAPES["tool"](root, 2)]
+    time.sleep(RACY_NS / 1e9 * 2)  # old enough to be cached
+    find, change, frames = _EDITS[name]
+    before = {key: LOADS[key](str(root), True) for key in frames}
+    if name == "prepared":
+        (path,) = tool_records(runs[1], "prepared")
+    else:
+        path = runs[0] / name
+    if change is None:  # the key's number, its last digit changed
+        data = path.read_bytes()
+        at = data.index(find)
+        end = at + len(find) + len(data[at + len(find) :]) - len(data[at + len(find) :].lstrip(b": "))
+        while data[end : end + 1].isdigit() or data[end : end + 1] == b".":
+            end += 1
+        find, change = data[at:end], _next_digit
+    _swap(path, find, change)
+    time.sleep(RACY_NS / 1e9 * 2)
+    for key in frames:
+        warm, cold = LOADS[key](str(root), True), LOADS[key](str(root), False)
+        _same(key, warm, cold)
+        with pytest.raises(AssertionError):  # the edit shows: the test can fail
+            _same(key, warm, before[key])

@@ -25,7 +25,7 @@ def test_read_file_gives_the_bytes_on_disk(tmp_path_factory, size: int, tail: in
     path.write_bytes(data)
     got, stamp, whole = read_file(str(path), str(path.parent), tail=tail)
     st_ = os.stat(path)
-    assert stamp == (st_.st_size, st_.st_mtime_ns)
+    assert stamp == (st_.st_size, st_.st_mtime_ns, st_.st_ctime_ns)
     expected = data if tail is None or size <= tail else data[-tail:]
     assert got == expected
     assert whole == (tail is None or size <= tail)
