@@ -12,7 +12,7 @@ from .columns import EVENT_COLUMNS, Column, check_columns
 from .eventblocks import load_events
 from .gcpause import without_gc
 from .problems import Problems
-from .source import Source, episode_filter, resolve_source
+from .source import Source, episode_filter, resolve_source, unmatched_episodes
 
 __all__ = ["events_df"]
 
@@ -43,8 +43,10 @@ def events_df(
     line that is not a JSON object, ``RunLoadError`` for a bad value or an unreadable file.
     """
     extras = check_columns(columns, EVENT_COLUMNS, "events_df")
-    refs = resolve_source(source, storage_options=storage_options, episodes=episode_filter(episodes))
+    wanted = episode_filter(episodes)
+    refs = resolve_source(source, storage_options=storage_options, episodes=wanted)
     problems = Problems(strict)
+    problems.extend(unmatched_episodes(wanted, refs, source))
     loaded = load_events(refs, problems, extras=extras, use_cache=cache, show_progress=progress)
     df = loaded.frame()
     mask = None

@@ -22,7 +22,7 @@ from .problems import LoadProblem, Problems
 from .progress import progress as _progress
 from .runrecord import RunRecord, calls_from_events, read_run, run_unchanged, stamp_checks
 from .runusage import PriceMemo, run_usage, sums_hide_priced_parts
-from .source import RunRef, Source, episode_filter, resolve_source
+from .source import RunRef, Source, episode_filter, resolve_source, unmatched_episodes
 from .toolfolders import ToolFolders
 from .values import safe_name
 
@@ -64,8 +64,10 @@ def runs_df(
             "listed size) or 'hash' (re-hash every listed file)"
         )
     extras = check_columns(columns, RUN_COLUMNS, "runs_df")
-    refs = resolve_source(source, storage_options=storage_options, episodes=episode_filter(episodes))
+    wanted = episode_filter(episodes)
+    refs = resolve_source(source, storage_options=storage_options, episodes=wanted)
     problems = Problems(strict)
+    problems.extend(unmatched_episodes(wanted, refs, source))
     pricer = Pricer.from_spec(prices)
     prefetch_remote(refs, _run_files)
     with gc_paused():

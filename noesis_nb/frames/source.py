@@ -19,6 +19,7 @@ from ..store.roots import check_root, find_run_dir
 from ..store.runfiles import change_stamp
 from ..store.scan import scan_run_dirs_with_stats
 from .fs import LocalFS, RemoteFS, RunFS, Stat, open_remote
+from .problems import LoadProblem
 
 __all__ = ["RunRef", "resolve_source", "episode_filter", "Source"]
 
@@ -98,6 +99,29 @@ def episode_filter(episodes: str | Iterable[str] | None) -> list[str] | None:
     if bad:
         raise TypeError(f"episodes= holds {_Short(bad[0])!r} (type {type(bad[0]).__name__}); every episode id is a str")
     return ids
+
+
+def unmatched_episodes(episodes: list[str] | None, refs: list[RunRef], source: Source) -> list[LoadProblem]:
+    """The ``episodes=`` ids that no run of ``source`` has, one problem each (they are left out); when none
+    of them is there at all, ``RunNotFoundError`` (a typo or the wrong root, not an empty result)."""
+    if not episodes:
+        return []
+    found = {ref.name for ref in refs}
+    missing = [e for e in dict.fromkeys(episodes) if e not in found]
+    where = (
+        os.fspath(config.runs_dir() if source is None else source)
+        if isinstance(source, (str, os.PathLike)) or source is None
+        else "the sources given"
+    )
+    if missing and len(missing) == len(set(episodes)):
+        shown = ", ".join(repr(_Short(e)) for e in missing[:3]) + (f" and {len(missing) - 3} more" if len(missing) > 3 else "")
+        raise RunNotFoundError(
+            f"episodes= names {shown}, but no run in {where} has that id; see the ids there with "
+            "noesis_nb.list_runs() or %noesis list, or pass the runs root they are in"
+        )
+    return [
+        LoadProblem(str(where), None, f"episodes= names {_Short(e)!r}, but no run there has that id; left out") for e in missing
+    ]
 
 
 class _Short:

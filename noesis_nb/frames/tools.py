@@ -30,7 +30,7 @@ from .fs import BadFile, dir_stamp, local_unchanged, prefetch_remote, settled
 from .gcpause import without_gc
 from .problems import LoadProblem, Problems
 from .shapes import APPROVAL, EXECUTION, PREPARED, check
-from .source import RunRef, Source, episode_filter, resolve_source
+from .source import RunRef, Source, episode_filter, resolve_source, unmatched_episodes
 from .values import RULES, describe
 
 _TOOL = RULES["tool"]
@@ -317,8 +317,10 @@ def tools_df(
     prepared record's own status. ``wait_s`` runs from ``tool.approval.pending`` to the decision.
     """
     extras = check_columns(columns, TOOL_COLUMNS, "tools_df")
-    refs = resolve_source(source, storage_options=storage_options, episodes=episode_filter(episodes))
+    wanted = episode_filter(episodes)
+    refs = resolve_source(source, storage_options=storage_options, episodes=wanted)
     problems = Problems(strict)
+    problems.extend(unmatched_episodes(wanted, refs, source))
     loaded = load_events(refs, problems, use_cache=cache, show_progress=progress)
     prefetch_remote(refs, _record_files)
     events = _ToolEvents(loaded)

@@ -17,7 +17,7 @@ from .columns import TOKEN_COLUMNS, USAGE_COLUMNS, Column, check_columns
 from .eventblocks import load_events
 from .gcpause import without_gc
 from .problems import LoadProblem, Problems
-from .source import Source, episode_filter, resolve_source
+from .source import Source, episode_filter, resolve_source, unmatched_episodes
 from .values import RULES
 
 __all__ = ["usage_df", "scan_model_calls", "calls_frame", "MODEL_CALL"]
@@ -133,8 +133,10 @@ def usage_df(
     ``reported_cost_usd`` is the provider's own figure from run time, kept apart.
     """
     extras = check_columns(columns, USAGE_COLUMNS, "usage_df")
-    refs = resolve_source(source, storage_options=storage_options, episodes=episode_filter(episodes))
+    wanted = episode_filter(episodes)
+    refs = resolve_source(source, storage_options=storage_options, episodes=wanted)
     problems = Problems(strict)
+    problems.extend(unmatched_episodes(wanted, refs, source))
     loaded = load_events(refs, problems, use_cache=cache, show_progress=progress)
     cols = loaded.columns
     memo_key = ("usage", tuple((c.name, c.path, id(c.fn), c.type) for c in extras), tuple(loaded.names))

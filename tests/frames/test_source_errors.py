@@ -56,3 +56,24 @@ def test_runs_df_123_and_friends():
         events_df(".", episodes=5)
     with pytest.raises(TypeError, match=r"episodes= holds 7 \(type int\)"):
         usage_df(".", episodes=["ep_a", 7])
+
+
+def test_episode_ids_that_match_no_run_are_named_never_an_empty_frame(tmp_path):
+    """``episodes=`` with a typo used to give an empty frame (or silently fewer rows): none there is an
+    error naming the ids and the root; some missing are one problem each, the others loaded."""
+    import noesis_nb
+    from noesis_nb.errors import RunNotFoundError
+    from noesis_nb.frames import RunLoadError
+
+    root = tmp_path / "runs"
+    ep = noesis_nb.solve("count to one", using=lambda task, ctx: "1", runs_dir=root)
+    for frame in FRAMES:
+        with pytest.raises(RunNotFoundError, match=rf"episodes= names 'ep_typo', but no run in {root} has that id"):
+            frame(root, episodes="ep_typo")
+        df = frame(root, episodes=[ep, "ep_gone"])
+        assert [e["reason"] for e in df.attrs["errors"]] == ["episodes= names 'ep_gone', but no run there has that id; left out"]
+        assert df.attrs["errors"][0]["path"] == str(root)
+        assert len(df) == len(frame(root)), frame.__name__  # the run asked for is all there
+        with pytest.raises(RunLoadError, match="ep_gone"):
+            frame(root, episodes=[ep, "ep_gone"], strict=True)
+        assert len(frame(root, episodes=[])) == 0  # nothing asked for, nothing given: no error
