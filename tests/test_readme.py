@@ -20,3 +20,27 @@ def test_api_at_a_glance_example_runs(runs_dir, monkeypatch):
     assert (status, result) == ("ok", 0)
     assert (Path.cwd() / "note.md").read_text() == "hi"
     assert len(list(runs_dir.iterdir())) == 1
+
+
+def test_every_name_the_readme_gives_exists():
+    """``noesis_nb.x``, ``plots.x``, ``ns.x``, ``frames.x`` and ``%noesis x`` written in the README resolve:
+    a newcomer copying one never meets an AttributeError or an unknown subcommand."""
+    import importlib
+
+    import noesis_nb
+
+    modules = {name: importlib.import_module(f"noesis_nb.{name}") for name in ("plots", "ns", "frames")}
+    modules["noesis_nb"] = noesis_nb
+    missing = []
+    for owner, name in set(re.findall(r"(?<![\w./-])(noesis_nb|plots|ns|frames)\.([A-Za-z_][A-Za-z0-9_]*)\b", README)):
+        module = modules[owner]
+        if not hasattr(module, name) and importlib.util.find_spec(f"{module.__name__}.{name}") is None:
+            missing.append(f"{owner}.{name}")
+    assert not missing, sorted(missing)
+    import argparse
+
+    from noesis_nb.magics import build_parser
+
+    (sub,) = [a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)]
+    commands = set(re.findall(r"%noesis ([a-z][a-z-]*)", README))
+    assert commands and commands <= set(sub.choices), sorted(commands - set(sub.choices))

@@ -7,6 +7,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from ..store.vocab import TERMINAL_STATUSES
+from ._need import need
 from ._safe import esc, esc_all
 from ._theme import PALETTE, new_figure
 
@@ -14,8 +15,7 @@ __all__ = ["success_by_adapter", "duration_by_adapter"]
 
 
 def _adapters(runs: pd.DataFrame, what: str) -> pd.Series:
-    if "using" not in runs:
-        raise ValueError(f"{what} needs runs_df columns (using, status, duration_s); pass noesis_nb.runs_df(source)")
+    need(runs, ("using", "status", "duration_s"), what, "runs_df")
     return runs["using"].astype(object).fillna("(unknown)").astype(str)
 
 

@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from ._need import need
 from ._safe import esc, esc_all
 from ._theme import color_map, new_figure
 
@@ -17,8 +18,7 @@ def approval_waits(tools: pd.DataFrame, by: str = "tool", *, title: str | None =
 
     Colour is the outcome (approved → run, or rejected); still-pending drafts are counted in the title.
     """
-    if "wait_s" not in tools or by not in tools:
-        raise ValueError(f"approval_waits needs tools_df columns wait_s and {by!r}; pass noesis_nb.tools_df(source)")
+    need(tools, ("wait_s", "status", by), "approval_waits", "tools_df")
     decided = tools[tools["wait_s"].notna()]
     pending = int((tools["status"].astype(str) == "pending").sum())
     fig = new_figure(title or "Approval wait times" + (f" ({pending} still pending)" if pending else ""))

@@ -8,6 +8,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from ..store.vocab import TOOL_REQUESTED
+from ._need import need
 from ._safe import esc, esc_all
 from ._theme import PALETTE, money_axis, seconds_axis, style
 
@@ -16,6 +17,9 @@ __all__ = ["compare_steps", "aligned_steps", "compare_episodes"]
 
 def _steps(events: pd.DataFrame, episode_id: str, usage: pd.DataFrame | None) -> pd.DataFrame:
     """One row per step: consecutive events of one phase (a tool call: all events of one request)."""
+    need(events, ("episode_id", "seq", "timestamp", "phase", "payload"), "comparing episodes", "events_df")
+    if usage is not None:
+        need(usage, ("episode_id", "timestamp", "cost_usd"), "comparing episodes (usage=)", "usage_df")
     one = events[events["episode_id"].astype(str) == episode_id].sort_values("seq")
     if one.empty:
         ids = events["episode_id"].astype(str).unique().tolist()

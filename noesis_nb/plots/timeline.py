@@ -16,6 +16,7 @@ from ..store.vocab import (
     TOOL_APPROVED,
     TOOL_REJECTED_GOVERNANCE,
 )
+from ._need import need
 from ._safe import esc, esc_all
 from ._theme import color_map, new_figure
 
@@ -42,6 +43,9 @@ def describe_payload(payload: object, limit: int = 160) -> str:
 
 
 def _one_episode(events: pd.DataFrame, episode_id: str | None) -> tuple[pd.DataFrame, str]:
+    need(
+        events, ("episode_id", "seq", "timestamp", "phase", "event_name", "agent_id", "payload"), "episode_timeline", "events_df"
+    )
     if events.empty:
         raise ValueError("events is empty; load it with noesis_nb.events_df(source)")
     ids = events["episode_id"].astype(str).unique().tolist()

@@ -9,6 +9,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from ..store.vocab import TOKEN_COLUMNS
+from ._need import need
 from ._safe import esc, esc_all
 from ._theme import color_map, money_axis, new_figure
 
@@ -25,9 +26,7 @@ _UNKNOWN = [("input, split unknown", "#0072B2", "."), ("output, split unknown", 
 
 
 def _need(df: pd.DataFrame, cols: tuple[str, ...], what: str) -> None:
-    missing = [c for c in cols if c not in df]
-    if missing:
-        raise ValueError(f"{what} needs columns {missing}; pass noesis_nb.usage_df(source)")
+    need(df, cols, what, "usage_df")
 
 
 def token_parts(usage: pd.DataFrame) -> pd.DataFrame:
@@ -37,6 +36,7 @@ def token_parts(usage: pd.DataFrame) -> pd.DataFrame:
     a known part) is ``input, split unknown`` / ``output, split unknown`` rather than guessed as
     uncached input or plain output. A call with an unknown total adds nothing to that side.
     """
+    need(usage, TOKEN_COLUMNS, "token_parts", "usage_df")
     t = {c: usage[c].astype(float) for c in TOKEN_COLUMNS}
     inp, out, cached, cw, reasoning = (
         t["input_tokens"],

@@ -286,3 +286,43 @@ def test_money_axis_reads_dollars_with_enough_decimals(values, fmt):
 
     axis = money_axis(values)
     assert axis == {"tickprefix": "$", "tickformat": fmt, "exponentformat": "none"}
+
+
+_WANTS = {  # plot -> the frame it is drawn from
+    plots.episode_timeline: "events_df",
+    plots.cost_over_time: "usage_df",
+    plots.tokens_by: "usage_df",
+    plots.tokens_over_time: "usage_df",
+    plots.token_parts: "usage_df",
+    plots.success_by_adapter: "runs_df",
+    plots.duration_by_adapter: "runs_df",
+    plots.approval_waits: "tools_df",
+}
+
+
+def test_a_plot_given_another_frame_names_the_frame_it_needs(frames):
+    """Every plot handed the wrong frame (or no frame) says which loader makes the right one: never a KeyError."""
+    ids, events, runs, tools, usage = frames
+    by_name = {"events_df": events, "runs_df": runs, "tools_df": tools, "usage_df": usage}
+    checked = 0
+    for plot, wanted in _WANTS.items():
+        for name, frame in by_name.items():
+            if wanted in (name, "usage_df") and set(frame.columns) >= set(by_name[wanted].columns) - {"payload"}:
+                continue  # this frame has what the plot reads (runs_df has usage_df's token columns)
+            try:
+                plot(frame)
+            except ValueError as exc:
+                assert f"pass noesis_nb.{wanted}(source)" in str(exc), (plot.__name__, name, exc)
+                checked += 1
+            else:
+                assert wanted != name, (plot.__name__, name)
+        with pytest.raises(TypeError, match=rf"takes a DataFrame from noesis_nb.{wanted}"):
+            plot({"episode_id": ["x"]})
+    assert checked >= 20
+    a, b = ids["success"], ids["failure"]
+    for bad in (runs, tools, usage):
+        for compare in (plots.compare_steps, plots.aligned_steps, plots.compare_episodes):
+            with pytest.raises(ValueError, match=r"pass noesis_nb.events_df\(source\)"):
+                compare(bad, a, b)
+    with pytest.raises(ValueError, match=r"usage=\) needs usage_df columns \['cost_usd'\]"):
+        plots.compare_steps(events, a, b, usage=usage.drop(columns=["cost_usd"]))
