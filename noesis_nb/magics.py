@@ -18,6 +18,7 @@ does can be done from Python:
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
 import warnings
 from typing import Any
@@ -247,7 +248,8 @@ class NoesisMagics(Magics):
         if args.limit is not None and args.limit < 1:
             raise UsageError(f"%noesis list: --limit must be at least 1, got {args.limit}")
         table = RunTable(list_runs(args.limit, runs_dir=args.runs_dir))
-        table.where = str(config.runs_dir(args.runs_dir))
+        where = str(config.runs_dir(args.runs_dir))
+        table.where = where if os.path.isdir(where) else f"{where} (no such folder)"
         return table
 
     def _show(self, args: argparse.Namespace, cell: str | None) -> Any:

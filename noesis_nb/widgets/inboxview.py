@@ -216,6 +216,8 @@ class InboxView(Selection, SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipy
         rows = list(self.rows.values())
         runs = len({r.item.episode_id for r in rows})
         waiting = f"{count_words(rows)} waiting in {runs} run{'s' * (runs != 1)}" if rows else "nothing waits for a decision"
+        if not rows and self.scan._episode_ids is None and not os.path.isdir(self.scan.root):  # a typo reads as "all done"
+            waiting += f": {self.scan.root} does not exist (yet)"
         extra = f" · {len(self._resume_rows)} decided on disk, ready to resume" if self._resume_rows else ""
         here = f" · {self.decided_here} decided here" if self.decided_here else ""
         line = esc(waiting + extra + here)

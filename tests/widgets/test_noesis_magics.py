@@ -129,6 +129,23 @@ def test_list_shows_an_escaped_table(ip: Any, runs_dir: Path) -> None:
     assert "EPISODE_ID" in repr(table)
 
 
+def test_a_runs_dir_that_does_not_exist_is_said_so_by_list_and_the_inbox(ip: Any, tmp_path: Path) -> None:
+    """A mistyped root must not read as "no runs" / "nothing waits": both name the folder that is not there."""
+    missing = tmp_path / "runz"
+    table = ip.run_line_magic("noesis", f"list --runs-dir {missing}")
+    assert len(table) == 0 and f"{missing} (no such folder)" in repr(table)
+    assert f"{missing} (no such folder)" in table._repr_html_()
+    inbox = noesis_nb.inbox(missing)
+    assert f"nothing waits for a decision: {missing} does not exist (yet)" in inbox.mimebundle()["text/html"]
+    inbox.close()
+    missing.mkdir()
+    table = ip.run_line_magic("noesis", f"list --runs-dir {missing}")
+    assert "no such folder" not in repr(table)
+    inbox = noesis_nb.inbox(missing)
+    assert "does not exist" not in inbox.mimebundle()["text/html"]
+    inbox.close()
+
+
 def test_runs_dir_sets_the_default(ip: Any, runs_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
     ip.run_line_magic("noesis", f"runs-dir {runs_dir}")
     assert config.runs_dir() == runs_dir and str(runs_dir) in capsys.readouterr().out
