@@ -88,6 +88,15 @@ class NoesisNbError(Exception):
 class InvalidOptionError(NoesisNbError, ValueError, TypeError):
     """An option or setting with a wrong name or value; the message names it and what is accepted."""
 
+    @classmethod
+    def unknown(cls, names: Any, known: Any, where: str) -> InvalidOptionError:
+        """Options nobody takes: each named, with the closest known one when it looks like a typo."""
+        import difflib
+
+        guesses = [(n, difflib.get_close_matches(str(n), list(known), n=1, cutoff=0.75)) for n in sorted(names, key=str)]
+        said = ", ".join(f"{n!r} (did you mean {g[0]!r}?)" if g else repr(n) for n, g in guesses)
+        return cls(f"unknown option(s) {said}; {where} takes {', '.join(known)}")
+
 
 class UnsupportedFeatureError(NoesisNbError, NotImplementedError):
     """A Noēsis keyword or setting noesis_nb accepts only at its default (the message says which and why)."""

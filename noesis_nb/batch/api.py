@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import os
 from typing import Any
 
 from .._jsonio import to_jsonable
-from ..errors import EpisodeStateError
+from ..errors import EpisodeStateError, InvalidOptionError
 from ..runtime.api import check_episode_options
 from .handle import BatchHandle
 from .plan import EntryPlan
@@ -37,8 +38,9 @@ def batch(
     ``score(task, result)`` (sync or async) is recorded as ``summary.metrics.score``. The batch is recorded
     under ``<root>/batches/<batch_id>.json``: calling ``batch`` again with that ``batch_id`` (and the same
     tasks and adapters) skips sealed episodes, continues paused ones once decided, re-runs runs whose
-    process died, and failed ones only with ``rerun_failed=True``. ``upload_to`` copies each sealed run to
-    an fsspec URL, its manifest verified. ``episode_opts`` are ``start``'s (seed, tags, governance, approver…).
+    process died, and failed ones only with ``rerun_failed=True``. ``runs_dir=`` is another name for ``root=``.
+    ``upload_to`` copies each sealed run to an fsspec URL, its manifest verified.
+    ``episode_opts`` are ``start``'s (seed, tags, governance, approver…).
     """
     try:
         loop = asyncio.get_running_loop()
@@ -47,6 +49,11 @@ def batch(
             "batch() needs a running event loop (a notebook cell, or inside `async def`); from a script: "
             "asyncio.run(main()) with `await noesis_nb.batch(...)` inside"
         ) from None
+    runs_dir = episode_opts.pop("runs_dir", None)  # the name start/solve/show use for the same folder
+    if runs_dir is not None:
+        if root is not None and os.fspath(root) != os.fspath(runs_dir):
+            raise InvalidOptionError(f"root={root!r:.80} and runs_dir={runs_dir!r:.80} name two folders; pass one of them")
+        root = runs_dir
     concurrency, chosen, runs_root = check_batch_options(
         concurrency=concurrency, score=score, batch_id=batch_id, root=root, upload_to=upload_to, episode_opts=episode_opts
     )

@@ -130,6 +130,9 @@ def _is_dask_client(value: Any) -> bool:
     return kind.__module__.split(".")[0] == "distributed" and kind.__name__ == "Client" and hasattr(value, "submit")
 
 
+BATCH_OPTIONS = ("concurrency", "executor", "score", "batch_id", "root", "runs_dir", "rerun_failed", "upload_to")
+
+
 def check_batch_options(
     *, concurrency: Any, score: Any, batch_id: Any, root: Any, upload_to: Any, episode_opts: Mapping[str, Any]
 ) -> tuple[int, str, Path]:
@@ -141,7 +144,7 @@ def check_batch_options(
         raise InvalidOptionError(f"upload_to={upload_to!r:.80}: pass an fsspec URL such as 's3://bucket/runs'")
     unknown = sorted(set(episode_opts) - set(EPISODE_OPTIONS))
     if unknown:
-        raise InvalidOptionError(f"unknown option(s) {unknown}; a batch takes {list(EPISODE_OPTIONS)} for its episodes")
+        raise InvalidOptionError.unknown(unknown, (*BATCH_OPTIONS, *EPISODE_OPTIONS), "a batch")
     chosen = validate_id(batch_id, what="batch id") if batch_id is not None else new_batch_id()
     if root is not None and not isinstance(root, (str, os.PathLike)):
         raise InvalidOptionError(f"root={root!r:.80}: pass the runs root as a path (default: the configured runs dir)")

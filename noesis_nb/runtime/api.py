@@ -132,9 +132,10 @@ def create_episode(
     the run's state and summary under ``x-noesis_nb.batch``.
     """
     if unknown:
-        raise InvalidOptionError(
-            f"unknown option(s) {sorted(unknown)}; options are runs_dir, seed, tags, governance, approver, "
-            "idle_timeout_s, pause_on_veto, capture, score"
+        raise InvalidOptionError.unknown(
+            unknown,
+            ("runs_dir", "seed", "tags", "governance", "approver", "idle_timeout_s", "pause_on_veto", "capture", "score"),
+            "an episode",
         )
     if score is not None and not callable(score):
         raise InvalidOptionError(f"score={score!r} is not callable; pass a function (task, result) -> number or bool")

@@ -32,7 +32,9 @@ from .agents import asks, echo, exact, is_long, shout, slow
         ({"concurrency": 2.5}, "concurrency=2.5"),
         ({"executor": object()}, "executor=builtins.object is neither a dask.distributed.Client nor a concurrent.futures"),
         ({"batch_id": "../up"}, "batch id '../up'"),
-        ({"colour": "red"}, "unknown option(s) ['colour']"),
+        ({"colour": "red"}, "unknown option(s) 'colour'; a batch takes concurrency, executor"),
+        ({"concurency": 2}, "unknown option(s) 'concurency' (did you mean 'concurrency'?)"),
+        ({"runs_dir": "elsewhere"}, "name two folders; pass one of them"),
         ({"governance": "loud"}, "governance='loud'"),
         ({"using": [echo, echo]}, "two adapters are both named 'echo'"),
     ],
@@ -236,3 +238,15 @@ def test_a_score_is_recorded_as_json_holds_it_and_an_odd_one_never_breaks_the_ru
     assert summary["status"] == "ok"
     assert summary["metrics"].get("score") == recorded and type(summary["metrics"].get("score")) is type(recorded)
     assert noesis_nb.runs_df(runs_dir)["status"].tolist() == ["ok"]
+
+
+def test_runs_dir_names_the_batch_root_as_it_does_for_an_episode(runs_dir: Path) -> None:
+    """``runs_dir=``, the name ``start``/``solve``/``show`` use, puts a batch where ``root=`` would."""
+
+    async def main():
+        return await noesis_nb.batch(["a", "b"], using=echo, runs_dir=runs_dir, batch_id="named")
+
+    handle = asyncio.run(main())
+    assert handle.counts() == {"ok": 2} and handle.record_path == runs_dir / "batches" / "named.json"
+    assert handle.record_path.is_file()
+    assert len([p for p in runs_dir.iterdir() if p.name.startswith("ep_")]) == 2
