@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import socket
 import time
@@ -26,6 +27,7 @@ from noesis_nb import ns
 from noesis_nb.errors import EpisodeStateError, NoesisNbError, RunNotFoundError
 from noesis_nb.frames import events_df, runs_df, tools_df, usage_df
 from noesis_nb.frames.fs import RACY_NS
+from noesis_nb.integrations.otel import TraceIncomplete
 from noesis_nb.runtime.resume import CheckpointNotFoundError
 from noesis_nb.store import list_runs
 from noesis_nb.store.ownership import OWNER_FILE, holder
@@ -384,3 +386,30 @@ def test_the_view_names_an_events_file_it_cannot_read_or_lines_it_left_out(finis
     _replace(log, "loop")
     problems = noesis_nb.show(run).source.problems
     assert any(str(log) in p and "symbolic links" in p and "timeline" in p for p in problems), problems
+
+
+def test_an_exported_trace_names_the_event_lines_and_tool_records_it_left_out(finished_base: Path, tmp_path: Path) -> None:
+    """A trace that misses events or a decision says so (a warning naming the file, a count on the root span),
+    and the tool span's decision comes from the events instead of reading "pending"."""
+    run = _copy(finished_base, tmp_path)
+    log = run / "events.jsonl"
+    lines = log.read_bytes().splitlines(keepends=True)
+    log.write_bytes(b"".join([lines[0], b"{not json\n", *lines[1:]]))
+    (decision,) = (run / "tool_invocations" / "approvals").glob("*.json")
+    _replace(decision, "fifo")
+    trace = tmp_path / "trace.json"
+
+    with pytest.warns(TraceIncomplete) as caught:
+        assert noesis_nb.export_otel(run, path=trace) > 0
+
+    messages = [str(w.message) for w in caught]
+    assert any(m.startswith(f"{log}: 1 line not read, ") and "(line 2: invalid JSON" in m for m in messages), messages
+    assert any(m.startswith(f"{decision}: a FIFO") and "decision is taken from the events" in m for m in messages), messages
+    spans = json.loads(trace.read_text())["resourceSpans"][0]["scopeSpans"][0]["spans"]
+    assert {"key": "noesis.events_left_out", "value": {"intValue": "1"}} in spans[0]["attributes"]
+    (tool,) = [s for s in spans if s["name"].startswith("execute_tool")]
+    assert {"key": "noesis.tool.decision", "value": {"stringValue": "approved"}} in tool["attributes"]
+
+    _replace(log, "loop")
+    with pytest.warns(TraceIncomplete, match=f"^{re.escape(str(log))}: .*symbolic links.*; the run is left out of the trace$"):
+        assert noesis_nb.export_otel(run, path=trace) == 0
