@@ -413,3 +413,21 @@ def test_an_exported_trace_names_the_event_lines_and_tool_records_it_left_out(fi
     _replace(log, "loop")
     with pytest.warns(TraceIncomplete, match=f"^{re.escape(str(log))}: .*symbolic links.*; the run is left out of the trace$"):
         assert noesis_nb.export_otel(run, path=trace) == 0
+
+
+def test_the_saved_view_the_replay_and_the_text_timeline_name_the_lines_left_out(finished_base: Path, tmp_path: Path) -> None:
+    """What a notebook keeps (the static HTML of show and replay) and what a terminal prints (show --text) name
+    the lines of the log they left out, as the live view does."""
+    run = _copy(finished_base, tmp_path)
+    log = run / "events.jsonl"
+    lines = log.read_bytes().splitlines(keepends=True)
+    log.write_bytes(b"".join([lines[0], b"{not json\n", *lines[1:]]))
+    named = f"{log}, line 2: invalid JSON"
+
+    assert named in _bundle(noesis_nb.show(run))["text/html"]
+    replay = noesis_nb.replay(run)
+    assert named in _bundle(replay)["text/html"] and named in replay.view.message.value
+    assert named in replay.seek(3).view.snapshot_html()  # every moment of it: the log is the same
+    text = _magic_show_text(run)
+    last = text.rstrip().splitlines()[-1]
+    assert "task=" in text and last.startswith(named) and last.endswith("; the line is left out"), text
