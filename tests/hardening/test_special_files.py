@@ -35,7 +35,7 @@ from noesis_nb.store.paths import UnsafeRunPathError
 from noesis_nb.widgets import InboxView
 
 from .crashkit import tool_agent
-from .episodes import make_tool, tool_records
+from .episodes import make_paused, make_tool, tool_records
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -431,3 +431,20 @@ def test_the_saved_view_the_replay_and_the_text_timeline_name_the_lines_left_out
     text = _magic_show_text(run)
     last = text.rstrip().splitlines()[-1]
     assert "task=" in text and last.startswith(named) and last.endswith("; the line is left out"), text
+
+
+@pytest.mark.parametrize("what", ["fifo", "folder"])
+def test_a_python_draft_a_run_waits_on_that_is_no_file_is_named_never_taken_for_absent(tmp_path: Path, what: str) -> None:
+    """A draft of the python protocol (``x-python/prepared``) that is a FIFO or a folder was taken for no draft:
+    the paused run showed no card and no problem, and deciding it said no draft was pending."""
+    run = tmp_path / "runs" / make_paused(tmp_path / "runs", 0)
+    (draft,) = tool_records(run, "x-python/prepared")
+    _replace(draft, what)
+
+    view = noesis_nb.show(run)
+    assert view.source.status == "paused" and not view.source.pending
+    assert any(draft.name in p and ("FIFO" if what == "fifo" else "directory") in p for p in view.source.problems), (
+        view.source.problems
+    )
+    with pytest.raises(NoesisNbError, match=re.escape(draft.name)):
+        noesis_nb.approve_draft(run, approver_id="ops")
