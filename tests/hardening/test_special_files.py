@@ -448,3 +448,19 @@ def test_a_python_draft_a_run_waits_on_that_is_no_file_is_named_never_taken_for_
     )
     with pytest.raises(NoesisNbError, match=re.escape(draft.name)):
         noesis_nb.approve_draft(run, approver_id="ops")
+
+
+def test_the_inbox_names_a_run_paused_on_a_draft_it_cannot_read(paused_base: Path, tmp_path: Path) -> None:
+    """A run waits for a decision on a draft that is a FIFO: the inbox said "nothing waits for a decision"."""
+    run = _copy(paused_base, tmp_path)
+    draft = _draft(run)
+    _replace(draft, "fifo")
+
+    inbox = InboxView(run.parent)
+    try:
+        assert not inbox.pending
+        assert inbox.text_summary().endswith("1 problem reading the runs (named below)"), inbox.text_summary()
+        for html in (inbox.snapshot_html(), inbox.problems.value):
+            assert f"{draft}: a FIFO" in html, html
+    finally:
+        inbox.close()
