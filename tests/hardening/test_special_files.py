@@ -464,3 +464,17 @@ def test_the_inbox_names_a_run_paused_on_a_draft_it_cannot_read(paused_base: Pat
             assert f"{draft}: a FIFO" in html, html
     finally:
         inbox.close()
+
+
+def test_deciding_a_run_paused_on_a_line_it_cannot_read_names_the_line(tmp_path: Path) -> None:
+    """A veto pause on a damaged line of the log: the decision said only "no draft is pending … pass a draft id"."""
+    ns.set(governance_pause_on_veto=True)
+    ep = noesis_nb.solve("destroy the staging copy", using=lambda task: "done", runs_dir=tmp_path / "runs", governance="enforce")
+    log = tmp_path / "runs" / ep / "events.jsonl"
+    lines = log.read_bytes().splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if json.loads(line).get("phase") == "governance")
+    log.write_bytes(b"".join([*lines[:at], b"{torn\n", *lines[at + 1 :]]))
+
+    for decide in (noesis_nb.approve_draft, noesis_nb.reject_draft):
+        with pytest.raises(NoesisNbError, match=f"{re.escape(str(log))}, line {at + 1}: invalid JSON.*restore the file"):
+            decide(log.parent, approver_id="ops")
