@@ -478,3 +478,19 @@ def test_deciding_a_run_paused_on_a_line_it_cannot_read_names_the_line(tmp_path:
     for decide in (noesis_nb.approve_draft, noesis_nb.reject_draft):
         with pytest.raises(NoesisNbError, match=f"{re.escape(str(log))}, line {at + 1}: invalid JSON.*restore the file"):
             decide(log.parent, approver_id="ops")
+
+
+def test_a_sealed_run_whose_log_is_cut_mid_line_is_named_by_the_view_and_the_trace(finished_base: Path, tmp_path: Path) -> None:
+    """A torn last line is a line still being written, except in a sealed run: there it is an event lost (a copy
+    cut short), which show, replay and export_otel left out without a word."""
+    run = _copy(finished_base, tmp_path)
+    log = run / "events.jsonl"
+    data = log.read_bytes()
+    last = data.count(b"\n")
+    log.write_bytes(data[:-20])  # the last line loses its end and its newline
+
+    wanted = f"{log}, line {last}: the last line is cut off (no newline) although the run is sealed; the line is left out"
+    assert wanted in noesis_nb.show(run).source.problems
+    assert wanted in noesis_nb.replay(run).view.snapshot_html()
+    with pytest.warns(TraceIncomplete, match=f"^{re.escape(str(log))}: 1 line not read.*line {last}: the last line is cut off"):
+        noesis_nb.export_otel(run, path=tmp_path / "trace.json")
