@@ -254,9 +254,12 @@ class NoesisMagics(Magics):
 
     def _show(self, args: argparse.Namespace, cell: str | None) -> Any:
         if args.text:
-            from .widgets.snapshot import timeline_text
+            from .widgets.snapshot import problems_text, timeline_text
 
-            print(timeline_text(DiskRun(args.episode, runs_dir=args.runs_dir).events))
+            run = DiskRun(args.episode, runs_dir=args.runs_dir)
+            print(timeline_text(run.events))
+            if run.problems:  # lines left out of the timeline, a damaged draft: named after it, never silent
+                print(problems_text(run.problems))
             return None
         from .widgets import show
 

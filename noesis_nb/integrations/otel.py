@@ -19,19 +19,30 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import warnings
 from collections.abc import Iterable
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal, overload
 
+import orjson
+
 from .._jsonio import atomic_write_bytes
-from ..store import find_run_dir, read_events, read_json
-from ..store.vocab import TOOL_APPROVAL_PENDING, TOOL_REJECTED_GOVERNANCE
+from ..errors import EventLogCorruption
+from ..store import find_run_dir, is_sealed, read_events
+from ..store.eventlog import torn_line
+from ..store.runfiles import UnreadableRunFile, read_file
+from ..store.vocab import TOOL_APPROVAL_PENDING, TOOL_APPROVED, TOOL_REJECTED_GOVERNANCE
 from ._extras import require
 from .otel_clean import clean_spec
 from .otel_live import LiveExport
 
-__all__ = ["export_otel", "run_spans", "SpanSpec", "OtlpSender"]
+__all__ = ["export_otel", "run_spans", "SpanSpec", "OtlpSender", "TraceIncomplete"]
+
+
+class TraceIncomplete(UserWarning):
+    """Part of a run could not be read, so its exported trace lacks it; the message names the file and what is missing."""
+
 
 SpanSpec = dict[str, Any]  # name, trace_id, span_id, parent_id, start_ns, end_ns, kind, attributes, error, events
 _OPERATION = {"chat.completions": "chat", "messages": "chat", "responses": "chat", "completions": "text_completion"}
@@ -62,15 +73,22 @@ def _attrs(values: dict[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in values.items() if value is not None}
 
 
-def _tool_records(run_dir: Path) -> dict[str, dict[str, Any]]:
-    """draft id → {effect, risk, decision} from the run's prepared drafts and decisions (no link out of the run followed)."""
+def _tool_records(run_dir: Path, problems: list[str]) -> dict[str, dict[str, Any]]:
+    """draft id → {effect, risk, decision} from the run's prepared drafts and decisions (no link out of the run
+    followed); a record that cannot be read (a FIFO, a folder, a link out of the run, no JSON) is named in ``problems``."""
     found: dict[str, dict[str, Any]] = {}
+    lacking = {
+        "draft": "its tool span is exported without effect and risk",
+        "decision": "its tool span's decision is taken from the events",
+    }
     for folder, kind in (("prepared", "draft"), ("x-python/prepared", "draft"), ("approvals", "decision")):
         base = run_dir / "tool_invocations" / folder
         if not base.is_dir() or base.is_symlink():
             continue
         for path in base.glob("*.json"):
-            record = read_json(path, within=run_dir)  # None for a FIFO, a folder, a link out of the run, bad JSON
+            record, why = _record(path, run_dir)
+            if why is not None:
+                problems.append(f"{path}: {why}; {lacking[kind]}")
             if record is None or not isinstance(record.get("draft_id"), str):
                 continue
             entry = found.setdefault(record["draft_id"], {})
@@ -82,17 +100,66 @@ def _tool_records(run_dir: Path) -> dict[str, dict[str, Any]]:
     return found
 
 
+def _record(path: Path, run_dir: Path) -> tuple[dict[str, Any] | None, str | None]:
+    """A tool record as a dict (None when absent or not an object), and why it could not be read (None when it could)."""
+    try:
+        got = read_file(str(path), str(run_dir))
+        value = None if got is None else orjson.loads(got[0])
+    except UnreadableRunFile as exc:
+        return None, exc.reason
+    except orjson.JSONDecodeError as exc:
+        return None, f"not JSON ({exc})"
+    if got is None or isinstance(value, dict):
+        return value, None
+    return None, "a JSON value that is not an object"
+
+
+def _events_problem(unread: list[EventLogCorruption], shown: int = 3) -> str:
+    """One line naming an events file that could not be read (line 0: the whole file) or the lines of it left out."""
+    path = unread[0].path
+    if unread[0].line_number == 0:
+        return f"{path}: {unread[0].reason}; the run is left out of the trace"
+    named = "; ".join(f"line {c.line_number}: {c.reason}" for c in unread[:shown])
+    more = f"; {len(unread) - shown} more" if len(unread) > shown else ""
+    lines = "line" if len(unread) == 1 else "lines"
+    return f"{path}: {len(unread)} {lines} not read, left out of the trace ({named}{more})"
+
+
 def _payload(event: dict[str, Any]) -> dict[str, Any]:
     payload = event.get("payload")
     return payload if isinstance(payload, dict) else {}
 
 
-def run_spans(run_dir: str | os.PathLike[str], events: list[dict[str, Any]] | None = None) -> list[SpanSpec]:
+def run_spans(
+    run_dir: str | os.PathLike[str], events: list[dict[str, Any]] | None = None, *, problems: list[str] | None = None
+) -> list[SpanSpec]:
     """The spans of one run directory, parents first (plain dicts: the OTLP shape is made from these);
-    ``events``: the run's events when already in memory (a live episode's), instead of its ``events.jsonl``."""
+    ``events``: the run's events when already in memory (a live episode's), instead of its ``events.jsonl``.
+
+    What of the run could not be read is one line per file in ``problems``; without that list, each
+    line is a ``TraceIncomplete`` warning.
+    """
     run_dir = Path(run_dir)
+    found: list[str] = []
+    try:
+        return _spans(run_dir, events, found)
+    finally:
+        if problems is not None:
+            problems.extend(found)
+        else:
+            for problem in found:
+                warnings.warn(problem, TraceIncomplete, stacklevel=2)
+
+
+def _spans(run_dir: Path, events: list[dict[str, Any]] | None, problems: list[str]) -> list[SpanSpec]:
+    unread: list[EventLogCorruption] = []
     if events is None:
-        events = read_events(run_dir / "events.jsonl", strict=False)
+        torn: list[int] = []
+        events = read_events(run_dir / "events.jsonl", strict=False, errors=unread, torn=torn)
+        if torn and is_sealed(run_dir):  # a line still being written, unless nothing writes any more
+            unread.append(torn_line(run_dir / "events.jsonl", torn))
+        if unread:
+            problems.append(_events_problem(unread))
     if not events:
         return []
     episode = str(events[0].get("episode_id") or run_dir.name)
@@ -117,13 +184,14 @@ def run_spans(run_dir: str | os.PathLike[str], events: list[dict[str, Any]] | No
                 "noesis.episode_id": episode,
                 "noesis.task": start.get("task"),
                 "noesis.status": status,
+                "noesis.events_left_out": len(unread) or None,
             }
         ),
         "error": status not in ("ok", "running", "paused") and (end.get("message") or status),
         "events": [],
     }
     spans = [root]
-    tools = _tool_records(run_dir)
+    tools = _tool_records(run_dir, problems)
     requests: dict[str, list[dict[str, Any]]] = {}
     for event in events:
         payload = _payload(event)
@@ -199,7 +267,9 @@ def _tool_span(
     first = chain[0]["payload"]
     draft = next((e["payload"]["draft_id"] for e in chain if isinstance(e["payload"].get("draft_id"), str)), None)
     record = tools.get(draft or "", {})
-    decision = record.get("decision") or ("rejected" if TOOL_REJECTED_GOVERNANCE in names else None)
+    decision = record.get("decision") or (
+        "rejected" if TOOL_REJECTED_GOVERNANCE in names else "approved" if TOOL_APPROVED in names else None
+    )
     outcome = next((n.rsplit(".", 1)[1] for n in reversed(names) if n.startswith("tool.execution.")), None)
     stamps = [t for t in (_ns(e.get("timestamp")) for e in chain) if t is not None]
     tool = first.get("tool")
@@ -289,6 +359,9 @@ def export_otel(
     episode runs, each once, when it is finished (checked every ``interval`` seconds, in a thread of
     its own), the root span when the episode ends; returns the ``LiveExport`` (``wait``, ``stop``,
     ``sent``, ``errors``).
+
+    A part of a run that cannot be read is a ``TraceIncomplete`` warning naming the file (and
+    lines) left out; a live export notes it in ``errors``.
     """
     if endpoint is None and path is None:
         raise ValueError("export_otel needs endpoint='http://host:4318' (OTLP/HTTP) or path='traces.json' (OTLP/JSON)")
@@ -296,7 +369,10 @@ def export_otel(
         return _start_live(run_or_runs, endpoint, path, headers, service_name, timeout, interval)
     if path is not None:
         path = check_out_path(path)
-    specs = [s for run_dir in _run_dirs(run_or_runs, runs_dir) for s in run_spans(run_dir)]
+    problems: list[str] = []
+    specs = [s for run_dir in _run_dirs(run_or_runs, runs_dir) for s in run_spans(run_dir, problems=problems)]
+    for problem in problems:
+        warnings.warn(problem, TraceIncomplete, stacklevel=2)
     if path is not None:
         atomic_write_bytes(path, json.dumps(otlp_json(specs, service_name), allow_nan=False).encode())
     if endpoint is not None:

@@ -5,9 +5,10 @@ builds the run's spans from the events in memory (``run_spans``, the same functi
 uses, so ids and attributes are the same) and sends the finished ones not sent yet: a model call or
 a timed step at once, a tool request once its chain has ended (an outcome or a refusal), the root span (with
 the episode's status and its other events) when the episode ends. Each span is sent once. A
-collector that refuses or is down is noted in ``errors`` and tried again at the next look; the
-episode itself is never slowed or stopped by its exporter (a look that took long spaces the next
-ones out, so the exporter stays under a tenth of one core).
+collector that refuses or is down is noted in ``errors`` and tried again at the next look; a tool
+record that cannot be read is noted there once. The episode itself is never slowed or stopped by
+its exporter (a look that took long spaces the next ones out, so the exporter stays under a tenth
+of one core).
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ class LiveExport:
         interval: float,
         path: Any = None,
         *,
-        spans: Callable[[Any, list[dict[str, Any]]], list[SpanSpec]],
+        spans: Callable[..., list[SpanSpec]],
         to_json: Callable[[list[SpanSpec], str], dict[str, Any]],
     ):
         self.handle = handle
@@ -111,11 +112,15 @@ class LiveExport:
             self._finish()
 
     def _look(self, *, final: bool) -> None:
+        unread: list[str] = []  # a tool record that cannot be read: named once in errors, never a warning per look
         try:
-            specs = self._spans(self.handle.run_dir, self.handle.events)
+            specs = self._spans(self.handle.run_dir, self.handle.events, problems=unread)
         except Exception as exc:  # a shape nobody foresaw: noted, never raised into anything
             self._note(f"could not build the spans: {exc!r:.300}")
             return
+        finally:
+            for problem in unread:
+                self._note(problem)
         if not specs:
             return
         if final and self.path is not None:  # the file holds the whole trace, whether the collector took it or not

@@ -10,10 +10,11 @@ from typing import Any, Literal
 from .. import config
 from .._threads import run_sync
 from ..capture import resolve_option as resolve_capture
-from ..errors import EpisodeStateError, InvalidOptionError
+from ..errors import EpisodeStateError, EventLogCorruption, InvalidOptionError
 from ..ids import new_episode_id, validate_id
 from ..store import find_run_dir, is_sealed
 from ..tools import decide, resolve_draft_id, supply_secrets
+from ..tools.errors import PreparedToolInvocationNotFoundError
 from .episode import Episode, EpisodeOptions, decide_veto_on_disk, read_veto_decision
 from .gate import Decision, to_decision
 from .handle import EpisodeHandle
@@ -233,8 +234,9 @@ def _decide(
             if approve
             else live.reject(draft_id, reason=reason, approver_id=approver_id)
         )
+    unread: list[EventLogCorruption] = []  # lines of the log a pause may be on
     if draft_id is None:  # the draft (or veto) the run is paused on; a late decision gets the first one back
-        waiting = None if is_sealed(run_dir) else paused_on(run_dir)
+        waiting = None if is_sealed(run_dir) else paused_on(run_dir, errors=unread)
         late = None if waiting else paused_on(run_dir, resumed_too=True)
         if waiting and waiting[0] == "veto":  # a governance veto, not a tool draft: override or uphold it
             return decide_veto_on_disk(run_dir, waiting[1], override=approve, approver_id=approver_id, reason=reason)
@@ -255,9 +257,25 @@ def _decide(
         chosen = waiting or late
         if chosen is not None:
             draft_id = chosen[1]
-    draft = resolve_draft_id(run_dir, draft_id)
+    try:
+        draft = resolve_draft_id(run_dir, draft_id)
+    except PreparedToolInvocationNotFoundError as exc:
+        if not unread:
+            raise
+        raise PreparedToolInvocationNotFoundError(f"{exc} {_unread_note(unread)}") from None
     record, created = decide(run_dir, draft, approve=approve, approver_id=approver_id, reason=reason)
     return to_decision(record, created)
+
+
+def _unread_note(unread: list[EventLogCorruption]) -> str:
+    """Why the pause may not have been found: the events file, or its lines, that could not be read."""
+    first = unread[0]
+    where = first.path if first.line_number == 0 else f"{first.path}, line {first.line_number}"
+    more = f" (and {len(unread) - 1} more lines)" if len(unread) > 1 else ""
+    return (
+        f"The run's log could not be read whole ({where}: {first.reason}{more}), so the pause it waits on "
+        "may be in what was left out: restore the file to decide it."
+    )
 
 
 def approve_draft(

@@ -25,6 +25,7 @@ from ..store import (
     read_state,
     read_summary,
 )
+from ..store.eventlog import torn_line
 from ..store.facts import run_facts, shaped_events
 from ..store.ownership import holder
 from ..store.runfiles import change_stamp
@@ -67,7 +68,11 @@ class DiskRun:
 
     def reload(self) -> None:
         unread: list[EventLogCorruption] = []
-        events = shaped_events(read_events(self.run_dir / "events.jsonl", strict=False, errors=unread))
+        torn: list[int] = []
+        log = self.run_dir / "events.jsonl"
+        events = shaped_events(read_events(log, strict=False, errors=unread, torn=torn))
+        if torn and is_sealed(self.run_dir):  # a line still being written, unless nothing writes any more
+            unread.append(torn_line(log, torn))
         facts = run_facts(
             self.run_dir.name,
             summary=read_summary(self.run_dir),

@@ -47,6 +47,7 @@ class _Run:
     source: Any = None
     seen: Any = None  # the source's signature when items were last taken
     items: list[InboxItem] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)  # what of the run could not be read (a draft that is a FIFO…)
 
 
 def _stat(path: str) -> tuple[int, int, int] | None:
@@ -76,7 +77,8 @@ class PendingScan:
         self._listed_at = float("-inf")
         self.items: list[InboxItem] = []
         self.resumable: list[DiskRun] = []  # runs on disk decided and ready for Resume
-        self.version = 0  # grows whenever ``items`` or ``resumable`` change
+        self.problems: list[str] = []  # what of the runs followed could not be read: a draft missing here is named
+        self.version = 0  # grows whenever ``items``, ``resumable`` or ``problems`` change
 
     @property
     def runs_followed(self) -> int:
@@ -125,10 +127,13 @@ class PendingScan:
             del self._runs[gone]
         items = sorted((i for run in self._runs.values() for i in run.items), key=lambda i: i.asked_at)
         resumable = [r.source for r in self._runs.values() if isinstance(r.source, DiskRun) and r.source.can_resume]
-        changed = [i.key for i in items] != [i.key for i in self.items] or [id(r) for r in resumable] != [
-            id(r) for r in self.resumable
-        ]
-        self.items, self.resumable = items, resumable
+        problems = [p for run in self._runs.values() for p in run.problems]
+        changed = (
+            [i.key for i in items] != [i.key for i in self.items]
+            or [id(r) for r in resumable] != [id(r) for r in self.resumable]
+            or problems != self.problems
+        )
+        self.items, self.resumable, self.problems = items, resumable, problems
         if changed:
             self.version += 1
         return changed
@@ -140,7 +145,7 @@ class PendingScan:
             if handle.done():
                 self._seal(run)
                 return
-            run.source, run.items = handle, items_of(handle)
+            run.source, run.items, run.problems = handle, items_of(handle), list(handle.problems)
             return
         signature = tuple(_stat(os.path.join(run.path, rel)) for rel in _DECISION_FILES)
         if signature[0] is not None:  # sealed: nothing will wait any more
@@ -154,17 +159,18 @@ class PendingScan:
         run.signature = signature
         source = run.source
         if source is None:
-            run.items = []
+            run.items, run.problems = [], []
             return
         if source.changed():
             source.refresh()  # every view of the run hears of it too
         if source.signature != run.seen:
             run.items, run.seen = items_of(source), source.signature
+        run.problems = list(source.problems)
         if not run.items and source.status != "paused" and not source.resuming:
-            run.source = None  # running elsewhere again: back to the few stat calls
+            run.source, run.problems = None, []  # running elsewhere again: back to the few stat calls
 
     def _seal(self, run: _Run) -> None:
-        run.items, run.source = [], None
+        run.items, run.source, run.problems = [], None, []
         self._sealed.add(run.path)
 
 

@@ -53,6 +53,7 @@ class RunMoment:
         if not 0 <= k <= len(run.events):
             raise ValueError(f"k={k}: a moment of this run is between 0 and {len(run.events)} events")
         self.run, self.k = run, k
+        self.problems = list(run.problems)  # lines of the log left out, damaged drafts: the replay names them too
         self.events = list(run.events[:k])
         self.episode_id, self.run_dir, self.task, self.using = run.episode_id, Path(run.run_dir), run.task, run.using
         self.usage: dict[str, Any] = new_usage()

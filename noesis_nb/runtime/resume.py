@@ -29,6 +29,7 @@ from .._jsonio import as_object, sha256_bytes
 from ..errors import (
     CheckpointConsistencyError,
     CheckpointNotFoundError,
+    EventLogCorruption,
     InvalidOptionError,
     ResumeAdapterMismatchError,
     ResumeAdapterRequiredError,
@@ -123,12 +124,16 @@ def validate_checkpoint(rec: Recorder, checkpoint: dict[str, Any]) -> None:
         raise CheckpointConsistencyError(f"checkpoint {checkpoint.get('checkpoint_id')}: run artifacts changed since the pause")
 
 
-def paused_on(run_dir: Path, *, resumed_too: bool = False) -> tuple[str, str] | None:
+def paused_on(
+    run_dir: Path, *, resumed_too: bool = False, errors: list[EventLogCorruption] | None = None
+) -> tuple[str, str] | None:
     """What an unresumed run on disk waits for (read only): ``("veto", checkpoint_id)``, ``("draft", draft_id)`` or None.
 
     ``resumed_too`` also answers for a pause already resumed (what a late decision refers to).
+    ``errors`` receives the lines of ``events.jsonl`` that could not be read (line 0: the whole
+    file): the pause may be on one of them.
     """
-    events = read_events(Path(run_dir) / "events.jsonl", strict=False)
+    events = read_events(Path(run_dir) / "events.jsonl", strict=False, errors=errors)
     pause = last_pause(events)
     if pause is None or (pause.resume_event is not None and not resumed_too) or pause.cause is None:
         return None

@@ -23,7 +23,7 @@ from ..errors import EventLogCorruption, EventLogIntegrityError, RunSealedError
 from .paths import run_path
 from .runfiles import UnreadableRunFile, open_file, read_file
 
-__all__ = ["EventWriter", "FileDigest", "iter_events", "read_events", "now_iso", "parse_lines"]
+__all__ = ["EventWriter", "FileDigest", "iter_events", "read_events", "torn_line", "now_iso", "parse_lines"]
 
 
 _second_cache: tuple[int, str] = (-1, "")
@@ -297,12 +297,15 @@ def read_events(
     *,
     strict: bool = True,
     errors: list[EventLogCorruption] | None = None,
+    torn: list[int] | None = None,
 ) -> list[dict[str, Any]]:
     """All events of one file. ``strict`` raises on a bad line; otherwise bad lines go to ``errors``.
 
     A path that is not a readable file of its run (a directory, no permission, a symlink out of
     the run's folder) raises ``UnreadableRunFile`` under ``strict``; otherwise it is one error
-    (line 0: the whole file) and no events.
+    (line 0: the whole file) and no events. ``torn`` receives the number of a torn last line
+    (no newline, no JSON object) that was skipped: a line still being written, unless the run is
+    sealed (``torn_line``).
     """
     path = Path(path)
     try:
@@ -311,7 +314,12 @@ def read_events(
         return _unreadable(exc, strict, errors)
     if got is None:
         return []
-    return parse_lines(got[0], str(path), strict=strict, errors=errors)
+    return parse_lines(got[0], str(path), strict=strict, errors=errors, torn=torn)
+
+
+def torn_line(path: str | os.PathLike[str], torn: list[int]) -> EventLogCorruption:
+    """The problem of a torn last line in the events file of a sealed run (nothing writes to it any more)."""
+    return EventLogCorruption(str(path), torn[0], "the last line is cut off (no newline) although the run is sealed")
 
 
 def _unreadable(exc: UnreadableRunFile, strict: bool, errors: list[EventLogCorruption] | None) -> list[dict[str, Any]]:

@@ -17,6 +17,7 @@ decision's reason is searched too.
 from __future__ import annotations
 
 import builtins
+import os
 import time
 from pathlib import Path
 from typing import Any, TypeVar
@@ -137,7 +138,8 @@ class PreparedInvocationRepository(_Repository):
         plain = self._file(name)
         if protocol is not None:
             return python if ToolProtocol(protocol) is ToolProtocol.PYTHON else plain
-        return next((path for path in (python, plain) if path.is_file()), plain)
+        there = [path for path in (python, plain) if os.path.lexists(path)]  # a FIFO or folder there is read (and named)
+        return next((path for path in there if path.is_file()), there[0] if there else plain)
 
     def save(self, prepared: PreparedToolInvocation) -> Path:
         """Write the record in its protocol's folder; secret-keyed values are redacted again as a last guard."""

@@ -22,6 +22,7 @@ import ipywidgets as w
 
 from ..runtime.inbox import PendingScan
 from ..runtime.inboxitems import InboxItem, decision_of
+from ..secrets import shown
 from ..store.vocab import TERMINAL_STATUSES
 from .bundle import SnapshotOutput
 from .coalesce import Coalescer
@@ -79,6 +80,7 @@ class InboxView(Selection, SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipy
         )
         self.confirm_box.add_class("nnb-ib-confirm")
         self.message = w.HTML()
+        self.problems = w.HTML()  # the files of followed runs that could not be read: a draft missing here is named
         self.pending_box = w.VBox([])
         self.more = w.HTML()
         self.resume_box = w.VBox([])
@@ -87,7 +89,8 @@ class InboxView(Selection, SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipy
         self.toolbar = toolbar = w.HBox(
             [self.select_all, self.approve_selected, self.reject_selected, self.reason], layout=w.Layout(flex_flow="row wrap")
         )
-        children = [w.HTML(live_css()), self.header, toolbar, self.confirm_box, self.message, self.pending_box, self.more]
+        children = [w.HTML(live_css()), self.header, self.problems, toolbar, self.confirm_box, self.message]
+        children += [self.pending_box, self.more]
         super().__init__([*children, self.resume_box, self.decided_box], **kwargs)
         self.add_class(ROOT_CLASS)
         self.add_class("noesis-nb-inbox")
@@ -181,6 +184,9 @@ class InboxView(Selection, SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipy
             header = self._header_html()
             if header != self.header.value:
                 self.header.value = header
+            problems = self._problems_html()
+            if problems != self.problems.value:
+                self.problems.value = problems
             toolbar = None if self.rows else "none"  # selection tools only while something waits
             if self.toolbar.layout.display != toolbar:
                 self.toolbar.layout.display = toolbar
@@ -220,15 +226,21 @@ class InboxView(Selection, SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipy
             waiting += f": {self.scan.root} does not exist (yet)"
         extra = f" · {len(self._resume_rows)} decided on disk, ready to resume" if self._resume_rows else ""
         here = f" · {self.decided_here} decided here" if self.decided_here else ""
-        line = esc(waiting + extra + here)
+        unread = f" · {_unread_words(self.scan.problems)}" if self.scan.problems else ""
+        line = esc(waiting + extra + here + unread)
         return f'<div class="nnb-h"><b>Approvals inbox</b> <span class="nnb-muted">{line}</span></div>'
+
+    def _problems_html(self) -> str:
+        """One line per file of a followed run that could not be read (a draft that is a FIFO is no row here)."""
+        return "".join(f'<div class="nnb-msg nnb-muted">{esc(shown(p))}</div>' for p in self.scan.problems)
 
     # -- output ----------------------------------------------------------------------------------
     def text_summary(self) -> str:
         rows = list(self.rows.values())
         runs = len({r.item.episode_id for r in rows})
         waiting = f"{count_words(rows)} waiting in {runs} run{'s' * (runs != 1)}" if rows else "nothing waiting"
-        return f"InboxView: {waiting}, {self.decided_here} decided here"
+        unread = f", {_unread_words(self.scan.problems)}" if self.scan.problems else ""
+        return f"InboxView: {waiting}, {self.decided_here} decided here{unread}"
 
     def snapshot_html(self) -> str:
         with self._lock:
@@ -240,7 +252,7 @@ class InboxView(Selection, SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipy
                 for r in reversed(self.decided)
                 if r.decision is not None
             ]
-            header = self._header_html()
+            header = self._header_html() + self._problems_html()
         hint = '<i class="nnb-muted">decide in the live inbox, or with approve_draft / reject_draft</i>' if pending else ""
         body = header + "".join(pending) + self.more.value + hint + "".join(decided)
         return f'<div class="{ROOT_CLASS} noesis-nb-inbox">{live_css()}{body}</div>'
@@ -259,6 +271,10 @@ class InboxView(Selection, SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipy
         for row in [*self.rows.values(), *self.decided]:
             row.box.close()
         super().close()
+
+
+def _unread_words(problems: list[str]) -> str:
+    return f"{len(problems)} problem{'s' * (len(problems) != 1)} reading the runs (named below)"
 
 
 def inbox(root: str | os.PathLike[str] | None = None, *, approver_id: str = "human") -> InboxView:

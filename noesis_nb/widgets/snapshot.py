@@ -9,12 +9,21 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from ..secrets import shown
 from .cards import pending_html, veto_html
 from .render import _short, esc, event_name, event_time, header_html, live_css, phase_class, short_payload
 from .stepview import StepFacts, body_html, step_class, summary_html
 from .theme import ROOT_CLASS
 
-__all__ = ["snapshot_html", "text_summary", "timeline_text", "runs_table_html", "runs_table_text", "EMPTY_RUNS_HINT"]
+__all__ = [
+    "snapshot_html",
+    "text_summary",
+    "timeline_text",
+    "problems_text",
+    "runs_table_html",
+    "runs_table_text",
+    "EMPTY_RUNS_HINT",
+]
 
 
 def _step_html(step: Any, facts: StepFacts) -> str:
@@ -25,10 +34,14 @@ def snapshot_html(state: Mapping[str, Any]) -> str:
     """Static HTML of the whole view (header, cards, the steps with their events) for saved notebooks.
 
     Carries the view's stylesheet (JupyterLab, nbviewer, VS Code apply it; GitHub drops it and
-    the text still reads: pauses, vetoes and errors carry a mark and a word)."""
+    the text still reads: pauses, vetoes and errors carry a mark and a word). What of the run
+    could not be read (``problems``: event lines left out, a draft that is a FIFO…) is named under
+    the header, every line of it: the live view shows the newest."""
     facts = state.get("facts") or StepFacts()
     decided = {str(d.get("draft_id")): d for d in state.get("decisions") or []}
     parts = [header_html(state["header"])]
+    for problem in state.get("problems") or []:  # a view missing part of its run never looks whole
+        parts.append(f'<div class="nnb-msg nnb-muted">{esc(shown(problem))}</div>')
     for p in state.get("pending") or []:
         parts.append(
             f'<div class="nnb-card">{pending_html(p)}'
@@ -88,6 +101,11 @@ def timeline_text(events: Iterable[Mapping[str, Any]]) -> str:
         f"{short_payload(e, 90)}"
         for e in events
     )
+
+
+def problems_text(problems: Iterable[str]) -> str:
+    """What of a run could not be read, one line each (secrets removed, no control characters)."""
+    return "\n".join(_short(p, 1000) for p in problems)
 
 
 _RUN_COLUMNS = ("started_at", "episode_id", "status", "using", "task", "sealed")

@@ -202,5 +202,6 @@ def view_state(
         "total": tally.total,
         "counts": dict(tally.counts),
         "flags": dict(tally.flags),
+        "problems": list(source.problems),  # what of the run could not be read: the snapshot names it
         **extra,
     }

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import socket
 import time
@@ -26,6 +27,7 @@ from noesis_nb import ns
 from noesis_nb.errors import EpisodeStateError, NoesisNbError, RunNotFoundError
 from noesis_nb.frames import events_df, runs_df, tools_df, usage_df
 from noesis_nb.frames.fs import RACY_NS
+from noesis_nb.integrations.otel import TraceIncomplete
 from noesis_nb.runtime.resume import CheckpointNotFoundError
 from noesis_nb.store import list_runs
 from noesis_nb.store.ownership import OWNER_FILE, holder
@@ -33,7 +35,7 @@ from noesis_nb.store.paths import UnsafeRunPathError
 from noesis_nb.widgets import InboxView
 
 from .crashkit import tool_agent
-from .episodes import make_tool, tool_records
+from .episodes import make_paused, make_tool, tool_records
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -384,3 +386,111 @@ def test_the_view_names_an_events_file_it_cannot_read_or_lines_it_left_out(finis
     _replace(log, "loop")
     problems = noesis_nb.show(run).source.problems
     assert any(str(log) in p and "symbolic links" in p and "timeline" in p for p in problems), problems
+
+
+def test_an_exported_trace_names_the_event_lines_and_tool_records_it_left_out(finished_base: Path, tmp_path: Path) -> None:
+    """A trace that misses events or a decision says so (a warning naming the file, a count on the root span),
+    and the tool span's decision comes from the events instead of reading "pending"."""
+    run = _copy(finished_base, tmp_path)
+    log = run / "events.jsonl"
+    lines = log.read_bytes().splitlines(keepends=True)
+    log.write_bytes(b"".join([lines[0], b"{not json\n", *lines[1:]]))
+    (decision,) = (run / "tool_invocations" / "approvals").glob("*.json")
+    _replace(decision, "fifo")
+    trace = tmp_path / "trace.json"
+
+    with pytest.warns(TraceIncomplete) as caught:
+        assert noesis_nb.export_otel(run, path=trace) > 0
+
+    messages = [str(w.message) for w in caught]
+    assert any(m.startswith(f"{log}: 1 line not read, ") and "(line 2: invalid JSON" in m for m in messages), messages
+    assert any(m.startswith(f"{decision}: a FIFO") and "decision is taken from the events" in m for m in messages), messages
+    spans = json.loads(trace.read_text())["resourceSpans"][0]["scopeSpans"][0]["spans"]
+    assert {"key": "noesis.events_left_out", "value": {"intValue": "1"}} in spans[0]["attributes"]
+    (tool,) = [s for s in spans if s["name"].startswith("execute_tool")]
+    assert {"key": "noesis.tool.decision", "value": {"stringValue": "approved"}} in tool["attributes"]
+
+    _replace(log, "loop")
+    with pytest.warns(TraceIncomplete, match=f"^{re.escape(str(log))}: .*symbolic links.*; the run is left out of the trace$"):
+        assert noesis_nb.export_otel(run, path=trace) == 0
+
+
+def test_the_saved_view_the_replay_and_the_text_timeline_name_the_lines_left_out(finished_base: Path, tmp_path: Path) -> None:
+    """What a notebook keeps (the static HTML of show and replay) and what a terminal prints (show --text) name
+    the lines of the log they left out, as the live view does."""
+    run = _copy(finished_base, tmp_path)
+    log = run / "events.jsonl"
+    lines = log.read_bytes().splitlines(keepends=True)
+    log.write_bytes(b"".join([lines[0], b"{not json\n", *lines[1:]]))
+    named = f"{log}, line 2: invalid JSON"
+
+    assert named in _bundle(noesis_nb.show(run))["text/html"]
+    replay = noesis_nb.replay(run)
+    assert named in _bundle(replay)["text/html"] and named in replay.view.message.value
+    assert named in replay.seek(3).view.snapshot_html()  # every moment of it: the log is the same
+    text = _magic_show_text(run)
+    last = text.rstrip().splitlines()[-1]
+    assert "task=" in text and last.startswith(named) and last.endswith("; the line is left out"), text
+
+
+@pytest.mark.parametrize("what", ["fifo", "folder"])
+def test_a_python_draft_a_run_waits_on_that_is_no_file_is_named_never_taken_for_absent(tmp_path: Path, what: str) -> None:
+    """A draft of the python protocol (``x-python/prepared``) that is a FIFO or a folder was taken for no draft:
+    the paused run showed no card and no problem, and deciding it said no draft was pending."""
+    run = tmp_path / "runs" / make_paused(tmp_path / "runs", 0)
+    (draft,) = tool_records(run, "x-python/prepared")
+    _replace(draft, what)
+
+    view = noesis_nb.show(run)
+    assert view.source.status == "paused" and not view.source.pending
+    assert any(draft.name in p and ("FIFO" if what == "fifo" else "directory") in p for p in view.source.problems), (
+        view.source.problems
+    )
+    with pytest.raises(NoesisNbError, match=re.escape(draft.name)):
+        noesis_nb.approve_draft(run, approver_id="ops")
+
+
+def test_the_inbox_names_a_run_paused_on_a_draft_it_cannot_read(paused_base: Path, tmp_path: Path) -> None:
+    """A run waits for a decision on a draft that is a FIFO: the inbox said "nothing waits for a decision"."""
+    run = _copy(paused_base, tmp_path)
+    draft = _draft(run)
+    _replace(draft, "fifo")
+
+    inbox = InboxView(run.parent)
+    try:
+        assert not inbox.pending
+        assert inbox.text_summary().endswith("1 problem reading the runs (named below)"), inbox.text_summary()
+        for html in (inbox.snapshot_html(), inbox.problems.value):
+            assert f"{draft}: a FIFO" in html, html
+    finally:
+        inbox.close()
+
+
+def test_deciding_a_run_paused_on_a_line_it_cannot_read_names_the_line(tmp_path: Path) -> None:
+    """A veto pause on a damaged line of the log: the decision said only "no draft is pending … pass a draft id"."""
+    ns.set(governance_pause_on_veto=True)
+    ep = noesis_nb.solve("destroy the staging copy", using=lambda task: "done", runs_dir=tmp_path / "runs", governance="enforce")
+    log = tmp_path / "runs" / ep / "events.jsonl"
+    lines = log.read_bytes().splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if json.loads(line).get("phase") == "governance")
+    log.write_bytes(b"".join([*lines[:at], b"{torn\n", *lines[at + 1 :]]))
+
+    for decide in (noesis_nb.approve_draft, noesis_nb.reject_draft):
+        with pytest.raises(NoesisNbError, match=f"{re.escape(str(log))}, line {at + 1}: invalid JSON.*restore the file"):
+            decide(log.parent, approver_id="ops")
+
+
+def test_a_sealed_run_whose_log_is_cut_mid_line_is_named_by_the_view_and_the_trace(finished_base: Path, tmp_path: Path) -> None:
+    """A torn last line is a line still being written, except in a sealed run: there it is an event lost (a copy
+    cut short), which show, replay and export_otel left out without a word."""
+    run = _copy(finished_base, tmp_path)
+    log = run / "events.jsonl"
+    data = log.read_bytes()
+    last = data.count(b"\n")
+    log.write_bytes(data[:-20])  # the last line loses its end and its newline
+
+    wanted = f"{log}, line {last}: the last line is cut off (no newline) although the run is sealed; the line is left out"
+    assert wanted in noesis_nb.show(run).source.problems
+    assert wanted in noesis_nb.replay(run).view.snapshot_html()
+    with pytest.warns(TraceIncomplete, match=f"^{re.escape(str(log))}: 1 line not read.*line {last}: the last line is cut off"):
+        noesis_nb.export_otel(run, path=tmp_path / "trace.json")
