@@ -10,7 +10,11 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sys
 import tempfile
+from datetime import date, datetime
+from datetime import time as dt_time
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -53,8 +57,10 @@ def to_jsonable(value: Any) -> Any:
 def _piecewise(value: Any, path: tuple[int, ...]) -> Any:
     """``to_jsonable`` one container level at a time, for a value orjson refused as a whole."""
     if isinstance(value, (dict, list, tuple, set, frozenset)):
-        if id(value) in path or len(path) >= 32:  # a cycle, or nesting deeper than anyone reads
-            return repr(value) if len(path) >= 32 else "<cycle>"
+        if id(value) in path:
+            return "<cycle>"
+        if len(path) >= 32:  # nesting deeper than anyone reads: kept as text
+            return _deep_repr(value)
         inner = (*path, id(value))
         if isinstance(value, dict):
             return {k if isinstance(k, str) else repr(k): _piecewise(v, inner) for k, v in value.items()}
@@ -65,9 +71,21 @@ def _piecewise(value: Any, path: tuple[int, ...]) -> Any:
         return repr(value)
 
 
+def _deep_repr(value: Any) -> str:
+    """``repr`` of a container nested past the JSON levels kept; one too deep even for ``repr`` is named instead."""
+    try:
+        return repr(value)
+    except RecursionError:
+        return f"<{type(value).__name__} nested too deeply to store (over {sys.getrecursionlimit()} levels)>"
+
+
 def _default(obj: Any) -> Any:
     if hasattr(obj, "model_dump"):
         return obj.model_dump(mode="json")
+    if isinstance(obj, (datetime, date, dt_time)):  # a subclass (pandas.Timestamp) orjson leaves to us
+        return obj.isoformat()
+    if isinstance(obj, Decimal):  # exact, as text ("1.10"), not "Decimal('1.10')"
+        return str(obj)
     if isinstance(obj, (set, frozenset, tuple)):
         return list(obj)
     if isinstance(obj, Path):

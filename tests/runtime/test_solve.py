@@ -118,6 +118,35 @@ def test_what_json_cannot_hold_is_replaced_where_it_is_and_every_payload_stays_a
     assert summary["status"] == "ok" and summary["answer"]["result"] == {"big": str(-(10**40)), "ok": True}
 
 
+def test_values_json_lacks_are_stored_as_their_plain_text_and_any_depth_of_nesting_is_written(runs_dir):
+    """Decimals as their exact text, date and time subclasses (pandas.Timestamp) in ISO-8601, and a payload
+    nested past what even ``repr`` can walk still written (the deep part named), never a RecursionError."""
+    import datetime
+    import decimal
+
+    import pandas as pd
+
+    deep: dict = {"leaf": 1}
+    for _ in range(5000):
+        deep = {"k": deep}
+
+    def agent(task, ctx):
+        ctx.emit("reason", {"price": decimal.Decimal("1.10"), "at": pd.Timestamp("2024-01-01", tz="UTC")})
+        ctx.emit("reason", {"day": datetime.date(2024, 1, 2), "deep": deep})
+        return "done"
+
+    ep = noesis_nb.solve("x", using=agent, runs_dir=runs_dir)
+    events = read_events(runs_dir / ep / "events.jsonl", strict=True)
+    first, second = [e["payload"] for e in events if e["phase"] == "reason"]
+    assert first == {"price": "1.10", "at": "2024-01-01T00:00:00+00:00"}
+    assert second["day"] == "2024-01-02"
+    inner = second["deep"]
+    while isinstance(inner, dict):
+        inner = inner["k"]
+    assert inner.startswith("<dict nested too deeply to store")
+    assert read_json(runs_dir / ep / "summary.json")["status"] == "ok"
+
+
 def test_solve_inside_a_running_loop_uses_a_worker_thread(runs_dir):
     async def main():
         loop_thread = __import__("threading").get_ident()
