@@ -25,7 +25,7 @@ from ..errors import EpisodeStateError, InvalidOptionError, ToolRejected
 from ..store import now_iso
 from ..store.phases import VERB_MINIMA, missing_verb_minimum
 from ..store.vocab import MODEL_CALL, TOKEN_FIELDS, TOOL_REJECTED_GOVERNANCE
-from ..tools import ToolDispatcher
+from ..tools import InvalidToolPayloadError, ToolDispatcher
 from .gate import Decision, PendingApproval, to_decision
 from .lifecycle import act_parent, emit_candidate, is_vetoed, record_action
 from .pause import EpisodePaused
@@ -258,6 +258,13 @@ class EpisodeContext:
             raise ValueError(f"tool {name!r}: protocol='python' needs fn=<callable>")
         if fn is not None and protocol == "subprocess":
             protocol = "python"
+        if not isinstance(payload, dict):
+            shape = "{'args': [...], 'kwargs': {...}}" if protocol == "python" else "{'argv': [...]}"
+            raise InvalidToolPayloadError(
+                f"tool {name!r}: the payload must be a dict such as {shape}, not {type(payload).__name__}"
+            )
+        if timeout_ms is not None and (isinstance(timeout_ms, bool) or not isinstance(timeout_ms, int) or timeout_ms < 1):
+            raise InvalidOptionError(f"tool {name!r}: timeout_ms={timeout_ms!r}; pass a whole number of milliseconds ≥ 1")
         namespace, short, version = parse_tool_name(name)
         if requires_approval is None:
             requires_approval = effect == "write" and risk in {"high", "critical"}

@@ -74,29 +74,41 @@ def check_keys(payload: Any, allowed: tuple[str, ...], protocol: str) -> Mapping
 
 def as_json_data(value: T, where: str) -> T:
     """``value`` as plain JSON data (tuples become lists), or InvalidToolPayloadError naming the spot."""
-    bad = _first_non_json(value, where)
+    bad = _first_non_json(value, where, 0)
     if bad:
         path, kind = bad
+        shown = path if len(path) <= 120 else path[:60] + " … " + path[-40:]
+        if kind == _TOO_DEEP:
+            raise InvalidToolPayloadError(
+                f"{shown} is nested deeper than {MAX_PAYLOAD_DEPTH} levels (or holds itself); payloads are "
+                "fingerprinted and stored as JSON, so pass a flatter value (or the deep part as text)."
+            )
         raise InvalidToolPayloadError(
-            f"{path} has type {kind}, which is not JSON data; payloads are fingerprinted and stored as JSON, "
+            f"{shown} has type {kind}, which is not JSON data; payloads are fingerprinted and stored as JSON, "
             "so pass str/int/float/bool/None/list/dict values (keep other objects in the callable)."
         )
     plain: T = json.loads(json.dumps(value, allow_nan=False))
     return plain
 
 
-def _first_non_json(value: Any, path: str) -> tuple[str, str] | None:
+MAX_PAYLOAD_DEPTH = 100  # lists and dicts within one another: far past any real tool's arguments
+_TOO_DEEP = "<too deep>"
+
+
+def _first_non_json(value: Any, path: str, depth: int) -> tuple[str, str] | None:
     if value is None or isinstance(value, (str, bool, int)):
         return None
+    if depth > MAX_PAYLOAD_DEPTH and isinstance(value, (list, tuple, Mapping)):
+        return path, _TOO_DEEP
     if isinstance(value, float):
         return None if value == value and value not in (float("inf"), float("-inf")) else (path, f"non-finite float {value}")
     if isinstance(value, (list, tuple)):
-        return next((b for i, v in enumerate(value) if (b := _first_non_json(v, f"{path}[{i}]"))), None)
+        return next((b for i, v in enumerate(value) if (b := _first_non_json(v, f"{path}[{i}]", depth + 1))), None)
     if isinstance(value, Mapping):
         for key, item in value.items():
             if not isinstance(key, str):
                 return f"{path} key {key!r}", f"{type(key).__name__} (keys must be str)"
-            if bad := _first_non_json(item, f"{path}[{key!r}]"):
+            if bad := _first_non_json(item, f"{path}[{key!r}]", depth + 1):
                 return bad
         return None
     return path, type(value).__name__

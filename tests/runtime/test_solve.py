@@ -260,3 +260,39 @@ def test_summary_usage_keeps_unknown_tokens_unknown_and_splits_by_model(runs_dir
     by_model = {row["model"]: row for row in usage["by_model"]}
     assert by_model["gpt-4o-mini"]["model_calls"] == 2 and by_model["gpt-4o-mini"]["input_tokens"] == 150
     assert by_model["claude-sonnet-4"]["reasoning_tokens"] == 3 and by_model["claude-sonnet-4"]["cached_input_tokens"] is None
+
+
+def test_a_tool_call_with_a_payload_that_is_no_dict_or_a_timeout_below_one_ms_is_refused_by_name(runs_dir):
+    """Before anything is prepared: a list payload raised pydantic's ValidationError, and timeout_ms=0 or -1 ran."""
+    from noesis_nb.errors import InvalidOptionError
+    from noesis_nb.tools import InvalidToolPayloadError
+
+    def add(x: int) -> int:
+        return x + 1
+
+    seen: dict = {}
+
+    def agent(task, ctx):
+        for key, call in {
+            "list": lambda: ctx.tool("calc.add", [1, 2], fn=add),
+            "argv": lambda: ctx.tool("sh.ls", "ls -l"),
+            "zero": lambda: ctx.tool("calc.add", {"kwargs": {"x": 1}}, fn=add, timeout_ms=0),
+            "negative": lambda: ctx.tool("calc.add", {"kwargs": {"x": 1}}, fn=add, timeout_ms=-5),
+            "text": lambda: ctx.tool("calc.add", {"kwargs": {"x": 1}}, fn=add, timeout_ms="100"),
+        }.items():
+            try:
+                call()
+            except (InvalidToolPayloadError, InvalidOptionError) as exc:
+                seen[key] = f"{type(exc).__name__}: {exc}"
+        return ctx.tool("calc.add", {"kwargs": {"x": 1}}, fn=add, timeout_ms=5_000)
+
+    ep = noesis_nb.solve("x", using=agent, runs_dir=runs_dir, approver="auto")
+    assert seen["list"] == (
+        "InvalidToolPayloadError: tool 'calc.add': the payload must be a dict such as {'args': [...], 'kwargs': {...}}, not list"
+    )
+    assert seen["argv"].endswith("the payload must be a dict such as {'argv': [...]}, not str")
+    for key, shown in (("zero", "0"), ("negative", "-5"), ("text", "'100'")):
+        assert seen[key] == f"InvalidOptionError: tool 'calc.add': timeout_ms={shown}; pass a whole number of milliseconds ≥ 1"
+    events = read_events(runs_dir / ep / "events.jsonl", strict=True)
+    assert sum(e["payload"].get("event_name") == "tool.requested" for e in events) == 1  # only the good call was prepared
+    assert read_json(runs_dir / ep / "summary.json")["answer"]["result"] == {"result": 2}

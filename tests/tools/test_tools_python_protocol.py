@@ -125,6 +125,26 @@ def test_invalid_python_payloads(harness, payload, error):
     assert CALLS == [] and harness.emit.names == ["tool.requested", "tool.rejected.invalid"]
 
 
+def _nested(depth: int) -> dict:
+    value: dict = {"leaf": 1}
+    for _ in range(depth):
+        value = {"k": value}
+    return value
+
+
+_LOOP: dict = {"name": "loop"}
+_LOOP["self"] = _LOOP
+
+
+@pytest.mark.parametrize("value", [_nested(5000), _nested(101), _LOOP], ids=["5000 levels", "101 levels", "a cycle"])
+def test_a_payload_nested_too_deeply_is_one_clear_error_not_a_recursion_error(harness, value):
+    with pytest.raises(InvalidToolPayloadError, match=r"is nested deeper than 100 levels \(or holds itself\)") as err:
+        harness.prepare(_input(add, {"kwargs": {"x": value}}))
+    assert len(str(err.value)) < 400  # the path to the spot is cut, not 5,000 keys long
+    assert CALLS == [] and harness.emit.names == ["tool.requested", "tool.rejected.invalid"]
+    harness.prepare(_input(add, {"kwargs": {"x": 1, "y": 2, "deep": _nested(90)}}))  # 90 levels are JSON like any other
+
+
 def test_python_protocol_without_func_is_rejected(harness):
     with pytest.raises(CallableResolutionError):
         harness.prepare(_input(None, {"args": []}))
