@@ -10,7 +10,8 @@ whole PEM private-key blocks, ``name=value`` / ``--name value`` / ``?name=value`
 names, unquoted high-entropy words (detect-secrets only measures quoted strings), and text read as
 it shows once its disguises are undone (``disguise.plain``): without the invisible characters that
 would split a secret (zero-width spaces, BOM, soft hyphen), with its character escapes decoded
-(``\\u0070assword=…``, a token spelled in ``\\uXXXX`` or ``&#x..;``) and percent-decoded.
+(``\\u0070assword=…``, a token spelled in ``\\uXXXX`` or ``&#x..;``), percent-decoded, and a form
+body's or query's values decoded (``password=correct+horse``: ``+`` is a space there).
 
 ``might_contain`` is the cheap test run on every event: it is True for any serialised text in
 which ``find_in_text`` or a secret-looking key could find something (a property test holds it to that).
@@ -24,7 +25,7 @@ import re
 from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
-from urllib.parse import unquote
+from urllib.parse import unquote, unquote_plus
 
 from .disguise import ESCAPE, INVISIBLE, INVISIBLE_CHARS, maybe_disguised, plain, unescape
 from .names import PLACEHOLDERS, is_secret_key
@@ -371,6 +372,30 @@ def _assignments(text: str) -> list[str]:
     return found
 
 
+_PAIR = r"[A-Za-z_][\w.\[\]-]{0,80}=[^\s&\"'<>,;)}\]#]*"
+_FORM = re.compile(rf"(?:(?P<query>\?)|(?<![\w.\[\]%-])){_PAIR}(?:&(?:amp;)?{_PAIR})*")
+_FORM_SEP = re.compile("&(?:amp;)?")
+
+
+def _form_values(text: str) -> set[str]:
+    """The values of secret-looking names in form-encoded text (a query, ``a=1&b=2`` pairs, or one pair with a
+    ``%XX`` escape), as written and as they read with ``+`` as a space: ``password=correct+horse`` is
+    ``correct horse``, which is what a later message would show. Other text keeps its plus signs."""
+    found: set[str] = set()
+    for m in _FORM.finditer(text):
+        pairs = _FORM_SEP.split(m.group().lstrip("?"))
+        for pair in pairs:
+            name, _, value = pair.partition("=")
+            if "+" not in value or not is_secret_key(unquote_plus(name)):
+                continue
+            if not (m.group("query") or len(pairs) > 1 or _PERCENT.search(value)):
+                continue  # ``password=a+b`` alone may be code: only its value as written is a secret
+            decoded = unquote_plus(value, errors="replace")
+            if _assigned(value) and _assigned(decoded):
+                found.update((value, decoded))
+    return found
+
+
 def _widen(text: str, value: str) -> str:
     """A token matched by its prefix and a fixed length (Stripe's 24 characters) taken to its real end."""
     longest = value
@@ -476,6 +501,8 @@ def _find(text: str, entropy: bool) -> set[str]:
         for mapping in maps:
             found.update(v for v in map(_trim, keyword.analyze_string(named, denylist_regex_to_group=mapping)) if _assigned(v))
         found.update(v for v in _assignments(named) if _assigned(v))
+        if "+" in named:
+            found.update(_form_values(named))
     if entropy and _LONG_RUN in text.encode("utf-8", "ignore").translate(_RUNS):
         found.update(_random_words(text))
     return {v for v in found if isinstance(v, str) and _plausible(v)}

@@ -7,7 +7,8 @@ secret-looking name (a header list, an env entry, an OTel attribute) go through 
 every file of the run and every view of it is searched for each secret and each 8-character
 fragment of it. So do secrets, and secret-looking names holding short values, written with character
 escapes (``\\u0070assword=…``, a token spelled in ``\\uXXXX`` or ``&#x..;``) or split by an invisible
-character; there every file and view is also searched as it reads with its escapes undone.
+character, and values of a form body or a query where ``+`` stands for a space (hunted as they
+read decoded); there every file and view is also searched as it reads with its escapes undone.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import subprocess
 import sys
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote, unquote_plus
+from urllib.parse import quote, quote_plus, unquote_plus
 
 import noesis_nb
 from noesis_nb import DiskRun
@@ -249,6 +250,38 @@ def test_secret_names_split_by_an_invisible_character_keep_short_values_out_of_e
     run_dir = _solve(invisible_agent, tmp_path)
     assert {"text": "an ordinary\u200bsentence with a soft\u00adhyphen"} in _payloads(run_dir)
     found = _leaks(run_dir, INVISIBLE_NAMED)
+    assert sorted({name for _, name in found}) == [], found[:10]
+
+
+FORM = {
+    "form password": "correct horse " + "".join(_RNG.choice(string.ascii_lowercase) for _ in range(7)) + " staple",
+    "form token": "ab cd+" + "".join(_RNG.choice(ALNUM) for _ in range(12)),
+    "query secret": "Pw " + "".join(_RNG.choice(ALNUM) for _ in range(10)),
+}
+
+
+async def form_agent(task: str, ctx: Any) -> dict[str, Any]:
+    ctx.emit("reason", {"text": f"I will sign in with {FORM['form password']} as before"})  # before it is known
+    ctx.emit("note", {"body": "grant_type=password&username=bob&password=" + quote_plus(FORM["form password"])})
+    ctx.emit("reason", {"text": f"signed in with {FORM['form password']}"})  # after
+    ctx.emit("reason", {"text": "2+2=4, C++ and a+b=c stay as they are; x=1&y=a+b too"})
+    ctx.emit("note", {"url": "https://id.example.com/cb?client_secret=" + quote_plus(FORM["query secret"]) + "&state=ok"})
+    ctx.emit("note", {"text": f"then the {FORM['query secret']} one"})
+    out = await ctx.tool_async(
+        "py.lookup",
+        {"kwargs": {"table": {"data": "token=" + quote_plus(FORM["form token"])}}},
+        fn=lookup,
+        effect="read",
+        risk="low",
+    )
+    return {"entries": out["result"]["entries"], "note": f"token {FORM['form token']} used"}
+
+
+def test_form_encoded_secrets_are_learned_as_they_read_decoded(tmp_path: Path) -> None:
+    """``+`` stands for a space in a form body or query: the value is redacted as written and hunted decoded."""
+    run_dir = _solve(form_agent, tmp_path)
+    assert {"text": "2+2=4, C++ and a+b=c stay as they are; x=1&y=a+b too"} in _payloads(run_dir)
+    found = _leaks(run_dir, FORM)
     assert sorted({name for _, name in found}) == [], found[:10]
 
 

@@ -477,3 +477,26 @@ def test_ordinary_text_with_escapes_plus_signs_and_entities_is_left_as_it_is(tex
     assert find_in_text(text) == set(), text
     assert RunSecrets().screen({"note": text}) == {"note": text}
     assert RunSecrets().screen({**_WIDE, "note": text}) == {**_WIDE, "note": text}
+
+
+@pytest.mark.parametrize(
+    ("text", "written", "decoded"),
+    [
+        ("grant_type=password&username=bob&password=correct+horse+battery", "correct+horse+battery", "correct horse battery"),
+        ("https://id.example.com/cb?client_secret=Pw+a1b2c3d4&state=ok", "Pw+a1b2c3d4", "Pw a1b2c3d4"),
+        ("token=ab+cd%2Bef12345", "ab+cd%2Bef12345", "ab cd+ef12345"),
+        ("curl -d 'user=bob&api_key=k1+k2+k3' https://x", "k1+k2+k3", "k1 k2 k3"),
+    ],
+)
+def test_a_form_encoded_value_is_redacted_as_written_and_learned_as_it_reads(text, written, decoded):
+    """``+`` is a space in a form body or a query: the value a later message shows is the decoded one."""
+    assert find_in_text(text) >= {written, decoded}
+    run = RunSecrets()
+    assert written not in str(run.screen({"body": text})) and decoded in run.values
+    assert run.screen({"text": f"used {decoded} then"}) == {"text": "used [REDACTED] then"}
+
+
+def test_plus_signs_outside_a_form_are_not_decoded():
+    """``password=a+b`` alone may be code: its value is redacted as written and nothing else is learned."""
+    assert find_in_text("password=base+salt1") == {"base+salt1"}
+    assert find_in_text("total=base+salt1&n=2") == set()  # a form, but no secret-looking name in it
