@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from .disguise import plain
+
 __all__ = ["is_secret_key", "REDACTED_VALUE", "PLACEHOLDERS"]
 
 REDACTED_VALUE = "[REDACTED]"
@@ -125,9 +127,10 @@ def is_secret_key(name: str) -> bool:
 
     False for ``max_tokens``, ``author``, ``idempotency_key``, ``path``, and for names that describe a
     secret rather than hold one (``token_file``, ``secret_name``, ``password_stdin``, ``auth_type``) and for ``PWD``
-    (the working directory).
+    (the working directory). A name is read as it shows: ``pass\u200bword`` (a zero-width space inside) and
+    ``\u0070assword`` (an escape) are ``password``.
     """
-    words = [w.lower() for w in _WORD.findall(str(name))]
+    words = [w.lower() for w in _WORD.findall(plain(str(name)))]
     if len(words) > 1 and words[-1] in _ABOUT:
         return False
     if any(w in _SECRET_WORDS for w in words) or (len(words) > 1 and "pwd" in words):  # MYSQL_PWD, not PWD

@@ -7,8 +7,11 @@ It is imported on first use (it costs ~0.2 s), runs without settings, git or net
 ``verify`` is ever called) and its logger is silenced. Added here: key formats newer than its
 plugins (GitHub fine-grained, Anthropic/OpenAI ``sk-``, Google, Hugging Face), Bearer values,
 whole PEM private-key blocks, ``name=value`` / ``--name value`` / ``?name=value`` for secret-looking
-names, unquoted high-entropy words (detect-secrets only measures quoted strings), and text read
-without the invisible characters that would split a secret (zero-width spaces, BOM, soft hyphen).
+names, unquoted high-entropy words (detect-secrets only measures quoted strings), and text read as
+it shows once its disguises are undone (``disguise.plain``): without the invisible characters that
+would split a secret (zero-width spaces, BOM, soft hyphen), with its character escapes decoded
+(``\\u0070assword=…``, a token spelled in ``\\uXXXX`` or ``&#x..;``), percent-decoded, and a form
+body's or query's values decoded (``password=correct+horse``: ``+`` is a space there).
 
 ``might_contain`` is the cheap test run on every event: it is True for any serialised text in
 which ``find_in_text`` or a secret-looking key could find something (a property test holds it to that).
@@ -22,8 +25,9 @@ import re
 from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
-from urllib.parse import unquote
+from urllib.parse import unquote, unquote_plus
 
+from .disguise import ESCAPE, INVISIBLE, INVISIBLE_CHARS, maybe_disguised, plain, unescape
 from .names import PLACEHOLDERS, is_secret_key
 
 __all__ = ["find_in_text", "might_contain", "payload_might_contain", "flat_might_contain", "entropy_ok"]
@@ -42,16 +46,14 @@ _KEYWORDS = re.compile(  # grouped by first letter: sre tries fewer branches per
 
 
 # every keyword above holds one of these, each starting at one of its rarer letters: a text with none of
-# them has no keyword, and most texts are cleared after trying far fewer positions (a test holds it to that)
+# them has no keyword, and most texts are cleared after trying far fewer positions (a test holds it to that).
+# The last two mark a character escape (``\u0070``, ``\x70``, ``&#x70;``, ``&#112;``): text holding one is
+# also judged as it reads decoded (a keyword or token spelled in escapes holds no keyword as written)
 _KEYWORD_ANCHORS = re.compile(
-    rb"k(?:en|ey|ie|s\.slack)|p(?:ass|wd)|c(?:ret|red|ontras)|uth|bearer|yj|xox|ysql|mariadb|://|%2f%2f"
+    rb"k(?:en|ey|ie|s\.slack)|p(?:ass|wd)|c(?:ret|red|ontras)|uth|bearer|yj|xox|ysql|mariadb|://|%2f%2f|\\[ux]|&#"
 )
 
-
-# characters that show as nothing (zero-width spaces and joiners, word joiner, BOM, soft hyphen, bidi
-# marks): one inside a token hides it from every pattern, so text holding one is read without them too
-_INVISIBLE_CHARS = "\u00ad\u034f\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff"
-_INVISIBLE = re.compile(f"[{_INVISIBLE_CHARS}]")
+_INVISIBLE_CHARS, _INVISIBLE = INVISIBLE_CHARS, INVISIBLE
 
 
 def might_contain(blob: bytes) -> bool:
@@ -59,7 +61,24 @@ def might_contain(blob: bytes) -> bool:
     if _LONG_RUN in blob.translate(_RUNS):
         return True
     lowered = blob.lower()
-    return _KEYWORD_ANCHORS.search(lowered) is not None and _KEYWORDS.search(lowered) is not None
+    anchored = _KEYWORD_ANCHORS.search(lowered) is not None
+    if anchored and _KEYWORDS.search(lowered) is not None:
+        return True
+    if not anchored and blob.isascii():
+        return False
+    # an escape or an invisible character may hide a keyword or a token: the text as it reads is judged too
+    text = blob.decode("utf-8", "replace")
+    read = plain(text)
+    return read != text and might_contain(read.encode("utf-8", "replace"))
+
+
+def _hides(blob: bytes) -> bool:
+    """Whether non-ASCII serialised text may hold an invisible character (one may split a keyword); False
+    means it holds none. All but U+034F are format characters, which no printable text holds, and JSON
+    text has its control characters escaped: ``isprintable`` is the cheap test (half the time of the
+    character class; a no-break space or a line separator makes it True too)."""
+    text = blob.decode("utf-8", "replace")
+    return not text.isprintable() or "\u034f" in text
 
 
 _KEYWORDS_STR = re.compile(_KEYWORDS.pattern.decode())
@@ -74,9 +93,10 @@ def payload_might_contain(payload: Mapping[str, Any], blob: bytes) -> bool:
     (the event hot path): keys are judged once each, numbers only by their key, and text by itself
     (a long key such as ``cache_write_input_tokens`` is not a random word: the detectors read values)."""
     runs = _LONG_RUN in blob.translate(_RUNS)  # no long word anywhere: no value needs the per-value test
-    if not runs and _KEYWORD_ANCHORS.search(blob.lower()) is None:
+    if not runs and _KEYWORD_ANCHORS.search(blob.lower()) is None and (blob.isascii() or not _hides(blob)):
         # ``might_contain(blob)`` is False: no detector can find anything in any key or value, and every
-        # secret-looking name holds a keyword (a test keeps ``is_secret_key`` to that)
+        # secret-looking name holds a keyword (a test keeps ``is_secret_key`` to that), unless an escape
+        # (an anchor) or an invisible character splits it
         return False
     found = flat_might_contain(payload)
     return might_contain(blob) if found is None else found  # nested data: the whole-text test
@@ -104,7 +124,7 @@ def flat_might_contain(payload: Mapping[str, Any]) -> bool | None:
                 _KEY_VERDICTS.clear()
             if _text_might_contain(key):  # a key is text too (a token used as a name): not cached, it ends the test
                 return True
-            verdict = _KEY_VERDICTS[key] = (_KEYWORDS_STR.search(key.lower()) is not None, is_secret_key(key))
+            verdict = _KEY_VERDICTS[key] = (_KEYWORDS_STR.search(plain(key).lower()) is not None, is_secret_key(key))
         if value is None:
             continue
         kind = type(value)
@@ -141,6 +161,10 @@ _TEXT_VERDICTS: dict[str, bool] = {}
 
 def _text_might_contain(value: str) -> bool:
     """Whether one text value (under a name holding no keyword) needs the detectors."""
+    if maybe_disguised(value):  # judged as it reads too: ``pass\u200bword=…``, ``\u0070assword=…``
+        read = plain(value)
+        if read != value and _text_might_contain(read):
+            return True
     if _LONG_RUN_STR.search(value) is not None or (
         not value.isascii() and _LONG_RUN in value.encode("utf-8", "replace").translate(_RUNS)  # as in the JSON test
     ):
@@ -348,6 +372,30 @@ def _assignments(text: str) -> list[str]:
     return found
 
 
+_PAIR = r"[A-Za-z_][\w.\[\]-]{0,80}=[^\s&\"'<>,;)}\]#]*"
+_FORM = re.compile(rf"(?:(?P<query>\?)|(?<![\w.\[\]%-])){_PAIR}(?:&(?:amp;)?{_PAIR})*")
+_FORM_SEP = re.compile("&(?:amp;)?")
+
+
+def _form_values(text: str) -> set[str]:
+    """The values of secret-looking names in form-encoded text (a query, ``a=1&b=2`` pairs, or one pair with a
+    ``%XX`` escape), as written and as they read with ``+`` as a space: ``password=correct+horse`` is
+    ``correct horse``, which is what a later message would show. Other text keeps its plus signs."""
+    found: set[str] = set()
+    for m in _FORM.finditer(text):
+        pairs = _FORM_SEP.split(m.group().lstrip("?"))
+        for pair in pairs:
+            name, _, value = pair.partition("=")
+            if "+" not in value or not is_secret_key(unquote_plus(name)):
+                continue
+            if not (m.group("query") or len(pairs) > 1 or _PERCENT.search(value)):
+                continue  # ``password=a+b`` alone may be code: only its value as written is a secret
+            decoded = unquote_plus(value, errors="replace")
+            if _assigned(value) and _assigned(decoded):
+                found.update((value, decoded))
+    return found
+
+
 def _widen(text: str, value: str) -> str:
     """A token matched by its prefix and a fixed length (Stripe's 24 characters) taken to its real end."""
     longest = value
@@ -368,6 +416,8 @@ def find_in_text(text: str, *, entropy: bool = True) -> set[str]:
         return set()
     if not text.isascii() and _INVISIBLE.search(text) is not None:
         return _through_invisible(text, entropy)
+    if ("\\" in text or ("&" in text and "&#" in text)) and ESCAPE.search(text) is not None:
+        return _through_escapes(text, entropy)
     if "%" in text and _PERCENT.search(text) is not None:
         return _through_percent(text, entropy)
     if len(text) <= _CACHED_LEN:
@@ -387,6 +437,23 @@ def _through_invisible(text: str, entropy: bool) -> set[str]:
     for value in found:
         located.update(m.group() for m in re.finditer(_GAP.join(map(re.escape, value)), text))
     return located
+
+
+def _through_escapes(text: str, entropy: bool) -> set[str]:
+    """The secrets of ``text`` as written and as it reads with its character escapes decoded
+    (``\\u0070assword=…``, ``&#x67;&#x68;&#x70;_…``), each of the latter also as it stands in ``text``."""
+    found = set(_find_short(text, entropy) if len(text) <= _CACHED_LEN else _find(text, entropy))
+    decoded, starts = unescape(text)
+    if decoded == text:  # escapes of no character (a lone surrogate): nothing to read differently
+        return found
+    hidden = find_in_text(decoded, entropy=entropy)
+    found |= hidden
+    for value in hidden:
+        start = decoded.find(value)
+        while start >= 0:
+            found.add(text[starts[start] : starts[start + len(value)]])
+            start = decoded.find(value, start + 1)
+    return found
 
 
 _PERCENT = re.compile("%[0-9A-Fa-f]{2}")
@@ -434,6 +501,8 @@ def _find(text: str, entropy: bool) -> set[str]:
         for mapping in maps:
             found.update(v for v in map(_trim, keyword.analyze_string(named, denylist_regex_to_group=mapping)) if _assigned(v))
         found.update(v for v in _assignments(named) if _assigned(v))
+        if "+" in named:
+            found.update(_form_values(named))
     if entropy and _LONG_RUN in text.encode("utf-8", "ignore").translate(_RUNS):
         found.update(_random_words(text))
     return {v for v in found if isinstance(v, str) and _plausible(v)}

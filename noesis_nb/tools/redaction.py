@@ -35,9 +35,17 @@ __all__ = [
 
 def redact_secrets(value: Any, _path: str = "") -> tuple[Any, list[str]]:
     """Copy of ``value`` with every secret (by name or by value) replaced; also the dotted paths changed."""
+    out, paths, _ = _redacted(value, _path)
+    return out, paths
+
+
+def _redacted(value: Any, _path: str = "") -> tuple[Any, list[str], list[str]]:
+    """``redact_secrets`` and every value its hits name: also those a secret reads as decoded, which are in no
+    string of ``value`` (``correct horse`` of ``password=correct+horse``, ``p@ss`` of ``password%3Dp%40ss``)."""
     out, hits = _detect_and_redact(value)
     paths = sorted({".".join(map(str, h.path)) for h in hits})
-    return (out if hits else _copy(value)), [f"{_path}.{p}" if _path else p for p in paths]
+    found = [v for h in hits for v in h.values]
+    return (out if hits else _copy(value)), [f"{_path}.{p}" if _path else p for p in paths], found
 
 
 def hash_value(value: Any) -> str:
@@ -103,9 +111,9 @@ def build_payload_evidence(
     real payload. ``redaction_applied`` is true when a rule is configured or a secret was found.
     """
     policy = policy or PayloadRedactionPolicy()
-    safe, secret_paths = redact_secrets(normalized)
+    safe, secret_paths, found = _redacted(normalized)
     secrets = secrets if secrets is not None else RunSecrets()
-    secrets.learn(_changed_values(normalized, safe))
+    secrets.learn([*_changed_values(normalized, safe), *found])
     scrubbed = secrets.scrub(safe)  # a value found in one place is redacted in every other place too
     secret_paths = secret_paths or ([] if scrubbed is safe else ["known"])
     safe = scrubbed

@@ -161,6 +161,9 @@ pieces = st.one_of(
             "-----BEGIN RSA PRIVATE KEY-----",
         ]
     ),
+    st.sampled_from(  # disguises: an invisible character, character escapes, form encoding
+        ["\u200b", "\u00ad", "\ufeff", "\\u0070", "\\u0073", "\\x77", "&#x70;", "&#116;", "\\", "&", "+", "%2B"]
+    ),
     st.text(alphabet="abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+/=_-", min_size=15, max_size=40),
 )
 texts = st.lists(pieces, max_size=8).map("".join)
@@ -392,3 +395,108 @@ def test_a_secret_passed_on_percent_encoded_is_found_as_it_stands(plain):
 @pytest.mark.parametrize("text", ["https%3A%2F%2Fexample.com%2Fdocs%3Fq%3D1", "100% sure", "50%25 off", "a%ZZb"])
 def test_percent_encoded_text_without_a_secret_is_left_as_it_is(text):
     assert RunSecrets().screen({"note": text}) == {"note": text}
+
+
+def _esc(text: str, form: str = "\\u{:04x}") -> str:
+    return "".join(form.format(ord(c)) for c in text)
+
+
+_WIDE = {f"count_{i}": i for i in range(10)}
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "\\u0070assword",
+        _esc("password"),
+        "pass" + _esc("w", "\\x{:02x}") + "ord",
+        "pass\\u{77}ord",
+        "\\U00000070assword",
+        "&#x70;assword",
+        "&#112;assword",
+        _esc("api_key", "&#x{:X};"),
+        "p\u200bassword",
+        "to\u2060ken",
+        "api\u00ad_key",
+        "db_pass\ufeffword",
+        "sec\u200dret",
+    ],
+)
+def test_a_secret_name_in_disguise_is_read_as_it_shows(name):
+    """An escape or an invisible character inside a secret-looking name hid a short value from every rule
+    and from the prefilter; the name is read as it shows, in text and as a key, by either screening path."""
+    value = "Hu8kQz2!"
+    assert find_in_text(f"{name}={value}") >= {value} and find_in_text(f"use {name}: {value} today") >= {value}
+    assert is_secret_key(name)
+    for payload in ({"text": f"{name}={value}"}, {name: value}, {name: 73519864}, {**_WIDE, name: value}, {"cfg": {name: value}}):
+        blob = orjson.dumps(payload)
+        assert might_contain(blob) and payload_might_contain(payload, blob), payload
+        assert value not in str(RunSecrets().screen(payload)) and "73519864" not in str(RunSecrets().screen(payload))
+
+
+@pytest.mark.parametrize("form", ["\\u{:04x}", "\\u{:04X}", "\\x{:02x}", "&#x{:x};", "&#{};", "&#{}"])
+def test_a_token_spelled_in_character_escapes_is_found_as_it_stands(form):
+    token = "ghp_" + stdlib_secrets.token_hex(18)
+    key = "sk-proj-" + stdlib_secrets.token_hex(14)
+    for text, secret in (
+        (f"the token is {_esc(token, form)}, keep it", token),
+        (f"key {_esc(key[:3], form)}{key[3:]} here", key),
+    ):
+        payload = {"text": text}
+        assert might_contain(orjson.dumps(payload)) and payload_might_contain(payload, orjson.dumps(payload))
+        run = RunSecrets()
+        shown = run.screen(payload)["text"]
+        assert shown.startswith(("the token is [REDACTED],", "key [REDACTED] here")), shown
+        assert secret in run.values
+
+
+def test_an_escaped_token_is_learned_decoded_and_as_written():
+    token = "ghp_" + stdlib_secrets.token_hex(18)
+    spelled = _esc(token)
+    run = RunSecrets()
+    assert run.screen({"text": f"the token is {spelled}"}) == {"text": "the token is [REDACTED]"}
+    assert {token, spelled} <= set(run.values)
+    assert run.screen({"text": f"later: {token}"}) == {"text": "later: [REDACTED]"}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'JSON writes "\\u00e9" for é and "\\u2014" for a dash',
+        "print('\\x1b[0m done')",
+        "C:\\Users\\xavier\\projects\\notes.txt",
+        "Tom &#38; Jerry &amp; friends",
+        "2+2=4, C++ and a+b=c",
+        "x=1&y=a+b&z=c+d",
+        "https://example.com/search?q=c%2B%2B+books&page=2",
+        "an ordinary\u200bsentence with a soft\u00adhyphen",
+        "\\ud83d\\ude00 is an emoji written in escapes",
+    ],
+)
+def test_ordinary_text_with_escapes_plus_signs_and_entities_is_left_as_it_is(text):
+    assert find_in_text(text) == set(), text
+    assert RunSecrets().screen({"note": text}) == {"note": text}
+    assert RunSecrets().screen({**_WIDE, "note": text}) == {**_WIDE, "note": text}
+
+
+@pytest.mark.parametrize(
+    ("text", "written", "decoded"),
+    [
+        ("grant_type=password&username=bob&password=correct+horse+battery", "correct+horse+battery", "correct horse battery"),
+        ("https://id.example.com/cb?client_secret=Pw+a1b2c3d4&state=ok", "Pw+a1b2c3d4", "Pw a1b2c3d4"),
+        ("token=ab+cd%2Bef12345", "ab+cd%2Bef12345", "ab cd+ef12345"),
+        ("curl -d 'user=bob&api_key=k1+k2+k3' https://x", "k1+k2+k3", "k1 k2 k3"),
+    ],
+)
+def test_a_form_encoded_value_is_redacted_as_written_and_learned_as_it_reads(text, written, decoded):
+    """``+`` is a space in a form body or a query: the value a later message shows is the decoded one."""
+    assert find_in_text(text) >= {written, decoded}
+    run = RunSecrets()
+    assert written not in str(run.screen({"body": text})) and decoded in run.values
+    assert run.screen({"text": f"used {decoded} then"}) == {"text": "used [REDACTED] then"}
+
+
+def test_plus_signs_outside_a_form_are_not_decoded():
+    """``password=a+b`` alone may be code: its value is redacted as written and nothing else is learned."""
+    assert find_in_text("password=base+salt1") == {"base+salt1"}
+    assert find_in_text("total=base+salt1&n=2") == set()  # a form, but no secret-looking name in it

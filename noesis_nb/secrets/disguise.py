@@ -1,0 +1,71 @@
+"""Text as it reads once its disguises are undone: character escapes decoded, invisible characters dropped.
+
+A secret, or the name that marks one, can be written so that no pattern sees it while every reader
+(a JSON or Python parser, a browser, a person) still does: ``\\u0070assword=…``, a token spelled
+entirely in ``\\uXXXX``/``\\xXX`` escapes, ``&#x70;assword=…``, ``pass\\u200bword`` with a zero-width
+space. ``plain`` is that reading; ``unescape`` also maps each character of it back to where it
+stands in the text, so what is found in the reading can be redacted as written.
+
+Both are only called on text that holds a sign of a disguise (a backslash, ``&#``, a non-ASCII
+character): ordinary text never pays for them.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["INVISIBLE_CHARS", "INVISIBLE", "ESCAPE", "unescape", "plain", "maybe_disguised"]
+
+# characters that show as nothing (zero-width spaces and joiners, word joiner, BOM, soft hyphen, bidi
+# marks): one inside a token or a name hides it from every pattern
+INVISIBLE_CHARS = "\u00ad\u034f\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff"
+INVISIBLE = re.compile(f"[{INVISIBLE_CHARS}]")
+
+# one character written as an escape: JSON, Python, JavaScript, C (``\u0070``, ``\U00000070``, ``\x70``,
+# ``\u{70}``; a doubled backslash too, as JSON writes a literal one) or an HTML numeric reference
+# (``&#x70;``, ``&#112;``, the ``;`` optional as browsers read it)
+ESCAPE = re.compile(
+    r"\\\\?(?:u\{(?P<braced>[0-9A-Fa-f]{1,6})\}|u(?P<u4>[0-9A-Fa-f]{4})|U(?P<u8>[0-9A-Fa-f]{8})|x(?P<x2>[0-9A-Fa-f]{2}))"
+    r"|&#(?:[xX](?P<hexref>[0-9A-Fa-f]{1,6})|(?P<decref>[0-9]{1,7}));?"
+)
+
+
+def _char(match: re.Match[str]) -> str:
+    """The character an escape stands for; the escape itself when it stands for none (a surrogate, past U+10FFFF)."""
+    group = match.lastgroup or "decref"  # the one group that matched: its digits
+    code = int(match.group(group), 10 if group == "decref" else 16)
+    return chr(code) if code <= 0x10FFFF and not 0xD800 <= code <= 0xDFFF else match.group()
+
+
+def maybe_disguised(text: str) -> bool:
+    """Cheap: False means ``plain(text) == text``."""
+    return not text.isascii() or "\\" in text or ("&" in text and "&#" in text)
+
+
+def plain(text: str) -> str:
+    """``text`` with its escapes decoded and its invisible characters dropped (``text`` itself when it has neither)."""
+    if not maybe_disguised(text):
+        return text
+    if ("\\" in text or "&" in text) and ESCAPE.search(text) is not None:
+        text = ESCAPE.sub(_char, text)
+    if not text.isascii() and INVISIBLE.search(text) is not None:
+        text = INVISIBLE.sub("", text)
+    return text
+
+
+def unescape(text: str) -> tuple[str, list[int]]:
+    """``(decoded, starts)``: ``text`` with its escapes decoded, and for each index ``i`` of ``decoded`` (and
+    ``len(decoded)``) where it starts in ``text``: ``decoded[i:j]`` is written as ``text[starts[i]:starts[j]]``."""
+    pieces: list[str] = []
+    starts: list[int] = []
+    pos = 0
+    for match in ESCAPE.finditer(text):
+        pieces.append(text[pos : match.start()])
+        starts.extend(range(pos, match.start()))
+        char = _char(match)
+        pieces.append(char)
+        starts.extend([match.start()] if len(char) == 1 else range(match.start(), match.end()))
+        pos = match.end()
+    pieces.append(text[pos:])
+    starts.extend(range(pos, len(text) + 1))
+    return "".join(pieces), starts
