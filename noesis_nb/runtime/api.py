@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import numbers
 import os
 import warnings
 from typing import Any, Literal
@@ -65,13 +66,17 @@ def _options(
         raise InvalidOptionError(f"approver={approver!r}: use 'ask', 'auto', 'deny' or a callable taking a PendingApproval")
     if not isinstance(approver, str) and not callable(approver):
         raise InvalidOptionError(f"approver={approver!r} is neither one of {_APPROVERS} nor callable")
-    if idle_timeout_s is not None and (not isinstance(idle_timeout_s, (int, float)) or idle_timeout_s <= 0):
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or not -(2**63) <= seed < 2**63:
+        raise InvalidOptionError(f"seed={seed!r:.60}: pass a whole number (within 64 bits), e.g. seed=7")
+    if idle_timeout_s is not None and (
+        isinstance(idle_timeout_s, bool) or not isinstance(idle_timeout_s, (int, float)) or not 0 < idle_timeout_s < float("inf")
+    ):
         raise InvalidOptionError(f"idle_timeout_s={idle_timeout_s!r}: pass a positive number of seconds, or None for no limit")
     if tags is not None and not isinstance(tags, dict):
         raise InvalidOptionError(f"tags={tags!r}: pass a dict such as {{'team': 'search'}}")
     return EpisodeOptions(
         task=task,
-        seed=int(seed),
+        seed=int(seed),  # numpy's integers too
         tags=dict(tags or {}),
         governance=mode,
         failure_policy=config.get("governance_failure_policy"),

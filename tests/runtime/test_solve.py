@@ -221,7 +221,19 @@ def test_bad_options_fail_with_one_clear_message(tmp_path, runs_dir):
         noesis_nb.solve("x", using=lambda t: t, runs_dir=runs_dir, colour="red")
     with pytest.raises(ValueError, match="task must be a non-empty string"):
         noesis_nb.solve("", using=lambda t: t, runs_dir=runs_dir)
+    with pytest.raises(TypeError, match=r"unknown option\(s\) 'sed' \(did you mean 'seed'\?\)"):
+        noesis_nb.solve("x", using=lambda t: t, runs_dir=runs_dir, sed=3)
+    for seed in ("x", 1.5, True, 2**63, None):  # a str raised int()'s ValueError, 2**63 orjson's TypeError, 1.5 ran as 1
+        with pytest.raises(ValueError, match=r"seed=.*: pass a whole number \(within 64 bits\)"):
+            noesis_nb.solve("x", using=lambda t: t, runs_dir=runs_dir, seed=seed)
+    for limit in (True, float("nan"), float("inf"), 0, "5"):
+        with pytest.raises(ValueError, match="idle_timeout_s=.*: pass a positive number of seconds"):
+            noesis_nb.solve("x", using=lambda t: t, runs_dir=runs_dir, idle_timeout_s=limit)
     assert list(runs_dir.iterdir()) == []  # nothing half-created
+    import numpy as np
+
+    ep = noesis_nb.solve("x", using=lambda t: t, runs_dir=runs_dir, seed=np.int64(7))  # numpy's integers are whole numbers
+    assert read_json(runs_dir / ep / "state.json")["episode"]["seed"] == 7
 
 
 def test_default_runs_dir_env_and_ns_set(tmp_path, monkeypatch):
