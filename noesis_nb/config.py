@@ -6,6 +6,7 @@ Nothing reads these at import time; call sites ask when they need a value.
 
 from __future__ import annotations
 
+import builtins
 import os
 import threading
 from pathlib import Path
@@ -13,7 +14,7 @@ from typing import Any, overload
 
 from .errors import InvalidOptionError, UnsupportedFeatureError
 
-__all__ = ["get", "set", "reset", "runs_dir", "NOT_IMPLEMENTED"]
+__all__ = ["get", "set", "reset", "runs_dir", "check_path", "NOT_IMPLEMENTED"]
 
 _DEFAULTS: dict[str, Any] = {  # what noesis_nb reads
     "runs_dir": None,  # None: $NOESIS_RUNS_DIR, else ./.noesis/episodes
@@ -73,6 +74,8 @@ def set(**overrides: Any) -> None:
                 )
         elif key in _CHOICES and value not in _CHOICES[key]:
             raise InvalidOptionError(f"{key}={value!r} is not one of {sorted(map(str, _CHOICES[key]))}")
+        elif key == "runs_dir":
+            check_path(value)
     with _lock:
         _overrides.update({k: v for k, v in overrides.items() if k in _DEFAULTS})
 
@@ -117,9 +120,18 @@ def _value(key: str) -> Any:
     return _DEFAULTS[key]
 
 
+def check_path(value: Any, name: str = "runs_dir") -> Any:
+    """``value`` when it can name a folder (a str or ``os.PathLike``) or is None; else one error naming it."""
+    if value is None or isinstance(value, (str, os.PathLike)):
+        return value
+    many = isinstance(value, (list, tuple, frozenset, builtins.set))
+    hint = " (one folder: a runs root holds many runs)" if many else ""
+    raise InvalidOptionError(f"{name}={value!r:.80} is no path: pass a folder as a str or pathlib.Path{hint}")
+
+
 def runs_dir(explicit: str | os.PathLike[str] | None = None) -> Path:
     """Where new episodes go: explicit, then ``ns.set(runs_dir=…)``/``$NOESIS_RUNS_DIR``, then ``./.noesis/episodes``."""
     if explicit is not None:
-        return Path(explicit).expanduser()
+        return Path(check_path(explicit)).expanduser()
     configured = _value("runs_dir")
     return Path(configured).expanduser() if configured else Path(".noesis") / "episodes"

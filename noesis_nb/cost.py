@@ -27,6 +27,7 @@ import csv
 import hashlib
 import io
 import json
+import math
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -161,14 +162,20 @@ class PriceTable:
                 raise ValueError(f"price for {key!r} must be a mapping like {{'input': 2.5, 'output': 10}}, got {row!r}")
             model = str(key)
             provider = row.get("provider") or None
+            unknown = [k for k in row if k not in _ROW_KEYS and k not in (None, "")]  # None/"": a CSV's stray comma
+            if unknown:  # a misspelt cached_input would silently be charged at the input rate
+                raise ValueError(
+                    f"price for {key!r} has unknown field(s) {unknown}"
+                    f"{_close(unknown, _ROW_KEYS)}; the fields are {list(_FIELDS)} (and provider)"
+                )
             missing = [name for name in ("input", "output") if row.get(name) in (None, "")]
             if missing:
                 raise ValueError(f"price for {key!r} lacks {missing}; give USD per million tokens for input and output")
             self._prices[(provider.lower() if provider else None, model.lower())] = Price(
-                input=float(row["input"]),
-                output=float(row["output"]),
-                cached_input=_opt(row.get("cached_input")),
-                cache_write=_opt(row.get("cache_write")),
+                input=_rate_of(key, "input", row["input"]),
+                output=_rate_of(key, "output", row["output"]),
+                cached_input=_opt(key, "cached_input", row.get("cached_input")),
+                cache_write=_opt(key, "cache_write", row.get("cache_write")),
                 source=source,
             )
         canonical = json.dumps(
@@ -183,6 +190,10 @@ class PriceTable:
             return spec
         if isinstance(spec, Mapping):
             return cls(spec)
+        if not isinstance(spec, (str, os.PathLike)):
+            raise TypeError(
+                f"prices={spec!r:.80}: pass a dict of model -> {{'input': 2.5, 'output': 10}}, or a .yaml or .csv file's path"
+            )
         path = Path(spec)
         try:
             got = read_file(os.fspath(path))  # a folder, FIFO or device is named, never waited on
@@ -226,8 +237,33 @@ class PriceTable:
         return len(self._prices)
 
 
-def _opt(value: Any) -> float | None:
-    return None if value in (None, "") else float(value)
+_ROW_KEYS = (*_FIELDS, "provider", "model")
+
+
+def _close(names: list[Any], known: tuple[str, ...]) -> str:
+    import difflib
+
+    close = [m for n in names for m in difflib.get_close_matches(str(n), known, n=1)]
+    return f" (did you mean {', '.join(map(repr, close))}?)" if close else ""
+
+
+def _rate_of(key: Any, name: str, value: Any) -> float:
+    """One price of a user table: a finite number ≥ 0 of USD per million tokens (number-like text, as in a CSV, too)."""
+    rate: float | None = None
+    if not isinstance(value, bool):
+        try:
+            rate = float(value)
+        except (TypeError, ValueError):
+            rate = None
+    if rate is None or not math.isfinite(rate) or rate < 0:
+        raise ValueError(
+            f"price for {key!r}: {name}={value!r:.40} is not a price; give USD per million tokens as a number ≥ 0, e.g. 2.5"
+        )
+    return rate
+
+
+def _opt(key: Any, name: str, value: Any) -> float | None:
+    return None if value in (None, "") else _rate_of(key, name, value)
 
 
 @dataclass

@@ -6,6 +6,7 @@ Lifecycle calls (``interrupt``, ``checkpoint``, ``resume``) write evidence only,
 
 from __future__ import annotations
 
+import os
 from types import SimpleNamespace
 from typing import Any
 
@@ -16,6 +17,7 @@ from .errors import (
     CheckpointConsistencyError,
     CheckpointNotFoundError,
     EpisodeStateError,
+    InvalidOptionError,
     MissingCausalParentError,
     NoesisVeto,
     ResumeAdapterMismatchError,
@@ -309,6 +311,11 @@ def list_runs(
     limit: int = 50, since: str | None = None, *, context: Any = None, strict_manifest: bool = False
 ) -> list[dict[str, Any]]:
     _not_implemented("list_runs", context=context)
+    if isinstance(limit, (str, os.PathLike)):  # ns.list_runs takes no root: Noēsis reads it from the settings
+        raise InvalidOptionError(
+            f"limit={str(limit)!r} is not a count of runs; set the runs root with ns.set(runs_dir=…) "
+            "or call noesis_nb.list_runs(runs_dir=…)"
+        )
     return _list_runs(limit, since, strict_manifest=strict_manifest)
 
 

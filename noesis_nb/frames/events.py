@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
 import pandas as pd
 
+from ..errors import InvalidOptionError
 from .columns import EVENT_COLUMNS, Column, check_columns
 from .eventblocks import load_events
 from .gcpause import without_gc
@@ -43,6 +45,8 @@ def events_df(
     line that is not a JSON object, ``RunLoadError`` for a bad value or an unreadable file.
     """
     extras = check_columns(columns, EVENT_COLUMNS, "events_df")
+    keep = _phases(phases)
+    start, end = _utc(since, "since"), _utc(until, "until")  # checked before anything is read
     wanted = episode_filter(episodes)
     refs = resolve_source(source, storage_options=storage_options, episodes=wanted)
     problems = Problems(strict)
@@ -50,14 +54,13 @@ def events_df(
     loaded = load_events(refs, problems, extras=extras, use_cache=cache, show_progress=progress)
     df = loaded.frame()
     mask = None
-    if phases is not None:
-        keep = [phases] if isinstance(phases, str) else list(phases)
+    if keep is not None:
         mask = df["phase"].isin(keep).to_numpy()
-    if since is not None:
-        m = (df["timestamp"] >= _utc(since)).to_numpy()
+    if start is not None:
+        m = (df["timestamp"] >= start).to_numpy()
         mask = m if mask is None else mask & m
-    if until is not None:
-        m = (df["timestamp"] <= _utc(until)).to_numpy()
+    if end is not None:
+        m = (df["timestamp"] <= end).to_numpy()
         mask = m if mask is None else mask & m
     if mask is not None:
         df = df.loc[mask].reset_index(drop=True)
@@ -66,6 +69,31 @@ def events_df(
     return df
 
 
-def _utc(value: Any) -> pd.Timestamp:
-    ts = pd.Timestamp(value)
+def _phases(phases: Any) -> list[str] | None:
+    """``phases=`` as a list of phase names: one name, or an iterable of names."""
+    if phases is None:
+        return None
+    keep = [phases] if isinstance(phases, str) else list(phases) if isinstance(phases, Iterable) else None
+    if keep is None or not all(isinstance(p, str) for p in keep):
+        raise InvalidOptionError(f"phases={phases!r:.80}: pass a phase name such as 'tool', or a list of them")
+    return keep
+
+
+def _utc(value: Any, name: str) -> pd.Timestamp | None:
+    """``since=``/``until=`` as a UTC timestamp: an ISO-8601 text, a datetime or a pandas Timestamp (naive: UTC)."""
+    if value is None:
+        return None
+    if isinstance(value, numbers.Real):  # pd.Timestamp(5) is 5 ns after 1970: every event would pass
+        raise InvalidOptionError(
+            f"{name}={value!r} is a number; pass an ISO-8601 time such as '2026-01-31T09:00:00Z', a datetime, "
+            f"or pd.Timestamp({value!r}, unit='s') for seconds since 1970"
+        )
+    try:
+        ts = pd.Timestamp(value)
+    except (ValueError, TypeError) as exc:
+        raise InvalidOptionError(
+            f"{name}={value!r:.80} is no time ({exc}); pass an ISO-8601 time such as '2026-01-31T09:00:00Z' or a datetime"
+        ) from None
+    if ts is pd.NaT:
+        raise InvalidOptionError(f"{name}={value!r:.80} is no time; pass an ISO-8601 time or a datetime, or leave it out")
     return ts.tz_localize("UTC") if ts.tzinfo is None else ts.tz_convert("UTC")

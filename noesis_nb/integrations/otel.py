@@ -20,7 +20,7 @@ import hashlib
 import json
 import os
 import warnings
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal, overload
@@ -365,6 +365,7 @@ def export_otel(
     """
     if endpoint is None and path is None:
         raise ValueError("export_otel needs endpoint='http://host:4318' (OTLP/HTTP) or path='traces.json' (OTLP/JSON)")
+    _check_target(endpoint, path, headers)
     if live:
         return _start_live(run_or_runs, endpoint, path, headers, service_name, timeout, interval)
     if path is not None:
@@ -378,6 +379,21 @@ def export_otel(
     if endpoint is not None:
         _send(specs, endpoint, headers, service_name, timeout)
     return len(specs)
+
+
+def _check_target(endpoint: Any, path: Any, headers: Any) -> None:
+    """Where the spans go, checked before a run is read: an http(s) URL, a file path, headers as a dict of text."""
+    if endpoint is not None and (not isinstance(endpoint, str) or not endpoint.lower().startswith(("http://", "https://"))):
+        fix = f"'http://{endpoint}'" if isinstance(endpoint, str) and "://" not in endpoint else "'http://localhost:4318'"
+        raise ValueError(f"export_otel(endpoint={endpoint!r:.80}): give the collector's OTLP/HTTP URL, e.g. {fix}")
+    if path is not None and not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"export_otel(path={path!r:.80}): give a file path (a str or pathlib.Path), e.g. 'traces.json'")
+    if headers is not None and (
+        not isinstance(headers, Mapping) or not all(isinstance(k, str) and isinstance(v, str) for k, v in headers.items())
+    ):
+        kind = type(headers).__name__ if not isinstance(headers, Mapping) else "a dict with values that are not text"
+        # the value itself is not shown: headers carry credentials
+        raise TypeError(f"export_otel(headers=…) got {kind}; give a dict of header name -> text, e.g. {{'x-api-key': '…'}}")
 
 
 def _send(specs: Iterable[SpanSpec], endpoint: str, headers: dict[str, str] | None, service: str, timeout: float) -> None:

@@ -17,7 +17,7 @@ from ..store import find_run_dir, is_sealed
 from ..tools import decide, resolve_draft_id, supply_secrets
 from ..tools.errors import PreparedToolInvocationNotFoundError
 from .episode import Episode, EpisodeOptions, decide_veto_on_disk, read_veto_decision
-from .gate import Decision, to_decision
+from .gate import Decision, check_decider, to_decision
 from .handle import EpisodeHandle
 from .recorder import Recorder
 from .registry import forget, live_handles, register
@@ -66,14 +66,16 @@ def _options(
         raise InvalidOptionError(f"approver={approver!r}: use 'ask', 'auto', 'deny' or a callable taking a PendingApproval")
     if not isinstance(approver, str) and not callable(approver):
         raise InvalidOptionError(f"approver={approver!r} is neither one of {_APPROVERS} nor callable")
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or not -(2**63) <= seed < 2**63:
-        raise InvalidOptionError(f"seed={seed!r:.60}: pass a whole number (within 64 bits), e.g. seed=7")
+    if type(seed) is bool or not isinstance(seed, numbers.Integral) or not -(2**63) <= seed < 2**63:
+        raise InvalidOptionError(f"seed={seed!r:.60}: pass a whole number (within 64 bits) such as 0 or 42")
     if idle_timeout_s is not None and (
         isinstance(idle_timeout_s, bool) or not isinstance(idle_timeout_s, (int, float)) or not 0 < idle_timeout_s < float("inf")
     ):
         raise InvalidOptionError(f"idle_timeout_s={idle_timeout_s!r}: pass a positive number of seconds, or None for no limit")
     if tags is not None and not isinstance(tags, dict):
         raise InvalidOptionError(f"tags={tags!r}: pass a dict such as {{'team': 'search'}}")
+    if pause_on_veto is not None and not isinstance(pause_on_veto, bool):  # bool("no") is True
+        raise InvalidOptionError(f"pause_on_veto={pause_on_veto!r}: pass True or False (or leave it out for the default)")
     return EpisodeOptions(
         task=task,
         seed=int(seed),  # numpy's integers too
@@ -230,7 +232,7 @@ def solve(task: str, *, using: Any, **opts: Any) -> str:
 def _decide(
     target: str | os.PathLike[str], draft_id: str | None, *, approve: bool, approver_id: str, reason: str | None, runs_dir: Any
 ) -> Decision:
-
+    check_decider(approver_id, reason)
     run_dir = find_run_dir(target, runs_dir)
     live = live_handles().get(run_dir.name)
     if live is not None and live.run_dir.resolve() == run_dir.resolve():

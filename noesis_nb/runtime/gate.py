@@ -13,12 +13,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import AmbiguousDraftError, DraftNotFoundError
+from ..errors import AmbiguousDraftError, DraftNotFoundError, InvalidOptionError
 from ..tools import decide as persist_decision
 from ..tools.draftref import match_draft_ref
 from ..tools.protocols import render_command_line
 
-__all__ = ["PendingApproval", "ApprovalGate", "Decision"]
+__all__ = ["PendingApproval", "ApprovalGate", "Decision", "check_decider"]
+
+
+def check_decider(approver_id: Any, reason: Any) -> None:
+    """Who decides and why, as a decision records them: a non-empty string, and a string or None."""
+    if not isinstance(approver_id, str) or not approver_id.strip():
+        raise InvalidOptionError(f"approver_id={approver_id!r:.80}: name who decides, e.g. approver_id='ana'")
+    if reason is not None and not isinstance(reason, str):
+        raise InvalidOptionError(f"reason={reason!r:.80}: pass the reason as text, e.g. reason='checked the diff', or None")
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import EpisodeStateError, InvalidOptionError
 from ..store.vocab import TERMINAL_STATUSES, failed
 from .drain import DrainReport
-from .gate import Decision, PendingApproval
+from .gate import Decision, PendingApproval, check_decider
 from .presenter import presenter
 from .steer import Steer
 
@@ -147,6 +147,7 @@ class EpisodeHandle:
         return self._decide(draft_id, False, approver_id, reason)
 
     def _decide(self, draft_id: str | None, approve: bool, approver_id: str, reason: str | None) -> Decision:
+        check_decider(approver_id, reason)
         episode = self._episode
         if not episode.gate.pending and episode.decide_veto(approve, approver_id, reason):
             decision = Decision(

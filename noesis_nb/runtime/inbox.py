@@ -66,7 +66,7 @@ class PendingScan:
             raise InvalidOptionError(
                 f"episode_ids={episode_ids!r}: pass a function returning episode ids (e.g. lambda: batch.episode_ids)"
             )
-        self.root = check_root(config.runs_dir(root))
+        self.root = check_root(config.runs_dir(config.check_path(root, "root")))
         self._episode_ids = episode_ids
         self._runs: dict[str, _Run] = {}
         self._sealed: set[str] = set()

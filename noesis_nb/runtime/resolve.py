@@ -181,8 +181,24 @@ def resolve_using(using: Any) -> Adapter:
             f"using={using.__name__} is a class; pass an instance ({using.__name__}(...)) "
             "or a zero-argument factory that returns one"
         )
+    elif inspect.iscoroutine(using):
+        using.close()  # never awaited: closed here so Python does not warn about it later
+        raise UsingResolutionError(
+            f"using= got a coroutine ({using.__qualname__}(...) called, not awaited); pass the function itself: "
+            f"using={using.__qualname__}"
+        )
+    elif isinstance(using, (list, tuple, set, dict)):
+        raise UsingResolutionError(
+            f"using= got a {type(using).__name__}: an episode runs one adapter; pass one, or run several over "
+            "the same tasks with noesis_nb.batch(tasks, using=[...])"
+        )
     elif not _is_executor_like(using) and callable(using):
         target = using()  # zero-argument factory; the label stays the factory's name
+        if not callable(target) and not hasattr(target, "invoke") and not hasattr(target, "run"):
+            raise UsingResolutionError(
+                f"using={label} takes no arguments, so it was called as a factory, and it returned {target!r:.60}, "
+                "which is no adapter; an adapter takes the task: def agent(task) or def agent(task, ctx)"
+            )
     if inspect.isclass(target):
         raise UsingResolutionError(
             f"using={label!r} resolved to the class {target.__name__}; return an instance from the factory instead"
@@ -196,10 +212,16 @@ def resolve_using(using: Any) -> Adapter:
     if call is None and callable(target):
         call = target
     if call is None:
+        if target is using and not hasattr(target, "execute"):
+            raise UsingResolutionError(
+                f"using={using!r:.60} (type {type(using).__name__}) is no adapter; pass a function such as "
+                "def agent(task, ctx), an object with invoke/run, or 'pkg.mod:attr'"
+            )
         hint = " (execute()-only adapters are not supported by solve)" if hasattr(target, "execute") else ""
         raise UsingResolutionError(
             f"using={label!r} resolved to {type(target).__name__}, which has no invoke, run or __call__{hint}"
         )
+    _check_signature(call, label)
     mapper = getattr(target, "__noesis_input_mapper__", None)
     return Adapter(
         target=target,
@@ -209,6 +231,31 @@ def resolve_using(using: Any) -> Adapter:
         is_async=inspect.iscoroutinefunction(call) or (callable(call) and inspect.iscoroutinefunction(type(call).__call__)),
         input_mapper=mapper if callable(mapper) else None,
     )
+
+
+def _check_signature(fn: Any, label: str) -> None:
+    """An adapter is called with the task, and the context as a second argument or keyword ``ctx``: a signature
+    that needs anything else would fail on every call, so it is named now."""
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    takes_more = any(p.kind == p.VAR_POSITIONAL for p in params)
+    required = [p.name for p in positional if p.default is p.empty]
+    keywords = [p.name for p in params if p.kind == p.KEYWORD_ONLY and p.default is p.empty and p.name != "ctx"]
+    fix = "an adapter is called as agent(task) or agent(task, ctx) (or with the keyword ctx=)"
+    if not positional and not takes_more:
+        raise UsingResolutionError(f"using={label!r} takes no task argument; {fix}")
+    if len(required) > 2:
+        raise UsingResolutionError(
+            f"using={label!r} requires {len(required)} arguments ({', '.join(required)}); {fix}: "
+            "give the others defaults, or bind them with functools.partial"
+        )
+    if keywords:
+        raise UsingResolutionError(
+            f"using={label!r} requires the keyword argument(s) {', '.join(keywords)}, which are never passed; {fix}"
+        )
 
 
 def _wants_context(fn: Any) -> str | None:

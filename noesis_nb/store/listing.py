@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -84,9 +85,34 @@ def list_runs(
     if limit is not None and (type(limit) is not int or limit < 0):
         hint = "; pass the runs root as runs_dir=" if isinstance(limit, (str, os.PathLike)) else ""
         raise InvalidOptionError(f"limit={limit!r} is not a count of runs (a whole number ≥ 0, or None for all){hint}")
+    since = _since(since)
     root = check_root(runs_dir if runs_dir is not None else config.runs_dir())
     rows = [run_info(d, strict_manifest=strict_manifest) for d in iter_run_dirs(root)]
     if since:
         rows = [r for r in rows if (r["started_at"] or "") >= since]
     rows.sort(key=lambda r: r["started_at"] or "", reverse=True)
     return rows if limit is None else rows[:limit]
+
+
+def _since(since: Any) -> str | None:
+    """``since=`` as the text run start times are compared with (UTC ISO-8601): an ISO time or date, or a datetime.
+
+    Any other value compared as text would keep every run or none without a word ("yesterday" > "2026-…").
+    """
+    if since is None or since == "":
+        return None
+    if isinstance(since, date) and not isinstance(since, datetime):
+        return since.isoformat()
+    when = since
+    if isinstance(since, str):
+        try:
+            when = datetime.fromisoformat(since.replace("Z", "+00:00") if since.endswith("Z") else since)
+        except ValueError:
+            when = None
+    if not isinstance(when, datetime):
+        raise InvalidOptionError(
+            f"since={since!r:.80}: pass an ISO-8601 time or date such as '2026-01-31' or '2026-01-31T09:00:00Z', or a datetime"
+        )
+    if when.tzinfo is None:
+        return since if isinstance(since, str) else when.isoformat()  # naive: read as UTC, as start times are
+    return when.astimezone(UTC).isoformat()

@@ -28,7 +28,7 @@ def check_root(
 ) -> Path:
     """``root`` as a Path; a root that exists but is no folder (a file, FIFO, device, a link leading nowhere)
     is one clear error, where listing it would say "no runs" (a root not made yet is fine: no runs yet)."""
-    path = Path(root)
+    path = Path(config.check_path(root, "runs_dir"))
     if not os.path.lexists(path) or path.is_dir():
         return path
     try:
@@ -42,7 +42,7 @@ def candidate_roots(runs_dir: str | os.PathLike[str] | None = None) -> list[Path
     """Roots to search, in order: explicit; ``ns.set``/``$NOESIS_RUNS_DIR``; ./.noesis/episodes; ./runs; ./.noesis/runs."""
     roots: list[Path] = []
     if runs_dir is not None:
-        roots.append(Path(runs_dir).expanduser())
+        roots.append(Path(config.check_path(runs_dir)).expanduser())
     roots.append(config.runs_dir())
     roots += [Path(".noesis") / "episodes", Path("runs"), Path(".noesis") / "runs"]
     seen: set[Path] = set()

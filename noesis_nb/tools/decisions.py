@@ -43,6 +43,8 @@ def decide(
     """
     if not isinstance(approver_id, str) or not approver_id.strip():
         raise ValueError(f"approver_id {approver_id!r} must name who decided (a non-empty string).")
+    if reason is not None and not isinstance(reason, str):
+        raise ValueError(f"reason {reason!r:.80} must be text (a string) or None.")
     run_dir = Path(run_dir)
     draft_id = resolve_draft_id(run_dir, draft_id)
     prepared = PreparedInvocationRepository(run_dir).get(None, draft_id)

@@ -234,6 +234,23 @@ def test_export_otel_refuses_a_call_without_a_destination_and_a_dead_endpoint(ru
         noesis_nb.export_otel(ep, endpoint=f"http://127.0.0.1:{port}", runs_dir=runs_dir, timeout=1)
 
 
+def test_export_otel_names_a_destination_of_the_wrong_kind_before_reading_anything(runs_dir, tmp_path):
+    ep = noesis_nb.solve("x", using=lambda task: "ok", runs_dir=runs_dir)
+    for options, error, fragment in [
+        # no scheme: the exporter found no connection adapter and the error asked whether a collector listens
+        ({"endpoint": "localhost:4318"}, ValueError, r"endpoint='localhost:4318'\): .*e\.g\. 'http://localhost:4318'"),
+        ({"endpoint": 4318}, ValueError, r"endpoint=4318\): give the collector's OTLP/HTTP URL"),  # was an AttributeError
+        ({"endpoint": "grpc://localhost:4317"}, ValueError, r"endpoint='grpc://localhost:4317'\)"),
+        ({"path": 5}, TypeError, r"path=5\): give a file path"),  # was a TypeError from pathlib
+        ({"path": str(tmp_path / "t.json"), "headers": "x-api-key: k"}, TypeError, r"headers=…\) got str; give a dict"),
+        ({"path": str(tmp_path / "t.json"), "headers": {"x-api-key": 5}}, TypeError, r"headers=…\) got a dict with values"),
+    ]:
+        with pytest.raises(error, match=fragment):
+            noesis_nb.export_otel(ep, runs_dir=runs_dir, **options)
+    assert not (tmp_path / "t.json").exists()
+    assert noesis_nb.export_otel(ep, runs_dir=runs_dir, path=tmp_path / "t.json", headers={"x-api-key": "k"}) > 0
+
+
 async def _until(condition, timeout=10.0):
     import asyncio
     import time

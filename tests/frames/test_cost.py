@@ -106,6 +106,24 @@ def test_price_tables_from_yaml_and_csv(tmp_path):
         PriceTable.load(tmp_path / "missing.yaml")
 
 
+def test_malformed_price_tables_are_one_error_naming_the_model_and_the_field(tmp_path):
+    for table, fragment in [
+        ({"m": {"input": -1, "output": 2}}, r"price for 'm': input=-1 is not a price; .*number ≥ 0"),  # was a negative cost
+        ({"m": {"input": 1, "output": "$2"}}, r"price for 'm': output='\$2' is not a price"),  # was float()'s message
+        ({"m": {"input": float("nan"), "output": 2}}, r"input=nan is not a price"),
+        ({"m": {"input": True, "output": 2}}, r"input=True is not a price"),
+        ({"m": {"input": 1, "output": 2, "cached": 0.1}}, r"unknown field\(s\) \['cached'\] \(did you mean 'cached_input'\?\)"),
+    ]:
+        with pytest.raises(ValueError, match=fragment):
+            PriceTable(table)
+    (tmp_path / "p.csv").write_text("model,input,cache_read,output\nm1,1,0.1,2\n")
+    with pytest.raises(ValueError, match=r"unknown field\(s\) \['cache_read'\]"):  # its cached tokens were charged as input
+        PriceTable.load(tmp_path / "p.csv")
+    with pytest.raises(TypeError, match=r"prices=\[\{'model': 'm'.*pass a dict of model -> "):
+        Pricer.from_spec([{"model": "m", "input": 1, "output": 2}])
+    assert PriceTable({"m": {"input": "1.5", "output": 0, "cached_input": ""}}).lookup("m").input == 1.5  # CSV-like text
+
+
 def test_table_version_changes_with_prices():
     assert PriceTable({"m": {"input": 1, "output": 2}}).version != PriceTable({"m": {"input": 1, "output": 3}}).version
     assert Price(1, 2).fallbacks == ("cached_input", "cache_write")

@@ -101,6 +101,50 @@ def test_filters(tmp_path):
     assert window["seq"].tolist() == [1, 2, 3]
 
 
+def test_filters_of_the_wrong_kind_are_one_error_naming_them(tmp_path):
+    from noesis_nb.errors import InvalidOptionError
+
+    root = tmp_path / "runs"
+    write_run(root, "ep_a", basic_events("ep_a", day="2025-03-01"))
+    for options, fragment in [
+        ({"since": 5}, r"since=5 is a number; pass an ISO-8601 time .*pd\.Timestamp\(5, unit='s'\)"),  # was 1970 + 5 ns
+        ({"until": 1_740_000_000.0}, r"until=1740000000\.0 is a number"),
+        ({"since": "last week"}, r"since='last week' is no time \(.*\); pass an ISO-8601 time"),
+        ({"until": ""}, r"until='' is no time"),
+        ({"phases": 5}, r"phases=5: pass a phase name such as 'tool', or a list of them"),
+        ({"phases": ["model", None]}, r"phases=\['model', None\]: pass a phase name"),
+    ]:
+        with pytest.raises(InvalidOptionError, match=fragment):
+            events_df(root, **options)
+    assert len(events_df(root, since=pd.Timestamp("2025-03-01"), phases=("model",))) == 2
+
+
+def test_column_specs_of_the_wrong_shape_are_one_error_naming_the_fix(tmp_path):
+    write_run(tmp_path / "runs", "ep_a", basic_events("ep_a"))
+    for make, fragment in [
+        (
+            lambda: Column("x", "payload.task", "str"),
+            r"fn='str' is a type name; pass it by keyword: Column\('x', path='payload.task', type='str'\)",
+        ),
+        (
+            lambda: Column("x", path=["payload", "task"]),
+            r"path=\['payload', 'task'\] is no dotted path; pass a string such as 'payload.task'",
+        ),
+        (lambda: Column("x", path=""), r"path='' is no dotted path"),  # read as NA everywhere
+        (lambda: Column("x", fn=5), r"fn=5 is not callable"),  # was NA everywhere
+        (lambda: Column(5, path="a"), r"name=5: name the column with a non-empty string"),
+        (lambda: Column("x", path="a", type=float), r"is not one of .*\(type='float'\)"),
+    ]:
+        with pytest.raises(ValueError, match=fragment):
+            make()
+    with pytest.raises(TypeError, match=r"columns=\{'task': 'payload.task'\} is not a list; pass columns=\[Column"):
+        events_df(tmp_path / "runs", columns={"task": "payload.task"})
+    with pytest.raises(ValueError, match=r"two columns are named 'task'"):
+        events_df(tmp_path / "runs", columns=[Column("task", path="payload.task"), Column("task", path="payload.x")])
+    one = events_df(tmp_path / "runs", columns=Column("task", path="payload.task", type="str"))  # one spec, no list
+    assert one["task"].iloc[0] == "task of ep_a"
+
+
 def test_extra_columns(tmp_path):
     write_run(tmp_path / "runs", "ep_a", basic_events("ep_a"))
     df = events_df(

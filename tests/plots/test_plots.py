@@ -326,3 +326,16 @@ def test_a_plot_given_another_frame_names_the_frame_it_needs(frames):
                 compare(bad, a, b)
     with pytest.raises(ValueError, match=r"usage=\) needs usage_df columns \['cost_usd'\]"):
         plots.compare_steps(events, a, b, usage=usage.drop(columns=["cost_usd"]))
+
+
+def test_a_by_that_is_no_column_name_is_one_error_naming_it(frames):
+    """``by=["model"]`` was pandas' "unhashable type: 'list'" from deep in a column lookup."""
+    _ids, _events, _runs, tools, usage = frames
+    for call, shown in [
+        (lambda: plots.cost_over_time(usage, by=["model"]), r"\['model'\]"),
+        (lambda: plots.tokens_by(usage, by=None), "None"),
+        (lambda: plots.approval_waits(tools, by=("tool",)), r"\('tool',\)"),
+    ]:
+        with pytest.raises(TypeError, match=rf"{shown} is not a column name; pass one name such as by='model'"):
+            call()
+    themed(plots.cost_over_time(usage, by="model"))

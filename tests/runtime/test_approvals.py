@@ -175,6 +175,32 @@ def test_solve_with_ask_pauses_on_disk_then_approve_draft_and_resume_run(runs_di
     assert read_json(run_dir / "summary.json")["status"] == "ok" and verify_manifest(run_dir).ok
 
 
+def test_a_reason_or_approver_of_the_wrong_kind_is_one_error_naming_it_live_and_on_disk(runs_dir, tmp_path):
+    from noesis_nb.errors import InvalidOptionError
+
+    ep = noesis_nb.solve("disk note", using=make_writer(tmp_path / "out.txt"), runs_dir=runs_dir, approver="ask")
+    for call, fragment in [
+        (lambda: noesis_nb.approve_draft(ep, approver_id="ana", reason=5, runs_dir=runs_dir), r"reason=5: pass .* as text"),
+        (lambda: noesis_nb.reject_draft(ep, reason=["x"], runs_dir=runs_dir), r"reason=\['x'\]: pass the reason as text"),
+        (lambda: noesis_nb.approve_draft(ep, approver_id=5, runs_dir=runs_dir), r"approver_id=5: name who decides"),
+    ]:
+        with pytest.raises(InvalidOptionError, match=fragment):  # was pydantic's ValidationError for a reason
+            call()
+    assert not list((runs_dir / ep / "tool_invocations" / "approvals").glob("*.json"))
+
+    async def live():
+        handle = noesis_nb.start("note", using=make_writer(tmp_path / "live.txt"), runs_dir=runs_dir)
+        await handle
+        with pytest.raises(InvalidOptionError, match=r"reason=5: pass the reason as text"):
+            handle.reject(reason=5)
+        assert handle.pending  # still waiting
+        handle.approve(approver_id="ana", reason="fine")
+        await handle.wait()
+        return handle.status
+
+    assert asyncio.run(live()) == "ok"
+
+
 def test_rejected_on_disk_draft_seals_the_run_as_vetoed(runs_dir, tmp_path):
     out = tmp_path / "out.txt"
     ep = noesis_nb.solve("x", using=make_writer(out), runs_dir=runs_dir)

@@ -128,3 +128,45 @@ def test_context_is_passed_positionally_or_as_keyword():
         adapter.invoke("t", "CTX")
     assert seen == ["CTX", "CTX"]
     assert resolve_using(lambda task: task).wants_context is None
+
+
+def test_adapters_that_could_never_be_called_are_named_before_anything_runs():
+    async def agent(task, ctx):
+        return task
+
+    def three(task, ctx, model):
+        return task
+
+    def context_keyword(task, *, context):
+        return task
+
+    class NoTask:
+        def run(self):
+            return "x"
+
+    cases = [
+        (5, r"using=5 \(type int\) is no adapter; pass a function"),
+        ([agent], r"got a list: an episode runs one adapter; .*noesis_nb\.batch"),
+        ({"a": agent}, r"got a dict: an episode runs one adapter"),
+        (lambda: "x", r"takes no arguments, so it was called as a factory, and it returned 'x', which is no adapter"),
+        (three, r"requires 3 arguments \(task, ctx, model\); .*functools\.partial"),
+        (context_keyword, r"requires the keyword argument\(s\) context, which are never passed"),
+        (NoTask(), r"takes no task argument"),
+    ]
+    for using, fragment in cases:
+        with pytest.raises(UsingResolutionError, match=fragment):
+            resolve_using(using)
+    coroutine = agent("t", None)  # called, not passed
+    with pytest.raises(UsingResolutionError, match=r"a coroutine \(.*agent\(\.\.\.\) called, not awaited\); pass the function"):
+        resolve_using(coroutine)
+    # what may be called stays accepted: defaults, a keyword-only ctx, a partial
+    import functools
+
+    def with_default(task, ctx, model="m"):
+        return model
+
+    def keyword_ctx(task, *, ctx, model="m"):
+        return model
+
+    for ok in (with_default, keyword_ctx, functools.partial(three, model="m")):
+        resolve_using(ok)

@@ -236,6 +236,30 @@ def test_bad_options_fail_with_one_clear_message(tmp_path, runs_dir):
     assert read_json(runs_dir / ep / "state.json")["episode"]["seed"] == 7
 
 
+@pytest.mark.parametrize(
+    ("option", "fragment"),
+    [
+        ({"seed": "abc"}, r"seed='abc': pass a whole number"),
+        ({"seed": "5"}, r"seed='5': pass a whole number"),  # was recorded as 5
+        ({"seed": 1.7}, r"seed=1\.7: pass a whole number"),  # was recorded as 1
+        ({"seed": None}, r"seed=None: pass a whole number"),
+        ({"seed": True}, r"seed=True: pass a whole number"),
+        ({"pause_on_veto": "no"}, r"pause_on_veto='no': pass True or False"),  # bool('no') is True
+        ({"idle_timeout_s": True}, r"idle_timeout_s=True: pass a positive number"),  # was one second
+        ({"runs_dir": 5}, r"runs_dir=5 is no path: pass a folder as a str or pathlib.Path"),
+        ({"runs_dir": ["a", "b"]}, r"runs_dir=\['a', 'b'\] is no path: .*one folder"),
+    ],
+)
+def test_options_of_the_wrong_kind_are_one_error_naming_them(runs_dir, option, fragment):
+    from noesis_nb.errors import InvalidOptionError
+
+    with pytest.raises(InvalidOptionError, match=fragment):
+        noesis_nb.solve("x", using=lambda t: t, **{"runs_dir": runs_dir, **option})
+    assert list(runs_dir.iterdir()) == []
+    ep = noesis_nb.solve("x", using=lambda t: t, runs_dir=runs_dir, seed=7, pause_on_veto=False, idle_timeout_s=30)
+    assert read_events(runs_dir / ep / "events.jsonl")[0]["payload"]["seed"] == 7
+
+
 def test_default_runs_dir_env_and_ns_set(tmp_path, monkeypatch):
     ep = noesis_nb.solve("x", using=lambda t: t)
     assert (tmp_path / ".noesis" / "episodes" / ep / "final.json").exists()
@@ -249,6 +273,9 @@ def test_default_runs_dir_env_and_ns_set(tmp_path, monkeypatch):
     assert ns.summary.read(ep)["episode_id"] == ep and ns.events.read(ep)[0]["phase"] == "start"
     with pytest.raises(ValueError, match="unknown setting"):
         ns.set(colour="red")
+    with pytest.raises(ValueError, match=r"runs_dir=5 is no path"):
+        ns.set(runs_dir=5)  # refused when set, not at the next run
+    assert ns.get()["runs_dir"] == str(tmp_path / "set-runs")
 
 
 def test_ns_run_uses_core_minimal(runs_dir):

@@ -82,6 +82,28 @@ def test_list_runs_names_a_limit_that_is_no_count(tmp_path, limit, hint):
         list_runs(given)
 
 
+def test_list_runs_since_must_be_a_time(tmp_path):
+    """``since`` is compared with the start times as text: "yesterday" or 5 kept no run (or every run) without a word."""
+    import datetime
+
+    from noesis_nb import ns
+
+    _run(tmp_path / "runs", "ep_1")
+    root = tmp_path / "runs"
+    for bad in ("yesterday", 5, "31/01/2026"):
+        with pytest.raises(InvalidOptionError, match=re.escape(f"since={bad!r}: pass an ISO-8601 time or date")):
+            list_runs(since=bad, runs_dir=root)
+    started = list_runs(runs_dir=root)[0]["started_at"]
+    assert len(list_runs(since=started[:10], runs_dir=root)) == 1  # a date: from that day on, as before
+    assert len(list_runs(since=datetime.date.fromisoformat(started[:10]), runs_dir=root)) == 1
+    later = datetime.datetime.fromisoformat(started) + datetime.timedelta(seconds=1)
+    assert list_runs(since=later, runs_dir=root) == []
+    ahead = later.astimezone(datetime.timezone(datetime.timedelta(hours=5)))  # the same moment, written in another zone
+    assert list_runs(since=ahead.isoformat(), runs_dir=root) == []  # compared as text it kept the run
+    with pytest.raises(InvalidOptionError, match=r"set the runs root with ns\.set\(runs_dir=…\)"):
+        ns.list_runs(str(root))  # ns.list_runs takes no runs_dir=, so the hint names what it takes
+
+
 def test_manifest_round_trip_missing_and_mismatch(tmp_path):
     run_dir = _run(tmp_path, "ep_m")
     (run_dir / "tool_invocations" / "prepared").mkdir(parents=True)
