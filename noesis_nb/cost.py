@@ -162,8 +162,8 @@ class PriceTable:
                 raise ValueError(f"price for {key!r} must be a mapping like {{'input': 2.5, 'output': 10}}, got {row!r}")
             model = str(key)
             provider = row.get("provider") or None
-            unknown = [k for k in row if k not in _ROW_KEYS and k not in (None, "")]  # None/"": a CSV's stray comma
-            if unknown:  # a misspelt cached_input would silently be charged at the input rate
+            unknown = [k for k in row if k not in _ROW_KEYS and k not in (None, "") and _price_like(k)]
+            if unknown:  # a misspelt cached_input would silently be charged at the input rate (a "notes" column is kept out)
                 raise ValueError(
                     f"price for {key!r} has unknown field(s) {unknown}"
                     f"{_close(unknown, _ROW_KEYS)}; the fields are {list(_FIELDS)} (and provider)"
@@ -238,6 +238,18 @@ class PriceTable:
 
 
 _ROW_KEYS = (*_FIELDS, "provider", "model")
+
+
+_PRICE_WORDS = ("input", "output", "cache", "cached", "read", "write", "price", "rate", "token", "cost", "usd")
+
+
+def _price_like(name: Any) -> bool:
+    """Whether a field no table takes reads like a price meant for one (a misspelling, another provider's term:
+    ``cached_imput``, ``cache_read``, ``output_price``) rather than a note beside the prices (``notes``, ``tier``)."""
+    import difflib
+
+    text = str(name).lower()
+    return any(word in text for word in _PRICE_WORDS) or bool(difflib.get_close_matches(text, _ROW_KEYS, n=1))
 
 
 def _close(names: list[Any], known: tuple[str, ...]) -> str:

@@ -122,6 +122,11 @@ def test_malformed_price_tables_are_one_error_naming_the_model_and_the_field(tmp
     with pytest.raises(TypeError, match=r"prices=\[\{'model': 'm'.*pass a dict of model -> "):
         Pricer.from_spec([{"model": "m", "input": 1, "output": 2}])
     assert PriceTable({"m": {"input": "1.5", "output": 0, "cached_input": ""}}).lookup("m").input == 1.5  # CSV-like text
+    (tmp_path / "notes.csv").write_text("model,input,output,notes,tier\nm1,1,2,negotiated in May,gold\n")
+    assert PriceTable.load(tmp_path / "notes.csv").lookup("m1").output == 2  # a column beside the prices is no price
+    for name in ("output_price", "cached_imput", "input_usd"):  # but one that reads like a price is never ignored
+        with pytest.raises(ValueError, match=rf"unknown field\(s\) \['{name}'\]"):
+            PriceTable({"m": {"input": 1, "output": 2, name: 0.5}})
 
 
 def test_table_version_changes_with_prices():
