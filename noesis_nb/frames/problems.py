@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from ..errors import EventLogCorruption, EventLogIntegrityError, NoesisNbError
+from ..errors import EventLogCorruption, EventLogIntegrityError, InvalidOptionError, NoesisNbError
 
 __all__ = ["LoadProblem", "RunLoadError", "Problems"]
 
@@ -36,6 +36,8 @@ class Problems:
     """The problems of one load. ``strict`` turns the first one into an exception naming path and line."""
 
     def __init__(self, strict: bool):
+        if not isinstance(strict, bool):  # "no" or 0.0 would be read as true or false without a word
+            raise InvalidOptionError(f"strict={strict!r:.40}: pass True (raise on the first problem) or False (list them)")
         self.strict = strict
         self.items: list[LoadProblem] = []
 

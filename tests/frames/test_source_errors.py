@@ -77,3 +77,13 @@ def test_episode_ids_that_match_no_run_are_named_never_an_empty_frame(tmp_path):
         with pytest.raises(RunLoadError, match="ep_gone"):
             frame(root, episodes=[ep, "ep_gone"], strict=True)
         assert len(frame(root, episodes=[])) == 0  # nothing asked for, nothing given: no error
+
+
+def test_strict_that_is_no_bool_is_named(tmp_path):
+    """``strict="no"`` was read as True (and raised on a problem the caller asked to be listed)."""
+    from noesis_nb.errors import InvalidOptionError
+
+    for frame in FRAMES:
+        for value in ("no", 0, None):
+            with pytest.raises(InvalidOptionError, match=r"strict=.*: pass True \(raise on the first problem\) or False"):
+                frame(tmp_path, strict=value)
