@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from .._jsonio import atomic_write_json, canonical_json, sha256_bytes
-from ..errors import EpisodeStateError, RunsDirError, RunSealedError
+from ..errors import EpisodeStateError, RunExistsError, RunsDirError, RunSealedError
 from ..ids import new_checkpoint_id, new_event_id, validate_id
 from ..secrets import for_run as secrets_for_run
 from ..secrets import redact as redact_secrets
@@ -138,6 +138,11 @@ class Recorder:
             os.rename(staging, runs_dir / episode_id)  # a run appears whole, or not at all
         except OSError as exc:
             _remove_staging(staging)
+            if os.path.lexists(runs_dir / episode_id):  # the id was taken while this run was being made
+                raise RunExistsError(
+                    f"run {episode_id} already exists in {runs_dir} (another process started it); "
+                    "continue it with resume_run or follow it with show, or start under another episode id"
+                ) from None
             raise RunsDirError(
                 f"runs_dir {str(runs_dir)!r} is not writable ({exc.strerror or exc}); pass runs_dir= a writable "
                 "directory or set NOESIS_RUNS_DIR"

@@ -13,6 +13,7 @@ from a single-threaded, clean process in a few milliseconds; two servers are two
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import sys
@@ -31,6 +32,36 @@ import noesis_nb.runtime.resume_tool  # noqa: E402
 import noesis_nb.tools  # noqa: E402
 
 
+def marking_agent(task: str, ctx: Any) -> str:
+    """A batch's adapter: one line per run in ``marks.txt`` beside the runs dir.
+
+    The task fails while ``fail-<task>`` is there, and its process dies while ``die-<task>`` is."""
+    root = Path(ctx.run_dir).parent.parent
+    with open(root / "marks.txt", "a") as marks:
+        marks.write(f"{task} {ctx.episode_id}\n")
+    time.sleep(0.05)
+    if (root / f"die-{task}").exists():  # the process dies while the adapter runs: its run is lost
+        os._exit(1)
+    if (root / f"fail-{task}").exists():
+        raise RuntimeError(f"{task} failed")
+    return "done"
+
+
+async def run_batch(request: dict[str, Any]) -> list[dict[str, Any]]:
+    handle = noesis_nb.batch(
+        request["tasks"],
+        using=marking_agent,
+        batch_id=request["batch_id"],
+        runs_dir=request["runs_dir"],
+        rerun_failed=request.get("rerun_failed", False),
+        concurrency=request.get("concurrency", 8),
+    )
+    if request.get("cancel"):
+        handle.cancel()
+    await handle
+    return [{"index": e.index, "status": e.status, "episode_id": e.episode_id, "error": e.error} for e in handle.entries]
+
+
 def act(request: dict[str, Any]) -> dict[str, Any]:
     action, run = request["action"], request.get("run")
     out: dict[str, Any] = {}
@@ -42,6 +73,8 @@ def act(request: dict[str, Any]) -> dict[str, Any]:
             out.update(status=decision.status, created=decision.created, approver_id=decision.approver_id)
         elif action == "resume":
             noesis_nb.resume_run(run)
+        elif action == "batch":
+            out["entries"] = asyncio.run(run_batch(request))
         else:
             raise ValueError(f"unknown action {action!r}")
     out["warnings"] = [f"{w.category.__name__}: {w.message}" for w in caught]

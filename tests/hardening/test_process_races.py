@@ -117,3 +117,58 @@ def test_two_resumes_of_one_decided_run_continue_it_once(racers: tuple[Racer, Ra
         tally["busy" if "is being written by" in told[0] else "already sealed"] += 1
         _check_sealed_once(run, root / "marker.txt", tool_runs=1)
     figures("two resume_run at once", {"trials": trials, **tally, "tools run twice": 0})
+
+
+BATCH_TASKS = [f"task{i}" for i in range(6)]
+BATCH_WAYS = ("first call", "never started", "rerun_failed", "lost")
+
+
+@pytest.mark.parametrize("way", BATCH_WAYS)
+def test_two_calls_of_one_batch_at_once_run_each_task_once(racers: tuple[Racer, Racer], tmp_path: Path, way: str) -> None:
+    """Two kernels call ``batch(…, batch_id="same")`` at once: one record, every task run once, both see every entry end.
+
+    ``first call``: no record yet; ``never started``: a record whose entries never started (the call that wrote it
+    was cancelled at once); ``rerun_failed``: half the tasks failed and both calls re-run the failed ones; ``lost``:
+    the process of the call that wrote the record died while its first task ran (both recover it and run it again).
+    """
+    trials = 6
+    for trial in range(trials):
+        root = tmp_path / f"t{trial}"
+        root.mkdir()
+        runs = root / "runs"
+        request: dict[str, Any] = {"action": "batch", "tasks": BATCH_TASKS, "batch_id": "same", "runs_dir": str(runs)}
+        expected = set(BATCH_TASKS)
+        if way != "first call":
+            failing = BATCH_TASKS[::2] if way == "rerun_failed" else []
+            for task in failing:
+                (root / f"fail-{task}").touch()
+            if way == "lost":
+                (root / "die-task0").touch()
+            racers[0].send(**request, cancel=way == "never started", concurrency=1, go=str(root / "go0"))
+            (root / "go0").touch()
+            assert racers[0].reply()["ok"] is (way != "lost")
+            for task in failing:
+                (root / f"fail-{task}").unlink()
+            (root / "die-task0").unlink(missing_ok=True)
+            if (root / "marks.txt").exists():
+                (root / "marks.txt").rename(root / "marks-before.txt")
+            if way == "rerun_failed":
+                request["rerun_failed"], expected = True, set(failing)
+        replies = _race(racers, root, request, request)
+        for reply in replies:
+            assert reply["ok"], f"{way}, trial {trial}: batch raised {reply['error']}"
+        ran = Counter(line.split()[0] for line in (root / "marks.txt").read_text().splitlines())
+        assert ran == Counter(expected), f"{way}, trial {trial}: tasks ran {dict(ran)}, expected each of {sorted(expected)} once"
+        record = json.loads((runs / "batches" / "same.json").read_text())
+        rows = record["entries"]
+        assert [r["task_index"] for r in rows] == list(range(len(BATCH_TASKS))), f"{way}, trial {trial}: record entries {rows}"
+        rerun = set(expected) if way == "rerun_failed" else {"task0"} if way == "lost" else set()
+        assert [len(r["previous"]) for r in rows] == [int(BATCH_TASKS[r["task_index"]] in rerun) for r in rows], rows
+        recorded = {r["episode_id"] for r in rows} | {p for r in rows for p in r["previous"]}
+        on_disk = {p.name for p in runs.iterdir() if p.name.startswith("ep_")}
+        assert on_disk == recorded, f"{way}, trial {trial}: runs the record does not name: {sorted(on_disk - recorded)}"
+        for reply in replies:
+            for entry in reply["entries"]:
+                assert entry["status"] == "ok", f"{way}, trial {trial}: entry {entry} did not end ok in one of the calls"
+                assert entry["episode_id"] == rows[entry["index"]]["episode_id"]
+    figures(f"two calls of one batch at once ({way})", {"trials": trials, "tasks run twice": 0, "entries lost": 0})
