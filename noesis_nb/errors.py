@@ -15,7 +15,8 @@ Every message names the offending value and says how to fix it.
     ├── DecisionFileError           (also ValueError) a malformed approval decision file
     ├── ToolRejected                a tool call a human or policy rejected (adapters may catch it)
     ├── EpisodeStateError           an operation the episode's state does not allow
-    │   └── EpisodeStopping         a tool or model call asked for while the episode drains (never started)
+    │   ├── EpisodeStopping         a tool or model call asked for while the episode drains (never started)
+    │   └── RunExistsError          an episode id whose run directory exists already (another process started it)
     └── RunLifecycleError           (Noēsis names)
         ├── RunSealedError
         ├── RunLifecycleTransitionError  a lifecycle call the run's state does not allow
@@ -49,6 +50,7 @@ __all__ = [
     "ToolRejected",
     "EpisodeStateError",
     "EpisodeStopping",
+    "RunExistsError",
     "RunLifecycleError",
     "RunSealedError",
     "RunLifecycleTransitionError",
@@ -162,6 +164,10 @@ class EpisodeStateError(NoesisNbError):
 
 class EpisodeStopping(EpisodeStateError):
     """Raised inside an adapter for a tool or model call asked for while the episode drains: it never started."""
+
+
+class RunExistsError(EpisodeStateError):
+    """An episode was to start under an id whose run directory exists already (another process started it first)."""
 
 
 class RunLifecycleError(NoesisNbError):

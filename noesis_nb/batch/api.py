@@ -11,7 +11,7 @@ from ..errors import EpisodeStateError, InvalidOptionError
 from ..runtime.api import check_episode_options
 from .handle import BatchHandle
 from .plan import EntryPlan
-from .record import check_same_batch, load_record, new_record, record_path, save_record
+from .record import check_same_batch, load_record, new_record, record_lock, record_path, save_record
 from .runner import Runner
 from .spec import BatchSpec, check_batch_options, check_executor, parse_tasks, parse_using
 
@@ -71,14 +71,15 @@ def batch(
         executor=check_executor(executor),
     )
     path = record_path(runs_root, chosen)
-    record = load_record(path)
-    if record is None:
-        record = new_record(spec, _options(spec))
-        save_record(path, record)
-    else:
-        check_same_batch(record, spec, path)
-    plan = EntryPlan(spec, record, path)
-    plan.save_if_changed()
+    with record_lock(path):  # another call of this batch plans before or after this one, never at once
+        record = load_record(path)
+        if record is None:
+            record = new_record(spec, _options(spec))
+            save_record(path, record)
+        else:
+            check_same_batch(record, spec, path)
+        plan = EntryPlan(spec, record, path)
+        plan.save_if_changed()
     handle = BatchHandle(chosen, runs_root, path, plan.entries, loop)
     handle._runner = Runner(handle, spec, plan).start()
     return handle

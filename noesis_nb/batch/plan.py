@@ -22,7 +22,7 @@ from ..store import is_run_dir, is_sealed, read_summary
 from ..store.ownership import holder
 from ..store.vocab import failed
 from .handle import BatchEntry, BatchHandle
-from .record import save_record
+from .record import load_record, record_lock, save_record
 from .spec import BatchSpec
 
 __all__ = ["EntryPlan", "entry_from_disk"]
@@ -61,12 +61,15 @@ class EntryPlan:
         self.lost.append(entry)
         return entry
 
-    def _rerun(self, entry: BatchEntry, row: dict[str, Any]) -> None:
-        row["previous"] = [*row.get("previous", []), row["episode_id"]]
-        row["episode_id"] = entry.reserved_id = new_episode_id()
+    def _rerun(self, entry: BatchEntry, row: dict[str, Any], *, adopt: bool = False) -> None:
+        """Queue ``entry`` again as a new episode; ``adopt``: as the one the record names already (another call chose it)."""
+        if not adopt:
+            row["previous"] = [*row.get("previous", []), row["episode_id"]]
+            row["episode_id"] = new_episode_id()
+            self.dirty = True
+        entry.reserved_id = row["episode_id"]
         entry.episode_id = entry.run_dir = entry.disk = None
         entry.status, entry.score, entry.usage, entry.started_at, entry.ended_at = "queued", None, {}, None, None
-        self.dirty = True
 
     dirty = False
 
@@ -87,10 +90,19 @@ class EntryPlan:
                 handle.changed(entry)
                 continue
             if failed(entry.status) and (self.spec.rerun_failed or _lost(entry.run_dir)):
-                self._rerun(entry, self._row(entry))
+                self._rerun_recorded(entry)
             handle.changed(entry)
         self.lost = []
-        self.save_if_changed()
+
+    def _rerun_recorded(self, entry: BatchEntry) -> None:
+        """Re-run ``entry`` as a new episode, in the record as it is now on disk (another call of the batch may have)."""
+        ran = entry.episode_id
+        with record_lock(self.path):
+            self.record = load_record(self.path) or self.record
+            row = self._row(entry)
+            # another call of this batch re-ran it already: the episode it chose is this entry's
+            self._rerun(entry, row, adopt=row["episode_id"] != ran)
+            self.save_if_changed()
 
 
 def entry_from_disk(entry: BatchEntry, run_dir: Path, adapter: Any) -> None:

@@ -3,27 +3,71 @@
 Written atomically when the batch starts and whenever an entry gets a new episode (a re-run), so a
 kernel that dies mid-batch leaves everything the next ``batch(…, batch_id=…)`` needs. Episode ids are
 chosen when the record is first written; an entry whose run directory does not exist never started.
+Every read-plan-write of the record holds the batch's lock (``<batch_id>.json.lock``), so two calls of
+one batch at once (two kernels) agree on one record: one writes it, the other reads what it wrote.
 """
 
 from __future__ import annotations
 
+import os
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from .._jsonio import atomic_write_json, canonical_json
-from ..errors import InvalidOptionError
+from ..errors import EpisodeStateError, InvalidOptionError
 from ..ids import new_episode_id, validate_id
 from ..secrets import redact
 from ..store import now_iso, read_json
 from .spec import BatchSpec
 
-__all__ = ["SCHEMA", "record_path", "load_record", "new_record", "save_record", "check_same_batch"]
+try:  # POSIX; elsewhere two calls of one batch at once are not kept apart
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
+
+__all__ = ["SCHEMA", "record_path", "load_record", "new_record", "save_record", "check_same_batch", "record_lock"]
 
 SCHEMA = "noesis_nb.batch/1.0.0"
 
 
 def record_path(root: Path, batch_id: str) -> Path:
     return Path(root) / "batches" / f"{validate_id(batch_id, what='batch id')}.json"
+
+
+@contextmanager
+def record_lock(path: Path, timeout_s: float = 60.0) -> Iterator[None]:
+    """Hold the batch's lock while its record is read, planned from and written (another call of the batch waits)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if fcntl is None:  # pragma: no cover - Windows
+        yield
+        return
+    lock = path.with_name(path.name + ".lock")
+    flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(lock, flags, 0o644)
+    except OSError as exc:
+        raise EpisodeStateError(
+            f"cannot open {lock} to take batch {path.stem!r} ({exc.strerror or exc}); it must be a regular, writable file"
+        ) from None
+    try:
+        deadline = time.monotonic() + timeout_s
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise EpisodeStateError(
+                        f"batch {path.stem!r} has been held by another process for {timeout_s:.0f} s ({lock}); "
+                        "call batch again once that process has started its episodes"
+                    ) from None
+                time.sleep(0.01)
+        yield
+    finally:
+        os.close(fd)  # gives the lock up
 
 
 def load_record(path: Path) -> dict[str, Any] | None:

@@ -2,7 +2,8 @@
 
 A paused episode gives its slot up (otherwise pauses nobody has decided yet would stop the batch);
 it continues by itself once decided. Entries found on disk when a recorded batch is run again are
-followed there (:mod:`.follow`): paused ones continue once decided, the others are left to their owner.
+followed there (:mod:`.follow`): paused ones continue once decided, the others are left to their owner;
+so is an entry another call of the batch started first (its episode id was taken as this one began it).
 """
 
 from __future__ import annotations
@@ -11,12 +12,13 @@ import asyncio
 import time
 from typing import Any
 
+from ..errors import RunExistsError
 from ..runtime.api import create_episode, launch
 from ..runtime.handle import EpisodeHandle
 from ..store.vocab import TERMINAL_STATUSES
 from .follow import Follower
 from .handle import BatchEntry, BatchHandle
-from .plan import EntryPlan
+from .plan import EntryPlan, entry_from_disk
 from .remote import submit_entry
 from .spec import BatchSpec
 from .upload import upload_run
@@ -85,6 +87,11 @@ class Runner:
                 return
             try:
                 handle = self._start(entry)
+            except RunExistsError:  # another call of this batch (another kernel) started it first: follow it there
+                entry_from_disk(entry, self.spec.root / str(entry.reserved_id), self.spec.adapters.get(entry.adapter))
+                self.handle.changed(entry)
+                self.follower.add(entry)
+                return
             except Exception as exc:  # e.g. the runs root is not writable: the entry says why
                 entry.status, entry.error, entry.ended_at = "error", f"{type(exc).__name__}: {exc}", time.time()
                 self.handle.changed(entry)

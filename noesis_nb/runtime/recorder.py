@@ -17,11 +17,11 @@ from pathlib import Path
 from typing import Any
 
 from .._jsonio import atomic_write_json, canonical_json, sha256_bytes
-from ..errors import EpisodeStateError, RunsDirError
+from ..errors import EpisodeStateError, RunExistsError, RunsDirError, RunSealedError
 from ..ids import new_checkpoint_id, new_event_id, validate_id
 from ..secrets import for_run as secrets_for_run
 from ..secrets import redact as redact_secrets
-from ..store import EventWriter, now_iso, read_events, read_state
+from ..store import EventWriter, is_sealed, now_iso, read_events, read_state
 from ..store.facts import call_row
 from ..store.ownership import RunOwnership, acquire
 from ..store.paths import run_path
@@ -138,6 +138,11 @@ class Recorder:
             os.rename(staging, runs_dir / episode_id)  # a run appears whole, or not at all
         except OSError as exc:
             _remove_staging(staging)
+            if os.path.lexists(runs_dir / episode_id):  # the id was taken while this run was being made
+                raise RunExistsError(
+                    f"run {episode_id} already exists in {runs_dir} (another process started it); "
+                    "continue it with resume_run or follow it with show, or start under another episode id"
+                ) from None
             raise RunsDirError(
                 f"runs_dir {str(runs_dir)!r} is not writable ({exc.strerror or exc}); pass runs_dir= a writable "
                 "directory or set NOESIS_RUNS_DIR"
@@ -154,6 +159,9 @@ class Recorder:
         run_path(run_dir, "events.jsonl")  # refuses a linked run directory before anything is taken
         ownership = acquire(run_dir)
         try:
+            if is_sealed(run_dir):  # the writer whose lock this call waited for sealed the run meanwhile
+                ownership.release(remove=True)  # the lock file this call may have made anew is no part of the run
+                raise RunSealedError(f"run {run_dir.name} was sealed by the process that held it until now; it takes no more")
             state = read_state(run_dir)
             if state is None or not isinstance(state.get("episode"), dict) or not isinstance(state.get("outcomes"), dict):
                 raise EpisodeStateError(f"{run_dir}/state.json is missing or not a run state; this run cannot be continued")

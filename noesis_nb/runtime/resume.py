@@ -33,6 +33,7 @@ from ..errors import (
     InvalidOptionError,
     ResumeAdapterMismatchError,
     ResumeAdapterRequiredError,
+    RunSealedError,
 )
 from ..store import read_events, read_json
 from ..store.ownership import RunBusyError
@@ -161,12 +162,7 @@ async def resume_from_disk(
         )
     episode_id = run_dir.name
     if (run_dir / "manifest.json").exists():
-        final = read_json(run_dir / "final.json", within=run_dir) or {}
-        return ResumeReport(
-            episode_id,
-            "already_sealed",
-            f"run {episode_id} is already sealed (outcome {final.get('outcome', 'unknown')}); resume_run changed nothing",
-        )
+        return _already_sealed(run_dir)
     live = live_handles().get(episode_id)
     if live is not None and not live.done() and live.run_dir.resolve() == run_dir.resolve():
         return ResumeReport(
@@ -178,11 +174,22 @@ async def resume_from_disk(
         rec = Recorder.reopen(run_dir)
     except RunBusyError as exc:
         return ResumeReport(episode_id, "busy", str(exc))
+    except RunSealedError:  # another resume held the run and sealed it while this one waited for its lock
+        return _already_sealed(run_dir)
     try:
         return await _continue(rec, checkpoint_id=checkpoint_id, using=using, tools=tools, unknown_outcome=unknown_outcome)
     finally:
         if not rec.closed:
             rec.close_without_sealing()
+
+
+def _already_sealed(run_dir: Path) -> ResumeReport:
+    final = read_json(run_dir / "final.json", within=run_dir) or {}
+    return ResumeReport(
+        run_dir.name,
+        "already_sealed",
+        f"run {run_dir.name} is already sealed (outcome {final.get('outcome', 'unknown')}); resume_run changed nothing",
+    )
 
 
 async def _continue(
