@@ -389,6 +389,10 @@ def resolve_draft_id(run_dir: Path | str, ref: str | None = None) -> str:
     if ref is None:
         pending = repo.find_pending()
         if pending is None:
+            run = Path(run_dir)
+            if (run / "final.json").exists() or (run / "manifest.json").exists():  # "pass a draft id" would not help
+                made = f"its drafts ({listing}) were decided or ended with it" if ids else "it made no tool drafts"
+                raise PreparedToolInvocationNotFoundError(f"run {run.name} is sealed and {made}: there is nothing to decide")
             raise PreparedToolInvocationNotFoundError(
                 f"no draft is pending approval in {repo.root.parent}; drafts: {listing}. Pass a draft id."
             )

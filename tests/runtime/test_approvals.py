@@ -492,3 +492,20 @@ def test_solve_pauses_once_even_when_tool_calls_run_concurrently(runs_dir, tmp_p
     noesis_nb.resume_run(ep, runs_dir=runs_dir)
     assert read_json(runs_dir / ep / "final.json")["outcome"] == "success"
     assert sum((tmp_path / n).exists() for n in ("a", "b")) == 1  # the paused draft ran; the other never left the adapter
+
+
+def test_deciding_a_sealed_run_says_there_is_nothing_to_decide(runs_dir):
+    """It said "no draft is pending … Pass a draft id", which no draft id could satisfy."""
+    from noesis_nb.tools import PreparedToolInvocationNotFoundError
+
+    plain = noesis_nb.solve("x", using=lambda task, ctx: "ok", runs_dir=runs_dir)
+    for decide in (noesis_nb.approve_draft, noesis_nb.reject_draft):
+        with pytest.raises(PreparedToolInvocationNotFoundError, match=rf"run {plain} is sealed and it made no tool drafts"):
+            decide(plain, approver_id="ops", runs_dir=runs_dir)
+
+    def tooled(task, ctx):
+        return ctx.tool("calc.double", {"kwargs": {"x": 2}}, fn=lambda x: 2 * x)
+
+    used = noesis_nb.solve("x", using=tooled, runs_dir=runs_dir, approver="auto")
+    with pytest.raises(PreparedToolInvocationNotFoundError, match=r"is sealed and its drafts \(draft:.*\) were decided or ended"):
+        noesis_nb.approve_draft(used, approver_id="ops", runs_dir=runs_dir)
