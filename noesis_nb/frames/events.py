@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import numbers
 from collections.abc import Iterable, Sequence
 from datetime import datetime
@@ -13,8 +14,8 @@ from ..errors import InvalidOptionError
 from .columns import EVENT_COLUMNS, Column, check_columns
 from .eventblocks import load_events
 from .gcpause import without_gc
-from .problems import Problems
-from .source import Source, episode_filter, resolve_source, unmatched_episodes
+from .problems import LoadProblem, Problems
+from .source import Source, episode_filter, resolve_source, source_label, unmatched_episodes
 
 __all__ = ["events_df"]
 
@@ -56,6 +57,7 @@ def events_df(
     mask = None
     if keep is not None:
         mask = df["phase"].isin(keep).to_numpy()
+        problems.extend(_misspelt_phases(keep, df["phase"], source))
     if start is not None:
         m = (df["timestamp"] >= start).to_numpy()
         mask = m if mask is None else mask & m
@@ -67,6 +69,21 @@ def events_df(
     df.attrs["errors"] = problems.as_records()
     df.attrs["runs"] = len(refs)
     return df
+
+
+def _misspelt_phases(keep: list[str], phases: pd.Series, source: Source) -> list[LoadProblem]:
+    """A ``phases=`` name no event has while one close to it is there (``"Model"`` for ``model``): a typo,
+    not an empty answer. A name with nothing close stays quiet (a phase of one's own may simply not occur)."""
+    present = [p for p in phases.astype(object).dropna().unique() if isinstance(p, str)]
+    out = []
+    for name in keep:
+        if name in present:
+            continue
+        close = [p for p in present if p.lower() == name.lower()] or difflib.get_close_matches(name, present, n=1, cutoff=0.8)
+        if close:
+            problem = f"phases= names {name!r}, which no event has; did you mean {close[0]!r}?"
+            out.append(LoadProblem(source_label(source), None, problem))
+    return out
 
 
 def _phases(phases: Any) -> list[str] | None:

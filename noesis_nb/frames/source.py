@@ -101,6 +101,13 @@ def episode_filter(episodes: str | Iterable[str] | None) -> list[str] | None:
     return ids
 
 
+def source_label(source: Source) -> str:
+    """Where a load read from, for a problem about the whole load: the root or run it was given."""
+    if source is None or isinstance(source, (str, os.PathLike)):
+        return str(os.fspath(config.runs_dir() if source is None else source))
+    return "the sources given"
+
+
 def unmatched_episodes(episodes: list[str] | None, refs: list[RunRef], source: Source) -> list[LoadProblem]:
     """The ``episodes=`` ids that no run of ``source`` has, one problem each (they are left out); when none
     of them is there at all, ``RunNotFoundError`` (a typo or the wrong root, not an empty result)."""
@@ -108,20 +115,14 @@ def unmatched_episodes(episodes: list[str] | None, refs: list[RunRef], source: S
         return []
     found = {ref.name for ref in refs}
     missing = [e for e in dict.fromkeys(episodes) if e not in found]
-    where = (
-        os.fspath(config.runs_dir() if source is None else source)
-        if isinstance(source, (str, os.PathLike)) or source is None
-        else "the sources given"
-    )
+    where = source_label(source)
     if missing and len(missing) == len(set(episodes)):
         shown = ", ".join(repr(_Short(e)) for e in missing[:3]) + (f" and {len(missing) - 3} more" if len(missing) > 3 else "")
         raise RunNotFoundError(
             f"episodes= names {shown}, but no run in {where} has that id; see the ids there with "
             "noesis_nb.list_runs() or %noesis list, or pass the runs root they are in"
         )
-    return [
-        LoadProblem(str(where), None, f"episodes= names {_Short(e)!r}, but no run there has that id; left out") for e in missing
-    ]
+    return [LoadProblem(where, None, f"episodes= names {_Short(e)!r}, but no run there has that id; left out") for e in missing]
 
 
 class _Short:

@@ -101,6 +101,18 @@ def test_filters(tmp_path):
     assert window["seq"].tolist() == [1, 2, 3]
 
 
+def test_a_phase_name_off_by_case_or_a_letter_is_named_not_an_empty_answer(tmp_path):
+    root = tmp_path / "runs"
+    write_run(root, "ep_a", basic_events("ep_a", day="2025-03-01"))
+    for typo, meant in (("Model", "model"), ("modle", "model")):
+        df = events_df(root, phases=[typo, "x-my-own-phase"])
+        assert len(df) == 0
+        reasons = [e["reason"] for e in df.attrs["errors"]]
+        assert reasons == [f"phases= names {typo!r}, which no event has; did you mean {meant!r}?"]
+        assert df.attrs["errors"][0]["path"] == str(root)
+    assert events_df(root, phases=["model", "x-my-own-phase"]).attrs["errors"] == []  # a phase of one's own may not occur
+
+
 def test_filters_of_the_wrong_kind_are_one_error_naming_them(tmp_path):
     from noesis_nb.errors import InvalidOptionError
 
