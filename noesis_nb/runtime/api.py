@@ -360,6 +360,13 @@ async def _resume(
     unknown_outcome: str | None,
     secrets: dict[str, Any] | None,
 ) -> ResumeReport:
+    if tools is not None and (
+        not isinstance(tools, dict) or not all(isinstance(k, str) and callable(v) for k, v in tools.items())
+    ):  # checked before the run is touched: a wrong kind would fail only when its draft came to run
+        raise InvalidOptionError(
+            f"tools={tools!r:.80}: pass a dict of tool name -> callable, e.g. {{'fs.write_file': write_file}}, "
+            "for python-protocol drafts whose callable is not importable"
+        )
     with supply_secrets(secrets):
         return await resume_from_disk(
             find_run_dir(episode_id, runs_dir),

@@ -509,3 +509,14 @@ def test_deciding_a_sealed_run_says_there_is_nothing_to_decide(runs_dir):
     used = noesis_nb.solve("x", using=tooled, runs_dir=runs_dir, approver="auto")
     with pytest.raises(PreparedToolInvocationNotFoundError, match=r"is sealed and its drafts \(draft:.*\) were decided or ended"):
         noesis_nb.approve_draft(used, approver_id="ops", runs_dir=runs_dir)
+
+
+def test_resume_run_names_tools_of_the_wrong_kind_before_touching_the_run(runs_dir):
+    from noesis_nb.errors import InvalidOptionError
+
+    ep = noesis_nb.solve("x", using=lambda task, ctx: "ok", runs_dir=runs_dir)
+    before = sorted((p.name, p.stat().st_mtime_ns) for p in (runs_dir / ep).iterdir())
+    for tools in ([print], {"fs.write": "not callable"}, {1: print}):
+        with pytest.raises(InvalidOptionError, match=r"tools=.*: pass a dict of tool name -> callable"):
+            noesis_nb.resume_run(ep, runs_dir=runs_dir, tools=tools)
+    assert sorted((p.name, p.stat().st_mtime_ns) for p in (runs_dir / ep).iterdir()) == before
