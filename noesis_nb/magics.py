@@ -137,16 +137,17 @@ class RunTable(list[dict[str, Any]]):
     """``list_runs`` rows that display as a table (HTML, escaped) and as aligned text; empty, a hint how to start a run."""
 
     where = "the runs dir"
+    note = ""  # why there are none, when it is not that none were started (the folder is not there)
 
     def _repr_html_(self) -> str:
         from .widgets.snapshot import runs_table_html
 
-        return runs_table_html(self, where=self.where)
+        return runs_table_html(self, where=self.where, note=self.note)
 
     def __repr__(self) -> str:
         from .widgets.snapshot import runs_table_text
 
-        return runs_table_text(self, where=self.where)
+        return runs_table_text(self, where=self.where, note=self.note)
 
 
 @magics_class
@@ -248,8 +249,8 @@ class NoesisMagics(Magics):
         if args.limit is not None and args.limit < 1:
             raise UsageError(f"%noesis list: --limit must be at least 1, got {args.limit}")
         table = RunTable(list_runs(args.limit, runs_dir=args.runs_dir))
-        where = str(config.runs_dir(args.runs_dir))
-        table.where = where if os.path.isdir(where) else f"{where} (no such folder)"
+        table.where = str(config.runs_dir(args.runs_dir))
+        table.note = "" if os.path.isdir(table.where) else " (no such folder)"
         return table
 
     def _show(self, args: argparse.Namespace, cell: str | None) -> Any:

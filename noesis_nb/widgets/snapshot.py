@@ -112,15 +112,15 @@ _RUN_COLUMNS = ("started_at", "episode_id", "status", "using", "task", "sealed")
 
 
 EMPTY_RUNS_HINT = (
-    "no runs in {where} yet: start one with noesis_nb.start(task, using=agent) or "
+    "no runs in {where} yet{note}: start one with noesis_nb.start(task, using=agent) or "
     '%noesis run <agent> "<task>", or point at other runs with --runs-dir / noesis_nb.config.set(runs_dir=...)'
 )
 
 
-def runs_table_html(rows: Iterable[Mapping[str, Any]], *, where: str = "the runs dir") -> str:
+def runs_table_html(rows: Iterable[Mapping[str, Any]], *, where: str = "the runs dir", note: str = "") -> str:
     rows = list(rows)
     if not rows:
-        return f"<p><i>{esc(EMPTY_RUNS_HINT.format(where=where))}</i></p>"
+        return f"<p><i>{esc(EMPTY_RUNS_HINT.format(where=where, note=note))}</i></p>"
     head = "".join(f"<th>{c}</th>" for c in _RUN_COLUMNS)
     body = "".join(
         "<tr>" + "".join(f"<td>{esc(_short(r.get(c), 80) if r.get(c) is not None else '')}</td>" for c in _RUN_COLUMNS) + "</tr>"
@@ -129,10 +129,10 @@ def runs_table_html(rows: Iterable[Mapping[str, Any]], *, where: str = "the runs
     return f'<table style="font-size:12px"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
 
 
-def runs_table_text(rows: Iterable[Mapping[str, Any]], *, where: str = "the runs dir") -> str:
+def runs_table_text(rows: Iterable[Mapping[str, Any]], *, where: str = "the runs dir", note: str = "") -> str:
     rows = list(rows)
     if not rows:
-        return EMPTY_RUNS_HINT.format(where=where)
+        return EMPTY_RUNS_HINT.format(where=where, note=note)
     lines = [f"{'STARTED_AT':20} {'EPISODE_ID':30} {'STATUS':9} TASK"]
     for r in rows:
         lines.append(

@@ -133,6 +133,9 @@ def test_a_misspelled_agent_gets_did_you_mean(ip: Any, runs_dir: Path) -> None:
 def test_an_empty_runs_dir_says_how_to_start(ip: Any, tmp_path: Path) -> None:
     empty = tmp_path / "nothing-here"
     table = ip.run_line_magic("noesis", f"list --runs-dir {empty}")
+    assert repr(table).startswith(f"no runs in {empty} yet (no such folder): start one with noesis_nb.start(")
+    empty.mkdir()
+    table = ip.run_line_magic("noesis", f"list --runs-dir {empty}")
     assert repr(table).startswith(f"no runs in {empty} yet: start one with noesis_nb.start(")
     assert "%noesis run" in table._repr_html_() and "<table" not in table._repr_html_()
 

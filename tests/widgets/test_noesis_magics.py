@@ -133,8 +133,8 @@ def test_a_runs_dir_that_does_not_exist_is_said_so_by_list_and_the_inbox(ip: Any
     """A mistyped root must not read as "no runs" / "nothing waits": both name the folder that is not there."""
     missing = tmp_path / "runz"
     table = ip.run_line_magic("noesis", f"list --runs-dir {missing}")
-    assert len(table) == 0 and f"{missing} (no such folder)" in repr(table)
-    assert f"{missing} (no such folder)" in table._repr_html_()
+    assert len(table) == 0 and f"{missing} yet (no such folder)" in repr(table)
+    assert f"{missing} yet (no such folder)" in table._repr_html_()
     inbox = noesis_nb.inbox(missing)
     assert f"nothing waits for a decision: {missing} does not exist (yet)" in inbox.mimebundle()["text/html"]
     inbox.close()
