@@ -23,9 +23,10 @@ import noesis_nb
 from noesis_nb.runtime.resume import NothingToResume
 from noesis_nb.store import is_sealed, read_events, verify_manifest
 
+from .forkserver import ForkServer
 from .report import figures
-from .test_crash_recovery import ForkServer
 
+HERE = Path(__file__).resolve().parent
 TRIALS = 32
 WAYS = (
     "approve then resume",
@@ -37,7 +38,7 @@ WAYS = (
 
 @pytest.fixture(scope="module")
 def server():
-    forks = ForkServer()
+    forks = ForkServer(HERE / "crashkit.py")
     yield forks
     forks.close()
 

@@ -10,8 +10,6 @@ being sealed, after) is hit. After each trial the run must be sealed once, verif
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import time
 from collections import Counter
 from pathlib import Path
@@ -23,35 +21,16 @@ import noesis_nb
 from noesis_nb.store import is_sealed, read_events, verify_manifest
 
 from .crashkit import TASKS, tool_agent
+from .forkserver import ForkServer
 from .report import figures
 
 HERE = Path(__file__).resolve().parent
-
-
-class Racer:
-    def __init__(self) -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, str(HERE / "racekit.py")], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
-        )
-
-    def send(self, **request: object) -> None:
-        assert self.proc.stdin
-        self.proc.stdin.write(json.dumps(request) + "\n")
-        self.proc.stdin.flush()
-
-    def reply(self) -> dict[str, Any]:
-        assert self.proc.stdout
-        return json.loads(self.proc.stdout.readline())
-
-    def close(self) -> None:
-        if self.proc.stdin:
-            self.proc.stdin.close()
-        self.proc.wait(timeout=30)
+Racers = tuple[ForkServer, ForkServer]
 
 
 @pytest.fixture(scope="module")
 def racers():
-    pair = Racer(), Racer()
+    pair = ForkServer(HERE / "racekit.py"), ForkServer(HERE / "racekit.py")
     yield pair
     for racer in pair:
         racer.close()
@@ -63,7 +42,7 @@ def _paused_run(root: Path) -> Path:
     return runs / episode
 
 
-def _race(racers: tuple[Racer, Racer], root: Path, first: dict[str, Any], second: dict[str, Any]) -> list[dict[str, Any]]:
+def _race(racers: Racers, root: Path, first: dict[str, Any], second: dict[str, Any]) -> list[dict[str, Any]]:
     go = root / "go"
     racers[0].send(**first, go=str(go))
     racers[1].send(**second, go=str(go))
@@ -90,7 +69,7 @@ def _check_sealed_once(run: Path, marker: Path, tool_runs: int) -> None:
     assert len(frame) == 1 and bool(frame["manifest_ok"].iloc[0])
 
 
-def test_two_resumes_of_one_decided_run_continue_it_once(racers: tuple[Racer, Racer], tmp_path: Path) -> None:
+def test_two_resumes_of_one_decided_run_continue_it_once(racers: Racers, tmp_path: Path) -> None:
     """The second resume_run, wherever it falls in the first one's work, changes nothing and says why."""
     trials = 24
     tally: Counter = Counter()
@@ -124,7 +103,7 @@ BATCH_WAYS = ("first call", "never started", "rerun_failed", "lost")
 
 
 @pytest.mark.parametrize("way", BATCH_WAYS)
-def test_two_calls_of_one_batch_at_once_run_each_task_once(racers: tuple[Racer, Racer], tmp_path: Path, way: str) -> None:
+def test_two_calls_of_one_batch_at_once_run_each_task_once(racers: Racers, tmp_path: Path, way: str) -> None:
     """Two kernels call ``batch(…, batch_id="same")`` at once: one record, every task run once, both see every entry end.
 
     ``first call``: no record yet; ``never started``: a record whose entries never started (the call that wrote it
