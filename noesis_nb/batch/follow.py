@@ -80,7 +80,7 @@ class Follower:
             entry_from_disk(entry, run.run_dir, run.adapter)
             if (entry.status, entry.usage) != seen or entry.done:
                 self.handle.changed(entry)
-        if entry.status == "paused" and id(entry) not in self._resuming and run.can_resume and holder(run.run_dir) is None:
+        if run.status == "paused" and id(entry) not in self._resuming and run.can_resume and holder(run.run_dir) is None:
             self._resuming.add(id(entry))
             asyncio.ensure_future(self._resume(entry))
         elif entry.status in ("running", "paused") and entry.future is not None and entry.future.done():

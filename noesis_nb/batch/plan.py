@@ -49,14 +49,12 @@ class EntryPlan:
         if not is_run_dir(run_dir):
             return entry  # queued: never started
         entry_from_disk(entry, run_dir, self.spec.adapters.get(adapter))
-        if entry.status in ("ok", "vetoed"):
-            return entry
-        if is_sealed(run_dir):
+        if is_sealed(run_dir):  # done: its terminate event alone is not (a seal cut short is recovered below)
             if failed(entry.status) and (self.spec.rerun_failed or _lost(run_dir)):
                 self._rerun(entry, row)
             return entry
-        if entry.status == "paused" or holder(run_dir) is not None:
-            return entry  # followed on disk
+        if entry.disk is not None and entry.disk.status == "paused" or holder(run_dir) is not None:
+            return entry  # followed on disk (resumed by the batch once decided)
         entry.status = "queued"  # nobody owns it and it is not paused: its process died while it ran
         self.lost.append(entry)
         return entry
@@ -114,6 +112,8 @@ def entry_from_disk(entry: BatchEntry, run_dir: Path, adapter: Any) -> None:
         run = DiskRun(run_dir, using=adapter)
     entry.disk, entry.run_dir, entry.episode_id = run, run_dir, run_dir.name
     entry.status, entry.usage = run.status, dict(run.usage)
+    if entry.status == "paused" and run.can_resume:
+        entry.status = "running"  # decided: it continues (the batch resumes it), it waits for nobody
     if entry.started_at is None:
         entry.started_at = _epoch(run.started_at)
     if entry.done:

@@ -370,6 +370,7 @@ def complete_seal(rec: Recorder) -> bool:
     rec.writer.seal()
     if not run_path(rec.run_dir, "manifest.json").exists():
         sweep_transients(rec.run_dir)  # temp files a killed writer left: not part of the run
+        rec.remove_owner_note()  # before the manifest: a kill after it leaves no unlisted file
         kept = rec.writer.closed_as
         write_manifest(rec.run_dir, rec.episode_id, known={"events.jsonl": kept} if kept is not None else None)
     rec.release(remove=True)

@@ -157,11 +157,12 @@ class Recorder:
         """Take ownership of an existing, unsealed run and continue writing it (resume, recovery)."""
         run_dir = Path(run_dir)
         run_path(run_dir, "events.jsonl")  # refuses a linked run directory before anything is taken
-        ownership = acquire(run_dir)
+        ownership = acquire(run_dir, note=False)
         try:
             if is_sealed(run_dir):  # the writer whose lock this call waited for sealed the run meanwhile
-                ownership.release(remove=True)  # the lock file this call may have made anew is no part of the run
+                ownership.release(remove=True)  # a note an older writer left when killed is no part of the run
                 raise RunSealedError(f"run {run_dir.name} was sealed by the process that held it until now; it takes no more")
+            ownership.write_note()
             state = read_state(run_dir)
             if state is None or not isinstance(state.get("episode"), dict) or not isinstance(state.get("outcomes"), dict):
                 raise EpisodeStateError(f"{run_dir}/state.json is missing or not a run state; this run cannot be continued")
@@ -361,6 +362,10 @@ class Recorder:
         self.closed = True
         self.writer.close()
         self.release()
+
+    def remove_owner_note(self) -> None:
+        if self.ownership is not None:
+            self.ownership.remove_note()
 
     def release(self, *, remove: bool = False) -> None:
         if self.ownership is not None:

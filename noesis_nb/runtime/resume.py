@@ -36,7 +36,7 @@ from ..errors import (
     RunSealedError,
 )
 from ..store import read_events, read_json
-from ..store.ownership import RunBusyError
+from ..store.ownership import RunBusyError, remove_stale_note
 from ..store.paths import check_part
 from ..store.vocab import (
     RUN_CHECKPOINT,
@@ -162,6 +162,7 @@ async def resume_from_disk(
         )
     episode_id = run_dir.name
     if (run_dir / "manifest.json").exists():
+        remove_stale_note(run_dir)
         return _already_sealed(run_dir)
     live = live_handles().get(episode_id)
     if live is not None and not live.done() and live.run_dir.resolve() == run_dir.resolve():

@@ -1,10 +1,11 @@
-"""One writer per run, across processes: an advisory lock on ``<run_dir>/.owner.lock``.
+"""One writer per run, across processes: an advisory lock on the run directory itself.
 
 A live episode holds its run's lock from creation to seal (or to a pause it leaves on disk);
-``resume_run`` takes the same lock before it writes anything. The lock is an ``flock`` on an
-open file, so the operating system drops it when the holder dies (``kill -9`` included): a
-stale lock never needs deleting by hand. The file also says who holds it (pid, host, since),
-for messages only.
+``resume_run`` takes the same lock before it writes anything. The lock is an ``flock`` on the
+open run directory, so the operating system drops it when the holder dies (``kill -9``
+included) and no file has to be removed for it to be gone: a sealed run never keeps a lock
+file, wherever its writer was killed. Beside the lock, ``.owner.lock`` says who holds it (pid,
+host, since) for messages only; the sealer removes that note before it writes the manifest.
 """
 
 from __future__ import annotations
@@ -19,16 +20,17 @@ from pathlib import Path
 from ..errors import EpisodeStateError
 from .runfiles import what_is
 
-try:  # POSIX; elsewhere an exclusive-create lock file with a pid check stands in
+try:  # POSIX; elsewhere the note file itself is locked through msvcrt (best effort)
     import fcntl
 except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
 
-__all__ = ["OWNER_FILE", "RunBusyError", "RunOwnership", "acquire", "holder"]
+__all__ = ["OWNER_FILE", "RunBusyError", "RunOwnership", "acquire", "holder", "remove_stale_note"]
 
 OWNER_FILE = ".owner.lock"
-# never follow a link; never wait on a FIFO a crafted run put in the lock file's place
+# never follow a link; never wait on a FIFO a crafted run put in the note's place
 _FLAGS = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0)
+_DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
 class RunBusyError(EpisodeStateError):
@@ -53,82 +55,129 @@ class RunOwnership:
     def held(self) -> bool:
         return self.fd is not None
 
+    def write_note(self) -> None:
+        """Say in ``.owner.lock`` who holds the run (read by :func:`holder` for messages)."""
+        path = self.run_dir / OWNER_FILE
+        fd = _open_note(path, os.O_WRONLY | os.O_CREAT)
+        try:
+            _refuse_odd(path, os.fstat(fd).st_mode)
+            os.ftruncate(fd, 0)
+            os.write(fd, f"pid {os.getpid()} on {socket.gethostname()} since {time.strftime('%Y-%m-%dT%H:%M:%S')}".encode())
+        finally:
+            os.close(fd)
+
+    def remove_note(self) -> None:
+        """Delete ``.owner.lock`` while still holding the lock: done before a seal's manifest is written."""
+        if self.fd is not None:
+            (self.run_dir / OWNER_FILE).unlink(missing_ok=True)
+
     def release(self, *, remove: bool = False) -> None:
-        """Give the run up. ``remove`` also deletes the lock file (done when the run is sealed)."""
+        """Give the run up. ``remove`` also deletes the note (a run sealed, or found sealed)."""
         fd, self.fd = self.fd, None
         if fd is None:
             return
         try:
             if remove:
-                (self.run_dir / OWNER_FILE).unlink(missing_ok=True)  # safe: we still hold it; see acquire()
+                (self.run_dir / OWNER_FILE).unlink(missing_ok=True)  # safe: we still hold the lock
         finally:
             _unlock(fd)
             os.close(fd)
 
 
-def acquire(run_dir: str | os.PathLike[str]) -> RunOwnership:
-    """Take the run's lock without waiting, or raise :class:`RunBusyError` naming the holder."""
+def acquire(run_dir: str | os.PathLike[str], *, note: bool = True) -> RunOwnership:
+    """Take the run's lock without waiting, or raise :class:`RunBusyError` naming the holder.
+
+    ``note=False`` leaves ``.owner.lock`` unwritten (a caller that first checks the run is not sealed)."""
     run_dir = Path(run_dir)
-    path = run_dir / OWNER_FILE
-    for _ in range(20):
-        try:
-            fd = os.open(path, os.O_RDWR | os.O_CREAT | _FLAGS, 0o644)
-        except OSError as exc:
-            if os.path.islink(path):
-                raise EpisodeStateError(
-                    f"{path} is a symbolic link; noesis_nb writes a run only through regular files "
-                    "inside it. Remove the link (it is not part of the run) and try again."
-                ) from None
-            _refuse_odd(path)
-            raise EpisodeStateError(
-                f"cannot open {path} to take ownership of the run ({exc.strerror or exc}); "
-                "check that the run directory is writable."
-            ) from None
-        try:
-            _refuse_odd(path, os.fstat(fd).st_mode)
-            if not _lock_soon(fd):
-                raise RunBusyError(run_dir, holder(run_dir) or "another process")
-            if not _same_file(fd, path):  # the holder removed the file between our open and our lock: try again
-                _unlock(fd)
-                os.close(fd)
-                continue
-            os.ftruncate(fd, 0)
-            os.write(fd, f"pid {os.getpid()} on {socket.gethostname()} since {time.strftime('%Y-%m-%dT%H:%M:%S')}".encode())
-            return RunOwnership(run_dir, fd)
-        except BaseException:
-            try:
-                os.close(fd)
-            except OSError:
-                pass
-            raise
-    raise RunBusyError(run_dir, "processes that keep sealing and reopening it")  # pragma: no cover
+    fd = _open_lock(run_dir)
+    try:
+        if not _lock_soon(fd):
+            raise RunBusyError(run_dir, holder(run_dir) or "another process")
+        ownership = RunOwnership(run_dir, fd)
+        if note:
+            ownership.write_note()
+        return ownership
+    except BaseException:
+        _unlock(fd)
+        os.close(fd)
+        raise
 
 
 def holder(run_dir: str | os.PathLike[str]) -> str | None:
-    """Who holds the run's lock, as its lock file says (None when nobody does)."""
-    path = Path(run_dir) / OWNER_FILE
+    """Who holds the run's lock, as its note says (None when nobody does)."""
+    run_dir = Path(run_dir)
+    try:
+        fd = _open_lock(run_dir)
+    except EpisodeStateError:
+        return None  # no run directory, or an odd one: nobody can hold it
+    try:
+        if fcntl is not None:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return _read_note(run_dir / OWNER_FILE) or "another process"
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            return None
+        return _read_note(run_dir / OWNER_FILE)  # pragma: no cover
+    finally:
+        os.close(fd)
+
+
+def remove_stale_note(run_dir: str | os.PathLike[str]) -> bool:
+    """Delete an owner note nobody holds (a sealed run's, left by an older writer killed after its manifest)."""
+    run_dir = Path(run_dir)
+    if not os.path.lexists(run_dir / OWNER_FILE):
+        return False
+    try:
+        acquire(run_dir, note=False).release(remove=True)
+    except (EpisodeStateError, OSError):
+        return False  # held, or not removable: left as it is
+    return True
+
+
+def _open_lock(run_dir: Path) -> int:
+    """The descriptor the lock is taken on: the run directory (the note file where ``flock`` is missing)."""
+    if fcntl is None:  # pragma: no cover - Windows cannot lock a directory
+        return _open_note(run_dir / OWNER_FILE, os.O_RDWR | os.O_CREAT)
+    try:
+        return os.open(run_dir, _DIR_FLAGS)
+    except OSError as exc:
+        raise EpisodeStateError(
+            f"cannot open the run directory {run_dir} to take ownership of the run ({exc.strerror or exc}); "
+            "a run is a real directory (not a link) that this user can read."
+        ) from None
+
+
+def _open_note(path: Path, flags: int) -> int:
+    try:
+        return os.open(path, flags | _FLAGS, 0o644)
+    except OSError as exc:
+        if os.path.islink(path):
+            raise EpisodeStateError(
+                f"{path} is a symbolic link; noesis_nb writes a run only through regular files "
+                "inside it. Remove the link (it is not part of the run) and try again."
+            ) from None
+        _refuse_odd(path)
+        raise EpisodeStateError(
+            f"cannot open {path} to take ownership of the run ({exc.strerror or exc}); check that the run directory is writable."
+        ) from None
+
+
+def _read_note(path: Path) -> str | None:
     try:
         fd = os.open(path, os.O_RDONLY | _FLAGS)
     except OSError:
         return None
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None  # not a lock file: nobody can hold it
-        if fcntl is not None:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-            except BlockingIOError:
-                text = os.read(fd, 200).decode("utf-8", "replace").strip()
-                return text or "another process"
-            fcntl.flock(fd, fcntl.LOCK_UN)
-            return None
-        return os.read(fd, 200).decode("utf-8", "replace").strip() or None  # pragma: no cover
+            return None  # not a note: it says nothing
+        return os.read(fd, 200).decode("utf-8", "replace").strip() or None
     finally:
         os.close(fd)
 
 
 def _refuse_odd(path: Path, mode: int | None = None) -> None:
-    """Raise when the lock file is not a regular file (a FIFO, a socket, a folder planted in its place)."""
+    """Raise when the owner note is not a regular file (a FIFO, a socket, a folder planted in its place)."""
     if mode is None:
         try:
             mode = os.lstat(path).st_mode
@@ -136,7 +185,7 @@ def _refuse_odd(path: Path, mode: int | None = None) -> None:
             return
     if not stat.S_ISREG(mode):
         raise EpisodeStateError(
-            f"{path} is {what_is(mode)}, not the run's lock file; noesis_nb locks a run only through a regular "
+            f"{path} is {what_is(mode)}, not the note of who owns the run; noesis_nb writes it only as a regular "
             "file. Remove it (it is not part of the run) and try again."
         )
 
@@ -170,12 +219,3 @@ def _lock(fd: int) -> bool:
         return True
     except BlockingIOError:
         return False
-
-
-def _same_file(fd: int, path: Path) -> bool:
-    try:
-        st = os.stat(path, follow_symlinks=False)
-    except FileNotFoundError:
-        return False
-    own = os.fstat(fd)
-    return (st.st_dev, st.st_ino) == (own.st_dev, own.st_ino)

@@ -5,7 +5,8 @@ Run as a script; it reads one JSON request per line on stdin and answers one JSO
     {"scenario": "live_ask", "root": "/tmp/…", "kill_at": 17}   →   {"killed": true, "points": 17}
 
 ``kill_at`` counts *write points*: every event line serialised, every atomic document write,
-every rename/link (exclusive creates, decisions, claims) and the tool's own subprocess — the
+every rename/link (exclusive creates, decisions, claims), every unlink (lock and claim
+removal), every folder made, and the tool's own subprocess — the
 child kills itself just before write point ``kill_at`` (1-based), i.e. between write
 ``kill_at - 1`` and write ``kill_at``. ``kill_at: null`` runs to the end and reports how many
 points the scenario has. The server preloads noesis_nb and never runs an episode itself, so
@@ -15,7 +16,6 @@ each fork starts from a single-threaded, clean process.
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import signal
 import subprocess
@@ -61,6 +61,32 @@ def low_risk_agent(marker: str):
     return agent
 
 
+def batch_agent(root: Path):
+    """A batch's adapter whose tool marks ``marker-<episode id>.txt``: at most one line per episode."""
+
+    async def agent(task, ctx):
+        ctx.model_call("gpt-4o-mini", provider="openai", input_tokens=700, output_tokens=40)
+        out = await ctx.tool_async(
+            "fs.append", {"argv": append_argv(str(root / f"marker-{ctx.episode_id}.txt"))}, effect="write", risk="high"
+        )
+        return out["returncode"]
+
+    agent.__name__ = "batch_agent"
+    return agent
+
+
+BATCH_TASKS = ["append the note", "append another note"]
+
+
+async def run_batch(root: Path) -> list[tuple[str, str | None]]:
+    """The batch of the ``batch`` scenario (its first call, and every call that recovers it): (status, episode id)s."""
+    handle = noesis_nb.batch(
+        BATCH_TASKS, using=batch_agent(root), batch_id="b_kill", runs_dir=root / "runs", approver="auto", concurrency=2
+    )
+    await handle
+    return [(entry.status, entry.episode_id) for entry in handle.entries]
+
+
 def agent_for(scenario: str, marker: str):
     return low_risk_agent(marker) if scenario == "veto_then_resume" else tool_agent(marker)
 
@@ -84,6 +110,9 @@ async def _live_waiting_for_another_process(root: Path, marker: str, flag: Path)
 
 def run_scenario(scenario: str, root: Path, marker: str, flag: str | None = None) -> str:
     """One episode, from start to seal, as the scenario says; returns how it ended."""
+    if scenario == "batch":
+        statuses = [status for status, _ in asyncio.run(run_batch(root.parent))]
+        return "ok" if statuses == ["ok", "ok"] else f"batch ended {statuses}"
     if scenario == "live_waiting":
         return asyncio.run(_live_waiting_for_another_process(root, marker, Path(flag or "")))
     if scenario == "live_auto":
@@ -127,12 +156,12 @@ class _Killer:
         eventlog.dumps_line = self.wrap(eventlog.dumps_line)
         _jsonio.atomic_write_bytes = self.wrap(_jsonio.atomic_write_bytes)
         repositories.claim_file = self.wrap(repositories.claim_file)
-        for name in ("link", "rename", "replace"):
+        for name in ("link", "rename", "replace", "unlink", "mkdir"):
             setattr(os, name, self.wrap(getattr(os, name)))
         subprocess.run = self.wrap(subprocess.run)
 
 
-def child(request: dict, out_fd: int) -> None:
+def child(request: dict) -> dict:
     killer = _Killer(request.get("kill_at"))
     killer.install()
     root = Path(request["root"])
@@ -140,29 +169,10 @@ def child(request: dict, out_fd: int) -> None:
         outcome = run_scenario(request["scenario"], root / "runs", str(root / "marker.txt"), request.get("flag"))
     except BaseException as exc:  # reported, so a broken scenario is visible in the parent's failure
         outcome = f"{type(exc).__name__}: {exc}"
-    os.write(out_fd, json.dumps({"points": killer.points, "outcome": outcome}).encode())
-    os._exit(0)
-
-
-def serve() -> None:
-    for line in sys.stdin:
-        request = json.loads(line)
-        read_fd, write_fd = os.pipe()
-        pid = os.fork()
-        if pid == 0:
-            os.close(read_fd)
-            child(request, write_fd)
-        os.close(write_fd)
-        _, status = os.waitpid(pid, 0)
-        data = b""
-        while chunk := os.read(read_fd, 65536):
-            data += chunk
-        os.close(read_fd)
-        killed = os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL
-        reply = {"killed": killed, **(json.loads(data) if data else {})}
-        sys.stdout.write(json.dumps(reply) + "\n")
-        sys.stdout.flush()
+    return {"points": killer.points, "outcome": outcome}
 
 
 if __name__ == "__main__":
-    serve()
+    from forkserver import serve  # the script's own folder is on the path
+
+    serve(child)

@@ -80,6 +80,7 @@ def test_a_failed_resume_writes_nothing_and_leaves_no_file_open(runs_dir: Path, 
     }
     assert str((run / "events.jsonl").resolve()) not in open_files
     assert str((run / ".owner.lock").resolve()) not in open_files
+    assert str(run.resolve()) not in open_files  # the lock is taken on the directory: given up with it
 
 
 def test_nothing_to_resume_points_at_the_callers_line(runs_dir: Path, tmp_path: Path) -> None:
