@@ -216,14 +216,16 @@ def _forget(episode_id: str, task: asyncio.Future[Any]) -> None:
         task.exception()  # retrieved: errors live on the handle and in the run, not in loop logs
 
 
-async def solve_async(task: str, *, using: Any, **opts: Any) -> str:
-    """Run an episode to its end (or to a pause for a human) on this loop; returns the episode id."""
+async def solve_async(task: str, using: Any, **opts: Any) -> str:
+    """Run an episode to its end (or to a pause for a human) on this loop; returns the episode id.
+
+    ``using`` may be given by position, as for ``start`` (``ns.solve`` keeps Noēsis' keyword-only form)."""
     episode = create_episode(task, using, runs_dir=opts.pop("runs_dir", None), wait_for_human=False, **opts)
     await episode.run()
     return episode.recorder.episode_id
 
 
-def solve(task: str, *, using: Any, **opts: Any) -> str:
+def solve(task: str, using: Any, **opts: Any) -> str:
     """Sync ``solve_async``: ``asyncio.run`` outside a loop; a worker thread with its own loop inside one."""
     return run_sync(solve_async(task, using=using, **opts))
 

@@ -335,3 +335,12 @@ def test_a_tool_call_with_a_payload_that_is_no_dict_or_a_timeout_below_one_ms_is
     events = read_events(runs_dir / ep / "events.jsonl", strict=True)
     assert sum(e["payload"].get("event_name") == "tool.requested" for e in events) == 1  # only the good call was prepared
     assert read_json(runs_dir / ep / "summary.json")["answer"]["result"] == {"result": 2}
+
+
+def test_the_adapter_may_be_given_by_position_as_for_start_while_ns_solve_keeps_noesis_keyword(runs_dir):
+    ep = noesis_nb.solve("say hi", lambda task: task.upper(), runs_dir=runs_dir)
+    assert read_json(runs_dir / ep / "final.json")["outcome"] == "success"
+    ep = asyncio.run(noesis_nb.solve_async("say hi", lambda task: task.upper(), runs_dir=runs_dir))
+    assert read_json(runs_dir / ep / "final.json")["outcome"] == "success"
+    with pytest.raises(TypeError):
+        ns.solve("say hi", lambda task: task.upper())  # Noēsis' signature: using= is keyword-only
