@@ -18,6 +18,7 @@ does can be done from Python:
 from __future__ import annotations
 
 import argparse
+import difflib
 import os
 import shlex
 import warnings
@@ -46,6 +47,9 @@ class _HelpShown(Exception):
 
 
 class _Parser(argparse.ArgumentParser):
+    #: the subcommands' own parsers, by name (set on the top-level parser)
+    subcommands: dict[str, argparse.ArgumentParser] = {}
+
     def error(self, message: str) -> None:  # type: ignore[override]
         raise UsageError(f"%noesis: {message}\n{self.format_usage().strip()}\n(see %noesis --help)")
 
@@ -55,7 +59,7 @@ class _Parser(argparse.ArgumentParser):
         raise _HelpShown
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser() -> _Parser:
     parser = _Parser(
         prog="%noesis",
         description="Run, watch and decide noesis_nb episodes from a notebook.",
@@ -124,7 +128,26 @@ def build_parser() -> argparse.ArgumentParser:
 
     runs_dir = sub.add_parser("runs-dir", help="show or set the runs dir used by later commands")
     runs_dir.add_argument("path", nargs="?", default=None)
+    parser.subcommands = dict(sub.choices)
     return parser
+
+
+def parse_line(line: str) -> argparse.Namespace:
+    """The magic's arguments; an option the subcommand does not know is named with that subcommand's usage."""
+    parser = build_parser()
+    args, extra = parser.parse_known_args(shlex.split(line))
+    if extra:
+        command = parser.subcommands.get(args.command or "", parser)
+        options = [o for action in command._actions for o in action.option_strings if o.startswith("--")]
+        close = difflib.get_close_matches(extra[0].split("=", 1)[0], options, n=1, cutoff=0.6)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        if not extra[0].startswith("-"):
+            hint = " (quote text that holds spaces: the task, a steer)"
+        name = f"%noesis {args.command}" if args.command else "%noesis"
+        raise UsageError(
+            f"{name}: unrecognized arguments: {' '.join(extra)}{hint}\n{command.format_usage().strip()}\n(see {name} --help)"
+        )
+    return args
 
 
 def _is_usage_error(exc: BaseException) -> bool:
@@ -160,7 +183,7 @@ class NoesisMagics(Magics):
         ``%noesis runs-dir [path]``.
         ``%noesis --help`` and ``%noesis <command> --help`` print the options."""
         try:
-            args = build_parser().parse_args(shlex.split(line))
+            args = parse_line(line)
         except _HelpShown:
             return None
         except ValueError as exc:  # shlex: unbalanced quotes

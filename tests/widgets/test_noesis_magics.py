@@ -77,6 +77,14 @@ def test_help_prints_usage(ip: Any, capsys: pytest.CaptureFixture[str]) -> None:
         ("approve ep_DOES_NOT_EXIST --runs-dir /nonexistent", "ep_DOES_NOT_EXIST"),
         ("stop ep_NOPE", "is running in this kernel; running: none"),
         ("inbox --approver-id ' '", "--approver-id must name who decides"),
+        # an option the subcommand does not know: named with that subcommand's own usage, and the closest option
+        (
+            "run my_agent task --governence audit",
+            "%noesis run: unrecognized arguments: --governence audit (did you mean --governance?)",
+        ),
+        ("run my_agent task --bogus", "usage: %noesis run [-h]"),
+        ("list --limt 3", "%noesis list: unrecognized arguments: --limt 3 (did you mean --limit?)"),
+        ("run my_agent summarise the logs", "unrecognized arguments: the logs (quote text that holds spaces"),
     ],
 )
 def test_bad_input_raises_usage_error_with_the_reason(ip: Any, line: str, reason: str) -> None:
