@@ -16,7 +16,7 @@ from ..frames import events_df, usage_df
 from ..plots.compare import aligned_steps
 from ..runtime.diskrun import DiskRun
 from .render import esc
-from .replayview import ReplayView
+from .replayview import ReplayView, count_arg
 from .theme import ROOT_CLASS
 
 __all__ = ["ReplayCompare", "replay"]
@@ -69,7 +69,7 @@ class ReplayCompare(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type i
 
     def seek_step(self, i: int) -> ReplayCompare:
         """Show both runs through the first ``i`` aligned steps (0: before any)."""
-        i = max(0, min(len(self.table), int(i)))
+        i = max(0, min(len(self.table), count_arg(i, "seek_step")))
         if self.slider.value != i:
             self.slider.value = i  # observed: comes back here
             return self

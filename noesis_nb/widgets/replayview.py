@@ -12,6 +12,7 @@ The static ``text/html`` snapshot is the state shown when it is displayed: the f
 from __future__ import annotations
 
 import asyncio
+import numbers
 import os
 from typing import Any
 
@@ -79,7 +80,7 @@ class ReplayView(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type info
 
     def seek(self, k: int) -> ReplayView:
         """Show the run after its first ``k`` events (clamped to the run); returns the view."""
-        self.slider.value = max(0, min(self.total, int(k)))
+        self.slider.value = max(0, min(self.total, count_arg(k, "seek")))
         return self
 
     def state(self) -> dict[str, Any]:
@@ -172,3 +173,10 @@ class ReplayView(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type info
         data[_WIDGET] = {"version_major": 2, "version_minor": 0, "model_id": self.model_id}
         data["text/plain"] = f"ReplayView(status={self.view.source.status!r}, event={self.k}, events={self.total})"
         return data
+
+
+def count_arg(value: Any, method: str) -> int:
+    """A whole number of events or steps for ``seek``/``seek_step`` (a text or a fraction is refused, not rounded)."""
+    if type(value) is bool or not isinstance(value, numbers.Integral):
+        raise InvalidOptionError(f"{method}({value!r}): pass a whole number (how many events or steps to show), e.g. {method}(3)")
+    return int(value)

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 import noesis_nb
+from noesis_nb.errors import InvalidOptionError
 from noesis_nb.scripted import ScriptedModel
 from noesis_nb.widgets import EpisodeView
 from noesis_nb.widgets.meter import CostMeter
@@ -99,6 +100,10 @@ def test_runs_noesis_wrote_replay_from_start_to_end(run_dir: Path, comm_log: lis
     assert statuses[0] == "running" and statuses[-1] == "ok"
     replay.seek(3)
     assert ">running<" in replay.view.snapshot_html() and "event 3 of" in replay.clock.value
+    for bad in ("3", 2.7, True, None):  # refused by name, never rounded or read as text
+        with pytest.raises(InvalidOptionError, match=r"seek\(.*\): pass a whole number"):
+            replay.seek(bad)
+    assert "event 3 of" in replay.clock.value
 
 
 def test_play_moves_through_the_run_in_its_own_time_and_pauses(runs_dir: Path, comm_log: list) -> None:
