@@ -21,7 +21,7 @@ import orjson
 from .._jsonio import dumps_line
 from ..errors import EventLogCorruption, EventLogIntegrityError, RunSealedError
 from .paths import run_path
-from .runfiles import UnreadableRunFile, open_file, read_file
+from .runfiles import MAX_DOCUMENT_BYTES, UnreadableRunFile, open_file, read_file
 
 __all__ = ["EventWriter", "FileDigest", "iter_events", "read_events", "torn_line", "now_iso", "parse_lines"]
 
@@ -345,10 +345,14 @@ def iter_events(
     with opened as fh:
         pending: bytes | None = None
         number = 0
-        for raw in fh:
+        for raw in _bounded_lines(fh):
             if pending is not None:
                 yield from _one(pending, str(path), number, strict, errors)
             number += 1
+            if isinstance(raw, int):  # a line too long to hold: skipped, said
+                _problem(str(path), number, f"{raw:,} bytes long, more than a streamed line is read at", strict, errors)
+                pending = None
+                continue
             pending = raw
         if pending is not None:
             if pending.endswith(b"\n"):
@@ -360,6 +364,32 @@ def iter_events(
                         yield value
                 except orjson.JSONDecodeError:
                     pass
+
+
+#: the longest event line ``iter_events`` holds in memory (as a run document is read whole up to this)
+STREAM_LINE_LIMIT = MAX_DOCUMENT_BYTES
+_CHUNK = 1 << 20
+
+
+def _bounded_lines(fh: Any) -> Iterator[bytes | int]:
+    """The file's lines; a line past ``STREAM_LINE_LIMIT`` is read through in chunks and given as its length."""
+    limit = STREAM_LINE_LIMIT
+    while raw := fh.readline(min(limit, _CHUNK) + 1):
+        if raw.endswith(b"\n") or len(raw) <= min(limit, _CHUNK):
+            yield raw
+            continue
+        parts, size = [raw], len(raw)
+        while size <= limit and not parts[-1].endswith(b"\n") and (more := fh.readline(_CHUNK)):
+            parts.append(more)
+            size += len(more)
+        if size <= limit:
+            yield b"".join(parts)
+            continue
+        last = parts[-1]
+        del parts
+        while not last.endswith(b"\n") and (last := fh.readline(_CHUNK)):
+            size += len(last)
+        yield size
 
 
 def _one(raw: bytes, path: str, number: int, strict: bool, errors: list[EventLogCorruption] | None) -> Iterator[dict[str, Any]]:

@@ -112,3 +112,52 @@ def test_event_ids_do_not_follow_the_users_random_seed():
     first = [new_event_id() for _ in range(3)]
     random.seed(7)
     assert [new_event_id() for _ in range(3)] != first
+
+
+@pytest.mark.parametrize("newline", [True, False])
+def test_streaming_never_holds_a_line_past_its_limit_and_says_which_line_it_skipped(tmp_path, monkeypatch, newline):
+    from noesis_nb.store import eventlog
+
+    monkeypatch.setattr(eventlog, "STREAM_LINE_LIMIT", 3 << 20)
+    monkeypatch.setattr(eventlog, "_CHUNK", 1 << 20)
+    path = tmp_path / "events.jsonl"
+    near = json.dumps({"id": "e2", "payload": {"text": "x" * ((3 << 20) - 100)}})  # under the limit: read whole
+    with open(path, "w", encoding="utf-8") as log:
+        log.write(_line(1, compact=True) + "\n" + near + "\n")
+        log.write('{"id": "big", "payload": {"text": "' + "y" * (5 << 20) + '"}}' + ("\n" if newline else ""))
+        if newline:
+            log.write(_line(4, compact=True) + "\n")
+    seen = []
+    real_readline = None
+
+    class Spy:  # the longest bytes object the reader is handed at once
+        def __init__(self, fh):
+            self.fh = fh
+
+        def readline(self, size=-1):
+            chunk = real_readline(size)
+            seen.append(len(chunk))
+            return chunk
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.fh.close()
+
+    real_open = eventlog.open_file
+
+    def spying_open(*args):
+        nonlocal real_readline
+        fh = real_open(*args)
+        real_readline = fh.readline
+        return Spy(fh)
+
+    monkeypatch.setattr(eventlog, "open_file", spying_open)
+    errors = []
+    ids = [e["id"] for e in iter_events(path, strict=False, errors=errors)]
+    assert ids == (["e1", "e2", "e4"] if newline else ["e1", "e2"])
+    assert [c.line_number for c in errors] == [3] and "more than a streamed line is read at" in errors[0].reason
+    assert max(seen) <= (1 << 20) + 1, "a chunk larger than asked"
+    with pytest.raises(EventLogIntegrityError, match="line 3"):
+        list(iter_events(path, strict=True))
