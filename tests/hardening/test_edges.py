@@ -13,9 +13,10 @@ import pytest
 import noesis_nb
 from noesis_nb.errors import InvalidIdError, RunNotFoundError, RunSealedError
 from noesis_nb.runtime.resume import NothingToResume
-from noesis_nb.store import read_events, read_json
+from noesis_nb.store import read_events, read_json, verify_manifest
 from noesis_nb.tools import ApprovalDecisionRequiredError
 
+from ..compat.checker import check_run
 from .crashkit import tool_agent
 
 
@@ -118,3 +119,39 @@ def test_a_paused_episode_stands_down_when_someone_else_seals_its_run(runs_dir: 
     assert handle.status == "cancelled" and not (tmp_path / "marker.txt").exists()
     assert read_json(handle.run_dir / "final.json")["outcome"] == "cancelled"
     assert read_events(handle.run_dir / "events.jsonl")[-1]["event_type"] == "run.checkpoint"
+
+
+@pytest.mark.parametrize("sealed", ["before the decision is written", "after it is written"])
+def test_a_decision_racing_the_seal_is_listed_by_the_manifest_or_taken_back(
+    runs_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sealed: str
+) -> None:
+    """The sealed check and the decision's write are two steps: a run sealed between them (its episode cancelled
+    or timed out at that moment) must not end with a decision file its manifest does not list."""
+    from noesis_nb.store.artifacts import write_manifest
+    from noesis_nb.tools.repositories import ApprovalDecisionRepository
+
+    run = _paused(runs_dir, tmp_path)
+    real_create = ApprovalDecisionRepository.create
+
+    def seal() -> None:  # what the episode's seal leaves, at that moment
+        (run / "final.json").write_text('{"outcome": "cancelled"}')
+        write_manifest(run, run.name)
+
+    def racing_create(self, decision, **kw):
+        if sealed.startswith("before"):
+            seal()
+        stored = real_create(self, decision, **kw)
+        if sealed.startswith("after"):
+            seal()
+        return stored
+
+    monkeypatch.setattr(ApprovalDecisionRepository, "create", racing_create)
+    if sealed.startswith("before"):
+        with pytest.raises(RunSealedError, match="was sealed while draft .* was being decided; the decision was taken back"):
+            noesis_nb.approve_draft(run, approver_id="ana")
+        assert not list((run / "tool_invocations" / "approvals").glob("*.json"))
+    else:
+        assert noesis_nb.approve_draft(run, approver_id="ana").created  # listed: part of the sealed run
+    unlisted = [v.file for v in check_run(run) if v.rule == "manifest.complete"]
+    assert not [f for f in unlisted if "approvals" in f], unlisted  # (this stand-in seal leaves the owner note)
+    assert verify_manifest(run).ok
