@@ -22,6 +22,7 @@ from .._threads import run_in_thread
 from ..capture import episode_capture, resolve_option
 from ..errors import DecisionFileError, NoesisVeto, RunSealedError
 from ..store import now_iso, read_final
+from ..store.artifacts import taken_back_if_sealed
 from ..store.paths import check_part, run_path
 from ..store.vocab import TERMINAL_STATUSES, TOKEN_FIELDS
 from ..tools._files import create_exclusive_json, quarantine, read_json_object
@@ -500,6 +501,11 @@ def decide_veto_on_disk(run_dir: Any, checkpoint_id: str, *, override: bool, app
     """Persist a veto decision for a run paused on disk; a :class:`Decision` saying whether this call made it."""
 
     record, created = write_veto_decision(run_dir, checkpoint_id, override=override, approver_id=approver_id, reason=reason)
+    if created and taken_back_if_sealed(Path(run_dir), _decision_path(run_dir, checkpoint_id)):
+        raise RunSealedError(
+            f"run {Path(run_dir).name} was sealed while its veto was being decided; the decision was taken back "
+            "(its episode ended without one). Start a new episode instead."
+        )
     return Decision(
         draft_id="",
         status="approved" if record.get("decision") == "override" else "rejected",

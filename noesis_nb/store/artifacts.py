@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,10 +14,12 @@ import orjson
 
 from .._jsonio import atomic_write_json, sha256_file
 from .eventlog import FileDigest, now_iso
+from .ownership import holder
 from .paths import run_path
 from .runfiles import UnreadableRunFile, read_file
 
 __all__ = [
+    "taken_back_if_sealed",
     "read_json",
     "read_summary",
     "read_state",
@@ -62,6 +65,30 @@ def read_final(run_dir: Path) -> dict[str, Any] | None:
 
 def read_manifest(run_dir: Path) -> dict[str, Any] | None:
     return read_json(Path(run_dir) / "manifest.json", within=run_dir)
+
+
+def taken_back_if_sealed(run_dir: Path, path: Path, patience_s: float = 5.0) -> bool:
+    """Remove ``path`` (a decision just written into ``run_dir``) when the run was sealed meanwhile without it.
+
+    A decision is written after a check that the run is not sealed: a seal may fall between the two.
+    The manifest lists the files present when it is written, after ``final.json``; so without
+    ``final.json`` now, it will list this file. While a seal is under way its manifest is waited
+    for; a sealer that died mid-way leaves the seal to ``resume_run``, which lists the file too.
+    Returns True when the file was taken back (nothing may be added to a sealed run)."""
+    run_dir = Path(run_dir)
+    if not (run_dir / "final.json").exists():
+        return False
+    deadline = time.monotonic() + patience_s
+    while not (run_dir / "manifest.json").exists():
+        if holder(run_dir) is None or time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    files = (read_manifest(run_dir) or {}).get("files")
+    listed = {f.get("name") for f in files if isinstance(f, dict)} if isinstance(files, list) else set()
+    if Path(path).relative_to(run_dir).as_posix() in listed:
+        return False
+    Path(path).unlink(missing_ok=True)
+    return True
 
 
 def is_sealed(run_dir: Path) -> bool:

@@ -7,13 +7,11 @@ racing calls change nothing and get the stored decision back with ``created=Fals
 
 from __future__ import annotations
 
-import time
 from datetime import UTC, datetime
 from pathlib import Path
 
 from noesis_nb.errors import RunSealedError
-from noesis_nb.store.artifacts import read_manifest
-from noesis_nb.store.ownership import holder
+from noesis_nb.store.artifacts import taken_back_if_sealed
 
 from . import codes
 from .errors import ApprovalDecisionBindingError, PreparedToolInvocationNotFoundError
@@ -83,31 +81,9 @@ def decide(
     )
     repository = ApprovalDecisionRepository(run_dir)
     stored, created = repository.create(decision)
-    if created:
-        _take_back_if_sealed_meanwhile(run_dir, repository.path_for(draft_id), draft_id)
+    if created and taken_back_if_sealed(run_dir, repository.path_for(draft_id)):
+        raise RunSealedError(
+            f"run {run_dir.name} was sealed while draft {draft_id!r} was being decided; the decision was taken back "
+            "(its episode ended without one). Start a new episode instead."
+        )
     return stored, created
-
-
-def _take_back_if_sealed_meanwhile(run_dir: Path, path: Path, draft_id: str, patience_s: float = 5.0) -> None:
-    """The run may have been sealed between the check above and the write: a decision its manifest does not
-    list is taken back (nothing may be added to a sealed run) and the caller is told, as if it came late.
-
-    The manifest lists the files present when it is written, after ``final.json``: without ``final.json``
-    now, it will list this decision. While the seal is under way, its manifest is waited for; a sealer
-    that died mid-way leaves the seal to ``resume_run``, which lists the decision too."""
-    if not (run_dir / "final.json").exists():
-        return
-    deadline = time.monotonic() + patience_s
-    while not (run_dir / "manifest.json").exists():
-        if holder(run_dir) is None or time.monotonic() > deadline:
-            return
-        time.sleep(0.01)
-    files = (read_manifest(run_dir) or {}).get("files")
-    listed = {f.get("name") for f in files if isinstance(f, dict)} if isinstance(files, list) else set()
-    if path.relative_to(run_dir).as_posix() in listed:
-        return
-    path.unlink(missing_ok=True)
-    raise RunSealedError(
-        f"run {run_dir.name} was sealed while draft {draft_id!r} was being decided; the decision was taken back "
-        "(its episode ended without one). Start a new episode instead."
-    )

@@ -155,3 +155,27 @@ def test_a_decision_racing_the_seal_is_listed_by_the_manifest_or_taken_back(
     unlisted = [v.file for v in check_run(run) if v.rule == "manifest.complete"]
     assert not [f for f in unlisted if "approvals" in f], unlisted  # (this stand-in seal leaves the owner note)
     assert verify_manifest(run).ok
+
+
+def test_a_veto_decision_racing_the_seal_is_taken_back(runs_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from noesis_nb.runtime import episode
+    from noesis_nb.store.artifacts import write_manifest
+
+    from .crashkit import TASKS, low_risk_agent
+
+    ep = noesis_nb.solve(
+        TASKS["veto"], using=low_risk_agent(str(tmp_path / "m.txt")), runs_dir=runs_dir, governance="enforce", pause_on_veto=True
+    )
+    run = runs_dir / ep
+    real_create = episode.create_exclusive_json
+
+    def racing_create(path, record):
+        (run / "final.json").write_text('{"outcome": "cancelled"}')  # the episode sealed at that moment
+        write_manifest(run, run.name)
+        return real_create(path, record)
+
+    monkeypatch.setattr(episode, "create_exclusive_json", racing_create)
+    with pytest.raises(RunSealedError, match="was sealed while its veto was being decided; the decision was taken back"):
+        noesis_nb.approve_draft(run, approver_id="ana")
+    assert not list(run.glob("checkpoints/*/decision.json"))
+    assert verify_manifest(run).ok
