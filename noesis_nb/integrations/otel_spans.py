@@ -1,0 +1,287 @@
+"""A run as OpenTelemetry span specs (plain dicts): the episode's root span, its steps, model calls and tools.
+
+``run_spans`` reads a run directory (or takes its events) and returns the ``SpanSpec`` list that
+``export_otel`` encodes as OTLP. Trace and span ids derive from the episode and event ids, so the
+same run always gives the same ids. What could not be read is named in ``problems`` (the exporter
+warns ``TraceIncomplete``) and counted on the root span.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import warnings
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from ..errors import EventLogCorruption
+from ..store import is_sealed, read_events
+from ..store.eventlog import torn_line
+from ..store.runfiles import UnreadableRunFile, read_file
+from ..store.vocab import TOOL_APPROVAL_PENDING, TOOL_APPROVED, TOOL_REJECTED_GOVERNANCE
+from .otel_clean import clean_spec
+
+__all__ = ["run_spans", "SpanSpec", "TraceIncomplete"]
+
+
+class TraceIncomplete(UserWarning):
+    """Part of a run could not be read, so its exported trace lacks it; the message names the file and what is missing."""
+
+
+SpanSpec = dict[str, Any]  # name, trace_id, span_id, parent_id, start_ns, end_ns, kind, attributes, error, events
+_OPERATION = {"chat.completions": "chat", "messages": "chat", "responses": "chat", "completions": "text_completion"}
+_USAGE_ATTRS = {
+    "input_tokens": "gen_ai.usage.input_tokens",
+    "output_tokens": "gen_ai.usage.output_tokens",
+    "cached_input_tokens": "gen_ai.usage.cache_read.input_tokens",
+    "cache_write_input_tokens": "gen_ai.usage.cache_creation.input_tokens",
+    "reasoning_tokens": "gen_ai.usage.reasoning.output_tokens",
+}
+
+
+def _id(*parts: str, size: int) -> int:
+    return int.from_bytes(hashlib.sha256("\x1f".join(parts).encode()).digest()[:size], "big") or 1
+
+
+def _ns(stamp: Any) -> int | None:
+    if not isinstance(stamp, str):
+        return None
+    try:
+        return int(datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp() * 1e9)
+    except ValueError:
+        return None
+
+
+def _attrs(values: dict[str, Any]) -> dict[str, Any]:
+    """The attributes with a value (None is left out); ``clean_spec`` makes them safe to send."""
+    return {key: value for key, value in values.items() if value is not None}
+
+
+def _tool_records(run_dir: Path, problems: list[str]) -> dict[str, dict[str, Any]]:
+    """draft id → {effect, risk, decision} from the run's prepared drafts and decisions (no link out of the run
+    followed); a record that cannot be read (a FIFO, a folder, a link out of the run, no JSON) is named in ``problems``."""
+    found: dict[str, dict[str, Any]] = {}
+    lacking = {
+        "draft": "its tool span is exported without effect and risk",
+        "decision": "its tool span's decision is taken from the events",
+    }
+    for folder, kind in (("prepared", "draft"), ("x-python/prepared", "draft"), ("approvals", "decision")):
+        base = run_dir / "tool_invocations" / folder
+        if not base.is_dir() or base.is_symlink():
+            continue
+        for path in base.glob("*.json"):
+            record, why = _record(path, run_dir)
+            if why is not None:
+                problems.append(f"{path}: {why}; {lacking[kind]}")
+            if record is None or not isinstance(record.get("draft_id"), str):
+                continue
+            entry = found.setdefault(record["draft_id"], {})
+            if kind == "draft":
+                governance = record["governance"] if isinstance(record.get("governance"), dict) else {}
+                entry.update(effect=governance.get("effect_kind"), risk=governance.get("risk_tier"))
+            else:
+                entry.update(decision=record.get("status"), approver=record.get("approver_id"))
+    return found
+
+
+def _record(path: Path, run_dir: Path) -> tuple[dict[str, Any] | None, str | None]:
+    """A tool record as a dict (None when absent or not an object), and why it could not be read (None when it could)."""
+    try:
+        got = read_file(str(path), str(run_dir))
+        value = None if got is None else orjson.loads(got[0])
+    except UnreadableRunFile as exc:
+        return None, exc.reason
+    except orjson.JSONDecodeError as exc:
+        return None, f"not JSON ({exc})"
+    if got is None or isinstance(value, dict):
+        return value, None
+    return None, "a JSON value that is not an object"
+
+
+def _events_problem(unread: list[EventLogCorruption], shown: int = 3) -> str:
+    """One line naming an events file that could not be read (line 0: the whole file) or the lines of it left out."""
+    path = unread[0].path
+    if unread[0].line_number == 0:
+        return f"{path}: {unread[0].reason}; the run is left out of the trace"
+    named = "; ".join(f"line {c.line_number}: {c.reason}" for c in unread[:shown])
+    more = f"; {len(unread) - shown} more" if len(unread) > shown else ""
+    lines = "line" if len(unread) == 1 else "lines"
+    return f"{path}: {len(unread)} {lines} not read, left out of the trace ({named}{more})"
+
+
+def _payload(event: dict[str, Any]) -> dict[str, Any]:
+    payload = event.get("payload")
+    return payload if isinstance(payload, dict) else {}
+
+
+def run_spans(
+    run_dir: str | os.PathLike[str], events: list[dict[str, Any]] | None = None, *, problems: list[str] | None = None
+) -> list[SpanSpec]:
+    """The spans of one run directory, parents first (plain dicts: the OTLP shape is made from these);
+    ``events``: the run's events when already in memory (a live episode's), instead of its ``events.jsonl``.
+
+    What of the run could not be read is one line per file in ``problems``; without that list, each
+    line is a ``TraceIncomplete`` warning.
+    """
+    run_dir = Path(run_dir)
+    found: list[str] = []
+    try:
+        return _spans(run_dir, events, found)
+    finally:
+        if problems is not None:
+            problems.extend(found)
+        else:
+            for problem in found:
+                warnings.warn(problem, TraceIncomplete, stacklevel=2)
+
+
+def _spans(run_dir: Path, events: list[dict[str, Any]] | None, problems: list[str]) -> list[SpanSpec]:
+    unread: list[EventLogCorruption] = []
+    if events is None:
+        torn: list[int] = []
+        events = read_events(run_dir / "events.jsonl", strict=False, errors=unread, torn=torn)
+        if torn and is_sealed(run_dir):  # a line still being written, unless nothing writes any more
+            unread.append(torn_line(run_dir / "events.jsonl", torn))
+        if unread:
+            problems.append(_events_problem(unread))
+    if not events:
+        return []
+    episode = str(events[0].get("episode_id") or run_dir.name)
+    trace_id = _id(episode, size=16)
+    root_id = _id(episode, "root", size=8)
+    stamps = [t for t in (_ns(e.get("timestamp")) for e in events) if t is not None]
+    start: dict[str, Any] = next((_payload(e) for e in events if e.get("phase") == "start"), {})
+    end: dict[str, Any] = next((_payload(e) for e in reversed(events) if e.get("phase") == "terminate"), {})
+    status = end.get("status") or "running"
+    root: SpanSpec = {
+        "name": f"invoke_agent {start.get('using') or 'agent'}",
+        "trace_id": trace_id,
+        "span_id": root_id,
+        "parent_id": None,
+        "start_ns": min(stamps) if stamps else 0,
+        "end_ns": max(stamps) if stamps else 0,
+        "kind": "internal",
+        "attributes": _attrs(
+            {
+                "gen_ai.operation.name": "invoke_agent",
+                "gen_ai.agent.name": start.get("using"),
+                "noesis.episode_id": episode,
+                "noesis.task": start.get("task"),
+                "noesis.status": status,
+                "noesis.events_left_out": len(unread) or None,
+            }
+        ),
+        "error": status not in ("ok", "running", "paused") and (end.get("message") or status),
+        "events": [],
+    }
+    spans = [root]
+    tools = _tool_records(run_dir, problems)
+    requests: dict[str, list[dict[str, Any]]] = {}
+    for event in events:
+        payload = _payload(event)
+        at = _ns(event.get("timestamp")) or root["start_ns"]
+        event_id = str(event.get("id") or at)
+        if event.get("phase") == "model":
+            spans.append(_model_span(payload, trace_id, root_id, event_id, at))
+        elif event.get("phase") == "tool" and isinstance(payload.get("request_id"), str):
+            requests.setdefault(payload["request_id"], []).append(event)
+        elif isinstance(event.get("metrics"), dict):
+            metrics = event["metrics"]
+            spans.append(
+                {
+                    "name": str(event.get("phase")),
+                    "trace_id": trace_id,
+                    "span_id": _id(episode, event_id, size=8),
+                    "parent_id": root_id,
+                    "start_ns": _ns(metrics.get("started_at")) or at,
+                    "end_ns": _ns(metrics.get("completed_at")) or at,
+                    "kind": "internal",
+                    "attributes": _attrs({"noesis.phase": event.get("phase"), "noesis.event_id": event.get("id")}),
+                    "error": False,
+                    "events": [],
+                }
+            )
+        else:
+            root["events"].append((str(payload.get("event_name") or event.get("phase")), at, {"noesis.event_id": event_id}))
+    for request_id, chain in requests.items():
+        spans.append(_tool_span(chain, tools, trace_id, root_id, episode, request_id))
+    return [clean_spec(s) for s in spans]  # secrets redacted, numbers OTLP can carry: see otel_clean
+
+
+def _model_span(payload: dict[str, Any], trace_id: int, parent: int, event_id: str, at: int) -> SpanSpec:
+    latency = payload.get("latency_ms")
+    if isinstance(latency, (int, float)) and not isinstance(latency, bool) and 0 <= latency <= 1e12:  # NaN fails too
+        start = at - int(latency * 1e6)
+    else:
+        start = at
+    operation = _OPERATION.get(str(payload.get("api")), "chat")
+    model = payload.get("requested_model") or payload.get("model")
+    error = payload.get("error") if isinstance(payload.get("error"), dict) else None
+    values = {
+        "gen_ai.operation.name": operation,
+        "gen_ai.provider.name": payload.get("provider"),
+        "gen_ai.request.model": model,
+        "gen_ai.response.model": payload.get("model"),
+        "gen_ai.response.id": payload.get("response_id"),
+        "gen_ai.response.finish_reasons": [payload["stop_reason"]] if isinstance(payload.get("stop_reason"), str) else None,
+        "gen_ai.request.stream": payload.get("streamed"),
+        "noesis.request_id": payload.get("request_id"),
+        "noesis.capture": payload.get("capture"),
+        "error.type": error.get("type") if error else None,
+        **{attr: payload.get(field) for field, attr in _USAGE_ATTRS.items()},
+    }
+    return {
+        "name": f"{operation} {model or 'model'}",
+        "trace_id": trace_id,
+        "span_id": _id(str(trace_id), event_id, size=8),
+        "parent_id": parent,
+        "start_ns": start,
+        "end_ns": at,
+        "kind": "client",
+        "attributes": _attrs(values),
+        "error": (error.get("message") or error.get("type") or "error") if error else False,
+        "events": [],
+    }
+
+
+def _tool_span(
+    chain: list[dict[str, Any]], tools: dict[str, Any], trace_id: int, parent: int, episode: str, request_id: str
+) -> SpanSpec:
+    names = [str(e["payload"].get("event_name")) for e in chain]
+    first = chain[0]["payload"]
+    draft = next((e["payload"]["draft_id"] for e in chain if isinstance(e["payload"].get("draft_id"), str)), None)
+    record = tools.get(draft or "", {})
+    decision = record.get("decision") or (
+        "rejected" if TOOL_REJECTED_GOVERNANCE in names else "approved" if TOOL_APPROVED in names else None
+    )
+    outcome = next((n.rsplit(".", 1)[1] for n in reversed(names) if n.startswith("tool.execution.")), None)
+    stamps = [t for t in (_ns(e.get("timestamp")) for e in chain) if t is not None]
+    tool = first.get("tool")
+    return {
+        "name": f"execute_tool {tool}",
+        "trace_id": trace_id,
+        "span_id": _id(episode, request_id, size=8),
+        "parent_id": parent,
+        "start_ns": min(stamps) if stamps else 0,
+        "end_ns": max(stamps) if stamps else 0,
+        "kind": "internal",
+        "attributes": _attrs(
+            {
+                "gen_ai.operation.name": "execute_tool",
+                "gen_ai.tool.name": tool,
+                "noesis.tool.protocol": first.get("protocol"),
+                "noesis.tool.effect": record.get("effect"),
+                "noesis.tool.risk": record.get("risk"),
+                "noesis.tool.decision": decision or ("not_required" if TOOL_APPROVAL_PENDING not in names else "pending"),
+                "noesis.tool.approver": record.get("approver"),
+                "noesis.tool.status": outcome or "not_executed",
+                "noesis.request_id": request_id,
+                "noesis.draft_id": draft,
+            }
+        ),
+        "error": "tool execution failed" if outcome == "failed" else False,
+        "events": [(n, t, {}) for n, t in zip(names, (_ns(e.get("timestamp")) or 0 for e in chain))],
+    }
