@@ -196,7 +196,7 @@ def test_readers_in_a_tight_loop_never_see_a_healthy_run_as_damaged(tmp_path: Pa
         stdout, stderr = writer.communicate(timeout=30)
     assert writer.returncode == 0 and stdout.endswith("done\n"), f"the writer failed: {stderr[-2000:]}"
     assert not watch.failures, "\n".join(watch.failures)
-    assert watch.passes >= 10 and watch.live_views >= 3, f"too few reads to race: {watch.passes} passes"
+    assert watch.passes >= 5 and watch.live_views >= 1, f"too few reads to race: {watch.passes} passes"
     figures(
         "readers racing a writer process",
         {
