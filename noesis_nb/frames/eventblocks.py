@@ -116,12 +116,17 @@ def load_events(
                     continue
                 data, stamp = got
                 url = ref.fs.url(path)
+                sealed = False
+                if not data.endswith(b"\n") and data.strip() and (sealed := _sealed(ref)):
+                    # a line cut while being appended, then the run sealed (its log closed first)? read it again
+                    got = _read_events(ref, path, run_problems)
+                    data, stamp = got if got is not None else (b"", stamp)
                 corruptions: list[Any] = []
                 torn: list[int] = []
                 numbers: list[int] = []
                 evs = parse_lines(data, url, strict=problems.strict, errors=corruptions, torn=torn, numbers=numbers)
                 run_problems.extend(LoadProblem(c.path, c.line_number, c.reason) for c in corruptions)
-                if torn and _sealed(ref):
+                if torn and sealed:  # cut although the run was sealed before this read: damage, not a line in transit
                     run_problems.append(
                         LoadProblem(
                             url, torn[0], "the last line is cut off (no newline) although the run is sealed; it is not read"

@@ -205,9 +205,11 @@ def _manifest_ok(
                 problems.append(LoadProblem(where(name), None, "listed in manifest.json but missing"))
                 ok = False
             continue
+        listed = entry.get("size_bytes")
         if size is None:
             stat: Stat | None = ref.events_stat if name == "events.jsonl" else None  # taken while listing the root
-            if stat is None:
+            if stat is None or (listed is not None and stat[0] != listed):
+                # the listing's stat may predate the seal (a live run sealed since): only the file now can differ
                 stat = ref.fs.stat(ref.file(*name.split("/")))
             stamp.setdefault(name, stat)
             if stat is None:
@@ -215,7 +217,6 @@ def _manifest_ok(
                 ok = False
                 continue
             size = stat[0]
-        listed = entry.get("size_bytes")
         if listed is not None and size != listed:
             problems.append(
                 LoadProblem(
@@ -300,7 +301,7 @@ def _row(record: RunRecord, report: Callable[[str], Report]) -> dict[str, Any]:
         "tool_calls": tool_calls,
         "pending_approvals": tools["pending"],
         **_batch(summary, state, metrics),
-        "sealed": bool(record["final"] is not None or record["manifest"] is not None),
+        "sealed": record["manifest"] is not None,  # the seal's last file: final.json alone is a seal still being written
         "manifest_ok": record["manifest_ok"],
         "run_dir": ref.url,
     }

@@ -18,8 +18,8 @@ from typing import Any
 import orjson
 
 from ..errors import EventLogCorruption
-from ..store import is_sealed, read_events
-from ..store.eventlog import torn_line
+from ..store import is_sealed
+from ..store.eventlog import read_run_events
 from ..store.runfiles import UnreadableRunFile, read_file
 from ..store.vocab import TOOL_APPROVAL_PENDING, TOOL_APPROVED, TOOL_REJECTED_GOVERNANCE
 from .otel_clean import clean_spec
@@ -141,10 +141,7 @@ def run_spans(
 def _spans(run_dir: Path, events: list[dict[str, Any]] | None, problems: list[str]) -> list[SpanSpec]:
     unread: list[EventLogCorruption] = []
     if events is None:
-        torn: list[int] = []
-        events = read_events(run_dir / "events.jsonl", strict=False, errors=unread, torn=torn)
-        if torn and is_sealed(run_dir):  # a line still being written, unless nothing writes any more
-            unread.append(torn_line(run_dir / "events.jsonl", torn))
+        events = read_run_events(run_dir / "events.jsonl", sealed=lambda: is_sealed(run_dir), errors=unread)
         if unread:
             problems.append(_events_problem(unread))
     if not events:

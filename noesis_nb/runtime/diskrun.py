@@ -20,12 +20,11 @@ from ..errors import EpisodeStateError, EventLogCorruption
 from ..store import (
     find_run_dir,
     is_sealed,
-    read_events,
     read_final,
     read_state,
     read_summary,
 )
-from ..store.eventlog import torn_line
+from ..store.eventlog import read_run_events
 from ..store.facts import run_facts, shaped_events
 from ..store.ownership import holder
 from ..store.runfiles import change_stamp
@@ -68,11 +67,8 @@ class DiskRun:
 
     def reload(self) -> None:
         unread: list[EventLogCorruption] = []
-        torn: list[int] = []
         log = self.run_dir / "events.jsonl"
-        events = shaped_events(read_events(log, strict=False, errors=unread, torn=torn))
-        if torn and is_sealed(self.run_dir):  # a line still being written, unless nothing writes any more
-            unread.append(torn_line(log, torn))
+        events = shaped_events(read_run_events(log, sealed=lambda: is_sealed(self.run_dir), errors=unread))
         facts = run_facts(
             self.run_dir.name,
             summary=read_summary(self.run_dir),

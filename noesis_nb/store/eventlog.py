@@ -11,7 +11,7 @@ import hashlib
 import os
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -23,7 +23,7 @@ from ..errors import EventLogCorruption, EventLogIntegrityError, RunSealedError
 from .paths import run_path
 from .runfiles import MAX_DOCUMENT_BYTES, UnreadableRunFile, open_file, read_file
 
-__all__ = ["EventWriter", "FileDigest", "iter_events", "read_events", "torn_line", "now_iso", "parse_lines"]
+__all__ = ["EventWriter", "FileDigest", "iter_events", "read_events", "read_run_events", "torn_line", "now_iso", "parse_lines"]
 
 
 _second_cache: tuple[int, str] = (-1, "")
@@ -320,6 +320,27 @@ def read_events(
 def torn_line(path: str | os.PathLike[str], torn: list[int]) -> EventLogCorruption:
     """The problem of a torn last line in the events file of a sealed run (nothing writes to it any more)."""
     return EventLogCorruption(str(path), torn[0], "the last line is cut off (no newline) although the run is sealed")
+
+
+def read_run_events(
+    path: str | os.PathLike[str], *, sealed: Callable[[], bool], errors: list[EventLogCorruption]
+) -> list[dict[str, Any]]:
+    """The events of a run's log read non-strictly, its bad lines in ``errors``; a torn last line only when it is damage.
+
+    A torn last line is a line still being appended, unless the run is sealed (``sealed()``). A
+    reader can read it half written and find the run sealed a moment later: the log is then read
+    once more (a seal closes the log before its first file), and only a line still cut is reported.
+    """
+    torn: list[int] = []
+    mark = len(errors)
+    events = read_events(path, strict=False, errors=errors, torn=torn)
+    if torn and sealed():
+        del errors[mark:]
+        torn.clear()
+        events = read_events(path, strict=False, errors=errors, torn=torn)
+        if torn:
+            errors.append(torn_line(path, torn))
+    return events
 
 
 def _unreadable(exc: UnreadableRunFile, strict: bool, errors: list[EventLogCorruption] | None) -> list[dict[str, Any]]:

@@ -13,6 +13,7 @@ from noesis_nb.errors import RunNotFoundError
 from noesis_nb.frames import events_df, runs_df
 from noesis_nb.frames.cache import CACHE
 from noesis_nb.frames.fs import RACY_NS
+from noesis_nb.store import write_manifest
 
 from .runkit import basic_events, dump_line, event, hand_summary, write_run
 
@@ -83,6 +84,8 @@ def test_changed_summary_is_reloaded(three_runs):
     os.utime(summary, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000))
     assert runs_df(three_runs)["task"].tolist() == ["ep_a", "renamed", "ep_c"]
     (three_runs / "ep_c" / "final.json").write_text('{"outcome": "success"}')
+    assert runs_df(three_runs)["sealed"].tolist() == [False, False, False]  # final.json alone: still being sealed
+    write_manifest(three_runs / "ep_c", "ep_c")
     assert runs_df(three_runs)["sealed"].tolist() == [False, False, True]
 
 
