@@ -50,6 +50,7 @@ class RunOwnership:
 
     run_dir: Path
     fd: int | None
+    on_note: bool = False  # the lock is on ``.owner.lock`` itself (a file system that cannot lock a directory)
 
     @property
     def held(self) -> bool:
@@ -67,8 +68,9 @@ class RunOwnership:
             os.close(fd)
 
     def remove_note(self) -> None:
-        """Delete ``.owner.lock`` while still holding the lock: done before a seal's manifest is written."""
-        if self.fd is not None:
+        """Delete ``.owner.lock`` while still holding the lock: done before a seal's manifest is written
+        (unless the note is the lock itself: then ``release(remove=True)`` deletes it after the manifest)."""
+        if self.fd is not None and not self.on_note:
             (self.run_dir / OWNER_FILE).unlink(missing_ok=True)
 
     def release(self, *, remove: bool = False) -> None:
@@ -90,10 +92,19 @@ def acquire(run_dir: str | os.PathLike[str], *, note: bool = True) -> RunOwnersh
     ``note=False`` leaves ``.owner.lock`` unwritten (a caller that first checks the run is not sealed)."""
     run_dir = Path(run_dir)
     fd = _open_lock(run_dir)
+    on_note = fcntl is None
     try:
-        if not _lock_soon(fd):
+        got = _lock_soon(fd)
+    except _CannotLock:  # e.g. NFS, where flock becomes a byte-range lock a read-only directory cannot take
+        os.close(fd)
+        fd, got, on_note = *_lock_note(run_dir), True
+    except BaseException:
+        os.close(fd)
+        raise
+    try:
+        if not got:
             raise RunBusyError(run_dir, holder(run_dir) or "another process")
-        ownership = RunOwnership(run_dir, fd)
+        ownership = RunOwnership(run_dir, fd, on_note)
         if note:
             ownership.write_note()
         return ownership
@@ -101,6 +112,41 @@ def acquire(run_dir: str | os.PathLike[str], *, note: bool = True) -> RunOwnersh
         _unlock(fd)
         os.close(fd)
         raise
+
+
+def _lock_note(run_dir: Path) -> tuple[int, bool]:
+    """Lock ``.owner.lock`` itself: ``(fd, got)``. A note removed by its holder between our open and our lock
+    is opened again (its holder sealed the run and let go: the new file is the one to lock)."""
+    path = run_dir / OWNER_FILE
+    for _ in range(20):
+        fd = _open_note(path, os.O_RDWR | os.O_CREAT)
+        try:
+            _refuse_odd(path, os.fstat(fd).st_mode)
+            got = _lock_soon(fd)
+            if got and not _same_file(fd, path):
+                _unlock(fd)
+                os.close(fd)
+                continue
+            return fd, got
+        except _CannotLock as exc:
+            os.close(fd)
+            raise EpisodeStateError(
+                f"cannot lock {run_dir} nor its {OWNER_FILE} ({exc.args[0]}); noesis_nb needs file locks to keep "
+                "one writer per run: use a runs_dir on a file system that supports them"
+            ) from None
+        except BaseException:
+            os.close(fd)
+            raise
+    raise RunBusyError(run_dir, "processes that keep sealing and reopening it")  # pragma: no cover
+
+
+def _same_file(fd: int, path: Path) -> bool:
+    try:
+        st = os.stat(path, follow_symlinks=False)
+    except FileNotFoundError:
+        return False
+    own = os.fstat(fd)
+    return (st.st_dev, st.st_ino) == (own.st_dev, own.st_ino)
 
 
 def holder(run_dir: str | os.PathLike[str]) -> str | None:
@@ -111,14 +157,39 @@ def holder(run_dir: str | os.PathLike[str]) -> str | None:
     except EpisodeStateError:
         return None  # no run directory, or an odd one: nobody can hold it
     try:
-        if fcntl is not None:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-            except BlockingIOError:
+        if fcntl is None:  # pragma: no cover
+            return _read_note(run_dir / OWNER_FILE)
+        try:
+            if _held(fd):
                 return _read_note(run_dir / OWNER_FILE) or "another process"
-            fcntl.flock(fd, fcntl.LOCK_UN)
             return None
-        return _read_note(run_dir / OWNER_FILE)  # pragma: no cover
+        except OSError:  # the directory cannot be locked here: writers lock the note itself
+            return _note_holder(run_dir / OWNER_FILE)
+    finally:
+        os.close(fd)
+
+
+def _held(fd: int) -> bool:
+    """Whether someone holds an exclusive lock on ``fd``'s file (asked with a shared lock, dropped at once)."""
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    fcntl.flock(fd, fcntl.LOCK_UN)
+    return False
+
+
+def _note_holder(path: Path) -> str | None:
+    try:
+        fd = os.open(path, os.O_RDONLY | _FLAGS)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode) or not _held(fd):
+            return None
+        return os.read(fd, 200).decode("utf-8", "replace").strip() or "another process"
+    except OSError:
+        return None
     finally:
         os.close(fd)
 
@@ -219,3 +290,9 @@ def _lock(fd: int) -> bool:
         return True
     except BlockingIOError:
         return False
+    except OSError as exc:  # EBADF, ENOLCK, EOPNOTSUPP …: this file cannot be locked here
+        raise _CannotLock(exc) from None
+
+
+class _CannotLock(Exception):
+    """``flock`` refused the descriptor itself (not because someone holds it)."""

@@ -1,0 +1,85 @@
+"""One writer per run: the lock on the run directory, and the note file where a directory cannot be locked."""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import os
+import stat
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+import noesis_nb
+from noesis_nb.store import ownership
+from noesis_nb.store.ownership import OWNER_FILE, RunBusyError, acquire, holder
+
+from ..compat.checker import check_run
+
+
+def _tool_agent(marker: Path):
+    def agent(task, ctx):
+        out = ctx.tool("fs.append", {"argv": ["sh", "-c", f"echo ran >> {marker}"]}, effect="write", risk="high")
+        return out["returncode"]
+
+    return agent
+
+
+@pytest.fixture
+def no_directory_locks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """A file system like NFS: flock on a directory opened read-only fails (EBADF); on a file it works."""
+    refused: list[str] = []
+
+    def flock(fd: int, operation: int) -> None:
+        if stat.S_ISDIR(os.fstat(fd).st_mode):
+            refused.append("dir")
+            raise OSError(errno.EBADF, "Bad file descriptor")
+        fcntl.flock(fd, operation)
+
+    fake = SimpleNamespace(
+        flock=flock, LOCK_EX=fcntl.LOCK_EX, LOCK_SH=fcntl.LOCK_SH, LOCK_NB=fcntl.LOCK_NB, LOCK_UN=fcntl.LOCK_UN
+    )
+    monkeypatch.setattr(ownership, "fcntl", fake)
+    return refused
+
+
+def test_the_lock_is_on_the_directory_and_a_second_writer_is_told_who_holds_it(tmp_path: Path) -> None:
+    run = tmp_path / "ep_x"
+    run.mkdir()
+    held = acquire(run)
+    assert (run / OWNER_FILE).read_text().startswith(f"pid {os.getpid()} on ")
+    with pytest.raises(RunBusyError, match=f"pid {os.getpid()}"):
+        acquire(run)
+    assert holder(run) == (run / OWNER_FILE).read_text()
+    held.remove_note()  # the sealer's step before the manifest: the lock stays held without its note
+    assert not (run / OWNER_FILE).exists()
+    with pytest.raises(RunBusyError, match="another process"):
+        acquire(run, note=False)
+    held.release()
+    assert holder(run) is None
+    acquire(run, note=False).release()
+    assert not (run / OWNER_FILE).exists(), "note=False writes no note"
+
+
+def test_where_a_directory_cannot_be_locked_the_note_itself_is_the_lock(
+    no_directory_locks: list[str], runs_dir: Path, tmp_path: Path
+) -> None:
+    run = tmp_path / "ep_y"
+    run.mkdir()
+    held = acquire(run)
+    assert no_directory_locks and held.on_note
+    with pytest.raises(RunBusyError, match=f"pid {os.getpid()}"):
+        acquire(run)
+    assert holder(run) is not None
+    held.remove_note()
+    assert (run / OWNER_FILE).exists(), "the note is the lock: kept until the run is given up"
+    held.release(remove=True)
+    assert holder(run) is None and not (run / OWNER_FILE).exists()
+
+    marker = tmp_path / "marker.txt"  # a whole episode: paused, approved, resumed from disk, sealed
+    ep = noesis_nb.solve("append the note", _tool_agent(marker), runs_dir=runs_dir, approver="ask")
+    noesis_nb.approve_draft(ep, approver_id="ana", runs_dir=runs_dir)
+    noesis_nb.resume_run(ep, runs_dir=runs_dir)
+    assert marker.read_text() == "ran\n"
+    assert not check_run(runs_dir / ep)
