@@ -18,9 +18,11 @@ from .._jsonio import as_object
 from ..ids import new_episode_id
 from ..runtime.diskrun import DiskRun
 from ..runtime.resume import resume_from_disk
-from ..store import is_run_dir, is_sealed, read_summary
+from ..store import is_run_dir, is_sealed, read_events, read_summary
 from ..store.ownership import holder
-from ..store.vocab import failed
+from ..store.vocab import TOOL_EXECUTION_STARTED, failed
+from ..tools.repositories import PreparedInvocationRepository
+from ..tools.types import EffectKind
 from .handle import BatchEntry, BatchHandle
 from .record import load_record, record_lock, save_record
 from .spec import BatchSpec
@@ -50,7 +52,7 @@ class EntryPlan:
             return entry  # queued: never started
         entry_from_disk(entry, run_dir, self.spec.adapters.get(adapter))
         if is_sealed(run_dir):  # done: its terminate event alone is not (a seal cut short is recovered below)
-            if failed(entry.status) and (self.spec.rerun_failed or _lost(run_dir)):
+            if failed(entry.status) and (self.spec.rerun_failed or _lost_before_a_write(entry, run_dir)):
                 self._rerun(entry, row)
             return entry
         if entry.disk is not None and entry.disk.status == "paused" or holder(run_dir) is not None:
@@ -87,7 +89,7 @@ class EntryPlan:
                 entry.status, entry.error = "error", f"recovering {entry.run_dir.name}: {type(exc).__name__}: {exc}"
                 handle.changed(entry)
                 continue
-            if failed(entry.status) and (self.spec.rerun_failed or _lost(entry.run_dir)):
+            if failed(entry.status) and (self.spec.rerun_failed or _lost_before_a_write(entry, entry.run_dir)):
                 self._rerun_recorded(entry)
             handle.changed(entry)
         self.lost = []
@@ -126,6 +128,38 @@ def _lost(run_dir: Path) -> bool:
     """Sealed ``error`` because its process died while the adapter ran (``resume_run``'s ``process_lost``)."""
     reasons = as_object(as_object(read_summary(run_dir)).get("x-noesis_nb")).get("reasons")
     return isinstance(reasons, list) and "process_lost" in reasons
+
+
+def _lost_before_a_write(entry: BatchEntry, run_dir: Path) -> bool:
+    """A lost run is run again by itself only when no tool that writes had begun to run in it: starting the
+    task over would run that tool a second time. Otherwise the entry says so, and ``rerun_failed=True`` asks for it."""
+    if not _lost(run_dir):
+        return False
+    writes = _write_tools_started(run_dir)
+    if writes:
+        entry.error = (
+            f"its process died after {', '.join(writes)} began to run (effect write), so it is not run again by "
+            "itself: starting the task over runs that tool again. Check what it did, then pass rerun_failed=True."
+        )
+    return not writes
+
+
+def _write_tools_started(run_dir: Path) -> list[str]:
+    """Names of the tools whose execution began in the run and whose draft does not say ``effect="read"``."""
+    drafts = PreparedInvocationRepository(run_dir)
+    names: list[str] = []
+    for event in read_events(run_dir / "events.jsonl", strict=False):
+        payload = as_object(event.get("payload"))
+        if event.get("phase") != "tool" or payload.get("event_name") != TOOL_EXECUTION_STARTED:
+            continue
+        try:
+            draft = drafts.get(None, str(payload.get("draft_id")))
+        except Exception:  # an unreadable draft: its effect is unknown, so it counts as a write
+            draft = None
+        if draft is None or draft.governance.effect_kind is not EffectKind.READ:
+            name = draft.tool.name if draft is not None else str(payload.get("draft_id"))
+            names.append(repr(name))
+    return names
 
 
 def _epoch(value: Any) -> float | None:

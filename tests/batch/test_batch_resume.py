@@ -78,3 +78,25 @@ def test_a_batch_killed_mid_way_resumes_in_another_process(runs_dir: Path, tmp_p
     assert [r["previous"] for r in record["entries"]] == [[], [], [], [], [before[4]], [before[5]]]
     assert out.read_text() == "approve one\n", "the approved draft ran exactly once"
     assert read_json(runs_dir / before[3] / "final.json")["outcome"] == "vetoed"
+
+
+def test_a_lost_run_counts_as_written_once_a_tool_that_is_not_read_only_began(runs_dir: Path, tmp_path: Path) -> None:
+    """What decides whether a lost run starts over by itself: the tools whose execution began in it and their effect."""
+    from noesis_nb.batch.plan import _write_tools_started
+
+    def agent_with(effect: str):
+        def agent(task, ctx):
+            argv = [sys.executable, "-c", "pass"]
+            return ctx.tool("fs.check", {"argv": argv}, effect=effect, risk="low")["returncode"]
+
+        return agent
+
+    reading = noesis_nb.solve("look", agent_with("read"), runs_dir=runs_dir, approver="auto")
+    writing = noesis_nb.solve("change", agent_with("write"), runs_dir=runs_dir, approver="auto")
+    plain = noesis_nb.solve("think", lambda task: "done", runs_dir=runs_dir)
+    assert _write_tools_started(runs_dir / reading) == []
+    assert _write_tools_started(runs_dir / plain) == []
+    assert _write_tools_started(runs_dir / writing) == ["'check'"]
+    for draft in (runs_dir / writing / "tool_invocations" / "prepared").glob("*.json"):
+        draft.write_text("{not json")  # a draft that cannot be read: its effect is unknown, so it counts as a write
+    assert len(_write_tools_started(runs_dir / writing)) == 1

@@ -78,13 +78,19 @@ def batch_agent(root: Path):
 BATCH_TASKS = ["append the note", "append another note"]
 
 
-async def run_batch(root: Path) -> list[tuple[str, str | None]]:
-    """The batch of the ``batch`` scenario (its first call, and every call that recovers it): (status, episode id)s."""
+async def run_batch(root: Path, rerun_failed: bool = False) -> list[tuple[str, str | None, str | None]]:
+    """The batch of the ``batch`` scenario (its first call, and every call that recovers it): (status, episode id, error)s."""
     handle = noesis_nb.batch(
-        BATCH_TASKS, using=batch_agent(root), batch_id="b_kill", runs_dir=root / "runs", approver="auto", concurrency=2
+        BATCH_TASKS,
+        using=batch_agent(root),
+        batch_id="b_kill",
+        runs_dir=root / "runs",
+        approver="auto",
+        concurrency=2,
+        rerun_failed=rerun_failed,
     )
     await handle
-    return [(entry.status, entry.episode_id) for entry in handle.entries]
+    return [(entry.status, entry.episode_id, entry.error) for entry in handle.entries]
 
 
 def agent_for(scenario: str, marker: str):
@@ -111,7 +117,7 @@ async def _live_waiting_for_another_process(root: Path, marker: str, flag: Path)
 def run_scenario(scenario: str, root: Path, marker: str, flag: str | None = None) -> str:
     """One episode, from start to seal, as the scenario says; returns how it ended."""
     if scenario == "batch":
-        statuses = [status for status, _ in asyncio.run(run_batch(root.parent))]
+        statuses = [status for status, _, _ in asyncio.run(run_batch(root.parent))]
         return "ok" if statuses == ["ok", "ok"] else f"batch ended {statuses}"
     if scenario == "live_waiting":
         return asyncio.run(_live_waiting_for_another_process(root, marker, Path(flag or "")))
