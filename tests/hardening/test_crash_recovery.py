@@ -15,6 +15,7 @@ import asyncio
 import json
 import warnings
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -103,17 +104,23 @@ def _check(run: Path, marker: Path, tally: Counter) -> None:
     tally[f"sealed {status}"] += 1
 
 
-@pytest.mark.parametrize("scenario", SCENARIOS)
-def test_kill_9_between_any_two_writes(server: ForkServer, scenario: str, tmp_path: Path) -> None:
+def _killed_at_each_write(server: ForkServer, scenario: str, tmp_path: Path, at_least: int) -> Iterator[tuple[int, Path]]:
+    """Run ``scenario`` once whole to count its write points, then once per point, killed there: (point, root)."""
     full = server.run(scenario=scenario, root=str(tmp_path / "full"), kill_at=None)
     assert full["outcome"] == "ok" and not full["killed"], full
     points = full["points"]
-    assert points >= 40, f"the scenario has only {points} write points; the kill harness is not hooked in"
-    tally: Counter = Counter()
+    assert points >= at_least, f"{scenario} has only {points} write points; the kill harness is not hooked in"
     for kill_at in range(1, points + 1):
         root = tmp_path / f"k{kill_at}"
         reply = server.run(scenario=scenario, root=str(root), kill_at=kill_at)
         assert reply["killed"], f"kill point {kill_at} of {points} was never reached: {reply}"
+        yield kill_at, root
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_kill_9_between_any_two_writes(server: ForkServer, scenario: str, tmp_path: Path) -> None:
+    tally: Counter = Counter()
+    for _, root in _killed_at_each_write(server, scenario, tmp_path, at_least=40):
         tally["killed"] += 1
         runs = sorted(p for p in (root / "runs").glob("ep_*")) if (root / "runs").is_dir() else []
         assert len(runs) <= 1
@@ -123,7 +130,8 @@ def test_kill_9_between_any_two_writes(server: ForkServer, scenario: str, tmp_pa
         _recover(runs[0], scenario, root / "marker.txt", tally)
         _check(runs[0], root / "marker.txt", tally)
     figures(
-        f"crash recovery: {scenario}", {"write points": points, **tally, "stuck": 0, "tool run twice": 0, "duplicate events": 0}
+        f"crash recovery: {scenario}",
+        {"write points": tally["killed"], **tally, "stuck": 0, "tool run twice": 0, "duplicate events": 0},
     )
 
 
@@ -131,15 +139,8 @@ def test_kill_9_between_any_two_writes_of_a_batch(server: ForkServer, tmp_path: 
     """A batch of two with a policy-approved tool; after each kill the batch is called again until it is done
     (a draft paused before its policy's approval was written is decided by a person, as for one run; a run lost
     after its tool began is re-run only when asked, ``rerun_failed=True``: never by itself)."""
-    full = server.run(scenario="batch", root=str(tmp_path / "full"), kill_at=None)
-    assert full["outcome"] == "ok" and not full["killed"], full
-    points = full["points"]
-    assert points >= 60, f"the batch has only {points} write points; the kill harness is not hooked in"
     tally: Counter = Counter()
-    for kill_at in range(1, points + 1):
-        root = tmp_path / f"k{kill_at}"
-        reply = server.run(scenario="batch", root=str(root), kill_at=kill_at)
-        assert reply["killed"], f"kill point {kill_at} of {points} was never reached: {reply}"
+    for kill_at, root in _killed_at_each_write(server, "batch", tmp_path, at_least=60):
         tally["killed"] += 1
         rerun_failed = False
         for _ in range(4):
@@ -167,4 +168,4 @@ def test_kill_9_between_any_two_writes_of_a_batch(server: ForkServer, tmp_path: 
             if sum((root / f"marker-{episode}.txt").exists() for episode in episodes) > 1:
                 assert rerun_failed, f"kill point {kill_at}: a task's tool ran again without rerun_failed=True"
                 tally["tool ran again, asked by rerun_failed"] += 1
-    figures("crash recovery: batch", {"write points": points, **tally, "stuck": 0, "tool run twice in one episode": 0})
+    figures("crash recovery: batch", {"write points": tally["killed"], **tally, "stuck": 0, "tool run twice in one episode": 0})
