@@ -1,9 +1,11 @@
-"""Mutated real runs read through the ``ns`` readers: each works, or raises one clear error.
+"""Mutated real runs read through the ``ns`` readers and continued by ``resume_run``: each works, or raises one clear error.
 
 ``test_mutated_runs.py`` loads the four frames over runs mutated by ``mutate.py``; the ``ns``
-readers (``ns.events.read``, ``ns.summary.read``) and ``resume_run`` read the same files. A run
-file that is no file of the run (a folder, a FIFO, a link out of it) or no JSON object is one
-``NoesisNbError`` naming the file, never a raw ``OSError`` nor a summary "not written yet".
+readers (``ns.events.read``, ``ns.summary.read``), ``approve_draft`` and ``resume_run`` read the
+same files. A run file that is no file of the run (a folder, a FIFO, a link out of it) or no
+JSON object, an event line whose links are no text, a state whose episode id is no id: each is
+one ``NoesisNbError`` naming the file (and line), never a raw error from deep inside, and a run
+``resume_run`` refuses is left as it was.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import random
 import re
 import shutil
 import stat
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +25,12 @@ import pytest
 
 import noesis_nb
 from noesis_nb import ns
-from noesis_nb.errors import NoesisNbError
+from noesis_nb.errors import (
+    CheckpointConsistencyError,
+    EpisodeStateError,
+    EventLogIntegrityError,
+    NoesisNbError,
+)
 from noesis_nb.store.ownership import OWNER_FILE
 from noesis_nb.store.runfiles import UnreadableRunFile
 
@@ -98,6 +106,15 @@ def _unchanged(run: Path, before: dict[str, Any]) -> None:
     assert {k: v for k, v in after.items() if k != OWNER_FILE} == {k: v for k, v in before.items() if k != OWNER_FILE}
 
 
+def _rewrite_line(run: Path, number: int, change: Callable[[dict[str, Any]], None]) -> None:
+    log = run / "events.jsonl"
+    lines = log.read_text().splitlines()
+    event = json.loads(lines[number - 1])
+    change(event)
+    lines[number - 1] = json.dumps(event)
+    log.write_text("\n".join(lines) + "\n")
+
+
 @pytest.mark.parametrize("op", ["directory", "fifo", "symlink_out"])
 def test_an_events_file_that_is_no_file_is_one_clear_error_for_the_ns_readers_and_resume_run(
     bases: list[Path], outside: Path, tmp_path: Path, op: str
@@ -144,3 +161,60 @@ def test_a_damaged_summary_is_named_by_ns_summary_read_never_taken_for_one_not_w
     assert "does not exist yet" not in str(err.value) and mutate.OUTSIDE_MARK not in str(err.value)
     with pytest.raises(FileNotFoundError, match="does not exist yet"):  # a paused run has none yet: said as before
         ns.summary.read(str(next(filter(_paused, bases))))
+
+
+def test_a_paused_run_changed_after_its_pause_is_refused_naming_the_run_and_left_as_it_was(
+    bases: list[Path], tmp_path: Path
+) -> None:
+    """The refusal said only "checkpoint chk_…: run artifacts changed since the pause": not which run, nor what to do."""
+    run = _copy(next(filter(_paused, bases)), tmp_path)
+    noesis_nb.approve_draft(run, approver_id="x")
+    _rewrite_line(run, 2, lambda event: event["payload"].update(planted=1))
+    before = tree(run)
+    with pytest.raises(CheckpointConsistencyError, match=f"of run {re.escape(str(run))}: .*events.jsonl up to event") as err:
+        noesis_nb.resume_run(run)
+    assert "restore the changed file from a copy of the run" in str(err.value)
+    _unchanged(run, before)
+
+
+@pytest.mark.parametrize("value", [-1.5, True, ["ep_x"], {"a": 1}])
+def test_a_state_whose_episode_id_is_no_id_is_refused_naming_state_json(bases: list[Path], tmp_path: Path, value: Any) -> None:
+    """It was ``InvalidIdError: episode id must be a non-empty string, got -1.5``, naming neither the file nor the run."""
+    run = _copy(next(filter(_paused, bases)), tmp_path)
+    noesis_nb.approve_draft(run, approver_id="x")
+    state = json.loads((run / "state.json").read_text())
+    state["episode"]["id"] = value
+    (run / "state.json").write_text(json.dumps(state))
+    before = tree(run)
+    with pytest.raises(EpisodeStateError, match=rf"{re.escape(str(run))}/state\.json: episode\.id .* is no episode id"):
+        noesis_nb.resume_run(run)
+    _unchanged(run, before)
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "kind"),
+    [("id", [[1]], "array"), ("phase", {"a": 1}, "object"), ("event_type", 5, "number"), ("caused_by", ["x"], "array")],
+)
+def test_an_event_whose_links_are_no_text_is_refused_by_resume_run_naming_its_line(
+    bases: list[Path], tmp_path: Path, field: str, value: Any, kind: str
+) -> None:
+    """An ``id`` or ``phase`` that is a list or object raised a raw ``TypeError: unhashable type`` from deep in the resume
+    (and from ``approve_draft``); the decision now reads past the line, and the resume names it."""
+    run = _copy(next(filter(_paused, bases)), tmp_path)
+    _rewrite_line(run, 2, lambda event: event.__setitem__(field, value))
+    assert noesis_nb.approve_draft(run, approver_id="x").status == "approved"  # the pause is on another line
+    before = tree(run)
+    with pytest.raises(EventLogIntegrityError, match=rf"events\.jsonl, line 2: {field} is a JSON {kind}, not text"):
+        noesis_nb.resume_run(run)
+    _unchanged(run, before)
+
+
+def test_an_act_event_whose_tool_is_a_list_is_refused_by_the_checkpoint_not_a_type_error(
+    bases: list[Path], tmp_path: Path
+) -> None:
+    """Reopening the run counted the tools of its act events in a set: a list raised ``TypeError: unhashable type``."""
+    run = _copy(next(filter(_paused, bases)), tmp_path)
+    noesis_nb.approve_draft(run, approver_id="x")
+    _rewrite_line(run, 2, lambda event: event.update(phase="act", payload={"tool": ["sh", "-c"]}))
+    with pytest.raises(CheckpointConsistencyError, match="events.jsonl up to event"):
+        noesis_nb.resume_run(run)
