@@ -1,11 +1,15 @@
-"""Mutated real runs read through the ``ns`` readers and continued by ``resume_run``: each works, or raises one clear error.
+"""Mutated real runs opened every other way a person can: each works, or raises one clear error.
 
-``test_mutated_runs.py`` loads the four frames over runs mutated by ``mutate.py``; the ``ns``
-readers (``ns.events.read``, ``ns.summary.read``), ``approve_draft`` and ``resume_run`` read the
-same files. A run file that is no file of the run (a folder, a FIFO, a link out of it) or no
-JSON object, an event line whose links are no text, a state whose episode id is no id: each is
-one ``NoesisNbError`` naming the file (and line), never a raw error from deep inside, and a run
-``resume_run`` refuses is left as it was.
+``test_mutated_runs.py`` loads the four frames over runs mutated by ``mutate.py``. Here each
+hypothesis example copies one run of the shapes the engine writes (sealed with model calls,
+tools approved, rejected, resumed, paused on a draft, failed, an integration's), mutates the
+copy once, and opens it through ``show`` (its snapshot), ``%noesis show --text``, ``%noesis
+list``, ``replay`` (seeking through it, and compared with the pristine run), ``export_otel``
+to a file, ``inbox``, and the ``ns`` readers; a mutated paused run is also approved and
+resumed. Each must work (a view may name what it left out) or raise one ``NoesisNbError``
+naming the file or its run. Nothing read through a symlink out of the run
+may reach what is shown or exported, no planted markup may reach HTML unescaped, nothing
+outside the run may change, and a run ``resume_run`` refuses is left byte for byte as it was.
 """
 
 from __future__ import annotations
@@ -17,11 +21,17 @@ import random
 import re
 import shutil
 import stat
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+from IPython.core.error import UsageError
+from IPython.testing import globalipapp
+from IPython.utils.capture import capture_output
 
 import noesis_nb
 from noesis_nb import ns
@@ -36,10 +46,14 @@ from noesis_nb.store.runfiles import UnreadableRunFile
 
 from . import mutate
 from .episodes import SHAPES, _llm, tool_records
+from .report import figures
 
 pytestmark = pytest.mark.timeout(120)  # a reader waiting on a FIFO fails the test instead of hanging it
 
 MARK = "<b data-planted=1>"  # text of the marked run: it may reach HTML only escaped
+OPS = ["any"] * 10 + list(mutate.FILE_OPS)  # two in seven replace a file by a directory, FIFO or symlink
+EXAMPLES = int(os.environ.get("NOESIS_NB_EVERYWHERE_EXAMPLES", "100"))
+FIGURES = {"runs mutated": 0, "opened": 0, "clear errors": 0, "paused runs decided": 0, "resumes refused": 0}
 
 
 @pytest.fixture(scope="module")
@@ -73,6 +87,14 @@ def outside(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return place
 
 
+@pytest.fixture(autouse=True)
+def _runs_dir_restored():
+    """``ns.list_runs``/``ns.last`` read the configured root: set per example, restored after."""
+    before = ns.get()["runs_dir"]
+    yield
+    ns.set(runs_dir=before)
+
+
 def tree(path: Path) -> dict[str, Any]:
     """Every entry under ``path``: kind, and the bytes' digest of a regular file or a symlink's target (never followed)."""
     out: dict[str, Any] = {}
@@ -90,9 +112,145 @@ def tree(path: Path) -> dict[str, Any]:
     return out
 
 
+def _changed(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
+    """Entries of a run's ``tree`` that differ; the owner note (who last held the run, for messages) is no part of it."""
+    return sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k) and k != OWNER_FILE)
+
+
+def _html(view: Any) -> str:
+    bundle = view.mimebundle() if hasattr(view, "mimebundle") else view._repr_mimebundle_()
+    return str(bundle["text/html"])
+
+
+def _magic(line: str) -> tuple[Any, str]:
+    """What ``%noesis <line>`` returns and prints (IPython's one-line error raised as ``UsageError``)."""
+    shell = globalipapp.start_ipython() or globalipapp.get_ipython()
+    shell.run_line_magic("load_ext", "noesis_nb")
+    try:
+        with capture_output() as out:
+            value = shell.run_line_magic("noesis", line)
+        return value, out.stdout + out.stderr
+    finally:
+        shell.run_line_magic("unload_ext", "noesis_nb")
+
+
+def _replay_everywhere(run: Path, base: Path) -> str:
+    view = noesis_nb.replay(run)
+    shown = [_html(view)]
+    for k in sorted({0, 1, view.total // 2, max(0, view.total - 1), view.total}):
+        shown.append(_html(view.seek(k)))
+    shown.append(_html(noesis_nb.replay(run, compare=base)))
+    return "\n".join(shown)
+
+
+def _inbox(root: Path) -> str:
+    box = noesis_nb.inbox(root)
+    try:
+        return _html(box)
+    finally:
+        box.close()
+
+
+def _list(root: Path) -> str:
+    table, printed = _magic(f"list --runs-dir {root}")
+    assert mutate.OUTSIDE_MARK not in printed + repr(table), "the listing shows data read through a symlink out of the run"
+    return str(table._repr_html_())
+
+
+def _ns_readers(run: Path, root: Path) -> str:
+    ns.set(runs_dir=str(root))
+    events = ns.events.read(str(run))
+    streamed = list(ns.events.read(str(run), stream=True))
+    out = [json.dumps(events, default=str), json.dumps(streamed, default=str), json.dumps(ns.paths(str(run)))]
+    out.append(json.dumps(ns.list_runs(), default=str) + str(ns.last()))
+    if (run / "summary.json").exists() or (run / "summary.json").is_symlink():  # a paused run has none yet
+        out.append(json.dumps(ns.summary.read(str(run)), default=str))
+    return "\n".join(out)
+
+
+def _export(run: Path, trace: Path) -> str:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # TraceIncomplete: what the trace left out, by name
+        noesis_nb.export_otel(run, path=trace)
+    return trace.read_text() if trace.exists() else ""
+
+
+def _names_the_file(message: str, expect: mutate.Expect, run: Path) -> bool:
+    """An error names the mutated file (by path or name) or the run it is in."""
+    return Path(expect.path).name in message or str(run) in message or run.name in message
+
+
+class Opened:
+    """Each way the run was opened: what it showed, or the error it raised (a raw one is a failure)."""
+
+    def __init__(self, run: Path, expect: mutate.Expect) -> None:
+        self.run, self.expect = run, expect
+        self.failures: list[str] = []
+
+    def __call__(self, name: str, open_it: Callable[[], str], *, html: bool = False) -> bool:
+        FIGURES["opened"] += 1
+        try:
+            text = open_it()
+        except (NoesisNbError, UsageError) as exc:
+            FIGURES["clear errors"] += 1
+            if not _names_the_file(str(exc), self.expect, self.run):
+                self.failures.append(f"{name}: {type(exc).__name__} names neither the file nor the run: {exc}")
+            return False
+        except Exception as exc:
+            self.failures.append(f"{name}: raw {type(exc).__name__}: {str(exc)[:300]}")
+            return False
+        if mutate.OUTSIDE_MARK in text:
+            self.failures.append(f"{name}: shows data read through a symlink out of the run")
+        if html and MARK in text:
+            at = text.find(MARK)
+            self.failures.append(f"{name}: planted markup unescaped: …{text[max(0, at - 120) : at + 40]}…")
+        return True
+
+
+def _open_everywhere(run: Path, base: Path, expect: mutate.Expect, scratch: Path) -> Opened:
+    root = run.parent
+    opened = Opened(run, expect)
+    opened("show", lambda: _html(noesis_nb.show(run)), html=True)
+    opened("%noesis show --text", lambda: _magic(f"show {run} --text")[1])
+    opened("%noesis list", lambda: _list(root), html=True)
+    opened("replay", lambda: _replay_everywhere(run, base), html=True)
+    opened("export_otel", lambda: _export(run, scratch / "trace.json"))
+    opened("inbox", lambda: _inbox(root), html=True)
+    opened("ns readers", lambda: _ns_readers(run, root))
+    return opened
+
+
+def _decide_and_resume(run: Path, opened: Opened) -> None:
+    """Approve the paused run's draft and resume it; a refused resume leaves the run as it was."""
+    FIGURES["paused runs decided"] += 1
+    opened("approve_draft", lambda: str(noesis_nb.approve_draft(run, approver_id="x")))
+    before = tree(run)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # NothingToResume, RunRecovered: said, not raised
+        if not opened("resume_run", lambda: noesis_nb.resume_run(run)):
+            FIGURES["resumes refused"] += 1
+            changed = _changed(before, tree(run))
+            if changed:
+                opened.failures.append(f"resume_run refused the run but changed {changed}")
+
+
 def _paused(run: Path) -> bool:
     """A run waiting on a draft: no summary yet, a draft on disk."""
     return not (run / "summary.json").exists() and bool(tool_records(run, "prepared"))
+
+
+def _check(run: Path, base: Path, expect: mutate.Expect, scratch: Path, outside: Path) -> list[str]:
+    around = {"outside": tree(outside), "bases": tree(base.parent), "root": sorted(os.listdir(run.parent))}
+    opened = _open_everywhere(run, base, expect, scratch)
+    if _paused(base):
+        _decide_and_resume(run, opened)
+    after = {"outside": tree(outside), "bases": tree(base.parent), "root": sorted(os.listdir(run.parent))}
+    if after != around:
+        opened.failures.append("something outside the run was written or changed")
+    return [f"{expect.what} ({expect.path}, line {expect.line}): {f}" for f in opened.failures]
+
+
+# -- regressions: each a mutation the property below found ---------------------------------------------------------
 
 
 def _copy(base: Path, tmp_path: Path) -> Path:
@@ -102,8 +260,7 @@ def _copy(base: Path, tmp_path: Path) -> Path:
 
 
 def _unchanged(run: Path, before: dict[str, Any]) -> None:
-    after = tree(run)
-    assert {k: v for k, v in after.items() if k != OWNER_FILE} == {k: v for k, v in before.items() if k != OWNER_FILE}
+    assert not _changed(before, tree(run))
 
 
 def _rewrite_line(run: Path, number: int, change: Callable[[dict[str, Any]], None]) -> None:
@@ -218,3 +375,36 @@ def test_an_act_event_whose_tool_is_a_list_is_refused_by_the_checkpoint_not_a_ty
     _rewrite_line(run, 2, lambda event: event.update(phase="act", payload={"tool": ["sh", "-c"]}))
     with pytest.raises(CheckpointConsistencyError, match="events.jsonl up to event"):
         noesis_nb.resume_run(run)
+
+
+# -- the property -----------------------------------------------------------------------------------------------------
+
+
+@settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    database=None,
+    derandomize=True,
+    phases=[Phase.generate],
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(base=st.integers(0, 10**6), target=st.integers(0, 10**6), op=st.sampled_from(OPS), seed=st.integers(0, 2**32))
+def test_a_mutated_run_opens_everywhere_or_is_one_clear_error(
+    tmp_path_factory: pytest.TempPathFactory, bases: list[Path], outside: Path, base: int, target: int, op: str, seed: int
+) -> None:
+    paused = [b for b in bases if _paused(b)]
+    pristine = paused[base // 3 % len(paused)] if base % 3 == 0 else bases[base % len(bases)]  # a third decided and resumed
+    scratch = tmp_path_factory.mktemp("everywhere")
+    run = scratch / "runs" / pristine.name
+    shutil.copytree(pristine, run, symlinks=True)
+    expect = mutate.mutate(run, (target, op), random.Random(seed), outside)
+    FIGURES["runs mutated"] += 1
+    failures = _check(run, pristine, expect, scratch, outside)
+    assert not failures, failures
+
+
+def test_figures() -> None:
+    """Runs after the property above (same module, file order)."""
+    if FIGURES["runs mutated"] == 0:
+        pytest.skip("the mutation property did not run in this session (deselected)")
+    figures("mutated runs (every other way in)", FIGURES)
