@@ -35,6 +35,7 @@ from IPython.utils.capture import capture_output
 
 import noesis_nb
 from noesis_nb import ns
+from noesis_nb.cost import price_calls
 from noesis_nb.errors import (
     CheckpointConsistencyError,
     EpisodeStateError,
@@ -43,6 +44,7 @@ from noesis_nb.errors import (
 )
 from noesis_nb.store.ownership import OWNER_FILE
 from noesis_nb.store.runfiles import UnreadableRunFile
+from noesis_nb.widgets.meter import CostMeter
 
 from . import mutate
 from .episodes import SHAPES, _llm, tool_records
@@ -375,6 +377,23 @@ def test_an_act_event_whose_tool_is_a_list_is_refused_by_the_checkpoint_not_a_ty
     _rewrite_line(run, 2, lambda event: event.update(phase="act", payload={"tool": ["sh", "-c"]}))
     with pytest.raises(CheckpointConsistencyError, match="events.jsonl up to event"):
         noesis_nb.resume_run(run)
+
+
+@pytest.mark.parametrize("provider", [["openai"], {"a": 1}])
+def test_a_model_call_whose_provider_is_no_text_is_shown_and_priced_by_its_model(
+    bases: list[Path], tmp_path: Path, provider: Any
+) -> None:
+    """Pricing the call for a step's summary (and a drain report) raised ``TypeError: unhashable type`` from the price
+    lookup once the prices had loaded; the provider is now read as unknown, as the frames read it."""
+    run = _copy(bases[0], tmp_path)
+    lines = (run / "events.jsonl").read_text().splitlines()
+    number = next(i for i, line in enumerate(lines, 1) if json.loads(line)["payload"].get("event_name") == "model.call")
+    _rewrite_line(run, number, lambda event: event["payload"].update(model="gpt-4o", provider=provider))
+    CostMeter.ready()
+    CostMeter.wait()  # the bug showed only once the prices were there
+    assert "gpt-4o" in _html(noesis_nb.show(run)) and _html(noesis_nb.replay(run))
+    (cost,) = price_calls([{"model": "gpt-4o", "provider": provider, "input_tokens": 1000, "output_tokens": 10}])
+    assert cost is not None and cost > 0
 
 
 # -- the property -----------------------------------------------------------------------------------------------------
