@@ -69,6 +69,8 @@ def bases(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     for n in (100, 101):
         SHAPES["paused"](root, n)
     noesis_nb.solve(f"marked {MARK}", using=_llm([("openai", MARK)]), runs_dir=root, tags={"note": MARK})
+    CostMeter.ready()
+    CostMeter.wait()  # prices loaded: the views price each model call, as a person sees them
     return sorted(p for p in root.iterdir() if p.is_dir())
 
 
@@ -394,6 +396,20 @@ def test_a_model_call_whose_provider_is_no_text_is_shown_and_priced_by_its_model
     assert "gpt-4o" in _html(noesis_nb.show(run)) and _html(noesis_nb.replay(run))
     (cost,) = price_calls([{"model": "gpt-4o", "provider": provider, "input_tokens": 1000, "output_tokens": 10}])
     assert cost is not None and cost > 0
+
+
+@pytest.mark.parametrize("name", [["tool.approval.pending"], {"a": 1}])
+def test_a_tool_event_whose_name_is_a_list_or_object_is_shown(bases: list[Path], tmp_path: Path, name: Any) -> None:
+    """Placing the event in its tool step compared its name with a set: ``TypeError: unhashable type`` from ``show``
+    and ``replay``; such a name now names no tool event, and the rest of the run shows."""
+    run = _copy(next(filter(_paused, bases)), tmp_path)
+    lines = (run / "events.jsonl").read_text().splitlines()
+    number = next(i for i, line in enumerate(lines, 1) if json.loads(line).get("phase") == "tool")
+    _rewrite_line(run, number, lambda event: event["payload"].update(event_name=name))
+    assert "fs.write@1" in _html(noesis_nb.show(run))
+    view = noesis_nb.replay(run)
+    for k in range(view.total + 1):
+        _html(view.seek(k))
 
 
 # -- the property -----------------------------------------------------------------------------------------------------
