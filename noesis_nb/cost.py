@@ -316,8 +316,10 @@ class Pricer:
     def lookup(self, model: str, provider: str | None, when: datetime | None = None) -> Price | None:
         """A flat price (cost proportional to tokens, one rate all day) for ``model``; None when unknown or not flat.
 
-        For running sums of tokens (the live cost meter). Frames price each call with ``rates``.
+        For running sums of tokens (the live cost meter). Frames price each call with ``rates``. A provider
+        that is no text (a damaged event's list or object) is read as unknown, as the frames read it.
         """
+        provider = provider if isinstance(provider, str) else None
         price = self.rates(model, provider, when)
         if price is None or not price.linear or self.varies_within_day(model, provider):
             return None

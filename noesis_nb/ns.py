@@ -10,6 +10,8 @@ import os
 from types import SimpleNamespace
 from typing import Any
 
+import orjson
+
 from . import config as _config
 from . import tools
 from ._threads import run_sync
@@ -34,8 +36,9 @@ from .runtime.recorder import Recorder
 from .runtime.registry import live_handles
 from .runtime.resolve import minimal_adapter
 from .runtime.resume import find_checkpoint, resume_from_disk, validate_checkpoint
-from .store import find_run_dir, is_sealed, iter_events, read_events, read_summary
+from .store import find_run_dir, is_sealed, iter_events, read_events
 from .store import list_runs as _list_runs
+from .store.runfiles import UnreadableRunFile, read_file
 from .store.vocab import RUN_CHECKPOINT, RUN_INTERRUPT, RUN_RESUME
 
 __all__ = [
@@ -344,12 +347,28 @@ def _read_events(episode_id: str, *, stream: bool = False, context: Any = None) 
 
 
 def _read_summary(episode_id: str, *, context: Any = None) -> dict[str, Any]:
+    """The run's ``summary.json``; a damaged one is named with what is wrong (never taken for one not written yet)."""
     _not_implemented("summary.read", context=context)
     run_dir = find_run_dir(episode_id)
-    summary_doc = read_summary(run_dir)
-    if summary_doc is None:
-        raise FileNotFoundError(f"{run_dir}/summary.json does not exist yet: the run is paused or still running")
-    return summary_doc
+    path = run_dir / "summary.json"
+    try:
+        got = read_file(str(path), str(run_dir))  # a folder, a FIFO, a link out of the run: refused by name
+        summary_doc = None if got is None else orjson.loads(got[0])
+    except UnreadableRunFile as exc:
+        reason = exc.reason
+    except orjson.JSONDecodeError as exc:
+        reason = f"invalid JSON ({exc})"
+    else:
+        if got is None:
+            raise FileNotFoundError(f"{path} does not exist yet: the run is paused or still running")
+        if isinstance(summary_doc, dict):
+            return summary_doc
+        reason = f"a JSON {type(summary_doc).__name__}, not an object"
+    raise UnreadableRunFile(
+        str(path),
+        f"{reason}; the summary cannot be read. Restore summary.json from a copy of the run "
+        "(runs_df still lists the run, from its state.json)",
+    )
 
 
 events = SimpleNamespace(read=_read_events)

@@ -17,11 +17,11 @@ from pathlib import Path
 from typing import Any
 
 from .._jsonio import atomic_write_json, canonical_json, sha256_bytes
-from ..errors import EpisodeStateError, RunExistsError, RunsDirError, RunSealedError
+from ..errors import EpisodeStateError, InvalidIdError, RunExistsError, RunsDirError, RunSealedError
 from ..ids import new_checkpoint_id, new_event_id, validate_id
 from ..secrets import for_run as secrets_for_run
 from ..secrets import redact as redact_secrets
-from ..store import EventWriter, is_sealed, now_iso, read_events, read_state
+from ..store import EventWriter, is_sealed, now_iso, read_events_to_continue, read_state
 from ..store.facts import call_row
 from ..store.ownership import RunOwnership, acquire
 from ..store.paths import run_path
@@ -166,8 +166,8 @@ class Recorder:
             state = read_state(run_dir)
             if state is None or not isinstance(state.get("episode"), dict) or not isinstance(state.get("outcomes"), dict):
                 raise EpisodeStateError(f"{run_dir}/state.json is missing or not a run state; this run cannot be continued")
-            events = read_events(run_dir / "events.jsonl", strict=True)
-            episode_id = validate_id(state["episode"].get("id") or run_dir.name)
+            events = read_events_to_continue(run_dir / "events.jsonl", strict=True)
+            episode_id = _state_id(run_dir, state)
             return cls(run_dir, episode_id, state, events, ownership=ownership)
         except BaseException:
             ownership.release()
@@ -370,6 +370,18 @@ class Recorder:
     def release(self, *, remove: bool = False) -> None:
         if self.ownership is not None:
             self.ownership.release(remove=remove)
+
+
+def _state_id(run_dir: Path, state: dict[str, Any]) -> str:
+    """The episode id ``state.json`` gives (the folder's name when it gives none); a damaged one is named with its file."""
+    given = state["episode"].get("id")
+    try:
+        return validate_id(given or run_dir.name)
+    except InvalidIdError as exc:
+        raise EpisodeStateError(
+            f"{run_dir}/state.json: episode.id {given!r:.80} is no episode id ({exc}); this run cannot be continued "
+            "until state.json is restored from a copy of the run"
+        ) from None
 
 
 def artifact_digest(run_dir: Path, event_offset: int) -> str:

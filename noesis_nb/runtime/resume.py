@@ -35,7 +35,7 @@ from ..errors import (
     ResumeAdapterRequiredError,
     RunSealedError,
 )
-from ..store import read_events, read_json
+from ..store import read_events_to_continue, read_json
 from ..store.ownership import RunBusyError, remove_stale_note
 from ..store.paths import check_part
 from ..store.vocab import (
@@ -109,6 +109,7 @@ def validate_checkpoint(rec: Recorder, checkpoint: dict[str, Any]) -> None:
     """Noēsis' checks: the event at ``event_offset`` is ``last_event_id``; state and artifacts unchanged."""
     offset = checkpoint.get("event_offset")
     events = rec.events
+    where = f"checkpoint {checkpoint.get('checkpoint_id')} of run {rec.run_dir}"
     if (
         type(offset) is not int
         or offset < 1
@@ -116,13 +117,19 @@ def validate_checkpoint(rec: Recorder, checkpoint: dict[str, Any]) -> None:
         or events[offset - 1].get("id") != checkpoint.get("last_event_id")
     ):
         raise CheckpointConsistencyError(
-            f"checkpoint {checkpoint.get('checkpoint_id')}: event {offset} is not {checkpoint.get('last_event_id')!r}; "
-            "events.jsonl was changed after the pause"
+            f"{where}: event {offset} is not {checkpoint.get('last_event_id')!r}; events.jsonl was changed after the pause. "
+            f"{_RESTORE}"
         )
     if sha256_bytes((rec.run_dir / "state.json").read_bytes()) != checkpoint.get("state_hash"):
-        raise CheckpointConsistencyError(f"checkpoint {checkpoint.get('checkpoint_id')}: state.json changed since the pause")
+        raise CheckpointConsistencyError(f"{where}: state.json changed since the pause. {_RESTORE}")
     if checkpoint.get("artifact_manifest_hash") and artifact_digest(rec.run_dir, offset) != checkpoint["artifact_manifest_hash"]:
-        raise CheckpointConsistencyError(f"checkpoint {checkpoint.get('checkpoint_id')}: run artifacts changed since the pause")
+        raise CheckpointConsistencyError(
+            f"{where}: a file it binds changed since the pause (events.jsonl up to event {offset}, prompts.jsonl, "
+            f"state.json, summary.json or learn.jsonl). {_RESTORE}"
+        )
+
+
+_RESTORE = "The run stays paused as it is; restore the changed file from a copy of the run to resume it"
 
 
 def paused_on(
@@ -134,7 +141,7 @@ def paused_on(
     ``errors`` receives the lines of ``events.jsonl`` that could not be read (line 0: the whole
     file): the pause may be on one of them.
     """
-    events = read_events(Path(run_dir) / "events.jsonl", strict=False, errors=errors)
+    events = read_events_to_continue(Path(run_dir) / "events.jsonl", strict=False, errors=errors)
     pause = last_pause(events)
     if pause is None or (pause.resume_event is not None and not resumed_too) or pause.cause is None:
         return None

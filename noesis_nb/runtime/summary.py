@@ -87,7 +87,8 @@ class EventTally:
             if self.first_act_ts is None:
                 self.first_act_ts = e.get("timestamp")
             if payload is not None:
-                self.tools.add(payload.get("tool"))
+                tool = payload.get("tool")
+                self.tools.add(tool if tool is None or type(tool) is str else repr(tool))  # a list or object: its text
         elif phase == "governance" and payload is not None and payload.get("decision") == "veto":
             if payload.get("enforced"):
                 self.veto += 1

@@ -11,7 +11,7 @@ from .artifacts import (
     verify_manifest,
     write_manifest,
 )
-from .eventlog import EventWriter, iter_events, now_iso, read_events
+from .eventlog import EventWriter, iter_events, now_iso, read_events, read_events_to_continue
 from .listing import list_runs, run_info
 from .roots import candidate_roots, find_run_dir, is_run_dir, iter_run_dirs
 from .status import run_status
@@ -28,6 +28,7 @@ __all__ = [
     "list_runs",
     "now_iso",
     "read_events",
+    "read_events_to_continue",
     "read_final",
     "read_json",
     "read_manifest",

@@ -23,7 +23,17 @@ from ..errors import EventLogCorruption, EventLogIntegrityError, RunSealedError
 from .paths import run_path
 from .runfiles import MAX_DOCUMENT_BYTES, UnreadableRunFile, open_file, read_file
 
-__all__ = ["EventWriter", "FileDigest", "iter_events", "read_events", "read_run_events", "torn_line", "now_iso", "parse_lines"]
+__all__ = [
+    "EventWriter",
+    "FileDigest",
+    "iter_events",
+    "read_events",
+    "read_events_to_continue",
+    "read_run_events",
+    "torn_line",
+    "now_iso",
+    "parse_lines",
+]
 
 
 _second_cache: tuple[int, str] = (-1, "")
@@ -271,9 +281,15 @@ def _line_by_line(
 
 
 def _json_kind(value: Any) -> str:
-    return {list: "array", str: "string", int: "number", float: "number", bool: "boolean", type(None): "null"}.get(
-        type(value), type(value).__name__
-    )
+    return {
+        list: "array",
+        dict: "object",
+        str: "string",
+        int: "number",
+        float: "number",
+        bool: "boolean",
+        type(None): "null",
+    }.get(type(value), type(value).__name__)
 
 
 def _bad_utf8(raw: bytes) -> bool:
@@ -298,6 +314,7 @@ def read_events(
     strict: bool = True,
     errors: list[EventLogCorruption] | None = None,
     torn: list[int] | None = None,
+    numbers: list[int] | None = None,
 ) -> list[dict[str, Any]]:
     """All events of one file. ``strict`` raises on a bad line; otherwise bad lines go to ``errors``.
 
@@ -305,7 +322,7 @@ def read_events(
     the run's folder) raises ``UnreadableRunFile`` under ``strict``; otherwise it is one error
     (line 0: the whole file) and no events. ``torn`` receives the number of a torn last line
     (no newline, no JSON object) that was skipped: a line still being written, unless the run is
-    sealed (``torn_line``).
+    sealed (``torn_line``). ``numbers`` receives the line number of each event returned.
     """
     path = Path(path)
     try:
@@ -314,7 +331,35 @@ def read_events(
         return _unreadable(exc, strict, errors)
     if got is None:
         return []
-    return parse_lines(got[0], str(path), strict=strict, errors=errors, torn=torn)
+    return parse_lines(got[0], str(path), strict=strict, errors=errors, torn=torn, numbers=numbers)
+
+
+#: the fields the engine indexes and links a run's events by when it continues or decides it
+LINK_FIELDS = ("id", "phase", "event_type", "caused_by")
+
+
+def read_events_to_continue(
+    path: str | os.PathLike[str], *, strict: bool = True, errors: list[EventLogCorruption] | None = None
+) -> list[dict[str, Any]]:
+    """The events of a run the engine continues or decides on: ``read_events``, and a line whose ``id``, ``phase``,
+    ``event_type`` or ``caused_by`` is there but no text (a list, an object, a number) is a bad line too: the engine
+    finds pauses, causes and checkpoints by those fields, so it never guesses from a damaged one."""
+    numbers: list[int] = []
+    events = read_events(path, strict=strict, errors=errors, numbers=numbers)
+    kept = []
+    for number, event in zip(numbers, events, strict=True):
+        wrong = next((f for f in LINK_FIELDS if event.get(f) is not None and type(event[f]) is not str), None)
+        if wrong is None:
+            kept.append(event)
+            continue
+        _problem(
+            str(path),
+            number,
+            f"{wrong} is a JSON {_json_kind(event[wrong])}, not text; restore the line from a copy of the run",
+            strict,
+            errors,
+        )
+    return kept
 
 
 def torn_line(path: str | os.PathLike[str], torn: list[int]) -> EventLogCorruption:

@@ -15,6 +15,8 @@ import os
 import stat
 from typing import BinaryIO
 
+from ..errors import NoesisNbError
+
 __all__ = ["UnreadableRunFile", "change_stamp", "read_file", "open_file", "list_dir", "inside", "what_is", "MAX_DOCUMENT_BYTES"]
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
@@ -56,8 +58,10 @@ def _too_large(path: str, size: int) -> str | None:
     return None
 
 
-class UnreadableRunFile(OSError):
-    """A run file that exists but cannot be read as one: ``path`` and ``reason`` say which and why."""
+class UnreadableRunFile(NoesisNbError, OSError):
+    """A run file that exists but cannot be read as one: ``path`` and ``reason`` say which and why.
+
+    A ``NoesisNbError`` (one line in IPython, caught with noesis_nb's other errors) and still an ``OSError``."""
 
     def __init__(self, path: str, reason: str):
         self.path, self.reason = str(path), reason

@@ -185,6 +185,8 @@ class StepBook:
         payload = _payload(event)
         step = self._tool_step(str(payload.get("request_id") or "?"))
         name = payload.get("event_name")
+        if not isinstance(name, str):  # a damaged line's list or object names no tool event
+            name = None
         if name == TOOL_REQUESTED:
             step.tool = str(payload.get("tool") or "?")
         if payload.get("draft_id"):
