@@ -130,12 +130,11 @@ class EventLogCorruption:
 class EventLogIntegrityError(NoesisNbError):
     """A line of an events.jsonl file is not a JSON object; ``corruption`` says where."""
 
-    def __init__(self, corruption: EventLogCorruption):
+    READ_HINT = "Read with strict=False to skip bad lines and get them reported instead."
+
+    def __init__(self, corruption: EventLogCorruption, hint: str = READ_HINT):
         self.corruption = corruption
-        super().__init__(
-            f"{corruption.path}, line {corruption.line_number}: {corruption.reason}. "
-            "Read with strict=False to skip bad lines and get them reported instead."
-        )
+        super().__init__(f"{corruption.path}, line {corruption.line_number}: {corruption.reason}. {hint}")
 
 
 class DraftNotFoundError(NoesisNbError, LookupError):

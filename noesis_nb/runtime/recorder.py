@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from .._jsonio import atomic_write_json, canonical_json, sha256_bytes
-from ..errors import EpisodeStateError, InvalidIdError, RunExistsError, RunsDirError, RunSealedError
+from ..errors import EpisodeStateError, EventLogIntegrityError, InvalidIdError, RunExistsError, RunsDirError, RunSealedError
 from ..ids import new_checkpoint_id, new_event_id, validate_id
 from ..secrets import for_run as secrets_for_run
 from ..secrets import redact as redact_secrets
@@ -166,7 +166,13 @@ class Recorder:
             state = read_state(run_dir)
             if state is None or not isinstance(state.get("episode"), dict) or not isinstance(state.get("outcomes"), dict):
                 raise EpisodeStateError(f"{run_dir}/state.json is missing or not a run state; this run cannot be continued")
-            events = read_events_to_continue(run_dir / "events.jsonl", strict=True)
+            try:
+                events = read_events_to_continue(run_dir / "events.jsonl", strict=True)
+            except EventLogIntegrityError as exc:  # "read with strict=False" is no advice here: a run continues whole
+                raise EventLogIntegrityError(
+                    exc.corruption,
+                    f"Run {run_dir.name} is continued only from a whole log; it stays as it is until that line is mended.",
+                ) from None
             episode_id = _state_id(run_dir, state)
             return cls(run_dir, episode_id, state, events, ownership=ownership)
         except BaseException:

@@ -365,8 +365,10 @@ def test_an_event_whose_links_are_no_text_is_refused_by_resume_run_naming_its_li
     _rewrite_line(run, 2, lambda event: event.__setitem__(field, value))
     assert noesis_nb.approve_draft(run, approver_id="x").status == "approved"  # the pause is on another line
     before = tree(run)
-    with pytest.raises(EventLogIntegrityError, match=rf"events\.jsonl, line 2: {field} is a JSON {kind}, not text"):
+    with pytest.raises(EventLogIntegrityError, match=rf"events\.jsonl, line 2: {field} is a JSON {kind}, not text") as info:
         noesis_nb.resume_run(run)
+    assert "strict=False" not in str(info.value), "resume_run has no strict= to offer"
+    assert f"Run {run.name} is continued only from a whole log" in str(info.value)
     _unchanged(run, before)
 
 
