@@ -242,6 +242,6 @@ def counts_html(total: int, steps: int, counts: Mapping[str, int], flags: Mappin
     marks = " ".join(f"{FLAG_MARKS[f]} {n:,} {FLAG_WORDS[f]}" for f, n in flags.items() if n)
     shown_as = f"{steps:,} steps from {total:,} events" if mode == "steps" else f"{total:,} events, newest first"
     return (
-        f'<div class="nnb-muted" style="font-size:12px">{shown_as} ({by_phase}){" · " + marks if marks else ""}'
+        f'<div class="nnb-muted nnb-counts">{shown_as} ({by_phase}){" · " + marks if marks else ""}'
         " · full log in events.jsonl</div>"
     )

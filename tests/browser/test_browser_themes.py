@@ -26,6 +26,7 @@ from .lab import (
     button,
     contrast,
     copy_notebook,
+    line_boxes,
     open_notebook,
     run_all,
     set_theme,
@@ -69,6 +70,16 @@ def readable(page: Any, theme: str, when: str) -> None:
     assert result["failures"] == [], f"{theme}, {when}: texts below 4.5:1 — {result['failures'][:8]}"
 
 
+def lines_fit(page: Any) -> None:
+    """The step counts line wraps without gaps (not ipywidgets' 28px line under 12px text) and every step ▸
+    sits inside its 20px button."""
+    lines = line_boxes(page, ".noesis-nb-episode-view div:not(:has(div))")
+    counts = [b for b in lines if re.match(r"[\d,]+ steps from", b["text"])]
+    assert len(counts) == 2 and all(b["line"] <= 1.7 * b["font"] for b in counts), counts
+    toggles = line_boxes(page, ".noesis-nb-episode-view button.nnb-toggle")
+    assert toggles and all(b["line"] <= b["inner"] + 3 for b in toggles), toggles
+
+
 def test_views_and_a_plot_read_in_light_and_dark_and_decide_from_their_buttons(lab: dict[str, Any], page: Any) -> None:
     runs = lab["tmp"] / "themes-runs"
     notebook_with_views(NOTEBOOKS / "quickstart.ipynb", lab["root"] / "themes.ipynb", runs)
@@ -89,6 +100,7 @@ def test_views_and_a_plot_read_in_light_and_dark_and_decide_from_their_buttons(l
     assert [f["text"] for f in contrast(page)["failures"]] == ["grey on grey"]
     page.evaluate("document.getElementById('nnb-probe').remove()")
     readable(page, LIGHT, "paused")
+    lines_fit(page)
     set_theme(page, DARK)
     readable(page, DARK, "paused")
 
