@@ -51,6 +51,7 @@ def test_approve_two_drafts_at_once_from_the_batchs_inbox(lab: dict[str, Any], p
     inbox.get_by_text("Approve 2 drafts?").wait_for(timeout=15_000)
     assert not list((root / "runs-inbox").glob("*/tool_invocations/approvals/*.json"))  # asking decided nothing
     button(inbox, "Confirm: approve 2").click()
+    inbox.get_by_text("approved 2 drafts").wait_for(timeout=15_000)  # what the selection did, in words
 
     runs = sorted((root / "runs-inbox").glob("ep_*"))
     assert len(runs) == 2
