@@ -109,7 +109,10 @@ class EpisodeView(ViewOutput, w.VBox):  # type: ignore[misc]  # ipywidgets ships
         self.steps = StepList(capacity=steps)
         self.timeline = Timeline(blocks=max(1, rows // block_rows), block_rows=block_rows)
         self.timeline.box.layout.display = "none"
-        controls = w.VBox([self.stop_button, self.drain_button, self.resume_button], layout=w.Layout(min_width="110px"))
+        # as wide as its widest label ("Stop after in-flight (≤ 10 s)" was cut to "…"): the header wraps instead
+        controls = w.VBox(
+            [self.stop_button, self.drain_button, self.resume_button], layout=w.Layout(min_width="110px", flex="0 0 auto")
+        )
         children = [
             self.css,
             w.HBox([self.header, controls]),

@@ -71,11 +71,19 @@ def readable(page: Any, theme: str, when: str) -> None:
 
 
 def lines_fit(page: Any) -> None:
-    """The step counts line wraps without gaps (not ipywidgets' 28px line under 12px text) and every step ▸
-    sits inside its 20px button."""
+    """The step counts line wraps without gaps (not ipywidgets' 28px line under 12px text), no button's label
+    is cut short, and every step ▸ sits inside its 20px button."""
     lines = line_boxes(page, ".noesis-nb-episode-view div:not(:has(div))")
     counts = [b for b in lines if re.match(r"[\d,]+ steps from", b["text"])]
     assert len(counts) == 2 and all(b["line"] <= 1.7 * b["font"] for b in counts), counts
+    size = page.viewport_size
+    for width in (size["width"], 900):  # a narrower notebook squeezes the header, never the buttons beside it
+        page.set_viewport_size({"width": width, "height": size["height"]})
+        page.wait_for_timeout(300)
+        clipped = page.evaluate("""() => [...document.querySelectorAll('.noesis-nb-episode-view button')]
+            .filter(b => b.getClientRects().length && b.scrollWidth > b.clientWidth + 1).map(b => b.textContent.trim())""")
+        assert clipped == [], f"{width}px wide: button labels cut short: {clipped}"
+    page.set_viewport_size(size)
     toggles = line_boxes(page, ".noesis-nb-episode-view button.nnb-toggle")
     assert toggles and all(b["line"] <= b["inner"] + 3 for b in toggles), toggles
 
