@@ -3,7 +3,8 @@
 buttons (a draft, a veto pause), and honest once its kernel is gone.
 
 One notebook: the quickstart up to its view (a person must click Approve), a run paused by a governance
-veto shown with its adapter, and a plot. Checked paused, then decided, in both themes.
+veto shown with its adapter, a plot and a replay comparison (two narrow players). Checked paused, then
+decided, in both themes; laid out (no label cut short, no gapped lines) at the page's width and at 900px.
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ vetoed = ns.solve("wipe the build cache", using=janitor, governance="enforce")
 ns.set(governance_pause_on_veto=False)
 noesis_nb.show(vetoed, using=janitor)""",
     "plots.episode_timeline(noesis_nb.events_df(RUNS_DIR), handle.episode_id)",
+    "noesis_nb.replay(handle.run_dir, compare=handle.run_dir)  # two players side by side: each half is narrow",
 ]
 
 
@@ -72,17 +74,21 @@ def readable(page: Any, theme: str, when: str) -> None:
 
 def lines_fit(page: Any) -> None:
     """The step counts line wraps without gaps (not ipywidgets' 28px line under 12px text), no button's label
-    is cut short, and every step ▸ sits inside its 20px button."""
+    is cut short and a replay's event count stays inside its view (each half of a comparison is narrow), and
+    every step ▸ sits inside its 20px button."""
     lines = line_boxes(page, ".noesis-nb-episode-view div:not(:has(div))")
     counts = [b for b in lines if re.match(r"[\d,]+ steps from", b["text"])]
-    assert len(counts) == 2 and all(b["line"] <= 1.7 * b["font"] for b in counts), counts
+    assert len(counts) >= 2 and all(b["line"] <= 1.7 * b["font"] for b in counts), counts
     size = page.viewport_size
     for width in (size["width"], 900):  # a narrower notebook squeezes the header, never the buttons beside it
         page.set_viewport_size({"width": width, "height": size["height"]})
         page.wait_for_timeout(300)
-        clipped = page.evaluate("""() => [...document.querySelectorAll('.noesis-nb-episode-view button')]
+        clipped = page.evaluate("""() => [...document.querySelectorAll('.noesis-nb-view button')]
             .filter(b => b.getClientRects().length && b.scrollWidth > b.clientWidth + 1).map(b => b.textContent.trim())""")
         assert clipped == [], f"{width}px wide: button labels cut short: {clipped}"
+        past = page.evaluate("""() => [...document.querySelectorAll('.noesis-nb-replay .widget-readout')].map(r =>
+            r.getBoundingClientRect().right - r.closest('.noesis-nb-replay').getBoundingClientRect().right)""")
+        assert len(past) == 2 and max(past) <= 1, f"{width}px wide: a replay's event count runs past its view by {past} px"
     page.set_viewport_size(size)
     toggles = line_boxes(page, ".noesis-nb-episode-view button.nnb-toggle")
     assert toggles and all(b["line"] <= b["inner"] + 3 for b in toggles), toggles
