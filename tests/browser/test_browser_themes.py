@@ -73,22 +73,29 @@ def readable(page: Any, theme: str, when: str) -> None:
 
 
 def lines_fit(page: Any) -> None:
-    """The step counts line wraps without gaps (not ipywidgets' 28px line under 12px text), no button's label
-    is cut short and a replay's event count stays inside its view (each half of a comparison is narrow), and
+    """The step counts line wraps without gaps (not ipywidgets' 28px line under 12px text); at the page's width,
+    900px and 700px no button's label is cut short and no control runs past its view (a card's Approve/Reject,
+    the Stop column), and a replay's event count stays inside its view (each half of a comparison is narrow);
     every step ▸ sits inside its 20px button."""
     lines = line_boxes(page, ".noesis-nb-episode-view div:not(:has(div))")
     counts = [b for b in lines if re.match(r"[\d,]+ steps from", b["text"])]
     assert len(counts) >= 2 and all(b["line"] <= 1.7 * b["font"] for b in counts), counts
     size = page.viewport_size
-    for width in (size["width"], 900):  # a narrower notebook squeezes the header, never the buttons beside it
+    for width in (size["width"], 900, 700):  # a narrower notebook squeezes the header, never the buttons beside it
         page.set_viewport_size({"width": width, "height": size["height"]})
         page.wait_for_timeout(300)
         clipped = page.evaluate("""() => [...document.querySelectorAll('.noesis-nb-view button')]
             .filter(b => b.getClientRects().length && b.scrollWidth > b.clientWidth + 1).map(b => b.textContent.trim())""")
         assert clipped == [], f"{width}px wide: button labels cut short: {clipped}"
+        # controls stay inside their view (not asked of a comparison's halves: ~170px each at 700px)
+        outside = page.evaluate("""() => [...document.querySelectorAll('.noesis-nb-view button, .noesis-nb-view input')]
+            .filter(e => e.getClientRects().length && !e.closest('.noesis-nb-compare') && e.getBoundingClientRect().right
+                         > e.closest('.noesis-nb-view').getBoundingClientRect().right + 1)
+            .map(e => e.textContent.trim() || e.placeholder)""")
+        assert outside == [], f"{width}px wide: controls past the right edge of their view: {outside}"
         past = page.evaluate("""() => [...document.querySelectorAll('.noesis-nb-replay .widget-readout')].map(r =>
             r.getBoundingClientRect().right - r.closest('.noesis-nb-replay').getBoundingClientRect().right)""")
-        assert len(past) == 2 and max(past) <= 1, f"{width}px wide: a replay's event count runs past its view by {past} px"
+        assert len(past) == 2 and (width < 900 or max(past) <= 1), f"{width}px: a replay's count runs {past} px past its view"
     page.set_viewport_size(size)
     toggles = line_boxes(page, ".noesis-nb-episode-view button.nnb-toggle")
     assert toggles and all(b["line"] <= b["inner"] + 3 for b in toggles), toggles
