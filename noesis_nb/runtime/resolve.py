@@ -133,10 +133,11 @@ def _resolve_string(using: str) -> Any:
                 continue
             raise
         return _from_module(module, name)
+    guess = did_you_mean(using, _notebook_names()).removeprefix("; ")  # the likeliest fix first, then the rules
     raise UsingResolutionError(
-        f"using={using!r} is not 'module:attr', an existing path, nor a short name ({', '.join(tried)} "
-        "not importable); pass a callable, an object with invoke/run, 'pkg.mod:factory' or a file path"
-        + did_you_mean(using, _notebook_names())
+        f"using={using!r} names no agent{' — ' + guess if guess else '.'} It is not a file, a 'module:attr' path, "
+        f"nor an importable short name ({', '.join(tried)}); pass a function (or an object with invoke/run), "
+        "'pkg.mod:factory' or a file path"
     )
 
 

@@ -46,7 +46,9 @@ class _Card:
         self.status = w.HTML("")
         self.approve_button.on_click(lambda _b: self.decide(True))
         self.reject_button.on_click(lambda _b: self.decide(False))
-        self.controls = w.HBox([self.approve_button, self.reject_button, self.reason])
+        # narrow (a side panel, half a comparison): the reason goes under the buttons, which keep their labels
+        self.reason.layout.flex = "0 1 auto"
+        self.controls = w.HBox([self.approve_button, self.reject_button, self.reason], layout=w.Layout(flex_flow="row wrap"))
         self.box = w.VBox([self.body, self.controls, self.status])
         self.box.add_class("nnb-card")
         if self.kind == "veto":
@@ -54,6 +56,7 @@ class _Card:
 
     def _button(self, i: int, cls: str, icon: str) -> w.Button:
         button = w.Button(description=self.labels[i], icon=icon, tooltip=f"{self.tooltips[i]} {self.target()}")
+        button.layout.flex = "0 0 auto"
         button.add_class("nnb-btn")
         button.add_class(cls)
         return button

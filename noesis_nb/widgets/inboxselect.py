@@ -107,7 +107,8 @@ class Selection:
             self._bulk = False
         verb = "approved" if approve else "rejected"
         note = f" · {failed} could not be decided (see the row)" if failed else ""
-        self.message.value = f'<span class="nnb-muted">{verb} {len(decisions)}{esc(note)}</span>'
+        drafts = f"{len(decisions):,} draft{'' if len(decisions) == 1 else 's'}"
+        self.message.value = f'<span class="nnb-muted">{verb} {drafts}{esc(note)}</span>'
         self.refresh()
         return decisions
 

@@ -45,7 +45,7 @@ __all__ = [
 ]
 
 FLAG_MARKS = {"pause": "‖", "veto": "⊘", "error": "✖"}  # glyphs common fonts (DejaVu) have
-FLAG_WORDS = {"pause": "paused", "veto": "vetoed", "error": "error"}
+FLAG_WORDS = {"pause": "pause", "veto": "veto", "error": "error"}  # counted as events: one pause is several
 _PAUSE_NAMES = {TOOL_APPROVAL_PENDING, RUN_INTERRUPT, RUN_CHECKPOINT}
 _SUMMARY_KEYS = (
     "status",
@@ -239,9 +239,11 @@ def header_html(info: Mapping[str, Any]) -> str:
 def counts_html(total: int, steps: int, counts: Mapping[str, int], flags: Mapping[str, int], *, mode: str = "steps") -> str:
     """One muted line: how many steps and events, by phase, how many pauses/vetoes/errors, where the full log is."""
     by_phase = " · ".join(f"{esc(k)} {v:,}" for k, v in sorted(counts.items(), key=lambda kv: -kv[1])[:6])
-    marks = " ".join(f"{FLAG_MARKS[f]} {n:,} {FLAG_WORDS[f]}" for f, n in flags.items() if n)
+    # events, not pauses: one approval pause writes a pending approval, an interrupt and a checkpoint ("‖ 3 pause
+    # events", never "3 paused" for a run that paused once)
+    marks = " · ".join(f"{FLAG_MARKS[f]} {n:,} {FLAG_WORDS[f]} event{'' if n == 1 else 's'}" for f, n in flags.items() if n)
     shown_as = f"{steps:,} steps from {total:,} events" if mode == "steps" else f"{total:,} events, newest first"
     return (
-        f'<div class="nnb-muted" style="font-size:12px">{shown_as} ({by_phase}){" · " + marks if marks else ""}'
+        f'<div class="nnb-muted nnb-counts">{shown_as} ({by_phase}){" · " + marks if marks else ""}'
         " · full log in events.jsonl</div>"
     )

@@ -52,7 +52,11 @@ class ReplayView(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type info
             layout=w.Layout(flex="1 1 auto", width="auto", min_width="160px"),
         )
         self.play_button = w.ToggleButton(
-            value=False, description="Play", icon="play", tooltip="play the run in its own time", layout=w.Layout(width="84px")
+            value=False,
+            description="Play",
+            icon="play",
+            tooltip="play the run in its own time",
+            layout=w.Layout(width="84px", flex="0 0 auto"),
         )
         self.play_button.add_class("nnb-btn")
         self.speed = w.ToggleButtons(
@@ -68,7 +72,11 @@ class ReplayView(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type info
         self._task: asyncio.Task[None] | None = None
         self._shown = self.total  # the event count the view shows
         heading = [w.HTML(f'<div class="nnb-muted">{esc(title)}</div>')] if title else []
-        bar = w.HBox([self.play_button, self.speed, self.slider], layout=w.Layout(align_items="center", width="100%"))
+        # a narrow view (half of a comparison) puts the slider on its own line, rather than squeezing Play to its
+        # icon and the slider's count past the edge
+        bar = w.HBox(
+            [self.play_button, self.speed, self.slider], layout=w.Layout(align_items="center", width="100%", flex_flow="row wrap")
+        )
         super().__init__([*heading, bar, self.clock, self.view])
         self.add_class(ROOT_CLASS)
         self.add_class("noesis-nb-replay")

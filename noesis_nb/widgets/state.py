@@ -130,7 +130,8 @@ class RunClock:
 def format_tokens(
     usage: Mapping[str, Any] | None, calls: Sequence[Mapping[str, Any]] | None = None, unknown: UnknownCounts | None = None
 ) -> str:
-    """``"105 in · 7+? out (2 calls)"``: totals of the known counts, ``+?`` when a call's count is unknown.
+    """``"105 in · 7+? out (2 calls)"`` (``"(1 call)"`` for one): totals of the known counts, ``+?`` when a
+    call's count is unknown.
 
     ``unknown``: an :class:`UnknownCounts` kept across redraws, so each call is looked at once."""
     if not usage or not usage.get("model_calls"):
@@ -140,7 +141,8 @@ def format_tokens(
     def part(key: str) -> str:
         return f"{usage.get(key) or 0:,}" + ("+?" if seen[key] else "")
 
-    return f"{part('input_tokens')} in · {part('output_tokens')} out ({usage['model_calls']:,} calls)"
+    calls_n = usage["model_calls"]
+    return f"{part('input_tokens')} in · {part('output_tokens')} out ({calls_n:,} call{'' if calls_n == 1 else 's'})"
 
 
 def _epoch(value: Any) -> float | None:

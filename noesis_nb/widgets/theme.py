@@ -89,6 +89,8 @@ def _rules() -> list[str]:
         f".{r} pre{{white-space:pre-wrap;word-break:break-word;overflow-wrap:anywhere;max-height:260px;overflow:auto;"
         "margin:2px 0 4px 0;padding:4px 6px;background:var(--nnb-raised);color:var(--nnb-fg);border-radius:3px}",
         f".{r} .nnb-h{{line-height:1.6}}",
+        # inside a widget's HTML, text would inherit ipywidgets' 28px line: a wrapped line would leave a gap
+        f".{r} .nnb-counts{{font-size:12px;line-height:1.6}}",
         f".{r} .nnb-badge{{display:inline-block;border-radius:9px;padding:0 8px;font-size:12px;font-weight:600;"
         "border:1px solid var(--nnb-line)}",
         # step tree
@@ -101,7 +103,7 @@ def _rules() -> list[str]:
         f".{r} .nnb-r summary{{cursor:pointer;overflow-wrap:anywhere}}",
         f".{r} .nnb-p{{display:inline-block;min-width:7em;font-weight:600}}",
         f".{r} .nnb-toggle.jupyter-button{{width:24px;min-width:24px;height:20px;padding:0;margin:1px 2px;"
-        "background:transparent;color:var(--nnb-fg);border:none;box-shadow:none;font-size:12px}",
+        "background:transparent;color:var(--nnb-fg);border:none;box-shadow:none;font-size:12px;line-height:20px}",
         f".{r} .nnb-toggle.jupyter-button.mod-active{{background:transparent;box-shadow:none;transform:rotate(90deg)}}",
         # cards
         f".{r} .nnb-card{{border:1px solid var(--nnb-orange-edge);border-left:4px solid var(--nnb-orange-edge);"
@@ -122,7 +124,8 @@ def _rules() -> list[str]:
         f".{r} .nnb-ib-line{{line-height:1.5;overflow-wrap:anywhere;white-space:normal}}",
         f".{r} .nnb-ib-row .jupyter-button{{width:auto;padding:0 10px}}",
         f".{r} .nnb-ib-row .widget-html-content{{white-space:normal;min-width:0}}",
-        f".{r} .nnb-grid .jupyter-button{{padding:0;text-align:center}}",
+        # small buttons (grid ▸, step ▸): a line as tall as the button, not ipywidgets' 28px, so the glyph sits centred
+        f".{r} .nnb-grid .jupyter-button{{padding:0;text-align:center;line-height:20px}}",
         f".{r} .nnb-ib-line code{{font-size:12px}}",
         f".{r} .nnb-ib-payload{{display:inline-block;max-width:100%;white-space:nowrap;overflow:hidden;text-overflow:ellipsis;"
         "vertical-align:bottom}",

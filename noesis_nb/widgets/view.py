@@ -81,7 +81,7 @@ class EpisodeView(ViewOutput, w.VBox):  # type: ignore[misc]  # ipywidgets ships
         self._tools = ToolFactsCache(source.run_dir)
 
         self.css = w.HTML(live_css() + _stale_notice(source.episode_id))
-        self.header = w.HTML()
+        self.header = w.HTML(layout=w.Layout(flex="1 1 300px", min_width="0"))  # the Stop column goes under it when narrow
         self.stopping = StopControls(lambda drain_s: self.stop(drain_s))
         self.stop_button, self.drain_button = self.stopping.stop_button, self.stopping.drain_button
         self.resume_button = w.Button(
@@ -109,10 +109,14 @@ class EpisodeView(ViewOutput, w.VBox):  # type: ignore[misc]  # ipywidgets ships
         self.steps = StepList(capacity=steps)
         self.timeline = Timeline(blocks=max(1, rows // block_rows), block_rows=block_rows)
         self.timeline.box.layout.display = "none"
-        controls = w.VBox([self.stop_button, self.drain_button, self.resume_button], layout=w.Layout(min_width="110px"))
+        # as wide as its widest label ("Stop after in-flight (≤ 10 s)" was cut to "…"): the header wraps instead,
+        # and on a narrow page the column goes under the header
+        controls = w.VBox(
+            [self.stop_button, self.drain_button, self.resume_button], layout=w.Layout(min_width="110px", flex="0 0 auto")
+        )
         children = [
             self.css,
-            w.HBox([self.header, controls]),
+            w.HBox([self.header, controls], layout=w.Layout(flex_flow="row wrap")),
             self.approvals.box,
             self.steering.box,
             self.message,

@@ -339,3 +339,17 @@ def step_toggle(view: Any, text: str) -> Any:
     """The ▸ toggle of the step whose summary line contains ``text`` (toggle and line sit side by side in a grid)."""
     line = view.locator(".nnb-steps .widget-html", has=view.page.locator(".nnb-sum", has_text=text)).first
     return line.locator("xpath=preceding-sibling::*[1]")
+
+
+_LINE_BOXES = """(selector) => [...document.querySelectorAll(selector)].filter(e => e.getClientRects().length).map(e => {
+  const s = getComputedStyle(e);
+  return {text: e.textContent.trim().slice(0, 60), line: parseFloat(s.lineHeight), font: parseFloat(s.fontSize),
+          inner: e.clientHeight}; })"""
+
+
+def line_boxes(page: Any, selector: str) -> list[dict[str, Any]]:
+    """For each visible element of ``selector``: its text, computed line height and font size (px) and the
+    height inside its border (``clientHeight``): a line taller than its button pushes the label off centre,
+    a 28px line under 12px text leaves a gap between wrapped lines."""
+    result: list[dict[str, Any]] = page.evaluate(_LINE_BOXES, selector)
+    return result

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from .lab import CHROMIUM, DARK, LIGHT, button, contrast, notebook, open_notebook, run_all, set_theme, wait
+from .lab import CHROMIUM, DARK, LIGHT, button, contrast, line_boxes, notebook, open_notebook, run_all, set_theme, wait
 
 pytestmark = [pytest.mark.browser, pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed")]
 
@@ -51,6 +51,7 @@ def test_approve_two_drafts_at_once_from_the_batchs_inbox(lab: dict[str, Any], p
     inbox.get_by_text("Approve 2 drafts?").wait_for(timeout=15_000)
     assert not list((root / "runs-inbox").glob("*/tool_invocations/approvals/*.json"))  # asking decided nothing
     button(inbox, "Confirm: approve 2").click()
+    inbox.get_by_text("approved 2 drafts").wait_for(timeout=15_000)  # what the selection did, in words
 
     runs = sorted((root / "runs-inbox").glob("ep_*"))
     assert len(runs) == 2
@@ -62,5 +63,8 @@ def test_approve_two_drafts_at_once_from_the_batchs_inbox(lab: dict[str, Any], p
     inbox.get_by_text("nothing waits for a decision").wait_for(timeout=15_000)
     assert len(inbox.get_by_text(re.compile(r"approved by human")).all()) == 2
     grid.get_by_text("ok 2").wait_for(timeout=15_000)  # the grid follows the episodes to their end
-    grid.locator(".nnb-grid button.widget-button").first.click()  # ▸ opens that episode's own view under the grid
+    opener = grid.locator(".nnb-grid button.widget-button").first
+    boxes = line_boxes(page, ".noesis-nb-batch .nnb-grid button.widget-button")  # ▸ centred in its 20px button
+    assert boxes and all(b["line"] <= b["inner"] + 3 for b in boxes), boxes
+    opener.click()  # ▸ opens that episode's own view under the grid
     grid.locator(".noesis-nb-episode-view").get_by_text("approved by human").first.wait_for(timeout=30_000)

@@ -3,7 +3,8 @@
 buttons (a draft, a veto pause), and honest once its kernel is gone.
 
 One notebook: the quickstart up to its view (a person must click Approve), a run paused by a governance
-veto shown with its adapter, and a plot. Checked paused, then decided, in both themes.
+veto shown with its adapter, a plot and a replay comparison (two narrow players). Checked paused, then
+decided, in both themes; laid out (no label cut short, no gapped lines) at the page's width and at 900px.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from .lab import (
     button,
     contrast,
     copy_notebook,
+    line_boxes,
     open_notebook,
     run_all,
     set_theme,
@@ -49,6 +51,7 @@ vetoed = ns.solve("wipe the build cache", using=janitor, governance="enforce")
 ns.set(governance_pause_on_veto=False)
 noesis_nb.show(vetoed, using=janitor)""",
     "plots.episode_timeline(noesis_nb.events_df(RUNS_DIR), handle.episode_id)",
+    "noesis_nb.replay(handle.run_dir, compare=handle.run_dir)  # two players side by side: each half is narrow",
 ]
 
 
@@ -67,6 +70,35 @@ def readable(page: Any, theme: str, when: str) -> None:
     result = contrast(page)
     assert result["checked"] > 40, f"{theme}, {when}: only {result['checked']} texts found"
     assert result["failures"] == [], f"{theme}, {when}: texts below 4.5:1 — {result['failures'][:8]}"
+
+
+def lines_fit(page: Any) -> None:
+    """The step counts line wraps without gaps (not ipywidgets' 28px line under 12px text); at the page's width,
+    900px and 700px no button's label is cut short and no control runs past its view (a card's Approve/Reject,
+    the Stop column), and a replay's event count stays inside its view (each half of a comparison is narrow);
+    every step ▸ sits inside its 20px button."""
+    lines = line_boxes(page, ".noesis-nb-episode-view div:not(:has(div))")
+    counts = [b for b in lines if re.match(r"[\d,]+ steps from", b["text"])]
+    assert len(counts) >= 2 and all(b["line"] <= 1.7 * b["font"] for b in counts), counts
+    size = page.viewport_size
+    for width in (size["width"], 900, 700):  # a narrower notebook squeezes the header, never the buttons beside it
+        page.set_viewport_size({"width": width, "height": size["height"]})
+        page.wait_for_timeout(300)
+        clipped = page.evaluate("""() => [...document.querySelectorAll('.noesis-nb-view button')]
+            .filter(b => b.getClientRects().length && b.scrollWidth > b.clientWidth + 1).map(b => b.textContent.trim())""")
+        assert clipped == [], f"{width}px wide: button labels cut short: {clipped}"
+        # controls stay inside their view (not asked of a comparison's halves: ~170px each at 700px)
+        outside = page.evaluate("""() => [...document.querySelectorAll('.noesis-nb-view button, .noesis-nb-view input')]
+            .filter(e => e.getClientRects().length && !e.closest('.noesis-nb-compare') && e.getBoundingClientRect().right
+                         > e.closest('.noesis-nb-view').getBoundingClientRect().right + 1)
+            .map(e => e.textContent.trim() || e.placeholder)""")
+        assert outside == [], f"{width}px wide: controls past the right edge of their view: {outside}"
+        past = page.evaluate("""() => [...document.querySelectorAll('.noesis-nb-replay .widget-readout')].map(r =>
+            r.getBoundingClientRect().right - r.closest('.noesis-nb-replay').getBoundingClientRect().right)""")
+        assert len(past) == 2 and (width < 900 or max(past) <= 1), f"{width}px: a replay's count runs {past} px past its view"
+    page.set_viewport_size(size)
+    toggles = line_boxes(page, ".noesis-nb-episode-view button.nnb-toggle")
+    assert toggles and all(b["line"] <= b["inner"] + 3 for b in toggles), toggles
 
 
 def test_views_and_a_plot_read_in_light_and_dark_and_decide_from_their_buttons(lab: dict[str, Any], page: Any) -> None:
@@ -89,6 +121,7 @@ def test_views_and_a_plot_read_in_light_and_dark_and_decide_from_their_buttons(l
     assert [f["text"] for f in contrast(page)["failures"]] == ["grey on grey"]
     page.evaluate("document.getElementById('nnb-probe').remove()")
     readable(page, LIGHT, "paused")
+    lines_fit(page)
     set_theme(page, DARK)
     readable(page, DARK, "paused")
 

@@ -164,7 +164,16 @@ def test_usage_and_formatting() -> None:
     assert calls[0]["output_tokens"] is None  # unknown stays unknown
     assert format_tokens(totals, calls) == "105 in · 7+? out (2 calls)"  # one call's output is unknown, not 0
     assert format_tokens(totals, calls[1:]) == "105 in · 7 out (2 calls)"
+    one, _ = usage_from_events(events[1:])
+    assert format_tokens(one) == "5 in · 7 out (1 call)"  # not "(1 calls)"
     assert format_tokens({"model_calls": 0}) == "—"
     assert format_elapsed(100.0, 112.5, "ok") == "12.5 s"
     assert format_elapsed("2025-01-01T00:00:00+00:00", "2025-01-01T00:02:03+00:00", "ok") == "2 min 03.0 s"
     assert format_elapsed(None, None, "running") == "—"
+
+
+def test_counts_line_counts_flagged_events_as_events() -> None:
+    """One approval pause writes three pause-flagged events: the line says "3 pause events", not "3 paused"."""
+    line = render.counts_html(19, 5, {"tool": 8, "runtime": 2}, {"pause": 3, "veto": 1, "error": 0})
+    assert "‖ 3 pause events · ⊘ 1 veto event · full log in events.jsonl" in line
+    assert "paused" not in line and "error" not in line
