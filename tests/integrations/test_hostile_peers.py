@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import socket
 import threading
 import time
@@ -318,3 +319,67 @@ def test_secrets_and_markup_from_the_peer_are_redacted_in_files_and_escaped_in_v
             assert leaked == [], f"{scenario}: {secret[:6]}… written to {leaked}"
         assert all(b"<script>alert(1)</script>" not in h.encode() for h in html)
     assert any(p["kind"] == "tool_call" and p.get("partial") for p in _agui(handle))  # the cut call is kept, redacted
+
+
+NOETIC_START = json.dumps({"source": "framework", "type": "a:turn_started", "data": {}})
+
+
+@pytest.mark.parametrize(
+    "content, match",
+    [
+        (NOETIC_START + '\n{"source":"sdk","type":"response.output_text.delta","data":{"delta":"hel', r"line 2: not JSON"),
+        (NOETIC_START + '\n{"source":"framework","type":5,"data":[]}', r"line 2: expected a stream event"),
+        ('{"source":"framework","type":"a:x","data":' + "[" * 100_000 + "]" * 100_000 + "}", r"line 1: JSON nested too deeply"),
+        (b'{"source":"framework","type":"a:x","data":{"t":"\xff"}}', r"line 1: not UTF-8 text"),
+        (None, r"a directory, not a file"),
+        ("FIFO", r"a FIFO \(named pipe\), not a file"),
+    ],
+)
+def test_a_broken_noetic_log_ends_the_replay_naming_the_line(tmp_path, runs_dir, content, match):
+    from noesis_nb.integrations.noetic import noetic_replay
+
+    path = tmp_path / "stream.jsonl"
+    if content is None:
+        path.mkdir()
+    elif content == "FIFO":
+        os.mkfifo(path)
+    elif isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content)
+    began = time.monotonic()
+    handle, _ = run("replay", noetic_replay(str(path)), runs_dir, timeout=10)
+    assert time.monotonic() - began < 5
+    _ended(handle, f"Noetic log.*{match}")
+
+
+def test_odd_values_in_recorded_traces_are_kept_and_the_run_checks_out(tmp_path, runs_dir):
+    from noesis_nb.integrations.noetic import noetic_replay
+    from noesis_nb.integrations.taisce import MEMORY_PREFIX, taisce_replay
+
+    log = tmp_path / "stream.jsonl"
+    log.write_text(
+        NOETIC_START
+        + '\n{"source":"framework","type":"a:item_appended","data":{"n":NaN,"m":-Infinity,"big":1'
+        + "0" * 400
+        + ',"deep":'
+        + '{"a":' * 500
+        + "1"
+        + "}" * 500
+        + "}}\n"
+        + json.dumps({"source": "sdk", "type": "response.output_text.delta", "data": {"delta": {"not": "text"}}})
+    )
+    handle, _ = run("replay", noetic_replay(str(log)), runs_dir)
+    assert handle.status == "ok" and check_run(handle.run_dir) == []
+    transcript = [
+        {"role": "user", "content": MEMORY_PREFIX + '\n{"watermark":{"stored":NaN,"formed":1e999},"facts":[1]}'},
+        {"role": 5, "content": {"x": [1, 2]}},
+        {"role": "assistant", "content": "the answer"},
+        {"role": "assistant", "content": None, "tool_calls": [{"id": "c1"}]},  # a tool-call message has no text
+    ]
+    handle, _ = run("replay", taisce_replay(transcript), runs_dir)
+    assert handle.status == "ok" and check_run(handle.run_dir) == []
+    assert handle.result() == "the answer"
+    rows = [e["payload"] for e in from_source(disk_events(handle), "taisce")]
+    assert [p["kind"] for p in rows] == ["memory_injection", "message", "message", "message"]
+    assert rows[0]["untrusted"] is True and rows[0]["facts"] == 1 and rows[3]["text"] == ""
