@@ -383,3 +383,48 @@ def test_odd_values_in_recorded_traces_are_kept_and_the_run_checks_out(tmp_path,
     rows = [e["payload"] for e in from_source(disk_events(handle), "taisce")]
     assert [p["kind"] for p in rows] == ["memory_injection", "message", "message", "message"]
     assert rows[0]["untrusted"] is True and rows[0]["facts"] == 1 and rows[3]["text"] == ""
+
+
+_OPEN = {"type": "TEXT_MESSAGE_START", "messageId": "m2", "role": "assistant"}
+
+
+@pytest.mark.parametrize(
+    "bad, match, kept",
+    [
+        (
+            [{"type": "TOOL_CALL_ARGS", "toolCallId": "ghost", "delta": "{}"}],
+            r"event #5 \(TOOL_CALL_ARGS\) names toolCallId 'ghost', which no TOOL_CALL_START opened",
+            ["first"],
+        ),
+        ([{"type": "TOOL_CALL_END", "toolCallId": "ghost"}], r"event #5 \(TOOL_CALL_END\) names toolCallId 'ghost'", ["first"]),
+        (
+            [{"type": "TEXT_MESSAGE_CONTENT", "messageId": "unknown", "delta": "orphan"}],
+            r"event #5 \(TEXT_MESSAGE_CONTENT\) names messageId 'unknown', which no TEXT_MESSAGE_START opened",
+            ["first"],
+        ),
+        (
+            [{"type": "TEXT_MESSAGE_END", "messageId": "m1"}],
+            r"event #5 \(TEXT_MESSAGE_END\) names messageId 'm1', which no TEXT_MESSAGE_START opened \(or it already ended\)",
+            ["first"],
+        ),
+        (
+            [_OPEN, {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m2", "delta": "half"}, _OPEN],
+            r"event #7 \(TEXT_MESSAGE_START\) reopens messageId 'm2', which is still streaming",
+            ["first", "half"],
+        ),
+    ],
+)
+def test_events_out_of_order_end_the_run_naming_the_event(runs_dir, bad, match, kept):
+    script = [START, *_text("first"), *bad, END]
+    handle, _ = run("hi", AGUIAdapter(lambda run_input: list(script)), runs_dir)
+    _ended(handle, match)
+    assert [p.get("text") for p in _agui(handle) if p["kind"] == "message"] == kept
+
+
+def test_run_finished_twice_and_reused_ids_after_an_end_are_read_once(server, runs_dir):
+    handle, _ = run("hi", AGUIAdapter(AGUIHttpAgent(server("duplicate_ids"))), runs_dir)
+    assert handle.status == "ok" and check_run(handle.run_dir) == [] and handle.result() == "second"
+    script = [START, *_text("done"), END, END, {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": "late"}]
+    handle, _ = run("hi", AGUIAdapter(lambda run_input: list(script)), runs_dir)
+    assert handle.status == "ok" and handle.result() == "done"
+    assert [p["kind"] for p in _agui(handle)].count("run_finished") == 1

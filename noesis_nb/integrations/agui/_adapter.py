@@ -51,7 +51,8 @@ class AGUIAdapter:
     of ``RunAgentInput`` fields (``messages, state, tools, context, forwardedProps``).
     ``answer(interrupt, approved, reason)`` builds each resume payload (default
     :func:`default_answer`). ``output(result)`` maps the final result (may be async).
-    ``deltas=True`` also records every ``*_CONTENT`` / ``*_ARGS`` piece as its own row.
+    ``deltas=True`` also records every ``*_CONTENT`` / ``*_ARGS`` piece as its own row. ``validate=False``
+    skips the checks of each event's shape and order (a piece with no open START, an id reopened).
     """
 
     source = "agui"
@@ -150,7 +151,10 @@ class AGUIAdapter:
         try:
             async for event in _aiter(stream):
                 count += 1
-                emit_rows(ctx, folder.feed(self._check(folder.normalize(_as_dict(event, count)), count)))
+                emit_rows(
+                    ctx,
+                    folder.feed(self._check_order(folder, self._check(folder.normalize(_as_dict(event, count)), count), count)),
+                )
                 if folder.finished:
                     break
         finally:
@@ -181,6 +185,29 @@ class AGUIAdapter:
             )
             raise AGUIStreamError(f"event #{number} ({event.get('type')}) is not a valid AG-UI 1.0 event: {detail}") from None
         return checked
+
+    def _check_order(self, folder: AGUIFolder, event: dict[str, Any], number: int) -> dict[str, Any]:
+        """A streamed piece must belong to a message / tool call its ``*_START`` opened, and a START must not reopen one."""
+        if not self.validate:
+            return event
+        kind = str(event.get("type"))
+        base, _, part = kind.rpartition("_")
+        if base not in ("TEXT_MESSAGE", "TOOL_CALL", "REASONING_MESSAGE") or part not in ("START", "CONTENT", "ARGS", "END"):
+            return event
+        field = "toolCallId" if base == "TOOL_CALL" else "messageId"
+        ident = str(event.get(field))
+        is_open = folder.is_open(base, ident)
+        if part == "START" and is_open:
+            raise AGUIStreamError(
+                f"event #{number} ({kind}) reopens {field} {ident!r}, which is still streaming; "
+                "the agent reuses an id: each message and tool call needs its own"
+            )
+        if part != "START" and not is_open:
+            raise AGUIStreamError(
+                f"event #{number} ({kind}) names {field} {ident!r}, which no {base}_START opened "
+                "(or it already ended); the agent sent its events out of order"
+            )
+        return event
 
     async def _decide(self, interrupt: dict[str, Any], folder: AGUIFolder, ctx: Any) -> tuple[dict[str, Any], Any]:
         call = folder.tool_calls.get(str(interrupt.get("toolCallId")))
