@@ -140,8 +140,8 @@ class AGUIAdapter:
             return self._core.RunAgentInput.model_validate(body)
         except Exception as exc:
             raise ValueError(
-                f"the RunAgentInput built from the task is invalid ({exc}); check input_mapper's messages/fields"
-            ) from exc
+                f"the RunAgentInput built from the task is invalid ({_detail(exc, skip=0)}); check input_mapper's messages/fields"
+            ) from None
 
     async def _run_once(self, run_input: Any, folder: AGUIFolder, ctx: Any) -> None:
         stream = self._call(run_input)
@@ -179,10 +179,7 @@ class AGUIAdapter:
                 by_alias=True, exclude_none=True, mode="json"
             )
         except Exception as exc:
-            errors: list[dict[str, Any]] = getattr(exc, "errors", lambda: [])()
-            detail = "; ".join(f"{'.'.join(map(str, e.get('loc', ())[1:])) or '?'}: {e.get('msg')}" for e in errors[:3]) or str(
-                exc
-            )
+            detail = _detail(exc, skip=1)  # loc[0] is the union's tag
             raise AGUIStreamError(f"event #{number} ({event.get('type')}) is not a valid AG-UI 1.0 event: {detail}") from None
         return checked
 
@@ -236,14 +233,24 @@ class AGUIAdapter:
         return interrupt, payload
 
 
+def _detail(exc: Exception, *, skip: int) -> str:
+    """A pydantic error on one line: up to three ``field.path: message`` (never its multi-line text or URLs)."""
+    errors: list[dict[str, Any]] = getattr(exc, "errors", lambda: [])()
+    found = "; ".join(f"{'.'.join(map(str, e.get('loc', ())[skip:])) or '?'}: {e.get('msg')}" for e in errors[:3])
+    return found or str(exc).splitlines()[0]
+
+
 def _input_fields(task: Any) -> dict[str, Any]:
     if isinstance(task, str):
         return {"messages": [{"id": "user-1", "role": "user", "content": task}]}
     if isinstance(task, (list, tuple)):
-        return {"messages": [_as_dict(m, i) for i, m in enumerate(task, 1)]}
+        return {"messages": [_message(m, i) for i, m in enumerate(task, 1)]}
     if isinstance(task, Mapping) and set(task) <= set(_INPUT_KEYS):
         fields = {_INPUT_KEYS[k]: v for k, v in task.items()}
-        fields["messages"] = [_as_dict(m, i) for i, m in enumerate(fields.get("messages") or [], 1)]
+        messages = fields.get("messages") or []
+        if not isinstance(messages, (list, tuple)):
+            raise TypeError(f"input_mapper gave messages={messages!r:.80}; pass a list of message dicts")
+        fields["messages"] = [_message(m, i) for i, m in enumerate(messages, 1)]
         return fields
     raise TypeError(
         f"AGUIAdapter got input {task!r}; input_mapper must return a string, a list of messages or a dict "
@@ -258,6 +265,15 @@ def _as_dict(event: Any, number: int) -> dict[str, Any]:
     if isinstance(event, Mapping):
         return dict(event)
     raise AGUIStreamError(f"item #{number} of the agent's stream is a {type(event).__name__}; yield ag_ui.core events or dicts")
+
+
+def _message(message: Any, number: int) -> dict[str, Any]:
+    if hasattr(message, "model_dump") or isinstance(message, Mapping):
+        return _as_dict(message, number)
+    raise TypeError(
+        f"input message #{number} is a {type(message).__name__} ({message!r:.80}); "
+        "input_mapper must give messages as dicts {id, role, content} or ag_ui.core messages"
+    )
 
 
 async def _aiter(stream: Any) -> Any:
