@@ -14,6 +14,7 @@ import socket
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -428,3 +429,50 @@ def test_run_finished_twice_and_reused_ids_after_an_end_are_read_once(server, ru
     handle, _ = run("hi", AGUIAdapter(lambda run_input: list(script)), runs_dir)
     assert handle.status == "ok" and handle.result() == "done"
     assert [p["kind"] for p in _agui(handle)].count("run_finished") == 1
+
+
+def test_noeta_envelopes_with_odd_call_ids_goals_and_usage_import_as_a_checked_run(runs_dir):
+    from noesis_nb.integrations.noeta import import_noeta
+    from noesis_nb.store import read_events
+
+    envelopes = [
+        {"type": "TaskCreated", "seq": 1, "payload": {"goal": {"not": "text"}}},
+        {"type": "LLMRequestStarted", "seq": 2, "payload": {"call_id": {"id": 1}, "model": "m-1"}},
+        {
+            "type": "LLMRequestFinished",
+            "seq": "three",
+            "payload": {
+                "call_id": {"id": 1},
+                "usage": {
+                    "uncached": 10**30,
+                    "cache_read": True,
+                    "cache_write": -5,
+                    "output": float("nan"),
+                    "reasoning_tokens": "x",
+                },
+                "cost_usd": float("inf"),
+            },
+        },
+        {"type": "LLMRequestFinished", "seq": 4, "payload": {"call_id": ["a"], "usage": []}},
+        {"type": "TaskCompleted", "seq": 5, "payload": {"answer": "done"}},
+    ]
+    episode = import_noeta(envelopes, runs_dir=runs_dir)
+    run_dir = Path(runs_dir) / episode
+    assert check_run(run_dir) == []
+    events = read_events(run_dir / "events.jsonl")
+    usage = [e["payload"] for e in events if e["phase"] == "model"]
+    assert [u["model"] for u in usage] == ["m-1", None]  # the model found by a call id that is an object
+
+
+@pytest.mark.parametrize(
+    "mapped, match",
+    [
+        ([1, 2], r"input message #1 is a int \(1\); input_mapper must give messages as dicts"),
+        ({"messages": "hi"}, r"input_mapper gave messages='hi'; pass a list of message dicts"),
+        ({"messages": [{"role": "user"}]}, r"invalid \(messages\.0\.user\.id: Field required; messages\.0\.user\.content"),
+    ],
+)
+def test_a_malformed_agui_input_is_named_without_blaming_the_agent(runs_dir, mapped, match):
+    handle, _ = run("hi", AGUIAdapter(lambda run_input: [], input_mapper=lambda task: mapped), runs_dir)
+    message = _ended(handle, match)
+    assert "agent's stream" not in message and "errors.pydantic.dev" not in message
