@@ -476,3 +476,17 @@ def test_a_malformed_agui_input_is_named_without_blaming_the_agent(runs_dir, map
     handle, _ = run("hi", AGUIAdapter(lambda run_input: [], input_mapper=lambda task: mapped), runs_dir)
     message = _ended(handle, match)
     assert "agent's stream" not in message and "errors.pydantic.dev" not in message
+
+
+def test_legacy_thinking_pieces_without_a_start_are_still_read(runs_dir):
+    script = [
+        START,
+        {"type": "THINKING_START", "title": "planning"},
+        {"type": "THINKING_TEXT_MESSAGE_CONTENT", "delta": "no START in the 0.1.x dialect"},
+        {"type": "THINKING_END"},
+        *_text("done"),
+        END,
+    ]
+    handle, _ = run("hi", AGUIAdapter(lambda run_input: list(script)), runs_dir)
+    assert handle.status == "ok" and handle.result() == "done"
+    assert [p.get("text") for p in _agui(handle) if p["kind"] == "reasoning"] == ["no START in the 0.1.x dialect"]

@@ -151,10 +151,11 @@ class AGUIAdapter:
         try:
             async for event in _aiter(stream):
                 count += 1
-                emit_rows(
-                    ctx,
-                    folder.feed(self._check_order(folder, self._check(folder.normalize(_as_dict(event, count)), count), count)),
-                )
+                raw = _as_dict(event, count)
+                checked = self._check(folder.normalize(raw), count)
+                if checked.get("type") == raw.get("type"):  # legacy THINKING_* pieces come without a START
+                    self._check_order(folder, checked, count)
+                emit_rows(ctx, folder.feed(checked))
                 if folder.finished:
                     break
         finally:
@@ -183,14 +184,14 @@ class AGUIAdapter:
             raise AGUIStreamError(f"event #{number} ({event.get('type')}) is not a valid AG-UI 1.0 event: {detail}") from None
         return checked
 
-    def _check_order(self, folder: AGUIFolder, event: dict[str, Any], number: int) -> dict[str, Any]:
+    def _check_order(self, folder: AGUIFolder, event: dict[str, Any], number: int) -> None:
         """A streamed piece must belong to a message / tool call its ``*_START`` opened, and a START must not reopen one."""
         if not self.validate:
-            return event
+            return
         kind = str(event.get("type"))
         base, _, part = kind.rpartition("_")
         if base not in ("TEXT_MESSAGE", "TOOL_CALL", "REASONING_MESSAGE") or part not in ("START", "CONTENT", "ARGS", "END"):
-            return event
+            return
         field = "toolCallId" if base == "TOOL_CALL" else "messageId"
         ident = str(event.get(field))
         is_open = folder.is_open(base, ident)
@@ -204,7 +205,6 @@ class AGUIAdapter:
                 f"event #{number} ({kind}) names {field} {ident!r}, which no {base}_START opened "
                 "(or it already ended); the agent sent its events out of order"
             )
-        return event
 
     async def _decide(self, interrupt: dict[str, Any], folder: AGUIFolder, ctx: Any) -> tuple[dict[str, Any], Any]:
         call = folder.tool_calls.get(str(interrupt.get("toolCallId")))
