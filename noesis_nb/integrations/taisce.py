@@ -91,7 +91,7 @@ def taisce_rows(messages: Iterable[Any]) -> Iterator[Row]:
     """Rows for a transcript: memory injections as untrusted ``memory`` rows, the rest as ``message`` rows."""
     for index, item in enumerate(messages, 1):
         role, content, name, extra = _message(item, index)
-        text = content if isinstance(content, str) else json.dumps(content, default=str)
+        text = content if isinstance(content, str) else "" if content is None else json.dumps(content, default=str)
         if is_memory_message(text) or extra.get("taisce.untrusted") or name == "taisce":
             info = parse_memory_message(text) if is_memory_message(text) else {"parse_error": "no taisce-memory/v1 prefix"}
             yield row(

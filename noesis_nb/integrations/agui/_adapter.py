@@ -51,7 +51,8 @@ class AGUIAdapter:
     of ``RunAgentInput`` fields (``messages, state, tools, context, forwardedProps``).
     ``answer(interrupt, approved, reason)`` builds each resume payload (default
     :func:`default_answer`). ``output(result)`` maps the final result (may be async).
-    ``deltas=True`` also records every ``*_CONTENT`` / ``*_ARGS`` piece as its own row.
+    ``deltas=True`` also records every ``*_CONTENT`` / ``*_ARGS`` piece as its own row. ``validate=False``
+    skips the checks of each event's shape and order (a piece with no open START, an id reopened).
     """
 
     source = "agui"
@@ -139,8 +140,8 @@ class AGUIAdapter:
             return self._core.RunAgentInput.model_validate(body)
         except Exception as exc:
             raise ValueError(
-                f"the RunAgentInput built from the task is invalid ({exc}); check input_mapper's messages/fields"
-            ) from exc
+                f"the RunAgentInput built from the task is invalid ({_detail(exc, skip=0)}); check input_mapper's messages/fields"
+            ) from None
 
     async def _run_once(self, run_input: Any, folder: AGUIFolder, ctx: Any) -> None:
         stream = self._call(run_input)
@@ -150,7 +151,11 @@ class AGUIAdapter:
         try:
             async for event in _aiter(stream):
                 count += 1
-                emit_rows(ctx, folder.feed(self._check(folder.normalize(_as_dict(event, count)), count)))
+                raw = _as_dict(event, count)
+                checked = self._check(folder.normalize(raw), count)
+                if checked.get("type") == raw.get("type"):  # legacy THINKING_* pieces come without a START
+                    self._check_order(folder, checked, count)
+                emit_rows(ctx, folder.feed(checked))
                 if folder.finished:
                     break
         finally:
@@ -175,12 +180,31 @@ class AGUIAdapter:
                 by_alias=True, exclude_none=True, mode="json"
             )
         except Exception as exc:
-            errors: list[dict[str, Any]] = getattr(exc, "errors", lambda: [])()
-            detail = "; ".join(f"{'.'.join(map(str, e.get('loc', ())[1:])) or '?'}: {e.get('msg')}" for e in errors[:3]) or str(
-                exc
-            )
+            detail = _detail(exc, skip=1)  # loc[0] is the union's tag
             raise AGUIStreamError(f"event #{number} ({event.get('type')}) is not a valid AG-UI 1.0 event: {detail}") from None
         return checked
+
+    def _check_order(self, folder: AGUIFolder, event: dict[str, Any], number: int) -> None:
+        """A streamed piece must belong to a message / tool call its ``*_START`` opened, and a START must not reopen one."""
+        if not self.validate:
+            return
+        kind = str(event.get("type"))
+        base, _, part = kind.rpartition("_")
+        if base not in ("TEXT_MESSAGE", "TOOL_CALL", "REASONING_MESSAGE") or part not in ("START", "CONTENT", "ARGS", "END"):
+            return
+        field = "toolCallId" if base == "TOOL_CALL" else "messageId"
+        ident = str(event.get(field))
+        is_open = folder.is_open(base, ident)
+        if part == "START" and is_open:
+            raise AGUIStreamError(
+                f"event #{number} ({kind}) reopens {field} {ident!r}, which is still streaming; "
+                "the agent reuses an id: each message and tool call needs its own"
+            )
+        if part != "START" and not is_open:
+            raise AGUIStreamError(
+                f"event #{number} ({kind}) names {field} {ident!r}, which no {base}_START opened "
+                "(or it already ended); the agent sent its events out of order"
+            )
 
     async def _decide(self, interrupt: dict[str, Any], folder: AGUIFolder, ctx: Any) -> tuple[dict[str, Any], Any]:
         call = folder.tool_calls.get(str(interrupt.get("toolCallId")))
@@ -209,14 +233,24 @@ class AGUIAdapter:
         return interrupt, payload
 
 
+def _detail(exc: Exception, *, skip: int) -> str:
+    """A pydantic error on one line: up to three ``field.path: message`` (never its multi-line text or URLs)."""
+    errors: list[dict[str, Any]] = getattr(exc, "errors", lambda: [])()
+    found = "; ".join(f"{'.'.join(map(str, e.get('loc', ())[skip:])) or '?'}: {e.get('msg')}" for e in errors[:3])
+    return found or str(exc).splitlines()[0]
+
+
 def _input_fields(task: Any) -> dict[str, Any]:
     if isinstance(task, str):
         return {"messages": [{"id": "user-1", "role": "user", "content": task}]}
     if isinstance(task, (list, tuple)):
-        return {"messages": [_as_dict(m, i) for i, m in enumerate(task, 1)]}
+        return {"messages": [_message(m, i) for i, m in enumerate(task, 1)]}
     if isinstance(task, Mapping) and set(task) <= set(_INPUT_KEYS):
         fields = {_INPUT_KEYS[k]: v for k, v in task.items()}
-        fields["messages"] = [_as_dict(m, i) for i, m in enumerate(fields.get("messages") or [], 1)]
+        messages = fields.get("messages") or []
+        if not isinstance(messages, (list, tuple)):
+            raise TypeError(f"input_mapper gave messages={messages!r:.80}; pass a list of message dicts")
+        fields["messages"] = [_message(m, i) for i, m in enumerate(messages, 1)]
         return fields
     raise TypeError(
         f"AGUIAdapter got input {task!r}; input_mapper must return a string, a list of messages or a dict "
@@ -231,6 +265,15 @@ def _as_dict(event: Any, number: int) -> dict[str, Any]:
     if isinstance(event, Mapping):
         return dict(event)
     raise AGUIStreamError(f"item #{number} of the agent's stream is a {type(event).__name__}; yield ag_ui.core events or dicts")
+
+
+def _message(message: Any, number: int) -> dict[str, Any]:
+    if hasattr(message, "model_dump") or isinstance(message, Mapping):
+        return _as_dict(message, number)
+    raise TypeError(
+        f"input message #{number} is a {type(message).__name__} ({message!r:.80}); "
+        "input_mapper must give messages as dicts {id, role, content} or ag_ui.core messages"
+    )
 
 
 async def _aiter(stream: Any) -> Any:

@@ -114,6 +114,10 @@ class AGUIFolder:
             rows.append(row(PHASE, "agui", kind, "custom", type=kind, raw=event))
         return rows
 
+    def is_open(self, base: str, ident: str) -> bool:
+        """Whether ``<base>_START`` (TEXT_MESSAGE, TOOL_CALL, REASONING_MESSAGE) opened ``ident`` and no END closed it."""
+        return (_PARTS[base], ident) in self._open
+
     def close(self, partial: bool = False) -> list[Row]:
         """Rows for streams still open (a run that ended, or broke, mid-message)."""
         rows: list[Row] = []

@@ -12,23 +12,35 @@ from typing import Any
 from .._extras import require
 from ._sse import AGUIStreamError, SSEDecoder, decode_event
 
-__all__ = ["AGUIHttpAgent"]
+__all__ = ["AGUIHttpAgent", "MAX_LINE_BYTES"]
+
+MAX_LINE_BYTES = 16 * 1024 * 1024  # one SSE line (one event) larger than this is refused, not buffered
 
 
 class AGUIHttpAgent:
     """``AGUIHttpAgent(url)`` is an AG-UI agent: ``agent.run(run_input)`` yields event dicts.
 
     ``headers`` go on every request (e.g. auth); ``transport`` is an httpx transport (tests use
-    ``httpx.MockTransport``); ``connect_timeout`` bounds connecting, not streaming.
+    ``httpx.MockTransport``); ``connect_timeout`` bounds connecting, not streaming;
+    ``max_line_bytes`` caps one SSE line, so a runaway server cannot fill memory.
     """
 
-    def __init__(self, url: str, *, headers: dict[str, str] | None = None, connect_timeout: float = 10.0, transport: Any = None):
+    def __init__(
+        self,
+        url: str,
+        *,
+        headers: dict[str, str] | None = None,
+        connect_timeout: float = 10.0,
+        transport: Any = None,
+        max_line_bytes: int = MAX_LINE_BYTES,
+    ):
         if not isinstance(url, str) or not url.startswith(("http://", "https://")):
             raise ValueError(f"url={url!r}: pass the agent endpoint, e.g. 'http://127.0.0.1:8000/agent/run'")
         self.url = url
         self.headers = dict(headers or {})
         self.connect_timeout = connect_timeout
         self.transport = transport
+        self.max_line_bytes = max_line_bytes
         self.requests: list[dict[str, Any]] = []  # bodies sent, newest last (for inspection)
 
     def __repr__(self) -> str:
@@ -44,26 +56,80 @@ class AGUIHttpAgent:
         self.requests.append(body)
         timeout = httpx.Timeout(None, connect=self.connect_timeout)
         headers = {"Accept": "text/event-stream", **self.headers}
+        count = 0
         async with httpx.AsyncClient(transport=self.transport, timeout=timeout) as client:
             try:
                 async with client.stream("POST", self.url, json=body, headers=headers) as response:
-                    if response.status_code >= 400:
-                        text = (await response.aread()).decode("utf-8", "replace")
-                        raise AGUIStreamError(
-                            f"POST {self.url} answered HTTP {response.status_code}: {text[:300]!r}; "
-                            "check the URL and that the server accepts this RunAgentInput"
-                        )
+                    await _check_response(response, self.url)
                     decoder = SSEDecoder()
-                    async for line in response.aiter_lines():
+                    async for line in _lines(response, self.max_line_bytes, self.url):
                         got = decoder.feed(line)
                         if got:
+                            count += 1
                             yield decode_event(*got, where=self.url)
                     got = decoder.close()
                     if got:
-                        yield decode_event(*got, where=self.url)
+                        try:
+                            event = decode_event(*got, where=self.url)
+                        except AGUIStreamError as exc:
+                            raise AGUIStreamError(
+                                f"{self.url}, line {got[0]}: the stream ended in the middle of an event "
+                                f"({got[1][:120]!r}); the server closed the connection early",
+                                line=got[0],
+                            ) from exc
+                        yield event
             except httpx.TransportError as exc:
+                if count:
+                    raise AGUIStreamError(
+                        f"POST {self.url}: the connection broke after {count} event(s) "
+                        f"({type(exc).__name__}: {exc}); the events received before were kept"
+                    ) from exc
                 raise AGUIStreamError(
                     f"POST {self.url} failed: {type(exc).__name__}: {exc}; is the agent server running?"
                 ) from exc
 
     __call__ = run
+
+
+async def _check_response(response: Any, url: str) -> None:
+    """Refuse anything but a 2xx ``text/event-stream`` answer, naming what came instead."""
+    status, ctype = response.status_code, response.headers.get("content-type", "")
+    if 300 <= status < 400:
+        raise AGUIStreamError(
+            f"POST {url} answered HTTP {status}, a redirect to {response.headers.get('location')!r}; "
+            "pass that URL to AGUIHttpAgent (redirects are not followed for a POST)"
+        )
+    if not 200 <= status < 300 or (ctype and not ctype.lower().startswith("text/event-stream")):
+        head = bytearray()
+        async for chunk in response.aiter_bytes():  # the start of the body only: it may be huge
+            head += chunk
+            if len(head) >= 300:
+                break
+        text = head[:300].decode("utf-8", "replace")
+        if not 200 <= status < 300:
+            raise AGUIStreamError(
+                f"POST {url} answered HTTP {status}: {text!r}; check the URL and that the server accepts this RunAgentInput"
+            )
+        raise AGUIStreamError(
+            f"POST {url} answered HTTP {status} with Content-Type {ctype!r}, not an SSE stream: {text!r}; "
+            "check the URL is the AG-UI endpoint (it must answer text/event-stream)"
+        )
+
+
+async def _lines(response: Any, limit: int, url: str) -> AsyncIterator[str]:
+    """SSE lines from the body in linear time, each at most ``limit`` bytes (undecodable bytes become U+FFFD, as SSE says)."""
+    buffer = bytearray()
+    async for chunk in response.aiter_bytes():
+        buffer += chunk
+        start = 0
+        while (end := buffer.find(b"\n", start)) >= 0:
+            yield buffer[start:end].decode("utf-8", "replace")
+            start = end + 1
+        del buffer[:start]
+        if len(buffer) > limit:
+            raise AGUIStreamError(
+                f"POST {url}: one SSE line is over {limit} bytes ({len(buffer)} received, no newline yet); "
+                "the server sends an oversized event, or pass max_line_bytes= a larger number"
+            )
+    if buffer:
+        yield buffer.decode("utf-8", "replace")

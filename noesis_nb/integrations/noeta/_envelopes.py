@@ -81,7 +81,7 @@ class NoetaFolder:
     """Feed envelope dicts in commit order; remembers each LLM call's model for its usage row."""
 
     def __init__(self) -> None:
-        self.models: dict[object, str | None] = {}  # call_id (as sent) -> the model its request named
+        self.models: dict[str, str | None] = {}  # repr(call_id) as sent (any JSON value) -> the model its request named
         self.provider: str | None = None
         self.approvals: dict[str, dict[str, Any]] = {}  # call_id → ToolCallApprovalRequested payload
         self.failure: str | None = None
@@ -93,7 +93,7 @@ class NoetaFolder:
         if kind == "ModelBound":
             self.provider = data.get("provider") or self.provider
         elif kind == "LLMRequestStarted" and data.get("call_id"):
-            self.models[data["call_id"]] = data.get("model")
+            self.models[repr(data["call_id"])] = data.get("model")
         elif kind == "ToolCallApprovalRequested":
             self.approvals[str(data.get("call_id"))] = data
         elif kind == "TaskFailed":
@@ -123,7 +123,7 @@ class NoetaFolder:
             rows.append(
                 noeta_usage(
                     data.get("usage"),
-                    model=self.models.get(call),
+                    model=self.models.get(repr(call)),
                     provider=self.provider,
                     cost_usd=data.get("cost_usd"),
                     latency_ms=data.get("latency_ms"),

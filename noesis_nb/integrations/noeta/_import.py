@@ -15,5 +15,6 @@ def import_noeta(envelopes: Iterable[Any], *, task: str | None = None, **opts: A
     """Replay ``envelope_to_dict`` dicts as an episode; ``task`` defaults to the recorded goal. Returns the episode id."""
     rows = noeta_rows(envelopes)
     if task is None:
-        task = next((p.get("data", {}).get("goal") for _, p in rows if p.get("event_name") == "noeta.TaskCreated"), None)
+        goal = next((p.get("data", {}).get("goal") for _, p in rows if p.get("event_name") == "noeta.TaskCreated"), None)
+        task = goal if isinstance(goal, str) and goal.strip() else None  # a recorded goal that is no text is not the task
     return import_rows(rows, task=task or "imported Noeta task", source="noeta", **opts)

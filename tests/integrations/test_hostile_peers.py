@@ -1,0 +1,492 @@
+"""Hostile peers: an AG-UI server on 127.0.0.1 that misbehaves, and malformed recorded traces.
+
+Every case must end in a sealed run that the Noēsis checker accepts, ``error`` with one
+message naming what the peer sent, nothing received before the failure lost, no secret on
+disk or in a view, and the event loop free while the peer stalls.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import socket
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("ag_ui.core")
+pytest.importorskip("httpx")
+
+from noesis_nb.integrations.agui import AGUIAdapter, AGUIHttpAgent
+from tests.compat.checker import check_run
+
+from .helpers import disk_events, drive, from_source, run
+
+OPENAI = "sk-" + "Zq7" * 13 + "x"  # sk- + 40 alnum
+GITHUB = "ghp_" + "Ab3d" * 9  # ghp_ + 36
+
+START = {"type": "RUN_STARTED", "threadId": "t1", "runId": "r1"}
+END = {"type": "RUN_FINISHED", "threadId": "t1", "runId": "r1"}
+
+
+def _sse(*events: dict[str, Any]) -> bytes:
+    return b"".join(f"data: {json.dumps(e)}\n\n".encode() for e in events)
+
+
+def _text(text: str, mid: str = "m1") -> list[dict[str, Any]]:
+    return [
+        {"type": "TEXT_MESSAGE_START", "messageId": mid, "role": "assistant"},
+        {"type": "TEXT_MESSAGE_CONTENT", "messageId": mid, "delta": text},
+        {"type": "TEXT_MESSAGE_END", "messageId": mid},
+    ]
+
+
+class _Handler(BaseHTTPRequestHandler):
+    """``POST /<scenario>``: the scenario function writes whatever it likes to the socket."""
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        scenario = SCENARIOS[self.path.strip("/")]
+        try:
+            scenario(self)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+    def head(self, content_type: str = "text/event-stream", status: int = 200, **extra: str) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        for k, v in extra.items():
+            self.send_header(k, v)
+        self.end_headers()
+
+    def send(self, data: bytes) -> None:
+        self.wfile.write(data)
+        self.wfile.flush()
+
+    def cut(self) -> None:
+        """Close the socket now (no clean end of the body)."""
+        self.wfile.flush()
+        self.connection.shutdown(socket.SHUT_RDWR)
+        self.close_connection = True
+
+
+def _cut_mid_event(h: _Handler) -> None:
+    h.head()
+    h.send(_sse(START, *_text("kept before the cut")))
+    h.send(b'data: {"type":"TEXT_MESSAGE_START","messa')
+    h.cut()
+
+
+def _cut_after_start(h: _Handler) -> None:
+    h.head(**{"Content-Length": "100000"})
+    h.send(_sse(START, {"type": "TEXT_MESSAGE_START", "messageId": "m1", "role": "assistant"}))
+    h.send(_sse({"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": "half an answer"}))
+    h.cut()
+
+
+def _stall(h: _Handler) -> None:
+    h.head()
+    h.send(_sse(START, *_text("before the stall")))
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:  # silent, socket open, until the client goes away
+        time.sleep(0.05)
+        try:
+            h.connection.settimeout(0.01)
+            if h.connection.recv(1, socket.MSG_PEEK) == b"":
+                return
+        except (TimeoutError, BlockingIOError):
+            pass
+        except OSError:
+            return
+
+
+def _args_without_start(h: _Handler) -> None:
+    h.head()
+    h.send(
+        _sse(
+            START,
+            {"type": "TOOL_CALL_ARGS", "toolCallId": "ghost", "delta": '{"a": 1}'},
+            {"type": "TOOL_CALL_END", "toolCallId": "ghost"},
+            {"type": "TEXT_MESSAGE_CONTENT", "messageId": "unknown", "delta": "orphan"},
+            END,
+            END,
+        )
+    )
+
+
+def _duplicate_ids(h: _Handler) -> None:
+    h.head()
+    h.send(_sse(START, *_text("first"), *_text("second"), END))
+
+
+def _huge_line(h: _Handler) -> None:
+    h.head()
+    h.send(_sse(START))
+    h.send(b'data: {"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"' + b"A" * (40 << 20) + b'"}\n\n')
+    h.send(_sse(END))
+
+
+def _bad_utf8(h: _Handler) -> None:
+    h.head()
+    h.send(_sse(START, {"type": "TEXT_MESSAGE_START", "messageId": "m1", "role": "assistant"}))
+    h.send(b'data: {"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"bad \xff\xfe bytes"}\n\n')
+    h.send(_sse({"type": "TEXT_MESSAGE_END", "messageId": "m1"}, END))
+
+
+def _html_page(h: _Handler) -> None:
+    h.head("text/html")
+    h.send(b"<!doctype html><html><body><h1>Welcome to nginx!</h1></body></html>\n")
+
+
+def _json_body(h: _Handler) -> None:
+    h.head("application/json")
+    h.send(json.dumps({"detail": "use /agent/run"}).encode())
+
+
+def _redirect(h: _Handler) -> None:
+    h.head("text/html", status=307, Location="/answer")
+
+
+def _answer(h: _Handler) -> None:
+    h.head()
+    h.send(_sse(START, *_text("redirected answer"), END))
+
+
+def _secrets(h: _Handler) -> None:
+    h.head()
+    h.send(
+        _sse(
+            START,
+            *_text(f"your key is {OPENAI} and <script>alert(1)</script>"),
+            {"type": "TOOL_CALL_START", "toolCallId": "tc1", "toolCallName": "push", "parentMessageId": "m1"},
+            {"type": "TOOL_CALL_ARGS", "toolCallId": "tc1", "delta": json.dumps({"token": GITHUB, "note": f"k={OPENAI}"})},
+            {"type": "TOOL_CALL_END", "toolCallId": "tc1"},
+            {**END, "result": {"echo": GITHUB}},
+        )
+    )
+
+
+def _secret_then_cut(h: _Handler) -> None:
+    h.head()
+    h.send(_sse(START, {"type": "TOOL_CALL_START", "toolCallId": "tc1", "toolCallName": "push"}))
+    h.send(_sse({"type": "TOOL_CALL_ARGS", "toolCallId": "tc1", "delta": '{"token": "' + GITHUB}))
+    h.cut()
+
+
+SCENARIOS = {
+    "cut_mid_event": _cut_mid_event,
+    "cut_after_start": _cut_after_start,
+    "stall": _stall,
+    "args_without_start": _args_without_start,
+    "duplicate_ids": _duplicate_ids,
+    "huge_line": _huge_line,
+    "bad_utf8": _bad_utf8,
+    "html_page": _html_page,
+    "json_body": _json_body,
+    "redirect": _redirect,
+    "answer": _answer,
+    "secrets": _secrets,
+    "secret_then_cut": _secret_then_cut,
+}
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+
+@pytest.fixture(scope="module")
+def server():
+    httpd = _Server(("127.0.0.1", 0), _Handler)
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    yield lambda name: f"http://127.0.0.1:{httpd.server_address[1]}/{name}"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def _ended(handle: Any, match: str) -> str:
+    """The run is sealed, checker-clean, ``error``, with one message matching ``match`` (no traceback)."""
+    assert handle.status == "error"
+    assert check_run(handle.run_dir) == []
+    assert (handle.run_dir / "final.json").exists()
+    with pytest.raises(Exception, match=match) as caught:
+        handle.result()
+    message = str(caught.value)
+    assert "Traceback" not in message and "\n" not in message
+    return message
+
+
+def _agui(handle: Any) -> list[dict[str, Any]]:
+    return [e["payload"] for e in from_source(disk_events(handle), "agui")]
+
+
+@pytest.mark.parametrize(
+    "scenario, match, kept",
+    [
+        (
+            "cut_mid_event",
+            r"line 9: the stream ended in the middle of an event .*closed the connection early",
+            "kept before the cut",
+        ),
+        ("cut_after_start", r"the connection broke after 3 event\(s\) \(RemoteProtocolError", "half an answer"),
+        ("html_page", r"HTTP 200 with Content-Type 'text/html', not an SSE stream: '<!doctype html>.*nginx", None),
+        ("json_body", r"Content-Type 'application/json', not an SSE stream: .*use /agent/run", None),
+        ("redirect", r"answered HTTP 307, a redirect to '/answer'; pass that URL", None),
+    ],
+)
+def test_a_broken_or_wrong_answer_is_named_and_what_came_before_is_kept(server, runs_dir, scenario, match, kept):
+    handle, _ = run("hi", AGUIAdapter(AGUIHttpAgent(server(scenario))), runs_dir, idle_timeout_s=5)
+    message = _ended(handle, match)
+    assert "is the agent server running" not in message and "without RUN_FINISHED" not in message
+    texts = [p["text"] for p in _agui(handle) if p["kind"] == "message"]
+    assert texts == ([kept] if kept else [])
+
+
+def test_an_enormous_sse_line_is_refused_quickly_without_blocking_the_loop(server, runs_dir):
+    ticks: list[float] = []
+
+    async def main():
+        async def ticker():
+            while True:
+                ticks.append(time.monotonic())
+                await asyncio.sleep(0.05)
+
+        tick = asyncio.create_task(ticker())
+        try:
+            return await drive("hi", AGUIAdapter(AGUIHttpAgent(server("huge_line"))), runs_dir, idle_timeout_s=5, timeout=15)
+        finally:
+            tick.cancel()
+
+    began = time.monotonic()
+    handle, _ = asyncio.run(main())
+    assert time.monotonic() - began < 8
+    _ended(handle, r"one SSE line is over 16777216 bytes .*max_line_bytes=")
+    gaps = [b - a for a, b in zip(ticks, ticks[1:])]
+    assert gaps and max(gaps) < 1.0, f"the event loop was blocked for {max(gaps):.1f} s"
+    assert [p["kind"] for p in _agui(handle)] == ["run_started"]
+
+
+def test_a_server_that_stalls_ends_by_the_idle_timeout_and_the_loop_keeps_running(server, runs_dir):
+    ticks: list[float] = []
+
+    async def main():
+        async def ticker():
+            while True:
+                ticks.append(time.monotonic())
+                await asyncio.sleep(0.05)
+
+        tick = asyncio.create_task(ticker())
+        try:
+            return await drive("hi", AGUIAdapter(AGUIHttpAgent(server("stall"))), runs_dir, idle_timeout_s=0.6, timeout=10)
+        finally:
+            tick.cancel()
+
+    began = time.monotonic()
+    handle, _ = asyncio.run(main())
+    assert time.monotonic() - began < 5 and len(ticks) >= 8
+    _ended(handle, r"idle_timeout_s=0.6")
+    assert [p.get("text") for p in _agui(handle) if p["kind"] == "message"] == ["before the stall"]
+
+
+def test_invalid_utf8_is_replaced_as_sse_requires_and_the_run_ends_ok(server, runs_dir):
+    handle, _ = run("hi", AGUIAdapter(AGUIHttpAgent(server("bad_utf8"))), runs_dir)
+    assert handle.status == "ok" and check_run(handle.run_dir) == []
+    assert handle.result() == "bad \ufffd\ufffd bytes"
+
+
+def test_secrets_and_markup_from_the_peer_are_redacted_in_files_and_escaped_in_views(server, runs_dir):
+    from noesis_nb.widgets import EpisodeView
+    from noesis_nb.widgets.render import row_html
+    from tests.hardening.secret_corpus import run_files
+
+    for scenario in ("secrets", "secret_then_cut"):
+        handle, _ = run("hi", AGUIAdapter(AGUIHttpAgent(server(scenario))), runs_dir)
+        assert check_run(handle.run_dir) == []
+        view = EpisodeView(handle)
+        view.flush()
+        html = [view.snapshot_html(), view.mimebundle(widget=False)["text/html"], *(row_html(e) for e in handle.events)]
+        view.close()
+        blobs = run_files(handle.run_dir) + [("view", h.encode()) for h in html]
+        for secret in (OPENAI, GITHUB):
+            leaked = [where for where, blob in blobs if secret[:12].encode() in blob or secret[-12:].encode() in blob]
+            assert leaked == [], f"{scenario}: {secret[:6]}… written to {leaked}"
+        assert all(b"<script>alert(1)</script>" not in h.encode() for h in html)
+    assert any(p["kind"] == "tool_call" and p.get("partial") for p in _agui(handle))  # the cut call is kept, redacted
+
+
+NOETIC_START = json.dumps({"source": "framework", "type": "a:turn_started", "data": {}})
+
+
+@pytest.mark.parametrize(
+    "content, match",
+    [
+        (NOETIC_START + '\n{"source":"sdk","type":"response.output_text.delta","data":{"delta":"hel', r"line 2: not JSON"),
+        (NOETIC_START + '\n{"source":"framework","type":5,"data":[]}', r"line 2: expected a stream event"),
+        ('{"source":"framework","type":"a:x","data":' + "[" * 100_000 + "]" * 100_000 + "}", r"line 1: JSON nested too deeply"),
+        (b'{"source":"framework","type":"a:x","data":{"t":"\xff"}}', r"line 1: not UTF-8 text"),
+        (None, r"a directory, not a file"),
+        ("FIFO", r"a FIFO \(named pipe\), not a file"),
+    ],
+)
+def test_a_broken_noetic_log_ends_the_replay_naming_the_line(tmp_path, runs_dir, content, match):
+    from noesis_nb.integrations.noetic import noetic_replay
+
+    path = tmp_path / "stream.jsonl"
+    if content is None:
+        path.mkdir()
+    elif content == "FIFO":
+        os.mkfifo(path)
+    elif isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content)
+    began = time.monotonic()
+    handle, _ = run("replay", noetic_replay(str(path)), runs_dir, timeout=10)
+    assert time.monotonic() - began < 5
+    _ended(handle, f"Noetic log.*{match}")
+
+
+def test_odd_values_in_recorded_traces_are_kept_and_the_run_checks_out(tmp_path, runs_dir):
+    from noesis_nb.integrations.noetic import noetic_replay
+    from noesis_nb.integrations.taisce import MEMORY_PREFIX, taisce_replay
+
+    log = tmp_path / "stream.jsonl"
+    log.write_text(
+        NOETIC_START
+        + '\n{"source":"framework","type":"a:item_appended","data":{"n":NaN,"m":-Infinity,"big":1'
+        + "0" * 400
+        + ',"deep":'
+        + '{"a":' * 500
+        + "1"
+        + "}" * 500
+        + "}}\n"
+        + json.dumps({"source": "sdk", "type": "response.output_text.delta", "data": {"delta": {"not": "text"}}})
+    )
+    handle, _ = run("replay", noetic_replay(str(log)), runs_dir)
+    assert handle.status == "ok" and check_run(handle.run_dir) == []
+    transcript = [
+        {"role": "user", "content": MEMORY_PREFIX + '\n{"watermark":{"stored":NaN,"formed":1e999},"facts":[1]}'},
+        {"role": 5, "content": {"x": [1, 2]}},
+        {"role": "assistant", "content": "the answer"},
+        {"role": "assistant", "content": None, "tool_calls": [{"id": "c1"}]},  # a tool-call message has no text
+    ]
+    handle, _ = run("replay", taisce_replay(transcript), runs_dir)
+    assert handle.status == "ok" and check_run(handle.run_dir) == []
+    assert handle.result() == "the answer"
+    rows = [e["payload"] for e in from_source(disk_events(handle), "taisce")]
+    assert [p["kind"] for p in rows] == ["memory_injection", "message", "message", "message"]
+    assert rows[0]["untrusted"] is True and rows[0]["facts"] == 1 and rows[3]["text"] == ""
+
+
+_OPEN = {"type": "TEXT_MESSAGE_START", "messageId": "m2", "role": "assistant"}
+
+
+@pytest.mark.parametrize(
+    "bad, match, kept",
+    [
+        (
+            [{"type": "TOOL_CALL_ARGS", "toolCallId": "ghost", "delta": "{}"}],
+            r"event #5 \(TOOL_CALL_ARGS\) names toolCallId 'ghost', which no TOOL_CALL_START opened",
+            ["first"],
+        ),
+        ([{"type": "TOOL_CALL_END", "toolCallId": "ghost"}], r"event #5 \(TOOL_CALL_END\) names toolCallId 'ghost'", ["first"]),
+        (
+            [{"type": "TEXT_MESSAGE_CONTENT", "messageId": "unknown", "delta": "orphan"}],
+            r"event #5 \(TEXT_MESSAGE_CONTENT\) names messageId 'unknown', which no TEXT_MESSAGE_START opened",
+            ["first"],
+        ),
+        (
+            [{"type": "TEXT_MESSAGE_END", "messageId": "m1"}],
+            r"event #5 \(TEXT_MESSAGE_END\) names messageId 'm1', which no TEXT_MESSAGE_START opened \(or it already ended\)",
+            ["first"],
+        ),
+        (
+            [_OPEN, {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m2", "delta": "half"}, _OPEN],
+            r"event #7 \(TEXT_MESSAGE_START\) reopens messageId 'm2', which is still streaming",
+            ["first", "half"],
+        ),
+    ],
+)
+def test_events_out_of_order_end_the_run_naming_the_event(runs_dir, bad, match, kept):
+    script = [START, *_text("first"), *bad, END]
+    handle, _ = run("hi", AGUIAdapter(lambda run_input: list(script)), runs_dir)
+    _ended(handle, match)
+    assert [p.get("text") for p in _agui(handle) if p["kind"] == "message"] == kept
+
+
+def test_run_finished_twice_and_reused_ids_after_an_end_are_read_once(server, runs_dir):
+    handle, _ = run("hi", AGUIAdapter(AGUIHttpAgent(server("duplicate_ids"))), runs_dir)
+    assert handle.status == "ok" and check_run(handle.run_dir) == [] and handle.result() == "second"
+    script = [START, *_text("done"), END, END, {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": "late"}]
+    handle, _ = run("hi", AGUIAdapter(lambda run_input: list(script)), runs_dir)
+    assert handle.status == "ok" and handle.result() == "done"
+    assert [p["kind"] for p in _agui(handle)].count("run_finished") == 1
+
+
+def test_noeta_envelopes_with_odd_call_ids_goals_and_usage_import_as_a_checked_run(runs_dir):
+    from noesis_nb.integrations.noeta import import_noeta
+    from noesis_nb.store import read_events
+
+    envelopes = [
+        {"type": "TaskCreated", "seq": 1, "payload": {"goal": {"not": "text"}}},
+        {"type": "LLMRequestStarted", "seq": 2, "payload": {"call_id": {"id": 1}, "model": "m-1"}},
+        {
+            "type": "LLMRequestFinished",
+            "seq": "three",
+            "payload": {
+                "call_id": {"id": 1},
+                "usage": {
+                    "uncached": 10**30,
+                    "cache_read": True,
+                    "cache_write": -5,
+                    "output": float("nan"),
+                    "reasoning_tokens": "x",
+                },
+                "cost_usd": float("inf"),
+            },
+        },
+        {"type": "LLMRequestFinished", "seq": 4, "payload": {"call_id": ["a"], "usage": []}},
+        {"type": "TaskCompleted", "seq": 5, "payload": {"answer": "done"}},
+    ]
+    episode = import_noeta(envelopes, runs_dir=runs_dir)
+    run_dir = Path(runs_dir) / episode
+    assert check_run(run_dir) == []
+    events = read_events(run_dir / "events.jsonl")
+    usage = [e["payload"] for e in events if e["phase"] == "model"]
+    assert [u["model"] for u in usage] == ["m-1", None]  # the model found by a call id that is an object
+
+
+@pytest.mark.parametrize(
+    "mapped, match",
+    [
+        ([1, 2], r"input message #1 is a int \(1\); input_mapper must give messages as dicts"),
+        ({"messages": "hi"}, r"input_mapper gave messages='hi'; pass a list of message dicts"),
+        ({"messages": [{"role": "user"}]}, r"invalid \(messages\.0\.user\.id: Field required; messages\.0\.user\.content"),
+    ],
+)
+def test_a_malformed_agui_input_is_named_without_blaming_the_agent(runs_dir, mapped, match):
+    handle, _ = run("hi", AGUIAdapter(lambda run_input: [], input_mapper=lambda task: mapped), runs_dir)
+    message = _ended(handle, match)
+    assert "agent's stream" not in message and "errors.pydantic.dev" not in message
+
+
+def test_legacy_thinking_pieces_without_a_start_are_still_read(runs_dir):
+    script = [
+        START,
+        {"type": "THINKING_START", "title": "planning"},
+        {"type": "THINKING_TEXT_MESSAGE_CONTENT", "delta": "no START in the 0.1.x dialect"},
+        {"type": "THINKING_END"},
+        *_text("done"),
+        END,
+    ]
+    handle, _ = run("hi", AGUIAdapter(lambda run_input: list(script)), runs_dir)
+    assert handle.status == "ok" and handle.result() == "done"
+    assert [p.get("text") for p in _agui(handle) if p["kind"] == "reasoning"] == ["no START in the 0.1.x dialect"]
