@@ -250,7 +250,8 @@ def test_a_broken_or_wrong_answer_is_named_and_what_came_before_is_kept(server, 
     assert texts == ([kept] if kept else [])
 
 
-def test_an_enormous_sse_line_is_refused_quickly_without_blocking_the_loop(server, runs_dir):
+def _drive_while_ticking(url: str, runs_dir, idle_timeout_s: float, timeout: float) -> tuple[Any, list[float], float]:
+    """Run one episode against ``url`` while another coroutine ticks every 50 ms: (handle, tick times, seconds taken)."""
     ticks: list[float] = []
 
     async def main():
@@ -261,13 +262,18 @@ def test_an_enormous_sse_line_is_refused_quickly_without_blocking_the_loop(serve
 
         tick = asyncio.create_task(ticker())
         try:
-            return await drive("hi", AGUIAdapter(AGUIHttpAgent(server("huge_line"))), runs_dir, idle_timeout_s=5, timeout=15)
+            return await drive("hi", AGUIAdapter(AGUIHttpAgent(url)), runs_dir, idle_timeout_s=idle_timeout_s, timeout=timeout)
         finally:
             tick.cancel()
 
     began = time.monotonic()
     handle, _ = asyncio.run(main())
-    assert time.monotonic() - began < 8
+    return handle, ticks, time.monotonic() - began
+
+
+def test_an_enormous_sse_line_is_refused_quickly_without_blocking_the_loop(server, runs_dir):
+    handle, ticks, seconds = _drive_while_ticking(server("huge_line"), runs_dir, idle_timeout_s=5, timeout=15)
+    assert seconds < 8
     _ended(handle, r"one SSE line is over 16777216 bytes .*max_line_bytes=")
     gaps = [b - a for a, b in zip(ticks, ticks[1:])]
     assert gaps and max(gaps) < 1.0, f"the event loop was blocked for {max(gaps):.1f} s"
@@ -275,23 +281,8 @@ def test_an_enormous_sse_line_is_refused_quickly_without_blocking_the_loop(serve
 
 
 def test_a_server_that_stalls_ends_by_the_idle_timeout_and_the_loop_keeps_running(server, runs_dir):
-    ticks: list[float] = []
-
-    async def main():
-        async def ticker():
-            while True:
-                ticks.append(time.monotonic())
-                await asyncio.sleep(0.05)
-
-        tick = asyncio.create_task(ticker())
-        try:
-            return await drive("hi", AGUIAdapter(AGUIHttpAgent(server("stall"))), runs_dir, idle_timeout_s=0.6, timeout=10)
-        finally:
-            tick.cancel()
-
-    began = time.monotonic()
-    handle, _ = asyncio.run(main())
-    assert time.monotonic() - began < 5 and len(ticks) >= 8
+    handle, ticks, seconds = _drive_while_ticking(server("stall"), runs_dir, idle_timeout_s=0.6, timeout=10)
+    assert seconds < 5 and len(ticks) >= 8
     _ended(handle, r"idle_timeout_s=0.6")
     assert [p.get("text") for p in _agui(handle) if p["kind"] == "message"] == ["before the stall"]
 
