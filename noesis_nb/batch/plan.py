@@ -135,7 +135,9 @@ def _lost_before_a_write(entry: BatchEntry, run_dir: Path) -> bool:
     task over would run that tool a second time. Otherwise the entry says so, and ``rerun_failed=True`` asks for it."""
     if not _lost(run_dir):
         return False
-    writes = _write_tools_started(run_dir)
+    # the entry's run was just read from disk (entry_from_disk): its events are at hand
+    events = entry.disk.events if entry.disk is not None else read_events(run_dir / "events.jsonl", strict=False)
+    writes = _write_tools_started(run_dir, events)
     if writes:
         entry.error = (
             f"its process died after {', '.join(writes)} began to run (effect write), so it is not run again by "
@@ -144,11 +146,11 @@ def _lost_before_a_write(entry: BatchEntry, run_dir: Path) -> bool:
     return not writes
 
 
-def _write_tools_started(run_dir: Path) -> list[str]:
-    """Names of the tools whose execution began in the run and whose draft does not say ``effect="read"``."""
+def _write_tools_started(run_dir: Path, events: list[dict[str, Any]]) -> list[str]:
+    """Names of the tools whose execution began in the run (its ``events``) and whose draft does not say ``effect="read"``."""
     drafts = PreparedInvocationRepository(run_dir)
     names: list[str] = []
-    for event in read_events(run_dir / "events.jsonl", strict=False):
+    for event in events:
         payload = as_object(event.get("payload"))
         if event.get("phase") != "tool" or payload.get("event_name") != TOOL_EXECUTION_STARTED:
             continue

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import noesis_nb
-from noesis_nb.store import read_json, read_summary
+from noesis_nb.store import read_events, read_json, read_summary
 
 from ..conftest import REPO
 
@@ -94,9 +94,13 @@ def test_a_lost_run_counts_as_written_once_a_tool_that_is_not_read_only_began(ru
     reading = noesis_nb.solve("look", agent_with("read"), runs_dir=runs_dir, approver="auto")
     writing = noesis_nb.solve("change", agent_with("write"), runs_dir=runs_dir, approver="auto")
     plain = noesis_nb.solve("think", lambda task: "done", runs_dir=runs_dir)
-    assert _write_tools_started(runs_dir / reading) == []
-    assert _write_tools_started(runs_dir / plain) == []
-    assert _write_tools_started(runs_dir / writing) == ["'check'"]
+
+    def started(ep: str) -> list[str]:
+        return _write_tools_started(runs_dir / ep, read_events(runs_dir / ep / "events.jsonl"))
+
+    assert started(reading) == []
+    assert started(plain) == []
+    assert started(writing) == ["'check'"]
     for draft in (runs_dir / writing / "tool_invocations" / "prepared").glob("*.json"):
         draft.write_text("{not json")  # a draft that cannot be read: its effect is unknown, so it counts as a write
-    assert len(_write_tools_started(runs_dir / writing)) == 1
+    assert len(started(writing)) == 1

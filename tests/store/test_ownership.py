@@ -6,6 +6,7 @@ import errno
 import fcntl
 import os
 import stat
+import warnings
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -83,3 +84,10 @@ def test_where_a_directory_cannot_be_locked_the_note_itself_is_the_lock(
     noesis_nb.resume_run(ep, runs_dir=runs_dir)
     assert marker.read_text() == "ran\n"
     assert not check_run(runs_dir / ep)
+    # here the note is removed after the manifest: a sealer killed between the two leaves it, and resume_run removes it
+    (runs_dir / ep / OWNER_FILE).write_text("pid 1 on elsewhere since then")
+    assert [v.rule for v in check_run(runs_dir / ep)] == ["manifest.complete"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # NothingToResume: the run is sealed
+        noesis_nb.resume_run(ep, runs_dir=runs_dir)
+    assert not (runs_dir / ep / OWNER_FILE).exists() and not check_run(runs_dir / ep)
