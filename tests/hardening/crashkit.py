@@ -78,11 +78,14 @@ def batch_agent(root: Path):
 BATCH_TASKS = ["append the note", "append another note"]
 
 
-async def run_batch(root: Path, rerun_failed: bool = False) -> list[tuple[str, str | None, str | None]]:
-    """The batch of the ``batch`` scenario (its first call, and every call that recovers it): (status, episode id, error)s."""
+async def run_batch(
+    root: Path, rerun_failed: bool = False, markers: Path | None = None
+) -> list[tuple[str, str | None, str | None]]:
+    """The batch of the ``batch`` scenario (its first call, and every call that recovers it): (status, episode id, error)s.
+    Runs go under ``root / "runs"``, the tool's marks in ``markers`` (``root`` unless given)."""
     handle = noesis_nb.batch(
         BATCH_TASKS,
-        using=batch_agent(root),
+        using=batch_agent(markers or root),
         batch_id="b_kill",
         runs_dir=root / "runs",
         approver="auto",
@@ -139,16 +142,18 @@ def run_scenario(scenario: str, root: Path, marker: str, flag: str | None = None
     return "ok"
 
 
-class _Killer:
-    """Counts write points; SIGKILLs this process just before point ``kill_at``."""
+class WritePoints:
+    """Counts write points; just before point ``at`` it does ``action`` (by default: SIGKILL this process)."""
 
-    def __init__(self, kill_at: int | None):
-        self.kill_at, self.points = kill_at, 0
+    def __init__(self, at: int | None, action=None):
+        self.at, self.points = at, 0
+        self.action = action or (lambda: os.kill(os.getpid(), signal.SIGKILL))
+        self._saved: list[tuple[object, str, object]] = []
 
     def point(self) -> None:
         self.points += 1
-        if self.kill_at is not None and self.points >= self.kill_at:
-            os.kill(os.getpid(), signal.SIGKILL)
+        if self.at is not None and self.points == self.at:
+            self.action()
 
     def wrap(self, fn):
         def wrapped(*args, **kwargs):
@@ -159,16 +164,21 @@ class _Killer:
         return wrapped
 
     def install(self) -> None:
-        eventlog.dumps_line = self.wrap(eventlog.dumps_line)
-        _jsonio.atomic_write_bytes = self.wrap(_jsonio.atomic_write_bytes)
-        repositories.claim_file = self.wrap(repositories.claim_file)
-        for name in ("link", "rename", "replace", "unlink", "mkdir"):
-            setattr(os, name, self.wrap(getattr(os, name)))
-        subprocess.run = self.wrap(subprocess.run)
+        targets = [(eventlog, "dumps_line"), (_jsonio, "atomic_write_bytes"), (repositories, "claim_file")]
+        targets += [(os, name) for name in ("link", "rename", "replace", "unlink", "mkdir")] + [(subprocess, "run")]
+        for owner, name in targets:
+            original = getattr(owner, name)
+            self._saved.append((owner, name, original))
+            setattr(owner, name, self.wrap(original))
+
+    def uninstall(self) -> None:
+        for owner, name, original in reversed(self._saved):
+            setattr(owner, name, original)
+        self._saved.clear()
 
 
 def child(request: dict) -> dict:
-    killer = _Killer(request.get("kill_at"))
+    killer = WritePoints(request.get("kill_at"))
     killer.install()
     root = Path(request["root"])
     try:

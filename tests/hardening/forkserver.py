@@ -47,8 +47,10 @@ def serve(child: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
 class ForkServer:
     """A running server script; ``send`` then ``reply``, or ``run`` for both."""
 
-    def __init__(self, script: Path) -> None:
-        self.proc = subprocess.Popen([sys.executable, str(script)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    def __init__(self, script: Path, prefix: list[str] | tuple[str, ...] = ()) -> None:
+        """``prefix``: a command the server runs under (``unshare …``), given the server's own command line."""
+        argv = [*prefix, sys.executable, str(script)]
+        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
 
     def send(self, **request: object) -> None:
         assert self.proc.stdin
