@@ -20,6 +20,8 @@ from typing import Any
 
 import orjson
 
+from .errors import RunWriteError, refused_for_room
+
 __all__ = [
     "as_object",
     "atomic_write_json",
@@ -131,21 +133,29 @@ def sha256_file(path: Path) -> str:
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temp file in the same directory, then rename."""
+    """Write ``data`` to ``path`` through a temp file in the same directory, then rename: whole or not at all
+    (``RunWriteError`` when the disk has no room; the file keeps what it held)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        if refused_for_room(exc):
+            raise RunWriteError.of(path, exc) from None
+        raise
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         try:
             os.unlink(tmp)
         except FileNotFoundError:
             pass
+        if refused_for_room(exc):  # the old document stays as it was; say so in one line
+            raise RunWriteError.of(path, exc) from None  # type: ignore[arg-type]
         raise
 
 

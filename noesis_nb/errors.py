@@ -9,6 +9,7 @@ Every message names the offending value and says how to fix it.
     ├── RunNotFoundError            (also FileNotFoundError) no run directory for an id/path
     ├── InvalidIdError              (also ValueError) an id that is not safe to use as a path
     ├── RunsDirError                (also OSError) runs_dir missing or not writable
+    ├── RunWriteError               (also OSError) the disk refused a run's write (full, over quota, file too large)
     ├── EventLogIntegrityError      a corrupt events.jsonl line (path, line_number, reason)
     ├── DraftNotFoundError          (also LookupError) unknown draft id
     ├── AmbiguousDraftError         (also LookupError) a draft id prefix matching several drafts
@@ -31,6 +32,7 @@ Every message names the offending value and says how to fix it.
 
 from __future__ import annotations
 
+import errno as _errno
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,6 +44,7 @@ __all__ = [
     "RunNotFoundError",
     "InvalidIdError",
     "RunsDirError",
+    "RunWriteError",
     "EventLogIntegrityError",
     "EventLogCorruption",
     "DraftNotFoundError",
@@ -118,6 +121,44 @@ class InvalidIdError(NoesisNbError, ValueError):
 
 class RunsDirError(NoesisNbError, OSError):
     pass
+
+
+class RunWriteError(NoesisNbError, OSError):
+    """The disk refused a write to a run: full, over quota, or a file past the size limit.
+
+    Nothing written before is lost: a line the disk took only in part is taken back, and a document
+    is written whole or not at all. ``errno`` is the system's (``errno.ENOSPC`` …), ``filename`` the
+    file; the message says what was written and how to go on once there is room.
+    """
+
+    def __init__(self, path: Any, errno: int | None, reason: str, advice: str = "free space on that disk and try again"):
+        name = _errno.errorcode.get(errno or 0)
+        super().__init__(errno, f"could not write {path}: {reason}{f' ({name})' if name else ''}; {advice}")
+        self.filename = str(path)
+        self.reason, self.advice = reason, advice
+
+    @classmethod
+    def of(cls, path: Any, cause: OSError) -> RunWriteError:
+        return cls(path, cause.errno, cause.strerror or str(cause))
+
+    def advising(self, advice: str) -> RunWriteError:
+        """The same refusal with other advice (the episode's own: which run is left unsealed, and how to seal it)."""
+        return RunWriteError(self.filename, self.errno, self.reason, advice)
+
+    def __str__(self) -> str:
+        return str(self.strerror)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (RunWriteError, (self.filename, self.errno, self.reason, self.advice))
+
+
+#: what a disk says when it has no room for a write (not a permission or a missing folder)
+DISK_REFUSALS = frozenset(code for code in (getattr(_errno, n, None) for n in ("ENOSPC", "EDQUOT", "EFBIG")) if code is not None)
+
+
+def refused_for_room(exc: BaseException) -> bool:
+    """Whether ``exc`` is the disk refusing a write for want of room (full, quota, file size limit)."""
+    return isinstance(exc, OSError) and not isinstance(exc, RunWriteError) and exc.errno in DISK_REFUSALS
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ import asyncio
 import time
 from typing import Any
 
-from ..errors import RunExistsError
+from ..errors import RunExistsError, RunWriteError
 from ..runtime.api import create_episode, launch
 from ..runtime.handle import EpisodeHandle
 from ..store.vocab import TERMINAL_STATUSES
@@ -130,6 +130,8 @@ class Runner:
             entry.status, entry.score = status, handle.score
             if status in TERMINAL_STATUSES:
                 entry.ended_at, entry.usage = handle.ended_at, handle.usage
+                if isinstance(handle.error, RunWriteError):  # its run could not be written to say so
+                    entry.error = str(handle.error)
             batch.changed(entry)
 
         def on_event(event: dict[str, Any]) -> None:

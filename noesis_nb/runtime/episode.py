@@ -20,7 +20,7 @@ from typing import Any
 
 from .._threads import run_in_thread
 from ..capture import episode_capture, resolve_option
-from ..errors import DecisionFileError, NoesisVeto, RunSealedError
+from ..errors import DecisionFileError, NoesisVeto, RunSealedError, RunWriteError
 from ..store import now_iso, read_final
 from ..store.artifacts import taken_back_if_sealed
 from ..store.paths import check_part, run_path
@@ -212,6 +212,8 @@ class Episode:
                     self.finish(Outcome("error", f"{type(exc).__name__}: {exc}", ["runtime_error"]))
                 except RunSealedError as sealed:
                     self._stand_down(sealed)
+                except RunWriteError as unsealed:  # one error, not the same refusal twice
+                    raise unsealed from (None if isinstance(exc, RunWriteError) else exc)
             raise
 
     @property
@@ -439,8 +441,27 @@ class Episode:
     # -- endings --------------------------------------------------------------------------
     def finish(self, outcome: Outcome) -> None:
         """Seal the run with ``outcome`` and report the final status."""
-        lifecycle.seal(self.recorder, outcome)
+        try:
+            lifecycle.seal(self.recorder, outcome)
+        except RunWriteError as exc:
+            raise self._left_unsealed(exc) from None
         self.set_status(outcome.status)
+
+    def _left_unsealed(self, exc: RunWriteError) -> RunWriteError:
+        """The disk has no room for the seal: give the run up as it stands (every event written so far
+        is whole on disk) and say how to seal it later; returns the error to raise."""
+        rec = self.recorder
+        try:
+            rec.close_without_sealing()
+        except OSError:
+            pass
+        episode_id = rec.episode_id
+        self.error = exc.advising(
+            f"run {episode_id} is left unsealed with every event written before; once there is room, "
+            f"resume_run({episode_id!r}) seals it"
+        )
+        self.set_status("error")
+        return self.error
 
     def _finish_cancelled(self) -> None:
         if self.recorder.closed:
@@ -450,6 +471,8 @@ class Episode:
             self.finish(Outcome("cancelled", "Episode cancelled by the user.", ["cancelled"]))
         except RunSealedError as exc:
             self._stand_down(exc)
+        except RunWriteError:
+            pass  # left unsealed, said in ``self.error``; the cancellation goes on
 
     def _stand_down(self, exc: RunSealedError) -> None:
         """Someone else sealed the run on disk: write nothing more, and report what the disk says."""

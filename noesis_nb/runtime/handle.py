@@ -246,6 +246,11 @@ class EpisodeHandle:
     def done(self) -> bool:
         return self.status in TERMINAL
 
+    @property
+    def error(self) -> BaseException | None:
+        """The error the episode ended with (None while it runs, and when it ended without one)."""
+        return self._episode.error if self.done() else None
+
     def result(self) -> Any:
         """The adapter's output; raises the adapter's error, ``NoesisVeto``, or ``CancelledError`` instead."""
         status = self.status

@@ -17,7 +17,16 @@ from pathlib import Path
 from typing import Any
 
 from .._jsonio import atomic_write_json, canonical_json, sha256_bytes
-from ..errors import EpisodeStateError, EventLogIntegrityError, InvalidIdError, RunExistsError, RunsDirError, RunSealedError
+from ..errors import (
+    EpisodeStateError,
+    EventLogIntegrityError,
+    InvalidIdError,
+    RunExistsError,
+    RunsDirError,
+    RunSealedError,
+    RunWriteError,
+    refused_for_room,
+)
 from ..ids import new_checkpoint_id, new_event_id, validate_id
 from ..secrets import for_run as secrets_for_run
 from ..secrets import redact as redact_secrets
@@ -142,6 +151,12 @@ class Recorder:
                 raise RunExistsError(
                     f"run {episode_id} already exists in {runs_dir} (another process started it); "
                     "continue it with resume_run or follow it with show, or start under another episode id"
+                ) from None
+            if isinstance(exc, RunWriteError) or refused_for_room(exc):
+                reason = exc.reason if isinstance(exc, RunWriteError) else exc.strerror or str(exc)
+                raise RunsDirError(
+                    f"runs_dir {str(runs_dir)!r} has no room for a new run ({reason}); free space on that disk, or "
+                    "pass runs_dir= a directory on another one (or set NOESIS_RUNS_DIR); nothing was written"
                 ) from None
             raise RunsDirError(
                 f"runs_dir {str(runs_dir)!r} is not writable ({exc.strerror or exc}); pass runs_dir= a writable "

@@ -254,15 +254,24 @@ def _options(rec: Recorder) -> Any:
 
 # -- recoveries ----------------------------------------------------------------------------------
 def open_interrupted_pause(rec: Recorder, pause: Pause | None) -> Pause | None:
-    """A draft left pending without a checkpoint (a crash between the draft and its pause): pause on it now."""
+    """A draft left pending without a checkpoint (a crash between the draft and its pause): pause on it now.
+
+    Not when the adapter finished after the draft (its ``act`` is written): the draft's writes failed
+    while the process lived on (a full disk), the adapter got the error and ended, and the draft was
+    given up; such a run is sealed with the adapter's outcome, never continued into its tool.
+    """
 
     after = pause.resume_index if pause is not None and pause.resume_index is not None else -1
     repos = tool_repositories(rec.run_dir)
     first_seen: dict[str, int] = {}
     for index, event in enumerate(rec.events):
         payload = event.get("payload")
-        if event.get("phase") == "tool" and isinstance(payload, dict) and isinstance(payload.get("request_id"), str):
+        if not isinstance(payload, dict):
+            continue
+        if event.get("phase") == "tool" and isinstance(payload.get("request_id"), str):
             first_seen.setdefault(payload["request_id"], index)
+        elif index > after and event.get("phase") == "act" and payload.get("kind") == "adapter":
+            return None
     waiting = [
         p
         for p in repos.prepared.list()

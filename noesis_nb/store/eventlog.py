@@ -7,6 +7,7 @@ both Noēsis serialisations load; the torn last line of a run still being writte
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import threading
@@ -19,7 +20,7 @@ from typing import Any, NamedTuple
 import orjson
 
 from .._jsonio import dumps_line
-from ..errors import EventLogCorruption, EventLogIntegrityError, RunSealedError
+from ..errors import EventLogCorruption, EventLogIntegrityError, RunSealedError, RunWriteError, refused_for_room
 from .paths import run_path
 from .runfiles import MAX_DOCUMENT_BYTES, UnreadableRunFile, open_file, read_file
 
@@ -136,7 +137,12 @@ class EventWriter:
             ts = self._last_ts
         event["timestamp"] = self._last_ts = ts
         line = dumps_line(event)
-        self._fh.write(line)
+        try:
+            written = self._fh.write(line)
+        except OSError as exc:  # nothing written (one write call takes all, part, or none)
+            raise self._refused(exc) from None
+        if written != len(line):
+            self._write_rest(line, written or 0)
         self._size += len(line)
         unhashed = self._unhashed
         unhashed.append(line)
@@ -148,6 +154,28 @@ class EventWriter:
         if event_id:
             self.last_event_id = event_id
         return event
+
+    def _write_rest(self, line: bytes, written: int) -> None:
+        """Finish a line the disk took only in part; if it refuses the rest, take the part back and raise.
+
+        A part-line left in the log would glue the next event onto it (a broken line in the middle
+        of the run) the moment the disk has room again, so the log is cut back to its last whole line.
+        """
+        try:
+            while written < len(line):
+                more = self._fh.write(line[written:])
+                if not more:
+                    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+                written += more
+        except OSError as exc:
+            try:
+                os.ftruncate(self._fh.fileno(), self._size)
+            except OSError:
+                pass  # the next writer that opens the log cuts the part-line (``_drop_torn_tail``)
+            raise self._refused(exc) from None
+
+    def _refused(self, exc: OSError) -> OSError:
+        return RunWriteError.of(self.path, exc) if refused_for_room(exc) else exc
 
     def check_disk(self) -> bool:
         """Look at the disk now; True when the run was sealed there."""

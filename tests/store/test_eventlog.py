@@ -161,3 +161,40 @@ def test_streaming_never_holds_a_line_past_its_limit_and_says_which_line_it_skip
     assert max(seen) <= (1 << 20) + 1, "a chunk larger than asked"
     with pytest.raises(EventLogIntegrityError, match="line 3"):
         list(iter_events(path, strict=True))
+
+
+_FILE_SIZE_LIMIT = """
+import errno, json, resource, signal, sys
+from noesis_nb.errors import RunWriteError
+from noesis_nb.store import EventWriter
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # past the limit a write fails (EFBIG) instead of killing the process
+writer = EventWriter(sys.argv[1])
+writer.append({"id": "a", "phase": "note", "payload": {"text": "first"}})
+size = writer._size
+soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+resource.setrlimit(resource.RLIMIT_FSIZE, (size + 40, hard))  # the next line fits only in part
+try:
+    writer.append({"id": "b", "phase": "note", "payload": {"text": "x" * 400}})
+except RunWriteError as exc:
+    print(json.dumps({"errno": exc.errno, "message": str(exc), "size": writer._size}))
+resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))  # room again: the same writer goes on
+writer.append({"id": "c", "phase": "note", "payload": {"text": "third"}})
+writer.close()
+"""
+
+
+def test_a_line_the_disk_takes_only_in_part_is_taken_back_and_the_log_goes_on_whole(tmp_path):
+    """A write that crosses the file size limit is short (the kernel takes what fits); the writer must not leave
+    that part-line for the next event to glue onto, and the error says what happened and what to do."""
+    import errno
+    import subprocess
+    import sys
+
+    log = tmp_path / "events.jsonl"
+    out = subprocess.run([sys.executable, "-c", _FILE_SIZE_LIMIT, str(log)], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    refused = json.loads(out.stdout)
+    assert refused["errno"] == errno.EFBIG
+    assert refused["message"].startswith(f"could not write {log}: File too large (EFBIG); free space")
+    events = read_events(log, strict=True)  # every line whole: no part of "b" is left between "a" and "c"
+    assert [e["id"] for e in events] == ["a", "c"]
