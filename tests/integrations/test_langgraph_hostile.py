@@ -216,6 +216,31 @@ def test_a_value_the_checkpointer_cannot_store_is_named_with_the_fix(runs_dir):
     _ended(handle, r"checkpointer could not store a value the graph produced \(.*msgpack.*\);.*pickle_fallback=True")
 
 
+def test_an_error_or_update_that_cannot_be_printed_is_still_on_the_timeline(runs_dir):
+    class Opaque(Exception):
+        def __str__(self):
+            raise RuntimeError("no message")
+
+    def broken(state):
+        raise Opaque()
+
+    class Faceless:
+        def __repr__(self):
+            raise RuntimeError("no repr")
+
+    def odd(state):
+        return {"answer": [Faceless()]}
+
+    handle, _ = run("x", adapter(graph(broken)), runs_dir)
+    assert handle.status == "error" and check_run(handle.run_dir) == []
+    [error] = [r["error"] for r in _rows(handle) if r["kind"] == "step_error"]
+    assert error == "Opaque (its message could not be read: RuntimeError)"
+    no_repr = adapter(graph(odd, checkpointer=None), output=lambda state: "done")  # no checkpointer serialises the value
+    handle, _ = run("x", no_repr, runs_dir)
+    assert handle.status == "ok" and check_run(handle.run_dir) == []
+    assert [r["update"] for r in _rows(handle) if r["kind"] == "step_finished"] == ["<dict>"]
+
+
 def _drive_while_ticking(using: Any, runs_dir: Any, *, cancel_after: float | None = None) -> tuple[Any, list[float], list]:
     """Run an episode (approving each interrupt, or cancelling after ``cancel_after`` s) while a coroutine ticks every 20 ms."""
     ticks: list[float] = []
