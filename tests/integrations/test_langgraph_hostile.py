@@ -332,3 +332,29 @@ def test_cancelling_a_running_graph_ends_the_run_at_once_and_the_loop_keeps_tick
         assert handle.status == "cancelled" and check_run(handle.run_dir) == []
         assert time.monotonic() - began < 2 and _max_gap(ticks) < 0.3
         assert "langgraph.node_start" in names(disk_events(handle))
+
+
+def test_a_steer_the_graph_has_no_state_key_for_is_left_unread_not_recorded_as_heard(runs_dir):
+    def ask(state):
+        time.sleep(0.3)  # the steer is sent meanwhile
+        interrupt({"tool": "deploy"})
+        return {"answer": ["deployed"]}
+
+    g = graph(ask)  # its state has no `messages` key: LangGraph would drop the update with only a log line
+
+    async def main():
+        from noesis_nb.integrations import start
+
+        handle = start("deploy", using=adapter(g), runs_dir=runs_dir)
+        await asyncio.sleep(0.1)
+        handle.steer("use staging")
+        await asyncio.wait_for(handle, 10)
+        handle.approve()
+        await asyncio.wait_for(handle.wait(), 10)
+        return handle
+
+    handle = asyncio.run(main())
+    assert handle.status == "ok" and check_run(handle.run_dir) == []
+    assert names(disk_events(handle)).count("steer.applied") == 0
+    with pytest.raises(InvalidOptionError, match=r"steer_key='notes' is not a state key of the graph \(answer, task\)"):
+        adapter(g, steer_key="notes")

@@ -35,6 +35,13 @@ from ._interrupts import (
 __all__ = ["LangGraphAdapter", "LangGraphResumeError", "LangGraphRunError", "default_answer"]
 
 
+class _DefaultKey(str):
+    """The default ``steer_key``, told apart from the same name passed on purpose."""
+
+
+_MESSAGES = _DefaultKey("messages")
+
+
 class LangGraphAdapter:
     """Run a compiled graph: ``LangGraphAdapter(graph, input_mapper=lambda t: {"messages": [("user", t)]})``.
 
@@ -44,8 +51,9 @@ class LangGraphAdapter:
     returns after a decision. ``config`` is merged into each call (``thread_id`` defaults to the
     episode id). ``output(result)`` maps the final state (may be async). ``steer_key``: the state
     key (with a list reducer, e.g. ``messages``) that receives steers when the graph resumes; None
-    leaves them unread. ``max_value_chars`` bounds what an interrupt value adds to the run and the
-    approval (a longer one is stored as a preview; the graph's checkpoint keeps it whole).
+    leaves them unread, and so does the default when the graph has no ``messages`` key.
+    ``max_value_chars`` bounds what an interrupt value adds to the run and the approval (a longer
+    one is stored as a preview; the graph's checkpoint keeps it whole).
     """
 
     source = "langgraph"
@@ -63,7 +71,7 @@ class LangGraphAdapter:
         risk: str = "high",
         max_resumes: int = 50,
         approval_timeout_s: float = 600.0,
-        steer_key: str | None = "messages",
+        steer_key: Any = _MESSAGES,
         max_value_chars: int = 20_000,
     ):
         self._types = require("langgraph.types", "langgraph", "LangGraphAdapter")
@@ -79,7 +87,7 @@ class LangGraphAdapter:
             max_resumes,
             approval_timeout_s,
         )
-        self.steer_key = steer_key  # the state key steers are written to when the graph resumes (None: not passed)
+        self.steer_key = _steer_key(graph, steer_key)  # the state key steers are written to on resume (None: not passed)
         mapper = input_mapper or getattr(graph, "__noesis_input_mapper__", None)
         if callable(mapper):
             self.__noesis_input_mapper__ = mapper
@@ -165,6 +173,21 @@ class LangGraphAdapter:
         ident = shown["interrupt_id"]
         ctx.emit(*row(PHASE, "langgraph", "resume", "approval_resolved", interrupt_id=ident, approved=approved, reason=reason))
         return answer
+
+
+def _steer_key(graph: Any, key: Any) -> str | None:
+    """``key`` when the graph has that state channel; the default is dropped when it has none (LangGraph would ignore it).
+
+    A steer written to a channel the graph lacks is discarded by LangGraph with only a log line,
+    while the run would record it as heard; so such a steer is left unread instead.
+    """
+    channels = getattr(graph, "channels", None)
+    if key is None or not isinstance(channels, dict) or key in channels:
+        return None if key is None else str(key)
+    if key is _MESSAGES:
+        return None
+    known = sorted(k for k in channels if isinstance(k, str) and not k.startswith("__") and not k.startswith("branch:"))
+    raise InvalidOptionError(f"steer_key={key!r} is not a state key of the graph ({', '.join(known)}); name one, or pass None")
 
 
 def _check_limits(max_resumes: Any, max_value_chars: Any, approval_timeout_s: Any) -> None:
