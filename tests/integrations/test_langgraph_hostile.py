@@ -358,3 +358,13 @@ def test_a_steer_the_graph_has_no_state_key_for_is_left_unread_not_recorded_as_h
     assert names(disk_events(handle)).count("steer.applied") == 0
     with pytest.raises(InvalidOptionError, match=r"steer_key='notes' is not a state key of the graph \(answer, task\)"):
         adapter(g, steer_key="notes")
+
+
+def test_a_secret_used_as_the_interrupts_tool_name_is_not_in_the_pending_drafts_name(runs_dir):
+    def ask(state):
+        return {"answer": [interrupt({"tool": OPENAI})]}
+
+    handle, pending = run("x", adapter(graph(ask)), runs_dir, decide="approve")
+    assert handle.status == "ok" and check_run(handle.run_dir) == []
+    assert [p.tool for p in pending] == ["langgraph.REDACTED"] and OPENAI[:12] not in repr(pending)
+    assert _leaks(handle, OPENAI) == []
