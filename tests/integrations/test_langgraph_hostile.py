@@ -368,3 +368,23 @@ def test_a_secret_used_as_the_interrupts_tool_name_is_not_in_the_pending_drafts_
     assert handle.status == "ok" and check_run(handle.run_dir) == []
     assert [p.tool for p in pending] == ["langgraph.REDACTED"] and OPENAI[:12] not in repr(pending)
     assert _leaks(handle, OPENAI) == []
+
+
+@pytest.mark.parametrize("decide", ["approve", "reject"])
+def test_an_answer_callable_that_raises_is_named(runs_dir, decide):
+    """On approval ``answer`` runs as the draft's action, so its failure is also the draft's recorded failure."""
+
+    def ask(state):
+        return {"answer": [interrupt({"tool": "q"})]}
+
+    def answer(value, approved, reason):
+        return {"ok": 1 / 0}
+
+    handle, _ = run("x", adapter(graph(ask), answer=answer), runs_dir, decide=decide, reason="no")
+    approved, reason = ("True", "None") if decide == "approve" else ("False", "'no'")
+    _ended(
+        handle,
+        r"answer=test_an_answer_callable_that_raises_is_named.<locals>.answer raised "
+        rf"ZeroDivisionError: 'division by zero' for value=\{{'tool': 'q'\}}, "
+        rf"approved={approved}, reason={reason}; fix that callable",
+    )

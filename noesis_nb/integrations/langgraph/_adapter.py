@@ -119,6 +119,18 @@ class LangGraphAdapter:
             # steers reach the graph as a state update
             value = self._types.Command(resume=resume_value(interrupts, answers), update=update)
 
+    def _answer(self, value: Any, approved: bool, reason: str | None) -> Any:
+        """``answer(value, approved, reason)``; when it raises, the error names the call and whose code to fix."""
+        try:
+            return self.answer(value, approved, reason)
+        except Exception as exc:
+            name = getattr(self.answer, "__qualname__", None) or brief(self.answer)
+            raise LangGraphRunError(
+                f"answer={name} raised {type(exc).__name__}: {brief(str(exc), 200)} for "
+                f"value={brief(value)}, approved={approved}, reason={brief(reason)}; fix that callable "
+                "(it gets the interrupt's value, whether it was approved, and the rejection's reason)"
+            ) from exc
+
     def _cannot_resume(self, interrupts: list[Any], resumes: int) -> str | None:
         if not getattr(self.graph, "checkpointer", None):  # None, or False (compiled to never checkpoint)
             return (
@@ -168,10 +180,10 @@ class LangGraphAdapter:
             shown,
             risk=self.risk,
             timeout_s=self.approval_timeout_s,
-            on_approve=lambda: self.answer(value, True, None),
+            on_approve=lambda: self._answer(value, True, None),
         )
         if not approved:
-            answer = self.answer(value, False, reason)
+            answer = self._answer(value, False, reason)
         ident = shown["interrupt_id"]
         ctx.emit(*row(PHASE, "langgraph", "resume", "approval_resolved", interrupt_id=ident, approved=approved, reason=reason))
         return answer
