@@ -3,8 +3,9 @@
 A sync graph runs through ``graph.invoke`` (in a worker thread), as Noēsis' own adapter does;
 an async one through ``graph.ainvoke``. When a node calls ``langgraph.types.interrupt(value)``
 the graph stops with ``__interrupt__``; each interrupt becomes a pending approval, and the
-decision resumes the graph with ``Command(resume=…)`` on the same thread id (a checkpointer
-is required for that, as LangGraph itself requires). Steers sent while the graph ran are passed
+decisions resume the graph with ``Command(resume={interrupt_id: answer})`` on the same thread id
+(a checkpointer is required for that, as LangGraph itself requires); interrupts that could not
+each get their own answer are refused before anyone is asked (``_interrupts``). Steers sent while the graph ran are passed
 on at that resume as a state update, ``Command(update={steer_key: [{"role": "user", …}]})``; a graph
 that never interrupts has no point to take them (LangGraph runs it as one call).
 """
@@ -12,20 +13,34 @@ that never interrupts has no point to take them (LangGraph runs it as one call).
 from __future__ import annotations
 
 import asyncio
+import math
 from collections.abc import Callable
 from typing import Any
 
-from ...errors import NoesisNbError
+from ...errors import InvalidOptionError
+from ...secrets import redact
 from .._approvals import default_answer, request_approval, tool_name
 from .._emit import PHASE, apply_output, row
 from .._extras import require
 from ._callbacks import make_handler
+from ._interrupts import (
+    LangGraphResumeError,
+    LangGraphRunError,
+    brief,
+    pending_interrupts,
+    resume_value,
+    stored_value,
+    unanswerable,
+)
 
-__all__ = ["LangGraphAdapter", "LangGraphResumeError", "default_answer"]
+__all__ = ["LangGraphAdapter", "LangGraphResumeError", "LangGraphRunError", "default_answer"]
 
 
-class LangGraphResumeError(NoesisNbError):
-    """The graph interrupted but cannot be resumed (no checkpointer), or interrupts never stop."""
+class _DefaultKey(str):
+    """The default ``steer_key``, told apart from the same name passed on purpose."""
+
+
+_MESSAGES = _DefaultKey("messages")
 
 
 class LangGraphAdapter:
@@ -37,7 +52,9 @@ class LangGraphAdapter:
     returns after a decision. ``config`` is merged into each call (``thread_id`` defaults to the
     episode id). ``output(result)`` maps the final state (may be async). ``steer_key``: the state
     key (with a list reducer, e.g. ``messages``) that receives steers when the graph resumes; None
-    leaves them unread.
+    leaves them unread, and so does the default when the graph has no ``messages`` key.
+    ``max_value_chars`` bounds what an interrupt value adds to the run and the approval (a longer
+    one is stored as a preview; the graph's checkpoint keeps it whole).
     """
 
     source = "langgraph"
@@ -55,9 +72,12 @@ class LangGraphAdapter:
         risk: str = "high",
         max_resumes: int = 50,
         approval_timeout_s: float = 600.0,
-        steer_key: str | None = "messages",
+        steer_key: Any = _MESSAGES,
+        max_value_chars: int = 20_000,
     ):
         self._types = require("langgraph.types", "langgraph", "LangGraphAdapter")
+        _check_limits(max_resumes, max_value_chars, approval_timeout_s)
+        self.max_value_chars = max_value_chars  # an interrupt value's JSON beyond this is stored as a preview
         if not hasattr(graph, "invoke"):
             raise TypeError(f"graph={graph!r} has no invoke(); pass a compiled graph (StateGraph(...).compile())")
         self.graph, self.output, self.config, self.thread_id = graph, output, dict(config or {}), thread_id
@@ -68,7 +88,7 @@ class LangGraphAdapter:
             max_resumes,
             approval_timeout_s,
         )
-        self.steer_key = steer_key  # the state key steers are written to when the graph resumes (None: not passed)
+        self.steer_key = _steer_key(graph, steer_key)  # the state key steers are written to on resume (None: not passed)
         mapper = input_mapper or getattr(graph, "__noesis_input_mapper__", None)
         if callable(mapper):
             self.__noesis_input_mapper__ = mapper
@@ -81,54 +101,117 @@ class LangGraphAdapter:
         config["configurable"] = {"thread_id": self.thread_id or ctx.episode_id, **(config.get("configurable") or {})}
         config["callbacks"] = [*(config.get("callbacks") or []), make_handler(ctx)]
         value: Any = payload
-        for _ in range(self.max_resumes + 1):
+        resumes = 0
+        while True:
             result = await self._call(value, config)
-            interrupts = _interrupts(result)
+            interrupts = pending_interrupts(result, self._types)
             if not interrupts:
                 return await apply_output(self.output, result)
-            if getattr(self.graph, "checkpointer", None) is None:
-                raise LangGraphResumeError(
-                    "the graph called interrupt() but was compiled without a checkpointer, so it cannot "
-                    "resume; compile it with checkpointer=InMemorySaver() (langgraph.checkpoint.memory)"
-                )
-            answers = {}
-            for interrupt in interrupts:
-                answers[getattr(interrupt, "id", None)] = await self._decide(interrupt, ctx)
-            resume = next(iter(answers.values())) if len(answers) == 1 else answers
+            problem = self._cannot_resume(interrupts, resumes)
+            if problem:  # refused before anyone is asked: a decision that could not reach the graph is not asked for
+                for interrupt in interrupts:
+                    ctx.emit(*row(PHASE, "langgraph", "interrupt_unanswered", "custom", **self._shown(interrupt)))
+                raise LangGraphResumeError(problem)
+            answers = [await self._decide(interrupt, ctx) for interrupt in interrupts]
+            resumes += 1
             steers = ctx.steers(at="between-rounds") if self.steer_key else []
             update = {self.steer_key: [{"role": "user", "content": s.text} for s in steers]} if steers else None
-            value = self._types.Command(resume=resume, update=update)  # steers reach the graph as a state update
-        raise LangGraphResumeError(f"the graph interrupted {self.max_resumes} times in a row; pass max_resumes= a larger number")
+            # steers reach the graph as a state update
+            value = self._types.Command(resume=resume_value(interrupts, answers), update=update)
+
+    def _answer(self, value: Any, approved: bool, reason: str | None) -> Any:
+        """``answer(value, approved, reason)``; when it raises, the error names the call and whose code to fix."""
+        try:
+            return self.answer(value, approved, reason)
+        except Exception as exc:
+            name = getattr(self.answer, "__qualname__", None) or brief(self.answer)
+            raise LangGraphRunError(
+                f"answer={name} raised {type(exc).__name__}: {brief(str(exc), 200)} for "
+                f"value={brief(value)}, approved={approved}, reason={brief(reason)}; fix that callable "
+                "(it gets the interrupt's value, whether it was approved, and the rejection's reason)"
+            ) from exc
+
+    def _cannot_resume(self, interrupts: list[Any], resumes: int) -> str | None:
+        if not getattr(self.graph, "checkpointer", None):  # None, or False (compiled to never checkpoint)
+            return (
+                "the graph called interrupt() but was compiled without a checkpointer, so it cannot "
+                "resume; compile it with checkpointer=InMemorySaver() (langgraph.checkpoint.memory)"
+            )
+        if resumes >= self.max_resumes:
+            return (
+                f"the graph interrupted again after {resumes} resumes, the limit max_resumes={self.max_resumes}; "
+                "pass max_resumes= a larger number if it needs more"
+            )
+        return unanswerable(interrupts)
+
+    def _shown(self, interrupt: Any) -> dict[str, Any]:
+        """The interrupt's id and value as written to the run (a long value as a bounded preview)."""
+        return {"interrupt_id": getattr(interrupt, "id", None), "value": stored_value(interrupt.value, self.max_value_chars)}
 
     async def _call(self, value: Any, config: dict[str, Any]) -> Any:
-        if self.use_async:
-            return await self.graph.ainvoke(value, config)
-        return await asyncio.to_thread(self.graph.invoke, value, config)
+        try:
+            if self.use_async:
+                return await self.graph.ainvoke(value, config)
+            try:
+                return await asyncio.to_thread(self.graph.invoke, value, config)
+            except (KeyboardInterrupt, SystemExit) as exc:  # raised by a node in the worker thread, not at the kernel
+                raise LangGraphRunError(
+                    f"a node raised {type(exc).__name__}({brief(exc.args[0]) if exc.args else ''}) in the graph's worker "
+                    "thread; it ends this episode (not the kernel): raise an Exception subclass to fail a node"
+                ) from exc
+        except TypeError as exc:
+            if "msgpack serializable" not in str(exc):
+                raise
+            raise LangGraphRunError(
+                f"the graph's checkpointer could not store a value the graph produced ({exc}); interrupt() values and "
+                "state must be data its serializer stores (dicts, lists, strings, numbers): convert other objects "
+                "first, or compile with InMemorySaver(serde=JsonPlusSerializer(pickle_fallback=True))"
+            ) from exc
 
     async def _decide(self, interrupt: Any, ctx: Any) -> Any:
-        value, ident = getattr(interrupt, "value", interrupt), getattr(interrupt, "id", None)
+        value, shown = interrupt.value, self._shown(interrupt)
         named = value if isinstance(value, dict) else {}
         label = next((named[k] for k in ("tool", "action", "name") if isinstance(named.get(k), str)), "interrupt")
-        ctx.emit(*row(PHASE, "langgraph", "interrupt", "approval_requested", interrupt_id=ident, value=value))
+        label = redact(label[:200])[0]  # the draft's tool name is shown as is (handle.pending): no secret in it
+        ctx.emit(*row(PHASE, "langgraph", "interrupt", "approval_requested", **shown))
         approved, answer, reason = await request_approval(
             ctx,
             tool_name("langgraph", label),
-            {"interrupt_id": ident, "value": value},
+            shown,
             risk=self.risk,
             timeout_s=self.approval_timeout_s,
-            on_approve=lambda: self.answer(value, True, None),
+            on_approve=lambda: self._answer(value, True, None),
         )
         if not approved:
-            answer = self.answer(value, False, reason)
+            answer = self._answer(value, False, reason)
+        ident = shown["interrupt_id"]
         ctx.emit(*row(PHASE, "langgraph", "resume", "approval_resolved", interrupt_id=ident, approved=approved, reason=reason))
         return answer
 
 
-def _interrupts(result: Any) -> list[Any]:
-    if isinstance(result, dict):
-        found = result.get("__interrupt__")
-        return list(found) if found else []
-    return list(getattr(result, "interrupts", None) or [])
+def _steer_key(graph: Any, key: Any) -> str | None:
+    """``key`` when the graph has that state channel; the default is dropped when it has none (LangGraph would ignore it).
+
+    A steer written to a channel the graph lacks is discarded by LangGraph with only a log line,
+    while the run would record it as heard; so such a steer is left unread instead.
+    """
+    channels = getattr(graph, "channels", None)
+    if key is None or not isinstance(channels, dict) or key in channels:
+        return None if key is None else str(key)
+    if key is _MESSAGES:
+        return None
+    known = sorted(k for k in channels if isinstance(k, str) and not k.startswith("__") and not k.startswith("branch:"))
+    raise InvalidOptionError(f"steer_key={key!r} is not a state key of the graph ({', '.join(known)}); name one, or pass None")
+
+
+def _check_limits(max_resumes: Any, max_value_chars: Any, approval_timeout_s: Any) -> None:
+    """Refuse a limit that would make the loop run zero or negative times, or never time out."""
+    for name, given, least in (("max_resumes", max_resumes, 0), ("max_value_chars", max_value_chars, 1)):
+        if not isinstance(given, int) or isinstance(given, bool) or given < least:
+            raise InvalidOptionError(f"{name}={given!r}: pass an int of at least {least}")
+    seconds = approval_timeout_s
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not (0 < seconds < math.inf):
+        raise InvalidOptionError(f"approval_timeout_s={seconds!r}: pass a number of seconds above 0")
 
 
 def _has_async_only_nodes(graph: Any) -> bool:

@@ -13,6 +13,7 @@ from typing import Any
 
 from ...errors import EpisodeStateError
 from .._emit import PHASE, as_object, emit_row, row, usage_row
+from ._interrupts import brief
 
 __all__ = ["make_handler", "usage_from_langchain"]
 
@@ -66,14 +67,12 @@ def make_handler(ctx: Any) -> Any:
         def on_chain_end(self, outputs: Any, *, run_id: Any, **kw: Any) -> None:
             node = self.nodes.pop(run_id, None)
             if node:
-                self._emit(row(PHASE, "langgraph", "node_end", "step_finished", node=node, update=_short(outputs)))
+                self._emit(row(PHASE, "langgraph", "node_end", "step_finished", node=node, update=brief(outputs, 300)))
 
         def on_chain_error(self, error: BaseException, *, run_id: Any, **kw: Any) -> None:
             node = self.nodes.pop(run_id, None)
             if node and type(error).__name__ not in ("GraphInterrupt", "NodeInterrupt", "ParentCommand"):
-                self._emit(
-                    row(PHASE, "langgraph", "node_error", "step_error", node=node, error=f"{type(error).__name__}: {error}")
-                )
+                self._emit(row(PHASE, "langgraph", "node_error", "step_error", node=node, error=_describe(error)))
 
         def on_chat_model_start(self, serialized: Any, messages: Any, *, run_id: Any, metadata: Any = None, **kw: Any) -> None:
             meta = metadata or {}
@@ -96,6 +95,9 @@ def make_handler(ctx: Any) -> Any:
     return NoesisGraphCallbacks()
 
 
-def _short(value: Any, limit: int = 300) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+def _describe(error: BaseException) -> str:
+    """``"Type: message"``; an exception whose ``__str__`` itself raises is still named (its step error is kept)."""
+    try:
+        return f"{type(error).__name__}: {error}"
+    except Exception as exc:
+        return f"{type(error).__name__} (its message could not be read: {type(exc).__name__})"
