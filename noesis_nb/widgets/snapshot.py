@@ -11,7 +11,7 @@ from typing import Any
 
 from ..secrets import shown
 from .cards import pending_html, veto_html
-from .render import _short, esc, event_name, event_time, header_html, live_css, phase_class, short_payload
+from .render import _short, esc, event_name, event_time, header_html, live_css, phase_class, phase_label, short_payload
 from .stepview import StepFacts, body_html, step_class, summary_html
 from .theme import ROOT_CLASS
 
@@ -78,7 +78,7 @@ def _decided_line(d: Mapping[str, Any]) -> str:
 
 def _events_table(events: Iterable[Mapping[str, Any]]) -> str:
     rows = "".join(
-        f'<tr><td>{esc(event_time(e))}</td><td class="{phase_class(e.get("phase"))}">{esc(e.get("phase") or "?")}</td>'
+        f'<tr><td>{esc(event_time(e))}</td><td class="{phase_class(e.get("phase"))}">{esc(phase_label(e.get("phase")))}</td>'
         f"<td>{esc(event_name(e))}</td><td>{esc(e.get('agent_id') or '')}</td><td>{esc(short_payload(e))}</td></tr>"
         for e in events
     )
@@ -97,7 +97,7 @@ def timeline_text(events: Iterable[Mapping[str, Any]]) -> str:
     """One line per event for a terminal: every field one line, secrets removed, no control characters
     (a run's text must not move the cursor, clear the screen or retitle the window)."""
     return "\n".join(
-        f"{_short(event_time(e), 24):12} {_short(e.get('phase') or '?', 40):10} {_short(event_name(e), 120):28} "
+        f"{_short(event_time(e), 24):12} {_short(phase_label(e.get('phase')), 40):10} {_short(event_name(e), 120):28} "
         f"{short_payload(e, 90)}"
         for e in events
     )
