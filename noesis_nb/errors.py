@@ -7,6 +7,7 @@ Every message names the offending value and says how to fix it.
     ├── UnsupportedFeatureError     (also NotImplementedError) a Noēsis feature noesis_nb does not implement
     ├── UsingResolutionError        (also ValueError) a ``using=`` target cannot be resolved
     ├── RunNotFoundError            (also FileNotFoundError) no run directory for an id/path
+    ├── SummaryNotWrittenError      (also FileNotFoundError) a paused or running run has no summary.json yet
     ├── InvalidIdError              (also ValueError) an id that is not safe to use as a path
     ├── RunsDirError                (also OSError) runs_dir missing or not writable
     ├── RunWriteError               (also OSError) the disk refused a run's write (full, over quota, file too large)
@@ -42,6 +43,7 @@ __all__ = [
     "UnsupportedFeatureError",
     "UsingResolutionError",
     "RunNotFoundError",
+    "SummaryNotWrittenError",
     "InvalidIdError",
     "RunsDirError",
     "RunWriteError",
@@ -113,6 +115,14 @@ class UsingResolutionError(NoesisNbError, ValueError):
 
 class RunNotFoundError(NoesisNbError, FileNotFoundError):
     pass
+
+
+class SummaryNotWrittenError(NoesisNbError, FileNotFoundError):
+    """A run has no ``summary.json`` yet: it is paused or still running (``status`` says which); the message says what next."""
+
+    def __init__(self, message: str, *, episode_id: str, status: str):
+        self.episode_id, self.status = episode_id, status
+        super().__init__(message)
 
 
 class InvalidIdError(NoesisNbError, ValueError):

@@ -118,7 +118,7 @@ def build_parser() -> _Parser:
 
     stop = sub.add_parser("stop", help="cancel an episode running in this kernel (it ends 'cancelled', sealed)")
     stop.add_argument("episode")
-    stop.add_argument("--drain", type=float, default=None, metavar="SECONDS", help="let in-flight calls finish (≤ SECONDS)")
+    stop.add_argument("--drain", type=float, default=None, metavar="SECONDS", help="let running calls finish (≤ SECONDS)")
 
     steer = sub.add_parser("steer", help='tell an episode running in this kernel something: %%noesis steer <id> "<text>"')
     steer.add_argument("episode")
@@ -358,7 +358,10 @@ class NoesisMagics(Magics):
     def _stop(self, args: argparse.Namespace, cell: str | None) -> Any:
         handle = self._live("stop", args.episode)
         handle.cancel(drain_s=args.drain)
-        print(f"cancelling {args.episode}" + (f" after in-flight work (≤ {args.drain:g} s)" if args.drain is not None else ""))
+        print(
+            f"cancelling {args.episode}"
+            + (f" once its running calls finish (≤ {args.drain:g} s)" if args.drain is not None else "")
+        )
         return None
 
     def _steer(self, args: argparse.Namespace, cell: str | None) -> Any:

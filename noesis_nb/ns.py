@@ -7,6 +7,7 @@ Lifecycle calls (``interrupt``, ``checkpoint``, ``resume``) write evidence only,
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -27,6 +28,7 @@ from .errors import (
     RunLifecycleError,
     RunLifecycleTransitionError,
     RunSealedError,
+    SummaryNotWrittenError,
     UnsupportedFeatureError,
 )
 from .runtime.api import _tell
@@ -38,6 +40,7 @@ from .runtime.resolve import minimal_adapter
 from .runtime.resume import find_checkpoint, resume_from_disk, validate_checkpoint
 from .store import find_run_dir, is_sealed, iter_events, read_events
 from .store import list_runs as _list_runs
+from .store.listing import run_info
 from .store.runfiles import UnreadableRunFile, read_file
 from .store.vocab import RUN_CHECKPOINT, RUN_INTERRUPT, RUN_RESUME
 
@@ -360,7 +363,7 @@ def _read_summary(episode_id: str, *, context: Any = None) -> dict[str, Any]:
         reason = f"invalid JSON ({exc})"
     else:
         if got is None:
-            raise FileNotFoundError(f"{path} does not exist yet: the run is paused or still running")
+            raise _no_summary_yet(str(episode_id), run_dir)
         if isinstance(summary_doc, dict):
             return summary_doc
         reason = f"a JSON {type(summary_doc).__name__}, not an object"
@@ -368,6 +371,35 @@ def _read_summary(episode_id: str, *, context: Any = None) -> dict[str, Any]:
         str(path),
         f"{reason}; the summary cannot be read. Restore summary.json from a copy of the run "
         "(runs_df still lists the run, from its state.json)",
+    )
+
+
+def _no_summary_yet(given: str, run_dir: Path) -> SummaryNotWrittenError:
+    """Why a run has no summary.json, and how to get one: decide and resume a paused run, wait for a running one.
+
+    ``given``: the id or directory the caller named (the calls suggested take either)."""
+    status, episode_id = run_info(run_dir)["status"], run_dir.name
+    if status == "paused":
+        return SummaryNotWrittenError(
+            f"run {episode_id} is paused, waiting for a decision: its summary.json is written when it ends. Decide "
+            f"with noesis_nb.approve_draft({given!r}, approver_id=...) or noesis_nb.reject_draft({given!r}), "
+            f"then continue it with resume_run({given!r}) (in a notebook: %noesis approve {given}, then "
+            f"%noesis resume {given}); noesis_nb.inbox() shows every run waiting for a decision",
+            episode_id=episode_id,
+            status=status,
+        )
+    if status != "running":  # it ended, but its process stopped before the summary was written
+        return SummaryNotWrittenError(
+            f"run {episode_id} ended {status} but has no summary.json: its process stopped while sealing it. "
+            f"resume_run({given!r}) completes the seal",
+            episode_id=episode_id,
+            status=status,
+        )
+    return SummaryNotWrittenError(
+        f"run {episode_id} is still running and has no summary.json yet: it is written when the run ends. Await its "
+        f"handle, or, if its process stopped, resume_run({given!r}) seals it",
+        episode_id=episode_id,
+        status=status,
     )
 
 

@@ -23,7 +23,7 @@ from .columns import Column
 from .eventbatch import EVENT_KINDS, Batch
 from .fs import BadFile, prefetch_remote, settled
 from .gcpause import gc_paused
-from .problems import LoadProblem, Problems
+from .problems import CUT_IN_SEALED_RUN, LoadProblem, Problems
 from .progress import progress
 from .rowsource import read_run_source, source_column
 from .source import RunRef
@@ -127,17 +127,15 @@ def load_events(
                 evs = parse_lines(data, url, strict=problems.strict, errors=corruptions, torn=torn, numbers=numbers)
                 run_problems.extend(LoadProblem(c.path, c.line_number, c.reason) for c in corruptions)
                 if torn and sealed:  # cut although the run was sealed before this read: damage, not a line in transit
-                    run_problems.append(
-                        LoadProblem(
-                            url, torn[0], "the last line is cut off (no newline) although the run is sealed; it is not read"
-                        )
-                    )
+                    run_problems.append(LoadProblem(url, torn[0], CUT_IN_SEALED_RUN))
                 start, stop, named = batch.add(evs, _reporter(url, numbers, run_problems))
                 systems.append(named)
                 del evs
                 segment = (batch, start, stop)
                 segments.append(segment)
-                if use_cache and settled(stamp):  # a file changed this very moment is read again next time
+                # a file changed this very moment is read again next time; so is a live run's cut last line: it is in
+                # transit, or, once the run is sealed with it still cut, damage to report (the seal leaves its stamp)
+                if use_cache and settled(stamp) and not (torn and not sealed):
                     fresh.append((key, (stamp, named_by), (segment, run_problems, source, named), stop - start))
                 if batch.rows >= _BATCH_ROWS:
                     batch.seal()

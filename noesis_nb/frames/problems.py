@@ -6,7 +6,10 @@ from dataclasses import asdict, dataclass
 
 from ..errors import EventLogCorruption, EventLogIntegrityError, InvalidOptionError, NoesisNbError
 
-__all__ = ["LoadProblem", "RunLoadError", "Problems"]
+__all__ = ["LoadProblem", "RunLoadError", "Problems", "CUT_IN_SEALED_RUN"]
+
+# a sealed run's events.jsonl that ends mid-line: an event lost (a copy cut short), not one still being written
+CUT_IN_SEALED_RUN = "the last line is cut off (no newline) although the run is sealed; it is not read"
 
 
 @dataclass(frozen=True)

@@ -147,7 +147,7 @@ def read_run(
             if whole:
                 tool_requests = data.count(b'"tool.requested"')
             if need_calls:
-                calls = scan_model_calls(data, url, problems)
+                calls = scan_model_calls(data, url, problems, sealed=final is not None or manifest is not None)
         else:
             stamp["events.jsonl"] = ref.fs.stat(events_path)
     if day_sums is not None:
@@ -215,7 +215,8 @@ def calls_from_events(record: RunRecord) -> list[LoadProblem]:
     path = ref.file("events.jsonl")
     found: list[LoadProblem] = []
     got = _events(ref, True, found)
-    record["calls"] = scan_model_calls(got[0], ref.fs.url(path), found) if got is not None else []
+    sealed = record["final"] is not None or record["manifest"] is not None
+    record["calls"] = scan_model_calls(got[0], ref.fs.url(path), found, sealed=sealed) if got is not None else []
     record["calls_from"] = "events"
     record["stamp"]["events.jsonl"] = got[1] if got is not None else ref.fs.stat(path)
     record["problems"].extend(found)

@@ -16,7 +16,7 @@ from .cache import MEMO
 from .columns import TOKEN_COLUMNS, USAGE_COLUMNS, Column, check_columns
 from .eventblocks import load_events
 from .gcpause import without_gc
-from .problems import LoadProblem, Problems
+from .problems import CUT_IN_SEALED_RUN, LoadProblem, Problems
 from .source import Source, episode_filter, resolve_source, unmatched_episodes
 from .values import RULES
 
@@ -26,8 +26,12 @@ MODEL_CALL = MODEL_CALL
 _NEEDLE = b'"model.call"'
 
 
-def scan_model_calls(data: bytes, url: str, problems: list[LoadProblem]) -> list[tuple[str | None, dict[str, Any]]]:
-    """(timestamp, payload) of each model.call line, parsing only lines that mention ``"model.call"``."""
+def scan_model_calls(
+    data: bytes, url: str, problems: list[LoadProblem], *, sealed: bool = False
+) -> list[tuple[str | None, dict[str, Any]]]:
+    """(timestamp, payload) of each model.call line, parsing only lines that mention ``"model.call"``.
+
+    A cut last line is one still being written, unless the run is ``sealed``: then it is reported as events_df does."""
     out = []
     find = data.find
     i = find(_NEEDLE)
@@ -39,7 +43,7 @@ def scan_model_calls(data: bytes, url: str, problems: list[LoadProblem]) -> list
         try:
             event = orjson.loads(data[start:end])
         except orjson.JSONDecodeError as exc:
-            if end < len(data):  # a torn last line is a line still being written
+            if end < len(data):  # a cut last line is a line still being written (see below for a sealed run)
                 problems.append(LoadProblem(url, data.count(b"\n", 0, start) + 1, f"invalid JSON ({exc})"))
             event = None
         if type(event) is dict:
@@ -47,6 +51,12 @@ def scan_model_calls(data: bytes, url: str, problems: list[LoadProblem]) -> list
             if type(payload) is dict and payload.get("event_name") == MODEL_CALL:
                 out.append((event.get("timestamp"), payload))
         i = find(_NEEDLE, end)
+    if sealed and not data.endswith(b"\n") and data.strip():  # cut, whether or not what is left names a model call
+        start = data.rfind(b"\n") + 1
+        try:
+            orjson.loads(data[start:])
+        except orjson.JSONDecodeError:
+            problems.append(LoadProblem(url, data.count(b"\n") + 1, CUT_IN_SEALED_RUN))
     return out
 
 

@@ -125,7 +125,7 @@ class Drain:
         except Exception:  # the run is being sealed: the report (or its absence) says it
             pass
         return EpisodeStopping(
-            f"the episode is stopping (draining in-flight work, ≤ {self.drain_s:g} s): the {kind} call {name!r} was not "
+            f"the episode is stopping (letting running calls finish, ≤ {self.drain_s:g} s): the {kind} call {name!r} was not "
             "started; finish up and return"
         )
 

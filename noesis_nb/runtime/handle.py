@@ -205,7 +205,9 @@ class EpisodeHandle:
         ``handle.drain_report`` (and a ``drain.report`` event). A second stop during a drain stops at once.
         """
         if drain_s is not None and (isinstance(drain_s, bool) or not isinstance(drain_s, (int, float)) or drain_s < 0):
-            raise InvalidOptionError(f"drain_s={drain_s!r}: give the seconds in-flight work may take (a number ≥ 0), or None")
+            raise InvalidOptionError(
+                f"drain_s={drain_s!r}: give the seconds running calls may take to finish (a number ≥ 0), or None"
+            )
         if self.done() or self._task is None:
             return False
         episode = self._episode

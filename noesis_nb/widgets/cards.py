@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..secrets import shown
-from .render import _dumps, esc, label, local_time, short, visible
+from .render import _dumps, approver_words, esc, label, local_time, short, visible
 
 __all__ = ["pending_html", "decision_html", "decision_words", "draft_heading", "command_html", "veto_html", "veto_decision_html"]
 
@@ -27,12 +27,21 @@ def _time(value: Any) -> str:
 def decision_words(decision: Mapping[str, Any], *, already: bool = False) -> str:
     """Plain text: ``approved by ana at 11:53:54.310 — reason`` (``already approved …`` for a stale click)."""
     status = str(decision.get("status") or "?")
-    reason = shown(decision.get("reason")) if decision.get("reason") else ""
     text = (
-        f"{'already ' if already else ''}{status} by {short(decision.get('approver_id') or '?', 80)} "
+        f"{'already ' if already else ''}{status} {approver_words(short(decision.get('approver_id') or '?', 80))} "
         f"at {_time(decision.get('decided_at'))}"
     )
+    reason = _reason(decision)
     return text + (f" — {reason}" if reason else "")
+
+
+def _reason(decision: Mapping[str, Any]) -> str:
+    """The decision's reason, unless it only repeats which approver policy decided (``approved by approver policy 'auto'``)."""
+    reason = str(shown(decision.get("reason"))) if decision.get("reason") else ""
+    approver = str(decision.get("approver_id") or "")
+    if approver.startswith("policy:") and reason.endswith(f"by approver policy '{approver.removeprefix('policy:')}'"):
+        return ""
+    return reason
 
 
 def decision_html(decision: Mapping[str, Any], *, already: bool = False) -> str:
@@ -113,12 +122,12 @@ def veto_html(governance: Mapping[str, Any] | None, decision: Mapping[str, Any] 
 
 
 def veto_decision_html(decision: Mapping[str, Any], *, already: bool = False) -> str:
-    """``overridden by ana at 11:53:54.310 — reason`` / ``upheld by …``."""
+    """``overridden by ana at 11:53:54.310 — reason`` / ``upheld by …`` (who, in words: :func:`approver_words`)."""
     override = decision.get("status") == "approved"
     word = "overridden" if override else "upheld"
-    reason = shown(decision.get("reason")) if decision.get("reason") else ""
+    reason = _reason(decision)
     text = esc(
-        f"by {short(decision.get('approver_id') or '?', 80)} at {_time(decision.get('decided_at'))}"
+        f"{approver_words(short(decision.get('approver_id') or '?', 80))} at {_time(decision.get('decided_at'))}"
         + (f" — {reason}" if reason else "")
     )
     prefix = "already " if already else ""

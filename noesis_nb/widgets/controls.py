@@ -1,6 +1,6 @@
 """The view's controls for a running episode: a text box with Send (a steer), and Stop with its drain option.
 
-They hold no logic: Send calls ``source.steer(text, sender=…)``, "Stop after in-flight work" calls
+They hold no logic: Send calls ``source.steer(text, sender=…)``, "Stop when calls finish" calls
 ``source.cancel(drain_s=…)`` and "Stop now" ``source.cancel()``. Both rows show only while the
 source can take them (a running episode; a run from disk or a replay has neither).
 """
@@ -17,7 +17,7 @@ from .render import esc
 
 __all__ = ["SteerInput", "StopControls", "DRAIN_S"]
 
-DRAIN_S = 10.0  # what the view's "Stop after in-flight work" gives the calls in flight
+DRAIN_S = 10.0  # what the view's "Stop when calls finish" gives the calls already running
 
 
 class SteerInput:
@@ -60,16 +60,16 @@ class SteerInput:
 
 
 class StopControls:
-    """Stop (now) and "Stop after in-flight work (≤ N s)"; while a drain runs, only "Stop now" is left."""
+    """Stop (now) and "Stop when calls finish (≤ N s)"; while a drain runs, only "Stop now" is left."""
 
     def __init__(self, stop: Callable[[float | None], None], drain_s: float = DRAIN_S):
         self.drain_s = drain_s
         self.stop_button = w.Button(description="Stop", icon="stop", tooltip="cancel now (it ends 'cancelled', sealed)")
         self.stop_button.on_click(lambda _b: stop(None))
         self.drain_button = w.Button(
-            description=f"Stop after in-flight (≤ {drain_s:g} s)",
+            description=f"Stop when calls finish (≤ {drain_s:g} s)",
             icon="hourglass-half",
-            tooltip="nothing new starts; calls in flight may finish and are recorded; then it ends 'cancelled'",
+            tooltip="nothing new starts; calls already running may finish and are recorded; then it ends 'cancelled'",
             layout=w.Layout(width="auto"),
         )
         self.drain_button.on_click(lambda _b: stop(drain_s))

@@ -40,12 +40,16 @@ __all__ = [
     "counts_html",
     "badge_html",
     "phase_class",
+    "phase_label",
+    "approver_words",
     "FLAG_MARKS",
     "FLAG_WORDS",
 ]
 
 FLAG_MARKS = {"pause": "‖", "veto": "⊘", "error": "✖"}  # glyphs common fonts (DejaVu) have
-FLAG_WORDS = {"pause": "pause", "veto": "veto", "error": "error"}  # counted as events: one pause is several
+FLAG_WORDS = {"pause": "pause", "veto": "veto event", "error": "error event"}  # pauses are counted as pauses
+# stored phase names a newcomer would not read as words (the stored field stays as it is; only its label changes)
+PHASE_LABELS = {"action_candidate": "proposal"}
 _PAUSE_NAMES = {TOOL_APPROVAL_PENDING, RUN_INTERRUPT, RUN_CHECKPOINT}
 _SUMMARY_KEYS = (
     "status",
@@ -176,6 +180,29 @@ def phase_class(phase: Any) -> str:
     return "nnb-c-" + PHASE_HUES.get(str(phase or ""), "grey")
 
 
+def phase_label(phase: Any) -> str:
+    """The word shown for a phase: ``proposal`` for ``action_candidate``, others as stored."""
+    text = str(phase or "?")
+    return PHASE_LABELS.get(text, text)
+
+
+def _phase_title(phase: Any) -> str:
+    return f' title="stored as phase {esc(phase)}"' if str(phase or "") in PHASE_LABELS else ""
+
+
+def approver_words(approver_id: Any) -> str:
+    """Who decided, as words after the status: ``by ana``, ``automatically by the approver policy 'auto'``.
+
+    ``policy:<name>`` is what a policy approver is stored as; ``resume_run`` is stored when a veto is
+    overridden by resuming the run without a decision file, so no person is named."""
+    who = str(approver_id or "?")
+    if who.startswith("policy:"):
+        return f"automatically by the approver policy '{who.removeprefix('policy:')}'"
+    if who == "resume_run":
+        return "by resuming the run (no approver named)"
+    return f"by {who}"
+
+
 def full_json(event: Mapping[str, Any], limit: int = 4000) -> str:
     """The expanded row: lineage on one line, then the whole payload (cut at ``limit`` characters)."""
     meta = {k: event.get(k) for k in ("id", "caused_by", "event_type", "agent_id") if event.get(k)}
@@ -199,7 +226,8 @@ def row_html(event: Mapping[str, Any], *, detail_limit: int = 4000, omit: tuple[
     mark = f"{FLAG_MARKS[flag]} " if flag else ""
     return (
         f'<details class="{cls}"><summary><span class="nnb-t">{esc(event_time(event))}</span> '
-        f'<span class="nnb-p {phase_class(event.get("phase"))}">{label(event.get("phase") or "?", 60)}</span> '
+        f'<span class="nnb-p {phase_class(event.get("phase"))}"{_phase_title(event.get("phase"))}>'
+        f"{label(phase_label(event.get('phase')), 60)}</span> "
         f"{mark}<b>{label(event_name(event))}</b> "
         f'<span class="nnb-a">{label(event.get("agent_id") or "")}</span> '
         f"{esc(short_payload(event, omit=omit))}</summary><pre>{_esc_text(full_json(event, detail_limit))}</pre></details>"
@@ -237,11 +265,10 @@ def header_html(info: Mapping[str, Any]) -> str:
 
 
 def counts_html(total: int, steps: int, counts: Mapping[str, int], flags: Mapping[str, int], *, mode: str = "steps") -> str:
-    """One muted line: how many steps and events, by phase, how many pauses/vetoes/errors, where the full log is."""
-    by_phase = " · ".join(f"{esc(k)} {v:,}" for k, v in sorted(counts.items(), key=lambda kv: -kv[1])[:6])
-    # events, not pauses: one approval pause writes a pending approval, an interrupt and a checkpoint ("‖ 3 pause
-    # events", never "3 paused" for a run that paused once)
-    marks = " · ".join(f"{FLAG_MARKS[f]} {n:,} {FLAG_WORDS[f]} event{'' if n == 1 else 's'}" for f, n in flags.items() if n)
+    """One muted line: how many steps and events, by phase, how many pauses, vetoes and errors, where the full log is."""
+    by_phase = " · ".join(f"{esc(phase_label(k))} {v:,}" for k, v in sorted(counts.items(), key=lambda kv: -kv[1])[:6])
+    # pauses are the times the run stopped for a person (``Tally``), vetoes and errors the events flagged so
+    marks = " · ".join(f"{FLAG_MARKS[f]} {n:,} {FLAG_WORDS[f]}{'' if n == 1 else 's'}" for f, n in flags.items() if n)
     shown_as = f"{steps:,} steps from {total:,} events" if mode == "steps" else f"{total:,} events, newest first"
     return (
         f'<div class="nnb-muted nnb-counts">{shown_as} ({by_phase}){" · " + marks if marks else ""}'

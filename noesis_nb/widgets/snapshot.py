@@ -7,11 +7,12 @@ from an event is escaped like in the live view.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from datetime import datetime
 from typing import Any
 
 from ..secrets import shown
 from .cards import pending_html, veto_html
-from .render import _short, esc, event_name, event_time, header_html, live_css, phase_class, short_payload
+from .render import _short, esc, event_name, event_time, header_html, live_css, phase_class, phase_label, short_payload
 from .stepview import StepFacts, body_html, step_class, summary_html
 from .theme import ROOT_CLASS
 
@@ -22,6 +23,7 @@ __all__ = [
     "problems_text",
     "runs_table_html",
     "runs_table_text",
+    "local_when",
     "EMPTY_RUNS_HINT",
 ]
 
@@ -78,7 +80,7 @@ def _decided_line(d: Mapping[str, Any]) -> str:
 
 def _events_table(events: Iterable[Mapping[str, Any]]) -> str:
     rows = "".join(
-        f'<tr><td>{esc(event_time(e))}</td><td class="{phase_class(e.get("phase"))}">{esc(e.get("phase") or "?")}</td>'
+        f'<tr><td>{esc(event_time(e))}</td><td class="{phase_class(e.get("phase"))}">{esc(phase_label(e.get("phase")))}</td>'
         f"<td>{esc(event_name(e))}</td><td>{esc(e.get('agent_id') or '')}</td><td>{esc(short_payload(e))}</td></tr>"
         for e in events
     )
@@ -97,7 +99,7 @@ def timeline_text(events: Iterable[Mapping[str, Any]]) -> str:
     """One line per event for a terminal: every field one line, secrets removed, no control characters
     (a run's text must not move the cursor, clear the screen or retitle the window)."""
     return "\n".join(
-        f"{_short(event_time(e), 24):12} {_short(e.get('phase') or '?', 40):10} {_short(event_name(e), 120):28} "
+        f"{_short(event_time(e), 24):12} {_short(phase_label(e.get('phase')), 40):10} {_short(event_name(e), 120):28} "
         f"{short_payload(e, 90)}"
         for e in events
     )
@@ -109,6 +111,28 @@ def problems_text(problems: Iterable[str]) -> str:
 
 
 _RUN_COLUMNS = ("started_at", "episode_id", "status", "using", "task", "sealed")
+_HEADINGS = {"started_at": "started"}
+
+
+def local_when(value: Any) -> str:
+    """A stored time in the kernel's local time, to the second (``2025-01-01 13:00:05``); anything else as it is.
+
+    Tables of runs show this; the rows (and ``runs_df``) keep the stored value, microseconds and zone."""
+    text = str(value)
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return _short(text, 40)
+    if moment.tzinfo is not None:
+        moment = moment.astimezone()
+    return moment.strftime("%Y-%m-%d %H:%M:%S")
+
+
+def _cell(row: Mapping[str, Any], column: str) -> str:
+    value = row.get(column)
+    if value is None:
+        return ""
+    return local_when(value) if column == "started_at" else _short(value, 80)
 
 
 EMPTY_RUNS_HINT = (
@@ -121,11 +145,8 @@ def runs_table_html(rows: Iterable[Mapping[str, Any]], *, where: str = "the runs
     rows = list(rows)
     if not rows:
         return f"<p><i>{esc(EMPTY_RUNS_HINT.format(where=where, note=note))}</i></p>"
-    head = "".join(f"<th>{c}</th>" for c in _RUN_COLUMNS)
-    body = "".join(
-        "<tr>" + "".join(f"<td>{esc(_short(r.get(c), 80) if r.get(c) is not None else '')}</td>" for c in _RUN_COLUMNS) + "</tr>"
-        for r in rows
-    )
+    head = "".join(f"<th>{_HEADINGS.get(c, c)}</th>" for c in _RUN_COLUMNS)
+    body = "".join("<tr>" + "".join(f"<td>{esc(_cell(r, c))}</td>" for c in _RUN_COLUMNS) + "</tr>" for r in rows)
     return f'<table style="font-size:12px"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
 
 
@@ -133,10 +154,10 @@ def runs_table_text(rows: Iterable[Mapping[str, Any]], *, where: str = "the runs
     rows = list(rows)
     if not rows:
         return EMPTY_RUNS_HINT.format(where=where, note=note)
-    lines = [f"{'STARTED_AT':20} {'EPISODE_ID':30} {'STATUS':9} TASK"]
+    lines = [f"{'STARTED':20} {'EPISODE_ID':30} {'STATUS':9} TASK"]
     for r in rows:
         lines.append(
-            f"{str(r.get('started_at') or '')[:19]:20} {str(r.get('episode_id') or ''):30} "
+            f"{_cell(r, 'started_at'):20} {str(r.get('episode_id') or ''):30} "
             f"{str(r.get('status') or ''):9} {_short(r.get('task') or '', 60)}"
         )
     return "\n".join(lines)

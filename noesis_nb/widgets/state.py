@@ -68,10 +68,10 @@ class Tally:
                     continue
                 if not (payload.get("error") or payload.get("status")):
                     continue
-            elif phase == "runtime":
-                self.clock.note(event)
+            elif phase == "runtime" and self.clock.note(event):
+                flags["pause"] += 1  # a pause, once however many events it writes
             flag = event_flag(event)
-            if flag:
+            if flag and flag != "pause":  # an approval a policy answered at once asked, but never paused
                 flags[flag] += 1
         if events:
             self.clock.span(events[0], events[-1])
@@ -89,18 +89,22 @@ class RunClock:
         self.first: float | None = None
         self.last: float | None = None
         self.paused_since: float | None = None
+        self.pausing = False  # inside a pause (also when its time could not be read)
         self.waited = 0.0
 
-    def note(self, event: Mapping[str, Any]) -> None:
+    def note(self, event: Mapping[str, Any]) -> bool:
+        """Follow pauses and resumes; True when ``event`` starts a pause."""
         kind = event.get("event_type")
         if kind in (RUN_INTERRUPT, RUN_CHECKPOINT):
-            if self.paused_since is None:
-                self.paused_since = _epoch(event.get("timestamp"))
-        elif kind == RUN_RESUME and self.paused_since is not None:
+            if not self.pausing:
+                self.pausing, self.paused_since = True, _epoch(event.get("timestamp"))
+                return True
+        elif kind == RUN_RESUME and self.pausing:
             resumed = _epoch(event.get("timestamp"))
-            if resumed is not None:
+            if resumed is not None and self.paused_since is not None:
                 self.waited += max(0.0, resumed - self.paused_since)
-            self.paused_since = None
+            self.pausing, self.paused_since = False, None
+        return False
 
     def span(self, first: Mapping[str, Any], last: Mapping[str, Any]) -> None:
         if self.first is None:

@@ -15,10 +15,19 @@ from functools import lru_cache
 from typing import Any
 
 from ..store.vocab import TOOL_APPROVAL_PENDING, TOOL_APPROVED, TOOL_EXECUTION_STARTED, TOOL_REJECTED_GOVERNANCE
-from .render import FLAG_MARKS, esc, event_name, event_time, label, phase_class, row_html, short, short_payload
+from .render import FLAG_MARKS, approver_words, esc, event_name, event_time, label, phase_class, row_html, short, short_payload
 from .steps import Step
 
-__all__ = ["StepFacts", "ToolFacts", "summary_html", "body_html", "step_class", "seconds_between", "format_seconds"]
+__all__ = [
+    "StepFacts",
+    "ToolFacts",
+    "summary_html",
+    "body_html",
+    "step_class",
+    "seconds_between",
+    "format_seconds",
+    "plan_words",
+]
 
 _KIND_LABELS = {
     "opening": "start",
@@ -116,9 +125,11 @@ def _tool_parts(step: Step, facts: StepFacts) -> list[str]:
         parts.append('<b class="nnb-c-orange">waiting for approval</b>')
     elif decision is not None or step.state == "rejected":
         status = str((decision or {}).get("status") or "rejected")
-        who = f" by {label((decision or {}).get('approver_id') or '?', 80)}" if decision else ""
+        approver = str((decision or {}).get("approver_id") or "?")
+        who = f" {esc(approver_words(short(approver, 80)))}" if decision else ""
         ended = _find(step, TOOL_APPROVED) or _find(step, TOOL_REJECTED_GOVERNANCE)
-        waited = seconds_between(asked, ended) if ended is not None else None
+        by_person = not approver.startswith("policy:")  # a policy answers at once: nobody waited
+        waited = seconds_between(asked, ended) if ended is not None and by_person else None
         hue = "green" if status == "approved" else "red"
         parts.append(
             f'<span class="nnb-c-{hue}">{label(status, 40)}{who}</span>'
@@ -169,10 +180,11 @@ def _governance_parts(step: Step, facts: StepFacts) -> list[str]:
     if step.paused:
         parts.append('<b class="nnb-c-orange">paused for a person</b>')
     elif override is not None:
-        parts.append(f'<span class="nnb-c-green">overridden by {label(_payload(override).get("approver_id") or "?", 80)}</span>')
+        who = approver_words(short(_payload(override).get("approver_id") or "?", 80))
+        parts.append(f'<span class="nnb-c-green">overridden {esc(who)}</span>')
     elif facts.veto is not None and decision == "veto" and enforced:
         word = "overridden" if facts.veto.get("status") == "approved" else "upheld"
-        parts.append(f"{word} by {label(facts.veto.get('approver_id') or '?', 80)}")
+        parts.append(f"{word} {esc(approver_words(short(facts.veto.get('approver_id') or '?', 80)))}")
     return parts
 
 
@@ -197,7 +209,7 @@ def _drain_parts(step: Step) -> list[str]:
         limit = started.get("drain_s")
         return [
             '<b class="nnb-c-orange">stopping</b>',
-            "nothing new starts" + (f"; in-flight calls get ≤ {esc(limit)} s" if limit is not None else ""),
+            "nothing new starts" + (f"; calls already running get ≤ {esc(limit)} s to finish" if limit is not None else ""),
         ]
     counts = {k: len(v) if isinstance(v, list) else 0 for k, v in report.items() if k in ("finished", "cut_off", "refused")}
     return [
@@ -208,14 +220,40 @@ def _drain_parts(step: Step) -> list[str]:
     ]
 
 
+_GOAL = "Execute goal: "  # how Noēsis' minimal planner words its one step: the task itself
+
+
+def plan_words(steps: Any, task: Any = None) -> str | None:
+    """A plan's steps in words: ``plan: 1. outline the note; 2. write it``, without the stored ``kind:`` prefixes.
+
+    None for a plan that only repeats the task (``act:Execute goal: <task>``): it adds nothing to read."""
+    if not isinstance(steps, list) or not steps:
+        return None
+    said = []
+    for item in steps:
+        text = str(item)
+        kind, sep, rest = text.partition(":")
+        text = rest.strip() if sep and kind.isidentifier() else text
+        said.append(text.removeprefix(_GOAL))
+    if task is not None and said == [str(task)]:
+        return None
+    if len(said) == 1:
+        return f"plan: {said[0]}"
+    return "plan: " + "; ".join(f"{n}. {s}" for n, s in enumerate(said, 1))
+
+
 def _opening_parts(step: Step) -> list[str]:
     parts = []
+    task = None
     for event in step.events:
         p = _payload(event)
         if event.get("phase") == "start" and p.get("task"):
-            parts.append(f"task {esc(short(p['task'], 100))}")
-        if event.get("phase") == "plan" and p.get("steps"):
-            parts.append(f"plan {esc(short(p['steps'], 80))}")
+            task = p["task"]
+            parts.append(f"task {esc(short(task, 100))}")
+        if event.get("phase") == "plan":
+            plan = plan_words(p.get("steps"), task)
+            if plan:
+                parts.append(esc(short(plan, 100)))
     return parts
 
 

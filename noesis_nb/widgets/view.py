@@ -109,7 +109,7 @@ class EpisodeView(ViewOutput, w.VBox):  # type: ignore[misc]  # ipywidgets ships
         self.steps = StepList(capacity=steps)
         self.timeline = Timeline(blocks=max(1, rows // block_rows), block_rows=block_rows)
         self.timeline.box.layout.display = "none"
-        # as wide as its widest label ("Stop after in-flight (≤ 10 s)" was cut to "…"): the header wraps instead,
+        # as wide as its widest label ("Stop when calls finish (≤ 10 s)" was cut to "…"): the header wraps instead,
         # and on a narrow page the column goes under the header
         controls = w.VBox(
             [self.stop_button, self.drain_button, self.resume_button], layout=w.Layout(min_width="110px", flex="0 0 auto")
@@ -299,7 +299,7 @@ class EpisodeView(ViewOutput, w.VBox):  # type: ignore[misc]  # ipywidgets ships
         self.message.value = html
 
     def stop(self, drain_s: float | None = None) -> None:
-        """What Stop does: ``source.cancel()``, or ``source.cancel(drain_s=…)`` for "Stop after in-flight work".
+        """What Stop does: ``source.cancel()``, or ``source.cancel(drain_s=…)`` for "Stop when calls finish".
 
         The run ends ``cancelled`` and sealed; during a drain, Stop (now "Stop now") ends it at once."""
         self.stop_button.disabled = drain_s is None

@@ -191,3 +191,55 @@ def test_token_counts_written_as_text_are_unknown(tmp_path):
     assert row["output_tokens"] == 100
     assert all(pd.isna(row[c]) for c in ("input_tokens", "cached_input_tokens", "latency_ms", "reasoning_tokens"))
     assert pd.isna(row["cost_usd"]) and not row["priced"]
+
+
+def _cut_model_call(ep: str) -> bytes:
+    """A model.call line cut off mid-way, with no newline: how a copy cut short (or a write in transit) ends."""
+    from .runkit import dump_line, model_call
+
+    line = dump_line(model_call(ep, 6, "2025-03-01T10:00:55.000000+00:00", "gpt-4o", "openai", input_tokens=7), "new")
+    return line.encode()[:60]
+
+
+def test_a_cut_last_line_is_reported_once_the_run_is_sealed_even_if_first_read_while_live(tmp_path, monkeypatch):
+    """Read while live, the cut line is one in transit (cached without a word); sealed with it still cut, it is damage."""
+    import noesis_nb.frames.fs as frames_fs
+    from noesis_nb.frames import events_df
+    from noesis_nb.frames.problems import CUT_IN_SEALED_RUN
+
+    from .runkit import basic_events, hand_summary
+
+    monkeypatch.setattr(frames_fs, "RACY_NS", 0)  # every stamp settled: the first read may key the cache
+    root = tmp_path / "runs"
+    run = write_run(
+        root, "ep_cut", basic_events("ep_cut"), summary=hand_summary("ep_cut", task="t"), extra_lines=[_cut_model_call("ep_cut")]
+    )
+    live = usage_df(root)
+    assert len(live) == 2 and live.attrs["errors"] == []  # a live run's last line may be half written
+    (run / "final.json").write_text(json.dumps({"outcome": "success"}))  # sealed; events.jsonl unchanged
+    wanted = [{"path": str(run / "events.jsonl"), "line": 7, "reason": CUT_IN_SEALED_RUN}]
+    sealed = usage_df(root)
+    assert len(sealed) == 2 and sealed.attrs["errors"] == wanted
+    assert events_df(root).attrs["errors"] == wanted  # named the same way
+
+
+def test_runs_df_reports_a_cut_model_call_of_a_sealed_run_it_counts_calls_from(tmp_path):
+    """A run whose summary has no per-call usage is priced from its model.call lines: a cut one is named, not dropped."""
+    from noesis_nb.frames import runs_df
+    from noesis_nb.frames.problems import CUT_IN_SEALED_RUN
+
+    from .runkit import basic_events, hand_summary
+
+    root = tmp_path / "runs"
+    events = basic_events("ep_cut")
+    run = write_run(
+        root,
+        "ep_cut",
+        events,
+        summary=hand_summary("ep_cut", task="t"),
+        final={"outcome": "success"},
+        extra_lines=[_cut_model_call("ep_cut")],
+    )
+    df = runs_df(root, cache=False)
+    assert {"path": str(run / "events.jsonl"), "line": 7, "reason": CUT_IN_SEALED_RUN} in df.attrs["errors"]
+    assert df["model_calls"][0] == 2

@@ -320,7 +320,7 @@ def test_a_damaged_summary_is_named_by_ns_summary_read_never_taken_for_one_not_w
     with pytest.raises(UnreadableRunFile, match=f"{re.escape(str(summary))}: .*{reason}.*Restore summary.json") as err:
         ns.summary.read(str(run))
     assert "does not exist yet" not in str(err.value) and mutate.OUTSIDE_MARK not in str(err.value)
-    with pytest.raises(FileNotFoundError, match="does not exist yet"):  # a paused run has none yet: said as before
+    with pytest.raises(FileNotFoundError, match="is paused, waiting for a decision"):  # a paused run has none yet
         ns.summary.read(str(next(filter(_paused, bases))))
 
 

@@ -92,3 +92,29 @@ def test_a_wrong_tool_option_names_the_value_and_the_choices(runs_dir) -> None:
     events = ns.events.read(ep)
     act = next(e for e in events if e["phase"] == "act")
     assert act["payload"]["error"]["type"] == "InvalidOptionError" and "['read', 'write']" in act["payload"]["error"]["message"]
+
+
+def test_the_summary_of_a_paused_run_says_it_is_paused_and_how_to_continue(runs_dir, tmp_path) -> None:
+    """Noēsis-compatible code catches FileNotFoundError; the message tells a person what to do next."""
+    import sys
+
+    import noesis_nb
+    from noesis_nb.errors import SummaryNotWrittenError
+
+    async def writer(task, ctx):
+        argv = [sys.executable, "-c", f"open({str(tmp_path / 'out.txt')!r}, 'w').write('x')"]
+        return await ctx.tool_async("fs.write", {"argv": argv}, effect="write", risk="high")
+
+    ns.set(runs_dir=str(runs_dir))
+    episode = ns.solve("write a file", using=writer, approver="ask")  # pauses on disk for a person
+    with pytest.raises(FileNotFoundError) as caught:
+        ns.summary.read(episode)
+    error = caught.value
+    assert isinstance(error, SummaryNotWrittenError) and isinstance(error, NoesisNbError)
+    assert error.status == "paused" and error.episode_id == episode
+    message = str(error)
+    assert f"run {episode} is paused" in message
+    assert f"noesis_nb.approve_draft({episode!r}" in message and f"resume_run({episode!r})" in message
+    noesis_nb.approve_draft(episode, approver_id="ana")
+    noesis_nb.resume_run(episode)  # what the message says works
+    assert ns.summary.read(episode)["status"] == "ok"

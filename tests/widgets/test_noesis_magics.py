@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -135,6 +136,31 @@ def test_list_shows_an_escaped_table(ip: Any, runs_dir: Path) -> None:
     assert len(table) == 1 and table[0]["status"] == "ok"
     assert "&lt;script&gt;" in table._repr_html_() and "<script>" not in table._repr_html_()
     assert "EPISODE_ID" in repr(table)
+
+
+def test_list_shows_start_times_to_the_second_in_local_time(ip: Any, runs_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import time
+
+    from noesis_nb.widgets.snapshot import local_when
+
+    async def agent(task: str, ctx: Any) -> str:
+        return "ok"
+
+    monkeypatch.setenv("TZ", "Asia/Kolkata")  # UTC+05:30 all year
+    time.tzset()
+    try:
+        noesis_nb.solve("a task", using=agent, runs_dir=runs_dir)
+        table = ip.run_line_magic("noesis", f"list --runs-dir {runs_dir}")
+        stored = table[0]["started_at"]
+        assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}\+00:00", stored)  # the row keeps the full value
+        shown = local_when(stored)
+        assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d", shown)
+        assert f"<td>{shown}</td>" in table._repr_html_() and repr(table).splitlines()[1].startswith(f"{shown}  ")
+        assert stored[:19] not in table._repr_html_() + repr(table)  # neither UTC nor microseconds
+        assert local_when("2025-01-01T12:00:05.123456+00:00") == "2025-01-01 17:30:05"
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()
 
 
 def test_a_runs_dir_that_does_not_exist_is_said_so_by_list_and_the_inbox(ip: Any, tmp_path: Path) -> None:

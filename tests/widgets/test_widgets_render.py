@@ -172,8 +172,9 @@ def test_usage_and_formatting() -> None:
     assert format_elapsed(None, None, "running") == "—"
 
 
-def test_counts_line_counts_flagged_events_as_events() -> None:
-    """One approval pause writes three pause-flagged events: the line says "3 pause events", not "3 paused"."""
-    line = render.counts_html(19, 5, {"tool": 8, "runtime": 2}, {"pause": 3, "veto": 1, "error": 0})
-    assert "‖ 3 pause events · ⊘ 1 veto event · full log in events.jsonl" in line
+def test_counts_line_counts_pauses_and_flagged_events() -> None:
+    """Pauses are counted as pauses (``Tally`` counts one however many events it writes); vetoes and errors as events."""
+    line = render.counts_html(19, 5, {"tool": 8, "runtime": 2}, {"pause": 1, "veto": 1, "error": 0})
+    assert "‖ 1 pause · ⊘ 1 veto event · full log in events.jsonl" in line
     assert "paused" not in line and "error" not in line
+    assert "‖ 2 pauses · ✖ 3 error events" in render.counts_html(9, 2, {}, {"pause": 2, "veto": 0, "error": 3})
