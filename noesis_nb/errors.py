@@ -11,6 +11,7 @@ Every message names the offending value and says how to fix it.
     ├── InvalidIdError              (also ValueError) an id that is not safe to use as a path
     ├── RunsDirError                (also OSError) runs_dir missing or not writable
     ├── RunWriteError               (also OSError) the disk refused a run's write (full, over quota, file too large)
+    │   └── RunGoneError            the run directory was removed or moved while its episode wrote it
     ├── EventLogIntegrityError      a corrupt events.jsonl line (path, line_number, reason)
     ├── DraftNotFoundError          (also LookupError) unknown draft id
     ├── AmbiguousDraftError         (also LookupError) a draft id prefix matching several drafts
@@ -47,6 +48,7 @@ __all__ = [
     "InvalidIdError",
     "RunsDirError",
     "RunWriteError",
+    "RunGoneError",
     "EventLogIntegrityError",
     "EventLogCorruption",
     "DraftNotFoundError",
@@ -160,6 +162,27 @@ class RunWriteError(NoesisNbError, OSError):
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (RunWriteError, (self.filename, self.errno, self.reason, self.advice))
+
+
+class RunGoneError(RunWriteError):
+    """The run directory was removed or moved away while its episode was writing it: nothing more is
+    written (no folder is made again at the old place); ``moved_to`` is where it is now, when known."""
+
+    def __init__(self, path: Any, moved_to: str | None, removed: bool = False):
+        self.moved_to, self.removed = moved_to, removed
+        if removed:
+            where, advice = "removed", "the events written so far went with it; start the episode again"
+        elif moved_to:
+            where, advice = f"moved to {moved_to}", f"resume_run({moved_to!r}) seals it where it is now"
+        else:
+            where, advice = "moved away", "resume_run(<its new path>) seals it where it is now"
+        super().__init__(path, _errno.ENOENT, f"the run directory was {where} while its episode ran", advice)
+
+    def advising(self, advice: str) -> RunWriteError:
+        return self  # its own advice is the one that fits
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (RunGoneError, (self.filename, self.moved_to, self.removed))
 
 
 #: what a disk says when it has no room for a write (not a permission or a missing folder)

@@ -20,7 +20,14 @@ from typing import Any, NamedTuple
 import orjson
 
 from .._jsonio import dumps_line
-from ..errors import EventLogCorruption, EventLogIntegrityError, RunSealedError, RunWriteError, refused_for_room
+from ..errors import (
+    EventLogCorruption,
+    EventLogIntegrityError,
+    RunGoneError,
+    RunSealedError,
+    RunWriteError,
+    refused_for_room,
+)
 from .paths import run_path
 from .runfiles import MAX_DOCUMENT_BYTES, UnreadableRunFile, open_file, read_file
 
@@ -127,6 +134,7 @@ class EventWriter:
         if now - self._checked > self.SEAL_CHECK_S:
             self._checked = now
             self._sealed = self._sealed or self._sealed_on_disk()
+            self._check_in_place()
         if self._sealed:
             raise RunSealedError(
                 f"cannot append to {self.path}: the run is sealed (final.json or manifest.json exists); "
@@ -178,11 +186,33 @@ class EventWriter:
         return RunWriteError.of(self.path, exc) if refused_for_room(exc) else exc
 
     def check_disk(self) -> bool:
-        """Look at the disk now; True when the run was sealed there."""
+        """Look at the disk now; True when the run was sealed there (``RunGoneError`` when the run is no longer there)."""
         with self.lock:
             self._checked = time.monotonic()
             self._sealed = self._sealed or self._sealed_on_disk()
+            self._check_in_place()
             return self._sealed
+
+    def _check_in_place(self) -> None:
+        """Raise ``RunGoneError`` when the open log is no longer this run's ``events.jsonl`` (the run directory
+        was removed or moved away): lines appended now would go with it, and a seal here would make a
+        run of documents without events."""
+        if self._fh.closed:
+            return
+        opened = os.fstat(self._fh.fileno())
+        try:
+            here = os.stat(self.path)
+        except FileNotFoundError:
+            here = None
+        if here is not None and os.path.samestat(opened, here):
+            return
+        if not opened.st_nlink:
+            raise RunGoneError(self.path.parent, None, removed=True)
+        try:  # where the open log is now (Linux names it; elsewhere the message says "moved away")
+            moved_to: str | None = os.path.dirname(os.readlink(f"/proc/self/fd/{self._fh.fileno()}"))
+        except OSError:
+            moved_to = None
+        raise RunGoneError(self.path.parent, moved_to)
 
     def seal(self) -> None:
         with self.lock:
