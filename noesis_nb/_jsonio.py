@@ -65,12 +65,24 @@ def _piecewise(value: Any, path: tuple[int, ...]) -> Any:
             return _deep_repr(value)
         inner = (*path, id(value))
         if isinstance(value, dict):
-            return {k if isinstance(k, str) else repr(k): _piecewise(v, inner) for k, v in value.items()}
+            return {_text(k) if isinstance(k, str) else repr(k): _piecewise(v, inner) for k, v in value.items()}
         return [_piecewise(v, inner) for v in value]
+    if isinstance(value, str):
+        return _text(value)
     try:
         return orjson.loads(orjson.dumps(value, option=orjson.OPT_SERIALIZE_NUMPY, default=_default))
     except (TypeError, orjson.JSONEncodeError):
         return repr(value)
+
+
+def _text(value: str) -> str:
+    """Text as UTF-8 can hold it: a lone surrogate (no character; ``"\\ud800"`` from a JSON escape or a
+    ``surrogateescape`` decode) is kept as its escape, ``\\ud800``, the rest unchanged."""
+    try:
+        value.encode("utf-8")
+        return value
+    except UnicodeEncodeError:
+        return value.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def _deep_repr(value: Any) -> str:
@@ -164,4 +176,8 @@ def atomic_write_json(path: Path, value: Any, *, indent: bool = True) -> None:
     option = orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS | orjson.OPT_APPEND_NEWLINE
     if indent:
         option |= orjson.OPT_INDENT_2
-    atomic_write_bytes(Path(path), orjson.dumps(value, option=option, default=_default))
+    try:
+        data = orjson.dumps(value, option=option, default=_default)
+    except (TypeError, orjson.JSONEncodeError):  # text UTF-8 cannot hold, an int past 64 bits …: as events do
+        data = orjson.dumps(to_jsonable(value), option=option, default=_default)
+    atomic_write_bytes(Path(path), data)

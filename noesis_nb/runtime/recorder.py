@@ -145,8 +145,10 @@ class Recorder:
             (staging / "learn.jsonl").touch()
             atomic_write_json(staging / "state.json", state)
             os.rename(staging, runs_dir / episode_id)  # a run appears whole, or not at all
-        except OSError as exc:
+        except BaseException as exc:
             _remove_staging(staging)
+            if not isinstance(exc, OSError):
+                raise
             if os.path.lexists(runs_dir / episode_id):  # the id was taken while this run was being made
                 raise RunExistsError(
                     f"run {episode_id} already exists in {runs_dir} (another process started it); "
