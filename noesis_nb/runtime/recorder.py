@@ -139,13 +139,19 @@ class Recorder:
         # and learnt by the run, so no later event or document of it holds the value either
         state, hits = redact_secrets(state)
         staging = runs_dir / f".{episode_id}.{uuid.uuid4().hex[:8]}.creating"
+        ownership = None
         try:
             runs_dir.mkdir(parents=True, exist_ok=True)
             staging.mkdir()
             (staging / "learn.jsonl").touch()
             atomic_write_json(staging / "state.json", state)
+            # locked before it appears (the lock moves with the folder): another process never sees it unowned,
+            # which it would take for a run whose process died (a batch call recovers such a run)
+            ownership = acquire(staging, note=False)
             os.rename(staging, runs_dir / episode_id)  # a run appears whole, or not at all
         except BaseException as exc:
+            if ownership is not None:
+                ownership.release()
             _remove_staging(staging)
             if not isinstance(exc, OSError):
                 raise
@@ -165,7 +171,13 @@ class Recorder:
                 "directory or set NOESIS_RUNS_DIR"
             ) from exc
         run_dir = runs_dir / episode_id
-        recorder = cls(run_dir, episode_id, state, ownership=acquire(run_dir))
+        ownership.run_dir = run_dir
+        try:
+            ownership.write_note()
+            recorder = cls(run_dir, episode_id, state, ownership=ownership)
+        except BaseException:
+            ownership.release()
+            raise
         recorder.secrets.learn(value for hit in hits for value in hit.values)
         return recorder
 

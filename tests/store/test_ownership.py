@@ -91,3 +91,20 @@ def test_where_a_directory_cannot_be_locked_the_note_itself_is_the_lock(
         warnings.simplefilter("ignore")  # NothingToResume: the run is sealed
         noesis_nb.resume_run(ep, runs_dir=runs_dir)
     assert not (runs_dir / ep / OWNER_FILE).exists() and not check_run(runs_dir / ep)
+
+
+def test_a_new_run_is_held_from_the_moment_it_appears(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another process looking at the root (a batch call deciding which runs lost their process) must never find
+    a new run unheld and unsealed: the run is locked before its folder takes its name, not just after."""
+    seen: dict[str, str | None] = {}
+    rename = os.rename
+
+    def watched(src, dst, *args, **kwargs):
+        rename(src, dst, *args, **kwargs)
+        if str(src).endswith(".creating"):
+            seen[Path(dst).name] = holder(dst)  # what anyone looking right now finds
+
+    monkeypatch.setattr(os, "rename", watched)
+    episode = noesis_nb.solve("a task", using=lambda task, ctx: "ok", runs_dir=tmp_path)
+    assert seen.get(episode) is not None, f"run {episode} appeared with nobody holding it: {seen}"
+    assert holder(tmp_path / episode) is None  # and let go once sealed
