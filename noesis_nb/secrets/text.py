@@ -47,10 +47,10 @@ _KEYWORDS = re.compile(  # grouped by first letter: sre tries fewer branches per
 
 # every keyword above holds one of these, each starting at one of its rarer letters: a text with none of
 # them has no keyword, and most texts are cleared after trying far fewer positions (a test holds it to that).
-# The last two mark a character escape (``\u0070``, ``\x70``, ``&#x70;``, ``&#112;``): text holding one is
+# The last two mark a character escape (``\u0070``, ``\x70``, ``\160``, ``\N{…}``, ``\/``, ``&#x70;``): text holding one is
 # also judged as it reads decoded (a keyword or token spelled in escapes holds no keyword as written)
 _KEYWORD_ANCHORS = re.compile(
-    rb"k(?:en|ey|ie|s\.slack)|p(?:ass|wd)|c(?:ret|red|ontras)|uth|bearer|yj|xox|ysql|mariadb|://|%2f%2f|\\[ux]|&#"
+    rb"k(?:en|ey|ie|s\.slack)|p(?:ass|wd)|c(?:ret|red|ontras)|uth|bearer|yj|xox|ysql|mariadb|://|%2f%2f|\\(?:[ux0-3/]|n\{)|&#"
 )
 
 _INVISIBLE_CHARS, _INVISIBLE = INVISIBLE_CHARS, INVISIBLE
