@@ -27,6 +27,7 @@ from functools import lru_cache
 from typing import Any
 from urllib.parse import unquote, unquote_plus
 
+from .decoded import basic_credentials, encoded_secrets
 from .disguise import ESCAPE, INVISIBLE, INVISIBLE_CHARS, maybe_disguised, plain, unescape
 from .names import PLACEHOLDERS, is_secret_key
 
@@ -219,7 +220,10 @@ _NOT_RANDOM = [
     for p in (
         r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}",  # UUID
         r"(?<![A-Za-z0-9])[0-7][0-9A-HJKMNP-TV-Z]{25}(?![A-Za-z0-9])",  # ULID (episode and request ids)
-        r"(?i)\b(?:sha1|sha224|sha256|sha384|sha512|md5|blake2b|blake2s|sha3_256):[0-9a-f]{16,}",  # labelled digests
+        # labelled digests: sha256:…, "sha256": "…", digest=…, commit …, SHA256 (file) = … and sha256sum's lines
+        r"(?i)\b(?:sha(?:1|224|256|384|512|3_256)|md5|blake2[bs]|digest|checksum|hash|commit)(?:sum)?\b"
+        r"(?: \([^()\n]{1,200}\))?[\"']?\s*[:=]?\s*[\"']?[0-9a-f]{16,}(?![0-9a-z])",
+        r"(?m)^[0-9a-f]{32,128}(?= [ *]\S)",
     )
 ]
 _CANDIDATE = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{20,}={0,3}(?![A-Za-z0-9+/=_-])")
@@ -503,6 +507,11 @@ def _find(text: str, entropy: bool) -> set[str]:
         found.update(v for v in _assignments(named) if _assigned(v))
         if "+" in named:
             found.update(_form_values(named))
-    if entropy and _LONG_RUN in text.encode("utf-8", "ignore").translate(_RUNS):
-        found.update(_random_words(text))
+    if "asic" in text:  # Authorization: Basic <base64 of user:password>
+        found.update(basic_credentials(text))
+    if _LONG_RUN in text.encode("utf-8", "ignore").translate(_RUNS):
+        encoded, plain_words = encoded_secrets(text, find_in_text)  # base64 is judged by what it encodes
+        found |= encoded
+        if entropy:
+            found.update(w for w in _random_words(text) if w not in plain_words)
     return {v for v in found if isinstance(v, str) and _plausible(v)}
