@@ -382,9 +382,10 @@ _FORM_SEP = re.compile("&(?:amp;)?")
 
 
 def _form_values(text: str) -> set[str]:
-    """The values of secret-looking names in form-encoded text (a query, ``a=1&b=2`` pairs, or one pair with a
-    ``%XX`` escape), as written and as they read with ``+`` as a space: ``password=correct+horse`` is
-    ``correct horse``, which is what a later message would show. Other text keeps its plus signs."""
+    """The values of secret-looking names in form-encoded text (a query, ``a=1&b=2`` pairs, or one lone pair),
+    as written and as they read with ``+`` as a space: ``password=correct+horse`` is ``correct horse``, which
+    is what a later message would show (a lone pair may be code, ``password=base+salt``: learning its
+    reading too costs nothing). Other text, and the values of other names, keep their plus signs."""
     found: set[str] = set()
     for m in _FORM.finditer(text):
         pairs = _FORM_SEP.split(m.group().lstrip("?"))
@@ -392,8 +393,6 @@ def _form_values(text: str) -> set[str]:
             name, _, value = pair.partition("=")
             if "+" not in value or not is_secret_key(unquote_plus(name)):
                 continue
-            if not (m.group("query") or len(pairs) > 1 or _PERCENT.search(value)):
-                continue  # ``password=a+b`` alone may be code: only its value as written is a secret
             decoded = unquote_plus(value, errors="replace")
             if _assigned(value) and _assigned(decoded):
                 found.update((value, decoded))
