@@ -19,6 +19,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .joined import split_secrets
 from .names import REDACTED_VALUE, is_secret_key
 from .text import find_in_text
 
@@ -161,6 +162,10 @@ def _pair_hit(items: list[Any], path: Path) -> bool:
     )
 
 
+def _shaped(text: str) -> set[str]:
+    return find_in_text(text, entropy=False)
+
+
 def _walk(value: Any, path: Path, entropy: bool, out: list[Hit]) -> None:
     if isinstance(value, str):
         found = find_in_text(value, entropy=entropy)
@@ -183,6 +188,9 @@ def _walk(value: Any, path: Path, entropy: bool, out: list[Hit]) -> None:
         if _pair_hit(items, path):
             positional[1] = _whole(items[1], path + (1,), entropy)
         out.extend(positional.values())
+        if len(items) > 1 and any(isinstance(v, str) for v in items[1:]):  # a secret split across adjacent strings
+            for i, (values, whole) in split_secrets(items, _shaped).items():
+                out.append(Hit(path + (i,), tuple(sorted(values, key=len, reverse=True)), whole))
         for i, item in enumerate(items):
             if not (i in positional and positional[i].whole):
                 _walk(item, path + (i,), entropy, out)

@@ -59,6 +59,28 @@ _INVISIBLE_CHARS, _INVISIBLE = INVISIBLE_CHARS, INVISIBLE
 
 def might_contain(blob: bytes) -> bool:
     """Cheap test on serialised text (JSON bytes): False means no detector can find a secret in it."""
+    if _might_contain(blob):
+        return True
+    joined = _lists_joined(blob)
+    return joined is not None and _might_contain(joined)
+
+
+_ADJACENT = b'","'
+# a run of adjacent strings in a list: after ``[`` or ``,``, and followed by ``]`` or ``,`` (a key is followed by ``:``)
+_STRING = rb'"[^"\\]*(?:\\.[^"\\]*)*"'
+_STRING_RUN = re.compile(rb"[\[,](" + _STRING + rb"(?:," + _STRING + rb")+)(?=[\],])")
+
+
+def _lists_joined(blob: bytes) -> bytes | None:
+    """The runs of adjacent strings of the lists in the JSON text, each joined (a secret split across the
+    strings of a list is read joined, see ``joined``); None when there are none."""
+    if _ADJACENT not in blob:
+        return None
+    runs = [m.group(1).replace(_ADJACENT, b"") for m in _STRING_RUN.finditer(blob)]
+    return b" ".join(runs) if runs else None
+
+
+def _might_contain(blob: bytes) -> bool:
     if _LONG_RUN in blob.translate(_RUNS):
         return True
     lowered = blob.lower()
@@ -70,7 +92,7 @@ def might_contain(blob: bytes) -> bool:
     # an escape or an invisible character may hide a keyword or a token: the text as it reads is judged too
     text = blob.decode("utf-8", "replace")
     read = plain(text)
-    return read != text and might_contain(read.encode("utf-8", "replace"))
+    return read != text and _might_contain(read.encode("utf-8", "replace"))
 
 
 def _hides(blob: bytes) -> bool:
@@ -95,10 +117,13 @@ def payload_might_contain(payload: Mapping[str, Any], blob: bytes) -> bool:
     (a long key such as ``cache_write_input_tokens`` is not a random word: the detectors read values)."""
     runs = _LONG_RUN in blob.translate(_RUNS)  # no long word anywhere: no value needs the per-value test
     if not runs and _KEYWORD_ANCHORS.search(blob.lower()) is None and (blob.isascii() or not _hides(blob)):
-        # ``might_contain(blob)`` is False: no detector can find anything in any key or value, and every
+        # ``_might_contain(blob)`` is False: no detector can find anything in any key or value, and every
         # secret-looking name holds a keyword (a test keeps ``is_secret_key`` to that), unless an escape
-        # (an anchor) or an invisible character splits it
-        return False
+        # (an anchor) or an invisible character splits it; strings of a list may hold one only joined
+        if _ADJACENT not in blob:
+            return False
+        joined = _lists_joined(blob)
+        return joined is not None and _might_contain(joined)
     found = flat_might_contain(payload)
     return might_contain(blob) if found is None else found  # nested data: the whole-text test
 
