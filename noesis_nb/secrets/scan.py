@@ -6,9 +6,10 @@ after ``=`` in ``--token=…``, after ``-p`` for mysql and sshpass, and after ``
 ``-u`` is secret; so is the value of a name/value pair with a secret-looking name (a header list's
 ``["x-api-key", "…"]``, an env entry's ``{"name": "DB_PASSWORD", "value": "…"}``, an OTel attribute's
 ``{"key": "…authorization", "value": {…}}``); every other string, dict keys included, is searched by
-value (``text.find_in_text``). ``redact`` returns a copy with each secret replaced by ``"[REDACTED]"``:
-the whole leaf for a whole secret, only the secret part of a longer string otherwise
-(``postgres://u:[REDACTED]@db/app``), the secret part of a key in a key (``{"[REDACTED]": …}``).
+value (``text.find_in_text``), and adjacent strings of a list also joined (``joined``). ``redact``
+returns a copy with each secret replaced by ``"[REDACTED]"``: the whole leaf for a whole secret,
+only the secret part of a longer string otherwise (``postgres://u:[REDACTED]@db/app``), the secret
+part of a key in a key (``{"[REDACTED]": …}``).
 """
 
 from __future__ import annotations

@@ -11,7 +11,8 @@ names, unquoted high-entropy words (detect-secrets only measures quoted strings)
 it shows once its disguises are undone (``disguise.plain``): without the invisible characters that
 would split a secret (zero-width spaces, BOM, soft hyphen), with its character escapes decoded
 (``\\u0070assword=…``, a token spelled in ``\\uXXXX`` or ``&#x..;``), percent-decoded, and a form
-body's or query's values decoded (``password=correct+horse``: ``+`` is a space there).
+body's or query's values decoded (``password=correct+horse``: ``+`` is a space there). A base64 word
+is judged by what it encodes (``decoded``), not by its randomness.
 
 ``might_contain`` is the cheap test run on every event: it is True for any serialised text in
 which ``find_in_text`` or a secret-looking key could find something (a property test holds it to that).
