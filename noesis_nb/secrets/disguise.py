@@ -27,7 +27,8 @@ INVISIBLE = re.compile(f"[{INVISIBLE_CHARS}]")
 # backslash too, as JSON writes a literal one) or an HTML numeric reference
 # (``&#x70;``, ``&#112;``, the ``;`` optional as browsers read it)
 ESCAPE = re.compile(
-    r"\\\\?(?:u\{(?P<braced>[0-9A-Fa-f]{1,6})\}|u(?P<u4>[0-9A-Fa-f]{4})|U(?P<u8>[0-9A-Fa-f]{8})|x(?P<x2>[0-9A-Fa-f]{2})"
+    r"\\\\?(?:u(?P<high>[dD][89abAB][0-9A-Fa-f]{2})\\\\?u(?P<low>[dD][c-fC-F][0-9A-Fa-f]{2})"  # a surrogate pair: one character
+    r"|u\{(?P<braced>[0-9A-Fa-f]{1,6})\}|u(?P<u4>[0-9A-Fa-f]{4})|U(?P<u8>[0-9A-Fa-f]{8})|x(?P<x2>[0-9A-Fa-f]{2})"
     r"|(?P<octal>[0-3][0-7]{2})|N\{(?P<named>[A-Za-z0-9 -]{2,88})\}|(?P<slash>/))"
     r"|&#(?:[xX](?P<hexref>[0-9A-Fa-f]{1,6})|(?P<decref>[0-9]{1,7}));?"
 )
@@ -35,10 +36,13 @@ _BASES = {"decref": 10, "octal": 8}
 
 
 def _char(match: re.Match[str]) -> str:
-    """The character an escape stands for; the escape itself when it stands for none (a surrogate, past U+10FFFF)."""
+    """The character an escape stands for; the escape itself when it stands for none (a lone surrogate, past U+10FFFF)."""
     group = match.lastgroup or "decref"  # the one group that matched: its digits, a name or the slash
     if group == "slash":
         return "/"
+    if group == "low":  # JSON and JavaScript write a character past U+FFFF as two escapes
+        high, low = int(match.group("high"), 16), int(match.group("low"), 16)
+        return chr(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))
     if group == "named":
         try:
             return unicodedata.lookup(match.group(group))

@@ -34,3 +34,24 @@ def test_secrets_behind_more_escapes_are_found(text, secret):
 def test_ordinary_text_with_these_escapes_is_kept(text):
     assert find_in_text(text) == set()
     assert RunSecrets().screen({"note": text}) == {"note": text}
+
+
+@pytest.mark.parametrize(
+    ("first", "later"),
+    [
+        ("password=Hu8k\\ud83d\\ude00Qz2x", "typed Hu8k\U0001f600Qz2x"),  # a surrogate pair is one character
+        ("password=Hu8k\U0001f600Qz2x", "typed Hu8k\\ud83d\\ude00Qz2x"),
+        ("password=Hu8kQz2xAb", "typed \\u0048\\u0075\\u0038\\u006bQz2xAb"),  # a known value, spelled in escapes later
+        ("password=Hu8kQz2xAb", "typed &#x48;&#x75;8kQz2xAb"),
+    ],
+)
+def test_a_known_value_is_scrubbed_however_it_is_escaped_later(first, later, tmp_path):
+    """Before: ``\\ud83d\\ude00`` was kept as two escapes (no character), and a value learned in one spelling was
+    not scrubbed from a later text that wrote it in escapes: the text showed it as written."""
+    from noesis_nb.secrets import for_run, shown
+
+    run = for_run(tmp_path)  # registered: views scrub what any run learned
+    run.screen({"t": first})
+    assert run.screen({"t": later}) == {"t": "typed [REDACTED]"}
+    assert run.screen({**_WIDE, "t": later})["t"] == "typed [REDACTED]"
+    assert shown(later) == "typed [REDACTED]"
