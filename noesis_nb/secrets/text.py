@@ -42,7 +42,7 @@ _HIDING_BYTES = bytes(range(0x80, 0xC0)) + b"\xc2\xcd\xd8\xe1\xe2\xef"
 _RUNS = bytes(0x61 if i in _TOKEN_CHARS or i in _HIDING_BYTES else 0x20 for i in range(256))
 _LONG_RUN = b"a" * 20
 _KEYWORDS = re.compile(  # grouped by first letter: sre tries fewer branches per position
-    rb"p(?:ass|wd)|s(?:ecret|shpass)|token|key|auth|c(?:ookie|red|ontras)|bearer|eyj|xox|hooks\.slack|m(?:ysql|ariadb)"
+    rb"p(?:ass|wd)|s(?:ecret|shpass)|token|key|auth|c(?:ookie|red|ontras|url)|bearer|eyj|xox|hooks\.slack|m(?:ysql|ariadb)"
     rb"|://[^\s\"/@]*:[^\s\"/@]*@|%3a%2f%2f"  # the last: a URL written percent-encoded (its credentials hide)
 )
 
@@ -52,7 +52,7 @@ _KEYWORDS = re.compile(  # grouped by first letter: sre tries fewer branches per
 # The last two mark a character escape (``\u0070``, ``\x70``, ``\160``, ``\N{…}``, ``\/``, ``&#x70;``): text holding one is
 # also judged as it reads decoded (a keyword or token spelled in escapes holds no keyword as written)
 _KEYWORD_ANCHORS = re.compile(
-    rb"k(?:en|ey|ie|s\.slack)|p(?:ass|wd)|c(?:ret|red|ontras)|uth|bearer|yj|xox|ysql|mariadb|://|%2f%2f|\\(?:[ux0-3/]|n\{)|&#"
+    rb"k(?:en|ey|ie|s\.slack)|p(?:ass|wd)|c(?:ret|red|ontras|url)|uth|bearer|yj|xox|ysql|mariadb|://|%2f%2f|\\(?:[ux0-3/]|n\{)|&#"
 )
 
 _INVISIBLE_CHARS, _INVISIBLE = INVISIBLE_CHARS, INVISIBLE
@@ -227,12 +227,13 @@ _EXTRA = [
         r"(?i)\bbearer\s+([A-Za-z0-9._~+/=-]{8,})",  # Authorization: Bearer <token>
         r"(?i)\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]*?\s-p(?!\s)([^\s'\"]+)",  # mysql -pSECRET
         r"(?i)\bsshpass\s+-p\s*([^\s'\"]+)",
+        r"(?i)\bcurl\b[^\n]*?\s(?:-u|--user|-U|--proxy-user)[\s=]*['\"]?[^\s:'\"]*:([^\s'\"]+)",  # curl -u user:SECRET
     )
 ]
 _PEM = re.compile(r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\Z)", re.S)
 _PEM_LINE = re.compile(r"[A-Za-z0-9+/=]{16,}")
-_ASSIGN = re.compile(  # name = value, name: value, "name": "value", -H 'Name: value'
-    r"(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,80})[\"']?\s*(?:=|:)\s*[\"']?(?P<value>[^\s\"',;&)}\]]+)"
+_ASSIGN = re.compile(  # name = value, name: value, "name": "value", -H 'Name: value', JSON in a string: \"name\": \"value\"
+    r"(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,80})\\?[\"']?\s*(?:=|:)\s*\\?[\"']?(?P<value>(?:[^\s\"',;&)}\]\\]|\\(?![\"']))+)"
 )
 _QUERY = re.compile(  # ?access_token=value&… (a URL is one word to ``_ASSIGN``: its parameters are read here)
     r"[?&;](?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,80})=(?P<value>[^\s\"'&#]+)"
@@ -539,4 +540,7 @@ def _find(text: str, entropy: bool) -> set[str]:
         found |= encoded
         if entropy:
             found.update(w for w in _random_words(text) if w not in plain_words)
-    return {v for v in found if isinstance(v, str) and _plausible(v)}
+    found = {v for v in found if isinstance(v, str) and _plausible(v)}
+    # a value written percent-encoded (a URL's ``p%40ss``) is hunted as it reads too: ``p@ss``
+    decoded = {unquote(v, errors="replace") for v in found if "%" in v}
+    return found | {d for d in decoded if _plausible(d)}

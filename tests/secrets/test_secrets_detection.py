@@ -509,3 +509,22 @@ def test_a_lone_form_pair_is_learned_as_it_reads():
     written = run.screen({"note": "password=correct+horse+staple"})["note"]
     assert "correct" not in written and run.screen({"t": "typed correct horse staple"}) == {"t": "typed [REDACTED]"}
     assert find_in_text("total=a+b and c++ code") == set()
+
+
+@pytest.mark.parametrize(
+    ("payload", "secret", "reads"),
+    [
+        ({"t": "https://bob:p%40ssW0rd9@h.example/"}, "ssW0rd9", "p@ssW0rd9"),  # userinfo percent-encoded
+        ({"t": '{\\"authorization\\": \\"Hu8kQz2xAb\\"}'}, "Hu8kQz2xAb", "Hu8kQz2xAb"),  # JSON inside a string
+        ({"argv": ["curl", "-u", "bob:Hu8kQz2xAb", "https://h.example"]}, "Hu8kQz2xAb", "Hu8kQz2xAb"),
+        ({"t": "ran curl -sS -u bob:Hu8kQz2xAb https://h.example"}, "Hu8kQz2xAb", "Hu8kQz2xAb"),
+    ],
+)
+def test_userinfo_escaped_json_and_curl_credentials_are_found_and_learned_as_they_read(payload, secret, reads):
+    """Before: ``p%40ss`` was learned only encoded, ``\\"authorization\\": \\"…\\"`` hid its value, and
+    ``curl -u user:secret`` passed the prefilter only when something else in the payload did."""
+    blob = orjson.dumps(payload)
+    assert might_contain(blob) and payload_might_contain(payload, blob)
+    run = RunSecrets()
+    assert secret not in orjson.dumps(run.screen(payload)).decode()
+    assert run.screen({"t": f"later {reads}"}) == {"t": "later [REDACTED]"}
