@@ -1,7 +1,8 @@
 """End to end: secrets passed on base64-encoded, as a lone form pair, split across list strings, behind
-``\\/``/octal/named escapes, in bytes, in a key, in a model prompt, in tool arguments and results and in
-the exception that ends the episode reach no file of the run and no view of it (HTML views, rows,
-replay, inbox, ``%noesis show --text``), read as written, with escapes undone, form-decoded and base64-decoded.
+``\\/``/octal/surrogate-pair escapes, percent-encoded in a URL's userinfo, as curl's ``-u``, in bytes, in a
+key, in a model prompt, in tool arguments and results and in the exception that ends the episode reach
+no file of the run and no view of it (HTML views, rows, replay, inbox, ``%noesis show --text``), read
+as written, with escapes undone, form-decoded and base64-decoded.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import re
 import string
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote_plus
+from urllib.parse import quote, quote_plus
 
 import noesis_nb
 from noesis_nb import DiskRun
@@ -45,14 +46,23 @@ SECRETS = {
     "url behind json's \\/ in a key": _pw(),
     "base64 in bytes": _pw(),
     "base64 in the exception": _pw(),
+    "surrogate pair escapes": _pw()[:6] + "\U0001f600" + _pw()[:6],
+    "percent-encoded userinfo": "p@ss" + "".join(_RNG.choice(ALNUM) for _ in range(10)),
+    "escaped JSON in a tool result": _pw(),
+    "curl -u in an argv": _pw(),
 }
 PROSE = _b64("the quick brown fox reads the run log")  # base64 of no secret
 DIGEST = "sha256=" + hashlib.sha256(b"release").hexdigest()
 
 
 def echo(argv: list[str]) -> dict[str, Any]:
-    """A tool that answers with a config line naming its password in an octal escape."""
-    return {"ran": len(argv), "config": "\\160assword=" + SECRETS["octal-escaped name in a tool result"]}
+    """A tool that answers with a config line naming its password in an octal escape, and JSON inside a string."""
+    config = "\\160assword=" + SECRETS["octal-escaped name in a tool result"]
+    return {
+        "ran": len(argv),
+        "config": config,
+        "headers": '{\\"authorization\\": \\"' + SECRETS["escaped JSON in a tool result"] + '\\"}',
+    }
 
 
 async def agent(task: str, ctx: Any) -> Any:
@@ -72,6 +82,9 @@ async def agent(task: str, ctx: Any) -> Any:
     )
     ctx.emit("note", {'{"dsn": "https:\\/\\/bob:' + s["url behind json's \\/ in a key"] + '@db.example\\/app"}': "seen"})
     ctx.emit("note", {"raw": b"state=" + _b64("api_key=" + s["base64 in bytes"]).encode()})
+    ctx.emit("note", {"text": "password=" + s["surrogate pair escapes"].replace("\U0001f600", "\\ud83d\\ude00")})
+    ctx.emit("note", {"dsn": "postgres://bob:" + quote(s["percent-encoded userinfo"], safe="") + "@db.example.com/app"})
+    ctx.emit("note", {"argv": ["curl", "-sS", "-u", "bob:" + s["curl -u in an argv"], "https://api.example.com"]})
     await ctx.tool_async(
         "py.echo",
         {"kwargs": {"argv": ["sh", "-c", "export API_TOKEN=", s["value split from its name in tool argv"], "; make"]}},
@@ -97,6 +110,11 @@ def _decoded_words(text: str) -> list[str]:
         except (binascii.Error, ValueError):
             continue
     return out
+
+
+def _paired(text: str) -> str:
+    """``text`` with each surrogate pair (as an escape reading leaves one) read as the one character it stands for."""
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
 def _replay_and_inbox(run_dir: Path) -> list[tuple[str, bytes]]:
@@ -130,7 +148,7 @@ def test_encoded_split_and_escaped_secrets_reach_no_file_and_no_view(tmp_path: P
             (name, where)
             for where, blob in blobs
             for reading in _readings(blob)
-            for text in (reading, *_decoded_words(reading))
+            for text in (reading, _paired(reading), *_decoded_words(reading))
             for name, frags in pieces.items()
             if any(f in text for f in frags)
         }
