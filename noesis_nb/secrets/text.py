@@ -3,11 +3,10 @@
 detect-secrets (Yelp) supplies the token detectors (AWS, GitHub, GitLab, Slack, Stripe, Twilio,
 SendGrid, npm, PyPI, OpenAI, JWT, Discord, Azure, Mailchimp, Square, Telegram, IBM, SoftLayer,
 Cloudant), the URL-credential detector, the keyword detector and the Shannon entropy measure.
-It is imported on first use (it costs ~0.2 s), runs without settings, git or network (no plugin
-``verify`` is ever called) and its logger is silenced. Added here: key formats newer than its
+They are loaded on first use and run offline (``plugins``). Added here: key formats newer than its
 plugins (GitHub fine-grained, Anthropic/OpenAI ``sk-``, Google, Hugging Face), Bearer values,
 whole PEM private-key blocks, ``name=value`` / ``--name value`` / ``?name=value`` for secret-looking
-names, unquoted high-entropy words (detect-secrets only measures quoted strings), and text read as
+names, unquoted high-entropy words (``randomness``: detect-secrets only measures quoted strings), and text read as
 it shows once its disguises are undone (``disguise.plain``): without the invisible characters that
 would split a secret (zero-width spaces, BOM, soft hyphen), with its character escapes decoded
 (``\\u0070assword=…``, a token spelled in ``\\uXXXX`` or ``&#x..;``), percent-decoded, and a form
@@ -20,8 +19,6 @@ which ``find_in_text`` or a secret-looking key could find something (a property 
 
 from __future__ import annotations
 
-import logging
-import math
 import re
 from collections.abc import Mapping
 from functools import lru_cache
@@ -31,6 +28,8 @@ from urllib.parse import unquote, unquote_plus
 from .decoded import basic_credentials, encoded_secrets
 from .disguise import ESCAPE, INVISIBLE, INVISIBLE_CHARS, maybe_disguised, plain, unescape
 from .names import PLACEHOLDERS, is_secret_key
+from .plugins import plugins
+from .randomness import entropy_ok, random_words, without_ids
 
 __all__ = ["find_in_text", "might_contain", "payload_might_contain", "flat_might_contain", "entropy_ok"]
 
@@ -242,88 +241,6 @@ _FLAG = re.compile(  # --name value, -name value (command lines written out as t
     r"(?<![\w-])--?(?P<name>[A-Za-z][A-Za-z0-9_-]{0,80})\s+[\"']?(?P<value>[^\s\"'-][^\s\"']*)"
 )
 _SCHEMES = {"bearer", "basic", "token", "digest", "apikey", "api-key", "key"}
-_NOT_RANDOM = [
-    re.compile(p)
-    for p in (
-        r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}",  # UUID
-        r"(?<![A-Za-z0-9])[0-7][0-9A-HJKMNP-TV-Z]{25}(?![A-Za-z0-9])",  # ULID (episode and request ids)
-        # labelled digests: sha256:…, "sha256": "…", digest=…, commit …, SHA256 (file) = … and sha256sum's lines
-        r"(?i)\b(?:sha(?:1|224|256|384|512|3_256)|md5|blake2[bs]|digest|checksum|hash|commit)(?:sum)?\b"
-        r"(?: \([^()\n]{1,200}\))?[\"']?\s*[:=]?\s*[\"']?[0-9a-f]{16,}(?![0-9a-z])",
-        r"(?m)^[0-9a-f]{32,128}(?= [ *]\S)",
-    )
-]
-_CANDIDATE = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{20,}={0,3}(?![A-Za-z0-9+/=_-])")
-_HEX = re.compile(r"(?:0x)?[0-9a-fA-F]+")
-_WORDLIKE = re.compile(r"[A-Z]?[a-z]{3,}|[A-Z]{3,}(?![a-z])|\d{4,}|[/_.-]")
-_VOWELS = frozenset("aeiouyAEIOUY")
-
-
-@lru_cache(maxsize=1)
-def _plugins() -> tuple[Any, ...]:
-    """detect-secrets' value plugins (IP addresses and Artifactory's short ``AP…`` patterns are left out:
-    they match ordinary identifiers), its keyword detector and its entropy measures."""
-    logging.getLogger("detect-secrets").setLevel(logging.CRITICAL)
-    from detect_secrets.plugins import (
-        aws,
-        azure_storage_key,
-        basic_auth,
-        cloudant,
-        discord,
-        github_token,
-        gitlab_token,
-        ibm_cloud_iam,
-        ibm_cos_hmac,
-        jwt,
-        mailchimp,
-        npm,
-        openai,
-        pypi_token,
-        sendgrid,
-        slack,
-        softlayer,
-        square_oauth,
-        stripe,
-        telegram_token,
-        twilio,
-    )
-    from detect_secrets.plugins.high_entropy_strings import (
-        Base64HighEntropyString,
-        HexHighEntropyString,
-    )
-    from detect_secrets.plugins.keyword import (
-        CONFIG_DENYLIST_REGEX_TO_GROUP,
-        QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP,
-        KeywordDetector,
-    )
-
-    logging.getLogger("detect-secrets").setLevel(logging.CRITICAL)
-    value_plugins = (
-        aws.AWSKeyDetector(),
-        azure_storage_key.AzureStorageKeyDetector(),
-        basic_auth.BasicAuthDetector(),
-        cloudant.CloudantDetector(),
-        discord.DiscordBotTokenDetector(),
-        github_token.GitHubTokenDetector(),
-        gitlab_token.GitLabTokenDetector(),
-        ibm_cloud_iam.IbmCloudIamDetector(),
-        ibm_cos_hmac.IbmCosHmacDetector(),
-        jwt.JwtTokenDetector(),
-        mailchimp.MailchimpDetector(),
-        npm.NpmDetector(),
-        openai.OpenAIDetector(),
-        pypi_token.PypiTokenDetector(),
-        sendgrid.SendGridDetector(),
-        slack.SlackDetector(),
-        softlayer.SoftlayerDetector(),
-        square_oauth.SquareOAuthDetector(),
-        stripe.StripeDetector(),
-        telegram_token.TelegramBotTokenDetector(),
-        twilio.TwilioKeyDetector(),
-    )
-    keyword = KeywordDetector()
-    maps = (CONFIG_DENYLIST_REGEX_TO_GROUP, QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP)
-    return value_plugins, keyword, maps, Base64HighEntropyString(), HexHighEntropyString()
 
 
 def _plausible(value: str) -> bool:
@@ -349,44 +266,6 @@ def _trim(value: str) -> str:
     """A keyword match runs to the end of the line; the secret is its first word."""
     match = re.match(r"[^\s,;&'\"`)\]}]+", value.strip())
     return match.group() if match else ""
-
-
-def entropy_ok(word: str, b64: Any = None, hexp: Any = None) -> bool:
-    """Whether an unquoted word of ≥ 20 characters looks random (see ``_random_words``)."""
-    if b64 is None:
-        _, _, _, b64, hexp = _plugins()
-    if word.isdigit():  # numbers (ids, timestamps, big integers) are not credentials
-        return False
-    if _HEX.fullmatch(word):
-        digits = word[2:] if word[:2].lower() == "0x" else word
-        return len(digits) >= 32 and hexp.calculate_shannon_entropy(digits) > hexp.entropy_limit
-    classes = any(c.isdigit() for c in word) + any(c.isupper() for c in word) + any(c.islower() for c in word)
-    if classes < 2:
-        return False
-    # detect-secrets' 4.5-bit limit suits 40+ characters; a shorter random word cannot reach it, so the
-    # limit follows the length (99% of random base62 words of 20-40 characters pass 0.82·log2 n).
-    if b64.calculate_shannon_entropy(word) <= min(b64.entropy_limit, 0.82 * math.log2(len(word))):
-        return False
-    # prose-like words (paths, CamelCase names, model ids with dates) are mostly real words and separators
-    covered = sum(
-        len(m.group())
-        for m in _WORDLIKE.finditer(word)
-        if len(m.group()) == 1 or m.group().isdigit() or _VOWELS.intersection(m.group())
-    )
-    return covered / len(word) < 0.6  # random: 97% of 20-char and 99.6% of 32+-char words pass
-
-
-def _without_ids(text: str) -> str:
-    """``text`` with UUIDs, ULIDs (episode, request and draft ids) and labelled digests blanked out."""
-    for pattern in _NOT_RANDOM:
-        text = pattern.sub(" ", text)
-    return text
-
-
-def _random_words(text: str) -> list[str]:
-    text = _without_ids(text)
-    _, _, _, b64, hexp = _plugins()
-    return [m.group() for m in _CANDIDATE.finditer(text) if entropy_ok(m.group(), b64, hexp)]
 
 
 def _assignments(text: str) -> list[str]:
@@ -514,9 +393,9 @@ def _find_short(text: str, entropy: bool) -> frozenset[str]:
 
 
 def _find(text: str, entropy: bool) -> set[str]:
-    value_plugins, keyword, maps, _, _ = _plugins()
+    value_plugins, keyword, maps, _, _ = plugins()
     found: set[str] = set()
-    text = _without_ids(text)  # ids (ULIDs, UUIDs, digests) may spell PWD or APIKEY by chance: never secrets
+    text = without_ids(text)  # ids (ULIDs, UUIDs, digests) may spell PWD or APIKEY by chance: never secrets
     for plugin in value_plugins:
         found.update(_widen(text, v) for v in plugin.analyze_string(text) if v)
     for pattern in _EXTRA:
@@ -539,7 +418,7 @@ def _find(text: str, entropy: bool) -> set[str]:
         encoded, plain_words = encoded_secrets(text, find_in_text)  # base64 is judged by what it encodes
         found |= encoded
         if entropy:
-            found.update(w for w in _random_words(text) if w not in plain_words)
+            found.update(w for w in random_words(text) if w not in plain_words)
     found = {v for v in found if isinstance(v, str) and _plausible(v)}
     # a value written percent-encoded (a URL's ``p%40ss``) is hunted as it reads too: ``p@ss``
     decoded = {unquote(v, errors="replace") for v in found if "%" in v}
