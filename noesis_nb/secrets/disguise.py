@@ -13,6 +13,7 @@ character): ordinary text never pays for them.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 __all__ = ["INVISIBLE_CHARS", "INVISIBLE", "ESCAPE", "unescape", "plain", "maybe_disguised"]
 
@@ -22,18 +23,32 @@ INVISIBLE_CHARS = "\u00ad\u034f\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u20
 INVISIBLE = re.compile(f"[{INVISIBLE_CHARS}]")
 
 # one character written as an escape: JSON, Python, JavaScript, C (``\u0070``, ``\U00000070``, ``\x70``,
-# ``\u{70}``; a doubled backslash too, as JSON writes a literal one) or an HTML numeric reference
+# ``\u{70}``, octal ``\160``, ``\N{LATIN SMALL LETTER P}``, JSON's ``\/`` that hides a URL's ``://``; a doubled
+# backslash too, as JSON writes a literal one) or an HTML numeric reference
 # (``&#x70;``, ``&#112;``, the ``;`` optional as browsers read it)
 ESCAPE = re.compile(
-    r"\\\\?(?:u\{(?P<braced>[0-9A-Fa-f]{1,6})\}|u(?P<u4>[0-9A-Fa-f]{4})|U(?P<u8>[0-9A-Fa-f]{8})|x(?P<x2>[0-9A-Fa-f]{2}))"
+    r"\\\\?(?:u(?P<high>[dD][89abAB][0-9A-Fa-f]{2})\\\\?u(?P<low>[dD][c-fC-F][0-9A-Fa-f]{2})"  # a surrogate pair: one character
+    r"|u\{(?P<braced>[0-9A-Fa-f]{1,6})\}|u(?P<u4>[0-9A-Fa-f]{4})|U(?P<u8>[0-9A-Fa-f]{8})|x(?P<x2>[0-9A-Fa-f]{2})"
+    r"|(?P<octal>[0-3][0-7]{2})|N\{(?P<named>[A-Za-z0-9 -]{2,88})\}|(?P<slash>/))"
     r"|&#(?:[xX](?P<hexref>[0-9A-Fa-f]{1,6})|(?P<decref>[0-9]{1,7}));?"
 )
+_BASES = {"decref": 10, "octal": 8}
 
 
 def _char(match: re.Match[str]) -> str:
-    """The character an escape stands for; the escape itself when it stands for none (a surrogate, past U+10FFFF)."""
-    group = match.lastgroup or "decref"  # the one group that matched: its digits
-    code = int(match.group(group), 10 if group == "decref" else 16)
+    """The character an escape stands for; the escape itself when it stands for none (a lone surrogate, past U+10FFFF)."""
+    group = match.lastgroup or "decref"  # the one group that matched: its digits, a name or the slash
+    if group == "slash":
+        return "/"
+    if group == "low":  # JSON and JavaScript write a character past U+FFFF as two escapes
+        high, low = int(match.group("high"), 16), int(match.group("low"), 16)
+        return chr(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))
+    if group == "named":
+        try:
+            return unicodedata.lookup(match.group(group))
+        except KeyError:
+            return match.group()
+    code = int(match.group(group), _BASES.get(group, 16))
     return chr(code) if code <= 0x10FFFF and not 0xD800 <= code <= 0xDFFF else match.group()
 
 

@@ -17,6 +17,7 @@ prefilter. The structured scan runs only on a hit.
 from __future__ import annotations
 
 import os
+import re
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping
@@ -26,6 +27,7 @@ from typing import Any
 import orjson
 
 from .._jsonio import atomic_write_bytes, atomic_write_json, dumps_line, to_jsonable
+from .disguise import ESCAPE, maybe_disguised, unescape
 from .names import REDACTED_VALUE
 from .scan import distinct_key, redact
 from .text import flat_might_contain, payload_might_contain
@@ -104,7 +106,9 @@ class RunSecrets:
             return self.redact(to_jsonable(payload))
         self._written = True
         needles = self._needles
-        if (needles and any(map(blob.__contains__, needles))) or payload_might_contain(payload, blob):
+        if (needles and (any(map(blob.__contains__, needles)) or _ESCAPE_IN_JSON.search(blob))) or payload_might_contain(
+            payload, blob
+        ):
             out = self.redact(payload)
             return out if out is not payload else dict(payload)
         return dict(payload)
@@ -112,7 +116,7 @@ class RunSecrets:
     # -- scrubbing known values -----------------------------------------------------------------
     def scrub_text(self, text: str) -> str:
         values = self.values
-        if not values or not any(v[:_FRAGMENT] in text for v in values):
+        if not values or not (any(v[:_FRAGMENT] in text for v in values) or _escaped_in(text)):
             return text
         return scrub_text(text, values)
 
@@ -201,7 +205,11 @@ class RunSecrets:
 
 def scrub_text(text: str, values: Iterable[str]) -> str:
     """Replace each value, and a cut-off start of one (8+ characters before the end of the text or
-    before ``…``/``...``, as truncation leaves it), with ``"[REDACTED]"``."""
+    before ``…``/``...``, as truncation leaves it), with ``"[REDACTED]"``; also a value written in
+    character escapes (``\\u0048\\u0075…``, a character past U+FFFF as a surrogate pair)."""
+    values = tuple(values)
+    if _escaped_in(text):
+        text = _scrub_escaped(text, values)
     for value in values:
         if value in text:
             text = text.replace(value, REDACTED_VALUE)
@@ -216,6 +224,34 @@ def scrub_text(text: str, values: Iterable[str]) -> str:
                 text = text[:start] + REDACTED_VALUE + text[end:]
                 end = start + len(REDACTED_VALUE)
             start = text.find(head, end)
+    return text
+
+
+# a character escape in JSON text (its backslash doubled) or an HTML reference: a known value may hide behind one
+_ESCAPE_IN_JSON = re.compile(rb"\\\\(?:\\\\)?[uUx0-3N/]|&#")
+
+
+def _escaped_in(text: str) -> bool:
+    return maybe_disguised(text) and ESCAPE.search(text) is not None
+
+
+def _scrub_escaped(text: str, values: tuple[str, ...]) -> str:
+    """``text`` with each known value that shows once its escapes are decoded replaced where it is written."""
+    decoded, starts = unescape(text)
+    spans = []
+    for value in values:
+        at = decoded.find(value)
+        while at >= 0:
+            spans.append((starts[at], starts[at + len(value)]))
+            at = decoded.find(value, at + len(value))
+    merged: list[list[int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    for start, end in reversed(merged):  # from the end: earlier offsets stay valid
+        text = text[:start] + REDACTED_VALUE + text[end:]
     return text
 
 

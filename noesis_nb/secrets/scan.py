@@ -6,9 +6,10 @@ after ``=`` in ``--token=…``, after ``-p`` for mysql and sshpass, and after ``
 ``-u`` is secret; so is the value of a name/value pair with a secret-looking name (a header list's
 ``["x-api-key", "…"]``, an env entry's ``{"name": "DB_PASSWORD", "value": "…"}``, an OTel attribute's
 ``{"key": "…authorization", "value": {…}}``); every other string, dict keys included, is searched by
-value (``text.find_in_text``). ``redact`` returns a copy with each secret replaced by ``"[REDACTED]"``:
-the whole leaf for a whole secret, only the secret part of a longer string otherwise
-(``postgres://u:[REDACTED]@db/app``), the secret part of a key in a key (``{"[REDACTED]": …}``).
+value (``text.find_in_text``), and adjacent strings of a list also joined (``joined``). ``redact``
+returns a copy with each secret replaced by ``"[REDACTED]"``: the whole leaf for a whole secret,
+only the secret part of a longer string otherwise (``postgres://u:[REDACTED]@db/app``), the secret
+part of a key in a key (``{"[REDACTED]": …}``).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .joined import split_secrets
 from .names import REDACTED_VALUE, is_secret_key
 from .text import find_in_text
 
@@ -161,6 +163,10 @@ def _pair_hit(items: list[Any], path: Path) -> bool:
     )
 
 
+def _shaped(text: str) -> set[str]:
+    return find_in_text(text, entropy=False)
+
+
 def _walk(value: Any, path: Path, entropy: bool, out: list[Hit]) -> None:
     if isinstance(value, str):
         found = find_in_text(value, entropy=entropy)
@@ -183,6 +189,9 @@ def _walk(value: Any, path: Path, entropy: bool, out: list[Hit]) -> None:
         if _pair_hit(items, path):
             positional[1] = _whole(items[1], path + (1,), entropy)
         out.extend(positional.values())
+        if len(items) > 1 and any(isinstance(v, str) for v in items[1:]):  # a secret split across adjacent strings
+            for i, (values, whole) in split_secrets(items, _shaped).items():
+                out.append(Hit(path + (i,), tuple(sorted(values, key=len, reverse=True)), whole))
         for i, item in enumerate(items):
             if not (i in positional and positional[i].whole):
                 _walk(item, path + (i,), entropy, out)

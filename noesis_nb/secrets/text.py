@@ -3,15 +3,15 @@
 detect-secrets (Yelp) supplies the token detectors (AWS, GitHub, GitLab, Slack, Stripe, Twilio,
 SendGrid, npm, PyPI, OpenAI, JWT, Discord, Azure, Mailchimp, Square, Telegram, IBM, SoftLayer,
 Cloudant), the URL-credential detector, the keyword detector and the Shannon entropy measure.
-It is imported on first use (it costs ~0.2 s), runs without settings, git or network (no plugin
-``verify`` is ever called) and its logger is silenced. Added here: key formats newer than its
+They are loaded on first use and run offline (``plugins``). Added here: key formats newer than its
 plugins (GitHub fine-grained, Anthropic/OpenAI ``sk-``, Google, Hugging Face), Bearer values,
 whole PEM private-key blocks, ``name=value`` / ``--name value`` / ``?name=value`` for secret-looking
-names, unquoted high-entropy words (detect-secrets only measures quoted strings), and text read as
+names, unquoted high-entropy words (``randomness``: detect-secrets only measures quoted strings), and text read as
 it shows once its disguises are undone (``disguise.plain``): without the invisible characters that
 would split a secret (zero-width spaces, BOM, soft hyphen), with its character escapes decoded
 (``\\u0070assword=…``, a token spelled in ``\\uXXXX`` or ``&#x..;``), percent-decoded, and a form
-body's or query's values decoded (``password=correct+horse``: ``+`` is a space there).
+body's or query's values decoded (``password=correct+horse``: ``+`` is a space there). A base64 word
+is judged by what it encodes (``decoded``), not by its randomness.
 
 ``might_contain`` is the cheap test run on every event: it is True for any serialised text in
 which ``find_in_text`` or a secret-looking key could find something (a property test holds it to that).
@@ -19,16 +19,17 @@ which ``find_in_text`` or a secret-looking key could find something (a property 
 
 from __future__ import annotations
 
-import logging
-import math
 import re
 from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 from urllib.parse import unquote, unquote_plus
 
+from .decoded import basic_credentials, encoded_secrets
 from .disguise import ESCAPE, INVISIBLE, INVISIBLE_CHARS, maybe_disguised, plain, unescape
 from .names import PLACEHOLDERS, is_secret_key
+from .plugins import plugins
+from .randomness import entropy_ok, random_words, without_ids
 
 __all__ = ["find_in_text", "might_contain", "payload_might_contain", "flat_might_contain", "entropy_ok"]
 
@@ -40,17 +41,17 @@ _HIDING_BYTES = bytes(range(0x80, 0xC0)) + b"\xc2\xcd\xd8\xe1\xe2\xef"
 _RUNS = bytes(0x61 if i in _TOKEN_CHARS or i in _HIDING_BYTES else 0x20 for i in range(256))
 _LONG_RUN = b"a" * 20
 _KEYWORDS = re.compile(  # grouped by first letter: sre tries fewer branches per position
-    rb"p(?:ass|wd)|s(?:ecret|shpass)|token|key|auth|c(?:ookie|red|ontras)|bearer|eyj|xox|hooks\.slack|m(?:ysql|ariadb)"
+    rb"p(?:ass|wd)|s(?:ecret|shpass)|token|key|auth|c(?:ookie|red|ontras|url)|bearer|eyj|xox|hooks\.slack|m(?:ysql|ariadb)"
     rb"|://[^\s\"/@]*:[^\s\"/@]*@|%3a%2f%2f"  # the last: a URL written percent-encoded (its credentials hide)
 )
 
 
 # every keyword above holds one of these, each starting at one of its rarer letters: a text with none of
 # them has no keyword, and most texts are cleared after trying far fewer positions (a test holds it to that).
-# The last two mark a character escape (``\u0070``, ``\x70``, ``&#x70;``, ``&#112;``): text holding one is
+# The last two mark a character escape (``\u0070``, ``\x70``, ``\160``, ``\N{…}``, ``\/``, ``&#x70;``): text holding one is
 # also judged as it reads decoded (a keyword or token spelled in escapes holds no keyword as written)
 _KEYWORD_ANCHORS = re.compile(
-    rb"k(?:en|ey|ie|s\.slack)|p(?:ass|wd)|c(?:ret|red|ontras)|uth|bearer|yj|xox|ysql|mariadb|://|%2f%2f|\\[ux]|&#"
+    rb"k(?:en|ey|ie|s\.slack)|p(?:ass|wd)|c(?:ret|red|ontras|url)|uth|bearer|yj|xox|ysql|mariadb|://|%2f%2f|\\(?:[ux0-3/]|n\{)|&#"
 )
 
 _INVISIBLE_CHARS, _INVISIBLE = INVISIBLE_CHARS, INVISIBLE
@@ -58,6 +59,28 @@ _INVISIBLE_CHARS, _INVISIBLE = INVISIBLE_CHARS, INVISIBLE
 
 def might_contain(blob: bytes) -> bool:
     """Cheap test on serialised text (JSON bytes): False means no detector can find a secret in it."""
+    if _might_contain(blob):
+        return True
+    joined = _lists_joined(blob)
+    return joined is not None and _might_contain(joined)
+
+
+_ADJACENT = b'","'
+# a run of adjacent strings in a list: after ``[`` or ``,``, and followed by ``]`` or ``,`` (a key is followed by ``:``)
+_STRING = rb'"[^"\\]*(?:\\.[^"\\]*)*"'
+_STRING_RUN = re.compile(rb"[\[,](" + _STRING + rb"(?:," + _STRING + rb")+)(?=[\],])")
+
+
+def _lists_joined(blob: bytes) -> bytes | None:
+    """The runs of adjacent strings of the lists in the JSON text, each joined (a secret split across the
+    strings of a list is read joined, see ``joined``); None when there are none."""
+    if _ADJACENT not in blob:
+        return None
+    runs = [m.group(1).replace(_ADJACENT, b"") for m in _STRING_RUN.finditer(blob)]
+    return b" ".join(runs) if runs else None
+
+
+def _might_contain(blob: bytes) -> bool:
     if _LONG_RUN in blob.translate(_RUNS):
         return True
     lowered = blob.lower()
@@ -69,7 +92,7 @@ def might_contain(blob: bytes) -> bool:
     # an escape or an invisible character may hide a keyword or a token: the text as it reads is judged too
     text = blob.decode("utf-8", "replace")
     read = plain(text)
-    return read != text and might_contain(read.encode("utf-8", "replace"))
+    return read != text and _might_contain(read.encode("utf-8", "replace"))
 
 
 def _hides(blob: bytes) -> bool:
@@ -94,10 +117,13 @@ def payload_might_contain(payload: Mapping[str, Any], blob: bytes) -> bool:
     (a long key such as ``cache_write_input_tokens`` is not a random word: the detectors read values)."""
     runs = _LONG_RUN in blob.translate(_RUNS)  # no long word anywhere: no value needs the per-value test
     if not runs and _KEYWORD_ANCHORS.search(blob.lower()) is None and (blob.isascii() or not _hides(blob)):
-        # ``might_contain(blob)`` is False: no detector can find anything in any key or value, and every
+        # ``_might_contain(blob)`` is False: no detector can find anything in any key or value, and every
         # secret-looking name holds a keyword (a test keeps ``is_secret_key`` to that), unless an escape
-        # (an anchor) or an invisible character splits it
-        return False
+        # (an anchor) or an invisible character splits it; strings of a list may hold one only joined
+        if _ADJACENT not in blob:
+            return False
+        joined = _lists_joined(blob)
+        return joined is not None and _might_contain(joined)
     found = flat_might_contain(payload)
     return might_contain(blob) if found is None else found  # nested data: the whole-text test
 
@@ -200,12 +226,13 @@ _EXTRA = [
         r"(?i)\bbearer\s+([A-Za-z0-9._~+/=-]{8,})",  # Authorization: Bearer <token>
         r"(?i)\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]*?\s-p(?!\s)([^\s'\"]+)",  # mysql -pSECRET
         r"(?i)\bsshpass\s+-p\s*([^\s'\"]+)",
+        r"(?i)\bcurl\b[^\n]*?\s(?:-u|--user|-U|--proxy-user)[\s=]*['\"]?[^\s:'\"]*:([^\s'\"]+)",  # curl -u user:SECRET
     )
 ]
 _PEM = re.compile(r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\Z)", re.S)
 _PEM_LINE = re.compile(r"[A-Za-z0-9+/=]{16,}")
-_ASSIGN = re.compile(  # name = value, name: value, "name": "value", -H 'Name: value'
-    r"(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,80})[\"']?\s*(?:=|:)\s*[\"']?(?P<value>[^\s\"',;&)}\]]+)"
+_ASSIGN = re.compile(  # name = value, name: value, "name": "value", -H 'Name: value', JSON in a string: \"name\": \"value\"
+    r"(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,80})\\?[\"']?\s*(?:=|:)\s*\\?[\"']?(?P<value>(?:[^\s\"',;&)}\]\\]|\\(?![\"']))+)"
 )
 _QUERY = re.compile(  # ?access_token=value&… (a URL is one word to ``_ASSIGN``: its parameters are read here)
     r"[?&;](?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,80})=(?P<value>[^\s\"'&#]+)"
@@ -214,85 +241,6 @@ _FLAG = re.compile(  # --name value, -name value (command lines written out as t
     r"(?<![\w-])--?(?P<name>[A-Za-z][A-Za-z0-9_-]{0,80})\s+[\"']?(?P<value>[^\s\"'-][^\s\"']*)"
 )
 _SCHEMES = {"bearer", "basic", "token", "digest", "apikey", "api-key", "key"}
-_NOT_RANDOM = [
-    re.compile(p)
-    for p in (
-        r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}",  # UUID
-        r"(?<![A-Za-z0-9])[0-7][0-9A-HJKMNP-TV-Z]{25}(?![A-Za-z0-9])",  # ULID (episode and request ids)
-        r"(?i)\b(?:sha1|sha224|sha256|sha384|sha512|md5|blake2b|blake2s|sha3_256):[0-9a-f]{16,}",  # labelled digests
-    )
-]
-_CANDIDATE = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{20,}={0,3}(?![A-Za-z0-9+/=_-])")
-_HEX = re.compile(r"(?:0x)?[0-9a-fA-F]+")
-_WORDLIKE = re.compile(r"[A-Z]?[a-z]{3,}|[A-Z]{3,}(?![a-z])|\d{4,}|[/_.-]")
-_VOWELS = frozenset("aeiouyAEIOUY")
-
-
-@lru_cache(maxsize=1)
-def _plugins() -> tuple[Any, ...]:
-    """detect-secrets' value plugins (IP addresses and Artifactory's short ``AP…`` patterns are left out:
-    they match ordinary identifiers), its keyword detector and its entropy measures."""
-    logging.getLogger("detect-secrets").setLevel(logging.CRITICAL)
-    from detect_secrets.plugins import (
-        aws,
-        azure_storage_key,
-        basic_auth,
-        cloudant,
-        discord,
-        github_token,
-        gitlab_token,
-        ibm_cloud_iam,
-        ibm_cos_hmac,
-        jwt,
-        mailchimp,
-        npm,
-        openai,
-        pypi_token,
-        sendgrid,
-        slack,
-        softlayer,
-        square_oauth,
-        stripe,
-        telegram_token,
-        twilio,
-    )
-    from detect_secrets.plugins.high_entropy_strings import (
-        Base64HighEntropyString,
-        HexHighEntropyString,
-    )
-    from detect_secrets.plugins.keyword import (
-        CONFIG_DENYLIST_REGEX_TO_GROUP,
-        QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP,
-        KeywordDetector,
-    )
-
-    logging.getLogger("detect-secrets").setLevel(logging.CRITICAL)
-    value_plugins = (
-        aws.AWSKeyDetector(),
-        azure_storage_key.AzureStorageKeyDetector(),
-        basic_auth.BasicAuthDetector(),
-        cloudant.CloudantDetector(),
-        discord.DiscordBotTokenDetector(),
-        github_token.GitHubTokenDetector(),
-        gitlab_token.GitLabTokenDetector(),
-        ibm_cloud_iam.IbmCloudIamDetector(),
-        ibm_cos_hmac.IbmCosHmacDetector(),
-        jwt.JwtTokenDetector(),
-        mailchimp.MailchimpDetector(),
-        npm.NpmDetector(),
-        openai.OpenAIDetector(),
-        pypi_token.PypiTokenDetector(),
-        sendgrid.SendGridDetector(),
-        slack.SlackDetector(),
-        softlayer.SoftlayerDetector(),
-        square_oauth.SquareOAuthDetector(),
-        stripe.StripeDetector(),
-        telegram_token.TelegramBotTokenDetector(),
-        twilio.TwilioKeyDetector(),
-    )
-    keyword = KeywordDetector()
-    maps = (CONFIG_DENYLIST_REGEX_TO_GROUP, QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP)
-    return value_plugins, keyword, maps, Base64HighEntropyString(), HexHighEntropyString()
 
 
 def _plausible(value: str) -> bool:
@@ -320,44 +268,6 @@ def _trim(value: str) -> str:
     return match.group() if match else ""
 
 
-def entropy_ok(word: str, b64: Any = None, hexp: Any = None) -> bool:
-    """Whether an unquoted word of ≥ 20 characters looks random (see ``_random_words``)."""
-    if b64 is None:
-        _, _, _, b64, hexp = _plugins()
-    if word.isdigit():  # numbers (ids, timestamps, big integers) are not credentials
-        return False
-    if _HEX.fullmatch(word):
-        digits = word[2:] if word[:2].lower() == "0x" else word
-        return len(digits) >= 32 and hexp.calculate_shannon_entropy(digits) > hexp.entropy_limit
-    classes = any(c.isdigit() for c in word) + any(c.isupper() for c in word) + any(c.islower() for c in word)
-    if classes < 2:
-        return False
-    # detect-secrets' 4.5-bit limit suits 40+ characters; a shorter random word cannot reach it, so the
-    # limit follows the length (99% of random base62 words of 20-40 characters pass 0.82·log2 n).
-    if b64.calculate_shannon_entropy(word) <= min(b64.entropy_limit, 0.82 * math.log2(len(word))):
-        return False
-    # prose-like words (paths, CamelCase names, model ids with dates) are mostly real words and separators
-    covered = sum(
-        len(m.group())
-        for m in _WORDLIKE.finditer(word)
-        if len(m.group()) == 1 or m.group().isdigit() or _VOWELS.intersection(m.group())
-    )
-    return covered / len(word) < 0.6  # random: 97% of 20-char and 99.6% of 32+-char words pass
-
-
-def _without_ids(text: str) -> str:
-    """``text`` with UUIDs, ULIDs (episode, request and draft ids) and labelled digests blanked out."""
-    for pattern in _NOT_RANDOM:
-        text = pattern.sub(" ", text)
-    return text
-
-
-def _random_words(text: str) -> list[str]:
-    text = _without_ids(text)
-    _, _, _, b64, hexp = _plugins()
-    return [m.group() for m in _CANDIDATE.finditer(text) if entropy_ok(m.group(), b64, hexp)]
-
-
 def _assignments(text: str) -> list[str]:
     found = []
     for m in (*_ASSIGN.finditer(text), *_FLAG.finditer(text), *_QUERY.finditer(text)):
@@ -378,9 +288,10 @@ _FORM_SEP = re.compile("&(?:amp;)?")
 
 
 def _form_values(text: str) -> set[str]:
-    """The values of secret-looking names in form-encoded text (a query, ``a=1&b=2`` pairs, or one pair with a
-    ``%XX`` escape), as written and as they read with ``+`` as a space: ``password=correct+horse`` is
-    ``correct horse``, which is what a later message would show. Other text keeps its plus signs."""
+    """The values of secret-looking names in form-encoded text (a query, ``a=1&b=2`` pairs, or one lone pair),
+    as written and as they read with ``+`` as a space: ``password=correct+horse`` is ``correct horse``, which
+    is what a later message would show (a lone pair may be code, ``password=base+salt``: learning its
+    reading too costs nothing). Other text, and the values of other names, keep their plus signs."""
     found: set[str] = set()
     for m in _FORM.finditer(text):
         pairs = _FORM_SEP.split(m.group().lstrip("?"))
@@ -388,8 +299,6 @@ def _form_values(text: str) -> set[str]:
             name, _, value = pair.partition("=")
             if "+" not in value or not is_secret_key(unquote_plus(name)):
                 continue
-            if not (m.group("query") or len(pairs) > 1 or _PERCENT.search(value)):
-                continue  # ``password=a+b`` alone may be code: only its value as written is a secret
             decoded = unquote_plus(value, errors="replace")
             if _assigned(value) and _assigned(decoded):
                 found.update((value, decoded))
@@ -484,9 +393,9 @@ def _find_short(text: str, entropy: bool) -> frozenset[str]:
 
 
 def _find(text: str, entropy: bool) -> set[str]:
-    value_plugins, keyword, maps, _, _ = _plugins()
+    value_plugins, keyword, maps, _, _ = plugins()
     found: set[str] = set()
-    text = _without_ids(text)  # ids (ULIDs, UUIDs, digests) may spell PWD or APIKEY by chance: never secrets
+    text = without_ids(text)  # ids (ULIDs, UUIDs, digests) may spell PWD or APIKEY by chance: never secrets
     for plugin in value_plugins:
         found.update(_widen(text, v) for v in plugin.analyze_string(text) if v)
     for pattern in _EXTRA:
@@ -503,6 +412,14 @@ def _find(text: str, entropy: bool) -> set[str]:
         found.update(v for v in _assignments(named) if _assigned(v))
         if "+" in named:
             found.update(_form_values(named))
-    if entropy and _LONG_RUN in text.encode("utf-8", "ignore").translate(_RUNS):
-        found.update(_random_words(text))
-    return {v for v in found if isinstance(v, str) and _plausible(v)}
+    if "asic" in text:  # Authorization: Basic <base64 of user:password>
+        found.update(basic_credentials(text))
+    if _LONG_RUN in text.encode("utf-8", "ignore").translate(_RUNS):
+        encoded, plain_words = encoded_secrets(text, find_in_text)  # base64 is judged by what it encodes
+        found |= encoded
+        if entropy:
+            found.update(w for w in random_words(text) if w not in plain_words)
+    found = {v for v in found if isinstance(v, str) and _plausible(v)}
+    # a value written percent-encoded (a URL's ``p%40ss``) is hunted as it reads too: ``p@ss``
+    decoded = {unquote(v, errors="replace") for v in found if "%" in v}
+    return found | {d for d in decoded if _plausible(d)}

@@ -497,6 +497,34 @@ def test_a_form_encoded_value_is_redacted_as_written_and_learned_as_it_reads(tex
 
 
 def test_plus_signs_outside_a_form_are_not_decoded():
-    """``password=a+b`` alone may be code: its value is redacted as written and nothing else is learned."""
-    assert find_in_text("password=base+salt1") == {"base+salt1"}
+    """A lone ``password=correct+horse`` is redacted as written and learned as it reads (``correct horse``, what a
+    later message shows); plus signs under other names are not read as spaces."""
+    assert find_in_text("password=base+salt1") == {"base+salt1", "base salt1"}
     assert find_in_text("total=base+salt1&n=2") == set()  # a form, but no secret-looking name in it
+
+
+def test_a_lone_form_pair_is_learned_as_it_reads():
+    """Before: a lone ``password=correct+horse`` was redacted as written but ``correct horse`` was not learned."""
+    run = RunSecrets()
+    written = run.screen({"note": "password=correct+horse+staple"})["note"]
+    assert "correct" not in written and run.screen({"t": "typed correct horse staple"}) == {"t": "typed [REDACTED]"}
+    assert find_in_text("total=a+b and c++ code") == set()
+
+
+@pytest.mark.parametrize(
+    ("payload", "secret", "reads"),
+    [
+        ({"t": "https://bob:p%40ssW0rd9@h.example/"}, "ssW0rd9", "p@ssW0rd9"),  # userinfo percent-encoded
+        ({"t": '{\\"authorization\\": \\"Hu8kQz2xAb\\"}'}, "Hu8kQz2xAb", "Hu8kQz2xAb"),  # JSON inside a string
+        ({"argv": ["curl", "-u", "bob:Hu8kQz2xAb", "https://h.example"]}, "Hu8kQz2xAb", "Hu8kQz2xAb"),
+        ({"t": "ran curl -sS -u bob:Hu8kQz2xAb https://h.example"}, "Hu8kQz2xAb", "Hu8kQz2xAb"),
+    ],
+)
+def test_userinfo_escaped_json_and_curl_credentials_are_found_and_learned_as_they_read(payload, secret, reads):
+    """Before: ``p%40ss`` was learned only encoded, ``\\"authorization\\": \\"…\\"`` hid its value, and
+    ``curl -u user:secret`` passed the prefilter only when something else in the payload did."""
+    blob = orjson.dumps(payload)
+    assert might_contain(blob) and payload_might_contain(payload, blob)
+    run = RunSecrets()
+    assert secret not in orjson.dumps(run.screen(payload)).decode()
+    assert run.screen({"t": f"later {reads}"}) == {"t": "later [REDACTED]"}

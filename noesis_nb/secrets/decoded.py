@@ -1,0 +1,72 @@
+"""Base64 words read as what they encode: a secret inside one is found, encoded text without one is kept.
+
+A ``key=value`` or a ``user:password`` can be passed on base64-encoded (an OAuth ``state``, a cookie,
+``Authorization: Basic …``). No pattern sees the secret in the encoded word, and a later message that
+shows it decoded would not be redacted. A word that decodes to printable text is judged by that text
+instead of by its randomness: it is a secret when the text holds one (then the word is redacted as
+written and the secret learned as it reads), and it is kept when the text holds none (base64 of
+ordinary prose or JSON is not random). Words that decode to bytes (a random key) are left to the
+entropy rule.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from collections.abc import Callable
+
+__all__ = ["b64_text", "encoded_secrets", "basic_credentials"]
+
+_MIN = 20  # the prefilter's long run: a shorter word in an otherwise clean text is never looked at
+_WORD = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{16,}={0,2}(?![A-Za-z0-9+/=_-])")
+_URLSAFE = str.maketrans("-_", "+/")
+_BASIC = re.compile(r"(?i)\bbasic\s+([A-Za-z0-9+/_-]{6,}={0,2})")
+
+
+def b64_text(word: str) -> str | None:
+    """The text ``word`` encodes in base64 (standard or URL-safe, padded or not), or None when it encodes
+    no printable UTF-8 text (or is no base64 at all)."""
+    body = word.rstrip("=")
+    if len(body) % 4 == 1 or (("-" in body or "_" in body) and ("+" in body or "/" in body)):
+        return None
+    try:
+        raw = base64.b64decode(body.translate(_URLSAFE) + "=" * (-len(body) % 4), validate=True)
+        text = raw.decode("utf-8")
+    except (binascii.Error, ValueError):
+        return None
+    if not text or not text.replace("\n", "").replace("\t", "").replace("\r", "").isprintable():
+        return None
+    return text
+
+
+def encoded_secrets(text: str, find: Callable[[str], set[str]]) -> tuple[set[str], set[str]]:
+    """``(found, plain_words)`` for the base64 words of ``text``: ``found`` holds each word whose decoding
+    holds a secret (``find`` of the decoding) and those secrets; ``plain_words`` the words that decode to
+    text holding none (not random, whatever their entropy)."""
+    found: set[str] = set()
+    plain_words: set[str] = set()
+    for m in _WORD.finditer(text):
+        word = m.group()
+        if len(word) < _MIN:
+            continue
+        decoded = b64_text(word)
+        if decoded is None:
+            continue
+        inside = find(decoded)
+        if inside:
+            found.add(word)
+            found.update(inside)
+        else:
+            plain_words.add(word)
+    return found, plain_words
+
+
+def basic_credentials(text: str) -> set[str]:
+    """The password of each ``Basic <base64 of user:password>`` in ``text``, as it reads decoded."""
+    found = set()
+    for m in _BASIC.finditer(text):
+        decoded = b64_text(m.group(1))
+        if decoded and ":" in decoded:
+            found.add(decoded.partition(":")[2])
+    return found

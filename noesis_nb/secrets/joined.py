@@ -1,0 +1,63 @@
+"""Secrets split across adjacent strings of a list: streamed chunks, argv words, pieces joined later.
+
+``["sk-proj-Ab12", "Cd34…"]`` (a model's streamed deltas), ``["password=", "hunter2"]`` or
+``["Authorization: Bearer", "tok…"]`` hold a secret that no single string shows. Each run of adjacent
+strings is read joined as a program would join it (with nothing, and with a space, as a shell joins
+argv), and each secret found there is cut back into the pieces that hold it. Only rules that need a
+token's shape or a secret-looking name apply (not the random-word rule: two ordinary ids side by side
+would look like one random word).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+__all__ = ["split_secrets"]
+
+_WHOLE_BELOW = 4  # a piece holding fewer characters of a secret is redacted whole (a short substring would eat others)
+
+
+def split_secrets(items: Sequence[Any], find: Callable[[str], set[str]]) -> dict[int, tuple[set[str], bool]]:
+    """``{index: (values, whole)}`` for the strings of ``items`` holding part of a secret that only their
+    joined text shows: ``values`` are the parts (to redact there) and the whole secret (to learn);
+    ``whole`` when the part is too short to redact as a substring."""
+    out: dict[int, tuple[set[str], bool]] = {}
+    start = 0
+    while start < len(items):
+        if not isinstance(items[start], str):
+            start += 1
+            continue
+        end = start
+        while end < len(items) and isinstance(items[end], str):
+            end += 1
+        if end - start > 1:
+            for sep in ("", " "):
+                _cut(items, start, end, sep, find, out)
+        start = end
+    return out
+
+
+def _cut(
+    items: Sequence[Any], start: int, end: int, sep: str, find: Callable[[str], set[str]], out: dict[int, tuple[set[str], bool]]
+) -> None:
+    offsets = []  # (index, first, last) of each piece inside the joined text
+    pos = 0
+    for i in range(start, end):
+        offsets.append((i, pos, pos + len(items[i])))
+        pos += len(items[i]) + len(sep)
+    joined = sep.join(items[start:end])
+    for value in find(joined):
+        at = joined.find(value)
+        while at >= 0:
+            stop = at + len(value)
+            pieces = [(i, max(a, at), min(b, stop)) for i, a, b in offsets if a < stop and b > at]
+            if not (len(pieces) == 1 and value in find(items[pieces[0][0]])):  # its own scan finds it
+                for i, a, b in pieces:
+                    if b <= a:
+                        continue
+                    part = joined[a:b]
+                    values, whole = out.get(i, (set(), False))
+                    values.update((part, value))
+                    out[i] = (values, whole or len(part) < _WHOLE_BELOW)
+            at = joined.find(value, at + 1)

@@ -1,0 +1,79 @@
+"""detect-secrets' plugins, loaded once on first use (importing them costs ~0.2 s).
+
+They run without settings, git or network: no plugin ``verify`` is ever called, and their logger is silenced.
+"""
+
+from __future__ import annotations
+
+import logging
+from functools import lru_cache
+from typing import Any
+
+__all__ = ["plugins"]
+
+
+@lru_cache(maxsize=1)
+def plugins() -> tuple[Any, ...]:
+    """detect-secrets' value plugins (IP addresses and Artifactory's short ``AP…`` patterns are left out:
+    they match ordinary identifiers), its keyword detector and its entropy measures."""
+    logging.getLogger("detect-secrets").setLevel(logging.CRITICAL)
+    from detect_secrets.plugins import (
+        aws,
+        azure_storage_key,
+        basic_auth,
+        cloudant,
+        discord,
+        github_token,
+        gitlab_token,
+        ibm_cloud_iam,
+        ibm_cos_hmac,
+        jwt,
+        mailchimp,
+        npm,
+        openai,
+        pypi_token,
+        sendgrid,
+        slack,
+        softlayer,
+        square_oauth,
+        stripe,
+        telegram_token,
+        twilio,
+    )
+    from detect_secrets.plugins.high_entropy_strings import (
+        Base64HighEntropyString,
+        HexHighEntropyString,
+    )
+    from detect_secrets.plugins.keyword import (
+        CONFIG_DENYLIST_REGEX_TO_GROUP,
+        QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP,
+        KeywordDetector,
+    )
+
+    logging.getLogger("detect-secrets").setLevel(logging.CRITICAL)
+    value_plugins = (
+        aws.AWSKeyDetector(),
+        azure_storage_key.AzureStorageKeyDetector(),
+        basic_auth.BasicAuthDetector(),
+        cloudant.CloudantDetector(),
+        discord.DiscordBotTokenDetector(),
+        github_token.GitHubTokenDetector(),
+        gitlab_token.GitLabTokenDetector(),
+        ibm_cloud_iam.IbmCloudIamDetector(),
+        ibm_cos_hmac.IbmCosHmacDetector(),
+        jwt.JwtTokenDetector(),
+        mailchimp.MailchimpDetector(),
+        npm.NpmDetector(),
+        openai.OpenAIDetector(),
+        pypi_token.PypiTokenDetector(),
+        sendgrid.SendGridDetector(),
+        slack.SlackDetector(),
+        softlayer.SoftlayerDetector(),
+        square_oauth.SquareOAuthDetector(),
+        stripe.StripeDetector(),
+        telegram_token.TelegramBotTokenDetector(),
+        twilio.TwilioKeyDetector(),
+    )
+    keyword = KeywordDetector()
+    maps = (CONFIG_DENYLIST_REGEX_TO_GROUP, QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP)
+    return value_plugins, keyword, maps, Base64HighEntropyString(), HexHighEntropyString()

@@ -1,0 +1,70 @@
+"""Unquoted words that look random (a key without a known prefix), and the ids and digests that are not secrets.
+
+detect-secrets measures only quoted strings; here any word of 20+ characters is measured, with a limit
+that follows its length, once UUIDs, ULIDs and labelled digests are blanked out and prose-like words
+(paths, CamelCase names, model ids with dates) are set aside.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+from .plugins import plugins
+
+__all__ = ["entropy_ok", "without_ids", "random_words"]
+
+_NOT_RANDOM = [
+    re.compile(p)
+    for p in (
+        r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}",  # UUID
+        r"(?<![A-Za-z0-9])[0-7][0-9A-HJKMNP-TV-Z]{25}(?![A-Za-z0-9])",  # ULID (episode and request ids)
+        # labelled digests: sha256:…, "sha256": "…", digest=…, commit …, SHA256 (file) = … and sha256sum's lines
+        r"(?i)\b(?:sha(?:1|224|256|384|512|3_256)|md5|blake2[bs]|digest|checksum|hash|commit)(?:sum)?\b"
+        r"(?: \([^()\n]{1,200}\))?[\"']?\s*[:=]?\s*[\"']?[0-9a-f]{16,}(?![0-9a-z])",
+        r"(?m)^[0-9a-f]{32,128}(?= [ *]\S)",
+    )
+]
+_CANDIDATE = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{20,}={0,3}(?![A-Za-z0-9+/=_-])")
+_HEX = re.compile(r"(?:0x)?[0-9a-fA-F]+")
+_WORDLIKE = re.compile(r"[A-Z]?[a-z]{3,}|[A-Z]{3,}(?![a-z])|\d{4,}|[/_.-]")
+_VOWELS = frozenset("aeiouyAEIOUY")
+
+
+def entropy_ok(word: str, b64: Any = None, hexp: Any = None) -> bool:
+    """Whether an unquoted word of ≥ 20 characters looks random (see ``random_words``)."""
+    if b64 is None:
+        _, _, _, b64, hexp = plugins()
+    if word.isdigit():  # numbers (ids, timestamps, big integers) are not credentials
+        return False
+    if _HEX.fullmatch(word):
+        digits = word[2:] if word[:2].lower() == "0x" else word
+        return len(digits) >= 32 and hexp.calculate_shannon_entropy(digits) > hexp.entropy_limit
+    classes = any(c.isdigit() for c in word) + any(c.isupper() for c in word) + any(c.islower() for c in word)
+    if classes < 2:
+        return False
+    # detect-secrets' 4.5-bit limit suits 40+ characters; a shorter random word cannot reach it, so the
+    # limit follows the length (99% of random base62 words of 20-40 characters pass 0.82·log2 n).
+    if b64.calculate_shannon_entropy(word) <= min(b64.entropy_limit, 0.82 * math.log2(len(word))):
+        return False
+    # prose-like words (paths, CamelCase names, model ids with dates) are mostly real words and separators
+    covered = sum(
+        len(m.group())
+        for m in _WORDLIKE.finditer(word)
+        if len(m.group()) == 1 or m.group().isdigit() or _VOWELS.intersection(m.group())
+    )
+    return covered / len(word) < 0.6  # random: 97% of 20-char and 99.6% of 32+-char words pass
+
+
+def without_ids(text: str) -> str:
+    """``text`` with UUIDs, ULIDs (episode, request and draft ids) and labelled digests blanked out."""
+    for pattern in _NOT_RANDOM:
+        text = pattern.sub(" ", text)
+    return text
+
+
+def random_words(text: str) -> list[str]:
+    text = without_ids(text)
+    _, _, _, b64, hexp = plugins()
+    return [m.group() for m in _CANDIDATE.finditer(text) if entropy_ok(m.group(), b64, hexp)]
