@@ -20,6 +20,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -146,14 +147,18 @@ class WritePoints:
     """Counts write points; just before point ``at`` it does ``action`` (by default: SIGKILL this process)."""
 
     def __init__(self, at: int | None, action=None):
-        self.at, self.points = at, 0
+        self.at, self.points, self.done = at, 0, False
         self.action = action or (lambda: os.kill(os.getpid(), signal.SIGKILL))
         self._saved: list[tuple[object, str, object]] = []
+        self._lock = threading.Lock()  # a batch writes from several threads: each point counted once, the action done once
 
     def point(self) -> None:
-        self.points += 1
-        if self.at is not None and self.points == self.at:
-            self.action()
+        with self._lock:
+            self.points += 1
+            due = self.at is not None and self.points >= self.at and not self.done
+            self.done = self.done or due
+            if due:
+                self.action()
 
     def wrap(self, fn):
         def wrapped(*args, **kwargs):

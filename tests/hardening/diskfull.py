@@ -41,13 +41,18 @@ def _fill(mount: Path) -> int:
     """Fill the file system with a ballast file until no page is free; returns the bytes written."""
     page = os.statvfs(mount).f_frsize
     written = 0
-    with open(mount / "ballast", "ab") as fh:
-        while os.statvfs(mount).f_bavail > 0:
+    fd = os.open(mount / "ballast", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    try:
+        while True:  # unbuffered: nothing is left to flush (and fail) on close
             try:
-                written += fh.write(b"\0" * page * os.statvfs(mount).f_bavail)
-                fh.flush()
+                done = os.write(fd, b"\0" * page * max(1, os.statvfs(mount).f_bavail))
             except OSError:
                 break
+            if not done:
+                break
+            written += done
+    finally:
+        os.close(fd)
     return written
 
 

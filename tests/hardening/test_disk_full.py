@@ -95,8 +95,13 @@ def test_the_disk_fills_at_any_write_and_the_same_process_recovers(disk, scenari
     for point in range(1, points + 1):
         out = tmp_path / f"p{point}"
         reply = server.run(scenario=scenario, mount=str(mount), out=str(out), fill_at=point)
-        assert reply["filled"], f"write point {point} of {points} was never reached: {reply}"
-        _check_at_the_moment_of_the_fill(reply, point, tally)
+        if reply["filled"]:
+            _check_at_the_moment_of_the_fill(reply, point, tally)
+        else:  # a batch's two episodes interleave differently from one call to the next: this one wrote less
+            assert scenario == "batch" and reply["points"] < point and reply["outcome"] == "ok", (
+                f"write point {point} of {points} was never reached: {reply}"
+            )
+            tally["ended before that point"] += 1
         assert reply["recovery_error"] is None, f"disk filled at write point {point}: recovery failed: {reply['recovery_error']}"
         tally.update(reply["tally"])
         if scenario == "batch":
