@@ -10,6 +10,7 @@ import asyncio
 import functools
 import getpass
 import inspect
+import numbers
 import os
 import warnings
 from collections.abc import Callable
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ulid import ULID
 
 from .. import tools as tc
+from .._safetext import safe_repr, type_name
 from ..capture import claim_manual
 from ..errors import EpisodeStateError, InvalidOptionError, ToolRejected
 from ..store import now_iso
@@ -157,13 +159,19 @@ class EpisodeContext:
         captured event's id is returned (``noesis_nb.capture.scope`` states the rule).
         """
         if not isinstance(model, str) or not model:
-            raise ValueError(f"model must be a non-empty string such as 'gpt-4o-mini', got {model!r}")
+            raise ValueError(f"model must be a non-empty string such as 'gpt-4o-mini', got {safe_repr(model, 80)}")
+        for key, text in (("provider", provider), ("request_id", request_id)):
+            if text is not None and type(text) is not str:
+                raise ValueError(f"{key} must be a string or None, got a {type_name(text)}")
+        for key, number in (("latency_ms", latency_ms), ("cost_usd", cost_usd)):
+            if number is not None and (not isinstance(number, numbers.Real) or isinstance(number, bool)):
+                raise ValueError(f"{key} must be a number or None, got a {type_name(number)}")
         counts = dict(
             zip(_TOKEN_ARGS, (input_tokens, output_tokens, cached_input_tokens, cache_write_input_tokens, reasoning_tokens))
         )
         for key, value in counts.items():
             if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
-                raise ValueError(f"{key}={value!r}: token counts are non-negative ints, or None when unknown")
+                raise ValueError(f"{key}={safe_repr(value, 80)}: token counts are non-negative ints, or None when unknown")
         parts_in = sum(v for v in (cached_input_tokens, cache_write_input_tokens) if v is not None)
         if input_tokens is not None and parts_in > input_tokens:
             raise ValueError(
