@@ -78,7 +78,16 @@ def safe_str(obj: Any, limit: int = 400) -> str:
 
 
 def error_text(exc: BaseException, limit: int = 2000) -> str:
-    """``str(exc)`` bounded, or ``repr`` of its first argument when ``__str__`` raises; '' when it says nothing."""
+    """``str(exc)`` bounded, or ``repr`` of its first argument when ``__str__`` raises; '' when it says nothing.
+
+    An exception class that keeps ``BaseException.__str__`` is read from its arguments, each bounded: ``str`` of
+    ``ValueError(<10 million items>)`` would build all of it to show the first few hundred characters.
+    """
+    args = getattr(exc, "args", None) if type(exc).__str__ is BaseException.__str__ else None
+    if isinstance(args, tuple):
+        if not args:
+            return ""
+        return safe_str(args[0], limit) if len(args) == 1 else safe_repr(args, limit)
     text = safe_str(exc, limit)
     if text.startswith(f"<{type_name(exc)} object; its __str__ raised"):
         try:

@@ -102,8 +102,10 @@ class EpisodeContext:
                 payload = {}
             elif not isinstance(payload, dict):
                 raise TypeError(f"payload must be a dict, got {type(payload).__name__}; wrap it, e.g. {{'text': value}}")
+            else:
+                payload = _plain_dict(payload)
         if type(phase) is not str or not phase:
-            raise ValueError(f"phase must be a non-empty string such as 'reason', got {phase!r}")
+            raise ValueError(f"phase must be a non-empty string such as 'reason', got {safe_repr(phase, 80)}")
         if phase in _ENGINE_PHASES:
             raise ValueError(
                 f"phase {phase!r} is written by the episode itself (Noēsis checks it against the run's lifecycle, "
@@ -457,7 +459,7 @@ async def _ask_policy(policy: Any, pending: PendingApproval) -> tuple[bool, str 
 
 def interpret_verdict(verdict: Any) -> tuple[bool, str | None] | None:
     """Accept True/False, 'approve'/'reject', (bool, reason), {'approve': bool, 'reason': …}, or None (ask a human)."""
-    if verdict is None or verdict == "ask":
+    if verdict is None or (isinstance(verdict, str) and verdict == "ask"):
         return None
     if isinstance(verdict, bool):
         return verdict, None
@@ -470,9 +472,19 @@ def interpret_verdict(verdict: Any) -> tuple[bool, str | None] | None:
     if isinstance(verdict, dict) and isinstance(verdict.get("approve"), bool):
         return verdict["approve"], verdict.get("reason")
     raise ValueError(
-        f"approver returned {verdict!r}; return True/False, 'approve'/'reject', (bool, reason), "
+        f"approver returned {safe_repr(verdict, 120)}; return True/False, 'approve'/'reject', (bool, reason), "
         "{'approve': bool, 'reason': str} or None to ask a human"
     )
+
+
+def _plain_dict(payload: dict[Any, Any]) -> dict[Any, Any]:
+    """A dict subclass's items as a plain dict (what is written); one that raises while being read is named."""
+    try:
+        return dict(payload.items())
+    except Exception as exc:
+        raise TypeError(
+            f"the payload, a {type_name(payload)}, raised {type_name(exc)} while its items were read; pass a plain dict"
+        ) from exc
 
 
 def _excerpt(prepared: Any) -> str:

@@ -391,3 +391,50 @@ def test_a_python_tool_raising_an_exit_or_bad_text_fails_the_tool_only(runs_dir:
     handle = run_started(runs_dir, agent)
     assert handle.status == "ok" and wanted in handle.result()
     assert_sound(handle.run_dir)
+
+
+def test_an_exception_holding_a_huge_argument_is_read_bounded(runs_dir: Path) -> None:
+    raised: list[float] = []
+
+    async def agent(task, ctx):
+        error = ValueError(list(range(10_000_000)))
+        raised.append(time.perf_counter())
+        raise error
+
+    handle = run_started(runs_dir, agent)
+    assert time.perf_counter() - raised[0] < 2  # str() of it alone takes about a second, its scan many more
+    with pytest.raises(ValueError):
+        handle.result()
+    assert assert_sound(handle.run_dir)["message"].startswith("[0, 1, 2, 3")
+
+
+class _Unreadable(dict):
+    def items(self):
+        raise RuntimeError("items exploded")
+
+    def __len__(self) -> int:
+        raise RuntimeError("len exploded")
+
+
+def test_an_event_payload_or_phase_that_raises_when_read_is_named(runs_dir: Path) -> None:
+    async def agent(task, ctx):
+        with pytest.raises(TypeError, match="the payload, a _Unreadable, raised RuntimeError .* pass a plain dict"):
+            ctx.emit("reason", _Unreadable(a=1))
+        with pytest.raises(ValueError, match="phase must be .* got <BadText object; its __repr__ raised"):
+            ctx.emit(BadText(), {})
+        return "checked"
+
+    handle = run_started(runs_dir, agent)
+    assert handle.result() == "checked"
+    assert_sound(handle.run_dir)
+
+
+def test_an_approver_returning_a_hostile_object_is_named(runs_dir: Path) -> None:
+    async def agent(task, ctx):
+        with pytest.raises(ValueError, match="approver returned <BadText object; its __repr__ raised RuntimeError>"):
+            await ctx.tool_async("local.noop", {"args": []}, fn=lambda: 1, effect="write", risk="high")
+        return "checked"
+
+    handle = run_started(runs_dir, agent, approver=lambda pending: BadText())
+    assert handle.result() == "checked"
+    assert_sound(handle.run_dir)
