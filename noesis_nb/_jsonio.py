@@ -8,6 +8,7 @@ half-written document; ``canonical_json`` is the byte form fingerprints are comp
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import os
 import sys
@@ -20,6 +21,7 @@ from typing import Any
 
 import orjson
 
+from ._safetext import safe_repr
 from .errors import RunWriteError, refused_for_room
 
 __all__ = [
@@ -32,9 +34,11 @@ __all__ = [
     "sha256_bytes",
     "sha256_file",
     "to_jsonable",
+    "bounded_jsonable",
 ]
 
 _LINE_OPTS = orjson.OPT_SORT_KEYS | orjson.OPT_APPEND_NEWLINE | orjson.OPT_NON_STR_KEYS
+_REPR_LIMIT = 100_000  # characters of an object's repr kept in its place (a repr is a stand-in, not data)
 
 
 def as_object(value: object) -> dict[str, Any]:
@@ -64,15 +68,22 @@ def _piecewise(value: Any, path: tuple[int, ...]) -> Any:
         if len(path) >= 32:  # nesting deeper than anyone reads: kept as text
             return _deep_repr(value)
         inner = (*path, id(value))
-        if isinstance(value, dict):
-            return {_text(k) if isinstance(k, str) else repr(k): _piecewise(v, inner) for k, v in value.items()}
-        return [_piecewise(v, inner) for v in value]
+        try:
+            if isinstance(value, dict):
+                return {
+                    _text(k) if isinstance(k, str) else safe_repr(k, _REPR_LIMIT): _piecewise(v, inner) for k, v in value.items()
+                }
+            return [_piecewise(v, inner) for v in value]
+        except RecursionError:
+            raise
+        except Exception:  # a subclass whose items() or iteration raises: kept as its (bounded) repr
+            return safe_repr(value, _REPR_LIMIT)
     if isinstance(value, str):
         return _text(value)
     try:
         return orjson.loads(orjson.dumps(value, option=orjson.OPT_SERIALIZE_NUMPY, default=_default))
     except (TypeError, orjson.JSONEncodeError):
-        return repr(value)
+        return safe_repr(value, _REPR_LIMIT)
 
 
 def _text(value: str) -> str:
@@ -91,9 +102,39 @@ def _deep_repr(value: Any) -> str:
         return repr(value)
     except RecursionError:
         return f"<{type(value).__name__} nested too deeply to store (over {sys.getrecursionlimit()} levels)>"
+    except Exception:
+        return safe_repr(value, _REPR_LIMIT)
+
+
+def bounded_jsonable(value: Any, limit: int) -> Any:
+    """``to_jsonable(value)`` when its JSON text has at most ``limit`` characters; else that text's start and
+    ``… [cut: …]``. A long str or a long list/tuple/dict is cut before it is converted, so a 200 MB result
+    costs a slice, not a copy, a scan and a write of all of it."""
+    if isinstance(value, str):
+        return value if len(value) <= limit else f"{value[:limit]}… [cut: {len(value)} characters]"
+    head = value
+    try:
+        if isinstance(value, (list, tuple)) and len(value) > limit // 2:  # each item takes 2+ characters
+            head = list(value[: limit // 2])
+        elif isinstance(value, dict) and len(value) > limit // 6:  # each entry takes 6+ ('"":0,')
+            head = dict(itertools.islice(value.items(), limit // 6))
+    except Exception:  # a subclass lying about its length or items
+        head = safe_repr(value, limit)
+    data = to_jsonable(head)
+    text = orjson.dumps(data, option=orjson.OPT_NON_STR_KEYS)
+    if head is value and len(text) <= limit:
+        return data
+    return f"{text[:limit].decode('utf-8', 'ignore')}… [cut: the value is longer than {limit} characters as JSON]"
 
 
 def _default(obj: Any) -> Any:
+    try:
+        return _convert(obj)
+    except Exception:
+        return safe_repr(obj, _REPR_LIMIT)
+
+
+def _convert(obj: Any) -> Any:
     if hasattr(obj, "model_dump"):
         return obj.model_dump(mode="json")
     if isinstance(obj, (datetime, date, dt_time)):  # a subclass (pandas.Timestamp) orjson leaves to us
@@ -106,7 +147,7 @@ def _default(obj: Any) -> Any:
         return str(obj)
     if isinstance(obj, bytes):
         return obj.decode("utf-8", "replace")
-    return repr(obj)
+    return safe_repr(obj, _REPR_LIMIT)
 
 
 def dumps_line(record: dict[str, Any]) -> bytes:

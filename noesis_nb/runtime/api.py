@@ -203,6 +203,7 @@ def start(task: str, using: Any, **opts: Any) -> EpisodeHandle:
 def launch(episode: Episode, loop: asyncio.AbstractEventLoop) -> EpisodeHandle:
     """Run ``episode`` as a background task on ``loop`` (the caller's running loop); its live handle."""
     episode.loop = loop
+    episode.reraise_exits = False  # nobody awaits this task: a KeyboardInterrupt raised out of it would stop the loop
     task_ = loop.create_task(episode.run(), name=f"noesis_nb:{episode.recorder.episode_id}")
     handle = EpisodeHandle(episode, task_)
     register(handle)

@@ -10,6 +10,7 @@ import asyncio
 import functools
 import getpass
 import inspect
+import numbers
 import os
 import warnings
 from collections.abc import Callable
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ulid import ULID
 
 from .. import tools as tc
+from .._safetext import safe_repr, type_name
 from ..capture import claim_manual
 from ..errors import EpisodeStateError, InvalidOptionError, ToolRejected
 from ..store import now_iso
@@ -100,8 +102,10 @@ class EpisodeContext:
                 payload = {}
             elif not isinstance(payload, dict):
                 raise TypeError(f"payload must be a dict, got {type(payload).__name__}; wrap it, e.g. {{'text': value}}")
+            else:
+                payload = _plain_dict(payload)
         if type(phase) is not str or not phase:
-            raise ValueError(f"phase must be a non-empty string such as 'reason', got {phase!r}")
+            raise ValueError(f"phase must be a non-empty string such as 'reason', got {safe_repr(phase, 80)}")
         if phase in _ENGINE_PHASES:
             raise ValueError(
                 f"phase {phase!r} is written by the episode itself (Noēsis checks it against the run's lifecycle, "
@@ -157,13 +161,19 @@ class EpisodeContext:
         captured event's id is returned (``noesis_nb.capture.scope`` states the rule).
         """
         if not isinstance(model, str) or not model:
-            raise ValueError(f"model must be a non-empty string such as 'gpt-4o-mini', got {model!r}")
+            raise ValueError(f"model must be a non-empty string such as 'gpt-4o-mini', got {safe_repr(model, 80)}")
+        for key, text in (("provider", provider), ("request_id", request_id)):
+            if text is not None and type(text) is not str:
+                raise ValueError(f"{key} must be a string or None, got a {type_name(text)}")
+        for key, number in (("latency_ms", latency_ms), ("cost_usd", cost_usd)):
+            if number is not None and (not isinstance(number, numbers.Real) or isinstance(number, bool)):
+                raise ValueError(f"{key} must be a number or None, got a {type_name(number)}")
         counts = dict(
             zip(_TOKEN_ARGS, (input_tokens, output_tokens, cached_input_tokens, cache_write_input_tokens, reasoning_tokens))
         )
         for key, value in counts.items():
             if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
-                raise ValueError(f"{key}={value!r}: token counts are non-negative ints, or None when unknown")
+                raise ValueError(f"{key}={safe_repr(value, 80)}: token counts are non-negative ints, or None when unknown")
         parts_in = sum(v for v in (cached_input_tokens, cache_write_input_tokens) if v is not None)
         if input_tokens is not None and parts_in > input_tokens:
             raise ValueError(
@@ -449,7 +459,7 @@ async def _ask_policy(policy: Any, pending: PendingApproval) -> tuple[bool, str 
 
 def interpret_verdict(verdict: Any) -> tuple[bool, str | None] | None:
     """Accept True/False, 'approve'/'reject', (bool, reason), {'approve': bool, 'reason': …}, or None (ask a human)."""
-    if verdict is None or verdict == "ask":
+    if verdict is None or (isinstance(verdict, str) and verdict == "ask"):
         return None
     if isinstance(verdict, bool):
         return verdict, None
@@ -462,9 +472,19 @@ def interpret_verdict(verdict: Any) -> tuple[bool, str | None] | None:
     if isinstance(verdict, dict) and isinstance(verdict.get("approve"), bool):
         return verdict["approve"], verdict.get("reason")
     raise ValueError(
-        f"approver returned {verdict!r}; return True/False, 'approve'/'reject', (bool, reason), "
+        f"approver returned {safe_repr(verdict, 120)}; return True/False, 'approve'/'reject', (bool, reason), "
         "{'approve': bool, 'reason': str} or None to ask a human"
     )
+
+
+def _plain_dict(payload: dict[Any, Any]) -> dict[Any, Any]:
+    """A dict subclass's items as a plain dict (what is written); one that raises while being read is named."""
+    try:
+        return dict(payload.items())
+    except Exception as exc:
+        raise TypeError(
+            f"the payload, a {type_name(payload)}, raised {type_name(exc)} while its items were read; pass a plain dict"
+        ) from exc
 
 
 def _excerpt(prepared: Any) -> str:

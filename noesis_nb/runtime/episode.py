@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .._jsonio import bounded_jsonable
+from .._safetext import error_text, safe_repr, safe_str
 from .._threads import run_in_thread
 from ..capture import episode_capture, resolve_option
 from ..errors import DecisionFileError, NoesisVeto, RunSealedError, RunWriteError
@@ -32,6 +34,7 @@ from .drain import Drain, InFlight
 from .gate import ApprovalGate, Decision
 from .governance import evaluate_rules
 from .lifecycle import Outcome
+from .outcomes import ANSWER_LIMIT, HeldExit, held_exits, is_exit, not_a_value
 from .pause import EpisodePaused
 from .recorder import Recorder
 from .resolve import Adapter
@@ -86,6 +89,9 @@ class Episode:
         self.in_flight: list[InFlight] = []  # tool and model calls started and not finished
         self._flight_lock = threading.Lock()
         self.score: float | bool | None = None
+        # KeyboardInterrupt/SystemExit from the adapter: raised again once the run is sealed when the caller awaits
+        # the episode itself (solve); a background episode (start) keeps it on its handle, so the loop lives on
+        self.reraise_exits = True
 
     # -- status ---------------------------------------------------------------------------
     def set_status(self, status: str) -> None:
@@ -209,7 +215,7 @@ class Episode:
             if not self.recorder.closed:
                 self.error = exc
                 try:
-                    self.finish(Outcome("error", f"{type(exc).__name__}: {exc}", ["runtime_error"]))
+                    self.finish(Outcome("error", f"{type(exc).__name__}: {error_text(exc, 400)}", ["runtime_error"]))
                 except RunSealedError as sealed:
                     self._stand_down(sealed)
                 except RunWriteError as unsealed:  # one error, not the same refusal twice
@@ -355,23 +361,27 @@ class Episode:
         payload = self.adapter.prepare_input(opts.task)
         reasons: list[str]
         try:
-            result = await self._call_adapter(payload, ctx)
+            try:
+                result = await self._call_adapter(payload, ctx)
+            except HeldExit as held:
+                raise held.exit from None
         except (EpisodePaused, asyncio.CancelledError, RunSealedError):
             raise
         except _IdleTimeout as exc:
             self.error = TimeoutError(str(exc))
             status, message, reasons, result = "error", str(exc), ["idle_timeout"], None
-        except Exception as exc:
+        except BaseException as exc:  # any exception class: GeneratorExit, a BaseException of the adapter's own…
             self.error = exc
-            status, message, reasons, result = "error", str(exc) or type(exc).__name__, ["adapter_error"], None
+            status, message, reasons, result = "error", _error_message(exc), ["adapter_error"], None
         else:
             self.result = result
-            status, message, reasons = "ok", str(result)[:400], ["adapter_ok"]
+            status, message, reasons = "ok", safe_str(result, 400), ["adapter_ok"]
         if self.drain is not None:  # the adapter ended while the episode drained: it ends cancelled
             self.drain.close("settled")
             raise asyncio.CancelledError("the episode stopped after draining")
         score = await self._score(result) if status == "ok" and opts.score is not None else None
-        rec.secrets.observe(self.error if self.error is not None else result)  # learnt before any of it is written
+        # learnt before any of it is written (only what is written: a huge result is cut first)
+        rec.secrets.observe(self.error if self.error is not None else bounded_jsonable(result, ANSWER_LIMIT))
         lifecycle.close_act(
             rec,
             status=status,
@@ -383,6 +393,8 @@ class Episode:
             since=since,
         )
         self.finish(Outcome(status, message, reasons, result, score=score))
+        if self.reraise_exits and is_exit(self.error):
+            raise self.error  # type: ignore[misc]  # the caller's own stop (Ctrl-C, sys.exit), after the seal
 
     async def _score(self, result: Any) -> float | bool | None:
         """The scorer's verdict on ``result`` (a number or bool); a failing or odd scorer is reported, never fatal."""
@@ -393,14 +405,19 @@ class Episode:
                 value = await scorer(self.options.task, result)
             else:
                 value = await _maybe_await(await run_in_thread(scorer, self.options.task, result, name="noesis_nb-score"))
-        except Exception as exc:
-            self.report(f"score({self.options.task[:60]!r}, result) raised {type(exc).__name__}: {exc}; no score recorded")
+        except BaseException as exc:
+            if is_exit(exc) or isinstance(exc, asyncio.CancelledError):
+                raise
+            self.report(
+                f"score({self.options.task[:60]!r}, result) raised {type(exc).__name__}: {error_text(exc, 200)}; "
+                "no score recorded"
+            )
             return None
         score = _as_score(value)
         if score is not None:
             self.score = score
             return score
-        self.report(f"score returned {value!r:.80}; return a finite number or a bool (no score recorded)")
+        self.report(f"score returned {safe_repr(value, 80)}; return a finite number or a bool (no score recorded)")
         return None
 
     async def _call_adapter(self, payload: Any, ctx: Any) -> Any:
@@ -415,9 +432,10 @@ class Episode:
             if scope is not None:
                 scope.watcher = self  # in-flight model calls are known; a draining episode refuses new ones
             if adapter.is_async:
-                inner = asyncio.ensure_future(adapter.invoke(payload, ctx))
+                inner = asyncio.ensure_future(held_exits(adapter.invoke(payload, ctx)))
             else:
-                inner = asyncio.ensure_future(run_in_thread(adapter.invoke, payload, ctx, name=f"noesis_nb-adapter-{self.label}"))
+                call = run_in_thread(adapter.invoke, payload, ctx, name=f"noesis_nb-adapter-{self.label}")
+                inner = asyncio.ensure_future(held_exits(call))
             try:
                 return await self._watch(inner)
             finally:
@@ -427,11 +445,11 @@ class Episode:
     async def _watch(self, inner: asyncio.Future[Any]) -> Any:
         limit = self.options.idle_timeout_s
         if not limit:
-            return await _maybe_await(await inner)  # a sync callable may return a coroutine: await it here
+            return not_a_value(await _maybe_await(await inner))  # a sync callable may return a coroutine: awaited
         while True:
             done, _ = await asyncio.wait({inner}, timeout=min(limit, 0.25))
             if done:
-                return await _maybe_await(inner.result())
+                return not_a_value(await _maybe_await(inner.result()))
             idle = time.monotonic() - self.recorder.last_activity
             if self.status == "paused" or self.busy_tools:
                 self.recorder.touch()
@@ -560,11 +578,24 @@ def read_veto_decision(run_dir: Any, checkpoint_id: str) -> dict[str, Any] | Non
     return data
 
 
+def _error_message(exc: BaseException) -> str:
+    """The terminate message for the adapter's error: its text; an exit or other BaseException is named too."""
+    text = error_text(exc, 400)
+    if isinstance(exc, Exception):
+        return text or type(exc).__name__
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
 class _IdleTimeout(Exception):
     pass
 
 
 async def _maybe_await(value: Any) -> Any:
+    if isinstance(value, asyncio.Future) and value.get_loop() is not asyncio.get_running_loop():
+        raise TypeError(
+            f"the adapter returned a {type(value).__name__} of another event loop, which this episode cannot await; "
+            "await it inside the adapter and return its value"
+        )
     return await value if inspect.isawaitable(value) else value
 
 
@@ -575,17 +606,18 @@ def _settle_once(future: asyncio.Future[Any], value: Any) -> None:
 
 def _as_score(value: Any) -> float | bool | None:
     """A scorer's value as the run records it: a bool, an int JSON holds exactly, or a finite float (numpy's
-    numbers too); None for anything else (text, NaN, infinity, an int too large for a JSON number)."""
-    if isinstance(value, bool) or getattr(getattr(value, "dtype", None), "kind", None) == "b":  # numpy bools too
-        return bool(value)
-    if not isinstance(value, numbers.Real):
-        return None
+    numbers too); None for anything else (text, NaN, infinity, an int too large for a JSON number, a value
+    whose conversion raises)."""
     try:
+        if isinstance(value, bool) or getattr(getattr(value, "dtype", None), "kind", None) == "b":  # numpy bools too
+            return bool(value)
+        if not isinstance(value, numbers.Real):
+            return None
         as_float = float(value)
-    except (OverflowError, ValueError):
+        if not math.isfinite(as_float):
+            return None
+        if isinstance(value, numbers.Integral) and abs(int(value)) <= 2**53:
+            return int(value)
+    except Exception:
         return None
-    if not math.isfinite(as_float):
-        return None
-    if isinstance(value, numbers.Integral) and abs(int(value)) <= 2**53:
-        return int(value)
     return as_float

@@ -14,7 +14,8 @@ import uuid
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .._jsonio import as_object, atomic_write_json, to_jsonable
+from .._jsonio import as_object, atomic_write_json, bounded_jsonable
+from .._safetext import error_text
 from ..store import now_iso, write_manifest
 from ..store.artifacts import sweep_transients
 from ..store.paths import run_path
@@ -24,6 +25,7 @@ from ..store.vocab import (
     final_outcome,
     state_status,
 )
+from .outcomes import ANSWER_LIMIT
 from .summary import INSIGHT_KEYS, build_summary
 
 if TYPE_CHECKING:
@@ -242,7 +244,7 @@ def close_act(
         if candidate is not None:
             payload["action_candidate_id"] = candidate["payload"]["action_candidate_id"]
         if error is not None:
-            payload["error"] = {"type": type(error).__name__, "message": str(error)[:2000]}
+            payload["error"] = {"type": type(error).__name__, "message": error_text(error, 2000)}
         payload.update(extra or {})
         act = rec.emit("act", payload, agent_id=using, caused_by=caused_by, started=started)
         act_id = act["id"]
@@ -294,7 +296,7 @@ def seal(rec: Recorder, outcome: Outcome) -> None:
     if terminate_event(rec.events) is None:
         ext: dict[str, Any] = {"reasons": list(outcome.reasons), "adapter_result": outcome.adapter_result}
         if outcome.result is not None:
-            ext["answer"] = rec.secrets.redact_any(to_jsonable(outcome.result))
+            ext["answer"] = rec.secrets.redact_any(bounded_jsonable(outcome.result, ANSWER_LIMIT))
         if outcome.score is not None:
             ext["score"] = outcome.score
         rec.emit("terminate", {"status": outcome.status, "message": rec.secrets.redact(str(outcome.message))[:400], _EXT: ext})

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .._jsonio import atomic_write_json, canonical_json, sha256_bytes
+from .._jsonio import atomic_write_json, canonical_json, sha256_bytes, to_jsonable
 from ..errors import (
     EpisodeStateError,
     EventLogIntegrityError,
@@ -137,7 +137,8 @@ class Recorder:
         }
         # what a caller gave (task, tags, a batch task's inputs) may hold a secret: redacted before it is written,
         # and learnt by the run, so no later event or document of it holds the value either
-        state, hits = redact_secrets(state)
+        # tags and inputs may hold any object (one whose repr raises, a cycle): stored as their JSON form
+        state, hits = redact_secrets(to_jsonable(state))
         staging = runs_dir / f".{episode_id}.{uuid.uuid4().hex[:8]}.creating"
         ownership = None
         try:

@@ -27,6 +27,7 @@ from typing import Any
 import orjson
 
 from .._jsonio import atomic_write_bytes, atomic_write_json, dumps_line, to_jsonable
+from .._safetext import error_text, safe_repr
 from .disguise import ESCAPE, maybe_disguised, unescape
 from .names import REDACTED_VALUE
 from .scan import distinct_key, redact
@@ -38,6 +39,7 @@ MIN_HUNTED = 6
 _FRAGMENT = 8  # a cut-off secret keeps its first characters: 8 or more of them are scrubbed too
 _OPTS = orjson.OPT_NON_STR_KEYS
 _BY_VALUE = 8  # keys from which a flat payload is screened value by value
+_SEEN = 20_000  # characters of an exception's text and of each argument's repr searched (more than is written)
 
 
 def _escaped(value: str) -> bytes:
@@ -74,9 +76,9 @@ class RunSecrets:
         for obj in objects:
             if obj is None:
                 continue
-            if isinstance(obj, BaseException):
-                obj = [f"{type(obj).__name__}: {obj}", *map(repr, obj.args)]
-            _, hits = redact(obj if isinstance(obj, (str, dict, list)) else to_jsonable(obj))
+            if isinstance(obj, BaseException):  # its text as shown and written, bounded; a raising __str__ is no stop
+                obj = [f"{type(obj).__name__}: {error_text(obj, _SEEN)}", *(safe_repr(a, _SEEN) for a in _args(obj))]
+            _, hits = redact(obj if isinstance(obj, str) else to_jsonable(obj))
             self.learn(v for h in hits for v in h.values)
 
     def redact(self, value: Any, *, entropy: bool = True) -> Any:
@@ -201,6 +203,14 @@ class RunSecrets:
                 recorder.replace_writer()
         writer.close()
         return True
+
+
+def _args(exc: BaseException) -> tuple[Any, ...]:
+    try:
+        args = exc.args
+    except Exception:
+        return ()
+    return args[:8] if isinstance(args, tuple) else ()
 
 
 def scrub_text(text: str, values: Iterable[str]) -> str:

@@ -6,6 +6,7 @@ import inspect
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from noesis_nb._safetext import error_text
 from noesis_nb._threads import run_in_thread, run_sync
 from noesis_nb.secrets import for_run as secrets_for_run
 
@@ -343,7 +344,7 @@ async def _dispatch(
             prepared,
             ExecutionStatus.FAILED,
             codes.TOOL_ADAPTER_ERROR,
-            {"error": f"{type(exc).__name__}: {exc}", "error_type": type(exc).__name__},
+            {"error": f"{type(exc).__name__}: {error_text(exc, 2000)}", "error_type": type(exc).__name__},
         )
 
 

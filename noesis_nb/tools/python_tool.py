@@ -18,7 +18,9 @@ import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from noesis_nb._exits import HeldExit, held_exits
 from noesis_nb._jsonio import to_jsonable
+from noesis_nb._safetext import error_text
 from noesis_nb._threads import run_in_thread
 
 from . import codes
@@ -95,11 +97,12 @@ class PythonCallableProtocol:
         timeout = prepared.execution.timeout_ms / 1000 if prepared.execution.timeout_ms > 0 else None
         try:
             if inspect.iscoroutinefunction(func):
-                value = await asyncio.wait_for(func(*args, **kwargs), timeout)
+                value = await asyncio.wait_for(held_exits(func(*args, **kwargs)), timeout)
             else:  # a timed-out thread keeps running in the background; its result is ignored
-                value = await asyncio.wait_for(run_in_thread(func, *args, name="noesis_nb-python-tool", **kwargs), timeout)
+                call = run_in_thread(func, *args, name="noesis_nb-python-tool", **kwargs)
+                value = await asyncio.wait_for(held_exits(call), timeout)
                 if inspect.isawaitable(value):
-                    value = await asyncio.wait_for(value, timeout)
+                    value = await asyncio.wait_for(held_exits(value), timeout)
         except TimeoutError:
             return make_result(
                 prepared,
@@ -107,11 +110,14 @@ class PythonCallableProtocol:
                 codes.TOOL_TIMEOUT,
                 {"error": f"no result within {prepared.execution.timeout_ms} ms", "error_type": "TimeoutError"},
             )
-        except Exception as exc:
+        except asyncio.CancelledError:
+            raise
+        except BaseException as exc:  # a tool's own SystemExit/KeyboardInterrupt fails the tool, not the event loop
+            exc = exc.exit if isinstance(exc, HeldExit) else exc
             return make_result(
                 prepared,
                 ExecutionStatus.FAILED,
                 codes.TOOL_EXECUTION_FAILED,
-                {"error": f"{type(exc).__name__}: {exc}", "error_type": type(exc).__name__},
+                {"error": f"{type(exc).__name__}: {error_text(exc, 2000)}", "error_type": type(exc).__name__},
             )
         return make_result(prepared, ExecutionStatus.SUCCEEDED, None, {"result": to_jsonable(value)})

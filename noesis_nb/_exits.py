@@ -1,0 +1,36 @@
+"""``KeyboardInterrupt``/``SystemExit`` raised by user code that runs as a task of the package's.
+
+asyncio re-raises those two out of the event loop itself when a task ends with one, which stops
+a notebook's loop for good. Code the package runs for a user (an adapter, a python tool) is
+awaited through ``held_exits``, so the exit comes out as an ordinary exception the caller unwraps.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable
+from typing import TypeVar
+
+__all__ = ["HeldExit", "held_exits", "is_exit"]
+
+T = TypeVar("T")
+
+
+def is_exit(exc: BaseException | None) -> bool:
+    """``KeyboardInterrupt`` or ``SystemExit``: a stop that belongs to the caller, not to the code that raised it."""
+    return isinstance(exc, (KeyboardInterrupt, SystemExit))
+
+
+class HeldExit(Exception):
+    """An exit raised by user code, carried as an ordinary exception (``exit`` is the original)."""
+
+    def __init__(self, exit: BaseException):
+        super().__init__(f"user code raised {type(exit).__name__}")
+        self.exit = exit
+
+
+async def held_exits(call: Awaitable[T]) -> T:
+    """Await ``call``; an exit it raises comes out as :class:`HeldExit`."""
+    try:
+        return await call
+    except (KeyboardInterrupt, SystemExit) as exc:
+        raise HeldExit(exc) from None

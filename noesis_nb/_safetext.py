@@ -1,0 +1,99 @@
+"""Text for values the package does not control (an adapter's result, its exception, a scorer's value).
+
+User objects may raise from ``__str__``/``__repr__``, lie about their size, refer to themselves or
+hold hundreds of megabytes. Each function here returns bounded text and never raises (except
+``KeyboardInterrupt``/``SystemExit``), so a hostile value can be named in a message but never
+replaces the error it belongs to or freezes the loop converting it.
+"""
+
+from __future__ import annotations
+
+import reprlib
+from typing import Any
+
+__all__ = ["safe_repr", "safe_str", "error_text", "type_name"]
+
+_CONTAINERS = (list, tuple, dict, set, frozenset)
+_SEQ_LIMIT = 100  # items of a builtin container shown before "..."
+
+
+class _Repr(reprlib.Repr):
+    """``reprlib`` bounded per item, with room for ordinary values (a short dict reads as ``str(dict)``)."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__()
+        self.maxlevel = 6
+        self.maxtuple = self.maxlist = self.maxarray = self.maxdict = _SEQ_LIMIT
+        self.maxset = self.maxfrozenset = self.maxdeque = _SEQ_LIMIT
+        self.maxstring = self.maxlong = self.maxother = max(limit, 20)
+
+    def repr_instance(self, x: Any, level: int) -> str:
+        return _cut(_call(repr, x), self.maxother)
+
+
+def type_name(obj: Any) -> str:
+    """``type(obj).__name__`` for any object (a hostile ``__getattribute__`` does not reach ``type``)."""
+    try:
+        return str(type(obj).__name__)
+    except Exception:
+        return "object"
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: max(limit - 1, 0)] + "…"
+
+
+def _call(fn: Any, obj: Any) -> str:
+    """``fn(obj)`` (``str`` or ``repr``), or a description of what went wrong."""
+    try:
+        text = fn(obj)
+        if isinstance(text, str):
+            return text
+        raise TypeError(f"__{fn.__name__}__ returned {type_name(text)}")
+    except RecursionError:
+        return f"<{type_name(obj)} object nested too deeply to show>"
+    except Exception as exc:
+        return f"<{type_name(obj)} object; its __{fn.__name__}__ raised {type_name(exc)}>"
+
+
+def safe_repr(obj: Any, limit: int = 400) -> str:
+    """``repr(obj)`` of at most ``limit`` characters; a long str/bytes is cut before it is converted."""
+    if isinstance(obj, (str, bytes, bytearray)) and len(obj) > limit:
+        return _cut(_call(repr, obj[: limit + 1]), limit)
+    if isinstance(obj, _CONTAINERS):
+        try:
+            return _cut(_Repr(limit).repr(obj), limit)
+        except Exception:
+            pass
+    return _cut(_call(repr, obj), limit)
+
+
+def safe_str(obj: Any, limit: int = 400) -> str:
+    """``str(obj)`` of at most ``limit`` characters; builtin containers are shown bounded (``safe_repr``)."""
+    if isinstance(obj, str):
+        return _cut(str.__str__(obj[: limit + 1]), limit)
+    if isinstance(obj, (bytes, bytearray, *_CONTAINERS)):
+        return safe_repr(obj, limit)
+    return _cut(_call(str, obj), limit)
+
+
+def error_text(exc: BaseException, limit: int = 2000) -> str:
+    """``str(exc)`` bounded, or ``repr`` of its first argument when ``__str__`` raises; '' when it says nothing.
+
+    An exception class that keeps ``BaseException.__str__`` is read from its arguments, each bounded: ``str`` of
+    ``ValueError(<10 million items>)`` would build all of it to show the first few hundred characters.
+    """
+    args = getattr(exc, "args", None) if type(exc).__str__ is BaseException.__str__ else None
+    if isinstance(args, tuple):
+        if not args:
+            return ""
+        return safe_str(args[0], limit) if len(args) == 1 else safe_repr(args, limit)
+    text = safe_str(exc, limit)
+    if text.startswith(f"<{type_name(exc)} object; its __str__ raised"):
+        try:
+            args = exc.args
+        except Exception:
+            return text
+        if isinstance(args, tuple) and args:
+            return safe_repr(args[0], limit) if not isinstance(args[0], str) else safe_str(args[0], limit)
+    return text
