@@ -1,0 +1,49 @@
+"""A cancel while an adapter's thread still writes: what reaches the run and what the thread hears."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+from typing import Any
+
+import noesis_nb
+from noesis_nb.store import read_events
+from tests.compat.checker import check_run
+
+
+def chatty(told: list[str]) -> Any:
+    """A sync adapter that emits as fast as it can until the episode refuses its events."""
+
+    def adapter(task: str, ctx: Any) -> str:
+        try:
+            for i in range(1_000_000):
+                ctx.emit("reason", {"text": f"tick {i}"})
+        except Exception as exc:
+            told.append(f"{type(exc).__name__}: {exc}")
+            raise
+        return "done"
+
+    return adapter
+
+
+def test_a_thread_left_running_writes_nothing_after_the_terminate(tmp_path: Path) -> None:
+
+    async def cancelled_after(events: int, told: list[str]) -> str:
+        handle = noesis_nb.start(f"chat {events}", using=chatty(told), runs_dir=tmp_path)
+        while handle.event_count < events:
+            await asyncio.sleep(0.001)
+        handle.cancel()
+        await handle.wait()
+        return handle.episode_id
+
+    for round_ in range(8):  # the window between the terminate and the closed log is short: try it often
+        told: list[str] = []
+        episode = asyncio.run(cancelled_after(50 + 40 * round_, told))
+        deadline = time.monotonic() + 5
+        while not told and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert told and told[0].startswith("EpisodeStateError") and episode in told[0], told
+        phases = [e["phase"] for e in read_events(tmp_path / episode / "events.jsonl")]
+        assert "reason" not in phases[phases.index("terminate") :], phases[-6:]
+        assert check_run(tmp_path / episode) == []
