@@ -1,14 +1,15 @@
-"""A cancel while an adapter's thread still writes: what reaches the run and what the thread hears."""
+"""A cancel while an adapter or its tool still runs: what reaches the run and what the adapter's thread hears."""
 
 from __future__ import annotations
 
 import asyncio
+import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import noesis_nb
-from noesis_nb.store import read_events
+from noesis_nb.store import read_events, read_final
 from tests.compat.checker import check_run
 
 
@@ -47,3 +48,24 @@ def test_a_thread_left_running_writes_nothing_after_the_terminate(tmp_path: Path
         phases = [e["phase"] for e in read_events(tmp_path / episode / "events.jsonl")]
         assert "reason" not in phases[phases.index("terminate") :], phases[-6:]
         assert check_run(tmp_path / episode) == []
+
+
+def test_a_tool_cut_off_by_a_cancel_is_recorded_with_its_outcome_unknown(tmp_path: Path) -> None:
+    async def calls_a_slow_tool(task: str, ctx: Any) -> Any:
+        argv = [sys.executable, "-c", "import time; time.sleep(5)"]
+        return await ctx.tool_async("fs.append", {"argv": argv}, effect="write", risk="low")
+
+    async def main() -> Path:
+        handle = noesis_nb.start("slow tool", using=calls_a_slow_tool, runs_dir=tmp_path)
+        while not any((e.get("payload") or {}).get("event_name") == "tool.execution.started" for e in handle.events):
+            await asyncio.sleep(0.01)
+        handle.cancel()
+        await handle.wait()
+        return handle.run_dir
+
+    run_dir = asyncio.run(main())
+    names = [str((e.get("payload") or {}).get("event_name") or e["phase"]) for e in read_events(run_dir / "events.jsonl")]
+    started = names.index("tool.execution.started")
+    assert names[started + 1 : started + 3] == ["tool.execution.outcome_unknown", "terminate"], names[started:]
+    assert (read_final(run_dir) or {}).get("outcome") == "cancelled"
+    assert check_run(run_dir) == []
