@@ -48,10 +48,13 @@ async def run_in_thread(fn: Callable[..., Any], *args: Any, name: str = "noesis_
     return await future
 
 
-def run_sync(coro: Coroutine[Any, Any, T]) -> T:
+def run_sync(coro: Coroutine[Any, Any, T], *, settle_s: float = 10.0) -> T:
     """The one sync-over-async bridge: ``asyncio.run`` outside a loop; inside one (a notebook cell), a
     worker thread with its own loop, in a copy of the caller's context, while this thread waits.
 
+    An interrupt (KeyboardInterrupt) while this thread waits cancels the work on the worker's loop,
+    as ``asyncio.run`` does, and waits up to ``settle_s`` for it to wind up (an episode seals its run
+    ``cancelled``) before it propagates; a second interrupt stops that wait.
     Never patches the running loop (nest_asyncio or not, the caller's loop is left alone).
     """
     try:
@@ -60,19 +63,34 @@ def run_sync(coro: Coroutine[Any, Any, T]) -> T:
         return asyncio.run(coro)
     box: dict[str, Any] = {}
     context = contextvars.copy_context()  # the caller's context vars (supplied secrets…) reach the worker
+    started, finished = threading.Event(), threading.Event()
 
     def worker() -> None:
         loop = asyncio.new_event_loop()
         try:
-            box["value"] = context.run(loop.run_until_complete, coro)
+            task = context.run(loop.create_task, coro)
+            box["cancel"] = lambda: loop.call_soon_threadsafe(task.cancel)
+            started.set()
+            box["value"] = loop.run_until_complete(task)
         except BaseException as exc:  # re-raised in the caller's thread
             box["error"] = exc
         finally:
+            started.set()
             loop.close()
+            finished.set()
 
-    thread = threading.Thread(target=worker, name="noesis_nb-sync", daemon=True)
-    thread.start()
-    thread.join()
+    threading.Thread(target=worker, name="noesis_nb-sync", daemon=True).start()
+    try:  # not Thread.join: interrupted, it marks a running thread stopped (bpo-45274) and never waits again
+        finished.wait()
+    except KeyboardInterrupt:
+        started.wait()
+        if not finished.is_set():
+            try:
+                box["cancel"]()
+            except RuntimeError:  # the loop closed meanwhile: the work is over
+                pass
+            finished.wait(settle_s)
+        raise
     if "error" in box:
         raise box["error"]
     return box["value"]  # type: ignore[no-any-return]

@@ -30,10 +30,12 @@ Every message names the offending value and says how to fix it.
             ├── ResumeAdapterRequiredError
             └── ResumeAdapterMismatchError
     NoesisVeto                      an enforced governance veto (Noēsis name)
+    EpisodeInterrupted              (an asyncio.CancelledError) the kernel's interrupt stopped the episode a cell ran or awaited
 """
 
 from __future__ import annotations
 
+import asyncio
 import errno as _errno
 from dataclasses import dataclass
 from typing import Any
@@ -68,6 +70,7 @@ __all__ = [
     "ResumeAdapterRequiredError",
     "ResumeAdapterMismatchError",
     "NoesisVeto",
+    "EpisodeInterrupted",
 ]
 
 
@@ -80,18 +83,45 @@ class NoesisNbError(Exception):
 
     def _render_traceback_(self) -> list[str]:
         """What IPython shows instead of the traceback: ``Type: message`` and the line of the cell that led to it."""
-        import traceback
+        return _cell_lines(self)
 
-        lines = [f"{type(self).__name__}: {self}"]
-        frames = traceback.extract_tb(self.__traceback__) if self.__traceback__ is not None else []
-        cell = [
-            f
-            for f in frames
-            if "ipykernel_" in f.filename or f.filename.startswith("<ipython-input") or f.filename.startswith("<cell")
-        ]
-        if cell and cell[0].line:  # the outermost: the line of the cell that ran it
-            lines.append(f"  (line {cell[0].lineno} of the cell: {cell[0].line.strip()})")
-        return lines
+
+def _cell_lines(exc: BaseException) -> list[str]:
+    """``Type: message`` and the line of the notebook cell that led to ``exc`` (none of noesis_nb's frames)."""
+    import traceback
+
+    lines = [f"{type(exc).__name__}: {exc}"]
+    frames = traceback.extract_tb(exc.__traceback__) if exc.__traceback__ is not None else []
+    cell = [f for f in frames if "ipykernel_" in f.filename or f.filename.startswith(("<ipython-input", "<cell"))]
+    if cell and cell[0].line:  # the outermost: the line of the cell that ran it
+        lines.append(f"  (line {cell[0].lineno} of the cell: {cell[0].line.strip()})")
+    return lines
+
+
+class EpisodeInterrupted(asyncio.CancelledError):
+    """The kernel's interrupt (■, SIGINT, Ctrl-C) stopped the episode a cell was running or awaiting.
+
+    The message names the episode and what became of its run (sealed ``cancelled``, or still paused
+    for a decision). A ``CancelledError``, so ``except Exception`` lets it through as it would the
+    interrupt itself; IPython shows it as one line.
+    """
+
+    def __init__(self, message: str, *, episode_id: str, status: str):
+        self.episode_id, self.status = episode_id, status
+        super().__init__(message)
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_interrupted, (str(self), self.episode_id, self.status))
+
+    def _render_traceback_(self) -> list[str]:
+        return _cell_lines(self)
+
+
+def _interrupted(message: str, episode_id: str, status: str) -> EpisodeInterrupted:
+    return EpisodeInterrupted(message, episode_id=episode_id, status=status)
 
 
 class InvalidOptionError(NoesisNbError, ValueError, TypeError):

@@ -19,6 +19,7 @@ from ..tools.errors import PreparedToolInvocationNotFoundError
 from .episode import Episode, EpisodeOptions, decide_veto_on_disk, read_veto_decision
 from .gate import Decision, check_decider, to_decision
 from .handle import EpisodeHandle
+from .interrupt import interrupted, watch_interrupts
 from .recorder import Recorder
 from .registry import forget, live_handles, register
 from .resolve import resolve_using
@@ -222,13 +223,29 @@ async def solve_async(task: str, using: Any, **opts: Any) -> str:
 
     ``using`` may be given by position, as for ``start`` (``ns.solve`` keeps Noēsis' keyword-only form)."""
     episode = create_episode(task, using, runs_dir=opts.pop("runs_dir", None), wait_for_human=False, **opts)
-    await episode.run()
+    with watch_interrupts() as watch:
+        try:
+            await episode.run()
+        except asyncio.CancelledError:
+            if watch.seen:  # the kernel's interrupt: one line saying what became of the run
+                raise interrupted(episode) from None
+            raise
     return episode.recorder.episode_id
 
 
 def solve(task: str, using: Any, **opts: Any) -> str:
-    """Sync ``solve_async``: ``asyncio.run`` outside a loop; a worker thread with its own loop inside one."""
-    return run_sync(solve_async(task, using=using, **opts))
+    """Sync ``solve_async``: ``asyncio.run`` outside a loop; a worker thread with its own loop inside one.
+
+    An interrupt (Ctrl-C, the kernel's ■) cancels the episode, which seals its run ``cancelled``,
+    and raises ``EpisodeInterrupted`` saying so."""
+    episode = create_episode(task, using, runs_dir=opts.pop("runs_dir", None), wait_for_human=False, **opts)
+    try:
+        run_sync(episode.run())
+    except KeyboardInterrupt:
+        if episode.loop is None:  # stopped before it began: nothing else will seal its run
+            episode.cancel_unstarted()
+        raise interrupted(episode) from None
+    return episode.recorder.episode_id
 
 
 # -- decisions and resume for runs on disk ----------------------------------------------------

@@ -7,6 +7,7 @@ through the prepare → approve → execute contract, pausing for a human when a
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import getpass
 import inspect
@@ -26,7 +27,13 @@ from ..capture import claim_manual
 from ..errors import EpisodeStateError, InvalidOptionError, ToolRejected
 from ..store import now_iso
 from ..store.phases import VERB_MINIMA, missing_verb_minimum
-from ..store.vocab import MODEL_CALL, TOKEN_FIELDS, TOOL_REJECTED_GOVERNANCE
+from ..store.vocab import (
+    MODEL_CALL,
+    TOKEN_FIELDS,
+    TOOL_EXECUTION_OUTCOME_UNKNOWN,
+    TOOL_EXECUTION_STARTED,
+    TOOL_REJECTED_GOVERNANCE,
+)
 from ..tools import InvalidToolPayloadError, ToolDispatcher
 from .gate import Decision, PendingApproval, to_decision
 from .lifecycle import act_parent, emit_candidate, is_vetoed, record_action
@@ -331,6 +338,11 @@ class EpisodeContext:
                 callables={prepared.key: fn} if fn else None,
                 decision=decision.record if decision else None,
             )
+        except asyncio.CancelledError:  # stopped (an interrupt, a cancel) while its tool ran: say the effects are unknown
+            if _last_step(rec, prepared.request_id) == TOOL_EXECUTION_STARTED:
+                with contextlib.suppress(Exception):  # the cancellation goes on whatever the log accepts
+                    chain.emit(TOOL_EXECUTION_OUTCOME_UNKNOWN, prepared.request_id, draft_id=prepared.key, reason="cancelled")
+            raise
         finally:
             episode.busy_tools -= 1
             done = getattr(result.status, "value", result.status) if result is not None else "failed"
@@ -381,6 +393,15 @@ class EpisodeContext:
         chain.tail = rec.resume_event(checkpoint)["id"]
         episode.set_status("running")
         return decision
+
+
+def _last_step(rec: Any, request_id: str) -> str | None:
+    """The name of the last event written for tool request ``request_id`` (None when there is none)."""
+    for event in reversed(rec.events):
+        payload = event.get("payload")
+        if event.get("phase") == "tool" and isinstance(payload, dict) and payload.get("request_id") == request_id:
+            return str(payload.get("event_name"))
+    return None
 
 
 class RequestChain:

@@ -481,6 +481,10 @@ class Episode:
         self.set_status("error")
         return self.error
 
+    def cancel_unstarted(self) -> None:
+        """Seal ``cancelled`` an episode whose ``run`` never began (cancelled before its first step)."""
+        self._finish_cancelled()
+
     def _finish_cancelled(self) -> None:
         if self.recorder.closed:
             return

@@ -15,6 +15,7 @@ from ..errors import EpisodeStateError, InvalidOptionError
 from ..store.vocab import TERMINAL_STATUSES, failed
 from .drain import DrainReport
 from .gate import Decision, PendingApproval, check_decider
+from .interrupt import interrupted, watch_interrupts
 from .presenter import presenter
 from .steer import Steer
 
@@ -271,7 +272,13 @@ class EpisodeHandle:
         return self._settle().__await__()
 
     async def _settle(self) -> EpisodeHandle:
-        await self.settled()
+        with watch_interrupts() as watch:
+            try:
+                await self.settled()
+            except asyncio.CancelledError:
+                if watch.seen:
+                    raise await self._interrupted() from None
+                raise
         self.refresh_display()
         return self
 
@@ -283,12 +290,29 @@ class EpisodeHandle:
         return self
 
     async def wait(self) -> EpisodeHandle:
-        """Wait until finished (not merely paused). Never use this in a notebook cell while a human must click."""
-        while not self.done():
-            await asyncio.shield(self._episode.settled.wait())
-            if not self.done():
-                await asyncio.sleep(0.05)
+        """Wait until finished (not merely paused). Never use this in a notebook cell while a human must click.
+
+        The kernel's interrupt stops a running episode (sealed ``cancelled``) but only the wait on a paused
+        one, which stays paused for its decision; either way ``EpisodeInterrupted`` says which.
+        """
+        with watch_interrupts() as watch:
+            try:
+                while not self.done():
+                    await asyncio.shield(self._episode.settled.wait())
+                    if not self.done():
+                        await asyncio.sleep(0.05)
+            except asyncio.CancelledError:
+                if watch.seen:
+                    raise await self._interrupted() from None
+                raise
         return self
+
+    async def _interrupted(self, settle_s: float = 5.0) -> BaseException:
+        """The interrupt landed while a cell awaited this episode: stop it unless it is paused (nothing runs
+        then, and its decision is still wanted); wait up to ``settle_s`` for it to seal; say what became of it."""
+        if self.status == "running" and self.cancel() and self._task is not None:
+            await asyncio.wait({self._task}, timeout=settle_s)
+        return interrupted(self._episode)
 
     # -- display ----------------------------------------------------------------------------
     def refresh_display(self) -> None:

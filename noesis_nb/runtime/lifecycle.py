@@ -293,6 +293,7 @@ def terminate_event(events: list[dict[str, Any]]) -> int | None:
 def seal(rec: Recorder, outcome: Outcome) -> None:
     """Seal the run with ``outcome``: every step not yet on disk, in order; then give the run up."""
     rec.writer.check_disk()  # a run moved or removed meanwhile is not sealed (nor made again) at the old place
+    rec.begin_seal()
     if terminate_event(rec.events) is None:
         ext: dict[str, Any] = {"reasons": list(outcome.reasons), "adapter_result": outcome.adapter_result}
         if outcome.result is not None:
@@ -309,6 +310,7 @@ def complete_seal(rec: Recorder) -> bool:
     final_path = run_path(rec.run_dir, "final.json")
     if index is None:
         return False
+    rec.begin_seal()
     terminate = rec.events[index]
     payload = as_object(terminate.get("payload"))
     status = str(payload.get("status") or "error")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import os
+import threading
 import time
 import uuid
 from collections.abc import Callable
@@ -89,6 +90,7 @@ class Recorder:
         self._subscribers: tuple[Subscriber, ...] = ()
         self.last_activity = time.monotonic()
         self.closed = False
+        self.sealer: int | None = None  # the thread sealing the run (``begin_seal``)
         self.usage: dict[str, int] = new_usage()
         self.usage_calls: list[dict[str, Any]] = []
         self._lock = self.writer.lock  # one lock orders ids, timestamps and lines
@@ -223,7 +225,7 @@ class Recorder:
     ) -> dict[str, Any]:
         """Append one event (and tell subscribers). ``started`` = (iso, perf_counter) adds ``metrics``."""
         if self.closed:
-            raise EpisodeStateError(f"episode {self.episode_id} has ended; it accepts no more events")
+            raise self._ended()
         event: dict[str, Any] = {
             "id": f"{self._id_base}{next(self._ids):012x}",  # uuid4-shaped: random per run + a counter
             "episode_id": self.episode_id,
@@ -247,6 +249,9 @@ class Recorder:
                 "duration_ms": round((time.perf_counter() - started[1]) * 1000.0, 3),
             }
         with self._lock:
+            sealer = self.sealer
+            if self.closed or (sealer is not None and sealer != threading.get_ident()):
+                raise self._ended()  # a thread the episode left running: nothing after the terminate but the seal's own
             self.writer.append_locked(event)
             self.events.append(event)
             self.tally.add(event)
@@ -261,6 +266,17 @@ class Recorder:
             except Exception:  # a broken view must never break the episode
                 pass
         return event
+
+    def _ended(self) -> EpisodeStateError:
+        return EpisodeStateError(
+            f"episode {self.episode_id} has ended (its run is sealed, or being sealed, or given up); it accepts no more "
+            "events: a thread or task it left running should stop here"
+        )
+
+    def begin_seal(self) -> None:
+        """From now on only this thread appends (the seal's own events): a worker thread still running gets an error."""
+        with self._lock:
+            self.sealer = threading.get_ident()
 
     def runtime(self, event_type: str, payload: dict[str, Any], caused_by: str | None) -> dict[str, Any]:
         """A ``runtime`` lifecycle event (``run.interrupt`` …): ``kind`` and ``event_type`` both name it."""

@@ -1,0 +1,125 @@
+"""The kernel's interrupt (■, SIGINT) while a cell runs or awaits an episode.
+
+ipykernel turns SIGINT during an async cell into a cancellation of the cell, but schedules it
+with a plain ``call_soon`` from the signal handler: a loop asleep in ``select`` until its next
+timer (an agent's ``asyncio.sleep(60)``) would not see it for a minute. While a cell waits on an
+episode, :func:`watch_interrupts` chains a handler in front of the kernel's that notes the
+interrupt and wakes the loop, so the cancellation lands at once and the waiter can tell an
+interrupt (say what became of the run in one line) from any other cancellation.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import FrameType
+from typing import TYPE_CHECKING, Any
+
+from ..errors import EpisodeInterrupted
+from ..store import is_sealed
+
+if TYPE_CHECKING:
+    from .episode import Episode
+
+__all__ = ["InterruptWatch", "watch_interrupts", "interrupted"]
+
+
+class InterruptWatch:
+    """``seen``: whether a SIGINT landed since the watch began."""
+
+    def __init__(self, start: int):
+        self._start = start
+
+    @property
+    def seen(self) -> bool:
+        return _state.count > self._start
+
+
+class _State:
+    """The one chained handler of this process: installed by the first watch, removed by the last."""
+
+    def __init__(self) -> None:
+        self.count = 0  # SIGINTs noted while installed
+        self.depth = 0
+        self.previous: Any = None
+        self.loops: list[asyncio.AbstractEventLoop] = []
+
+
+_state = _State()
+
+
+def _on_sigint(signum: int, frame: FrameType | None) -> None:
+    _state.count += 1
+    for loop in list(_state.loops):  # wake the loop first: the kernel's handler may raise KeyboardInterrupt
+        try:
+            loop.call_soon_threadsafe(_nothing)
+        except RuntimeError:  # closed meanwhile
+            pass
+    previous = _state.previous
+    if callable(previous):
+        previous(signum, frame)
+    elif previous == signal.SIG_DFL:
+        signal.default_int_handler(signum, frame)
+
+
+def _nothing() -> None:
+    return None
+
+
+@contextmanager
+def watch_interrupts() -> Iterator[InterruptWatch]:
+    """Notice a SIGINT while the body runs, keeping whatever handler was set (the kernel's) in charge.
+
+    Only on the main thread with a running loop there (where signals land); elsewhere ``seen`` stays False.
+    """
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        loop = None
+    if loop is None or threading.current_thread() is not threading.main_thread():
+        yield InterruptWatch(_state.count)
+        return
+    if _state.depth == 0:
+        try:
+            _state.previous = signal.signal(signal.SIGINT, _on_sigint)
+        except (ValueError, OSError):  # not allowed here (an embedded interpreter): watch nothing
+            yield InterruptWatch(_state.count)
+            return
+    _state.depth += 1
+    _state.loops.append(loop)
+    try:
+        yield InterruptWatch(_state.count)
+    finally:
+        _state.loops.remove(loop)
+        _state.depth -= 1
+        if _state.depth == 0:
+            if signal.getsignal(signal.SIGINT) is _on_sigint:  # someone who came later keeps theirs
+                signal.signal(signal.SIGINT, _state.previous)
+            _state.previous = None
+
+
+def interrupted(episode: Episode) -> EpisodeInterrupted:
+    """The one line a cell ends with when the interrupt stopped ``episode``, or the cell's wait on it."""
+    episode_id, status = episode.recorder.episode_id, episode.status
+    if status == "paused":
+        waiting = ", ".join(p.draft_id for p in episode.gate.pending) or "a governance veto"
+        said = (
+            f"stopped waiting for episode {episode_id}; it is still paused for a decision on {waiting}: "
+            "approve or reject it in its view, with handle.approve() / handle.reject(), or with approve_draft"
+        )
+    elif status == "running":
+        said = (
+            f"episode {episode_id} was told to stop by the interrupt, but its adapter has not ended yet; "
+            "it seals its run cancelled once it does"
+        )
+    elif not is_sealed(episode.recorder.run_dir):
+        said = f"episode {episode_id} stopped by the interrupt, its run left unsealed; resume_run({episode_id!r}) seals it"
+    elif status == "cancelled":
+        said = f"episode {episode_id} stopped by the interrupt; its run is sealed cancelled"
+    else:
+        reason = f" ({type(episode.error).__name__}: {episode.error})" if episode.error is not None else ""
+        said = f"episode {episode_id} ended {status} as the interrupt came{reason}; its run is sealed"
+    return EpisodeInterrupted(said, episode_id=episode_id, status=status)

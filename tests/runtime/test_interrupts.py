@@ -1,0 +1,113 @@
+"""An interrupt, or a cancel, while an adapter's thread still writes: what reaches the run and what the thread hears.
+
+Without a kernel: SIGINT sent to the main thread, whose handler raises KeyboardInterrupt as a kernel's sync cell's does.
+(``tests/kernel/test_kernel_interrupt.py`` presses the real kernel's ■.)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import noesis_nb
+from noesis_nb.errors import EpisodeInterrupted, EpisodeStateError
+from noesis_nb.store import read_events, read_final
+from tests.compat.checker import check_run
+
+
+def chatty(told: list[str]) -> Any:
+    """A sync adapter that emits as fast as it can until the episode refuses its events."""
+
+    def adapter(task: str, ctx: Any) -> str:
+        try:
+            for i in range(1_000_000):
+                ctx.emit("reason", {"text": f"tick {i}"})
+        except Exception as exc:
+            told.append(f"{type(exc).__name__}: {exc}")
+            raise
+        return "done"
+
+    return adapter
+
+
+def test_a_thread_left_running_writes_nothing_after_the_terminate(tmp_path: Path) -> None:
+
+    async def cancelled_after(events: int, told: list[str]) -> str:
+        handle = noesis_nb.start(f"chat {events}", using=chatty(told), runs_dir=tmp_path)
+        while handle.event_count < events:
+            await asyncio.sleep(0.001)
+        handle.cancel()
+        await handle.wait()
+        return handle.episode_id
+
+    for round_ in range(8):  # the window between the terminate and the closed log is short: try it often
+        told: list[str] = []
+        episode = asyncio.run(cancelled_after(50 + 40 * round_, told))
+        deadline = time.monotonic() + 5
+        while not told and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert told and told[0].startswith("EpisodeStateError") and episode in told[0], told
+        phases = [e["phase"] for e in read_events(tmp_path / episode / "events.jsonl")]
+        assert "reason" not in phases[phases.index("terminate") :], phases[-6:]
+        assert check_run(tmp_path / episode) == []
+
+
+def test_an_interrupt_during_solve_inside_a_loop_seals_the_run_cancelled(tmp_path: Path) -> None:
+    """``solve`` in a notebook cell runs the episode on a worker thread; the interrupt lands in the waiting one."""
+    told: list[str] = []
+
+    def slow(task: str, ctx: Any) -> str:
+        ctx.emit("reason", {"text": "working"})
+        try:
+            for _ in range(200):
+                time.sleep(0.02)
+                ctx.emit("reason", {"text": "still"})
+        except EpisodeStateError as exc:
+            told.append(str(exc))
+        return "done"
+
+    async def cell() -> None:  # a running loop, and SIGINT raising KeyboardInterrupt, as in a kernel's sync cell
+        previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+        try:
+            threading.Timer(0.3, signal.pthread_kill, (threading.main_thread().ident, signal.SIGINT)).start()
+            noesis_nb.solve("slow", using=slow, runs_dir=tmp_path)
+        finally:
+            signal.signal(signal.SIGINT, previous)
+
+    with pytest.raises(EpisodeInterrupted, match="sealed cancelled") as caught:
+        asyncio.run(cell())
+    run_dir = tmp_path / caught.value.episode_id
+    assert (read_final(run_dir) or {}).get("outcome") == "cancelled"
+    assert check_run(run_dir) == []
+    deadline = time.monotonic() + 5
+    while not told and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert told, "the adapter's thread was never told the episode ended"
+
+
+def test_a_tool_cut_off_by_a_cancel_is_recorded_with_its_outcome_unknown(tmp_path: Path) -> None:
+    async def calls_a_slow_tool(task: str, ctx: Any) -> Any:
+        argv = [sys.executable, "-c", "import time; time.sleep(5)"]
+        return await ctx.tool_async("fs.append", {"argv": argv}, effect="write", risk="low")
+
+    async def main() -> Path:
+        handle = noesis_nb.start("slow tool", using=calls_a_slow_tool, runs_dir=tmp_path)
+        while not any((e.get("payload") or {}).get("event_name") == "tool.execution.started" for e in handle.events):
+            await asyncio.sleep(0.01)
+        handle.cancel()
+        await handle.wait()
+        return handle.run_dir
+
+    run_dir = asyncio.run(main())
+    names = [str((e.get("payload") or {}).get("event_name") or e["phase"]) for e in read_events(run_dir / "events.jsonl")]
+    started = names.index("tool.execution.started")
+    assert names[started + 1 : started + 3] == ["tool.execution.outcome_unknown", "terminate"], names[started:]
+    assert (read_final(run_dir) or {}).get("outcome") == "cancelled"
+    assert check_run(run_dir) == []
