@@ -53,11 +53,20 @@ def _first(attrs: Mapping[str, Any], *names: str) -> Any:
     return None
 
 
+def _first_text(attrs: Mapping[str, Any], *names: str) -> str | None:
+    """The first of ``names`` whose value is text: a number or a list where a name belongs is not that name."""
+    for name in names:
+        value = attrs.get(name)
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
 def is_model_span(attrs: Mapping[str, Any]) -> bool:
     """A span of one model call: a GenAI model operation, an OpenInference LLM span, or one with a model and usage."""
     operation = attrs.get("gen_ai.operation.name")
     if operation is not None:
-        return operation in MODEL_OPERATIONS
+        return isinstance(operation, str) and operation in MODEL_OPERATIONS
     if attrs.get("openinference.span.kind") is not None:
         return attrs.get("openinference.span.kind") == "LLM"
     has_model = _first(attrs, "gen_ai.request.model", "gen_ai.response.model") is not None
@@ -81,27 +90,29 @@ def span_payload(
     reasons = attrs.get("gen_ai.response.finish_reasons")
     if isinstance(reasons, (list, tuple)):
         reasons = reasons[0] if reasons else None
-    requested = _first(attrs, "gen_ai.request.model", "llm.model_name")
+    requested = _first_text(attrs, "gen_ai.request.model", "llm.model_name")
+    stream = attrs.get("gen_ai.request.stream")
+    latency = (end_ns - start_ns) / 1e6 if isinstance(start_ns, int) and isinstance(end_ns, int) else None
     payload: dict[str, Any] = {
-        "model": _first(attrs, "gen_ai.response.model") or requested,
-        "provider": _first(attrs, "gen_ai.provider.name", "gen_ai.system", "llm.provider", "llm.system"),
+        "model": _first_text(attrs, "gen_ai.response.model") or requested,
+        "provider": _first_text(attrs, "gen_ai.provider.name", "gen_ai.system", "llm.provider", "llm.system"),
         **counts,
-        "latency_ms": round((end_ns - start_ns) / 1e6, 3) if start_ns is not None and end_ns is not None else None,
+        "latency_ms": round(latency, 3) if latency is not None and latency >= 0 else None,
         "cost_usd": None,
-        "api": attrs.get("gen_ai.operation.name") or "llm",
+        "api": _first_text(attrs, "gen_ai.operation.name") or "llm",
         "capture": "otel",
         "requested_model": requested,
         "request_id": None,
-        "response_id": attrs.get("gen_ai.response.id"),
+        "response_id": _first_text(attrs, "gen_ai.response.id"),
         "stop_reason": reasons if isinstance(reasons, str) else None,
-        "streamed": bool(attrs.get("gen_ai.request.stream")) if attrs.get("gen_ai.request.stream") is not None else None,
+        "streamed": stream if isinstance(stream, bool) else None,  # "false" is text, not a yes
     }
     if trace_id:
         payload["trace_id"] = format(trace_id, "032x")
     if span_id:
         payload["span_id"] = format(span_id, "016x")
     if failed:
-        payload["error"] = {"type": str(attrs.get("error.type") or "error"), "message": (status_message or "")[:500]}
+        payload["error"] = {"type": _first_text(attrs, "error.type") or "error", "message": (status_message or "")[:500]}
     warnings = []
     parts = (counts["cached_input_tokens"] or 0) + (counts["cache_write_input_tokens"] or 0)
     if counts["input_tokens"] is not None and parts > counts["input_tokens"]:

@@ -19,7 +19,7 @@ from typing import Any
 
 from ..store.vocab import TOKEN_FIELDS
 
-__all__ = ["get", "count", "openai_chat", "openai_responses", "anthropic", "Counts"]
+__all__ = ["get", "count", "MAX_COUNT", "openai_chat", "openai_responses", "anthropic", "Counts"]
 
 Counts = dict[str, int | None]
 
@@ -33,13 +33,20 @@ def get(obj: Any, name: str) -> Any:
     return getattr(obj, name, None)
 
 
+#: counts are below this: from it on a number is not exact as the float64 a data frame reads (the frames' own bound)
+MAX_COUNT = 2**53
+
+
 def count(value: Any) -> int | None:
-    """A token count as a non-negative int, or None (a bool, text or negative number is not a count)."""
+    """A token count as an int from 0 to below ``MAX_COUNT``, or None (a bool, text, negative or huge number is not a count).
+
+    A huge number is refused here, not written: the event file would keep it, and ``usage_df(strict=True)`` refuse the run.
+    """
     if isinstance(value, bool):
         return None
     if isinstance(value, float) and value.is_integer():
         value = int(value)
-    return value if isinstance(value, int) and value >= 0 else None
+    return value if isinstance(value, int) and 0 <= value < MAX_COUNT else None
 
 
 def _counts(inp: Any, out: Any, cached: Any, written: Any, reasoning: Any) -> Counts:
@@ -73,7 +80,7 @@ def anthropic(usage: Any) -> Counts:
     uncached = count(get(usage, "input_tokens"))
     read = count(get(usage, "cache_read_input_tokens"))
     written = count(get(usage, "cache_creation_input_tokens"))
-    total = None if uncached is None else uncached + (read or 0) + (written or 0)
+    total = None if uncached is None else count(uncached + (read or 0) + (written or 0))
     return _counts(total, get(usage, "output_tokens"), read, written, None)
 
 
