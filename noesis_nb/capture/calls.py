@@ -19,7 +19,7 @@ from ..store.vocab import TOKEN_FIELDS
 from . import usage as u
 from .scope import OPEN_SPANS, CaptureScope
 
-__all__ = ["ModelCall", "endpoint"]
+__all__ = ["ModelCall", "endpoint", "ABANDONED"]
 
 _ENDPOINTS = {
     "openai": (("/chat/completions", "chat.completions"), ("/responses", "responses"), ("/completions", "completions")),
@@ -32,6 +32,8 @@ _USAGE = {
     "messages": u.anthropic,
 }
 _REQUEST_ID_HEADER = {"openai": "x-request-id", "anthropic": "request-id"}
+ABANDONED = "the stream was dropped before it ended"
+_UNPARSED = "the raw response was closed unparsed (read raw or not at all): its usage is unknown"
 
 
 def endpoint(provider: str, options: Any) -> str | None:
@@ -56,7 +58,9 @@ class ModelCall:
         self.api = api
         self.requested_model = body.get("model") if isinstance(body.get("model"), str) else None
         self.model: str | None = None
-        self.streamed = False
+        self.streamed = body.get("stream") is True  # also a streamed call read through a raw-response wrapper
+        self.watching = False  # a stream is being observed
+        self.problem: dict[str, Any] | None = None  # an error the response reports without the SDK raising
         self.started = time.perf_counter()
         self.first_chunk: float | None = None
         self.request_id: str | None = None
@@ -91,8 +95,8 @@ class ModelCall:
             if raw is not None:  # with_raw_response / with_streaming_response: read only what is already read
                 self.request_id = _header(raw, _REQUEST_ID_HEADER[self.provider])
                 result = _read_body(raw)
-            else:
-                self.request_id = _text(getattr(result, "_request_id", None))
+            else:  # a wrapper's parsed body has no request id yet: keep the header's
+                self.request_id = _text(getattr(result, "_request_id", None)) or self.request_id
             self._read_response(result)
         except Exception:
             pass
@@ -108,20 +112,50 @@ class ModelCall:
             choices = u.get(result, "choices") or []
             self.stop_reason = _text(u.get(choices[0], "finish_reason")) if choices else None
         elif self.api == "responses":
-            self.stop_reason = _text(u.get(u.get(result, "incomplete_details"), "reason")) or _text(u.get(result, "status"))
+            status = _text(u.get(result, "status"))
+            reason = _text(u.get(u.get(result, "incomplete_details"), "reason"))
+            self.stop_reason = reason or (None if status in ("queued", "in_progress") else status)  # not ended: no reason
+            if status == "failed":
+                error = u.get(result, "error")
+                self.problem = _reported(u.get(error, "code"), u.get(error, "message"), "response.failed")
         else:
             self.stop_reason = _text(u.get(result, "stop_reason"))
 
     # -- a stream ---------------------------------------------------------------------------
     def streaming(self, response: Any) -> None:
         """The SDK returned a stream: its events are seen one by one, and the call is written when it ends."""
-        self.streamed = True
+        self.streamed = self.watching = True
+        self.waiting(response)
+
+    def waiting(self, response: Any) -> None:
+        """The body comes later (a stream, an unread raw response): the call is open until it ends."""
         try:
-            self.request_id = _header(response, _REQUEST_ID_HEADER[self.provider])
+            self.request_id = _header(response, _REQUEST_ID_HEADER[self.provider]) or self.request_id
         except Exception:
             pass
         with self.scope.lock:
             self.scope.open_calls.add(self)
+
+    def closed(self, raw: Any, *, explicit: bool) -> None:
+        """A raw-response wrapper was closed (``explicit``) or dropped: its body as far as it was read, parsed or not."""
+        if self._done or (self.watching and not explicit):  # a stream parsed from it ends by itself
+            return
+        if self.watching:
+            self.finish(abandoned=True, reason=ABANDONED)
+            return
+        body = _read_body(raw)
+        if body is None:
+            self.finish(abandoned=True, reason=_UNPARSED)
+            return
+        try:
+            self._read_response(body)
+        except Exception:
+            pass
+        self.finish()
+
+    @property
+    def done(self) -> bool:
+        return self._done
 
     def see(self, item: Any) -> None:
         """One stream event (a chunk, a Responses event, an Anthropic event)."""
@@ -139,6 +173,8 @@ class ModelCall:
                 response = u.get(item, "response")
                 if response is not None:
                     self._read_response(response)
+                elif u.get(item, "type") == "error":  # the stream's own error event: the SDK does not raise on it
+                    self.problem = _reported(u.get(item, "code"), u.get(item, "message"), "error")
             else:
                 kind = u.get(item, "type")
                 if kind == "message_start":
@@ -185,8 +221,8 @@ class ModelCall:
         if self.api == "messages":
             usage = u.merge_anthropic(usage, self.usage_delta) if usage is not None or self.usage_delta is not None else None
         counts = _USAGE[self.api](usage) if usage is not None else dict.fromkeys(TOKEN_FIELDS)
-        if abandoned and self.api == "messages" and self.usage_delta is None:
-            counts["output_tokens"] = None  # message_start's output count is a placeholder until the first delta
+        if self.watching and self.api == "messages" and self.usage_delta is None:
+            counts["output_tokens"] = None  # message_start's output count is a placeholder until message_delta
         now = time.perf_counter()
         payload: dict[str, Any] = {
             "model": self.model or self.requested_model,
@@ -211,6 +247,8 @@ class ModelCall:
         if error is not None:
             payload["error"] = _error(error)
             payload["request_id"] = self.request_id or _text(getattr(error, "request_id", None))
+        elif self.problem is not None:
+            payload["error"] = self.problem
         return payload
 
 
@@ -221,6 +259,11 @@ def _error(exc: BaseException) -> dict[str, Any]:
         "message": str(exc)[:500],
         "status_code": status if isinstance(status, int) else None,
     }
+
+
+def _reported(code: Any, message: Any, default: str) -> dict[str, Any]:
+    """An error the response itself reports (``response.failed``, a stream's ``error`` event)."""
+    return {"type": _text(code) or default, "message": (_text(message) or "")[:500], "status_code": None}
 
 
 def _text(value: Any) -> str | None:

@@ -6,7 +6,8 @@ sees each logical call once (retries included), on every client class (Azure, ``
 copies), with no change to the event loop. The wrapper is a pass-through when no episode is current,
 returns the SDK's own object, and re-raises the SDK's own exception. A stream is watched by putting
 an observing generator in front of the stream's private ``_iterator`` (the same ``Stream`` object is
-returned, and yields the same items).
+returned, and yields the same items). A raw-response wrapper whose body is not read yet is watched
+until the caller parses, closes or drops it (``raw``).
 
 The SDKs are never imported here: a module already imported is patched at once, and one imported
 later is patched right after its own import (a finder on ``sys.meta_path`` that watches the two
@@ -25,7 +26,8 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from types import ModuleType
 from typing import Any
 
-from .calls import ModelCall
+from . import raw
+from .calls import ABANDONED, ModelCall
 from .scope import IN_SDK_CALL, current
 
 __all__ = ["ensure_installed", "uninstall", "installed"]
@@ -35,7 +37,6 @@ _ORIGINAL = "__noesis_nb_original__"
 _lock = threading.RLock()
 _patched: list[tuple[type, Callable[..., Any]]] = []
 _finder: _AfterImport | None = None
-_ABANDONED = "the stream was dropped before it ended"
 
 
 def ensure_installed() -> None:
@@ -144,22 +145,39 @@ def _begin(provider: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Mode
 
 
 def _returned(call: ModelCall, result: Any, streams: tuple[Any, Any]) -> None:
-    """Record a response now, or watch a stream until it ends (or is dropped)."""
-    stream_cls, async_stream_cls = streams
+    """Record a response now, or watch a stream until it ends (or is dropped), or a raw response until it is read."""
     try:
-        if stream_cls is not None and isinstance(result, stream_cls):
-            call.streaming(result.response)
-            result._iterator = _observe(result._iterator, call)
-        elif async_stream_cls is not None and isinstance(result, async_stream_cls):
-            call.streaming(result.response)
-            result._iterator = _observe_async(result._iterator, call)
-        else:
-            call.returned(result)
+        if _watch_stream(call, result, streams) or raw.defer(call, result, functools.partial(_parsed, call, streams)):
             return
-        finalizer = weakref.finalize(result, call.finish, abandoned=True, reason=_ABANDONED)
-        finalizer.atexit = False
+        call.returned(result)
     except Exception:
         call.finish()
+
+
+def _parsed(call: ModelCall, streams: tuple[Any, Any], parsed: Any) -> None:
+    """A raw response's ``parse()`` result: a stream to watch, or the response itself (the first one counts)."""
+    if call.done or call.watching:
+        return
+    try:
+        if not _watch_stream(call, parsed, streams):
+            call.returned(parsed)
+    except Exception:
+        call.finish()
+
+
+def _watch_stream(call: ModelCall, result: Any, streams: tuple[Any, Any]) -> bool:
+    stream_cls, async_stream_cls = streams
+    if stream_cls is not None and isinstance(result, stream_cls):
+        call.streaming(result.response)
+        result._iterator = _observe(result._iterator, call)
+    elif async_stream_cls is not None and isinstance(result, async_stream_cls):
+        call.streaming(result.response)
+        result._iterator = _observe_async(result._iterator, call)
+    else:
+        return False
+    finalizer = weakref.finalize(result, call.finish, abandoned=True, reason=ABANDONED)
+    finalizer.atexit = False
+    return True
 
 
 def _observe(iterator: Iterator[Any], call: ModelCall) -> Iterator[Any]:
@@ -168,7 +186,7 @@ def _observe(iterator: Iterator[Any], call: ModelCall) -> Iterator[Any]:
             call.see(item)
             yield item
     except GeneratorExit:
-        call.finish(abandoned=True, reason=_ABANDONED)
+        call.finish(abandoned=True, reason=ABANDONED)
         close = getattr(iterator, "close", None)
         if close is not None:
             close()  # the SDK's own generator closes its response now, as it would have
@@ -185,7 +203,7 @@ async def _observe_async(iterator: AsyncIterator[Any], call: ModelCall) -> Async
             call.see(item)
             yield item
     except GeneratorExit:
-        call.finish(abandoned=True, reason=_ABANDONED)
+        call.finish(abandoned=True, reason=ABANDONED)
         raise
     except BaseException as exc:
         call.finish(error=exc)

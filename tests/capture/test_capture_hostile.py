@@ -6,6 +6,7 @@ untouched, and the run must pass the Noēsis checker and load with ``usage_df(st
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import pytest
@@ -13,12 +14,16 @@ import pytest
 import noesis_nb
 
 from ..compat.checker import check_run
-from .provider_stub import DEFAULT, ProviderStub, Reply, chat_completion
+from .provider_stub import ANTHROPIC_DEFAULT, DEFAULT, ProviderStub, Reply, anthropic_events, chat_completion, response_object
 
 openai = pytest.importorskip("openai")
+anthropic = pytest.importorskip("anthropic")
+httpx = pytest.importorskip("httpx")
+httpx2 = pytest.importorskip("httpx2")
 
 MSG = [{"role": "user", "content": "hi"}]
 OPENAI = (1200, 1000, None, 90, 64)
+CLAUDE = (1500, 1000, 300, 80, None)
 UNKNOWN = (None,) * 5
 
 
@@ -40,6 +45,99 @@ def recorded(runs_dir, episode_id):
     noesis_nb.usage_df(runs_dir, episodes=episode_id, strict=True)
     lines = (runs_dir / episode_id / "events.jsonl").read_text().splitlines()
     return [e["payload"] for e in map(json.loads, lines) if e["phase"] == "model"]
+
+
+def sse_client(sdk, http, events, base_url):
+    """A client whose every request is answered by the same server-sent events (a stream that ends as given)."""
+    body = "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events).encode()
+    headers = {"content-type": "text/event-stream", "x-request-id": "req_sse", "request-id": "req_sse"}
+    transport = http.MockTransport(lambda request: http.Response(200, headers=headers, content=body))
+    return sdk(base_url=base_url, api_key="sk-test", max_retries=0, http_client=http.Client(transport=transport))
+
+
+def test_raw_and_streaming_response_wrappers_record_what_the_caller_parses(stub, runs_dir):
+    usage = {"include_usage": True}
+
+    def agent(task, ctx):
+        client = openai.OpenAI(base_url=stub.openai_url, api_key="sk-test", max_retries=0)
+        raw = client.chat.completions.with_raw_response.create(
+            model="gpt-4o-mini", messages=MSG, stream=True, stream_options=usage
+        )
+        text = "".join(c.choices[0].delta.content or "" for c in raw.parse() if c.choices)
+        with client.chat.completions.with_streaming_response.create(model="gpt-4o-mini", messages=MSG) as response:
+            parsed = response.parse()
+        with client.chat.completions.with_streaming_response.create(
+            model="gpt-4o-mini", messages=MSG, stream=True, stream_options=usage
+        ) as response:
+            chunks = list(response.parse())
+        with client.chat.completions.with_streaming_response.create(model="gpt-4o-mini", messages=MSG):
+            pass  # never read: the tokens are unknown
+        claude = anthropic.Anthropic(base_url=stub.url, api_key="sk-ant-test", max_retries=0)
+        events = list(claude.messages.with_raw_response.create(model="claude-x", max_tokens=8, messages=MSG, stream=True).parse())
+
+        async def more():
+            aclient = openai.AsyncOpenAI(base_url=stub.openai_url, api_key="sk-test", max_retries=0)
+            async with aclient.responses.with_streaming_response.create(model="o4-mini", input="hi") as response:
+                return await response.parse()
+
+        answer = asyncio.run(more())
+        seen.extend([text, parsed.choices[0].message.content, len(chunks), events[-1].type, answer.output_text])
+
+    seen: list = []
+    ep = noesis_nb.solve("raw", using=agent, runs_dir=runs_dir)
+    assert seen == ["Done.", "Done.", 5, "message_stop", "Done."]  # what the SDK handed back is its own
+    got = recorded(runs_dir, ep)
+    assert [(p["api"], p["streamed"], tokens(p), p.get("abandoned", False)) for p in got] == [
+        ("chat.completions", True, OPENAI, False),
+        ("chat.completions", False, OPENAI, False),
+        ("chat.completions", True, OPENAI, False),
+        ("chat.completions", False, UNKNOWN, True),
+        ("messages", True, CLAUDE, False),
+        ("responses", False, OPENAI, False),
+    ]
+    assert all(p["request_id"].startswith("req_") for p in got)
+
+
+def test_a_responses_stream_that_fails_records_the_error_it_reports(runs_dir):
+    def events(status, final):
+        start = response_object("o4-mini", DEFAULT, "r1", "in_progress")
+        end = response_object("o4-mini", DEFAULT, "r1", status)
+        if status == "failed":
+            end.update(error={"code": "server_error", "message": "the model failed"}, usage=None)
+        if status == "incomplete":
+            end["incomplete_details"] = {"reason": "max_output_tokens"}
+        first = {"type": "response.created", "sequence_number": 0, "response": start}
+        return [first, final or {"type": f"response.{status}", "sequence_number": 1, "response": end}]
+
+    error_event = {"type": "error", "sequence_number": 1, "code": "rate_limit_exceeded", "message": "slow down", "param": None}
+
+    def agent(task, ctx):
+        for status, final in (("failed", None), ("incomplete", None), ("in_progress", error_event)):
+            client = sse_client(openai.OpenAI, httpx, events(status, final), "http://provider.test/v1")
+            list(client.responses.create(model="o4-mini", input="hi", stream=True))
+
+    ep = noesis_nb.solve("failing streams", using=agent, runs_dir=runs_dir)
+    got = recorded(runs_dir, ep)
+    assert [(tokens(p), p["stop_reason"], p.get("error")) for p in got] == [
+        (UNKNOWN, "failed", {"type": "server_error", "message": "the model failed", "status_code": None}),
+        (OPENAI, "max_output_tokens", None),
+        (UNKNOWN, None, {"type": "rate_limit_exceeded", "message": "slow down", "status_code": None}),
+    ]
+
+
+def test_an_anthropic_stream_that_errors_mid_way_keeps_its_output_unknown(runs_dir):
+    overloaded = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
+    cut = anthropic_events("claude-x", ANTHROPIC_DEFAULT, "a1")[:4] + [overloaded]
+
+    def agent(task, ctx):
+        client = sse_client(anthropic.Anthropic, httpx2, cut, "http://provider.test")
+        with pytest.raises(anthropic.APIStatusError):
+            list(client.messages.create(model="claude-x", max_tokens=8, messages=MSG, stream=True))
+
+    ep = noesis_nb.solve("overloaded", using=agent, runs_dir=runs_dir)
+    (call,) = recorded(runs_dir, ep)
+    assert tokens(call) == (1500, 1000, 300, None, None)  # message_start's output_tokens (1) is a placeholder
+    assert call["error"]["type"] == "APIStatusError"
 
 
 @pytest.mark.parametrize(
