@@ -62,6 +62,7 @@ class CaptureScope:
     # long episode keeps thousands; tracked objects that live on make every full collection of the process slower)
     captured: list[dict[str, Any]] = field(default_factory=list)
     open_calls: set[Any] = field(default_factory=set)  # streams not finished yet (finished when the adapter returns)
+    open_spans: set[int] = field(default_factory=set)  # GenAI spans started in the episode and not ended yet
     # told when a model call starts (``model_started(provider, model) -> token``, which may raise to refuse it:
     # a draining episode) and when it has been written (``model_ended(token, payload, event_id)``)
     watcher: Any = None
@@ -124,10 +125,26 @@ class CaptureScope:
         return None
 
     def finish_open(self) -> None:
-        """The adapter returned: streams still open are recorded with what is known, then nothing more is written."""
+        """The adapter returned: streams still open are recorded with what is known, then nothing more is written.
+
+        Spans still open are forgotten: one never ended would otherwise keep the episode alive in ``OPEN_SPANS``.
+        """
         for call in list(self.open_calls):
             call.finish(abandoned=True, reason="the episode's adapter returned before the stream ended")
-        self.closed = True
+        with self.lock:
+            self.closed = True
+            spans, self.open_spans = self.open_spans, set()
+        for span_id in spans:
+            if OPEN_SPANS.get(span_id) is self:
+                OPEN_SPANS.pop(span_id, None)
+
+    def span_started(self, span_id: int) -> None:
+        """A GenAI span started in this episode (ignored once the adapter returned)."""
+        with self.lock:
+            if self.closed:
+                return
+            self.open_spans.add(span_id)
+            OPEN_SPANS[span_id] = self
 
 
 def _same_model(manual: str, model: str | None, requested: str | None) -> bool:

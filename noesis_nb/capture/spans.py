@@ -130,7 +130,7 @@ class SpanCapture:
     def on_start(self, span: Any, parent_context: Any = None) -> None:
         scope = current()
         if scope is not None and not scope.closed and not IN_SDK_CALL.get():
-            OPEN_SPANS[span.get_span_context().span_id] = scope
+            scope.span_started(span.get_span_context().span_id)
 
     def _on_ending(self, span: Any) -> None:
         pass
@@ -138,7 +138,10 @@ class SpanCapture:
     def on_end(self, span: Any) -> None:
         context = span.get_span_context() if hasattr(span, "get_span_context") else span.context
         scope = OPEN_SPANS.pop(context.span_id, None)
-        if scope is None or context.span_id in scope.covered_spans:
+        if scope is None:
+            return
+        scope.open_spans.discard(context.span_id)
+        if scope.closed or context.span_id in scope.covered_spans:  # ended after the adapter returned: not written
             return
         try:
             status = span.status

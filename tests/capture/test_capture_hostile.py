@@ -189,3 +189,24 @@ def test_span_attributes_of_the_wrong_type_are_unknown_not_written(runs_dir):
     assert [call[k] for k in ("model", "provider", "response_id", "streamed", "input_tokens", "output_tokens")] == [
         None, None, None, None, 12, None,
     ]  # fmt: skip
+
+
+def test_a_span_still_open_when_the_adapter_returns_is_not_written_and_not_kept(runs_dir):
+    sdk_trace = pytest.importorskip("opentelemetry.sdk.trace")
+    from noesis_nb.capture.scope import OPEN_SPANS
+
+    provider = sdk_trace.TracerProvider()
+    provider.add_span_processor(noesis_nb.capture.span_processor())
+    tracer = provider.get_tracer("hostile")
+    left_open = []
+
+    def agent(task, ctx):
+        for _ in range(2):
+            span = tracer.start_span("chat", attributes={"gen_ai.operation.name": "chat", "gen_ai.usage.input_tokens": 3})
+            left_open.append(span)
+
+    ep = noesis_nb.solve("open spans", using=agent, runs_dir=runs_dir)
+    assert not any(span.get_span_context().span_id in OPEN_SPANS for span in left_open)  # the episode is not kept alive
+    left_open[0].end()  # after the run is sealed: nothing is written to it
+    provider.shutdown()
+    assert recorded(runs_dir, ep) == []
