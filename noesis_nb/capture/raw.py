@@ -22,11 +22,13 @@ __all__ = ["defer"]
 
 def defer(call: ModelCall, result: Any, on_parsed: Callable[[Any], None]) -> bool:
     """Watch a wrapper whose body is not read yet (True), or leave ``result`` alone (False: read it now)."""
-    raw = getattr(result, "http_response", None)
     kind = type(result)
-    parse = getattr(kind, "_parse", None)
+    parse = getattr(kind, "_parse", None)  # the class first: a parsed model's own lookup of a missing name is slow
+    if not callable(parse):
+        return False
+    raw = getattr(result, "http_response", None)
     close = getattr(kind, "close", None)
-    if raw is None or not callable(parse) or not hasattr(raw, "headers") or _is_read(raw):
+    if raw is None or not hasattr(raw, "headers") or _is_read(raw):
         return False
     ref = weakref.ref(result)  # the instance's methods must not keep the instance alive (a cycle delays its finalizer)
 
