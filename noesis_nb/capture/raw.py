@@ -19,12 +19,17 @@ from .calls import ModelCall
 
 __all__ = ["defer"]
 
+_PLAIN: set[type] = set()  # classes that are no raw-response wrapper
+
 
 def defer(call: ModelCall, result: Any, on_parsed: Callable[[Any], None]) -> bool:
     """Watch a wrapper whose body is not read yet (True), or leave ``result`` alone (False: read it now)."""
     kind = type(result)
+    if kind in _PLAIN:
+        return False
     parse = getattr(kind, "_parse", None)  # the class first: a parsed model's own lookup of a missing name is slow
     if not callable(parse):
+        _PLAIN.add(kind)  # each call's response is of a few classes: asked once each (the hot path)
         return False
     raw = getattr(result, "http_response", None)
     close = getattr(kind, "close", None)
