@@ -32,6 +32,7 @@ _USAGE = {
     "messages": u.anthropic,
 }
 _REQUEST_ID_HEADER = {"openai": "x-request-id", "anthropic": "request-id"}
+_text = u.text  # names, ids and reasons: text only, cut when absurdly long
 ABANDONED = "the stream was dropped before it ended"
 _UNPARSED = "the raw response was closed unparsed (read raw or not at all): its usage is unknown"
 
@@ -56,7 +57,7 @@ class ModelCall:
         self.scope = scope
         self.provider = provider
         self.api = api
-        self.requested_model = body.get("model") if isinstance(body.get("model"), str) else None
+        self.requested_model = _text(body.get("model"))
         self.model: str | None = None
         self.streamed = body.get("stream") is True  # also a streamed call read through a raw-response wrapper
         self.watching = False  # a stream is being observed
@@ -264,10 +265,6 @@ def _error(exc: BaseException) -> dict[str, Any]:
 def _reported(code: Any, message: Any, default: str) -> dict[str, Any]:
     """An error the response itself reports (``response.failed``, a stream's ``error`` event)."""
     return {"type": _text(code) or default, "message": (_text(message) or "")[:500], "status_code": None}
-
-
-def _text(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
 
 
 def _raw_http(result: Any) -> Any:

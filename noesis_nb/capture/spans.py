@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .scope import IN_SDK_CALL, OPEN_SPANS, current
-from .usage import count
+from .usage import count, text
 
 __all__ = ["span_payload", "SpanCapture", "MODEL_OPERATIONS"]
 
@@ -56,8 +56,8 @@ def _first(attrs: Mapping[str, Any], *names: str) -> Any:
 def _first_text(attrs: Mapping[str, Any], *names: str) -> str | None:
     """The first of ``names`` whose value is text: a number or a list where a name belongs is not that name."""
     for name in names:
-        value = attrs.get(name)
-        if isinstance(value, str) and value:
+        value = text(attrs.get(name))
+        if value is not None:
             return value
     return None
 
@@ -104,7 +104,7 @@ def span_payload(
         "requested_model": requested,
         "request_id": None,
         "response_id": _first_text(attrs, "gen_ai.response.id"),
-        "stop_reason": reasons if isinstance(reasons, str) else None,
+        "stop_reason": text(reasons),
         "streamed": stream if isinstance(stream, bool) else None,  # "false" is text, not a yes
     }
     if trace_id:

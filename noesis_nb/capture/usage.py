@@ -19,7 +19,7 @@ from typing import Any
 
 from ..store.vocab import TOKEN_FIELDS
 
-__all__ = ["get", "count", "MAX_COUNT", "openai_chat", "openai_responses", "anthropic", "Counts"]
+__all__ = ["get", "count", "text", "MAX_COUNT", "MAX_TEXT", "openai_chat", "openai_responses", "anthropic", "Counts"]
 
 Counts = dict[str, int | None]
 
@@ -47,6 +47,18 @@ def count(value: Any) -> int | None:
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     return value if isinstance(value, int) and 0 <= value < MAX_COUNT else None
+
+
+#: the longest name or id kept whole (real ones are under 100 characters); a longer one is stored cut
+MAX_TEXT = 256
+
+
+def text(value: Any) -> str | None:
+    """A model name, id or reason: non-empty text, cut past ``MAX_TEXT`` (a hostile server's megabyte id is not
+    screened and written whole with every call); anything else is None."""
+    if not isinstance(value, str) or not value:
+        return None
+    return value if len(value) <= MAX_TEXT else f"{value[:MAX_TEXT]}… [cut: {len(value)} characters]"
 
 
 def _counts(inp: Any, out: Any, cached: Any, written: Any, reasoning: Any) -> Counts:

@@ -210,3 +210,21 @@ def test_a_span_still_open_when_the_adapter_returns_is_not_written_and_not_kept(
     left_open[0].end()  # after the run is sealed: nothing is written to it
     provider.shutdown()
     assert recorded(runs_dir, ep) == []
+
+
+def test_a_megabyte_model_name_or_id_from_the_server_is_stored_cut(stub, runs_dir):
+    body = chat_completion("gpt-4o-mini", DEFAULT, "x1")
+    body.update(model="m" * 1_000_000, id="c" * 1_000_000)
+    body["choices"][0]["finish_reason"] = "s" * 1_000_000
+
+    def agent(task, ctx):
+        stub.script("/v1/chat/completions", Reply(body=body))
+        client = openai.OpenAI(base_url=stub.openai_url, api_key="sk-test", max_retries=0)
+        return len(client.chat.completions.create(model="gpt-4o-mini", messages=MSG).model)
+
+    ep = noesis_nb.solve("huge names", using=agent, runs_dir=runs_dir)
+    (call,) = recorded(runs_dir, ep)
+    assert call["model"] == "m" * 256 + "… [cut: 1000000 characters]"
+    assert call["response_id"].startswith("c" * 256 + "…") and call["stop_reason"].startswith("s" * 256 + "…")
+    assert tokens(call) == OPENAI
+    assert (runs_dir / ep / "events.jsonl").stat().st_size < 50_000  # not 3 MB screened and written with the call
