@@ -137,22 +137,26 @@ class ModelCall:
         with self.scope.lock:
             self.scope.open_calls.add(self)
 
-    def closed(self, raw: Any, *, explicit: bool) -> None:
-        """A raw-response wrapper was closed (``explicit``) or dropped: its body as far as it was read, parsed or not."""
+    def closed(self, raw: Any, *, explicit: bool, at: float | None = None) -> None:
+        """A raw-response wrapper was closed (``explicit``) or dropped (``at`` then): its body as far as it was read."""
         if self._done or (self.watching and not explicit):  # a stream parsed from it ends by itself
             return
         if self.watching:
-            self.finish(abandoned=True, reason=ABANDONED)
+            self.finish(abandoned=True, reason=ABANDONED, at=at)
             return
         body = _read_body(raw)
         if body is None:
-            self.finish(abandoned=True, reason=_UNPARSED)
+            self.finish(abandoned=True, reason=_UNPARSED, at=at)
             return
         try:
             self._read_response(body)
         except Exception:
             pass
-        self.finish()
+        self.finish(at=at)
+
+    def dropped(self, at: float) -> None:
+        """The stream was garbage-collected before it ended (at ``at``)."""
+        self.finish(abandoned=True, reason=ABANDONED, at=at)
 
     @property
     def done(self) -> bool:
@@ -194,8 +198,10 @@ class ModelCall:
         """The SDK raised (after its retries): the call is written with the error and no invented tokens."""
         self.finish(error=exc)
 
-    def finish(self, *, error: BaseException | None = None, abandoned: bool = False, reason: str | None = None) -> None:
-        """Write the call's event once (later calls do nothing)."""
+    def finish(
+        self, *, error: BaseException | None = None, abandoned: bool = False, reason: str | None = None, at: float | None = None
+    ) -> None:
+        """Write the call's event once (later calls do nothing); ``at``: when it ended, if not now."""
         with self._lock:
             if self._done:
                 return
@@ -203,7 +209,7 @@ class ModelCall:
         with self.scope.lock:
             self.scope.open_calls.discard(self)
         try:
-            payload = self._payload(error, abandoned, reason)
+            payload = self._payload(error, abandoned, reason, at)
         except Exception as exc:  # a shape nobody foresaw: the call is still counted, its tokens unknown
             payload = {"model": self.requested_model, "provider": self.provider, "capture_problem": repr(exc)[:300]}
         keys = tuple((kind, v) for kind, v in (("request", self.request_id), ("response", self.response_id)) if v)
@@ -217,14 +223,14 @@ class ModelCall:
             except Exception:
                 pass
 
-    def _payload(self, error: BaseException | None, abandoned: bool, reason: str | None) -> dict[str, Any]:
+    def _payload(self, error: BaseException | None, abandoned: bool, reason: str | None, at: float | None) -> dict[str, Any]:
         usage = self.usage
         if self.api == "messages":
             usage = u.merge_anthropic(usage, self.usage_delta) if usage is not None or self.usage_delta is not None else None
         counts = _USAGE[self.api](usage) if usage is not None else dict.fromkeys(TOKEN_FIELDS)
         if self.watching and self.api == "messages" and self.usage_delta is None:
             counts["output_tokens"] = None  # message_start's output count is a placeholder until message_delta
-        now = time.perf_counter()
+        now = time.perf_counter() if at is None else at
         payload: dict[str, Any] = {
             "model": self.model or self.requested_model,
             "provider": self.provider,

@@ -21,12 +21,11 @@ import importlib.abc
 import importlib.machinery
 import sys
 import threading
-import weakref
 from collections.abc import AsyncIterator, Callable, Iterator
 from types import ModuleType
 from typing import Any
 
-from . import raw
+from . import dropped, raw
 from .calls import ABANDONED, ModelCall
 from .scope import IN_SDK_CALL, current
 
@@ -135,6 +134,8 @@ def _wrap_async(original: Callable[..., Any], provider: str, streams: tuple[Any,
 def _begin(provider: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> ModelCall | None:
     """The call to record when an episode's capture is on here, else None; a draining episode refuses
     a new call at this point (``EpisodeStopping``), before anything is sent."""
+    if dropped.PENDING:  # streams collected since the last call: their events are written here, outside the collector
+        dropped.run()
     scope = current()
     if scope is None or scope.closed:
         return None
@@ -175,8 +176,7 @@ def _watch_stream(call: ModelCall, result: Any, streams: tuple[Any, Any]) -> boo
         result._iterator = _observe_async(result._iterator, call)
     else:
         return False
-    finalizer = weakref.finalize(result, call.finish, abandoned=True, reason=ABANDONED)
-    finalizer.atexit = False
+    dropped.when_dropped(result, call.dropped)
     return True
 
 
@@ -185,8 +185,8 @@ def _observe(iterator: Iterator[Any], call: ModelCall) -> Iterator[Any]:
         for item in iterator:
             call.see(item)
             yield item
-    except GeneratorExit:
-        call.finish(abandoned=True, reason=ABANDONED)
+    except GeneratorExit:  # mostly the collector closing a dropped stream: the event is written after it (``dropped``)
+        dropped.later(call.dropped)
         close = getattr(iterator, "close", None)
         if close is not None:
             close()  # the SDK's own generator closes its response now, as it would have

@@ -15,6 +15,7 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
+from . import dropped
 from .calls import ModelCall
 
 __all__ = ["defer"]
@@ -64,8 +65,7 @@ def defer(call: ModelCall, result: Any, on_parsed: Callable[[Any], None]) -> boo
         result.close = sclose
     result._parse = _parse
     call.waiting(raw)
-    finalizer = weakref.finalize(result, call.closed, raw, explicit=False)
-    finalizer.atexit = False
+    dropped.when_dropped(result, lambda at: call.closed(raw, explicit=False, at=at))
     return True
 
 

@@ -34,6 +34,7 @@ from typing import Any
 
 from ..errors import InvalidOptionError
 from ..store.vocab import MODEL_CALL
+from . import dropped
 
 __all__ = ["CaptureScope", "current", "scoped", "resolve_option", "claim_manual", "ENV", "OPEN_SPANS", "IN_SDK_CALL"]
 
@@ -129,6 +130,7 @@ class CaptureScope:
 
         Spans still open are forgotten: one never ended would otherwise keep the episode alive in ``OPEN_SPANS``.
         """
+        dropped.run()  # streams collected meanwhile are written first, as dropped
         for call in list(self.open_calls):
             call.finish(abandoned=True, reason="the episode's adapter returned before the stream ended")
         with self.lock:

@@ -7,7 +7,9 @@ untouched, and the run must pass the Noēsis checker and load with ``usage_df(st
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
+import threading
 
 import pytest
 
@@ -228,3 +230,41 @@ def test_a_megabyte_model_name_or_id_from_the_server_is_stored_cut(stub, runs_di
     assert call["response_id"].startswith("c" * 256 + "…") and call["stop_reason"].startswith("s" * 256 + "…")
     assert tokens(call) == OPENAI
     assert (runs_dir / ep / "events.jsonl").stat().st_size < 50_000  # not 3 MB screened and written with the call
+
+
+class _OwnLock:
+    """A lock that reports being taken again by the thread holding it (a plain ``Lock`` would hang there)."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self.owner = None
+        self.reentered = False
+
+    def __enter__(self):
+        if self.owner == threading.get_ident():
+            self.reentered = True
+            raise RuntimeError("taken again by its holder")
+        self._lock.acquire()
+        self.owner = threading.get_ident()
+
+    def __exit__(self, *exc):
+        self.owner = None
+        self._lock.release()
+
+
+def test_a_stream_collected_while_capture_holds_its_lock_is_written_later_not_inside(stub):
+    from noesis_nb.capture.scope import CaptureScope, scoped
+
+    written = []
+    scope = CaptureScope("ep_gc", lambda payload, agent: written.append(payload) or f"e{len(written)}", lock=_OwnLock())
+    noesis_nb.capture.ensure_installed()
+    client = openai.OpenAI(base_url=stub.openai_url, api_key="sk-test", max_retries=0)
+    with scoped(scope):
+        stream = client.chat.completions.create(model="gpt-4o-mini", messages=MSG, stream=True)
+        next(iter(stream))
+        with scope.lock:  # the collector runs at any allocation, capture's own locked blocks included
+            del stream
+            gc.collect()
+        assert not scope.lock.reentered
+        client.chat.completions.create(model="gpt-4o-mini", messages=MSG)
+    assert [(p["streamed"], p.get("abandoned", False)) for p in written] == [(True, True), (False, False)]
