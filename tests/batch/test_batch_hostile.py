@@ -61,3 +61,35 @@ def test_a_batch_id_of_300_characters_is_named_short(runs_dir: Path) -> None:
     with pytest.raises(InvalidIdError) as caught:
         run_batch(["a"], using=echo, root=runs_dir, batch_id="b" * 300)
     assert "(300 characters)" in str(caught.value) and len(str(caught.value)) < 200
+
+
+async def slow(task: str) -> str:
+    await asyncio.sleep(30)
+    return task
+
+
+def test_the_interrupt_during_await_batch_stops_it_sealed_and_says_how_to_continue(runs_dir: Path) -> None:
+    import os
+    import signal
+
+    from noesis_nb.errors import BatchInterrupted
+
+    seen: list[BaseException] = []
+
+    async def main() -> None:
+        b = noesis_nb.batch([f"t{i}" for i in range(6)], using=slow, root=runs_dir, batch_id="ctrl-c", concurrency=2)
+        asyncio.get_running_loop().call_later(0.5, os.kill, os.getpid(), signal.SIGINT)
+        try:
+            await b
+        except BaseException as exc:
+            seen.append(exc)
+            raise
+
+    with pytest.raises(KeyboardInterrupt):  # asyncio.run's own handler, as the kernel's cancels the cell
+        asyncio.run(main())
+    assert len(seen) == 1 and isinstance(seen[0], BatchInterrupted), seen
+    assert "2 cancelled, 4 never started" in str(seen[0]) and "batch_id='ctrl-c'" in str(seen[0])
+    runs = [p for p in runs_dir.iterdir() if p.name.startswith("ep_")]
+    assert len(runs) == 2 and all(check_run(p) == [] for p in runs)
+    again = run_batch([f"t{i}" for i in range(6)], using={"slow": echo}, root=runs_dir, batch_id="ctrl-c", concurrency=6)
+    assert again.counts() == {"cancelled": 2, "ok": 4}
