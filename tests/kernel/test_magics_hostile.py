@@ -140,3 +140,18 @@ def test_braces_expand_and_a_failed_expansion_is_kept_as_typed(ip: Any, runs_dir
 
     assert asyncio.run(main('%noesis run echo "{1+1}" --runs-dir $where')) == "2"
     assert asyncio.run(main('%noesis run echo "costs $5 {nope}" --runs-dir $where')) == "costs $5 {nope}"
+
+
+def test_a_part_of_an_id_names_the_runs_it_begins(ip: Any, runs_dir: Path) -> None:
+    ip.user_ns.update(echo=echo)
+
+    async def main() -> list[str]:
+        return [(await ip.run_line_magic("noesis", f'run echo "t{i}" --runs-dir {runs_dir}')).episode_id for i in range(4)]
+
+    ids = sorted(asyncio.run(main()))
+    for command in ("show", "approve", "resume"):
+        with pytest.raises(UsageError, match=r"it is the start of 4 run id\(s\): .* and 1 more; pass a whole id") as caught:
+            ip.run_line_magic("noesis", f"{command} ep_ --runs-dir {runs_dir}")
+        assert ids[0] in str(caught.value) and "\n" not in str(caught.value)
+    with pytest.raises(UsageError, match=rf"start of 1 run id\(s\): {ids[0]}; pass a whole id"):
+        ip.run_line_magic("noesis", f"show {ids[0][:-1]} --runs-dir {runs_dir}")
