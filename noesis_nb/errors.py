@@ -31,6 +31,7 @@ Every message names the offending value and says how to fix it.
             └── ResumeAdapterMismatchError
     NoesisVeto                      an enforced governance veto (Noēsis name)
     EpisodeInterrupted              (an asyncio.CancelledError) the kernel's interrupt stopped the episode a cell ran or awaited
+    BatchInterrupted                (an asyncio.CancelledError) the kernel's interrupt stopped the batch a cell awaited
 """
 
 from __future__ import annotations
@@ -71,6 +72,7 @@ __all__ = [
     "ResumeAdapterMismatchError",
     "NoesisVeto",
     "EpisodeInterrupted",
+    "BatchInterrupted",
 ]
 
 
@@ -122,6 +124,27 @@ class EpisodeInterrupted(asyncio.CancelledError):
 
 def _interrupted(message: str, episode_id: str, status: str) -> EpisodeInterrupted:
     return EpisodeInterrupted(message, episode_id=episode_id, status=status)
+
+
+class BatchInterrupted(asyncio.CancelledError):
+    """The kernel's interrupt stopped the batch a cell was awaiting; the message says what became of its entries."""
+
+    def __init__(self, message: str, *, batch_id: str):
+        self.batch_id = batch_id
+        super().__init__(message)
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_batch_interrupted, (str(self), self.batch_id))
+
+    def _render_traceback_(self) -> list[str]:
+        return _cell_lines(self)
+
+
+def _batch_interrupted(message: str, batch_id: str) -> BatchInterrupted:
+    return BatchInterrupted(message, batch_id=batch_id)
 
 
 class InvalidOptionError(NoesisNbError, ValueError, TypeError):

@@ -42,5 +42,6 @@ def validate_id(value: object, *, what: str = "episode id") -> str:
         hint = "(e.g. 'ep_01K9...') or the run directory as a Path" if what == "episode id" else "(letters, digits and _.:@+=-)"
         raise InvalidIdError(f"{what} {value!r} contains a path separator or '..'; pass the bare id {hint}")
     if not _SAFE.match(value):
-        raise InvalidIdError(f"{what} {value!r} has characters outside [A-Za-z0-9_.:@+=-] or is over 200 characters")
+        shown = repr(value) if len(value) <= 80 else f"{value[:60]!r}… ({len(value)} characters)"
+        raise InvalidIdError(f"{what} {shown} has characters outside [A-Za-z0-9_.:@+=-] or is over 200 characters")
     return value

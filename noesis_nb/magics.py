@@ -20,14 +20,14 @@ from __future__ import annotations
 import argparse
 import difflib
 import os
-import shlex
 import warnings
 from typing import Any
 
 from IPython.core.error import UsageError
-from IPython.core.magic import Magics, line_cell_magic, magics_class
+from IPython.core.magic import Magics, line_cell_magic, magics_class, no_var_expand
 
 from . import config
+from ._argsplit import split_line
 from .batch import batch
 from .errors import DraftNotFoundError, EpisodeStateError, NoesisNbError, UsingResolutionError
 from .runtime.api import RunRecovered, approve_draft, reject_draft, resume_run, start
@@ -40,6 +40,9 @@ from .store.roots import check_root
 from .store.vocab import STEER_MODES
 
 __all__ = ["NoesisMagics", "build_parser", "load_ipython_extension", "unload_ipython_extension", "RunTable"]
+
+
+_EXPAND_MAX = 10_000  # longer arguments (a pasted document) are taken as typed
 
 
 class _HelpShown(Exception):
@@ -132,10 +135,16 @@ def build_parser() -> _Parser:
     return parser
 
 
-def parse_line(line: str) -> argparse.Namespace:
-    """The magic's arguments; an option the subcommand does not know is named with that subcommand's usage."""
+def parse_line(line: str, expand: Any = None) -> argparse.Namespace:
+    """The magic's arguments (each passed through ``expand``, IPython's ``$name``/``{expr}``, once split);
+    an option the subcommand does not know is named with that subcommand's usage."""
     parser = build_parser()
-    args, extra = parser.parse_known_args(shlex.split(line))
+    words = split_line(line)
+    if expand is not None:
+        words = [expand(word) for word in words]
+    args, extra = parser.parse_known_args(words)
+    if args.command is not None:
+        _refuse_repeated(args.command, parser.subcommands[args.command], words)
     if extra:
         command = parser.subcommands.get(args.command or "", parser)
         options = [o for action in command._actions for o in action.option_strings if o.startswith("--")]
@@ -148,6 +157,26 @@ def parse_line(line: str) -> argparse.Namespace:
             f"{name}: unrecognized arguments: {' '.join(extra)}{hint}\n{command.format_usage().strip()}\n(see {name} --help)"
         )
     return args
+
+
+def _refuse_repeated(command: str, parser: argparse.ArgumentParser, words: list[str]) -> None:
+    """An option given twice (``--seed 3 --seed 4``) is an error: argparse would keep the last one without a word."""
+    single = {o: a for a in parser._actions if not isinstance(a, argparse._AppendAction) for o in a.option_strings}
+    seen: dict[argparse.Action, str] = {}
+    for word in words[words.index(command) + 1 :]:
+        if word == "--":
+            break
+        name = word.split("=", 1)[0]
+        if not name.startswith("--"):
+            continue
+        matches = [o for o in single if o == name] or [o for o in single if o.startswith(name)]
+        action = single[matches[0]] if len({single[o] for o in matches}) == 1 else None
+        if action is None:
+            continue
+        if action in seen:
+            raise UsageError(f"%noesis {command}: {action.option_strings[-1]} is given twice; give it once")
+        seen[action] = word
+    return None
 
 
 def _is_usage_error(exc: BaseException) -> bool:
@@ -175,6 +204,7 @@ class RunTable(list[dict[str, Any]]):
 
 @magics_class
 class NoesisMagics(Magics):
+    @no_var_expand  # expanded per argument below: a value holding quotes or spaces stays one argument
     @line_cell_magic
     def noesis(self, line: str, cell: str | None = None) -> Any:
         """Run, list, show and decide episodes: ``%noesis run <using> "<task>"``, ``%noesis list``,
@@ -183,11 +213,12 @@ class NoesisMagics(Magics):
         ``%noesis runs-dir [path]``.
         ``%noesis --help`` and ``%noesis <command> --help`` print the options."""
         try:
-            args = parse_line(line)
+            args = parse_line(line, expand=self._expand)
         except _HelpShown:
             return None
-        except ValueError as exc:  # shlex: unbalanced quotes
-            raise UsageError(f"%noesis: cannot parse {line!r}: {exc}") from None
+        except ValueError as exc:  # unbalanced quotes
+            shown = repr(line) if len(line) <= 120 else f"{line[:100]!r}… ({len(line)} characters)"
+            raise UsageError(f"%noesis: cannot parse {shown}: {exc}; close the quote or escape it with \\") from None
         if args.command is None:
             raise UsageError(
                 "%noesis: name a subcommand: run, batch, list, show, inbox, approve, reject, resume, stop, steer, runs-dir "
@@ -204,6 +235,18 @@ class NoesisMagics(Magics):
             if _is_usage_error(exc):
                 raise UsageError(f"%noesis {args.command}: {exc}") from exc
             raise  # anything else is a bug: keep its type and traceback
+
+    def _expand(self, word: str) -> str:
+        """IPython's ``$name`` / ``{expr}`` in one argument, from the notebook's names; unchanged when it fails (as
+        IPython leaves it) or when the argument is over 10,000 characters (IPython's expansion is quadratic)."""
+        if self.shell is None or len(word) > _EXPAND_MAX or ("$" not in word and "{" not in word):
+            return word
+        from IPython.utils.text import DollarFormatter
+
+        try:
+            return str(DollarFormatter().vformat(word, args=[], kwargs=self.shell.user_ns))
+        except Exception:
+            return word
 
     # -- subcommands ----------------------------------------------------------------------------
     def _resolve(self, name: str | None) -> Any:

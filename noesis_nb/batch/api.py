@@ -77,7 +77,7 @@ def batch(
             record = new_record(spec, _options(spec))
             save_record(path, record)
         else:
-            check_same_batch(record, spec, path)
+            check_same_batch(record, spec, path, _options(spec))
         plan = EntryPlan(spec, record, path)
         plan.save_if_changed()
     handle = BatchHandle(chosen, runs_root, path, plan.entries, loop)

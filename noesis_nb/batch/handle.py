@@ -17,7 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..errors import BatchInterrupted
 from ..runtime.handle import EpisodeHandle
+from ..runtime.interrupt import watch_interrupts
 from ..runtime.presenter import presenter
 from ..store.vocab import TERMINAL_STATUSES
 
@@ -167,20 +169,47 @@ class BatchHandle:
         return self._settle().__await__()
 
     async def _settle(self) -> BatchHandle:
-        await asyncio.shield(self._settled.wait())
+        with watch_interrupts() as watch:
+            try:
+                await asyncio.shield(self._settled.wait())
+            except asyncio.CancelledError:
+                if watch.seen:
+                    raise await self._interrupted() from None
+                raise
         self.refresh_display()
         return self
+
+    async def _interrupted(self, settle_s: float = 5.0) -> BatchInterrupted:
+        """The interrupt landed while a cell awaited the batch: stop it as ``cancel()`` does, wait up to ``settle_s``
+        for its runs to seal, and say what became of its entries and how to continue it."""
+        self.cancel()
+        if self._runner is not None:
+            await asyncio.wait({self._runner}, timeout=settle_s)
+        unstarted = sum(1 for e in self.entries if e.run_dir is None)
+        counts = Counter(e.status for e in self.entries if e.run_dir is not None)
+        said = ", ".join([*(f"{n} {status}" for status, n in sorted(counts.items())), f"{unstarted} never started"])
+        return BatchInterrupted(
+            f"batch {self.batch_id} stopped by the interrupt ({said}); batch(..., batch_id={self.batch_id!r}) "
+            "continues it: it starts those never started, and the cancelled ones with rerun_failed=True",
+            batch_id=self.batch_id,
+        )
 
     async def wait(self) -> BatchHandle:
         """Wait until every entry has finished (not merely paused) and its run is uploaded (``upload_to``).
 
-        Never in a notebook cell while a human must click.
+        Never in a notebook cell while a human must click. The kernel's interrupt stops the batch, as with ``await``.
         """
-        while not self.done():
-            await asyncio.sleep(0.05)
-            await asyncio.shield(self._settled.wait())
-        if self._runner is not None:
-            await asyncio.shield(self._runner)
+        with watch_interrupts() as watch:
+            try:
+                while not self.done():
+                    await asyncio.sleep(0.05)
+                    await asyncio.shield(self._settled.wait())
+                if self._runner is not None:
+                    await asyncio.shield(self._runner)
+            except asyncio.CancelledError:
+                if watch.seen:
+                    raise await self._interrupted() from None
+                raise
         return self
 
     # -- display ------------------------------------------------------------------------------

@@ -118,13 +118,51 @@ def save_record(path: Path, record: dict[str, Any]) -> None:
     atomic_write_json(path, record)
 
 
-def check_same_batch(record: dict[str, Any], spec: BatchSpec, path: Path) -> None:
-    """Running a recorded batch again needs the same tasks and adapters: otherwise one error saying what differs."""
+def check_same_batch(record: dict[str, Any], spec: BatchSpec, path: Path, options: dict[str, Any] | None = None) -> None:
+    """Running a recorded batch again needs the same tasks, adapters and episode options: otherwise one error
+    naming the first difference. ``concurrency``, ``score``, ``executor`` and ``upload_to`` may change."""
     identity = spec.identity()
     for key, what in (("tasks", "task list"), ("adapters", "adapters")):
         if canonical_json(record.get(key)) != canonical_json(identity[key]):
             before, now = record.get(key) or [], identity[key]
             raise InvalidOptionError(
-                f"batch {spec.batch_id!r} was recorded with another {what} ({len(before)} vs {len(now)} now; see {path}); "
+                f"batch {spec.batch_id!r} was recorded with another {what}: {_first_difference(before, now)} (see {path}); "
                 "pass the same tasks and adapters to continue it, or a new batch_id for a new batch"
             )
+    recorded = record.get("options")
+    if options is None or not isinstance(recorded, dict):
+        return
+    now_opts = redact(options)[0]
+    for key in sorted(set(recorded) | set(now_opts)):
+        if key in _MAY_CHANGE or canonical_json(recorded.get(key)) == canonical_json(now_opts.get(key)):
+            continue
+        was = f"{key}={_short(recorded[key])}" if key in recorded else f"no {key}"
+        fix = f"pass {key}={_short(recorded[key])}" if key in recorded else f"leave {key} out"
+        raise InvalidOptionError(
+            f"batch {spec.batch_id!r} was recorded with {was}, now {key}={_short(now_opts.get(key))} (see {path}): "
+            f"its episodes would run two ways; {fix} to continue it, or pass a new batch_id for a new batch"
+        )
+
+
+#: options a later call of a batch may change: how it runs, not what its episodes are
+_MAY_CHANGE = frozenset({"concurrency", "score", "executor", "upload_to"})
+
+
+def _first_difference(before: list[Any], now: list[Any]) -> str:
+    """``task 3 was 'a', now 'b'`` or ``3 recorded, 4 now``: the first place two recorded lists part."""
+    for index, (old, new) in enumerate(zip(before, now)):
+        if canonical_json(old) != canonical_json(new):
+            return f"[{index}] was {_short(old)}, now {_short(new)}"
+    return f"{len(before)} recorded, {len(now)} now"
+
+
+def _short(value: Any) -> str:
+    text = repr(
+        value.get("task")
+        if isinstance(value, dict)
+        and set(value) <= {"task", "tags", "inputs"}
+        and not value.get("tags")
+        and not value.get("inputs")
+        else value
+    )
+    return text if len(text) <= 80 else text[:77] + "…"

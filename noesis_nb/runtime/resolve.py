@@ -13,7 +13,9 @@ import importlib
 import importlib.util
 import inspect
 import sys
-from collections.abc import Callable
+import traceback
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -91,6 +93,22 @@ def _from_module(module: Any, where: str) -> Any:
     )
 
 
+@contextmanager
+def _importing(using: str, what: str) -> Iterator[None]:
+    """The user's module raised while it was imported: one error naming it, the exception and where it rose."""
+    try:
+        yield
+    except (UsingResolutionError, ImportError):
+        raise
+    except Exception as exc:
+        frames = traceback.extract_tb(exc.__traceback__)
+        where = f" at {Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else ""
+        raise UsingResolutionError(
+            f"using={using!r}: importing {what} raised {type(exc).__name__}: {str(exc)[:200]}{where}; "
+            "fix the module and run the cell again"
+        ) from exc
+
+
 def _load_path(path: Path) -> Any:
     file = path / "__init__.py" if path.is_dir() else path
     name = f"_noesis_using_{abs(hash(str(file.resolve())))}"
@@ -99,7 +117,12 @@ def _load_path(path: Path) -> Any:
         raise UsingResolutionError(f"cannot import {str(path)!r} as Python; pass a .py file or a package directory")
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
-    spec.loader.exec_module(module)
+    try:
+        with _importing(str(path), repr(str(path))):
+            spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(name, None)  # half-imported: the next try runs the file afresh
+        raise
     return module
 
 
@@ -107,7 +130,8 @@ def _resolve_string(using: str) -> Any:
     if ":" in using and not Path(using).exists():
         mod_name, _, attr = using.partition(":")
         try:
-            module = importlib.import_module(mod_name)
+            with _importing(using, f"module {mod_name!r}"):
+                module = importlib.import_module(mod_name)
         except ImportError as exc:
             raise UsingResolutionError(
                 f"using={using!r}: cannot import module {mod_name!r} ({exc}); check the module path and sys.path"
@@ -127,7 +151,8 @@ def _resolve_string(using: str) -> Any:
         name = f"{prefix}.{using}"
         tried.append(name)
         try:
-            module = importlib.import_module(name)
+            with _importing(using, f"module {name!r}"):
+                module = importlib.import_module(name)
         except ModuleNotFoundError as exc:
             if exc.name and (name.startswith(exc.name) or exc.name == name):
                 continue

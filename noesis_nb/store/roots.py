@@ -93,6 +93,12 @@ def find_run_dir(target: str | os.PathLike[str], runs_dir: str | os.PathLike[str
                 if is_run_dir(nested):
                     return nested
     searched = ", ".join(str(r) for r in roots)
+    starting = sorted({p.name for root in roots for p in _subdirs(root) if p.name.startswith(episode_id)})
+    if starting:  # a part of an id: ids are taken whole (a prefix could name another run tomorrow)
+        named = ", ".join(starting[:3]) + (f" and {len(starting) - 3} more" if len(starting) > 3 else "")
+        raise RunNotFoundError(
+            f"no run is named {episode_id!r}; it is the start of {len(starting)} run id(s): {named}; pass a whole id"
+        )
     raise RunNotFoundError(
         f"no run {episode_id!r} under {searched}; pass runs_dir= or the run directory path, "
         "or check the id with noesis_nb.ns.list_runs()"

@@ -1,0 +1,95 @@
+"""Hostile ``batch()`` calls: a reused ``batch_id`` that differs, odd ids; one error naming the difference, nothing lost."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import noesis_nb
+from noesis_nb.errors import InvalidIdError, InvalidOptionError
+
+from ..compat.checker import check_run
+from .agents import echo, shout
+
+
+def run_batch(tasks: Any, **kw: Any) -> Any:
+    async def main() -> Any:
+        return await noesis_nb.batch(tasks, **kw)
+
+    return asyncio.run(main())
+
+
+def test_the_same_batch_id_with_other_tasks_names_the_first_difference(runs_dir: Path) -> None:
+    run_batch(["a", "b", "c"], using=echo, root=runs_dir, batch_id="nightly")
+    with pytest.raises(InvalidOptionError, match=r"another task list: \[1\] was 'b', now 'B' "):
+        run_batch(["a", "B", "c"], using=echo, root=runs_dir, batch_id="nightly")
+    with pytest.raises(InvalidOptionError, match=r"another task list: 3 recorded, 4 now"):
+        run_batch(["a", "b", "c", "d"], using=echo, root=runs_dir, batch_id="nightly")
+    with pytest.raises(InvalidOptionError, match=r"another adapters: \[0\] was 'echo', now 'shout'"):
+        run_batch(["a", "b", "c"], using=shout, root=runs_dir, batch_id="nightly")
+
+
+@pytest.mark.parametrize(
+    "first, again, said",
+    [
+        ({}, {"seed": 5}, "recorded with no seed, now seed=5 .*leave seed out to continue it"),
+        ({"seed": 1}, {"seed": 2}, "recorded with seed=1, now seed=2 .*pass seed=1 to continue it"),
+        ({"tags": {"k": "v"}}, {"tags": {"k": "w"}}, r"recorded with tags=\{'k': 'v'\}, now tags=\{'k': 'w'\}"),
+        ({"governance": "audit"}, {}, "recorded with governance='audit', now governance=None"),
+    ],
+)
+def test_the_same_batch_id_with_other_episode_options_is_refused(
+    runs_dir: Path, first: dict[str, Any], again: dict[str, Any], said: str
+) -> None:
+    handle = run_batch(["a"], using=echo, root=runs_dir, batch_id="opts", **first)
+    with pytest.raises(InvalidOptionError, match=said):
+        run_batch(["a"], using=echo, root=runs_dir, batch_id="opts", **again)
+    assert [e.status for e in handle.entries] == ["ok"]  # the recorded run is kept, sealed and valid
+    assert check_run(handle.entries[0].run_dir) == []
+
+
+def test_how_a_batch_runs_may_change_between_calls(runs_dir: Path) -> None:
+    first = run_batch(["a", "b"], using=echo, root=runs_dir, batch_id="how", concurrency=1)
+    again = run_batch(["a", "b"], using=echo, root=runs_dir, batch_id="how", concurrency=4, score=lambda t, r: 1.0)
+    assert [e.episode_id for e in again.entries] == [e.episode_id for e in first.entries]  # nothing ran twice
+
+
+def test_a_batch_id_of_300_characters_is_named_short(runs_dir: Path) -> None:
+    with pytest.raises(InvalidIdError) as caught:
+        run_batch(["a"], using=echo, root=runs_dir, batch_id="b" * 300)
+    assert "(300 characters)" in str(caught.value) and len(str(caught.value)) < 200
+
+
+async def slow(task: str) -> str:
+    await asyncio.sleep(30)
+    return task
+
+
+def test_the_interrupt_during_await_batch_stops_it_sealed_and_says_how_to_continue(runs_dir: Path) -> None:
+    import os
+    import signal
+
+    from noesis_nb.errors import BatchInterrupted
+
+    seen: list[BaseException] = []
+
+    async def main() -> None:
+        b = noesis_nb.batch([f"t{i}" for i in range(6)], using=slow, root=runs_dir, batch_id="ctrl-c", concurrency=2)
+        asyncio.get_running_loop().call_later(0.5, os.kill, os.getpid(), signal.SIGINT)
+        try:
+            await b
+        except BaseException as exc:
+            seen.append(exc)
+            raise
+
+    with pytest.raises(KeyboardInterrupt):  # asyncio.run's own handler, as the kernel's cancels the cell
+        asyncio.run(main())
+    assert len(seen) == 1 and isinstance(seen[0], BatchInterrupted), seen
+    assert "2 cancelled, 4 never started" in str(seen[0]) and "batch_id='ctrl-c'" in str(seen[0])
+    runs = [p for p in runs_dir.iterdir() if p.name.startswith("ep_")]
+    assert len(runs) == 2 and all(check_run(p) == [] for p in runs)
+    again = run_batch([f"t{i}" for i in range(6)], using={"slow": echo}, root=runs_dir, batch_id="ctrl-c", concurrency=6)
+    assert again.counts() == {"cancelled": 2, "ok": 4}

@@ -1,0 +1,157 @@
+"""Hostile ``%noesis`` lines through IPython's test shell: each is one clear line, never a traceback or a silent change."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import shlex
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from IPython.core.error import UsageError
+from IPython.testing import globalipapp
+
+from noesis_nb._argsplit import split_line
+
+
+def start_ipython() -> Any:
+    """IPython's test shell (created once per process)."""
+    from IPython import get_ipython
+
+    return globalipapp.start_ipython() or get_ipython()
+
+
+@pytest.fixture(scope="module")
+def ip() -> Any:
+    shell = start_ipython()
+    shell.run_line_magic("load_ext", "noesis_nb")
+    yield shell
+    shell.run_line_magic("unload_ext", "noesis_nb")
+
+
+def echo(task: str) -> str:
+    return task[:20]
+
+
+def test_the_line_splits_as_shlex_does() -> None:
+    rng = random.Random(7)
+    alphabet = ["a", " ", "\t", "\n", '"', "'", "\\", "-", "=", "\x00", "\u202e", "é", "$"]
+    for _ in range(20000):
+        line = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 10)))
+        try:
+            want: Any = shlex.split(line)
+        except ValueError as exc:
+            want = str(exc)
+        try:
+            got: Any = split_line(line)
+        except ValueError as exc:
+            got = str(exc)
+        assert got == want, line
+
+
+def test_a_task_of_a_megabyte_is_parsed_in_well_under_a_second(ip: Any, runs_dir: Path) -> None:
+    ip.user_ns.update(echo=echo)
+    task = "x" * (1 << 20)
+
+    async def main() -> Any:
+        began = time.monotonic()
+        handle = ip.run_line_magic("noesis", f'run echo "{task}" --runs-dir {runs_dir}')
+        assert time.monotonic() - began < 5  # shlex took close to a minute, the kernel frozen meanwhile
+        return await handle
+
+    handle = asyncio.run(main())
+    assert handle.status == "ok"
+
+
+def test_an_unclosed_quote_in_a_long_line_is_named_short(ip: Any) -> None:
+    with pytest.raises(UsageError) as caught:
+        ip.run_line_magic("noesis", 'run echo "' + "y" * 100_000)
+    message = str(caught.value)
+    assert "No closing quotation" in message and "100010 characters" in message and len(message) < 300
+
+
+@pytest.mark.parametrize(
+    "line, option",
+    [
+        ('run --seed 3 --seed 4 echo "t"', "--seed"),
+        ('run echo "t" --runs-dir=a --runs-dir=b', "--runs-dir"),
+        ('run echo "t" --run a --runs-dir b', "--runs-dir"),
+        ("list --limit 3 --limit=4", "--limit"),
+        ("batch tasks echo --concurrency 2 --concurrency 3", "--concurrency"),
+    ],
+)
+def test_an_option_given_twice_is_refused(ip: Any, line: str, option: str) -> None:
+    with pytest.raises(UsageError, match=f"{option} is given twice; give it once"):
+        ip.run_line_magic("noesis", line)
+
+
+def test_a_repeatable_option_may_repeat(ip: Any, runs_dir: Path) -> None:
+    ip.user_ns.update(echo=echo)
+
+    async def main() -> Any:
+        return await ip.run_line_magic("noesis", f'run echo "t" --tag a=1 --tag b=2 --runs-dir {runs_dir}')
+
+    assert asyncio.run(main()).status == "ok"
+
+
+@pytest.mark.parametrize("form", ["{name}:agent", "{path}"])
+def test_a_module_that_raises_on_import_is_one_line(ip: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, form: str) -> None:
+    name = f"raises_on_import_{abs(hash(form))}"
+    path = tmp_path / f"{name}.py"
+    path.write_text("def agent(task):\n    return task\n\nraise RuntimeError('no API key set')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    using = form.format(name=name, path=path)
+
+    async def main() -> None:
+        for _ in range(2):  # and again: the half-imported module is not kept
+            with pytest.raises(UsageError, match=rf"raised RuntimeError: no API key set at {name}\.py:4; fix the module"):
+                ip.run_line_magic("noesis", f'run {using} "t"')
+
+    asyncio.run(main())
+    assert name not in sys.modules
+
+
+@pytest.mark.parametrize(
+    "value",
+    ['he said "hi"', "it's", "two  spaces", "a'b\"c"],
+)
+def test_a_dollar_name_is_one_argument_whatever_it_holds(ip: Any, runs_dir: Path, value: str) -> None:
+    ip.user_ns.update(echo=echo, my_task=value, where=str(runs_dir))
+
+    async def main() -> Any:
+        result = ip.run_cell('%noesis run echo "$my_task" --runs-dir "$where"')
+        assert result.error_in_exec is None, result.error_in_exec
+        return await result.result
+
+    handle = asyncio.run(main())
+    assert handle.result() == value[:20]
+
+
+def test_braces_expand_and_a_failed_expansion_is_kept_as_typed(ip: Any, runs_dir: Path) -> None:
+    ip.user_ns.update(echo=echo, where=str(runs_dir))
+
+    async def main(cell: str) -> Any:
+        result = ip.run_cell(cell)
+        assert result.error_in_exec is None, result.error_in_exec
+        return (await result.result).result()
+
+    assert asyncio.run(main('%noesis run echo "{1+1}" --runs-dir $where')) == "2"
+    assert asyncio.run(main('%noesis run echo "costs $5 {nope}" --runs-dir $where')) == "costs $5 {nope}"
+
+
+def test_a_part_of_an_id_names_the_runs_it_begins(ip: Any, runs_dir: Path) -> None:
+    ip.user_ns.update(echo=echo)
+
+    async def main() -> list[str]:
+        return [(await ip.run_line_magic("noesis", f'run echo "t{i}" --runs-dir {runs_dir}')).episode_id for i in range(4)]
+
+    ids = sorted(asyncio.run(main()))
+    for command in ("show", "approve", "resume"):
+        with pytest.raises(UsageError, match=r"it is the start of 4 run id\(s\): .* and 1 more; pass a whole id") as caught:
+            ip.run_line_magic("noesis", f"{command} ep_ --runs-dir {runs_dir}")
+        assert ids[0] in str(caught.value) and "\n" not in str(caught.value)
+    with pytest.raises(UsageError, match=rf"start of 1 run id\(s\): {ids[0]}; pass a whole id"):
+        ip.run_line_magic("noesis", f"show {ids[0][:-1]} --runs-dir {runs_dir}")
