@@ -116,6 +116,10 @@ def entry_from_disk(entry: BatchEntry, run_dir: Path, adapter: Any) -> None:
     entry.status, entry.usage = run.status, dict(run.usage)
     if entry.status == "paused" and run.can_resume:
         entry.status = "running"  # decided: it continues (the batch resumes it), it waits for nobody
+    if entry.done and not is_sealed(run_dir):
+        # its terminate is written but not its seal yet (the score is in the summary still to come): it ends
+        # when the manifest appears, which the follower notices (or, its process gone, completes)
+        entry.status = "running"
     if entry.started_at is None:
         entry.started_at = _epoch(run.started_at)
     if entry.done:

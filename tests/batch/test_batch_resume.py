@@ -104,3 +104,32 @@ def test_a_lost_run_counts_as_written_once_a_tool_that_is_not_read_only_began(ru
     for draft in (runs_dir / writing / "tool_invocations" / "prepared").glob("*.json"):
         draft.write_text("{not json")  # a draft that cannot be read: its effect is unknown, so it counts as a write
     assert len(started(writing)) == 1
+
+
+def test_a_followed_run_whose_seal_is_still_being_written_is_not_done_yet(runs_dir: Path) -> None:
+    """A batch following a run on disk (a worker's) may look between its terminate event and its manifest: the
+    entry must not end then with the summary's score still unwritten (it ended `ok` with no score)."""
+    from noesis_nb.batch.handle import BatchEntry
+    from noesis_nb.batch.plan import entry_from_disk
+
+    from .agents import echo, exact
+
+    async def run_one():
+        handle = noesis_nb.batch(["a"], using=echo, root=runs_dir, score=exact)
+        await asyncio.wait_for(handle, 30)
+        return handle
+
+    handle = asyncio.run(run_one())
+    run = handle.entries[0].run_dir
+    assert handle.entries[0].score == 1.0
+    manifest = (run / "manifest.json").read_bytes()
+    summary = (run / "summary.json").read_bytes()
+    (run / "manifest.json").unlink()  # the moment after final.json, before the summary's score is read as final
+    (run / "summary.json").unlink()
+    entry = BatchEntry(index=0, task="a", adapter="echo", reserved_id=run.name)
+    entry_from_disk(entry, run, echo)
+    assert entry.status == "running" and entry.score is None
+    (run / "summary.json").write_bytes(summary)
+    (run / "manifest.json").write_bytes(manifest)
+    entry_from_disk(entry, run, echo)
+    assert entry.status == "ok" and entry.score == 1.0
