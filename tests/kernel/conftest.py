@@ -58,12 +58,22 @@ class Kernel:
     def run(self, code: str, timeout: float = 60) -> dict[str, Any]:
         """Execute a cell; return its stdout, display outputs and error (raises on error unless asked not to)."""
         msg_id = self.kc.execute(textwrap.dedent(code))
-        out: dict[str, Any] = {"stdout": "", "outputs": [], "error": None}
+        out = self.collect(msg_id, timeout, f"cell did not finish in {timeout} s:\n{code}")
+        if out["error"]:
+            raise AssertionError(f"cell failed: {out['error']}\n{code}")
+        return out
+
+    def collect(self, msg_id: str, timeout: float, late: str) -> dict[str, Any]:
+        """What cell ``msg_id`` printed, displayed and raised, once it is idle and replied (``TimeoutError(late)`` if not).
+
+        ``error`` is ``"Name: value"``; ``raised`` is ``(name, value)`` and ``traceback`` the lines the front end shows.
+        """
+        out: dict[str, Any] = {"stdout": "", "outputs": [], "error": None, "raised": None, "traceback": []}
         deadline = time.monotonic() + timeout
         while True:
             msg = self._next(deadline)
             if msg is None:
-                raise TimeoutError(f"cell did not finish in {timeout} s:\n{code}")
+                raise TimeoutError(late)
             if msg["parent_header"].get("msg_id") != msg_id:
                 continue
             kind, content = msg["msg_type"], msg["content"]
@@ -73,13 +83,12 @@ class Kernel:
                 out["outputs"].append(content)
             elif kind == "error":
                 out["error"] = f"{content['ename']}: {content['evalue']}"
+                out["raised"], out["traceback"] = (content["ename"], content["evalue"]), content["traceback"]
             elif kind == "status" and content["execution_state"] == "idle":
                 break
         reply = self.kc.get_shell_msg(timeout=timeout)
         while reply["parent_header"].get("msg_id") != msg_id:
             reply = self.kc.get_shell_msg(timeout=timeout)
-        if out["error"]:
-            raise AssertionError(f"cell failed: {out['error']}\n{code}")
         return out
 
     def value(self, expression: str) -> Any:

@@ -72,26 +72,10 @@ def interrupt(kernel: Any, code: str, ready: Any = None, timeout: float = 30) ->
     else:
         kernel.wait(ready, timeout, "the cell to get going")
     kernel.km.interrupt_kernel()
-    out: dict[str, Any] = {"stdout": "", "error": None, "traceback": []}
-    deadline = time.monotonic() + timeout
-    while True:
-        msg = kernel._next(deadline)
-        if msg is None:
-            raise AssertionError(f"the interrupted cell did not end in {timeout} s:\n{code}")
-        if msg["parent_header"].get("msg_id") != msg_id:
-            continue
-        kind, content = msg["msg_type"], msg["content"]
-        if kind == "stream":
-            out["stdout"] += content["text"]
-        elif kind == "error":
-            out["error"] = (content["ename"], content["evalue"])
-            out["traceback"] = content["traceback"]
-        elif kind == "status" and content["execution_state"] == "idle":
-            break
-    reply = kernel.kc.get_shell_msg(timeout=timeout)
-    while reply["parent_header"].get("msg_id") != msg_id:
-        reply = kernel.kc.get_shell_msg(timeout=timeout)
-    return out
+    try:
+        return dict(kernel.collect(msg_id, timeout, f"the interrupted cell did not end in {timeout} s:\n{code}"))
+    except TimeoutError as exc:
+        raise AssertionError(str(exc)) from None
 
 
 def lines(run_dir: Path) -> list[str]:
@@ -141,8 +125,8 @@ def resume_elsewhere(run_dir: Path) -> dict[str, Any]:
 
 def assert_one_line(out: dict[str, Any], *words: str) -> None:
     """The cell ended on ``EpisodeInterrupted``, shown as one line (and the cell's own line), no noesis_nb frames."""
-    assert out["error"] is not None, "the interrupted cell raised nothing"
-    name, value = out["error"]
+    assert out["raised"] is not None, "the interrupted cell raised nothing"
+    name, value = out["raised"]
     shown = "\n".join(out["traceback"])
     assert name == "EpisodeInterrupted", shown
     assert "noesis_nb/" not in shown and "site-packages" not in shown, shown
