@@ -40,6 +40,15 @@ def _isolated_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, _cache_d
     config.reset()
 
 
+@pytest.fixture(scope="module")
+def ip():
+    """IPython's test shell with ``%load_ext noesis_nb`` (unloaded after the module)."""
+    from .ipshell import noesis_shell
+
+    with noesis_shell() as shell:
+        yield shell
+
+
 @pytest.fixture
 def smoke_run() -> Path:
     assert SMOKE_RUN.is_dir(), f"{SMOKE_RUN} is part of the repository; restore it from version control"

@@ -11,16 +11,7 @@ from IPython.core.error import UsageError
 
 import noesis_nb
 
-from ..widgets.test_noesis_magics import start_ipython
 from .agents import echo, exact, shout
-
-
-@pytest.fixture(scope="module")
-def ip() -> Any:
-    shell = start_ipython()
-    shell.run_line_magic("load_ext", "noesis_nb")
-    yield shell
-    shell.run_line_magic("unload_ext", "noesis_nb")
 
 
 def test_batch_magic_runs_the_notebooks_tasks_with_each_adapter(ip: Any, runs_dir: Path) -> None:

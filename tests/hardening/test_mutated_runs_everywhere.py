@@ -30,8 +30,6 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from IPython.core.error import UsageError
-from IPython.testing import globalipapp
-from IPython.utils.capture import capture_output
 
 import noesis_nb
 from noesis_nb import ns
@@ -45,6 +43,7 @@ from noesis_nb.errors import (
 from noesis_nb.store.ownership import OWNER_FILE
 from noesis_nb.store.runfiles import UnreadableRunFile
 from noesis_nb.widgets.meter import CostMeter
+from tests.ipshell import run_magic
 
 from . import mutate
 from .episodes import SHAPES, _llm, tool_records
@@ -126,18 +125,6 @@ def _html(view: Any) -> str:
     return str(bundle["text/html"])
 
 
-def _magic(line: str) -> tuple[Any, str]:
-    """What ``%noesis <line>`` returns and prints (IPython's one-line error raised as ``UsageError``)."""
-    shell = globalipapp.start_ipython() or globalipapp.get_ipython()
-    shell.run_line_magic("load_ext", "noesis_nb")
-    try:
-        with capture_output() as out:
-            value = shell.run_line_magic("noesis", line)
-        return value, out.stdout + out.stderr
-    finally:
-        shell.run_line_magic("unload_ext", "noesis_nb")
-
-
 def _replay_everywhere(run: Path, base: Path) -> str:
     view = noesis_nb.replay(run)
     shown = [_html(view)]
@@ -156,7 +143,7 @@ def _inbox(root: Path) -> str:
 
 
 def _list(root: Path) -> str:
-    table, printed = _magic(f"list --runs-dir {root}")
+    table, printed = run_magic(f"list --runs-dir {root}")
     assert mutate.OUTSIDE_MARK not in printed + repr(table), "the listing shows data read through a symlink out of the run"
     return str(table._repr_html_())
 
@@ -215,7 +202,7 @@ def _open_everywhere(run: Path, base: Path, expect: mutate.Expect, scratch: Path
     root = run.parent
     opened = Opened(run, expect)
     opened("show", lambda: _html(noesis_nb.show(run)), html=True)
-    opened("%noesis show --text", lambda: _magic(f"show {run} --text")[1])
+    opened("%noesis show --text", lambda: run_magic(f"show {run} --text")[1])
     opened("%noesis list", lambda: _list(root), html=True)
     opened("replay", lambda: _replay_everywhere(run, base), html=True)
     opened("export_otel", lambda: _export(run, scratch / "trace.json"))

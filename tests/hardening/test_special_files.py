@@ -19,8 +19,6 @@ from typing import Any
 
 import pytest
 from IPython.core.error import UsageError
-from IPython.testing import globalipapp
-from IPython.utils.capture import capture_output
 
 import noesis_nb
 from noesis_nb import ns
@@ -33,6 +31,7 @@ from noesis_nb.store import list_runs
 from noesis_nb.store.ownership import OWNER_FILE, holder
 from noesis_nb.store.paths import UnsafeRunPathError
 from noesis_nb.widgets import InboxView
+from tests.ipshell import run_magic
 
 from .crashkit import tool_agent
 from .episodes import make_paused, make_tool, tool_records
@@ -87,19 +86,7 @@ def _bundle(view: Any) -> dict[str, Any]:
 
 
 def _magic_show_text(run: Path) -> str:
-    return _magic(f"show {run} --text")
-
-
-def _magic(line: str) -> str:
-    """What ``%noesis <line>`` prints (its one-line error included)."""
-    shell = globalipapp.start_ipython() or globalipapp.get_ipython()
-    shell.run_line_magic("load_ext", "noesis_nb")
-    try:
-        with capture_output() as out:
-            shell.run_line_magic("noesis", line)
-        return out.stdout + out.stderr
-    finally:
-        shell.run_line_magic("unload_ext", "noesis_nb")
+    return run_magic(f"show {run} --text")[1]
 
 
 def _every_view(run: Path, tmp_path: Path) -> Any:
@@ -305,7 +292,7 @@ def test_a_source_or_root_that_is_not_a_folder_is_one_clear_error(tmp_path: Path
     before = noesis_nb.config.runs_dir()
     for line in (f"list --runs-dir {source}", f"runs-dir {source}"):  # the second set it without a word
         with pytest.raises(UsageError, match=root_error):  # IPython's one-line error, no traceback
-            _magic(line)
+            run_magic(line)
     assert noesis_nb.config.runs_dir() == before
 
 

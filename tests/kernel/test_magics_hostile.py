@@ -12,24 +12,8 @@ from typing import Any
 
 import pytest
 from IPython.core.error import UsageError
-from IPython.testing import globalipapp
 
 from noesis_nb._argsplit import split_line
-
-
-def start_ipython() -> Any:
-    """IPython's test shell (created once per process)."""
-    from IPython import get_ipython
-
-    return globalipapp.start_ipython() or get_ipython()
-
-
-@pytest.fixture(scope="module")
-def ip() -> Any:
-    shell = start_ipython()
-    shell.run_line_magic("load_ext", "noesis_nb")
-    yield shell
-    shell.run_line_magic("unload_ext", "noesis_nb")
 
 
 def echo(task: str) -> str:

@@ -14,23 +14,12 @@ from typing import Any
 
 import pytest
 from IPython.core.error import UsageError
-from IPython.testing import globalipapp
 from IPython.utils.capture import capture_output
 
 import noesis_nb
 from noesis_nb.errors import EpisodeStateError, ToolRejected, UsingResolutionError
 from noesis_nb.integrations._extras import MissingExtraError, require
 from noesis_nb.widgets import EpisodeView, show
-
-
-@pytest.fixture(scope="module")
-def ip() -> Any:
-    from IPython import get_ipython
-
-    shell = globalipapp.start_ipython() or get_ipython()
-    shell.run_line_magic("load_ext", "noesis_nb")
-    yield shell
-    shell.run_line_magic("unload_ext", "noesis_nb")
 
 
 def shown_error(ip: Any, code: str) -> tuple[list[str], BaseException | None]:

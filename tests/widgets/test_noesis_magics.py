@@ -10,30 +10,15 @@ from typing import Any
 
 import pytest
 from IPython.core.error import UsageError
-from IPython.testing import globalipapp
 from IPython.utils.capture import capture_output
 
 import noesis_nb
 from noesis_nb import DiskRun, config
 from noesis_nb.store import is_sealed, read_events
 from noesis_nb.widgets import EpisodeView, handle_mimebundle, show
+from tests.ipshell import start_ipython
 
 WIDGET = "application/vnd.jupyter.widget-view+json"
-
-
-def start_ipython() -> Any:
-    """IPython's test shell (created once per process)."""
-    from IPython import get_ipython
-
-    return globalipapp.start_ipython() or get_ipython()
-
-
-@pytest.fixture(scope="module")
-def ip() -> Any:
-    shell = start_ipython()
-    shell.run_line_magic("load_ext", "noesis_nb")
-    yield shell
-    shell.run_line_magic("unload_ext", "noesis_nb")
 
 
 def paused_on_disk(runs_dir: Path, nnb: Any, marker: Path, task: str = "append on disk") -> Path:

@@ -15,17 +15,6 @@ from noesis_nb.store import read_events
 from noesis_nb.widgets import EpisodeView
 
 
-@pytest.fixture(scope="module")
-def ip() -> Any:
-    from IPython import get_ipython
-    from IPython.testing import globalipapp
-
-    shell = globalipapp.start_ipython() or get_ipython()
-    shell.run_line_magic("load_ext", "noesis_nb")
-    yield shell
-    shell.run_line_magic("unload_ext", "noesis_nb")
-
-
 def _steps_html(view: EpisodeView) -> str:
     view.flush()
     return view.snapshot_html()
