@@ -75,11 +75,12 @@ def find_run_dir(target: str | os.PathLike[str], runs_dir: str | os.PathLike[str
                 "allows; pass the run directory's real path or its episode id"
             )
         if isinstance(target, str):
+            what, instead = _why_not_a_run(path)
             raise InvalidIdError(
-                f"{target!r} is neither an episode id (ids have no '/' or '..') nor a run directory "
-                f"(none of {', '.join(MARKERS)} inside); pass an id such as 'ep_01K9...' or a run dir path"
+                f"{target!r} is neither an episode id (ids have no '/' or '..') nor a run directory: {what}; {instead}"
             )
-        raise RunNotFoundError(f"{str(path)!r} is not a run directory (it has none of {', '.join(MARKERS)})")
+        what, instead = _why_not_a_run(path)
+        raise RunNotFoundError(f"{str(path)!r} is not a run directory: {what}; {instead}")
     episode_id = validate_id(target)
     roots = candidate_roots(runs_dir)
     for root in roots:
@@ -103,6 +104,28 @@ def find_run_dir(target: str | os.PathLike[str], runs_dir: str | os.PathLike[str
         f"no run {episode_id!r} under {searched}; pass runs_dir= or the run directory path, "
         "or check the id with noesis_nb.ns.list_runs()"
     )
+
+
+def _why_not_a_run(path: Path) -> tuple[str, str]:
+    """(what ``path`` is instead of a run directory, what to pass instead), in words a newcomer can act on."""
+    usual = "pass an id such as 'ep_01K9...' or a run directory's path"
+    try:
+        if not path.exists():
+            return "nothing is there", usual
+        if not path.is_dir():
+            return "it is a file", usual
+        runs = [os.path.relpath(p, path) for p, _ in scan_run_dirs_with_stats(str(path))]
+        if runs:
+            named = ", ".join(runs[:2]) + (f" and {len(runs) - 2} more" if len(runs) > 2 else "")
+            return (
+                f"it is a runs folder holding {len(runs)} run(s) ({named})",
+                f"pass one of them, or load them all with runs_df({str(path)!r})",
+            )
+        with os.scandir(path) as it:
+            empty = next(it, None) is None
+    except OSError as exc:
+        return f"it cannot be read ({exc.strerror or exc})", usual
+    return ("it is an empty folder" if empty else f"it holds none of {', '.join(MARKERS)}"), usual
 
 
 def _subdirs(root: Path) -> Iterator[Path]:

@@ -133,3 +133,29 @@ def test_real_noesis_run_verifies_and_lists(smoke_run, tmp_path):
     assert row["manifest_status"] == "ok" and row["sealed"] is True
     (copy / "state.json").write_text((copy / "state.json").read_text() + " ")
     assert verify_manifest(copy).status == "mismatch"
+
+
+def test_a_path_that_is_no_run_says_what_it_is_and_what_to_pass(tmp_path, smoke_run):
+    """show/DiskRun/resume with a path: nothing there, a file, an empty folder, a runs folder, another folder."""
+    runs = tmp_path / "runs"
+    shutil.copytree(smoke_run, runs / "team" / smoke_run.name)  # one label level down
+    shutil.copytree(smoke_run, runs / "ep_second")
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "todo.txt").write_text("x")
+    (tmp_path / "file.json").write_text("{}")
+    cases = {
+        tmp_path / "gone": "nothing is there; pass an id",
+        tmp_path / "file.json": "it is a file; pass an id",
+        tmp_path / "empty": "it is an empty folder; pass an id",
+        tmp_path / "notes": "it holds none of events.jsonl, summary.json, state.json; pass an id",
+        runs: f"it is a runs folder holding 2 run(s) (ep_second, team/{smoke_run.name}); pass one of them, "
+        f"or load them all with runs_df({str(runs)!r})",
+    }
+    for path, said in cases.items():
+        with pytest.raises(InvalidIdError, match=re.escape(f"{str(path)!r} is neither an episode id")) as as_text:
+            find_run_dir(str(path))
+        with pytest.raises(RunNotFoundError, match=re.escape(f"{str(path)!r} is not a run directory")) as as_path:
+            find_run_dir(path)
+        assert said in str(as_text.value), str(as_text.value)
+        assert said in str(as_path.value), str(as_path.value)
