@@ -16,7 +16,7 @@ __all__ = ["new_episode_id", "new_event_id", "new_checkpoint_id", "validate_id"]
 _VARIANT = "89ab"
 _rng = random.Random(os.urandom(32))  # private: a user's random.seed() must not repeat our ids
 os.register_at_fork(after_in_child=lambda: _rng.seed(os.urandom(32)))
-_SAFE = re.compile(r"^[A-Za-z0-9_.:@+=-]{1,200}$")
+_SAFE = re.compile(r"[A-Za-z0-9_.:@+=-]{1,200}")  # whole value (fullmatch: "$" would let a final "\n" in)
 
 
 def new_episode_id() -> str:
@@ -41,7 +41,9 @@ def validate_id(value: object, *, what: str = "episode id") -> str:
     if "/" in value or "\\" in value or "\x00" in value or ".." in value or value in {".", "~"}:
         hint = "(e.g. 'ep_01K9...') or the run directory as a Path" if what == "episode id" else "(letters, digits and _.:@+=-)"
         raise InvalidIdError(f"{what} {value!r} contains a path separator or '..'; pass the bare id {hint}")
-    if not _SAFE.match(value):
-        shown = repr(value) if len(value) <= 80 else f"{value[:60]!r}… ({len(value)} characters)"
+    shown = repr(value) if len(value) <= 80 else f"{value[:60]!r}… ({len(value)} characters)"
+    if not _SAFE.fullmatch(value):
         raise InvalidIdError(f"{what} {shown} has characters outside [A-Za-z0-9_.:@+=-] or is over 200 characters")
+    if value[0] in ".-":  # a hidden folder no listing shows (and staging folders' form), or a word read as an option
+        raise InvalidIdError(f"{what} {shown} starts with {value[0]!r}; start it with a letter, a digit or '_'")
     return value

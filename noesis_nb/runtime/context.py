@@ -35,6 +35,7 @@ from ..store.vocab import (
     TOOL_REJECTED_GOVERNANCE,
 )
 from ..tools import InvalidToolPayloadError, ToolDispatcher
+from ..tools._files import check_id
 from .gate import Decision, PendingApproval, to_decision
 from .lifecycle import act_parent, emit_candidate, is_vetoed, record_action
 from .pause import EpisodePaused
@@ -282,6 +283,10 @@ class EpisodeContext:
             )
         if timeout_ms is not None and (isinstance(timeout_ms, bool) or not isinstance(timeout_ms, int) or timeout_ms < 1):
             raise InvalidOptionError(f"tool {name!r}: timeout_ms={timeout_ms!r}; pass a whole number of milliseconds ≥ 1")
+        if idempotency_key is not None:  # it becomes part of a file name: refused here, before anything is prepared
+            if not isinstance(idempotency_key, str):
+                raise InvalidOptionError(f"tool {name!r}: idempotency_key={idempotency_key!r}; pass a str (or None)")
+            check_id(idempotency_key.replace("/", "_"), f"tool {name!r}: idempotency_key")
         namespace, short, version = parse_tool_name(name)
         if requires_approval is None:
             requires_approval = effect == "write" and risk in {"high", "critical"}

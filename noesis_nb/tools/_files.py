@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import uuid
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ from noesis_nb.store.runfiles import UnreadableRunFile, read_file
 __all__ = ["MAX_ID_LENGTH", "check_id", "read_json_object", "create_exclusive_json", "claim_file", "quarantine"]
 
 MAX_ID_LENGTH = 200
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")  # line breaks, escapes, and what UTF-8 cannot hold
 
 
 def check_id(value: Any, what: str = "draft id") -> str:
@@ -27,6 +29,8 @@ def check_id(value: Any, what: str = "draft id") -> str:
         problem = "contains a NUL byte"
     elif ".." in value:
         problem = "contains '..'"
+    elif control := _CONTROL.search(value):
+        problem = f"contains the control character {control.group()!r}"
     elif len(value) > MAX_ID_LENGTH:
         problem = f"is {len(value)} characters long (the limit is {MAX_ID_LENGTH})"
     if problem:
