@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import math
 import numbers
 import os
 import warnings
@@ -91,6 +92,23 @@ def _options(
     )
 
 
+#: how long a scorer may take by default: far longer than an LLM judge's call with its retries (tens of seconds),
+#: short enough that one hung scorer does not hold its batch entry (and ``await batch``) for good
+SCORE_TIMEOUT_S = 300.0
+
+
+def check_score_timeout(value: Any) -> float | None:
+    """``score_timeout_s``: a positive number of seconds, or None for no limit (as ``idle_timeout_s``)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not float(value) > 0:
+        raise InvalidOptionError(
+            f"score_timeout_s={value!r:.60}: pass a positive number of seconds such as 60, or None to wait for the "
+            "scorer however long it takes"
+        )
+    return None if math.isinf(value) else float(value)
+
+
 def check_episode_options(
     *,
     seed: int = 0,
@@ -130,6 +148,7 @@ def create_episode(
     intuition: Any = True,
     capture: bool | None = None,
     score: Any = None,
+    score_timeout_s: Any = SCORE_TIMEOUT_S,
     episode_id: str | None = None,
     inputs: dict[str, Any] | None = None,
     batch: dict[str, Any] | None = None,
@@ -143,7 +162,18 @@ def create_episode(
     if unknown:
         raise InvalidOptionError.unknown(
             unknown,
-            ("runs_dir", "seed", "tags", "governance", "approver", "idle_timeout_s", "pause_on_veto", "capture", "score"),
+            (
+                "runs_dir",
+                "seed",
+                "tags",
+                "governance",
+                "approver",
+                "idle_timeout_s",
+                "pause_on_veto",
+                "capture",
+                "score",
+                "score_timeout_s",
+            ),
             "an episode",
         )
     if score is not None and not callable(score):
@@ -164,6 +194,7 @@ def create_episode(
         capture=capture,
     )
     options.score = score
+    options.score_timeout_s = check_score_timeout(score_timeout_s)
     options.inputs = dict(inputs or {})
     episode_id = validate_id(episode_id) if episode_id is not None else new_episode_id()
     extension: dict[str, Any] = {

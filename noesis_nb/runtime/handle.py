@@ -77,6 +77,11 @@ class EpisodeHandle:
         return self._episode.score
 
     @property
+    def score_error(self) -> str | None:
+        """Why ``score=`` gave no score (it raised, returned no number, or took longer than ``score_timeout_s``)."""
+        return self._episode.score_error
+
+    @property
     def loop(self) -> asyncio.AbstractEventLoop | None:
         return self._episode.loop
 
