@@ -12,7 +12,7 @@ from typing import Any, Literal
 from .. import config
 from .._threads import run_sync
 from ..capture import resolve_option as resolve_capture
-from ..errors import EpisodeStateError, EventLogCorruption, InvalidOptionError
+from ..errors import EpisodeInterrupted, EpisodeStateError, EventLogCorruption, InvalidOptionError
 from ..ids import new_episode_id, validate_id
 from ..store import find_run_dir, is_sealed
 from ..tools import decide, resolve_draft_id, supply_secrets
@@ -20,7 +20,7 @@ from ..tools.errors import PreparedToolInvocationNotFoundError
 from .episode import Episode, EpisodeOptions, decide_veto_on_disk, read_veto_decision
 from .gate import Decision, check_decider, to_decision
 from .handle import EpisodeHandle
-from .interrupt import interrupted, watch_interrupts
+from .interrupt import interrupted, interrupted_resume, watch_interrupts
 from .recorder import Recorder
 from .registry import forget, live_handles, register
 from .resolve import resolve_using
@@ -373,8 +373,17 @@ async def resume_run_async(
     unknown_outcome: UnknownOutcome | None = None,
     secrets: dict[str, Any] | None = None,
 ) -> str:
-    """Continue a run from what its directory holds (see ``resume_run``); returns the episode id."""
-    report = await _resume(episode_id, checkpoint_id, runs_dir, using, tools, unknown_outcome, secrets)
+    """Continue a run from what its directory holds (see ``resume_run``); returns the episode id.
+
+    The kernel's interrupt while it runs raises ``EpisodeInterrupted`` saying what became of the run."""
+    with watch_interrupts() as watch:
+        try:
+            report = await _resume(episode_id, checkpoint_id, runs_dir, using, tools, unknown_outcome, secrets)
+        except asyncio.CancelledError:
+            said = _interrupted_resume(episode_id, runs_dir) if watch.seen else None
+            if said is None:
+                raise
+            raise said from None  # the kernel's interrupt: one line saying what became of the run
     _tell(report)
     return report.episode_id
 
@@ -396,10 +405,26 @@ def resume_run(
     recovered as the README's "Recovery" section says; ``unknown_outcome`` ("retry" | "fail") decides a
     draft whose dispatch was cut off before its result was recorded. ``secrets`` gives back, by payload
     path (``{"kwargs.auth": "…"}``), values the stored draft has redacted (the error names each path).
+    An interrupt (Ctrl-C, the kernel's ■) raises ``EpisodeInterrupted`` saying what became of the run.
     """
-    report = run_sync(_resume(episode_id, checkpoint_id, runs_dir, using, tools, unknown_outcome, secrets))
+    try:
+        report = run_sync(_resume(episode_id, checkpoint_id, runs_dir, using, tools, unknown_outcome, secrets))
+    except KeyboardInterrupt:
+        said = _interrupted_resume(episode_id, runs_dir)
+        if said is None:
+            raise
+        raise said from None
     _tell(report)
     return report.episode_id
+
+
+def _interrupted_resume(episode_id: str | os.PathLike[str], runs_dir: Any) -> EpisodeInterrupted | None:
+    """``EpisodeInterrupted`` for the run being resumed; None when there is no such run (the interrupt goes on as it is)."""
+    try:
+        run_dir = find_run_dir(episode_id, runs_dir)
+    except Exception:
+        return None
+    return interrupted_resume(run_dir)
 
 
 async def _resume(
