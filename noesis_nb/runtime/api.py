@@ -7,6 +7,7 @@ import math
 import numbers
 import os
 import warnings
+from pathlib import Path
 from typing import Any, Literal
 
 from .. import config
@@ -280,11 +281,28 @@ def solve(task: str, using: Any, **opts: Any) -> str:
 
 
 # -- decisions and resume for runs on disk ----------------------------------------------------
+def _live_and_gone(target: Any) -> EpisodeHandle | None:
+    """The live episode ``target`` names (its id or its run directory) when its run directory is gone from there."""
+    if not isinstance(target, (str, os.PathLike)):
+        return None
+    live = live_handles().get(Path(os.fspath(target)).name)
+    if live is None or live.done() or live.run_dir.is_dir():
+        return None
+    named = isinstance(target, str) and "/" not in target and os.sep not in target
+    return live if named or Path(os.fspath(target)).expanduser().absolute() == live.run_dir.absolute() else None
+
+
 def _decide(
     target: str | os.PathLike[str], draft_id: str | None, *, approve: bool, approver_id: str, reason: str | None, runs_dir: Any
 ) -> Decision:
     check_decider(approver_id, reason)
-    run_dir = find_run_dir(target, runs_dir)
+    try:
+        run_dir = find_run_dir(target, runs_dir)
+    except Exception:
+        gone = _live_and_gone(target)
+        if gone is None:
+            raise
+        run_dir = gone.run_dir  # its handle says the run was removed or moved (RunGoneError), not "no such run"
     live = live_handles().get(run_dir.name)
     if live is not None and live.run_dir.resolve() == run_dir.resolve():
         return (
