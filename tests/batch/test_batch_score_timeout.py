@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import math
 import threading
 import time
@@ -121,3 +122,17 @@ def test_no_limit_and_a_solved_episode(runs_dir: Path) -> None:
     ep = noesis_nb.solve("b", using=lambda task: "done", runs_dir=runs_dir, score=_hangs, score_timeout_s=0.2)
     summary = read_json(runs_dir / ep / "summary.json")
     assert summary["status"] == "ok" and "score_timeout_s=0.2" in summary["x-noesis_nb"]["score_error"]
+
+
+def test_on_an_executor_the_timeout_reaches_the_worker_and_the_error_the_entry(runs_dir: Path) -> None:
+    async def main():
+        with concurrent.futures.ThreadPoolExecutor(2) as pool:
+            handle = noesis_nb.batch(
+                ["quick a", "b"], using=echo, root=runs_dir, score=_never, score_timeout_s=0.5, executor=pool, batch_id="ex"
+            )
+            await asyncio.wait_for(_await(handle), 20)
+            return handle
+
+    quick, stuck = asyncio.run(main()).entries
+    assert (quick.status, quick.score, quick.error) == ("ok", 1.0, None)
+    assert stuck.status == "ok" and stuck.score is None and "score_timeout_s=0.5" in (stuck.error or "")
