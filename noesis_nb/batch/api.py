@@ -8,7 +8,7 @@ from typing import Any
 
 from .._jsonio import to_jsonable
 from ..errors import EpisodeStateError, InvalidOptionError
-from ..runtime.api import check_episode_options
+from ..runtime.api import SCORE_TIMEOUT_S, check_episode_options, check_score_timeout
 from .handle import BatchHandle
 from .plan import EntryPlan
 from .record import check_same_batch, load_record, new_record, record_lock, record_path, save_record
@@ -25,6 +25,7 @@ def batch(
     concurrency: int = 8,
     executor: Any = None,
     score: Any = None,
+    score_timeout_s: float | None = SCORE_TIMEOUT_S,
     batch_id: str | None = None,
     root: Any = None,
     rerun_failed: bool = False,
@@ -35,7 +36,13 @@ def batch(
 
     Episodes run on the running loop (a notebook cell's), ``concurrency`` at a time, or on ``executor``
     (a ``dask.distributed.Client`` or a ``concurrent.futures.Executor``) writing to the shared ``root``.
-    ``score(task, result)`` (sync or async) is recorded as ``summary.metrics.score``. The batch is recorded
+    ``score(task, result)`` (sync or async) is recorded as ``summary.metrics.score``; a scorer that raises, returns
+    no number or takes longer than ``score_timeout_s`` seconds (default 300: far longer than an LLM judge's call with
+    its retries, short enough that a hung scorer does not hold ``await batch`` for good; None: no limit) leaves the
+    entry ``ok`` with no score and ``entry.error`` saying why (also ``x-noesis_nb.score_error`` in its summary). A
+    sync scorer runs on a thread of its own, which Python cannot stop: one that hangs runs on in the background
+    (its result dropped). A batch run again keeps that entry as it is (a sealed run is neither re-run nor re-scored),
+    and ``score_timeout_s`` may differ between calls of one batch: it changes no episode. The batch is recorded
     under ``<root>/batches/<batch_id>.json``: calling ``batch`` again with that ``batch_id`` (and the same
     tasks and adapters) skips sealed episodes, continues paused ones once decided, re-runs runs whose
     process died, and failed ones only with ``rerun_failed=True``. ``runs_dir=`` is another name for ``root=``.
@@ -55,7 +62,13 @@ def batch(
             raise InvalidOptionError(f"root={root!r:.80} and runs_dir={runs_dir!r:.80} name two folders; pass one of them")
         root = runs_dir
     concurrency, chosen, runs_root = check_batch_options(
-        concurrency=concurrency, score=score, batch_id=batch_id, root=root, upload_to=upload_to, episode_opts=episode_opts
+        concurrency=concurrency,
+        score=score,
+        score_timeout_s=score_timeout_s,
+        batch_id=batch_id,
+        root=root,
+        upload_to=upload_to,
+        episode_opts=episode_opts,
     )
     check_episode_options(**episode_opts)
     spec = BatchSpec(
@@ -65,6 +78,7 @@ def batch(
         adapters=parse_using(using),
         concurrency=concurrency,
         score=score,
+        score_timeout_s=check_score_timeout(score_timeout_s),
         episode_opts=dict(episode_opts),
         rerun_failed=bool(rerun_failed),
         upload_to=upload_to,
@@ -92,6 +106,7 @@ def _options(spec: BatchSpec) -> dict[str, Any]:
         {
             "concurrency": spec.concurrency,
             "score": getattr(spec.score, "__name__", None) if spec.score is not None else None,
+            "score_timeout_s": spec.score_timeout_s,
             "upload_to": spec.upload_to,
             "executor": None if spec.executor is None else type(spec.executor).__name__,
             **opts,

@@ -124,8 +124,12 @@ def entry_from_disk(entry: BatchEntry, run_dir: Path, adapter: Any) -> None:
         entry.started_at = _epoch(run.started_at)
     if entry.done:
         entry.ended_at = _epoch(run.ended_at) or time.time()
-        score = as_object((read_summary(run_dir) or {}).get("metrics")).get("score")
+        summary = read_summary(run_dir) or {}
+        score = as_object(summary.get("metrics")).get("score")
         entry.score = score if isinstance(score, (bool, int, float)) else None
+        score_error = as_object(summary.get("x-noesis_nb")).get("score_error")
+        if isinstance(score_error, str) and entry.error is None:
+            entry.error = score_error  # its scorer failed or timed out: kept as it is when the batch runs again
 
 
 def _lost(run_dir: Path) -> bool:

@@ -120,7 +120,7 @@ def save_record(path: Path, record: dict[str, Any]) -> None:
 
 def check_same_batch(record: dict[str, Any], spec: BatchSpec, path: Path, options: dict[str, Any] | None = None) -> None:
     """Running a recorded batch again needs the same tasks, adapters and episode options: otherwise one error
-    naming the first difference. ``concurrency``, ``score``, ``executor`` and ``upload_to`` may change."""
+    naming the first difference. ``concurrency``, ``score``, ``score_timeout_s``, ``executor`` and ``upload_to`` may change."""
     identity = spec.identity()
     for key, what in (("tasks", "task list"), ("adapters", "adapters")):
         if canonical_json(record.get(key)) != canonical_json(identity[key]):
@@ -145,7 +145,7 @@ def check_same_batch(record: dict[str, Any], spec: BatchSpec, path: Path, option
 
 
 #: options a later call of a batch may change: how it runs, not what its episodes are
-_MAY_CHANGE = frozenset({"concurrency", "score", "executor", "upload_to"})
+_MAY_CHANGE = frozenset({"concurrency", "score", "score_timeout_s", "executor", "upload_to"})
 
 
 def _first_difference(before: list[Any], now: list[Any]) -> str:

@@ -33,6 +33,7 @@ def job_for(spec: BatchSpec, entry: BatchEntry) -> dict[str, Any]:
         "runs_dir": str(spec.root),
         "episode_id": entry.reserved_id,
         "score": spec.score,
+        "score_timeout_s": spec.score_timeout_s,
         "inputs": task.inputs,
         "batch": {"batch_id": spec.batch_id, "task_index": entry.index, "adapter": entry.adapter},
         "options": options,

@@ -110,6 +110,7 @@ class Runner:
             wait_for_human=True,
             episode_id=entry.reserved_id,
             score=spec.score,
+            score_timeout_s=spec.score_timeout_s,
             inputs=task.inputs,
             tags=tags,
             batch={"batch_id": spec.batch_id, "task_index": entry.index, "adapter": entry.adapter},
@@ -132,6 +133,8 @@ class Runner:
                 entry.ended_at, entry.usage = handle.ended_at, handle.usage
                 if isinstance(handle.error, RunWriteError):  # its run could not be written to say so
                     entry.error = str(handle.error)
+                elif handle.score_error is not None:  # the run is sealed with its result; its scorer failed
+                    entry.error = handle.score_error
             batch.changed(entry)
 
         def on_event(event: dict[str, Any]) -> None:

@@ -15,6 +15,7 @@ from .. import config
 from .._jsonio import to_jsonable
 from ..errors import InvalidOptionError
 from ..ids import validate_id
+from ..runtime.api import check_score_timeout
 from ..runtime.resolve import resolve_using, using_label
 from ..secrets import redact
 
@@ -47,6 +48,7 @@ class BatchSpec:
     adapters: dict[str, Any]
     concurrency: int
     score: Any
+    score_timeout_s: float | None
     episode_opts: dict[str, Any]
     rerun_failed: bool = False
     upload_to: str | None = None
@@ -130,16 +132,34 @@ def _is_dask_client(value: Any) -> bool:
     return kind.__module__.split(".")[0] == "distributed" and kind.__name__ == "Client" and hasattr(value, "submit")
 
 
-BATCH_OPTIONS = ("concurrency", "executor", "score", "batch_id", "root", "runs_dir", "rerun_failed", "upload_to")
+BATCH_OPTIONS = (
+    "concurrency",
+    "executor",
+    "score",
+    "score_timeout_s",
+    "batch_id",
+    "root",
+    "runs_dir",
+    "rerun_failed",
+    "upload_to",
+)
 
 
 def check_batch_options(
-    *, concurrency: Any, score: Any, batch_id: Any, root: Any, upload_to: Any, episode_opts: Mapping[str, Any]
+    *,
+    concurrency: Any,
+    score: Any,
+    score_timeout_s: Any,
+    batch_id: Any,
+    root: Any,
+    upload_to: Any,
+    episode_opts: Mapping[str, Any],
 ) -> tuple[int, str, Path]:
     if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
         raise InvalidOptionError(f"concurrency={concurrency!r}: pass a whole number ≥ 1 (episodes running at once)")
     if score is not None and not callable(score):
         raise InvalidOptionError(f"score={score!r:.80} is not callable; pass a function (task, result) -> number or bool")
+    check_score_timeout(score_timeout_s)
     if upload_to is not None and not (isinstance(upload_to, str) and "://" in upload_to):
         raise InvalidOptionError(f"upload_to={upload_to!r:.80}: pass an fsspec URL such as 's3://bucket/runs'")
     unknown = sorted(set(episode_opts) - set(EPISODE_OPTIONS))

@@ -39,6 +39,7 @@ async def _run(job: dict[str, Any]) -> dict[str, Any]:
         wait_for_human=True,
         episode_id=job["episode_id"],
         score=job.get("score"),
+        score_timeout_s=job.get("score_timeout_s"),
         inputs=job.get("inputs"),
         batch=job.get("batch"),
         **job.get("options", {}),

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import math
 import numbers
 import os
 import warnings
+from pathlib import Path
 from typing import Any, Literal
 
 from .. import config
 from .._threads import run_sync
 from ..capture import resolve_option as resolve_capture
-from ..errors import EpisodeStateError, EventLogCorruption, InvalidOptionError
+from ..errors import EpisodeInterrupted, EpisodeStateError, EventLogCorruption, InvalidOptionError
 from ..ids import new_episode_id, validate_id
 from ..store import find_run_dir, is_sealed
 from ..tools import decide, resolve_draft_id, supply_secrets
@@ -19,7 +21,7 @@ from ..tools.errors import PreparedToolInvocationNotFoundError
 from .episode import Episode, EpisodeOptions, decide_veto_on_disk, read_veto_decision
 from .gate import Decision, check_decider, to_decision
 from .handle import EpisodeHandle
-from .interrupt import interrupted, watch_interrupts
+from .interrupt import interrupted, interrupted_resume, watch_interrupts
 from .recorder import Recorder
 from .registry import forget, live_handles, register
 from .resolve import resolve_using
@@ -91,6 +93,23 @@ def _options(
     )
 
 
+#: how long a scorer may take by default: far longer than an LLM judge's call with its retries (tens of seconds),
+#: short enough that one hung scorer does not hold its batch entry (and ``await batch``) for good
+SCORE_TIMEOUT_S = 300.0
+
+
+def check_score_timeout(value: Any) -> float | None:
+    """``score_timeout_s``: a positive number of seconds, or None for no limit (as ``idle_timeout_s``)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not float(value) > 0:
+        raise InvalidOptionError(
+            f"score_timeout_s={value!r:.60}: pass a positive number of seconds such as 60, or None to wait for the "
+            "scorer however long it takes"
+        )
+    return None if math.isinf(value) else float(value)
+
+
 def check_episode_options(
     *,
     seed: int = 0,
@@ -130,6 +149,7 @@ def create_episode(
     intuition: Any = True,
     capture: bool | None = None,
     score: Any = None,
+    score_timeout_s: Any = SCORE_TIMEOUT_S,
     episode_id: str | None = None,
     inputs: dict[str, Any] | None = None,
     batch: dict[str, Any] | None = None,
@@ -143,7 +163,18 @@ def create_episode(
     if unknown:
         raise InvalidOptionError.unknown(
             unknown,
-            ("runs_dir", "seed", "tags", "governance", "approver", "idle_timeout_s", "pause_on_veto", "capture", "score"),
+            (
+                "runs_dir",
+                "seed",
+                "tags",
+                "governance",
+                "approver",
+                "idle_timeout_s",
+                "pause_on_veto",
+                "capture",
+                "score",
+                "score_timeout_s",
+            ),
             "an episode",
         )
     if score is not None and not callable(score):
@@ -164,6 +195,7 @@ def create_episode(
         capture=capture,
     )
     options.score = score
+    options.score_timeout_s = check_score_timeout(score_timeout_s)
     options.inputs = dict(inputs or {})
     episode_id = validate_id(episode_id) if episode_id is not None else new_episode_id()
     extension: dict[str, Any] = {
@@ -249,11 +281,28 @@ def solve(task: str, using: Any, **opts: Any) -> str:
 
 
 # -- decisions and resume for runs on disk ----------------------------------------------------
+def _live_and_gone(target: Any) -> EpisodeHandle | None:
+    """The live episode ``target`` names (its id or its run directory) when its run directory is gone from there."""
+    if not isinstance(target, (str, os.PathLike)):
+        return None
+    live = live_handles().get(Path(os.fspath(target)).name)
+    if live is None or live.done() or live.run_dir.is_dir():
+        return None
+    named = isinstance(target, str) and "/" not in target and os.sep not in target
+    return live if named or Path(os.fspath(target)).expanduser().absolute() == live.run_dir.absolute() else None
+
+
 def _decide(
     target: str | os.PathLike[str], draft_id: str | None, *, approve: bool, approver_id: str, reason: str | None, runs_dir: Any
 ) -> Decision:
     check_decider(approver_id, reason)
-    run_dir = find_run_dir(target, runs_dir)
+    try:
+        run_dir = find_run_dir(target, runs_dir)
+    except Exception:
+        gone = _live_and_gone(target)
+        if gone is None:
+            raise
+        run_dir = gone.run_dir  # its handle says the run was removed or moved (RunGoneError), not "no such run"
     live = live_handles().get(run_dir.name)
     if live is not None and live.run_dir.resolve() == run_dir.resolve():
         return (
@@ -342,8 +391,17 @@ async def resume_run_async(
     unknown_outcome: UnknownOutcome | None = None,
     secrets: dict[str, Any] | None = None,
 ) -> str:
-    """Continue a run from what its directory holds (see ``resume_run``); returns the episode id."""
-    report = await _resume(episode_id, checkpoint_id, runs_dir, using, tools, unknown_outcome, secrets)
+    """Continue a run from what its directory holds (see ``resume_run``); returns the episode id.
+
+    The kernel's interrupt while it runs raises ``EpisodeInterrupted`` saying what became of the run."""
+    with watch_interrupts() as watch:
+        try:
+            report = await _resume(episode_id, checkpoint_id, runs_dir, using, tools, unknown_outcome, secrets)
+        except asyncio.CancelledError:
+            said = _interrupted_resume(episode_id, runs_dir) if watch.seen else None
+            if said is None:
+                raise
+            raise said from None  # the kernel's interrupt: one line saying what became of the run
     _tell(report)
     return report.episode_id
 
@@ -365,10 +423,26 @@ def resume_run(
     recovered as the README's "Recovery" section says; ``unknown_outcome`` ("retry" | "fail") decides a
     draft whose dispatch was cut off before its result was recorded. ``secrets`` gives back, by payload
     path (``{"kwargs.auth": "…"}``), values the stored draft has redacted (the error names each path).
+    An interrupt (Ctrl-C, the kernel's ■) raises ``EpisodeInterrupted`` saying what became of the run.
     """
-    report = run_sync(_resume(episode_id, checkpoint_id, runs_dir, using, tools, unknown_outcome, secrets))
+    try:
+        report = run_sync(_resume(episode_id, checkpoint_id, runs_dir, using, tools, unknown_outcome, secrets))
+    except KeyboardInterrupt:
+        said = _interrupted_resume(episode_id, runs_dir)
+        if said is None:
+            raise
+        raise said from None
     _tell(report)
     return report.episode_id
+
+
+def _interrupted_resume(episode_id: str | os.PathLike[str], runs_dir: Any) -> EpisodeInterrupted | None:
+    """``EpisodeInterrupted`` for the run being resumed; None when there is no such run (the interrupt goes on as it is)."""
+    try:
+        run_dir = find_run_dir(episode_id, runs_dir)
+    except Exception:
+        return None
+    return interrupted_resume(run_dir)
 
 
 async def _resume(

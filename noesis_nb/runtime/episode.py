@@ -59,6 +59,8 @@ class EpisodeOptions:
     capture: bool = field(default_factory=lambda: resolve_option(None))
     # a callable (task, result) -> number | bool, sync or async: recorded as summary.metrics.score when the adapter returns
     score: Callable[[str, Any], Any] | None = None
+    # seconds the scorer may take before the episode seals without a score (``score_error`` says so); None: no limit
+    score_timeout_s: float | None = None
     inputs: dict[str, Any] = field(default_factory=dict)  # the task's own inputs (a batch's dict tasks): ``ctx.inputs``
 
 
@@ -89,6 +91,7 @@ class Episode:
         self.in_flight: list[InFlight] = []  # tool and model calls started and not finished
         self._flight_lock = threading.Lock()
         self.score: float | bool | None = None
+        self.score_error: str | None = None  # why the scorer gave no score (raised, odd value, timed out)
         # KeyboardInterrupt/SystemExit from the adapter: raised again once the run is sealed when the caller awaits
         # the episode itself (solve); a background episode (start) keeps it on its handle, so the loop lives on
         self.reraise_exits = True
@@ -392,23 +395,41 @@ class Episode:
             error=self.error,
             since=since,
         )
-        self.finish(Outcome(status, message, reasons, result, score=score))
+        self.finish(Outcome(status, message, reasons, result, score=score, score_error=self.score_error))
         if self.reraise_exits and is_exit(self.error):
             raise self.error  # type: ignore[misc]  # the caller's own stop (Ctrl-C, sys.exit), after the seal
 
     async def _score(self, result: Any) -> float | bool | None:
-        """The scorer's verdict on ``result`` (a number or bool); a failing or odd scorer is reported, never fatal."""
-        scorer = self.options.score
+        """The scorer's verdict on ``result`` (a number or bool); a failing, odd or hung scorer is reported
+        (``score_error``), never fatal: the episode seals with its result either way."""
+        scorer, limit = self.options.score, self.options.score_timeout_s
         assert scorer is not None
+        if inspect.iscoroutinefunction(scorer):
+            call = scorer(self.options.task, result)
+        else:
+            call = _maybe_await_in(run_in_thread(scorer, self.options.task, result, name="noesis_nb-score"))
+        task = asyncio.ensure_future(call)
         try:
-            if inspect.iscoroutinefunction(scorer):
-                value = await scorer(self.options.task, result)
-            else:
-                value = await _maybe_await(await run_in_thread(scorer, self.options.task, result, name="noesis_nb-score"))
+            # asyncio.wait, not wait_for: a scorer that swallows its cancellation cannot hold the episode either
+            done, _ = await asyncio.wait({task}, timeout=limit)
+        except asyncio.CancelledError:
+            task.cancel()
+            raise
+        if not done:
+            task.cancel()  # an async scorer stops; a sync scorer's thread cannot be stopped and runs on, its result dropped
+            task.add_done_callback(_retrieve)
+            self._no_score(
+                f"score({self.options.task[:60]!r}, result) did not return within score_timeout_s={limit:g} s; "
+                "no score recorded (the run is sealed with its result). Make the scorer faster, or pass a larger "
+                "score_timeout_s (None: no limit)"
+            )
+            return None
+        try:
+            value = task.result()
         except BaseException as exc:
             if is_exit(exc) or isinstance(exc, asyncio.CancelledError):
                 raise
-            self.report(
+            self._no_score(
                 f"score({self.options.task[:60]!r}, result) raised {type(exc).__name__}: {error_text(exc, 200)}; "
                 "no score recorded"
             )
@@ -417,8 +438,12 @@ class Episode:
         if score is not None:
             self.score = score
             return score
-        self.report(f"score returned {safe_repr(value, 80)}; return a finite number or a bool (no score recorded)")
+        self._no_score(f"score returned {safe_repr(value, 80)}; return a finite number or a bool (no score recorded)")
         return None
+
+    def _no_score(self, problem: str) -> None:
+        self.score_error = problem
+        self.report(problem)
 
     async def _call_adapter(self, payload: Any, ctx: Any) -> Any:
         adapter = self.adapter
@@ -601,6 +626,15 @@ async def _maybe_await(value: Any) -> Any:
             "await it inside the adapter and return its value"
         )
     return await value if inspect.isawaitable(value) else value
+
+
+async def _maybe_await_in(call: Any) -> Any:
+    return await _maybe_await(await call)
+
+
+def _retrieve(task: asyncio.Future[Any]) -> None:
+    if not task.cancelled():
+        task.exception()  # a late failure of a timed-out scorer: nobody waits for it, nor logs it
 
 
 def _settle_once(future: asyncio.Future[Any], value: Any) -> None:

@@ -77,6 +77,11 @@ class EpisodeHandle:
         return self._episode.score
 
     @property
+    def score_error(self) -> str | None:
+        """Why ``score=`` gave no score (it raised, returned no number, or took longer than ``score_timeout_s``)."""
+        return self._episode.score_error
+
+    @property
     def loop(self) -> asyncio.AbstractEventLoop | None:
         return self._episode.loop
 
@@ -150,6 +155,7 @@ class EpisodeHandle:
     def _decide(self, draft_id: str | None, approve: bool, approver_id: str, reason: str | None) -> Decision:
         check_decider(approver_id, reason)
         episode = self._episode
+        episode.recorder.writer.check_disk()  # a run removed or moved away says so now (RunGoneError), not "no draft"
         if not episode.gate.pending and episode.decide_veto(approve, approver_id, reason):
             decision = Decision(
                 draft_id="",

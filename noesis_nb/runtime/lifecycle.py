@@ -60,6 +60,7 @@ class Outcome:
     reasons: list[str] = field(default_factory=list)
     result: Any = None
     score: float | bool | None = None  # the batch scorer's verdict on the result (summary.metrics.score)
+    score_error: str | None = None  # why a scorer gave none (summary x-noesis_nb.score_error)
 
     @property
     def adapter_result(self) -> str:
@@ -300,6 +301,8 @@ def seal(rec: Recorder, outcome: Outcome) -> None:
             ext["answer"] = rec.secrets.redact_any(bounded_jsonable(outcome.result, ANSWER_LIMIT))
         if outcome.score is not None:
             ext["score"] = outcome.score
+        if outcome.score_error is not None:
+            ext["score_error"] = rec.secrets.redact(outcome.score_error)[:400]
         rec.emit("terminate", {"status": outcome.status, "message": rec.secrets.redact(str(outcome.message))[:400], _EXT: ext})
     complete_seal(rec)
 
@@ -341,6 +344,7 @@ def complete_seal(rec: Recorder) -> bool:
             result=ext.get("answer"),
             adapter_result=str(ext.get("adapter_result") or "error"),
             score=ext.get("score"),
+            score_error=ext.get("score_error"),
             tally=None if insight_at is not None else rec.tally,
         )
         if insight_at is None:

@@ -91,6 +91,7 @@ class Recorder:
         self.last_activity = time.monotonic()
         self.closed = False
         self.sealer: int | None = None  # the thread sealing the run (``begin_seal``)
+        self.note_due = False  # reopened: the owner note is written with the first write (a refused resume writes nothing)
         self.usage: dict[str, int] = new_usage()
         self.usage_calls: list[dict[str, Any]] = []
         self._lock = self.writer.lock  # one lock orders ids, timestamps and lines
@@ -194,7 +195,6 @@ class Recorder:
             if is_sealed(run_dir):  # the writer whose lock this call waited for sealed the run meanwhile
                 ownership.release(remove=True)  # a note an older writer left when killed is no part of the run
                 raise RunSealedError(f"run {run_dir.name} was sealed by the process that held it until now; it takes no more")
-            ownership.write_note()
             state = read_state(run_dir)
             if state is None or not isinstance(state.get("episode"), dict) or not isinstance(state.get("outcomes"), dict):
                 raise EpisodeStateError(f"{run_dir}/state.json is missing or not a run state; this run cannot be continued")
@@ -206,7 +206,9 @@ class Recorder:
                     f"Run {run_dir.name} is continued only from a whole log; it stays as it is until that line is mended.",
                 ) from None
             episode_id = _state_id(run_dir, state)
-            return cls(run_dir, episode_id, state, events, ownership=ownership)
+            recorder = cls(run_dir, episode_id, state, events, ownership=ownership)
+            recorder.note_due = True
+            return recorder
         except BaseException:
             ownership.release()
             raise
@@ -252,6 +254,7 @@ class Recorder:
             sealer = self.sealer
             if self.closed or (sealer is not None and sealer != threading.get_ident()):
                 raise self._ended()  # a thread the episode left running: nothing after the terminate but the seal's own
+            self.write_note_if_due()
             self.writer.append_locked(event)
             self.events.append(event)
             self.tally.add(event)
@@ -305,7 +308,15 @@ class Recorder:
         self.last_activity = time.monotonic()
 
     # -- state, pause, checkpoint -----------------------------------------------------------
+    def write_note_if_due(self) -> None:
+        """Say who holds the reopened run (``.owner.lock``) before its first write: until then a resume may still
+        refuse (no decision yet, a wrong checkpoint…) and leave the run exactly as it found it."""
+        if self.note_due and self.ownership is not None:
+            self.note_due = False
+            self.ownership.write_note()
+
     def persist_state(self) -> None:
+        self.write_note_if_due()
         atomic_write_json(run_path(self.run_dir, "state.json"), self.secrets.scrub(self.state))
 
     def state_hash(self) -> str:
@@ -375,6 +386,7 @@ class Recorder:
             "artifact_manifest_hash": artifact_digest(self.run_dir, self.writer.count),
             "adapter_label": self.state["episode"].get("using"),
         }
+        self.write_note_if_due()
         atomic_write_json(run_path(self.run_dir, "checkpoints", checkpoint_id, "checkpoint.json", mkdir=True), record)
         return record
 

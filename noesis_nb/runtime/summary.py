@@ -128,6 +128,7 @@ def build_summary(
     result: Any,
     adapter_result: str,
     score: Any = None,
+    score_error: Any = None,
     tally: EventTally | None = None,
 ) -> dict[str, Any]:
     """The summary of a run whose events (up to its terminate and state projection) are ``events``.
@@ -235,5 +236,6 @@ def build_summary(
             "reasons": reasons,
             "usage": usage_summary(tally.calls),
             **({"batch": extension["batch"]} if isinstance(extension.get("batch"), dict) else {}),
+            **({"score_error": score_error} if isinstance(score_error, str) else {}),
         },
     }

@@ -86,3 +86,68 @@ def test_a_live_run_removed_while_it_waits_for_a_human_ends_with_the_error(tmp_p
     handle = asyncio.run(scenario())
     assert handle.status == "error" and isinstance(handle.error, RunGoneError), (handle.status, handle.error)
     assert list(tmp_path.iterdir()) == [], "a folder was made again at the old place"
+
+
+@pytest.mark.parametrize("how", ["remove", "move"])
+@pytest.mark.parametrize("decide", ["approve", "reject"])
+@pytest.mark.parametrize("named", [False, True], ids=["only-draft", "by-id"])
+def test_deciding_on_a_live_handle_whose_run_is_gone_says_so_at_once(tmp_path: Path, how: str, decide: str, named: bool) -> None:
+    """Before the waiting episode's next look at the disk, ``approve``/``reject`` already raise ``RunGoneError``
+    (not "no draft matches"), and write nothing anywhere."""
+
+    async def agent(task, ctx):
+        await ctx.tool_async("fs.append", {"argv": ["true"]}, effect="write", risk="high")
+        return "done"
+
+    async def scenario() -> tuple[noesis_nb.EpisodeHandle, BaseException | None, list[Path]]:
+        handle = noesis_nb.start("wait for a human", using=agent, runs_dir=tmp_path, approver="ask")
+        await handle
+        assert handle.status == "paused"
+        draft = handle.pending[0].draft_id if named else None
+        run = handle.run_dir
+        moved = run.with_name(run.name + ".moved")
+        shutil.rmtree(run) if how == "remove" else os.rename(run, moved)
+        files = sorted(moved.rglob("*")) if how == "move" else []
+        try:
+            getattr(handle, decide)(draft)
+            raised = None
+        except Exception as exc:
+            raised = exc
+        after = sorted(moved.rglob("*")) if how == "move" else []
+        assert after == files, "the decision was written into the moved run"
+        await asyncio.wait_for(handle.wait(), 10)
+        return handle, raised, [run]
+
+    handle, raised, (run,) = asyncio.run(scenario())
+    assert isinstance(raised, RunGoneError), repr(raised)
+    assert ("was removed" if how == "remove" else "was moved to") in str(raised)
+    assert not run.exists(), "a folder was made again at the old place"
+
+
+@pytest.mark.parametrize("how", ["remove", "move"])
+def test_approve_draft_by_id_or_path_of_a_live_run_gone_says_so(tmp_path: Path, how: str) -> None:
+    """``approve_draft``/``reject_draft`` naming a live episode whose folder is gone: ``RunGoneError``, not "no such run"."""
+
+    async def agent(task, ctx):
+        await ctx.tool_async("fs.append", {"argv": ["true"]}, effect="write", risk="high")
+        return "done"
+
+    async def scenario() -> list[BaseException]:
+        handle = noesis_nb.start("wait for a human", using=agent, runs_dir=tmp_path, approver="ask")
+        await handle
+        run = handle.run_dir
+        shutil.rmtree(run) if how == "remove" else os.rename(run, run.with_name(run.name + ".moved"))
+        raised = []
+        for call in (
+            lambda: noesis_nb.approve_draft(handle.episode_id, approver_id="ana", runs_dir=tmp_path),
+            lambda: noesis_nb.reject_draft(str(run), approver_id="ana"),
+        ):
+            try:
+                call()
+            except Exception as exc:
+                raised.append(exc)
+        await asyncio.wait_for(handle.wait(), 10)
+        return raised
+
+    raised = asyncio.run(scenario())
+    assert len(raised) == 2 and all(isinstance(exc, RunGoneError) for exc in raised), raised

@@ -250,3 +250,37 @@ def test_blocking_solve(kernel: Any, tmp_path: Path) -> None:
     assert_sealed_and_whole(run_dir)
     kernel.run("LATE.clear()")
     next_episode_ok(kernel, tmp_path / "after")
+
+
+async def _asks_slow(task: str, ctx: Any) -> Any:
+    argv = [sys.executable, "-c", "import time; time.sleep(30)"]
+    return await ctx.tool_async("fs.append", {"argv": argv}, effect="write", risk="high")
+
+
+def _decided_slow_draft(runs: Path) -> Path:
+    """A run paused on disk on an approved draft whose tool takes 30 s (made here, resumed in the kernel)."""
+    import noesis_nb
+    from noesis_nb.runtime.resume import paused_on
+
+    episode = noesis_nb.solve("slow", using=_asks_slow, runs_dir=runs)
+    waiting = paused_on(runs / episode)
+    assert waiting is not None
+    noesis_nb.approve_draft(episode, waiting[1], approver_id="ana", runs_dir=runs)
+    return runs / episode
+
+
+@pytest.mark.parametrize(
+    "cell",
+    ["%noesis resume {episode} --runs-dir {runs}", "await noesis_nb.resume_run_async({episode!r}, runs_dir={runs!r})"],
+    ids=["magic", "awaited"],
+)
+def test_resume_interrupted_while_its_tool_runs(kernel: Any, tmp_path: Path, cell: str) -> None:
+    runs = tmp_path / "runs"
+    run_dir = _decided_slow_draft(runs)
+    out = interrupt(
+        kernel,
+        cell.format(episode=run_dir.name, runs=str(runs)),
+        lambda: "tool.execution.started" in (run_dir / "events.jsonl").read_text(encoding="utf-8"),
+    )
+    assert_one_line(out, run_dir.name, "stopped by the interrupt")
+    next_episode_ok(kernel, tmp_path / "after")

@@ -18,6 +18,7 @@ import pytest
 
 import noesis_nb
 from noesis_nb.errors import EpisodeInterrupted, EpisodeStateError
+from noesis_nb.runtime.resume import paused_on
 from noesis_nb.store import read_events, read_final
 from tests.compat.checker import check_run
 
@@ -111,3 +112,66 @@ def test_a_tool_cut_off_by_a_cancel_is_recorded_with_its_outcome_unknown(tmp_pat
     assert names[started + 1 : started + 3] == ["tool.execution.outcome_unknown", "terminate"], names[started:]
     assert (read_final(run_dir) or {}).get("outcome") == "cancelled"
     assert check_run(run_dir) == []
+
+
+def _paused_on_a_slow_tool(runs_dir: Path) -> tuple[str, str]:
+    """A run paused on disk on a decided draft whose tool takes 30 s: ``resume_run`` runs that tool."""
+
+    async def asks(task: str, ctx: Any) -> Any:
+        argv = [sys.executable, "-c", "import time; time.sleep(30)"]
+        return await ctx.tool_async("fs.append", {"argv": argv}, effect="write", risk="high")
+
+    episode = noesis_nb.solve("slow tool", using=asks, runs_dir=runs_dir)  # returns at the pause, on disk
+    waiting = paused_on(runs_dir / episode)
+    assert waiting is not None and waiting[0] == "draft"
+    return episode, waiting[1]
+
+
+def test_an_interrupt_during_resume_run_in_a_cell_ends_in_one_line(tmp_path: Path) -> None:
+    """``resume_run`` (sync, in a cell: a worker thread) ends like ``solve`` under the interrupt: ``EpisodeInterrupted``."""
+    episode, draft = _paused_on_a_slow_tool(tmp_path)
+    noesis_nb.approve_draft(episode, draft, approver_id="ana", runs_dir=tmp_path)
+
+    async def cell() -> None:
+        previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+        try:
+            threading.Timer(1.0, signal.pthread_kill, (threading.main_thread().ident, signal.SIGINT)).start()
+            noesis_nb.resume_run(episode, runs_dir=tmp_path)
+        finally:
+            signal.signal(signal.SIGINT, previous)
+
+    began = time.monotonic()
+    with pytest.raises(EpisodeInterrupted) as caught:
+        asyncio.run(cell())
+    assert time.monotonic() - began < 20, "the interrupt did not stop the tool's wait"
+    said = str(caught.value)
+    assert caught.value.episode_id == episode and f"resume_run({episode!r}) stopped by the interrupt" in said, said
+    assert "\n" not in said and caught.value.status == "interrupted" and "left unsealed" in said  # the tool's outcome is unknown
+
+
+def test_an_interrupt_while_a_cell_awaits_resume_run_async_ends_in_one_line(tmp_path: Path) -> None:
+    """``await resume_run_async(…)`` in a cell: the kernel turns SIGINT into a cancel of the cell (simulated here)."""
+    episode, draft = _paused_on_a_slow_tool(tmp_path)
+    noesis_nb.approve_draft(episode, draft, approver_id="ana", runs_dir=tmp_path)
+
+    async def cell() -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        loop = asyncio.get_running_loop()
+
+        def kernel_interrupt(signum: int, frame: Any) -> None:  # ipykernel's handler for an async cell
+            loop.call_soon_threadsafe(task.cancel)
+
+        previous = signal.signal(signal.SIGINT, kernel_interrupt)
+        try:
+            threading.Timer(1.0, signal.pthread_kill, (threading.main_thread().ident, signal.SIGINT)).start()
+            await noesis_nb.resume_run_async(episode, runs_dir=tmp_path)
+        finally:
+            signal.signal(signal.SIGINT, previous)
+
+    began = time.monotonic()
+    with pytest.raises(EpisodeInterrupted) as caught:
+        asyncio.run(cell())
+    assert time.monotonic() - began < 20
+    said = str(caught.value)
+    assert caught.value.episode_id == episode and f"resume_run({episode!r}) stopped by the interrupt" in said, said
