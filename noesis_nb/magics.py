@@ -4,7 +4,7 @@ Each subcommand parses its arguments and calls one public function, so everythin
 does can be done from Python:
 
     run       noesis_nb.start(task, using=…) + noesis_nb.widgets.display_handle(handle)
-    batch     noesis_nb.batch(tasks, using=…, concurrency=…, batch_id=…, score=…) (returned: the cell shows it)
+    batch     noesis_nb.batch(tasks, using=…, concurrency=…, batch_id=…, score=…, score_timeout_s=…) (the cell shows it)
     list      noesis_nb.store.list_runs(limit, runs_dir=…)
     show      noesis_nb.show(episode)
     approve   noesis_nb.approve_draft(episode, draft, approver_id=…)  (+ resume_run with --resume)
@@ -30,7 +30,7 @@ from . import config
 from ._argsplit import split_line
 from .batch import batch
 from .errors import DraftNotFoundError, EpisodeStateError, NoesisNbError, UsingResolutionError
-from .runtime.api import RunRecovered, approve_draft, reject_draft, resume_run, start
+from .runtime.api import SCORE_TIMEOUT_S, RunRecovered, approve_draft, reject_draft, resume_run, start
 from .runtime.diskrun import DiskRun
 from .runtime.registry import live_handles
 from .runtime.resolve import did_you_mean
@@ -62,6 +62,16 @@ class _Parser(argparse.ArgumentParser):
         raise _HelpShown
 
 
+def _seconds_or_none(text: str) -> float | None:
+    """``--score-timeout``: seconds, or ``none`` for no limit (the batch checks the number itself)."""
+    if text.strip().lower() == "none":
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds; pass e.g. 60, or 'none' for no limit") from None
+
+
 def build_parser() -> _Parser:
     parser = _Parser(
         prog="%noesis",
@@ -90,6 +100,13 @@ def build_parser() -> _Parser:
     batch.add_argument("--concurrency", type=int, default=8)
     batch.add_argument("--batch-id", default=None, help="continue (or name) a recorded batch")
     batch.add_argument("--score", default=None, help="the name of a scorer (task, result) -> number or bool")
+    batch.add_argument(
+        "--score-timeout",
+        type=_seconds_or_none,
+        default=SCORE_TIMEOUT_S,
+        metavar="SECONDS",
+        help=f"give up on a score after this long, or 'none' (default {SCORE_TIMEOUT_S:g})",
+    )
     batch.add_argument("--runs-dir", default=None)
     batch.add_argument("--rerun-failed", action="store_true", help="run failed episodes of a recorded batch again")
 
@@ -306,6 +323,7 @@ class NoesisMagics(Magics):
             concurrency=args.concurrency,
             batch_id=args.batch_id,
             score=score,
+            score_timeout_s=args.score_timeout,
             root=args.runs_dir,
             rerun_failed=args.rerun_failed,
         )

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -43,3 +45,29 @@ def test_batch_magic_errors_are_one_line(ip: Any, runs_dir: Path) -> None:
             ip.run_line_magic("noesis", f"batch nothing fast --concurrency 0 --runs-dir {runs_dir}")
 
     asyncio.run(main())
+
+
+def test_batch_magic_score_timeout_gives_up_on_a_hung_scorer_and_refuses_a_non_number(ip: Any, runs_dir: Path) -> None:
+    release = threading.Event()
+
+    def hangs(task: str, result: Any) -> float:
+        release.wait(30)
+        return 1.0
+
+    ip.user_ns.update(two=["a", "b"], fast=echo, hangs=hangs)
+
+    async def main() -> Any:
+        with pytest.raises(UsageError, match="'soon' is not a number of seconds"):
+            ip.run_line_magic("noesis", f"batch two fast --score hangs --score-timeout soon --runs-dir {runs_dir}")
+        with pytest.raises(UsageError, match="score_timeout_s=-1"):
+            ip.run_line_magic("noesis", f"batch two fast --score hangs --score-timeout -1 --runs-dir {runs_dir}")
+        return await ip.run_line_magic("noesis", f"batch two fast --score hangs --score-timeout 0.3 --runs-dir {runs_dir}")
+
+    started = time.monotonic()
+    try:
+        handle = asyncio.run(main())
+    finally:
+        release.set()
+    assert time.monotonic() - started < 20, "the timeout given on the line is the one used"
+    assert [(e.status, e.score) for e in handle.entries] == [("ok", None), ("ok", None)]
+    assert all("0.3" in str(e.error) for e in handle.entries), [e.error for e in handle.entries]
