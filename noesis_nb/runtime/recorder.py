@@ -7,6 +7,7 @@ The sealing sequence lives in ``lifecycle``; everything here keeps Noēsis' orde
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import itertools
 import os
@@ -19,6 +20,7 @@ from typing import Any
 
 from .._jsonio import atomic_write_json, canonical_json, sha256_bytes, to_jsonable
 from ..errors import (
+    DISK_REFUSALS,
     EpisodeStateError,
     EventLogIntegrityError,
     InvalidIdError,
@@ -26,7 +28,8 @@ from ..errors import (
     RunsDirError,
     RunSealedError,
     RunWriteError,
-    refused_for_room,
+    refusal_fix,
+    refused_write,
 )
 from ..ids import new_checkpoint_id, new_event_id, validate_id
 from ..secrets import for_run as secrets_for_run
@@ -163,16 +166,7 @@ class Recorder:
                     f"run {episode_id} already exists in {runs_dir} (another process started it); "
                     "continue it with resume_run or follow it with show, or start under another episode id"
                 ) from None
-            if isinstance(exc, RunWriteError) or refused_for_room(exc):
-                reason = exc.reason if isinstance(exc, RunWriteError) else exc.strerror or str(exc)
-                raise RunsDirError(
-                    f"runs_dir {str(runs_dir)!r} has no room for a new run ({reason}); free space on that disk, or "
-                    "pass runs_dir= a directory on another one (or set NOESIS_RUNS_DIR); nothing was written"
-                ) from None
-            raise RunsDirError(
-                f"runs_dir {str(runs_dir)!r} is not writable ({exc.strerror or exc}); pass runs_dir= a writable "
-                "directory or set NOESIS_RUNS_DIR"
-            ) from exc
+            raise _runs_dir_refused(runs_dir, exc) from (None if isinstance(exc, RunWriteError) or refused_write(exc) else exc)
         run_dir = runs_dir / episode_id
         ownership.run_dir = run_dir
         try:
@@ -422,6 +416,24 @@ class Recorder:
     def release(self, *, remove: bool = False) -> None:
         if self.ownership is not None:
             self.ownership.release(remove=remove)
+
+
+def _runs_dir_refused(runs_dir: Path, exc: OSError) -> RunsDirError:
+    """The one error for a run that could not be made in ``runs_dir``: the system's reason and its fix (``errno`` kept)."""
+    code, reason = exc.errno, exc.reason if isinstance(exc, RunWriteError) else exc.strerror or str(exc)
+    name = f" ({errno.errorcode[code]})" if code is not None and code in errno.errorcode else ""
+    where = repr(str(runs_dir))
+    if code in DISK_REFUSALS:
+        said = f"has no room for a new run ({reason}{name}); free space on that disk or pass runs_dir= a directory on another one"
+    elif code == errno.EROFS:
+        said = f"is on a read-only file system ({reason}{name}); pass runs_dir= a directory on a writable one"
+    elif code in (errno.EACCES, errno.EPERM):
+        said = f"may not be written by this process ({reason}{name}); {refusal_fix(code)}, or pass runs_dir= a writable directory"
+    else:
+        said = f"is not writable ({reason}{name}); pass runs_dir= a writable directory"
+    refused = RunsDirError(f"runs_dir {where} {said} (or set NOESIS_RUNS_DIR); nothing was written")
+    refused.errno = code
+    return refused
 
 
 def _state_id(run_dir: Path, state: dict[str, Any]) -> str:
