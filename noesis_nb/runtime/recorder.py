@@ -38,6 +38,7 @@ from ..store import EventWriter, is_sealed, now_iso, read_events_to_continue, re
 from ..store.facts import call_row
 from ..store.ownership import RunOwnership, acquire
 from ..store.paths import run_path
+from ..store.runfiles import read_file
 from ..store.vocab import (
     RUN_CHECKPOINT,
     RUN_INTERRUPT,
@@ -456,7 +457,10 @@ def artifact_digest(run_dir: Path, event_offset: int) -> str:
         path = run_dir / name
         if not path.is_file() or path.is_symlink():
             continue
-        data = path.read_bytes()
+        got = read_file(str(path), str(run_dir))  # no FIFO swapped in meanwhile, nothing past the size limits
+        if got is None:
+            continue
+        data = got[0]
         if name == "events.jsonl":
             data = b"".join(data.splitlines(keepends=True)[:event_offset])
         files.append({"name": name, "sha256": sha256_bytes(data), "size_bytes": len(data)})
