@@ -59,6 +59,7 @@ def seal(mount: Path) -> dict:
         "temp_files": sorted(p.name for p in run.rglob("*.tmp")),
         "strict_read": _raised(lambda: read_events(run / "events.jsonl", strict=True)),
     }
+    still_read_only = _raised(lambda: noesis_nb.resume_run(run.name, runs_dir=runs))  # before it is writable again
     if made_ro:
         subprocess.run(["umount", made_ro[0]], check=True)
     resumed = _raised(lambda: noesis_nb.resume_run(run.name, runs_dir=runs))
@@ -66,6 +67,7 @@ def seal(mount: Path) -> dict:
         "error": error,
         "made_ro": bool(made_ro),
         "at_refusal": at_refusal,
+        "still_read_only": still_read_only,
         "resumed": resumed,
         "final": json.loads((run / "final.json").read_text()) if (run / "final.json").exists() else None,
         "manifest": (run / "manifest.json").exists(),

@@ -156,4 +156,6 @@ def test_a_seal_refused_by_a_read_only_file_system_gives_the_run_up_and_resume_s
     assert ".tmp" not in message, f"the temp file is named, not the document: {message}"
     assert "writable" in message and "is left unsealed" in message and "resume_run(" in message, message
     assert got["at_refusal"] == {"sealed": False, "temp_files": [], "strict_read": None}, got["at_refusal"]
+    kind, message, _ = got["still_read_only"]  # resume_run before it is writable: one clear error, nothing changed
+    assert kind in ("EpisodeStateError", "RunWriteError") and "Read-only file system" in message, got["still_read_only"]
     assert got["resumed"] is None and got["final"] is not None and got["manifest"], got
