@@ -38,7 +38,7 @@ from ..store import EventWriter, is_sealed, now_iso, read_events_to_continue, re
 from ..store.facts import call_row
 from ..store.ownership import RunOwnership, acquire
 from ..store.paths import run_path
-from ..store.runfiles import read_file
+from ..store.runfiles import UnreadableRunFile, read_file
 from ..store.vocab import (
     RUN_CHECKPOINT,
     RUN_INTERRUPT,
@@ -305,7 +305,11 @@ class Recorder:
 
     def state_hash(self) -> str:
         """``sha256:`` of ``state.json`` as it is on disk (what action candidates and checkpoints bind to)."""
-        return sha256_bytes(run_path(self.run_dir, "state.json").read_bytes())
+        path = str(run_path(self.run_dir, "state.json"))
+        got = read_file(path, str(self.run_dir))  # a FIFO or device planted there is refused, never read
+        if got is None:
+            raise UnreadableRunFile(path, "missing: it was removed while the episode ran")
+        return sha256_bytes(got[0])
 
     def project_state(self, caused_by: str | None) -> dict[str, Any]:
         """Persist ``state.json`` and emit ``run.state_projection`` (Noēsis does both together)."""

@@ -82,3 +82,35 @@ def test_a_special_state_file_is_one_clear_error_not_a_hang(runs_dir: Path, tmp_
         assert said in message and "restore the changed file" in message, message
     finally:
         rec.close_without_sealing()
+
+
+def test_the_state_hash_a_checkpoint_binds_refuses_a_fifo_instead_of_blocking(runs_dir: Path, tmp_path: Path) -> None:
+    from noesis_nb.store.runfiles import UnreadableRunFile
+
+    ns.set(runs_dir=str(runs_dir))
+    ep = noesis_nb.solve("x", using=make_writer(tmp_path / "o.txt"))
+    rec = Recorder.reopen(runs_dir / ep)
+    try:
+        state = runs_dir / ep / "state.json"
+        state.unlink()
+        os.mkfifo(state)
+        got: list[BaseException | None] = []
+
+        def hash_it() -> None:
+            try:
+                rec.state_hash()
+                got.append(None)
+            except BaseException as exc:  # reported below
+                got.append(exc)
+
+        worker = threading.Thread(target=hash_it, daemon=True)
+        worker.start()
+        worker.join(20)
+        if worker.is_alive():
+            with open(state, "wb"):
+                pass
+            worker.join(5)
+            pytest.fail("state_hash blocked reading a FIFO")
+        assert got and isinstance(got[0], UnreadableRunFile) and "a FIFO (named pipe), not a file" in str(got[0]), got
+    finally:
+        rec.close_without_sealing()
