@@ -202,6 +202,18 @@ def test_cr_and_crlf_line_ends_split_events_also_across_chunks(server, runs_dir,
     assert [m["text"] for m in messages] == ["one piece"]
 
 
+def test_parse_sse_splits_line_ends_left_inside_the_lines_it_is_given():
+    import io
+
+    body = DOC_FIXTURE.replace("\n", "\n\n")
+    want = list(parse_sse(body.splitlines()))
+    assert len(want) == 10
+    for text in (body.replace("\n", "\r"), body.replace("\n", "\r\n")):
+        assert list(parse_sse(io.StringIO(text, newline=""))) == want  # as read without universal newlines
+        assert list(parse_sse([text])) == want
+        assert list(parse_sse(text.split("\n"))) == want
+
+
 @pytest.mark.parametrize("cut", range(1, 40))
 def test_sse_lines_split_on_every_line_end_wherever_a_chunk_ends(cut):
     from noesis_nb.integrations.agui._http import _lines
