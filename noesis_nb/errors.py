@@ -266,7 +266,7 @@ def refusal_fix(code: int | None) -> str:
     if code in _PERMISSION:
         return (
             f"this process (uid {_uid()}) may not write it: check who owns it and its mode (ls -ld; chown or chmod u+w) "
-            "and whether it is immutable (lsattr; chattr -i)"
+            "and whether it is immutable or append-only (lsattr; chattr -i -a)"
         )
     if code == _errno.EIO:
         return "the disk reported an I/O error: check the device (dmesg, its health) before writing to it again"

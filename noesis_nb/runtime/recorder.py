@@ -159,7 +159,7 @@ class Recorder:
         except BaseException as exc:
             if ownership is not None:
                 ownership.release()
-            _remove_staging(staging)
+            removed = _remove_staging(staging)
             if not isinstance(exc, OSError):
                 raise
             if os.path.lexists(runs_dir / episode_id):  # the id was taken while this run was being made
@@ -167,7 +167,9 @@ class Recorder:
                     f"run {episode_id} already exists in {runs_dir} (another process started it); "
                     "continue it with resume_run or follow it with show, or start under another episode id"
                 ) from None
-            raise _runs_dir_refused(runs_dir, exc) from (None if isinstance(exc, RunWriteError) or refused_write(exc) else exc)
+            raise _runs_dir_refused(runs_dir, exc, None if removed else staging) from (
+                None if isinstance(exc, RunWriteError) or refused_write(exc) else exc
+            )
         run_dir = runs_dir / episode_id
         ownership.run_dir = run_dir
         try:
@@ -423,10 +425,10 @@ class Recorder:
             self.ownership.release(remove=remove)
 
 
-def _runs_dir_refused(runs_dir: Path, exc: OSError) -> RunsDirError:
+def _runs_dir_refused(runs_dir: Path, exc: OSError, left: Path | None = None) -> RunsDirError:
     """The one error for a run that could not be made in ``runs_dir``: the system's reason and its fix (``errno`` kept)."""
     code, reason = exc.errno, exc.reason if isinstance(exc, RunWriteError) else exc.strerror or str(exc)
-    name = f" ({errno.errorcode[code]})" if code is not None and code in errno.errorcode else ""
+    name = f", {errno.errorcode[code]}" if code is not None and code in errno.errorcode else ""
     where = repr(str(runs_dir))
     if code in DISK_REFUSALS:
         said = f"has no room for a new run ({reason}{name}); free space on that disk or pass runs_dir= a directory on another one"
@@ -436,7 +438,11 @@ def _runs_dir_refused(runs_dir: Path, exc: OSError) -> RunsDirError:
         said = f"may not be written by this process ({reason}{name}); {refusal_fix(code)}, or pass runs_dir= a writable directory"
     else:
         said = f"is not writable ({reason}{name}); pass runs_dir= a writable directory"
-    refused = RunsDirError(f"runs_dir {where} {said} (or set NOESIS_RUNS_DIR); nothing was written")
+    if left is None:
+        written = "nothing was written"
+    else:  # the folder took the staging folder but refuses its removal (append-only): said, not hidden
+        written = f"its empty staging folder {left.name} could not be removed either: delete it once the folder allows"
+    refused = RunsDirError(f"runs_dir {where} {said} (or set NOESIS_RUNS_DIR); {written}")
     refused.errno = code
     return refused
 
@@ -472,9 +478,11 @@ def artifact_digest(run_dir: Path, event_offset: int) -> str:
     return "sha256:" + hashlib.sha256(canonical_json(doc)).hexdigest()
 
 
-def _remove_staging(staging: Path) -> None:
+def _remove_staging(staging: Path) -> bool:
+    """Remove a run's staging folder; False when it is still there (a folder that refuses removal: append-only …)."""
     for child in (staging / "state.json", staging / "learn.jsonl", staging):
         try:
             child.rmdir() if child is staging else child.unlink()
         except OSError:
             pass
+    return not os.path.lexists(staging)

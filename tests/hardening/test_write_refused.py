@@ -44,13 +44,13 @@ def chattr(tmp_path: Path):
     _immutable(probe, False)
     marked: list[Path] = []
 
-    def mark(path: Path) -> None:
-        _immutable(path)
+    def mark(path: Path, flag: str = "+i") -> None:
+        subprocess.run(["chattr", flag, str(path)], check=True, capture_output=True)
         marked.append(path)
 
     yield mark
     for path in marked:
-        subprocess.run(["chattr", "-i", str(path)], capture_output=True)
+        subprocess.run(["chattr", "-i", "-a", str(path)], capture_output=True)
 
 
 def _given_up_cleanly(run: Path) -> None:
@@ -116,6 +116,20 @@ def test_an_immutable_runs_dir_is_one_clear_error_before_any_run_exists(runs_dir
     assert "chattr -i" in message and "runs_dir=" in message and "nothing was written" in message, message
     _immutable(runs_dir, False)
     assert list(runs_dir.iterdir()) == []
+
+
+def test_an_append_only_runs_dir_says_the_staging_folder_it_could_not_remove(runs_dir: Path, chattr) -> None:
+    """An append-only folder takes the new run's staging folder but refuses both its rename and its removal:
+    the error says so and names it, rather than "nothing was written"."""
+    chattr(runs_dir, "+a")
+    with pytest.raises(RunsDirError) as raised:
+        noesis_nb.solve("x", using=lambda task: task, runs_dir=runs_dir)
+    message = str(raised.value)
+    left = [p.name for p in runs_dir.iterdir()]
+    assert raised.value.errno == errno.EPERM and "append-only" in message, message
+    assert len(left) == 1 and left[0].endswith(".creating"), left
+    assert f"its empty staging folder {left[0]} could not be removed" in message and "nothing was written" not in message
+    assert list((runs_dir / left[0]).iterdir()) == []
 
 
 # -- a read-only file system (EROFS), in a private mount namespace -----------------------------
