@@ -7,6 +7,7 @@ every refusal here is the kernel's own ``EROFS``, as a remounted or read-only di
     seal     the run's folder becomes read-only while its episode runs (a read-only bind mount over it):
              the log already open still takes lines, the seal's documents are refused; then it is
              made writable again and ``resume_run`` in the same process seals the run
+    decide   a human decides a paused run's draft while its disk is read-only, then again once it is writable
 """
 
 from __future__ import annotations
@@ -74,6 +75,27 @@ def seal(mount: Path) -> dict:
     }
 
 
+def decide(mount: Path) -> dict:
+    """A run paused on its tool draft; the disk is remounted read-only; a human decides; it is made writable again."""
+    from tests.runtime.agents import make_writer
+
+    runs = mount / "runs"
+    episode = noesis_nb.solve("x", using=make_writer(mount / "out.txt"), runs_dir=runs)
+    run = runs / episode
+    subprocess.run(["mount", "-o", "remount,ro", str(mount)], check=True)
+    refused = _raised(lambda: noesis_nb.approve_draft(run, approver_id="ana"))
+    subprocess.run(["mount", "-o", "remount,rw", str(mount)], check=True)
+    decided = _raised(lambda: noesis_nb.approve_draft(run, approver_id="ana"))
+    resumed = _raised(lambda: noesis_nb.resume_run(episode, runs_dir=runs))
+    return {
+        "refused": refused,
+        "decided": decided,
+        "resumed": resumed,
+        "final": json.loads((run / "final.json").read_text()) if (run / "final.json").exists() else None,
+        "tool_ran": (mount / "out.txt").read_text().count("x") if (mount / "out.txt").exists() else 0,
+    }
+
+
 if __name__ == "__main__":
     scenario, mount = sys.argv[2], Path(sys.argv[1])
-    print(json.dumps({"create": create, "seal": seal}[scenario](mount)))
+    print(json.dumps({"create": create, "seal": seal, "decide": decide}[scenario](mount)))

@@ -173,3 +173,36 @@ def test_a_seal_refused_by_a_read_only_file_system_gives_the_run_up_and_resume_s
     kind, message, _ = got["still_read_only"]  # resume_run before it is writable: one clear error, nothing changed
     assert kind in ("EpisodeStateError", "RunWriteError") and "Read-only file system" in message, got["still_read_only"]
     assert got["resumed"] is None and got["final"] is not None and got["manifest"], got
+
+
+def test_a_decision_refused_by_a_read_only_file_system_names_the_decision_file(tmp_path: Path) -> None:
+    got = _read_only_scenario("decide", tmp_path / "mnt")
+    kind, message, code = got["refused"]
+    assert kind == "RunWriteError" and code == errno.EROFS, got["refused"]
+    assert "/tool_invocations/approvals/draft:" in message and ".new" not in message, f"the temp file is named: {message}"
+    assert "Read-only file system (EROFS)" in message and "writable" in message, message
+    assert got["decided"] is None and got["resumed"] is None, got
+    assert got["final"] is not None and got["final"]["outcome"] == "success" and got["tool_ran"] == 1, got
+
+
+def test_an_append_only_approvals_folder_refuses_a_decision_in_one_clear_error(runs_dir: Path, tmp_path: Path, chattr) -> None:
+    """An append-only folder takes new files but no rename or removal: the decision (written through a temp file)
+    is refused as one RunWriteError naming it; once the folder is writable the decision and the seal go through."""
+    from tests.runtime.agents import make_writer
+
+    episode = noesis_nb.solve("x", using=make_writer(tmp_path / "out.txt"), runs_dir=runs_dir)
+    run = runs_dir / episode
+    approvals = run / "tool_invocations" / "approvals"
+    approvals.mkdir(parents=True, exist_ok=True)
+    chattr(approvals, "+a")
+    with pytest.raises(RunWriteError) as raised:
+        noesis_nb.approve_draft(run, approver_id="ana")
+    message = str(raised.value)
+    assert raised.value.errno == errno.EPERM and f"{approvals}/draft:" in message and ".new" not in message, message
+    assert "append-only" in message, message
+    assert not [p for p in approvals.iterdir() if not p.name.startswith(".")], "a decision was written"
+    subprocess.run(["chattr", "-a", str(approvals)], check=True)
+    noesis_nb.approve_draft(run, approver_id="ana")
+    noesis_nb.resume_run(episode, runs_dir=runs_dir)
+    assert json.loads((run / "final.json").read_text())["outcome"] == "success"
+    assert not [p.name for p in approvals.iterdir() if p.name.startswith(".")], "the seal left a temp file"
