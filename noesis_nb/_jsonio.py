@@ -22,7 +22,7 @@ from typing import Any
 import orjson
 
 from ._safetext import safe_repr
-from .errors import RunWriteError, refused_for_room
+from .errors import RunWriteError, refused_write
 
 __all__ = [
     "as_object",
@@ -187,13 +187,13 @@ def sha256_file(path: Path) -> str:
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` through a temp file in the same directory, then rename: whole or not at all
-    (``RunWriteError`` when the disk has no room; the file keeps what it held)."""
+    (``RunWriteError`` when the file system refuses it: no room, read-only, no permission; the file keeps what it held)."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     except OSError as exc:
-        if refused_for_room(exc):
+        if refused_write(exc):
             raise RunWriteError.of(path, exc) from None
         raise
     try:
@@ -205,9 +205,9 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
     except BaseException as exc:
         try:
             os.unlink(tmp)
-        except FileNotFoundError:
+        except OSError:  # gone, or its folder refuses now too: the refusal is what to say
             pass
-        if refused_for_room(exc):  # the old document stays as it was; say so in one line
+        if refused_write(exc):  # the old document stays as it was; say so in one line
             raise RunWriteError.of(path, exc) from None  # type: ignore[arg-type]
         raise
 

@@ -10,7 +10,7 @@ Every message names the offending value and says how to fix it.
     ├── SummaryNotWrittenError      (also FileNotFoundError) a paused or running run has no summary.json yet
     ├── InvalidIdError              (also ValueError) an id that is not safe to use as a path
     ├── RunsDirError                (also OSError) runs_dir missing or not writable
-    ├── RunWriteError               (also OSError) the disk refused a run's write (full, over quota, file too large)
+    ├── RunWriteError               (also OSError) a run's write refused (disk full, read-only, no permission, I/O error)
     │   └── RunGoneError            the run directory was removed or moved while its episode wrote it
     ├── EventLogIntegrityError      a corrupt events.jsonl line (path, line_number, reason)
     ├── DraftNotFoundError          (also LookupError) unknown draft id
@@ -189,15 +189,17 @@ class RunsDirError(NoesisNbError, OSError):
 
 
 class RunWriteError(NoesisNbError, OSError):
-    """The disk refused a write to a run: full, over quota, or a file past the size limit.
+    """The file system refused a write to a run: full, over quota, a file past the size limit, read-only,
+    no permission, or an I/O error of the device.
 
     Nothing written before is lost: a line the disk took only in part is taken back, and a document
-    is written whole or not at all. ``errno`` is the system's (``errno.ENOSPC`` …), ``filename`` the
-    file; the message says what was written and how to go on once there is room.
+    is written whole or not at all. ``errno`` is the system's (``errno.ENOSPC``, ``errno.EROFS`` …),
+    ``filename`` the file; the message says what was refused, the fix for that reason, and how to go on.
     """
 
-    def __init__(self, path: Any, errno: int | None, reason: str, advice: str = "free space on that disk and try again"):
+    def __init__(self, path: Any, errno: int | None, reason: str, advice: str | None = None):
         name = _errno.errorcode.get(errno or 0)
+        advice = advice if advice is not None else f"{refusal_fix(errno)} and try again"
         super().__init__(errno, f"could not write {path}: {reason}{f' ({name})' if name else ''}; {advice}")
         self.filename = str(path)
         self.reason, self.advice = reason, advice
@@ -240,11 +242,54 @@ class RunGoneError(RunWriteError):
 
 #: what a disk says when it has no room for a write (not a permission or a missing folder)
 DISK_REFUSALS = frozenset(code for code in (getattr(_errno, n, None) for n in ("ENOSPC", "EDQUOT", "EFBIG")) if code is not None)
+_PERMISSION = frozenset({_errno.EACCES, _errno.EPERM})
+#: what a file system says when it refuses a run's write: no room, read-only, no permission, a failing device
+WRITE_REFUSALS = DISK_REFUSALS | _PERMISSION | {_errno.EROFS, _errno.EIO}
 
 
 def refused_for_room(exc: BaseException) -> bool:
     """Whether ``exc`` is the disk refusing a write for want of room (full, quota, file size limit)."""
     return isinstance(exc, OSError) and not isinstance(exc, RunWriteError) and exc.errno in DISK_REFUSALS
+
+
+def refused_write(exc: BaseException) -> bool:
+    """Whether ``exc`` is the file system refusing a write (``WRITE_REFUSALS``), not yet said as a ``RunWriteError``."""
+    return isinstance(exc, OSError) and not isinstance(exc, RunWriteError) and exc.errno in WRITE_REFUSALS
+
+
+def refusal_fix(code: int | None) -> str:
+    """What to do about a write the system refused with ``code`` (an errno), in a few words."""
+    if code in DISK_REFUSALS:
+        return "free space on that disk"
+    if code == _errno.EROFS:
+        return "the file system is read-only: remount it read-write, or pass runs_dir= a directory on a writable one"
+    if code in _PERMISSION:
+        return (
+            f"this process (uid {_uid()}) may not write it: check who owns it and its mode (ls -ld; chown or chmod u+w) "
+            "and whether it is immutable or append-only (lsattr; chattr -i -a)"
+        )
+    if code == _errno.EIO:
+        return "the disk reported an I/O error: check the device (dmesg, its health) before writing to it again"
+    return "find out why the system refused it"
+
+
+def refusal_fixed(code: int | None) -> str:
+    """When a run given up for that refusal can be sealed (``… , resume_run(…) seals it``)."""
+    if code in DISK_REFUSALS:
+        return "once there is room"
+    if code == _errno.EROFS:
+        return "once it is writable again"
+    if code in _PERMISSION:
+        return "once it may be written"
+    if code == _errno.EIO:
+        return "once the disk is sound"
+    return "once that is mended"
+
+
+def _uid() -> int | str:
+    import os
+
+    return os.getuid() if hasattr(os, "getuid") else "?"
 
 
 @dataclass(frozen=True)

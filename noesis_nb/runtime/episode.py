@@ -22,7 +22,7 @@ from .._jsonio import bounded_jsonable
 from .._safetext import error_text, safe_repr, safe_str
 from .._threads import run_in_thread
 from ..capture import episode_capture, resolve_option
-from ..errors import DecisionFileError, NoesisVeto, RunSealedError, RunWriteError
+from ..errors import DecisionFileError, NoesisVeto, RunSealedError, RunWriteError, refusal_fix, refusal_fixed, refused_write
 from ..store import now_iso, read_final
 from ..store.artifacts import taken_back_if_sealed
 from ..store.paths import check_part, run_path
@@ -488,11 +488,16 @@ class Episode:
             lifecycle.seal(self.recorder, outcome)
         except RunWriteError as exc:
             raise self._left_unsealed(exc) from None
+        except OSError as exc:
+            if not refused_write(exc):
+                raise
+            refused = RunWriteError.of(exc.filename or self.recorder.run_dir, exc)
+            raise self._left_unsealed(refused) from None
         self.set_status(outcome.status)
 
     def _left_unsealed(self, exc: RunWriteError) -> RunWriteError:
-        """The disk has no room for the seal: give the run up as it stands (every event written so far
-        is whole on disk) and say how to seal it later; returns the error to raise."""
+        """The file system refused the seal (no room, read-only, no permission …): give the run up as it stands
+        (every event written so far is whole on disk) and say how to seal it later; returns the error to raise."""
         rec = self.recorder
         try:
             rec.close_without_sealing()
@@ -500,8 +505,8 @@ class Episode:
             pass
         episode_id = rec.episode_id
         self.error = exc.advising(
-            f"run {episode_id} is left unsealed with every event written before; once there is room, "
-            f"resume_run({episode_id!r}) seals it"
+            f"{refusal_fix(exc.errno)}; run {episode_id} is left unsealed with every event written before; "
+            f"{refusal_fixed(exc.errno)}, resume_run({episode_id!r}) seals it"
         )
         self.set_status("error")
         return self.error

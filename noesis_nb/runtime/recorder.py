@@ -7,6 +7,7 @@ The sealing sequence lives in ``lifecycle``; everything here keeps Noēsis' orde
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import itertools
 import os
@@ -19,6 +20,7 @@ from typing import Any
 
 from .._jsonio import atomic_write_json, canonical_json, sha256_bytes, to_jsonable
 from ..errors import (
+    DISK_REFUSALS,
     EpisodeStateError,
     EventLogIntegrityError,
     InvalidIdError,
@@ -26,7 +28,8 @@ from ..errors import (
     RunsDirError,
     RunSealedError,
     RunWriteError,
-    refused_for_room,
+    refusal_fix,
+    refused_write,
 )
 from ..ids import new_checkpoint_id, new_event_id, validate_id
 from ..secrets import for_run as secrets_for_run
@@ -35,6 +38,7 @@ from ..store import EventWriter, is_sealed, now_iso, read_events_to_continue, re
 from ..store.facts import call_row
 from ..store.ownership import RunOwnership, acquire
 from ..store.paths import run_path
+from ..store.runfiles import UnreadableRunFile, read_file
 from ..store.vocab import (
     RUN_CHECKPOINT,
     RUN_INTERRUPT,
@@ -156,7 +160,7 @@ class Recorder:
         except BaseException as exc:
             if ownership is not None:
                 ownership.release()
-            _remove_staging(staging)
+            removed = _remove_staging(staging)
             if not isinstance(exc, OSError):
                 raise
             if os.path.lexists(runs_dir / episode_id):  # the id was taken while this run was being made
@@ -164,16 +168,9 @@ class Recorder:
                     f"run {episode_id} already exists in {runs_dir} (another process started it); "
                     "continue it with resume_run or follow it with show, or start under another episode id"
                 ) from None
-            if isinstance(exc, RunWriteError) or refused_for_room(exc):
-                reason = exc.reason if isinstance(exc, RunWriteError) else exc.strerror or str(exc)
-                raise RunsDirError(
-                    f"runs_dir {str(runs_dir)!r} has no room for a new run ({reason}); free space on that disk, or "
-                    "pass runs_dir= a directory on another one (or set NOESIS_RUNS_DIR); nothing was written"
-                ) from None
-            raise RunsDirError(
-                f"runs_dir {str(runs_dir)!r} is not writable ({exc.strerror or exc}); pass runs_dir= a writable "
-                "directory or set NOESIS_RUNS_DIR"
-            ) from exc
+            raise _runs_dir_refused(runs_dir, exc, None if removed else staging) from (
+                None if isinstance(exc, RunWriteError) or refused_write(exc) else exc
+            )
         run_dir = runs_dir / episode_id
         ownership.run_dir = run_dir
         try:
@@ -321,7 +318,11 @@ class Recorder:
 
     def state_hash(self) -> str:
         """``sha256:`` of ``state.json`` as it is on disk (what action candidates and checkpoints bind to)."""
-        return sha256_bytes(run_path(self.run_dir, "state.json").read_bytes())
+        path = str(run_path(self.run_dir, "state.json"))
+        got = read_file(path, str(self.run_dir))  # a FIFO or device planted there is refused, never read
+        if got is None:
+            raise UnreadableRunFile(path, "missing: it was removed while the episode ran")
+        return sha256_bytes(got[0])
 
     def project_state(self, caused_by: str | None) -> dict[str, Any]:
         """Persist ``state.json`` and emit ``run.state_projection`` (Noēsis does both together)."""
@@ -436,6 +437,28 @@ class Recorder:
             self.ownership.release(remove=remove)
 
 
+def _runs_dir_refused(runs_dir: Path, exc: OSError, left: Path | None = None) -> RunsDirError:
+    """The one error for a run that could not be made in ``runs_dir``: the system's reason and its fix (``errno`` kept)."""
+    code, reason = exc.errno, exc.reason if isinstance(exc, RunWriteError) else exc.strerror or str(exc)
+    name = f", {errno.errorcode[code]}" if code is not None and code in errno.errorcode else ""
+    where = repr(str(runs_dir))
+    if code in DISK_REFUSALS:
+        said = f"has no room for a new run ({reason}{name}); free space on that disk or pass runs_dir= a directory on another one"
+    elif code == errno.EROFS:
+        said = f"is on a read-only file system ({reason}{name}); pass runs_dir= a directory on a writable one"
+    elif code in (errno.EACCES, errno.EPERM):
+        said = f"may not be written by this process ({reason}{name}); {refusal_fix(code)}, or pass runs_dir= a writable directory"
+    else:
+        said = f"is not writable ({reason}{name}); pass runs_dir= a writable directory"
+    if left is None:
+        written = "nothing was written"
+    else:  # the folder took the staging folder but refuses its removal (append-only): said, not hidden
+        written = f"its empty staging folder {left.name} could not be removed either: delete it once the folder allows"
+    refused = RunsDirError(f"runs_dir {where} {said} (or set NOESIS_RUNS_DIR); {written}")
+    refused.errno = code
+    return refused
+
+
 def _state_id(run_dir: Path, state: dict[str, Any]) -> str:
     """The episode id ``state.json`` gives (the folder's name when it gives none); a damaged one is named with its file."""
     given = state["episode"].get("id")
@@ -456,7 +479,10 @@ def artifact_digest(run_dir: Path, event_offset: int) -> str:
         path = run_dir / name
         if not path.is_file() or path.is_symlink():
             continue
-        data = path.read_bytes()
+        got = read_file(str(path), str(run_dir))  # no FIFO swapped in meanwhile, nothing past the size limits
+        if got is None:
+            continue
+        data = got[0]
         if name == "events.jsonl":
             data = b"".join(data.splitlines(keepends=True)[:event_offset])
         files.append({"name": name, "sha256": sha256_bytes(data), "size_bytes": len(data)})
@@ -464,9 +490,11 @@ def artifact_digest(run_dir: Path, event_offset: int) -> str:
     return "sha256:" + hashlib.sha256(canonical_json(doc)).hexdigest()
 
 
-def _remove_staging(staging: Path) -> None:
+def _remove_staging(staging: Path) -> bool:
+    """Remove a run's staging folder; False when it is still there (a folder that refuses removal: append-only …)."""
     for child in (staging / "state.json", staging / "learn.jsonl", staging):
         try:
             child.rmdir() if child is staging else child.unlink()
         except OSError:
             pass
+    return not os.path.lexists(staging)

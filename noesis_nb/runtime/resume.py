@@ -38,6 +38,7 @@ from ..errors import (
 from ..store import read_events_to_continue, read_json
 from ..store.ownership import RunBusyError, remove_stale_note
 from ..store.paths import check_part
+from ..store.runfiles import UnreadableRunFile, read_file
 from ..store.vocab import (
     RUN_CHECKPOINT,
     RUN_INTERRUPT,
@@ -120,9 +121,18 @@ def validate_checkpoint(rec: Recorder, checkpoint: dict[str, Any]) -> None:
             f"{where}: event {offset} is not {checkpoint.get('last_event_id')!r}; events.jsonl was changed after the pause. "
             f"{_RESTORE}"
         )
-    if sha256_bytes((rec.run_dir / "state.json").read_bytes()) != checkpoint.get("state_hash"):
+    try:  # through the run-file reader: a FIFO, a device, a link out of the run or a huge file is refused, not read
+        state = read_file(str(rec.run_dir / "state.json"), str(rec.run_dir))
+        bound = artifact_digest(rec.run_dir, offset) if checkpoint.get("artifact_manifest_hash") else None
+    except UnreadableRunFile as exc:
+        raise CheckpointConsistencyError(
+            f"{where}: {exc.path} cannot be read as the run's file ({exc.reason}). {_RESTORE}"
+        ) from None
+    if state is None:
+        raise CheckpointConsistencyError(f"{where}: state.json is missing. {_RESTORE}")
+    if sha256_bytes(state[0]) != checkpoint.get("state_hash"):
         raise CheckpointConsistencyError(f"{where}: state.json changed since the pause. {_RESTORE}")
-    if checkpoint.get("artifact_manifest_hash") and artifact_digest(rec.run_dir, offset) != checkpoint["artifact_manifest_hash"]:
+    if bound is not None and bound != checkpoint["artifact_manifest_hash"]:
         raise CheckpointConsistencyError(
             f"{where}: a file it binds changed since the pause (events.jsonl up to event {offset}, prompts.jsonl, "
             f"state.json, summary.json or learn.jsonl). {_RESTORE}"

@@ -26,7 +26,7 @@ from ..errors import (
     RunGoneError,
     RunSealedError,
     RunWriteError,
-    refused_for_room,
+    refused_write,
 )
 from .paths import run_path
 from .runfiles import MAX_DOCUMENT_BYTES, UnreadableRunFile, open_file, read_file
@@ -183,7 +183,7 @@ class EventWriter:
             raise self._refused(exc) from None
 
     def _refused(self, exc: OSError) -> OSError:
-        return RunWriteError.of(self.path, exc) if refused_for_room(exc) else exc
+        return RunWriteError.of(self.path, exc) if refused_write(exc) else exc
 
     def check_disk(self) -> bool:
         """Look at the disk now; True when the run was sealed there (``RunGoneError`` when the run is no longer there)."""

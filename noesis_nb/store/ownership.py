@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import EpisodeStateError, refused_for_room
+from ..errors import EpisodeStateError, refused_write
 from .runfiles import what_is
 
 try:  # POSIX; elsewhere the note file itself is locked through msvcrt (best effort)
@@ -65,8 +65,8 @@ class RunOwnership:
             os.ftruncate(fd, 0)
             os.write(fd, f"pid {os.getpid()} on {socket.gethostname()} since {time.strftime('%Y-%m-%dT%H:%M:%S')}".encode())
         except OSError as exc:
-            if not refused_for_room(exc):
-                raise  # a full disk leaves the note empty: it only informs, the lock is what holds the run
+            if not refused_write(exc):
+                raise  # a full disk (or one refusing the write) leaves the note empty: it only informs, the lock holds the run
         finally:
             os.close(fd)
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from noesis_nb._jsonio import atomic_write_json, loads
-from noesis_nb.errors import InvalidIdError
+from noesis_nb.errors import InvalidIdError, RunWriteError, refused_write
 from noesis_nb.store.runfiles import UnreadableRunFile, read_file
 
 __all__ = ["MAX_ID_LENGTH", "check_id", "read_json_object", "create_exclusive_json", "claim_file", "quarantine"]
@@ -69,7 +69,10 @@ def create_exclusive_json(path: Path, value: Any) -> bool:
     """
     path = Path(path)
     tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.new")
-    atomic_write_json(tmp, value)
+    try:
+        atomic_write_json(tmp, value)
+    except RunWriteError as exc:  # say the document, not its temp file
+        raise RunWriteError(path, exc.errno, exc.reason) from None
     try:
         os.link(tmp, path)
         return True
@@ -81,17 +84,25 @@ def create_exclusive_json(path: Path, value: Any) -> bool:
         atomic_write_json(path, value)
         return True
     finally:
-        tmp.unlink(missing_ok=True)
+        try:
+            tmp.unlink(missing_ok=True)
+        except OSError:  # a folder that takes files but refuses their removal (append-only): the seal sweeps it
+            pass
 
 
 def claim_file(path: Path) -> bool:
     """Create an empty marker with ``O_CREAT|O_EXCL``; True if this call created it."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     try:
-        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-    except FileExistsError:
-        return False
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+        except FileExistsError:
+            return False
+    except OSError as exc:
+        if refused_write(exc):
+            raise RunWriteError.of(path, exc) from None
+        raise
     os.close(fd)
     return True
 

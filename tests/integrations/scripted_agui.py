@@ -169,6 +169,23 @@ RAW = {  # hand-built SSE bodies
         'data: {"type":"TEXT_MESSAGE_CHUNK","delta":"piece"}\n\n'
         'data: {"type":"RUN_FINISHED","threadId":"t1","runId":"r1","result":{"ok":true}}'
     ),
+    # the multiline stream with CR-only line ends (SSE allows CRLF, LF or CR)
+    "cr_only": (
+        'data: {"type":"RUN_STARTED",\rdata: "threadId":"t1","runId":"r1"}\r\r'
+        ": keep-alive\r\r"
+        'event: message\rid: 7\rdata: {"type":"TEXT_MESSAGE_CHUNK","messageId":"m1","role":"assistant","delta":"one "}\r\r'
+        'data: {"type":"TEXT_MESSAGE_CHUNK","delta":"piece"}\r\r'
+        'data: {"type":"RUN_FINISHED","threadId":"t1","runId":"r1","result":{"ok":true}}\r\r'
+    ),
+    # sent in these pieces, each flushed on its own: a CRLF and a CR CR split between two of them
+    "split_line_ends": [
+        'data: {"type":"RUN_STARTED","threadId":"t1","runId":"r1"}\r',
+        "\n\r\n",
+        'data: {"type":"TEXT_MESSAGE_CHUNK","messageId":"m1","role":"assistant","delta":"one "}\r',
+        "\r",
+        'data: {"type":"TEXT_MESSAGE_CHUNK","delta":"piece"}\r\n\r',
+        '\ndata: {"type":"RUN_FINISHED","threadId":"t1","runId":"r1","result":{"ok":true}}\n\r',
+    ],
 }
 
 
@@ -191,7 +208,12 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         try:
             if kind == "raw":
-                self.wfile.write(RAW[name].encode())
+                raw = RAW[name]
+                for piece in [raw] if isinstance(raw, str) else raw:
+                    self.wfile.write(piece.encode())
+                    self.wfile.flush()
+                    if not isinstance(raw, str):
+                        time.sleep(0.05)  # so the client reads each piece on its own
                 return
             events = agui_script(name, body)
             if events == HANG:

@@ -193,6 +193,46 @@ def test_multiline_data_chunks_and_run_result(server, runs_dir):
     assert [m["text"] for m in messages] == ["one piece"]
 
 
+@pytest.mark.parametrize("stream", ["cr_only", "split_line_ends"])
+def test_cr_and_crlf_line_ends_split_events_also_across_chunks(server, runs_dir, stream):
+    """SSE lines end in CRLF, LF or CR; a CRLF or a CR CR split between two network reads is still read right."""
+    handle, _ = run("hi", AGUIAdapter(AGUIHttpAgent(server.url(f"raw/{stream}"))), runs_dir)
+    assert handle.status == "ok" and handle.result() == {"ok": True}
+    messages = [e["payload"] for e in from_source(disk_events(handle), "agui") if e["payload"]["kind"] == "message"]
+    assert [m["text"] for m in messages] == ["one piece"]
+
+
+def test_parse_sse_splits_line_ends_left_inside_the_lines_it_is_given():
+    import io
+
+    body = DOC_FIXTURE.replace("\n", "\n\n")
+    want = list(parse_sse(body.splitlines()))
+    assert len(want) == 10
+    for text in (body.replace("\n", "\r"), body.replace("\n", "\r\n")):
+        assert list(parse_sse(io.StringIO(text, newline=""))) == want  # as read without universal newlines
+        assert list(parse_sse([text])) == want
+        assert list(parse_sse(text.split("\n"))) == want
+
+
+@pytest.mark.parametrize("cut", range(1, 40))
+def test_sse_lines_split_on_every_line_end_wherever_a_chunk_ends(cut):
+    from noesis_nb.integrations.agui._http import _lines
+
+    body = b"a\r\nb\rc\n\r\nd\r\re\n\nf\r"
+    body = body * 2
+
+    class Response:
+        async def aiter_bytes(self):
+            for start in range(0, len(body), cut):
+                yield body[start : start + cut]
+
+    async def lines():
+        return [line async for line in _lines(Response(), 1000, "u")]
+
+    once = ["a", "b", "c", "", "d", "", "e", "", "f"]
+    assert asyncio.run(lines()) == once + once
+
+
 def test_http_errors_say_what_to_check(server, runs_dir):
     handle, _ = run("hi", AGUIAdapter(AGUIHttpAgent(server.url("nowhere/x"))), runs_dir)
     with pytest.raises(Exception, match="answered HTTP 404"):

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from noesis_nb.integrations.noeta import import_noeta, noeta_rows
+import pytest
+
+from noesis_nb.integrations.noeta import NoetaEnvelopeError, import_noeta, noeta_rows
 from noesis_nb.store import read_json, verify_manifest
 
 SAVED = [  # envelope_to_dict output observed from a real run (integrations.md §3.2)
@@ -69,3 +71,29 @@ def test_import_noeta_writes_a_sealed_run(runs_dir):
     state = read_json(run_dir / "state.json")
     assert state["episode"]["tags"] == {"source": "noeta"} and state["goal"]["task"] == "delete x.txt"
     assert read_json(run_dir / "final.json")["outcome"] == "success"
+
+
+@pytest.mark.parametrize(
+    ("given", "said"),
+    [
+        (5, "a int (5)"),
+        ("TaskCreated", "a str ('TaskCreated')"),
+        (b"[]", "a bytes (b'[]')"),
+        (SAVED[0], "which looks like one envelope: pass a list of them"),
+        ({"envelopes": SAVED}, "a dict ({'envelopes'"),
+        ([None], "envelope #1 is a NoneType (None)"),
+        ([SAVED[0], ["TaskCompleted"]], "envelope #2 is a list (['TaskCompleted'])"),
+        ([{"seq": 0, "payload": {}}], "envelope #1 is a dict without 'type' (keys: 'seq', 'payload')"),
+    ],
+    ids=["number", "text", "bytes", "one-envelope", "a-wrapper-dict", "none-item", "list-item", "dict-without-type"],
+)
+def test_what_is_no_list_of_envelopes_is_one_clear_error_and_no_run(tmp_path, given, said):
+    runs = tmp_path / "runs"
+    with pytest.raises(NoetaEnvelopeError) as raised:
+        import_noeta(given, runs_dir=runs)
+    message = str(raised.value)
+    assert said in message and "envelope_to_dict(envelope) dicts" in message, message
+    assert isinstance(raised.value, ValueError) and isinstance(raised.value, TypeError)  # as TypeError was before
+    assert not runs.exists() or not any(runs.iterdir()), "a run was made"
+    with pytest.raises(NoetaEnvelopeError):
+        noeta_rows(given)

@@ -8,6 +8,7 @@ SSE line where the bad event began, so a broken producer can be found.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -74,13 +75,20 @@ def decode_event(line: int, data: str, where: str = "SSE stream") -> dict[str, A
     return event
 
 
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
 def parse_sse(lines: Iterable[str], where: str = "SSE stream") -> Iterator[dict[str, Any]]:
-    """Event dicts from SSE text lines (e.g. a recorded ``.sse`` file's lines)."""
+    """Event dicts from SSE text lines (e.g. a recorded ``.sse`` file's lines).
+
+    A line may still hold line ends (CRLF, LF or CR, as SSE allows: a CR-only file read without
+    universal newlines is one "line"): each is a line of its own."""
     decoder = SSEDecoder()
-    for line in lines:
-        got = decoder.feed(line)
-        if got:
-            yield decode_event(*got, where=where)
+    for given in lines:
+        for line in _LINE_END.split(given.removesuffix("\n").removesuffix("\r")):
+            got = decoder.feed(line)
+            if got:
+                yield decode_event(*got, where=where)
     got = decoder.close()
     if got:
         yield decode_event(*got, where=where)

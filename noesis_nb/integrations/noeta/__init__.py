@@ -9,7 +9,7 @@
 """
 
 from ._adapter import NoetaAdapter, NoetaTaskError
-from ._envelopes import NoetaFolder, noeta_rows, noeta_usage
+from ._envelopes import NoetaEnvelopeError, NoetaFolder, noeta_rows, noeta_usage
 from ._import import import_noeta
 
-__all__ = ["NoetaAdapter", "NoetaTaskError", "NoetaFolder", "noeta_rows", "noeta_usage", "import_noeta"]
+__all__ = ["NoetaAdapter", "NoetaTaskError", "NoetaEnvelopeError", "NoetaFolder", "noeta_rows", "noeta_usage", "import_noeta"]

@@ -12,9 +12,27 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from ...errors import NoesisNbError
 from .._emit import PHASE, Row, as_object, row, usage_row
 
-__all__ = ["NoetaFolder", "noeta_rows", "noeta_usage"]
+__all__ = ["NoetaEnvelopeError", "NoetaFolder", "noeta_rows", "noeta_usage"]
+
+_EXPECTED = "import_noeta/noeta_rows take a list of Noeta envelopes: envelope_to_dict(envelope) dicts (or the envelopes)"
+
+
+class NoetaEnvelopeError(NoesisNbError, ValueError, TypeError):
+    """What was given as Noeta envelopes is none: the message names it and what is expected (nothing is imported)."""
+
+
+def _given(value: Any) -> str:
+    """What ``value`` is, in a few words (its type and a short repr)."""
+    shown = repr(value)
+    return f"a {type(value).__name__} ({shown[:60]}{'…' if len(shown) > 60 else ''})"
+
+
+def _one_envelope(value: Any) -> str:
+    return ", which looks like one envelope: pass a list of them" if isinstance(value, dict) and "type" in value else ""
+
 
 _KINDS = {
     "TaskCreated": "run_started",
@@ -136,14 +154,22 @@ class NoetaFolder:
 
 
 def noeta_rows(envelopes: Iterable[Any]) -> list[Row]:
-    """Rows for saved envelopes: dicts from ``envelope_to_dict`` (or envelopes, converted if noeta is installed)."""
+    """Rows for saved envelopes: dicts from ``envelope_to_dict`` (or envelopes, converted if noeta is installed).
+
+    Anything else (one envelope instead of a list, text, a number, an item that is no envelope) is a
+    ``NoetaEnvelopeError`` naming what was given, before any row is made."""
+    if isinstance(envelopes, (str, bytes, bytearray, dict)) or not isinstance(envelopes, Iterable):
+        raise NoetaEnvelopeError(f"{_given(envelopes)}{_one_envelope(envelopes)}; {_EXPECTED}")
     folder, rows = NoetaFolder(), []
     for number, envelope in enumerate(envelopes, 1):
         if not isinstance(envelope, dict):
             if not hasattr(envelope, "payload"):
-                raise TypeError(f"envelope #{number} is a {type(envelope).__name__}; pass envelope_to_dict(envelope) dicts")
+                raise NoetaEnvelopeError(f"envelope #{number} is {_given(envelope)}; {_EXPECTED}")
             from noeta.sdk import envelope_to_dict
 
             envelope = envelope_to_dict(envelope)
+        if "type" not in envelope:
+            keys = ", ".join(map(repr, list(envelope)[:6])) or "none"
+            raise NoetaEnvelopeError(f"envelope #{number} is a dict without 'type' (keys: {keys:.200}); {_EXPECTED}")
         rows += folder.feed(envelope)
     return rows
