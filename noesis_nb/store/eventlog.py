@@ -102,7 +102,10 @@ class EventWriter:
         self._size = 0
         self.closed_as: FileDigest | None = None
         if self.path.exists():
-            _drop_torn_tail(self.path)
+            try:
+                _drop_torn_tail(self.path)
+            except OSError as exc:  # cutting a torn last line is a write: a refusal is said as one
+                raise self._refused(exc) from None
             data = read_file(str(self.path), str(self.path.parent))
             if data is not None:
                 self._digest.update(data[0])
@@ -113,7 +116,10 @@ class EventWriter:
                     if event.get("id"):
                         self.last_event_id = event["id"]
         flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-        self._fh = os.fdopen(os.open(self.path, flags, 0o644), "ab", buffering=0)
+        try:
+            self._fh = os.fdopen(os.open(self.path, flags, 0o644), "ab", buffering=0)
+        except OSError as exc:  # opening for append is the log's first write: read-only, no permission…
+            raise self._refused(exc) from None
 
     @property
     def sealed(self) -> bool:
