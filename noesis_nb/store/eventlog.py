@@ -10,6 +10,7 @@ from __future__ import annotations
 import errno
 import hashlib
 import os
+import stat
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -28,8 +29,8 @@ from ..errors import (
     RunWriteError,
     refused_for_room,
 )
-from .paths import run_path
-from .runfiles import MAX_DOCUMENT_BYTES, UnreadableRunFile, open_file, read_file
+from .paths import UnsafeRunPathError, run_path
+from .runfiles import MAX_DOCUMENT_BYTES, UnreadableRunFile, _too_large, open_file, read_file, what_is
 
 __all__ = [
     "EventWriter",
@@ -44,6 +45,7 @@ __all__ = [
 ]
 
 
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _second_cache: tuple[int, str] = (-1, "")
 
 
@@ -101,19 +103,21 @@ class EventWriter:
         self._unhashed: list[bytes] = []
         self._size = 0
         self.closed_as: FileDigest | None = None
-        if self.path.exists():
-            _drop_torn_tail(self.path)
-            data = read_file(str(self.path), str(self.path.parent))
-            if data is not None:
-                self._digest.update(data[0])
-                self._size = len(data[0])
-                for event in parse_lines(data[0], str(self.path), strict=False):
-                    self.count += 1
-                    self._last_ts = max(self._last_ts, str(event.get("timestamp", "")))
-                    if event.get("id"):
-                        self.last_event_id = event["id"]
-        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-        self._fh = os.fdopen(os.open(self.path, flags, 0o644), "ab", buffering=0)
+        fd = _open_log(self.path)
+        try:
+            data = _drop_torn_tail(fd, self.path)
+        except BaseException:
+            os.close(fd)
+            raise
+        if data:
+            self._digest.update(data)
+            self._size = len(data)
+            for event in parse_lines(data, str(self.path), strict=False):
+                self.count += 1
+                self._last_ts = max(self._last_ts, str(event.get("timestamp", "")))
+                if event.get("id"):
+                    self.last_event_id = event["id"]
+        self._fh = os.fdopen(fd, "ab", buffering=0)
 
     @property
     def sealed(self) -> bool:
@@ -241,22 +245,65 @@ class EventWriter:
                 os.fsync(self._fh.fileno())
 
 
-def _drop_torn_tail(path: Path) -> None:
-    """Cut a last line that a crashed writer left without its newline, so new lines start clean.
+def _open_log(path: Path) -> int:
+    """Open a run's ``events.jsonl`` to read and append, refusing what a crafted run may put in its place.
+
+    One descriptor does everything (cut a torn tail, read, append), so a link swapped in after
+    ``run_path`` looked is never followed (``O_NOFOLLOW``), a FIFO never blocks (``O_NONBLOCK``),
+    and a hard link (a second name, maybe a file outside the run) is refused before a byte is written.
+    """
+    flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | _NOFOLLOW | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(path, flags, 0o644)
+    except OSError as exc:
+        if refused_for_room(exc):
+            raise RunWriteError.of(path, exc) from None
+        if os.path.islink(path):
+            reason = "a symbolic link; noesis_nb never writes through links inside a run. Replace it with the real file"
+        elif os.path.isdir(path):
+            reason = "a directory, not a file; remove it (it is not part of the run) or restore the log from a copy"
+        else:
+            reason = f"cannot be opened for writing ({exc.strerror or exc})"
+        raise UnsafeRunPathError(f"{path} is {reason}") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise UnsafeRunPathError(
+                f"{path} is {what_is(st.st_mode)}, not a file; remove it (it is not part of the run) "
+                "or restore the log from a copy"
+            )
+        if st.st_nlink > 1:
+            raise UnsafeRunPathError(
+                f"{path} is a hard link ({st.st_nlink} names for one file): lines appended here would also change the "
+                "file behind its other names, maybe outside the run. Give the run its own copy "
+                f"(cp {path} {path}.copy && mv {path}.copy {path}) and try again"
+            )
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _drop_torn_tail(fd: int, path: Path) -> bytes:
+    """The log's bytes, after cutting a last line that a crashed writer left without its newline, so new lines start clean.
 
     Readers already skip such a fragment; appending after it would glue the next event onto it.
     """
-    size = path.stat().st_size
-    if size == 0:
-        return
-    with open(path, "rb+") as fh:
-        fh.seek(size - 1)
-        if fh.read(1) == b"\n":
-            return
-        fh.seek(max(0, size - (1 << 20)))
-        tail = fh.read()
-        cut = tail.rfind(b"\n")
-        fh.truncate(size - len(tail) + cut + 1 if cut >= 0 else (0 if size <= len(tail) else size))
+    size = os.fstat(fd).st_size
+    if why := _too_large(str(path), size):
+        raise UnreadableRunFile(str(path), why)
+    chunks, offset = [], 0
+    while chunk := os.pread(fd, 1 << 20, offset):
+        chunks.append(chunk)
+        offset += len(chunk)
+    data = b"".join(chunks)
+    if data and not data.endswith(b"\n"):
+        cut = data.rfind(b"\n", max(0, len(data) - (1 << 20)))  # a torn line is looked for in the last MB, as always
+        if cut >= 0 or len(data) <= 1 << 20:
+            data = data[: cut + 1]
+            os.ftruncate(fd, len(data))
+    return data
 
 
 def parse_lines(

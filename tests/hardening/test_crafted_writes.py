@@ -1,0 +1,107 @@
+"""Writing into a run or runs root someone else crafted never writes, truncates or chmods a file outside it.
+
+The readers are hardened against crafted runs; these cases attack the writers. Each one plants a trap
+(a hard link to a victim file, a link swapped in after a check, a folder where a document goes, a linked
+``batches`` folder) in a run paused on a draft, then decides, resumes or batches as a user would, and
+checks that the victim is untouched and that one error names the path and what to do.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+import noesis_nb
+from noesis_nb.errors import NoesisNbError
+from noesis_nb.store import eventlog as eventlog_module
+from noesis_nb.store import is_sealed
+from noesis_nb.store.eventlog import EventWriter
+from noesis_nb.store.ownership import OWNER_FILE
+
+from .crashkit import tool_agent
+
+pytestmark = pytest.mark.timeout(60)
+
+
+@pytest.fixture(scope="module")
+def approved_base(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A run paused on a draft of Noēsis' own protocol, its draft approved: ``resume_run`` runs the tool and seals."""
+    root = tmp_path_factory.mktemp("crafted-writes")
+    ep = noesis_nb.solve("append the note", using=tool_agent(str(root / "marker.txt")), runs_dir=root / "runs", approver="ask")
+    noesis_nb.approve_draft(root / "runs" / ep, approver_id="ana")
+    return root / "runs" / ep
+
+
+@pytest.fixture
+def run(approved_base: Path, tmp_path: Path) -> Path:
+    copy = tmp_path / "runs" / approved_base.name
+    shutil.copytree(approved_base, copy, symlinks=True)
+    return copy
+
+
+def _victim(tmp_path: Path, data: bytes) -> tuple[Path, tuple[bytes, int, int]]:
+    victim = tmp_path / "outside" / "victim.txt"
+    victim.parent.mkdir(exist_ok=True)
+    victim.write_bytes(data)
+    os.chmod(victim, 0o600)
+    return victim, _state(victim)
+
+
+def _state(path: Path) -> tuple[bytes, int, int]:
+    st = os.stat(path)
+    return path.read_bytes(), st.st_mode, st.st_mtime_ns
+
+
+def test_an_event_log_hard_linked_to_a_file_outside_is_refused_not_cut_or_appended(run: Path, tmp_path: Path) -> None:
+    log = run / "events.jsonl"
+    # the victim holds the run's log and a last line without its newline: a writer would cut it, then append
+    victim, before = _victim(tmp_path, log.read_bytes() + b'{"not": "a whole line')
+    log.unlink()
+    os.link(victim, log)
+    with pytest.raises(NoesisNbError, match=r"events\.jsonl.*hard link"):
+        noesis_nb.resume_run(run)
+    assert _state(victim) == before
+    assert not is_sealed(run)
+    # the run given its own copy of the log resumes as it would have
+    data = victim.read_bytes()
+    log.unlink()
+    log.write_bytes(data[: data.rindex(b"\n") + 1])
+    noesis_nb.resume_run(run)
+    assert is_sealed(run) and _state(victim) == before
+
+
+def test_an_event_log_swapped_for_a_link_after_the_check_is_never_followed(run: Path, tmp_path: Path, monkeypatch) -> None:
+    """The link appears between ``run_path``'s look and the open (the check is skipped here to stand for that race)."""
+    victim, before = _victim(tmp_path, b"keep every byte of this, even the line without its newline")
+    log = run / "events.jsonl"
+    log.unlink()
+    log.symlink_to(victim)
+    monkeypatch.setattr(eventlog_module, "run_path", lambda run_dir, name: Path(run_dir) / name)
+    with pytest.raises(NoesisNbError, match=r"events\.jsonl.*(symbolic link|symlink)"):
+        EventWriter(log)
+    assert _state(victim) == before
+
+
+@pytest.mark.parametrize("what", ["fifo", "directory"])
+def test_an_event_log_that_is_no_file_is_named_by_a_writer(run: Path, what: str) -> None:
+    log = run / "events.jsonl"
+    log.unlink()
+    os.mkfifo(log) if what == "fifo" else log.mkdir()
+    with pytest.raises(NoesisNbError, match=r"events\.jsonl.*not a file"):
+        EventWriter(log)
+
+
+def test_an_owner_note_hard_linked_to_a_file_outside_is_refused_not_truncated(run: Path, tmp_path: Path) -> None:
+    victim, before = _victim(tmp_path, b"a file of someone else's\n")
+    note = run / OWNER_FILE
+    note.unlink(missing_ok=True)
+    os.link(victim, note)
+    with pytest.raises(NoesisNbError, match=rf"{OWNER_FILE}.*hard link"):
+        noesis_nb.resume_run(run)
+    assert _state(victim) == before
+    note.unlink()
+    noesis_nb.resume_run(run)
+    assert is_sealed(run) and _state(victim) == before
