@@ -22,7 +22,7 @@ from .._jsonio import bounded_jsonable
 from .._safetext import error_text, safe_repr, safe_str
 from .._threads import run_in_thread
 from ..capture import episode_capture, resolve_option
-from ..errors import DecisionFileError, NoesisVeto, RunSealedError, RunWriteError
+from ..errors import DISK_REFUSALS, DecisionFileError, NoesisVeto, RunSealedError, RunWriteError
 from ..store import now_iso, read_final
 from ..store.artifacts import taken_back_if_sealed
 from ..store.paths import check_part, run_path
@@ -474,9 +474,9 @@ class Episode:
         except OSError:
             pass
         episode_id = rec.episode_id
+        then = "once there is room, " if exc.errno in DISK_REFUSALS else f"{exc.advice.removesuffix(' and try again')}, then "
         self.error = exc.advising(
-            f"run {episode_id} is left unsealed with every event written before; once there is room, "
-            f"resume_run({episode_id!r}) seals it"
+            f"run {episode_id} is left unsealed with every event written before; {then}resume_run({episode_id!r}) seals it"
         )
         self.set_status("error")
         return self.error

@@ -16,8 +16,9 @@ import pytest
 
 import noesis_nb
 from noesis_nb.errors import NoesisNbError
+from noesis_nb.runtime.api import RunRecovered
 from noesis_nb.store import eventlog as eventlog_module
-from noesis_nb.store import is_sealed
+from noesis_nb.store import is_sealed, read_events
 from noesis_nb.store.eventlog import EventWriter
 from noesis_nb.store.ownership import OWNER_FILE
 
@@ -105,3 +106,14 @@ def test_an_owner_note_hard_linked_to_a_file_outside_is_refused_not_truncated(ru
     note.unlink()
     noesis_nb.resume_run(run)
     assert is_sealed(run) and _state(victim) == before
+
+
+def test_a_folder_in_place_of_the_summary_is_one_clear_error_and_the_run_resumes_once_it_is_gone(run: Path) -> None:
+    (run / "summary.json").mkdir()
+    with pytest.raises(NoesisNbError, match=r"summary\.json.*a directory is in its place.*remove that folder"):
+        noesis_nb.resume_run(run)
+    (run / "summary.json").rmdir()
+    with pytest.warns(RunRecovered, match="seal cut short"):  # the events were whole; only the seal is finished now
+        noesis_nb.resume_run(run)
+    assert is_sealed(run)
+    assert read_events(run / "events.jsonl")[-1]["phase"] == "memory"
