@@ -8,6 +8,7 @@ checks that the victim is untouched and that one error names the path and what t
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 from pathlib import Path
@@ -117,3 +118,18 @@ def test_a_folder_in_place_of_the_summary_is_one_clear_error_and_the_run_resumes
         noesis_nb.resume_run(run)
     assert is_sealed(run)
     assert read_events(run / "events.jsonl")[-1]["phase"] == "memory"
+
+
+def test_a_batches_folder_linked_out_of_the_root_is_refused_before_anything_is_written(tmp_path: Path) -> None:
+    root = tmp_path / "runs"
+    root.mkdir()
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (root / "batches").symlink_to(outside, target_is_directory=True)
+
+    async def main() -> None:
+        await noesis_nb.batch(["a"], using=lambda task: "done", root=root, batch_id="b1")
+
+    with pytest.raises(NoesisNbError, match=r"batches.*symbolic link"):
+        asyncio.run(main())
+    assert list(outside.iterdir()) == []
