@@ -133,3 +133,21 @@ def test_a_batches_folder_linked_out_of_the_root_is_refused_before_anything_is_w
     with pytest.raises(NoesisNbError, match=r"batches.*symbolic link"):
         asyncio.run(main())
     assert list(outside.iterdir()) == []
+
+
+def test_finishing_a_cut_short_seal_never_touches_a_learn_log_hard_linked_outside(tmp_path: Path) -> None:
+    root = tmp_path / "runs"
+    run = root / noesis_nb.solve("a short one", using=lambda task: "done", runs_dir=root)
+    for name in ("final.json", "manifest.json", "summary.json"):  # its sealer was killed after the terminate event
+        (run / name).unlink()
+    victim = tmp_path / "outside" / "victim.txt"
+    victim.parent.mkdir()
+    victim.write_bytes(b"")
+    os.utime(victim, ns=(10**9, 10**9))
+    before = _state(victim)
+    (run / "learn.jsonl").unlink()
+    os.link(victim, run / "learn.jsonl")
+    with pytest.warns(RunRecovered):
+        noesis_nb.resume_run(run)
+    assert is_sealed(run)
+    assert _state(victim) == before, "the file behind the learn log was touched (its time set)"
