@@ -151,3 +151,22 @@ def test_finishing_a_cut_short_seal_never_touches_a_learn_log_hard_linked_outsid
         noesis_nb.resume_run(run)
     assert is_sealed(run)
     assert _state(victim) == before, "the file behind the learn log was touched (its time set)"
+
+
+def test_a_noeta_folder_linked_out_of_the_run_is_refused_not_written_into(tmp_path: Path) -> None:
+    pytest.importorskip("noeta.sdk")
+    from types import SimpleNamespace
+
+    from noesis_nb.integrations.noeta import NoetaAdapter
+
+    run_dir = tmp_path / "runs" / "ep_crafted"
+    run_dir.mkdir(parents=True)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (run_dir / "x-noeta").symlink_to(outside, target_is_directory=True)
+    adapter = NoetaAdapter(client_factory=lambda: None)
+    client = SimpleNamespace(messages=lambda task_id: [{"role": "assistant", "content": "done"}])
+    outcome = SimpleNamespace(task_id="t1")
+    with pytest.raises(NoesisNbError, match=r"x-noeta is a symbolic link"):
+        adapter._finish(client, outcome, None, SimpleNamespace(run_dir=run_dir))
+    assert list(outside.iterdir()) == []
