@@ -103,6 +103,7 @@ class EventWriter:
         self._unhashed: list[bytes] = []
         self._size = 0
         self.closed_as: FileDigest | None = None
+        self._folder = os.stat(self.path.parent)  # the run directory's identity, to tell it moved from its log swapped
         fd = _open_log(self.path)
         try:
             data = _drop_torn_tail(fd, self.path)
@@ -210,13 +211,19 @@ class EventWriter:
             here = None
         if here is not None and os.path.samestat(opened, here):
             return
-        if not opened.st_nlink:
-            raise RunGoneError(self.path.parent, None, removed=True)
-        try:  # where the open log is now (Linux names it; elsewhere the message says "moved away")
-            moved_to: str | None = os.path.dirname(os.readlink(f"/proc/self/fd/{self._fh.fileno()}"))
+        try:  # the run directory still in place: only its log was swapped or deleted (a crafted run, someone's mv)
+            log_only = os.path.samestat(os.stat(self.path.parent), self._folder)
         except OSError:
-            moved_to = None
-        raise RunGoneError(self.path.parent, moved_to)
+            log_only = False
+        try:  # where the open log is now (Linux names it; elsewhere the message says "moved away")
+            now_at: str | None = os.readlink(f"/proc/self/fd/{self._fh.fileno()}")
+        except OSError:
+            now_at = None
+        if not opened.st_nlink:
+            raise RunGoneError(self.path.parent, None, removed=True, log_only=log_only)
+        if log_only:
+            raise RunGoneError(self.path.parent, now_at, log_only=True)
+        raise RunGoneError(self.path.parent, os.path.dirname(now_at) if now_at else None)
 
     def seal(self) -> None:
         with self.lock:

@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import asyncio
 import os
+import pickle
 import shutil
+import time
 from pathlib import Path
 
 import pytest
 
 import noesis_nb
-from noesis_nb.errors import NoesisNbError
+from noesis_nb.errors import NoesisNbError, RunGoneError
 from noesis_nb.runtime.api import RunRecovered
 from noesis_nb.store import eventlog as eventlog_module
 from noesis_nb.store import is_sealed, read_events
@@ -170,3 +172,27 @@ def test_a_noeta_folder_linked_out_of_the_run_is_refused_not_written_into(tmp_pa
     with pytest.raises(NoesisNbError, match=r"x-noeta is a symbolic link"):
         adapter._finish(client, outcome, None, SimpleNamespace(run_dir=run_dir))
     assert list(outside.iterdir()) == []
+
+
+def test_an_event_log_swapped_while_the_episode_runs_is_named_with_where_the_log_went(tmp_path: Path) -> None:
+    """Someone renames the live log away and puts a link to a file of theirs in its place: nothing is written
+    to that file, and the error says where the log went and how to seal the run (not "the directory moved")."""
+    victim, before = _victim(tmp_path, b"keep me")
+    moved = tmp_path / "outside" / "moved.jsonl"
+
+    def agent(task: str, ctx) -> str:
+        ctx.emit("note", {"text": "one"})
+        run_dir = Path(ctx.run_dir)
+        os.rename(run_dir / "events.jsonl", moved)
+        (run_dir / "events.jsonl").symlink_to(victim)
+        time.sleep(EventWriter.SEAL_CHECK_S * 2)
+        ctx.emit("note", {"text": "two"})
+        return "done"
+
+    with pytest.raises(RunGoneError) as caught:
+        noesis_nb.solve("swap the log", using=agent, runs_dir=tmp_path / "runs")
+    message = str(caught.value)
+    assert "its events.jsonl was replaced" in message and str(moved) in message, message
+    assert "move it back to" in message and "resume_run(" in message, message
+    assert _state(victim) == before
+    assert pickle.loads(pickle.dumps(caught.value)).args == caught.value.args
