@@ -35,6 +35,7 @@ from ..store import EventWriter, is_sealed, now_iso, read_events_to_continue, re
 from ..store.facts import call_row
 from ..store.ownership import RunOwnership, acquire
 from ..store.paths import run_path
+from ..store.runfiles import UnreadableRunFile, read_file
 from ..store.vocab import (
     RUN_CHECKPOINT,
     RUN_INTERRUPT,
@@ -197,7 +198,10 @@ class Recorder:
             ownership.write_note()
             state = read_state(run_dir)
             if state is None or not isinstance(state.get("episode"), dict) or not isinstance(state.get("outcomes"), dict):
-                raise EpisodeStateError(f"{run_dir}/state.json is missing or not a run state; this run cannot be continued")
+                raise EpisodeStateError(
+                    f"{run_dir}/state.json is {_state_problem(run_dir, state)}; this run cannot be continued until "
+                    "state.json is restored from a copy of the run"
+                )
             try:
                 events = read_events_to_continue(run_dir / "events.jsonl", strict=True)
             except EventLogIntegrityError as exc:  # "read with strict=False" is no advice here: a run continues whole
@@ -422,6 +426,18 @@ class Recorder:
     def release(self, *, remove: bool = False) -> None:
         if self.ownership is not None:
             self.ownership.release(remove=remove)
+
+
+def _state_problem(run_dir: Path, state: dict[str, Any] | None) -> str:
+    """What is wrong with a run's ``state.json`` that cannot be continued from (for its error)."""
+    if state is not None:
+        return "not a run state (no episode or outcomes object)"
+    path = os.path.join(run_dir, "state.json")
+    try:
+        got = read_file(path, os.fspath(run_dir))
+    except UnreadableRunFile as exc:
+        return exc.reason
+    return "missing" if got is None else "not a JSON object"
 
 
 def _state_id(run_dir: Path, state: dict[str, Any]) -> str:

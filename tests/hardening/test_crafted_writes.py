@@ -196,3 +196,20 @@ def test_an_event_log_swapped_while_the_episode_runs_is_named_with_where_the_log
     assert "move it back to" in message and "resume_run(" in message, message
     assert _state(victim) == before
     assert pickle.loads(pickle.dumps(caught.value)).args == caught.value.args
+
+
+@pytest.mark.parametrize("what", ["symlink", "fifo", "directory", "hardlink"])
+def test_a_state_that_is_no_file_of_the_run_is_named_with_why_and_what_to_do(run: Path, tmp_path: Path, what: str) -> None:
+    victim, before = _victim(tmp_path, b"not a state\n")
+    state = run / "state.json"
+    state.unlink()
+    {
+        "symlink": lambda: state.symlink_to(victim),
+        "fifo": lambda: os.mkfifo(state),
+        "directory": state.mkdir,
+        "hardlink": lambda: os.link(victim, state),
+    }[what]()
+    reason = {"symlink": "outside the run", "fifo": "FIFO", "directory": "a directory", "hardlink": "not a JSON object"}[what]
+    with pytest.raises(NoesisNbError, match=rf"state\.json is .*{reason}.*restored from a copy of the run"):
+        noesis_nb.resume_run(run)
+    assert _state(victim) == before
