@@ -259,19 +259,20 @@ def _open_log(path: Path) -> int:
     ``run_path`` looked is never followed (``O_NOFOLLOW``), a FIFO never blocks (``O_NONBLOCK``),
     and a hard link (a second name, maybe a file outside the run) is refused before a byte is written.
     """
-    flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | _NOFOLLOW | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0)
+    flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0)
+    flags |= getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
     try:
         fd = os.open(path, flags, 0o644)
     except OSError as exc:
         if refused_for_room(exc):
             raise RunWriteError.of(path, exc) from None
         if os.path.islink(path):
-            reason = "a symbolic link; noesis_nb never writes through links inside a run. Replace it with the real file"
+            reason = "is a symbolic link; noesis_nb never writes through links inside a run. Replace it with the real file"
         elif os.path.isdir(path):
-            reason = "a directory, not a file; remove it (it is not part of the run) or restore the log from a copy"
+            reason = "is a directory, not a file; remove it (it is not part of the run) or restore the log from a copy"
         else:
-            reason = f"cannot be opened for writing ({exc.strerror or exc})"
-        raise UnsafeRunPathError(f"{path} is {reason}") from None
+            reason = f"cannot be opened for writing ({exc.strerror or exc}); check that the run directory is writable"
+        raise UnsafeRunPathError(f"{path} {reason}") from None
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
@@ -300,10 +301,10 @@ def _drop_torn_tail(fd: int, path: Path) -> bytes:
     size = os.fstat(fd).st_size
     if why := _too_large(str(path), size):
         raise UnreadableRunFile(str(path), why)
-    chunks, offset = [], 0
-    while chunk := os.pread(fd, 1 << 20, offset):
+    os.lseek(fd, 0, os.SEEK_SET)  # appends go to the end whatever the offset (O_APPEND)
+    chunks = []
+    while chunk := os.read(fd, 1 << 20):
         chunks.append(chunk)
-        offset += len(chunk)
     data = b"".join(chunks)
     if data and not data.endswith(b"\n"):
         cut = data.rfind(b"\n", max(0, len(data) - (1 << 20)))  # a torn line is looked for in the last MB, as always
