@@ -9,6 +9,7 @@ checks that the victim is untouched and that one error names the path and what t
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import pickle
 import shutil
@@ -213,3 +214,24 @@ def test_a_state_that_is_no_file_of_the_run_is_named_with_why_and_what_to_do(run
     with pytest.raises(NoesisNbError, match=rf"state\.json is .*{reason}.*restored from a copy of the run"):
         noesis_nb.resume_run(run)
     assert _state(victim) == before
+
+
+def test_a_batch_entry_whose_run_folder_is_a_link_to_another_run_is_an_error_never_followed(tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    other = elsewhere / noesis_nb.solve("append the note", using=tool_agent(str(tmp_path / "marker.txt")), runs_dir=elsewhere)
+    noesis_nb.approve_draft(other, approver_id="ana")  # resumable: a batch that took it for its own would run its tool
+    before = {p: p.read_bytes() for p in other.rglob("*") if p.is_file()}
+    root = tmp_path / "runs"
+
+    async def main() -> noesis_nb.BatchHandle:
+        return await noesis_nb.batch(["a", "b"], using=lambda task: task.upper(), root=root, batch_id="b1")
+
+    asyncio.run(main())
+    second = json.loads((root / "batches" / "b1.json").read_text())["entries"][1]["episode_id"]
+    shutil.rmtree(root / second)
+    (root / second).symlink_to(other, target_is_directory=True)
+    handle = asyncio.run(main())
+    entry = handle.entries[1]
+    assert entry.status == "error" and "symbolic link" in (entry.error or ""), (entry.status, entry.error)
+    assert {p: p.read_bytes() for p in other.rglob("*") if p.is_file()} == before
+    assert not (tmp_path / "marker.txt").exists()
