@@ -7,6 +7,7 @@ half-written document; ``canonical_json`` is the byte form fingerprints are comp
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import itertools
 import json
@@ -185,6 +186,11 @@ def sha256_file(path: Path) -> str:
     return "sha256:" + digest.hexdigest()
 
 
+#: what ``os.replace`` says when a folder stands where a file goes (empty or not)
+_FOLDER_IN_PLACE = frozenset(code for code in (errno.EISDIR, errno.ENOTEMPTY, errno.EEXIST) if code)
+_FOLDER_ADVICE = "remove that folder (it is not part of the run; a document is written only as a file) and try again"
+
+
 def atomic_write_bytes(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` through a temp file in the same directory, then rename: whole or not at all
     (``RunWriteError`` when the file system refuses it: no room, read-only, no permission; the file keeps what it held)."""
@@ -209,6 +215,9 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
             pass
         if refused_write(exc):  # the old document stays as it was; say so in one line
             raise RunWriteError.of(path, exc) from None  # type: ignore[arg-type]
+        if isinstance(exc, IsADirectoryError) or (isinstance(exc, OSError) and exc.errno in _FOLDER_IN_PLACE):
+            # a crafted run put a folder where a document goes: name it, never a bare "[Errno 21]"
+            raise RunWriteError(path, exc.errno, "a directory is in its place", _FOLDER_ADVICE) from None
         raise
 
 

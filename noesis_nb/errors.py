@@ -221,10 +221,21 @@ class RunWriteError(NoesisNbError, OSError):
 
 class RunGoneError(RunWriteError):
     """The run directory was removed or moved away while its episode was writing it: nothing more is
-    written (no folder is made again at the old place); ``moved_to`` is where it is now, when known."""
+    written (no folder is made again at the old place); ``moved_to`` is where it is now, when known.
+    ``log_only``: the directory is in place but its ``events.jsonl`` was swapped (``moved_to``: where the log is now)."""
 
-    def __init__(self, path: Any, moved_to: str | None, removed: bool = False):
-        self.moved_to, self.removed = moved_to, removed
+    def __init__(self, path: Any, moved_to: str | None, removed: bool = False, *, log_only: bool = False):
+        self.moved_to, self.removed, self.log_only = moved_to, removed, log_only
+        if log_only:  # the directory is in place; its events.jsonl alone was swapped for another file, or deleted
+            log = f"{path}/events.jsonl"
+            if moved_to:
+                where = f"is now {moved_to}"
+                advice = f"move it back to {log}, then resume_run({str(path)!r}) seals the run"
+            else:
+                where, advice = "was deleted", "the events written so far went with it; start the episode again"
+            reason = f"its events.jsonl was replaced while its episode ran: the log it wrote {where}"
+            super().__init__(path, _errno.ENOENT, reason, advice)
+            return
         if removed:
             where, advice = "removed", "the events written so far went with it; start the episode again"
         elif moved_to:
@@ -237,7 +248,11 @@ class RunGoneError(RunWriteError):
         return self  # its own advice is the one that fits
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (RunGoneError, (self.filename, self.moved_to, self.removed))
+        return (_run_gone, (self.filename, self.moved_to, self.removed, self.log_only))
+
+
+def _run_gone(path: Any, moved_to: str | None, removed: bool, log_only: bool) -> RunGoneError:
+    return RunGoneError(path, moved_to, removed, log_only=log_only)
 
 
 #: what a disk says when it has no room for a write (not a permission or a missing folder)

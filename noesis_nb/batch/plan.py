@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from datetime import datetime
 from pathlib import Path
@@ -48,6 +49,13 @@ class EntryPlan:
         index, adapter = int(row["task_index"]), str(row["adapter"])
         entry = BatchEntry(index=index, task=self.spec.tasks[index].task, adapter=adapter, reserved_id=row["episode_id"])
         run_dir = self.spec.root / row["episode_id"]
+        if run_dir.is_symlink():  # planted in a shared root: it would read (and report) another run as this entry's
+            entry.status = "error"
+            entry.error = (
+                f"{run_dir} is a symbolic link (to {os.path.realpath(run_dir)}), not a run of this root; the batch "
+                "neither follows nor continues it. Remove the link (or move the real run there) and call batch again"
+            )
+            return entry
         if not is_run_dir(run_dir):
             return entry  # queued: never started
         entry_from_disk(entry, run_dir, self.spec.adapters.get(adapter))

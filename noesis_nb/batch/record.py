@@ -10,6 +10,7 @@ one batch at once (two kernels) agree on one record: one writes it, the other re
 from __future__ import annotations
 
 import os
+import stat
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -21,6 +22,8 @@ from ..errors import EpisodeStateError, InvalidOptionError
 from ..ids import new_episode_id, validate_id
 from ..secrets import redact
 from ..store import now_iso, read_json
+from ..store.paths import UnsafeRunPathError
+from ..store.runfiles import what_is
 from .spec import BatchSpec
 
 try:  # POSIX; elsewhere two calls of one batch at once are not kept apart
@@ -37,10 +40,29 @@ def record_path(root: Path, batch_id: str) -> Path:
     return Path(root) / "batches" / f"{validate_id(batch_id, what='batch id')}.json"
 
 
+def _batches_folder(path: Path) -> None:
+    """Make ``<root>/batches`` (the folder of ``path``), refusing one that is a link or no folder: a crafted
+    root's ``batches -> /elsewhere`` would have the record and its lock written outside the root."""
+    folder = path.parent
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.mkdir(folder)
+    except FileExistsError:
+        pass
+    mode = os.lstat(folder).st_mode
+    if stat.S_ISLNK(mode):
+        raise UnsafeRunPathError(
+            f"{folder} is a symbolic link; noesis_nb writes batch records only into a real folder of the runs root. "
+            "Remove the link (or replace it with the real folder) and call batch again."
+        )
+    if not stat.S_ISDIR(mode):
+        raise UnsafeRunPathError(f"{folder} is {what_is(mode)}, not a folder; move it aside and call batch again")
+
+
 @contextmanager
 def record_lock(path: Path, timeout_s: float = 60.0) -> Iterator[None]:
     """Hold the batch's lock while its record is read, planned from and written (another call of the batch waits)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    _batches_folder(path)
     if fcntl is None:  # pragma: no cover - Windows
         yield
         return
@@ -114,7 +136,7 @@ def new_record(spec: BatchSpec, options: dict[str, Any]) -> dict[str, Any]:
 
 
 def save_record(path: Path, record: dict[str, Any]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
+    _batches_folder(path)
     atomic_write_json(path, record)
 
 

@@ -22,7 +22,16 @@ from .._jsonio import bounded_jsonable
 from .._safetext import error_text, safe_repr, safe_str
 from .._threads import run_in_thread
 from ..capture import episode_capture, resolve_option
-from ..errors import DecisionFileError, NoesisVeto, RunSealedError, RunWriteError, refusal_fix, refusal_fixed, refused_write
+from ..errors import (
+    WRITE_REFUSALS,
+    DecisionFileError,
+    NoesisVeto,
+    RunSealedError,
+    RunWriteError,
+    refusal_fix,
+    refusal_fixed,
+    refused_write,
+)
 from ..store import now_iso, read_final
 from ..store.artifacts import taken_back_if_sealed
 from ..store.paths import check_part, run_path
@@ -504,10 +513,17 @@ class Episode:
         except OSError:
             pass
         episode_id = rec.episode_id
-        self.error = exc.advising(
-            f"{refusal_fix(exc.errno)}; run {episode_id} is left unsealed with every event written before; "
-            f"{refusal_fixed(exc.errno)}, resume_run({episode_id!r}) seals it"
-        )
+        if exc.errno in WRITE_REFUSALS:  # the system's refusal: its fix, then the resume
+            said = (
+                f"{refusal_fix(exc.errno)}; run {episode_id} is left unsealed with every event written before; "
+                f"{refusal_fixed(exc.errno)}, resume_run({episode_id!r}) seals it"
+            )
+        else:  # something in the way (a folder where a document goes): the error's own advice
+            said = (
+                f"run {episode_id} is left unsealed with every event written before; "
+                f"{exc.advice.removesuffix(' and try again')}, then resume_run({episode_id!r}) seals it"
+            )
+        self.error = exc.advising(said)
         self.set_status("error")
         return self.error
 

@@ -10,8 +10,10 @@ twice. Order (Noēsis')::
 
 from __future__ import annotations
 
+import os
 import uuid
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._jsonio import as_object, atomic_write_json, bounded_jsonable
@@ -331,7 +333,7 @@ def complete_seal(rec: Recorder) -> bool:
                 "manifest": "manifest.json",
             }
             rec.project_state(caused_by=None)
-        run_path(rec.run_dir, "learn.jsonl").touch()
+        _learn_log_made(rec.run_dir)
         insight_at = next((i for i in range(index + 1, len(rec.events)) if rec.events[i].get("phase") == "insight"), None)
         # the basis is every event before the insight; the recorder's tally covers them all while none is written
         basis = rec.events[:insight_at] if insight_at is not None else rec.events
@@ -384,3 +386,14 @@ def complete_seal(rec: Recorder) -> bool:
         write_manifest(rec.run_dir, rec.episode_id, known={"events.jsonl": kept} if kept is not None else None)
     rec.release(remove=True)
     return True
+
+
+def _learn_log_made(run_dir: Path) -> None:
+    """Make an empty ``learn.jsonl`` when there is none; one that is there is left as it is (never ``touch``ed:
+    in a crafted run it may be a hard link to a file elsewhere, whose time a touch would set)."""
+    try:
+        os.close(
+            os.open(run_path(run_dir, "learn.jsonl"), os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o644)
+        )
+    except FileExistsError:
+        pass

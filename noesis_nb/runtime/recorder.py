@@ -194,7 +194,10 @@ class Recorder:
                 raise RunSealedError(f"run {run_dir.name} was sealed by the process that held it until now; it takes no more")
             state = read_state(run_dir)
             if state is None or not isinstance(state.get("episode"), dict) or not isinstance(state.get("outcomes"), dict):
-                raise EpisodeStateError(f"{run_dir}/state.json is missing or not a run state; this run cannot be continued")
+                raise EpisodeStateError(
+                    f"{run_dir}/state.json is {_state_problem(run_dir, state)}; this run cannot be continued until "
+                    "state.json is restored from a copy of the run"
+                )
             try:
                 events = read_events_to_continue(run_dir / "events.jsonl", strict=True)
             except EventLogIntegrityError as exc:  # "read with strict=False" is no advice here: a run continues whole
@@ -457,6 +460,18 @@ def _runs_dir_refused(runs_dir: Path, exc: OSError, left: Path | None = None) ->
     refused = RunsDirError(f"runs_dir {where} {said} (or set NOESIS_RUNS_DIR); {written}")
     refused.errno = code
     return refused
+
+
+def _state_problem(run_dir: Path, state: dict[str, Any] | None) -> str:
+    """What is wrong with a run's ``state.json`` that cannot be continued from (for its error)."""
+    if state is not None:
+        return "not a run state (no episode or outcomes object)"
+    path = os.path.join(run_dir, "state.json")
+    try:
+        got = read_file(path, os.fspath(run_dir))
+    except UnreadableRunFile as exc:
+        return exc.reason
+    return "missing" if got is None else "not a JSON object"
 
 
 def _state_id(run_dir: Path, state: dict[str, Any]) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import errno
 import hashlib
 import os
+import stat
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -28,8 +29,8 @@ from ..errors import (
     RunWriteError,
     refused_write,
 )
-from .paths import run_path
-from .runfiles import MAX_DOCUMENT_BYTES, UnreadableRunFile, open_file, read_file
+from .paths import UnsafeRunPathError, run_path
+from .runfiles import MAX_DOCUMENT_BYTES, UnreadableRunFile, _too_large, open_file, read_file, what_is
 
 __all__ = [
     "EventWriter",
@@ -44,6 +45,7 @@ __all__ = [
 ]
 
 
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _second_cache: tuple[int, str] = (-1, "")
 
 
@@ -101,25 +103,24 @@ class EventWriter:
         self._unhashed: list[bytes] = []
         self._size = 0
         self.closed_as: FileDigest | None = None
-        if self.path.exists():
-            try:
-                _drop_torn_tail(self.path)
-            except OSError as exc:  # cutting a torn last line is a write: a refusal is said as one
-                raise self._refused(exc) from None
-            data = read_file(str(self.path), str(self.path.parent))
-            if data is not None:
-                self._digest.update(data[0])
-                self._size = len(data[0])
-                for event in parse_lines(data[0], str(self.path), strict=False):
-                    self.count += 1
-                    self._last_ts = max(self._last_ts, str(event.get("timestamp", "")))
-                    if event.get("id"):
-                        self.last_event_id = event["id"]
-        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+        self._folder = os.stat(self.path.parent)  # the run directory's identity, to tell it moved from its log swapped
+        fd = _open_log(self.path)
         try:
-            self._fh = os.fdopen(os.open(self.path, flags, 0o644), "ab", buffering=0)
-        except OSError as exc:  # opening for append is the log's first write: read-only, no permission…
-            raise self._refused(exc) from None
+            data = _drop_torn_tail(fd, self.path)
+        except BaseException as exc:
+            os.close(fd)
+            if isinstance(exc, OSError):  # cutting a torn last line is a write: a refusal is said as one
+                raise self._refused(exc) from None
+            raise
+        if data:
+            self._digest.update(data)
+            self._size = len(data)
+            for event in parse_lines(data, str(self.path), strict=False):
+                self.count += 1
+                self._last_ts = max(self._last_ts, str(event.get("timestamp", "")))
+                if event.get("id"):
+                    self.last_event_id = event["id"]
+        self._fh = os.fdopen(fd, "ab", buffering=0)
 
     @property
     def sealed(self) -> bool:
@@ -212,13 +213,19 @@ class EventWriter:
             here = None
         if here is not None and os.path.samestat(opened, here):
             return
-        if not opened.st_nlink:
-            raise RunGoneError(self.path.parent, None, removed=True)
-        try:  # where the open log is now (Linux names it; elsewhere the message says "moved away")
-            moved_to: str | None = os.path.dirname(os.readlink(f"/proc/self/fd/{self._fh.fileno()}"))
+        try:  # the run directory still in place: only its log was swapped or deleted (a crafted run, someone's mv)
+            log_only = os.path.samestat(os.stat(self.path.parent), self._folder)
         except OSError:
-            moved_to = None
-        raise RunGoneError(self.path.parent, moved_to)
+            log_only = False
+        try:  # where the open log is now (Linux names it; elsewhere the message says "moved away")
+            now_at: str | None = os.readlink(f"/proc/self/fd/{self._fh.fileno()}")
+        except OSError:
+            now_at = None
+        if not opened.st_nlink:
+            raise RunGoneError(self.path.parent, None, removed=True, log_only=log_only)
+        if log_only:
+            raise RunGoneError(self.path.parent, now_at, log_only=True)
+        raise RunGoneError(self.path.parent, os.path.dirname(now_at) if now_at else None)
 
     def seal(self) -> None:
         with self.lock:
@@ -247,22 +254,66 @@ class EventWriter:
                 os.fsync(self._fh.fileno())
 
 
-def _drop_torn_tail(path: Path) -> None:
-    """Cut a last line that a crashed writer left without its newline, so new lines start clean.
+def _open_log(path: Path) -> int:
+    """Open a run's ``events.jsonl`` to read and append, refusing what a crafted run may put in its place.
+
+    One descriptor does everything (cut a torn tail, read, append), so a link swapped in after
+    ``run_path`` looked is never followed (``O_NOFOLLOW``), a FIFO never blocks (``O_NONBLOCK``),
+    and a hard link (a second name, maybe a file outside the run) is refused before a byte is written.
+    """
+    flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0)
+    flags |= getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        fd = os.open(path, flags, 0o644)
+    except OSError as exc:
+        if refused_write(exc):  # no room, read-only, no permission, a failing device: the writer's one error
+            raise RunWriteError.of(path, exc) from None
+        if os.path.islink(path):
+            reason = "is a symbolic link; noesis_nb never writes through links inside a run. Replace it with the real file"
+        elif os.path.isdir(path):
+            reason = "is a directory, not a file; remove it (it is not part of the run) or restore the log from a copy"
+        else:
+            reason = f"cannot be opened for writing ({exc.strerror or exc}); check that the run directory is writable"
+        raise UnsafeRunPathError(f"{path} {reason}") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise UnsafeRunPathError(
+                f"{path} is {what_is(st.st_mode)}, not a file; remove it (it is not part of the run) "
+                "or restore the log from a copy"
+            )
+        if st.st_nlink > 1:
+            raise UnsafeRunPathError(
+                f"{path} is a hard link ({st.st_nlink} names for one file): lines appended here would also change the "
+                "file behind its other names, maybe outside the run. Give the run its own copy "
+                f"(cp {path} {path}.copy && mv {path}.copy {path}) and try again"
+            )
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _drop_torn_tail(fd: int, path: Path) -> bytes:
+    """The log's bytes, after cutting a last line that a crashed writer left without its newline, so new lines start clean.
 
     Readers already skip such a fragment; appending after it would glue the next event onto it.
     """
-    size = path.stat().st_size
-    if size == 0:
-        return
-    with open(path, "rb+") as fh:
-        fh.seek(size - 1)
-        if fh.read(1) == b"\n":
-            return
-        fh.seek(max(0, size - (1 << 20)))
-        tail = fh.read()
-        cut = tail.rfind(b"\n")
-        fh.truncate(size - len(tail) + cut + 1 if cut >= 0 else (0 if size <= len(tail) else size))
+    size = os.fstat(fd).st_size
+    if why := _too_large(str(path), size):
+        raise UnreadableRunFile(str(path), why)
+    os.lseek(fd, 0, os.SEEK_SET)  # appends go to the end whatever the offset (O_APPEND)
+    chunks = []
+    while chunk := os.read(fd, 1 << 20):
+        chunks.append(chunk)
+    data = b"".join(chunks)
+    if data and not data.endswith(b"\n"):
+        cut = data.rfind(b"\n", max(0, len(data) - (1 << 20)))  # a torn line is looked for in the last MB, as always
+        if cut >= 0 or len(data) <= 1 << 20:
+            data = data[: cut + 1]
+            os.ftruncate(fd, len(data))
+    return data
 
 
 def parse_lines(

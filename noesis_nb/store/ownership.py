@@ -61,7 +61,9 @@ class RunOwnership:
         path = self.run_dir / OWNER_FILE
         fd = _open_note(path, os.O_WRONLY | os.O_CREAT)
         try:
-            _refuse_odd(path, os.fstat(fd).st_mode)
+            st = os.fstat(fd)
+            _refuse_odd(path, st.st_mode)
+            _refuse_linked(path, st.st_nlink)
             os.ftruncate(fd, 0)
             os.write(fd, f"pid {os.getpid()} on {socket.gethostname()} since {time.strftime('%Y-%m-%dT%H:%M:%S')}".encode())
         except OSError as exc:
@@ -261,6 +263,15 @@ def _refuse_odd(path: Path, mode: int | None = None) -> None:
         raise EpisodeStateError(
             f"{path} is {what_is(mode)}, not the note of who owns the run; noesis_nb writes it only as a regular "
             "file. Remove it (it is not part of the run) and try again."
+        )
+
+
+def _refuse_linked(path: Path, nlink: int) -> None:
+    """Raise when the owner note is a hard link: rewriting it would rewrite the file behind its other names too."""
+    if nlink > 1:
+        raise EpisodeStateError(
+            f"{path} is a hard link ({nlink} names for one file), not the note of who owns the run; writing it would "
+            "change the file behind its other names, maybe outside the run. Remove it (it is not part of the run) and try again."
         )
 
 

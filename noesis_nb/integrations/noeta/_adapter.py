@@ -19,6 +19,7 @@ from typing import Any
 
 from ..._jsonio import atomic_write_json, to_jsonable
 from ...errors import EpisodeStateError, NoesisNbError
+from ...store.paths import run_path
 from .._approvals import request_approval, tool_name
 from .._emit import PHASE, apply_output, emit_row, emit_rows, row
 from .._extras import require
@@ -149,7 +150,9 @@ class NoetaAdapter:
     def _finish(self, client: Any, outcome: Any, folder: NoetaFolder, ctx: Any) -> Any:
         task_id = outcome.task_id
         messages = to_jsonable(client.messages(task_id))
-        atomic_write_json(Path(ctx.run_dir) / "x-noeta" / "messages.json", {"task_id": task_id, "messages": messages})
+        # through run_path: an ``x-noeta`` someone linked to a folder elsewhere is refused, never written into
+        target = run_path(ctx.run_dir, "x-noeta", "messages.json", mkdir=True)
+        atomic_write_json(target, {"task_id": task_id, "messages": messages})
         emit_row(
             ctx,
             row(
