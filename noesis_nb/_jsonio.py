@@ -191,6 +191,24 @@ _FOLDER_IN_PLACE = frozenset(code for code in (errno.EISDIR, errno.ENOTEMPTY, er
 _FOLDER_ADVICE = "remove that folder (it is not part of the run; a document is written only as a file) and try again"
 
 
+def _read_umask() -> int:
+    """The process's umask, read without changing it where the system says it (Linux), else set back at once."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+_UMASK = _read_umask()
+_FCHMOD = getattr(os, "fchmod", None)
+
+
 def atomic_write_bytes(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` through a temp file in the same directory, then rename: whole or not at all
     (``RunWriteError`` when the file system refuses it: no room, read-only, no permission; the file keeps what it held)."""
@@ -202,6 +220,11 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
         if refused_write(exc):
             raise RunWriteError.of(path, exc) from None
         raise
+    if _FCHMOD is not None:  # mkstemp makes 0600: a document gets the mode the event log gets (0644 less the umask)
+        try:
+            _FCHMOD(fd, 0o644 & ~_UMASK)
+        except OSError:
+            pass
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
