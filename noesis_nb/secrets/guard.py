@@ -28,7 +28,7 @@ import orjson
 
 from .._jsonio import atomic_write_bytes, atomic_write_json, dumps_line, to_jsonable
 from .._safetext import error_text, safe_repr
-from .disguise import ESCAPE, maybe_disguised, unescape
+from .disguise import ESCAPE, INVISIBLE, may_hide, maybe_disguised, plain, readable
 from .names import REDACTED_VALUE
 from .scan import distinct_key, redact
 from .text import flat_might_contain, payload_might_contain
@@ -108,9 +108,7 @@ class RunSecrets:
             return self.redact(to_jsonable(payload))
         self._written = True
         needles = self._needles
-        if (needles and (any(map(blob.__contains__, needles)) or _ESCAPE_IN_JSON.search(blob))) or payload_might_contain(
-            payload, blob
-        ):
+        if (needles and (any(map(blob.__contains__, needles)) or _disguised_json(blob))) or payload_might_contain(payload, blob):
             out = self.redact(payload)
             return out if out is not payload else dict(payload)
         return dict(payload)
@@ -168,7 +166,11 @@ class RunSecrets:
     def _sweep_file(self, path: Path) -> bool:
         data = path.read_bytes()
         if not any(n in data for n in self._needles):
-            return False
+            if not _disguised_json(data):
+                return False
+            text = data.decode("utf-8", "replace")  # a value only its reading shows: rewritten when it holds one
+            if self.scrub_text(text) == text and self.scrub_text(plain(text)) == plain(text):
+                return False
         if path.suffix == ".jsonl":
             atomic_write_bytes(path, self._scrub_lines(data))
         elif path.suffix == ".json":
@@ -183,7 +185,7 @@ class RunSecrets:
     def _scrub_lines(self, data: bytes) -> bytes:
         lines = data.splitlines(keepends=True)
         for i, line in enumerate(lines):
-            if any(n in line for n in self._needles):
+            if any(n in line for n in self._needles) or _disguised_json(line):
                 try:
                     lines[i] = dumps_line(self.scrub(orjson.loads(line)))
                 except orjson.JSONDecodeError:
@@ -241,13 +243,23 @@ def scrub_text(text: str, values: Iterable[str]) -> str:
 _ESCAPE_IN_JSON = re.compile(rb"\\\\(?:\\\\)?[uUx0-3N/]|&#")
 
 
+def _disguised_json(blob: bytes) -> bool:
+    """Whether JSON text may hold a known value in a disguise: behind escapes, or split by invisible characters
+    (NUL is written ``\\u0000``; the others as themselves, in UTF-8)."""
+    if _ESCAPE_IN_JSON.search(blob) is not None or b"\\u0000" in blob:
+        return True
+    return not blob.isascii() and INVISIBLE.search(blob.decode("utf-8", "replace")) is not None
+
+
 def _escaped_in(text: str) -> bool:
-    return maybe_disguised(text) and ESCAPE.search(text) is not None
+    """Whether ``text`` may hold a known value in a disguise (escapes, invisible characters)."""
+    return maybe_disguised(text) and (ESCAPE.search(text) is not None or (may_hide(text) and INVISIBLE.search(text) is not None))
 
 
 def _scrub_escaped(text: str, values: tuple[str, ...]) -> str:
-    """``text`` with each known value that shows once its escapes are decoded replaced where it is written."""
-    decoded, starts = unescape(text)
+    """``text`` with each known value that shows once its escapes are decoded and its invisible characters
+    dropped (``Hun\u200bter2…``) replaced where it is written."""
+    decoded, starts = readable(text)
     spans = []
     for value in values:
         at = decoded.find(value)

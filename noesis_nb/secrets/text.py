@@ -8,9 +8,9 @@ plugins (GitHub fine-grained, Anthropic/OpenAI ``sk-``, Google, Hugging Face), B
 whole PEM private-key blocks, ``name=value`` / ``--name value`` / ``?name=value`` for secret-looking
 names, unquoted high-entropy words (``randomness``: detect-secrets only measures quoted strings), and text read as
 it shows once its disguises are undone (``disguise.plain``): without the invisible characters that
-would split a secret (zero-width spaces, BOM, soft hyphen), with its character escapes decoded
-(``\\u0070assword=…``, a token spelled in ``\\uXXXX`` or ``&#x..;``), percent-decoded, and a form
-body's or query's values decoded (``password=correct+horse``: ``+`` is a space there). A base64 word
+would split a secret (zero-width spaces, BOM, soft hyphen, the NULs of UTF-16 bytes stored as text),
+with its character escapes decoded (``\\u0070assword=…``, a token spelled in ``\\uXXXX`` or ``&#x..;``),
+percent-decoded, and a form body's or query's values decoded (``password=correct+horse``: ``+`` is a space there). A base64 word
 is judged by what it encodes (``decoded``), not by its randomness.
 
 ``might_contain`` is the cheap test run on every event: it is True for any serialised text in
@@ -37,7 +37,7 @@ __all__ = ["find_in_text", "might_contain", "payload_might_contain", "flat_might
 _TOKEN_CHARS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-"
 # the bytes of the invisible characters' UTF-8 forms (C2 AD, E2 80 8B, EF BB BF, …; see ``_INVISIBLE``) count as
 # token characters: a token split by one is still one long word to the prefilter
-_HIDING_BYTES = bytes(range(0x80, 0xC0)) + b"\xc2\xcd\xd8\xe1\xe2\xef"
+_HIDING_BYTES = bytes(range(0x80, 0xC0)) + b"\xc2\xcd\xd8\xe1\xe2\xef\x00"
 _RUNS = bytes(0x61 if i in _TOKEN_CHARS or i in _HIDING_BYTES else 0x20 for i in range(256))
 _LONG_RUN = b"a" * 20
 _KEYWORDS = re.compile(  # grouped by first letter: sre tries fewer branches per position
@@ -87,7 +87,7 @@ def _might_contain(blob: bytes) -> bool:
     anchored = _KEYWORD_ANCHORS.search(lowered) is not None
     if anchored and _KEYWORDS.search(lowered) is not None:
         return True
-    if not anchored and blob.isascii():
+    if not anchored and blob.isascii() and b"\x00" not in blob:
         return False
     # an escape or an invisible character may hide a keyword or a token: the text as it reads is judged too
     text = blob.decode("utf-8", "replace")
@@ -323,7 +323,7 @@ def find_in_text(text: str, *, entropy: bool = True) -> set[str]:
     """
     if len(text) < 4:
         return set()
-    if not text.isascii() and _INVISIBLE.search(text) is not None:
+    if (not text.isascii() or "\x00" in text) and _INVISIBLE.search(text) is not None:  # ``may_hide``, inlined
         return _through_invisible(text, entropy)
     if ("\\" in text or ("&" in text and "&#" in text)) and ESCAPE.search(text) is not None:
         return _through_escapes(text, entropy)
