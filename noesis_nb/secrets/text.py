@@ -243,10 +243,10 @@ _FLAG = re.compile(  # --name value, -name value (command lines written out as t
 _SCHEMES = {"bearer", "basic", "token", "digest", "apikey", "api-key", "key"}
 
 
-def _plausible(value: str) -> bool:
+def _plausible(value: str, least: int = 4) -> bool:
     v = value.strip()
     return (
-        len(v) >= 4
+        len(v) >= least
         and v.lower() not in PLACEHOLDERS
         and "REDACTED" not in v
         and not v.startswith(("$", "<", "%("))
@@ -268,8 +268,14 @@ def _trim(value: str) -> str:
     return match.group() if match else ""
 
 
-def _assignments(text: str) -> list[str]:
-    found = []
+# values a short labelled value may be without being a secret: ``auth: no``, ``password=-``
+_FLAG_WORDS = frozenset({"no", "yes", "on", "off", "ok", "n/a", "na", "-", "?", "tbd", "set"})
+
+
+def _assignments(text: str) -> tuple[list[str], list[str]]:
+    """``(values, short)``: the values given to secret-looking names, and each value shorter than
+    ``_plausible`` allows (``password=a+b``) with the ``=`` or ``:`` before it (see ``_short_assignment``)."""
+    found, short = [], []
     for m in (*_ASSIGN.finditer(text), *_FLAG.finditer(text), *_QUERY.finditer(text)):
         name = m.group("name").lstrip("-")
         if not is_secret_key(name):
@@ -278,8 +284,28 @@ def _assignments(text: str) -> list[str]:
         if value.lower() in _SCHEMES:  # Authorization: Bearer <token>
             rest = re.match(r"\s+([^\s\"',;]+)", text[m.end("value") :])
             value = rest.group(1) if rest else ""
+        elif len(value.strip()) < 4 and _short_assignment(text, m):  # from its ``=``/``:`` or the space of a flag
+            sep = text[m.end("name") : m.start("value")]
+            at = max(sep.rfind("="), sep.rfind(":"), 0)
+            short.append(text[m.end("name") + at : m.end("value")])
         found.append(value)
-    return found
+    return found, short
+
+
+def _short_assignment(text: str, m: re.Match[str]) -> bool:
+    """Whether a labelled value of 1-3 characters is a secret: a password may be that short, but prose may
+    also put a short word after a name (``password= and``, ``auth: no``). It is one when it is given as a
+    value is (attached to ``=``/``:``, quoted, or alone at the end of its line) and is no flag word. Such a
+    value would match ordinary text anywhere, so it is redacted with its separator (``password[REDACTED]``):
+    too short to be hunted elsewhere (``MIN_HUNTED``), and not starting with the name (a learned
+    ``password=a+b`` would make every cut-off-looking ``password`` a fragment of it)."""
+    value = m.group("value")
+    if value.lower() in _FLAG_WORDS or not _plausible(value, least=1) or _NOT_A_SECRET.match(value):
+        return False
+    sep = text[m.end("name") : m.start("value")]
+    if not any(c.isspace() for c in sep) or "'" in sep or '"' in sep:
+        return True
+    return "\n" not in sep and text[m.end("value") : m.end("value") + 1] in ("", "\n", "\r")
 
 
 _PAIR = r"[A-Za-z_][\w.\[\]-]{0,80}=[^\s&\"'<>,;)}\]#]*"
@@ -405,11 +431,12 @@ def _find(text: str, entropy: bool) -> set[str]:
         for m in _PEM.finditer(text):
             found.add(m.group())
             found.update(_PEM_LINE.findall(m.group()))
-    named = text
+    named, short = text, list[str]()
     if _NAME_WORDS.search(named.lower()):  # the name-based rules need a secret-looking name somewhere
         for mapping in maps:
             found.update(v for v in map(_trim, keyword.analyze_string(named, denylist_regex_to_group=mapping)) if _assigned(v))
-        found.update(v for v in _assignments(named) if _assigned(v))
+        values, short = _assignments(named)
+        found.update(v for v in values if _assigned(v))
         if "+" in named:
             found.update(_form_values(named))
     if "asic" in text:  # Authorization: Basic <base64 of user:password>
@@ -419,7 +446,7 @@ def _find(text: str, entropy: bool) -> set[str]:
         found |= encoded
         if entropy:
             found.update(w for w in random_words(text) if w not in plain_words)
-    found = {v for v in found if isinstance(v, str) and _plausible(v)}
+    found = {v for v in found if isinstance(v, str) and _plausible(v)} | set(short)
     # a value written percent-encoded (a URL's ``p%40ss``) is hunted as it reads too: ``p@ss``
     decoded = {unquote(v, errors="replace") for v in found if "%" in v}
     return found | {d for d in decoded if _plausible(d)}
