@@ -143,20 +143,41 @@ def _hidden(value: Any) -> bool:
     return value is None or value == REDACTED_VALUE
 
 
+_NAME_KEYS = ("name", "key", "Name", "Key", "header", "Header", "ParameterKey", "OptionName")
+_VALUE_KEYS = {"Name": "Value", "Key": "Value", "Header": "Value", "ParameterKey": "ParameterValue", "OptionName": "Value"}
+
+
 def _named_value(value: Mapping[Any, Any]) -> Any:
-    """The key holding the value of a ``{"name"|"key": <secret-looking name>, "value": …}`` entry, else None."""
-    name = value.get("name", value.get("key"))
-    if "value" in value and isinstance(name, str) and is_secret_key(name) and not _hidden(value["value"]):
-        return "value"
+    """The key holding the value of a ``{"name"|"key": <secret-looking name>, "value": …}`` entry (also as
+    AWS spells it: ``Name``/``Key``/``ParameterKey`` with ``Value``/``ParameterValue``), else None."""
+    if "value" not in value and "Value" not in value and "ParameterValue" not in value:
+        return None
+    for key in _NAME_KEYS:
+        name = value.get(key)
+        if name is None:
+            continue
+        slot = _VALUE_KEYS.get(key, "value")
+        if slot in value and isinstance(name, str) and is_secret_key(name) and not _hidden(value[slot]):
+            return slot
+        return None
     return None
 
 
+# keys whose lists name fields or are command lines rather than a name and its value: ``{"required":
+# ["password", "email"]}`` is a schema, ``{"argv": ["passwd", "alice"]}`` a command (argv has its own rules)
+_NAMES_KEYS = frozenset(
+    {"required", "enum", "fields", "columns", "names", "keys", "order", "select", "include", "exclude", "loc", "path"}
+    | {"argv", "args", "cmd", "command", "cmdline", "command_line", "commandline", "entrypoint", "exec"}
+)
+
+
 def _pair_hit(items: list[Any], path: Path) -> bool:
-    """A ``[name, value]`` pair inside a list (headers, env) whose name is secret-looking."""
+    """A ``[name, value]`` pair whose name is secret-looking: inside a list (headers, env), or the value of a
+    dict key (``{"auth": ("password", "…")}``), unless that key names a list of field names."""
     return (
         len(items) == 2
         and bool(path)
-        and isinstance(path[-1], int)
+        and (isinstance(path[-1], int) or (isinstance(path[-1], str) and path[-1].lower() not in _NAMES_KEYS))
         and isinstance(items[0], str)
         and is_secret_key(items[0])
         and not _hidden(items[1])
