@@ -1,5 +1,8 @@
 """Secrets split across adjacent strings of a list: streamed chunks, argv words, pieces joined later.
 
+The texts of a list of streamed chunk records (``[{"delta": "sk-proj-Ab12"}, {"delta": "Cd34…"}]``) are
+such strings too (``chunk_texts``).
+
 ``["sk-proj-Ab12", "Cd34…"]`` (a model's streamed deltas), ``["password=", "hunter2"]`` or
 ``["Authorization: Bearer", "tok…"]`` hold a secret that no single string shows. Each run of adjacent
 strings is read joined as a program would join it (with nothing, and with a space, as a shell joins
@@ -13,7 +16,39 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-__all__ = ["split_secrets"]
+__all__ = ["split_secrets", "chunk_text", "chunk_texts"]
+
+# the field holding a streamed chunk's text: {"text": …} {"delta": …} {"content": …}, and nested as the
+# providers stream it: Anthropic's {"delta": {"text": …}}, OpenAI's {"choices": [{"delta": {"content": …}}]}
+_CHUNK_FIELDS = ("text", "delta", "content", "token", "chunk", "partial_json")
+
+
+def chunk_text(item: Any, depth: int = 0) -> tuple[tuple[str | int, ...], str] | None:
+    """``(path, text)`` of a streamed chunk record's text inside ``item``, or None when it is no such record."""
+    if depth > 3 or not isinstance(item, dict) or (depth == 0 and "role" in item):  # a chat message is no chunk
+        return None
+    for key in _CHUNK_FIELDS:
+        value = item.get(key)
+        if isinstance(value, str):
+            return (key,), value
+        inner = chunk_text(value, depth + 1) if isinstance(value, dict) else None
+        if inner is not None:
+            return (key, *inner[0]), inner[1]
+    choices = item.get("choices")
+    if isinstance(choices, list) and len(choices) == 1:
+        inner = chunk_text(choices[0], depth + 1)
+        if inner is not None:
+            return ("choices", 0, *inner[0]), inner[1]
+    return None
+
+
+def chunk_texts(items: Sequence[Any]) -> list[tuple[tuple[str | int, ...], str] | None] | None:
+    """``chunk_text`` of each item of a list of 2+ chunk records (a stream kept as its events); None for other lists."""
+    if sum(isinstance(v, dict) for v in items) < 2:
+        return None
+    texts = [chunk_text(v) for v in items]
+    return texts if sum(t is not None for t in texts) > 1 else None
+
 
 _WHOLE_BELOW = 4  # a piece holding fewer characters of a secret is redacted whole (a short substring would eat others)
 

@@ -4,8 +4,10 @@
 (whatever its type); in a list of strings (an ``argv``) the value after ``--token``/``--password``,
 after ``=`` in ``--token=…``, after ``-p`` for mysql and sshpass, and after ``user:`` in curl's
 ``-u`` is secret; so is the value of a name/value pair with a secret-looking name (a header list's
-``["x-api-key", "…"]``, an env entry's ``{"name": "DB_PASSWORD", "value": "…"}``, an OTel attribute's
-``{"key": "…authorization", "value": {…}}``); every other string, dict keys included, is searched by
+``["x-api-key", "…"]``, such a pair under a key unless the key names a list of names or a command,
+an env entry's ``{"name": "DB_PASSWORD", "value": "…"}``, an OTel attribute's
+``{"key": "…authorization", "value": {…}}``), and the texts of streamed chunk records are joined as
+adjacent strings are; every other string, dict keys included, is searched by
 value (``text.find_in_text``), and adjacent strings of a list also joined (``joined``). ``redact``
 returns a copy with each secret replaced by ``"[REDACTED]"``: the whole leaf for a whole secret,
 only the secret part of a longer string otherwise (``postgres://u:[REDACTED]@db/app``), the secret
@@ -20,7 +22,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .joined import split_secrets
+from .joined import chunk_texts, split_secrets
 from .names import REDACTED_VALUE, is_secret_key
 from .text import find_in_text
 
@@ -213,6 +215,13 @@ def _walk(value: Any, path: Path, entropy: bool, out: list[Hit]) -> None:
         if len(items) > 1 and any(isinstance(v, str) for v in items[1:]):  # a secret split across adjacent strings
             for i, (values, whole) in split_secrets(items, _shaped).items():
                 out.append(Hit(path + (i,), tuple(sorted(values, key=len, reverse=True)), whole))
+        chunks = chunk_texts(items) if len(items) > 1 else None
+        if chunks is not None:  # or across the texts of streamed chunk records
+            texts = [c[1] if c is not None else None for c in chunks]
+            for i, (values, whole) in split_secrets(texts, _shaped).items():
+                where = chunks[i]
+                if where is not None:
+                    out.append(Hit(path + (i, *where[0]), tuple(sorted(values, key=len, reverse=True)), whole))
         for i, item in enumerate(items):
             if not (i in positional and positional[i].whole):
                 _walk(item, path + (i,), entropy, out)

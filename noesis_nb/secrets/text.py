@@ -25,8 +25,11 @@ from functools import lru_cache
 from typing import Any
 from urllib.parse import unquote, unquote_plus
 
+import orjson
+
 from .decoded import basic_credentials, encoded_secrets
 from .disguise import ESCAPE, INVISIBLE, INVISIBLE_CHARS, maybe_disguised, plain, unescape
+from .joined import chunk_texts
 from .names import PLACEHOLDERS, is_secret_key
 from .plugins import plugins
 from .randomness import entropy_ok, random_words, without_ids
@@ -120,12 +123,38 @@ def payload_might_contain(payload: Mapping[str, Any], blob: bytes) -> bool:
         # ``_might_contain(blob)`` is False: no detector can find anything in any key or value, and every
         # secret-looking name holds a keyword (a test keeps ``is_secret_key`` to that), unless an escape
         # (an anchor) or an invisible character splits it; strings of a list may hold one only joined
+        if _CHUNKS in blob and _chunks_might_contain(payload):
+            return True
         if _ADJACENT not in blob:
             return False
         joined = _lists_joined(blob)
         return joined is not None and _might_contain(joined)
     found = flat_might_contain(payload)
-    return might_contain(blob) if found is None else found  # nested data: the whole-text test
+    if found is None:  # nested data: the whole-text test
+        return might_contain(blob) or (_CHUNKS in blob and _chunks_might_contain(payload))
+    return found
+
+
+_CONTAINERS = (dict, list, tuple)
+_CHUNKS = b"},{"  # a list of records: maybe streamed chunks, whose texts are read joined (``joined.chunk_texts``)
+
+
+def _chunks_might_contain(payload: Any) -> bool:
+    """Whether the texts of a list of streamed chunk records anywhere in ``payload``, joined, may hold a secret."""
+    stack, budget = [payload], 10_000
+    while stack and budget > 0:
+        value = stack.pop()
+        budget -= 1
+        if isinstance(value, dict):  # the payload passed ``orjson.dumps``: its containers are dicts, lists, tuples
+            stack.extend(v for v in value.values() if isinstance(v, _CONTAINERS))
+        elif isinstance(value, (list, tuple)):
+            chunks = chunk_texts(value) if len(value) > 1 else None
+            if chunks is not None:
+                runs = "".join(c[1] if c is not None else "\n" for c in chunks)
+                if _might_contain(orjson.dumps(runs)):
+                    return True
+            stack.extend(v for v in value if isinstance(v, _CONTAINERS))
+    return bool(stack)  # too large to walk: the detectors decide
 
 
 _INT_RANGE = range(-(2**63), 2**64)  # what JSON writers (orjson) hold exactly
