@@ -13,6 +13,7 @@ would look like one random word).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -87,12 +88,37 @@ def _cut(
         while at >= 0:
             stop = at + len(value)
             pieces = [(i, max(a, at), min(b, stop)) for i, a, b in offsets if a < stop and b > at]
-            if not (len(pieces) == 1 and value in find(items[pieces[0][0]])):  # its own scan finds it
+            secret = value
+            if not sep and len(pieces) > 1:
+                pieces, secret = _without_word_after(joined, pieces, value, find)
+            if not (len(pieces) == 1 and secret in find(items[pieces[0][0]])):  # its own scan finds it
                 for i, a, b in pieces:
                     if b <= a:
                         continue
                     part = joined[a:b]
                     values, whole = out.get(i, (set(), False))
-                    values.update((part, value))
+                    values.update((part, secret))
                     out[i] = (values, whole or len(part) < _WHOLE_BELOW)
             at = joined.find(value, at + 1)
+
+
+_WORD_AFTER = re.compile(r"[A-Z]?[a-z]{2,7}")
+
+
+def _without_word_after(
+    joined: str, pieces: list[tuple[int, int, int]], value: str, find: Callable[[str], set[str]]
+) -> tuple[list[tuple[int, int, int]], str]:
+    """``(pieces, value)`` without the last piece when its part is a word that only the joining glued on:
+    ``["…ghp_<token>", "Thanks!"]`` reads ``ghp_<token>Thanks`` joined, but the token ends with its piece.
+    The word is dropped only when what is left is a secret by itself and the word is short and word-like (a
+    vowel, lower case after its first letter): a real secret's tail that looks so is at most 7 characters,
+    shorter than any fragment that identifies it, and the rest of it is still redacted."""
+    _, a, b = pieces[-1]
+    tail = joined[a:b]
+    head = value[: len(value) - len(tail)]
+    if _WORD_AFTER.fullmatch(tail) and _VOWELS.intersection(tail) and head in find(head):
+        return pieces[:-1], head
+    return pieces, value
+
+
+_VOWELS = frozenset("aeiouyAEIOUY")
