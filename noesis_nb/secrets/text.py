@@ -119,12 +119,11 @@ def payload_might_contain(payload: Mapping[str, Any], blob: bytes) -> bool:
     (the event hot path): keys are judged once each, numbers only by their key, and text by itself
     (a long key such as ``cache_write_input_tokens`` is not a random word: the detectors read values)."""
     runs = _LONG_RUN in blob.translate(_RUNS)  # no long word anywhere: no value needs the per-value test
-    if not runs and _KEYWORD_ANCHORS.search(blob.lower()) is None and (blob.isascii() or not _hides(blob)):
+    if not runs and _ANCHORS_OR_CHUNKS.search(blob.lower()) is None and (blob.isascii() or not _hides(blob)):
         # ``_might_contain(blob)`` is False: no detector can find anything in any key or value, and every
         # secret-looking name holds a keyword (a test keeps ``is_secret_key`` to that), unless an escape
-        # (an anchor) or an invisible character splits it; strings of a list may hold one only joined
-        if _CHUNKS in blob and _chunks_might_contain(payload):
-            return True
+        # (an anchor) or an invisible character splits it; strings of a list may hold one only joined, and
+        # there is no list of records (``},{``) whose texts may hold one joined
         if _ADJACENT not in blob:
             return False
         joined = _lists_joined(blob)
@@ -137,6 +136,8 @@ def payload_might_contain(payload: Mapping[str, Any], blob: bytes) -> bool:
 
 _CONTAINERS = (dict, list, tuple)
 _CHUNKS = b"},{"  # a list of records: maybe streamed chunks, whose texts are read joined (``joined.chunk_texts``)
+# the anchors, and ``_CHUNKS`` in the same search (one more test in the hot path would cost as much as the search)
+_ANCHORS_OR_CHUNKS = re.compile(_KEYWORD_ANCHORS.pattern + rb"|\},\{")
 
 
 def _chunks_might_contain(payload: Any) -> bool:
