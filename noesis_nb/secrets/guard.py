@@ -29,7 +29,7 @@ import orjson
 from .._jsonio import atomic_write_bytes, atomic_write_json, dumps_line, to_jsonable
 from .._safetext import error_text, safe_repr
 from .disguise import ESCAPE, INVISIBLE, may_hide, maybe_disguised, plain, readable
-from .names import REDACTED_VALUE
+from .names import PLACEHOLDERS, REDACTED_VALUE
 from .scan import distinct_key, redact
 from .text import flat_might_contain, payload_might_contain
 
@@ -58,8 +58,13 @@ class RunSecrets:
 
     # -- learning -------------------------------------------------------------------------------
     def learn(self, values: Iterable[str]) -> bool:
-        """Remember values (those of ``MIN_HUNTED``+ characters); True when one is new."""
-        new = {v for v in values if isinstance(v, str) and len(v) >= MIN_HUNTED and "REDACTED" not in v}
+        """Remember values (those of ``MIN_HUNTED``+ characters, not a placeholder: the ``"password"`` of a
+        redacted ``{"auth": ("password", …)}`` is no value to hunt in every later text); True when one is new."""
+        new = {
+            v
+            for v in values
+            if isinstance(v, str) and len(v) >= MIN_HUNTED and "REDACTED" not in v and v.lower() not in PLACEHOLDERS
+        }
         with self._lock:
             new -= set(self.values)
             if not new:

@@ -105,3 +105,10 @@ def test_a_labelled_digest_is_kept_and_a_bare_random_hex_word_is_not() -> None:
     for label in ("wrote blob ", "tree ", "object ", "oid ", "HEAD ", "etag: ", "sha "):
         assert find_in_text(label + digest) == set(), label
     assert find_in_text("signing with " + digest) == {digest}  # a 64-hex key is written the same way
+
+
+def test_a_placeholder_under_a_secret_key_is_redacted_there_but_not_hunted_elsewhere(tmp_path: Path) -> None:
+    guard = for_run(tmp_path)
+    assert guard.screen({"auth": ("password", "Pw" + stdlib_secrets.token_hex(8))}) == {"auth": "[REDACTED]"}
+    later = {"text": "fill in the password field", "schema": {"required": ["password", "email"]}}
+    assert guard.screen(later) == later
