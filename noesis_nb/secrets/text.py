@@ -20,7 +20,7 @@ which ``find_in_text`` or a secret-looking key could find something (a property 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from functools import lru_cache
 from typing import Any
 from urllib.parse import unquote, unquote_plus
@@ -34,7 +34,15 @@ from .names import PLACEHOLDERS, is_secret_key
 from .plugins import plugins
 from .randomness import entropy_ok, random_words, without_ids
 
-__all__ = ["find_in_text", "might_contain", "payload_might_contain", "flat_might_contain", "entropy_ok"]
+__all__ = [
+    "find_in_text",
+    "might_contain",
+    "payload_might_contain",
+    "flat_might_contain",
+    "entropy_ok",
+    "lists_joined",
+    "chunk_runs",
+]
 
 # -- the prefilter -------------------------------------------------------------------------------
 _TOKEN_CHARS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-"
@@ -64,7 +72,7 @@ def might_contain(blob: bytes) -> bool:
     """Cheap test on serialised text (JSON bytes): False means no detector can find a secret in it."""
     if _might_contain(blob):
         return True
-    joined = _lists_joined(blob)
+    joined = lists_joined(blob)
     return joined is not None and _might_contain(joined)
 
 
@@ -74,7 +82,7 @@ _STRING = rb'"[^"\\]*(?:\\.[^"\\]*)*"'
 _STRING_RUN = re.compile(rb"[\[,](" + _STRING + rb"(?:," + _STRING + rb")+)(?=[\],])")
 
 
-def _lists_joined(blob: bytes) -> bytes | None:
+def lists_joined(blob: bytes) -> bytes | None:
     """The runs of adjacent strings of the lists in the JSON text, each joined (a secret split across the
     strings of a list is read joined, see ``joined``); None when there are none."""
     if _ADJACENT not in blob:
@@ -126,7 +134,7 @@ def payload_might_contain(payload: Mapping[str, Any], blob: bytes) -> bool:
         # there is no list of records (``},{``) whose texts may hold one joined
         if _ADJACENT not in blob:
             return False
-        joined = _lists_joined(blob)
+        joined = lists_joined(blob)
         return joined is not None and _might_contain(joined)
     found = flat_might_contain(payload)
     if found is None:  # nested data: the whole-text test
@@ -142,6 +150,12 @@ _ANCHORS_OR_CHUNKS = re.compile(_KEYWORD_ANCHORS.pattern + rb"|\},\{")
 
 def _chunks_might_contain(payload: Any) -> bool:
     """Whether the texts of a list of streamed chunk records anywhere in ``payload``, joined, may hold a secret."""
+    return any(run is None or _might_contain(run) for run in chunk_runs(payload))
+
+
+def chunk_runs(payload: Any) -> Iterator[bytes | None]:
+    """The texts of each list of streamed chunk records in ``payload`` joined, as JSON text (a record without
+    one breaks the run with a line break); None last when ``payload`` is too large to walk (then assume all)."""
     stack, budget = [payload], 10_000
     while stack and budget > 0:
         value = stack.pop()
@@ -151,11 +165,10 @@ def _chunks_might_contain(payload: Any) -> bool:
         elif isinstance(value, (list, tuple)):
             chunks = chunk_texts(value) if len(value) > 1 else None
             if chunks is not None:
-                runs = "".join(c[1] if c is not None else "\n" for c in chunks)
-                if _might_contain(orjson.dumps(runs)):
-                    return True
+                yield orjson.dumps("".join(c[1] if c is not None else "\n" for c in chunks))
             stack.extend(v for v in value if isinstance(v, _CONTAINERS))
-    return bool(stack)  # too large to walk: the detectors decide
+    if stack:
+        yield None
 
 
 _INT_RANGE = range(-(2**63), 2**64)  # what JSON writers (orjson) hold exactly

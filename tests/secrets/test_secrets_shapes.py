@@ -112,3 +112,17 @@ def test_a_placeholder_under_a_secret_key_is_redacted_there_but_not_hunted_elsew
     assert guard.screen({"auth": ("password", "Pw" + stdlib_secrets.token_hex(8))}) == {"auth": "[REDACTED]"}
     later = {"text": "fill in the password field", "schema": {"required": ["password", "email"]}}
     assert guard.screen(later) == later
+
+
+def test_a_known_value_split_across_chunks_is_scrubbed_when_written_and_when_learned_late(tmp_path: Path) -> None:
+    value = "Hu" + stdlib_secrets.token_hex(5) + "2!"
+    guard = for_run(tmp_path / "run")
+    written = {"chunks": ["use ", value[:4], value[4:9], value[9:]], "records": [{"delta": value[:6]}, {"delta": value[6:]}]}
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "events.jsonl").write_bytes(orjson.dumps(written) + b"\n")
+    guard.learn([value])
+    out = guard.screen(written)
+    assert out["chunks"][0] == "use " and "[REDACTED]" in out["chunks"][1]
+    assert all("[REDACTED]" in r["delta"] for r in out["records"])
+    assert guard.sweep(tmp_path / "run") == [tmp_path / "run" / "events.jsonl"]  # a line written before it was known
+    assert orjson.loads((tmp_path / "run" / "events.jsonl").read_bytes()) == out

@@ -1,6 +1,7 @@
 """End to end: a labelled password shorter than four characters, name/value pairs and records (under a dict
 key, k8s env entries, AWS parameters), a token streamed across chunk records, UTF-16 bytes (LE, BE, with a
-BOM) and a known value later split by invisible characters reach no file of the run and no view of it;
+BOM), a known value later split by invisible characters or across stream chunks (also before it is
+learned) reach no file of the run and no view of it;
 and what is no secret is kept: prose about passwords, a schema's ``required`` list, a labelled digest, and
 the word a stream chunk starts with right after a token.
 """
@@ -8,6 +9,7 @@ the word a stream chunk starts with right after a token.
 from __future__ import annotations
 
 import hashlib
+import re
 import string
 from pathlib import Path
 from typing import Any
@@ -46,6 +48,8 @@ SECRETS = {
     "utf-16 bytes with a bom": _pw(),
     "utf-16 bytes from a tool": _pw(),
     "known value behind invisible characters": _pw(),
+    "known value split across stream chunks": _pw(),
+    "value split across chunks before it is learned": _pw(),
 }
 DIGEST = "wrote blob " + hashlib.sha256(b"release").hexdigest()
 PROSE = "fill in the password field; password= is empty until then"
@@ -98,7 +102,13 @@ async def agent(task: str, ctx: Any) -> Any:
     ctx.emit("note", {"raw": ("password=" + s["utf-16-le bytes"]).encode("utf-16-le")})
     ctx.emit("note", {"raw": ("api_key: " + s["utf-16-be bytes"]).encode("utf-16-be")})
     ctx.emit("note", {"raw": ("token=" + s["utf-16 bytes with a bom"]).encode("utf-16")})
-    ctx.emit("note", {"env": {"DB_PASSWORD": s["known value behind invisible characters"]}})
+    early = s["value split across chunks before it is learned"]
+    ctx.emit("note", {"chunks": [early[:4], early[4:8], early[8:]], "records": [{"text": early[:5]}, {"text": early[5:]}]})
+    ctx.emit("note", {"env": {"DB_PASSWORD": s["known value behind invisible characters"], "API_TOKEN": early}})
+    split = s["known value split across stream chunks"]
+    ctx.emit("note", {"env": {"SECRET_KEY": split}})
+    ctx.emit("note", {"chunks": ["retry with ", split[:4], split[4:8], split[8:], " now"]})
+    ctx.emit("note", {"records": [{"delta": "retry with " + split[:5]}, {"delta": split[5:]}, {"delta": " now"}]})
     await ctx.tool_async("py.dump", {"kwargs": {"argv": ["cat", "db.conf"]}}, fn=dump, effect="read", risk="low")
     ctx.emit("reason", {"text": "the password is " + _hide(s["known value behind invisible characters"])})
     raise RuntimeError("login refused for " + _hide(s["known value behind invisible characters"]))
@@ -120,6 +130,10 @@ def _blobs(run_dir: Path) -> list[tuple[str, bytes]]:
     return blobs
 
 
+# adjacent strings of a list and the texts of chunk records, read joined (a split secret shows no 8 characters)
+_JOINS = re.compile(r'"\s*\}?\s*,\s*\{?\s*"(?:delta|text)"\s*:\s*"|"\s*,\s*"')
+
+
 def test_short_labelled_paired_streamed_utf16_and_hidden_secrets_reach_no_file_and_no_view(run_dir: Path) -> None:
     pieces = {name: {v[i : i + 8] for i in range(len(v) - 7)} for name, v in SECRETS.items()}
     pieces["short labelled password"] = {"password=" + SHORT, "password=" + SHORT.replace("+", " ")}
@@ -128,7 +142,7 @@ def test_short_labelled_paired_streamed_utf16_and_hidden_secrets_reach_no_file_a
             (name, where)
             for where, blob in _blobs(run_dir)
             for reading in _readings(blob)
-            for text in (reading, reading.replace("\x00", ""))  # UTF-16 read without its NULs
+            for text in (reading, reading.replace("\x00", ""), _JOINS.sub("", reading))  # UTF-16 without its NULs
             for name, frags in pieces.items()
             if any(f in text for f in frags)
         }
