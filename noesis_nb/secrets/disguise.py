@@ -15,11 +15,12 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["INVISIBLE_CHARS", "INVISIBLE", "ESCAPE", "unescape", "plain", "maybe_disguised"]
+__all__ = ["INVISIBLE_CHARS", "INVISIBLE", "ESCAPE", "unescape", "readable", "plain", "maybe_disguised", "may_hide"]
 
 # characters that show as nothing (zero-width spaces and joiners, word joiner, BOM, soft hyphen, bidi
-# marks): one inside a token or a name hides it from every pattern
-INVISIBLE_CHARS = "\u00ad\u034f\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff"
+# marks, NUL): one inside a token or a name hides it from every pattern. NUL is here for UTF-16: its bytes
+# read as UTF-8 (as bytes are stored) are the text with a NUL beside each ASCII character
+INVISIBLE_CHARS = "\x00\u00ad\u034f\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff"
 INVISIBLE = re.compile(f"[{INVISIBLE_CHARS}]")
 
 # one character written as an escape: JSON, Python, JavaScript, C (``\u0070``, ``\U00000070``, ``\x70``,
@@ -54,7 +55,12 @@ def _char(match: re.Match[str]) -> str:
 
 def maybe_disguised(text: str) -> bool:
     """Cheap: False means ``plain(text) == text``."""
-    return not text.isascii() or "\\" in text or ("&" in text and "&#" in text)
+    return not text.isascii() or "\\" in text or ("&" in text and "&#" in text) or "\x00" in text
+
+
+def may_hide(text: str) -> bool:
+    """Cheap: False means ``text`` holds no invisible character."""
+    return not text.isascii() or "\x00" in text
 
 
 def plain(text: str) -> str:
@@ -63,7 +69,7 @@ def plain(text: str) -> str:
         return text
     if ("\\" in text or "&" in text) and ESCAPE.search(text) is not None:
         text = ESCAPE.sub(_char, text)
-    if not text.isascii() and INVISIBLE.search(text) is not None:
+    if may_hide(text) and INVISIBLE.search(text) is not None:
         text = INVISIBLE.sub("", text)
     return text
 
@@ -84,3 +90,16 @@ def unescape(text: str) -> tuple[str, list[int]]:
     pieces.append(text[pos:])
     starts.extend(range(pos, len(text) + 1))
     return "".join(pieces), starts
+
+
+def readable(text: str) -> tuple[str, list[int]]:
+    """``unescape(text)`` with the invisible characters also dropped: ``(plain(text), starts)``, each character
+    of the reading mapped to where it starts in ``text`` (a value found in the reading is redacted as written)."""
+    if ("\\" in text or "&" in text) and ESCAPE.search(text) is not None:
+        decoded, starts = unescape(text)
+    else:
+        decoded, starts = text, list(range(len(text) + 1))
+    if not may_hide(decoded) or INVISIBLE.search(decoded) is None:
+        return decoded, starts
+    kept = [i for i, c in enumerate(decoded) if not INVISIBLE.match(c)]
+    return "".join(decoded[i] for i in kept), [starts[i] for i in kept] + [starts[len(decoded)]]

@@ -28,10 +28,11 @@ import orjson
 
 from .._jsonio import atomic_write_bytes, atomic_write_json, dumps_line, to_jsonable
 from .._safetext import error_text, safe_repr
-from .disguise import ESCAPE, maybe_disguised, unescape
-from .names import REDACTED_VALUE
+from .disguise import ESCAPE, INVISIBLE, may_hide, maybe_disguised, readable
+from .joined import chunk_texts, split_secrets
+from .names import PLACEHOLDERS, REDACTED_VALUE
 from .scan import distinct_key, redact
-from .text import flat_might_contain, payload_might_contain
+from .text import chunk_runs, flat_might_contain, lists_joined, payload_might_contain
 
 __all__ = ["RunSecrets", "for_run", "known_everywhere", "MIN_HUNTED"]
 
@@ -58,8 +59,13 @@ class RunSecrets:
 
     # -- learning -------------------------------------------------------------------------------
     def learn(self, values: Iterable[str]) -> bool:
-        """Remember values (those of ``MIN_HUNTED``+ characters); True when one is new."""
-        new = {v for v in values if isinstance(v, str) and len(v) >= MIN_HUNTED and "REDACTED" not in v}
+        """Remember values (those of ``MIN_HUNTED``+ characters, not a placeholder: the ``"password"`` of a
+        redacted ``{"auth": ("password", …)}`` is no value to hunt in every later text); True when one is new."""
+        new = {
+            v
+            for v in values
+            if isinstance(v, str) and len(v) >= MIN_HUNTED and "REDACTED" not in v and v.lower() not in PLACEHOLDERS
+        }
         with self._lock:
             new -= set(self.values)
             if not new:
@@ -108,12 +114,23 @@ class RunSecrets:
             return self.redact(to_jsonable(payload))
         self._written = True
         needles = self._needles
-        if (needles and (any(map(blob.__contains__, needles)) or _ESCAPE_IN_JSON.search(blob))) or payload_might_contain(
-            payload, blob
-        ):
+        if (
+            needles and (any(map(blob.__contains__, needles)) or _disguised_json(blob) or self._split_in(payload, blob))
+        ) or payload_might_contain(payload, blob):
             out = self.redact(payload)
             return out if out is not payload else dict(payload)
         return dict(payload)
+
+    def _split_in(self, payload: Any, blob: bytes) -> bool:
+        """Whether a known value may be split across the strings of a list or the texts of chunk records."""
+        if b"[" not in blob:  # no list (most events): one memchr
+            return False
+        joined = lists_joined(blob)
+        if joined is not None and any(map(joined.__contains__, self._needles)):
+            return True
+        if b"},{" not in blob:
+            return False
+        return any(run is None or any(map(run.__contains__, self._needles)) for run in chunk_runs(payload))
 
     # -- scrubbing known values -----------------------------------------------------------------
     def scrub_text(self, text: str) -> str:
@@ -140,8 +157,29 @@ class RunSecrets:
             return value if same else items
         if isinstance(value, (list, tuple)):
             items_l = [self.scrub(v) for v in value]
+            if len(items_l) > 1:
+                items_l = self._scrub_split(items_l)
             return value if all(a is b for a, b in zip(items_l, value)) and isinstance(value, list) else items_l
         return value
+
+    def _known_in(self, text: str) -> set[str]:
+        return {v for v in self.values if v in text}
+
+    def _scrub_split(self, items: list[Any]) -> list[Any]:
+        """``items`` with the parts of a known value split across its strings, or across the texts of its chunk
+        records, replaced (as ``scan`` does for the values its detectors find)."""
+        if any(isinstance(v, str) for v in items[1:]):
+            for i, (parts, whole) in split_secrets(items, self._known_in).items():
+                items[i] = REDACTED_VALUE if whole else _replace(items[i], parts)
+        chunks = chunk_texts(items)
+        if chunks is not None:
+            texts = [c[1] if c is not None else None for c in chunks]
+            for i, (parts, whole) in split_secrets(texts, self._known_in).items():
+                where = chunks[i]
+                if where is not None:
+                    text = where[1]
+                    items[i] = _set_in(items[i], where[0], REDACTED_VALUE if whole else _replace(text, parts))
+        return items
 
     # -- files already written -------------------------------------------------------------------
     def sweep(self, run_dir: Path, recorder: Any = None, *, reopen: bool = False) -> list[Path]:
@@ -167,28 +205,59 @@ class RunSecrets:
 
     def _sweep_file(self, path: Path) -> bool:
         data = path.read_bytes()
-        if not any(n in data for n in self._needles):
+        if not self._holds(data):
             return False
         if path.suffix == ".jsonl":
-            atomic_write_bytes(path, self._scrub_lines(data))
+            new = self._scrub_lines(data)
         elif path.suffix == ".json":
             try:
-                atomic_write_json(path, self.scrub(orjson.loads(data)))
+                loaded = orjson.loads(data)
             except orjson.JSONDecodeError:
-                atomic_write_bytes(path, self.scrub_text(data.decode("utf-8", "replace")).encode())
+                new = self.scrub_text(data.decode("utf-8", "replace")).encode()
+            else:
+                scrubbed = self.scrub(loaded)
+                if scrubbed is loaded:
+                    return False
+                atomic_write_json(path, scrubbed)
+                return True
         else:
-            atomic_write_bytes(path, self.scrub_text(data.decode("utf-8", "replace")).encode())
+            new = self.scrub_text(data.decode("utf-8", "replace")).encode()
+        if new == data:  # a sign of a known value, but none there
+            return False
+        atomic_write_bytes(path, new)
         return True
 
     def _scrub_lines(self, data: bytes) -> bytes:
         lines = data.splitlines(keepends=True)
         for i, line in enumerate(lines):
-            if any(n in line for n in self._needles):
+            if self._holds(line):
                 try:
-                    lines[i] = dumps_line(self.scrub(orjson.loads(line)))
+                    record = orjson.loads(line)
                 except orjson.JSONDecodeError:
                     lines[i] = self.scrub_text(line.decode("utf-8", "replace")).encode()
+                    continue
+                scrubbed = self.scrub(record)
+                if scrubbed is not record:
+                    lines[i] = dumps_line(scrubbed)
         return b"".join(lines)
+
+    def _holds(self, data: bytes) -> bool:
+        """Whether JSON text (a file, a line) may hold a known value: as written, disguised, or split across
+        the strings of a list or the texts of chunk records (on one line, as events are written)."""
+        needles = self._needles
+        if any(n in data for n in needles) or _disguised_json(data):
+            return True
+        joined = lists_joined(data)
+        if joined is not None and any(n in joined for n in needles):
+            return True
+        return b"},{" in data and any(b"},{" in line and self._split_in_line(line) for line in data.splitlines())
+
+    def _split_in_line(self, line: bytes) -> bool:
+        try:
+            record = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            return False
+        return any(run is None or any(n in run for n in self._needles) for run in chunk_runs(record))
 
     def _sweep_events(self, path: Path, recorder: Any, reopen: bool) -> bool:
         for event in recorder.events:  # what views and summaries read from memory
@@ -196,13 +265,33 @@ class RunSecrets:
         writer = recorder.writer
         with writer.lock:  # the recorder appends under this lock, reading ``recorder.writer`` inside it
             data = path.read_bytes()
-            if not any(n in data for n in self._needles):
+            new = self._scrub_lines(data) if self._holds(data) else data
+            if new == data:
                 return False
-            atomic_write_bytes(path, self._scrub_lines(data))
+            atomic_write_bytes(path, new)
             if reopen:  # the old writer's file is the replaced one: the recorder continues on the new file
                 recorder.replace_writer()
         writer.close()
         return True
+
+
+def _replace(text: str, parts: Iterable[str]) -> str:
+    for part in sorted(set(parts), key=len, reverse=True):
+        if part:
+            text = text.replace(part, REDACTED_VALUE)
+    return text
+
+
+def _set_in(record: Any, path: tuple[str | int, ...], text: str) -> Any:
+    """A copy of ``record`` (dicts and lists) with ``text`` at ``path``."""
+    if not path:
+        return text
+    head, rest = path[0], path[1:]
+    if isinstance(record, dict):
+        return {**record, head: _set_in(record[head], rest, text)}
+    items = list(record)
+    items[int(head)] = _set_in(items[int(head)], rest, text)
+    return items
 
 
 def _args(exc: BaseException) -> tuple[Any, ...]:
@@ -241,13 +330,23 @@ def scrub_text(text: str, values: Iterable[str]) -> str:
 _ESCAPE_IN_JSON = re.compile(rb"\\\\(?:\\\\)?[uUx0-3N/]|&#")
 
 
+def _disguised_json(blob: bytes) -> bool:
+    """Whether JSON text may hold a known value in a disguise: behind escapes, or split by invisible characters
+    (NUL is written ``\\u0000``; the others as themselves, in UTF-8)."""
+    if _ESCAPE_IN_JSON.search(blob) is not None or b"\\u0000" in blob:
+        return True
+    return not blob.isascii() and INVISIBLE.search(blob.decode("utf-8", "replace")) is not None
+
+
 def _escaped_in(text: str) -> bool:
-    return maybe_disguised(text) and ESCAPE.search(text) is not None
+    """Whether ``text`` may hold a known value in a disguise (escapes, invisible characters)."""
+    return maybe_disguised(text) and (ESCAPE.search(text) is not None or (may_hide(text) and INVISIBLE.search(text) is not None))
 
 
 def _scrub_escaped(text: str, values: tuple[str, ...]) -> str:
-    """``text`` with each known value that shows once its escapes are decoded replaced where it is written."""
-    decoded, starts = unescape(text)
+    """``text`` with each known value that shows once its escapes are decoded and its invisible characters
+    dropped (``Hun\u200bter2…``) replaced where it is written."""
+    decoded, starts = readable(text)
     spans = []
     for value in values:
         at = decoded.find(value)

@@ -1,5 +1,8 @@
 """Secrets split across adjacent strings of a list: streamed chunks, argv words, pieces joined later.
 
+The texts of a list of streamed chunk records (``[{"delta": "sk-proj-Ab12"}, {"delta": "Cd34…"}]``) are
+such strings too (``chunk_texts``).
+
 ``["sk-proj-Ab12", "Cd34…"]`` (a model's streamed deltas), ``["password=", "hunter2"]`` or
 ``["Authorization: Bearer", "tok…"]`` hold a secret that no single string shows. Each run of adjacent
 strings is read joined as a program would join it (with nothing, and with a space, as a shell joins
@@ -10,10 +13,43 @@ would look like one random word).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-__all__ = ["split_secrets"]
+__all__ = ["split_secrets", "chunk_text", "chunk_texts"]
+
+# the field holding a streamed chunk's text: {"text": …} {"delta": …} {"content": …}, and nested as the
+# providers stream it: Anthropic's {"delta": {"text": …}}, OpenAI's {"choices": [{"delta": {"content": …}}]}
+_CHUNK_FIELDS = ("text", "delta", "content", "token", "chunk", "partial_json")
+
+
+def chunk_text(item: Any, depth: int = 0) -> tuple[tuple[str | int, ...], str] | None:
+    """``(path, text)`` of a streamed chunk record's text inside ``item``, or None when it is no such record."""
+    if depth > 3 or not isinstance(item, dict) or (depth == 0 and "role" in item):  # a chat message is no chunk
+        return None
+    for key in _CHUNK_FIELDS:
+        value = item.get(key)
+        if isinstance(value, str):
+            return (key,), value
+        inner = chunk_text(value, depth + 1) if isinstance(value, dict) else None
+        if inner is not None:
+            return (key, *inner[0]), inner[1]
+    choices = item.get("choices")
+    if isinstance(choices, list) and len(choices) == 1:
+        inner = chunk_text(choices[0], depth + 1)
+        if inner is not None:
+            return ("choices", 0, *inner[0]), inner[1]
+    return None
+
+
+def chunk_texts(items: Sequence[Any]) -> list[tuple[tuple[str | int, ...], str] | None] | None:
+    """``chunk_text`` of each item of a list of 2+ chunk records (a stream kept as its events); None for other lists."""
+    if sum(isinstance(v, dict) for v in items) < 2:
+        return None
+    texts = [chunk_text(v) for v in items]
+    return texts if sum(t is not None for t in texts) > 1 else None
+
 
 _WHOLE_BELOW = 4  # a piece holding fewer characters of a secret is redacted whole (a short substring would eat others)
 
@@ -52,12 +88,37 @@ def _cut(
         while at >= 0:
             stop = at + len(value)
             pieces = [(i, max(a, at), min(b, stop)) for i, a, b in offsets if a < stop and b > at]
-            if not (len(pieces) == 1 and value in find(items[pieces[0][0]])):  # its own scan finds it
+            secret = value
+            if not sep and len(pieces) > 1:
+                pieces, secret = _without_word_after(joined, pieces, value, find)
+            if not (len(pieces) == 1 and secret in find(items[pieces[0][0]])):  # its own scan finds it
                 for i, a, b in pieces:
                     if b <= a:
                         continue
                     part = joined[a:b]
                     values, whole = out.get(i, (set(), False))
-                    values.update((part, value))
+                    values.update((part, secret))
                     out[i] = (values, whole or len(part) < _WHOLE_BELOW)
             at = joined.find(value, at + 1)
+
+
+_WORD_AFTER = re.compile(r"[A-Z]?[a-z]{2,7}")
+
+
+def _without_word_after(
+    joined: str, pieces: list[tuple[int, int, int]], value: str, find: Callable[[str], set[str]]
+) -> tuple[list[tuple[int, int, int]], str]:
+    """``(pieces, value)`` without the last piece when its part is a word that only the joining glued on:
+    ``["…ghp_<token>", "Thanks!"]`` reads ``ghp_<token>Thanks`` joined, but the token ends with its piece.
+    The word is dropped only when what is left is a secret by itself and the word is short and word-like (a
+    vowel, lower case after its first letter): a real secret's tail that looks so is at most 7 characters,
+    shorter than any fragment that identifies it, and the rest of it is still redacted."""
+    _, a, b = pieces[-1]
+    tail = joined[a:b]
+    head = value[: len(value) - len(tail)]
+    if _WORD_AFTER.fullmatch(tail) and _VOWELS.intersection(tail) and head in find(head):
+        return pieces[:-1], head
+    return pieces, value
+
+
+_VOWELS = frozenset("aeiouyAEIOUY")

@@ -4,8 +4,10 @@
 (whatever its type); in a list of strings (an ``argv``) the value after ``--token``/``--password``,
 after ``=`` in ``--token=…``, after ``-p`` for mysql and sshpass, and after ``user:`` in curl's
 ``-u`` is secret; so is the value of a name/value pair with a secret-looking name (a header list's
-``["x-api-key", "…"]``, an env entry's ``{"name": "DB_PASSWORD", "value": "…"}``, an OTel attribute's
-``{"key": "…authorization", "value": {…}}``); every other string, dict keys included, is searched by
+``["x-api-key", "…"]``, such a pair under a key unless the key names a list of names or a command,
+an env entry's ``{"name": "DB_PASSWORD", "value": "…"}``, an OTel attribute's
+``{"key": "…authorization", "value": {…}}``), and the texts of streamed chunk records are joined as
+adjacent strings are; every other string, dict keys included, is searched by
 value (``text.find_in_text``), and adjacent strings of a list also joined (``joined``). ``redact``
 returns a copy with each secret replaced by ``"[REDACTED]"``: the whole leaf for a whole secret,
 only the secret part of a longer string otherwise (``postgres://u:[REDACTED]@db/app``), the secret
@@ -20,7 +22,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .joined import split_secrets
+from .joined import chunk_texts, split_secrets
 from .names import REDACTED_VALUE, is_secret_key
 from .text import find_in_text
 
@@ -143,20 +145,41 @@ def _hidden(value: Any) -> bool:
     return value is None or value == REDACTED_VALUE
 
 
+_NAME_KEYS = ("name", "key", "Name", "Key", "header", "Header", "ParameterKey", "OptionName")
+_VALUE_KEYS = {"Name": "Value", "Key": "Value", "Header": "Value", "ParameterKey": "ParameterValue", "OptionName": "Value"}
+
+
 def _named_value(value: Mapping[Any, Any]) -> Any:
-    """The key holding the value of a ``{"name"|"key": <secret-looking name>, "value": …}`` entry, else None."""
-    name = value.get("name", value.get("key"))
-    if "value" in value and isinstance(name, str) and is_secret_key(name) and not _hidden(value["value"]):
-        return "value"
+    """The key holding the value of a ``{"name"|"key": <secret-looking name>, "value": …}`` entry (also as
+    AWS spells it: ``Name``/``Key``/``ParameterKey`` with ``Value``/``ParameterValue``), else None."""
+    if "value" not in value and "Value" not in value and "ParameterValue" not in value:
+        return None
+    for key in _NAME_KEYS:
+        name = value.get(key)
+        if name is None:
+            continue
+        slot = _VALUE_KEYS.get(key, "value")
+        if slot in value and isinstance(name, str) and is_secret_key(name) and not _hidden(value[slot]):
+            return slot
+        return None
     return None
 
 
+# keys whose lists name fields or are command lines rather than a name and its value: ``{"required":
+# ["password", "email"]}`` is a schema, ``{"argv": ["passwd", "alice"]}`` a command (argv has its own rules)
+_NAMES_KEYS = frozenset(
+    {"required", "enum", "fields", "columns", "names", "keys", "order", "select", "include", "exclude", "loc", "path"}
+    | {"argv", "args", "cmd", "command", "cmdline", "command_line", "commandline", "entrypoint", "exec"}
+)
+
+
 def _pair_hit(items: list[Any], path: Path) -> bool:
-    """A ``[name, value]`` pair inside a list (headers, env) whose name is secret-looking."""
+    """A ``[name, value]`` pair whose name is secret-looking: inside a list (headers, env), or the value of a
+    dict key (``{"auth": ("password", "…")}``), unless that key names a list of field names."""
     return (
         len(items) == 2
         and bool(path)
-        and isinstance(path[-1], int)
+        and (isinstance(path[-1], int) or (isinstance(path[-1], str) and path[-1].lower() not in _NAMES_KEYS))
         and isinstance(items[0], str)
         and is_secret_key(items[0])
         and not _hidden(items[1])
@@ -192,6 +215,13 @@ def _walk(value: Any, path: Path, entropy: bool, out: list[Hit]) -> None:
         if len(items) > 1 and any(isinstance(v, str) for v in items[1:]):  # a secret split across adjacent strings
             for i, (values, whole) in split_secrets(items, _shaped).items():
                 out.append(Hit(path + (i,), tuple(sorted(values, key=len, reverse=True)), whole))
+        chunks = chunk_texts(items) if len(items) > 1 else None
+        if chunks is not None:  # or across the texts of streamed chunk records
+            texts = [c[1] if c is not None else None for c in chunks]
+            for i, (values, whole) in split_secrets(texts, _shaped).items():
+                where = chunks[i]
+                if where is not None:
+                    out.append(Hit(path + (i, *where[0]), tuple(sorted(values, key=len, reverse=True)), whole))
         for i, item in enumerate(items):
             if not (i in positional and positional[i].whole):
                 _walk(item, path + (i,), entropy, out)

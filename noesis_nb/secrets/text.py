@@ -8,9 +8,9 @@ plugins (GitHub fine-grained, Anthropic/OpenAI ``sk-``, Google, Hugging Face), B
 whole PEM private-key blocks, ``name=value`` / ``--name value`` / ``?name=value`` for secret-looking
 names, unquoted high-entropy words (``randomness``: detect-secrets only measures quoted strings), and text read as
 it shows once its disguises are undone (``disguise.plain``): without the invisible characters that
-would split a secret (zero-width spaces, BOM, soft hyphen), with its character escapes decoded
-(``\\u0070assword=…``, a token spelled in ``\\uXXXX`` or ``&#x..;``), percent-decoded, and a form
-body's or query's values decoded (``password=correct+horse``: ``+`` is a space there). A base64 word
+would split a secret (zero-width spaces, BOM, soft hyphen, the NULs of UTF-16 bytes stored as text),
+with its character escapes decoded (``\\u0070assword=…``, a token spelled in ``\\uXXXX`` or ``&#x..;``),
+percent-decoded, and a form body's or query's values decoded (``password=correct+horse``: ``+`` is a space there). A base64 word
 is judged by what it encodes (``decoded``), not by its randomness.
 
 ``might_contain`` is the cheap test run on every event: it is True for any serialised text in
@@ -20,24 +20,35 @@ which ``find_in_text`` or a secret-looking key could find something (a property 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from functools import lru_cache
 from typing import Any
 from urllib.parse import unquote, unquote_plus
 
+import orjson
+
 from .decoded import basic_credentials, encoded_secrets
 from .disguise import ESCAPE, INVISIBLE, INVISIBLE_CHARS, maybe_disguised, plain, unescape
+from .joined import chunk_texts
 from .names import PLACEHOLDERS, is_secret_key
 from .plugins import plugins
 from .randomness import entropy_ok, random_words, without_ids
 
-__all__ = ["find_in_text", "might_contain", "payload_might_contain", "flat_might_contain", "entropy_ok"]
+__all__ = [
+    "find_in_text",
+    "might_contain",
+    "payload_might_contain",
+    "flat_might_contain",
+    "entropy_ok",
+    "lists_joined",
+    "chunk_runs",
+]
 
 # -- the prefilter -------------------------------------------------------------------------------
 _TOKEN_CHARS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-"
 # the bytes of the invisible characters' UTF-8 forms (C2 AD, E2 80 8B, EF BB BF, …; see ``_INVISIBLE``) count as
 # token characters: a token split by one is still one long word to the prefilter
-_HIDING_BYTES = bytes(range(0x80, 0xC0)) + b"\xc2\xcd\xd8\xe1\xe2\xef"
+_HIDING_BYTES = bytes(range(0x80, 0xC0)) + b"\xc2\xcd\xd8\xe1\xe2\xef\x00"
 _RUNS = bytes(0x61 if i in _TOKEN_CHARS or i in _HIDING_BYTES else 0x20 for i in range(256))
 _LONG_RUN = b"a" * 20
 _KEYWORDS = re.compile(  # grouped by first letter: sre tries fewer branches per position
@@ -61,7 +72,7 @@ def might_contain(blob: bytes) -> bool:
     """Cheap test on serialised text (JSON bytes): False means no detector can find a secret in it."""
     if _might_contain(blob):
         return True
-    joined = _lists_joined(blob)
+    joined = lists_joined(blob)
     return joined is not None and _might_contain(joined)
 
 
@@ -71,7 +82,7 @@ _STRING = rb'"[^"\\]*(?:\\.[^"\\]*)*"'
 _STRING_RUN = re.compile(rb"[\[,](" + _STRING + rb"(?:," + _STRING + rb")+)(?=[\],])")
 
 
-def _lists_joined(blob: bytes) -> bytes | None:
+def lists_joined(blob: bytes) -> bytes | None:
     """The runs of adjacent strings of the lists in the JSON text, each joined (a secret split across the
     strings of a list is read joined, see ``joined``); None when there are none."""
     if _ADJACENT not in blob:
@@ -87,7 +98,7 @@ def _might_contain(blob: bytes) -> bool:
     anchored = _KEYWORD_ANCHORS.search(lowered) is not None
     if anchored and _KEYWORDS.search(lowered) is not None:
         return True
-    if not anchored and blob.isascii():
+    if not anchored and blob.isascii() and b"\x00" not in blob:
         return False
     # an escape or an invisible character may hide a keyword or a token: the text as it reads is judged too
     text = blob.decode("utf-8", "replace")
@@ -116,16 +127,48 @@ def payload_might_contain(payload: Mapping[str, Any], blob: bytes) -> bool:
     (the event hot path): keys are judged once each, numbers only by their key, and text by itself
     (a long key such as ``cache_write_input_tokens`` is not a random word: the detectors read values)."""
     runs = _LONG_RUN in blob.translate(_RUNS)  # no long word anywhere: no value needs the per-value test
-    if not runs and _KEYWORD_ANCHORS.search(blob.lower()) is None and (blob.isascii() or not _hides(blob)):
+    if not runs and _ANCHORS_OR_CHUNKS.search(blob.lower()) is None and (blob.isascii() or not _hides(blob)):
         # ``_might_contain(blob)`` is False: no detector can find anything in any key or value, and every
         # secret-looking name holds a keyword (a test keeps ``is_secret_key`` to that), unless an escape
-        # (an anchor) or an invisible character splits it; strings of a list may hold one only joined
+        # (an anchor) or an invisible character splits it; strings of a list may hold one only joined, and
+        # there is no list of records (``},{``) whose texts may hold one joined
         if _ADJACENT not in blob:
             return False
-        joined = _lists_joined(blob)
+        joined = lists_joined(blob)
         return joined is not None and _might_contain(joined)
     found = flat_might_contain(payload)
-    return might_contain(blob) if found is None else found  # nested data: the whole-text test
+    if found is None:  # nested data: the whole-text test
+        return might_contain(blob) or (_CHUNKS in blob and _chunks_might_contain(payload))
+    return found
+
+
+_CONTAINERS = (dict, list, tuple)
+_CHUNKS = b"},{"  # a list of records: maybe streamed chunks, whose texts are read joined (``joined.chunk_texts``)
+# the anchors, and ``_CHUNKS`` in the same search (one more test in the hot path would cost as much as the search)
+_ANCHORS_OR_CHUNKS = re.compile(_KEYWORD_ANCHORS.pattern + rb"|\},\{")
+
+
+def _chunks_might_contain(payload: Any) -> bool:
+    """Whether the texts of a list of streamed chunk records anywhere in ``payload``, joined, may hold a secret."""
+    return any(run is None or _might_contain(run) for run in chunk_runs(payload))
+
+
+def chunk_runs(payload: Any) -> Iterator[bytes | None]:
+    """The texts of each list of streamed chunk records in ``payload`` joined, as JSON text (a record without
+    one breaks the run with a line break); None last when ``payload`` is too large to walk (then assume all)."""
+    stack, budget = [payload], 10_000
+    while stack and budget > 0:
+        value = stack.pop()
+        budget -= 1
+        if isinstance(value, dict):  # the payload passed ``orjson.dumps``: its containers are dicts, lists, tuples
+            stack.extend(v for v in value.values() if isinstance(v, _CONTAINERS))
+        elif isinstance(value, (list, tuple)):
+            chunks = chunk_texts(value) if len(value) > 1 else None
+            if chunks is not None:
+                yield orjson.dumps("".join(c[1] if c is not None else "\n" for c in chunks))
+            stack.extend(v for v in value if isinstance(v, _CONTAINERS))
+    if stack:
+        yield None
 
 
 _INT_RANGE = range(-(2**63), 2**64)  # what JSON writers (orjson) hold exactly
@@ -243,10 +286,10 @@ _FLAG = re.compile(  # --name value, -name value (command lines written out as t
 _SCHEMES = {"bearer", "basic", "token", "digest", "apikey", "api-key", "key"}
 
 
-def _plausible(value: str) -> bool:
+def _plausible(value: str, least: int = 4) -> bool:
     v = value.strip()
     return (
-        len(v) >= 4
+        len(v) >= least
         and v.lower() not in PLACEHOLDERS
         and "REDACTED" not in v
         and not v.startswith(("$", "<", "%("))
@@ -268,8 +311,14 @@ def _trim(value: str) -> str:
     return match.group() if match else ""
 
 
-def _assignments(text: str) -> list[str]:
-    found = []
+# values a short labelled value may be without being a secret: ``auth: no``, ``password=-``
+_FLAG_WORDS = frozenset({"no", "yes", "on", "off", "ok", "n/a", "na", "-", "?", "tbd", "set"})
+
+
+def _assignments(text: str) -> tuple[list[str], list[str]]:
+    """``(values, short)``: the values given to secret-looking names, and each value shorter than
+    ``_plausible`` allows (``password=a+b``) with the ``=`` or ``:`` before it (see ``_short_assignment``)."""
+    found, short = [], []
     for m in (*_ASSIGN.finditer(text), *_FLAG.finditer(text), *_QUERY.finditer(text)):
         name = m.group("name").lstrip("-")
         if not is_secret_key(name):
@@ -278,8 +327,28 @@ def _assignments(text: str) -> list[str]:
         if value.lower() in _SCHEMES:  # Authorization: Bearer <token>
             rest = re.match(r"\s+([^\s\"',;]+)", text[m.end("value") :])
             value = rest.group(1) if rest else ""
+        elif len(value.strip()) < 4 and _short_assignment(text, m):  # from its ``=``/``:`` or the space of a flag
+            sep = text[m.end("name") : m.start("value")]
+            at = max(sep.rfind("="), sep.rfind(":"), 0)
+            short.append(text[m.end("name") + at : m.end("value")])
         found.append(value)
-    return found
+    return found, short
+
+
+def _short_assignment(text: str, m: re.Match[str]) -> bool:
+    """Whether a labelled value of 1-3 characters is a secret: a password may be that short, but prose may
+    also put a short word after a name (``password= and``, ``auth: no``). It is one when it is given as a
+    value is (attached to ``=``/``:``, quoted, or alone at the end of its line) and is no flag word. Such a
+    value would match ordinary text anywhere, so it is redacted with its separator (``password[REDACTED]``):
+    too short to be hunted elsewhere (``MIN_HUNTED``), and not starting with the name (a learned
+    ``password=a+b`` would make every cut-off-looking ``password`` a fragment of it)."""
+    value = m.group("value")
+    if value.lower() in _FLAG_WORDS or not _plausible(value, least=1) or _NOT_A_SECRET.match(value):
+        return False
+    sep = text[m.end("name") : m.start("value")]
+    if not any(c.isspace() for c in sep) or "'" in sep or '"' in sep:
+        return True
+    return "\n" not in sep and text[m.end("value") : m.end("value") + 1] in ("", "\n", "\r")
 
 
 _PAIR = r"[A-Za-z_][\w.\[\]-]{0,80}=[^\s&\"'<>,;)}\]#]*"
@@ -323,7 +392,7 @@ def find_in_text(text: str, *, entropy: bool = True) -> set[str]:
     """
     if len(text) < 4:
         return set()
-    if not text.isascii() and _INVISIBLE.search(text) is not None:
+    if (not text.isascii() or "\x00" in text) and _INVISIBLE.search(text) is not None:  # ``may_hide``, inlined
         return _through_invisible(text, entropy)
     if ("\\" in text or ("&" in text and "&#" in text)) and ESCAPE.search(text) is not None:
         return _through_escapes(text, entropy)
@@ -405,11 +474,12 @@ def _find(text: str, entropy: bool) -> set[str]:
         for m in _PEM.finditer(text):
             found.add(m.group())
             found.update(_PEM_LINE.findall(m.group()))
-    named = text
+    named, short = text, list[str]()
     if _NAME_WORDS.search(named.lower()):  # the name-based rules need a secret-looking name somewhere
         for mapping in maps:
             found.update(v for v in map(_trim, keyword.analyze_string(named, denylist_regex_to_group=mapping)) if _assigned(v))
-        found.update(v for v in _assignments(named) if _assigned(v))
+        values, short = _assignments(named)
+        found.update(v for v in values if _assigned(v))
         if "+" in named:
             found.update(_form_values(named))
     if "asic" in text:  # Authorization: Basic <base64 of user:password>
@@ -419,7 +489,7 @@ def _find(text: str, entropy: bool) -> set[str]:
         found |= encoded
         if entropy:
             found.update(w for w in random_words(text) if w not in plain_words)
-    found = {v for v in found if isinstance(v, str) and _plausible(v)}
+    found = {v for v in found if isinstance(v, str) and _plausible(v)} | set(short)
     # a value written percent-encoded (a URL's ``p%40ss``) is hunted as it reads too: ``p@ss``
     decoded = {unquote(v, errors="replace") for v in found if "%" in v}
     return found | {d for d in decoded if _plausible(d)}
