@@ -245,7 +245,8 @@ class EpisodeContext:
     def tool(self, name: str, payload: dict[str, Any], **options: Any) -> Any:
         """Run a tool from a sync adapter (worker thread); blocks until approved and executed."""
         loop = self._off_loop("tool", "tool_async")
-        return asyncio.run_coroutine_threadsafe(self.tool_async(name, payload, **options), loop).result()
+        call = self._episode.on_loop_for_thread(self.tool_async(name, payload, **options))
+        return asyncio.run_coroutine_threadsafe(call, loop).result()
 
     async def atool(self, name: str, payload: dict[str, Any], **options: Any) -> Any:
         """Deprecated name of :meth:`tool_async` (the package's twins are ``name`` / ``name_async``)."""
