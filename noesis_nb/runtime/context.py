@@ -120,6 +120,8 @@ class EpisodeContext:
                 "action candidates and summary); use a phase of your own such as 'reason' or 'note'"
             )
         caused_by = self._caused_by
+        if phase == "model" and payload.get("event_name") == MODEL_CALL:  # counted in the summary and usage_df
+            _check_counts({k: payload.get(k) for k in _TOKEN_ARGS})
         if phase in _VERBS:
             if missing := missing_verb_minimum(phase, payload):
                 raise ValueError(
@@ -179,9 +181,7 @@ class EpisodeContext:
         counts = dict(
             zip(_TOKEN_ARGS, (input_tokens, output_tokens, cached_input_tokens, cache_write_input_tokens, reasoning_tokens))
         )
-        for key, value in counts.items():
-            if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
-                raise ValueError(f"{key}={safe_repr(value, 80)}: token counts are non-negative ints, or None when unknown")
+        _check_counts(counts)
         parts_in = sum(v for v in (cached_input_tokens, cache_write_input_tokens) if v is not None)
         if input_tokens is not None and parts_in > input_tokens:
             raise ValueError(
@@ -502,6 +502,15 @@ def interpret_verdict(verdict: Any) -> tuple[bool, str | None] | None:
         f"approver returned {safe_repr(verdict, 120)}; return True/False, 'approve'/'reject', (bool, reason), "
         "{'approve': bool, 'reason': str} or None to ask a human"
     )
+
+
+def _check_counts(counts: dict[str, Any]) -> None:
+    """Token counts are whole numbers below 2**53, or None when unknown: what every view reads as a count."""
+    for key, value in counts.items():
+        if value is not None and (not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < 2**53):
+            raise ValueError(
+                f"{key}={safe_repr(value, 80)}: token counts are non-negative ints below 2**53, or None when unknown"
+            )
 
 
 def _plain_dict(payload: dict[Any, Any]) -> dict[Any, Any]:

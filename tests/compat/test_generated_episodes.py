@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
 import hypothesis
+import pandas as pd
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
@@ -109,8 +109,14 @@ extra_payload = st.dictionaries(st.text(min_size=1, max_size=8), payload_values,
 
 @st.composite
 def emit_steps(draw: Any) -> tuple[Any, ...]:
-    phase = draw(st.sampled_from(["reason", "note", "observe", "interpret", "plan", "reflect", "x-custom.phase"]))
+    phase = draw(st.sampled_from(["reason", "note", "observe", "interpret", "plan", "reflect", "x-custom.phase", "model"]))
     payload = draw(extra_payload)
+    if phase == "model":  # a model event of the adapter's own: a model.call (counted) or not, tokens of any JSON kind
+        count = st.none() | st.integers(0, 100) | st.integers(-5, -1) | st.booleans() | st.floats(0, 10) | st.just(2**60)
+        usage = draw(
+            st.fixed_dictionaries({}, optional={"input_tokens": count, "output_tokens": count, "model": st.text(max_size=5)})
+        )
+        return ("emit", phase, {**payload, **usage, **draw(st.sampled_from([{}, {"event_name": "model.call"}]))})
     minima = {
         "observe": {"task": "t", "tags": [], "timestamp": "2026-01-01T00:00:00+00:00"},
         "interpret": {"signals": []},
@@ -384,7 +390,9 @@ def check_counts(run: Path) -> list[str]:
     problems: list[str] = []
     phases = [e["phase"] for e in events]
     calls = [e["payload"] for e in events if e["phase"] == "model" and e["payload"].get("event_name") == "model.call"]
-    drafts = {e["payload"]["request_id"] for e in events if e["phase"] == "tool" and e["payload"].get("event_name") == "tool.requested"}
+    drafts = {
+        e["payload"]["request_id"] for e in events if e["phase"] == "tool" and e["payload"].get("event_name") == "tool.requested"
+    }
     sealed = (run / "manifest.json").exists()
     ends = phases.count("terminate")
     if sealed:
@@ -467,9 +475,35 @@ def fresh(tmp_path_factory: pytest.TempPathFactory) -> Any:
     return lambda: tmp_path_factory.mktemp("gen")
 
 
+PLAIN = Driver(
+    entry="solve", sync=False, task="Summarise the notes", approver="auto", governance="off", pause_on_veto=False, decisions=()
+)
+
+
 @pytest.mark.timeout(600)
 @SETTINGS
 @given(program=programs, driver=drivers)
+# a model event that is no model.call was counted as a call by the summary, not by usage_df
+@example(program=Program(steps=(("emit", "model", {"input_tokens": 7}),), end="return"), driver=PLAIN)
+# a model.call with a negative count: the summary summed -5, runs_df read it unknown (now refused when written)
+@example(
+    program=Program(steps=(("emit", "model", {"event_name": "model.call", "input_tokens": -5}),), end="return"), driver=PLAIN
+)
+# a sync adapter's tool cancelled while it runs (see the plain test below)
+@example(
+    program=Program(steps=(("tool", Tool("fs.write", "python", "read", "medium", None, "slow", "k1", False)),), end="return"),
+    driver=Driver(
+        entry="start",
+        sync=True,
+        task="Summarise the notes",
+        approver="auto",
+        governance="off",
+        pause_on_veto=False,
+        decisions=(),
+        stop="cancel-early",
+        stop_after_s=0.05,
+    ),
+)
 def test_generated_episode(program: Program, driver: Driver, fresh: Any) -> None:
     judge(program, driver, fresh())
 
@@ -518,3 +552,26 @@ def test_cancel_while_a_sync_adapters_tool_runs_writes_nothing_after_the_seal(tm
     assert handle.status == "cancelled"
     assert check_run(handle.run_dir) == []
     assert check_counts(handle.run_dir) == []
+
+
+def test_summary_live_totals_and_usage_df_read_contradicting_counts_alike(tmp_path: Path) -> None:
+    """An integration writes a model.call whose parts exceed its total (flagged ``usage_warning``): usage_df reads
+    those counts as unknown, and so must the summary (it summed them) and the handle's live totals."""
+
+    def agent(task: str, ctx: Any) -> str:
+        ctx.emit(
+            "model", {"event_name": "model.call", "model": "m", "input_tokens": 10, "cached_input_tokens": 20, "output_tokens": 3}
+        )
+        ctx.model_call("m", input_tokens=5, output_tokens=2)
+        return "done"
+
+    ep = noesis_nb.solve("Summarise the notes", using=agent, runs_dir=tmp_path)
+    usage = json.loads((tmp_path / ep / "summary.json").read_text())["x-noesis_nb"]["usage"]
+    assert (usage["model_calls"], usage["input_tokens"], usage["cached_input_tokens"], usage["output_tokens"]) == (
+        2,
+        None,
+        None,
+        5,
+    )
+    row = noesis_nb.runs_df(tmp_path / ep).iloc[0]
+    assert row["model_calls"] == 2 and pd.isna(row["input_tokens"]) and row["output_tokens"] == 5
