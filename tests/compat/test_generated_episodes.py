@@ -384,6 +384,34 @@ def _token_total(calls: list[dict[str, Any]], key: str) -> int | None:
     return sum(values) if values and all(type(v) is int for v in values) else None
 
 
+def _tool_statuses(events: list[dict[str, Any]]) -> dict[str, str]:
+    """Each tool request's status from its events alone: how its execution ended, else the decision, else waiting."""
+    names: dict[str, list[str]] = {}
+    for e in events:
+        if e["phase"] == "tool" and isinstance(e["payload"].get("request_id"), str):
+            names.setdefault(e["payload"]["request_id"], []).append(e["payload"].get("event_name"))
+    out = {}
+    for request, seen in names.items():
+        ended = [n for n in seen if n in _ENDED]
+        if ended:
+            out[request] = _ENDED[ended[-1]]
+        else:
+            decided = [n for n in seen if n in ("tool.approved", "tool.rejected.governance")]
+            if decided:
+                out[request] = "approved" if decided[-1] == "tool.approved" else "rejected"
+            else:
+                out[request] = "pending" if "tool.approval.pending" in seen else "prepared"
+    return out
+
+
+_ENDED = {
+    "tool.execution.succeeded": "succeeded",
+    "tool.execution.failed": "failed",
+    "tool.replayed": "replayed",
+    "tool.execution.outcome_unknown": "unknown",
+}
+
+
 def check_counts(run: Path) -> list[str]:
     """What the summary and the frames say of ``run`` that its events do not."""
     events = _events(run)
@@ -432,6 +460,10 @@ def check_counts(run: Path) -> list[str]:
         problems.append(f"usage_df has {len(frames['usage_df'])} rows for {len(calls)} model calls")
     if len(frames["tools_df"]) != len(drafts):
         problems.append(f"tools_df has {len(frames['tools_df'])} rows for {len(drafts)} drafts")
+    statuses = {str(r["request_id"]): r["status"] for r in frames["tools_df"].to_dict("records")}
+    for request, want in _tool_statuses(events).items():
+        if statuses.get(request) != want:
+            problems.append(f"tools_df status {statuses.get(request)!r} for {request}; its events say {want!r}")
     for key in TOKENS:
         want = _token_total(calls, key)
         got = None if pd.isna(row[key]) else int(row[key])
