@@ -245,7 +245,9 @@ class EpisodeContext:
     def tool(self, name: str, payload: dict[str, Any], **options: Any) -> Any:
         """Run a tool from a sync adapter (worker thread); blocks until approved and executed."""
         loop = self._off_loop("tool", "tool_async")
-        call = self._episode.on_loop_for_thread(self.tool_async(name, payload, **options))
+        if loop.is_closed():
+            raise EpisodeStateError(f"the episode's event loop has closed; ctx.tool({name!r}) can no longer run")
+        call = self._episode.on_loop_for_thread(lambda: self.tool_async(name, payload, **options))
         return asyncio.run_coroutine_threadsafe(call, loop).result()
 
     async def atool(self, name: str, payload: dict[str, Any], **options: Any) -> Any:

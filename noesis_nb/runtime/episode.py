@@ -444,15 +444,15 @@ class Episode:
                     inner.cancel()
                 await self._stop_thread_calls()
 
-    async def on_loop_for_thread(self, call: Awaitable[Any]) -> Any:
-        """Run ``call`` for a sync adapter's thread (``ctx.tool``) as a task this episode cancels and waits
+    async def on_loop_for_thread(self, make: Callable[[], Awaitable[Any]]) -> Any:
+        """Run ``make()`` for a sync adapter's thread (``ctx.tool``) as a task this episode cancels and waits
         for when it stops: otherwise a cancelled episode would be sealed while the tool goes on writing its
         records into the sealed run."""
         task = asyncio.current_task()
         assert task is not None
         self.thread_calls.add(task)
         try:
-            return await call
+            return await make()  # made here, on the loop: a loop that stopped first leaves no coroutine unawaited
         finally:
             self.thread_calls.discard(task)
 

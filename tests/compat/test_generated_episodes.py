@@ -341,6 +341,7 @@ async def _start(program: Program, driver: Driver, runs: Path) -> None:
         await asyncio.sleep(driver.stop_after_s)
         await handle.stop(drain_s=0.5)
     decisions = list(driver.decisions)
+    HANDLES.append(handle)
     for _ in range(20):
         await handle
         if handle.done():
@@ -363,6 +364,9 @@ async def _start(program: Program, driver: Driver, runs: Path) -> None:
             handle.reject(reason="not now", approver_id="ana")
         await asyncio.sleep(0)
     raise AssertionError(f"{handle.episode_id} still {handle.status} after 20 decisions")
+
+
+HANDLES: list[Any] = []  # the live handles of the example being judged
 
 
 def run_program(program: Program, driver: Driver, root: Path) -> list[Path]:
@@ -460,6 +464,10 @@ def check_counts(run: Path) -> list[str]:
         problems.append(f"usage_df has {len(frames['usage_df'])} rows for {len(calls)} model calls")
     if len(frames["tools_df"]) != len(drafts):
         problems.append(f"tools_df has {len(frames['tools_df'])} rows for {len(drafts)} drafts")
+    sent = {e["id"] for e in events if e["phase"] == "steer" and e["payload"].get("event_name") == "steer.sent"}
+    applied = [e.get("caused_by") for e in events if e["phase"] == "steer" and e["payload"].get("event_name") == "steer.applied"]
+    if len(applied) != len(set(applied)) or not set(applied) <= sent:
+        problems.append(f"steer.applied events {applied} for steer.sent events {sorted(sent)}")
     statuses = {str(r["request_id"]): r["status"] for r in frames["tools_df"].to_dict("records")}
     for request, want in _tool_statuses(events).items():
         if statuses.get(request) != want:
@@ -484,8 +492,13 @@ def _join_adapter_threads(timeout_s: float = 3.0) -> None:
 
 
 def judge(program: Program, driver: Driver, tmp: Path) -> None:
+    HANDLES.clear()
     runs = run_program(program, driver, tmp)
     _join_adapter_threads()
+    for handle in HANDLES:  # what the handle says is what its run says
+        summary = handle.run_dir / "summary.json"
+        said = json.loads(summary.read_text())["status"] if summary.exists() else "paused"
+        assert handle.status == said, f"handle.status {handle.status!r}, its run {said!r}"
     assert runs, "no run written"
     found = {}
     for run in runs:
