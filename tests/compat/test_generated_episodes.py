@@ -369,9 +369,34 @@ async def _start(program: Program, driver: Driver, runs: Path) -> None:
 HANDLES: list[Any] = []  # the live handles of the example being judged
 
 
+def _elsewhere(program: Program, driver: Driver, runs: Path) -> None:
+    """Paused by ``solve``, then decided and resumed by another process each time (the kernel that paused it is gone)."""
+    from .entrypoints import _second_process
+
+    agent = (sync_adapter if driver.sync else async_adapter)(program)
+    try:
+        ep = noesis_nb.solve("Summarise the notes", using=agent, runs_dir=runs, approver="ask", governance=driver.governance)
+    except EpisodeInterrupted:  # the program raised KeyboardInterrupt: sealed, nothing to decide
+        return
+    decisions = list(driver.decisions)
+    for _ in range(8):
+        if (runs / ep / "final.json").exists():
+            return
+        choice = decisions.pop(0) if decisions else "approve"
+        decide = "approve_draft" if choice.startswith("approve") else "reject_draft"
+        _second_process(
+            "import warnings\nwarnings.simplefilter('ignore')\n"
+            f"noesis_nb.{decide}({ep!r}, approver_id='ops', runs_dir={str(runs)!r})\n"
+            f"noesis_nb.resume_run({ep!r}, runs_dir={str(runs)!r})"
+        )
+    raise AssertionError(f"run {ep} still not sealed after 8 decisions made elsewhere")
+
+
 def run_program(program: Program, driver: Driver, root: Path) -> list[Path]:
     runs = root / "runs"
-    if driver.entry == "solve":
+    if driver.entry == "elsewhere":
+        _elsewhere(program, driver, runs)
+    elif driver.entry == "solve":
         _solve(program, driver, runs)
     else:
         asyncio.run(asyncio.wait_for(_start(program, driver, runs), 60))
@@ -555,7 +580,7 @@ def test_generated_episode(program: Program, driver: Driver, fresh: Any) -> None
 
 paused_drivers = st.builds(
     Driver,
-    entry=st.sampled_from(["solve", "start"]),
+    entry=st.sampled_from(["solve", "start", *(["elsewhere"] if HUNT else [])]),  # another process: slow, hunts only
     sync=st.booleans(),
     task=st.sampled_from(["Summarise the notes", VETOED_TASK, VETOED_TASK]),
     approver=st.just("ask"),
