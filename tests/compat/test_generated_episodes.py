@@ -1,17 +1,19 @@
 """Generated episodes: hypothesis writes an adapter's program, every run it leaves must be a valid Noēsis run.
 
 A *program* is a list of steps an adapter performs through its ``ctx`` (events, model calls, tools of
-every protocol / effect / risk / approval need / outcome, steers) and how it ends (return or raise); it
+every protocol / effect / risk / approval need / outcome, steers) and how it ends (return, raise, KeyboardInterrupt); it
 is run by an async and by a sync adapter, through ``solve`` (decisions on disk, then ``resume_run`` in
 this process) or ``start`` (decisions through the handle or ``approve_draft``), under approver
 policies, governance modes and a cancel or graceful stop. Every run must then
 
 - pass ``check_run`` (Noēsis' validators);
 - load in ``runs_df``, ``events_df``, ``tools_df`` and ``usage_df`` with no problem in ``attrs["errors"]``;
-- have summary counts (model calls, tokens, tool calls, acts) equal to those counted here from events.jsonl;
+- have summary and frame counts (model calls, tokens, tool calls and statuses, acts, steers) equal to those
+  counted here from events.jsonl, and a handle status equal to its run's;
 - be sealed exactly once (or, paused, not at all).
 
-CI runs a fixed, derandomised sample; ``NOESIS_NB_HUNT=400`` explores more examples locally.
+CI runs a fixed, derandomised sample (60 examples per test); ``NOESIS_NB_HUNT=400`` explores that many random
+examples locally, and adds runs decided and resumed by another process.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import json
 import os
 import sys
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +41,7 @@ from .checker import check_run
 
 HUNT = int(os.environ.get("NOESIS_NB_HUNT", "0"))
 SETTINGS = settings(
-    max_examples=HUNT or 40,
+    max_examples=HUNT or 60,
     deadline=None,
     derandomize=not HUNT,
     database=None,
@@ -260,7 +262,6 @@ class Driver:
     stop_after_s: float = 0.01
     steer: bool = False  # start only: send a steer right after starting
     idle_timeout_s: float | None = None
-    extra: dict[str, Any] = field(default_factory=dict, compare=False)
 
 
 def by_name(pending: Any) -> bool:
