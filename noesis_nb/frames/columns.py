@@ -184,7 +184,10 @@ TOOL_COLUMNS: dict[str, tuple[str, str]] = {
     "effect_kind": ("category", "read or write"),
     "risk_tier": ("category", "low, medium, high, critical"),
     "requires_approval": ("bool", "a human had to approve"),
-    "status": ("category", "pending, approved, rejected, replayed, succeeded, failed (prepared: not run yet)"),
+    "status": (
+        "category",
+        "pending, approved, rejected, replayed, succeeded, failed, unknown (started, no result recorded); prepared: not run yet",
+    ),
     "requested_at": ("datetime", "tool.requested time"),
     "decided_at": ("datetime", "approval or rejection time"),
     "wait_s": ("float", "decided_at - time the approval became pending"),

@@ -15,6 +15,7 @@ from ..store.vocab import (
     TOOL_APPROVAL_PENDING,
     TOOL_APPROVED,
     TOOL_EXECUTION_FAILED,
+    TOOL_EXECUTION_OUTCOME_UNKNOWN,
     TOOL_EXECUTION_STARTED,
     TOOL_EXECUTION_SUCCEEDED,
     TOOL_REJECTED_GOVERNANCE,
@@ -37,7 +38,12 @@ _TOOL = RULES["tool"]
 
 __all__ = ["tools_df", "tool_label"]
 
-_EXEC_STATUS = {TOOL_EXECUTION_SUCCEEDED: "succeeded", TOOL_EXECUTION_FAILED: "failed", TOOL_REPLAYED: "replayed"}
+_EXEC_STATUS = {
+    TOOL_EXECUTION_SUCCEEDED: "succeeded",
+    TOOL_EXECUTION_FAILED: "failed",
+    TOOL_REPLAYED: "replayed",
+    TOOL_EXECUTION_OUTCOME_UNKNOWN: "unknown",  # started, then cut off (a cancel, a crash): it may have run
+}
 
 
 def tool_label(tool: Any) -> str | None:

@@ -44,12 +44,12 @@ def as_object(value: object) -> dict[str, Any]:
 
 
 def token_count(value: Any) -> int | None:
-    """A token count as a non-negative int, or None when unknown (never a made-up 0)."""
+    """A token count as an int from 0 to 2**53 (what every view reads as one), or None when unknown (never a made-up 0)."""
     if value is None or isinstance(value, bool):
         return None
     if isinstance(value, float) and value.is_integer():
         value = int(value)
-    return value if isinstance(value, int) and value >= 0 else None
+    return int(value) if isinstance(value, int) and 0 <= value < 2**53 else None
 
 
 def usage_row(

@@ -58,7 +58,8 @@ def _events(log: Any) -> Iterator[tuple[int, dict[str, Any]]]:
     if isinstance(log, (str, os.PathLike)) and not str(log).lstrip().startswith("{"):
         lines: Iterable[Any] = _file_lines(log)
     else:
-        lines = log.splitlines() if isinstance(log, str) else log
+        # JSONL lines end at "\n" only: str.splitlines would also cut at U+2028, U+0085… that JSON strings may hold
+        lines = log.split("\n") if isinstance(log, str) else log
     for number, item in enumerate(lines, 1):
         if isinstance(item, bytes):
             try:

@@ -120,6 +120,8 @@ class EpisodeContext:
                 "action candidates and summary); use a phase of your own such as 'reason' or 'note'"
             )
         caused_by = self._caused_by
+        if phase == "model" and payload.get("event_name") == MODEL_CALL:  # counted in the summary and usage_df
+            _check_counts({k: payload.get(k) for k in _TOKEN_ARGS})
         if phase in _VERBS:
             if missing := missing_verb_minimum(phase, payload):
                 raise ValueError(
@@ -179,9 +181,7 @@ class EpisodeContext:
         counts = dict(
             zip(_TOKEN_ARGS, (input_tokens, output_tokens, cached_input_tokens, cache_write_input_tokens, reasoning_tokens))
         )
-        for key, value in counts.items():
-            if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
-                raise ValueError(f"{key}={safe_repr(value, 80)}: token counts are non-negative ints, or None when unknown")
+        _check_counts(counts)
         parts_in = sum(v for v in (cached_input_tokens, cache_write_input_tokens) if v is not None)
         if input_tokens is not None and parts_in > input_tokens:
             raise ValueError(
@@ -245,7 +245,10 @@ class EpisodeContext:
     def tool(self, name: str, payload: dict[str, Any], **options: Any) -> Any:
         """Run a tool from a sync adapter (worker thread); blocks until approved and executed."""
         loop = self._off_loop("tool", "tool_async")
-        return asyncio.run_coroutine_threadsafe(self.tool_async(name, payload, **options), loop).result()
+        if loop.is_closed():
+            raise EpisodeStateError(f"the episode's event loop has closed; ctx.tool({name!r}) can no longer run")
+        call = self._episode.on_loop_for_thread(lambda: self.tool_async(name, payload, **options))
+        return asyncio.run_coroutine_threadsafe(call, loop).result()
 
     async def atool(self, name: str, payload: dict[str, Any], **options: Any) -> Any:
         """Deprecated name of :meth:`tool_async` (the package's twins are ``name`` / ``name_async``)."""
@@ -501,6 +504,15 @@ def interpret_verdict(verdict: Any) -> tuple[bool, str | None] | None:
         f"approver returned {safe_repr(verdict, 120)}; return True/False, 'approve'/'reject', (bool, reason), "
         "{'approve': bool, 'reason': str} or None to ask a human"
     )
+
+
+def _check_counts(counts: dict[str, Any]) -> None:
+    """Token counts are whole numbers below 2**53, or None when unknown: what every view reads as a count."""
+    for key, value in counts.items():
+        if value is not None and (not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < 2**53):
+            raise ValueError(
+                f"{key}={safe_repr(value, 80)}: token counts are non-negative ints below 2**53, or None when unknown"
+            )
 
 
 def _plain_dict(payload: dict[Any, Any]) -> dict[Any, Any]:

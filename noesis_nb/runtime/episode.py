@@ -13,7 +13,7 @@ import math
 import numbers
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -98,6 +98,7 @@ class Episode:
         self.steers = SteerBox(recorder)
         self.drain: Drain | None = None  # a graceful stop under way (``begin_drain``)
         self.in_flight: list[InFlight] = []  # tool and model calls started and not finished
+        self.thread_calls: set[asyncio.Future[Any]] = set()  # loop tasks a sync adapter's thread waits on (ctx.tool)
         self._flight_lock = threading.Lock()
         self.score: float | bool | None = None
         self.score_error: str | None = None  # why the scorer gave no score (raised, odd value, timed out)
@@ -475,6 +476,27 @@ class Episode:
             finally:
                 if not inner.done():
                     inner.cancel()
+                await self._stop_thread_calls()
+
+    async def on_loop_for_thread(self, make: Callable[[], Awaitable[Any]]) -> Any:
+        """Run ``make()`` for a sync adapter's thread (``ctx.tool``) as a task this episode cancels and waits
+        for when it stops: otherwise a cancelled episode would be sealed while the tool goes on writing its
+        records into the sealed run."""
+        task = asyncio.current_task()
+        assert task is not None
+        self.thread_calls.add(task)
+        try:
+            return await make()  # made here, on the loop: a loop that stopped first leaves no coroutine unawaited
+        finally:
+            self.thread_calls.discard(task)
+
+    async def _stop_thread_calls(self) -> None:
+        """Cancel the tool calls a sync adapter's thread left running, and wait until they have unwound."""
+        calls = [call for call in self.thread_calls if not call.done()]
+        for call in calls:
+            call.cancel()
+        if calls:
+            await asyncio.wait(calls)
 
     async def _watch(self, inner: asyncio.Future[Any]) -> Any:
         limit = self.options.idle_timeout_s

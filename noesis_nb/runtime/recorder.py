@@ -35,7 +35,7 @@ from ..ids import new_checkpoint_id, new_event_id, validate_id
 from ..secrets import for_run as secrets_for_run
 from ..secrets import redact as redact_secrets
 from ..store import EventWriter, is_sealed, now_iso, read_events_to_continue, read_state
-from ..store.facts import call_row
+from ..store.facts import call_row, is_model_call
 from ..store.ownership import RunOwnership, acquire
 from ..store.paths import run_path
 from ..store.runfiles import UnreadableRunFile, read_file
@@ -60,13 +60,10 @@ def new_usage() -> dict[str, int]:
 
 def count_usage(usage: dict[str, int], calls: list[dict[str, Any]], event: dict[str, Any]) -> None:
     """Add one event to a run's token totals and its list of calls (a live handle's ``usage``, and a replay's)."""
-    if event.get("phase") != "model":
-        return
-    payload = event.get("payload")
-    if not isinstance(payload, dict):
+    if not is_model_call(event):
         return
     usage["model_calls"] += 1
-    row = call_row(payload)
+    row = call_row(event["payload"])
     for key in TOKEN_FIELDS:
         if row[key] is not None:
             usage[key] += row[key]

@@ -8,7 +8,8 @@ from datetime import datetime
 from typing import Any
 
 from .._jsonio import canonical_json, to_jsonable
-from ..store.vocab import TOKEN_COLUMNS
+from ..store.facts import call_row
+from ..store.vocab import MODEL_CALL, TOKEN_COLUMNS
 
 __all__ = ["build_summary", "usage_summary", "governance_counts", "EventTally", "INSIGHT_KEYS"]
 
@@ -94,17 +95,17 @@ class EventTally:
                 self.veto += 1
             else:
                 self.would_veto += 1
-        elif phase == "model" and payload is not None:
-            self.calls.append(
-                {
-                    "provider": payload.get("provider"),
-                    "model": payload.get("model"),
-                    **{k: payload.get(k) if type(payload.get(k)) is int else None for k in _TOKENS},
-                }
-            )
+        elif phase == "model" and payload is not None and payload.get("event_name") == MODEL_CALL:
+            # read as the live totals and usage_df read it (store.facts.call_row), so all of them agree
+            self.calls.append({"provider": payload.get("provider"), "model": payload.get("model"), **_counts(payload)})
 
 
 _COUNTED = frozenset({"act", "governance", "model"})
+
+
+def _counts(payload: dict[str, Any]) -> dict[str, Any]:
+    row = call_row(payload)
+    return {k: row[k] for k in _TOKENS}
 
 
 def _ts(value: Any) -> datetime | None:

@@ -14,9 +14,23 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from .status import run_status
-from .vocab import TERMINAL_STATUSES, TOKEN_FIELDS
+from .vocab import MODEL_CALL, TERMINAL_STATUSES, TOKEN_FIELDS
 
-__all__ = ["RunFacts", "run_facts", "run_source", "usage_from_events", "call_row", "shaped_events", "SYSTEMS", "ENGINE", "NOESIS"]
+MAX_COUNT = 2**53  # counts above this are not exact as float64 (frames.values.MAX_COUNT)
+
+__all__ = [
+    "RunFacts",
+    "run_facts",
+    "run_source",
+    "usage_from_events",
+    "call_row",
+    "is_model_call",
+    "token_value",
+    "shaped_events",
+    "SYSTEMS",
+    "ENGINE",
+    "NOESIS",
+]
 
 #: the agent systems noesis_nb.integrations connects (their runs carry ``tags.source``)
 SYSTEMS = frozenset({"agui", "noeta", "langgraph", "crewai", "noetic", "taisce"})
@@ -75,26 +89,51 @@ def run_source(doc: Any) -> str:
     return ENGINE if "x-noesis_nb" in doc else NOESIS
 
 
+def is_model_call(event: Mapping[str, Any]) -> bool:
+    """A ``model`` event that records a model call (``event_name`` ``model.call``), the only kind counted as one."""
+    payload = event.get("payload")
+    return event.get("phase") == "model" and isinstance(payload, Mapping) and payload.get("event_name") == MODEL_CALL
+
+
+def token_value(value: Any) -> int | None:
+    """A token count as every view reads it: a whole number from 0 to 2**53 (an int, or an integral float), else None."""
+    if type(value) is int:
+        return value if 0 <= value < MAX_COUNT else None
+    if type(value) is float and value.is_integer() and 0 <= value < MAX_COUNT:
+        return int(value)
+    return None
+
+
 def call_row(payload: Mapping[str, Any]) -> dict[str, Any]:
     """One model call as the views sum and price it: model and provider as text or None, each token
-    count a non-negative int or None (unknown) — whatever a crafted or damaged ``model`` event holds."""
+    count a whole number or None (unknown) — whatever a crafted or damaged ``model`` event holds.
+
+    Counts that contradict each other (cached + cache-write above input, reasoning above output) are
+    unknown, as ``usage_df`` reads them: the summary, the live totals and the frames agree."""
     row: dict[str, Any] = {k: v if type(v) is str else None for k in ("model", "provider") for v in (payload.get(k),)}
     for k in TOKEN_FIELDS:
-        value = payload.get(k)
-        row[k] = value if type(value) is int and value >= 0 else None
+        row[k] = token_value(payload.get(k))
+    total = row["input_tokens"]
+    if total is not None and (row["cached_input_tokens"] or 0) + (row["cache_write_input_tokens"] or 0) > total:
+        row["input_tokens"] = row["cached_input_tokens"] = row["cache_write_input_tokens"] = None
+    if (
+        row["output_tokens"] is not None
+        and row["reasoning_tokens"] is not None
+        and row["reasoning_tokens"] > row["output_tokens"]
+    ):
+        row["output_tokens"] = row["reasoning_tokens"] = None
     return row
 
 
 def usage_from_events(events: Sequence[Mapping[str, Any]]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """Token totals (known counts only) and one row per ``model`` event."""
+    """Token totals (known counts only) and one row per model call (``model.call`` event)."""
     totals: dict[str, Any] = {"model_calls": 0, **{k: 0 for k in TOKEN_FIELDS}}
     calls = []
     for event in events:
-        payload = event.get("payload")
-        if event.get("phase") != "model" or not isinstance(payload, Mapping):
+        if not is_model_call(event):
             continue
         totals["model_calls"] += 1
-        row = call_row(payload)
+        row = call_row(event["payload"])
         calls.append(row)
         for k in TOKEN_FIELDS:
             if row[k] is not None:

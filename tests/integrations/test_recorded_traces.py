@@ -33,6 +33,13 @@ NOETIC_LOG = [
 HARNESS = {"usage": {"inputTokens": 900, "outputTokens": 40}, "cost": 0.0021, "text": "Looking now", "items": []}
 
 
+def test_noetic_log_text_splits_at_newlines_only():
+    """A JSON string may hold U+2028 or U+0085 unescaped; only "\n" (or "\r\n") ends a JSONL line."""
+    event = {"source": "sdk", "type": "response.output_text.delta", "data": {"delta": "a\u2028b\x85c"}, "outputIndex": 0}
+    text = "\r\n".join(json.dumps(e, ensure_ascii=False) for e in [NOETIC_LOG[0], event])
+    assert list(noetic_rows(text)) == list(noetic_rows([json.dumps(NOETIC_LOG[0]), json.dumps(event)]))
+
+
 def test_noetic_rows_in_order_with_unknown_cache_as_none():
     rows = list(noetic_rows([json.dumps(e) for e in NOETIC_LOG], HARNESS))
     kinds = [p["kind"] for _, p in rows]

@@ -155,16 +155,23 @@ def test_text_summary_is_stable() -> None:
 
 def test_usage_and_formatting() -> None:
     events = [
-        {"phase": "model", "payload": {"model": "m", "provider": "p", "input_tokens": 100, "output_tokens": None}},
-        {"phase": "model", "payload": {"model": "m", "provider": "p", "input_tokens": 5, "output_tokens": 7}},
+        {
+            "phase": "model",
+            "payload": {"event_name": "model.call", "model": "m", "provider": "p", "input_tokens": 100, "output_tokens": None},
+        },
+        {
+            "phase": "model",
+            "payload": {"event_name": "model.call", "model": "m", "provider": "p", "input_tokens": 5, "output_tokens": 7},
+        },
         {"phase": "act", "payload": {}},
+        {"phase": "model", "payload": {"text": "not a call", "input_tokens": 9}},  # usage_df counts model.call events only
     ]
     totals, calls = usage_from_events(events)
     assert totals["model_calls"] == 2 and totals["input_tokens"] == 105 and totals["output_tokens"] == 7
     assert calls[0]["output_tokens"] is None  # unknown stays unknown
     assert format_tokens(totals, calls) == "105 in · 7+? out (2 calls)"  # one call's output is unknown, not 0
     assert format_tokens(totals, calls[1:]) == "105 in · 7 out (2 calls)"
-    one, _ = usage_from_events(events[1:])
+    one, _ = usage_from_events(events[1:])  # one call, and a model event that is none
     assert format_tokens(one) == "5 in · 7 out (1 call)"  # not "(1 calls)"
     assert format_tokens({"model_calls": 0}) == "—"
     assert format_elapsed(100.0, 112.5, "ok") == "12.5 s"
