@@ -21,11 +21,11 @@ from ..tools.errors import PreparedToolInvocationNotFoundError
 from .episode import Episode, EpisodeOptions, decide_veto_on_disk, read_veto_decision
 from .gate import Decision, check_decider, to_decision
 from .handle import EpisodeHandle
-from .interrupt import interrupted, interrupted_resume, watch_interrupts
+from .interrupt import interrupted, watch_interrupts
 from .recorder import Recorder
 from .registry import forget, live_handles, register
 from .resolve import resolve_using
-from .resume import NothingToResume, ResumeReport, paused_on, resume_from_disk
+from .resume import NothingToResume, ResumeReport, interrupted_resume, paused_on, resume_from_disk
 
 __all__ = [
     "start",

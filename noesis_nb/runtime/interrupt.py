@@ -15,17 +15,16 @@ import signal
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from ..errors import EpisodeInterrupted
-from ..store import is_sealed, read_final
+from ..store import is_sealed
 
 if TYPE_CHECKING:
     from .episode import Episode
 
-__all__ = ["InterruptWatch", "watch_interrupts", "interrupted", "interrupted_resume"]
+__all__ = ["InterruptWatch", "watch_interrupts", "interrupted"]
 
 
 class InterruptWatch:
@@ -123,35 +122,4 @@ def interrupted(episode: Episode) -> EpisodeInterrupted:
     else:
         reason = f" ({type(episode.error).__name__}: {episode.error})" if episode.error is not None else ""
         said = f"episode {episode_id} ended {status} as the interrupt came{reason}; its run is sealed"
-    return EpisodeInterrupted(said, episode_id=episode_id, status=status)
-
-
-def interrupted_resume(run_dir: Path) -> EpisodeInterrupted:
-    """The one line a cell ends with when the interrupt stopped ``resume_run`` of the run in ``run_dir``
-    (read from its directory once the resume has wound up: what is on disk is what became of it)."""
-    from .resume import paused_on  # resume imports the episode, which imports this module
-
-    episode_id = run_dir.name
-    if is_sealed(run_dir):
-        outcome = (read_final(run_dir) or {}).get("outcome", "unknown")
-        said = f"resume_run({episode_id!r}) stopped by the interrupt; its run is sealed ({outcome})"
-        status = "cancelled" if outcome == "cancelled" else "sealed"
-    else:
-        try:
-            waiting = paused_on(run_dir)
-        except Exception:  # an unreadable log: say only what is sure
-            waiting = None
-        if waiting is not None:
-            what = f"draft {waiting[1]}" if waiting[0] == "draft" else f"a governance veto (checkpoint {waiting[1]})"
-            said = (
-                f"resume_run({episode_id!r}) stopped by the interrupt; the run is still paused on {what}: "
-                f"decide it (approve_draft / reject_draft) if need be, then call resume_run({episode_id!r}) again"
-            )
-            status = "paused"
-        else:
-            said = (
-                f"resume_run({episode_id!r}) stopped by the interrupt, its run left unsealed; "
-                f"resume_run({episode_id!r}) again continues or seals it"
-            )
-            status = "interrupted"
     return EpisodeInterrupted(said, episode_id=episode_id, status=status)

@@ -29,13 +29,14 @@ from .._jsonio import as_object, sha256_bytes
 from ..errors import (
     CheckpointConsistencyError,
     CheckpointNotFoundError,
+    EpisodeInterrupted,
     EventLogCorruption,
     InvalidOptionError,
     ResumeAdapterMismatchError,
     ResumeAdapterRequiredError,
     RunSealedError,
 )
-from ..store import read_events_to_continue, read_json
+from ..store import is_sealed, read_events_to_continue, read_final, read_json
 from ..store.ownership import RunBusyError, remove_stale_note
 from ..store.paths import check_part
 from ..store.runfiles import UnreadableRunFile, read_file
@@ -61,7 +62,15 @@ from .resume_tool import (
     process_lost,
 )
 
-__all__ = ["resume_from_disk", "NothingToResume", "ResumeReport", "find_checkpoint", "validate_checkpoint", "paused_on"]
+__all__ = [
+    "resume_from_disk",
+    "NothingToResume",
+    "ResumeReport",
+    "find_checkpoint",
+    "validate_checkpoint",
+    "paused_on",
+    "interrupted_resume",
+]
 
 _APPROVAL_PENDING = TOOL_APPROVAL_PENDING
 
@@ -349,3 +358,32 @@ async def _resume_after_veto(
             rec.close_without_sealing()
             return
         raise
+
+
+def interrupted_resume(run_dir: Path) -> EpisodeInterrupted:
+    """The one line a cell ends with when the interrupt stopped ``resume_run`` of the run in ``run_dir``
+    (read from its directory once the resume has wound up: what is on disk is what became of it)."""
+    episode_id = run_dir.name
+    if is_sealed(run_dir):
+        outcome = (read_final(run_dir) or {}).get("outcome", "unknown")
+        said = f"resume_run({episode_id!r}) stopped by the interrupt; its run is sealed ({outcome})"
+        status = "cancelled" if outcome == "cancelled" else "sealed"
+    else:
+        try:
+            waiting = paused_on(run_dir)
+        except Exception:  # an unreadable log: say only what is sure
+            waiting = None
+        if waiting is not None:
+            what = f"draft {waiting[1]}" if waiting[0] == "draft" else f"a governance veto (checkpoint {waiting[1]})"
+            said = (
+                f"resume_run({episode_id!r}) stopped by the interrupt; the run is still paused on {what}: "
+                f"decide it (approve_draft / reject_draft) if need be, then call resume_run({episode_id!r}) again"
+            )
+            status = "paused"
+        else:
+            said = (
+                f"resume_run({episode_id!r}) stopped by the interrupt, its run left unsealed; "
+                f"resume_run({episode_id!r}) again continues or seals it"
+            )
+            status = "interrupted"
+    return EpisodeInterrupted(said, episode_id=episode_id, status=status)
