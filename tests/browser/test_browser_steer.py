@@ -36,7 +36,9 @@ def test_a_steer_sent_from_the_text_box_is_applied_in_the_timeline(lab: dict[str
     view.get_by_text(re.compile("heard after")).first.wait_for(timeout=30_000)
     view.locator(".nnb-badge", has_text=re.compile(r"^\s*ok\s*$")).wait_for(timeout=30_000)
     assert "use staging, <b>not</b> production" in view.inner_text()  # shown as text, not markup
-    assert not view.locator(".nnb-steer input").is_visible()  # hidden once the episode ended
+    # hidden once the episode ended: the badge and the box's layout are two widget messages, applied one after
+    # the other by the page, so the box is waited for (a view that never hides it fails here after 10 s)
+    view.locator(".nnb-steer input").wait_for(state="hidden", timeout=10_000)
     run_dir = wait(lambda: next(iter((lab["root"] / "runs-steer").glob("ep_*")), None), 30, "the run directory")
     wait(lambda: (run_dir / "manifest.json").exists(), 30, "the run to seal")
     steers = [json.loads(line) for line in (run_dir / "events.jsonl").read_text().splitlines() if '"steer"' in line]
