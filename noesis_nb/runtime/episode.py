@@ -414,11 +414,14 @@ class Episode:
         (``score_error``), never fatal: the episode seals with its result either way."""
         scorer, limit = self.options.score, self.options.score_timeout_s
         assert scorer is not None
-        if inspect.iscoroutinefunction(scorer):
-            call = scorer(self.options.task, result)
-        else:
-            call = _maybe_await_in(run_in_thread(scorer, self.options.task, result, name="noesis_nb-score"))
-        task = asyncio.ensure_future(call)
+        task_text = self.options.task
+
+        async def call() -> Any:  # made inside the task: a scorer that fails on being called (a wrong signature) is a score error
+            if inspect.iscoroutinefunction(scorer):
+                return await scorer(task_text, result)
+            return await _maybe_await_in(run_in_thread(scorer, task_text, result, name="noesis_nb-score"))
+
+        task = asyncio.ensure_future(call())
         try:
             # asyncio.wait, not wait_for: a scorer that swallows its cancellation cannot hold the episode either
             done, _ = await asyncio.wait({task}, timeout=limit)

@@ -124,6 +124,19 @@ def test_no_limit_and_a_solved_episode(runs_dir: Path) -> None:
     assert summary["status"] == "ok" and "score_timeout_s=0.2" in summary["x-noesis_nb"]["score_error"]
 
 
+async def _one_argument(result):  # a wrong signature: fails when called, before any await
+    return 1.0
+
+
+@pytest.mark.parametrize("scorer", [_one_argument, lambda result: 1.0], ids=["async", "sync"])
+def test_a_scorer_that_fails_on_being_called_is_a_score_error_and_the_run_keeps_its_result(runs_dir: Path, scorer) -> None:
+    ep = noesis_nb.solve("c", using=lambda task: "done", runs_dir=runs_dir, score=scorer)
+    summary = read_json(runs_dir / ep / "summary.json")
+    assert summary["status"] == "ok", summary["status"]
+    assert "raised TypeError" in summary["x-noesis_nb"]["score_error"], summary["x-noesis_nb"]
+    assert check_run(runs_dir / ep) == []
+
+
 def test_on_an_executor_the_timeout_reaches_the_worker_and_the_error_the_entry(runs_dir: Path) -> None:
     async def main():
         with concurrent.futures.ThreadPoolExecutor(2) as pool:
