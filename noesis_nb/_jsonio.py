@@ -13,7 +13,7 @@ import itertools
 import json
 import os
 import sys
-import tempfile
+import uuid
 from datetime import date, datetime
 from datetime import time as dt_time
 from decimal import Decimal
@@ -191,22 +191,22 @@ _FOLDER_IN_PLACE = frozenset(code for code in (errno.EISDIR, errno.ENOTEMPTY, er
 _FOLDER_ADVICE = "remove that folder (it is not part of the run; a document is written only as a file) and try again"
 
 
-def _read_umask() -> int:
-    """The process's umask, read without changing it where the system says it (Linux), else set back at once."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as status:
-            for line in status:
-                if line.startswith("Umask:"):
-                    return int(line.split()[1], 8)
-    except (OSError, ValueError):
-        pass
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
+#: a temp document: created exclusively, never through a link, with the event log's mode (0644 less the
+#: process's umask at that moment; ``mkstemp`` would make 0600, unreadable to the accounts reading a shared root)
+_TEMP_FLAGS = (
+    os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+)
 
 
-_UMASK = _read_umask()
-_FCHMOD = getattr(os, "fchmod", None)
+def _temp_for(path: Path) -> tuple[int, str]:
+    """(descriptor, name) of a new temp file beside ``path``; a name taken already is tried again."""
+    for _ in range(100):
+        tmp = os.path.join(path.parent, f".{path.name}.{uuid.uuid4().hex[:12]}.tmp")
+        try:
+            return os.open(tmp, _TEMP_FLAGS, 0o644), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "no free temp name beside it", str(path))
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
@@ -215,16 +215,11 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
     path = Path(path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        fd, tmp = _temp_for(path)
     except OSError as exc:
         if refused_write(exc):
             raise RunWriteError.of(path, exc) from None
         raise
-    if _FCHMOD is not None:  # mkstemp makes 0600: a document gets the mode the event log gets (0644 less the umask)
-        try:
-            _FCHMOD(fd, 0o644 & ~_UMASK)
-        except OSError:
-            pass
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)

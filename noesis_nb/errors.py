@@ -231,8 +231,11 @@ class RunGoneError(RunWriteError):
             if moved_to:
                 where = f"is now {moved_to}"
                 advice = f"move it back to {log}, then resume_run({str(path)!r}) seals the run"
-            else:
+            elif removed:
                 where, advice = "was deleted", "the events written so far went with it; start the episode again"
+            else:  # it still has a name, somewhere this system cannot say (no /proc)
+                where = "was moved away (its new place is not known here)"
+                advice = f"move it back to {log}, then resume_run({str(path)!r}) seals the run"
             reason = f"its events.jsonl was replaced while its episode ran: the log it wrote {where}"
             super().__init__(path, _errno.ENOENT, reason, advice)
             return
@@ -260,11 +263,6 @@ DISK_REFUSALS = frozenset(code for code in (getattr(_errno, n, None) for n in ("
 _PERMISSION = frozenset({_errno.EACCES, _errno.EPERM})
 #: what a file system says when it refuses a run's write: no room, read-only, no permission, a failing device
 WRITE_REFUSALS = DISK_REFUSALS | _PERMISSION | {_errno.EROFS, _errno.EIO}
-
-
-def refused_for_room(exc: BaseException) -> bool:
-    """Whether ``exc`` is the disk refusing a write for want of room (full, quota, file size limit)."""
-    return isinstance(exc, OSError) and not isinstance(exc, RunWriteError) and exc.errno in DISK_REFUSALS
 
 
 def refused_write(exc: BaseException) -> bool:

@@ -24,7 +24,7 @@ from ulid import ULID
 from .. import tools as tc
 from .._safetext import safe_repr, type_name
 from ..capture import claim_manual
-from ..errors import EpisodeStateError, InvalidOptionError, ToolRejected
+from ..errors import EpisodeStateError, InvalidIdError, InvalidOptionError, ToolRejected
 from ..store import now_iso
 from ..store.phases import VERB_MINIMA, missing_verb_minimum
 from ..store.vocab import (
@@ -289,7 +289,12 @@ class EpisodeContext:
         if idempotency_key is not None:  # it becomes part of a file name: refused here, before anything is prepared
             if not isinstance(idempotency_key, str):
                 raise InvalidOptionError(f"tool {name!r}: idempotency_key={idempotency_key!r}; pass a str (or None)")
-            check_id(idempotency_key.replace("/", "_"), f"tool {name!r}: idempotency_key")
+            try:
+                check_id(idempotency_key.replace("/", "_"), f"tool {name!r}: idempotency_key")
+            except InvalidIdError as exc:  # named as given, not as the file name it would become
+                raise InvalidIdError(
+                    str(exc).replace(repr(idempotency_key.replace("/", "_")), repr(idempotency_key), 1)
+                ) from None
         namespace, short, version = parse_tool_name(name)
         if requires_approval is None:
             requires_approval = effect == "write" and risk in {"high", "critical"}

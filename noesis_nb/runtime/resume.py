@@ -364,8 +364,12 @@ def interrupted_resume(run_dir: Path) -> EpisodeInterrupted:
     """The one line a cell ends with when the interrupt stopped ``resume_run`` of the run in ``run_dir``
     (read from its directory once the resume has wound up: what is on disk is what became of it)."""
     episode_id = run_dir.name
-    if is_sealed(run_dir):
-        outcome = (read_final(run_dir) or {}).get("outcome", "unknown")
+    try:
+        sealed = is_sealed(run_dir)
+        outcome = (read_final(run_dir) or {}).get("outcome", "unknown") if sealed else None
+    except Exception:  # a crafted or unreadable run: say only what is sure (an interrupt is being handled)
+        sealed = False
+    if sealed:
         said = f"resume_run({episode_id!r}) stopped by the interrupt; its run is sealed ({outcome})"
         status = "cancelled" if outcome == "cancelled" else "sealed"
     else:

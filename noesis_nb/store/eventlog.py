@@ -288,7 +288,8 @@ def _open_log(path: Path) -> int:
                 "file behind its other names, maybe outside the run. Give the run its own copy "
                 f"(cp {path} {path}.copy && mv {path}.copy {path}) and try again"
             )
-        os.set_blocking(fd, True)
+        if getattr(os, "O_NONBLOCK", 0):  # opened non-blocking (a FIFO never waits); Windows has neither
+            os.set_blocking(fd, True)
     except BaseException:
         os.close(fd)
         raise

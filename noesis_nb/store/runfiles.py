@@ -168,7 +168,8 @@ def open_file(path: str, within: str | None = None) -> BinaryIO | None:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
             raise UnreadableRunFile(path, f"{what_is(mode)}, not a file")
-        os.set_blocking(fd, True)
+        if getattr(os, "O_NONBLOCK", 0):  # opened non-blocking (a FIFO never waits); Windows has neither
+            os.set_blocking(fd, True)
         return os.fdopen(fd, "rb")
     except BaseException:
         os.close(fd)

@@ -72,7 +72,7 @@ def create_exclusive_json(path: Path, value: Any) -> bool:
     try:
         atomic_write_json(tmp, value)
     except RunWriteError as exc:  # say the document, not its temp file
-        raise RunWriteError(path, exc.errno, exc.reason) from None
+        raise RunWriteError(path, exc.errno, exc.reason, exc.advice) from None
     try:
         os.link(tmp, path)
         return True

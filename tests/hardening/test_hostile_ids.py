@@ -80,7 +80,7 @@ async def _batch(runs_dir: Path) -> Any:
     return await noesis_nb.batch(["a"], using=echo, runs_dir=runs_dir, batch_id="b1")
 
 
-@pytest.mark.parametrize("key", ["k\n", "k\x1b[2J", "k\x7f", "k\u0085", "k\ud800"])
+@pytest.mark.parametrize("key", ["k\n", "k\x1b[2J", "k\x7f", "k\u0085", "k\ud800", "team/k\n"])
 def test_an_idempotency_key_that_would_put_a_control_character_in_a_file_name_is_refused_before_anything_is_prepared(
     key: str, runs_dir: Path
 ) -> None:

@@ -19,8 +19,12 @@ from tests.conftest import REPO
 _EPISODE = textwrap.dedent(
     """
     import os, sys
-    os.umask(int(sys.argv[2], 8))  # before the package is imported, as a shell's umask is
+    mask, when = sys.argv[2].split(":")
+    if when == "before":
+        os.umask(int(mask, 8))  # before the package is imported, as a shell's umask is
     import noesis_nb
+    if when == "after":
+        os.umask(int(mask, 8))  # changed in the notebook after the import: the next files follow it
 
     async def agent(task, ctx):
         ctx.model_call("scripted", input_tokens=12, output_tokens=3)
@@ -32,7 +36,9 @@ _EPISODE = textwrap.dedent(
 )
 
 
-@pytest.mark.parametrize(("umask", "mode"), [("022", 0o644), ("027", 0o640), ("077", 0o600)])
+@pytest.mark.parametrize(
+    ("umask", "mode"), [("022:before", 0o644), ("027:before", 0o640), ("077:before", 0o600), ("077:after", 0o600)]
+)
 def test_every_file_of_a_run_has_the_mode_the_umask_gives(tmp_path: Path, umask: str, mode: int) -> None:
     runs = tmp_path / "runs"
     subprocess.run([sys.executable, "-c", _EPISODE, str(runs), umask], check=True, cwd=REPO, timeout=120)
