@@ -270,33 +270,42 @@ def refused_write(exc: BaseException) -> bool:
     return isinstance(exc, OSError) and not isinstance(exc, RunWriteError) and exc.errno in WRITE_REFUSALS
 
 
+def _refusal_kind(code: int | None) -> str | None:
+    """Which kind of refusal ``code`` (an errno) is: the key of ``_FIX`` and ``_FIXED``."""
+    if code in DISK_REFUSALS:
+        return "room"
+    if code in _PERMISSION:
+        return "permission"
+    return {_errno.EROFS: "read-only", _errno.EIO: "device"}.get(code or 0)
+
+
+_FIX = {
+    "room": "free space on that disk",
+    "read-only": "the file system is read-only: remount it read-write, or pass runs_dir= a directory on a writable one",
+    "permission": (
+        "this process (uid {uid}) may not write it: check who owns it and its mode (ls -ld; chown or chmod u+w) "
+        "and whether it is immutable or append-only (lsattr; chattr -i -a)"
+    ),
+    "device": "the disk reported an I/O error: check the device (dmesg, its health) before writing to it again",
+}
+_FIXED = {
+    "room": "once there is room",
+    "read-only": "once it is writable again",
+    "permission": "once it may be written",
+    "device": "once the disk is sound",
+}
+
+
 def refusal_fix(code: int | None) -> str:
     """What to do about a write the system refused with ``code`` (an errno), in a few words."""
-    if code in DISK_REFUSALS:
-        return "free space on that disk"
-    if code == _errno.EROFS:
-        return "the file system is read-only: remount it read-write, or pass runs_dir= a directory on a writable one"
-    if code in _PERMISSION:
-        return (
-            f"this process (uid {_uid()}) may not write it: check who owns it and its mode (ls -ld; chown or chmod u+w) "
-            "and whether it is immutable or append-only (lsattr; chattr -i -a)"
-        )
-    if code == _errno.EIO:
-        return "the disk reported an I/O error: check the device (dmesg, its health) before writing to it again"
-    return "find out why the system refused it"
+    kind = _refusal_kind(code)
+    return _FIX[kind].format(uid=_uid()) if kind else "find out why the system refused it"
 
 
 def refusal_fixed(code: int | None) -> str:
     """When a run given up for that refusal can be sealed (``… , resume_run(…) seals it``)."""
-    if code in DISK_REFUSALS:
-        return "once there is room"
-    if code == _errno.EROFS:
-        return "once it is writable again"
-    if code in _PERMISSION:
-        return "once it may be written"
-    if code == _errno.EIO:
-        return "once the disk is sound"
-    return "once that is mended"
+    kind = _refusal_kind(code)
+    return _FIXED[kind] if kind else "once that is mended"
 
 
 def _uid() -> int | str:

@@ -182,34 +182,50 @@ class Boom(RuntimeError):
     pass
 
 
+def _plain_step(ctx: Any, step: tuple) -> bool:
+    """Do a step that is the same from a sync and an async adapter; False for one that waits or calls a tool."""
+    kind = step[0]
+    if kind == "emit":
+        ctx.emit(step[1], step[2])
+    elif kind == "model":
+        ctx.model_call(step[1], **step[2])
+    elif kind == "steers":
+        ctx.steers(at="between-rounds")
+    else:
+        return False
+    return True
+
+
+def _ending(program: Program) -> Any:
+    """What the adapter returns, or raises, once its steps are done."""
+    if program.end == "raise":
+        raise Boom("the program ends by raising")
+    if program.end == "interrupt":
+        raise KeyboardInterrupt
+    return {"steps": len(program.steps)}
+
+
+_PAUSE_S = {"sleep": 0.02, "long_sleep": 0.25}
+
+
 def async_adapter(program: Program) -> Any:
     async def agent(task: str, ctx: Any) -> Any:
         for step in program.steps:
             kind = step[0]
-            if kind == "emit":
-                ctx.emit(step[1], step[2])
-            elif kind == "model":
-                ctx.model_call(step[1], **step[2])
-            elif kind == "tool":
+            if _plain_step(ctx, step):
+                continue
+            if kind == "tool":
                 payload, options = step[1].call()
                 try:
                     await ctx.tool_async(step[1].name, payload, **options)
                 except (ToolRejected, ToolExecutionFailedError):
                     if not step[1].catch:
                         raise
-            elif kind == "steers":
-                ctx.steers(at="between-rounds")
             elif kind == "wait_steer":
                 await ctx.next_steer_async(timeout=0.02)
-            elif kind == "sleep":
-                await asyncio.sleep(0.02)
-            elif kind == "long_sleep":
-                await asyncio.sleep(0.25)
-        if program.end == "raise":
-            raise Boom("the program ends by raising")
-        if program.end == "interrupt":
-            raise KeyboardInterrupt
-        return {"steps": len(program.steps)}
+            elif kind in _PAUSE_S:
+                await asyncio.sleep(_PAUSE_S[kind])
+        return _ending(program)
 
     return agent
 
@@ -220,30 +236,20 @@ def sync_adapter(program: Program) -> Any:
 
         for step in program.steps:
             kind = step[0]
-            if kind == "emit":
-                ctx.emit(step[1], step[2])
-            elif kind == "model":
-                ctx.model_call(step[1], **step[2])
-            elif kind == "tool":
+            if _plain_step(ctx, step):
+                continue
+            if kind == "tool":
                 payload, options = step[1].call()
                 try:
                     ctx.tool(step[1].name, payload, **options)
                 except (ToolRejected, ToolExecutionFailedError):
                     if not step[1].catch:
                         raise
-            elif kind == "steers":
-                ctx.steers(at="between-rounds")
             elif kind == "wait_steer":
                 ctx.next_steer(timeout=0.02)
-            elif kind == "sleep":
-                time.sleep(0.02)
-            elif kind == "long_sleep":
-                time.sleep(0.25)
-        if program.end == "raise":
-            raise Boom("the program ends by raising")
-        if program.end == "interrupt":
-            raise KeyboardInterrupt
-        return {"steps": len(program.steps)}
+            elif kind in _PAUSE_S:
+                time.sleep(_PAUSE_S[kind])
+        return _ending(program)
 
     return agent
 

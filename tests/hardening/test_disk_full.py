@@ -18,36 +18,24 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
 from .forkserver import ForkServer
+from .privatefs import private_tmpfs
 from .recovery import check_recovered
 from .report import figures
 
 HERE = Path(__file__).resolve().parent
 SCENARIOS = ("live_auto", "solve_then_resume", "batch")
-MOUNT = 'mount -t tmpfs -o size=1m tmpfs "$0" && exec "$@"'
-
-
-def _private_tmpfs() -> list[str]:
-    """The command prefix that runs a process with its own small tmpfs mounted (user and mount namespaces)."""
-    unshare = shutil.which("unshare")
-    if unshare is None:
-        pytest.skip("needs unshare (util-linux) to mount a private tmpfs that can fill up")
-    probe = subprocess.run([unshare, "-Urm", "sh", "-c", "mount -t tmpfs tmpfs /mnt"], capture_output=True, text=True)
-    if probe.returncode != 0:
-        pytest.skip(f"this machine does not allow a private tmpfs (user namespaces): {probe.stderr.strip()}")
-    return [unshare, "-Urm", "sh", "-c", MOUNT]
 
 
 @pytest.fixture(scope="module")
 def disk(tmp_path_factory: pytest.TempPathFactory):
     mount = tmp_path_factory.mktemp("tmpfs")
-    server = ForkServer(HERE / "diskfull.py", prefix=[*_private_tmpfs(), str(mount)])
+    server = ForkServer(HERE / "diskfull.py", prefix=[*private_tmpfs("1m", "can fill up"), str(mount)])
     yield server, mount
     server.close()
 

@@ -24,6 +24,8 @@ from noesis_nb.errors import RunsDirError, RunWriteError
 from noesis_nb.store import read_events
 from noesis_nb.store.ownership import acquire
 
+from .privatefs import private_tmpfs
+
 HERE = Path(__file__).resolve().parent
 
 
@@ -133,18 +135,10 @@ def test_an_append_only_runs_dir_says_the_staging_folder_it_could_not_remove(run
 
 
 # -- a read-only file system (EROFS), in a private mount namespace -----------------------------
-MOUNT = 'mount -t tmpfs -o size=4m tmpfs "$0" && exec "$@"'
-
-
 def _read_only_scenario(scenario: str, mount: Path) -> dict:
-    unshare = shutil.which("unshare")
-    if unshare is None:
-        pytest.skip("needs unshare (util-linux) to mount a private tmpfs that can be made read-only")
-    probe = subprocess.run([unshare, "-Urm", "sh", "-c", "mount -t tmpfs tmpfs /mnt"], capture_output=True, text=True)
-    if probe.returncode != 0:
-        pytest.skip(f"this machine does not allow a private tmpfs (user namespaces): {probe.stderr.strip()}")
+    prefix = private_tmpfs("4m", "can be made read-only")
     mount.mkdir()
-    argv = [unshare, "-Urm", "sh", "-c", MOUNT, str(mount), sys.executable, str(HERE / "readonly.py"), str(mount), scenario]
+    argv = [*prefix, str(mount), sys.executable, str(HERE / "readonly.py"), str(mount), scenario]
     env = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "PYTHONPATH": str(HERE.parent.parent)}
     done = subprocess.run(argv, capture_output=True, text=True, timeout=120, env=env)
     assert done.returncode == 0, done.stderr

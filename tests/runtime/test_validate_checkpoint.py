@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,29 @@ from noesis_nb.runtime.resume import find_checkpoint, validate_checkpoint
 from noesis_nb.store.runfiles import MAX_DOCUMENT_BYTES
 
 from .agents import make_writer
+
+
+def _raised_unblocked(call: Callable[[], object], fifo: Path, what: str) -> BaseException | None:
+    """What ``call()`` raised (None: nothing), run in a thread; fails the test when it blocks on ``fifo``
+    (the FIFO is then opened for writing, so the reader gets its end and the thread finishes)."""
+    got: list[BaseException | None] = []
+
+    def run() -> None:
+        try:
+            call()
+            got.append(None)
+        except BaseException as exc:  # reported to the caller
+            got.append(exc)
+
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    worker.join(20)
+    if worker.is_alive():
+        with open(fifo, "wb"):
+            pass
+        worker.join(5)
+        pytest.fail(f"{what} blocked reading {fifo.name}")
+    return got[0] if got else None
 
 
 def _plant_fifo(path: Path) -> None:
@@ -59,25 +83,9 @@ def test_a_special_state_file_is_one_clear_error_not_a_hang(runs_dir: Path, tmp_
         state = runs_dir / ep / "state.json"
         state.rename(state.with_name("state.json.kept"))
         plant(state)  # after the run was opened (its own read of state.json passed): the file changed meanwhile
-        got: list[BaseException | None] = []
-
-        def check() -> None:
-            try:
-                validate_checkpoint(rec, checkpoint)
-                got.append(None)
-            except BaseException as exc:  # reported below
-                got.append(exc)
-
-        worker = threading.Thread(target=check, daemon=True)
-        worker.start()
-        worker.join(20)
-        if worker.is_alive():  # a FIFO opened blocking: give the reader its writer so the thread ends
-            with open(state, "wb"):
-                pass
-            worker.join(5)
-            pytest.fail("validate_checkpoint blocked reading state.json")
-        assert got and isinstance(got[0], CheckpointConsistencyError), got
-        message = str(got[0])
+        raised = _raised_unblocked(lambda: validate_checkpoint(rec, checkpoint), state, "validate_checkpoint")
+        assert isinstance(raised, CheckpointConsistencyError), raised
+        message = str(raised)
         assert f"checkpoint {record['checkpoint_id']} of run" in message and "state.json" in message, message
         assert said in message and "restore the changed file" in message, message
     finally:
@@ -94,23 +102,7 @@ def test_the_state_hash_a_checkpoint_binds_refuses_a_fifo_instead_of_blocking(ru
         state = runs_dir / ep / "state.json"
         state.unlink()
         os.mkfifo(state)
-        got: list[BaseException | None] = []
-
-        def hash_it() -> None:
-            try:
-                rec.state_hash()
-                got.append(None)
-            except BaseException as exc:  # reported below
-                got.append(exc)
-
-        worker = threading.Thread(target=hash_it, daemon=True)
-        worker.start()
-        worker.join(20)
-        if worker.is_alive():
-            with open(state, "wb"):
-                pass
-            worker.join(5)
-            pytest.fail("state_hash blocked reading a FIFO")
-        assert got and isinstance(got[0], UnreadableRunFile) and "a FIFO (named pipe), not a file" in str(got[0]), got
+        raised = _raised_unblocked(rec.state_hash, state, "state_hash")
+        assert isinstance(raised, UnreadableRunFile) and "a FIFO (named pipe), not a file" in str(raised), raised
     finally:
         rec.close_without_sealing()
