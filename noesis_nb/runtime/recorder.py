@@ -309,8 +309,8 @@ class Recorder:
         """Say who holds the reopened run (``.owner.lock``) before its first write: until then a resume may still
         refuse (no decision yet, a wrong checkpoint…) and leave the run exactly as it found it."""
         if self.note_due and self.ownership is not None:
+            self.ownership.write_note()  # a refusal leaves the note due: every later write asks again
             self.note_due = False
-            self.ownership.write_note()
 
     def persist_state(self) -> None:
         self.write_note_if_due()

@@ -47,6 +47,7 @@ from ..store.vocab import (
     TOOL_APPROVAL_PENDING,
 )
 from ..tools import ApprovalDecisionRequiredError
+from ..tools.repositories import ExecutionRepository
 from . import lifecycle
 from .episode import Episode, read_veto_decision
 from .lifecycle import Outcome
@@ -385,9 +386,34 @@ def interrupted_resume(run_dir: Path) -> EpisodeInterrupted:
             )
             status = "paused"
         else:
-            said = (
-                f"resume_run({episode_id!r}) stopped by the interrupt, its run left unsealed; "
-                f"resume_run({episode_id!r}) again continues or seals it"
-            )
+            try:
+                running = _draft_without_result(run_dir)
+            except Exception:  # an unreadable log or draft folder: say only what is sure
+                running = None
+            if running is not None:
+                said = (
+                    f"resume_run({episode_id!r}) stopped by the interrupt while the tool of draft {running!r} ran, its run "
+                    "left unsealed and the tool's outcome unknown: check its effects, then call "
+                    f"resume_run({episode_id!r}, unknown_outcome='retry') to run it again or unknown_outcome='fail' to "
+                    "record it failed"
+                )
+            else:
+                said = (
+                    f"resume_run({episode_id!r}) stopped by the interrupt, its run left unsealed; "
+                    f"resume_run({episode_id!r}) again continues or seals it"
+                )
             status = "interrupted"
     return EpisodeInterrupted(said, episode_id=episode_id, status=status)
+
+
+def _draft_without_result(run_dir: Path) -> str | None:
+    """The draft of the run's last pause when it was handed to its tool and no result was recorded (read only)."""
+
+    waiting = paused_on(run_dir, resumed_too=True)
+    if waiting is None or waiting[0] != "draft":
+        return None
+    draft_id = check_part(waiting[1], "draft id")
+    executions = ExecutionRepository(run_dir)
+    if executions.claimed(draft_id) and executions.get(draft_id) is None:
+        return draft_id
+    return None

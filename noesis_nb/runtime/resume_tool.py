@@ -80,7 +80,7 @@ def dispatched(rec: Recorder, draft_id: str) -> bool:
     """True when the draft was handed to its tool (claimed or executed)."""
 
     executions = ExecutionRepository(rec.run_dir)
-    return executions.claim_path(draft_id).exists() or executions.get(draft_id) is not None
+    return executions.claimed(draft_id) or executions.get(draft_id) is not None
 
 
 async def continue_tool_draft(
@@ -133,7 +133,7 @@ async def continue_tool_draft(
     tc.require_secrets(repos.prepared, prepared)  # a missing secret fails here, before anything is written
     executions = ExecutionRepository(rec.run_dir)
     result = executions.get(draft_id)
-    if result is None and executions.claim_path(draft_id).exists():
+    if result is None and executions.claimed(draft_id):
         result = _unknown_outcome(rec, chain, prepared, executions, unknown_outcome)
     if result is None:
         callables = None
@@ -315,7 +315,7 @@ def process_lost(rec: Recorder) -> None:
     for prepared in repos.prepared.list():
         if prepared.run_id != rec.episode_id or executions.get(prepared.key) is not None:
             continue
-        if not executions.claim_path(prepared.key).exists():
+        if not executions.claimed(prepared.key):
             continue
         request = _request_events(rec, prepared.request_id)
         if any(e["payload"].get("event_name") == names.TOOL_EXECUTION_OUTCOME_UNKNOWN for e in request):

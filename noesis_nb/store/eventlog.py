@@ -103,8 +103,13 @@ class EventWriter:
         self._unhashed: list[bytes] = []
         self._size = 0
         self.closed_as: FileDigest | None = None
-        self._folder = os.stat(self.path.parent)  # the run directory's identity, to tell it moved from its log swapped
-        fd = _open_log(self.path)
+        try:
+            self._folder = os.stat(self.path.parent)  # the run directory's identity, to tell it moved from its log swapped
+            fd = _open_log(self.path)
+        except FileNotFoundError:  # removed between the caller's look and this one
+            raise RunGoneError(self.path.parent, None, removed=True) from None
+        except OSError as exc:
+            raise self._refused(exc) from None
         try:
             data = _drop_torn_tail(fd, self.path)
         except BaseException as exc:

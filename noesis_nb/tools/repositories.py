@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import builtins
 import os
+import stat
 import time
 from pathlib import Path
 from typing import Any, TypeVar
@@ -25,10 +26,11 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from noesis_nb._jsonio import atomic_write_json
-from noesis_nb.errors import DecisionFileError, InvalidIdError
+from noesis_nb.errors import DecisionFileError, EpisodeStateError, InvalidIdError
 from noesis_nb.secrets import for_run as secrets_for_run
 from noesis_nb.store.layout import PYTHON_PREPARED_DIR
 from noesis_nb.store.paths import UnsafeRunPathError, run_path
+from noesis_nb.store.runfiles import what_is
 
 from ._files import (
     check_id,
@@ -363,12 +365,31 @@ class ExecutionRepository(_Repository):
     def claim_path(self, draft_id: str) -> Path:
         return self._file(f"{check_id(draft_id)}.claim")
 
+    def claimed(self, draft_id: str) -> bool:
+        """Whether the draft was handed to its tool (its claim exists); a planted folder, FIFO or link there is refused."""
+        path = self.claim_path(draft_id)
+        try:
+            mode = os.lstat(path).st_mode
+        except FileNotFoundError:
+            return False
+        if not stat.S_ISREG(mode):
+            raise EpisodeStateError(
+                f"{path} is {what_is(mode) if not stat.S_ISLNK(mode) else 'a symbolic link'}, not a claim: noesis_nb "
+                "makes a draft's claim only as an empty regular file, the moment it hands the draft to its tool. "
+                "Remove it (it is not part of the run) and try again."
+            )
+        return True
+
     def claim(self, draft_id: str) -> bool:
         """Take the right to dispatch this draft (exclusive create); False if already taken."""
-        return claim_file(self.claim_path(draft_id))
+        if claim_file(self.claim_path(draft_id)):
+            return True
+        self.claimed(draft_id)  # taken: by a claim, or refused when something else stands there
+        return False
 
     def release(self, draft_id: str) -> None:
-        self.claim_path(draft_id).unlink(missing_ok=True)
+        if self.claimed(draft_id):
+            self.claim_path(draft_id).unlink(missing_ok=True)
 
 
 class _IdempotencyFile(BaseModel):

@@ -15,6 +15,7 @@ import pickle
 import shutil
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -235,3 +236,28 @@ def test_a_batch_entry_whose_run_folder_is_a_link_to_another_run_is_an_error_nev
     assert entry.status == "error" and "symbolic link" in (entry.error or ""), (entry.status, entry.error)
     assert {p: p.read_bytes() for p in other.rglob("*") if p.is_file()} == before
     assert not (tmp_path / "marker.txt").exists()
+
+
+@pytest.mark.parametrize("what", ["directory", "fifo", "dangling symlink"])
+@pytest.mark.parametrize("unknown_outcome", [None, "retry"])
+def test_a_claim_planted_as_no_file_is_named_never_taken_for_a_dispatch(run: Path, what: str, unknown_outcome: Any) -> None:
+    """A claim is the empty file made when a draft is handed to its tool; anything else there is not a dispatch."""
+    draft = next((run / "tool_invocations" / "prepared").glob("*.json")).stem
+    claim = run / "tool_invocations" / "executions" / f"{draft}.claim"
+    claim.parent.mkdir(parents=True, exist_ok=True)
+    if what == "directory":
+        claim.mkdir()
+    elif what == "fifo":
+        os.mkfifo(claim)
+    else:
+        claim.symlink_to(run.parent / "nowhere")
+    log = (run / "events.jsonl").read_bytes()
+    said = rf"{draft}\.claim is (a directory|a FIFO|a symbolic link).*(not a claim.*Remove it|Replace the link)"
+    with pytest.raises(NoesisNbError, match=said):
+        noesis_nb.resume_run(run, unknown_outcome=unknown_outcome)
+    assert (run / "events.jsonl").read_bytes() == log and not is_sealed(run)  # nothing said about a dispatch that never was
+    claim.rmdir() if what == "directory" else claim.unlink()
+    noesis_nb.resume_run(run)
+    assert is_sealed(run)
+    names = [str((e.get("payload") or {}).get("event_name")) for e in read_events(run / "events.jsonl")]
+    assert names.count("tool.execution.started") == 1 and "tool.execution.outcome_unknown" not in names

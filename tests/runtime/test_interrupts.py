@@ -20,6 +20,7 @@ import noesis_nb
 from noesis_nb.errors import EpisodeInterrupted, EpisodeStateError
 from noesis_nb.runtime.resume import paused_on
 from noesis_nb.store import read_events, read_final
+from noesis_nb.tools.errors import ToolOutcomeUnknownError
 from tests.compat.checker import check_run
 
 
@@ -147,6 +148,12 @@ def test_an_interrupt_during_resume_run_in_a_cell_ends_in_one_line(tmp_path: Pat
     said = str(caught.value)
     assert caught.value.episode_id == episode and f"resume_run({episode!r}) stopped by the interrupt" in said, said
     assert "\n" not in said and caught.value.status == "interrupted" and "left unsealed" in said  # the tool's outcome is unknown
+    assert f"while the tool of draft {draft!r} ran" in said and "unknown_outcome='retry'" in said, said
+    with pytest.raises(ToolOutcomeUnknownError):  # what the line says is what the run needs
+        noesis_nb.resume_run(episode, runs_dir=tmp_path)
+    noesis_nb.resume_run(episode, runs_dir=tmp_path, unknown_outcome="fail")
+    assert (read_final(tmp_path / episode) or {}).get("outcome") == "error"
+    assert check_run(tmp_path / episode) == []
 
 
 def test_an_interrupt_while_a_cell_awaits_resume_run_async_ends_in_one_line(tmp_path: Path) -> None:
@@ -175,3 +182,4 @@ def test_an_interrupt_while_a_cell_awaits_resume_run_async_ends_in_one_line(tmp_
     assert time.monotonic() - began < 20
     said = str(caught.value)
     assert caught.value.episode_id == episode and f"resume_run({episode!r}) stopped by the interrupt" in said, said
+    assert f"while the tool of draft {draft!r} ran" in said and "unknown_outcome='fail'" in said, said

@@ -3,7 +3,7 @@ import threading
 
 import pytest
 
-from noesis_nb.errors import EventLogIntegrityError, RunSealedError
+from noesis_nb.errors import EventLogIntegrityError, RunGoneError, RunSealedError
 from noesis_nb.store import EventWriter, iter_events, read_events
 
 
@@ -198,3 +198,10 @@ def test_a_line_the_disk_takes_only_in_part_is_taken_back_and_the_log_goes_on_wh
     assert refused["message"].startswith(f"could not write {log}: File too large (EFBIG); free space")
     events = read_events(log, strict=True)  # every line whole: no part of "b" is left between "a" and "c"
     assert [e["id"] for e in events] == ["a", "c"]
+
+
+def test_a_run_folder_removed_before_its_log_is_opened_is_said_gone(tmp_path):
+    run_dir = tmp_path / "ep_gone"  # a resume found it, then someone removed it: one clear error, no folder made again
+    with pytest.raises(RunGoneError, match="ep_gone"):
+        EventWriter(run_dir / "events.jsonl")
+    assert not run_dir.exists()
