@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import EpisodeStateError, InvalidOptionError
+from ..secrets import redact_exception
 from ..store.vocab import TERMINAL_STATUSES, failed
 from .drain import DrainReport
 from .gate import Decision, PendingApproval, check_decider
@@ -258,7 +259,8 @@ class EpisodeHandle:
     @property
     def error(self) -> BaseException | None:
         """The error the episode ended with (None while it runs, and when it ended without one)."""
-        return self._episode.error if self.done() else None
+        error = self._episode.error if self.done() else None
+        return redact_exception(error) if error is not None else None
 
     def result(self) -> Any:
         """The adapter's output; raises the adapter's error, ``NoesisVeto``, or ``CancelledError`` instead."""
@@ -266,7 +268,7 @@ class EpisodeHandle:
         if status == "ok":
             return self._episode.result
         if failed(status) and self._episode.error is not None:
-            raise self._episode.error
+            raise redact_exception(self._episode.error)  # its type kept for `except`; the notebook shows no secret
         if status == "paused":
             waiting = ", ".join(p.draft_id for p in self.pending) or "a governance veto"
             raise EpisodeStateError(

@@ -18,7 +18,9 @@ from contextlib import contextmanager
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 
+from .._safetext import error_text
 from ..errors import EpisodeInterrupted
+from ..secrets import shown
 from ..store import is_sealed
 
 if TYPE_CHECKING:
@@ -120,6 +122,7 @@ def interrupted(episode: Episode) -> EpisodeInterrupted:
     elif status == "cancelled":
         said = f"episode {episode_id} stopped by the interrupt; its run is sealed cancelled"
     else:
-        reason = f" ({type(episode.error).__name__}: {episode.error})" if episode.error is not None else ""
+        error = episode.error
+        reason = f" ({type(error).__name__}: {shown(error_text(error, 400))})" if error is not None else ""
         said = f"episode {episode_id} ended {status} as the interrupt came{reason}; its run is sealed"
     return EpisodeInterrupted(said, episode_id=episode_id, status=status)
