@@ -17,6 +17,8 @@ __all__ = ["Row", "Selection", "count_words"]
 
 Row = DraftRow | VetoRow
 
+_WHAT_TO_PASS = "pass items from inbox.pending, their keys, draft ids, or 'all'"
+
 
 def count_words(rows: list[Row]) -> str:
     """``3 drafts``, ``1 veto``, ``2 drafts and 1 veto``."""
@@ -127,6 +129,17 @@ class Selection:
             row.resume()
         return len(rows)
 
+    def _key_of(self, ref: Any) -> Any:
+        """A row's key from its key or its draft id (as ``handle.pending`` and ``approve_draft`` name drafts)."""
+        if not isinstance(ref, str):
+            raise InvalidOptionError(
+                f"{ref!r:.80} names no draft; pass items from inbox.pending, their keys, draft ids, or 'all'"
+            )
+        if ref in self.rows:
+            return ref
+        drafts = [key for key, row in self.rows.items() if row.item.draft_id == ref]
+        return drafts[0] if len(drafts) == 1 else ref
+
     def _rows_of(self, items: Any) -> list[Row]:
         self.refresh()
         with self._lock:
@@ -134,11 +147,12 @@ class Selection:
                 return [r for r in self.rows.values() if r.selected]
             if items == "all":
                 return [r for r in self.rows.values() if r.decision is None]
-            keys = [items] if isinstance(items, str) else [getattr(i, "key", i) for i in items]
+            if isinstance(items, str) or hasattr(items, "key"):
+                items = [items]  # one key, draft id, item or row
+            elif not hasattr(items, "__iter__") or isinstance(items, (dict, bytes)):
+                raise InvalidOptionError(f"{items!r:.80} names no draft; {_WHAT_TO_PASS}")
+            keys = [self._key_of(getattr(i, "key", i)) for i in items]
             unknown = [k for k in keys if k not in self.rows]
             if unknown:
-                raise InvalidOptionError(
-                    f"{unknown[0]!r} is not waiting in this inbox (decided, or never here); "
-                    "pass items from inbox.pending, their keys, or 'all'"
-                )
+                raise InvalidOptionError(f"{unknown[0]!r} is not waiting in this inbox (decided, or never here); {_WHAT_TO_PASS}")
             return [self.rows[k] for k in keys]

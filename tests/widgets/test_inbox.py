@@ -219,3 +219,18 @@ def test_a_live_episode_paused_on_a_veto_is_overridden_from_the_inbox(runs_dir: 
         inbox.close()
 
     asyncio.run(main())
+
+
+def test_one_item_or_a_draft_id_is_decided_as_a_list_of_one_would_be(runs_dir: Path, tmp_path: Path, comm_log: list) -> None:
+    eps = paused_on_disk(runs_dir, tmp_path / "effect.txt", 3)
+    inbox = InboxView(runs_dir)
+    first, second, third = inbox.pending
+    inbox.reject(first, reason="not this one")  # one item, as inbox.pending hands them out
+    inbox.approve(second.draft_id)  # a draft id, as handle.pending and approve_draft name drafts
+    assert [len(decisions(runs_dir / ep)) for ep in eps] == [1, 1, 0]
+    assert [i.episode_id for i in inbox.pending] == [third.episode_id]
+    for wrong in (3, {"key": third.key}, [None]):
+        with pytest.raises(InvalidOptionError, match="names no draft"):
+            inbox.approve(wrong)
+    assert [len(decisions(runs_dir / ep)) for ep in eps] == [1, 1, 0]
+    inbox.close()
