@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 import noesis_nb
+import noesis_nb.ns as ns
 from noesis_nb.errors import InvalidIdError, InvalidOptionError, RunNotFoundError, RunsDirError, UsingResolutionError
 
 # -- using= ---------------------------------------------------------------------------------------------
@@ -162,3 +163,20 @@ def test_a_draft_id_given_as_the_episode_names_both(runs_dir: Path) -> None:
         RunNotFoundError, match=r"is a draft id, not an episode id.*resume_run\('ep_01K9RBBMXXRSFWR49SXFGF4SPR'\)"
     ):
         noesis_nb.resume_run(draft, runs_dir=runs_dir)
+
+
+# -- the ns facade ---------------------------------------------------------------------------------------
+
+
+def test_ns_events_called_as_a_function_names_events_read() -> None:
+    with pytest.raises(TypeError, match=r"ns\.events\.read\('ep_x'"):
+        ns.events("ep_x")
+    with pytest.raises(TypeError, match=r"ns\.summary\.read\('ep_x'"):
+        ns.summary("ep_x")
+
+
+def test_ns_set_with_a_near_miss_says_which_setting_was_meant() -> None:
+    with pytest.raises(InvalidOptionError, match=r"'governance' \(did you mean 'governance_mode'\?\)"):
+        ns.set(governance="audit")
+    with pytest.raises(InvalidOptionError, match=r"'runsdir' \(did you mean 'runs_dir'\?\)"):
+        ns.set(runsdir="x")
