@@ -8,10 +8,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pytest
 
 import noesis_nb
 import noesis_nb.ns as ns
+from noesis_nb import plots
 from noesis_nb.errors import InvalidIdError, InvalidOptionError, RunNotFoundError, RunsDirError, UsingResolutionError
 
 # -- using= ---------------------------------------------------------------------------------------------
@@ -180,3 +182,68 @@ def test_ns_set_with_a_near_miss_says_which_setting_was_meant() -> None:
         ns.set(governance="audit")
     with pytest.raises(InvalidOptionError, match=r"'runsdir' \(did you mean 'runs_dir'\?\)"):
         ns.set(runsdir="x")
+
+
+# -- plots -----------------------------------------------------------------------------------------------
+
+
+def _usage(runs_dir: Path) -> pd.DataFrame:
+    def agent(task: str, ctx: Any) -> str:
+        ctx.model_call("gpt-4o-mini", provider="openai", input_tokens=100, output_tokens=10)
+        return "ok"
+
+    noesis_nb.solve("t", using=agent, runs_dir=runs_dir)
+    return noesis_nb.usage_df(runs_dir)
+
+
+def test_a_misspelt_by_names_by_and_the_columns_not_the_frame(runs_dir: Path) -> None:
+    usage = _usage(runs_dir)
+    for plot in (plots.tokens_by, plots.cost_over_time):
+        with pytest.raises(ValueError) as info:
+            plot(usage, by="modle")
+        message = str(info.value)
+        assert "by='modle' is not a column" in message and "did you mean 'model'?" in message, message
+        assert "pass noesis_nb.usage_df" not in message
+    tools = noesis_nb.tools_df(runs_dir)
+    with pytest.raises(ValueError, match=r"by='tools' is not a column of the tools_df frame \(did you mean 'tool'\?\)"):
+        plots.approval_waits(tools, by="tools")
+
+
+def test_a_freq_pandas_does_not_know_is_named_with_examples(runs_dir: Path) -> None:
+    usage = _usage(runs_dir)
+    with pytest.raises(ValueError) as info:
+        plots.tokens_over_time(usage, freq="hourly")
+    message = str(info.value)
+    assert message.startswith("tokens_over_time: freq='hourly' is not a pandas frequency"), message
+    assert "'1h'" in message and message.count("hourly") == 1
+    for freq in ("1W", "1ME", None, "0h", "-1h"):  # not fixed (a week, a month), none, not positive
+        with pytest.raises(ValueError, match=r"tokens_over_time: freq=.* is not a pandas frequency"):
+            plots.tokens_over_time(usage, freq=freq)  # type: ignore[arg-type]
+    assert plots.tokens_over_time(usage, freq="7D").data
+
+
+# -- one line in a cell ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("cell", "first_line"),
+    [
+        ("noesis_nb.plots.tokens_by(noesis_nb.tools_df(RUNS))", "InvalidOptionError: tokens_by needs usage_df columns"),
+        ("noesis_nb.plots.tokens_by(noesis_nb.usage_df(RUNS), by='modle')", "InvalidOptionError: tokens_by: by='modle'"),
+        ("noesis_nb.plots.tokens_over_time(noesis_nb.usage_df(RUNS), freq='hourly')", "InvalidOptionError: tokens_over_time"),
+        ("noesis_nb.plots.episode_timeline(noesis_nb.events_df(RUNS), 'ep_nope')", "InvalidOptionError: episode_id='ep_nope'"),
+        ("noesis_nb.runs_df(3)", "InvalidOptionError: source=3 (type int) is not a run source"),
+        ("noesis_nb.ns.events('ep_x')", "InvalidOptionError: ns.events is not a function"),
+    ],
+)
+def test_a_wrong_argument_in_a_cell_shows_one_line_not_a_traceback(ip: Any, runs_dir: Path, cell: str, first_line: str) -> None:
+    from IPython.utils.capture import capture_output
+
+    _usage(runs_dir)
+    ip.user_ns.update(noesis_nb=noesis_nb, RUNS=str(runs_dir))
+    with capture_output() as out:
+        result = ip.run_cell(cell)
+    assert isinstance(result.error_in_exec, (ValueError, TypeError))  # still the builtin types code catches
+    shown = out.stdout + out.stderr
+    assert shown.startswith(first_line), shown
+    assert "Traceback" not in shown and "noesis_nb/" not in shown, shown
