@@ -10,6 +10,7 @@ from typing import Any
 
 import pandas as pd
 import pytest
+from IPython.core.error import UsageError
 
 import noesis_nb
 import noesis_nb.ns as ns
@@ -247,3 +248,43 @@ def test_a_wrong_argument_in_a_cell_shows_one_line_not_a_traceback(ip: Any, runs
     shown = out.stdout + out.stderr
     assert shown.startswith(first_line), shown
     assert "Traceback" not in shown and "noesis_nb/" not in shown, shown
+
+
+# -- %noesis -----------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("line", "first_line", "help_hint"),
+    [
+        ("lst", "%noesis: unknown subcommand 'lst' (did you mean 'list'?)", "(see %noesis --help)"),
+        ("run my_agent task --seed abc", "%noesis run: argument --seed: invalid int value: 'abc'", "(see %noesis run --help)"),
+        ("list --limit x", "%noesis list: argument --limit: invalid int value: 'x'", "(see %noesis list --help)"),
+        ("show", "%noesis show: the following arguments are required: episode", "(see %noesis show --help)"),
+        (
+            "--drain 5 stop ep_x",
+            "%noesis: --drain goes after the subcommand: %noesis stop … --drain …",
+            "(see %noesis --help)",
+        ),
+        (
+            "--runs-dir /tmp/x",
+            "%noesis: --runs-dir goes after the subcommand: %noesis <subcommand> … --runs-dir … (run, batch, list,",
+            "(see %noesis --help)",
+        ),
+        (
+            "--bogus list",
+            "%noesis: --bogus is no option of %noesis list; options go after the subcommand",
+            "(see %noesis --help)",
+        ),
+        (
+            "--runs-dir /tmp/x list",
+            "%noesis: --runs-dir goes after the subcommand: %noesis list … --runs-dir …",
+            "(see %noesis --help)",
+        ),
+    ],
+)
+def test_magic_usage_errors_name_the_subcommand_and_its_help(ip: Any, line: str, first_line: str, help_hint: str) -> None:
+    with pytest.raises(UsageError) as info:
+        ip.run_line_magic("noesis", line)
+    message = str(info.value)
+    assert message.splitlines()[0].startswith(first_line), message
+    assert message.splitlines()[-1] == help_hint, message
