@@ -12,7 +12,7 @@ import threading
 from pathlib import Path
 from typing import Any, overload
 
-from .errors import InvalidOptionError, UnsupportedFeatureError
+from .errors import InvalidOptionError, UnsupportedFeatureError, guessed
 
 __all__ = ["get", "set", "reset", "runs_dir", "check_path", "NOT_IMPLEMENTED"]
 
@@ -62,7 +62,7 @@ def set(**overrides: Any) -> None:
     unknown = sorted(k for k in overrides if k not in _DEFAULTS and k not in NOT_IMPLEMENTED)
     if unknown:
         raise InvalidOptionError(
-            f"unknown setting(s) {unknown}; known settings: {sorted(_DEFAULTS)} "
+            f"unknown setting(s) {guessed(unknown, sorted(_DEFAULTS))}; known settings: {sorted(_DEFAULTS)} "
             f"(and Noēsis' {sorted(NOT_IMPLEMENTED)} at their defaults)"
         )
     for key, value in overrides.items():

@@ -153,11 +153,15 @@ class InvalidOptionError(NoesisNbError, ValueError, TypeError):
     @classmethod
     def unknown(cls, names: Any, known: Any, where: str) -> InvalidOptionError:
         """Options nobody takes: each named, with the closest known one when it looks like a typo."""
-        import difflib
+        return cls(f"unknown option(s) {guessed(names, known)}; {where} takes {', '.join(known)}")
 
-        guesses = [(n, difflib.get_close_matches(str(n), list(known), n=1, cutoff=0.75)) for n in sorted(names, key=str)]
-        said = ", ".join(f"{n!r} (did you mean {g[0]!r}?)" if g else repr(n) for n, g in guesses)
-        return cls(f"unknown option(s) {said}; {where} takes {', '.join(known)}")
+
+def guessed(names: Any, known: Any) -> str:
+    """``names`` as a list in words, each with the closest of ``known`` when it looks like a typo."""
+    import difflib
+
+    guesses = [(n, difflib.get_close_matches(str(n), list(known), n=1, cutoff=0.75)) for n in sorted(names, key=str)]
+    return ", ".join(f"{n!r} (did you mean {g[0]!r}?)" if g else repr(n) for n, g in guesses)
 
 
 class UnsupportedFeatureError(NoesisNbError, NotImplementedError):

@@ -54,7 +54,8 @@ class _Parser(argparse.ArgumentParser):
     subcommands: dict[str, argparse.ArgumentParser] = {}
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        raise UsageError(f"%noesis: {message}\n{self.format_usage().strip()}\n(see %noesis --help)")
+        # a subcommand's parser is named by its own prog ("%noesis run"), and points to its own help
+        raise UsageError(f"{self.prog}: {message}\n{self.format_usage().strip()}\n(see {self.prog} --help)")
 
     def exit(self, status: int = 0, message: str | None = None) -> None:  # type: ignore[override]
         if status:
@@ -159,6 +160,7 @@ def parse_line(line: str, expand: Any = None) -> argparse.Namespace:
     words = split_line(line)
     if expand is not None:
         words = [expand(word) for word in words]
+    _refuse_before_subcommand(parser, words)
     args, extra = parser.parse_known_args(words)
     if args.command is not None:
         _refuse_repeated(args.command, parser.subcommands[args.command], words)
@@ -174,6 +176,31 @@ def parse_line(line: str, expand: Any = None) -> argparse.Namespace:
             f"{name}: unrecognized arguments: {' '.join(extra)}{hint}\n{command.format_usage().strip()}\n(see {name} --help)"
         )
     return args
+
+
+def _refuse_before_subcommand(parser: _Parser, words: list[str]) -> None:
+    """The first word names the subcommand: a misspelt one is named with the closest, and an option put before
+    it with the subcommand that takes it (argparse would call the option's value an invalid subcommand)."""
+    if not words or words[0] in ("-h", "--help") or words[0] in parser.subcommands:
+        return
+    names = list(parser.subcommands)
+    if not words[0].startswith("-"):
+        close = difflib.get_close_matches(words[0], names, n=1, cutoff=0.6)
+        guess = f" (did you mean {close[0]!r}?)" if close else ""
+        raise UsageError(f"%noesis: unknown subcommand {words[0]!r}{guess}; use one of {', '.join(names)}\n(see %noesis --help)")
+    option = words[0].split("=", 1)[0]
+    takers = [n for n, p in parser.subcommands.items() if any(option in a.option_strings for a in p._actions)]
+    named = next((w for w in words if w in parser.subcommands), None)
+    if named in takers:
+        takers = [named]
+    if len(takers) > 2:
+        said = f"{option} goes after the subcommand: %noesis <subcommand> … {option} … ({', '.join(takers)} take it)"
+    elif takers:
+        where = " or ".join(f"%noesis {n} … {option} …" for n in takers)
+        said = f"{option} goes after the subcommand: {where}"
+    else:
+        said = f"{option} is no option of %noesis{f' {named}' if named else ''}; options go after the subcommand"
+    raise UsageError(f"%noesis: {said}\n(see %noesis --help)")
 
 
 def _refuse_repeated(command: str, parser: argparse.ArgumentParser, words: list[str]) -> None:

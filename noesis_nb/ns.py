@@ -403,5 +403,14 @@ def _no_summary_yet(given: str, run_dir: Path) -> SummaryNotWrittenError:
     )
 
 
-events = SimpleNamespace(read=_read_events)
-summary = SimpleNamespace(read=_read_summary)
+class _Reader(SimpleNamespace):
+    """``ns.events`` / ``ns.summary``: Noēsis' namespaces with ``read``; called as a function, names ``read``."""
+
+    def __call__(self, episode_id: Any = None, *args: Any, **kwargs: Any) -> Any:
+        given = f"{episode_id!r:.80}" if episode_id is not None else "episode_id"
+        extra = ", stream=True" if kwargs.get("stream") else ""
+        raise InvalidOptionError(f"ns.{self.name} is not a function; read it with ns.{self.name}.read({given}{extra})")
+
+
+events = _Reader(read=_read_events, name="events")
+summary = _Reader(read=_read_summary, name="summary")

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ..cost import Pricer
+from ..errors import InvalidOptionError
 from ..store.artifacts import verify_manifest
 from ..store.facts import run_facts
 from . import _arrays
@@ -59,7 +60,7 @@ def runs_df(
     from has another size or modification time (one ``stat`` each: an edit in place shows too).
     """
     if verify not in ("quick", "size", "hash"):
-        raise ValueError(
+        raise InvalidOptionError(
             f"verify={verify!r}: use 'quick' (listed files exist, top-level sizes match), 'size' (every "
             "listed size) or 'hash' (re-hash every listed file)"
         )

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import config
-from ..errors import RunNotFoundError
+from ..errors import InvalidOptionError, RunNotFoundError
 from ..store.roots import check_root, find_run_dir
 from ..store.runfiles import change_stamp
 from ..store.scan import scan_run_dirs_with_stats
@@ -90,14 +90,14 @@ def episode_filter(episodes: str | Iterable[str] | None) -> list[str] | None:
     if isinstance(episodes, str):
         return [episodes]
     if not _is_collection(episodes):
-        raise TypeError(
+        raise InvalidOptionError(
             f"episodes={_Short(episodes)!r} (type {type(episodes).__name__}) is not an episode id; "
             "pass an id (str) or a list of ids"
         )
     ids = list(episodes)
     bad = [e for e in ids if not isinstance(e, str)]
     if bad:
-        raise TypeError(f"episodes= holds {_Short(bad[0])!r} (type {type(bad[0]).__name__}); every episode id is a str")
+        raise InvalidOptionError(f"episodes= holds {_Short(bad[0])!r} (type {type(bad[0]).__name__}); every episode id is a str")
     return ids
 
 
@@ -141,14 +141,14 @@ def _is_collection(value: Any) -> bool:
     return isinstance(value, Iterable) and not isinstance(value, (str, bytes, bytearray, Mapping))
 
 
-def _bad_source(value: Any, *, item: bool = False) -> TypeError:
+def _bad_source(value: Any, *, item: bool = False) -> InvalidOptionError:
     kind, value = type(value).__name__, _Short(value)
     if item:
-        return TypeError(
+        return InvalidOptionError(
             f"source list item {value!r} (type {kind}) is not a run source; each item of a source list is a "
             "run or runs-root path, an episode id, a glob or an fsspec URL"
         )
-    return TypeError(f"source={value!r} (type {kind}) is not a run source; pass {_ACCEPTED}")
+    return InvalidOptionError(f"source={value!r} (type {kind}) is not a run source; pass {_ACCEPTED}")
 
 
 def resolve_source(
@@ -192,7 +192,7 @@ def _resolve_one(item: Any, storage_options: dict[str, Any] | None, remotes: dic
     if not isinstance(text, str):  # a PathLike whose path is bytes
         raise _bad_source(item, item=True)
     if not text.strip():
-        raise ValueError(f"source {item!r} is empty; pass {_ACCEPTED}")
+        raise InvalidOptionError(f"source {item!r} is empty; pass {_ACCEPTED}")
     if isinstance(item, str) and "://" in text and not text.startswith("file://"):
         return _resolve_remote(text, storage_options, remotes)
     text = text.removeprefix("file://")

@@ -3,22 +3,36 @@ columns that are missing and the frame that has them (a ``KeyError`` deep in pan
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterable
 from typing import Any
 
 import pandas as pd
 
+from ..errors import InvalidOptionError
+from ..frames.columns import EVENT_COLUMNS, RUN_COLUMNS, TOOL_COLUMNS, USAGE_COLUMNS
+
 __all__ = ["need"]
 
+_FRAME_COLUMNS = {"runs_df": RUN_COLUMNS, "events_df": EVENT_COLUMNS, "tools_df": TOOL_COLUMNS, "usage_df": USAGE_COLUMNS}
 
-def need(df: Any, columns: Iterable[str], what: str, frame: str) -> None:
-    """Raise unless ``df`` is a DataFrame with every one of ``columns`` (``frame``: the loader that makes it)."""
+
+def need(df: Any, columns: Iterable[str], what: str, frame: str, *, by: Any = None) -> None:
+    """Raise unless ``df`` is a DataFrame with every one of ``columns`` (``frame``: the loader that makes it).
+
+    ``by``: the column the caller chose (one of ``columns``); when it alone is missing from the right frame, the
+    error names it as a misspelt ``by=`` rather than asking for another frame."""
     if not isinstance(df, pd.DataFrame):
-        raise TypeError(f"{what} takes a DataFrame from noesis_nb.{frame}(source), not {type(df).__name__}")
+        raise InvalidOptionError(f"{what} takes a DataFrame from noesis_nb.{frame}(source), not {type(df).__name__}")
     columns = list(columns)
     for c in columns:  # a by= list or None: pandas' "unhashable type" names neither
         if not isinstance(c, str):
-            raise TypeError(f"{what}: {c!r:.60} is not a column name; pass one name such as by='model'")
+            raise InvalidOptionError(f"{what}: {c!r:.60} is not a column name; pass one name such as by='model'")
     missing = [c for c in columns if c not in df.columns]
+    if missing == [by] and by not in _FRAME_COLUMNS.get(frame, ()):  # a column the right frame would have: another frame
+        known = [str(c) for c in df.columns]
+        close = difflib.get_close_matches(str(by), known, n=1, cutoff=0.6)
+        guess = f" (did you mean {close[0]!r}?)" if close else ""
+        raise InvalidOptionError(f"{what}: by={by!r} is not a column of the {frame} frame{guess}; pass by= one of its columns")
     if missing:
-        raise ValueError(f"{what} needs {frame} columns {missing}; pass noesis_nb.{frame}(source)")
+        raise InvalidOptionError(f"{what} needs {frame} columns {missing}; pass noesis_nb.{frame}(source)")

@@ -8,6 +8,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from ..errors import InvalidOptionError
 from ._safe import esc_all
 from ._theme import PALETTE, new_figure
 
@@ -34,7 +35,7 @@ def _bar(x: Any, y: pd.Series, low: pd.Series, high: pd.Series, colour: str, nam
 def batch_summary_plot(summary: pd.DataFrame, *, title: str | None = None) -> go.Figure:
     """Success rate (Wilson 95%) and mean score (t 95%) per adapter, side by side, from ``batch_summary``."""
     if "success_rate" not in summary:
-        raise ValueError("batch_summary_plot needs the frame of noesis_nb.batch_summary(runs)")
+        raise InvalidOptionError("batch_summary_plot needs the frame of noesis_nb.batch_summary(runs)")
     x = esc_all(summary.index)
     fig = make_subplots(rows=1, cols=2, subplot_titles=("success rate (Wilson 95%)", "mean score (t 95%)"))
     base = new_figure(title or "Batch by adapter")
@@ -52,7 +53,7 @@ def batch_summary_plot(summary: pd.DataFrame, *, title: str | None = None) -> go
 def compare_batches_plot(comparison: pd.DataFrame, *, title: str | None = None) -> go.Figure:
     """Each metric's paired difference (b − a) with its 95% interval, around a zero line, from ``compare_batches``."""
     if "diff" not in comparison:
-        raise ValueError("compare_batches_plot needs the frame of noesis_nb.compare_batches(a, b)")
+        raise InvalidOptionError("compare_batches_plot needs the frame of noesis_nb.compare_batches(a, b)")
     fig = new_figure(title or "b − a, paired by task")
     y = esc_all(comparison.index)
     diff = comparison["diff"].to_numpy(dtype=float)

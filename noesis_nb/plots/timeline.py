@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from ..errors import InvalidOptionError
 from ..store.vocab import (
     RUN_CHECKPOINT,
     RUN_INTERRUPT,
@@ -47,14 +48,14 @@ def _one_episode(events: pd.DataFrame, episode_id: str | None) -> tuple[pd.DataF
         events, ("episode_id", "seq", "timestamp", "phase", "event_name", "agent_id", "payload"), "episode_timeline", "events_df"
     )
     if events.empty:
-        raise ValueError("events is empty; load it with noesis_nb.events_df(source)")
+        raise InvalidOptionError("events is empty; load it with noesis_nb.events_df(source)")
     ids = events["episode_id"].astype(str).unique().tolist()
     if episode_id is None:
         if len(ids) != 1:
-            raise ValueError(f"events holds {len(ids)} episodes; pass episode_id= one of {ids[:5]}")
+            raise InvalidOptionError(f"events holds {len(ids)} episodes; pass episode_id= one of {ids[:5]}")
         episode_id = ids[0]
     elif episode_id not in ids:
-        raise ValueError(f"episode_id={episode_id!r} is not in events; it has {ids[:5]}")
+        raise InvalidOptionError(f"episode_id={episode_id!r} is not in events; it has {ids[:5]}")
     one = events[events["episode_id"].astype(str) == episode_id].sort_values("seq")
     return one.reset_index(drop=True), episode_id
 

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from ..errors import InvalidOptionError
 from ..store.vocab import TOKEN_COLUMNS
 from ._need import need
 from ._safe import esc, esc_all
@@ -27,6 +28,19 @@ _UNKNOWN = [("input, split unknown", "#0072B2", "."), ("output, split unknown", 
 
 def _need(df: pd.DataFrame, cols: tuple[str, ...], what: str) -> None:
     need(df, cols, what, "usage_df")
+
+
+def _check_freq(freq: object, what: str) -> None:
+    """A bucket width ``dt.floor`` takes: a fixed, positive pandas frequency (a month or a week is not fixed)."""
+    try:
+        step = pd.tseries.frequencies.to_offset(freq).nanos
+    except (TypeError, ValueError, AttributeError):
+        step = 0
+    if step <= 0:
+        raise InvalidOptionError(
+            f"{what}: freq={freq!r:.60} is not a pandas frequency of fixed, positive length; pass e.g. '15min', '1h', "
+            "'1D' or '7D'"
+        )
 
 
 def token_parts(usage: pd.DataFrame) -> pd.DataFrame:
@@ -89,7 +103,7 @@ def _stacked(fig: go.Figure, x: Sequence[object], parts: pd.DataFrame, group_lab
 
 def tokens_by(usage: pd.DataFrame, by: str = "model", *, title: str | None = None) -> go.Figure:
     """Stacked token parts per ``by`` (``model``, ``provider`` or ``episode_id``); reasoning hatched inside output."""
-    _need(usage, ("input_tokens", "output_tokens", by), "tokens_by")
+    need(usage, ("input_tokens", "output_tokens", by), "tokens_by", "usage_df", by=by)
     parts = token_parts(usage).groupby(usage[by].astype(str), sort=True).sum()
     fig = new_figure(title or esc(f"Tokens by {by}{_unknown_totals(usage)}"))
     _stacked(fig, list(esc_all(parts.index)), parts, by)
@@ -100,6 +114,7 @@ def tokens_by(usage: pd.DataFrame, by: str = "model", *, title: str | None = Non
 def tokens_over_time(usage: pd.DataFrame, freq: str = "1h", *, title: str | None = None) -> go.Figure:
     """Stacked token parts per time bucket (``freq`` is a pandas offset such as ``"15min"`` or ``"1D"``)."""
     _need(usage, ("timestamp", "input_tokens", "output_tokens"), "tokens_over_time")
+    _check_freq(freq, "tokens_over_time")
     parts = token_parts(usage).groupby(usage["timestamp"].dt.floor(freq)).sum()
     fig = new_figure(title or esc(f"Tokens per {freq}{_unknown_totals(usage)}"))
     _stacked(fig, list(parts.index), parts, "time")
@@ -112,7 +127,7 @@ def cost_over_time(usage: pd.DataFrame, by: str = "model", *, cumulative: bool =
 
     Unpriced calls (NaN cost) are left out of the lines and counted in the hover and the title.
     """
-    _need(usage, ("timestamp", "cost_usd", by), "cost_over_time")
+    need(usage, ("timestamp", "cost_usd", by), "cost_over_time", "usage_df", by=by)
     df = usage.sort_values("timestamp")
     unpriced = int(df["cost_usd"].isna().sum())
     fig = new_figure(

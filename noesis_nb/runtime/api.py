@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import inspect
 import math
 import numbers
 import os
@@ -13,10 +14,11 @@ from typing import Any, Literal
 from .. import config
 from .._threads import run_sync
 from ..capture import resolve_option as resolve_capture
-from ..errors import EpisodeInterrupted, EpisodeStateError, EventLogCorruption, InvalidOptionError
+from ..errors import EpisodeInterrupted, EpisodeStateError, EventLogCorruption, InvalidOptionError, RunNotFoundError
 from ..ids import new_episode_id, validate_id
 from ..store import find_run_dir, is_sealed
 from ..tools import decide, resolve_draft_id, supply_secrets
+from ..tools.draftref import run_part
 from ..tools.errors import PreparedToolInvocationNotFoundError
 from .episode import Episode, EpisodeOptions, decide_veto_on_disk, read_veto_decision
 from .gate import Decision, check_decider, to_decision
@@ -58,8 +60,7 @@ def _options(
     wait_for_human: bool,
     capture: bool | None = None,
 ) -> EpisodeOptions:
-    if not isinstance(task, str) or not task.strip():
-        raise InvalidOptionError(f"task must be a non-empty string, got {task!r}")
+    _check_task(task)
     mode = governance if governance is not None else config.get("governance_mode")
     if mode not in ("off", "audit", "enforce"):
         raise InvalidOptionError(f"governance={mode!r}: use 'off', 'audit' or 'enforce'")
@@ -69,6 +70,8 @@ def _options(
         raise InvalidOptionError(f"approver={approver!r}: use 'ask', 'auto', 'deny' or a callable taking a PendingApproval")
     if not isinstance(approver, str) and not callable(approver):
         raise InvalidOptionError(f"approver={approver!r} is neither one of {_APPROVERS} nor callable")
+    if not isinstance(approver, str):
+        _check_approver_signature(approver)
     if type(seed) is bool or not isinstance(seed, numbers.Integral) or not -(2**63) <= seed < 2**63:
         raise InvalidOptionError(f"seed={seed!r:.60}: pass a whole number (within 64 bits) such as 0 or 42")
     if idle_timeout_s is not None and (
@@ -91,6 +94,41 @@ def _options(
         wait_for_human=wait_for_human,
         capture=resolve_capture(capture),
     )
+
+
+def _check_task(task: Any) -> None:
+    """The task is the text the agent works on; a function there is an adapter given in the task's place."""
+    if callable(task) and not isinstance(task, str):
+        name = str(getattr(task, "__name__", type(task).__name__))[:60]
+        raise InvalidOptionError(
+            f"task={name} is a function: the task is the text the agent works on and the agent goes in "
+            f"using=, e.g. solve('Tag release v1.2.0', using={name})"
+        )
+    if not isinstance(task, str) or not task.strip():
+        raise InvalidOptionError(f"task must be a non-empty string, got {task!r}")
+
+
+def _check_approver_signature(approver: Any) -> None:
+    """An approver is called with one argument, the ``PendingApproval``: a signature that cannot take it fails
+    at the first tool call that needs a decision, so it is named before the run starts."""
+    try:
+        params = list(inspect.signature(approver).parameters.values())
+    except (TypeError, ValueError):
+        return
+    name = getattr(approver, "__name__", type(approver).__name__)
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    required = [p.name for p in positional if p.default is p.empty]
+    keywords = [p.name for p in params if p.kind == p.KEYWORD_ONLY and p.default is p.empty]
+    fix = "an approver is called as approver(pending) with a PendingApproval and returns True/False, (bool, reason) or None"
+    if not positional and not any(p.kind == p.VAR_POSITIONAL for p in params):
+        raise InvalidOptionError(f"approver={name} takes no argument; {fix}")
+    if len(required) > 1:
+        raise InvalidOptionError(
+            f"approver={name} requires {len(required)} arguments ({', '.join(required)}); {fix}: give the others "
+            "defaults, or bind them with functools.partial"
+        )
+    if keywords:
+        raise InvalidOptionError(f"approver={name} requires the keyword argument(s) {', '.join(keywords)}; {fix}")
 
 
 #: how long a scorer may take by default: far longer than an LLM judge's call with its retries (tens of seconds),
@@ -179,6 +217,7 @@ def create_episode(
         )
     if score is not None and not callable(score):
         raise InvalidOptionError(f"score={score!r} is not callable; pass a function (task, result) -> number or bool")
+    _check_task(task)  # before using=: a task and an adapter given the other way round are named as such
     adapter = resolve_using(using)
     source = getattr(adapter.target, "source", None)  # integration adapters name their system
     if isinstance(source, str) and source and (tags is None or isinstance(tags, dict)):
@@ -292,12 +331,27 @@ def _live_and_gone(target: Any) -> EpisodeHandle | None:
     return live if named or Path(os.fspath(target)).expanduser().absolute() == live.run_dir.absolute() else None
 
 
+def _find_run(target: Any, runs_dir: Any) -> Path:
+    """``find_run_dir``, and a whole draft id given in the episode's place named as such, with the call to make."""
+    try:
+        return find_run_dir(target, runs_dir)
+    except RunNotFoundError:
+        owner = run_part(target)
+        if owner is None:
+            raise
+        raise RunNotFoundError(
+            f"{target!r} is a draft id, not an episode id; pass the episode and the draft apart: "
+            f"approve_draft({owner!r}, draft_id={target!r}, approver_id=...) or reject_draft(...), then "
+            f"resume_run({owner!r})"
+        ) from None
+
+
 def _decide(
     target: str | os.PathLike[str], draft_id: str | None, *, approve: bool, approver_id: str, reason: str | None, runs_dir: Any
 ) -> Decision:
     check_decider(approver_id, reason)
     try:
-        run_dir = find_run_dir(target, runs_dir)
+        run_dir = _find_run(target, runs_dir)
     except Exception:
         gone = _live_and_gone(target)
         if gone is None:
@@ -463,7 +517,7 @@ async def _resume(
         )
     with supply_secrets(secrets):
         return await resume_from_disk(
-            find_run_dir(episode_id, runs_dir),
+            _find_run(episode_id, runs_dir),
             checkpoint_id=checkpoint_id,
             using=using,
             tools=tools,

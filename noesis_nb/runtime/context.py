@@ -277,6 +277,14 @@ class EpisodeContext:
             raise episode.drain.refuse("tool", name)
         if protocol == "python" and fn is None:
             raise ValueError(f"tool {name!r}: protocol='python' needs fn=<callable>")
+        if fn is not None and not callable(fn):
+            shown = f"fn={fn}" if isinstance(fn, str) and fn.replace(".", "").replace("_", "").isalnum() else "fn=<the function>"
+            raise InvalidOptionError(f"tool {name!r}: fn={safe_repr(fn, 80)} is not callable; pass the function itself ({shown})")
+        if requires_approval is not None and not isinstance(requires_approval, bool):  # bool("no") is True
+            raise InvalidOptionError(
+                f"tool {name!r}: requires_approval={safe_repr(requires_approval, 60)}: pass True or False "
+                "(or leave it out: a write of high or critical risk needs a human)"
+            )
         if fn is not None and protocol == "subprocess":
             protocol = "python"
         if not isinstance(payload, dict):

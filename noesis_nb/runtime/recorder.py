@@ -448,6 +448,9 @@ def _runs_dir_refused(runs_dir: Path, exc: OSError, left: Path | None = None) ->
         said = f"is on a read-only file system ({reason}{name}); pass runs_dir= a directory on a writable one"
     elif code in (errno.EACCES, errno.EPERM):
         said = f"may not be written by this process ({reason}{name}); {refusal_fix(code)}, or pass runs_dir= a writable directory"
+    elif code in (errno.EEXIST, errno.ENOTDIR) and (blocker := _file_in_the_way(runs_dir)) is not None:
+        what = "is a file, not a folder" if blocker == runs_dir else f"cannot be made: {str(blocker)!r} is a file, not a folder"
+        said = f"{what}; pass runs_dir= a folder, or a path that does not exist yet"
     else:
         said = f"is not writable ({reason}{name}); pass runs_dir= a writable directory"
     if left is None:
@@ -457,6 +460,17 @@ def _runs_dir_refused(runs_dir: Path, exc: OSError, left: Path | None = None) ->
     refused = RunsDirError(f"runs_dir {where} {said} (or set NOESIS_RUNS_DIR); {written}")
     refused.errno = code
     return refused
+
+
+def _file_in_the_way(runs_dir: Path) -> Path | None:
+    """``runs_dir`` or the first of its parents that exists as something other than a folder (a file), if any."""
+    for path in (runs_dir, *runs_dir.parents):
+        try:
+            if path.exists():
+                return None if path.is_dir() else path
+        except OSError:
+            return None
+    return None
 
 
 def _state_problem(run_dir: Path, state: dict[str, Any] | None) -> str:

@@ -66,7 +66,20 @@ def _is_executor_like(obj: Any) -> bool:
         return False
     if hasattr(obj, "execute") or hasattr(obj, "invoke"):
         return True
-    return callable(obj) and _required_params(obj) >= 1
+    return callable(obj) and (_required_params(obj) >= 1 or _takes_task_otherwise(obj))
+
+
+def _takes_task_otherwise(fn: Any) -> bool:
+    """A callable with no required positional parameter that still is an adapter, never a zero-argument factory:
+    one taking ``*args`` (a decorator's wrapper without ``functools.wraps``) or needing a keyword (``def agent(*, task)``,
+    named by the signature check rather than called with nothing)."""
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return any(
+        p.kind == p.VAR_POSITIONAL or (p.kind == p.KEYWORD_ONLY and p.default is p.empty and p.name != "ctx") for p in params
+    )
 
 
 def _required_params(fn: Any) -> int:
@@ -213,6 +226,11 @@ def resolve_using(using: Any) -> Adapter:
             f"using= got a coroutine ({using.__qualname__}(...) called, not awaited); pass the function itself: "
             f"using={using.__qualname__}"
         )
+    elif inspect.ismodule(using):
+        raise UsingResolutionError(
+            f"using={using.__name__} is a module; pass one of its functions, using={using.__name__}.<function> "
+            f"(or the string '{using.__name__}:<function>')"
+        )
     elif isinstance(using, (list, tuple, set, dict)):
         raise UsingResolutionError(
             f"using= got a {type(using).__name__}: an episode runs one adapter; pass one, or run several over "
@@ -263,7 +281,7 @@ def _check_signature(fn: Any, label: str) -> None:
     """An adapter is called with the task, and the context as a second argument or keyword ``ctx``: a signature
     that needs anything else would fail on every call, so it is named now."""
     try:
-        params = list(inspect.signature(fn).parameters.values())
+        params = list(inspect.signature(_wrapped_by(fn)).parameters.values())
     except (TypeError, ValueError):
         return
     positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
@@ -271,6 +289,10 @@ def _check_signature(fn: Any, label: str) -> None:
     required = [p.name for p in positional if p.default is p.empty]
     keywords = [p.name for p in params if p.kind == p.KEYWORD_ONLY and p.default is p.empty and p.name != "ctx"]
     fix = "an adapter is called as agent(task) or agent(task, ctx) (or with the keyword ctx=)"
+    if keywords:
+        raise UsingResolutionError(
+            f"using={label!r} requires the keyword argument(s) {', '.join(keywords)}, which are never passed; {fix}"
+        )
     if not positional and not takes_more:
         raise UsingResolutionError(f"using={label!r} takes no task argument; {fix}")
     if len(required) > 2:
@@ -278,16 +300,33 @@ def _check_signature(fn: Any, label: str) -> None:
             f"using={label!r} requires {len(required)} arguments ({', '.join(required)}); {fix}: "
             "give the others defaults, or bind them with functools.partial"
         )
-    if keywords:
-        raise UsingResolutionError(
-            f"using={label!r} requires the keyword argument(s) {', '.join(keywords)}, which are never passed; {fix}"
-        )
+
+
+def _wrapped_by(fn: Any) -> Any:
+    """What a decorator's bare ``wrapper(*args, **kwargs)`` (made without ``functools.wraps``) passes its arguments
+    to, when it closes over exactly one function: its signature says what the adapter takes; else ``fn``."""
+    try:
+        kinds = {p.kind for p in inspect.signature(fn).parameters.values()}
+    except (TypeError, ValueError):
+        return fn
+    if not kinds or not kinds <= {inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD}:
+        return fn
+    cells = getattr(fn, "__closure__", None) or ()
+    inner = []
+    for cell in cells:
+        try:
+            value = cell.cell_contents
+        except ValueError:  # an empty cell
+            continue
+        if inspect.isfunction(value) or inspect.ismethod(value):
+            inner.append(value)
+    return inner[0] if len(inner) == 1 else fn
 
 
 def _wants_context(fn: Any) -> str | None:
     """``"keyword"`` for a ``ctx`` keyword-only parameter, ``"positional"`` for a second positional one."""
     try:
-        params = list(inspect.signature(fn).parameters.values())
+        params = list(inspect.signature(_wrapped_by(fn)).parameters.values())
     except (TypeError, ValueError):
         return None
     if any(p.name == "ctx" and p.kind == p.KEYWORD_ONLY for p in params):

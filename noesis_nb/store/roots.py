@@ -60,6 +60,13 @@ def find_run_dir(target: str | os.PathLike[str], runs_dir: str | os.PathLike[str
 
     Looks in each candidate root for ``<root>/<id>`` and one label level ``<root>/<label>/<id>``.
     """
+    if not isinstance(target, (str, os.PathLike)) and isinstance(getattr(target, "episode_id", None), str):
+        kind = type(target).__name__
+        raise InvalidIdError(
+            f"got an {kind} where an episode id or run directory goes; pass its episode_id "
+            f"(handle.episode_id, {target.episode_id!r}), or use the handle's own methods "
+            "(handle.approve(approver_id=...), handle.reject(...), await handle)"
+        )
     if not isinstance(target, (str, os.PathLike)):
         raise InvalidIdError(
             f"{target!r} is not an episode id or a run directory; pass an id such as 'ep_01K9...' "

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from noesis_nb.errors import InvalidIdError
 
-__all__ = ["MIN_PART", "request_part", "match_draft_ref"]
+__all__ = ["MIN_PART", "request_part", "run_part", "match_draft_ref"]
 
 MIN_PART = 4
 
@@ -19,6 +19,14 @@ def request_part(draft_id: str) -> str:
     """The request-id part of ``draft:<run>:<request>`` (the whole id when it has another shape)."""
     parts = draft_id.split(":", 2)
     return parts[2] if len(parts) == 3 and parts[0] == "draft" else draft_id
+
+
+def run_part(draft_id: object) -> str | None:
+    """The run-id part of a whole ``draft:<run>:<request>`` (None for anything else)."""
+    if not isinstance(draft_id, str):
+        return None
+    parts = draft_id.split(":", 2)
+    return parts[1] if len(parts) == 3 and parts[0] == "draft" and parts[1] and parts[2] else None
 
 
 def _core(ref: str) -> str:

@@ -211,7 +211,7 @@ def test_model_call_rejects_inconsistent_usage(runs_dir, kwargs, fragment):
 def test_bad_options_fail_with_one_clear_message(tmp_path, runs_dir):
     blocker = tmp_path / "a-file"
     blocker.write_text("x")
-    with pytest.raises(RunsDirError, match="not writable"):
+    with pytest.raises(RunsDirError, match="is a file, not a folder"):
         noesis_nb.solve("x", using=lambda t: t, runs_dir=blocker / "runs")
     with pytest.raises(ValueError, match="governance='strict'"):
         noesis_nb.solve("x", using=lambda t: t, runs_dir=runs_dir, governance="strict")

@@ -51,7 +51,7 @@ def test_help_prints_usage(ip: Any, capsys: pytest.CaptureFixture[str]) -> None:
     ("line", "reason"),
     [
         ("", "name a subcommand"),
-        ("fly", "invalid choice"),
+        ("fly", "unknown subcommand 'fly'; use one of run, batch"),
         ("run", "required: using"),
         ("run my_agent", "missing the task"),
         ('run my_agent "unclosed', "No closing quotation"),
