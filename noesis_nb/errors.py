@@ -19,7 +19,8 @@ Every message names the offending value and says how to fix it.
     ├── ToolRejected                a tool call a human or policy rejected (adapters may catch it)
     ├── EpisodeStateError           an operation the episode's state does not allow
     │   ├── EpisodeStopping         a tool or model call asked for while the episode drains (never started)
-    │   └── RunExistsError          an episode id whose run directory exists already (another process started it)
+    │   ├── RunExistsError          an episode id whose run directory exists already (another process started it)
+    │   └── ForkedChildError        a forked child of the process that owns a run asked to write it or act as its owner
     └── RunLifecycleError           (Noēsis names)
         ├── RunSealedError
         ├── RunLifecycleTransitionError  a lifecycle call the run's state does not allow
@@ -61,6 +62,7 @@ __all__ = [
     "EpisodeStateError",
     "EpisodeStopping",
     "RunExistsError",
+    "ForkedChildError",
     "RunLifecycleError",
     "RunSealedError",
     "RunLifecycleTransitionError",
@@ -365,6 +367,27 @@ class EpisodeStopping(EpisodeStateError):
 
 class RunExistsError(EpisodeStateError):
     """An episode was to start under an id whose run directory exists already (another process started it first)."""
+
+
+class ForkedChildError(EpisodeStateError):
+    """A forked child (``os.fork``, a ``multiprocessing`` 'fork' pool) asked to write a run its parent owns, or act as its owner.
+
+    The child holds a copy of the episode: lines it appended would not be in the owner's counts nor in
+    the digest its manifest is sealed with, so the run would no longer check. ``episode_id``,
+    ``owner_pid`` (the process writing the run), ``pid`` (this child) and ``doing`` say what was refused.
+    """
+
+    def __init__(self, episode_id: str, owner_pid: int, pid: int, doing: str):
+        self.episode_id, self.owner_pid, self.pid, self.doing = episode_id, owner_pid, pid, doing
+        super().__init__(
+            f"{doing} refused: episode {episode_id} is written by process {owner_pid}; this is process {pid}, a child "
+            "forked from it, holding a copy of the episode, not its run (what it wrote would be missing from the "
+            "owner's counts and manifest). Return the value to the parent and record it there, or start the worker "
+            "with the 'spawn' or 'forkserver' start method (multiprocessing.get_context('spawn'))"
+        )
+
+    def __reduce__(self) -> tuple[Any, ...]:  # a pool sends it back to the parent: it arrives as itself
+        return (ForkedChildError, (self.episode_id, self.owner_pid, self.pid, self.doing))
 
 
 class RunLifecycleError(NoesisNbError):

@@ -15,6 +15,7 @@ import threading
 import time
 from typing import Any
 
+from .. import _forks
 from ..store.vocab import TOKEN_FIELDS
 from . import usage as u
 from .scope import OPEN_SPANS, CaptureScope
@@ -201,7 +202,12 @@ class ModelCall:
     def finish(
         self, *, error: BaseException | None = None, abandoned: bool = False, reason: str | None = None, at: float | None = None
     ) -> None:
-        """Write the call's event once (later calls do nothing); ``at``: when it ended, if not now."""
+        """Write the call's event once (later calls do nothing); ``at``: when it ended, if not now.
+
+        Nothing in a forked child (a stream the parent began, ended there): neither the event nor the
+        episode's bookkeeping, whose locks a thread of the parent may have held at the fork."""
+        if self.scope.generation != _forks.generation:
+            return
         with self._lock:
             if self._done:
                 return

@@ -32,6 +32,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from .. import _forks
 from ..errors import InvalidOptionError
 from ..store.vocab import MODEL_CALL
 from . import dropped
@@ -69,6 +70,7 @@ class CaptureScope:
     watcher: Any = None
     closed: bool = False
     lock: threading.Lock = field(default_factory=threading.Lock)
+    generation: int = field(default_factory=lambda: _forks.generation)  # a forked child of its process is outside it
 
     def record(self, payload: dict[str, Any], keys: tuple[tuple[str, str], ...] = (), *, known: bool = False) -> str | None:
         """Write one model call (``payload`` without ``event_name``); None when a key says it is written already.
@@ -76,7 +78,10 @@ class CaptureScope:
         ``known``: the call is certainly a new one (one SDK ``request`` is one call, whatever ids a
         server reuses); its keys are only noted, for the spans that come later. Never raises:
         capture must not break the program it watches (an episode that ended refuses events).
+        A forked child (a stream the parent opened, read in the child) writes nothing.
         """
+        if self.generation != _forks.generation:
+            return None
         with self.lock:
             if not known and any(k in self.seen for k in keys):
                 return None
@@ -129,7 +134,10 @@ class CaptureScope:
         """The adapter returned: streams still open are recorded with what is known, then nothing more is written.
 
         Spans still open are forgotten: one never ended would otherwise keep the episode alive in ``OPEN_SPANS``.
+        A forked child leaves them to the parent: it writes nothing.
         """
+        if self.generation != _forks.generation:
+            return
         dropped.run()  # streams collected meanwhile are written first, as dropped
         for call in list(self.open_calls):
             call.finish(abandoned=True, reason="the episode's adapter returned before the stream ended")
@@ -154,8 +162,24 @@ def _same_model(manual: str, model: str | None, requested: str | None) -> bool:
 
 
 def current() -> CaptureScope | None:
-    """The scope of the episode whose adapter is running in this context, or None."""
-    return _CURRENT.get()
+    """The scope of the episode whose adapter is running in this context, or None.
+
+    None in a forked child (its context is a copy of the episode's): the child writes nothing to a
+    run its parent owns, so its calls are outside any episode, unrecorded, and the SDK's own."""
+    scope = _CURRENT.get()
+    if scope is not None and scope.generation != _forks.generation:
+        return None
+    return scope
+
+
+def _forked() -> None:
+    """In a forked child: spans and dropped streams of the parent's episodes are not the child's to write."""
+    OPEN_SPANS.clear()
+    dropped.PENDING.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forked)
 
 
 @contextlib.contextmanager
@@ -174,7 +198,7 @@ def claim_manual(
     episode_id: str, model: str, input_tokens: int | None, output_tokens: int | None, request_id: str | None
 ) -> str | None:
     """For ``ctx.model_call``: the id of the captured event it repeats, or None to write it."""
-    scope = _CURRENT.get()
+    scope = current()
     if scope is None or scope.episode_id != episode_id or not scope.captured:
         return None
     return scope.claim(model, input_tokens, output_tokens, request_id)

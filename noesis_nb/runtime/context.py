@@ -216,15 +216,18 @@ class EpisodeContext:
         ``at="next-item"`` (between two items of work) takes the ``next-item`` steers; ``at="between-rounds"``
         (a round boundary) takes every queued steer. Each one taken is recorded ``steer.applied``.
         """
+        self._episode.recorder.check_owner("ctx.steers()")
         return self._episode.steers.take(at)
 
     def next_steer(self, timeout: float | None = None, *, at: str = "next-item") -> Any:
         """Block (a sync adapter's thread) until a steer applies here; None after ``timeout`` s or when the episode ends."""
+        self._episode.recorder.check_owner("ctx.next_steer()")
         self._off_loop("next_steer", "next_steer_async")
         return self._episode.steers.wait(timeout, at)
 
     async def next_steer_async(self, timeout: float | None = None, *, at: str = "next-item") -> Any:
         """Await a steer that applies here; None after ``timeout`` s or when the episode ends."""
+        self._episode.recorder.check_owner("ctx.next_steer_async()")
         return await self._episode.steers.wait_async(timeout, at)
 
     def _off_loop(self, name: str, twin: str) -> asyncio.AbstractEventLoop:
@@ -244,6 +247,7 @@ class EpisodeContext:
     # -- tools ----------------------------------------------------------------------------
     def tool(self, name: str, payload: dict[str, Any], **options: Any) -> Any:
         """Run a tool from a sync adapter (worker thread); blocks until approved and executed."""
+        self._episode.recorder.check_owner(f"ctx.tool({name!r})")  # a forked child would wait for a loop it lacks
         loop = self._off_loop("tool", "tool_async")
         if loop.is_closed():
             raise EpisodeStateError(f"the episode's event loop has closed; ctx.tool({name!r}) can no longer run")
@@ -273,6 +277,7 @@ class EpisodeContext:
 
         episode = self._episode
         rec = episode.recorder
+        rec.check_owner(f"ctx.tool_async({name!r})")
         if episode.drain is not None:  # stopping: nothing new is even prepared
             raise episode.drain.refuse("tool", name)
         if protocol == "python" and fn is None:

@@ -143,6 +143,8 @@ class Episode:
             loop.call_soon_threadsafe(resume)
 
     def notify(self) -> None:
+        if not self.recorder.owner.here:  # a forked child: the views listening are the parent's (its kernel's sockets)
+            return
         for callback in list(self.listeners):
             try:
                 callback(self)

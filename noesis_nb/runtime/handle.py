@@ -154,8 +154,9 @@ class EpisodeHandle:
         return self._decide(draft_id, False, approver_id, reason)
 
     def _decide(self, draft_id: str | None, approve: bool, approver_id: str, reason: str | None) -> Decision:
-        check_decider(approver_id, reason)
         episode = self._episode
+        episode.recorder.check_owner("handle.approve()" if approve else "handle.reject()")
+        check_decider(approver_id, reason)
         episode.recorder.writer.check_disk()  # a run removed or moved away says so now (RunGoneError), not "no draft"
         if not episode.gate.pending and episode.decide_veto(approve, approver_id, reason):
             decision = Decision(
@@ -194,6 +195,7 @@ class EpisodeHandle:
         boundary). Recorded ``steer.sent`` now (``sender``: who says it, as approvals name the approver;
         default ``human``) and ``steer.applied`` when the adapter takes it. Safe from any thread.
         """
+        self._episode.recorder.check_owner("handle.steer()")
         status = self.status
         if status != "running" or self._task is None:
             raise EpisodeStateError(
@@ -216,6 +218,7 @@ class EpisodeHandle:
             raise InvalidOptionError(
                 f"drain_s={drain_s!r}: give the seconds running calls may take to finish (a number ≥ 0), or None"
             )
+        self._episode.recorder.check_owner("handle.cancel()")
         if self.done() or self._task is None:
             return False
         episode = self._episode
@@ -246,6 +249,7 @@ class EpisodeHandle:
         """``cancel(drain_s)`` and wait until the episode has ended; returns the drain report (None without a drain).
 
         While a drain is under way it only waits (``cancel()`` is the second stop that ends a drain at once)."""
+        self._episode.recorder.check_owner("handle.stop()")
         if not self.draining:
             self.cancel(drain_s)
         if self._task is not None and not self.done():

@@ -295,6 +295,7 @@ def terminate_event(events: list[dict[str, Any]]) -> int | None:
 
 def seal(rec: Recorder, outcome: Outcome) -> None:
     """Seal the run with ``outcome``: every step not yet on disk, in order; then give the run up."""
+    rec.check_owner("sealing the run")  # a forked child's copy of the episode seals nothing
     rec.writer.check_disk()  # a run moved or removed meanwhile is not sealed (nor made again) at the old place
     rec.begin_seal()
     if terminate_event(rec.events) is None:
@@ -311,6 +312,7 @@ def seal(rec: Recorder, outcome: Outcome) -> None:
 
 def complete_seal(rec: Recorder) -> bool:
     """Finish sealing a run whose ``terminate`` is written; False when it has none (nothing done)."""
+    rec.check_owner("sealing the run")
     index = terminate_event(rec.events)
     final_path = run_path(rec.run_dir, "final.json")
     if index is None:

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from .. import _forks
 from .._jsonio import atomic_write_json, canonical_json, sha256_bytes, to_jsonable
 from ..errors import (
     DISK_REFUSALS,
@@ -86,6 +87,7 @@ class Recorder:
         self.episode_id = episode_id
         self.state = state
         self.ownership = ownership
+        self.owner = _forks.Owner()  # the process writing the run: a forked child of it writes nothing (``_forks``)
         self.events: list[dict[str, Any]] = events if events is not None else []
         self.writer = EventWriter(self.run_dir / "events.jsonl")
         self._subscribers: tuple[Subscriber, ...] = ()
@@ -223,6 +225,8 @@ class Recorder:
         started: tuple[str, float] | None = None,
     ) -> dict[str, Any]:
         """Append one event (and tell subscribers). ``started`` = (iso, perf_counter) adds ``metrics``."""
+        if self.owner.generation != _forks.generation:  # a forked child's copy of the episode: one clear error
+            self.owner.check(self.episode_id, f"writing a {phase!r} event")
         if self.closed:
             raise self._ended()
         event: dict[str, Any] = {
@@ -312,7 +316,12 @@ class Recorder:
             self.ownership.write_note()  # a refusal leaves the note due: every later write asks again
             self.note_due = False
 
+    def check_owner(self, doing: str) -> None:
+        """Raise ``ForkedChildError`` when this is a forked child of the process writing the run (``doing`` names the call)."""
+        self.owner.check(self.episode_id, doing)
+
     def persist_state(self) -> None:
+        self.check_owner("writing state.json")
         self.write_note_if_due()
         atomic_write_json(run_path(self.run_dir, "state.json"), self.secrets.scrub(self.state))
 
@@ -375,6 +384,7 @@ class Recorder:
         return checkpoint
 
     def _write_checkpoint(self, last_event_id: str) -> dict[str, Any]:
+        self.check_owner("writing a checkpoint")
         checkpoint_id = new_checkpoint_id()
         record = {
             "schema_version": "checkpoint/1.0.0",
@@ -416,6 +426,7 @@ class Recorder:
 
     def replace_writer(self) -> None:
         """Continue on a new ``events.jsonl`` that replaced the open one (a secret sweep rewrote it); same lock."""
+        self.check_owner("reopening events.jsonl")
         lock = self.writer.lock
         fresh = EventWriter(self.run_dir / "events.jsonl")
         fresh.lock = lock

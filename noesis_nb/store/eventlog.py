@@ -20,6 +20,7 @@ from typing import Any, NamedTuple
 
 import orjson
 
+from .. import _forks
 from .._jsonio import dumps_line
 from ..errors import (
     EventLogCorruption,
@@ -103,6 +104,7 @@ class EventWriter:
         self._unhashed: list[bytes] = []
         self._size = 0
         self.closed_as: FileDigest | None = None
+        self.owner = _forks.Owner()  # a forked child inherits the open log, never the right to append (``_forks``)
         try:
             self._folder = os.stat(self.path.parent)  # the run directory's identity, to tell it moved from its log swapped
             fd = _open_log(self.path)
@@ -142,6 +144,8 @@ class EventWriter:
 
     def append_locked(self, event: dict[str, Any]) -> dict[str, Any]:
         """``append`` for a caller that already holds ``self.lock`` (the episode recorder's hot path)."""
+        if self.owner.generation != _forks.generation:
+            self.owner.check(self.path.parent.name, "appending to events.jsonl")
         now = time.monotonic()
         if now - self._checked > self.SEAL_CHECK_S:
             self._checked = now

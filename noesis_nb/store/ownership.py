@@ -6,6 +6,11 @@ open run directory, so the operating system drops it when the holder dies (``kil
 included) and no file has to be removed for it to be gone: a sealed run never keeps a lock
 file, wherever its writer was killed. Beside the lock, ``.owner.lock`` says who holds it (pid,
 host, since) for messages only; the sealer removes that note before it writes the manifest.
+
+A forked child (``os.fork``, a 'fork' pool worker) would share the lock: ``flock`` belongs to the
+open directory, and fork copies the descriptor. Its ``release`` would unlock the parent's run, and
+its copy would keep the run locked after the parent died. So a child closes its copies at the fork
+(it holds no run it inherited), and writing or removing the note is refused there (``_forks``).
 """
 
 from __future__ import annotations
@@ -14,9 +19,11 @@ import os
 import socket
 import stat
 import time
-from dataclasses import dataclass
+import weakref
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from .. import _forks
 from ..errors import EpisodeStateError, refused_write
 from .runfiles import what_is
 
@@ -51,6 +58,7 @@ class RunOwnership:
     run_dir: Path
     fd: int | None
     on_note: bool = False  # the lock is on ``.owner.lock`` itself (a file system that cannot lock a directory)
+    owner: _forks.Owner = field(default_factory=_forks.Owner, repr=False, compare=False)  # the process that took it
 
     @property
     def held(self) -> bool:
@@ -58,6 +66,7 @@ class RunOwnership:
 
     def write_note(self) -> None:
         """Say in ``.owner.lock`` who holds the run (read by :func:`holder` for messages)."""
+        self.owner.check(self.run_dir.name, "writing the run's owner note")
         path = self.run_dir / OWNER_FILE
         fd = _open_note(path, os.O_WRONLY | os.O_CREAT)
         try:
@@ -75,6 +84,7 @@ class RunOwnership:
     def remove_note(self) -> None:
         """Delete ``.owner.lock`` while still holding the lock: done before a seal's manifest is written
         (unless the note is the lock itself: then ``release(remove=True)`` deletes it after the manifest)."""
+        self.owner.check(self.run_dir.name, "removing the run's owner note")
         if self.fd is not None and not self.on_note:
             (self.run_dir / OWNER_FILE).unlink(missing_ok=True)
 
@@ -83,6 +93,7 @@ class RunOwnership:
         fd, self.fd = self.fd, None
         if fd is None:
             return
+        _HELD.pop(id(self), None)
         try:
             if remove:
                 (self.run_dir / OWNER_FILE).unlink(missing_ok=True)  # safe: we still hold the lock
@@ -110,6 +121,7 @@ def acquire(run_dir: str | os.PathLike[str], *, note: bool = True) -> RunOwnersh
         if not got:
             raise RunBusyError(run_dir, holder(run_dir) or "another process")
         ownership = RunOwnership(run_dir, fd, on_note)
+        _HELD[id(ownership)] = ownership
         if note:
             ownership.write_note()
         return ownership
@@ -117,6 +129,27 @@ def acquire(run_dir: str | os.PathLike[str], *, note: bool = True) -> RunOwnersh
         _unlock(fd)
         os.close(fd)
         raise
+
+
+#: the locks this process holds, so that a forked child can let go of its copies (``_forked``)
+_HELD: weakref.WeakValueDictionary[int, RunOwnership] = weakref.WeakValueDictionary()
+
+
+def _forked() -> None:
+    """In a forked child: close the copies of the parent's lock descriptors, without unlocking (that would free the
+    parent's runs). The child holds none of them; were it to keep them, a run would stay locked after its owner died."""
+    for ownership in list(_HELD.values()):
+        fd, ownership.fd = ownership.fd, None
+        if fd is not None:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+    _HELD.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forked)
 
 
 def _lock_note(run_dir: Path) -> tuple[int, bool]:
