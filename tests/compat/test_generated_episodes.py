@@ -10,7 +10,7 @@ policies, governance modes and a cancel or graceful stop. Every run must then
 - load in ``runs_df``, ``events_df``, ``tools_df`` and ``usage_df`` with no problem in ``attrs["errors"]``;
 - have summary and frame counts (model calls, tokens, tool calls and statuses, acts, steers) equal to those
   counted here from events.jsonl, and a handle status equal to its run's;
-- be sealed exactly once (or, paused, not at all).
+- be sealed exactly once (or, paused, not at all), with no event id used twice.
 
 CI runs a fixed, derandomised sample (60 examples per test); ``NOESIS_NB_HUNT=400`` explores that many random
 examples locally, and adds runs decided and resumed by another process.
@@ -457,6 +457,9 @@ def check_counts(run: Path) -> list[str]:
     drafts = {
         e["payload"]["request_id"] for e in events if e["phase"] == "tool" and e["payload"].get("event_name") == "tool.requested"
     }
+    ids = [e.get("id") for e in events]
+    if len(set(ids)) != len(ids):  # not one of Noēsis' rules: its runs never repeat one, and caused_by needs them apart
+        problems.append(f"{len(ids) - len(set(ids))} event id(s) used twice")
     sealed = (run / "manifest.json").exists()
     ends = phases.count("terminate")
     if sealed:

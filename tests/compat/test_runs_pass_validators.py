@@ -2,11 +2,12 @@
 
 One test per entry point (``ENTRY_POINTS`` of ``entrypoints``, ``entrypoints_models`` and
 ``entrypoints_recovery``): it writes its runs into a temporary directory, then ``checker.check_run``
-judges each one; a failure lists the broken rules by run.
+judges each one; a failure lists the broken rules by run. No event id may repeat in a run either.
 """
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from pathlib import Path
 
@@ -43,3 +44,14 @@ def test_runs_pass_noesis_validators(entry_point: str, tmp_path: Path) -> None:
     found = {run: check_run(run) for run in runs}
     if any(found.values()):
         pytest.fail(f"{entry_point}: Noēsis' validators reject its runs\n" + report(found), pytrace=False)
+    repeated = {run.name: n for run in runs if (n := _ids_used_twice(run))}
+    assert not repeated, f"{entry_point}: event ids used twice (caused_by could not tell those events apart): {repeated}"
+
+
+def _ids_used_twice(run: Path) -> int:
+    """How many event ids of ``run`` repeat an earlier one (not a rule of Noēsis' validators: its runs never do)."""
+    log = run / "events.jsonl"
+    if not log.is_file():
+        return 0
+    ids = [json.loads(line).get("id") for line in log.read_bytes().splitlines() if line.strip()]
+    return len(ids) - len(set(ids))
