@@ -32,6 +32,7 @@ from .batch import batch
 from .errors import DraftNotFoundError, EpisodeStateError, NoesisNbError, UsingResolutionError
 from .runtime.api import SCORE_TIMEOUT_S, RunRecovered, approve_draft, reject_draft, resume_run, start
 from .runtime.diskrun import DiskRun
+from .runtime.gate import DecisionStands
 from .runtime.registry import live_handles
 from .runtime.resolve import did_you_mean
 from .runtime.resume import NothingToResume
@@ -393,14 +394,16 @@ class NoesisMagics(Magics):
 
     def _decide(self, args: argparse.Namespace, *, approve: bool) -> Any:
         try:
-            if approve:
-                decision = approve_draft(
-                    args.episode, args.draft, approver_id=args.approver_id, reason=args.reason, runs_dir=args.runs_dir
-                )
-            else:
-                decision = reject_draft(
-                    args.episode, args.draft, reason=args.reason, approver_id=args.approver_id, runs_dir=args.runs_dir
-                )
+            with warnings.catch_warnings():  # the line printed below says "already approved …; nothing changed"
+                warnings.simplefilter("ignore", DecisionStands)
+                if approve:
+                    decision = approve_draft(
+                        args.episode, args.draft, approver_id=args.approver_id, reason=args.reason, runs_dir=args.runs_dir
+                    )
+                else:
+                    decision = reject_draft(
+                        args.episode, args.draft, reason=args.reason, approver_id=args.approver_id, runs_dir=args.runs_dir
+                    )
         except (DraftNotFoundError, EpisodeStateError):
             if args.draft is not None or not self._tell_standing_decision(args):
                 raise

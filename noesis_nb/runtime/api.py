@@ -21,7 +21,7 @@ from ..tools import decide, resolve_draft_id, supply_secrets
 from ..tools.draftref import run_part
 from ..tools.errors import PreparedToolInvocationNotFoundError
 from .episode import Episode, EpisodeOptions, decide_veto_on_disk, read_veto_decision
-from .gate import Decision, check_decider, to_decision
+from .gate import Decision, check_decider, tell_if_overruled, to_decision
 from .handle import EpisodeHandle
 from .interrupt import interrupted, watch_interrupts
 from .recorder import Recorder
@@ -346,9 +346,10 @@ def _find_run(target: Any, runs_dir: Any) -> Path:
         ) from None
 
 
-def _decide(
+def decide_draft(
     target: str | os.PathLike[str], draft_id: str | None, *, approve: bool, approver_id: str, reason: str | None, runs_dir: Any
 ) -> Decision:
+    """``approve_draft`` / ``reject_draft`` without their ``DecisionStands`` warning (for callers that say it their way)."""
     check_decider(approver_id, reason)
     try:
         run_dir = _find_run(target, runs_dir)
@@ -359,11 +360,7 @@ def _decide(
         run_dir = gone.run_dir  # its handle says the run was removed or moved (RunGoneError), not "no such run"
     live = live_handles().get(run_dir.name)
     if live is not None and live.run_dir.resolve() == run_dir.resolve():
-        return (
-            live.approve(draft_id, approver_id=approver_id, reason=reason)
-            if approve
-            else live.reject(draft_id, reason=reason, approver_id=approver_id)
-        )
+        return live._decide(draft_id, approve, approver_id, reason)  # the caller's function says a decision that stands
     unread: list[EventLogCorruption] = []  # lines of the log a pause may be on
     if draft_id is None:  # the draft (or veto) the run is paused on; a late decision gets the first one back
         waiting = None if is_sealed(run_dir) else paused_on(run_dir, errors=unread)
@@ -417,7 +414,10 @@ def approve_draft(
     runs_dir: Any = None,
 ) -> Decision:
     """Persist an approval bound to the draft's fingerprint (idempotent); ``resume_run`` then executes it."""
-    return _decide(episode_id_or_run_dir, draft_id, approve=True, approver_id=approver_id, reason=reason, runs_dir=runs_dir)
+    decision = decide_draft(
+        episode_id_or_run_dir, draft_id, approve=True, approver_id=approver_id, reason=reason, runs_dir=runs_dir
+    )
+    return tell_if_overruled(decision, True, stacklevel=2)
 
 
 def reject_draft(
@@ -429,7 +429,10 @@ def reject_draft(
     runs_dir: Any = None,
 ) -> Decision:
     """Persist a rejection (idempotent; a draft already approved stays approved)."""
-    return _decide(episode_id_or_run_dir, draft_id, approve=False, approver_id=approver_id, reason=reason, runs_dir=runs_dir)
+    decision = decide_draft(
+        episode_id_or_run_dir, draft_id, approve=False, approver_id=approver_id, reason=reason, runs_dir=runs_dir
+    )
+    return tell_if_overruled(decision, False, stacklevel=2)
 
 
 UnknownOutcome = Literal["retry", "fail"]

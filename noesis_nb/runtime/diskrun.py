@@ -35,9 +35,9 @@ from ..tools import (
     PreparedInvocationStatus,
 )
 from ..tools.repositories import UNREADABLE_RECORD, record_problem
-from .api import approve_draft, reject_draft, resume_run
+from .api import decide_draft, resume_run
 from .episode import read_veto_decision
-from .gate import PendingApproval
+from .gate import PendingApproval, tell_if_overruled
 from .position import last_pause, payload_of
 from .resume import resume_from_disk
 
@@ -258,16 +258,16 @@ class DiskRun:
     def approve(self, draft_id: str | None = None, *, approver_id: str = "human", reason: str | None = None) -> Any:
         """Approve a draft (or override the paused veto); a draft decided already gives that decision back (``created=False``)."""
         self._check_decidable(draft_id)
-        decision = approve_draft(self.run_dir, draft_id, approver_id=approver_id, reason=reason)
+        decision = decide_draft(self.run_dir, draft_id, approve=True, approver_id=approver_id, reason=reason, runs_dir=None)
         self._changed()
-        return decision
+        return tell_if_overruled(decision, True, stacklevel=2)
 
     def reject(self, draft_id: str | None = None, *, reason: str | None = None, approver_id: str = "human") -> Any:
         """Reject a draft (or uphold the paused veto); a draft decided already gives that decision back."""
         self._check_decidable(draft_id)
-        decision = reject_draft(self.run_dir, draft_id, reason=reason, approver_id=approver_id)
+        decision = decide_draft(self.run_dir, draft_id, approve=False, approver_id=approver_id, reason=reason, runs_dir=None)
         self._changed()
-        return decision
+        return tell_if_overruled(decision, False, stacklevel=2)
 
     def _check_decidable(self, draft_id: str | None) -> None:
         """Read the directory again first: a run that ended meanwhile takes no new decision (a decided draft still answers)."""

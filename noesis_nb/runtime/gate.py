@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -186,6 +187,29 @@ class ApprovalGate:
                 self.record(decision)
         if waiter is not None:
             _settle(waiter[1], decision)
+
+
+class DecisionStands(UserWarning):
+    """A decision asked for a draft (or veto) already decided the other way: the first one stands."""
+
+
+def tell_if_overruled(decision: Decision, approve: bool, stacklevel: int) -> Decision:
+    """Warn (``DecisionStands``, at the caller's line) when ``decision`` is an earlier one of the other way.
+
+    Decisions are final and idempotent: a second click the same way is silent, but a reject after an
+    approve (or the reverse) changes nothing, which the caller must not take for done.
+    """
+    if not decision.created and decision.approved != approve:
+        what = f"draft {decision.draft_id}" if decision.draft_id else "the governance veto"
+        by = f" by {decision.approver_id}" if decision.approver_id else ""
+        when = f" at {decision.decided_at}" if decision.decided_at else ""
+        warnings.warn(
+            f"{'approve' if approve else 'reject'} changed nothing: {what} was already {decision.status}{by}{when}, "
+            "and a decision is final",
+            DecisionStands,
+            stacklevel=stacklevel + 1,
+        )
+    return decision
 
 
 def to_decision(record: Any, created: bool) -> Decision:

@@ -15,7 +15,7 @@ from ..errors import EpisodeStateError, InvalidOptionError
 from ..secrets import redact_exception
 from ..store.vocab import TERMINAL_STATUSES, failed
 from .drain import DrainReport
-from .gate import Decision, PendingApproval, check_decider
+from .gate import Decision, PendingApproval, check_decider, tell_if_overruled
 from .interrupt import interrupted, watch_interrupts
 from .presenter import presenter
 from .steer import Steer
@@ -147,11 +147,11 @@ class EpisodeHandle:
 
         With no draft pending but a governance veto paused, approving overrides the veto.
         """
-        return self._decide(draft_id, True, approver_id, reason)
+        return tell_if_overruled(self._decide(draft_id, True, approver_id, reason), True, stacklevel=2)
 
     def reject(self, draft_id: str | None = None, *, reason: str | None = None, approver_id: str = "human") -> Decision:
         """Reject a pending draft; the adapter sees ``ToolRejected`` with the reason (or uphold a paused veto)."""
-        return self._decide(draft_id, False, approver_id, reason)
+        return tell_if_overruled(self._decide(draft_id, False, approver_id, reason), False, stacklevel=2)
 
     def _decide(self, draft_id: str | None, approve: bool, approver_id: str, reason: str | None) -> Decision:
         episode = self._episode

@@ -9,11 +9,13 @@ draft was decided elsewhere) does not decide again: it shows the decision that s
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
 
 import ipywidgets as w
 
+from ..runtime.gate import DecisionStands
 from ..secrets import shown
 from .cards import decision_html, pending_html, veto_decision_html, veto_html
 from .render import esc
@@ -83,7 +85,9 @@ class _Card:
         self._set_enabled(False)
         reason = (reason if reason is not None else self.reason.value).strip() or None
         try:
-            decision = as_decision(self.call(approve, reason))
+            with warnings.catch_warnings():  # the card itself says "already approved …; nothing changed"
+                warnings.simplefilter("ignore", DecisionStands)
+                decision = as_decision(self.call(approve, reason))
         except Exception as exc:
             verb = self.labels[0 if approve else 1].lower()
             self.status.value = f'<span class="nnb-c-red">could not {verb}: {esc(shown(str(exc)))}</span>'

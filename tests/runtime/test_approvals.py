@@ -12,6 +12,8 @@ import pytest
 
 import noesis_nb
 from noesis_nb.errors import AmbiguousDraftError, DecisionFileError, DraftNotFoundError, ToolRejected
+from noesis_nb.runtime.diskrun import DiskRun
+from noesis_nb.runtime.gate import DecisionStands
 from noesis_nb.runtime.resume import NothingToResume
 from noesis_nb.store import read_events, read_json, verify_manifest
 
@@ -161,8 +163,14 @@ def test_solve_with_ask_pauses_on_disk_then_approve_draft_and_resume_run(runs_di
     with pytest.raises(noesis_nb.tools.ApprovalDecisionRequiredError, match="approve_draft"):
         noesis_nb.resume_run(ep, runs_dir=runs_dir)
     first = noesis_nb.approve_draft(ep, approver_id="ops", runs_dir=runs_dir)
-    again = noesis_nb.approve_draft(ep, first.draft_id, approver_id="someone-else", runs_dir=runs_dir)
-    late_reject = noesis_nb.reject_draft(ep, first.draft_id, reason="too late", runs_dir=runs_dir)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the same way again: idempotent, and silent
+        again = noesis_nb.approve_draft(ep, first.draft_id, approver_id="someone-else", runs_dir=runs_dir)
+    with pytest.warns(
+        DecisionStands, match=rf"reject changed nothing: draft {first.draft_id} was already approved by ops"
+    ) as said:
+        late_reject = noesis_nb.reject_draft(ep, first.draft_id, reason="too late", runs_dir=runs_dir)
+    assert said[0].filename == __file__  # said at the caller's line
     assert first.created and not again.created and not late_reject.created
     assert again.approver_id == late_reject.approver_id == "ops" and late_reject.status == "approved"
     assert noesis_nb.resume_run(ep, runs_dir=runs_dir) == ep
@@ -354,7 +362,8 @@ def test_a_sealed_run_refuses_new_decisions_but_reports_old_ones(runs_dir, tmp_p
     ep = noesis_nb.solve("x", using=make_writer(tmp_path / "o.txt"), runs_dir=runs_dir)
     first = noesis_nb.approve_draft(ep, approver_id="ops", runs_dir=runs_dir)
     noesis_nb.resume_run(ep, runs_dir=runs_dir)
-    later = noesis_nb.reject_draft(ep, first.draft_id, reason="too late", runs_dir=runs_dir)
+    with pytest.warns(DecisionStands, match="already approved by ops"):
+        later = noesis_nb.reject_draft(ep, first.draft_id, reason="too late", runs_dir=runs_dir)
     assert not later.created and later.status == "approved" and later.approver_id == first.approver_id
 
     async def cancelled():
@@ -520,3 +529,26 @@ def test_resume_run_names_tools_of_the_wrong_kind_before_touching_the_run(runs_d
         with pytest.raises(InvalidOptionError, match=r"tools=.*: pass a dict of tool name -> callable"):
             noesis_nb.resume_run(ep, runs_dir=runs_dir, tools=tools)
     assert sorted((p.name, p.stat().st_mtime_ns) for p in (runs_dir / ep).iterdir()) == before
+
+
+def test_a_live_decision_the_other_way_after_the_first_warns_and_changes_nothing(runs_dir, tmp_path):
+    out = tmp_path / "live.txt"
+
+    async def main():
+        handle = noesis_nb.start("live note", using=make_writer(out), runs_dir=runs_dir)
+        await handle
+        first = handle.reject(reason="not now", approver_id="ana")
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            assert not handle.reject(first.draft_id, reason="still no").created  # a second click: silent
+        with pytest.warns(DecisionStands, match=rf"approve changed nothing: draft {first.draft_id} was already rejected by ana"):
+            overruled = handle.approve(first.draft_id, approver_id="bob")
+        with pytest.warns(DecisionStands, match="already rejected by ana"):
+            noesis_nb.approve_draft(handle.episode_id, first.draft_id, approver_id="bob", runs_dir=runs_dir)  # to a live run
+        await handle.wait()
+        return overruled, handle
+
+    overruled, handle = asyncio.run(main())
+    assert overruled.status == "rejected" and not overruled.created and not out.exists()
+    with pytest.warns(DecisionStands, match="already rejected by ana"):
+        DiskRun(handle.run_dir).approve(overruled.draft_id, approver_id="carol")
