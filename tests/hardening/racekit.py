@@ -232,7 +232,10 @@ def child(request: dict[str, Any]) -> dict[str, Any]:
     if request.get("delay"):
         time.sleep(request["delay"])
     started = time.monotonic()
-    reply = {"ok": True, **act(request)}
+    try:
+        reply = {"ok": True, **act(request)}
+    except Exception as exc:  # reported: the parent judges what the racer was told, and whether it is the package's
+        return {"ok": False, "error": f"{type(exc).__name__}: {exc}", "ours": isinstance(exc, noesis_nb.errors.NoesisNbError)}
     reply["seconds"] = time.monotonic() - started
     return reply
 
