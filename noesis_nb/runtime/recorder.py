@@ -383,6 +383,21 @@ class Recorder:
         self.writer.fsync()
         return checkpoint
 
+    def complete_pause(self, interrupt: dict[str, Any]) -> dict[str, Any]:
+        """Finish a pause whose ``run.interrupt`` is on disk but whose process stopped before its checkpoint.
+
+        The state is made ``partial`` again first: the process may have died between the interrupt and the
+        state write, and a checkpoint binds the state on disk (a ``pending`` one would stay so while it waits)."""
+        payload = interrupt.get("payload")
+        reason = payload.get("reason") if isinstance(payload, dict) else None
+        with self._lock:
+            self.state["outcomes"].update(status="partial", summary=reason)
+            self.state["links"] = {"events": "events.jsonl", "learn": "learn.jsonl"}
+            self.persist_state()
+            checkpoint = self.checkpoint(interrupt["id"])
+        self.writer.fsync()
+        return checkpoint
+
     def _write_checkpoint(self, last_event_id: str) -> dict[str, Any]:
         self.check_owner("writing a checkpoint")
         checkpoint_id = new_checkpoint_id()

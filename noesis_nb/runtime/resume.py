@@ -295,7 +295,7 @@ def _finish_interrupted_veto(rec: Recorder, governance: dict[str, Any]) -> Resum
     if ext.get("pause_on_veto"):
         last = rec.events[-1]
         if last.get("event_type") == RUN_INTERRUPT and last.get("caused_by") == governance["id"]:
-            checkpoint = rec.checkpoint(last["id"])  # the interrupt is on disk: only its checkpoint is missing
+            checkpoint = rec.complete_pause(last)  # the interrupt is on disk: its state write may be missing, its checkpoint is
         else:
             checkpoint = rec.pause(f"{message} Governance veto; awaiting approval", governance["id"])
         raise ApprovalDecisionRequiredError(

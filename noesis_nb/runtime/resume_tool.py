@@ -301,7 +301,7 @@ def open_interrupted_pause(rec: Recorder, pause: Pause | None) -> Pause | None:
     last = rec.events[-1]
     reason = f"tool approval required: {prepared.tool.key} ({prepared.key})"
     if last.get("event_type") == RUN_INTERRUPT and last.get("caused_by") == pending["id"]:
-        rec.checkpoint(last["id"])
+        rec.complete_pause(last)
     else:
         rec.pause(reason, pending["id"])
     return last_pause(rec.events)

@@ -165,7 +165,8 @@ def _transient(path: Path) -> bool:
 def sweep_transients(run_dir: Path) -> list[str]:
     """Remove what writers leave only while they work (or when killed mid-write): temp files of atomic
     writes, exclusive-create temps, claims and create locks. Only the run's owner calls this, right
-    before sealing, when nobody else can be writing. Returns the names removed."""
+    before sealing; a decision another process is writing at that moment writes its temp again
+    (``create_exclusive_json``). Returns the names removed."""
     run_dir = Path(run_dir)
     removed = []
     for path in _regular_files(run_dir, hidden_folders=True):

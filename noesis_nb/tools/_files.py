@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import uuid
@@ -66,28 +67,55 @@ def create_exclusive_json(path: Path, value: Any) -> bool:
     The document is written completely to a temp file and hard-linked into place, so readers
     never see a partial file and of several racing writers exactly one wins. Where hard links
     are unsupported an ``O_EXCL`` lock file (``<name>.lock``) decides the winner instead.
+    A temp file removed under it (a run's owner sweeps temp files right before it seals, while
+    another process may be deciding a draft) is written again.
     """
     path = Path(path)
-    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.new")
+    for _ in range(_SWEPT_TRIES):
+        tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.new")
+        try:
+            created = _create_once(path, tmp, value)
+        finally:
+            try:
+                tmp.unlink(missing_ok=True)
+            except OSError:  # a folder that takes files but refuses their removal (append-only): the seal sweeps it
+                pass
+        if created is not None:
+            return created
+    raise RunWriteError(
+        path,
+        errno.ENOENT,
+        f"its temp file was removed {_SWEPT_TRIES} times before it could be linked in",
+        "something keeps deleting files in this folder; stop it, then try again",
+    )
+
+
+#: how many times a document whose temp file was swept away is written again (one seal sweeps once)
+_SWEPT_TRIES = 3
+
+
+def _create_once(path: Path, tmp: Path, value: Any) -> bool | None:
+    """One try of ``create_exclusive_json`` through ``tmp``; None when the temp was swept away under it."""
     try:
         atomic_write_json(tmp, value)
     except RunWriteError as exc:  # say the document, not its temp file
         raise RunWriteError(path, exc.errno, exc.reason, exc.advice) from None
+    except FileNotFoundError:  # the temp's own temp removed before its rename
+        if not path.parent.is_dir():
+            raise
+        return None
     try:
         os.link(tmp, path)
         return True
     except FileExistsError:
         return False
-    except OSError:
+    except OSError as exc:
+        if isinstance(exc, FileNotFoundError) and path.parent.is_dir():
+            return None  # the temp removed between its write and its link
         if not claim_file(path.with_name(path.name + ".lock")) or path.exists():
             return False
         atomic_write_json(path, value)
         return True
-    finally:
-        try:
-            tmp.unlink(missing_ok=True)
-        except OSError:  # a folder that takes files but refuses their removal (append-only): the seal sweeps it
-            pass
 
 
 def claim_file(path: Path) -> bool:

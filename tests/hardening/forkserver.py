@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -57,8 +58,12 @@ class ForkServer:
         self.proc.stdin.write(json.dumps(request) + "\n")
         self.proc.stdin.flush()
 
-    def reply(self) -> dict[str, Any]:
+    def reply(self, timeout: float | None = None) -> dict[str, Any]:
+        """The next answer; after ``timeout`` seconds without one, the server is killed and the wait fails."""
         assert self.proc.stdout
+        if timeout is not None and not select.select([self.proc.stdout], [], [], timeout)[0]:
+            self.proc.kill()
+            raise TimeoutError(f"no answer from {self.proc.args} within {timeout}s (a racer hung)")
         return json.loads(self.proc.stdout.readline())
 
     def run(self, **request: object) -> dict[str, Any]:

@@ -33,7 +33,8 @@ ONCE_PER_REQUEST = (
 
 
 def recover(run: Path, scenario: str, marker: Path, tally: Counter) -> None:
-    """What a person does after a crash: resume; decide what waits for a decision; an unknown outcome is marked failed."""
+    """What a person does after a crash: resume; decide what waits for a decision (the paused run passing the
+    validators while it waits); an unknown outcome is marked failed."""
     agent = agent_for(scenario, str(marker))
     for _ in range(6):
         if is_sealed(run):
@@ -43,6 +44,9 @@ def recover(run: Path, scenario: str, marker: Path, tally: Counter) -> None:
                 warnings.simplefilter("ignore")
                 noesis_nb.resume_run(run, using=agent)
         except ApprovalDecisionRequiredError:
+            # the run now waits for a person, maybe for days: it must be a whole paused run meanwhile
+            paused = check_run(run)
+            assert not paused, f"{run.name} waits for a decision but fails the validators: {paused[:3]}"
             noesis_nb.approve_draft(run, approver_id="recovery")
             tally["decided after the crash"] += 1
         except ToolOutcomeUnknownError:

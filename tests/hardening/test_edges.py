@@ -179,3 +179,34 @@ def test_a_veto_decision_racing_the_seal_is_taken_back(runs_dir: Path, tmp_path:
         noesis_nb.approve_draft(run, approver_id="ana")
     assert not list(run.glob("checkpoints/*/decision.json"))
     assert verify_manifest(run).ok
+
+
+@pytest.mark.parametrize("swept", ["while its temp file is written", "before its temp file is linked in"])
+def test_a_decision_whose_temp_file_the_sealer_sweeps_is_written_again(
+    runs_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, swept: str
+) -> None:
+    """A run's owner sweeps temp files right before it seals (a cancelled or timed-out episode); another process's
+    approve_draft may be writing its decision's temp file at that moment. It writes it again (then the decision is
+    listed by the manifest or taken back, as above), never stopping on a raw FileNotFoundError of its own temp."""
+    from noesis_nb.store.artifacts import sweep_transients
+
+    run = _paused(runs_dir, tmp_path)
+    name, source = ("replace", ".tmp") if swept.startswith("while") else ("link", ".new")
+    real = getattr(os, name)
+    done: list[str] = []
+
+    def sweeping(src, dst, *args, **kwargs):
+        if not done and "approvals" in str(src) and str(src).endswith(source):
+            done.extend(sweep_transients(run))  # the owner's sweep falls here
+        return real(src, dst, *args, **kwargs)
+
+    monkeypatch.setattr(os, name, sweeping)
+    decision = noesis_nb.approve_draft(run, approver_id="ana")
+    monkeypatch.undo()
+    assert done, "the sweep never fell inside the decision's write"
+    assert decision.created and decision.status == "approved"
+    approvals = list((run / "tool_invocations" / "approvals").iterdir())
+    assert [p.suffix for p in approvals] == [".json"], approvals  # the decision, and no temp file
+    noesis_nb.resume_run(run)
+    assert (tmp_path / "marker.txt").read_text() == "ran\n"
+    assert verify_manifest(run).ok and not check_run(run)
