@@ -1,6 +1,7 @@
 """The views in a narrow notebook (a 700px window, a side panel): nothing runs past its view, and text that
 wraps wraps as text (no 28px widget line under 13px words, which leaves a blank line between the halves of a
-sentence). One notebook: a decided card with a reason (its head line wraps) and a small batch's grid.
+sentence), and no button's label is cut short. One notebook: a decided card with a reason (its head line wraps) and a
+small batch paused for a person (its Cancel button, its inbox, its grid).
 """
 
 from __future__ import annotations
@@ -26,11 +27,17 @@ ep = noesis_nb.solve("deploy release 1.2", using=deployer, approver="ask")
 noesis_nb.show(ep)""",
     """noesis_nb.approve_draft(ep, approver_id="release-manager", reason="checked the diff and the changelog with the team")
 noesis_nb.resume_run(ep)""",
-    """def label(task):
+    """from noesis_nb.scripted import ScriptedModel
+
+async def label(task, ctx):
+    ScriptedModel(["Label chosen."]).complete(task, ctx)  # tokens and cost: the header's figures line is a long one
+    if "ticket 0" in task:  # one draft waits in the inbox: the batch stays paused, its Cancel button shown
+        await ctx.tool_async("notes.write", {"argv": [sys.executable, "-c", "pass"]}, effect="write", risk="high")
     return {"label": task.split()[-1]}
 
-b = noesis_nb.batch([f"classify ticket {i}: the export is slow again" for i in range(4)], using=label, root="narrow-batch")
-await b.wait()
+tasks = [f"classify ticket {i}: the export is slow again" for i in range(4)]
+b = noesis_nb.batch(tasks, using=label, approver="ask", root="narrow-batch")
+await b
 b""",
 ]
 
@@ -52,6 +59,10 @@ _PAST = """() => [...document.querySelectorAll('.noesis-nb-view *')].filter(e =>
   .map(e => ({tag: e.tagName, cls: e.className, text: e.textContent.trim().slice(0, 40),
               past: Math.round(e.getBoundingClientRect().right - e.closest('.noesis-nb-view').getBoundingClientRect().right)}))"""
 
+# every visible button of a view whose label does not fit it (ipywidgets cuts it to "…")
+_CUT = """() => [...document.querySelectorAll('.noesis-nb-view button')]
+  .filter(b => b.getClientRects().length && b.scrollWidth > b.clientWidth + 1).map(b => b.textContent.trim())"""
+
 
 def test_views_fit_a_narrow_notebook_and_wrapped_lines_have_no_gaps(lab: dict[str, Any], page: Any) -> None:
     (lab["root"] / "narrow.ipynb").write_text(json.dumps(notebook(CELLS)))
@@ -64,6 +75,8 @@ def test_views_fit_a_narrow_notebook_and_wrapped_lines_have_no_gaps(lab: dict[st
     page.locator(".noesis-nb-episode-view .nnb-decided").first.wait_for(timeout=30_000)
     page.locator(".noesis-nb-batch .nnb-grid-line").nth(4).wait_for(timeout=30_000)
     page.wait_for_timeout(500)
-    gapped, past = page.evaluate(_GAPPED), page.evaluate(_PAST)
+    page.locator(".noesis-nb-batch .nnb-ib-row").first.wait_for(timeout=30_000)
+    gapped, past, cut = page.evaluate(_GAPPED), page.evaluate(_PAST), page.evaluate(_CUT)
+    assert cut == [], f"700px wide: button labels cut short: {cut}"
     assert gapped == [], f"700px wide: wrapped text with a blank line between its lines: {gapped}"
     assert past == [], f"700px wide: parts of a view past its right edge: {past[:8]}"
