@@ -63,6 +63,15 @@ _PAST = """() => [...document.querySelectorAll('.noesis-nb-view *')].filter(e =>
 _CUT = """() => [...document.querySelectorAll('.noesis-nb-view button')]
   .filter(b => b.getClientRects().length && b.scrollWidth > b.clientWidth + 1).map(b => b.textContent.trim())"""
 
+# an inbox row whose buttons and reason sit beside what it asks and leave that text under half the row (an episode
+# id broken in two, a task over four lines): the buttons belong under the text then
+_SQUEEZED = """() => [...document.querySelectorAll('.nnb-ib-row')].filter(r => r.getClientRects().length).map(r => {
+    const body = r.querySelector('.widget-html').getBoundingClientRect(), row = r.getBoundingClientRect();
+    const controls = r.querySelector('button').getBoundingClientRect();
+    return {text: r.textContent.trim().slice(0, 40), body: Math.round(body.width), row: Math.round(row.width),
+            beside: controls.top < body.bottom - 2};
+  }).filter(o => o.beside && o.body < o.row / 2)"""
+
 
 def test_views_fit_a_narrow_notebook_and_wrapped_lines_have_no_gaps(lab: dict[str, Any], page: Any) -> None:
     (lab["root"] / "narrow.ipynb").write_text(json.dumps(notebook(CELLS)))
@@ -78,5 +87,7 @@ def test_views_fit_a_narrow_notebook_and_wrapped_lines_have_no_gaps(lab: dict[st
     page.locator(".noesis-nb-batch .nnb-ib-row").first.wait_for(timeout=30_000)
     gapped, past, cut = page.evaluate(_GAPPED), page.evaluate(_PAST), page.evaluate(_CUT)
     assert cut == [], f"700px wide: button labels cut short: {cut}"
+    squeezed = page.evaluate(_SQUEEZED)
+    assert squeezed == [], f"700px wide: inbox rows whose text gets under half the row beside their buttons: {squeezed}"
     assert gapped == [], f"700px wide: wrapped text with a blank line between its lines: {gapped}"
     assert past == [], f"700px wide: parts of a view past its right edge: {past[:8]}"
