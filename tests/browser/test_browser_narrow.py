@@ -1,7 +1,7 @@
 """The views in a narrow notebook (a 700px window, a side panel): nothing runs past its view, and text that
 wraps wraps as text (no 28px widget line under 13px words, which leaves a blank line between the halves of a
 sentence), and no button's label is cut short. One notebook: a decided card with a reason (its head line wraps) and a
-small batch paused for a person (its Cancel button, its inbox, its grid).
+small batch paused for a person (its Cancel button, its inbox, its grid), and a replay comparison.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ ep = noesis_nb.solve("deploy release 1.2", using=deployer, approver="ask")
 noesis_nb.show(ep)""",
     """noesis_nb.approve_draft(ep, approver_id="release-manager", reason="checked the diff and the changelog with the team")
 noesis_nb.resume_run(ep)""",
+    "noesis_nb.replay(ep, compare=ep)  # a comparison: its step slider spans the view",
     """from noesis_nb.scripted import ScriptedModel
 
 async def label(task, ctx):
