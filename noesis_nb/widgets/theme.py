@@ -133,11 +133,13 @@ def _rules() -> list[str]:
         "vertical-align:bottom}",
         f".{r} .nnb-ib-confirm{{border:1px solid var(--nnb-blue-edge);background:var(--nnb-blue-tint);padding:2px 8px;"
         "margin:4px 0;border-radius:3px;gap:8px}",
-        # columns keep their width while there is room and give it up in a narrow notebook (700px, a side panel),
-        # where the task wraps instead of the time running past the view
-        f".{r} .nnb-grid-line{{display:grid;grid-template-columns:3.5em minmax(6em,1fr) minmax(4.5em,9em) minmax(5em,7em) "
-        f"minmax(3.5em,4.5em) minmax(5em,6.5em) minmax(4em,5em);gap:0 8px;font:12px/1.7 {_MONO};align-items:center;"
-        "overflow-wrap:anywhere}",
+        f".{r} .nnb-grid-line{{display:grid;grid-template-columns:3.5em minmax(10em,1fr) 9em 7em 4.5em 6.5em 5em;gap:0 8px;"
+        f"font:12px/1.7 {_MONO};align-items:center;overflow-wrap:anywhere}}",
+        # a narrow grid (a 700px window, a side panel): narrower columns, so the time stays inside the view and the
+        # task keeps a fair share of the row
+        f".{r} .nnb-grid{{container-type:inline-size}}",
+        f"@container (max-width:720px){{.{r} .nnb-grid-line{{grid-template-columns:2.5em minmax(6em,1fr) minmax(4em,6em) "
+        "7em 3.5em minmax(4em,5em) 4em}}",
         f".{r} .nnb-grid .widget-hbox{{border-bottom:1px solid var(--nnb-line)}}",
         f".{r} .nnb-grid-head{{padding-left:36px}}",
         f".{r} .nnb-grid .widget-html{{flex:1 1 auto;min-width:0;margin:0}}",

@@ -73,6 +73,11 @@ _SQUEEZED = """() => [...document.querySelectorAll('.nnb-ib-row')].filter(r => r
             beside: controls.top < body.bottom - 2};
   }).filter(o => o.beside && o.body < o.row / 2)"""
 
+# the share of each batch grid row that its task column gets (the other columns could take so much that a short task
+# wraps over five lines)
+_TASK_SHARE = """() => [...document.querySelectorAll('.nnb-grid-line:not(.nnb-grid-head)')].filter(l => l.getClientRects().length)
+  .map(l => Math.round(100 * l.children[1].getBoundingClientRect().width / l.getBoundingClientRect().width) / 100)"""
+
 
 def test_views_fit_a_narrow_notebook_and_wrapped_lines_have_no_gaps(lab: dict[str, Any], page: Any) -> None:
     (lab["root"] / "narrow.ipynb").write_text(json.dumps(notebook(CELLS)))
@@ -88,6 +93,8 @@ def test_views_fit_a_narrow_notebook_and_wrapped_lines_have_no_gaps(lab: dict[st
     page.locator(".noesis-nb-batch .nnb-ib-row").first.wait_for(timeout=30_000)
     gapped, past, cut = page.evaluate(_GAPPED), page.evaluate(_PAST), page.evaluate(_CUT)
     assert cut == [], f"700px wide: button labels cut short: {cut}"
+    tasks = page.evaluate(_TASK_SHARE)
+    assert tasks and min(tasks) >= 0.25, f"700px wide: the batch grid's task column gets {tasks} of its row"
     squeezed = page.evaluate(_SQUEEZED)
     assert squeezed == [], f"700px wide: inbox rows whose text gets under half the row beside their buttons: {squeezed}"
     assert gapped == [], f"700px wide: wrapped text with a blank line between its lines: {gapped}"
