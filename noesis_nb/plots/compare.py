@@ -180,7 +180,7 @@ def compare_episodes(
     fig.update_layout(
         barmode="group",
         height=260 * rows + 60,
-        margin_t=100,
+        margin_t=112,
         legend=dict(orientation="h", yref="container", y=0, yanchor="bottom", x=0, xanchor="left"),
     )
     fig.update_yaxes(**seconds_axis(table[["seconds_a", "seconds_b"]].to_numpy().ravel()), row=1, col=1)
