@@ -172,8 +172,17 @@ def compare_episodes(
                 row=3,
                 col=1,
             )
-    style(fig, title or f"{esc(a)} vs {esc(b)}")
-    fig.update_layout(barmode="group", height=260 * rows)
+    style(fig, title or f"A {esc(a)}")
+    if title is None:  # B on a line of its own: one long line would run past both edges of a narrow figure
+        fig.update_layout(title_subtitle_text=f"vs B {esc(b)}")
+    # the legend under the plots, in rows: beside them it takes half a narrow figure and the subplot titles, centred
+    # over what is left, run past its left edge
+    fig.update_layout(
+        barmode="group",
+        height=260 * rows + 60,
+        margin_t=112,
+        legend=dict(orientation="h", yref="container", y=0, yanchor="bottom", x=0, xanchor="left"),
+    )
     fig.update_yaxes(**seconds_axis(table[["seconds_a", "seconds_b"]].to_numpy().ravel()), row=1, col=1)
     fig.update_yaxes(**seconds_axis(table["delta_s"].to_numpy()), row=2, col=1)
     if rows == 3:

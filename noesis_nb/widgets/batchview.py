@@ -59,11 +59,14 @@ class BatchView(SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipywidgets shi
         self._dirty: dict[tuple[int, str], Any] = {}
         self._lock = threading.RLock()
         self._coalescer = Coalescer(self.flush, lambda: self.loop, interval=interval)
-        self.header = w.HTML()
+        self.header = w.HTML(layout=w.Layout(flex="1 1 300px", min_width="0"))  # Cancel goes under it when narrow
         self.more = w.HTML()
         self.message = w.HTML()
         self.stop_button = w.Button(
-            description="Cancel batch", icon="stop", tooltip="queued episodes never start; running ones end cancelled"
+            description="Cancel batch",
+            icon="stop",
+            tooltip="queued episodes never start; running ones end cancelled",
+            layout=w.Layout(flex="0 0 auto", width="auto"),  # never narrower than its label (a squeezed one reads "Cancel …")
         )
         self.stop_button.add_class("nnb-btn")
         self.stop_button.on_click(lambda _b: self.cancel())
@@ -83,7 +86,15 @@ class BatchView(SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipywidgets shi
         grid = w.VBox([w.HTML(GRID_HEAD), *(s.box for s in self._slots), self.more])
         grid.add_class("nnb-grid")
         super().__init__(
-            [w.HTML(live_css()), w.HBox([self.header, self.stop_button]), self.inbox, self.message, grid, self.detail], **kwargs
+            [
+                w.HTML(live_css()),
+                w.HBox([self.header, self.stop_button], layout=w.Layout(flex_flow="row wrap")),
+                self.inbox,
+                self.message,
+                grid,
+                self.detail,
+            ],
+            **kwargs,
         )
         self.add_class(ROOT_CLASS)
         self.add_class("noesis-nb-batch")

@@ -74,10 +74,11 @@ class _Row:
         """One line: the box, what is asked, then the card's buttons and reason (the status line under it)."""
         self.check = w.Checkbox(value=False, indent=False, description="", layout=w.Layout(width="24px", flex="0 0 auto"))
         self.check.add_class("nnb-ib-check")
-        self.body.layout.flex, self.body.layout.min_width, self.body.layout.overflow = "1 1 0%", "0", "hidden"
+        # the text takes what the buttons leave, but never under 300px: in a narrow notebook they go under it
+        self.body.layout.flex, self.body.layout.min_width, self.body.layout.overflow = "1 1 300px", "0", "hidden"
         self.reason.layout.width = "150px"
         self.controls.layout.flex = "0 0 auto"
-        line = w.HBox([self.check, self.body, self.controls], layout=w.Layout(align_items="center"))
+        line = w.HBox([self.check, self.body, self.controls], layout=w.Layout(align_items="center", flex_flow="row wrap"))
         self.box.children = (line, self.status)
         self.box.add_class("nnb-ib-row")
 

@@ -51,7 +51,7 @@ class ReplayCompare(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type i
         self.left = ReplayView(run_a, title=f"A · {run_a.episode_id}")
         self.right = ReplayView(run_b, title=f"B · {run_b.episode_id}")
         self.slider = w.IntSlider(
-            value=len(self.table), min=0, max=len(self.table), description="step", layout=w.Layout(width="100%")
+            value=len(self.table), min=0, max=len(self.table), description="step", layout=w.Layout(width="auto")
         )
         self.steps = w.HTML()
         self.slider.observe(lambda change: self.seek_step(change["new"]), "value")

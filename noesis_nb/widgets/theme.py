@@ -118,6 +118,8 @@ def _rules() -> list[str]:
         f".{r} .nnb-card li{{margin:0;line-height:1.5}}",
         f".{r} .nnb-card dd{{margin:0;overflow-wrap:anywhere;font-family:{_MONO};font-size:12px}}",
         f".{r} .nnb-card ol{{margin:0;padding-left:2em;font-family:{_MONO};font-size:12px}}",
+        # a card's heading and status wrap in a narrow notebook: lines as tall as their text, not ipywidgets' 28px
+        f".{r} .nnb-card .widget-html-content{{line-height:1.6}}",
         f".{r} .nnb-msg{{padding:2px 0}}",
         # the approvals inbox and the batch grid
         f".{r} .nnb-card.nnb-ib-row{{padding:2px 6px;margin:2px 0}}",
@@ -133,9 +135,14 @@ def _rules() -> list[str]:
         "margin:4px 0;border-radius:3px;gap:8px}",
         f".{r} .nnb-grid-line{{display:grid;grid-template-columns:3.5em minmax(10em,1fr) 9em 7em 4.5em 6.5em 5em;gap:0 8px;"
         f"font:12px/1.7 {_MONO};align-items:center;overflow-wrap:anywhere}}",
+        # a narrow grid (a 700px window, a side panel): narrower columns, so the time stays inside the view and the
+        # task keeps a fair share of the row
+        f".{r} .nnb-grid{{container-type:inline-size}}",
+        f"@container (max-width:720px){{.{r} .nnb-grid-line{{grid-template-columns:2.5em minmax(6em,1fr) minmax(4em,6em) "
+        "7em 3.5em minmax(4em,5em) 4em}}",
         f".{r} .nnb-grid .widget-hbox{{border-bottom:1px solid var(--nnb-line)}}",
         f".{r} .nnb-grid-head{{padding-left:36px}}",
-        f".{r} .nnb-grid .widget-html{{flex:1 1 auto;margin:0}}",
+        f".{r} .nnb-grid .widget-html{{flex:1 1 auto;min-width:0;margin:0}}",
         # buttons of the view: our own colours, readable in every theme (ipywidgets' mod-success is not)
         f".{r} .jupyter-button.nnb-btn{{color:var(--nnb-fg);background:var(--nnb-raised);border:1px solid var(--nnb-line);"
         "box-shadow:none}",

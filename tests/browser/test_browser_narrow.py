@@ -1,0 +1,101 @@
+"""The views in a narrow notebook (a 700px window, a side panel): nothing runs past its view, and text that
+wraps wraps as text (no 28px widget line under 13px words, which leaves a blank line between the halves of a
+sentence), and no button's label is cut short. One notebook: a decided card with a reason (its head line wraps) and a
+small batch paused for a person (its Cancel button, its inbox, its grid), and a replay comparison.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from .lab import ALL_RAN, CHROMIUM, notebook, open_notebook, run_all
+
+pytestmark = [pytest.mark.browser, pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed")]
+
+CELLS = [
+    """%load_ext noesis_nb
+import sys
+import noesis_nb
+noesis_nb.ns.set(runs_dir="narrow-runs")""",
+    """async def deployer(task, ctx):
+    return await ctx.tool_async("deploy.release", {"argv": [sys.executable, "-c", "pass"]}, effect="write", risk="high")
+
+ep = noesis_nb.solve("deploy release 1.2", using=deployer, approver="ask")
+noesis_nb.show(ep)""",
+    """noesis_nb.approve_draft(ep, approver_id="release-manager", reason="checked the diff and the changelog with the team")
+noesis_nb.resume_run(ep)""",
+    "noesis_nb.replay(ep, compare=ep)  # a comparison: its step slider spans the view",
+    """from noesis_nb.scripted import ScriptedModel
+
+async def label(task, ctx):
+    ScriptedModel(["Label chosen."]).complete(task, ctx)  # tokens and cost: the header's figures line is a long one
+    if "ticket 0" in task:  # one draft waits in the inbox: the batch stays paused, its Cancel button shown
+        await ctx.tool_async("notes.write", {"argv": [sys.executable, "-c", "pass"]}, effect="write", risk="high")
+    return {"label": task.split()[-1]}
+
+tasks = [f"classify ticket {i}: the export is slow again" for i in range(4)]
+b = noesis_nb.batch(tasks, using=label, approver="ask", root="narrow-batch")
+await b
+b""",
+]
+
+# every element of a view that holds words and wraps them: its line box against its font, and how many lines it has
+_GAPPED = """() => [...document.querySelectorAll('.noesis-nb-view *')].filter(e => {
+    if (!e.getClientRects().length || e.closest('button, svg')) return false;
+    if (![...e.childNodes].some(n => n.nodeType === 3 && n.textContent.trim())) return false;
+    const s = getComputedStyle(e), line = parseFloat(s.lineHeight), font = parseFloat(s.fontSize);
+    const range = document.createRange(); range.selectNodeContents(e);
+    const tops = new Set([...range.getClientRects()].map(r => Math.round(r.top)));
+    return tops.size > 1 && line > 1.8 * font;
+  }).map(e => ({text: e.textContent.trim().slice(0, 60), line: getComputedStyle(e).lineHeight,
+                font: getComputedStyle(e).fontSize}))"""
+
+# every visible element of a view whose right edge runs past the view's (its text is cut off or hangs outside)
+_PAST = """() => [...document.querySelectorAll('.noesis-nb-view *')].filter(e => e.getClientRects().length
+    && !e.closest('svg') && e.getBoundingClientRect().width > 0
+    && e.getBoundingClientRect().right > e.closest('.noesis-nb-view').getBoundingClientRect().right + 1)
+  .map(e => ({tag: e.tagName, cls: e.className, text: e.textContent.trim().slice(0, 40),
+              past: Math.round(e.getBoundingClientRect().right - e.closest('.noesis-nb-view').getBoundingClientRect().right)}))"""
+
+# every visible button of a view whose label does not fit it (ipywidgets cuts it to "…")
+_CUT = """() => [...document.querySelectorAll('.noesis-nb-view button')]
+  .filter(b => b.getClientRects().length && b.scrollWidth > b.clientWidth + 1).map(b => b.textContent.trim())"""
+
+# an inbox row whose buttons and reason sit beside what it asks and leave that text under half the row (an episode
+# id broken in two, a task over four lines): the buttons belong under the text then
+_SQUEEZED = """() => [...document.querySelectorAll('.nnb-ib-row')].filter(r => r.getClientRects().length).map(r => {
+    const body = r.querySelector('.widget-html').getBoundingClientRect(), row = r.getBoundingClientRect();
+    const controls = r.querySelector('button').getBoundingClientRect();
+    return {text: r.textContent.trim().slice(0, 40), body: Math.round(body.width), row: Math.round(row.width),
+            beside: controls.top < body.bottom - 2};
+  }).filter(o => o.beside && o.body < o.row / 2)"""
+
+# the share of each batch grid row that its task column gets (the other columns could take so much that a short task
+# wraps over five lines)
+_TASK_SHARE = """() => [...document.querySelectorAll('.nnb-grid-line:not(.nnb-grid-head)')].filter(l => l.getClientRects().length)
+  .map(l => Math.round(100 * l.children[1].getBoundingClientRect().width / l.getBoundingClientRect().width) / 100)"""
+
+
+def test_views_fit_a_narrow_notebook_and_wrapped_lines_have_no_gaps(lab: dict[str, Any], page: Any) -> None:
+    (lab["root"] / "narrow.ipynb").write_text(json.dumps(notebook(CELLS)))
+    page.set_viewport_size({"width": 700, "height": 1400})
+    open_notebook(page, lab["base"], lab["token"], "narrow.ipynb")
+    page.evaluate("""() => { const shell = window.jupyterapp.shell;
+        if (!shell.leftCollapsed) window.jupyterapp.commands.execute('application:toggle-left-area'); }""")
+    run_all(page)
+    page.wait_for_function(ALL_RAN, timeout=60_000)
+    page.locator(".noesis-nb-episode-view .nnb-decided").first.wait_for(timeout=30_000)
+    page.locator(".noesis-nb-batch .nnb-grid-line").nth(4).wait_for(timeout=30_000)
+    page.wait_for_timeout(500)
+    page.locator(".noesis-nb-batch .nnb-ib-row").first.wait_for(timeout=30_000)
+    gapped, past, cut = page.evaluate(_GAPPED), page.evaluate(_PAST), page.evaluate(_CUT)
+    assert cut == [], f"700px wide: button labels cut short: {cut}"
+    tasks = page.evaluate(_TASK_SHARE)
+    assert tasks and min(tasks) >= 0.25, f"700px wide: the batch grid's task column gets {tasks} of its row"
+    squeezed = page.evaluate(_SQUEEZED)
+    assert squeezed == [], f"700px wide: inbox rows whose text gets under half the row beside their buttons: {squeezed}"
+    assert gapped == [], f"700px wide: wrapped text with a blank line between its lines: {gapped}"
+    assert past == [], f"700px wide: parts of a view past its right edge: {past[:8]}"
