@@ -136,6 +136,7 @@ def _delta(value: Any, unit: str, money: bool = False) -> str:
     v = float(value)
     if abs(v) < (5e-7 if money else 0.005):  # rounds to nothing at the precision shown
         v = 0.0
-    text = (f"{v:+.6f} $" if money else f"{v:+.2f}{unit}") if v else "0"
+    # in the units and decimals of the values compared: "0.00 s" beside "0.00 s", not a bare "0"
+    text = (f"{v:+.6f} $" if money else f"{v:+.2f}{unit}") if v else ("0.000000 $" if money else f"0.00{unit}")
     hue = "red" if v > 0 else ("green" if v < 0 else "grey")
     return f'<span class="nnb-c-{hue}">{text}</span>'
