@@ -144,7 +144,7 @@ EMPTY_RUNS_HINT = (
 def runs_table_html(rows: Iterable[Mapping[str, Any]], *, where: str = "the runs dir", note: str = "") -> str:
     rows = list(rows)
     if not rows:
-        return f"<p><i>{esc(EMPTY_RUNS_HINT.format(where=where, note=note))}</i></p>"
+        return f"<p>{esc(EMPTY_RUNS_HINT.format(where=where, note=note))}</p>"  # plain words, like the other hints
     head = "".join(f"<th>{_HEADINGS.get(c, c)}</th>" for c in _RUN_COLUMNS)
     body = "".join("<tr>" + "".join(f"<td>{esc(_cell(r, c))}</td>" for c in _RUN_COLUMNS) + "</tr>" for r in rows)
     return f'<table style="font-size:12px"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'

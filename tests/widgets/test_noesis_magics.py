@@ -165,6 +165,16 @@ def test_a_runs_dir_that_does_not_exist_is_said_so_by_list_and_the_inbox(ip: Any
     inbox.close()
 
 
+def test_list_of_an_empty_folder_gives_its_hint_as_plain_text(ip: Any, tmp_path: Path) -> None:
+    """The hint of an empty ``%noesis list`` reads like the other hints: plain words, not italics."""
+    empty = tmp_path / "runs"
+    empty.mkdir()
+    table = ip.run_line_magic("noesis", f"list --runs-dir {empty}")
+    html = table._repr_html_()
+    assert "no runs in" in html and "start one with noesis_nb.start" in html
+    assert not re.search(r"<(i|em)\b|font-style", html), html
+
+
 def test_runs_dir_sets_the_default(ip: Any, runs_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
     ip.run_line_magic("noesis", f"runs-dir {runs_dir}")
     assert config.runs_dir() == runs_dir and str(runs_dir) in capsys.readouterr().out
