@@ -97,6 +97,10 @@ def _rules() -> list[str]:
         f".{r} .nnb-steps{{border-top:1px solid var(--nnb-line)}}",
         f".{r} .nnb-step{{border-bottom:1px solid var(--nnb-line);border-left:3px solid transparent}}",
         f".{r} .nnb-sum{{font:12px/1.6 {_MONO};white-space:normal;overflow-wrap:anywhere;padding:1px 4px}}",
+        # a hanging indent: the time in its own column, a wrapped line continuing under the text after it
+        f".{r} .nnb-sum{{display:flex;gap:0 1ch}}",
+        f".{r} .nnb-sum>.nnb-t{{flex:none}}",
+        f".{r} .nnb-sum>.nnb-line{{flex:1 1 0;min-width:0}}",
         f".{r} .nnb-k{{display:inline-block;min-width:6.5em;font-weight:600}}",
         f".{r} .nnb-body{{padding:2px 4px 6px 1.5em}}",
         f".{r} .nnb-r{{font:12px/1.5 {_MONO};border-bottom:1px solid var(--nnb-line)}}",
@@ -121,6 +125,9 @@ def _rules() -> list[str]:
         # a card's heading and status wrap in a narrow notebook: lines as tall as their text, not ipywidgets' 28px
         f".{r} .nnb-card .widget-html-content{{line-height:1.6}}",
         f".{r} .nnb-msg{{padding:2px 0}}",
+        # the same for every HTML widget on a line of its own (a message, a title, a note, the comparison's table):
+        # 13px words under a 28px line read as loosely spaced; kept low in specificity, so a card's 1.6 still wins
+        f".{r} :where(.widget-vbox>.widget-html)>.widget-html-content{{line-height:1.5}}",
         # the approvals inbox and the batch grid
         f".{r} .nnb-card.nnb-ib-row{{padding:2px 6px;margin:2px 0}}",
         f".{r} .nnb-ib-line{{line-height:1.5;overflow-wrap:anywhere;white-space:normal}}",
@@ -141,6 +148,8 @@ def _rules() -> list[str]:
         f"@container (max-width:720px){{.{r} .nnb-grid-line{{grid-template-columns:2.5em minmax(6em,1fr) minmax(4em,6em) "
         "7em 3.5em minmax(4em,5em) 4em}}",
         f".{r} .nnb-grid .widget-hbox{{border-bottom:1px solid var(--nnb-line)}}",
+        # a status pill hugs its word (a grid cell would stretch it to its column's width)
+        f".{r} .nnb-grid-line>.nnb-badge{{justify-self:start}}",
         f".{r} .nnb-grid-head{{padding-left:36px}}",
         f".{r} .nnb-grid .widget-html{{flex:1 1 auto;min-width:0;margin:0}}",
         # buttons of the view: our own colours, readable in every theme (ipywidgets' mod-success is not)

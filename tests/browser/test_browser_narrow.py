@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from .lab import ALL_RAN, CHROMIUM, notebook, open_notebook, run_all
+from .lab import ALL_RAN, CHROMIUM, button, notebook, open_notebook, run_all
 
 pytestmark = [pytest.mark.browser, pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed")]
 
@@ -99,3 +99,95 @@ def test_views_fit_a_narrow_notebook_and_wrapped_lines_have_no_gaps(lab: dict[st
     assert squeezed == [], f"700px wide: inbox rows whose text gets under half the row beside their buttons: {squeezed}"
     assert gapped == [], f"700px wide: wrapped text with a blank line between its lines: {gapped}"
     assert past == [], f"700px wide: parts of a view past its right edge: {past[:8]}"
+
+
+TIDY_CELLS = [
+    """%load_ext noesis_nb
+import sys
+import noesis_nb
+noesis_nb.ns.set(runs_dir="tidy-runs")""",
+    """def writer(task):
+    return "written"
+
+task = ("summarise the quarterly export incidents for the platform team, with the slow queries, the retries "
+        "and the customers who noticed them first")
+ep = noesis_nb.solve(task, using=writer)  # its opening step's line (time, task, plan) wraps at 700px
+noesis_nb.show(ep)""",
+    "noesis_nb.replay(ep, compare=ep)  # its titles, its clocks and its table of aligned steps: small text too",
+    """async def noter(task, ctx):
+    await ctx.tool_async("notes.write", {"argv": [sys.executable, "-c", "pass"]}, effect="write", risk="high")
+    return "noted"
+
+b = noesis_nb.batch([f"ticket {i}" for i in range(4)], using=noter, approver="ask", root="tidy-batch")
+b""",
+]
+
+# a step's summary line that wraps: where its second line box starts against where the text after its time starts
+# (a hanging indent keeps them level; without one the text runs on under the time)
+_HANGING = """() => [...document.querySelectorAll('.noesis-nb-episode-view .nnb-sum')].filter(s => s.getClientRects().length)
+  .map(s => { const time = s.querySelector('.nnb-t'), kind = s.querySelector('.nnb-k');
+    const range = document.createRange(); range.setStartAfter(time); range.setEndAfter(s.lastChild);
+    const boxes = [...range.getClientRects()].filter(r => r.width > 0);
+    const top = Math.min(...boxes.map(r => r.top));
+    const later = boxes.filter(r => r.top > top + 4);
+    return {text: s.textContent.trim().slice(0, 50), start: Math.round(kind.getBoundingClientRect().left),
+            wrapped: later.length > 0, next: later.length ? Math.round(Math.min(...later.map(r => r.left))) : null}; })"""
+
+# every text of a view against the line its block gives it: a widget's HTML inherits ipywidgets' 28px line, loose
+# under 12-13px words (a message, a title, a small note), even when it does not wrap
+_LOOSE = """() => [...document.querySelectorAll('.noesis-nb-view *')].filter(e => {
+    if (!e.getClientRects().length || e.closest('button, svg, select, input, .jupyter-button, .widget-readout, .widget-label'))
+      return false;  // controls and their labels: one line, level with the control beside them
+    return [...e.childNodes].some(n => n.nodeType === 3 && n.textContent.trim());
+  }).map(e => { let block = e;
+    while (block.parentElement && getComputedStyle(block).display.startsWith('inline')) block = block.parentElement;
+    return {text: e.textContent.trim().slice(0, 50), line: parseFloat(getComputedStyle(block).lineHeight),
+            font: parseFloat(getComputedStyle(e).fontSize)}; })
+  .filter(o => o.line > 1.8 * o.font)"""
+
+# a status pill of the batch grid against its own text: it hugs the text (plus its padding and border)
+_PILLS = """() => [...document.querySelectorAll('.nnb-grid-line .nnb-badge')].filter(b => b.getClientRects().length)
+  .map(b => { const range = document.createRange(); range.selectNodeContents(b); const s = getComputedStyle(b);
+    const room = parseFloat(s.paddingLeft) + parseFloat(s.paddingRight) + parseFloat(s.borderLeftWidth)
+                 + parseFloat(s.borderRightWidth);
+    return {text: b.textContent.trim(), width: Math.round(b.getBoundingClientRect().width),
+            hug: Math.round(range.getBoundingClientRect().width + room)}; })"""
+
+
+def test_wrapped_steps_hang_pills_hug_their_text_and_messages_have_tight_lines(lab: dict[str, Any], page: Any) -> None:
+    """At 700px: a step's wrapped summary keeps a hanging indent after its time; the batch grid's status pills are
+    as wide as their words; the inbox's messages ("rejected 4 drafts", "decided, newest first") and every other
+    text of the views sit on lines as tall as their font, not ipywidgets' 28px."""
+    (lab["root"] / "tidy.ipynb").write_text(json.dumps(notebook(TIDY_CELLS)))
+    page.set_viewport_size({"width": 700, "height": 1400})
+    open_notebook(page, lab["base"], lab["token"], "tidy.ipynb")
+    page.evaluate("""() => { const shell = window.jupyterapp.shell;
+        if (!shell.leftCollapsed) window.jupyterapp.commands.execute('application:toggle-left-area'); }""")
+    run_all(page)
+    page.wait_for_function(ALL_RAN, timeout=60_000)
+    batch = page.locator(".noesis-nb-batch")
+    batch.locator(".nnb-ib-row").nth(3).wait_for(timeout=30_000)
+    button(batch, "Select all shown").click()
+    page.wait_for_function(  # ticked in the page before the rejection asks which rows
+        "() => document.querySelectorAll('.noesis-nb-batch .nnb-ib-row input[type=checkbox]:checked').length === 4",
+        timeout=30_000,
+    )
+    button(batch, "Reject selected…").click()
+    button(batch, "Confirm").click()
+    batch.get_by_text("rejected 4 drafts").wait_for(timeout=30_000)
+    batch.get_by_text("decided, newest first").wait_for(timeout=30_000)
+    batch.locator(".nnb-grid-line .nnb-badge", has_text="error").nth(3).wait_for(timeout=30_000)
+    page.wait_for_timeout(500)
+
+    sums, pills, loose = page.evaluate(_HANGING), page.evaluate(_PILLS), page.evaluate(_LOOSE)
+    wrapped = [s for s in sums if s["wrapped"]]
+    assert wrapped, f"no step summary wraps at 700px: {sums}"
+    assert len(pills) >= 4, pills
+    problems = []  # all three said at once: each is its own defect
+    if any(abs(s["next"] - s["start"]) > 1 for s in wrapped):
+        problems.append(f"wrapped step lines without a hanging indent: {wrapped}")
+    if any(p["width"] > p["hug"] + 2 for p in pills):
+        problems.append(f"status pills wider than their text: {pills}")
+    if loose:
+        problems.append(f"texts on lines over 1.8× their font: {loose[:12]}")
+    assert problems == [], "\n".join(problems)
