@@ -25,7 +25,8 @@ async def _run(runs_dir: Path, notes_dir: Path) -> None:
     await handle.wait()
     print(f"episode finished: {handle.status}; result: {handle.result()['summary']}")
     usage = handle.usage
-    print(f"model calls: {usage['model_calls']}, input tokens: {usage['input_tokens']}, output tokens: {usage['output_tokens']}")
+    inp, out = ("unknown" if usage[k] is None else usage[k] for k in ("input_tokens", "output_tokens"))  # None: not reported
+    print(f"model calls: {usage['model_calls']}, input tokens: {inp}, output tokens: {out}")
     print(f"\nrun directory: {handle.run_dir}")
     for path in sorted(p for p in handle.run_dir.rglob("*") if p.is_file()):
         print(f"  {path.relative_to(handle.run_dir)}  ({path.stat().st_size} bytes)")

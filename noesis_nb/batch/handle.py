@@ -42,7 +42,7 @@ class BatchEntry:
     run_dir: Path | None = None
     status: str = "queued"
     score: float | bool | None = None
-    usage: dict[str, int] = field(default_factory=dict)
+    usage: dict[str, Any] = field(default_factory=dict)  # the run's ``usage``: each token total None when unknown
     started_at: float | None = None
     ended_at: float | None = None
     handle: EpisodeHandle | None = None

@@ -19,8 +19,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import EpisodeStopping
+from ..store.facts import UsageTotals, call_row
 from ..store.phases import DRAIN_PHASE
-from ..store.vocab import DRAIN_REFUSED, DRAIN_REPORT, DRAIN_STARTED, TOKEN_FIELDS
+from ..store.vocab import DRAIN_REFUSED, DRAIN_REPORT, DRAIN_STARTED
 
 __all__ = ["Drain", "DrainReport", "InFlight", "set_pricer"]
 
@@ -58,13 +59,10 @@ class DrainReport:
     refused: list[dict[str, Any]]  # {kind, name}: asked for while draining, never started
 
     @property
-    def usage(self) -> dict[str, int]:
-        """Token totals of the model calls that finished during the drain (unknown counts left out)."""
-        calls = [c for c in self.finished if c.get("kind") == "model"]
-        out = {"model_calls": len(calls)}
-        for key in TOKEN_FIELDS:
-            out[key] = sum(v for c in calls if type(v := c.get(key)) is int)
-        return out
+    def usage(self) -> dict[str, Any]:
+        """Token totals of the model calls that finished during the drain: each None (unknown) when any of them did
+        not report it, read as the summary and a live handle read them."""
+        return UsageTotals.of([call_row(c) for c in self.finished if c.get("kind") == "model"]).totals
 
     @property
     def cost_usd(self) -> float | None:

@@ -115,7 +115,9 @@ class EpisodeHandle:
         return len(self._episode.recorder.events)
 
     @property
-    def usage(self) -> dict[str, int]:
+    def usage(self) -> dict[str, Any]:
+        """``model_calls`` and the token totals so far: each an int when every call reported it, None when any did not
+        (or before the first call), as in the summary's ``x-noesis_nb.usage``."""
         return dict(self._episode.recorder.usage)
 
     @property

@@ -16,12 +16,12 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import EpisodeStateError
+from ..store.facts import usage_from_events
 from ..store.vocab import TOOL_APPROVAL_PENDING, TOOL_APPROVED
 from ..tools import PreparedInvocationRepository
 from .diskrun import DiskRun
 from .gate import Decision, PendingApproval
 from .position import last_pause, payload_of
-from .recorder import count_usage, new_usage
 
 __all__ = ["RunMoment", "epoch_of"]
 
@@ -56,10 +56,7 @@ class RunMoment:
         self.problems = list(run.problems)  # lines of the log left out, damaged drafts: the replay names them too
         self.events = list(run.events[:k])
         self.episode_id, self.run_dir, self.task, self.using = run.episode_id, Path(run.run_dir), run.task, run.using
-        self.usage: dict[str, Any] = new_usage()
-        self.usage_calls: list[dict[str, Any]] = []
-        for event in self.events:
-            count_usage(self.usage, self.usage_calls, event)
+        self.usage, self.usage_calls = usage_from_events(self.events)
         self.status = self._status()
         self.started_at = self.events[0].get("timestamp") if self.events else None
         self.ended_at = self.events[-1].get("timestamp") if self.status not in ("running", "paused") and self.events else None

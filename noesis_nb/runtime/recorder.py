@@ -36,7 +36,7 @@ from ..ids import new_checkpoint_id, new_event_id, validate_id
 from ..secrets import for_run as secrets_for_run
 from ..secrets import redact as redact_secrets
 from ..store import EventWriter, is_sealed, now_iso, read_events_to_continue, read_state
-from ..store.facts import call_row, is_model_call
+from ..store.facts import UsageTotals, call_row, is_model_call
 from ..store.ownership import RunOwnership, acquire
 from ..store.paths import run_path
 from ..store.runfiles import UnreadableRunFile, read_file
@@ -45,29 +45,21 @@ from ..store.vocab import (
     RUN_INTERRUPT,
     RUN_RESUME,
     RUN_STATE_PROJECTION,
-    TOKEN_FIELDS,
 )
 from .summary import EventTally
 
-__all__ = ["Recorder", "artifact_digest", "count_usage", "new_usage", "INDEXED_PHASES"]
+__all__ = ["Recorder", "artifact_digest", "count_usage", "INDEXED_PHASES"]
 
 Subscriber = Callable[[dict[str, Any]], None]
 INDEXED_PHASES = frozenset({"action_candidate", "governance", "act"})
 
 
-def new_usage() -> dict[str, int]:
-    return {"model_calls": 0, **{k: 0 for k in TOKEN_FIELDS}}
-
-
-def count_usage(usage: dict[str, int], calls: list[dict[str, Any]], event: dict[str, Any]) -> None:
-    """Add one event to a run's token totals and its list of calls (a live handle's ``usage``, and a replay's)."""
+def count_usage(usage: UsageTotals, calls: list[dict[str, Any]], event: dict[str, Any]) -> None:
+    """Add one event to a run's token totals and its list of calls (a live handle's ``usage``)."""
     if not is_model_call(event):
         return
-    usage["model_calls"] += 1
     row = call_row(event["payload"])
-    for key in TOKEN_FIELDS:
-        if row[key] is not None:
-            usage[key] += row[key]
+    usage.add(row)
     calls.append(row)
 
 
@@ -95,7 +87,7 @@ class Recorder:
         self.closed = False
         self.sealer: int | None = None  # the thread sealing the run (``begin_seal``)
         self.note_due = False  # reopened: the owner note is written with the first write (a refused resume writes nothing)
-        self.usage: dict[str, int] = new_usage()
+        self.totals = UsageTotals()  # ``usage``: kept call by call (unknown counts make a total None)
         self.usage_calls: list[dict[str, Any]] = []
         self._lock = self.writer.lock  # one lock orders ids, timestamps and lines
         self._id_base = new_event_id()[:24]
@@ -302,7 +294,12 @@ class Recorder:
         return unsubscribe
 
     def _count_usage(self, event: dict[str, Any]) -> None:
-        count_usage(self.usage, self.usage_calls, event)
+        count_usage(self.totals, self.usage_calls, event)
+
+    @property
+    def usage(self) -> dict[str, Any]:
+        """``model_calls`` and the token totals so far, each None when any call did not report it (shared: copy to keep)."""
+        return self.totals.totals
 
     def touch(self) -> None:
         """Count as activity for the idle timeout (e.g. while a tool runs)."""

@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from .._jsonio import canonical_json, to_jsonable
-from ..store.facts import call_row
+from ..store.facts import UsageTotals, call_row
 from ..store.vocab import MODEL_CALL, TOKEN_COLUMNS
 
 __all__ = ["build_summary", "usage_summary", "governance_counts", "EventTally", "INSIGHT_KEYS"]
@@ -18,11 +18,10 @@ _TOKENS = TOKEN_COLUMNS
 INSIGHT_KEYS = ("plan_adherence", "tool_coverage", "veto_count", "success", "act_count")
 
 
-def _total(calls: list[dict[str, Any]], key: str) -> int | None:
-    """Sum of a token field; None (unknown) when any call did not report it."""
-    values = [c.get(key) for c in calls]
-    known = [v for v in values if type(v) is int]
-    return sum(known) if values and len(known) == len(values) else None
+def _totals(calls: list[dict[str, Any]]) -> dict[str, Any]:
+    """``model_calls`` and each token total (None, unknown, when any call did not report it): ``UsageTotals``' rule."""
+    totals = UsageTotals.of(calls).totals
+    return {"model_calls": totals["model_calls"], **{k: totals[k] for k in _TOKENS}}
 
 
 def usage_summary(calls: list[dict[str, Any]]) -> dict[str, Any]:
@@ -30,11 +29,8 @@ def usage_summary(calls: list[dict[str, Any]]) -> dict[str, Any]:
     groups: dict[tuple[Any, Any], list[dict[str, Any]]] = defaultdict(list)
     for call in calls:
         groups[(call.get("provider"), call.get("model"))].append(call)
-    by_model = [
-        {"provider": provider, "model": model, "model_calls": len(group), **{k: _total(group, k) for k in _TOKENS}}
-        for (provider, model), group in groups.items()
-    ]
-    return {"model_calls": len(calls), **{k: _total(calls, k) for k in _TOKENS}, "by_model": by_model}
+    by_model = [{"provider": provider, "model": model, **_totals(group)} for (provider, model), group in groups.items()]
+    return {**_totals(calls), "by_model": by_model}
 
 
 def governance_counts(events: list[dict[str, Any]]) -> dict[str, int]:

@@ -23,6 +23,7 @@ __all__ = [
     "run_facts",
     "run_source",
     "usage_from_events",
+    "UsageTotals",
     "call_row",
     "is_model_call",
     "token_value",
@@ -125,20 +126,51 @@ def call_row(payload: Mapping[str, Any]) -> dict[str, Any]:
     return row
 
 
-def usage_from_events(events: Sequence[Mapping[str, Any]]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """Token totals (known counts only) and one row per model call (``model.call`` event)."""
-    totals: dict[str, Any] = {"model_calls": 0, **{k: 0 for k in TOKEN_FIELDS}}
-    calls = []
-    for event in events:
-        if not is_model_call(event):
-            continue
-        totals["model_calls"] += 1
-        row = call_row(event["payload"])
-        calls.append(row)
+class UsageTotals:
+    """A run's token totals, kept call by call: the one place the rule "unknown is None, never 0" is applied.
+
+    ``model_calls`` counts the calls; each token field is the sum when every call so far reported it,
+    and None (unknown) when any did not — or when there has been no call (the summary's
+    ``x-noesis_nb.usage`` says the same). ``add`` is O(1): a sum and a count of the calls that
+    reported it, per field. ``totals`` is replaced whole on each ``add``, so a reader on another
+    thread always sees one consistent dict (never to be changed in place).
+    """
+
+    __slots__ = ("_calls", "_sums", "_reported", "totals")
+
+    def __init__(self) -> None:
+        self._calls = 0
+        self._sums = dict.fromkeys(TOKEN_FIELDS, 0)
+        self._reported = dict.fromkeys(TOKEN_FIELDS, 0)
+        self.totals: dict[str, Any] = self._totals()
+
+    @classmethod
+    def of(cls, rows: Sequence[Mapping[str, Any]]) -> UsageTotals:
+        """The totals of these calls (rows as :func:`call_row` makes them)."""
+        totals = cls()
+        for row in rows:
+            totals.add(row)
+        return totals
+
+    def add(self, row: Mapping[str, Any]) -> None:
+        """Count one call (a row as :func:`call_row` makes it: each count an int, or None when unknown)."""
+        self._calls += 1
         for k in TOKEN_FIELDS:
-            if row[k] is not None:
-                totals[k] += row[k]
-    return totals, calls
+            value = row.get(k)
+            if type(value) is int:
+                self._sums[k] += value
+                self._reported[k] += 1
+        self.totals = self._totals()
+
+    def _totals(self) -> dict[str, Any]:
+        n = self._calls
+        return {"model_calls": n, **{k: self._sums[k] if n and self._reported[k] == n else None for k in TOKEN_FIELDS}}
+
+
+def usage_from_events(events: Sequence[Mapping[str, Any]]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Token totals (:class:`UsageTotals`: None where any call's count is unknown) and one row per model call."""
+    calls = [call_row(event["payload"]) for event in events if is_model_call(event)]
+    return UsageTotals.of(calls).totals, calls
 
 
 #: the top-level fields of an event that hold text (ids, names, the timestamp)

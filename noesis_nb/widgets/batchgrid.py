@@ -55,7 +55,8 @@ class BatchFigures:
     """Counts, tokens, cost, throughput and ETA of a batch; ``update(entries)`` after entries changed."""
 
     def __init__(self) -> None:
-        self.tokens: dict[tuple[int, str], tuple[int, int]] = {}  # entry key -> (input, output)
+        # entry key -> (input, output) of an entry with model calls; None: a total its run does not know
+        self.tokens: dict[tuple[int, str], tuple[int | None, int | None]] = {}
         self.costs: dict[tuple[int, str], float | None] = {}
         self.unpriced: set[tuple[int, str]] = set()
         self.priced = False  # prices were ready at the last update (until then costs read "…")
@@ -67,7 +68,10 @@ class BatchFigures:
         for entry in entries:
             key = key_of(entry)
             usage = entry.usage or {}
-            self.tokens[key] = (int(usage.get("input_tokens") or 0), int(usage.get("output_tokens") or 0))
+            if usage.get("model_calls"):
+                self.tokens[key] = (_count(usage.get("input_tokens")), _count(usage.get("output_tokens")))
+            else:  # no call yet (or the entry runs again): nothing to add, known or not
+                self.tokens.pop(key, None)
             if not self.priced:
                 continue
             meter = self._meters.get(key)
@@ -93,9 +97,22 @@ class BatchFigures:
         return f"${sum(known):,.4f}" + (" + unpriced calls" if self.unpriced else "")
 
     def token_text(self) -> str:
-        inp = sum(t[0] for t in self.tokens.values())
-        out = sum(t[1] for t in self.tokens.values())
-        return f"{inp:,} in · {out:,} out" if inp or out else "—"
+        """``"1,234 in · 56 out"`` over the entries with model calls: ``≥ N`` when some entry's total is unknown
+        (N: the known ones), ``—`` when none is known; never an unknown count read as 0."""
+        if not self.tokens:
+            return "—"
+        return f"{_sum_text([t[0] for t in self.tokens.values()])} in · {_sum_text([t[1] for t in self.tokens.values()])} out"
+
+
+def _count(value: Any) -> int | None:
+    return value if type(value) is int else None
+
+
+def _sum_text(values: list[int | None]) -> str:
+    known = [v for v in values if v is not None]
+    if not known:
+        return "—"
+    return ("≥ " if len(known) < len(values) else "") + f"{sum(known):,}"
 
 
 def rate_and_eta(counts: Mapping[str, int], started_at: float | None, now: float) -> tuple[str, str]:

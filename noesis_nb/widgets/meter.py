@@ -1,8 +1,7 @@
-"""What the header's cost and token figures cost to keep current: each model call looked at once.
+"""What the header's cost figure costs to keep current: each model call looked at once.
 
 ``CostMeter`` prices a source's ``usage_calls`` with ``noesis_nb.cost`` (the analysis price source),
-loaded on a worker thread so the kernel's loop never waits for pandas; ``UnknownCounts`` says
-whether any call had an unknown token count (shown as ``+?``, never as 0).
+loaded on a worker thread so the kernel's loop never waits for pandas.
 """
 
 from __future__ import annotations
@@ -14,25 +13,7 @@ from typing import Any
 
 from ..store.vocab import TOKEN_FIELDS
 
-__all__ = ["CostMeter", "UnknownCounts", "format_cost"]
-
-
-class UnknownCounts:
-    """Whether any model call so far had an unknown input or output count (each call looked at once)."""
-
-    def __init__(self) -> None:
-        self._seen = 0
-        self._unknown = {"input_tokens": False, "output_tokens": False}
-
-    def update(self, calls: Sequence[Mapping[str, Any]]) -> dict[str, bool]:
-        if len(calls) < self._seen:  # a different list: start again
-            self.__init__()  # type: ignore[misc]
-        for call in calls[self._seen :]:
-            for key in self._unknown:
-                if not isinstance(call.get(key), (int, float)):
-                    self._unknown[key] = True
-        self._seen = len(calls)
-        return self._unknown
+__all__ = ["CostMeter", "format_cost"]
 
 
 _CALL_KEYS = ("provider", "model", *TOKEN_FIELDS[:4])  # the counts a price needs
@@ -56,7 +37,6 @@ class CostMeter:
     def __init__(self) -> None:
         self._seen = 0
         self._groups: dict[tuple[Any, Any], list[float]] = {}  # -> [input, output, cached, cache_write, unknown calls]
-        self.unknown = UnknownCounts()  # for the token line, kept with the meter (one per view)
 
     @classmethod
     def _load(cls) -> None:

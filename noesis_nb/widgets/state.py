@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import time
 from collections import Counter, deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
 from ..runtime.source import RunSource
 from ..store.vocab import RUN_CHECKPOINT, RUN_INTERRUPT, RUN_RESUME, TERMINAL_STATUSES
-from .meter import CostMeter, UnknownCounts, format_cost
+from .meter import CostMeter, format_cost
 from .render import event_flag
 
 __all__ = ["Tally", "RunClock", "CostMeter", "view_state", "format_tokens", "format_cost", "format_elapsed", "TERMINAL"]
@@ -131,19 +131,15 @@ class RunClock:
         return self.waited + open_pause
 
 
-def format_tokens(
-    usage: Mapping[str, Any] | None, calls: Sequence[Mapping[str, Any]] | None = None, unknown: UnknownCounts | None = None
-) -> str:
-    """``"105 in · 7+? out (2 calls)"`` (``"(1 call)"`` for one): totals of the known counts, ``+?`` when a
-    call's count is unknown.
-
-    ``unknown``: an :class:`UnknownCounts` kept across redraws, so each call is looked at once."""
+def format_tokens(usage: Mapping[str, Any] | None) -> str:
+    """``"105 in · 7 out (2 calls)"`` (``"(1 call)"`` for one) from a run's ``usage``; a total that is
+    unknown (None: some call did not report it) reads ``—``, never 0."""
     if not usage or not usage.get("model_calls"):
         return "—"
-    seen = (unknown or UnknownCounts()).update(calls or ())
 
     def part(key: str) -> str:
-        return f"{usage.get(key) or 0:,}" + ("+?" if seen[key] else "")
+        value = usage.get(key)
+        return "—" if value is None else f"{value:,}"
 
     calls_n = usage["model_calls"]
     return f"{part('input_tokens')} in · {part('output_tokens')} out ({calls_n:,} call{'' if calls_n == 1 else 's'})"
@@ -196,8 +192,8 @@ def view_state(
         "status": status,
         "elapsed": format_seconds(tally.clock.running(status, now)),
         "waited": format_seconds(waited) if waited >= 0.05 else None,
-        "tokens": format_tokens(source.usage, calls := source.usage_calls, meter.unknown if meter else None),
-        "cost": format_cost(calls, meter),
+        "tokens": format_tokens(source.usage),
+        "cost": format_cost(source.usage_calls, meter),
     }
     return {
         "header": header,
