@@ -79,14 +79,19 @@ _TASK_SHARE = """() => [...document.querySelectorAll('.nnb-grid-line:not(.nnb-gr
   .map(l => Math.round(100 * l.children[1].getBoundingClientRect().width / l.getBoundingClientRect().width) / 100)"""
 
 
-def test_views_fit_a_narrow_notebook_and_wrapped_lines_have_no_gaps(lab: dict[str, Any], page: Any) -> None:
-    (lab["root"] / "narrow.ipynb").write_text(json.dumps(notebook(CELLS)))
+def _run_narrow(lab: dict[str, Any], page: Any, name: str, cells: list[str]) -> None:
+    """Open ``cells`` as notebook ``name`` in a 700px window with the side panel closed, and run them all."""
+    (lab["root"] / name).write_text(json.dumps(notebook(cells)))
     page.set_viewport_size({"width": 700, "height": 1400})
-    open_notebook(page, lab["base"], lab["token"], "narrow.ipynb")
+    open_notebook(page, lab["base"], lab["token"], name)
     page.evaluate("""() => { const shell = window.jupyterapp.shell;
         if (!shell.leftCollapsed) window.jupyterapp.commands.execute('application:toggle-left-area'); }""")
     run_all(page)
     page.wait_for_function(ALL_RAN, timeout=60_000)
+
+
+def test_views_fit_a_narrow_notebook_and_wrapped_lines_have_no_gaps(lab: dict[str, Any], page: Any) -> None:
+    _run_narrow(lab, page, "narrow.ipynb", CELLS)
     page.locator(".noesis-nb-episode-view .nnb-decided").first.wait_for(timeout=30_000)
     page.locator(".noesis-nb-batch .nnb-grid-line").nth(4).wait_for(timeout=30_000)
     page.wait_for_timeout(500)
@@ -158,13 +163,7 @@ def test_wrapped_steps_hang_pills_hug_their_text_and_messages_have_tight_lines(l
     """At 700px: a step's wrapped summary keeps a hanging indent after its time; the batch grid's status pills are
     as wide as their words; the inbox's messages ("rejected 4 drafts", "decided, newest first") and every other
     text of the views sit on lines as tall as their font, not ipywidgets' 28px."""
-    (lab["root"] / "tidy.ipynb").write_text(json.dumps(notebook(TIDY_CELLS)))
-    page.set_viewport_size({"width": 700, "height": 1400})
-    open_notebook(page, lab["base"], lab["token"], "tidy.ipynb")
-    page.evaluate("""() => { const shell = window.jupyterapp.shell;
-        if (!shell.leftCollapsed) window.jupyterapp.commands.execute('application:toggle-left-area'); }""")
-    run_all(page)
-    page.wait_for_function(ALL_RAN, timeout=60_000)
+    _run_narrow(lab, page, "tidy.ipynb", TIDY_CELLS)
     batch = page.locator(".noesis-nb-batch")
     batch.locator(".nnb-ib-row").nth(3).wait_for(timeout=30_000)
     button(batch, "Select all shown").click()

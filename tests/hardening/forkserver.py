@@ -14,6 +14,7 @@ import select
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -74,3 +75,18 @@ class ForkServer:
         if self.proc.stdin:
             self.proc.stdin.close()
         self.proc.wait(timeout=30)
+
+
+Racers = tuple[ForkServer, ForkServer]
+
+
+def race(
+    racers: Racers, root: Path, first: dict[str, Any], second: dict[str, Any], timeout: float | None = None
+) -> list[dict[str, Any]]:
+    """Send each racer its request, release both at once (a ``go`` file both wait for), and return their answers."""
+    go = root / "go"
+    racers[0].send(**first, go=str(go))
+    racers[1].send(**second, go=str(go))
+    time.sleep(0.02)  # both children are forked and waiting
+    go.touch()
+    return [racers[0].reply(timeout), racers[1].reply(timeout)]

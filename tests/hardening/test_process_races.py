@@ -10,7 +10,6 @@ being sealed, after) is hit. After each trial the run must be sealed once, verif
 from __future__ import annotations
 
 import json
-import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -21,11 +20,10 @@ import noesis_nb
 from noesis_nb.store import is_sealed, read_events, verify_manifest
 
 from .crashkit import TASKS, tool_agent
-from .forkserver import ForkServer
+from .forkserver import ForkServer, Racers, race
 from .report import figures
 
 HERE = Path(__file__).resolve().parent
-Racers = tuple[ForkServer, ForkServer]
 
 
 @pytest.fixture(scope="module")
@@ -40,15 +38,6 @@ def _paused_run(root: Path) -> Path:
     runs = root / "runs"
     episode = noesis_nb.solve(TASKS["tool"], using=tool_agent(str(root / "marker.txt")), runs_dir=runs, approver="ask")
     return runs / episode
-
-
-def _race(racers: Racers, root: Path, first: dict[str, Any], second: dict[str, Any]) -> list[dict[str, Any]]:
-    go = root / "go"
-    racers[0].send(**first, go=str(go))
-    racers[1].send(**second, go=str(go))
-    time.sleep(0.02)  # both children are forked and waiting
-    go.touch()
-    return [racers[0].reply(), racers[1].reply()]
 
 
 def _check_sealed_once(run: Path, marker: Path, tool_runs: int) -> None:
@@ -81,7 +70,7 @@ def test_two_resumes_of_one_decided_run_continue_it_once(racers: Racers, tmp_pat
         noesis_nb.approve_draft(run, approver_id="ana")
         delay = span * 1.2 * trial / (trials - 1)
         resume = {"action": "resume", "run": str(run)}
-        replies = _race(racers, root, resume, {**resume, "delay": delay})
+        replies = race(racers, root, resume, {**resume, "delay": delay})
         for reply in replies:
             assert reply["ok"], f"trial {trial}: a resume raised {reply['error']}"
         winners = [r for r in replies if not r["warnings"]]
@@ -133,7 +122,7 @@ def test_two_calls_of_one_batch_at_once_run_each_task_once(racers: Racers, tmp_p
                 (root / "marks.txt").rename(root / "marks-before.txt")
             if way == "rerun_failed":
                 request["rerun_failed"], expected = True, set(failing)
-        replies = _race(racers, root, request, request)
+        replies = race(racers, root, request, request)
         for reply in replies:
             assert reply["ok"], f"{way}, trial {trial}: batch raised {reply['error']}"
         ran = Counter(line.split()[0] for line in (root / "marks.txt").read_text().splitlines())

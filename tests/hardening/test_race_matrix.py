@@ -35,12 +35,11 @@ from noesis_nb.store import is_sealed, read_events, verify_manifest
 
 from ..compat.checker import check_run
 from .crashkit import TASKS, low_risk_agent, tool_agent
-from .forkserver import ForkServer
+from .forkserver import ForkServer, Racers, race
 from .recovery import check_recovered, recover
 from .report import figures
 
 HERE = Path(__file__).resolve().parent
-Racers = tuple[ForkServer, ForkServer]
 REPLY_S = 60.0  # no racer may take longer: a hang fails the trial instead of the whole run
 SEED = int(os.environ.get("NOESIS_RACE_SEED", "20261201"))
 
@@ -54,12 +53,8 @@ def racers() -> Iterator[Racers]:
 
 
 def _race(racers: Racers, root: Path, first: dict[str, Any], second: dict[str, Any]) -> list[dict[str, Any]]:
-    go = root / "go"
-    racers[0].send(**first, go=str(go))
-    racers[1].send(**second, go=str(go))
-    time.sleep(0.02)  # both children are forked and waiting
-    go.touch()
-    return [racers[0].reply(REPLY_S), racers[1].reply(REPLY_S)]
+    """``race`` with the matrix's reply timeout: a racer that hangs fails its trial, not the whole run."""
+    return race(racers, root, first, second, timeout=REPLY_S)
 
 
 def _paused_run(root: Path) -> Path:
