@@ -19,7 +19,7 @@ from typing import Any
 import ipywidgets as w
 
 from .batchgrid import GRID_HEAD, BatchFigures, entry_line, header_line, key_of, pick
-from .bundle import SnapshotOutput, execution_count
+from .bundle import SnapshotOutput, css_widget, execution_count
 from .coalesce import Coalescer
 from .display import show
 from .inboxview import InboxView
@@ -87,7 +87,7 @@ class BatchView(SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipywidgets shi
         grid.add_class("nnb-grid")
         super().__init__(
             [
-                w.HTML(live_css()),
+                css_widget(),
                 w.HBox([self.header, self.stop_button], layout=w.Layout(flex_flow="row wrap")),
                 self.inbox,
                 self.message,

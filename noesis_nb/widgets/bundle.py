@@ -6,9 +6,21 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["SnapshotOutput", "execution_count"]
+__all__ = ["SnapshotOutput", "css_widget", "execution_count"]
 
 _MIME_WIDGET = "application/vnd.jupyter.widget-view+json"
+
+
+def css_widget(extra_html: str = "") -> Any:
+    """The view's stylesheet as its first widget (plus ``extra_html``, hidden until its rule shows it): no margins, so
+    it leaves no gap above the view's first line."""
+    import ipywidgets as w
+
+    from .render import live_css
+
+    widget = w.HTML(live_css() + extra_html)
+    widget.add_class("nnb-css")
+    return widget
 
 
 class SnapshotOutput:

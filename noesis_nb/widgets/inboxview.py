@@ -24,7 +24,7 @@ from ..runtime.inbox import PendingScan
 from ..runtime.inboxitems import InboxItem, decision_of
 from ..secrets import shown
 from ..store.vocab import TERMINAL_STATUSES
-from .bundle import SnapshotOutput
+from .bundle import SnapshotOutput, css_widget
 from .coalesce import Coalescer
 from .inboxrows import ResumeRow, item_html, make_row
 from .inboxselect import Row, Selection, count_words
@@ -89,7 +89,7 @@ class InboxView(Selection, SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipy
         self.toolbar = toolbar = w.HBox(
             [self.select_all, self.approve_selected, self.reject_selected, self.reason], layout=w.Layout(flex_flow="row wrap")
         )
-        children = [w.HTML(live_css()), self.header, self.problems, toolbar, self.confirm_box, self.message]
+        children = [css_widget(), self.header, self.problems, toolbar, self.confirm_box, self.message]
         children += [self.pending_box, self.more]
         super().__init__([*children, self.resume_box, self.decided_box], **kwargs)
         self.add_class(ROOT_CLASS)

@@ -226,11 +226,11 @@ def row_html(event: Mapping[str, Any], *, detail_limit: int = 4000, omit: tuple[
     mark = f"{FLAG_MARKS[flag]} " if flag else ""
     return (
         f'<details class="{cls}"><summary><span class="nnb-t">{esc(event_time(event))}</span> '
-        f'<span class="nnb-p {phase_class(event.get("phase"))}"{_phase_title(event.get("phase"))}>'
+        f'<span class="nnb-line"><span class="nnb-p {phase_class(event.get("phase"))}"{_phase_title(event.get("phase"))}>'
         f"{label(phase_label(event.get('phase')), 60)}</span> "
         f"{mark}<b>{label(event_name(event))}</b> "
         f'<span class="nnb-a">{label(event.get("agent_id") or "")}</span> '
-        f"{esc(short_payload(event, omit=omit))}</summary><pre>{_esc_text(full_json(event, detail_limit))}</pre></details>"
+        f"{esc(short_payload(event, omit=omit))}</span></summary><pre>{_esc_text(full_json(event, detail_limit))}</pre></details>"
     )
 
 

@@ -58,7 +58,9 @@ class ReplayCompare(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type i
         # side by side where each half gets 360px, one above the other where it would not (a narrow notebook)
         self.left.layout, self.right.layout = (w.Layout(flex="1 1 360px", width="auto", min_width="0") for _ in "ab")
         pair = w.HBox([self.left, self.right], layout=w.Layout(width="100%", flex_flow="row wrap"))
-        super().__init__([w.HTML(_CSS), self.slider, self.steps, pair])
+        css = w.HTML(_CSS)
+        css.add_class("nnb-css")  # no margins: it shows nothing
+        super().__init__([css, self.slider, self.steps, pair])
         self.add_class(ROOT_CLASS)
         self.add_class("noesis-nb-compare")
         self.seek_step(len(self.table))

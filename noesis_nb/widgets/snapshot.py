@@ -61,13 +61,15 @@ def snapshot_html(state: Mapping[str, Any]) -> str:
     if steps:
         hidden = int(state.get("hidden_steps") or 0)
         if hidden:
-            parts.append(f'<div class="nnb-muted"><i>{hidden:,} earlier steps not shown; full log in events.jsonl</i></div>')
+            parts.append(f'<div class="nnb-muted">{hidden:,} earlier steps not shown; full log in events.jsonl</div>')
         parts.append('<div class="nnb-steps">' + "".join(_step_html(step, facts) for step in steps) + "</div>")
     else:  # a state without steps (e.g. built by hand): the newest events as rows
         events = list(state.get("recent") or [])
         total = int(state.get("total") or 0)
         if total > len(events):
-            parts.append(f"<div><i>{total - len(events):,} earlier events not shown; full log in events.jsonl</i></div>")
+            parts.append(
+                f'<div class="nnb-muted">{total - len(events):,} earlier events not shown; full log in events.jsonl</div>'
+            )
         parts.append(_events_table(events))
     return f'<div class="{ROOT_CLASS} noesis-nb-snapshot">{live_css()}' + "".join(parts) + "</div>"
 

@@ -104,7 +104,14 @@ def _rules() -> list[str]:
         f".{r} .nnb-k{{display:inline-block;min-width:6.5em;font-weight:600}}",
         f".{r} .nnb-body{{padding:2px 4px 6px 1.5em}}",
         f".{r} .nnb-r{{font:12px/1.5 {_MONO};border-bottom:1px solid var(--nnb-line)}}",
-        f".{r} .nnb-r summary{{cursor:pointer;overflow-wrap:anywhere}}",
+        # a raw event's row: its own disclosure mark, then the time, then the rest; a wrapped line continues under the
+        # text after the time (a hanging indent), as a step's line does (a flex summary loses the browser's own mark)
+        f".{r} .nnb-r summary{{cursor:pointer;overflow-wrap:anywhere;display:flex;gap:0 1ch;list-style:none}}",
+        f".{r} .nnb-r summary::-webkit-details-marker{{display:none}}",
+        f".{r} .nnb-r summary::before{{content:'▸';flex:none;width:1ch}}",
+        f".{r} .nnb-r[open]>summary::before{{content:'▾'}}",
+        f".{r} .nnb-r summary>.nnb-t{{flex:none}}",
+        f".{r} .nnb-r summary>.nnb-line{{flex:1 1 0;min-width:0}}",
         f".{r} .nnb-p{{display:inline-block;min-width:7em;font-weight:600}}",
         f".{r} .nnb-toggle.jupyter-button{{width:24px;min-width:24px;height:20px;padding:0;margin:1px 2px;"
         "background:transparent;color:var(--nnb-fg);border:none;box-shadow:none;font-size:12px;line-height:20px}",
@@ -128,6 +135,11 @@ def _rules() -> list[str]:
         # the same for every HTML widget on a line of its own (a message, a title, a note, the comparison's table):
         # 13px words under a 28px line read as loosely spaced; kept low in specificity, so a card's 1.6 still wins
         f".{r} :where(.widget-vbox>.widget-html)>.widget-html-content{{line-height:1.5}}",
+        # a widget with nothing to show (a message not said yet, the stylesheet's own widget, an empty list) takes no
+        # room: its margins would leave a blank line between the texts around it
+        f".{r} .widget-html:has(>.widget-html-content:empty),.{r} .widget-box:empty{{display:none}}",
+        # the stylesheet's own widget (with the lost-kernel notice, hidden until then): no margins while it shows nothing
+        f".{r} .widget-html.nnb-css{{margin:0}}",
         # the approvals inbox and the batch grid
         f".{r} .nnb-card.nnb-ib-row{{padding:2px 6px;margin:2px 0}}",
         f".{r} .nnb-ib-line{{line-height:1.5;overflow-wrap:anywhere;white-space:normal}}",

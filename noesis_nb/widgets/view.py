@@ -20,10 +20,11 @@ import ipywidgets as w
 from ..runtime.source import RunSource
 from ..secrets import shown
 from .approvals import ApprovalsPanel
+from .bundle import css_widget
 from .coalesce import Coalescer
 from .controls import SteerInput, StopControls
 from .facts import ToolFactsCache, veto_of
-from .render import counts_html, esc, header_html, live_css, row_html
+from .render import counts_html, esc, header_html, row_html
 from .state import TERMINAL, CostMeter, Tally, view_state
 from .steplist import StepList
 from .steps import Step
@@ -80,7 +81,7 @@ class EpisodeView(ViewOutput, w.VBox):  # type: ignore[misc]  # ipywidgets ships
         self._facts_key: tuple[Any, ...] = ()
         self._tools = ToolFactsCache(source.run_dir)
 
-        self.css = w.HTML(live_css() + _stale_notice(source.episode_id))
+        self.css = css_widget(_stale_notice(source.episode_id))
         self.header = w.HTML(layout=w.Layout(flex="1 1 300px", min_width="0"))  # the Stop column goes under it when narrow
         self.stopping = StopControls(lambda drain_s: self.stop(drain_s))
         self.stop_button, self.drain_button = self.stopping.stop_button, self.stopping.drain_button

@@ -159,11 +159,40 @@ _PILLS = """() => [...document.querySelectorAll('.nnb-grid-line .nnb-badge')].fi
             hug: Math.round(range.getBoundingClientRect().width + room)}; })"""
 
 
+# a raw event's row (the view's "raw events" timeline) that wraps: the same measure, after its time
+_RAW_HANGING = """() => [...document.querySelectorAll('.noesis-nb-episode-view .nnb-r > summary')]
+  .filter(s => s.getClientRects().length).map(s => { const rest = s.querySelector('.nnb-line');
+    const range = document.createRange();
+    if (rest) range.selectNodeContents(rest);
+    else { range.setStartAfter(s.querySelector('.nnb-t')); range.setEndAfter(s.lastChild); }
+    const boxes = [...range.getClientRects()].filter(r => r.width > 0);
+    const top = Math.min(...boxes.map(r => r.top));
+    const later = boxes.filter(r => r.top > top + 4);
+    return {text: s.textContent.trim().slice(0, 50), start: Math.round(boxes[0].left),
+            time: Math.round(s.querySelector('.nnb-t').getBoundingClientRect().right),
+            wrapped: later.length > 0, next: later.length ? Math.round(Math.min(...later.map(r => r.left))) : null}; })"""
+
+# a widget of a view with nothing in it (a message not said, the stylesheet's widget, an empty list) that still takes
+# room: its margins leave blank space between the texts around it
+_EMPTY_ROOM = """() => [...document.querySelectorAll('.noesis-nb-view .widget-html, .noesis-nb-view .widget-box')]
+  .filter(e => e.getClientRects().length && !e.innerText.trim() && !e.querySelector('button, input, select, svg, canvas, img'))
+  .map(e => { const s = getComputedStyle(e), r = e.getBoundingClientRect();
+    return {html: (e.querySelector('.widget-html-content') || e).innerHTML.slice(0, 120),
+            room: Math.round(r.height + parseFloat(s.marginTop) + parseFloat(s.marginBottom))}; })
+  .filter(o => o.room > 0)"""
+
+
 def test_wrapped_steps_hang_pills_hug_their_text_and_messages_have_tight_lines(lab: dict[str, Any], page: Any) -> None:
-    """At 700px: a step's wrapped summary keeps a hanging indent after its time; the batch grid's status pills are
-    as wide as their words; the inbox's messages ("rejected 4 drafts", "decided, newest first") and every other
-    text of the views sit on lines as tall as their font, not ipywidgets' 28px."""
+    """At 700px: a step's wrapped summary, and a raw event's row under it, keep a hanging indent after their time;
+    the batch grid's status pills are as wide as their words; the inbox's messages ("rejected 4 drafts", "decided,
+    newest first") and every other text of the views sit on lines as tall as their font, not ipywidgets' 28px, and
+    no empty widget leaves a gap between them."""
     _run_narrow(lab, page, "tidy.ipynb", TIDY_CELLS)
+    episode = page.locator(".noesis-nb-episode-view").first
+    episode.locator(
+        "button", has_text="raw events"
+    ).first.click()  # the timeline of raw events: the opening event's task wraps at 700px
+    episode.locator(".nnb-r").first.wait_for(timeout=30_000)
     batch = page.locator(".noesis-nb-batch")
     batch.locator(".nnb-ib-row").nth(3).wait_for(timeout=30_000)
     button(batch, "Select all shown").click()
@@ -179,12 +208,19 @@ def test_wrapped_steps_hang_pills_hug_their_text_and_messages_have_tight_lines(l
     page.wait_for_timeout(500)
 
     sums, pills, loose = page.evaluate(_HANGING), page.evaluate(_PILLS), page.evaluate(_LOOSE)
+    raw, empty = page.evaluate(_RAW_HANGING), page.evaluate(_EMPTY_ROOM)
     wrapped = [s for s in sums if s["wrapped"]]
+    raw_wrapped = [r for r in raw if r["wrapped"]]
     assert wrapped, f"no step summary wraps at 700px: {sums}"
+    assert raw_wrapped, f"no raw event row wraps at 700px: {raw}"
     assert len(pills) >= 4, pills
-    problems = []  # all three said at once: each is its own defect
+    problems = []  # all said at once: each is its own defect
     if any(abs(s["next"] - s["start"]) > 1 for s in wrapped):
         problems.append(f"wrapped step lines without a hanging indent: {wrapped}")
+    if any(abs(r["next"] - r["start"]) > 1 or r["start"] <= r["time"] for r in raw_wrapped):
+        problems.append(f"wrapped raw event rows without a hanging indent: {raw_wrapped}")
+    if empty:
+        problems.append(f"empty widgets taking room: {empty[:12]}")
     if any(p["width"] > p["hug"] + 2 for p in pills):
         problems.append(f"status pills wider than their text: {pills}")
     if loose:
