@@ -83,7 +83,11 @@ class RunSecrets:
             if obj is None:
                 continue
             if isinstance(obj, BaseException):  # its text as shown and written, bounded; a raising __str__ is no stop
-                obj = [f"{type(obj).__name__}: {error_text(obj, _SEEN)}", *(safe_repr(a, _SEEN) for a in _args(obj))]
+                obj = [
+                    f"{type(obj).__name__}: {error_text(obj, _SEEN)}",
+                    *(safe_repr(a, _SEEN) for a in _args(obj)),
+                    _attributes(obj),  # ``self.token``: a message may be built from it, its name marks it secret
+                ]
             _, hits = redact(obj if isinstance(obj, str) else to_jsonable(obj))
             self.learn(v for h in hits for v in h.values)
 
@@ -300,6 +304,21 @@ def _args(exc: BaseException) -> tuple[Any, ...]:
     except Exception:
         return ()
     return args[:8] if isinstance(args, tuple) else ()
+
+
+def _attributes(exc: BaseException) -> dict[str, str]:
+    """The text attributes of ``exc`` (its ``__dict__``, one level), each bounded: what its ``__str__`` may show."""
+    try:
+        items = list(vars(exc).items())[:32]
+    except Exception:  # no ``__dict__`` (a slotted class), or one that refuses to be read
+        return {}
+    out: dict[str, str] = {}
+    for name, value in items:
+        if isinstance(name, str) and isinstance(value, bytes):
+            value = value[:_SEEN].decode("utf-8", "replace")
+        if isinstance(name, str) and isinstance(value, str):
+            out[name] = value[:_SEEN]
+    return out
 
 
 def scrub_text(text: str, values: Iterable[str]) -> str:
