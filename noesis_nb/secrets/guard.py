@@ -95,9 +95,11 @@ class RunSecrets:
         """``value`` with every secret found in it (and every one known) replaced; the found ones are remembered.
 
         ``entropy=False`` skips the random-looking-word rule (for tool output full of digests and ids)."""
-        out, hits = redact(value, entropy=entropy)
+        # the known values first: a detector may find a part of one (a random word after its ``.``) and, replacing
+        # that part, leave the rest of it where the known value no longer matches
+        out, hits = redact(self.scrub(value), entropy=entropy)
         self.learn(v for h in hits for v in h.values)
-        return self.scrub(out)
+        return self.scrub(out)  # and the values just found, wherever else they stand
 
     def redact_any(self, obj: Any) -> Any:
         """``redact`` of any object in its JSON form (an adapter's result may be any object); None stays None."""
@@ -160,9 +162,10 @@ class RunSecrets:
                 same = same and name == key and scrubbed is item
             return value if same else items
         if isinstance(value, (list, tuple)):
-            items_l = [self.scrub(v) for v in value]
-            if len(items_l) > 1:
+            items_l = list(value)
+            if len(items_l) > 1:  # on the strings as given: a piece scrubbed first (a value's cut-off start) hides the rest
                 items_l = self._scrub_split(items_l)
+            items_l = [self.scrub(v) for v in items_l]
             return value if all(a is b for a, b in zip(items_l, value)) and isinstance(value, list) else items_l
         return value
 
@@ -209,7 +212,7 @@ class RunSecrets:
 
     def _sweep_file(self, path: Path) -> bool:
         data = path.read_bytes()
-        if not self._holds(data):
+        if not self._holds(data) and not (path.suffix == ".json" and self._holds(_compact(data))):
             return False
         if path.suffix == ".jsonl":
             new = self._scrub_lines(data)
@@ -304,6 +307,17 @@ def _args(exc: BaseException) -> tuple[Any, ...]:
     except Exception:
         return ()
     return args[:8] if isinstance(args, tuple) else ()
+
+
+def _compact(data: bytes) -> bytes:
+    """A JSON document as one line (``b""`` when it is not JSON): the strings of its lists are adjacent only so
+    (``_holds`` reads a split value there), a pretty-printed document puts a line break between them."""
+    if b"[" not in data or b"\n" not in data:
+        return b""
+    try:
+        return orjson.dumps(orjson.loads(data))
+    except (orjson.JSONDecodeError, orjson.JSONEncodeError):
+        return b""
 
 
 def _attributes(exc: BaseException) -> dict[str, str]:
