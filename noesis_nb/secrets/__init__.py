@@ -12,7 +12,7 @@ runtime and widgets can all use it. See ``guard`` for what is scrubbed when.
 
 from __future__ import annotations
 
-from .display import SCAN_MARGIN, shown, shown_start
+from .display import SCAN_MARGIN, shown, shown_repr, shown_start
 from .exceptions import redact_exception
 from .guard import MIN_HUNTED, RunSecrets, for_run, known_everywhere, scrub_text
 from .names import REDACTED_VALUE, is_secret_key
@@ -35,6 +35,7 @@ __all__ = [
     "scrub_text",
     "shown",
     "shown_start",
+    "shown_repr",
     "redact_exception",
     "SCAN_MARGIN",
 ]
