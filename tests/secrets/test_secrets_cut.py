@@ -95,3 +95,28 @@ def test_a_cut_keeps_a_redaction_marker_whole() -> None:
     for limit in range(10, 10 + len(REDACTED_VALUE) + 2):
         cut = shown_cut("x" * 10 + token + " and more", limit)
         assert token[:8] not in cut and "[REDAC" not in cut.replace(REDACTED_VALUE, "")
+
+
+@pytest.mark.parametrize("where", ["score error", "task"])
+def test_a_secret_across_the_cut_of_a_failing_scores_message_is_not_written(tmp_path: Path, where: str) -> None:
+    """``score(<task cut to 60>, result) raised <error cut to 200>``: the task and the error are both cut."""
+    blobs, placed = [], 0
+    for shape in SHAPES:
+        error, task = "", "deploy"
+        if where == "score error":
+            filler = _filler("", shape, 200)
+            error = f"{filler}{shape.text}" if filler else ""
+        else:
+            filler = _filler("", shape, 60)
+            task = f"{filler}{shape.text}" if filler else ""
+        if not (error or task != "deploy") or not task:
+            continue
+        placed += 1
+
+        def score(task: str, result: Any, error: str = error or "the scorer broke") -> float:
+            raise ValueError(error)
+
+        episode_id = noesis_nb.solve(task, using=lambda task, ctx: "done", runs_dir=tmp_path, score=score)
+        blobs += [(f"{shape.name}: {where}", blob) for where, blob in run_files(tmp_path / episode_id)]
+    assert placed >= 15
+    assert leaks(SHAPES, blobs) == []
