@@ -473,6 +473,7 @@ class Episode:
         with episode_capture(self.recorder.episode_id, emit_call, self.options.capture) as scope:
             if scope is not None:
                 scope.watcher = self  # in-flight model calls are known; a draining episode refuses new ones
+                scope.learn = self.recorder.secrets.learn  # the SDK clients' keys
             if adapter.is_async:
                 inner = asyncio.ensure_future(held_exits(adapter.invoke(payload, ctx)))
             else:
