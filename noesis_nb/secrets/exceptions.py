@@ -18,7 +18,6 @@ from typing import Any
 from .display import shown
 from .guard import scrub_text
 from .names import PLACEHOLDERS, REDACTED_VALUE, is_secret_key
-from .scan import redact
 
 __all__ = ["redact_exception"]
 
@@ -64,7 +63,7 @@ def _redact_one(exc: BaseException) -> tuple[str, ...]:
 
 def _attributes(exc: BaseException) -> tuple[str, ...]:
     """Redact the text ``exc``'s own attributes hold, one level deep (a secret-named one whole, others by
-    ``shown``; containers by ``scan.redact``); returns the secret-named values it replaced."""
+    ``shown``); returns the secret-named values it replaced."""
     attributes = getattr(exc, "__dict__", None)
     if not isinstance(attributes, dict):
         return ()
@@ -85,20 +84,14 @@ def _attributes(exc: BaseException) -> tuple[str, ...]:
 
 
 def _attribute_redacted(value: Any) -> Any:
-    """``value`` with its secrets redacted (the same object when it holds none, or is of another type)."""
+    """A text attribute with its secrets redacted (the same object when it holds none, or is no text: a
+    container is not walked on the error path; a message it shows is caught by ``_shown_message``)."""
     if isinstance(value, str):
         return _redacted(value, ())
     if isinstance(value, bytes):
         text = value.decode("utf-8", "replace")
         new = shown(text)
         return value if new == text else new.encode("utf-8", "replace")
-    if isinstance(value, (dict, list, tuple)):
-        try:
-            copy, hits = redact(value)
-        except Exception:  # data a JSON walker cannot read (odd keys): left as it is
-            return value
-        if hits:
-            return type(value)(copy) if isinstance(value, tuple) else copy
     return value
 
 
