@@ -36,6 +36,7 @@ from .runtime.gate import DecisionStands
 from .runtime.registry import live_handles
 from .runtime.resolve import did_you_mean
 from .runtime.resume import NothingToResume
+from .secrets import shown
 from .store import find_run_dir, list_runs
 from .store.roots import check_root
 from .store.vocab import STEER_MODES
@@ -457,7 +458,7 @@ class NoesisMagics(Magics):
 
     def _steer(self, args: argparse.Namespace, cell: str | None) -> Any:
         steer = self._live("steer", args.episode).steer(args.text, mode=args.mode, sender=args.sender)
-        print(f"sent to {args.episode} ({steer.mode}): {steer.text}")
+        print(shown(f"sent to {args.episode} ({steer.mode}): {steer.text}"))
         return None
 
     def _runs_dir(self, args: argparse.Namespace, cell: str | None) -> Any:

@@ -21,6 +21,7 @@ from ..errors import BatchInterrupted
 from ..runtime.handle import EpisodeHandle
 from ..runtime.interrupt import watch_interrupts
 from ..runtime.presenter import presenter
+from ..secrets import shown_cut, shown_repr
 from ..store.vocab import TERMINAL_STATUSES
 
 if TYPE_CHECKING:
@@ -54,6 +55,9 @@ class BatchEntry:
     @property
     def done(self) -> bool:
         return self.status in TERMINAL_STATUSES
+
+    def __repr__(self) -> str:  # ``batch.entries`` in a cell prints each task: the task is kept, the secret is not
+        return shown_repr(self)
 
 
 class BatchHandle:
@@ -235,7 +239,14 @@ class BatchHandle:
             "<tr>"
             + "".join(
                 f"<td>{html.escape(str(v))}</td>"
-                for v in (e.index, e.adapter, e.task[:80], e.status, "" if e.score is None else e.score, e.episode_id or "")
+                for v in (
+                    e.index,
+                    e.adapter,
+                    shown_cut(e.task, 80),
+                    e.status,
+                    "" if e.score is None else e.score,
+                    e.episode_id or "",
+                )
             )
             + "</tr>"
             for e in self.entries

@@ -16,6 +16,8 @@ import time
 from typing import Any
 
 from .. import _forks
+from .._safetext import error_text
+from ..secrets import SCAN_MARGIN, shown_cut
 from ..store.vocab import TOKEN_FIELDS
 from . import usage as u
 from .scope import OPEN_SPANS, CaptureScope
@@ -269,14 +271,14 @@ def _error(exc: BaseException) -> dict[str, Any]:
     status = getattr(exc, "status_code", None)
     return {
         "type": type(exc).__name__,
-        "message": str(exc)[:500],
+        "message": shown_cut(error_text(exc, 500 + SCAN_MARGIN), 500),  # a cut through a secret would keep its head
         "status_code": status if isinstance(status, int) else None,
     }
 
 
 def _reported(code: Any, message: Any, default: str) -> dict[str, Any]:
     """An error the response itself reports (``response.failed``, a stream's ``error`` event)."""
-    return {"type": _text(code) or default, "message": (_text(message) or "")[:500], "status_code": None}
+    return {"type": _text(code) or default, "message": shown_cut(_text(message) or "", 500), "status_code": None}
 
 
 def _raw_http(result: Any) -> Any:

@@ -94,7 +94,7 @@ def _options(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
 def _wrap_sync(original: Callable[..., Any], provider: str, streams: tuple[Any, Any]) -> Callable[..., Any]:
     @functools.wraps(original)
     def request(self: Any, *args: Any, **kwargs: Any) -> Any:
-        call = _begin(provider, args, kwargs)
+        call = _begin(provider, args, kwargs, self)
         if call is None:
             return original(self, *args, **kwargs)
         inside = IN_SDK_CALL.set(True)
@@ -114,7 +114,7 @@ def _wrap_sync(original: Callable[..., Any], provider: str, streams: tuple[Any, 
 def _wrap_async(original: Callable[..., Any], provider: str, streams: tuple[Any, Any]) -> Callable[..., Any]:
     @functools.wraps(original)
     async def request(self: Any, *args: Any, **kwargs: Any) -> Any:
-        call = _begin(provider, args, kwargs)
+        call = _begin(provider, args, kwargs, self)
         if call is None:
             return await original(self, *args, **kwargs)
         inside = IN_SDK_CALL.set(True)
@@ -131,7 +131,7 @@ def _wrap_async(original: Callable[..., Any], provider: str, streams: tuple[Any,
     return request
 
 
-def _begin(provider: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> ModelCall | None:
+def _begin(provider: str, args: tuple[Any, ...], kwargs: dict[str, Any], client: Any = None) -> ModelCall | None:
     """The call to record when an episode's capture is on here, else None; a draining episode refuses
     a new call at this point (``EpisodeStopping``), before anything is sent."""
     if dropped.PENDING:  # streams collected since the last call: their events are written here, outside the collector
@@ -139,10 +139,23 @@ def _begin(provider: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Mode
     scope = current()
     if scope is None or scope.closed:
         return None
+    _learn_credentials(scope, client)
     call = ModelCall.begin(scope, provider, _options(args, kwargs))
     if call is not None:
         call.admit()
     return call
+
+
+def _learn_credentials(scope: Any, client: Any) -> None:
+    """Tell the episode the key the client calls with: a server's error or a model's answer that echoes it
+    (a key of no known shape, a proxy's own) is then redacted like any value the run has learned."""
+    if scope.learn is None:
+        return
+    try:
+        keys = [getattr(client, name, None) for name in ("api_key", "auth_token")]
+        scope.learn([k for k in keys if isinstance(k, str)])
+    except Exception:  # capture never breaks the call it watches
+        pass
 
 
 def _returned(call: ModelCall, result: Any, streams: tuple[Any, Any]) -> None:

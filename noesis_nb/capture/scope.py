@@ -68,6 +68,8 @@ class CaptureScope:
     # told when a model call starts (``model_started(provider, model) -> token``, which may raise to refuse it:
     # a draining episode) and when it has been written (``model_ended(token, payload, event_id)``)
     watcher: Any = None
+    # told the credentials of each SDK client that calls (its ``api_key``, ``auth_token``): the run holds none of them
+    learn: Any = None
     closed: bool = False
     lock: threading.Lock = field(default_factory=threading.Lock)
     generation: int = field(default_factory=lambda: _forks.generation)  # a forked child of its process is outside it

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Literal, overload
 
 from .._jsonio import atomic_write_bytes
+from ..secrets import shown, shown_cut
 from ..store import find_run_dir
 from ._extras import require
 from .otel_live import LiveExport
@@ -117,7 +118,8 @@ def _check_target(endpoint: Any, path: Any, headers: Any) -> None:
     """Where the spans go, checked before a run is read: an http(s) URL, a file path, headers as a dict of text."""
     if endpoint is not None and (not isinstance(endpoint, str) or not endpoint.lower().startswith(("http://", "https://"))):
         fix = f"'http://{endpoint}'" if isinstance(endpoint, str) and "://" not in endpoint else "'http://localhost:4318'"
-        raise ValueError(f"export_otel(endpoint={endpoint!r:.80}): give the collector's OTLP/HTTP URL, e.g. {fix}")
+        given = repr(_shown_url(endpoint)) if isinstance(endpoint, str) else f"{endpoint!r:.80}"
+        raise ValueError(f"export_otel(endpoint={given}): give the collector's OTLP/HTTP URL, e.g. {shown(fix)}")
     if path is not None and not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"export_otel(path={path!r:.80}): give a file path (a str or pathlib.Path), e.g. 'traces.json'")
     if headers is not None and (
@@ -126,6 +128,12 @@ def _check_target(endpoint: Any, path: Any, headers: Any) -> None:
         kind = type(headers).__name__ if not isinstance(headers, Mapping) else "a dict with values that are not text"
         # the value itself is not shown: headers carry credentials
         raise TypeError(f"export_otel(headers=…) got {kind}; give a dict of header name -> text, e.g. {{'x-api-key': '…'}}")
+
+
+def _shown_url(endpoint: str) -> str:
+    """``endpoint`` cut to 80 characters, read as a URL for its secrets (``user:<token>@host`` has no scheme yet)."""
+    scheme = "" if "://" in endpoint else "http://"
+    return shown_cut(scheme + endpoint, 80 + len(scheme))[len(scheme) :]
 
 
 def _send(specs: Iterable[SpanSpec], endpoint: str, headers: dict[str, str] | None, service: str, timeout: float) -> None:
@@ -152,7 +160,7 @@ class OtlpSender:
         result = self._exporter.export(readable_spans(specs, self.service))
         if getattr(result, "name", "") != "SUCCESS":
             raise ConnectionError(
-                f"the OTLP endpoint {self.url!r} did not accept the spans ({result}); is a collector listening there?"
+                f"the OTLP endpoint {shown(self.url)!r} did not accept the spans ({result}); is a collector listening there?"
             )
 
     def close(self) -> None:

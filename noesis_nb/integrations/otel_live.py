@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._jsonio import atomic_write_bytes
+from ..secrets import shown
 from ..store.vocab import (
     TERMINAL_EXECUTION_EVENTS,
     TOOL_AUTHN_FAILED,
@@ -86,7 +87,7 @@ class LiveExport:
     def __repr__(self) -> str:
         state = "following" if self.running else "done"
         sent = f"{self.sent} spans sent, {len(self.errors)} errors"
-        return f"<LiveExport {self.handle.episode_id} → {self._sender.url}: {state}, {sent}>"
+        return f"<LiveExport {self.handle.episode_id} → {shown(self._sender.url)}: {state}, {sent}>"
 
     # -- the thread --------------------------------------------------------------------------
     def _run(self) -> None:

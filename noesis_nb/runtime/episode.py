@@ -32,6 +32,7 @@ from ..errors import (
     refusal_fixed,
     refused_write,
 )
+from ..secrets import SCAN_MARGIN, shown_cut
 from ..store import now_iso, read_final
 from ..store.artifacts import taken_back_if_sealed
 from ..store.paths import check_part, run_path
@@ -445,7 +446,8 @@ class Episode:
             if is_exit(exc) or isinstance(exc, asyncio.CancelledError):
                 raise
             self._no_score(
-                f"score({self.options.task[:60]!r}, result) raised {type(exc).__name__}: {error_text(exc, 200)}; "
+                f"score({shown_cut(self.options.task, 60)!r}, result) raised {type(exc).__name__}: "
+                f"{shown_cut(error_text(exc, 200 + SCAN_MARGIN), 200)}; "  # redacted, then cut: no secret's head stays
                 "no score recorded"
             )
             return None
@@ -471,6 +473,7 @@ class Episode:
         with episode_capture(self.recorder.episode_id, emit_call, self.options.capture) as scope:
             if scope is not None:
                 scope.watcher = self  # in-flight model calls are known; a draining episode refuses new ones
+                scope.learn = self.recorder.secrets.learn  # the SDK clients' keys
             if adapter.is_async:
                 inner = asyncio.ensure_future(held_exits(adapter.invoke(payload, ctx)))
             else:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import AmbiguousDraftError, DraftNotFoundError, InvalidOptionError
+from ..secrets import shown_repr
 from ..tools import decide as persist_decision
 from ..tools.draftref import match_draft_ref
 from ..tools.protocols import render_command_line
@@ -85,6 +86,9 @@ class Decision:
     @property
     def approved(self) -> bool:
         return self.status == "approved"
+
+    def __repr__(self) -> str:  # a cell ending with ``handle.approve(reason=…)`` prints it
+        return shown_repr(self)
 
 
 class ApprovalGate:

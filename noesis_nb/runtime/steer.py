@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..errors import InvalidOptionError
+from ..secrets import shown_repr
 from ..store.phases import STEER_PHASE
 from ..store.vocab import STEER_APPLIED, STEER_MODES, STEER_SENT
 
@@ -42,6 +43,9 @@ class Steer:
 
     def __str__(self) -> str:
         return self.text
+
+    def __repr__(self) -> str:  # the adapter reads ``text``; what a cell prints of it is redacted
+        return shown_repr(self)
 
 
 def check_mode(value: object, what: str = "mode") -> str:

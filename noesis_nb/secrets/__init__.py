@@ -5,6 +5,7 @@
     for_run(run_dir).screen(payload)     the event hot path: learn, then redact what is known
     shown(text)                          what a view may display
     shown_start(text, limit)             the same for a view that shows only the first ``limit`` characters
+    shown_cut(text, limit)               text cut to ``limit`` characters, redacted before the cut
 
 Layering: depends only on the standard library, orjson and (lazily) detect-secrets, so tools,
 runtime and widgets can all use it. See ``guard`` for what is scrubbed when.
@@ -12,7 +13,7 @@ runtime and widgets can all use it. See ``guard`` for what is scrubbed when.
 
 from __future__ import annotations
 
-from .display import SCAN_MARGIN, shown, shown_start
+from .display import SCAN_MARGIN, shown, shown_cut, shown_repr, shown_start
 from .exceptions import redact_exception
 from .guard import MIN_HUNTED, RunSecrets, for_run, known_everywhere, scrub_text
 from .names import REDACTED_VALUE, is_secret_key
@@ -35,6 +36,8 @@ __all__ = [
     "scrub_text",
     "shown",
     "shown_start",
+    "shown_repr",
+    "shown_cut",
     "redact_exception",
     "SCAN_MARGIN",
 ]

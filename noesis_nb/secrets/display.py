@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TypeVar, overload
+import dataclasses
+from typing import Any, TypeVar, overload
 
 from .guard import known_everywhere, scrub_text
 from .names import REDACTED_VALUE
 from .text import find_in_text, might_contain
 
-__all__ = ["SCAN_MARGIN", "shown", "shown_start"]
+__all__ = ["SCAN_MARGIN", "shown", "shown_start", "shown_cut", "shown_repr"]
 
 SCAN_MARGIN = 8192  # longer than any secret a detector finds or a person hands over
 
@@ -43,3 +44,21 @@ def shown_start(text: str, limit: int) -> str:
     the scanned one, and a 200 MB line is not searched for minutes to show a few thousand characters.
     """
     return shown(text[: limit + SCAN_MARGIN])
+
+
+def shown_cut(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters, redacted before it is cut: a cut through a secret would leave
+    its head, which no detector recognises once its tail is gone. A ``[REDACTED]`` the cut falls in is kept whole."""
+    out = shown_start(text, limit)
+    if len(out) <= limit:
+        return out
+    size = len(REDACTED_VALUE)
+    marker = out.find(REDACTED_VALUE, max(0, limit - size + 1), limit + size - 1)
+    return out[: marker + size] if 0 <= marker < limit else out[:limit]
+
+
+def shown_repr(obj: Any) -> str:
+    """The dataclass repr of ``obj`` (its ``repr=True`` fields), ``shown``: what a cell ending with a
+    ``Decision`` or a ``Steer`` prints into the notebook holds what was typed, minus its secrets."""
+    parts = ", ".join(f"{f.name}={getattr(obj, f.name)!r}" for f in dataclasses.fields(obj) if f.repr)
+    return shown(f"{type(obj).__name__}({parts})")

@@ -3,15 +3,21 @@
 ``handle.result()`` raises the adapter's own exception (its type is what ``except`` clauses
 catch), and IPython prints its message into the notebook, which is saved and shared. So the
 exception is kept and its message parts are redacted in place, as the run's files are: the
-arguments, the file names and reasons some built-in errors print, and notes, through its cause
-and context. A message an exception builds from other attributes cannot be reached this way.
+arguments, the file names and reasons some built-in errors print, notes, and the text its own
+attributes hold (a ``__str__`` may build the message from ``self.token``), through its cause and
+context. A message built from anything else (a closure, a slot) that still shows a secret is
+printed redacted: the exception's class is swapped for a subclass of it, of the same name,
+whose ``str`` and ``repr`` are redacted (``except`` and ``isinstance`` still match).
 """
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 from .display import shown
+from .guard import scrub_text
+from .names import PLACEHOLDERS, REDACTED_VALUE, is_secret_key
 
 __all__ = ["redact_exception"]
 
@@ -28,7 +34,8 @@ def redact_exception(exc: BaseException) -> BaseException:
             continue
         seen.add(id(current))
         try:
-            _redact_one(current)
+            named = _redact_one(current)
+            _shown_message(current, named)
         except Exception:  # an exception class that refuses changes keeps its message: never fail on the error path
             pass
         pending.extend(e for e in (current.__cause__, current.__context__) if e is not None)
@@ -36,23 +43,117 @@ def redact_exception(exc: BaseException) -> BaseException:
     return exc
 
 
-def _redact_one(exc: BaseException) -> None:
+def _redact_one(exc: BaseException) -> tuple[str, ...]:
+    """Redact ``exc``'s parts in place; returns the values of its secret-named attributes (``self.token``),
+    which no detector may recognise and which are scrubbed from its other texts too."""
+    named = _attributes(exc)
     args = exc.args
-    redacted = tuple(_redacted(a) for a in args)
+    redacted = tuple(_redacted(a, named) for a in args)
     if any(new is not old for new, old in zip(redacted, args, strict=True)):
         exc.args = redacted
     for name in _TEXT_ATTRIBUTES:
         value = getattr(exc, name, None)
-        if isinstance(value, str) and (new := shown(value)) != value:
+        if isinstance(value, str) and (new := _redacted(value, named)) != value:
             setattr(exc, name, new)
     notes = getattr(exc, "__notes__", None)
     if isinstance(notes, list):
-        notes[:] = [shown(n) if isinstance(n, str) else n for n in notes]
+        notes[:] = [_redacted(n, named) for n in notes]
+    return named
 
 
-def _redacted(value: Any) -> Any:
-    """A string argument with its secrets redacted (the same object when it holds none)."""
+def _attributes(exc: BaseException) -> tuple[str, ...]:
+    """Redact the text ``exc``'s own attributes hold, one level deep (a secret-named one whole, others by
+    ``shown``); returns the secret-named values it replaced."""
+    attributes = getattr(exc, "__dict__", None)
+    if not isinstance(attributes, dict):
+        return ()
+    named: list[str] = []
+    for name, value in list(attributes.items()):
+        if not isinstance(name, str) or name.startswith("__") or isinstance(value, BaseException):
+            continue
+        if isinstance(value, (str, bytes)) and is_secret_key(name):
+            text = value.decode("utf-8", "replace") if isinstance(value, bytes) else value
+            if text.strip().lower() not in PLACEHOLDERS and REDACTED_VALUE not in text:
+                named.append(text)
+                attributes[name] = REDACTED_VALUE if isinstance(value, str) else REDACTED_VALUE.encode()
+            continue
+        new = _attribute_redacted(value)
+        if new is not value:
+            attributes[name] = new
+    return tuple(named)
+
+
+def _attribute_redacted(value: Any) -> Any:
+    """A text attribute with its secrets redacted (the same object when it holds none, or is no text: a
+    container is not walked on the error path; a message it shows is caught by ``_shown_message``)."""
     if isinstance(value, str):
-        new = shown(value)
+        return _redacted(value, ())
+    if isinstance(value, bytes):
+        text = value.decode("utf-8", "replace")
+        new = shown(text)
+        return value if new == text else new.encode("utf-8", "replace")
+    return value
+
+
+def _redacted(value: Any, named: tuple[str, ...]) -> Any:
+    """A string with its secrets redacted (the same object when it holds none)."""
+    if isinstance(value, str):
+        new = shown(scrub_text(value, named) if named else value)
         return value if new == value else new
     return value
+
+
+def _shown_message(exc: BaseException, named: tuple[str, ...]) -> None:
+    """Make ``str(exc)``/``repr(exc)`` redacted when, its parts redacted, they still show a secret."""
+    if type(exc).__str__ is _str and type(exc).__repr__ is _repr:
+        return
+    for render in (str, repr):
+        try:
+            text = render(exc)
+        except Exception:  # a message that cannot be built shows nothing
+            continue
+        if _redacted(text, named) != text:
+            break
+    else:
+        return
+    cls = type(exc)
+    shown_cls = _SHOWN.get(cls)
+    if shown_cls is None:
+        namespace = {
+            "__str__": _str,
+            "__repr__": _repr,
+            "__reduce__": _reduce,
+            "__module__": cls.__module__,
+            "__qualname__": cls.__qualname__,
+            "__doc__": cls.__doc__,
+        }
+        metaclass: Any = type(cls)  # a custom metaclass makes the subclass too (one that refuses: the message stays)
+        shown_cls = _SHOWN[cls] = metaclass(cls.__name__, (cls,), namespace)
+    exc.__class__ = shown_cls
+
+
+_SHOWN: weakref.WeakKeyDictionary[type, type] = weakref.WeakKeyDictionary()
+
+
+def _safe(exc: BaseException, render: Any) -> str:
+    try:
+        text = render()
+    except Exception:  # never raise on the error path
+        return f"<{type(exc).__name__}: its message could not be shown>"
+    return shown(text) if isinstance(text, str) else text
+
+
+def _str(self: BaseException) -> str:
+    return _safe(self, super(type(self), self).__str__)
+
+
+def _repr(self: BaseException) -> str:
+    return _safe(self, super(type(self), self).__repr__)
+
+
+def _reduce(self: BaseException) -> Any:
+    """Pickled as the original class (the subclass is not importable by its name)."""
+    reduced = super(type(self), self).__reduce__()
+    if isinstance(reduced, tuple) and reduced and reduced[0] is type(self):
+        return (type(self).__mro__[1], *reduced[1:])
+    return reduced

@@ -83,7 +83,11 @@ class RunSecrets:
             if obj is None:
                 continue
             if isinstance(obj, BaseException):  # its text as shown and written, bounded; a raising __str__ is no stop
-                obj = [f"{type(obj).__name__}: {error_text(obj, _SEEN)}", *(safe_repr(a, _SEEN) for a in _args(obj))]
+                obj = [
+                    f"{type(obj).__name__}: {error_text(obj, _SEEN)}",
+                    *(safe_repr(a, _SEEN) for a in _args(obj)),
+                    _attributes(obj),  # ``self.token``: a message may be built from it, its name marks it secret
+                ]
             _, hits = redact(obj if isinstance(obj, str) else to_jsonable(obj))
             self.learn(v for h in hits for v in h.values)
 
@@ -91,9 +95,11 @@ class RunSecrets:
         """``value`` with every secret found in it (and every one known) replaced; the found ones are remembered.
 
         ``entropy=False`` skips the random-looking-word rule (for tool output full of digests and ids)."""
-        out, hits = redact(value, entropy=entropy)
+        # the known values first: a detector may find a part of one (a random word after its ``.``) and, replacing
+        # that part, leave the rest of it where the known value no longer matches
+        out, hits = redact(self.scrub(value), entropy=entropy)
         self.learn(v for h in hits for v in h.values)
-        return self.scrub(out)
+        return self.scrub(out)  # and the values just found, wherever else they stand
 
     def redact_any(self, obj: Any) -> Any:
         """``redact`` of any object in its JSON form (an adapter's result may be any object); None stays None."""
@@ -156,9 +162,10 @@ class RunSecrets:
                 same = same and name == key and scrubbed is item
             return value if same else items
         if isinstance(value, (list, tuple)):
-            items_l = [self.scrub(v) for v in value]
-            if len(items_l) > 1:
+            items_l = list(value)
+            if len(items_l) > 1:  # on the strings as given: a piece scrubbed first (a value's cut-off start) hides the rest
                 items_l = self._scrub_split(items_l)
+            items_l = [self.scrub(v) for v in items_l]
             return value if all(a is b for a, b in zip(items_l, value)) and isinstance(value, list) else items_l
         return value
 
@@ -205,7 +212,7 @@ class RunSecrets:
 
     def _sweep_file(self, path: Path) -> bool:
         data = path.read_bytes()
-        if not self._holds(data):
+        if not self._holds(data) and not (path.suffix == ".json" and self._holds(_compact(data))):
             return False
         if path.suffix == ".jsonl":
             new = self._scrub_lines(data)
@@ -300,6 +307,32 @@ def _args(exc: BaseException) -> tuple[Any, ...]:
     except Exception:
         return ()
     return args[:8] if isinstance(args, tuple) else ()
+
+
+def _compact(data: bytes) -> bytes:
+    """A JSON document as one line (``b""`` when it is not JSON): the strings of its lists are adjacent only so
+    (``_holds`` reads a split value there), a pretty-printed document puts a line break between them."""
+    if b"[" not in data or b"\n" not in data:
+        return b""
+    try:
+        return orjson.dumps(orjson.loads(data))
+    except (orjson.JSONDecodeError, orjson.JSONEncodeError):
+        return b""
+
+
+def _attributes(exc: BaseException) -> dict[str, str]:
+    """The text attributes of ``exc`` (its ``__dict__``, one level), each bounded: what its ``__str__`` may show."""
+    try:
+        items = list(vars(exc).items())[:32]
+    except Exception:  # no ``__dict__`` (a slotted class), or one that refuses to be read
+        return {}
+    out: dict[str, str] = {}
+    for name, value in items:
+        if isinstance(name, str) and isinstance(value, bytes):
+            value = value[:_SEEN].decode("utf-8", "replace")
+        if isinstance(name, str) and isinstance(value, str):
+            out[name] = value[:_SEEN]
+    return out
 
 
 def scrub_text(text: str, values: Iterable[str]) -> str:

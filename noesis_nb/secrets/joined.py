@@ -54,6 +54,19 @@ def chunk_texts(items: Sequence[Any]) -> list[tuple[tuple[str | int, ...], str] 
 _WHOLE_BELOW = 4  # a piece holding fewer characters of a secret is redacted whole (a short substring would eat others)
 
 
+def _widened(joined: str, bound: tuple[int, int], a: int, b: int) -> str:
+    """The part ``joined[a:b]`` of the piece at ``bound``, taken to ``_WHOLE_BELOW`` characters into the rest of
+    its piece when shorter: the secret's head ending a piece or its tail starting one (``"x and more"`` after
+    ``"sk-proj-…uvw"``) is redacted with its neighbours, not with the whole piece; a piece of fewer characters
+    is redacted whole."""
+    first, last = bound
+    if b - a >= _WHOLE_BELOW or last - first < _WHOLE_BELOW:
+        return joined[a:b]
+    if a == first:  # the secret's tail starts the piece
+        return joined[a : a + _WHOLE_BELOW]
+    return joined[b - _WHOLE_BELOW : b]  # its head ends the piece
+
+
 def split_secrets(items: Sequence[Any], find: Callable[[str], set[str]]) -> dict[int, tuple[set[str], bool]]:
     """``{index: (values, whole)}`` for the strings of ``items`` holding part of a secret that only their
     joined text shows: ``values`` are the parts (to redact there) and the whole secret (to learn);
@@ -83,6 +96,7 @@ def _cut(
         offsets.append((i, pos, pos + len(items[i])))
         pos += len(items[i]) + len(sep)
     joined = sep.join(items[start:end])
+    bounds = {i: (a, b) for i, a, b in offsets}
     for value in find(joined):
         at = joined.find(value)
         while at >= 0:
@@ -95,7 +109,7 @@ def _cut(
                 for i, a, b in pieces:
                     if b <= a:
                         continue
-                    part = joined[a:b]
+                    part = _widened(joined, bounds[i], a, b)
                     values, whole = out.get(i, (set(), False))
                     values.update((part, secret))
                     out[i] = (values, whole or len(part) < _WHOLE_BELOW)

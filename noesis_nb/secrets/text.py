@@ -351,6 +351,19 @@ def _short_assignment(text: str, m: re.Match[str]) -> bool:
     return "\n" not in sep and text[m.end("value") : m.end("value") + 1] in ("", "\n", "\r")
 
 
+_PROSE = re.compile(r"=[ \t]+([a-z]{2,12})(?=[ \t]+[A-Za-z])")  # "password= stays the same"
+_WORD = r"(?<![A-Za-z0-9_]){}(?![A-Za-z0-9_])"
+
+
+def _prose_words(text: str, values: set[str]) -> set[str]:
+    """The values found by name that are only ever a lower-case word of prose after ``= `` (``password= stays
+    the same``, ``password = hunter in prose``): a value is written attached to its ``=`` (``password=…``),
+    quoted, or ends its line; a value of other characters, or one seen anywhere else, stays a secret."""
+    prose = [m.group(1) for m in _PROSE.finditer(text)]
+    words = {v for v in values if v in prose}
+    return {w for w in words if prose.count(w) == len(re.findall(_WORD.format(re.escape(w)), text))}
+
+
 _PAIR = r"[A-Za-z_][\w.\[\]-]{0,80}=[^\s&\"'<>,;)}\]#]*"
 _FORM = re.compile(rf"(?:(?P<query>\?)|(?<![\w.\[\]%-])){_PAIR}(?:&(?:amp;)?{_PAIR})*")
 _FORM_SEP = re.compile("&(?:amp;)?")
@@ -476,12 +489,14 @@ def _find(text: str, entropy: bool) -> set[str]:
             found.update(_PEM_LINE.findall(m.group()))
     named, short = text, list[str]()
     if _NAME_WORDS.search(named.lower()):  # the name-based rules need a secret-looking name somewhere
+        by_name: set[str] = set()
         for mapping in maps:
-            found.update(v for v in map(_trim, keyword.analyze_string(named, denylist_regex_to_group=mapping)) if _assigned(v))
+            by_name.update(v for v in map(_trim, keyword.analyze_string(named, denylist_regex_to_group=mapping)) if _assigned(v))
         values, short = _assignments(named)
-        found.update(v for v in values if _assigned(v))
+        by_name.update(v for v in values if _assigned(v))
         if "+" in named:
-            found.update(_form_values(named))
+            by_name.update(_form_values(named))
+        found |= by_name - _prose_words(named, by_name)
     if "asic" in text:  # Authorization: Basic <base64 of user:password>
         found.update(basic_credentials(text))
     if _LONG_RUN in text.encode("utf-8", "ignore").translate(_RUNS):

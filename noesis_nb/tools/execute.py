@@ -8,6 +8,7 @@ from typing import Any
 
 from noesis_nb._safetext import error_text
 from noesis_nb._threads import run_in_thread, run_sync
+from noesis_nb.secrets import SCAN_MARGIN, shown_cut
 from noesis_nb.secrets import for_run as secrets_for_run
 
 from . import codes, events
@@ -344,7 +345,10 @@ async def _dispatch(
             prepared,
             ExecutionStatus.FAILED,
             codes.TOOL_ADAPTER_ERROR,
-            {"error": f"{type(exc).__name__}: {error_text(exc, 2000)}", "error_type": type(exc).__name__},
+            {
+                "error": shown_cut(f"{type(exc).__name__}: {error_text(exc, 2000 + SCAN_MARGIN)}", 2000),
+                "error_type": type(exc).__name__,
+            },
         )
 
 

@@ -22,6 +22,7 @@ from noesis_nb._exits import HeldExit, held_exits
 from noesis_nb._jsonio import to_jsonable
 from noesis_nb._safetext import error_text
 from noesis_nb._threads import run_in_thread
+from noesis_nb.secrets import SCAN_MARGIN, shown_cut
 
 from . import codes
 from ._base import as_json_data, check_keys, make_result
@@ -118,6 +119,9 @@ class PythonCallableProtocol:
                 prepared,
                 ExecutionStatus.FAILED,
                 codes.TOOL_EXECUTION_FAILED,
-                {"error": f"{type(exc).__name__}: {error_text(exc, 2000)}", "error_type": type(exc).__name__},
+                {
+                    "error": shown_cut(f"{type(exc).__name__}: {error_text(exc, 2000 + SCAN_MARGIN)}", 2000),
+                    "error_type": type(exc).__name__,
+                },
             )
         return make_result(prepared, ExecutionStatus.SUCCEEDED, None, {"result": to_jsonable(value)})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 
 import orjson
 import pytest
@@ -99,3 +100,54 @@ def test_a_secret_used_as_a_key_is_redacted_remembered_and_no_value_is_lost():
     third = "ghp_" + "Qw2eR4tY6uI8oP0aS2dF4gH6jK8lZ0xC2vB4"
     evidence = build_payload_evidence({"kwargs": {"table": {third: 1}}}, secrets=guard)
     assert evidence.normalized_payload == {"kwargs": {"table": {REDACTED_VALUE: 1}}} and third in guard.values
+
+
+@pytest.mark.parametrize("where", ["list", "chunks"])
+def test_sweep_finds_a_late_value_split_in_a_pretty_printed_document(tmp_path, where):
+    """A run's JSON documents are written indented: the strings of a list are on lines of their own there."""
+    from noesis_nb._jsonio import atomic_write_json
+    from tests.hardening.secret_corpus import corpus, leaks
+
+    shapes = corpus(random.SystemRandom().randrange(2**32))
+    for shape in shapes:
+        cut = len(shape.value) // 2
+        head, tail = f"using {shape.value[:cut]}", f"{shape.value[cut:]} now"
+        parts = {"list": {"parts": [head, tail]}, "chunks": {"stream": [{"text": head}, {"text": tail}]}}[where]
+        path = tmp_path / f"{shape.name}.json"
+        atomic_write_json(path, {"summary": "done", **parts})  # written before the value is known
+        guard = RunSecrets()
+        guard.learn([shape.value])
+        assert guard.sweep(tmp_path) == [path]
+        assert leaks([shape], [(path.name, path.read_bytes())]) == []
+        assert json.loads(path.read_text())["summary"] == "done"
+        path.unlink()
+
+
+def test_a_known_value_split_after_its_first_half_is_scrubbed_in_both_pieces():
+    """The first piece ends with 8+ characters of the value (scrubbed alone as a cut-off start): the second
+    piece still holds the rest, found only in the pieces as given."""
+    from tests.hardening.secret_corpus import corpus, leaks
+
+    for shape in corpus(random.SystemRandom().randrange(2**32)):
+        cut = len(shape.value) // 2
+        guard = RunSecrets()
+        guard.learn([shape.value])
+        for pieces in (
+            [f"using {shape.value[:cut]}", f"{shape.value[cut:]} now"],
+            [{"text": shape.value[:cut]}, {"text": shape.value[cut:]}],
+        ):
+            written = orjson.dumps(guard.scrub(pieces))
+            assert leaks([shape], [(shape.name, written)]) == [], written
+
+
+def test_a_known_value_whose_part_a_detector_finds_is_redacted_whole():
+    """``<16 characters>.<a random word>``: the detectors find the word after the dot, the guard knows the whole."""
+    rng = random.SystemRandom()
+    alnum = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+    for _ in range(20):
+        head = "".join(rng.choice(alnum) for _ in range(16))
+        value = f"{head}.{''.join(rng.choice(alnum) for _ in range(24))}"
+        guard = RunSecrets()
+        guard.learn([value])
+        written = orjson.dumps(guard.screen({"error": {"message": f"auth failed for {value}"}}))
+        assert head.encode() not in written and head[8:].encode() not in written, written

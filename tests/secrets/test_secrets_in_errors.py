@@ -2,13 +2,15 @@
 
 IPython prints the raised exception into the notebook, which is saved and shared, so what the cell
 shows must hold no more than the run's files do: every shape of the secret corpus, in the message,
-in a chained cause, in a note and in an ``OSError``'s file name, through ``result()``, ``error`` and
-the traceback as printed. The exception keeps its type, so ``except`` clauses still catch it.
+in a chained cause, in a note, in an ``OSError``'s file name, and in a message the class builds from
+its own attributes or from elsewhere, through ``result()``, ``error``, the traceback as printed and
+the run's files. The exception keeps its type, so ``except`` clauses still catch it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import pickle
 import random
 import traceback
 from pathlib import Path
@@ -17,9 +19,44 @@ from typing import Any
 import pytest
 
 import noesis_nb
-from tests.hardening.secret_corpus import corpus, leaks
+from tests.hardening.secret_corpus import corpus, leaks, run_files
 
 SHAPES = corpus(random.SystemRandom().randrange(2**32))
+
+
+class AuthError(Exception):
+    """A message built from a secret-named attribute, not from the arguments."""
+
+    def __init__(self, token: str) -> None:
+        self.token = token
+        super().__init__("auth failed")
+
+    def __str__(self) -> str:
+        return f"auth failed for {self.token}"
+
+
+class DeployError(Exception):
+    """A message built from an attribute of an ordinary name."""
+
+    def __init__(self, detail: str) -> None:
+        self.detail = detail.encode()
+        super().__init__()
+
+    def __str__(self) -> str:
+        return f"deploy failed: {self.detail.decode()}"
+
+
+def _closure_error(text: str) -> type[Exception]:
+    """An error class whose message comes from a closure: no part of the instance holds it."""
+
+    class ClosureError(Exception):
+        def __str__(self) -> str:
+            return f"closure failed: {text}"
+
+        def __repr__(self) -> str:
+            return f"ClosureError({text!r})"
+
+    return ClosureError
 
 
 def _failing(shape: Any, how: str) -> Any:
@@ -35,12 +72,29 @@ def _failing(shape: Any, how: str) -> Any:
             error = ValueError("deploy failed")
             error.add_note(f"with {shape.text}")
             raise error
+        if how == "named attribute":
+            raise AuthError(shape.value)
+        if how == "attribute":
+            raise DeployError(shape.text)
+        if how == "closure":
+            raise _closure_error(shape.text)()
         raise FileNotFoundError(2, "No such file or directory", f"/srv/keys/{shape.text}.pem")
 
     return agent
 
 
-@pytest.mark.parametrize("how", ["message", "cause", "note", "os error"])
+KINDS: dict[str, type[BaseException]] = {
+    "message": ValueError,
+    "cause": RuntimeError,
+    "note": ValueError,
+    "os error": FileNotFoundError,
+    "named attribute": AuthError,
+    "attribute": DeployError,
+}
+HOWS = ["message", "cause", "note", "os error", "named attribute", "attribute", "closure"]
+
+
+@pytest.mark.parametrize("how", HOWS)
 def test_a_secret_in_the_adapters_exception_is_redacted_where_the_cell_shows_it(tmp_path: Path, how: str) -> None:
     async def cell() -> list[tuple[str, bytes]]:
         shown: list[tuple[str, bytes]] = []
@@ -48,14 +102,38 @@ def test_a_secret_in_the_adapters_exception_is_redacted_where_the_cell_shows_it(
             handle = noesis_nb.start("deploy", using=_failing(shape, how), runs_dir=tmp_path)
             await handle
             assert handle.status == "error"
-            kind = {"message": ValueError, "cause": RuntimeError, "note": ValueError, "os error": FileNotFoundError}[how]
+            kind = KINDS.get(how, Exception)
             with pytest.raises(kind) as raised:
                 handle.result()
             printed = "".join(traceback.format_exception(raised.value))
             assert "[REDACTED]" in printed, printed
             shown.append((f"{shape.name}: traceback", printed.encode()))
             shown.append((f"{shape.name}: error", repr(handle.error).encode()))
+            shown.extend((f"{shape.name}: {where}", blob) for where, blob in run_files(handle.run_dir))
         return shown
 
     found = leaks(SHAPES, asyncio.run(cell()))
     assert found == [], found
+
+
+def test_an_error_whose_message_no_part_holds_keeps_its_class_name_and_pickles(tmp_path: Path) -> None:
+    shape = SHAPES[0]
+    error_class = _closure_error(shape.text)
+
+    def agent(task: str, ctx: Any) -> str:
+        raise error_class("boom")
+
+    async def cell() -> BaseException:
+        handle = noesis_nb.start("deploy", using=agent, runs_dir=tmp_path)
+        await handle
+        try:
+            handle.result()
+        except error_class as caught:  # the `except` of the class the adapter raised still matches
+            return caught
+        raise AssertionError("not raised")
+
+    caught = asyncio.run(cell())
+    printed = "".join(traceback.format_exception(caught))
+    assert f"{error_class.__qualname__}: closure failed: " in printed and "[REDACTED]" in printed, printed
+    assert leaks([shape], [("printed", printed.encode()), ("repr", repr(caught).encode())]) == []
+    assert type(pickle.loads(pickle.dumps(AuthError("x" * 12)))) is AuthError

@@ -1,0 +1,82 @@
+"""Text that only looks like a secret keeps its words, while every shape of the corpus is still redacted.
+
+A labelled git object name (``HEAD is now at <sha>``), a word of prose after ``password= ``, and the
+ordinary text that shares a chunk with the last few characters of a split secret are what a reader
+needs to follow a run; redacting them hides the run, not a secret.
+"""
+
+from __future__ import annotations
+
+import random
+import secrets as stdlib_secrets
+
+import pytest
+
+from noesis_nb.secrets import find_in_text, redact, shown
+from noesis_nb.secrets.guard import RunSecrets
+from tests.hardening.secret_corpus import corpus, leaks
+
+SHAPES = corpus(random.SystemRandom().randrange(2**32))
+
+
+@pytest.mark.parametrize("label", ["HEAD is", "HEAD is now at", "commit", "the commit was"])
+def test_a_labelled_git_object_name_is_kept(label: str) -> None:
+    sha = stdlib_secrets.token_hex(20)
+    text = f"{label} {sha}"
+    assert shown(text) == text
+
+
+@pytest.mark.parametrize("text", ["password= stays the same", "the password = hunter in prose", "set token= once and go"])
+def test_a_word_of_prose_after_an_equals_sign_is_kept(text: str) -> None:
+    assert find_in_text(text) == set()
+    assert shown(text) == text
+
+
+@pytest.mark.parametrize(
+    "template",
+    ["password= {pw}", "password={pw} stays", "password= {pw} stays", "password = '{pw}' is set", "password: {pw} here"],
+)
+def test_a_password_given_to_a_name_is_still_redacted(template: str) -> None:
+    pw = "Hu" + stdlib_secrets.token_hex(5)
+    assert pw not in shown(template.format(pw=pw))
+
+
+@pytest.mark.parametrize("template", ["password= {word}", "password={word} and more", "password: {word} here"])
+def test_a_lower_case_word_given_as_a_value_is_still_redacted(template: str) -> None:
+    """Attached to its ``=``, ending its line, or after a colon (YAML, a header): a value, not prose."""
+    word = "".join(random.SystemRandom().choice("abcdefghijklmnopqrstuvwxyz") for _ in range(9))
+    assert word not in shown(template.format(word=word))
+
+
+def test_a_word_seen_as_a_value_elsewhere_in_the_text_is_still_redacted() -> None:
+    assert "stays" in find_in_text("password= stays the same; then password=stays")
+
+
+@pytest.mark.parametrize("cut", [1, 2, 3])
+def test_the_words_sharing_a_chunk_with_a_secrets_last_characters_are_kept(cut: int) -> None:
+    """["…<secret minus its tail>", "<tail> and the rest"]: the tail goes (with at most the few characters
+    after it that make a part long enough to redact alone), the rest of its chunk stays."""
+    rest = " and the deploy went on to the next stage"
+    shapes = [s for s in SHAPES if "\n" not in s.value and " " not in s.value]
+    for shape in shapes:
+        pieces = [f"using {shape.value[:-cut]}", f"{shape.value[-cut:]}{rest}"]
+        found = shape.value in find_in_text(f"using {shape.value}{rest}", entropy=False)  # by its shape
+        for written in [redact({"chunks": pieces})[0]["chunks"]] * found + [_known_scrubbed(shape.value, pieces)]:
+            assert leaks([shape], [(shape.name, repr(written).encode())]) == [], (shape.name, written)
+            assert written[1].endswith(rest[4:]), (shape.name, written)
+
+
+def test_the_words_sharing_a_chunk_with_a_secrets_first_characters_are_kept() -> None:
+    lead = "the deploy used the key "
+    for shape in (s for s in SHAPES if "\n" not in s.value and " " not in s.value):
+        pieces = [f"{lead}{shape.value[:2]}", shape.value[2:]]
+        written = _known_scrubbed(shape.value, pieces)
+        assert leaks([shape], [(shape.name, repr(written).encode())]) == [], (shape.name, written)
+        assert written[0].startswith(lead[:-4]), (shape.name, written)
+
+
+def _known_scrubbed(value: str, pieces: list[str]) -> list[str]:
+    """The pieces as a run that already learned ``value`` writes them."""
+    run = RunSecrets()
+    run.learn([value])
+    return run.scrub(list(pieces))
