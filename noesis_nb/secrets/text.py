@@ -351,14 +351,16 @@ def _short_assignment(text: str, m: re.Match[str]) -> bool:
     return "\n" not in sep and text[m.end("value") : m.end("value") + 1] in ("", "\n", "\r")
 
 
-_PROSE = re.compile(r"=[ \t]+([a-z]{2,12})(?=[ \t]+[A-Za-z])")  # "password= stays the same"
+# "password= stays the same": the "=" on its name, a space, a word and more words; "password = word more" is an
+# assignment written with spaces (a value)
+_PROSE = re.compile(r"(?<=[A-Za-z0-9_])=[ \t]+([a-z]{2,12})(?=[ \t]+[A-Za-z])")
 _WORD = r"(?<![A-Za-z0-9_]){}(?![A-Za-z0-9_])"
 
 
 def _prose_words(text: str, values: set[str]) -> set[str]:
-    """The values found by name that are only ever a lower-case word of prose after ``= `` (``password= stays
-    the same``, ``password = hunter in prose``): a value is written attached to its ``=`` (``password=…``),
-    quoted, or ends its line; a value of other characters, or one seen anywhere else, stays a secret."""
+    """The values found by name that are only ever a lower-case word of prose after a name's ``= `` (``password=
+    stays the same``): a value is written attached to its ``=`` (``password=…``), after `` = ``, quoted, or ends its
+    line; a value of other characters, or one seen anywhere else, stays a secret."""
     prose = [m.group(1) for m in _PROSE.finditer(text)]
     words = {v for v in values if v in prose}
     return {w for w in words if prose.count(w) == len(re.findall(_WORD.format(re.escape(w)), text))}

@@ -26,7 +26,7 @@ def test_a_labelled_git_object_name_is_kept(label: str) -> None:
     assert shown(text) == text
 
 
-@pytest.mark.parametrize("text", ["password= stays the same", "the password = hunter in prose", "set token= once and go"])
+@pytest.mark.parametrize("text", ["password= stays the same", "set token= once and go"])
 def test_a_word_of_prose_after_an_equals_sign_is_kept(text: str) -> None:
     assert find_in_text(text) == set()
     assert shown(text) == text
@@ -41,9 +41,11 @@ def test_a_password_given_to_a_name_is_still_redacted(template: str) -> None:
     assert pw not in shown(template.format(pw=pw))
 
 
-@pytest.mark.parametrize("template", ["password= {word}", "password={word} and more", "password: {word} here"])
+@pytest.mark.parametrize(
+    "template", ["password= {word}", "password={word} and more", "password = {word} and more", "password: {word} here"]
+)
 def test_a_lower_case_word_given_as_a_value_is_still_redacted(template: str) -> None:
-    """Attached to its ``=``, ending its line, or after a colon (YAML, a header): a value, not prose."""
+    """Attached to its ``=``, after `` = ``, ending its line, or after a colon (YAML, a header): a value, not prose."""
     word = "".join(random.SystemRandom().choice("abcdefghijklmnopqrstuvwxyz") for _ in range(9))
     assert word not in shown(template.format(word=word))
 
