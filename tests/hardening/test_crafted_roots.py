@@ -1,0 +1,75 @@
+"""A shared runs root crafted or left in a mess by someone else: every reader gives the other runs plus a clear problem.
+
+Each case starts from real runs written by noesis_nb, then changes the root as a copy, a download
+or a careless hand would (a folder named in another encoding, a summary taken from another run),
+and loads it with every frame and ``%noesis list``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+import noesis_nb
+from noesis_nb.magics import RunTable
+from noesis_nb.store import list_runs
+
+FRAMES = ("runs_df", "events_df", "tools_df", "usage_df")
+
+
+def _runs(root: Path, n: int) -> list[str]:
+    return [noesis_nb.solve(f"task {i}", using=lambda task: "done", runs_dir=root) for i in range(n)]
+
+
+@pytest.mark.parametrize("frame", FRAMES)
+def test_a_folder_named_in_another_encoding_is_one_problem_and_the_other_runs_load(runs_dir: Path, frame: str) -> None:
+    good = _runs(runs_dir, 2)
+    odd = os.fsencode(runs_dir) + b"/ep_caf\xe9"  # Latin-1 bytes: no UTF-8 text names this folder
+    shutil.copytree(runs_dir / good[0], odd.decode("utf-8", "surrogateescape"))
+
+    df = getattr(noesis_nb, frame)(runs_dir)
+
+    errors = df.attrs["errors"]
+    assert [e["path"] for e in errors] == [str(runs_dir) + "/ep_caf\\xe9"]
+    assert "not UTF-8" in errors[0]["reason"] and "Rename the folder" in errors[0]["reason"]
+    if frame in ("runs_df", "events_df"):
+        assert sorted(set(df["episode_id"])) == sorted(good)
+
+
+def test_the_run_list_of_a_root_holding_such_a_folder_still_displays(runs_dir: Path) -> None:
+    good = _runs(runs_dir, 1)
+    odd = (os.fsencode(runs_dir) + b"/ep_\xff").decode("utf-8", "surrogateescape")
+    shutil.copytree(runs_dir / good[0], odd)
+    for name in ("summary.json", "state.json", "manifest.json"):  # the id now comes from the folder's name
+        (Path(odd) / name).unlink()
+
+    table = RunTable(list_runs(None, runs_dir=runs_dir))
+
+    for shown in (repr(table), table._repr_html_()):
+        shown.encode("utf-8")  # what a notebook sends out must be UTF-8
+        assert good[0] in shown and "ep_\\udcff" in shown
+
+
+def test_a_summary_naming_another_run_is_reported_and_the_row_keeps_the_folder_name(runs_dir: Path) -> None:
+    first, second = _runs(runs_dir, 2)
+    for name in ("summary.json", "state.json"):
+        doc = json.loads((runs_dir / first / name).read_text())
+        if name == "summary.json":
+            doc["episode_id"] = second
+        else:
+            doc["episode"]["id"] = second
+        (runs_dir / first / name).write_text(json.dumps(doc))
+    (runs_dir / first / "manifest.json").unlink()  # copied in whole, as a hand-made run would be
+
+    runs = noesis_nb.runs_df(runs_dir)
+    events = noesis_nb.events_df(runs_dir)
+
+    assert sorted(runs["episode_id"]) == sorted(set(events["episode_id"])) == sorted([first, second])
+    problem = [e for e in runs.attrs["errors"] if e["path"].endswith(f"{first}/summary.json")]
+    assert len(problem) == 1 and second in problem[0]["reason"] and first in problem[0]["reason"]
+    with pytest.raises(noesis_nb.errors.NoesisNbError, match=second):
+        noesis_nb.runs_df(runs_dir, strict=True)
