@@ -12,7 +12,7 @@ from ..ids import validate_id
 from .runfiles import what_is
 from .scan import MARKERS, scan_run_dirs_with_stats
 
-__all__ = ["candidate_roots", "check_root", "find_run_dir", "iter_run_dirs", "is_run_dir"]
+__all__ = ["candidate_roots", "check_root", "find_run_dir", "iter_run_dirs", "is_run_dir", "linked_to"]
 
 
 def is_run_dir(path: Path) -> bool:
@@ -36,6 +36,20 @@ def check_root(
     except OSError:
         what = f"a symbolic link to {os.readlink(path)!r}, which leads nowhere (a missing path or a loop)"
     raise RunNotFoundError(f"{label} {str(path)!r} is {what}; pass {wanted}")
+
+
+def linked_to(root: str | os.PathLike[str]) -> str | None:
+    """The real folder ``root`` leads to when one of its own parts is a symbolic link (``.noesis -> /big/disk``);
+    None when none is (or it cannot be told)."""
+    part = Path()
+    for name in Path(root).parts:
+        part = part / name
+        try:
+            if part.is_symlink():
+                return os.path.realpath(root)
+        except OSError:
+            return None
+    return None
 
 
 def candidate_roots(runs_dir: str | os.PathLike[str] | None = None) -> list[Path]:
