@@ -249,6 +249,17 @@ def _staging_line(root: str) -> str:
     )
 
 
+def _unreadable_line(rows: list[dict[str, Any]]) -> str:
+    """A line naming the run folders this user may not read (listed with every field unknown); "" when none."""
+    shut = [r["run_dir"] for r in rows if r["status"] is None and not os.access(r["run_dir"], os.R_OK | os.X_OK)]
+    if not shut:
+        return ""
+    return (
+        f"{len(shut)} run folder(s) cannot be read by this user ({shut[0]}{', …' if len(shut) > 1 else ''}); "
+        "ask their owner for read access (chmod -R a+rX on the folder)"
+    )
+
+
 class RunTable(list[dict[str, Any]]):
     """``list_runs`` rows that display as a table (HTML, escaped) and as aligned text; empty, a hint how to start a run."""
 
@@ -385,7 +396,8 @@ class NoesisMagics(Magics):
         table = RunTable(list_runs(args.limit, runs_dir=args.runs_dir))
         table.where = str(config.runs_dir(args.runs_dir))
         table.note = "" if os.path.isdir(table.where) else " (no such folder)"
-        table.lines = tuple(line for line in (_linked_line(table.where), _staging_line(table.where)) if line)
+        said = (_linked_line(table.where), _staging_line(table.where), _unreadable_line(table))
+        table.lines = tuple(line for line in said if line)
         return table
 
     def _show(self, args: argparse.Namespace, cell: str | None) -> Any:

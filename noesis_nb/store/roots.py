@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -114,6 +115,11 @@ def find_run_dir(target: str | os.PathLike[str], runs_dir: str | os.PathLike[str
                 nested = label / episode_id
                 if is_run_dir(nested):
                     return nested
+    for root in roots:
+        direct = root / episode_id
+        if os.path.lexists(direct):  # named so, but no run there: say what it is rather than "no run"
+            what, instead = _why_not_a_run(direct)
+            raise RunNotFoundError(f"{str(direct)!r} is not a run directory: {what}; {instead}")
     searched = ", ".join(str(r) for r in roots)
     starting = sorted({p.name for root in roots for p in _subdirs(root) if p.name.startswith(episode_id)})
     if starting:  # a part of an id: ids are taken whole (a prefix could name another run tomorrow)
@@ -135,6 +141,8 @@ def _why_not_a_run(path: Path) -> tuple[str, str]:
             return "nothing is there", usual
         if not path.is_dir():
             return "it is a file", usual
+        if not os.access(path, os.R_OK | os.X_OK):
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES))
         runs = [os.path.relpath(p, path) for p, _ in scan_run_dirs_with_stats(str(path))]
         if runs:
             named = ", ".join(runs[:2]) + (f" and {len(runs) - 2} more" if len(runs) > 2 else "")
@@ -144,6 +152,11 @@ def _why_not_a_run(path: Path) -> tuple[str, str]:
             )
         with os.scandir(path) as it:
             empty = next(it, None) is None
+    except PermissionError as exc:
+        return (
+            f"this user may not read it ({exc.strerror or exc})",
+            "ask its owner for read access (chmod -R a+rX on the folder) or copy the run somewhere you can read",
+        )
     except OSError as exc:
         return f"it cannot be read ({exc.strerror or exc})", usual
     return ("it is an empty folder" if empty else f"it holds none of {', '.join(MARKERS)}"), usual

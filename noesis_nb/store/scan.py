@@ -26,18 +26,17 @@ def _children(path: str) -> list[str]:
     return [prefix + name for name in names]
 
 
-def _events_stat(path: str) -> os.stat_result | None:
+def _probe(path: str, unreadable: bool = True) -> tuple[bool, os.stat_result | None]:
+    """(is a run dir, stat of its events.jsonl): one ``stat`` for a typical run.
+
+    A folder this user may not search (``chmod 0``, another account's run) counts as a run: left out, it
+    would vanish from every listing without a word; kept, each reader says it cannot be read."""
     try:
-        return os.stat(path + _EVENTS)
+        return True, os.stat(path + _EVENTS)
+    except PermissionError:
+        return unreadable, None
     except OSError:
-        return None
-
-
-def _probe(path: str) -> tuple[bool, os.stat_result | None]:
-    """(is a run dir, stat of its events.jsonl): one ``stat`` for a typical run."""
-    st = _events_stat(path)
-    if st is not None:
-        return True, st
+        pass
     isfile = os.path.isfile  # returns False (never raises) for odd paths
     return any(isfile(os.path.join(path, m)) for m in MARKERS[1:]), None
 
@@ -45,7 +44,7 @@ def _probe(path: str) -> tuple[bool, os.stat_result | None]:
 def scan_run_dirs_with_stats(root: str) -> list[tuple[str, os.stat_result | None]]:
     """Run directories under ``root`` (or ``root`` itself), label folders expanded, sorted, each with the
     stat of its ``events.jsonl`` (None when absent) taken on the way."""
-    is_run, st = _probe(root)
+    is_run, st = _probe(root, unreadable=False)  # a root that cannot be read is said by ``check_root``
     if is_run:
         return [(root, st)]
     out: list[tuple[str, os.stat_result | None]] = []

@@ -73,3 +73,70 @@ def test_a_summary_naming_another_run_is_reported_and_the_row_keeps_the_folder_n
     assert len(problem) == 1 and second in problem[0]["reason"] and first in problem[0]["reason"]
     with pytest.raises(noesis_nb.errors.NoesisNbError, match=second):
         noesis_nb.runs_df(runs_dir, strict=True)
+
+
+READER = """
+import json, os, sys
+from pathlib import Path
+import noesis_nb
+from noesis_nb.magics import RunTable
+from noesis_nb.store import list_runs
+from tests.ipshell import run_magic
+
+root, warm = Path(sys.argv[1]), Path(sys.argv[2])
+def everything(where):  # every reader once, so nothing is first imported after the drop below
+    frames = {f: getattr(noesis_nb, f)(where, cache=False) for f in ("runs_df", "events_df", "tools_df", "usage_df")}
+    table, _ = run_magic(f"list --runs-dir {where}")
+    return frames, table
+ep = noesis_nb.solve("warm", using=lambda task: "done", runs_dir=warm)
+everything(warm), noesis_nb.show(ep, runs_dir=warm), repr(everything(warm)[1]), everything(warm)[1]._repr_html_()
+if os.geteuid() == 0:  # root reads every folder: read as an account that may not
+    os.setgroups([]); os.setresgid(65534, 65534, 65534); os.setresuid(65534, 65534, 65534)
+frames, table = everything(root)
+out = {f: {"rows": len(df), "ids": sorted(set(df["episode_id"])) if len(df) else [], "errors": df.attrs["errors"]}
+       for f, df in frames.items()}
+out["list"] = repr(table)
+try:
+    noesis_nb.show(sys.argv[3], runs_dir=root)
+    out["show"] = "shown"
+except noesis_nb.errors.NoesisNbError as exc:
+    out["show"] = str(exc)
+print(json.dumps(out))
+"""
+
+
+def test_a_run_folder_this_user_may_not_read_is_a_row_and_a_problem_not_a_silent_gap() -> None:
+    import subprocess
+    import sys
+    import tempfile
+
+    base = Path(tempfile.mkdtemp(prefix="unreadable-"))  # outside the test's private tmp: the other account reaches it
+    try:
+        base.chmod(0o755)
+        root = base / "runs"
+        shut, *readable = _runs(root, 3)
+        (root / shut).chmod(0)
+        (base / "warm").mkdir(mode=0o777)
+        (base / "warm").chmod(0o777)
+        repo = Path(__file__).resolve().parents[2]
+        got = subprocess.run(
+            [sys.executable, "-c", READER, str(root), str(base / "warm"), shut],
+            env={**os.environ, "PYTHONPATH": str(repo), "HOME": str(base / "warm"), "NOESIS_NB_CACHE_DIR": str(base / "warm")},
+            cwd=base / "warm",
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert got.returncode == 0, got.stderr
+        out = json.loads(got.stdout.strip().splitlines()[-1])
+    finally:
+        (root / shut).chmod(0o755)
+        shutil.rmtree(base, ignore_errors=True)
+
+    for frame in FRAMES:
+        paths = [e["path"] for e in out[frame]["errors"] if "permission denied" in e["reason"]]
+        assert paths and all(shut in p for p in paths), (frame, out[frame]["errors"])
+    assert out["runs_df"]["ids"] == sorted([shut, *readable])
+    assert out["events_df"]["ids"] == sorted(readable)
+    assert shut in out["list"] and "cannot be read by this user" in out["list"] and "a+rX" in out["list"]
+    assert shut in out["show"] and "may not read it" in out["show"] and "a+rX" in out["show"]
