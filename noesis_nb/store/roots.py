@@ -30,7 +30,14 @@ def check_root(
     """``root`` as a Path; a root that exists but is no folder (a file, FIFO, device, a link leading nowhere)
     is one clear error, where listing it would say "no runs" (a root not made yet is fine: no runs yet)."""
     path = Path(config.check_path(root, "runs_dir"))
-    if not os.path.lexists(path) or path.is_dir():
+    if not os.path.lexists(path):
+        return path
+    if path.is_dir():
+        if not os.access(path, os.R_OK | os.X_OK):  # listed, it would look empty: "no runs" where there may be many
+            raise RunNotFoundError(
+                f"{label} {str(path)!r} cannot be read by this user; ask its owner for read access "
+                "(chmod a+rX on the folder), or pass one you can read"
+            )
         return path
     try:
         what = f"{what_is(path.stat().st_mode)}, not a folder"

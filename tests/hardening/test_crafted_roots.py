@@ -101,11 +101,17 @@ try:
     out["show"] = "shown"
 except noesis_nb.errors.NoesisNbError as exc:
     out["show"] = str(exc)
+readers = {"runs_df": noesis_nb.runs_df, "events_df": noesis_nb.events_df, "list_runs": lambda r: list_runs(None, runs_dir=r)}
+for name, read in readers.items():
+    try:
+        out["shut root " + name] = f"read {len(read(sys.argv[4]))} rows"
+    except noesis_nb.errors.NoesisNbError as exc:
+        out["shut root " + name] = str(exc)
 print(json.dumps(out))
 """
 
 
-def test_a_run_folder_this_user_may_not_read_is_a_row_and_a_problem_not_a_silent_gap() -> None:
+def test_a_run_folder_or_root_this_user_may_not_read_is_said_not_a_silent_gap() -> None:
     import subprocess
     import sys
     import tempfile
@@ -116,11 +122,13 @@ def test_a_run_folder_this_user_may_not_read_is_a_row_and_a_problem_not_a_silent
         root = base / "runs"
         shut, *readable = _runs(root, 3)
         (root / shut).chmod(0)
+        _runs(base / "shut", 1)
+        (base / "shut").chmod(0)  # a whole root this user may not read
         (base / "warm").mkdir(mode=0o777)
         (base / "warm").chmod(0o777)
         repo = Path(__file__).resolve().parents[2]
         got = subprocess.run(
-            [sys.executable, "-c", READER, str(root), str(base / "warm"), shut],
+            [sys.executable, "-c", READER, str(root), str(base / "warm"), shut, str(base / "shut")],
             env={**os.environ, "PYTHONPATH": str(repo), "HOME": str(base / "warm"), "NOESIS_NB_CACHE_DIR": str(base / "warm")},
             cwd=base / "warm",
             capture_output=True,
@@ -131,6 +139,7 @@ def test_a_run_folder_this_user_may_not_read_is_a_row_and_a_problem_not_a_silent
         out = json.loads(got.stdout.strip().splitlines()[-1])
     finally:
         (root / shut).chmod(0o755)
+        (base / "shut").chmod(0o755)
         shutil.rmtree(base, ignore_errors=True)
 
     for frame in FRAMES:
@@ -140,3 +149,6 @@ def test_a_run_folder_this_user_may_not_read_is_a_row_and_a_problem_not_a_silent
     assert out["events_df"]["ids"] == sorted(readable)
     assert shut in out["list"] and "cannot be read by this user" in out["list"] and "a+rX" in out["list"]
     assert shut in out["show"] and "may not read it" in out["show"] and "a+rX" in out["show"]
+    for reader in ("runs_df", "events_df", "list_runs"):  # not "no runs": one error naming the root and the fix
+        said = out["shut root " + reader]
+        assert str(base / "shut") in said and "cannot be read by this user" in said and "a+rX" in said, said
