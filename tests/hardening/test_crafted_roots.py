@@ -152,3 +152,22 @@ def test_a_run_folder_or_root_this_user_may_not_read_is_said_not_a_silent_gap() 
     for reader in ("runs_df", "events_df", "list_runs"):  # not "no runs": one error naming the root and the fix
         said = out["shut root " + reader]
         assert str(base / "shut") in said and "cannot be read by this user" in said and "a+rX" in said, said
+
+
+def test_a_link_in_the_root_back_to_it_or_to_one_of_its_runs_counts_no_run_twice(runs_dir: Path, tmp_path: Path) -> None:
+    first, second = _runs(runs_dir, 2)
+    elsewhere = tmp_path / "elsewhere"
+    (third,) = _runs(elsewhere, 1)
+    (runs_dir / "again").symlink_to(runs_dir)  # a checkout's 'runs/again -> .'
+    (runs_dir / "alias").symlink_to(runs_dir / first)
+    (runs_dir / "linked-in").symlink_to(elsewhere / third)  # a run kept elsewhere and linked in: counted once
+
+    runs = noesis_nb.runs_df(runs_dir)
+    events = noesis_nb.events_df(runs_dir)
+    listed = list_runs(None, runs_dir=runs_dir)
+
+    assert sorted(runs["episode_id"]) == sorted([first, second, "linked-in"])
+    assert len(events) == sum(len(noesis_nb.events_df(runs_dir / e)) for e in (first, second)) + len(
+        noesis_nb.events_df(elsewhere / third)
+    )
+    assert len(listed) == 3
