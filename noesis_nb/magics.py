@@ -38,7 +38,8 @@ from .runtime.resolve import did_you_mean
 from .runtime.resume import NothingToResume
 from .secrets import shown
 from .store import find_run_dir, list_runs
-from .store.roots import check_root
+from .store.roots import check_root, linked_to
+from .store.staging import stale_staging
 from .store.vocab import STEER_MODES
 
 __all__ = ["NoesisMagics", "build_parser", "load_ipython_extension", "unload_ipython_extension", "RunTable"]
@@ -231,21 +232,53 @@ def _is_usage_error(exc: BaseException) -> bool:
     return isinstance(exc, NoesisNbError)
 
 
+def _linked_line(root: str | os.PathLike[str]) -> str:
+    """A line naming the folder runs really go to when ``root`` leads there through a symbolic link ("" otherwise)."""
+    target = linked_to(root)
+    return "" if target is None else f"runs in {str(root)!r} are in {target!r} (a symbolic link leads there)"
+
+
+def _staging_line(root: str) -> str:
+    """A line counting the staging folders left by processes that died creating a run (removed by the next run
+    created here, or by hand); "" when there are none."""
+    left = stale_staging(root)
+    if not left:
+        return ""
+    return (
+        f"{len(left)} unfinished run folder(s) ({left[0]}{', …' if len(left) > 1 else ''}) left in {root!r} by a process "
+        "that stopped while creating a run; remove them with noesis_nb.store.staging.remove_stale_staging(runs_dir)"
+    )
+
+
+def _unreadable_line(rows: list[dict[str, Any]]) -> str:
+    """A line naming the run folders this user may not read (listed with every field unknown); "" when none."""
+    shut = [r["run_dir"] for r in rows if r["status"] is None and not os.access(r["run_dir"], os.R_OK | os.X_OK)]
+    if not shut:
+        return ""
+    return (
+        f"{len(shut)} run folder(s) cannot be read by this user ({shut[0]}{', …' if len(shut) > 1 else ''}); "
+        "ask their owner for read access (chmod -R a+rX on the folder)"
+    )
+
+
 class RunTable(list[dict[str, Any]]):
     """``list_runs`` rows that display as a table (HTML, escaped) and as aligned text; empty, a hint how to start a run."""
 
     where = "the runs dir"
     note = ""  # why there are none, when it is not that none were started (the folder is not there)
+    lines: tuple[str, ...] = ()  # said above the table: where the runs really are (a linked root), folders left behind
 
     def _repr_html_(self) -> str:
+        from .widgets.render import esc
         from .widgets.snapshot import runs_table_html
 
-        return runs_table_html(self, where=self.where, note=self.note)
+        said = "".join(f"<p>{esc(line)}</p>" for line in self.lines)
+        return said + runs_table_html(self, where=self.where, note=self.note)
 
     def __repr__(self) -> str:
         from .widgets.snapshot import runs_table_text
 
-        return runs_table_text(self, where=self.where, note=self.note)
+        return "".join(f"{line}\n" for line in self.lines) + runs_table_text(self, where=self.where, note=self.note)
 
 
 @magics_class
@@ -364,6 +397,8 @@ class NoesisMagics(Magics):
         table = RunTable(list_runs(args.limit, runs_dir=args.runs_dir))
         table.where = str(config.runs_dir(args.runs_dir))
         table.note = "" if os.path.isdir(table.where) else " (no such folder)"
+        said = (_linked_line(table.where), _staging_line(table.where), _unreadable_line(table))
+        table.lines = tuple(line for line in said if line)
         return table
 
     def _show(self, args: argparse.Namespace, cell: str | None) -> Any:
@@ -466,6 +501,8 @@ class NoesisMagics(Magics):
         if args.path is not None:
             config.set(runs_dir=str(check_root(args.path)))  # a file or FIFO holds no runs: say so now
         print(config.runs_dir())
+        if linked := _linked_line(config.runs_dir()):
+            print(linked)
         return None
 
 

@@ -23,7 +23,7 @@ from .problems import LoadProblem, Problems
 from .progress import progress as _progress
 from .runrecord import RunRecord, calls_from_events, read_run, run_unchanged, stamp_checks
 from .runusage import PriceMemo, run_usage, sums_hide_priced_parts
-from .source import RunRef, Source, episode_filter, resolve_source, unmatched_episodes
+from .source import RunRef, Source, episode_filter, named_runs, resolve_source, unmatched_episodes
 from .toolfolders import ToolFolders
 from .values import safe_name
 
@@ -69,6 +69,7 @@ def runs_df(
     refs = resolve_source(source, storage_options=storage_options, episodes=wanted)
     problems = Problems(strict)
     problems.extend(unmatched_episodes(wanted, refs, source))
+    refs = named_runs(refs, problems)
     pricer = Pricer.from_spec(prices)
     prefetch_remote(refs, _run_files)
     with gc_paused():
@@ -251,6 +252,10 @@ def _get(doc: Any, *keys: str) -> Any:
     return doc
 
 
+def _short(text: Any) -> str:
+    return str(text)[:80]
+
+
 def _success(value: Any) -> bool | None:
     if value is None:
         return None
@@ -308,7 +313,13 @@ def _row(record: RunRecord, report: Callable[[str], Report]) -> dict[str, Any]:
     }
     # values come mostly from the summary (else state.json): a misfit is reported against that file
     clean_row(row, _ROW_COLUMNS, in_summary if record["summary"] is not None else in_state)
-    row["episode_id"] = row["episode_id"] or ref.name
+    named = row["episode_id"]
+    if named is not None and named != ref.name:  # a renamed copy, or a summary taken from another run
+        (in_summary if summary.get("episode_id") == named else in_state)(
+            f"names episode {_short(named)!r}, but the run's folder is {_short(ref.name)!r}; the row keeps the "
+            "folder's name, as events_df, tools_df, usage_df and show() do. Rename the folder or fix the file"
+        )
+    row["episode_id"] = ref.name
     row["tags"] = tags if type(tags) is dict else obj(obj(state, "episode"), "tags", in_state)
     return row
 

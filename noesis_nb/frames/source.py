@@ -21,7 +21,7 @@ from ..store.scan import scan_run_dirs_with_stats
 from .fs import LocalFS, RemoteFS, RunFS, Stat, open_remote
 from .problems import LoadProblem
 
-__all__ = ["RunRef", "resolve_source", "episode_filter", "Source"]
+__all__ = ["RunRef", "resolve_source", "episode_filter", "Source", "named_runs"]
 
 Source = str | os.PathLike[str] | Iterable[str | os.PathLike[str]] | None
 _LOCAL = LocalFS()
@@ -123,6 +123,24 @@ def unmatched_episodes(episodes: list[str] | None, refs: list[RunRef], source: S
             "noesis_nb.list_runs() or %noesis list, or pass the runs root they are in"
         )
     return [LoadProblem(where, None, f"episodes= names {_Short(e)!r}, but no run there has that id; left out") for e in missing]
+
+
+def named_runs(refs: list[RunRef], problems: Any) -> list[RunRef]:
+    """``refs`` without runs whose path is not UTF-8 text (a folder named in another encoding, ``ep_\\xff``),
+    one problem each: such a name cannot go into a column, and kept it would fail the whole load."""
+    kept = []
+    for ref in refs:
+        try:
+            ref.path.encode("utf-8")
+        except UnicodeEncodeError:
+            shown = os.fsencode(ref.path).decode("utf-8", "backslashreplace")
+            problems.add(
+                shown,
+                "the folder's name is not UTF-8 text, so it cannot be a column value; left out. Rename the folder to its id",
+            )
+            continue
+        kept.append(ref)
+    return kept
 
 
 class _Short:

@@ -28,6 +28,7 @@ from .recorder import Recorder
 from .registry import forget, live_handles, register
 from .resolve import resolve_using
 from .resume import NothingToResume, ResumeReport, interrupted_resume, paused_on, resume_from_disk
+from .rootlink import warn_if_default_root_linked
 
 __all__ = [
     "start",
@@ -247,6 +248,7 @@ def create_episode(
         **({"inputs": options.inputs} if options.inputs else {}),
         **({"batch": dict(batch)} if batch else {}),
     }
+    warn_if_default_root_linked(runs_dir)
     recorder = Recorder.create(
         config.runs_dir(runs_dir),
         episode_id,

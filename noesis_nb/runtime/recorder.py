@@ -40,6 +40,7 @@ from ..store.facts import UsageTotals, call_row, is_model_call
 from ..store.ownership import RunOwnership, acquire
 from ..store.paths import run_path
 from ..store.runfiles import UnreadableRunFile, read_file
+from ..store.staging import staging_name, sweep_once
 from ..store.vocab import (
     RUN_CHECKPOINT,
     RUN_INTERRUPT,
@@ -137,16 +138,18 @@ class Recorder:
         # and learnt by the run, so no later event or document of it holds the value either
         # tags and inputs may hold any object (one whose repr raises, a cycle): stored as their JSON form
         state, hits = redact_secrets(to_jsonable(state))
-        staging = runs_dir / f".{episode_id}.{uuid.uuid4().hex[:8]}.creating"
+        staging = runs_dir / staging_name(episode_id, uuid.uuid4().hex[:8])
         ownership = None
         try:
             runs_dir.mkdir(parents=True, exist_ok=True)
+            sweep_once(runs_dir)  # staging folders a killed creator left (the first creation here only)
             staging.mkdir()
+            # locked from its first instant (the lock moves with the folder): another process never sees it
+            # unowned, which it would take for a run whose process died (a batch call recovers such a run), and
+            # the staging sweep never removes a folder whose creator lives
+            ownership = acquire(staging, note=False)
             (staging / "learn.jsonl").touch()
             atomic_write_json(staging / "state.json", state)
-            # locked before it appears (the lock moves with the folder): another process never sees it unowned,
-            # which it would take for a run whose process died (a batch call recovers such a run)
-            ownership = acquire(staging, note=False)
             os.rename(staging, runs_dir / episode_id)  # a run appears whole, or not at all
         except BaseException as exc:
             if ownership is not None:

@@ -70,6 +70,23 @@ def _tail_events(run_dir: Path) -> list[dict[str, Any]]:
     return parse_lines(data if whole else data.split(b"\n", 1)[-1], str(path), strict=False)
 
 
+def _info(run_dir: Path, strict_manifest: bool) -> dict[str, Any]:
+    """``run_info``, or for a run folder this user may not read (another account's, ``chmod 0``) a row that only
+    names it: all else unknown, where the raw ``PermissionError`` would end the whole listing."""
+    try:
+        return run_info(run_dir, strict_manifest=strict_manifest)
+    except PermissionError:
+        return {
+            **dict.fromkeys(("task", "started_at", "success", "duration_sec", "status", "outcome", "process")),
+            **dict.fromkeys(("manifest", "manifest_status", "using", "source")),
+            "episode_id": run_dir.name,
+            "flags": {},
+            "veto_count": 0,
+            "sealed": False,
+            "run_dir": str(run_dir),
+        }
+
+
 def _obj(value: Any) -> dict[str, Any]:
     return value if type(value) is dict else {}
 
@@ -87,7 +104,7 @@ def list_runs(
         raise InvalidOptionError(f"limit={limit!r} is not a count of runs (a whole number ≥ 0, or None for all){hint}")
     since = _since(since)
     root = check_root(runs_dir if runs_dir is not None else config.runs_dir())
-    rows = [run_info(d, strict_manifest=strict_manifest) for d in iter_run_dirs(root)]
+    rows = [_info(d, strict_manifest) for d in iter_run_dirs(root)]
     if since:
         rows = [r for r in rows if (r["started_at"] or "") >= since]
     rows.sort(key=lambda r: r["started_at"] or "", reverse=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -12,7 +13,7 @@ from ..ids import validate_id
 from .runfiles import what_is
 from .scan import MARKERS, scan_run_dirs_with_stats
 
-__all__ = ["candidate_roots", "check_root", "find_run_dir", "iter_run_dirs", "is_run_dir"]
+__all__ = ["candidate_roots", "check_root", "find_run_dir", "iter_run_dirs", "is_run_dir", "linked_to"]
 
 
 def is_run_dir(path: Path) -> bool:
@@ -29,13 +30,34 @@ def check_root(
     """``root`` as a Path; a root that exists but is no folder (a file, FIFO, device, a link leading nowhere)
     is one clear error, where listing it would say "no runs" (a root not made yet is fine: no runs yet)."""
     path = Path(config.check_path(root, "runs_dir"))
-    if not os.path.lexists(path) or path.is_dir():
+    if not os.path.lexists(path):
+        return path
+    if path.is_dir():
+        if not os.access(path, os.R_OK | os.X_OK):  # listed, it would look empty: "no runs" where there may be many
+            raise RunNotFoundError(
+                f"{label} {str(path)!r} cannot be read by this user; ask its owner for read access "
+                "(chmod a+rX on the folder), or pass one you can read"
+            )
         return path
     try:
         what = f"{what_is(path.stat().st_mode)}, not a folder"
     except OSError:
         what = f"a symbolic link to {os.readlink(path)!r}, which leads nowhere (a missing path or a loop)"
     raise RunNotFoundError(f"{label} {str(path)!r} is {what}; pass {wanted}")
+
+
+def linked_to(root: str | os.PathLike[str]) -> str | None:
+    """The real folder ``root`` leads to when one of its own parts is a symbolic link (``.noesis -> /big/disk``);
+    None when none is (or it cannot be told)."""
+    part = Path()
+    for name in Path(root).parts:
+        part = part / name
+        try:
+            if part.is_symlink():
+                return os.path.realpath(root)
+        except OSError:
+            return None
+    return None
 
 
 def candidate_roots(runs_dir: str | os.PathLike[str] | None = None) -> list[Path]:
@@ -100,6 +122,11 @@ def find_run_dir(target: str | os.PathLike[str], runs_dir: str | os.PathLike[str
                 nested = label / episode_id
                 if is_run_dir(nested):
                     return nested
+    for root in roots:
+        direct = root / episode_id
+        if os.path.lexists(direct):  # named so, but no run there: say what it is rather than "no run"
+            what, instead = _why_not_a_run(direct)
+            raise RunNotFoundError(f"{str(direct)!r} is not a run directory: {what}; {instead}")
     searched = ", ".join(str(r) for r in roots)
     starting = sorted({p.name for root in roots for p in _subdirs(root) if p.name.startswith(episode_id)})
     if starting:  # a part of an id: ids are taken whole (a prefix could name another run tomorrow)
@@ -121,6 +148,8 @@ def _why_not_a_run(path: Path) -> tuple[str, str]:
             return "nothing is there", usual
         if not path.is_dir():
             return "it is a file", usual
+        if not os.access(path, os.R_OK | os.X_OK):
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES))
         runs = [os.path.relpath(p, path) for p, _ in scan_run_dirs_with_stats(str(path))]
         if runs:
             named = ", ".join(runs[:2]) + (f" and {len(runs) - 2} more" if len(runs) > 2 else "")
@@ -130,6 +159,11 @@ def _why_not_a_run(path: Path) -> tuple[str, str]:
             )
         with os.scandir(path) as it:
             empty = next(it, None) is None
+    except PermissionError as exc:
+        return (
+            f"this user may not read it ({exc.strerror or exc})",
+            "ask its owner for read access (chmod -R a+rX on the folder) or copy the run somewhere you can read",
+        )
     except OSError as exc:
         return f"it cannot be read ({exc.strerror or exc})", usual
     return ("it is an empty folder" if empty else f"it holds none of {', '.join(MARKERS)}"), usual

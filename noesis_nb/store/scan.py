@@ -15,29 +15,29 @@ MARKERS = ("events.jsonl", "summary.json", "state.json")
 _EVENTS = os.sep + "events.jsonl"
 
 
-def _children(path: str) -> list[str]:
+def _children(path: str) -> list[tuple[str, bool]]:
+    """(path, reached through a symbolic link) of each folder in ``path``, by name."""
     try:
         with os.scandir(path) as it:
-            names = [e.name for e in it if not e.name.startswith(".") and e.is_dir()]
+            names = [(e.name, e.is_symlink()) for e in it if not e.name.startswith(".") and e.is_dir()]
     except OSError:  # absent, not a folder, no permission, a name too long…
         return []
     names.sort()
     prefix = path if path.endswith(os.sep) else path + os.sep
-    return [prefix + name for name in names]
+    return [(prefix + name, linked) for name, linked in names]
 
 
-def _events_stat(path: str) -> os.stat_result | None:
+def _probe(path: str, unreadable: bool = True) -> tuple[bool, os.stat_result | None]:
+    """(is a run dir, stat of its events.jsonl): one ``stat`` for a typical run.
+
+    A folder this user may not search (``chmod 0``, another account's run) counts as a run: left out, it
+    would vanish from every listing without a word; kept, each reader says it cannot be read."""
     try:
-        return os.stat(path + _EVENTS)
+        return True, os.stat(path + _EVENTS)
+    except PermissionError:
+        return unreadable, None
     except OSError:
-        return None
-
-
-def _probe(path: str) -> tuple[bool, os.stat_result | None]:
-    """(is a run dir, stat of its events.jsonl): one ``stat`` for a typical run."""
-    st = _events_stat(path)
-    if st is not None:
-        return True, st
+        pass
     isfile = os.path.isfile  # returns False (never raises) for odd paths
     return any(isfile(os.path.join(path, m)) for m in MARKERS[1:]), None
 
@@ -45,17 +45,36 @@ def _probe(path: str) -> tuple[bool, os.stat_result | None]:
 def scan_run_dirs_with_stats(root: str) -> list[tuple[str, os.stat_result | None]]:
     """Run directories under ``root`` (or ``root`` itself), label folders expanded, sorted, each with the
     stat of its ``events.jsonl`` (None when absent) taken on the way."""
-    is_run, st = _probe(root)
+    is_run, st = _probe(root, unreadable=False)  # a root that cannot be read is said by ``check_root``
     if is_run:
         return [(root, st)]
-    out: list[tuple[str, os.stat_result | None]] = []
-    for child in _children(root):
+    out: list[tuple[str, os.stat_result | None, bool]] = []
+    for child, linked in _children(root):
         is_run, st = _probe(child)
         if is_run:
-            out.append((child, st))
+            out.append((child, st, linked))
             continue
-        for grand in _children(child):
+        for grand, grand_linked in _children(child):
             is_run, st = _probe(grand)
             if is_run:
-                out.append((grand, st))
+                out.append((grand, st, linked or grand_linked))
+    return _once_each(root, out)
+
+
+def _once_each(root: str, found: list[tuple[str, os.stat_result | None, bool]]) -> list[tuple[str, os.stat_result | None]]:
+    """Each run once: a run reached through a link to a run already found (``again -> .`` in the root, an
+    alias of one run) is dropped, or every frame would count it twice. Links are rare; only they are resolved."""
+    if not any(linked for _, _, linked in found):
+        return [(path, st) for path, st, _ in found]
+    base = root if root.endswith(os.sep) else root + os.sep
+    real_base = os.path.join(os.path.realpath(root), "")
+    seen = {real_base + path[len(base) :] for path, _, linked in found if not linked}
+    out = []
+    for path, st, linked in found:
+        if linked:
+            real = os.path.realpath(path)
+            if real in seen:
+                continue
+            seen.add(real)
+        out.append((path, st))
     return out

@@ -146,20 +146,26 @@ EMPTY_RUNS_HINT = (
 def runs_table_html(rows: Iterable[Mapping[str, Any]], *, where: str = "the runs dir", note: str = "") -> str:
     rows = list(rows)
     if not rows:
-        return f"<p>{esc(EMPTY_RUNS_HINT.format(where=where, note=note))}</p>"  # plain words, like the other hints
+        return _utf8(f"<p>{esc(EMPTY_RUNS_HINT.format(where=where, note=note))}</p>")  # plain words, like the other hints
     head = "".join(f"<th>{_HEADINGS.get(c, c)}</th>" for c in _RUN_COLUMNS)
     body = "".join("<tr>" + "".join(f"<td>{esc(_cell(r, c))}</td>" for c in _RUN_COLUMNS) + "</tr>" for r in rows)
-    return f'<table style="font-size:12px"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+    return _utf8(f'<table style="font-size:12px"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>')
+
+
+def _utf8(text: str) -> str:
+    """``text`` sendable to the browser: a folder named in another encoding (``ep_\\xff``) reaches a row as a lone
+    surrogate, which no UTF-8 output can carry; it is shown escaped (``\\udcff``) instead of failing the display."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def runs_table_text(rows: Iterable[Mapping[str, Any]], *, where: str = "the runs dir", note: str = "") -> str:
     rows = list(rows)
     if not rows:
-        return EMPTY_RUNS_HINT.format(where=where, note=note)
+        return _utf8(EMPTY_RUNS_HINT.format(where=where, note=note))
     lines = [f"{'STARTED':20} {'EPISODE_ID':30} {'STATUS':9} TASK"]
     for r in rows:
         lines.append(
             f"{_cell(r, 'started_at'):20} {str(r.get('episode_id') or ''):30} "
             f"{str(r.get('status') or ''):9} {_short(r.get('task') or '', 60)}"
         )
-    return "\n".join(lines)
+    return _utf8("\n".join(lines))

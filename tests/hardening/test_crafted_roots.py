@@ -1,0 +1,173 @@
+"""A shared runs root crafted or left in a mess by someone else: every reader gives the other runs plus a clear problem.
+
+Each case starts from real runs written by noesis_nb, then changes the root as a copy, a download
+or a careless hand would (a folder named in another encoding, a summary taken from another run),
+and loads it with every frame and ``%noesis list``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+import noesis_nb
+from noesis_nb.magics import RunTable
+from noesis_nb.store import list_runs
+
+FRAMES = ("runs_df", "events_df", "tools_df", "usage_df")
+
+
+def _runs(root: Path, n: int) -> list[str]:
+    return [noesis_nb.solve(f"task {i}", using=lambda task: "done", runs_dir=root) for i in range(n)]
+
+
+@pytest.mark.parametrize("frame", FRAMES)
+def test_a_folder_named_in_another_encoding_is_one_problem_and_the_other_runs_load(runs_dir: Path, frame: str) -> None:
+    good = _runs(runs_dir, 2)
+    odd = os.fsencode(runs_dir) + b"/ep_caf\xe9"  # Latin-1 bytes: no UTF-8 text names this folder
+    shutil.copytree(runs_dir / good[0], odd.decode("utf-8", "surrogateescape"))
+
+    df = getattr(noesis_nb, frame)(runs_dir)
+
+    errors = df.attrs["errors"]
+    assert [e["path"] for e in errors] == [str(runs_dir) + "/ep_caf\\xe9"]
+    assert "not UTF-8" in errors[0]["reason"] and "Rename the folder" in errors[0]["reason"]
+    if frame in ("runs_df", "events_df"):
+        assert sorted(set(df["episode_id"])) == sorted(good)
+
+
+def test_the_run_list_of_a_root_holding_such_a_folder_still_displays(runs_dir: Path) -> None:
+    good = _runs(runs_dir, 1)
+    odd = (os.fsencode(runs_dir) + b"/ep_\xff").decode("utf-8", "surrogateescape")
+    shutil.copytree(runs_dir / good[0], odd)
+    for name in ("summary.json", "state.json", "manifest.json"):  # the id now comes from the folder's name
+        (Path(odd) / name).unlink()
+
+    table = RunTable(list_runs(None, runs_dir=runs_dir))
+
+    for shown in (repr(table), table._repr_html_()):
+        shown.encode("utf-8")  # what a notebook sends out must be UTF-8
+        assert good[0] in shown and "ep_\\udcff" in shown
+
+
+def test_a_summary_naming_another_run_is_reported_and_the_row_keeps_the_folder_name(runs_dir: Path) -> None:
+    first, second = _runs(runs_dir, 2)
+    for name in ("summary.json", "state.json"):
+        doc = json.loads((runs_dir / first / name).read_text())
+        if name == "summary.json":
+            doc["episode_id"] = second
+        else:
+            doc["episode"]["id"] = second
+        (runs_dir / first / name).write_text(json.dumps(doc))
+    (runs_dir / first / "manifest.json").unlink()  # copied in whole, as a hand-made run would be
+
+    runs = noesis_nb.runs_df(runs_dir)
+    events = noesis_nb.events_df(runs_dir)
+
+    assert sorted(runs["episode_id"]) == sorted(set(events["episode_id"])) == sorted([first, second])
+    problem = [e for e in runs.attrs["errors"] if e["path"].endswith(f"{first}/summary.json")]
+    assert len(problem) == 1 and second in problem[0]["reason"] and first in problem[0]["reason"]
+    with pytest.raises(noesis_nb.errors.NoesisNbError, match=second):
+        noesis_nb.runs_df(runs_dir, strict=True)
+
+
+READER = """
+import json, os, sys
+from pathlib import Path
+import noesis_nb
+from noesis_nb.magics import RunTable
+from noesis_nb.store import list_runs
+from tests.ipshell import run_magic
+
+root, warm = Path(sys.argv[1]), Path(sys.argv[2])
+def everything(where):  # every reader once, so nothing is first imported after the drop below
+    frames = {f: getattr(noesis_nb, f)(where, cache=False) for f in ("runs_df", "events_df", "tools_df", "usage_df")}
+    table, _ = run_magic(f"list --runs-dir {where}")
+    return frames, table
+ep = noesis_nb.solve("warm", using=lambda task: "done", runs_dir=warm)
+everything(warm), noesis_nb.show(ep, runs_dir=warm), repr(everything(warm)[1]), everything(warm)[1]._repr_html_()
+if os.geteuid() == 0:  # root reads every folder: read as an account that may not
+    os.setgroups([]); os.setresgid(65534, 65534, 65534); os.setresuid(65534, 65534, 65534)
+frames, table = everything(root)
+out = {f: {"rows": len(df), "ids": sorted(set(df["episode_id"])) if len(df) else [], "errors": df.attrs["errors"]}
+       for f, df in frames.items()}
+out["list"] = repr(table)
+try:
+    noesis_nb.show(sys.argv[3], runs_dir=root)
+    out["show"] = "shown"
+except noesis_nb.errors.NoesisNbError as exc:
+    out["show"] = str(exc)
+readers = {"runs_df": noesis_nb.runs_df, "events_df": noesis_nb.events_df, "list_runs": lambda r: list_runs(None, runs_dir=r)}
+for name, read in readers.items():
+    try:
+        out["shut root " + name] = f"read {len(read(sys.argv[4]))} rows"
+    except noesis_nb.errors.NoesisNbError as exc:
+        out["shut root " + name] = str(exc)
+print(json.dumps(out))
+"""
+
+
+def test_a_run_folder_or_root_this_user_may_not_read_is_said_not_a_silent_gap() -> None:
+    import subprocess
+    import sys
+    import tempfile
+
+    base = Path(tempfile.mkdtemp(prefix="unreadable-"))  # outside the test's private tmp: the other account reaches it
+    try:
+        base.chmod(0o755)
+        root = base / "runs"
+        shut, *readable = _runs(root, 3)
+        (root / shut).chmod(0)
+        _runs(base / "shut", 1)
+        (base / "shut").chmod(0)  # a whole root this user may not read
+        (base / "warm").mkdir(mode=0o777)
+        (base / "warm").chmod(0o777)
+        repo = Path(__file__).resolve().parents[2]
+        got = subprocess.run(
+            [sys.executable, "-c", READER, str(root), str(base / "warm"), shut, str(base / "shut")],
+            env={**os.environ, "PYTHONPATH": str(repo), "HOME": str(base / "warm"), "NOESIS_NB_CACHE_DIR": str(base / "warm")},
+            cwd=base / "warm",
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert got.returncode == 0, got.stderr
+        out = json.loads(got.stdout.strip().splitlines()[-1])
+    finally:
+        (root / shut).chmod(0o755)
+        (base / "shut").chmod(0o755)
+        shutil.rmtree(base, ignore_errors=True)
+
+    for frame in FRAMES:
+        paths = [e["path"] for e in out[frame]["errors"] if "permission denied" in e["reason"]]
+        assert paths and all(shut in p for p in paths), (frame, out[frame]["errors"])
+    assert out["runs_df"]["ids"] == sorted([shut, *readable])
+    assert out["events_df"]["ids"] == sorted(readable)
+    assert shut in out["list"] and "cannot be read by this user" in out["list"] and "a+rX" in out["list"]
+    assert shut in out["show"] and "may not read it" in out["show"] and "a+rX" in out["show"]
+    for reader in ("runs_df", "events_df", "list_runs"):  # not "no runs": one error naming the root and the fix
+        said = out["shut root " + reader]
+        assert str(base / "shut") in said and "cannot be read by this user" in said and "a+rX" in said, said
+
+
+def test_a_link_in_the_root_back_to_it_or_to_one_of_its_runs_counts_no_run_twice(runs_dir: Path, tmp_path: Path) -> None:
+    first, second = _runs(runs_dir, 2)
+    elsewhere = tmp_path / "elsewhere"
+    (third,) = _runs(elsewhere, 1)
+    (runs_dir / "again").symlink_to(runs_dir)  # a checkout's 'runs/again -> .'
+    (runs_dir / "alias").symlink_to(runs_dir / first)
+    (runs_dir / "linked-in").symlink_to(elsewhere / third)  # a run kept elsewhere and linked in: counted once
+
+    runs = noesis_nb.runs_df(runs_dir)
+    events = noesis_nb.events_df(runs_dir)
+    listed = list_runs(None, runs_dir=runs_dir)
+
+    assert sorted(runs["episode_id"]) == sorted([first, second, "linked-in"])
+    assert len(events) == sum(len(noesis_nb.events_df(runs_dir / e)) for e in (first, second)) + len(
+        noesis_nb.events_df(elsewhere / third)
+    )
+    assert len(listed) == 3
