@@ -558,6 +558,10 @@ class Episode:
         """Seal ``cancelled`` an episode whose ``run`` never began (cancelled before its first step)."""
         self._finish_cancelled()
 
+    def seal_cancelled(self) -> None:
+        """Seal ``cancelled`` a resumed run whose tool or adapter a cancellation stopped (as ``run`` does its own)."""
+        self._finish_cancelled()
+
     def _finish_cancelled(self) -> None:
         if self.recorder.closed:
             return
