@@ -88,6 +88,12 @@ def written(runs: Path, text: str) -> bool:
     return bool(logs) and text in logs[0].read_text(encoding="utf-8")
 
 
+def written_in(run_dir: Path, text: str) -> bool:
+    """Whether the run in ``run_dir`` has an event line containing ``text`` yet."""
+    log = run_dir / "events.jsonl"
+    return log.is_file() and text in log.read_text(encoding="utf-8")
+
+
 def the_run(runs: Path) -> Path:
     found = [p for p in runs.iterdir() if p.is_dir()] if runs.is_dir() else []
     assert len(found) == 1, f"one run expected under {runs}, found {found}"
