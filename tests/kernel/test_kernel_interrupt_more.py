@@ -33,6 +33,14 @@ async def slow_cleanup(task, ctx):
         raise
     return "never"
 
+async def stubborn(task, ctx):
+    ctx.emit("reason", {"text": "stubborn"})
+    while True:
+        try:
+            await asyncio.sleep(0.05)
+        except asyncio.CancelledError:
+            pass  # swallowed: it goes on
+
 async def sleepy_first(task, ctx):
     SLEPT.append(task)
     ctx.emit("reason", {"text": f"run {len(SLEPT)}"})
@@ -61,6 +69,18 @@ def test_a_second_interrupt_while_the_first_one_winds_up(kernel: Any, tmp_path: 
     out = kernel.collect(msg_id, 30, "the twice-interrupted cell did not end")
     run_dir = base.the_run(runs)
     base.assert_one_line(out, run_dir.name, "stopped by the interrupt")
+    base.assert_sealed_and_whole(run_dir)
+    base.next_episode_ok(kernel, tmp_path / "after")
+
+
+@pytest.mark.parametrize("wait", ["await noesis_nb.solve_async({task!r}, using=stubborn, runs_dir={runs!r})", "await h"])
+def test_an_adapter_that_swallows_the_interrupt_is_stopped_and_its_run_sealed(kernel: Any, tmp_path: Path, wait: str) -> None:
+    runs = tmp_path / "runs"
+    if wait == "await h":
+        kernel.run(f"h = noesis_nb.start('stubborn', using=stubborn, runs_dir={str(runs)!r})")
+    out = base.interrupt(kernel, wait.format(task="stubborn", runs=str(runs)), lambda: base.written(runs, "stubborn"))
+    run_dir = base.the_run(runs)
+    base.assert_one_line(out, run_dir.name, "sealed cancelled")  # before: the cell never ended, or the run stayed open
     base.assert_sealed_and_whole(run_dir)
     base.next_episode_ok(kernel, tmp_path / "after")
 
