@@ -90,6 +90,8 @@ class ModelCall:
         watcher = self.scope.watcher
         if watcher is not None:
             self.token = watcher.model_started(self.provider, self.requested_model)
+        with self.scope.lock:
+            self.scope.sent_calls.add(self)
 
     # -- a whole response -------------------------------------------------------------------
     def returned(self, result: Any) -> None:
@@ -216,6 +218,7 @@ class ModelCall:
             self._done = True
         with self.scope.lock:
             self.scope.open_calls.discard(self)
+            self.scope.sent_calls.discard(self)
         try:
             payload = self._payload(error, abandoned, reason, at)
         except Exception as exc:  # a shape nobody foresaw: the call is still counted, its tokens unknown

@@ -37,6 +37,9 @@ from ..errors import InvalidOptionError
 from ..store.vocab import MODEL_CALL
 from . import dropped
 
+#: why a call a cancelled episode's thread still waited on is written without its answer
+CUT_OFF = "the episode ended while the call was in flight (its answer is not recorded): its usage is unknown"
+
 __all__ = ["CaptureScope", "current", "scoped", "resolve_option", "claim_manual", "ENV", "OPEN_SPANS", "IN_SDK_CALL"]
 
 ENV = "NOESIS_NB_CAPTURE"
@@ -64,6 +67,7 @@ class CaptureScope:
     # long episode keeps thousands; tracked objects that live on make every full collection of the process slower)
     captured: list[dict[str, Any]] = field(default_factory=list)
     open_calls: set[Any] = field(default_factory=set)  # streams not finished yet (finished when the adapter returns)
+    sent_calls: set[Any] = field(default_factory=set)  # calls sent and not written yet (a sync adapter's, when it is cut off)
     open_spans: set[int] = field(default_factory=set)  # GenAI spans started in the episode and not ended yet
     # told when a model call starts (``model_started(provider, model) -> token``, which may raise to refuse it:
     # a draining episode) and when it has been written (``model_ended(token, payload, event_id)``)
@@ -143,6 +147,10 @@ class CaptureScope:
         dropped.run()  # streams collected meanwhile are written first, as dropped
         for call in list(self.open_calls):
             call.finish(abandoned=True, reason="the episode's adapter returned before the stream ended")
+        with self.lock:
+            sent = list(self.sent_calls)
+        for call in sent:  # the episode ended (cancelled) while a thread it cannot stop waited for the answer
+            call.finish(abandoned=True, reason=CUT_OFF)
         with self.lock:
             self.closed = True
             spans, self.open_spans = self.open_spans, set()

@@ -49,6 +49,7 @@ from .pause import EpisodePaused
 from .recorder import Recorder
 from .resolve import Adapter
 from .steer import SteerBox
+from .stubborn import Stoppable, forced_line, stop_in_background, stop_task
 
 __all__ = ["Episode", "EpisodeOptions", "EpisodePaused", "write_veto_decision", "read_veto_decision", "decide_veto_on_disk"]
 
@@ -424,16 +425,18 @@ class Episode:
                 return await scorer(task_text, result)
             return await _maybe_await_in(run_in_thread(scorer, task_text, result, name="noesis_nb-score"))
 
-        task = asyncio.ensure_future(call())
+        stoppable = Stoppable(call())
+        task = asyncio.ensure_future(stoppable.run())
         try:
             # asyncio.wait, not wait_for: a scorer that swallows its cancellation cannot hold the episode either
             done, _ = await asyncio.wait({task}, timeout=limit)
         except asyncio.CancelledError:
-            task.cancel()
+            stop_in_background(task, stoppable, f"the scorer {_name(scorer)}", self.report)
             raise
         if not done:
-            task.cancel()  # an async scorer stops; a sync scorer's thread cannot be stopped and runs on, its result dropped
-            task.add_done_callback(_retrieve)
+            # an async scorer stops (closed if it ignores that); a sync scorer's thread cannot be stopped and runs on,
+            # its result dropped
+            stop_in_background(task, stoppable, f"the scorer {_name(scorer)}", self.report)
             self._no_score(
                 f"score({self.options.task[:60]!r}, result) did not return within score_timeout_s={limit:g} s; "
                 "no score recorded (the run is sealed with its result). Make the scorer faster, or pass a larger "
@@ -475,15 +478,16 @@ class Episode:
                 scope.watcher = self  # in-flight model calls are known; a draining episode refuses new ones
                 scope.learn = self.recorder.secrets.learn  # the SDK clients' keys
             if adapter.is_async:
-                inner = asyncio.ensure_future(held_exits(adapter.invoke(payload, ctx)))
+                stoppable = Stoppable(held_exits(adapter.invoke(payload, ctx)))
             else:
                 call = run_in_thread(adapter.invoke, payload, ctx, name=f"noesis_nb-adapter-{self.label}")
-                inner = asyncio.ensure_future(held_exits(call))
+                stoppable = Stoppable(held_exits(call))
+            inner = asyncio.ensure_future(stoppable.run())
             try:
                 return await self._watch(inner)
             finally:
-                if not inner.done():
-                    inner.cancel()
+                if not inner.done() and await stop_task(inner, stoppable):  # cancelled: bounded, however the adapter takes it
+                    self.report(forced_line(f"the adapter {self.label}"))
                 await self._stop_thread_calls()
 
     async def on_loop_for_thread(self, make: Callable[[], Awaitable[Any]]) -> Any:
@@ -508,8 +512,9 @@ class Episode:
 
     async def _watch(self, inner: asyncio.Future[Any]) -> Any:
         limit = self.options.idle_timeout_s
-        if not limit:
-            return not_a_value(await _maybe_await(await inner))  # a sync callable may return a coroutine: awaited
+        if not limit:  # asyncio.wait, not await: a cancel reaches this episode even if the adapter swallows its own
+            await asyncio.wait({inner})
+            return not_a_value(await _maybe_await(inner.result()))  # a sync callable may return a coroutine: awaited
         while True:
             done, _ = await asyncio.wait({inner}, timeout=min(limit, 0.25))
             if done:
@@ -559,6 +564,10 @@ class Episode:
 
     def cancel_unstarted(self) -> None:
         """Seal ``cancelled`` an episode whose ``run`` never began (cancelled before its first step)."""
+        self._finish_cancelled()
+
+    def seal_cancelled(self) -> None:
+        """Seal ``cancelled`` a resumed run whose tool or adapter a cancellation stopped (as ``run`` does its own)."""
         self._finish_cancelled()
 
     def _finish_cancelled(self) -> None:
@@ -683,9 +692,8 @@ async def _maybe_await_in(call: Any) -> Any:
     return await _maybe_await(await call)
 
 
-def _retrieve(task: asyncio.Future[Any]) -> None:
-    if not task.cancelled():
-        task.exception()  # a late failure of a timed-out scorer: nobody waits for it, nor logs it
+def _name(fn: Any) -> str:
+    return str(getattr(fn, "__name__", type(fn).__name__))[:60]
 
 
 def _settle_once(future: asyncio.Future[Any], value: Any) -> None:

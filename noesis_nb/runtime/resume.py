@@ -45,6 +45,7 @@ from ..store.vocab import (
     RUN_INTERRUPT,
     RUN_RESUME,
     TOOL_APPROVAL_PENDING,
+    TOOL_EXECUTION_OUTCOME_UNKNOWN,
 )
 from ..tools import ApprovalDecisionRequiredError
 from ..tools.repositories import ExecutionRepository
@@ -358,6 +359,8 @@ async def _resume_after_veto(
         if isinstance(exc, EpisodePaused):
             rec.close_without_sealing()
             return
+        if isinstance(exc, asyncio.CancelledError):  # stopped while the adapter ran again: sealed as a live episode is
+            episode.seal_cancelled()
         raise
 
 
@@ -371,7 +374,17 @@ def interrupted_resume(run_dir: Path) -> EpisodeInterrupted:
     except Exception:  # a crafted or unreadable run: say only what is sure (an interrupt is being handled)
         sealed = False
     if sealed:
-        said = f"resume_run({episode_id!r}) stopped by the interrupt; its run is sealed ({outcome})"
+        try:
+            cut = _draft_cut_off(run_dir) if outcome == "cancelled" else None
+        except Exception:  # an unreadable log or draft folder: say only what is sure
+            cut = None
+        if cut is not None:
+            said = (
+                f"resume_run({episode_id!r}) stopped by the interrupt while the tool of draft {cut!r} ran; its run is "
+                "sealed cancelled and the tool's outcome is unknown (recorded so, never run again): check its effects"
+            )
+        else:
+            said = f"resume_run({episode_id!r}) stopped by the interrupt; its run is sealed ({outcome})"
         status = "cancelled" if outcome == "cancelled" else "sealed"
     else:
         try:
@@ -404,6 +417,20 @@ def interrupted_resume(run_dir: Path) -> EpisodeInterrupted:
                 )
             status = "interrupted"
     return EpisodeInterrupted(said, episode_id=episode_id, status=status)
+
+
+def _draft_cut_off(run_dir: Path) -> str | None:
+    """The draft of the run's last pause when its tool was recorded cut off (``outcome_unknown``; read only)."""
+
+    waiting = paused_on(run_dir, resumed_too=True)
+    if waiting is None or waiting[0] != "draft":
+        return None
+    events = read_events_to_continue(run_dir / "events.jsonl", strict=False)
+    cut = any(
+        payload_of(e).get("event_name") == TOOL_EXECUTION_OUTCOME_UNKNOWN and payload_of(e).get("draft_id") == waiting[1]
+        for e in events
+    )
+    return waiting[1] if cut else None
 
 
 def _draft_without_result(run_dir: Path) -> str | None:

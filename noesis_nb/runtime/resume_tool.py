@@ -7,6 +7,7 @@ sealing a run whose process died while its adapter ran (``process_lost``).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from datetime import UTC, datetime
 from typing import Any
@@ -140,18 +141,22 @@ async def continue_tool_draft(
         if tools:
             fn = tools.get(f"{tool.namespace}.{tool.name}") or tools.get(tool.name)
             callables = {draft_id: fn} if fn else None
-        result = await tc.execute_prepared_tool_invocation_async(
-            run_id=rec.episode_id,
-            draft_id=draft_id,
-            prepared_repository=repos.prepared,
-            approval_repository=repos.approvals,
-            idempotency_repository=repos.idempotency,
-            dispatcher=dispatcher(),
-            emit=chain.emit,
-            callables=callables,
-            decision=decision,
-            execution_repository=executions,
-        )
+        try:
+            result = await tc.execute_prepared_tool_invocation_async(
+                run_id=rec.episode_id,
+                draft_id=draft_id,
+                prepared_repository=repos.prepared,
+                approval_repository=repos.approvals,
+                idempotency_repository=repos.idempotency,
+                dispatcher=dispatcher(),
+                emit=chain.emit,
+                callables=callables,
+                decision=decision,
+                execution_repository=executions,
+            )
+        except asyncio.CancelledError:
+            _cancelled(episode, chain, request_id, draft_id)
+            raise
     status = getattr(result.status, "value", result.status)
     if not chain.has(*names.TERMINAL_EXECUTION_EVENTS):
         final = {"succeeded": names.TOOL_EXECUTION_SUCCEEDED, "replayed": names.TOOL_REPLAYED}.get(
@@ -183,6 +188,16 @@ async def continue_tool_draft(
     else:
         episode.result = result.output
         _close(episode, chain, started, label, Outcome("ok", str(result.output)[:400], ["adapter_ok", "resumed"], result.output))
+
+
+def _cancelled(episode: Episode, chain: _ResumeChain, request_id: str, draft_id: str) -> None:
+    """Stopped (an interrupt, a cancel) while the tool ran: as a live episode is, the run is sealed ``cancelled``
+    with the tool's outcome recorded unknown (its effects may have happened; it is never run again)."""
+
+    if names.TOOL_EXECUTION_STARTED in chain.names and not chain.has(*names.TERMINAL_EXECUTION_EVENTS):
+        with contextlib.suppress(Exception):  # the cancellation goes on whatever the log accepts
+            chain.emit(names.TOOL_EXECUTION_OUTCOME_UNKNOWN, request_id, draft_id=draft_id, reason="cancelled")
+    episode.seal_cancelled()
 
 
 def _check_binding(prepared: Any, decision: Any) -> None:

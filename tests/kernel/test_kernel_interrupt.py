@@ -88,6 +88,12 @@ def written(runs: Path, text: str) -> bool:
     return bool(logs) and text in logs[0].read_text(encoding="utf-8")
 
 
+def written_in(run_dir: Path, text: str) -> bool:
+    """Whether the run in ``run_dir`` has an event line containing ``text`` yet."""
+    log = run_dir / "events.jsonl"
+    return log.is_file() and text in log.read_text(encoding="utf-8")
+
+
 def the_run(runs: Path) -> Path:
     found = [p for p in runs.iterdir() if p.is_dir()] if runs.is_dir() else []
     assert len(found) == 1, f"one run expected under {runs}, found {found}"
@@ -282,5 +288,8 @@ def test_resume_interrupted_while_its_tool_runs(kernel: Any, tmp_path: Path, cel
         cell.format(episode=run_dir.name, runs=str(runs)),
         lambda: "tool.execution.started" in (run_dir / "events.jsonl").read_text(encoding="utf-8"),
     )
-    assert_one_line(out, run_dir.name, "stopped by the interrupt")
+    assert_one_line(out, run_dir.name, "stopped by the interrupt", "sealed cancelled", "outcome is unknown")
+    assert_sealed_and_whole(run_dir)  # as solve's run is: sealed at once, the cut-off tool never run again
+    names = [json.loads(line)["payload"].get("event_name") for line in lines(run_dir)]
+    assert names.count("tool.execution.started") == 1 and names.count("tool.execution.outcome_unknown") == 1, names
     next_episode_ok(kernel, tmp_path / "after")

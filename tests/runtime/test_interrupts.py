@@ -18,9 +18,8 @@ import pytest
 
 import noesis_nb
 from noesis_nb.errors import EpisodeInterrupted, EpisodeStateError
-from noesis_nb.runtime.resume import paused_on
+from noesis_nb.runtime.resume import NothingToResume, paused_on
 from noesis_nb.store import read_events, read_final
-from noesis_nb.tools.errors import ToolOutcomeUnknownError
 from tests.compat.checker import check_run
 
 
@@ -128,8 +127,30 @@ def _paused_on_a_slow_tool(runs_dir: Path) -> tuple[str, str]:
     return episode, waiting[1]
 
 
-def test_an_interrupt_during_resume_run_in_a_cell_ends_in_one_line(tmp_path: Path) -> None:
-    """``resume_run`` (sync, in a cell: a worker thread) ends like ``solve`` under the interrupt: ``EpisodeInterrupted``."""
+def _check_cut_off_and_sealed(runs_dir: Path, episode: str, draft: str, said: str | None) -> None:
+    """What an interrupt of ``resume_run`` during the tool leaves, as ``solve`` does: sealed ``cancelled``, the tool's
+    outcome recorded unknown once and never run again, the lock released, the one line saying so."""
+    run_dir = runs_dir / episode
+    if said is not None:
+        assert f"resume_run({episode!r}) stopped by the interrupt while the tool of draft {draft!r} ran" in said, said
+        assert "\n" not in said and "sealed cancelled" in said and "outcome is unknown" in said, said
+    assert (read_final(run_dir) or {}).get("outcome") == "cancelled"
+    events = read_events(run_dir / "events.jsonl")
+    names = [str((e.get("payload") or {}).get("event_name") or e["phase"]) for e in events]
+    assert names.count("tool.execution.started") == 1 and names.count("tool.execution.outcome_unknown") == 1, names
+    assert names[names.index("tool.execution.started") + 1 : names.index("terminate") + 1] == [
+        "tool.execution.outcome_unknown",
+        "terminate",
+    ], names
+    assert len({e["id"] for e in events}) == len(events)
+    assert check_run(run_dir) == []
+    with pytest.warns(NothingToResume, match="already sealed"):  # the run is free and finished: nothing runs again
+        noesis_nb.resume_run(episode, runs_dir=runs_dir, unknown_outcome="retry")
+    assert [e["id"] for e in read_events(run_dir / "events.jsonl")] == [e["id"] for e in events]
+
+
+def test_an_interrupt_during_resume_run_in_a_cell_seals_the_run_cancelled(tmp_path: Path) -> None:
+    """``resume_run`` (sync, in a cell: a worker thread) ends like ``solve`` under the interrupt: sealed, one line."""
     episode, draft = _paused_on_a_slow_tool(tmp_path)
     noesis_nb.approve_draft(episode, draft, approver_id="ana", runs_dir=tmp_path)
 
@@ -145,18 +166,11 @@ def test_an_interrupt_during_resume_run_in_a_cell_ends_in_one_line(tmp_path: Pat
     with pytest.raises(EpisodeInterrupted) as caught:
         asyncio.run(cell())
     assert time.monotonic() - began < 20, "the interrupt did not stop the tool's wait"
-    said = str(caught.value)
-    assert caught.value.episode_id == episode and f"resume_run({episode!r}) stopped by the interrupt" in said, said
-    assert "\n" not in said and caught.value.status == "interrupted" and "left unsealed" in said  # the tool's outcome is unknown
-    assert f"while the tool of draft {draft!r} ran" in said and "unknown_outcome='retry'" in said, said
-    with pytest.raises(ToolOutcomeUnknownError):  # what the line says is what the run needs
-        noesis_nb.resume_run(episode, runs_dir=tmp_path)
-    noesis_nb.resume_run(episode, runs_dir=tmp_path, unknown_outcome="fail")
-    assert (read_final(tmp_path / episode) or {}).get("outcome") == "error"
-    assert check_run(tmp_path / episode) == []
+    assert caught.value.episode_id == episode and caught.value.status == "cancelled"
+    _check_cut_off_and_sealed(tmp_path, episode, draft, str(caught.value))
 
 
-def test_an_interrupt_while_a_cell_awaits_resume_run_async_ends_in_one_line(tmp_path: Path) -> None:
+def test_an_interrupt_while_a_cell_awaits_resume_run_async_seals_the_run_cancelled(tmp_path: Path) -> None:
     """``await resume_run_async(…)`` in a cell: the kernel turns SIGINT into a cancel of the cell (simulated here)."""
     episode, draft = _paused_on_a_slow_tool(tmp_path)
     noesis_nb.approve_draft(episode, draft, approver_id="ana", runs_dir=tmp_path)
@@ -180,6 +194,54 @@ def test_an_interrupt_while_a_cell_awaits_resume_run_async_ends_in_one_line(tmp_
     with pytest.raises(EpisodeInterrupted) as caught:
         asyncio.run(cell())
     assert time.monotonic() - began < 20
+    assert caught.value.episode_id == episode and caught.value.status == "cancelled"
+    _check_cut_off_and_sealed(tmp_path, episode, draft, str(caught.value))
+
+
+def test_a_cancelled_resume_run_async_seals_the_run_cancelled_as_a_cancelled_episode_does(tmp_path: Path) -> None:
+    """A plain cancel (a timeout around it, a cancelled task), not the interrupt: the same run on disk, no line."""
+    episode, draft = _paused_on_a_slow_tool(tmp_path)
+    noesis_nb.approve_draft(episode, draft, approver_id="ana", runs_dir=tmp_path)
+
+    async def main() -> None:
+        await asyncio.wait_for(noesis_nb.resume_run_async(episode, runs_dir=tmp_path), timeout=1.0)
+
+    with pytest.raises(TimeoutError):
+        asyncio.run(main())
+    _check_cut_off_and_sealed(tmp_path, episode, draft, None)
+
+
+def test_an_interrupt_while_resume_run_reruns_an_overridden_adapter_seals_the_run_cancelled(tmp_path: Path) -> None:
+    """After a veto override ``resume_run`` runs the adapter again: cut off there, the run is sealed, not left to be
+    sealed later as ``process_lost``."""
+
+    async def slow(task: str, ctx: Any) -> str:
+        await asyncio.sleep(30)
+        return "done"
+
+    episode = noesis_nb.solve(
+        "destroy the staging db", using=slow, runs_dir=tmp_path, governance="enforce", pause_on_veto=True
+    )  # vetoed and paused on disk
+    waiting = paused_on(tmp_path / episode)
+    assert waiting is not None and waiting[0] == "veto", waiting
+    noesis_nb.approve_draft(episode, approver_id="ana", runs_dir=tmp_path)
+
+    async def cell() -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        loop = asyncio.get_running_loop()
+        previous = signal.signal(signal.SIGINT, lambda s, f: loop.call_soon_threadsafe(task.cancel))
+        try:
+            threading.Timer(0.5, signal.pthread_kill, (threading.main_thread().ident, signal.SIGINT)).start()
+            await noesis_nb.resume_run_async(episode, runs_dir=tmp_path, using=slow)
+        finally:
+            signal.signal(signal.SIGINT, previous)
+
+    began = time.monotonic()
+    with pytest.raises(EpisodeInterrupted) as caught:
+        asyncio.run(cell())
+    assert time.monotonic() - began < 20
     said = str(caught.value)
-    assert caught.value.episode_id == episode and f"resume_run({episode!r}) stopped by the interrupt" in said, said
-    assert f"while the tool of draft {draft!r} ran" in said and "unknown_outcome='fail'" in said, said
+    assert caught.value.status == "cancelled" and "its run is sealed (cancelled)" in said, said
+    assert (read_final(tmp_path / episode) or {}).get("outcome") == "cancelled"
+    assert check_run(tmp_path / episode) == []
