@@ -42,6 +42,7 @@ from .context import EpisodeContext
 from .drain import Drain, InFlight
 from .gate import ApprovalGate, Decision
 from .governance import evaluate_rules
+from .handedout import HandedOut
 from .lifecycle import Outcome
 from .outcomes import ANSWER_LIMIT, HeldExit, held_exits, is_exit, not_a_value
 from .pause import EpisodePaused
@@ -99,6 +100,7 @@ class Episode:
         self.drain: Drain | None = None  # a graceful stop under way (``begin_drain``)
         self.in_flight: list[InFlight] = []  # tool and model calls started and not finished
         self.thread_calls: set[asyncio.Future[Any]] = set()  # loop tasks a sync adapter's thread waits on (ctx.tool)
+        self.handed_out = HandedOut()  # ctx.tool_async coroutines not started yet (a forgotten await)
         self._flight_lock = threading.Lock()
         self.score: float | bool | None = None
         self.score_error: str | None = None  # why the scorer gave no score (raised, odd value, timed out)
@@ -477,11 +479,14 @@ class Episode:
                 call = run_in_thread(adapter.invoke, payload, ctx, name=f"noesis_nb-adapter-{self.label}")
                 inner = asyncio.ensure_future(held_exits(call))
             try:
-                return await self._watch(inner)
+                result = await self._watch(inner)
+                self.handed_out.check()  # before the result counts: a tool it meant to run never ran
+                return result
             finally:
                 if not inner.done():
                     inner.cancel()
                 await self._stop_thread_calls()
+                self.handed_out.close()
 
     async def on_loop_for_thread(self, make: Callable[[], Awaitable[Any]]) -> Any:
         """Run ``make()`` for a sync adapter's thread (``ctx.tool``) as a task this episode cancels and waits

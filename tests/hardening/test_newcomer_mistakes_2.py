@@ -1,0 +1,64 @@
+"""More mistakes of a first notebook: a forgotten ``await``, batch column specs, versioned tool names,
+misspelt names and settings. Each gets one error naming the value and the fix, or simply works."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import warnings
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import noesis_nb
+from noesis_nb.errors import NotAwaitedError
+
+# -- a forgotten await -------------------------------------------------------------------------------------
+
+
+def _list_tool(ctx: Any) -> Any:
+    return ctx.tool_async("fs.list", {"argv": ["python", "-c", "print('ran')"]})
+
+
+async def _async_forgets(task: str, ctx: Any) -> str:
+    _list_tool(ctx)  # no await
+    return "done"
+
+
+def _sync_forgets(task: str, ctx: Any) -> str:
+    _list_tool(ctx)  # a coroutine made in the adapter's thread, never run
+    return "done"
+
+
+async def _async_awaits(task: str, ctx: Any) -> str:
+    return str(await _list_tool(ctx))
+
+
+@pytest.mark.parametrize("adapter", [_async_forgets, _sync_forgets], ids=["async", "sync"])
+def test_a_tool_call_never_awaited_ends_the_episode_with_one_error_naming_it(runs_dir: Path, adapter: Any) -> None:
+    async def main() -> Any:
+        handle = noesis_nb.start("t", using=adapter, runs_dir=runs_dir)
+        await handle
+        return handle
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        handle = asyncio.run(main())
+        gc.collect()
+    assert handle.status == "error"
+    with pytest.raises(NotAwaitedError) as info:
+        handle.result()
+    message = str(info.value)
+    assert message.startswith("ctx.tool_async('fs.list', …) was never awaited, so the tool never ran"), message
+    assert "`await ctx.tool_async('fs.list', …)`" in message
+    assert [str(w.message) for w in caught if "never awaited" in str(w.message)] == []  # one message, not two
+    events = noesis_nb.events_df(runs_dir)  # the run says it too
+    assert events["payload"].astype(str).str.contains("never awaited").any()
+    assert not (handle.run_dir / "tool_invocations").exists() or not any((handle.run_dir / "tool_invocations").rglob("*.json"))
+
+
+def test_an_awaited_tool_call_is_not_named(runs_dir: Path) -> None:
+    episode_id = noesis_nb.solve("t", using=_async_awaits, runs_dir=runs_dir)
+    row = noesis_nb.runs_df(runs_dir).set_index("episode_id").loc[episode_id]
+    assert row["status"] == "ok" and row["tool_calls"] == 1
