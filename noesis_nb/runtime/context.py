@@ -277,7 +277,7 @@ class EpisodeContext:
 
         The episode keeps the coroutine until it starts: one never awaited is named when the adapter returns.
         """
-        options = dict(protocol=protocol, effect=effect, risk=risk, requires_approval=requires_approval, fn=fn)
+        options: dict[str, Any] = dict(protocol=protocol, effect=effect, risk=risk, requires_approval=requires_approval, fn=fn)
         options.update(idempotency_key=idempotency_key, timeout_ms=timeout_ms)
         return self._episode.handed_out.add(
             f"ctx.tool_async({safe_repr(name, 60)}, …)", lambda key: self._tool_async(key, name, payload, **options)
