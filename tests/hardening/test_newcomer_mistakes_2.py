@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 import noesis_nb
-from noesis_nb.errors import NotAwaitedError
+from noesis_nb.errors import InvalidOptionError, NotAwaitedError
 
 # -- a forgotten await -------------------------------------------------------------------------------------
 
@@ -62,3 +62,55 @@ def test_an_awaited_tool_call_is_not_named(runs_dir: Path) -> None:
     episode_id = noesis_nb.solve("t", using=_async_awaits, runs_dir=runs_dir)
     row = noesis_nb.runs_df(runs_dir).set_index("episode_id").loc[episode_id]
     assert row["status"] == "ok" and row["tool_calls"] == 1
+
+
+# -- Column specs --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "names"),
+    [
+        ({"name": ""}, "Column name=''"),
+        ({"name": "x", "path": "a", "fn": len}, "give exactly one of path="),
+        ({"name": "x"}, "give exactly one of path="),
+        ({"name": "x", "fn": "len"}, "fn='len' is not callable"),
+        ({"name": "x", "path": ["a", "b"]}, "pass a string such as 'a.b'"),
+        ({"name": "x", "path": "a", "type": "flaot"}, "type='flaot' is not one of"),
+        ({"name": "x", "path": "a", "type": ["float"]}, "type=['float'] is not one of"),  # was a raw 'unhashable type'
+        ({"name": "x", "path": "a", "type": float}, "(type='float')"),
+    ],
+)
+def test_a_wrong_column_spec_is_an_invalid_option_named_by_its_value(kwargs: dict[str, Any], names: str) -> None:
+    from noesis_nb.frames import Column
+
+    with pytest.raises(InvalidOptionError) as info:
+        Column(**kwargs)
+    assert names in str(info.value), str(info.value)
+    assert isinstance(info.value, ValueError) and isinstance(info.value, TypeError)  # what code catching builtins expects
+
+
+def test_a_misspelt_column_type_says_which_was_meant() -> None:
+    from noesis_nb.frames import Column
+
+    with pytest.raises(InvalidOptionError, match=r"type='flaot' is not one of .* \(did you mean 'float'\?\)$"):
+        Column("x", path="summary.metrics.x", type="flaot")
+
+
+@pytest.mark.parametrize(
+    ("columns", "names"),
+    [
+        ("plan", "columns='plan' is not a list"),
+        (["plan"], "takes noesis_nb.frames.Column specs, got 'plan'"),
+        ("default", "is a default column; pick another name"),
+        ("twice", "two columns are named 'y'"),
+    ],
+)
+def test_wrong_columns_given_to_a_frame_are_invalid_options(runs_dir: Path, columns: Any, names: str) -> None:
+    from noesis_nb.frames import Column
+
+    noesis_nb.solve("t", using=_async_awaits, runs_dir=runs_dir)
+    specs = {"default": [Column("status", path="a")], "twice": [Column("y", path="a"), Column("y", path="b")]}
+    given = specs[columns] if columns in ("default", "twice") else columns
+    with pytest.raises(InvalidOptionError) as info:
+        noesis_nb.runs_df(runs_dir, columns=given)
+    assert names in str(info.value), str(info.value)
