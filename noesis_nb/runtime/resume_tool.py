@@ -114,7 +114,8 @@ async def continue_tool_draft(
     chain = _ResumeChain(rec, checkpoint, resume_event, request_id)
     started = (now_iso(), time.perf_counter())
     tool = prepared.tool
-    label = f"{tool.namespace}.{tool.name}" + (f":{tool.version}" if tool.version else "")
+    label = f"{tool.namespace}.{tool.name}" + (f":{tool.version}" if tool.version else "")  # Noēsis' form, on disk
+    shown = f"{tool.namespace}.{tool.name}" + (f"@{tool.version}" if tool.version else "")  # as given and as views show it
     if getattr(decision.status, "value", decision.status) != "approved":
         chain.emit(
             names.TOOL_REJECTED_GOVERNANCE,
@@ -124,7 +125,7 @@ async def continue_tool_draft(
             reason_code="governance.vetoed",
             reason=getattr(decision, "reason", None),
         )
-        message = f"tool call {label} rejected by {decision.approver_id}" + (
+        message = f"tool call {shown} rejected by {decision.approver_id}" + (
             f": {decision.reason}" if getattr(decision, "reason", None) else ""
         )
         _close(episode, chain, started, label, Outcome("vetoed", message, ["tool_rejected"]))
@@ -178,7 +179,7 @@ async def continue_tool_draft(
             chain,
             started,
             label,
-            Outcome("error", f"tool {label} failed ({result.reason_code})", ["tool_failed"], result.output),
+            Outcome("error", f"tool {shown} failed ({result.reason_code})", ["tool_failed"], result.output),
         )
     else:
         episode.result = result.output

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import json
 import warnings
 from pathlib import Path
 from typing import Any
@@ -114,3 +115,26 @@ def test_wrong_columns_given_to_a_frame_are_invalid_options(runs_dir: Path, colu
     with pytest.raises(InvalidOptionError) as info:
         noesis_nb.runs_df(runs_dir, columns=given)
     assert names in str(info.value), str(info.value)
+
+
+# -- a versioned tool's name ----------------------------------------------------------------------------------
+
+
+async def _versioned_writer(task: str, ctx: Any) -> Any:
+    import sys
+
+    argv = [sys.executable, "-c", "import sys; sys.exit(3)"]  # fails once approved
+    return await ctx.tool_async("fs.write@2", {"argv": argv}, effect="write", risk="high")
+
+
+@pytest.mark.parametrize("decide", [noesis_nb.reject_draft, noesis_nb.approve_draft], ids=["rejected", "failed"])
+def test_a_resumed_versioned_tool_is_named_as_given_while_state_keeps_noesis_form(runs_dir: Path, decide: Any) -> None:
+    episode_id = noesis_nb.solve("t", using=_versioned_writer, runs_dir=runs_dir)
+    decide(episode_id, runs_dir=runs_dir, approver_id="ana")
+    noesis_nb.resume_run(episode_id, runs_dir=runs_dir)
+    state = json.loads((runs_dir / episode_id / "state.json").read_text())
+    message = state["outcomes"]["summary"]
+    assert "fs.write@2" in message and "fs.write:2" not in message, message  # as the adapter wrote it, as views show it
+    assert set(noesis_nb.tools_df(runs_dir)["tool"]) == {"fs.write@2"}
+    if decide is noesis_nb.approve_draft:  # Noēsis' own form stays on disk
+        assert "fs.write:2" in [action["tool"] for action in state["outcomes"]["actions"]]
