@@ -34,7 +34,7 @@ from .runtime.api import SCORE_TIMEOUT_S, RunRecovered, approve_draft, reject_dr
 from .runtime.diskrun import DiskRun
 from .runtime.gate import DecisionStands
 from .runtime.registry import live_handles
-from .runtime.resolve import did_you_mean
+from .runtime.resolve import did_you_mean, resolve_using
 from .runtime.resume import NothingToResume
 from .store import find_run_dir, list_runs
 from .store.roots import check_root
@@ -320,10 +320,13 @@ class NoesisMagics(Magics):
             approver = self._resolve(approver)
             if isinstance(approver, str):
                 raise UsageError(f"%noesis run: --approver {args.approver!r} is not ask/auto/deny nor a callable in the notebook")
+        using = self._resolve(args.using)
         try:
+            if isinstance(using, str) and using.isidentifier():  # no notebook name: a typo is named whether or not a loop runs
+                using = resolve_using(using)  # resolved once (a factory is called once)
             handle = start(
                 task,
-                using=self._resolve(args.using),
+                using=using,
                 runs_dir=args.runs_dir,
                 approver=approver,
                 governance=args.governance,

@@ -138,3 +138,18 @@ def test_a_resumed_versioned_tool_is_named_as_given_while_state_keeps_noesis_for
     assert set(noesis_nb.tools_df(runs_dir)["tool"]) == {"fs.write@2"}
     if decide is noesis_nb.approve_draft:  # Noēsis' own form stays on disk
         assert "fs.write:2" in [action["tool"] for action in state["outcomes"]["actions"]]
+
+
+# -- %noesis ---------------------------------------------------------------------------------------------------
+
+
+def test_a_misspelt_agent_in_noesis_run_says_which_was_meant_without_a_running_loop(ip: Any, runs_dir: Path) -> None:
+    from IPython.core.error import UsageError
+
+    ip.user_ns.update(agent=_async_awaits)
+    with pytest.raises(UsageError) as info:
+        ip.run_line_magic("noesis", f"run agnt hello --runs-dir {runs_dir}")  # no loop runs in the test shell
+    message = str(info.value)
+    assert message.startswith("%noesis run: using='agnt' names no agent"), message
+    assert message.endswith("did you mean agent (defined in this notebook)?"), message
+    assert list(runs_dir.iterdir()) == []
