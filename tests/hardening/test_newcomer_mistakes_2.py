@@ -153,3 +153,52 @@ def test_a_misspelt_agent_in_noesis_run_says_which_was_meant_without_a_running_l
     assert message.startswith("%noesis run: using='agnt' names no agent"), message
     assert message.endswith("did you mean agent (defined in this notebook)?"), message
     assert list(runs_dir.iterdir()) == []
+
+
+# -- a frame's row, column or frame where an id goes ---------------------------------------------------------
+
+
+def _one_run(runs_dir: Path) -> tuple[str, Any]:
+    episode_id = noesis_nb.solve("t", using=_async_awaits, runs_dir=runs_dir)
+    return episode_id, noesis_nb.runs_df(runs_dir)
+
+
+@pytest.mark.parametrize("call", ["show", "resume_run", "approve_draft"])
+@pytest.mark.parametrize(
+    ("given", "fix"),
+    [
+        (lambda df: df.iloc[0], "got a frame's row where an episode id or run directory goes; pass row['episode_id'] ("),
+        (lambda df: df["episode_id"], "got a Series of 1 value where an episode id or run directory goes; pass one of them"),
+        (lambda df: df, "got a DataFrame where an episode id or run directory goes; pass df['episode_id'].iloc[0] ("),
+    ],
+    ids=["row", "column", "frame"],
+)
+def test_a_frame_row_column_or_frame_given_as_the_episode_names_the_id_to_pass(
+    runs_dir: Path, call: str, given: Any, fix: str
+) -> None:
+    from noesis_nb.errors import InvalidIdError
+
+    episode_id, df = _one_run(runs_dir)
+    kwargs = {"approver_id": "ana"} if call == "approve_draft" else {}
+    with pytest.raises(InvalidIdError) as info:
+        getattr(noesis_nb, call)(given(df), runs_dir=runs_dir, **kwargs)
+    message = str(info.value)
+    assert message.startswith(fix) and episode_id in message and "handle." not in message, message
+    assert "\n" not in message
+
+
+@pytest.mark.parametrize(
+    ("given", "fix"),
+    [
+        (lambda df: df.iloc[0], "got a frame's row where episodes= (a list of ids) goes; pass row['episode_id'] ("),
+        (lambda df: df, "got a DataFrame where episodes= (a list of ids) goes; pass df['episode_id'] ("),
+    ],
+    ids=["row", "frame"],
+)
+def test_a_frame_row_or_frame_given_as_episodes_names_the_column(runs_dir: Path, given: Any, fix: str) -> None:
+    episode_id, df = _one_run(runs_dir)
+    with pytest.raises(InvalidOptionError) as info:
+        noesis_nb.events_df(runs_dir, episodes=given(df))
+    message = str(info.value)
+    assert message.startswith(fix) and episode_id in message, message
+    assert set(noesis_nb.events_df(runs_dir, episodes=df["episode_id"])["episode_id"]) == {episode_id}  # a column works
