@@ -19,7 +19,7 @@ Every message names the offending value and says how to fix it.
     ├── ToolRejected                a tool call a human or policy rejected (adapters may catch it)
     ├── EpisodeStateError           an operation the episode's state does not allow
     │   ├── EpisodeStopping         a tool or model call asked for while the episode drains (never started)
-    │   ├── RunExistsError          an episode id whose run directory exists already (another process started it)
+    │   ├── RunExistsError          an episode id whose run directory exists already (a cell run again, another process)
     │   ├── NotAwaitedError         the adapter returned leaving a ``ctx.tool_async(...)`` it never awaited (the tool never ran)
     │   └── ForkedChildError        a forked child of the process that owns a run asked to write it or act as its owner
     └── RunLifecycleError           (Noēsis names)
@@ -368,7 +368,7 @@ class EpisodeStopping(EpisodeStateError):
 
 
 class RunExistsError(EpisodeStateError):
-    """An episode was to start under an id whose run directory exists already (another process started it first)."""
+    """An episode was to start under an id whose run directory exists already (a cell run again, another process)."""
 
 
 class NotAwaitedError(EpisodeStateError):

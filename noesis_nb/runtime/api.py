@@ -14,7 +14,7 @@ from typing import Any, Literal
 from .. import config
 from .._threads import run_sync
 from ..capture import resolve_option as resolve_capture
-from ..errors import EpisodeInterrupted, EpisodeStateError, EventLogCorruption, InvalidOptionError, RunNotFoundError
+from ..errors import EpisodeInterrupted, EpisodeStateError, EventLogCorruption, InvalidOptionError, RunNotFoundError, guessed
 from ..ids import new_episode_id, validate_id
 from ..store import find_run_dir, is_sealed
 from ..tools import decide, resolve_draft_id, supply_secrets
@@ -64,10 +64,15 @@ def _options(
     mode = governance if governance is not None else config.get("governance_mode")
     if mode not in ("off", "audit", "enforce"):
         raise InvalidOptionError(f"governance={mode!r}: use 'off', 'audit' or 'enforce'")
+    config.check_env_names()
+    given = "approver"
     if approver is None:
-        approver = os.environ.get("NOESIS_NB_APPROVER", "ask")
+        given, approver = "$NOESIS_NB_APPROVER", os.environ.get("NOESIS_NB_APPROVER", "ask")
     if isinstance(approver, str) and approver not in _APPROVERS:
-        raise InvalidOptionError(f"approver={approver!r}: use 'ask', 'auto', 'deny' or a callable taking a PendingApproval")
+        raise InvalidOptionError(
+            f"{given}={approver!r}{guessed([approver], _APPROVERS).removeprefix(repr(approver))}: use 'ask', 'auto', "
+            "'deny'" + (" or a callable taking a PendingApproval" if given == "approver" else " (or pass approver=)")
+        )
     if not isinstance(approver, str) and not callable(approver):
         raise InvalidOptionError(f"approver={approver!r} is neither one of {_APPROVERS} nor callable")
     if not isinstance(approver, str):

@@ -202,3 +202,55 @@ def test_a_frame_row_or_frame_given_as_episodes_names_the_column(runs_dir: Path,
     message = str(info.value)
     assert message.startswith(fix) and episode_id in message, message
     assert set(noesis_nb.events_df(runs_dir, episodes=df["episode_id"])["episode_id"]) == {episode_id}  # a column works
+
+
+# -- a cell run again, settings from the environment ---------------------------------------------------------
+
+
+def test_a_cell_with_a_fixed_episode_id_run_again_says_so_and_how_to_get_a_new_id(runs_dir: Path) -> None:
+    from noesis_nb.errors import RunExistsError
+
+    first = noesis_nb.solve("t", using=_async_awaits, runs_dir=runs_dir, episode_id="ep_my_first")
+    log = (runs_dir / first / "events.jsonl").read_bytes()
+    with pytest.raises(RunExistsError) as info:
+        noesis_nb.solve("t", using=_async_awaits, runs_dir=runs_dir, episode_id="ep_my_first")  # the cell, run again
+    message = str(info.value)
+    assert "run ep_my_first already exists" in message and "leave episode_id= out" in message, message
+    assert "another process started it" not in message  # it was this notebook
+    assert (runs_dir / first / "events.jsonl").read_bytes() == log and sorted(p.name for p in runs_dir.iterdir()) == [first]
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "first"),
+    [
+        ("NOESIS_NB_APPROVER", "Auto", "$NOESIS_NB_APPROVER='Auto' (did you mean 'auto'?): use 'ask', 'auto', 'deny'"),
+        ("NOESIS_NB_APPROVER", "yes", "$NOESIS_NB_APPROVER='yes': use 'ask', 'auto', 'deny'"),
+        ("NOESIS_GOVERNANCE_MODE", "Audit", "$NOESIS_GOVERNANCE_MODE='Audit' (did you mean 'audit'?): use one of"),
+    ],
+)
+def test_a_wrong_setting_from_the_environment_names_the_variable(
+    runs_dir: Path, monkeypatch: pytest.MonkeyPatch, variable: str, value: str, first: str
+) -> None:
+    monkeypatch.setenv(variable, value)
+    with pytest.raises(InvalidOptionError) as info:
+        noesis_nb.solve("t", using=_async_awaits, runs_dir=runs_dir)  # no approver=, no governance=: the call never named it
+    assert str(info.value).startswith(first), str(info.value)
+    assert list(runs_dir.iterdir()) == []
+
+
+def test_a_misspelt_environment_variable_is_named_once_with_the_one_meant(
+    runs_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from noesis_nb import config
+
+    monkeypatch.setattr(config, "_env_checked", False)
+    monkeypatch.setenv("NOESIS_NB_CAPTUR", "0")
+    monkeypatch.setenv("NOESIS_NB_MY_OWN_FLAG", "1")  # a name of the user's own: left alone
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        noesis_nb.solve("t", using=_async_awaits, runs_dir=runs_dir)
+        noesis_nb.solve("t", using=_async_awaits, runs_dir=runs_dir)
+    said = [str(w.message) for w in caught if "NOESIS_NB_" in str(w.message)]
+    assert said == [
+        "environment variable NOESIS_NB_CAPTUR (did you mean NOESIS_NB_CAPTURE?) is not read by noesis_nb, so it does nothing"
+    ]
