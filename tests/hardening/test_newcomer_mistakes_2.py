@@ -254,3 +254,33 @@ def test_a_misspelt_environment_variable_is_named_once_with_the_one_meant(
     assert said == [
         "environment variable NOESIS_NB_CAPTUR (did you mean NOESIS_NB_CAPTURE?) is not read by noesis_nb, so it does nothing"
     ]
+
+
+@pytest.mark.parametrize(
+    ("line", "first_line"),
+    [
+        (
+            "list RUNS",
+            "%noesis list: unrecognized arguments: RUNS (a runs folder goes after --runs-dir: %noesis list --runs-dir RUNS)",
+        ),
+        (
+            "inbox RUNS",
+            "%noesis inbox: unrecognized arguments: RUNS (a runs folder goes after --runs-dir: %noesis inbox --runs-dir RUNS)",
+        ),
+        (
+            "reject ep_x --runs-dir RUNS abcd",
+            "%noesis reject: unrecognized arguments: abcd "
+            "(give episode draft before the options: %noesis reject episode draft --…)",
+        ),
+        ("run agent hello world", "%noesis run: unrecognized arguments: world (quote text that holds spaces: the task, a steer)"),
+    ],
+)
+def test_a_word_where_the_subcommand_takes_an_option_says_where_it_goes(
+    ip: Any, runs_dir: Path, line: str, first_line: str
+) -> None:
+    from IPython.core.error import UsageError
+
+    with pytest.raises(UsageError) as info:
+        ip.run_line_magic("noesis", line.replace("RUNS", str(runs_dir)))
+    assert str(info.value).splitlines()[0] == first_line.replace("RUNS", str(runs_dir)), str(info.value)
+    assert list(runs_dir.iterdir()) == []
