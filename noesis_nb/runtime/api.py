@@ -28,6 +28,7 @@ from .recorder import Recorder
 from .registry import forget, live_handles, register
 from .resolve import resolve_using
 from .resume import NothingToResume, ResumeReport, interrupted_resume, paused_on, resume_from_disk
+from .unstarted import awaited_entry
 
 __all__ = [
     "start",
@@ -294,6 +295,7 @@ def _forget(episode_id: str, task: asyncio.Future[Any]) -> None:
         task.exception()  # retrieved: errors live on the handle and in the run, not in loop logs
 
 
+@awaited_entry("noesis_nb.solve_async(…)")
 async def solve_async(task: str, using: Any, **opts: Any) -> str:
     """Run an episode to its end (or to a pause for a human) on this loop; returns the episode id.
 
@@ -443,6 +445,7 @@ def reject_draft(
 UnknownOutcome = Literal["retry", "fail"]
 
 
+@awaited_entry("noesis_nb.resume_run_async(…)")
 async def resume_run_async(
     episode_id: str | os.PathLike[str],
     *,

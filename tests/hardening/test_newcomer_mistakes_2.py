@@ -284,3 +284,54 @@ def test_a_word_where_the_subcommand_takes_an_option_says_where_it_goes(
         ip.run_line_magic("noesis", line.replace("RUNS", str(runs_dir)))
     assert str(info.value).splitlines()[0] == first_line.replace("RUNS", str(runs_dir)), str(info.value)
     assert list(runs_dir.iterdir()) == []
+
+
+# -- an awaited entry point called without await -----------------------------------------------------------------
+
+
+def test_solve_async_without_await_in_a_cell_shows_how_to_run_it_and_runs_nothing(ip: Any, runs_dir: Path) -> None:
+    from IPython.utils.capture import capture_output
+
+    ip.user_ns.update(noesis_nb=noesis_nb, agent=_async_awaits, RUNS=str(runs_dir))
+    with capture_output() as out:
+        result = ip.run_cell("pending = noesis_nb.solve_async('t', using=agent, runs_dir=RUNS)\npending")
+    shown = out.stdout + out.stderr
+    assert "not started; write `await noesis_nb.solve_async(…)`" in shown, shown
+    assert result.error_in_exec is None and list(runs_dir.iterdir()) == []
+    ip.user_ns.pop("pending").close()  # the history keeps it: closed, so it says nothing when the shell is done
+
+
+def test_solve_async_dropped_unawaited_warns_once_in_its_own_words(runs_dir: Path) -> None:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        noesis_nb.solve_async("t", using=_async_awaits, runs_dir=runs_dir)  # no await: dropped at once
+        noesis_nb.resume_run_async("ep_x", runs_dir=runs_dir)
+        gc.collect()
+    said = [str(w.message) for w in caught if "never awaited" in str(w.message)]
+    assert said == [
+        "noesis_nb.solve_async(…) was never awaited, so nothing ran: write `await noesis_nb.solve_async(…)`",
+        "noesis_nb.resume_run_async(…) was never awaited, so nothing ran: write `await noesis_nb.resume_run_async(…)`",
+    ], said  # not Python's own "coroutine 'solve_async' was never awaited" as well
+    assert list(runs_dir.iterdir()) == []
+
+
+@pytest.mark.parametrize("how", ["await", "asyncio.run", "task", "gather", "wait_for"])
+def test_solve_async_still_runs_however_it_is_awaited(runs_dir: Path, how: str) -> None:
+    def call() -> Any:
+        return noesis_nb.solve_async("t", using=_async_awaits, runs_dir=runs_dir)
+
+    async def main() -> Any:
+        if how == "await":
+            return await call()
+        if how == "task":
+            return await asyncio.create_task(call())
+        if how == "gather":
+            return (await asyncio.gather(call()))[0]
+        return await asyncio.wait_for(call(), 30)
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        episode_id = asyncio.run(call()) if how == "asyncio.run" else asyncio.run(main())
+        gc.collect()
+    assert isinstance(episode_id, str) and episode_id.startswith("ep_")
+    assert [str(w.message) for w in caught if "awaited" in str(w.message)] == []
