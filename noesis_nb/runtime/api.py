@@ -64,7 +64,8 @@ def _options(
     _check_task(task)
     mode = governance if governance is not None else config.get("governance_mode")
     if mode not in ("off", "audit", "enforce"):
-        raise InvalidOptionError(f"governance={mode!r}: use 'off', 'audit' or 'enforce'")
+        hint = guessed([mode], ("off", "audit", "enforce")).removeprefix(repr(mode)) if isinstance(mode, str) else ""
+        raise InvalidOptionError(f"governance={mode!r}{hint}: use 'off', 'audit' or 'enforce'")
     config.check_env_names()
     given = "approver"
     if approver is None:
@@ -135,6 +136,32 @@ def _check_approver_signature(approver: Any) -> None:
         )
     if keywords:
         raise InvalidOptionError(f"approver={name} requires the keyword argument(s) {', '.join(keywords)}; {fix}")
+
+
+def check_scorer(score: Any) -> None:
+    """A scorer is called as ``score(task, result)``: one that cannot take both would fail only after the
+    episode ran (its run left without a score), so it is named before anything starts."""
+    if score is None:
+        return
+    if not callable(score):
+        raise InvalidOptionError(f"score={score!r:.80} is not callable; pass a function (task, result) -> number or bool")
+    try:
+        params = list(inspect.signature(score).parameters.values())
+    except (TypeError, ValueError):
+        return
+    name = getattr(score, "__name__", type(score).__name__)
+    positional = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    required = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty]
+    keywords = [p.name for p in params if p.kind == p.KEYWORD_ONLY and p.default is p.empty]
+    fix = "a scorer is called as score(task, result) and returns a number or a bool, e.g. lambda task, result: ..."
+    if len(positional) < 2 and not any(p.kind == p.VAR_POSITIONAL for p in params):
+        taken = f"{len(positional)} argument{'s' if len(positional) != 1 else ''}" + (
+            f" ({', '.join(positional)})" if positional else ""
+        )
+        raise InvalidOptionError(f"score={name} takes {taken}; {fix}")
+    if len(required) > 2 or keywords:
+        extra = required[2:] + keywords
+        raise InvalidOptionError(f"score={name} requires more arguments ({', '.join(extra)}); {fix}")
 
 
 #: how long a scorer may take by default: far longer than an LLM judge's call with its retries (tens of seconds),
@@ -221,8 +248,7 @@ def create_episode(
             ),
             "an episode",
         )
-    if score is not None and not callable(score):
-        raise InvalidOptionError(f"score={score!r} is not callable; pass a function (task, result) -> number or bool")
+    check_scorer(score)
     _check_task(task)  # before using=: a task and an adapter given the other way round are named as such
     adapter = resolve_using(using)
     source = getattr(adapter.target, "source", None)  # integration adapters name their system

@@ -335,3 +335,52 @@ def test_solve_async_still_runs_however_it_is_awaited(runs_dir: Path, how: str) 
         gc.collect()
     assert isinstance(episode_id, str) and episode_id.startswith("ep_")
     assert [str(w.message) for w in caught if "awaited" in str(w.message)] == []
+
+
+# -- a scorer, governance ----------------------------------------------------------------------------------------
+
+
+def _one_argument_scorer(result: Any) -> float:
+    return 1.0
+
+
+async def _async_one_argument_scorer(result: Any) -> float:
+    return 1.0
+
+
+async def _batch_started(runs_dir: Path, scorer: Any) -> Any:
+    return noesis_nb.batch(["t"], using=_async_awaits, root=runs_dir, score=scorer)
+
+
+@pytest.mark.parametrize(
+    ("scorer", "first"),
+    [
+        (_one_argument_scorer, "score=_one_argument_scorer takes 1 argument (result); a scorer is called as score(task, result)"),
+        (_async_one_argument_scorer, "score=_async_one_argument_scorer takes 1 argument (result); a scorer is called as"),
+        (lambda: 1.0, "score=<lambda> takes 0 arguments; a scorer is called as score(task, result)"),
+        (lambda task, result, rubric: 1.0, "score=<lambda> requires more arguments (rubric); a scorer is called as"),
+    ],
+    ids=["one", "async-one", "none", "three"],
+)
+def test_a_scorer_that_cannot_take_task_and_result_is_refused_before_the_run(runs_dir: Path, scorer: Any, first: str) -> None:
+    for run in (
+        lambda: noesis_nb.solve("t", using=_async_awaits, runs_dir=runs_dir, score=scorer),
+        lambda: asyncio.run(_batch_started(runs_dir, scorer)),
+    ):
+        with pytest.raises(InvalidOptionError) as info:
+            run()
+        assert str(info.value).startswith(first), str(info.value)
+    assert list(runs_dir.iterdir()) == []
+
+
+def test_a_scorer_with_defaults_or_star_args_is_taken(runs_dir: Path) -> None:
+    noesis_nb.solve("t", using=_async_awaits, runs_dir=runs_dir, score=lambda *parts: 1.0)
+    noesis_nb.solve("t", using=_async_awaits, runs_dir=runs_dir, score=lambda task, result, weight=2: weight)
+    assert sorted(noesis_nb.runs_df(runs_dir)["score"]) == [1.0, 2.0]
+
+
+def test_a_misspelt_governance_mode_says_which_was_meant(runs_dir: Path) -> None:
+    with pytest.raises(
+        InvalidOptionError, match=r"^governance='audti' \(did you mean 'audit'\?\): use 'off', 'audit' or 'enforce'$"
+    ):
+        noesis_nb.solve("t", using=_async_awaits, runs_dir=runs_dir, governance="audti")
