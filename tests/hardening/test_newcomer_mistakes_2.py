@@ -384,3 +384,12 @@ def test_a_misspelt_governance_mode_says_which_was_meant(runs_dir: Path) -> None
         InvalidOptionError, match=r"^governance='audti' \(did you mean 'audit'\?\): use 'off', 'audit' or 'enforce'$"
     ):
         noesis_nb.solve("t", using=_async_awaits, runs_dir=runs_dir, governance="audti")
+
+
+def test_prices_given_a_name_instead_of_a_table_says_genai_prices_is_the_default(runs_dir: Path) -> None:
+    _one_run(runs_dir)
+    with pytest.raises(FileNotFoundError) as info:
+        noesis_nb.usage_df(runs_dir, prices="genai-prices")
+    assert str(info.value).endswith("(genai-prices is the default: leave prices= out, or add a table of your own)")
+    with pytest.raises(InvalidOptionError, match=r"^prices=3: pass a dict of model"):
+        noesis_nb.usage_df(runs_dir, prices=3)
