@@ -7,6 +7,7 @@ import inspect
 import math
 import numbers
 import os
+import threading
 import warnings
 from pathlib import Path
 from typing import Any, Literal
@@ -291,6 +292,13 @@ def create_episode(
     return Episode(adapter, options, recorder)
 
 
+def in_thread(instead: str = "use noesis_nb.solve(...) there (it blocks that thread until the episode ends)") -> str | None:
+    """The fix for a loop-bound call made from a thread of its own (a notebook's loop runs on the main thread)."""
+    if threading.current_thread() is threading.main_thread():
+        return None
+    return f"this is thread {threading.current_thread().name!r}, which runs no loop: call it from the cell itself, or {instead}"
+
+
 def start(task: str, using: Any, **opts: Any) -> EpisodeHandle:
     """Schedule an episode on the running loop (a notebook cell's) and return its handle at once."""
     try:
@@ -298,7 +306,7 @@ def start(task: str, using: Any, **opts: Any) -> EpisodeHandle:
     except RuntimeError:
         raise EpisodeStateError(
             "start() needs a running event loop (a notebook cell, or inside `async def`); "
-            "from plain scripts use noesis_nb.solve(...)"
+            + (in_thread() or "from plain scripts use noesis_nb.solve(...)")
         ) from None
     episode = create_episode(task, using, runs_dir=opts.pop("runs_dir", None), wait_for_human=True, **opts)
     return launch(episode, loop)

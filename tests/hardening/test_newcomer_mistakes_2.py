@@ -393,3 +393,33 @@ def test_prices_given_a_name_instead_of_a_table_says_genai_prices_is_the_default
     assert str(info.value).endswith("(genai-prices is the default: leave prices= out, or add a table of your own)")
     with pytest.raises(InvalidOptionError, match=r"^prices=3: pass a dict of model"):
         noesis_nb.usage_df(runs_dir, prices=3)
+
+
+# -- a thread of its own --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("call", ["start", "batch"])
+def test_start_or_batch_from_a_thread_says_the_thread_runs_no_loop_and_what_to_use(runs_dir: Path, call: str) -> None:
+    import threading
+
+    from noesis_nb.errors import EpisodeStateError
+
+    raised: list[BaseException] = []
+
+    def worker() -> None:
+        try:
+            if call == "start":
+                noesis_nb.start("t", using=_async_awaits, runs_dir=runs_dir)
+            else:
+                noesis_nb.batch(["t"], using=_async_awaits, root=runs_dir)
+        except BaseException as exc:
+            raised.append(exc)
+
+    thread = threading.Thread(target=worker, name="my-worker")
+    thread.start()
+    thread.join()
+    [error] = raised
+    assert isinstance(error, EpisodeStateError)
+    assert "this is thread 'my-worker', which runs no loop: call it from the cell itself, or " in str(error), str(error)
+    assert ("noesis_nb.solve(...)" if call == "start" else "asyncio.run(main())") in str(error)
+    assert list(runs_dir.iterdir()) == []
