@@ -17,6 +17,7 @@ from ..store.paths import check_part
 from ..store.vocab import RUN_INTERRUPT, RUN_RESUME
 from ..tools import ApprovalDecisionBindingError, ToolOutcomeUnknownError, codes
 from ..tools import events as names
+from ..tools.errors import CallableResolutionError
 from ..tools.protocols import make_result
 from ..tools.repositories import ExecutionRepository
 from ..tools.types import ExecutionStatus
@@ -141,18 +142,32 @@ async def continue_tool_draft(
         if tools:
             fn = tools.get(f"{tool.namespace}.{tool.name}") or tools.get(tool.name)
             callables = {draft_id: fn} if fn else None
-        result = await tc.execute_prepared_tool_invocation_async(
-            run_id=rec.episode_id,
-            draft_id=draft_id,
-            prepared_repository=repos.prepared,
-            approval_repository=repos.approvals,
-            idempotency_repository=repos.idempotency,
-            dispatcher=dispatcher(),
-            emit=chain.emit,
-            callables=callables,
-            decision=decision,
-            execution_repository=executions,
-        )
+        try:
+            result = await tc.execute_prepared_tool_invocation_async(
+                run_id=rec.episode_id,
+                draft_id=draft_id,
+                prepared_repository=repos.prepared,
+                approval_repository=repos.approvals,
+                idempotency_repository=repos.idempotency,
+                dispatcher=dispatcher(),
+                emit=chain.emit,
+                callables=callables,
+                decision=decision,
+                execution_repository=executions,
+            )
+        except CallableResolutionError as exc:
+            if callables is not None or "cannot be re-imported" not in str(exc):
+                raise
+            said = str(exc).split(" Execute it in", 1)[0]  # the tool contract's fix names its own callables= argument
+            if "<" in said.split(" which ", 1)[0]:  # a lambda or a local function: only its own process has it
+                fix = (
+                    "It exists only in the process that prepared it: resume the run there (the kernel that ran it), "
+                    "and give ctx.tool_async a function defined at the top level of a cell or module next time"
+                )
+            else:
+                fix = "Resume the run in the process that prepared it, or define the same function here and give it: "
+                fix += f"resume_run({rec.episode_id!r}, tools={{{shown!r}: <the function>}})"
+            raise CallableResolutionError(f"{said} {fix}", reason_code=exc.reason_code) from None
     status = getattr(result.status, "value", result.status)
     if not chain.has(*names.TERMINAL_EXECUTION_EVENTS):
         final = {"succeeded": names.TOOL_EXECUTION_SUCCEEDED, "replayed": names.TOOL_REPLAYED}.get(

@@ -423,3 +423,65 @@ def test_start_or_batch_from_a_thread_says_the_thread_runs_no_loop_and_what_to_u
     assert "this is thread 'my-worker', which runs no loop: call it from the cell itself, or " in str(error), str(error)
     assert ("noesis_nb.solve(...)" if call == "start" else "asyncio.run(main())") in str(error)
     assert list(runs_dir.iterdir()) == []
+
+
+# -- a python tool that is a lambda, resumed in another process ---------------------------------------------------
+
+_PAUSES = """
+import sys
+import noesis_nb
+
+def shout(text):
+    return text.upper()
+
+async def agent(task, ctx):
+    fn = shout if sys.argv[2] == "top-level" else (lambda text: text.upper())
+    return await ctx.tool_async("py.shout", {"args": ["hi"]}, fn=fn, effect="write", risk="high")
+
+print(noesis_nb.solve("t", using=agent, runs_dir=sys.argv[1]))
+"""
+
+_RESUMES = """
+import sys
+import noesis_nb
+
+def shout(text):
+    return text.upper()
+
+noesis_nb.resume_run(sys.argv[2], runs_dir=sys.argv[1], tools={"py.shout": shout})
+"""
+
+
+@pytest.mark.parametrize("tool", ["lambda", "top-level"])
+def test_a_notebook_tool_resumed_in_another_process_says_what_can_be_done(runs_dir: Path, tmp_path: Path, tool: str) -> None:
+    import os
+    import subprocess
+    import sys
+
+    from noesis_nb.tools.errors import CallableResolutionError
+
+    env = dict(
+        os.environ, PYTHONPATH=os.pathsep.join([str(Path(noesis_nb.__file__).parents[1]), os.environ.get("PYTHONPATH", "")])
+    )
+
+    def python(source: str, *args: str) -> subprocess.CompletedProcess[str]:
+        script = tmp_path / "script.py"
+        script.write_text(source)
+        return subprocess.run(
+            [sys.executable, str(script), str(runs_dir), *args], capture_output=True, text=True, env=env, timeout=120
+        )
+
+    episode_id = python(_PAUSES, tool).stdout.strip().splitlines()[-1]
+    noesis_nb.approve_draft(episode_id, runs_dir=runs_dir, approver_id="ana")
+    with pytest.raises(CallableResolutionError) as info:
+        noesis_nb.resume_run(episode_id, runs_dir=runs_dir)  # this process never had the notebook's function
+    message = str(info.value)
+    assert "callables=" not in message, message
+    if tool == "lambda":
+        assert "It exists only in the process that prepared it: resume the run there" in message, message
+        return
+    assert message.endswith(f"resume_run({episode_id!r}, tools={{'py.shout': <the function>}})"), message
+    done = python(_RESUMES, episode_id)  # the advice, followed where the function is defined the same way
+    assert done.returncode == 0, done.stderr
+    row = noesis_nb.runs_df(runs_dir).set_index("episode_id").loc[episode_id]
+    assert row["status"] == "ok" and row["sealed"]
