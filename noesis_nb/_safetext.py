@@ -11,7 +11,7 @@ from __future__ import annotations
 import reprlib
 from typing import Any
 
-__all__ = ["safe_repr", "safe_str", "error_text", "type_name"]
+__all__ = ["safe_repr", "safe_str", "error_text", "type_name", "frame_given"]
 
 _CONTAINERS = (list, tuple, dict, set, frozenset)
 _SEQ_LIMIT = 100  # items of a builtin container shown before "..."
@@ -97,3 +97,28 @@ def error_text(exc: BaseException, limit: int = 2000) -> str:
         if isinstance(args, tuple) and args:
             return safe_repr(args[0], limit) if not isinstance(args[0], str) else safe_str(args[0], limit)
     return text
+
+
+def frame_given(value: Any, wanted: str) -> str | None:
+    """What to say when ``value``, a pandas Series or DataFrame (duck-typed: pandas is not imported), is given as
+    ``wanted``, with the expression that gives the id; None for anything else."""
+    kind = type(value).__name__
+    if not type(value).__module__.startswith("pandas") or kind not in ("Series", "DataFrame"):
+        return None
+    try:
+        if kind == "Series" and "episode_id" in value.index:  # a row of runs_df (or any frame with the column)
+            return f"got a frame's row where {wanted} goes; pass row['episode_id'] ({safe_repr(value['episode_id'], 60)})"
+        if kind == "DataFrame" and "episode_id" in value.columns:
+            ids = value["episode_id"]
+            pick = "df['episode_id']" if "ids" in wanted else "df['episode_id'].iloc[0]"
+            first = f" ({safe_repr(ids.iloc[0], 60)}, …)" if len(ids) else " (the frame is empty)"
+            return f"got a DataFrame where {wanted} goes; pass {pick}{first}"
+        if kind == "Series" and "ids" not in wanted:
+            first = f" ({safe_repr(value.iloc[0], 60)})" if len(value) else " (the Series is empty)"
+            values = "1 value" if len(value) == 1 else f"{len(value)} values"
+            return f"got a Series of {values} where {wanted} goes; pass one of them, e.g. ids.iloc[0]{first}"
+    except Exception:  # an odd frame: the generic message is said instead
+        return None
+    if kind == "DataFrame":
+        return f"got a DataFrame where {wanted} goes; pass its episode id column, e.g. df['episode_id']"
+    return None

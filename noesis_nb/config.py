@@ -109,6 +109,9 @@ def _value(key: str) -> Any:
     if env and os.environ.get(env):
         raw = os.environ[env]
         default = _DEFAULTS[key]
+        choices = sorted(str(c) for c in _CHOICES.get(key, ()) if c is not None)
+        if choices and raw not in choices:  # named here: the call that reads it never saw the variable
+            raise InvalidOptionError(f"${env}={raw!r}{guessed([raw], choices).removeprefix(repr(raw))}: use one of {choices}")
         if isinstance(default, bool):
             return raw.strip().lower() in {"1", "true", "yes", "on"}
         if isinstance(default, int) and not isinstance(default, bool):
@@ -135,3 +138,32 @@ def runs_dir(explicit: str | os.PathLike[str] | None = None) -> Path:
         return Path(check_path(explicit)).expanduser()
     configured = _value("runs_dir")
     return Path(configured).expanduser() if configured else Path(".noesis") / "episodes"
+
+
+#: the ``NOESIS_NB_*`` variables noesis_nb reads (``NOESIS_NB_SECRET_<PATH>`` are a family, by prefix)
+ENV_NAMES = ("NOESIS_NB_APPROVER", "NOESIS_NB_CACHE_DIR", "NOESIS_NB_CAPTURE", "NOESIS_NB_PRINCIPAL")
+_env_checked = False
+
+
+def check_env_names() -> None:
+    """Warn once per process about a ``NOESIS_NB_*`` variable that looks like a misspelt one noesis_nb reads
+    (it would do nothing); other names are left alone (tools of their own may use the prefix)."""
+    global _env_checked
+    if _env_checked:
+        return
+    _env_checked = True
+    import difflib
+
+    known = [n.removeprefix("NOESIS_NB_") for n in ENV_NAMES]
+    misspelt = {
+        name: f"NOESIS_NB_{close[0]}"
+        for name in os.environ
+        if name.startswith("NOESIS_NB_") and name not in ENV_NAMES and not name.startswith("NOESIS_NB_SECRET_")
+        for close in [difflib.get_close_matches(name.removeprefix("NOESIS_NB_"), known, n=1, cutoff=0.75)]
+        if close
+    }
+    if misspelt:
+        import warnings
+
+        said = ", ".join(f"{name} (did you mean {meant}?)" for name, meant in sorted(misspelt.items()))
+        warnings.warn(f"environment variable {said} is not read by noesis_nb, so it does nothing", UserWarning, stacklevel=2)

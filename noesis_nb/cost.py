@@ -40,6 +40,7 @@ import pandas as pd
 
 from . import _genai_rates as genai
 from ._genai_rates import GENAI_SOURCE
+from .errors import InvalidOptionError
 from .store.runfiles import UnreadableRunFile, read_file
 from .store.vocab import TOKEN_FIELDS
 
@@ -191,16 +192,19 @@ class PriceTable:
         if isinstance(spec, Mapping):
             return cls(spec)
         if not isinstance(spec, (str, os.PathLike)):
-            raise TypeError(
+            raise InvalidOptionError(
                 f"prices={spec!r:.80}: pass a dict of model -> {{'input': 2.5, 'output': 10}}, or a .yaml or .csv file's path"
             )
         path = Path(spec)
         try:
             got = read_file(os.fspath(path))  # a folder, FIFO or device is named, never waited on
         except UnreadableRunFile as exc:
-            raise ValueError(f"price table {exc}; pass a dict, a .yaml or a .csv file") from None
+            raise InvalidOptionError(f"price table {exc}; pass a dict, a .yaml or a .csv file") from None
         if got is None:
-            raise FileNotFoundError(f"price table {str(path)!r} does not exist; pass a dict, a .yaml or a .csv file")
+            raise FileNotFoundError(
+                f"price table {str(path)!r} does not exist; pass a dict, a .yaml or a .csv file"
+                + ("" if path.suffix else " (genai-prices is the default: leave prices= out, or add a table of your own)")
+            )
         try:
             text = got[0].decode("utf-8-sig")
         except UnicodeDecodeError as exc:

@@ -19,7 +19,8 @@ Every message names the offending value and says how to fix it.
     ├── ToolRejected                a tool call a human or policy rejected (adapters may catch it)
     ├── EpisodeStateError           an operation the episode's state does not allow
     │   ├── EpisodeStopping         a tool or model call asked for while the episode drains (never started)
-    │   ├── RunExistsError          an episode id whose run directory exists already (another process started it)
+    │   ├── RunExistsError          an episode id whose run directory exists already (a cell run again, another process)
+    │   ├── NotAwaitedError         the adapter returned leaving a ``ctx.tool_async(...)`` it never awaited (the tool never ran)
     │   └── ForkedChildError        a forked child of the process that owns a run asked to write it or act as its owner
     └── RunLifecycleError           (Noēsis names)
         ├── RunSealedError
@@ -62,6 +63,7 @@ __all__ = [
     "EpisodeStateError",
     "EpisodeStopping",
     "RunExistsError",
+    "NotAwaitedError",
     "ForkedChildError",
     "RunLifecycleError",
     "RunSealedError",
@@ -366,7 +368,22 @@ class EpisodeStopping(EpisodeStateError):
 
 
 class RunExistsError(EpisodeStateError):
-    """An episode was to start under an id whose run directory exists already (another process started it first)."""
+    """An episode was to start under an id whose run directory exists already (a cell run again, another process)."""
+
+
+class NotAwaitedError(EpisodeStateError):
+    """The adapter returned leaving calls it never awaited (``calls``): their tools never ran, so its result is not trusted."""
+
+    def __init__(self, calls: list[str]):
+        self.calls = calls
+        named = ", ".join(calls[:5]) + (f" and {len(calls) - 5} more" if len(calls) > 5 else "")
+        super().__init__(
+            f"{named} {'was' if len(calls) == 1 else 'were'} never awaited, so the tool never ran: write "
+            f"`await {calls[0]}` in an async adapter (or ctx.tool(...) without await in a sync one)"
+        )
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (NotAwaitedError, (self.calls,))
 
 
 class ForkedChildError(EpisodeStateError):

@@ -34,7 +34,7 @@ from .runtime.api import SCORE_TIMEOUT_S, RunRecovered, approve_draft, reject_dr
 from .runtime.diskrun import DiskRun
 from .runtime.gate import DecisionStands
 from .runtime.registry import live_handles
-from .runtime.resolve import did_you_mean
+from .runtime.resolve import did_you_mean, resolve_using
 from .runtime.resume import NothingToResume
 from .secrets import shown
 from .store import find_run_dir, list_runs
@@ -173,7 +173,15 @@ def parse_line(line: str, expand: Any = None) -> argparse.Namespace:
         close = difflib.get_close_matches(extra[0].split("=", 1)[0], options, n=1, cutoff=0.6)
         hint = f" (did you mean {close[0]}?)" if close else ""
         if not extra[0].startswith("-"):
-            hint = " (quote text that holds spaces: the task, a steer)"
+            words = [a.dest for a in command._actions if not a.option_strings]
+            if any(w in ("task", "text") for w in words):
+                hint = " (quote text that holds spaces: the task, a steer)"
+            elif words:  # %noesis reject ep_x --runs-dir d draft: argparse takes no word after an option
+                hint = f" (give {' '.join(words)} before the options: %noesis {args.command} {' '.join(words)} --…)"
+            elif "--runs-dir" in options and len(extra) == 1:  # %noesis list wrong/dir: a folder, given as a word
+                hint = f" (a runs folder goes after --runs-dir: %noesis {args.command} --runs-dir {extra[0]})"
+            else:
+                hint = f" (%noesis {args.command} takes only options)"
         name = f"%noesis {args.command}" if args.command else "%noesis"
         raise UsageError(
             f"{name}: unrecognized arguments: {' '.join(extra)}{hint}\n{command.format_usage().strip()}\n(see {name} --help)"
@@ -354,10 +362,13 @@ class NoesisMagics(Magics):
             approver = self._resolve(approver)
             if isinstance(approver, str):
                 raise UsageError(f"%noesis run: --approver {args.approver!r} is not ask/auto/deny nor a callable in the notebook")
+        using = self._resolve(args.using)
         try:
+            if isinstance(using, str) and using.isidentifier():  # no notebook name: a typo is named whether or not a loop runs
+                using = resolve_using(using)  # resolved once (a factory is called once)
             handle = start(
                 task,
-                using=self._resolve(args.using),
+                using=using,
                 runs_dir=args.runs_dir,
                 approver=approver,
                 governance=args.governance,

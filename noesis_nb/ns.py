@@ -38,6 +38,7 @@ from .runtime.recorder import Recorder
 from .runtime.registry import live_handles
 from .runtime.resolve import minimal_adapter
 from .runtime.resume import find_checkpoint, resume_from_disk, validate_checkpoint
+from .runtime.unstarted import awaited_entry
 from .store import find_run_dir, is_sealed, iter_events, read_events
 from .store import list_runs as _list_runs
 from .store.listing import run_info
@@ -164,6 +165,7 @@ def solve(
     )
 
 
+@awaited_entry("ns.solve_async(…)")
 async def solve_async(
     task: str,
     *,

@@ -8,7 +8,7 @@ from typing import Any
 
 from .._jsonio import to_jsonable
 from ..errors import EpisodeStateError, InvalidOptionError
-from ..runtime.api import SCORE_TIMEOUT_S, check_episode_options, check_score_timeout
+from ..runtime.api import SCORE_TIMEOUT_S, check_episode_options, check_score_timeout, in_thread
 from .handle import BatchHandle
 from .plan import EntryPlan
 from .record import check_same_batch, load_record, new_record, record_lock, record_path, save_record
@@ -53,8 +53,11 @@ def batch(
         loop = asyncio.get_running_loop()
     except RuntimeError:
         raise EpisodeStateError(
-            "batch() needs a running event loop (a notebook cell, or inside `async def`); from a script: "
-            "asyncio.run(main()) with `await noesis_nb.batch(...)` inside"
+            "batch() needs a running event loop (a notebook cell, or inside `async def`); "
+            + (
+                in_thread("run asyncio.run(main()) there with `await noesis_nb.batch(...)` inside")
+                or "from a script: asyncio.run(main()) with `await noesis_nb.batch(...)` inside"
+            )
         ) from None
     runs_dir = episode_opts.pop("runs_dir", None)  # the name start/solve/show use for the same folder
     if runs_dir is not None:

@@ -15,7 +15,7 @@ from .. import config
 from .._jsonio import to_jsonable
 from ..errors import InvalidOptionError
 from ..ids import validate_id
-from ..runtime.api import check_score_timeout
+from ..runtime.api import check_score_timeout, check_scorer
 from ..runtime.resolve import resolve_using, using_label
 from ..secrets import redact
 
@@ -157,8 +157,7 @@ def check_batch_options(
 ) -> tuple[int, str, Path]:
     if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
         raise InvalidOptionError(f"concurrency={concurrency!r}: pass a whole number ≥ 1 (episodes running at once)")
-    if score is not None and not callable(score):
-        raise InvalidOptionError(f"score={score!r:.80} is not callable; pass a function (task, result) -> number or bool")
+    check_scorer(score)
     check_score_timeout(score_timeout_s)
     if upload_to is not None and not (isinstance(upload_to, str) and "://" in upload_to):
         raise InvalidOptionError(f"upload_to={upload_to!r:.80}: pass an fsspec URL such as 's3://bucket/runs'")

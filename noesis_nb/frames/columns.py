@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..errors import InvalidOptionError, guessed
 from ..store.vocab import TOKEN_COLUMNS as VOCAB_TOKEN_COLUMNS
 
 __all__ = [
@@ -44,22 +45,31 @@ class Column:
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name:
-            raise ValueError(f"Column name={self.name!r}: name the column with a non-empty string, e.g. Column('plan', ...)")
+            raise InvalidOptionError(
+                f"Column name={self.name!r}: name the column with a non-empty string, e.g. Column('plan', ...)"
+            )
         if isinstance(self.fn, str) and self.fn in _TYPES:  # Column("x", "a.b", "float"): the type landed in fn
-            raise ValueError(
+            raise InvalidOptionError(
                 f"Column {self.name!r}: fn={self.fn!r} is a type name; pass it by keyword: "
                 f"Column({self.name!r}, path={self.path!r}, type={self.fn!r})"
             )
         if (self.path is None) == (self.fn is None):
-            raise ValueError(f"Column {self.name!r}: give exactly one of path='a.b.c' or fn=callable")
+            raise InvalidOptionError(f"Column {self.name!r}: give exactly one of path='a.b.c' or fn=callable")
         if self.fn is not None and not callable(self.fn):
-            raise ValueError(f"Column {self.name!r}: fn={self.fn!r:.60} is not callable; pass a function of the record")
+            raise InvalidOptionError(f"Column {self.name!r}: fn={self.fn!r:.60} is not callable; pass a function of the record")
         if self.path is not None and (not isinstance(self.path, str) or not self.path.strip(".")):
             joined = ".".join(map(str, self.path)) if isinstance(self.path, (list, tuple)) else "summary.metrics.x"
-            raise ValueError(f"Column {self.name!r}: path={self.path!r:.60} is no dotted path; pass a string such as {joined!r}")
-        if self.type not in _TYPES:
-            hint = f" (type={self.type.__name__!r})" if isinstance(self.type, type) and self.type.__name__ in _TYPES else ""
-            raise ValueError(f"Column {self.name!r}: type={self.type!r} is not one of {sorted(_TYPES)}{hint}")
+            raise InvalidOptionError(
+                f"Column {self.name!r}: path={self.path!r:.60} is no dotted path; pass a string such as {joined!r}"
+            )
+        if not isinstance(self.type, str) or self.type not in _TYPES:
+            if isinstance(self.type, type) and self.type.__name__ in _TYPES:
+                hint = f" (type={self.type.__name__!r})"
+            elif isinstance(self.type, str):
+                hint = guessed([self.type], sorted(_TYPES)).removeprefix(repr(self.type))
+            else:
+                hint = ""
+            raise InvalidOptionError(f"Column {self.name!r}: type={self.type!r} is not one of {sorted(_TYPES)}{hint}")
         if self.path is not None:
             object.__setattr__(self, "_keys", tuple(self.path.split(".")))
 
@@ -97,16 +107,18 @@ def check_columns(columns: Sequence[Column] | None, defaults: Mapping[str, Any],
     if not columns:
         return ()
     if isinstance(columns, (str, Mapping)) or not isinstance(columns, Iterable):
-        raise TypeError(f"{frame}: columns={columns!r:.80} is not a list; pass columns=[Column('name', path='a.b'), ...]")
+        raise InvalidOptionError(
+            f"{frame}: columns={columns!r:.80} is not a list; pass columns=[Column('name', path='a.b'), ...]"
+        )
     out = []
     names: set[str] = set()
     for column in columns:
         if not isinstance(column, Column):
-            raise TypeError(f"{frame}: columns= takes noesis_nb.frames.Column specs, got {column!r}")
+            raise InvalidOptionError(f"{frame}: columns= takes noesis_nb.frames.Column specs, got {column!r}")
         if column.name in defaults:
-            raise ValueError(f"{frame}: column {column.name!r} is a default column; pick another name")
+            raise InvalidOptionError(f"{frame}: column {column.name!r} is a default column; pick another name")
         if column.name in names:
-            raise ValueError(f"{frame}: two columns are named {column.name!r}; give each Column its own name")
+            raise InvalidOptionError(f"{frame}: two columns are named {column.name!r}; give each Column its own name")
         names.add(column.name)
         out.append(column)
     return tuple(out)

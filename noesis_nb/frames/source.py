@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import config
+from .._safetext import frame_given
 from ..errors import InvalidOptionError, RunNotFoundError
 from ..store.roots import check_root, find_run_dir
 from ..store.runfiles import change_stamp
@@ -89,6 +90,9 @@ def episode_filter(episodes: str | Iterable[str] | None) -> list[str] | None:
         return None
     if isinstance(episodes, str):
         return [episodes]
+    said = frame_given(episodes, "episodes= (a list of ids)")
+    if said is not None:
+        raise InvalidOptionError(said)
     if not _is_collection(episodes):
         raise InvalidOptionError(
             f"episodes={_Short(episodes)!r} (type {type(episodes).__name__}) is not an episode id; "

@@ -7,6 +7,7 @@ import inspect
 import math
 import numbers
 import os
+import threading
 import warnings
 from pathlib import Path
 from typing import Any, Literal
@@ -14,7 +15,7 @@ from typing import Any, Literal
 from .. import config
 from .._threads import run_sync
 from ..capture import resolve_option as resolve_capture
-from ..errors import EpisodeInterrupted, EpisodeStateError, EventLogCorruption, InvalidOptionError, RunNotFoundError
+from ..errors import EpisodeInterrupted, EpisodeStateError, EventLogCorruption, InvalidOptionError, RunNotFoundError, guessed
 from ..ids import new_episode_id, validate_id
 from ..store import find_run_dir, is_sealed
 from ..tools import decide, resolve_draft_id, supply_secrets
@@ -29,6 +30,7 @@ from .registry import forget, live_handles, register
 from .resolve import resolve_using
 from .resume import NothingToResume, ResumeReport, interrupted_resume, paused_on, resume_from_disk
 from .rootlink import warn_if_default_root_linked
+from .unstarted import awaited_entry
 
 __all__ = [
     "start",
@@ -64,11 +66,17 @@ def _options(
     _check_task(task)
     mode = governance if governance is not None else config.get("governance_mode")
     if mode not in ("off", "audit", "enforce"):
-        raise InvalidOptionError(f"governance={mode!r}: use 'off', 'audit' or 'enforce'")
+        hint = guessed([mode], ("off", "audit", "enforce")).removeprefix(repr(mode)) if isinstance(mode, str) else ""
+        raise InvalidOptionError(f"governance={mode!r}{hint}: use 'off', 'audit' or 'enforce'")
+    config.check_env_names()
+    given = "approver"
     if approver is None:
-        approver = os.environ.get("NOESIS_NB_APPROVER", "ask")
+        given, approver = "$NOESIS_NB_APPROVER", os.environ.get("NOESIS_NB_APPROVER", "ask")
     if isinstance(approver, str) and approver not in _APPROVERS:
-        raise InvalidOptionError(f"approver={approver!r}: use 'ask', 'auto', 'deny' or a callable taking a PendingApproval")
+        raise InvalidOptionError(
+            f"{given}={approver!r}{guessed([approver], _APPROVERS).removeprefix(repr(approver))}: use 'ask', 'auto', "
+            "'deny'" + (" or a callable taking a PendingApproval" if given == "approver" else " (or pass approver=)")
+        )
     if not isinstance(approver, str) and not callable(approver):
         raise InvalidOptionError(f"approver={approver!r} is neither one of {_APPROVERS} nor callable")
     if not isinstance(approver, str):
@@ -130,6 +138,32 @@ def _check_approver_signature(approver: Any) -> None:
         )
     if keywords:
         raise InvalidOptionError(f"approver={name} requires the keyword argument(s) {', '.join(keywords)}; {fix}")
+
+
+def check_scorer(score: Any) -> None:
+    """A scorer is called as ``score(task, result)``: one that cannot take both would fail only after the
+    episode ran (its run left without a score), so it is named before anything starts."""
+    if score is None:
+        return
+    if not callable(score):
+        raise InvalidOptionError(f"score={score!r:.80} is not callable; pass a function (task, result) -> number or bool")
+    try:
+        params = list(inspect.signature(score).parameters.values())
+    except (TypeError, ValueError):
+        return
+    name = getattr(score, "__name__", type(score).__name__)
+    positional = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    required = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty]
+    keywords = [p.name for p in params if p.kind == p.KEYWORD_ONLY and p.default is p.empty]
+    fix = "a scorer is called as score(task, result) and returns a number or a bool, e.g. lambda task, result: ..."
+    if len(positional) < 2 and not any(p.kind == p.VAR_POSITIONAL for p in params):
+        taken = f"{len(positional)} argument{'s' if len(positional) != 1 else ''}" + (
+            f" ({', '.join(positional)})" if positional else ""
+        )
+        raise InvalidOptionError(f"score={name} takes {taken}; {fix}")
+    if len(required) > 2 or keywords:
+        extra = required[2:] + keywords
+        raise InvalidOptionError(f"score={name} requires more arguments ({', '.join(extra)}); {fix}")
 
 
 #: how long a scorer may take by default: far longer than an LLM judge's call with its retries (tens of seconds),
@@ -216,8 +250,7 @@ def create_episode(
             ),
             "an episode",
         )
-    if score is not None and not callable(score):
-        raise InvalidOptionError(f"score={score!r} is not callable; pass a function (task, result) -> number or bool")
+    check_scorer(score)
     _check_task(task)  # before using=: a task and an adapter given the other way round are named as such
     adapter = resolve_using(using)
     source = getattr(adapter.target, "source", None)  # integration adapters name their system
@@ -261,6 +294,13 @@ def create_episode(
     return Episode(adapter, options, recorder)
 
 
+def in_thread(instead: str = "use noesis_nb.solve(...) there (it blocks that thread until the episode ends)") -> str | None:
+    """The fix for a loop-bound call made from a thread of its own (a notebook's loop runs on the main thread)."""
+    if threading.current_thread() is threading.main_thread():
+        return None
+    return f"this is thread {threading.current_thread().name!r}, which runs no loop: call it from the cell itself, or {instead}"
+
+
 def start(task: str, using: Any, **opts: Any) -> EpisodeHandle:
     """Schedule an episode on the running loop (a notebook cell's) and return its handle at once."""
     try:
@@ -268,7 +308,7 @@ def start(task: str, using: Any, **opts: Any) -> EpisodeHandle:
     except RuntimeError:
         raise EpisodeStateError(
             "start() needs a running event loop (a notebook cell, or inside `async def`); "
-            "from plain scripts use noesis_nb.solve(...)"
+            + (in_thread() or "from plain scripts use noesis_nb.solve(...)")
         ) from None
     episode = create_episode(task, using, runs_dir=opts.pop("runs_dir", None), wait_for_human=True, **opts)
     return launch(episode, loop)
@@ -291,6 +331,7 @@ def _forget(episode_id: str, task: asyncio.Future[Any]) -> None:
         task.exception()  # retrieved: errors live on the handle and in the run, not in loop logs
 
 
+@awaited_entry("noesis_nb.solve_async(…)")
 async def solve_async(task: str, using: Any, **opts: Any) -> str:
     """Run an episode to its end (or to a pause for a human) on this loop; returns the episode id.
 
@@ -440,6 +481,7 @@ def reject_draft(
 UnknownOutcome = Literal["retry", "fail"]
 
 
+@awaited_entry("noesis_nb.resume_run_async(…)")
 async def resume_run_async(
     episode_id: str | os.PathLike[str],
     *,

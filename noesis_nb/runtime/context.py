@@ -14,7 +14,7 @@ import inspect
 import numbers
 import os
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from enum import Enum
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -260,7 +260,7 @@ class EpisodeContext:
         warnings.warn("ctx.atool is deprecated; use `await ctx.tool_async(...)`", DeprecationWarning, stacklevel=2)
         return await self.tool_async(name, payload, **options)
 
-    async def tool_async(
+    def tool_async(
         self,
         name: str,
         payload: dict[str, Any],
@@ -272,10 +272,33 @@ class EpisodeContext:
         fn: Callable[..., Any] | None = None,
         idempotency_key: str | None = None,
         timeout_ms: int | None = None,
-    ) -> Any:
-        """Prepare, get a decision when needed, execute; returns the tool's output or raises ``ToolRejected``."""
+    ) -> Coroutine[Any, Any, Any]:
+        """Prepare, get a decision when needed, execute; ``await`` it for the tool's output (or ``ToolRejected``).
 
+        The episode keeps the coroutine until it starts: one never awaited is named when the adapter returns.
+        """
+        options: dict[str, Any] = dict(protocol=protocol, effect=effect, risk=risk, requires_approval=requires_approval, fn=fn)
+        options.update(idempotency_key=idempotency_key, timeout_ms=timeout_ms)
+        return self._episode.handed_out.add(
+            f"ctx.tool_async({safe_repr(name, 60)}, …)", lambda key: self._tool_async(key, name, payload, **options)
+        )
+
+    async def _tool_async(
+        self,
+        key: int,
+        name: str,
+        payload: dict[str, Any],
+        *,
+        protocol: str,
+        effect: str,
+        risk: str,
+        requires_approval: bool | None,
+        fn: Callable[..., Any] | None,
+        idempotency_key: str | None,
+        timeout_ms: int | None,
+    ) -> Any:
         episode = self._episode
+        episode.handed_out.started(key)
         rec = episode.recorder
         rec.check_owner(f"ctx.tool_async({name!r})")
         if episode.drain is not None:  # stopping: nothing new is even prepared

@@ -43,6 +43,7 @@ from .context import EpisodeContext
 from .drain import Drain, InFlight
 from .gate import ApprovalGate, Decision
 from .governance import evaluate_rules
+from .handedout import HandedOut
 from .lifecycle import Outcome
 from .outcomes import ANSWER_LIMIT, HeldExit, held_exits, is_exit, not_a_value
 from .pause import EpisodePaused
@@ -101,6 +102,7 @@ class Episode:
         self.drain: Drain | None = None  # a graceful stop under way (``begin_drain``)
         self.in_flight: list[InFlight] = []  # tool and model calls started and not finished
         self.thread_calls: set[asyncio.Future[Any]] = set()  # loop tasks a sync adapter's thread waits on (ctx.tool)
+        self.handed_out = HandedOut()  # ctx.tool_async coroutines not started yet (a forgotten await)
         self._flight_lock = threading.Lock()
         self.score: float | bool | None = None
         self.score_error: str | None = None  # why the scorer gave no score (raised, odd value, timed out)
@@ -484,11 +486,14 @@ class Episode:
                 stoppable = Stoppable(held_exits(call))
             inner = asyncio.ensure_future(stoppable.run())
             try:
-                return await self._watch(inner)
+                result = await self._watch(inner)
+                self.handed_out.check()  # before the result counts: a tool it meant to run never ran
+                return result
             finally:
                 if not inner.done() and await stop_task(inner, stoppable):  # cancelled: bounded, however the adapter takes it
                     self.report(forced_line(f"the adapter {self.label}"))
                 await self._stop_thread_calls()
+                self.handed_out.close()
 
     async def on_loop_for_thread(self, make: Callable[[], Awaitable[Any]]) -> Any:
         """Run ``make()`` for a sync adapter's thread (``ctx.tool``) as a task this episode cancels and waits

@@ -159,8 +159,9 @@ class Recorder:
                 raise
             if os.path.lexists(runs_dir / episode_id):  # the id was taken while this run was being made
                 raise RunExistsError(
-                    f"run {episode_id} already exists in {runs_dir} (another process started it); "
-                    "continue it with resume_run or follow it with show, or start under another episode id"
+                    f"run {episode_id} already exists in {runs_dir}: an episode started under this id before (a cell "
+                    "with a fixed episode_id= run again, or another process); leave episode_id= out for a new id each "
+                    "run, or continue that one with resume_run or look at it with show"
                 ) from None
             raise _runs_dir_refused(runs_dir, exc, None if removed else staging) from (
                 None if isinstance(exc, RunWriteError) or refused_write(exc) else exc

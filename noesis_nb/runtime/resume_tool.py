@@ -18,6 +18,7 @@ from ..store.paths import check_part
 from ..store.vocab import RUN_INTERRUPT, RUN_RESUME
 from ..tools import ApprovalDecisionBindingError, ToolOutcomeUnknownError, codes
 from ..tools import events as names
+from ..tools.errors import CallableResolutionError
 from ..tools.protocols import make_result
 from ..tools.repositories import ExecutionRepository
 from ..tools.types import ExecutionStatus
@@ -115,7 +116,8 @@ async def continue_tool_draft(
     chain = _ResumeChain(rec, checkpoint, resume_event, request_id)
     started = (now_iso(), time.perf_counter())
     tool = prepared.tool
-    label = f"{tool.namespace}.{tool.name}" + (f":{tool.version}" if tool.version else "")
+    label = f"{tool.namespace}.{tool.name}" + (f":{tool.version}" if tool.version else "")  # Noēsis' form, on disk
+    shown = f"{tool.namespace}.{tool.name}" + (f"@{tool.version}" if tool.version else "")  # as given and as views show it
     if getattr(decision.status, "value", decision.status) != "approved":
         chain.emit(
             names.TOOL_REJECTED_GOVERNANCE,
@@ -125,7 +127,7 @@ async def continue_tool_draft(
             reason_code="governance.vetoed",
             reason=getattr(decision, "reason", None),
         )
-        message = f"tool call {label} rejected by {decision.approver_id}" + (
+        message = f"tool call {shown} rejected by {decision.approver_id}" + (
             f": {decision.reason}" if getattr(decision, "reason", None) else ""
         )
         _close(episode, chain, started, label, Outcome("vetoed", message, ["tool_rejected"]))
@@ -157,6 +159,19 @@ async def continue_tool_draft(
         except asyncio.CancelledError:
             _cancelled(episode, chain, request_id, draft_id)
             raise
+        except CallableResolutionError as exc:
+            if callables is not None or "cannot be re-imported" not in str(exc):
+                raise
+            said = str(exc).split(" Execute it in", 1)[0]  # the tool contract's fix names its own callables= argument
+            if "<" in said.split(" which ", 1)[0]:  # a lambda or a local function: only its own process has it
+                fix = (
+                    "It exists only in the process that prepared it: resume the run there (the kernel that ran it), "
+                    "and give ctx.tool_async a function defined at the top level of a cell or module next time"
+                )
+            else:
+                fix = "Resume the run in the process that prepared it, or define the same function here and give it: "
+                fix += f"resume_run({rec.episode_id!r}, tools={{{shown!r}: <the function>}})"
+            raise CallableResolutionError(f"{said} {fix}", reason_code=exc.reason_code) from None
     status = getattr(result.status, "value", result.status)
     if not chain.has(*names.TERMINAL_EXECUTION_EVENTS):
         final = {"succeeded": names.TOOL_EXECUTION_SUCCEEDED, "replayed": names.TOOL_REPLAYED}.get(
@@ -183,7 +198,7 @@ async def continue_tool_draft(
             chain,
             started,
             label,
-            Outcome("error", f"tool {label} failed ({result.reason_code})", ["tool_failed"], result.output),
+            Outcome("error", f"tool {shown} failed ({result.reason_code})", ["tool_failed"], result.output),
         )
     else:
         episode.result = result.output

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from .. import config
+from .._safetext import frame_given
 from ..errors import InvalidIdError, RunNotFoundError
 from ..ids import validate_id
 from .runfiles import what_is
@@ -82,10 +83,13 @@ def find_run_dir(target: str | os.PathLike[str], runs_dir: str | os.PathLike[str
 
     Looks in each candidate root for ``<root>/<id>`` and one label level ``<root>/<label>/<id>``.
     """
+    said = frame_given(target, "an episode id or run directory")
+    if said is not None:
+        raise InvalidIdError(said)
     if not isinstance(target, (str, os.PathLike)) and isinstance(getattr(target, "episode_id", None), str):
         kind = type(target).__name__
         raise InvalidIdError(
-            f"got an {kind} where an episode id or run directory goes; pass its episode_id "
+            f"got {'an' if kind[:1] in 'AEIOU' else 'a'} {kind} where an episode id or run directory goes; pass its episode_id "
             f"(handle.episode_id, {target.episode_id!r}), or use the handle's own methods "
             "(handle.approve(approver_id=...), handle.reject(...), await handle)"
         )

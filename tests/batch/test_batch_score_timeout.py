@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import math
+import operator
 import threading
 import time
 from pathlib import Path
@@ -124,11 +125,14 @@ def test_no_limit_and_a_solved_episode(runs_dir: Path) -> None:
     assert summary["status"] == "ok" and "score_timeout_s=0.2" in summary["x-noesis_nb"]["score_error"]
 
 
-async def _one_argument(result):  # a wrong signature: fails when called, before any await
-    return 1.0
+class _FailsOnCall:
+    """A scorer that fails only once called (a signature that cannot take (task, result) is refused before the run)."""
+
+    def __call__(self, *args):
+        raise TypeError(f"expected 1 argument, got {len(args)}")
 
 
-@pytest.mark.parametrize("scorer", [_one_argument, lambda result: 1.0], ids=["async", "sync"])
+@pytest.mark.parametrize("scorer", [_FailsOnCall(), operator.itemgetter(0)], ids=["object", "builtin"])
 def test_a_scorer_that_fails_on_being_called_is_a_score_error_and_the_run_keeps_its_result(runs_dir: Path, scorer) -> None:
     ep = noesis_nb.solve("c", using=lambda task: "done", runs_dir=runs_dir, score=scorer)
     summary = read_json(runs_dir / ep / "summary.json")

@@ -56,7 +56,7 @@ def _agent(marker: Path) -> Any:
     return agent
 
 
-def _score(result: Any) -> float:
+def _score(task: str, result: Any) -> float:
     raise ValueError(f"cannot score {MARK} {SECRET_TEXT}")
 
 
