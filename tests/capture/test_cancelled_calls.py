@@ -15,18 +15,11 @@ import noesis_nb
 from noesis_nb.store import read_events
 from tests.compat.checker import check_run
 
-from .provider_stub import ProviderStub, Reply
+from .provider_stub import Reply
 
 openai = pytest.importorskip("openai")
 
 MSG = [{"role": "user", "content": "hi"}]
-
-
-@pytest.fixture(scope="module")
-def stub():
-    server = ProviderStub()
-    yield server
-    server.close()
 
 
 def _model_events(run_dir: Path) -> list[dict[str, Any]]:

@@ -16,7 +16,7 @@ import pytest
 import noesis_nb
 
 from ..compat.checker import check_run
-from .provider_stub import ANTHROPIC_DEFAULT, DEFAULT, ProviderStub, Reply, anthropic_events, chat_completion, response_object
+from .provider_stub import ANTHROPIC_DEFAULT, DEFAULT, Reply, anthropic_events, chat_completion, response_object
 
 openai = pytest.importorskip("openai")
 anthropic = pytest.importorskip("anthropic")
@@ -27,13 +27,6 @@ MSG = [{"role": "user", "content": "hi"}]
 OPENAI = (1200, 1000, None, 90, 64)
 CLAUDE = (1500, 1000, 300, 80, None)
 UNKNOWN = (None,) * 5
-
-
-@pytest.fixture(scope="module")
-def stub():
-    server = ProviderStub()
-    yield server
-    server.close()
 
 
 def tokens(payload):

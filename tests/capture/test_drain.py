@@ -13,19 +13,12 @@ from noesis_nb.errors import EpisodeStopping
 from noesis_nb.store import read_events
 from tests.compat.checker import check_run
 
-from .provider_stub import ProviderStub, Reply
+from .provider_stub import Reply
 
 openai = pytest.importorskip("openai")
 
 MSG = [{"role": "user", "content": "hi"}]
 USAGE = {"stub_usage": {"input": 900, "cached": 0, "output": 70, "reasoning": 0}}
-
-
-@pytest.fixture(scope="module")
-def stub():
-    server = ProviderStub()
-    yield server
-    server.close()
 
 
 def _agent(stub, tried: list[str], started: asyncio.Event):

@@ -10,19 +10,12 @@ import pytest
 import noesis_nb
 from noesis_nb.errors import InvalidOptionError
 
-from .provider_stub import ProviderStub, Reply
+from .provider_stub import Reply
 
 openai = pytest.importorskip("openai")
 anthropic = pytest.importorskip("anthropic")
 
 MSG = [{"role": "user", "content": "hi"}]
-
-
-@pytest.fixture(scope="module")
-def stub():
-    server = ProviderStub()
-    yield server
-    server.close()
 
 
 def calls(runs_dir, episode_id):

@@ -116,15 +116,13 @@ print(json.dumps({"warnings": [f"{w.category.__name__}: {w.message}" for w in se
 
 def resume_elsewhere(run_dir: Path) -> dict[str, Any]:
     """``resume_run`` from another process: what it said."""
+    return python_elsewhere(RESUME, run_dir.name, str(run_dir.parent))
+
+
+def python_elsewhere(code: str, *args: str) -> dict[str, Any]:
+    """``code`` run by another Python process with ``args``: the JSON object its last line prints."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep))
-    done = subprocess.run(
-        [sys.executable, "-c", RESUME, run_dir.name, str(run_dir.parent)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=env,
-        check=True,
-    )
+    done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=60, env=env, check=True)
     said: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     return said
 

@@ -8,9 +8,6 @@ Noēsis checker, has no event written twice and no tool run twice, and is free f
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -149,14 +146,4 @@ print(json.dumps({"warnings": [f"{w.category.__name__}: {w.message}" for w in se
 
 
 def elsewhere(run_dir: Path, call: str) -> dict[str, Any]:
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(base.ROOT), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep))
-    done = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(ELSEWHERE), call, run_dir.name, str(run_dir.parent)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=env,
-        check=True,
-    )
-    said: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
-    return said
+    return base.python_elsewhere(textwrap.dedent(ELSEWHERE), call, run_dir.name, str(run_dir.parent))
