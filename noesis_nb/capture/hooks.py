@@ -25,6 +25,7 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from types import ModuleType
 from typing import Any
 
+from ..secrets.names import looks_like_credential
 from . import dropped, raw
 from .calls import ABANDONED, ModelCall
 from .scope import IN_SDK_CALL, current
@@ -153,9 +154,16 @@ def _learn_credentials(scope: Any, client: Any) -> None:
         return
     try:
         keys = [getattr(client, name, None) for name in ("api_key", "auth_token")]
-        scope.learn([k for k in keys if isinstance(k, str)])
+        scope.learn([k for k in keys if isinstance(k, str) and _a_real_key(k)])
     except Exception:  # capture never breaks the call it watches
         pass
+
+
+def _a_real_key(key: str) -> bool:
+    """A provider's key, not a local server's placeholder (``"ollama"``, ``"lm-studio"``, ``"sk-no-key-required"``,
+    ``"EMPTY"``): learned, a placeholder would be redacted wherever the run names the server or the model."""
+    key = key.strip()
+    return len(key) >= 12 and looks_like_credential(key) and any(c.isdigit() or c.isupper() for c in key)
 
 
 def _returned(call: ModelCall, result: Any, streams: tuple[Any, Any]) -> None:

@@ -39,6 +39,7 @@ from ..tools._files import check_id
 from .gate import Decision, PendingApproval, to_decision
 from .lifecycle import act_parent, emit_candidate, is_vetoed, record_action
 from .pause import EpisodePaused
+from .unstarted import mark_coroutine_function
 
 if TYPE_CHECKING:
     from .episode import Episode
@@ -260,6 +261,7 @@ class EpisodeContext:
         warnings.warn("ctx.atool is deprecated; use `await ctx.tool_async(...)`", DeprecationWarning, stacklevel=2)
         return await self.tool_async(name, payload, **options)
 
+    @mark_coroutine_function  # code that asks before awaiting (``iscoroutinefunction``) still awaits it
     def tool_async(
         self,
         name: str,

@@ -7,6 +7,7 @@ tool). Cost per call: one dict insert and one pop.
 
 from __future__ import annotations
 
+import inspect
 import itertools
 from collections.abc import Callable, Coroutine
 from typing import Any
@@ -35,11 +36,16 @@ class HandedOut:
         self._waiting.pop(key, None)
 
     def close(self) -> list[str]:
-        """Close what never started (no RuntimeWarning of Python's for them) and return their calls."""
+        """Close what never started (no RuntimeWarning of Python's for them) and return their calls. A coroutine
+        already closed is no forgotten ``await``: a task cancelled before its first step (``wait_for(…, 0)``,
+        ``create_task(…).cancel()``) or one the adapter closed itself."""
         waiting, self._waiting = self._waiting, {}
-        for _, coro in waiting.values():
-            coro.close()
-        return [call for call, _ in waiting.values()]
+        calls = []
+        for call, coro in waiting.values():
+            if inspect.getcoroutinestate(coro) == inspect.CORO_CREATED:
+                coro.close()
+                calls.append(call)
+        return calls
 
     def check(self) -> None:
         """Raise one ``NotAwaitedError`` naming every call handed out and never awaited."""

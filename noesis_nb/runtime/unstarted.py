@@ -8,16 +8,18 @@ of Python's own warning. It is a ``collections.abc.Coroutine``: ``await``, ``asy
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import inspect
 import warnings
 from collections.abc import Callable, Coroutine, Generator
 from typing import Any, ParamSpec, TypeVar
 
-__all__ = ["Unstarted", "awaited_entry"]
+__all__ = ["Unstarted", "awaited_entry", "mark_coroutine_function"]
 
 P = ParamSpec("P")
 T = TypeVar("T")
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 class Unstarted(Coroutine[Any, Any, T]):
@@ -71,8 +73,16 @@ def awaited_entry(call: str) -> Callable[[Callable[P, Coroutine[Any, Any, T]]], 
         def entry(*args: P.args, **kwargs: P.kwargs) -> Coroutine[Any, Any, T]:
             return Unstarted(fn(*args, **kwargs), call)
 
-        if hasattr(inspect, "markcoroutinefunction"):  # Python ≥ 3.12: still reads as a coroutine function
-            inspect.markcoroutinefunction(entry)
-        return entry
+        return mark_coroutine_function(entry)
 
     return wrap
+
+
+def mark_coroutine_function(fn: F) -> F:
+    """``fn`` (a plain function returning a coroutine) read as a coroutine function, so code that decides whether
+    to await by asking (``inspect``/``asyncio.iscoroutinefunction``) awaits it: Python ≥ 3.12's marker, and on
+    older versions asyncio's (``inspect`` there reads only the code's flags)."""
+    if hasattr(inspect, "markcoroutinefunction"):
+        return inspect.markcoroutinefunction(fn)  # type: ignore[no-any-return]
+    fn._is_coroutine = asyncio.coroutines._is_coroutine  # type: ignore[attr-defined]
+    return fn

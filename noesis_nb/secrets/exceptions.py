@@ -17,7 +17,7 @@ from typing import Any
 
 from .display import shown
 from .guard import scrub_text
-from .names import PLACEHOLDERS, REDACTED_VALUE, is_secret_key
+from .names import REDACTED_VALUE, is_secret_key, looks_like_credential
 
 __all__ = ["redact_exception"]
 
@@ -71,11 +71,10 @@ def _attributes(exc: BaseException) -> tuple[str, ...]:
     for name, value in list(attributes.items()):
         if not isinstance(name, str) or name.startswith("__") or isinstance(value, BaseException):
             continue
-        if isinstance(value, (str, bytes)) and is_secret_key(name):
-            text = value.decode("utf-8", "replace") if isinstance(value, bytes) else value
-            if text.strip().lower() not in PLACEHOLDERS and REDACTED_VALUE not in text:
-                named.append(text)
-                attributes[name] = REDACTED_VALUE if isinstance(value, str) else REDACTED_VALUE.encode()
+        text = value.decode("utf-8", "replace") if isinstance(value, bytes) else value
+        if isinstance(text, str) and is_secret_key(name) and looks_like_credential(text):
+            named.append(text)
+            attributes[name] = REDACTED_VALUE if isinstance(value, str) else REDACTED_VALUE.encode()
             continue
         new = _attribute_redacted(value)
         if new is not value:
@@ -126,6 +125,7 @@ def _shown_message(exc: BaseException, named: tuple[str, ...]) -> None:
             "__module__": cls.__module__,
             "__qualname__": cls.__qualname__,
             "__doc__": cls.__doc__,
+            "__slots__": (),  # a slotted class's instance may change class only to one of the same layout
         }
         metaclass: Any = type(cls)  # a custom metaclass makes the subclass too (one that refuses: the message stays)
         shown_cls = _SHOWN[cls] = metaclass(cls.__name__, (cls,), namespace)

@@ -30,7 +30,7 @@ from .._jsonio import atomic_write_bytes, atomic_write_json, dumps_line, to_json
 from .._safetext import error_text, safe_repr
 from .disguise import ESCAPE, INVISIBLE, may_hide, maybe_disguised, readable
 from .joined import chunk_texts, split_secrets
-from .names import PLACEHOLDERS, REDACTED_VALUE
+from .names import PLACEHOLDERS, REDACTED_VALUE, looks_like_credential
 from .scan import distinct_key, redact
 from .text import chunk_runs, flat_might_contain, lists_joined, payload_might_contain
 
@@ -331,7 +331,8 @@ def _attributes(exc: BaseException) -> dict[str, str]:
         if isinstance(name, str) and isinstance(value, bytes):
             value = value[:_SEEN].decode("utf-8", "replace")
         if isinstance(name, str) and isinstance(value, str):
-            out[name] = value[:_SEEN]
+            # a word under a secret-looking name (``self.token = "function"``) is screened as text, not learned whole
+            out[name if looks_like_credential(value) else f"attribute {len(out)}"] = value[:_SEEN]
     return out
 
 

@@ -11,7 +11,7 @@ from functools import lru_cache
 
 from .disguise import plain
 
-__all__ = ["is_secret_key", "REDACTED_VALUE", "PLACEHOLDERS"]
+__all__ = ["is_secret_key", "looks_like_credential", "REDACTED_VALUE", "PLACEHOLDERS"]
 
 REDACTED_VALUE = "[REDACTED]"
 # values that stand for "no secret here" (templates, nulls, earlier redactions)
@@ -136,3 +136,14 @@ def is_secret_key(name: str) -> bool:
     if any(w in _SECRET_WORDS for w in words) or (len(words) > 1 and "pwd" in words):  # MYSQL_PWD, not PWD
         return True
     return any(pair in _SECRET_PAIRS for pair in zip(words, words[1:]))
+
+
+def looks_like_credential(text: str) -> bool:
+    """Whether an object's attribute under a secret-looking name (an exception's ``self.token``) holds a
+    credential rather than a word: 8+ characters without spaces and not a plain word (a digit, a sign or mixed
+    case in it). ``token`` and ``key`` also name a model's vocabulary entry or a dict key (``"function"``,
+    ``"user_id"``), which taken as secrets would be redacted everywhere the run writes them."""
+    value = text.strip()
+    if len(value) < 8 or any(c.isspace() for c in value) or value.lower() in PLACEHOLDERS or REDACTED_VALUE in value:
+        return False
+    return not (value.isalpha() and (value.islower() or value.isupper() or value.istitle()))

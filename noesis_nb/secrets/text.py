@@ -351,21 +351,6 @@ def _short_assignment(text: str, m: re.Match[str]) -> bool:
     return "\n" not in sep and text[m.end("value") : m.end("value") + 1] in ("", "\n", "\r")
 
 
-# "password= stays the same": the "=" on its name, a space, a word and more words; "password = word more" is an
-# assignment written with spaces (a value)
-_PROSE = re.compile(r"(?<=[A-Za-z0-9_])=[ \t]+([a-z]{2,12})(?=[ \t]+[A-Za-z])")
-_WORD = r"(?<![A-Za-z0-9_]){}(?![A-Za-z0-9_])"
-
-
-def _prose_words(text: str, values: set[str]) -> set[str]:
-    """The values found by name that are only ever a lower-case word of prose after a name's ``= `` (``password=
-    stays the same``): a value is written attached to its ``=`` (``password=…``), after `` = ``, quoted, or ends its
-    line; a value of other characters, or one seen anywhere else, stays a secret."""
-    prose = [m.group(1) for m in _PROSE.finditer(text)]
-    words = {v for v in values if v in prose}
-    return {w for w in words if prose.count(w) == len(re.findall(_WORD.format(re.escape(w)), text))}
-
-
 _PAIR = r"[A-Za-z_][\w.\[\]-]{0,80}=[^\s&\"'<>,;)}\]#]*"
 _FORM = re.compile(rf"(?:(?P<query>\?)|(?<![\w.\[\]%-])){_PAIR}(?:&(?:amp;)?{_PAIR})*")
 _FORM_SEP = re.compile("&(?:amp;)?")
@@ -498,7 +483,7 @@ def _find(text: str, entropy: bool) -> set[str]:
         by_name.update(v for v in values if _assigned(v))
         if "+" in named:
             by_name.update(_form_values(named))
-        found |= by_name - _prose_words(named, by_name)
+        found |= by_name  # "password= stays the same" loses "stays": a word after a name's "=" may be its value
     if "asic" in text:  # Authorization: Basic <base64 of user:password>
         found.update(basic_credentials(text))
     if _LONG_RUN in text.encode("utf-8", "ignore").translate(_RUNS):

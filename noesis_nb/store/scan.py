@@ -69,12 +69,12 @@ def _once_each(root: str, found: list[tuple[str, os.stat_result | None, bool]]) 
     base = root if root.endswith(os.sep) else root + os.sep
     real_base = os.path.join(os.path.realpath(root), "")
     seen = {real_base + path[len(base) :] for path, _, linked in found if not linked}
-    out = []
-    for path, st, linked in found:
-        if linked:
-            real = os.path.realpath(path)
-            if real in seen:
-                continue
+    kept = set()
+    # the shallowest path of a linked run wins (``ep_b``, a link to a run elsewhere, over ``again/ep_b`` through
+    # ``again -> .``): the name it has in the root
+    for path, _, _ in sorted((f for f in found if f[2]), key=lambda f: (f[0].count(os.sep), f[0])):
+        real = os.path.realpath(path)
+        if real not in seen:
             seen.add(real)
-        out.append((path, st))
-    return out
+            kept.add(path)
+    return [(path, st) for path, st, linked in found if not linked or path in kept]

@@ -17,6 +17,7 @@ import pytest
 import noesis_nb
 from noesis_nb.magics import RunTable
 from noesis_nb.store import list_runs
+from noesis_nb.store.scan import scan_run_dirs_with_stats
 
 FRAMES = ("runs_df", "events_df", "tools_df", "usage_df")
 
@@ -81,6 +82,7 @@ from pathlib import Path
 import noesis_nb
 from noesis_nb.magics import RunTable
 from noesis_nb.store import list_runs
+from noesis_nb.store.scan import scan_run_dirs_with_stats
 from tests.ipshell import run_magic
 
 root, warm = Path(sys.argv[1]), Path(sys.argv[2])
@@ -167,6 +169,10 @@ def test_a_link_in_the_root_back_to_it_or_to_one_of_its_runs_counts_no_run_twice
     listed = list_runs(None, runs_dir=runs_dir)
 
     assert sorted(runs["episode_id"]) == sorted([first, second, "linked-in"])
+    # the linked run by the name it has in the root, not through the loop ('again/linked-in' sorts first)
+    assert sorted(scanned for scanned, _ in scan_run_dirs_with_stats(str(runs_dir))) == sorted(
+        str(runs_dir / name) for name in (first, second, "linked-in")
+    )
     assert len(events) == sum(len(noesis_nb.events_df(runs_dir / e)) for e in (first, second)) + len(
         noesis_nb.events_df(elsewhere / third)
     )

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import json
+import sys
 import warnings
 from pathlib import Path
 from typing import Any
@@ -485,3 +486,43 @@ def test_a_notebook_tool_resumed_in_another_process_says_what_can_be_done(runs_d
     assert done.returncode == 0, done.stderr
     row = noesis_nb.runs_df(runs_dir).set_index("episode_id").loc[episode_id]
     assert row["status"] == "ok" and row["sealed"]
+
+
+@pytest.mark.parametrize("how", ["wait_for 0", "task cancelled", "closed"])
+def test_a_tool_call_cancelled_or_closed_before_it_started_is_no_forgotten_await(tmp_path: Path, how: str) -> None:
+    """An adapter that gives up on a call before it starts (a timeout of 0, a cancelled task, a coroutine it
+    closes) did await or drop it on purpose: its episode ends as the adapter says, not with NotAwaitedError."""
+    aio = asyncio
+
+    async def agent(task: str, ctx: Any) -> str:
+        call = ctx.tool_async("notes.read", {"argv": [sys.executable, "-c", "pass"]})
+        if how == "wait_for 0":
+            try:
+                await aio.wait_for(call, timeout=0)
+            except TimeoutError:
+                return "fallback"
+        elif how == "task cancelled":
+            running = aio.ensure_future(call)
+            running.cancel()
+            try:
+                await running
+            except aio.CancelledError:
+                return "fallback"
+        else:
+            call.close()
+            return "fallback"
+        return "ran"
+
+    episode_id = noesis_nb.solve("read the notes", using=agent, runs_dir=tmp_path)
+    final = json.loads((tmp_path / episode_id / "final.json").read_text())
+    assert final["outcome"] == "success", final
+
+
+def test_the_async_entry_points_still_read_as_coroutine_functions() -> None:
+    """Code that asks before it awaits (a framework wrapping a callable as a node or a tool) must await them."""
+    from noesis_nb.runtime.context import EpisodeContext
+
+    aio = asyncio
+
+    for fn in (noesis_nb.solve_async, noesis_nb.resume_run_async, EpisodeContext.tool_async):
+        assert aio.iscoroutinefunction(fn), fn

@@ -137,3 +137,58 @@ def test_an_error_whose_message_no_part_holds_keeps_its_class_name_and_pickles(t
     assert f"{error_class.__qualname__}: closure failed: " in printed and "[REDACTED]" in printed, printed
     assert leaks([shape], [("printed", printed.encode()), ("repr", repr(caught).encode())]) == []
     assert type(pickle.loads(pickle.dumps(AuthError("x" * 12)))) is AuthError
+
+
+class SlottedError(Exception):
+    """A message built from a slot: the instance has no ``__dict__`` to redact."""
+
+    __slots__ = ("held",)
+
+    def __init__(self, held: str) -> None:
+        self.held = held
+        super().__init__()
+
+    def __str__(self) -> str:
+        return f"slotted failed: {self.held}"
+
+
+class UnknownToken(Exception):
+    """``token`` naming a word of a model's vocabulary, not a credential."""
+
+    def __init__(self, token: str) -> None:
+        self.token = token
+        super().__init__(f"token {token!r} is not in the model's vocabulary")
+
+
+def _raised(tmp_path: Path, error: BaseException) -> tuple[BaseException, str]:
+    def agent(task: str, ctx: Any) -> str:
+        raise error
+
+    async def cell() -> BaseException:
+        handle = noesis_nb.start("use the model", using=agent, runs_dir=tmp_path)
+        await handle
+        try:
+            handle.result()
+        except type(error) as caught:
+            return caught
+        raise AssertionError("not raised")
+
+    caught = asyncio.run(cell())
+    return caught, "".join(traceback.format_exception(caught))
+
+
+def test_a_slotted_exception_whose_message_shows_a_secret_is_redacted(tmp_path: Path) -> None:
+    shape = SHAPES[0]
+    caught, printed = _raised(tmp_path, SlottedError(shape.text))
+    assert "slotted failed: " in printed and isinstance(caught, SlottedError)
+    assert leaks([shape], [("printed", printed.encode()), ("repr", repr(caught).encode())]) == []
+
+
+@pytest.mark.parametrize("word", ["function", "the", "Basic"])
+def test_a_word_under_a_secret_looking_attribute_name_is_neither_redacted_nor_learned(tmp_path: Path, word: str) -> None:
+    """``self.token = "function"`` is a vocabulary entry: redacted and learned, every "function" the run writes
+    afterwards (its result, its summary) would read [REDACTED]."""
+    caught, printed = _raised(tmp_path, UnknownToken(word))
+    assert getattr(caught, "token", None) == word and f"token {word!r}" in printed
+    (run,) = [p for p in tmp_path.iterdir() if p.name.startswith("ep_")]
+    assert "[REDACTED]" not in (run / "events.jsonl").read_text()

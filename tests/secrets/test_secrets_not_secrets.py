@@ -1,8 +1,9 @@
 """Text that only looks like a secret keeps its words, while every shape of the corpus is still redacted.
 
-A labelled git object name (``HEAD is now at <sha>``), a word of prose after ``password= ``, and the
-ordinary text that shares a chunk with the last few characters of a split secret are what a reader
-needs to follow a run; redacting them hides the run, not a secret.
+A labelled git object name (``HEAD is now at <sha>``) and the ordinary text that shares a chunk with the
+last few characters of a split secret are what a reader needs to follow a run; redacting them hides the
+run, not a secret. A word after a name's ``=`` is its value, even when it reads as prose
+(``password= letmein now``): what follows is no proof it is not one.
 """
 
 from __future__ import annotations
@@ -26,12 +27,6 @@ def test_a_labelled_git_object_name_is_kept(label: str) -> None:
     assert shown(text) == text
 
 
-@pytest.mark.parametrize("text", ["password= stays the same", "set token= once and go"])
-def test_a_word_of_prose_after_an_equals_sign_is_kept(text: str) -> None:
-    assert find_in_text(text) == set()
-    assert shown(text) == text
-
-
 @pytest.mark.parametrize(
     "template",
     ["password= {pw}", "password={pw} stays", "password= {pw} stays", "password = '{pw}' is set", "password: {pw} here"],
@@ -42,16 +37,23 @@ def test_a_password_given_to_a_name_is_still_redacted(template: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "template", ["password= {word}", "password={word} and more", "password = {word} and more", "password: {word} here"]
+    "template",
+    [
+        "password= {word}",
+        "password={word} and more",
+        "password = {word} and more",
+        "password= {word} now",
+        "token= {word} and more",
+        "connect host=db password= {word} user=bob",
+        "password=\t{word} now",
+        "password: {word} here",
+    ],
 )
 def test_a_lower_case_word_given_as_a_value_is_still_redacted(template: str) -> None:
-    """Attached to its ``=``, after `` = ``, ending its line, or after a colon (YAML, a header): a value, not prose."""
+    """Attached to its ``=``, after ``= `` followed by more words, ending its line, or after a colon (YAML, a
+    header): a value, though it reads as a word."""
     word = "".join(random.SystemRandom().choice("abcdefghijklmnopqrstuvwxyz") for _ in range(9))
     assert word not in shown(template.format(word=word))
-
-
-def test_a_word_seen_as_a_value_elsewhere_in_the_text_is_still_redacted() -> None:
-    assert "stays" in find_in_text("password= stays the same; then password=stays")
 
 
 @pytest.mark.parametrize("cut", [1, 2, 3])

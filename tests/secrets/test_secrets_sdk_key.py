@@ -84,3 +84,22 @@ def test_a_clients_key_echoed_by_the_server_or_the_model_is_not_written(tmp_path
     assert [where for where, blob in files if key[4:12].encode() in blob] == []
     calls = [json.loads(line) for line in (tmp_path / episode_id / "events.jsonl").read_text().splitlines()]
     assert [e for e in calls if e["payload"].get("event_name") == "model.call"]  # the call was captured
+
+
+@pytest.mark.parametrize("placeholder", ["ollama", "lm-studio", "sk-no-key-required", "EMPTY"])
+def test_a_local_servers_placeholder_key_is_not_taken_for_a_secret(tmp_path: Path, placeholder: str) -> None:
+    """Ollama, LM Studio or vLLM take any key; their documented placeholders are words the run names elsewhere
+    (the task, the answer): learned as secrets, every one of them would be redacted from the run."""
+    transport = _reply("openai", "unused", 200)
+
+    def agent(task: str, ctx: Any) -> str:
+        http = httpx.Client(transport=transport)
+        client = openai.OpenAI(base_url="http://127.0.0.1:11434/v1", api_key=placeholder, max_retries=0, http_client=http)
+        client.chat.completions.create(model="llama3", messages=[{"role": "user", "content": task}])
+        return f"answered by {placeholder}"
+
+    episode_id = noesis_nb.solve(f"compare {placeholder} with vllm", using=agent, runs_dir=tmp_path)
+    summary = json.loads((tmp_path / episode_id / "summary.json").read_text())
+    state = json.loads((tmp_path / episode_id / "state.json").read_text())
+    assert placeholder in json.dumps(summary) and placeholder in json.dumps(state)
+    assert "[REDACTED]" not in (tmp_path / episode_id / "events.jsonl").read_text()
