@@ -9,6 +9,7 @@ import numbers
 import os
 import threading
 import warnings
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -117,19 +118,43 @@ def _check_task(task: Any) -> None:
         raise InvalidOptionError(f"task must be a non-empty string, got {task!r}")
 
 
+@dataclass(frozen=True)
+class _Signature:
+    """What a callable given as a hook (approver, scorer) can take: checked before the run, so a wrong one is
+    named at once rather than failing at its first call."""
+
+    name: str
+    positional: list[str]  # positional parameters, by name
+    required: list[str]  # the positional ones without a default
+    keywords: list[str]  # keyword-only parameters without a default
+    star_args: bool  # takes *args
+
+    @classmethod
+    def of(cls, fn: Any) -> _Signature | None:
+        """None when the signature cannot be read (a builtin, a C extension): the call itself will say."""
+        try:
+            params = list(inspect.signature(fn).parameters.values())
+        except (TypeError, ValueError):
+            return None
+        positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        return cls(
+            name=getattr(fn, "__name__", type(fn).__name__),
+            positional=[p.name for p in positional],
+            required=[p.name for p in positional if p.default is p.empty],
+            keywords=[p.name for p in params if p.kind == p.KEYWORD_ONLY and p.default is p.empty],
+            star_args=any(p.kind == p.VAR_POSITIONAL for p in params),
+        )
+
+
 def _check_approver_signature(approver: Any) -> None:
     """An approver is called with one argument, the ``PendingApproval``: a signature that cannot take it fails
     at the first tool call that needs a decision, so it is named before the run starts."""
-    try:
-        params = list(inspect.signature(approver).parameters.values())
-    except (TypeError, ValueError):
+    sig = _Signature.of(approver)
+    if sig is None:
         return
-    name = getattr(approver, "__name__", type(approver).__name__)
-    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    required = [p.name for p in positional if p.default is p.empty]
-    keywords = [p.name for p in params if p.kind == p.KEYWORD_ONLY and p.default is p.empty]
+    name, positional, required, keywords = sig.name, sig.positional, sig.required, sig.keywords
     fix = "an approver is called as approver(pending) with a PendingApproval and returns True/False, (bool, reason) or None"
-    if not positional and not any(p.kind == p.VAR_POSITIONAL for p in params):
+    if not positional and not sig.star_args:
         raise InvalidOptionError(f"approver={name} takes no argument; {fix}")
     if len(required) > 1:
         raise InvalidOptionError(
@@ -147,16 +172,12 @@ def check_scorer(score: Any) -> None:
         return
     if not callable(score):
         raise InvalidOptionError(f"score={score!r:.80} is not callable; pass a function (task, result) -> number or bool")
-    try:
-        params = list(inspect.signature(score).parameters.values())
-    except (TypeError, ValueError):
+    sig = _Signature.of(score)
+    if sig is None:
         return
-    name = getattr(score, "__name__", type(score).__name__)
-    positional = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    required = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty]
-    keywords = [p.name for p in params if p.kind == p.KEYWORD_ONLY and p.default is p.empty]
+    name, positional, required, keywords = sig.name, sig.positional, sig.required, sig.keywords
     fix = "a scorer is called as score(task, result) and returns a number or a bool, e.g. lambda task, result: ..."
-    if len(positional) < 2 and not any(p.kind == p.VAR_POSITIONAL for p in params):
+    if len(positional) < 2 and not sig.star_args:
         taken = f"{len(positional)} argument{'s' if len(positional) != 1 else ''}" + (
             f" ({', '.join(positional)})" if positional else ""
         )
