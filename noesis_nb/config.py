@@ -14,7 +14,7 @@ from typing import Any, overload
 
 from .errors import InvalidOptionError, UnsupportedFeatureError, guessed
 
-__all__ = ["get", "set", "reset", "runs_dir", "check_path", "NOT_IMPLEMENTED"]
+__all__ = ["get", "set", "reset", "runs_dir", "check_path", "problems", "NOT_IMPLEMENTED"]
 
 _DEFAULTS: dict[str, Any] = {  # what noesis_nb reads
     "runs_dir": None,  # None: $NOESIS_RUNS_DIR, else ./.noesis/episodes
@@ -91,14 +91,55 @@ def get(key: None = None) -> dict[str, Any]: ...
 @overload
 def get(key: str) -> Any: ...
 def get(key: str | None = None) -> Any:
-    """The whole config as a dict (Noēsis' keys included, at the values noesis_nb behaves by), or one value."""
+    """The whole config as a dict (Noēsis' keys included, at the values noesis_nb behaves by), or one value.
+
+    One value set wrong in the environment raises (the call needing it stops there); the whole dict does not, so
+    the settings can be looked at to find the wrong one: it holds the variable's text and a UserWarning names each
+    wrong variable with its fix (see ``problems()``).
+    """
     if key is not None:
         if key in NOT_IMPLEMENTED:
             return NOT_IMPLEMENTED[key]
         if key not in _DEFAULTS:
             raise InvalidOptionError(f"unknown setting {key!r}; known settings: {sorted(_DEFAULTS)}")
         return _value(key)
-    return {**NOT_IMPLEMENTED, **{k: _value(k) for k in _DEFAULTS}}
+    shown: dict[str, Any] = dict(NOT_IMPLEMENTED)
+    for name in _DEFAULTS:
+        try:
+            shown[name] = _value(name)
+        except InvalidOptionError:
+            shown[name] = os.environ[_ENV[name]]
+    if said := problems():
+        import warnings
+
+        warnings.warn(
+            "noesis_nb settings from the environment: " + "; ".join(said) + " (start()/solve() refuse until it is fixed)",
+            UserWarning,
+            stacklevel=2,
+        )
+    return shown
+
+
+def problems() -> list[str]:
+    """One line per ``NOESIS_*`` environment variable set to a value noesis_nb refuses (or misspelt), with the fix."""
+    said = []
+    for name in _DEFAULTS:
+        try:
+            _value(name)
+        except InvalidOptionError as exc:
+            said.append(str(exc))
+    approver = os.environ.get("NOESIS_NB_APPROVER")
+    if approver is not None and approver not in APPROVERS:
+        said.append(
+            f"$NOESIS_NB_APPROVER={approver!r}{guessed([approver], APPROVERS).removeprefix(repr(approver))}: "
+            "use 'ask', 'auto', 'deny' (or pass approver=)"
+        )
+    try:
+        capture_from_env()
+    except InvalidOptionError as exc:
+        said.append(str(exc))
+    said.extend(f"${name} is not read by noesis_nb (did you mean {meant}?)" for name, meant in sorted(_misspelt().items()))
+    return said
 
 
 def _value(key: str) -> Any:
@@ -152,18 +193,39 @@ def check_env_names() -> None:
     if _env_checked:
         return
     _env_checked = True
+    if misspelt := _misspelt():
+        import warnings
+
+        said = ", ".join(f"{name} (did you mean {meant}?)" for name, meant in sorted(misspelt.items()))
+        warnings.warn(f"environment variable {said} is not read by noesis_nb, so it does nothing", UserWarning, stacklevel=2)
+
+
+def _misspelt() -> dict[str, str]:
+    """``NOESIS_NB_*`` names set in the environment that look like a misspelt one noesis_nb reads, to that one."""
     import difflib
 
     known = [n.removeprefix("NOESIS_NB_") for n in ENV_NAMES]
-    misspelt = {
+    return {
         name: f"NOESIS_NB_{close[0]}"
         for name in os.environ
         if name.startswith("NOESIS_NB_") and name not in ENV_NAMES and not name.startswith("NOESIS_NB_SECRET_")
         for close in [difflib.get_close_matches(name.removeprefix("NOESIS_NB_"), known, n=1, cutoff=0.75)]
         if close
     }
-    if misspelt:
-        import warnings
 
-        said = ", ".join(f"{name} (did you mean {meant}?)" for name, meant in sorted(misspelt.items()))
-        warnings.warn(f"environment variable {said} is not read by noesis_nb, so it does nothing", UserWarning, stacklevel=2)
+
+#: ``approver=`` by name (also ``$NOESIS_NB_APPROVER``)
+APPROVERS = ("ask", "auto", "deny")
+CAPTURE_ENV = "NOESIS_NB_CAPTURE"
+_ON = {"1", "true", "yes", "on"}
+_OFF = {"0", "false", "no", "off"}
+
+
+def capture_from_env() -> bool:
+    """``$NOESIS_NB_CAPTURE`` as on/off (unset: on); another value raises InvalidOptionError naming it."""
+    raw = os.environ.get(CAPTURE_ENV, "").strip().lower()
+    if not raw or raw in _ON:
+        return True
+    if raw in _OFF:
+        return False
+    raise InvalidOptionError(f"{CAPTURE_ENV}={raw!r}: use 1/0 (or true/false, on/off) to turn model-call capture on or off")

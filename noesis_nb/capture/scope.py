@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import _forks
+from ..config import CAPTURE_ENV, capture_from_env
 from ..errors import InvalidOptionError
 from ..store.vocab import MODEL_CALL
 from . import dropped
@@ -42,9 +43,7 @@ CUT_OFF = "the episode ended while the call was in flight (its answer is not rec
 
 __all__ = ["CaptureScope", "current", "scoped", "resolve_option", "claim_manual", "ENV", "OPEN_SPANS", "IN_SDK_CALL"]
 
-ENV = "NOESIS_NB_CAPTURE"
-_ON = {"1", "true", "yes", "on"}
-_OFF = {"0", "false", "no", "off"}
+ENV = CAPTURE_ENV
 _CURRENT: contextvars.ContextVar[CaptureScope | None] = contextvars.ContextVar("noesis_nb_capture", default=None)
 #: True while a captured SDK call runs: spans started inside it (the SDK's own call span, HTTP spans) are part of it
 IN_SDK_CALL: contextvars.ContextVar[bool] = contextvars.ContextVar("noesis_nb_in_sdk_call", default=False)
@@ -217,12 +216,7 @@ def claim_manual(
 def resolve_option(capture: Any) -> bool:
     """``capture=`` of ``start``/``solve``: True/False, or None for ``$NOESIS_NB_CAPTURE`` (default on)."""
     if capture is None:
-        raw = os.environ.get(ENV, "").strip().lower()
-        if not raw or raw in _ON:
-            return True
-        if raw in _OFF:
-            return False
-        raise InvalidOptionError(f"{ENV}={raw!r}: use 1/0 (or true/false, on/off) to turn model-call capture on or off")
+        return capture_from_env()
     if not isinstance(capture, bool):
         raise InvalidOptionError(f"capture={capture!r}: pass True or False (or leave it out to follow ${ENV})")
     return capture

@@ -45,7 +45,7 @@ __all__ = [
     "RunRecovered",
 ]
 
-_APPROVERS = ("ask", "auto", "deny")
+_APPROVERS = config.APPROVERS
 
 
 class RunRecovered(UserWarning):

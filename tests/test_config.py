@@ -1,0 +1,72 @@
+"""Settings read from the environment: looking at them works when one is wrong, and names it; running refuses."""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import noesis_nb
+from noesis_nb import config, ns
+from noesis_nb.errors import InvalidOptionError
+
+WRONG = {
+    "NOESIS_GOVERNANCE_MODE": ("Audit", "(did you mean 'audit'?)"),
+    "NOESIS_GOVERNANCE_FAILURE_POLICY": ("fail-closed", "(did you mean 'fail_closed'?)"),
+    "NOESIS_NB_APPROVER": ("Auto", "(did you mean 'auto'?)"),
+    "NOESIS_NB_CAPTURE": ("maybe", "use 1/0"),
+}
+
+
+async def _answers(task: str, ctx: Any) -> str:
+    return "done"
+
+
+@pytest.mark.parametrize("variable", sorted(WRONG))
+def test_the_settings_show_with_a_wrong_variable_named_while_running_refuses(
+    variable: str, runs_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    value, fix = WRONG[variable]
+    monkeypatch.setenv(variable, value)
+    for show in (ns.get, config.get):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            shown = show()
+        said = " ".join(str(w.message) for w in caught)
+        assert f"{variable}={value!r}" in said and fix in said, said
+        assert shown["timeout_sec"] == 60 and "runs_dir" in shown  # the rest is there to read
+    with pytest.raises(InvalidOptionError) as info:
+        noesis_nb.solve("t", using=_answers, runs_dir=runs_dir)
+    assert variable in str(info.value) and fix in str(info.value)
+    assert list(runs_dir.iterdir()) == []
+
+
+def test_every_wrong_variable_is_named_at_once_and_the_dict_holds_what_was_set(monkeypatch: pytest.MonkeyPatch) -> None:
+    for variable, (value, _) in WRONG.items():
+        monkeypatch.setenv(variable, value)
+    monkeypatch.setenv("NOESIS_NB_CAPTUR", "0")
+    found = config.problems()
+    assert [line.split("=")[0].split(" ")[0].lstrip("$") for line in found] == [
+        "NOESIS_GOVERNANCE_MODE",
+        "NOESIS_GOVERNANCE_FAILURE_POLICY",
+        "NOESIS_NB_APPROVER",
+        "NOESIS_NB_CAPTURE",
+        "NOESIS_NB_CAPTUR",
+    ]
+    assert "did you mean NOESIS_NB_CAPTURE?" in found[-1]
+    with pytest.warns(UserWarning):
+        shown = ns.get()
+    assert shown["governance_mode"] == "Audit" and shown["governance_failure_policy"] == "fail-closed"
+    with pytest.raises(InvalidOptionError, match="NOESIS_GOVERNANCE_MODE='Audit'"):
+        config.get("governance_mode")  # the one value a call needs still stops that call
+
+
+def test_right_settings_show_without_a_warning(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NOESIS_GOVERNANCE_MODE", "audit")
+    monkeypatch.setenv("NOESIS_NB_CAPTURE", "off")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert ns.get()["governance_mode"] == "audit"
+    assert config.problems() == []
