@@ -12,7 +12,6 @@ whose ``str`` and ``repr`` are redacted (``except`` and ``isinstance`` still mat
 
 from __future__ import annotations
 
-import weakref
 from typing import Any
 
 from .display import shown
@@ -115,24 +114,38 @@ def _shown_message(exc: BaseException, named: tuple[str, ...]) -> None:
             break
     else:
         return
-    cls = type(exc)
-    shown_cls = _SHOWN.get(cls)
-    if shown_cls is None:
-        namespace = {
-            "__str__": _str,
-            "__repr__": _repr,
-            "__reduce__": _reduce,
-            "__module__": cls.__module__,
-            "__qualname__": cls.__qualname__,
-            "__doc__": cls.__doc__,
-            "__slots__": (),  # a slotted class's instance may change class only to one of the same layout
-        }
-        metaclass: Any = type(cls)  # a custom metaclass makes the subclass too (one that refuses: the message stays)
-        shown_cls = _SHOWN[cls] = metaclass(cls.__name__, (cls,), namespace)
-    exc.__class__ = shown_cls
+    exc.__class__ = _shown_class(type(exc))
 
 
-_SHOWN: weakref.WeakKeyDictionary[type, type] = weakref.WeakKeyDictionary()
+_ATTRIBUTE = "_noesis_nb_shown_class_"
+_IMMUTABLE: dict[type, type] = {}  # built-in and extension classes, which take no attribute and live as long
+
+
+def _shown_class(cls: type) -> type:
+    """The same-named subclass of ``cls`` whose ``str``/``repr`` are redacted, made once per class.
+
+    Kept on ``cls`` itself (a cycle the collector frees with it): in a weak-key table the subclass, holding
+    ``cls`` as its base, kept every class it was made for alive.
+    """
+    shown_cls: type | None = vars(cls).get(_ATTRIBUTE) or _IMMUTABLE.get(cls)
+    if shown_cls is not None:
+        return shown_cls
+    namespace = {
+        "__str__": _str,
+        "__repr__": _repr,
+        "__reduce__": _reduce,
+        "__module__": cls.__module__,
+        "__qualname__": cls.__qualname__,
+        "__doc__": cls.__doc__,
+        "__slots__": (),  # a slotted class's instance may change class only to one of the same layout
+    }
+    metaclass: Any = type(cls)  # a custom metaclass makes the subclass too (one that refuses: the message stays)
+    shown_cls = metaclass(cls.__name__, (cls,), namespace)
+    try:
+        type.__setattr__(cls, _ATTRIBUTE, shown_cls)
+    except (TypeError, AttributeError):
+        _IMMUTABLE[cls] = shown_cls
+    return shown_cls
 
 
 def _safe(exc: BaseException, render: Any) -> str:
@@ -152,8 +165,18 @@ def _repr(self: BaseException) -> str:
 
 
 def _reduce(self: BaseException) -> Any:
-    """Pickled as the original class (the subclass is not importable by its name)."""
+    """Rebuilt as the original class (the subclass is not importable by its name), then shown redacted again:
+    a pickled or copied exception prints as the one it copies (``except`` and ``isinstance`` still match)."""
     reduced = super(type(self), self).__reduce__()
-    if isinstance(reduced, tuple) and reduced and reduced[0] is type(self):
-        return (type(self).__mro__[1], *reduced[1:])
+    made_by = reduced[0] if isinstance(reduced, tuple) and len(reduced) >= 2 else None
+    if made_by in type(self).__mro__[:2] and isinstance(reduced[1], tuple):
+        args = tuple(_redacted(a, ()) for a in reduced[1])
+        return (_rebuilt, (type(self).__mro__[1], args), *reduced[2:])
     return reduced
+
+
+def _rebuilt(cls: type[BaseException], args: tuple[Any, ...]) -> BaseException:
+    """``cls(*args)`` (as unpickling an exception does) as its redacted subclass."""
+    exc = cls(*args)
+    exc.__class__ = _shown_class(cls)
+    return exc

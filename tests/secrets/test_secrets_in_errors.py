@@ -10,9 +10,12 @@ the run's files. The exception keeps its type, so ``except`` clauses still catch
 from __future__ import annotations
 
 import asyncio
+import copy
+import gc
 import pickle
 import random
 import traceback
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -192,3 +195,56 @@ def test_a_word_under_a_secret_looking_attribute_name_is_neither_redacted_nor_le
     assert getattr(caught, "token", None) == word and f"token {word!r}" in printed
     (run,) = [p for p in tmp_path.iterdir() if p.name.startswith("ep_")]
     assert "[REDACTED]" not in (run / "events.jsonl").read_text()
+
+
+_TABLE: dict[str, str] = {}
+
+
+class TabledError(Exception):
+    """A message looked up in a module's table: no part of the instance holds it, and pickle can import it."""
+
+    def __str__(self) -> str:
+        return f"lookup failed: {_TABLE.get(self.args[0], '?')}"
+
+
+def _printed(error: BaseException) -> list[tuple[str, bytes]]:
+    return [
+        ("str", str(error).encode()),
+        ("repr", repr(error).encode()),
+        ("traceback", "".join(traceback.format_exception(error)).encode()),
+    ]
+
+
+@pytest.mark.parametrize("how", ["copy", "deepcopy"])
+def test_a_copy_of_an_error_shown_redacted_stays_redacted(tmp_path: Path, how: str) -> None:
+    shape = SHAPES[0]
+    error_class = _closure_error(shape.text)
+    caught, _ = _raised(tmp_path, error_class("boom"))
+    copied = getattr(copy, how)(caught)
+    assert isinstance(copied, error_class) and copied.args == ("boom",)
+    assert leaks([shape], _printed(copied)) == []
+
+
+def test_an_unpickled_error_shown_redacted_stays_redacted_and_is_caught_by_its_class(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shape = SHAPES[0]
+    monkeypatch.setitem(_TABLE, "k", shape.text)
+    caught, _ = _raised(tmp_path, TabledError("k"))
+    try:
+        raise pickle.loads(pickle.dumps(caught))
+    except TabledError as unpickled:
+        assert type(unpickled).__name__ == "TabledError" and unpickled.args == ("k",)
+        assert leaks([shape], _printed(unpickled)) == []
+
+
+def test_an_error_class_shown_redacted_is_freed_once_unused() -> None:
+    from noesis_nb.secrets.exceptions import redact_exception
+
+    error_class = _closure_error(SHAPES[0].text)
+    error = redact_exception(error_class("boom"))
+    assert type(error) is not error_class and isinstance(error, error_class)  # its message is shown redacted
+    gone = weakref.ref(error_class)
+    del error_class, error
+    gc.collect()
+    assert gone() is None
