@@ -57,6 +57,8 @@ def _redact_one(exc: BaseException) -> tuple[str, ...]:
     notes = getattr(exc, "__notes__", None)
     if isinstance(notes, list):
         notes[:] = [_redacted(n, named) for n in notes]
+    elif isinstance(notes, tuple):  # a traceback prints any sequence of notes: set by hand, not by add_note
+        exc.__notes__ = [_redacted(n, named) for n in notes]
     return named
 
 

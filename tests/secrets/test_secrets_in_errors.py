@@ -75,6 +75,12 @@ def _failing(shape: Any, how: str) -> Any:
             error = ValueError("deploy failed")
             error.add_note(f"with {shape.text}")
             raise error
+        if how == "notes set by hand":
+            error = ValueError("deploy failed")
+            error.__notes__ = (f"with {shape.text}",)  # a traceback prints any sequence of notes
+            raise error
+        if how == "group member":
+            raise ExceptionGroup("deploys failed", [ValueError("one failed"), OSError(f"with {shape.text}")])
         if how == "named attribute":
             raise AuthError(shape.value)
         if how == "attribute":
@@ -90,11 +96,13 @@ KINDS: dict[str, type[BaseException]] = {
     "message": ValueError,
     "cause": RuntimeError,
     "note": ValueError,
+    "notes set by hand": ValueError,
+    "group member": ExceptionGroup,
     "os error": FileNotFoundError,
     "named attribute": AuthError,
     "attribute": DeployError,
 }
-HOWS = ["message", "cause", "note", "os error", "named attribute", "attribute", "closure"]
+HOWS = ["message", "cause", "note", "notes set by hand", "group member", "os error", "named attribute", "attribute", "closure"]
 
 
 @pytest.mark.parametrize("how", HOWS)
