@@ -21,6 +21,7 @@ from ..errors import BatchInterrupted
 from ..runtime.handle import EpisodeHandle
 from ..runtime.interrupt import watch_interrupts
 from ..runtime.presenter import presenter
+from ..runtime.unstarted import awaited_entry
 from ..secrets import shown_cut, shown_repr
 from ..store.vocab import TERMINAL_STATUSES
 
@@ -198,6 +199,7 @@ class BatchHandle:
             batch_id=self.batch_id,
         )
 
+    @awaited_entry("batch.wait()")
     async def wait(self) -> BatchHandle:
         """Wait until every entry has finished (not merely paused) and its run is uploaded (``upload_to``).
 

@@ -39,7 +39,7 @@ from ..tools._files import check_id
 from .gate import Decision, PendingApproval, to_decision
 from .lifecycle import act_parent, emit_candidate, is_vetoed, record_action
 from .pause import EpisodePaused
-from .unstarted import mark_coroutine_function
+from .unstarted import awaited_entry, mark_coroutine_function
 
 if TYPE_CHECKING:
     from .episode import Episode
@@ -226,6 +226,7 @@ class EpisodeContext:
         self._off_loop("next_steer", "next_steer_async")
         return self._episode.steers.wait(timeout, at)
 
+    @awaited_entry("ctx.next_steer_async(…)")  # not awaited it is no steer, though it reads as true
     async def next_steer_async(self, timeout: float | None = None, *, at: str = "next-item") -> Any:
         """Await a steer that applies here; None after ``timeout`` s or when the episode ends."""
         self._episode.recorder.check_owner("ctx.next_steer_async()")
@@ -255,11 +256,13 @@ class EpisodeContext:
         call = self._episode.on_loop_for_thread(lambda: self.tool_async(name, payload, **options))
         return asyncio.run_coroutine_threadsafe(call, loop).result()
 
-    async def atool(self, name: str, payload: dict[str, Any], **options: Any) -> Any:
-        """Deprecated name of :meth:`tool_async` (the package's twins are ``name`` / ``name_async``)."""
+    @mark_coroutine_function
+    def atool(self, name: str, payload: dict[str, Any], **options: Any) -> Coroutine[Any, Any, Any]:
+        """Deprecated name of :meth:`tool_async` (the package's twins are ``name`` / ``name_async``); its coroutine
+        is ``tool_async``'s, so one never awaited is named when the adapter returns, as there."""
 
         warnings.warn("ctx.atool is deprecated; use `await ctx.tool_async(...)`", DeprecationWarning, stacklevel=2)
-        return await self.tool_async(name, payload, **options)
+        return self.tool_async(name, payload, **options)
 
     @mark_coroutine_function  # code that asks before awaiting (``iscoroutinefunction``) still awaits it
     def tool_async(

@@ -19,6 +19,7 @@ from .gate import Decision, PendingApproval, check_decider, tell_if_overruled
 from .interrupt import interrupted, watch_interrupts
 from .presenter import presenter
 from .steer import Steer
+from .unstarted import awaited_entry
 
 if TYPE_CHECKING:
     from .episode import Episode
@@ -247,6 +248,7 @@ class EpisodeHandle:
         drain = self._episode.drain
         return drain.report if drain is not None else None
 
+    @awaited_entry("handle.stop(…)")  # not awaited: nothing stops, and the cell says so
     async def stop(self, drain_s: float | None = None) -> DrainReport | None:
         """``cancel(drain_s)`` and wait until the episode has ended; returns the drain report (None without a drain).
 
@@ -296,6 +298,7 @@ class EpisodeHandle:
         self.refresh_display()
         return self
 
+    @awaited_entry("handle.settled()")
     async def settled(self) -> EpisodeHandle:
         """Wait until finished or paused for a human, as ``await handle`` does, but without drawing any view
         (for code that runs many episodes: a batch must not create a view per episode)."""
@@ -303,6 +306,7 @@ class EpisodeHandle:
             await asyncio.shield(self._episode.settled.wait())
         return self
 
+    @awaited_entry("handle.wait()")
     async def wait(self) -> EpisodeHandle:
         """Wait until finished (not merely paused). Never use this in a notebook cell while a human must click.
 

@@ -1,0 +1,87 @@
+"""Awaitable calls of the handle and the context, made without ``await``: they say how to run them, or the
+episode names them, instead of a plain coroutine shown or dropped in silence."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import warnings
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import noesis_nb
+from noesis_nb.errors import NotAwaitedError
+
+
+async def _sleeps(task: str, ctx: Any) -> str:
+    await asyncio.sleep(30)
+    return "slept"
+
+
+@pytest.mark.parametrize("call", ["wait", "settled", "stop"])
+def test_a_handle_call_without_await_says_how_to_run_it_and_does_nothing(runs_dir: Path, call: str) -> None:
+    async def main() -> tuple[str, list[str], str]:
+        handle = noesis_nb.start("t", using=_sleeps, runs_dir=runs_dir)
+        await asyncio.sleep(0.05)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            pending = getattr(handle, call)()  # the cell's last line, no await
+            shown = repr(pending)
+            del pending
+            gc.collect()
+        status = handle.status  # nothing stopped, nothing waited
+        await handle.stop(0)  # awaited, it still works
+        return shown, [str(w.message) for w in caught if "never awaited" in str(w.message)], status
+
+    shown, said, status = asyncio.run(main())
+    named = f"handle.{call}({'…' if call == 'stop' else ''})"
+    assert shown.startswith(f"<{named}: not started; write `await {named}`"), shown
+    assert said == [f"{named} was never awaited, so nothing ran: write `await {named}`"], said
+    assert status == "running"
+
+
+def test_next_steer_async_without_await_says_how_to_run_it(runs_dir: Path) -> None:
+    async def adapter(task: str, ctx: Any) -> str:
+        steer = ctx.next_steer_async(0)  # no await: a coroutine, which reads as true
+        shown = repr(steer)
+        steer.close()
+        return shown
+
+    episode_id = noesis_nb.solve("t", using=adapter, runs_dir=runs_dir)
+    assert noesis_nb.runs_df(runs_dir).set_index("episode_id").loc[episode_id, "status"] == "ok"
+    outputs = [e for e in noesis_nb.events_df(runs_dir)["payload"].astype(str) if "not started; write" in e]
+    assert outputs and "`await ctx.next_steer_async(…)`" in outputs[0], outputs
+
+
+def test_the_deprecated_atool_never_awaited_is_named_as_tool_async_is(runs_dir: Path) -> None:
+    async def adapter(task: str, ctx: Any) -> str:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            ctx.atool("fs.list", {"argv": ["python", "-c", "print('ran')"]})  # no await: the tool never runs
+        return "done"
+
+    async def main() -> Any:
+        handle = noesis_nb.start("t", using=adapter, runs_dir=runs_dir)
+        await handle
+        return handle
+
+    handle = asyncio.run(main())
+    assert handle.status == "error"
+    with pytest.raises(NotAwaitedError, match="never awaited, so the tool never ran"):
+        handle.result()
+
+
+def test_a_batch_wait_without_await_says_how_to_run_it(runs_dir: Path) -> None:
+    async def echo(task: str, ctx: Any) -> str:
+        return task
+
+    async def main() -> str:
+        handle = noesis_nb.batch(["a"], using=echo, root=runs_dir, batch_id="b1")
+        pending = handle.wait()
+        shown = repr(pending)
+        await pending  # and awaited, it runs
+        return shown
+
+    assert asyncio.run(main()).startswith("<batch.wait(): not started; write `await batch.wait()`"), "no hint"
