@@ -12,6 +12,7 @@ import threading
 from pathlib import Path
 from typing import Any, overload
 
+from ._envvars import APPROVERS, ENV_NAMES, NOESIS_ENV, capture_from_env, is_default, misspelt
 from .errors import InvalidOptionError, UnsupportedFeatureError, guessed
 
 __all__ = ["get", "set", "reset", "runs_dir", "check_path", "problems", "NOT_IMPLEMENTED"]
@@ -138,7 +139,15 @@ def problems() -> list[str]:
         capture_from_env()
     except InvalidOptionError as exc:
         said.append(str(exc))
-    said.extend(f"${name} is not read by noesis_nb (did you mean {meant}?)" for name, meant in sorted(_misspelt().items()))
+    said.extend(
+        f"${name} is not read by noesis_nb (did you mean {meant}?)"
+        for name, meant in sorted(misspelt([*ENV_NAMES, *_ENV.values()]).items())
+    )
+    said.extend(
+        f"${name}={raw!r} is ignored: noesis_nb does not implement Noēsis' {key!r} (it behaves as at its default "
+        f"{NOT_IMPLEMENTED[key]!r}); unset it"
+        for name, key, raw in _unimplemented()
+    )
     return said
 
 
@@ -181,51 +190,31 @@ def runs_dir(explicit: str | os.PathLike[str] | None = None) -> Path:
     return Path(configured).expanduser() if configured else Path(".noesis") / "episodes"
 
 
-#: the ``NOESIS_NB_*`` variables noesis_nb reads (``NOESIS_NB_SECRET_<PATH>`` are a family, by prefix)
-ENV_NAMES = ("NOESIS_NB_APPROVER", "NOESIS_NB_CACHE_DIR", "NOESIS_NB_CAPTURE", "NOESIS_NB_PRINCIPAL")
 _env_checked = False
 
 
 def check_env_names() -> None:
-    """Warn once per process about a ``NOESIS_NB_*`` variable that looks like a misspelt one noesis_nb reads
-    (it would do nothing); other names are left alone (tools of their own may use the prefix)."""
+    """Warn once per process about a ``NOESIS_*`` variable that does nothing here: one that looks like a misspelt
+    one noesis_nb reads, or a Noēsis setting noesis_nb does not implement set off its default. Other names are
+    left alone (tools of their own may use the prefix)."""
     global _env_checked
     if _env_checked:
         return
     _env_checked = True
-    if misspelt := _misspelt():
+    said = [f"{name} (did you mean {meant}?)" for name, meant in sorted(misspelt([*ENV_NAMES, *_ENV.values()]).items())]
+    said += [f"{name}={raw!r} (noesis_nb does not implement Noēsis' {key!r})" for name, key, raw in _unimplemented()]
+    if said:
         import warnings
 
-        said = ", ".join(f"{name} (did you mean {meant}?)" for name, meant in sorted(misspelt.items()))
-        warnings.warn(f"environment variable {said} is not read by noesis_nb, so it does nothing", UserWarning, stacklevel=2)
+        warnings.warn(
+            f"environment variable {', '.join(said)} is not read by noesis_nb, so it does nothing", UserWarning, stacklevel=2
+        )
 
 
-def _misspelt() -> dict[str, str]:
-    """``NOESIS_NB_*`` names set in the environment that look like a misspelt one noesis_nb reads, to that one."""
-    import difflib
-
-    known = [n.removeprefix("NOESIS_NB_") for n in ENV_NAMES]
-    return {
-        name: f"NOESIS_NB_{close[0]}"
-        for name in os.environ
-        if name.startswith("NOESIS_NB_") and name not in ENV_NAMES and not name.startswith("NOESIS_NB_SECRET_")
-        for close in [difflib.get_close_matches(name.removeprefix("NOESIS_NB_"), known, n=1, cutoff=0.75)]
-        if close
-    }
-
-
-#: ``approver=`` by name (also ``$NOESIS_NB_APPROVER``)
-APPROVERS = ("ask", "auto", "deny")
-CAPTURE_ENV = "NOESIS_NB_CAPTURE"
-_ON = {"1", "true", "yes", "on"}
-_OFF = {"0", "false", "no", "off"}
-
-
-def capture_from_env() -> bool:
-    """``$NOESIS_NB_CAPTURE`` as on/off (unset: on); another value raises InvalidOptionError naming it."""
-    raw = os.environ.get(CAPTURE_ENV, "").strip().lower()
-    if not raw or raw in _ON:
-        return True
-    if raw in _OFF:
-        return False
-    raise InvalidOptionError(f"{CAPTURE_ENV}={raw!r}: use 1/0 (or true/false, on/off) to turn model-call capture on or off")
+def _unimplemented() -> list[tuple[str, str, str]]:
+    """(variable, setting, text) of each Noēsis variable set for a setting noesis_nb does not implement, off its default."""
+    return [
+        (name, key, raw)
+        for name, key in NOESIS_ENV.items()
+        if (raw := os.environ.get(name, "").strip()) and not is_default(raw, NOT_IMPLEMENTED[key])
+    ]

@@ -26,6 +26,7 @@ LAYERS = {
         "noesis_nb.errors",
         "noesis_nb.ids",
         "noesis_nb.config",
+        "noesis_nb._envvars",
         "noesis_nb._jsonio",
         "noesis_nb._threads",
         "noesis_nb._forks",

@@ -70,3 +70,53 @@ def test_right_settings_show_without_a_warning(monkeypatch: pytest.MonkeyPatch) 
         warnings.simplefilter("error")
         assert ns.get()["governance_mode"] == "audit"
     assert config.problems() == []
+
+
+@pytest.mark.parametrize(
+    ("variable", "meant"),
+    [
+        ("NOESIS_GOVERNANCE_MOD", "NOESIS_GOVERNANCE_MODE"),
+        ("NOESIS_RUN_DIR", "NOESIS_RUNS_DIR"),
+        ("NOESIS_NB_RUNS_DIR", "NOESIS_RUNS_DIR"),
+        ("NOESIS_APPROVER", "NOESIS_NB_APPROVER"),
+    ],
+)
+def test_a_misspelt_noesis_variable_is_named_with_the_one_meant(
+    variable: str, meant: str, runs_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(config, "_env_checked", False)
+    monkeypatch.setenv(variable, "audit")  # NOESIS_GOVERNANCE_MOD=audit would leave governance off, unsaid
+    assert [line for line in config.problems() if variable in line] == [
+        f"${variable} is not read by noesis_nb (did you mean {meant}?)"
+    ]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        noesis_nb.solve("t", using=_answers, runs_dir=runs_dir, approver="auto")
+    assert any(f"{variable} (did you mean {meant}?)" in str(w.message) for w in caught)
+
+
+def test_a_noesis_setting_noesis_nb_does_not_implement_is_named_when_set_off_its_default(
+    runs_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(config, "_env_checked", False)
+    monkeypatch.setenv("NOESIS_TIMEOUT_SEC", "10")
+    monkeypatch.setenv("NOESIS_GOVERNANCE_TIMEOUT_MS", "500")
+    monkeypatch.setenv("NOESIS_LEARN_MODE", "record")  # at Noēsis' default: nothing to say
+    monkeypatch.setenv("NOESIS_PROMPT_PROVENANCE_ENABLED", "false")
+    monkeypatch.setenv("NOESIS_VERBOSE", "1")  # Noēsis' CLI's own
+    found = config.problems()
+    assert [line.split("=")[0] for line in found] == ["$NOESIS_GOVERNANCE_TIMEOUT_MS", "$NOESIS_TIMEOUT_SEC"], found
+    assert "does not implement Noēsis' 'timeout_sec' (it behaves as at its default 60); unset it" in found[1]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        noesis_nb.solve("t", using=_answers, runs_dir=runs_dir)
+    said = [str(w.message) for w in caught if "NOESIS_TIMEOUT_SEC" in str(w.message)]
+    assert len(said) == 1 and "NOESIS_TIMEOUT_SEC='10'" in said[0], said
+
+
+def test_noesis_own_variables_are_never_taken_for_misspellings(monkeypatch: pytest.MonkeyPatch) -> None:
+    from noesis_nb._envvars import NOESIS_ENV
+
+    for variable in NOESIS_ENV:
+        monkeypatch.setenv(variable, "7")
+    assert not [line for line in config.problems() if "did you mean" in line]

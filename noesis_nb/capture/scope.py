@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import _forks
-from ..config import CAPTURE_ENV, capture_from_env
+from .._envvars import CAPTURE_ENV, capture_from_env
 from ..errors import InvalidOptionError
 from ..store.vocab import MODEL_CALL
 from . import dropped

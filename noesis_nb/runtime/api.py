@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from .. import config
+from .._envvars import APPROVERS
 from .._threads import run_sync
 from ..capture import resolve_option as resolve_capture
 from ..errors import EpisodeInterrupted, EpisodeStateError, EventLogCorruption, InvalidOptionError, RunNotFoundError, guessed
@@ -45,7 +46,7 @@ __all__ = [
     "RunRecovered",
 ]
 
-_APPROVERS = config.APPROVERS
+_APPROVERS = APPROVERS
 
 
 class RunRecovered(UserWarning):

@@ -1,0 +1,81 @@
+"""The environment variables noesis_nb reads or knows, and the checks of their names and values.
+
+Kept apart from ``config`` (the settings themselves): a misspelt or ignored variable does nothing, so it is named.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from .errors import InvalidOptionError
+
+__all__ = ["ENV_NAMES", "NOESIS_ENV", "APPROVERS", "CAPTURE_ENV", "capture_from_env", "misspelt", "is_default"]
+
+#: the ``NOESIS_NB_*`` variables noesis_nb reads (``NOESIS_NB_SECRET_<PATH>`` are a family, by prefix)
+ENV_NAMES = ("NOESIS_NB_APPROVER", "NOESIS_NB_CACHE_DIR", "NOESIS_NB_CAPTURE", "NOESIS_NB_PRINCIPAL")
+
+#: ``approver=`` by name (also ``$NOESIS_NB_APPROVER``)
+APPROVERS = ("ask", "auto", "deny")
+CAPTURE_ENV = "NOESIS_NB_CAPTURE"
+_ON = {"1", "true", "yes", "on"}
+_OFF = {"0", "false", "no", "off"}
+
+
+def capture_from_env() -> bool:
+    """``$NOESIS_NB_CAPTURE`` as on/off (unset: on); another value raises InvalidOptionError naming it."""
+    raw = os.environ.get(CAPTURE_ENV, "").strip().lower()
+    if not raw or raw in _ON:
+        return True
+    if raw in _OFF:
+        return False
+    raise InvalidOptionError(f"{CAPTURE_ENV}={raw!r}: use 1/0 (or true/false, on/off) to turn model-call capture on or off")
+
+
+#: Noēsis' variables for the settings noesis_nb does not implement (its CLI's own are left alone too)
+NOESIS_ENV = {
+    "NOESIS_PLANNER": "planner_mode",
+    "NOESIS_DIRECTION_MIN_CONFIDENCE": "direction_min_confidence",
+    "NOESIS_GOVERNANCE_TIMEOUT_MS": "governance_timeout_ms",
+    "NOESIS_INTUITION_MODE": "intuition_mode",
+    "NOESIS_TIMEOUT_SEC": "timeout_sec",
+    "NOESIS_LEARN_HOME": "learn_home",
+    "NOESIS_LEARN_MODE": "learn_mode",
+    "NOESIS_LEARN_AUTO_APPLY_MIN_SUCCESSES": "learn_auto_apply_min_successes",
+    "NOESIS_LEARN_AUTO_APPLY_MIN_CONFIDENCE": "learn_auto_apply_min_confidence",
+    "NOESIS_PROMPT_PROVENANCE_ENABLED": "prompt_provenance_enabled",
+    "NOESIS_PROMPT_PROVENANCE_MODE": "prompt_provenance_mode",
+}
+NOESIS_CLI_ENV = ("NOESIS_COMPACT", "NOESIS_VERBOSE", "NOESIS_DEBUG")
+
+
+def misspelt(read: list[str]) -> dict[str, str]:
+    """``NOESIS_*`` names set in the environment that look like a misspelt one noesis_nb reads, to that one
+    (``NOESIS_RUN_DIR``, ``NOESIS_NB_CAPTUR``; the ``NB_`` part is compared too: ``NOESIS_NB_RUNS_DIR``)."""
+    import difflib
+
+    cores = {_core(name): name for name in read}
+    known = {*read, *NOESIS_ENV, *NOESIS_CLI_ENV}
+    return {
+        name: cores[close[0]]
+        for name in os.environ
+        if name.startswith("NOESIS_") and name not in known and not name.startswith("NOESIS_NB_SECRET_")
+        for close in [difflib.get_close_matches(_core(name), list(cores), n=1, cutoff=0.75)]
+        if close
+    }
+
+
+def _core(name: str) -> str:
+    return name.removeprefix("NOESIS_").removeprefix("NB_")
+
+
+def is_default(raw: str, default: Any) -> bool:
+    text = raw.lower()
+    if isinstance(default, bool):
+        return text in (_ON if default else _OFF)
+    if isinstance(default, (int, float)):
+        try:
+            return float(text) == default
+        except ValueError:
+            return False
+    return default is not None and text == str(default).lower()
