@@ -187,6 +187,20 @@ class SummaryNotWrittenError(NoesisNbError, FileNotFoundError):
         self.episode_id, self.status = episode_id, status
         super().__init__(message)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        kwargs = {"episode_id": self.episode_id, "status": self.status}
+        return (_remade, (type(self), self.args[:1], kwargs), _state(self))
+
+
+def _remade(cls: type[BaseException], args: tuple[Any, ...], kwargs: dict[str, Any]) -> BaseException:
+    """An error whose ``__init__`` takes other than its ``args`` (or keywords), as ``pickle``/``copy`` rebuild it."""
+    return cls(*args, **kwargs)
+
+
+def _state(exc: BaseException) -> dict[str, Any]:
+    """What ``__setstate__`` puts back: its attributes (notes too) and its ``args`` as they are now."""
+    return {**exc.__dict__, "args": exc.args}
+
 
 class InvalidIdError(NoesisNbError, ValueError):
     pass
@@ -338,6 +352,9 @@ class EventLogIntegrityError(NoesisNbError):
         self.corruption = corruption
         super().__init__(f"{corruption.path}, line {corruption.line_number}: {corruption.reason}. {hint}")
 
+    def __reduce__(self) -> tuple[Any, ...]:  # its message is made from its parts: rebuilt from them, then its state
+        return (_remade, (type(self), (self.corruption,), {}), _state(self))
+
 
 class DraftNotFoundError(NoesisNbError, LookupError):
     pass
@@ -357,6 +374,10 @@ class ToolRejected(NoesisNbError):
     def __init__(self, tool: str, reason: str | None, *, draft_id: str | None = None, decision: Any = None):
         self.tool, self.reason, self.draft_id, self.decision = tool, reason, draft_id, decision
         super().__init__(f"tool call {tool!r} was rejected" + (f": {reason}" if reason else ""))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        kwargs = {"draft_id": self.draft_id, "decision": self.decision}
+        return (_remade, (type(self), (self.tool, self.reason), kwargs), _state(self))
 
 
 class EpisodeStateError(NoesisNbError):

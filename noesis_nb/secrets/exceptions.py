@@ -167,18 +167,20 @@ def _repr(self: BaseException) -> str:
 
 
 def _reduce(self: BaseException) -> Any:
-    """Rebuilt as the original class (the subclass is not importable by its name), then shown redacted again:
-    a pickled or copied exception prints as the one it copies (``except`` and ``isinstance`` still match)."""
+    """Rebuilt as the original class would be (the subclass is not importable by its name), then shown redacted
+    again: a pickled or copied exception prints as the one it copies (``except`` and ``isinstance`` still match)."""
     reduced = super(type(self), self).__reduce__()
-    made_by = reduced[0] if isinstance(reduced, tuple) and len(reduced) >= 2 else None
-    if made_by in type(self).__mro__[:2] and isinstance(reduced[1], tuple):
-        args = tuple(_redacted(a, ()) for a in reduced[1])
-        return (_rebuilt, (type(self).__mro__[1], args), *reduced[2:])
-    return reduced
+    if not (isinstance(reduced, tuple) and len(reduced) >= 2 and isinstance(reduced[1], tuple)):
+        return reduced
+    shown_cls, cls = type(self), type(self).__mro__[1]
+    make = cls if reduced[0] is shown_cls else reduced[0]
+    args = tuple(cls if a is shown_cls else _redacted(a, ()) for a in reduced[1])
+    return (_rebuilt, (cls, make, args), *reduced[2:])
 
 
-def _rebuilt(cls: type[BaseException], args: tuple[Any, ...]) -> BaseException:
-    """``cls(*args)`` (as unpickling an exception does) as its redacted subclass."""
-    exc = cls(*args)
-    exc.__class__ = _shown_class(cls)
+def _rebuilt(cls: type[BaseException], make: Any, args: tuple[Any, ...]) -> Any:
+    """``make(*args)`` (as unpickling the original would), as ``cls``'s redacted subclass."""
+    exc = make(*args)
+    if type(exc) is cls:
+        exc.__class__ = _shown_class(cls)
     return exc

@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 
 import noesis_nb
+from noesis_nb.errors import ToolRejected
 from tests.hardening.secret_corpus import corpus, leaks, run_files
 
 SHAPES = corpus(random.SystemRandom().randrange(2**32))
@@ -215,6 +216,13 @@ class TabledError(Exception):
         return f"lookup failed: {_TABLE.get(self.args[0], '?')}"
 
 
+class TabledRejection(ToolRejected):
+    """A rejection (its own ``__init__``) whose message is looked up in a module's table."""
+
+    def __str__(self) -> str:
+        return f"rejected: {_TABLE.get(self.tool, '?')}"
+
+
 def _printed(error: BaseException) -> list[tuple[str, bytes]]:
     return [
         ("str", str(error).encode()),
@@ -244,6 +252,17 @@ def test_an_unpickled_error_shown_redacted_stays_redacted_and_is_caught_by_its_c
     except TabledError as unpickled:
         assert type(unpickled).__name__ == "TabledError" and unpickled.args == ("k",)
         assert leaks([shape], _printed(unpickled)) == []
+
+
+def test_an_error_of_its_own_arguments_shown_redacted_pickles_and_stays_redacted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shape = SHAPES[0]
+    monkeypatch.setitem(_TABLE, "fs.list", shape.text)
+    caught, _ = _raised(tmp_path, TabledRejection("fs.list", "no", draft_id="d1"))
+    for again in (pickle.loads(pickle.dumps(caught)), copy.deepcopy(caught)):
+        assert isinstance(again, TabledRejection) and (again.tool, again.draft_id) == ("fs.list", "d1")
+        assert leaks([shape], _printed(again)) == []
 
 
 def test_an_error_class_shown_redacted_is_freed_once_unused() -> None:
