@@ -21,7 +21,7 @@ from ..errors import BatchInterrupted
 from ..runtime.handle import EpisodeHandle
 from ..runtime.interrupt import watch_interrupts
 from ..runtime.presenter import presenter
-from ..runtime.unstarted import awaited_entry
+from ..runtime.unstarted import awaited_entry, plain_callback
 from ..secrets import shown_cut, shown_repr
 from ..store.vocab import TERMINAL_STATUSES
 
@@ -119,7 +119,7 @@ class BatchHandle:
     # -- changes ------------------------------------------------------------------------------
     def on_change(self, callback: Callable[[BatchEntry], None]) -> Callable[[], None]:
         """Call ``callback(entry)`` on the loop thread when an entry's status, usage or score changes. Returns an unsubscribe."""
-        self._listeners.append(callback)
+        self._listeners.append(plain_callback(callback, "batch.on_change"))
 
         def unsubscribe() -> None:
             if callback in self._listeners:

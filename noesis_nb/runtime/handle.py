@@ -19,7 +19,7 @@ from .gate import Decision, PendingApproval, check_decider, tell_if_overruled
 from .interrupt import interrupted, watch_interrupts
 from .presenter import presenter
 from .steer import Steer
-from .unstarted import awaited_entry
+from .unstarted import awaited_entry, plain_callback
 
 if TYPE_CHECKING:
     from .episode import Episode
@@ -128,10 +128,11 @@ class EpisodeHandle:
     # -- watching -------------------------------------------------------------------------
     def subscribe(self, callback: Callable[[dict[str, Any]], None]) -> Callable[[], None]:
         """Call ``callback(event)`` for each new event (from any thread: keep it cheap). Returns an unsubscribe."""
-        return self._episode.recorder.subscribe(callback)
+        return self._episode.recorder.subscribe(plain_callback(callback, "handle.subscribe"))
 
     def on_change(self, callback: Callable[[EpisodeHandle], None]) -> Callable[[], None]:
         """Call ``callback(handle)`` when status or pending approvals change. Returns an unsubscribe."""
+        plain_callback(callback, "handle.on_change")
 
         def listener(_episode: Any) -> None:
             callback(self)

@@ -15,7 +15,9 @@ import warnings
 from collections.abc import Callable, Coroutine, Generator
 from typing import Any, ParamSpec, TypeVar
 
-__all__ = ["Unstarted", "awaited_entry", "mark_coroutine_function"]
+from ..errors import InvalidOptionError
+
+__all__ = ["Unstarted", "awaited_entry", "mark_coroutine_function", "plain_callback"]
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -86,3 +88,17 @@ def mark_coroutine_function(fn: F) -> F:
         return inspect.markcoroutinefunction(fn)  # type: ignore[no-any-return]
     fn._is_coroutine = asyncio.coroutines._is_coroutine  # type: ignore[attr-defined]
     return fn
+
+
+def plain_callback(callback: Any, call: str) -> Any:
+    """``callback`` when it is a plain callable: the handle calls it and uses no return value, so an ``async def``
+    there would make a coroutine per call that nobody awaits (nothing would run, and nothing would say so)."""
+    if not callable(callback):
+        raise InvalidOptionError(f"{call}({callback!r:.60}): pass a function")
+    if inspect.iscoroutinefunction(callback) or inspect.isasyncgenfunction(callback):
+        name = getattr(callback, "__qualname__", None) or repr(callback)
+        raise InvalidOptionError(
+            f"{call}({name}): an async def is called and never awaited here, so it would run nothing; pass a plain "
+            "def (to run async code from it, schedule it: loop.call_soon_threadsafe(asyncio.ensure_future, coro))"
+        )
+    return callback

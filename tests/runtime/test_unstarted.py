@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 import noesis_nb
-from noesis_nb.errors import NotAwaitedError
+from noesis_nb.errors import InvalidOptionError, NotAwaitedError
 
 
 async def _sleeps(task: str, ctx: Any) -> str:
@@ -85,3 +85,24 @@ def test_a_batch_wait_without_await_says_how_to_run_it(runs_dir: Path) -> None:
         return shown
 
     assert asyncio.run(main()).startswith("<batch.wait(): not started; write `await batch.wait()`"), "no hint"
+
+
+@pytest.mark.parametrize("call", ["subscribe", "on_change"])
+def test_an_async_callback_is_refused_where_it_would_never_run(runs_dir: Path, call: str) -> None:
+    seen: list[Any] = []
+
+    async def on_event(item: Any) -> None:  # called, never awaited: it would record nothing
+        seen.append(item)
+
+    async def main() -> str:
+        handle = noesis_nb.start("t", using=_sleeps, runs_dir=runs_dir)
+        try:
+            with pytest.raises(InvalidOptionError) as info:
+                getattr(handle, call)(on_event)
+            return str(info.value)
+        finally:
+            await handle.stop(0)
+
+    message = asyncio.run(main())
+    assert message.startswith(f"handle.{call}(") and "on_event" in message and "pass a plain def" in message, message
+    assert seen == []
