@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import EpisodeStateError, InvalidOptionError
-from ..secrets import redact_exception
+from ..secrets import redact_exception, shown_cut
 from ..store.vocab import TERMINAL_STATUSES, failed
 from .drain import DrainReport
 from .gate import Decision, PendingApproval, check_decider, tell_if_overruled
@@ -128,14 +128,15 @@ class EpisodeHandle:
     # -- watching -------------------------------------------------------------------------
     def subscribe(self, callback: Callable[[dict[str, Any]], None]) -> Callable[[], None]:
         """Call ``callback(event)`` for each new event (from any thread: keep it cheap). Returns an unsubscribe."""
-        return self._episode.recorder.subscribe(plain_callback(callback, "handle.subscribe"))
+        reported = _reporting(plain_callback(callback, "handle.subscribe"), "handle.subscribe", self._episode)
+        return self._episode.recorder.subscribe(reported)
 
     def on_change(self, callback: Callable[[EpisodeHandle], None]) -> Callable[[], None]:
         """Call ``callback(handle)`` when status or pending approvals change. Returns an unsubscribe."""
-        plain_callback(callback, "handle.on_change")
+        reported = _reporting(plain_callback(callback, "handle.on_change"), "handle.on_change", self._episode)
 
         def listener(_episode: Any) -> None:
-            callback(self)
+            reported(self)
 
         self._episode.listeners.append(listener)
 
@@ -357,3 +358,27 @@ class EpisodeHandle:
         return (
             f"EpisodeHandle(episode_id={self.episode_id!r}, status={self.status!r}, events={events}, pending={len(self.pending)})"
         )
+
+
+def _reporting(callback: Callable[[Any], Any], call: str, episode: Episode) -> Callable[[Any], None]:
+    """``callback`` whose first error is reported on the handle (``problems``, the view), not swallowed unsaid:
+    the episode goes on either way (a broken watcher must never break it)."""
+    said = False
+
+    def reported(item: Any) -> None:
+        nonlocal said
+        try:
+            callback(item)
+        except Exception as exc:
+            if not said:
+                said = True
+                name = getattr(callback, "__qualname__", None) or type(callback).__name__
+                try:
+                    text = str(exc)
+                except Exception:  # a message that cannot be built
+                    text = "?"
+                said_text = f"{call}({name}) raised {type(exc).__name__}: {text} (said once; it is still called)"
+                episode.report(shown_cut(said_text, 300))
+            raise
+
+    return reported

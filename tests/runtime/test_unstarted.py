@@ -106,3 +106,21 @@ def test_an_async_callback_is_refused_where_it_would_never_run(runs_dir: Path, c
     message = asyncio.run(main())
     assert message.startswith(f"handle.{call}(") and "on_event" in message and "pass a plain def" in message, message
     assert seen == []
+
+
+@pytest.mark.parametrize("call", ["subscribe", "on_change"])
+def test_a_callback_that_raises_is_said_once_on_the_handle_and_the_episode_goes_on(runs_dir: Path, call: str) -> None:
+    def on_item(item: Any) -> None:
+        raise KeyError("payloud")  # a typo in the user's watcher
+
+    async def main() -> Any:
+        handle = noesis_nb.start("t", using=_sleeps, runs_dir=runs_dir)
+        getattr(handle, call)(on_item)
+        await asyncio.sleep(0.05)
+        await handle.stop(0)
+        return handle
+
+    handle = asyncio.run(main())
+    said = [p for p in handle.problems if "on_item" in p]
+    assert said == [f"handle.{call}({on_item.__qualname__}) raised KeyError: 'payloud' (said once; it is still called)"]
+    assert handle.status == "cancelled"
