@@ -74,7 +74,10 @@ def set(**overrides: Any) -> None:
                     f"default {NOT_IMPLEMENTED[key]!r} is accepted"
                 )
         elif key in _CHOICES and value not in _CHOICES[key]:
-            raise InvalidOptionError(f"{key}={value!r} is not one of {sorted(map(str, _CHOICES[key]))}")
+            choices = sorted(_CHOICES[key], key=str)
+            named = [c for c in choices if isinstance(c, str)]
+            guess = guessed([value], named).removeprefix(repr(value)) if isinstance(value, str) and named else ""
+            raise InvalidOptionError(f"{key}={value!r}{guess}: use one of {', '.join(map(repr, choices))}")
         elif key == "runs_dir":
             check_path(value)
     with _lock:

@@ -120,3 +120,23 @@ def test_noesis_own_variables_are_never_taken_for_misspellings(monkeypatch: pyte
     for variable in NOESIS_ENV:
         monkeypatch.setenv(variable, "7")
     assert not [line for line in config.problems() if "did you mean" in line]
+
+
+@pytest.mark.parametrize(
+    ("given", "said"),
+    [
+        ({"governance_mode": "Audit"}, "governance_mode='Audit' (did you mean 'audit'?): use one of 'audit', 'enforce', 'off'"),
+        (
+            {"governance_failure_policy": "fail-closed"},
+            "governance_failure_policy='fail-closed' (did you mean 'fail_closed'?): use one of None, 'fail_closed', 'fail_open'",
+        ),
+        ({"governance_pause_on_veto": "yes"}, "governance_pause_on_veto='yes': use one of False, True"),
+    ],
+)
+def test_a_wrong_value_set_in_code_says_which_was_meant_as_the_environment_does(given: dict[str, Any], said: str) -> None:
+    (key,) = given
+    before = ns.get()[key]
+    with pytest.raises(InvalidOptionError) as info:
+        ns.set(**given)
+    assert str(info.value) == said
+    assert ns.get()[key] == before  # nothing was set
