@@ -16,6 +16,7 @@ import orjson
 from . import config as _config
 from . import tools
 from ._threads import run_sync
+from ._unstarted import awaited_entry
 from .errors import (
     CheckpointConsistencyError,
     CheckpointNotFoundError,
@@ -38,7 +39,6 @@ from .runtime.recorder import Recorder
 from .runtime.registry import live_handles
 from .runtime.resolve import minimal_adapter
 from .runtime.resume import find_checkpoint, resume_from_disk, validate_checkpoint
-from .runtime.unstarted import awaited_entry
 from .store import find_run_dir, is_sealed, iter_events, read_events
 from .store import list_runs as _list_runs
 from .store.listing import run_info

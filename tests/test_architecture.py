@@ -27,6 +27,7 @@ LAYERS = {
         "noesis_nb.ids",
         "noesis_nb.config",
         "noesis_nb._envvars",
+        "noesis_nb._unstarted",
         "noesis_nb._jsonio",
         "noesis_nb._threads",
         "noesis_nb._forks",

@@ -17,11 +17,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .._unstarted import awaited_entry, plain_callback
 from ..errors import BatchInterrupted
 from ..runtime.handle import EpisodeHandle
 from ..runtime.interrupt import watch_interrupts
 from ..runtime.presenter import presenter
-from ..runtime.unstarted import awaited_entry, plain_callback
 from ..secrets import shown_cut, shown_repr
 from ..store.vocab import TERMINAL_STATUSES
 

@@ -16,6 +16,7 @@ from typing import Any, Literal
 from .. import config
 from .._envvars import APPROVERS
 from .._threads import run_sync
+from .._unstarted import awaited_entry
 from ..capture import resolve_option as resolve_capture
 from ..errors import EpisodeInterrupted, EpisodeStateError, EventLogCorruption, InvalidOptionError, RunNotFoundError, guessed
 from ..ids import new_episode_id, validate_id
@@ -32,7 +33,6 @@ from .registry import forget, live_handles, register
 from .resolve import resolve_using
 from .resume import NothingToResume, ResumeReport, interrupted_resume, paused_on, resume_from_disk
 from .rootlink import warn_if_default_root_linked
-from .unstarted import awaited_entry
 
 __all__ = [
     "start",

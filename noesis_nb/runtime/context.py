@@ -23,6 +23,7 @@ from ulid import ULID
 
 from .. import tools as tc
 from .._safetext import safe_repr, type_name
+from .._unstarted import awaited_entry, mark_coroutine_function
 from ..capture import claim_manual
 from ..errors import EpisodeStateError, InvalidIdError, InvalidOptionError, ToolRejected
 from ..store import now_iso
@@ -39,7 +40,6 @@ from ..tools._files import check_id
 from .gate import Decision, PendingApproval, to_decision
 from .lifecycle import act_parent, emit_candidate, is_vetoed, record_action
 from .pause import EpisodePaused
-from .unstarted import awaited_entry, mark_coroutine_function
 
 if TYPE_CHECKING:
     from .episode import Episode

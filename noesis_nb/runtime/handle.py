@@ -11,6 +11,7 @@ from collections.abc import Callable, Generator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .._unstarted import awaited_entry, plain_callback
 from ..errors import EpisodeStateError, InvalidOptionError
 from ..secrets import redact_exception, shown_cut
 from ..store.vocab import TERMINAL_STATUSES, failed
@@ -19,7 +20,6 @@ from .gate import Decision, PendingApproval, check_decider, tell_if_overruled
 from .interrupt import interrupted, watch_interrupts
 from .presenter import presenter
 from .steer import Steer
-from .unstarted import awaited_entry, plain_callback
 
 if TYPE_CHECKING:
     from .episode import Episode

@@ -8,6 +8,7 @@ from typing import Any
 
 from noesis_nb._safetext import error_text
 from noesis_nb._threads import run_in_thread, run_sync
+from noesis_nb._unstarted import awaited_entry
 from noesis_nb.secrets import SCAN_MARGIN, shown_cut
 from noesis_nb.secrets import for_run as secrets_for_run
 
@@ -114,6 +115,7 @@ def execute_prepared_tool_invocation(
     )
 
 
+@awaited_entry("execute_prepared_tool_invocation_async(…)")  # not awaited: the tool never runs, and it says so
 async def execute_prepared_tool_invocation_async(
     *,
     run_id: str,

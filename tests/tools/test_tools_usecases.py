@@ -346,3 +346,26 @@ def test_a_secret_repeated_in_argv_is_redacted_there_too_and_supplied_once(harne
         harness.execute(DRAFT)
     monkeypatch.setenv("DEPLOY_TOKEN", "tok-abc-123")  # given once, it fills both places; the fingerprint proves it
     assert harness.execute(DRAFT).output["stdout"] == "True\n"
+
+
+def test_execute_async_without_await_says_how_to_run_it_and_runs_nothing(harness, tmp_path):
+    import gc
+    import warnings
+
+    from noesis_nb.tools import execute_prepared_tool_invocation_async
+
+    marker = tmp_path / "count.txt"
+    harness.prepare(sub_input({"argv": touch_argv(marker)}))
+    call = "execute_prepared_tool_invocation_async(…)"
+    ports = dict(prepared_repository=harness.prepared, approval_repository=harness.approvals, dispatcher=harness.dispatcher)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        pending = execute_prepared_tool_invocation_async(run_id=RUN_ID, draft_id=DRAFT, **ports)  # no await
+        shown = repr(pending)
+        del pending
+        gc.collect()
+    assert shown.startswith(f"<{call}: not started; write `await {call}`"), shown
+    said = [str(w.message) for w in caught if "never awaited" in str(w.message)]
+    assert said == [f"{call} was never awaited, so nothing ran: write `await {call}`"], said
+    assert not marker.exists()
+    assert harness.execute(DRAFT).status is ExecutionStatus.SUCCEEDED and _lines(marker) == ["x"]  # awaited, it runs

@@ -15,7 +15,7 @@ import warnings
 from collections.abc import Callable, Coroutine, Generator
 from typing import Any, ParamSpec, TypeVar
 
-from ..errors import InvalidOptionError
+from .errors import InvalidOptionError
 
 __all__ = ["Unstarted", "awaited_entry", "mark_coroutine_function", "plain_callback"]
 
