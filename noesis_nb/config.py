@@ -117,7 +117,7 @@ def get(key: str | None = None) -> Any:
         import warnings
 
         warnings.warn(
-            "noesis_nb settings from the environment: " + "; ".join(said) + " (start()/solve() refuse until it is fixed)",
+            "noesis_nb settings from the environment: " + "; ".join(said) + " (start()/solve() refuse a wrong value)",
             UserWarning,
             stacklevel=2,
         )
