@@ -42,7 +42,12 @@ class _Card:
         self.decision: dict[str, Any] | None = None
         self._on_decided = on_decided
         self.body = w.HTML(self.body_html())
-        self.reason = w.Text(placeholder="reason (optional)", layout=w.Layout(width="260px"))
+        # a placeholder is no name to a screen reader (nor is a tooltip beside ipywidgets' empty label): a description,
+        # which the stylesheet hides from the eye only
+        self.reason = w.Text(
+            description="reason for the decision", placeholder="reason (optional)", layout=w.Layout(width="260px")
+        )
+        self.reason.add_class("nnb-named")
         self.approve_button = self._button(0, "nnb-yes", "check")
         self.reject_button = self._button(1, "nnb-no", "times")
         self.status = w.HTML("")

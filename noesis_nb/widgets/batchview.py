@@ -39,8 +39,9 @@ class _Slot:
     def __init__(self, view: BatchView):
         self.entry: Any = None
         layout = w.Layout(width="28px", min_width="28px", height="22px")
-        self.button = w.Button(description="▸", layout=layout)
+        self.button = w.Button(icon="caret-right", layout=layout)  # the stylesheet draws ▸; its tooltip (the episode) is its name
         self.button.add_class("nnb-btn")
+        self.button.add_class("nnb-open")
         self.button.on_click(lambda _b: view.open_episode(self.entry))
         self.line = w.HTML()
         self.box = w.HBox([self.button, self.line], layout=w.Layout(align_items="center"))

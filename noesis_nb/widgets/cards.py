@@ -57,7 +57,7 @@ def draft_heading(p: Any, decision: Mapping[str, Any] | None = None) -> str:
     """``‖ fs.write_file wants approval`` while pending, ``fs.write_file`` plus the decision once decided."""
     if decision is None:
         return f'<b class="nnb-c-orange">‖ {label(p.tool)}</b> <b>wants approval</b>'
-    return f"<b>{label(p.tool)}</b> {decision_html(decision)}"
+    return f'<span role="status"><b>{label(p.tool)}</b> {decision_html(decision)}</span>'  # read out once decided
 
 
 def command_html(p: Any) -> str:
@@ -116,9 +116,8 @@ def veto_html(governance: Mapping[str, Any] | None, decision: Mapping[str, Any] 
             f'<div><b class="nnb-c-red">⊘ governance vetoed this run</b> <b>and paused it for a person</b>{details}'
             '<span class="nnb-muted">Override lets the adapter run; Uphold ends the run vetoed.</span></div>'
         )
-    return (
-        f"<div><b>governance veto</b> {veto_decision_html(decision)}<details><summary>the veto</summary>{details}</details></div>"
-    )
+    said = f'<span role="status"><b>governance veto</b> {veto_decision_html(decision)}</span>'  # read out once decided
+    return f"<div>{said}<details><summary>the veto</summary>{details}</details></div>"
 
 
 def veto_decision_html(decision: Mapping[str, Any], *, already: bool = False) -> str:

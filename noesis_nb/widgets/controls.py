@@ -28,10 +28,12 @@ class SteerInput:
         self.sender = sender
         self._say, self._after = say, after
         self.text = w.Text(
+            description="message to the agent",  # for screen readers only (the stylesheet hides it)
             placeholder="tell the agent… (it hears it at its next step)",
             layout=w.Layout(flex="1 1 auto", width="auto"),
         )
         self.text.add_class("nnb-steer-text")
+        self.text.add_class("nnb-named")
         self.send_button = w.Button(description="Send", icon="paper-plane", tooltip="send this to the running agent")
         self.send_button.add_class("nnb-btn")
         self.send_button.add_class("nnb-go")

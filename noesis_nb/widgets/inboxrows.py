@@ -72,7 +72,9 @@ class _Row:
 
     def _with_checkbox(self) -> None:
         """One line: the box, what is asked, then the card's buttons and reason (the status line under it)."""
-        self.check = w.Checkbox(value=False, indent=False, description="", layout=w.Layout(width="24px", flex="0 0 auto"))
+        name = f"select the {self.item.kind} of {self.item.episode_id}"  # the box's name; the stylesheet hides it from the eye
+        self.check = w.Checkbox(value=False, indent=False, description=name, layout=w.Layout(width="24px", flex="0 0 auto"))
+        self.check.add_class("nnb-named")
         self.check.add_class("nnb-ib-check")
         # the text takes what the buttons leave, but never under 300px: in a narrow notebook they go under it
         self.body.layout.flex, self.body.layout.min_width, self.body.layout.overflow = "1 1 300px", "0", "hidden"

@@ -110,7 +110,7 @@ class Selection:
         verb = "approved" if approve else "rejected"
         note = f" · {failed} could not be decided (see the row)" if failed else ""
         drafts = f"{len(decisions):,} draft{'' if len(decisions) == 1 else 's'}"
-        self.message.value = f'<span class="nnb-muted">{verb} {drafts}{esc(note)}</span>'
+        self.message.value = f'<span class="nnb-muted" role="status">{verb} {drafts}{esc(note)}</span>'
         self.refresh()
         return decisions
 

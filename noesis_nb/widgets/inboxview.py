@@ -71,7 +71,12 @@ class InboxView(Selection, SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipy
         self.approve_selected = self._button("Approve selected…", "nnb-yes", "check", lambda: self.ask(True))
         self.reject_selected = self._button("Reject selected…", "nnb-no", "times", lambda: self.ask(False))
         self.select_all = self._button("Select all shown", "nnb-btn", "check-square-o", self.tick_all)
-        self.reason = w.Text(placeholder="reason for the selection (optional)", layout=w.Layout(width="260px"))
+        self.reason = w.Text(
+            description="reason for the selection",
+            placeholder="reason for the selection (optional)",
+            layout=w.Layout(width="260px"),
+        )
+        self.reason.add_class("nnb-named")  # its description names it for screen readers only
         self.question = w.HTML()
         self.confirm_button = self._button("Confirm", "nnb-go", "check", self.confirm)
         self.cancel_button = self._button("Cancel", "nnb-btn", "", self.cancel)

@@ -24,15 +24,16 @@ from .timeline import MESSAGE_OVERHEAD
 
 __all__ = ["StepList"]
 
+_SHOW, _HIDE = "show this step's events", "hide this step's events"  # the toggle's name: what a press does
+
 
 class _Row:
     def __init__(self, owner: StepList):
         self.owner = owner
         self.step: Step | None = None
         self.sent = ""
-        self.toggle = w.ToggleButton(
-            description="▸", tooltip="show this step's events", layout=owner.toggle_layout, style=owner.toggle_style
-        )
+        # no label, an empty icon the stylesheet draws as ▸ (hidden from screen readers): they read the tooltip as its name
+        self.toggle = w.ToggleButton(icon="caret-right", tooltip=_SHOW, layout=owner.toggle_layout, style=owner.toggle_style)
         self.toggle.add_class("nnb-toggle")
         self.html = w.HTML(layout=owner.html_layout, style=owner.html_style)
         self.toggle.observe(self._toggled, "value")
@@ -41,6 +42,7 @@ class _Row:
         step = self.step
         if step is None:
             return
+        self.toggle.tooltip = _HIDE if change["new"] else _SHOW
         if change["new"]:
             self.owner.expanded.add(step.index)
         else:
@@ -55,6 +57,7 @@ class _Row:
             if self.toggle.value != expanded:
                 self.toggle.unobserve(self._toggled, "value")
                 self.toggle.value = expanded
+                self.toggle.tooltip = _HIDE if expanded else _SHOW
                 self.toggle.observe(self._toggled, "value")
 
 

@@ -88,7 +88,7 @@ def _rules() -> list[str]:
         f".{r} code,.{r} pre,.{r} .nnb-mono{{font-family:{_MONO}}}",
         f".{r} pre{{white-space:pre-wrap;word-break:break-word;overflow-wrap:anywhere;max-height:260px;overflow:auto;"
         "margin:2px 0 4px 0;padding:4px 6px;background:var(--nnb-raised);color:var(--nnb-fg);border-radius:3px}",
-        f".{r} .nnb-h{{line-height:1.6}}",
+        f".{r} .nnb-h{{line-height:1.6;white-space:normal;overflow-wrap:anywhere}}",
         # inside a widget's HTML, text would inherit ipywidgets' 28px line: a wrapped line would leave a gap
         f".{r} .nnb-counts{{font-size:12px;line-height:1.6}}",
         f".{r} .nnb-badge{{display:inline-block;border-radius:9px;padding:0 8px;font-size:12px;font-weight:600;"
@@ -116,6 +116,11 @@ def _rules() -> list[str]:
         f".{r} .nnb-toggle.jupyter-button{{width:24px;min-width:24px;height:20px;padding:0;margin:1px 2px;"
         "background:transparent;color:var(--nnb-fg);border:none;box-shadow:none;font-size:12px;line-height:20px}",
         f".{r} .nnb-toggle.jupyter-button.mod-active{{background:transparent;box-shadow:none;transform:rotate(90deg)}}",
+        # a step's toggle and a grid row's opener: ▸ drawn here and hidden from screen readers (``/ ''``), which read
+        # the button's tooltip as its name instead ("show this step's events"); ipywidgets renders an icon-only button as
+        # an empty <i class="fa fa-…">, a label-less one as a &nbsp; (a name that hides the tooltip)
+        f".{r} :is(.nnb-toggle,.nnb-open) .fa{{font:inherit;margin:0}}",
+        f".{r} :is(.nnb-toggle,.nnb-open) .fa::before{{content:'▸';content:'▸' / ''}}",
         # cards
         f".{r} .nnb-card{{border:1px solid var(--nnb-orange-edge);border-left:4px solid var(--nnb-orange-edge);"
         "background:var(--nnb-orange-tint);padding:4px 8px;margin:4px 0;border-radius:3px}",
@@ -159,6 +164,9 @@ def _rules() -> list[str]:
         f".{r} .nnb-grid{{container-type:inline-size}}",
         f"@container (max-width:720px){{.{r} .nnb-grid-line{{grid-template-columns:2.5em minmax(6em,1fr) minmax(4em,6em) "
         "7em 3.5em minmax(4em,5em) 4em}}",
+        # narrower still (a phone, 400% zoom): each entry's cells wrap onto lines of three, the head's as well, so each
+        # word stays above its value and nothing runs past the view
+        f"@container (max-width:400px){{.{r} .nnb-grid-line{{grid-template-columns:2em minmax(0,1fr) minmax(0,1fr)}}}}",
         f".{r} .nnb-grid .widget-hbox{{border-bottom:1px solid var(--nnb-line)}}",
         # a status pill hugs its word (a grid cell would stretch it to its column's width)
         f".{r} .nnb-grid-line>.nnb-badge{{justify-self:start}}",
@@ -175,6 +183,23 @@ def _rules() -> list[str]:
         "border-style:dashed;cursor:default}",
         f".{r} .widget-text input{{color:var(--nnb-fg);background:var(--nnb-bg);border-color:var(--nnb-line)}}",
         f".{r} .widget-text input::placeholder{{color:var(--nnb-muted);opacity:1}}",
+        # where the keyboard is: a 2px ring in the view's blue (text-strength, so 3:1 or more against the view in every
+        # theme); ipywidgets' own is 1px of light blue (2:1 on white), and a text box had none under our border colour
+        f".{r} :focus-visible,.{r} .jupyter-button:focus-visible:enabled{{outline:2px solid var(--nnb-blue);outline-offset:1px}}",
+        f".{r} .widget-text input:focus-visible{{outline:2px solid var(--nnb-blue) !important}}",  # beats ipywidgets' none
+        f".{r} .noUi-handle:focus-visible{{outline-color:var(--nnb-fg)}}",  # over the slider's track, not only the page
+        # a control's name for screen readers only (a reason box, an inbox row's tick box): kept out of sight
+        f".{r} .nnb-named>.widget-label,.{r} .nnb-named .widget-label-basic>span{{position:absolute;width:1px;height:1px;"
+        "overflow:hidden;clip-path:inset(50%);white-space:nowrap;margin:0;padding:0}",
+        # a narrow window (a phone, or 300-400% zoom): long button labels wrap instead of running past the view
+        "@media (max-width:480px){"
+        f".{r} .jupyter-button.nnb-btn:not(.nnb-open){{white-space:normal;height:auto;min-height:28px;line-height:1.3;"
+        "max-width:100%}"
+        f".{r} .nnb-steer{{flex-wrap:wrap}}.{r} .nnb-steer .jupyter-button{{flex:none}}"
+        f".{r} .nnb-stop-col,.{r} .widget-toggle-buttons{{max-width:100%}}"
+        f".{r} .widget-toggle-buttons>div{{display:flex;flex-wrap:wrap}}.{r} .nnb-p,.{r} .nnb-k{{min-width:0}}"
+        f".{r} table :is(td,th),.{r} .widget-html-content{{overflow-wrap:anywhere;white-space:normal}}"
+        f".{r} .widget-text,.{r} .nnb-card .widget-hbox{{max-width:100%}}}}",
         # the view lost its kernel
         f".{r} .nnb-stale{{display:none}}",
         f".{r}.jupyter-widgets-disconnected .nnb-stale{{display:block;color:var(--nnb-red);background:var(--nnb-red-tint);"

@@ -115,6 +115,7 @@ class EpisodeView(ViewOutput, w.VBox):  # type: ignore[misc]  # ipywidgets ships
         controls = w.VBox(
             [self.stop_button, self.drain_button, self.resume_button], layout=w.Layout(min_width="110px", flex="0 0 auto")
         )
+        controls.add_class("nnb-stop-col")
         children = [
             self.css,
             w.HBox([self.header, controls], layout=w.Layout(flex_flow="row wrap")),
