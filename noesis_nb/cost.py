@@ -191,6 +191,11 @@ class PriceTable:
             return spec
         if isinstance(spec, Mapping):
             return cls(spec)
+        if type(spec).__name__ == "DataFrame":  # its repr would fill the message with rows
+            raise InvalidOptionError(
+                "prices= is a DataFrame; pass a dict of model -> {'input': 2.5, 'output': 10}, such as "
+                "df.set_index('model').to_dict('index'), or a .yaml or .csv file's path"
+            )
         if not isinstance(spec, (str, os.PathLike)):
             raise InvalidOptionError(
                 f"prices={spec!r:.80}: pass a dict of model -> {{'input': 2.5, 'output': 10}}, or a .yaml or .csv file's path"

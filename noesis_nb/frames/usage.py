@@ -9,6 +9,7 @@ import numpy as np
 import orjson
 import pandas as pd
 
+from .._keywords import keywords_named
 from ..cost import Pricer, price_frame
 from ..store.vocab import MODEL_CALL
 from . import _arrays
@@ -125,6 +126,7 @@ def calls_frame(
 
 
 @without_gc
+@keywords_named
 def usage_df(
     source: Source = None,
     *,
