@@ -1,8 +1,9 @@
-"""Mistakes a newcomer makes analysing runs (frames, plots): each gets one error
-naming the value given and the fix; what was right before stays right."""
+"""Mistakes a newcomer makes analysing runs (frames, plots, imports of recorded traces): each gets one error
+naming the value given and the fix, and nothing is written; what was right before stays right."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,7 @@ import pytest
 import noesis_nb
 import noesis_nb.ns as ns
 from noesis_nb import plots
-from noesis_nb.errors import InvalidOptionError, RunNotFoundError
+from noesis_nb.errors import InvalidIdError, InvalidOptionError, RunNotFoundError, RunsDirError
 
 
 def _agent(task: str, ctx: Any) -> str:
@@ -152,6 +153,68 @@ def test_prices_given_a_dataframe_say_how_to_make_the_table(runs_dir: Path) -> N
     with pytest.raises(InvalidOptionError) as info:
         noesis_nb.usage_df(runs_dir, prices=table)
     assert str(info.value).startswith("prices= is a DataFrame; pass a dict") and "\n" not in str(info.value)
+
+
+# -- export and import ----------------------------------------------------------------------------------------
+
+
+def test_export_otel_given_a_frame_names_the_column_and_takes_the_column(runs_dir: Path, tmp_path: Path) -> None:
+    _runs(runs_dir)
+    runs = noesis_nb.runs_df(runs_dir)
+    for given, fix in ((runs, r"pass df\['episode_id'\]"), (runs.iloc[0], r"pass row\['episode_id'\]")):
+        with pytest.raises(InvalidIdError, match=rf"where run_or_runs .* goes; {fix}"):
+            noesis_nb.export_otel(given, path=tmp_path / "t.json", runs_dir=runs_dir)
+    assert not (tmp_path / "t.json").exists()
+    one = noesis_nb.export_otel(list(runs["episode_id"]), path=tmp_path / "a.json", runs_dir=runs_dir)
+    assert noesis_nb.export_otel(runs["episode_id"], path=tmp_path / "b.json", runs_dir=runs_dir) == one
+
+
+_EVENT = {"source": "framework", "type": "custom:note", "data": {}}
+
+
+@pytest.mark.parametrize(
+    ("importer", "log", "said"),
+    [
+        ("noetic", "missing.jsonl", "Noetic log .*missing.jsonl' does not exist"),
+        ("noetic", ".", "Noetic log .*: a directory, not a file"),
+        ("noetic", _EVENT, "the log is one event .* not a list of them"),
+        ("taisce", "missing.jsonl", "the transcript is a str .* not a list of messages"),
+        ("taisce", {"role": "user", "content": "hi"}, "the transcript is a dict .* not a list of messages"),
+    ],
+)
+def test_a_log_that_is_not_a_log_raises_and_leaves_no_run(
+    runs_dir: Path, tmp_path: Path, importer: str, log: Any, said: str
+) -> None:
+    from noesis_nb.integrations.noetic import import_noetic
+    from noesis_nb.integrations.taisce import import_taisce
+
+    given = str(tmp_path / log) if isinstance(log, str) else log
+    with pytest.raises((ValueError, TypeError, FileNotFoundError), match=said):
+        (import_noetic if importer == "noetic" else import_taisce)(given, runs_dir=runs_dir)
+    assert list(runs_dir.iterdir()) == []
+
+
+def test_a_log_whose_later_line_is_bad_still_records_what_came_before(runs_dir: Path, tmp_path: Path) -> None:
+    from noesis_nb.integrations.noetic import import_noetic
+
+    log = tmp_path / "stream.jsonl"
+    log.write_text(json.dumps(_EVENT) + "\nnot json\n")
+    episode = import_noetic(log, runs_dir=runs_dir)
+    assert noesis_nb.runs_df(runs_dir / episode)["status"].tolist() == ["error"]
+
+
+def test_a_run_directory_given_as_runs_dir_is_refused_before_anything_is_written(runs_dir: Path) -> None:
+    from noesis_nb.integrations.noetic import import_noetic
+
+    (episode,) = _runs(runs_dir, 1)
+    before = sorted(p.name for p in (runs_dir / episode).iterdir())
+    for write in (
+        lambda: import_noetic([_EVENT], runs_dir=runs_dir / episode),
+        lambda: noesis_nb.solve("again", using=_agent, runs_dir=str(runs_dir / episode)),
+    ):
+        with pytest.raises(RunsDirError, match=rf"is a run directory \(run {episode}\).*pass its parent, runs_dir='{runs_dir}'"):
+            write()
+    assert sorted(p.name for p in (runs_dir / episode).iterdir()) == before
 
 
 # -- one line in a cell ---------------------------------------------------------------------------------------
