@@ -245,6 +245,11 @@ class PriceTable:
     def __len__(self) -> int:
         return len(self._prices)
 
+    @property
+    def models(self) -> set[str]:
+        """The model names the table prices (lower case, as looked up)."""
+        return {model for _, model in self._prices}
+
 
 _ROW_KEYS = (*_FIELDS, "provider", "model")
 

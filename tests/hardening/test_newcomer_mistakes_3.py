@@ -14,6 +14,7 @@ import noesis_nb
 import noesis_nb.ns as ns
 from noesis_nb import plots
 from noesis_nb.errors import InvalidIdError, InvalidOptionError, RunNotFoundError, RunsDirError
+from noesis_nb.frames import RunLoadError
 
 
 def _agent(task: str, ctx: Any) -> str:
@@ -153,6 +154,20 @@ def test_prices_given_a_dataframe_say_how_to_make_the_table(runs_dir: Path) -> N
     with pytest.raises(InvalidOptionError) as info:
         noesis_nb.usage_df(runs_dir, prices=table)
     assert str(info.value).startswith("prices= is a DataFrame; pass a dict") and "\n" not in str(info.value)
+
+
+def test_a_price_for_a_misspelt_model_says_which_was_meant_and_what_priced_its_calls(runs_dir: Path) -> None:
+    _runs(runs_dir, 1)
+    mine = {"input": 1.0, "output": 2.0}
+    usage = noesis_nb.usage_df(runs_dir, prices={"gpt4o-mini": mine})
+    reasons = [e["reason"] for e in usage.attrs["errors"]]
+    assert reasons == [
+        "prices= names 'gpt4o-mini', which no call has; did you mean 'gpt-4o-mini'? Its calls got the genai-prices table"
+    ]
+    for right in ({"gpt-4o-mini": mine}, {"openai/gpt-4o-mini": mine}, {"gpt-4o-mini": mine, "claude-x": mine}):
+        assert noesis_nb.usage_df(runs_dir, prices=right).attrs["errors"] == []
+    with pytest.raises(RunLoadError, match="did you mean 'gpt-4o-mini'"):
+        noesis_nb.usage_df(runs_dir, prices={"gpt4o-mini": mine}, strict=True)
 
 
 # -- export and import ----------------------------------------------------------------------------------------
