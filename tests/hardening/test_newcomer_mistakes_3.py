@@ -253,3 +253,16 @@ def test_an_analysis_mistake_in_a_cell_shows_one_line(ip: Any, runs_dir: Path, c
     shown = out.stdout + out.stderr
     assert shown.startswith(first_line), shown
     assert "Traceback" not in shown and "noesis_nb/" not in shown, shown
+
+
+def test_an_id_from_another_root_in_a_magic_says_the_option_not_the_keyword(ip: Any, runs_dir: Path, tmp_path: Path) -> None:
+    from IPython.core.error import UsageError
+
+    _runs(runs_dir, 1)
+    (elsewhere,) = _runs(tmp_path / "other", 1)
+    with pytest.raises(UsageError) as info:
+        ip.run_line_magic("noesis", f"show {elsewhere} --runs-dir {runs_dir}")
+    message = str(info.value)
+    assert message.startswith(f"%noesis show: no run {elsewhere!r}"), message
+    assert "pass --runs-dir or the run directory" in message, message
+    assert "runs_dir=" not in message, message
