@@ -191,6 +191,11 @@ class PriceTable:
             return spec
         if isinstance(spec, Mapping):
             return cls(spec)
+        if type(spec).__name__ == "DataFrame":  # its repr would fill the message with rows
+            raise InvalidOptionError(
+                "prices= is a DataFrame; pass a dict of model -> {'input': 2.5, 'output': 10}, such as "
+                "df.set_index('model').to_dict('index'), or a .yaml or .csv file's path"
+            )
         if not isinstance(spec, (str, os.PathLike)):
             raise InvalidOptionError(
                 f"prices={spec!r:.80}: pass a dict of model -> {{'input': 2.5, 'output': 10}}, or a .yaml or .csv file's path"
@@ -239,6 +244,11 @@ class PriceTable:
 
     def __len__(self) -> int:
         return len(self._prices)
+
+    @property
+    def models(self) -> set[str]:
+        """The model names the table prices (lower case, as looked up)."""
+        return {model for _, model in self._prices}
 
 
 _ROW_KEYS = (*_FIELDS, "provider", "model")

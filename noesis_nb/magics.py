@@ -234,6 +234,11 @@ def _refuse_repeated(command: str, parser: argparse.ArgumentParser, words: list[
     return None
 
 
+def _as_option(message: str) -> str:
+    """An error's fix said for the magic: the keyword ``runs_dir=`` a function takes is the option ``--runs-dir`` here."""
+    return message.replace("pass runs_dir= or the run directory path", "pass --runs-dir or the run directory path")
+
+
 def _is_usage_error(exc: BaseException) -> bool:
     """noesis_nb's own errors (a wrong option, an unknown run, a sealed run…) are the user's to fix: one line, no traceback."""
 
@@ -320,7 +325,7 @@ class NoesisMagics(Magics):
             raise
         except Exception as exc:
             if _is_usage_error(exc):
-                raise UsageError(f"%noesis {args.command}: {exc}") from exc
+                raise UsageError(f"%noesis {args.command}: {_as_option(str(exc))}") from exc
             raise  # anything else is a bug: keep its type and traceback
 
     def _expand(self, word: str) -> str:

@@ -48,6 +48,25 @@ def _adapter(runs: pd.DataFrame) -> pd.Series:
     return name.where(name.notna(), runs["using"].astype(object)).fillna("(unknown)").astype(str)
 
 
+_SUMMARY = [
+    "adapter",
+    "n",
+    "unfinished",
+    "ok",
+    "success_rate",
+    "success_low",
+    "success_high",
+    "scored",
+    "mean_score",
+    "score_low",
+    "score_high",
+    "cost_per_task_usd",
+    "tokens_per_task",
+    "duration_p50_s",
+    "duration_p95_s",
+]
+
+
 def batch_summary(runs: Any) -> pd.DataFrame:
     """Per adapter: finished runs, success rate (Wilson 95%), mean score (t 95%), cost and tokens per task, p50/p95 duration."""
     frame = latest_runs(_runs(runs))
@@ -79,7 +98,7 @@ def batch_summary(runs: Any) -> pd.DataFrame:
                 "duration_p95_s": float(np.nanpercentile(durations, 95)) if np.isfinite(durations).any() else math.nan,
             }
         )
-    out = pd.DataFrame(rows).set_index("adapter") if rows else pd.DataFrame()
+    out = pd.DataFrame(rows, columns=_SUMMARY).set_index("adapter")  # no runs: no rows, the same columns
     out.attrs.update(success_interval="Wilson score, 95%", score_interval="Student t, 95%")
     return out
 

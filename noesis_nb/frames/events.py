@@ -10,6 +10,7 @@ from typing import Any
 
 import pandas as pd
 
+from .._keywords import keywords_named
 from ..errors import InvalidOptionError
 from .columns import EVENT_COLUMNS, Column, check_columns
 from .eventblocks import load_events
@@ -21,6 +22,7 @@ __all__ = ["events_df"]
 
 
 @without_gc
+@keywords_named
 def events_df(
     source: Source = None,
     *,
@@ -48,6 +50,8 @@ def events_df(
     extras = check_columns(columns, EVENT_COLUMNS, "events_df")
     keep = _phases(phases)
     start, end = _utc(since, "since"), _utc(until, "until")  # checked before anything is read
+    if start is not None and end is not None and start > end:  # no event could pass: swapped, not an empty answer
+        raise InvalidOptionError(f"since={since!r:.60} is after until={until!r:.60}, so no event is between them; swap them")
     wanted = episode_filter(episodes)
     refs = resolve_source(source, storage_options=storage_options, episodes=wanted)
     problems = Problems(strict)

@@ -9,6 +9,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from .._keywords import keywords_named
 from ..cost import Pricer
 from ..errors import InvalidOptionError
 from ..store.artifacts import verify_manifest
@@ -33,6 +34,7 @@ _ROW_COLUMNS = {k: v for k, v in RUN_COLUMNS.items() if k not in ("model_calls",
 
 
 @without_gc
+@keywords_named
 def runs_df(
     source: Source = None,
     *,

@@ -16,7 +16,7 @@ from typing import Any
 from .. import config
 from .._safetext import frame_given
 from ..errors import InvalidOptionError, RunNotFoundError
-from ..store.roots import check_root, find_run_dir
+from ..store.roots import check_root, close_run_id, find_run_dir
 from ..store.runfiles import change_stamp
 from ..store.scan import scan_run_dirs_with_stats
 from .fs import LocalFS, RemoteFS, RunFS, Stat, open_remote
@@ -122,6 +122,10 @@ def unmatched_episodes(episodes: list[str] | None, refs: list[RunRef], source: S
     where = source_label(source)
     if missing and len(missing) == len(set(episodes)):
         shown = ", ".join(repr(_Short(e)) for e in missing[:3]) + (f" and {len(missing) - 3} more" if len(missing) > 3 else "")
+        local = "://" not in where or where.startswith("file://")
+        close = close_run_id(missing[0], [Path(where.removeprefix("file://")).expanduser()]) if local else None
+        if close:
+            raise RunNotFoundError(f"episodes= names {shown}, but no run in {where} has that id (did you mean {close!r}?)")
         raise RunNotFoundError(
             f"episodes= names {shown}, but no run in {where} has that id; see the ids there with "
             "noesis_nb.list_runs() or %noesis list, or pass the runs root they are in"
@@ -163,6 +167,25 @@ def _is_collection(value: Any) -> bool:
     return isinstance(value, Iterable) and not isinstance(value, (str, bytes, bytearray, Mapping))
 
 
+def _frame_as_source(value: Any) -> str | None:
+    """What to say for a frame or a frame's row given as ``source`` (iterating one yields its column names or
+    cells, not runs); None for anything else, a Series of run directories or ids included."""
+    kind = type(value).__name__
+    if not type(value).__module__.startswith("pandas") or kind not in ("Series", "DataFrame"):
+        return None
+    names = value.columns if kind == "DataFrame" else value.index
+    if kind == "Series" and "run_dir" not in names and "episode_id" not in names:
+        return None  # a column: its values are the sources
+    what = "a DataFrame" if kind == "DataFrame" else "a frame's row"
+    if "run_dir" in names:
+        pick = "its run directories, df['run_dir']" if kind == "DataFrame" else "its run directory, row['run_dir']"
+        return f"got {what} where source= goes; pass {pick}"
+    return (
+        f"got {what} where source= goes; pass the runs root it was loaded from, "
+        "and episodes=df['episode_id'].unique() to keep its runs"
+    )
+
+
 def _bad_source(value: Any, *, item: bool = False) -> InvalidOptionError:
     kind, value = type(value).__name__, _Short(value)
     if item:
@@ -187,6 +210,8 @@ def resolve_source(
         source = config.runs_dir()
     if isinstance(source, (str, os.PathLike)):
         items = [source]
+    elif (said := _frame_as_source(source)) is not None:
+        raise InvalidOptionError(said)
     elif _is_collection(source):
         items = list(source)
     else:
@@ -229,7 +254,7 @@ def _resolve_one(item: Any, storage_options: dict[str, Any] | None, remotes: dic
     if path.exists():
         return _local_dir(str(path))
     if isinstance(item, str) and os.sep not in text and "/" not in text:
-        return [RunRef(_LOCAL, str(find_run_dir(text)))]
+        return [RunRef(_LOCAL, str(find_run_dir(text, instead="pass the runs root it is in as source, or its run directory")))]
     raise RunNotFoundError(f"{text!r} does not exist; pass a runs root, a run directory, an episode id or an s3:// URL")
 
 

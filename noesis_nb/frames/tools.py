@@ -10,6 +10,7 @@ import numpy as np
 import orjson
 import pandas as pd
 
+from .._keywords import keywords_named
 from ..store.layout import PREPARED_DIRS
 from ..store.vocab import (
     TOOL_APPROVAL_PENDING,
@@ -305,6 +306,7 @@ def _cached_drafts(ref: RunRef, i: int, source: str, events: _ToolEvents, strict
 
 
 @without_gc
+@keywords_named
 def tools_df(
     source: Source = None,
     *,

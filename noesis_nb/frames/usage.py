@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -9,6 +10,7 @@ import numpy as np
 import orjson
 import pandas as pd
 
+from .._keywords import keywords_named
 from ..cost import Pricer, price_frame
 from ..store.vocab import MODEL_CALL
 from . import _arrays
@@ -17,7 +19,7 @@ from .columns import TOKEN_COLUMNS, USAGE_COLUMNS, Column, check_columns
 from .eventblocks import load_events
 from .gcpause import without_gc
 from .problems import CUT_IN_SEALED_RUN, LoadProblem, Problems
-from .source import Source, episode_filter, named_runs, resolve_source, unmatched_episodes
+from .source import Source, episode_filter, named_runs, resolve_source, source_label, unmatched_episodes
 from .values import RULES
 
 __all__ = ["usage_df", "scan_model_calls", "calls_frame", "MODEL_CALL"]
@@ -125,6 +127,7 @@ def calls_frame(
 
 
 @without_gc
+@keywords_named
 def usage_df(
     source: Source = None,
     *,
@@ -173,5 +176,23 @@ def usage_df(
     df = df[order]  # a new frame: the memoised one is never handed out
     for name in TOKEN_COLUMNS:  # float64 while summed and priced; handed out as nullable integers
         df[name] = _arrays.counts(df[name].to_numpy(dtype=float, na_value=np.nan))
+    if pricer.table is not None:
+        problems.extend(_unused_prices(pricer, df["model"], source))
     df.attrs = {**df.attrs, "errors": problems.as_records()}
     return df
+
+
+def _unused_prices(pricer: Pricer, models: pd.Series, source: Source) -> list[LoadProblem]:
+    """A ``prices=`` model no call has while one close to it is there (``gpt4o-mini`` for ``gpt-4o-mini``): a typo
+    whose calls were priced by the fallback instead. A name with nothing close stays quiet (a table may cover more)."""
+    assert pricer.table is not None
+    present = {m.lower(): m for m in models.astype(object).dropna().unique() if isinstance(m, str)}
+    out = []
+    for name in sorted(pricer.table.models - present.keys()):
+        bare = name.rsplit("/", 1)[-1]  # a "provider/model" key
+        close = [] if bare in present else difflib.get_close_matches(bare, list(present), n=1, cutoff=0.85)
+        if close:
+            fallback = "the genai-prices table" if pricer.use_genai else "no price (cost unknown)"
+            problem = f"prices= names {name!r}, which no call has; did you mean {present[close[0]]!r}? Its calls got {fallback}"
+            out.append(LoadProblem(source_label(source), None, problem))
+    return out

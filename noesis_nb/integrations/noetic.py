@@ -55,6 +55,11 @@ class NoeticLogError(NoesisNbError, ValueError):
 
 def _events(log: Any) -> Iterator[tuple[int, dict[str, Any]]]:
     """``(line number, event)`` from a path, JSONL text lines, or event dicts."""
+    if isinstance(log, dict):  # iterated, one event gives its keys
+        raise NoeticLogError(
+            f"the log is one event ({str(log)[:60]!r}), not a list of them; "
+            "pass a list of events, the JSONL file's path or its text"
+        )
     if isinstance(log, (str, os.PathLike)) and not str(log).lstrip().startswith("{"):
         lines: Iterable[Any] = _file_lines(log)
     else:

@@ -8,6 +8,7 @@ followed by a ``run_finished``) ends the episode ``error`` with the recorded rea
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -69,7 +70,21 @@ class RecordedReplay:
 def import_rows(
     rows: Iterable[Row] | Callable[[], Iterable[Row]], *, task: str, source: str, result: Any = None, **opts: Any
 ) -> str:
-    """Write ``rows`` as a sealed Noēsis run (``solve`` with :class:`RecordedReplay`); returns the episode id."""
+    """Write ``rows`` as a sealed Noēsis run (``solve`` with :class:`RecordedReplay`); returns the episode id.
 
-    replay = RecordedReplay(rows, source=source, result=result)
-    return solve(task, using=replay, **opts)  # the engine tags the run with replay.source
+    The first row is read here, before the run is written: a log that is not there or is not a log at all
+    (a missing path, a folder, one event instead of a list) raises its error to the caller rather than
+    leaving an ``error`` run behind. A bad row further on still ends the run ``error`` with what came before.
+    """
+    items = iter(rows() if callable(rows) else rows)
+    first = next(items, _NOTHING)
+    replayed = items if first is _NOTHING else itertools.chain((first,), items)
+    replay = RecordedReplay(replayed, source=source, result=result)
+    try:
+        return solve(task, using=replay, **opts)  # the engine tags the run with replay.source
+    except BaseException:
+        getattr(items, "close", lambda: None)()  # a log file left open by a run that never started
+        raise
+
+
+_NOTHING: Any = object()

@@ -11,6 +11,7 @@ are ordinary ``message`` rows. Unknown keys are tolerated; the version lives in 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
@@ -89,6 +90,11 @@ def _message(item: Any, index: int) -> tuple[str | None, Any, str | None, dict[s
 
 def taisce_rows(messages: Iterable[Any]) -> Iterator[Row]:
     """Rows for a transcript: memory injections as untrusted ``memory`` rows, the rest as ``message`` rows."""
+    if isinstance(messages, (str, bytes, os.PathLike, dict)):  # iterated, these give characters or keys, not messages
+        raise TaisceTranscriptError(
+            f"the transcript is a {type(messages).__name__} ({str(messages)[:60]!r}), not a list of messages; pass the "
+            "messages themselves (dicts {role, content} or LangChain / Agent Framework messages), e.g. json.load(f)['messages']"
+        )
     for index, item in enumerate(messages, 1):
         role, content, name, extra = _message(item, index)
         text = content if isinstance(content, str) else "" if content is None else json.dumps(content, default=str)

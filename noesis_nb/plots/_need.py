@@ -36,3 +36,15 @@ def need(df: Any, columns: Iterable[str], what: str, frame: str, *, by: Any = No
         raise InvalidOptionError(f"{what}: by={by!r} is not a column of the {frame} frame{guess}; pass by= one of its columns")
     if missing:
         raise InvalidOptionError(f"{what} needs {frame} columns {missing}; pass noesis_nb.{frame}(source)")
+    if "timestamp" in columns and not _times(df["timestamp"]):  # e.g. written to CSV and read back
+        raise InvalidOptionError(
+            f"{what}: the timestamp column holds {df['timestamp'].dtype} values, not times; "
+            "turn them back into times with df['timestamp'] = pd.to_datetime(df['timestamp'], utc=True)"
+        )
+
+
+def _times(column: pd.Series) -> bool:
+    """Whether ``column`` holds times (as the frames give them, or as datetime objects), not text or numbers."""
+    if pd.api.types.is_datetime64_any_dtype(column):
+        return True
+    return pd.api.types.infer_dtype(column, skipna=True) in ("datetime", "datetime64", "empty")

@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from .._keywords import keywords_named
 from ..store.vocab import TERMINAL_STATUSES
 from ._need import need
 from ._safe import esc, esc_all
@@ -19,6 +20,7 @@ def _adapters(runs: pd.DataFrame, what: str) -> pd.Series:
     return runs["using"].astype(object).fillna("(unknown)").astype(str)
 
 
+@keywords_named
 def success_by_adapter(runs: pd.DataFrame, *, title: str | None = None) -> go.Figure:
     """Share of finished runs that succeeded, per adapter, with a 95% Wilson interval and the counts in hover.
 
@@ -57,6 +59,7 @@ def _wilson(k: np.ndarray, n: np.ndarray, z: float = 1.96) -> tuple[np.ndarray, 
     return np.clip(centre - half, 0, 1), np.clip(centre + half, 0, 1)
 
 
+@keywords_named
 def duration_by_adapter(runs: pd.DataFrame, *, title: str | None = None) -> go.Figure:
     """Run durations (seconds) per adapter as box plots with every run shown; hover names the episode."""
     using = _adapters(runs, "duration_by_adapter")

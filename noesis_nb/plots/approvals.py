@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from .._keywords import keywords_named
 from ._need import need
 from ._safe import esc, esc_all
 from ._theme import color_map, new_figure
@@ -13,6 +14,7 @@ from ._theme import color_map, new_figure
 __all__ = ["approval_waits"]
 
 
+@keywords_named
 def approval_waits(tools: pd.DataFrame, by: str = "tool", *, title: str | None = None) -> go.Figure:
     """How long drafts waited for a human: one point per decided draft, per ``by`` (``tool`` or ``approver_id``).
 

@@ -8,6 +8,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from .._keywords import keywords_named
 from ..errors import InvalidOptionError
 from ._safe import esc_all
 from ._theme import PALETTE, new_figure
@@ -32,6 +33,7 @@ def _bar(x: Any, y: pd.Series, low: pd.Series, high: pd.Series, colour: str, nam
     )
 
 
+@keywords_named
 def batch_summary_plot(summary: pd.DataFrame, *, title: str | None = None) -> go.Figure:
     """Success rate (Wilson 95%) and mean score (t 95%) per adapter, side by side, from ``batch_summary``."""
     if "success_rate" not in summary:
@@ -50,6 +52,7 @@ def batch_summary_plot(summary: pd.DataFrame, *, title: str | None = None) -> go
     return fig
 
 
+@keywords_named
 def compare_batches_plot(comparison: pd.DataFrame, *, title: str | None = None) -> go.Figure:
     """Each metric's paired difference (b − a) with its 95% interval, around a zero line, from ``compare_batches``."""
     if "diff" not in comparison:

@@ -7,6 +7,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from .._keywords import keywords_named
 from ..errors import InvalidOptionError
 from ..store.vocab import TOOL_REQUESTED
 from ._need import need
@@ -68,6 +69,7 @@ def _steps(events: pd.DataFrame, episode_id: str, usage: pd.DataFrame | None) ->
     )
 
 
+@keywords_named
 def compare_steps(events: pd.DataFrame, a: str, b: str, usage: pd.DataFrame | None = None) -> pd.DataFrame:
     """Steps of ``a`` and ``b`` aligned by key (``act #1``, ``tool:fs.write #2``, ``model:gpt-4o #1``, …).
 
@@ -87,6 +89,7 @@ def compare_steps(events: pd.DataFrame, a: str, b: str, usage: pd.DataFrame | No
     return merged[["step", "seconds_a", "seconds_b", "delta_s", "cost_a", "cost_b", "delta_cost"]]
 
 
+@keywords_named
 def aligned_steps(events: pd.DataFrame, a: str, b: str, usage: pd.DataFrame | None = None) -> pd.DataFrame:
     """``compare_steps`` plus where each run is at each row: ``events_a`` / ``events_b``, how many of its events
     it has written by the end of that step (or of its latest earlier step: never going back), and ``in_a`` /
@@ -102,6 +105,7 @@ def aligned_steps(events: pd.DataFrame, a: str, b: str, usage: pd.DataFrame | No
     return table
 
 
+@keywords_named
 def compare_episodes(
     events: pd.DataFrame, a: str, b: str, usage: pd.DataFrame | None = None, *, title: str | None = None
 ) -> go.Figure:

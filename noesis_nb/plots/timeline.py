@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from .._keywords import keywords_named
 from ..errors import InvalidOptionError
 from ..store.vocab import (
     RUN_CHECKPOINT,
@@ -60,6 +61,7 @@ def _one_episode(events: pd.DataFrame, episode_id: str | None) -> tuple[pd.DataF
     return one.reset_index(drop=True), episode_id
 
 
+@keywords_named
 def episode_timeline(events: pd.DataFrame, episode_id: str | None = None, *, title: str | None = None) -> go.Figure:
     """Phases as horizontal segments (each event lasts until the next one), one row per phase.
 
@@ -67,6 +69,8 @@ def episode_timeline(events: pd.DataFrame, episode_id: str | None = None, *, tit
     marked on their own rows. Hover shows the event: phase, name, time, agent, payload.
     """
     one, episode_id = _one_episode(events, episode_id)
+    if not pd.api.types.is_datetime64_any_dtype(one["timestamp"]):  # datetime objects (need() refused anything else)
+        one = one.assign(timestamp=pd.to_datetime(one["timestamp"], utc=True))
     ts = one["timestamp"]
     nxt = ts.shift(-1).fillna(ts.iloc[-1])
     span_ms = np.maximum((nxt - ts).dt.total_seconds().to_numpy() * 1000.0, 0.5)

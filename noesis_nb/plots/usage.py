@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from .._keywords import keywords_named
 from ..errors import InvalidOptionError
 from ..store.vocab import TOKEN_COLUMNS
 from ._need import need
@@ -43,6 +44,7 @@ def _check_freq(freq: object, what: str) -> None:
         )
 
 
+@keywords_named
 def token_parts(usage: pd.DataFrame) -> pd.DataFrame:
     """Split totals into parts that add up: uncached/cached/cache-write input, non-reasoning output, reasoning.
 
@@ -101,6 +103,7 @@ def _stacked(fig: go.Figure, x: Sequence[object], parts: pd.DataFrame, group_lab
     fig.update_layout(barmode="stack", yaxis=dict(title="tokens"))
 
 
+@keywords_named
 def tokens_by(usage: pd.DataFrame, by: str = "model", *, title: str | None = None) -> go.Figure:
     """Stacked token parts per ``by`` (``model``, ``provider`` or ``episode_id``); reasoning hatched inside output."""
     need(usage, ("input_tokens", "output_tokens", by), "tokens_by", "usage_df", by=by)
@@ -111,17 +114,22 @@ def tokens_by(usage: pd.DataFrame, by: str = "model", *, title: str | None = Non
     return fig
 
 
+@keywords_named
 def tokens_over_time(usage: pd.DataFrame, freq: str = "1h", *, title: str | None = None) -> go.Figure:
     """Stacked token parts per time bucket (``freq`` is a pandas offset such as ``"15min"`` or ``"1D"``)."""
     _need(usage, ("timestamp", "input_tokens", "output_tokens"), "tokens_over_time")
     _check_freq(freq, "tokens_over_time")
-    parts = token_parts(usage).groupby(usage["timestamp"].dt.floor(freq)).sum()
+    times = usage["timestamp"]
+    if not pd.api.types.is_datetime64_any_dtype(times):  # datetime objects (need() refused anything else)
+        times = pd.to_datetime(times, utc=True)
+    parts = token_parts(usage).groupby(times.dt.floor(freq)).sum()
     fig = new_figure(title or esc(f"Tokens per {freq}{_unknown_totals(usage)}"))
     _stacked(fig, list(parts.index), parts, "time")
     fig.update_xaxes(title="time (UTC)", type="date")
     return fig
 
 
+@keywords_named
 def cost_over_time(usage: pd.DataFrame, by: str = "model", *, cumulative: bool = True, title: str | None = None) -> go.Figure:
     """Cost (USD, priced at analysis time) over time, one line per ``by`` value (``model`` or ``episode_id``).
 

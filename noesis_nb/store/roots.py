@@ -78,8 +78,15 @@ def candidate_roots(runs_dir: str | os.PathLike[str] | None = None) -> list[Path
     return unique
 
 
-def find_run_dir(target: str | os.PathLike[str], runs_dir: str | os.PathLike[str] | None = None) -> Path:
+def find_run_dir(
+    target: str | os.PathLike[str],
+    runs_dir: str | os.PathLike[str] | None = None,
+    *,
+    instead: str = "pass runs_dir= or the run directory path",
+) -> Path:
     """The run directory of an episode id, or ``target`` itself when it is a run directory.
+
+    ``instead``: what an unknown id's error tells the caller to pass (a frame takes no ``runs_dir=``).
 
     Looks in each candidate root for ``<root>/<id>`` and one label level ``<root>/<label>/<id>``.
     """
@@ -138,10 +145,19 @@ def find_run_dir(target: str | os.PathLike[str], runs_dir: str | os.PathLike[str
         raise RunNotFoundError(
             f"no run is named {episode_id!r}; it is the start of {len(starting)} run id(s): {named}; pass a whole id"
         )
-    raise RunNotFoundError(
-        f"no run {episode_id!r} under {searched}; pass runs_dir= or the run directory path, "
-        "or check the id with noesis_nb.ns.list_runs()"
-    )
+    close = close_run_id(episode_id, roots)
+    if close:  # one character off an id that is there: a typo, most likely
+        raise RunNotFoundError(f"no run {episode_id!r} under {searched} (did you mean {close!r}?)")
+    raise RunNotFoundError(f"no run {episode_id!r} under {searched}; {instead}, or check the id with noesis_nb.ns.list_runs()")
+
+
+def close_run_id(episode_id: str, roots: list[Path]) -> str | None:
+    """The id of a run under ``roots`` closest to ``episode_id`` when it looks like a typo of it (said only on error)."""
+    import difflib
+
+    names = [p.name for root in roots for p in _subdirs(root)]
+    close = difflib.get_close_matches(episode_id, names, n=1, cutoff=0.9)
+    return close[0] if close else None
 
 
 def _why_not_a_run(path: Path) -> tuple[str, str]:

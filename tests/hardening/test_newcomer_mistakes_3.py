@@ -1,0 +1,268 @@
+"""Mistakes a newcomer makes analysing runs (frames, plots, imports of recorded traces): each gets one error
+naming the value given and the fix, and nothing is written; what was right before stays right."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+import noesis_nb
+import noesis_nb.ns as ns
+from noesis_nb import plots
+from noesis_nb.errors import InvalidIdError, InvalidOptionError, RunNotFoundError, RunsDirError
+from noesis_nb.frames import RunLoadError
+
+
+def _agent(task: str, ctx: Any) -> str:
+    ctx.model_call("gpt-4o-mini", provider="openai", input_tokens=100, output_tokens=10)
+    return "ok"
+
+
+def _runs(runs_dir: Path, n: int = 2) -> list[str]:
+    return [noesis_nb.solve(f"task {i}", using=_agent, runs_dir=runs_dir) for i in range(n)]
+
+
+def _typo(episode_id: str) -> str:
+    return episode_id[:-1] + ("x" if episode_id[-1] != "x" else "y")
+
+
+# -- a misspelt keyword ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("call", "given", "meant"),
+    [
+        (lambda root, frames: noesis_nb.events_df(root, episode="ep_x"), "episode", "episodes"),
+        (lambda root, frames: noesis_nb.events_df(root, phase="model"), "phase", "phases"),
+        (lambda root, frames: noesis_nb.usage_df(root, price={}), "price", "prices"),
+        (lambda root, frames: noesis_nb.tools_df(root, column=[]), "column", "columns"),
+        (lambda root, frames: plots.tokens_by(frames["usage"], bye="model"), "bye", "by"),
+        (lambda root, frames: plots.episode_timeline(frames["events"], episode="ep_x"), "episode", "episode_id"),
+        (lambda root, frames: plots.cost_over_time(frames["usage"], cummulative=False), "cummulative", "cumulative"),
+    ],
+)
+def test_a_misspelt_keyword_says_which_was_meant(runs_dir: Path, call: Any, given: str, meant: str) -> None:
+    _runs(runs_dir, 1)
+    frames = {"usage": noesis_nb.usage_df(runs_dir), "events": noesis_nb.events_df(runs_dir)}
+    with pytest.raises(InvalidOptionError) as info:
+        call(runs_dir, frames)
+    message = str(info.value)
+    assert f"has no option {given!r} (did you mean {meant!r}?)" in message, message
+    assert isinstance(info.value, TypeError)  # code catching Python's own error still catches it
+
+
+@pytest.mark.parametrize("frame", ["runs_df", "events_df", "tools_df", "usage_df"])
+def test_runs_dir_given_to_a_frame_says_the_root_is_its_first_argument(runs_dir: Path, frame: str) -> None:
+    with pytest.raises(InvalidOptionError, match=rf"{frame}\(\) takes no runs_dir=; pass it as source, the first argument"):
+        getattr(noesis_nb, frame)(runs_dir=runs_dir)
+
+
+def test_a_type_error_inside_a_frame_is_not_taken_for_a_misspelt_keyword(runs_dir: Path) -> None:
+    with pytest.raises(InvalidOptionError, match="is not a run source"):
+        noesis_nb.runs_df(3)  # type: ignore[arg-type]
+
+
+# -- a frame where a source goes ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("given", "fix"),
+    [
+        (lambda f: f["runs"], "got a DataFrame where source= goes; pass its run directories, df['run_dir']"),
+        (lambda f: f["runs"].iloc[0], "got a frame's row where source= goes; pass its run directory, row['run_dir']"),
+        (lambda f: f["events"], "got a DataFrame where source= goes; pass the runs root it was loaded from"),
+    ],
+)
+def test_a_frame_or_its_row_given_as_the_source_names_what_to_pass(runs_dir: Path, given: Any, fix: str) -> None:
+    _runs(runs_dir)
+    frames = {"runs": noesis_nb.runs_df(runs_dir), "events": noesis_nb.events_df(runs_dir)}
+    with pytest.raises(InvalidOptionError) as info:
+        noesis_nb.usage_df(given(frames))
+    assert str(info.value).startswith(fix), str(info.value)
+
+
+def test_a_column_of_run_directories_is_still_a_source(runs_dir: Path) -> None:
+    _runs(runs_dir)
+    runs = noesis_nb.runs_df(runs_dir)
+    again = noesis_nb.runs_df(runs["run_dir"])
+    assert list(again["episode_id"]) == list(runs["episode_id"])
+
+
+# -- an id with a typo, an id from another root ---------------------------------------------------------------
+
+
+def test_a_misspelt_id_says_which_run_was_meant(runs_dir: Path) -> None:
+    first, _ = _runs(runs_dir)
+    ns.set(runs_dir=str(runs_dir))
+    with pytest.raises(RunNotFoundError, match=rf"no run '{_typo(first)}' under .* \(did you mean '{first}'\?\)"):
+        noesis_nb.runs_df(_typo(first))
+    with pytest.raises(RunNotFoundError, match=rf"episodes= names '{_typo(first)}', .* \(did you mean '{first}'\?\)"):
+        noesis_nb.events_df(runs_dir, episodes=_typo(first))
+
+
+def test_an_id_from_another_root_tells_a_frame_to_take_that_root_as_its_source(runs_dir: Path, tmp_path: Path) -> None:
+    _runs(runs_dir, 1)
+    (elsewhere,) = _runs(tmp_path / "other", 1)
+    ns.set(runs_dir=str(runs_dir))
+    with pytest.raises(RunNotFoundError) as info:
+        noesis_nb.tools_df(elsewhere)
+    message = str(info.value)
+    assert "pass the runs root it is in as source" in message and "runs_dir=" not in message, message
+
+
+# -- filters and columns that cannot be meant -----------------------------------------------------------------
+
+
+def test_since_after_until_is_named_not_an_empty_frame(runs_dir: Path) -> None:
+    _runs(runs_dir, 1)
+    with pytest.raises(InvalidOptionError, match=r"since='2030-01-01' is after until='2020-01-01'.*swap them"):
+        noesis_nb.events_df(runs_dir, since="2030-01-01", until="2020-01-01")
+    assert len(noesis_nb.events_df(runs_dir, since="2020-01-01", until="2100-01-01")) == len(noesis_nb.events_df(runs_dir))
+
+
+@pytest.mark.parametrize(
+    ("plot", "frame"),
+    [
+        (lambda df: plots.tokens_over_time(df), "usage"),
+        (lambda df: plots.cost_over_time(df), "usage"),
+        (lambda df: plots.episode_timeline(df, df["episode_id"].iloc[0]), "events"),
+    ],
+)
+def test_timestamps_read_back_as_text_are_named_with_the_fix(runs_dir: Path, plot: Any, frame: str) -> None:
+    _runs(runs_dir, 1)
+    df = noesis_nb.usage_df(runs_dir) if frame == "usage" else noesis_nb.events_df(runs_dir)
+    texts = df.assign(timestamp=df["timestamp"].astype(str))  # what a CSV round trip gives
+    with pytest.raises(InvalidOptionError, match=r"the timestamp column holds .* not times; .*pd\.to_datetime"):
+        plot(texts)
+    assert plot(df.assign(timestamp=df["timestamp"].astype(object))).data  # datetime objects are times still
+
+
+def test_the_batch_summary_of_no_runs_has_its_columns_and_plots(runs_dir: Path, tmp_path: Path) -> None:
+    _runs(runs_dir, 1)
+    (tmp_path / "none").mkdir()
+    empty = noesis_nb.batch_summary(noesis_nb.runs_df(tmp_path / "none"))
+    assert list(empty.columns) == list(noesis_nb.batch_summary(noesis_nb.runs_df(runs_dir)).columns) and empty.empty
+    assert plots.batch_summary_plot(empty).data
+
+
+def test_prices_given_a_dataframe_say_how_to_make_the_table(runs_dir: Path) -> None:
+    table = pd.DataFrame({"model": ["gpt-4o-mini"], "input": [1.0], "output": [2.0]})
+    with pytest.raises(InvalidOptionError) as info:
+        noesis_nb.usage_df(runs_dir, prices=table)
+    assert str(info.value).startswith("prices= is a DataFrame; pass a dict") and "\n" not in str(info.value)
+
+
+def test_a_price_for_a_misspelt_model_says_which_was_meant_and_what_priced_its_calls(runs_dir: Path) -> None:
+    _runs(runs_dir, 1)
+    mine = {"input": 1.0, "output": 2.0}
+    usage = noesis_nb.usage_df(runs_dir, prices={"gpt4o-mini": mine})
+    reasons = [e["reason"] for e in usage.attrs["errors"]]
+    assert reasons == [
+        "prices= names 'gpt4o-mini', which no call has; did you mean 'gpt-4o-mini'? Its calls got the genai-prices table"
+    ]
+    for right in ({"gpt-4o-mini": mine}, {"openai/gpt-4o-mini": mine}, {"gpt-4o-mini": mine, "claude-x": mine}):
+        assert noesis_nb.usage_df(runs_dir, prices=right).attrs["errors"] == []
+    with pytest.raises(RunLoadError, match="did you mean 'gpt-4o-mini'"):
+        noesis_nb.usage_df(runs_dir, prices={"gpt4o-mini": mine}, strict=True)
+
+
+# -- export and import ----------------------------------------------------------------------------------------
+
+
+def test_export_otel_given_a_frame_names_the_column_and_takes_the_column(runs_dir: Path, tmp_path: Path) -> None:
+    _runs(runs_dir)
+    runs = noesis_nb.runs_df(runs_dir)
+    for given, fix in ((runs, r"pass df\['episode_id'\]"), (runs.iloc[0], r"pass row\['episode_id'\]")):
+        with pytest.raises(InvalidIdError, match=rf"where run_or_runs .* goes; {fix}"):
+            noesis_nb.export_otel(given, path=tmp_path / "t.json", runs_dir=runs_dir)
+    assert not (tmp_path / "t.json").exists()
+    one = noesis_nb.export_otel(list(runs["episode_id"]), path=tmp_path / "a.json", runs_dir=runs_dir)
+    assert noesis_nb.export_otel(runs["episode_id"], path=tmp_path / "b.json", runs_dir=runs_dir) == one
+
+
+_EVENT = {"source": "framework", "type": "custom:note", "data": {}}
+
+
+@pytest.mark.parametrize(
+    ("importer", "log", "said"),
+    [
+        ("noetic", "missing.jsonl", "Noetic log .*missing.jsonl' does not exist"),
+        ("noetic", ".", "Noetic log .*: a directory, not a file"),
+        ("noetic", _EVENT, "the log is one event .* not a list of them"),
+        ("taisce", "missing.jsonl", "the transcript is a str .* not a list of messages"),
+        ("taisce", {"role": "user", "content": "hi"}, "the transcript is a dict .* not a list of messages"),
+    ],
+)
+def test_a_log_that_is_not_a_log_raises_and_leaves_no_run(
+    runs_dir: Path, tmp_path: Path, importer: str, log: Any, said: str
+) -> None:
+    from noesis_nb.integrations.noetic import import_noetic
+    from noesis_nb.integrations.taisce import import_taisce
+
+    given = str(tmp_path / log) if isinstance(log, str) else log
+    with pytest.raises((ValueError, TypeError, FileNotFoundError), match=said):
+        (import_noetic if importer == "noetic" else import_taisce)(given, runs_dir=runs_dir)
+    assert list(runs_dir.iterdir()) == []
+
+
+def test_a_log_whose_later_line_is_bad_still_records_what_came_before(runs_dir: Path, tmp_path: Path) -> None:
+    from noesis_nb.integrations.noetic import import_noetic
+
+    log = tmp_path / "stream.jsonl"
+    log.write_text(json.dumps(_EVENT) + "\nnot json\n")
+    episode = import_noetic(log, runs_dir=runs_dir)
+    assert noesis_nb.runs_df(runs_dir / episode)["status"].tolist() == ["error"]
+
+
+def test_a_run_directory_given_as_runs_dir_is_refused_before_anything_is_written(runs_dir: Path) -> None:
+    from noesis_nb.integrations.noetic import import_noetic
+
+    (episode,) = _runs(runs_dir, 1)
+    before = sorted(p.name for p in (runs_dir / episode).iterdir())
+    for write in (
+        lambda: import_noetic([_EVENT], runs_dir=runs_dir / episode),
+        lambda: noesis_nb.solve("again", using=_agent, runs_dir=str(runs_dir / episode)),
+    ):
+        with pytest.raises(RunsDirError, match=rf"is a run directory \(run {episode}\).*pass its parent, runs_dir='{runs_dir}'"):
+            write()
+    assert sorted(p.name for p in (runs_dir / episode).iterdir()) == before
+
+
+# -- one line in a cell ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("cell", "first_line"),
+    [
+        ("noesis_nb.events_df(RUNS, episode='ep_x')", "InvalidOptionError: events_df() has no option 'episode' (did you mean"),
+        ("noesis_nb.runs_df(noesis_nb.runs_df(RUNS))", "InvalidOptionError: got a DataFrame where source= goes"),
+    ],
+)
+def test_an_analysis_mistake_in_a_cell_shows_one_line(ip: Any, runs_dir: Path, cell: str, first_line: str) -> None:
+    from IPython.utils.capture import capture_output
+
+    _runs(runs_dir, 1)
+    ip.user_ns.update(noesis_nb=noesis_nb, RUNS=str(runs_dir))
+    with capture_output() as out:
+        result = ip.run_cell(cell)
+    assert isinstance(result.error_in_exec, InvalidOptionError)
+    shown = out.stdout + out.stderr
+    assert shown.startswith(first_line), shown
+    assert "Traceback" not in shown and "noesis_nb/" not in shown, shown
+
+
+def test_an_id_from_another_root_in_a_magic_says_the_option_not_the_keyword(ip: Any, runs_dir: Path, tmp_path: Path) -> None:
+    from IPython.core.error import UsageError
+
+    _runs(runs_dir, 1)
+    (elsewhere,) = _runs(tmp_path / "other", 1)
+    with pytest.raises(UsageError) as info:
+        ip.run_line_magic("noesis", f"show {elsewhere} --runs-dir {runs_dir}")
+    message = str(info.value)
+    assert message.startswith(f"%noesis show: no run {elsewhere!r}"), message
+    assert "pass --runs-dir or the run directory" in message, message
+    assert "runs_dir=" not in message, message
