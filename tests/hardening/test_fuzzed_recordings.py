@@ -385,3 +385,64 @@ def test_a_noeta_envelope_with_a_hostile_field_reads_or_is_one_error_naming_it(
         for key in ("input_tokens", "output_tokens", "cached_input_tokens", "cache_write_input_tokens"):
             value = payload.get(key)
             assert value is None or (type(value) is int and value >= 0 and not math.isnan(value))
+
+
+# -- imported: what another system sent in any field is a run every frame reads without a problem ---------------
+
+
+def _rotated(events: list[dict[str, Any]], skip: tuple[Any, ...] = ()) -> list[list[Any]]:
+    """One recording per field of ``events`` (its ``type`` kept), that field holding the next hostile value in turn;
+    recordings no JSON reader takes (nesting too deep, too many digits) are left out."""
+    out = []
+    fields = [(n, path) for n, event in enumerate(events) for path in _paths(event) if path[0] not in ("type", *skip)]
+    for i, (n, path) in enumerate(fields):
+        texts = [json.dumps(e) for e in events]
+        texts[n] = _with_hostile(events[n], path, HOSTILE[i % len(HOSTILE)])
+        try:
+            out.append([json.loads(t) for t in texts])
+        except (ValueError, RecursionError):
+            continue
+    return out
+
+
+def _frames_read_without_a_problem(runs_dir: Path) -> None:
+    import noesis_nb
+
+    for frame in ("runs_df", "events_df", "usage_df", "tools_df"):
+        df = getattr(noesis_nb, frame)(runs_dir, cache=False)
+        assert df.attrs["errors"] == [], (frame, df.attrs["errors"][:3])
+    usage = noesis_nb.usage_df(runs_dir, cache=False)
+    for column in ("model", "provider"):
+        assert all(isinstance(v, str) for v in usage[column].dropna()), usage[column]
+
+
+def test_agui_recordings_with_any_value_in_any_field_import_to_runs_every_frame_reads(runs_dir: Path) -> None:
+    from noesis_nb.integrations.replay import import_rows
+
+    for events in _rotated(AGUI_EVENTS):
+        import_rows(agui_rows(events), task="imported", source="agui", runs_dir=runs_dir)
+    _frames_read_without_a_problem(runs_dir)
+
+
+def test_noeta_envelopes_with_any_value_in_any_field_import_to_runs_every_frame_reads(runs_dir: Path) -> None:
+    from noesis_nb.integrations.noeta import import_noeta
+
+    for envelopes in _rotated(NOETA, skip=("task_id",)):
+        try:
+            import_noeta(envelopes, runs_dir=runs_dir)
+        except RecordedRunError:  # the recording holds TaskFailed
+            pass
+    _frames_read_without_a_problem(runs_dir)
+
+
+@pytest.mark.parametrize("field", ["cost", "model", "provider"])
+def test_a_harness_response_whose_cost_or_model_is_of_another_type_imports_to_a_run_every_frame_reads(
+    runs_dir: Path, field: str
+) -> None:
+    for token in ('"0.01"', "[1]", '{"usd": 1}', "-1", "1e300", "true"):
+        harness = json.loads(_with_hostile({**HARNESS, "model": "m", "provider": "p"}, (field,), token))
+        try:
+            import_noetic([json.dumps(e) for e in NOETIC_LOG], harness, runs_dir=runs_dir)
+        except RecordedRunError:
+            pass
+    _frames_read_without_a_problem(runs_dir)
