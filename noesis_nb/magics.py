@@ -274,6 +274,15 @@ def _unreadable_line(rows: list[dict[str, Any]]) -> str:
     )
 
 
+def _stray_line(problems: list[dict[str, Any]]) -> str:
+    """A line naming what in the root is named like a run but is no run folder (left out of the table); "" when none."""
+    if not problems:
+        return ""
+    first = os.fsencode(problems[0]["path"]).decode("utf-8", "backslashreplace")
+    more = f" and {len(problems) - 1} more" if len(problems) > 1 else ""
+    return f"{first}{more}: {problems[0]['reason']}"
+
+
 class RunTable(list[dict[str, Any]]):
     """``list_runs`` rows that display as a table (HTML, escaped) and as aligned text; empty, a hint how to start a run."""
 
@@ -410,10 +419,11 @@ class NoesisMagics(Magics):
 
         if args.limit is not None and args.limit < 1:
             raise UsageError(f"%noesis list: --limit must be at least 1, got {args.limit}")
-        table = RunTable(list_runs(args.limit, runs_dir=args.runs_dir))
+        rows = list_runs(args.limit, runs_dir=args.runs_dir)
+        table = RunTable(rows)
         table.where = str(config.runs_dir(args.runs_dir))
         table.note = "" if os.path.isdir(table.where) else " (no such folder)"
-        said = (_linked_line(table.where), _staging_line(table.where), _unreadable_line(table))
+        said = (_linked_line(table.where), _staging_line(table.where), _unreadable_line(table), _stray_line(rows.problems))
         table.lines = tuple(line for line in said if line)
         return table
 

@@ -16,7 +16,7 @@ from .columns import EVENT_COLUMNS, Column, check_columns
 from .eventblocks import load_events
 from .gcpause import without_gc
 from .problems import LoadProblem, Problems
-from .source import Source, episode_filter, named_runs, resolve_source, source_label, unmatched_episodes
+from .source import Source, episode_filter, named_runs, resolve_source, source_label, stray_runs, unmatched_episodes
 
 __all__ = ["events_df"]
 
@@ -56,6 +56,7 @@ def events_df(
     refs = resolve_source(source, storage_options=storage_options, episodes=wanted)
     problems = Problems(strict)
     problems.extend(unmatched_episodes(wanted, refs, source))
+    problems.extend(stray_runs(source, wanted))
     refs = named_runs(refs, problems)
     loaded = load_events(refs, problems, extras=extras, use_cache=cache, show_progress=progress)
     df = loaded.frame()

@@ -10,6 +10,7 @@ within one UTC day (then the per-model sums price exactly as the calls would).
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from typing import Any, Literal, NotRequired, TypedDict
 
 import orjson
@@ -90,7 +91,7 @@ def _doc(ref: RunRef, name: str, problems: list[LoadProblem], stamp: dict[str, A
         got = ref.read(name)
     except BadFile as exc:
         stamp[name] = ref.fs.stat(path)
-        problems.append(LoadProblem(url, None, f"{exc.reason}; the run is read without it"))
+        problems.append(_Unreadable(url, None, f"{exc.reason}; the run is read without it", name, exc.reason))
         return None
     if got is None:
         stamp[name] = None
@@ -170,11 +171,38 @@ def read_run(
         "tool_requests": tool_requests,
         "stamp": stamp,
         "listings": listings,
-        "problems": problems,
+        "problems": _one_for_unreadable(ref, problems),
         "manifest_clean": manifest_clean,
         "known_sizes": {k: v[0] for k, v in stamp.items() if v is not None and k.endswith((".json", ".jsonl"))},
     }
-    return record, stamp, problems
+    return record, stamp, record["problems"]
+
+
+@dataclass(frozen=True)
+class _Unreadable(LoadProblem):
+    """A run file that could not be read at all (a FIFO, a folder, a link out of the run, no permission)."""
+
+    name: str = ""
+    why: str = ""
+
+
+def _one_for_unreadable(ref: RunRef, problems: list[LoadProblem]) -> list[LoadProblem]:
+    """``problems`` with the files of the run that cannot be read at all said once, naming each, in the place of
+    the first: a run folder whose files were all replaced is one problem, not one per file."""
+    bad = [p for p in problems if isinstance(p, _Unreadable)]
+    if len(bad) < 2:
+        return [LoadProblem(p.path, p.line, p.reason) for p in problems]
+    files = "; ".join(f"{p.name}: {p.why}" for p in bad)
+    events = any(p.name == "events.jsonl" for p in bad)
+    merged = LoadProblem(
+        ref.fs.url(ref.path),
+        None,
+        f"{len(bad)} files of the run cannot be read ({files}); the run is read without them"
+        + (" (its events are not read)" if events else "")
+        + ". Put back the run's own files, or remove the run folder if it is no run",
+    )
+    first = problems.index(bad[0])
+    return [merged if i == first else p for i, p in enumerate(problems) if i == first or not isinstance(p, _Unreadable)]
 
 
 def _events(ref: RunRef, whole: bool, problems: list[LoadProblem]) -> tuple[bytes, Stat, bool] | None:
@@ -185,7 +213,8 @@ def _events(ref: RunRef, whole: bool, problems: list[LoadProblem]) -> tuple[byte
             return None if got is None else (got[0], got[1], True)
         return ref.read_tail("events.jsonl", _TAIL)
     except BadFile as exc:
-        problems.append(LoadProblem(ref.fs.url(ref.file("events.jsonl")), None, f"{exc.reason}; the run's events are not read"))
+        url = ref.fs.url(ref.file("events.jsonl"))
+        problems.append(_Unreadable(url, None, f"{exc.reason}; the run's events are not read", "events.jsonl", exc.reason))
         return None
 
 

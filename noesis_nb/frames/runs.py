@@ -24,7 +24,7 @@ from .problems import LoadProblem, Problems
 from .progress import progress as _progress
 from .runrecord import RunRecord, calls_from_events, read_run, run_unchanged, stamp_checks
 from .runusage import PriceMemo, run_usage, sums_hide_priced_parts
-from .source import RunRef, Source, episode_filter, named_runs, resolve_source, unmatched_episodes
+from .source import RunRef, Source, episode_filter, named_runs, resolve_source, stray_runs, unmatched_episodes
 from .toolfolders import ToolFolders
 from .values import safe_name
 
@@ -71,6 +71,7 @@ def runs_df(
     refs = resolve_source(source, storage_options=storage_options, episodes=wanted)
     problems = Problems(strict)
     problems.extend(unmatched_episodes(wanted, refs, source))
+    problems.extend(stray_runs(source, wanted))
     refs = named_runs(refs, problems)
     pricer = Pricer.from_spec(prices)
     prefetch_remote(refs, _run_files)

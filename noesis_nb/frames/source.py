@@ -18,11 +18,11 @@ from .._safetext import frame_given
 from ..errors import InvalidOptionError, RunNotFoundError
 from ..store.roots import check_root, close_run_id, find_run_dir
 from ..store.runfiles import change_stamp
-from ..store.scan import scan_run_dirs_with_stats
+from ..store.scan import scan_run_dirs_with_stats, stray_reason, stray_run_files
 from .fs import LocalFS, RemoteFS, RunFS, Stat, open_remote
 from .problems import LoadProblem
 
-__all__ = ["RunRef", "resolve_source", "episode_filter", "Source", "named_runs"]
+__all__ = ["RunRef", "resolve_source", "episode_filter", "Source", "named_runs", "stray_runs"]
 
 Source = str | os.PathLike[str] | Iterable[str | os.PathLike[str]] | None
 _LOCAL = LocalFS()
@@ -149,6 +149,27 @@ def named_runs(refs: list[RunRef], problems: Any) -> list[RunRef]:
             continue
         kept.append(ref)
     return kept
+
+
+def stray_runs(source: Source, episodes: list[str] | None) -> list[LoadProblem]:
+    """One problem for each entry of a local runs root given in ``source`` that is named like a run but is no run
+    folder (``ep_….zip``, a file saved under a run's name): left out, as before, but said (with ``episodes=``,
+    only those named after one of the ids asked for)."""
+    if source is None:
+        source = config.runs_dir()
+    items = [source] if isinstance(source, (str, os.PathLike)) else list(source) if _is_collection(source) else []
+    found: list[LoadProblem] = []
+    for item in items:
+        text = os.fspath(item) if isinstance(item, (str, os.PathLike)) else None
+        if not isinstance(text, str) or ("://" in text and not text.startswith("file://")) or any(c in text for c in "*?["):
+            continue
+        root = os.path.expanduser(text.removeprefix("file://"))
+        for path, what in stray_run_files(root):
+            name = os.path.basename(path)
+            if episodes is None or any(name.startswith(e) for e in episodes):
+                shown = os.fsencode(path).decode("utf-8", "backslashreplace")
+                found.append(LoadProblem(shown, None, stray_reason(what)))
+    return found
 
 
 class _Short:

@@ -19,7 +19,7 @@ from .columns import TOKEN_COLUMNS, USAGE_COLUMNS, Column, check_columns
 from .eventblocks import load_events
 from .gcpause import without_gc
 from .problems import CUT_IN_SEALED_RUN, LoadProblem, Problems
-from .source import Source, episode_filter, named_runs, resolve_source, source_label, unmatched_episodes
+from .source import Source, episode_filter, named_runs, resolve_source, source_label, stray_runs, unmatched_episodes
 from .values import RULES
 
 __all__ = ["usage_df", "scan_model_calls", "calls_frame", "MODEL_CALL"]
@@ -150,6 +150,7 @@ def usage_df(
     refs = resolve_source(source, storage_options=storage_options, episodes=wanted)
     problems = Problems(strict)
     problems.extend(unmatched_episodes(wanted, refs, source))
+    problems.extend(stray_runs(source, wanted))
     refs = named_runs(refs, problems)
     loaded = load_events(refs, problems, use_cache=cache, show_progress=progress)
     cols = loaded.columns

@@ -14,9 +14,11 @@ Usage rows are ``model`` events in the shape ``EpisodeContext.model_call`` write
 from __future__ import annotations
 
 import inspect
+import json
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
+from .._safetext import safe_repr
 from ..store.phases import INTEGRATION_PHASE, missing_verb_minimum
 from ..store.vocab import MODEL_CALL, TOKEN_FIELDS
 
@@ -30,10 +32,25 @@ PHASE = INTEGRATION_PHASE  # the phase of an integration's own rows
 _COUNTS = TOKEN_FIELDS
 
 
+_TEXT_FIELDS = frozenset(("tool", "model", "provider", "status", "draft_id"))  # every frame reads them as text
+
+
+def as_text(value: Any) -> Any:
+    """A value another system sent where text belongs, as text: JSON text for a number, list or object (so a
+    frame reads a name, not an unknown), ``repr`` when JSON cannot hold it; None stays None."""
+    if value is None or isinstance(value, str):
+        return value
+    try:
+        return json.dumps(value, sort_keys=True, default=str)
+    except (ValueError, TypeError, RecursionError):  # a circular or too deeply nested value, keys of mixed types
+        return safe_repr(value, limit=2000)
+
+
 def row(phase: str, source: str, name: str, kind: str, /, **fields: Any) -> Row:
-    """A timeline row; fields that are None are left out (absent means "not reported")."""
-    payload: dict[str, Any] = {"event_name": f"{source}.{name}", "kind": kind}
-    payload.update((k, v) for k, v in fields.items() if v is not None)
+    """A timeline row; fields that are None are left out (absent means "not reported"). Fields every frame
+    reads as text (``tool``, ``model``, ``provider``, ``status``, ``draft_id``) are made text."""
+    payload: dict[str, Any] = {"event_name": f"{source}.{as_text(name)}", "kind": kind}
+    payload.update((k, as_text(v) if k in _TEXT_FIELDS else v) for k, v in fields.items() if v is not None)
     payload["source"] = source
     return phase, payload
 
@@ -77,16 +94,16 @@ def usage_row(
             map(token_count, (input_tokens, output_tokens, cached_input_tokens, cache_write_input_tokens, reasoning_tokens)),
         )
     )
+    warnings: list[str] = []
     payload: dict[str, Any] = {
         "event_name": MODEL_CALL,
         "kind": "usage",
-        "model": model or None,
-        "provider": provider,
+        "model": as_text(model) or None,
+        "provider": as_text(provider),
         **counts,
-        "latency_ms": latency_ms,
-        "cost_usd": cost_usd,
+        "latency_ms": _amount(latency_ms, "latency_ms", warnings),
+        "cost_usd": _amount(cost_usd, "cost_usd", warnings),
     }
-    warnings = []
     parts = sum(counts[k] or 0 for k in ("cached_input_tokens", "cache_write_input_tokens"))
     if counts["input_tokens"] is not None and parts > counts["input_tokens"]:
         warnings.append(f"cached + cache-write input ({parts}) exceeds input_tokens ({counts['input_tokens']})")
@@ -98,6 +115,15 @@ def usage_row(
     payload.update((k, v) for k, v in extra.items() if v is not None)
     payload["source"] = source
     return "model", payload
+
+
+def _amount(value: Any, name: str, warnings: list[str]) -> Any:
+    """A latency or cost: a finite number from 0 to 2**53 as reported, None when unknown; anything else is left
+    out and said in ``warnings`` (a frame would read it as unknown anyway, without saying what was sent)."""
+    if value is None or (type(value) in (int, float) and 0 <= value < 2**53):  # NaN fails the comparison
+        return value
+    warnings.append(f"{name} reported as {safe_repr(value, limit=60)}, not a number from 0 up; left out")
+    return None
 
 
 def emit_row(ctx: EpisodeContext, item: Row) -> str:

@@ -10,7 +10,6 @@ reasoning deltas are folded into one ``message`` / ``reasoning`` row each. A mis
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
@@ -19,6 +18,7 @@ from .._jsonio import loads
 from ..errors import NoesisNbError
 from ..store.runfiles import UnreadableRunFile, open_file, read_file
 from ._emit import PHASE, Row, as_object, row, usage_row
+from ._jsontext import JSONTextError, loads_text
 from .replay import RecordedReplay, import_rows
 
 __all__ = ["NoeticLogError", "noetic_rows", "noetic_replay", "import_noetic"]
@@ -60,8 +60,10 @@ def _events(log: Any) -> Iterator[tuple[int, dict[str, Any]]]:
             f"the log is one event ({str(log)[:60]!r}), not a list of them; "
             "pass a list of events, the JSONL file's path or its text"
         )
+    where = ""  # the file, when one is read: an error names it with the line
     if isinstance(log, (str, os.PathLike)) and not str(log).lstrip().startswith("{"):
         lines: Iterable[Any] = _file_lines(log)
+        where = f"{os.fspath(log)}, "
     else:
         # JSONL lines end at "\n" only: str.splitlines would also cut at U+2028, U+0085… that JSON strings may hold
         lines = log.split("\n") if isinstance(log, str) else log
@@ -70,19 +72,22 @@ def _events(log: Any) -> Iterator[tuple[int, dict[str, Any]]]:
             try:
                 item = item.decode("utf-8")
             except UnicodeDecodeError as exc:
-                raise NoeticLogError(f"Noetic log line {number}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+                raise NoeticLogError(
+                    f"Noetic log {where}line {number}: not UTF-8 text ({exc.reason} at byte {exc.start}); save the log as UTF-8"
+                ) from None
         if isinstance(item, str):
             if not item.strip():
                 continue
-            try:
-                item = json.loads(item.removeprefix("\ufeff") if number == 1 else item)
-            except json.JSONDecodeError as exc:
-                raise NoeticLogError(f"Noetic log line {number}: not JSON ({exc.msg}): {item[:120]!r}") from None
-            except RecursionError:
-                raise NoeticLogError(f"Noetic log line {number}: JSON nested too deeply to be a stream event") from None
+            try:  # a byte order mark starts line 1 of a file saved with one, or any line of files joined by `cat`
+                item = loads_text(item.removeprefix("\ufeff"))
+            except JSONTextError as exc:
+                raise NoeticLogError(
+                    f"Noetic log {where}line {number}: {exc.reason}: {item[:120]!r}; fix or remove that line"
+                ) from None
         if not isinstance(item, dict) or not isinstance(item.get("type"), str):
             raise NoeticLogError(
-                f"Noetic log line {number}: expected a stream event {{source, type, data}}, got {str(item)[:120]!r}"
+                f"Noetic log {where}line {number}: expected a stream event {{source, type, data}} with a text 'type', "
+                f"got {str(item)[:120]!r}"
             )
         yield number, item
 
@@ -191,7 +196,7 @@ def _harness_rows(response: dict[str, Any]) -> Iterator[Row]:
             "harness_response",
             "harness_response",
             answer=response.get("text"),
-            items=len(response.get("items") or []),
+            items=len(items) if isinstance(items := response.get("items"), list) else None,
         )
 
 

@@ -15,8 +15,10 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from .._safetext import safe_repr
 from ..errors import NoesisNbError
-from ._emit import PHASE, Row, as_object, row
+from ._emit import PHASE, Row, as_object, row, token_count
+from ._jsontext import JSONTextError, loads_text
 from .replay import RecordedReplay, import_rows
 
 __all__ = [
@@ -45,27 +47,42 @@ def parse_memory_message(text: str) -> dict[str, Any]:
     body = text[len(MEMORY_PREFIX) :].strip() if is_memory_message(text) else text
     info: dict[str, Any] = {"characters": len(text)}
     try:
-        doc = json.loads(body) if body else {}
-    except json.JSONDecodeError as exc:
-        return {**info, "parse_error": f"{exc.msg} at line {exc.lineno}"}
-    except RecursionError:
-        return {**info, "parse_error": "JSON nested too deeply"}
+        doc = loads_text(body.removeprefix("\ufeff")) if body else {}
+    except JSONTextError as exc:
+        return {**info, "parse_error": exc.reason}
     if not isinstance(doc, dict):
         return {**info, "parse_error": f"expected a JSON object after the prefix, got {type(doc).__name__}"}
     watermark = as_object(doc.get("watermark"))
     plan = as_object(doc.get("plan"))
     info.update(
         variant="compaction" if "segments" in doc or "turns" in doc else "recall",
-        stored=watermark.get("stored"),
-        formed=watermark.get("formed"),
-        parked=watermark.get("parked"),
-        degraded=plan.get("degraded"),
-        truncated=plan.get("truncated"),
+        stored=token_count(watermark.get("stored")),
+        formed=token_count(watermark.get("formed")),
+        parked=token_count(watermark.get("parked")),
+        degraded=_flag(plan.get("degraded")),
+        truncated=_flag(plan.get("truncated")),
     )
     for key in ("facts", "reports", "passages", "segments", "turns"):
         if isinstance(doc.get(key), list):
             info[key] = len(doc[key])
     return {k: v for k, v in info.items() if v is not None}
+
+
+def _content_text(content: Any) -> str:
+    """A message's content as text: parts (a list of blocks) as their JSON, or bounded ``repr`` when JSON cannot hold them."""
+    if isinstance(content, str):
+        return content
+    if content is None:
+        return ""
+    try:
+        return json.dumps(content, default=str)
+    except (ValueError, TypeError, RecursionError):  # nested too deeply, a circular list, keys no JSON text holds
+        return safe_repr(content, limit=2000)
+
+
+def _flag(value: Any) -> bool | None:
+    """A true/false field as a bool; anything else is unknown (None), never taken as true."""
+    return value if isinstance(value, bool) else None
 
 
 def _message(item: Any, index: int) -> tuple[str | None, Any, str | None, dict[str, Any]]:
@@ -74,14 +91,14 @@ def _message(item: Any, index: int) -> tuple[str | None, Any, str | None, dict[s
             item.get("role"),
             item.get("content"),
             item.get("name"),
-            item.get("additional_kwargs") or item.get("additional_properties") or {},
+            as_object(item.get("additional_kwargs") or item.get("additional_properties")),
         )
     if hasattr(item, "content"):
         role = getattr(item, "role", None) or {"human": "user", "ai": "assistant"}.get(
             getattr(item, "type", ""), getattr(item, "type", None)
         )
         extra = getattr(item, "additional_kwargs", None) or getattr(item, "additional_properties", None) or {}
-        return role, item.content, getattr(item, "name", None), extra
+        return role, item.content, getattr(item, "name", None), as_object(extra)
     raise TaisceTranscriptError(
         f"transcript item #{index} is a {type(item).__name__}, not a message; pass dicts "
         "{role, content} or LangChain / Agent Framework messages"
@@ -97,7 +114,7 @@ def taisce_rows(messages: Iterable[Any]) -> Iterator[Row]:
         )
     for index, item in enumerate(messages, 1):
         role, content, name, extra = _message(item, index)
-        text = content if isinstance(content, str) else "" if content is None else json.dumps(content, default=str)
+        text = _content_text(content)
         if is_memory_message(text) or extra.get("taisce.untrusted") or name == "taisce":
             info = parse_memory_message(text) if is_memory_message(text) else {"parse_error": "no taisce-memory/v1 prefix"}
             yield row(

@@ -15,8 +15,20 @@ from .eventlog import parse_lines, read_events
 from .facts import run_facts
 from .roots import check_root, iter_run_dirs
 from .runfiles import UnreadableRunFile, read_file
+from .scan import stray_reason, stray_run_files
 
-__all__ = ["list_runs", "run_info"]
+__all__ = ["list_runs", "run_info", "RunList"]
+
+
+class RunList(list[dict[str, Any]]):
+    """``list_runs``' rows, plus ``problems``: what in the root is named like a run but is none (``path``,
+    ``line``, ``reason``, as a frame's ``df.attrs["errors"]``), left out of the rows."""
+
+    problems: list[dict[str, Any]]
+
+    def __init__(self, rows: list[dict[str, Any]], problems: list[dict[str, Any]]):
+        super().__init__(rows)
+        self.problems = problems
 
 
 def run_info(run_dir: Path, *, strict_manifest: bool = False) -> dict[str, Any]:
@@ -97,8 +109,10 @@ def list_runs(
     *,
     runs_dir: str | os.PathLike[str] | None = None,
     strict_manifest: bool = False,
-) -> list[dict[str, Any]]:
-    """Runs under ``runs_dir`` (default: the configured runs dir), newest first, paused ones included."""
+) -> RunList:
+    """Runs under ``runs_dir`` (default: the configured runs dir), newest first, paused ones included.
+
+    Entries named like a run that are no run folder (``ep_….zip``) are not rows: the result's ``problems`` names them."""
     if limit is not None and (type(limit) is not int or limit < 0):
         hint = "; pass the runs root as runs_dir=" if isinstance(limit, (str, os.PathLike)) else ""
         raise InvalidOptionError(f"limit={limit!r} is not a count of runs (a whole number ≥ 0, or None for all){hint}")
@@ -108,7 +122,8 @@ def list_runs(
     if since:
         rows = [r for r in rows if (r["started_at"] or "") >= since]
     rows.sort(key=lambda r: r["started_at"] or "", reverse=True)
-    return rows if limit is None else rows[:limit]
+    problems = [{"path": path, "line": None, "reason": stray_reason(what)} for path, what in stray_run_files(str(root))]
+    return RunList(rows if limit is None else rows[:limit], problems)
 
 
 def _since(since: Any) -> str | None:

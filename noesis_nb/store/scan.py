@@ -8,11 +8,44 @@ many thousands of runs.
 from __future__ import annotations
 
 import os
+import stat
 
-__all__ = ["MARKERS", "scan_run_dirs_with_stats"]
+__all__ = ["MARKERS", "scan_run_dirs_with_stats", "stray_run_files", "stray_reason"]
 
 MARKERS = ("events.jsonl", "summary.json", "state.json")
 _EVENTS = os.sep + "events.jsonl"
+
+
+def stray_reason(what: str) -> str:
+    """What to say of an entry named like a run that is ``what`` (a file, a link to no folder…), and what to do."""
+    return (
+        f"named like a run but {what}, not a run folder; left out. A run is a folder holding events.jsonl: "
+        "unpack it here if it is an archived run, or move it out of the runs root"
+    )
+
+
+def stray_run_files(root: str) -> list[tuple[str, str]]:
+    """(path, what it is) of each entry of ``root`` named like a run (``ep_…``) that is no folder: a zipped run,
+    a run copied flat, a file saved under a run's name. The scan looks at folders only, so without this such an
+    entry would be left out of every listing without a word. A root that is itself a run has none."""
+    if _probe(root, unreadable=False)[0]:
+        return []
+    try:
+        with os.scandir(root) as it:
+            found = [(e.path, _what(e)) for e in it if e.name.startswith("ep_") and not e.is_dir()]
+    except OSError:  # absent, not a folder, no permission: said by ``check_root``
+        return []
+    return sorted(found)
+
+
+def _what(entry: os.DirEntry[str]) -> str:
+    try:
+        mode = entry.stat(follow_symlinks=False).st_mode
+    except OSError:
+        return "not a folder"
+    if stat.S_ISLNK(mode):
+        return "a symbolic link to no folder"
+    return "a file" if stat.S_ISREG(mode) else "not a folder"
 
 
 def _children(path: str) -> list[tuple[str, bool]]:

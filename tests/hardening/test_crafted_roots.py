@@ -177,3 +177,49 @@ def test_a_link_in_the_root_back_to_it_or_to_one_of_its_runs_counts_no_run_twice
         noesis_nb.events_df(elsewhere / third)
     )
     assert len(listed) == 3
+
+
+@pytest.mark.parametrize("what", ["archive", "file", "dangling link"])
+def test_an_entry_named_like_a_run_that_is_no_run_folder_is_one_problem_in_every_reader(runs_dir: Path, what: str) -> None:
+    from tests.ipshell import run_magic
+
+    good = _runs(runs_dir, 2)
+    stray = runs_dir / (good[0][:-2] + "ZZ" + (".zip" if what == "archive" else ""))
+    if what == "dangling link":
+        stray.symlink_to(runs_dir / "gone")
+    else:
+        shutil.make_archive(str(stray.with_suffix("")), "zip", runs_dir / good[0]) if what == "archive" else stray.write_text(
+            "{}"
+        )
+
+    for frame in FRAMES:
+        errors = getattr(noesis_nb, frame)(runs_dir, cache=False).attrs["errors"]
+        assert [e["path"] for e in errors] == [str(stray)], (frame, errors)
+        assert "named like a run" in errors[0]["reason"] and "move it out of the runs root" in errors[0]["reason"]
+    listed = list_runs(None, runs_dir=runs_dir)
+    assert sorted(r["episode_id"] for r in listed) == sorted(good)
+    assert [p["path"] for p in listed.problems] == [str(stray)]
+    table, _ = run_magic(f"list --runs-dir {runs_dir}")
+    assert repr(table).count(str(stray)) == 1 and "named like a run" in table._repr_html_()
+    with pytest.raises(noesis_nb.errors.NoesisNbError, match=stray.name):
+        noesis_nb.runs_df(runs_dir, strict=True)
+
+
+def test_a_run_folder_whose_files_cannot_be_read_is_one_problem_naming_each_file(runs_dir: Path) -> None:
+    shut, good = _runs(runs_dir, 2)
+    names = ("summary.json", "state.json", "manifest.json", "events.jsonl")
+    for name in names:
+        (runs_dir / shut / name).unlink()
+        os.mkfifo(runs_dir / shut / name)
+
+    errors = noesis_nb.runs_df(runs_dir, cache=False).attrs["errors"]
+
+    assert [e["path"] for e in errors] == [str(runs_dir / shut)], errors
+    assert all(f"{name}: a FIFO" in errors[0]["reason"] for name in names), errors[0]["reason"]
+    assert "its events are not read" in errors[0]["reason"]
+    with pytest.raises(noesis_nb.errors.NoesisNbError, match="4 files of the run cannot be read"):
+        noesis_nb.runs_df(runs_dir, strict=True)
+    for name in names[:3]:  # one file unreadable: named by its own path, as before
+        (runs_dir / shut / name).unlink()
+    errors = noesis_nb.runs_df(runs_dir, cache=False).attrs["errors"]
+    assert [e["path"] for e in errors] == [str(runs_dir / shut / "events.jsonl")], errors

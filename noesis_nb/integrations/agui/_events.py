@@ -14,7 +14,10 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
+from ..._safetext import safe_repr
 from .._emit import PHASE, Row, as_object, row, usage_row
+from .._jsontext import JSONTextError, loads_text
+from ._sse import AGUIStreamError
 
 __all__ = ["AGUIFolder", "EVENT_TYPES", "agui_rows"]
 
@@ -236,8 +239,8 @@ class AGUIFolder:
             )
         )
         rows += _usage(e.get("usage"))
-        for interrupt in outcome.get("interrupts") or []:
-            rows += self._interrupt(interrupt)
+        for n, interrupt in enumerate(_items(outcome.get("interrupts")), len(self.interrupts) + 1):
+            rows += self._interrupt(interrupt if isinstance(interrupt, dict) else {"id": f"interrupt-{n}", "value": interrupt})
         return rows
 
     def _run_error(self, e: dict[str, Any]) -> list[Row]:
@@ -248,8 +251,12 @@ class AGUIFolder:
         return rows + _usage(e.get("usage"))
 
     def _messages_snapshot(self, e: dict[str, Any]) -> list[Row]:
-        self.messages = [dict(m) for m in e.get("messages") or []]
-        return [row(PHASE, "agui", "MESSAGES_SNAPSHOT", "messages_snapshot", count=len(self.messages))]
+        given = _items(e.get("messages"))
+        self.messages = [dict(m) for m in given if isinstance(m, dict)]
+        skipped = len(given) - len(self.messages)  # an item that is no message object: counted, not resent
+        return [
+            row(PHASE, "agui", "MESSAGES_SNAPSHOT", "messages_snapshot", count=len(self.messages), not_messages=skipped or None)
+        ]
 
     def _tool_call_result(self, e: dict[str, Any]) -> list[Row]:
         content = e.get("content")
@@ -258,7 +265,7 @@ class AGUIFolder:
                 "id": e.get("messageId"),
                 "role": "tool",
                 "toolCallId": e.get("toolCallId"),
-                "content": content if isinstance(content, str) else json.dumps(content),
+                "content": content if isinstance(content, str) else json.dumps(content, default=str),
             }
         )
         return [
@@ -292,9 +299,14 @@ class AGUIFolder:
         ]
 
 
+def _items(value: Any) -> list[Any]:
+    """A field that should be a JSON array, as a list (another type is no items: ``"ab"`` is not two of them)."""
+    return value if isinstance(value, list) else []
+
+
 def _usage(entries: Any) -> list[Row]:
     rows = []
-    for u in entries or []:
+    for u in _items(entries):
         if isinstance(u, dict):
             rows.append(
                 usage_row(
@@ -315,8 +327,8 @@ def _usage(entries: Any) -> list[Row]:
 def _legacy_interrupt(value: Any, n: int) -> dict[str, Any]:
     if isinstance(value, str):
         try:
-            value = json.loads(value)
-        except json.JSONDecodeError:
+            value = loads_text(value)
+        except JSONTextError:
             pass
     found = value if isinstance(value, dict) else {}
     message = found.get("message") or found.get("question") or (value if isinstance(value, str) else None)
@@ -332,14 +344,19 @@ def _legacy_interrupt(value: Any, n: int) -> dict[str, Any]:
 
 def _json_or_text(text: str) -> Any:
     try:
-        return json.loads(text) if text else {}
-    except json.JSONDecodeError:
+        return loads_text(text) if text else {}
+    except JSONTextError:
         return text
 
 
 def agui_rows(events: Iterable[dict[str, Any]], *, deltas: bool = False) -> list[Row]:
     """Rows for a recorded AG-UI event list (one or more runs), without validation."""
     folder, rows = AGUIFolder(deltas=deltas), []
-    for event in events:
+    for number, event in enumerate(events, 1):
+        if not isinstance(event, dict) or not isinstance(event.get("type"), str):
+            raise AGUIStreamError(
+                f"event #{number} is {safe_repr(event, limit=120)}, not an AG-UI event: pass dicts with a string 'type' "
+                "(parse_sse gives them from a recorded stream)"
+            )
         rows += folder.feed(folder.normalize(dict(event)))
     return rows + folder.close(partial=True)

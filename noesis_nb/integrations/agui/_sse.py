@@ -7,12 +7,12 @@ SSE line where the bad event began, so a broken producer can be found.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ...errors import NoesisNbError
+from .._jsontext import JSONTextError, loads_text
 
 __all__ = ["AGUIStreamError", "SSEDecoder", "decode_event", "parse_sse"]
 
@@ -35,7 +35,8 @@ class SSEDecoder:
 
     def feed(self, line: str) -> tuple[int, str] | None:
         self.line += 1
-        line = line.rstrip("\r\n")
+        # a byte order mark opens a body saved with one (SSE drops it) or one of several joined: never part of a field name
+        line = line.rstrip("\r\n").removeprefix("\ufeff")
         if not line:
             return self._dispatch()
         if line.startswith(":"):
@@ -61,10 +62,10 @@ class SSEDecoder:
 def decode_event(line: int, data: str, where: str = "SSE stream") -> dict[str, Any]:
     """One ``data:`` payload as an event dict, or :class:`AGUIStreamError` naming the line."""
     try:
-        event = json.loads(data)
-    except json.JSONDecodeError as exc:
+        event = loads_text(data)
+    except JSONTextError as exc:
         raise AGUIStreamError(
-            f"{where}, line {line}: the event is not valid JSON ({exc.msg} at column {exc.colno}): "
+            f"{where}, line {line}: the event is {exc.reason.replace('not JSON', 'not valid JSON')}: "
             f"{data[:120]!r}. Fix the producer; everything before this line was kept.",
             line=line,
         ) from None
