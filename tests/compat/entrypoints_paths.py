@@ -1,6 +1,6 @@
 """Entry points the other lists leave out: ``solve_async`` and ``resume_run_async``, a live pause decided (and the
-run continued) by another process while the kernel still waits, batches run again with ``rerun_failed`` and on an
-executor, and a replayed recording.
+run continued) by another process while the kernel still waits, batches run again with ``rerun_failed``, on an
+executor and cancelled, and a replayed recording.
 """
 
 from __future__ import annotations
@@ -102,6 +102,33 @@ def batch_on_executor(root: Path) -> list[Path]:
     return _runs(runs)
 
 
+def batch_cancelled(root: Path) -> list[Path]:
+    """A batch cancelled while two episodes run (one in its adapter, one paused for approval), the rest queued."""
+    runs = root / "runs"
+
+    async def main() -> None:
+        handle = noesis_nb.batch(
+            ["slow", "note", "c", "d"],
+            using={"sleeper": _sleeps, "writer": make_writer(root / "out.txt")},
+            root=runs,
+            concurrency=2,
+            approver="ask",
+        )
+        deadline = time.monotonic() + 30
+        while handle.counts().get("running", 0) + handle.counts().get("paused", 0) < 2 and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)
+        assert handle.cancel() is True
+        await asyncio.wait_for(handle.wait(), 30)
+
+    asyncio.run(main())
+    return _runs(runs)
+
+
+async def _sleeps(task: str) -> str:
+    await asyncio.sleep(30)
+    return task
+
+
 def replayed_recording(root: Path) -> list[Path]:
     """A recorded trace replayed as an episode, verb-phase rows (with their minima) among its rows."""
     rows: list[tuple[str, dict[str, Any]]] = [
@@ -121,5 +148,6 @@ ENTRY_POINTS = {
     "live-resumed-by-another-process": live_resumed_by_another_process,
     "batch-rerun-failed": batch_rerun_failed,
     "batch-on-executor": batch_on_executor,
+    "batch-cancelled": batch_cancelled,
     "replayed-recording": replayed_recording,
 }
