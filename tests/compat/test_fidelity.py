@@ -1,6 +1,7 @@
 """Field fidelity: what our runs hold looks as it does in real Noēsis runs (``tests/fixtures``), where the
-format document fixes it: ``state.outcomes.actions`` ids are ``act-N``, one per action, and millisecond
-figures of the summary (``phase_ms``, ``latencies``) are whole numbers.
+format document fixes it: ``state.outcomes.actions`` ids are ``act-N``, one per action; millisecond
+figures of the summary (``phase_ms``, ``latencies``) are whole numbers; event times carry microseconds and
+``+00:00``; manifest entries are sorted by name.
 """
 
 from __future__ import annotations
@@ -82,3 +83,16 @@ def test_our_milliseconds_are_whole_numbers_too(tmp_path: Path) -> None:
         assert figures, run.name
         mistyped = {k: v for k, v in figures.items() if type(v) is not int}
         assert not mistyped, f"{run.name}: millisecond figures that are not whole numbers: {mistyped}"
+
+
+STAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}\+00:00$")  # the form the format gives event timestamps
+
+
+def test_event_times_have_microseconds_and_utc_offset_and_manifests_are_sorted(tmp_path: Path) -> None:
+    for run in _our_runs(tmp_path):
+        for event in _events(run):
+            stamps = [event["timestamp"], *((event.get("metrics") or {}).get(k) for k in ("started_at", "completed_at"))]
+            odd = [s for s in stamps if s is not None and not STAMP.match(s)]
+            assert not odd, (run.name, event["id"], odd)
+        names = [f["name"] for f in _doc(run, "manifest.json")["files"]]
+        assert names == sorted(names), (run.name, names)
