@@ -38,6 +38,7 @@ __all__ = [
     "emit_candidate",
     "adapter_candidate",
     "close_act",
+    "next_action_id",
     "record_action",
     "seal",
     "complete_seal",
@@ -209,10 +210,23 @@ def _phases_since(rec: Recorder, since: int) -> set[Any]:
 
 
 # -- closing an episode's act --------------------------------------------------------------------
-def record_action(rec: Recorder, action: dict[str, Any]) -> None:
-    """Append one action to ``state.outcomes.actions`` (in memory; persisted with the next state write)."""
+def next_action_id(rec: Recorder) -> str:
+    """The next free ``act-N`` of ``state.outcomes.actions``: Noēsis numbers actions in order, each id once."""
     actions = rec.state["outcomes"].setdefault("actions", [])
-    actions.append({"id": action.get("id") or f"act-{len(actions) + 1}", **action})
+    taken = {a.get("id") for a in actions if isinstance(a, dict)}
+    n = len(actions) + 1
+    while f"act-{n}" in taken:
+        n += 1
+    return f"act-{n}"
+
+
+def record_action(rec: Recorder, action: dict[str, Any]) -> None:
+    """Append one action to ``state.outcomes.actions`` (in memory; persisted with the next state write).
+
+    Its id is ``action["id"]`` when the caller reserved one with :func:`next_action_id`, else the next free ``act-N``.
+    """
+    actions = rec.state["outcomes"].setdefault("actions", [])
+    actions.append({**action, "id": action.get("id") or next_action_id(rec)})
 
 
 def close_act(
@@ -233,13 +247,14 @@ def close_act(
     task = str(rec.state["goal"].get("task", ""))
     act_id = None
     if "act" not in present:
+        action_id = next_action_id(rec)
         payload: dict[str, Any] = {
             "input_excerpt": task[:120],
             "outcome": status,
             "result_status": status,
             "tool": using,
             "kind": "adapter",
-            "action_id": "act-1",
+            "action_id": action_id,
             "step_id": "step-1",
             "step_status": "done" if status == "ok" else "failed",
             "reasons": reasons,
@@ -257,7 +272,7 @@ def close_act(
         record_action(
             rec,
             {
-                "id": "act-1",
+                "id": action_id,
                 "kind": "adapter",
                 "tool": using,
                 "input_excerpt": task[:120],

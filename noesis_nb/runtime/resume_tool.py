@@ -183,7 +183,6 @@ async def continue_tool_draft(
         lifecycle.record_action(
             rec,
             {
-                "id": "act-tool-resume",
                 "kind": getattr(prepared.protocol, "value", prepared.protocol),
                 "tool": label,
                 "input_excerpt": str(prepared.payload.redacted_payload)[:120],

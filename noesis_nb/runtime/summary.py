@@ -163,7 +163,7 @@ def build_summary(
         "success": success,
         "plan_revisions": 0,
         "tool_coverage": 1.0 if tools_used else 0.0,
-        "phase_ms": {k: round(v, 3) for k, v in phase_ms.items()},
+        "phase_ms": {k: round(v) for k, v in phase_ms.items()},  # whole ms, as Noēsis writes them
     }
     metrics = {
         **insight,
@@ -187,8 +187,8 @@ def build_summary(
         "learn_proposals": 0,
         "learn_applied": 0,
         "latencies": {
-            "total_ms": round(duration_sec * 1000.0, 3),
-            **({"first_action_ms": round((first_act - started).total_seconds() * 1000.0, 3)} if first_act and started else {}),
+            "total_ms": round(duration_sec * 1000.0),
+            **({"first_action_ms": round((first_act - started).total_seconds() * 1000.0)} if first_act and started else {}),
         },
     }
     if isinstance(score, (bool, int, float)):

@@ -17,6 +17,7 @@ from typing import Any
 from .rundata import Run, Violation, parent
 
 SCHEMA_VERSION = "action_candidate/1.0.0"
+STATE_REF = "state.json"
 STATE_HASH = re.compile(r"^sha256:[0-9a-f]{64}$")
 # adapter (runtime adapters), shell (``governed_act``), tool or tool.<namespace>.<name> (the tool contract)
 KIND = re.compile(r"^(adapter|shell|tool(\.[^.\s]+\.[^\s]+)?)$")
@@ -90,6 +91,12 @@ def _candidate_shape(payload: dict[str, Any], where: dict[str, Any]) -> Iterator
     if payload.get("schema_version") != SCHEMA_VERSION:
         yield Violation(
             "candidate.schema_version", message=f"schema_version {payload.get('schema_version')!r} != {SCHEMA_VERSION!r}", **where
+        )
+    if isinstance(payload.get("state_ref"), str) and payload["state_ref"] != STATE_REF:
+        yield Violation(
+            "candidate.state_ref",
+            message=f"state_ref {payload['state_ref']!r} != {STATE_REF!r} (the state it was hashed from)",
+            **where,
         )
     state_hash = payload.get("state_hash")
     if isinstance(state_hash, str) and not STATE_HASH.match(state_hash):

@@ -65,6 +65,10 @@ SEALED: dict[str, tuple[Mutation, set[str]]] = {
         lambda r: _set(_event(r, "action_candidate"), "payload.schema_version", "action_candidate/0.9.0"),
         {"candidate.schema_version"},
     ),
+    "candidate state_ref elsewhere": (
+        lambda r: _set(_event(r, "action_candidate"), "payload.state_ref", "summary.json"),
+        {"candidate.state_ref"},
+    ),
     "candidate no kind": (lambda r: _event(r, "action_candidate")["payload"].pop("kind"), {"candidate.shape"}),
     "candidate kind unknown": (lambda r: _set(_event(r, "action_candidate"), "payload.kind", "adapters"), {"candidate.kind"}),
     "no candidate, governance on": (

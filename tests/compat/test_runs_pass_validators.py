@@ -1,7 +1,7 @@
 """Every run noesis_nb writes, through every entry point, passes the checks Noēsis applies to a run directory.
 
 One test per entry point (``ENTRY_POINTS`` of ``entrypoints``, ``entrypoints_models`` and
-``entrypoints_recovery``): it writes its runs into a temporary directory, then ``checker.check_run``
+``entrypoints_recovery``, ``entrypoints_paths``): it writes its runs into a temporary directory, then ``checker.check_run``
 judges each one; a failure lists the broken rules by run. No event id may repeat in a run either.
 """
 
@@ -13,11 +13,16 @@ from pathlib import Path
 
 import pytest
 
-from . import entrypoints, entrypoints_models, entrypoints_recovery
+from . import entrypoints, entrypoints_models, entrypoints_paths, entrypoints_recovery
 from .checker import check_run
 from .rundata import Violation
 
-ENTRY_POINTS = {**entrypoints.ENTRY_POINTS, **entrypoints_models.ENTRY_POINTS, **entrypoints_recovery.ENTRY_POINTS}
+ENTRY_POINTS = {
+    **entrypoints.ENTRY_POINTS,
+    **entrypoints_models.ENTRY_POINTS,
+    **entrypoints_recovery.ENTRY_POINTS,
+    **entrypoints_paths.ENTRY_POINTS,
+}
 
 
 def report(found: dict[Path, list[Violation]]) -> str:
