@@ -42,7 +42,7 @@ from . import lifecycle
 from .context import EpisodeContext
 from .drain import Drain, InFlight
 from .gate import ApprovalGate, Decision
-from .governance import evaluate_rules
+from .governance import effective_failure_policy, evaluate_rules
 from .handedout import HandedOut
 from .lifecycle import Outcome
 from .outcomes import ANSWER_LIMIT, HeldExit, held_exits, is_exit, not_a_value
@@ -281,7 +281,7 @@ class Episode:
         step = rec.state["plan"]["steps"][0]
         decision = evaluate_rules([opts.task, step["description"]])
         enforced = opts.governance == "enforce" and decision.decision == "veto"
-        failure_policy = opts.failure_policy or ("fail_closed" if opts.governance == "enforce" else "fail_open")
+        failure_policy = effective_failure_policy(opts.governance, opts.failure_policy) or "fail_open"
         payload = decision.payload(mode=opts.governance, enforced=enforced, failure_policy=failure_policy)
         gov = rec.emit("governance", payload, agent_id="governance.rules", faculty="governance", caused_by=candidate["id"])
         if not enforced:

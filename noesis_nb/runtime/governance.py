@@ -7,7 +7,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["GovernanceDecision", "evaluate_rules", "MODES"]
+__all__ = ["GovernanceDecision", "evaluate_rules", "effective_failure_policy", "MODES"]
 
 MODES = ("off", "audit", "enforce")
 POLICY_ID, POLICY_VERSION = "governance.rules", "1.0.0"
@@ -29,6 +29,15 @@ _RULES: tuple[tuple[str, re.Pattern[str], str, float, str], ...] = (
         "Task names a sensitive operation; audited.",
     ),
 )
+
+
+def effective_failure_policy(mode: str, policy: str | None) -> str | None:
+    """The failure policy a governed run applies: the one set, else ``fail_closed`` when enforcing and
+    ``fail_open`` when auditing; None when governance is off. The governance event and the summary's
+    ``flags`` both state it, as Noēsis' own runs do."""
+    if mode == "off":
+        return None
+    return policy or ("fail_closed" if mode == "enforce" else "fail_open")
 
 
 @dataclass(frozen=True)

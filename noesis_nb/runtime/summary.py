@@ -10,6 +10,7 @@ from typing import Any
 from .._jsonio import canonical_json, to_jsonable
 from ..store.facts import UsageTotals, call_row
 from ..store.vocab import MODEL_CALL, TOKEN_COLUMNS
+from .governance import effective_failure_policy
 
 __all__ = ["build_summary", "usage_summary", "governance_counts", "EventTally", "INSIGHT_KEYS"]
 
@@ -137,9 +138,10 @@ def build_summary(
     tally = EventTally.of(events) if tally is None else tally
     episode = state["episode"]
     extension = state.get("x-noesis_nb") or {}
+    mode = extension.get("governance_mode", "off")
     governance = {
-        "mode": extension.get("governance_mode", "off"),
-        "failure_policy": extension.get("failure_policy"),
+        "mode": mode,
+        "failure_policy": effective_failure_policy(mode, extension.get("failure_policy")),
         "veto_count": tally.veto,
         "would_veto_count": tally.would_veto,
     }

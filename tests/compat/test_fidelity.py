@@ -96,3 +96,21 @@ def test_event_times_have_microseconds_and_utc_offset_and_manifests_are_sorted(t
             assert not odd, (run.name, event["id"], odd)
         names = [f["name"] for f in _doc(run, "manifest.json")["files"]]
         assert names == sorted(names), (run.name, names)
+
+
+@pytest.mark.parametrize("mode", ["audit", "enforce"])
+def test_the_summary_states_the_failure_policy_the_governance_event_applied(tmp_path: Path, mode: str) -> None:
+    """Noēsis' summary ``flags`` name the failure policy its governance applied (``fail_closed`` in the
+    real enforce run); ours said null while our own governance event said ``fail_closed``."""
+    runs = tmp_path / "runs"
+    noesis_nb.solve("Write a note", using=make_writer(tmp_path / "a.txt"), runs_dir=runs, approver="auto", governance=mode)
+    (run,) = [p for p in runs.iterdir() if p.is_dir()]
+    (policy,) = {e["payload"]["failure_policy"] for e in _events(run) if e["phase"] == "governance"}
+    assert _doc(run, "summary.json")["flags"]["governance_failure_policy"] == policy
+
+
+def test_real_runs_name_the_failure_policy_their_governance_applied() -> None:
+    for run in _real_runs():
+        applied = {e["payload"].get("failure_policy") for e in _events(run) if e["phase"] == "governance"}
+        if applied:
+            assert {_doc(run, "summary.json")["flags"].get("governance_failure_policy")} == applied, run.name
