@@ -17,7 +17,7 @@ from .approvals import ApprovalCard, VetoCard
 from .cards import decision_html, veto_decision_html
 from .render import esc, label, short
 
-__all__ = ["item_html", "DraftRow", "VetoRow", "make_row", "ResumeRow"]
+__all__ = ["item_html", "check_name", "DraftRow", "VetoRow", "make_row", "ResumeRow"]
 
 _RISK_HUES = {"high": "red", "critical": "red", "medium": "orange"}
 
@@ -59,6 +59,18 @@ def item_html(item: InboxItem, decision: Mapping[str, Any] | None = None) -> str
     return f'<div class="nnb-ib-line">{head}<br>{what}</div>'
 
 
+def check_name(item: InboxItem) -> str:
+    """The selection box's name: what it selects, as the row shows it (one line, redacted, nothing hidden),
+    with the tool and draft so two drafts of one run are told apart."""
+    run = short(item.episode_id, 200)  # the heading's text, before escaping
+    p = item.pending
+    if p is not None:
+        return f"select the {short(p.tool, 80)} draft {short(p.draft_id, 80)} of {run}"
+    payload = (item.governance or {}).get("payload")
+    rule = payload.get("rule_id") if isinstance(payload, Mapping) else None
+    return f"select the veto {short(rule or '?', 80)} of {run}"
+
+
 class _Row:
     """What both rows add to a card: the item, a selection box, a compact body."""
 
@@ -72,7 +84,7 @@ class _Row:
 
     def _with_checkbox(self) -> None:
         """One line: the box, what is asked, then the card's buttons and reason (the status line under it)."""
-        name = f"select the {self.item.kind} of {self.item.episode_id}"  # the box's name; the stylesheet hides it from the eye
+        name = check_name(self.item)  # the box's name; the stylesheet hides it from the eye
         self.check = w.Checkbox(value=False, indent=False, description=name, layout=w.Layout(width="24px", flex="0 0 auto"))
         self.check.add_class("nnb-named")
         self.check.add_class("nnb-ib-check")
