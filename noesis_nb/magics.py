@@ -278,7 +278,9 @@ def _stray_line(problems: list[dict[str, Any]]) -> str:
     """A line naming what in the root is named like a run but is no run folder (left out of the table); "" when none."""
     if not problems:
         return ""
-    first = os.fsencode(problems[0]["path"]).decode("utf-8", "backslashreplace")
+    from .store.scan import shown_path
+
+    first = shown_path(problems[0]["path"])
     more = f" and {len(problems) - 1} more" if len(problems) > 1 else ""
     return f"{first}{more}: {problems[0]['reason']}"
 

@@ -18,7 +18,7 @@ from .._safetext import frame_given
 from ..errors import InvalidOptionError, RunNotFoundError
 from ..store.roots import check_root, close_run_id, find_run_dir
 from ..store.runfiles import change_stamp
-from ..store.scan import scan_run_dirs_with_stats, stray_reason, stray_run_files
+from ..store.scan import scan_run_dirs_with_stats, shown_path, stray_reason, stray_run_files
 from .fs import LocalFS, RemoteFS, RunFS, Stat, open_remote
 from .problems import LoadProblem
 
@@ -167,8 +167,7 @@ def stray_runs(source: Source, episodes: list[str] | None) -> list[LoadProblem]:
         for path, what in stray_run_files(root):
             name = os.path.basename(path)
             if episodes is None or any(name.startswith(e) for e in episodes):
-                shown = os.fsencode(path).decode("utf-8", "backslashreplace")
-                found.append(LoadProblem(shown, None, stray_reason(what)))
+                found.append(LoadProblem(shown_path(path), None, stray_reason(what)))
     return found
 
 
