@@ -11,7 +11,7 @@ import os
 import re
 import stat
 
-__all__ = ["MARKERS", "scan_run_dirs_with_stats", "stray_run_files", "stray_reason", "shown_path"]
+__all__ = ["MARKERS", "scan_run_dirs_with_stats", "stray_run_files", "stray_reason", "shown_path", "stray_id"]
 
 MARKERS = ("events.jsonl", "summary.json", "state.json")
 _EVENTS = os.sep + "events.jsonl"
@@ -28,6 +28,18 @@ def shown_path(path: str) -> str:
     if not _HIDDEN.search(text):
         return text
     return _HIDDEN.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
+
+
+def stray_id(name: str, ids: set[str]) -> str | None:
+    """The id of ``ids`` that the stray entry ``name`` is of: the name itself or the name without its
+    suffixes (``ep_1.zip`` and ``ep_1.tar.gz`` are of ``ep_1``, never of ``ep_10``); None when none is."""
+    while True:
+        if name in ids:
+            return name
+        stem, dot, _ = name.rpartition(".")
+        if not dot or not stem:
+            return None
+        name = stem
 
 
 def stray_reason(what: str) -> str:
