@@ -371,6 +371,11 @@ def test_agui_rows_read_any_mapping_event_and_tuples_of_usage_entries_or_interru
         assert not any(p["kind"] == "usage" for _, p in rows)
 
 
+def test_noetic_log_text_starting_with_a_byte_order_mark_is_read_as_text() -> None:
+    text = "".join(json.dumps(e) + "\n" for e in NOETIC_LOG[:2])
+    assert list(noetic_rows("\ufeff" + text)) == list(noetic_rows(text))
+
+
 # -- Noeta envelopes ---------------------------------------------------------------------------
 
 NOETA = [
