@@ -357,7 +357,7 @@ def agui_rows(events: Iterable[dict[str, Any]], *, deltas: bool = False) -> list
     for number, event in enumerate(events, 1):
         if not isinstance(event, Mapping) or not isinstance(event.get("type"), str):
             raise AGUIStreamError(
-                f"event #{number} is {safe_repr(event, limit=120)}, not an AG-UI event: pass dicts (mappings) with a string 'type' "
+                f"event #{number} is {safe_repr(event, limit=120)}, not an AG-UI event: pass mappings with a string 'type' "
                 "(parse_sse gives them from a recorded stream)"
             )
         rows += folder.feed(folder.normalize(dict(event)))
