@@ -56,7 +56,7 @@ def events_df(
     refs = resolve_source(source, storage_options=storage_options, episodes=wanted)
     problems = Problems(strict)
     problems.extend(unmatched_episodes(wanted, refs, source))
-    problems.extend(stray_runs(source, wanted))
+    problems.extend(stray_runs(source, wanted, refs))
     refs = named_runs(refs, problems)
     loaded = load_events(refs, problems, extras=extras, use_cache=cache, show_progress=progress)
     df = loaded.frame()

@@ -71,7 +71,7 @@ def runs_df(
     refs = resolve_source(source, storage_options=storage_options, episodes=wanted)
     problems = Problems(strict)
     problems.extend(unmatched_episodes(wanted, refs, source))
-    problems.extend(stray_runs(source, wanted))
+    problems.extend(stray_runs(source, wanted, refs))
     refs = named_runs(refs, problems)
     pricer = Pricer.from_spec(prices)
     prefetch_remote(refs, _run_files)

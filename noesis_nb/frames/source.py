@@ -18,7 +18,7 @@ from .._safetext import frame_given
 from ..errors import InvalidOptionError, RunNotFoundError
 from ..store.roots import check_root, close_run_id, find_run_dir
 from ..store.runfiles import change_stamp
-from ..store.scan import scan_run_dirs_with_stats, stray_reason, stray_run_files
+from ..store.scan import scan_run_dirs_with_stats, shown_path, stray_id, stray_reason, stray_run_files
 from .fs import LocalFS, RemoteFS, RunFS, Stat, open_remote
 from .problems import LoadProblem
 
@@ -151,25 +151,27 @@ def named_runs(refs: list[RunRef], problems: Any) -> list[RunRef]:
     return kept
 
 
-def stray_runs(source: Source, episodes: list[str] | None) -> list[LoadProblem]:
+def stray_runs(source: Source, episodes: list[str] | None, refs: list[RunRef]) -> list[LoadProblem]:
     """One problem for each entry of a local runs root given in ``source`` that is named like a run but is no run
-    folder (``ep_….zip``, a file saved under a run's name): left out, as before, but said (with ``episodes=``,
-    only those named after one of the ids asked for)."""
+    folder (``ep_….zip``, a file saved under a run's name): left out, as before, but said. With ``episodes=``,
+    only an entry of an id asked for (its name, or its name without suffixes) whose run folder was not read:
+    an archive lying next to its unpacked run loses nothing."""
     if source is None:
         source = config.runs_dir()
     items = [source] if isinstance(source, (str, os.PathLike)) else list(source) if _is_collection(source) else []
-    found: list[LoadProblem] = []
+    wanted = set(episodes) - {ref.name for ref in refs} if episodes is not None else None
+    if wanted is not None and not wanted:
+        return []
+    found: dict[str, LoadProblem] = {}
     for item in items:
         text = os.fspath(item) if isinstance(item, (str, os.PathLike)) else None
         if not isinstance(text, str) or ("://" in text and not text.startswith("file://")) or any(c in text for c in "*?["):
             continue
         root = os.path.expanduser(text.removeprefix("file://"))
         for path, what in stray_run_files(root):
-            name = os.path.basename(path)
-            if episodes is None or any(name.startswith(e) for e in episodes):
-                shown = os.fsencode(path).decode("utf-8", "backslashreplace")
-                found.append(LoadProblem(shown, None, stray_reason(what)))
-    return found
+            if wanted is None or stray_id(os.path.basename(path), wanted) is not None:
+                found.setdefault(path, LoadProblem(shown_path(path), None, stray_reason(what)))
+    return list(found.values())
 
 
 class _Short:

@@ -150,7 +150,7 @@ def usage_df(
     refs = resolve_source(source, storage_options=storage_options, episodes=wanted)
     problems = Problems(strict)
     problems.extend(unmatched_episodes(wanted, refs, source))
-    problems.extend(stray_runs(source, wanted))
+    problems.extend(stray_runs(source, wanted, refs))
     refs = named_runs(refs, problems)
     loaded = load_events(refs, problems, use_cache=cache, show_progress=progress)
     cols = loaded.columns

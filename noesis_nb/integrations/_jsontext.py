@@ -27,7 +27,8 @@ def loads_text(text: str) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise JSONTextError(f"not JSON ({exc.msg} at column {exc.colno})") from None
+        where = f"line {exc.lineno}, column {exc.colno}" if "\n" in text else f"column {exc.colno}"  # a document's line
+        raise JSONTextError(f"not JSON ({exc.msg} at {where})") from None
     except RecursionError:
         raise JSONTextError("JSON nested too deeply") from None
     except ValueError as exc:  # a number too long to convert (sys.get_int_max_str_digits) is no JSONDecodeError

@@ -61,7 +61,7 @@ def _events(log: Any) -> Iterator[tuple[int, dict[str, Any]]]:
             "pass a list of events, the JSONL file's path or its text"
         )
     where = ""  # the file, when one is read: an error names it with the line
-    if isinstance(log, (str, os.PathLike)) and not str(log).lstrip().startswith("{"):
+    if isinstance(log, (str, os.PathLike)) and not str(log).lstrip().removeprefix("\ufeff").lstrip().startswith("{"):
         lines: Iterable[Any] = _file_lines(log)
         where = f"{os.fspath(log)}, "
     else:

@@ -15,7 +15,7 @@ from .eventlog import parse_lines, read_events
 from .facts import run_facts
 from .roots import check_root, iter_run_dirs
 from .runfiles import UnreadableRunFile, read_file
-from .scan import stray_reason, stray_run_files
+from .scan import shown_path, stray_reason, stray_run_files
 
 __all__ = ["list_runs", "run_info", "RunList"]
 
@@ -122,7 +122,9 @@ def list_runs(
     if since:
         rows = [r for r in rows if (r["started_at"] or "") >= since]
     rows.sort(key=lambda r: r["started_at"] or "", reverse=True)
-    problems = [{"path": path, "line": None, "reason": stray_reason(what)} for path, what in stray_run_files(str(root))]
+    problems = [
+        {"path": shown_path(path), "line": None, "reason": stray_reason(what)} for path, what in stray_run_files(str(root))
+    ]
     return RunList(rows if limit is None else rows[:limit], problems)
 
 

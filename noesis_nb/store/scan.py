@@ -8,12 +8,38 @@ many thousands of runs.
 from __future__ import annotations
 
 import os
+import re
 import stat
 
-__all__ = ["MARKERS", "scan_run_dirs_with_stats", "stray_run_files", "stray_reason"]
+__all__ = ["MARKERS", "scan_run_dirs_with_stats", "stray_run_files", "stray_reason", "shown_path", "stray_id"]
 
 MARKERS = ("events.jsonl", "summary.json", "state.json")
 _EVENTS = os.sep + "events.jsonl"
+
+
+# control characters (line breaks, terminal escapes) and bidi overrides: a crafted name must not rewrite a message
+_HIDDEN = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def shown_path(path: str) -> str:
+    """``path`` as text a message can hold: bytes that are not UTF-8 and hidden characters as backslash escapes
+    (``ep_\\xff.zip``, ``ep_\\x1b[2J``), so the name reads as it is and still finds the file."""
+    text = os.fsencode(path).decode("utf-8", "backslashreplace")
+    if not _HIDDEN.search(text):
+        return text
+    return _HIDDEN.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
+
+
+def stray_id(name: str, ids: set[str]) -> str | None:
+    """The id of ``ids`` that the stray entry ``name`` is of: the name itself or the name without its
+    suffixes (``ep_1.zip`` and ``ep_1.tar.gz`` are of ``ep_1``, never of ``ep_10``); None when none is."""
+    while True:
+        if name in ids:
+            return name
+        stem, dot, _ = name.rpartition(".")
+        if not dot or not stem:
+            return None
+        name = stem
 
 
 def stray_reason(what: str) -> str:

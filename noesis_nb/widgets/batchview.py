@@ -138,8 +138,10 @@ class BatchView(SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipywidgets shi
                     continue
                 if slot.entry is not entry:
                     slot.entry = entry
-                    slot.button.tooltip = f"open episode {entry.episode_id or '(not started)'} below"
                     slot.box.layout.display = None
+                name = f"open episode {entry.episode_id or '(not started)'} below"  # the id arrives when it starts
+                if slot.button.tooltip != name:
+                    slot.button.tooltip = name
                 sent += self._set(slot.line, entry_line(entry, self.figures, now))
             hidden = len(entries) - len(shown)
             more = f'<div class="nnb-muted">{hidden:,} more episodes not shown (most telling first)</div>' if hidden else ""

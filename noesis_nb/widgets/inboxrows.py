@@ -17,7 +17,7 @@ from .approvals import ApprovalCard, VetoCard
 from .cards import decision_html, veto_decision_html
 from .render import esc, label, short
 
-__all__ = ["item_html", "DraftRow", "VetoRow", "make_row", "ResumeRow"]
+__all__ = ["item_html", "check_name", "DraftRow", "VetoRow", "make_row", "ResumeRow"]
 
 _RISK_HUES = {"high": "red", "critical": "red", "medium": "orange"}
 
@@ -32,8 +32,9 @@ def _excerpt(item: InboxItem, limit: int = 160) -> str:
     return short(p.redacted_payload or {}, limit)
 
 
-def item_html(item: InboxItem, decision: Mapping[str, Any] | None = None) -> str:
-    """``ep_… task`` then ``‖ tool · effect · risk · payload`` (or the veto's rule), or how it was decided."""
+def item_html(item: InboxItem, decision: Mapping[str, Any] | None = None, *, status: bool = False) -> str:
+    """``ep_… task`` then ``‖ tool · effect · risk · payload`` (or the veto's rule), or how it was decided
+    (``status``: as a ``role="status"`` a screen reader reads out, for a decision made on this row)."""
     using = str(getattr(item.source, "using", "") or "")
     head = (
         f'<b class="nnb-mono">{label(item.episode_id)}</b>{" · " + label(using, 80) if using else ""} '
@@ -56,7 +57,21 @@ def item_html(item: InboxItem, decision: Mapping[str, Any] | None = None) -> str
         what = f'<b class="nnb-c-red">⊘ governance veto</b> · {rule} · {message}'
         if decision is not None:
             what = f"<b>governance veto</b> {veto_decision_html(decision)}"
+    if decision is not None and status:
+        what = f'<span role="status">{what}</span>'
     return f'<div class="nnb-ib-line">{head}<br>{what}</div>'
+
+
+def check_name(item: InboxItem) -> str:
+    """The selection box's name: what it selects, as the row shows it (one line, redacted, nothing hidden),
+    with the tool and draft so two drafts of one run are told apart."""
+    run = short(item.episode_id, 200)  # the heading's text, before escaping
+    p = item.pending
+    if p is not None:
+        return f"select the {short(p.tool, 80)} draft {short(p.draft_id, 80)} of {run}"
+    payload = (item.governance or {}).get("payload")
+    rule = payload.get("rule_id") if isinstance(payload, Mapping) else None
+    return f"select the veto {short(rule or '?', 80)} of {run}"
 
 
 class _Row:
@@ -69,10 +84,11 @@ class _Row:
     controls: Any
     status: Any
     decision: dict[str, Any] | None
+    _said = False  # this row's own decision is being shown: read it out
 
     def _with_checkbox(self) -> None:
         """One line: the box, what is asked, then the card's buttons and reason (the status line under it)."""
-        name = f"select the {self.item.kind} of {self.item.episode_id}"  # the box's name; the stylesheet hides it from the eye
+        name = check_name(self.item)  # the box's name; the stylesheet hides it from the eye
         self.check = w.Checkbox(value=False, indent=False, description=name, layout=w.Layout(width="24px", flex="0 0 auto"))
         self.check.add_class("nnb-named")
         self.check.add_class("nnb-ib-check")
@@ -83,6 +99,14 @@ class _Row:
         line = w.HBox([self.check, self.body, self.controls], layout=w.Layout(align_items="center", flex_flow="row wrap"))
         self.box.children = (line, self.status)
         self.box.add_class("nnb-ib-row")
+
+    def decide(self, approve: bool, reason: str | None = None, *, announce: bool = True) -> None:
+        """The card's decision; ``announce=False`` when many rows are decided at once (their summary is read out)."""
+        self._said = announce
+        try:
+            super().decide(approve, reason)  # type: ignore[misc]
+        finally:
+            self._said = False
 
     def mark_decided(self, decision: Mapping[str, Any], *, already: bool = False) -> None:
         super().mark_decided(decision, already=already)  # type: ignore[misc]
@@ -101,7 +125,7 @@ class _Row:
         return bool(self.check.value) and self.decision is None
 
     def body_html(self) -> str:
-        return item_html(self.item, getattr(self, "decision", None))
+        return item_html(self.item, getattr(self, "decision", None), status=self._said)
 
 
 class DraftRow(_Row, ApprovalCard):

@@ -100,7 +100,7 @@ class Selection:
         self._bulk = True
         try:
             for row in rows:
-                row.decide(approve, reason=reason)  # exactly what the row's own button does
+                row.decide(approve, reason=reason, announce=False)  # what its own button does; the summary is read out
                 if row.decision is None:
                     failed += 1
                 else:

@@ -205,6 +205,46 @@ def test_an_entry_named_like_a_run_that_is_no_run_folder_is_one_problem_in_every
         noesis_nb.runs_df(runs_dir, strict=True)
 
 
+def test_with_episodes_an_entry_is_a_stray_only_of_an_id_asked_for_and_not_read(runs_dir: Path) -> None:
+    """``episodes=[id]`` reports ``id.zip`` only when no run folder ``id`` was read: an archive kept next to its
+    unpacked run loses nothing (strict loads pass), and ``ep_1`` never claims ``ep_10.zip``."""
+    kept, other = _runs(runs_dir, 2)
+    shutil.make_archive(str(runs_dir / kept), "zip", runs_dir, kept)  # the run and its archive side by side
+    longer = runs_dir / (kept + "0.zip")  # another id that starts with the one asked for
+    longer.write_text("{}")
+    for frame in FRAMES:
+        df = getattr(noesis_nb, frame)(runs_dir, episodes=[kept], strict=True, cache=False)
+        assert df.attrs["errors"] == [], frame
+    assert sorted(e["path"] for e in noesis_nb.runs_df(runs_dir, cache=False).attrs["errors"]) == sorted(
+        [str(runs_dir / (kept + ".zip")), str(longer)]
+    )  # without episodes=, each stray once
+    shutil.rmtree(runs_dir / kept)  # only the archive is left: asked for, it is said
+    errors = noesis_nb.runs_df(runs_dir, episodes=[kept, other], cache=False).attrs["errors"]
+    assert [e["path"] for e in errors if "named like a run" in e["reason"]] == [str(runs_dir / (kept + ".zip"))]
+
+
+def test_stray_names_with_hidden_characters_or_other_encodings_are_shown_escaped(runs_dir: Path) -> None:
+    from tests.ipshell import run_magic
+
+    good = _runs(runs_dir, 1)
+    (runs_dir / "ep_\x1b[2J\x1b[31mPWNED\nfake line\u202e.json").write_text("{}")
+    open(os.fsencode(runs_dir) + b"/ep_\xff.zip", "wb").close()
+    texts = [e["path"] for e in noesis_nb.events_df(runs_dir, cache=False).attrs["errors"]]
+    listed = list_runs(None, runs_dir=runs_dir)
+    texts += [p["path"] for p in listed.problems]
+    assert [r["episode_id"] for r in listed] == good
+    table, _ = run_magic(f"list --runs-dir {runs_dir}")
+    texts.append(repr(table))
+    with pytest.raises(noesis_nb.errors.NoesisNbError) as raised:
+        noesis_nb.runs_df(runs_dir, strict=True, cache=False)
+    texts.append(str(raised.value))
+    for text in texts:
+        text.encode("utf-8")  # no lone surrogate: the text can be printed, logged and saved
+        assert not any(c in text for c in "\x1b\u202e"), text
+    assert all("\\x1b[2J" in t and "PWNED\\nfake" in t for t in texts if "PWNED" in t)
+    assert sum("PWNED" in t for t in texts) >= 4 and any("ep_\\xff.zip" in t for t in texts)
+
+
 def test_a_run_folder_whose_files_cannot_be_read_is_one_problem_naming_each_file(runs_dir: Path) -> None:
     shut, good = _runs(runs_dir, 2)
     names = ("summary.json", "state.json", "manifest.json", "events.jsonl")

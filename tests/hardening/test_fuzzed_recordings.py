@@ -347,6 +347,35 @@ def test_agui_rows_given_an_item_that_is_no_event_names_it(item: Any) -> None:
         agui_rows([AGUI_EVENTS[0], item])
 
 
+def test_agui_rows_read_any_mapping_event_and_tuples_of_usage_entries_or_interrupts() -> None:
+    """Events as read-only mappings and arrays as tuples (what a caller's own decoder may give) read as dicts and lists."""
+    from types import MappingProxyType
+
+    as_lists = [
+        {"type": "RUN_STARTED", "threadId": "t1", "runId": "r1"},
+        {
+            "type": "RUN_FINISHED",
+            "outcome": {"type": "interrupt", "interrupts": [{"id": "i1", "reason": "tool_approval"}, "why?"]},
+            "usage": [{"model": "m", "inputTokens": 12, "outputTokens": 3}],
+        },
+    ]
+    finished = dict(as_lists[1])
+    finished["outcome"] = {**finished["outcome"], "interrupts": tuple(finished["outcome"]["interrupts"])}
+    finished["usage"] = (MappingProxyType(finished["usage"][0]),)
+    as_tuples = [MappingProxyType(as_lists[0]), MappingProxyType(finished)]
+    expected = agui_rows(as_lists)
+    assert [p["kind"] for _, p in expected].count("approval_requested") == 2 and any(p["kind"] == "usage" for _, p in expected)
+    assert agui_rows(as_tuples) == expected
+    for no_items in (5, "ab"):  # a number or a text is no list of entries
+        rows = agui_rows([as_lists[0], {**as_lists[1], "usage": no_items}])
+        assert not any(p["kind"] == "usage" for _, p in rows)
+
+
+def test_noetic_log_text_starting_with_a_byte_order_mark_is_read_as_text() -> None:
+    text = "".join(json.dumps(e) + "\n" for e in NOETIC_LOG[:2])
+    assert list(noetic_rows("\ufeff" + text)) == list(noetic_rows(text))
+
+
 # -- Noeta envelopes ---------------------------------------------------------------------------
 
 NOETA = [

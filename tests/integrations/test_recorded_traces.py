@@ -137,6 +137,16 @@ def test_taisce_compaction_variant_and_unreadable_json():
     assert "parse_error" in parse_memory_message(MEMORY_PREFIX + "\n{oops")
 
 
+def test_taisce_unreadable_pretty_printed_json_names_the_line():
+    """A multi-line document's parse error says the line and the column, not only a column of some line."""
+    doc = (
+        '{\n  "watermark": {"stored": 1},\n  "plan": {},\n  "facts": [\n    {"statement": "a"},\n    {"statement": "b",}\n  ]\n}'
+    )
+    line = 1 + doc[: doc.index(",}")].count("\n")  # a trailing comma: not JSON
+    error = parse_memory_message(MEMORY_PREFIX + "\n" + doc)["parse_error"]
+    assert f"line {line}, column" in error, error
+
+
 def test_taisce_langchain_messages_and_import(runs_dir):
     langchain = pytest.importorskip("langchain_core.messages")
     transcript = [

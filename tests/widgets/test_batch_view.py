@@ -97,6 +97,35 @@ def test_a_row_opens_that_episodes_own_view(runs_dir: Path, tmp_path: Path, comm
     asyncio.run(main())
 
 
+def test_an_opener_is_named_after_its_episode_once_it_starts(runs_dir: Path, comm_log: list) -> None:
+    """The ▸'s tooltip is its only name: a slot drawn while its episode was queued is renamed when it starts."""
+
+    async def main() -> None:
+        gate = asyncio.Event()
+
+        async def slow(task: str, ctx: Any) -> str:
+            await gate.wait()
+            return "ok"
+
+        b = noesis_nb.batch(["one", "two", "three"], using=slow, concurrency=1, root=runs_dir)
+        await asyncio.sleep(0.2)
+        view = BatchView(b, rows=3)
+        assert any("not started" in s.button.tooltip for s in view._slots if s.entry is not None)
+        gate.set()
+        await b.wait()
+        view.flush()
+        shown = [s for s in view._slots if s.entry is not None]
+        assert len(shown) == 3 and all(s.entry.episode_id and s.entry.episode_id in s.button.tooltip for s in shown)
+        renamed: list[Any] = []
+        for s in shown:
+            s.button.observe(renamed.append, "tooltip")
+        view.flush()
+        assert renamed == []  # an unchanged name is not sent again
+        view.close()
+
+    asyncio.run(main())
+
+
 def test_a_large_batch_redraws_a_bounded_grid_and_sends_only_changes(runs_dir: Path, comm_log: list, nnb: Any) -> None:
     async def quick(task: str, ctx: Any) -> Any:
         ScriptedModel(["ok"], latency_ms=0).complete(task, ctx)

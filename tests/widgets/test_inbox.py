@@ -234,3 +234,23 @@ def test_one_item_or_a_draft_id_is_decided_as_a_list_of_one_would_be(runs_dir: P
             inbox.approve(wrong)
     assert [len(decisions(runs_dir / ep)) for ep in eps] == [1, 1, 0]
     inbox.close()
+
+
+def test_a_row_decided_by_its_own_button_is_read_out_and_a_bulk_decision_once(
+    runs_dir: Path, tmp_path: Path, comm_log: list
+) -> None:
+    """A screen reader hears a row's own decision (as the episode card's); deciding many says one summary."""
+    paused_on_disk(runs_dir, tmp_path / "effect.txt", 3)
+    inbox = InboxView(runs_dir)
+    first, second, third = inbox.rows.values()
+
+    def statuses() -> int:
+        rows = (first, second, third)
+        return inbox.message.value.count('role="status"') + sum(r.body.value.count('role="status"') for r in rows)
+
+    first.reject_button.click()
+    assert first.decided and first.body.value.count('role="status"') == 1 and statuses() == 1
+    inbox.approve([second, third])
+    assert second.decided and third.decided
+    assert inbox.message.value.count('role="status"') == 1 and statuses() == 2  # the summary, not one per row
+    inbox.close()

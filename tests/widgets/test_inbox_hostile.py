@@ -121,3 +121,29 @@ def test_a_decision_file_naming_another_draft_decides_nothing(paused_run: Path, 
         inbox.close()
     decision = json.loads((approvals / draft.name).read_text())
     assert decision["approver_id"] == "ana" and decision["draft_id"] == record["draft_id"]
+
+
+def _pending(draft_id: str) -> Any:
+    from noesis_nb.runtime.gate import PendingApproval
+
+    return PendingApproval(
+        draft_id=draft_id, request_id="r", tool="fs.write", protocol="python", effect_kind="write", risk_tier="high",
+        redacted_payload={}, command_line=None, fingerprint="f", impact_hash=None, requested_at="2026-01-01T00:00:00Z",
+    )  # fmt: skip
+
+
+def test_selection_box_names_are_short_clean_and_tell_drafts_apart() -> None:
+    """The tick box's name (read aloud, and the browser's tooltip) is the row's visible text, not the raw id."""
+    from types import SimpleNamespace
+
+    from noesis_nb.runtime.inboxitems import InboxItem
+    from noesis_nb.widgets.inboxrows import make_row
+
+    run_id = f"ep_{HIDDEN[1]}exe.txt{HIDDEN[2]}{HIDDEN[0]} {SECRET}" + "x" * 3000
+    source = SimpleNamespace(episode_id=run_id, task="t", using="")
+    rows = [make_row(InboxItem(source, _pending(d)), approver_id="ana") for d in ("d1", "d2")]
+    names = [row.check.description for row in rows]
+    for name in names:
+        _clean(name)
+        assert len(name) < 400 and "fs.write" in name and name.startswith("select the")
+    assert names[0] != names[1], "two drafts of one run must have different names"

@@ -11,7 +11,7 @@ Legacy 0.1.x names (``THINKING_*``) become ``REASONING_*``; ``CUSTOM on_interrup
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..._safetext import safe_repr
@@ -240,7 +240,8 @@ class AGUIFolder:
         )
         rows += _usage(e.get("usage"))
         for n, interrupt in enumerate(_items(outcome.get("interrupts")), len(self.interrupts) + 1):
-            rows += self._interrupt(interrupt if isinstance(interrupt, dict) else {"id": f"interrupt-{n}", "value": interrupt})
+            found = dict(interrupt) if isinstance(interrupt, Mapping) else {"id": f"interrupt-{n}", "value": interrupt}
+            rows += self._interrupt(found)
         return rows
 
     def _run_error(self, e: dict[str, Any]) -> list[Row]:
@@ -252,7 +253,7 @@ class AGUIFolder:
 
     def _messages_snapshot(self, e: dict[str, Any]) -> list[Row]:
         given = _items(e.get("messages"))
-        self.messages = [dict(m) for m in given if isinstance(m, dict)]
+        self.messages = [dict(m) for m in given if isinstance(m, Mapping)]
         skipped = len(given) - len(self.messages)  # an item that is no message object: counted, not resent
         return [
             row(PHASE, "agui", "MESSAGES_SNAPSHOT", "messages_snapshot", count=len(self.messages), not_messages=skipped or None)
@@ -300,14 +301,15 @@ class AGUIFolder:
 
 
 def _items(value: Any) -> list[Any]:
-    """A field that should be a JSON array, as a list (another type is no items: ``"ab"`` is not two of them)."""
-    return value if isinstance(value, list) else []
+    """A field that should be a JSON array (a list or tuple), as a list; another type is no items (``"ab"`` is not
+    two of them, a number none)."""
+    return list(value) if isinstance(value, (list, tuple)) else []
 
 
 def _usage(entries: Any) -> list[Row]:
     rows = []
     for u in _items(entries):
-        if isinstance(u, dict):
+        if isinstance(u, Mapping):
             rows.append(
                 usage_row(
                     "agui",
@@ -353,9 +355,9 @@ def agui_rows(events: Iterable[dict[str, Any]], *, deltas: bool = False) -> list
     """Rows for a recorded AG-UI event list (one or more runs), without validation."""
     folder, rows = AGUIFolder(deltas=deltas), []
     for number, event in enumerate(events, 1):
-        if not isinstance(event, dict) or not isinstance(event.get("type"), str):
+        if not isinstance(event, Mapping) or not isinstance(event.get("type"), str):
             raise AGUIStreamError(
-                f"event #{number} is {safe_repr(event, limit=120)}, not an AG-UI event: pass dicts with a string 'type' "
+                f"event #{number} is {safe_repr(event, limit=120)}, not an AG-UI event: pass mappings with a string 'type' "
                 "(parse_sse gives them from a recorded stream)"
             )
         rows += folder.feed(folder.normalize(dict(event)))
