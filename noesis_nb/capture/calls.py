@@ -22,7 +22,7 @@ from ..store.vocab import TOKEN_FIELDS
 from . import usage as u
 from .scope import OPEN_SPANS, CaptureScope
 
-__all__ = ["ModelCall", "endpoint", "ABANDONED"]
+__all__ = ["ModelCall", "endpoint", "ABANDONED", "CLOSED"]
 
 _ENDPOINTS = {
     "openai": (("/chat/completions", "chat.completions"), ("/responses", "responses"), ("/completions", "completions")),
@@ -37,6 +37,7 @@ _USAGE = {
 _REQUEST_ID_HEADER = {"openai": "x-request-id", "anthropic": "request-id"}
 _text = u.text  # names, ids and reasons: text only, cut when absurdly long
 ABANDONED = "the stream was dropped before it ended"
+CLOSED = "the stream was closed before it ended"
 _UNPARSED = "the raw response was closed unparsed (read raw or not at all): its usage is unknown"
 
 
