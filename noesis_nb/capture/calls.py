@@ -75,6 +75,7 @@ class ModelCall:
         self.usage_delta: Any = None  # Anthropic's cumulative message_delta usage
         self.span_id = _current_genai_span(scope)
         self.token: Any = None  # what the scope's watcher handed back when the call started
+        self.unparsed: Any = None  # the response a parse helper's post-parser was given (kept only if it raises)
         self._done = False
         self._lock = threading.Lock()
 
@@ -93,6 +94,25 @@ class ModelCall:
             self.token = watcher.model_started(self.provider, self.requested_model)
         with self.scope.lock:
             self.scope.sent_calls.add(self)
+
+    def watch_parser(self, options: Any) -> None:
+        """A parse helper (``chat.completions.parse``, ``responses.parse``, ``messages.parse``) turns the response
+        into its own inside the SDK call; when that raises (``LengthFinishReasonError``, an answer the schema
+        refuses), the response was still billed: ``failed`` then reads it. Plain calls have no post-parser."""
+        parser = getattr(options, "post_parser", None)
+        if not callable(parser):
+            return
+
+        def post_parser(response: Any) -> Any:
+            self.unparsed = response
+            parsed = parser(response)
+            self.unparsed = None
+            return parsed
+
+        try:
+            options.post_parser = post_parser
+        except Exception:
+            pass
 
     # -- a whole response -------------------------------------------------------------------
     def returned(self, result: Any) -> None:
@@ -201,7 +221,15 @@ class ModelCall:
 
     # -- the end ----------------------------------------------------------------------------
     def failed(self, exc: BaseException) -> None:
-        """The SDK raised (after its retries): the call is written with the error and no invented tokens."""
+        """The SDK raised (after its retries): the call is written with the error and no invented tokens.
+
+        A response a parse helper refused is read first: its tokens were billed."""
+        if self.unparsed is not None:
+            try:
+                self._read_response(self.unparsed)
+            except Exception:
+                pass
+            self.unparsed = None
         self.finish(error=exc)
 
     def finish(

@@ -146,6 +146,7 @@ def _begin(provider: str, args: tuple[Any, ...], kwargs: dict[str, Any], client:
     call = ModelCall.begin(scope, provider, options)
     if call is not None:
         call.admit()
+        call.watch_parser(options)
     return call
 
 

@@ -1,4 +1,4 @@
-"""SDK surfaces beyond plain ``create``: stream helpers closed early.
+"""SDK surfaces beyond plain ``create``: stream helpers closed early, parse helpers that refuse a billed answer.
 
 Each billed request is one ``model.call`` with what the provider reported, written when the call
 ends; what the SDK returns or raises is its own.
@@ -10,10 +10,13 @@ import asyncio
 import json
 import time
 
+import pydantic
 import pytest
 
 import noesis_nb
 from noesis_nb.capture.calls import CLOSED
+
+from .provider_stub import Reply, chat_completion, response_object
 
 openai = pytest.importorskip("openai")
 anthropic = pytest.importorskip("anthropic")
@@ -30,6 +33,10 @@ def calls(runs_dir, episode_id):
 def tokens(payload):
     keys = ("input_tokens", "cached_input_tokens", "cache_write_input_tokens", "output_tokens", "reasoning_tokens")
     return tuple(payload[k] for k in keys)
+
+
+class Answer(pydantic.BaseModel):
+    x: int
 
 
 def _openai(stub):
@@ -111,3 +118,55 @@ def test_a_stream_read_to_its_end_and_kept_is_complete_not_closed(stub, runs_dir
     ep = noesis_nb.solve("read all", using=agent, runs_dir=runs_dir)
     (call,) = calls(runs_dir, ep)
     assert "abandoned" not in call and call["stop_reason"] == "end_turn" and call["output_tokens"] is not None
+
+
+def _length_cut(stub):
+    usage = {"input": 700, "cached": 512, "output": 4096, "reasoning": 0}
+    body = chat_completion("gpt-4o", usage, "cut")
+    body["choices"][0]["finish_reason"] = "length"
+    body["choices"][0]["message"]["content"] = '{"x": 1'
+    stub.script("/v1/chat/completions", Reply(body=body))
+    return usage
+
+
+def test_a_parse_helper_that_refuses_a_billed_answer_keeps_its_tokens(stub, runs_dir):
+    raised = []
+
+    def agent(task, ctx):
+        client = _openai(stub)
+        try:
+            client.chat.completions.parse(model="gpt-4o", messages=MSG, response_format=Answer)
+        except openai.LengthFinishReasonError as exc:
+            raised.append(exc)
+        body = response_object("gpt-4o", {"input": 300, "cached": 0, "output": 20, "reasoning": 8}, "bad")
+        stub.script("/v1/responses", Reply(body=body))  # its text is no JSON for ``Answer``
+        try:
+            client.responses.parse(model="gpt-4o", input="hi", text_format=Answer)
+        except pydantic.ValidationError as exc:
+            raised.append(exc)
+        return "done"
+
+    usage = _length_cut(stub)
+    ep = noesis_nb.solve("parse refused", using=agent, runs_dir=runs_dir)
+    chat, responses = calls(runs_dir, ep)
+    # the SDK's own exceptions reached the agent, with the completion the SDK attached
+    assert [type(e).__name__ for e in raised] == ["LengthFinishReasonError", "ValidationError"]
+    assert raised[0].completion.usage.completion_tokens == usage["output"]
+    assert tokens(chat) == (usage["input"], usage["cached"], None, usage["output"], usage["reasoning"])
+    assert chat["stop_reason"] == "length" and chat["error"]["type"] == "LengthFinishReasonError"
+    assert chat["model"] == "gpt-4o-2024-07-18" and chat["response_id"] == "chatcmpl-cut"
+    assert tokens(responses) == (300, 0, None, 20, 8) and responses["error"]["type"] == "ValidationError"
+
+
+def test_a_parse_helper_that_succeeds_is_one_call_without_an_error(stub, runs_dir):
+    def agent(task, ctx):
+        body = chat_completion("gpt-4o", {"input": 40, "cached": 0, "output": 6, "reasoning": 0}, "ok")
+        body["choices"][0]["message"]["content"] = '{"x": 1}'
+        stub.script("/v1/chat/completions", Reply(body=body))
+        return (
+            _openai(stub).chat.completions.parse(model="gpt-4o", messages=MSG, response_format=Answer).choices[0].message.parsed.x
+        )
+
+    ep = noesis_nb.solve("parse ok", using=agent, runs_dir=runs_dir)
+    (call,) = calls(runs_dir, ep)
+    assert "error" not in call and tokens(call) == (40, 0, None, 6, 0) and call["request_id"].startswith("req_")
