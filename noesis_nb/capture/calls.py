@@ -196,8 +196,9 @@ class ModelCall:
             if self.api in ("chat.completions", "completions"):
                 self.response_id = self.response_id or _text(u.get(item, "id"))
                 self.model = _text(u.get(item, "model")) or self.model
-                for choice in u.get(item, "choices") or []:
-                    self.stop_reason = _text(u.get(choice, "finish_reason")) or self.stop_reason
+                for choice in u.get(item, "choices") or []:  # with ``n`` > 1: the first choice's, as in a whole response
+                    if u.get(choice, "index") in (0, None):
+                        self.stop_reason = _text(u.get(choice, "finish_reason")) or self.stop_reason
                 if u.get(item, "usage") is not None:
                     self.usage = u.get(item, "usage")
             elif self.api == "responses":

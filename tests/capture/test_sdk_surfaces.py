@@ -1,4 +1,5 @@
-"""SDK surfaces beyond plain ``create``: stream helpers closed early, parse helpers that refuse a billed answer.
+"""SDK surfaces beyond plain ``create``: stream helpers closed early, parse helpers that refuse a billed answer,
+several choices (``n`` > 1).
 
 Each billed request is one ``model.call`` with what the provider reported, written when the call
 ends; what the SDK returns or raises is its own.
@@ -20,6 +21,7 @@ from .provider_stub import Reply, chat_completion, response_object
 
 openai = pytest.importorskip("openai")
 anthropic = pytest.importorskip("anthropic")
+httpx2 = pytest.importorskip("httpx2")
 
 MSG = [{"role": "user", "content": "hi"}]
 PAUSE = 0.5  # the agent works on after closing the stream: not part of the call
@@ -170,3 +172,44 @@ def test_a_parse_helper_that_succeeds_is_one_call_without_an_error(stub, runs_di
     ep = noesis_nb.solve("parse ok", using=agent, runs_dir=runs_dir)
     (call,) = calls(runs_dir, ep)
     assert "error" not in call and tokens(call) == (40, 0, None, 6, 0) and call["request_id"].startswith("req_")
+
+
+def _two_choices(streamed):
+    """``n=2``: choice 0 ends with ``stop``, choice 1 with ``length``, after it (a whole response, or its stream)."""
+    base = {"id": "chatcmpl-two", "created": 1764460800, "model": "gpt-4o-2024-07-18"}
+    if not streamed:
+        body = chat_completion("gpt-4o", {"input": 9, "cached": 0, "output": 30, "reasoning": 0}, "two")
+        second = {**body["choices"][0], "index": 1, "finish_reason": "length"}
+        return httpx2.Response(200, headers={"x-request-id": "req_whole"}, json={**body, "choices": [body["choices"][0], second]})
+    chunk = {**base, "object": "chat.completion.chunk"}
+    chunks = [
+        {**chunk, "choices": [{"index": i, "delta": {"content": "x"}, "finish_reason": None} for i in (0, 1)]},
+        {**chunk, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
+        {**chunk, "choices": [{"index": 1, "delta": {}, "finish_reason": "length"}]},
+    ]
+    body = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
+    return httpx2.Response(200, headers={"content-type": "text/event-stream", "x-request-id": "req_streamed"}, content=body)
+
+
+def test_several_choices_streamed_or_not_record_the_same_stop_reason(runs_dir):
+    reasons = []  # the first choice's finish reason, as the SDK handed it to the agent
+
+    def agent(task, ctx):
+        for streamed in (False, True):
+            transport = httpx2.MockTransport(lambda request, s=streamed: _two_choices(s))
+            client = openai.OpenAI(
+                base_url="http://model.test/v1", api_key="sk-test", max_retries=0, http_client=httpx2.Client(transport=transport)
+            )
+            if streamed:
+                finish = {}
+                for chunk in client.chat.completions.create(model="gpt-4o", messages=MSG, n=2, stream=True):
+                    finish.update({c.index: c.finish_reason for c in chunk.choices if c.finish_reason})
+                reasons.append(finish[0])
+            else:
+                reasons.append(client.chat.completions.create(model="gpt-4o", messages=MSG, n=2).choices[0].finish_reason)
+        return "done"
+
+    ep = noesis_nb.solve("two choices", using=agent, runs_dir=runs_dir)
+    whole, streamed = calls(runs_dir, ep)
+    assert streamed["streamed"] is True and whole["streamed"] is False
+    assert [whole["stop_reason"], streamed["stop_reason"]] == reasons
