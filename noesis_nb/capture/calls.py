@@ -25,7 +25,12 @@ from .scope import OPEN_SPANS, CaptureScope
 __all__ = ["ModelCall", "endpoint", "ABANDONED", "CLOSED"]
 
 _ENDPOINTS = {
-    "openai": (("/chat/completions", "chat.completions"), ("/responses", "responses"), ("/completions", "completions")),
+    "openai": (
+        ("/chat/completions", "chat.completions"),
+        ("/responses", "responses"),
+        ("/responses/compact", "responses"),  # a model compacts the conversation: billed, a Responses ``usage``
+        ("/completions", "completions"),
+    ),
     "anthropic": (("/messages", "messages"),),
 }
 _USAGE = {

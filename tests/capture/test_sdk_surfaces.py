@@ -213,3 +213,41 @@ def test_several_choices_streamed_or_not_record_the_same_stop_reason(runs_dir):
     whole, streamed = calls(runs_dir, ep)
     assert streamed["streamed"] is True and whole["streamed"] is False
     assert [whole["stop_reason"], streamed["stop_reason"]] == reasons
+
+
+def _compaction(request):
+    """``/responses/compact`` answers a ``response.compaction`` (billed, with a usage); the token counters answer a count."""
+    if request.url.path.endswith("/responses/input_tokens"):
+        return httpx2.Response(200, json={"object": "response.input_tokens", "input_tokens": 321})
+    if request.url.path.endswith("/messages/count_tokens"):
+        return httpx2.Response(200, json={"input_tokens": 321})
+    usage = {"input_tokens": 5000, "input_tokens_details": {"cached_tokens": 4096}, "output_tokens": 400,
+             "output_tokens_details": {"reasoning_tokens": 250}, "total_tokens": 5400}  # fmt: skip
+    body = {"id": "cmp_1", "object": "response.compaction", "created_at": 1764460800, "output": [], "usage": usage}
+    return httpx2.Response(200, headers={"x-request-id": "req_compact"}, json=body)
+
+
+def test_a_compaction_is_a_model_call_and_a_token_count_is_not(runs_dir):
+    http = httpx2.Client(transport=httpx2.MockTransport(_compaction))
+    client = openai.OpenAI(base_url="http://model.test/v1", api_key="sk-test", max_retries=0, http_client=http)
+    claude = anthropic.Anthropic(base_url="http://model.test", api_key="sk-ant-test", max_retries=0, http_client=http)
+
+    def agent(task, ctx):
+        compacted = client.responses.compact(model="gpt-5.4", input="a long conversation")
+        counted = client.responses.input_tokens.count(model="gpt-5.4", input="hi")
+        claude.messages.count_tokens(model="claude-sonnet-4-6", messages=MSG)
+        claude.beta.messages.count_tokens(model="claude-sonnet-4-6", messages=MSG)
+        return [compacted.usage.input_tokens, counted.input_tokens]
+
+    ep = noesis_nb.solve("compact", using=agent, runs_dir=runs_dir)
+    assert noesis_nb.runs_df(runs_dir).iloc[0]["status"] == "ok"
+    (call,) = calls(runs_dir, ep)
+    usage = _compaction(httpx2.Request("POST", "http://model.test/v1/responses/compact")).json()["usage"]
+    assert call["api"] == "responses" and call["model"] == "gpt-5.4" and call["request_id"] == "req_compact"
+    assert tokens(call) == (
+        usage["input_tokens"],
+        usage["input_tokens_details"]["cached_tokens"],
+        None,
+        usage["output_tokens"],
+        usage["output_tokens_details"]["reasoning_tokens"],
+    )
