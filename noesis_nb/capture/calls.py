@@ -43,6 +43,7 @@ _REQUEST_ID_HEADER = {"openai": "x-request-id", "anthropic": "request-id"}
 _text = u.text  # names, ids and reasons: text only, cut when absurdly long
 ABANDONED = "the stream was dropped before it ended"
 CLOSED = "the stream was closed before it ended"
+_FINAL = ("completed", "incomplete", "failed", "cancelled")  # a Responses status after which the stream has no more to say
 _UNPARSED = "the raw response was closed unparsed (read raw or not at all): its usage is unknown"
 
 
@@ -70,6 +71,7 @@ class ModelCall:
         self.model: str | None = None
         self.streamed = body.get("stream") is True  # also a streamed call read through a raw-response wrapper
         self.watching = False  # a stream is being observed
+        self.ended = False  # the stream's last event with counts was seen: closing or dropping it then loses nothing
         self.problem: dict[str, Any] | None = None  # an error the response reports without the SDK raising
         self.started = time.perf_counter()
         self.first_chunk: float | None = None
@@ -206,10 +208,12 @@ class ModelCall:
                         self.stop_reason = _text(u.get(choice, "finish_reason")) or self.stop_reason
                 if u.get(item, "usage") is not None:
                     self.usage = u.get(item, "usage")
+                    self.ended = self.stop_reason is not None  # the usage chunk comes last, after every finish
             elif self.api == "responses":
                 response = u.get(item, "response")
                 if response is not None:
                     self._read_response(response)
+                    self.ended = u.get(response, "status") in _FINAL
                 elif u.get(item, "type") == "error":  # the stream's own error event: the SDK does not raise on it
                     self.problem = _reported(u.get(item, "code"), u.get(item, "message"), "error")
             else:
@@ -222,6 +226,8 @@ class ModelCall:
                 elif kind == "message_delta":
                     self.stop_reason = _text(u.get(u.get(item, "delta"), "stop_reason")) or self.stop_reason
                     self.usage_delta = u.get(item, "usage")
+                elif kind == "message_stop":
+                    self.ended = True
         except Exception:
             pass
 
@@ -247,6 +253,8 @@ class ModelCall:
         episode's bookkeeping, whose locks a thread of the parent may have held at the fork."""
         if self.scope.generation != _forks.generation:
             return
+        if abandoned and self.ended:  # closed or dropped after its last event: complete, not abandoned
+            abandoned, reason = False, None
         with self._lock:
             if self._done:
                 return

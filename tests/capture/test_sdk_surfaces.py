@@ -8,6 +8,7 @@ ends; what the SDK returns or raises is its own.
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import time
 
@@ -251,3 +252,60 @@ def test_a_compaction_is_a_model_call_and_a_token_count_is_not(runs_dir):
         usage["output_tokens"],
         usage["output_tokens_details"]["reasoning_tokens"],
     )
+
+
+def leave_chat_after_its_usage(stub, close=True):
+    stream = _openai(stub).chat.completions.create(
+        model="gpt-4o-mini", messages=MSG, stream=True, stream_options={"include_usage": True}
+    )
+    for chunk in stream:
+        if chunk.usage is not None:
+            break  # the last chunk with counts: only ``[DONE]`` is left unread
+    if close:
+        stream.close()
+    return stream
+
+
+def leave_chat_after_its_usage_unclosed(stub):
+    return leave_chat_after_its_usage(stub, close=False)  # kept: open when the adapter returns; else dropped
+
+
+def leave_responses_at_completed(stub):
+    with _openai(stub).responses.stream(model="o4-mini", input="hi") as stream:
+        for event in stream:
+            if event.type == "response.completed":
+                break
+    return stream
+
+
+def leave_messages_at_message_stop(stub):
+    with _claude(stub).messages.stream(model="claude-sonnet-4-6", max_tokens=64, messages=MSG) as stream:
+        for event in stream:
+            if event.type == "message_stop":
+                break
+    return stream
+
+
+@pytest.mark.parametrize(
+    "leave",
+    [
+        leave_chat_after_its_usage,
+        leave_chat_after_its_usage_unclosed,
+        leave_responses_at_completed,
+        leave_messages_at_message_stop,
+    ],
+)
+@pytest.mark.parametrize("drop", [False, True])
+def test_a_stream_left_after_its_last_event_is_complete_not_abandoned(stub, runs_dir, leave, drop):
+    def agent(task, ctx):
+        stream = leave(stub)
+        if not drop:
+            return "kept"  # still open when the adapter returns
+        del stream
+        gc.collect()
+        return "dropped"
+
+    ep = noesis_nb.solve("left at the end", using=agent, runs_dir=runs_dir)
+    (call,) = calls(runs_dir, ep)
+    assert "abandoned" not in call and call["streamed"] is True
+    assert call["stop_reason"] and None not in (call["input_tokens"], call["output_tokens"])
