@@ -309,3 +309,28 @@ def test_a_stream_left_after_its_last_event_is_complete_not_abandoned(stub, runs
     (call,) = calls(runs_dir, ep)
     assert "abandoned" not in call and call["streamed"] is True
     assert call["stop_reason"] and None not in (call["input_tokens"], call["output_tokens"])
+
+
+def test_openai_cache_writes_are_the_part_of_the_input_written_to_the_cache(stub, runs_dir):
+    chat_usage = {"input": 6000, "cached": 0, "output": 50, "reasoning": 0}
+    chat = chat_completion("gpt-5.4", chat_usage, "w1")
+    chat["usage"]["prompt_tokens_details"]["cache_write_tokens"] = 4800  # a first call with a cache breakpoint
+    stub.script("/v1/chat/completions", Reply(body=chat))
+    resp_usage = {"input": 9000, "cached": 4800, "output": 70, "reasoning": 30}
+    resp = response_object("gpt-5.4", resp_usage, "w2")
+    resp["usage"]["input_tokens_details"]["cache_write_tokens"] = 3000  # required in the Responses usage
+    stub.script("/v1/responses", Reply(body=resp))
+
+    def agent(task, ctx):
+        client = _openai(stub)
+        reply = client.chat.completions.create(model="gpt-5.4", messages=MSG)
+        answer = client.responses.create(model="gpt-5.4", input="hi")
+        details = (reply.usage.prompt_tokens_details, answer.usage.input_tokens_details)
+        return [d.cache_write_tokens for d in details]
+
+    ep = noesis_nb.solve("cache writes", using=agent, runs_dir=runs_dir)
+    first, second = calls(runs_dir, ep)
+    assert tokens(first) == (chat_usage["input"], chat_usage["cached"], 4800, chat_usage["output"], chat_usage["reasoning"])
+    assert tokens(second) == (resp_usage["input"], resp_usage["cached"], 3000, resp_usage["output"], resp_usage["reasoning"])
+    frame = noesis_nb.usage_df(runs_dir, episodes=ep, strict=True)
+    assert list(frame["cache_write_input_tokens"]) == [4800, 3000]
