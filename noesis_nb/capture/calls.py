@@ -22,10 +22,15 @@ from ..store.vocab import TOKEN_FIELDS
 from . import usage as u
 from .scope import OPEN_SPANS, CaptureScope
 
-__all__ = ["ModelCall", "endpoint", "ABANDONED"]
+__all__ = ["ModelCall", "endpoint", "ABANDONED", "CLOSED"]
 
 _ENDPOINTS = {
-    "openai": (("/chat/completions", "chat.completions"), ("/responses", "responses"), ("/completions", "completions")),
+    "openai": (
+        ("/chat/completions", "chat.completions"),
+        ("/responses", "responses"),
+        ("/responses/compact", "responses"),  # a model compacts the conversation: billed, a Responses ``usage``
+        ("/completions", "completions"),
+    ),
     "anthropic": (("/messages", "messages"),),
 }
 _USAGE = {
@@ -37,6 +42,8 @@ _USAGE = {
 _REQUEST_ID_HEADER = {"openai": "x-request-id", "anthropic": "request-id"}
 _text = u.text  # names, ids and reasons: text only, cut when absurdly long
 ABANDONED = "the stream was dropped before it ended"
+CLOSED = "the stream was closed before it ended"
+_FINAL = ("completed", "incomplete", "failed", "cancelled")  # a Responses status after which the stream has no more to say
 _UNPARSED = "the raw response was closed unparsed (read raw or not at all): its usage is unknown"
 
 
@@ -64,6 +71,7 @@ class ModelCall:
         self.model: str | None = None
         self.streamed = body.get("stream") is True  # also a streamed call read through a raw-response wrapper
         self.watching = False  # a stream is being observed
+        self.ended = False  # the stream's last event with counts was seen: closing or dropping it then loses nothing
         self.problem: dict[str, Any] | None = None  # an error the response reports without the SDK raising
         self.started = time.perf_counter()
         self.first_chunk: float | None = None
@@ -74,6 +82,7 @@ class ModelCall:
         self.usage_delta: Any = None  # Anthropic's cumulative message_delta usage
         self.span_id = _current_genai_span(scope)
         self.token: Any = None  # what the scope's watcher handed back when the call started
+        self.unparsed: Any = None  # the response a parse helper's post-parser was given (kept only if it raises)
         self._done = False
         self._lock = threading.Lock()
 
@@ -92,6 +101,25 @@ class ModelCall:
             self.token = watcher.model_started(self.provider, self.requested_model)
         with self.scope.lock:
             self.scope.sent_calls.add(self)
+
+    def watch_parser(self, options: Any) -> None:
+        """A parse helper (``chat.completions.parse``, ``responses.parse``, ``messages.parse``) turns the response
+        into its own inside the SDK call; when that raises (``LengthFinishReasonError``, an answer the schema
+        refuses), the response was still billed: ``failed`` then reads it. Plain calls have no post-parser."""
+        parser = getattr(options, "post_parser", None)
+        if not callable(parser):
+            return
+
+        def post_parser(response: Any) -> Any:
+            self.unparsed = response
+            parsed = parser(response)
+            self.unparsed = None
+            return parsed
+
+        try:
+            options.post_parser = post_parser
+        except Exception:
+            pass
 
     # -- a whole response -------------------------------------------------------------------
     def returned(self, result: Any) -> None:
@@ -175,14 +203,17 @@ class ModelCall:
             if self.api in ("chat.completions", "completions"):
                 self.response_id = self.response_id or _text(u.get(item, "id"))
                 self.model = _text(u.get(item, "model")) or self.model
-                for choice in u.get(item, "choices") or []:
-                    self.stop_reason = _text(u.get(choice, "finish_reason")) or self.stop_reason
+                for choice in u.get(item, "choices") or []:  # with ``n`` > 1: the first choice's, as in a whole response
+                    if u.get(choice, "index") in (0, None):
+                        self.stop_reason = _text(u.get(choice, "finish_reason")) or self.stop_reason
                 if u.get(item, "usage") is not None:
                     self.usage = u.get(item, "usage")
+                    self.ended = self.stop_reason is not None  # the usage chunk comes last, after every finish
             elif self.api == "responses":
                 response = u.get(item, "response")
                 if response is not None:
                     self._read_response(response)
+                    self.ended = u.get(response, "status") in _FINAL
                 elif u.get(item, "type") == "error":  # the stream's own error event: the SDK does not raise on it
                     self.problem = _reported(u.get(item, "code"), u.get(item, "message"), "error")
             else:
@@ -195,12 +226,22 @@ class ModelCall:
                 elif kind == "message_delta":
                     self.stop_reason = _text(u.get(u.get(item, "delta"), "stop_reason")) or self.stop_reason
                     self.usage_delta = u.get(item, "usage")
+                elif kind == "message_stop":
+                    self.ended = True
         except Exception:
             pass
 
     # -- the end ----------------------------------------------------------------------------
     def failed(self, exc: BaseException) -> None:
-        """The SDK raised (after its retries): the call is written with the error and no invented tokens."""
+        """The SDK raised (after its retries): the call is written with the error and no invented tokens.
+
+        A response a parse helper refused is read first: its tokens were billed."""
+        if self.unparsed is not None:
+            try:
+                self._read_response(self.unparsed)
+            except Exception:
+                pass
+            self.unparsed = None
         self.finish(error=exc)
 
     def finish(
@@ -212,6 +253,8 @@ class ModelCall:
         episode's bookkeeping, whose locks a thread of the parent may have held at the fork."""
         if self.scope.generation != _forks.generation:
             return
+        if abandoned and self.ended:  # closed or dropped after its last event: complete, not abandoned
+            abandoned, reason = False, None
         with self._lock:
             if self._done:
                 return

@@ -21,13 +21,14 @@ import importlib.abc
 import importlib.machinery
 import sys
 import threading
+import weakref
 from collections.abc import AsyncIterator, Callable, Iterator
 from types import ModuleType
 from typing import Any
 
 from ..secrets.names import looks_like_credential
 from . import dropped, raw
-from .calls import ABANDONED, ModelCall
+from .calls import ABANDONED, CLOSED, ModelCall
 from .scope import IN_SDK_CALL, current
 
 __all__ = ["ensure_installed", "uninstall", "installed"]
@@ -141,9 +142,11 @@ def _begin(provider: str, args: tuple[Any, ...], kwargs: dict[str, Any], client:
     if scope is None or scope.closed:
         return None
     _learn_credentials(scope, client)
-    call = ModelCall.begin(scope, provider, _options(args, kwargs))
+    options = _options(args, kwargs)
+    call = ModelCall.begin(scope, provider, options)
     if call is not None:
         call.admit()
+        call.watch_parser(options)
     return call
 
 
@@ -192,13 +195,50 @@ def _watch_stream(call: ModelCall, result: Any, streams: tuple[Any, Any]) -> boo
     if stream_cls is not None and isinstance(result, stream_cls):
         call.streaming(result.response)
         result._iterator = _observe(result._iterator, call)
+        _on_close(result.response, weakref.ref(result._iterator), call)
     elif async_stream_cls is not None and isinstance(result, async_stream_cls):
         call.streaming(result.response)
         result._iterator = _observe_async(result._iterator, call)
+        _on_aclose(result.response, weakref.ref(result._iterator), call)
     else:
         return False
     dropped.when_dropped(result, call.dropped)
     return True
+
+
+def _on_close(response: Any, observer: Callable[[], Any], call: ModelCall) -> None:
+    """The caller closing the stream before its end (``close()``, leaving a helper's ``with`` block) ends the call then.
+
+    Every ``close`` of a stream and of the SDKs' stream helpers closes this HTTP response. The SDK also closes it at
+    the stream's own end, from inside the observer (running then), and when the collector takes a dropped stream
+    (the observer is gone then): those closes are left to the observer and to ``dropped``.
+    """
+    close = response.close
+
+    def closing() -> None:
+        try:
+            close()
+        finally:
+            gen = observer()  # None: the collector is taking the stream (written later, as dropped)
+            if gen is not None and not gen.gi_running:
+                call.finish(abandoned=True, reason=CLOSED)
+
+    response.close = closing
+
+
+def _on_aclose(response: Any, observer: Callable[[], Any], call: ModelCall) -> None:
+    """``_on_close`` for an async stream (its response's ``aclose``)."""
+    aclose = response.aclose
+
+    async def aclosing() -> None:
+        try:
+            await aclose()
+        finally:
+            gen = observer()
+            if gen is not None and not gen.ag_running:
+                call.finish(abandoned=True, reason=CLOSED)
+
+    response.aclose = aclosing
 
 
 def _observe(iterator: Iterator[Any], call: ModelCall) -> Iterator[Any]:

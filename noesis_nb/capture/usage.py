@@ -4,10 +4,12 @@ Each function takes the SDK's usage model or the same thing as a JSON dict (a ra
 and returns the five ``TOKEN_FIELDS``; a count the provider did not report is None, never 0.
 
 - OpenAI Chat Completions: ``prompt_tokens`` is the input total and includes
-  ``prompt_tokens_details.cached_tokens``; ``completion_tokens`` includes
-  ``completion_tokens_details.reasoning_tokens``. OpenAI reports no cache writes.
-- OpenAI Responses: ``input_tokens`` (with ``input_tokens_details.cached_tokens``) and
-  ``output_tokens`` (with ``output_tokens_details.reasoning_tokens``), the same rule.
+  ``prompt_tokens_details.cached_tokens`` and ``.cache_write_tokens`` (the prompt tokens written to
+  the cache; older responses leave it out: unknown); ``completion_tokens`` includes
+  ``completion_tokens_details.reasoning_tokens``.
+- OpenAI Responses: ``input_tokens`` (with ``input_tokens_details.cached_tokens`` and
+  ``.cache_write_tokens``) and ``output_tokens`` (with ``output_tokens_details.reasoning_tokens``),
+  the same rule.
 - Anthropic Messages: ``input_tokens`` counts only the uncached input, so the total is
   ``input_tokens + cache_read_input_tokens + cache_creation_input_tokens``; reasoning (thinking)
   is part of ``output_tokens`` and not reported apart.
@@ -67,22 +69,24 @@ def _counts(inp: Any, out: Any, cached: Any, written: Any, reasoning: Any) -> Co
 
 def openai_chat(usage: Any) -> Counts:
     """Chat Completions ``usage`` (also the last chunk of a stream with ``include_usage``)."""
+    details = get(usage, "prompt_tokens_details")
     return _counts(
         get(usage, "prompt_tokens"),
         get(usage, "completion_tokens"),
-        get(get(usage, "prompt_tokens_details"), "cached_tokens"),
-        None,
+        get(details, "cached_tokens"),
+        get(details, "cache_write_tokens"),
         get(get(usage, "completion_tokens_details"), "reasoning_tokens"),
     )
 
 
 def openai_responses(usage: Any) -> Counts:
     """Responses API ``usage`` (also ``response.completed``'s ``response.usage`` in a stream)."""
+    details = get(usage, "input_tokens_details")
     return _counts(
         get(usage, "input_tokens"),
         get(usage, "output_tokens"),
-        get(get(usage, "input_tokens_details"), "cached_tokens"),
-        None,
+        get(details, "cached_tokens"),
+        get(details, "cache_write_tokens"),
         get(get(usage, "output_tokens_details"), "reasoning_tokens"),
     )
 
