@@ -208,7 +208,9 @@ class ModelCall:
                         self.stop_reason = _text(u.get(choice, "finish_reason")) or self.stop_reason
                 if u.get(item, "usage") is not None:
                     self.usage = u.get(item, "usage")
-                    self.ended = self.stop_reason is not None  # the usage chunk comes last, after every finish
+                    # OpenAI's last chunk holds the usage and no choices; a server sending usage on every chunk
+                    # (continuous usage stats) has not ended while choices still come
+                    self.ended = self.stop_reason is not None and not u.get(item, "choices")
             elif self.api == "responses":
                 response = u.get(item, "response")
                 if response is not None:

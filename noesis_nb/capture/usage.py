@@ -67,10 +67,23 @@ def _counts(inp: Any, out: Any, cached: Any, written: Any, reasoning: Any) -> Co
     return dict(zip(TOKEN_FIELDS, (count(inp), count(out), count(cached), count(written), count(reasoning))))
 
 
+def _openai_counts(inp: Any, out: Any, cached: Any, written: Any, reasoning: Any) -> Counts:
+    """OpenAI's counts; a cache write that does not fit in the input beside the cached part is left unknown.
+
+    ``cache_write_tokens`` is documented only as "the unadjusted number of prompt tokens written to cache":
+    when it and ``cached_tokens`` add up to more than the input, it is not a part of that input, and keeping
+    it would make the whole input unknown under the usage rule (the billed total is what matters)."""
+    counts = _counts(inp, out, cached, written, reasoning)
+    total, part = counts["input_tokens"], counts["cache_write_input_tokens"]
+    if part is not None and (total is None or (counts["cached_input_tokens"] or 0) + part > total):
+        counts["cache_write_input_tokens"] = None
+    return counts
+
+
 def openai_chat(usage: Any) -> Counts:
     """Chat Completions ``usage`` (also the last chunk of a stream with ``include_usage``)."""
     details = get(usage, "prompt_tokens_details")
-    return _counts(
+    return _openai_counts(
         get(usage, "prompt_tokens"),
         get(usage, "completion_tokens"),
         get(details, "cached_tokens"),
@@ -82,7 +95,7 @@ def openai_chat(usage: Any) -> Counts:
 def openai_responses(usage: Any) -> Counts:
     """Responses API ``usage`` (also ``response.completed``'s ``response.usage`` in a stream)."""
     details = get(usage, "input_tokens_details")
-    return _counts(
+    return _openai_counts(
         get(usage, "input_tokens"),
         get(usage, "output_tokens"),
         get(details, "cached_tokens"),

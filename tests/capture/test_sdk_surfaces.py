@@ -334,3 +334,56 @@ def test_openai_cache_writes_are_the_part_of_the_input_written_to_the_cache(stub
     assert tokens(second) == (resp_usage["input"], resp_usage["cached"], 3000, resp_usage["output"], resp_usage["reasoning"])
     frame = noesis_nb.usage_df(runs_dir, episodes=ep, strict=True)
     assert list(frame["cache_write_input_tokens"]) == [4800, 3000]
+
+
+@pytest.mark.parametrize("cached, written", [(600, 1000), (0, 1500)])
+def test_a_cache_write_that_does_not_fit_in_the_input_is_unknown_and_the_input_kept(stub, runs_dir, cached, written):
+    """``cache_write_tokens`` is "the unadjusted number of prompt tokens written to cache": counted over the
+    cached part (or beyond the prompt), it is no part of the input; the billed input must not become unknown."""
+    usage = {"input": 1000, "cached": cached, "output": 5, "reasoning": 0}
+    chat = chat_completion("gpt-5.4", usage, "over")
+    chat["usage"]["prompt_tokens_details"]["cache_write_tokens"] = written
+    stub.script("/v1/chat/completions", Reply(body=chat))
+
+    def agent(task, ctx):
+        return _openai(stub).chat.completions.create(model="gpt-5.4", messages=MSG).usage.prompt_tokens
+
+    ep = noesis_nb.solve("cache write over", using=agent, runs_dir=runs_dir)
+    (call,) = calls(runs_dir, ep)
+    assert tokens(call) == (usage["input"], cached, None, usage["output"], 0)
+    frame = noesis_nb.usage_df(runs_dir, episodes=ep, strict=True)
+    assert list(frame["input_tokens"]) == [usage["input"]]
+
+
+def _usage_on_every_chunk(request):
+    """A server streaming ``n=2`` with usage on every chunk (continuous usage stats): choice 0 ends first."""
+    base = {"id": "chatcmpl-cont", "created": 1764460800, "model": "gpt-4o-2024-07-18", "object": "chat.completion.chunk"}
+
+    def usage(n):
+        return {"prompt_tokens": 9, "completion_tokens": n, "total_tokens": 9 + n}
+
+    chunks = [
+        {**base, "choices": [{"index": i, "delta": {"content": "x"}, "finish_reason": None} for i in (0, 1)], "usage": usage(2)},
+        {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}], "usage": usage(2)},
+        {**base, "choices": [{"index": 1, "delta": {"content": "y"}, "finish_reason": None}], "usage": usage(3)},
+        {**base, "choices": [{"index": 1, "delta": {}, "finish_reason": "length"}], "usage": usage(3)},
+        {**base, "choices": [], "usage": usage(3)},
+    ]
+    body = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
+    return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=body)
+
+
+def test_a_stream_with_usage_on_every_chunk_closed_while_choices_still_come_is_abandoned(runs_dir):
+    def agent(task, ctx):
+        http = httpx2.Client(transport=httpx2.MockTransport(_usage_on_every_chunk))
+        client = openai.OpenAI(base_url="http://model.test/v1", api_key="sk-test", max_retries=0, http_client=http)
+        stream = client.chat.completions.create(model="gpt-4o", messages=MSG, n=2, stream=True)
+        for chunk in stream:
+            if any(c.finish_reason for c in chunk.choices):
+                break  # choice 0 ended; choice 1 still streams
+        stream.close()
+        return "closed"
+
+    ep = noesis_nb.solve("usage on every chunk", using=agent, runs_dir=runs_dir)
+    (call,) = calls(runs_dir, ep)
+    assert call.get("abandoned") is True, call
