@@ -266,3 +266,31 @@ def test_an_id_from_another_root_in_a_magic_says_the_option_not_the_keyword(ip: 
     assert message.startswith(f"%noesis show: no run {elsewhere!r}"), message
     assert "pass --runs-dir or the run directory" in message, message
     assert "runs_dir=" not in message, message
+
+
+# -- regressions: what worked before these checks still works --------------------------------------------------
+
+
+def test_an_interrupt_while_importing_a_slow_log_seals_the_run_cancelled(tmp_path: Path) -> None:
+    """The rows are read on the engine's worker thread; a Ctrl-C there is the run's cancel, not a closing error."""
+    import signal
+    import threading
+    import time
+
+    from noesis_nb.errors import EpisodeInterrupted
+    from noesis_nb.integrations.replay import import_rows
+
+    def rows() -> Any:  # a log still being written: the next line is slow
+        yield ("message", {"kind": "message", "role": "user", "text": "hi"})
+        time.sleep(2)
+        yield ("message", {"kind": "message", "role": "assistant", "text": "yo"})
+
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        threading.Timer(0.5, signal.pthread_kill, (threading.main_thread().ident, signal.SIGINT)).start()
+        with pytest.raises(EpisodeInterrupted, match="sealed cancelled") as caught:
+            import_rows(rows(), task="t", source="test", runs_dir=tmp_path)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    final = json.loads((tmp_path / caught.value.episode_id / "final.json").read_text())
+    assert final.get("outcome") == "cancelled"
