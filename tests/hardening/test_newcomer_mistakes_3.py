@@ -294,3 +294,50 @@ def test_an_interrupt_while_importing_a_slow_log_seals_the_run_cancelled(tmp_pat
         signal.signal(signal.SIGINT, previous)
     final = json.loads((tmp_path / caught.value.episode_id / "final.json").read_text())
     assert final.get("outcome") == "cancelled"
+
+
+def test_a_table_priced_model_beside_an_unused_sibling_is_no_misspelling(runs_dir: Path) -> None:
+    """A team table covers claude-3-5-sonnet and claude-3-7-sonnet; the runs call only one, which the table priced."""
+
+    def agent(task: str, ctx: Any) -> str:
+        ctx.model_call("claude-3-7-sonnet", provider="anthropic", input_tokens=100, output_tokens=10)
+        ctx.model_call("o4-mini", provider="openai", input_tokens=100, output_tokens=10)
+        return "ok"
+
+    noesis_nb.solve("t", using=agent, runs_dir=runs_dir)
+    mine = {"input": 1.0, "output": 2.0}
+    table = {"claude-3-7-sonnet": mine, "claude-3-5-sonnet": mine, "openai/o4-mini": mine, "o3-mini": mine}
+    usage = noesis_nb.usage_df(runs_dir, prices=table)
+    assert usage.attrs["errors"] == []
+    assert usage["cost_usd"].notna().all()
+    assert not noesis_nb.usage_df(runs_dir, prices=table, strict=True).empty
+
+
+def test_a_big_price_table_against_many_unpriced_models_costs_a_moment(runs_dir: Path) -> None:
+    """The misspelling hint compares names pairwise; a 3000-model table against 200 models stays bounded."""
+    import random
+    import string
+    import time
+
+    rng = random.Random(7)
+
+    def name() -> str:
+        return "model-" + "".join(rng.choices(string.ascii_lowercase + "-0123456789", k=18))
+
+    called = [name() for _ in range(200)]
+
+    def agent(task: str, ctx: Any) -> str:
+        for model in called:
+            ctx.model_call(model, provider="acme", input_tokens=1, output_tokens=1)
+        return "ok"
+
+    noesis_nb.solve("t", using=agent, runs_dir=runs_dir)
+    table = {name(): {"input": 1.0, "output": 2.0} for _ in range(3000)}
+    noesis_nb.usage_df(runs_dir)  # warm: the runs read once
+    started = time.perf_counter()
+    noesis_nb.usage_df(runs_dir)
+    plain = time.perf_counter() - started
+    started = time.perf_counter()
+    noesis_nb.usage_df(runs_dir, prices=table)
+    priced = time.perf_counter() - started
+    assert priced - plain < 1.0, (plain, priced)
