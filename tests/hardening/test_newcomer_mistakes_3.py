@@ -341,3 +341,13 @@ def test_a_big_price_table_against_many_unpriced_models_costs_a_moment(runs_dir:
     noesis_nb.usage_df(runs_dir, prices=table)
     priced = time.perf_counter() - started
     assert priced - plain < 1.0, (plain, priced)
+
+
+def test_a_folder_that_merely_holds_an_unrelated_state_json_takes_runs(tmp_path: Path) -> None:
+    """Only a folder that is a run is refused as runs_dir; a project folder with its own state.json is not one."""
+    project = tmp_path / "myproject"
+    project.mkdir()
+    (project / "state.json").write_text(json.dumps({"app": "settings"}))
+    episode = noesis_nb.solve("t", using=_agent, runs_dir=project)
+    assert noesis_nb.runs_df(project / episode)["status"].tolist() == ["ok"]
+    assert json.loads((project / "state.json").read_text()) == {"app": "settings"}
