@@ -141,7 +141,7 @@ class Recorder:
         state, hits = redact_secrets(to_jsonable(state))
         if holds_a_run(runs_dir):  # a run's own folder as the root: the new run would hide inside it, listed nowhere
             raise RunsDirError(
-                f"runs_dir {str(runs_dir)!r} is a run directory (run {runs_dir.name}), not the folder that holds runs; "
+                f"runs_dir {str(runs_dir)!r} is a run directory (run {runs_dir.name!r}), not the folder that holds runs; "
                 f"pass its parent, runs_dir={str(runs_dir.parent)!r}; nothing was written"
             )
         staging = runs_dir / staging_name(episode_id, uuid.uuid4().hex[:8])

@@ -158,7 +158,7 @@ def find_run_dir(
         if os.path.lexists(direct):  # named so, but no run there: say what it is rather than "no run"
             what, instead = _why_not_a_run(direct)
             raise RunNotFoundError(f"{str(direct)!r} is not a run directory: {what}; {instead}")
-    searched = ", ".join(str(r) for r in roots)
+    searched = ", ".join(repr(str(r)) for r in roots)  # repr: a crafted name prints no control character
     starting = sorted({p.name for root in roots for p in _subdirs(root) if p.name.startswith(episode_id)})
     if starting:  # a part of an id: ids are taken whole (a prefix could name another run tomorrow)
         named = ", ".join(starting[:3]) + (f" and {len(starting) - 3} more" if len(starting) > 3 else "")

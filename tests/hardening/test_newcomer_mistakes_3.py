@@ -351,3 +351,23 @@ def test_a_folder_that_merely_holds_an_unrelated_state_json_takes_runs(tmp_path:
     episode = noesis_nb.solve("t", using=_agent, runs_dir=project)
     assert noesis_nb.runs_df(project / episode)["status"].tolist() == ["ok"]
     assert json.loads((project / "state.json").read_text()) == {"app": "settings"}
+
+
+def test_a_crafted_folder_or_root_name_is_quoted_in_the_errors_never_printed_raw(tmp_path: Path) -> None:
+    """A name with an escape sequence or a newline would repaint the terminal or fake a traceback line."""
+    from noesis_nb.store import find_run_dir
+
+    crafted = tmp_path / "ep\x1b[2J\x1b[31mINJECTED\nTraceback: fake"
+    crafted.mkdir()
+    (crafted / "events.jsonl").write_text("")
+    with pytest.raises(RunsDirError) as refused:
+        noesis_nb.solve("t", using=_agent, runs_dir=crafted)
+    root = tmp_path / "runs\x1b[31m\nTraceback"
+    (first,) = _runs(root, 1)
+    with pytest.raises(RunNotFoundError) as missing:
+        noesis_nb.runs_df(root, episodes=_typo(first))
+    with pytest.raises(RunNotFoundError) as unknown:
+        find_run_dir(_typo(first), root)
+    for info in (refused, missing, unknown):
+        message = str(info.value)
+        assert "\x1b" not in message and "\n" not in message, message
