@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from .. import config
-from .._envvars import APPROVERS
+from .._envvars import APPROVERS, value_shown
 from .._threads import run_sync
 from .._unstarted import awaited_entry
 from ..capture import resolve_option as resolve_capture
@@ -76,7 +76,7 @@ def _options(
         given, approver = "$NOESIS_NB_APPROVER", os.environ.get("NOESIS_NB_APPROVER", "ask")
     if isinstance(approver, str) and approver not in _APPROVERS:
         raise InvalidOptionError(
-            f"{given}={approver!r}{guessed([approver], _APPROVERS).removeprefix(repr(approver))}: use 'ask', 'auto', "
+            f"{given}={value_shown(approver) if given != 'approver' else repr(approver)}{guessed([approver], _APPROVERS).removeprefix(repr(approver))}: use 'ask', 'auto', "
             "'deny'" + (" or a callable taking a PendingApproval" if given == "approver" else " (or pass approver=)")
         )
     if not isinstance(approver, str) and not callable(approver):
