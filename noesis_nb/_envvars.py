@@ -9,6 +9,7 @@ import os
 from typing import Any
 
 from .errors import InvalidOptionError
+from .secrets.display import shown_cut
 
 __all__ = ["ENV_NAMES", "NOESIS_ENV", "APPROVERS", "CAPTURE_ENV", "capture_from_env", "misspelt", "is_default", "value_shown"]
 
@@ -25,8 +26,6 @@ _OFF = {"0", "false", "no", "off"}
 def value_shown(raw: str, limit: int = 80) -> str:
     """A variable's text as a message quotes it: redacted, then cut (``secrets.shown_cut``), then repr'd. A key
     pasted into the wrong variable is not printed, in part or whole, by the warning or error naming it."""
-    from .secrets.display import shown_cut  # detect-secrets loads only when a variable is wrong
-
     return repr(shown_cut(raw, limit))
 
 

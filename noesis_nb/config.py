@@ -14,6 +14,7 @@ from typing import Any, overload
 
 from ._envvars import APPROVERS, ENV_NAMES, NOESIS_ENV, capture_from_env, is_default, misspelt, value_shown
 from .errors import InvalidOptionError, UnsupportedFeatureError, guessed
+from .secrets.display import shown as redacted
 
 __all__ = ["get", "set", "reset", "runs_dir", "check_path", "problems", "NOT_IMPLEMENTED"]
 
@@ -112,7 +113,7 @@ def get(key: str | None = None) -> Any:
         try:
             shown[name] = _value(name)
         except InvalidOptionError:  # its text, redacted: a key pasted into the wrong variable is not handed out
-            shown[name] = _redacted(os.environ[_ENV[name]])
+            shown[name] = redacted(os.environ[_ENV[name]])
     if said := problems():
         import warnings
 
@@ -214,13 +215,6 @@ def check_env_names() -> None:
         warnings.warn(
             f"environment variable {', '.join(said)} is not read by noesis_nb, so it does nothing", UserWarning, stacklevel=2
         )
-
-
-def _redacted(raw: str) -> str:
-    """``raw`` with any secret in it redacted (``secrets.shown``)."""
-    from .secrets.display import shown as redacted  # detect-secrets loads only when a variable is wrong
-
-    return redacted(raw)
 
 
 def _unimplemented() -> list[tuple[str, str, str]]:
