@@ -297,9 +297,11 @@ class Recorder:
         with self._lock:
             self._subscribers = (*self._subscribers, callback)
 
-        def unsubscribe() -> None:
+        given = getattr(callback, "_noesis_nb_subscribed", callback)  # a handle's wrapper names the callback it was given
+
+        def unsubscribe() -> None:  # every subscription of the same callback: one unsubscribe ends them all
             with self._lock:
-                self._subscribers = tuple(s for s in self._subscribers if s is not callback)
+                self._subscribers = tuple(s for s in self._subscribers if getattr(s, "_noesis_nb_subscribed", s) is not given)
 
         return unsubscribe
 
