@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import builtins
 import os
+import sys
 import threading
 from pathlib import Path
 from typing import Any, overload
@@ -120,7 +121,7 @@ def get(key: str | None = None) -> Any:
         warnings.warn(
             "noesis_nb settings from the environment: " + "; ".join(said) + " (start()/solve() refuse a wrong value)",
             UserWarning,
-            stacklevel=2,
+            stacklevel=_user_level(),
         )
     return shown
 
@@ -213,8 +214,22 @@ def check_env_names() -> None:
         import warnings
 
         warnings.warn(
-            f"environment variable {', '.join(said)} is not read by noesis_nb, so it does nothing", UserWarning, stacklevel=2
+            f"environment variable {', '.join(said)} is not read by noesis_nb, so it does nothing",
+            UserWarning,
+            stacklevel=_user_level(),
         )
+
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def _user_level() -> int:
+    """The ``stacklevel`` of the first caller outside noesis_nb (``ns.get()``, ``start()`` …): a warning points
+    at the user's line, not at the package's own. 2 (this function's caller's caller) when none is found."""
+    frame, level = sys._getframe(1), 1  # the function warning
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE):
+        frame, level = frame.f_back, level + 1
+    return level if frame is not None else 2
 
 
 def _unimplemented() -> list[tuple[str, str, str]]:

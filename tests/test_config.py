@@ -176,3 +176,20 @@ def test_a_secret_pasted_into_a_settings_variable_is_redacted_wherever_it_is_nam
             assert _tail(value) not in text, text
     assert "NOESIS_NB_APPROVER=" in str(approver.value)
     assert "[REDACTED]" in shown["governance_mode"]
+
+
+def test_the_settings_warnings_point_at_the_users_line(runs_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NOESIS_GOVERNANCE_MODE", "Audit")
+    for show in (ns.get, config.get):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            show()
+        assert [w.filename for w in caught] == [__file__], [(w.filename, w.lineno) for w in caught]
+    monkeypatch.delenv("NOESIS_GOVERNANCE_MODE")
+    monkeypatch.setenv("NOESIS_TIMEOUT_SEC", "10")
+    monkeypatch.setattr(config, "_env_checked", False)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        noesis_nb.solve("t", using=_answers, runs_dir=runs_dir)
+    said = [w for w in caught if "NOESIS_TIMEOUT_SEC" in str(w.message)]
+    assert [w.filename for w in said] == [__file__], [(w.filename, w.lineno) for w in said]
