@@ -128,7 +128,6 @@ def test_since_after_until_is_named_not_an_empty_frame(runs_dir: Path) -> None:
     ("plot", "frame"),
     [
         (lambda df: plots.tokens_over_time(df), "usage"),
-        (lambda df: plots.cost_over_time(df), "usage"),
         (lambda df: plots.episode_timeline(df, df["episode_id"].iloc[0]), "events"),
     ],
 )
@@ -371,3 +370,24 @@ def test_a_crafted_folder_or_root_name_is_quoted_in_the_errors_never_printed_raw
     for info in (refused, missing, unknown):
         message = str(info.value)
         assert "\x1b" not in message and "\n" not in message, message
+
+
+@pytest.mark.parametrize(
+    "read_back",
+    [
+        lambda ts: ts.astype(str),  # a CSV round trip
+        lambda ts: ts.dt.tz_localize(None).astype(str),  # written without its zone
+        lambda ts: pd.Series([t.date() for t in ts], index=ts.index, dtype=object),  # datetime.date values
+    ],
+    ids=["iso text", "naive text", "dates"],
+)
+def test_cost_over_time_still_plots_text_and_date_timestamps_as_it_did(runs_dir: Path, read_back: Any) -> None:
+    """It plotted them before timestamps were checked; the plot reads them as times, the same calls in order."""
+    _runs(runs_dir, 2)
+    usage = noesis_nb.usage_df(runs_dir)
+    fig = plots.cost_over_time(usage.assign(timestamp=read_back(usage["timestamp"])))
+    expected = pd.to_datetime(read_back(usage["timestamp"]), utc=True, format="mixed").sort_values()
+    plotted = pd.to_datetime(pd.Series([x for trace in fig.data for x in trace.x]), utc=True).sort_values()
+    assert plotted.tolist() == expected.tolist()
+    with pytest.raises(InvalidOptionError, match=r"cost_over_time: the timestamp column holds .* not times"):
+        plots.cost_over_time(usage.assign(timestamp="yesterday-ish"))
