@@ -37,7 +37,9 @@ def capture_from_env() -> bool:
         return True
     if raw in _OFF:
         return False
-    raise InvalidOptionError(f"{CAPTURE_ENV}={value_shown(given)}: use 1/0 (or true/false, on/off) to turn model-call capture on or off")
+    raise InvalidOptionError(
+        f"{CAPTURE_ENV}={value_shown(given)}: use 1/0 (or true/false, on/off) to turn model-call capture on or off"
+    )
 
 
 #: Noēsis' variables for the settings noesis_nb does not implement (its CLI's own are left alone too)

@@ -11,6 +11,7 @@ import os
 import sys
 import threading
 from pathlib import Path
+from types import FrameType
 from typing import Any, overload
 
 from ._envvars import APPROVERS, ENV_NAMES, NOESIS_ENV, capture_from_env, is_default, misspelt, value_shown
@@ -226,7 +227,8 @@ _PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 def _user_level() -> int:
     """The ``stacklevel`` of the first caller outside noesis_nb (``ns.get()``, ``start()`` …): a warning points
     at the user's line, not at the package's own. 2 (this function's caller's caller) when none is found."""
-    frame, level = sys._getframe(1), 1  # the function warning
+    frame: FrameType | None = sys._getframe(1)  # the function warning
+    level = 1
     while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE):
         frame, level = frame.f_back, level + 1
     return level if frame is not None else 2

@@ -361,9 +361,7 @@ class EpisodeHandle:
 _ITEM: Any = object()  # ``_reporting``: the callback gets the item it is called with
 
 
-def _reporting(
-    callback: Callable[[Any], Any], call: str, episode: Episode, given: Any = _ITEM
-) -> Callable[[Any], None]:
+def _reporting(callback: Callable[[Any], Any], call: str, episode: Episode, given: Any = _ITEM) -> Callable[[Any], None]:
     """``callback`` whose first error is reported on the handle (``problems``, the view), not swallowed unsaid:
     the episode goes on either way (a broken watcher must never break it). ``given``: what it is called with in
     place of the item (the handle, for ``on_change``). Saying the failure calls the other listeners, never this

@@ -355,8 +355,9 @@ def agui_rows(events: Iterable[dict[str, Any]], *, deltas: bool = False) -> list
     folder, rows = AGUIFolder(deltas=deltas), []
     for number, event in enumerate(events, 1):
         if not isinstance(event, dict) or not isinstance(event.get("type"), str):
+            shown = shown_cut(safe_repr(event, limit=4000), 120)  # redacted, then cut: no key's head stays
             raise AGUIStreamError(
-                f"event #{number} is {shown_cut(safe_repr(event, limit=4000), 120)}, not an AG-UI event: pass dicts with a string 'type' "
+                f"event #{number} is {shown}, not an AG-UI event: pass dicts with a string 'type' "
                 "(parse_sse gives them from a recorded stream)"
             )
         rows += folder.feed(folder.normalize(dict(event)))
