@@ -226,7 +226,7 @@ def test_a_run_directory_given_as_runs_dir_is_refused_before_anything_is_written
         lambda: import_noetic([_EVENT], runs_dir=runs_dir / episode),
         lambda: noesis_nb.solve("again", using=_agent, runs_dir=str(runs_dir / episode)),
     ):
-        with pytest.raises(RunsDirError, match=rf"is a run directory \(run {episode}\).*pass its parent, runs_dir='{runs_dir}'"):
+        with pytest.raises(RunsDirError, match=rf"is a run directory \(run '{episode}'\).*pass its parent, runs_dir='{runs_dir}'"):
             write()
     assert sorted(p.name for p in (runs_dir / episode).iterdir()) == before
 
