@@ -9,8 +9,9 @@ import os
 from typing import Any
 
 from .errors import InvalidOptionError
+from .secrets.display import shown_cut
 
-__all__ = ["ENV_NAMES", "NOESIS_ENV", "APPROVERS", "CAPTURE_ENV", "capture_from_env", "misspelt", "is_default"]
+__all__ = ["ENV_NAMES", "NOESIS_ENV", "APPROVERS", "CAPTURE_ENV", "capture_from_env", "misspelt", "is_default", "value_shown"]
 
 #: the ``NOESIS_NB_*`` variables noesis_nb reads (``NOESIS_NB_SECRET_<PATH>`` are a family, by prefix)
 ENV_NAMES = ("NOESIS_NB_APPROVER", "NOESIS_NB_CACHE_DIR", "NOESIS_NB_CAPTURE", "NOESIS_NB_PRINCIPAL")
@@ -22,14 +23,23 @@ _ON = {"1", "true", "yes", "on"}
 _OFF = {"0", "false", "no", "off"}
 
 
+def value_shown(raw: str, limit: int = 80) -> str:
+    """A variable's text as a message quotes it: redacted, then cut (``secrets.shown_cut``), then repr'd. A key
+    pasted into the wrong variable is not printed, in part or whole, by the warning or error naming it."""
+    return repr(shown_cut(raw, limit))
+
+
 def capture_from_env() -> bool:
     """``$NOESIS_NB_CAPTURE`` as on/off (unset: on); another value raises InvalidOptionError naming it."""
-    raw = os.environ.get(CAPTURE_ENV, "").strip().lower()
+    given = os.environ.get(CAPTURE_ENV, "")
+    raw = given.strip().lower()
     if not raw or raw in _ON:
         return True
     if raw in _OFF:
         return False
-    raise InvalidOptionError(f"{CAPTURE_ENV}={raw!r}: use 1/0 (or true/false, on/off) to turn model-call capture on or off")
+    raise InvalidOptionError(
+        f"{CAPTURE_ENV}={value_shown(given)}: use 1/0 (or true/false, on/off) to turn model-call capture on or off"
+    )
 
 
 #: Noēsis' variables for the settings noesis_nb does not implement (its CLI's own are left alone too)

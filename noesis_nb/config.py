@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import builtins
 import os
+import sys
 import threading
 from pathlib import Path
+from types import FrameType
 from typing import Any, overload
 
-from ._envvars import APPROVERS, ENV_NAMES, NOESIS_ENV, capture_from_env, is_default, misspelt
+from ._envvars import APPROVERS, ENV_NAMES, NOESIS_ENV, capture_from_env, is_default, misspelt, value_shown
 from .errors import InvalidOptionError, UnsupportedFeatureError, guessed
+from .secrets.display import shown as redacted
 
 __all__ = ["get", "set", "reset", "runs_dir", "check_path", "problems", "NOT_IMPLEMENTED"]
 
@@ -111,15 +114,15 @@ def get(key: str | None = None) -> Any:
     for name in _DEFAULTS:
         try:
             shown[name] = _value(name)
-        except InvalidOptionError:
-            shown[name] = os.environ[_ENV[name]]
+        except InvalidOptionError:  # its text, redacted: a key pasted into the wrong variable is not handed out
+            shown[name] = redacted(os.environ[_ENV[name]])
     if said := problems():
         import warnings
 
         warnings.warn(
             "noesis_nb settings from the environment: " + "; ".join(said) + " (start()/solve() refuse a wrong value)",
             UserWarning,
-            stacklevel=2,
+            stacklevel=_user_level(),
         )
     return shown
 
@@ -135,7 +138,7 @@ def problems() -> list[str]:
     approver = os.environ.get("NOESIS_NB_APPROVER")
     if approver is not None and approver not in APPROVERS:
         said.append(
-            f"$NOESIS_NB_APPROVER={approver!r}{guessed([approver], APPROVERS).removeprefix(repr(approver))}: "
+            f"$NOESIS_NB_APPROVER={value_shown(approver)}{guessed([approver], APPROVERS).removeprefix(repr(approver))}: "
             "use 'ask', 'auto', 'deny' (or pass approver=)"
         )
     try:
@@ -147,7 +150,7 @@ def problems() -> list[str]:
         for name, meant in sorted(misspelt([*ENV_NAMES, *_ENV.values()]).items())
     )
     said.extend(
-        f"${name}={raw!r} is ignored: noesis_nb does not implement Noēsis' {key!r} (it behaves as at its default "
+        f"${name}={value_shown(raw)} is ignored: noesis_nb does not implement Noēsis' {key!r} (it behaves as at its default "
         f"{NOT_IMPLEMENTED[key]!r}); unset it"
         for name, key, raw in _unimplemented()
     )
@@ -164,7 +167,9 @@ def _value(key: str) -> Any:
         default = _DEFAULTS[key]
         choices = sorted(str(c) for c in _CHOICES.get(key, ()) if c is not None)
         if choices and raw not in choices:  # named here: the call that reads it never saw the variable
-            raise InvalidOptionError(f"${env}={raw!r}{guessed([raw], choices).removeprefix(repr(raw))}: use one of {choices}")
+            raise InvalidOptionError(
+                f"${env}={value_shown(raw)}{guessed([raw], choices).removeprefix(repr(raw))}: use one of {choices}"
+            )
         if isinstance(default, bool):
             return raw.strip().lower() in {"1", "true", "yes", "on"}
         if isinstance(default, int) and not isinstance(default, bool):
@@ -205,13 +210,28 @@ def check_env_names() -> None:
         return
     _env_checked = True
     said = [f"{name} (did you mean {meant}?)" for name, meant in sorted(misspelt([*ENV_NAMES, *_ENV.values()]).items())]
-    said += [f"{name}={raw!r} (noesis_nb does not implement Noēsis' {key!r})" for name, key, raw in _unimplemented()]
+    said += [f"{name}={value_shown(raw)} (noesis_nb does not implement Noēsis' {key!r})" for name, key, raw in _unimplemented()]
     if said:
         import warnings
 
         warnings.warn(
-            f"environment variable {', '.join(said)} is not read by noesis_nb, so it does nothing", UserWarning, stacklevel=2
+            f"environment variable {', '.join(said)} is not read by noesis_nb, so it does nothing",
+            UserWarning,
+            stacklevel=_user_level(),
         )
+
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def _user_level() -> int:
+    """The ``stacklevel`` of the first caller outside noesis_nb (``ns.get()``, ``start()`` …): a warning points
+    at the user's line, not at the package's own. 2 (this function's caller's caller) when none is found."""
+    frame: FrameType | None = sys._getframe(1)  # the function warning
+    level = 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE):
+        frame, level = frame.f_back, level + 1
+    return level if frame is not None else 2
 
 
 def _unimplemented() -> list[tuple[str, str, str]]:

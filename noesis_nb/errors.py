@@ -193,8 +193,10 @@ class SummaryNotWrittenError(NoesisNbError, FileNotFoundError):
 
 
 def _remade(cls: type[BaseException], args: tuple[Any, ...], kwargs: dict[str, Any]) -> BaseException:
-    """An error whose ``__init__`` takes other than its ``args`` (or keywords), as ``pickle``/``copy`` rebuild it."""
-    return cls(*args, **kwargs)
+    """An error whose ``__init__`` takes other than its ``args``, as ``pickle``/``copy`` rebuild it: made without
+    calling ``__init__`` (a subclass may take parameters of its own), then ``_state`` puts back its attributes,
+    notes and ``args``. ``kwargs`` is kept in the signature for errors pickled before; it is in the state too."""
+    return cls.__new__(cls, *args)
 
 
 def _state(exc: BaseException) -> dict[str, Any]:

@@ -140,3 +140,56 @@ def test_a_wrong_value_set_in_code_says_which_was_meant_as_the_environment_does(
         ns.set(**given)
     assert str(info.value) == said
     assert ns.get()[key] == before  # nothing was set
+
+
+# a key pasted into the wrong variable: each, sure to be found by the detectors, and where it would have been printed
+PASTED = {
+    "NOESIS_GOVERNANCE_MODE": "sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcd",
+    "NOESIS_NB_APPROVER": "ghp_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789",
+    "NOESIS_TIMEOUT_SEC": "AKIAIOSFODNN7EXAMPLF",
+    "NOESIS_NB_CAPTURE": "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789-abcdefgh",
+}
+
+
+def _tail(value: str) -> str:
+    return value[-12:]  # no part of the value may show: its tail is enough to find one
+
+
+def test_a_secret_pasted_into_a_settings_variable_is_redacted_wherever_it_is_named(
+    runs_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for variable, value in PASTED.items():
+        monkeypatch.setenv(variable, value)
+    monkeypatch.setattr(config, "_env_checked", False)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        shown = ns.get()
+        with pytest.raises(InvalidOptionError) as refused:
+            noesis_nb.solve("t", using=_answers, runs_dir=runs_dir)
+        monkeypatch.delenv("NOESIS_GOVERNANCE_MODE")
+        with pytest.raises(InvalidOptionError) as approver:  # the next wrong one, said by start()/solve()
+            noesis_nb.solve("t", using=_answers, runs_dir=runs_dir)
+    said = [str(w.message) for w in caught] + config.problems() + [str(refused.value), str(approver.value), repr(shown)]
+    for variable, value in PASTED.items():
+        assert any(variable in text for text in said), variable
+        for text in said:
+            assert _tail(value) not in text, text
+    assert "NOESIS_NB_APPROVER=" in str(approver.value)
+    assert "[REDACTED]" in shown["governance_mode"]
+
+
+def test_the_settings_warnings_point_at_the_users_line(runs_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NOESIS_GOVERNANCE_MODE", "Audit")
+    for show in (ns.get, config.get):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            show()
+        assert [w.filename for w in caught] == [__file__], [(w.filename, w.lineno) for w in caught]
+    monkeypatch.delenv("NOESIS_GOVERNANCE_MODE")
+    monkeypatch.setenv("NOESIS_TIMEOUT_SEC", "10")
+    monkeypatch.setattr(config, "_env_checked", False)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        noesis_nb.solve("t", using=_answers, runs_dir=runs_dir)
+    said = [w for w in caught if "NOESIS_TIMEOUT_SEC" in str(w.message)]
+    assert [w.filename for w in said] == [__file__], [(w.filename, w.lineno) for w in said]

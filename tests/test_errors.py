@@ -26,3 +26,33 @@ def test_an_error_with_its_own_arguments_is_copied_and_pickled_as_itself(kind: s
     again: Any = pickle.loads(pickle.dumps(error)) if how == "pickle" else getattr(copy, how)(error)
     assert type(again) is type(error)
     assert (str(again), again.args, vars(again)) == (str(error), error.args, vars(error))
+
+
+class RejectedWithCode(ToolRejected):
+    """A program's own subclass taking a parameter of its own."""
+
+    def __init__(self, tool: str, reason: str, code: int, **kw: Any) -> None:
+        super().__init__(tool, reason, **kw)
+        self.code = code
+
+
+class NotWrittenWithHint(SummaryNotWrittenError):
+    def __init__(self, message: str, *, episode_id: str, status: str, hint: str) -> None:
+        super().__init__(message, episode_id=episode_id, status=status)
+        self.hint = hint
+
+
+SUBCLASSED = {
+    "tool rejected": lambda: RejectedWithCode("fs.rm", "no", 42, draft_id="d1"),
+    "summary not written": lambda: NotWrittenWithHint("run ep_1 is paused", episode_id="ep_1", status="paused", hint="h"),
+}
+
+
+@pytest.mark.parametrize("how", ["pickle", "copy", "deepcopy"])
+@pytest.mark.parametrize("kind", sorted(SUBCLASSED))
+def test_a_subclass_with_parameters_of_its_own_is_copied_and_pickled_as_itself(kind: str, how: str) -> None:
+    error = SUBCLASSED[kind]()
+    error.add_note("while reading the runs root")
+    again: Any = pickle.loads(pickle.dumps(error)) if how == "pickle" else getattr(copy, how)(error)
+    assert type(again) is type(error)
+    assert (str(again), again.args, vars(again)) == (str(error), error.args, vars(error))

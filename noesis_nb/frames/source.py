@@ -125,9 +125,9 @@ def unmatched_episodes(episodes: list[str] | None, refs: list[RunRef], source: S
         local = "://" not in where or where.startswith("file://")
         close = close_run_id(missing[0], [Path(where.removeprefix("file://")).expanduser()]) if local else None
         if close:
-            raise RunNotFoundError(f"episodes= names {shown}, but no run in {where} has that id (did you mean {close!r}?)")
+            raise RunNotFoundError(f"episodes= names {shown}, but no run in {where!r} has that id (did you mean {close!r}?)")
         raise RunNotFoundError(
-            f"episodes= names {shown}, but no run in {where} has that id; see the ids there with "
+            f"episodes= names {shown}, but no run in {where!r} has that id; see the ids there with "
             "noesis_nb.list_runs() or %noesis list, or pass the runs root they are in"
         )
     return [LoadProblem(where, None, f"episodes= names {_Short(e)!r}, but no run there has that id; left out") for e in missing]

@@ -178,22 +178,47 @@ def usage_df(
     for name in TOKEN_COLUMNS:  # float64 while summed and priced; handed out as nullable integers
         df[name] = _arrays.counts(df[name].to_numpy(dtype=float, na_value=np.nan))
     if pricer.table is not None:
-        problems.extend(_unused_prices(pricer, df["model"], source))
+        problems.extend(_unused_prices(pricer, df, source))
     df.attrs = {**df.attrs, "errors": problems.as_records()}
     return df
 
 
-def _unused_prices(pricer: Pricer, models: pd.Series, source: Source) -> list[LoadProblem]:
-    """A ``prices=`` model no call has while one close to it is there (``gpt4o-mini`` for ``gpt-4o-mini``): a typo
-    whose calls were priced by the fallback instead. A name with nothing close stays quiet (a table may cover more)."""
-    assert pricer.table is not None
-    present = {m.lower(): m for m in models.astype(object).dropna().unique() if isinstance(m, str)}
-    out = []
-    for name in sorted(pricer.table.models - present.keys()):
+_MAX_COMPARISONS = 50_000  # name pairs compared at most: the check is a hint, not worth seconds of a frame
+
+
+def _unused_prices(pricer: Pricer, df: pd.DataFrame, source: Source) -> list[LoadProblem]:
+    """A ``prices=`` model that priced no call while one close to it got another price (``gpt4o-mini`` for
+    ``gpt-4o-mini``): a typo whose calls were priced by the fallback instead. A table name next to a model the
+    table did price (``claude-3-5-sonnet`` beside ``claude-3-7-sonnet``) is only unused, and a name with nothing
+    close stays quiet (a table may cover more). Only unused names against unpriced models are compared, and
+    at most ``_MAX_COMPARISONS`` pairs, so a big table costs no more than a moment."""
+    table = pricer.table
+    assert table is not None
+    used: set[str] = set()
+    missed: dict[str, str] = {}  # lower case -> as the calls spell it
+    pairs = df[["provider", "model"]].astype(object).drop_duplicates()
+    for provider, model in pairs.itertuples(index=False, name=None):
+        if not isinstance(model, str):
+            continue
+        provider = provider if isinstance(provider, str) else None
+        if table.lookup(model, provider) is not None:
+            used.update({model.lower(), f"{provider}/{model}".lower()} if provider else {model.lower()})
+        else:
+            missed.setdefault(model.lower(), model)
+    missed = {low: model for low, model in missed.items() if low not in used}
+    if not missed:
+        return []
+    fallback = "the genai-prices table" if pricer.use_genai else "no price (cost unknown)"
+    out, budget = [], _MAX_COMPARISONS
+    for name in sorted(table.models - used - missed.keys()):
         bare = name.rsplit("/", 1)[-1]  # a "provider/model" key
-        close = [] if bare in present else difflib.get_close_matches(bare, list(present), n=1, cutoff=0.85)
+        if bare in used or bare in missed:
+            continue
+        if budget < len(missed):
+            break
+        budget -= len(missed)
+        close = difflib.get_close_matches(bare, list(missed), n=1, cutoff=0.85)
         if close:
-            fallback = "the genai-prices table" if pricer.use_genai else "no price (cost unknown)"
-            problem = f"prices= names {name!r}, which no call has; did you mean {present[close[0]]!r}? Its calls got {fallback}"
+            problem = f"prices= names {name!r}, which no call has; did you mean {missed[close[0]]!r}? Its calls got {fallback}"
             out.append(LoadProblem(source_label(source), None, problem))
     return out

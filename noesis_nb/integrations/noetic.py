@@ -16,6 +16,7 @@ from typing import Any
 
 from .._jsonio import loads
 from ..errors import NoesisNbError
+from ..secrets.display import shown_cut
 from ..store.runfiles import UnreadableRunFile, open_file, read_file
 from ._emit import PHASE, Row, as_object, row, usage_row
 from ._jsontext import JSONTextError, loads_text
@@ -57,7 +58,7 @@ def _events(log: Any) -> Iterator[tuple[int, dict[str, Any]]]:
     """``(line number, event)`` from a path, JSONL text lines, or event dicts."""
     if isinstance(log, dict):  # iterated, one event gives its keys
         raise NoeticLogError(
-            f"the log is one event ({str(log)[:60]!r}), not a list of them; "
+            f"the log is one event ({shown_cut(str(log), 60)!r}), not a list of them; "
             "pass a list of events, the JSONL file's path or its text"
         )
     where = ""  # the file, when one is read: an error names it with the line
@@ -82,12 +83,12 @@ def _events(log: Any) -> Iterator[tuple[int, dict[str, Any]]]:
                 item = loads_text(item.removeprefix("\ufeff"))
             except JSONTextError as exc:
                 raise NoeticLogError(
-                    f"Noetic log {where}line {number}: {exc.reason}: {item[:120]!r}; fix or remove that line"
+                    f"Noetic log {where}line {number}: {exc.reason}: {shown_cut(item, 120)!r}; fix or remove that line"
                 ) from None
         if not isinstance(item, dict) or not isinstance(item.get("type"), str):
             raise NoeticLogError(
                 f"Noetic log {where}line {number}: expected a stream event {{source, type, data}} with a text 'type', "
-                f"got {str(item)[:120]!r}"
+                f"got {shown_cut(str(item), 120)!r}"
             )
         yield number, item
 

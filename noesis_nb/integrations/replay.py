@@ -83,8 +83,24 @@ def import_rows(
     try:
         return solve(task, using=replay, **opts)  # the engine tags the run with replay.source
     except BaseException:
-        getattr(items, "close", lambda: None)()  # a log file left open by a run that never started
+        _close_quietly(items)
         raise
+
+
+def _close_quietly(items: Any) -> None:
+    """Close a log file left open by a run that ended early, without hiding why it ended.
+
+    The engine reads the rows on a worker thread: after a Ctrl-C that thread may still be inside the
+    generator, which then cannot be closed (``ValueError: generator already executing``); it is left to
+    finish, and the caller sees the run's own outcome (e.g. the episode sealed ``cancelled``).
+    """
+    close = getattr(items, "close", None)
+    if close is None or getattr(items, "gi_running", False):
+        return
+    try:
+        close()
+    except Exception:  # a generator that fails while closing; the run's own error is the one to raise
+        pass
 
 
 _NOTHING: Any = object()

@@ -17,6 +17,7 @@ from typing import Any
 
 from .._safetext import safe_repr
 from ..errors import NoesisNbError
+from ..secrets.display import shown_cut
 from ._emit import PHASE, Row, as_object, row, token_count
 from ._jsontext import JSONTextError, loads_text
 from .replay import RecordedReplay, import_rows
@@ -109,7 +110,7 @@ def taisce_rows(messages: Iterable[Any]) -> Iterator[Row]:
     """Rows for a transcript: memory injections as untrusted ``memory`` rows, the rest as ``message`` rows."""
     if isinstance(messages, (str, bytes, os.PathLike, dict)):  # iterated, these give characters or keys, not messages
         raise TaisceTranscriptError(
-            f"the transcript is a {type(messages).__name__} ({str(messages)[:60]!r}), not a list of messages; pass the "
+            f"the transcript is a {type(messages).__name__} ({shown_cut(str(messages), 60)!r}), not a list of messages; pass the "
             "messages themselves (dicts {role, content} or LangChain / Agent Framework messages), e.g. json.load(f)['messages']"
         )
     for index, item in enumerate(messages, 1):

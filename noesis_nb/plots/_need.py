@@ -12,16 +12,17 @@ import pandas as pd
 from ..errors import InvalidOptionError
 from ..frames.columns import EVENT_COLUMNS, RUN_COLUMNS, TOOL_COLUMNS, USAGE_COLUMNS
 
-__all__ = ["need"]
+__all__ = ["as_times", "need"]
 
 _FRAME_COLUMNS = {"runs_df": RUN_COLUMNS, "events_df": EVENT_COLUMNS, "tools_df": TOOL_COLUMNS, "usage_df": USAGE_COLUMNS}
 
 
-def need(df: Any, columns: Iterable[str], what: str, frame: str, *, by: Any = None) -> None:
+def need(df: Any, columns: Iterable[str], what: str, frame: str, *, by: Any = None, times: bool = True) -> None:
     """Raise unless ``df`` is a DataFrame with every one of ``columns`` (``frame``: the loader that makes it).
 
     ``by``: the column the caller chose (one of ``columns``); when it alone is missing from the right frame, the
-    error names it as a misspelt ``by=`` rather than asking for another frame."""
+    error names it as a misspelt ``by=`` rather than asking for another frame. ``times=False``: a ``timestamp``
+    column of text or dates is the caller's to read (``as_times``), not refused here."""
     if not isinstance(df, pd.DataFrame):
         raise InvalidOptionError(f"{what} takes a DataFrame from noesis_nb.{frame}(source), not {type(df).__name__}")
     columns = list(columns)
@@ -36,11 +37,26 @@ def need(df: Any, columns: Iterable[str], what: str, frame: str, *, by: Any = No
         raise InvalidOptionError(f"{what}: by={by!r} is not a column of the {frame} frame{guess}; pass by= one of its columns")
     if missing:
         raise InvalidOptionError(f"{what} needs {frame} columns {missing}; pass noesis_nb.{frame}(source)")
-    if "timestamp" in columns and not _times(df["timestamp"]):  # e.g. written to CSV and read back
-        raise InvalidOptionError(
-            f"{what}: the timestamp column holds {df['timestamp'].dtype} values, not times; "
-            "turn them back into times with df['timestamp'] = pd.to_datetime(df['timestamp'], utc=True)"
-        )
+    if times and "timestamp" in columns and not _times(df["timestamp"]):  # e.g. written to CSV and read back
+        raise _not_times(df["timestamp"], what)
+
+
+def as_times(column: pd.Series, what: str) -> pd.Series:
+    """``column`` as times: as it is when it holds times, else read as times (ISO text, ``datetime.date`` values,
+    which plots took before they were checked); what cannot be read is the one error ``need`` gives."""
+    if pd.api.types.is_datetime64_any_dtype(column):
+        return column
+    try:
+        return pd.to_datetime(column, utc=True, format="mixed")
+    except (ValueError, TypeError, OverflowError):
+        raise _not_times(column, what) from None
+
+
+def _not_times(column: pd.Series, what: str) -> InvalidOptionError:
+    return InvalidOptionError(
+        f"{what}: the timestamp column holds {column.dtype} values, not times; "
+        "turn them back into times with df['timestamp'] = pd.to_datetime(df['timestamp'], utc=True)"
+    )
 
 
 def _times(column: pd.Series) -> bool:

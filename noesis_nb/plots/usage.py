@@ -11,7 +11,7 @@ import plotly.graph_objects as go
 from .._keywords import keywords_named
 from ..errors import InvalidOptionError
 from ..store.vocab import TOKEN_COLUMNS
-from ._need import need
+from ._need import as_times, need
 from ._safe import esc, esc_all
 from ._theme import color_map, money_axis, new_figure
 
@@ -135,8 +135,9 @@ def cost_over_time(usage: pd.DataFrame, by: str = "model", *, cumulative: bool =
 
     Unpriced calls (NaN cost) are left out of the lines and counted in the hover and the title.
     """
-    need(usage, ("timestamp", "cost_usd", by), "cost_over_time", "usage_df", by=by)
-    df = usage.sort_values("timestamp")
+    need(usage, ("timestamp", "cost_usd", by), "cost_over_time", "usage_df", by=by, times=False)
+    # text and date values were plotted before the check came: read as times, they still are
+    df = usage.assign(timestamp=as_times(usage["timestamp"], "cost_over_time")).sort_values("timestamp")
     unpriced = int(df["cost_usd"].isna().sum())
     fig = new_figure(
         title

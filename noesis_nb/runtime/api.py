@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from .. import config
-from .._envvars import APPROVERS
+from .._envvars import APPROVERS, value_shown
 from .._threads import run_sync
 from .._unstarted import awaited_entry
 from ..capture import resolve_option as resolve_capture
@@ -75,8 +75,9 @@ def _options(
     if approver is None:
         given, approver = "$NOESIS_NB_APPROVER", os.environ.get("NOESIS_NB_APPROVER", "ask")
     if isinstance(approver, str) and approver not in _APPROVERS:
+        quoted = repr(approver) if given == "approver" else value_shown(approver)  # a variable's text: redacted
         raise InvalidOptionError(
-            f"{given}={approver!r}{guessed([approver], _APPROVERS).removeprefix(repr(approver))}: use 'ask', 'auto', "
+            f"{given}={quoted}{guessed([approver], _APPROVERS).removeprefix(repr(approver))}: use 'ask', 'auto', "
             "'deny'" + (" or a callable taking a PendingApproval" if given == "approver" else " (or pass approver=)")
         )
     if not isinstance(approver, str) and not callable(approver):

@@ -146,20 +146,39 @@ class Episode:
         else:
             loop.call_soon_threadsafe(resume)
 
-    def notify(self) -> None:
+    def notify(self, skip: Callable[[Any], None] | None = None) -> None:
+        """Call each listener (``skip``: the one whose own failure is being said, not called again for it)."""
         if not self.recorder.owner.here:  # a forked child: the views listening are the parent's (its kernel's sockets)
             return
         for callback in list(self.listeners):
+            if callback is skip:
+                continue
             try:
                 callback(self)
             except Exception:
                 pass
 
-    def report(self, problem: str) -> None:
-        """Something a person should know that does not end the episode (shown by the view, kept on the handle)."""
-        if problem not in self.problems:
-            self.problems.append(problem)
-            self.notify()
+    def report(self, problem: str, skip: Callable[[Any], None] | None = None) -> None:
+        """Something a person should know that does not end the episode (shown by the view, kept on the handle).
+
+        Said from another thread (a subscriber failing on an adapter's thread), the listeners are called on the
+        episode's loop, not on that thread; ``skip`` is a listener not called for this problem (its own failure).
+        """
+        if problem in self.problems:
+            return
+        self.problems.append(problem)
+        loop = self.loop
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if loop is None or loop.is_closed() or running is loop:
+            self.notify(skip)
+        else:
+            try:
+                loop.call_soon_threadsafe(self.notify, skip)
+            except RuntimeError:  # the loop closed meanwhile: nobody is listening there any more
+                pass
 
     # -- calls in flight, and the graceful stop -------------------------------------------------
     def start_call(self, kind: str, name: str) -> InFlight:

@@ -129,15 +129,13 @@ class EpisodeHandle:
     def subscribe(self, callback: Callable[[dict[str, Any]], None]) -> Callable[[], None]:
         """Call ``callback(event)`` for each new event (from any thread: keep it cheap). Returns an unsubscribe."""
         reported = _reporting(plain_callback(callback, "handle.subscribe"), "handle.subscribe", self._episode)
+        reported._noesis_nb_subscribed = callback  # type: ignore[attr-defined]  # one unsubscribe removes it however often given
         return self._episode.recorder.subscribe(reported)
 
     def on_change(self, callback: Callable[[EpisodeHandle], None]) -> Callable[[], None]:
         """Call ``callback(handle)`` when status or pending approvals change. Returns an unsubscribe."""
-        reported = _reporting(plain_callback(callback, "handle.on_change"), "handle.on_change", self._episode)
-
-        def listener(_episode: Any) -> None:
-            reported(self)
-
+        plain = plain_callback(callback, "handle.on_change")
+        listener = _reporting(plain, "handle.on_change", self._episode, given=self)
         self._episode.listeners.append(listener)
 
         def unsubscribe() -> None:
@@ -360,15 +358,20 @@ class EpisodeHandle:
         )
 
 
-def _reporting(callback: Callable[[Any], Any], call: str, episode: Episode) -> Callable[[Any], None]:
+_ITEM: Any = object()  # ``_reporting``: the callback gets the item it is called with
+
+
+def _reporting(callback: Callable[[Any], Any], call: str, episode: Episode, given: Any = _ITEM) -> Callable[[Any], None]:
     """``callback`` whose first error is reported on the handle (``problems``, the view), not swallowed unsaid:
-    the episode goes on either way (a broken watcher must never break it)."""
+    the episode goes on either way (a broken watcher must never break it). ``given``: what it is called with in
+    place of the item (the handle, for ``on_change``). Saying the failure calls the other listeners, never this
+    one again for the same change."""
     said = False
 
     def reported(item: Any) -> None:
         nonlocal said
         try:
-            callback(item)
+            callback(item if given is _ITEM else given)
         except Exception as exc:
             if not said:
                 said = True
@@ -378,7 +381,7 @@ def _reporting(callback: Callable[[Any], Any], call: str, episode: Episode) -> C
                 except Exception:  # a message that cannot be built
                     text = "?"
                 said_text = f"{call}({name}) raised {type(exc).__name__}: {text} (said once; it is still called)"
-                episode.report(shown_cut(said_text, 300))
+                episode.report(shown_cut(said_text, 300), skip=reported)
             raise
 
     return reported

@@ -11,10 +11,11 @@ from .. import config
 from .._safetext import frame_given
 from ..errors import InvalidIdError, RunNotFoundError
 from ..ids import validate_id
+from .artifacts import read_json
 from .runfiles import what_is
 from .scan import MARKERS, scan_run_dirs_with_stats
 
-__all__ = ["candidate_roots", "check_root", "find_run_dir", "iter_run_dirs", "is_run_dir", "linked_to"]
+__all__ = ["candidate_roots", "check_root", "find_run_dir", "holds_a_run", "iter_run_dirs", "is_run_dir", "linked_to"]
 
 
 def is_run_dir(path: Path) -> bool:
@@ -23,6 +24,25 @@ def is_run_dir(path: Path) -> bool:
         return path.is_dir() and any((path / m).is_file() for m in MARKERS)
     except OSError:  # a name too long for the file system, a permission problem…
         return False
+
+
+def holds_a_run(path: Path) -> bool:
+    """True when ``path`` is surely a run's own folder: it holds ``events.jsonl``, or a ``state.json`` or
+    ``summary.json`` naming an episode. Stricter than :func:`is_run_dir`, which a listing uses: a user's folder
+    that merely holds an unrelated ``state.json`` is no run, and runs may be written into it."""
+    if not is_run_dir(path):
+        return False
+    try:
+        if (path / "events.jsonl").is_file():
+            return True
+    except OSError:
+        return False
+    state = read_json(path / "state.json", within=path) or {}
+    episode = state.get("episode")
+    if isinstance(episode, dict) and isinstance(episode.get("id"), str):
+        return True
+    summary = read_json(path / "summary.json", within=path) or {}
+    return isinstance(summary.get("episode_id"), str)
 
 
 def check_root(
@@ -138,7 +158,7 @@ def find_run_dir(
         if os.path.lexists(direct):  # named so, but no run there: say what it is rather than "no run"
             what, instead = _why_not_a_run(direct)
             raise RunNotFoundError(f"{str(direct)!r} is not a run directory: {what}; {instead}")
-    searched = ", ".join(str(r) for r in roots)
+    searched = ", ".join(repr(str(r)) for r in roots)  # repr: a crafted name prints no control character
     starting = sorted({p.name for root in roots for p in _subdirs(root) if p.name.startswith(episode_id)})
     if starting:  # a part of an id: ids are taken whole (a prefix could name another run tomorrow)
         named = ", ".join(starting[:3]) + (f" and {len(starting) - 3} more" if len(starting) > 3 else "")

@@ -68,7 +68,7 @@ def test_episode_ids_that_match_no_run_are_named_never_an_empty_frame(tmp_path):
     root = tmp_path / "runs"
     ep = noesis_nb.solve("count to one", using=lambda task, ctx: "1", runs_dir=root)
     for frame in FRAMES:
-        with pytest.raises(RunNotFoundError, match=rf"episodes= names 'ep_typo', but no run in {root} has that id"):
+        with pytest.raises(RunNotFoundError, match=rf"episodes= names 'ep_typo', but no run in '{root}' has that id"):
             frame(root, episodes="ep_typo")
         df = frame(root, episodes=[ep, "ep_gone"])
         assert [e["reason"] for e in df.attrs["errors"]] == ["episodes= names 'ep_gone', but no run there has that id; left out"]

@@ -128,7 +128,6 @@ def test_since_after_until_is_named_not_an_empty_frame(runs_dir: Path) -> None:
     ("plot", "frame"),
     [
         (lambda df: plots.tokens_over_time(df), "usage"),
-        (lambda df: plots.cost_over_time(df), "usage"),
         (lambda df: plots.episode_timeline(df, df["episode_id"].iloc[0]), "events"),
     ],
 )
@@ -227,7 +226,8 @@ def test_a_run_directory_given_as_runs_dir_is_refused_before_anything_is_written
         lambda: import_noetic([_EVENT], runs_dir=runs_dir / episode),
         lambda: noesis_nb.solve("again", using=_agent, runs_dir=str(runs_dir / episode)),
     ):
-        with pytest.raises(RunsDirError, match=rf"is a run directory \(run {episode}\).*pass its parent, runs_dir='{runs_dir}'"):
+        refused = rf"is a run directory \(run '{episode}'\).*pass its parent, runs_dir='{runs_dir}'"
+        with pytest.raises(RunsDirError, match=refused):
             write()
     assert sorted(p.name for p in (runs_dir / episode).iterdir()) == before
 
@@ -266,3 +266,139 @@ def test_an_id_from_another_root_in_a_magic_says_the_option_not_the_keyword(ip: 
     assert message.startswith(f"%noesis show: no run {elsewhere!r}"), message
     assert "pass --runs-dir or the run directory" in message, message
     assert "runs_dir=" not in message, message
+
+
+# -- regressions: what worked before these checks still works --------------------------------------------------
+
+
+def test_an_interrupt_while_importing_a_slow_log_seals_the_run_cancelled(tmp_path: Path) -> None:
+    """The rows are read on the engine's worker thread; a Ctrl-C there is the run's cancel, not a closing error."""
+    import signal
+    import threading
+    import time
+
+    from noesis_nb.errors import EpisodeInterrupted
+    from noesis_nb.integrations.replay import import_rows
+
+    def rows() -> Any:  # a log still being written: the next line is slow
+        yield ("message", {"kind": "message", "role": "user", "text": "hi"})
+        time.sleep(2)
+        yield ("message", {"kind": "message", "role": "assistant", "text": "yo"})
+
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        threading.Timer(0.5, signal.pthread_kill, (threading.main_thread().ident, signal.SIGINT)).start()
+        with pytest.raises(EpisodeInterrupted, match="sealed cancelled") as caught:
+            import_rows(rows(), task="t", source="test", runs_dir=tmp_path)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    final = json.loads((tmp_path / caught.value.episode_id / "final.json").read_text())
+    assert final.get("outcome") == "cancelled"
+
+
+def test_a_table_priced_model_beside_an_unused_sibling_is_no_misspelling(runs_dir: Path) -> None:
+    """A team table covers claude-3-5-sonnet and claude-3-7-sonnet; the runs call only one, which the table priced."""
+
+    def agent(task: str, ctx: Any) -> str:
+        ctx.model_call("claude-3-7-sonnet", provider="anthropic", input_tokens=100, output_tokens=10)
+        ctx.model_call("o4-mini", provider="openai", input_tokens=100, output_tokens=10)
+        return "ok"
+
+    noesis_nb.solve("t", using=agent, runs_dir=runs_dir)
+    mine = {"input": 1.0, "output": 2.0}
+    table = {"claude-3-7-sonnet": mine, "claude-3-5-sonnet": mine, "openai/o4-mini": mine, "o3-mini": mine}
+    usage = noesis_nb.usage_df(runs_dir, prices=table)
+    assert usage.attrs["errors"] == []
+    assert usage["cost_usd"].notna().all()
+    assert not noesis_nb.usage_df(runs_dir, prices=table, strict=True).empty
+
+
+def test_a_big_price_table_against_many_unpriced_models_compares_a_bounded_number_of_names(
+    runs_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The misspelling hint compares names pairwise: a 3000-model table against 200 unpriced models would be
+    600,000 comparisons (seconds of a frame); the hint stops well before, and a real typo is still found."""
+    import difflib
+    import random
+    import string
+
+    from noesis_nb.frames import usage as usage_module
+
+    rng = random.Random(7)
+
+    def name() -> str:
+        return "model-" + "".join(rng.choices(string.ascii_lowercase + "-0123456789", k=18))
+
+    called = [name() for _ in range(200)]
+
+    def agent(task: str, ctx: Any) -> str:
+        for model in called:
+            ctx.model_call(model, provider="acme", input_tokens=1, output_tokens=1)
+        return "ok"
+
+    noesis_nb.solve("t", using=agent, runs_dir=runs_dir)
+    table = {name(): {"input": 1.0, "output": 2.0} for _ in range(3000)}
+    compared = []
+    real = difflib.get_close_matches
+
+    def counting(word: str, possibilities: Any, *args: Any, **kwargs: Any) -> list[str]:
+        compared.append(len(possibilities))
+        return real(word, possibilities, *args, **kwargs)
+
+    monkeypatch.setattr(usage_module.difflib, "get_close_matches", counting)
+    noesis_nb.usage_df(runs_dir, prices=table)
+    assert 0 < sum(compared) <= len(table) * len(called) // 10, sum(compared)
+    typo = called[0][:-1]  # a table naming a called model with its last letter missing
+    frame = noesis_nb.usage_df(runs_dir, prices={typo: {"input": 1.0, "output": 2.0}})
+    assert any(repr(called[0]) in str(e["reason"]) for e in frame.attrs["errors"]), frame.attrs["errors"]
+
+
+def test_a_folder_that_merely_holds_an_unrelated_state_json_takes_runs(tmp_path: Path) -> None:
+    """Only a folder that is a run is refused as runs_dir; a project folder with its own state.json is not one."""
+    project = tmp_path / "myproject"
+    project.mkdir()
+    (project / "state.json").write_text(json.dumps({"app": "settings"}))
+    episode = noesis_nb.solve("t", using=_agent, runs_dir=project)
+    assert noesis_nb.runs_df(project / episode)["status"].tolist() == ["ok"]
+    assert json.loads((project / "state.json").read_text()) == {"app": "settings"}
+
+
+def test_a_crafted_folder_or_root_name_is_quoted_in_the_errors_never_printed_raw(tmp_path: Path) -> None:
+    """A name with an escape sequence or a newline would repaint the terminal or fake a traceback line."""
+    from noesis_nb.store import find_run_dir
+
+    crafted = tmp_path / "ep\x1b[2J\x1b[31mINJECTED\nTraceback: fake"
+    crafted.mkdir()
+    (crafted / "events.jsonl").write_text("")
+    with pytest.raises(RunsDirError) as refused:
+        noesis_nb.solve("t", using=_agent, runs_dir=crafted)
+    root = tmp_path / "runs\x1b[31m\nTraceback"
+    (first,) = _runs(root, 1)
+    with pytest.raises(RunNotFoundError) as missing:
+        noesis_nb.runs_df(root, episodes=_typo(first))
+    with pytest.raises(RunNotFoundError) as unknown:
+        find_run_dir(_typo(first), root)
+    for info in (refused, missing, unknown):
+        message = str(info.value)
+        assert "\x1b" not in message and "\n" not in message, message
+
+
+@pytest.mark.parametrize(
+    "read_back",
+    [
+        lambda ts: ts.astype(str),  # a CSV round trip
+        lambda ts: ts.dt.tz_localize(None).astype(str),  # written without its zone
+        lambda ts: pd.Series([t.date() for t in ts], index=ts.index, dtype=object),  # datetime.date values
+    ],
+    ids=["iso text", "naive text", "dates"],
+)
+def test_cost_over_time_still_plots_text_and_date_timestamps_as_it_did(runs_dir: Path, read_back: Any) -> None:
+    """It plotted them before timestamps were checked; the plot reads them as times, the same calls in order."""
+    _runs(runs_dir, 2)
+    usage = noesis_nb.usage_df(runs_dir)
+    fig = plots.cost_over_time(usage.assign(timestamp=read_back(usage["timestamp"])))
+    expected = pd.to_datetime(read_back(usage["timestamp"]), utc=True, format="mixed").sort_values()
+    plotted = pd.to_datetime(pd.Series([x for trace in fig.data for x in trace.x]), utc=True).sort_values()
+    assert plotted.tolist() == expected.tolist()
+    with pytest.raises(InvalidOptionError, match=r"cost_over_time: the timestamp column holds .* not times"):
+        plots.cost_over_time(usage.assign(timestamp="yesterday-ish"))

@@ -124,3 +124,78 @@ def test_a_callback_that_raises_is_said_once_on_the_handle_and_the_episode_goes_
     said = [p for p in handle.problems if "on_item" in p]
     assert said == [f"handle.{call}({on_item.__qualname__}) raised KeyError: 'payloud' (said once; it is still called)"]
     assert handle.status == "cancelled"
+
+
+def test_an_on_change_callback_that_raises_is_called_once_per_change(runs_dir: Path) -> None:
+    calls: list[str] = []
+
+    def on_change(handle: Any) -> None:
+        calls.append(handle.status)
+        raise RuntimeError("boom")
+
+    async def main() -> Any:
+        handle = noesis_nb.start("t", using=_sleeps, runs_dir=runs_dir)
+        await asyncio.sleep(0.05)
+        handle.on_change(on_change)
+        handle._episode.notify()  # one change
+        await asyncio.sleep(0.05)  # and whatever saying its failure schedules
+        counted = len(calls)
+        await handle.stop(0)
+        return handle, counted
+
+    handle, counted = asyncio.run(main())
+    assert counted == 1, calls
+    assert [p for p in handle.problems if "boom" in p] != []
+
+
+def test_a_subscriber_failing_on_the_adapters_thread_is_said_on_the_loops_thread(runs_dir: Path) -> None:
+    """A sync adapter emits on its own thread; the listeners (views, on_change) still run on the episode's loop."""
+    import threading
+    import time
+
+    def agent(task: str, ctx: Any) -> str:
+        ctx.emit("reason", {"text": "working"})
+        time.sleep(0.2)
+        return "ok"
+
+    def on_event(event: Any) -> None:
+        if event.get("phase") == "reason":  # the event the adapter's thread writes
+            raise KeyError("payloud")
+
+    threads: list[str] = []
+
+    async def main() -> Any:
+        handle = noesis_nb.start("t", using=agent, runs_dir=runs_dir)
+        handle.on_change(lambda h: threads.append(threading.current_thread().name) if h.problems else None)
+        handle.subscribe(on_event)
+        await handle.wait()
+        return handle
+
+    handle = asyncio.run(main())
+    assert [p for p in handle.problems if "on_event" in p] != []
+    assert threads and set(threads) == {threading.main_thread().name}, threads
+
+
+def test_a_callback_subscribed_twice_is_removed_by_one_unsubscribe(runs_dir: Path) -> None:
+    seen: list[Any] = []
+    go = asyncio.Event()
+
+    async def agent(task: str, ctx: Any) -> str:
+        await go.wait()
+        ctx.emit("reason", {"text": "after the unsubscribe"})
+        return "ok"
+
+    def on_event(event: Any) -> None:
+        seen.append(event)
+
+    async def main() -> None:
+        handle = noesis_nb.start("t", using=agent, runs_dir=runs_dir)
+        await asyncio.sleep(0.05)
+        unsubscribe = handle.subscribe(on_event)
+        handle.subscribe(on_event)
+        unsubscribe()
+        go.set()
+        await handle.wait()
+
+    asyncio.run(main())
+    assert seen == []

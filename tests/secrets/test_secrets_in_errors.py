@@ -275,3 +275,32 @@ def test_an_error_class_shown_redacted_is_freed_once_unused() -> None:
     del error_class, error
     gc.collect()
     assert gone() is None
+
+
+_KEY = "sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcd"
+
+
+def _refusals(runs_dir: Path) -> list[tuple[str, Any]]:
+    from noesis_nb.integrations.agui import agui_rows
+    from noesis_nb.integrations.noetic import import_noetic
+    from noesis_nb.integrations.taisce import import_taisce
+
+    event = {"api_key": _KEY, "kind": "x"}
+    return [
+        ("a Noetic log that is one event", lambda: import_noetic(event, task="t", runs_dir=runs_dir)),
+        ("a Noetic line that is no JSON", lambda: import_noetic([f'{{"key": "{_KEY}"'], task="t", runs_dir=runs_dir)),
+        ("a Noetic line that is no event", lambda: import_noetic([event], task="t", runs_dir=runs_dir)),
+        ("a Taisce transcript as text", lambda: import_taisce(f'{{"content": "key {_KEY}"}}', task="t", runs_dir=runs_dir)),
+        ("a Taisce transcript that is one dict", lambda: import_taisce(event, task="t", runs_dir=runs_dir)),
+        ("an AG-UI item that is no event", lambda: list(agui_rows([event]))),
+    ]
+
+
+@pytest.mark.parametrize("case", range(6))
+def test_a_recording_refused_for_its_shape_does_not_echo_a_secret_it_holds(tmp_path: Path, case: int) -> None:
+    what, refuse = _refusals(tmp_path)[case]
+    with pytest.raises(Exception) as info:
+        refuse()
+    message = str(info.value)
+    assert _KEY[8:20] not in message and _KEY[-12:] not in message, (what, message)
+    assert "[REDACTED]" in message, (what, message)  # the shape is still shown, the key's place marked

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..._safetext import safe_repr
+from ...secrets.display import shown_cut
 from .._emit import PHASE, Row, as_object, row, usage_row
 from .._jsontext import JSONTextError, loads_text
 from ._sse import AGUIStreamError
@@ -356,8 +357,9 @@ def agui_rows(events: Iterable[dict[str, Any]], *, deltas: bool = False) -> list
     folder, rows = AGUIFolder(deltas=deltas), []
     for number, event in enumerate(events, 1):
         if not isinstance(event, Mapping) or not isinstance(event.get("type"), str):
+            shown = shown_cut(safe_repr(event, limit=4000), 120)  # redacted, then cut: no key's head stays
             raise AGUIStreamError(
-                f"event #{number} is {safe_repr(event, limit=120)}, not an AG-UI event: pass mappings with a string 'type' "
+                f"event #{number} is {shown}, not an AG-UI event: pass mappings with a string 'type' "
                 "(parse_sse gives them from a recorded stream)"
             )
         rows += folder.feed(folder.normalize(dict(event)))
