@@ -17,6 +17,7 @@ import noesis_nb
 
 from ..compat.checker import check_run
 from .provider_stub import ANTHROPIC_DEFAULT, DEFAULT, Reply, anthropic_events, chat_completion, response_object
+from .recorded_calls import tokens
 
 openai = pytest.importorskip("openai")
 anthropic = pytest.importorskip("anthropic")
@@ -27,11 +28,6 @@ MSG = [{"role": "user", "content": "hi"}]
 OPENAI = (1200, 1000, None, 90, 64)
 CLAUDE = (1500, 1000, 300, 80, None)
 UNKNOWN = (None,) * 5
-
-
-def tokens(payload):
-    keys = ("input_tokens", "cached_input_tokens", "cache_write_input_tokens", "output_tokens", "reasoning_tokens")
-    return tuple(payload[k] for k in keys)
 
 
 def recorded(runs_dir, episode_id):

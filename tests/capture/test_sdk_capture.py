@@ -11,21 +11,12 @@ import noesis_nb
 from noesis_nb.errors import InvalidOptionError
 
 from .provider_stub import Reply
+from .recorded_calls import calls, tokens
 
 openai = pytest.importorskip("openai")
 anthropic = pytest.importorskip("anthropic")
 
 MSG = [{"role": "user", "content": "hi"}]
-
-
-def calls(runs_dir, episode_id):
-    lines = (runs_dir / episode_id / "events.jsonl").read_text().splitlines()
-    return [e["payload"] for e in map(json.loads, lines) if e["phase"] == "model"]
-
-
-def tokens(payload):
-    keys = ("input_tokens", "cached_input_tokens", "cache_write_input_tokens", "output_tokens", "reasoning_tokens")
-    return tuple(payload[k] for k in keys)
 
 
 def test_every_api_sync_streamed_or_not_is_one_event_with_its_exact_tokens(stub, runs_dir):

@@ -19,6 +19,7 @@ import noesis_nb
 from noesis_nb.capture.calls import CLOSED
 
 from .provider_stub import Reply, chat_completion, response_object
+from .recorded_calls import calls, tokens
 
 openai = pytest.importorskip("openai")
 anthropic = pytest.importorskip("anthropic")
@@ -26,16 +27,6 @@ httpx2 = pytest.importorskip("httpx2")
 
 MSG = [{"role": "user", "content": "hi"}]
 PAUSE = 0.5  # the agent works on after closing the stream: not part of the call
-
-
-def calls(runs_dir, episode_id):
-    lines = (runs_dir / episode_id / "events.jsonl").read_text().splitlines()
-    return [e["payload"] for e in map(json.loads, lines) if e["phase"] == "model"]
-
-
-def tokens(payload):
-    keys = ("input_tokens", "cached_input_tokens", "cache_write_input_tokens", "output_tokens", "reasoning_tokens")
-    return tuple(payload[k] for k in keys)
 
 
 class Answer(pydantic.BaseModel):
