@@ -200,8 +200,26 @@ def _remade(cls: type[BaseException], args: tuple[Any, ...], kwargs: dict[str, A
 
 
 def _state(exc: BaseException) -> dict[str, Any]:
-    """What ``__setstate__`` puts back: its attributes (notes too) and its ``args`` as they are now."""
-    return {**exc.__dict__, "args": exc.args}
+    """What ``__setstate__`` puts back: its attributes (notes too, and a subclass's ``__slots__``) and its
+    ``args`` as they are now (``BaseException.__setstate__`` sets each, slots included)."""
+    return {**_slot_values(exc), **getattr(exc, "__dict__", {}), "args": exc.args}
+
+
+def _slot_values(exc: BaseException) -> dict[str, Any]:
+    """The set ``__slots__`` attributes of ``exc``'s classes (a subclass may keep its fields there)."""
+    values: dict[str, Any] = {}
+    for klass in type(exc).__mro__:
+        slots = klass.__dict__.get("__slots__", ())
+        for name in (slots,) if isinstance(slots, str) else slots:
+            if name in ("__dict__", "__weakref__") or name in values:
+                continue
+            if name.startswith("__") and not name.endswith("__"):
+                name = f"_{klass.__name__.lstrip('_')}{name}"  # a private slot is stored mangled
+            try:
+                values[name] = getattr(exc, name)
+            except AttributeError:  # never set
+                pass
+    return values
 
 
 class InvalidIdError(NoesisNbError, ValueError):

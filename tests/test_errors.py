@@ -26,6 +26,8 @@ def test_an_error_with_its_own_arguments_is_copied_and_pickled_as_itself(kind: s
     again: Any = pickle.loads(pickle.dumps(error)) if how == "pickle" else getattr(copy, how)(error)
     assert type(again) is type(error)
     assert (str(again), again.args, vars(again)) == (str(error), error.args, vars(error))
+    if isinstance(error, RejectedWithSlots):
+        assert (again.code, again.origin()) == (error.code, error.origin())
 
 
 class RejectedWithCode(ToolRejected):
@@ -42,8 +44,21 @@ class NotWrittenWithHint(SummaryNotWrittenError):
         self.hint = hint
 
 
+class RejectedWithSlots(ToolRejected):
+    __slots__ = ("code", "__origin")
+
+    def __init__(self, tool: str, reason: str, code: int) -> None:
+        super().__init__(tool, reason)
+        self.code = code
+        self.__origin = "slot kept"
+
+    def origin(self) -> str:
+        return self.__origin
+
+
 SUBCLASSED = {
     "tool rejected": lambda: RejectedWithCode("fs.rm", "no", 42, draft_id="d1"),
+    "fields in slots": lambda: RejectedWithSlots("fs.rm", "no", 7),
     "summary not written": lambda: NotWrittenWithHint("run ep_1 is paused", episode_id="ep_1", status="paused", hint="h"),
 }
 
@@ -56,3 +71,5 @@ def test_a_subclass_with_parameters_of_its_own_is_copied_and_pickled_as_itself(k
     again: Any = pickle.loads(pickle.dumps(error)) if how == "pickle" else getattr(copy, how)(error)
     assert type(again) is type(error)
     assert (str(again), again.args, vars(again)) == (str(error), error.args, vars(error))
+    if isinstance(error, RejectedWithSlots):
+        assert (again.code, again.origin()) == (error.code, error.origin())

@@ -72,6 +72,7 @@ class ModelCall:
         self.streamed = body.get("stream") is True  # also a streamed call read through a raw-response wrapper
         self.watching = False  # a stream is being observed
         self.ended = False  # the stream's last event with counts was seen: closing or dropping it then loses nothing
+        self.unfinished: set[Any] = set()  # a chat stream's choices seen without their finish reason yet
         self.problem: dict[str, Any] | None = None  # an error the response reports without the SDK raising
         self.started = time.perf_counter()
         self.first_chunk: float | None = None
@@ -203,14 +204,19 @@ class ModelCall:
             if self.api in ("chat.completions", "completions"):
                 self.response_id = self.response_id or _text(u.get(item, "id"))
                 self.model = _text(u.get(item, "model")) or self.model
-                for choice in u.get(item, "choices") or []:  # with ``n`` > 1: the first choice's, as in a whole response
-                    if u.get(choice, "index") in (0, None):
-                        self.stop_reason = _text(u.get(choice, "finish_reason")) or self.stop_reason
+                for choice in u.get(item, "choices") or []:
+                    index, finish = u.get(choice, "index"), _text(u.get(choice, "finish_reason"))
+                    if finish is None:
+                        self.unfinished.add(index)
+                        continue
+                    self.unfinished.discard(index)
+                    if index in (0, None):  # with ``n`` > 1: the first choice's, as in a whole response
+                        self.stop_reason = finish
                 if u.get(item, "usage") is not None:
                     self.usage = u.get(item, "usage")
-                    # OpenAI's last chunk holds the usage and no choices; a server sending usage on every chunk
-                    # (continuous usage stats) has not ended while choices still come
-                    self.ended = self.stop_reason is not None and not u.get(item, "choices")
+                    # the counts came and every choice has finished (OpenAI's usage chunk comes after them, some
+                    # servers send it with the last finish; one sending usage on every chunk has not ended before)
+                    self.ended = self.stop_reason is not None and not self.unfinished
             elif self.api == "responses":
                 response = u.get(item, "response")
                 if response is not None:

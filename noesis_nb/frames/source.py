@@ -122,7 +122,8 @@ def unmatched_episodes(episodes: list[str] | None, refs: list[RunRef], source: S
     where = source_label(source)
     if missing and len(missing) == len(set(episodes)):
         shown = ", ".join(repr(_Short(e)) for e in missing[:3]) + (f" and {len(missing) - 3} more" if len(missing) > 3 else "")
-        local = "://" not in where or where.startswith("file://")
+        one_root = source is None or isinstance(source, (str, os.PathLike))  # not "the sources given"
+        local = one_root and ("://" not in where or where.startswith("file://"))
         close = close_run_id(missing[0], [Path(where.removeprefix("file://")).expanduser()]) if local else None
         if close:
             raise RunNotFoundError(f"episodes= names {shown}, but no run in {where!r} has that id (did you mean {close!r}?)")

@@ -33,10 +33,10 @@ _RULES: tuple[tuple[str, re.Pattern[str], str, float, str], ...] = (
 
 def effective_failure_policy(mode: str, policy: str | None) -> str | None:
     """The failure policy a governed run applies: the one set, else ``fail_closed`` when enforcing and
-    ``fail_open`` when auditing; None when governance is off. The governance event and the summary's
-    ``flags`` both state it, as Noēsis' own runs do."""
+    ``fail_open`` when auditing. The governance event and the summary's ``flags`` both state it, as Noēsis'
+    own runs do; with governance off nothing applies one, and the summary keeps what was set (None if nothing)."""
     if mode == "off":
-        return None
+        return policy
     return policy or ("fail_closed" if mode == "enforce" else "fail_open")
 
 

@@ -39,7 +39,7 @@ from ..store import EventWriter, is_sealed, now_iso, read_events_to_continue, re
 from ..store.facts import UsageTotals, call_row, is_model_call
 from ..store.ownership import RunOwnership, acquire
 from ..store.paths import run_path
-from ..store.roots import holds_a_run
+from ..store.roots import refuse_run_as_root
 from ..store.runfiles import UnreadableRunFile, read_file
 from ..store.staging import staging_name, sweep_once
 from ..store.vocab import (
@@ -139,11 +139,7 @@ class Recorder:
         # and learnt by the run, so no later event or document of it holds the value either
         # tags and inputs may hold any object (one whose repr raises, a cycle): stored as their JSON form
         state, hits = redact_secrets(to_jsonable(state))
-        if holds_a_run(runs_dir):  # a run's own folder as the root: the new run would hide inside it, listed nowhere
-            raise RunsDirError(
-                f"runs_dir {str(runs_dir)!r} is a run directory (run {runs_dir.name!r}), not the folder that holds runs; "
-                f"pass its parent, runs_dir={str(runs_dir.parent)!r}; nothing was written"
-            )
+        refuse_run_as_root(runs_dir)  # what readers list as a run: the new run would hide inside it, listed nowhere
         staging = runs_dir / staging_name(episode_id, uuid.uuid4().hex[:8])
         ownership = None
         try:

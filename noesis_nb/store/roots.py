@@ -9,13 +9,22 @@ from pathlib import Path
 
 from .. import config
 from .._safetext import frame_given
-from ..errors import InvalidIdError, RunNotFoundError
+from ..errors import InvalidIdError, RunNotFoundError, RunsDirError
 from ..ids import validate_id
 from .artifacts import read_json
 from .runfiles import what_is
 from .scan import MARKERS, scan_run_dirs_with_stats
 
-__all__ = ["candidate_roots", "check_root", "find_run_dir", "holds_a_run", "iter_run_dirs", "is_run_dir", "linked_to"]
+__all__ = [
+    "candidate_roots",
+    "check_root",
+    "find_run_dir",
+    "holds_a_run",
+    "iter_run_dirs",
+    "is_run_dir",
+    "linked_to",
+    "refuse_run_as_root",
+]
 
 
 def is_run_dir(path: Path) -> bool:
@@ -28,8 +37,8 @@ def is_run_dir(path: Path) -> bool:
 
 def holds_a_run(path: Path) -> bool:
     """True when ``path`` is surely a run's own folder: it holds ``events.jsonl``, or a ``state.json`` or
-    ``summary.json`` naming an episode. Stricter than :func:`is_run_dir`, which a listing uses: a user's folder
-    that merely holds an unrelated ``state.json`` is no run, and runs may be written into it."""
+    ``summary.json`` naming an episode. A folder :func:`is_run_dir` accepts without this is a user's folder
+    that merely holds such a file: still listed as a run by every reader, so no runs may go inside it."""
     if not is_run_dir(path):
         return False
     try:
@@ -43,6 +52,24 @@ def holds_a_run(path: Path) -> bool:
         return True
     summary = read_json(path / "summary.json", within=path) or {}
     return isinstance(summary.get("episode_id"), str)
+
+
+def refuse_run_as_root(runs_dir: Path) -> None:
+    """Raise ``RunsDirError`` when ``runs_dir`` is what every reader lists as one run (:func:`is_run_dir`): a new
+    run written inside it would be listed nowhere. Says whether it is a run, or a folder holding a run's file."""
+    if not is_run_dir(runs_dir):
+        return
+    if holds_a_run(runs_dir):
+        raise RunsDirError(
+            f"runs_dir {str(runs_dir)!r} is a run directory (run {runs_dir.name!r}), not the folder that holds runs; "
+            f"pass its parent, runs_dir={str(runs_dir.parent)!r}; nothing was written"
+        )
+    marker = next(m for m in MARKERS if (runs_dir / m).is_file())
+    raise RunsDirError(
+        f"runs_dir {str(runs_dir)!r} holds a {marker}, so every listing takes the folder for one run and runs "
+        f"written inside it would be listed nowhere; pass a folder of their own, e.g. runs_dir={str(runs_dir / 'runs')!r}, "
+        f"or move {marker} out; nothing was written"
+    )
 
 
 def check_root(
@@ -175,7 +202,7 @@ def close_run_id(episode_id: str, roots: list[Path]) -> str | None:
     """The id of a run under ``roots`` closest to ``episode_id`` when it looks like a typo of it (said only on error)."""
     import difflib
 
-    names = [p.name for root in roots for p in _subdirs(root)]
+    names = [p.name for root in roots for p in _subdirs(root) if p.name != episode_id]  # never the id itself
     close = difflib.get_close_matches(episode_id, names, n=1, cutoff=0.9)
     return close[0] if close else None
 

@@ -378,3 +378,35 @@ def test_a_stream_with_usage_on_every_chunk_closed_while_choices_still_come_is_a
     ep = noesis_nb.solve("usage on every chunk", using=agent, runs_dir=runs_dir)
     (call,) = calls(runs_dir, ep)
     assert call.get("abandoned") is True, call
+
+
+def _finish_and_usage_in_one_chunk(request):
+    """A server sending the finish reason and the usage in the same last chunk (with its choice), then [DONE]."""
+    base = {"id": "chatcmpl-one", "created": 1764460800, "model": "mistral-small", "object": "chat.completion.chunk"}
+    chunks = [
+        {**base, "choices": [{"index": 0, "delta": {"content": "hi"}, "finish_reason": None}]},
+        {
+            **base,
+            "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 9, "completion_tokens": 2, "total_tokens": 11},
+        },
+    ]
+    body = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
+    return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=body)
+
+
+def test_a_stream_closed_at_its_last_chunk_holding_finish_and_usage_is_complete(runs_dir):
+    def agent(task, ctx):
+        http = httpx2.Client(transport=httpx2.MockTransport(_finish_and_usage_in_one_chunk))
+        client = openai.OpenAI(base_url="http://model.test/v1", api_key="sk-test", max_retries=0, http_client=http)
+        stream = client.chat.completions.create(model="mistral-small", messages=MSG, stream=True)
+        for chunk in stream:
+            if chunk.choices and chunk.choices[0].finish_reason:
+                break  # the answer is whole; only [DONE] is left
+        stream.close()
+        return "closed"
+
+    ep = noesis_nb.solve("finish and usage together", using=agent, runs_dir=runs_dir)
+    (call,) = calls(runs_dir, ep)
+    assert "abandoned" not in call and call["stop_reason"] == "stop", call
+    assert (call["input_tokens"], call["output_tokens"]) == (9, 2)

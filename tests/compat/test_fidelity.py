@@ -114,3 +114,11 @@ def test_real_runs_name_the_failure_policy_their_governance_applied() -> None:
         applied = {e["payload"].get("failure_policy") for e in _events(run) if e["phase"] == "governance"}
         if applied:
             assert {_doc(run, "summary.json")["flags"].get("governance_failure_policy")} == applied, run.name
+
+
+def test_with_governance_off_the_summary_keeps_the_failure_policy_set(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NOESIS_GOVERNANCE_FAILURE_POLICY", "fail_closed")
+    runs = tmp_path / "runs"
+    noesis_nb.solve("Write a note", using=make_writer(tmp_path / "a.txt"), runs_dir=runs, approver="auto", governance="off")
+    (run,) = [p for p in runs.iterdir() if p.is_dir()]
+    assert _doc(run, "summary.json")["flags"]["governance_failure_policy"] == "fail_closed"

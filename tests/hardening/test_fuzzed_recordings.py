@@ -366,7 +366,9 @@ def test_agui_rows_read_any_mapping_event_and_tuples_of_usage_entries_or_interru
     expected = agui_rows(as_lists)
     assert [p["kind"] for _, p in expected].count("approval_requested") == 2 and any(p["kind"] == "usage" for _, p in expected)
     assert agui_rows(as_tuples) == expected
-    for no_items in (5, "ab"):  # a number or a text is no list of entries
+    generated = dict(as_lists[1], usage=(u for u in as_lists[1]["usage"]))  # an in-process producer's generator
+    assert agui_rows([as_lists[0], generated]) == expected
+    for no_items in (5, "ab", {"model": "m"}):  # a number, a text or one mapping is no list of entries
         rows = agui_rows([as_lists[0], {**as_lists[1], "usage": no_items}])
         assert not any(p["kind"] == "usage" for _, p in rows)
 

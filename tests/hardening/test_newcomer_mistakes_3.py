@@ -353,14 +353,19 @@ def test_a_big_price_table_against_many_unpriced_models_compares_a_bounded_numbe
     assert any(repr(called[0]) in str(e["reason"]) for e in frame.attrs["errors"]), frame.attrs["errors"]
 
 
-def test_a_folder_that_merely_holds_an_unrelated_state_json_takes_runs(tmp_path: Path) -> None:
-    """Only a folder that is a run is refused as runs_dir; a project folder with its own state.json is not one."""
+@pytest.mark.parametrize("marker", ["state.json", "summary.json"])
+def test_a_folder_every_reader_takes_for_a_run_is_refused_as_runs_dir_by_the_file_it_holds(tmp_path: Path, marker: str) -> None:
+    """A project folder holding its own state.json is listed by every reader as one run: a run written inside
+    would be listed nowhere. The refusal names the file (it is no run of ours) and writes nothing."""
     project = tmp_path / "myproject"
     project.mkdir()
-    (project / "state.json").write_text(json.dumps({"app": "settings"}))
-    episode = noesis_nb.solve("t", using=_agent, runs_dir=project)
-    assert noesis_nb.runs_df(project / episode)["status"].tolist() == ["ok"]
-    assert json.loads((project / "state.json").read_text()) == {"app": "settings"}
+    (project / marker).write_text(json.dumps({"app": "settings"}))
+    with pytest.raises(RunsDirError, match=rf"holds a {marker}, so every listing takes the folder for one run"):
+        noesis_nb.solve("t", using=_agent, runs_dir=project)
+    assert sorted(p.name for p in project.iterdir()) == [marker]
+    assert json.loads((project / marker).read_text()) == {"app": "settings"}
+    noesis_nb.solve("t", using=_agent, runs_dir=project / "runs")  # the folder the message suggests
+    assert noesis_nb.runs_df(project / "runs")["status"].tolist() == ["ok"]
 
 
 def test_a_crafted_folder_or_root_name_is_quoted_in_the_errors_never_printed_raw(tmp_path: Path) -> None:
@@ -402,3 +407,21 @@ def test_cost_over_time_still_plots_text_and_date_timestamps_as_it_did(runs_dir:
     assert plotted.tolist() == expected.tolist()
     with pytest.raises(InvalidOptionError, match=r"cost_over_time: the timestamp column holds .* not times"):
         plots.cost_over_time(usage.assign(timestamp="yesterday-ish"))
+
+
+def test_cost_over_time_plots_number_timestamps_as_the_numbers_they_are(runs_dir: Path) -> None:
+    """Unix seconds plotted as numbers before timestamps were checked; read as times they would be nanoseconds
+    after 1970 (every call on the first second), a wrong plot without a word."""
+    _runs(runs_dir, 2)
+    usage = noesis_nb.usage_df(runs_dir)
+    seconds = (usage["timestamp"].astype("int64") // 10**9).astype("int64")
+    fig = plots.cost_over_time(usage.assign(timestamp=seconds))
+    assert sorted(x for trace in fig.data for x in trace.x) == sorted(seconds.tolist())
+
+
+def test_a_folder_named_like_the_id_that_is_no_run_is_never_its_own_did_you_mean(runs_dir: Path) -> None:
+    (first,) = _runs(runs_dir, 1)
+    (runs_dir / f"{first}X").mkdir()  # named like a run, holds nothing
+    with pytest.raises(RunNotFoundError) as missing:
+        noesis_nb.runs_df(runs_dir, episodes=[f"{first}X"])
+    assert f"did you mean {first + 'X'!r}" not in str(missing.value), str(missing.value)

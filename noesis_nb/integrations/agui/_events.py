@@ -302,9 +302,11 @@ class AGUIFolder:
 
 
 def _items(value: Any) -> list[Any]:
-    """A field that should be a JSON array (a list or tuple), as a list; another type is no items (``"ab"`` is not
-    two of them, a number none)."""
-    return list(value) if isinstance(value, (list, tuple)) else []
+    """A field that should be a JSON array (any iterable an in-process producer passes: a list, a tuple, a
+    generator), as a list; text, bytes, a mapping or a number is no items (``"ab"`` is not two of them)."""
+    if isinstance(value, (str, bytes, bytearray, Mapping)) or not isinstance(value, Iterable):
+        return []
+    return list(value)
 
 
 def _usage(entries: Any) -> list[Row]:
