@@ -168,7 +168,7 @@ def stray_runs(source: Source, episodes: list[str] | None, refs: list[RunRef]) -
         text = os.fspath(item) if isinstance(item, (str, os.PathLike)) else None
         if not isinstance(text, str) or ("://" in text and not text.startswith("file://")) or any(c in text for c in "*?["):
             continue
-        root = os.path.expanduser(text.removeprefix("file://"))
+        root = str(Path(text.removeprefix("file://")).expanduser())  # as the scan was given it: its listing serves
         for path, what in stray_run_files(root):
             if wanted is None or stray_id(os.path.basename(path), wanted) is not None:
                 found.setdefault(path, LoadProblem(shown_path(path), None, stray_reason(what)))

@@ -10,11 +10,14 @@ from __future__ import annotations
 import os
 import re
 import stat
+import time
 
 __all__ = ["MARKERS", "scan_run_dirs_with_stats", "stray_run_files", "stray_reason", "shown_path", "stray_id"]
 
 MARKERS = ("events.jsonl", "summary.json", "state.json")
 _EVENTS = os.sep + "events.jsonl"
+_SETTLED_NS = 2_000_000_000  # a root unchanged this long: its listing's strays hold while its mtime does
+_STRAYS: dict[str, tuple[int, list[tuple[str, str]]]] = {}  # root -> (its mtime_ns when listed, its strays)
 
 
 # control characters (line breaks, terminal escapes) and bidi overrides: a crafted name must not rewrite a message
@@ -57,11 +60,30 @@ def stray_run_files(root: str) -> list[tuple[str, str]]:
     if _probe(root, unreadable=False)[0]:
         return []
     try:
-        with os.scandir(root) as it:
-            found = [(e.path, _what(e)) for e in it if e.name.startswith("ep_") and not e.is_dir()]
+        stamp = os.stat(root).st_mtime_ns
     except OSError:  # absent, not a folder, no permission: said by ``check_root``
         return []
+    kept = _STRAYS.get(root)
+    if kept is not None and kept[0] == stamp:  # the scan just listed the root: each folder is listed once
+        return list(kept[1])
+    try:
+        with os.scandir(root) as it:
+            found = [(e.path, _what(e)) for e in it if e.name.startswith("ep_") and not e.is_dir()]
+    except OSError:
+        return []
     return sorted(found)
+
+
+def _remember_strays(root: str, stamp: int | None, strays: list[tuple[str, str]]) -> None:
+    """Keep what the scan found in ``root`` besides run folders, for ``stray_run_files`` to use while the root's
+    mtime stays ``stamp``. Only a root settled for ``_SETTLED_NS``: an entry made within the file system's
+    timestamp tick of the listing could leave the mtime as it was (the same care git takes with racy files)."""
+    _STRAYS.pop(root, None)
+    if stamp is None or time.time_ns() - stamp < _SETTLED_NS:
+        return
+    if len(_STRAYS) >= 64:  # a handful of roots in a session; never grows without bound
+        _STRAYS.pop(next(iter(_STRAYS)), None)
+    _STRAYS[root] = (stamp, sorted(strays))
 
 
 def _what(entry: os.DirEntry[str]) -> str:
@@ -74,12 +96,23 @@ def _what(entry: os.DirEntry[str]) -> str:
     return "a file" if stat.S_ISREG(mode) else "not a folder"
 
 
-def _children(path: str) -> list[tuple[str, bool]]:
-    """(path, reached through a symbolic link) of each folder in ``path``, by name."""
+def _children(path: str, strays: list[tuple[str, str]] | None = None) -> list[tuple[str, bool]]:
+    """(path, reached through a symbolic link) of each folder in ``path``, by name; entries named like a run
+    that are no folder go to ``strays`` when it is given (the same listing serves ``stray_run_files``)."""
+    names = []
     try:
         with os.scandir(path) as it:
-            names = [(e.name, e.is_symlink()) for e in it if not e.name.startswith(".") and e.is_dir()]
+            for e in it:
+                name = e.name
+                if name.startswith("."):
+                    continue
+                if e.is_dir():
+                    names.append((name, e.is_symlink()))
+                elif strays is not None and name.startswith("ep_"):
+                    strays.append((e.path, _what(e)))
     except OSError:  # absent, not a folder, no permission, a name too long…
+        if strays is not None:
+            strays.clear()
         return []
     names.sort()
     prefix = path if path.endswith(os.sep) else path + os.sep
@@ -107,8 +140,15 @@ def scan_run_dirs_with_stats(root: str) -> list[tuple[str, os.stat_result | None
     is_run, st = _probe(root, unreadable=False)  # a root that cannot be read is said by ``check_root``
     if is_run:
         return [(root, st)]
+    try:
+        stamp: int | None = os.stat(root).st_mtime_ns  # before the listing: a change during it makes a new mtime
+    except OSError:
+        stamp = None
+    strays: list[tuple[str, str]] = []
     out: list[tuple[str, os.stat_result | None, bool]] = []
-    for child, linked in _children(root):
+    children = _children(root, strays)
+    _remember_strays(root, stamp, strays)
+    for child, linked in children:
         is_run, st = _probe(child)
         if is_run:
             out.append((child, st, linked))
