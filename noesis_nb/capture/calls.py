@@ -72,7 +72,9 @@ class ModelCall:
         self.streamed = body.get("stream") is True  # also a streamed call read through a raw-response wrapper
         self.watching = False  # a stream is being observed
         self.ended = False  # the stream's last event with counts was seen: closing or dropping it then loses nothing
-        self.unfinished: set[Any] = set()  # a chat stream's choices seen without their finish reason yet
+        n = body.get("n")  # a chat stream's choices not finished yet: all ``n`` asked for, before any is seen
+        self.unfinished: set[Any] = set(range(n)) if isinstance(n, int) and not isinstance(n, bool) and 1 < n <= 128 else set()
+        self.finished: set[Any] = set()
         self.problem: dict[str, Any] | None = None  # an error the response reports without the SDK raising
         self.started = time.perf_counter()
         self.first_chunk: float | None = None
@@ -207,9 +209,11 @@ class ModelCall:
                 for choice in u.get(item, "choices") or []:
                     index, finish = u.get(choice, "index"), _text(u.get(choice, "finish_reason"))
                     if finish is None:
-                        self.unfinished.add(index)
+                        if index not in self.finished:  # a chunk after its finish (an annotation) reopens nothing
+                            self.unfinished.add(index)
                         continue
                     self.unfinished.discard(index)
+                    self.finished.add(index)
                     if index in (0, None):  # with ``n`` > 1: the first choice's, as in a whole response
                         self.stop_reason = finish
                 if u.get(item, "usage") is not None:

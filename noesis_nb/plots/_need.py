@@ -41,12 +41,17 @@ def need(df: Any, columns: Iterable[str], what: str, frame: str, *, by: Any = No
         raise _not_times(df["timestamp"], what)
 
 
+_NUMBERS = ("integer", "floating", "mixed-integer-float", "decimal")  # numbers kept in an object column
+
+
 def as_times(column: pd.Series, what: str) -> pd.Series:
     """``column`` as times: as it is when it holds times or numbers, else read as times (ISO text, ``datetime.date``
     values, which plots took before they were checked); what cannot be read is the one error ``need`` gives."""
     if pd.api.types.is_datetime64_any_dtype(column):
         return column
-    if pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column):
+    if pd.api.types.is_bool_dtype(column):
+        raise _not_times(column, what)
+    if pd.api.types.is_numeric_dtype(column) or pd.api.types.infer_dtype(column, skipna=True) in _NUMBERS:
         return column  # numbers (Unix seconds, a step count) plot as numbers, as before; read as times they'd be ns
     try:
         return pd.to_datetime(column, utc=True, format="mixed")

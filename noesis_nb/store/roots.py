@@ -64,7 +64,9 @@ def refuse_run_as_root(runs_dir: Path) -> None:
             f"runs_dir {str(runs_dir)!r} is a run directory (run {runs_dir.name!r}), not the folder that holds runs; "
             f"pass its parent, runs_dir={str(runs_dir.parent)!r}; nothing was written"
         )
-    marker = next(m for m in MARKERS if (runs_dir / m).is_file())
+    marker = next((m for m in MARKERS if (runs_dir / m).is_file()), None)
+    if marker is None:  # removed since, or a folder of that name: nothing a reader would take for a run's file
+        return
     raise RunsDirError(
         f"runs_dir {str(runs_dir)!r} holds a {marker}, so every listing takes the folder for one run and runs "
         f"written inside it would be listed nowhere; pass a folder of their own, e.g. runs_dir={str(runs_dir / 'runs')!r}, "

@@ -17,7 +17,8 @@ __all__ = ["MARKERS", "scan_run_dirs_with_stats", "stray_run_files", "stray_reas
 MARKERS = ("events.jsonl", "summary.json", "state.json")
 _EVENTS = os.sep + "events.jsonl"
 _SETTLED_NS = 2_000_000_000  # a root unchanged this long: its listing's strays hold while its mtime does
-_STRAYS: dict[str, tuple[int, list[tuple[str, str]]]] = {}  # root -> (its mtime_ns when listed, its strays)
+_Stamp = tuple[int, int, int, int]  # a folder's device, inode, mtime and ctime (ns): which folder, and as it was
+_STRAYS: dict[str, tuple[_Stamp, list[tuple[str, str]]]] = {}  # root -> (its stamp when listed, its strays)
 
 
 # control characters (line breaks, terminal escapes) and bidi overrides: a crafted name must not rewrite a message
@@ -60,7 +61,7 @@ def stray_run_files(root: str) -> list[tuple[str, str]]:
     if _probe(root, unreadable=False)[0]:
         return []
     try:
-        stamp = os.stat(root).st_mtime_ns
+        stamp = _stamp(os.stat(root))
     except OSError:  # absent, not a folder, no permission: said by ``check_root``
         return []
     kept = _STRAYS.get(root)
@@ -74,12 +75,17 @@ def stray_run_files(root: str) -> list[tuple[str, str]]:
     return sorted(found)
 
 
-def _remember_strays(root: str, stamp: int | None, strays: list[tuple[str, str]]) -> None:
-    """Keep what the scan found in ``root`` besides run folders, for ``stray_run_files`` to use while the root's
-    mtime stays ``stamp``. Only a root settled for ``_SETTLED_NS``: an entry made within the file system's
-    timestamp tick of the listing could leave the mtime as it was (the same care git takes with racy files)."""
+def _stamp(st: os.stat_result) -> _Stamp:
+    return (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def _remember_strays(root: str, stamp: _Stamp | None, strays: list[tuple[str, str]]) -> None:
+    """Keep what the scan found in ``root`` besides run folders, for ``stray_run_files`` to use while the root is
+    the same folder, unchanged (``stamp``: another folder in its place, or an mtime set back, changes it). Only a
+    root settled for ``_SETTLED_NS``: an entry made within the file system's timestamp tick of the listing could
+    leave the times as they were (the same care git takes with racy files)."""
     _STRAYS.pop(root, None)
-    if stamp is None or time.time_ns() - stamp < _SETTLED_NS:
+    if stamp is None or time.time_ns() - stamp[2] < _SETTLED_NS:  # an old mtime: a new entry would change it
         return
     if len(_STRAYS) >= 64:  # a handful of roots in a session; never grows without bound
         _STRAYS.pop(next(iter(_STRAYS)), None)
@@ -141,7 +147,7 @@ def scan_run_dirs_with_stats(root: str) -> list[tuple[str, os.stat_result | None
     if is_run:
         return [(root, st)]
     try:
-        stamp: int | None = os.stat(root).st_mtime_ns  # before the listing: a change during it makes a new mtime
+        stamp: _Stamp | None = _stamp(os.stat(root))  # before the listing: a change during it makes new times
     except OSError:
         stamp = None
     strays: list[tuple[str, str]] = []

@@ -410,3 +410,51 @@ def test_a_stream_closed_at_its_last_chunk_holding_finish_and_usage_is_complete(
     (call,) = calls(runs_dir, ep)
     assert "abandoned" not in call and call["stop_reason"] == "stop", call
     assert (call["input_tokens"], call["output_tokens"]) == (9, 2)
+
+
+def _annotated_after_finish(request):
+    """A chunk for a choice after its finish (no text, no finish: an annotation), then the usage chunk."""
+    base = {"id": "chatcmpl-ann", "created": 1764460800, "model": "gpt-4o-2024-07-18", "object": "chat.completion.chunk"}
+    chunks = [
+        {**base, "choices": [{"index": 0, "delta": {"content": "hi"}, "finish_reason": None}]},
+        {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
+        {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": None}]},
+        {**base, "choices": [], "usage": {"prompt_tokens": 9, "completion_tokens": 2, "total_tokens": 11}},
+    ]
+    body = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
+    return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=body)
+
+
+def _second_choice_late(request):
+    """``n=2`` with usage on every chunk: choice 0 finishes before choice 1 has sent anything."""
+    base = {"id": "chatcmpl-late", "created": 1764460800, "model": "gpt-4o-2024-07-18", "object": "chat.completion.chunk"}
+    usage = {"prompt_tokens": 9, "completion_tokens": 1, "total_tokens": 10}
+    chunks = [
+        {**base, "choices": [{"index": 0, "delta": {"content": "x"}, "finish_reason": "stop"}], "usage": usage},
+        {**base, "choices": [{"index": 1, "delta": {"content": "y"}, "finish_reason": "stop"}], "usage": usage},
+        {**base, "choices": [], "usage": {**usage, "completion_tokens": 2, "total_tokens": 11}},
+    ]
+    body = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
+    return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=body)
+
+
+@pytest.mark.parametrize(
+    "reply, n, stop_at, complete",
+    [(_annotated_after_finish, 1, "usage", True), (_second_choice_late, 2, "first finish", False)],
+    ids=["a chunk after the finish", "a choice not seen yet"],
+)
+def test_a_stream_is_complete_only_when_every_choice_asked_for_has_finished(runs_dir, reply, n, stop_at, complete):
+    def agent(task, ctx):
+        http = httpx2.Client(transport=httpx2.MockTransport(reply))
+        client = openai.OpenAI(base_url="http://model.test/v1", api_key="sk-test", max_retries=0, http_client=http)
+        stream = client.chat.completions.create(model="gpt-4o", messages=MSG, n=n, stream=True)
+        for chunk in stream:
+            at_usage = chunk.usage is not None and not chunk.choices
+            if at_usage if stop_at == "usage" else any(c.finish_reason for c in chunk.choices):
+                break
+        stream.close()
+        return "closed"
+
+    ep = noesis_nb.solve("choices", using=agent, runs_dir=runs_dir)
+    (call,) = calls(runs_dir, ep)
+    assert ("abandoned" not in call) is complete, call

@@ -293,3 +293,27 @@ def test_a_settled_root_is_listed_once_per_load_and_a_stray_made_later_is_still_
         for frame in FRAMES:
             errors = getattr(noesis_nb, frame)(runs_dir, cache=False).attrs["errors"]
             assert [e["path"] for e in errors] == [str(stray)], (frame, errors)
+
+
+def test_the_listing_of_a_root_never_serves_another_folder_or_a_root_whose_times_were_set_back(
+    tmp_path: Path,
+) -> None:
+    """A root swapped for another folder of the same mtime, or a stray added and the mtime set back: the
+    strays said are those of the folder now there."""
+    from noesis_nb.store.scan import stray_run_files
+
+    root, other = tmp_path / "runs", tmp_path / "other"
+    for folder in (root, other):
+        _runs(folder, 1)
+    (other / "ep_other.zip").write_text("{}")
+    settled = os.stat(root).st_mtime_ns - 3_600 * 10**9
+    for folder in (root, other):
+        os.utime(folder, ns=(settled, settled))
+    scan_run_dirs_with_stats(str(root))  # listed: no strays
+    root.rename(tmp_path / "old")
+    other.rename(root)  # another folder in its place, with the same mtime
+    assert [os.path.basename(p) for p, _ in stray_run_files(str(root))] == ["ep_other.zip"]
+    scan_run_dirs_with_stats(str(root))
+    (root / "ep_added.zip").write_text("{}")
+    os.utime(root, ns=(settled, settled))  # the mtime set back as it was
+    assert [os.path.basename(p) for p, _ in stray_run_files(str(root))] == ["ep_added.zip", "ep_other.zip"]

@@ -415,8 +415,11 @@ def test_cost_over_time_plots_number_timestamps_as_the_numbers_they_are(runs_dir
     _runs(runs_dir, 2)
     usage = noesis_nb.usage_df(runs_dir)
     seconds = (usage["timestamp"].astype("int64") // 10**9).astype("int64")
-    fig = plots.cost_over_time(usage.assign(timestamp=seconds))
-    assert sorted(x for trace in fig.data for x in trace.x) == sorted(seconds.tolist())
+    for kept in (seconds, seconds.astype(object)):  # as numbers, or numbers in an object column
+        fig = plots.cost_over_time(usage.assign(timestamp=kept))
+        assert sorted(x for trace in fig.data for x in trace.x) == sorted(seconds.tolist())
+    with pytest.raises(InvalidOptionError, match="not times"):
+        plots.cost_over_time(usage.assign(timestamp=True))
 
 
 def test_a_folder_named_like_the_id_that_is_no_run_is_never_its_own_did_you_mean(runs_dir: Path) -> None:
