@@ -18,18 +18,6 @@ MADE = {
 }
 
 
-@pytest.mark.parametrize("how", ["pickle", "copy", "deepcopy"])
-@pytest.mark.parametrize("kind", sorted(MADE))
-def test_an_error_with_its_own_arguments_is_copied_and_pickled_as_itself(kind: str, how: str) -> None:
-    error = MADE[kind]()
-    error.add_note("while reading the runs root")
-    again: Any = pickle.loads(pickle.dumps(error)) if how == "pickle" else getattr(copy, how)(error)
-    assert type(again) is type(error)
-    assert (str(again), again.args, vars(again)) == (str(error), error.args, vars(error))
-    if isinstance(error, RejectedWithSlots):
-        assert (again.code, again.origin()) == (error.code, error.origin())
-
-
 class RejectedWithCode(ToolRejected):
     """A program's own subclass taking a parameter of its own."""
 
@@ -64,9 +52,11 @@ SUBCLASSED = {
 
 
 @pytest.mark.parametrize("how", ["pickle", "copy", "deepcopy"])
-@pytest.mark.parametrize("kind", sorted(SUBCLASSED))
-def test_a_subclass_with_parameters_of_its_own_is_copied_and_pickled_as_itself(kind: str, how: str) -> None:
-    error = SUBCLASSED[kind]()
+@pytest.mark.parametrize("kind", sorted(MADE) + [f"subclass: {k}" for k in sorted(SUBCLASSED)])
+def test_an_error_or_a_subclass_with_arguments_of_its_own_is_copied_and_pickled_as_itself(kind: str, how: str) -> None:
+    """Errors whose ``__init__`` takes other than their ``args`` (ours, and a program's subclasses with parameters
+    or ``__slots__`` of their own) come back from pickle and copy as themselves, attributes and notes kept."""
+    error = SUBCLASSED[kind.removeprefix("subclass: ")]() if kind.startswith("subclass: ") else MADE[kind]()
     error.add_note("while reading the runs root")
     again: Any = pickle.loads(pickle.dumps(error)) if how == "pickle" else getattr(copy, how)(error)
     assert type(again) is type(error)
