@@ -8,10 +8,20 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from .errors import InvalidOptionError
+from .errors import InvalidOptionError, guessed
 from .secrets.display import shown_cut
 
-__all__ = ["ENV_NAMES", "NOESIS_ENV", "APPROVERS", "CAPTURE_ENV", "capture_from_env", "misspelt", "is_default", "value_shown"]
+__all__ = [
+    "ENV_NAMES",
+    "NOESIS_ENV",
+    "APPROVERS",
+    "CAPTURE_ENV",
+    "approver_from_env",
+    "capture_from_env",
+    "misspelt",
+    "is_default",
+    "value_shown",
+]
 
 #: the ``NOESIS_NB_*`` variables noesis_nb reads (``NOESIS_NB_SECRET_<PATH>`` are a family, by prefix)
 ENV_NAMES = ("NOESIS_NB_APPROVER", "NOESIS_NB_CACHE_DIR", "NOESIS_NB_CAPTURE", "NOESIS_NB_PRINCIPAL")
@@ -39,6 +49,17 @@ def capture_from_env() -> bool:
         return False
     raise InvalidOptionError(
         f"{CAPTURE_ENV}={value_shown(given)}: use 1/0 (or true/false, on/off) to turn model-call capture on or off"
+    )
+
+
+def approver_from_env() -> str:
+    """``$NOESIS_NB_APPROVER`` (unset: ``"ask"``); another value raises InvalidOptionError naming it, redacted."""
+    given = os.environ.get("NOESIS_NB_APPROVER", "ask")
+    if given in APPROVERS:
+        return given
+    raise InvalidOptionError(
+        f"$NOESIS_NB_APPROVER={value_shown(given)}{guessed([given], APPROVERS).removeprefix(repr(given))}: "
+        "use 'ask', 'auto', 'deny' (or pass approver=)"
     )
 
 

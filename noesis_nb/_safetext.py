@@ -11,7 +11,7 @@ from __future__ import annotations
 import reprlib
 from typing import Any
 
-__all__ = ["safe_repr", "safe_str", "error_text", "type_name", "frame_given"]
+__all__ = ["safe_repr", "safe_str", "error_text", "type_name", "frame_given", "pandas_kind"]
 
 _CONTAINERS = (list, tuple, dict, set, frozenset)
 _SEQ_LIMIT = 100  # items of a builtin container shown before "..."
@@ -99,11 +99,17 @@ def error_text(exc: BaseException, limit: int = 2000) -> str:
     return text
 
 
-def frame_given(value: Any, wanted: str) -> str | None:
-    """What to say when ``value``, a pandas Series or DataFrame (duck-typed: pandas is not imported), is given as
-    ``wanted``, with the expression that gives the id; None for anything else."""
+def pandas_kind(value: Any) -> str | None:
+    """``"Series"`` or ``"DataFrame"`` for a pandas one (duck-typed: pandas is not imported), else None."""
     kind = type(value).__name__
-    if not type(value).__module__.startswith("pandas") or kind not in ("Series", "DataFrame"):
+    return kind if kind in ("Series", "DataFrame") and type(value).__module__.startswith("pandas") else None
+
+
+def frame_given(value: Any, wanted: str) -> str | None:
+    """What to say when ``value``, a pandas Series or DataFrame, is given as ``wanted``, with the expression that
+    gives the id; None for anything else."""
+    kind = pandas_kind(value)
+    if kind is None:
         return None
     try:
         if kind == "Series" and "episode_id" in value.index:  # a row of runs_df (or any frame with the column)

@@ -14,7 +14,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any, overload
 
-from ._envvars import APPROVERS, ENV_NAMES, NOESIS_ENV, capture_from_env, is_default, misspelt, value_shown
+from ._envvars import ENV_NAMES, NOESIS_ENV, approver_from_env, capture_from_env, is_default, misspelt, value_shown
 from .errors import InvalidOptionError, UnsupportedFeatureError, guessed
 from .secrets.display import shown as redacted
 
@@ -135,16 +135,11 @@ def problems() -> list[str]:
             _value(name)
         except InvalidOptionError as exc:
             said.append(str(exc))
-    approver = os.environ.get("NOESIS_NB_APPROVER")
-    if approver is not None and approver not in APPROVERS:
-        said.append(
-            f"$NOESIS_NB_APPROVER={value_shown(approver)}{guessed([approver], APPROVERS).removeprefix(repr(approver))}: "
-            "use 'ask', 'auto', 'deny' (or pass approver=)"
-        )
-    try:
-        capture_from_env()
-    except InvalidOptionError as exc:
-        said.append(str(exc))
+    for check in (approver_from_env, capture_from_env):
+        try:
+            check()
+        except InvalidOptionError as exc:
+            said.append(str(exc))
     said.extend(
         f"${name} is not read by noesis_nb (did you mean {meant}?)"
         for name, meant in sorted(misspelt([*ENV_NAMES, *_ENV.values()]).items())

@@ -39,7 +39,6 @@ from .runtime.resume import NothingToResume
 from .secrets import shown
 from .store import find_run_dir, list_runs
 from .store.roots import check_root, linked_to
-from .store.scan import shown_path
 from .store.staging import stale_staging
 from .store.vocab import STEER_MODES
 
@@ -279,7 +278,7 @@ def _stray_line(problems: list[dict[str, Any]]) -> str:
     """A line naming what in the root is named like a run but is no run folder (left out of the table); "" when none."""
     if not problems:
         return ""
-    first = shown_path(problems[0]["path"])
+    first = problems[0]["path"]  # shown escaped already (list_runs)
     more = f" and {len(problems) - 1} more" if len(problems) > 1 else ""
     return f"{first}{more}: {problems[0]['reason']}"
 

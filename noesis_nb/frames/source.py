@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import config
-from .._safetext import frame_given
+from .._safetext import frame_given, pandas_kind
 from ..errors import InvalidOptionError, RunNotFoundError
 from ..store.roots import check_root, close_run_id, find_run_dir
 from ..store.runfiles import change_stamp
@@ -194,8 +194,8 @@ def _is_collection(value: Any) -> bool:
 def _frame_as_source(value: Any) -> str | None:
     """What to say for a frame or a frame's row given as ``source`` (iterating one yields its column names or
     cells, not runs); None for anything else, a Series of run directories or ids included."""
-    kind = type(value).__name__
-    if not type(value).__module__.startswith("pandas") or kind not in ("Series", "DataFrame"):
+    kind = pandas_kind(value)
+    if kind is None:
         return None
     names = value.columns if kind == "DataFrame" else value.index
     if kind == "Series" and "run_dir" not in names and "episode_id" not in names:

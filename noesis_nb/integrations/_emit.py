@@ -35,13 +35,14 @@ _COUNTS = TOKEN_FIELDS
 _TEXT_FIELDS = frozenset(("tool", "model", "provider", "status", "draft_id"))  # every frame reads them as text
 
 
-def as_text(value: Any) -> Any:
+def as_text(value: Any, *, sort_keys: bool = True) -> Any:
     """A value another system sent where text belongs, as text: JSON text for a number, list or object (so a
-    frame reads a name, not an unknown), ``repr`` when JSON cannot hold it; None stays None."""
+    frame reads a name, not an unknown), ``repr`` when JSON cannot hold it; None stays None. ``sort_keys=False``
+    keeps a document's own key order (a message's content parts)."""
     if value is None or isinstance(value, str):
         return value
     try:
-        return json.dumps(value, sort_keys=True, default=str)
+        return json.dumps(value, sort_keys=sort_keys, default=str)
     except (ValueError, TypeError, RecursionError):  # a circular or too deeply nested value, keys of mixed types
         return safe_repr(value, limit=2000)
 

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Literal, overload
 
 from .._jsonio import atomic_write_bytes
-from .._safetext import frame_given
+from .._safetext import frame_given, pandas_kind
 from ..errors import InvalidIdError
 from ..secrets import shown, shown_cut
 from ..store import find_run_dir
@@ -39,7 +39,7 @@ def _run_dirs(target: Any, runs_dir: Any) -> list[Path]:
     said = frame_given(target, "run_or_runs (an episode id, or a list of ids)")
     if said is not None:  # a frame's run_dir would be read as an attribute: its whole column, not a path
         raise InvalidIdError(said)
-    column = type(target).__module__.startswith("pandas") and type(target).__name__ == "Series"
+    column = pandas_kind(target) == "Series"
     items = list(target) if column or isinstance(target, (list, tuple)) else [target]  # a column: its ids or run dirs
     out = []
     for item in items:

@@ -10,15 +10,13 @@ are ordinary ``message`` rows. Unknown keys are tolerated; the version lives in 
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from .._safetext import safe_repr
 from ..errors import NoesisNbError
 from ..secrets.display import shown_cut
-from ._emit import PHASE, Row, as_object, row, token_count
+from ._emit import PHASE, Row, as_object, as_text, row, token_count
 from ._jsontext import JSONTextError, loads_text
 from .replay import RecordedReplay, import_rows
 
@@ -71,14 +69,7 @@ def parse_memory_message(text: str) -> dict[str, Any]:
 
 def _content_text(content: Any) -> str:
     """A message's content as text: parts (a list of blocks) as their JSON, or bounded ``repr`` when JSON cannot hold them."""
-    if isinstance(content, str):
-        return content
-    if content is None:
-        return ""
-    try:
-        return json.dumps(content, default=str)
-    except (ValueError, TypeError, RecursionError):  # nested too deeply, a circular list, keys no JSON text holds
-        return safe_repr(content, limit=2000)
+    return "" if content is None else str(as_text(content, sort_keys=False))
 
 
 def _flag(value: Any) -> bool | None:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from .. import config
-from .._envvars import APPROVERS, value_shown
+from .._envvars import APPROVERS, approver_from_env
 from .._threads import run_sync
 from .._unstarted import awaited_entry
 from ..capture import resolve_option as resolve_capture
@@ -71,14 +71,12 @@ def _options(
         hint = guessed([mode], ("off", "audit", "enforce")).removeprefix(repr(mode)) if isinstance(mode, str) else ""
         raise InvalidOptionError(f"governance={mode!r}{hint}: use 'off', 'audit' or 'enforce'")
     config.check_env_names()
-    given = "approver"
     if approver is None:
-        given, approver = "$NOESIS_NB_APPROVER", os.environ.get("NOESIS_NB_APPROVER", "ask")
+        approver = approver_from_env()  # a wrong value is named, redacted
     if isinstance(approver, str) and approver not in _APPROVERS:
-        quoted = repr(approver) if given == "approver" else value_shown(approver)  # a variable's text: redacted
         raise InvalidOptionError(
-            f"{given}={quoted}{guessed([approver], _APPROVERS).removeprefix(repr(approver))}: use 'ask', 'auto', "
-            "'deny'" + (" or a callable taking a PendingApproval" if given == "approver" else " (or pass approver=)")
+            f"approver={approver!r}{guessed([approver], _APPROVERS).removeprefix(repr(approver))}: use 'ask', 'auto', "
+            "'deny' or a callable taking a PendingApproval"
         )
     if not isinstance(approver, str) and not callable(approver):
         raise InvalidOptionError(f"approver={approver!r} is neither one of {_APPROVERS} nor callable")

@@ -19,7 +19,6 @@ __all__ = [
     "candidate_roots",
     "check_root",
     "find_run_dir",
-    "holds_a_run",
     "iter_run_dirs",
     "is_run_dir",
     "linked_to",
@@ -35,12 +34,10 @@ def is_run_dir(path: Path) -> bool:
         return False
 
 
-def holds_a_run(path: Path) -> bool:
-    """True when ``path`` is surely a run's own folder: it holds ``events.jsonl``, or a ``state.json`` or
-    ``summary.json`` naming an episode. A folder :func:`is_run_dir` accepts without this is a user's folder
-    that merely holds such a file: still listed as a run by every reader, so no runs may go inside it."""
-    if not is_run_dir(path):
-        return False
+def _a_run_of_its_own(path: Path) -> bool:
+    """Whether ``path``, which :func:`is_run_dir` accepts, is surely a run's own folder: it holds ``events.jsonl``,
+    or a ``state.json`` or ``summary.json`` naming an episode (else it is a user's folder that merely holds such a
+    file: still listed as a run by every reader, so no runs may go inside it either)."""
     try:
         if (path / "events.jsonl").is_file():
             return True
@@ -59,7 +56,7 @@ def refuse_run_as_root(runs_dir: Path) -> None:
     run written inside it would be listed nowhere. Says whether it is a run, or a folder holding a run's file."""
     if not is_run_dir(runs_dir):
         return
-    if holds_a_run(runs_dir):
+    if _a_run_of_its_own(runs_dir):
         raise RunsDirError(
             f"runs_dir {str(runs_dir)!r} is a run directory (run {runs_dir.name!r}), not the folder that holds runs; "
             f"pass its parent, runs_dir={str(runs_dir.parent)!r}; nothing was written"

@@ -27,7 +27,14 @@ pytestmark = pytest.mark.kernel
 
 ROOT = Path(__file__).resolve().parents[2]
 
-AGENTS = """
+# The tool these tests interrupt: a process that is still running when the runtime handles ■. It ignores
+# SIGINT because jupyter_client's interrupt reaches the kernel's whole process group, the tool's process
+# with it; one that dies of it first has failed on its own (recorded ``tool.execution.failed``), another case.
+SLEEPS_THROUGH_SIGINT = "import signal, time; signal.signal(signal.SIGINT, signal.SIG_IGN); time.sleep(30)"
+
+AGENTS = (
+    f"SLEEPS_THROUGH_SIGINT = {SLEEPS_THROUGH_SIGINT!r}\n"
+    + """
 import threading, time
 LATE = []  # what a worker thread left running was told when it wrote after the seal
 
@@ -48,13 +55,14 @@ def sync_sleepy(task, ctx):
 
 async def tool_sleeper(task, ctx):
     ctx.emit("reason", {"text": "calling"})
-    argv = [sys.executable, "-c", "import time; time.sleep(30)"]
+    argv = [sys.executable, "-c", SLEEPS_THROUGH_SIGINT]
     return await ctx.tool_async("fs.append", {"argv": argv}, effect="write", risk="low")
 
 async def quick(task, ctx):
     ctx.emit("reason", {"text": "quick"})
     return "fine"
 """
+)
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -257,7 +265,7 @@ def test_blocking_solve(kernel: Any, tmp_path: Path) -> None:
 
 
 async def _asks_slow(task: str, ctx: Any) -> Any:
-    argv = [sys.executable, "-c", "import time; time.sleep(30)"]
+    argv = [sys.executable, "-c", SLEEPS_THROUGH_SIGINT]
     return await ctx.tool_async("fs.append", {"argv": argv}, effect="write", risk="high")
 
 
