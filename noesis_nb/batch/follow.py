@@ -14,6 +14,7 @@ from typing import Any
 from ..runtime.resume import resume_from_disk
 from ..store import is_run_dir
 from ..store.ownership import holder
+from .claim import refuse_foreign
 from .handle import BatchEntry, BatchHandle
 from .plan import entry_from_disk
 from .spec import BatchSpec
@@ -71,6 +72,9 @@ class Follower:
             run_dir = self.spec.root / str(entry.reserved_id)
             if not is_run_dir(run_dir):
                 self._job_failed(entry)
+                return
+            if refuse_foreign(entry, run_dir, self.spec.batch_id, self.handle.record_path):
+                self.handle.changed(entry)
                 return
             entry_from_disk(entry, run_dir, self.spec.adapters.get(entry.adapter))
             self.handle.changed(entry)

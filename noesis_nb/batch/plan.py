@@ -24,6 +24,7 @@ from ..store.ownership import holder
 from ..store.vocab import TOOL_EXECUTION_STARTED, failed
 from ..tools.repositories import PreparedInvocationRepository
 from ..tools.types import EffectKind
+from .claim import refuse_foreign
 from .handle import BatchEntry, BatchHandle
 from .record import load_record, record_lock, save_record
 from .spec import BatchSpec
@@ -58,6 +59,8 @@ class EntryPlan:
             return entry
         if not is_run_dir(run_dir):
             return entry  # queued: never started
+        if refuse_foreign(entry, run_dir, self.spec.batch_id, self.path):
+            return entry
         entry_from_disk(entry, run_dir, self.spec.adapters.get(adapter))
         if is_sealed(run_dir):  # done: its terminate event alone is not (a seal cut short is recovered below)
             if failed(entry.status) and (self.spec.rerun_failed or _lost_before_a_write(entry, run_dir)):

@@ -114,7 +114,21 @@ def load_record(path: Path) -> dict[str, Any] | None:
                 f"{path}: entry {entry!r:.120} does not fit the record; restore the file or use a new batch_id"
             )
         validate_id(entry.get("episode_id"))  # read from a file: checked before it becomes a path
+    _refuse_shared_ids(record["entries"], path)
     return record
+
+
+def _refuse_shared_ids(entries: list[dict[str, Any]], path: Path) -> None:
+    """Each entry names a run of its own: two entries naming one run would report one result twice."""
+    seen: dict[str, int] = {}
+    for number, entry in enumerate(entries):
+        for episode_id in (entry["episode_id"], *entry.get("previous", [])):
+            first = seen.setdefault(str(episode_id), number)
+            if first != number:
+                raise InvalidOptionError(
+                    f"{path}: entries {first} and {number} both name run {str(episode_id)!r:.80}; "
+                    "restore the file (each entry names its own run) or use a new batch_id"
+                )
 
 
 def new_record(spec: BatchSpec, options: dict[str, Any]) -> dict[str, Any]:

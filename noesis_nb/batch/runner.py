@@ -16,6 +16,7 @@ from ..errors import RunExistsError, RunWriteError
 from ..runtime.api import create_episode, launch
 from ..runtime.handle import EpisodeHandle
 from ..store.vocab import TERMINAL_STATUSES
+from .claim import refuse_foreign
 from .follow import Follower
 from .handle import BatchEntry, BatchHandle
 from .plan import EntryPlan, entry_from_disk
@@ -88,7 +89,12 @@ class Runner:
             try:
                 handle = self._start(entry)
             except RunExistsError:  # another call of this batch (another kernel) started it first: follow it there
-                entry_from_disk(entry, self.spec.root / str(entry.reserved_id), self.spec.adapters.get(entry.adapter))
+                run_dir = self.spec.root / str(entry.reserved_id)
+                if refuse_foreign(entry, run_dir, self.spec.batch_id, self.handle.record_path):
+                    entry.ended_at = time.time()
+                    self.handle.changed(entry)
+                    return
+                entry_from_disk(entry, run_dir, self.spec.adapters.get(entry.adapter))
                 self.handle.changed(entry)
                 self.follower.add(entry)
                 return
