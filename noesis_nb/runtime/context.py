@@ -7,6 +7,7 @@ through the prepare → approve → execute contract, pausing for a human when a
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import functools
 import getpass
@@ -38,6 +39,7 @@ from ..store.vocab import (
 from ..tools import InvalidToolPayloadError, ToolDispatcher
 from ..tools._files import check_id
 from .gate import Decision, PendingApproval, to_decision
+from .interrupt import killed_by_interrupt
 from .lifecycle import act_parent, emit_candidate, is_vetoed, record_action
 from .pause import EpisodePaused
 
@@ -254,7 +256,12 @@ class EpisodeContext:
         if loop.is_closed():
             raise EpisodeStateError(f"the episode's event loop has closed; ctx.tool({name!r}) can no longer run")
         call = self._episode.on_loop_for_thread(lambda: self.tool_async(name, payload, **options))
-        return asyncio.run_coroutine_threadsafe(call, loop).result()
+        try:
+            return asyncio.run_coroutine_threadsafe(call, loop).result()
+        except concurrent.futures.CancelledError:
+            if self._episode.cancel_requested:  # stopped (its tool killed by the interrupt): the adapter's thread unwinds
+                raise asyncio.CancelledError(f"ctx.tool({name!r}): the episode was stopped") from None
+            raise
 
     @mark_coroutine_function
     def atool(self, name: str, payload: dict[str, Any], **options: Any) -> Coroutine[Any, Any, Any]:
@@ -413,6 +420,9 @@ class EpisodeContext:
                 "x-tool_draft_id": prepared.draft_id,
             },
         )
+        if killed_by_interrupt(result):  # recorded failed (it died); the interrupt stops the episode, as on the loop
+            episode.cancel_requested = True
+            raise asyncio.CancelledError(f"tool {name!r}: its process was stopped by the interrupt (SIGINT)")
         if status == "failed":
             raise tc.ToolExecutionFailedError(
                 f"tool {name!r} failed ({result.reason_code}): {_short(result.output)}",

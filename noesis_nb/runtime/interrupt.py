@@ -26,7 +26,7 @@ from ..store import is_sealed
 if TYPE_CHECKING:
     from .episode import Episode
 
-__all__ = ["InterruptWatch", "watch_interrupts", "interrupted"]
+__all__ = ["InterruptWatch", "watch_interrupts", "interrupted", "killed_by_interrupt"]
 
 
 class InterruptWatch:
@@ -126,3 +126,16 @@ def interrupted(episode: Episode) -> EpisodeInterrupted:
         reason = f" ({type(error).__name__}: {shown(error_text(error, 400))})" if error is not None else ""
         said = f"episode {episode_id} ended {status} as the interrupt came{reason}; its run is sealed"
     return EpisodeInterrupted(said, episode_id=episode_id, status=status)
+
+
+def killed_by_interrupt(result: Any) -> bool:
+    """A ``subprocess`` tool whose process died of SIGINT: the interrupt (Ctrl-C, the kernel's ■, sent to the
+    whole process group) reached it, maybe before it reached the episode. The episode stops as the interrupt
+    asks (``cancelled``) instead of failing on the tool the interrupt killed."""
+    output = getattr(result, "output", None)
+    return (
+        getattr(result.status, "value", result.status) == "failed"
+        and isinstance(output, dict)
+        and set(output) >= {"argv", "returncode"}
+        and output.get("returncode") == -signal.SIGINT
+    )

@@ -29,7 +29,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 # The tool these tests interrupt: a process that is still running when the runtime handles ■. It ignores
 # SIGINT because jupyter_client's interrupt reaches the kernel's whole process group, the tool's process
-# with it; one that dies of it first has failed on its own (recorded ``tool.execution.failed``), another case.
+# with it; one that dies of it first is recorded ``tool.execution.failed`` and its episode still ends
+# ``cancelled`` (tests/hardening/test_races_interrupted_tool.py), another case.
 SLEEPS_THROUGH_SIGINT = "import signal, time; signal.signal(signal.SIGINT, signal.SIG_IGN); time.sleep(30)"
 
 AGENTS = (

@@ -1,0 +1,64 @@
+"""The interrupt (Ctrl-C, the kernel's ■) goes to the kernel's whole process group, so a ``subprocess`` tool's
+process may die of it before the episode hears it (an idle kernel never does). The episode then stops
+``cancelled``, as the interrupt asks, instead of ending ``error`` on the tool the interrupt killed."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from noesis_nb.store import read_events, read_summary
+
+from ..compat.checker import check_run
+from ..conftest import REPO
+
+SCRIPT = """
+import asyncio, sys
+import noesis_nb
+
+root, pidfile, how = sys.argv[1], sys.argv[2], sys.argv[3]
+CHILD = "import os, sys, time; open(sys.argv[1], 'w').write(str(os.getpid())); time.sleep(60)"
+PAYLOAD = {"argv": [sys.executable, "-c", CHILD, pidfile]}
+
+async def agent_async(task, ctx):
+    return await ctx.tool_async("sh.wait", PAYLOAD)
+
+def agent_sync(task, ctx):
+    return ctx.tool("sh.wait", PAYLOAD)
+
+async def in_background():  # a kernel's loop: the episode runs while no cell waits on it
+    handle = noesis_nb.start("wait", using=agent_async, runs_dir=root)
+    while not handle.done():
+        await asyncio.sleep(0.05)
+
+if how == "background":
+    asyncio.run(in_background())
+else:
+    noesis_nb.solve("wait", using=agent_sync if how == "sync" else agent_async, runs_dir=root)
+"""
+
+
+@pytest.mark.parametrize("how", ["async", "sync", "background"])
+def test_a_tool_process_killed_by_the_interrupt_stops_the_episode_cancelled(tmp_path: Path, how: str) -> None:
+    root, pidfile = tmp_path / "runs", tmp_path / "tool.pid"
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    proc = subprocess.Popen([sys.executable, "-c", SCRIPT, str(root), str(pidfile), how], env=env, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 30
+        while not (pidfile.exists() and pidfile.read_text()) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        os.kill(int(pidfile.read_text()), signal.SIGINT)  # the tool's process hears the interrupt; its episode not yet
+        _, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    [run] = list(root.iterdir())
+    assert read_summary(run)["status"] == "cancelled", err.decode()[-2000:]
+    names = [e["payload"].get("event_name") for e in read_events(run / "events.jsonl") if e.get("phase") == "tool"]
+    assert names[-1] == "tool.execution.failed" and names.count("tool.execution.started") == 1
+    assert check_run(run) == []
