@@ -25,6 +25,7 @@ from ..tools.types import ExecutionStatus
 from . import lifecycle
 from .context import dispatcher, tool_repositories
 from .episode import Episode
+from .interrupt import killed_by_interrupt
 from .lifecycle import Outcome
 from .position import Pause, last_pause, options_from_state
 from .recorder import Recorder
@@ -191,7 +192,9 @@ async def continue_tool_draft(
                 "x-tool_draft_id": draft_id,
             },
         )
-    if status == "failed":
+    if killed_by_interrupt(result):  # recorded failed (it died of SIGINT): the interrupt stops the run, as a live one
+        episode.seal_cancelled()
+    elif status == "failed":
         _close(
             episode,
             chain,

@@ -10,9 +10,11 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+import noesis_nb
 from noesis_nb.store import read_events, read_summary
 
 from ..compat.checker import check_run
@@ -44,15 +46,20 @@ else:
 """
 
 
+def wait_for(pidfile: Path) -> None:
+    """Until the tool's process has written its pid (30 s at most)."""
+    deadline = time.monotonic() + 30
+    while not (pidfile.exists() and pidfile.read_text()) and time.monotonic() < deadline:
+        time.sleep(0.02)
+
+
 @pytest.mark.parametrize("how", ["async", "sync", "background"])
 def test_a_tool_process_killed_by_the_interrupt_stops_the_episode_cancelled(tmp_path: Path, how: str) -> None:
     root, pidfile = tmp_path / "runs", tmp_path / "tool.pid"
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     proc = subprocess.Popen([sys.executable, "-c", SCRIPT, str(root), str(pidfile), how], env=env, stderr=subprocess.PIPE)
     try:
-        deadline = time.monotonic() + 30
-        while not (pidfile.exists() and pidfile.read_text()) and time.monotonic() < deadline:
-            time.sleep(0.02)
+        wait_for(pidfile)
         os.kill(int(pidfile.read_text()), signal.SIGINT)  # the tool's process hears the interrupt; its episode not yet
         _, err = proc.communicate(timeout=30)
     finally:
@@ -61,4 +68,35 @@ def test_a_tool_process_killed_by_the_interrupt_stops_the_episode_cancelled(tmp_
     assert read_summary(run)["status"] == "cancelled", err.decode()[-2000:]
     names = [e["payload"].get("event_name") for e in read_events(run / "events.jsonl") if e.get("phase") == "tool"]
     assert names[-1] == "tool.execution.failed" and names.count("tool.execution.started") == 1
+    assert check_run(run) == []
+
+
+RESUME = """
+import sys, noesis_nb
+noesis_nb.resume_run(sys.argv[2], runs_dir=sys.argv[1])
+"""
+
+
+def test_an_approved_tool_killed_by_the_interrupt_on_resume_seals_the_run_cancelled(tmp_path: Path) -> None:
+    root, pidfile = tmp_path / "runs", tmp_path / "tool.pid"
+    child = "import os, sys, time; open(sys.argv[1], 'w').write(str(os.getpid())); time.sleep(60)"
+
+    async def asks(task: str, ctx: Any) -> Any:
+        payload = {"argv": [sys.executable, "-c", child, str(pidfile)]}
+        return await ctx.tool_async("sh.wait", payload, effect="write", risk="high")
+
+    episode_id = noesis_nb.solve("wait", using=asks, runs_dir=root, approver="ask")
+    noesis_nb.approve_draft(root / episode_id, approver_id="ana")
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    proc = subprocess.Popen([sys.executable, "-c", RESUME, str(root), episode_id], env=env, stderr=subprocess.PIPE)
+    try:
+        wait_for(pidfile)
+        os.kill(int(pidfile.read_text()), signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    run = root / episode_id
+    assert read_summary(run)["status"] == "cancelled", err.decode()[-2000:]
+    names = [e["payload"].get("event_name") for e in read_events(run / "events.jsonl") if e.get("phase") == "tool"]
+    assert names.count("tool.execution.started") == 1 and names.count("tool.execution.failed") == 1
     assert check_run(run) == []
