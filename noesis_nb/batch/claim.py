@@ -8,11 +8,14 @@ in ``state.json``, written in the same rename as the folder), so any other run i
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 from typing import Any
 
 from .._jsonio import as_object
 from ..store import read_state
+from ..store.runfiles import what_is
 from .handle import BatchEntry
 
 __all__ = ["not_this_entry", "refuse_foreign"]
@@ -21,17 +24,21 @@ __all__ = ["not_this_entry", "refuse_foreign"]
 def not_this_entry(run_dir: Path, batch_id: str, entry: BatchEntry, record_path: Path) -> str | None:
     """Why ``run_dir`` is not ``entry``'s run of batch ``batch_id`` (one line with the fix), None when it is."""
     try:
-        state = read_state(run_dir)
+        mode = os.lstat(run_dir).st_mode
+        state = read_state(run_dir) if stat.S_ISDIR(mode) else None
     except Exception as exc:  # a crafted or broken state.json: nothing says whose run it is
         made_for = f"its state.json cannot be read ({type(exc).__name__}: {exc})"
     else:
         tag = as_object(as_object(as_object(state).get("x-noesis_nb")).get("batch"))
         mine = {"batch_id": batch_id, "task_index": entry.index, "adapter": entry.adapter}
-        if tag and all(tag.get(k) == v and type(tag.get(k)) is type(v) for k, v in mine.items()):
+        if not stat.S_ISDIR(mode):
+            made_for = f"it is {what_is(mode)}, not a run folder"
+        elif tag and all(tag.get(k) == v and type(tag.get(k)) is type(v) for k, v in mine.items()):
             return None
-        made_for = _made_for(tag)
+        else:
+            made_for = _made_for(tag)
     return (
-        f"run {run_dir.name} is not the run of task {entry.index} with adapter {entry.adapter!r} of batch {batch_id!r}: "
+        f"{run_dir} is not the run of task {entry.index} with adapter {entry.adapter!r} of batch {batch_id!r}: "
         f"{made_for}, yet the batch record {record_path} names it for this entry. The batch leaves that run alone; "
         "restore the record (each entry names its own run) or pass a new batch_id"
     )

@@ -43,7 +43,7 @@ def test_a_record_copied_from_another_batch_reports_none_of_its_runs(runs_dir: P
 
     for entry, row in zip(copy.entries, record["entries"]):
         assert entry.status == "error" and entry.episode_id is None
-        assert f"run {row['episode_id']} is not the run of task {entry.index}" in str(entry.error)
+        assert f"{runs_dir / row['episode_id']} is not the run of task {entry.index}" in str(entry.error)
         assert "of batch 'first'" in str(entry.error) and "pass a new batch_id" in str(entry.error)
     assert {e.episode_id: sealed_at(e.run_dir) for e in first.entries} == theirs, "their runs are left alone"
     assert all(check_run(e.run_dir) == [] for e in first.entries)
@@ -119,7 +119,28 @@ def test_a_run_another_process_starts_under_a_reserved_id_is_not_the_entry(
     first, second = handle.entries
     assert first.status == "ok"
     assert second.status == "error" and second.episode_id is None
-    assert f"run {reserved} is not the run of task 1" in str(second.error) and "not started by a batch" in str(second.error)
+    assert f"{runs_dir / reserved} is not the run of task 1" in str(second.error) and "not started by a batch" in str(
+        second.error
+    )
     hand = runs_dir / reserved
     assert read_json(hand / "state.json")["goal"]["task"] == "by hand", "the run started by hand is its own"
     assert sealed_at(hand) == hand_sealed and check_run(hand) == []
+
+
+@pytest.mark.parametrize("planted", ["file", "fifo"])
+def test_a_file_or_fifo_under_a_reserved_id_is_named_and_left_alone(runs_dir: Path, planted: str) -> None:
+    run_batch(["alpha"], using=echo, root=runs_dir, batch_id="first")
+    path = runs_dir / "batches" / "first.json"
+    record = json.loads(path.read_text())
+    reserved = record["entries"][0]["episode_id"] = "ep_planted"
+    path.write_text(json.dumps(record))
+    target = runs_dir / reserved
+    if planted == "file":
+        target.write_text("not a run")
+    else:
+        os.mkfifo(target)
+    [entry] = run_batch(["alpha"], using=echo, root=runs_dir, batch_id="first").entries
+    what = "a file" if planted == "file" else "a FIFO (named pipe)"
+    assert entry.status == "error" and f"{target} is not the run of task 0" in str(entry.error)
+    assert f"it is {what}, not a run folder" in str(entry.error)
+    assert target.is_fifo() if planted == "fifo" else target.read_text() == "not a run"
