@@ -237,8 +237,8 @@ async def _continue(
         vetoed = _interrupted_veto(rec)
         if vetoed is not None:
             return _finish_interrupted_veto(rec, vetoed)
-        process_lost(rec)
-        return ResumeReport(episode_id, "sealed_lost", f"run {episode_id} lost its process while running; sealed as error")
+        sealed = process_lost(rec)
+        return ResumeReport(episode_id, "sealed_lost", f"run {episode_id} lost its process while running; sealed as {sealed}")
     checkpoint = find_checkpoint(rec, checkpoint_id or payload_of(pause.checkpoint_event).get("checkpoint_id"))
     if pause.resume_event is None:
         validate_checkpoint(rec, checkpoint)
@@ -246,9 +246,9 @@ async def _continue(
     if payload_of(cause).get("event_name") == _APPROVAL_PENDING:
         if pause.resume_event is not None and payload_of(pause.resume_event).get("resumed_by") == "episode":
             if dispatched(rec, str(payload_of(cause).get("draft_id"))):  # the live adapter went on after its tool
-                process_lost(rec)
+                sealed = process_lost(rec)
                 return ResumeReport(
-                    episode_id, "sealed_lost", f"run {episode_id} lost its process after a tool ran; sealed as error"
+                    episode_id, "sealed_lost", f"run {episode_id} lost its process after a tool ran; sealed as {sealed}"
                 )
         await continue_tool_draft(
             rec, checkpoint, cause, resume_event=pause.resume_event, tools=tools, unknown_outcome=unknown_outcome
@@ -256,16 +256,16 @@ async def _continue(
         return ResumeReport(episode_id, "resumed")
     if cause.get("phase") == "governance":
         if pause.resume_event is not None and _adapter_started_after(rec, pause.resume_index or 0):
-            process_lost(rec)  # the adapter was running again when its process stopped
-            return ResumeReport(episode_id, "sealed_lost", f"run {episode_id} lost its process while running; sealed as error")
+            sealed = process_lost(rec)  # the adapter was running again when its process stopped
+            return ResumeReport(episode_id, "sealed_lost", f"run {episode_id} lost its process while running; sealed as {sealed}")
         await _resume_after_veto(rec, checkpoint, cause, using, resumed=pause.resume_event is not None)
         return ResumeReport(episode_id, "resumed")
     # A pause made through the lifecycle calls (ns.interrupt + ns.checkpoint) while nothing ran the adapter:
     # nothing can continue it (the adapter's memory is gone), so it is resumed and sealed as process_lost.
     if pause.resume_event is None:
         rec.resume_event(checkpoint, resumed_by="resume_run")
-    process_lost(rec)
-    return ResumeReport(episode_id, "sealed_lost", f"run {episode_id} was paused while no process ran it; sealed as error")
+    sealed = process_lost(rec)
+    return ResumeReport(episode_id, "sealed_lost", f"run {episode_id} was paused while no process ran it; sealed as {sealed}")
 
 
 def _adapter_started_after(rec: Recorder, index: int) -> bool:

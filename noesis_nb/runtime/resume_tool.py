@@ -15,7 +15,8 @@ from typing import Any
 from .. import tools as tc
 from ..store import now_iso
 from ..store.paths import check_part
-from ..store.vocab import RUN_INTERRUPT, RUN_RESUME
+from ..store.phases import DRAIN_PHASE
+from ..store.vocab import DRAIN_STARTED, RUN_INTERRUPT, RUN_RESUME
 from ..tools import ApprovalDecisionBindingError, ToolOutcomeUnknownError, codes
 from ..tools import events as names
 from ..tools.errors import CallableResolutionError
@@ -339,8 +340,9 @@ def open_interrupted_pause(rec: Recorder, pause: Pause | None) -> Pause | None:
     return last_pause(rec.events)
 
 
-def process_lost(rec: Recorder) -> None:
-    """Seal a run whose process died while its adapter ran; drafts it left mid-dispatch are marked unknown."""
+def process_lost(rec: Recorder) -> str:
+    """Seal a run whose process died while its adapter ran; drafts it left mid-dispatch are marked unknown.
+    Returns the status it was sealed with."""
 
     executions = ExecutionRepository(rec.run_dir)
     repos = tool_repositories(rec.run_dir)
@@ -366,6 +368,10 @@ def process_lost(rec: Recorder) -> None:
     episode = Episode(None, _options(rec), rec)
     candidate = lifecycle.find_candidate(rec)
     resumes = [i for i, e in enumerate(rec.events) if e.get("event_type") == RUN_RESUME]
+    if _stopping(rec, resumes[-1] if resumes else 0):  # a graceful stop had begun: it could only end cancelled
+        said = "the episode was stopping (a drain had begun) when its process stopped; resume_run sealed it"
+        episode.finish(Outcome("cancelled", said, ["cancelled", "sealed_after_process_lost"]))
+        return "cancelled"
     outcome = Outcome("error", message, ["process_lost"])
     if candidate is not None and not lifecycle.is_vetoed(rec, candidate):  # nothing ever acts on a vetoed candidate
         since = max([next(i for i, e in enumerate(rec.events) if e is candidate), *resumes])
@@ -388,3 +394,12 @@ def process_lost(rec: Recorder) -> None:
             since=since,
         )
     episode.finish(outcome)
+    return outcome.status
+
+
+def _stopping(rec: Recorder, since: int) -> bool:
+    """A drain began in the run since ``since`` (its last resume): once it has, the episode ends ``cancelled``."""
+    return any(
+        e.get("phase") == DRAIN_PHASE and isinstance(e.get("payload"), dict) and e["payload"].get("event_name") == DRAIN_STARTED
+        for e in rec.events[since:]
+    )

@@ -118,11 +118,32 @@ async def _live_waiting_for_another_process(root: Path, marker: str, flag: Path)
     return handle.status
 
 
+async def _live_steer_drain(root: Path, marker: str) -> str:
+    """A steer taken by the adapter, its tool run, then a graceful stop (drain) while it works on: sealed cancelled."""
+    tool_done = asyncio.Event()
+
+    async def agent(task, ctx):
+        told = await ctx.next_steer_async(10)
+        out = await ctx.tool_async("fs.append", {"argv": append_argv(marker)}, effect="write", risk="low")
+        ctx.emit("note", {"text": f"heard {told}"})
+        tool_done.set()
+        await asyncio.sleep(30)  # stopped here by the drain
+        return out["returncode"]
+
+    handle = noesis_nb.start(TASKS["tool"], using=agent, runs_dir=root, approver="auto")
+    handle.steer("keep the note short")
+    await asyncio.wait_for(tool_done.wait(), 30)
+    await asyncio.wait_for(handle.stop(drain_s=5), 30)
+    return "ok" if handle.status == "cancelled" and handle.drain_report is not None else f"ended {handle.status}"
+
+
 def run_scenario(scenario: str, root: Path, marker: str, flag: str | None = None) -> str:
     """One episode, from start to seal, as the scenario says; returns how it ended."""
     if scenario == "batch":
         statuses = [status for status, _, _ in asyncio.run(run_batch(root.parent))]
         return "ok" if statuses == ["ok", "ok"] else f"batch ended {statuses}"
+    if scenario == "live_steer_drain":
+        return asyncio.run(_live_steer_drain(root, marker))
     if scenario == "live_waiting":
         return asyncio.run(_live_waiting_for_another_process(root, marker, Path(flag or "")))
     if scenario == "live_auto":
