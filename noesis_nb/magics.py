@@ -37,7 +37,8 @@ from .runtime.registry import live_handles
 from .runtime.resolve import did_you_mean, resolve_using
 from .runtime.resume import NothingToResume
 from .secrets import shown
-from .store import find_run_dir, list_runs
+from .store import find_run_dir, is_sealed, list_runs
+from .store.ownership import holder
 from .store.roots import check_root, linked_to
 from .store.staging import stale_staging
 from .store.vocab import STEER_MODES
@@ -505,7 +506,10 @@ class NoesisMagics(Magics):
         handle = live_handles().get(episode)
         if handle is None:
             running = sorted(live_handles()) or "none"
-            raise UsageError(f"%noesis {command}: no episode {episode!r} is running in this kernel; running: {running}")
+            raise UsageError(
+                f"%noesis {command}: no episode {episode!r} is running in this kernel; running: {running}"
+                + _elsewhere(episode, command)
+            )
         return handle
 
     def _stop(self, args: argparse.Namespace, cell: str | None) -> Any:
@@ -559,3 +563,17 @@ def unload_ipython_extension(ip: Any) -> None:
     for kind in ("line", "cell"):
         manager.magics[kind].pop("noesis", None)
     manager.registry.pop("NoesisMagics", None)
+
+
+def _elsewhere(episode: str, command: str) -> str:
+    """Where the episode's run is when it does not run here: in another process (named), or ended."""
+    try:
+        run_dir = find_run_dir(episode)
+    except Exception:  # no such run (or no id): the line says enough
+        return ""
+    if is_sealed(run_dir):
+        return f". Its run {run_dir.name} has ended (sealed)"
+    who = holder(run_dir)
+    if who is not None:
+        return f". Its run is being written by {shown(who[:200])}: {command} it there (decisions on its drafts work from here)"
+    return ""
