@@ -17,6 +17,7 @@ from typing import Any
 
 import ipywidgets as w
 
+from ..runtime.registry import live_handles
 from ..runtime.source import RunSource
 from ..secrets import shown
 from .approvals import ApprovalsPanel
@@ -25,6 +26,7 @@ from .coalesce import Coalescer
 from .controls import SteerInput, StopControls
 from .facts import ToolFactsCache, veto_of
 from .render import counts_html, esc, header_html, row_html
+from .rerun import left_behind, left_behind_html
 from .state import TERMINAL, CostMeter, Tally, view_state
 from .steplist import StepList
 from .steps import Step
@@ -98,6 +100,8 @@ class EpisodeView(ViewOutput, w.VBox):  # type: ignore[misc]  # ipywidgets ships
         self.approvals = ApprovalsPanel(source, approver_id=approver_id, on_decided=self.poke)
         self.counts = w.HTML()
         self.message = w.HTML()
+        self.earlier = w.HTML()  # what an earlier run of the cell showing this view left going (see rerun.py)
+        self._earlier: list[Any] = []
         self.steering = SteerInput(source, sender=approver_id, say=self._say, after=self.poke)
         self.mode = w.ToggleButtons(
             options=[("steps", "steps"), ("raw events", "events")],
@@ -122,6 +126,7 @@ class EpisodeView(ViewOutput, w.VBox):  # type: ignore[misc]  # ipywidgets ships
             self.approvals.box,
             self.steering.box,
             self.message,
+            self.earlier,
             w.HBox([self.mode, self.counts], layout=w.Layout(align_items="center", flex_flow="row wrap")),
             self.steps.box,
             self.timeline.box,
@@ -259,6 +264,9 @@ class EpisodeView(ViewOutput, w.VBox):  # type: ignore[misc]  # ipywidgets ships
             self.counts.value = counts
             self.approvals.sync(state["pending"], state["decisions"], ended=status if status in TERMINAL else None, veto=veto)
             self._sync_controls(status)
+            if self._earlier:
+                self._earlier = [s for s in self._earlier if s.episode_id in live_handles()]
+                self.earlier.value = left_behind_html(self._earlier)
             notice = _notice(self.source)
             if notice != self._source_error:  # shown while the source reports it, cleared once it does not
                 self._source_error = notice
@@ -295,6 +303,14 @@ class EpisodeView(ViewOutput, w.VBox):  # type: ignore[misc]  # ipywidgets ships
         self.steering.sync(self.source)
         self.resume_button.layout.display = None if self.source.can_resume else "none"
         self.resume_button.disabled = self.source.resuming
+
+    def _shown_here(self) -> None:
+        """Displayed by the running cell: name what an earlier run of this cell left going, and follow it until it ends."""
+        left = [s for s in left_behind(self.source) if s not in self._earlier]
+        if left:
+            self._earlier.extend(left)
+            self._unsubscribe.extend(s.on_change(lambda _h: self.poke()) for s in left)
+            self.earlier.value = left_behind_html(self._earlier)
 
     # -- buttons ------------------------------------------------------------------------------
     def _say(self, html: str) -> None:
