@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..runtime.registry import live_handles
+from .reach import show_call
 from .render import esc
 
 __all__ = ["running_cell", "left_behind", "left_behind_html"]
@@ -62,7 +63,7 @@ def left_behind_html(sources: list[Any]) -> str:
     for source in sources:
         episode_id = esc(source.episode_id)
         doing = "still waits for a decision" if source.pending else "is still running"
-        show = esc(f"noesis_nb.show({str(source.run_dir)!r})")
+        show = esc(show_call(source.episode_id, source.run_dir))
         lines.append(
             f"<li><code>{episode_id}</code> {doing}: decide it in <code>{show}</code>, "
             f"or stop it with <code>%noesis stop {episode_id}</code></li>"

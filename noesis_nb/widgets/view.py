@@ -25,6 +25,7 @@ from .bundle import css_widget
 from .coalesce import Coalescer
 from .controls import SteerInput, StopControls
 from .facts import ToolFactsCache, veto_of
+from .reach import magic_line, show_call
 from .render import counts_html, esc, header_html, row_html
 from .rerun import left_behind, left_behind_html
 from .state import TERMINAL, CostMeter, Tally, view_state
@@ -38,12 +39,12 @@ from .viewout import ViewOutput
 __all__ = ["EpisodeView"]
 
 
-def _stale_notice(episode_id: str) -> str:
+def _stale_notice(episode_id: str, run_dir: Any) -> str:
     """Shown by CSS only when ipywidgets marks the view disconnected (its kernel restarted or stopped)."""
     return (
         '<div class="nnb-stale">⚠ This view has lost its kernel (restarted or shut down): its buttons cannot act any more. '
-        f"Show the run again in a new cell — <code>noesis_nb.show({esc(repr(episode_id))})</code> — or decide it with "
-        f"<code>%noesis approve {esc(episode_id)}</code>; decisions are kept on disk.</div>"
+        f"Show the run again in a new cell — <code>{esc(show_call(episode_id, run_dir))}</code> — or decide it with "
+        f"<code>{esc(magic_line('approve', episode_id, run_dir))}</code>; decisions are kept on disk.</div>"
     )
 
 
@@ -83,7 +84,7 @@ class EpisodeView(ViewOutput, w.VBox):  # type: ignore[misc]  # ipywidgets ships
         self._facts_key: tuple[Any, ...] = ()
         self._tools = ToolFactsCache(source.run_dir)
 
-        self.css = css_widget(_stale_notice(source.episode_id))
+        self.css = css_widget(_stale_notice(source.episode_id, source.run_dir))
         self.header = w.HTML(layout=w.Layout(flex="1 1 300px", min_width="0"))  # the Stop column goes under it when narrow
         self.stopping = StopControls(lambda drain_s: self.stop(drain_s))
         self.stop_button, self.drain_button = self.stopping.stop_button, self.stopping.drain_button

@@ -1,13 +1,17 @@
-"""A cell run again while the episode it started waits for approval (what JupyterLab does on Shift+Enter twice).
+"""A cell run again while the episode it started waits for approval (what JupyterLab does on Shift+Enter twice),
+and a view whose kernel restarted.
 
 The front end replaces the cell's outputs, so the first episode's view is gone while the episode waits on
-in the kernel. The new view must name it and give a command that reaches it.
+in the kernel: the new view must name it and give a command that reaches it. A view that lost its kernel
+says what to type in the new one: that must work there too.
 """
 
 from __future__ import annotations
 
 import html
 import re
+import shlex
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -31,8 +35,8 @@ def notes(kernel: Any) -> list[str]:
     return [str(s.get("value")) for s in kernel.widgets("HTMLModel").values() if NOTE in str(s.get("value") or "")]
 
 
-def start_in(kernel: Any, cell_id: str | None, name: str) -> str:
-    code = f'h = %noesis run tool_agent "write {name}" --runs-dir {kernel.runs}\nprint(h.episode_id)'
+def start_in(kernel: Any, cell_id: str | None, name: str, runs: Path | None = None) -> str:
+    code = f'h = %noesis run tool_agent "write {name}" --runs-dir {shlex.quote(str(runs or kernel.runs))}\nprint(h.episode_id)'
     episode_id: str = run_in_cell(kernel, code, cell_id)["stdout"].strip().splitlines()[-1]
     kernel.button("Approve", episode_id)  # its card is shown: the draft waits on disk
     return episode_id
@@ -58,3 +62,18 @@ def test_the_view_of_a_cell_run_again_names_the_episode_still_waiting_and_how_to
     assert [d["status"] for d in disk.decisions(kernel.runs / first)] == ["approved"]
     kernel.wait(lambda: not notes(kernel), what="the note to go once the first episode ended")
     assert not (kernel.mark / "second").exists()  # the second one still waits for its own decision
+
+
+def test_the_commands_a_view_gives_once_its_kernel_is_gone_work_in_the_restarted_kernel(kernel: Any, disk: Any) -> None:
+    kernel.setup()
+    runs = kernel.tmp / "kept elsewhere"  # not a root a fresh kernel searches (the kernel's ./runs is one)
+    episode_id = start_in(kernel, "cell-restart", "after-restart", runs)
+    stale = [str(s.get("value")) for s in kernel.widgets("HTMLModel").values() if "nnb-stale" in str(s.get("value") or "")]
+    [notice] = [v for v in stale if episode_id in v]
+    show, approve = (html.unescape(code) for code in re.findall(r"<code>(.*?)</code>", notice))
+    kernel.restart()  # the view's buttons are dead; what it says to type must work in the new kernel
+    kernel.run("%load_ext noesis_nb\nimport noesis_nb")
+    kernel.run(show)
+    kernel.run(approve)
+    [decision] = disk.decisions(runs / episode_id)
+    assert decision["status"] == "approved"
