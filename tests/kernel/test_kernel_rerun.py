@@ -77,3 +77,16 @@ def test_the_commands_a_view_gives_once_its_kernel_is_gone_work_in_the_restarted
     kernel.run(approve)
     [decision] = disk.decisions(runs / episode_id)
     assert decision["status"] == "approved"
+
+
+def test_the_inbox_with_no_runs_dir_lists_a_live_episode_kept_under_another_and_decides_it(kernel: Any, disk: Any) -> None:
+    kernel.setup()
+    runs = kernel.tmp / "inbox elsewhere"  # %noesis run … --runs-dir: not the configured runs dir the inbox reads
+    # the cell's output cleared (or the view scrolled away): %noesis inbox is the way back to the draft
+    episode_id = start_in(kernel, "cell-inbox", "from-inbox", runs)
+    out = run_in_cell(kernel, "ib = %noesis inbox\nib", "cell-inbox-2")
+    plain = " ".join(str(o["data"].get("text/plain")) for o in out["outputs"])
+    assert "nothing waiting" not in plain and episode_id in " ".join(str(o["data"].get("text/html")) for o in out["outputs"])
+    kernel.click(kernel.button("Approve", episode_id))  # the newest: the inbox row's (the view's output may be cleared)
+    kernel.wait(lambda: disk.decisions(runs / episode_id), what="the decision made in the inbox")
+    kernel.wait(lambda: (kernel.mark / "from-inbox").exists(), what="the episode to continue")
