@@ -25,9 +25,11 @@ def _runs_dir(run_dir: Any) -> str | None:
     if os.environ.get("NOESIS_RUNS_DIR"):
         fresh.append(Path(os.environ["NOESIS_RUNS_DIR"]).expanduser())
     try:
-        if any(parent.resolve() == root.resolve() for root in fresh):
+        where = parent.resolve()
+        if any(where == root.resolve() for root in fresh):
             return None
-        return str(parent.resolve())
+        inside = os.path.relpath(where, Path.cwd().resolve())  # under the notebook's folder: as short as typed
+        return inside if not inside.startswith("..") else str(where)
     except OSError:  # a path the system cannot resolve: name it as it is
         return str(parent)
 
