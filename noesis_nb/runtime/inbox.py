@@ -59,7 +59,9 @@ def _stat(path: str) -> tuple[int, int, int] | None:
 
 
 class PendingScan:
-    """The pending decisions of every unsealed run under ``root`` (or of ``episode_ids()``), oldest first."""
+    """The pending decisions of every unsealed run under ``root`` (or of ``episode_ids()``), oldest first.
+
+    With neither given: under the configured runs dir, and of every episode live in this process wherever it writes."""
 
     def __init__(self, root: str | os.PathLike[str] | None = None, *, episode_ids: Callable[[], Iterable[str]] | None = None):
         if episode_ids is not None and not callable(episode_ids):
@@ -68,6 +70,9 @@ class PendingScan:
             )
         self.root = check_root(config.runs_dir(config.check_path(root, "root")))
         self._episode_ids = episode_ids
+        # no root given: "what waits for me" also covers this process's live episodes kept under another runs dir
+        # (``%noesis run … --runs-dir x``), which the default root would not list: the inbox said nothing waited
+        self._live_too = root is None and episode_ids is None
         self._runs: dict[str, _Run] = {}
         self._sealed: set[str] = set()
         self._paths: dict[str, str] = {}  # episode id -> run dir (episode_ids mode)
@@ -93,7 +98,10 @@ class PendingScan:
             if relist:
                 self._listing = [p for p, _ in scan_run_dirs_with_stats(root)]
                 self._listed_at = time.monotonic()
-            return self._listing
+            if not self._live_too:
+                return self._listing
+            listed = {os.path.basename(p) for p in self._listing}
+            return self._listing + [str(h.run_dir) for e, h in live_handles().items() if e not in listed]
         live = live_handles()
         out = []
         for raw in self._episode_ids():

@@ -33,6 +33,9 @@ class SnapshotOutput:
     def flush(self) -> None:
         raise NotImplementedError
 
+    def _shown_here(self) -> None:
+        """Called as the running cell displays this widget (before its bundle is made)."""
+
     def text_summary(self) -> str:
         raise NotImplementedError
 
@@ -56,6 +59,7 @@ class SnapshotOutput:
         if count is not None and self._displayed_in == count:
             self.flush()
             return {"text/plain": self.text_summary()}
+        self._shown_here()
         return self.mimebundle(include, exclude)
 
     def _ipython_display_(self) -> None:
@@ -68,6 +72,7 @@ class SnapshotOutput:
         """Display with a display id (IPython) and remember it; returns the ``DisplayHandle``."""
         from IPython.display import display
 
+        self._shown_here()
         display_id = display(self.mimebundle(), raw=True, display_id=True)  # type: ignore[no-untyped-call]
         if display_id is not None:
             self.displays.append(display_id)

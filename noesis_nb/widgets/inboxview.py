@@ -283,7 +283,8 @@ def _unread_words(problems: list[str]) -> str:
 
 
 def inbox(root: str | os.PathLike[str] | None = None, *, approver_id: str = "human") -> InboxView:
-    """Show every pending draft and veto of every paused run under ``root`` (default: the runs dir); returns the inbox."""
+    """Show every pending draft and veto of every paused run under ``root`` (default: the runs dir, and the episodes
+    live in this kernel wherever they write); returns the inbox."""
     view = InboxView(root, approver_id=approver_id)
     view.display()
     return view

@@ -114,6 +114,15 @@ def _money(value: float) -> str:
     return f"${value:.4f}" if value >= 0.0001 else f"${value:.6f}"
 
 
+def _refusal(step: Step) -> str | None:
+    """Why the tool contract refused the call before anyone was asked (``tool.rejected.invalid``: an unknown field, a bad
+    value), else None: a rejection by a person or by governance reads "rejected", which this is not."""
+    event = next((e for e in step.events if str(_payload(e).get("event_name") or "").startswith("tool.rejected.")), None)
+    if event is None or _payload(event).get("event_name") == TOOL_REJECTED_GOVERNANCE:
+        return None
+    return str(_payload(event).get("reason_code") or event_name(event))
+
+
 def _tool_parts(step: Step, facts: StepFacts) -> list[str]:
     info = facts.tools(step.draft_id, step.state in _FINISHED) if step.draft_id else None
     parts = [f"<b>{label((info.tool if info and info.tool else None) or step.tool or '?')}</b>"]
@@ -123,6 +132,8 @@ def _tool_parts(step: Step, facts: StepFacts) -> list[str]:
     asked = _find(step, TOOL_APPROVAL_PENDING)
     if step.state == "pending" and decision is None:
         parts.append('<b class="nnb-c-orange">waiting for approval</b>')
+    elif decision is None and step.state == "rejected" and (refused := _refusal(step)) is not None:
+        parts.append(f'<span class="nnb-c-red">refused by the tool contract: {label(refused)}</span>')
     elif decision is not None or step.state == "rejected":
         status = str((decision or {}).get("status") or "rejected")
         approver = str((decision or {}).get("approver_id") or "?")

@@ -17,6 +17,7 @@ from typing import Any
 
 import ipywidgets as w
 
+from ..runtime.registry import live_handles
 from ..runtime.source import RunSource
 from ..secrets import shown
 from .approvals import ApprovalsPanel
@@ -24,7 +25,9 @@ from .bundle import css_widget
 from .coalesce import Coalescer
 from .controls import SteerInput, StopControls
 from .facts import ToolFactsCache, veto_of
+from .reach import magic_line, show_call
 from .render import counts_html, esc, header_html, row_html
+from .rerun import left_behind, left_behind_html
 from .state import TERMINAL, CostMeter, Tally, view_state
 from .steplist import StepList
 from .steps import Step
@@ -36,12 +39,12 @@ from .viewout import ViewOutput
 __all__ = ["EpisodeView"]
 
 
-def _stale_notice(episode_id: str) -> str:
+def _stale_notice(episode_id: str, run_dir: Any) -> str:
     """Shown by CSS only when ipywidgets marks the view disconnected (its kernel restarted or stopped)."""
     return (
         '<div class="nnb-stale">⚠ This view has lost its kernel (restarted or shut down): its buttons cannot act any more. '
-        f"Show the run again in a new cell — <code>noesis_nb.show({esc(repr(episode_id))})</code> — or decide it with "
-        f"<code>%noesis approve {esc(episode_id)}</code>; decisions are kept on disk.</div>"
+        f"Show the run again in a new cell — <code>{esc(show_call(episode_id, run_dir))}</code> — or decide it with "
+        f"<code>{esc(magic_line('approve', episode_id, run_dir))}</code>; decisions are kept on disk.</div>"
     )
 
 
@@ -81,7 +84,7 @@ class EpisodeView(ViewOutput, w.VBox):  # type: ignore[misc]  # ipywidgets ships
         self._facts_key: tuple[Any, ...] = ()
         self._tools = ToolFactsCache(source.run_dir)
 
-        self.css = css_widget(_stale_notice(source.episode_id))
+        self.css = css_widget(_stale_notice(source.episode_id, source.run_dir))
         self.header = w.HTML(layout=w.Layout(flex="1 1 300px", min_width="0"))  # the Stop column goes under it when narrow
         self.stopping = StopControls(lambda drain_s: self.stop(drain_s))
         self.stop_button, self.drain_button = self.stopping.stop_button, self.stopping.drain_button
@@ -98,6 +101,8 @@ class EpisodeView(ViewOutput, w.VBox):  # type: ignore[misc]  # ipywidgets ships
         self.approvals = ApprovalsPanel(source, approver_id=approver_id, on_decided=self.poke)
         self.counts = w.HTML()
         self.message = w.HTML()
+        self.earlier = w.HTML()  # what an earlier run of the cell showing this view left going (see rerun.py)
+        self._earlier: list[Any] = []
         self.steering = SteerInput(source, sender=approver_id, say=self._say, after=self.poke)
         self.mode = w.ToggleButtons(
             options=[("steps", "steps"), ("raw events", "events")],
@@ -122,6 +127,7 @@ class EpisodeView(ViewOutput, w.VBox):  # type: ignore[misc]  # ipywidgets ships
             self.approvals.box,
             self.steering.box,
             self.message,
+            self.earlier,
             w.HBox([self.mode, self.counts], layout=w.Layout(align_items="center", flex_flow="row wrap")),
             self.steps.box,
             self.timeline.box,
@@ -259,6 +265,9 @@ class EpisodeView(ViewOutput, w.VBox):  # type: ignore[misc]  # ipywidgets ships
             self.counts.value = counts
             self.approvals.sync(state["pending"], state["decisions"], ended=status if status in TERMINAL else None, veto=veto)
             self._sync_controls(status)
+            if self._earlier:
+                self._earlier = [s for s in self._earlier if s.episode_id in live_handles()]
+                self.earlier.value = left_behind_html(self._earlier)
             notice = _notice(self.source)
             if notice != self._source_error:  # shown while the source reports it, cleared once it does not
                 self._source_error = notice
@@ -295,6 +304,14 @@ class EpisodeView(ViewOutput, w.VBox):  # type: ignore[misc]  # ipywidgets ships
         self.steering.sync(self.source)
         self.resume_button.layout.display = None if self.source.can_resume else "none"
         self.resume_button.disabled = self.source.resuming
+
+    def _shown_here(self) -> None:
+        """Displayed by the running cell: name what an earlier run of this cell left going, and follow it until it ends."""
+        left = [s for s in left_behind(self.source) if s not in self._earlier]
+        if left:
+            self._earlier.extend(left)
+            self._unsubscribe.extend(s.on_change(lambda _h: self.poke()) for s in left)
+            self.earlier.value = left_behind_html(self._earlier)
 
     # -- buttons ------------------------------------------------------------------------------
     def _say(self, html: str) -> None:

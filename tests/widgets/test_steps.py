@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -172,3 +173,16 @@ def test_a_failed_and_a_rejected_tool_are_flagged(runs_dir: Path) -> None:
     tools = [s for s in group_steps(read_events(runs_dir / episode / "events.jsonl")) if s.kind == "tool"]
     assert [(t.state, t.flag()) for t in tools] == [("rejected", "veto"), ("failed", "error")]
     assert "rejected" in summary_html(tools[0]) and "failed" in summary_html(tools[1])
+
+
+def test_a_call_the_tool_contract_refuses_reads_as_refused_with_its_reason_not_as_rejected(runs_dir: Path) -> None:
+    def agent(task: str, ctx: Any) -> Any:  # a field the subprocess protocol does not have: refused before anyone is asked
+        return ctx.tool("shell.run", {"argv": ["true"], "note": "typo"}, effect="write", risk="high")
+
+    episode = noesis_nb.solve("refused", using=agent, runs_dir=runs_dir, approver="ask")
+    events = read_events(runs_dir / episode / "events.jsonl")
+    [refusal] = [e for e in events if (e.get("payload") or {}).get("event_name") == "tool.rejected.invalid"]
+    [tool] = [s for s in group_steps(events) if s.kind == "tool"]
+    text = re.sub(r"<[^>]+>", "", summary_html(tool, StepFacts()))
+    assert "rejected" not in text, text  # nobody rejected it: no person, no policy was asked
+    assert f"refused by the tool contract: {refusal['payload']['reason_code']}" in text, text

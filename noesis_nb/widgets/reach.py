@@ -1,0 +1,46 @@
+"""The commands that reach a run from a new cell, in this kernel or after a restart (what a view tells a person
+whose buttons can no longer act).
+
+An id alone is found only under the roots a fresh kernel searches (``$NOESIS_RUNS_DIR``, ``./.noesis/episodes``,
+``./runs``, ``./.noesis/runs``); ``ns.set(runs_dir=…)`` and ``--runs-dir`` are gone after a restart, so a run kept
+anywhere else is named with its runs dir.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+from pathlib import Path
+from typing import Any
+
+__all__ = ["show_call", "magic_line"]
+
+
+def _runs_dir(run_dir: Any) -> str | None:
+    """The runs dir to name for ``run_dir``, or None when a fresh kernel finds the run by its id alone."""
+    if not run_dir:
+        return None
+    parent = Path(run_dir).parent
+    fresh = [Path(".noesis") / "episodes", Path("runs"), Path(".noesis") / "runs"]
+    if os.environ.get("NOESIS_RUNS_DIR"):
+        fresh.append(Path(os.environ["NOESIS_RUNS_DIR"]).expanduser())
+    try:
+        where = parent.resolve()
+        if any(where == root.resolve() for root in fresh):
+            return None
+        inside = os.path.relpath(where, Path.cwd().resolve())  # under the notebook's folder: as short as typed
+        return inside if not inside.startswith("..") else str(where)
+    except OSError:  # a path the system cannot resolve: name it as it is
+        return str(parent)
+
+
+def show_call(episode_id: str, run_dir: Any) -> str:
+    """``noesis_nb.show('ep_…')``, with ``runs_dir=`` when an id alone would not find it."""
+    root = _runs_dir(run_dir)
+    return f"noesis_nb.show({episode_id!r}" + (f", runs_dir={root!r})" if root else ")")
+
+
+def magic_line(command: str, episode_id: str, run_dir: Any) -> str:
+    """``%noesis <command> ep_…``, with ``--runs-dir`` when an id alone would not find it."""
+    root = _runs_dir(run_dir)
+    return f"%noesis {command} {episode_id}" + (f" --runs-dir {shlex.quote(root)}" if root else "")

@@ -1,0 +1,74 @@
+"""A cell run again: which episodes its earlier run showed are still going, out of sight.
+
+Running a cell again replaces its outputs, so the view of an episode the cell started before goes
+away while that episode goes on in this kernel (waiting for a decision, or running). The new view
+names them and says how to reach them. The front end says which cell runs (JupyterLab, Notebook 7
+and VS Code put ``cellId`` in the request's metadata); without it nothing is said.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..runtime.registry import live_handles
+from .reach import show_call
+from .render import esc
+
+__all__ = ["running_cell", "left_behind", "left_behind_html"]
+
+_SHOWN: dict[str, tuple[str, list[Any]]] = {}  # cell id -> (request id of its latest run, live sources it showed)
+
+
+def running_cell() -> tuple[str, str] | None:
+    """(cell id, request id) of the cell running now, when the front end names the cell; else None."""
+    from IPython import get_ipython
+
+    kernel = getattr(get_ipython(), "kernel", None)
+    try:
+        parent = kernel.get_parent() if kernel is not None else None
+    except Exception:  # a kernel without per-request parents: no cell to tell apart
+        return None
+    if not isinstance(parent, dict):
+        return None
+    cell = (parent.get("metadata") or {}).get("cellId")
+    request = (parent.get("header") or {}).get("msg_id")
+    if not isinstance(cell, str) or not cell or not request:
+        return None
+    return cell, str(request)
+
+
+def left_behind(source: Any) -> list[Any]:
+    """Record that the running cell shows ``source``; return the live episodes an earlier run of this cell
+    showed (their views are gone now) that have not ended. Once per cell run: a second view in the same run
+    adds to the list and returns nothing."""
+    where = running_cell()
+    if where is None:
+        return []
+    cell, request = where
+    before = _SHOWN.get(cell)
+    if before is not None and before[0] == request:
+        before[1].append(source)
+        return []
+    live = live_handles()
+    earlier = [s for s in (before[1] if before else []) if s.episode_id != source.episode_id and s.episode_id in live]
+    _SHOWN[cell] = (request, [source, *earlier])  # still out of sight at the next run, unless shown again
+    return earlier
+
+
+def left_behind_html(sources: list[Any]) -> str:
+    """The note the new view shows: each earlier episode, what it waits for, and how to reach it."""
+    if not sources:
+        return ""
+    lines = []
+    for source in sources:
+        episode_id = esc(source.episode_id)
+        doing = "still waits for a decision" if source.pending else "is still running"
+        show = esc(show_call(source.episode_id, source.run_dir))
+        lines.append(
+            f"<li><code>{episode_id}</code> {doing}: decide it in <code>{show}</code>, "
+            f"or stop it with <code>%noesis stop {episode_id}</code></li>"
+        )
+    return (
+        '<div class="nnb-msg nnb-c-orange">⚠ This cell ran again; what its earlier run started goes on in the background '
+        f"(its view was replaced):<ul>{''.join(lines)}</ul></div>"
+    )
