@@ -169,11 +169,12 @@ def build_summary(
     }
     metrics = {
         **insight,
-        "governance_vetoed": veto_count > 0,
-        "governance_would_vetoed": governance.get("would_veto_count", 0) > 0,
+        # counts of governance events, as Noēsis' metrics give them (never a yes/no)
+        "governance_vetoed": veto_count,
+        "governance_would_vetoed": governance.get("would_veto_count", 0),
         "plan_count": phases.get("plan", 0),
         "plan_total": len(steps),
-        "steps": len(steps),
+        "steps": phases.get("act", 0),  # Noēsis keeps steps equal to act_count
         "ideal_steps": len(steps),
         "act_count": phases.get("act", 0),
         "reflect_count": phases.get("reflect", 0),
