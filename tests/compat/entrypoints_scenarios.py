@@ -1,7 +1,7 @@
 """Runs of the paths an episode can take inside one entry point: steers of each mode, stops while a draft
 waits, a rejected tool the episode gets past, each governance mode with each decision, model calls of
-unknown usage, adapters failing after their first event, a run resumed twice, and an AG-UI agent behind a
-real HTTP server answering in each of its ways.
+unknown usage, adapters failing after their first event, a run resumed twice, two tool calls paused at
+once, and an AG-UI agent behind a real HTTP server answering in each of its ways.
 """
 
 from __future__ import annotations
@@ -145,6 +145,42 @@ def resumed_twice(root: Path) -> list[Path]:
     return _runs(runs)
 
 
+async def two_at_once(task: str, ctx: Any) -> list[str]:
+    """Two tool calls at the same time, each needing an approval; a rejected one is reported, not raised."""
+    out = Path(ctx.run_dir).parent.parent
+
+    async def call(name: str) -> str:
+        try:
+            await ctx.tool_async(f"fs.{name}", {"argv": write_argv(out / f"{name}.txt", name)}, effect="write", risk="high")
+        except ToolRejected:
+            return f"{name}: rejected"
+        return f"{name}: done"
+
+    return list(await asyncio.gather(call("left"), call("right")))
+
+
+def concurrent_pauses(root: Path) -> list[Path]:
+    """Both calls pause a live episode and are decided in the other order; then ``solve`` pauses on the first
+    of them, and ``resume_run`` continues it after the second wrote its pending approval."""
+
+    async def main() -> None:
+        handle = noesis_nb.start("Write two notes", using=two_at_once, runs_dir=root / "runs")
+        for _ in range(200):
+            if len(handle.pending) == 2:
+                break
+            await asyncio.sleep(0.02)
+        drafts = {p.tool: p.draft_id for p in handle.pending}
+        handle.reject(drafts["fs.right"], reason="not that one")
+        handle.approve(drafts["fs.left"], approver_id="ana")
+        await handle.wait()
+
+    asyncio.run(main())
+    ep = noesis_nb.solve("Write two notes", using=two_at_once, runs_dir=root / "runs")
+    noesis_nb.approve_draft(ep, approver_id="ops", runs_dir=root / "runs")
+    noesis_nb.resume_run(ep, runs_dir=root / "runs")
+    return _runs(root / "runs")
+
+
 def agui_server(root: Path) -> list[Path]:
     """The scripted AG-UI agent served on 127.0.0.1: answers, errors, usage, approved and rejected tool calls."""
     import pytest
@@ -182,5 +218,6 @@ ENTRY_POINTS: dict[str, Builder] = {
     "unknown-usage": unknown_usage,
     "failing-late": failing_late,
     "resumed-twice": resumed_twice,
+    "concurrent-pauses": concurrent_pauses,
     "agui-server": agui_server,
 }
