@@ -95,6 +95,10 @@ SEALED: dict[str, tuple[Mutation, set[str]]] = {
         ),
         {"summary.counts"},
     ),
+    "state key outside the schema": (lambda r: r.state.update(notes=[]), {"state.schema"}),
+    "state outcome unknown": (lambda r: r.state["outcomes"].update(status="done"), {"state.schema"}),
+    "state goal untyped": (lambda r: r.state["goal"].pop("type"), {"state.schema"}),
+    "state link unknown": (lambda r: r.state["links"].update(checkpoint="checkpoints"), {"state.schema"}),
     "steps not act_count": (lambda r: r.docs["summary.json"]["metrics"].update(steps=2), {"summary.counts"}),
     "governance not on candidate": (
         lambda r: _event(r, "governance").update(caused_by=_event(r, "plan")["id"]),
