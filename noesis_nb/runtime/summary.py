@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import math
 from collections import defaultdict
 from datetime import datetime
 from typing import Any
@@ -44,14 +45,14 @@ class EventTally:
     """What the summary needs from a run's events, kept as they are recorded so sealing never re-reads them.
 
     ``add`` is on the recording hot path: one dict update per event, more only for the few phases
-    the summary counts (act, governance, model). ``of`` rebuilds it from events (a reopened run).
+    the summary counts or times (act, governance, model; the verbs). ``of`` rebuilds it from events (a reopened run).
     """
 
     __slots__ = ("phases", "phase_ms", "veto", "would_veto", "tools", "first_act_ts", "calls")
 
     def __init__(self) -> None:
         self.phases: dict[Any, int] = {}
-        self.phase_ms: dict[str, float] = {}
+        self.phase_ms: dict[str, int] = {}
         self.veto = self.would_veto = 0
         self.tools: set[Any] = set()
         self.first_act_ts: Any = None  # as written; parsed when the summary is built
@@ -68,14 +69,17 @@ class EventTally:
         phase = e.get("phase")
         phases = self.phases
         phases[phase] = phases.get(phase, 0) + 1
-        metrics = e.get("metrics")
-        if metrics is not None and isinstance(metrics, dict):
-            duration = metrics.get("duration_ms")
-            if isinstance(duration, (int, float)) and not isinstance(duration, bool):
-                key = str(phase)
-                self.phase_ms[key] = self.phase_ms.get(key, 0.0) + duration
+        if phase in _TIMED:
+            self._time(phase, e.get("metrics"))
         if phase in _COUNTED:
             self._count(phase, e)
+
+    def _time(self, phase: str, metrics: Any) -> None:
+        """A verb phase's time as Noēsis' insight metrics take it: the last event's ``duration_ms``, in whole
+        milliseconds rounded up, at least 1 (negative or unreadable durations are skipped)."""
+        duration = metrics.get("duration_ms") if isinstance(metrics, dict) else None
+        if isinstance(duration, (int, float)) and not isinstance(duration, bool) and 0 <= duration < math.inf:
+            self.phase_ms[phase] = max(1, math.ceil(duration))
 
     def _count(self, phase: str, e: dict[str, Any]) -> None:
         payload = e.get("payload")
@@ -98,6 +102,7 @@ class EventTally:
 
 
 _COUNTED = frozenset({"act", "governance", "model"})
+_TIMED = frozenset({"observe", "interpret", "plan", "act", "reflect"})
 
 
 def _counts(payload: dict[str, Any]) -> dict[str, Any]:
@@ -165,7 +170,7 @@ def build_summary(
         "success": success,
         "plan_revisions": 0,
         "tool_coverage": 1.0 if tools_used else 0.0,
-        "phase_ms": {k: round(v) for k, v in phase_ms.items()},  # whole ms, as Noēsis writes them
+        "phase_ms": dict(phase_ms),
     }
     metrics = {
         **insight,

@@ -1,15 +1,19 @@
-"""Summary metrics recomputed from the events, as Noēsis computes them (its insight metrics ``compute_metrics``
-and ``_finalize_metrics``): governance counts are whole numbers of events, and ``steps`` equals ``act_count``.
+"""Summary metrics recomputed from the events, as Noēsis computes them (its insight metrics ``compute_metrics``,
+``build_insight_metrics`` and ``_finalize_metrics``): governance counts are whole numbers of events, ``steps``
+equals ``act_count``, and ``phase_ms`` holds each verb phase's last duration in whole ms, rounded up, at least 1
+(``metrics.phase_ms`` may also be left ``{}``, as ``compute_metrics`` leaves it; the insight block's never is).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Mapping
 from typing import Any
 
 from .rules_summary import act_count
 from .rundata import Run, Violation, payload_of
 
+TIMED_PHASES = ("observe", "interpret", "plan", "act", "reflect")
 VETO_KEYS = ("veto_count", "governance_vetoed")
 WOULD_VETO_KEYS = ("would_veto_count", "governance_would_vetoed")
 
@@ -56,3 +60,32 @@ def check(run: Run) -> Iterator[Violation]:
             "summary.json",
             f"metrics.steps is {metrics['steps']!r}; Noēsis keeps it equal to the act count, here {act_count(run)}",
         )
+    yield from _phase_ms(run, summary, metrics)
+
+
+def phase_ms(run: Run) -> dict[str, int]:
+    """Per verb phase, the last event's ``metrics.duration_ms`` rounded up to whole ms, at least 1."""
+    found: dict[str, int] = {}
+    for event in run.events:
+        metrics = event.get("metrics")
+        duration = metrics.get("duration_ms") if isinstance(metrics, dict) else None
+        if event.get("phase") not in TIMED_PHASES or isinstance(duration, bool) or not isinstance(duration, (int, float)):
+            continue
+        if 0 <= duration < math.inf:
+            found[str(event["phase"])] = max(1, math.ceil(duration))
+    return found
+
+
+def _phase_ms(run: Run, summary: dict[str, Any], metrics: dict[str, Any]) -> Iterator[Violation]:
+    insight = summary.get("insight")
+    blocks = {"metrics": metrics, "insight.metrics": insight.get("metrics") if isinstance(insight, dict) else None}
+    expected = phase_ms(run)
+    for where, block in blocks.items():
+        if not isinstance(block, dict) or "phase_ms" not in block:
+            continue
+        if block["phase_ms"] != expected and not (where == "metrics" and block["phase_ms"] == {}):  # {}: not filled in
+            yield Violation(
+                "summary.phase_ms",
+                "summary.json",
+                f"{where}.phase_ms is {block['phase_ms']!r}; from the events Noēsis computes {expected!r}",
+            )

@@ -99,6 +99,11 @@ SEALED: dict[str, tuple[Mutation, set[str]]] = {
     "state outcome unknown": (lambda r: r.state["outcomes"].update(status="done"), {"state.schema"}),
     "state goal untyped": (lambda r: r.state["goal"].pop("type"), {"state.schema"}),
     "state link unknown": (lambda r: r.state["links"].update(checkpoint="checkpoints"), {"state.schema"}),
+    "phase_ms rounded": (lambda r: r.docs["summary.json"]["metrics"].update(phase_ms={"act": 3}), {"summary.phase_ms"}),
+    "phase_ms of a non-verb phase": (
+        lambda r: r.docs["summary.json"].update(insight={"metrics": {"phase_ms": {"act": 4, "governance": 3}}}),
+        {"summary.phase_ms"},
+    ),
     "steps not act_count": (lambda r: r.docs["summary.json"]["metrics"].update(steps=2), {"summary.counts"}),
     "governance not on candidate": (
         lambda r: _event(r, "governance").update(caused_by=_event(r, "plan")["id"]),
