@@ -48,14 +48,16 @@ class EventTally:
     the summary counts or times (act, governance, model; the verbs). ``of`` rebuilds it from events (a reopened run).
     """
 
-    __slots__ = ("phases", "phase_ms", "veto", "would_veto", "tools", "first_act_ts", "calls")
+    __slots__ = ("phases", "phase_ms", "veto", "would_veto", "tools", "start_ts", "first_act_ts", "first_veto_ts", "calls")
 
     def __init__(self) -> None:
         self.phases: dict[Any, int] = {}
         self.phase_ms: dict[str, int] = {}
         self.veto = self.would_veto = 0
         self.tools: set[Any] = set()
-        self.first_act_ts: Any = None  # as written; parsed when the summary is built
+        self.start_ts: Any = None  # the start, first act and first enforced veto events' times, as written
+        self.first_act_ts: Any = None
+        self.first_veto_ts: Any = None
         self.calls: list[dict[str, Any]] = []
 
     @classmethod
@@ -85,7 +87,10 @@ class EventTally:
         payload = e.get("payload")
         if not isinstance(payload, dict):
             payload = None
-        if phase == "act":
+        if phase == "start":
+            if self.start_ts is None:
+                self.start_ts = e.get("timestamp")
+        elif phase == "act":
             if self.first_act_ts is None:
                 self.first_act_ts = e.get("timestamp")
             if payload is not None:
@@ -94,6 +99,8 @@ class EventTally:
         elif phase == "governance" and payload is not None and payload.get("decision") == "veto":
             if payload.get("enforced"):
                 self.veto += 1
+                if self.first_veto_ts is None:
+                    self.first_veto_ts = e.get("timestamp")
             else:
                 self.would_veto += 1
         elif phase == "model" and payload is not None and payload.get("event_name") == MODEL_CALL:
@@ -101,13 +108,25 @@ class EventTally:
             self.calls.append({"provider": payload.get("provider"), "model": payload.get("model"), **_counts(payload)})
 
 
-_COUNTED = frozenset({"act", "governance", "model"})
+_COUNTED = frozenset({"act", "governance", "model", "start"})
 _TIMED = frozenset({"observe", "interpret", "plan", "act", "reflect"})
 
 
 def _counts(payload: dict[str, Any]) -> dict[str, Any]:
     row = call_row(payload)
     return {k: row[k] for k in _TOKENS}
+
+
+def _latencies(tally: EventTally) -> dict[str, int]:
+    """``first_action_ms`` and ``time_to_veto_ms`` as Noēsis' insight metrics compute them: from the start event to
+    the first act / enforced veto, whole ms rounded up (0 when not later); left out when an event is missing."""
+    start = _ts(tally.start_ts)
+    found = {}
+    for key, stamp in (("first_action_ms", tally.first_act_ts), ("time_to_veto_ms", tally.first_veto_ts)):
+        end = _ts(stamp)
+        if start is not None and end is not None:
+            found[key] = max(0, math.ceil((end - start).total_seconds() * 1000.0))
+    return found
 
 
 def _ts(value: Any) -> datetime | None:
@@ -155,7 +174,6 @@ def build_summary(
     last = next((t for t in map(_ts, (e.get("timestamp") for e in reversed(events))) if t is not None), None)
     started = _ts(episode.get("started_at"))
     duration_sec = round(((last or started) - started).total_seconds(), 6) if started else 0.0
-    first_act = _ts(tally.first_act_ts)
     steps = state["plan"].get("steps") or []
     done = sum(1 for s in steps if s.get("status") == "done")
     tools_used = tally.tools
@@ -196,7 +214,7 @@ def build_summary(
         "learn_applied": 0,
         "latencies": {
             "total_ms": round(duration_sec * 1000.0),
-            **({"first_action_ms": round((first_act - started).total_seconds() * 1000.0)} if first_act and started else {}),
+            **_latencies(tally),
         },
     }
     if isinstance(score, (bool, int, float)):

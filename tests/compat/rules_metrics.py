@@ -1,7 +1,8 @@
 """Summary metrics recomputed from the events, as Noēsis computes them (its insight metrics ``compute_metrics``,
 ``build_insight_metrics`` and ``_finalize_metrics``): governance counts are whole numbers of events, ``steps``
 equals ``act_count``, and ``phase_ms`` holds each verb phase's last duration in whole ms, rounded up, at least 1
-(``metrics.phase_ms`` may also be left ``{}``, as ``compute_metrics`` leaves it; the insight block's never is).
+(``metrics.phase_ms`` may also be left ``{}``, as ``compute_metrics`` leaves it; the insight block's never is);
+``latencies.first_action_ms`` / ``time_to_veto_ms`` run from the start event to the first act / enforced veto.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from .rules_summary import act_count
-from .rundata import Run, Violation, payload_of
+from .rundata import Run, Violation, parse_time, payload_of
 
 TIMED_PHASES = ("observe", "interpret", "plan", "act", "reflect")
 VETO_KEYS = ("veto_count", "governance_vetoed")
@@ -61,6 +62,7 @@ def check(run: Run) -> Iterator[Violation]:
             f"metrics.steps is {metrics['steps']!r}; Noēsis keeps it equal to the act count, here {act_count(run)}",
         )
     yield from _phase_ms(run, summary, metrics)
+    yield from _latencies(run, metrics)
 
 
 def phase_ms(run: Run) -> dict[str, int]:
@@ -88,4 +90,31 @@ def _phase_ms(run: Run, summary: dict[str, Any], metrics: dict[str, Any]) -> Ite
                 "summary.phase_ms",
                 "summary.json",
                 f"{where}.phase_ms is {block['phase_ms']!r}; from the events Noēsis computes {expected!r}",
+            )
+
+
+def _first_time(run: Run, phase: str, accept: Any = None) -> Any:
+    event = next((e for e in run.events if e.get("phase") == phase and (accept is None or accept(e))), None)
+    return parse_time(event.get("timestamp")) if event is not None else None
+
+
+def _latencies(run: Run, metrics: dict[str, Any]) -> Iterator[Violation]:
+    latencies = metrics.get("latencies")
+    start = _first_time(run, "start")
+    if not isinstance(latencies, dict) or start is None:
+        return
+    ends = {
+        "first_action_ms": _first_time(run, "act", lambda e: not payload_of(e).get("synthetic")),
+        "time_to_veto_ms": _first_time(run, "governance", lambda e: is_enforced_veto(payload_of(e))),
+    }
+    for key, end in ends.items():
+        if end is None:
+            continue
+        expected = max(0, math.ceil((end - start).total_seconds() * 1000.0))
+        value = latencies.get(key)
+        if isinstance(value, bool) or value != expected:
+            yield Violation(
+                "summary.latencies",
+                "summary.json",
+                f"metrics.latencies.{key} is {value!r}; from the start event Noēsis computes {expected} (whole ms, rounded up)",
             )

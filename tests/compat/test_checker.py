@@ -104,6 +104,10 @@ SEALED: dict[str, tuple[Mutation, set[str]]] = {
         lambda r: r.docs["summary.json"].update(insight={"metrics": {"phase_ms": {"act": 4, "governance": 3}}}),
         {"summary.phase_ms"},
     ),
+    "first action rounded": (
+        lambda r: r.docs["summary.json"]["metrics"].update(latencies={"first_action_ms": 0}),
+        {"summary.latencies"},
+    ),
     "steps not act_count": (lambda r: r.docs["summary.json"]["metrics"].update(steps=2), {"summary.counts"}),
     "governance not on candidate": (
         lambda r: _event(r, "governance").update(caused_by=_event(r, "plan")["id"]),
