@@ -110,7 +110,7 @@ def governance_modes(root: Path) -> list[Path]:
 def unknown_usage(root: Path) -> list[Path]:
     def agent(task: str, ctx: Any) -> str:
         ctx.model_call("gpt-4o-mini")
-        ctx.model_call("claude-haiku", provider="anthropic", input_tokens=12)
+        ctx.model_call("mistral-small", provider="mistral", input_tokens=12)
         return "counted what is known"
 
     noesis_nb.solve("Count", using=agent, runs_dir=root / "runs")
