@@ -446,7 +446,8 @@ class EpisodeContext:
             return _persist_now(episode, pending, approve, approver, reason)
         if not episode.options.wait_for_human and episode.pause_checkpoint is not None:
             raise EpisodePaused  # ``solve`` is already unwinding to its pause; one pause per run on disk
-        checkpoint = rec.pause(f"tool approval required: {pending.tool} ({pending.draft_id})", chain.tail)
+        paused_on = chain.tail
+        checkpoint = rec.pause(f"tool approval required: {pending.tool} ({pending.draft_id})", paused_on)
         assert episode.loop is not None  # set when the episode started running
         future = episode.gate.open(pending, episode.loop)
         episode.pause_checkpoint = checkpoint
@@ -454,7 +455,7 @@ class EpisodeContext:
             raise EpisodePaused
         episode.set_status("paused")
         decision = await _wait(episode, pending.draft_id, future)
-        chain.tail = rec.resume_event(checkpoint)["id"]
+        chain.tail = rec.resume_pause(checkpoint, paused_on)["id"]
         episode.set_status("running")
         return decision
 

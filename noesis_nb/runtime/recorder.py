@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import _forks
-from .._jsonio import atomic_write_json, canonical_json, sha256_bytes, to_jsonable
+from .._jsonio import as_object, atomic_write_json, canonical_json, sha256_bytes, to_jsonable
 from ..errors import (
     DISK_REFUSALS,
     EpisodeStateError,
@@ -443,6 +443,25 @@ class Recorder:
         self.state["links"] = {"events": "events.jsonl", "learn": "learn.jsonl"}
         self.persist_state()  # no longer paused on disk either (readers would call it paused)
         return event
+
+    def resume_pause(self, checkpoint: dict[str, Any], paused_on: str | None, *, resumed_by: str = "episode") -> dict[str, Any]:
+        """``run.resume`` of the pause at ``checkpoint``, whose ``run.interrupt`` was caused by ``paused_on``.
+
+        When events followed that checkpoint (another request paused, was resumed or ran meanwhile), the run
+        pauses on ``paused_on`` again first: Noēsis resumes only a paused run, and a tool's lineage runs back
+        from its resume through its own checkpoint and interrupt to its ``tool.approval.pending``.
+        """
+        with self._lock:
+            last: dict[str, Any] = self.events[-1] if self.events else {}
+            paused_here = last.get("event_type") == RUN_CHECKPOINT and as_object(last.get("payload")).get(
+                "checkpoint_id"
+            ) == checkpoint.get("checkpoint_id")
+            if not paused_here:
+                interrupt: dict[str, Any] = next(
+                    (e for e in reversed(self.events) if e.get("id") == checkpoint.get("last_event_id")), {}
+                )
+                checkpoint = self.pause(str(as_object(interrupt.get("payload")).get("reason") or "paused"), paused_on)
+            return self.resume_event(checkpoint, resumed_by=resumed_by)
 
     def replace_writer(self) -> None:
         """Continue on a new ``events.jsonl`` that replaced the open one (a secret sweep rewrote it); same lock."""

@@ -39,8 +39,11 @@ class _ResumeChain:
     them (a resume that fails its checks writes nothing), each is caused by the one before, and
     one already on disk (from a resume a crash cut short) is not written again."""
 
-    def __init__(self, rec: Recorder, checkpoint: dict[str, Any], resume_event: dict[str, Any] | None, request_id: str):
-        self.rec, self.checkpoint, self.request_id = rec, checkpoint, request_id
+    def __init__(
+        self, rec: Recorder, checkpoint: dict[str, Any], resume_event: dict[str, Any] | None, pending_event: dict[str, Any]
+    ):
+        self.rec, self.checkpoint, self.paused_on = rec, checkpoint, pending_event.get("id")
+        self.request_id = request_id = str(pending_event["payload"].get("request_id"))
         self.resume = resume_event
         self.index: int | None = None
         self.names: dict[str, str] = {}
@@ -57,7 +60,7 @@ class _ResumeChain:
 
     def ensure_resumed(self) -> None:
         if self.resume is None:
-            self.resume = self.rec.resume_event(self.checkpoint, resumed_by="resume_run")
+            self.resume = self.rec.resume_pause(self.checkpoint, self.paused_on, resumed_by="resume_run")
             self.index = len(self.rec.events) - 1
             self.tail = self.resume["id"]
 
@@ -115,7 +118,7 @@ async def continue_tool_draft(
     episode = Episode(None, _options(rec), rec)
     episode.loop = asyncio.get_running_loop()
     episode.candidate = lifecycle.find_candidate(rec)
-    chain = _ResumeChain(rec, checkpoint, resume_event, request_id)
+    chain = _ResumeChain(rec, checkpoint, resume_event, pending_event)
     started = (now_iso(), time.perf_counter())
     tool = prepared.tool
     label = f"{tool.namespace}.{tool.name}" + (f":{tool.version}" if tool.version else "")  # Noēsis' form, on disk

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import math
 from collections import defaultdict
 from datetime import datetime
 from typing import Any
@@ -44,17 +45,19 @@ class EventTally:
     """What the summary needs from a run's events, kept as they are recorded so sealing never re-reads them.
 
     ``add`` is on the recording hot path: one dict update per event, more only for the few phases
-    the summary counts (act, governance, model). ``of`` rebuilds it from events (a reopened run).
+    the summary counts or times (act, governance, model; the verbs). ``of`` rebuilds it from events (a reopened run).
     """
 
-    __slots__ = ("phases", "phase_ms", "veto", "would_veto", "tools", "first_act_ts", "calls")
+    __slots__ = ("phases", "phase_ms", "veto", "would_veto", "tools", "start_ts", "first_act_ts", "first_veto_ts", "calls")
 
     def __init__(self) -> None:
         self.phases: dict[Any, int] = {}
-        self.phase_ms: dict[str, float] = {}
+        self.phase_ms: dict[str, int] = {}
         self.veto = self.would_veto = 0
         self.tools: set[Any] = set()
-        self.first_act_ts: Any = None  # as written; parsed when the summary is built
+        self.start_ts: Any = None  # the start, first act and first enforced veto events' times, as written
+        self.first_act_ts: Any = None
+        self.first_veto_ts: Any = None
         self.calls: list[dict[str, Any]] = []
 
     @classmethod
@@ -68,20 +71,26 @@ class EventTally:
         phase = e.get("phase")
         phases = self.phases
         phases[phase] = phases.get(phase, 0) + 1
-        metrics = e.get("metrics")
-        if metrics is not None and isinstance(metrics, dict):
-            duration = metrics.get("duration_ms")
-            if isinstance(duration, (int, float)) and not isinstance(duration, bool):
-                key = str(phase)
-                self.phase_ms[key] = self.phase_ms.get(key, 0.0) + duration
+        if phase in _TIMED:
+            self._time(phase, e.get("metrics"))
         if phase in _COUNTED:
             self._count(phase, e)
+
+    def _time(self, phase: str, metrics: Any) -> None:
+        """A verb phase's time as Noēsis' insight metrics take it: the last event's ``duration_ms``, in whole
+        milliseconds rounded up, at least 1 (negative or unreadable durations are skipped)."""
+        duration = metrics.get("duration_ms") if isinstance(metrics, dict) else None
+        if isinstance(duration, (int, float)) and not isinstance(duration, bool) and 0 <= duration < math.inf:
+            self.phase_ms[phase] = max(1, math.ceil(duration))
 
     def _count(self, phase: str, e: dict[str, Any]) -> None:
         payload = e.get("payload")
         if not isinstance(payload, dict):
             payload = None
-        if phase == "act":
+        if phase == "start":
+            if self.start_ts is None:
+                self.start_ts = e.get("timestamp")
+        elif phase == "act":
             if self.first_act_ts is None:
                 self.first_act_ts = e.get("timestamp")
             if payload is not None:
@@ -90,6 +99,8 @@ class EventTally:
         elif phase == "governance" and payload is not None and payload.get("decision") == "veto":
             if payload.get("enforced"):
                 self.veto += 1
+                if self.first_veto_ts is None:
+                    self.first_veto_ts = e.get("timestamp")
             else:
                 self.would_veto += 1
         elif phase == "model" and payload is not None and payload.get("event_name") == MODEL_CALL:
@@ -97,12 +108,25 @@ class EventTally:
             self.calls.append({"provider": payload.get("provider"), "model": payload.get("model"), **_counts(payload)})
 
 
-_COUNTED = frozenset({"act", "governance", "model"})
+_COUNTED = frozenset({"act", "governance", "model", "start"})
+_TIMED = frozenset({"observe", "interpret", "plan", "act", "reflect"})
 
 
 def _counts(payload: dict[str, Any]) -> dict[str, Any]:
     row = call_row(payload)
     return {k: row[k] for k in _TOKENS}
+
+
+def _latencies(tally: EventTally) -> dict[str, int]:
+    """``first_action_ms`` and ``time_to_veto_ms`` as Noēsis' insight metrics compute them: from the start event to
+    the first act / enforced veto, whole ms rounded up (0 when not later); left out when an event is missing."""
+    start = _ts(tally.start_ts)
+    found = {}
+    for key, stamp in (("first_action_ms", tally.first_act_ts), ("time_to_veto_ms", tally.first_veto_ts)):
+        end = _ts(stamp)
+        if start is not None and end is not None:
+            found[key] = max(0, math.ceil((end - start).total_seconds() * 1000.0))
+    return found
 
 
 def _ts(value: Any) -> datetime | None:
@@ -150,7 +174,6 @@ def build_summary(
     last = next((t for t in map(_ts, (e.get("timestamp") for e in reversed(events))) if t is not None), None)
     started = _ts(episode.get("started_at"))
     duration_sec = round(((last or started) - started).total_seconds(), 6) if started else 0.0
-    first_act = _ts(tally.first_act_ts)
     steps = state["plan"].get("steps") or []
     done = sum(1 for s in steps if s.get("status") == "done")
     tools_used = tally.tools
@@ -165,15 +188,16 @@ def build_summary(
         "success": success,
         "plan_revisions": 0,
         "tool_coverage": 1.0 if tools_used else 0.0,
-        "phase_ms": {k: round(v) for k, v in phase_ms.items()},  # whole ms, as Noēsis writes them
+        "phase_ms": dict(phase_ms),
     }
     metrics = {
         **insight,
-        "governance_vetoed": veto_count > 0,
-        "governance_would_vetoed": governance.get("would_veto_count", 0) > 0,
+        # counts of governance events, as Noēsis' metrics give them (never a yes/no)
+        "governance_vetoed": veto_count,
+        "governance_would_vetoed": governance.get("would_veto_count", 0),
         "plan_count": phases.get("plan", 0),
         "plan_total": len(steps),
-        "steps": len(steps),
+        "steps": phases.get("act", 0),  # Noēsis keeps steps equal to act_count
         "ideal_steps": len(steps),
         "act_count": phases.get("act", 0),
         "reflect_count": phases.get("reflect", 0),
@@ -190,7 +214,7 @@ def build_summary(
         "learn_applied": 0,
         "latencies": {
             "total_ms": round(duration_sec * 1000.0),
-            **({"first_action_ms": round((first_act - started).total_seconds() * 1000.0)} if first_act and started else {}),
+            **_latencies(tally),
         },
     }
     if isinstance(score, (bool, int, float)):

@@ -13,6 +13,9 @@ act.candidate_*, act.after_veto,  schema 1.3.0, ``domain/action_candidates.py``,
 act.caused_by                     ``usecases/actuation/governed_actuator.py``
 insight.payload, summary.*,      ``tests/runtime/test_artifact_invariants.py``, ``runtime/summary.py``,
 learn.*, final.shape             ``cli/viewer.py``, summary 1.3.0 / learn 1.0.0 / final 2.0.0 schemas
+state.schema                     ``noesis/state/state.schema.json`` (state 1.0.0)
+summary.counts                   the insight metrics (``compute_metrics``, ``_finalize_metrics``) behind
+                                 ``runtime/summary.py``
 checkpoint.*, resume.*,          ``usecases/run_lifecycle.py``, ``domain/run_lifecycle.py``,
 lifecycle.transition, paused.*,  ``infrastructure/tool_invocation/repositories.py``, bridge tests
 run.state
@@ -35,12 +38,21 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from . import rules_candidates, rules_events, rules_lifecycle, rules_seal, rules_summary, rules_tools
+from . import rules_candidates, rules_events, rules_lifecycle, rules_metrics, rules_seal, rules_state, rules_summary, rules_tools
 from .rundata import Run, Violation, load_run
 
 __all__ = ["Violation", "check_run", "check_loaded", "RULE_MODULES"]
 
-RULE_MODULES = (rules_events, rules_candidates, rules_summary, rules_lifecycle, rules_tools, rules_seal)
+RULE_MODULES = (
+    rules_events,
+    rules_candidates,
+    rules_summary,
+    rules_metrics,
+    rules_state,
+    rules_lifecycle,
+    rules_tools,
+    rules_seal,
+)
 
 
 def check_loaded(run: Run) -> list[Violation]:

@@ -231,11 +231,13 @@ def _execution_chain(
 
 
 def _pause_of(run: Run, pending: int, before: int) -> dict[str, int]:
-    """The interrupt, checkpoint and resume of the pause that ``pending`` caused (those before ``before``)."""
+    """The interrupt, checkpoint and resume of the last pause that ``pending`` caused before ``before`` (a run
+    paused on it again when other events followed its first checkpoint resumes from that later pause)."""
     found: dict[str, int] = {}
     pending_id = run.events[pending].get("id")
-    interrupt = next(
-        (i for i in run.runtime("run.interrupt") if pending < i < before and parent(run.events[i]) == pending_id), None
+    interrupt = max(
+        (i for i in run.runtime("run.interrupt") if pending < i < before and parent(run.events[i]) == pending_id),
+        default=None,
     )
     if interrupt is None:
         return found

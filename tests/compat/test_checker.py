@@ -82,7 +82,33 @@ SEALED: dict[str, tuple[Mutation, set[str]]] = {
     "act without candidate id": (lambda r: _event(r, "act")["payload"].pop("action_candidate_id"), {"act.candidate_missing"}),
     "act unknown candidate": (lambda r: _set(_event(r, "act"), "payload.action_candidate_id", "nope"), {"act.candidate_unknown"}),
     "act caused_by plan": (lambda r: _event(r, "act").update(caused_by=_event(r, "plan")["id"]), {"act.caused_by"}),
-    "act after veto": (lambda r: _event(r, "governance")["payload"].update(decision="veto", enforced=True), {"act.after_veto"}),
+    "act after veto": (
+        lambda r: _event(r, "governance")["payload"].update(decision="veto", enforced=True),
+        {"act.after_veto", "summary.counts"},  # and the summary counts no veto
+    ),
+    "vetoed as a yes/no": (lambda r: r.docs["summary.json"]["metrics"].update(governance_vetoed=False), {"summary.counts"}),
+    "veto miscounted": (lambda r: r.docs["summary.json"]["metrics"].update(veto_count=1), {"summary.counts", "insight.payload"}),
+    "would-veto uncounted": (
+        lambda r: (
+            _event(r, "governance")["payload"].update(decision="veto", mode="audit"),
+            r.docs["summary.json"]["metrics"].update(would_veto_count=0, governance_would_vetoed=1),
+        ),
+        {"summary.counts"},
+    ),
+    "state key outside the schema": (lambda r: r.state.update(notes=[]), {"state.schema"}),
+    "state outcome unknown": (lambda r: r.state["outcomes"].update(status="done"), {"state.schema"}),
+    "state goal untyped": (lambda r: r.state["goal"].pop("type"), {"state.schema"}),
+    "state link unknown": (lambda r: r.state["links"].update(checkpoint="checkpoints"), {"state.schema"}),
+    "phase_ms rounded": (lambda r: r.docs["summary.json"]["metrics"].update(phase_ms={"act": 3}), {"summary.phase_ms"}),
+    "phase_ms of a non-verb phase": (
+        lambda r: r.docs["summary.json"].update(insight={"metrics": {"phase_ms": {"act": 4, "governance": 3}}}),
+        {"summary.phase_ms"},
+    ),
+    "first action rounded": (
+        lambda r: r.docs["summary.json"]["metrics"].update(latencies={"first_action_ms": 0}),
+        {"summary.latencies"},
+    ),
+    "steps not act_count": (lambda r: r.docs["summary.json"]["metrics"].update(steps=2), {"summary.counts"}),
     "governance not on candidate": (
         lambda r: _event(r, "governance").update(caused_by=_event(r, "plan")["id"]),
         {"governance.caused_by", "act.caused_by"},

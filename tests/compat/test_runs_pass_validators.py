@@ -1,8 +1,8 @@
 """Every run noesis_nb writes, through every entry point, passes the checks Noēsis applies to a run directory.
 
-One test per entry point (``ENTRY_POINTS`` of ``entrypoints``, ``entrypoints_models`` and
-``entrypoints_recovery``, ``entrypoints_paths``): it writes its runs into a temporary directory, then ``checker.check_run``
-judges each one; a failure lists the broken rules by run. No event id may repeat in a run either.
+One test per entry point (``ENTRY_POINTS`` of ``entrypoints``, ``entrypoints_models``, ``entrypoints_recovery``,
+``entrypoints_paths`` and ``entrypoints_scenarios``): it writes its runs into a temporary directory, then
+``checker.check_run`` judges each one; a failure lists the broken rules by run. No event id may repeat in a run either.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from . import entrypoints, entrypoints_models, entrypoints_paths, entrypoints_recovery
+from . import entrypoints, entrypoints_models, entrypoints_paths, entrypoints_recovery, entrypoints_scenarios
 from .checker import check_run
 from .rundata import Violation
 
@@ -22,6 +22,7 @@ ENTRY_POINTS = {
     **entrypoints_models.ENTRY_POINTS,
     **entrypoints_recovery.ENTRY_POINTS,
     **entrypoints_paths.ENTRY_POINTS,
+    **entrypoints_scenarios.ENTRY_POINTS,
 }
 
 

@@ -483,7 +483,8 @@ def test_two_concurrent_tool_calls_pause_separately_and_each_decision_reaches_it
     pendings = {
         e["id"]: e["payload"]["draft_id"] for e in handle.events if e["payload"].get("event_name") == "tool.approval.pending"
     }
-    assert sorted(pendings[i["caused_by"]] for i in interrupts) == sorted(pendings.values())
+    # each pause is about one pending draft, every draft got one (paused again when the other pause came between)
+    assert {pendings[i["caused_by"]] for i in interrupts} == set(pendings.values())
 
 
 def test_solve_pauses_once_even_when_tool_calls_run_concurrently(runs_dir, tmp_path):
