@@ -10,6 +10,7 @@ import re
 from collections.abc import AsyncIterator
 from typing import Any
 
+from ...secrets import shown, shown_cut
 from .._extras import require
 from ._sse import AGUIStreamError, SSEDecoder, decode_event
 
@@ -36,8 +37,11 @@ class AGUIHttpAgent:
         max_line_bytes: int = MAX_LINE_BYTES,
     ):
         if not isinstance(url, str) or not url.startswith(("http://", "https://")):
-            raise ValueError(f"url={url!r}: pass the agent endpoint, e.g. 'http://127.0.0.1:8000/agent/run'")
+            raise ValueError(f"url={shown_cut(repr(url), 120)}: pass the agent endpoint, e.g. 'http://127.0.0.1:8000/agent/run'")
         self.url = url
+        # how the agent is named in its repr and in every error: a token in the query or a password before
+        # the host (``https://user:<token>@host/run?key=…``) is redacted there, and the request keeps it
+        self.shown_url = shown(url)
         self.headers = dict(headers or {})
         self.connect_timeout = connect_timeout
         self.transport = transport
@@ -45,7 +49,7 @@ class AGUIHttpAgent:
         self.requests: list[dict[str, Any]] = []  # bodies sent, newest last (for inspection)
 
     def __repr__(self) -> str:
-        return f"AGUIHttpAgent({self.url!r})"
+        return f"AGUIHttpAgent({self.shown_url!r})"
 
     async def run(self, run_input: Any) -> AsyncIterator[dict[str, Any]]:
         httpx = require("httpx", "agui", "AGUIHttpAgent")
@@ -61,20 +65,20 @@ class AGUIHttpAgent:
         async with httpx.AsyncClient(transport=self.transport, timeout=timeout) as client:
             try:
                 async with client.stream("POST", self.url, json=body, headers=headers) as response:
-                    await _check_response(response, self.url)
+                    await _check_response(response, self.shown_url)
                     decoder = SSEDecoder()
-                    async for line in _lines(response, self.max_line_bytes, self.url):
+                    async for line in _lines(response, self.max_line_bytes, self.shown_url):
                         got = decoder.feed(line)
                         if got:
                             count += 1
-                            yield decode_event(*got, where=self.url)
+                            yield decode_event(*got, where=self.shown_url)
                     got = decoder.close()
                     if got:
                         try:
-                            event = decode_event(*got, where=self.url)
+                            event = decode_event(*got, where=self.shown_url)
                         except AGUIStreamError as exc:
                             raise AGUIStreamError(
-                                f"{self.url}, line {got[0]}: the stream ended in the middle of an event "
+                                f"{self.shown_url}, line {got[0]}: the stream ended in the middle of an event "
                                 f"({got[1][:120]!r}); the server closed the connection early",
                                 line=got[0],
                             ) from exc
@@ -82,11 +86,11 @@ class AGUIHttpAgent:
             except httpx.TransportError as exc:
                 if count:
                     raise AGUIStreamError(
-                        f"POST {self.url}: the connection broke after {count} event(s) "
-                        f"({type(exc).__name__}: {exc}); the events received before were kept"
+                        f"POST {self.shown_url}: the connection broke after {count} event(s) "
+                        f"({type(exc).__name__}: {shown(str(exc))}); the events received before were kept"
                     ) from exc
                 raise AGUIStreamError(
-                    f"POST {self.url} failed: {type(exc).__name__}: {exc}; is the agent server running?"
+                    f"POST {self.shown_url} failed: {type(exc).__name__}: {shown(str(exc))}; is the agent server running?"
                 ) from exc
 
     __call__ = run
@@ -97,7 +101,7 @@ async def _check_response(response: Any, url: str) -> None:
     status, ctype = response.status_code, response.headers.get("content-type", "")
     if 300 <= status < 400:
         raise AGUIStreamError(
-            f"POST {url} answered HTTP {status}, a redirect to {response.headers.get('location')!r}; "
+            f"POST {url} answered HTTP {status}, a redirect to {shown(repr(response.headers.get('location')))}; "
             "pass that URL to AGUIHttpAgent (redirects are not followed for a POST)"
         )
     if not 200 <= status < 300 or (ctype and not ctype.lower().startswith("text/event-stream")):
@@ -106,7 +110,7 @@ async def _check_response(response: Any, url: str) -> None:
             head += chunk
             if len(head) >= 300:
                 break
-        text = head[:300].decode("utf-8", "replace")
+        text = shown_cut(head.decode("utf-8", "replace"), 300)  # a server may echo the request's credentials
         if not 200 <= status < 300:
             raise AGUIStreamError(
                 f"POST {url} answered HTTP {status}: {text!r}; check the URL and that the server accepts this RunAgentInput"
