@@ -18,6 +18,7 @@ from ..ids import validate_id
 from ..runtime.api import check_score_timeout, check_scorer
 from ..runtime.resolve import resolve_using, using_label
 from ..secrets import redact
+from ..secrets.urls import refuse_password
 
 __all__ = ["TaskSpec", "BatchSpec", "parse_tasks", "parse_using", "check_executor", "new_batch_id", "EPISODE_OPTIONS"]
 
@@ -161,6 +162,8 @@ def check_batch_options(
     check_score_timeout(score_timeout_s)
     if upload_to is not None and not (isinstance(upload_to, str) and "://" in upload_to):
         raise InvalidOptionError(f"upload_to={upload_to!r:.80}: pass an fsspec URL such as 's3://bucket/runs'")
+    if upload_to is not None:
+        refuse_password(upload_to, "upload_to")  # recorded with the batch, and named in every upload error
     unknown = sorted(set(episode_opts) - set(EPISODE_OPTIONS))
     if unknown:
         raise InvalidOptionError.unknown(unknown, (*BATCH_OPTIONS, *EPISODE_OPTIONS), "a batch")

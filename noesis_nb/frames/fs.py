@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol, TypeVar
 
+from ..secrets.urls import refuse_password
 from ..store.runfiles import UnreadableRunFile as BadFile
 from ..store.runfiles import change_stamp, list_dir, read_file
 
@@ -163,6 +164,7 @@ RunFS = LocalFS | RemoteFS  # where a run's files are read from
 
 def open_remote(url: str, storage_options: dict[str, Any] | None) -> tuple[RemoteFS, str]:
     """(file system, path without the protocol) for an fsspec URL; a clear error when the extra is missing."""
+    refuse_password(url, "source")
     try:
         import fsspec
     except ImportError as exc:  # pragma: no cover - depends on the environment
