@@ -39,7 +39,7 @@ from ..store.vocab import (
 from ..tools import InvalidToolPayloadError, ToolDispatcher
 from ..tools._files import check_id
 from .gate import Decision, PendingApproval, to_decision
-from .interrupt import killed_by_interrupt
+from .interrupt import interrupts_noted, killed_by_interrupt
 from .lifecycle import act_parent, emit_candidate, is_vetoed, record_action
 from .pause import EpisodePaused
 
@@ -386,7 +386,7 @@ class EpisodeContext:
                 raise ToolRejected(name, decision.reason, draft_id=prepared.draft_id, decision=decision)
         flight = episode.start_call("tool", name)  # refused (never executed) if a drain began while it waited
         episode.busy_tools += 1
-        result = None
+        result, interrupts = None, interrupts_noted()
         try:
             result = await tc.execute_prepared_tool_invocation_async(
                 run_id=rec.episode_id,
@@ -420,7 +420,8 @@ class EpisodeContext:
                 "x-tool_draft_id": prepared.draft_id,
             },
         )
-        if killed_by_interrupt(result):  # recorded failed (it died); the interrupt stops the episode, as on the loop
+        if await killed_by_interrupt(result, interrupts, lambda: episode.cancel_requested):
+            # recorded failed (it died); the interrupt stops the episode, as on the loop
             episode.cancel_requested = True
             raise asyncio.CancelledError(f"tool {name!r}: its process was stopped by the interrupt (SIGINT)")
         if status == "failed":

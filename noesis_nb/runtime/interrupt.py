@@ -26,7 +26,7 @@ from ..store import is_sealed
 if TYPE_CHECKING:
     from .episode import Episode
 
-__all__ = ["InterruptWatch", "watch_interrupts", "interrupted", "killed_by_interrupt"]
+__all__ = ["InterruptWatch", "watch_interrupts", "interrupted", "interrupts_noted", "killed_by_interrupt"]
 
 
 class InterruptWatch:
@@ -128,14 +128,32 @@ def interrupted(episode: Episode) -> EpisodeInterrupted:
     return EpisodeInterrupted(said, episode_id=episode_id, status=status)
 
 
-def killed_by_interrupt(result: Any) -> bool:
-    """A ``subprocess`` tool whose process died of SIGINT: the interrupt (Ctrl-C, the kernel's ■, sent to the
-    whole process group) reached it, maybe before it reached the episode. The episode stops as the interrupt
-    asks (``cancelled``) instead of failing on the tool the interrupt killed."""
+def interrupts_noted() -> int:
+    """How many SIGINTs this process has noted so far (while a watch was installed): compare before and after."""
+    return _state.count
+
+
+async def killed_by_interrupt(result: Any, since: int, cancelled: Any = None, wait_s: float = 0.5) -> bool:
+    """Whether a ``subprocess`` tool that died of SIGINT died of the interrupt (Ctrl-C, the kernel's ■, which goes
+    to the whole process group, so the tool's process may die of it a moment before this process notes it).
+
+    Only when this process notes a SIGINT since ``since`` (waiting up to ``wait_s`` for it) or ``cancelled()``
+    turns true: a tool killed by SIGINT for any other reason (it signalled itself, another program sent it) is a
+    tool failure as any other, which the adapter may handle. A cancellation landing meanwhile propagates."""
     output = getattr(result, "output", None)
-    return (
+    died_of_sigint = (
         getattr(result.status, "value", result.status) == "failed"
         and isinstance(output, dict)
         and set(output) >= {"argv", "returncode"}
         and output.get("returncode") == -signal.SIGINT
     )
+    if not died_of_sigint:
+        return False
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + wait_s
+    while True:
+        if _state.count > since or (cancelled is not None and cancelled()):
+            return True
+        if loop.time() >= deadline:
+            return False
+        await asyncio.sleep(0.01)

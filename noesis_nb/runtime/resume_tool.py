@@ -26,7 +26,7 @@ from ..tools.types import ExecutionStatus
 from . import lifecycle
 from .context import dispatcher, tool_repositories
 from .episode import Episode
-from .interrupt import killed_by_interrupt
+from .interrupt import interrupts_noted, killed_by_interrupt
 from .lifecycle import Outcome
 from .position import Pause, last_pause, options_from_state
 from .recorder import Recorder
@@ -140,6 +140,7 @@ async def continue_tool_draft(
     _check_binding(prepared, decision)
     tc.require_secrets(repos.prepared, prepared)  # a missing secret fails here, before anything is written
     executions = ExecutionRepository(rec.run_dir)
+    interrupts: int | None = None  # SIGINTs noted before the tool ran here (None: its result was on disk already)
     result = executions.get(draft_id)
     if result is None and executions.claimed(draft_id):
         result = _unknown_outcome(rec, chain, prepared, executions, unknown_outcome)
@@ -148,6 +149,7 @@ async def continue_tool_draft(
         if tools:
             fn = tools.get(f"{tool.namespace}.{tool.name}") or tools.get(tool.name)
             callables = {draft_id: fn} if fn else None
+        interrupts = interrupts_noted()
         try:
             result = await tc.execute_prepared_tool_invocation_async(
                 run_id=rec.episode_id,
@@ -196,7 +198,12 @@ async def continue_tool_draft(
                 "x-tool_draft_id": draft_id,
             },
         )
-    if killed_by_interrupt(result):  # recorded failed (it died of SIGINT): the interrupt stops the run, as a live one
+    try:
+        by_interrupt = interrupts is not None and await killed_by_interrupt(result, interrupts, lambda: episode.cancel_requested)
+    except asyncio.CancelledError:  # the interrupt landed while it was told apart: the same ending
+        episode.seal_cancelled()
+        raise
+    if by_interrupt:  # recorded failed (it died of SIGINT): the interrupt stops the run, as a live one
         episode.seal_cancelled()
     elif status == "failed":
         _close(
