@@ -38,7 +38,7 @@ from .runtime.resolve import did_you_mean, resolve_using
 from .runtime.resume import NothingToResume
 from .secrets import shown
 from .store import find_run_dir, is_sealed, list_runs
-from .store.ownership import holder
+from .store.ownership import held_here, holder
 from .store.roots import check_root, linked_to
 from .store.staging import stale_staging
 from .store.vocab import STEER_MODES
@@ -574,6 +574,11 @@ def _elsewhere(episode: str, command: str) -> str:
     if is_sealed(run_dir):
         return f". Its run {run_dir.name} has ended (sealed)"
     who = holder(run_dir)
+    if who is not None and held_here(who):  # this kernel writes it, outside a start() handle (solve() in a thread, resume_run)
+        return (
+            f". This kernel writes its run outside a handle %noesis can reach (solve() or resume_run in a thread): "
+            f"{command} it from the code that started it, or start it with noesis_nb.start(…) next time"
+        )
     if who is not None:
         return f". Its run is being written by {shown(who[:200])}: {command} it there (decisions on its drafts work from here)"
     return ""

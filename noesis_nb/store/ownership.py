@@ -207,6 +207,11 @@ def holder(run_dir: str | os.PathLike[str]) -> str | None:
         os.close(fd)
 
 
+def held_here(note: str | None) -> bool:
+    """Whether an owner note (``holder``'s answer) names this process: ``pid N on HOST …``."""
+    return bool(note) and str(note).startswith(f"pid {os.getpid()} on {socket.gethostname()} ")
+
+
 def _held(fd: int) -> bool:
     """Whether someone holds an exclusive lock on ``fd``'s file (asked with a shared lock, dropped at once)."""
     try:
