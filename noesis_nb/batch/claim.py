@@ -37,10 +37,16 @@ def not_this_entry(run_dir: Path, batch_id: str, entry: BatchEntry, record_path:
             return None
         else:
             made_for = _made_for(tag)
+    if made_for.startswith("it was started for"):  # a batch's run named for the wrong entry: the record was changed
+        fix = "restore the record (each entry names its own run) or pass a new batch_id"
+    else:  # something else under the id the entry reserved (another process's run, a crafted folder or file)
+        fix = (
+            f"to run this entry, move {run_dir.name} out of {run_dir.parent} and call the batch again "
+            "(the entry keeps its id), or pass a new batch_id"
+        )
     return (
         f"{run_dir} is not the run of task {entry.index} with adapter {entry.adapter!r} of batch {batch_id!r}: "
-        f"{made_for}, yet the batch record {record_path} names it for this entry. The batch leaves that run alone; "
-        "restore the record (each entry names its own run) or pass a new batch_id"
+        f"{made_for}, yet the batch record {record_path} names it for this entry. The batch leaves that run alone; {fix}"
     )
 
 

@@ -125,6 +125,11 @@ def test_a_run_another_process_starts_under_a_reserved_id_is_not_the_entry(
     hand = runs_dir / reserved
     assert read_json(hand / "state.json")["goal"]["task"] == "by hand", "the run started by hand is its own"
     assert sealed_at(hand) == hand_sealed and check_run(hand) == []
+    # the record was never edited: the advice is to move that run away, and the entry then runs under its id
+    assert "restore the record" not in str(second.error) and f"move {reserved} out of {runs_dir}" in str(second.error)
+    hand.rename(tmp_path / reserved)
+    again = run_batch(tasks, using={"held": held}, root=runs_dir, batch_id="raced")
+    assert [e.status for e in again.entries] == ["ok", "ok"] and again.entries[1].episode_id == reserved
 
 
 @pytest.mark.parametrize("planted", ["file", "fifo"])
