@@ -21,17 +21,29 @@ def _runs_dir(run_dir: Any) -> str | None:
     if not run_dir:
         return None
     parent = Path(run_dir).parent
-    fresh = [Path(".noesis") / "episodes", Path("runs"), Path(".noesis") / "runs"]
+    start = _starting_dir()  # a fresh kernel starts there (the notebook's folder), whatever os.chdir did since
+    fresh = [start / ".noesis" / "episodes", start / "runs", start / ".noesis" / "runs"]
     if os.environ.get("NOESIS_RUNS_DIR"):
-        fresh.append(Path(os.environ["NOESIS_RUNS_DIR"]).expanduser())
+        fresh.append(start / Path(os.environ["NOESIS_RUNS_DIR"]).expanduser())
     try:
         where = parent.resolve()
         if any(where == root.resolve() for root in fresh):
             return None
-        inside = os.path.relpath(where, Path.cwd().resolve())  # under the notebook's folder: as short as typed
+        inside = os.path.relpath(where, start.resolve())  # under the notebook's folder: as short as typed
         return inside if not inside.startswith("..") else str(where)
-    except OSError:  # a path the system cannot resolve: name it as it is
-        return str(parent)
+    except (OSError, ValueError):  # a path the system cannot resolve (or on another drive): name it whole
+        return str(parent.absolute())
+
+
+def _starting_dir() -> Path:
+    """The folder this kernel started in (IPython's ``starting_dir``), else the current one."""
+    try:
+        from IPython import get_ipython
+
+        started = getattr(get_ipython(), "starting_dir", None)
+    except Exception:  # IPython missing or broken: the current folder
+        started = None
+    return Path(started) if isinstance(started, str) and started else Path.cwd()
 
 
 def show_call(episode_id: str, run_dir: Any) -> str:

@@ -16,7 +16,9 @@ from .render import esc
 
 __all__ = ["running_cell", "left_behind", "left_behind_html"]
 
-_SHOWN: dict[str, tuple[str, list[Any]]] = {}  # cell id -> (request id of its latest run, live sources it showed)
+# cell id -> (request id of its latest run, ids of the episodes it showed): ids only, so an ended episode's
+# handle (and its events) is not kept alive by a cell that never runs again
+_SHOWN: dict[str, tuple[str, list[str]]] = {}
 
 
 def running_cell() -> tuple[str, str] | None:
@@ -47,11 +49,13 @@ def left_behind(source: Any) -> list[Any]:
     cell, request = where
     before = _SHOWN.get(cell)
     if before is not None and before[0] == request:
-        before[1].append(source)
+        before[1].append(source.episode_id)
         return []
     live = live_handles()
-    earlier = [s for s in (before[1] if before else []) if s.episode_id != source.episode_id and s.episode_id in live]
-    _SHOWN[cell] = (request, [source, *earlier])  # still out of sight at the next run, unless shown again
+    shown_before = dict.fromkeys(before[1] if before else [])
+    earlier = [live[e] for e in shown_before if e != source.episode_id and e in live]
+    # still out of sight at the next run, unless shown again
+    _SHOWN[cell] = (request, [source.episode_id, *(s.episode_id for s in earlier)])
     return earlier
 
 
@@ -62,10 +66,10 @@ def left_behind_html(sources: list[Any]) -> str:
     lines = []
     for source in sources:
         episode_id = esc(source.episode_id)
-        doing = "still waits for a decision" if source.pending else "is still running"
+        doing, verb = ("still waits for a decision", "decide") if source.pending else ("is still running", "follow")
         show = esc(show_call(source.episode_id, source.run_dir))
         lines.append(
-            f"<li><code>{episode_id}</code> {doing}: decide it in <code>{show}</code>, "
+            f"<li><code>{episode_id}</code> {doing}: {verb} it in <code>{show}</code>, "
             f"or stop it with <code>%noesis stop {episode_id}</code></li>"
         )
     return (

@@ -307,11 +307,13 @@ class EpisodeView(ViewOutput, w.VBox):  # type: ignore[misc]  # ipywidgets ships
 
     def _shown_here(self) -> None:
         """Displayed by the running cell: name what an earlier run of this cell left going, and follow it until it ends."""
-        left = [s for s in left_behind(self.source) if s not in self._earlier]
-        if left:
-            self._earlier.extend(left)
-            self._unsubscribe.extend(s.on_change(lambda _h: self.poke()) for s in left)
-            self.earlier.value = left_behind_html(self._earlier)
+        left = left_behind(self.source)
+        with self._flush_lock:  # a flush on the coalescer's thread replaces the list as its episodes end
+            left = [s for s in left if s not in self._earlier]
+            if left:
+                self._earlier = [*self._earlier, *left]
+                self._unsubscribe.extend(s.on_change(lambda _h: self.poke()) for s in left)
+                self.earlier.value = left_behind_html(self._earlier)
 
     # -- buttons ------------------------------------------------------------------------------
     def _say(self, html: str) -> None:
