@@ -1,6 +1,6 @@
 """Summary metrics recomputed from the events, as Noēsis computes them (its insight metrics ``compute_metrics``,
 ``build_insight_metrics`` and ``_finalize_metrics``): governance counts are whole numbers of events, ``steps``
-equals ``act_count``, and ``phase_ms`` holds each verb phase's last duration in whole ms, rounded up, at least 1
+equals ``act_count``, and ``phase_ms`` holds each verb phase's summed durations in whole ms, rounded up, at least 1
 (``metrics.phase_ms`` may also be left ``{}``, as ``compute_metrics`` leaves it; the insight block's never is);
 ``latencies.first_action_ms`` / ``time_to_veto_ms`` run from the start event to the first act / enforced veto.
 """
@@ -66,16 +66,17 @@ def check(run: Run) -> Iterator[Violation]:
 
 
 def phase_ms(run: Run) -> dict[str, int]:
-    """Per verb phase, the last event's ``metrics.duration_ms`` rounded up to whole ms, at least 1."""
-    found: dict[str, int] = {}
+    """Per verb phase, its events' ``metrics.duration_ms`` summed (the per-phase latency Noēsis' readers fall back
+    to), rounded up to whole ms, at least 1."""
+    totals: dict[str, float] = {}
     for event in run.events:
         metrics = event.get("metrics")
         duration = metrics.get("duration_ms") if isinstance(metrics, dict) else None
         if event.get("phase") not in TIMED_PHASES or isinstance(duration, bool) or not isinstance(duration, (int, float)):
             continue
         if 0 <= duration < math.inf:
-            found[str(event["phase"])] = max(1, math.ceil(duration))
-    return found
+            totals[str(event["phase"])] = totals.get(str(event["phase"]), 0.0) + duration
+    return {phase: max(1, math.ceil(round(total, 6))) for phase, total in totals.items()}
 
 
 def _phase_ms(run: Run, summary: dict[str, Any], metrics: dict[str, Any]) -> Iterator[Violation]:
