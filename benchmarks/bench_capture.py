@@ -1,12 +1,15 @@
 """Capture overhead: the same ``openai`` SDK call inside an episode with capture on and with capture off.
 
-Two transports: a loopback HTTP server in another process (a real socket, what a local model
-server costs at least; in this process it would compete for the GIL) and an in-process mock
-transport (no network at all: the worst case for the ratio, since the call is then nothing but
-the SDK's own work). Rounds alternate on and off in the same process (which goes first alternates
-too); each on-round is paired with the off-round next to it, so the machine's drift falls on both
-sides. Printed: the median per-call time of each side, the median of the paired ratios, and the
-best-of ratio (fastest on-round over fastest off-round: the least disturbed by other load).
+Two transports: a loopback HTTP server in another process (a real socket that stays open between
+calls, as providers and local model servers keep it; in this process the server would compete for
+the GIL) and an in-process mock transport (no network at all: the worst case for the ratio, since
+the call is then nothing but the SDK's own work). Three arms: the bare call (no episode), the call
+inside an episode with capture off, and with capture on; the target compares on with off (the
+same episode, so only capture differs), and bare is printed to show what the episode itself adds.
+Rounds rotate the arms in the same process (which goes first rotates too); each on-round is paired
+with the rounds next to it, so the machine's drift falls on every side. Printed: the median per-call
+time of each arm, the medians of the paired ratios, and the best-of ratio (fastest on-round over
+fastest off-round: the least disturbed by other load).
 Then capture's own work per call, alone: the wrapper's start and its recording of a parsed
 response, inside an episode, with no SDK call around it. Real provider calls take hundreds of
 milliseconds: the absolute cost per call (the ``+ µs`` figures) is what carries over.
@@ -30,20 +33,25 @@ ROOT = Path(__file__).resolve().parents[1]
 MSG = [{"role": "user", "content": "hi"}]
 
 
+def timed(client, calls: int, spin_s: float = 0.0) -> float:
+    """Seconds per SDK call, after one warm-up call (``spin_s``: a busy wait after each call)."""
+    client.chat.completions.create(model="gpt-4o-mini", messages=MSG)  # warm
+    t0 = time.perf_counter()
+    for _ in range(calls):
+        client.chat.completions.create(model="gpt-4o-mini", messages=MSG)
+        if spin_s:
+            until = time.perf_counter() + spin_s
+            while time.perf_counter() < until:
+                pass
+    return (time.perf_counter() - t0) / calls
+
+
 def per_call(client, calls: int, runs_dir: str, capture: bool, spin_s: float = 0.0) -> float:
-    """Seconds per SDK call, timed inside one episode's adapter (``spin_s``: a busy wait after each call)."""
+    """Seconds per SDK call, timed inside one episode's adapter."""
     box = {}
 
     def agent(task, ctx):
-        client.chat.completions.create(model="gpt-4o-mini", messages=MSG)  # warm
-        t0 = time.perf_counter()
-        for _ in range(calls):
-            client.chat.completions.create(model="gpt-4o-mini", messages=MSG)
-            if spin_s:
-                until = time.perf_counter() + spin_s
-                while time.perf_counter() < until:
-                    pass
-        box["t"] = (time.perf_counter() - t0) / calls
+        box["t"] = timed(client, calls, spin_s)
         return "ok"
 
     noesis_nb.solve("bench", using=agent, runs_dir=runs_dir, capture=capture)
@@ -51,19 +59,23 @@ def per_call(client, calls: int, runs_dir: str, capture: bool, spin_s: float = 0
 
 
 def measure(name: str, client, calls: int, rounds: int) -> None:
-    on, off = [], []
+    arms: dict[str, list[float]] = {"bare": [], "off": [], "on": []}
+    order = list(arms)
     with tempfile.TemporaryDirectory() as runs:
-        for i in range(rounds):  # alternate which goes first, so warm-up and drift fall on both sides
-            for capture in (False, True) if i % 2 else (True, False):
-                (on if capture else off).append(per_call(client, calls, runs, capture))
+        for i in range(rounds):  # rotate which goes first, so warm-up and drift fall on every side
+            for arm in order[i % 3 :] + order[: i % 3]:
+                t = timed(client, calls) if arm == "bare" else per_call(client, calls, runs, arm == "on")
+                arms[arm].append(t)
         logs = list(Path(runs).glob("*/events.jsonl"))
         model_calls = sum(1 for log in logs for line in log.open() if '"model.call"' in line)
-    a, b = statistics.median(off), statistics.median(on)
-    paired = statistics.median(x / y for x, y in zip(on, off))
-    best = min(on) / min(off)
+    bare, off, on = (statistics.median(arms[k]) for k in order)
+    paired = statistics.median(x / y for x, y in zip(arms["on"], arms["off"]))
+    episode = statistics.median(x / y for x, y in zip(arms["off"], arms["bare"]))
+    best = min(arms["on"]) / min(arms["off"])
     print(
-        f"{name}: {b * 1e6:8.1f} µs/call with capture vs {a * 1e6:8.1f} µs without (+{(b - a) * 1e6:.1f} µs); "
-        f"paired median {paired:.3f}×, best-of {best:.3f}× (+{(min(on) - min(off)) * 1e6:.1f} µs)"
+        f"{name}: {on * 1e6:8.1f} µs/call with capture vs {off * 1e6:8.1f} µs without (+{(on - off) * 1e6:.1f} µs); "
+        f"paired median {paired:.3f}×, best-of {best:.3f}× (+{(min(arms['on']) - min(arms['off'])) * 1e6:.1f} µs); "
+        f"bare call, no episode: {bare * 1e6:.1f} µs (episode without capture {episode:.3f}× of it)"
     )
     assert model_calls == rounds * (calls + 1), f"{model_calls} calls recorded: only the captured rounds record, each call once"
 
@@ -113,7 +125,10 @@ def main() -> None:
     sys.path.insert(0, str(ROOT))
     from tests.capture.provider_stub import DEFAULT, chat_completion
 
-    code = "from tests.capture.provider_stub import ProviderStub; s = ProviderStub(); print(s.url, flush=True); input()"
+    code = (
+        "from tests.capture.provider_stub import ProviderStub; "
+        "s = ProviderStub(keep_alive=True); print(s.url, flush=True); input()"
+    )
     server = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         url = server.stdout.readline().strip()

@@ -155,14 +155,25 @@ def anthropic_events(model: str, n: dict[str, int], rid: str) -> list[dict[str, 
 class ProviderStub:
     """``base_url`` for ``openai.OpenAI(base_url=stub.openai_url)`` and ``anthropic.Anthropic(base_url=stub.url)``."""
 
-    def __init__(self) -> None:
+    def __init__(self, keep_alive: bool = False) -> None:
+        """``keep_alive``: JSON replies leave the connection open (HTTP/1.1, no Nagle delay), as providers and local
+        model servers do, so an SDK client reuses one connection; by default each reply closes its connection."""
         self.requests: list[tuple[str, dict[str, Any]]] = []
         self.scripts: dict[str, deque[Reply]] = defaultdict(deque)
         self._lock = threading.Lock()
         self._counter = 0
+        self.connections = 0  # TCP connections accepted
         stub = self
 
         class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1" if keep_alive else "HTTP/1.0"
+            disable_nagle_algorithm = keep_alive  # headers and body go out in two writes: no 40 ms wait for an ACK
+
+            def setup(self) -> None:
+                super().setup()
+                with stub._lock:
+                    stub.connections += 1
+
             def log_message(self, *args: Any) -> None:
                 pass
 
