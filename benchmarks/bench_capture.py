@@ -33,9 +33,16 @@ ROOT = Path(__file__).resolve().parents[1]
 MSG = [{"role": "user", "content": "hi"}]
 
 
-def timed(client, calls: int, spin_s: float = 0.0) -> float:
-    """Seconds per SDK call, after one warm-up call (``spin_s``: a busy wait after each call)."""
+CPU: dict[str, list[float]] = {}  # the calling thread's CPU seconds per call, by arm (``measure``)
+
+
+def timed(client, calls: int, spin_s: float = 0.0, arm: str | None = None) -> float:
+    """Seconds per SDK call, after one warm-up call (``spin_s``: a busy wait after each call).
+
+    With ``arm``, the calling thread's CPU time per call is noted too: on a shared machine the
+    wall clock also counts the waits for a core, which fall on the arms unevenly."""
     client.chat.completions.create(model="gpt-4o-mini", messages=MSG)  # warm
+    c0 = time.thread_time()
     t0 = time.perf_counter()
     for _ in range(calls):
         client.chat.completions.create(model="gpt-4o-mini", messages=MSG)
@@ -43,15 +50,18 @@ def timed(client, calls: int, spin_s: float = 0.0) -> float:
             until = time.perf_counter() + spin_s
             while time.perf_counter() < until:
                 pass
-    return (time.perf_counter() - t0) / calls
+    wall = (time.perf_counter() - t0) / calls
+    if arm is not None:
+        CPU.setdefault(arm, []).append((time.thread_time() - c0) / calls)
+    return wall
 
 
-def per_call(client, calls: int, runs_dir: str, capture: bool, spin_s: float = 0.0) -> float:
+def per_call(client, calls: int, runs_dir: str, capture: bool, spin_s: float = 0.0, arm: str | None = None) -> float:
     """Seconds per SDK call, timed inside one episode's adapter."""
     box = {}
 
     def agent(task, ctx):
-        box["t"] = timed(client, calls, spin_s)
+        box["t"] = timed(client, calls, spin_s, arm)
         return "ok"
 
     noesis_nb.solve("bench", using=agent, runs_dir=runs_dir, capture=capture)
@@ -61,10 +71,11 @@ def per_call(client, calls: int, runs_dir: str, capture: bool, spin_s: float = 0
 def measure(name: str, client, calls: int, rounds: int) -> None:
     arms: dict[str, list[float]] = {"bare": [], "off": [], "on": []}
     order = list(arms)
+    CPU.clear()
     with tempfile.TemporaryDirectory() as runs:
         for i in range(rounds):  # rotate which goes first, so warm-up and drift fall on every side
             for arm in order[i % 3 :] + order[: i % 3]:
-                t = timed(client, calls) if arm == "bare" else per_call(client, calls, runs, arm == "on")
+                t = timed(client, calls, arm=arm) if arm == "bare" else per_call(client, calls, runs, arm == "on", arm=arm)
                 arms[arm].append(t)
         logs = list(Path(runs).glob("*/events.jsonl"))
         model_calls = sum(1 for log in logs for line in log.open() if '"model.call"' in line)
@@ -76,6 +87,12 @@ def measure(name: str, client, calls: int, rounds: int) -> None:
         f"{name}: {on * 1e6:8.1f} µs/call with capture vs {off * 1e6:8.1f} µs without (+{(on - off) * 1e6:.1f} µs); "
         f"paired median {paired:.3f}×, best-of {best:.3f}× (+{(min(arms['on']) - min(arms['off'])) * 1e6:.1f} µs); "
         f"bare call, no episode: {bare * 1e6:.1f} µs (episode without capture {episode:.3f}× of it)"
+    )
+    cpu = {k: statistics.median(v) for k, v in CPU.items()}
+    cpu_paired = statistics.median(x / y for x, y in zip(CPU["on"], CPU["off"]))
+    print(
+        f"{' ' * len(name)}  CPU of the calling thread: {cpu['on'] * 1e6:8.1f} µs/call with capture vs {cpu['off'] * 1e6:8.1f} "
+        f"µs without (+{(cpu['on'] - cpu['off']) * 1e6:.1f} µs), paired median {cpu_paired:.3f}×; bare {cpu['bare'] * 1e6:.1f} µs"
     )
     assert model_calls == rounds * (calls + 1), f"{model_calls} calls recorded: only the captured rounds record, each call once"
 
