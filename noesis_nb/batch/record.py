@@ -12,13 +12,14 @@ from __future__ import annotations
 import os
 import stat
 import time
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from .._jsonio import atomic_write_json, canonical_json
-from ..errors import EpisodeStateError, InvalidOptionError
+from ..errors import EpisodeStateError, InvalidIdError, InvalidOptionError
 from ..ids import new_episode_id, validate_id
 from ..secrets import redact
 from ..store import now_iso, read_json
@@ -94,7 +95,7 @@ def record_lock(path: Path, timeout_s: float = 60.0) -> Iterator[None]:
 
 def load_record(path: Path) -> dict[str, Any] | None:
     """The record, or None when there is none; a record that is not one is a clear error (never overwritten)."""
-    if not path.exists():
+    if not os.path.lexists(path):  # a dangling link is no absent record: its batch's runs are named nowhere else
         return None
     record = read_json(path, within=path.parent.parent)  # never through a link out of the runs root
     if not isinstance(record, dict) or record.get("schema_version") != SCHEMA or not isinstance(record.get("entries"), list):
@@ -107,15 +108,32 @@ def load_record(path: Path) -> dict[str, Any] | None:
             or not isinstance(tasks, list)
             or not 0 <= index < len(tasks)
             or not isinstance(adapters, list)
+            or not all(isinstance(name, str) for name in adapters)
             or entry.get("adapter") not in adapters
             or not isinstance(entry.get("previous", []), list)
         ):
             raise InvalidOptionError(
                 f"{path}: entry {entry!r:.120} does not fit the record; restore the file or use a new batch_id"
             )
-        validate_id(entry.get("episode_id"))  # read from a file: checked before it becomes a path
+        try:  # read from a file: checked before it becomes a path
+            validate_id(entry.get("episode_id"))
+        except InvalidIdError as exc:
+            raise InvalidOptionError(f"{path}: {exc}; restore the file or use a new batch_id") from None
     _refuse_shared_ids(record["entries"], path)
+    _refuse_gaps(record, path)
     return record
+
+
+def _refuse_gaps(record: dict[str, Any], path: Path) -> None:
+    """Each task runs once per adapter: an entry missing would drop a task silently, one twice would run it twice."""
+    seen = Counter((entry["task_index"], entry["adapter"]) for entry in record["entries"])
+    for index in range(len(record["tasks"])):
+        for adapter in record["adapters"]:
+            if (count := seen[(index, adapter)]) != 1:
+                raise InvalidOptionError(
+                    f"{path}: task {index} with adapter {adapter!r:.80} has {count} entries, not one; "
+                    "restore the file (one entry per task and adapter) or use a new batch_id"
+                )
 
 
 def _refuse_shared_ids(entries: list[dict[str, Any]], path: Path) -> None:

@@ -1,0 +1,174 @@
+"""Files the newer features write, mutated as a hostile tester does: a batch's record and its lock.
+
+Each mutation is tolerated or refused with ONE noesis_nb error naming the file and the fix; nothing hangs,
+nothing recorded is overwritten and no task runs twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+
+import noesis_nb
+from noesis_nb.batch.record import load_record
+from noesis_nb.errors import EpisodeStateError, InvalidOptionError, NoesisNbError
+
+from ..batch.agents import echo
+
+TASKS = ["a", "b"]
+
+
+def _batch(root: Path) -> Any:
+    async def main() -> Any:
+        return await noesis_nb.batch(TASKS, using=echo, root=root, batch_id="nightly")
+
+    return asyncio.run(main())
+
+
+def _finished(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, bytes, set[str]]:
+    """A finished batch: its root, its record's bytes and its run folders."""
+    root = tmp_path_factory.mktemp("batch") / "runs"
+    handle = _batch(root)
+    assert [e.status for e in handle.entries] == ["ok", "ok"]
+    return root, (root / "batches" / "nightly.json").read_bytes(), _runs(root)
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, bytes, set[str]]:
+    return _finished(tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
+def locked(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, bytes, set[str]]:
+    """A batch of its own for the lock's tests."""
+    return _finished(tmp_path_factory)
+
+
+def _runs(root: Path) -> set[str]:
+    return {p.name for p in root.iterdir() if p.name != "batches"}
+
+
+def _record(recorded: tuple[Path, bytes, set[str]], change: Any, *, of_file: bool = False) -> tuple[Path, Path]:
+    """The batch's record as ``change`` leaves it: ``change(path)`` (``of_file``) or ``change(entries)``."""
+    root, good, _ = recorded
+    path = root / "batches" / "nightly.json"
+    path.unlink(missing_ok=True)
+    path.write_bytes(good)
+    if of_file:
+        change(path)
+    else:
+        record = json.loads(good)
+        record["entries"] = change(record["entries"])
+        path.write_text(json.dumps(record))
+    return root, path
+
+
+def _drop_last(entries: list[Any]) -> list[Any]:
+    return entries[:-1]
+
+
+def _twice(entries: list[Any]) -> list[Any]:
+    return [*entries, {**entries[0], "episode_id": "ep_planted_twin"}]
+
+
+def _id_number(entries: list[Any]) -> list[Any]:
+    return [{**entries[0], "episode_id": 5}, *entries[1:]]
+
+
+def _dangling(path: Path) -> None:
+    path.unlink()
+    path.symlink_to(path.with_name("gone.json"))
+
+
+@pytest.mark.parametrize(
+    "change, said",
+    [
+        (lambda entries: [], "task 0 with adapter 'echo' has 0 entries"),
+        (_drop_last, "task 1 with adapter 'echo' has 0 entries"),
+        (_twice, "task 0 with adapter 'echo' has 2 entries"),
+        (_id_number, "episode id must be a non-empty string, got 5; restore the file"),
+        (_dangling, "is not a noesis_nb batch record"),
+    ],
+    ids=["no-entries", "an-entry-dropped", "an-entry-twice", "an-id-not-text", "a-dangling-link"],
+)
+def test_a_mutated_batch_record_is_refused_and_nothing_runs_again(
+    recorded: tuple[Path, bytes, set[str]], change: Any, said: str
+) -> None:
+    """Before: a record without an entry dropped its task silently, one with an entry twice ran the task
+    twice, a dangling link in its place started the whole batch again under new ids, and an id that
+    was no text raised an error naming neither the file nor the fix."""
+    root, path = _record(recorded, change, of_file=change is _dangling)
+    before = os.readlink(path) if path.is_symlink() else path.read_bytes()
+    with pytest.raises(InvalidOptionError, match=said) as caught:
+        _batch(root)
+    assert str(caught.value).startswith(str(path))
+    assert _runs(root) == recorded[2]  # no episode started
+    assert (os.readlink(path) if path.is_symlink() else path.read_bytes()) == before  # the file is left as it was
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+    max_leaves=8,
+)
+_FIELDS = ["schema_version", "tasks", "adapters", "entries", "options", "batch_id"]
+_ENTRY_FIELDS = ["task_index", "adapter", "episode_id", "previous"]
+
+
+@settings(
+    max_examples=150,
+    derandomize=True,
+    deadline=None,
+    phases=[Phase.explicit, Phase.generate],
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(where=st.sampled_from(_FIELDS + _ENTRY_FIELDS), value=_JSON, entry=st.integers(0, 1), drop=st.booleans())
+def test_any_value_in_a_batch_record_reads_back_whole_or_is_refused_naming_it(
+    recorded: tuple[Path, bytes, set[str]], where: str, value: Any, entry: int, drop: bool
+) -> None:
+    record = json.loads(recorded[1])
+    target = record["entries"][entry] if where in _ENTRY_FIELDS else record
+    if drop:
+        target.pop(where, None)
+    else:
+        target[where] = value
+    path = recorded[0] / "batches" / "fuzzed.json"
+    path.write_text(json.dumps(record))  # an int past 64 bits too
+    try:
+        got = load_record(path)
+    except NoesisNbError as exc:
+        assert str(path) in str(exc)
+        return
+    assert got is not None
+    pairs = sorted((e["task_index"], e["adapter"]) for e in got["entries"])
+    assert pairs == sorted((i, a) for i in range(len(got["tasks"])) for a in got["adapters"])
+
+
+@pytest.mark.parametrize("kind", ["folder", "fifo", "link-out"])
+def test_the_batch_lock_replaced_is_refused_or_harmless(locked: tuple[Path, bytes, set[str]], kind: str) -> None:
+    root, _ = _record(locked, lambda path: None, of_file=True)
+    lock = root / "batches" / "nightly.json.lock"
+    lock.unlink(missing_ok=True)
+    outside = root.parent / "outside.txt"
+    if kind == "folder":
+        lock.mkdir()
+    elif kind == "fifo":
+        os.mkfifo(lock)
+    else:
+        lock.symlink_to(outside)
+    try:
+        handle = _batch(root)
+    except EpisodeStateError as exc:
+        assert str(lock) in str(exc)
+    else:
+        assert [e.status for e in handle.entries] == ["ok", "ok"]
+    finally:
+        lock.rmdir() if lock.is_dir() and not lock.is_symlink() else lock.unlink()
+    assert not outside.exists() and _runs(root) == locked[2]
