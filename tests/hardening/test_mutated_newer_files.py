@@ -1,4 +1,4 @@
-"""Files the newer features write, mutated as a hostile tester does: a batch's record and its lock.
+"""Files the newer features write, mutated as a hostile tester does: a batch's record and lock, the rates file.
 
 Each mutation is tolerated or refused with ONE noesis_nb error naming the file and the fix; nothing hangs,
 nothing recorded is overwritten and no task runs twice.
@@ -9,14 +9,18 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 import noesis_nb
+from noesis_nb import _genai_rates as genai
 from noesis_nb.batch.record import load_record
 from noesis_nb.errors import EpisodeStateError, InvalidOptionError, NoesisNbError
 
@@ -172,3 +176,34 @@ def test_the_batch_lock_replaced_is_refused_or_harmless(locked: tuple[Path, byte
     finally:
         lock.rmdir() if lock.is_dir() and not lock.is_symlink() else lock.unlink()
     assert not outside.exists() and _runs(root) == locked[2]
+
+
+# ---- the rates file ---------------------------------------------------------------------------------
+
+_PRICE = "from noesis_nb import _genai_rates as g; r = g.find_model('gpt-4o', 'openai'); print(r.options[0][1]['input'])"
+
+
+def _price(cache: Path) -> str:
+    env = {**os.environ, "NOESIS_NB_CACHE_DIR": str(cache)}
+    done = subprocess.run([sys.executable, "-c", _PRICE], env=env, capture_output=True, text=True, timeout=60, check=True)
+    return done.stdout.strip()
+
+
+def test_a_fifo_in_place_of_the_rates_file_does_not_hang_pricing(tmp_path: Path) -> None:
+    """Before: reading the rates file opened the FIFO and waited for a writer forever (every cost hung)."""
+    truth = _price(tmp_path / "clean")
+    cache = tmp_path / "fifo"
+    cache.mkdir()
+    os.mkfifo(cache / genai.rates_cache_path().name)
+    assert _price(cache) == truth
+
+
+@pytest.mark.parametrize("bad", [-2.5, 1e300, True, "2.5"])
+def test_a_rate_no_price_list_has_is_not_taken_from_the_file(tmp_path: Path, bad: Any) -> None:
+    """Before: a negative or absurd input price planted in the rates file priced every later call."""
+    truth = _price(tmp_path / "clean")
+    path = tmp_path / "clean" / genai.rates_cache_path().name
+    doc = orjson.loads(path.read_bytes())
+    doc["models"]["openai|gpt-4o"]["options"][0][1]["input"] = bad
+    path.write_bytes(orjson.dumps(doc))
+    assert _price(tmp_path / "clean") == truth
