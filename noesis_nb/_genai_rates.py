@@ -262,7 +262,7 @@ def _read(path: Path) -> dict[str, ModelRates | None]:
         if doc.get("genai_prices") != genai_version():
             return {}
         return {str(k): None if v is None else _decode(v) for k, v in doc["models"].items()}
-    except (OSError, orjson.JSONDecodeError, AttributeError, KeyError, TypeError, ValueError):
+    except (OSError, orjson.JSONDecodeError, AttributeError, LookupError, TypeError, ValueError, OverflowError):
         return {}
 
 

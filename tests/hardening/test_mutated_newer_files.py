@@ -207,3 +207,58 @@ def test_a_rate_no_price_list_has_is_not_taken_from_the_file(tmp_path: Path, bad
     doc["models"]["openai|gpt-4o"]["options"][0][1]["input"] = bad
     path.write_bytes(orjson.dumps(doc))
     assert _price(tmp_path / "clean") == truth
+
+
+def _places(value: Any, at: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """Every key path inside a JSON document."""
+    inner: list[tuple[Any, ...]] = []
+    if isinstance(value, dict):
+        for key, item in value.items():
+            inner += [(*at, key), *_places(item, (*at, key))]
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            inner += [(*at, index), *_places(item, (*at, index))]
+    return inner
+
+
+_RATES = {
+    "genai_prices": genai.genai_version(),
+    "models": {
+        "openai|gpt-4o": {
+            "key": "openai/gpt-4o",
+            "conditional": True,
+            "options": [
+                [
+                    None,
+                    {
+                        "input": 2.5,
+                        "output": 10.0,
+                        "cached_input": None,
+                        "cache_write": None,
+                        "reasoning": None,
+                        "per_call": 0.0,
+                        "tiers": [["input", 200000, 5.0]],
+                    },
+                ],
+                [["daily", 1, 2], None],
+            ],
+        }
+    },
+}
+
+
+@settings(max_examples=300, derandomize=True, deadline=None, phases=[Phase.explicit, Phase.generate])
+@given(place=st.sampled_from(_places(_RATES)), value=_JSON)
+def test_any_value_in_the_rates_file_is_read_or_the_file_ignored(place: tuple[Any, ...], value: Any) -> None:
+    """Before: an empty window (``[]``) escaped as a raw IndexError from the first cost of the process."""
+    doc = json.loads(json.dumps(_RATES))
+    target = doc
+    for key in place[:-1]:
+        target = target[key]
+    target[place[-1]] = value
+    path = Path(os.environ["NOESIS_NB_CACHE_DIR"]) / "fuzzed-rates.json"
+    path.write_text(json.dumps(doc))
+    rates = genai._read(path)
+    for model in rates.values():  # whatever was taken reads as rates: every option's prices are finite numbers
+        for _, fields in model.options if model is not None else ():
+            assert fields is None or all(v is None or 0 <= v < 1e12 for k, v in fields.items() if k != "tiers")
