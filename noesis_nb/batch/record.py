@@ -18,13 +18,15 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from .._jsonio import atomic_write_json, canonical_json
 from ..errors import EpisodeStateError, InvalidIdError, InvalidOptionError
 from ..ids import new_episode_id, validate_id
 from ..secrets import redact
-from ..store import now_iso, read_json
+from ..store import now_iso
 from ..store.paths import UnsafeRunPathError
-from ..store.runfiles import what_is
+from ..store.runfiles import UnreadableRunFile, read_file, what_is
 from .spec import BatchSpec
 
 try:  # POSIX; elsewhere two calls of one batch at once are not kept apart
@@ -97,7 +99,7 @@ def load_record(path: Path) -> dict[str, Any] | None:
     """The record, or None when there is none; a record that is not one is a clear error (never overwritten)."""
     if not os.path.lexists(path):  # a dangling link is no absent record: its batch's runs are named nowhere else
         return None
-    record = read_json(path, within=path.parent.parent)  # never through a link out of the runs root
+    record = _read(path)
     if not isinstance(record, dict) or record.get("schema_version") != SCHEMA or not isinstance(record.get("entries"), list):
         raise InvalidOptionError(f"{path} is not a noesis_nb batch record; pass another batch_id or move the file aside")
     tasks, adapters = record.get("tasks"), record.get("adapters")
@@ -118,10 +120,22 @@ def load_record(path: Path) -> dict[str, Any] | None:
         try:  # read from a file: checked before it becomes a path
             validate_id(entry.get("episode_id"))
         except InvalidIdError as exc:
-            raise InvalidOptionError(f"{path}: {exc}; restore the file or use a new batch_id") from None
+            raise InvalidIdError(f"{path}: {exc}; restore the file or use a new batch_id") from None
     _refuse_shared_ids(record["entries"], path)
     _refuse_gaps(record, path)
     return record
+
+
+def _read(path: Path) -> Any:
+    """The record's JSON; a file that cannot be read as JSON is one error saying why (never through a link out of the root)."""
+    try:
+        got = read_file(os.fspath(path), os.fspath(path.parent.parent))
+        return None if got is None else orjson.loads(got[0])
+    except (UnreadableRunFile, orjson.JSONDecodeError) as exc:
+        why = exc.reason if isinstance(exc, UnreadableRunFile) else f"not valid JSON ({exc})"
+        raise InvalidOptionError(
+            f"{path} cannot be read as a batch record: {why}; restore the file, move it aside or pass another batch_id"
+        ) from None
 
 
 def _refuse_gaps(record: dict[str, Any], path: Path) -> None:

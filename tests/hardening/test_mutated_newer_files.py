@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 import noesis_nb
 from noesis_nb import _genai_rates as genai
 from noesis_nb.batch.record import load_record
-from noesis_nb.errors import EpisodeStateError, InvalidOptionError, NoesisNbError
+from noesis_nb.errors import EpisodeStateError, InvalidIdError, InvalidOptionError, NoesisNbError
 
 from ..batch.agents import echo
 
@@ -110,11 +110,41 @@ def test_a_mutated_batch_record_is_refused_and_nothing_runs_again(
     was no text raised an error naming neither the file nor the fix."""
     root, path = _record(recorded, change, of_file=change is _dangling)
     before = os.readlink(path) if path.is_symlink() else path.read_bytes()
-    with pytest.raises(InvalidOptionError, match=said) as caught:
+    with pytest.raises((InvalidOptionError, InvalidIdError), match=said) as caught:
         _batch(root)
     assert str(caught.value).startswith(str(path))
     assert _runs(root) == recorded[2]  # no episode started
     assert (os.readlink(path) if path.is_symlink() else path.read_bytes()) == before  # the file is left as it was
+
+
+def _fifo(path: Path) -> None:
+    path.unlink()
+    os.mkfifo(path)
+
+
+def _folder(path: Path) -> None:
+    path.unlink()
+    path.mkdir()
+
+
+def _torn(path: Path) -> None:
+    path.write_bytes(path.read_bytes()[:-40])
+
+
+@pytest.mark.parametrize(
+    "change, said",
+    [(_fifo, "a FIFO .*, not a file"), (_folder, "a directory, not a file"), (_torn, r"not valid JSON \(unexpected end")],
+    ids=["fifo", "folder", "torn"],
+)
+def test_a_batch_record_that_cannot_be_read_says_why(recorded: tuple[Path, bytes, set[str]], change: Any, said: str) -> None:
+    """Before: each was "is not a noesis_nb batch record", the same words for a pipe, a folder and a cut file."""
+    root, path = _record(recorded, change, of_file=True)
+    try:
+        with pytest.raises(InvalidOptionError, match=f"cannot be read as a batch record: {said}") as caught:
+            _batch(root)
+        assert str(caught.value).startswith(str(path)) and _runs(root) == recorded[2]
+    finally:
+        path.rmdir() if path.is_dir() else path.unlink()
 
 
 _JSON = st.recursive(
