@@ -130,12 +130,18 @@ def _read(path: Path) -> Any:
     """The record's JSON; a file that cannot be read as JSON is one error saying why (never through a link out of the root)."""
     try:
         got = read_file(os.fspath(path), os.fspath(path.parent.parent))
-        return None if got is None else orjson.loads(got[0])
-    except (UnreadableRunFile, orjson.JSONDecodeError) as exc:
-        why = exc.reason if isinstance(exc, UnreadableRunFile) else f"not valid JSON ({exc})"
-        raise InvalidOptionError(
-            f"{path} cannot be read as a batch record: {why}; restore the file, move it aside or pass another batch_id"
-        ) from None
+        record = None if got is None else orjson.loads(got[0])
+        canonical_json(record)  # compared as this later: a value nested past what Python's json encodes is refused here
+        return record
+    except UnreadableRunFile as exc:
+        why = exc.reason
+    except orjson.JSONDecodeError as exc:
+        why = f"not valid JSON ({exc})"
+    except RecursionError:
+        why = "a value in it is nested too deeply"
+    raise InvalidOptionError(
+        f"{path} cannot be read as a batch record: {why}; restore the file, move it aside or pass another batch_id"
+    )
 
 
 def _refuse_gaps(record: dict[str, Any], path: Path) -> None:

@@ -131,13 +131,26 @@ def _torn(path: Path) -> None:
     path.write_bytes(path.read_bytes()[:-40])
 
 
+def _deep_option(path: Path) -> None:
+    """An option 1020 lists deep: orjson reads it; Python's json, which compares records, cannot write it."""
+    record = json.loads(path.read_text())
+    record["options"]["seed"] = "DEEP"
+    path.write_text(json.dumps(record).replace('"DEEP"', "[" * 1020 + "]" * 1020))
+
+
 @pytest.mark.parametrize(
     "change, said",
-    [(_fifo, "a FIFO .*, not a file"), (_folder, "a directory, not a file"), (_torn, r"not valid JSON \(unexpected end")],
-    ids=["fifo", "folder", "torn"],
+    [
+        (_fifo, "a FIFO .*, not a file"),
+        (_folder, "a directory, not a file"),
+        (_torn, r"not valid JSON \(unexpected end"),
+        (_deep_option, "a value in it is nested too deeply"),
+    ],
+    ids=["fifo", "folder", "torn", "nested-1020-deep"],
 )
 def test_a_batch_record_that_cannot_be_read_says_why(recorded: tuple[Path, bytes, set[str]], change: Any, said: str) -> None:
-    """Before: each was "is not a noesis_nb batch record", the same words for a pipe, a folder and a cut file."""
+    """Before: each was "is not a noesis_nb batch record", the same words for a pipe, a folder and a cut file;
+    an option nested 1020 deep escaped as a raw RecursionError."""
     root, path = _record(recorded, change, of_file=True)
     try:
         with pytest.raises(InvalidOptionError, match=f"cannot be read as a batch record: {said}") as caught:
