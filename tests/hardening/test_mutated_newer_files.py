@@ -23,8 +23,10 @@ import noesis_nb
 from noesis_nb import _genai_rates as genai
 from noesis_nb.batch.record import load_record
 from noesis_nb.errors import EpisodeStateError, InvalidIdError, InvalidOptionError, NoesisNbError
+from noesis_nb.tools.errors import ToolRecordError
 
 from ..batch.agents import echo
+from .episodes import make_paused, tool_records
 
 TASKS = ["a", "b"]
 
@@ -305,3 +307,26 @@ def test_any_value_in_the_rates_file_is_read_or_the_file_ignored(place: tuple[An
     for model in rates.values():  # whatever was taken reads as rates: every option's prices are finite numbers
         for _, fields in model.options if model is not None else ():
             assert fields is None or all(v is None or 0 <= v < 1e12 for k, v in fields.items() if k != "tiers")
+
+
+# ---- a tool record nested past what its readers can take ------------------------------------------
+
+
+def test_a_prepared_draft_nested_a_thousand_deep_is_refused_naming_it(tmp_path: Path) -> None:
+    """Before: approving and resuming such a draft read it (orjson takes 1024 levels) and then failed inside
+    pydantic with a raw ``ValueError: Maximum serialization depth exceeded``."""
+    root = tmp_path / "runs"
+    episode = make_paused(root, 1)
+    (draft,) = tool_records(root / episode, "prepared")
+    record = json.loads(draft.read_text())
+    record["x-planted"] = "DEEP"
+    draft.write_text(json.dumps(record).replace('"DEEP"', "[" * 1010 + "]" * 1010))
+    planted = draft.read_bytes()
+    for act in (
+        lambda: noesis_nb.approve_draft(episode, approver_id="ops", runs_dir=root),
+        lambda: noesis_nb.resume_run(episode, runs_dir=root),
+    ):
+        with pytest.raises(ToolRecordError, match="nested more than 500 levels deep") as caught:
+            act()
+        assert str(caught.value).startswith(str(draft))
+    assert draft.read_bytes() == planted and tool_records(root / episode, "executions") == []
