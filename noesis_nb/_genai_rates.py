@@ -16,6 +16,7 @@ The file is only a copy of the bundled data; anything unreadable in it is ignore
 from __future__ import annotations
 
 import os
+import stat
 import threading
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time
@@ -257,15 +258,43 @@ def _encode(rates: ModelRates | None) -> Any:
 def _read(path: Path) -> dict[str, ModelRates | None]:
     """The file's entries; {} when it is absent, unreadable or not in this shape (it is rebuilt)."""
     try:
-        doc = orjson.loads(path.read_bytes())
+        doc = orjson.loads(_file_bytes(path))
         if doc.get("genai_prices") != genai_version():
             return {}
         return {str(k): None if v is None else _decode(v) for k, v in doc["models"].items()}
-    except (OSError, orjson.JSONDecodeError, AttributeError, KeyError, TypeError, ValueError):
+    except (OSError, orjson.JSONDecodeError, AttributeError, LookupError, TypeError, ValueError, OverflowError):
         return {}
 
 
+#: far above any rates file (a few hundred KB): a larger one is not this file and is not read into memory
+_MAX_FILE_BYTES = 64 << 20
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+
+
+def _file_bytes(path: Path) -> bytes:
+    """The bytes of the regular file ``path``; OSError for anything else: a FIFO there would block the read
+    forever (every cost would hang), a device (a link to ``/dev/zero``) never end it."""
+    fd = os.open(path, _READ_FLAGS)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > _MAX_FILE_BYTES:
+            raise OSError(f"{path} is not a rates file")
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
 _FIELD_NAMES = ("input", "output", "cached_input", "cache_write", "reasoning", "per_call")
+
+
+def _price(value: Any) -> float:
+    """A price from the file: a finite number, at least 0 (a negative or huge one is no genai-prices rate)."""
+    if type(value) not in (int, float) or not 0 <= value < 1e12:
+        raise ValueError(value)
+    return float(value)
 
 
 def _decode(value: dict[str, Any]) -> ModelRates:
@@ -276,10 +305,10 @@ def _decode(value: dict[str, Any]) -> ModelRates:
                 raise ValueError(window)
             window = tuple(window)
         if fields is not None:
-            rates = {k: None if fields[k] is None else float(fields[k]) for k in _FIELD_NAMES}
+            rates = {k: None if fields[k] is None else _price(fields[k]) for k in _FIELD_NAMES}
             if rates["input"] is None or rates["output"] is None or rates["per_call"] is None:
                 raise ValueError(fields)
-            tiers = tuple((str(n), int(s), float(p)) for n, s, p in fields["tiers"])
+            tiers = tuple((str(n), int(s), _price(p)) for n, s, p in fields["tiers"])
             fields = {**rates, "tiers": tiers}
         options.append((window, fields))
     if not options or type(value["conditional"]) is not bool:

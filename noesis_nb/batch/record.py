@@ -12,18 +12,21 @@ from __future__ import annotations
 import os
 import stat
 import time
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from .._jsonio import atomic_write_json, canonical_json
-from ..errors import EpisodeStateError, InvalidOptionError
+from ..errors import EpisodeStateError, InvalidIdError, InvalidOptionError
 from ..ids import new_episode_id, validate_id
 from ..secrets import redact
-from ..store import now_iso, read_json
+from ..store import now_iso
 from ..store.paths import UnsafeRunPathError
-from ..store.runfiles import what_is
+from ..store.runfiles import UnreadableRunFile, read_file, what_is
 from .spec import BatchSpec
 
 try:  # POSIX; elsewhere two calls of one batch at once are not kept apart
@@ -94,9 +97,9 @@ def record_lock(path: Path, timeout_s: float = 60.0) -> Iterator[None]:
 
 def load_record(path: Path) -> dict[str, Any] | None:
     """The record, or None when there is none; a record that is not one is a clear error (never overwritten)."""
-    if not path.exists():
+    if not os.path.lexists(path):  # a dangling link is no absent record: its batch's runs are named nowhere else
         return None
-    record = read_json(path, within=path.parent.parent)  # never through a link out of the runs root
+    record = _read(path)
     if not isinstance(record, dict) or record.get("schema_version") != SCHEMA or not isinstance(record.get("entries"), list):
         raise InvalidOptionError(f"{path} is not a noesis_nb batch record; pass another batch_id or move the file aside")
     tasks, adapters = record.get("tasks"), record.get("adapters")
@@ -107,15 +110,50 @@ def load_record(path: Path) -> dict[str, Any] | None:
             or not isinstance(tasks, list)
             or not 0 <= index < len(tasks)
             or not isinstance(adapters, list)
+            or not all(isinstance(name, str) for name in adapters)
             or entry.get("adapter") not in adapters
             or not isinstance(entry.get("previous", []), list)
         ):
             raise InvalidOptionError(
                 f"{path}: entry {entry!r:.120} does not fit the record; restore the file or use a new batch_id"
             )
-        validate_id(entry.get("episode_id"))  # read from a file: checked before it becomes a path
+        try:  # read from a file: checked before it becomes a path
+            validate_id(entry.get("episode_id"))
+        except InvalidIdError as exc:
+            raise InvalidIdError(f"{path}: {exc}; restore the file or use a new batch_id") from None
     _refuse_shared_ids(record["entries"], path)
+    _refuse_gaps(record, path)
     return record
+
+
+def _read(path: Path) -> Any:
+    """The record's JSON; a file that cannot be read as JSON is one error saying why (never through a link out of the root)."""
+    try:
+        got = read_file(os.fspath(path), os.fspath(path.parent.parent))
+        record = None if got is None else orjson.loads(got[0])
+        canonical_json(record)  # compared as this later: a value nested past what Python's json encodes is refused here
+        return record
+    except UnreadableRunFile as exc:
+        why = exc.reason
+    except orjson.JSONDecodeError as exc:
+        why = f"not valid JSON ({exc})"
+    except RecursionError:
+        why = "a value in it is nested too deeply"
+    raise InvalidOptionError(
+        f"{path} cannot be read as a batch record: {why}; restore the file, move it aside or pass another batch_id"
+    )
+
+
+def _refuse_gaps(record: dict[str, Any], path: Path) -> None:
+    """Each task runs once per adapter: an entry missing would drop a task silently, one twice would run it twice."""
+    seen = Counter((entry["task_index"], entry["adapter"]) for entry in record["entries"])
+    for index in range(len(record["tasks"])):
+        for adapter in record["adapters"]:
+            if (count := seen[(index, adapter)]) != 1:
+                raise InvalidOptionError(
+                    f"{path}: task {index} with adapter {adapter!r:.80} has {count} entries, not one; "
+                    "restore the file (one entry per task and adapter) or use a new batch_id"
+                )
 
 
 def _refuse_shared_ids(entries: list[dict[str, Any]], path: Path) -> None:

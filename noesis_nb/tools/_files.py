@@ -58,7 +58,26 @@ def read_json_object(path: Path) -> dict[str, Any] | None:
         raise ValueError(f"not valid JSON ({exc})") from None
     if not isinstance(value, dict):
         raise ValueError(f"expected a JSON object, found {type(value).__name__}")
+    if _deeper_than(value, MAX_RECORD_DEPTH):
+        raise ValueError(f"a value in it is nested more than {MAX_RECORD_DEPTH} levels deep (no tool record is)")
     return value
+
+
+#: nesting a record may have: far past what is written (orjson stops at 255 levels), well short of the ~1000
+#: at which validating, dumping or comparing it would fail deep inside pydantic or ``json``
+MAX_RECORD_DEPTH = 500
+
+
+def _deeper_than(value: Any, limit: int) -> bool:
+    """Whether ``value`` nests lists/objects more than ``limit`` levels deep (walked without recursion)."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > limit:
+            return True
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else ()
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return False
 
 
 def create_exclusive_json(path: Path, value: Any) -> bool:

@@ -214,7 +214,7 @@ def test_a_damaged_record_is_one_clear_error(runs_dir: Path) -> None:
     outside.write_text(json.dumps(record))
     handle.record_path.unlink()
     handle.record_path.symlink_to(outside)
-    with pytest.raises(InvalidOptionError, match="is not a noesis_nb batch record"):
+    with pytest.raises(InvalidOptionError, match="cannot be read as a batch record: a symlink to .*not followed"):
         asyncio.run(run())
 
 
