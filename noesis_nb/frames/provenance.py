@@ -5,7 +5,7 @@ into the runs directory, never was, and the frames redact it as they read it (``
 Reading is the hot path, so a run is taken as screened only from cheap facts: its source document
 carries noesis_nb's ``x-noesis_nb`` marker (``rowsource`` read it already), and either it is being
 written by this very process, or it is sealed by a manifest whose recorded size of ``events.jsonl``
-is the size just read (locally also: the manifest was written after the file last changed). A run
+is the size just read (locally also: the file was last modified no later than the manifest). A run
 edited after it was sealed, one without the marker, or one a manifest does not vouch for is screened.
 """
 
@@ -53,10 +53,11 @@ def _listed_size(manifest: bytes) -> int | None:
 
 
 def _not_after(events: Any, manifest: Any) -> bool:
-    """Locally (stamps of size, mtime, ctime): events.jsonl last changed no later than the manifest was
-    written (ctime, which no edit can set back). Remote stamps carry no such order: the size decides."""
+    """Locally (stamps of size, mtime, ctime): events.jsonl was last modified no later than the manifest
+    (mtime: an edit after the seal moves it; a copy that keeps times, ``cp -a`` or ``rsync -a``, keeps the
+    order, so a copied corpus still reads at full speed). Remote stamps carry no such order: the size decides."""
     if type(events) is tuple and type(manifest) is tuple and len(events) == len(manifest) == 3:
-        return bool(events[2] <= manifest[2])
+        return bool(events[1] <= manifest[1])
     return True
 
 

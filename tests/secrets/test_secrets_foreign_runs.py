@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import random
 import shutil
+import time
 from pathlib import Path
 from typing import Any
 
@@ -151,3 +152,22 @@ def test_a_run_noesis_nb_wrote_is_read_as_written(written: Path) -> None:
     events = noesis_nb.events_df(written.parent, cache=False)
     assert events["payload"].tolist() == [e["payload"] for e in on_disk]
     assert events["agent_id"].astype(object).tolist() == [e.get("agent_id") for e in on_disk]
+
+
+def test_a_run_edited_in_place_keeping_its_size_is_screened(tmp_path: Path) -> None:
+    """The manifest's size still matches; the edit made events.jsonl newer than the manifest."""
+    planted = json.dumps(SHAPES[0].text)[1:-1].encode()  # as it sits inside a JSON string
+    filler = "f" * len(planted)
+
+    async def notes(task: str, ctx: Any) -> str:
+        ctx.emit("note", {"text": filler})
+        return "done"
+
+    runs = tmp_path / "runs"
+    episode_id = noesis_nb.solve("same size", using=notes, runs_dir=runs)
+    path = runs / episode_id / "events.jsonl"
+    data = path.read_bytes()
+    assert data.count(filler.encode()) == 1
+    time.sleep(0.02)  # a later modification time than the seal's
+    path.write_bytes(data.replace(filler.encode(), planted))
+    assert leaks(SHAPES[:1], [("events_df", _blob(noesis_nb.events_df(runs, cache=False)))]) == []
