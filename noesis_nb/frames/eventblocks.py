@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..secrets.records import shown_records
 from ..store.eventlog import parse_lines
 from . import _arrays
 from .cache import CACHE, MEMO
@@ -25,6 +26,7 @@ from .fs import BadFile, prefetch_remote, settled
 from .gcpause import gc_paused
 from .problems import CUT_IN_SEALED_RUN, LoadProblem, Problems
 from .progress import progress
+from .provenance import screened_when_written
 from .rowsource import read_run_source, source_column
 from .source import RunRef
 
@@ -125,6 +127,8 @@ def load_events(
                 torn: list[int] = []
                 numbers: list[int] = []
                 evs = parse_lines(data, url, strict=problems.strict, errors=corruptions, torn=torn, numbers=numbers)
+                if not screened_when_written(ref, source, data, stamp):  # never screened: redacted once, then cached
+                    shown_records(evs)
                 run_problems.extend(LoadProblem(c.path, c.line_number, c.reason) for c in corruptions)
                 if torn and sealed:  # cut although the run was sealed before this read: damage, not a line in transit
                     run_problems.append(LoadProblem(url, torn[0], CUT_IN_SEALED_RUN))

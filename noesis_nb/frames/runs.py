@@ -12,8 +12,10 @@ import pandas as pd
 from .._keywords import keywords_named
 from ..cost import Pricer
 from ..errors import InvalidOptionError
+from ..secrets import shown, shown_cut
+from ..secrets.records import shown_value
 from ..store.artifacts import verify_manifest
-from ..store.facts import run_facts
+from ..store.facts import ENGINE, run_facts
 from . import _arrays
 from .cache import CACHE, MEMO
 from .coerce import Report, clean_row, obj
@@ -256,7 +258,22 @@ def _get(doc: Any, *keys: str) -> Any:
 
 
 def _short(text: Any) -> str:
-    return str(text)[:80]
+    return shown_cut(str(text), 80)
+
+
+# the columns a run's own files fill with free text: a run noesis_nb did not write (Noēsis's, or one copied
+# in), or one edited after it was sealed, was never screened, so its text is redacted here, once per run read
+# (the row is cached with the run)
+_FREE_TEXT = ("task", "using", "outcome", "governance_mode", "batch_id", "batch_adapter")
+
+
+def _shown_text(row: dict[str, Any]) -> None:
+    for name in _FREE_TEXT:
+        if isinstance(row[name], str):
+            row[name] = shown(row[name])
+    tags = row["tags"]
+    if type(tags) is dict and tags:
+        row["tags"] = {shown(k): shown(v) if isinstance(v, str) else v for k, v in tags.items()}
 
 
 def _success(value: Any) -> bool | None:
@@ -324,6 +341,8 @@ def _row(record: RunRecord, report: Callable[[str], Report]) -> dict[str, Any]:
         )
     row["episode_id"] = ref.name
     row["tags"] = tags if type(tags) is dict else obj(obj(state, "episode"), "tags", in_state)
+    if not (row["source"] == ENGINE and record["manifest_ok"]):  # noesis_nb's sealed, unedited run: screened as written
+        _shown_text(row)
     return row
 
 
@@ -360,7 +379,8 @@ def _frame(records: list[RunRecord], extras: tuple[Column, ...], prices: Pricer)
         data[f"tags_{key}"] = _arrays.series_of("object", [row["tags"].get(key) for row in rows])
     for column in extras:  # a later one of the same name replaces an earlier, as assigning it did
         data.pop(column.name, None)
-        data[column.name] = _arrays.series_of(column.type, [column.value(_view(r)) for r in records])
+        values = [shown_value(column.value(_view(r))) for r in records]  # any part of the run's files: redacted
+        data[column.name] = _arrays.series_of(column.type, values)
     df = pd.DataFrame(data, index=pd.RangeIndex(len(records)), copy=False)  # every Series has this index already
     df.attrs.update(usage.attrs)
     return df

@@ -11,6 +11,7 @@ import reprlib
 from collections.abc import Callable
 from typing import Any, TypeGuard
 
+from ..secrets import SCAN_MARGIN, shown_cut, shown_start
 from ..store.vocab import TOKEN_FIELDS
 from .timetext import utc_micros
 
@@ -117,9 +118,11 @@ def describe(value: Any, limit: int = 40) -> str:
         float: "number",
         type(None): "null",
     }.get(type(value), type(value).__name__)
-    text = _REPR.repr(value)
-    return f"{text if len(text) <= limit else text[: limit - 1] + '…'} (a JSON {kind})"
+    # redacted before it is shortened: reprlib keeps a long string's head and tail, which no detector
+    # recognises once the middle is gone (a key read from a crafted run was quoted all but 4 characters)
+    text = shown_start(_REPR.repr(value), limit)
+    return f"{text if len(text) <= limit else shown_cut(text, limit - 1) + '…'} (a JSON {kind})"
 
 
 _REPR = reprlib.Repr()  # bounded: a value nested 1,000 deep must not exhaust the stack
-_REPR.maxlevel, _REPR.maxstring, _REPR.maxother, _REPR.maxlist, _REPR.maxdict = 3, 40, 40, 4, 4
+_REPR.maxlevel, _REPR.maxstring, _REPR.maxother, _REPR.maxlist, _REPR.maxdict = 3, SCAN_MARGIN, 40, 4, 4

@@ -1,0 +1,87 @@
+"""Events read back from a run's files, redacted on their way into a frame.
+
+A run noesis_nb wrote was screened as it was written; one Noēsis wrote, or one copied or crafted
+into the runs directory, never was (``frames.provenance`` tells them apart; only the latter come
+here). Reading is the hot path, so each record pays the event
+prefilter (``payload_might_contain``, value by value for flat payloads) and only what it flags is
+scanned; an id of a known shape (UUID, ULID) is kept without a scan, and a text repeated across
+events (a phase, an agent) is judged once per load.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import orjson
+
+from .display import shown
+from .scan import redact
+from .text import flat_might_contain, payload_might_contain
+
+__all__ = ["shown_records", "shown_value"]
+
+# an event's own text fields that a frame shows (the payload is screened whole; the episode is named by its folder)
+_FIELDS = ("id", "caused_by", "agent_id", "phase", "faculty", "event_type")
+_ID_FIELDS = frozenset({"id", "caused_by"})
+# what runtimes write as event ids: hex digits and dashes (a UUID), or a ULID with or without a short prefix;
+# ids are searched for token shapes only (``scan``: no randomness test), which neither shape can hold
+_ID = re.compile(r"[0-9a-fA-F-]{1,64}|(?:[a-z]{1,8}_)?[0-7][0-9A-HJKMNP-TV-Z]{25}")
+_PLAIN = (int, float, bool, type(None))
+_TEXTS: dict[str, str] = {}  # agents, phases and faculties repeat on every event of every run: judged once each
+
+
+def shown_records(records: list[Any]) -> None:
+    """Redact, in place, the secrets of freshly parsed event records (dicts the caller owns)."""
+    records = [r for r in records if type(r) is dict]
+    for key in _FIELDS:  # field by field: the distinct texts are judged, not every event's
+        values = [r.get(key) for r in records]
+        changed = _shown_texts({v for v in values if type(v) is str}, ids=key in _ID_FIELDS)
+        if changed:
+            for record, value in zip(records, values):
+                if type(value) is str and value in changed:
+                    record[key] = changed[value]
+    for record in records:
+        payload = record.get("payload")
+        if payload is not None:
+            record["payload"] = shown_value(payload)
+
+
+def _shown_texts(values: set[str], *, ids: bool) -> dict[str, str]:
+    """The texts among ``values`` that hold a secret, each with what is shown instead."""
+    texts = _TEXTS
+    if len(texts) > 8192:
+        texts.clear()
+    changed = {}
+    for value in values:
+        out = texts.get(value)
+        if out is None:
+            if ids and _ID.fullmatch(value):  # unique per event: not remembered
+                continue
+            out = texts[value] = shown(value)
+        if out != value:
+            changed[value] = out
+    return changed
+
+
+def shown_value(value: Any) -> Any:
+    """``value`` (parsed JSON) with its secrets redacted; the same object when it holds none."""
+    kind = type(value)
+    if kind is str:
+        return shown(value)
+    if kind in _PLAIN:
+        return value
+    if kind is dict:
+        found = flat_might_contain(value)
+        if found is False:
+            return value
+        if found is None:
+            try:
+                blob = orjson.dumps(value)
+            except orjson.JSONEncodeError:  # an integer beyond 64 bits: judged by the scan
+                blob = None
+            if blob is not None and not payload_might_contain(value, blob):
+                return value
+    elif kind is list and not value:
+        return value
+    return redact(value)[0]

@@ -1,0 +1,173 @@
+"""Runs noesis_nb did not write: their secrets are redacted in every frame, figure and load report.
+
+A run Noēsis wrote (the fixture), copied into the runs directory with secrets planted in its
+events and documents, was never screened: the frames read it as it is. What they show is checked
+against the secret corpus; what holds no secret (the run's own ids, names and texts) is kept.
+A run noesis_nb wrote and sealed is read as written, unless it was edited after it was sealed.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+import noesis_nb
+from noesis_nb import plots
+from noesis_nb.frames import Column
+from tests.hardening.secret_corpus import corpus, leaks
+
+FIXTURE = Path(__file__).parents[1] / "fixtures" / "noesis-smoke-run" / "ep_01K9RBBMXXRSFWR49SXFGF4SPR"
+SHAPES = corpus(random.SystemRandom().randrange(2**32))
+
+
+def _lines(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+@pytest.fixture()
+def root(tmp_path: Path) -> Path:
+    """The fixture run copied in, each shape's text in an event's payload, tokens as agents and in the summary."""
+    run = tmp_path / FIXTURE.name
+    shutil.copytree(FIXTURE, run)
+    events = _lines(run / "events.jsonl")
+    for i, shape in enumerate(SHAPES):
+        event = events[i % len(events)]
+        event["payload"][f"note_{i}"] = shape.text
+    events[1]["agent_id"] = SHAPES[0].value
+    events[2]["payload"]["args"] = {"header": f"Authorization: Bearer {SHAPES[1].value}"}
+    events[3]["timestamp"] = SHAPES[2].value  # no time: reported in attrs["errors"], quoting it
+    events[4]["trace"] = {"env": SHAPES[6].env}  # read only by a column the user asks for
+    (run / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events))
+    summary = json.loads((run / "summary.json").read_text())
+    summary["task"] = SHAPES[3].text
+    summary["tags"] = {"deploy": SHAPES[4].text}
+    summary["started_at"] = [SHAPES[5].text]  # no text: reported, quoting its start
+    summary["ports"] = {"store": SHAPES[7].text}
+    (run / "summary.json").write_text(json.dumps(summary))
+    return tmp_path
+
+
+def _blob(df: pd.DataFrame) -> bytes:
+    return (df.to_json(default_handler=str, date_format="iso") + json.dumps(df.attrs, default=str)).encode()
+
+
+def test_the_frames_of_a_run_noesis_nb_did_not_write_show_no_secret(root: Path) -> None:
+    events = noesis_nb.events_df(root, cache=False, columns=[Column("trace", "trace")])
+    runs = noesis_nb.runs_df(root, cache=False, columns=[Column("ports", "summary.ports")])
+    shown = [
+        ("events_df", _blob(events)),
+        ("runs_df", _blob(runs)),
+        ("tools_df", _blob(noesis_nb.tools_df(root, cache=False))),
+        ("usage_df", _blob(noesis_nb.usage_df(root, cache=False))),
+        ("events_df payload column", repr(events["payload"].tolist()).encode()),
+    ]
+    assert leaks(SHAPES, shown) == []
+    assert events.attrs["errors"] and runs.attrs["errors"]  # the bad times are reported, redacted
+
+
+def test_the_figures_of_such_a_run_show_no_secret(root: Path) -> None:
+    events = noesis_nb.events_df(root, cache=False)
+    runs = noesis_nb.runs_df(root, cache=False)
+    figures = [
+        ("episode_timeline", plots.episode_timeline(events).to_json()),
+        ("success_by_adapter", plots.success_by_adapter(runs).to_json()),
+        ("duration_by_adapter", plots.duration_by_adapter(runs).to_json()),
+    ]
+    assert leaks(SHAPES, [(name, fig.encode()) for name, fig in figures]) == []
+
+
+def test_a_frame_the_user_built_is_plotted_without_its_secrets(root: Path) -> None:
+    """A figure is shown too: its hover text is redacted whatever frame it is given."""
+    events = noesis_nb.events_df(root, cache=False)
+    events["payload"] = [{"note": shape.text} for shape in SHAPES[: len(events)]] + [{}] * max(0, len(events) - len(SHAPES))
+    events["agent_id"] = SHAPES[-1].value
+    runs = noesis_nb.runs_df(root, cache=False).assign(using=SHAPES[-2].text)
+    figures = [plots.episode_timeline(events).to_json(), plots.duration_by_adapter(runs).to_json()]
+    assert leaks(SHAPES, [("figure", fig.encode()) for fig in figures]) == []
+
+
+def test_what_is_no_secret_in_such_a_run_is_kept(root: Path) -> None:
+    written = _lines(FIXTURE / "events.jsonl")
+    events = noesis_nb.events_df(root, cache=False)
+    assert events["event_id"].fillna("").tolist() == [e.get("id", "") for e in written]
+    assert events["phase"].tolist() == [e["phase"] for e in written]
+    agents = events["agent_id"].astype(object).tolist()
+    assert agents[:1] + agents[2:] == [e.get("agent_id") for e in written[:1] + written[2:]]  # [1] holds a token
+    kept = events["payload"].tolist()
+    for row, event in zip(kept, written):
+        for key, value in event["payload"].items():
+            assert row[key] == value  # the run's own payload keys, beside the planted notes
+    runs = noesis_nb.runs_df(FIXTURE.parent, cache=False)
+    assert runs["task"].tolist() == [json.loads((FIXTURE / "summary.json").read_text())["task"]]
+
+
+async def _plain_agent(task: str, ctx: Any) -> str:
+    ctx.emit("note", {"text": "nothing secret here"})
+    return "done"
+
+
+@pytest.fixture()
+def written(tmp_path: Path) -> Path:
+    """A run noesis_nb wrote and sealed (its manifest records the size of events.jsonl)."""
+    runs = tmp_path / "runs"
+    episode_id = noesis_nb.solve("plain", using=_plain_agent, runs_dir=runs, approver="auto")
+    assert (runs / episode_id / "manifest.json").exists()
+    return runs / episode_id
+
+
+def _plant(run: Path, text: str, agent: str, task: str) -> None:
+    """A sealed run edited by hand: an event appended with a secret in its payload and as its agent, and
+    a secret in the summary's task."""
+    events = _lines(run / "events.jsonl")
+    event = {**events[-1], "id": "planted", "agent_id": agent, "payload": {"note": text}}
+    with (run / "events.jsonl").open("a") as f:
+        f.write(json.dumps(event) + "\n")
+    summary = json.loads((run / "summary.json").read_text())
+    summary["task"] = task
+    (run / "summary.json").write_text(json.dumps(summary))
+
+
+def test_a_run_noesis_nb_wrote_then_edited_on_disk_is_screened(written: Path) -> None:
+    _plant(written, SHAPES[0].text, SHAPES[1].value, SHAPES[2].text)
+    root = written.parent
+    shown = [
+        ("events_df", _blob(noesis_nb.events_df(root, cache=False))),
+        ("runs_df", _blob(noesis_nb.runs_df(root, cache=False))),
+        ("tools_df", _blob(noesis_nb.tools_df(root, cache=False))),
+        ("usage_df", _blob(noesis_nb.usage_df(root, cache=False))),
+    ]
+    assert leaks(SHAPES[:3], shown) == []
+
+
+def test_a_run_noesis_nb_wrote_is_read_as_written(written: Path) -> None:
+    """What it screened as it wrote is not screened again: its events read back as they are on disk."""
+    on_disk = _lines(written / "events.jsonl")
+    events = noesis_nb.events_df(written.parent, cache=False)
+    assert events["payload"].tolist() == [e["payload"] for e in on_disk]
+    assert events["agent_id"].astype(object).tolist() == [e.get("agent_id") for e in on_disk]
+
+
+def test_a_run_edited_in_place_keeping_its_size_is_screened(tmp_path: Path) -> None:
+    """The manifest's size still matches; the edit made events.jsonl newer than the manifest."""
+    planted = json.dumps(SHAPES[0].text)[1:-1].encode()  # as it sits inside a JSON string
+    filler = "f" * len(planted)
+
+    async def notes(task: str, ctx: Any) -> str:
+        ctx.emit("note", {"text": filler})
+        return "done"
+
+    runs = tmp_path / "runs"
+    episode_id = noesis_nb.solve("same size", using=notes, runs_dir=runs)
+    path = runs / episode_id / "events.jsonl"
+    data = path.read_bytes()
+    assert data.count(filler.encode()) == 1
+    time.sleep(0.02)  # a later modification time than the seal's
+    path.write_bytes(data.replace(filler.encode(), planted))
+    assert leaks(SHAPES[:1], [("events_df", _blob(noesis_nb.events_df(runs, cache=False)))]) == []
