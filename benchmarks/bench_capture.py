@@ -6,8 +6,10 @@ the GIL) and an in-process mock transport (no network at all: the worst case for
 the call is then nothing but the SDK's own work). Three arms: the bare call (no episode), the call
 inside an episode with capture off, and with capture on; the target compares on with off (the
 same episode, so only capture differs), and bare is printed to show what the episode itself adds.
-Rounds rotate the arms in the same process (which goes first rotates too); each on-round is paired
-with the rounds next to it, so the machine's drift falls on every side. Printed: the median per-call
+Rounds run the three arms in the same process, in each of their six orderings in turn, so each arm
+goes first as often and capture on runs before and after capture off equally often: the machine's
+drift and one arm's leftovers (garbage, writes) fall on every side. Each on-round is paired with the
+off-round of the same round. Printed: the median per-call
 time of each arm, the medians of the paired ratios, and the best-of ratio (fastest on-round over
 fastest off-round: the least disturbed by other load).
 Then capture's own work per call, alone: the wrapper's start and its recording of a parsed
@@ -19,6 +21,7 @@ Usage: python benchmarks/bench_capture.py [--calls 100] [--rounds 31]
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import statistics
 import subprocess
@@ -71,10 +74,13 @@ def per_call(client, calls: int, runs_dir: str, capture: bool, spin_s: float = 0
 def measure(name: str, client, calls: int, rounds: int) -> None:
     arms: dict[str, list[float]] = {"bare": [], "off": [], "on": []}
     order = list(arms)
+    # every ordering of the three arms in turn: each arm goes first, and capture on runs before and after
+    # capture off, equally often (a rotation alone put "off" before "on" in two rounds of three)
+    orderings = list(itertools.permutations(order))
     CPU.clear()
     with tempfile.TemporaryDirectory() as runs:
-        for i in range(rounds):  # rotate which goes first, so warm-up and drift fall on every side
-            for arm in order[i % 3 :] + order[: i % 3]:
+        for i in range(rounds):
+            for arm in orderings[i % len(orderings)]:
                 t = timed(client, calls, arm=arm) if arm == "bare" else per_call(client, calls, runs, arm == "on", arm=arm)
                 arms[arm].append(t)
         logs = list(Path(runs).glob("*/events.jsonl"))

@@ -103,14 +103,15 @@ def load_record(path: Path) -> dict[str, Any] | None:
     if not isinstance(record, dict) or record.get("schema_version") != SCHEMA or not isinstance(record.get("entries"), list):
         raise InvalidOptionError(f"{path} is not a noesis_nb batch record; pass another batch_id or move the file aside")
     tasks, adapters = record.get("tasks"), record.get("adapters")
+    if not isinstance(tasks, list) or not isinstance(adapters, list) or not all(isinstance(a, str) for a in adapters):
+        raise InvalidOptionError(
+            f"{path}: its tasks or adapters are not lists (of adapter names); restore the file or use a new batch_id"
+        )
     for entry in record["entries"]:
         index = entry.get("task_index") if isinstance(entry, dict) else None
         if (
             type(index) is not int
-            or not isinstance(tasks, list)
             or not 0 <= index < len(tasks)
-            or not isinstance(adapters, list)
-            or not all(isinstance(name, str) for name in adapters)
             or entry.get("adapter") not in adapters
             or not isinstance(entry.get("previous", []), list)
         ):
@@ -130,7 +131,11 @@ def _read(path: Path) -> Any:
     """The record's JSON; a file that cannot be read as JSON is one error saying why (never through a link out of the root)."""
     try:
         got = read_file(os.fspath(path), os.fspath(path.parent.parent))
-        record = None if got is None else orjson.loads(got[0])
+        if got is None:  # it was there a moment ago (``lexists``): a dangling link, or removed meanwhile
+            target = os.readlink(path) if os.path.islink(path) else None
+            why = f"a symbolic link to {target}, which does not exist" if target else "it is gone (removed meanwhile)"
+            raise UnreadableRunFile(os.fspath(path), why)
+        record = orjson.loads(got[0])
         canonical_json(record)  # compared as this later: a value nested past what Python's json encodes is refused here
         return record
     except UnreadableRunFile as exc:

@@ -17,7 +17,6 @@ from typing import Any
 
 import numpy as np
 
-from ..secrets.records import shown_value
 from . import _arrays
 from .coded import CodedColumn
 from .columns import Column
@@ -81,8 +80,8 @@ class Batch:
         (event index, system) is filled then too.
         """
         named: list[tuple[int, str]] = []
-        # user code: may raise, here; a column may read a part of the event no frame shows otherwise, so redacted
-        extra_values = [[shown_value(column.value(e)) for e in evs] for column in self.extras]
+        # user code: may raise, here (the events of a run noesis_nb did not screen as it wrote are redacted already)
+        extra_values = [[column.value(e) for e in evs] for column in self.extras]
         start = self.rows
         self.rows += len(evs)
         self.reports.append((start, report))

@@ -127,7 +127,7 @@ def load_events(
                 torn: list[int] = []
                 numbers: list[int] = []
                 evs = parse_lines(data, url, strict=problems.strict, errors=corruptions, torn=torn, numbers=numbers)
-                if not screened_when_written(ref, source, data, stamp):  # never screened: redacted once, then cached
+                if not screened_when_written(ref, source, len(data), stamp):  # never screened: redacted once, then cached
                     shown_records(evs)
                 run_problems.extend(LoadProblem(c.path, c.line_number, c.reason) for c in corruptions)
                 if torn and sealed:  # cut although the run was sealed before this read: damage, not a line in transit

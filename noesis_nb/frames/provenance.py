@@ -18,15 +18,15 @@ import orjson
 
 from ..runtime.registry import live_handles
 from .fs import BadFile, LocalFS
-from .rowsource import ENGINE
+from .rowsource import ENGINE, NOESIS
 from .source import RunRef
 
 __all__ = ["screened_when_written"]
 
 
-def screened_when_written(ref: RunRef, source: str, events: bytes, stamp: Any) -> bool:
-    """Whether ``events`` (the bytes of the run's events.jsonl, with its ``stamp``) are as noesis_nb screened them."""
-    if source != ENGINE:
+def screened_when_written(ref: RunRef, source: str, size: int, stamp: Any) -> bool:
+    """Whether the run's events.jsonl (``size`` bytes, with its ``stamp``) is as noesis_nb screened it."""
+    if source == NOESIS or (source != ENGINE and not _marked(ref)):  # an integration's run: noesis_nb's if marked
         return False
     try:
         got = ref.read("manifest.json")
@@ -35,7 +35,19 @@ def screened_when_written(ref: RunRef, source: str, events: bytes, stamp: Any) -
     if got is None:
         return _live_here(ref)
     data, sealed_at = got
-    return _listed_size(data) == len(events) and _not_after(stamp, sealed_at)
+    return _listed_size(data) == size and _not_after(stamp, sealed_at)
+
+
+def _marked(ref: RunRef) -> bool:
+    """Whether the run's summary (else state.json) carries noesis_nb's ``x-noesis_nb`` marker."""
+    for name in ("summary.json", "state.json"):
+        try:
+            got = ref.read(name)
+        except BadFile:
+            return False
+        if got is not None:
+            return b'"x-noesis_nb"' in got[0]
+    return False
 
 
 def _listed_size(manifest: bytes) -> int | None:

@@ -15,7 +15,7 @@ from ..errors import InvalidOptionError
 from ..secrets import shown, shown_cut
 from ..secrets.records import shown_value
 from ..store.artifacts import verify_manifest
-from ..store.facts import ENGINE, run_facts
+from ..store.facts import run_facts
 from . import _arrays
 from .cache import CACHE, MEMO
 from .coerce import Report, clean_row, obj
@@ -273,7 +273,7 @@ def _shown_text(row: dict[str, Any]) -> None:
             row[name] = shown(row[name])
     tags = row["tags"]
     if type(tags) is dict and tags:
-        row["tags"] = {shown(k): shown(v) if isinstance(v, str) else v for k, v in tags.items()}
+        row["tags"] = {shown(k): shown_value(v) for k, v in tags.items()}
 
 
 def _success(value: Any) -> bool | None:
@@ -341,9 +341,19 @@ def _row(record: RunRecord, report: Callable[[str], Report]) -> dict[str, Any]:
         )
     row["episode_id"] = ref.name
     row["tags"] = tags if type(tags) is dict else obj(obj(state, "episode"), "tags", in_state)
-    if not (row["source"] == ENGINE and record["manifest_ok"]):  # noesis_nb's sealed, unedited run: screened as written
+    record["written_here"] = bool(record["manifest_ok"]) and _marked(summary or state)
+    if not record["written_here"]:  # noesis_nb's sealed, unedited run (its own or an integration's) was screened as written
         _shown_text(row)
     return row
+
+
+def _as_shown(value: Any, record: RunRecord) -> Any:
+    return value if record.get("written_here") else shown_value(value)
+
+
+def _marked(doc: dict[str, Any]) -> bool:
+    """Whether a run's document carries noesis_nb's ``x-noesis_nb`` marker (integration runs it wrote too)."""
+    return "x-noesis_nb" in doc
 
 
 def _batch(summary: dict[str, Any], state: dict[str, Any], metrics: dict[str, Any]) -> dict[str, Any]:
@@ -379,7 +389,8 @@ def _frame(records: list[RunRecord], extras: tuple[Column, ...], prices: Pricer)
         data[f"tags_{key}"] = _arrays.series_of("object", [row["tags"].get(key) for row in rows])
     for column in extras:  # a later one of the same name replaces an earlier, as assigning it did
         data.pop(column.name, None)
-        values = [shown_value(column.value(_view(r))) for r in records]  # any part of the run's files: redacted
+        # any part of the run's files: redacted unless noesis_nb screened them as it wrote them
+        values = [_as_shown(column.value(_view(r)), r) for r in records]
         data[column.name] = _arrays.series_of(column.type, values)
     df = pd.DataFrame(data, index=pd.RangeIndex(len(records)), copy=False)  # every Series has this index already
     df.attrs.update(usage.attrs)

@@ -11,6 +11,7 @@ import orjson
 import pandas as pd
 
 from .._keywords import keywords_named
+from ..secrets.records import shown_value
 from ..store.layout import PREPARED_DIRS
 from ..store.vocab import (
     TOOL_APPROVAL_PENDING,
@@ -31,6 +32,7 @@ from .eventblocks import EventColumns, load_events
 from .fs import BadFile, dir_stamp, local_unchanged, prefetch_remote, settled
 from .gcpause import without_gc
 from .problems import LoadProblem, Problems
+from .provenance import screened_when_written
 from .shapes import APPROVAL, EXECUTION, PREPARED, check
 from .source import RunRef, Source, episode_filter, named_runs, resolve_source, stray_runs, unmatched_episodes
 from .values import RULES, describe
@@ -273,11 +275,20 @@ def _run_drafts(ref: RunRef, source: str, facts: dict[str, dict[str, Any]], stri
     approvals = _records(ref, "approvals", problems, stamps)
     executions = _records(ref, "executions", problems, stamps)
     rows, records = [], []
+    screened = _screened(ref, source)
     for draft in list(prepared) + [d for d in facts if d not in prepared]:
         p, a, e = prepared.get(draft, {}), approvals.get(draft, {}), executions.get(draft, {})
+        if not screened:  # a run noesis_nb did not screen as it wrote it: its tool records are redacted as read
+            p, a, e = shown_value(p), shown_value(a), shown_value(e)
         rows.append(_checked_row(ref, source, draft, (p, a, e), facts.get(draft, {}), problems, urls.get(draft)))
         records.append({"prepared": p, "approval": a, "execution": e})
     return rows, records, problems.items
+
+
+def _screened(ref: RunRef, source: str) -> bool:
+    """Whether noesis_nb screened this run's files as it wrote them (``provenance``), from its events' stat."""
+    stat = ref.stat_events(ref.file("events.jsonl"))
+    return stat is not None and screened_when_written(ref, source, stat[0], stat)
 
 
 def _unchanged(ref: RunRef, stamps: dict[str, Any]) -> bool:

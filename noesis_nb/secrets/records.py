@@ -24,9 +24,12 @@ __all__ = ["shown_records", "shown_value"]
 # an event's own text fields that a frame shows (the payload is screened whole; the episode is named by its folder)
 _FIELDS = ("id", "caused_by", "agent_id", "phase", "faculty", "event_type")
 _ID_FIELDS = frozenset({"id", "caused_by"})
-# what runtimes write as event ids: hex digits and dashes (a UUID), or a ULID with or without a short prefix;
-# ids are searched for token shapes only (``scan``: no randomness test), which neither shape can hold
-_ID = re.compile(r"[0-9a-fA-F-]{1,64}|(?:[a-z]{1,8}_)?[0-7][0-9A-HJKMNP-TV-Z]{25}")
+_JUDGED = frozenset({*_FIELDS, "payload", "timestamp"})  # a timestamp no time is reported, redacted (``describe``)
+# what runtimes write as event ids: a UUID (8-4-4-4-12 hex digits; a bare hex string may be a key), or a
+# ULID with or without a short prefix; ids are searched for token shapes only (``scan``: no randomness test),
+# which neither shape can hold
+_UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+_ID = re.compile(_UUID + r"|(?:[a-z]{1,8}_)?[0-7][0-9A-HJKMNP-TV-Z]{25}")
 _PLAIN = (int, float, bool, type(None))
 _TEXTS: dict[str, str] = {}  # agents, phases and faculties repeat on every event of every run: judged once each
 
@@ -45,6 +48,8 @@ def shown_records(records: list[Any]) -> None:
         payload = record.get("payload")
         if payload is not None:
             record["payload"] = shown_value(payload)
+        for key in record.keys() - _JUDGED:  # any other field (metrics, a runtime's own): a Column may read it
+            record[key] = shown_value(record[key])
 
 
 def _shown_texts(values: set[str], *, ids: bool) -> dict[str, str]:

@@ -65,7 +65,7 @@ def read_json_object(path: Path) -> dict[str, Any] | None:
 
 #: nesting a record may have: far past what is written (orjson stops at 255 levels), well short of the ~1000
 #: at which validating, dumping or comparing it would fail deep inside pydantic or ``json``
-MAX_RECORD_DEPTH = 500
+MAX_RECORD_DEPTH = 255
 
 
 def _deeper_than(value: Any, limit: int) -> bool:

@@ -88,6 +88,14 @@ def _id_number(entries: list[Any]) -> list[Any]:
     return [{**entries[0], "episode_id": 5}, *entries[1:]]
 
 
+def _no_tasks(path: Path) -> None:
+    """No entries and no task list (one field at a time left the other checks to catch it)."""
+    record = json.loads(path.read_text())
+    record["entries"] = []
+    del record["tasks"]
+    path.write_text(json.dumps(record))
+
+
 def _dangling(path: Path) -> None:
     path.unlink()
     path.symlink_to(path.with_name("gone.json"))
@@ -100,9 +108,10 @@ def _dangling(path: Path) -> None:
         (_drop_last, "task 1 with adapter 'echo' has 0 entries"),
         (_twice, "task 0 with adapter 'echo' has 2 entries"),
         (_id_number, "episode id must be a non-empty string, got 5; restore the file"),
-        (_dangling, "is not a noesis_nb batch record"),
+        (_dangling, "a symbolic link to .*gone.json, which does not exist"),
+        (_no_tasks, "its tasks or adapters are not lists"),
     ],
-    ids=["no-entries", "an-entry-dropped", "an-entry-twice", "an-id-not-text", "a-dangling-link"],
+    ids=["no-entries", "an-entry-dropped", "an-entry-twice", "an-id-not-text", "a-dangling-link", "no-tasks"],
 )
 def test_a_mutated_batch_record_is_refused_and_nothing_runs_again(
     recorded: tuple[Path, bytes, set[str]], change: Any, said: str
@@ -110,7 +119,7 @@ def test_a_mutated_batch_record_is_refused_and_nothing_runs_again(
     """Before: a record without an entry dropped its task silently, one with an entry twice ran the task
     twice, a dangling link in its place started the whole batch again under new ids, and an id that
     was no text raised an error naming neither the file nor the fix."""
-    root, path = _record(recorded, change, of_file=change is _dangling)
+    root, path = _record(recorded, change, of_file=change in (_dangling, _no_tasks))
     before = os.readlink(path) if path.is_symlink() else path.read_bytes()
     with pytest.raises((InvalidOptionError, InvalidIdError), match=said) as caught:
         _batch(root)
@@ -243,7 +252,7 @@ def test_a_fifo_in_place_of_the_rates_file_does_not_hang_pricing(tmp_path: Path)
     assert _price(cache) == truth
 
 
-@pytest.mark.parametrize("bad", [-2.5, 1e300, True, "2.5"])
+@pytest.mark.parametrize("bad", [-2.5, 1e300, True, "7.25"])  # "7.25": a text, and not the real price
 def test_a_rate_no_price_list_has_is_not_taken_from_the_file(tmp_path: Path, bad: Any) -> None:
     """Before: a negative or absurd input price planted in the rates file priced every later call."""
     truth = _price(tmp_path / "clean")
@@ -312,7 +321,8 @@ def test_any_value_in_the_rates_file_is_read_or_the_file_ignored(place: tuple[An
 # ---- a tool record nested past what its readers can take ------------------------------------------
 
 
-def test_a_prepared_draft_nested_a_thousand_deep_is_refused_naming_it(tmp_path: Path) -> None:
+@pytest.mark.parametrize("depth", [300, 1010])
+def test_a_prepared_draft_nested_deeper_than_noesis_nb_writes_is_refused_naming_it(tmp_path: Path, depth: int) -> None:
     """Before: approving and resuming such a draft read it (orjson takes 1024 levels) and then failed inside
     pydantic with a raw ``ValueError: Maximum serialization depth exceeded``."""
     root = tmp_path / "runs"
@@ -320,13 +330,13 @@ def test_a_prepared_draft_nested_a_thousand_deep_is_refused_naming_it(tmp_path: 
     (draft,) = tool_records(root / episode, "prepared")
     record = json.loads(draft.read_text())
     record["x-planted"] = "DEEP"
-    draft.write_text(json.dumps(record).replace('"DEEP"', "[" * 1010 + "]" * 1010))
+    draft.write_text(json.dumps(record).replace('"DEEP"', "[" * depth + "]" * depth))
     planted = draft.read_bytes()
     for act in (
         lambda: noesis_nb.approve_draft(episode, approver_id="ops", runs_dir=root),
         lambda: noesis_nb.resume_run(episode, runs_dir=root),
     ):
-        with pytest.raises(ToolRecordError, match="nested more than 500 levels deep") as caught:
+        with pytest.raises(ToolRecordError, match="nested more than 255 levels deep") as caught:
             act()
         assert str(caught.value).startswith(str(draft))
     assert draft.read_bytes() == planted and tool_records(root / episode, "executions") == []

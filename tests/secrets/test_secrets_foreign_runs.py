@@ -25,6 +25,7 @@ from tests.hardening.secret_corpus import corpus, leaks
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "noesis-smoke-run" / "ep_01K9RBBMXXRSFWR49SXFGF4SPR"
 SHAPES = corpus(random.SystemRandom().randrange(2**32))
+HEX_KEY = f"{random.SystemRandom().getrandbits(256):064x}"
 
 
 def _lines(path: Path) -> list[dict[str, Any]]:
@@ -44,13 +45,35 @@ def root(tmp_path: Path) -> Path:
     events[2]["payload"]["args"] = {"header": f"Authorization: Bearer {SHAPES[1].value}"}
     events[3]["timestamp"] = SHAPES[2].value  # no time: reported in attrs["errors"], quoting it
     events[4]["trace"] = {"env": SHAPES[6].env}  # read only by a column the user asks for
+    events[5]["id"] = HEX_KEY  # a bare hex string as an event id: no UUID, and a key's shape
     (run / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events))
     summary = json.loads((run / "summary.json").read_text())
     summary["task"] = SHAPES[3].text
-    summary["tags"] = {"deploy": SHAPES[4].text}
+    summary["tags"] = {"deploy": SHAPES[4].text, "env": [SHAPES[8].text], "creds": {"note": SHAPES[9].text}}
     summary["started_at"] = [SHAPES[5].text]  # no text: reported, quoting its start
     summary["ports"] = {"store": SHAPES[7].text}
     (run / "summary.json").write_text(json.dumps(summary))
+    draft = f"draft:{run.name}:req_1"  # a tool call's records, as another runtime wrote them
+    docs = {
+        "prepared": {
+            "draft_id": draft,
+            "request_id": SHAPES[10].text,
+            "protocol": "python",
+            "status": "approved",
+            "tool": {"namespace": "repo", "name": "push"},
+        },
+        "approvals": {
+            "draft_id": draft,
+            "status": "approved",
+            "approver_id": SHAPES[11].text,
+            "reason": SHAPES[12].text,
+            "decided_at": "2025-01-01T00:00:01Z",
+        },
+        "executions": {"status": "succeeded", "reason_code": SHAPES[13].text},
+    }
+    for folder, doc in docs.items():
+        (run / "tool_invocations" / folder).mkdir(parents=True)
+        (run / "tool_invocations" / folder / f"{draft}.json").write_text(json.dumps(doc))
     return tmp_path
 
 
@@ -69,6 +92,7 @@ def test_the_frames_of_a_run_noesis_nb_did_not_write_show_no_secret(root: Path) 
         ("events_df payload column", repr(events["payload"].tolist()).encode()),
     ]
     assert leaks(SHAPES, shown) == []
+    assert not any(HEX_KEY.encode() in blob for _, blob in shown)
     assert events.attrs["errors"] and runs.attrs["errors"]  # the bad times are reported, redacted
 
 
@@ -83,20 +107,11 @@ def test_the_figures_of_such_a_run_show_no_secret(root: Path) -> None:
     assert leaks(SHAPES, [(name, fig.encode()) for name, fig in figures]) == []
 
 
-def test_a_frame_the_user_built_is_plotted_without_its_secrets(root: Path) -> None:
-    """A figure is shown too: its hover text is redacted whatever frame it is given."""
-    events = noesis_nb.events_df(root, cache=False)
-    events["payload"] = [{"note": shape.text} for shape in SHAPES[: len(events)]] + [{}] * max(0, len(events) - len(SHAPES))
-    events["agent_id"] = SHAPES[-1].value
-    runs = noesis_nb.runs_df(root, cache=False).assign(using=SHAPES[-2].text)
-    figures = [plots.episode_timeline(events).to_json(), plots.duration_by_adapter(runs).to_json()]
-    assert leaks(SHAPES, [("figure", fig.encode()) for fig in figures]) == []
-
-
 def test_what_is_no_secret_in_such_a_run_is_kept(root: Path) -> None:
     written = _lines(FIXTURE / "events.jsonl")
     events = noesis_nb.events_df(root, cache=False)
-    assert events["event_id"].fillna("").tolist() == [e.get("id", "") for e in written]
+    ids = events["event_id"].fillna("").tolist()
+    assert ids[:5] + ids[6:] == [e.get("id", "") for e in written[:5] + written[6:]]  # [5] is a hex key
     assert events["phase"].tolist() == [e["phase"] for e in written]
     agents = events["agent_id"].astype(object).tolist()
     assert agents[:1] + agents[2:] == [e.get("agent_id") for e in written[:1] + written[2:]]  # [1] holds a token
