@@ -186,3 +186,22 @@ def test_a_run_edited_in_place_keeping_its_size_is_screened(tmp_path: Path) -> N
     time.sleep(0.02)  # a later modification time than the seal's
     path.write_bytes(data.replace(filler.encode(), planted))
     assert leaks(SHAPES[:1], [("events_df", _blob(noesis_nb.events_df(runs, cache=False)))]) == []
+
+
+def test_an_integrations_run_noesis_nb_wrote_is_taken_as_screened(tmp_path: Path) -> None:
+    """An imported trace is written (and screened) by noesis_nb: it carries the marker and its manifest, so
+    the frames read it as written rather than screening it again on every cold load."""
+    from noesis_nb.frames.provenance import screened_when_written
+    from noesis_nb.frames.rowsource import read_run_source
+    from noesis_nb.frames.source import resolve_source
+    from noesis_nb.integrations.noetic import import_noetic
+
+    log = [{"source": "framework", "type": "helper:turn_completed", "data": {"turnId": "t1", "durationMs": 9}}]
+    harness = {"usage": {"inputTokens": 900, "outputTokens": 40}, "cost": 0.0021, "text": "done", "items": []}
+    runs = tmp_path / "runs"
+    import_noetic(log, harness, runs_dir=runs)
+    [ref] = resolve_source(runs)
+    source = read_run_source(ref)
+    stat = ref.stat_events(ref.file("events.jsonl"))
+    assert source == "noetic" and stat is not None
+    assert screened_when_written(ref, source, stat[0], stat)
