@@ -4,9 +4,9 @@ noesis_nb screens every event before it writes it; a run Noēsis wrote, or one c
 into the runs directory, never was, and the frames redact it as they read it (``secrets.records``).
 Reading is the hot path, so a run is taken as screened only from cheap facts: its source document
 carries noesis_nb's ``x-noesis_nb`` marker (``rowsource`` read it already), and either it is being
-written by this very process, or it is sealed by a manifest whose recorded size of ``events.jsonl``
-is the size just read (locally also: the file was last modified no later than the manifest). A run
-edited after it was sealed, one without the marker, or one a manifest does not vouch for is screened.
+written by this very process, or it is sealed: locally, ``events.jsonl`` was last modified no later
+than ``final.json`` (one stat); remotely, the manifest records the size just read. A run edited after
+it was sealed, one without the marker, or one a seal does not vouch for is screened.
 """
 
 from __future__ import annotations
@@ -28,14 +28,16 @@ def screened_when_written(ref: RunRef, source: str, size: int, stamp: Any) -> bo
     """Whether the run's events.jsonl (``size`` bytes, with its ``stamp``) is as noesis_nb screened it."""
     if source == NOESIS or (source != ENGINE and not _marked(ref)):  # an integration's run: noesis_nb's if marked
         return False
-    try:
+    if isinstance(ref.fs, LocalFS):  # one stat: the log accepts no line once final.json exists
+        sealed_at = ref.fs.stat(ref.file("final.json"))
+        if sealed_at is None:
+            return _live_here(ref)
+        return _not_after(stamp, sealed_at)
+    try:  # remote stamps carry no order: the manifest's recorded size decides
         got = ref.read("manifest.json")
     except BadFile:
         return False
-    if got is None:
-        return _live_here(ref)
-    data, sealed_at = got
-    return _listed_size(data) == size and _not_after(stamp, sealed_at)
+    return got is not None and _listed_size(got[0]) == size
 
 
 def _marked(ref: RunRef) -> bool:
@@ -64,13 +66,12 @@ def _listed_size(manifest: bytes) -> int | None:
     return None
 
 
-def _not_after(events: Any, manifest: Any) -> bool:
-    """Locally (stamps of size, mtime, ctime): events.jsonl was last modified no later than the manifest
-    (mtime: an edit after the seal moves it; a copy that keeps times, ``cp -a`` or ``rsync -a``, keeps the
-    order, so a copied corpus still reads at full speed). Remote stamps carry no such order: the size decides."""
-    if type(events) is tuple and type(manifest) is tuple and len(events) == len(manifest) == 3:
-        return bool(events[1] <= manifest[1])
-    return True
+def _not_after(events: Any, final: Any) -> bool:
+    """Local stamps (size, mtime, ctime): events.jsonl was last modified no later than final.json, which its
+    writer creates after its last line and before which it refuses none (an edit after the seal moves the
+    mtime; a copy that keeps times, ``cp -a`` or ``rsync -a``, keeps the order, so a copied corpus still
+    reads at full speed)."""
+    return type(events) is tuple and type(final) is tuple and len(events) == len(final) == 3 and events[1] <= final[1]
 
 
 def _live_here(ref: RunRef) -> bool:
