@@ -3,9 +3,8 @@
 ``handle.result()`` raises the adapter's own exception (its type is what ``except`` clauses
 catch), and IPython prints its message into the notebook, which is saved and shared. So the
 exception is kept and its message parts are redacted in place, as the run's files are: the
-arguments (a dict, list or tuple among them copied redacted: a built-in class cannot be swapped for
-one that prints redacted), the file names and reasons some built-in errors print, notes, and the
-text its own attributes hold (a ``__str__`` may build the message from ``self.token``), through its cause and
+arguments, the file names and reasons some built-in errors print, notes, and the text its own
+attributes hold (a ``__str__`` may build the message from ``self.token``), through its cause and
 context. A message built from anything else (a closure, a slot) that still shows a secret is
 printed redacted: the exception's class is swapped for a subclass of it, of the same name,
 whose ``str`` and ``repr`` are redacted (``except`` and ``isinstance`` still match).
@@ -18,7 +17,6 @@ from typing import Any
 from .display import shown
 from .guard import scrub_text
 from .names import REDACTED_VALUE, is_secret_key, looks_like_credential
-from .scan import redact
 
 __all__ = ["redact_exception"]
 
@@ -86,10 +84,9 @@ def _attributes(exc: BaseException) -> tuple[str, ...]:
 
 
 def _attribute_redacted(value: Any) -> Any:
-    """A text attribute, or a dict, list or tuple of texts (``self.headers``), with its secrets redacted (the
-    same object when it holds none, or is none of these; a message another object shows is caught by
-    ``_shown_message``)."""
-    if isinstance(value, str) or type(value) in _CONTAINERS:
+    """A text attribute with its secrets redacted (the same object when it holds none, or is no text: a
+    container is not walked on the error path; a message it shows is caught by ``_shown_message``)."""
+    if isinstance(value, str):
         return _redacted(value, ())
     if isinstance(value, bytes):
         text = value.decode("utf-8", "replace")
@@ -99,42 +96,10 @@ def _attribute_redacted(value: Any) -> Any:
 
 
 def _redacted(value: Any, named: tuple[str, ...]) -> Any:
-    """A string, or a dict, list or tuple of them (``KeyError({"password": …})``), with its secrets redacted
-    (the same object when it holds none)."""
+    """A string with its secrets redacted (the same object when it holds none)."""
     if isinstance(value, str):
         new = shown(scrub_text(value, named) if named else value)
         return value if new == value else new
-    if type(value) in _CONTAINERS:
-        try:
-            return _container_redacted(value, named)
-        except RecursionError:  # nested beyond the stack: kept; a message it shows is caught by ``_shown_message``
-            return value
-    return value
-
-
-_CONTAINERS = (dict, list, tuple)
-
-
-def _container_redacted(value: Any, named: tuple[str, ...]) -> Any:
-    """A copy of a container argument, its secrets redacted: by name and pair (``redact``), then every
-    string as ``shown`` (the values this process knows) and the exception's secret-named attributes."""
-    new = redact(value)[0]
-    new = _strings_redacted(new, named)
-    if type(value) is tuple and type(new) is list:  # ``redact`` rebuilds sequences as lists
-        new = tuple(new)
-    return new
-
-
-def _strings_redacted(value: Any, named: tuple[str, ...]) -> Any:
-    if isinstance(value, str):
-        return _redacted(value, named)
-    if type(value) is dict:
-        items = {_strings_redacted(k, named): _strings_redacted(v, named) for k, v in value.items()}
-        same = len(items) == len(value) and all(a is b for a, b in zip(items.values(), value.values()))
-        return value if same and list(items) == list(value) else items
-    if type(value) in (list, tuple):
-        items_l = [_strings_redacted(v, named) for v in value]
-        return value if all(a is b for a, b in zip(items_l, value)) else type(value)(items_l)
     return value
 
 
