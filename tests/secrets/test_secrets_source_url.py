@@ -21,6 +21,8 @@ SOURCES = [
     f"s3://AKIAIOSFODNN7EXAMPLQ:{SECRET}@bucket/runs",
     f"s3://AKIAIOSFODNN7EXAMPLQ:{SECRET}@bucket/runs/ep_*",
     f"https://deploy:{PASSWORD}@runs.example.invalid/runs",
+    f"simplecache::s3://AKIAIOSFODNN7EXAMPLQ:{SECRET}@bucket/runs",  # each link of a chained URL
+    f" https://deploy:{PASSWORD}@runs.example.invalid/runs",
 ]
 
 
@@ -50,3 +52,22 @@ def test_a_password_in_a_batchs_upload_url_is_refused_before_anything_runs(tmp_p
     message = str(refused.value)
     assert SECRET[:8] not in message and "storage_options" in message
     assert ran == [] and not any(tmp_path.rglob("*.json"))  # no run, no batch record holding the URL
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://runs.example.com:8443/users/alice@example.com/runs",  # a port, and an @ in the path
+        "http://10.0.0.5:9000/runs?owner=bob@corp.com",
+        "http://[::1]:8000/team@x/runs",
+        "github://fsspec:filesystem_spec@main/docs",  # fsspec's org:repo@ref form
+        "s3://bucket/runs/ep_*",
+        "simplecache::s3://bucket/runs",
+        "file:///home/ana/runs",
+        "memory://runs",
+    ],
+)
+def test_a_url_without_a_password_is_not_refused(url: str) -> None:
+    from noesis_nb.secrets.urls import refuse_password
+
+    refuse_password(url, "source")  # no error: nothing to refuse

@@ -102,7 +102,8 @@ async def _check_response(response: Any, url: str) -> None:
     if 300 <= status < 400:
         raise AGUIStreamError(
             f"POST {url} answered HTTP {status}, a redirect to {shown(repr(response.headers.get('location')))}; "
-            "pass that URL to AGUIHttpAgent (redirects are not followed for a POST)"
+            "pass the URL it names to AGUIHttpAgent, with your own credentials if it needs them (redirects are not "
+            "followed for a POST)"
         )
     if not 200 <= status < 300 or (ctype and not ctype.lower().startswith("text/event-stream")):
         head = bytearray()
