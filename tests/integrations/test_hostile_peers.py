@@ -239,7 +239,7 @@ def _agui(handle: Any) -> list[dict[str, Any]]:
         ("cut_after_start", r"the connection broke after 3 event\(s\) \(RemoteProtocolError", "half an answer"),
         ("html_page", r"HTTP 200 with Content-Type 'text/html', not an SSE stream: '<!doctype html>.*nginx", None),
         ("json_body", r"Content-Type 'application/json', not an SSE stream: .*use /agent/run", None),
-        ("redirect", r"answered HTTP 307, a redirect to '/answer'; pass that URL", None),
+        ("redirect", r"answered HTTP 307, a redirect to '/answer'; pass the URL it names", None),
     ],
 )
 def test_a_broken_or_wrong_answer_is_named_and_what_came_before_is_kept(server, runs_dir, scenario, match, kept):
