@@ -29,7 +29,7 @@ from .._unstarted import awaited_entry, mark_coroutine_function
 from ..capture import claim_manual
 from ..errors import EpisodeStateError, InvalidIdError, InvalidOptionError, ToolRejected
 from ..store import now_iso
-from ..store.phases import VERB_MINIMA, missing_verb_minimum
+from ..store.phases import NOESIS_PHASES, OWN_PHASES, VERB_MINIMA, missing_verb_minimum, slipped_phase
 from ..store.vocab import (
     MODEL_CALL,
     TOKEN_FIELDS,
@@ -122,6 +122,14 @@ class EpisodeContext:
             raise ValueError(
                 f"phase {phase!r} is written by the episode itself (Noēsis checks it against the run's lifecycle, "
                 "action candidates and summary); use a phase of your own such as 'reason' or 'note'"
+            )
+        if (meant := slipped_phase(phase)) is not None:
+            raise InvalidOptionError(
+                f"phase {safe_repr(phase, 80)} looks like a slip of {meant!r}: written as it is, no count, check or "
+                f"view would read it as {meant!r}. Known phases: Noēsis' {', '.join(NOESIS_PHASES)}; noesis_nb's "
+                f"{', '.join(OWN_PHASES)}. "
+                + (f"{meant!r} is written by the episode itself; " if meant in _ENGINE_PHASES else f"Use {meant!r}, or ")
+                + "give a phase of your own a name of its own (e.g. 'note', or 'x-' and the name)"
             )
         caused_by = self._caused_by
         if phase == "model" and payload.get("event_name") == MODEL_CALL:  # counted in the summary and usage_df

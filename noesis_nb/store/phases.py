@@ -13,19 +13,44 @@ extension it keeps and ignores. noesis_nb writes four:
 ``drain``        a graceful stop: ``drain.started`` ``{drain_s, sender, in_flight}``, ``drain.refused``
                  ``{kind, name}`` for a call asked for while draining (never started), ``drain.report``
                  ``{reason, duration_s, finished, cut_off, refused}`` before the run is sealed ``cancelled``.
+
+An adapter's own phase is open too, but one a letter or a case away from a known phase (``obsreve``,
+``Act``) is a slip: nothing would count or check it as the phase meant, so ``slipped_phase`` names it.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["MODEL_PHASE", "INTEGRATION_PHASE", "STEER_PHASE", "DRAIN_PHASE", "VERB_MINIMA", "missing_verb_minimum"]
+__all__ = [
+    "MODEL_PHASE",
+    "INTEGRATION_PHASE",
+    "STEER_PHASE",
+    "DRAIN_PHASE",
+    "NOESIS_PHASES",
+    "OWN_PHASES",
+    "VERB_MINIMA",
+    "missing_verb_minimum",
+    "slipped_phase",
+]
 
 MODEL_PHASE = "model"
 INTEGRATION_PHASE = "integration"
 STEER_PHASE = "steer"
 DRAIN_PHASE = "drain"
+
+#: Noēsis' canonical phases (its ``docs/reference/events.mdx``) and the tool-contract bridge's ``tool``
+NOESIS_PHASES = (
+    *("start", "observe", "interpret", "plan", "direction", "governance", "action_candidate", "act", "reflect"),
+    *("learn", "runtime", "terminate", "insight", "memory", "intuition", "reason", "error", "tool"),
+)
+OWN_PHASES = (MODEL_PHASE, INTEGRATION_PHASE, STEER_PHASE, DRAIN_PHASE)
+_KNOWN = frozenset((*NOESIS_PHASES, *OWN_PHASES))
+# a one-letter slip is judged against names of six letters or more: shorter ones are a letter from words
+# that may well be phases of their own (``act``/``art``, ``plan``/``play``, ``learn``/``lean``, ``drain``/``train``)
+_SLIP_TARGETS = tuple(p for p in (*NOESIS_PHASES, *OWN_PHASES) if len(p) >= 6)
 
 VERB_MINIMA: dict[str, tuple[str, ...]] = {
     "observe": ("task", "tags", "timestamp"),
@@ -47,3 +72,34 @@ def missing_verb_minimum(phase: str, payload: Mapping[str, Any]) -> list[str]:
     if phase == "act" and "tool" not in payload and "adapter" not in payload:
         missing.append("tool|adapter")
     return missing
+
+
+@functools.lru_cache(maxsize=512)  # an adapter writes the same few phases over and over
+def slipped_phase(phase: str) -> str | None:
+    """The known phase ``phase`` looks like a slip of, or None (a known phase, or a name of its own).
+
+    A slip: the same name but for case, spaces, ``-`` for ``_`` (``Observe``, ``action-candidate``); or, for a
+    name of six letters or more, one letter dropped, inserted inside, replaced or swapped with its neighbour
+    (``obsreve``, ``reflct``). A letter added at the end is a word of its own (``acts``, ``learnt``).
+    """
+    if phase in _KNOWN:
+        return None
+    folded = phase.strip().lower().replace("-", "_").replace(" ", "_")
+    if folded in _KNOWN:
+        return folded
+    return next((known for known in _SLIP_TARGETS if _one_slip(phase, known)), None)
+
+
+def _one_slip(typed: str, known: str) -> bool:
+    """Whether ``typed`` is ``known`` with one letter dropped, inserted (not at the end), replaced or transposed."""
+    if len(typed) == len(known):
+        diffs = [i for i, (a, b) in enumerate(zip(typed, known)) if a != b]
+        if len(diffs) == 1:
+            return True
+        i = diffs[0] if len(diffs) == 2 else -1
+        return i >= 0 and diffs[1] == i + 1 and typed[i] == known[i + 1] and typed[i + 1] == known[i]
+    if len(typed) == len(known) - 1:
+        return any(known[:i] + known[i + 1 :] == typed for i in range(len(known)))
+    if len(typed) == len(known) + 1:
+        return any(typed[:i] + typed[i + 1 :] == known for i in range(len(typed) - 1))  # not the last letter
+    return False

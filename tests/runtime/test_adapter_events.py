@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 import noesis_nb
+from noesis_nb.errors import InvalidOptionError
 from noesis_nb.store import read_events, read_json
 from tests.compat.checker import check_run
 
@@ -77,4 +78,56 @@ def test_an_act_on_the_adapters_candidate_is_linked_to_its_decision(runs_dir, go
         e["id"] for e in events if e["phase"] == "action_candidate"
     ]
     assert act["payload"]["adapter"] == "deploy" and act["caused_by"] == decided[-1]
+    assert check_run(runs_dir / ep) == []
+
+
+# Noēsis' phases (its docs/reference/events.mdx, and the tool bridge's ``tool``)
+CANONICAL = "start observe interpret plan direction governance action_candidate act reflect learn runtime".split()
+CANONICAL += "terminate insight memory intuition reason error tool".split()
+SLIPS = {  # what an adapter typed: the phase it meant
+    "obsreve": "observe",
+    "Observe": "observe",
+    "reflct": "reflect",
+    "interpet": "interpret",
+    " reason": "reason",
+    "REASON": "reason",
+    "memroy": "memory",
+    "integraton": "integration",
+    "Action-Candidate": "action_candidate",
+}
+
+
+@pytest.mark.parametrize("typed", sorted(SLIPS))
+def test_a_phase_a_letter_or_a_case_from_a_known_one_is_one_error_and_nothing_is_written(runs_dir, typed):
+    seen: dict[str, BaseException] = {}
+
+    def agent(task: str, ctx: Any) -> str:
+        try:
+            ctx.emit(typed, {"task": task, "tags": {}, "timestamp": "2026-01-01T00:00:00+00:00", "success": True})
+        except ValueError as exc:
+            seen["error"] = exc
+        return "done"
+
+    ep = noesis_nb.solve("emit a slip", using=agent, runs_dir=runs_dir)
+    plain = noesis_nb.solve("emit nothing", using=lambda task: "done", runs_dir=runs_dir)
+    error = seen["error"]
+    assert isinstance(error, InvalidOptionError)
+    assert repr(typed) in str(error) and repr(SLIPS[typed]) in str(error)
+    assert all(phase in str(error) for phase in CANONICAL)
+    assert _phases(runs_dir / ep) == _phases(runs_dir / plain)
+    assert check_run(runs_dir / ep) == []
+
+
+OWN_NAMES = ["note", "reasoning", "reflection", "plans", "acts", "learnt", "errors", "train", "lean", "x-obsreve", "state"]
+
+
+def test_phases_of_ones_own_are_written_even_when_close_to_a_known_word(runs_dir):
+    def agent(task: str, ctx: Any) -> str:
+        for name in OWN_NAMES:
+            ctx.emit(name, {"text": name})
+        return "done"
+
+    ep = noesis_nb.solve("emit phases of its own", using=agent, runs_dir=runs_dir)
+    assert read_json(runs_dir / ep / "summary.json")["status"] == "ok"
+    assert [p for p in _phases(runs_dir / ep) if p in OWN_NAMES] == OWN_NAMES
     assert check_run(runs_dir / ep) == []
