@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import builtins
 import os
+import stat
 import sys
 import threading
 from pathlib import Path
@@ -15,10 +16,10 @@ from types import FrameType
 from typing import Any, overload
 
 from ._envvars import ENV_NAMES, NOESIS_ENV, approver_from_env, capture_from_env, is_default, misspelt, value_shown
-from .errors import InvalidOptionError, UnsupportedFeatureError, guessed
+from .errors import InvalidOptionError, RunsDirError, UnsupportedFeatureError, guessed
 from .secrets.display import shown as redacted
 
-__all__ = ["get", "set", "reset", "runs_dir", "check_path", "problems", "NOT_IMPLEMENTED"]
+__all__ = ["get", "set", "reset", "runs_dir", "check_path", "check_runs_folder", "problems", "NOT_IMPLEMENTED"]
 
 _DEFAULTS: dict[str, Any] = {  # what noesis_nb reads
     "runs_dir": None,  # None: $NOESIS_RUNS_DIR, else ./.noesis/episodes
@@ -82,7 +83,7 @@ def set(**overrides: Any) -> None:
             guess = guessed([value], named).removeprefix(repr(value)) if isinstance(value, str) and named else ""
             raise InvalidOptionError(f"{key}={value!r}{guess}: use one of {', '.join(map(repr, choices))}")
         elif key == "runs_dir":
-            check_path(value)
+            check_runs_folder(check_path(value))
     with _lock:
         _overrides.update({k: v for k, v in overrides.items() if k in _DEFAULTS})
 
@@ -183,6 +184,45 @@ def check_path(value: Any, name: str = "runs_dir") -> Any:
     many = isinstance(value, (list, tuple, frozenset, builtins.set))
     hint = " (one folder: a runs root holds many runs)" if many else ""
     raise InvalidOptionError(f"{name}={value!r:.80} is no path: pass a folder as a str or pathlib.Path{hint}")
+
+
+def check_runs_folder(value: str | os.PathLike[str] | None) -> None:
+    """A runs dir being set is judged now, not at the next run: something other than a folder there, or a folder
+    that cannot be made (a file or an unwritable folder in its way), is one RunsDirError. A folder not made yet is
+    fine: the first run makes it. An existing folder is not asked to be writable (runs may be only read from it)."""
+    if value is None or not os.fspath(value):
+        return
+    path = Path(value).expanduser()
+    if what := _not_a_folder(path):
+        raise RunsDirError(
+            f"runs_dir {str(path)!r} is {what}, not a folder; pass a folder (one not made yet is made by the first run)"
+        )
+    if os.path.lexists(path):
+        return
+    parent = next((p for p in path.parents if os.path.lexists(p)), None)
+    if parent is None:
+        return
+    if what := _not_a_folder(parent):
+        raise RunsDirError(
+            f"runs_dir {str(path)!r} cannot be made: {str(parent)!r} is {what}, not a folder; pass a path under a folder"
+        )
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise RunsDirError(
+            f"runs_dir {str(path)!r} cannot be made: {str(parent)!r} may not be written by this user (or is on a "
+            "read-only file system); make the folder first, or pass one under a folder you can write"
+        )
+
+
+def _not_a_folder(path: Path) -> str | None:
+    """What ``path`` is when it exists as something other than a folder ("a file"…); None for a folder or nothing."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:  # nothing there, or a link leading nowhere (a missing target, a loop)
+        return "a symbolic link that leads nowhere" if os.path.islink(path) else None
+    if stat.S_ISDIR(mode):
+        return None
+    kinds = ((stat.S_ISREG, "a file"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"))
+    return next((name for test, name in kinds if test(mode)), "a device")
 
 
 def runs_dir(explicit: str | os.PathLike[str] | None = None) -> Path:

@@ -530,7 +530,8 @@ class NoesisMagics(Magics):
 
         if args.path is not None:
             config.set(runs_dir=str(check_root(args.path)))  # a file or FIFO holds no runs: say so now
-        print(config.runs_dir())
+        where = config.runs_dir()
+        print(f"{where} (no such folder yet: the first run makes it)" if not os.path.lexists(where) else where)
         if linked := _linked_line(config.runs_dir()):
             print(linked)
         return None

@@ -193,3 +193,22 @@ def test_the_settings_warnings_point_at_the_users_line(runs_dir: Path, monkeypat
         noesis_nb.solve("t", using=_answers, runs_dir=runs_dir)
     said = [w for w in caught if "NOESIS_TIMEOUT_SEC" in str(w.message)]
     assert [w.filename for w in said] == [__file__], [(w.filename, w.lineno) for w in said]
+
+
+@pytest.mark.parametrize("where", ["file", "under a file", "link leading nowhere"])
+def test_a_runs_dir_that_is_or_sits_under_no_folder_is_refused_when_set(tmp_path: Path, runs_dir: Path, where: str) -> None:
+    from noesis_nb.errors import RunsDirError
+
+    blocker = tmp_path / "notes.txt"
+    if where == "link leading nowhere":
+        blocker.symlink_to(tmp_path / "gone")
+    else:
+        blocker.write_text("mine")
+    path = blocker / "runs" if where == "under a file" else blocker
+    ns.set(runs_dir=str(runs_dir))
+    with pytest.raises(RunsDirError) as info:
+        ns.set(runs_dir=str(path))
+    said = str(info.value)
+    assert f"runs_dir {str(path)!r}" in said and f"{str(blocker)!r} is" in said and ", not a folder; pass" in said
+    assert config.runs_dir() == runs_dir  # the setting stays
+    ns.set(runs_dir=str(tmp_path / "new" / "runs"))  # not made yet: fine, the first run makes it

@@ -393,3 +393,64 @@ def test_inbox_shows_every_pending_draft_and_decides_with_the_approver_given(
     [decision] = [json.loads(p.read_text()) for p in (runs[0] / "tool_invocations" / "approvals").glob("*.json")]
     assert decision["status"] == "approved" and decision["approver_id"] == "ana"
     assert not list((runs[1] / "tool_invocations" / "approvals").glob("*.json"))  # the other one still waits
+
+
+def test_runs_dir_under_a_file_is_one_error_when_set_and_the_setting_stays(ip: Any, runs_dir: Path, tmp_path: Path) -> None:
+    blocker = tmp_path / "notes.txt"
+    blocker.write_text("mine")
+    ip.run_line_magic("noesis", f"runs-dir {runs_dir}")
+    with pytest.raises(UsageError, match=f"runs_dir '{blocker}/runs' cannot be made: '{blocker}' is a file, not a folder"):
+        ip.run_line_magic("noesis", f"runs-dir {blocker}/runs")
+    assert config.runs_dir() == runs_dir and blocker.read_text() == "mine"
+
+
+def test_runs_dir_not_made_yet_is_said_and_made_by_the_first_run(ip: Any, tmp_path: Path, capsys: Any) -> None:
+    later = tmp_path / "later" / "runs"
+    ip.run_line_magic("noesis", f"runs-dir {later}")
+    assert f"{later} (no such folder yet: the first run makes it)" in capsys.readouterr().out
+    episode_id = noesis_nb.solve("first", using=lambda task: "done", runs_dir=None)
+    assert (later / episode_id).is_dir()
+    ip.run_line_magic("noesis", "runs-dir")
+    assert capsys.readouterr().out.strip() == str(later)
+
+
+_UNWRITABLE = """
+import os, sys
+from tests.ipshell import run_magic
+run_magic("runs-dir " + os.getcwd())  # everything imported before the drop below
+if os.geteuid() == 0:  # root writes every folder: set it as an account that may not
+    os.setgroups([]); os.setresgid(65534, 65534, 65534); os.setresuid(65534, 65534, 65534)
+try:
+    run_magic("runs-dir " + sys.argv[1])
+except Exception as exc:
+    print(type(exc).__name__, exc)
+"""
+
+
+def test_runs_dir_that_cannot_be_made_here_is_one_error_when_set(tmp_path: Path) -> None:
+    import os
+    import shutil
+    import subprocess
+    import sys
+    import tempfile
+
+    base = Path(tempfile.mkdtemp(prefix="shut-"))  # outside the test's private tmp: the other account reaches it
+    try:
+        (base / "home").mkdir(mode=0o777)
+        (base / "home").chmod(0o777)
+        (base / "shut").mkdir(mode=0o555)
+        base.chmod(0o755)
+        repo = Path(__file__).resolve().parents[2]
+        got = subprocess.run(
+            [sys.executable, "-c", _UNWRITABLE, str(base / "shut" / "runs")],
+            env={**os.environ, "PYTHONPATH": str(repo), "HOME": str(base / "home"), "NOESIS_NB_CACHE_DIR": str(base / "home")},
+            cwd=base / "home",
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+    said = got.stdout.strip().splitlines()[-1] if got.stdout.strip() else got.stderr
+    assert said.startswith("UsageError"), said
+    assert f"runs_dir '{base}/shut/runs' cannot be made: '{base}/shut' may not be written by this user" in said
