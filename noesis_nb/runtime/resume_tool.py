@@ -28,6 +28,7 @@ from .context import dispatcher, tool_repositories
 from .episode import Episode
 from .interrupt import interrupts_noted, killed_by_interrupt
 from .lifecycle import Outcome
+from .missing_tool import missing_tool_error
 from .position import Pause, last_pause, options_from_state
 from .recorder import Recorder
 
@@ -145,10 +146,8 @@ async def continue_tool_draft(
     if result is None and executions.claimed(draft_id):
         result = _unknown_outcome(rec, chain, prepared, executions, unknown_outcome)
     if result is None:
-        callables = None
-        if tools:
-            fn = tools.get(f"{tool.namespace}.{tool.name}") or tools.get(tool.name)
-            callables = {draft_id: fn} if fn else None
+        fn = (tools.get(f"{tool.namespace}.{tool.name}") or tools.get(tool.name)) if tools else None
+        callables = {draft_id: fn} if fn else None
         interrupts = interrupts_noted()
         try:
             result = await tc.execute_prepared_tool_invocation_async(
@@ -166,19 +165,18 @@ async def continue_tool_draft(
         except asyncio.CancelledError:
             _cancelled(episode, chain, request_id, draft_id)
             raise
-        except CallableResolutionError as exc:
-            if callables is not None or "cannot be re-imported" not in str(exc):
-                raise
-            said = str(exc).split(" Execute it in", 1)[0]  # the tool contract's fix names its own callables= argument
-            if "<" in said.split(" which ", 1)[0]:  # a lambda or a local function: only its own process has it
-                fix = (
-                    "It exists only in the process that prepared it: resume the run there (the kernel that ran it), "
-                    "and give ctx.tool_async a function defined at the top level of a cell or module next time"
-                )
-            else:
-                fix = "Resume the run in the process that prepared it, or define the same function here and give it: "
-                fix += f"resume_run({rec.episode_id!r}, tools={{{shown!r}: <the function>}})"
-            raise CallableResolutionError(f"{said} {fix}", reason_code=exc.reason_code) from None
+        except CallableResolutionError as exc:  # nothing was written: said with resume_run's own fix
+            raise missing_tool_error(
+                exc,
+                episode_id=rec.episode_id,
+                tool=shown,
+                key=f"{tool.namespace}.{tool.name}",
+                short=tool.name,
+                draft_id=draft_id,
+                ref=prepared.x_callable,
+                given=fn,
+                tools=tools,
+            ) from None
     status = getattr(result.status, "value", result.status)
     if not chain.has(*names.TERMINAL_EXECUTION_EVENTS):
         final = {"succeeded": names.TOOL_EXECUTION_SUCCEEDED, "replayed": names.TOOL_REPLAYED}.get(
