@@ -32,25 +32,33 @@ def redact_exception(exc: BaseException) -> BaseException:
     """Redact in place what ``shown`` would hide from ``exc``'s message, cause, context and group members.
 
     Returns ``exc``, or, when its class is built in (no class swap) and its message still shows a secret (one held
-    in a dict, list or tuple argument), a same-named copy shown redacted holding the same argument objects.
+    in a dict, list or tuple argument), a same-named copy shown redacted holding the same argument objects (a
+    group holding such a member: the group rebuilt around the member's copy).
     """
+    return _walk(exc, {})
+
+
+def _walk(exc: BaseException, seen: dict[int, BaseException]) -> BaseException:
     pending: list[tuple[BaseException, BaseException | None, str]] = [(exc, None, "")]
-    seen: dict[int, BaseException] = {}
     while pending:
         current, parent, slot = pending.pop()
         done = seen.get(id(current))
         if done is None:
-            done = seen[id(current)] = _shown_one(current)
+            seen[id(current)] = current  # under way: a cycle back to it ends here
+            done = seen[id(current)] = _shown_one(current, seen)
             pending.extend((e, done, s) for s in ("__cause__", "__context__") if (e := getattr(done, s)) is not None)
-            pending.extend((e, None, "") for e in getattr(done, "exceptions", ()) if isinstance(e, BaseException))
+            if not isinstance(done, BaseExceptionGroup):  # a group's members were walked by ``_regrouped``
+                pending.extend((e, None, "") for e in getattr(done, "exceptions", ()) if isinstance(e, BaseException))
         if parent is not None and done is not current:
             _relink(parent, slot, done)
     return seen[id(exc)]
 
 
-def _shown_one(exc: BaseException) -> BaseException:
+def _shown_one(exc: BaseException, seen: dict[int, BaseException]) -> BaseException:
     """``exc`` with its parts redacted, its class swapped when its message still shows a secret, or its copy."""
     try:
+        if isinstance(exc, BaseExceptionGroup):
+            exc = _regrouped(exc, seen)
         named = _redact_one(exc)
         if not _shows_secret(exc, named):
             return exc
@@ -61,6 +69,25 @@ def _shown_one(exc: BaseException) -> BaseException:
     except Exception:  # an exception class that refuses changes keeps its message: never fail on the error path
         pass
     return exc
+
+
+def _regrouped(group: BaseExceptionGroup[Any], seen: dict[int, BaseException]) -> BaseExceptionGroup[Any]:
+    """``group`` with its members shown redacted; rebuilt (``derive``, then its attributes, notes, cause, context
+    and traceback) when a member was replaced by its copy, and left as it is when ``derive`` changes its class."""
+    members = tuple(_walk(e, seen) for e in group.exceptions)
+    if all(a is b for a, b in zip(members, group.exceptions, strict=True)):
+        return group
+    rebuilt = group.derive(members)
+    if type(rebuilt) is not type(group):
+        return group
+    rebuilt.__dict__.update(vars(group))
+    rebuilt.__cause__, rebuilt.__context__ = group.__cause__, group.__context__
+    rebuilt.__suppress_context__ = group.__suppress_context__
+    for copied, member in zip(members, group.exceptions, strict=True):  # a member caught while the group was handled
+        for slot in ("__cause__", "__context__"):
+            if copied is not member and getattr(copied, slot) is group:
+                _relink(copied, slot, rebuilt)
+    return rebuilt.with_traceback(group.__traceback__)
 
 
 def _relink(parent: BaseException, slot: str, shown_exc: BaseException) -> None:

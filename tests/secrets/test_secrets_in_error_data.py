@@ -141,3 +141,22 @@ def test_an_error_shown_redacted_pickles_and_keeps_its_data(tmp_path: Path) -> N
     again = pickle.loads(pickle.dumps(caught))
     assert isinstance(again, ValueError) and again.args == caught.args
     assert _leaked(_shown(again)) == []
+
+
+def test_a_secret_in_a_group_members_container_is_shown_redacted_and_except_star_matches(tmp_path: Path) -> None:
+    data = {"api_key": KEY}
+    member = ValueError(data)
+    member.__context__ = group = ExceptionGroup("deploys failed", [member, OSError("disk full")])  # a cycle
+    group.add_note("retried twice")
+    handle = _run(tmp_path, group)
+    with pytest.raises(ExceptionGroup) as raised:
+        handle.result()
+    caught = raised.value
+    assert _leaked(_shown(caught)) == [] and "retried twice" in _shown(caught)
+    assert caught.exceptions[0].args[0] is data and caught.exceptions[1] is group.exceptions[1]
+    try:
+        raise caught
+    except* ValueError as matched:
+        assert matched.exceptions[0].args[0] is data
+    except* OSError:
+        pass
