@@ -42,6 +42,7 @@ class EpisodeHandle:
     def __init__(self, episode: Episode, task: asyncio.Future[Any] | None = None):
         self._episode = episode
         self._task = task
+        self._shown_error: tuple[BaseException, BaseException] | None = None  # (the error, as it is shown)
 
     # -- what it is -----------------------------------------------------------------------
     @property
@@ -268,7 +269,13 @@ class EpisodeHandle:
     def error(self) -> BaseException | None:
         """The error the episode ended with (None while it runs, and when it ended without one)."""
         error = self._episode.error if self.done() else None
-        return redact_exception(error) if error is not None else None
+        return self._shown(error) if error is not None else None
+
+    def _shown(self, error: BaseException) -> BaseException:
+        """``redact_exception(error)``, once per error: every read gives the same object (maybe a redacted copy)."""
+        if self._shown_error is None or self._shown_error[0] is not error:
+            self._shown_error = (error, redact_exception(error))
+        return self._shown_error[1]
 
     def result(self) -> Any:
         """The adapter's output; raises the adapter's error, ``NoesisVeto``, or ``CancelledError`` instead."""
@@ -276,7 +283,7 @@ class EpisodeHandle:
         if status == "ok":
             return self._episode.result
         if failed(status) and self._episode.error is not None:
-            raise redact_exception(self._episode.error)  # its type kept for `except`; the notebook shows no secret
+            raise self._shown(self._episode.error)  # its type kept for `except`; the notebook shows no secret
         if status == "paused":
             waiting = ", ".join(p.draft_id for p in self.pending) or "a governance veto"
             raise EpisodeStateError(

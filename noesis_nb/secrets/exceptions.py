@@ -7,39 +7,114 @@ arguments, the file names and reasons some built-in errors print, notes, and the
 attributes hold (a ``__str__`` may build the message from ``self.token``), through its cause and
 context. A message built from anything else (a closure, a slot) that still shows a secret is
 printed redacted: the exception's class is swapped for a subclass of it, of the same name,
-whose ``str`` and ``repr`` are redacted (``except`` and ``isinstance`` still match).
+whose ``str`` and ``repr`` are redacted (``except`` and ``isinstance`` still match). A built-in class's
+instance cannot change class: one whose message still shows a secret (held in a dict, list or tuple argument) is
+replaced by a copy of that subclass holding the same argument objects. Only what is shown is redacted: data a
+program that catches the error reads (``e.args[0]["headers"]``) stays as raised, and a message longer than
+``SHOWN_LIMIT`` is shown cut, so its cost is bounded.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from .display import shown
+from .display import shown, shown_cut
 from .guard import scrub_text
 from .names import REDACTED_VALUE, is_secret_key, looks_like_credential
 
 __all__ = ["redact_exception"]
 
+SHOWN_LIMIT = 20_000  # characters of a message scanned and shown: a 10,000-entry dict argument renders ~200,000
 _TEXT_ATTRIBUTES = ("filename", "filename2", "strerror", "msg", "reason", "text")
 
 
 def redact_exception(exc: BaseException) -> BaseException:
-    """Redact in place what ``shown`` would hide from ``exc``'s message, cause, context and group members; returns it."""
-    pending: list[BaseException] = [exc]
-    seen: set[int] = set()
+    """Redact in place what ``shown`` would hide from ``exc``'s message, cause, context and group members.
+
+    Returns ``exc``, or, when its class is built in (no class swap) and its message still shows a secret (one held
+    in a dict, list or tuple argument), a same-named copy shown redacted holding the same argument objects (a
+    group holding such a member: the group rebuilt around the member's copy).
+    """
+    return _walk(exc, {})
+
+
+def _walk(exc: BaseException, seen: dict[int, BaseException]) -> BaseException:
+    pending: list[tuple[BaseException, BaseException | None, str]] = [(exc, None, "")]
     while pending:
-        current = pending.pop()
-        if id(current) in seen:
-            continue
-        seen.add(id(current))
+        current, parent, slot = pending.pop()
+        done = seen.get(id(current))
+        if done is None:
+            seen[id(current)] = current  # under way: a cycle back to it ends here
+            done = seen[id(current)] = _shown_one(current, seen)
+            pending.extend((e, done, s) for s in ("__cause__", "__context__") if (e := getattr(done, s)) is not None)
+            if not isinstance(done, BaseExceptionGroup):  # a group's members were walked by ``_regrouped``
+                pending.extend((e, None, "") for e in getattr(done, "exceptions", ()) if isinstance(e, BaseException))
+        if parent is not None and done is not current:
+            _relink(parent, slot, done)
+    return seen[id(exc)]
+
+
+def _shown_one(exc: BaseException, seen: dict[int, BaseException]) -> BaseException:
+    """``exc`` with its parts redacted, its class swapped when its message still shows a secret, or its copy."""
+    try:
+        if isinstance(exc, BaseExceptionGroup):
+            exc = _regrouped(exc, seen)
+        named = _redact_one(exc)
+        if not _shows_secret(exc, named):
+            return exc
         try:
-            named = _redact_one(current)
-            _shown_message(current, named)
-        except Exception:  # an exception class that refuses changes keeps its message: never fail on the error path
-            pass
-        pending.extend(e for e in (current.__cause__, current.__context__) if e is not None)
-        pending.extend(e for e in getattr(current, "exceptions", ()) if isinstance(e, BaseException))
+            exc.__class__ = _shown_class(type(exc))
+        except TypeError:  # a built-in class: its instances keep their class
+            return _shown_copy(exc)
+    except Exception:  # an exception class that refuses changes keeps its message: never fail on the error path
+        pass
     return exc
+
+
+def _regrouped(group: BaseExceptionGroup[Any], seen: dict[int, BaseException]) -> BaseExceptionGroup[Any]:
+    """``group`` with its members shown redacted; rebuilt (``derive``, then its attributes, notes, cause, context
+    and traceback) when a member was replaced by its copy, and left as it is when ``derive`` changes its class."""
+    members = tuple(_walk(e, seen) for e in group.exceptions)
+    if all(a is b for a, b in zip(members, group.exceptions, strict=True)):
+        return group
+    rebuilt = group.derive(members)
+    if type(rebuilt) is not type(group):
+        return group
+    rebuilt.__dict__.update(vars(group))
+    rebuilt.__cause__, rebuilt.__context__ = group.__cause__, group.__context__
+    rebuilt.__suppress_context__ = group.__suppress_context__
+    for copied, member in zip(members, group.exceptions, strict=True):  # a member caught while the group was handled
+        for slot in ("__cause__", "__context__"):
+            if copied is not member and getattr(copied, slot) is group:
+                _relink(copied, slot, rebuilt)
+    return rebuilt.with_traceback(group.__traceback__)
+
+
+def _relink(parent: BaseException, slot: str, shown_exc: BaseException) -> None:
+    """Point ``parent``'s cause or context at the copy that is shown (setting a cause sets ``__suppress_context__``)."""
+    suppress = parent.__suppress_context__
+    setattr(parent, slot, shown_exc)
+    parent.__suppress_context__ = suppress
+
+
+def _shown_copy(exc: BaseException) -> BaseException:
+    """``exc`` rebuilt as pickle would (``OSError``'s file names are in its reduced arguments) as its class's
+    redacted subclass: the same argument and attribute objects, cause, context and traceback. ``exc`` itself
+    when its class cannot be rebuilt so (an extension class with its own constructor)."""
+    try:
+        reduced = exc.__reduce__()
+        if not (isinstance(reduced, tuple) and len(reduced) >= 2 and reduced[0] is type(exc)):
+            return exc
+        twin: BaseException = _shown_class(type(exc))(*reduced[1])
+        if len(reduced) > 2 and isinstance(reduced[2], dict):
+            twin.__dict__.update(reduced[2])
+        if len(twin.args) != len(exc.args) or any(a is not b for a, b in zip(twin.args, exc.args, strict=True)):
+            return exc
+        twin.__cause__, twin.__context__ = exc.__cause__, exc.__context__
+        twin.__suppress_context__ = exc.__suppress_context__
+        return twin.with_traceback(exc.__traceback__)
+    except Exception:  # never fail on the error path
+        return exc
 
 
 def _redact_one(exc: BaseException) -> tuple[str, ...]:
@@ -103,20 +178,20 @@ def _redacted(value: Any, named: tuple[str, ...]) -> Any:
     return value
 
 
-def _shown_message(exc: BaseException, named: tuple[str, ...]) -> None:
-    """Make ``str(exc)``/``repr(exc)`` redacted when, its parts redacted, they still show a secret."""
+def _shows_secret(exc: BaseException, named: tuple[str, ...]) -> bool:
+    """Whether ``str(exc)``/``repr(exc)``, its parts redacted, still show a secret, or are too long to scan whole
+    (a container's rendering may be huge: it is then shown cut, ``_safe``). Python's own rendering prints a
+    self-referencing container as ``{...}``."""
     if type(exc).__str__ is _str and type(exc).__repr__ is _repr:
-        return
+        return False
     for render in (str, repr):
         try:
             text = render(exc)
         except Exception:  # a message that cannot be built shows nothing
             continue
-        if _redacted(text, named) != text:
-            break
-    else:
-        return
-    exc.__class__ = _shown_class(type(exc))
+        if len(text) > SHOWN_LIMIT or _redacted(text, named) != text:
+            return True
+    return False
 
 
 _ATTRIBUTE = "_noesis_nb_shown_class_"
@@ -155,6 +230,8 @@ def _safe(exc: BaseException, render: Any) -> str:
         text = render()
     except Exception:  # never raise on the error path
         return f"<{type(exc).__name__}: its message could not be shown>"
+    if isinstance(text, str) and len(text) > SHOWN_LIMIT:
+        return f"{shown_cut(text, SHOWN_LIMIT)}… ({len(text) - SHOWN_LIMIT:,} more characters not shown)"
     return shown(text) if isinstance(text, str) else text
 
 
@@ -182,5 +259,8 @@ def _rebuilt(cls: type[BaseException], make: Any, args: tuple[Any, ...]) -> Any:
     """``make(*args)`` (as unpickling the original would), as ``cls``'s redacted subclass."""
     exc = make(*args)
     if type(exc) is cls:
-        exc.__class__ = _shown_class(cls)
+        try:
+            exc.__class__ = _shown_class(cls)
+        except TypeError:  # a built-in class: a copy as its redacted subclass (state is set on it after)
+            return _shown_copy(exc)
     return exc

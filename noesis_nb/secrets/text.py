@@ -33,6 +33,7 @@ from .joined import chunk_texts
 from .names import PLACEHOLDERS, is_secret_key
 from .plugins import plugins
 from .randomness import entropy_ok, random_words, without_ids
+from .url_parts import URL_QUERY, URL_USER, url_secrets
 
 __all__ = [
     "find_in_text",
@@ -53,7 +54,8 @@ _RUNS = bytes(0x61 if i in _TOKEN_CHARS or i in _HIDING_BYTES else 0x20 for i in
 _LONG_RUN = b"a" * 20
 _KEYWORDS = re.compile(  # grouped by first letter: sre tries fewer branches per position
     rb"p(?:ass|wd)|s(?:ecret|shpass)|token|key|auth|c(?:ookie|red|ontras|url)|bearer|eyj|xox|hooks\.slack|m(?:ysql|ariadb)"
-    rb"|://[^\s\"/@]*:[^\s\"/@]*@|%3a%2f%2f"  # the last: a URL written percent-encoded (its credentials hide)
+    # a URL's password, or (``url_parts``) its user name or query holding a credential; a URL written percent-encoded
+    rb"|://(?:[^\s\"/@:]*+(?::[^\s\"/@]*|" + URL_USER + rb")@|" + URL_QUERY + rb")|%3a%2f%2f"
 )
 
 
@@ -470,6 +472,8 @@ def _find(text: str, entropy: bool) -> set[str]:
     for pattern in _EXTRA:
         for m in pattern.finditer(text):
             found.add(_widen(text, m.group(m.lastindex or 0)) if not m.lastindex else m.group(m.lastindex))
+    if "://" in text:
+        found.update(url_secrets(text))
     if "PRIVATE KEY" in text:
         for m in _PEM.finditer(text):
             found.add(m.group())

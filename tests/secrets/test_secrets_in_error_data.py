@@ -1,0 +1,162 @@
+"""An adapter's error holding a secret inside a dict, list or tuple argument is shown redacted, and its data is not.
+
+A cell prints the error ``handle.result()`` raises (its traceback, ``str``, ``repr``, ``handle.error``) into a
+notebook that is saved and shared; a program that catches it reads its arguments (a retry loop reads the
+headers an SDK error carries). So only what is shown is redacted: the arguments are the objects raised, of
+their types, and a huge or self-referencing argument is shown in bounded time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import pickle
+import secrets
+import string
+import time
+import traceback
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import noesis_nb
+
+_ALNUM = string.ascii_letters + string.digits
+KEY = "sk-proj-" + "".join(secrets.choice(_ALNUM) for _ in range(40))
+GHP = "ghp_" + "".join(secrets.choice(_ALNUM) for _ in range(36))
+PASSWORD = "Hu" + secrets.token_hex(6) + "2!"
+SECRETS = (KEY, GHP, PASSWORD)
+
+
+def _self_referencing() -> dict[str, Any]:
+    data: dict[str, Any] = {"api_key": KEY}
+    data["self"] = data
+    return data
+
+
+def _errors() -> dict[str, BaseException]:
+    return {
+        "dict": ValueError({"api_key": KEY}),
+        "list": ValueError(["token=" + GHP]),
+        "tuple": KeyError(("db", {"password": PASSWORD})),
+        "nested": RuntimeError({"request": [("headers", {"authorization": "Bearer " + KEY})]}),
+        "self-referencing": ValueError(_self_referencing()),
+        "os error": PermissionError(13, "denied", {"password": PASSWORD}),
+        "sdk error": ValueError({"status": 401, "headers": {"authorization": "Bearer " + KEY}}),
+    }
+
+
+def _run(tmp_path: Path, error: BaseException) -> Any:
+    def agent(task: str, ctx: Any) -> str:
+        raise error
+
+    async def cell() -> Any:
+        handle = noesis_nb.start("deploy", using=agent, runs_dir=tmp_path)
+        await handle
+        return handle
+
+    return asyncio.run(cell())
+
+
+def _shown(error: BaseException) -> str:
+    return "\n".join((str(error), repr(error), "".join(traceback.format_exception(error))))
+
+
+def _leaked(text: str) -> list[str]:
+    return [s for s in SECRETS if s in text]
+
+
+@pytest.mark.parametrize("shape", list(_errors()))
+def test_a_secret_in_a_container_argument_is_shown_redacted_and_the_data_is_kept(tmp_path: Path, shape: str) -> None:
+    raised = _errors()[shape]
+    handle = _run(tmp_path, raised)
+    try:
+        handle.result()
+    except type(raised) as caught:  # the `except` of the class the adapter raised still matches
+        assert isinstance(caught, type(raised)) and type(caught).__name__ == type(raised).__name__
+        assert len(caught.args) == len(raised.args)
+        assert all(a is b for a, b in zip(caught.args, raised.args, strict=True))  # the same objects
+        assert _leaked(_shown(caught)) == [] and _leaked(repr(handle.error)) == []
+        assert "[REDACTED]" in str(caught)
+    else:
+        raise AssertionError("not raised")
+    assert handle.error is handle.error  # every read shows the same error
+
+
+def test_a_retry_loop_reads_the_headers_the_error_was_raised_with(tmp_path: Path) -> None:
+    headers = {"authorization": "Bearer " + KEY, "retry-after": "3"}
+    handle = _run(tmp_path, ValueError({"status": 429, "headers": headers}))
+
+    def retry_after(error: ValueError) -> tuple[str, str]:
+        return error.args[0]["headers"]["retry-after"], error.args[0]["headers"]["authorization"]
+
+    with pytest.raises(ValueError) as raised:
+        handle.result()
+    caught = raised.value
+    assert caught.args[0]["headers"] is headers and retry_after(caught) == ("3", headers["authorization"])
+    assert _leaked(_shown(caught)) == []
+
+
+def test_a_secret_in_a_chained_cause_is_shown_redacted(tmp_path: Path) -> None:
+    data = {"api_key": KEY}
+
+    def agent(task: str, ctx: Any) -> str:
+        try:
+            raise ValueError(data)
+        except ValueError as inner:
+            raise RuntimeError("the call failed") from inner
+
+    async def cell() -> Any:
+        handle = noesis_nb.start("deploy", using=agent, runs_dir=tmp_path)
+        await handle
+        return handle
+
+    handle = asyncio.run(cell())
+    with pytest.raises(RuntimeError) as raised:
+        handle.result()
+    caught = raised.value
+    assert isinstance(caught.__cause__, ValueError) and caught.__cause__.args[0] is data
+    assert caught.__suppress_context__ and _leaked(_shown(caught)) == []
+
+
+def test_a_10000_entry_argument_is_shown_in_bounded_time_and_kept(tmp_path: Path) -> None:
+    data = {f"field_{i}": f"value {i}" for i in range(10_000)} | {"api_key": KEY}
+    handle = _run(tmp_path, ValueError(data))
+    started = time.perf_counter()
+    error = handle.error
+    printed = "".join(traceback.format_exception(error)) + repr(error) + str(error)
+    elapsed = time.perf_counter() - started
+    assert elapsed < 0.2, elapsed
+    assert error.args[0] is data and _leaked(printed) == []
+    assert len(printed) < len(repr(data))  # shown cut, not whole
+
+
+def test_an_error_shown_redacted_pickles_and_keeps_its_data(tmp_path: Path) -> None:
+    """Pickle keeps the arguments as raised (a copy of the container, secret included), and the copy is shown
+    redacted again."""
+    handle = _run(tmp_path, ValueError({"api_key": KEY, "attempt": 2}))
+    with pytest.raises(ValueError) as raised:
+        handle.result()
+    caught = raised.value
+    again = pickle.loads(pickle.dumps(caught))
+    assert isinstance(again, ValueError) and again.args == caught.args
+    assert _leaked(_shown(again)) == []
+
+
+def test_a_secret_in_a_group_members_container_is_shown_redacted_and_except_star_matches(tmp_path: Path) -> None:
+    data = {"api_key": KEY}
+    member = ValueError(data)
+    member.__context__ = group = ExceptionGroup("deploys failed", [member, OSError("disk full")])  # a cycle
+    group.add_note("retried twice")
+    handle = _run(tmp_path, group)
+    with pytest.raises(ExceptionGroup) as raised:
+        handle.result()
+    caught = raised.value
+    assert _leaked(_shown(caught)) == [] and "retried twice" in _shown(caught)
+    assert caught.exceptions[0].args[0] is data and caught.exceptions[1] is group.exceptions[1]
+    try:
+        raise caught
+    except* ValueError as matched:
+        assert matched.exceptions[0].args[0] is data
+    except* OSError:
+        pass
