@@ -44,6 +44,7 @@ _text = u.text  # names, ids and reasons: text only, cut when absurdly long
 ABANDONED = "the stream was dropped before it ended"
 CLOSED = "the stream was closed before it ended"
 _FINAL = ("completed", "incomplete", "failed", "cancelled")  # a Responses status after which the stream has no more to say
+_ONCE = threading.Lock()  # makes ``finish`` write each call once (held for a test and a set: one lock for all calls)
 _UNPARSED = "the raw response was closed unparsed (read raw or not at all): its usage is unknown"
 
 
@@ -87,7 +88,6 @@ class ModelCall:
         self.token: Any = None  # what the scope's watcher handed back when the call started
         self.unparsed: Any = None  # the response a parse helper's post-parser was given (kept only if it raises)
         self._done = False
-        self._lock = threading.Lock()
 
     @classmethod
     def begin(cls, scope: CaptureScope, provider: str, options: Any) -> ModelCall | None:
@@ -267,7 +267,7 @@ class ModelCall:
             return
         if abandoned and self.ended:  # closed or dropped after its last event: complete, not abandoned
             abandoned, reason = False, None
-        with self._lock:
+        with _ONCE:
             if self._done:
                 return
             self._done = True

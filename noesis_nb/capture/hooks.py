@@ -156,8 +156,11 @@ def _learn_credentials(scope: Any, client: Any) -> None:
     if scope.learn is None:
         return
     try:
-        keys = [getattr(client, name, None) for name in ("api_key", "auth_token")]
+        keys = (getattr(client, "api_key", None), getattr(client, "auth_token", None))
+        if keys == scope.keys_told:  # the same client's keys as the call before (most calls): told already
+            return
         scope.learn([k for k in keys if isinstance(k, str) and _a_real_key(k)])
+        scope.keys_told = keys
     except Exception:  # capture never breaks the call it watches
         pass
 

@@ -73,6 +73,7 @@ class CaptureScope:
     watcher: Any = None
     # told the credentials of each SDK client that calls (its ``api_key``, ``auth_token``): the run holds none of them
     learn: Any = None
+    keys_told: tuple[Any, ...] = ()  # the last keys ``learn`` was told (a client's ``api_key``, ``auth_token``)
     closed: bool = False
     lock: threading.Lock = field(default_factory=threading.Lock)
     generation: int = field(default_factory=lambda: _forks.generation)  # a forked child of its process is outside it

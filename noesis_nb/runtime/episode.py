@@ -490,11 +490,8 @@ class Episode:
         adapter = self.adapter
         assert adapter is not None
 
-        def emit_call(body: dict[str, Any], agent_id: str) -> str:
-            return str(ctx.emit("model", body, agent_id=agent_id))
-
         # the adapter's task or thread copies this context: its model calls are this episode's, nobody else's
-        with episode_capture(self.recorder.episode_id, emit_call, self.options.capture) as scope:
+        with episode_capture(self.recorder.episode_id, ctx.emit_captured, self.options.capture) as scope:
             if scope is not None:
                 scope.watcher = self  # in-flight model calls are known; a draining episode refuses new ones
                 scope.learn = self.recorder.secrets.learn  # the SDK clients' keys
