@@ -175,14 +175,14 @@ def _a_real_key(key: str) -> bool:
 def _returned(call: ModelCall, result: Any, streams: tuple[Any, Any]) -> None:
     """Record a response now, or watch a stream until it ends (or is dropped), or a raw response until it is read."""
     try:
-        if _watch_stream(call, result, streams) or raw.defer(call, result, functools.partial(_parsed, call, streams)):
+        if _watch_stream(call, result, streams) or raw.defer(call, result, _parsed, streams):
             return
         call.returned(result)
     except Exception:
         call.finish()
 
 
-def _parsed(call: ModelCall, streams: tuple[Any, Any], parsed: Any) -> None:
+def _parsed(call: ModelCall, parsed: Any, streams: tuple[Any, Any]) -> None:
     """A raw response's ``parse()`` result: a stream to watch, or the response itself (the first one counts)."""
     if call.done or call.watching:
         return

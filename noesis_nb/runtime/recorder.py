@@ -53,6 +53,9 @@ __all__ = ["Recorder", "artifact_digest", "INDEXED_PHASES"]
 
 Subscriber = Callable[[dict[str, Any]], None]
 INDEXED_PHASES = frozenset({"action_candidate", "governance", "act"})
+#: an event's ``evidence_ids`` (written as ``[]``): one shared empty tuple, so an event of plain values is a dict the
+#: garbage collector never tracks (a fresh list per event made each one tracked, and every collection walk it)
+NO_EVIDENCE: tuple[str, ...] = ()
 
 
 class Recorder:
@@ -220,7 +223,7 @@ class Recorder:
             "agent_id": agent_id,
             "phase": phase,
             "payload": self.secrets.screen(payload),
-            "evidence_ids": [],
+            "evidence_ids": NO_EVIDENCE,
         }
         if caused_by:
             event["caused_by"] = caused_by
