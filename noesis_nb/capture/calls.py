@@ -45,7 +45,9 @@ ABANDONED = "the stream was dropped before it ended"
 CLOSED = "the stream was closed before it ended"
 _FINAL = ("completed", "incomplete", "failed", "cancelled")  # a Responses status after which the stream has no more to say
 _NO_CHOICES: Any = frozenset()  # a whole response's: ``see`` (streams only) never writes to it
-_ONCE = threading.Lock()  # makes ``finish`` write each call once (held for a test and a set: one lock for all calls)
+# makes ``finish`` write each call once: held for one test and one set, one lock for all calls (re-entrant: a signal
+# handler that makes a captured call while its thread holds it goes on)
+_ONCE = threading.RLock()
 _UNPARSED = "the raw response was closed unparsed (read raw or not at all): its usage is unknown"
 
 
