@@ -156,11 +156,12 @@ def _learn_credentials(scope: Any, client: Any) -> None:
     if scope.learn is None:
         return
     try:
-        keys = (getattr(client, "api_key", None), getattr(client, "auth_token", None))
-        if keys == scope.keys_told:  # the same client's keys as the call before (most calls): told already
+        key, token = getattr(client, "api_key", None), getattr(client, "auth_token", None)
+        keys = (key if isinstance(key, str) else None, token if isinstance(token, str) else None)
+        if keys in scope.keys_told:  # a client's keys told already (all its calls but the first)
             return
-        scope.learn([k for k in keys if isinstance(k, str) and _a_real_key(k)])
-        scope.keys_told = keys
+        scope.learn([k for k in keys if k is not None and _a_real_key(k)])
+        scope.keys_told.add(keys)
     except Exception:  # capture never breaks the call it watches
         pass
 
