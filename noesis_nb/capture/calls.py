@@ -44,6 +44,10 @@ _text = u.text  # names, ids and reasons: text only, cut when absurdly long
 ABANDONED = "the stream was dropped before it ended"
 CLOSED = "the stream was closed before it ended"
 _FINAL = ("completed", "incomplete", "failed", "cancelled")  # a Responses status after which the stream has no more to say
+_NO_CHOICES: Any = frozenset()  # a whole response's: ``see`` (streams only) never writes to it
+# makes ``finish`` write each call once: held for one test and one set, one lock for all calls (re-entrant: a signal
+# handler that makes a captured call while its thread holds it goes on)
+_ONCE = threading.RLock()
 _UNPARSED = "the raw response was closed unparsed (read raw or not at all): its usage is unknown"
 
 
@@ -51,7 +55,7 @@ def endpoint(provider: str, options: Any) -> str | None:
     """The API a request calls (``chat.completions``, ``responses``, ``messages`` …), or None for any other request."""
     if str(u.get(options, "method") or "").lower() != "post":
         return None
-    path = str(u.get(options, "url") or "").split("?", 1)[0].rstrip("/")
+    path = str(u.get(options, "url") or "").partition("?")[0].rstrip("/")
     for suffix, api in _ENDPOINTS.get(provider, ()):
         if path.endswith(suffix):
             return api
@@ -72,9 +76,11 @@ class ModelCall:
         self.streamed = body.get("stream") is True  # also a streamed call read through a raw-response wrapper
         self.watching = False  # a stream is being observed
         self.ended = False  # the stream's last event with counts was seen: closing or dropping it then loses nothing
-        n = body.get("n")  # a chat stream's choices not finished yet: all ``n`` asked for, before any is seen
-        self.unfinished: set[Any] = set(range(n)) if isinstance(n, int) and not isinstance(n, bool) and 1 < n <= 128 else set()
-        self.finished: set[Any] = set()
+        n = body.get("n")  # a chat stream's choices: all ``n`` asked for are unfinished before any is seen
+        self.choices = n if isinstance(n, int) and not isinstance(n, bool) and 1 < n <= 128 else 0
+        # a stream's choices not finished yet, and those finished (made when a stream begins: most calls are whole)
+        self.unfinished: set[Any] = _NO_CHOICES
+        self.finished: set[Any] = _NO_CHOICES
         self.problem: dict[str, Any] | None = None  # an error the response reports without the SDK raising
         self.started = time.perf_counter()
         self.first_chunk: float | None = None
@@ -87,7 +93,6 @@ class ModelCall:
         self.token: Any = None  # what the scope's watcher handed back when the call started
         self.unparsed: Any = None  # the response a parse helper's post-parser was given (kept only if it raises)
         self._done = False
-        self._lock = threading.Lock()
 
     @classmethod
     def begin(cls, scope: CaptureScope, provider: str, options: Any) -> ModelCall | None:
@@ -162,6 +167,7 @@ class ModelCall:
     def streaming(self, response: Any) -> None:
         """The SDK returned a stream: its events are seen one by one, and the call is written when it ends."""
         self.streamed = self.watching = True
+        self.unfinished, self.finished = set(range(self.choices)), set()
         self.waiting(response)
 
     def waiting(self, response: Any) -> None:
@@ -267,7 +273,7 @@ class ModelCall:
             return
         if abandoned and self.ended:  # closed or dropped after its last event: complete, not abandoned
             abandoned, reason = False, None
-        with self._lock:
+        with _ONCE:
             if self._done:
                 return
             self._done = True
@@ -278,9 +284,7 @@ class ModelCall:
             payload = self._payload(error, abandoned, reason, at)
         except Exception as exc:  # a shape nobody foresaw: the call is still counted, its tokens unknown
             payload = {"model": self.requested_model, "provider": self.provider, "capture_problem": repr(exc)[:300]}
-        keys = tuple((kind, v) for kind, v in (("request", self.request_id), ("response", self.response_id)) if v)
-        if self.span_id is not None:
-            keys += (("span", format(self.span_id, "016x")),)
+        keys = _keys(self.request_id, self.response_id, self.span_id)
         event_id = self.scope.record(payload, keys, known=True)
         watcher = self.scope.watcher
         if watcher is not None and self.token is not None:
@@ -323,6 +327,16 @@ class ModelCall:
         elif self.problem is not None:
             payload["error"] = self.problem
         return payload
+
+
+def _keys(request_id: str | None, response_id: str | None, span_id: int | None) -> tuple[tuple[str, str], ...]:
+    """The ids a call is known by (``CaptureScope.record``'s keys), in that order: request, response, span."""
+    if span_id is None:  # most calls: no span around them
+        if request_id and response_id:
+            return (("request", request_id), ("response", response_id))
+        return (("request", request_id),) if request_id else (("response", response_id),) if response_id else ()
+    keys = tuple((kind, v) for kind, v in (("request", request_id), ("response", response_id)) if v)
+    return (*keys, ("span", format(span_id, "016x")))
 
 
 def _error(exc: BaseException) -> dict[str, Any]:

@@ -156,8 +156,12 @@ def _learn_credentials(scope: Any, client: Any) -> None:
     if scope.learn is None:
         return
     try:
-        keys = [getattr(client, name, None) for name in ("api_key", "auth_token")]
-        scope.learn([k for k in keys if isinstance(k, str) and _a_real_key(k)])
+        key, token = getattr(client, "api_key", None), getattr(client, "auth_token", None)
+        keys = (key if isinstance(key, str) else None, token if isinstance(token, str) else None)
+        if keys in scope.keys_told:  # a client's keys told already (all its calls but the first)
+            return
+        scope.learn([k for k in keys if k is not None and _a_real_key(k)])
+        scope.keys_told.add(keys)
     except Exception:  # capture never breaks the call it watches
         pass
 
@@ -172,14 +176,14 @@ def _a_real_key(key: str) -> bool:
 def _returned(call: ModelCall, result: Any, streams: tuple[Any, Any]) -> None:
     """Record a response now, or watch a stream until it ends (or is dropped), or a raw response until it is read."""
     try:
-        if _watch_stream(call, result, streams) or raw.defer(call, result, functools.partial(_parsed, call, streams)):
+        if _watch_stream(call, result, streams) or raw.defer(call, result, _parsed, streams):
             return
         call.returned(result)
     except Exception:
         call.finish()
 
 
-def _parsed(call: ModelCall, streams: tuple[Any, Any], parsed: Any) -> None:
+def _parsed(call: ModelCall, parsed: Any, streams: tuple[Any, Any]) -> None:
     """A raw response's ``parse()`` result: a stream to watch, or the response itself (the first one counts)."""
     if call.done or call.watching:
         return

@@ -23,8 +23,10 @@ __all__ = ["defer"]
 _PLAIN: set[type] = set()  # classes that are no raw-response wrapper
 
 
-def defer(call: ModelCall, result: Any, on_parsed: Callable[[Any], None]) -> bool:
-    """Watch a wrapper whose body is not read yet (True), or leave ``result`` alone (False: read it now)."""
+def defer(call: ModelCall, result: Any, on_parsed: Callable[[ModelCall, Any, Any], None], extra: Any) -> bool:
+    """Watch a wrapper whose body is not read yet (True), or leave ``result`` alone (False: read it now).
+
+    ``on_parsed(call, parsed, extra)`` is told what the wrapper's ``parse()`` returned."""
     kind = type(result)
     if kind in _PLAIN:
         return False
@@ -40,7 +42,7 @@ def defer(call: ModelCall, result: Any, on_parsed: Callable[[Any], None]) -> boo
 
     def _parse(*args: Any, **kwargs: Any) -> Any:
         parsed = parse(ref(), *args, **kwargs)
-        on_parsed(parsed)
+        on_parsed(call, parsed, extra)
         return parsed
 
     if not callable(close):  # ``with_raw_response``'s wrapper has none: its ``http_response`` is closed directly

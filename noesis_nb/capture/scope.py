@@ -73,6 +73,8 @@ class CaptureScope:
     watcher: Any = None
     # told the credentials of each SDK client that calls (its ``api_key``, ``auth_token``): the run holds none of them
     learn: Any = None
+    # the keys ``learn`` was told: each client's (``api_key``, ``auth_token``), its text or None
+    keys_told: set[tuple[str | None, str | None]] = field(default_factory=set)
     closed: bool = False
     lock: threading.Lock = field(default_factory=threading.Lock)
     generation: int = field(default_factory=lambda: _forks.generation)  # a forked child of its process is outside it

@@ -144,6 +144,13 @@ class EpisodeContext:
                 caused_by = self._act_parent(payload.get("action_candidate_id"))
         return str(self._episode.recorder.emit(phase, payload, agent_id=agent_id or self._agent, caused_by=caused_by)["id"])
 
+    def emit_captured(self, payload: dict[str, Any], agent_id: str) -> str:
+        """Append a ``model.call`` event capture built (``noesis_nb.capture``); returns its id.
+
+        ``emit``'s checks are skipped, not needed: capture writes a plain dict of phase ``model`` whose counts it
+        read as counts (``capture.usage.count``), and every captured call passes here."""
+        return str(self._episode.recorder.emit("model", payload, agent_id=agent_id, caused_by=self._caused_by)["id"])
+
     def _act_parent(self, candidate_id: Any) -> str | None:
         """What an ``act`` carrying out candidate ``candidate_id`` is caused by; refuses an unknown or vetoed candidate."""
         rec = self._episode.recorder

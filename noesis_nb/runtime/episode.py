@@ -190,24 +190,20 @@ class Episode:
             self.in_flight.append(call)
             return call
 
-    def end_call(self, call: InFlight, row: dict[str, Any] | Callable[[], dict[str, Any]]) -> None:
-        """The call ended; ``row`` (its status and usage, or a function making it) goes to a drain in progress."""
+    def end_call(self, call: InFlight, row: dict[str, Any] | Callable[..., dict[str, Any]], *args: Any) -> None:
+        """The call ended; ``row`` (its status and usage, or a function making it from ``args``) goes to a drain in progress."""
         with self._flight_lock:
             if call in self.in_flight:
                 self.in_flight.remove(call)
             drain = self.drain
         if drain is not None:
-            drain.finished(call, row() if callable(row) else row)
+            drain.finished(call, row(*args) if callable(row) else row)
 
     def model_started(self, provider: str, model: str | None) -> InFlight:  # the capture scope's watcher
         return self.start_call("model", f"{provider}:{model or '?'}")
 
     def model_ended(self, call: InFlight, payload: dict[str, Any], event_id: str | None) -> None:
-        def row() -> dict[str, Any]:  # made only while a drain is watching (every captured call passes here)
-            usage = {k: payload.get(k) for k in ("model", "provider", *TOKEN_FIELDS, "cost_usd", "latency_ms")}
-            return {"status": "failed" if payload.get("error") else "ok", "event_id": event_id, **usage}
-
-        self.end_call(call, row)
+        self.end_call(call, _model_row, payload, event_id)  # the row is made only while a drain is watching
 
     def begin_drain(self, drain_s: float, sender: str, task: asyncio.Future[Any]) -> Drain:
         """Stop gracefully (from any thread): nothing new starts; in-flight calls get ``drain_s`` seconds, then cancel."""
@@ -490,11 +486,8 @@ class Episode:
         adapter = self.adapter
         assert adapter is not None
 
-        def emit_call(body: dict[str, Any], agent_id: str) -> str:
-            return str(ctx.emit("model", body, agent_id=agent_id))
-
         # the adapter's task or thread copies this context: its model calls are this episode's, nobody else's
-        with episode_capture(self.recorder.episode_id, emit_call, self.options.capture) as scope:
+        with episode_capture(self.recorder.episode_id, ctx.emit_captured, self.options.capture) as scope:
             if scope is not None:
                 scope.watcher = self  # in-flight model calls are known; a draining episode refuses new ones
                 scope.learn = self.recorder.secrets.learn  # the SDK clients' keys
@@ -619,6 +612,12 @@ class Episode:
 
 def _decision_path(run_dir: Any, checkpoint_id: str, *, mkdir: bool = False) -> Path:
     return run_path(run_dir, "checkpoints", check_part(checkpoint_id, "checkpoint id"), "decision.json", mkdir=mkdir)
+
+
+def _model_row(payload: dict[str, Any], event_id: str | None) -> dict[str, Any]:
+    """A captured model call as a drain reports it: its status and usage."""
+    usage = {k: payload.get(k) for k in ("model", "provider", *TOKEN_FIELDS, "cost_usd", "latency_ms")}
+    return {"status": "failed" if payload.get("error") else "ok", "event_id": event_id, **usage}
 
 
 def write_veto_decision(

@@ -36,7 +36,6 @@ from ..ids import new_checkpoint_id, new_event_id, validate_id
 from ..secrets import for_run as secrets_for_run
 from ..secrets import redact as redact_secrets
 from ..store import EventWriter, is_sealed, now_iso, read_events_to_continue, read_state
-from ..store.facts import UsageTotals, call_row, is_model_call
 from ..store.ownership import RunOwnership, acquire
 from ..store.paths import run_path
 from ..store.roots import refuse_run_as_root
@@ -50,19 +49,13 @@ from ..store.vocab import (
 )
 from .summary import EventTally
 
-__all__ = ["Recorder", "artifact_digest", "count_usage", "INDEXED_PHASES"]
+__all__ = ["Recorder", "artifact_digest", "INDEXED_PHASES"]
 
 Subscriber = Callable[[dict[str, Any]], None]
 INDEXED_PHASES = frozenset({"action_candidate", "governance", "act"})
-
-
-def count_usage(usage: UsageTotals, calls: list[dict[str, Any]], event: dict[str, Any]) -> None:
-    """Add one event to a run's token totals and its list of calls (a live handle's ``usage``)."""
-    if not is_model_call(event):
-        return
-    row = call_row(event["payload"])
-    usage.add(row)
-    calls.append(row)
+#: an event's ``evidence_ids`` (written as ``[]``): one shared empty tuple, so an event of plain values is a dict the
+#: garbage collector never tracks (a fresh list per event made each one tracked, and every collection walk it)
+NO_EVIDENCE: tuple[str, ...] = ()
 
 
 class Recorder:
@@ -89,16 +82,13 @@ class Recorder:
         self.closed = False
         self.sealer: int | None = None  # the thread sealing the run (``begin_seal``)
         self.note_due = False  # reopened: the owner note is written with the first write (a refused resume writes nothing)
-        self.totals = UsageTotals()  # ``usage``: kept call by call (unknown counts make a total None)
-        self.usage_calls: list[dict[str, Any]] = []
         self._lock = self.writer.lock  # one lock orders ids, timestamps and lines
         self._id_base = new_event_id()[:24]
         self._ids = itertools.count(len(self.events) + 1)
         self.secrets = secrets_for_run(self.run_dir)  # secrets seen in this run: kept out of what it writes
         self.secrets.observe(state.get("goal"), (state.get("episode") or {}).get("tags"))
-        for event in self.events:
-            self._count_usage(event)
-        self.tally = EventTally.of(self.events)  # what the summary needs, kept per event (sealing stays constant time)
+        # what the summary needs, kept per event (sealing stays constant time), and the token usage so far
+        self.tally = EventTally.of(self.events)
         # the few events the lifecycle looks up (its candidates, governance decisions, acts), in order
         self.by_phase: dict[str, list[dict[str, Any]]] = {phase: [] for phase in INDEXED_PHASES}
         for event in self.events:
@@ -233,7 +223,7 @@ class Recorder:
             "agent_id": agent_id,
             "phase": phase,
             "payload": self.secrets.screen(payload),
-            "evidence_ids": [],
+            "evidence_ids": NO_EVIDENCE,
         }
         if caused_by:
             event["caused_by"] = caused_by
@@ -259,8 +249,6 @@ class Recorder:
             self.tally.add(event)
             if phase in INDEXED_PHASES:
                 self.by_phase[phase].append(event)
-            if phase == "model":
-                self._count_usage(event)
             self.last_activity = time.monotonic()
         for callback in self._subscribers:
             try:
@@ -301,13 +289,15 @@ class Recorder:
 
         return unsubscribe
 
-    def _count_usage(self, event: dict[str, Any]) -> None:
-        count_usage(self.totals, self.usage_calls, event)
-
     @property
     def usage(self) -> dict[str, Any]:
         """``model_calls`` and the token totals so far, each None when any call did not report it (shared: copy to keep)."""
-        return self.totals.totals
+        return self.tally.usage.totals
+
+    @property
+    def usage_calls(self) -> list[dict[str, Any]]:
+        """One row per model call so far (``store.facts.call_row``), shared with the summary: read, never change."""
+        return self.tally.calls
 
     def touch(self) -> None:
         """Count as activity for the idle timeout (e.g. while a tool runs)."""

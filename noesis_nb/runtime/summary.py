@@ -48,7 +48,18 @@ class EventTally:
     the summary counts or times (act, governance, model; the verbs). ``of`` rebuilds it from events (a reopened run).
     """
 
-    __slots__ = ("phases", "phase_total", "veto", "would_veto", "tools", "start_ts", "first_act_ts", "first_veto_ts", "calls")
+    __slots__ = (
+        "phases",
+        "phase_total",
+        "veto",
+        "would_veto",
+        "tools",
+        "start_ts",
+        "first_act_ts",
+        "first_veto_ts",
+        "calls",
+        "usage",
+    )
 
     def __init__(self) -> None:
         self.phases: dict[Any, int] = {}
@@ -58,7 +69,10 @@ class EventTally:
         self.start_ts: Any = None  # the start, first act and first enforced veto events' times, as written
         self.first_act_ts: Any = None
         self.first_veto_ts: Any = None
+        # one row per model call (``store.facts.call_row``): the summary's usage, and the live ``usage_calls`` and
+        # ``usage`` totals (one row shared by all three, never changed once added)
         self.calls: list[dict[str, Any]] = []
+        self.usage = UsageTotals()
 
     @classmethod
     def of(cls, events: list[dict[str, Any]]) -> EventTally:
@@ -109,17 +123,14 @@ class EventTally:
             else:
                 self.would_veto += 1
         elif phase == "model" and payload is not None and payload.get("event_name") == MODEL_CALL:
-            # read as the live totals and usage_df read it (store.facts.call_row), so all of them agree
-            self.calls.append({"provider": payload.get("provider"), "model": payload.get("model"), **_counts(payload)})
+            # read as usage_df reads it (store.facts.call_row), so the summary, the live totals and the frames agree
+            row = call_row(payload)
+            self.calls.append(row)
+            self.usage.add(row)
 
 
 _COUNTED = frozenset({"act", "governance", "model", "start"})
 _TIMED = frozenset({"observe", "interpret", "plan", "act", "reflect"})
-
-
-def _counts(payload: dict[str, Any]) -> dict[str, Any]:
-    row = call_row(payload)
-    return {k: row[k] for k in _TOKENS}
 
 
 def _latencies(tally: EventTally) -> dict[str, int]:

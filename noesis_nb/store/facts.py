@@ -111,7 +111,11 @@ def call_row(payload: Mapping[str, Any]) -> dict[str, Any]:
 
     Counts that contradict each other (cached + cache-write above input, reasoning above output) are
     unknown, as ``usage_df`` reads them: the summary, the live totals and the frames agree."""
-    row: dict[str, Any] = {k: v if type(v) is str else None for k in ("model", "provider") for v in (payload.get(k),)}
+    model, provider = payload.get("model"), payload.get("provider")
+    row: dict[str, Any] = {
+        "model": model if type(model) is str else None,
+        "provider": provider if type(provider) is str else None,
+    }
     for k in TOKEN_FIELDS:
         row[k] = token_value(payload.get(k))
     total = row["input_tokens"]
@@ -154,13 +158,16 @@ class UsageTotals:
 
     def add(self, row: Mapping[str, Any]) -> None:
         """Count one call (a row as :func:`call_row` makes it: each count an int, or None when unknown)."""
-        self._calls += 1
+        n = self._calls = self._calls + 1
+        sums, reported = self._sums, self._reported
+        totals: dict[str, Any] = {"model_calls": n}  # built whole, then swapped in (one pass: ``add`` is per call)
         for k in TOKEN_FIELDS:
             value = row.get(k)
             if type(value) is int:
-                self._sums[k] += value
-                self._reported[k] += 1
-        self.totals = self._totals()
+                sums[k] += value
+                reported[k] += 1
+            totals[k] = sums[k] if reported[k] == n else None
+        self.totals = totals
 
     def _totals(self) -> dict[str, Any]:
         n = self._calls

@@ -103,3 +103,32 @@ def test_a_local_servers_placeholder_key_is_not_taken_for_a_secret(tmp_path: Pat
     state = json.loads((tmp_path / episode_id / "state.json").read_text())
     assert placeholder in json.dumps(summary) and placeholder in json.dumps(state)
     assert "[REDACTED]" not in (tmp_path / episode_id / "events.jsonl").read_text()
+
+
+def test_each_clients_key_is_known_when_clients_take_turns(tmp_path: Path) -> None:
+    """Capture tells the run a client's keys once (not at every call): clients that take turns in one
+    episode, one with a key changed between its calls, each still have every key of theirs kept out."""
+    first, second, changed = _key(), _key(), _key()
+    echoed = {first: _reply("openai", first, 401), second: _reply("anthropic", second, 200)}
+
+    def agent(task: str, ctx: Any) -> str:
+        texts = []
+        for provider, key in (("openai", first), ("anthropic", second), ("openai", first), ("anthropic", second)):
+            try:
+                texts.append(_call(provider, key, echoed[key]))
+            except openai.APIError as exc:
+                texts.append(str(exc))
+        http = httpx.Client(transport=_reply("openai", changed, 200))
+        client = openai.OpenAI(base_url="https://llm.example.com/v1", api_key=first, max_retries=0, http_client=http)
+        client.api_key = changed  # the same client, calling with another key from now on
+        reply = client.chat.completions.create(model="gpt-4o", messages=[{"role": "user", "content": "hi"}])
+        texts.append(str(reply.choices[0].message.content))
+        ctx.emit("note", {"texts": texts})
+        return " ".join(texts)
+
+    episode_id = noesis_nb.solve("ask", using=agent, runs_dir=tmp_path)
+    files = run_files(tmp_path / episode_id)
+    for key in (first, second, changed):
+        assert [where for where, blob in files if key[4:12].encode() in blob] == [], key
+    calls = [json.loads(line) for line in (tmp_path / episode_id / "events.jsonl").read_text().splitlines()]
+    assert len([e for e in calls if e["payload"].get("event_name") == "model.call"]) == 5
