@@ -255,6 +255,7 @@ def test_a_lock_file_that_is_not_a_file_is_refused_by_name_and_never_waited_on(
         server.close()
 
 
+@pytest.mark.timeout(120)  # the views cut the line; events_df screens its 30 MB whole (a copied run is not one noesis_nb sealed)
 def test_an_enormous_line_is_shown_cut_and_redacted_without_being_searched_whole(paused_base: Path, tmp_path: Path) -> None:
     run = _copy(paused_base, tmp_path)
     token = "ghp_" + "A1b2" * 9
