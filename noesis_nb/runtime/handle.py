@@ -124,7 +124,8 @@ class EpisodeHandle:
 
     @property
     def usage_calls(self) -> list[dict[str, Any]]:
-        return list(self._episode.recorder.usage_calls)
+        """One row per model call so far, each a copy (the recorder's rows feed the summary it will write)."""
+        return [dict(row) for row in self._episode.recorder.usage_calls]
 
     # -- watching -------------------------------------------------------------------------
     def subscribe(self, callback: Callable[[dict[str, Any]], None]) -> Callable[[], None]:

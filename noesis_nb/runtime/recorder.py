@@ -53,9 +53,6 @@ __all__ = ["Recorder", "artifact_digest", "INDEXED_PHASES"]
 
 Subscriber = Callable[[dict[str, Any]], None]
 INDEXED_PHASES = frozenset({"action_candidate", "governance", "act"})
-#: an event's ``evidence_ids`` (written as ``[]``): one shared empty tuple, so an event of plain values is a dict the
-#: garbage collector never tracks (a fresh list per event made each one tracked, and every collection walk it)
-NO_EVIDENCE: tuple[str, ...] = ()
 
 
 class Recorder:
@@ -223,7 +220,7 @@ class Recorder:
             "agent_id": agent_id,
             "phase": phase,
             "payload": self.secrets.screen(payload),
-            "evidence_ids": NO_EVIDENCE,
+            "evidence_ids": [],  # a list per event: subscribers see what is written (a shared tuple read `()`)
         }
         if caused_by:
             event["caused_by"] = caused_by

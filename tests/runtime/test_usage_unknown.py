@@ -9,6 +9,8 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 import noesis_nb
 from noesis_nb.runtime.diskrun import DiskRun
 from noesis_nb.runtime.drain import DrainReport
@@ -142,3 +144,39 @@ def test_the_running_totals_equal_the_summary_rule_for_any_mix_of_known_and_unkn
         totals, calls = usage_from_events(events[:n])
         assert totals == {k: v for k, v in usage_summary(calls).items() if k != "by_model"}
         assert UsageTotals.of(calls).totals == totals
+
+
+def test_a_row_changed_in_a_live_handles_usage_calls_changes_nothing_written(runs_dir: Path) -> None:
+    """``handle.usage_calls`` hands out copies: cleaning a row up in place (None → 0, a renamed model) keeps the
+    summary's unknown counts unknown and its totals what the calls reported."""
+
+    async def scenario() -> Path:
+        handle = noesis_nb.start("tidy the rows", using=parts_unreported, runs_dir=runs_dir)
+        await noesis_nb.until(lambda: len(handle.usage_calls) == 2 or handle.done)
+        for row in handle.usage_calls:
+            row["cached_input_tokens"] = row["cached_input_tokens"] or 0
+            row["input_tokens"] = 999
+        await handle.wait()
+        return Path(handle.run_dir)
+
+    run = asyncio.run(scenario())
+    written = read_json(run / "summary.json")["x-noesis_nb"]["usage"]
+    assert {k: written[k] for k in UNKNOWN_PARTS} == UNKNOWN_PARTS
+
+
+def test_a_live_event_holds_what_its_written_line_holds(runs_dir: Path) -> None:
+    """A subscriber and ``handle.events`` see each event as written: ``evidence_ids`` a list, as the format has it."""
+    seen: list[dict[str, Any]] = []
+
+    async def scenario() -> Path:
+        handle = noesis_nb.start("watch the events", using=parts_unreported, runs_dir=runs_dir)
+        handle.subscribe(seen.append)
+        await handle.wait()
+        assert all(type(e["evidence_ids"]) is list for e in handle.events)
+        return Path(handle.run_dir)
+
+    run = asyncio.run(scenario())
+    written = [orjson.loads(line) for line in (run / "events.jsonl").read_bytes().splitlines()]
+    assert seen and all(type(e["evidence_ids"]) is list for e in seen)
+    by_id = {e["id"]: e for e in written}
+    assert all(e["evidence_ids"] == by_id[e["id"]]["evidence_ids"] for e in seen)
