@@ -14,13 +14,15 @@ extension it keeps and ignores. noesis_nb writes four:
                  ``{kind, name}`` for a call asked for while draining (never started), ``drain.report``
                  ``{reason, duration_s, finished, cut_off, refused}`` before the run is sealed ``cancelled``.
 
-An adapter's own phase is open too, but one a letter or a case away from a known phase (``obsreve``,
-``Act``) is a slip: nothing would count or check it as the phase meant, so ``slipped_phase`` names it.
+An adapter's own phase is open too, but one a case, a dropped letter or a swap away from a known phase
+(``obsreve``, ``Act``) is a slip: nothing would count or check it as the phase meant, so ``slipped_phase`` names it.
 """
 
 from __future__ import annotations
 
 import functools
+import re
+import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
@@ -78,28 +80,36 @@ def missing_verb_minimum(phase: str, payload: Mapping[str, Any]) -> list[str]:
 def slipped_phase(phase: str) -> str | None:
     """The known phase ``phase`` looks like a slip of, or None (a known phase, or a name of its own).
 
-    A slip: the same name but for case, spaces, ``-`` for ``_`` (``Observe``, ``action-candidate``); or, for a
-    name of six letters or more, one letter dropped, inserted inside, replaced or swapped with its neighbour
-    (``obsreve``, ``reflct``). A letter added at the end is a word of its own (``acts``, ``learnt``).
+    A slip: the same name but for case, spaces, ``-`` for ``_``, camelCase or an invisible character
+    (``Observe``, ``action-candidate``, ``ActionCandidate``, ``observe\\u200b``); or, for a name of six letters
+    or more, one letter dropped or two neighbours swapped (``reflct``, ``obsreve``). A letter replaced or added
+    makes words of their own too often to be refused (``season``, ``deflect``, ``treason``, ``acts``).
     """
     if phase in _KNOWN:
         return None
-    folded = phase.strip().lower().replace("-", "_").replace(" ", "_")
+    folded = _folded(phase)
     if folded in _KNOWN:
         return folded
-    return next((known for known in _SLIP_TARGETS if _one_slip(phase, known)), None)
+    return next((known for known in _SLIP_TARGETS if _one_slip(folded, known)), None)
+
+
+def _folded(phase: str) -> str:
+    """``phase`` without invisible characters, in lower snake case (``ActionCandidate`` → ``action_candidate``)."""
+    visible = "".join(c for c in phase if unicodedata.category(c) not in ("Cf", "Cc", "Zl", "Zp")).strip()
+    snake = _CAMEL.sub("_", visible) if not visible.isupper() else visible
+    return snake.lower().replace("-", "_").replace(" ", "_")
+
+
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
 def _one_slip(typed: str, known: str) -> bool:
-    """Whether ``typed`` is ``known`` with one letter dropped, inserted (not at the end), replaced or transposed."""
-    if len(typed) == len(known):
-        diffs = [i for i, (a, b) in enumerate(zip(typed, known)) if a != b]
-        if len(diffs) == 1:
-            return True
-        i = diffs[0] if len(diffs) == 2 else -1
-        return i >= 0 and diffs[1] == i + 1 and typed[i] == known[i + 1] and typed[i + 1] == known[i]
+    """Whether ``typed`` is ``known`` with one letter dropped, or two neighbouring letters swapped."""
     if len(typed) == len(known) - 1:
         return any(known[:i] + known[i + 1 :] == typed for i in range(len(known)))
-    if len(typed) == len(known) + 1:
-        return any(typed[:i] + typed[i + 1 :] == known for i in range(len(typed) - 1))  # not the last letter
-    return False
+    if len(typed) != len(known):
+        return False
+    diffs = [i for i, (a, b) in enumerate(zip(typed, known)) if a != b]
+    return (
+        len(diffs) == 2 and diffs[1] == diffs[0] + 1 and typed[diffs[0]] == known[diffs[1]] and typed[diffs[1]] == known[diffs[0]]
+    )

@@ -89,6 +89,9 @@ SLIPS = {  # what an adapter typed: the phase it meant
     "Observe": "observe",
     "reflct": "reflect",
     "interpet": "interpret",
+    "ActionCandidate": "action_candidate",
+    "Obsreve": "observe",
+    "observe\u200b": "observe",
     " reason": "reason",
     "REASON": "reason",
     "memroy": "memory",
@@ -119,6 +122,7 @@ def test_a_phase_a_letter_or_a_case_from_a_known_one_is_one_error_and_nothing_is
 
 
 OWN_NAMES = ["note", "reasoning", "reflection", "plans", "acts", "learnt", "errors", "train", "lean", "x-obsreve", "state"]
+OWN_NAMES += ["season", "treason", "deflect", "germinate", "reasons", "memory_hit"]  # words a letter from a phase
 
 
 def test_phases_of_ones_own_are_written_even_when_close_to_a_known_word(runs_dir):
