@@ -24,7 +24,6 @@ from ulid import ULID
 
 from .. import tools as tc
 from .._safetext import safe_repr, type_name
-from .._threads import run_in_thread
 from .._unstarted import awaited_entry, mark_coroutine_function
 from ..capture import claim_manual
 from ..errors import EpisodeStateError, InvalidIdError, InvalidOptionError, ToolRejected
@@ -554,25 +553,10 @@ async def _ask_policy(policy: Any, pending: PendingApproval) -> tuple[bool, str 
         return False, "denied by approver policy 'deny'"
     if not callable(policy):
         raise ValueError(f"approver={policy!r}: use 'ask', 'auto', 'deny' or a callable taking a PendingApproval")
-    if _is_async_callable(policy):  # awaited on the loop, as the adapter's own coroutines are
-        verdict = await policy(pending)
-    else:
-        # a sync approver may block (a network call, a wait for a reply): on a thread of its own, so the loop's live
-        # views, clicks and other episodes go on. Cancelled, the episode ends at once; the thread runs on, its verdict dropped
-        verdict = await run_in_thread(policy, pending, name="noesis_nb-approver")
-    if inspect.isawaitable(verdict):  # a sync callable that returns a coroutine
+    verdict = policy(pending)
+    if inspect.isawaitable(verdict):
         verdict = await verdict
     return interpret_verdict(verdict)
-
-
-def _is_async_callable(fn: Any) -> bool:
-    """Whether calling ``fn`` makes a coroutine: an ``async def`` (also wrapped in a partial, or marked as one) or an
-    object whose ``__call__`` is one."""
-    return (
-        inspect.iscoroutinefunction(fn)
-        or getattr(fn, "_is_coroutine", None) is getattr(asyncio.coroutines, "_is_coroutine", object())
-        or inspect.iscoroutinefunction(type(fn).__call__)
-    )
 
 
 def interpret_verdict(verdict: Any) -> tuple[bool, str | None] | None:
