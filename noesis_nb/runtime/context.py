@@ -453,7 +453,11 @@ class EpisodeContext:
         rec = episode.recorder
         pending = PendingApproval.from_prepared(prepared, now_iso())
         policy = episode.options.approver
-        verdict = await _ask_policy(policy, pending)
+        episode.busy_tools += 1  # an approver at work (a review service) is waited for, as a person is: no idle adapter
+        try:
+            verdict = await _ask_policy(policy, pending)
+        finally:
+            episode.busy_tools -= 1
         if verdict is not None:
             approve, reason = verdict
             approver = (

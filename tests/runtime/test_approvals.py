@@ -409,6 +409,21 @@ def test_idle_timeout_fails_the_episode_with_a_clear_reason(runs_dir):
     assert "idle_timeout_s=0.5" in terminate["payload"]["message"]
 
 
+def test_an_approver_at_work_is_no_idle_adapter(runs_dir, tmp_path):
+    """An async approver asking a review service longer than ``idle_timeout_s`` is waited for, as a person is:
+    the adapter is waiting on it, not hanging."""
+
+    async def review_service(pending):
+        await asyncio.sleep(1.5)
+        return True
+
+    ep = noesis_nb.solve(
+        "slow review", using=make_writer(tmp_path / "o.txt"), runs_dir=runs_dir, approver=review_service, idle_timeout_s=0.5
+    )
+    assert read_json(runs_dir / ep / "summary.json")["status"] == "ok"
+    assert (tmp_path / "o.txt").exists()
+
+
 def test_cancel_seals_the_run_as_cancelled(runs_dir, tmp_path):
     async def main():
         handle = noesis_nb.start("long", using=make_writer(tmp_path / "o.txt"), runs_dir=runs_dir)
