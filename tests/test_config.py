@@ -212,3 +212,17 @@ def test_a_runs_dir_that_is_or_sits_under_no_folder_is_refused_when_set(tmp_path
     assert f"runs_dir {str(path)!r}" in said and f"{str(blocker)!r} is" in said and ", not a folder; pass" in said
     assert config.runs_dir() == runs_dir  # the setting stays
     ns.set(runs_dir=str(tmp_path / "new" / "runs"))  # not made yet: fine, the first run makes it
+
+
+def test_a_runs_dir_that_is_one_runs_folder_is_refused_when_set(tmp_path: Path, runs_dir: Path) -> None:
+    """A run's own folder (here a copy of a run Noēsis wrote) set as the runs dir is refused then, not at the next run."""
+    import shutil
+
+    from noesis_nb.errors import RunsDirError
+
+    run = tmp_path / "ep_copy"
+    shutil.copytree(next((Path(__file__).parent / "fixtures" / "noesis-smoke-run").iterdir()), run)
+    ns.set(runs_dir=str(runs_dir))
+    with pytest.raises(RunsDirError, match=r"is a run directory .* pass its parent"):
+        ns.set(runs_dir=str(run))
+    assert config.runs_dir() == runs_dir  # the setting stays
