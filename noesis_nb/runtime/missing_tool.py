@@ -13,7 +13,7 @@ from typing import Any
 
 from .._safetext import safe_repr
 from ..tools.errors import CallableResolutionError
-from ..tools.python_tool import callable_reference
+from ..tools.python_tool import callable_reference, import_problem
 from ..tools.types import CallableRef
 
 __all__ = ["missing_tool_error"]
@@ -54,8 +54,8 @@ def missing_tool_error(
         module = ref.ref.partition(":")[0]
         try:
             importlib.import_module(module)
-        except ImportError as problem:
-            said = f"the draft calls {ref.ref}, but its module {module!r} cannot be imported here ({problem})"
+        except Exception as problem:  # not only ImportError: a module may fail as it runs
+            said = f"the draft calls {ref.ref}, but its module {module!r} cannot be imported here ({import_problem(problem)})"
             fix = f"Resume where it imports (install it, or put its folder on sys.path), or give the function: {call}"
         else:
             said, fix = f"the draft calls {ref.ref}, which module {module!r} no longer has", f"Give the function: {call}"

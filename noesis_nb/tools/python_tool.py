@@ -54,6 +54,12 @@ def _lookup(module: str, qualname: str) -> Any:
     return target
 
 
+def import_problem(exc: BaseException) -> str:
+    """Why a module would not import, shown redacted and cut (its error may quote a setting)."""
+    text = str(exc) if isinstance(exc, ImportError) else f"{type(exc).__name__}: {exc}"
+    return shown_cut(text, 300)
+
+
 def import_callable(ref: CallableRef) -> Callable[..., Any]:
     """Import the function a draft was prepared with, or raise CallableResolutionError."""
     if not ref.importable:
@@ -64,9 +70,10 @@ def import_callable(ref: CallableRef) -> Callable[..., Any]:
     module, _, qualname = ref.ref.partition(":")
     try:
         importlib.import_module(module)
-    except ImportError as exc:
+    except Exception as exc:  # not only ImportError: a module may fail as it runs (a KeyError for a missing setting)
         raise CallableResolutionError(
-            f"cannot import module {module!r} of {ref.ref}: {exc}. Install it or pass callables={{draft_id: func}}."
+            f"cannot import module {module!r} of {ref.ref}: {import_problem(exc)}. "
+            "Install it or pass callables={draft_id: func}."
         ) from None
     func = _lookup(module, qualname)
     if not callable(func):

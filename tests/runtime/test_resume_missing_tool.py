@@ -81,3 +81,23 @@ def test_a_tool_function_not_found_here_is_named_with_the_fix_and_the_draft_wait
     noesis_nb.resume_run(episode_id, runs_dir=runs_dir)
     row = noesis_nb.runs_df(runs_dir, cache=False).set_index("episode_id").loc[episode_id]
     assert row["status"] == "ok" and row["sealed"]
+
+
+def test_a_tool_module_that_fails_as_it_imports_is_named_with_why_and_the_draft_waits(
+    runs_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A module that raises as it runs (a setting missing here, not an ImportError) gets the same one error."""
+    episode_id, mods = _approved_in_another_process(runs_dir, tmp_path)
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "shouty.py").write_text("import os\nTOKEN = os.environ['SHOUTY_SERVICE_TOKEN']\n")
+    monkeypatch.syspath_prepend(str(broken))
+    monkeypatch.delenv("SHOUTY_SERVICE_TOKEN", raising=False)
+    events = (runs_dir / episode_id / "events.jsonl").read_bytes()
+    with pytest.raises(CallableResolutionError) as info:
+        noesis_nb.resume_run(episode_id, runs_dir=runs_dir)
+    said = str(info.value)
+    assert "module 'shouty' cannot be imported here (KeyError: 'SHOUTY_SERVICE_TOKEN')" in said, said
+    assert "tool py.shout did not run" in said and said.endswith("tools={'py.shout': <the function>})"), said
+    assert (runs_dir / episode_id / "events.jsonl").read_bytes() == events
+    assert noesis_nb.DiskRun(episode_id, runs_dir=runs_dir).status == "paused"
