@@ -27,13 +27,14 @@ def _cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(autouse=True)
 def _isolated_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, _cache_dir: Path):
-    """Every test starts with default settings, no NOESIS_* environment, its own cwd, and a cache dir outside home."""
+    """Every test starts with default settings, no NOESIS_* environment, its own cwd, and cache and config dirs outside home."""
     from noesis_nb import config
 
     for key in list(os.environ):
         if key.startswith("NOESIS_"):
             monkeypatch.delenv(key)
     monkeypatch.setenv("NOESIS_NB_CACHE_DIR", str(_cache_dir))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(_cache_dir / "config"))  # the seal key (``store.seal``), not the user's
     monkeypatch.chdir(tmp_path)
     config.reset()
     yield

@@ -33,7 +33,10 @@ import noesis_nb.runtime.resume_tool  # noqa: E402
 import noesis_nb.tools  # noqa: E402
 from noesis_nb import _jsonio, ns  # noqa: E402
 from noesis_nb.store import eventlog  # noqa: E402
+from noesis_nb.store.seal import seal_key  # noqa: E402
 from noesis_nb.tools import repositories  # noqa: E402
+
+seal_key()  # the user's seal key, made once before any fork: making it is no write of an episode
 
 TASKS = {"tool": "append the note", "veto": "destroy the staging copy"}
 
