@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -25,16 +26,27 @@ def _cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("noesis_nb-cache")
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _config_outside_home(_cache_dir: Path) -> Iterator[None]:
+    """The seal key (``store.seal``) of the tests and of every process they start, never the user's."""
+    before = os.environ.get("XDG_CONFIG_HOME")
+    os.environ["XDG_CONFIG_HOME"] = str(_cache_dir / "config")
+    yield
+    if before is None:
+        os.environ.pop("XDG_CONFIG_HOME", None)
+    else:
+        os.environ["XDG_CONFIG_HOME"] = before
+
+
 @pytest.fixture(autouse=True)
 def _isolated_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, _cache_dir: Path):
-    """Every test starts with default settings, no NOESIS_* environment, its own cwd, and cache and config dirs outside home."""
+    """Every test starts with default settings, no NOESIS_* environment, its own cwd, and a cache dir outside home."""
     from noesis_nb import config
 
     for key in list(os.environ):
         if key.startswith("NOESIS_"):
             monkeypatch.delenv(key)
     monkeypatch.setenv("NOESIS_NB_CACHE_DIR", str(_cache_dir))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(_cache_dir / "config"))  # the seal key (``store.seal``), not the user's
     monkeypatch.chdir(tmp_path)
     config.reset()
     yield

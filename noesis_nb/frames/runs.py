@@ -118,7 +118,7 @@ def _record(ref: RunRef, problems: Problems, use_cache: bool, verify: str) -> Ru
     ok = _manifest_ok(folders, record["manifest"], verify, record["known_sizes"], run_problems, stamp, record["listings"])
     record["manifest_ok"] = ok and record["manifest_clean"] if ok is not None else None
     # noesis_nb's sealed, unedited run (its own or an integration's) was screened as written (``provenance``)
-    record["written_here"] = bool(ok) and sealed_here(
+    record["written_here"] = bool(record["manifest_ok"]) and sealed_here(
         record["final"], ref.name, stamp.get("events.jsonl"), stamp.get("summary.json")
     )
     record["row"] = _checked_row(record, run_problems)

@@ -36,8 +36,6 @@ from noesis_nb.store import eventlog  # noqa: E402
 from noesis_nb.store.seal import seal_key  # noqa: E402
 from noesis_nb.tools import repositories  # noqa: E402
 
-seal_key()  # the user's seal key, made once before any fork: making it is no write of an episode
-
 TASKS = {"tool": "append the note", "veto": "destroy the staging copy"}
 
 
@@ -220,4 +218,5 @@ def child(request: dict) -> dict:
 if __name__ == "__main__":
     from forkserver import serve  # the script's own folder is on the path
 
+    seal_key()  # the seal key, made once before any fork: making it is no write of an episode
     serve(child)

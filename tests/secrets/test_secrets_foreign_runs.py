@@ -311,3 +311,22 @@ def test_an_edit_after_the_seal_that_restores_the_mtime_is_screened(written: Pat
     for name in ("events.jsonl", "summary.json"):
         os.utime(written / name, ns=(before.st_atime_ns, before.st_mtime_ns))
     assert leaks(SHAPES[:3], _shown(written.parent)) == []
+
+
+def test_on_remote_storage_the_seal_and_the_sizes_decide(written: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A remote listing has no time of ours: a sealed run is read as written while its sizes are as sealed."""
+    fsspec = pytest.importorskip("fsspec")
+    memory = fsspec.filesystem("memory")
+    base = f"seal-{random.getrandbits(32):08x}"
+    for path in sorted(p for p in written.rglob("*") if p.is_file()):
+        memory.pipe_file(f"/{base}/runs/{written.name}/{path.relative_to(written).as_posix()}", path.read_bytes())
+    calls = _count_screening(monkeypatch)
+    noesis_nb.events_df(f"memory://{base}/runs", cache=False)
+    assert calls["events"] == 0
+    events = f"/{base}/runs/{written.name}/events.jsonl"
+    memory.pipe_file(events, memory.cat_file(events) + b"\n")  # one byte more than sealed
+    try:
+        noesis_nb.events_df(f"memory://{base}/runs", cache=False)
+    finally:
+        memory.rm(f"/{base}", recursive=True)
+    assert calls["events"] == 1
