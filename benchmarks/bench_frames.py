@@ -35,6 +35,7 @@ from pathlib import Path
 import orjson
 
 from noesis_nb.runtime.summary import usage_summary
+from noesis_nb.store.seal import SEAL_KEY, make_seal
 
 REPO = Path(__file__).resolve().parents[1]
 _OPTS = orjson.OPT_SORT_KEYS | orjson.OPT_APPEND_NEWLINE
@@ -187,6 +188,8 @@ def _write_run(root: Path, index: int, n_events: int, rnd: random.Random) -> Non
         "final.json": {"episode_id": ep, "finalized_at": _iso(t), "outcome": "success", "schema_version": "final/2.0.0"},
     }
     for name, doc in docs.items():
+        if name == "final.json":  # sealed as noesis_nb seals its runs: read as written, as its own are
+            doc = {**doc, "x-noesis_nb": {SEAL_KEY: make_seal(run, ep)}}
         (run / name).write_bytes(orjson.dumps(doc, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS))
     files = []
     for path in sorted(p for p in run.rglob("*") if p.is_file()):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -23,6 +24,18 @@ def runs_dir(tmp_path: Path) -> Path:
 @pytest.fixture(scope="session")
 def _cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("noesis_nb-cache")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _config_outside_home(_cache_dir: Path) -> Iterator[None]:
+    """The seal key (``store.seal``) of the tests and of every process they start, never the user's."""
+    before = os.environ.get("XDG_CONFIG_HOME")
+    os.environ["XDG_CONFIG_HOME"] = str(_cache_dir / "config")
+    yield
+    if before is None:
+        os.environ.pop("XDG_CONFIG_HOME", None)
+    else:
+        os.environ["XDG_CONFIG_HOME"] = before
 
 
 @pytest.fixture(autouse=True)

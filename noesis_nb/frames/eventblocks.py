@@ -51,12 +51,14 @@ class EventColumns:
         lengths: list[int],
         run_sources: list[str],
         df: pd.DataFrame | None = None,
+        screened: list[bool] | None = None,
     ):
         self.columns = columns
         self.names = names
         self.lengths = lengths
         self.run_sources = run_sources
         self._df = df
+        self.screened = screened if screened is not None else [False] * len(names)  # per run: ``provenance``'s verdict
 
     def frame(self) -> pd.DataFrame:
         """The events as a frame the caller owns: editing it never changes what the cache serves next."""
@@ -83,6 +85,7 @@ def load_events(
     extras_key = tuple((c.name, c.path, id(c.fn), c.type) for c in extras)
     segments: list[tuple[Batch | None, int, int]] = []
     run_sources: list[str] = []
+    screened: list[bool] = []  # per run: noesis_nb screened it as it wrote it (``provenance``), so it is read as written
     systems: list[Sequence[tuple[int, str]]] = []  # per run: (row, system) where payload.source names one (filled by the batch)
     batch = Batch(extras, _COMPACT)
     per_run: list[list[LoadProblem]] = []  # reported in run order once every batch is sealed
@@ -98,10 +101,11 @@ def load_events(
                     stamp = ref.stat_events(path)
                     hit = CACHE.get(key, (stamp, named_by)) if stamp is not None else None
                     if hit is not None:
-                        segment, cached_problems, source, named = hit
+                        segment, cached_problems, source, named, as_written = hit
                         per_run.append(cached_problems)
                         segments.append(segment)
                         run_sources.append(source)
+                        screened.append(as_written)
                         systems.append(named)
                         continue
                 source = read_run_source(ref)  # fixed before the first event is written: cached with the events
@@ -112,9 +116,10 @@ def load_events(
                 if got is None:
                     segments.append(_NO_EVENTS)
                     systems.append(())
+                    screened.append(False)
                     stamp = ref.fs.stat(path)
                     if use_cache and run_problems and stamp is not None and settled(stamp):  # unreadable: keep its report
-                        CACHE.put(key, (stamp, named_by), (_NO_EVENTS, run_problems, source, ()))
+                        CACHE.put(key, (stamp, named_by), (_NO_EVENTS, run_problems, source, (), False))
                     continue
                 data, stamp = got
                 url = ref.fs.url(path)
@@ -127,7 +132,10 @@ def load_events(
                 torn: list[int] = []
                 numbers: list[int] = []
                 evs = parse_lines(data, url, strict=problems.strict, errors=corruptions, torn=torn, numbers=numbers)
-                if not screened_when_written(ref, source, len(data), stamp):  # never screened: redacted once, then cached
+                summary = named_by[1] if named_by[0] == "summary.json" else None
+                as_written = screened_when_written(ref, source, len(data), stamp, summary)
+                screened.append(as_written)
+                if not as_written:  # never screened: redacted once, then cached
                     shown_records(evs)
                 run_problems.extend(LoadProblem(c.path, c.line_number, c.reason) for c in corruptions)
                 if torn and sealed:  # cut although the run was sealed before this read: damage, not a line in transit
@@ -140,7 +148,7 @@ def load_events(
                 # a file changed this very moment is read again next time; so is a live run's cut last line: it is in
                 # transit, or, once the run is sealed with it still cut, damage to report (the seal leaves its stamp)
                 if use_cache and settled(stamp) and not (torn and not sealed):
-                    fresh.append((key, (stamp, named_by), (segment, run_problems, source, named), stop - start))
+                    fresh.append((key, (stamp, named_by), (segment, run_problems, source, named, as_written), stop - start))
                 if batch.rows >= _BATCH_ROWS:
                     batch.seal()
                     batch = Batch(extras, _COMPACT)
@@ -154,8 +162,9 @@ def load_events(
         memo_key = ("events", extras_key, tuple(names))
         hit = MEMO.get(memo_key, tuple(segments)) if use_cache else None
         if hit is not None:
-            return EventColumns(hit.columns, hit.names, hit.lengths, run_sources, hit._df)
+            return EventColumns(hit.columns, hit.names, hit.lengths, run_sources, hit._df, screened)
         loaded = _assemble(segments, names, extras, run_sources, systems)
+        loaded.screened = screened
         if use_cache:
             MEMO.put(memo_key, tuple(segments), loaded)
         return loaded
@@ -195,11 +204,12 @@ def _reporter(url: str, numbers: list[int], sink: list[LoadProblem]) -> Callable
 
 
 def _events_and_source_doc(ref: RunRef) -> list[str]:
-    """What reading a run's events needs: ``events.jsonl`` and the document naming its source."""
+    """What reading a run's events needs: ``events.jsonl``, the document naming its source, and the seal's."""
     summary = ref.fs.join(ref.path, "summary.json")
     return [
         ref.fs.join(ref.path, "events.jsonl"),
         summary if ref.fs.stat(summary) is not None else ref.fs.join(ref.path, "state.json"),
+        ref.fs.join(ref.path, "final.json"),
     ]
 
 

@@ -24,6 +24,7 @@ from .fs import BadFile, Stat, dir_stamp, prefetch_remote, settled
 from .gcpause import gc_paused, without_gc
 from .problems import LoadProblem, Problems
 from .progress import progress as _progress
+from .provenance import sealed_here
 from .runrecord import RunRecord, calls_from_events, read_run, run_unchanged, stamp_checks
 from .runusage import PriceMemo, run_usage, sums_hide_priced_parts
 from .source import RunRef, Source, episode_filter, named_runs, resolve_source, stray_runs, unmatched_episodes
@@ -116,6 +117,10 @@ def _record(ref: RunRef, problems: Problems, use_cache: bool, verify: str) -> Ru
     record, stamp, run_problems = read_run(ref, strict=problems.strict, folders=folders)
     ok = _manifest_ok(folders, record["manifest"], verify, record["known_sizes"], run_problems, stamp, record["listings"])
     record["manifest_ok"] = ok and record["manifest_clean"] if ok is not None else None
+    # noesis_nb's sealed, unedited run (its own or an integration's) was screened as written (``provenance``)
+    record["written_here"] = bool(record["manifest_ok"]) and sealed_here(
+        record["final"], ref.name, stamp.get("events.jsonl"), stamp.get("summary.json")
+    )
     record["row"] = _checked_row(record, run_problems)
     problems.extend(run_problems)
     if use_cache and settled(stamp):  # stamp: every file read, edited in place or not; none changed this very moment
@@ -341,19 +346,13 @@ def _row(record: RunRecord, report: Callable[[str], Report]) -> dict[str, Any]:
         )
     row["episode_id"] = ref.name
     row["tags"] = tags if type(tags) is dict else obj(obj(state, "episode"), "tags", in_state)
-    record["written_here"] = bool(record["manifest_ok"]) and _marked(summary or state)
-    if not record["written_here"]:  # noesis_nb's sealed, unedited run (its own or an integration's) was screened as written
+    if not record.get("written_here"):
         _shown_text(row)
     return row
 
 
 def _as_shown(value: Any, record: RunRecord) -> Any:
     return value if record.get("written_here") else shown_value(value)
-
-
-def _marked(doc: dict[str, Any]) -> bool:
-    """Whether a run's document carries noesis_nb's ``x-noesis_nb`` marker (integration runs it wrote too)."""
-    return "x-noesis_nb" in doc
 
 
 def _batch(summary: dict[str, Any], state: dict[str, Any], metrics: dict[str, Any]) -> dict[str, Any]:

@@ -32,7 +32,6 @@ from .eventblocks import EventColumns, load_events
 from .fs import BadFile, dir_stamp, local_unchanged, prefetch_remote, settled
 from .gcpause import without_gc
 from .problems import LoadProblem, Problems
-from .provenance import screened_when_written
 from .shapes import APPROVAL, EXECUTION, PREPARED, check
 from .source import RunRef, Source, episode_filter, named_runs, resolve_source, stray_runs, unmatched_episodes
 from .values import RULES, describe
@@ -267,15 +266,17 @@ class _ToolEvents:
 _Drafts = tuple[list[dict[str, Any]], list[dict[str, Any]], list[LoadProblem]]  # rows, records, problems
 
 
-def _run_drafts(ref: RunRef, source: str, facts: dict[str, dict[str, Any]], strict: bool, stamps: dict[str, Any]) -> _Drafts:
-    """One run's rows and raw records; ``stamps`` gets what they were read from."""
+def _run_drafts(
+    ref: RunRef, source: str, screened: bool, facts: dict[str, dict[str, Any]], strict: bool, stamps: dict[str, Any]
+) -> _Drafts:
+    """One run's rows and raw records (``screened``: as noesis_nb wrote them, ``provenance``); ``stamps`` gets
+    what they were read from."""
     problems = Problems(strict)
     urls: dict[str, str] = {}
     prepared = _records(ref, "prepared", problems, stamps, urls)
     approvals = _records(ref, "approvals", problems, stamps)
     executions = _records(ref, "executions", problems, stamps)
     rows, records = [], []
-    screened = _screened(ref, source)
     for draft in list(prepared) + [d for d in facts if d not in prepared]:
         p, a, e = prepared.get(draft, {}), approvals.get(draft, {}), executions.get(draft, {})
         if not screened:  # a run noesis_nb did not screen as it wrote it: its tool records are redacted as read
@@ -283,12 +284,6 @@ def _run_drafts(ref: RunRef, source: str, facts: dict[str, dict[str, Any]], stri
         rows.append(_checked_row(ref, source, draft, (p, a, e), facts.get(draft, {}), problems, urls.get(draft)))
         records.append({"prepared": p, "approval": a, "execution": e})
     return rows, records, problems.items
-
-
-def _screened(ref: RunRef, source: str) -> bool:
-    """Whether noesis_nb screened this run's files as it wrote them (``provenance``), from its events' stat."""
-    stat = ref.stat_events(ref.file("events.jsonl"))
-    return stat is not None and screened_when_written(ref, source, stat[0], stat)
 
 
 def _unchanged(ref: RunRef, stamps: dict[str, Any]) -> bool:
@@ -300,17 +295,19 @@ def _unchanged(ref: RunRef, stamps: dict[str, Any]) -> bool:
     return all((dir_stamp(fs, p, None) if p in folders else fs.stat(p)) == v for p, v in stamps.items())
 
 
-def _cached_drafts(ref: RunRef, i: int, source: str, events: _ToolEvents, strict: bool, use_cache: bool) -> _Drafts:
-    """A run's drafts from the cache when its events, source and tool records are unchanged; else read."""
+def _cached_drafts(
+    ref: RunRef, i: int, source: str, screened: bool, events: _ToolEvents, strict: bool, use_cache: bool
+) -> _Drafts:
+    """A run's drafts from the cache when its events, source, verdict and tool records are unchanged; else read."""
     key = ("tools", ref.fs.protocol, ref.path)
-    head = (ref.stat_events(ref.file("events.jsonl")), source)
+    head = (ref.stat_events(ref.file("events.jsonl")), source, screened)
     if use_cache:
         hit = CACHE.get(key, head)
         if hit is not None and _unchanged(ref, hit[0]):
             drafts: _Drafts = hit[1]
             return drafts
     stamps: dict[str, Any] = {}
-    drafts = _run_drafts(ref, source, events.facts(i), strict, stamps)
+    drafts = _run_drafts(ref, source, screened, events.facts(i), strict, stamps)
     if use_cache and settled(head[0], stamps):  # nothing it was read from changed this very moment
         CACHE.put(key, head, (stamps, drafts), rows=len(drafts[0]))
     return drafts
@@ -345,7 +342,9 @@ def tools_df(
     loaded = load_events(refs, problems, use_cache=cache, show_progress=progress)
     prefetch_remote(refs, _record_files)
     events = _ToolEvents(loaded)
-    runs = [_cached_drafts(ref, i, loaded.run_sources[i], events, strict, cache) for i, ref in enumerate(refs)]
+    runs = [
+        _cached_drafts(ref, i, loaded.run_sources[i], loaded.screened[i], events, strict, cache) for i, ref in enumerate(refs)
+    ]
     for _, _, run_problems in runs:
         problems.extend(run_problems)
     memo_key = ("tools", tuple((c.name, c.path, id(c.fn), c.type) for c in extras), tuple(r.path for r in refs))

@@ -21,6 +21,7 @@ from .._safetext import error_text
 from ..store import now_iso, write_manifest
 from ..store.artifacts import sweep_transients
 from ..store.paths import run_path
+from ..store.seal import SEAL_KEY, make_seal
 from ..store.vocab import (
     ACTION_CANDIDATE_SCHEMA,
     RUN_STATE_PROJECTION,
@@ -391,6 +392,8 @@ def complete_seal(rec: Recorder) -> bool:
                 "finalized_at": now_iso(),
                 "outcome": final_outcome(status),
                 "verification_status": "unverified" if status == "ok" else "not_applicable",
+                # after the log's last line and the sweep: the frames read this run as written while it is as sealed
+                _EXT: {SEAL_KEY: make_seal(rec.run_dir, rec.episode_id)},
             },
         )
     rec.closed = True

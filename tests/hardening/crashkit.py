@@ -33,6 +33,7 @@ import noesis_nb.runtime.resume_tool  # noqa: E402
 import noesis_nb.tools  # noqa: E402
 from noesis_nb import _jsonio, ns  # noqa: E402
 from noesis_nb.store import eventlog  # noqa: E402
+from noesis_nb.store.seal import seal_key  # noqa: E402
 from noesis_nb.tools import repositories  # noqa: E402
 
 TASKS = {"tool": "append the note", "veto": "destroy the staging copy"}
@@ -217,4 +218,5 @@ def child(request: dict) -> dict:
 if __name__ == "__main__":
     from forkserver import serve  # the script's own folder is on the path
 
+    seal_key()  # the seal key, made once before any fork: making it is no write of an episode
     serve(child)

@@ -3,14 +3,18 @@
 A run Noēsis wrote (the fixture), copied into the runs directory with secrets planted in its
 events and documents, was never screened: the frames read it as it is. What they show is checked
 against the secret corpus; what holds no secret (the run's own ids, names and texts) is kept.
-A run noesis_nb wrote and sealed is read as written, unless it was edited after it was sealed.
+A run noesis_nb wrote and sealed is read as written, unless it was edited after it was sealed; "sealed by
+noesis_nb" is a keyed tag in final.json (``store.seal``), so a run crafted to look like one is screened.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import random
 import shutil
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -20,7 +24,8 @@ import pytest
 
 import noesis_nb
 from noesis_nb import plots
-from noesis_nb.frames import Column
+from noesis_nb.frames import Column, eventblocks, runs
+from noesis_nb.store import write_manifest
 from tests.hardening.secret_corpus import corpus, leaks
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "noesis-smoke-run" / "ep_01K9RBBMXXRSFWR49SXFGF4SPR"
@@ -204,4 +209,124 @@ def test_an_integrations_run_noesis_nb_wrote_is_taken_as_screened(tmp_path: Path
     source = read_run_source(ref)
     stat = ref.stat_events(ref.file("events.jsonl"))
     assert source == "noetic" and stat is not None
-    assert screened_when_written(ref, source, stat[0], stat)
+    assert screened_when_written(ref, source, stat[0], stat, ref.fs.stat(ref.file("summary.json")))
+
+
+def _shown(root: Path) -> list[tuple[str, bytes]]:
+    return [
+        ("events_df", _blob(noesis_nb.events_df(root, cache=False))),
+        ("runs_df", _blob(noesis_nb.runs_df(root, cache=False))),
+        ("tools_df", _blob(noesis_nb.tools_df(root, cache=False))),
+        ("usage_df", _blob(noesis_nb.usage_df(root, cache=False))),
+    ]
+
+
+@pytest.mark.parametrize("seal", ["none", "forged"])
+def test_a_run_crafted_to_look_sealed_by_noesis_nb_is_screened(written: Path, seal: str) -> None:
+    """The marker, a manifest that verifies and a log older than final.json (``touch``) are all a crafter's to
+    make; a tag under the user's key is not: secrets in its payload, tags and task are redacted in every frame."""
+    run = written
+    events = _lines(run / "events.jsonl")
+    events[-1]["payload"]["note"] = SHAPES[0].text
+    (run / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events))
+    summary = json.loads((run / "summary.json").read_text())
+    assert "x-noesis_nb" in summary
+    summary["task"] = SHAPES[1].text
+    summary["tags"] = {"deploy": SHAPES[2].text}
+    (run / "summary.json").write_text(json.dumps(summary))
+    past = time.time_ns() - 3_600 * 10**9
+    for name in ("events.jsonl", "summary.json"):
+        os.utime(run / name, ns=(past, past))
+    final = json.loads((run / "final.json").read_text())
+    stats = [[(run / n).stat().st_size, (run / n).stat().st_mtime_ns] for n in ("events.jsonl", "summary.json")]
+    forged = {"seal": {"events": stats[0], "summary": stats[1], "tag": f"{random.getrandbits(256):064x}"}}
+    final["x-noesis_nb"] = forged if seal == "forged" else {}
+    (run / "final.json").write_text(json.dumps(final))
+    (run / "manifest.json").unlink()
+    write_manifest(run, run.name)
+    assert noesis_nb.runs_df(run.parent, cache=False)["manifest_ok"].tolist() == [True]
+    assert leaks(SHAPES[:3], _shown(run.parent)) == []
+
+
+def _count_screening(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
+    """Calls of the functions that screen what the frames read (events, then runs_df's texts)."""
+    calls = {"events": 0, "runs": 0}
+    records, texts = eventblocks.shown_records, runs._shown_text
+
+    def counted_records(evs: Any) -> Any:
+        calls["events"] += 1
+        return records(evs)
+
+    def counted_texts(row: Any) -> Any:
+        calls["runs"] += 1
+        return texts(row)
+
+    monkeypatch.setattr(eventblocks, "shown_records", counted_records)
+    monkeypatch.setattr(runs, "_shown_text", counted_texts)
+    return calls
+
+
+def test_a_run_noesis_nb_sealed_is_read_unscreened_also_after_a_copy_keeping_times(
+    written: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    copied = tmp_path / "copied"
+    shutil.copytree(written.parent, copied, copy_function=shutil.copy2)
+    calls = _count_screening(monkeypatch)
+    for root in (written.parent, copied):
+        noesis_nb.events_df(root, cache=False)
+        noesis_nb.runs_df(root, cache=False)
+    assert calls == {"events": 0, "runs": 0}
+
+
+_SEAL_ELSEWHERE = """
+import sys
+import noesis_nb
+
+async def agent(task, ctx):
+    ctx.emit("note", {"text": "nothing secret here"})
+    return "done"
+
+print(noesis_nb.solve("plain", using=agent, runs_dir=sys.argv[1], approver="auto"))
+"""
+
+
+def test_a_run_sealed_under_another_users_key_is_screened(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another account (another home, so another key) seals its runs as its own: this user's frames screen them."""
+    home = tmp_path / "other-home"
+    home.mkdir()
+    env = {**os.environ, "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"), "XDG_DATA_HOME": str(home / ".local")}
+    runs_dir = tmp_path / "runs"
+    subprocess.run([sys.executable, "-c", _SEAL_ELSEWHERE, str(runs_dir)], env=env, check=True, timeout=300)
+    calls = _count_screening(monkeypatch)
+    noesis_nb.events_df(runs_dir, cache=False)
+    noesis_nb.runs_df(runs_dir, cache=False)
+    assert calls == {"events": 1, "runs": 1}
+
+
+def test_an_edit_after_the_seal_that_restores_the_mtime_is_screened(written: Path) -> None:
+    """``os.utime`` sets the old time back; the size the seal recorded has moved."""
+    log = written / "events.jsonl"
+    before = log.stat()
+    _plant(written, SHAPES[0].text, SHAPES[1].value, SHAPES[2].text)
+    for name in ("events.jsonl", "summary.json"):
+        os.utime(written / name, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert leaks(SHAPES[:3], _shown(written.parent)) == []
+
+
+def test_on_remote_storage_the_seal_and_the_sizes_decide(written: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A remote listing has no time of ours: a sealed run is read as written while its sizes are as sealed."""
+    fsspec = pytest.importorskip("fsspec")
+    memory = fsspec.filesystem("memory")
+    base = f"seal-{random.getrandbits(32):08x}"
+    for path in sorted(p for p in written.rglob("*") if p.is_file()):
+        memory.pipe_file(f"/{base}/runs/{written.name}/{path.relative_to(written).as_posix()}", path.read_bytes())
+    calls = _count_screening(monkeypatch)
+    noesis_nb.events_df(f"memory://{base}/runs", cache=False)
+    assert calls["events"] == 0
+    events = f"/{base}/runs/{written.name}/events.jsonl"
+    memory.pipe_file(events, memory.cat_file(events) + b"\n")  # one byte more than sealed
+    try:
+        noesis_nb.events_df(f"memory://{base}/runs", cache=False)
+    finally:
+        memory.rm(f"/{base}", recursive=True)
+    assert calls["events"] == 1

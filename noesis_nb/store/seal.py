@@ -1,0 +1,147 @@
+"""The seal noesis_nb writes into ``final.json``: proof, to the user who wrote a run, that noesis_nb wrote it.
+
+noesis_nb screens every event for secrets before it writes it, so the frames need not screen its own
+runs again. The ``x-noesis_nb`` marker cannot tell which runs those are (anyone can copy a string
+into a crafted run), so sealing a run records, after the log's last line, an HMAC-SHA256 under a
+key only this user can read over the run's id and the size and modification time (ns) of
+``events.jsonl`` and ``summary.json``. A reader trusts a run only when the tag verifies with its
+key and those files still have that size (and, locally, that time): an edit moves them, a copy that
+keeps times (``cp -a``, ``rsync -a``) keeps them. The key is made once, 32 random bytes in a file
+of mode 0600 (``$XDG_CONFIG_HOME/noesis_nb/seal.key``, else ``~/.config/noesis_nb/seal.key``);
+where none can be kept, a key for this process alone: only its own runs read unscreened.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+import secrets
+import stat
+import threading
+from pathlib import Path
+from typing import Any
+
+__all__ = ["SEAL_KEY", "key_path", "load_key", "seal_key", "make_seal", "vouched"]
+
+SEAL_KEY = "seal"  # under final.json's ``x-noesis_nb``
+_KEY_BYTES = 32
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+_lock = threading.Lock()
+_key: bytes | None = None
+_keyed: hmac.HMAC | None = None
+
+
+def key_path() -> Path:
+    """Where this user's seal key is kept."""
+    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    return Path(base) / "noesis_nb" / "seal.key"
+
+
+def seal_key() -> bytes:
+    """This user's key (made on first use), else one for this process alone; read once per process."""
+    global _key
+    with _lock:
+        if _key is None:
+            _key = load_key(key_path()) or secrets.token_bytes(_KEY_BYTES)
+        return _key
+
+
+def load_key(path: Path) -> bytes | None:
+    """The key kept at ``path``, made there first when there is none; None when none can be kept or trusted.
+
+    Made atomically (a private temp file linked into place), so processes starting together agree on one.
+    """
+    try:
+        return _read_key(path)
+    except FileNotFoundError:
+        pass
+    except OSError:
+        return None
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(6)}")
+        fd = os.open(
+            tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0), 0o600
+        )
+        try:
+            try:
+                os.write(fd, secrets.token_bytes(_KEY_BYTES))
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            try:
+                os.link(tmp, path)
+            except FileExistsError:  # another process made it first: theirs is the key
+                pass
+        finally:
+            os.unlink(tmp)
+        return _read_key(path)
+    except OSError:
+        return None
+
+
+def _read_key(path: Path) -> bytes | None:
+    """The key file's bytes when it is a regular file of this user that no one else may read or write."""
+    fd = os.open(path, os.O_RDONLY | _NOFOLLOW)
+    try:
+        st = os.fstat(fd)
+        mine = not hasattr(os, "getuid") or st.st_uid == os.getuid()
+        if not stat.S_ISREG(st.st_mode) or not mine or st.st_mode & 0o077 or st.st_size != _KEY_BYTES:
+            return None
+        data = os.read(fd, _KEY_BYTES + 1)
+    finally:
+        os.close(fd)
+    return data if len(data) == _KEY_BYTES else None
+
+
+def make_seal(run_dir: Path, episode_id: str) -> dict[str, Any]:
+    """The seal of a run whose log and summary are final: their size and mtime (ns), and the tag over them."""
+    events, summary = (_stat(Path(run_dir) / name) for name in ("events.jsonl", "summary.json"))
+    return {"events": events, "summary": summary, "tag": _tag(episode_id, events, summary)}
+
+
+def vouched(seal: Any, episode_id: str, events: Any, summary: Any) -> bool:
+    """Whether ``seal`` (final.json's) is this user's for this run, with its files as sealed.
+
+    ``events``/``summary``: their stats, local ``(size, mtime_ns, ctime_ns)`` or remote ``(size, etag)``
+    (remote stamps carry no time of ours: the sizes decide); None when absent.
+    """
+    if type(seal) is not dict or type(seal.get("tag")) is not str:
+        return False
+    sealed_events, sealed_summary = seal.get("events"), seal.get("summary")
+    if not (_same(sealed_events, events) and _same(sealed_summary, summary)):
+        return False
+    return hmac.compare_digest(seal["tag"], _tag(episode_id, sealed_events, sealed_summary))
+
+
+def _stat(path: Path) -> list[int] | None:
+    try:
+        st = os.stat(path, follow_symlinks=False)
+    except FileNotFoundError:
+        return None
+    return [st.st_size, st.st_mtime_ns]
+
+
+def _same(sealed: Any, now: Any) -> bool:
+    """Whether a file's stat now matches the ``[size, mtime_ns]`` sealed (both None: absent then and now)."""
+    if sealed is None or now is None:
+        return sealed is None and now is None
+    if type(sealed) is not list or len(sealed) != 2 or type(now) is not tuple or not now:
+        return False
+    if len(now) == 3:
+        return bool(sealed[0] == now[0] and sealed[1] == now[1])
+    return bool(sealed[0] == now[0])
+
+
+def _tag(episode_id: str, events: Any, summary: Any) -> str:
+    mac = _keyed or _keyed_mac()
+    mac = mac.copy()  # the key's pads are hashed once per process, not per run
+    mac.update(f"noesis_nb seal 1\n{episode_id}\n{events}\n{summary}".encode())
+    return mac.hexdigest()
+
+
+def _keyed_mac() -> hmac.HMAC:
+    global _keyed
+    _keyed = hmac.new(seal_key(), digestmod=hashlib.sha256)
+    return _keyed

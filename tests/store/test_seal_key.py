@@ -1,0 +1,83 @@
+"""The seal key: made once per user, readable by that user alone, agreed on by processes starting together,
+and replaced by a key for this process alone where none can be kept (its runs are then its own to trust)."""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from noesis_nb.store.seal import load_key
+
+_FIRST_USE = """
+import sys, time
+from pathlib import Path
+from noesis_nb.store.seal import load_key
+
+while time.time() < float(sys.argv[2]):  # both start together
+    pass
+print(load_key(Path(sys.argv[1])).hex())
+"""
+
+
+def test_the_key_file_is_made_once_and_readable_by_its_user_alone(tmp_path: Path) -> None:
+    path = tmp_path / "config" / "noesis_nb" / "seal.key"
+    key = load_key(path)
+    assert key is not None and len(key) == 32
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert load_key(path) == key == path.read_bytes()
+
+
+def test_two_processes_making_the_key_at_once_agree_on_one(tmp_path: Path) -> None:
+    path = tmp_path / "config" / "noesis_nb" / "seal.key"
+    go = str(time.time() + 1.5)
+    procs = [
+        subprocess.Popen([sys.executable, "-c", _FIRST_USE, str(path), go], stdout=subprocess.PIPE, text=True) for _ in range(2)
+    ]
+    keys = {p.communicate(timeout=120)[0].strip() for p in procs}
+    assert keys == {path.read_bytes().hex()}
+    assert [p.name for p in path.parent.iterdir()] == ["seal.key"]  # no temp file left
+
+
+def test_a_key_others_may_read_is_not_trusted(tmp_path: Path) -> None:
+    path = tmp_path / "seal.key"
+    path.write_bytes(os.urandom(32))
+    path.chmod(0o644)
+    assert load_key(path) is None
+
+
+_NOWHERE_TO_KEEP = """
+import sys
+import noesis_nb
+from noesis_nb.frames import eventblocks
+
+async def agent(task, ctx):
+    ctx.emit("note", {"text": "nothing secret here"})
+    return "done"
+
+if sys.argv[2] == "write":
+    noesis_nb.solve("plain", using=agent, runs_dir=sys.argv[1], approver="auto")
+calls = []
+screen = eventblocks.shown_records
+eventblocks.shown_records = lambda evs: (calls.append(1), screen(evs))[1]
+noesis_nb.events_df(sys.argv[1], cache=False)
+print(len(calls))
+"""
+
+
+def test_with_no_place_for_a_key_a_process_trusts_only_its_own_runs(tmp_path: Path) -> None:
+    """The config dir is a file (no folder can be made there): the process seals with a key of its own, reads
+    its run unscreened, and another process (another key) screens it."""
+    blocked = tmp_path / "config"
+    blocked.write_text("not a folder")
+    runs_dir = tmp_path / "runs"
+    env = {**os.environ, "XDG_CONFIG_HOME": str(blocked)}
+    for step, screened in (("write", "0"), ("read", "1")):  # the writer's own read, then a fresh process's
+        argv = [sys.executable, "-c", _NOWHERE_TO_KEEP, str(runs_dir), step]
+        done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.strip() == screened
+    assert blocked.read_text() == "not a folder"
