@@ -147,15 +147,28 @@ def test_the_running_totals_equal_the_summary_rule_for_any_mix_of_known_and_unkn
 
 
 def test_a_row_changed_in_a_live_handles_usage_calls_changes_nothing_written(runs_dir: Path) -> None:
-    """``handle.usage_calls`` hands out copies: cleaning a row up in place (None → 0, a renamed model) keeps the
-    summary's unknown counts unknown and its totals what the calls reported."""
+    """``handle.usage_calls`` hands out copies: cleaning a row up in place (None → 0, a renamed model) while the
+    episode runs keeps the summary's unknown counts unknown and its totals what the calls reported."""
 
     async def scenario() -> Path:
-        handle = noesis_nb.start("tidy the rows", using=parts_unreported, runs_dir=runs_dir)
-        await noesis_nb.until(lambda: len(handle.usage_calls) == 2 or handle.done)
-        for row in handle.usage_calls:
+        tidied = asyncio.Event()
+
+        async def agent(task: str, ctx: Any) -> str:
+            parts_unreported(task, ctx)
+            await tidied.wait()  # the summary is written after the rows were changed
+            return "done"
+
+        handle = noesis_nb.start("tidy the rows", using=agent, runs_dir=runs_dir)
+        for _ in range(500):
+            if len(handle.usage_calls) == 2:
+                break
+            await asyncio.sleep(0.01)
+        rows = handle.usage_calls
+        assert len(rows) == 2
+        for row in rows:
             row["cached_input_tokens"] = row["cached_input_tokens"] or 0
             row["input_tokens"] = 999
+        tidied.set()
         await handle.wait()
         return Path(handle.run_dir)
 
