@@ -12,6 +12,7 @@ import asyncio
 import pickle
 import secrets
 import string
+import threading
 import time
 import traceback
 from pathlib import Path
@@ -249,6 +250,32 @@ def test_a_group_subclass_holding_a_member_with_a_secret_is_shown_redacted_and_s
     assert _leaked(_shown(caught)) == [] and _leaked(repr(handle.error.exceptions[0])) == []
     assert "retried twice" in _shown(caught) and caught.region == "eu-west"  # type: ignore[attr-defined]
     assert caught.exceptions[0].args[0] is data and caught.exceptions[1] is group.exceptions[1]
+
+
+class _SlowToShow:
+    """An argument whose rendering takes a while (a lazy record fetching what it shows) and shows a key."""
+
+    def __repr__(self) -> str:
+        time.sleep(0.3)
+        return repr({"api_key": KEY})
+
+
+def test_handle_error_read_by_two_threads_at_once_is_one_object(tmp_path: Path) -> None:
+    handle = _run(tmp_path, ValueError(_SlowToShow()))
+    got: list[BaseException | None] = []
+    barrier = threading.Barrier(2)
+
+    def read() -> None:
+        barrier.wait()
+        got.append(handle.error)
+
+    threads = [threading.Thread(target=read) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert got[0] is got[1] and got[0] is handle.error
+    assert _leaked(_shown(handle.error)) == []
 
 
 class FrozenError(Exception):
