@@ -7,6 +7,7 @@ a widget click is not processed while any cell runs, so awaiting a click would d
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Callable, Generator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -43,6 +44,7 @@ class EpisodeHandle:
         self._episode = episode
         self._task = task
         self._shown_error: tuple[BaseException, BaseException] | None = None  # (the error, as it is shown)
+        self._shown_lock = threading.Lock()  # two threads reading ``error`` at once get the same object
 
     # -- what it is -----------------------------------------------------------------------
     @property
@@ -274,9 +276,10 @@ class EpisodeHandle:
 
     def _shown(self, error: BaseException) -> BaseException:
         """``redact_exception(error)``, once per error: every read gives the same object (maybe a redacted copy)."""
-        if self._shown_error is None or self._shown_error[0] is not error:
-            self._shown_error = (error, redact_exception(error))
-        return self._shown_error[1]
+        with self._shown_lock:
+            if self._shown_error is None or self._shown_error[0] is not error:
+                self._shown_error = (error, redact_exception(error))
+            return self._shown_error[1]
 
     def result(self) -> Any:
         """The adapter's output; raises the adapter's error, ``NoesisVeto``, or ``CancelledError`` instead."""

@@ -7,15 +7,25 @@ arguments, the file names and reasons some built-in errors print, notes, and the
 attributes hold (a ``__str__`` may build the message from ``self.token``), through its cause and
 context. A message built from anything else (a closure, a slot) that still shows a secret is
 printed redacted: the exception's class is swapped for a subclass of it, of the same name,
-whose ``str`` and ``repr`` are redacted (``except`` and ``isinstance`` still match). A built-in class's
-instance cannot change class: one whose message still shows a secret (held in a dict, list or tuple argument) is
-replaced by a copy of that subclass holding the same argument objects. Only what is shown is redacted: data a
-program that catches the error reads (``e.args[0]["headers"]``) stays as raised, and a message longer than
-``SHOWN_LIMIT`` is shown cut, so its cost is bounded.
+whose ``str`` and ``repr`` are redacted (``except`` and ``isinstance`` still match; a ``__setattr__`` that
+refuses, as attrs' frozen classes do, is passed by). A built-in class's instance cannot change class: one whose
+message still shows a secret (held in a dict, list or tuple argument) is replaced by a copy of that subclass
+holding the same argument objects, the same fields (``ImportError.name``, ``OSError.characters_written``,
+``SyntaxError.lineno``) and its texts redacted as the original's were (``SyntaxError.text``); the exception is
+left unchanged when a field cannot be copied. A group holding such a copy is rebuilt as its own class
+(``except DeployErrors`` still matches).
+
+What changes for a program: ``handle.result()`` may raise that copy, not the object the adapter raised
+(``is`` differs; type, arguments and fields are the same), and an exception whose cause or context was copied
+is relinked to the copy (the adapter's own exception's ``__cause__`` then is the copy), so its traceback shows
+the copy. Only what is shown is redacted: data a program that catches the error reads
+(``e.args[0]["headers"]``) stays as raised, and a message longer than ``SHOWN_LIMIT`` is shown cut, so its cost
+is bounded.
 """
 
 from __future__ import annotations
 
+from types import GetSetDescriptorType, MemberDescriptorType
 from typing import Any
 
 from .display import shown, shown_cut
@@ -63,23 +73,24 @@ def _shown_one(exc: BaseException, seen: dict[int, BaseException]) -> BaseExcept
         if not _shows_secret(exc, named):
             return exc
         try:
-            exc.__class__ = _shown_class(type(exc))
+            _set(exc, "__class__", _shown_class(type(exc)))
         except TypeError:  # a built-in class: its instances keep their class
-            return _shown_copy(exc)
+            return _shown_copy(exc, named)
     except Exception:  # an exception class that refuses changes keeps its message: never fail on the error path
         pass
     return exc
 
 
 def _regrouped(group: BaseExceptionGroup[Any], seen: dict[int, BaseException]) -> BaseExceptionGroup[Any]:
-    """``group`` with its members shown redacted; rebuilt (``derive``, then its attributes, notes, cause, context
-    and traceback) when a member was replaced by its copy, and left as it is when ``derive`` changes its class."""
+    """``group`` with its members shown redacted; rebuilt as its own class (``derive``, or made anew for a subclass
+    whose ``derive`` gives a plain group), then its attributes, notes, cause, context and traceback, when a member
+    was replaced by its copy."""
     members = tuple(_walk(e, seen) for e in group.exceptions)
     if all(a is b for a, b in zip(members, group.exceptions, strict=True)):
         return group
     rebuilt = group.derive(members)
-    if type(rebuilt) is not type(group):
-        return group
+    if type(rebuilt) is not type(group):  # a subclass keeping ``derive``'s plain group: made as its own class
+        rebuilt = BaseExceptionGroup.__new__(type(group), group.message, members)
     rebuilt.__dict__.update(vars(group))
     rebuilt.__cause__, rebuilt.__context__ = group.__cause__, group.__context__
     rebuilt.__suppress_context__ = group.__suppress_context__
@@ -97,10 +108,11 @@ def _relink(parent: BaseException, slot: str, shown_exc: BaseException) -> None:
     parent.__suppress_context__ = suppress
 
 
-def _shown_copy(exc: BaseException) -> BaseException:
+def _shown_copy(exc: BaseException, named: tuple[str, ...] = ()) -> BaseException:
     """``exc`` rebuilt as pickle would (``OSError``'s file names are in its reduced arguments) as its class's
-    redacted subclass: the same argument and attribute objects, cause, context and traceback. ``exc`` itself
-    when its class cannot be rebuilt so (an extension class with its own constructor)."""
+    redacted subclass: the same argument and attribute objects, fields, cause, context and traceback, its texts
+    redacted as ``exc``'s were. ``exc`` itself when its class cannot be rebuilt so (an extension class with its
+    own constructor, a field that cannot be set the same)."""
     try:
         reduced = exc.__reduce__()
         if not (isinstance(reduced, tuple) and len(reduced) >= 2 and reduced[0] is type(exc)):
@@ -110,11 +122,67 @@ def _shown_copy(exc: BaseException) -> BaseException:
             twin.__dict__.update(reduced[2])
         if len(twin.args) != len(exc.args) or any(a is not b for a, b in zip(twin.args, exc.args, strict=True)):
             return exc
+        if not _fields_kept(twin, exc, named):
+            return exc
         twin.__cause__, twin.__context__ = exc.__cause__, exc.__context__
         twin.__suppress_context__ = exc.__suppress_context__
+        _redact_one(twin)
         return twin.with_traceback(exc.__traceback__)
     except Exception:  # never fail on the error path
         return exc
+
+
+_MISSING = object()
+_SET_APART = frozenset({"__class__", "__dict__", "__weakref__", "args", "__traceback__", "__cause__", "__context__"})
+
+
+def _fields_kept(twin: BaseException, exc: BaseException, named: tuple[str, ...]) -> bool:
+    """Give ``twin`` each field ``exc``'s classes keep in C (``ImportError.name``, ``SyntaxError.text``,
+    ``OSError.characters_written``) as ``exc`` has it, so a program reads what was raised; False when one cannot
+    be (a read-only text differing only as redacted, a group's ``message``, is kept redacted)."""
+    for cls in type(exc).__mro__:
+        for name, slot in vars(cls).items():
+            if name in _SET_APART or not isinstance(slot, (GetSetDescriptorType, MemberDescriptorType)):
+                continue
+            raised = _field(exc, name)
+            if _same(_field(twin, name), raised):
+                continue
+            try:
+                delattr(twin, name) if raised is _MISSING else setattr(twin, name, raised)
+            except Exception:  # a read-only field
+                pass
+            now = _field(twin, name)
+            if not (_same(now, raised) or (isinstance(raised, str) and now == _redacted(raised, named))):
+                return False
+    return True
+
+
+def _field(exc: BaseException, name: str) -> Any:
+    try:
+        return getattr(exc, name)
+    except Exception:  # a field not set (``characters_written``)
+        return _MISSING
+
+
+def _same(a: Any, b: Any) -> bool:
+    """The same object, an equal number or text, or a tuple of the same objects (a group's ``exceptions``)."""
+    if a is b:
+        return True
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, (int, float, str, bytes)):
+        return bool(a == b)
+    return isinstance(a, tuple) and len(a) == len(b) and all(x is y for x, y in zip(a, b, strict=True))
+
+
+def _set(exc: BaseException, name: str, value: Any) -> None:
+    """``setattr``, past a ``__setattr__`` that refuses (attrs' frozen classes): what is shown is redacted."""
+    try:
+        setattr(exc, name, value)
+    except TypeError:  # a class Python itself refuses to change
+        raise
+    except Exception:
+        object.__setattr__(exc, name, value)
 
 
 def _redact_one(exc: BaseException) -> tuple[str, ...]:
@@ -124,16 +192,16 @@ def _redact_one(exc: BaseException) -> tuple[str, ...]:
     args = exc.args
     redacted = tuple(_redacted(a, named) for a in args)
     if any(new is not old for new, old in zip(redacted, args, strict=True)):
-        exc.args = redacted
+        _set(exc, "args", redacted)
     for name in _TEXT_ATTRIBUTES:
         value = getattr(exc, name, None)
         if isinstance(value, str) and (new := _redacted(value, named)) != value:
-            setattr(exc, name, new)
+            _set(exc, name, new)
     notes = getattr(exc, "__notes__", None)
     if isinstance(notes, list):
         notes[:] = [_redacted(n, named) for n in notes]
     elif isinstance(notes, tuple):  # a traceback prints any sequence of notes: set by hand, not by add_note
-        exc.__notes__ = [_redacted(n, named) for n in notes]
+        _set(exc, "__notes__", [_redacted(n, named) for n in notes])
     return named
 
 

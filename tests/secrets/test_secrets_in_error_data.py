@@ -12,6 +12,7 @@ import asyncio
 import pickle
 import secrets
 import string
+import threading
 import time
 import traceback
 from pathlib import Path
@@ -160,3 +161,136 @@ def test_a_secret_in_a_group_members_container_is_shown_redacted_and_except_star
         assert matched.exceptions[0].args[0] is data
     except* OSError:
         pass
+
+
+def _ran(tmp_path: Path, agent: Any) -> Any:
+    async def cell() -> Any:
+        handle = noesis_nb.start("deploy", using=agent, runs_dir=tmp_path)
+        await handle
+        return handle
+
+    return asyncio.run(cell())
+
+
+def test_a_syntax_error_whose_source_line_holds_a_key_is_shown_redacted(tmp_path: Path) -> None:
+    """Agent code that fails ``compile()``: the traceback prints the source line (``.text``)."""
+    raised: dict[str, SyntaxError] = {}
+
+    def agent(task: str, ctx: Any) -> str:
+        try:
+            compile(f'client = OpenAI(api_key="{KEY}") )', "agent_code.py", "exec")
+        except SyntaxError as error:
+            raised["error"] = error
+            raise
+        return "compiled"
+
+    handle = _ran(tmp_path, agent)
+    with pytest.raises(SyntaxError) as caught:
+        handle.result()
+    error, original = caught.value, raised["error"]
+    assert _leaked(_shown(error)) == [] and _leaked(error.text or "") == []
+    assert "[REDACTED]" in (error.text or "")
+    fields = ("filename", "lineno", "offset", "end_lineno", "end_offset", "msg")
+    assert [getattr(error, f) for f in fields] == [getattr(original, f) for f in fields]
+
+
+class _Client:
+    """An object an ``AttributeError`` names as ``obj``."""
+
+
+def _with_fields() -> dict[str, tuple[BaseException, tuple[str, ...]]]:
+    """Built-in errors whose fields live outside their arguments, each holding a secret in a container."""
+    blocking = BlockingIOError(11, "would block", {"password": PASSWORD})
+    blocking.characters_written = 512
+    syntax = SyntaxError("invalid syntax", ("deploy.py", 3, 5, f"key = {KEY!r} )", 3, 6))
+    syntax.lineno = 7  # set after it was made, as a tool reporting a line does
+    decode = UnicodeDecodeError("utf-8", b"\xff token=" + GHP.encode(), 0, 1, "invalid start byte")
+    decode.end = 2
+    return {
+        "import": (ImportError({"api_key": KEY}, name="openai_ext", path="plugins/ext.py"), ("name", "path", "msg")),
+        "attribute": (AttributeError({"api_key": KEY}, name="chat", obj=_Client()), ("name", "obj")),
+        "blocking io": (blocking, ("characters_written", "errno", "strerror", "filename")),
+        "os error": (
+            PermissionError(13, "denied", {"password": PASSWORD}, None, "backup.cfg"),
+            ("errno", "strerror", "filename", "filename2"),
+        ),
+        "syntax": (syntax, ("msg", "filename", "lineno", "offset", "end_lineno", "end_offset")),
+        "unicode": (decode, ("encoding", "object", "start", "end", "reason")),
+        "key": (KeyError(("db", {"password": PASSWORD})), ()),
+    }
+
+
+@pytest.mark.parametrize("shape", list(_with_fields()))
+def test_a_built_in_errors_own_fields_read_as_raised(tmp_path: Path, shape: str) -> None:
+    """A program reading ``e.name``, ``e.obj`` or ``e.characters_written`` gets what was raised."""
+    raised, fields = _with_fields()[shape]
+    expected = {f: getattr(raised, f) for f in fields}
+    handle = _run(tmp_path, raised)
+    with pytest.raises(type(raised)) as caught:
+        handle.result()
+    error = caught.value
+    for field, value in expected.items():
+        assert getattr(error, field) is value or getattr(error, field) == value, field
+    assert _leaked(_shown(error)) == [] and error.args == raised.args
+
+
+class DeployErrors(ExceptionGroup):
+    """A program's own exception group."""
+
+
+def test_a_group_subclass_holding_a_member_with_a_secret_is_shown_redacted_and_still_caught(tmp_path: Path) -> None:
+    data = {"api_key": KEY}
+    group = DeployErrors("deploys failed", [ValueError(data), OSError("disk full")])
+    group.region = "eu-west"  # type: ignore[attr-defined]
+    group.add_note("retried twice")
+    handle = _run(tmp_path, group)
+    with pytest.raises(DeployErrors) as raised:
+        handle.result()
+    caught = raised.value
+    assert _leaked(_shown(caught)) == [] and _leaked(repr(handle.error.exceptions[0])) == []
+    assert "retried twice" in _shown(caught) and caught.region == "eu-west"  # type: ignore[attr-defined]
+    assert caught.exceptions[0].args[0] is data and caught.exceptions[1] is group.exceptions[1]
+
+
+class _SlowToShow:
+    """An argument whose rendering takes a while (a lazy record fetching what it shows) and shows a key."""
+
+    def __repr__(self) -> str:
+        time.sleep(0.3)
+        return repr({"api_key": KEY})
+
+
+def test_handle_error_read_by_two_threads_at_once_is_one_object(tmp_path: Path) -> None:
+    handle = _run(tmp_path, ValueError(_SlowToShow()))
+    got: list[BaseException | None] = []
+    barrier = threading.Barrier(2)
+
+    def read() -> None:
+        barrier.wait()
+        got.append(handle.error)
+
+    threads = [threading.Thread(target=read) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert got[0] is got[1] and got[0] is handle.error
+    assert _leaked(_shown(handle.error)) == []
+
+
+class FrozenError(Exception):
+    """An exception whose ``__setattr__`` refuses changes but to its chain, as attrs' frozen classes do."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in ("__cause__", "__context__", "__traceback__", "__suppress_context__", "__notes__"):
+            return super().__setattr__(name, value)
+        raise AttributeError(f"{type(self).__name__} is frozen: {name} cannot be set")
+
+
+def test_a_frozen_error_holding_a_secret_in_a_dict_is_shown_redacted(tmp_path: Path) -> None:
+    data = {"api_key": KEY}
+    handle = _run(tmp_path, FrozenError(data, f"token={GHP}"))
+    with pytest.raises(FrozenError) as raised:
+        handle.result()
+    caught = raised.value
+    assert _leaked(_shown(caught)) == [] and caught.args[0] is data
