@@ -198,9 +198,6 @@ def check_runs_folder(value: str | os.PathLike[str] | None) -> None:
             f"runs_dir {str(path)!r} is {what}, not a folder; pass a folder (one not made yet is made by the first run)"
         )
     if os.path.lexists(path):
-        from .store.roots import refuse_run_as_root  # config sits below store
-
-        refuse_run_as_root(path)  # a run's own folder: runs written inside it would be listed nowhere
         return
     parent = next((p for p in path.parents if os.path.lexists(p)), None)
     if parent is None:

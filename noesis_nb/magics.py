@@ -39,7 +39,7 @@ from .runtime.resume import NothingToResume
 from .secrets import shown
 from .store import find_run_dir, is_sealed, list_runs
 from .store.ownership import held_here, holder
-from .store.roots import check_root, linked_to
+from .store.roots import check_root, linked_to, refuse_run_as_root
 from .store.staging import stale_staging
 from .store.vocab import STEER_MODES
 
@@ -529,7 +529,9 @@ class NoesisMagics(Magics):
     def _runs_dir(self, args: argparse.Namespace, cell: str | None) -> Any:
 
         if args.path is not None:
-            config.set(runs_dir=str(check_root(args.path)))  # a file or FIFO holds no runs: say so now
+            root = check_root(args.path)  # a file or FIFO holds no runs: say so now
+            refuse_run_as_root(root)  # nor does a run's own folder
+            config.set(runs_dir=str(root))
         where = config.runs_dir()
         print(f"{where} (no such folder yet: the first run makes it)" if not os.path.lexists(where) else where)
         if linked := _linked_line(config.runs_dir()):

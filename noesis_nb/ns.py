@@ -42,6 +42,7 @@ from .runtime.resume import find_checkpoint, resume_from_disk, validate_checkpoi
 from .store import find_run_dir, is_sealed, iter_events, read_events
 from .store import list_runs as _list_runs
 from .store.listing import run_info
+from .store.roots import refuse_run_as_root
 from .store.runfiles import UnreadableRunFile, read_file
 from .store.vocab import RUN_CHECKPOINT, RUN_INTERRUPT, RUN_RESUME
 
@@ -308,6 +309,8 @@ def resume(
 
 def set(*, context: Any = None, **overrides: Any) -> None:
     _not_implemented("set", context=context)
+    if overrides.get("runs_dir"):  # a run's own folder: runs written inside it would be listed nowhere
+        refuse_run_as_root(Path(_config.check_path(overrides["runs_dir"])).expanduser())
     _config.set(**overrides)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -402,6 +403,17 @@ def test_runs_dir_under_a_file_is_one_error_when_set_and_the_setting_stays(ip: A
     with pytest.raises(UsageError, match=f"runs_dir '{blocker}/runs' cannot be made: '{blocker}' is a file, not a folder"):
         ip.run_line_magic("noesis", f"runs-dir {blocker}/runs")
     assert config.runs_dir() == runs_dir and blocker.read_text() == "mine"
+
+
+def test_runs_dir_that_is_one_runs_folder_is_one_error_when_set_and_the_setting_stays(
+    ip: Any, runs_dir: Path, tmp_path: Path
+) -> None:
+    run = tmp_path / "ep_copy"
+    shutil.copytree(next((Path(__file__).parents[1] / "fixtures" / "noesis-smoke-run").iterdir()), run)
+    ip.run_line_magic("noesis", f"runs-dir {runs_dir}")
+    with pytest.raises(UsageError, match=r"is a run directory .* pass its parent"):
+        ip.run_line_magic("noesis", f"runs-dir {run}")
+    assert config.runs_dir() == runs_dir
 
 
 def test_runs_dir_not_made_yet_is_said_and_made_by_the_first_run(ip: Any, tmp_path: Path, capsys: Any) -> None:
