@@ -1,7 +1,12 @@
-"""Credentials a URL carries outside its password: a token as its user name, and query values that sign or
-authorise the request (``?sig=`` of an Azure SAS, ``?X-Amz-Signature=``, an OAuth ``?code=``, ``?key=``).
+"""Credentials a URL carries outside its password: a token as its user name (also before a password,
+``<token>:x-oauth-basic@``), and query or fragment values that sign or authorise the request (``?sig=`` of an Azure
+SAS, ``?X-Amz-Signature=``, an OAuth ``?code=``, ``?key=``, an implicit flow's ``#access_token=``).
 
-``sig``, ``signature``, ``code`` and ``key`` are secret names only in a URL's query: elsewhere they name a
+Signatures and tokens are long and random, so any value that looks like a credential counts; ``code`` and
+``key`` also hold promo, error and product codes (``?code=SUMMER25``, ``?key=ThinkPadX1Carbon``), so they
+count only when 16+ characters look random, as OAuth codes and API keys do.
+
+``sig``, ``signature``, ``code`` and ``key`` are secret names only in a URL's query or fragment: elsewhere they name a
 status code, a thinking block's signature or a dict key, so ``names.is_secret_key`` does not count them.
 Names it does count (``?token=``, ``?password=``) are read by ``text``'s ``name=value`` rules.
 """
@@ -16,34 +21,41 @@ from .randomness import entropy_ok
 
 __all__ = ["URL_QUERY", "URL_USER", "url_secrets"]
 
-# parameter names (lowered) that hold a credential in a query
-_QUERY_NAMES = frozenset({"sig", "signature", "x-amz-signature", "x-goog-signature", "code", "key"})
+# parameter names (lowered) that hold a credential in a query or fragment: any credential-like value, or
+# (``_CODES``) only a long random one
+_SIGNED = frozenset({"sig", "signature", "x-amz-signature", "x-goog-signature", "access_token", "id_token", "refresh_token"})
+_CODES = frozenset({"code", "key"})
+_CODE_LEAST = 16
+_HEX = re.compile(r"[0-9a-fA-F]+")
 _END = re.compile(r"[\s\"'<>`]")
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]{0,31}\Z")
 _LONGEST = 4096  # characters of a URL read: a text without spaces is not scanned to its end from every ``://``
 # what the prefilter (``text._KEYWORDS``) looks for after a ``://``, on lowered text: a user part (before ``@``) of
-# 12+ characters without a ``:``, or ``sig``/``code`` starting a query name (``key`` is a keyword already)
+# 12+ characters without a ``:``, or ``sig``/``code`` starting a query or fragment name (``key`` and ``token``
+# are keywords already)
 URL_USER = rb"(?<=[^\s\"/@:]{12})"
 # (each scan stops at the next ``://``: a text of many costs no more than one)
 URL_QUERY = (
-    rb"[^\s\"?#:]*+(?::(?!//)[^\s\"?#:]*+)*+\?"
-    rb"(?:[^\s\"&;#:]*+(?::(?!//)[^\s\"&;#:]*+)*+[&;])*?(?:x-(?:amz|goog)-)?(?:sig|code)"
+    rb"[^\s\"?#:]*+(?::(?!//)[^\s\"?#:]*+)*+[?#]"
+    rb"(?:[^\s\"&;?#:]*+(?::(?!//)[^\s\"&;?#:]*+)*+[&;?#])*?(?:x-(?:amz|goog)-)?(?:sig|code)"
 )
 
 
 def url_secrets(text: str) -> set[str]:
-    """The user-name tokens and credential query values of the URLs in ``text``, each as written."""
+    """The user-name tokens and credential query and fragment values of the URLs in ``text``, each as written."""
     found: set[str] = set()
     for rest in _after_schemes(text):
         authority = re.split(r"[/?#]", rest, maxsplit=1)[0]
-        user = authority.rpartition("@")[0]
-        if ":" not in user and "@" not in user and len(user) >= 12 and entropy_ok(unquote(user)):
+        mark = re.search(r"[?#]", rest)
+        after = rest[mark.end() :] if mark else ""
+        user = authority.rpartition("@")[0].partition(":")[0]  # a password is read by ``text``'s URL rule
+        if "@" not in user and len(user) >= 12 and entropy_ok(unquote(user)):
             found.add(user)
-        query = rest.partition("?")[2].partition("#")[0]
-        for pair in re.split(r"&(?:amp;)?|;", query):
+        # query and fragment pairs alike (``#access_token=``, ``#/callback?code=``)
+        for pair in re.split(r"&(?:amp;)?|[;?#]", after):
             name, sep, value = pair.partition("=")
             value = value.rstrip(".,:!?)]}")  # the end of the sentence the URL stands in
-            if sep and name.lower() in _QUERY_NAMES and _credential(unquote(value)):
+            if sep and _credential(name.lower(), unquote(value)):
                 found.add(value)
     return found
 
@@ -64,8 +76,22 @@ def _after_schemes(text: str) -> list[str]:
     return urls
 
 
-def _credential(value: str) -> bool:
-    """A credential rather than a word or a number: ``looks_like_credential`` and two of digits, lower and
-    upper case letters (``?code=200``, ``?key=my-page`` and ``?sig=on`` are kept)."""
+def _credential(name: str, value: str) -> bool:
+    """Whether ``value`` under the query name ``name`` is a credential rather than a word, a number or a code
+    a person types: ``looks_like_credential`` and two of digits, lower and upper case letters, and for
+    ``code``/``key`` 16+ characters that look random (``?code=200``, ``?key=my-page``, ``?sig=on`` and
+    ``?code=SUMMER25`` are kept)."""
+    if name not in _SIGNED and name not in _CODES:
+        return False
     classes = any(c.isdigit() for c in value) + any(c.islower() for c in value) + any(c.isupper() for c in value)
-    return classes >= 2 and looks_like_credential(value)
+    if classes < 2 or not looks_like_credential(value):
+        return False
+    return name in _SIGNED or (len(value) >= _CODE_LEAST and _random(value))
+
+
+def _random(value: str) -> bool:
+    """``entropy_ok``, which counts hex as random only from 32 digits (a digest's length): here a shorter hex
+    value of 8+ distinct digits counts too (GitHub's OAuth codes are 20 hex digits)."""
+    if _HEX.fullmatch(value):
+        return len(set(value.lower())) >= 8
+    return entropy_ok(value)

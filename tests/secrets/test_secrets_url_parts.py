@@ -33,7 +33,9 @@ def _urls() -> dict[str, tuple[str, str]]:
     sas = quote(base64.b64encode(stdlib_secrets.token_bytes(32)).decode(), safe="")
     amz = stdlib_secrets.token_hex(32)
     code = "4/0A" + stdlib_secrets.token_urlsafe(30)
-    values = {name: _token() for name in ("key", "signature", "token", "access", "client", "password", "user", "ghp")}
+    names = ("key", "signature", "token", "access", "client", "password", "user", "ghp", "implicit", "id", "fcode", "fsig")
+    values = {name: _token() for name in (*names, "colon user", "empty password")}
+    github_code = "".join(_RNG.sample("0123456789abcdef", 16)) + stdlib_secrets.token_hex(2)  # 20 hex digits
     values["ghp"] = "ghp_" + "".join(_RNG.choice(string.ascii_letters + string.digits) for _ in range(36))
     return {
         "azure sas sig": (f"https://acct.blob.core.windows.net/c/report.pdf?sv=2022-11-02&sr=b&sp=r&sig={sas}", sas),
@@ -50,6 +52,20 @@ def _urls() -> dict[str, tuple[str, str]]:
         "password": (f"https://db.example.com/x?user=bob&password={values['password']}", values["password"]),
         "token as user": (f"https://{values['user']}@git.example.com/org/repo.git", values["user"]),
         "github token as user": (f"https://{values['ghp']}@github.com/org/repo.git", values["ghp"]),
+        "github oauth code": (f"https://app.example.com/callback?code={github_code}&state=x", github_code),
+        # an OAuth implicit flow hands its tokens over in the fragment
+        "fragment access_token": (
+            f"https://app.example.com/cb#access_token={values['implicit']}&token_type=bearer",
+            values["implicit"],
+        ),
+        "fragment id_token": (f"https://app.example.com/cb#state=x&id_token={values['id']}", values["id"]),
+        "fragment code": (f"https://app.example.com/cb#code={values['fcode']}&state=x", values["fcode"]),
+        "fragment sig": (f"https://app.example.com/cb#state=x&sig={values['fsig']}", values["fsig"]),
+        "token before x-oauth-basic": (
+            f"https://{values['colon user']}:x-oauth-basic@github.com/org/repo.git",
+            values["colon user"],
+        ),
+        "token with an empty password": (f"https://{values['empty password']}:@git.example.com/r.git", values["empty password"]),
     }
 
 
@@ -62,6 +78,13 @@ ORDINARY = [
     "https://john.doe@example.com/calendar",
     "ssh://git@github.com/org/repo.git",
     "https://github.com/org/repo/blob/main/setup.py?plain=1",
+    # promo, error and product codes are short or made of words: not the long random OAuth codes and API keys
+    "https://shop.example.com/cart?code=SUMMER25",
+    "https://shop.example.com/cart?code=Summer25",
+    "https://docs.example.com/errors?code=ERR_Conn_Reset42",
+    "https://www.example.com/product?key=SKU-AB12cd34",
+    "https://en.wikipedia.org/w/index.php?title=X&key=ThinkPadX1Carbon",
+    "https://JohnSmith1985:@bitbucket.org/team/repo.git",
 ]
 
 
