@@ -7,8 +7,9 @@ key only this user can read over the run's id and the size and modification time
 ``events.jsonl`` and ``summary.json``. A reader trusts a run only when the tag verifies with its
 key and those files still have that size (and, locally, that time): an edit moves them, a copy that
 keeps times (``cp -a``, ``rsync -a``) keeps them. The key is made once, 32 random bytes in a file
-of mode 0600 (``$XDG_CONFIG_HOME/noesis_nb/seal.key``, else ``~/.config/noesis_nb/seal.key``);
-where none can be kept, a key for this process alone: only its own runs read unscreened.
+of mode 0600 (``$XDG_CONFIG_HOME/noesis_nb/seal.key`` when that is an absolute path, else
+``~/.config/noesis_nb/seal.key``); where none can be kept, a key for this process alone: only its
+own runs read unscreened. A seal of any shape ``make_seal`` never writes is simply not vouched for.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ __all__ = ["SEAL_KEY", "key_path", "load_key", "seal_key", "make_seal", "vouched
 
 SEAL_KEY = "seal"  # under final.json's ``x-noesis_nb``
 _KEY_BYTES = 32
+_TAG_CHARS = 64  # hex digits of an HMAC-SHA256
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 _lock = threading.Lock()
 _key: bytes | None = None
@@ -34,7 +36,9 @@ _keyed: hmac.HMAC | None = None
 
 def key_path() -> Path:
     """Where this user's seal key is kept."""
-    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    base = os.environ.get("XDG_CONFIG_HOME", "")
+    if not os.path.isabs(base):  # unset, empty or relative: the XDG spec says ignore it (not a key under the cwd)
+        base = os.path.join(os.path.expanduser("~"), ".config")
     return Path(base) / "noesis_nb" / "seal.key"
 
 
@@ -107,12 +111,17 @@ def vouched(seal: Any, episode_id: str, events: Any, summary: Any) -> bool:
     ``events``/``summary``: their stats, local ``(size, mtime_ns, ctime_ns)`` or remote ``(size, etag)``
     (remote stamps carry no time of ours: the sizes decide); None when absent.
     """
-    if type(seal) is not dict or type(seal.get("tag")) is not str:
+    if type(seal) is not dict or not _is_tag(seal.get("tag")):  # any other shape: not vouched, never an error
         return False
     sealed_events, sealed_summary = seal.get("events"), seal.get("summary")
     if not (_same(sealed_events, events) and _same(sealed_summary, summary)):
         return False
     return hmac.compare_digest(seal["tag"], _tag(episode_id, sealed_events, sealed_summary))
+
+
+def _is_tag(tag: Any) -> bool:
+    """A tag as ``_tag`` writes it (64 hex digits): ``compare_digest`` refuses non-ASCII text with a TypeError."""
+    return type(tag) is str and len(tag) == _TAG_CHARS and tag.isascii()
 
 
 def _stat(path: Path) -> list[int] | None:
