@@ -26,7 +26,7 @@ from .fs import BadFile, prefetch_remote, settled
 from .gcpause import gc_paused
 from .problems import CUT_IN_SEALED_RUN, LoadProblem, Problems
 from .progress import progress
-from .provenance import screened_when_written
+from .provenance import written_as
 from .rowsource import read_run_source, source_column
 from .source import RunRef
 
@@ -52,6 +52,7 @@ class EventColumns:
         run_sources: list[str],
         df: pd.DataFrame | None = None,
         screened: list[bool] | None = None,
+        sealed_tools: list[list[Any] | None] | None = None,
     ):
         self.columns = columns
         self.names = names
@@ -59,6 +60,8 @@ class EventColumns:
         self.run_sources = run_sources
         self._df = df
         self.screened = screened if screened is not None else [False] * len(names)  # per run: ``provenance``'s verdict
+        # per run: the tool records its seal vouches for (``provenance.written_as``), None when none
+        self.sealed_tools = sealed_tools if sealed_tools is not None else [None] * len(names)
 
     def frame(self) -> pd.DataFrame:
         """The events as a frame the caller owns: editing it never changes what the cache serves next."""
@@ -86,6 +89,7 @@ def load_events(
     segments: list[tuple[Batch | None, int, int]] = []
     run_sources: list[str] = []
     screened: list[bool] = []  # per run: noesis_nb screened it as it wrote it (``provenance``), so it is read as written
+    sealed_tools: list[list[Any] | None] = []  # per run: the tool records its seal vouches for
     systems: list[Sequence[tuple[int, str]]] = []  # per run: (row, system) where payload.source names one (filled by the batch)
     batch = Batch(extras, _COMPACT)
     per_run: list[list[LoadProblem]] = []  # reported in run order once every batch is sealed
@@ -101,11 +105,12 @@ def load_events(
                     stamp = ref.stat_events(path)
                     hit = CACHE.get(key, (stamp, named_by)) if stamp is not None else None
                     if hit is not None:
-                        segment, cached_problems, source, named, as_written = hit
+                        segment, cached_problems, source, named, as_written, tools = hit
                         per_run.append(cached_problems)
                         segments.append(segment)
                         run_sources.append(source)
                         screened.append(as_written)
+                        sealed_tools.append(tools)
                         systems.append(named)
                         continue
                 source = read_run_source(ref)  # fixed before the first event is written: cached with the events
@@ -117,9 +122,10 @@ def load_events(
                     segments.append(_NO_EVENTS)
                     systems.append(())
                     screened.append(False)
+                    sealed_tools.append(None)
                     stamp = ref.fs.stat(path)
                     if use_cache and run_problems and stamp is not None and settled(stamp):  # unreadable: keep its report
-                        CACHE.put(key, (stamp, named_by), (_NO_EVENTS, run_problems, source, (), False))
+                        CACHE.put(key, (stamp, named_by), (_NO_EVENTS, run_problems, source, (), False, None))
                     continue
                 data, stamp = got
                 url = ref.fs.url(path)
@@ -133,8 +139,9 @@ def load_events(
                 numbers: list[int] = []
                 evs = parse_lines(data, url, strict=problems.strict, errors=corruptions, torn=torn, numbers=numbers)
                 summary = named_by[1] if named_by[0] == "summary.json" else None
-                as_written = screened_when_written(ref, source, len(data), stamp, summary)
+                as_written, tools = written_as(ref, source, len(data), stamp, summary)
                 screened.append(as_written)
+                sealed_tools.append(tools)
                 if not as_written:  # never screened: redacted once, then cached
                     shown_records(evs)
                 run_problems.extend(LoadProblem(c.path, c.line_number, c.reason) for c in corruptions)
@@ -148,7 +155,9 @@ def load_events(
                 # a file changed this very moment is read again next time; so is a live run's cut last line: it is in
                 # transit, or, once the run is sealed with it still cut, damage to report (the seal leaves its stamp)
                 if use_cache and settled(stamp) and not (torn and not sealed):
-                    fresh.append((key, (stamp, named_by), (segment, run_problems, source, named, as_written), stop - start))
+                    fresh.append(
+                        (key, (stamp, named_by), (segment, run_problems, source, named, as_written, tools), stop - start)
+                    )
                 if batch.rows >= _BATCH_ROWS:
                     batch.seal()
                     batch = Batch(extras, _COMPACT)
@@ -162,9 +171,9 @@ def load_events(
         memo_key = ("events", extras_key, tuple(names))
         hit = MEMO.get(memo_key, tuple(segments)) if use_cache else None
         if hit is not None:
-            return EventColumns(hit.columns, hit.names, hit.lengths, run_sources, hit._df, screened)
+            return EventColumns(hit.columns, hit.names, hit.lengths, run_sources, hit._df, screened, sealed_tools)
         loaded = _assemble(segments, names, extras, run_sources, systems)
-        loaded.screened = screened
+        loaded.screened, loaded.sealed_tools = screened, sealed_tools
         if use_cache:
             MEMO.put(memo_key, tuple(segments), loaded)
         return loaded

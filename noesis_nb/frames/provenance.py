@@ -4,8 +4,10 @@ noesis_nb screens every event before it writes it; a run Noēsis wrote, or one c
 into the runs directory, never was, and the frames redact it as they read it (``secrets.records``).
 A run is taken as screened only when noesis_nb is writing it in this very process, or when its
 ``final.json`` holds this user's seal (``store.seal``) and its ``events.jsonl`` and ``summary.json``
-are as sealed: a keyed tag no one without the user's key can make, checked in microseconds. The
-``x-noesis_nb`` marker alone proves nothing (anyone can write it). Everything else is screened.
+are as sealed (its tool records: each one the seal lists, as sealed, ``store.seal.covers``): a keyed
+tag no one without the user's key can make, checked in microseconds. The ``x-noesis_nb`` marker alone
+proves nothing (anyone can write it). Everything else is screened. The seal binds sizes and times,
+not contents (``store.seal``): a same-size edit with its time set back is read as written.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from .fs import BadFile, LocalFS
 from .rowsource import NOESIS
 from .source import RunRef
 
-__all__ = ["screened_when_written", "sealed_here"]
+__all__ = ["screened_when_written", "written_as", "sealed_here"]
 
 
 def screened_when_written(ref: RunRef, source: str, size: int, stamp: Any, summary: Any) -> bool:
@@ -29,25 +31,39 @@ def screened_when_written(ref: RunRef, source: str, size: int, stamp: Any, summa
 
     ``summary``: the stat of the run's summary.json (None when it has none).
     """
+    return written_as(ref, source, size, stamp, summary)[0]
+
+
+def written_as(ref: RunRef, source: str, size: int, stamp: Any, summary: Any) -> tuple[bool, list[Any] | None]:
+    """``screened_when_written``, and the tool records the run's seal vouches for (``store.seal.covers``).
+
+    None when no seal vouches for the run: a run live here has none yet, so its tool records are screened.
+    """
     if source == NOESIS or type(stamp) is not tuple or not stamp or stamp[0] != size:  # no marker: never ours
-        return False
+        return False, None
     try:
         got = ref.read("final.json")
     except BadFile:
-        return False
+        return False, None
     if got is None:
-        return _live_here(ref)
+        return _live_here(ref), None
     try:
         final = orjson.loads(got[0])
     except orjson.JSONDecodeError:
-        return False
-    return sealed_here(final, ref.name, stamp, summary)
+        return False, None
+    seal = _vouched_seal(final, ref.name, stamp, summary)
+    return (True, seal["tools"]) if seal is not None else (False, None)
 
 
 def sealed_here(final: Any, episode_id: str, events: Any, summary: Any) -> bool:
     """Whether ``final`` (final.json's object) holds this user's seal of the run, its files unchanged since."""
+    return _vouched_seal(final, episode_id, events, summary) is not None
+
+
+def _vouched_seal(final: Any, episode_id: str, events: Any, summary: Any) -> dict[str, Any] | None:
     ext = final.get("x-noesis_nb") if type(final) is dict else None
-    return type(ext) is dict and vouched(ext.get(SEAL_KEY), episode_id, events, summary)
+    seal = ext.get(SEAL_KEY) if type(ext) is dict else None
+    return seal if vouched(seal, episode_id, events, summary) else None
 
 
 def _live_here(ref: RunRef) -> bool:

@@ -13,6 +13,7 @@ import pandas as pd
 from .._keywords import keywords_named
 from ..secrets.records import shown_value
 from ..store.layout import PREPARED_DIRS
+from ..store.seal import covers
 from ..store.vocab import (
     TOOL_APPROVAL_PENDING,
     TOOL_APPROVED,
@@ -81,11 +82,17 @@ def _record_files(ref: RunRef) -> list[str]:
 
 
 def _records(
-    ref: RunRef, kind: str, problems: Problems, stamps: dict[str, Any], urls: dict[str, str] | None = None
+    ref: RunRef,
+    kind: str,
+    problems: Problems,
+    stamps: dict[str, Any],
+    files: dict[str, Any],
+    urls: dict[str, str] | None = None,
 ) -> dict[str, dict[str, Any]]:
     """Records of one kind by draft id (``urls``, when given, gets where each was read).
 
-    ``stamps`` gets the change marker of every folder listed and file read (the run's cache stamp).
+    ``stamps`` gets the change marker of every folder listed and file read (the run's cache stamp);
+    ``files`` the stat of each record read, by its name under the run (what the run's seal may vouch for).
     An unreadable folder or record, or a field of the wrong kind, is reported with its own file.
     """
     fs = ref.fs
@@ -112,6 +119,7 @@ def _records(
         stamps[path] = None if got is None else got[1]
         if got is None:
             continue
+        files["/".join((*parts, name))] = got[1]
         try:
             doc = orjson.loads(got[0])
         except orjson.JSONDecodeError as exc:
@@ -267,15 +275,20 @@ _Drafts = tuple[list[dict[str, Any]], list[dict[str, Any]], list[LoadProblem]]  
 
 
 def _run_drafts(
-    ref: RunRef, source: str, screened: bool, facts: dict[str, dict[str, Any]], strict: bool, stamps: dict[str, Any]
+    ref: RunRef, source: str, sealed: Any, facts: dict[str, dict[str, Any]], strict: bool, stamps: dict[str, Any]
 ) -> _Drafts:
-    """One run's rows and raw records (``screened``: as noesis_nb wrote them, ``provenance``); ``stamps`` gets
-    what they were read from."""
+    """One run's rows and raw records; ``stamps`` gets what they were read from.
+
+    ``sealed``: the tool records the run's seal vouches for (``provenance.written_as``); the records are read
+    as written only when each one read is one of those, unchanged (``covers``), else redacted as read.
+    """
     problems = Problems(strict)
     urls: dict[str, str] = {}
-    prepared = _records(ref, "prepared", problems, stamps, urls)
-    approvals = _records(ref, "approvals", problems, stamps)
-    executions = _records(ref, "executions", problems, stamps)
+    files: dict[str, Any] = {}
+    prepared = _records(ref, "prepared", problems, stamps, files, urls)
+    approvals = _records(ref, "approvals", problems, stamps, files)
+    executions = _records(ref, "executions", problems, stamps, files)
+    screened = sealed is not None and covers(sealed, files)
     rows, records = [], []
     for draft in list(prepared) + [d for d in facts if d not in prepared]:
         p, a, e = prepared.get(draft, {}), approvals.get(draft, {}), executions.get(draft, {})
@@ -295,19 +308,17 @@ def _unchanged(ref: RunRef, stamps: dict[str, Any]) -> bool:
     return all((dir_stamp(fs, p, None) if p in folders else fs.stat(p)) == v for p, v in stamps.items())
 
 
-def _cached_drafts(
-    ref: RunRef, i: int, source: str, screened: bool, events: _ToolEvents, strict: bool, use_cache: bool
-) -> _Drafts:
-    """A run's drafts from the cache when its events, source, verdict and tool records are unchanged; else read."""
+def _cached_drafts(ref: RunRef, i: int, source: str, sealed: Any, events: _ToolEvents, strict: bool, use_cache: bool) -> _Drafts:
+    """A run's drafts from the cache when its events, source, seal and tool records are unchanged; else read."""
     key = ("tools", ref.fs.protocol, ref.path)
-    head = (ref.stat_events(ref.file("events.jsonl")), source, screened)
+    head = (ref.stat_events(ref.file("events.jsonl")), source, sealed)
     if use_cache:
         hit = CACHE.get(key, head)
         if hit is not None and _unchanged(ref, hit[0]):
             drafts: _Drafts = hit[1]
             return drafts
     stamps: dict[str, Any] = {}
-    drafts = _run_drafts(ref, source, screened, events.facts(i), strict, stamps)
+    drafts = _run_drafts(ref, source, sealed, events.facts(i), strict, stamps)
     if use_cache and settled(head[0], stamps):  # nothing it was read from changed this very moment
         CACHE.put(key, head, (stamps, drafts), rows=len(drafts[0]))
     return drafts
@@ -343,7 +354,7 @@ def tools_df(
     prefetch_remote(refs, _record_files)
     events = _ToolEvents(loaded)
     runs = [
-        _cached_drafts(ref, i, loaded.run_sources[i], loaded.screened[i], events, strict, cache) for i, ref in enumerate(refs)
+        _cached_drafts(ref, i, loaded.run_sources[i], loaded.sealed_tools[i], events, strict, cache) for i, ref in enumerate(refs)
     ]
     for _, _, run_problems in runs:
         problems.extend(run_problems)

@@ -81,3 +81,19 @@ def test_with_no_place_for_a_key_a_process_trusts_only_its_own_runs(tmp_path: Pa
         assert done.returncode == 0, done.stderr
         assert done.stdout.strip() == screened
     assert blocked.read_text() == "not a folder"
+
+
+_WHERE = "from noesis_nb.store.seal import key_path; print(key_path())"
+
+
+def test_a_relative_xdg_config_home_is_ignored(tmp_path: Path) -> None:
+    """The XDG spec says a relative value is ignored: no key is made under the folder the process runs in."""
+    project, home = tmp_path / "project", tmp_path / "home"
+    project.mkdir()
+    home.mkdir()
+    env = {**os.environ, "XDG_CONFIG_HOME": "cfg", "HOME": str(home)}
+    argv = [sys.executable, "-c", _WHERE]
+    done = subprocess.run(argv, cwd=project, env=env, capture_output=True, text=True, timeout=120, check=True)
+    where = Path(done.stdout.strip())
+    assert where.is_absolute() and project not in where.parents
+    assert where.parent.parent == home / ".config"
