@@ -1,6 +1,8 @@
 """detect-secrets' plugins, loaded once on first use (importing them costs ~0.2 s).
 
 They run without settings, git or network: no plugin ``verify`` is ever called, and their logger is silenced.
+The keyword detector's patterns and three value plugins' (OpenAI, JWT, npm) run in their linear-time forms
+(``linear``): as written they backtrack quadratically on text an adversary can shape.
 """
 
 from __future__ import annotations
@@ -8,6 +10,8 @@ from __future__ import annotations
 import logging
 from functools import lru_cache
 from typing import Any
+
+from .linear import keyword_maps, linear_plugins
 
 __all__ = ["plugins"]
 
@@ -51,29 +55,31 @@ def plugins() -> tuple[Any, ...]:
     )
 
     logging.getLogger("detect-secrets").setLevel(logging.CRITICAL)
-    value_plugins = (
-        aws.AWSKeyDetector(),
-        azure_storage_key.AzureStorageKeyDetector(),
-        basic_auth.BasicAuthDetector(),
-        cloudant.CloudantDetector(),
-        discord.DiscordBotTokenDetector(),
-        github_token.GitHubTokenDetector(),
-        gitlab_token.GitLabTokenDetector(),
-        ibm_cloud_iam.IbmCloudIamDetector(),
-        ibm_cos_hmac.IbmCosHmacDetector(),
-        jwt.JwtTokenDetector(),
-        mailchimp.MailchimpDetector(),
-        npm.NpmDetector(),
-        openai.OpenAIDetector(),
-        pypi_token.PypiTokenDetector(),
-        sendgrid.SendGridDetector(),
-        slack.SlackDetector(),
-        softlayer.SoftlayerDetector(),
-        square_oauth.SquareOAuthDetector(),
-        stripe.StripeDetector(),
-        telegram_token.TelegramBotTokenDetector(),
-        twilio.TwilioKeyDetector(),
+    value_plugins = linear_plugins(
+        (
+            aws.AWSKeyDetector(),
+            azure_storage_key.AzureStorageKeyDetector(),
+            basic_auth.BasicAuthDetector(),
+            cloudant.CloudantDetector(),
+            discord.DiscordBotTokenDetector(),
+            github_token.GitHubTokenDetector(),
+            gitlab_token.GitLabTokenDetector(),
+            ibm_cloud_iam.IbmCloudIamDetector(),
+            ibm_cos_hmac.IbmCosHmacDetector(),
+            jwt.JwtTokenDetector(),
+            mailchimp.MailchimpDetector(),
+            npm.NpmDetector(),
+            openai.OpenAIDetector(),
+            pypi_token.PypiTokenDetector(),
+            sendgrid.SendGridDetector(),
+            slack.SlackDetector(),
+            softlayer.SoftlayerDetector(),
+            square_oauth.SquareOAuthDetector(),
+            stripe.StripeDetector(),
+            telegram_token.TelegramBotTokenDetector(),
+            twilio.TwilioKeyDetector(),
+        )
     )
     keyword = KeywordDetector()
-    maps = (CONFIG_DENYLIST_REGEX_TO_GROUP, QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP)
+    maps = keyword_maps((CONFIG_DENYLIST_REGEX_TO_GROUP, QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP))
     return value_plugins, keyword, maps, Base64HighEntropyString(), HexHighEntropyString()

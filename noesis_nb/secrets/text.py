@@ -30,6 +30,7 @@ import orjson
 from .decoded import basic_credentials, encoded_secrets
 from .disguise import ESCAPE, INVISIBLE, INVISIBLE_CHARS, maybe_disguised, plain, unescape
 from .joined import chunk_texts
+from .linear import per_line, widen_all
 from .names import PLACEHOLDERS, is_secret_key
 from .plugins import plugins
 from .randomness import entropy_ok, random_words, without_ids
@@ -274,6 +275,11 @@ _EXTRA = [
         r"(?i)\bcurl\b[^\n]*?\s(?:-u|--user|-U|--proxy-user)[\s=]*['\"]?[^\s:'\"]*:([^\s'\"]+)",  # curl -u user:SECRET
     )
 ]
+# the patterns that search the rest of their line from each start, by the start they need (see ``per_line``)
+_LINE_HEADS = {
+    _EXTRA[-3]: re.compile(r"(?i)\b(?:mysql|mysqldump|mysqladmin|mariadb)\b"),
+    _EXTRA[-1]: re.compile(r"(?i)\bcurl\b"),
+}
 _PEM = re.compile(r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\Z)", re.S)
 _PEM_LINE = re.compile(r"[A-Za-z0-9+/=]{16,}")
 _ASSIGN = re.compile(  # name = value, name: value, "name": "value", -H 'Name: value', JSON in a string: \"name\": \"value\"
@@ -376,14 +382,6 @@ def _form_values(text: str) -> set[str]:
     return found
 
 
-def _widen(text: str, value: str) -> str:
-    """A token matched by its prefix and a fixed length (Stripe's 24 characters) taken to its real end."""
-    longest = value
-    for m in re.finditer(re.escape(value) + r"[A-Za-z0-9_-]+", text):
-        longest = max(longest, m.group(), key=len)
-    return longest
-
-
 _NAME_WORDS = re.compile(r"pass|pwd|secret|token|key|auth|cookie|cred|bearer|contras")
 
 
@@ -467,11 +465,15 @@ def _find(text: str, entropy: bool) -> set[str]:
     value_plugins, keyword, maps, _, _ = plugins()
     found: set[str] = set()
     text = without_ids(text)  # ids (ULIDs, UUIDs, digests) may spell PWD or APIKEY by chance: never secrets
-    for plugin in value_plugins:
-        found.update(_widen(text, v) for v in plugin.analyze_string(text) if v)
+    to_widen = [v for plugin in value_plugins for v in plugin.analyze_string(text)]
     for pattern in _EXTRA:
-        for m in pattern.finditer(text):
-            found.add(_widen(text, m.group(m.lastindex or 0)) if not m.lastindex else m.group(m.lastindex))
+        head = _LINE_HEADS.get(pattern)
+        for m in pattern.finditer(text) if head is None else per_line(pattern, head, text):
+            if m.lastindex:
+                found.add(m.group(m.lastindex))
+            else:
+                to_widen.append(m.group())
+    found |= widen_all(text, to_widen)
     if "://" in text:
         found.update(url_secrets(text))
     if "PRIVATE KEY" in text:

@@ -1,0 +1,139 @@
+"""Linear-time forms of the detect-secrets patterns that backtrack quadratically on adversarial text.
+
+Every event, tool output and foreign frame passes through ``find_in_text``: a pattern that retries a long
+scan from every start (``secret_secret_…``, ``sk-sk-…``) would freeze the kernel for minutes. Each form
+below finds exactly what the original finds (a differential test holds them to that):
+
+- keyword detector: ``(password|…)\\w*…`` tried from every keyword inside one word scans to the word's end
+  each time, and ``\\w*`` can give nothing back that the rest could use (it is followed by a quote, space,
+  ``:``, ``=`` or a bounded ``[^\\s]{0,50}?``). So only the first keyword of each word is tried, atomically,
+  with a possessive ``\\w*+``. The no-op lookahead ``(?=[^\\v'"]*)`` of its value part, a scan to the next
+  quote from every attempt, is dropped (``(?=\\w+)`` is kept as ``(?=\\w)``).
+- Cloudant, IBM and SoftLayer ``name = value``: the spaces around the sign are taken possessively (three
+  quantifiers could share them in cubic many ways: 1,000 spaces took 8 s).
+- OpenAI (``sk-…T3BlbkFJ…``), JWT (``eyJ….…``) and npm (``//….npmrc/:_authToken=``): a match lies inside
+  one word (one line for npm), and the first start in it succeeds whenever a later one would. Only that
+  first start is tried (``_FirstStart``, found by ``str.find``), and only in text holding a literal every
+  match needs. The same for ``mysql … -p…`` and ``curl … -u …`` (``per_line``), which search the rest of their
+  line from every start.
+- ``widen_all``: each value found is taken to the end of its word once, not by a search per value found.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
+
+__all__ = ["keyword_maps", "linear_plugins", "widen_all", "per_line"]
+
+
+def keyword_maps(maps: Iterable[Mapping[re.Pattern[str], int]]) -> tuple[dict[re.Pattern[str], int], ...]:
+    """The keyword detector's pattern maps, each pattern in its linear form (same groups, same matches)."""
+    from detect_secrets.plugins import keyword
+
+    prefix = keyword.DENYLIST_REGEX
+    first_keyword = r"(?<!\w)(?>\w*?(" + "|".join(keyword.DENYLIST) + r"))\w*+"
+    value = r"(?=[^\v\'\"]*)(?=\w+)"
+    return tuple({_rewritten(p, prefix, first_keyword, value): group for p, group in m.items()} for m in maps)
+
+
+def _rewritten(pattern: re.Pattern[str], prefix: str, first_keyword: str, value: str) -> re.Pattern[str]:
+    text = pattern.pattern.replace(value, r"(?=\w)")
+    if text.startswith(prefix):
+        text = first_keyword + text[len(prefix) :]
+    return re.compile(text, pattern.flags)
+
+
+# a match of each starts with a literal and lies inside one word (one line for npm), and from the first
+# start in it whenever from a later one; each also needs a literal, and text without it is not searched
+_FIRST_START = {  # plugin: (its pattern as detect-secrets wrote it, the start, the scope, the literal needed)
+    "OpenAIDetector": (r"sk-[A-Za-z0-9-_]*[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}", "sk-", r"[A-Za-z0-9_-]*", "T3BlbkFJ"),
+    "JwtTokenDetector": (r"eyJ[A-Za-z0-9-_=]+\.[A-Za-z0-9-_=]+\.?[A-Za-z0-9-_.+/=]*?", "eyJ", r"[A-Za-z0-9_=-]*", "."),
+    "NpmDetector": (r"\/\/.+\/:_authToken=\s*((npm_.+)|([A-Fa-f0-9-]{36})).*", "//", r"[^\n]*", "/:_authToken="),
+}
+
+
+class _FirstStart:
+    """A pattern's ``findall`` (what ``analyze_string`` uses of it) trying only the first start of each word:
+    when it fails from one start, every later start in that word fails too, so the word is left there."""
+
+    def __init__(self, pattern: re.Pattern[str], start: str, scope: str, needs: str) -> None:
+        self.regex, self.pattern, self.start, self.scope, self.needs = pattern, pattern.pattern, start, re.compile(scope), needs
+
+    def findall(self, text: str) -> list[Any]:
+        found: list[Any] = []
+        if self.needs not in text:
+            return found
+        at = text.find(self.start)
+        while at >= 0:
+            match = self.regex.match(text, at)
+            if match is None:  # on to the next word: the scope (``…*``) matches from any position
+                word = self.scope.match(text, at + 1)
+                at = text.find(self.start, word.end() if word is not None else at + 1)
+                continue
+            groups = match.groups(default="")
+            found.append(match.group() if not groups else groups[0] if len(groups) == 1 else groups)
+            at = text.find(self.start, max(match.end(), at + 1))
+        return found
+
+
+# ``name = value`` in the assignment patterns (Cloudant, IBM, SoftLayer): the spaces around the sign can be
+# split among three quantifiers in cubic many ways. The sign is followed by a quote or the value, never by
+# a space, ``=``, ``:`` or ``>``, so taking the spaces possessively and the longest sign first matches the same
+_SEPARATOR = "(?: *)(?:=|:|:=|=>| +|::)(?: *)"
+_SEPARATOR_LINEAR = " *+(?:=>|:=|::|=|:|(?<= )) *+"
+
+
+def linear_plugins(value_plugins: Iterable[Any]) -> tuple[Any, ...]:
+    """The value plugins, each pattern that backtracks quadratically or worse in its linear form (a
+    per-instance ``denylist``: the plugin's own ``analyze_string`` and checks still run)."""
+    plugins = tuple(value_plugins)
+    for plugin in plugins:
+        name = type(plugin).__name__
+        patterns = [p.pattern for p in plugin.denylist]
+        if name in _FIRST_START and patterns == [_FIRST_START[name][0]]:
+            plugin.denylist = [_FirstStart(plugin.denylist[0], *_FIRST_START[name][1:])]
+        elif any(_SEPARATOR in p for p in patterns):
+            plugin.denylist = [re.compile(p.pattern.replace(_SEPARATOR, _SEPARATOR_LINEAR), p.flags) for p in plugin.denylist]
+    return plugins
+
+
+_RUN = re.compile("[A-Za-z0-9_-]+")
+
+
+def widen_all(text: str, values: Iterable[str]) -> set[str]:
+    """Each value taken to its real end (a token matched by its prefix and a fixed length, Stripe's 24
+    characters): the longest of it followed by ``[A-Za-z0-9_-]+`` in ``text``, or itself.
+
+    Each distinct value is widened once, and an occurrence reaches the end of its word: after one, the
+    search goes on from that end (as ``re.finditer`` of ``value[A-Za-z0-9_-]+`` would).
+    """
+    widened = set()
+    for value in {v for v in values if v}:
+        longest, at = value, text.find(value)
+        while at >= 0:
+            end = _RUN.match(text, at + len(value))
+            if end is not None:
+                if end.end() - at > len(longest):
+                    longest = text[at : end.end()]
+                at = text.find(value, end.end())
+            else:
+                at = text.find(value, at + 1)
+        widened.add(longest)
+    return widened
+
+
+def per_line(pattern: re.Pattern[str], head: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
+    """``pattern.finditer(text)`` for a pattern that starts with ``head`` and then searches the rest of its
+    line lazily (``mysql … -pSECRET``, ``curl … -u user:SECRET``): when it fails from one start, it fails from
+    every later start on that line too, so the line is left there instead of being searched again."""
+    at = 0
+    while (start := head.search(text, at)) is not None:
+        match = pattern.match(text, start.start())
+        if match is not None:
+            yield match
+            at = max(match.end(), start.start() + 1)
+        else:
+            newline = text.find("\n", start.start())
+            at = len(text) if newline < 0 else newline
