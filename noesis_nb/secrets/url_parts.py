@@ -64,6 +64,8 @@ def _after_schemes(text: str) -> list[str]:
     """Each URL of ``text`` after its ``://``: to a space or a quote, or to the scheme of a URL that follows
     at once (strings of a list are also read joined: ``…?key=colourhttps://…``), at most ``_LONGEST`` long."""
     starts = [m.start() for m in re.finditer("://", text)]
+    if not starts:
+        return []
     urls = []
     for at, after in zip(starts, [*starts[1:], len(text)], strict=True):
         limit = min(at + 3 + _LONGEST, after)

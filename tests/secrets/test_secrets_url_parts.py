@@ -132,3 +132,11 @@ def test_a_run_writes_no_url_credential_and_keeps_ordinary_urls(tmp_path: Path) 
     events = (asyncio.run(cell()) / "events.jsonl").read_text(encoding="utf-8")
     assert [name for name, (_, credential) in urls.items() if credential in events] == []
     assert [url for url in ORDINARY if url not in events] == [], events[-2000:]
+
+
+@pytest.mark.parametrize("text", ["", "no link here ?code=abc", "a:/b?sig=x", "https:/x"])
+def test_a_text_without_a_url_gives_no_url_secret(text: str) -> None:
+    """``url_secrets`` is reached only through a pre-check today; called on any text it finds none, raising nothing."""
+    from noesis_nb.secrets.url_parts import url_secrets
+
+    assert url_secrets(text) == set()
