@@ -463,7 +463,8 @@ def _find_short(text: str, entropy: bool) -> frozenset[str]:
 
 def _find(text: str, entropy: bool) -> set[str]:
     value_plugins, keyword, maps, _, _ = plugins()
-    found: set[str] = set()
+    # a URL's credentials are judged by its own rules, ids included (an OAuth code may be made of UUIDs)
+    found: set[str] = url_secrets(text) if "://" in text else set()
     text = without_ids(text)  # ids (ULIDs, UUIDs, digests) may spell PWD or APIKEY by chance: never secrets
     to_widen = [v for plugin in value_plugins for v in plugin.analyze_string(text)]
     for pattern in _EXTRA:
@@ -474,8 +475,6 @@ def _find(text: str, entropy: bool) -> set[str]:
             else:
                 to_widen.append(m.group())
     found |= widen_all(text, to_widen)
-    if "://" in text:
-        found.update(url_secrets(text))
     if "PRIVATE KEY" in text:
         for m in _PEM.finditer(text):
             found.add(m.group())

@@ -4,7 +4,8 @@ SAS, ``?X-Amz-Signature=``, an OAuth ``?code=``, ``?key=``, an implicit flow's `
 
 Signatures and tokens are long and random, so any value that looks like a credential counts; ``code`` and
 ``key`` also hold promo, error and product codes (``?code=SUMMER25``, ``?key=ThinkPadX1Carbon``), so they
-count only when 16+ characters look random, as OAuth codes and API keys do.
+count only when 16+ characters look random, as OAuth codes and API keys do, or (``code``) when 32+ characters
+hold a UUID, as the codes of Keycloak and Microsoft accounts do.
 
 ``sig``, ``signature``, ``code`` and ``key`` are secret names only in a URL's query or fragment: elsewhere they name a
 status code, a thinking block's signature or a dict key, so ``names.is_secret_key`` does not count them.
@@ -88,7 +89,17 @@ def _credential(name: str, value: str) -> bool:
     classes = any(c.isdigit() for c in value) + any(c.islower() for c in value) + any(c.isupper() for c in value)
     if classes < 2 or not looks_like_credential(value):
         return False
-    return name in _SIGNED or (len(value) >= _CODE_LEAST and _random(value))
+    return name in _SIGNED or (len(value) >= _CODE_LEAST and _random(value)) or (name == "code" and _issued_code(value))
+
+
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+
+
+def _issued_code(value: str) -> bool:
+    """An authorization code an identity provider issues in parts, 32+ characters holding a UUID (Keycloak's
+    three dotted UUIDs, a Microsoft account's ``M.C507_BAY.2.U.<uuid>``): random as a whole, though no part
+    of it reads random to ``entropy_ok``."""
+    return len(value) >= 32 and _UUID.search(value) is not None
 
 
 def _random(value: str) -> bool:

@@ -9,6 +9,7 @@ import base64
 import random
 import secrets as stdlib_secrets
 import string
+import uuid
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -36,6 +37,8 @@ def _urls() -> dict[str, tuple[str, str]]:
     names = ("key", "signature", "token", "access", "client", "password", "user", "ghp", "implicit", "id", "fcode", "fsig")
     values = {name: _token() for name in (*names, "colon user", "empty password")}
     github_code = "".join(_RNG.sample("0123456789abcdef", 16)) + stdlib_secrets.token_hex(2)  # 20 hex digits
+    keycloak = ".".join(str(uuid.uuid4()) for _ in range(3))
+    microsoft = f"M.C507_BAY.2.U.{uuid.uuid4()}"
     values["ghp"] = "ghp_" + "".join(_RNG.choice(string.ascii_letters + string.digits) for _ in range(36))
     return {
         "azure sas sig": (f"https://acct.blob.core.windows.net/c/report.pdf?sv=2022-11-02&sr=b&sp=r&sig={sas}", sas),
@@ -66,6 +69,9 @@ def _urls() -> dict[str, tuple[str, str]]:
             values["colon user"],
         ),
         "token with an empty password": (f"https://{values['empty password']}:@git.example.com/r.git", values["empty password"]),
+        # codes issued in parts, each a UUID or a short tag: random as a whole, no part of them reads random
+        "keycloak code": (f"https://app.example.com/cb?state=ab12&code={keycloak}", keycloak),
+        "microsoft account code": (f"https://app.example.com/cb?code={microsoft}&state=1", microsoft),
     }
 
 
