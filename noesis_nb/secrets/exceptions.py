@@ -127,9 +127,19 @@ def _shown_copy(exc: BaseException, named: tuple[str, ...] = ()) -> BaseExceptio
         twin.__cause__, twin.__context__ = exc.__cause__, exc.__context__
         twin.__suppress_context__ = exc.__suppress_context__
         _redact_one(twin)
+        _printed_fields_shown(twin)
         return twin.with_traceback(exc.__traceback__)
     except Exception:  # never fail on the error path
         return exc
+
+
+def _printed_fields_shown(twin: BaseException) -> None:
+    """A ``SyntaxError``'s ``msg`` that is no text (a dict raised as its message) is printed by ``traceback`` and
+    ``logging`` as it renders, not through ``str(exc)``: the shown copy holds that rendering redacted (its
+    ``args`` keep the object raised)."""
+    msg = getattr(twin, "msg", None) if isinstance(twin, SyntaxError) else None
+    if msg is not None and not isinstance(msg, str):
+        twin.msg = _safe(twin, lambda: str(msg))
 
 
 _MISSING = object()

@@ -9,6 +9,8 @@ their types, and a huge or self-referencing argument is shown in bounded time.
 from __future__ import annotations
 
 import asyncio
+import io
+import logging
 import pickle
 import secrets
 import string
@@ -192,6 +194,30 @@ def test_a_syntax_error_whose_source_line_holds_a_key_is_shown_redacted(tmp_path
     assert "[REDACTED]" in (error.text or "")
     fields = ("filename", "lineno", "offset", "end_lineno", "end_offset", "msg")
     assert [getattr(error, f) for f in fields] == [getattr(original, f) for f in fields]
+
+
+def test_a_syntax_error_whose_message_is_a_container_is_printed_redacted(tmp_path: Path) -> None:
+    """``traceback`` and ``logging`` print a ``SyntaxError``'s ``msg`` as it renders: a dict holding a key is
+    printed redacted, and the error's arguments keep the dict raised."""
+    detail = {"error": "bad config", "auth": KEY}
+
+    def agent(task: str, ctx: Any) -> str:
+        raise SyntaxError(detail)
+
+    handle = _ran(tmp_path, agent)
+    with pytest.raises(SyntaxError) as caught:
+        handle.result()
+    error = caught.value
+    assert _leaked(_shown(error)) == []
+    logged = io.StringIO()
+    logger = logging.getLogger("test-syntax-msg")
+    logger.addHandler(logging.StreamHandler(logged))
+    try:
+        raise error
+    except SyntaxError:
+        logger.exception("episode failed")
+    assert "episode failed" in logged.getvalue() and _leaked(logged.getvalue()) == []
+    assert error.args[0] is detail
 
 
 class _Client:
