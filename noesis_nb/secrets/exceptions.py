@@ -137,9 +137,9 @@ def _printed_fields_shown(twin: BaseException) -> None:
     """A ``SyntaxError``'s ``msg`` that is no text (a dict raised as its message) is printed by ``traceback`` and
     ``logging`` as it renders, not through ``str(exc)``: the shown copy holds that rendering redacted (its
     ``args`` keep the object raised)."""
-    msg = getattr(twin, "msg", None) if isinstance(twin, SyntaxError) else None
-    if msg is not None and not isinstance(msg, str):
-        twin.msg = _safe(twin, lambda: str(msg))
+    if isinstance(twin, SyntaxError) and twin.msg is not None and not isinstance(twin.msg, str):
+        raised = twin.msg
+        twin.msg = _safe(twin, lambda: str(raised))
 
 
 _MISSING = object()

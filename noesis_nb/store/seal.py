@@ -41,12 +41,13 @@ _key: bytes | None = None
 _keyed: hmac.HMAC | None = None
 
 
-def key_path() -> Path:
-    """Where this user's seal key is kept."""
+def key_path() -> Path | None:
+    """Where this user's seal key is kept; None when no absolute place is known (``HOME`` relative, or unset
+    for a user without a home): a key under whatever folder the process runs in could be committed with it."""
     base = os.environ.get("XDG_CONFIG_HOME", "")
     if not os.path.isabs(base):  # unset, empty or relative: the XDG spec says ignore it (not a key under the cwd)
         base = os.path.join(os.path.expanduser("~"), ".config")
-    return Path(base) / "noesis_nb" / "seal.key"
+    return Path(base) / "noesis_nb" / "seal.key" if os.path.isabs(base) else None
 
 
 def seal_key() -> bytes:
@@ -54,7 +55,8 @@ def seal_key() -> bytes:
     global _key
     with _lock:
         if _key is None:
-            _key = load_key(key_path()) or secrets.token_bytes(_KEY_BYTES)
+            path = key_path()
+            _key = (load_key(path) if path is not None else None) or secrets.token_bytes(_KEY_BYTES)
         return _key
 
 

@@ -97,3 +97,17 @@ def test_a_relative_xdg_config_home_is_ignored(tmp_path: Path) -> None:
     where = Path(done.stdout.strip())
     assert where.is_absolute() and project not in where.parents
     assert where.parent.parent == home / ".config"
+
+
+def test_a_relative_home_keeps_no_key_under_the_working_folder(tmp_path: Path) -> None:
+    """With ``HOME`` relative (and no absolute ``XDG_CONFIG_HOME``) no place is known: the process seals with a key
+    of its own and makes no file under the folder it runs in."""
+    project = tmp_path / "project"
+    project.mkdir()
+    env = {**os.environ, "HOME": "notebooks"}
+    env.pop("XDG_CONFIG_HOME", None)
+    code = "from noesis_nb.store.seal import key_path, seal_key; print(key_path()); print(len(seal_key()))"
+    done = subprocess.run([sys.executable, "-c", code], cwd=project, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["None", "32"]
+    assert list(project.rglob("*")) == []
