@@ -272,7 +272,7 @@ _EXTRA = [
         r"(?i)\bbearer\s+([A-Za-z0-9._~+/=-]{8,})",  # Authorization: Bearer <token>
         r"(?i)\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]*?\s-p(?!\s)([^\s'\"]+)",  # mysql -pSECRET
         r"(?i)\bsshpass\s+-p\s*([^\s'\"]+)",
-        r"(?i)\bcurl\b[^\n]*?\s(?:-u|--user|-U|--proxy-user)[\s=]*['\"]?[^\s:'\"]*:([^\s'\"]+)",  # curl -u user:SECRET
+        r"(?i)\bcurl\b[^\n]*?\s(?:-u|--user|-U|--proxy-user)[\s=]*+['\"]?[^\s:'\"]*:([^\s'\"]+)",  # curl -u user:SECRET
     )
 ]
 # the patterns that search the rest of their line from each start, by the start they need (see ``per_line``)

@@ -36,7 +36,7 @@ _UNITS = [
     "curl -u ",
     "mysql -p ",
 ]
-_RUNS = ["cl_key" + " ", "ibm_cloud_key" + " ", "sl_key" + " ", "password" + " "]
+_RUNS = ["cl_key" + " ", "ibm_cloud_key" + " ", "sl_key" + " ", "password" + " ", "curl -u ="]
 
 _CHILD = """
 import json, sys, time
