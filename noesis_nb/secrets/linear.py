@@ -9,6 +9,9 @@ below finds exactly what the original finds (a differential test holds them to t
   ``:``, ``=`` or a bounded ``[^\\s]{0,50}?``). So only the first keyword of each word is tried, atomically,
   with a possessive ``\\w*+``. The no-op lookahead ``(?=[^\\v'"]*)`` of its value part, a scan to the next
   quote from every attempt, is dropped (``(?=\\w+)`` is kept as ``(?=\\w)``).
+- keyword comparison ``'value' == password``: a value opened by a backtick may hold backticks, so from every
+  backtick of a long stretch the original scans the stretch (Markdown with inline code took seconds per 40 KB).
+  Only the quote opening a stretch and its first backtick before a word character are tried (``_QuotedComparison``).
 - Cloudant, IBM and SoftLayer ``name = value``: the spaces around the sign are taken possessively (three
   quantifiers could share them in cubic many ways: 1,000 spaces took 8 s).
 - OpenAI (``sk-…T3BlbkFJ…``), JWT (``eyJ….…``) and npm (``//….npmrc/:_authToken=``): a match lies inside
@@ -38,11 +41,47 @@ def keyword_maps(maps: Iterable[Mapping[re.Pattern[str], int]]) -> tuple[dict[re
     return tuple({_rewritten(p, prefix, first_keyword, value): group for p, group in m.items()} for m in maps)
 
 
-def _rewritten(pattern: re.Pattern[str], prefix: str, first_keyword: str, value: str) -> re.Pattern[str]:
+def _rewritten(pattern: re.Pattern[str], prefix: str, first_keyword: str, value: str) -> Any:
     text = pattern.pattern.replace(value, r"(?=\w)")
     if text.startswith(prefix):
         text = first_keyword + text[len(prefix) :]
-    return re.compile(text, pattern.flags)
+    compiled = re.compile(text, pattern.flags)
+    return _QuotedComparison(compiled) if text.startswith(_QUOTED_OPEN) else compiled
+
+
+# ``'value' == password``: the value is opened by a quote or a backtick and may hold backticks, so from every
+# backtick of a long line the original scans the line (Markdown with inline code took seconds per 40 KB)
+_QUOTED_OPEN = "([\\'\"`])((?=\\w)[^\\v\\'\\\"]*"
+_SEGMENT_ENDS = re.compile("[\v'\"]")
+_WORD = re.compile(r"\w")
+
+
+class _QuotedComparison:
+    """The comparison pattern's ``search`` (all the keyword detector uses) trying, in each stretch of text
+    between quotes and line ends, the quote opening it and the first backtick followed by a word character:
+    a value runs to no quote or line end, so when the first backtick of a stretch fails every later one
+    fails too (it reaches fewer closing backticks, each judged the same). Found: the original's first match."""
+
+    def __init__(self, regex: re.Pattern[str]) -> None:
+        self.regex, self.pattern, self.flags = regex, regex.pattern, regex.flags
+
+    def search(self, text: str) -> re.Match[str] | None:
+        begin = 0
+        while begin <= len(text):
+            opened = begin < len(text) and text[begin] in "'\""  # a stretch opened by a quote: it ends at the next
+            end = _SEGMENT_ENDS.search(text, begin + 1 if opened else begin)
+            stop = end.start() if end is not None else len(text)
+            if opened and (found := self.regex.match(text, begin)) is not None:
+                return found
+            tick = text.find("`", begin, stop)
+            while tick >= 0 and _WORD.match(text, tick + 1) is None:  # the value starts with a word character
+                tick = text.find("`", tick + 1, stop)
+            if tick >= 0 and (found := self.regex.match(text, tick)) is not None:
+                return found
+            if end is None:
+                return None
+            begin = stop if text[stop] in "'\"" else stop + 1
+        return None
 
 
 # a match of each starts with a literal and lies inside one word (one line for npm), and from the first

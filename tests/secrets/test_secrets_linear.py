@@ -171,3 +171,30 @@ def test_every_pattern_named_is_rewritten() -> None:
     for name in ("CloudantDetector", "IbmCloudIamDetector", "IbmCosHmacDetector", "SoftlayerDetector"):
         assert not any("(?: *)(?:=|:" in p.pattern for p in by_name[name].denylist)
     assert len(_LINE_HEADS) == 2 and set(_LINE_HEADS) <= set(_EXTRA)
+
+
+def test_a_quoted_comparison_is_found_where_detect_secrets_finds_it() -> None:
+    """``'value' == password`` searched stretch by stretch gives detect-secrets' own first match (span and groups)
+    on texts of quotes, backticks, line ends, signs and keywords."""
+    import random
+
+    from detect_secrets.plugins import keyword
+
+    from noesis_nb.secrets.linear import _QuotedComparison, keyword_maps
+
+    originals = (keyword.CONFIG_DENYLIST_REGEX_TO_GROUP, keyword.QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP)
+    pairs = [
+        (old, new)
+        for before, after in zip(originals, keyword_maps(originals), strict=True)
+        for old, new in zip(before, after, strict=True)
+        if isinstance(new, _QuotedComparison)
+    ]
+    assert pairs
+    parts = ["'", '"', "`", "\x0b", "\n", " ", "=", "!", "==", "!=", "a", "b", "_", ",", "password", "secret"]
+    parts += ["api_key", "x1", "é", "\t", "===", "!==", "pwd", "`v`"]
+    rnd = random.Random(7)
+    for _ in range(20_000):
+        text = "".join(rnd.choice(parts) for _ in range(rnd.randint(0, 25)))
+        for old, new in pairs:
+            want, got = old.search(text), new.search(text)
+            assert (want and (want.span(), want.groups())) == (got and (got.span(), got.groups())), repr(text)

@@ -35,6 +35,7 @@ _UNITS = [
     'api_key:"',
     "curl -u ",
     "mysql -p ",
+    "Call `foo()` then `bar` and password ",  # Markdown with inline code: a backtick opens a compared value
 ]
 _RUNS = ["cl_key" + " ", "ibm_cloud_key" + " ", "sl_key" + " ", "password" + " ", "curl -u ="]
 
