@@ -51,7 +51,6 @@ class EventColumns:
         lengths: list[int],
         run_sources: list[str],
         df: pd.DataFrame | None = None,
-        screened: list[bool] | None = None,
         sealed_tools: list[list[Any] | None] | None = None,
     ):
         self.columns = columns
@@ -59,7 +58,6 @@ class EventColumns:
         self.lengths = lengths
         self.run_sources = run_sources
         self._df = df
-        self.screened = screened if screened is not None else [False] * len(names)  # per run: ``provenance``'s verdict
         # per run: the tool records its seal vouches for (``provenance.written_as``), None when none
         self.sealed_tools = sealed_tools if sealed_tools is not None else [None] * len(names)
 
@@ -88,7 +86,6 @@ def load_events(
     extras_key = tuple((c.name, c.path, id(c.fn), c.type) for c in extras)
     segments: list[tuple[Batch | None, int, int]] = []
     run_sources: list[str] = []
-    screened: list[bool] = []  # per run: noesis_nb screened it as it wrote it (``provenance``), so it is read as written
     sealed_tools: list[list[Any] | None] = []  # per run: the tool records its seal vouches for
     systems: list[Sequence[tuple[int, str]]] = []  # per run: (row, system) where payload.source names one (filled by the batch)
     batch = Batch(extras, _COMPACT)
@@ -105,11 +102,10 @@ def load_events(
                     stamp = ref.stat_events(path)
                     hit = CACHE.get(key, (stamp, named_by)) if stamp is not None else None
                     if hit is not None:
-                        segment, cached_problems, source, named, as_written, tools = hit
+                        segment, cached_problems, source, named, tools = hit
                         per_run.append(cached_problems)
                         segments.append(segment)
                         run_sources.append(source)
-                        screened.append(as_written)
                         sealed_tools.append(tools)
                         systems.append(named)
                         continue
@@ -121,11 +117,10 @@ def load_events(
                 if got is None:
                     segments.append(_NO_EVENTS)
                     systems.append(())
-                    screened.append(False)
                     sealed_tools.append(None)
                     stamp = ref.fs.stat(path)
                     if use_cache and run_problems and stamp is not None and settled(stamp):  # unreadable: keep its report
-                        CACHE.put(key, (stamp, named_by), (_NO_EVENTS, run_problems, source, (), False, None))
+                        CACHE.put(key, (stamp, named_by), (_NO_EVENTS, run_problems, source, (), None))
                     continue
                 data, stamp = got
                 url = ref.fs.url(path)
@@ -140,7 +135,6 @@ def load_events(
                 evs = parse_lines(data, url, strict=problems.strict, errors=corruptions, torn=torn, numbers=numbers)
                 summary = named_by[1] if named_by[0] == "summary.json" else None
                 as_written, tools = written_as(ref, source, len(data), stamp, summary)
-                screened.append(as_written)
                 sealed_tools.append(tools)
                 if not as_written:  # never screened: redacted once, then cached
                     shown_records(evs)
@@ -155,9 +149,7 @@ def load_events(
                 # a file changed this very moment is read again next time; so is a live run's cut last line: it is in
                 # transit, or, once the run is sealed with it still cut, damage to report (the seal leaves its stamp)
                 if use_cache and settled(stamp) and not (torn and not sealed):
-                    fresh.append(
-                        (key, (stamp, named_by), (segment, run_problems, source, named, as_written, tools), stop - start)
-                    )
+                    fresh.append((key, (stamp, named_by), (segment, run_problems, source, named, tools), stop - start))
                 if batch.rows >= _BATCH_ROWS:
                     batch.seal()
                     batch = Batch(extras, _COMPACT)
@@ -171,9 +163,9 @@ def load_events(
         memo_key = ("events", extras_key, tuple(names))
         hit = MEMO.get(memo_key, tuple(segments)) if use_cache else None
         if hit is not None:
-            return EventColumns(hit.columns, hit.names, hit.lengths, run_sources, hit._df, screened, sealed_tools)
+            return EventColumns(hit.columns, hit.names, hit.lengths, run_sources, hit._df, sealed_tools)
         loaded = _assemble(segments, names, extras, run_sources, systems)
-        loaded.screened, loaded.sealed_tools = screened, sealed_tools
+        loaded.sealed_tools = sealed_tools
         if use_cache:
             MEMO.put(memo_key, tuple(segments), loaded)
         return loaded

@@ -23,19 +23,13 @@ from .fs import BadFile, LocalFS
 from .rowsource import NOESIS
 from .source import RunRef
 
-__all__ = ["screened_when_written", "written_as", "sealed_here"]
-
-
-def screened_when_written(ref: RunRef, source: str, size: int, stamp: Any, summary: Any) -> bool:
-    """Whether the run's events.jsonl (``size`` bytes read, with its ``stamp``) is as noesis_nb screened it.
-
-    ``summary``: the stat of the run's summary.json (None when it has none).
-    """
-    return written_as(ref, source, size, stamp, summary)[0]
+__all__ = ["written_as", "sealed_here"]
 
 
 def written_as(ref: RunRef, source: str, size: int, stamp: Any, summary: Any) -> tuple[bool, list[Any] | None]:
-    """``screened_when_written``, and the tool records the run's seal vouches for (``store.seal.covers``).
+    """Whether the run's events.jsonl (``size`` bytes read, with its ``stamp``) is as noesis_nb screened it, and
+    the tool records the run's seal vouches for (``store.seal.covers``). ``summary``: the stat of the run's
+    summary.json (None when it has none).
 
     None when no seal vouches for the run: a run live here has none yet, so its tool records are screened.
     """

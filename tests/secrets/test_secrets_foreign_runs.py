@@ -196,7 +196,7 @@ def test_a_run_edited_in_place_keeping_its_size_is_screened(tmp_path: Path) -> N
 def test_an_integrations_run_noesis_nb_wrote_is_taken_as_screened(tmp_path: Path) -> None:
     """An imported trace is written (and screened) by noesis_nb: it carries the marker and its manifest, so
     the frames read it as written rather than screening it again on every cold load."""
-    from noesis_nb.frames.provenance import screened_when_written
+    from noesis_nb.frames.provenance import written_as
     from noesis_nb.frames.rowsource import read_run_source
     from noesis_nb.frames.source import resolve_source
     from noesis_nb.integrations.noetic import import_noetic
@@ -209,7 +209,7 @@ def test_an_integrations_run_noesis_nb_wrote_is_taken_as_screened(tmp_path: Path
     source = read_run_source(ref)
     stat = ref.stat_events(ref.file("events.jsonl"))
     assert source == "noetic" and stat is not None
-    assert screened_when_written(ref, source, stat[0], stat, ref.fs.stat(ref.file("summary.json")))
+    assert written_as(ref, source, stat[0], stat, ref.fs.stat(ref.file("summary.json")))[0]
 
 
 def _shown(root: Path) -> list[tuple[str, bytes]]:
