@@ -24,7 +24,7 @@ from ..store import find_run_dir, is_sealed
 from ..tools import decide, resolve_draft_id, supply_secrets
 from ..tools.draftref import run_part
 from ..tools.errors import PreparedToolInvocationNotFoundError
-from .episode import Episode, EpisodeOptions, decide_veto_on_disk, read_veto_decision
+from .episode import Episode, EpisodeOptions
 from .gate import Decision, check_decider, tell_if_overruled, to_decision
 from .handle import EpisodeHandle
 from .interrupt import interrupted, watch_interrupts
@@ -33,6 +33,7 @@ from .registry import forget, live_handles, register
 from .resolve import resolve_using
 from .resume import NothingToResume, ResumeReport, interrupted_resume, paused_on, resume_from_disk
 from .rootlink import warn_if_default_root_linked
+from .vetoes import decide_veto_on_disk, read_veto_decision
 
 __all__ = [
     "start",

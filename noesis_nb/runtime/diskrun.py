@@ -36,10 +36,10 @@ from ..tools import (
 )
 from ..tools.repositories import UNREADABLE_RECORD, record_problem
 from .api import decide_draft, resume_run
-from .episode import read_veto_decision
 from .gate import PendingApproval, tell_if_overruled
 from .position import last_pause, payload_of
 from .resume import resume_from_disk
+from .vetoes import read_veto_decision
 
 __all__ = ["DiskRun"]
 

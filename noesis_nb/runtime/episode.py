@@ -15,7 +15,6 @@ import threading
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from .._jsonio import bounded_jsonable
@@ -34,14 +33,11 @@ from ..errors import (
 )
 from ..secrets import SCAN_MARGIN, shown_cut
 from ..store import now_iso, read_final
-from ..store.artifacts import taken_back_if_sealed
-from ..store.paths import check_part, run_path
 from ..store.vocab import TERMINAL_STATUSES, TOKEN_FIELDS
-from ..tools._files import create_exclusive_json, quarantine, read_json_object
 from . import lifecycle
 from .context import EpisodeContext
 from .drain import Drain, InFlight
-from .gate import ApprovalGate, Decision
+from .gate import ApprovalGate
 from .governance import effective_failure_policy, evaluate_rules
 from .handedout import HandedOut
 from .lifecycle import Outcome
@@ -51,8 +47,9 @@ from .recorder import Recorder
 from .resolve import Adapter
 from .steer import SteerBox
 from .stubborn import Stoppable, forced_line, stop_in_background, stop_task
+from .vetoes import read_veto_decision, write_veto_decision
 
-__all__ = ["Episode", "EpisodeOptions", "EpisodePaused", "write_veto_decision", "read_veto_decision", "decide_veto_on_disk"]
+__all__ = ["Episode", "EpisodeOptions", "EpisodePaused"]
 
 
 @dataclass
@@ -610,84 +607,10 @@ class Episode:
         self.set_status(outcome if outcome in TERMINAL_STATUSES else "error")
 
 
-def _decision_path(run_dir: Any, checkpoint_id: str, *, mkdir: bool = False) -> Path:
-    return run_path(run_dir, "checkpoints", check_part(checkpoint_id, "checkpoint id"), "decision.json", mkdir=mkdir)
-
-
 def _model_row(payload: dict[str, Any], event_id: str | None) -> dict[str, Any]:
     """A captured model call as a drain reports it: its status and usage."""
     usage = {k: payload.get(k) for k in ("model", "provider", *TOKEN_FIELDS, "cost_usd", "latency_ms")}
     return {"status": "failed" if payload.get("error") else "ok", "event_id": event_id, **usage}
-
-
-def write_veto_decision(
-    run_dir: Any, checkpoint_id: str, *, override: bool, approver_id: str, reason: str | None
-) -> tuple[dict[str, Any], bool]:
-    """``checkpoints/<id>/decision.json``: a human overrode (or upheld) the veto that paused the run.
-
-    The first decision wins (exclusive create); later ones get it back with ``created=False``. A
-    malformed file there is moved aside (``decision.json.invalid-<time>``) rather than trusted.
-    """
-
-    path = _decision_path(run_dir, checkpoint_id, mkdir=True)
-    record = {
-        "checkpoint_id": checkpoint_id,
-        "decision": "override" if override else "uphold",
-        "approver_id": approver_id,
-        "reason": reason,
-        "decided_at": now_iso(),
-    }
-    for _ in range(3):
-        if create_exclusive_json(path, record):
-            return record, True
-        try:
-            existing = read_veto_decision(run_dir, checkpoint_id)
-        except DecisionFileError:
-            quarantine(path)
-            continue
-        if existing is not None:
-            return existing, False
-    raise DecisionFileError(f"{path}: could not record the decision (the file keeps changing); decide again")
-
-
-def decide_veto_on_disk(run_dir: Any, checkpoint_id: str, *, override: bool, approver_id: str, reason: str | None) -> Decision:
-    """Persist a veto decision for a run paused on disk; a :class:`Decision` saying whether this call made it."""
-
-    record, created = write_veto_decision(run_dir, checkpoint_id, override=override, approver_id=approver_id, reason=reason)
-    if created and taken_back_if_sealed(Path(run_dir), _decision_path(run_dir, checkpoint_id)):
-        raise RunSealedError(
-            f"run {Path(run_dir).name} was sealed while its veto was being decided; the decision was taken back "
-            "(its episode ended without one). Start a new episode instead."
-        )
-    return Decision(
-        draft_id="",
-        status="approved" if record.get("decision") == "override" else "rejected",
-        approver_id=record.get("approver_id"),
-        reason=record.get("reason"),
-        decided_at=record.get("decided_at"),
-        created=created,
-    )
-
-
-def read_veto_decision(run_dir: Any, checkpoint_id: str) -> dict[str, Any] | None:
-    """The veto decision on disk, None when there is none; a malformed file raises DecisionFileError."""
-
-    path = _decision_path(run_dir, checkpoint_id)
-    try:
-        data = read_json_object(path)
-    except ValueError as exc:
-        raise DecisionFileError(
-            f'{path}: {exc}; write {{"decision": "override" | "uphold", "approver_id": …}} '
-            "or decide again with approve_draft/reject_draft"
-        ) from None
-    if data is None:
-        return None
-    if data.get("decision") not in ("override", "uphold") or not isinstance(data.get("approver_id"), str):
-        raise DecisionFileError(
-            f"{path}: 'decision' must be 'override' or 'uphold' and 'approver_id' a string, got "
-            f"{data.get('decision')!r} / {data.get('approver_id')!r}; decide again with approve_draft/reject_draft"
-        )
-    return data
 
 
 def _error_message(exc: BaseException) -> str:

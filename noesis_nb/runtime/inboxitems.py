@@ -18,10 +18,10 @@ from ..errors import NoesisNbError
 from ..store.vocab import TERMINAL_STATUSES
 from ..tools import ApprovalDecisionRepository
 from .diskrun import DiskRun
-from .episode import read_veto_decision
 from .gate import PendingApproval
 from .position import last_pause, payload_of
 from .registry import live_handles
+from .vetoes import read_veto_decision
 
 __all__ = ["InboxItem", "source_for", "items_of", "decision_of"]
 

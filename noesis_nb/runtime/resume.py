@@ -50,7 +50,7 @@ from ..store.vocab import (
 from ..tools import ApprovalDecisionRequiredError
 from ..tools.repositories import ExecutionRepository
 from . import lifecycle
-from .episode import Episode, read_veto_decision
+from .episode import Episode
 from .lifecycle import Outcome
 from .pause import EpisodePaused
 from .position import last_pause, options_from_state, payload_of
@@ -63,6 +63,7 @@ from .resume_tool import (
     open_interrupted_pause,
     process_lost,
 )
+from .vetoes import read_veto_decision
 
 __all__ = [
     "resume_from_disk",

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import NoesisNbError
-from ..runtime.episode import read_veto_decision
+from ..runtime.vetoes import read_veto_decision
 from ..tools import ExecutionRepository, PreparedInvocationRepository
 from .render import short
 from .steps import Step

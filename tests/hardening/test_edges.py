@@ -158,7 +158,7 @@ def test_a_decision_racing_the_seal_is_listed_by_the_manifest_or_taken_back(
 
 
 def test_a_veto_decision_racing_the_seal_is_taken_back(runs_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from noesis_nb.runtime import episode
+    from noesis_nb.runtime import vetoes
     from noesis_nb.store.artifacts import write_manifest
 
     from .crashkit import TASKS, low_risk_agent
@@ -167,14 +167,14 @@ def test_a_veto_decision_racing_the_seal_is_taken_back(runs_dir: Path, tmp_path:
         TASKS["veto"], using=low_risk_agent(str(tmp_path / "m.txt")), runs_dir=runs_dir, governance="enforce", pause_on_veto=True
     )
     run = runs_dir / ep
-    real_create = episode.create_exclusive_json
+    real_create = vetoes.create_exclusive_json
 
     def racing_create(path, record):
         (run / "final.json").write_text('{"outcome": "cancelled"}')  # the episode sealed at that moment
         write_manifest(run, run.name)
         return real_create(path, record)
 
-    monkeypatch.setattr(episode, "create_exclusive_json", racing_create)
+    monkeypatch.setattr(vetoes, "create_exclusive_json", racing_create)
     with pytest.raises(RunSealedError, match="was sealed while its veto was being decided; the decision was taken back"):
         noesis_nb.approve_draft(run, approver_id="ana")
     assert not list(run.glob("checkpoints/*/decision.json"))
