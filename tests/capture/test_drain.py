@@ -39,13 +39,23 @@ def _agent(stub, tried: list[str], started: asyncio.Event):
     return agent
 
 
+async def _on_the_wire(stub, hits: int) -> None:
+    """Until the stub has the request (it answers after its delay): the call is in flight, however busy the machine."""
+    for _ in range(1000):
+        if stub.hits("/v1/chat/completions") >= hits:
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError("the model call never reached the stub")
+
+
 async def _run(stub, runs_dir, *, delay: float, drain_s: float, second_stop_after: float | None = None):
     stub.script("/v1/chat/completions", Reply(delay=delay))
     tried: list[str] = []
     started = asyncio.Event()
+    hits = stub.hits("/v1/chat/completions")
     handle = noesis_nb.start("drain me", using=_agent(stub, tried, started), runs_dir=runs_dir)
     await started.wait()
-    await asyncio.sleep(0.1)  # the request is on the wire
+    await _on_the_wire(stub, hits + 1)
     began = time.monotonic()
     assert handle.cancel(drain_s=drain_s)
     if second_stop_after is not None:
@@ -115,8 +125,9 @@ def test_a_sync_adapter_on_its_thread_is_drained_the_same_way(stub, runs_dir):
         return "done"
 
     async def main():
+        hits = stub.hits("/v1/chat/completions")
         handle = noesis_nb.start("drain a thread", using=agent, runs_dir=runs_dir)
-        await asyncio.sleep(0.15)
+        await _on_the_wire(stub, hits + 1)
         report = await handle.stop(drain_s=5)
         for _ in range(100):  # the thread goes on after the episode ended (Python cannot stop it): its next call
             if tried:
