@@ -44,7 +44,19 @@ from .errors import InvalidOptionError
 from .store.runfiles import UnreadableRunFile, read_file
 from .store.vocab import TOKEN_FIELDS
 
-__all__ = ["Price", "PriceTable", "Pricer", "price_frame", "reprice", "cost_of", "price_calls", "GENAI_SOURCE"]
+__all__ = [
+    "Price",
+    "PriceTable",
+    "Pricer",
+    "price_frame",
+    "reprice",
+    "cost_of",
+    "price_calls",
+    "price_arrays",
+    "price_attrs",
+    "stamps_or_now",
+    "GENAI_SOURCE",
+]
 
 _FIELDS = ("input", "cached_input", "cache_write", "output")
 
@@ -386,6 +398,43 @@ def price_frame(df: pd.DataFrame, prices: Any = None) -> pd.DataFrame:
     """
     pricer = Pricer.from_spec(prices)
     n = len(df)
+    if n:
+        models = df["model"].astype(object).to_numpy()
+        providers = df["provider"].astype(object).to_numpy() if "provider" in df else np.full(n, None, dtype=object)
+        stamps = _stamps(df["timestamp"] if "timestamp" in df else None, n)
+        tokens = {c: df[c].to_numpy(dtype=float, na_value=np.nan) if c in df else np.full(n, np.nan) for c in _TOKENS}
+        cost, priced, source, notes = price_arrays(pricer, models, providers, stamps, tokens)
+    else:
+        cost, priced, source, notes = np.full(0, np.nan), np.zeros(0, dtype=bool), np.empty(0, dtype=object), {}
+    out = df.copy(deep=False)
+    out["cost_usd"] = cost
+    out["priced"] = priced
+    out["price_source"] = _categorical(source)
+    out.attrs.update(df.attrs)
+    out.attrs.update(price_attrs(pricer, notes))
+    return out
+
+
+def price_attrs(pricer: Pricer, notes: dict[str, Any]) -> dict[str, Any]:
+    """The ``attrs`` a priced frame carries: the price source and version, and ``price_arrays``' notes."""
+    return {
+        "price_source": pricer.source,
+        "price_version": pricer.version,
+        "price_fallbacks": notes.get("price_fallbacks", {}),
+        "price_assumptions": notes.get("price_assumptions", {}),
+        "price_tiers": notes.get("price_tiers", {}),
+    }
+
+
+def price_arrays(
+    pricer: Pricer, models: np.ndarray, providers: np.ndarray, stamps: np.ndarray, tokens: dict[str, np.ndarray]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+    """(cost, priced, price source, notes) of calls given as arrays, the pricing ``price_frame`` does.
+
+    ``stamps``: µs since the epoch (UTC); ``tokens``: float64 counts (NaN unknown) by ``TOKEN_FIELDS``.
+    ``runs_df`` prices its calls here without building a frame of them first (a fixed cost of every load).
+    """
+    n = len(models)
     cost = np.full(n, np.nan)
     priced = np.zeros(n, dtype=bool)
     source = np.empty(n, dtype=object)
@@ -393,10 +442,6 @@ def price_frame(df: pd.DataFrame, prices: Any = None) -> pd.DataFrame:
     assumptions: dict[str, dict[str, int]] = {}
     tiered: dict[str, dict[str, int]] = {}
     if n:
-        models = df["model"].astype(object).to_numpy()
-        providers = df["provider"].astype(object).to_numpy() if "provider" in df else np.full(n, None, dtype=object)
-        stamps = _stamps(df["timestamp"] if "timestamp" in df else None, n)
-        tokens = {c: df[c].to_numpy(dtype=float, na_value=np.nan) if c in df else np.full(n, np.nan) for c in _TOKENS}
         keys = pd.MultiIndex.from_arrays([pd.Series(providers).fillna("").to_numpy(), pd.Series(models).fillna("").to_numpy()])
         codes, uniques = pd.factorize(keys)
         for code, (provider, model) in enumerate(uniques):
@@ -412,19 +457,8 @@ def price_frame(df: pd.DataFrame, prices: Any = None) -> pd.DataFrame:
                 cost[rows], priced[rows] = got, ok
                 source[rows[ok]] = price.source
                 _note(name, price, part, ok, fallbacks, assumptions, tiered)
-    out = df.copy(deep=False)
-    out["cost_usd"] = cost
-    out["priced"] = priced
-    out["price_source"] = _categorical(source)
-    out.attrs.update(df.attrs)
-    out.attrs.update(
-        price_source=pricer.source,
-        price_version=pricer.version,
-        price_fallbacks=fallbacks,
-        price_assumptions=assumptions,
-        price_tiers=tiered,
-    )
-    return out
+    notes = {"price_fallbacks": fallbacks, "price_assumptions": assumptions, "price_tiers": tiered}
+    return cost, priced, source, notes
 
 
 _TOKENS = TOKEN_FIELDS
@@ -472,6 +506,11 @@ def _stamps(ts: Any, n: int) -> np.ndarray:
         ts = iso_to_utc(list(ts))
     values = ts.dt.as_unit("us").to_numpy(dtype="datetime64[us]").astype(np.int64)
     return np.where(ts.isna().to_numpy(), now, values)
+
+
+def stamps_or_now(micros: np.ndarray) -> np.ndarray:
+    """Call times as µs since the epoch (``int64``; NaT's value: no time) with a missing one read as now, as ``_stamps``."""
+    return np.where(micros == np.iinfo(np.int64).min, genai.micros(datetime.now(UTC)), micros)
 
 
 def _categorical(values: np.ndarray) -> pd.Categorical:

@@ -12,11 +12,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..cost import Pricer, price_frame
+from ..cost import Pricer, price_arrays, price_attrs, stamps_or_now
 from .columns import TOKEN_COLUMNS
 from .runrecord import PARTS, RunRecord
-from .timetext import utc_micros
-from .usage import calls_frame
+from .timetext import micros_of, utc_micros
+from .usage import call_counts
 from .values import is_count
 
 __all__ = ["run_usage", "sums_hide_priced_parts", "PriceMemo"]
@@ -103,36 +103,45 @@ def _day(stamp: Any) -> datetime | None:
 
 
 def run_usage(records: list[RunRecord], prices: Any) -> pd.DataFrame:
-    """Per-run model-call totals and cost (priced per call, then summed); a total is NaN when any call's value is unknown."""
+    """Per-run model-call totals and cost (priced per call, then summed); a total is NaN when any call's value is unknown.
+
+    The calls are priced as ``usage_df`` prices them (``price_arrays`` over ``call_counts``), from
+    arrays: a frame of the calls, built and dropped, was a fixed cost of every load.
+    """
+    pricer = Pricer.from_spec(prices)
     index, stamps, payloads, weights = [], [], [], []
     for i, record in enumerate(records):
         for ts, payload in record["calls"]:
             index.append(i)
-            stamps.append(ts)
+            stamps.append(ts if isinstance(ts, str) else None)
             payloads.append(payload)
             weights.append(payload["model_calls"] if is_count(payload.get("model_calls")) else 1)
     n = len(records)
-    calls = price_frame(calls_frame(index, [s if isinstance(s, str) else None for s in stamps], payloads), prices)
+    tokens = call_counts(payloads)
+    models, providers = ([v if type(v := p.get(key)) is str else None for p in payloads] for key in ("model", "provider"))
+    cost, priced_calls, _, notes = price_arrays(
+        pricer, _objects(models), _objects(providers), stamps_or_now(micros_of(stamps)), tokens
+    )
     run = np.asarray(index, dtype=np.int64)
     counts = np.bincount(run, weights=np.asarray(weights, dtype=float), minlength=n) if len(run) else np.zeros(n)
     columns: dict[str, Any] = {"model_calls": pd.array(counts.astype(np.int64), dtype="Int64")}
     has = counts > 0
-    for name in (*TOKEN_COLUMNS, "cost_usd"):  # a total is unknown (NaN) when any call's value is unknown, never partial
-        values = calls[name].to_numpy(dtype=float, na_value=np.nan) if len(calls) else np.empty(0)
+    for name, values in (*((t, tokens[t]) for t in TOKEN_COLUMNS), ("cost_usd", cost)):
+        # a total is unknown (NaN) when any call's value is unknown, never partial
         known = ~np.isnan(values)
         total = np.bincount(run[known], weights=values[known], minlength=n) if known.any() else np.zeros(n)
         any_unknown = np.bincount(run[~known], minlength=n) > 0 if not known.all() else np.zeros(n, dtype=bool)
         columns[name] = np.where(has & ~any_unknown, total, np.nan)
-    unpriced = np.bincount(run[~calls["priced"].to_numpy(dtype=bool)], minlength=n) > 0 if len(calls) else np.zeros(n, dtype=bool)
+    unpriced = np.bincount(run[~priced_calls], minlength=n) > 0 if len(run) else np.zeros(n, dtype=bool)
     priced = has & ~unpriced
     columns["priced"] = pd.array(priced, dtype="boolean")
     columns["cost_usd"] = np.where(priced, columns["cost_usd"], np.nan)
     out = pd.DataFrame(columns, index=pd.RangeIndex(n), copy=False)  # one constructor call, not a setitem per column
-    out.attrs.update(
-        {
-            k: calls.attrs[k]
-            for k in ("price_source", "price_version", "price_fallbacks", "price_assumptions", "price_tiers")
-            if k in calls.attrs
-        }
-    )
+    out.attrs.update(price_attrs(pricer, notes))
     return out
+
+
+def _objects(values: list[Any]) -> np.ndarray:
+    arr = np.empty(len(values), dtype=object)
+    arr[:] = values
+    return arr

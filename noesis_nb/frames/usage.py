@@ -22,7 +22,7 @@ from .problems import CUT_IN_SEALED_RUN, LoadProblem, Problems
 from .source import Source, episode_filter, named_runs, resolve_source, source_label, stray_runs, unmatched_episodes
 from .values import RULES
 
-__all__ = ["usage_df", "scan_model_calls", "calls_frame", "MODEL_CALL"]
+__all__ = ["usage_df", "scan_model_calls", "calls_frame", "call_counts", "MODEL_CALL"]
 
 MODEL_CALL = MODEL_CALL
 _NEEDLE = b'"model.call"'
@@ -86,6 +86,13 @@ def _unknown_conflicts(data: dict[str, Any]) -> None:
             data[name] = np.where(over, np.nan, data[name])
 
 
+def call_counts(payloads: list[dict[str, Any]]) -> dict[str, np.ndarray]:
+    """Each call's token counts by ``TOKEN_COLUMNS`` as float64, unknown (NaN) when not a count or in conflict."""
+    data = {name: _numbers([p.get(name) for p in payloads], "count") for name in TOKEN_COLUMNS}
+    _unknown_conflicts(data)
+    return data
+
+
 def calls_frame(
     episode_ids: list[Any],
     timestamps: Sequence[Any] | pd.Series,
@@ -99,11 +106,6 @@ def calls_frame(
     """
     payloads = list(payloads)
     keys = {
-        "input_tokens": "input_tokens",
-        "cached_input_tokens": "cached_input_tokens",
-        "cache_write_input_tokens": "cache_write_input_tokens",
-        "output_tokens": "output_tokens",
-        "reasoning_tokens": "reasoning_tokens",
         "latency_ms": "latency_ms",
         "reported_cost_usd": "cost_usd",
     }
@@ -117,9 +119,9 @@ def calls_frame(
     data["timestamp"] = ts
     for name in ("provider", "model"):
         data[name] = _arrays.series_of("category", [v if type(v := p.get(name)) is str else None for p in payloads])
+    data.update(call_counts(payloads))
     for name, key in keys.items():
-        data[name] = _numbers([p.get(key) for p in payloads], "count" if name.endswith("_tokens") else "nonneg")
-    _unknown_conflicts(data)
+        data[name] = _numbers([p.get(key) for p in payloads], "nonneg")
     df = pd.DataFrame(data)
     for column in extras:
         df[column.name] = _arrays.series_of(column.type, [column.value({"payload": p}) for p in payloads])
