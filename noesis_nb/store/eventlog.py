@@ -47,6 +47,7 @@ __all__ = [
 
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_HASH_BLOCK = 64 * 1024  # bytes of lines the writer's digest takes at once (below malloc's mmap threshold)
 _second_cache: tuple[int, str] = (-1, "")
 
 
@@ -101,7 +102,10 @@ class EventWriter:
         self.count = 0
         self.last_event_id: str | None = None
         self._digest = hashlib.sha256()  # of every byte of the file, so sealing need not read it again
-        self._unhashed: list[bytes] = []
+        # the lines written since the digest last took a block, as one buffer: keeping each line's own bytes instead
+        # would hold the JSON encoder's buffer for each (orjson's is 4-8 KB for a 600-byte line), so every event
+        # grew the heap by that much until the block was hashed, and each append ran on memory never touched before
+        self._unhashed = bytearray()
         self._size = 0
         self.closed_as: FileDigest | None = None
         self.owner = _forks.Owner()  # a forked child inherits the open log, never the right to append (``_forks``)
@@ -169,9 +173,9 @@ class EventWriter:
             self._write_rest(line, written or 0)
         self._size += len(line)
         unhashed = self._unhashed
-        unhashed.append(line)
-        if len(unhashed) >= 512:  # hashed in blocks: one call per block, not per line
-            self._digest.update(b"".join(unhashed))
+        unhashed += line
+        if len(unhashed) >= _HASH_BLOCK:  # hashed in blocks: one call per block, not per line
+            self._digest.update(unhashed)
             unhashed.clear()
         self.count += 1
         event_id = event.get("id")
@@ -244,7 +248,7 @@ class EventWriter:
         """Close the file, keeping what it holds (``closed_as``) for a manifest that need not re-read it."""
         with self.lock:
             if not self._fh.closed:
-                self._digest.update(b"".join(self._unhashed))
+                self._digest.update(self._unhashed)
                 self._unhashed.clear()
                 st = os.fstat(self._fh.fileno())
                 if st.st_size == self._size:  # only this writer wrote it
