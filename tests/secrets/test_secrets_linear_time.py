@@ -36,6 +36,9 @@ _UNITS = [
     "curl -u ",
     "mysql -p ",
     "Call `foo()` then `bar` and password ",  # Markdown with inline code: a backtick opens a compared value
+    "password `a ",  # a backtick opening a value no ``X`;`` closes, after every keyword of a long stretch
+    "secret `a` ",
+    "\n pwd`a",
 ]
 _RUNS = ["cl_key" + " ", "ibm_cloud_key" + " ", "sl_key" + " ", "password" + " ", "curl -u ="]
 
@@ -55,7 +58,7 @@ print(json.dumps(times))
 """
 
 
-@pytest.mark.parametrize("chunk", [_UNITS[:10], _UNITS[10:] + _RUNS])
+@pytest.mark.parametrize("chunk", [_UNITS[:12], _UNITS[12:] + _RUNS])
 def test_screen_time_grows_linearly_on_adversarial_text(chunk: list[str]) -> None:
     """Each shape at 100 KB takes less than 8 times as long as at 25 KB (a quadratic pattern takes 16
     times, and took minutes), with half a second of slack for a loaded machine."""
