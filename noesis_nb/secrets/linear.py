@@ -23,7 +23,8 @@ below finds exactly what the original finds (a differential test holds them to t
   first start is tried (``_FirstStart``, found by ``str.find``), and only in text holding a literal every
   match needs. The same for ``mysql … -p…`` and ``curl … -u …`` (``per_line``), which search the rest of their
   line from every start.
-- ``widen_all``: each value found is taken to the end of its word once, not by a search per value found.
+- ``widen_all``: each value found is taken to the end of its word once; many values are found in one pass
+  over the text (``occurrences``), not by a search per value (32,000 distinct keys in 670 KB took 20 s).
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
+
+from .occurrences import occurrences
 
 __all__ = ["keyword_maps", "linear_plugins", "widen_all", "per_line"]
 
@@ -208,28 +211,38 @@ def linear_plugins(value_plugins: Iterable[Any]) -> tuple[Any, ...]:
 
 
 _RUN = re.compile("[A-Za-z0-9_-]+")
+_SEARCHED_EACH = 64  # above this many distinct values, the text is read once for all of them
 
 
 def widen_all(text: str, values: Iterable[str]) -> set[str]:
     """Each value taken to its real end (a token matched by its prefix and a fixed length, Stripe's 24
     characters): the longest of it followed by ``[A-Za-z0-9_-]+`` in ``text``, or itself.
 
-    Each distinct value is widened once, and an occurrence reaches the end of its word: after one, the
-    search goes on from that end (as ``re.finditer`` of ``value[A-Za-z0-9_-]+`` would).
+    An occurrence reaches the end of its word, and the next one counted starts after that end (as
+    ``re.finditer`` of ``value[A-Za-z0-9_-]+`` would). A few values are each searched for; many are found
+    in one pass (``occurrences``), so thousands of distinct values do not each cost a search of the text.
     """
-    widened = set()
-    for value in {v for v in values if v}:
-        longest, at = value, text.find(value)
+    distinct = {v for v in values if v}
+    longest = {v: v for v in distinct}
+    if len(distinct) > _SEARCHED_EACH:
+        resume = dict.fromkeys(distinct, 0)
+        for at, value in occurrences(text, distinct):
+            if at >= resume[value] and (end := _RUN.match(text, at + len(value))) is not None:
+                if end.end() - at > len(longest[value]):
+                    longest[value] = text[at : end.end()]
+                resume[value] = end.end()
+        return set(longest.values())
+    for value in distinct:
+        at = text.find(value)
         while at >= 0:
             end = _RUN.match(text, at + len(value))
             if end is not None:
-                if end.end() - at > len(longest):
-                    longest = text[at : end.end()]
+                if end.end() - at > len(longest[value]):
+                    longest[value] = text[at : end.end()]
                 at = text.find(value, end.end())
             else:
                 at = text.find(value, at + 1)
-        widened.add(longest)
-    return widened
+    return set(longest.values())
 
 
 def per_line(pattern: re.Pattern[str], head: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:

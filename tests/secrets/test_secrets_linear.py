@@ -161,6 +161,16 @@ def test_widening_takes_each_value_to_its_end(text: str, values: list[str]) -> N
     assert widen_all(text, values) == {_widen(text, v) for v in values}
 
 
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(_TEXTS, st.lists(st.sampled_from(_RISKY + _SAMPLES + _PUNCT + ["a", "aa", "eyJa", "AKIAAKIA"]), min_size=1, max_size=6))
+def test_many_values_are_widened_as_each_alone(text: str, values: list[str]) -> None:
+    """Past the number searched for one by one, the values are found in one pass: each is widened the same,
+    those overlapping each other or their own occurrences (``aa`` in ``aaaa``) included."""
+    pieces = {text[i : i + n] for n in (1, 2, 3, 5, 8, 13) for i in range(len(text))}
+    many = [*values, *pieces, *(f"unseen{n}" for n in range(70))]
+    assert widen_all(text, many) == {_widen(text, v) for v in many if v}
+
+
 def test_every_pattern_named_is_rewritten() -> None:
     """A detect-secrets release that changed a pattern keeps its own: the forms here would then be stale."""
     for mapping in plugins()[2]:
