@@ -36,9 +36,9 @@ def occurrences(text: str, values: Iterable[str]) -> Iterator[tuple[int, str]]:
         node = moves[node].get(char, 0)
         found = node if ends[node] is not None else output[node]
         while found:
-            value = ends[found]
-            assert value is not None
-            yield at + 1 - len(value), value
+            spelt = ends[found]
+            assert spelt is not None  # an output link leads only to a node spelling a value
+            yield at + 1 - len(spelt), spelt
             found = output[found]
 
 
