@@ -42,6 +42,9 @@ _UNITS = [
 ]
 _RUNS = ["cl_key" + " ", "ibm_cloud_key" + " ", "sl_key" + " ", "password" + " ", "curl -u ="]
 
+# ordinary prose of the same length, screened in the same process: the slack allowed for measuring noise
+_PROSE = "The agent read the build log, found the failing test and wrote a short summary of the fix. "
+
 _CHILD = """
 import json, sys, time
 from noesis_nb.secrets.text import find_in_text
@@ -51,26 +54,32 @@ for name, texts in (("unit", units), ("run", runs)):
     for u in texts:
         for size in sizes:
             text = (u * (size // len(u) + 1))[:size] if name == "unit" else (u + u[-1] * size)[:size] + "x"
-            start = time.perf_counter()
-            find_in_text(text)
-            times.setdefault(u, []).append(time.perf_counter() - start)
+            spent = []
+            for _ in range(2):  # the lesser of two: a pause of the machine counts once at most
+                start = time.process_time()
+                find_in_text(text)
+                spent.append(time.process_time() - start)
+            times.setdefault(u, []).append(min(spent))
 print(json.dumps(times))
 """
 
 
-@pytest.mark.parametrize("chunk", [_UNITS[:12], _UNITS[12:] + _RUNS])
+@pytest.mark.parametrize("chunk", [_UNITS[:8], _UNITS[8:16], _UNITS[16:] + _RUNS])
 def test_screen_time_grows_linearly_on_adversarial_text(chunk: list[str]) -> None:
-    """Each shape at 100 KB takes less than 8 times as long as at 25 KB (a quadratic pattern takes 16
-    times, and took minutes), with half a second of slack for a loaded machine."""
-    units = [u for u in chunk if u in _UNITS]
+    """Each shape at 100 KB takes less than 6 times as long as at 25 KB, give or take the time of 100 KB of
+    prose (linear is 4 times; quadratic 16, and took minutes; a shape whose quadratic part merely matches
+    its linear part at 100 KB takes 6.4 times). Times are the child's CPU time, the lesser of two runs."""
+    units = [u for u in chunk if u in _UNITS] + [_PROSE]
     runs = [u for u in chunk if u in _RUNS]
     args = json.dumps([units, runs, [25_000, 100_000]])
     try:
-        out = subprocess.run([sys.executable, "-c", _CHILD, args], capture_output=True, text=True, timeout=120, check=True)
+        out = subprocess.run([sys.executable, "-c", _CHILD, args], capture_output=True, text=True, timeout=240, check=True)
     except subprocess.TimeoutExpired:
-        pytest.fail(f"screening 25 KB and 100 KB texts of {chunk} took over 2 minutes")
-    for unit, (small, large) in json.loads(out.stdout).items():
-        assert large < 8 * small + 0.5, f"{unit!r}: {small:.2f} s at 25 KB, {large:.2f} s at 100 KB"
+        pytest.fail(f"screening 25 KB and 100 KB texts of {chunk} took over 4 minutes")
+    times = json.loads(out.stdout)
+    prose = times.pop(_PROSE)[1]
+    for unit, (small, large) in times.items():
+        assert large < 6 * small + prose, f"{unit!r}: {small:.3f} s at 25 KB, {large:.3f} s at 100 KB (prose {prose:.3f} s)"
 
 
 _WIDEN_CHILD = """
