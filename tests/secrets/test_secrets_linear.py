@@ -94,7 +94,9 @@ _SAMPLES = [
 _TEXTS = st.lists(st.sampled_from(_RISKY + _PUNCT + _SAMPLES), max_size=14).map("".join)
 # names, signs and quoted values only: most of these texts assign something to a secret-looking name
 _KEYWORD_PIECES = ["password", "secret_", "api_key", "my_db_pass", "x", "hunter22", "s3cr3t,x"]
-_KEYWORD_BITS = st.sampled_from(_KEYWORD_PIECES + [" ", ":", "=", "==", "=>", "'", '"', "`", ";", ",", "\n", "\v", "]"])
+_KEYWORD_BITS = st.sampled_from(
+    _KEYWORD_PIECES + [" ", ":", "=", "==", "=>", "'", '"', "`", ";", ",", "\n", "\v", "]", "`;", "`a ", ",`;"]
+)
 _SOME = st.lists(_KEYWORD_BITS, max_size=4).map("".join)
 _KEYWORD_TEXTS = st.lists(st.tuples(_SOME, st.sampled_from(_KEYWORD_PIECES[:4]), _SOME, _SOME), max_size=4).map(
     lambda parts: "".join("".join(p) for p in parts)
@@ -159,6 +161,16 @@ def test_widening_takes_each_value_to_its_end(text: str, values: list[str]) -> N
     assert widen_all(text, values) == {_widen(text, v) for v in values}
 
 
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(_TEXTS, st.lists(st.sampled_from(_RISKY + _SAMPLES + _PUNCT + ["a", "aa", "eyJa", "AKIAAKIA"]), min_size=1, max_size=6))
+def test_many_values_are_widened_as_each_alone(text: str, values: list[str]) -> None:
+    """Past the number searched for one by one, the values are found in one pass: each is widened the same,
+    those overlapping each other or their own occurrences (``aa`` in ``aaaa``) included."""
+    pieces = {text[i : i + n] for n in (1, 2, 3, 5, 8, 13) for i in range(len(text))}
+    many = [*values, *pieces, *(f"unseen{n}" for n in range(70))]
+    assert widen_all(text, many) == {_widen(text, v) for v in many if v}
+
+
 def test_every_pattern_named_is_rewritten() -> None:
     """A detect-secrets release that changed a pattern keeps its own: the forms here would then be stale."""
     for mapping in plugins()[2]:
@@ -173,28 +185,33 @@ def test_every_pattern_named_is_rewritten() -> None:
     assert len(_LINE_HEADS) == 2 and set(_LINE_HEADS) <= set(_EXTRA)
 
 
-def test_a_quoted_comparison_is_found_where_detect_secrets_finds_it() -> None:
-    """``'value' == password`` searched stretch by stretch gives detect-secrets' own first match (span and groups)
-    on texts of quotes, backticks, line ends, signs and keywords."""
+def test_searched_stretch_by_stretch_the_keyword_patterns_find_the_first_match() -> None:
+    """``'value' == password`` searched stretch by stretch, and ``password `value`;`` with the backticks that open
+    and close nothing read as commas, give detect-secrets' own first match (its groups) on texts of quotes,
+    backticks, semicolons, line ends, signs and keywords."""
     import random
 
     from detect_secrets.plugins import keyword
 
-    from noesis_nb.secrets.linear import _QuotedComparison, keyword_maps
+    from noesis_nb.secrets.linear import keyword_maps
 
     originals = (keyword.CONFIG_DENYLIST_REGEX_TO_GROUP, keyword.QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP)
     pairs = [
         (old, new)
         for before, after in zip(originals, keyword_maps(originals), strict=True)
         for old, new in zip(before, after, strict=True)
-        if isinstance(new, _QuotedComparison)
+        if not isinstance(new, re.Pattern)
     ]
-    assert pairs
+    assert {type(new).__name__ for _, new in pairs} == {"_QuotedComparison", "_Unopened"}
     parts = ["'", '"', "`", "\x0b", "\n", " ", "=", "!", "==", "!=", "a", "b", "_", ",", "password", "secret"]
-    parts += ["api_key", "x1", "é", "\t", "===", "!==", "pwd", "`v`"]
+    parts += ["api_key", "x1", "é", "\t", "===", "!==", "pwd", "`v`", ";", "`;", ",`;", "``;", "`a ", "secret `a` "]
     rnd = random.Random(7)
     for _ in range(20_000):
         text = "".join(rnd.choice(parts) for _ in range(rnd.randint(0, 25)))
         for old, new in pairs:
             want, got = old.search(text), new.search(text)
-            assert (want and (want.span(), want.groups())) == (got and (got.span(), got.groups())), repr(text)
+            # the same groups where they are; a keyword starts its word (``xpassword``), the match too
+            assert (want and [want.span(g) for g in range(1, want.re.groups + 1)]) == (
+                got and [got.span(g) for g in range(1, want.re.groups + 1)]
+            ), repr(text)
+            assert (want and (want.groups(), want.group(1, 2))) == (got and (got.groups(), got.group(1, 2))), repr(text)

@@ -36,8 +36,14 @@ _UNITS = [
     "curl -u ",
     "mysql -p ",
     "Call `foo()` then `bar` and password ",  # Markdown with inline code: a backtick opens a compared value
+    "password `a ",  # a backtick opening a value no ``X`;`` closes, after every keyword of a long stretch
+    "secret `a` ",
+    "\n pwd`a",
 ]
 _RUNS = ["cl_key" + " ", "ibm_cloud_key" + " ", "sl_key" + " ", "password" + " ", "curl -u ="]
+
+# ordinary prose of the same length, screened in the same process: the slack allowed for measuring noise
+_PROSE = "The agent read the build log, found the failing test and wrote a short summary of the fix. "
 
 _CHILD = """
 import json, sys, time
@@ -48,23 +54,55 @@ for name, texts in (("unit", units), ("run", runs)):
     for u in texts:
         for size in sizes:
             text = (u * (size // len(u) + 1))[:size] if name == "unit" else (u + u[-1] * size)[:size] + "x"
-            start = time.perf_counter()
-            find_in_text(text)
-            times.setdefault(u, []).append(time.perf_counter() - start)
+            spent = []
+            for _ in range(2):  # the lesser of two: a pause of the machine counts once at most
+                start = time.process_time()
+                find_in_text(text)
+                spent.append(time.process_time() - start)
+            times.setdefault(u, []).append(min(spent))
 print(json.dumps(times))
 """
 
 
-@pytest.mark.parametrize("chunk", [_UNITS[:10], _UNITS[10:] + _RUNS])
+@pytest.mark.parametrize("chunk", [_UNITS[:8], _UNITS[8:16], _UNITS[16:] + _RUNS])
 def test_screen_time_grows_linearly_on_adversarial_text(chunk: list[str]) -> None:
-    """Each shape at 100 KB takes less than 8 times as long as at 25 KB (a quadratic pattern takes 16
-    times, and took minutes), with half a second of slack for a loaded machine."""
-    units = [u for u in chunk if u in _UNITS]
+    """Each shape at 100 KB takes less than 6 times as long as at 25 KB, give or take the time of 100 KB of
+    prose (linear is 4 times; quadratic 16, and took minutes; a shape whose quadratic part merely matches
+    its linear part at 100 KB takes 6.4 times). Times are the child's CPU time, the lesser of two runs."""
+    units = [u for u in chunk if u in _UNITS] + [_PROSE]
     runs = [u for u in chunk if u in _RUNS]
     args = json.dumps([units, runs, [25_000, 100_000]])
     try:
-        out = subprocess.run([sys.executable, "-c", _CHILD, args], capture_output=True, text=True, timeout=120, check=True)
+        out = subprocess.run([sys.executable, "-c", _CHILD, args], capture_output=True, text=True, timeout=240, check=True)
     except subprocess.TimeoutExpired:
-        pytest.fail(f"screening 25 KB and 100 KB texts of {chunk} took over 2 minutes")
-    for unit, (small, large) in json.loads(out.stdout).items():
-        assert large < 8 * small + 0.5, f"{unit!r}: {small:.2f} s at 25 KB, {large:.2f} s at 100 KB"
+        pytest.fail(f"screening 25 KB and 100 KB texts of {chunk} took over 4 minutes")
+    times = json.loads(out.stdout)
+    prose = times.pop(_PROSE)[1]
+    for unit, (small, large) in times.items():
+        assert large < 6 * small + prose, f"{unit!r}: {small:.3f} s at 25 KB, {large:.3f} s at 100 KB (prose {prose:.3f} s)"
+
+
+_WIDEN_CHILD = """
+import json, sys, time
+from noesis_nb.secrets.linear import widen_all
+times = []
+for size in json.loads(sys.argv[1]):
+    keys = [f"AKIA{n * 7919:016d}" for n in range(size // 21)]
+    text = " ".join(keys)
+    start = time.perf_counter()
+    widen_all(text, keys)
+    times.append(time.perf_counter() - start)
+print(json.dumps(times))
+"""
+
+
+def test_widening_time_grows_linearly_with_distinct_values() -> None:
+    """Widening 400 KB of distinct access keys, each a value found, takes less than 8 times as long as 100 KB
+    (a search of the text per value takes 16 times: 32,000 keys in 670 KB took 20 s)."""
+    args = json.dumps([100_000, 400_000])
+    try:
+        out = subprocess.run([sys.executable, "-c", _WIDEN_CHILD, args], capture_output=True, text=True, timeout=120, check=True)
+    except subprocess.TimeoutExpired:
+        pytest.fail("widening 100 KB and 400 KB of distinct keys took over 2 minutes")
+    small, large = json.loads(out.stdout)
+    assert large < 8 * small + 0.5, f"{small:.2f} s at 100 KB, {large:.2f} s at 400 KB"

@@ -1,0 +1,60 @@
+"""Every occurrence of many strings in one pass over a text (Aho-Corasick).
+
+Searching a text once per value found costs the text's length times the number of values: 32,000 distinct
+access keys in 670 KB took 20 s. The automaton reads the text once, whatever the number of values.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable, Iterator
+
+__all__ = ["occurrences"]
+
+
+def occurrences(text: str, values: Iterable[str]) -> Iterator[tuple[int, str]]:
+    """``(start, value)`` for every occurrence of each (non-empty) value in ``text``, overlapping ones
+    included, in the order of their ends (so a value's own occurrences come in the order of their starts)."""
+    moves: list[dict[str, int]] = [{}]
+    ends: list[str | None] = [None]  # the value a node spells, if any
+    for value in values:
+        node = 0
+        for char in value:
+            child = moves[node].get(char)
+            if child is None:
+                child = len(moves)
+                moves[node][char] = child
+                moves.append({})
+                ends.append(None)
+            node = child
+        ends[node] = value
+    fallback, output = _links(moves, ends)
+    node = 0
+    for at, char in enumerate(text):
+        while node and char not in moves[node]:
+            node = fallback[node]
+        node = moves[node].get(char, 0)
+        found = node if ends[node] is not None else output[node]
+        while found:
+            spelt = ends[found]
+            assert spelt is not None  # an output link leads only to a node spelling a value
+            yield at + 1 - len(spelt), spelt
+            found = output[found]
+
+
+def _links(moves: list[dict[str, int]], ends: list[str | None]) -> tuple[list[int], list[int]]:
+    """Each node's fallback (its longest proper suffix in the trie) and output link (the longest such suffix
+    that is a whole value, 0 if none), computed breadth first."""
+    fallback, output = [0] * len(moves), [0] * len(moves)
+    queue = deque(moves[0].values())
+    while queue:
+        node = queue.popleft()
+        for char, child in moves[node].items():
+            queue.append(child)
+            back = fallback[node]
+            while back and char not in moves[back]:
+                back = fallback[back]
+            suffix = moves[back].get(char, 0)
+            fallback[child] = suffix
+            output[child] = suffix if ends[suffix] is not None else output[suffix]
+    return fallback, output
