@@ -392,8 +392,9 @@ def complete_seal(rec: Recorder) -> bool:
                 "finalized_at": now_iso(),
                 "outcome": final_outcome(status),
                 "verification_status": "unverified" if status == "ok" else "not_applicable",
-                # after the log's last line and the sweep: the frames read this run as written while it is as sealed
-                _EXT: {SEAL_KEY: make_seal(rec.run_dir, rec.episode_id)},
+                # after the log's last line and the sweep: the frames read this run as written while it is as sealed;
+                # a run continued from disk holds lines this process never screened: no seal vouches for them
+                _EXT: {} if rec.continued else {SEAL_KEY: make_seal(rec.run_dir, rec.episode_id)},
             },
         )
     rec.closed = True

@@ -1,0 +1,70 @@
+"""A run continued from disk is not vouched for by the seal its continuing process writes.
+
+``resume_run`` and the lifecycle calls (``ns``) continue a run whose lines another process wrote: a
+noesis_nb process killed with SIGKILL, or anyone who could write into the runs directory. Those lines
+were never screened by the process that seals the run, so its seal must not make the frames read
+them as written: a token put into an unsealed run stays redacted after the run is resumed and sealed.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import orjson
+
+import noesis_nb
+from noesis_nb.store import read_json
+
+HELPER = Path(__file__).with_name("killed_run.py")
+TOKEN = "ghp_" + "Q7r8A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6"
+
+
+def _killed_run(root: Path) -> Path:
+    """A run whose process was killed with SIGKILL while its adapter ran, as the process left it."""
+    done = subprocess.run([sys.executable, str(HELPER), str(root)], capture_output=True, timeout=120)
+    assert done.returncode == -9, done.stderr.decode()
+    (run,) = [p for p in root.iterdir() if p.name.startswith("ep_")]
+    assert not (run / "final.json").exists()
+    return run
+
+
+def _plant(run: Path, text: str) -> None:
+    """Append one well-formed event, written by someone other than noesis_nb, holding ``text``."""
+    log = run / "events.jsonl"
+    last = orjson.loads(log.read_bytes().splitlines()[-1])
+    event = {**last, "id": last["id"][:-6] + "f00d01", "phase": "reason", "payload": {"note": text}}
+    with open(log, "ab") as fh:
+        fh.write(orjson.dumps(event) + b"\n")
+
+
+def _shown(root: Path) -> str:
+    return noesis_nb.events_df(root)["payload"].map(json.dumps).str.cat()
+
+
+def test_a_token_planted_in_a_killed_run_stays_redacted_after_resume_run_seals_it(tmp_path: Path) -> None:
+    run = _killed_run(tmp_path)
+    _plant(run, f"deploy with {TOKEN} please")
+    assert TOKEN not in _shown(tmp_path)  # unsealed: screened as it is read
+
+    noesis_nb.resume_run(run.name, runs_dir=tmp_path)  # sealed ``error``: its process was lost
+
+    assert (run / "manifest.json").exists()
+    shown = _shown(tmp_path)
+    assert TOKEN not in shown and "deploy with" in shown  # the token redacted, the rest of the text kept
+    assert "thinking before the kill" in shown
+
+
+def test_a_run_written_whole_by_one_process_is_still_sealed(tmp_path: Path) -> None:
+    ep = noesis_nb.solve("a task", using=lambda task, ctx: "ok", runs_dir=tmp_path)
+    final = read_json(tmp_path / ep / "final.json")
+    assert isinstance(final["x-noesis_nb"].get("seal"), dict)
+
+
+def test_a_resumed_run_carries_no_seal(tmp_path: Path) -> None:
+    run = _killed_run(tmp_path)
+    noesis_nb.resume_run(run.name, runs_dir=tmp_path)
+    final = read_json(run / "final.json")
+    assert "x-noesis_nb" in final and "seal" not in final["x-noesis_nb"]
