@@ -12,7 +12,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-import noesis_nb  # noqa: E402
+import noesis_nb
 
 
 def agent(task: str, ctx: object) -> None:
