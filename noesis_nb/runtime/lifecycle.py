@@ -392,9 +392,8 @@ def complete_seal(rec: Recorder) -> bool:
                 "finalized_at": now_iso(),
                 "outcome": final_outcome(status),
                 "verification_status": "unverified" if status == "ok" else "not_applicable",
-                # after the log's last line and the sweep: the frames read this run as written while it is as sealed;
-                # a run continued from disk holds lines this process never screened: no seal vouches for them
-                _EXT: {} if rec.continued else {SEAL_KEY: make_seal(rec.run_dir, rec.episode_id)},
+                # after the log's last line and the sweep: the frames read this run as written while it is as sealed
+                _EXT: {SEAL_KEY: make_seal(rec.run_dir, rec.episode_id)} if _screened_here(rec) else {},
             },
         )
     rec.closed = True
@@ -407,6 +406,13 @@ def complete_seal(rec: Recorder) -> bool:
         write_manifest(rec.run_dir, rec.episode_id, known={"events.jsonl": kept} if kept is not None else None)
     rec.release(remove=True)
     return True
+
+
+def _screened_here(rec: Recorder) -> bool:
+    """Whether every line of the run's log was screened by this process as it wrote it, so a seal may vouch for
+    it: not when the run was continued from disk (its earlier lines another process wrote, maybe not noesis_nb),
+    nor when the log holds bytes its writer did not append (another process wrote into the live run)."""
+    return not rec.continued and rec.writer.closed_as is not None
 
 
 def _learn_log_made(run_dir: Path) -> None:

@@ -1,9 +1,10 @@
-"""A run continued from disk is not vouched for by the seal its continuing process writes.
+"""A seal vouches only for a log the sealing process wrote whole, screening each line as it wrote it.
 
 ``resume_run`` and the lifecycle calls (``ns``) continue a run whose lines another process wrote: a
-noesis_nb process killed with SIGKILL, or anyone who could write into the runs directory. Those lines
-were never screened by the process that seals the run, so its seal must not make the frames read
-them as written: a token put into an unsealed run stays redacted after the run is resumed and sealed.
+noesis_nb process killed with SIGKILL, or anyone who could write into the runs directory; and another
+process may append to a run while it is live. Those lines were never screened by the process that
+seals the run, so its seal must not make the frames read them as written: a token put into the log
+stays redacted after the run is sealed.
 """
 
 from __future__ import annotations
@@ -31,9 +32,9 @@ def _killed_run(root: Path) -> Path:
     return run
 
 
-def _plant(run: Path, text: str) -> None:
+def _plant(run: Path | str, text: str) -> None:
     """Append one well-formed event, written by someone other than noesis_nb, holding ``text``."""
-    log = run / "events.jsonl"
+    log = Path(run) / "events.jsonl"
     last = orjson.loads(log.read_bytes().splitlines()[-1])
     event = {**last, "id": last["id"][:-6] + "f00d01", "phase": "reason", "payload": {"note": text}}
     with open(log, "ab") as fh:
@@ -55,6 +56,21 @@ def test_a_token_planted_in_a_killed_run_stays_redacted_after_resume_run_seals_i
     shown = _shown(tmp_path)
     assert TOKEN not in shown and "deploy with" in shown  # the token redacted, the rest of the text kept
     assert "thinking before the kill" in shown
+
+
+def test_a_token_another_process_appends_to_a_live_run_stays_redacted_after_the_seal(tmp_path: Path) -> None:
+    def agent(task: str, ctx: object) -> str:
+        (run,) = [p for p in tmp_path.iterdir() if p.name.startswith("ep_")]
+        code = f"import sys; sys.path.insert(0, {str(Path(__file__).parents[2])!r}); "
+        code += f"from tests.secrets.test_secrets_resumed_runs import _plant; _plant({str(run)!r}, 'use {TOKEN} now')"
+        subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+        return "ok"
+
+    ep = noesis_nb.solve("a task", using=agent, runs_dir=tmp_path)
+
+    assert (tmp_path / ep / "manifest.json").exists()
+    shown = _shown(tmp_path)
+    assert TOKEN not in shown and "use " in shown
 
 
 def test_a_run_written_whole_by_one_process_is_still_sealed(tmp_path: Path) -> None:
