@@ -13,6 +13,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import orjson
 
@@ -71,6 +72,34 @@ def test_a_token_another_process_appends_to_a_live_run_stays_redacted_after_the_
     assert (tmp_path / ep / "manifest.json").exists()
     shown = _shown(tmp_path)
     assert TOKEN not in shown and "use " in shown
+
+
+def _plant_record(run: str, token: str) -> None:
+    """Copy the run's prepared tool record under a new draft id, its request id holding ``token``."""
+    (record,) = Path(run, "tool_invocations", "prepared").iterdir()
+    text = record.read_text()
+    request_id = json.loads(text)["request_id"]
+    planted = record.with_name(record.name.replace(request_id, "req_planted"))
+    planted.write_text(text.replace(request_id, f"req_planted {token}"))
+
+
+def test_a_tool_record_another_process_puts_into_a_live_run_stays_redacted_after_the_seal(tmp_path: Path) -> None:
+    def agent(task: str, ctx: Any) -> str:
+        ctx.tool("fs.echo", {"argv": [sys.executable, "-c", "print('hi')"]}, effect="read", risk="low")
+        (run,) = [p for p in tmp_path.iterdir() if p.name.startswith("ep_")]
+        code = f"import sys; sys.path.insert(0, {str(Path(__file__).parents[2])!r}); "
+        code += f"from tests.secrets.test_secrets_resumed_runs import _plant_record; _plant_record({str(run)!r}, {TOKEN!r})"
+        subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+        return "ok"
+
+    ep = noesis_nb.solve("a task", using=agent, runs_dir=tmp_path)
+
+    frame = noesis_nb.tools_df(tmp_path)
+    assert len(frame) == 2 and (tmp_path / ep / "manifest.json").exists()
+    shown = frame.astype(str).to_csv()
+    assert TOKEN not in shown and "req_planted" in shown
+    sealed = read_json(tmp_path / ep / "final.json")["x-noesis_nb"]["seal"]["tools"]
+    assert len(sealed) == 2  # the records this process wrote are still vouched for
 
 
 def test_a_run_written_whole_by_one_process_is_still_sealed(tmp_path: Path) -> None:
