@@ -95,8 +95,11 @@ def load_key(path: Path) -> bytes | None:
 
 
 def _read_key(path: Path) -> bytes | None:
-    """The key file's bytes when it is a regular file of this user that no one else may read or write."""
-    fd = os.open(path, os.O_RDONLY | _NOFOLLOW)
+    """The key file's bytes when it is a regular file of this user that no one else may read or write.
+
+    Opened without following a link and without waiting (a FIFO put at its place would block every episode's seal).
+    """
+    fd = os.open(path, os.O_RDONLY | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0))
     try:
         st = os.fstat(fd)
         mine = not hasattr(os, "getuid") or st.st_uid == os.getuid()
