@@ -292,9 +292,10 @@ def _run_drafts(
     rows, records = [], []
     for draft in list(prepared) + [d for d in facts if d not in prepared]:
         p, a, e = prepared.get(draft, {}), approvals.get(draft, {}), executions.get(draft, {})
-        if not screened:  # a run noesis_nb did not screen as it wrote it: its tool records are redacted as read
-            p, a, e = shown_value(p), shown_value(a), shown_value(e)
-        rows.append(_checked_row(ref, source, draft, (p, a, e), facts.get(draft, {}), problems, urls.get(draft)))
+        named = draft
+        if not screened:  # a run noesis_nb did not screen as it wrote it: its tool records (and their ids) redacted as read
+            p, a, e, named = shown_value(p), shown_value(a), shown_value(e), shown_value(draft)
+        rows.append(_checked_row(ref, source, named, (p, a, e), facts.get(draft, {}), problems, urls.get(draft)))
         records.append({"prepared": p, "approval": a, "execution": e})
     return rows, records, problems.items
 

@@ -28,6 +28,7 @@ from ..store.vocab import (
     final_outcome,
     state_status,
 )
+from ..tools._files import forget_written, written_here
 from .outcomes import ANSWER_LIMIT
 from .summary import INSIGHT_KEYS, build_summary
 
@@ -393,7 +394,7 @@ def complete_seal(rec: Recorder) -> bool:
                 "outcome": final_outcome(status),
                 "verification_status": "unverified" if status == "ok" else "not_applicable",
                 # after the log's last line and the sweep: the frames read this run as written while it is as sealed
-                _EXT: {SEAL_KEY: make_seal(rec.run_dir, rec.episode_id)},
+                _EXT: {SEAL_KEY: make_seal(rec.run_dir, rec.episode_id, _written_here)} if _screened_here(rec) else {},
             },
         )
     rec.closed = True
@@ -405,7 +406,20 @@ def complete_seal(rec: Recorder) -> bool:
         kept = rec.writer.closed_as
         write_manifest(rec.run_dir, rec.episode_id, known={"events.jsonl": kept} if kept is not None else None)
     rec.release(remove=True)
+    forget_written(rec.run_dir)  # its records are sealed: the table keeps only runs still being written
     return True
+
+
+def _screened_here(rec: Recorder) -> bool:
+    """Whether every line of the run's log was screened by this process as it wrote it, so a seal may vouch for
+    it: not when the run was continued from disk (its earlier lines another process wrote, maybe not noesis_nb),
+    nor when the log holds bytes its writer did not append (another process wrote into the live run)."""
+    return not rec.continued and rec.writer.closed_as is not None
+
+
+def _written_here(path: Path, size: int, mtime_ns: int) -> bool:
+    """Whether this process wrote the tool record at ``path`` and it is as written (``make_seal``'s ``keep``)."""
+    return written_here(path) == (size, mtime_ns)
 
 
 def _learn_log_made(run_dir: Path) -> None:

@@ -79,6 +79,9 @@ class Recorder:
         self.closed = False
         self.sealer: int | None = None  # the thread sealing the run (``begin_seal``)
         self.note_due = False  # reopened: the owner note is written with the first write (a refused resume writes nothing)
+        # reopened: lines another process wrote (maybe not noesis_nb) are in the log, never screened here, so the
+        # run's final.json gets no seal (``store.seal``) and the frames screen it as they read it
+        self.continued = False
         self._lock = self.writer.lock  # one lock orders ids, timestamps and lines
         self._id_base = new_event_id()[:24]
         self._ids = itertools.count(len(self.events) + 1)
@@ -192,6 +195,7 @@ class Recorder:
             episode_id = _state_id(run_dir, state)
             recorder = cls(run_dir, episode_id, state, events, ownership=ownership)
             recorder.note_due = True
+            recorder.continued = True
             return recorder
         except BaseException:
             ownership.release()

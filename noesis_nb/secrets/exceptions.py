@@ -3,10 +3,10 @@
 ``handle.result()`` raises the adapter's own exception (its type is what ``except`` clauses
 catch), and IPython prints its message into the notebook, which is saved and shared. So the
 exception is kept and its message parts are redacted in place, as the run's files are: the
-arguments, the file names and reasons some built-in errors print, notes, and the text its own
-attributes hold (a ``__str__`` may build the message from ``self.token``), through its cause and
-context. A message built from anything else (a closure, a slot) that still shows a secret is
-printed redacted: the exception's class is swapped for a subclass of it, of the same name,
+arguments, the file names and reasons some built-in errors print, notes (one that is no text as the
+``str`` a traceback prints), and the text its own attributes hold (a ``__str__`` may build the message
+from ``self.token``), through its cause and context. A message built from anything else (a closure, a slot)
+that still shows a secret is printed redacted: the exception's class is swapped for a subclass of it, of the same name,
 whose ``str`` and ``repr`` are redacted (``except`` and ``isinstance`` still match; a ``__setattr__`` that
 refuses, as attrs' frozen classes do, is passed by). A built-in class's instance cannot change class: one whose
 message still shows a secret (held in a dict, list or tuple argument) is replaced by a copy of that subclass
@@ -25,6 +25,7 @@ is bounded.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from types import GetSetDescriptorType, MemberDescriptorType
 from typing import Any
 
@@ -209,10 +210,25 @@ def _redact_one(exc: BaseException) -> tuple[str, ...]:
             _set(exc, name, new)
     notes = getattr(exc, "__notes__", None)
     if isinstance(notes, list):
-        notes[:] = [_redacted(n, named) for n in notes]
-    elif isinstance(notes, tuple):  # a traceback prints any sequence of notes: set by hand, not by add_note
-        _set(exc, "__notes__", [_redacted(n, named) for n in notes])
+        notes[:] = [_note_shown(n, named) for n in notes]
+    elif isinstance(notes, Sequence) and not isinstance(notes, (str, bytes)):  # set by hand, not by add_note
+        _set(exc, "__notes__", [_note_shown(n, named) for n in notes])
+    elif notes is not None:  # ``traceback`` prints its repr, IPython each item it iterates: shown as one note
+        _set(exc, "__notes__", [_note_shown(_safe(exc, lambda: repr(notes)), named)])
     return named
+
+
+def _note_shown(note: Any, named: tuple[str, ...]) -> Any:
+    """A note redacted; one that is no text (an object, bytes, a dict) is printed as its ``str``, so when that
+    rendering shows a secret the note becomes the rendering redacted."""
+    if isinstance(note, str):
+        return _redacted(note, named)
+    try:
+        text = str(note)
+    except Exception:  # printed as ``<note str() failed>``: nothing of it shown
+        return note
+    new = _redacted(text, named) if isinstance(text, str) else text
+    return note if new is text else new
 
 
 def _attributes(exc: BaseException) -> tuple[str, ...]:

@@ -9,7 +9,8 @@ hold a UUID, as the codes of Keycloak and Microsoft accounts do.
 
 ``sig``, ``signature``, ``code`` and ``key`` are secret names only in a URL's query or fragment: elsewhere they name a
 status code, a thinking block's signature or a dict key, so ``names.is_secret_key`` does not count them.
-Names it does count (``?token=``, ``?password=``) are read by ``text``'s ``name=value`` rules.
+Names it does count (``?token=``, ``?apiKey=``) are read here too, in any case, as the signed names are: ``text``'s
+``name=value`` rules split ``aPikEY`` into words and missed a repeated one before a fragment.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from __future__ import annotations
 import re
 from urllib.parse import unquote
 
-from .names import looks_like_credential
+from .names import is_secret_key, looks_like_credential
 from .randomness import entropy_ok
 
 __all__ = ["URL_QUERY", "URL_USER", "url_secrets"]
@@ -47,8 +48,9 @@ def url_secrets(text: str) -> set[str]:
     found: set[str] = set()
     for rest in _after_schemes(text):
         authority = re.split(r"[/?#]", rest, maxsplit=1)[0]
-        mark = re.search(r"[?#]", rest)
-        after = rest[mark.end() :] if mark else ""
+        path = rest[len(authority) :]
+        mark = re.search(r"[?#;]", path)  # a path's ``;name=value`` parameters too (``/p;sig=…``)
+        after = path[mark.end() :] if mark else ""
         user = authority.rpartition("@")[0].partition(":")[0]  # a password is read by ``text``'s URL rule
         if "@" not in user and len(user) >= 12 and entropy_ok(unquote(user)):
             found.add(user)
@@ -56,7 +58,7 @@ def url_secrets(text: str) -> set[str]:
         for pair in re.split(r"&(?:amp;)?|[;?#]", after):
             name, sep, value = pair.partition("=")
             value = value.rstrip(".,:!?)]}")  # the end of the sentence the URL stands in
-            if sep and _credential(name.lower(), unquote(value)):
+            if sep and _credential(unquote(name).lower(), unquote(value)):
                 found.add(value)
     return found
 
@@ -84,12 +86,14 @@ def _credential(name: str, value: str) -> bool:
     a person types: ``looks_like_credential`` and two of digits, lower and upper case letters, and for
     ``code``/``key`` 16+ characters that look random (``?code=200``, ``?key=my-page``, ``?sig=on`` and
     ``?code=SUMMER25`` are kept)."""
-    if name not in _SIGNED and name not in _CODES:
+    # a secret name (``?apiKey=``, ``?Token=``) in any case, repeated, before a fragment: as a signed one
+    signed = name in _SIGNED or (name not in _CODES and is_secret_key(name))
+    if not signed and name not in _CODES:
         return False
     classes = any(c.isdigit() for c in value) + any(c.islower() for c in value) + any(c.isupper() for c in value)
     if classes < 2 or not looks_like_credential(value):
         return False
-    return name in _SIGNED or (len(value) >= _CODE_LEAST and _random(value)) or (name == "code" and _issued_code(value))
+    return signed or (len(value) >= _CODE_LEAST and _random(value)) or (name == "code" and _issued_code(value))
 
 
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")

@@ -25,7 +25,7 @@ import os
 import secrets
 import stat
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -95,8 +95,11 @@ def load_key(path: Path) -> bytes | None:
 
 
 def _read_key(path: Path) -> bytes | None:
-    """The key file's bytes when it is a regular file of this user that no one else may read or write."""
-    fd = os.open(path, os.O_RDONLY | _NOFOLLOW)
+    """The key file's bytes when it is a regular file of this user that no one else may read or write.
+
+    Opened without following a link and without waiting (a FIFO put at its place would block every episode's seal).
+    """
+    fd = os.open(path, os.O_RDONLY | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0))
     try:
         st = os.fstat(fd)
         mine = not hasattr(os, "getuid") or st.st_uid == os.getuid()
@@ -108,10 +111,14 @@ def _read_key(path: Path) -> bytes | None:
     return data if len(data) == _KEY_BYTES else None
 
 
-def make_seal(run_dir: Path, episode_id: str) -> dict[str, Any]:
-    """The seal of a run whose log, summary and tool records are final: their size and mtime (ns), and the tag."""
+def make_seal(run_dir: Path, episode_id: str, keep: Callable[[Path, int, int], bool] | None = None) -> dict[str, Any]:
+    """The seal of a run whose log, summary and tool records are final: their size and mtime (ns), and the tag.
+
+    ``keep(path, size, mtime_ns)``: whether the sealing process screened that tool record as it wrote it; one
+    it did not (another process put it into the run) is left out of the seal, so its reader screens it.
+    """
     events, summary = (_stat(Path(run_dir) / name) for name in ("events.jsonl", "summary.json"))
-    tools = _tool_stats(Path(run_dir))
+    tools = [t for t in _tool_stats(Path(run_dir)) if keep is None or keep(Path(run_dir, t[0]), t[1], t[2])]
     return {"events": events, "summary": summary, "tools": tools, "tag": _tag(episode_id, events, summary, tools)}
 
 

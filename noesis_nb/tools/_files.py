@@ -13,7 +13,43 @@ from noesis_nb._jsonio import atomic_write_json, loads
 from noesis_nb.errors import InvalidIdError, RunWriteError, refused_write
 from noesis_nb.store.runfiles import UnreadableRunFile, read_file
 
-__all__ = ["MAX_ID_LENGTH", "check_id", "read_json_object", "create_exclusive_json", "claim_file", "quarantine"]
+__all__ = [
+    "MAX_ID_LENGTH",
+    "check_id",
+    "read_json_object",
+    "create_exclusive_json",
+    "claim_file",
+    "quarantine",
+    "note_written",
+    "written_here",
+    "forget_written",
+]
+
+# each tool record this process wrote, by absolute path: its (size, mtime_ns) just after the write. A run's seal
+# lists only these (``runtime.lifecycle``): a record another process put into a live run was never screened here
+_WRITTEN: dict[str, tuple[int, int]] = {}
+
+
+def note_written(path: Path) -> None:
+    """Remember ``path`` as written by this process, as it is now."""
+    try:
+        st = os.stat(path, follow_symlinks=False)
+    except OSError:
+        return
+    _WRITTEN[os.path.abspath(path)] = (st.st_size, st.st_mtime_ns)
+
+
+def written_here(path: Path) -> tuple[int, int] | None:
+    """``(size, mtime_ns)`` of ``path`` when this process wrote it last, else None."""
+    return _WRITTEN.get(os.path.abspath(path))
+
+
+def forget_written(folder: Path) -> None:
+    """Forget the records under ``folder`` (a sealed run's): the table holds only runs still being written."""
+    prefix = os.path.join(os.path.abspath(folder), "")
+    for name in [n for n in list(_WRITTEN) if n.startswith(prefix)]:
+        _WRITTEN.pop(name, None)
+
 
 MAX_ID_LENGTH = 200
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")  # line breaks, escapes, and what UTF-8 cannot hold
@@ -125,6 +161,7 @@ def _create_once(path: Path, tmp: Path, value: Any) -> bool | None:
         return None
     try:
         os.link(tmp, path)
+        note_written(path)
         return True
     except FileExistsError:
         return False
@@ -134,6 +171,7 @@ def _create_once(path: Path, tmp: Path, value: Any) -> bool | None:
         if not claim_file(path.with_name(path.name + ".lock")) or path.exists():
             return False
         atomic_write_json(path, value)
+        note_written(path)
         return True
 
 

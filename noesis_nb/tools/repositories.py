@@ -36,6 +36,7 @@ from ._files import (
     check_id,
     claim_file,
     create_exclusive_json,
+    note_written,
     quarantine,
     read_json_object,
 )
@@ -150,6 +151,7 @@ class PreparedInvocationRepository(_Repository):
         record["payload"]["redacted_payload"], _ = redact_secrets(record["payload"]["redacted_payload"])
         path = self.path_for(prepared.key, prepared.protocol)
         atomic_write_json(path, self._safe(record))
+        note_written(path)
         for other in (self.path_for(prepared.key, ToolProtocol.PYTHON), self.path_for(prepared.key, ToolProtocol.SUBPROCESS)):
             if other != path:  # a copy in the other folder is an older save of this draft
                 other.unlink(missing_ok=True)
@@ -222,6 +224,7 @@ class ApprovalDecisionRepository(_Repository):
         """Overwrite the decision file (Noēsis semantics). Prefer ``create`` for human decisions."""
         path = self.path_for(decision.draft_id or decision.request_id)
         atomic_write_json(path, self._safe(decision.record()))
+        note_written(path)
         return path
 
     def create(self, decision: ToolApprovalDecision, *, wait_s: float = 5.0) -> tuple[ToolApprovalDecision, bool]:
@@ -349,6 +352,7 @@ class IdempotencyRepository(_Repository):
                 }
             ),
         )
+        note_written(path)
 
 
 class ExecutionRepository(_Repository):
@@ -360,7 +364,9 @@ class ExecutionRepository(_Repository):
         return _load(self.path_for(draft_id), ToolExecutionResult)
 
     def save(self, draft_id: str, result: ToolExecutionResult) -> None:
-        atomic_write_json(self.path_for(draft_id), self._safe(result.record()))
+        path = self.path_for(draft_id)
+        atomic_write_json(path, self._safe(result.record()))
+        note_written(path)
 
     def claim_path(self, draft_id: str) -> Path:
         return self._file(f"{check_id(draft_id)}.claim")

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from IPython.core import ultratb
 
 import noesis_nb
 from noesis_nb.errors import ToolRejected
@@ -63,6 +64,24 @@ def _closure_error(text: str) -> type[Exception]:
     return ClosureError
 
 
+class _Shows:
+    """A note that is no text: ``traceback`` and IPython print it as its ``str``."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __str__(self) -> str:
+        return self.text
+
+
+_ODD_NOTES: dict[str, Any] = {
+    "note of an object": lambda text: [_Shows(text)],
+    "note of bytes": lambda text: [text.encode()],
+    "note of a dict": lambda text: [{"detail": text}],
+    "notes not a sequence": lambda text: {text},
+}
+
+
 def _failing(shape: Any, how: str) -> Any:
     def agent(task: str, ctx: Any) -> str:
         if how == "message":
@@ -79,6 +98,10 @@ def _failing(shape: Any, how: str) -> Any:
         if how == "notes set by hand":
             error = ValueError("deploy failed")
             error.__notes__ = (f"with {shape.text}",)  # a traceback prints any sequence of notes
+            raise error
+        if how in _ODD_NOTES:
+            error = ValueError("deploy failed")
+            error.__notes__ = _ODD_NOTES[how](f"with {shape.text}")  # printed as its str (a set: as its repr)
             raise error
         if how == "group member":
             raise ExceptionGroup("deploys failed", [ValueError("one failed"), OSError(f"with {shape.text}")])
@@ -98,12 +121,24 @@ KINDS: dict[str, type[BaseException]] = {
     "cause": RuntimeError,
     "note": ValueError,
     "notes set by hand": ValueError,
+    **dict.fromkeys(_ODD_NOTES, ValueError),
     "group member": ExceptionGroup,
     "os error": FileNotFoundError,
     "named attribute": AuthError,
     "attribute": DeployError,
 }
-HOWS = ["message", "cause", "note", "notes set by hand", "group member", "os error", "named attribute", "attribute", "closure"]
+HOWS = [
+    "message",
+    "cause",
+    "note",
+    "notes set by hand",
+    *_ODD_NOTES,
+    "group member",
+    "os error",
+    "named attribute",
+    "attribute",
+    "closure",
+]
 
 
 @pytest.mark.parametrize("how", HOWS)
@@ -120,6 +155,8 @@ def test_a_secret_in_the_adapters_exception_is_redacted_where_the_cell_shows_it(
             printed = "".join(traceback.format_exception(raised.value))
             assert "[REDACTED]" in printed, printed
             shown.append((f"{shape.name}: traceback", printed.encode()))
+            ipython = "".join(ultratb.ListTB(theme_name="nocolor").get_exception_only(type(raised.value), raised.value))
+            shown.append((f"{shape.name}: IPython's traceback", ipython.encode()))
             shown.append((f"{shape.name}: error", repr(handle.error).encode()))
             shown.extend((f"{shape.name}: {where}", blob) for where, blob in run_files(handle.run_dir))
         return shown

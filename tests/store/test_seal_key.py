@@ -111,3 +111,27 @@ def test_a_relative_home_keeps_no_key_under_the_working_folder(tmp_path: Path) -
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["None", "32"]
     assert list(project.rglob("*")) == []
+
+
+def test_a_key_path_that_is_no_regular_file_is_not_trusted_and_never_blocks(tmp_path: Path) -> None:
+    """A FIFO, a folder, an empty file or a link at the key's place: the process seals with a key of its own at
+    once (opening a FIFO to read waited for a writer that never came: every episode hung at its end)."""
+    config = tmp_path / "config" / "noesis_nb"
+    config.mkdir(parents=True)
+    other = tmp_path / "elsewhere.key"
+    other.write_bytes(os.urandom(32))
+    other.chmod(0o600)
+    makers = {
+        "fifo": lambda p: os.mkfifo(p, 0o600),
+        "folder": lambda p: p.mkdir(mode=0o700),
+        "empty": lambda p: p.touch(mode=0o600),
+        "link": lambda p: p.symlink_to(other),
+    }
+    code = "from noesis_nb.store.seal import key_path, load_key; print(load_key(key_path()))"
+    for name, make in makers.items():
+        key = config / "seal.key"
+        make(key)
+        env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config")}
+        done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0 and done.stdout.strip() == "None", (name, done.stderr)
+        key.rmdir() if key.is_dir() and not key.is_symlink() else key.unlink()
