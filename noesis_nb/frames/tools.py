@@ -11,6 +11,7 @@ import orjson
 import pandas as pd
 
 from .._keywords import keywords_named
+from ..secrets import redact
 from ..secrets.records import shown_value
 from ..store.layout import PREPARED_DIRS
 from ..store.seal import covers
@@ -293,8 +294,10 @@ def _run_drafts(
     for draft in list(prepared) + [d for d in facts if d not in prepared]:
         p, a, e = prepared.get(draft, {}), approvals.get(draft, {}), executions.get(draft, {})
         named = draft
-        if not screened:  # a run noesis_nb did not screen as it wrote it: its tool records (and their ids) redacted as read
-            p, a, e, named = shown_value(p), shown_value(a), shown_value(e), shown_value(draft)
+        # a run noesis_nb did not screen as it wrote it: its tool records redacted as read, and their draft id as
+        # the events' ``draft_id`` is (an id: token shapes, not randomness; ``draft:<run>:<random request id>``)
+        if not screened:
+            p, a, e, named = shown_value(p), shown_value(a), shown_value(e), redact(draft, entropy=False)[0]
         rows.append(_checked_row(ref, source, named, (p, a, e), facts.get(draft, {}), problems, urls.get(draft)))
         records.append({"prepared": p, "approval": a, "execution": e})
     return rows, records, problems.items

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -100,6 +101,25 @@ def test_a_tool_record_another_process_puts_into_a_live_run_stays_redacted_after
     assert TOKEN not in shown and "req_planted" in shown
     sealed = read_json(tmp_path / ep / "final.json")["x-noesis_nb"]["seal"]["tools"]
     assert len(sealed) == 2  # the records this process wrote are still vouched for
+
+
+def test_the_random_draft_id_of_an_unscreened_tool_record_is_kept_as_the_events_show_it(tmp_path: Path) -> None:
+    """An unscreened record's draft id is judged as an id (token shapes), as the events' ``draft_id`` is: Noēsis
+    names drafts ``draft:<run>:<request id>``, and a random request id is no secret."""
+    request_id = uuid.uuid4().hex
+
+    def agent(task: str, ctx: Any) -> str:
+        ctx.tool("fs.echo", {"argv": [sys.executable, "-c", "print('hi')"]}, effect="read", risk="low")
+        (run,) = [p for p in tmp_path.iterdir() if p.name.startswith("ep_")]
+        (record,) = Path(run, "tool_invocations", "prepared").iterdir()
+        text, old = record.read_text(), json.loads(record.read_text())["request_id"]
+        record.with_name(record.name.replace(old, request_id)).write_text(text.replace(old, request_id))
+        return "ok"
+
+    noesis_nb.solve("a task", using=agent, runs_dir=tmp_path)
+
+    drafts = noesis_nb.tools_df(tmp_path)["draft_id"].astype(str).tolist()
+    assert len(drafts) == 2 and any(d.endswith(request_id) for d in drafts), drafts
 
 
 def test_a_run_written_whole_by_one_process_is_still_sealed(tmp_path: Path) -> None:
