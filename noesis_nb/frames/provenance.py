@@ -4,7 +4,7 @@ noesis_nb screens every event before it writes it; a run Noēsis wrote, or one c
 into the runs directory, never was, and the frames redact it as they read it (``secrets.records``).
 A run is taken as screened only when noesis_nb is writing it in this very process, or when its
 ``final.json`` holds this user's seal (``store.seal``) and its ``events.jsonl`` and ``summary.json``
-are as sealed (its tool records: each one the seal lists, as sealed, ``store.seal.covers``): a keyed
+are as sealed (its tool records: each one the seal lists, as sealed, ``store.seal.vouched_records``): a keyed
 tag no one without the user's key can make, checked in microseconds. The ``x-noesis_nb`` marker alone
 proves nothing (anyone can write it). Everything else is screened. The seal binds sizes and times,
 not contents (``store.seal``): a same-size edit with its time set back is read as written.
@@ -28,7 +28,7 @@ __all__ = ["written_as", "sealed_here"]
 
 def written_as(ref: RunRef, source: str, size: int, stamp: Any, summary: Any) -> tuple[bool, list[Any] | None]:
     """Whether the run's events.jsonl (``size`` bytes read, with its ``stamp``) is as noesis_nb screened it, and
-    the tool records the run's seal vouches for (``store.seal.covers``). ``summary``: the stat of the run's
+    the tool records the run's seal vouches for (``store.seal.vouched_records``). ``summary``: the stat of the run's
     summary.json (None when it has none).
 
     None when no seal vouches for the run: a run live here has none yet, so its tool records are screened.

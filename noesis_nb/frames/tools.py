@@ -14,7 +14,7 @@ from .._keywords import keywords_named
 from ..secrets import redact
 from ..secrets.records import shown_value
 from ..store.layout import PREPARED_DIRS
-from ..store.seal import covers
+from ..store.seal import vouched_records
 from ..store.vocab import (
     TOOL_APPROVAL_PENDING,
     TOOL_APPROVED,
@@ -89,8 +89,10 @@ def _records(
     stamps: dict[str, Any],
     files: dict[str, Any],
     urls: dict[str, str] | None = None,
+    record_names: dict[str, str] | None = None,
 ) -> dict[str, dict[str, Any]]:
-    """Records of one kind by draft id (``urls``, when given, gets where each was read).
+    """Records of one kind by draft id (``urls``, when given, gets where each was read; ``record_names``,
+    each one's name under the run).
 
     ``stamps`` gets the change marker of every folder listed and file read (the run's cache stamp);
     ``files`` the stat of each record read, by its name under the run (what the run's seal may vouch for).
@@ -120,7 +122,8 @@ def _records(
         stamps[path] = None if got is None else got[1]
         if got is None:
             continue
-        files["/".join((*parts, name))] = got[1]
+        record_name = "/".join((*parts, name))
+        files[record_name] = got[1]
         try:
             doc = orjson.loads(got[0])
         except orjson.JSONDecodeError as exc:
@@ -134,6 +137,8 @@ def _records(
         out[draft] = doc
         if urls is not None:
             urls[draft] = url
+        if record_names is not None:
+            record_names[draft] = record_name
     return out
 
 
@@ -280,22 +285,25 @@ def _run_drafts(
 ) -> _Drafts:
     """One run's rows and raw records; ``stamps`` gets what they were read from.
 
-    ``sealed``: the tool records the run's seal vouches for (``provenance.written_as``); the records are read
-    as written only when each one read is one of those, unchanged (``covers``), else redacted as read.
+    ``sealed``: the tool records the run's seal vouches for (``provenance.written_as``); a draft's records are
+    read as written only when each of them is one of those, unchanged (``vouched_records``), else redacted as
+    read: one record another process wrote (an approval decided elsewhere) leaves the others as written.
     """
     problems = Problems(strict)
     urls: dict[str, str] = {}
     files: dict[str, Any] = {}
-    prepared = _records(ref, "prepared", problems, stamps, files, urls)
-    approvals = _records(ref, "approvals", problems, stamps, files)
-    executions = _records(ref, "executions", problems, stamps, files)
-    screened = sealed is not None and covers(sealed, files)
+    named_as: list[dict[str, str]] = [{}, {}, {}]
+    prepared = _records(ref, "prepared", problems, stamps, files, urls, named_as[0])
+    approvals = _records(ref, "approvals", problems, stamps, files, record_names=named_as[1])
+    executions = _records(ref, "executions", problems, stamps, files, record_names=named_as[2])
+    vouched = vouched_records(sealed, files) if sealed is not None else None
     rows, records = [], []
     for draft in list(prepared) + [d for d in facts if d not in prepared]:
         p, a, e = prepared.get(draft, {}), approvals.get(draft, {}), executions.get(draft, {})
         named = draft
-        # a run noesis_nb did not screen as it wrote it: its tool records redacted as read, and their draft id as
-        # the events' ``draft_id`` is (an id: token shapes, not randomness; ``draft:<run>:<random request id>``)
+        screened = vouched is not None and all(n[draft] in vouched for n in named_as if draft in n)
+        # a record noesis_nb did not screen as it wrote it: redacted as read, and its draft id as the events'
+        # ``draft_id`` is (an id: token shapes, not randomness; ``draft:<run>:<random request id>``)
         if not screened:
             p, a, e, named = shown_value(p), shown_value(a), shown_value(e), redact(draft, entropy=False)[0]
         rows.append(_checked_row(ref, source, named, (p, a, e), facts.get(draft, {}), problems, urls.get(draft)))

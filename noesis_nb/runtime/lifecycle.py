@@ -28,7 +28,7 @@ from ..store.vocab import (
     final_outcome,
     state_status,
 )
-from ..tools._files import forget_written, written_here
+from ..tools._files import forget_written, note_written, written_here
 from .outcomes import ANSWER_LIMIT
 from .summary import INSIGHT_KEYS, build_summary
 
@@ -381,7 +381,8 @@ def complete_seal(rec: Recorder) -> bool:
             )
         rec.closed = True
         rec.writer.close()
-        rec.secrets.sweep(rec.run_dir, rec)  # values learned late leave the lines written before them
+        for path in rec.secrets.sweep(rec.run_dir, rec):  # values learned late leave the lines written before them
+            note_written(path)  # a tool record rewritten here is still one this process screened
         process = as_object(rec.state.get("process"))
         atomic_write_json(
             final_path,
@@ -412,8 +413,10 @@ def complete_seal(rec: Recorder) -> bool:
 
 def _screened_here(rec: Recorder) -> bool:
     """Whether every line of the run's log was screened by this process as it wrote it, so a seal may vouch for
-    it: not when the run was continued from disk (its earlier lines another process wrote, maybe not noesis_nb),
-    nor when the log holds bytes its writer did not append (another process wrote into the live run)."""
+    it: not when the run was continued from a log this process did not leave (its earlier lines another process
+    wrote, maybe not noesis_nb), nor when the log is longer than what its writer appended (another process
+    appended to the live run). Like the seal itself, this goes by sizes: bytes overwritten in place at the
+    same size are not seen."""
     return not rec.continued and rec.writer.closed_as is not None
 
 

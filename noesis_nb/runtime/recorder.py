@@ -47,6 +47,7 @@ from ..store.vocab import (
     RUN_RESUME,
     RUN_STATE_PROJECTION,
 )
+from ..tools._files import note_written
 from .summary import EventTally
 
 __all__ = ["Recorder", "artifact_digest", "INDEXED_PHASES"]
@@ -195,7 +196,7 @@ class Recorder:
             episode_id = _state_id(run_dir, state)
             recorder = cls(run_dir, episode_id, state, events, ownership=ownership)
             recorder.note_due = True
-            recorder.continued = True
+            recorder.continued = not _left_here(run_dir)
             return recorder
         except BaseException:
             ownership.release()
@@ -372,9 +373,10 @@ class Recorder:
         """``run.interrupt → run.checkpoint``, state ``partial``: all on disk (fsynced) before returning."""
         with self._lock:  # re-entrant: no other thread's event may fall between the interrupt and its checkpoint
             interrupt = self.interrupt(reason, caused_by)
-            self.secrets.sweep(
-                self.run_dir, self, reopen=True
-            )  # values learned late leave the files before the checkpoint digests them
+            # values learned late leave the files before the checkpoint digests them; a tool record rewritten so is
+            # still one this process screened
+            for path in self.secrets.sweep(self.run_dir, self, reopen=True):
+                note_written(path)
             checkpoint = self.checkpoint(interrupt["id"])
         self.writer.fsync()
         return checkpoint
@@ -467,6 +469,8 @@ class Recorder:
         """Stop writing and give the run up (a pause that outlives this process); it stays resumable."""
         self.closed = True
         self.writer.close()
+        if not self.continued and self.writer.closed_as is not None:  # every line screened here: continued here, sealed
+            _leave(self.run_dir)
         self.release()
 
     def remove_owner_note(self) -> None:
@@ -476,6 +480,33 @@ class Recorder:
     def release(self, *, remove: bool = False) -> None:
         if self.ownership is not None:
             self.ownership.release(remove=remove)
+
+
+# the logs of runs this process paused having screened every line, by run folder: the stat it left each with. A
+# ``resume_run`` here of a log still so continues a run this process wrote whole (its seal vouches for it)
+_LEFT: dict[str, tuple[int, int, int]] = {}
+
+
+def _log_stat(run_dir: Path) -> tuple[int, int, int] | None:
+    try:
+        st = os.stat(Path(run_dir, "events.jsonl"), follow_symlinks=False)
+    except OSError:
+        return None
+    return st.st_size, st.st_mtime_ns, st.st_ino
+
+
+def _leave(run_dir: Path) -> None:
+    left = _log_stat(run_dir)
+    if left is not None:
+        if len(_LEFT) >= 4096:  # the oldest forgotten: continued later, such a run is screened as read
+            _LEFT.pop(next(iter(_LEFT)), None)
+        _LEFT[os.path.abspath(run_dir)] = left
+
+
+def _left_here(run_dir: Path) -> bool:
+    """Whether this process paused the run, having screened every line, and its log is as it left it."""
+    left = _LEFT.pop(os.path.abspath(run_dir), None)
+    return left is not None and left == _log_stat(run_dir)
 
 
 def _runs_dir_refused(runs_dir: Path, exc: OSError, left: Path | None = None) -> RunsDirError:

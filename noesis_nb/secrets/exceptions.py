@@ -221,7 +221,7 @@ def _redact_one(exc: BaseException) -> tuple[str, ...]:
 def _note_shown(note: Any, named: tuple[str, ...]) -> Any:
     """A note redacted; one that is no text (an object, bytes, a dict) is printed as its ``str``, so when that
     rendering shows a secret the note becomes the rendering redacted."""
-    if isinstance(note, str):
+    if type(note) is str:  # a str subclass may print something else (its own ``__str__``): judged as printed
         return _redacted(note, named)
     try:
         text = str(note)

@@ -220,18 +220,27 @@ def widen_all(text: str, values: Iterable[str]) -> set[str]:
 
     An occurrence reaches the end of its word, and the next one counted starts after that end (as
     ``re.finditer`` of ``value[A-Za-z0-9_-]+`` would). A few values are each searched for; many are found
-    in one pass (``occurrences``), so thousands of distinct values do not each cost a search of the text.
+    in one pass (``occurrences``), so thousands of distinct values do not each cost a search of the text,
+    unless they overlap so densely that the pass would report more occurrences than the input has characters.
     """
     distinct = {v for v in values if v}
     longest = {v: v for v in distinct}
     if len(distinct) > _SEARCHED_EACH:
         resume = dict.fromkeys(distinct, 0)
+        # values that are suffixes of each other, packed densely (``sk-sk-…``), occur k times per position:
+        # past a budget linear in the input the pass stops, and each value is searched for as below
+        budget = len(text) + sum(map(len, distinct))
         for at, value in occurrences(text, distinct):
+            budget -= 1
+            if budget < 0:
+                longest = {v: v for v in distinct}
+                break
             if at >= resume[value] and (end := _RUN.match(text, at + len(value))) is not None:
                 if end.end() - at > len(longest[value]):
                     longest[value] = text[at : end.end()]
                 resume[value] = end.end()
-        return set(longest.values())
+        else:
+            return set(longest.values())
     for value in distinct:
         at = text.find(value)
         while at >= 0:

@@ -51,6 +51,10 @@ def url_secrets(text: str) -> set[str]:
         path = rest[len(authority) :]
         mark = re.search(r"[?#;]", path)  # a path's ``;name=value`` parameters too (``/p;sig=…``)
         after = path[mark.end() :] if mark else ""
+        if mark is not None and mark.group() == ";":  # a path parameter's value ends with its path segment
+            query = re.search(r"[?#]", after)
+            head, tail = (after[: query.start()], after[query.start() :]) if query else (after, "")
+            after = re.sub(r"/[^;]*", ";", head) + tail
         user = authority.rpartition("@")[0].partition(":")[0]  # a password is read by ``text``'s URL rule
         if "@" not in user and len(user) >= 12 and entropy_ok(unquote(user)):
             found.add(user)

@@ -29,7 +29,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-__all__ = ["SEAL_KEY", "TOOLS_DIR", "key_path", "load_key", "seal_key", "make_seal", "vouched", "covers"]
+__all__ = ["SEAL_KEY", "TOOLS_DIR", "key_path", "load_key", "seal_key", "make_seal", "vouched", "vouched_records"]
 
 SEAL_KEY = "seal"  # under final.json's ``x-noesis_nb``
 TOOLS_DIR = "tool_invocations"
@@ -127,7 +127,7 @@ def vouched(seal: Any, episode_id: str, events: Any, summary: Any) -> bool:
 
     ``events``/``summary``: their stats, local ``(size, mtime_ns, ctime_ns)`` or remote ``(size, etag)``
     (remote stamps carry no time of ours: the sizes decide); None when absent. The tool records are
-    checked by their reader (``covers``).
+    checked by their reader (``vouched_records``).
     """
     if type(seal) is not dict or not _is_tag(seal.get("tag")) or not _is_tools(seal.get("tools")):
         return False  # any shape make_seal never writes: not vouched, never an error
@@ -137,15 +137,15 @@ def vouched(seal: Any, episode_id: str, events: Any, summary: Any) -> bool:
     return hmac.compare_digest(seal["tag"], _tag(episode_id, sealed_events, sealed_summary, seal["tools"]))
 
 
-def covers(tools: Any, files: Mapping[str, Any]) -> bool:
-    """Whether every tool record read is one a vouched seal's ``tools`` lists, unchanged since.
+def vouched_records(tools: Any, files: Mapping[str, Any]) -> set[str]:
+    """The tool records among ``files`` that a vouched seal's ``tools`` lists, unchanged since.
 
     ``files``: each record's name under the run (``tool_invocations/…``) → its stat, as for ``vouched``.
     """
     if not _is_tools(tools):
-        return False
+        return set()
     sealed = {name: [size, mtime] for name, size, mtime in tools}
-    return all(name in sealed and _same(sealed[name], stat) for name, stat in files.items())
+    return {name for name, stat in files.items() if name in sealed and _same(sealed[name], stat)}
 
 
 def _tool_stats(run_dir: Path) -> list[list[Any]]:

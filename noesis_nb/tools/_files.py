@@ -25,31 +25,48 @@ __all__ = [
     "forget_written",
 ]
 
-# each tool record this process wrote, by absolute path: its (size, mtime_ns) just after the write. A run's seal
-# lists only these (``runtime.lifecycle``): a record another process put into a live run was never screened here
-_WRITTEN: dict[str, tuple[int, int]] = {}
+# each tool record this process wrote, by run (the folder holding ``tool_invocations``) and absolute path: its
+# (size, mtime_ns) just after the write. A run's seal lists only these (``runtime.lifecycle``): a record another
+# process put into a live run was never screened here. A sealed run's entries are dropped; past _RUNS_KEPT runs
+# (paused ones never continued here) the oldest go, and their records are then screened as read (the safe side)
+_WRITTEN: dict[str, dict[str, tuple[int, int]]] = {}
+_RUNS_KEPT = 4096
 
 
 def note_written(path: Path) -> None:
-    """Remember ``path`` as written by this process, as it is now."""
+    """Remember the tool record at ``path`` as written by this process, as it is now (other files are ignored)."""
+    full = os.path.abspath(path)
+    parts = Path(full).parts
+    if _TOOLS not in parts:
+        return
+    run = os.path.join(*parts[: parts.index(_TOOLS)])
     try:
-        st = os.stat(path, follow_symlinks=False)
+        st = os.stat(full, follow_symlinks=False)
     except OSError:
         return
-    _WRITTEN[os.path.abspath(path)] = (st.st_size, st.st_mtime_ns)
+    records = _WRITTEN.get(run)
+    if records is None:
+        if len(_WRITTEN) >= _RUNS_KEPT:
+            _WRITTEN.pop(next(iter(_WRITTEN)), None)
+        records = _WRITTEN[run] = {}
+    records[full] = (st.st_size, st.st_mtime_ns)
 
 
 def written_here(path: Path) -> tuple[int, int] | None:
     """``(size, mtime_ns)`` of ``path`` when this process wrote it last, else None."""
-    return _WRITTEN.get(os.path.abspath(path))
+    full = os.path.abspath(path)
+    parts = Path(full).parts
+    if _TOOLS not in parts:
+        return None
+    return _WRITTEN.get(os.path.join(*parts[: parts.index(_TOOLS)]), {}).get(full)
 
 
-def forget_written(folder: Path) -> None:
-    """Forget the records under ``folder`` (a sealed run's): the table holds only runs still being written."""
-    prefix = os.path.join(os.path.abspath(folder), "")
-    for name in [n for n in list(_WRITTEN) if n.startswith(prefix)]:
-        _WRITTEN.pop(name, None)
+def forget_written(run_dir: Path) -> None:
+    """Forget the records of ``run_dir`` (a sealed run's): the table holds only runs still being written."""
+    _WRITTEN.pop(os.path.abspath(run_dir), None)
 
+
+_TOOLS = "tool_invocations"
 
 MAX_ID_LENGTH = 200
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")  # line breaks, escapes, and what UTF-8 cannot hold

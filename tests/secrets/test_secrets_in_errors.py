@@ -74,8 +74,21 @@ class _Shows:
         return self.text
 
 
+class _ShowsOther(str):
+    """A text note that prints something else (its own ``__str__``)."""
+
+    def __new__(cls, text: str) -> _ShowsOther:
+        made = super().__new__(cls, "see the log")
+        made.text = text  # type: ignore[attr-defined]
+        return made
+
+    def __str__(self) -> str:
+        return self.text  # type: ignore[attr-defined,no-any-return]
+
+
 _ODD_NOTES: dict[str, Any] = {
     "note of an object": lambda text: [_Shows(text)],
+    "note of a str subclass": lambda text: [_ShowsOther(text)],
     "note of bytes": lambda text: [text.encode()],
     "note of a dict": lambda text: [{"detail": text}],
     "notes not a sequence": lambda text: {text},

@@ -11,6 +11,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from noesis_nb.secrets.scan import redact
+from noesis_nb.secrets.url_parts import url_secrets
 
 NAMES = ("token", "apikey", "api_key", "access_token", "secret", "password", "sig", "signature", "x-goog-signature")
 _ALNUM = string.ascii_letters + string.digits
@@ -57,3 +58,13 @@ def test_a_credential_under_a_secret_name_never_survives(case: tuple[str, str, s
 def test_an_ordinary_url_stays_readable(name: str, value: str, lead: str) -> None:
     url = f"https://example.com/docs/page{lead}{name}={value}"
     assert redact({"text": url})[0]["text"] == url
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(["sig", "token", "apiKey"]), st.sampled_from(["/images/logo.png", "/v2/items?page=2", "/a/b;lang=en"]))
+def test_a_path_parameter_ends_with_its_segment(name: str, rest: str) -> None:
+    """``/a;sig=<value>/more``: the URL rule finds the value alone, not the rest of the path with it (what it finds
+    is also hunted for elsewhere as a secret)."""
+    url = f"https://example.com/a;{name}={_KEY}{rest}"
+    assert url_secrets(url) == {_KEY}
+    assert _KEY not in redact({"text": url})[0]["text"]
