@@ -28,8 +28,8 @@ def _excerpt(item: InboxItem, limit: int = 160) -> str:
     if p is None:
         return ""
     if p.command_line:
-        return "$ " + short(p.command_line, limit)
-    return short(p.redacted_payload or {}, limit)
+        return "$ " + short(p.command_line, limit, exact=True)  # every invisible character shown, as on the card
+    return short(p.redacted_payload or {}, limit, exact=True)
 
 
 def item_html(item: InboxItem, decision: Mapping[str, Any] | None = None, *, status: bool = False) -> str:

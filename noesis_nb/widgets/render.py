@@ -120,30 +120,46 @@ def event_flag(event: Mapping[str, Any]) -> str | None:
     return None
 
 
-# control characters (terminal escapes) and the bidirectional overrides that make text read other than it is
-_HIDDEN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+# Characters that show as nothing or make text read other than it is: controls (terminal escapes), every
+# format character (zero-width spaces, soft hyphen, BOM, word joiner, bidi marks, overrides and isolates,
+# tags, Arabic and Egyptian format marks), line and paragraph separators, and blank fillers. A command
+# ``cat safe\u200b.txt`` must not read as ``cat safe.txt`` on the card that approves it.
+_INVISIBLE = (
+    "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u00ad\u034f\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2"
+    "\u115f\u1160\u180e\u200b\u200e\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\u3164\ufeff\uffa0\ufff9-\ufffb"
+    "\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f"
+)
+_JOINERS = "\u200c\u200d"  # zero-width (non-)joiners: part of emoji and Persian words in prose, hidden in names
+_HIDDEN = re.compile(f"[{_INVISIBLE}]")
+_HIDDEN_EXACT = re.compile(f"[{_INVISIBLE}{_JOINERS}]")
 
 
-def visible(text: str) -> str:
-    """``text`` with control and bidi-override characters shown as ``\ufffd`` (nothing hidden, nothing reordered)."""
-    return _HIDDEN.sub("\ufffd", text) if _HIDDEN.search(text) else text
+def visible(text: str, *, exact: bool = False) -> str:
+    """``text`` with control, invisible and bidi characters shown as ``\ufffd`` (nothing hidden, nothing reordered).
+
+    ``exact`` also shows the zero-width joiners: for names, ids and commands, where two spellings that look
+    the same must not read the same (prose keeps them, as emoji and Persian words need them)."""
+    hidden = _HIDDEN_EXACT if exact else _HIDDEN
+    return hidden.sub("\ufffd", text) if hidden.search(text) else text
 
 
-def short(value: Any, limit: int, *, redact: bool = True) -> str:
-    """One line of at most ``limit`` characters (secrets removed unless already done; not escaped)."""
+def short(value: Any, limit: int, *, redact: bool = True, exact: bool = False) -> str:
+    """One line of at most ``limit`` characters (secrets removed unless already done; not escaped; ``exact``: see
+    :func:`visible`)."""
     if isinstance(value, str):
         text = value
     elif isinstance(value, (list, tuple)):
-        text = ", ".join(short(v, limit) for v in value)
+        text = ", ".join(short(v, limit, exact=exact) for v in value)
     else:
         text = _dumps(value)
-    text = visible(" ".join((shown_start(text, limit) if redact else text[: limit + SCAN_MARGIN]).split()))
+    text = visible(" ".join((shown_start(text, limit) if redact else text[: limit + SCAN_MARGIN]).split()), exact=exact)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def label(value: Any, limit: int = 200) -> str:
-    """A name read from a run (tool, agent, approver, rule, id) as HTML: one line, secrets removed, escaped."""
-    return esc(short("" if value is None else value, limit))
+    """A name read from a run (tool, agent, approver, rule, id) as HTML: one line, secrets removed, every invisible
+    character shown, escaped."""
+    return esc(short("" if value is None else value, limit, exact=True))
 
 
 _short = short  # the name older callers use
