@@ -91,7 +91,8 @@ def command_html(p: Any) -> str:
             args[0] = "python"
         env = _env_lines(payload.get("env"))
         parts = [*args, *env, str(payload.get("cwd") or "")]
-        names = payload.get("env") if isinstance(payload.get("env"), Mapping) else {}
+        variables = payload.get("env")
+        names = list(variables) if isinstance(variables, Mapping) else []
         plain = (
             line is not None
             and len(line) <= 160
