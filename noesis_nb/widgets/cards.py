@@ -30,7 +30,7 @@ def decision_words(decision: Mapping[str, Any], *, already: bool = False) -> str
     """Plain text: ``approved by ana at 11:53:54.310 — reason`` (``already approved …`` for a stale click)."""
     status = str(decision.get("status") or "?")
     text = (
-        f"{'already ' if already else ''}{status} {approver_words(short(decision.get('approver_id') or '?', 80))} "
+        f"{'already ' if already else ''}{status} {approver_words(short(decision.get('approver_id') or '?', 80, exact=True))} "
         f"at {_time(decision.get('decided_at'))}"
     )
     reason = _reason(decision)
@@ -153,7 +153,7 @@ def veto_decision_html(decision: Mapping[str, Any], *, already: bool = False) ->
     word = "overridden" if override else "upheld"
     reason = _reason(decision)
     text = esc(
-        f"{approver_words(short(decision.get('approver_id') or '?', 80))} at {_time(decision.get('decided_at'))}"
+        f"{approver_words(short(decision.get('approver_id') or '?', 80, exact=True))} at {_time(decision.get('decided_at'))}"
         + (f" — {reason}" if reason else "")
     )
     prefix = "already " if already else ""

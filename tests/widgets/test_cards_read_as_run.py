@@ -18,7 +18,7 @@ import noesis_nb
 from noesis_nb.runtime.gate import PendingApproval
 from noesis_nb.tools import render_command_line
 from noesis_nb.widgets import InboxView
-from noesis_nb.widgets.cards import pending_html
+from noesis_nb.widgets.cards import decision_html, pending_html, veto_decision_html
 from noesis_nb.widgets.render import label, visible
 
 # every character a browser shows as nothing or that reorders text around it (by Unicode category: controls,
@@ -121,3 +121,10 @@ def test_a_paused_run_shows_the_hidden_characters_on_its_card_and_inbox_row(paus
         assert "\u200b" not in row.body.value and "safe\ufffd.txt" in row.body.value
     finally:
         inbox.close()
+
+
+@pytest.mark.parametrize("char", ["\u200d", "\u200b", "\u202e"])
+def test_who_decided_is_shown_with_every_hidden_character(char: str) -> None:
+    decision = {"status": "approved", "approver_id": f"ana{char}", "decided_at": "2026-01-01T00:00:00Z"}
+    for html in (decision_html(decision), veto_decision_html(decision)):
+        assert char not in html and "by ana\ufffd at" in html
