@@ -8,10 +8,11 @@ replaces the error it belongs to or freezes the loop converting it.
 
 from __future__ import annotations
 
+import re
 import reprlib
 from typing import Any
 
-__all__ = ["safe_repr", "safe_str", "error_text", "type_name", "frame_given", "pandas_kind"]
+__all__ = ["visible", "safe_repr", "safe_str", "error_text", "type_name", "frame_given", "pandas_kind"]
 
 _CONTAINERS = (list, tuple, dict, set, frozenset)
 _SEQ_LIMIT = 100  # items of a builtin container shown before "..."
@@ -128,3 +129,26 @@ def frame_given(value: Any, wanted: str) -> str | None:
     if kind == "DataFrame":
         return f"got a DataFrame where {wanted} goes; pass its episode id column, e.g. df['episode_id']"
     return None
+
+
+# Characters that show as nothing or make text read other than it is: controls (terminal escapes), every
+# format character (zero-width spaces, soft hyphen, BOM, word joiner, bidi marks, overrides and isolates,
+# tags, Arabic and Egyptian format marks), line and paragraph separators, and blank fillers. A command
+# ``cat safe\u200b.txt`` must not read as ``cat safe.txt`` on the card that approves it.
+_INVISIBLE = (
+    "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u00ad\u034f\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2"
+    "\u115f\u1160\u180e\u200b\u200e\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\u3164\ufeff\uffa0\ufff9-\ufffb"
+    "\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f"
+)
+_JOINERS = "\u200c\u200d"  # zero-width (non-)joiners: part of emoji and Persian words in prose, hidden in names
+_HIDDEN = re.compile(f"[{_INVISIBLE}]")
+_HIDDEN_EXACT = re.compile(f"[{_INVISIBLE}{_JOINERS}]")
+
+
+def visible(text: str, *, exact: bool = False) -> str:
+    """``text`` with control, invisible and bidi characters shown as ``\ufffd`` (nothing hidden, nothing reordered).
+
+    ``exact`` also shows the zero-width joiners: for names, ids and commands, where two spellings that look
+    the same must not read the same (prose keeps them, as emoji and Persian words need them)."""
+    hidden = _HIDDEN_EXACT if exact else _HIDDEN
+    return hidden.sub("\ufffd", text) if hidden.search(text) else text

@@ -3,7 +3,8 @@
 Plotly renders a subset of HTML (``<b>``, ``<a href>``, ``<br>``) in hover labels, legends,
 tick labels and titles, and reads ``%{…}`` in a ``hovertemplate`` as a placeholder. Event text,
 episode ids, model and tool names come from run files, so every such string goes through
-``esc`` and reaches a template only as ``%{customdata[i]}``.
+``esc`` and reaches a template only as ``%{customdata[i]}``. Control, invisible and bidi characters are
+shown as ``\ufffd`` first, as the live view shows them: a tool name ``fs.read\u202e`` must not read as another.
 """
 
 from __future__ import annotations
@@ -14,12 +15,14 @@ from typing import Any
 
 import numpy as np
 
+from .._safetext import visible
+
 __all__ = ["esc", "esc_all"]
 
 
 def esc(value: Any) -> str:
-    """``value`` as display text with ``<``, ``>``, ``&`` and quotes escaped (None → "")."""
-    return "" if value is None else html.escape(str(value), quote=True)
+    """``value`` as display text, nothing hidden (:func:`visible`), with ``<``, ``>``, ``&`` and quotes escaped (None → "")."""
+    return "" if value is None else html.escape(visible(str(value)), quote=True)
 
 
 def esc_all(values: Iterable[Any]) -> np.ndarray:

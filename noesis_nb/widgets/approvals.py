@@ -18,7 +18,7 @@ import ipywidgets as w
 from ..runtime.gate import DecisionStands
 from ..secrets import shown
 from .cards import decision_html, pending_html, veto_decision_html, veto_html
-from .render import esc
+from .render import esc, short
 
 __all__ = ["ApprovalCard", "VetoCard", "ApprovalsPanel", "as_decision"]
 
@@ -62,7 +62,9 @@ class _Card:
             self.box.add_class("nnb-veto-card")
 
     def _button(self, i: int, cls: str, icon: str) -> w.Button:
-        button = w.Button(description=self.labels[i], icon=icon, tooltip=f"{self.tooltips[i]} {self.target()}")
+        # the tooltip is sent and shown as it is: the id read from a draft file, redacted and nothing hidden, as the card shows it
+        tip = f"{self.tooltips[i]} {short(self.target(), 200, exact=True)}"
+        button = w.Button(description=self.labels[i], icon=icon, tooltip=tip)
         button.layout.flex = "0 0 auto"
         button.add_class("nnb-btn")
         button.add_class(cls)

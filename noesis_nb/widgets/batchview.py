@@ -24,7 +24,7 @@ from .coalesce import Coalescer
 from .display import show
 from .inboxview import InboxView
 from .meter import CostMeter
-from .render import live_css
+from .render import live_css, short
 from .theme import ROOT_CLASS
 from .timeline import MESSAGE_OVERHEAD
 
@@ -139,7 +139,8 @@ class BatchView(SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipywidgets shi
                 if slot.entry is not entry:
                     slot.entry = entry
                     slot.box.layout.display = None
-                name = f"open episode {entry.episode_id or '(not started)'} below"  # the id arrives when it starts
+                # the id arrives when it starts; a tooltip is shown as it is sent (redacted, nothing hidden)
+                name = f"open episode {short(entry.episode_id or '(not started)', 200, exact=True)} below"
                 if slot.button.tooltip != name:
                     slot.button.tooltip = name
                 sent += self._set(slot.line, entry_line(entry, self.figures, now))

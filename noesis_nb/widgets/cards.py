@@ -8,15 +8,17 @@ decided one says who decided, when, and why. A command line whose quoting would 
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..secrets import shown
+from ..secrets import REDACTED_VALUE, is_secret_key, shown
 from .render import _dumps, approver_words, esc, label, local_time, short, visible
 
 __all__ = ["pending_html", "decision_html", "decision_words", "draft_heading", "command_html", "veto_html", "veto_decision_html"]
 
+_SHELL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _RISK_HUES = {"high": "red", "critical": "red", "medium": "orange"}
 
 
@@ -28,7 +30,7 @@ def decision_words(decision: Mapping[str, Any], *, already: bool = False) -> str
     """Plain text: ``approved by ana at 11:53:54.310 — reason`` (``already approved …`` for a stale click)."""
     status = str(decision.get("status") or "?")
     text = (
-        f"{'already ' if already else ''}{status} {approver_words(short(decision.get('approver_id') or '?', 80))} "
+        f"{'already ' if already else ''}{status} {approver_words(short(decision.get('approver_id') or '?', 80, exact=True))} "
         f"at {_time(decision.get('decided_at'))}"
     )
     reason = _reason(decision)
@@ -60,8 +62,26 @@ def draft_heading(p: Any, decision: Mapping[str, Any] | None = None) -> str:
     return f'<span role="status"><b>{label(p.tool)}</b> {decision_html(decision)}</span>'  # read out once decided
 
 
+def _exact(text: Any) -> str:
+    """Escaped text of a command's part: secrets removed, every invisible or reordering character shown, a
+    line break kept as one (HTML would show it as a space) and a tab or carriage return shown as ``\ufffd``."""
+    marked = visible(shown(str(text)), exact=True).replace("\r", "\ufffd").replace("\t", "\ufffd")
+    return esc(marked).replace("\n", "<br>")
+
+
+def _env_lines(env: Any) -> list[str]:
+    """``KEY=value`` of each variable the command runs with (the value redacted under a secret-looking name)."""
+    if not isinstance(env, Mapping):
+        return [] if env in (None, "", {}) else [str(env)]
+    return [f"{key}={REDACTED_VALUE if is_secret_key(str(key)) else value}" for key, value in env.items()]
+
+
 def command_html(p: Any) -> str:
-    """``$ cmd`` when the line reads plainly, else the argument list (and cwd/env), one argument a line."""
+    """``$ cmd`` when the line reads plainly, else the argument list, cwd and env, one item a line.
+
+    The line reads plainly when no argument, variable or directory holds a quote, backslash or line break
+    (shell quoting of those hides where one argument ends) and it is short; invisible and bidi characters
+    are shown as ``\ufffd`` either way, so the card reads as what runs."""
     payload = p.redacted_payload or {}
     argv = payload.get("argv")
     line = shown(p.command_line) if p.command_line else None
@@ -69,18 +89,25 @@ def command_html(p: Any) -> str:
         args = [str(a) for a in argv]
         if args[0] == sys.executable:
             args[0] = "python"
-        plain = line is not None and len(line) <= 160 and not any(c in a for a in args for c in "'\"\n\\")
+        env = _env_lines(payload.get("env"))
+        parts = [*args, *env, str(payload.get("cwd") or "")]
+        variables = payload.get("env")
+        names = list(variables) if isinstance(variables, Mapping) else []
+        plain = (
+            line is not None
+            and len(line) <= 160
+            and not any(c in a for a in parts for c in "'\"\n\r\\")
+            and all(_SHELL_NAME.fullmatch(str(name)) for name in names)  # ``A B=1 cmd`` would read as running ``A``
+        )
         if not plain:
-            items = "".join(f"<li>{esc(visible(shown(a)))}</li>" for a in args)
-            extra = ""
-            if payload.get("cwd"):
-                extra += f"<dt>cwd</dt><dd>{esc(visible(shown(str(payload['cwd']))))}</dd>"
-            if payload.get("env"):
-                extra += f"<dt>env</dt><dd>{label(' '.join(sorted(str(k) for k in payload['env'])), 2000)}</dd>"
+            items = "".join(f"<li>{_exact(a)}</li>" for a in args)
+            extra = f"<dt>cwd</dt><dd>{_exact(payload['cwd'])}</dd>" if payload.get("cwd") else ""
+            if env:
+                extra += "<dt>env</dt><dd><ul>" + "".join(f"<li>{_exact(v)}</li>" for v in env) + "</ul></dd>"
             return f"<dt>argv</dt><dd><ol>{items}</ol></dd>{extra}"
     if line:
-        return f"<dt>command</dt><dd><code>$ {esc(visible(line))}</code></dd>"
-    return f"<dt>payload</dt><dd><pre>{esc(visible(shown(_dumps(payload, pretty=True))))}</pre></dd>"
+        return f"<dt>command</dt><dd><code>$ {esc(visible(line, exact=True))}</code></dd>"
+    return f"<dt>payload</dt><dd><pre>{esc(visible(shown(_dumps(payload, pretty=True)), exact=True))}</pre></dd>"
 
 
 def pending_html(p: Any, decision: Mapping[str, Any] | None = None) -> str:
@@ -126,7 +153,7 @@ def veto_decision_html(decision: Mapping[str, Any], *, already: bool = False) ->
     word = "overridden" if override else "upheld"
     reason = _reason(decision)
     text = esc(
-        f"{approver_words(short(decision.get('approver_id') or '?', 80))} at {_time(decision.get('decided_at'))}"
+        f"{approver_words(short(decision.get('approver_id') or '?', 80, exact=True))} at {_time(decision.get('decided_at'))}"
         + (f" — {reason}" if reason else "")
     )
     prefix = "already " if already else ""

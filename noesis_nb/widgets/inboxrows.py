@@ -28,8 +28,8 @@ def _excerpt(item: InboxItem, limit: int = 160) -> str:
     if p is None:
         return ""
     if p.command_line:
-        return "$ " + short(p.command_line, limit)
-    return short(p.redacted_payload or {}, limit)
+        return "$ " + short(p.command_line, limit, exact=True)  # every invisible character shown, as on the card
+    return short(p.redacted_payload or {}, limit, exact=True)
 
 
 def item_html(item: InboxItem, decision: Mapping[str, Any] | None = None, *, status: bool = False) -> str:
@@ -65,10 +65,10 @@ def item_html(item: InboxItem, decision: Mapping[str, Any] | None = None, *, sta
 def check_name(item: InboxItem) -> str:
     """The selection box's name: what it selects, as the row shows it (one line, redacted, nothing hidden),
     with the tool and draft so two drafts of one run are told apart."""
-    run = short(item.episode_id, 200)  # the heading's text, before escaping
+    run = short(item.episode_id, 200, exact=True)  # the heading's text, before escaping
     p = item.pending
     if p is not None:
-        return f"select the {short(p.tool, 80)} draft {short(p.draft_id, 80)} of {run}"
+        return f"select the {short(p.tool, 80, exact=True)} draft {short(p.draft_id, 80, exact=True)} of {run}"
     payload = (item.governance or {}).get("payload")
     rule = payload.get("rule_id") if isinstance(payload, Mapping) else None
     return f"select the veto {short(rule or '?', 80)} of {run}"
@@ -156,7 +156,11 @@ class ResumeRow:
             f'<span class="nnb-mono">{label(source.episode_id)}</span> <span class="nnb-muted">decided, paused on disk — '
             f"{esc(short(source.task or '', 80))}</span>"
         )
-        self.button = w.Button(description="Resume", icon="play", tooltip=f"resume {source.episode_id} now that it is decided")
+        self.button = w.Button(
+            description="Resume",
+            icon="play",
+            tooltip=f"resume {short(source.episode_id, 200, exact=True)} now that it is decided",
+        )
         self.button.add_class("nnb-btn")
         self.button.add_class("nnb-go")
         self.button.on_click(lambda _b: self.resume())

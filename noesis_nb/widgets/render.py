@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import html
 import json
-import re
 from collections.abc import Iterable, Mapping
 from datetime import datetime
 from functools import lru_cache
@@ -19,6 +18,7 @@ from typing import Any
 
 import orjson
 
+from .._safetext import visible
 from ..secrets import SCAN_MARGIN, shown_start
 from ..store.vocab import RUN_CHECKPOINT, RUN_INTERRUPT, TOOL_APPROVAL_PENDING
 from .theme import PHASE_HUES, STATUS_HUES
@@ -120,30 +120,23 @@ def event_flag(event: Mapping[str, Any]) -> str | None:
     return None
 
 
-# control characters (terminal escapes) and the bidirectional overrides that make text read other than it is
-_HIDDEN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
-
-
-def visible(text: str) -> str:
-    """``text`` with control and bidi-override characters shown as ``\ufffd`` (nothing hidden, nothing reordered)."""
-    return _HIDDEN.sub("\ufffd", text) if _HIDDEN.search(text) else text
-
-
-def short(value: Any, limit: int, *, redact: bool = True) -> str:
-    """One line of at most ``limit`` characters (secrets removed unless already done; not escaped)."""
+def short(value: Any, limit: int, *, redact: bool = True, exact: bool = False) -> str:
+    """One line of at most ``limit`` characters (secrets removed unless already done; not escaped; ``exact``: see
+    :func:`visible`)."""
     if isinstance(value, str):
         text = value
     elif isinstance(value, (list, tuple)):
-        text = ", ".join(short(v, limit) for v in value)
+        text = ", ".join(short(v, limit, exact=exact) for v in value)
     else:
         text = _dumps(value)
-    text = visible(" ".join((shown_start(text, limit) if redact else text[: limit + SCAN_MARGIN]).split()))
+    text = visible(" ".join((shown_start(text, limit) if redact else text[: limit + SCAN_MARGIN]).split()), exact=exact)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def label(value: Any, limit: int = 200) -> str:
-    """A name read from a run (tool, agent, approver, rule, id) as HTML: one line, secrets removed, escaped."""
-    return esc(short("" if value is None else value, limit))
+    """A name read from a run (tool, agent, approver, rule, id) as HTML: one line, secrets removed, every invisible
+    character shown, escaped."""
+    return esc(short("" if value is None else value, limit, exact=True))
 
 
 _short = short  # the name older callers use

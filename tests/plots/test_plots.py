@@ -156,7 +156,8 @@ def test_compare_episodes(frames):
     assert table.set_index("step").loc["start #1", "cost_a"] == 0.0  # with usage, a step without model calls costs 0
 
 
-EVIL = '<a href="x">EVIL%{y}</a><b>'
+EVIL = '<a href="x">EVIL%{y}</a><b>\u202e\u200b\x1b[2J'  # markup, a template, a bidi override, a zero-width space, an escape
+HIDDEN = "\u202e\u200b\x1b"
 
 
 @pytest.fixture(scope="module")
@@ -223,6 +224,7 @@ def assert_no_raw_user_text(fig: go.Figure) -> None:
             seen.append(key)
             assert key != "hovertemplate", f"user text in a hover template: {node!r}"
             assert not any(ch in node for ch in '<>"'), f"unescaped user text in {key}: {node!r}"
+            assert not any(ch in node for ch in HIDDEN), f"a hidden character in {key}: {node!r}"
 
     walk(fig.to_plotly_json())
     assert seen  # the hostile text did reach the figure, escaped

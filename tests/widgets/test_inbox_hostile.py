@@ -147,3 +147,32 @@ def test_selection_box_names_are_short_clean_and_tell_drafts_apart() -> None:
         _clean(name)
         assert len(name) < 400 and "fs.write" in name and name.startswith("select the")
     assert names[0] != names[1], "two drafts of one run must have different names"
+
+
+def _sent_texts(widget: Any, out: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Every text a widget tree sends to the browser as it is shown (tooltips, descriptions, values)."""
+    for name in ("tooltip", "description", "value", "placeholder"):
+        text = getattr(widget, name, None)
+        if isinstance(text, str):
+            out.append((f"{type(widget).__name__}.{name}", text))
+    for child in getattr(widget, "children", ()) or ():
+        _sent_texts(child, out)
+    return out
+
+
+def test_a_draft_id_with_a_secret_and_a_bidi_override_reaches_no_tooltip(paused_run: Path, tmp_path: Path) -> None:
+    """The buttons' tooltips name the draft: the id a draft file holds is shown redacted, nothing hidden, as on the card."""
+    run, draft, record = _copy(paused_run, tmp_path)
+    record["draft_id"] += f"{HIDDEN[1]}{SECRET}"  # another program's draft, its file named by its id
+    draft.unlink()
+    (draft.parent / f"{record['draft_id']}.json").write_text(json.dumps(record))
+    inbox = InboxView(run.parent)
+    try:
+        [row] = inbox.rows.values()
+        view = noesis_nb.show(run)
+        sent = _sent_texts(inbox, []) + _sent_texts(view, [])
+        assert any(where == "Button.tooltip" and text.startswith("approve draft:") for where, text in sent)
+        dirty = [(where, text) for where, text in sent if SECRET in text or HIDDEN[1] in text]
+        assert not dirty, f"sent to the browser as it is: {dirty}"
+    finally:
+        inbox.close()
