@@ -106,3 +106,31 @@ def test_widening_time_grows_linearly_with_distinct_values() -> None:
         pytest.fail("widening 100 KB and 400 KB of distinct keys took over 2 minutes")
     small, large = json.loads(out.stdout)
     assert large < 8 * small + 0.5, f"{small:.2f} s at 100 KB, {large:.2f} s at 400 KB"
+
+
+_DENSE_CHILD = """
+import json, time
+import noesis_nb.secrets.linear as linear
+k = 150
+values = ["sk-" * j for j in range(8, 8 + k)]  # each a suffix of the next: all occur at every third character
+text = " ".join(values) + " " + "sk-" * 30_000
+def cpu(limit):
+    linear._SEARCHED_EACH = limit
+    best = 1e9
+    for _ in range(2):
+        start = time.process_time()
+        found = linear.widen_all(text, values)
+        best = min(best, time.process_time() - start)
+    return best, sorted(found)
+(one_pass, a), (each, b) = cpu(64), cpu(10**9)
+print(json.dumps([one_pass, each, a == b]))
+"""
+
+
+def test_values_overlapping_densely_cost_no_more_than_a_search_each() -> None:
+    """150 values, each a suffix of the next, packed into 100 KB: the one pass would report every value at every
+    third character (10x the search per value); past a budget linear in the input it gives way to that search."""
+    out = subprocess.run([sys.executable, "-c", _DENSE_CHILD], capture_output=True, text=True, timeout=240, check=True)
+    one_pass, each, same = json.loads(out.stdout)
+    assert same
+    assert one_pass < 4 * each + 0.05, f"one pass {one_pass:.3f} s, a search per value {each:.3f} s"
