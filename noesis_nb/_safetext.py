@@ -133,22 +133,27 @@ def frame_given(value: Any, wanted: str) -> str | None:
 
 # Characters that show as nothing or make text read other than it is: controls (terminal escapes), every
 # format character (zero-width spaces, soft hyphen, BOM, word joiner, bidi marks, overrides and isolates,
-# tags, Arabic and Egyptian format marks), line and paragraph separators, and blank fillers. A command
-# ``cat safe\u200b.txt`` must not read as ``cat safe.txt`` on the card that approves it.
+# tags, Arabic and Egyptian format marks), variation selectors, line and paragraph separators, and blank
+# fillers. A command ``cat safe\u200b.txt`` must not read as ``cat safe.txt`` on the card that approves it.
 _INVISIBLE = (
     "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u00ad\u034f\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2"
-    "\u115f\u1160\u180e\u200b\u200e\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\u3164\ufeff\uffa0\ufff9-\ufffb"
-    "\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f"
+    "\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b\u200e\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\u3164"
+    "\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb"
+    "\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff"
 )
 _JOINERS = "\u200c\u200d"  # zero-width (non-)joiners: part of emoji and Persian words in prose, hidden in names
-_HIDDEN = re.compile(f"[{_INVISIBLE}]")
+# prose (a task, a message, a hover text) keeps what writing needs (bidi marks in Hebrew and Persian, soft
+# hyphens, emoji tag sequences and variation selectors): controls, what reorders text, zero-width spaces and
+# byte-order marks are shown
+_HIDDEN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200b\u2028-\u202e\u2066-\u2069\ufeff]")
 _HIDDEN_EXACT = re.compile(f"[{_INVISIBLE}{_JOINERS}]")
 
 
 def visible(text: str, *, exact: bool = False) -> str:
-    """``text`` with control, invisible and bidi characters shown as ``\ufffd`` (nothing hidden, nothing reordered).
+    """``text`` with control and reordering characters shown as ``\ufffd`` (nothing reordered, no terminal escape).
 
-    ``exact`` also shows the zero-width joiners: for names, ids and commands, where two spellings that look
-    the same must not read the same (prose keeps them, as emoji and Persian words need them)."""
+    ``exact`` shows every invisible character too (zero-width spaces and joiners, bidi marks, variation selectors,
+    tags): for names, ids and commands, where two spellings that look the same must not read the same. Prose
+    keeps them, as Hebrew, Persian, hyphenated German and emoji need them."""
     hidden = _HIDDEN_EXACT if exact else _HIDDEN
     return hidden.sub("\ufffd", text) if hidden.search(text) else text

@@ -28,8 +28,9 @@ from ..store.vocab import (
     final_outcome,
     state_status,
 )
-from ..tools._files import forget_written, note_written, written_here
+from ..tools._files import forget_written, written_here
 from .outcomes import ANSWER_LIMIT
+from .recorder import sweep_noted
 from .summary import INSIGHT_KEYS, build_summary
 
 if TYPE_CHECKING:
@@ -381,8 +382,7 @@ def complete_seal(rec: Recorder) -> bool:
             )
         rec.closed = True
         rec.writer.close()
-        for path in rec.secrets.sweep(rec.run_dir, rec):  # values learned late leave the lines written before them
-            note_written(path)  # a tool record rewritten here is still one this process screened
+        sweep_noted(rec)  # values learned late leave the lines written before them
         process = as_object(rec.state.get("process"))
         atomic_write_json(
             final_path,

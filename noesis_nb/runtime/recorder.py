@@ -47,7 +47,7 @@ from ..store.vocab import (
     RUN_RESUME,
     RUN_STATE_PROJECTION,
 )
-from ..tools._files import note_written
+from ..tools._files import as_written_here, note_written
 from .summary import EventTally
 
 __all__ = ["Recorder", "artifact_digest", "INDEXED_PHASES"]
@@ -373,10 +373,7 @@ class Recorder:
         """``run.interrupt → run.checkpoint``, state ``partial``: all on disk (fsynced) before returning."""
         with self._lock:  # re-entrant: no other thread's event may fall between the interrupt and its checkpoint
             interrupt = self.interrupt(reason, caused_by)
-            # values learned late leave the files before the checkpoint digests them; a tool record rewritten so is
-            # still one this process screened
-            for path in self.secrets.sweep(self.run_dir, self, reopen=True):
-                note_written(path)
+            sweep_noted(self, reopen=True)  # values learned late leave the files before the checkpoint digests them
             checkpoint = self.checkpoint(interrupt["id"])
         self.writer.fsync()
         return checkpoint
@@ -460,6 +457,8 @@ class Recorder:
         """Continue on a new ``events.jsonl`` that replaced the open one (a secret sweep rewrote it); same lock."""
         self.check_owner("reopening events.jsonl")
         lock = self.writer.lock
+        if not self.writer.wrote_every_byte():  # lines another process appended are in the rewritten file too:
+            self.continued = True  # the new writer would count them as its own, so no seal vouches for this log
         fresh = EventWriter(self.run_dir / "events.jsonl")
         fresh.lock = lock
         self.writer = fresh
@@ -480,6 +479,15 @@ class Recorder:
     def release(self, *, remove: bool = False) -> None:
         if self.ownership is not None:
             self.ownership.release(remove=remove)
+
+
+def sweep_noted(rec: Recorder, *, reopen: bool = False) -> None:
+    """The late secret sweep of ``rec``'s run: a tool record this process wrote, still as written, stays noted as
+    written here once the sweep rewrites it; one another process wrote (only known values leave it) stays unnoted."""
+    mine = as_written_here(rec.run_dir)
+    for path in rec.secrets.sweep(rec.run_dir, rec, reopen=reopen):
+        if os.path.abspath(path) in mine:
+            note_written(path)
 
 
 # the logs of runs this process paused having screened every line, by run folder: the stat it left each with. A

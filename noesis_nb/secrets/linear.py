@@ -229,7 +229,7 @@ def widen_all(text: str, values: Iterable[str]) -> set[str]:
         resume = dict.fromkeys(distinct, 0)
         # values that are suffixes of each other, packed densely (``sk-sk-…``), occur k times per position:
         # past a budget linear in the input the pass stops, and each value is searched for as below
-        budget = len(text) + sum(map(len, distinct))
+        budget = 2 * len(text)
         for at, value in occurrences(text, distinct):
             budget -= 1
             if budget < 0:

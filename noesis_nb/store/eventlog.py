@@ -257,6 +257,13 @@ class EventWriter:
                     )
                 self._fh.close()
 
+    def wrote_every_byte(self) -> bool:
+        """Whether the file holds exactly what this writer appended (no other process wrote into it)."""
+        with self.lock:
+            if self._fh.closed:
+                return self.closed_as is not None
+            return os.fstat(self._fh.fileno()).st_size == self._size
+
     @property
     def closed(self) -> bool:
         return self._fh.closed

@@ -23,6 +23,7 @@ __all__ = [
     "note_written",
     "written_here",
     "forget_written",
+    "as_written_here",
 ]
 
 # each tool record this process wrote, by run (the folder holding ``tool_invocations``) and absolute path: its
@@ -33,13 +34,20 @@ _WRITTEN: dict[str, dict[str, tuple[int, int]]] = {}
 _RUNS_KEPT = 4096
 
 
+def _run_of(full: str) -> str | None:
+    """The run folder of a tool record's absolute path: the folder holding its (last) ``tool_invocations``."""
+    parts = Path(full).parts
+    if _TOOLS not in parts:
+        return None
+    return os.path.join(*parts[: len(parts) - 1 - parts[::-1].index(_TOOLS)])
+
+
 def note_written(path: Path) -> None:
     """Remember the tool record at ``path`` as written by this process, as it is now (other files are ignored)."""
     full = os.path.abspath(path)
-    parts = Path(full).parts
-    if _TOOLS not in parts:
+    run = _run_of(full)
+    if run is None:
         return
-    run = os.path.join(*parts[: parts.index(_TOOLS)])
     try:
         st = os.stat(full, follow_symlinks=False)
     except OSError:
@@ -55,10 +63,21 @@ def note_written(path: Path) -> None:
 def written_here(path: Path) -> tuple[int, int] | None:
     """``(size, mtime_ns)`` of ``path`` when this process wrote it last, else None."""
     full = os.path.abspath(path)
-    parts = Path(full).parts
-    if _TOOLS not in parts:
-        return None
-    return _WRITTEN.get(os.path.join(*parts[: parts.index(_TOOLS)]), {}).get(full)
+    run = _run_of(full)
+    return None if run is None else _WRITTEN.get(run, {}).get(full)
+
+
+def as_written_here(run_dir: Path) -> set[str]:
+    """The tool records of ``run_dir`` (absolute paths) this process wrote that are still as it wrote them."""
+    out = set()
+    for full, stamp in list(_WRITTEN.get(os.path.abspath(run_dir), {}).items()):
+        try:
+            st = os.stat(full, follow_symlinks=False)
+        except OSError:
+            continue
+        if (st.st_size, st.st_mtime_ns) == stamp:
+            out.add(full)
+    return out
 
 
 def forget_written(run_dir: Path) -> None:

@@ -137,7 +137,7 @@ def _tool_parts(step: Step, facts: StepFacts) -> list[str]:
     elif decision is not None or step.state == "rejected":
         status = str((decision or {}).get("status") or "rejected")
         approver = str((decision or {}).get("approver_id") or "?")
-        who = f" {esc(approver_words(short(approver, 80)))}" if decision else ""
+        who = f" {esc(approver_words(short(approver, 80, exact=True)))}" if decision else ""
         ended = _find(step, TOOL_APPROVED) or _find(step, TOOL_REJECTED_GOVERNANCE)
         by_person = not approver.startswith("policy:")  # a policy answers at once: nobody waited
         waited = seconds_between(asked, ended) if ended is not None and by_person else None
@@ -191,11 +191,11 @@ def _governance_parts(step: Step, facts: StepFacts) -> list[str]:
     if step.paused:
         parts.append('<b class="nnb-c-orange">paused for a person</b>')
     elif override is not None:
-        who = approver_words(short(_payload(override).get("approver_id") or "?", 80))
+        who = approver_words(short(_payload(override).get("approver_id") or "?", 80, exact=True))
         parts.append(f'<span class="nnb-c-green">overridden {esc(who)}</span>')
     elif facts.veto is not None and decision == "veto" and enforced:
         word = "overridden" if facts.veto.get("status") == "approved" else "upheld"
-        parts.append(f"{word} {esc(approver_words(short(facts.veto.get('approver_id') or '?', 80)))}")
+        parts.append(f"{word} {esc(approver_words(short(facts.veto.get('approver_id') or '?', 80, exact=True)))}")
     return parts
 
 

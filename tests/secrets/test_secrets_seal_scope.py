@@ -100,3 +100,81 @@ def test_a_record_another_process_wrote_is_screened_alone(tmp_path: Path) -> Non
     seal = _seal(handle.run_dir)
     assert seal is not None and not any("approvals" in name for name, *_ in seal["tools"])  # not this process's
     assert noesis_nb.tools_df(tmp_path, columns=STDOUT)["stdout"].tolist() == [DIGEST + "\n", "deployed\n"]
+
+
+KEY = "sk-proj-" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8S9t0"
+LATE = "Zq9-horse-battery-staple-Lm4"
+
+
+def test_a_record_another_process_wrote_stays_out_of_the_seal_when_the_late_sweep_rewrites_it(tmp_path: Path) -> None:
+    """The sweep takes only the values the run knows out of a record: the rest of one written elsewhere was never
+    screened here, so rewriting it does not make it this process's."""
+
+    async def agent(task: str, ctx: Any) -> str:
+        ctx.emit("reason", {"password": LATE})
+        await ctx.tool_async("deploy", {"argv": [sys.executable, "-c", "print('deployed')"]}, effect="write", risk="high")
+        return "ok"
+
+    async def main() -> Any:
+        handle = noesis_nb.start("t", using=agent, runs_dir=tmp_path)
+        await handle
+        code = (
+            f"import noesis_nb, json, pathlib; noesis_nb.approve_draft({handle.episode_id!r}, approver_id='ops', "
+            f"runs_dir={str(tmp_path)!r}); p = next(pathlib.Path({str(handle.run_dir)!r}, 'tool_invocations', "
+            f"'approvals').glob('*.json')); d = json.loads(p.read_text()); d['reason'] = 'pw {LATE} key {KEY}'; "
+            "p.write_text(json.dumps(d))"
+        )
+        await asyncio.to_thread(subprocess.run, [sys.executable, "-c", code], check=True, env=os.environ, timeout=120)
+        await asyncio.wait_for(handle.wait(), 60)
+        return handle
+
+    handle = asyncio.run(main())
+
+    seal = _seal(handle.run_dir)
+    assert seal is not None and not any("approvals" in name for name, *_ in seal["tools"])
+    shown = noesis_nb.tools_df(tmp_path).astype(str).to_csv()
+    assert KEY not in shown and LATE not in shown
+
+
+_APPEND = """
+import json, sys, uuid
+log = sys.argv[1]
+last = json.loads(open(log, "rb").read().splitlines()[-1])
+event = {"id": str(uuid.uuid4()), "episode_id": last["episode_id"], "agent_id": "x", "phase": "reason",
+         "payload": {"note": sys.argv[2]}, "evidence_ids": [], "timestamp": last["timestamp"]}
+with open(log, "ab") as fh:
+    fh.write(json.dumps(event, separators=(",", ":")).encode() + b"\\n")
+"""
+
+
+def test_a_line_another_process_appended_is_not_sealed_after_the_pause_sweep_rewrites_the_log(tmp_path: Path) -> None:
+    """The pause's sweep rewrites the log (a value learned late) and the recorder goes on with a new writer: the
+    line another process appended before is not counted as this process's, in the live run or resumed here."""
+
+    def agent(task: str, ctx: Any) -> str:
+        (run,) = [p for p in tmp_path.iterdir() if p.name.startswith("ep_")]
+        ctx.tool("login", {"argv": [sys.executable, "-c", "print('ok')", "--note", LATE]}, effect="read", risk="low")
+        subprocess.run([sys.executable, "-c", _APPEND, str(run / "events.jsonl"), KEY], check=True, timeout=60)
+        ctx.emit("reason", {"password": LATE})
+        ctx.tool("deploy", {"argv": [sys.executable, "-c", "print('deployed')"]}, effect="write", risk="high")
+        return "ok"
+
+    ep = noesis_nb.solve("t", using=agent, runs_dir=tmp_path, approver="ask")
+    noesis_nb.approve_draft(ep, approver_id="ops", runs_dir=tmp_path)
+    noesis_nb.resume_run(ep, runs_dir=tmp_path)
+
+    assert _seal(tmp_path / ep) is None
+    assert KEY not in noesis_nb.events_df(tmp_path).astype(str).to_csv()
+
+
+def test_the_records_of_a_run_under_a_folder_named_tool_invocations_are_forgotten_at_its_seal(tmp_path: Path) -> None:
+    from noesis_nb.tools._files import forget_written, note_written, written_here
+
+    run = tmp_path / "tool_invocations" / "runs" / "ep_1"
+    record = run / "tool_invocations" / "prepared" / "d.json"
+    record.parent.mkdir(parents=True)
+    record.write_text("{}")
+    note_written(record)
+    assert written_here(record) is not None
+    forget_written(run)
+    assert written_here(record) is None

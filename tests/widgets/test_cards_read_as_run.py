@@ -67,6 +67,17 @@ def test_prose_keeps_the_joiners_of_emoji_and_words() -> None:
     family, persian = "\U0001f468\u200d\U0001f469\u200d\U0001f467", "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645"
     assert visible(family) == family and visible(persian) == persian
     assert visible("a\u200bb\u202ec") == "a\ufffdb\ufffdc"
+    # what writing needs stays: a flag's tag characters, an emoji's variation selector, Persian's right-to-left
+    # mark, Hebrew's left-to-right mark, Arabic's letter mark, German soft hyphens
+    for prose in (
+        "\U0001f3f4\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f",
+        "I \u2764\ufe0f it",
+        "\u0633\u0644\u0627\u0645\u200f 2024",
+        "\u05e9\u05dc\u05d5\u05dd\u200e ABC",
+        "\u061c\u0661\u0662",
+        "Donau\u00addampf\u00adschiff",
+    ):
+        assert visible(prose) == prose and "\ufffd" in visible(prose, exact=True)
 
 
 def test_the_environment_is_shown_with_its_values_in_the_argument_list() -> None:
