@@ -504,8 +504,7 @@ def _stamps(ts: Any, n: int) -> np.ndarray:
         from .frames._arrays import iso_to_utc  # frames import this module
 
         ts = iso_to_utc(list(ts))
-    values = ts.dt.as_unit("us").to_numpy(dtype="datetime64[us]").astype(np.int64)
-    return np.where(ts.isna().to_numpy(), now, values)
+    return stamps_or_now(ts.dt.as_unit("us").to_numpy(dtype="datetime64[us]").astype(np.int64))  # NaT: int64's least
 
 
 def stamps_or_now(micros: np.ndarray) -> np.ndarray:

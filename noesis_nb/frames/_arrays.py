@@ -20,6 +20,7 @@ except ImportError:  # pragma: no cover - exercised where pyarrow is absent
     pa = None
 
 __all__ = [
+    "objects",
     "iso_to_utc",
     "build",
     "concat",
@@ -71,9 +72,7 @@ def categorical(values: Any) -> pd.Categorical:
     One canonical form, so categoricals built from different batches (one with no values, one
     read before a new run added a category) always concatenate and compare equal to a cold load.
     """
-    arr = np.empty(len(values), dtype=object)
-    arr[:] = values
-    codes, uniques = pd.factorize(arr, sort=True, use_na_sentinel=True)
+    codes, uniques = pd.factorize(objects(values), sort=True, use_na_sentinel=True)
     return pd.Categorical.from_codes(codes, categories=pd.Index(np.asarray(uniques, dtype=object), dtype="str"))
 
 
@@ -138,6 +137,11 @@ def build(kind: str, values: list[Any]) -> Any:
             return np.array([_float(v) for v in values], dtype=np.float64)
     if kind == "category":
         return categorical(text_values(values))
+    return objects(values)
+
+
+def objects(values: Any) -> np.ndarray:
+    """``values`` as a 1-D object array, each item kept as it is (a list or tuple item is not spread out)."""
     arr = np.empty(len(values), dtype=object)
     arr[:] = values
     return arr

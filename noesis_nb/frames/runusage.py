@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ..cost import Pricer, price_arrays, price_attrs, stamps_or_now
+from ._arrays import objects
 from .columns import TOKEN_COLUMNS
 from .runrecord import PARTS, RunRecord
 from .timetext import micros_of, utc_micros
@@ -120,7 +121,7 @@ def run_usage(records: list[RunRecord], prices: Any) -> pd.DataFrame:
     tokens = call_counts(payloads)
     models, providers = ([v if type(v := p.get(key)) is str else None for p in payloads] for key in ("model", "provider"))
     cost, priced_calls, _, notes = price_arrays(
-        pricer, _objects(models), _objects(providers), stamps_or_now(micros_of(stamps)), tokens
+        pricer, objects(models), objects(providers), stamps_or_now(micros_of(stamps)), tokens
     )
     run = np.asarray(index, dtype=np.int64)
     counts = np.bincount(run, weights=np.asarray(weights, dtype=float), minlength=n) if len(run) else np.zeros(n)
@@ -139,9 +140,3 @@ def run_usage(records: list[RunRecord], prices: Any) -> pd.DataFrame:
     out = pd.DataFrame(columns, index=pd.RangeIndex(n), copy=False)  # one constructor call, not a setitem per column
     out.attrs.update(price_attrs(pricer, notes))
     return out
-
-
-def _objects(values: list[Any]) -> np.ndarray:
-    arr = np.empty(len(values), dtype=object)
-    arr[:] = values
-    return arr

@@ -3,7 +3,8 @@
 ``run_usage`` prices a load's calls from arrays (``cost.price_arrays``); building a usage frame of
 the calls and a priced copy of it, only to sum them per run, was a fixed cost of every load (about a
 third of a 10-run root's first call). The reference here is ``usage_df``, which reads the runs'
-events on its own and prices them through ``price_frame``.
+events on its own; it prices them through ``price_frame`` and the same ``price_arrays``, so this checks the
+per-run sums, counts and flags, not the prices themselves (``test_cost`` does).
 """
 
 from __future__ import annotations

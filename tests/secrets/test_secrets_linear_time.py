@@ -67,8 +67,9 @@ print(json.dumps(times))
 @pytest.mark.parametrize("chunk", [_UNITS[:8], _UNITS[8:16], _UNITS[16:] + _RUNS])
 def test_screen_time_grows_linearly_on_adversarial_text(chunk: list[str]) -> None:
     """Each shape at 100 KB takes less than 6 times as long as at 25 KB, give or take the time of 100 KB of
-    prose (linear is 4 times; quadratic 16, and took minutes; a shape whose quadratic part merely matches
-    its linear part at 100 KB takes 6.4 times). Times are the child's CPU time, the lesser of two runs."""
+    prose (linear is 4 times; quadratic 16, and took minutes). A shape only mildly quadratic (its quadratic
+    part no larger than its linear one at 100 KB) can pass within the prose slack. Times are the child's CPU
+    time, the lesser of two runs."""
     units = [u for u in chunk if u in _UNITS] + [_PROSE]
     runs = [u for u in chunk if u in _RUNS]
     args = json.dumps([units, runs, [25_000, 100_000]])

@@ -43,6 +43,13 @@ def _plant(run: Path | str, text: str) -> None:
         fh.write(orjson.dumps(event) + b"\n")
 
 
+def _in_another_process(helper: str, *args: str) -> None:
+    """Call one of this module's helpers in a process of its own (someone else writing into the run)."""
+    code = f"import sys; sys.path.insert(0, {str(Path(__file__).parents[2])!r}); "
+    code += f"from tests.secrets.test_secrets_resumed_runs import {helper}; {helper}(*{args!r})"
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+
+
 def _shown(root: Path) -> str:
     return noesis_nb.events_df(root)["payload"].map(json.dumps).str.cat()
 
@@ -63,9 +70,7 @@ def test_a_token_planted_in_a_killed_run_stays_redacted_after_resume_run_seals_i
 def test_a_token_another_process_appends_to_a_live_run_stays_redacted_after_the_seal(tmp_path: Path) -> None:
     def agent(task: str, ctx: object) -> str:
         (run,) = [p for p in tmp_path.iterdir() if p.name.startswith("ep_")]
-        code = f"import sys; sys.path.insert(0, {str(Path(__file__).parents[2])!r}); "
-        code += f"from tests.secrets.test_secrets_resumed_runs import _plant; _plant({str(run)!r}, 'use {TOKEN} now')"
-        subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+        _in_another_process("_plant", str(run), f"use {TOKEN} now")
         return "ok"
 
     ep = noesis_nb.solve("a task", using=agent, runs_dir=tmp_path)
@@ -88,9 +93,7 @@ def test_a_tool_record_another_process_puts_into_a_live_run_stays_redacted_after
     def agent(task: str, ctx: Any) -> str:
         ctx.tool("fs.echo", {"argv": [sys.executable, "-c", "print('hi')"]}, effect="read", risk="low")
         (run,) = [p for p in tmp_path.iterdir() if p.name.startswith("ep_")]
-        code = f"import sys; sys.path.insert(0, {str(Path(__file__).parents[2])!r}); "
-        code += f"from tests.secrets.test_secrets_resumed_runs import _plant_record; _plant_record({str(run)!r}, {TOKEN!r})"
-        subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+        _in_another_process("_plant_record", str(run), TOKEN)
         return "ok"
 
     ep = noesis_nb.solve("a task", using=agent, runs_dir=tmp_path)
