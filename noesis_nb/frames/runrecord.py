@@ -82,6 +82,7 @@ class RunRecord(TypedDict):
     written_here: NotRequired[bool]  # set by runs_df: sealed by noesis_nb, unedited (its text screened as written)
     row: NotRequired[dict[str, Any]]  # runs_df's column values
     sums_checked: NotRequired[dict[str, bool]]  # price table version -> whether the per-model sums hide priced parts
+    call_columns: NotRequired[tuple[list[Call], Any]]  # (the calls, ``runusage``'s columns of them), read once
 
 
 def _doc(ref: RunRef, name: str, problems: list[LoadProblem], stamp: dict[str, Any], shape: Spec) -> dict[str, Any] | None:

@@ -7,7 +7,7 @@ the same (``runrecord`` decides what it can from the summary; the prices decide 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -16,8 +16,7 @@ from ..cost import Pricer, price_arrays, price_attrs, stamps_or_now
 from ._arrays import objects
 from .columns import TOKEN_COLUMNS
 from .runrecord import PARTS, RunRecord
-from .timetext import micros_of, utc_micros
-from .usage import call_counts
+from .timetext import NAT, utc_micros
 from .values import is_count
 
 __all__ = ["run_usage", "sums_hide_priced_parts", "PriceMemo"]
@@ -106,25 +105,34 @@ def _day(stamp: Any) -> datetime | None:
 def run_usage(records: list[RunRecord], prices: Any) -> pd.DataFrame:
     """Per-run model-call totals and cost (priced per call, then summed); a total is NaN when any call's value is unknown.
 
-    The calls are priced as ``usage_df`` prices them (``price_arrays`` over ``call_counts``), from
-    arrays: a frame of the calls, built and dropped, was a fixed cost of every load.
+    The calls are priced as ``usage_df`` prices them (``price_arrays`` over ``usage.call_counts``' rule), from
+    arrays: a frame of the calls, built and dropped, was a fixed cost of every load. Each run's calls
+    are read into plain columns once (``_call_columns``, kept with the cached record), so a reload
+    after one run changed reads only that run's calls again.
     """
     pricer = Pricer.from_spec(prices)
-    index, stamps, payloads, weights = [], [], [], []
-    for i, record in enumerate(records):
-        for ts, payload in record["calls"]:
-            index.append(i)
-            stamps.append(ts if isinstance(ts, str) else None)
-            payloads.append(payload)
-            weights.append(payload["model_calls"] if is_count(payload.get("model_calls")) else 1)
     n = len(records)
-    tokens = call_counts(payloads)
-    models, providers = ([v if type(v := p.get(key)) is str else None for p in payloads] for key in ("model", "provider"))
+    columns_of = [_call_columns(record) for record in records]
+    sizes = np.fromiter((len(c.weights) for c in columns_of), dtype=np.int64, count=n)
+    stamps: list[int] = []
+    weights: list[float] = []
+    models: list[Any] = []
+    providers: list[Any] = []
+    tokens_of: dict[str, list[float]] = {name: [] for name in TOKEN_COLUMNS}
+    for c in columns_of:
+        if c.weights:
+            stamps += c.stamps
+            weights += c.weights
+            models += c.models
+            providers += c.providers
+            for name, counted in zip(TOKEN_COLUMNS, c.tokens):
+                tokens_of[name] += counted
+    tokens = {name: np.array(values, dtype=np.float64) for name, values in tokens_of.items()}
     cost, priced_calls, _, notes = price_arrays(
-        pricer, objects(models), objects(providers), stamps_or_now(micros_of(stamps)), tokens
+        pricer, objects(models), objects(providers), stamps_or_now(np.array(stamps, dtype=np.int64)), tokens
     )
-    run = np.asarray(index, dtype=np.int64)
-    counts = np.bincount(run, weights=np.asarray(weights, dtype=float), minlength=n) if len(run) else np.zeros(n)
+    run = np.repeat(np.arange(n, dtype=np.int64), sizes)
+    counts = np.bincount(run, weights=np.array(weights, dtype=float), minlength=n) if len(run) else np.zeros(n)
     columns: dict[str, Any] = {"model_calls": pd.array(counts.astype(np.int64), dtype="Int64")}
     has = counts > 0
     for name, values in (*((t, tokens[t]) for t in TOKEN_COLUMNS), ("cost_usd", cost)):
@@ -140,3 +148,47 @@ def run_usage(records: list[RunRecord], prices: Any) -> pd.DataFrame:
     out = pd.DataFrame(columns, index=pd.RangeIndex(n), copy=False)  # one constructor call, not a setitem per column
     out.attrs.update(price_attrs(pricer, notes))
     return out
+
+
+class _CallColumns(NamedTuple):
+    """One run's calls as plain columns: time (µs, ``NAT`` unknown), weight, model, provider, token counts."""
+
+    stamps: list[int]
+    weights: list[float]
+    models: list[Any]
+    providers: list[Any]
+    tokens: tuple[list[float], ...]  # by ``TOKEN_COLUMNS``; NaN when unknown or in conflict (``call_counts``' rule)
+
+
+def _call_columns(record: RunRecord) -> _CallColumns:
+    """The run's calls as ``_CallColumns``, kept with the record until its calls are replaced (``calls_from_events``)."""
+    calls = record["calls"]
+    kept = record.get("call_columns")
+    if kept is not None and kept[0] is calls:
+        columns: _CallColumns = kept[1]
+        return columns
+    payloads = [payload for _, payload in calls]
+    counts = [_counts(p) for p in payloads]
+    got = _CallColumns(
+        stamps=[NAT if (micros := utc_micros(ts)) is None else micros for ts, _ in calls],
+        weights=[p["model_calls"] if is_count(p.get("model_calls")) else 1 for p in payloads],
+        models=[v if type(v := p.get("model")) is str else None for p in payloads],
+        providers=[v if type(v := p.get("provider")) is str else None for p in payloads],
+        tokens=tuple(map(list, zip(*counts))) if counts else tuple([] for _ in TOKEN_COLUMNS),
+    )
+    record["call_columns"] = (calls, got)
+    return got
+
+
+_NAN = float("nan")
+
+
+def _counts(payload: dict[str, Any]) -> tuple[float, ...]:
+    """One call's token counts by ``TOKEN_COLUMNS``, by ``usage.call_counts``' rule (a test holds them equal):
+    NaN when not a count, and a total with its parts NaN when the parts exceed it."""
+    inp, cached, written, out, reasoning = (float(v) if is_count(v := payload.get(name)) else _NAN for name in TOKEN_COLUMNS)
+    if (0.0 if cached != cached else cached) + (0.0 if written != written else written) > inp:
+        inp = cached = written = _NAN
+    if reasoning > out:
+        out = reasoning = _NAN
+    return inp, cached, written, out, reasoning

@@ -10,14 +10,20 @@ per-run sums, counts and flags, not the prices themselves (``test_cost`` does).
 from __future__ import annotations
 
 import math
+import time
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from noesis_nb.frames import runs_df, usage_df
+from noesis_nb.frames import clear_cache, runs_df, usage_df
 from noesis_nb.frames.columns import TOKEN_COLUMNS
+from noesis_nb.frames.fs import RACY_NS
+from noesis_nb.frames.runusage import _call_columns
+from noesis_nb.frames.usage import call_counts
 
 from .runkit import event, hand_summary, model_call, write_run
 
@@ -118,3 +124,52 @@ def test_a_small_root_builds_no_frame_of_its_calls(tmp_path: Path, monkeypatch: 
     monkeypatch.setattr(pd.DataFrame, "__init__", counting)
     runs_df(root, cache=False)
     assert not [cols for cols in built if "model" in cols or "provider" in cols], built
+
+
+_COUNT_VALUES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-5, max_value=2**53 + 5),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.sampled_from(["12", "", "1e3"]),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.dictionaries(st.sampled_from(TOKEN_COLUMNS), _COUNT_VALUES), max_size=6))
+def test_each_runs_call_counts_follow_the_usage_rule(payloads: list[dict[str, Any]]) -> None:
+    """A run's calls are read into columns one call at a time (kept with the cached run): the counts,
+    unknowns and conflicts are ``usage.call_counts``' over the same calls, value for value."""
+    record: Any = {"calls": [("2025-03-01T10:00:00+00:00", p) for p in payloads]}
+    got = _call_columns(record)
+    want = call_counts(payloads)
+    for name, values in zip(TOKEN_COLUMNS, got.tokens):
+        assert len(values) == len(payloads)
+        for mine, theirs in zip(values, want[name].tolist()):
+            assert (math.isnan(mine) and math.isnan(theirs)) or mine == theirs, (name, mine, theirs)
+
+
+def test_a_cached_run_whose_calls_are_replaced_is_priced_by_its_new_calls(tmp_path: Path) -> None:
+    """A warm load keeps each run's calls read into columns; when another price table makes the summary's
+    per-model sums give way to the run's calls, the new calls are the ones priced (as a cold load does)."""
+    import noesis_nb
+
+    root = tmp_path / "runs"
+    ep = noesis_nb.solve("two calls", using=_two_gpt_calls, runs_dir=root)
+    time.sleep(RACY_NS / 1e9 * 3)  # a run changed within the file system's tick is read again, not kept
+    flat = {"openai/gpt-4o": {"input": 2.5, "output": 10}}  # no cached rate: the per-model sums price as the calls
+    first = runs_df(root, prices=flat).set_index("episode_id")
+    assert pd.isna(first.loc[ep, "cached_input_tokens"]) and first.loc[ep, "priced"]
+    warm = runs_df(root).set_index("episode_id")  # genai-prices has a cached rate: the calls are needed
+    clear_cache()
+    cold = runs_df(root).set_index("episode_id")
+    pd.testing.assert_frame_equal(warm, cold)
+    assert warm.loc[ep, "cost_usd"] != pytest.approx(first.loc[ep, "cost_usd"])  # the two tables do price it apart
+
+
+def _two_gpt_calls(task: str, ctx: Any) -> str:
+    """Two calls: one with its cache split, one without (the summary's per-model sum of cached tokens is null)."""
+    split = {"cached_input_tokens": 90_000, "cache_write_input_tokens": 0}
+    ctx.model_call("gpt-4o", provider="openai", input_tokens=100_000, output_tokens=100, **split)
+    ctx.model_call("gpt-4o", provider="openai", input_tokens=1_000, output_tokens=100)
+    return "done"
