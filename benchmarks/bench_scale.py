@@ -6,11 +6,14 @@ fresh subprocesses, all in the same invocation:
 
   floor         read every events.jsonl and orjson.loads every line, build nothing
   summary scan  scandir + orjson.loads of every summary.json (what a runs table needs at least)
-  <frame> cold  the first call in a process (events_df, runs_df, tools_df, usage_df)
+  <frame> cold  the first call in a process (events_df, runs_df, tools_df, usage_df), with no runs index:
+                the first load of these runs ever
   <frame> warm  the next call over the same, unchanged runs (the in-memory cache)
+  runs_df new   the first call in a new process once another process has loaded the runs (rows read back
+                from the runs index, ``frames.runindex``: what a new kernel pays)
 
 It prints seconds, memory grown by the call, the ratios the README quotes (warm / cold, events_df / floor,
-runs_df / summary scan), and the growth slope of each (log-log fit from 1,000 runs up: 1.0 is
+runs_df / summary scan, cold and new), and the growth slope of each (log-log fit from 1,000 runs up: 1.0 is
 linear). Usage: python benchmarks/bench_scale.py [--min 10] [--max 10000] [--dir PATH] [--repeat 3]
 """
 
@@ -21,6 +24,7 @@ import json
 import math
 import os
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -30,6 +34,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_frames import _write_run, m_floor, m_summary_loop
+
+from noesis_nb.frames.runindex import INDEX_DIR
 
 FRAMES = ("events_df", "runs_df", "tools_df", "usage_df")
 SIZES = (10, 100, 1_000, 10_000, 100_000)
@@ -66,7 +72,7 @@ def _child(method: str, root: str, repeat: int) -> None:
         if temperature == "warm":
             fn()
         else:
-            repeat = 1  # only the first call in a process is cold
+            repeat = 1  # only the first call in a process is cold (or new)
             import pandas  # noqa: F401 - imports are not what is measured
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
     best, rows = float("inf"), 0
@@ -79,11 +85,22 @@ def _child(method: str, root: str, repeat: int) -> None:
 
 
 def measure(method: str, root: Path, repeat: int, processes: int) -> dict:
-    """Best over ``processes`` fresh processes (shared machines are noisy)."""
+    """Best over ``processes`` fresh processes (shared machines are noisy), all with one cache folder of their own
+    (prices looked up once); a cold one starts with no runs index, a new one with the one the others left."""
     best: dict | None = None
+    cache = Path(tempfile.gettempdir()) / f"noesis_nb_scale_cache_{os.getpid()}"
+    env = {**os.environ, "NOESIS_NB_CACHE_DIR": str(cache)}
     for _ in range(processes):
+        if method.endswith(":cold"):
+            shutil.rmtree(cache / INDEX_DIR, ignore_errors=True)
+        elif method.endswith(":new"):
+            subprocess.run([sys.executable, __file__, "--child", "runs_df:cold", str(root), "1"], env=env, capture_output=True)
         out = subprocess.run(
-            [sys.executable, __file__, "--child", method, str(root), str(repeat)], capture_output=True, text=True, check=False
+            [sys.executable, __file__, "--child", method, str(root), str(repeat)],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
         )
         if out.returncode != 0:
             raise SystemExit(f"{method} on {root} failed:\n{out.stderr}")
@@ -128,6 +145,7 @@ def main() -> None:
         for frame in FRAMES:
             for temperature in ("cold", "warm"):
                 r[f"{frame}:{temperature}"] = measure(f"{frame}:{temperature}", root, args.repeat, args.processes)
+        r["runs_df:new"] = measure("runs_df:new", root, args.repeat, args.processes)
         results[n] = r
         print(f"\n{n:,} runs x {EVENTS} events (corpus built in {built:.1f} s)")
         print(f"  {'floor (read + orjson every line)':<36} {r['floor']['seconds']:9.4f} s")
@@ -138,9 +156,13 @@ def main() -> None:
                 f"  {frame:<10} cold {cold['seconds']:9.4f} s  warm {warm['seconds']:8.4f} s  "
                 f"warm/cold 1/{cold['seconds'] / warm['seconds']:5.1f}  memory +{cold['grew_mb']:6.0f} MB"
             )
-        ev, runs = r["events_df:cold"], r["runs_df:cold"]
+        ev, runs, new = r["events_df:cold"], r["runs_df:cold"], r["runs_df:new"]
+        print(f"  runs_df    new  {new['seconds']:9.4f} s  (a new process; the runs index another one left)")
         print(f"  events_df / floor: {ev['seconds'] / r['floor']['seconds']:.2f}x")
-        print(f"  runs_df / summary scan: {runs['seconds'] / r['summary']['seconds']:.1f}x")
+        print(
+            f"  runs_df / summary scan: cold {runs['seconds'] / r['summary']['seconds']:.1f}x, "
+            f"new {new['seconds'] / r['summary']['seconds']:.1f}x"
+        )
     big = [n for n in sizes if n >= 1_000]
     if len(big) >= 2:
         print(f"\ngrowth slope from {big[0]:,} to {big[-1]:,} runs (log-log; 1.0 = linear)")
@@ -148,9 +170,8 @@ def main() -> None:
             cold = slope([(n, results[n][f"{frame}:cold"]["seconds"]) for n in big])
             warm = slope([(n, results[n][f"{frame}:warm"]["seconds"]) for n in big])
             print(f"  {frame:<10} cold {cold:.2f}  warm {warm:.2f}")
+    shutil.rmtree(Path(tempfile.gettempdir()) / f"noesis_nb_scale_cache_{os.getpid()}", ignore_errors=True)
     if args.dir is None:
-        import shutil
-
         shutil.rmtree(base, ignore_errors=True)
 
 

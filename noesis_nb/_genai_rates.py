@@ -15,8 +15,6 @@ The file is only a copy of the bundled data; anything unreadable in it is ignore
 
 from __future__ import annotations
 
-import os
-import stat
 import threading
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time
@@ -27,6 +25,7 @@ from typing import Any
 import numpy as np
 import orjson
 
+from ._cachedir import cache_root, read_cached
 from ._jsonio import atomic_write_bytes
 
 __all__ = [
@@ -208,11 +207,8 @@ def _utc_time_us(value: time) -> int:
 
 def rates_cache_path() -> Path:
     """Where this genai-prices version's looked-up rates are kept (one small JSON file)."""
-    root = os.environ.get("NOESIS_NB_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "noesis_nb"
-    )
     version = "".join(c if c.isalnum() or c in ".-_" else "_" for c in genai_version())
-    return Path(root) / f"genai-prices-{version}.json"
+    return cache_root() / f"genai-prices-{version}.json"
 
 
 class _Store:
@@ -268,23 +264,10 @@ def _read(path: Path) -> dict[str, ModelRates | None]:
 
 #: far above any rates file (a few hundred KB): a larger one is not this file and is not read into memory
 _MAX_FILE_BYTES = 64 << 20
-_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
 
 
 def _file_bytes(path: Path) -> bytes:
-    """The bytes of the regular file ``path``; OSError for anything else: a FIFO there would block the read
-    forever (every cost would hang), a device (a link to ``/dev/zero``) never end it."""
-    fd = os.open(path, _READ_FLAGS)
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or st.st_size > _MAX_FILE_BYTES:
-            raise OSError(f"{path} is not a rates file")
-        chunks = []
-        while chunk := os.read(fd, 1 << 20):
-            chunks.append(chunk)
-        return b"".join(chunks)
-    finally:
-        os.close(fd)
+    return read_cached(path, _MAX_FILE_BYTES)
 
 
 _FIELD_NAMES = ("input", "output", "cached_input", "cache_write", "reasoning", "per_call")

@@ -3,7 +3,7 @@ each vocabulary written once.
 
 Layers, lowest first (a module may import its own layer or lower ones)::
 
-    base      errors, ids, config, _jsonio, _threads, _forks, _safetext, _keywords, _exits, _genai_rates, secrets
+    base      errors, ids, config, _jsonio, _threads, _forks, _safetext, _keywords, _exits, _genai_rates, _cachedir, secrets
     store     run directories: paths, ownership, reading and writing, the run vocabulary and facts
     tools     the Noēsis tool contract
     runtime   episodes, approvals, lifecycle, resume, the RunSource protocol, DiskRun; capture (model calls of the SDKs);
@@ -35,6 +35,7 @@ LAYERS = {
         "noesis_nb._keywords",
         "noesis_nb._exits",
         "noesis_nb._genai_rates",
+        "noesis_nb._cachedir",
         "noesis_nb.secrets",
     ),
     "store": ("noesis_nb.store",),

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from typing import Any
 
 __all__ = ["RunCache", "FrameMemo", "CACHE", "MEMO", "clear_cache"]
@@ -90,9 +90,17 @@ class FrameMemo:
 
 CACHE = RunCache()
 MEMO = FrameMemo()
+_ON_CLEAR: list[Callable[[], None]] = []  # other keepers of what was read (``runindex``), told by ``clear_cache``
+
+
+def on_clear(forget: Callable[[], None]) -> None:
+    """Have ``clear_cache`` call ``forget`` too."""
+    _ON_CLEAR.append(forget)
 
 
 def clear_cache() -> None:
-    """Forget every cached run (the next load reads all files again)."""
+    """Forget every cached run, in memory and in the runs index on disk (the next load reads all files again)."""
     CACHE.clear()
     MEMO.clear()
+    for forget in _ON_CLEAR:
+        forget()

@@ -82,6 +82,7 @@ class RunRecord(TypedDict):
     written_here: NotRequired[bool]  # set by runs_df: sealed by noesis_nb, unedited (its text screened as written)
     row: NotRequired[dict[str, Any]]  # runs_df's column values
     sums_checked: NotRequired[dict[str, bool]]  # price table version -> whether the per-model sums hide priced parts
+    indexed: NotRequired[bool]  # from ``runindex`` (row and calls, no documents): read in full when those are needed
     call_columns: NotRequired[tuple[list[Call], Any]]  # (the calls, ``runusage``'s columns of them), read once
 
 

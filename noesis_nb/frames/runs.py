@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -25,6 +26,7 @@ from .gcpause import gc_paused, without_gc
 from .problems import LoadProblem, Problems
 from .progress import progress as _progress
 from .provenance import sealed_here
+from .runindex import RunIndex, index_for
 from .runrecord import RunRecord, calls_from_events, read_run, run_unchanged, stamp_checks
 from .runusage import PriceMemo, run_usage, sums_hide_priced_parts
 from .source import RunRef, Source, episode_filter, named_runs, resolve_source, stray_runs, unmatched_episodes
@@ -62,7 +64,9 @@ def runs_df(
     ``df.attrs["errors"]`` (each field by its path in its own file; files changed since the manifest
     one report each); ``strict=True`` raises on the first, naming the file.
     With ``cache=True`` a later call reads again only the runs where a file or folder the row came
-    from has another size or modification time (one ``stat`` each: an edit in place shows too).
+    from has another size or modification time (one ``stat`` each: an edit in place shows too), and a
+    load of one folder in a new process takes unchanged runs' rows from the runs index the last load of
+    it left in this user's cache folder (``frames.runindex``; ``clear_cache()`` deletes it).
     """
     if verify not in ("quick", "size", "hash"):
         raise InvalidOptionError(
@@ -78,11 +82,19 @@ def runs_df(
     refs = named_runs(refs, problems)
     pricer = Pricer.from_spec(prices)
     prefetch_remote(refs, _run_files)
+    # the runs index (by root: those this load reads and adds to) serves loads of one folder; a list of runs
+    # (a Dask partition among many at once) would have each rewrite the whole root's file
+    one_folder = source is None or isinstance(source, (str, os.PathLike))
+    indexes: dict[str, RunIndex | None] | None = {} if cache and one_folder else None
     with gc_paused():
-        records = [_record(ref, problems, cache, verify) for ref in _progress(refs, progress, "runs")]
+        records = [_record(ref, problems, cache, verify, indexes, not extras) for ref in _progress(refs, progress, "runs")]
         memo = PriceMemo(pricer)
-        for record in records:
+        for i, record in enumerate(records):
             if record["calls_from"] == "summary" and sums_hide_priced_parts(record, memo):
+                if record.get("indexed"):  # the calls are needed, and an indexed run kept only the summary's sums
+                    record = records[i] = _record(refs[i], problems, cache, verify, None, False)
+                    if record["calls_from"] != "summary" or not sums_hide_priced_parts(record, memo):
+                        continue
                 problems.extend(calls_from_events(record))
         key = (tuple((c.name, c.path, id(c.fn), c.type) for c in extras), memo.version)
         df = MEMO.get(("runs", key), tuple(records)) if cache else None
@@ -91,6 +103,9 @@ def runs_df(
             if cache:
                 MEMO.put(("runs", key), tuple(records), df)
         df = df.copy(deep=False)
+    for index in (indexes or {}).values():
+        if index is not None:
+            index.save()
     df.attrs = {**df.attrs, "errors": problems.as_records()}
     return df
 
@@ -102,17 +117,37 @@ def _run_files(ref: RunRef) -> list[str]:
     return [ref.fs.join(ref.path, name) for name in _RUN_FILES]
 
 
-def _record(ref: RunRef, problems: Problems, use_cache: bool, verify: str) -> RunRecord:
+def _record(
+    ref: RunRef,
+    problems: Problems,
+    use_cache: bool,
+    verify: str,
+    indexes: dict[str, RunIndex | None] | None,
+    from_index: bool,
+) -> RunRecord:
+    """The run's record: from the in-memory cache, else from the index another process left (``from_index``:
+    no column asks for the documents), else read in full (then kept in both, for the next load)."""
     key = ("run", ref.fs.protocol, ref.path, verify)
     if use_cache:
         hit = CACHE.get(key, "known")
         if hit is not None:
             record: RunRecord  # the cache holds several kinds of value; this key's is what the put below stores
             stamp, record, run_problems, checks = hit
-            if run_unchanged(ref, stamp, checks):
+            # a record from the index has no documents: a load that asks for them reads the run in full
+            if run_unchanged(ref, stamp, checks) and (from_index or not record.get("indexed")):
                 if run_problems:
                     problems.extend(run_problems)
                 return record
+    index = None
+    if indexes is not None and ref.fs.protocol == "file":
+        root = os.path.dirname(ref.path)
+        index = indexes[root] if root in indexes else indexes.setdefault(root, index_for(root))
+    if index is not None and from_index:
+        indexed = index.get(ref, verify)
+        if indexed is not None:
+            record, checks = indexed
+            CACHE.put(key, "known", (record["stamp"], record, [], checks))
+            return record
     folders = ToolFolders(ref)
     record, stamp, run_problems = read_run(ref, strict=problems.strict, folders=folders)
     ok = _manifest_ok(folders, record["manifest"], verify, record["known_sizes"], run_problems, stamp, record["listings"])
@@ -126,6 +161,8 @@ def _record(ref: RunRef, problems: Problems, use_cache: bool, verify: str) -> Ru
     if use_cache and settled(stamp):  # stamp: every file read, edited in place or not; none changed this very moment
         checks = stamp_checks(ref, stamp) if ref.fs.protocol == "file" else None
         CACHE.put(key, "known", (stamp, record, run_problems, checks))
+        if index is not None:
+            index.put(ref, verify, record)
     return record
 
 

@@ -19,7 +19,7 @@ from .runrecord import PARTS, RunRecord
 from .timetext import NAT, utc_micros
 from .values import is_count
 
-__all__ = ["run_usage", "sums_hide_priced_parts", "PriceMemo"]
+__all__ = ["run_usage", "sums_hide_priced_parts", "PriceMemo", "CallColumns", "call_columns"]
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _DAY_US = 86_400_000_000
@@ -107,12 +107,12 @@ def run_usage(records: list[RunRecord], prices: Any) -> pd.DataFrame:
 
     The calls are priced as ``usage_df`` prices them (``price_arrays`` over ``usage.call_counts``' rule), from
     arrays: a frame of the calls, built and dropped, was a fixed cost of every load. Each run's calls
-    are read into plain columns once (``_call_columns``, kept with the cached record), so a reload
+    are read into plain columns once (``call_columns``, kept with the cached record), so a reload
     after one run changed reads only that run's calls again.
     """
     pricer = Pricer.from_spec(prices)
     n = len(records)
-    columns_of = [_call_columns(record) for record in records]
+    columns_of = [call_columns(record) for record in records]
     sizes = np.fromiter((len(c.weights) for c in columns_of), dtype=np.int64, count=n)
     stamps: list[int] = []
     weights: list[float] = []
@@ -150,7 +150,7 @@ def run_usage(records: list[RunRecord], prices: Any) -> pd.DataFrame:
     return out
 
 
-class _CallColumns(NamedTuple):
+class CallColumns(NamedTuple):
     """One run's calls as plain columns: time (µs, ``NAT`` unknown), weight, model, provider, token counts."""
 
     stamps: list[int]
@@ -160,16 +160,16 @@ class _CallColumns(NamedTuple):
     tokens: tuple[list[float], ...]  # by ``TOKEN_COLUMNS``; NaN when unknown or in conflict (``call_counts``' rule)
 
 
-def _call_columns(record: RunRecord) -> _CallColumns:
-    """The run's calls as ``_CallColumns``, kept with the record until its calls are replaced (``calls_from_events``)."""
+def call_columns(record: RunRecord) -> CallColumns:
+    """The run's calls as ``CallColumns``, kept with the record until its calls are replaced (``calls_from_events``)."""
     calls = record["calls"]
     kept = record.get("call_columns")
     if kept is not None and kept[0] is calls:
-        columns: _CallColumns = kept[1]
+        columns: CallColumns = kept[1]
         return columns
     payloads = [payload for _, payload in calls]
     counts = [_counts(p) for p in payloads]
-    got = _CallColumns(
+    got = CallColumns(
         stamps=[NAT if (micros := utc_micros(ts)) is None else micros for ts, _ in calls],
         weights=[p["model_calls"] if is_count(p.get("model_calls")) else 1 for p in payloads],
         models=[v if type(v := p.get("model")) is str else None for p in payloads],

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from noesis_nb.frames import clear_cache, runs_df, usage_df
 from noesis_nb.frames.columns import TOKEN_COLUMNS
 from noesis_nb.frames.fs import RACY_NS
-from noesis_nb.frames.runusage import _call_columns
+from noesis_nb.frames.runusage import call_columns
 from noesis_nb.frames.usage import call_counts
 
 from .runkit import event, hand_summary, model_call, write_run
@@ -141,7 +141,7 @@ def test_each_runs_call_counts_follow_the_usage_rule(payloads: list[dict[str, An
     """A run's calls are read into columns one call at a time (kept with the cached run): the counts,
     unknowns and conflicts are ``usage.call_counts``' over the same calls, value for value."""
     record: Any = {"calls": [("2025-03-01T10:00:00+00:00", p) for p in payloads]}
-    got = _call_columns(record)
+    got = call_columns(record)
     want = call_counts(payloads)
     for name, values in zip(TOKEN_COLUMNS, got.tokens):
         assert len(values) == len(payloads)

@@ -1,0 +1,305 @@
+"""A per-user index of ``runs_df``'s per-run records, kept across processes (a new kernel reads a run's row back).
+
+A runs table needs four documents, two or three folder listings and a seal check per run; a new
+process paid them all again for every run. The index keeps, per runs root, what ``runs_df`` made
+of each run (its row, its model calls) with the stamp — (size, mtime, ctime) — of every file and
+folder it came from, as the in-memory cache does; a run is taken from it only when each of those
+stats still holds (an edit in place, a rename, a new tool record: read again). It is kept in
+this user's cache folder (``_cachedir``), one file per root, mode 0600, written whole by rename.
+
+What it holds is only ever a copy, trusted only when it checks:
+- an HMAC-SHA256 under the seal key (``store.seal``) over the whole file: a file crafted by anyone
+  who cannot read that key, cut by a crash, or made for another key is ignored (and replaced);
+- the package's code (each module's size and mtime) and the index format: another noesis_nb
+  version, or an edited one, builds its own;
+- runs only: with no problem found in them (a damaged run is read each time, so its problems are
+  reported), every stamp settled (``fs.settled``), local files, and a row that reads back equal.
+It is used only while this process has learned no secret value (``secrets.known_everywhere``):
+rows are screened when they are made, and a value learned since would not be in the copy.
+Columns asked for by path (``columns=``) need the documents: those loads read every run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from .._cachedir import cache_root, read_cached, write_cached
+from ..secrets import known_everywhere
+from ..store.seal import seal_key
+from .cache import on_clear
+from .fs import settled
+from .runrecord import RunRecord, run_unchanged, stamp_checks
+from .runusage import CallColumns, call_columns
+from .source import RunRef
+
+__all__ = ["RunIndex", "index_for", "forget_indexes", "INDEX_DIR"]
+
+INDEX_DIR = "runs-index"
+_FORMAT = b"noesis_nb runs index 1\n"
+_MAX_BYTES = 1 << 30  # a root of 100,000 runs is ~150 MB
+_MAX_ENTRIES = 400_000
+_LOCK = threading.Lock()
+_INDEXES: dict[str, RunIndex] = {}
+
+
+class RunIndex:
+    """The index of one runs root (the folder holding the runs): entries by (verify level, run name).
+
+    Its entries are parsed when a load first needs one and dropped when the load ends (``save``): the
+    records made from them live on in the in-memory cache, as those read in full do.
+    """
+
+    def __init__(self, root: str):
+        self.root = root
+        self.path = cache_root() / INDEX_DIR / (hashlib.sha256(os.fsencode(root)).hexdigest()[:32] + ".json")
+        self._seen: tuple[int, int, int, int] | None = None  # the file's stat when its keys were last known
+        self._keys: frozenset[str] | None = None  # the entries the file holds (None: not read since it changed)
+        self._entries: dict[str, Any] | None = None  # parsed for the load under way
+        self._new: dict[str, Any] = {}  # entries made by this load, written by ``save``
+        self._lock = threading.Lock()
+
+    def begin(self) -> None:
+        """Start a load: one ``stat`` of the file, which is read again (when needed) if another process saved it."""
+        seen = _file_stat(self.path)
+        with self._lock:
+            if seen != self._seen:
+                self._seen, self._keys, self._entries = seen, None, None
+
+    def get(self, ref: RunRef, verify: str) -> tuple[RunRecord, Any] | None:
+        """(record, checks for ``run_unchanged``) this index holds for ``ref``, when every file and folder it came
+        from is unchanged; None otherwise."""
+        key = f"{verify}/{os.path.basename(ref.path)}"
+        with self._lock:
+            if self._keys is not None and key not in self._keys:
+                return None
+            if self._entries is None:
+                self._entries = _read(self.path)
+                self._keys = frozenset(self._entries)
+            entry = self._entries.get(key)
+        held = _record(ref, entry) if entry is not None else None
+        if held is None or not run_unchanged(ref, held[0]["stamp"], held[1]):
+            return None
+        return held
+
+    def put(self, ref: RunRef, verify: str, record: RunRecord) -> None:
+        """Keep ``record`` (just read in full) for the next process, when it qualifies (``_entry``)."""
+        entry = _entry(record)
+        if entry is not None:
+            with self._lock:
+                self._new[f"{verify}/{os.path.basename(ref.path)}"] = entry
+
+    def save(self) -> None:
+        """End a load: write its new entries into the file (merged with what it holds now; nothing when the
+        cache folder refuses: read-only, full) and drop the parsed entries."""
+        with self._lock:
+            new, self._new = self._new, {}
+            # a stamp taken after the entry was made (the log, read when the sums gave way) must be settled too
+            new = {key: entry for key, entry in new.items() if settled(entry["stamp"])}
+            if new:
+                entries = self._entries if self._entries is not None and _file_stat(self.path) == self._seen else None
+                entries = _read(self.path) if entries is None else entries
+                for key, entry in new.items():
+                    entry["columns"] = _stored_columns(entry["calls"])
+                    entries[key] = entry
+                while len(entries) > _MAX_ENTRIES:
+                    del entries[next(iter(entries))]
+                try:
+                    write_cached(self.path, _sealed(orjson.dumps(entries)))
+                    self._seen, self._keys = _file_stat(self.path), frozenset(entries)
+                except OSError:
+                    pass
+            self._entries = None
+
+
+def _file_stat(path: Path) -> tuple[int, int, int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+
+
+def index_for(root: str) -> RunIndex | None:
+    """The index of a root of local runs, for one load (``begin`` called); None while this process knows a
+    secret value."""
+    if known_everywhere():
+        return None
+    with _LOCK:
+        index = _INDEXES.get(root)
+        if index is None or index.path.parent != cache_root() / INDEX_DIR:
+            index = _INDEXES[root] = RunIndex(root)
+    index.begin()
+    return index
+
+
+def forget_indexes() -> None:
+    """Forget every index, in memory and on disk (``clear_cache``)."""
+    with _LOCK:
+        _INDEXES.clear()
+    folder = cache_root() / INDEX_DIR
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    for name in names:
+        if name.endswith(".json"):
+            try:
+                os.unlink(folder / name)
+            except OSError:
+                pass
+
+
+# ---- what an entry holds ----------------------------------------------------------------------------
+
+
+def _entry(record: RunRecord) -> dict[str, Any] | None:
+    """The stored form of a record, or None when it must be read each time (see the module's rules)."""
+    if record["problems"] or "row" not in record or record["ref"].fs.protocol != "file":
+        return None
+    stamp = record["stamp"]
+    if not all(v is None or (type(v) is tuple and len(v) == 3 and all(type(n) is int for n in v)) for v in stamp.values()):
+        return None
+    entry = {
+        "stamp": stamp,
+        "row": record["row"],
+        "calls": record["calls"],
+        "calls_from": record["calls_from"],
+        "status": record["status"],
+        "written_here": record.get("written_here", False),
+        # price table version -> whether the summary's sums give way to the calls: filled in by this load
+        "sums_checked": record.setdefault("sums_checked", {}),
+    }
+    try:
+        back = orjson.loads(orjson.dumps(entry))
+    except (TypeError, orjson.JSONEncodeError):
+        return None
+    calls = [list(call) for call in record["calls"]]
+    if (
+        back["row"] != record["row"]
+        or back["calls"] != calls
+        or _types([back["row"], back["calls"]]) != _types([record["row"], calls])
+    ):
+        return None  # a value JSON cannot carry as it is (a tuple, NaN, a big number): read it each time
+    return entry
+
+
+def _stored_columns(calls: list[Any]) -> list[Any]:
+    """The calls as ``runusage``'s columns, NaN written as null (JSON has no NaN)."""
+    columns = call_columns({"calls": calls})  # type: ignore[typeddict-item]
+    return [*columns[:4], [[None if v != v else v for v in values] for values in columns.tokens]]
+
+
+def _loaded_columns(stored: Any, n: int) -> CallColumns:
+    """The stored columns of ``n`` calls back (null as NaN); ValueError when they do not fit."""
+    stamps, weights, models, providers, tokens = stored
+    if len(stamps) != n or len(tokens) != 5:
+        raise ValueError("the stored call columns do not fit the calls")
+    return CallColumns(stamps, weights, models, providers, tuple([_NAN if v is None else v for v in t] for t in tokens))
+
+
+_NAN = float("nan")
+
+
+def _types(value: Any) -> Any:
+    """The types inside a value (JSON keeps 1 and 1.0 apart, but ``==`` does not)."""
+    if type(value) is dict:
+        return {k: _types(v) for k, v in value.items()}
+    if type(value) is list:
+        return [_types(v) for v in value]
+    return type(value)
+
+
+def _record(ref: RunRef, entry: Any) -> tuple[RunRecord, Any] | None:
+    """A record as ``runs_df`` uses it (row and calls; no documents) from a stored entry; None when it is not
+    this run's. The file's tag says this code wrote it: its shapes are those ``_entry`` made, not checked again."""
+    try:
+        stamp = {name: v if v is None else tuple(v) for name, v in entry["stamp"].items()}
+        row, calls = entry["row"], entry["calls"]  # each call a [time, payload] list: read as the tuples were
+        if row["episode_id"] != os.path.basename(ref.path) or row["run_dir"] != ref.url:
+            return None
+        record: RunRecord = {
+            "ref": ref,
+            "summary": None,
+            "state": None,
+            "final": None,
+            "manifest": None,
+            "status": entry["status"],
+            "head": None,
+            "tail_end": None,
+            "calls": calls,
+            "calls_from": "summary" if entry["calls_from"] == "summary" else "events",
+            "tools": {"drafts": 0, "pending": 0, "present": False},
+            "tool_requests": None,
+            "stamp": stamp,
+            "listings": {},
+            "problems": [],
+            "manifest_clean": True,
+            "known_sizes": {},
+            "manifest_ok": row.get("manifest_ok"),
+            "written_here": entry["written_here"] is True,
+            "row": row,
+            "sums_checked": entry["sums_checked"],
+            "indexed": True,
+        }
+        record["call_columns"] = (calls, _loaded_columns(entry["columns"], len(calls)))
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError):
+        return None
+    return record, stamp_checks(ref, stamp)
+
+
+# ---- the file ---------------------------------------------------------------------------------------
+
+
+def _read(path: Path) -> dict[str, Any]:
+    """The entries of an index file that checks (format, code, tag); {} for anything else."""
+    try:
+        data = read_cached(path, _MAX_BYTES)
+    except OSError:
+        return {}
+    head, _, body = data.partition(b"\n")
+    if not hmac.compare_digest(head, _tag(body)):
+        return {}
+    try:
+        entries = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return {}
+    return entries if type(entries) is dict else {}
+
+
+def _sealed(body: bytes) -> bytes:
+    return _tag(body) + b"\n" + body
+
+
+def _tag(body: bytes) -> bytes:
+    mac = hmac.new(seal_key(), _FORMAT + _code_version(), hashlib.sha256)
+    mac.update(body)
+    return mac.hexdigest().encode()
+
+
+_CODE: bytes | None = None
+
+
+def _code_version() -> bytes:
+    """A digest of the package's modules (path, size, mtime): rows made by other code are not this code's rows."""
+    global _CODE
+    if _CODE is None:
+        package = Path(__file__).resolve().parents[1]
+        seen = []
+        for folder, dirs, files in os.walk(package):
+            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+            for name in sorted(files):
+                if name.endswith(".py"):
+                    st = os.stat(os.path.join(folder, name))
+                    seen.append(f"{os.path.relpath(os.path.join(folder, name), package)} {st.st_size} {st.st_mtime_ns}")
+        _CODE = hashlib.sha256("\n".join(seen).encode()).hexdigest().encode() + b"\n"
+    return _CODE
+
+
+on_clear(forget_indexes)

@@ -1,0 +1,258 @@
+"""The runs index (``frames.runindex``): a new process takes each unchanged run's row from it, and nothing else.
+
+Each load here runs in a real new Python process (as a new kernel would), sharing this test's cache
+folder and seal key; it prints how many runs it read in full and leaves its frame in a pickle. A
+frame from the index must equal one read in full, every time, whatever changed on disk in between.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from noesis_nb.frames.cache import CACHE
+from noesis_nb.frames.fs import RACY_NS
+from noesis_nb.frames.runindex import INDEX_DIR
+
+from .runkit import SMOKE, basic_events, hand_summary, make_engine_runs, write_run
+
+_CHILD = """
+import json, sys
+from noesis_nb.frames import runs as runs_module, runs_df
+from noesis_nb.frames import runindex
+
+args = json.loads(sys.argv[1])
+reads = []
+read_run = runs_module.read_run
+def counted(ref, **kw):
+    reads.append(ref.path)
+    return read_run(ref, **kw)
+runs_module.read_run = counted
+if args.get("learn"):
+    from noesis_nb.secrets import for_run
+    for_run(args["learn"]).learn([args["secret"]])
+if args.get("code"):
+    runindex._CODE = args["code"].encode()
+adherence = runs_module.Column("plan_adherence", path="summary.metrics.plan_adherence", type="float")
+columns = [adherence] if args.get("extras") else None
+df = runs_df(args["root"], columns=columns, prices=args.get("prices"))
+df.to_pickle(args["out"])
+print(json.dumps({"reads": len(reads)}))
+"""
+
+
+@pytest.fixture()
+def env(tmp_path: Path) -> dict[str, str]:
+    """The environment of each load: this test's own cache folder (its index), the tests' seal key."""
+    return {**os.environ, "NOESIS_NB_CACHE_DIR": str(tmp_path / "cache")}
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Engine runs of every kind, a Noēsis run, and a damaged hand run (its problems are reported each time)."""
+    root = tmp_path_factory.mktemp("index") / "runs"
+    make_engine_runs(root)
+    shutil.copytree(SMOKE, root / SMOKE.name)
+    summary = hand_summary("ep_damaged", task="damaged") | {"metrics": {"act_count": "three"}}
+    write_run(root, "ep_damaged", basic_events("ep_damaged"), summary=summary)
+    time.sleep(RACY_NS / 1e9 * 3)  # runs written within the file system's tick are not kept by any cache
+    return root
+
+
+def _copy(corpus: Path, tmp_path: Path) -> Path:
+    root = tmp_path / "runs"
+    shutil.copytree(corpus, root, copy_function=shutil.copy2)
+    time.sleep(RACY_NS / 1e9 * 3)
+    return root
+
+
+def _load(root: Path, env: dict[str, str], out: Path, **args: Any) -> tuple[pd.DataFrame, int]:
+    """runs_df in a new process: (its frame, how many runs it read in full)."""
+    done = subprocess.run(
+        [sys.executable, "-c", _CHILD, json.dumps({"root": str(root), "out": str(out), **args})],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    return pd.read_pickle(out), json.loads(done.stdout.strip().splitlines()[-1])["reads"]
+
+
+def _same(got: pd.DataFrame, want: pd.DataFrame) -> None:
+    pd.testing.assert_frame_equal(got, want)
+    assert got.attrs == want.attrs
+
+
+def test_a_new_process_reads_only_what_the_index_cannot_vouch_for(corpus: Path, tmp_path: Path, env: dict[str, str]) -> None:
+    root = _copy(corpus, tmp_path)
+    n = len(os.listdir(root))
+    first, reads = _load(root, env, tmp_path / "a.pkl")
+    assert reads == n
+    second, reads = _load(root, env, tmp_path / "b.pkl")
+    assert reads == 1  # the damaged run alone: its problems are found again, not copied
+    _same(second, first)
+    assert first.attrs["errors"] and all("ep_damaged" in e["path"] for e in first.attrs["errors"])
+    full, _ = _load(root, {**env, "NOESIS_NB_CACHE_DIR": str(tmp_path / "other-cache")}, tmp_path / "c.pkl")
+    _same(second, full)
+
+
+def test_what_changed_on_disk_since_is_read_again(corpus: Path, tmp_path: Path, env: dict[str, str]) -> None:
+    """An edit in place that keeps the size and the time, a new tool record, a run removed, a run added."""
+    root = _copy(corpus, tmp_path)
+    _load(root, env, tmp_path / "a.pkl")
+    engine = sorted(p for p in root.iterdir() if (p / "tool_invocations").is_dir() and (p / "summary.json").is_file())
+    edited, grown, removed = engine[0], engine[1], engine[2]
+    summary = edited / "summary.json"
+    text, st = summary.read_text(), summary.stat()
+    doc = json.loads(text)
+    swapped = text.replace(json.dumps(doc["task"]), json.dumps(doc["task"][::-1]), 1)
+    assert len(swapped) == len(text) and swapped != text
+    summary.write_text(swapped)
+    os.utime(summary, ns=(st.st_atime_ns, st.st_mtime_ns))  # same size and mtime: only the ctime tells
+    prepared = grown / "tool_invocations" / "prepared"
+    prepared.mkdir(parents=True, exist_ok=True)
+    template = next((grown / "tool_invocations").rglob("*.json"), None) or next(
+        p for p in root.rglob("tool_invocations/prepared/*.json")
+    )
+    shutil.copy(template, prepared / "draft:extra.json")
+    shutil.rmtree(removed)
+    write_run(root, "ep_added", basic_events("ep_added"), summary=hand_summary("ep_added", task="added later"))
+    time.sleep(RACY_NS / 1e9 * 3)
+    got, reads = _load(root, env, tmp_path / "b.pkl")
+    assert reads == 4  # the edited, the grown, the added, and the damaged run
+    full, _ = _load(root, {**env, "NOESIS_NB_CACHE_DIR": str(tmp_path / "other-cache")}, tmp_path / "c.pkl")
+    _same(got, full)
+    rows = got.set_index("episode_id")
+    assert rows.loc[edited.name, "task"] == doc["task"][::-1]
+    assert removed.name not in rows.index and rows.loc["ep_added", "task"] == "added later"
+
+
+@pytest.mark.parametrize("damage", ["crafted", "other key", "cut", "fifo", "link to a device", "folder", "other code"])
+def test_an_index_that_does_not_check_is_ignored(corpus: Path, tmp_path: Path, env: dict[str, str], damage: str) -> None:
+    """A file made by someone without the key, with another key, cut by a crash, or not a file at all: every
+    run is read in full, the frame is true, and the load neither hangs nor fails."""
+    root = _copy(corpus, tmp_path)
+    n = len(os.listdir(root))
+    want, _ = _load(root, env, tmp_path / "a.pkl")
+    args: dict[str, Any] = {}
+    if damage == "other key":
+        _load(root, {**env, "XDG_CONFIG_HOME": str(tmp_path / "other-config")}, tmp_path / "k.pkl")  # saved under it
+    elif damage == "other code":
+        args["code"] = "another version\n"
+    indexes = list((tmp_path / "cache" / INDEX_DIR).iterdir())
+    assert indexes  # one per folder holding runs
+    for index in indexes if damage not in ("other key", "other code") else ():
+        data = index.read_bytes()
+        if damage == "crafted":  # every row says the task is something else; the tag is kept as it was
+            head, _, body = data.partition(b"\n")
+            entries = json.loads(body)
+            for entry in entries.values():
+                entry["row"]["task"] = "crafted"
+            index.write_bytes(head + b"\n" + json.dumps(entries).encode())
+            continue
+        index.unlink()
+        if damage == "cut":
+            index.write_bytes(data[: len(data) // 2])
+        elif damage == "fifo":
+            os.mkfifo(index)
+        elif damage == "link to a device":
+            index.symlink_to("/dev/zero")
+        else:
+            index.mkdir()
+    got, reads = _load(root, env, tmp_path / "b.pkl", **args)
+    assert reads == n
+    _same(got, want)
+    if damage == "crafted":
+        assert "crafted" not in set(got["task"])
+
+
+def test_a_process_that_knows_a_secret_reads_every_run(corpus: Path, tmp_path: Path, env: dict[str, str]) -> None:
+    """Rows are screened as they are made: one made before this process learned a value could show it."""
+    root = _copy(corpus, tmp_path)
+    n = len(os.listdir(root))
+    _load(root, env, tmp_path / "a.pkl")
+    secret = "hunter2-correct-horse-battery"
+    got, reads = _load(root, env, tmp_path / "b.pkl", learn=str(tmp_path / "somewhere"), secret=secret)
+    assert reads == n
+
+
+def test_columns_by_path_read_the_documents(corpus: Path, tmp_path: Path, env: dict[str, str]) -> None:
+    root = _copy(corpus, tmp_path)
+    n = len(os.listdir(root))
+    _load(root, env, tmp_path / "a.pkl")
+    got, reads = _load(root, env, tmp_path / "b.pkl", extras=True)
+    assert reads == n
+    full, _ = _load(root, {**env, "NOESIS_NB_CACHE_DIR": str(tmp_path / "other-cache")}, tmp_path / "c.pkl", extras=True)
+    _same(got, full)
+    assert got["plan_adherence"].notna().any()
+
+
+def test_clear_cache_forgets_the_index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from noesis_nb.frames import clear_cache, runs_df
+
+    monkeypatch.setenv("NOESIS_NB_CACHE_DIR", str(tmp_path / "cache"))
+    root = tmp_path / "runs"
+    write_run(root, "ep_a", basic_events("ep_a"), summary=hand_summary("ep_a", task="t"))
+    time.sleep(RACY_NS / 1e9 * 3)
+    runs_df(root)
+    folder = tmp_path / "cache" / INDEX_DIR
+    assert len(list(folder.iterdir())) == 1
+    clear_cache()
+    assert list(folder.iterdir()) == []
+
+
+def test_a_cache_folder_that_refuses_writes_costs_nothing(corpus: Path, tmp_path: Path, env: dict[str, str]) -> None:
+    root = _copy(corpus, tmp_path)
+    (tmp_path / "cache").write_text("a file where the cache folder goes")
+    got, _ = _load(root, env, tmp_path / "a.pkl")
+    full, _ = _load(root, {**env, "NOESIS_NB_CACHE_DIR": str(tmp_path / "other-cache")}, tmp_path / "b.pkl")
+    _same(got, full)
+
+
+def test_a_price_table_that_needs_the_calls_reads_the_run(tmp_path: Path, env: dict[str, str]) -> None:
+    """The index keeps a run's per-model sums; a table under which those sums price differently from the
+    calls (a part with its own rate, null in the sums) has the run read in full, as a cold load does."""
+    import noesis_nb
+
+    from .test_runs_usage_sums import _two_gpt_calls
+
+    root = tmp_path / "runs"
+    noesis_nb.solve("two calls", using=_two_gpt_calls, runs_dir=root)
+    time.sleep(RACY_NS / 1e9 * 3)
+    flat = {"openai/gpt-4o": {"input": 2.5, "output": 10}}
+    _, reads = _load(root, env, tmp_path / "a.pkl", prices=flat)
+    assert reads == 1
+    got, reads = _load(root, env, tmp_path / "b.pkl")
+    assert reads == 1  # the sums give way to the calls under genai-prices' cached rate
+    full, _ = _load(root, {**env, "NOESIS_NB_CACHE_DIR": str(tmp_path / "other-cache")}, tmp_path / "c.pkl")
+    _same(got, full)
+    again, reads = _load(root, env, tmp_path / "d.pkl", prices=flat)
+    assert reads == 0
+    flat_full, _ = _load(root, {**env, "NOESIS_NB_CACHE_DIR": str(tmp_path / "third-cache")}, tmp_path / "e.pkl", prices=flat)
+    _same(again, flat_full)
+
+
+def test_a_list_of_runs_neither_reads_nor_writes_the_index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Dask's partitions load lists of runs at once: each would rewrite the whole root's index."""
+    from noesis_nb.frames import runs_df
+
+    monkeypatch.setenv("NOESIS_NB_CACHE_DIR", str(tmp_path / "cache"))
+    root = tmp_path / "runs"
+    for ep in ("ep_a", "ep_b"):
+        write_run(root, ep, basic_events(ep), summary=hand_summary(ep, task="t"))
+    time.sleep(RACY_NS / 1e9 * 3)
+    assert len(runs_df([root / "ep_a", root / "ep_b"])) == 2
+    assert not (tmp_path / "cache" / INDEX_DIR).exists()
+    CACHE.clear()  # this process's copies of the runs, not the index: the next load reads them again
+    assert len(runs_df(root)) == 2
+    assert len(list((tmp_path / "cache" / INDEX_DIR).iterdir())) == 1
