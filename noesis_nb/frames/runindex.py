@@ -290,15 +290,18 @@ def _code_version() -> bytes:
     """A digest of the package's modules (path, size, mtime): rows made by other code are not this code's rows."""
     global _CODE
     if _CODE is None:
-        package = Path(__file__).resolve().parents[1]
-        seen = []
-        for folder, dirs, files in os.walk(package):
-            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
-            for name in sorted(files):
-                if name.endswith(".py"):
-                    st = os.stat(os.path.join(folder, name))
-                    seen.append(f"{os.path.relpath(os.path.join(folder, name), package)} {st.st_size} {st.st_mtime_ns}")
-        _CODE = hashlib.sha256("\n".join(seen).encode()).hexdigest().encode() + b"\n"
+        package = str(Path(__file__).resolve().parents[1])
+        seen: list[str] = []
+        folders = [package]
+        while folders:
+            with os.scandir(folders.pop()) as entries:
+                for entry in entries:
+                    if entry.is_dir(follow_symlinks=False) and entry.name != "__pycache__":
+                        folders.append(entry.path)
+                    elif entry.name.endswith(".py"):
+                        st = entry.stat()
+                        seen.append(f"{entry.path[len(package) :]} {st.st_size} {st.st_mtime_ns}")
+        _CODE = hashlib.sha256("\n".join(sorted(seen)).encode()).hexdigest().encode() + b"\n"
     return _CODE
 
 
