@@ -371,6 +371,8 @@ class NoesisMagics(Magics):
             key, sep, value = item.partition("=")
             if not sep or not key:
                 raise UsageError(f"%noesis run: --tag {item!r} is not KEY=VALUE")
+            if key in tags:  # the later one would replace the first without a word
+                raise UsageError(f"%noesis run: --tag {key}=… is given twice; give each key once")
             tags[key] = value
         approver = args.approver
         if approver is not None and approver not in ("ask", "auto", "deny"):
