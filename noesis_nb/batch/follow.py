@@ -3,7 +3,9 @@
 Every ``poll_s`` the follower ``stat``s each unfinished run (as a view of a run on disk does) and
 re-reads the ones that changed. A run paused on disk that nobody owns continues here once decided
 (``approve_draft`` on its run directory, the batch's inbox): ``resume_run`` executes the decision once.
-A run that a live worker owns is left to it: the worker's waiting episode reads the decision itself.
+A run that a live worker owns is left to it: the worker's waiting episode reads the decision itself. A run whose
+owner died while it ran (another kernel killed, a worker lost) is recovered here, so ``await batch`` ends: sealed
+``error`` (``process_lost``), and the entry says how the batch runs it again.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from ..store import is_run_dir
 from ..store.ownership import holder
 from .claim import refuse_foreign
 from .handle import BatchEntry, BatchHandle
-from .plan import entry_from_disk
+from .plan import entry_from_disk, say_lost
 from .spec import BatchSpec
 from .upload import upload_run
 
@@ -87,10 +89,10 @@ class Follower:
         if run.status == "paused" and id(entry) not in self._resuming and run.can_resume and holder(run.run_dir) is None:
             self._resuming.add(id(entry))
             asyncio.ensure_future(self._resume(entry))
-        elif entry.status in ("running", "paused") and entry.future is not None and entry.future.done():
-            if holder(run.run_dir) is None and id(entry) not in self._resuming and entry.status == "running":
+        elif entry.status == "running" and id(entry) not in self._resuming and (entry.future is None or entry.future.done()):
+            if holder(run.run_dir) is None:  # its process (a kernel killed, a worker lost) died while it ran
                 self._resuming.add(id(entry))
-                asyncio.ensure_future(self._resume(entry))  # its worker died while it ran: recover (seals process_lost)
+                asyncio.ensure_future(self._resume(entry))  # recovered: a seal cut short completed, else process_lost
 
     def _job_failed(self, entry: BatchEntry) -> None:
         """A job that ended without ever creating its run (the worker could not start it): the entry says why."""
@@ -119,6 +121,7 @@ class Follower:
         finally:
             self._resuming.discard(id(entry))
             entry_from_disk(entry, run.run_dir, run.adapter)
+            say_lost(entry, run.run_dir, self.spec.batch_id)
             self.handle.changed(entry)
         if entry.done and self.spec.upload_to is not None:
             try:
