@@ -92,3 +92,49 @@ def test_a_followed_run_folder_removed_is_an_error_naming_it(runs_dir: Path, own
     assert first.status == "error" and f"its run folder {removed} was removed while the batch followed it" in str(first.error)
     assert "batch_id='shared'" in str(first.error)
     assert second.status == "error" and "its process died while it ran" in str(second.error)
+
+
+PAUSER = """
+import asyncio, sys
+import noesis_nb
+from tests.batch.agents import asks
+
+async def main():
+    tasks = [{"task": "approve one", "inputs": {"out": sys.argv[2]}}]
+    handle = noesis_nb.batch(tasks, using={"agent": asks}, root=sys.argv[1], batch_id="paused")
+    await handle
+    print("READY", handle.counts(), flush=True)
+    await asyncio.sleep(120)
+
+asyncio.run(main())
+"""
+
+
+def test_a_cancel_leaves_a_decided_run_paused_on_disk_and_ends_the_batch(runs_dir: Path, tmp_path: Path) -> None:
+    """A run paused on disk (its kernel killed) and decided since: a batch cancelled before continuing it says
+    ``paused`` and ends; the decision is not executed, and the next call of the batch continues it."""
+    out = tmp_path / "out.txt"
+    env = {**os.environ, "PYTHONPATH": str(REPO), "NOESIS_NB_APPROVER": "ask"}
+    proc = subprocess.Popen([sys.executable, "-c", PAUSER, str(runs_dir), str(out)], env=env, stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "READY {'paused': 1}"
+    finally:
+        _kill(proc)
+    (run_dir,) = [p for p in runs_dir.iterdir() if p.name.startswith("ep_")]
+    noesis_nb.approve_draft(run_dir, approver_id="ana")
+    from .agents import asks
+
+    tasks = [{"task": "approve one", "inputs": {"out": str(out)}}]
+
+    async def main(cancel: bool) -> noesis_nb.BatchHandle:
+        handle = noesis_nb.batch(tasks, using={"agent": asks}, root=runs_dir, batch_id="paused")
+        if cancel:
+            handle.cancel()
+        return await asyncio.wait_for(handle.wait() if not cancel else handle, 10)
+
+    stopped = asyncio.run(main(cancel=True))
+    assert [e.status for e in stopped.entries] == ["paused"]
+    assert not out.exists(), "the approved write did not run"
+    again = asyncio.run(main(cancel=False))
+    assert [e.status for e in again.entries] == ["ok"]
+    assert out.read_text() == "approve one\n"
