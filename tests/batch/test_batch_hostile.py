@@ -115,3 +115,21 @@ def test_an_executor_that_takes_no_job_fails_each_entry_saying_why_and_the_batch
     with concurrent.futures.ThreadPoolExecutor(2) as live:
         again = asyncio.run(main(live))
     assert [e.status for e in again.entries] == ["ok", "ok"]
+
+
+@pytest.mark.parametrize(
+    "recorded, again, said",
+    [
+        ("résumé café", "re\u0301sume\u0301 cafe\u0301", "now the same text in another Unicode normalisation"),
+        ("abc", "\u0430bc", r"they part at character 0: was 'abc', now '\\u0430bc'"),
+        ("x" * 100 + "a", "x" * 100 + "b", "they part at character 100: was …'x{30}a', now …'x{30}b'"),
+    ],
+)
+def test_a_task_changed_where_the_eye_cannot_tell_is_named_by_where_it_differs(
+    runs_dir: Path, recorded: str, again: str, said: str
+) -> None:
+    """Before, each read ``[0] was 'X', now 'X'`` with X the same on both sides (a letter and its accent as one
+    character or two, a Cyrillic а, a difference past the 80 characters shown)."""
+    run_batch([recorded], using=echo, root=runs_dir, batch_id="eye")
+    with pytest.raises(InvalidOptionError, match=said):
+        run_batch([again], using=echo, root=runs_dir, batch_id="eye")
