@@ -178,7 +178,13 @@ def _value(key: str) -> Any:
 
 
 def check_path(value: Any, name: str = "runs_dir") -> Any:
-    """``value`` when it can name a folder (a str or ``os.PathLike``) or is None; else one error naming it."""
+    """``value`` when it can name a folder (a str or ``os.PathLike``) or is None; else one error naming it. An empty
+    (or blank) string is refused: as a path it is this process's working folder, where an empty ``$NOESIS_RUNS_DIR``
+    means the default, so ``--runs-dir ''`` would write runs wherever the kernel happens to run."""
+    if isinstance(value, str) and not value.strip():
+        raise InvalidOptionError(
+            f"{name}={value!r} names no folder: leave it out for the configured runs dir, or pass '.' for the working folder"
+        )
     if value is None or isinstance(value, (str, os.PathLike)):
         return value
     many = isinstance(value, (list, tuple, frozenset, builtins.set))

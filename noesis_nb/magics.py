@@ -371,6 +371,8 @@ class NoesisMagics(Magics):
             key, sep, value = item.partition("=")
             if not sep or not key:
                 raise UsageError(f"%noesis run: --tag {item!r} is not KEY=VALUE")
+            if key in tags:  # the later one would replace the first without a word
+                raise UsageError(f"%noesis run: --tag {key}=… is given twice; give each key once")
             tags[key] = value
         approver = args.approver
         if approver is not None and approver not in ("ask", "auto", "deny"):
@@ -404,10 +406,11 @@ class NoesisMagics(Magics):
         score = self._resolve(args.score)
         if isinstance(score, str):
             raise UsageError(f"%noesis batch: --score {args.score!r} is not a function in the notebook")
+        names = _adapter_names(args.using)
         adapters = [self._resolve(name) for name in args.using]
         return batch(
             tasks,
-            using=adapters[0] if len(adapters) == 1 else dict(zip(args.using, adapters)),
+            using=adapters[0] if len(adapters) == 1 else dict(zip(names, adapters)),
             concurrency=args.concurrency,
             batch_id=args.batch_id,
             score=score,
@@ -537,6 +540,23 @@ class NoesisMagics(Magics):
         if linked := _linked_line(config.runs_dir()):
             print(linked)
         return None
+
+
+def _adapter_names(words: list[str]) -> list[str]:
+    """The batch's name for each adapter word: the word, or a path's last part (``agents/a.py`` is ``a.py``, since an
+    adapter's name holds no ``/``). Two words naming one adapter are refused: the dict of adapters would keep
+    one of them without a word, running each task once where twice was asked."""
+    names = [word if "/" not in word and "\\" not in word else os.path.basename(word.replace("\\", "/")) for word in words]
+    for later, name in enumerate(names):
+        first = names.index(name)
+        if first != later:
+            said = (
+                f"{words[first]!r} is given twice"
+                if words[first] == words[later]
+                else f"{words[first]!r} and {words[later]!r} are both named {name!r}"
+            )
+            raise UsageError(f"%noesis batch: {said}; give each adapter once (a batch runs each task with each adapter)")
+    return names
 
 
 def _decision_line(decision: Any) -> str:

@@ -1,8 +1,9 @@
 """Batches: many episodes in one call — on the notebook's loop or an executor (Dask), resumable, scored.
 
-Modules: ``spec`` (checking the arguments), ``record`` (the batch's record on disk), ``plan`` (where each
-entry stands on disk), ``runner`` (on the loop), ``remote`` / ``worker`` (on an executor), ``follow``
-(following runs through their directories), ``upload`` (copying sealed runs to an fsspec URL), ``handle``.
+Modules: ``spec`` (checking the arguments), ``record`` (the batch's record on disk), ``differ`` (where a call parts
+from its record), ``plan`` (where each entry stands on disk), ``runner`` (on the loop), ``remote`` / ``worker`` (on an
+executor), ``follow`` (following runs through their directories), ``upload`` (copying sealed runs to an fsspec URL),
+``handle``.
 """
 
 from __future__ import annotations

@@ -3,12 +3,15 @@
 Every ``poll_s`` the follower ``stat``s each unfinished run (as a view of a run on disk does) and
 re-reads the ones that changed. A run paused on disk that nobody owns continues here once decided
 (``approve_draft`` on its run directory, the batch's inbox): ``resume_run`` executes the decision once.
-A run that a live worker owns is left to it: the worker's waiting episode reads the decision itself.
+A run that a live worker owns is left to it: the worker's waiting episode reads the decision itself. A run whose
+owner died while it ran (another kernel killed, a worker lost) is recovered here, so ``await batch`` ends: sealed
+``error`` (``process_lost``), and the entry says how the batch runs it again.
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
 from ..runtime.resume import resume_from_disk
@@ -16,7 +19,7 @@ from ..store import is_run_dir
 from ..store.ownership import holder
 from .claim import refuse_foreign
 from .handle import BatchEntry, BatchHandle
-from .plan import entry_from_disk
+from .plan import entry_from_disk, say_lost
 from .spec import BatchSpec
 from .upload import upload_run
 
@@ -49,7 +52,7 @@ class Follower:
             return
         self._active = True
         try:
-            while self.entries and not self.cancelled:
+            while self.entries:  # after a cancel too: runs of other processes end there, lost ones are recovered
                 self.tick()
                 self.entries = [e for e in self.entries if not e.done]
                 await asyncio.sleep(self.poll_s)
@@ -79,35 +82,56 @@ class Follower:
             entry_from_disk(entry, run_dir, self.spec.adapters.get(entry.adapter))
             self.handle.changed(entry)
             return
+        if not is_run_dir(run.run_dir):  # removed (or moved) while followed: nothing is left to follow or recover
+            entry.status, entry.ended_at = "error", time.time()
+            entry.error = (
+                f"its run folder {run.run_dir} was removed while the batch followed it; "
+                f"batch(..., batch_id={self.spec.batch_id!r}) runs the task again"
+            )
+            self.handle.changed(entry)
+            return
         if run.changed():
             seen = (entry.status, dict(entry.usage))
             entry_from_disk(entry, run.run_dir, run.adapter)
             if (entry.status, entry.usage) != seen or entry.done:
                 self.handle.changed(entry)
-        if run.status == "paused" and id(entry) not in self._resuming and run.can_resume and holder(run.run_dir) is None:
-            self._resuming.add(id(entry))
-            asyncio.ensure_future(self._resume(entry))
-        elif entry.status in ("running", "paused") and entry.future is not None and entry.future.done():
-            if holder(run.run_dir) is None and id(entry) not in self._resuming and entry.status == "running":
+        if id(entry) in self._resuming:
+            return
+        if run.status == "paused":
+            if self.cancelled and entry.status != "paused":  # decided, but the batch stopped: it stays paused on disk
+                entry.status = "paused"
+                self.handle.changed(entry)
+            elif not self.cancelled and run.can_resume and holder(run.run_dir) is None:
                 self._resuming.add(id(entry))
-                asyncio.ensure_future(self._resume(entry))  # its worker died while it ran: recover (seals process_lost)
+                asyncio.ensure_future(self._resume(entry))
+        elif entry.status == "running" and (entry.future is None or entry.future.done()) and holder(run.run_dir) is None:
+            # its process (a kernel killed, a worker lost) died while it ran: a seal cut short is completed, else
+            # it is sealed process_lost (no episode runs: no slot taken, and done after a cancel too)
+            self._resuming.add(id(entry))
+            asyncio.ensure_future(self._resume(entry, lost=True))
 
     def _job_failed(self, entry: BatchEntry) -> None:
         """A job that ended without ever creating its run (the worker could not start it): the entry says why."""
         future = entry.future
         if future is None or not future.done() or entry.done:
             return
-        try:
-            error = future.exception()
-        except BaseException as exc:  # cancelled futures raise here
-            error = exc
+        if future.cancelled():  # the batch was cancelled before its job started
+            entry.status, entry.error = "cancelled", entry.error or "the batch stopped before this entry started"
+            self.handle.changed(entry)
+            return
+        error = future.exception()
         entry.status, entry.error = ("error", f"{type(error).__name__}: {error}") if error else ("error", "the job ended early")
         self.handle.changed(entry)
 
-    async def _resume(self, entry: BatchEntry) -> None:
+    async def _resume(self, entry: BatchEntry, *, lost: bool = False) -> None:
+        """Continue a run paused on disk once decided (in a slot, not after a cancel); ``lost``: recover a run whose
+        process died."""
         run = entry.disk
         assert run is not None
         try:
+            if lost:
+                await resume_from_disk(run.run_dir, using=run.adapter)
+                return
             async with self.slots:
                 if self.cancelled:
                     return
@@ -119,6 +143,7 @@ class Follower:
         finally:
             self._resuming.discard(id(entry))
             entry_from_disk(entry, run.run_dir, run.adapter)
+            say_lost(entry, run.run_dir, self.spec.batch_id)
             self.handle.changed(entry)
         if entry.done and self.spec.upload_to is not None:
             try:

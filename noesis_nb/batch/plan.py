@@ -29,7 +29,7 @@ from .handle import BatchEntry, BatchHandle
 from .record import load_record, record_lock, save_record
 from .spec import BatchSpec
 
-__all__ = ["EntryPlan", "entry_from_disk"]
+__all__ = ["EntryPlan", "entry_from_disk", "say_lost"]
 
 
 class EntryPlan:
@@ -141,6 +141,15 @@ def entry_from_disk(entry: BatchEntry, run_dir: Path, adapter: Any) -> None:
         score_error = as_object(summary.get("x-noesis_nb")).get("score_error")
         if isinstance(score_error, str) and entry.error is None:
             entry.error = score_error  # its scorer failed or timed out: kept as it is when the batch runs again
+
+
+def say_lost(entry: BatchEntry, run_dir: Path, batch_id: str) -> None:
+    """A followed run recovered as lost (its process died while it ran): the entry says what running the batch again does."""
+    if entry.error is None and failed(entry.status) and _lost_before_a_write(entry, run_dir):
+        entry.error = (
+            f"its process died while it ran (sealed {entry.status}, process_lost); batch(..., batch_id={batch_id!r}) "
+            "runs it again as a new episode"
+        )
 
 
 def _lost(run_dir: Path) -> bool:

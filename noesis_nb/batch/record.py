@@ -27,6 +27,7 @@ from ..secrets import redact
 from ..store import now_iso
 from ..store.paths import UnsafeRunPathError
 from ..store.runfiles import UnreadableRunFile, read_file, what_is
+from .differ import first_difference, short
 from .spec import BatchSpec
 
 try:  # POSIX; elsewhere two calls of one batch at once are not kept apart
@@ -205,7 +206,7 @@ def check_same_batch(record: dict[str, Any], spec: BatchSpec, path: Path, option
         if canonical_json(record.get(key)) != canonical_json(identity[key]):
             before, now = record.get(key) or [], identity[key]
             raise InvalidOptionError(
-                f"batch {spec.batch_id!r} was recorded with another {what}: {_first_difference(before, now)} (see {path}); "
+                f"batch {spec.batch_id!r} was recorded with another {what}: {first_difference(before, now)} (see {path}); "
                 "pass the same tasks and adapters to continue it, or a new batch_id for a new batch"
             )
     recorded = record.get("options")
@@ -215,33 +216,13 @@ def check_same_batch(record: dict[str, Any], spec: BatchSpec, path: Path, option
     for key in sorted(set(recorded) | set(now_opts)):
         if key in _MAY_CHANGE or canonical_json(recorded.get(key)) == canonical_json(now_opts.get(key)):
             continue
-        was = f"{key}={_short(recorded[key])}" if key in recorded else f"no {key}"
-        fix = f"pass {key}={_short(recorded[key])}" if key in recorded else f"leave {key} out"
+        was = f"{key}={short(recorded[key])}" if key in recorded else f"no {key}"
+        fix = f"pass {key}={short(recorded[key])}" if key in recorded else f"leave {key} out"
         raise InvalidOptionError(
-            f"batch {spec.batch_id!r} was recorded with {was}, now {key}={_short(now_opts.get(key))} (see {path}): "
+            f"batch {spec.batch_id!r} was recorded with {was}, now {key}={short(now_opts.get(key))} (see {path}): "
             f"its episodes would run two ways; {fix} to continue it, or pass a new batch_id for a new batch"
         )
 
 
 #: options a later call of a batch may change: how it runs, not what its episodes are
 _MAY_CHANGE = frozenset({"concurrency", "score", "score_timeout_s", "executor", "upload_to"})
-
-
-def _first_difference(before: list[Any], now: list[Any]) -> str:
-    """``task 3 was 'a', now 'b'`` or ``3 recorded, 4 now``: the first place two recorded lists part."""
-    for index, (old, new) in enumerate(zip(before, now)):
-        if canonical_json(old) != canonical_json(new):
-            return f"[{index}] was {_short(old)}, now {_short(new)}"
-    return f"{len(before)} recorded, {len(now)} now"
-
-
-def _short(value: Any) -> str:
-    text = repr(
-        value.get("task")
-        if isinstance(value, dict)
-        and set(value) <= {"task", "tags", "inputs"}
-        and not value.get("tags")
-        and not value.get("inputs")
-        else value
-    )
-    return text if len(text) <= 80 else text[:77] + "…"

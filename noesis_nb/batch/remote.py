@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
 from typing import Any
 
 from .follow import Follower
@@ -48,10 +49,19 @@ async def submit_entry(spec: BatchSpec, entry: BatchEntry, follower: Follower, s
             return
         executor = spec.executor
         job = job_for(spec, entry)
-        if type(executor).__module__.split(".")[0] == "distributed":
-            entry.future = executor.submit(run_job, job, pure=False)
-        else:
-            entry.future = executor.submit(run_job, job)
+        try:
+            if type(executor).__module__.split(".")[0] == "distributed":
+                entry.future = executor.submit(run_job, job, pure=False)
+            else:
+                entry.future = executor.submit(run_job, job)
+        except Exception as exc:  # shut down, closed, broken: the entry says so (it never started)
+            entry.status, entry.ended_at = "error", time.time()
+            entry.error = (
+                f"the executor did not take the job ({type(exc).__name__}: {exc}); pass a running executor "
+                "(or none, to run on this notebook's loop) and call the batch again: it starts the entries never started"
+            )
+            follower.handle.changed(entry)
+            return
         follower.add(entry)
         while entry.status in WAITING and not follower.cancelled:
             if entry.future.done():  # the job ended: read its run now rather than at the follower's next look

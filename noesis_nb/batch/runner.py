@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Coroutine
 from typing import Any
 
 from ..errors import RunExistsError, RunWriteError
@@ -57,9 +58,9 @@ class Runner:
         todo = [e for e in self.handle.entries if e.status == "queued"]
         jobs = [self.follower.run()] if self.follower.entries else []
         if self.spec.executor is not None:
-            jobs += [submit_entry(self.spec, e, self.follower, self.slots) for e in todo]
+            jobs += [self._guarded(e, submit_entry(self.spec, e, self.follower, self.slots)) for e in todo]
         else:
-            jobs += [self._run_entry(e) for e in todo]
+            jobs += [self._guarded(e, self._run_one(e)) for e in todo]
         await asyncio.gather(*jobs)
 
     def cancel(self) -> None:
@@ -74,9 +75,11 @@ class Runner:
             elif entry.future is not None and not entry.done:
                 entry.future.cancel()  # a job not started yet never starts; a running one runs to its end
 
-    async def _run_entry(self, entry: BatchEntry) -> None:
+    async def _guarded(self, entry: BatchEntry, job: Coroutine[Any, Any, None]) -> None:
+        """Run ``entry``'s job; what it raises is the entry's error, never the batch's (``batch.wait()`` would raise
+        it, and every other entry would read "the batch stopped before this entry started")."""
         try:
-            await self._run_one(entry)
+            await job
         except Exception as exc:  # a bug here must not leave the entry queued (and ``await batch`` waiting) forever
             if not entry.done:
                 entry.status, entry.error, entry.ended_at = "error", f"{type(exc).__name__}: {exc}", time.time()

@@ -19,6 +19,7 @@ from ..runtime.api import check_score_timeout, check_scorer
 from ..runtime.resolve import resolve_using, using_label
 from ..secrets import redact
 from ..secrets.urls import refuse_password
+from ..store.roots import refuse_run_as_root
 
 __all__ = ["TaskSpec", "BatchSpec", "parse_tasks", "parse_using", "check_executor", "new_batch_id", "EPISODE_OPTIONS"]
 
@@ -170,4 +171,13 @@ def check_batch_options(
     chosen = validate_id(batch_id, what="batch id") if batch_id is not None else new_batch_id()
     if root is not None and not isinstance(root, (str, os.PathLike)):
         raise InvalidOptionError(f"root={root!r:.80}: pass the runs root as a path (default: the configured runs dir)")
-    return concurrency, chosen, Path(config.runs_dir(root))
+    runs_root = Path(config.runs_dir(root))
+    _check_runs_root(runs_root)
+    return concurrency, chosen, runs_root
+
+
+def _check_runs_root(runs_root: Path) -> None:
+    """Refuse, before the record is written, a root that is no folder (a file, a FIFO, a link leading nowhere, a
+    path under a file) or that is a run's own folder: the record and its lock would land inside that run."""
+    config.check_runs_folder(runs_root)
+    refuse_run_as_root(runs_root)

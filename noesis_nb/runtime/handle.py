@@ -7,6 +7,7 @@ a widget click is not processed while any cell runs, so awaiting a click would d
 from __future__ import annotations
 
 import asyncio
+import math
 import threading
 from collections.abc import Callable, Generator
 from pathlib import Path
@@ -221,9 +222,11 @@ class EpisodeHandle:
         ``drain_s`` seconds to finish and be recorded, then the episode is cancelled; the outcome is
         ``handle.drain_report`` (and a ``drain.report`` event). A second stop during a drain stops at once.
         """
-        if drain_s is not None and (isinstance(drain_s, bool) or not isinstance(drain_s, (int, float)) or drain_s < 0):
+        if drain_s is not None and (
+            isinstance(drain_s, bool) or not isinstance(drain_s, (int, float)) or not 0 <= drain_s < math.inf
+        ):  # nan and inf waited on the calls however long, and were recorded as null in drain.started
             raise InvalidOptionError(
-                f"drain_s={drain_s!r}: give the seconds running calls may take to finish (a number ≥ 0), or None"
+                f"drain_s={drain_s!r}: give the seconds running calls may take to finish (a finite number ≥ 0), or None"
             )
         self._episode.recorder.check_owner("handle.cancel()")
         if self.done() or self._task is None:

@@ -93,3 +93,43 @@ def test_the_interrupt_during_await_batch_stops_it_sealed_and_says_how_to_contin
     assert len(runs) == 2 and all(check_run(p) == [] for p in runs)
     again = run_batch([f"t{i}" for i in range(6)], using={"slow": echo}, root=runs_dir, batch_id="ctrl-c", concurrency=6)
     assert again.counts() == {"cancelled": 2, "ok": 4}
+
+
+def test_an_executor_that_takes_no_job_fails_each_entry_saying_why_and_the_batch_still_ends(runs_dir: Path) -> None:
+    """A shut-down executor: ``batch.wait()`` raised its RuntimeError and each entry read "the batch stopped before
+    this entry started"; the reason and the fix are now each entry's, and the same batch runs on a live executor."""
+    import concurrent.futures
+
+    closed = concurrent.futures.ThreadPoolExecutor(1)
+    closed.shutdown()
+
+    async def main(executor: Any) -> Any:
+        return await noesis_nb.batch(["a", "b"], using=echo, root=runs_dir, batch_id="pool", executor=executor).wait()
+
+    handle = asyncio.run(main(closed))
+    assert [e.status for e in handle.entries] == ["error", "error"]
+    for entry in handle.entries:
+        assert "the executor did not take the job (RuntimeError: cannot schedule new futures after shutdown)" in str(entry.error)
+        assert "pass a running executor" in str(entry.error)
+    assert not [p for p in runs_dir.iterdir() if p.name != "batches"]
+    with concurrent.futures.ThreadPoolExecutor(2) as live:
+        again = asyncio.run(main(live))
+    assert [e.status for e in again.entries] == ["ok", "ok"]
+
+
+@pytest.mark.parametrize(
+    "recorded, again, said",
+    [
+        ("résumé café", "re\u0301sume\u0301 cafe\u0301", "now the same text in another Unicode normalisation"),
+        ("abc", "\u0430bc", r"they part at character 0: was 'abc', now '\\u0430bc'"),
+        ("x" * 100 + "a", "x" * 100 + "b", "they part at character 100: was …'x{30}a', now …'x{30}b'"),
+    ],
+)
+def test_a_task_changed_where_the_eye_cannot_tell_is_named_by_where_it_differs(
+    runs_dir: Path, recorded: str, again: str, said: str
+) -> None:
+    """Before, each read ``[0] was 'X', now 'X'`` with X the same on both sides (a letter and its accent as one
+    character or two, a Cyrillic а, a difference past the 80 characters shown)."""
+    run_batch([recorded], using=echo, root=runs_dir, batch_id="eye")
+    with pytest.raises(InvalidOptionError, match=said):
+        run_batch([again], using=echo, root=runs_dir, batch_id="eye")

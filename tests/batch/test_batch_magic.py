@@ -71,3 +71,40 @@ def test_batch_magic_score_timeout_gives_up_on_a_hung_scorer_and_refuses_a_non_n
     assert time.monotonic() - started < 20, "the timeout given on the line is the one used"
     assert [(e.status, e.score) for e in handle.entries] == [("ok", None), ("ok", None)]
     assert all("0.3" in str(e.error) for e in handle.entries), [e.error for e in handle.entries]
+
+
+def test_an_adapter_given_twice_is_refused_not_run_once(ip: Any, runs_dir: Path, tmp_path: Path) -> None:
+    """``%noesis batch two fast fast`` asks each task twice; one adapter of that name would run it once, silently."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    for folder in ("a", "b"):
+        (tmp_path / folder / "agent.py").write_text("async def run(task, ctx):\n    return task\n\ndef make():\n    return run\n")
+    ip.user_ns.update(two=["a", "b"], fast=echo)
+
+    async def main() -> None:
+        with pytest.raises(UsageError, match="'fast' is given twice; give each adapter once"):
+            ip.run_line_magic("noesis", f"batch two fast fast --runs-dir {runs_dir}")
+        a, b = tmp_path / "a" / "agent.py", tmp_path / "b" / "agent.py"
+        with pytest.raises(UsageError, match=f"{str(a)!r} and {str(b)!r} are both named 'agent.py'"):
+            ip.run_line_magic("noesis", f"batch two {a} {b} --runs-dir {runs_dir}")
+
+    asyncio.run(main())
+    assert not (runs_dir / "batches").exists()
+
+
+def test_adapters_given_as_paths_run_next_to_a_notebook_name(ip: Any, runs_dir: Path, tmp_path: Path) -> None:
+    """The help says an adapter may be a path: two or more of them are named by their file (a name holds no '/')."""
+    agent = tmp_path / "agent.py"
+    agent.write_text("async def run(task, ctx):\n    return {'answer': task + '!'}\n\ndef make():\n    return run\n")
+    ip.user_ns.update(two=["a", "b"], fast=echo)
+
+    async def main() -> Any:
+        return await ip.run_line_magic("noesis", f"batch two fast {agent} --runs-dir {runs_dir}")
+
+    handle = asyncio.run(main())
+    assert [(e.index, e.adapter, e.status) for e in handle.entries] == [
+        (0, "fast", "ok"),
+        (0, "agent.py", "ok"),
+        (1, "fast", "ok"),
+        (1, "agent.py", "ok"),
+    ]

@@ -133,3 +133,54 @@ def test_a_followed_run_whose_seal_is_still_being_written_is_not_done_yet(runs_d
     (run / "manifest.json").write_bytes(manifest)
     entry_from_disk(entry, run, echo)
     assert entry.status == "ok" and entry.score == 1.0
+
+
+OWNER = """
+import asyncio, sys
+import noesis_nb
+from tests.batch.agents import slow
+
+async def main():
+    tasks = [{"task": t, "inputs": {"sleep": 60}} for t in ("one", "two")]
+    handle = noesis_nb.batch(tasks, using={"agent": slow}, root=sys.argv[1], batch_id="shared")
+    while handle.counts() != {"running": 2}:
+        await asyncio.sleep(0.02)
+    print("READY", flush=True)
+    await asyncio.sleep(120)
+
+asyncio.run(main())
+"""
+
+
+def test_a_batch_following_another_kernels_runs_ends_when_that_kernel_is_killed(runs_dir: Path) -> None:
+    """Another kernel runs the batch; this one calls it too and follows those runs. That kernel is killed (kill -9):
+    the runs are recovered here (sealed ``process_lost``), ``await batch`` ends, and each entry says how to continue.
+    Before, they stayed ``running`` and ``batch.wait()`` never returned."""
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    proc = subprocess.Popen([sys.executable, "-c", OWNER, str(runs_dir)], env=env, stdout=subprocess.PIPE, text=True)
+    from .agents import slow
+
+    tasks = [{"task": t, "inputs": {"sleep": 60}} for t in ("one", "two")]
+
+    async def main() -> tuple[noesis_nb.BatchHandle, dict[str, int]]:
+        handle = noesis_nb.batch(tasks, using={"agent": slow}, root=runs_dir, batch_id="shared")
+        await asyncio.sleep(0.3)
+        followed = handle.counts()
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        await asyncio.wait_for(handle.wait(), 10)
+        return handle, followed
+
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "READY"
+        handle, followed = asyncio.run(main())
+    finally:
+        if proc.poll() is None:
+            os.kill(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert followed == {"running": 2}
+    assert [e.status for e in handle.entries] == ["error", "error"]
+    for entry in handle.entries:
+        assert entry.run_dir is not None
+        assert "process_lost" in read_summary(entry.run_dir)["x-noesis_nb"]["reasons"]
+        assert "its process died while it ran" in str(entry.error) and "batch_id='shared'" in str(entry.error)

@@ -139,3 +139,41 @@ def test_a_part_of_an_id_names_the_runs_it_begins(ip: Any, runs_dir: Path) -> No
         assert ids[0] in str(caught.value) and "\n" not in str(caught.value)
     with pytest.raises(UsageError, match=rf"start of 1 run id\(s\): {ids[0]}; pass a whole id"):
         ip.run_line_magic("noesis", f"show {ids[0][:-1]} --runs-dir {runs_dir}")
+
+
+def test_a_tag_key_given_twice_is_refused_and_nothing_starts(ip: Any, runs_dir: Path) -> None:
+    """``--tag k=v --tag k=w`` kept ``w`` without a word; the value (a token, maybe) is not echoed back."""
+    ip.user_ns.update(echo=echo)
+
+    async def main() -> None:
+        with pytest.raises(UsageError, match=r"--tag team=… is given twice; give each key once") as caught:
+            ip.run_line_magic("noesis", f'run echo "t" --tag team=a --tag other=x --tag team=sk-b --runs-dir {runs_dir}')
+        assert "sk-b" not in str(caught.value)
+
+    asyncio.run(main())
+    assert list(runs_dir.iterdir()) == []
+
+
+async def _waits(task: str, ctx: Any) -> str:
+    await ctx.tool_async("sh.sleep", {"argv": [sys.executable, "-c", "import time; time.sleep(30)"]}, effect="read")
+    return task
+
+
+@pytest.mark.parametrize("drain", ["nan", "inf", "-1"])
+def test_a_drain_that_is_no_finite_number_of_seconds_is_refused_and_the_episode_runs_on(
+    ip: Any, runs_dir: Path, drain: str
+) -> None:
+    """``--drain nan`` (or inf) let running calls run however long and recorded ``drain_s`` as null."""
+    ip.user_ns.update(waits=_waits)
+
+    async def main() -> Any:
+        handle = ip.run_line_magic("noesis", f'run waits "t" --approver auto --runs-dir {runs_dir}')
+        while not handle.events or not any(e.get("phase") == "tool" for e in handle.events):
+            await asyncio.sleep(0.02)
+        with pytest.raises(UsageError, match=f"drain_s={drain}.*a finite number ≥ 0"):
+            ip.run_line_magic("noesis", f"stop {handle.episode_id} --drain {drain}")
+        assert handle.status == "running" and not handle.draining
+        handle.cancel()
+        return await handle
+
+    assert asyncio.run(main()).status == "cancelled"

@@ -1,0 +1,57 @@
+"""Saying where a batch called again parts from its record, so that the two sides never read alike.
+
+Texts that differ only where a cut or the eye cannot tell — past the shown length, in Unicode
+normalisation (``é`` as one character or as ``e`` and an accent) — are named by what differs and where.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from typing import Any
+
+from .._jsonio import canonical_json
+
+__all__ = ["first_difference", "short"]
+
+_WINDOW = 30  # characters shown either side of where two texts part
+
+
+def short(value: Any) -> str:
+    """A task as its text when it has no tags or inputs, else the value; its repr, cut to 80 characters."""
+    text = repr(
+        value.get("task")
+        if isinstance(value, dict)
+        and set(value) <= {"task", "tags", "inputs"}
+        and not value.get("tags")
+        and not value.get("inputs")
+        else value
+    )
+    return text if len(text) <= 80 else text[:77] + "…"
+
+
+def first_difference(before: list[Any], now: list[Any]) -> str:
+    """``[3] was 'a', now 'b'`` or ``3 recorded, 4 now``: the first place two recorded lists part."""
+    for index, (old, new) in enumerate(zip(before, now)):
+        if canonical_json(old) != canonical_json(new):
+            return f"[{index}] {apart(old, new)}"
+    return f"{len(before)} recorded, {len(now)} now"
+
+
+def apart(old: Any, new: Any) -> str:
+    """``was X, now Y``, told so that X and Y never read the same: past the shown length, or where they differ
+    in letters that look alike (another normalisation, a Cyrillic ``а`` for a Latin ``a``), by where they part."""
+    was, now = short(old), short(new)
+    a, b = (v.get("task") if isinstance(v, dict) else v for v in (old, new))
+    if not (isinstance(a, str) and isinstance(b, str) and a != b):
+        a, b = (canonical_json(v).decode("utf-8") for v in (old, new))
+    if unicodedata.normalize("NFC", a) == unicodedata.normalize("NFC", b):
+        return (
+            f"was {was}, now the same text in another Unicode normalisation (a letter and its accent written as one "
+            "character or as two); pass the tasks as recorded, e.g. unicodedata.normalize('NFC', task) for each"
+        )
+    at = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    if was != now and a[at : at + 1].isascii() and b[at : at + 1].isascii() and at < 60:
+        return f"was {was}, now {now}"  # they part where both are shown, in characters that read apart
+    start = max(0, at - _WINDOW)
+    cut = "…" if start else ""
+    return f"they part at character {at}: was {cut}{ascii(a[start : at + _WINDOW])}, now {cut}{ascii(b[start : at + _WINDOW])}"

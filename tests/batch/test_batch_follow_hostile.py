@@ -1,0 +1,140 @@
+"""A batch following another kernel's runs (a real process, killed with kill -9): a cancel here, or a run folder
+removed meanwhile, never leaves ``await batch`` waiting for good, and each entry says what became of it."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import noesis_nb
+from noesis_nb.store import read_summary
+
+from ..conftest import REPO
+from .agents import slow
+
+OWNER = """
+import asyncio, sys
+import noesis_nb
+from tests.batch.agents import slow
+
+async def main():
+    tasks = [{"task": t, "inputs": {"sleep": 60}} for t in ("one", "two")]
+    handle = noesis_nb.batch(tasks, using={"agent": slow}, root=sys.argv[1], batch_id="shared")
+    while handle.counts() != {"running": 2}:
+        await asyncio.sleep(0.02)
+    print("READY", flush=True)
+    await asyncio.sleep(120)
+
+asyncio.run(main())
+"""
+TASKS = [{"task": t, "inputs": {"sleep": 60}} for t in ("one", "two")]
+
+
+@pytest.fixture
+def owner(runs_dir: Path) -> Iterator[subprocess.Popen[str]]:
+    """Another kernel running the batch ``shared`` (both its episodes running for a minute)."""
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    proc = subprocess.Popen([sys.executable, "-c", OWNER, str(runs_dir)], env=env, stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "READY"
+        yield proc
+    finally:
+        if proc.poll() is None:
+            os.kill(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
+def _kill(proc: subprocess.Popen[str]) -> None:
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+
+
+def test_a_cancel_here_then_the_owner_killed_still_ends_the_batch(runs_dir: Path, owner: subprocess.Popen[str]) -> None:
+    """Before, ``cancel()`` stopped the following: the other kernel's runs stayed ``running`` here for good."""
+
+    async def main() -> noesis_nb.BatchHandle:
+        handle = noesis_nb.batch(TASKS, using={"agent": slow}, root=runs_dir, batch_id="shared")
+        await asyncio.sleep(0.3)
+        assert handle.counts() == {"running": 2}
+        handle.cancel()
+        _kill(owner)
+        return await asyncio.wait_for(handle, 10)
+
+    handle = asyncio.run(main())
+    assert [e.status for e in handle.entries] == ["error", "error"]
+    for entry in handle.entries:
+        assert entry.run_dir is not None
+        assert "process_lost" in read_summary(entry.run_dir)["x-noesis_nb"]["reasons"]
+
+
+def test_a_followed_run_folder_removed_is_an_error_naming_it(runs_dir: Path, owner: subprocess.Popen[str]) -> None:
+    """Before, the entry whose folder was removed stayed ``running``: every look failed and ``await batch`` waited."""
+
+    async def main() -> tuple[noesis_nb.BatchHandle, Path]:
+        handle = noesis_nb.batch(TASKS, using={"agent": slow}, root=runs_dir, batch_id="shared")
+        await asyncio.sleep(0.3)
+        removed = handle.entries[0].run_dir
+        assert removed is not None
+        shutil.rmtree(removed)
+        _kill(owner)
+        return await asyncio.wait_for(handle, 10), removed
+
+    handle, removed = asyncio.run(main())
+    first, second = handle.entries
+    assert first.status == "error" and f"its run folder {removed} was removed while the batch followed it" in str(first.error)
+    assert "batch_id='shared'" in str(first.error)
+    assert second.status == "error" and "its process died while it ran" in str(second.error)
+
+
+PAUSER = """
+import asyncio, sys
+import noesis_nb
+from tests.batch.agents import asks
+
+async def main():
+    tasks = [{"task": "approve one", "inputs": {"out": sys.argv[2]}}]
+    handle = noesis_nb.batch(tasks, using={"agent": asks}, root=sys.argv[1], batch_id="paused")
+    await handle
+    print("READY", handle.counts(), flush=True)
+    await asyncio.sleep(120)
+
+asyncio.run(main())
+"""
+
+
+def test_a_cancel_leaves_a_decided_run_paused_on_disk_and_ends_the_batch(runs_dir: Path, tmp_path: Path) -> None:
+    """A run paused on disk (its kernel killed) and decided since: a batch cancelled before continuing it says
+    ``paused`` and ends; the decision is not executed, and the next call of the batch continues it."""
+    out = tmp_path / "out.txt"
+    env = {**os.environ, "PYTHONPATH": str(REPO), "NOESIS_NB_APPROVER": "ask"}
+    proc = subprocess.Popen([sys.executable, "-c", PAUSER, str(runs_dir), str(out)], env=env, stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "READY {'paused': 1}"
+    finally:
+        _kill(proc)
+    (run_dir,) = [p for p in runs_dir.iterdir() if p.name.startswith("ep_")]
+    noesis_nb.approve_draft(run_dir, approver_id="ana")
+    from .agents import asks
+
+    tasks = [{"task": "approve one", "inputs": {"out": str(out)}}]
+
+    async def main(cancel: bool) -> noesis_nb.BatchHandle:
+        handle = noesis_nb.batch(tasks, using={"agent": asks}, root=runs_dir, batch_id="paused")
+        if cancel:
+            handle.cancel()
+        return await asyncio.wait_for(handle.wait() if not cancel else handle, 10)
+
+    stopped = asyncio.run(main(cancel=True))
+    assert [e.status for e in stopped.entries] == ["paused"]
+    assert not out.exists(), "the approved write did not run"
+    again = asyncio.run(main(cancel=False))
+    assert [e.status for e in again.entries] == ["ok"]
+    assert out.read_text() == "approve one\n"
