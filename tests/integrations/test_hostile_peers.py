@@ -181,6 +181,22 @@ def _secret_then_cut(h: _Handler) -> None:
     h.cut()
 
 
+def _event_without_end(h: _Handler) -> None:
+    """One event's ``data:`` lines, each small, and never the blank line that ends it (until the client leaves)."""
+    h.head()
+    h.send(_sse(START) + b'data: {"type":"STATE_SNAPSHOT","snapshot":[\n')
+    deadline = time.monotonic() + 8
+    while time.monotonic() < deadline:
+        h.send(b'data: "' + b"x" * 32_000 + b'",\n')
+
+
+def _duplicate_type(h: _Handler) -> None:
+    h.head()
+    h.send(_sse(START, *_text("kept")))
+    h.send(b'data: {"type":"TEXT_MESSAGE_START","type":"RUN_FINISHED","threadId":"t1","runId":"r1","messageId":"m9"}\n\n')
+    h.send(_sse(END))
+
+
 SCENARIOS = {
     "cut_mid_event": _cut_mid_event,
     "cut_after_start": _cut_after_start,
@@ -195,6 +211,8 @@ SCENARIOS = {
     "answer": _answer,
     "secrets": _secrets,
     "secret_then_cut": _secret_then_cut,
+    "event_without_end": _event_without_end,
+    "duplicate_type": _duplicate_type,
 }
 
 
@@ -278,6 +296,48 @@ def test_an_enormous_sse_line_is_refused_quickly_without_blocking_the_loop(serve
     gaps = [b - a for a, b in zip(ticks, ticks[1:])]
     assert gaps and max(gaps) < 1.0, f"the event loop was blocked for {max(gaps):.1f} s"
     assert [p["kind"] for p in _agui(handle)] == ["run_started"]
+
+
+def test_an_event_of_endless_data_lines_is_capped_like_one_line(server, runs_dir):
+    """Each ``data:`` line is small, so the per-line cap never trips; the event as a whole must be capped too."""
+    began = time.monotonic()
+    agent = AGUIHttpAgent(server("event_without_end"), max_line_bytes=1 << 20)
+    handle, _ = run("hi", AGUIAdapter(agent), runs_dir, timeout=15)
+    assert time.monotonic() - began < 5
+    _ended(handle, r"line 3: one SSE event is over 1048576 bytes \(3\d data: line\(s\) and no blank line .*max_line_bytes=")
+    assert [p["kind"] for p in _agui(handle)] == ["run_started"]
+
+
+def test_a_key_written_twice_is_refused_by_every_reader_naming_the_key(server, runs_dir, tmp_path):
+    """``{"type": A, "type": B}`` is A to some readers and B to others: refused, never silently read as the last."""
+    from noesis_nb.integrations.noetic import noetic_replay
+    from noesis_nb.integrations.taisce import MEMORY_PREFIX, parse_memory_message
+
+    handle, _ = run("hi", AGUIAdapter(AGUIHttpAgent(server("duplicate_type"))), runs_dir)
+    _ended(handle, r"line 9: the event is ambiguous JSON \(the key 'type' comes twice in one object.*write each key once")
+    assert [p.get("text") for p in _agui(handle) if p["kind"] == "message"] == ["kept"]
+    log = tmp_path / "stream.jsonl"
+    log.write_text(NOETIC_START + '\n{"source":"framework","type":"a:turn_completed","data":{"n":1,"n":2}}\n')
+    handle, _ = run("replay", noetic_replay(str(log)), runs_dir)
+    _ended(handle, r"Noetic log .*stream.jsonl, line 2: ambiguous JSON \(the key 'n' comes twice")
+    info = parse_memory_message(MEMORY_PREFIX + '\n{"facts": [1], "facts": [1, 2, 3]}')
+    assert "the key 'facts' comes twice" in info["parse_error"] and "facts" not in info
+
+
+def test_a_state_nested_deeper_than_pydantic_writes_is_kept_as_sent(runs_dir):
+    """Valid AG-UI whose value pydantic validates but cannot dump (nesting past its serializer's limit) is read."""
+    nested: list[Any] = []
+    for _ in range(300):
+        nested = [nested]
+    script = [START, {"type": "STATE_SNAPSHOT", "snapshot": {"deep": nested}}, *_text("done"), END]
+    handle, _ = run("hi", AGUIAdapter(lambda run_input: list(script)), runs_dir)
+    assert handle.status == "ok" and check_run(handle.run_dir) == [] and handle.result() == "done"
+    (state,) = [p for p in _agui(handle) if p["kind"] == "state"]
+    depth, value = 0, state["snapshot"]["deep"]
+    while value != []:  # the store writes what lies past its own depth limit as JSON text: read on through it
+        value = json.loads(value) if isinstance(value, str) else value
+        depth, value = depth + 1, value[0]
+    assert depth == 300
 
 
 def test_a_server_that_stalls_ends_by_the_idle_timeout_and_the_loop_keeps_running(server, runs_dir):
