@@ -190,6 +190,12 @@ def _event_without_end(h: _Handler) -> None:
         h.send(b'data: "' + b"x" * 32_000 + b'",\n')
 
 
+def _key_cut_mid_event(h: _Handler) -> None:
+    h.head()
+    h.send(_sse(START) + b'data: {"type":"RUN_ERROR","message":"' + b"a" * 50 + f" {GITHUB} {OPENAI}".encode())
+    h.cut()
+
+
 def _duplicate_type(h: _Handler) -> None:
     h.head()
     h.send(_sse(START, *_text("kept")))
@@ -213,6 +219,7 @@ SCENARIOS = {
     "secret_then_cut": _secret_then_cut,
     "event_without_end": _event_without_end,
     "duplicate_type": _duplicate_type,
+    "key_cut_mid_event": _key_cut_mid_event,
 }
 
 
@@ -572,3 +579,28 @@ def test_a_secret_split_across_streamed_pieces_is_not_written_in_pieces(runs_dir
         for where, blob in run_files(handle.run_dir):
             for n in range(0, len(secret) - 8, 4):  # no 8 characters of the key anywhere
                 assert secret[n : n + 8].encode() not in blob, f"{secret[:4]}…[{n}:{n + 8}] written to {where}"
+
+
+def _key_pieces(text: str) -> list[str]:
+    """Every 8 characters of ``OPENAI`` or ``GITHUB`` found in ``text``."""
+    return [s[n : n + 8] for s in (OPENAI, GITHUB) for n in range(len(s) - 7) if s[n : n + 8] in text]
+
+
+@pytest.mark.parametrize("pad", [40, 60, 75, 90])
+def test_a_bad_event_is_quoted_in_its_error_with_no_piece_of_a_key(server, runs_dir, pad):
+    """An error quotes the first 120 characters of a bad event: a key there is redacted before the cut, so no head
+    of it is shown; so are an id the agent sends out of order, however long, and an event the server cuts short."""
+    from noesis_nb.integrations.agui import AGUIStreamError, parse_sse
+
+    for secret in (OPENAI, GITHUB):
+        for bad in ('{"type":"TEXT_MESSAGE_CONTENT","delta":"', '["not an event", "'):
+            with pytest.raises(AGUIStreamError) as caught:
+                list(parse_sse([f"data: {bad}{'a' * pad} {secret} and more", ""]))
+            assert "line 1: " in str(caught.value) and _key_pieces(str(caught.value)) == []
+    script = [START, {"type": "TEXT_MESSAGE_CONTENT", "messageId": f"{'m' * pad} {GITHUB} {'x' * 100_000}", "delta": "x"}, END]
+    handle, _ = run("hi", AGUIAdapter(lambda run_input: list(script)), runs_dir)
+    message = _ended(handle, r"event #2 \(TEXT_MESSAGE_CONTENT\) names messageId 'mmm.*which no TEXT_MESSAGE_START opened")
+    assert _key_pieces(message) == [] and len(message) < 400
+    handle, _ = run("hi", AGUIAdapter(AGUIHttpAgent(server("key_cut_mid_event"))), runs_dir)
+    message = _ended(handle, r"line 3: the stream ended in the middle of an event \('\{\"type\":\"RUN_ERROR\"")
+    assert _key_pieces(message) == []

@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import TypeAdapter
 
 from ...errors import EpisodeStateError
+from ...secrets import shown_cut
 from .._approvals import default_answer, request_approval, tool_name
 from .._emit import PHASE, apply_output, emit_rows, row
 from .._extras import require
@@ -198,14 +199,15 @@ class AGUIAdapter:
         field = "toolCallId" if base == "TOOL_CALL" else "messageId"
         ident = str(event.get(field))
         is_open = folder.is_open(base, ident)
+        shown_id = shown_cut(repr(ident), 80)  # the peer's id, in an error: redacted, then cut
         if part == "START" and is_open:
             raise AGUIStreamError(
-                f"event #{number} ({kind}) reopens {field} {ident!r}, which is still streaming; "
+                f"event #{number} ({kind}) reopens {field} {shown_id}, which is still streaming; "
                 "the agent reuses an id: each message and tool call needs its own"
             )
         if part != "START" and not is_open:
             raise AGUIStreamError(
-                f"event #{number} ({kind}) names {field} {ident!r}, which no {base}_START opened "
+                f"event #{number} ({kind}) names {field} {shown_id}, which no {base}_START opened "
                 "(or it already ended); the agent sent its events out of order"
             )
 

@@ -80,7 +80,7 @@ class AGUIHttpAgent:
                         except AGUIStreamError as exc:
                             raise AGUIStreamError(
                                 f"{self.shown_url}, line {got[0]}: the stream ended in the middle of an event "
-                                f"({got[1][:120]!r}); the server closed the connection early",
+                                f"({shown_cut(got[1], 120)!r}); the server closed the connection early",
                                 line=got[0],
                             ) from exc
                         yield event

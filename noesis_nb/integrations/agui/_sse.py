@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ...errors import NoesisNbError
+from ...secrets import shown_cut
 from .._jsontext import JSONTextError, loads_text
 
 __all__ = ["AGUIStreamError", "SSEDecoder", "decode_event", "parse_sse"]
@@ -90,12 +91,13 @@ def decode_event(line: int, data: str, where: str = "SSE stream") -> dict[str, A
     except JSONTextError as exc:
         raise AGUIStreamError(
             f"{where}, line {line}: the event is {exc.reason.replace('not JSON', 'not valid JSON')}: "
-            f"{data[:120]!r}. Fix the producer; everything before this line was kept.",
+            f"{shown_cut(data, 120)!r}. Fix the producer; everything before this line was kept.",
             line=line,
         ) from None
     if not isinstance(event, dict) or not isinstance(event.get("type"), str):
         raise AGUIStreamError(
-            f"{where}, line {line}: an AG-UI event must be a JSON object with a string 'type', got {data[:120]!r}", line=line
+            f"{where}, line {line}: an AG-UI event must be a JSON object with a string 'type', got {shown_cut(data, 120)!r}",
+            line=line,
         )
     return event
 
