@@ -190,6 +190,16 @@ def _event_without_end(h: _Handler) -> None:
         h.send(b'data: "' + b"x" * 32_000 + b'",\n')
 
 
+def _endless_pieces(h: _Handler) -> None:
+    """One message streamed in pieces that never end (until the client leaves)."""
+    h.head()
+    h.send(_sse(START, {"type": "TEXT_MESSAGE_START", "messageId": "m1", "role": "assistant"}))
+    piece = _sse({"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": "the quick brown fox " * 1600})
+    deadline = time.monotonic() + 8
+    while time.monotonic() < deadline:
+        h.send(piece)
+
+
 def _key_cut_mid_event(h: _Handler) -> None:
     h.head()
     h.send(_sse(START) + b'data: {"type":"RUN_ERROR","message":"' + b"a" * 50 + f" {GITHUB} {OPENAI}".encode())
@@ -220,6 +230,7 @@ SCENARIOS = {
     "event_without_end": _event_without_end,
     "duplicate_type": _duplicate_type,
     "key_cut_mid_event": _key_cut_mid_event,
+    "endless_pieces": _endless_pieces,
 }
 
 
@@ -313,6 +324,17 @@ def test_an_event_of_endless_data_lines_is_capped_like_one_line(server, runs_dir
     assert time.monotonic() - began < 5
     _ended(handle, r"line 3: one SSE event is over 1048576 bytes \(3\d data: line\(s\) and no blank line .*max_line_bytes=")
     assert [p["kind"] for p in _agui(handle)] == ["run_started"]
+
+
+def test_a_message_streamed_in_endless_pieces_is_capped_like_one_event(server, runs_dir):
+    """Each piece is a small event, so no line or event cap trips; the message folded from them is capped too."""
+    began = time.monotonic()
+    agent = AGUIHttpAgent(server("endless_pieces"), max_line_bytes=1 << 18)
+    handle, _ = run("hi", AGUIAdapter(agent), runs_dir, timeout=15)
+    assert time.monotonic() - began < 5
+    _ended(handle, r"TEXT_MESSAGE_CONTENT: messageId 'm1' has streamed over 262144 characters in 9 pieces .*max_line_bytes=")
+    (kept,) = [p for p in _agui(handle) if p["kind"] == "message"]
+    assert kept["partial"] is True and kept["text"].startswith("the quick brown fox ")
 
 
 def test_a_key_written_twice_is_refused_by_every_reader_naming_the_key(server, runs_dir, tmp_path):

@@ -103,7 +103,8 @@ class AGUIAdapter:
         thread_id = self.thread_id or f"thread-{ctx.episode_id}"
         resume: list[tuple[dict[str, Any], Any]] = []
         for number in range(1, self.max_runs + 1):
-            folder = AGUIFolder(messages, deltas=self.deltas)
+            # a remote agent's cap on one line and one event bounds a message folded from its pieces too
+            folder = AGUIFolder(messages, deltas=self.deltas, max_stream_chars=getattr(self.agent, "max_line_bytes", None))
             await self._run_once(
                 self._run_input(thread_id, f"{ctx.episode_id}-run-{number}", messages, fields, resume), folder, ctx
             )

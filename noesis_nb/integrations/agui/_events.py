@@ -68,8 +68,11 @@ _SIMPLE = {  # type → (kind, {row field: event field})
 class AGUIFolder:
     """One run's events in, rows out; afterwards ``interrupts``, ``result``, ``error`` (+ ``error_code``), ``messages``."""
 
-    def __init__(self, messages: list[dict[str, Any]] | None = None, *, deltas: bool = False):
+    def __init__(
+        self, messages: list[dict[str, Any]] | None = None, *, deltas: bool = False, max_stream_chars: int | None = None
+    ):
         self.deltas = deltas
+        self.max_stream_chars = max_stream_chars  # one message / tool call / reasoning folded from pieces (None: no cap)
         self.messages: list[dict[str, Any]] = list(messages or [])
         self.tool_calls: dict[str, dict[str, Any]] = {}
         self.interrupts: list[dict[str, Any]] = []
@@ -154,6 +157,13 @@ class AGUIFolder:
         delta = event.get("delta")
         if isinstance(delta, str) and delta:
             buf["parts"].append(delta)
+            buf["size"] = buf.get("size", 0) + len(delta)
+            if self.max_stream_chars is not None and buf["size"] > self.max_stream_chars:
+                raise AGUIStreamError(
+                    f"{event['type']}: {id_field} {shown_cut(repr(str(ident)), 80)} has streamed over {self.max_stream_chars} "
+                    f"characters in {len(buf['parts'])} pieces and has not ended; the agent streams without end, "
+                    "or pass max_line_bytes= a larger number"
+                )
             if self.deltas and part != "CHUNK":  # written when the stream ends (_delta_rows), a secret's pieces redacted
                 buf.setdefault("pieces", []).append((len(buf["parts"]) - 1, event["type"]))
         if part == "END":
