@@ -20,7 +20,7 @@ from ..secrets.display import shown_cut
 from ..store.runfiles import UnreadableRunFile, open_file, read_file
 from ._emit import PHASE, Row, as_object, row, usage_row
 from ._jsontext import JSONTextError, loads_text
-from .replay import RecordedReplay, import_rows
+from .replay import RecordedReplay, import_rows, rereadable
 
 __all__ = ["NoeticLogError", "noetic_rows", "noetic_replay", "import_noetic"]
 
@@ -62,35 +62,49 @@ def _events(log: Any) -> Iterator[tuple[int, dict[str, Any]]]:
             "pass a list of events, the JSONL file's path or its text"
         )
     where = ""  # the file, when one is read: an error names it with the line
+    last = None  # the number of a text's last line, which has no line end (a file's lines have one, but a torn last)
     if isinstance(log, (str, os.PathLike)) and not str(log).lstrip().removeprefix("\ufeff").lstrip().startswith("{"):
         lines: Iterable[Any] = _file_lines(log)
         where = f"{os.fspath(log)}, "
+    elif isinstance(log, str):
+        lines = log.split("\n")  # JSONL lines end at "\n" only: str.splitlines also cuts at U+2028, U+0085…
+        last = len(lines)
     else:
-        # JSONL lines end at "\n" only: str.splitlines would also cut at U+2028, U+0085… that JSON strings may hold
-        lines = log.split("\n") if isinstance(log, str) else log
+        lines = log
     for number, item in enumerate(lines, 1):
-        if isinstance(item, bytes):
-            try:
-                item = item.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise NoeticLogError(
-                    f"Noetic log {where}line {number}: not UTF-8 text ({exc.reason} at byte {exc.start}); save the log as UTF-8"
-                ) from None
-        if isinstance(item, str):
-            if not item.strip():
+        if isinstance(item, (bytes, str)):
+            unended = number == last or (bool(where) and isinstance(item, bytes) and not item.endswith(b"\n"))
+            item = _parse_line(item, f"Noetic log {where}line {number}", unended)
+            if item is None:
                 continue
-            try:  # a byte order mark starts line 1 of a file saved with one, or any line of files joined by `cat`
-                item = loads_text(item.removeprefix("\ufeff"))
-            except JSONTextError as exc:
-                raise NoeticLogError(
-                    f"Noetic log {where}line {number}: {exc.reason}: {shown_cut(item, 120)!r}; fix or remove that line"
-                ) from None
         if not isinstance(item, dict) or not isinstance(item.get("type"), str):
             raise NoeticLogError(
                 f"Noetic log {where}line {number}: expected a stream event {{source, type, data}} with a text 'type', "
                 f"got {shown_cut(str(item), 120)!r}"
             )
         yield number, item
+
+
+def _parse_line(item: bytes | str, where: str, unended: bool) -> Any:
+    """One JSONL line as its JSON value (None when blank), or :class:`NoeticLogError` naming ``where``.
+
+    A line that cannot be read and has no line end is the file's last: the log was cut short, or its
+    writer is still writing that line; the error says so rather than asking for the line to be fixed.
+    """
+    torn = "; it is the last line and has no line end: the log was cut short or is still being written" if unended else ""
+    again = "import it again once its writer has finished, or remove that line" if unended else "fix or remove that line"
+    if isinstance(item, bytes):
+        try:
+            item = item.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            fix = again if unended else "save the log as UTF-8"
+            raise NoeticLogError(f"{where}: not UTF-8 text ({exc.reason} at byte {exc.start}){torn}; {fix}") from None
+    if not item.strip():
+        return None
+    try:  # a byte order mark starts line 1 of a file saved with one, or any line of files joined by `cat`
+        return loads_text(item.removeprefix("\ufeff"))
+    except JSONTextError as exc:
+        raise NoeticLogError(f"{where}: {exc.reason}: {shown_cut(item, 120)!r}{torn}; {again}") from None
 
 
 def _file_lines(log: str | os.PathLike[str]) -> Iterator[bytes]:
@@ -203,7 +217,8 @@ def _harness_rows(response: dict[str, Any]) -> Iterator[Row]:
 
 def noetic_replay(log: Any, harness_response: Harness = None, *, output: Callable[[Any], Any] | None = None) -> RecordedReplay:
     """An adapter replaying a Noetic log (``using=noetic_replay("stream.jsonl", harness)``)."""
-    return RecordedReplay(lambda: noetic_rows(log, harness_response), source="noetic", output=output)
+    given = rereadable(log, "noetic")
+    return RecordedReplay(lambda: noetic_rows(given(), harness_response), source="noetic", output=output)
 
 
 def import_noetic(log: Any, harness_response: Harness = None, *, task: str = "imported Noetic run", **opts: Any) -> str:

@@ -3,12 +3,15 @@
 ``RecordedReplay(rows, source=...)`` is a sync adapter (it runs in a worker thread and reads
 ``rows`` lazily, so a log that is still being written can be followed). Every frame and the
 view load the resulting run like any other. A recorded failure (a ``run_error`` row not
-followed by a ``run_finished``) ends the episode ``error`` with the recorded reason.
+followed by a ``run_finished``) ends the episode ``error`` with the recorded reason. A replay given
+a one-shot source (an open file, a generator) refuses a second episode rather than recording an
+empty ``ok`` run: that source was read by the first (:func:`rereadable`).
 """
 
 from __future__ import annotations
 
 import itertools
+import os
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -16,11 +19,47 @@ from ..errors import NoesisNbError
 from ..runtime.api import solve
 from ._emit import Row, emit_row
 
-__all__ = ["RecordedReplay", "RecordedRunError", "import_rows"]
+__all__ = ["RecordedReplay", "RecordedRunError", "TraceAlreadyReadError", "import_rows", "rereadable"]
 
 
 class RecordedRunError(NoesisNbError):
     """The recorded run itself failed (its log ends in an error); the replayed episode ends ``error``."""
+
+
+class TraceAlreadyReadError(NoesisNbError, ValueError):
+    """A replay's one-shot source (an open file, a generator) was read by an earlier episode."""
+
+
+def rereadable(given: Any, what: str) -> Callable[[], Any]:
+    """A zero-argument callable giving ``given`` for each episode of a replay.
+
+    A path, a text or a list can be read again; a one-shot iterator (an open file, a generator) cannot: the
+    second call raises :class:`TraceAlreadyReadError` saying so, where the replay would otherwise record an
+    empty run as if the trace held nothing.
+    """
+    if isinstance(given, (str, bytes, os.PathLike)) or not _is_iterator(given):
+        return lambda: given
+    read = False
+
+    def once() -> Any:
+        nonlocal read
+        if read:
+            raise TraceAlreadyReadError(
+                f"this {what} replay was given a one-shot {type(given).__name__} (an open file, a generator or an "
+                "iterator), which an earlier episode already read; pass the log's path or a list, which can be read "
+                "again, or build a new replay for each episode"
+            )
+        read = True
+        return given
+
+    return once
+
+
+def _is_iterator(value: Any) -> bool:
+    try:
+        return iter(value) is value
+    except TypeError:
+        return False
 
 
 class RecordedReplay:
@@ -39,13 +78,14 @@ class RecordedReplay:
         result: Any = None,
         output: Callable[[Any], Any] | None = None,
     ):
-        self.rows, self.source, self.result, self.output = rows, source, result, output
+        self.rows = rows if callable(rows) else rereadable(rows, source)
+        self.source, self.result, self.output = source, result, output
 
     def __repr__(self) -> str:
         return f"RecordedReplay(source={self.source!r})"
 
     def invoke(self, task: Any, ctx: Any) -> Any:
-        items = self.rows() if callable(self.rows) else self.rows
+        items = self.rows()
         answer, failure = None, None
         for item in items:
             emit_row(ctx, item)

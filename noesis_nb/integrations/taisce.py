@@ -18,7 +18,7 @@ from ..errors import NoesisNbError
 from ..secrets.display import shown_cut
 from ._emit import PHASE, Row, as_object, as_text, row, token_count
 from ._jsontext import JSONTextError, loads_text
-from .replay import RecordedReplay, import_rows
+from .replay import RecordedReplay, import_rows, rereadable
 
 __all__ = [
     "MEMORY_PREFIX",
@@ -120,7 +120,8 @@ def taisce_replay(
     messages: Iterable[Any] | Callable[[], Iterable[Any]], *, output: Callable[[Any], Any] | None = None
 ) -> RecordedReplay:
     """An adapter replaying a Taisce-wrapped agent's transcript."""
-    return RecordedReplay(lambda: taisce_rows(messages() if callable(messages) else messages), source="taisce", output=output)
+    given = messages if callable(messages) else rereadable(messages, "taisce")
+    return RecordedReplay(lambda: taisce_rows(given()), source="taisce", output=output)
 
 
 def import_taisce(messages: Iterable[Any], *, task: str = "imported Taisce transcript", **opts: Any) -> str:

@@ -205,9 +205,9 @@ def test_a_fuzzed_noetic_import_is_a_run_every_frame_loads(runs_dir: Path) -> No
         try:
             list(noetic_rows([line]))
             readable.append(line)
-        except NoeticLogError:  # a value no reader can read (nested too deeply, too many digits): named, tested above
-            pass
-    assert len(readable) >= len(lines) - 4
+        except NoeticLogError:  # a value no reader can read (nested too deeply, too many digits) or reads alike (a key
+            pass  # written twice): named, tested above
+    assert len(readable) >= len(lines) - 5
     try:
         import_noetic(readable, HARNESS, runs_dir=runs_dir)
     except RecordedRunError:  # the recording holds turn_aborted

@@ -181,6 +181,38 @@ def _secret_then_cut(h: _Handler) -> None:
     h.cut()
 
 
+def _event_without_end(h: _Handler) -> None:
+    """One event's ``data:`` lines, each small, and never the blank line that ends it (until the client leaves)."""
+    h.head()
+    h.send(_sse(START) + b'data: {"type":"STATE_SNAPSHOT","snapshot":[\n')
+    deadline = time.monotonic() + 8
+    while time.monotonic() < deadline:
+        h.send(b'data: "' + b"x" * 32_000 + b'",\n')
+
+
+def _endless_pieces(h: _Handler) -> None:
+    """One message streamed in pieces that never end (until the client leaves)."""
+    h.head()
+    h.send(_sse(START, {"type": "TEXT_MESSAGE_START", "messageId": "m1", "role": "assistant"}))
+    piece = _sse({"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": "the quick brown fox " * 1600})
+    deadline = time.monotonic() + 8
+    while time.monotonic() < deadline:
+        h.send(piece)
+
+
+def _key_cut_mid_event(h: _Handler) -> None:
+    h.head()
+    h.send(_sse(START) + b'data: {"type":"RUN_ERROR","message":"' + b"a" * 50 + f" {GITHUB} {OPENAI}".encode())
+    h.cut()
+
+
+def _duplicate_type(h: _Handler) -> None:
+    h.head()
+    h.send(_sse(START, *_text("kept")))
+    h.send(b'data: {"type":"TEXT_MESSAGE_START","type":"RUN_FINISHED","threadId":"t1","runId":"r1","messageId":"m9"}\n\n')
+    h.send(_sse(END))
+
+
 SCENARIOS = {
     "cut_mid_event": _cut_mid_event,
     "cut_after_start": _cut_after_start,
@@ -195,6 +227,10 @@ SCENARIOS = {
     "answer": _answer,
     "secrets": _secrets,
     "secret_then_cut": _secret_then_cut,
+    "event_without_end": _event_without_end,
+    "duplicate_type": _duplicate_type,
+    "key_cut_mid_event": _key_cut_mid_event,
+    "endless_pieces": _endless_pieces,
 }
 
 
@@ -278,6 +314,59 @@ def test_an_enormous_sse_line_is_refused_quickly_without_blocking_the_loop(serve
     gaps = [b - a for a, b in zip(ticks, ticks[1:])]
     assert gaps and max(gaps) < 1.0, f"the event loop was blocked for {max(gaps):.1f} s"
     assert [p["kind"] for p in _agui(handle)] == ["run_started"]
+
+
+def test_an_event_of_endless_data_lines_is_capped_like_one_line(server, runs_dir):
+    """Each ``data:`` line is small, so the per-line cap never trips; the event as a whole must be capped too."""
+    began = time.monotonic()
+    agent = AGUIHttpAgent(server("event_without_end"), max_line_bytes=1 << 20)
+    handle, _ = run("hi", AGUIAdapter(agent), runs_dir, timeout=15)
+    assert time.monotonic() - began < 5
+    _ended(handle, r"line 3: one SSE event is over 1048576 bytes \(3\d data: line\(s\) and no blank line .*max_line_bytes=")
+    assert [p["kind"] for p in _agui(handle)] == ["run_started"]
+
+
+def test_a_message_streamed_in_endless_pieces_is_capped_like_one_event(server, runs_dir):
+    """Each piece is a small event, so no line or event cap trips; the message folded from them is capped too."""
+    began = time.monotonic()
+    agent = AGUIHttpAgent(server("endless_pieces"), max_line_bytes=1 << 18)
+    handle, _ = run("hi", AGUIAdapter(agent), runs_dir, timeout=15)
+    assert time.monotonic() - began < 5
+    _ended(handle, r"TEXT_MESSAGE_CONTENT: messageId 'm1' has streamed over 262144 characters in 9 pieces .*max_line_bytes=")
+    (kept,) = [p for p in _agui(handle) if p["kind"] == "message"]
+    assert kept["partial"] is True and kept["text"].startswith("the quick brown fox ")
+
+
+def test_a_key_written_twice_is_refused_by_every_reader_naming_the_key(server, runs_dir, tmp_path):
+    """``{"type": A, "type": B}`` is A to some readers and B to others: refused, never silently read as the last."""
+    from noesis_nb.integrations.noetic import noetic_replay
+    from noesis_nb.integrations.taisce import MEMORY_PREFIX, parse_memory_message
+
+    handle, _ = run("hi", AGUIAdapter(AGUIHttpAgent(server("duplicate_type"))), runs_dir)
+    _ended(handle, r"line 9: the event is ambiguous JSON \(the key 'type' comes twice in one object.*write each key once")
+    assert [p.get("text") for p in _agui(handle) if p["kind"] == "message"] == ["kept"]
+    log = tmp_path / "stream.jsonl"
+    log.write_text(NOETIC_START + '\n{"source":"framework","type":"a:turn_completed","data":{"n":1,"n":2}}\n')
+    handle, _ = run("replay", noetic_replay(str(log)), runs_dir)
+    _ended(handle, r"Noetic log .*stream.jsonl, line 2: ambiguous JSON \(the key 'n' comes twice")
+    info = parse_memory_message(MEMORY_PREFIX + '\n{"facts": [1], "facts": [1, 2, 3]}')
+    assert "the key 'facts' comes twice" in info["parse_error"] and "facts" not in info
+
+
+def test_a_state_nested_deeper_than_pydantic_writes_is_kept_as_sent(runs_dir):
+    """Valid AG-UI whose value pydantic validates but cannot dump (nesting past its serializer's limit) is read."""
+    nested: list[Any] = []
+    for _ in range(300):
+        nested = [nested]
+    script = [START, {"type": "STATE_SNAPSHOT", "snapshot": {"deep": nested}}, *_text("done"), END]
+    handle, _ = run("hi", AGUIAdapter(lambda run_input: list(script)), runs_dir)
+    assert handle.status == "ok" and check_run(handle.run_dir) == [] and handle.result() == "done"
+    (state,) = [p for p in _agui(handle) if p["kind"] == "state"]
+    depth, value = 0, state["snapshot"]["deep"]
+    while value != []:  # the store writes what lies past its own depth limit as JSON text: read on through it
+        value = json.loads(value) if isinstance(value, str) else value
+        depth, value = depth + 1, value[0]
+    assert depth == 300
 
 
 def test_a_server_that_stalls_ends_by_the_idle_timeout_and_the_loop_keeps_running(server, runs_dir):
@@ -481,3 +570,59 @@ def test_legacy_thinking_pieces_without_a_start_are_still_read(runs_dir):
     handle, _ = run("hi", AGUIAdapter(lambda run_input: list(script)), runs_dir)
     assert handle.status == "ok" and handle.result() == "done"
     assert [p.get("text") for p in _agui(handle) if p["kind"] == "reasoning"] == ["no START in the 0.1.x dialect"]
+
+
+@pytest.mark.parametrize("cut", [3, 8, 16, 30, 44])
+def test_a_secret_split_across_streamed_pieces_is_not_written_in_pieces(runs_dir, cut):
+    """``deltas=True`` writes every piece as its own row: a key cut between two pieces is whole in neither."""
+    from tests.hardening.secret_corpus import run_files
+
+    said = f"your key is {OPENAI} and the token {GITHUB}."
+    at = len("your key is ") + cut
+    args = json.dumps({"token": GITHUB})
+    script = [
+        START,
+        {"type": "TEXT_MESSAGE_START", "messageId": "m1", "role": "assistant"},
+        *(
+            {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": d}
+            for d in (said[:at], said[at : at + 9], said[at + 9 :])
+        ),
+        {"type": "TEXT_MESSAGE_END", "messageId": "m1"},
+        {"type": "TOOL_CALL_START", "toolCallId": "tc1", "toolCallName": "push"},
+        *({"type": "TOOL_CALL_ARGS", "toolCallId": "tc1", "delta": d} for d in (args[: 10 + cut // 4], args[10 + cut // 4 :])),
+        {"type": "TOOL_CALL_END", "toolCallId": "tc1"},
+        END,
+    ]
+    handle, _ = run("hi", AGUIAdapter(lambda run_input: list(script), deltas=True), runs_dir)
+    assert handle.status == "ok" and check_run(handle.run_dir) == []
+    pieces = [p["delta"] for p in _agui(handle) if p["kind"] in ("message_delta", "tool_call_delta")]
+    assert len(pieces) == 5 and "".join(pieces[:3]).endswith(" and the token [REDACTED].")
+    for secret in (OPENAI, GITHUB):
+        for where, blob in run_files(handle.run_dir):
+            for n in range(0, len(secret) - 8, 4):  # no 8 characters of the key anywhere
+                assert secret[n : n + 8].encode() not in blob, f"{secret[:4]}…[{n}:{n + 8}] written to {where}"
+
+
+def _key_pieces(text: str) -> list[str]:
+    """Every 8 characters of ``OPENAI`` or ``GITHUB`` found in ``text``."""
+    return [s[n : n + 8] for s in (OPENAI, GITHUB) for n in range(len(s) - 7) if s[n : n + 8] in text]
+
+
+@pytest.mark.parametrize("pad", [40, 60, 75, 90])
+def test_a_bad_event_is_quoted_in_its_error_with_no_piece_of_a_key(server, runs_dir, pad):
+    """An error quotes the first 120 characters of a bad event: a key there is redacted before the cut, so no head
+    of it is shown; so are an id the agent sends out of order, however long, and an event the server cuts short."""
+    from noesis_nb.integrations.agui import AGUIStreamError, parse_sse
+
+    for secret in (OPENAI, GITHUB):
+        for bad in ('{"type":"TEXT_MESSAGE_CONTENT","delta":"', '["not an event", "'):
+            with pytest.raises(AGUIStreamError) as caught:
+                list(parse_sse([f"data: {bad}{'a' * pad} {secret} and more", ""]))
+            assert "line 1: " in str(caught.value) and _key_pieces(str(caught.value)) == []
+    script = [START, {"type": "TEXT_MESSAGE_CONTENT", "messageId": f"{'m' * pad} {GITHUB} {'x' * 100_000}", "delta": "x"}, END]
+    handle, _ = run("hi", AGUIAdapter(lambda run_input: list(script)), runs_dir)
+    message = _ended(handle, r"event #2 \(TEXT_MESSAGE_CONTENT\) names messageId 'mmm.*which no TEXT_MESSAGE_START opened")
+    assert _key_pieces(message) == [] and len(message) < 400
+    handle, _ = run("hi", AGUIAdapter(AGUIHttpAgent(server("key_cut_mid_event"))), runs_dir)
+    message = _ended(handle, r"line 3: the stream ended in the middle of an event \('\{\"type\":\"RUN_ERROR\"")
+    assert _key_pieces(message) == []

@@ -97,3 +97,29 @@ def test_what_is_no_list_of_envelopes_is_one_clear_error_and_no_run(tmp_path, gi
     assert not runs.exists() or not any(runs.iterdir()), "a run was made"
     with pytest.raises(NoetaEnvelopeError):
         noeta_rows(given)
+
+
+def test_a_log_saved_twice_counts_its_usage_once_and_marks_the_repeats(runs_dir):
+    """The same envelopes read twice and joined (or an envelope sent again) must not double tokens and cost."""
+    from noesis_nb.frames import runs_df
+
+    once = import_noeta(SAVED, runs_dir=runs_dir / "once")
+    twice = import_noeta(SAVED + [dict(e) for e in SAVED], runs_dir=runs_dir / "twice")
+    columns = ["input_tokens", "cached_input_tokens", "output_tokens", "cost_usd"]
+    single = runs_df(runs_dir / "once").set_index("episode_id").loc[once, columns]
+    joined = runs_df(runs_dir / "twice").set_index("episode_id").loc[twice, columns]
+    assert single.tolist() == joined.tolist() and single["input_tokens"] == 15
+    rows = noeta_rows(SAVED + SAVED)
+    marked = [p for _, p in rows if p.get("repeated")]
+    assert len(marked) == len(SAVED) and sum(p["kind"] == "usage" for _, p in rows) == 1
+    assert all("repeated_differs" not in p for p in marked)
+
+
+def test_an_envelope_repeated_with_other_content_or_out_of_order_is_marked():
+    first = {"id": "e1", "seq": 3, "type": "LLMRequestFinished", "task_id": "t", "payload": {"call_id": "c", "cost_usd": 1.0}}
+    changed = {**first, "payload": {"call_id": "c", "cost_usd": 9.0}}
+    earlier = {"id": "e0", "seq": 1, "type": "TaskStarted", "task_id": "t", "payload": {}}
+    rows = [p for _, p in noeta_rows([first, changed, earlier])]
+    assert [p["kind"] for p in rows] == ["model_call_finished", "usage", "model_call_finished", "run_started"]
+    assert rows[1]["cost_usd"] == 1.0 and rows[2]["repeated"] is True and rows[2]["repeated_differs"] is True
+    assert rows[3]["out_of_order"] is True and "out_of_order" not in rows[0]

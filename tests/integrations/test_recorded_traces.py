@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+import time
 
 import pytest
 
+from noesis_nb.errors import NoesisNbError
 from noesis_nb.integrations.noetic import NoeticLogError, import_noetic, noetic_replay, noetic_rows
 from noesis_nb.integrations.replay import RecordedRunError
 from noesis_nb.integrations.taisce import MEMORY_PREFIX, TaisceTranscriptError, import_taisce, parse_memory_message, taisce_rows
@@ -164,3 +168,61 @@ def test_taisce_langchain_messages_and_import(runs_dir):
 def test_taisce_non_message_is_named():
     with pytest.raises(TaisceTranscriptError, match="item #2 is a int"):
         list(taisce_rows([{"role": "user", "content": "x"}, 42]))
+
+
+def test_a_log_read_while_another_process_writes_its_last_line_says_so(tmp_path, runs_dir):
+    """A second process has written two lines and half of the third, and holds the file open: the replay keeps the
+    two lines and its error says the last line is unfinished, not that the log needs fixing."""
+    from tests.compat.checker import check_run
+
+    path = tmp_path / "stream.jsonl"
+    whole = "".join(json.dumps(e) + "\n" for e in NOETIC_LOG[:2])
+    writer = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time; f = open(sys.argv[1], 'w'); f.write(sys.argv[2]); f.flush(); time.sleep(30)"]
+        + [str(path), whole + json.dumps(NOETIC_LOG[2])[:25]],
+        stdout=subprocess.PIPE,
+    )
+    try:
+        for _ in range(200):
+            if path.exists() and path.stat().st_size > len(whole):
+                break
+            time.sleep(0.02)
+        handle, _ = run("replay", noetic_replay(str(path)), runs_dir)
+    finally:
+        writer.kill()
+        writer.wait()
+    assert handle.status == "error" and check_run(handle.run_dir) == []
+    with pytest.raises(NoeticLogError) as caught:
+        handle.result()
+    message = str(caught.value)
+    assert "line 3: not JSON" in message and "fix or remove" not in message
+    assert "the last line and has no line end: the log was cut short or is still being written" in message
+    kept = [e["payload"]["event_name"] for e in read_events(handle.run_dir / "events.jsonl") if e["phase"] == "integration"]
+    assert kept == ["noetic.turn_started", "noetic.model_call_started"]
+
+
+def test_a_replay_of_a_one_shot_source_refuses_a_second_episode(tmp_path, runs_dir):
+    """An open file, a generator or an iterator is read once: a second episode must not record an empty ``ok`` run."""
+    from noesis_nb.integrations.replay import RecordedReplay
+    from noesis_nb.integrations.taisce import taisce_replay
+
+    path = tmp_path / "stream.jsonl"
+    path.write_text("".join(json.dumps(e) + "\n" for e in NOETIC_LOG[:5]))
+    rows = [("integration", {"event_name": "x.message", "kind": "message", "role": "assistant", "text": "hi"})]
+    with path.open("rb") as log:
+        replays = [
+            noetic_replay(log),
+            noetic_replay(line for line in path.read_text().splitlines()),
+            taisce_replay(iter([{"role": "assistant", "content": "hi"}])),
+            RecordedReplay(iter(rows), source="x"),
+        ]
+        for replay in replays:
+            first, _ = run("replay", replay, runs_dir)
+            assert first.status == "ok" and first.result() in ("Looking now", "hi")
+            second, _ = run("replay", replay, runs_dir)
+            assert second.status == "error", f"{replay!r}: the second episode read nothing and ended {second.status}"
+            with pytest.raises(NoesisNbError, match=r"one-shot .*already read; pass the log's path or a list"):
+                second.result()
+    again, _ = run("replay", noetic_replay(str(path)), runs_dir)  # a path is read anew for every episode
+    again2, _ = run("replay", noetic_replay(NOETIC_LOG[:5]), runs_dir)
+    assert again.result() == again2.result() == "Looking now"

@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import TypeAdapter
 
 from ...errors import EpisodeStateError
+from ...secrets import shown_cut
 from .._approvals import default_answer, request_approval, tool_name
 from .._emit import PHASE, apply_output, emit_rows, row
 from .._extras import require
@@ -51,7 +52,8 @@ class AGUIAdapter:
     of ``RunAgentInput`` fields (``messages, state, tools, context, forwardedProps``).
     ``answer(interrupt, approved, reason)`` builds each resume payload (default
     :func:`default_answer`). ``output(result)`` maps the final result (may be async).
-    ``deltas=True`` also records every ``*_CONTENT`` / ``*_ARGS`` piece as its own row. ``validate=False``
+    ``deltas=True`` also records every ``*_CONTENT`` / ``*_ARGS`` piece as its own row, written when its message or
+    tool call ends (a secret split across pieces is redacted in each). ``validate=False``
     skips the checks of each event's shape and order (a piece with no open START, an id reopened).
     """
 
@@ -101,7 +103,8 @@ class AGUIAdapter:
         thread_id = self.thread_id or f"thread-{ctx.episode_id}"
         resume: list[tuple[dict[str, Any], Any]] = []
         for number in range(1, self.max_runs + 1):
-            folder = AGUIFolder(messages, deltas=self.deltas)
+            # a remote agent's cap on one line and one event bounds a message folded from its pieces too
+            folder = AGUIFolder(messages, deltas=self.deltas, max_stream_chars=getattr(self.agent, "max_line_bytes", None))
             await self._run_once(
                 self._run_input(thread_id, f"{ctx.episode_id}-run-{number}", messages, fields, resume), folder, ctx
             )
@@ -176,12 +179,14 @@ class AGUIAdapter:
         if self._events is None:
             self._events = TypeAdapter(self._core.Event)
         try:
-            checked: dict[str, Any] = self._events.validate_python(event).model_dump(
-                by_alias=True, exclude_none=True, mode="json"
-            )
+            model = self._events.validate_python(event)
         except Exception as exc:
             detail = _detail(exc, skip=1)  # loc[0] is the union's tag
             raise AGUIStreamError(f"event #{number} ({event.get('type')}) is not a valid AG-UI 1.0 event: {detail}") from None
+        try:
+            checked: dict[str, Any] = model.model_dump(by_alias=True, exclude_none=True, mode="json")
+        except Exception:  # valid, but pydantic cannot write it back (a value nested deeper than its serializer goes)
+            return event  # the event as sent: its shape was checked, and every field is already JSON
         return checked
 
     def _check_order(self, folder: AGUIFolder, event: dict[str, Any], number: int) -> None:
@@ -195,14 +200,15 @@ class AGUIAdapter:
         field = "toolCallId" if base == "TOOL_CALL" else "messageId"
         ident = str(event.get(field))
         is_open = folder.is_open(base, ident)
+        shown_id = shown_cut(repr(ident), 80)  # the peer's id, in an error: redacted, then cut
         if part == "START" and is_open:
             raise AGUIStreamError(
-                f"event #{number} ({kind}) reopens {field} {ident!r}, which is still streaming; "
+                f"event #{number} ({kind}) reopens {field} {shown_id}, which is still streaming; "
                 "the agent reuses an id: each message and tool call needs its own"
             )
         if part != "START" and not is_open:
             raise AGUIStreamError(
-                f"event #{number} ({kind}) names {field} {ident!r}, which no {base}_START opened "
+                f"event #{number} ({kind}) names {field} {shown_id}, which no {base}_START opened "
                 "(or it already ended); the agent sent its events out of order"
             )
 

@@ -18,6 +18,7 @@ from ..._safetext import safe_repr
 from ...secrets.display import shown_cut
 from .._emit import PHASE, Row, as_object, row, usage_row
 from .._jsontext import JSONTextError, loads_text
+from ._pieces import masked_pieces
 from ._sse import AGUIStreamError
 
 __all__ = ["AGUIFolder", "EVENT_TYPES", "agui_rows"]
@@ -67,8 +68,11 @@ _SIMPLE = {  # type → (kind, {row field: event field})
 class AGUIFolder:
     """One run's events in, rows out; afterwards ``interrupts``, ``result``, ``error`` (+ ``error_code``), ``messages``."""
 
-    def __init__(self, messages: list[dict[str, Any]] | None = None, *, deltas: bool = False):
+    def __init__(
+        self, messages: list[dict[str, Any]] | None = None, *, deltas: bool = False, max_stream_chars: int | None = None
+    ):
         self.deltas = deltas
+        self.max_stream_chars = max_stream_chars  # one message / tool call / reasoning folded from pieces (None: no cap)
         self.messages: list[dict[str, Any]] = list(messages or [])
         self.tool_calls: dict[str, dict[str, Any]] = {}
         self.interrupts: list[dict[str, Any]] = []
@@ -153,8 +157,15 @@ class AGUIFolder:
         delta = event.get("delta")
         if isinstance(delta, str) and delta:
             buf["parts"].append(delta)
-            if self.deltas and part != "CHUNK":
-                rows.append(row(phase, "agui", event["type"], f"{_kind}_delta", id=ident, delta=delta))
+            buf["size"] = buf.get("size", 0) + len(delta)
+            if self.max_stream_chars is not None and buf["size"] > self.max_stream_chars:
+                raise AGUIStreamError(
+                    f"{event['type']}: {id_field} {shown_cut(repr(str(ident)), 80)} has streamed over {self.max_stream_chars} "
+                    f"characters in {len(buf['parts'])} pieces and has not ended; the agent streams without end, "
+                    "or pass max_line_bytes= a larger number"
+                )
+            if self.deltas and part != "CHUNK":  # written when the stream ends (_delta_rows), a secret's pieces redacted
+                buf.setdefault("pieces", []).append((len(buf["parts"]) - 1, event["type"]))
         if part == "END":
             rows += self._finish(key)
         return rows
@@ -176,11 +187,12 @@ class AGUIFolder:
         text = "".join(buf["parts"])
         _field, name, kind, phase = _STREAMS[what]
         flag = True if partial else None
+        rows = _delta_rows(buf, phase, kind, ident)
         if what == "tool":
             args = _json_or_text(text)
             self.tool_calls[ident] = {"id": ident, "name": buf["tool"], "args": args}
             self._add_tool_call(ident, buf["tool"], text, buf["parent"])
-            return [
+            return rows + [
                 row(
                     phase,
                     "agui",
@@ -198,7 +210,7 @@ class AGUIFolder:
             self.messages.append({"id": ident, "role": role, "content": text, **({"name": buf["name"]} if buf["name"] else {})})
             if role == "assistant":
                 self.last_text = text
-        return [row(phase, "agui", name, kind, message_id=ident, role=role, name=buf["name"], text=text, partial=flag)]
+        return rows + [row(phase, "agui", name, kind, message_id=ident, role=role, name=buf["name"], text=text, partial=flag)]
 
     def _add_tool_call(self, ident: str, name: str | None, args: str, parent: str | None) -> None:
         call = {"id": ident, "type": "function", "function": {"name": name or "", "arguments": args}}
@@ -299,6 +311,15 @@ class AGUIFolder:
                 legacy=interrupt.get("legacy"),
             )
         ]
+
+
+def _delta_rows(buf: dict[str, Any], phase: str, kind: str, ident: str) -> list[Row]:
+    """The ``deltas=True`` rows of one ended stream, each piece's share of a secret split across pieces redacted."""
+    pieces = buf.get("pieces")
+    if not pieces:
+        return []
+    masked = masked_pieces(buf["parts"])
+    return [row(phase, "agui", kind_name, f"{kind}_delta", id=ident, delta=masked[n]) for n, kind_name in pieces]
 
 
 def _items(value: Any) -> list[Any]:

@@ -16,7 +16,7 @@ from ._sse import AGUIStreamError, SSEDecoder, decode_event
 
 __all__ = ["AGUIHttpAgent", "MAX_LINE_BYTES"]
 
-MAX_LINE_BYTES = 16 * 1024 * 1024  # one SSE line (one event) larger than this is refused, not buffered
+MAX_LINE_BYTES = 16 * 1024 * 1024  # one SSE line, or one event over several data: lines, larger than this is refused
 
 
 class AGUIHttpAgent:
@@ -24,7 +24,8 @@ class AGUIHttpAgent:
 
     ``headers`` go on every request (e.g. auth); ``transport`` is an httpx transport (tests use
     ``httpx.MockTransport``); ``connect_timeout`` bounds connecting, not streaming;
-    ``max_line_bytes`` caps one SSE line, so a runaway server cannot fill memory.
+    ``max_line_bytes`` caps one SSE line, one event (all its ``data:`` lines) and, for :class:`AGUIAdapter`, one
+    message or tool call folded from its streamed pieces (in characters), so a runaway server cannot fill memory.
     """
 
     def __init__(
@@ -66,7 +67,7 @@ class AGUIHttpAgent:
             try:
                 async with client.stream("POST", self.url, json=body, headers=headers) as response:
                     await _check_response(response, self.shown_url)
-                    decoder = SSEDecoder()
+                    decoder = SSEDecoder(self.max_line_bytes, where=f"POST {self.shown_url}")
                     async for line in _lines(response, self.max_line_bytes, self.shown_url):
                         got = decoder.feed(line)
                         if got:
@@ -79,7 +80,7 @@ class AGUIHttpAgent:
                         except AGUIStreamError as exc:
                             raise AGUIStreamError(
                                 f"{self.shown_url}, line {got[0]}: the stream ended in the middle of an event "
-                                f"({got[1][:120]!r}); the server closed the connection early",
+                                f"({shown_cut(got[1], 120)!r}); the server closed the connection early",
                                 line=got[0],
                             ) from exc
                         yield event

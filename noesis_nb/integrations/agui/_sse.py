@@ -2,7 +2,9 @@
 
 Only ``data:`` fields matter to AG-UI: one event per blank-line-terminated block, several
 ``data:`` lines joined with newlines, ``:`` comments (keep-alives) ignored. Errors name the
-SSE line where the bad event began, so a broken producer can be found.
+SSE line where the bad event began, so a broken producer can be found. ``max_event_bytes`` caps
+one event's data, however many ``data:`` lines carry it: a producer that never sends the blank
+line ending an event cannot fill memory line by line.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ...errors import NoesisNbError
+from ...secrets import shown_cut
 from .._jsontext import JSONTextError, loads_text
 
 __all__ = ["AGUIStreamError", "SSEDecoder", "decode_event", "parse_sse"]
@@ -26,11 +29,16 @@ class AGUIStreamError(NoesisNbError, ValueError):
 
 
 class SSEDecoder:
-    """Feed lines one by one; :meth:`feed` returns ``(first_line_number, data)`` when an event completes."""
+    """Feed lines one by one; :meth:`feed` returns ``(first_line_number, data)`` when an event completes.
 
-    def __init__(self) -> None:
+    ``max_event_bytes`` (None: no cap) bounds one event's data in UTF-8 bytes; ``where`` names the stream in errors.
+    """
+
+    def __init__(self, max_event_bytes: int | None = None, where: str = "SSE stream") -> None:
         self.line = 0
+        self.max_event_bytes, self.where = max_event_bytes, where
         self._data: list[str] = []
+        self._size = 0
         self._first = 0
 
     def feed(self, line: str) -> tuple[int, str] | None:
@@ -44,9 +52,26 @@ class SSEDecoder:
         field, _, value = line.partition(":")
         if field == "data":
             if not self._data:
-                self._first = self.line
-            self._data.append(value[1:] if value.startswith(" ") else value)
+                self._first, self._size = self.line, 0
+            value = value[1:] if value.startswith(" ") else value
+            self._data.append(value)
+            self._count(value)
         return None  # event:, id:, retry: carry nothing AG-UI needs
+
+    def _count(self, value: str) -> None:
+        """Add one data line to the event's size; past ``max_event_bytes`` the event is refused, naming where it began."""
+        if self.max_event_bytes is None:
+            return
+        self._size += (len(value) if value.isascii() else len(value.encode("utf-8", "surrogatepass"))) + 1
+        if self._size > self.max_event_bytes:
+            lines = len(self._data)
+            self._data = []
+            raise AGUIStreamError(
+                f"{self.where}, line {self._first}: one SSE event is over {self.max_event_bytes} bytes ({lines} data: "
+                "line(s) and no blank line ending it yet); the server sends an oversized event, or pass "
+                "max_line_bytes= a larger number",
+                line=self._first,
+            )
 
     def close(self) -> tuple[int, str] | None:
         """The last event when the stream ended without a blank line."""
@@ -66,12 +91,13 @@ def decode_event(line: int, data: str, where: str = "SSE stream") -> dict[str, A
     except JSONTextError as exc:
         raise AGUIStreamError(
             f"{where}, line {line}: the event is {exc.reason.replace('not JSON', 'not valid JSON')}: "
-            f"{data[:120]!r}. Fix the producer; everything before this line was kept.",
+            f"{shown_cut(data, 120)!r}. Fix the producer; everything before this line was kept.",
             line=line,
         ) from None
     if not isinstance(event, dict) or not isinstance(event.get("type"), str):
         raise AGUIStreamError(
-            f"{where}, line {line}: an AG-UI event must be a JSON object with a string 'type', got {data[:120]!r}", line=line
+            f"{where}, line {line}: an AG-UI event must be a JSON object with a string 'type', got {shown_cut(data, 120)!r}",
+            line=line,
         )
     return event
 

@@ -96,19 +96,34 @@ def noeta_usage(
 
 
 class NoetaFolder:
-    """Feed envelope dicts in commit order; remembers each LLM call's model for its usage row."""
+    """Feed envelope dicts in commit order; remembers each LLM call's model for its usage row.
+
+    An envelope seen before (the same ``id``, or without one the same ``task_id`` and ``seq``: a log saved
+    twice, or read twice and joined) is one row marked ``repeated`` (``repeated_differs`` when its content
+    is not the earlier one's) and nothing more: its usage is not counted again. One whose ``seq`` is below
+    an earlier one of its task is marked ``out_of_order`` and read as usual.
+    """
 
     def __init__(self) -> None:
         self.models: dict[str, str | None] = {}  # repr(call_id) as sent (any JSON value) -> the model its request named
         self.provider: str | None = None
         self.approvals: dict[str, dict[str, Any]] = {}  # call_id → ToolCallApprovalRequested payload
         self.failure: str | None = None
+        self._seen: dict[tuple[Any, ...], dict[str, Any]] = {}  # identity -> the first envelope with it
+        self._last_seq: dict[str, int] = {}  # repr(task_id) -> the highest seq read
 
     def feed(self, envelope: dict[str, Any]) -> list[Row]:
         kind = str(envelope.get("type") or "?")
         data = as_object(envelope.get("payload"))
         shown = {k: data[k] for k in _SHOWN if data.get(k) is not None}
-        if kind == "ModelBound":
+        earlier, out_of_order = self._place(envelope)
+        if earlier is not None:
+            shown = {"repeated": True, "repeated_differs": True if earlier != envelope else None}
+        elif out_of_order:
+            shown["out_of_order"] = True
+        if earlier is not None:
+            pass  # read already: its model, approval, failure and usage are known
+        elif kind == "ModelBound":
             self.provider = data.get("provider") or self.provider
         elif kind == "LLMRequestStarted" and data.get("call_id"):
             self.models[repr(data["call_id"])] = data.get("model")
@@ -136,7 +151,7 @@ class NoetaFolder:
                 data=data,
             )
         ]
-        if kind == "LLMRequestFinished":
+        if kind == "LLMRequestFinished" and earlier is None:
             call = data.get("call_id")
             rows.append(
                 noeta_usage(
@@ -151,6 +166,25 @@ class NoetaFolder:
                 )
             )
         return rows
+
+    def _place(self, envelope: dict[str, Any]) -> tuple[dict[str, Any] | None, bool]:
+        """``(the earlier envelope with this one's identity or None, whether its seq is below its task's highest)``."""
+        seq, task = envelope.get("seq"), repr(envelope.get("task_id"))
+        seq = seq if isinstance(seq, int) and not isinstance(seq, bool) else None
+        ident = envelope.get("id")
+        if isinstance(ident, str) and ident:
+            key: tuple[Any, ...] | None = ("id", ident)
+        else:
+            key = ("seq", task, seq) if seq is not None else None
+        if key is not None:
+            if key in self._seen:  # (a log joined to itself repeats the very same dicts: identity is by key, not object)
+                return self._seen[key], False
+            self._seen[key] = envelope
+        if seq is None:
+            return None, False
+        highest = self._last_seq.get(task)
+        self._last_seq[task] = seq if highest is None else max(highest, seq)
+        return None, highest is not None and seq < highest
 
 
 def noeta_rows(envelopes: Iterable[Any]) -> list[Row]:
