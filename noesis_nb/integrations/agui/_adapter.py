@@ -52,8 +52,7 @@ class AGUIAdapter:
     of ``RunAgentInput`` fields (``messages, state, tools, context, forwardedProps``).
     ``answer(interrupt, approved, reason)`` builds each resume payload (default
     :func:`default_answer`). ``output(result)`` maps the final result (may be async).
-    ``deltas=True`` also records every ``*_CONTENT`` / ``*_ARGS`` piece as its own row, written when its message or
-    tool call ends (a secret split across pieces is redacted in each). ``validate=False``
+    ``deltas=True`` also records every ``*_CONTENT`` / ``*_ARGS`` piece as its own row. ``validate=False``
     skips the checks of each event's shape and order (a piece with no open START, an id reopened).
     """
 

@@ -18,7 +18,6 @@ from ..._safetext import safe_repr
 from ...secrets.display import shown_cut
 from .._emit import PHASE, Row, as_object, row, usage_row
 from .._jsontext import JSONTextError, loads_text
-from ._pieces import masked_pieces
 from ._sse import AGUIStreamError
 
 __all__ = ["AGUIFolder", "EVENT_TYPES", "agui_rows"]
@@ -164,8 +163,8 @@ class AGUIFolder:
                     f"characters in {len(buf['parts'])} pieces and has not ended; the agent streams without end, "
                     "or pass max_line_bytes= a larger number"
                 )
-            if self.deltas and part != "CHUNK":  # written when the stream ends (_delta_rows), a secret's pieces redacted
-                buf.setdefault("pieces", []).append((len(buf["parts"]) - 1, event["type"]))
+            if self.deltas and part != "CHUNK":
+                rows.append(row(phase, "agui", event["type"], f"{_kind}_delta", id=ident, delta=delta))
         if part == "END":
             rows += self._finish(key)
         return rows
@@ -187,12 +186,11 @@ class AGUIFolder:
         text = "".join(buf["parts"])
         _field, name, kind, phase = _STREAMS[what]
         flag = True if partial else None
-        rows = _delta_rows(buf, phase, kind, ident)
         if what == "tool":
             args = _json_or_text(text)
             self.tool_calls[ident] = {"id": ident, "name": buf["tool"], "args": args}
             self._add_tool_call(ident, buf["tool"], text, buf["parent"])
-            return rows + [
+            return [
                 row(
                     phase,
                     "agui",
@@ -210,7 +208,7 @@ class AGUIFolder:
             self.messages.append({"id": ident, "role": role, "content": text, **({"name": buf["name"]} if buf["name"] else {})})
             if role == "assistant":
                 self.last_text = text
-        return rows + [row(phase, "agui", name, kind, message_id=ident, role=role, name=buf["name"], text=text, partial=flag)]
+        return [row(phase, "agui", name, kind, message_id=ident, role=role, name=buf["name"], text=text, partial=flag)]
 
     def _add_tool_call(self, ident: str, name: str | None, args: str, parent: str | None) -> None:
         call = {"id": ident, "type": "function", "function": {"name": name or "", "arguments": args}}
@@ -311,15 +309,6 @@ class AGUIFolder:
                 legacy=interrupt.get("legacy"),
             )
         ]
-
-
-def _delta_rows(buf: dict[str, Any], phase: str, kind: str, ident: str) -> list[Row]:
-    """The ``deltas=True`` rows of one ended stream, each piece's share of a secret split across pieces redacted."""
-    pieces = buf.get("pieces")
-    if not pieces:
-        return []
-    masked = masked_pieces(buf["parts"])
-    return [row(phase, "agui", kind_name, f"{kind}_delta", id=ident, delta=masked[n]) for n, kind_name in pieces]
 
 
 def _items(value: Any) -> list[Any]:
