@@ -82,10 +82,18 @@ def set(**overrides: Any) -> None:
             named = [c for c in choices if isinstance(c, str)]
             guess = guessed([value], named).removeprefix(repr(value)) if isinstance(value, str) and named else ""
             raise InvalidOptionError(f"{key}={value!r}{guess}: use one of {', '.join(map(repr, choices))}")
-        elif key == "runs_dir":
+        elif key == "runs_dir" and not _blank(value):  # "" as an empty $NOESIS_RUNS_DIR: back to the default
             check_runs_folder(check_path(value))
     with _lock:
-        _overrides.update({k: v for k, v in overrides.items() if k in _DEFAULTS})
+        for key, value in overrides.items():
+            if key == "runs_dir" and _blank(value):
+                _overrides.pop(key, None)
+            elif key in _DEFAULTS:
+                _overrides[key] = value
+
+
+def _blank(value: Any) -> bool:
+    return isinstance(value, str) and not value.strip()
 
 
 def reset() -> None:
@@ -158,7 +166,7 @@ def _value(key: str) -> Any:
         if key in _overrides:
             return _overrides[key]
     env = _ENV.get(key)
-    if env and os.environ.get(env):
+    if env and os.environ.get(env, "").strip():  # empty or blank: unset
         raw = os.environ[env]
         default = _DEFAULTS[key]
         choices = sorted(str(c) for c in _CHOICES.get(key, ()) if c is not None)

@@ -54,7 +54,8 @@ class Follower:
         try:
             while self.entries:  # after a cancel too: runs of other processes end there, lost ones are recovered
                 self.tick()
-                self.entries = [e for e in self.entries if not e.done]
+                # after a cancel a run paused on disk stays paused (nothing here continues it): no longer followed
+                self.entries = [e for e in self.entries if not e.done and not (self.cancelled and e.status == "paused")]
                 await asyncio.sleep(self.poll_s)
         finally:
             self._active = False

@@ -130,7 +130,14 @@ def test_a_cancel_leaves_a_decided_run_paused_on_disk_and_ends_the_batch(runs_di
         handle = noesis_nb.batch(tasks, using={"agent": asks}, root=runs_dir, batch_id="paused")
         if cancel:
             handle.cancel()
-        return await asyncio.wait_for(handle.wait() if not cancel else handle, 10)
+        if not cancel:
+            return await asyncio.wait_for(handle.wait(), 10)
+        await asyncio.wait_for(handle, 10)
+        for _ in range(100):  # nothing keeps following the run it will not continue: the batch's task ends
+            if handle._runner is not None and handle._runner.done():
+                return handle
+            await asyncio.sleep(0.05)
+        raise AssertionError("a cancelled batch still follows its paused run")
 
     stopped = asyncio.run(main(cancel=True))
     assert [e.status for e in stopped.entries] == ["paused"]

@@ -1,6 +1,7 @@
-"""An empty runs dir (``--runs-dir ''``, ``runs_dir=""``, a variable that expanded to nothing) is one error saying how
-to mean the default, from the functions and the magics alike: as a path it was the working folder, so runs, batch
-records and the magic's ``runs-dir`` setting went wherever the kernel happened to run."""
+"""An empty runs dir (``--runs-dir ''``, ``runs_dir=""``) is one error saying how to mean the default, from the
+functions and the magics alike: as a path it was the working folder, so runs, batch records and the magic's
+``runs-dir`` setting went wherever the kernel happened to run. As a setting (``config.set``, ``$NOESIS_RUNS_DIR``)
+empty or blank means the default."""
 
 from __future__ import annotations
 
@@ -45,7 +46,6 @@ CALLS = {
     "batch": _batch,
     "solve": lambda empty: noesis_nb.solve("t", using=agent, runs_dir=empty),
     "list_runs": lambda empty: noesis_nb.store.list_runs(runs_dir=empty),
-    "config.set": lambda empty: config.set(runs_dir=empty),
 }
 
 
@@ -73,3 +73,19 @@ def test_the_magics_say_so_in_one_line(ip: Any, cwd: Path, line: str) -> None:
     asyncio.run(main())
     assert list(cwd.iterdir()) == []
     assert config.runs_dir() == before
+
+
+@pytest.mark.parametrize("empty", ["", "  "])
+def test_an_empty_setting_means_the_default_as_an_empty_variable_does(
+    cwd: Path, monkeypatch: pytest.MonkeyPatch, empty: str
+) -> None:
+    """``config.set(runs_dir="")`` goes back to the default (as it always did), and so does a ``$NOESIS_RUNS_DIR``
+    that expanded to nothing or to blanks: never a folder named by blanks in the working folder."""
+    default = config.runs_dir()
+    config.set(runs_dir="elsewhere")
+    config.set(runs_dir=empty)
+    assert config.runs_dir() == default
+    monkeypatch.setenv("NOESIS_RUNS_DIR", empty)
+    assert config.runs_dir() == default
+    noesis_nb.solve("t", using=agent)
+    assert [p.name for p in cwd.iterdir()] == [".noesis"]
