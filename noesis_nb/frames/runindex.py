@@ -10,21 +10,25 @@ this user's cache folder (``_cachedir``), one file per root, mode 0600, written 
 What it holds is only ever a copy, trusted only when it checks:
 - an HMAC-SHA256 under the seal key (``store.seal``) over the whole file: a file crafted by anyone
   who cannot read that key, cut by a crash, or made for another key is ignored (and replaced);
-- the package's code (each module's size and mtime) and the index format: another noesis_nb
-  version, or an edited one, builds its own;
+- the code that makes a row (noesis_nb's modules and detect-secrets', each by size and mtime) and
+  the index format: another version of either, or an edited one, builds its own;
 - runs only: with no problem found in them (a damaged run is read each time, so its problems are
   reported), every stamp settled (``fs.settled``), local files, and a row that reads back equal.
 It is used only while this process has learned no secret value (``secrets.known_everywhere``):
 rows are screened when they are made, and a value learned since would not be in the copy.
-Columns asked for by path (``columns=``) need the documents: those loads read every run.
+Columns asked for by path (``columns=``) need the documents: those loads read every run. Only loads
+of a folder of runs use it (not one run, not a list), and only the first load of a folder in a process
+reads it; a folder is known by its real path; runs whose folder is gone leave it when it is written.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import importlib.util
 import os
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -52,36 +56,33 @@ _INDEXES: dict[str, RunIndex] = {}
 class RunIndex:
     """The index of one runs root (the folder holding the runs): entries by (verify level, run name).
 
-    Its entries are parsed when a load first needs one and dropped when the load ends (``save``): the
-    records made from them live on in the in-memory cache, as those read in full do.
+    Read only by the first load of the root in this process: later loads find their runs in the in-memory
+    cache, and a run they miss there changed since (its entry cannot hold). The parsed entries are dropped
+    when that load ends; the records made from them live on in the in-memory cache. New entries are written
+    at the end of the first load, then once they are a tenth of the file (rewriting a large root's file for
+    each run that changed would cost more than the index saves).
     """
 
     def __init__(self, root: str):
-        self.root = root
-        self.path = cache_root() / INDEX_DIR / (hashlib.sha256(os.fsencode(root)).hexdigest()[:32] + ".json")
-        self._seen: tuple[int, int, int, int] | None = None  # the file's stat when its keys were last known
-        self._keys: frozenset[str] | None = None  # the entries the file holds (None: not read since it changed)
-        self._entries: dict[str, Any] | None = None  # parsed for the load under way
-        self._new: dict[str, Any] = {}  # entries made by this load, written by ``save``
+        self.root = root  # its real path
+        name = hashlib.sha256(os.fsencode(root)).hexdigest()[:32]
+        self.path = cache_root() / INDEX_DIR / f"{name}.json"
+        self._first = True  # no load of this root has ended in this process
+        self._held = 0  # entries in the file when it was last read or written
+        self._entries: dict[str, Any] | None = None  # parsed for the first load
+        self._new: dict[str, Any] = {}  # entries made since the last write
         self._lock = threading.Lock()
-
-    def begin(self) -> None:
-        """Start a load: one ``stat`` of the file, which is read again (when needed) if another process saved it."""
-        seen = _file_stat(self.path)
-        with self._lock:
-            if seen != self._seen:
-                self._seen, self._keys, self._entries = seen, None, None
 
     def get(self, ref: RunRef, verify: str) -> tuple[RunRecord, Any] | None:
         """(record, checks for ``run_unchanged``) this index holds for ``ref``, when every file and folder it came
-        from is unchanged; None otherwise."""
+        from is unchanged; None otherwise (and always after the root's first load in this process)."""
         key = f"{verify}/{os.path.basename(ref.path)}"
         with self._lock:
-            if self._keys is not None and key not in self._keys:
+            if not self._first:
                 return None
             if self._entries is None:
                 self._entries = _read(self.path)
-                self._keys = frozenset(self._entries)
+                self._held = len(self._entries)
             entry = self._entries.get(key)
         held = _record(ref, entry) if entry is not None else None
         if held is None or not run_unchanged(ref, held[0]["stamp"], held[1]):
@@ -95,47 +96,62 @@ class RunIndex:
             with self._lock:
                 self._new[f"{verify}/{os.path.basename(ref.path)}"] = entry
 
-    def save(self) -> None:
-        """End a load: write its new entries into the file (merged with what it holds now; nothing when the
-        cache folder refuses: read-only, full) and drop the parsed entries."""
+    def end(self, *, save: bool) -> None:
+        """End a load: with ``save`` (it succeeded), write the new entries when due; drop the parsed entries."""
         with self._lock:
-            new, self._new = self._new, {}
-            # a stamp taken after the entry was made (the log, read when the sums gave way) must be settled too
-            new = {key: entry for key, entry in new.items() if settled(entry["stamp"])}
-            if new:
-                entries = self._entries if self._entries is not None and _file_stat(self.path) == self._seen else None
-                entries = _read(self.path) if entries is None else entries
-                for key, entry in new.items():
-                    entry["columns"] = _stored_columns(entry["calls"])
-                    entries[key] = entry
-                while len(entries) > _MAX_ENTRIES:
-                    del entries[next(iter(entries))]
-                try:
-                    write_cached(self.path, _sealed(orjson.dumps(entries)))
-                    self._seen, self._keys = _file_stat(self.path), frozenset(entries)
-                except OSError:
-                    pass
-            self._entries = None
+            try:
+                if save and self._new and (self._first or len(self._new) >= max(64, self._held // 10)):
+                    self._write()
+            finally:
+                self._entries, self._first = None, False
+
+    def _write(self) -> None:
+        """Merge the new entries into the file as it is now, dropping runs whose folder is gone; nothing when the
+        cache folder refuses (read-only, full): the next process reads those runs in full."""
+        new, self._new = self._new, {}
+        # a stamp taken after the entry was made (the log, read when the sums gave way) must be settled too
+        new = {key: entry for key, entry in new.items() if settled(entry["stamp"])}
+        entries = _read(self.path)
+        entries = {key: e for key, e in entries.items() if os.path.isdir(os.path.join(self.root, key.partition("/")[2]))}
+        for key, entry in new.items():
+            entry["columns"] = _stored_columns(entry["calls"])
+            entries.pop(key, None)  # the newest last: the oldest are dropped first past the cap
+            entries[key] = entry
+        if len(entries) > _MAX_ENTRIES:
+            entries = dict(list(entries.items())[-_MAX_ENTRIES:])
+        try:
+            write_cached(self.path, _sealed(orjson.dumps(entries)))
+            self._held = len(entries)
+        except OSError:
+            pass
+        _remove_left_temps(self.path)
 
 
-def _file_stat(path: Path) -> tuple[int, int, int, int] | None:
+def _remove_left_temps(path: Path, age_s: float = 600.0) -> None:
+    """Remove temp files of ``path`` a killed process left (``write_cached`` renames its own into place)."""
     try:
-        st = os.stat(path)
+        names = os.listdir(path.parent)
     except OSError:
-        return None
-    return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+        return
+    limit = time.time() - age_s
+    for name in names:
+        if name.startswith(f".{path.name}."):
+            try:
+                if os.stat(path.parent / name).st_mtime < limit:
+                    os.unlink(path.parent / name)
+            except OSError:
+                pass
 
 
 def index_for(root: str) -> RunIndex | None:
-    """The index of a root of local runs, for one load (``begin`` called); None while this process knows a
-    secret value."""
+    """The index of a root of local runs; None while this process knows a secret value."""
     if known_everywhere():
         return None
+    real = os.path.realpath(root)  # "runs" in two projects is two roots
     with _LOCK:
-        index = _INDEXES.get(root)
+        index = _INDEXES.get(real)
         if index is None or index.path.parent != cache_root() / INDEX_DIR:
-            index = _INDEXES[root] = RunIndex(root)
-    index.begin()
+            index = _INDEXES[real] = RunIndex(real)
     return index
 
 
@@ -148,8 +164,8 @@ def forget_indexes() -> None:
         names = os.listdir(folder)
     except OSError:
         return
-    for name in names:
-        if name.endswith(".json"):
+    for name in names:  # the index files and any temp file a killed process left
+        if name.endswith(".json") or ".json." in name:
             try:
                 os.unlink(folder / name)
             except OSError:
@@ -287,22 +303,32 @@ _CODE: bytes | None = None
 
 
 def _code_version() -> bytes:
-    """A digest of the package's modules (path, size, mtime): rows made by other code are not this code's rows."""
+    """A digest of the code that makes a row: this package's modules and detect-secrets' (path, size, mtime), so
+    rows screened by another version (a detector added by an upgrade) are not taken for this one's."""
     global _CODE
     if _CODE is None:
-        package = str(Path(__file__).resolve().parents[1])
         seen: list[str] = []
-        folders = [package]
-        while folders:
-            with os.scandir(folders.pop()) as entries:
-                for entry in entries:
-                    if entry.is_dir(follow_symlinks=False) and entry.name != "__pycache__":
-                        folders.append(entry.path)
-                    elif entry.name.endswith(".py"):
-                        st = entry.stat()
-                        seen.append(f"{entry.path[len(package) :]} {st.st_size} {st.st_mtime_ns}")
+        for package in (str(Path(__file__).resolve().parents[1]), *_package_dirs("detect_secrets")):
+            folders = [package]
+            while folders:
+                with os.scandir(folders.pop()) as entries:
+                    for entry in entries:
+                        if entry.is_dir(follow_symlinks=False) and entry.name != "__pycache__":
+                            folders.append(entry.path)
+                        elif entry.name.endswith(".py"):
+                            st = entry.stat()
+                            seen.append(f"{entry.path} {st.st_size} {st.st_mtime_ns}")
         _CODE = hashlib.sha256("\n".join(sorted(seen)).encode()).hexdigest().encode() + b"\n"
     return _CODE
+
+
+def _package_dirs(name: str) -> list[str]:
+    """Where an installed package's modules are, without importing it ([] when it is not installed)."""
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return []
+    return list(spec.submodule_search_locations or []) if spec is not None else []
 
 
 on_clear(forget_indexes)

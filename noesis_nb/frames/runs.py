@@ -82,10 +82,33 @@ def runs_df(
     refs = named_runs(refs, problems)
     pricer = Pricer.from_spec(prices)
     prefetch_remote(refs, _run_files)
-    # the runs index (by root: those this load reads and adds to) serves loads of one folder; a list of runs
-    # (a Dask partition among many at once) would have each rewrite the whole root's file
-    one_folder = source is None or isinstance(source, (str, os.PathLike))
+    # the runs index (by root: those this load reads and adds to) serves loads of a folder of runs; not a list
+    # (Dask's partitions, loaded at once) nor a single run (one run watched would rewrite its whole root's file)
+    one_folder = (source is None or isinstance(source, (str, os.PathLike))) and len(refs) > 1
     indexes: dict[str, RunIndex | None] | None = {} if cache and one_folder else None
+    loaded = False
+    try:
+        df = _load(refs, problems, cache, verify, indexes, extras, pricer, progress)
+        loaded = True
+    finally:  # a load that raised (strict=True) writes nothing, and keeps no parsed index either
+        for index in (indexes or {}).values():
+            if index is not None:
+                index.end(save=loaded)
+    df.attrs = {**df.attrs, "errors": problems.as_records()}
+    return df
+
+
+def _load(
+    refs: list[RunRef],
+    problems: Problems,
+    cache: bool,
+    verify: str,
+    indexes: dict[str, RunIndex | None] | None,
+    extras: tuple[Column, ...],
+    pricer: Pricer,
+    progress: bool | None,
+) -> pd.DataFrame:
+    """The frame of ``refs``' records (``runs_df`` without its checks of the options)."""
     with gc_paused():
         records = [_record(ref, problems, cache, verify, indexes, not extras) for ref in _progress(refs, progress, "runs")]
         memo = PriceMemo(pricer)
@@ -102,12 +125,7 @@ def runs_df(
             df = _frame(records, extras, pricer)
             if cache:
                 MEMO.put(("runs", key), tuple(records), df)
-        df = df.copy(deep=False)
-    for index in (indexes or {}).values():
-        if index is not None:
-            index.save()
-    df.attrs = {**df.attrs, "errors": problems.as_records()}
-    return df
+        return df.copy(deep=False)
 
 
 _RUN_FILES = ("summary.json", "final.json", "manifest.json", "state.json", "events.jsonl")

@@ -202,7 +202,8 @@ def test_clear_cache_forgets_the_index(tmp_path: Path, monkeypatch: pytest.Monke
 
     monkeypatch.setenv("NOESIS_NB_CACHE_DIR", str(tmp_path / "cache"))
     root = tmp_path / "runs"
-    write_run(root, "ep_a", basic_events("ep_a"), summary=hand_summary("ep_a", task="t"))
+    for ep in ("ep_a", "ep_b"):
+        write_run(root, ep, basic_events(ep), summary=hand_summary(ep, task="t"))
     time.sleep(RACY_NS / 1e9 * 3)
     runs_df(root)
     folder = tmp_path / "cache" / INDEX_DIR
@@ -228,10 +229,11 @@ def test_a_price_table_that_needs_the_calls_reads_the_run(tmp_path: Path, env: d
 
     root = tmp_path / "runs"
     noesis_nb.solve("two calls", using=_two_gpt_calls, runs_dir=root)
+    write_run(root, "ep_plain", basic_events("ep_plain"), summary=hand_summary("ep_plain", task="t"))
     time.sleep(RACY_NS / 1e9 * 3)
     flat = {"openai/gpt-4o": {"input": 2.5, "output": 10}}
     _, reads = _load(root, env, tmp_path / "a.pkl", prices=flat)
-    assert reads == 1
+    assert reads == 2
     got, reads = _load(root, env, tmp_path / "b.pkl")
     assert reads == 1  # the sums give way to the calls under genai-prices' cached rate
     full, _ = _load(root, {**env, "NOESIS_NB_CACHE_DIR": str(tmp_path / "other-cache")}, tmp_path / "c.pkl")
@@ -256,3 +258,119 @@ def test_a_list_of_runs_neither_reads_nor_writes_the_index(tmp_path: Path, monke
     CACHE.clear()  # this process's copies of the runs, not the index: the next load reads them again
     assert len(runs_df(root)) == 2
     assert len(list((tmp_path / "cache" / INDEX_DIR).iterdir())) == 1
+
+
+def _index_keys(cache: Path) -> set[str]:
+    """The runs every index file under ``cache`` holds (its body, past the tag line)."""
+    keys: set[str] = set()
+    for index in (cache / INDEX_DIR).glob("*.json"):
+        keys |= {key.partition("/")[2] for key in json.loads(index.read_bytes().partition(b"\n")[2])}
+    return keys
+
+
+def test_a_detect_secrets_of_another_version_has_the_runs_screened_again(
+    corpus: Path, tmp_path: Path, env: dict[str, str]
+) -> None:
+    """Rows of runs noesis_nb did not seal are screened by detect-secrets: after an upgrade (a detector added) the
+    copies made by the old one are not served (here: the same package with one module touched)."""
+    import detect_secrets
+
+    root = _copy(corpus, tmp_path)
+    n = len(os.listdir(root))
+    _load(root, env, tmp_path / "a.pkl")
+    site = tmp_path / "site"
+    shutil.copytree(Path(detect_secrets.__file__).parent, site / "detect_secrets", copy_function=shutil.copy2)
+    plugin = site / "detect_secrets" / "__init__.py"
+    plugin.write_text(plugin.read_text() + "\n# a newer release\n")
+    upgraded = {**env, "PYTHONPATH": os.pathsep.join([str(site), env.get("PYTHONPATH", "")])}
+    _, reads = _load(root, upgraded, tmp_path / "b.pkl")
+    assert reads == n
+
+
+def test_one_run_loaded_alone_leaves_its_roots_index_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Watching one run (``runs_df(run_dir)``) again and again must not parse and rewrite its whole root's index."""
+    from noesis_nb.frames import runs_df
+
+    monkeypatch.setenv("NOESIS_NB_CACHE_DIR", str(tmp_path / "cache"))
+    root = tmp_path / "runs"
+    for ep in ("ep_a", "ep_b"):
+        write_run(root, ep, basic_events(ep), summary=hand_summary(ep, task="t"))
+    time.sleep(RACY_NS / 1e9 * 3)
+    assert len(runs_df(root / "ep_a")) == 1
+    assert not (tmp_path / "cache" / INDEX_DIR).exists()
+
+
+def test_later_loads_in_a_process_neither_parse_nor_rewrite_the_index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """After the first load of a root the in-memory cache serves its runs: a run that changed since cannot be in
+    the index, so a reload reads it alone, with no parse of the whole file and no rewrite of it."""
+    from noesis_nb.frames import runindex, runs_df
+
+    monkeypatch.setenv("NOESIS_NB_CACHE_DIR", str(tmp_path / "cache"))
+    root = tmp_path / "runs"
+    for n in range(5):
+        write_run(root, f"ep_{n}", basic_events(f"ep_{n}"), summary=hand_summary(f"ep_{n}", task="t"))
+    time.sleep(RACY_NS / 1e9 * 3)
+    reads: list[Path] = []
+    real_read = runindex._read
+    monkeypatch.setattr(runindex, "_read", lambda path: reads.append(path) or real_read(path))
+    runs_df(root)
+    [index] = (tmp_path / "cache" / INDEX_DIR).iterdir()
+    written = index.stat().st_mtime_ns
+    summary = root / "ep_3" / "summary.json"
+    summary.write_text(summary.read_text().replace('"t"', '"u"'))
+    time.sleep(RACY_NS / 1e9 * 3)
+    reads.clear()
+    assert runs_df(root).set_index("episode_id").loc["ep_3", "task"] == "u"
+    assert reads == [] and index.stat().st_mtime_ns == written
+
+
+def test_runs_gone_from_the_folder_leave_the_index(corpus: Path, tmp_path: Path, env: dict[str, str]) -> None:
+    root = _copy(corpus, tmp_path)
+    _load(root, env, tmp_path / "a.pkl")
+    names = sorted(p.name for p in root.iterdir() if p.name.startswith("ep_0"))
+    assert set(names) <= _index_keys(tmp_path / "cache")
+    shutil.rmtree(root / names[0])
+    write_run(root, "ep_new", basic_events("ep_new"), summary=hand_summary("ep_new", task="t"))
+    time.sleep(RACY_NS / 1e9 * 3)
+    _load(root, env, tmp_path / "b.pkl")
+    keys = _index_keys(tmp_path / "cache")
+    assert names[0] not in keys and "ep_new" in keys
+
+
+def test_the_same_relative_folder_in_two_projects_is_two_indexes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from noesis_nb.frames import runs_df
+
+    monkeypatch.setenv("NOESIS_NB_CACHE_DIR", str(tmp_path / "cache"))
+    for project in ("a", "b"):
+        for n in range(2):
+            ep = f"ep_{project}{n}"
+            write_run(tmp_path / project / "runs", ep, basic_events(ep), summary=hand_summary(ep, task=project))
+    time.sleep(RACY_NS / 1e9 * 3)
+    for project in ("a", "b"):
+        monkeypatch.chdir(tmp_path / project)
+        assert set(runs_df("runs")["task"]) == {project}
+    assert len(list((tmp_path / "cache" / INDEX_DIR).glob("*.json"))) == 2
+
+
+def test_a_load_that_raises_keeps_no_index_in_memory_and_clear_cache_removes_left_temps(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from noesis_nb.frames import clear_cache, runindex, runs_df
+    from noesis_nb.frames.problems import RunLoadError
+
+    monkeypatch.setenv("NOESIS_NB_CACHE_DIR", str(tmp_path / "cache"))
+    root = tmp_path / "runs"
+    for n in range(3):
+        write_run(root, f"ep_{n}", basic_events(f"ep_{n}"), summary=hand_summary(f"ep_{n}", task="t"))
+    time.sleep(RACY_NS / 1e9 * 3)
+    runs_df(root)
+    clear_cache()
+    (root / "ep_2" / "summary.json").write_text("{not json")
+    with pytest.raises(RunLoadError):
+        runs_df(root, strict=True)
+    assert all(index._entries is None for index in runindex._INDEXES.values())
+    left = tmp_path / "cache" / INDEX_DIR / ".0123.json.4242.abcdef"  # what a kill -9 mid-write leaves
+    left.parent.mkdir(parents=True, exist_ok=True)
+    left.write_bytes(b"x" * 100)
+    clear_cache()
+    assert list(left.parent.iterdir()) == []
