@@ -46,10 +46,15 @@ def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return found
 
 
+_DECODER = json.JSONDecoder(object_pairs_hook=_object)  # made once: ``json.loads`` with a hook makes one per call
+
+
 def loads_text(text: str) -> Any:
     """``text`` parsed, or :class:`JSONTextError` with the reason."""
     try:
-        return json.loads(text, object_pairs_hook=_object)
+        if text.startswith("\ufeff"):  # json.loads' own refusal of a byte-order mark, said as it says it
+            return json.loads(text, object_pairs_hook=_object)
+        return _DECODER.decode(text)
     except json.JSONDecodeError as exc:
         where = f"line {exc.lineno}, column {exc.colno}" if "\n" in text else f"column {exc.colno}"  # a document's line
         raise JSONTextError(f"not JSON ({exc.msg} at {where})") from None
