@@ -31,6 +31,34 @@ __all__ = ["EpisodeHandle"]
 TERMINAL = TERMINAL_STATUSES
 
 
+def _drain_seconds(drain_s: object) -> float | None:
+    """``drain_s`` as seconds, or one clear error: nan and inf waited on the calls however long (and were recorded
+    as null), and an int too large for a float (10**400) escaped as an OverflowError."""
+    if drain_s is None:
+        return None
+    seconds = math.nan
+    if isinstance(drain_s, (int, float)) and not isinstance(drain_s, bool):
+        try:
+            seconds = float(drain_s)
+        except (OverflowError, ValueError, TypeError):
+            pass
+    if not 0 <= seconds < math.inf:
+        given = _shown_number(drain_s)
+        raise InvalidOptionError(
+            f"drain_s={given}: give the seconds running calls may take to finish (a finite number ≥ 0), or None"
+        )
+    return seconds
+
+
+def _shown_number(value: object) -> str:
+    """``value`` for an error message, cut and redacted; an int past Python's digit limit cannot be repr()'d."""
+    try:
+        text = repr(value)
+    except ValueError:
+        return f"<an int of {value.bit_length():,} bits>" if isinstance(value, int) else f"<a {type(value).__name__}>"
+    return text if len(text) <= 60 else f"{shown_cut(text, 59)}… ({len(text):,} characters)"
+
+
 class EpisodeHandle:
     """A running or finished episode: status, pending approvals, decisions, result, events (a ``RunSource``)."""
 
@@ -222,12 +250,7 @@ class EpisodeHandle:
         ``drain_s`` seconds to finish and be recorded, then the episode is cancelled; the outcome is
         ``handle.drain_report`` (and a ``drain.report`` event). A second stop during a drain stops at once.
         """
-        if drain_s is not None and (
-            isinstance(drain_s, bool) or not isinstance(drain_s, (int, float)) or not 0 <= drain_s < math.inf
-        ):  # nan and inf waited on the calls however long, and were recorded as null in drain.started
-            raise InvalidOptionError(
-                f"drain_s={drain_s!r}: give the seconds running calls may take to finish (a finite number ≥ 0), or None"
-            )
+        seconds = _drain_seconds(drain_s)
         self._episode.recorder.check_owner("handle.cancel()")
         if self.done() or self._task is None:
             return False
@@ -238,8 +261,8 @@ class EpisodeHandle:
         episode.cancel_requested = True
         if episode.drain is not None:  # a second stop during the drain
             episode.drain.stop_now()
-        elif drain_s is not None:
-            episode.begin_drain(float(drain_s), sender, self._task)
+        elif seconds is not None:
+            episode.begin_drain(seconds, sender, self._task)
         else:
             loop.call_soon_threadsafe(self._task.cancel)
         return True
