@@ -52,8 +52,10 @@ def _a_run_of_its_own(path: Path) -> bool:
 
 
 def refuse_run_as_root(runs_dir: Path) -> None:
-    """Raise ``RunsDirError`` when ``runs_dir`` is what every reader lists as one run (:func:`is_run_dir`): a new
-    run written inside it would be listed nowhere. Says whether it is a run, or a folder holding a run's file."""
+    """Raise ``RunsDirError`` when ``runs_dir`` is what every reader lists as one run (:func:`is_run_dir`), or lies
+    inside a run's own folder: a new run (or a batch record) written there would be listed nowhere, and would change
+    that run after it was sealed. Says whether it is a run, inside one, or a folder holding a run's file."""
+    _refuse_inside_a_run(runs_dir)
     if not is_run_dir(runs_dir):
         return
     if _a_run_of_its_own(runs_dir):
@@ -69,6 +71,23 @@ def refuse_run_as_root(runs_dir: Path) -> None:
         f"written inside it would be listed nowhere; pass a folder of their own, e.g. runs_dir={str(runs_dir / 'runs')!r}, "
         f"or move {marker} out; nothing was written"
     )
+
+
+def _refuse_inside_a_run(runs_dir: Path) -> None:
+    """Raise ``RunsDirError`` when a folder above ``runs_dir`` (its real path: ``..`` and links followed) is a run's
+    own folder. Only a sure run counts here: a stray ``state.json`` in a project folder leaves the runs below it
+    harmless, while a run's folder is changed (a sealed one's manifest no longer lists all it holds)."""
+    try:
+        real = Path(os.path.realpath(runs_dir))
+    except (OSError, ValueError):  # a path the system cannot resolve: the folder checks that follow say why
+        return
+    for above in real.parents:
+        if is_run_dir(above) and _a_run_of_its_own(above):
+            raise RunsDirError(
+                f"runs_dir {str(runs_dir)!r} lies inside the run directory {str(above)!r} (run {above.name!r}); "
+                "runs written there would change that run and be listed nowhere; pass a folder outside it, "
+                f"e.g. runs_dir={str(above.parent)!r}; nothing was written"
+            )
 
 
 def check_root(

@@ -76,6 +76,33 @@ def test_a_runs_own_folder_as_root_is_refused_and_the_run_gets_no_batch_record(r
     assert _tree(run_dir) == inside  # no batches/ folder, no record or lock inside a sealed run
 
 
+def _under_run(run_dir: Path, tmp: Path, how: str) -> Path:
+    if how == "link":  # a path through a link that leads into the run
+        (tmp / "elsewhere").symlink_to(run_dir, target_is_directory=True)
+        return tmp / "elsewhere" / "sub"
+    return run_dir / Path(*how.split("/"))
+
+
+@pytest.mark.parametrize("how", ["sub", "sub/deeper", "link"])
+def test_a_root_inside_a_sealed_run_is_refused_and_the_run_is_left_as_sealed(runs_dir: Path, tmp_path: Path, how: str) -> None:
+    from tests.compat.checker import check_run
+
+    run_dir = _batch(root=runs_dir).entries[0].run_dir
+    inside = _tree(run_dir)
+    root = _under_run(run_dir, tmp_path, how)
+    with pytest.raises(RunsDirError, match=f"lies inside the run directory {str(run_dir)!r}") as caught:
+        _batch(root=root)
+    assert str(root) in str(caught.value) and f"runs_dir={str(runs_dir)!r}" in str(caught.value)
+    assert _tree(run_dir) == inside and check_run(run_dir) == []
+
+
+def test_a_root_below_a_folder_that_merely_holds_a_state_json_is_still_taken(tmp_path: Path) -> None:
+    """Only a sure run above the root counts: a project folder's own state.json names no episode."""
+    (tmp_path / "state.json").write_text('{"level": 3}')
+    handle = _batch(root=tmp_path / "runs")
+    assert handle.counts() == {"ok": 1} and (tmp_path / "runs" / "batches").is_dir()
+
+
 @pytest.mark.parametrize("kind", sorted(PLANTED))
 def test_the_magic_says_the_same_in_one_line(ip: Any, tmp_path: Path, kind: str) -> None:
     root, said = PLANTED[kind](tmp_path)

@@ -3,6 +3,7 @@ naming the value given and the fix, and nothing is written; what was right befor
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
@@ -230,6 +231,31 @@ def test_a_run_directory_given_as_runs_dir_is_refused_before_anything_is_written
         with pytest.raises(RunsDirError, match=refused):
             write()
     assert sorted(p.name for p in (runs_dir / episode).iterdir()) == before
+
+
+def test_a_runs_dir_inside_a_run_directory_is_refused_before_anything_is_written(runs_dir: Path) -> None:
+    """A folder under a sealed run took new runs: listed nowhere, and the sealed run's manifest no longer complete."""
+    from noesis_nb.integrations.noetic import import_noetic
+    from tests.compat.checker import check_run
+
+    (episode,) = _runs(runs_dir, 1)
+    run_dir = runs_dir / episode
+    (run_dir / "sub").mkdir()  # a folder there already, and one not made yet
+    before = sorted(str(p.relative_to(run_dir)) for p in run_dir.rglob("*"))
+
+    async def start(inner: Path) -> Any:
+        return noesis_nb.start("again", using=_agent, runs_dir=inner)
+
+    for inner in (run_dir / "sub", run_dir / "sub" / "new" / "deeper"):
+        for write in (
+            lambda at=inner: import_noetic([_EVENT], runs_dir=at),
+            lambda at=inner: noesis_nb.solve("again", using=_agent, runs_dir=str(at)),
+            lambda at=inner: asyncio.run(start(at)),
+        ):
+            with pytest.raises(RunsDirError, match=rf"lies inside the run directory '{run_dir}' \(run '{episode}'\)"):
+                write()
+    assert sorted(str(p.relative_to(run_dir)) for p in run_dir.rglob("*")) == before
+    assert check_run(run_dir) == []
 
 
 # -- one line in a cell ---------------------------------------------------------------------------------------
