@@ -7,13 +7,15 @@ normalisation (``é`` as one character or as ``e`` and an accent) — are named 
 from __future__ import annotations
 
 import unicodedata
-from typing import Any
+from typing import Any, Literal
 
 from .._jsonio import canonical_json
 
 __all__ = ["first_difference", "short"]
 
 _WINDOW = 30  # characters shown either side of where two texts part
+_FORMS: tuple[Literal["NFC", "NFD", "NFKC", "NFKD"], ...] = ("NFC", "NFD", "NFKC", "NFKD")  # the lesser change first
+_ACCENTS = "a letter and its accent written as one character or as two"
 
 
 def short(value: Any) -> str:
@@ -44,14 +46,23 @@ def apart(old: Any, new: Any) -> str:
     a, b = (v.get("task") if isinstance(v, dict) else v for v in (old, new))
     if not (isinstance(a, str) and isinstance(b, str) and a != b):
         a, b = (canonical_json(v).decode("utf-8") for v in (old, new))
-    if unicodedata.normalize("NFC", a) == unicodedata.normalize("NFC", b):
+    held = next((form for form in _FORMS if unicodedata.normalize(form, b) == a), None)
+    if held is not None:  # the form that turns what is passed now into what was recorded: the fix that works
+        why = _ACCENTS if held in ("NFC", "NFD") else "a ligature, a full-width or other compatibility character"
         return (
-            f"was {was}, now the same text in another Unicode normalisation (a letter and its accent written as one "
-            "character or as two); pass the tasks as recorded, e.g. unicodedata.normalize('NFC', task) for each"
+            f"was {was}, now the same text in another Unicode normalisation ({why}); the record holds it in {held}: "
+            f"pass the tasks as recorded, e.g. unicodedata.normalize({held!r}, task) for each"
         )
+    mixed = unicodedata.normalize("NFC", a) == unicodedata.normalize("NFC", b)
     at = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
     if was != now and a[at : at + 1].isascii() and b[at : at + 1].isascii() and at < 60:
         return f"was {was}, now {now}"  # they part where both are shown, in characters that read apart
     start = max(0, at - _WINDOW)
     cut = "…" if start else ""
+    if mixed:  # no one form gives the record back: it mixes them, so only its own characters match it
+        return (
+            f"the same text in another Unicode normalisation ({_ACCENTS}), and the record mixes forms (no one of "
+            f"{', '.join(_FORMS)} gives it back); pass the tasks exactly as recorded: they part at character {at}: "
+            f"was {cut}{ascii(a[start : at + _WINDOW])}, now {cut}{ascii(b[start : at + _WINDOW])}"
+        )
     return f"they part at character {at}: was {cut}{ascii(a[start : at + _WINDOW])}, now {cut}{ascii(b[start : at + _WINDOW])}"

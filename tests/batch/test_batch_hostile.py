@@ -118,6 +118,40 @@ def test_an_executor_that_takes_no_job_fails_each_entry_saying_why_and_the_batch
 
 
 @pytest.mark.parametrize(
+    "recorded_in, passed",
+    [
+        ("NFD", "r\u00e9sum\u00e9 caf\u00e9"),  # names pasted from macOS folders are NFD
+        ("NFC", "re\u0301sume\u0301"),
+        ("NFKC", "\ufb01le r\u00e9sum\u00e9"),  # a ligature the record no longer holds
+        ("NFKD", "\ufb01le r\u00e9sum\u00e9"),
+    ],
+    ids=["NFD", "NFC", "NFKC", "NFKD"],
+)
+def test_another_normalisation_names_the_form_the_record_holds_and_that_fix_is_taken(
+    runs_dir: Path, recorded_in: str, passed: str
+) -> None:
+    """The advice was always ``unicodedata.normalize('NFC', task)``: followed for an NFD record, refused again."""
+    import re
+    import unicodedata
+
+    run_batch([unicodedata.normalize(recorded_in, passed)], using=echo, root=runs_dir, batch_id="forms")
+    with pytest.raises(InvalidOptionError, match="another Unicode normalisation") as caught:
+        run_batch([passed], using=echo, root=runs_dir, batch_id="forms")
+    advice = re.search(r"the record holds it in (\w+): .* unicodedata\.normalize\('(\w+)', task\)", str(caught.value))
+    assert advice is not None and advice.groups() == (recorded_in, recorded_in), str(caught.value)
+    again = run_batch([unicodedata.normalize(advice.group(2), passed)], using=echo, root=runs_dir, batch_id="forms")
+    assert again.counts() == {"ok": 1}
+
+
+def test_a_record_that_mixes_normalisations_is_told_so_and_where_it_parts(runs_dir: Path) -> None:
+    """No one form gives such a record back: advising one would be refused again."""
+    run_batch(["r\u00e9sume\u0301"], using=echo, root=runs_dir, batch_id="mixed")
+    with pytest.raises(InvalidOptionError, match=r"the record mixes forms .*they part at character 1") as caught:
+        run_batch(["re\u0301sum\u00e9"], using=echo, root=runs_dir, batch_id="mixed")
+    assert "normalize(" not in str(caught.value)
+
+
+@pytest.mark.parametrize(
     "recorded, again, said",
     [
         ("résumé café", "re\u0301sume\u0301 cafe\u0301", "now the same text in another Unicode normalisation"),
