@@ -546,7 +546,7 @@ def _adapter_names(words: list[str]) -> list[str]:
     """The batch's name for each adapter word: the word, or a path's last part (``agents/a.py`` is ``a.py``, since an
     adapter's name holds no ``/``). Two words naming one adapter are refused: the dict of adapters would keep
     one of them without a word, running each task once where twice was asked."""
-    names = [word if "/" not in word and "\\" not in word else os.path.basename(word.replace("\\", "/")) for word in words]
+    names = [_adapter_name(word) for word in words]
     for later, name in enumerate(names):
         first = names.index(name)
         if first != later:
@@ -557,6 +557,14 @@ def _adapter_names(words: list[str]) -> list[str]:
             )
             raise UsageError(f"%noesis batch: {said}; give each adapter once (a batch runs each task with each adapter)")
     return names
+
+
+def _adapter_name(word: str) -> str:
+    """``word``, or its path's last part once trailing separators and ``.`` parts are gone (``agents/echo/`` is
+    ``echo``: its last part alone is empty, which no adapter may be named)."""
+    if "/" not in word and "\\" not in word:
+        return word
+    return os.path.basename(os.path.normpath(word.replace("\\", "/"))) or word
 
 
 def _decision_line(decision: Any) -> str:

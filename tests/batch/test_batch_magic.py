@@ -108,3 +108,27 @@ def test_adapters_given_as_paths_run_next_to_a_notebook_name(ip: Any, runs_dir: 
         (1, "fast", "ok"),
         (1, "agent.py", "ok"),
     ]
+
+
+@pytest.mark.parametrize("tail", ["/", "//", "/./"])
+def test_a_package_folder_given_with_a_trailing_slash_is_named_by_the_folder(
+    ip: Any, runs_dir: Path, tmp_path: Path, tail: str
+) -> None:
+    """``agents/echo/`` (a shell's completion adds the slash) was named '' and refused: "adapter name must be a
+    non-empty string, got ''"."""
+    package = tmp_path / "agents" / "loud"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("async def run(task, ctx):\n    return task.upper()\n\ndef make():\n    return run\n")
+    ip.user_ns.update(two=["a", "b"], fast=echo)
+
+    async def main() -> Any:
+        return await ip.run_line_magic("noesis", f"batch two fast {package}{tail} --runs-dir {runs_dir}")
+
+    handle = asyncio.run(main())
+    assert [(e.index, e.adapter, e.status) for e in handle.entries] == [
+        (0, "fast", "ok"),
+        (0, "loud", "ok"),
+        (1, "fast", "ok"),
+        (1, "loud", "ok"),
+    ]
+    assert [e.handle.result() for e in handle.entries if e.adapter == "loud"] == ["A", "B"]
