@@ -12,6 +12,7 @@ here and another in the producer's own tools.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from ..secrets.display import shown_cut
@@ -19,12 +20,33 @@ from ..secrets.display import shown_cut
 __all__ = ["JSONTextError", "loads_text"]
 
 
-class JSONTextError(ValueError):
-    """JSON text that cannot be read; ``reason`` says why in a few words (the caller names where)."""
+_LITERALS = ("true", "false", "null", "NaN", "Infinity", "-Infinity")
+_NUMBER_TAIL = re.compile(r"\.|[eE][-+]?")  # what a number cut short leaves after the part the parser read
+_ESCAPE_TAIL = re.compile(r"\\?u[0-9a-fA-F]{0,4}")  # a \uXXXX escape the text ends in (the parser wants more after it)
 
-    def __init__(self, reason: str):
+
+class JSONTextError(ValueError):
+    """JSON text that cannot be read; ``reason`` says why in a few words (the caller names where).
+
+    ``ends_early``: the text ends inside a value (more text would have made it JSON): a line cut short, or one
+    still being written, rather than one that is whole but wrong."""
+
+    def __init__(self, reason: str, *, ends_early: bool = False):
         self.reason = reason
+        self.ends_early = ends_early
         super().__init__(reason)
+
+
+def _ends_early(text: str, exc: json.JSONDecodeError) -> bool:
+    """Whether the parser stopped because ``text`` ran out (an unexpected end of input), not at a wrong character."""
+    rest = text[exc.pos :].rstrip(" \t\r\n")
+    return (
+        not rest
+        or exc.msg.startswith("Unterminated string")
+        or any(literal.startswith(rest) for literal in _LITERALS)
+        or _NUMBER_TAIL.fullmatch(rest) is not None
+        or (exc.msg.startswith("Invalid \\uXXXX escape") and _ESCAPE_TAIL.fullmatch(rest) is not None)
+    )
 
 
 class _DuplicateKey(Exception):
@@ -57,7 +79,7 @@ def loads_text(text: str) -> Any:
         return _DECODER.decode(text)
     except json.JSONDecodeError as exc:
         where = f"line {exc.lineno}, column {exc.colno}" if "\n" in text else f"column {exc.colno}"  # a document's line
-        raise JSONTextError(f"not JSON ({exc.msg} at {where})") from None
+        raise JSONTextError(f"not JSON ({exc.msg} at {where})", ends_early=_ends_early(text, exc)) from None
     except _DuplicateKey as exc:
         raise JSONTextError(
             f"ambiguous JSON (the key {shown_cut(repr(exc.key), 60)} comes twice in one object, and readers "

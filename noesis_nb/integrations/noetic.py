@@ -88,23 +88,35 @@ def _events(log: Any) -> Iterator[tuple[int, dict[str, Any]]]:
 def _parse_line(item: bytes | str, where: str, unended: bool) -> Any:
     """One JSONL line as its JSON value (None when blank), or :class:`NoeticLogError` naming ``where``.
 
-    A line that cannot be read and has no line end is the file's last: the log was cut short, or its
-    writer is still writing that line; the error says so rather than asking for the line to be fixed.
+    A line that has no line end and stops inside a value (or a character) is the file's last: the log was cut
+    short, or its writer is still writing that line; the error says so rather than asking for the line to be
+    fixed. A whole line that is wrong is the usual error, line end or not (JSONL is often joined without a last one).
     """
-    torn = "; it is the last line and has no line end: the log was cut short or is still being written" if unended else ""
-    again = "import it again once its writer has finished, or remove that line" if unended else "fix or remove that line"
     if isinstance(item, bytes):
         try:
             item = item.decode("utf-8")
         except UnicodeDecodeError as exc:
-            fix = again if unended else "save the log as UTF-8"
-            raise NoeticLogError(f"{where}: not UTF-8 text ({exc.reason} at byte {exc.start}){torn}; {fix}") from None
+            torn = unended and exc.reason == "unexpected end of data"  # a character's bytes cut short
+            raise NoeticLogError(
+                f"{where}: not UTF-8 text ({exc.reason} at byte {exc.start}){_torn(torn, 'save the log as UTF-8')}"
+            ) from None
     if not item.strip():
         return None
     try:  # a byte order mark starts line 1 of a file saved with one, or any line of files joined by `cat`
         return loads_text(item.removeprefix("\ufeff"))
     except JSONTextError as exc:
-        raise NoeticLogError(f"{where}: {exc.reason}: {shown_cut(item, 120)!r}{torn}; {again}") from None
+        torn = unended and exc.ends_early
+        raise NoeticLogError(f"{where}: {exc.reason}: {shown_cut(item, 120)!r}{_torn(torn, 'fix or remove that line')}") from None
+
+
+def _torn(torn: bool, fix: str) -> str:
+    """The end of a bad line's error: that it was cut short (when it was), and what to do."""
+    if not torn:
+        return f"; {fix}"
+    return (
+        "; it is the last line and has no line end: the log was cut short or is still being written; "
+        "import it again once its writer has finished, or remove that line"
+    )
 
 
 def _file_lines(log: str | os.PathLike[str]) -> Iterator[bytes]:
