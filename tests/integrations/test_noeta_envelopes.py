@@ -123,3 +123,17 @@ def test_an_envelope_repeated_with_other_content_or_out_of_order_is_marked():
     assert [p["kind"] for p in rows] == ["model_call_finished", "usage", "model_call_finished", "run_started"]
     assert rows[1]["cost_usd"] == 1.0 and rows[2]["repeated"] is True and rows[2]["repeated_differs"] is True
     assert rows[3]["out_of_order"] is True and "out_of_order" not in rows[0]
+
+
+@pytest.mark.parametrize("before", [30, 45, 52])  # where the 60-character cut falls inside the key
+def test_what_was_given_is_redacted_before_it_is_cut_so_no_key_head_is_shown(before):
+    """The repr was cut to 60 characters first: the key's tail went, no detector knew its head, and 8 to 16 of its
+    characters were shown in the error."""
+    key = "ghp_" + "Ab3d" * 9
+    text = f"{'a' * before} {key}"
+    for given in (text, [SAVED[0], text]):
+        with pytest.raises(NoetaEnvelopeError) as raised:
+            noeta_rows(given)
+        message = str(raised.value)
+        assert not [key[:n] for n in range(6, len(key) + 1) if key[:n] in message], message
+        assert "a" * min(before, 40) in message, message  # what came before the key is still shown

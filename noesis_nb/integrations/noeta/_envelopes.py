@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ...errors import NoesisNbError
+from ...secrets import shown_cut
 from .._emit import PHASE, Row, as_object, row, usage_row
 
 __all__ = ["NoetaEnvelopeError", "NoetaFolder", "noeta_rows", "noeta_usage"]
@@ -25,9 +26,10 @@ class NoetaEnvelopeError(NoesisNbError, ValueError, TypeError):
 
 
 def _given(value: Any) -> str:
-    """What ``value`` is, in a few words (its type and a short repr)."""
-    shown = repr(value)
-    return f"a {type(value).__name__} ({shown[:60]}{'…' if len(shown) > 60 else ''})"
+    """What ``value`` is, in a few words (its type and a short repr), redacted before it is cut: a cut through a
+    key would leave its head, which no detector recognises once its tail is gone."""
+    text = repr(value)
+    return f"a {type(value).__name__} ({shown_cut(text, 60)}{'…' if len(text) > 60 else ''})"
 
 
 def _one_envelope(value: Any) -> str:
