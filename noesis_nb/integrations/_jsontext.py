@@ -79,7 +79,8 @@ def loads_text(text: str) -> Any:
         return _DECODER.decode(text)
     except json.JSONDecodeError as exc:
         where = f"line {exc.lineno}, column {exc.colno}" if "\n" in text else f"column {exc.colno}"  # a document's line
-        raise JSONTextError(f"not JSON ({exc.msg} at {where})", ends_early=_ends_early(text, exc)) from None
+        said = exc.msg.removesuffix(" at")  # "Unterminated string starting at" names its place itself
+        raise JSONTextError(f"not JSON ({said} at {where})", ends_early=_ends_early(text, exc)) from None
     except _DuplicateKey as exc:
         raise JSONTextError(
             f"ambiguous JSON (the key {shown_cut(repr(exc.key), 60)} comes twice in one object, and readers "

@@ -19,22 +19,8 @@ from noesis_nb.store import read_summary
 
 from ..conftest import REPO
 from .agents import slow
+from .test_batch_resume import OWNER
 
-OWNER = """
-import asyncio, sys
-import noesis_nb
-from tests.batch.agents import slow
-
-async def main():
-    tasks = [{"task": t, "inputs": {"sleep": 60}} for t in ("one", "two")]
-    handle = noesis_nb.batch(tasks, using={"agent": slow}, root=sys.argv[1], batch_id="shared")
-    while handle.counts() != {"running": 2}:
-        await asyncio.sleep(0.02)
-    print("READY", flush=True)
-    await asyncio.sleep(120)
-
-asyncio.run(main())
-"""
 TASKS = [{"task": t, "inputs": {"sleep": 60}} for t in ("one", "two")]
 
 

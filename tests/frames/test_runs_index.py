@@ -93,6 +93,16 @@ def _same(got: pd.DataFrame, want: pd.DataFrame) -> None:
     assert got.attrs == want.attrs
 
 
+def _hand_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, names: Any, task: str = "t") -> Path:
+    """Hand-written runs under ``tmp_path/runs``, settled, with this test's cache folder for this process."""
+    monkeypatch.setenv("NOESIS_NB_CACHE_DIR", str(tmp_path / "cache"))
+    root = tmp_path / "runs"
+    for ep in names:
+        write_run(root, ep, basic_events(ep), summary=hand_summary(ep, task=task))
+    time.sleep(RACY_NS / 1e9 * 3)
+    return root
+
+
 def test_a_new_process_reads_only_what_the_index_cannot_vouch_for(corpus: Path, tmp_path: Path, env: dict[str, str]) -> None:
     root = _copy(corpus, tmp_path)
     n = len(os.listdir(root))
@@ -200,11 +210,7 @@ def test_columns_by_path_read_the_documents(corpus: Path, tmp_path: Path, env: d
 def test_clear_cache_forgets_the_index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from noesis_nb.frames import clear_cache, runs_df
 
-    monkeypatch.setenv("NOESIS_NB_CACHE_DIR", str(tmp_path / "cache"))
-    root = tmp_path / "runs"
-    for ep in ("ep_a", "ep_b"):
-        write_run(root, ep, basic_events(ep), summary=hand_summary(ep, task="t"))
-    time.sleep(RACY_NS / 1e9 * 3)
+    root = _hand_runs(tmp_path, monkeypatch, ("ep_a", "ep_b"))
     runs_df(root)
     folder = tmp_path / "cache" / INDEX_DIR
     assert len(list(folder.iterdir())) == 1
@@ -248,11 +254,7 @@ def test_a_list_of_runs_neither_reads_nor_writes_the_index(tmp_path: Path, monke
     """Dask's partitions load lists of runs at once: each would rewrite the whole root's index."""
     from noesis_nb.frames import runs_df
 
-    monkeypatch.setenv("NOESIS_NB_CACHE_DIR", str(tmp_path / "cache"))
-    root = tmp_path / "runs"
-    for ep in ("ep_a", "ep_b"):
-        write_run(root, ep, basic_events(ep), summary=hand_summary(ep, task="t"))
-    time.sleep(RACY_NS / 1e9 * 3)
+    root = _hand_runs(tmp_path, monkeypatch, ("ep_a", "ep_b"))
     assert len(runs_df([root / "ep_a", root / "ep_b"])) == 2
     assert not (tmp_path / "cache" / INDEX_DIR).exists()
     CACHE.clear()  # this process's copies of the runs, not the index: the next load reads them again
@@ -291,11 +293,7 @@ def test_one_run_loaded_alone_leaves_its_roots_index_alone(tmp_path: Path, monke
     """Watching one run (``runs_df(run_dir)``) again and again must not parse and rewrite its whole root's index."""
     from noesis_nb.frames import runs_df
 
-    monkeypatch.setenv("NOESIS_NB_CACHE_DIR", str(tmp_path / "cache"))
-    root = tmp_path / "runs"
-    for ep in ("ep_a", "ep_b"):
-        write_run(root, ep, basic_events(ep), summary=hand_summary(ep, task="t"))
-    time.sleep(RACY_NS / 1e9 * 3)
+    root = _hand_runs(tmp_path, monkeypatch, ("ep_a", "ep_b"))
     assert len(runs_df(root / "ep_a")) == 1
     assert not (tmp_path / "cache" / INDEX_DIR).exists()
 
@@ -305,11 +303,7 @@ def test_later_loads_in_a_process_neither_parse_nor_rewrite_the_index(tmp_path: 
     the index, so a reload reads it alone, with no parse of the whole file and no rewrite of it."""
     from noesis_nb.frames import runindex, runs_df
 
-    monkeypatch.setenv("NOESIS_NB_CACHE_DIR", str(tmp_path / "cache"))
-    root = tmp_path / "runs"
-    for n in range(5):
-        write_run(root, f"ep_{n}", basic_events(f"ep_{n}"), summary=hand_summary(f"ep_{n}", task="t"))
-    time.sleep(RACY_NS / 1e9 * 3)
+    root = _hand_runs(tmp_path, monkeypatch, [f"ep_{n}" for n in range(5)])
     reads: list[Path] = []
     real_read = runindex._read
     monkeypatch.setattr(runindex, "_read", lambda path: reads.append(path) or real_read(path))
@@ -358,11 +352,7 @@ def test_a_load_that_raises_keeps_no_index_in_memory_and_clear_cache_removes_lef
     from noesis_nb.frames import clear_cache, runindex, runs_df
     from noesis_nb.frames.problems import RunLoadError
 
-    monkeypatch.setenv("NOESIS_NB_CACHE_DIR", str(tmp_path / "cache"))
-    root = tmp_path / "runs"
-    for n in range(3):
-        write_run(root, f"ep_{n}", basic_events(f"ep_{n}"), summary=hand_summary(f"ep_{n}", task="t"))
-    time.sleep(RACY_NS / 1e9 * 3)
+    root = _hand_runs(tmp_path, monkeypatch, [f"ep_{n}" for n in range(3)])
     runs_df(root)
     clear_cache()
     (root / "ep_2" / "summary.json").write_text("{not json")
