@@ -71,6 +71,7 @@ class RunIndex:
         self._held = 0  # entries in the file when it was last read or written
         self._entries: dict[str, Any] | None = None  # parsed for the first load
         self._new: dict[str, Any] = {}  # entries made since the last write
+        self._made_from: dict[str, RunRecord] = {}  # the record of each new entry (its call columns)
         self._lock = threading.Lock()
 
     def get(self, ref: RunRef, verify: str) -> tuple[RunRecord, Any] | None:
@@ -94,7 +95,9 @@ class RunIndex:
         entry = _entry(record)
         if entry is not None:
             with self._lock:
-                self._new[f"{verify}/{os.path.basename(ref.path)}"] = entry
+                key = f"{verify}/{os.path.basename(ref.path)}"
+                self._new[key] = entry
+                self._made_from[key] = record
 
     def end(self, *, save: bool) -> None:
         """End a load: with ``save`` (it succeeded), write the new entries when due; drop the parsed entries."""
@@ -108,23 +111,25 @@ class RunIndex:
     def _write(self) -> None:
         """Merge the new entries into the file as it is now, dropping runs whose folder is gone; nothing when the
         cache folder refuses (read-only, full): the next process reads those runs in full."""
-        new, self._new = self._new, {}
+        new, made_from, self._new, self._made_from = self._new, self._made_from, {}, {}
         # a stamp taken after the entry was made (the log, read when the sums gave way) must be settled too
         new = {key: entry for key, entry in new.items() if settled(entry["stamp"])}
-        entries = _read(self.path)
-        entries = {key: e for key, e in entries.items() if os.path.isdir(os.path.join(self.root, key.partition("/")[2]))}
-        for key, entry in new.items():
-            entry["columns"] = _stored_columns(entry["calls"])
-            entries.pop(key, None)  # the newest last: the oldest are dropped first past the cap
+        entries = self._entries if self._entries is not None else _read(self.path)  # as this load read it, or now
+        entries = {key: e for key, e in entries.items() if key not in new and os.path.isdir(self._folder(key))}
+        for key, entry in new.items():  # the newest last: the oldest are dropped first past the cap
+            entry["columns"] = _stored_columns(made_from[key], entry["calls"])
             entries[key] = entry
         if len(entries) > _MAX_ENTRIES:
             entries = dict(list(entries.items())[-_MAX_ENTRIES:])
         try:
             write_cached(self.path, _sealed(orjson.dumps(entries)))
             self._held = len(entries)
-        except OSError:
+        except (OSError, TypeError, orjson.JSONEncodeError):  # refused, or a value JSON cannot hold: none written
             pass
         _remove_left_temps(self.path)
+
+    def _folder(self, key: str) -> str:
+        return os.path.join(self.root, key.partition("/")[2])
 
 
 def _remove_left_temps(path: Path, age_s: float = 600.0) -> None:
@@ -192,23 +197,22 @@ def _entry(record: RunRecord) -> dict[str, Any] | None:
         # price table version -> whether the summary's sums give way to the calls: filled in by this load
         "sums_checked": record.setdefault("sums_checked", {}),
     }
+    # the row holds values made here (times, counts, flags): one JSON cannot carry as it is (a tuple, NaN, a big
+    # number, a str subclass) has the run read each time; the calls are JSON as read (checked whole when written)
     try:
-        back = orjson.loads(orjson.dumps(entry))
+        back = orjson.loads(orjson.dumps(record["row"]))
     except (TypeError, orjson.JSONEncodeError):
         return None
-    calls = [list(call) for call in record["calls"]]
-    if (
-        back["row"] != record["row"]
-        or back["calls"] != calls
-        or _types([back["row"], back["calls"]]) != _types([record["row"], calls])
-    ):
-        return None  # a value JSON cannot carry as it is (a tuple, NaN, a big number): read it each time
+    row = record["row"]
+    if back != row or not _same_types(back, row) or not _same_types(back.get("tags"), row.get("tags")):
+        return None
     return entry
 
 
-def _stored_columns(calls: list[Any]) -> list[Any]:
-    """The calls as ``runusage``'s columns, NaN written as null (JSON has no NaN)."""
-    columns = call_columns({"calls": calls})  # type: ignore[typeddict-item]
+def _stored_columns(record: RunRecord, calls: list[Any]) -> list[Any]:
+    """``calls`` as ``runusage``'s columns (those the load made, when they are of these calls), NaN written as null."""
+    kept = record.get("call_columns")
+    columns = kept[1] if kept is not None and kept[0] is calls else call_columns({"calls": calls})  # type: ignore[typeddict-item]
     return [*columns[:4], [[None if v != v else v for v in values] for values in columns.tokens]]
 
 
@@ -223,13 +227,11 @@ def _loaded_columns(stored: Any, n: int) -> CallColumns:
 _NAN = float("nan")
 
 
-def _types(value: Any) -> Any:
-    """The types inside a value (JSON keeps 1 and 1.0 apart, but ``==`` does not)."""
-    if type(value) is dict:
-        return {k: _types(v) for k, v in value.items()}
-    if type(value) is list:
-        return [_types(v) for v in value]
-    return type(value)
+def _same_types(a: Any, b: Any) -> bool:
+    """Whether two equal dicts hold values of the same types (JSON keeps 1, 1.0 and True apart; ``==`` does not)."""
+    if type(a) is not dict or type(b) is not dict:
+        return type(a) is type(b)
+    return all(type(x) is type(y) for x, y in zip(a.values(), b.values()))
 
 
 def _record(ref: RunRef, entry: Any) -> tuple[RunRecord, Any] | None:
