@@ -93,9 +93,18 @@ def _same(got: pd.DataFrame, want: pd.DataFrame) -> None:
     assert got.attrs == want.attrs
 
 
-def _hand_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, names: Any, task: str = "t") -> Path:
-    """Hand-written runs under ``tmp_path/runs``, settled, with this test's cache folder for this process."""
+def _in_this_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """This test's cache folder for this process, which loads as a kernel that learned no secret value does (earlier
+    tests of the session may have taught it some: those turn the index off, as a subprocess test checks)."""
+    from noesis_nb.frames import runindex
+
     monkeypatch.setenv("NOESIS_NB_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(runindex, "known_everywhere", lambda: ())
+
+
+def _hand_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, names: Any, task: str = "t") -> Path:
+    """Hand-written runs under ``tmp_path/runs``, settled, loaded as by a kernel that learned no secret value."""
+    _in_this_process(tmp_path, monkeypatch)
     root = tmp_path / "runs"
     for ep in names:
         write_run(root, ep, basic_events(ep), summary=hand_summary(ep, task=task))
@@ -334,7 +343,7 @@ def test_runs_gone_from_the_folder_leave_the_index(corpus: Path, tmp_path: Path,
 def test_the_same_relative_folder_in_two_projects_is_two_indexes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from noesis_nb.frames import runs_df
 
-    monkeypatch.setenv("NOESIS_NB_CACHE_DIR", str(tmp_path / "cache"))
+    _in_this_process(tmp_path, monkeypatch)
     for project in ("a", "b"):
         for n in range(2):
             ep = f"ep_{project}{n}"
@@ -354,6 +363,7 @@ def test_a_load_that_raises_keeps_no_index_in_memory_and_clear_cache_removes_lef
 
     root = _hand_runs(tmp_path, monkeypatch, [f"ep_{n}" for n in range(3)])
     runs_df(root)
+    assert list((tmp_path / "cache" / INDEX_DIR).glob("*.json"))  # the index is in use
     clear_cache()
     (root / "ep_2" / "summary.json").write_text("{not json")
     with pytest.raises(RunLoadError):
