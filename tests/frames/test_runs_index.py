@@ -19,6 +19,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
+from noesis_nb.frames._arrays import HAVE_ARROW
 from noesis_nb.frames.cache import CACHE
 from noesis_nb.frames.fs import RACY_NS
 from noesis_nb.frames.runindex import INDEX_DIR
@@ -27,10 +28,12 @@ from .runkit import SMOKE, basic_events, hand_summary, make_engine_runs, write_r
 
 _CHILD = """
 import json, sys
+args = json.loads(sys.argv[1])
+if args["no_pyarrow"]:  # as the test process: a default install's frames, which it can unpickle
+    import tests.hardening._no_pyarrow
 from noesis_nb.frames import runs as runs_module, runs_df
 from noesis_nb.frames import runindex
 
-args = json.loads(sys.argv[1])
 reads = []
 read_run = runs_module.read_run
 def counted(ref, **kw):
@@ -50,10 +53,14 @@ print(json.dumps({"reads": len(reads)}))
 """
 
 
+REPO = Path(__file__).resolve().parents[2]
+
+
 @pytest.fixture()
 def env(tmp_path: Path) -> dict[str, str]:
-    """The environment of each load: this test's own cache folder (its index), the tests' seal key."""
-    return {**os.environ, "NOESIS_NB_CACHE_DIR": str(tmp_path / "cache")}
+    """The environment of each load: this test's own cache folder (its index), the tests' seal key, the tests."""
+    path = os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])
+    return {**os.environ, "NOESIS_NB_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": path}
 
 
 @pytest.fixture(scope="module")
@@ -78,7 +85,7 @@ def _copy(corpus: Path, tmp_path: Path) -> Path:
 def _load(root: Path, env: dict[str, str], out: Path, **args: Any) -> tuple[pd.DataFrame, int]:
     """runs_df in a new process: (its frame, how many runs it read in full)."""
     done = subprocess.run(
-        [sys.executable, "-c", _CHILD, json.dumps({"root": str(root), "out": str(out), **args})],
+        [sys.executable, "-c", _CHILD, json.dumps({"root": str(root), "out": str(out), "no_pyarrow": not HAVE_ARROW, **args})],
         env=env,
         capture_output=True,
         text=True,
