@@ -27,12 +27,16 @@ Counts = dict[str, int | None]
 
 
 def get(obj: Any, name: str) -> Any:
-    """``obj.name`` or ``obj[name]`` (SDK model or JSON dict); None when absent."""
+    """``obj.name`` or ``obj[name]`` (SDK model or JSON dict); None when absent.
+
+    A field that raises when read (a property of a wrapped or hand-built response) is None too: one field
+    that cannot be read loses only itself, not the fields read after it (the usage, the stop reason)."""
     if obj is None:
         return None
-    if isinstance(obj, dict):
-        return obj.get(name)
-    return getattr(obj, name, None)
+    try:
+        return obj.get(name) if isinstance(obj, dict) else getattr(obj, name, None)
+    except Exception:
+        return None
 
 
 #: counts are below this: from it on a number is not exact as the float64 a data frame reads (the frames' own bound)

@@ -84,3 +84,30 @@ def test_span_attributes_follow_the_conventions_and_only_model_operations_count(
     assert got["cache_write_input_tokens"] is None and got["latency_ms"] == 2.5
     over = (inp is not None and (read or 0) > inp) or (None not in (out, reasoning) and reasoning > out)
     assert ("usage_warning" in got) == over
+
+
+class _Raising:
+    """A usage model (a wrapped or hand-built response) one of whose fields raises when read."""
+
+    def __init__(self, broken: str, **fields: object):
+        self._broken, self._fields = broken, fields
+
+    def __getattr__(self, name: str) -> object:
+        if name == self._broken:
+            raise RuntimeError(f"{name} cannot be read")
+        if name in self._fields:
+            return self._fields[name]
+        raise AttributeError(name)
+
+
+def test_a_field_that_raises_is_unknown_and_the_fields_after_it_are_still_read():
+    chat = _Raising(
+        "prompt_tokens_details", prompt_tokens=120, completion_tokens=30, completion_tokens_details={"reasoning_tokens": 7}
+    )
+    got = usage.openai_chat(chat)
+    assert (got["input_tokens"], got["output_tokens"], got["reasoning_tokens"]) == (120, 30, 7)
+    assert got["cached_input_tokens"] is None  # the field that raised: unknown, not 0
+    messages = _Raising("cache_read_input_tokens", input_tokens=50, cache_creation_input_tokens=10, output_tokens=5)
+    got = usage.anthropic(messages)
+    assert (got["input_tokens"], got["cache_write_input_tokens"], got["output_tokens"]) == (60, 10, 5)
+    assert got["cached_input_tokens"] is None
