@@ -187,6 +187,8 @@ def find_run_dir(
         what, instead = _why_not_a_run(path)
         raise RunNotFoundError(f"{str(path)!r} is not a run directory: {what}; {instead}")
     episode_id = validate_id(target)
+    if runs_dir is not None:  # a file or FIFO given as the runs dir: say so, not "no run under it"
+        check_root(Path(config.check_path(runs_dir)).expanduser(), label="runs_dir")
     roots = candidate_roots(runs_dir)
     for root in roots:
         direct = root / episode_id

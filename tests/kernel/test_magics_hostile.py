@@ -141,6 +141,17 @@ def test_a_part_of_an_id_names_the_runs_it_begins(ip: Any, runs_dir: Path) -> No
         ip.run_line_magic("noesis", f"show {ids[0][:-1]} --runs-dir {runs_dir}")
 
 
+@pytest.mark.parametrize("command", ["show", "approve", "reject", "resume"])
+def test_a_runs_dir_that_is_a_file_is_named_as_a_file_not_as_holding_no_run(ip: Any, tmp_path: Path, command: str) -> None:
+    given = tmp_path / "runs.txt"
+    given.write_text("not a folder of runs")
+    draft = " d1" if command in ("approve", "reject") else ""
+    line = f"{command} ep_01KAAAAAAAAAAAAAAAAAAAAAAA{draft} --runs-dir {given}"
+    with pytest.raises(UsageError, match=r"--runs-dir '.*runs\.txt' is a file, not a folder; pass the folder that holds"):
+        ip.run_line_magic("noesis", line)
+    assert given.read_text() == "not a folder of runs"
+
+
 def test_a_tag_key_given_twice_is_refused_and_nothing_starts(ip: Any, runs_dir: Path) -> None:
     """``--tag k=v --tag k=w`` kept ``w`` without a word; the value (a token, maybe) is not echoed back."""
     ip.user_ns.update(echo=echo)
