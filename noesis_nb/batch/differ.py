@@ -28,7 +28,19 @@ def short(value: Any) -> str:
         and not value.get("inputs")
         else value
     )
+    return _cut(text)
+
+
+def _cut(text: str) -> str:
     return text if len(text) <= 80 else text[:77] + "…"
+
+
+def _same_but_task(old: Any, new: Any) -> bool:
+    """Whether two entries differ only in their task (a text each, or entries that are dicts alike but for it)."""
+    if not (isinstance(old, dict) and isinstance(new, dict)):
+        return True
+    rest = [canonical_json({k: v for k, v in entry.items() if k != "task"}) for entry in (old, new)]
+    return rest[0] == rest[1]
 
 
 def first_difference(before: list[Any], now: list[Any]) -> str:
@@ -44,8 +56,11 @@ def apart(old: Any, new: Any) -> str:
     in letters that look alike (another normalisation, a Cyrillic ``а`` for a Latin ``a``), by where they part."""
     was, now = short(old), short(new)
     a, b = (v.get("task") if isinstance(v, dict) else v for v in (old, new))
-    if not (isinstance(a, str) and isinstance(b, str) and a != b):
+    if not (isinstance(a, str) and isinstance(b, str) and a != b and _same_but_task(old, new)):
+        # the whole entries, as compared (keys sorted): a tag changed beside the task is named, and where they
+        # part is counted in the text shown, not in a repr whose keys come in another order
         a, b = (canonical_json(v).decode("utf-8") for v in (old, new))
+        was, now = _cut(a), _cut(b)
     held = next((form for form in _FORMS if unicodedata.normalize(form, b) == a), None)
     if held is not None:  # the form that turns what is passed now into what was recorded: the fix that works
         why = _ACCENTS if held in ("NFC", "NFD") else "a ligature, a full-width or other compatibility character"

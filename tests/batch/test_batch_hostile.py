@@ -167,3 +167,28 @@ def test_a_task_changed_where_the_eye_cannot_tell_is_named_by_where_it_differs(
     run_batch([recorded], using=echo, root=runs_dir, batch_id="eye")
     with pytest.raises(InvalidOptionError, match=said):
         run_batch([again], using=echo, root=runs_dir, batch_id="eye")
+
+
+@pytest.mark.parametrize(
+    "recorded, again",
+    [
+        ({"task": "x" * 100, "tags": {"k": "1"}}, {"task": "x" * 100, "tags": {"k": "2"}}),  # past the task's shown part
+        ({"task": "r\u00e9sum\u00e9", "tags": {"k": "1"}}, {"task": "re\u0301sume\u0301", "tags": {"k": "2"}}),
+    ],
+    ids=["tag-after-a-long-task", "tag-beside-another-normalisation"],
+)
+def test_a_tag_changed_beside_the_task_is_named_and_both_sides_read_apart(
+    runs_dir: Path, recorded: dict[str, Any], again: dict[str, Any]
+) -> None:
+    """Before, the first read ``was {'task': 'xxx…', now {'task': 'xxx…`` (the same on both sides, the tags cut off),
+    and the second named only the normalisation, whose advice would be refused again for the tag."""
+    import re
+
+    run_batch([recorded], using=echo, root=runs_dir, batch_id="tagged")
+    with pytest.raises(InvalidOptionError, match="another task list") as caught:
+        run_batch([again], using=echo, root=runs_dir, batch_id="tagged")
+    said = str(caught.value)
+    assert "normalisation" not in said, said
+    sides = re.search(r"was (.*), now (.*?) \(see ", said)
+    assert sides is not None and sides.group(1) != sides.group(2), said
+    assert '"k":"1"' in sides.group(1) and '"k":"2"' in sides.group(2), said
