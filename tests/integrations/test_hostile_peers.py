@@ -213,7 +213,31 @@ def _duplicate_type(h: _Handler) -> None:
     h.send(_sse(END))
 
 
+def _duplicate_arg(h: _Handler) -> None:
+    """A tool call whose args, joined from their pieces, name ``path`` twice, then an interrupt asking to run it."""
+    h.head()
+    h.send(
+        _sse(
+            START,
+            {"type": "TOOL_CALL_START", "toolCallId": "tc1", "toolCallName": "delete_file"},
+            {"type": "TOOL_CALL_ARGS", "toolCallId": "tc1", "delta": '{"path": "ok.txt", '},
+            {"type": "TOOL_CALL_ARGS", "toolCallId": "tc1", "delta": '"path": "/etc/passwd"}'},
+            {"type": "TOOL_CALL_END", "toolCallId": "tc1"},
+            {**END, "outcome": {"type": "interrupt", "interrupts": [{"id": "i1", "toolCallId": "tc1"}]}},
+        )
+    )
+
+
+def _duplicate_interrupt(h: _Handler) -> None:
+    """A legacy ``CUSTOM on_interrupt`` whose JSON value names ``path`` twice."""
+    h.head()
+    value = '{"message": "Delete ok.txt?", "path": "ok.txt", "path": "/etc/passwd"}'
+    h.send(_sse(START, {"type": "CUSTOM", "name": "on_interrupt", "value": value}, END))
+
+
 SCENARIOS = {
+    "duplicate_arg": _duplicate_arg,
+    "duplicate_interrupt": _duplicate_interrupt,
     "cut_mid_event": _cut_mid_event,
     "cut_after_start": _cut_after_start,
     "stall": _stall,
@@ -351,6 +375,22 @@ def test_a_key_written_twice_is_refused_by_every_reader_naming_the_key(server, r
     _ended(handle, r"Noetic log .*stream.jsonl, line 2: ambiguous JSON \(the key 'n' comes twice")
     info = parse_memory_message(MEMORY_PREFIX + '\n{"facts": [1], "facts": [1, 2, 3]}')
     assert "the key 'facts' comes twice" in info["parse_error"] and "facts" not in info
+
+
+@pytest.mark.parametrize(
+    "scenario, match",
+    [
+        ("duplicate_arg", r"TOOL_CALL 'tc1' \('delete_file'\): the arguments are ambiguous JSON \(the key 'path' comes twice"),
+        ("duplicate_interrupt", r"CUSTOM on_interrupt #1: its value is ambiguous JSON \(the key 'path' comes twice"),
+    ],
+)
+def test_a_key_written_twice_in_tool_args_or_an_interrupt_is_refused_before_anyone_is_asked(server, runs_dir, scenario, match):
+    """Python keeps the last ``path``, other readers the first: what is shown for approval might not be what runs."""
+    handle, seen = run("hi", AGUIAdapter(AGUIHttpAgent(server(scenario))), runs_dir, decide="approve")
+    message = _ended(handle, match)
+    assert "write each key once" in message
+    assert seen == [] and not any(p["kind"] == "approval_requested" for p in _agui(handle))
+    assert not (handle.run_dir / "tool_invocations" / "x-python").exists()
 
 
 def test_a_state_nested_deeper_than_pydantic_writes_is_kept_as_sent(runs_dir):

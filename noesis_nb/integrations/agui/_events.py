@@ -187,7 +187,9 @@ class AGUIFolder:
         _field, name, kind, phase = _STREAMS[what]
         flag = True if partial else None
         if what == "tool":
-            args = _json_or_text(text)
+            # a call cut short is kept as it came (never approved: its run did not end); a whole one is read strictly
+            where = None if partial else f"{name} {shown_cut(repr(ident), 80)} ({shown_cut(repr(buf['tool']), 80)})"
+            args = _json_or_text(text, where)
             self.tool_calls[ident] = {"id": ident, "name": buf["tool"], "args": args}
             self._add_tool_call(ident, buf["tool"], text, buf["parent"])
             return [
@@ -343,8 +345,9 @@ def _legacy_interrupt(value: Any, n: int) -> dict[str, Any]:
     if isinstance(value, str):
         try:
             value = loads_text(value)
-        except JSONTextError:
-            pass
+        except JSONTextError as exc:
+            if exc.duplicate_key is not None:  # the question shown would not be the one the agent asks
+                raise AGUIStreamError(f"CUSTOM on_interrupt #{n}: its value is {exc.reason}") from None
     found = value if isinstance(value, dict) else {}
     message = found.get("message") or found.get("question") or (value if isinstance(value, str) else None)
     return {
@@ -357,10 +360,14 @@ def _legacy_interrupt(value: Any, n: int) -> dict[str, Any]:
     }
 
 
-def _json_or_text(text: str) -> Any:
+def _json_or_text(text: str, where: str | None = None) -> Any:
+    """JSON text as its value, or the text itself when it is no JSON. Given ``where`` (a whole tool call's args), a key
+    written twice is refused: approval would show one value and the tool might run with the other."""
     try:
         return loads_text(text) if text else {}
-    except JSONTextError:
+    except JSONTextError as exc:
+        if where is not None and exc.duplicate_key is not None:
+            raise AGUIStreamError(f"{where}: the arguments are {exc.reason}") from None
         return text
 
 
