@@ -235,7 +235,42 @@ def _duplicate_interrupt(h: _Handler) -> None:
     h.send(_sse(START, {"type": "CUSTOM", "name": "on_interrupt", "value": value}, END))
 
 
+SLOW_WORDS = [f"word{n} " for n in range(16)]
+
+
+def _slow_stream(h: _Handler) -> None:
+    """A long answer streamed one word every 0.15 s: 2.4 s in all, the idle timeout of the test 0.8 s."""
+    h.head()
+    h.send(_sse(START, {"type": "TEXT_MESSAGE_START", "messageId": "m1", "role": "assistant"}))
+    for word in SLOW_WORDS:
+        time.sleep(0.15)
+        h.send(_sse({"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": word}))
+    h.send(_sse({"type": "TEXT_MESSAGE_END", "messageId": "m1"}, END))
+
+
+def _empty_deltas(h: _Handler) -> None:
+    """Empty pieces of a message (and of a tool call), every 0.05 s, until the client leaves: busy, saying nothing."""
+    h.head()
+    h.send(
+        _sse(
+            START,
+            {"type": "TEXT_MESSAGE_START", "messageId": "m1", "role": "assistant"},
+            {"type": "TOOL_CALL_START", "toolCallId": "tc1", "toolCallName": "wait"},
+        )
+    )
+    empty = _sse(
+        {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": ""},
+        {"type": "TOOL_CALL_ARGS", "toolCallId": "tc1", "delta": ""},
+    )
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        time.sleep(0.05)
+        h.send(empty + b": heartbeat\n\n")
+
+
 SCENARIOS = {
+    "slow_stream": _slow_stream,
+    "empty_deltas": _empty_deltas,
     "duplicate_arg": _duplicate_arg,
     "duplicate_interrupt": _duplicate_interrupt,
     "cut_mid_event": _cut_mid_event,
@@ -414,6 +449,19 @@ def test_a_server_that_stalls_ends_by_the_idle_timeout_and_the_loop_keeps_runnin
     assert seconds < 5 and len(ticks) >= 8
     _ended(handle, r"idle_timeout_s=0.6")
     assert [p.get("text") for p in _agui(handle) if p["kind"] == "message"] == ["before the stall"]
+
+
+def test_a_long_answer_streamed_slowly_is_progress_for_the_idle_timeout(server, runs_dir):
+    """With ``deltas=False`` no row is written until the message ends; each piece still tells the episode it is alive."""
+    handle, _ = run("hi", AGUIAdapter(AGUIHttpAgent(server("slow_stream"))), runs_dir, idle_timeout_s=0.8, timeout=15)
+    assert handle.status == "ok" and check_run(handle.run_dir) == []
+    assert handle.result() == "".join(SLOW_WORDS)
+
+
+def test_a_server_streaming_only_empty_pieces_still_hits_the_idle_timeout(server, runs_dir):
+    handle, ticks, seconds = _drive_while_ticking(server("empty_deltas"), runs_dir, idle_timeout_s=0.6, timeout=10)
+    _ended(handle, r"idle_timeout_s=0.6")
+    assert [p["kind"] for p in _agui(handle) if p["kind"] != "run_started"] == ["message", "tool_call"]  # kept, partial
 
 
 def test_invalid_utf8_is_replaced_as_sse_requires_and_the_run_ends_ok(server, runs_dir):

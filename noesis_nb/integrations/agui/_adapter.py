@@ -157,7 +157,10 @@ class AGUIAdapter:
                 checked = self._check(folder.normalize(raw), count)
                 if checked.get("type") == raw.get("type"):  # legacy THINKING_* pieces come without a START
                     self._check_order(folder, checked, count)
-                emit_rows(ctx, folder.feed(checked))
+                rows = folder.feed(checked)
+                emit_rows(ctx, rows)
+                if not rows and _carries(checked):  # a piece folded into a later row: progress all the same
+                    ctx.alive()
                 if folder.finished:
                     break
         finally:
@@ -236,6 +239,18 @@ class AGUIAdapter:
             )
         )
         return interrupt, payload
+
+
+_SNAPSHOTS = frozenset(("STATE_SNAPSHOT", "STATE_DELTA", "MESSAGES_SNAPSHOT", "ACTIVITY_SNAPSHOT", "ACTIVITY_DELTA"))
+
+
+def _carries(event: dict[str, Any]) -> bool:
+    """Whether an event is progress for the idle timeout: a non-empty piece, a tool call named, a snapshot. An empty
+    delta is not: a peer streaming nothing but empty pieces must still time out."""
+    delta = event.get("delta")
+    if isinstance(delta, str):
+        return bool(delta)
+    return bool(event.get("toolCallName")) or event.get("type") in _SNAPSHOTS
 
 
 def _detail(exc: Exception, *, skip: int) -> str:
