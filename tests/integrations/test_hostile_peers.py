@@ -268,7 +268,42 @@ def _empty_deltas(h: _Handler) -> None:
         h.send(empty + b": heartbeat\n\n")
 
 
+PROJ = "sk-proj-" + "Qw8eR2tY6uI0oP4aS7dF1gH5jK9lZ3xC" + "Vb2Nm6" * 3
+LEARNED = 'pa"ss w\u00f6rd 42!'  # learned from the state below; no key alphabet holds it
+STREAMED_KEYS = (PROJ, GITHUB, LEARNED, json.dumps(LEARNED)[1:-1])
+
+
+def _pieces(text: str, sizes: tuple[int, ...]) -> list[str]:
+    """``text`` in pieces of the given sizes, round and round (1-character pieces among them)."""
+    out, at, n = [], 0, 0
+    while at < len(text):
+        out.append(text[at : at + sizes[n % len(sizes)]])
+        at, n = at + sizes[n % len(sizes)], n + 1
+    return out
+
+
+def _split_keys(h: _Handler) -> None:
+    """Keys streamed over many small pieces of a message, a tool call's arguments and a reasoning message."""
+    h.head()
+    text = f"The weather is fine today. \u4eca\u5929\u5929\u6c14\u5f88\u597d\u3002 Your key is {PROJ}, the token {GITHUB}."
+    args = json.dumps({"token": GITHUB, "note": f"k={PROJ}", "login": f"user {LEARNED}"})
+    thought = f"I saw {PROJ} in the env"
+    h.send(_sse(START, {"type": "STATE_SNAPSHOT", "snapshot": {"password": LEARNED}}))
+    h.send(_sse({"type": "TEXT_MESSAGE_START", "messageId": "m1", "role": "assistant"}))
+    for piece in _pieces(text, (1, 3, 1, 2, 7)):
+        h.send(_sse({"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": piece}))
+    h.send(_sse({"type": "TEXT_MESSAGE_END", "messageId": "m1"}))
+    h.send(_sse({"type": "TOOL_CALL_START", "toolCallId": "tc1", "toolCallName": "push", "parentMessageId": "m1"}))
+    for piece in _pieces(args, (2, 1, 5)):
+        h.send(_sse({"type": "TOOL_CALL_ARGS", "toolCallId": "tc1", "delta": piece}))
+    h.send(_sse({"type": "TOOL_CALL_END", "toolCallId": "tc1"}, {"type": "REASONING_MESSAGE_START", "messageId": "r1"}))
+    for piece in _pieces(thought, (1,)):
+        h.send(_sse({"type": "REASONING_MESSAGE_CONTENT", "messageId": "r1", "delta": piece}))
+    h.send(_sse({"type": "REASONING_MESSAGE_END", "messageId": "r1"}, END))
+
+
 SCENARIOS = {
+    "split_keys": _split_keys,
     "slow_stream": _slow_stream,
     "empty_deltas": _empty_deltas,
     "duplicate_arg": _duplicate_arg,
@@ -488,6 +523,49 @@ def test_secrets_and_markup_from_the_peer_are_redacted_in_files_and_escaped_in_v
             assert leaked == [], f"{scenario}: {secret[:6]}… written to {leaked}"
         assert all(b"<script>alert(1)</script>" not in h.encode() for h in html)
     assert any(p["kind"] == "tool_call" and p.get("partial") for p in _agui(handle))  # the cut call is kept, redacted
+
+
+def _windows(blob: str | bytes) -> list[str]:
+    """Every 8 characters of a streamed key found in ``blob``."""
+    text = blob.decode("utf-8", "replace") if isinstance(blob, bytes) else blob
+    return [k[n : n + 8] for k in STREAMED_KEYS for n in range(len(k) - 7) if k[n : n + 8] in text]
+
+
+@pytest.mark.parametrize("deltas", [True, False], ids=["deltas", "folded"])
+def test_keys_split_across_streamed_pieces_reach_no_file_and_no_view(server, runs_dir, deltas):
+    """A key in 1..7-character pieces is in no single piece; recorded or shown one by one, the pieces would still
+    spell it. Every file, the pieces of each stream joined in order, and the view hold no 8 characters of one."""
+    from noesis_nb.widgets import EpisodeView
+    from noesis_nb.widgets.render import row_html
+    from tests.hardening.secret_corpus import run_files
+
+    handle, _ = run("hi", AGUIAdapter(AGUIHttpAgent(server("split_keys")), deltas=deltas), runs_dir)
+    assert handle.status == "ok" and check_run(handle.run_dir) == []
+    view = EpisodeView(handle)
+    view.flush()
+    html = [view.snapshot_html(), view.mimebundle(widget=False)["text/html"], *(row_html(e) for e in handle.events)]
+    view.close()
+    leaked = [where for where, blob in run_files(handle.run_dir) + [("view", h.encode()) for h in html] if _windows(blob)]
+    assert leaked == []
+    rows = _agui(handle)
+    streams: dict[Any, list[str]] = {}
+    for p in rows:
+        if p["kind"].endswith("_delta"):
+            streams.setdefault((p["event_name"], p["id"]), []).append(p["delta"])
+    assert sorted(streams) == (
+        [("agui.REASONING_MESSAGE_CONTENT", "r1"), ("agui.TEXT_MESSAGE_CONTENT", "m1"), ("agui.TOOL_CALL_ARGS", "tc1")]
+        if deltas
+        else []
+    )
+    for pieces in streams.values():
+        assert _windows("".join(pieces)) == [] and "[REDACTED]" in "".join(pieces)
+    if deltas:  # prose and CJK are released as they come: both before the key, not with the message's end
+        text = streams[("agui.TEXT_MESSAGE_CONTENT", "m1")]
+        before_key = "".join(text[: text.index(next(p for p in text if "[REDACTED]" in p))])
+        assert "The weather is fine today. \u4eca\u5929\u5929\u6c14\u5f88\u597d\u3002 Your key is " == before_key
+        assert len(text) > 10
+    (message,) = [p for p in rows if p["kind"] == "message"]
+    assert message["text"].startswith("The weather is fine today.") and "[REDACTED]" in message["text"]
 
 
 NOETIC_START = json.dumps({"source": "framework", "type": "a:turn_started", "data": {}})

@@ -76,7 +76,9 @@ def test_a_file_cut_inside_a_character_is_cut_short_and_a_wrong_byte_is_not(tmp_
 @pytest.mark.parametrize("end", ["\r\n", "\r"], ids=["crlf", "cr"])
 def test_a_log_written_with_crlf_or_cr_line_ends_reads_as_with_lf(tmp_path: Path, end: str) -> None:
     """A Windows-written trace (CRLF), or one of a CR-only writer, gives the rows its LF twin gives, from a file or text."""
-    second = json.dumps({"source": "framework", "type": "helper:turn_completed", "data": {"text": "a\u2028b"}}, ensure_ascii=False)
+    second = json.dumps(
+        {"source": "framework", "type": "helper:turn_completed", "data": {"text": "a\u2028b"}}, ensure_ascii=False
+    )
     lines = [FIRST, LAST, second]
     expected = list(noetic_rows("\n".join(lines) + "\n"))
     assert [p["kind"] for _, p in expected] == ["run_started", "message", "run_finished"]

@@ -18,7 +18,7 @@ from typing import Any
 from pydantic import TypeAdapter
 
 from ...errors import EpisodeStateError
-from ...secrets import shown_cut
+from ...secrets import for_run, shown_cut
 from .._approvals import default_answer, request_approval, tool_name
 from .._emit import PHASE, apply_output, emit_rows, row
 from .._extras import require
@@ -52,7 +52,9 @@ class AGUIAdapter:
     of ``RunAgentInput`` fields (``messages, state, tools, context, forwardedProps``).
     ``answer(interrupt, approved, reason)`` builds each resume payload (default
     :func:`default_answer`). ``output(result)`` maps the final result (may be async).
-    ``deltas=True`` also records every ``*_CONTENT`` / ``*_ARGS`` piece as its own row. ``validate=False``
+    ``deltas=True`` also records the ``*_CONTENT`` / ``*_ARGS`` pieces as rows, as released: text that could still be
+    part of a key is held back until it cannot (a word at most in prose), so a key is never split across rows
+    and is redacted where it stands; never a raw piece. ``validate=False``
     skips the checks of each event's shape and order (a piece with no open START, an id reopened).
     """
 
@@ -103,7 +105,12 @@ class AGUIAdapter:
         resume: list[tuple[dict[str, Any], Any]] = []
         for number in range(1, self.max_runs + 1):
             # a remote agent's cap on one line and one event bounds a message folded from its pieces too
-            folder = AGUIFolder(messages, deltas=self.deltas, max_stream_chars=getattr(self.agent, "max_line_bytes", None))
+            folder = AGUIFolder(
+                messages,
+                deltas=self.deltas,
+                max_stream_chars=getattr(self.agent, "max_line_bytes", None),
+                secrets=for_run(ctx.run_dir),  # the delta rows' pieces are screened as released, with the run's secrets
+            )
             await self._run_once(
                 self._run_input(thread_id, f"{ctx.episode_id}-run-{number}", messages, fields, resume), folder, ctx
             )
