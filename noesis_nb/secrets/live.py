@@ -16,8 +16,13 @@ from .names import REDACTED_VALUE
 
 __all__ = ["LiveText", "KEY_CHARS"]
 
-KEY_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789!#$%&*+-./:=?@\\^_|~")
+_KEY_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789!#$%&*+-./:=?@\\^_|~"
+KEY_CHARS = frozenset(_KEY_ALPHABET)
 _CONTEXT = 64  # characters released before a piece that its screening sees too (``password: `` before a value)
+# a run of key characters longer than this is no key a detector knows (a blob, a long URL): all but its last
+# ``_KEEP`` characters are released, so one stream never holds more, and each piece costs at most that much
+_MAX_HOLD = 8192
+_KEEP = 1024
 
 
 class LiveText:
@@ -28,6 +33,7 @@ class LiveText:
     def __init__(self, secrets: RunSecrets | None = None) -> None:
         self.secrets = secrets if secrets is not None else RunSecrets()
         self._held = ""
+        self._run = 0  # where the trailing run of key characters starts in ``_held`` (it runs to its end)
         self._before = ""  # the end of what was released: context for a detector that reads a name before a value
         self._values: tuple[str, ...] = ()
         self._prefixes = ValuePrefixes(())
@@ -39,17 +45,21 @@ class LiveText:
 
     def push(self, piece: str) -> str:
         learned = self._learned()
-        text = _without(self._held + piece, learned.forms)  # a learned value whole here: no cut may fall inside it
-        cut = len(text)
-        while cut and text[cut - 1] in KEY_CHARS:
-            cut -= 1
-        cut = min(cut, learned.open_start(text))
-        self._held = text[cut:]
+        text = self._held + piece
+        tail = _run_start(piece)  # only the new piece is read: the held run is known
+        run = self._run if tail == 0 else len(self._held) + tail
+        cleaned = _without(text, learned.forms)  # a learned value whole here: no cut may fall inside it
+        if cleaned is not text:
+            text, run = cleaned, _run_start(cleaned)
+        cut = min(run, learned.open_start(text))
+        if len(text) - cut > _MAX_HOLD:
+            cut = len(text) - _KEEP
+        self._held, self._run = text[cut:], max(run - cut, 0)
         return self._screen(text[:cut])
 
     def close(self) -> str:
         """Everything still held, screened (the stream ended, or broke off)."""
-        text, self._held = self._held, ""
+        text, self._held, self._run = self._held, "", 0
         return self._screen(text)
 
     def _learned(self) -> ValuePrefixes:
@@ -73,3 +83,8 @@ def _without(text: str, forms: tuple[str, ...]) -> str:
         if form in text:
             text = text.replace(form, REDACTED_VALUE)
     return text
+
+
+def _run_start(text: str) -> int:
+    """Where the trailing run of key characters of ``text`` starts (``len(text)`` when it ends in another)."""
+    return len(text.rstrip(_KEY_ALPHABET))

@@ -64,3 +64,15 @@ def test_the_prefix_index_names_where_a_value_could_start() -> None:
     index = ValuePrefixes([LEARNED])
     assert index.open_start("say pa") == 4 and index.open_start('say pa\\"s') == 4
     assert index.open_start("say no") == 6 and index.open_start(f"say {LEARNED}") == len(LEARNED) + 4  # whole: released
+
+
+def test_a_stream_of_key_characters_without_end_is_held_back_only_so_far() -> None:
+    """A blob (base64, a long URL) is one run of key characters: it is released but for its last 1024 characters
+    once over 8192, so one stream never holds more, and no piece costs more than that to read."""
+    blob = "QUJD" * 25_000
+    live, out, most = LiveText(), [], 0
+    for char in blob:
+        out.append(live.push(char))
+        most = max(most, live.held)
+    out.append(live.close())
+    assert "".join(out) == blob and most == 8192
