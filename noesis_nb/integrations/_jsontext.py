@@ -29,11 +29,13 @@ class JSONTextError(ValueError):
     """JSON text that cannot be read; ``reason`` says why in a few words (the caller names where).
 
     ``ends_early``: the text ends inside a value (more text would have made it JSON): a line cut short, or one
-    still being written, rather than one that is whole but wrong."""
+    still being written, rather than one that is whole but wrong. ``duplicate_key``: the key written twice in one
+    object, when that is the reason (a reader that otherwise falls back to the raw text must refuse such JSON)."""
 
-    def __init__(self, reason: str, *, ends_early: bool = False):
+    def __init__(self, reason: str, *, ends_early: bool = False, duplicate_key: str | None = None):
         self.reason = reason
         self.ends_early = ends_early
+        self.duplicate_key = duplicate_key
         super().__init__(reason)
 
 
@@ -84,7 +86,8 @@ def loads_text(text: str) -> Any:
     except _DuplicateKey as exc:
         raise JSONTextError(
             f"ambiguous JSON (the key {shown_cut(repr(exc.key), 60)} comes twice in one object, and readers "
-            "disagree on which value counts; the producer must write each key once)"
+            "disagree on which value counts; the producer must write each key once)",
+            duplicate_key=exc.key,
         ) from None
     except RecursionError:
         raise JSONTextError("JSON nested too deeply") from None

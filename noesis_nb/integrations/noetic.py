@@ -20,6 +20,7 @@ from ..secrets.display import shown_cut
 from ..store.runfiles import UnreadableRunFile, open_file, read_file
 from ._emit import PHASE, Row, as_object, row, usage_row
 from ._jsontext import JSONTextError, loads_text
+from ._lines import LINE_END, LineSplitter
 from .replay import RecordedReplay, import_rows, rereadable
 
 __all__ = ["NoeticLogError", "noetic_rows", "noetic_replay", "import_noetic"]
@@ -67,7 +68,7 @@ def _events(log: Any) -> Iterator[tuple[int, dict[str, Any]]]:
         lines: Iterable[Any] = _file_lines(log)
         where = f"{os.fspath(log)}, "
     elif isinstance(log, str):
-        lines = log.split("\n")  # JSONL lines end at "\n" only: str.splitlines also cuts at U+2028, U+0085…
+        lines = LINE_END.split(log)  # CRLF, LF or CR (a Windows writer's): str.splitlines also cuts at U+2028, U+0085…
         last = len(lines)
     else:
         lines = log
@@ -127,8 +128,14 @@ def _file_lines(log: str | os.PathLike[str]) -> Iterator[bytes]:
         raise NoeticLogError(f"Noetic log {exc}; pass the path of the recorded JSONL file") from None
     if fh is None:
         raise FileNotFoundError(f"Noetic log {os.fspath(log)!r} does not exist; pass the path of the recorded JSONL file")
+    splitter = LineSplitter()  # CRLF, LF or CR: a log written on Windows, or by a CR-only writer, reads alike
     with fh:
-        yield from fh
+        while chunk := fh.read(1 << 16):
+            for line in splitter.feed(chunk):
+                yield line + b"\n"  # ended: its end, whichever it was, said as LF
+    rest = splitter.close()
+    if rest is not None:
+        yield rest  # the last line, without a line end (cut short, or a writer still at work)
 
 
 def noetic_rows(log: Any, harness_response: Harness = None) -> Iterator[Row]:

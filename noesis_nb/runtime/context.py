@@ -143,6 +143,12 @@ class EpisodeContext:
                 caused_by = self._act_parent(payload.get("action_candidate_id"))
         return str(self._episode.recorder.emit(phase, payload, agent_id=agent_id or self._agent, caused_by=caused_by)["id"])
 
+    def alive(self) -> None:
+        """Say the adapter is making progress without writing an event (a streamed piece that becomes a row only
+        when its message ends): the episode's ``idle_timeout_s`` counts from now. Call it for work that carries
+        something, never for a heartbeat: a peer that only keeps its connection open must still time out."""
+        self._episode.recorder.touch()
+
     def emit_captured(self, payload: dict[str, Any], agent_id: str) -> str:
         """Append a ``model.call`` event capture built (``noesis_nb.capture``); returns its id.
 

@@ -213,7 +213,101 @@ def _duplicate_type(h: _Handler) -> None:
     h.send(_sse(END))
 
 
+def _duplicate_arg(h: _Handler) -> None:
+    """A tool call whose args, joined from their pieces, name ``path`` twice, then an interrupt asking to run it."""
+    h.head()
+    h.send(
+        _sse(
+            START,
+            {"type": "TOOL_CALL_START", "toolCallId": "tc1", "toolCallName": "delete_file"},
+            {"type": "TOOL_CALL_ARGS", "toolCallId": "tc1", "delta": '{"path": "ok.txt", '},
+            {"type": "TOOL_CALL_ARGS", "toolCallId": "tc1", "delta": '"path": "/etc/passwd"}'},
+            {"type": "TOOL_CALL_END", "toolCallId": "tc1"},
+            {**END, "outcome": {"type": "interrupt", "interrupts": [{"id": "i1", "toolCallId": "tc1"}]}},
+        )
+    )
+
+
+def _duplicate_interrupt(h: _Handler) -> None:
+    """A legacy ``CUSTOM on_interrupt`` whose JSON value names ``path`` twice."""
+    h.head()
+    value = '{"message": "Delete ok.txt?", "path": "ok.txt", "path": "/etc/passwd"}'
+    h.send(_sse(START, {"type": "CUSTOM", "name": "on_interrupt", "value": value}, END))
+
+
+SLOW_WORDS = [f"word{n} " for n in range(16)]
+
+
+def _slow_stream(h: _Handler) -> None:
+    """A long answer streamed one word every 0.15 s: 2.4 s in all, the idle timeout of the test 0.8 s."""
+    h.head()
+    h.send(_sse(START, {"type": "TEXT_MESSAGE_START", "messageId": "m1", "role": "assistant"}))
+    for word in SLOW_WORDS:
+        time.sleep(0.15)
+        h.send(_sse({"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": word}))
+    h.send(_sse({"type": "TEXT_MESSAGE_END", "messageId": "m1"}, END))
+
+
+def _empty_deltas(h: _Handler) -> None:
+    """Empty pieces of a message (and of a tool call), every 0.05 s, until the client leaves: busy, saying nothing."""
+    h.head()
+    h.send(
+        _sse(
+            START,
+            {"type": "TEXT_MESSAGE_START", "messageId": "m1", "role": "assistant"},
+            {"type": "TOOL_CALL_START", "toolCallId": "tc1", "toolCallName": "wait"},
+        )
+    )
+    empty = _sse(
+        {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": ""},
+        {"type": "TOOL_CALL_ARGS", "toolCallId": "tc1", "delta": ""},
+    )
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        time.sleep(0.05)
+        h.send(empty + b": heartbeat\n\n")
+
+
+PROJ = "sk-proj-" + "Qw8eR2tY6uI0oP4aS7dF1gH5jK9lZ3xC" + "Vb2Nm6" * 3
+LEARNED = 'pa"ss w\u00f6rd 42!'  # learned from the state below; no key alphabet holds it
+STREAMED_KEYS = (PROJ, GITHUB, LEARNED, json.dumps(LEARNED)[1:-1])
+
+
+def _pieces(text: str, sizes: tuple[int, ...]) -> list[str]:
+    """``text`` in pieces of the given sizes, round and round (1-character pieces among them)."""
+    out, at, n = [], 0, 0
+    while at < len(text):
+        out.append(text[at : at + sizes[n % len(sizes)]])
+        at, n = at + sizes[n % len(sizes)], n + 1
+    return out
+
+
+def _split_keys(h: _Handler) -> None:
+    """Keys streamed over many small pieces of a message, a tool call's arguments and a reasoning message."""
+    h.head()
+    text = f"The weather is fine today. \u4eca\u5929\u5929\u6c14\u5f88\u597d\u3002 Your key is {PROJ}, the token {GITHUB}."
+    args = json.dumps({"token": GITHUB, "note": f"k={PROJ}", "login": f"user {LEARNED}"})
+    thought = f"I saw {PROJ} in the env"
+    h.send(_sse(START, {"type": "STATE_SNAPSHOT", "snapshot": {"password": LEARNED}}))
+    h.send(_sse({"type": "TEXT_MESSAGE_START", "messageId": "m1", "role": "assistant"}))
+    for piece in _pieces(text, (1, 3, 1, 2, 7)):
+        h.send(_sse({"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": piece}))
+    h.send(_sse({"type": "TEXT_MESSAGE_END", "messageId": "m1"}))
+    h.send(_sse({"type": "TOOL_CALL_START", "toolCallId": "tc1", "toolCallName": "push", "parentMessageId": "m1"}))
+    for piece in _pieces(args, (2, 1, 5)):
+        h.send(_sse({"type": "TOOL_CALL_ARGS", "toolCallId": "tc1", "delta": piece}))
+    h.send(_sse({"type": "TOOL_CALL_END", "toolCallId": "tc1"}, {"type": "REASONING_MESSAGE_START", "messageId": "r1"}))
+    for piece in _pieces(thought, (1,)):
+        h.send(_sse({"type": "REASONING_MESSAGE_CONTENT", "messageId": "r1", "delta": piece}))
+    h.send(_sse({"type": "REASONING_MESSAGE_END", "messageId": "r1"}, END))
+
+
 SCENARIOS = {
+    "split_keys": _split_keys,
+    "slow_stream": _slow_stream,
+    "empty_deltas": _empty_deltas,
+    "duplicate_arg": _duplicate_arg,
+    "duplicate_interrupt": _duplicate_interrupt,
     "cut_mid_event": _cut_mid_event,
     "cut_after_start": _cut_after_start,
     "stall": _stall,
@@ -353,6 +447,22 @@ def test_a_key_written_twice_is_refused_by_every_reader_naming_the_key(server, r
     assert "the key 'facts' comes twice" in info["parse_error"] and "facts" not in info
 
 
+@pytest.mark.parametrize(
+    "scenario, match",
+    [
+        ("duplicate_arg", r"TOOL_CALL 'tc1' \('delete_file'\): the arguments are ambiguous JSON \(the key 'path' comes twice"),
+        ("duplicate_interrupt", r"CUSTOM on_interrupt #1: its value is ambiguous JSON \(the key 'path' comes twice"),
+    ],
+)
+def test_a_key_written_twice_in_tool_args_or_an_interrupt_is_refused_before_anyone_is_asked(server, runs_dir, scenario, match):
+    """Python keeps the last ``path``, other readers the first: what is shown for approval might not be what runs."""
+    handle, seen = run("hi", AGUIAdapter(AGUIHttpAgent(server(scenario))), runs_dir, decide="approve")
+    message = _ended(handle, match)
+    assert "write each key once" in message
+    assert seen == [] and not any(p["kind"] == "approval_requested" for p in _agui(handle))
+    assert not (handle.run_dir / "tool_invocations" / "x-python").exists()
+
+
 def test_a_state_nested_deeper_than_pydantic_writes_is_kept_as_sent(runs_dir):
     """Valid AG-UI whose value pydantic validates but cannot dump (nesting past its serializer's limit) is read."""
     nested: list[Any] = []
@@ -374,6 +484,19 @@ def test_a_server_that_stalls_ends_by_the_idle_timeout_and_the_loop_keeps_runnin
     assert seconds < 5 and len(ticks) >= 8
     _ended(handle, r"idle_timeout_s=0.6")
     assert [p.get("text") for p in _agui(handle) if p["kind"] == "message"] == ["before the stall"]
+
+
+def test_a_long_answer_streamed_slowly_is_progress_for_the_idle_timeout(server, runs_dir):
+    """With ``deltas=False`` no row is written until the message ends; each piece still tells the episode it is alive."""
+    handle, _ = run("hi", AGUIAdapter(AGUIHttpAgent(server("slow_stream"))), runs_dir, idle_timeout_s=0.8, timeout=15)
+    assert handle.status == "ok" and check_run(handle.run_dir) == []
+    assert handle.result() == "".join(SLOW_WORDS)
+
+
+def test_a_server_streaming_only_empty_pieces_still_hits_the_idle_timeout(server, runs_dir):
+    handle, ticks, seconds = _drive_while_ticking(server("empty_deltas"), runs_dir, idle_timeout_s=0.6, timeout=10)
+    _ended(handle, r"idle_timeout_s=0.6")
+    assert [p["kind"] for p in _agui(handle) if p["kind"] != "run_started"] == ["message", "tool_call"]  # kept, partial
 
 
 def test_invalid_utf8_is_replaced_as_sse_requires_and_the_run_ends_ok(server, runs_dir):
@@ -400,6 +523,49 @@ def test_secrets_and_markup_from_the_peer_are_redacted_in_files_and_escaped_in_v
             assert leaked == [], f"{scenario}: {secret[:6]}… written to {leaked}"
         assert all(b"<script>alert(1)</script>" not in h.encode() for h in html)
     assert any(p["kind"] == "tool_call" and p.get("partial") for p in _agui(handle))  # the cut call is kept, redacted
+
+
+def _windows(blob: str | bytes) -> list[str]:
+    """Every 8 characters of a streamed key found in ``blob``."""
+    text = blob.decode("utf-8", "replace") if isinstance(blob, bytes) else blob
+    return [k[n : n + 8] for k in STREAMED_KEYS for n in range(len(k) - 7) if k[n : n + 8] in text]
+
+
+@pytest.mark.parametrize("deltas", [True, False], ids=["deltas", "folded"])
+def test_keys_split_across_streamed_pieces_reach_no_file_and_no_view(server, runs_dir, deltas):
+    """A key in 1..7-character pieces is in no single piece; recorded or shown one by one, the pieces would still
+    spell it. Every file, the pieces of each stream joined in order, and the view hold no 8 characters of one."""
+    from noesis_nb.widgets import EpisodeView
+    from noesis_nb.widgets.render import row_html
+    from tests.hardening.secret_corpus import run_files
+
+    handle, _ = run("hi", AGUIAdapter(AGUIHttpAgent(server("split_keys")), deltas=deltas), runs_dir)
+    assert handle.status == "ok" and check_run(handle.run_dir) == []
+    view = EpisodeView(handle)
+    view.flush()
+    html = [view.snapshot_html(), view.mimebundle(widget=False)["text/html"], *(row_html(e) for e in handle.events)]
+    view.close()
+    leaked = [where for where, blob in run_files(handle.run_dir) + [("view", h.encode()) for h in html] if _windows(blob)]
+    assert leaked == []
+    rows = _agui(handle)
+    streams: dict[Any, list[str]] = {}
+    for p in rows:
+        if p["kind"].endswith("_delta"):
+            streams.setdefault((p["event_name"], p["id"]), []).append(p["delta"])
+    assert sorted(streams) == (
+        [("agui.REASONING_MESSAGE_CONTENT", "r1"), ("agui.TEXT_MESSAGE_CONTENT", "m1"), ("agui.TOOL_CALL_ARGS", "tc1")]
+        if deltas
+        else []
+    )
+    for pieces in streams.values():
+        assert _windows("".join(pieces)) == [] and "[REDACTED]" in "".join(pieces)
+    if deltas:  # prose and CJK are released as they come: both before the key, not with the message's end
+        text = streams[("agui.TEXT_MESSAGE_CONTENT", "m1")]
+        before_key = "".join(text[: text.index(next(p for p in text if "[REDACTED]" in p))])
+        assert "The weather is fine today. \u4eca\u5929\u5929\u6c14\u5f88\u597d\u3002 Your key is " == before_key
+        assert len(text) > 10
+    (message,) = [p for p in rows if p["kind"] == "message"]
+    assert message["text"].startswith("The weather is fine today.") and "[REDACTED]" in message["text"]
 
 
 NOETIC_START = json.dumps({"source": "framework", "type": "a:turn_started", "data": {}})

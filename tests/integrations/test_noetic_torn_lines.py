@@ -71,3 +71,24 @@ def test_a_file_cut_inside_a_character_is_cut_short_and_a_wrong_byte_is_not(tmp_
     said = _error(path)
     assert "not UTF-8 text (invalid start byte" in said and CUT_SHORT not in said, said
     assert said.endswith("; save the log as UTF-8"), said
+
+
+@pytest.mark.parametrize("end", ["\r\n", "\r"], ids=["crlf", "cr"])
+def test_a_log_written_with_crlf_or_cr_line_ends_reads_as_with_lf(tmp_path: Path, end: str) -> None:
+    """A Windows-written trace (CRLF), or one of a CR-only writer, gives the rows its LF twin gives, from a file or text."""
+    second = json.dumps(
+        {"source": "framework", "type": "helper:turn_completed", "data": {"text": "a\u2028b"}}, ensure_ascii=False
+    )
+    lines = [FIRST, LAST, second]
+    expected = list(noetic_rows("\n".join(lines) + "\n"))
+    assert [p["kind"] for _, p in expected] == ["run_started", "message", "run_finished"]
+    path = tmp_path / "windows.jsonl"
+    for text in (end.join(lines) + end, end.join(lines)):
+        path.write_bytes(text.encode("utf-8"))
+        assert list(noetic_rows(path)) == expected
+        assert list(noetic_rows(text)) == expected
+    # a CRLF whose CR ends one read of the file (64 KiB) and whose LF starts the next is one line end
+    padded = " " * ((1 << 16) - 1 - len(FIRST)) + FIRST  # JSON allows the leading blanks
+    path.write_bytes((end.join([padded, LAST, second]) + end).encode("utf-8"))
+    assert path.read_bytes()[(1 << 16) - 1 : (1 << 16) + 1] == end.encode()[:2].ljust(2, b"{")
+    assert list(noetic_rows(path)) == expected

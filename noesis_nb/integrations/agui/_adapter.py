@@ -18,7 +18,7 @@ from typing import Any
 from pydantic import TypeAdapter
 
 from ...errors import EpisodeStateError
-from ...secrets import shown_cut
+from ...secrets import for_run, shown_cut
 from .._approvals import default_answer, request_approval, tool_name
 from .._emit import PHASE, apply_output, emit_rows, row
 from .._extras import require
@@ -52,7 +52,9 @@ class AGUIAdapter:
     of ``RunAgentInput`` fields (``messages, state, tools, context, forwardedProps``).
     ``answer(interrupt, approved, reason)`` builds each resume payload (default
     :func:`default_answer`). ``output(result)`` maps the final result (may be async).
-    ``deltas=True`` also records every ``*_CONTENT`` / ``*_ARGS`` piece as its own row. ``validate=False``
+    ``deltas=True`` also records the ``*_CONTENT`` / ``*_ARGS`` pieces as rows, as released: text that could still be
+    part of a key is held back until it cannot (a word at most in prose), so a key is never split across rows
+    and is redacted where it stands; never a raw piece. ``validate=False``
     skips the checks of each event's shape and order (a piece with no open START, an id reopened).
     """
 
@@ -103,7 +105,12 @@ class AGUIAdapter:
         resume: list[tuple[dict[str, Any], Any]] = []
         for number in range(1, self.max_runs + 1):
             # a remote agent's cap on one line and one event bounds a message folded from its pieces too
-            folder = AGUIFolder(messages, deltas=self.deltas, max_stream_chars=getattr(self.agent, "max_line_bytes", None))
+            folder = AGUIFolder(
+                messages,
+                deltas=self.deltas,
+                max_stream_chars=getattr(self.agent, "max_line_bytes", None),
+                secrets=for_run(ctx.run_dir),  # the delta rows' pieces are screened as released, with the run's secrets
+            )
             await self._run_once(
                 self._run_input(thread_id, f"{ctx.episode_id}-run-{number}", messages, fields, resume), folder, ctx
             )
@@ -157,7 +164,10 @@ class AGUIAdapter:
                 checked = self._check(folder.normalize(raw), count)
                 if checked.get("type") == raw.get("type"):  # legacy THINKING_* pieces come without a START
                     self._check_order(folder, checked, count)
-                emit_rows(ctx, folder.feed(checked))
+                rows = folder.feed(checked)
+                emit_rows(ctx, rows)
+                if not rows and _carries(checked):  # a piece folded into a later row: progress all the same
+                    ctx.alive()
                 if folder.finished:
                     break
         finally:
@@ -236,6 +246,18 @@ class AGUIAdapter:
             )
         )
         return interrupt, payload
+
+
+_SNAPSHOTS = frozenset(("STATE_SNAPSHOT", "STATE_DELTA", "MESSAGES_SNAPSHOT", "ACTIVITY_SNAPSHOT", "ACTIVITY_DELTA"))
+
+
+def _carries(event: dict[str, Any]) -> bool:
+    """Whether an event is progress for the idle timeout: a non-empty piece, a tool call named, a snapshot. An empty
+    delta is not: a peer streaming nothing but empty pieces must still time out."""
+    delta = event.get("delta")
+    if isinstance(delta, str):
+        return bool(delta)
+    return bool(event.get("toolCallName")) or event.get("type") in _SNAPSHOTS
 
 
 def _detail(exc: Exception, *, skip: int) -> str:

@@ -15,7 +15,9 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..._safetext import safe_repr
+from ...secrets import RunSecrets
 from ...secrets.display import shown_cut
+from ...secrets.live import LiveText
 from .._emit import PHASE, Row, as_object, row, usage_row
 from .._jsontext import JSONTextError, loads_text
 from ._sse import AGUIStreamError
@@ -68,9 +70,15 @@ class AGUIFolder:
     """One run's events in, rows out; afterwards ``interrupts``, ``result``, ``error`` (+ ``error_code``), ``messages``."""
 
     def __init__(
-        self, messages: list[dict[str, Any]] | None = None, *, deltas: bool = False, max_stream_chars: int | None = None
+        self,
+        messages: list[dict[str, Any]] | None = None,
+        *,
+        deltas: bool = False,
+        max_stream_chars: int | None = None,
+        secrets: RunSecrets | None = None,
     ):
         self.deltas = deltas
+        self.secrets = secrets  # what screens the pieces released as delta rows (the run's; None: each stream its own)
         self.max_stream_chars = max_stream_chars  # one message / tool call / reasoning folded from pieces (None: no cap)
         self.messages: list[dict[str, Any]] = list(messages or [])
         self.tool_calls: dict[str, dict[str, Any]] = {}
@@ -163,8 +171,14 @@ class AGUIFolder:
                     f"characters in {len(buf['parts'])} pieces and has not ended; the agent streams without end, "
                     "or pass max_line_bytes= a larger number"
                 )
-            if self.deltas and part != "CHUNK":
-                rows.append(row(phase, "agui", event["type"], f"{_kind}_delta", id=ident, delta=delta))
+            if self.deltas and part != "CHUNK":  # the piece as released: never a part of a key split across pieces
+                live = buf.get("live")
+                if live is None:
+                    live = buf["live"] = LiveText(self.secrets)
+                    buf["piece"] = event["type"]
+                released = live.push(delta)
+                if released:
+                    rows.append(row(phase, "agui", event["type"], f"{_kind}_delta", id=ident, delta=released))
         if part == "END":
             rows += self._finish(key)
         return rows
@@ -185,12 +199,16 @@ class AGUIFolder:
             return []
         text = "".join(buf["parts"])
         _field, name, kind, phase = _STREAMS[what]
+        rest = buf["live"].close() if "live" in buf else ""  # what the last pieces held back, released with the end
+        held = [row(phase, "agui", buf["piece"], f"{kind}_delta", id=ident, delta=rest)] if rest else []
         flag = True if partial else None
         if what == "tool":
-            args = _json_or_text(text)
+            # a call cut short is kept as it came (never approved: its run did not end); a whole one is read strictly
+            where = None if partial else f"{name} {shown_cut(repr(ident), 80)} ({shown_cut(repr(buf['tool']), 80)})"
+            args = _json_or_text(text, where)
             self.tool_calls[ident] = {"id": ident, "name": buf["tool"], "args": args}
             self._add_tool_call(ident, buf["tool"], text, buf["parent"])
-            return [
+            return held + [
                 row(
                     phase,
                     "agui",
@@ -208,7 +226,7 @@ class AGUIFolder:
             self.messages.append({"id": ident, "role": role, "content": text, **({"name": buf["name"]} if buf["name"] else {})})
             if role == "assistant":
                 self.last_text = text
-        return [row(phase, "agui", name, kind, message_id=ident, role=role, name=buf["name"], text=text, partial=flag)]
+        return held + [row(phase, "agui", name, kind, message_id=ident, role=role, name=buf["name"], text=text, partial=flag)]
 
     def _add_tool_call(self, ident: str, name: str | None, args: str, parent: str | None) -> None:
         call = {"id": ident, "type": "function", "function": {"name": name or "", "arguments": args}}
@@ -343,8 +361,9 @@ def _legacy_interrupt(value: Any, n: int) -> dict[str, Any]:
     if isinstance(value, str):
         try:
             value = loads_text(value)
-        except JSONTextError:
-            pass
+        except JSONTextError as exc:
+            if exc.duplicate_key is not None:  # the question shown would not be the one the agent asks
+                raise AGUIStreamError(f"CUSTOM on_interrupt #{n}: its value is {exc.reason}") from None
     found = value if isinstance(value, dict) else {}
     message = found.get("message") or found.get("question") or (value if isinstance(value, str) else None)
     return {
@@ -357,10 +376,14 @@ def _legacy_interrupt(value: Any, n: int) -> dict[str, Any]:
     }
 
 
-def _json_or_text(text: str) -> Any:
+def _json_or_text(text: str, where: str | None = None) -> Any:
+    """JSON text as its value, or the text itself when it is no JSON. Given ``where`` (a whole tool call's args), a key
+    written twice is refused: approval would show one value and the tool might run with the other."""
     try:
         return loads_text(text) if text else {}
-    except JSONTextError:
+    except JSONTextError as exc:
+        if where is not None and exc.duplicate_key is not None:
+            raise AGUIStreamError(f"{where}: the arguments are {exc.reason}") from None
         return text
 
 

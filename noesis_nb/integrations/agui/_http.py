@@ -6,12 +6,12 @@ timeout is off on purpose: a silent server is the episode's ``idle_timeout_s``'s
 
 from __future__ import annotations
 
-import re
 from collections.abc import AsyncIterator
 from typing import Any
 
 from ...secrets import shown, shown_cut
 from .._extras import require
+from .._lines import LineSplitter
 from ._sse import AGUIStreamError, SSEDecoder, decode_event
 
 __all__ = ["AGUIHttpAgent", "MAX_LINE_BYTES"]
@@ -123,39 +123,20 @@ async def _check_response(response: Any, url: str) -> None:
         )
 
 
-_LINE_END = re.compile(rb"[\r\n]")
-
-
 async def _lines(response: Any, limit: int, url: str) -> AsyncIterator[str]:
     """SSE lines from the body in linear time, each at most ``limit`` bytes (undecodable bytes become U+FFFD, as SSE says).
 
     A line ends in CRLF, LF or CR (the SSE spec allows each); a CRLF split between two reads is one line end.
     """
-    buffer = bytearray()
-    after_cr = False  # the last read ended in a CR: an LF first in the next one belongs to it
+    splitter = LineSplitter()
     async for chunk in response.aiter_bytes():
-        if not chunk:
-            continue
-        if after_cr and chunk[:1] == b"\n":
-            chunk = chunk[1:]
-        after_cr = False
-        scanned = len(buffer)  # what the buffer holds was searched already: it has no line end
-        buffer += chunk
-        start = 0
-        while found := _LINE_END.search(buffer, max(start, scanned)):
-            end = found.start()
-            yield buffer[start:end].decode("utf-8", "replace")
-            start = end + 1
-            if buffer[end] == 13:  # CR: an LF right after it is part of the same line end
-                if start == len(buffer):
-                    after_cr = True
-                elif buffer[start] == 10:
-                    start += 1
-        del buffer[:start]
-        if len(buffer) > limit:
+        for line in splitter.feed(chunk):
+            yield line.decode("utf-8", "replace")
+        if splitter.pending > limit:
             raise AGUIStreamError(
-                f"POST {url}: one SSE line is over {limit} bytes ({len(buffer)} received, no line end yet); "
+                f"POST {url}: one SSE line is over {limit} bytes ({splitter.pending} received, no line end yet); "
                 "the server sends an oversized event, or pass max_line_bytes= a larger number"
             )
-    if buffer:
-        yield buffer.decode("utf-8", "replace")
+    rest = splitter.close()
+    if rest is not None:
+        yield rest.decode("utf-8", "replace")

@@ -9,13 +9,13 @@ line ending an event cannot fill memory line by line.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ...errors import NoesisNbError
 from ...secrets import shown_cut
 from .._jsontext import JSONTextError, loads_text
+from .._lines import split_text
 
 __all__ = ["AGUIStreamError", "SSEDecoder", "decode_event", "parse_sse"]
 
@@ -102,9 +102,6 @@ def decode_event(line: int, data: str, where: str = "SSE stream") -> dict[str, A
     return event
 
 
-_LINE_END = re.compile(r"\r\n|\r|\n")
-
-
 def parse_sse(lines: Iterable[str], where: str = "SSE stream") -> Iterator[dict[str, Any]]:
     """Event dicts from SSE text lines (e.g. a recorded ``.sse`` file's lines).
 
@@ -112,7 +109,7 @@ def parse_sse(lines: Iterable[str], where: str = "SSE stream") -> Iterator[dict[
     universal newlines is one "line"): each is a line of its own."""
     decoder = SSEDecoder()
     for given in lines:
-        for line in _LINE_END.split(given.removesuffix("\n").removesuffix("\r")):
+        for line in split_text(given):
             got = decoder.feed(line)
             if got:
                 yield decode_event(*got, where=where)
