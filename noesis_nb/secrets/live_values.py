@@ -9,6 +9,7 @@ in one pass over that end.
 
 from __future__ import annotations
 
+import bisect
 import json
 from collections.abc import Iterable
 
@@ -36,7 +37,9 @@ class ValuePrefixes:
             if form
         }
         self.forms = tuple(sorted(forms, key=len, reverse=True))
-        self._prefixes = {form[:n] for form in forms for n in range(1, len(form))}
+        # the forms in order: the forms a text starts are next to where it would sort (memory: the forms alone,
+        # where a set of every prefix held ~L²/2 characters per value, ~400 KB for one of 512 characters)
+        self._sorted = sorted(forms)
         self._firsts = frozenset(form[0] for form in forms)
         self._longest = max(map(len, forms), default=0)
 
@@ -45,6 +48,12 @@ class ValuePrefixes:
         ``len(text)`` when there is none."""
         end = len(text)
         for at in range(max(0, end - self._longest + 1), end):
-            if text[at] in self._firsts and text[at:] in self._prefixes:
+            if text[at] in self._firsts and self._begins_longer(text[at:]):
                 return at
         return end
+
+    def _begins_longer(self, start: str) -> bool:
+        """Whether some form is longer than ``start`` and begins with it (the first form sorting after it, if any)."""
+        forms = self._sorted
+        i = bisect.bisect_right(forms, start)  # a form equal to ``start`` is all of it: not a proper prefix
+        return i < len(forms) and forms[i].startswith(start)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from noesis_nb.secrets import REDACTED_VALUE, RunSecrets
 from noesis_nb.secrets.live import LiveText
@@ -76,3 +78,30 @@ def test_a_stream_of_key_characters_without_end_is_held_back_only_so_far() -> No
         most = max(most, live.held)
     out.append(live.close())
     assert "".join(out) == blob and most == 8192
+
+
+@given(
+    values=st.lists(st.text(alphabet='ab"\u00f6 ', min_size=1, max_size=6), max_size=5),
+    text=st.text(alphabet='ab"\u00f6 \\', max_size=12),
+)
+def test_the_prefix_index_agrees_with_every_prefix_of_every_form(values: list[str], text: str) -> None:
+    forms = {f for v in values for f in (v, json_escaped(v), json_escaped(v, ascii_only=True))}
+    starts = [at for at in range(len(text)) if any(f.startswith(text[at:]) and len(f) > len(text) - at for f in forms)]
+    assert ValuePrefixes(values).open_start(text) == (starts[0] if starts else len(text))
+
+
+def test_the_prefix_index_holds_the_values_not_every_prefix_of_them() -> None:
+    """A run that learned 100 values of 512 characters: every prefix of each held ~40 MB; the values are ~150 KB."""
+    import random
+    import tracemalloc
+
+    rng = random.Random(7)
+    values = ["".join(rng.choices("abcdefghijklmnopqrstuvwxyz0123456789", k=512)) for _ in range(100)]
+    tracemalloc.start()
+    try:
+        index = ValuePrefixes(values)
+        held = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    assert held < 2_000_000, f"{held} bytes for {sum(map(len, values))} characters of values"
+    assert index.open_start("x" + values[3][:100]) == 1
