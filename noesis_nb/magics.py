@@ -237,8 +237,7 @@ def _refuse_repeated(command: str, parser: argparse.ArgumentParser, words: list[
 
 def _as_option(message: str) -> str:
     """An error's fix said for the magic: the keyword ``runs_dir=`` a function takes is the option ``--runs-dir`` here."""
-    message = message.replace("pass runs_dir= or the run directory path", "pass --runs-dir or the run directory path")
-    return message.replace("runs_dir '", "--runs-dir '", 1) if message.startswith("runs_dir '") else message
+    return message.replace("pass runs_dir= or the run directory path", "pass --runs-dir or the run directory path")
 
 
 def _is_usage_error(exc: BaseException) -> bool:

@@ -147,7 +147,7 @@ def test_a_runs_dir_that_is_a_file_is_named_as_a_file_not_as_holding_no_run(ip: 
     given.write_text("not a folder of runs")
     draft = " d1" if command in ("approve", "reject") else ""
     line = f"{command} ep_01KAAAAAAAAAAAAAAAAAAAAAAA{draft} --runs-dir {given}"
-    with pytest.raises(UsageError, match=r"--runs-dir '.*runs\.txt' is a file, not a folder; pass the folder that holds"):
+    with pytest.raises(UsageError, match=r"runs_dir '.*runs\.txt' is a file, not a folder; pass the folder that holds"):
         ip.run_line_magic("noesis", line)
     assert given.read_text() == "not a folder of runs"
 
