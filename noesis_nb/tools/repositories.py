@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from noesis_nb._jsonio import atomic_write_json
 from noesis_nb.errors import DecisionFileError, EpisodeStateError, InvalidIdError
 from noesis_nb.secrets import for_run as secrets_for_run
+from noesis_nb.secrets import keys_hidden
 from noesis_nb.store.layout import PYTHON_PREPARED_DIR
 from noesis_nb.store.paths import UnsafeRunPathError, run_path
 from noesis_nb.store.runfiles import what_is
@@ -112,7 +113,7 @@ def _load(path: Path, model: type[M]) -> M | None:
         data = read_json_object(path)
         return None if data is None else model.model_validate(data)
     except (ValueError, ValidationError) as exc:
-        raise ToolRecordError(f"{path}: {exc}. Restore the file from a backup or delete it.") from None
+        raise ToolRecordError(f"{path}: {keys_hidden(str(exc))}. Restore the file from a backup or delete it.") from None
 
 
 class PreparedInvocationRepository(_Repository):
@@ -277,7 +278,7 @@ class ApprovalDecisionRepository(_Repository):
         try:
             data = read_json_object(path)
         except ValueError as exc:
-            raise DecisionFileError(f"{path}: {exc}. Rewrite it as a decision object or delete it.") from None
+            raise DecisionFileError(f"{path}: {keys_hidden(str(exc))}. Rewrite it as a decision object or delete it.") from None
         if data is None:
             return None
         try:
