@@ -51,14 +51,23 @@ def _short_random(word: str) -> bool:
 
 def _random_parts(word: str) -> list[str]:
     """The runs of ``word`` covered by random-looking windows, each widened to the letters and digits around it
-    (a key's first or last characters may lack a digit or a capital), longest first."""
+    (a key's first or last characters may lack a digit or a capital), longest first. Each window's mix of cases
+    and digits is read from running counts: only a mixed window pays the randomness test."""
+    counts = [(0, 0, 0)]
+    for c in word:
+        u, lo, d = counts[-1]
+        counts.append((u + c.isupper(), lo + c.islower(), d + c.isdigit()))
     spans: list[list[int]] = []
+    if not all(counts[-1]):  # no capital, small letter or digit anywhere: no window mixes them
+        return []
     for start in range(len(word) - _WINDOW + 1):
-        if _short_random(word[start : start + _WINDOW]):
-            if spans and start <= spans[-1][1]:
-                spans[-1][1] = start + _WINDOW
-            else:
-                spans.append([start, start + _WINDOW])
+        first, last = counts[start], counts[start + _WINDOW]
+        if not all(b > a for a, b in zip(first, last)) or not entropy_ok(word[start : start + _WINDOW]):
+            continue
+        if spans and start <= spans[-1][1]:
+            spans[-1][1] = start + _WINDOW
+        else:
+            spans.append([start, start + _WINDOW])
     for span in spans:
         while span[0] > 0 and word[span[0] - 1] in _KEY_CHARS:
             span[0] -= 1
@@ -91,7 +100,7 @@ def keys_hidden(text: str) -> str:
 
 def quoted_text(text: str, limit: int = 80) -> str:
     """``text`` redacted (``shown``), its key-like words replaced, then cut to ``limit`` characters (unquoted)."""
-    return shown_cut(keys_hidden(text[: limit + 2 * SCAN_MARGIN]), limit)
+    return shown_cut(keys_hidden(text[: limit + SCAN_MARGIN]), limit)
 
 
 def quoted(value: Any, limit: int = 200) -> str:
@@ -105,9 +114,20 @@ def quoted(value: Any, limit: int = 200) -> str:
         if len(value) > limit:
             return f"{text!r}… ({len(value)} characters)"
         return repr(text) if text != value else repr(value)
-    rendered = safe_repr(value, limit + SCAN_MARGIN)
+    rendered = _rendered(value, limit + SCAN_MARGIN)
     text = quoted_text(rendered, limit)
     return text if len(rendered) <= limit else f"{text}…"
+
+
+def _rendered(value: Any, limit: int) -> str:
+    """``repr(value)`` as Python writes it (a dict in its own order) for a small container, bounded otherwise."""
+    if isinstance(value, (list, tuple, dict, set, frozenset)) and len(value) <= 100:
+        try:
+            text = repr(value)
+        except Exception:  # a hostile item's ``__repr__``: said by ``safe_repr``
+            return safe_repr(value, limit)
+        return text[:limit]
+    return safe_repr(value, limit)
 
 
 def typo_hint(value: Any, choices: Any) -> str:
