@@ -235,7 +235,7 @@ def test_the_magics_still_quote_ordinary_values(ip: Any) -> None:
 
 
 @pytest.mark.parametrize("name", list(KEYS))
-def test_integrations_refuse_a_key_without_quoting_it(name: str, tmp_path: Path, capsys: Any) -> None:
+def test_runs_drafts_and_integrations_refuse_a_key_without_quoting_it(name: str, tmp_path: Path, capsys: Any) -> None:
     from noesis_nb.integrations.noetic import noetic_rows
     from noesis_nb.integrations.otel import export_otel
 
@@ -249,6 +249,10 @@ def test_integrations_refuse_a_key_without_quoting_it(name: str, tmp_path: Path,
         lambda: export_otel(tmp_path / episode_id, endpoint=value),
         lambda: noesis_nb.resume_run(value, runs_dir=tmp_path),
         lambda: noesis_nb.show(value, runs_dir=tmp_path),
+        lambda: noesis_nb.approve_draft(value, approver_id="ana", runs_dir=tmp_path),
+        lambda: noesis_nb.approve_draft(episode_id, value, approver_id="ana", runs_dir=tmp_path),
+        lambda: noesis_nb.reject_draft(episode_id, key[:14], approver_id="ana", runs_dir=tmp_path),
+        lambda: noesis_nb.approve_draft(episode_id, "x", approver_id=3, reason=value, runs_dir=tmp_path),  # type: ignore[arg-type]
     ]
     for call in calls:
         with _said(capsys) as texts:
