@@ -16,6 +16,7 @@ from typing import Any
 from .._safetext import safe_repr
 from ..errors import guessed
 from .display import SCAN_MARGIN, shown, shown_cut
+from .guard import known_everywhere
 from .names import REDACTED_VALUE
 from .randomness import entropy_ok, random_words, without_ids
 
@@ -42,6 +43,8 @@ _SHORT_WORD = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{10,19}(?![A-Za-z0
 _LONG_WORD = re.compile(r"[A-Za-z0-9+/_-]{24,}")
 _WINDOW = 16
 _KEY_CHARS = frozenset(string.ascii_letters + string.digits + "+=")
+# an episode or batch id mistyped (ULIDs are read in any case): ``ep_01M8…GWQx`` is quoted, so the message shows it
+_NEAR_ULID = re.compile(r"(?:[a-z]{1,8}_)?[0-7][0-9A-HJKMNP-TV-Za-hjkmnp-tv-z]{25}")
 
 
 def _short_random(word: str) -> bool:
@@ -108,6 +111,8 @@ def quoted(value: Any, limit: int = 200) -> str:
     characters (``…`` and the length said when cut). A string that is all key is named by its length alone:
     ``<a 51-character value that looks like a key, not shown>``."""
     if isinstance(value, str):
+        if _NEAR_ULID.fullmatch(value) and sum(map(str.islower, value[-26:])) <= 2 and value not in known_everywhere():
+            return repr(value)
         text = quoted_text(value, limit)
         if text.strip() == REDACTED_VALUE or (REDACTED_VALUE in text and not text.replace(REDACTED_VALUE, "").strip(" :/=._-")):
             return f"<a {len(value)}-character value that looks like a key, not shown>"

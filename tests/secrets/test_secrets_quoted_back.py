@@ -123,6 +123,7 @@ def test_quoted_keeps_ordinary_values_and_names_a_key_by_its_length() -> None:
     assert quoted("ep_01K9ABCDEFGHJKMNPQRSTVWXYZ") == "'ep_01K9ABCDEFGHJKMNPQRSTVWXYZ'"
     assert quoted("claude-3-5-sonnet-20241022") == "'claude-3-5-sonnet-20241022'"
     assert quoted("chk_1a2b3c4d5e6f") == "'chk_1a2b3c4d5e6f'"
+    assert quoted("ep_01M8X2CK8NJ4J5AYTY3105GWQx") == "'ep_01M8X2CK8NJ4J5AYTY3105GWQx'"  # a mistyped id, shown
     key = KEYS["github"]
     assert quoted(key) == f"<a {len(key)}-character value that looks like a key, not shown>"
     long = "x" * 300
