@@ -96,14 +96,14 @@ def episode_filter(episodes: str | Iterable[str] | None) -> list[str] | None:
         raise InvalidOptionError(said)
     if not _is_collection(episodes):
         raise InvalidOptionError(
-            f"episodes={quoted(_Short(episodes))} (type {type(episodes).__name__}) is not an episode id; "
+            f"episodes={quoted(episodes, 60)} (type {type(episodes).__name__}) is not an episode id; "
             "pass an id (str) or a list of ids"
         )
     ids = list(episodes)
     bad = [e for e in ids if not isinstance(e, str)]
     if bad:
         raise InvalidOptionError(
-            f"episodes= holds {quoted(_Short(bad[0]))} (type {type(bad[0]).__name__}); every episode id is a str"
+            f"episodes= holds {quoted(bad[0], 60)} (type {type(bad[0]).__name__}); every episode id is a str"
         )
     return ids
 
@@ -136,9 +136,7 @@ def unmatched_episodes(episodes: list[str] | None, refs: list[RunRef], source: S
             f"episodes= names {shown}, but no run in {quoted(where)} has that id; see the ids there with "
             "noesis_nb.list_runs() or %noesis list, or pass the runs root they are in"
         )
-    return [
-        LoadProblem(where, None, f"episodes= names {quoted(_Short(e))}, but no run there has that id; left out") for e in missing
-    ]
+    return [LoadProblem(where, None, f"episodes= names {quoted(e, 60)}, but no run there has that id; left out") for e in missing]
 
 
 def named_runs(refs: list[RunRef], problems: Any) -> list[RunRef]:
@@ -183,7 +181,7 @@ def stray_runs(source: Source, episodes: list[str] | None, refs: list[RunRef]) -
 
 
 class _Short:
-    """A value whose repr is cut to 60 characters (an error message must stay readable)."""
+    """A value whose repr is redacted, then cut to 60 characters (an error message must stay readable, and show no key)."""
 
     def __init__(self, value: Any):
         self.value = value
@@ -220,10 +218,10 @@ def _bad_source(value: Any, *, item: bool = False) -> InvalidOptionError:
     kind, value = type(value).__name__, _Short(value)
     if item:
         return InvalidOptionError(
-            f"source list item {quoted(value)} (type {kind}) is not a run source; each item of a source list is a "
+            f"source list item {value!r} (type {kind}) is not a run source; each item of a source list is a "
             "run or runs-root path, an episode id, a glob or an fsspec URL"
         )
-    return InvalidOptionError(f"source={quoted(value)} (type {kind}) is not a run source; pass {_ACCEPTED}")
+    return InvalidOptionError(f"source={value!r} (type {kind}) is not a run source; pass {_ACCEPTED}")
 
 
 def resolve_source(
