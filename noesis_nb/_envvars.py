@@ -8,8 +8,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from .errors import InvalidOptionError, guessed
-from .secrets.display import shown_cut
+from .errors import InvalidOptionError
+from .secrets.quoted import quoted, typo_hint
 
 __all__ = [
     "ENV_NAMES",
@@ -34,9 +34,9 @@ _OFF = {"0", "false", "no", "off"}
 
 
 def value_shown(raw: str, limit: int = 80) -> str:
-    """A variable's text as a message quotes it: redacted, then cut (``secrets.shown_cut``), then repr'd. A key
+    """A variable's text as a message quotes it (``secrets.quoted``): redacted, key-like words hidden, then cut. A key
     pasted into the wrong variable is not printed, in part or whole, by the warning or error naming it."""
-    return repr(shown_cut(raw, limit))
+    return quoted(raw, limit)
 
 
 def capture_from_env() -> bool:
@@ -58,8 +58,7 @@ def approver_from_env() -> str:
     if given in APPROVERS:
         return given
     raise InvalidOptionError(
-        f"$NOESIS_NB_APPROVER={value_shown(given)}{guessed([given], APPROVERS).removeprefix(repr(given))}: "
-        "use 'ask', 'auto', 'deny' (or pass approver=)"
+        f"$NOESIS_NB_APPROVER={value_shown(given)}{typo_hint(given, APPROVERS)}: use 'ask', 'auto', 'deny' (or pass approver=)"
     )
 
 

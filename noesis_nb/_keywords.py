@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any, ParamSpec, TypeVar
 
 from .errors import InvalidOptionError, guessed
+from .secrets.quoted import quoted
 
 __all__ = ["keywords_named"]
 
@@ -51,6 +52,6 @@ def _unknown(fn: Callable[..., Any], kwargs: dict[str, Any]) -> InvalidOptionErr
     if moved:
         there = _ELSEWHERE[moved[0]]
         return InvalidOptionError(
-            f"{name}() takes no {moved[0]}=; pass it as {there}, the first argument: {name}({kwargs[moved[0]]!r:.80})"
+            f"{name}() takes no {moved[0]}=; pass it as {there}, the first argument: {name}({quoted(kwargs[moved[0]], 80)})"
         )
     return InvalidOptionError(f"{name}() has no option {guessed(unknown, takes)}; it takes {', '.join(takes)}")

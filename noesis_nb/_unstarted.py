@@ -16,6 +16,7 @@ from collections.abc import Callable, Coroutine, Generator
 from typing import Any, ParamSpec, TypeVar
 
 from .errors import InvalidOptionError
+from .secrets.quoted import quoted
 
 __all__ = ["Unstarted", "awaited_entry", "mark_coroutine_function", "plain_callback"]
 
@@ -94,7 +95,7 @@ def plain_callback(callback: Any, call: str) -> Any:
     """``callback`` when it is a plain callable: the handle calls it and uses no return value, so an ``async def``
     there would make a coroutine per call that nobody awaits (nothing would run, and nothing would say so)."""
     if not callable(callback):
-        raise InvalidOptionError(f"{call}({callback!r:.60}): pass a function")
+        raise InvalidOptionError(f"{call}({quoted(callback, 60)}): pass a function")
     if inspect.iscoroutinefunction(callback) or inspect.isasyncgenfunction(callback):
         name = getattr(callback, "__qualname__", None) or repr(callback)
         raise InvalidOptionError(

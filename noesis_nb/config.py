@@ -18,6 +18,7 @@ from typing import Any, overload
 from ._envvars import ENV_NAMES, NOESIS_ENV, approver_from_env, capture_from_env, is_default, misspelt, value_shown
 from .errors import InvalidOptionError, RunsDirError, UnsupportedFeatureError, guessed
 from .secrets.display import shown as redacted
+from .secrets.quoted import quoted, typo_hint
 
 __all__ = ["get", "set", "reset", "runs_dir", "check_path", "check_runs_folder", "problems", "NOT_IMPLEMENTED"]
 
@@ -74,14 +75,14 @@ def set(**overrides: Any) -> None:
         if key in NOT_IMPLEMENTED:
             if value != NOT_IMPLEMENTED[key]:
                 raise UnsupportedFeatureError(
-                    f"{key}={value!r}: noesis_nb does not implement Noēsis' {key!r}; only its "
-                    f"default {NOT_IMPLEMENTED[key]!r} is accepted"
+                    f"{key}={quoted(value)}: noesis_nb does not implement Noēsis' {quoted(key)}; only its "
+                    f"default {quoted(NOT_IMPLEMENTED[key])} is accepted"
                 )
         elif key in _CHOICES and value not in _CHOICES[key]:
             choices = sorted(_CHOICES[key], key=str)
             named = [c for c in choices if isinstance(c, str)]
-            guess = guessed([value], named).removeprefix(repr(value)) if isinstance(value, str) and named else ""
-            raise InvalidOptionError(f"{key}={value!r}{guess}: use one of {', '.join(map(repr, choices))}")
+            guess = typo_hint(value, named) if named else ""
+            raise InvalidOptionError(f"{key}={quoted(value)}{guess}: use one of {', '.join(map(repr, choices))}")
         elif key == "runs_dir" and not _blank(value):  # "" as an empty $NOESIS_RUNS_DIR: back to the default
             check_runs_folder(check_path(value))
     with _lock:
@@ -117,7 +118,7 @@ def get(key: str | None = None) -> Any:
         if key in NOT_IMPLEMENTED:
             return NOT_IMPLEMENTED[key]
         if key not in _DEFAULTS:
-            raise InvalidOptionError(f"unknown setting {key!r}; known settings: {sorted(_DEFAULTS)}")
+            raise InvalidOptionError(f"unknown setting {quoted(key)}; known settings: {sorted(_DEFAULTS)}")
         return _value(key)
     shown: dict[str, Any] = dict(NOT_IMPLEMENTED)
     for name in _DEFAULTS:
@@ -154,8 +155,9 @@ def problems() -> list[str]:
         for name, meant in sorted(misspelt([*ENV_NAMES, *_ENV.values()]).items())
     )
     said.extend(
-        f"${name}={value_shown(raw)} is ignored: noesis_nb does not implement Noēsis' {key!r} (it behaves as at its default "
-        f"{NOT_IMPLEMENTED[key]!r}); unset it"
+        f"${name}={value_shown(raw)} is ignored: noesis_nb does not implement Noēsis' {quoted(key)} (it behaves as at "
+        f"its default "
+        f"{quoted(NOT_IMPLEMENTED[key])}); unset it"
         for name, key, raw in _unimplemented()
     )
     return said
@@ -171,9 +173,7 @@ def _value(key: str) -> Any:
         default = _DEFAULTS[key]
         choices = sorted(str(c) for c in _CHOICES.get(key, ()) if c is not None)
         if choices and raw not in choices:  # named here: the call that reads it never saw the variable
-            raise InvalidOptionError(
-                f"${env}={value_shown(raw)}{guessed([raw], choices).removeprefix(repr(raw))}: use one of {choices}"
-            )
+            raise InvalidOptionError(f"${env}={value_shown(raw)}{typo_hint(raw, choices)}: use one of {choices}")
         if isinstance(default, bool):
             return raw.strip().lower() in {"1", "true", "yes", "on"}
         if isinstance(default, int) and not isinstance(default, bool):
@@ -191,13 +191,14 @@ def check_path(value: Any, name: str = "runs_dir") -> Any:
     means the default, so ``--runs-dir ''`` would write runs wherever the kernel happens to run."""
     if isinstance(value, str) and not value.strip():
         raise InvalidOptionError(
-            f"{name}={value!r} names no folder: leave it out for the configured runs dir, or pass '.' for the working folder"
+            f"{name}={quoted(value)} names no folder: leave it out for the configured runs dir, or pass '.' for the "
+            f"working folder"
         )
     if value is None or isinstance(value, (str, os.PathLike)):
         return value
     many = isinstance(value, (list, tuple, frozenset, builtins.set))
     hint = " (one folder: a runs root holds many runs)" if many else ""
-    raise InvalidOptionError(f"{name}={value!r:.80} is no path: pass a folder as a str or pathlib.Path{hint}")
+    raise InvalidOptionError(f"{name}={quoted(value, 80)} is no path: pass a folder as a str or pathlib.Path{hint}")
 
 
 def check_runs_folder(value: str | os.PathLike[str] | None) -> None:
@@ -209,7 +210,7 @@ def check_runs_folder(value: str | os.PathLike[str] | None) -> None:
     path = Path(value).expanduser()
     if what := _not_a_folder(path):
         raise RunsDirError(
-            f"runs_dir {str(path)!r} is {what}, not a folder; pass a folder (one not made yet is made by the first run)"
+            f"runs_dir {quoted(str(path))} is {what}, not a folder; pass a folder (one not made yet is made by the first run)"
         )
     if os.path.lexists(path):
         return
@@ -218,11 +219,12 @@ def check_runs_folder(value: str | os.PathLike[str] | None) -> None:
         return
     if what := _not_a_folder(parent):
         raise RunsDirError(
-            f"runs_dir {str(path)!r} cannot be made: {str(parent)!r} is {what}, not a folder; pass a path under a folder"
+            f"runs_dir {quoted(str(path))} cannot be made: {quoted(str(parent))} is {what}, not a folder; pass a path "
+            f"under a folder"
         )
     if not os.access(parent, os.W_OK | os.X_OK):
         raise RunsDirError(
-            f"runs_dir {str(path)!r} cannot be made: {str(parent)!r} may not be written by this user (or is on a "
+            f"runs_dir {quoted(str(path))} cannot be made: {quoted(str(parent))} may not be written by this user (or is on a "
             "read-only file system); make the folder first, or pass one under a folder you can write"
         )
 
@@ -259,7 +261,9 @@ def check_env_names() -> None:
         return
     _env_checked = True
     said = [f"{name} (did you mean {meant}?)" for name, meant in sorted(misspelt([*ENV_NAMES, *_ENV.values()]).items())]
-    said += [f"{name}={value_shown(raw)} (noesis_nb does not implement Noēsis' {key!r})" for name, key, raw in _unimplemented()]
+    said += [
+        f"{name}={value_shown(raw)} (noesis_nb does not implement Noēsis' {quoted(key)})" for name, key, raw in _unimplemented()
+    ]
     if said:
         import warnings
 

@@ -41,6 +41,7 @@ import pandas as pd
 from . import _genai_rates as genai
 from ._genai_rates import GENAI_SOURCE
 from .errors import InvalidOptionError
+from .secrets.quoted import keys_hidden, quoted
 from .store.runfiles import UnreadableRunFile, read_file
 from .store.vocab import TOKEN_FIELDS
 
@@ -172,18 +173,20 @@ class PriceTable:
         self._prices: dict[tuple[str | None, str], Price] = {}
         for key, row in prices.items() if isinstance(prices, Mapping) else prices:
             if not isinstance(row, Mapping):
-                raise ValueError(f"price for {key!r} must be a mapping like {{'input': 2.5, 'output': 10}}, got {row!r}")
+                raise ValueError(
+                    f"price for {quoted(key)} must be a mapping like {{'input': 2.5, 'output': 10}}, got {quoted(row)}"
+                )
             model = str(key)
             provider = row.get("provider") or None
             unknown = [k for k in row if k not in _ROW_KEYS and k not in (None, "") and _price_like(k)]
             if unknown:  # a misspelt cached_input would silently be charged at the input rate (a "notes" column is kept out)
                 raise ValueError(
-                    f"price for {key!r} has unknown field(s) {unknown}"
+                    f"price for {quoted(key)} has unknown field(s) {unknown}"
                     f"{_close(unknown, _ROW_KEYS)}; the fields are {list(_FIELDS)} (and provider)"
                 )
             missing = [name for name in ("input", "output") if row.get(name) in (None, "")]
             if missing:
-                raise ValueError(f"price for {key!r} lacks {missing}; give USD per million tokens for input and output")
+                raise ValueError(f"price for {quoted(key)} lacks {missing}; give USD per million tokens for input and output")
             self._prices[(provider.lower() if provider else None, model.lower())] = Price(
                 input=_rate_of(key, "input", row["input"]),
                 output=_rate_of(key, "output", row["output"]),
@@ -210,16 +213,17 @@ class PriceTable:
             )
         if not isinstance(spec, (str, os.PathLike)):
             raise InvalidOptionError(
-                f"prices={spec!r:.80}: pass a dict of model -> {{'input': 2.5, 'output': 10}}, or a .yaml or .csv file's path"
+                f"prices={quoted(spec, 80)}: pass a dict of model -> {{'input': 2.5, 'output': 10}}, or a .yaml or .csv "
+                f"file's path"
             )
         path = Path(spec)
         try:
             got = read_file(os.fspath(path))  # a folder, FIFO or device is named, never waited on
         except UnreadableRunFile as exc:
-            raise InvalidOptionError(f"price table {exc}; pass a dict, a .yaml or a .csv file") from None
+            raise InvalidOptionError(f"price table {keys_hidden(str(exc))}; pass a dict, a .yaml or a .csv file") from None
         if got is None:
             raise FileNotFoundError(
-                f"price table {str(path)!r} does not exist; pass a dict, a .yaml or a .csv file"
+                f"price table {quoted(str(path))} does not exist; pass a dict, a .yaml or a .csv file"
                 + ("" if path.suffix else " (genai-prices is the default: leave prices= out, or add a table of your own)")
             )
         try:
@@ -295,7 +299,8 @@ def _rate_of(key: Any, name: str, value: Any) -> float:
             rate = None
     if rate is None or not math.isfinite(rate) or rate < 0:
         raise ValueError(
-            f"price for {key!r}: {name}={value!r:.40} is not a price; give USD per million tokens as a number ≥ 0, e.g. 2.5"
+            f"price for {quoted(key)}: {name}={quoted(value, 40)} is not a price; give USD per million tokens as a "
+            f"number ≥ 0, e.g. 2.5"
         )
     return rate
 

@@ -10,6 +10,7 @@ import uuid
 from ulid import ULID
 
 from .errors import InvalidIdError
+from .secrets.quoted import quoted
 
 __all__ = ["new_episode_id", "new_event_id", "new_checkpoint_id", "validate_id"]
 
@@ -37,11 +38,11 @@ def new_checkpoint_id() -> str:
 def validate_id(value: object, *, what: str = "episode id") -> str:
     """Return ``value`` if it is a non-empty id without path separators or ``..``; else raise."""
     if not isinstance(value, str) or not value:
-        raise InvalidIdError(f"{what} must be a non-empty string, got {value!r}")
+        raise InvalidIdError(f"{what} must be a non-empty string, got {quoted(value)}")
     if "/" in value or "\\" in value or "\x00" in value or ".." in value or value in {".", "~"}:
         hint = "(e.g. 'ep_01K9...') or the run directory as a Path" if what == "episode id" else "(letters, digits and _.:@+=-)"
-        raise InvalidIdError(f"{what} {value!r} contains a path separator or '..'; pass the bare id {hint}")
-    shown = repr(value) if len(value) <= 80 else f"{value[:60]!r}… ({len(value)} characters)"
+        raise InvalidIdError(f"{what} {quoted(value)} contains a path separator or '..'; pass the bare id {hint}")
+    shown = quoted(value, 60)  # redacted, then cut: a key given as an id is not quoted back, in part or whole
     if not _SAFE.fullmatch(value):
         raise InvalidIdError(f"{what} {shown} has characters outside [A-Za-z0-9_.:@+=-] or is over 200 characters")
     if value[0] in ".-":  # a hidden folder no listing shows (and staging folders' form), or a word read as an option

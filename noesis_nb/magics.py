@@ -36,7 +36,8 @@ from .runtime.gate import DecisionStands
 from .runtime.registry import live_handles
 from .runtime.resolve import did_you_mean, resolve_using
 from .runtime.resume import NothingToResume
-from .secrets import shown
+from .secrets import keys_hidden, quoted, shown
+from .secrets.quoted import quoted_text
 from .store import find_run_dir, is_sealed, list_runs
 from .store.ownership import held_here, holder
 from .store.roots import check_root, linked_to, refuse_run_as_root
@@ -59,7 +60,8 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> None:  # type: ignore[override]
         # a subcommand's parser is named by its own prog ("%noesis run"), and points to its own help
-        raise UsageError(f"{self.prog}: {message}\n{self.format_usage().strip()}\n(see {self.prog} --help)")
+        # argparse quotes the value it refuses whole (``invalid choice: 'sk-…'``): a key typed there is hidden
+        raise UsageError(f"{self.prog}: {keys_hidden(message)}\n{self.format_usage().strip()}\n(see {self.prog} --help)")
 
     def exit(self, status: int = 0, message: str | None = None) -> None:  # type: ignore[override]
         if status:
@@ -74,7 +76,9 @@ def _seconds_or_none(text: str) -> float | None:
     try:
         return float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds; pass e.g. 60, or 'none' for no limit") from None
+        raise argparse.ArgumentTypeError(
+            f"{quoted(text)} is not a number of seconds; pass e.g. 60, or 'none' for no limit"
+        ) from None
 
 
 def build_parser() -> _Parser:
@@ -199,7 +203,9 @@ def _refuse_before_subcommand(parser: _Parser, words: list[str]) -> None:
     if not words[0].startswith("-"):
         close = difflib.get_close_matches(words[0], names, n=1, cutoff=0.6)
         guess = f" (did you mean {close[0]!r}?)" if close else ""
-        raise UsageError(f"%noesis: unknown subcommand {words[0]!r}{guess}; use one of {', '.join(names)}\n(see %noesis --help)")
+        raise UsageError(
+            f"%noesis: unknown subcommand {quoted(words[0])}{guess}; use one of {', '.join(names)}\n(see %noesis --help)"
+        )
     option = words[0].split("=", 1)[0]
     takers = [n for n, p in parser.subcommands.items() if any(option in a.option_strings for a in p._actions)]
     named = next((w for w in words if w in parser.subcommands), None)
@@ -319,15 +325,14 @@ class NoesisMagics(Magics):
         except _HelpShown:
             return None
         except ValueError as exc:  # unbalanced quotes
-            shown = repr(line) if len(line) <= 120 else f"{line[:100]!r}… ({len(line)} characters)"
-            raise UsageError(f"%noesis: cannot parse {shown}: {exc}; close the quote or escape it with \\") from None
+            raise UsageError(f"%noesis: cannot parse {quoted(line, 100)}: {exc}; close the quote or escape it with \\") from None
         if args.command is None:
             raise UsageError(
                 "%noesis: name a subcommand: run, batch, list, show, inbox, approve, reject, resume, stop, steer, runs-dir "
                 "(see %noesis --help)"
             )
         if cell is not None and args.command != "run":
-            raise UsageError(f"%%noesis takes a cell body only for 'run' (the task); got {args.command!r}")
+            raise UsageError(f"%%noesis takes a cell body only for 'run' (the task); got {quoted(args.command)}")
         handler = getattr(self, "_" + args.command.replace("-", "_"))
         try:
             return handler(args, cell)
@@ -335,7 +340,7 @@ class NoesisMagics(Magics):
             raise
         except Exception as exc:
             if _is_usage_error(exc):
-                raise UsageError(f"%noesis {args.command}: {_as_option(str(exc))}") from exc
+                raise UsageError(f"%noesis {args.command}: {_as_option(keys_hidden(str(exc)))}") from exc
             raise  # anything else is a bug: keep its type and traceback
 
     def _expand(self, word: str) -> str:
@@ -370,15 +375,17 @@ class NoesisMagics(Magics):
         for item in args.tag:
             key, sep, value = item.partition("=")
             if not sep or not key:
-                raise UsageError(f"%noesis run: --tag {item!r} is not KEY=VALUE")
+                raise UsageError(f"%noesis run: --tag {quoted(item)} is not KEY=VALUE")
             if key in tags:  # the later one would replace the first without a word
-                raise UsageError(f"%noesis run: --tag {key}=… is given twice; give each key once")
+                raise UsageError(f"%noesis run: --tag {quoted_text(key)}=… is given twice; give each key once")
             tags[key] = value
         approver = args.approver
         if approver is not None and approver not in ("ask", "auto", "deny"):
             approver = self._resolve(approver)
             if isinstance(approver, str):
-                raise UsageError(f"%noesis run: --approver {args.approver!r} is not ask/auto/deny nor a callable in the notebook")
+                raise UsageError(
+                    f"%noesis run: --approver {quoted(args.approver)} is not ask/auto/deny nor a callable in the notebook"
+                )
         using = self._resolve(args.using)
         try:
             if isinstance(using, str) and using.isidentifier():  # no notebook name: a typo is named whether or not a loop runs
@@ -395,17 +402,19 @@ class NoesisMagics(Magics):
             )
         except UsingResolutionError as exc:
             hint = "" if "did you mean" in str(exc) else did_you_mean(args.using, dict(self.shell.user_ns if self.shell else {}))
-            raise UsageError(f"%noesis run: {exc}{hint}") from exc
+            raise UsageError(f"%noesis run: {keys_hidden(str(exc))}{hint}") from exc
         display_handle(handle)
         return handle
 
     def _batch(self, args: argparse.Namespace, cell: str | None) -> Any:
         tasks = self._resolve(args.tasks)
         if isinstance(tasks, str):
-            raise UsageError(f"%noesis batch: {args.tasks!r} is not a list in the notebook; define it first, e.g. tasks = [...]")
+            raise UsageError(
+                f"%noesis batch: {quoted(args.tasks)} is not a list in the notebook; define it first, e.g. tasks = [...]"
+            )
         score = self._resolve(args.score)
         if isinstance(score, str):
-            raise UsageError(f"%noesis batch: --score {args.score!r} is not a function in the notebook")
+            raise UsageError(f"%noesis batch: --score {quoted(args.score)} is not a function in the notebook")
         names = _adapter_names(args.using)
         adapters = [self._resolve(name) for name in args.using]
         return batch(
@@ -510,7 +519,7 @@ class NoesisMagics(Magics):
         if handle is None:
             running = sorted(live_handles()) or "none"
             raise UsageError(
-                f"%noesis {command}: no episode {episode!r} is running in this kernel; running: {running}"
+                f"%noesis {command}: no episode {quoted(episode)} is running in this kernel; running: {running}"
                 + _elsewhere(episode, command)
             )
         return handle
@@ -551,9 +560,9 @@ def _adapter_names(words: list[str]) -> list[str]:
         first = names.index(name)
         if first != later:
             said = (
-                f"{words[first]!r} is given twice"
+                f"{quoted(words[first])} is given twice"
                 if words[first] == words[later]
-                else f"{words[first]!r} and {words[later]!r} are both named {name!r}"
+                else f"{quoted(words[first])} and {quoted(words[later])} are both named {quoted(name)}"
             )
             raise UsageError(f"%noesis batch: {said}; give each adapter once (a batch runs each task with each adapter)")
     return names
@@ -611,5 +620,7 @@ def _elsewhere(episode: str, command: str) -> str:
             f"{command} it from the code that started it, or start it with noesis_nb.start(…) next time"
         )
     if who is not None:
-        return f". Its run is being written by {shown(who[:200])}: {command} it there (decisions on its drafts work from here)"
+        return (
+            f". Its run is being written by {quoted_text(who, 200)}: {command} it there (decisions on its drafts work from here)"
+        )
     return ""

@@ -39,6 +39,7 @@ from .runtime.recorder import Recorder
 from .runtime.registry import live_handles
 from .runtime.resolve import minimal_adapter
 from .runtime.resume import find_checkpoint, resume_from_disk, validate_checkpoint
+from .secrets.quoted import quoted
 from .store import find_run_dir, is_sealed, iter_events, read_events
 from .store import list_runs as _list_runs
 from .store.listing import run_info
@@ -107,7 +108,7 @@ _TOOL_NAMES = {
 def __getattr__(name: str) -> Any:
     if name in _TOOL_NAMES:
         return getattr(tools, name)
-    raise AttributeError(f"module 'noesis_nb.ns' has no attribute {name!r}")
+    raise AttributeError(f"module 'noesis_nb.ns' has no attribute {quoted(name)}")
 
 
 def _not_implemented(call: str, **given: Any) -> None:
@@ -115,7 +116,7 @@ def _not_implemented(call: str, **given: Any) -> None:
     for name, value in given.items():
         if value not in _NOESIS_DEFAULTS[name]:
             raise UnsupportedFeatureError(
-                f"ns.{call}({name}={value!r}): noesis_nb does not implement Noēsis' {name}= "
+                f"ns.{call}({name}={quoted(value)}): noesis_nb does not implement Noēsis' {name}= "
                 f"({_WHY[name]}); leave it at its default"
             )
 
@@ -299,7 +300,7 @@ def resume(
         validate_checkpoint(rec, record)
         if caused_by is not None and caused_by not in {record["last_event_id"], rec.writer.last_event_id}:
             raise CheckpointConsistencyError(
-                f"caused_by={caused_by!r} is neither the checkpoint's last event nor the run's last event"
+                f"caused_by={quoted(caused_by)} is neither the checkpoint's last event nor the run's last event"
             )
         event_id: str = rec.resume_event(record, caused_by=caused_by, resumed_by="resume")["id"]
         return event_id
@@ -324,7 +325,7 @@ def list_runs(
     _not_implemented("list_runs", context=context)
     if isinstance(limit, (str, os.PathLike)):  # ns.list_runs takes no root: Noēsis reads it from the settings
         raise InvalidOptionError(
-            f"limit={str(limit)!r} is not a count of runs; set the runs root with ns.set(runs_dir=…) "
+            f"limit={quoted(str(limit))} is not a count of runs; set the runs root with ns.set(runs_dir=…) "
             "or call noesis_nb.list_runs(runs_dir=…)"
         )
     return _list_runs(limit, since, strict_manifest=strict_manifest)
@@ -387,8 +388,8 @@ def _no_summary_yet(given: str, run_dir: Path) -> SummaryNotWrittenError:
     if status == "paused":
         return SummaryNotWrittenError(
             f"run {episode_id} is paused, waiting for a decision: its summary.json is written when it ends. Decide "
-            f"with noesis_nb.approve_draft({given!r}, approver_id=...) or noesis_nb.reject_draft({given!r}), "
-            f"then continue it with resume_run({given!r}) (in a notebook: %noesis approve {given}, then "
+            f"with noesis_nb.approve_draft({quoted(given)}, approver_id=...) or noesis_nb.reject_draft({quoted(given)}), "
+            f"then continue it with resume_run({quoted(given)}) (in a notebook: %noesis approve {given}, then "
             f"%noesis resume {given}); noesis_nb.inbox() shows every run waiting for a decision",
             episode_id=episode_id,
             status=status,
@@ -396,13 +397,13 @@ def _no_summary_yet(given: str, run_dir: Path) -> SummaryNotWrittenError:
     if status != "running":  # it ended, but its process stopped before the summary was written
         return SummaryNotWrittenError(
             f"run {episode_id} ended {status} but has no summary.json: its process stopped while sealing it. "
-            f"resume_run({given!r}) completes the seal",
+            f"resume_run({quoted(given)}) completes the seal",
             episode_id=episode_id,
             status=status,
         )
     return SummaryNotWrittenError(
         f"run {episode_id} is still running and has no summary.json yet: it is written when the run ends. Await its "
-        f"handle, or, if its process stopped, resume_run({given!r}) seals it",
+        f"handle, or, if its process stopped, resume_run({quoted(given)}) seals it",
         episode_id=episode_id,
         status=status,
     )
@@ -412,7 +413,7 @@ class _Reader(SimpleNamespace):
     """``ns.events`` / ``ns.summary``: Noēsis' namespaces with ``read``; called as a function, names ``read``."""
 
     def __call__(self, episode_id: Any = None, *args: Any, **kwargs: Any) -> Any:
-        given = f"{episode_id!r:.80}" if episode_id is not None else "episode_id"
+        given = f"{quoted(episode_id, 80)}" if episode_id is not None else "episode_id"
         extra = ", stream=True" if kwargs.get("stream") else ""
         raise InvalidOptionError(f"ns.{self.name} is not a function; read it with ns.{self.name}.read({given}{extra})")
 

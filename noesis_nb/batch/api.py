@@ -9,6 +9,7 @@ from typing import Any
 from .._jsonio import to_jsonable
 from ..errors import EpisodeStateError, InvalidOptionError
 from ..runtime.api import SCORE_TIMEOUT_S, check_episode_options, check_score_timeout, in_thread
+from ..secrets.quoted import quoted
 from .handle import BatchHandle
 from .plan import EntryPlan
 from .record import check_same_batch, load_record, new_record, record_lock, record_path, save_record
@@ -62,7 +63,9 @@ def batch(
     runs_dir = episode_opts.pop("runs_dir", None)  # the name start/solve/show use for the same folder
     if runs_dir is not None:
         if root is not None and os.fspath(root) != os.fspath(runs_dir):
-            raise InvalidOptionError(f"root={root!r:.80} and runs_dir={runs_dir!r:.80} name two folders; pass one of them")
+            raise InvalidOptionError(
+                f"root={quoted(root, 80)} and runs_dir={quoted(runs_dir, 80)} name two folders; pass one of them"
+            )
         root = runs_dir
     concurrency, chosen, runs_root = check_batch_options(
         concurrency=concurrency,

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from .._jsonio import as_object
+from ..secrets.quoted import quoted
 from ..store import read_state
 from ..store.runfiles import what_is
 from .handle import BatchEntry
@@ -45,7 +46,7 @@ def not_this_entry(run_dir: Path, batch_id: str, entry: BatchEntry, record_path:
             "(the entry keeps its id), or pass a new batch_id"
         )
     return (
-        f"{run_dir} is not the run of task {entry.index} with adapter {entry.adapter!r} of batch {batch_id!r}: "
+        f"{run_dir} is not the run of task {entry.index} with adapter {quoted(entry.adapter)} of batch {quoted(batch_id)}: "
         f"{made_for}, yet the batch record {record_path} names it for this entry. The batch leaves that run alone; {fix}"
     )
 
@@ -64,6 +65,6 @@ def _made_for(tag: dict[str, Any]) -> str:
     if not tag:
         return "it was not started by a batch"
     return (
-        f"it was started for task {tag.get('task_index')!r:.40} with adapter {tag.get('adapter')!r:.80} "
-        f"of batch {tag.get('batch_id')!r:.80}"
+        f"it was started for task {quoted(tag.get('task_index'), 40)} with adapter {quoted(tag.get('adapter'), 80)} "
+        f"of batch {quoted(tag.get('batch_id'), 80)}"
     )

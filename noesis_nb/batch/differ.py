@@ -10,6 +10,7 @@ import unicodedata
 from typing import Any, Literal
 
 from .._jsonio import canonical_json
+from ..secrets.quoted import quoted, quoted_text
 
 __all__ = ["first_difference", "short"]
 
@@ -20,19 +21,20 @@ _ACCENTS = "a letter and its accent written as one character or as two"
 
 def short(value: Any) -> str:
     """A task as its text when it has no tags or inputs, else the value; its repr, cut to 80 characters."""
-    text = repr(
+    return quoted(
         value.get("task")
         if isinstance(value, dict)
         and set(value) <= {"task", "tags", "inputs"}
         and not value.get("tags")
         and not value.get("inputs")
-        else value
+        else value,
+        80,
     )
-    return _cut(text)
 
 
 def _cut(text: str) -> str:
-    return text if len(text) <= 80 else text[:77] + "…"
+    """``text`` (entries as compared) redacted, then cut to 80 characters: a key in a task is not shown in part."""
+    return quoted_text(text, 80) if len(text) <= 80 else quoted_text(text, 77) + "…"
 
 
 def _same_but_task(old: Any, new: Any) -> bool:

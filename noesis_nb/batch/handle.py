@@ -23,6 +23,7 @@ from ..runtime.handle import EpisodeHandle
 from ..runtime.interrupt import watch_interrupts
 from ..runtime.presenter import presenter
 from ..secrets import shown_cut, shown_repr
+from ..secrets.quoted import quoted
 from ..store.vocab import TERMINAL_STATUSES
 
 if TYPE_CHECKING:
@@ -194,7 +195,7 @@ class BatchHandle:
         counts = Counter(e.status for e in self.entries if e.run_dir is not None)
         said = ", ".join([*(f"{n} {status}" for status, n in sorted(counts.items())), f"{unstarted} never started"])
         return BatchInterrupted(
-            f"batch {self.batch_id} stopped by the interrupt ({said}); batch(..., batch_id={self.batch_id!r}) "
+            f"batch {self.batch_id} stopped by the interrupt ({said}); batch(..., batch_id={quoted(self.batch_id)}) "
             "continues it: it starts those never started, and the cancelled ones with rerun_failed=True",
             batch_id=self.batch_id,
         )
@@ -263,4 +264,6 @@ class BatchHandle:
 
     def __repr__(self) -> str:
         counts = ", ".join(f"{k}={v}" for k, v in sorted(self.counts().items()))
-        return f"BatchHandle(batch_id={self.batch_id!r}, status={self.status!r}, entries={len(self.entries)}, {counts})"
+        return (
+            f"BatchHandle(batch_id={quoted(self.batch_id)}, status={quoted(self.status)}, entries={len(self.entries)}, {counts})"
+        )

@@ -23,7 +23,8 @@ import orjson
 from .._jsonio import atomic_write_json, canonical_json
 from ..errors import EpisodeStateError, InvalidIdError, InvalidOptionError
 from ..ids import new_episode_id, validate_id
-from ..secrets import redact
+from ..secrets import keys_hidden, redact
+from ..secrets.quoted import quoted
 from ..store import now_iso
 from ..store.paths import UnsafeRunPathError
 from ..store.runfiles import UnreadableRunFile, read_file, what_is
@@ -76,7 +77,7 @@ def record_lock(path: Path, timeout_s: float = 60.0) -> Iterator[None]:
         fd = os.open(lock, flags, 0o644)
     except OSError as exc:
         raise EpisodeStateError(
-            f"cannot open {lock} to take batch {path.stem!r} ({exc.strerror or exc}); it must be a regular, writable file"
+            f"cannot open {lock} to take batch {quoted(path.stem)} ({exc.strerror or exc}); it must be a regular, writable file"
         ) from None
     try:
         deadline = time.monotonic() + timeout_s
@@ -87,7 +88,7 @@ def record_lock(path: Path, timeout_s: float = 60.0) -> Iterator[None]:
             except BlockingIOError:
                 if time.monotonic() > deadline:
                     raise EpisodeStateError(
-                        f"batch {path.stem!r} has been held by another process for {timeout_s:.0f} s ({lock}); "
+                        f"batch {quoted(path.stem)} has been held by another process for {timeout_s:.0f} s ({lock}); "
                         "call batch again once that process has started its episodes"
                     ) from None
                 time.sleep(0.01)
@@ -117,12 +118,12 @@ def load_record(path: Path) -> dict[str, Any] | None:
             or not isinstance(entry.get("previous", []), list)
         ):
             raise InvalidOptionError(
-                f"{path}: entry {entry!r:.120} does not fit the record; restore the file or use a new batch_id"
+                f"{path}: entry {quoted(entry, 120)} does not fit the record; restore the file or use a new batch_id"
             )
         try:  # read from a file: checked before it becomes a path
             validate_id(entry.get("episode_id"))
         except InvalidIdError as exc:
-            raise InvalidIdError(f"{path}: {exc}; restore the file or use a new batch_id") from None
+            raise InvalidIdError(f"{path}: {keys_hidden(str(exc))}; restore the file or use a new batch_id") from None
     _refuse_shared_ids(record["entries"], path)
     _refuse_gaps(record, path)
     return record
@@ -157,7 +158,7 @@ def _refuse_gaps(record: dict[str, Any], path: Path) -> None:
         for adapter in record["adapters"]:
             if (count := seen[(index, adapter)]) != 1:
                 raise InvalidOptionError(
-                    f"{path}: task {index} with adapter {adapter!r:.80} has {count} entries, not one; "
+                    f"{path}: task {index} with adapter {quoted(adapter, 80)} has {count} entries, not one; "
                     "restore the file (one entry per task and adapter) or use a new batch_id"
                 )
 
@@ -170,7 +171,7 @@ def _refuse_shared_ids(entries: list[dict[str, Any]], path: Path) -> None:
             first = seen.setdefault(str(episode_id), number)
             if first != number:
                 raise InvalidOptionError(
-                    f"{path}: entries {first} and {number} both name run {str(episode_id)!r:.80}; "
+                    f"{path}: entries {first} and {number} both name run {quoted(str(episode_id), 80)}; "
                     "restore the file (each entry names its own run) or use a new batch_id"
                 )
 
@@ -206,7 +207,7 @@ def check_same_batch(record: dict[str, Any], spec: BatchSpec, path: Path, option
         if canonical_json(record.get(key)) != canonical_json(identity[key]):
             before, now = record.get(key) or [], identity[key]
             raise InvalidOptionError(
-                f"batch {spec.batch_id!r} was recorded with another {what}: {first_difference(before, now)} (see {path}); "
+                f"batch {quoted(spec.batch_id)} was recorded with another {what}: {first_difference(before, now)} (see {path}); "
                 "pass the same tasks and adapters to continue it, or a new batch_id for a new batch"
             )
     recorded = record.get("options")
@@ -219,7 +220,7 @@ def check_same_batch(record: dict[str, Any], spec: BatchSpec, path: Path, option
         was = f"{key}={short(recorded[key])}" if key in recorded else f"no {key}"
         fix = f"pass {key}={short(recorded[key])}" if key in recorded else f"leave {key} out"
         raise InvalidOptionError(
-            f"batch {spec.batch_id!r} was recorded with {was}, now {key}={short(now_opts.get(key))} (see {path}): "
+            f"batch {quoted(spec.batch_id)} was recorded with {was}, now {key}={short(now_opts.get(key))} (see {path}): "
             f"its episodes would run two ways; {fix} to continue it, or pass a new batch_id for a new batch"
         )
 

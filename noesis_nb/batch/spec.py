@@ -18,6 +18,7 @@ from ..ids import validate_id
 from ..runtime.api import check_score_timeout, check_scorer
 from ..runtime.resolve import resolve_using, using_label
 from ..secrets import redact
+from ..secrets.quoted import quoted
 from ..secrets.urls import refuse_password
 from ..store.roots import refuse_run_as_root
 
@@ -71,23 +72,23 @@ def parse_tasks(tasks: Any) -> list[TaskSpec]:
     """Strings or ``{"task": …, "tags": {…}, "inputs": {…}}`` dicts; one clear error for anything else."""
     if isinstance(tasks, (str, Mapping)) or not hasattr(tasks, "__iter__"):
         raise InvalidOptionError(
-            f"tasks={tasks!r:.80}: pass a list of task strings or dicts such as {{'task': 'Summarise x', 'tags': {{...}}}}"
+            f"tasks={quoted(tasks, 80)}: pass a list of task strings or dicts such as {{'task': 'Summarise x', 'tags': {{...}}}}"
         )
     out = []
     for index, item in enumerate(tasks):
         if isinstance(item, str):
             item = {"task": item}
         if not isinstance(item, Mapping):
-            raise InvalidOptionError(f"tasks[{index}]={item!r:.80} is neither a string nor a dict with a 'task' key")
+            raise InvalidOptionError(f"tasks[{index}]={quoted(item, 80)} is neither a string nor a dict with a 'task' key")
         unknown = sorted(set(item) - set(_TASK_KEYS))
         if unknown:
             raise InvalidOptionError(f"tasks[{index}] has unknown key(s) {unknown}; a task dict has {list(_TASK_KEYS)}")
         text = item.get("task")
         if not isinstance(text, str) or not text.strip():
-            raise InvalidOptionError(f"tasks[{index}]: 'task' must be a non-empty string, got {text!r:.80}")
+            raise InvalidOptionError(f"tasks[{index}]: 'task' must be a non-empty string, got {quoted(text, 80)}")
         for key in ("tags", "inputs"):
             if item.get(key) is not None and not isinstance(item[key], Mapping):
-                raise InvalidOptionError(f"tasks[{index}]: {key!r} must be a dict, got {item[key]!r:.80}")
+                raise InvalidOptionError(f"tasks[{index}]: {quoted(key)} must be a dict, got {quoted(item[key], 80)}")
         out.append(TaskSpec(text, to_jsonable(dict(item.get("tags") or {})), to_jsonable(dict(item.get("inputs") or {}))))
     if not out:
         raise InvalidOptionError("tasks is empty: pass at least one task (a string, or a dict with a 'task' key)")
@@ -106,7 +107,7 @@ def parse_using(using: Any) -> dict[str, Any]:
             name = using_label(item)
             if name in named:
                 raise InvalidOptionError(
-                    f"two adapters are both named {name!r}; pass a dict such as {{'a': first, 'b': second}} to name them"
+                    f"two adapters are both named {quoted(name)}; pass a dict such as {{'a': first, 'b': second}} to name them"
                 )
             named[name] = item
     else:
@@ -158,11 +159,11 @@ def check_batch_options(
     episode_opts: Mapping[str, Any],
 ) -> tuple[int, str, Path]:
     if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
-        raise InvalidOptionError(f"concurrency={concurrency!r}: pass a whole number ≥ 1 (episodes running at once)")
+        raise InvalidOptionError(f"concurrency={quoted(concurrency)}: pass a whole number ≥ 1 (episodes running at once)")
     check_scorer(score)
     check_score_timeout(score_timeout_s)
     if upload_to is not None and not (isinstance(upload_to, str) and "://" in upload_to):
-        raise InvalidOptionError(f"upload_to={upload_to!r:.80}: pass an fsspec URL such as 's3://bucket/runs'")
+        raise InvalidOptionError(f"upload_to={quoted(upload_to, 80)}: pass an fsspec URL such as 's3://bucket/runs'")
     if upload_to is not None:
         refuse_password(upload_to, "upload_to")  # recorded with the batch, and named in every upload error
     unknown = sorted(set(episode_opts) - set(EPISODE_OPTIONS))
@@ -170,7 +171,7 @@ def check_batch_options(
         raise InvalidOptionError.unknown(unknown, (*BATCH_OPTIONS, *EPISODE_OPTIONS), "a batch")
     chosen = validate_id(batch_id, what="batch id") if batch_id is not None else new_batch_id()
     if root is not None and not isinstance(root, (str, os.PathLike)):
-        raise InvalidOptionError(f"root={root!r:.80}: pass the runs root as a path (default: the configured runs dir)")
+        raise InvalidOptionError(f"root={quoted(root, 80)}: pass the runs root as a path (default: the configured runs dir)")
     runs_root = Path(config.runs_dir(root))
     _check_runs_root(runs_root)
     return concurrency, chosen, runs_root

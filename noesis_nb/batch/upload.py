@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import NoesisNbError
+from ..secrets.quoted import quoted
 from ..store import is_sealed, read_manifest
 from ..store.artifacts import verify_manifest
 
@@ -28,7 +29,7 @@ def upload_run(run_dir: Path, url: str, storage_options: dict[str, Any] | None =
     try:
         import fsspec
     except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError(f"upload_to={url!r} needs fsspec: pip install 'noesis_nb[s3]'") from exc
+        raise ImportError(f"upload_to={quoted(url)} needs fsspec: pip install 'noesis_nb[s3]'") from exc
     run_dir = Path(run_dir)
     if not is_sealed(run_dir):
         raise UploadError(f"run {run_dir.name} is not sealed; only sealed runs are uploaded")

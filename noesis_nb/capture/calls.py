@@ -283,7 +283,7 @@ class ModelCall:
         try:
             payload = self._payload(error, abandoned, reason, at)
         except Exception as exc:  # a shape nobody foresaw: the call is still counted, its tokens unknown
-            payload = {"model": self.requested_model, "provider": self.provider, "capture_problem": repr(exc)[:300]}
+            payload = {"model": self.requested_model, "provider": self.provider, "capture_problem": shown_cut(repr(exc), 300)}
         keys = _keys(self.request_id, self.response_id, self.span_id)
         event_id = self.scope.record(payload, keys, known=True)
         watcher = self.scope.watcher

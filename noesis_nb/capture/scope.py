@@ -35,6 +35,7 @@ from typing import Any
 from .. import _forks
 from .._envvars import CAPTURE_ENV, capture_from_env
 from ..errors import InvalidOptionError
+from ..secrets.quoted import quoted
 from ..store.vocab import MODEL_CALL
 from . import dropped
 
@@ -220,5 +221,5 @@ def resolve_option(capture: Any) -> bool:
     if capture is None:
         return capture_from_env()
     if not isinstance(capture, bool):
-        raise InvalidOptionError(f"capture={capture!r}: pass True or False (or leave it out to follow ${ENV})")
+        raise InvalidOptionError(f"capture={quoted(capture)}: pass True or False (or leave it out to follow ${ENV})")
     return capture

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..secrets import shown_cut
 from .scope import IN_SDK_CALL, OPEN_SPANS, current
 from .usage import count, text
 
@@ -112,7 +113,7 @@ def span_payload(
     if span_id:
         payload["span_id"] = format(span_id, "016x")
     if failed:
-        payload["error"] = {"type": _first_text(attrs, "error.type") or "error", "message": (status_message or "")[:500]}
+        payload["error"] = {"type": _first_text(attrs, "error.type") or "error", "message": shown_cut(status_message or "", 500)}
     warnings = []
     parts = (counts["cached_input_tokens"] or 0) + (counts["cache_write_input_tokens"] or 0)
     if counts["input_tokens"] is not None and parts > counts["input_tokens"]:

@@ -13,6 +13,8 @@ from collections.abc import Callable, Mapping
 from datetime import date, datetime
 from typing import Any
 
+from ..secrets.quoted import quoted
+
 __all__ = ["obj", "clean_row", "Report"]
 
 Report = Callable[[str], None]
@@ -80,5 +82,4 @@ def _kind(value: Any) -> str:
 
 
 def _short(value: Any, limit: int = 40) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return quoted(value, limit)  # redacted, then cut: read data may hold a key

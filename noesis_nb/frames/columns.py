@@ -12,7 +12,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import InvalidOptionError, guessed
+from ..errors import InvalidOptionError
+from ..secrets.quoted import quoted, typo_hint
 from ..store.vocab import TOKEN_COLUMNS as VOCAB_TOKEN_COLUMNS
 
 __all__ = [
@@ -46,30 +47,33 @@ class Column:
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name:
             raise InvalidOptionError(
-                f"Column name={self.name!r}: name the column with a non-empty string, e.g. Column('plan', ...)"
+                f"Column name={quoted(self.name)}: name the column with a non-empty string, e.g. Column('plan', ...)"
             )
         if isinstance(self.fn, str) and self.fn in _TYPES:  # Column("x", "a.b", "float"): the type landed in fn
             raise InvalidOptionError(
-                f"Column {self.name!r}: fn={self.fn!r} is a type name; pass it by keyword: "
-                f"Column({self.name!r}, path={self.path!r}, type={self.fn!r})"
+                f"Column {quoted(self.name)}: fn={quoted(self.fn)} is a type name; pass it by keyword: "
+                f"Column({quoted(self.name)}, path={quoted(self.path)}, type={quoted(self.fn)})"
             )
         if (self.path is None) == (self.fn is None):
-            raise InvalidOptionError(f"Column {self.name!r}: give exactly one of path='a.b.c' or fn=callable")
+            raise InvalidOptionError(f"Column {quoted(self.name)}: give exactly one of path='a.b.c' or fn=callable")
         if self.fn is not None and not callable(self.fn):
-            raise InvalidOptionError(f"Column {self.name!r}: fn={self.fn!r:.60} is not callable; pass a function of the record")
+            raise InvalidOptionError(
+                f"Column {quoted(self.name)}: fn={quoted(self.fn, 60)} is not callable; pass a function of the record"
+            )
         if self.path is not None and (not isinstance(self.path, str) or not self.path.strip(".")):
             joined = ".".join(map(str, self.path)) if isinstance(self.path, (list, tuple)) else "summary.metrics.x"
             raise InvalidOptionError(
-                f"Column {self.name!r}: path={self.path!r:.60} is no dotted path; pass a string such as {joined!r}"
+                f"Column {quoted(self.name)}: path={quoted(self.path, 60)} is no dotted path; pass a string such as "
+                f"{quoted(joined)}"
             )
         if not isinstance(self.type, str) or self.type not in _TYPES:
             if isinstance(self.type, type) and self.type.__name__ in _TYPES:
-                hint = f" (type={self.type.__name__!r})"
+                hint = f" (type={quoted(self.type.__name__)})"
             elif isinstance(self.type, str):
-                hint = guessed([self.type], sorted(_TYPES)).removeprefix(repr(self.type))
+                hint = typo_hint(self.type, sorted(_TYPES))
             else:
                 hint = ""
-            raise InvalidOptionError(f"Column {self.name!r}: type={self.type!r} is not one of {sorted(_TYPES)}{hint}")
+            raise InvalidOptionError(f"Column {quoted(self.name)}: type={quoted(self.type)} is not one of {sorted(_TYPES)}{hint}")
         if self.path is not None:
             object.__setattr__(self, "_keys", tuple(self.path.split(".")))
 
@@ -108,17 +112,17 @@ def check_columns(columns: Sequence[Column] | None, defaults: Mapping[str, Any],
         return ()
     if isinstance(columns, (str, Mapping)) or not isinstance(columns, Iterable):
         raise InvalidOptionError(
-            f"{frame}: columns={columns!r:.80} is not a list; pass columns=[Column('name', path='a.b'), ...]"
+            f"{frame}: columns={quoted(columns, 80)} is not a list; pass columns=[Column('name', path='a.b'), ...]"
         )
     out = []
     names: set[str] = set()
     for column in columns:
         if not isinstance(column, Column):
-            raise InvalidOptionError(f"{frame}: columns= takes noesis_nb.frames.Column specs, got {column!r}")
+            raise InvalidOptionError(f"{frame}: columns= takes noesis_nb.frames.Column specs, got {quoted(column)}")
         if column.name in defaults:
-            raise InvalidOptionError(f"{frame}: column {column.name!r} is a default column; pick another name")
+            raise InvalidOptionError(f"{frame}: column {quoted(column.name)} is a default column; pick another name")
         if column.name in names:
-            raise InvalidOptionError(f"{frame}: two columns are named {column.name!r}; give each Column its own name")
+            raise InvalidOptionError(f"{frame}: two columns are named {quoted(column.name)}; give each Column its own name")
         names.add(column.name)
         out.append(column)
     return tuple(out)

@@ -14,6 +14,7 @@ from typing import Any
 import pandas as pd
 
 from ..errors import InvalidOptionError
+from ..secrets.quoted import quoted
 from .events import events_df
 from .runs import runs_df
 from .source import Source, resolve_source
@@ -32,7 +33,7 @@ def _dask() -> tuple[Any, Any]:
 
 def _chunks(source: Source, storage_options: dict[str, Any] | None, per: int) -> list[list[str]]:
     if not isinstance(per, int) or isinstance(per, bool) or per < 1:
-        raise InvalidOptionError(f"runs_per_partition={per!r}: pass a whole number ≥ 1")
+        raise InvalidOptionError(f"runs_per_partition={quoted(per)}: pass a whole number ≥ 1")
     urls = [ref.url for ref in resolve_source(source, storage_options=storage_options)]
     return [urls[i : i + per] for i in range(0, len(urls), per)]
 

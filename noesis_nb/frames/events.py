@@ -12,6 +12,7 @@ import pandas as pd
 
 from .._keywords import keywords_named
 from ..errors import InvalidOptionError
+from ..secrets.quoted import keys_hidden, quoted
 from .columns import EVENT_COLUMNS, Column, check_columns
 from .eventblocks import load_events
 from .gcpause import without_gc
@@ -51,7 +52,9 @@ def events_df(
     keep = _phases(phases)
     start, end = _utc(since, "since"), _utc(until, "until")  # checked before anything is read
     if start is not None and end is not None and start > end:  # no event could pass: swapped, not an empty answer
-        raise InvalidOptionError(f"since={since!r:.60} is after until={until!r:.60}, so no event is between them; swap them")
+        raise InvalidOptionError(
+            f"since={quoted(since, 60)} is after until={quoted(until, 60)}, so no event is between them; swap them"
+        )
     wanted = episode_filter(episodes)
     refs = resolve_source(source, storage_options=storage_options, episodes=wanted)
     problems = Problems(strict)
@@ -87,7 +90,7 @@ def _misspelt_phases(keep: list[str], phases: pd.Series, source: Source) -> list
             continue
         close = [p for p in present if p.lower() == name.lower()] or difflib.get_close_matches(name, present, n=1, cutoff=0.8)
         if close:
-            problem = f"phases= names {name!r}, which no event has; did you mean {close[0]!r}?"
+            problem = f"phases= names {quoted(name)}, which no event has; did you mean {quoted(close[0])}?"
             out.append(LoadProblem(source_label(source), None, problem))
     return out
 
@@ -98,7 +101,7 @@ def _phases(phases: Any) -> list[str] | None:
         return None
     keep = [phases] if isinstance(phases, str) else list(phases) if isinstance(phases, Iterable) else None
     if keep is None or not all(isinstance(p, str) for p in keep):
-        raise InvalidOptionError(f"phases={phases!r:.80}: pass a phase name such as 'tool', or a list of them")
+        raise InvalidOptionError(f"phases={quoted(phases, 80)}: pass a phase name such as 'tool', or a list of them")
     return keep
 
 
@@ -108,15 +111,16 @@ def _utc(value: Any, name: str) -> pd.Timestamp | None:
         return None
     if isinstance(value, numbers.Real):  # pd.Timestamp(5) is 5 ns after 1970: every event would pass
         raise InvalidOptionError(
-            f"{name}={value!r} is a number; pass an ISO-8601 time such as '2026-01-31T09:00:00Z', a datetime, "
-            f"or pd.Timestamp({value!r}, unit='s') for seconds since 1970"
+            f"{name}={quoted(value)} is a number; pass an ISO-8601 time such as '2026-01-31T09:00:00Z', a datetime, "
+            f"or pd.Timestamp({quoted(value)}, unit='s') for seconds since 1970"
         )
     try:
         ts = pd.Timestamp(value)
     except (ValueError, TypeError) as exc:
         raise InvalidOptionError(
-            f"{name}={value!r:.80} is no time ({exc}); pass an ISO-8601 time such as '2026-01-31T09:00:00Z' or a datetime"
+            f"{name}={quoted(value, 80)} is no time ({keys_hidden(str(exc))}); pass an ISO-8601 time such as "
+            f"'2026-01-31T09:00:00Z' or a datetime"
         ) from None
     if ts is pd.NaT:
-        raise InvalidOptionError(f"{name}={value!r:.80} is no time; pass an ISO-8601 time or a datetime, or leave it out")
+        raise InvalidOptionError(f"{name}={quoted(value, 80)} is no time; pass an ISO-8601 time or a datetime, or leave it out")
     return ts.tz_localize("UTC") if ts.tzinfo is None else ts.tz_convert("UTC")

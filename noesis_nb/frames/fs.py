@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol, TypeVar
 
+from ..secrets.quoted import quoted
 from ..secrets.urls import refuse_password
 from ..store.runfiles import UnreadableRunFile as BadFile
 from ..store.runfiles import change_stamp, list_dir, read_file
@@ -168,12 +169,12 @@ def open_remote(url: str, storage_options: dict[str, Any] | None) -> tuple[Remot
     try:
         import fsspec
     except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError(f"reading {url!r} needs fsspec: pip install 'noesis_nb[s3]'") from exc
+        raise ImportError(f"reading {quoted(url)} needs fsspec: pip install 'noesis_nb[s3]'") from exc
     protocol = url.split("://", 1)[0]
     try:
         fs, path = fsspec.core.url_to_fs(url, **(storage_options or {}))
     except ImportError as exc:
-        raise ImportError(f"reading {url!r} needs the {protocol} file system: pip install 'noesis_nb[s3]' (s3fs)") from exc
+        raise ImportError(f"reading {quoted(url)} needs the {protocol} file system: pip install 'noesis_nb[s3]' (s3fs)") from exc
     fs.invalidate_cache()
     return RemoteFS(fs, protocol), path
 

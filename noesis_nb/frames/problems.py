@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 from ..errors import EventLogCorruption, EventLogIntegrityError, InvalidOptionError, NoesisNbError
+from ..secrets.quoted import quoted
 
 __all__ = ["LoadProblem", "RunLoadError", "Problems", "CUT_IN_SEALED_RUN"]
 
@@ -40,7 +41,7 @@ class Problems:
 
     def __init__(self, strict: bool):
         if not isinstance(strict, bool):  # "no" or 0.0 would be read as true or false without a word
-            raise InvalidOptionError(f"strict={strict!r:.40}: pass True (raise on the first problem) or False (list them)")
+            raise InvalidOptionError(f"strict={quoted(strict, 40)}: pass True (raise on the first problem) or False (list them)")
         self.strict = strict
         self.items: list[LoadProblem] = []
 

@@ -13,7 +13,7 @@ import pandas as pd
 from .._keywords import keywords_named
 from ..cost import Pricer
 from ..errors import InvalidOptionError
-from ..secrets import shown, shown_cut
+from ..secrets import quoted, shown, shown_cut
 from ..secrets.records import shown_value
 from ..store.artifacts import verify_manifest
 from ..store.facts import run_facts
@@ -70,7 +70,7 @@ def runs_df(
     """
     if verify not in ("quick", "size", "hash"):
         raise InvalidOptionError(
-            f"verify={verify!r}: use 'quick' (listed files exist, top-level sizes match), 'size' (every "
+            f"verify={quoted(verify)}: use 'quick' (listed files exist, top-level sizes match), 'size' (every "
             "listed size) or 'hash' (re-hash every listed file)"
         )
     extras = check_columns(columns, RUN_COLUMNS, "runs_df")

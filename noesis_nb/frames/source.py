@@ -16,6 +16,7 @@ from typing import Any
 from .. import config
 from .._safetext import frame_given, pandas_kind
 from ..errors import InvalidOptionError, RunNotFoundError
+from ..secrets.quoted import quoted
 from ..store.roots import check_root, close_run_id, find_run_dir
 from ..store.runfiles import change_stamp
 from ..store.scan import scan_run_dirs_with_stats, shown_path, stray_id, stray_reason, stray_run_files
@@ -48,7 +49,7 @@ class RunRef:
         return hash((id(self.fs), self.path))
 
     def __repr__(self) -> str:
-        return f"RunRef({self.path!r})"
+        return f"RunRef({quoted(self.path)})"
 
     def stat_events(self, path: str) -> Stat | None:
         """The stat of this run's events.jsonl, reusing the one taken while listing the root."""
@@ -95,13 +96,15 @@ def episode_filter(episodes: str | Iterable[str] | None) -> list[str] | None:
         raise InvalidOptionError(said)
     if not _is_collection(episodes):
         raise InvalidOptionError(
-            f"episodes={_Short(episodes)!r} (type {type(episodes).__name__}) is not an episode id; "
+            f"episodes={quoted(episodes, 60)} (type {type(episodes).__name__}) is not an episode id; "
             "pass an id (str) or a list of ids"
         )
     ids = list(episodes)
     bad = [e for e in ids if not isinstance(e, str)]
     if bad:
-        raise InvalidOptionError(f"episodes= holds {_Short(bad[0])!r} (type {type(bad[0]).__name__}); every episode id is a str")
+        raise InvalidOptionError(
+            f"episodes= holds {quoted(bad[0], 60)} (type {type(bad[0]).__name__}); every episode id is a str"
+        )
     return ids
 
 
@@ -126,12 +129,14 @@ def unmatched_episodes(episodes: list[str] | None, refs: list[RunRef], source: S
         local = one_root and ("://" not in where or where.startswith("file://"))
         close = close_run_id(missing[0], [Path(where.removeprefix("file://")).expanduser()]) if local else None
         if close:
-            raise RunNotFoundError(f"episodes= names {shown}, but no run in {where!r} has that id (did you mean {close!r}?)")
+            raise RunNotFoundError(
+                f"episodes= names {shown}, but no run in {quoted(where)} has that id (did you mean {quoted(close)}?)"
+            )
         raise RunNotFoundError(
-            f"episodes= names {shown}, but no run in {where!r} has that id; see the ids there with "
+            f"episodes= names {shown}, but no run in {quoted(where)} has that id; see the ids there with "
             "noesis_nb.list_runs() or %noesis list, or pass the runs root they are in"
         )
-    return [LoadProblem(where, None, f"episodes= names {_Short(e)!r}, but no run there has that id; left out") for e in missing]
+    return [LoadProblem(where, None, f"episodes= names {quoted(e, 60)}, but no run there has that id; left out") for e in missing]
 
 
 def named_runs(refs: list[RunRef], problems: Any) -> list[RunRef]:
@@ -176,14 +181,13 @@ def stray_runs(source: Source, episodes: list[str] | None, refs: list[RunRef]) -
 
 
 class _Short:
-    """A value whose repr is cut to 60 characters (an error message must stay readable)."""
+    """A value whose repr is redacted, then cut to 60 characters (an error message must stay readable, and show no key)."""
 
     def __init__(self, value: Any):
         self.value = value
 
     def __repr__(self) -> str:
-        text = repr(self.value)
-        return text if len(text) <= 60 else text[:59] + "…"
+        return quoted(self.value, 60)  # redacted, then cut
 
 
 def _is_collection(value: Any) -> bool:
@@ -263,14 +267,14 @@ def _resolve_one(item: Any, storage_options: dict[str, Any] | None, remotes: dic
     if not isinstance(text, str):  # a PathLike whose path is bytes
         raise _bad_source(item, item=True)
     if not text.strip():
-        raise InvalidOptionError(f"source {item!r} is empty; pass {_ACCEPTED}")
+        raise InvalidOptionError(f"source {quoted(item)} is empty; pass {_ACCEPTED}")
     if isinstance(item, str) and "://" in text and not text.startswith("file://"):
         return _resolve_remote(text, storage_options, remotes)
     text = text.removeprefix("file://")
     if any(ch in text for ch in "*?["):
         matches = sorted(_glob.glob(os.path.expanduser(text)))
         if not matches:
-            raise RunNotFoundError(f"the glob {text!r} matches nothing; check the pattern or pass the runs root")
+            raise RunNotFoundError(f"the glob {quoted(text)} matches nothing; check the pattern or pass the runs root")
         return [ref for match in matches for ref in _local_dir(match)]
     path = Path(text).expanduser()
     # a file, FIFO, device or dangling link holds no runs: say so rather than load nothing
@@ -279,7 +283,7 @@ def _resolve_one(item: Any, storage_options: dict[str, Any] | None, remotes: dic
         return _local_dir(str(path))
     if isinstance(item, str) and os.sep not in text and "/" not in text:
         return [RunRef(_LOCAL, str(find_run_dir(text, instead="pass the runs root it is in as source, or its run directory")))]
-    raise RunNotFoundError(f"{text!r} does not exist; pass a runs root, a run directory, an episode id or an s3:// URL")
+    raise RunNotFoundError(f"{quoted(text)} does not exist; pass a runs root, a run directory, an episode id or an s3:// URL")
 
 
 def _local_dir(path: str) -> list[RunRef]:

@@ -12,6 +12,7 @@ import pandas as pd
 
 from .._keywords import keywords_named
 from ..cost import Pricer, price_frame
+from ..secrets.quoted import quoted
 from ..store.vocab import MODEL_CALL
 from . import _arrays
 from .cache import MEMO
@@ -221,6 +222,8 @@ def _unused_prices(pricer: Pricer, df: pd.DataFrame, source: Source) -> list[Loa
         budget -= len(missed)
         close = difflib.get_close_matches(bare, list(missed), n=1, cutoff=0.85)
         if close:
-            problem = f"prices= names {name!r}, which no call has; did you mean {missed[close[0]]!r}? Its calls got {fallback}"
+            problem = (
+                f"prices= names {quoted(name)}, which no call has; did you mean {missed[close[0]]!r}? Its calls got {fallback}"
+            )
             out.append(LoadProblem(source_label(source), None, problem))
     return out

@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from .._safetext import safe_repr
+from ..secrets.quoted import quoted
 from ..store.phases import INTEGRATION_PHASE, missing_verb_minimum
 from ..store.vocab import MODEL_CALL, TOKEN_FIELDS
 
@@ -137,8 +138,8 @@ def emit_row(ctx: EpisodeContext, item: Row) -> str:
     missing = missing_verb_minimum(phase, payload) if isinstance(payload, dict) else []
     if missing:
         raise ValueError(
-            f"row {payload.get('event_name') or phase!r} uses the Noēsis verb phase {phase!r} without its payload "
-            f"minimum {missing}; write it in the {INTEGRATION_PHASE!r} phase instead"
+            f"row {payload.get('event_name') or phase!r} uses the Noēsis verb phase {quoted(phase)} without its payload "
+            f"minimum {missing}; write it in the {quoted(INTEGRATION_PHASE)} phase instead"
         )
     if phase == "model":
         return ctx.emit("model", payload, agent_id=f"model:{payload.get('provider') or 'unknown'}")

@@ -10,6 +10,7 @@ import importlib
 from types import ModuleType
 
 from ..errors import NoesisNbError
+from ..secrets.quoted import keys_hidden, quoted
 
 __all__ = ["MissingExtraError", "require"]
 
@@ -33,6 +34,6 @@ def require(module: str, extra: str, what: str) -> ModuleType:
     except ImportError as exc:
         package = _PACKAGES.get(extra, extra)
         raise MissingExtraError(
-            f"{what} needs the {package!r} package, which is not installed ({exc}). "
+            f"{what} needs the {quoted(package)} package, which is not installed ({keys_hidden(str(exc))}). "
             f"Install it with: pip install 'noesis_nb[{extra}]'"
         ) from exc

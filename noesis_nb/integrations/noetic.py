@@ -17,6 +17,7 @@ from typing import Any
 from .._jsonio import loads
 from ..errors import NoesisNbError
 from ..secrets.display import shown_cut
+from ..secrets.quoted import keys_hidden, quoted
 from ..store.runfiles import UnreadableRunFile, open_file, read_file
 from ._emit import PHASE, Row, as_object, row, usage_row
 from ._jsontext import JSONTextError, loads_text
@@ -107,7 +108,7 @@ def _parse_line(item: bytes | str, where: str, unended: bool) -> Any:
         return loads_text(item.removeprefix("\ufeff"))
     except JSONTextError as exc:
         torn = unended and exc.ends_early
-        raise NoeticLogError(f"{where}: {exc.reason}: {shown_cut(item, 120)!r}{_torn(torn, 'fix or remove that line')}") from None
+        raise NoeticLogError(f"{where}: {exc.reason}: {quoted(item, 120)}{_torn(torn, 'fix or remove that line')}") from None
 
 
 def _torn(torn: bool, fix: str) -> str:
@@ -125,9 +126,9 @@ def _file_lines(log: str | os.PathLike[str]) -> Iterator[bytes]:
     try:
         fh = open_file(os.fspath(log))
     except UnreadableRunFile as exc:
-        raise NoeticLogError(f"Noetic log {exc}; pass the path of the recorded JSONL file") from None
+        raise NoeticLogError(f"Noetic log {keys_hidden(str(exc))}; pass the path of the recorded JSONL file") from None
     if fh is None:
-        raise FileNotFoundError(f"Noetic log {os.fspath(log)!r} does not exist; pass the path of the recorded JSONL file")
+        raise FileNotFoundError(f"Noetic log {quoted(os.fspath(log))} does not exist; pass the path of the recorded JSONL file")
     splitter = LineSplitter()  # CRLF, LF or CR: a log written on Windows, or by a CR-only writer, reads alike
     with fh:
         while chunk := fh.read(1 << 16):
@@ -194,13 +195,19 @@ def _harness(value: Any) -> dict[str, Any] | None:
     if value is None or isinstance(value, dict):
         return value
     if not isinstance(value, (str, os.PathLike)):
-        raise NoeticLogError(f"harness_response={value!r:.80}: pass the HarnessResponse as a dict or the path of its JSON file")
+        raise NoeticLogError(
+            f"harness_response={quoted(value, 80)}: pass the HarnessResponse as a dict or the path of its JSON file"
+        )
     try:
         got = read_file(os.fspath(value))
     except UnreadableRunFile as exc:
-        raise NoeticLogError(f"Noetic harness response {exc}; pass the path of the HarnessResponse JSON file") from None
+        raise NoeticLogError(
+            f"Noetic harness response {keys_hidden(str(exc))}; pass the path of the HarnessResponse JSON file"
+        ) from None
     if got is None:
-        raise FileNotFoundError(f"Noetic harness response {os.fspath(value)!r} does not exist; pass the path of its JSON file")
+        raise FileNotFoundError(
+            f"Noetic harness response {quoted(os.fspath(value))} does not exist; pass the path of its JSON file"
+        )
     try:
         doc = loads(got[0].removeprefix(b"\xef\xbb\xbf"))
     except ValueError as exc:

@@ -26,7 +26,8 @@ from typing import Any, Literal, overload
 from .._jsonio import atomic_write_bytes
 from .._safetext import frame_given, pandas_kind
 from ..errors import InvalidIdError
-from ..secrets import shown, shown_cut
+from ..secrets import shown
+from ..secrets.quoted import quoted, quoted_text
 from ..store import find_run_dir
 from ._extras import require
 from .otel_live import LiveExport
@@ -123,11 +124,15 @@ def export_otel(
 def _check_target(endpoint: Any, path: Any, headers: Any) -> None:
     """Where the spans go, checked before a run is read: an http(s) URL, a file path, headers as a dict of text."""
     if endpoint is not None and (not isinstance(endpoint, str) or not endpoint.lower().startswith(("http://", "https://"))):
-        fix = f"'http://{endpoint}'" if isinstance(endpoint, str) and "://" not in endpoint else "'http://localhost:4318'"
-        given = repr(_shown_url(endpoint)) if isinstance(endpoint, str) else f"{endpoint!r:.80}"
-        raise ValueError(f"export_otel(endpoint={given}): give the collector's OTLP/HTTP URL, e.g. {shown(fix)}")
+        fix = (
+            f"'http://{_shown_url(endpoint)}'"
+            if isinstance(endpoint, str) and "://" not in endpoint
+            else "'http://localhost:4318'"
+        )
+        given = repr(_shown_url(endpoint)) if isinstance(endpoint, str) else f"{quoted(endpoint, 80)}"
+        raise ValueError(f"export_otel(endpoint={given}): give the collector's OTLP/HTTP URL, e.g. {fix}")
     if path is not None and not isinstance(path, (str, os.PathLike)):
-        raise TypeError(f"export_otel(path={path!r:.80}): give a file path (a str or pathlib.Path), e.g. 'traces.json'")
+        raise TypeError(f"export_otel(path={quoted(path, 80)}): give a file path (a str or pathlib.Path), e.g. 'traces.json'")
     if headers is not None and (
         not isinstance(headers, Mapping) or not all(isinstance(k, str) and isinstance(v, str) for k, v in headers.items())
     ):
@@ -139,7 +144,7 @@ def _check_target(endpoint: Any, path: Any, headers: Any) -> None:
 def _shown_url(endpoint: str) -> str:
     """``endpoint`` cut to 80 characters, read as a URL for its secrets (``user:<token>@host`` has no scheme yet)."""
     scheme = "" if "://" in endpoint else "http://"
-    return shown_cut(scheme + endpoint, 80 + len(scheme))[len(scheme) :]
+    return quoted_text(scheme + endpoint, 80 + len(scheme))[len(scheme) :]
 
 
 def _send(specs: Iterable[SpanSpec], endpoint: str, headers: dict[str, str] | None, service: str, timeout: float) -> None:
@@ -166,7 +171,8 @@ class OtlpSender:
         result = self._exporter.export(readable_spans(specs, self.service))
         if getattr(result, "name", "") != "SUCCESS":
             raise ConnectionError(
-                f"the OTLP endpoint {shown(self.url)!r} did not accept the spans ({result}); is a collector listening there?"
+                f"the OTLP endpoint {quoted(shown(self.url))} did not accept the spans ({result}); is a collector "
+                f"listening there?"
             )
 
     def close(self) -> None:
@@ -180,10 +186,11 @@ def _start_live(
         raise ValueError("export_otel(live=True) sends spans as they finish: give endpoint='http://host:4318'")
     if not hasattr(target, "subscribe") or not hasattr(target, "done"):
         raise TypeError(
-            f"export_otel(live=True) follows one running episode: pass the handle of noesis_nb.start(...), not {target!r:.80}"
+            f"export_otel(live=True) follows one running episode: pass the handle of noesis_nb.start(...), not "
+            f"{quoted(target, 80)}"
         )
     if not isinstance(interval, (int, float)) or isinstance(interval, bool) or not interval > 0:
-        raise ValueError(f"interval={interval!r}: give the seconds between checks for finished spans, e.g. 1.0")
+        raise ValueError(f"interval={quoted(interval)}: give the seconds between checks for finished spans, e.g. 1.0")
     if path is not None:
         path = check_out_path(path)
     sender = OtlpSender(endpoint, headers, service, timeout)
@@ -196,12 +203,13 @@ def check_out_path(path: str | os.PathLike[str]) -> Path:
     out = Path(path)
     if out.is_symlink():
         raise ValueError(
-            f"export_otel(path={str(out)!r}): that is a symbolic link (to {os.readlink(out)!r}); "
+            f"export_otel(path={quoted(str(out))}): that is a symbolic link (to {quoted(os.readlink(out))}); "
             "give the path of a plain file, e.g. the link's target"
         )
     if out.is_dir():
         raise ValueError(
-            f"export_otel(path={str(out)!r}) is a directory; give a file name in it, e.g. {str(out / 'traces.json')!r}"
+            f"export_otel(path={quoted(str(out))}) is a directory; give a file name in it, e.g. "
+            f"{quoted(str(out / 'traces.json'))}"
         )
     return out
 

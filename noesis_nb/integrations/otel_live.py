@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._jsonio import atomic_write_bytes
-from ..secrets import shown
+from ..secrets import keys_hidden, shown
+from ..secrets.quoted import quoted
 from ..store.vocab import (
     TERMINAL_EXECUTION_EVENTS,
     TOOL_AUTHN_FAILED,
@@ -117,7 +118,7 @@ class LiveExport:
         try:
             specs = self._spans(self.handle.run_dir, self.handle.events, problems=unread)
         except Exception as exc:  # a shape nobody foresaw: noted, never raised into anything
-            self._note(f"could not build the spans: {exc!r:.300}")
+            self._note(f"could not build the spans: {quoted(exc, 300)}")
             return
         finally:
             for problem in unread:
@@ -128,7 +129,7 @@ class LiveExport:
             try:
                 atomic_write_bytes(self.path, json.dumps(self._to_json(specs, self._sender.service), allow_nan=False).encode())
             except (OSError, ValueError) as exc:
-                self._note(f"could not write {str(self.path)!r}: {exc}")
+                self._note(f"could not write {quoted(str(self.path))}: {keys_hidden(str(exc))}")
         root, rest = specs[0], specs[1:]
         ready = [s for s in rest if s["span_id"] not in self._sent_ids and (final or _finished(s))]
         if final and root["span_id"] not in self._sent_ids:

@@ -17,6 +17,7 @@ from typing import Any
 
 from ..errors import NoesisNbError
 from ..runtime.api import solve
+from ..secrets.quoted import quoted
 from ._emit import Row, emit_row
 
 __all__ = ["RecordedReplay", "RecordedRunError", "TraceAlreadyReadError", "import_rows", "rereadable"]
@@ -82,7 +83,7 @@ class RecordedReplay:
         self.source, self.result, self.output = source, result, output
 
     def __repr__(self) -> str:
-        return f"RecordedReplay(source={self.source!r})"
+        return f"RecordedReplay(source={quoted(self.source)})"
 
     def invoke(self, task: Any, ctx: Any) -> Any:
         items = self.rows()

@@ -11,6 +11,7 @@ import pandas as pd
 
 from ..errors import InvalidOptionError
 from ..frames.columns import EVENT_COLUMNS, RUN_COLUMNS, TOOL_COLUMNS, USAGE_COLUMNS
+from ..secrets.quoted import quoted
 
 __all__ = ["as_times", "need"]
 
@@ -28,13 +29,15 @@ def need(df: Any, columns: Iterable[str], what: str, frame: str, *, by: Any = No
     columns = list(columns)
     for c in columns:  # a by= list or None: pandas' "unhashable type" names neither
         if not isinstance(c, str):
-            raise InvalidOptionError(f"{what}: {c!r:.60} is not a column name; pass one name such as by='model'")
+            raise InvalidOptionError(f"{what}: {quoted(c, 60)} is not a column name; pass one name such as by='model'")
     missing = [c for c in columns if c not in df.columns]
     if missing == [by] and by not in _FRAME_COLUMNS.get(frame, ()):  # a column the right frame would have: another frame
         known = [str(c) for c in df.columns]
         close = difflib.get_close_matches(str(by), known, n=1, cutoff=0.6)
-        guess = f" (did you mean {close[0]!r}?)" if close else ""
-        raise InvalidOptionError(f"{what}: by={by!r} is not a column of the {frame} frame{guess}; pass by= one of its columns")
+        guess = f" (did you mean {quoted(close[0])}?)" if close else ""
+        raise InvalidOptionError(
+            f"{what}: by={quoted(by)} is not a column of the {frame} frame{guess}; pass by= one of its columns"
+        )
     if missing:
         raise InvalidOptionError(f"{what} needs {frame} columns {missing}; pass noesis_nb.{frame}(source)")
     if times and "timestamp" in columns and not _times(df["timestamp"]):  # e.g. written to CSV and read back

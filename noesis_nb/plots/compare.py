@@ -9,6 +9,7 @@ from plotly.subplots import make_subplots
 
 from .._keywords import keywords_named
 from ..errors import InvalidOptionError
+from ..secrets import quoted
 from ..store.vocab import TOOL_REQUESTED
 from ._need import need
 from ._safe import esc, esc_all
@@ -25,7 +26,7 @@ def _steps(events: pd.DataFrame, episode_id: str, usage: pd.DataFrame | None) ->
     one = events[events["episode_id"].astype(str) == episode_id].sort_values("seq")
     if one.empty:
         ids = events["episode_id"].astype(str).unique().tolist()
-        raise InvalidOptionError(f"episode {episode_id!r} is not in events; it has {ids[:5]}")
+        raise InvalidOptionError(f"episode {quoted(episode_id)} is not in events; it has {ids[:5]}")
     labels, tools = [], {}
     phases = [p if isinstance(p, str) else "?" for p in one["phase"].tolist()]  # an unknown phase is NaN
     for phase, payload in zip(phases, one["payload"]):

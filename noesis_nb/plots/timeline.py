@@ -10,6 +10,7 @@ import plotly.graph_objects as go
 
 from .._keywords import keywords_named
 from ..errors import InvalidOptionError
+from ..secrets import quoted
 from ..store.vocab import (
     RUN_CHECKPOINT,
     RUN_INTERRUPT,
@@ -56,7 +57,7 @@ def _one_episode(events: pd.DataFrame, episode_id: str | None) -> tuple[pd.DataF
             raise InvalidOptionError(f"events holds {len(ids)} episodes; pass episode_id= one of {ids[:5]}")
         episode_id = ids[0]
     elif episode_id not in ids:
-        raise InvalidOptionError(f"episode_id={episode_id!r} is not in events; it has {ids[:5]}")
+        raise InvalidOptionError(f"episode_id={quoted(episode_id)} is not in events; it has {ids[:5]}")
     one = events[events["episode_id"].astype(str) == episode_id].sort_values("seq")
     return one.reset_index(drop=True), episode_id
 

@@ -10,6 +10,7 @@ import plotly.graph_objects as go
 
 from .._keywords import keywords_named
 from ..errors import InvalidOptionError
+from ..secrets.quoted import quoted
 from ..store.vocab import TOKEN_COLUMNS
 from ._need import as_times, need
 from ._safe import esc, esc_all
@@ -39,7 +40,7 @@ def _check_freq(freq: object, what: str) -> None:
         step = 0
     if step <= 0:
         raise InvalidOptionError(
-            f"{what}: freq={freq!r:.60} is not a pandas frequency of fixed, positive length; pass e.g. '15min', '1h', "
+            f"{what}: freq={quoted(freq, 60)} is not a pandas frequency of fixed, positive length; pass e.g. '15min', '1h', "
             "'1D' or '7D'"
         )
 

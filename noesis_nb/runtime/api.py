@@ -18,8 +18,9 @@ from .._envvars import APPROVERS, approver_from_env
 from .._threads import run_sync
 from .._unstarted import awaited_entry
 from ..capture import resolve_option as resolve_capture
-from ..errors import EpisodeInterrupted, EpisodeStateError, EventLogCorruption, InvalidOptionError, RunNotFoundError, guessed
+from ..errors import EpisodeInterrupted, EpisodeStateError, EventLogCorruption, InvalidOptionError, RunNotFoundError
 from ..ids import new_episode_id, validate_id
+from ..secrets.quoted import quoted, typo_hint
 from ..store import find_run_dir, is_sealed
 from ..tools import decide, resolve_draft_id, supply_secrets
 from ..tools.draftref import run_part
@@ -69,30 +70,32 @@ def _options(
     _check_task(task)
     mode = governance if governance is not None else config.get("governance_mode")
     if mode not in ("off", "audit", "enforce"):
-        hint = guessed([mode], ("off", "audit", "enforce")).removeprefix(repr(mode)) if isinstance(mode, str) else ""
-        raise InvalidOptionError(f"governance={mode!r}{hint}: use 'off', 'audit' or 'enforce'")
+        hint = typo_hint(mode, ("off", "audit", "enforce"))
+        raise InvalidOptionError(f"governance={quoted(mode)}{hint}: use 'off', 'audit' or 'enforce'")
     config.check_env_names()
     if approver is None:
         approver = approver_from_env()  # a wrong value is named, redacted
     if isinstance(approver, str) and approver not in _APPROVERS:
         raise InvalidOptionError(
-            f"approver={approver!r}{guessed([approver], _APPROVERS).removeprefix(repr(approver))}: use 'ask', 'auto', "
+            f"approver={quoted(approver)}{typo_hint(approver, _APPROVERS)}: use 'ask', 'auto', "
             "'deny' or a callable taking a PendingApproval"
         )
     if not isinstance(approver, str) and not callable(approver):
-        raise InvalidOptionError(f"approver={approver!r} is neither one of {_APPROVERS} nor callable")
+        raise InvalidOptionError(f"approver={quoted(approver)} is neither one of {_APPROVERS} nor callable")
     if not isinstance(approver, str):
         _check_approver_signature(approver)
     if type(seed) is bool or not isinstance(seed, numbers.Integral) or not -(2**63) <= seed < 2**63:
-        raise InvalidOptionError(f"seed={seed!r:.60}: pass a whole number (within 64 bits) such as 0 or 42")
+        raise InvalidOptionError(f"seed={quoted(seed, 60)}: pass a whole number (within 64 bits) such as 0 or 42")
     if idle_timeout_s is not None and (
         isinstance(idle_timeout_s, bool) or not isinstance(idle_timeout_s, (int, float)) or not 0 < idle_timeout_s < float("inf")
     ):
-        raise InvalidOptionError(f"idle_timeout_s={idle_timeout_s!r}: pass a positive number of seconds, or None for no limit")
+        raise InvalidOptionError(
+            f"idle_timeout_s={quoted(idle_timeout_s)}: pass a positive number of seconds, or None for no limit"
+        )
     if tags is not None and not isinstance(tags, dict):
-        raise InvalidOptionError(f"tags={tags!r}: pass a dict such as {{'team': 'search'}}")
+        raise InvalidOptionError(f"tags={quoted(tags)}: pass a dict such as {{'team': 'search'}}")
     if pause_on_veto is not None and not isinstance(pause_on_veto, bool):  # bool("no") is True
-        raise InvalidOptionError(f"pause_on_veto={pause_on_veto!r}: pass True or False (or leave it out for the default)")
+        raise InvalidOptionError(f"pause_on_veto={quoted(pause_on_veto)}: pass True or False (or leave it out for the default)")
     return EpisodeOptions(
         task=task,
         seed=int(seed),  # numpy's integers too
@@ -116,7 +119,7 @@ def _check_task(task: Any) -> None:
             f"using=, e.g. solve('Tag release v1.2.0', using={name})"
         )
     if not isinstance(task, str) or not task.strip():
-        raise InvalidOptionError(f"task must be a non-empty string, got {task!r}")
+        raise InvalidOptionError(f"task must be a non-empty string, got {quoted(task)}")
 
 
 @dataclass(frozen=True)
@@ -172,7 +175,7 @@ def check_scorer(score: Any) -> None:
     if score is None:
         return
     if not callable(score):
-        raise InvalidOptionError(f"score={score!r:.80} is not callable; pass a function (task, result) -> number or bool")
+        raise InvalidOptionError(f"score={quoted(score, 80)} is not callable; pass a function (task, result) -> number or bool")
     sig = _Signature.of(score)
     if sig is None:
         return
@@ -199,7 +202,7 @@ def check_score_timeout(value: Any) -> float | None:
         return None
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not float(value) > 0:
         raise InvalidOptionError(
-            f"score_timeout_s={value!r:.60}: pass a positive number of seconds such as 60, or None to wait for the "
+            f"score_timeout_s={quoted(value, 60)}: pass a positive number of seconds such as 60, or None to wait for the "
             "scorer however long it takes"
         )
     return None if math.isinf(value) else float(value)
@@ -405,9 +408,9 @@ def _find_run(target: Any, runs_dir: Any) -> Path:
         if owner is None:
             raise
         raise RunNotFoundError(
-            f"{target!r} is a draft id, not an episode id; pass the episode and the draft apart: "
-            f"approve_draft({owner!r}, draft_id={target!r}, approver_id=...) or reject_draft(...), then "
-            f"resume_run({owner!r})"
+            f"{quoted(target)} is a draft id, not an episode id; pass the episode and the draft apart: "
+            f"approve_draft({quoted(owner)}, draft_id={quoted(target)}, approver_id=...) or reject_draft(...), then "
+            f"resume_run({quoted(owner)})"
         ) from None
 
 
@@ -581,7 +584,7 @@ async def _resume(
         not isinstance(tools, dict) or not all(isinstance(k, str) and callable(v) for k, v in tools.items())
     ):  # checked before the run is touched: a wrong kind would fail only when its draft came to run
         raise InvalidOptionError(
-            f"tools={tools!r:.80}: pass a dict of tool name -> callable, e.g. {{'fs.write_file': write_file}}, "
+            f"tools={quoted(tools, 80)}: pass a dict of tool name -> callable, e.g. {{'fs.write_file': write_file}}, "
             "for python-protocol drafts whose callable is not importable"
         )
     with supply_secrets(secrets):

@@ -27,6 +27,7 @@ from .._safetext import safe_repr, type_name
 from .._unstarted import awaited_entry, mark_coroutine_function
 from ..capture import claim_manual
 from ..errors import EpisodeStateError, InvalidIdError, InvalidOptionError, ToolRejected
+from ..secrets.quoted import quoted
 from ..store import now_iso
 from ..store.phases import NOESIS_PHASES, OWN_PHASES, VERB_MINIMA, missing_verb_minimum, slipped_phase
 from ..store.vocab import (
@@ -81,7 +82,7 @@ def dispatcher() -> Any:
 def parse_tool_name(name: str) -> tuple[str, str, str | None]:
     """``"repo.write_file@1"`` → ``("repo", "write_file", "1")``; a bare name gets namespace ``local``."""
     if not isinstance(name, str) or not name.strip():
-        raise ValueError(f"tool name must be a non-empty string like 'fs.write_file', got {name!r}")
+        raise ValueError(f"tool name must be a non-empty string like 'fs.write_file', got {quoted(name)}")
     base, _, version = name.partition("@")
     namespace, _, short = base.rpartition(".")
     return (namespace or "local", short, version or None)
@@ -119,15 +120,19 @@ class EpisodeContext:
             raise ValueError(f"phase must be a non-empty string such as 'reason', got {safe_repr(phase, 80)}")
         if phase in _ENGINE_PHASES:
             raise ValueError(
-                f"phase {phase!r} is written by the episode itself (Noēsis checks it against the run's lifecycle, "
+                f"phase {quoted(phase)} is written by the episode itself (Noēsis checks it against the run's lifecycle, "
                 "action candidates and summary); use a phase of your own such as 'reason' or 'note'"
             )
         if (meant := slipped_phase(phase)) is not None:
             raise InvalidOptionError(
-                f"phase {safe_repr(phase, 80)} looks like a slip of {meant!r}: written as it is, no count, check or "
-                f"view would read it as {meant!r}. Known phases: Noēsis' {', '.join(NOESIS_PHASES)}; noesis_nb's "
+                f"phase {safe_repr(phase, 80)} looks like a slip of {quoted(meant)}: written as it is, no count, check or "
+                f"view would read it as {quoted(meant)}. Known phases: Noēsis' {', '.join(NOESIS_PHASES)}; noesis_nb's "
                 f"{', '.join(OWN_PHASES)}. "
-                + (f"{meant!r} is written by the episode itself; " if meant in _ENGINE_PHASES else f"Use {meant!r}, or ")
+                + (
+                    f"{quoted(meant)} is written by the episode itself; "
+                    if meant in _ENGINE_PHASES
+                    else f"Use {quoted(meant)}, or "
+                )
                 + "give a phase of your own a name of its own (e.g. 'note', or 'x-' and the name)"
             )
         caused_by = self._caused_by
@@ -136,7 +141,7 @@ class EpisodeContext:
         if phase in _VERBS:
             if missing := missing_verb_minimum(phase, payload):
                 raise ValueError(
-                    f"phase {phase!r} is a Noēsis verb and its payload needs {missing} (Noēsis refuses the line "
+                    f"phase {quoted(phase)} is a Noēsis verb and its payload needs {missing} (Noēsis refuses the line "
                     "otherwise); give them, or use a phase of your own such as 'reason' or 'note'"
                 )
             if phase == "act":
@@ -166,11 +171,11 @@ class EpisodeContext:
         if candidate is None:
             raise ValueError(
                 f"an 'act' with a tool or adapter is a side effect, and Noēsis requires the action candidate of this run it "
-                f"carries out (action_candidate_id), not {candidate_id!r}; run tools with ctx.tool/ctx.tool_async, which "
+                f"carries out (action_candidate_id), not {quoted(candidate_id)}; run tools with ctx.tool/ctx.tool_async, which "
                 "record both, or use a phase of your own such as 'step'"
             )
         if is_vetoed(rec, candidate):
-            raise ValueError(f"action candidate {candidate_id!r} was vetoed: nothing may act on it")
+            raise ValueError(f"action candidate {quoted(candidate_id)} was vetoed: nothing may act on it")
         return act_parent(rec, candidate)
 
     def model_call(
@@ -275,13 +280,13 @@ class EpisodeContext:
         self._episode.recorder.check_owner(f"ctx.tool({name!r})")  # a forked child would wait for a loop it lacks
         loop = self._off_loop("tool", "tool_async")
         if loop.is_closed():
-            raise EpisodeStateError(f"the episode's event loop has closed; ctx.tool({name!r}) can no longer run")
+            raise EpisodeStateError(f"the episode's event loop has closed; ctx.tool({quoted(name)}) can no longer run")
         call = self._episode.on_loop_for_thread(lambda: self.tool_async(name, payload, **options))
         try:
             return asyncio.run_coroutine_threadsafe(call, loop).result()
         except concurrent.futures.CancelledError:
             if self._episode.cancel_requested:  # stopped (its tool killed by the interrupt): the adapter's thread unwinds
-                raise asyncio.CancelledError(f"ctx.tool({name!r}): the episode was stopped") from None
+                raise asyncio.CancelledError(f"ctx.tool({quoted(name)}): the episode was stopped") from None
             raise
 
     @mark_coroutine_function
@@ -337,13 +342,15 @@ class EpisodeContext:
         if episode.drain is not None:  # stopping: nothing new is even prepared
             raise episode.drain.refuse("tool", name)
         if protocol == "python" and fn is None:
-            raise ValueError(f"tool {name!r}: protocol='python' needs fn=<callable>")
+            raise ValueError(f"tool {quoted(name)}: protocol='python' needs fn=<callable>")
         if fn is not None and not callable(fn):
             shown = f"fn={fn}" if isinstance(fn, str) and fn.replace(".", "").replace("_", "").isalnum() else "fn=<the function>"
-            raise InvalidOptionError(f"tool {name!r}: fn={safe_repr(fn, 80)} is not callable; pass the function itself ({shown})")
+            raise InvalidOptionError(
+                f"tool {quoted(name)}: fn={safe_repr(fn, 80)} is not callable; pass the function itself ({shown})"
+            )
         if requires_approval is not None and not isinstance(requires_approval, bool):  # bool("no") is True
             raise InvalidOptionError(
-                f"tool {name!r}: requires_approval={safe_repr(requires_approval, 60)}: pass True or False "
+                f"tool {quoted(name)}: requires_approval={safe_repr(requires_approval, 60)}: pass True or False "
                 "(or leave it out: a write of high or critical risk needs a human)"
             )
         if fn is not None and protocol == "subprocess":
@@ -351,15 +358,17 @@ class EpisodeContext:
         if not isinstance(payload, dict):
             shape = "{'args': [...], 'kwargs': {...}}" if protocol == "python" else "{'argv': [...]}"
             raise InvalidToolPayloadError(
-                f"tool {name!r}: the payload must be a dict such as {shape}, not {type(payload).__name__}"
+                f"tool {quoted(name)}: the payload must be a dict such as {shape}, not {type(payload).__name__}"
             )
         if timeout_ms is not None and (isinstance(timeout_ms, bool) or not isinstance(timeout_ms, int) or timeout_ms < 1):
-            raise InvalidOptionError(f"tool {name!r}: timeout_ms={timeout_ms!r}; pass a whole number of milliseconds ≥ 1")
+            raise InvalidOptionError(
+                f"tool {quoted(name)}: timeout_ms={quoted(timeout_ms)}; pass a whole number of milliseconds ≥ 1"
+            )
         if idempotency_key is not None:  # it becomes part of a file name: refused here, before anything is prepared
             if not isinstance(idempotency_key, str):
-                raise InvalidOptionError(f"tool {name!r}: idempotency_key={idempotency_key!r}; pass a str (or None)")
+                raise InvalidOptionError(f"tool {quoted(name)}: idempotency_key={quoted(idempotency_key)}; pass a str (or None)")
             try:
-                check_id(idempotency_key.replace("/", "_"), f"tool {name!r}: idempotency_key")
+                check_id(idempotency_key.replace("/", "_"), f"tool {quoted(name)}: idempotency_key")
             except InvalidIdError as exc:  # named as given, not as the file name it would become
                 raise InvalidIdError(
                     str(exc).replace(repr(idempotency_key.replace("/", "_")), repr(idempotency_key), 1)
@@ -444,10 +453,10 @@ class EpisodeContext:
         if await killed_by_interrupt(result, interrupts, lambda: episode.cancel_requested):
             # recorded failed (it died); the interrupt stops the episode, as on the loop
             episode.cancel_requested = True
-            raise asyncio.CancelledError(f"tool {name!r}: its process was stopped by the interrupt (SIGINT)")
+            raise asyncio.CancelledError(f"tool {quoted(name)}: its process was stopped by the interrupt (SIGINT)")
         if status == "failed":
             raise tc.ToolExecutionFailedError(
-                f"tool {name!r} failed ({result.reason_code}): {_short(result.output)}",
+                f"tool {quoted(name)} failed ({result.reason_code}): {_short(result.output)}",
                 reason_code=result.reason_code,
                 result=result,
             )
@@ -562,7 +571,7 @@ async def _ask_policy(policy: Any, pending: PendingApproval) -> tuple[bool, str 
     if policy == "deny":
         return False, "denied by approver policy 'deny'"
     if not callable(policy):
-        raise ValueError(f"approver={policy!r}: use 'ask', 'auto', 'deny' or a callable taking a PendingApproval")
+        raise ValueError(f"approver={quoted(policy)}: use 'ask', 'auto', 'deny' or a callable taking a PendingApproval")
     verdict = policy(pending)
     if inspect.isawaitable(verdict):
         verdict = await verdict
@@ -641,4 +650,4 @@ def _choice(kind: type[E], value: object, what: str) -> E:
     for member in kind:
         if member is value or member.value == value:
             return member
-    raise InvalidOptionError(f"{what}={value!r}: use one of {[m.value for m in kind]}")
+    raise InvalidOptionError(f"{what}={quoted(value)}: use one of {[m.value for m in kind]}")

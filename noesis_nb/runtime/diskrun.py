@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import EpisodeStateError, EventLogCorruption
+from ..secrets.quoted import quoted
 from ..store import (
     find_run_dir,
     is_sealed,
@@ -122,8 +123,9 @@ class DiskRun:
         decision = self.veto_decision()
         if decision is not None and decision.get("decision") == "override" and self.adapter is None:
             return (
-                f"veto overridden: resume the run with its adapter — noesis_nb.resume_run({self.episode_id!r}, using=<adapter>) "
-                f"— or show it with noesis_nb.show({self.episode_id!r}, using=<adapter>) and click Resume"
+                f"veto overridden: resume the run with its adapter — noesis_nb.resume_run({quoted(self.episode_id)}, "
+                f"using=<adapter>) "
+                f"— or show it with noesis_nb.show({quoted(self.episode_id)}, using=<adapter>) and click Resume"
             )
         return None
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import EpisodeStopping
+from ..secrets.quoted import quoted
 from ..store.facts import UsageTotals, call_row
 from ..store.phases import DRAIN_PHASE
 from ..store.vocab import DRAIN_REFUSED, DRAIN_REPORT, DRAIN_STARTED
@@ -123,7 +124,8 @@ class Drain:
         except Exception:  # the run is being sealed: the report (or its absence) says it
             pass
         return EpisodeStopping(
-            f"the episode is stopping (letting running calls finish, ≤ {self.drain_s:g} s): the {kind} call {name!r} was not "
+            f"the episode is stopping (letting running calls finish, ≤ {self.drain_s:g} s): the {kind} call "
+            f"{quoted(name)} was not "
             "started; finish up and return"
         )
 

@@ -32,6 +32,7 @@ from ..errors import (
     refused_write,
 )
 from ..secrets import SCAN_MARGIN, shown_cut
+from ..secrets.quoted import quoted
 from ..store import now_iso, read_final
 from ..store.vocab import TERMINAL_STATUSES, TOKEN_FIELDS
 from . import lifecycle
@@ -263,7 +264,7 @@ class Episode:
         observe = rec.emit("observe", {"task": task, "tags": self.options.tags, "timestamp": now_iso()})
         t = (now_iso(), time.perf_counter())
         interpret = rec.emit("interpret", {"signals": ["signal:ready"]}, caused_by=observe["id"], started=t)
-        step = {"id": "step-1", "kind": "act", "description": f"Execute goal: {task[:200]}", "status": "pending"}
+        step = {"id": "step-1", "kind": "act", "description": f"Execute goal: {shown_cut(task, 200)}", "status": "pending"}
         t = (now_iso(), time.perf_counter())
         plan = rec.emit(
             "plan",
@@ -452,7 +453,7 @@ class Episode:
             # its result dropped
             stop_in_background(task, stoppable, f"the scorer {_name(scorer)}", self.report)
             self._no_score(
-                f"score({self.options.task[:60]!r}, result) did not return within score_timeout_s={limit:g} s; "
+                f"score({quoted(self.options.task, 60)}, result) did not return within score_timeout_s={limit:g} s; "
                 "no score recorded (the run is sealed with its result). Make the scorer faster, or pass a larger "
                 "score_timeout_s (None: no limit)"
             )
@@ -463,7 +464,7 @@ class Episode:
             if is_exit(exc) or isinstance(exc, asyncio.CancelledError):
                 raise
             self._no_score(
-                f"score({shown_cut(self.options.task, 60)!r}, result) raised {type(exc).__name__}: "
+                f"score({quoted(self.options.task, 60)}, result) raised {type(exc).__name__}: "
                 f"{shown_cut(error_text(exc, 200 + SCAN_MARGIN), 200)}; "  # redacted, then cut: no secret's head stays
                 "no score recorded"
             )
@@ -565,12 +566,12 @@ class Episode:
         if exc.errno in WRITE_REFUSALS:  # the system's refusal: its fix, then the resume
             said = (
                 f"{refusal_fix(exc.errno)}; run {episode_id} is left unsealed with every event written before; "
-                f"{refusal_fixed(exc.errno)}, resume_run({episode_id!r}) seals it"
+                f"{refusal_fixed(exc.errno)}, resume_run({quoted(episode_id)}) seals it"
             )
         else:  # something in the way (a folder where a document goes): the error's own advice
             said = (
                 f"run {episode_id} is left unsealed with every event written before; "
-                f"{exc.advice.removesuffix(' and try again')}, then resume_run({episode_id!r}) seals it"
+                f"{exc.advice.removesuffix(' and try again')}, then resume_run({quoted(episode_id)}) seals it"
             )
         self.error = exc.advising(said)
         self.set_status("error")

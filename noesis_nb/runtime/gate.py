@@ -16,6 +16,7 @@ from typing import Any
 
 from ..errors import AmbiguousDraftError, DraftNotFoundError, InvalidOptionError
 from ..secrets import shown_repr
+from ..secrets.quoted import quoted
 from ..tools import decide as persist_decision
 from ..tools.draftref import match_draft_ref
 from ..tools.protocols import render_command_line
@@ -26,9 +27,9 @@ __all__ = ["PendingApproval", "ApprovalGate", "Decision", "check_decider"]
 def check_decider(approver_id: Any, reason: Any) -> None:
     """Who decides and why, as a decision records them: a non-empty string, and a string or None."""
     if not isinstance(approver_id, str) or not approver_id.strip():
-        raise InvalidOptionError(f"approver_id={approver_id!r:.80}: name who decides, e.g. approver_id='ana'")
+        raise InvalidOptionError(f"approver_id={quoted(approver_id, 80)}: name who decides, e.g. approver_id='ana'")
     if reason is not None and not isinstance(reason, str):
-        raise InvalidOptionError(f"reason={reason!r:.80}: pass the reason as text, e.g. reason='checked the diff', or None")
+        raise InvalidOptionError(f"reason={quoted(reason, 80)}: pass the reason as text, e.g. reason='checked the diff', or None")
 
 
 @dataclass(frozen=True)
@@ -132,7 +133,7 @@ class ApprovalGate:
         if len(matches) == 1:
             return matches[0]
         if matches:
-            raise AmbiguousDraftError(f"draft id {draft_id!r} matches {matches}; pass more of the id")
+            raise AmbiguousDraftError(f"draft id {quoted(draft_id)} matches {matches}; pass more of the id")
         return draft_id  # not pending here: the disk decides (already decided, or unknown)
 
     def decide(self, draft_id: str | None, *, approve: bool, approver_id: str, reason: str | None = None) -> Decision:

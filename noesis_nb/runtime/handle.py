@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from .._unstarted import awaited_entry, plain_callback
 from ..errors import EpisodeStateError, InvalidOptionError
 from ..secrets import redact_exception, shown_cut
+from ..secrets.quoted import quoted
 from ..store.vocab import TERMINAL_STATUSES, failed
 from .drain import DrainReport
 from .gate import Decision, PendingApproval, check_decider, tell_if_overruled
@@ -52,6 +53,8 @@ def _drain_seconds(drain_s: object) -> float | None:
 
 def _shown_number(value: object) -> str:
     """``value`` for an error message, cut and redacted; an int past Python's digit limit cannot be repr()'d."""
+    if isinstance(value, str):
+        return quoted(value, 60)
     try:
         text = repr(value)
     except ValueError:

@@ -21,6 +21,7 @@ from typing import Any
 from .. import config
 from ..errors import InvalidOptionError
 from ..ids import validate_id
+from ..secrets.quoted import quoted
 from ..store.roots import check_root
 from ..store.runfiles import change_stamp
 from ..store.scan import scan_run_dirs_with_stats
@@ -66,7 +67,7 @@ class PendingScan:
     def __init__(self, root: str | os.PathLike[str] | None = None, *, episode_ids: Callable[[], Iterable[str]] | None = None):
         if episode_ids is not None and not callable(episode_ids):
             raise InvalidOptionError(
-                f"episode_ids={episode_ids!r}: pass a function returning episode ids (e.g. lambda: batch.episode_ids)"
+                f"episode_ids={quoted(episode_ids)}: pass a function returning episode ids (e.g. lambda: batch.episode_ids)"
             )
         self.root = check_root(config.runs_dir(config.check_path(root, "root")))
         self._episode_ids = episode_ids

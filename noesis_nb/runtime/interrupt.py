@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from .._safetext import error_text
 from ..errors import EpisodeInterrupted
 from ..secrets import shown
+from ..secrets.quoted import quoted
 from ..store import is_sealed
 
 if TYPE_CHECKING:
@@ -118,7 +119,7 @@ def interrupted(episode: Episode) -> EpisodeInterrupted:
             "it seals its run cancelled once it does"
         )
     elif not is_sealed(episode.recorder.run_dir):
-        said = f"episode {episode_id} stopped by the interrupt, its run left unsealed; resume_run({episode_id!r}) seals it"
+        said = f"episode {episode_id} stopped by the interrupt, its run left unsealed; resume_run({quoted(episode_id)}) seals it"
     elif status == "cancelled":
         said = f"episode {episode_id} stopped by the interrupt; its run is sealed cancelled"
     else:

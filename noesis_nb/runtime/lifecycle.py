@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._jsonio import as_object, atomic_write_json, bounded_jsonable
 from .._safetext import error_text
+from ..secrets import shown_cut
 from ..store import now_iso, write_manifest
 from ..store.artifacts import sweep_transients
 from ..store.paths import run_path
@@ -123,7 +124,7 @@ def adapter_candidate(rec: Recorder, *, label: str, task: str, caused_by: str | 
             "goal": task,
             "plan_step_id": step.get("id", "step-1"),
             "plan_step_kind": step.get("kind", "act"),
-            "plan_step_description": step.get("description", f"Execute goal: {task[:200]}"),
+            "plan_step_description": step.get("description", f"Execute goal: {shown_cut(task, 200)}"),
         },
         provenance={"plan_step_id": step.get("id", "step-1"), "adapter": agent},
     )

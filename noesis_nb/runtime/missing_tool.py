@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._safetext import safe_repr
+from ..secrets.quoted import quoted
 from ..tools.errors import CallableResolutionError
 from ..tools.python_tool import callable_reference, import_problem
 from ..tools.types import CallableRef
@@ -33,7 +34,7 @@ def missing_tool_error(
 ) -> CallableResolutionError:
     """One error naming ``tool`` (``key`` or ``short`` in ``tools``), why its function cannot be had here, and
     the ``resume_run(…, tools=…)`` that gives it: the tool contract's fix names ``callables=``, not taken here."""
-    call = f"resume_run({episode_id!r}, tools={{{key!r}: <the function>}})"
+    call = f"resume_run({quoted(episode_id)}, tools={{{quoted(key)}: <the function>}})"
     waits = f"tool {tool} did not run; its approved draft {draft_id} waits for a resume"
     if given is not None:
         said = f"tools= gives {callable_reference(given).ref} for tool {tool}, but its draft was prepared and reviewed "
@@ -55,12 +56,14 @@ def missing_tool_error(
         try:
             importlib.import_module(module)
         except Exception as problem:  # not only ImportError: a module may fail as it runs
-            said = f"the draft calls {ref.ref}, but its module {module!r} cannot be imported here ({import_problem(problem)})"
+            said = (
+                f"the draft calls {ref.ref}, but its module {quoted(module)} cannot be imported here ({import_problem(problem)})"
+            )
             fix = f"Resume where it imports (install it, or put its folder on sys.path), or give the function: {call}"
         else:
-            said, fix = f"the draft calls {ref.ref}, which module {module!r} no longer has", f"Give the function: {call}"
+            said, fix = f"the draft calls {ref.ref}, which module {quoted(module)} no longer has", f"Give the function: {call}"
     if tools:
-        said += f"; tools= names {', '.join(safe_repr(k, 60) for k in tools)}, neither {key!r} nor {short!r}"
+        said += f"; tools= names {', '.join(safe_repr(k, 60) for k in tools)}, neither {quoted(key)} nor {quoted(short)}"
     return _error(exc, said, waits, fix)
 
 

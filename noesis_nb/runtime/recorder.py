@@ -35,6 +35,7 @@ from ..errors import (
 from ..ids import new_checkpoint_id, new_event_id, validate_id
 from ..secrets import for_run as secrets_for_run
 from ..secrets import redact as redact_secrets
+from ..secrets.quoted import quoted
 from ..store import EventWriter, is_sealed, now_iso, read_events_to_continue, read_state
 from ..store.ownership import RunOwnership, acquire
 from ..store.paths import run_path
@@ -216,7 +217,7 @@ class Recorder:
     ) -> dict[str, Any]:
         """Append one event (and tell subscribers). ``started`` = (iso, perf_counter) adds ``metrics``."""
         if self.owner.generation != _forks.generation:  # a forked child's copy of the episode: one clear error
-            self.owner.check(self.episode_id, f"writing a {phase!r} event")
+            self.owner.check(self.episode_id, f"writing a {quoted(phase)} event")
         if self.closed:
             raise self._ended()
         event: dict[str, Any] = {
@@ -521,7 +522,7 @@ def _runs_dir_refused(runs_dir: Path, exc: OSError, left: Path | None = None) ->
     """The one error for a run that could not be made in ``runs_dir``: the system's reason and its fix (``errno`` kept)."""
     code, reason = exc.errno, exc.reason if isinstance(exc, RunWriteError) else exc.strerror or str(exc)
     name = f", {errno.errorcode[code]}" if code is not None and code in errno.errorcode else ""
-    where = repr(str(runs_dir))
+    where = quoted(str(runs_dir))
     if code in DISK_REFUSALS:
         said = f"has no room for a new run ({reason}{name}); free space on that disk or pass runs_dir= a directory on another one"
     elif code == errno.EROFS:
@@ -529,7 +530,11 @@ def _runs_dir_refused(runs_dir: Path, exc: OSError, left: Path | None = None) ->
     elif code in (errno.EACCES, errno.EPERM):
         said = f"may not be written by this process ({reason}{name}); {refusal_fix(code)}, or pass runs_dir= a writable directory"
     elif code in (errno.EEXIST, errno.ENOTDIR) and (blocker := _file_in_the_way(runs_dir)) is not None:
-        what = "is a file, not a folder" if blocker == runs_dir else f"cannot be made: {str(blocker)!r} is a file, not a folder"
+        what = (
+            "is a file, not a folder"
+            if blocker == runs_dir
+            else f"cannot be made: {quoted(str(blocker))} is a file, not a folder"
+        )
         said = f"{what}; pass runs_dir= a folder, or a path that does not exist yet"
     else:
         said = f"is not writable ({reason}{name}); pass runs_dir= a writable directory"
@@ -572,7 +577,7 @@ def _state_id(run_dir: Path, state: dict[str, Any]) -> str:
         return validate_id(given or run_dir.name)
     except InvalidIdError as exc:
         raise EpisodeStateError(
-            f"{run_dir}/state.json: episode.id {given!r:.80} is no episode id ({exc}); this run cannot be continued "
+            f"{run_dir}/state.json: episode.id {quoted(given, 80)} is no episode id ({exc}); this run cannot be continued "
             "until state.json is restored from a copy of the run"
         ) from None
 

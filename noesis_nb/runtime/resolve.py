@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UsingResolutionError
+from ..secrets.quoted import keys_hidden, quoted, quoted_text
 
 __all__ = ["Adapter", "minimal_adapter", "resolve_using", "using_label", "did_you_mean"]
 
@@ -117,7 +118,7 @@ def _importing(using: str, what: str) -> Iterator[None]:
         frames = traceback.extract_tb(exc.__traceback__)
         where = f" at {Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else ""
         raise UsingResolutionError(
-            f"using={using!r}: importing {what} raised {type(exc).__name__}: {str(exc)[:200]}{where}; "
+            f"using={quoted(using)}: importing {what} raised {type(exc).__name__}: {quoted_text(str(exc), 200)}{where}; "
             "fix the module and run the cell again"
         ) from exc
 
@@ -127,7 +128,7 @@ def _load_path(path: Path) -> Any:
     name = f"_noesis_using_{abs(hash(str(file.resolve())))}"
     spec = importlib.util.spec_from_file_location(name, file)
     if spec is None or spec.loader is None:
-        raise UsingResolutionError(f"cannot import {str(path)!r} as Python; pass a .py file or a package directory")
+        raise UsingResolutionError(f"cannot import {quoted(str(path))} as Python; pass a .py file or a package directory")
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     try:
@@ -143,16 +144,19 @@ def _resolve_string(using: str) -> Any:
     if ":" in using and not Path(using).exists():
         mod_name, _, attr = using.partition(":")
         try:
-            with _importing(using, f"module {mod_name!r}"):
+            with _importing(using, f"module {quoted(mod_name)}"):
                 module = importlib.import_module(mod_name)
         except ImportError as exc:
             raise UsingResolutionError(
-                f"using={using!r}: cannot import module {mod_name!r} ({exc}); check the module path and sys.path"
+                f"using={quoted(using)}: cannot import module {quoted(mod_name)} ({keys_hidden(str(exc))}); check the "
+                f"module path and sys.path"
             ) from exc
         try:
             obj = getattr(module, attr) if "." not in attr else functools.reduce(getattr, attr.split("."), module)
         except AttributeError as exc:
-            raise UsingResolutionError(f"using={using!r}: module {mod_name!r} has no attribute {attr!r}") from exc
+            raise UsingResolutionError(
+                f"using={quoted(using)}: module {quoted(mod_name)} has no attribute {quoted(attr)}"
+            ) from exc
         if _is_executor_like(obj):
             return obj
         return obj() if callable(obj) and not inspect.isclass(obj) and _required_params(obj) == 0 else obj
@@ -164,7 +168,7 @@ def _resolve_string(using: str) -> Any:
         name = f"{prefix}.{using}"
         tried.append(name)
         try:
-            with _importing(using, f"module {name!r}"):
+            with _importing(using, f"module {quoted(name)}"):
                 module = importlib.import_module(name)
         except ModuleNotFoundError as exc:
             if exc.name and (name.startswith(exc.name) or exc.name == name):
@@ -173,8 +177,8 @@ def _resolve_string(using: str) -> Any:
         return _from_module(module, name)
     guess = did_you_mean(using, _notebook_names()).removeprefix("; ")  # the likeliest fix first, then the rules
     raise UsingResolutionError(
-        f"using={using!r} names no agent{' — ' + guess if guess else '.'} It is not a file, a 'module:attr' path, "
-        f"nor an importable short name ({', '.join(tried)}); pass a function (or an object with invoke/run), "
+        f"using={quoted(using)} names no agent{' — ' + guess if guess else '.'} It is not a file, a 'module:attr' path, "
+        f"nor an importable short name ({keys_hidden(', '.join(tried))}); pass a function (or an object with invoke/run), "
         "'pkg.mod:factory' or a file path"
     )
 
@@ -240,12 +244,12 @@ def resolve_using(using: Any) -> Adapter:
         target = using()  # zero-argument factory; the label stays the factory's name
         if not callable(target) and not hasattr(target, "invoke") and not hasattr(target, "run"):
             raise UsingResolutionError(
-                f"using={label} takes no arguments, so it was called as a factory, and it returned {target!r:.60}, "
+                f"using={label} takes no arguments, so it was called as a factory, and it returned {quoted(target, 60)}, "
                 "which is no adapter; an adapter takes the task: def agent(task) or def agent(task, ctx)"
             )
     if inspect.isclass(target):
         raise UsingResolutionError(
-            f"using={label!r} resolved to the class {target.__name__}; return an instance from the factory instead"
+            f"using={quoted(label)} resolved to the class {target.__name__}; return an instance from the factory instead"
         )
     call = None
     for name in ("invoke", "run"):
@@ -258,12 +262,12 @@ def resolve_using(using: Any) -> Adapter:
     if call is None:
         if target is using and not hasattr(target, "execute"):
             raise UsingResolutionError(
-                f"using={using!r:.60} (type {type(using).__name__}) is no adapter; pass a function such as "
+                f"using={quoted(using, 60)} (type {type(using).__name__}) is no adapter; pass a function such as "
                 "def agent(task, ctx), an object with invoke/run, or 'pkg.mod:attr'"
             )
         hint = " (execute()-only adapters are not supported by solve)" if hasattr(target, "execute") else ""
         raise UsingResolutionError(
-            f"using={label!r} resolved to {type(target).__name__}, which has no invoke, run or __call__{hint}"
+            f"using={quoted(label)} resolved to {type(target).__name__}, which has no invoke, run or __call__{hint}"
         )
     _check_signature(call, label)
     mapper = getattr(target, "__noesis_input_mapper__", None)
@@ -291,13 +295,13 @@ def _check_signature(fn: Any, label: str) -> None:
     fix = "an adapter is called as agent(task) or agent(task, ctx) (or with the keyword ctx=)"
     if keywords:
         raise UsingResolutionError(
-            f"using={label!r} requires the keyword argument(s) {', '.join(keywords)}, which are never passed; {fix}"
+            f"using={quoted(label)} requires the keyword argument(s) {', '.join(keywords)}, which are never passed; {fix}"
         )
     if not positional and not takes_more:
-        raise UsingResolutionError(f"using={label!r} takes no task argument; {fix}")
+        raise UsingResolutionError(f"using={quoted(label)} takes no task argument; {fix}")
     if len(required) > 2:
         raise UsingResolutionError(
-            f"using={label!r} requires {len(required)} arguments ({', '.join(required)}); {fix}: "
+            f"using={quoted(label)} requires {len(required)} arguments ({', '.join(required)}); {fix}: "
             "give the others defaults, or bind them with functools.partial"
         )
 

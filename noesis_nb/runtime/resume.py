@@ -36,6 +36,7 @@ from ..errors import (
     ResumeAdapterRequiredError,
     RunSealedError,
 )
+from ..secrets.quoted import quoted
 from ..store import is_sealed, read_events_to_continue, read_final, read_json
 from ..store.ownership import RunBusyError, remove_stale_note
 from ..store.paths import check_part
@@ -113,7 +114,9 @@ def find_checkpoint(rec: Recorder, checkpoint_id: str | None) -> dict[str, Any]:
         )
     if record is None:
         known = [e["payload"].get("checkpoint_id") for e in events]
-        raise CheckpointNotFoundError(f"checkpoint {checkpoint_id!r} not found in {rec.run_dir}/checkpoints; known: {known}")
+        raise CheckpointNotFoundError(
+            f"checkpoint {quoted(checkpoint_id)} not found in {rec.run_dir}/checkpoints; known: {known}"
+        )
     event = next((e for e in events if e["payload"].get("checkpoint_id") == checkpoint_id), None)
     return {**record, "checkpoint_id": checkpoint_id, "event_id": event["id"] if event else None}
 
@@ -130,7 +133,8 @@ def validate_checkpoint(rec: Recorder, checkpoint: dict[str, Any]) -> None:
         or events[offset - 1].get("id") != checkpoint.get("last_event_id")
     ):
         raise CheckpointConsistencyError(
-            f"{where}: event {offset} is not {checkpoint.get('last_event_id')!r}; events.jsonl was changed after the pause. "
+            f"{where}: event {offset} is not {quoted(checkpoint.get('last_event_id'))}; events.jsonl was changed after "
+            f"the pause. "
             f"{_RESTORE}"
         )
     try:  # through the run-file reader: a FIFO, a device, a link out of the run or a huge file is refused, not read
@@ -187,7 +191,7 @@ async def resume_from_disk(
 
     if unknown_outcome not in (None, "retry", "fail"):
         raise InvalidOptionError(
-            f"unknown_outcome={unknown_outcome!r}: use 'retry' (run the draft again) or 'fail' (record it failed)"
+            f"unknown_outcome={quoted(unknown_outcome)}: use 'retry' (run the draft again) or 'fail' (record it failed)"
         )
     episode_id = run_dir.name
     if (run_dir / "manifest.json").exists():
@@ -303,7 +307,7 @@ def _finish_interrupted_veto(rec: Recorder, governance: dict[str, Any]) -> Resum
         raise ApprovalDecisionRequiredError(
             f"run {rec.episode_id} was vetoed by governance ({decision.get('rule_id')}) and its process stopped before it "
             f"paused; it is now paused (checkpoint {checkpoint['checkpoint_id']}). Override with "
-            f"approve_draft({rec.episode_id!r}, approver_id=…) or uphold with reject_draft(…), then resume_run"
+            f"approve_draft({quoted(rec.episode_id)}, approver_id=…) or uphold with reject_draft(…), then resume_run"
         )
     Episode(None, options_from_state(rec), rec).finish(Outcome("vetoed", message, [str(decision.get("rule_id"))]))
     return ResumeReport(rec.episode_id, "seal_completed", f"run {rec.episode_id} was vetoed; its seal is now complete")
@@ -325,11 +329,11 @@ async def _resume_after_veto(
     label = str(rec.state["episode"].get("using", ""))
     if using is None:
         raise ResumeAdapterRequiredError(
-            f"run {rec.episode_id} paused before its adapter {label!r} ran; pass using=<the same adapter> to resume_run"
+            f"run {rec.episode_id} paused before its adapter {quoted(label)} ran; pass using=<the same adapter> to resume_run"
         )
     adapter = resolve_using(using)
     if f"adapter:{adapter.label}" != label:
-        raise ResumeAdapterMismatchError(f"run {rec.episode_id} was started with {label!r}, not 'adapter:{adapter.label}'")
+        raise ResumeAdapterMismatchError(f"run {rec.episode_id} was started with {quoted(label)}, not 'adapter:{adapter.label}'")
 
     episode.adapter = adapter
     episode.loop = asyncio.get_running_loop()
@@ -381,11 +385,12 @@ def interrupted_resume(run_dir: Path) -> EpisodeInterrupted:
             cut = None
         if cut is not None:
             said = (
-                f"resume_run({episode_id!r}) stopped by the interrupt while the tool of draft {cut!r} ran; its run is "
+                f"resume_run({quoted(episode_id)}) stopped by the interrupt while the tool of draft {quoted(cut)} ran; "
+                f"its run is "
                 "sealed cancelled and the tool's outcome is unknown (recorded so, never run again): check its effects"
             )
         else:
-            said = f"resume_run({episode_id!r}) stopped by the interrupt; its run is sealed ({outcome})"
+            said = f"resume_run({quoted(episode_id)}) stopped by the interrupt; its run is sealed ({outcome})"
         status = "cancelled" if outcome == "cancelled" else "sealed"
     else:
         try:
@@ -395,8 +400,8 @@ def interrupted_resume(run_dir: Path) -> EpisodeInterrupted:
         if waiting is not None:
             what = f"draft {waiting[1]}" if waiting[0] == "draft" else f"a governance veto (checkpoint {waiting[1]})"
             said = (
-                f"resume_run({episode_id!r}) stopped by the interrupt; the run is still paused on {what}: "
-                f"decide it (approve_draft / reject_draft) if need be, then call resume_run({episode_id!r}) again"
+                f"resume_run({quoted(episode_id)}) stopped by the interrupt; the run is still paused on {what}: "
+                f"decide it (approve_draft / reject_draft) if need be, then call resume_run({quoted(episode_id)}) again"
             )
             status = "paused"
         else:
@@ -406,15 +411,16 @@ def interrupted_resume(run_dir: Path) -> EpisodeInterrupted:
                 running = None
             if running is not None:
                 said = (
-                    f"resume_run({episode_id!r}) stopped by the interrupt while the tool of draft {running!r} ran, its run "
+                    f"resume_run({quoted(episode_id)}) stopped by the interrupt while the tool of draft "
+                    f"{quoted(running)} ran, its run "
                     "left unsealed and the tool's outcome unknown: check its effects, then call "
-                    f"resume_run({episode_id!r}, unknown_outcome='retry') to run it again or unknown_outcome='fail' to "
+                    f"resume_run({quoted(episode_id)}, unknown_outcome='retry') to run it again or unknown_outcome='fail' to "
                     "record it failed"
                 )
             else:
                 said = (
-                    f"resume_run({episode_id!r}) stopped by the interrupt, its run left unsealed; "
-                    f"resume_run({episode_id!r}) again continues or seals it"
+                    f"resume_run({quoted(episode_id)}) stopped by the interrupt, its run left unsealed; "
+                    f"resume_run({quoted(episode_id)}) again continues or seals it"
                 )
             status = "interrupted"
     return EpisodeInterrupted(said, episode_id=episode_id, status=status)

@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from .. import tools as tc
+from ..secrets.quoted import quoted
 from ..store import now_iso
 from ..store.paths import check_part
 from ..store.phases import DRAIN_PHASE
@@ -108,12 +109,13 @@ async def continue_tool_draft(
     prepared = repos.prepared.get(rec.episode_id, draft_id)
     if prepared is None:
         raise tc.PreparedToolInvocationNotFoundError(
-            f"run {rec.episode_id} paused on draft {draft_id!r}, but {repos.prepared.path_for(draft_id)} is missing; "
+            f"run {rec.episode_id} paused on draft {quoted(draft_id)}, but {repos.prepared.path_for(draft_id)} is missing; "
             "restore the file from a backup (nothing was resumed)"
         )
     if decision is None:
         raise tc.ApprovalDecisionRequiredError(
-            f"draft {draft_id!r} has no decision yet; run noesis_nb.approve_draft({rec.episode_id!r}, approver_id=...) "
+            f"draft {quoted(draft_id)} has no decision yet; run noesis_nb.approve_draft({quoted(rec.episode_id)}, "
+            f"approver_id=...) "
             "or reject_draft(...) first, then resume_run"
         )
     episode = Episode(None, _options(rec), rec)
@@ -235,7 +237,8 @@ def _check_binding(prepared: Any, decision: Any) -> None:
         or (prepared.preflight is not None and decision.impact_hash != prepared.preflight.impact_hash)
     ):
         raise ApprovalDecisionBindingError(
-            f"the decision on draft {prepared.key!r} does not bind its request, fingerprint or impact hash (the draft or the "
+            f"the decision on draft {quoted(prepared.key)} does not bind its request, fingerprint or impact hash (the "
+            f"draft or the "
             "decision was changed after review); review the draft again and decide it anew"
         )
 
@@ -252,9 +255,11 @@ def _unknown_outcome(rec: Recorder, chain: _ResumeChain, prepared: Any, executio
     if choice is None:
         chain.emit(names.TOOL_EXECUTION_OUTCOME_UNKNOWN, prepared.request_id, draft_id=draft_id, claimed_at=claimed_at)
         raise ToolOutcomeUnknownError(
-            f"draft {draft_id!r} of run {rec.episode_id} was handed to its tool at {claimed_at} by a process that stopped before "
+            f"draft {quoted(draft_id)} of run {rec.episode_id} was handed to its tool at {claimed_at} by a process that "
+            f"stopped before "
             "recording the result, so its effects may or may not have happened. Check them, then call "
-            f"resume_run({rec.episode_id!r}, unknown_outcome='retry') to run it again, or unknown_outcome='fail' to record it "
+            f"resume_run({quoted(rec.episode_id)}, unknown_outcome='retry') to run it again, or unknown_outcome='fail' "
+            f"to record it "
             "as failed and seal the run."
         )
     if choice == "retry":

@@ -16,6 +16,7 @@ import warnings
 from pathlib import Path
 
 from .. import config
+from ..secrets.quoted import quoted
 from ..store.roots import linked_to
 
 __all__ = ["RunsDirLinked", "warn_if_default_root_linked"]
@@ -41,7 +42,7 @@ def warn_if_default_root_linked(explicit: str | os.PathLike[str] | None) -> None
             return
         _warned.add(target)
     warnings.warn(
-        f"new runs go to {target!r}: {str(root)!r} leads there through a symbolic link. If that is where you keep "
+        f"new runs go to {quoted(target)}: {quoted(str(root))} leads there through a symbolic link. If that is where you keep "
         "runs, set NOESIS_RUNS_DIR (or noesis_nb.config.set(runs_dir=...)) to it and this warning goes; if the link "
         "came with files you do not trust (a repository checkout), remove it",
         RunsDirLinked,

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import InvalidOptionError
 from ..secrets import shown_repr
+from ..secrets.quoted import quoted
 from ..store.phases import STEER_PHASE
 from ..store.vocab import STEER_APPLIED, STEER_MODES, STEER_SENT
 
@@ -50,7 +51,7 @@ class Steer:
 
 def check_mode(value: object, what: str = "mode") -> str:
     if value not in STEER_MODES:
-        raise InvalidOptionError(f"{what}={value!r}: use one of {list(STEER_MODES)}")
+        raise InvalidOptionError(f"{what}={quoted(value)}: use one of {list(STEER_MODES)}")
     return str(value)
 
 
@@ -72,12 +73,12 @@ class SteerBox:
     def send(self, text: str, *, mode: str, sender: str) -> Steer:
         """Queue ``text`` and write ``steer.sent``; returns the steer."""
         if not isinstance(text, str) or not text.strip():
-            raise InvalidOptionError(f"steer text must be a non-empty string, got {text!r}")
+            raise InvalidOptionError(f"steer text must be a non-empty string, got {quoted(text)}")
         if len(text) > MAX_TEXT:
             raise InvalidOptionError(f"steer text is {len(text):,} characters; keep it under {MAX_TEXT:,}")
         check_mode(mode)
         if not isinstance(sender, str) or not sender:
-            raise InvalidOptionError(f"sender={sender!r}: name who sends the steer, e.g. 'human' or 'user:ana'")
+            raise InvalidOptionError(f"sender={quoted(sender)}: name who sends the steer, e.g. 'human' or 'user:ana'")
         steer_id = f"steer_{uuid.uuid4().hex[:12]}"
         with self._cond:  # queue order is the order of the sent events
             event = self._rec.emit(

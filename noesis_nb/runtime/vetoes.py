@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import DecisionFileError, RunSealedError
+from ..secrets.quoted import keys_hidden, quoted
 from ..store import now_iso
 from ..store.artifacts import taken_back_if_sealed
 from ..store.paths import check_part, run_path
@@ -81,7 +82,7 @@ def read_veto_decision(run_dir: Any, checkpoint_id: str) -> dict[str, Any] | Non
         data = read_json_object(path)
     except ValueError as exc:
         raise DecisionFileError(
-            f'{path}: {exc}; write {{"decision": "override" | "uphold", "approver_id": …}} '
+            f'{path}: {keys_hidden(str(exc))}; write {{"decision": "override" | "uphold", "approver_id": …}} '
             "or decide again with approve_draft/reject_draft"
         ) from None
     if data is None:
@@ -89,6 +90,6 @@ def read_veto_decision(run_dir: Any, checkpoint_id: str) -> dict[str, Any] | Non
     if data.get("decision") not in ("override", "uphold") or not isinstance(data.get("approver_id"), str):
         raise DecisionFileError(
             f"{path}: 'decision' must be 'override' or 'uphold' and 'approver_id' a string, got "
-            f"{data.get('decision')!r} / {data.get('approver_id')!r}; decide again with approve_draft/reject_draft"
+            f"{quoted(data.get('decision'))} / {quoted(data.get('approver_id'))}; decide again with approve_draft/reject_draft"
         )
     return data

@@ -6,6 +6,7 @@
     shown(text)                          what a view may display
     shown_start(text, limit)             the same for a view that shows only the first ``limit`` characters
     shown_cut(text, limit)               text cut to ``limit`` characters, redacted before the cut
+    quoted(value, limit)                 a value as a message quotes it: redacted, key-like words hidden, then cut
 
 Layering: depends only on the standard library, orjson and (lazily) detect-secrets, so tools,
 runtime and widgets can all use it. See ``guard`` for what is scrubbed when.
@@ -17,6 +18,7 @@ from .display import SCAN_MARGIN, shown, shown_cut, shown_repr, shown_start
 from .exceptions import redact_exception
 from .guard import MIN_HUNTED, RunSecrets, for_run, known_everywhere, scrub_text
 from .names import REDACTED_VALUE, is_secret_key
+from .quoted import keys_hidden, looks_like_key, quoted
 from .scan import Hit, leaf_strings, redact, scan
 from .text import find_in_text, might_contain
 
@@ -39,5 +41,8 @@ __all__ = [
     "shown_repr",
     "shown_cut",
     "redact_exception",
+    "quoted",
+    "looks_like_key",
+    "keys_hidden",
     "SCAN_MARGIN",
 ]

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from ..secrets.quoted import quoted
 from .status import run_status
 from .vocab import MODEL_CALL, TERMINAL_STATUSES, TOKEN_FIELDS
 
@@ -66,7 +67,7 @@ def _doc(value: Any, file: str, what: str, report: Report | None) -> dict[str, A
     if value is None or type(value) is dict:
         return value or {}
     if report is not None:
-        report(file, f"{what} is a JSON {_kind(value)} ({str(value)[:40]!r}), not an object; read as empty")
+        report(file, f"{what} is a JSON {_kind(value)} ({quoted(str(value), 40)}), not an object; read as empty")
     return {}
 
 
@@ -243,7 +244,7 @@ def run_facts(
         if value is None or (isinstance(value, str) and value):
             return value or None
         if report is not None and not isinstance(value, str):
-            report(file, f"{where}{key} is a JSON {_kind(value)} ({str(value)[:40]!r}), not a string; read as unknown")
+            report(file, f"{where}{key} is a JSON {_kind(value)} ({quoted(str(value), 40)}), not a string; read as unknown")
         return None
 
     if status is None:
@@ -258,7 +259,7 @@ def run_facts(
         isinstance(duration, bool) or not isinstance(duration, (int, float)) or not math.isfinite(duration)
     ):
         if report is not None:
-            report("summary.json", f"duration_sec is {str(duration)[:40]!r}, not a number of seconds; read as unknown")
+            report("summary.json", f"duration_sec is {quoted(str(duration), 40)}, not a number of seconds; read as unknown")
         duration = None
     ended = None
     if status in TERMINAL_STATUSES:

@@ -10,6 +10,7 @@ from typing import Any
 from .. import config
 from .._jsonio import as_object
 from ..errors import InvalidOptionError
+from ..secrets.quoted import quoted
 from .artifacts import is_sealed, read_state, read_summary, verify_manifest
 from .eventlog import parse_lines, read_events
 from .facts import run_facts
@@ -115,7 +116,7 @@ def list_runs(
     Entries named like a run that are no run folder (``ep_….zip``) are not rows: the result's ``problems`` names them."""
     if limit is not None and (type(limit) is not int or limit < 0):
         hint = "; pass the runs root as runs_dir=" if isinstance(limit, (str, os.PathLike)) else ""
-        raise InvalidOptionError(f"limit={limit!r} is not a count of runs (a whole number ≥ 0, or None for all){hint}")
+        raise InvalidOptionError(f"limit={quoted(limit)} is not a count of runs (a whole number ≥ 0, or None for all){hint}")
     since = _since(since)
     root = check_root(runs_dir if runs_dir is not None else config.runs_dir())
     rows = [_info(d, strict_manifest) for d in iter_run_dirs(root)]
@@ -145,7 +146,8 @@ def _since(since: Any) -> str | None:
             when = None
     if not isinstance(when, datetime):
         raise InvalidOptionError(
-            f"since={since!r:.80}: pass an ISO-8601 time or date such as '2026-01-31' or '2026-01-31T09:00:00Z', or a datetime"
+            f"since={quoted(since, 80)}: pass an ISO-8601 time or date such as '2026-01-31' or '2026-01-31T09:00:00Z', "
+            f"or a datetime"
         )
     if when.tzinfo is None:
         return since if isinstance(since, str) else when.isoformat()  # naive: read as UTC, as start times are

@@ -13,6 +13,7 @@ import stat
 from pathlib import Path
 
 from ..errors import InvalidIdError, NoesisNbError
+from ..secrets.quoted import quoted
 
 __all__ = ["UnsafeRunPathError", "run_path", "check_part"]
 
@@ -27,12 +28,12 @@ def check_part(part: str, what: str = "path part") -> str:
     """``part`` if it is one plain file name (no separator, not ``.``/``..``, no NUL, not too long)."""
     if not isinstance(part, str) or not part or part in {".", ".."} or "/" in part or "\\" in part or "\x00" in part:
         raise InvalidIdError(
-            f"{what} {part!r} is not a plain file name; ids read from run files must not contain "
+            f"{what} {quoted(part)} is not a plain file name; ids read from run files must not contain "
             "'/', '\\\\' or NUL, nor be '.' or '..'"
         )
     if len(part.encode("utf-8", "surrogateescape")) > _MAX_PART:
         raise InvalidIdError(
-            f"{what} {part[:40]!r}… is {len(part)} characters long; file names are limited to "
+            f"{what} {quoted(part, 40)}… is {len(part)} characters long; file names are limited to "
             f"{_MAX_PART} bytes, so use a shorter id"
         )
     return part

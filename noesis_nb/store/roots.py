@@ -11,6 +11,7 @@ from .. import config
 from .._safetext import frame_given
 from ..errors import InvalidIdError, RunNotFoundError, RunsDirError
 from ..ids import validate_id
+from ..secrets.quoted import quoted
 from .artifacts import read_json
 from .runfiles import what_is
 from .scan import MARKERS, scan_run_dirs_with_stats
@@ -60,15 +61,15 @@ def refuse_run_as_root(runs_dir: Path) -> None:
         return
     if _a_run_of_its_own(runs_dir):
         raise RunsDirError(
-            f"runs_dir {str(runs_dir)!r} is a run directory (run {runs_dir.name!r}), not the folder that holds runs; "
-            f"pass its parent, runs_dir={str(runs_dir.parent)!r}; nothing was written"
+            f"runs_dir {quoted(str(runs_dir))} is a run directory (run {quoted(runs_dir.name)}), not the folder that holds runs; "
+            f"pass its parent, runs_dir={quoted(str(runs_dir.parent))}; nothing was written"
         )
     marker = next((m for m in MARKERS if (runs_dir / m).is_file()), None)
     if marker is None:  # removed since, or a folder of that name: nothing a reader would take for a run's file
         return
     raise RunsDirError(
-        f"runs_dir {str(runs_dir)!r} holds a {marker}, so every listing takes the folder for one run and runs "
-        f"written inside it would be listed nowhere; pass a folder of their own, e.g. runs_dir={str(runs_dir / 'runs')!r}, "
+        f"runs_dir {quoted(str(runs_dir))} holds a {marker}, so every listing takes the folder for one run and runs "
+        f"written inside it would be listed nowhere; pass a folder of their own, e.g. runs_dir={quoted(str(runs_dir / 'runs'))}, "
         f"or move {marker} out; nothing was written"
     )
 
@@ -84,9 +85,10 @@ def _refuse_inside_a_run(runs_dir: Path) -> None:
     for above in real.parents:
         if is_run_dir(above) and _a_run_of_its_own(above):
             raise RunsDirError(
-                f"runs_dir {str(runs_dir)!r} lies inside the run directory {str(above)!r} (run {above.name!r}); "
+                f"runs_dir {quoted(str(runs_dir))} lies inside the run directory {quoted(str(above))} (run "
+                f"{quoted(above.name)}); "
                 "runs written there would change that run and be listed nowhere; pass a folder outside it, "
-                f"e.g. runs_dir={str(above.parent)!r}; nothing was written"
+                f"e.g. runs_dir={quoted(str(above.parent))}; nothing was written"
             )
 
 
@@ -101,15 +103,15 @@ def check_root(
     if path.is_dir():
         if not os.access(path, os.R_OK | os.X_OK):  # listed, it would look empty: "no runs" where there may be many
             raise RunNotFoundError(
-                f"{label} {str(path)!r} cannot be read by this user; ask its owner for read access "
+                f"{label} {quoted(str(path))} cannot be read by this user; ask its owner for read access "
                 "(chmod a+rX on the folder), or pass one you can read"
             )
         return path
     try:
         what = f"{what_is(path.stat().st_mode)}, not a folder"
     except OSError:
-        what = f"a symbolic link to {os.readlink(path)!r}, which leads nowhere (a missing path or a loop)"
-    raise RunNotFoundError(f"{label} {str(path)!r} is {what}; pass {wanted}")
+        what = f"a symbolic link to {quoted(os.readlink(path))}, which leads nowhere (a missing path or a loop)"
+    raise RunNotFoundError(f"{label} {quoted(str(path))} is {what}; pass {wanted}")
 
 
 def linked_to(root: str | os.PathLike[str]) -> str | None:
@@ -162,12 +164,12 @@ def find_run_dir(
         kind = type(target).__name__
         raise InvalidIdError(
             f"got {'an' if kind[:1] in 'AEIOU' else 'a'} {kind} where an episode id or run directory goes; pass its episode_id "
-            f"(handle.episode_id, {target.episode_id!r}), or use the handle's own methods "
+            f"(handle.episode_id, {quoted(target.episode_id)}), or use the handle's own methods "
             "(handle.approve(approver_id=...), handle.reject(...), await handle)"
         )
     if not isinstance(target, (str, os.PathLike)):
         raise InvalidIdError(
-            f"{target!r} is not an episode id or a run directory; pass an id such as 'ep_01K9...' "
+            f"{quoted(target)} is not an episode id or a run directory; pass an id such as 'ep_01K9...' "
             "(a str) or the run directory's path"
         )
     if isinstance(target, os.PathLike) or (isinstance(target, str) and (os.sep in target or "/" in target)):
@@ -176,16 +178,16 @@ def find_run_dir(
             return path
         if any(len(part.encode("utf-8", "surrogateescape")) > 255 for part in path.parts):
             raise InvalidIdError(
-                f"{str(target)[:60]!r}… has a path component longer than 255 bytes, which no file system "
+                f"{quoted(str(target), 60)}… has a path component longer than 255 bytes, which no file system "
                 "allows; pass the run directory's real path or its episode id"
             )
         if isinstance(target, str):
             what, instead = _why_not_a_run(path)
             raise InvalidIdError(
-                f"{target!r} is neither an episode id (ids have no '/' or '..') nor a run directory: {what}; {instead}"
+                f"{quoted(target)} is neither an episode id (ids have no '/' or '..') nor a run directory: {what}; {instead}"
             )
         what, instead = _why_not_a_run(path)
-        raise RunNotFoundError(f"{str(path)!r} is not a run directory: {what}; {instead}")
+        raise RunNotFoundError(f"{quoted(str(path))} is not a run directory: {what}; {instead}")
     episode_id = validate_id(target)
     if runs_dir is not None:  # a file or FIFO given as the runs dir: say so, not "no run under it"
         check_root(Path(config.check_path(runs_dir)).expanduser(), label="runs_dir")
@@ -204,18 +206,20 @@ def find_run_dir(
         direct = root / episode_id
         if os.path.lexists(direct):  # named so, but no run there: say what it is rather than "no run"
             what, instead = _why_not_a_run(direct)
-            raise RunNotFoundError(f"{str(direct)!r} is not a run directory: {what}; {instead}")
+            raise RunNotFoundError(f"{quoted(str(direct))} is not a run directory: {what}; {instead}")
     searched = ", ".join(repr(str(r)) for r in roots)  # repr: a crafted name prints no control character
     starting = sorted({p.name for root in roots for p in _subdirs(root) if p.name.startswith(episode_id)})
     if starting:  # a part of an id: ids are taken whole (a prefix could name another run tomorrow)
         named = ", ".join(starting[:3]) + (f" and {len(starting) - 3} more" if len(starting) > 3 else "")
         raise RunNotFoundError(
-            f"no run is named {episode_id!r}; it is the start of {len(starting)} run id(s): {named}; pass a whole id"
+            f"no run is named {quoted(episode_id)}; it is the start of {len(starting)} run id(s): {named}; pass a whole id"
         )
     close = close_run_id(episode_id, roots)
     if close:  # one character off an id that is there: a typo, most likely
-        raise RunNotFoundError(f"no run {episode_id!r} under {searched} (did you mean {close!r}?)")
-    raise RunNotFoundError(f"no run {episode_id!r} under {searched}; {instead}, or check the id with noesis_nb.ns.list_runs()")
+        raise RunNotFoundError(f"no run {quoted(episode_id)} under {searched} (did you mean {quoted(close)}?)")
+    raise RunNotFoundError(
+        f"no run {quoted(episode_id)} under {searched}; {instead}, or check the id with noesis_nb.ns.list_runs()"
+    )
 
 
 def close_run_id(episode_id: str, roots: list[Path]) -> str | None:
@@ -242,7 +246,7 @@ def _why_not_a_run(path: Path) -> tuple[str, str]:
             named = ", ".join(runs[:2]) + (f" and {len(runs) - 2} more" if len(runs) > 2 else "")
             return (
                 f"it is a runs folder holding {len(runs)} run(s) ({named})",
-                f"pass one of them, or load them all with runs_df({str(path)!r})",
+                f"pass one of them, or load them all with runs_df({quoted(str(path))})",
             )
         with os.scandir(path) as it:
             empty = next(it, None) is None

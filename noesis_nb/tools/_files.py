@@ -11,6 +11,7 @@ from typing import Any
 
 from noesis_nb._jsonio import atomic_write_json, loads
 from noesis_nb.errors import InvalidIdError, RunWriteError, refused_write
+from noesis_nb.secrets import quoted
 from noesis_nb.store.runfiles import UnreadableRunFile, read_file
 
 __all__ = [
@@ -94,7 +95,7 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")  # line breaks, esca
 def check_id(value: Any, what: str = "draft id") -> str:
     """Return ``value`` if it is safe as a file name, else raise InvalidIdError saying why."""
     if not isinstance(value, str) or not value:
-        raise InvalidIdError(f"{what} {value!r} must be a non-empty string.")
+        raise InvalidIdError(f"{what} {quoted(value)} must be a non-empty string.")
     problem = None
     if "/" in value or "\\" in value:
         problem = "contains a path separator"
@@ -103,11 +104,13 @@ def check_id(value: Any, what: str = "draft id") -> str:
     elif ".." in value:
         problem = "contains '..'"
     elif control := _CONTROL.search(value):
-        problem = f"contains the control character {control.group()!r}"
+        problem = f"contains the control character {quoted(control.group())}"
     elif len(value) > MAX_ID_LENGTH:
         problem = f"is {len(value)} characters long (the limit is {MAX_ID_LENGTH})"
     if problem:
-        raise InvalidIdError(f"{what} {value!r} {problem}; ids become file names, so use letters, digits, '-', '_', ':' or '.'.")
+        raise InvalidIdError(
+            f"{what} {quoted(value)} {problem}; ids become file names, so use letters, digits, '-', '_', ':' or '.'."
+        )
     return value
 
 

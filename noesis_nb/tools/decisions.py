@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from noesis_nb.errors import RunSealedError
+from noesis_nb.secrets import quoted
 from noesis_nb.store.artifacts import taken_back_if_sealed
 
 from . import codes
@@ -43,26 +44,26 @@ def decide(
     Rejections default to reason code ``governance.vetoed``.
     """
     if not isinstance(approver_id, str) or not approver_id.strip():
-        raise ValueError(f"approver_id {approver_id!r} must name who decided (a non-empty string).")
+        raise ValueError(f"approver_id {quoted(approver_id)} must name who decided (a non-empty string).")
     if reason is not None and not isinstance(reason, str):
-        raise ValueError(f"reason {reason!r:.80} must be text (a string) or None.")
+        raise ValueError(f"reason {quoted(reason, 80)} must be text (a string) or None.")
     run_dir = Path(run_dir)
     draft_id = resolve_draft_id(run_dir, draft_id)
     prepared = PreparedInvocationRepository(run_dir).get(None, draft_id)
     if prepared is None:
-        raise PreparedToolInvocationNotFoundError(f"draft {draft_id!r} disappeared from {run_dir}; nothing to decide.")
+        raise PreparedToolInvocationNotFoundError(f"draft {quoted(draft_id)} disappeared from {run_dir}; nothing to decide.")
     if (run_dir / "final.json").exists() or (run_dir / "manifest.json").exists():
         existing = ApprovalDecisionRepository(run_dir).get(None, draft_id)
         if existing is not None:
             return existing, False  # decided before the run was sealed: nothing changes
         raise RunSealedError(
-            f"run {run_dir.name} is sealed, so draft {draft_id!r} can no longer be decided "
+            f"run {run_dir.name} is sealed, so draft {quoted(draft_id)} can no longer be decided "
             "(its episode ended without a decision); start a new episode instead."
         )
     fingerprint = prepared.payload.request_fingerprint
     if expected_fingerprint is not None and expected_fingerprint != fingerprint:
         raise ApprovalDecisionBindingError(
-            f"draft {draft_id!r} now has fingerprint {fingerprint!r}, not the reviewed {expected_fingerprint!r}; "
+            f"draft {quoted(draft_id)} now has fingerprint {fingerprint!r}, not the reviewed {expected_fingerprint!r}; "
             "show the current draft and decide again."
         )
     decision = ToolApprovalDecision(
@@ -83,7 +84,7 @@ def decide(
     stored, created = repository.create(decision)
     if created and taken_back_if_sealed(run_dir, repository.path_for(draft_id)):
         raise RunSealedError(
-            f"run {run_dir.name} was sealed while draft {draft_id!r} was being decided; the decision was taken back "
+            f"run {run_dir.name} was sealed while draft {quoted(draft_id)} was being decided; the decision was taken back "
             "(its episode ended without one). Start a new episode instead."
         )
     return stored, created

@@ -9,6 +9,7 @@ only draft" by accident.
 from __future__ import annotations
 
 from noesis_nb.errors import InvalidIdError
+from noesis_nb.secrets import quoted
 
 __all__ = ["MIN_PART", "request_part", "run_part", "match_draft_ref"]
 
@@ -40,7 +41,7 @@ def match_draft_ref(ref: object, ids: list[str]) -> list[str]:
     """The ids ``ref`` names (exact first). Raises InvalidIdError for a reference that names no draft."""
     if not isinstance(ref, str) or not ref.strip():
         raise InvalidIdError(
-            f"draft id {ref!r} names no draft; pass the whole id ('draft:<run>:<request>'), its request id, "
+            f"draft id {quoted(ref)} names no draft; pass the whole id ('draft:<run>:<request>'), its request id, "
             f"or at least {MIN_PART} characters of the request id — or None for the one pending draft"
         )
     if ref in ids:
@@ -51,7 +52,7 @@ def match_draft_ref(ref: object, ids: list[str]) -> list[str]:
     core = _core(ref.strip())
     if len(core) < MIN_PART:
         raise InvalidIdError(
-            f"draft reference {ref!r} is too short to name a draft unambiguously; give at least {MIN_PART} "
+            f"draft reference {quoted(ref)} is too short to name a draft unambiguously; give at least {MIN_PART} "
             "characters of the request id, or the whole draft id"
         )
     return [d for d in ids if request_part(d).startswith(core) or request_part(d).endswith(core)]

@@ -9,7 +9,7 @@ from typing import Any
 from noesis_nb._safetext import error_text
 from noesis_nb._threads import run_in_thread, run_sync
 from noesis_nb._unstarted import awaited_entry
-from noesis_nb.secrets import SCAN_MARGIN, shown_cut
+from noesis_nb.secrets import SCAN_MARGIN, quoted, shown_cut
 from noesis_nb.secrets import for_run as secrets_for_run
 
 from . import codes, events
@@ -209,7 +209,7 @@ async def _execute(
     if prepared is None:
         drafts = prepared_repository.draft_ids() if hasattr(prepared_repository, "draft_ids") else []
         raise PreparedToolInvocationNotFoundError(
-            f"no prepared draft {draft_id!r} for run {run_id!r} in {getattr(prepared_repository, 'root', where)}; "
+            f"no prepared draft {quoted(draft_id)} for run {quoted(run_id)} in {getattr(prepared_repository, 'root', where)}; "
             f"drafts: {', '.join(drafts) or 'none'}."
         )
     run_dir = getattr(prepared_repository, "run_dir", None)
@@ -227,7 +227,7 @@ async def _execute(
         if (done := executions.get(draft_id)) is not None:
             return done.model_copy(update={"already_executed": True})
         raise ExecutionInProgressError(
-            f"draft {draft_id!r} is being executed elsewhere, or an earlier attempt stopped after claiming it. "
+            f"draft {quoted(draft_id)} is being executed elsewhere, or an earlier attempt stopped after claiming it. "
             f"If nothing is running, check the tool's effects, then delete {executions.claim_path(draft_id)} to retry."
         )
     rid, state = prepared.request_id, {"dispatched": False}
@@ -358,29 +358,30 @@ def _check_approval(prepared: PreparedToolInvocation, decision: ToolApprovalDeci
     key = prepared.key
     if decision is None:
         raise ApprovalDecisionRequiredError(
-            f"draft {key!r} requires approval and has no decision; call decide(run_dir, {key!r}, approve=True, "
+            f"draft {quoted(key)} requires approval and has no decision; call decide(run_dir, {quoted(key)}, approve=True, "
             "approver_id=...) first."
         )
     if decision.status is ApprovalDecisionStatus.REJECTED:
         raise ApprovalRejectedError(
-            f"draft {key!r} was rejected by {decision.approver_id or 'a reviewer'}"
+            f"draft {quoted(key)} was rejected by {decision.approver_id or 'a reviewer'}"
             + (f": {decision.reason}" if decision.reason else "")
             + "; it will not run.",
             decision=decision,
         )
     if decision.request_id != prepared.request_id:
         raise ApprovalDecisionBindingError(
-            f"decision {decision.decision_id!r} is for request {decision.request_id!r}, "
-            f"but draft {key!r} is request {prepared.request_id!r}; decide this draft."
+            f"decision {quoted(decision.decision_id)} is for request {quoted(decision.request_id)}, "
+            f"but draft {quoted(key)} is request {quoted(prepared.request_id)}; decide this draft."
         )
     if decision.reviewed_fingerprint != prepared.payload.request_fingerprint:
         raise ApprovalDecisionBindingError(
-            f"decision {decision.decision_id!r} reviewed payload {decision.reviewed_fingerprint!r}, but draft {key!r} "
+            f"decision {quoted(decision.decision_id)} reviewed payload {decision.reviewed_fingerprint!r}, but draft "
+            f"{quoted(key)} "
             f"has {prepared.payload.request_fingerprint!r}; the payload changed after review, so review it again."
         )
     if prepared.preflight is not None and decision.impact_hash != prepared.preflight.impact_hash:
         raise ApprovalDecisionBindingError(
-            f"decision {decision.decision_id!r} has impact_hash {decision.impact_hash!r}, but draft {key!r} has "
+            f"decision {quoted(decision.decision_id)} has impact_hash {decision.impact_hash!r}, but draft {quoted(key)} has "
             f"{prepared.preflight.impact_hash!r}; review the draft again."
         )
     return decision

@@ -22,7 +22,7 @@ from noesis_nb._exits import HeldExit, held_exits
 from noesis_nb._jsonio import to_jsonable
 from noesis_nb._safetext import error_text
 from noesis_nb._threads import run_in_thread
-from noesis_nb.secrets import SCAN_MARGIN, shown_cut
+from noesis_nb.secrets import SCAN_MARGIN, quoted, shown_cut
 
 from . import codes
 from ._base import as_json_data, check_keys, make_result
@@ -72,7 +72,7 @@ def import_callable(ref: CallableRef) -> Callable[..., Any]:
         importlib.import_module(module)
     except Exception as exc:  # not only ImportError: a module may fail as it runs (a KeyError for a missing setting)
         raise CallableResolutionError(
-            f"cannot import module {module!r} of {ref.ref}: {import_problem(exc)}. "
+            f"cannot import module {quoted(module)} of {ref.ref}: {import_problem(exc)}. "
             "Install it or pass callables={draft_id: func}."
         ) from None
     func = _lookup(module, qualname)
@@ -100,7 +100,7 @@ class PythonCallableProtocol:
         self, prepared: PreparedToolInvocation, payload: dict[str, Any], func: Callable[..., Any] | None
     ) -> ToolExecutionResult:
         if func is None:
-            raise CallableResolutionError(f"draft {prepared.key!r} uses the python protocol but no callable was given.")
+            raise CallableResolutionError(f"draft {quoted(prepared.key)} uses the python protocol but no callable was given.")
         args, kwargs = payload.get("args", []), payload.get("kwargs", {})
         timeout = prepared.execution.timeout_ms / 1000 if prepared.execution.timeout_ms > 0 else None
         try:

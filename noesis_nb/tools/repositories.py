@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from noesis_nb._jsonio import atomic_write_json
 from noesis_nb.errors import DecisionFileError, EpisodeStateError, InvalidIdError
 from noesis_nb.secrets import for_run as secrets_for_run
+from noesis_nb.secrets import keys_hidden, quoted
 from noesis_nb.store.layout import PYTHON_PREPARED_DIR
 from noesis_nb.store.paths import UnsafeRunPathError, run_path
 from noesis_nb.store.runfiles import what_is
@@ -77,7 +78,7 @@ UNREADABLE_RECORD = (ToolRecordError, DecisionFileError, UnsafeRunPathError, Inv
 def record_problem(exc: Exception, where: Path, name: str) -> str:
     """The one line a view shows for a tool record it could not read (``where``/``name``: the folder and file)."""
     if isinstance(exc, InvalidIdError):  # never read, never used as a path
-        return f"{where}: {name!r} is not named after a draft id ({exc}); it is not read"
+        return f"{where}: {quoted(name)} is not named after a draft id ({exc}); it is not read"
     return str(exc).splitlines()[0]
 
 
@@ -112,7 +113,7 @@ def _load(path: Path, model: type[M]) -> M | None:
         data = read_json_object(path)
         return None if data is None else model.model_validate(data)
     except (ValueError, ValidationError) as exc:
-        raise ToolRecordError(f"{path}: {exc}. Restore the file from a backup or delete it.") from None
+        raise ToolRecordError(f"{path}: {keys_hidden(str(exc))}. Restore the file from a backup or delete it.") from None
 
 
 class PreparedInvocationRepository(_Repository):
@@ -166,7 +167,7 @@ class PreparedInvocationRepository(_Repository):
         prepared = _load(path, PreparedToolInvocation)
         if prepared is not None and prepared.key != draft_id:
             raise ToolRecordError(
-                f"{path}: holds draft {prepared.key!r}, not {draft_id!r} as its name says. "
+                f"{path}: holds draft {quoted(prepared.key)}, not {quoted(draft_id)} as its name says. "
                 "Restore the file from a backup or delete it."
             )
         if prepared is None or (run_id is not None and prepared.run_id != run_id):
@@ -267,7 +268,7 @@ class ApprovalDecisionRepository(_Repository):
         decision = ApprovalDecisionRepository._parse(path)
         if decision is not None and decision.draft_id is not None and decision.draft_id != key:
             raise DecisionFileError(
-                f"{path}: holds the decision on draft {decision.draft_id!r}, not {key!r} "
+                f"{path}: holds the decision on draft {quoted(decision.draft_id)}, not {quoted(key)} "
                 "as its name says. Restore the file from a backup or delete it and decide again."
             )
         return decision
@@ -277,7 +278,7 @@ class ApprovalDecisionRepository(_Repository):
         try:
             data = read_json_object(path)
         except ValueError as exc:
-            raise DecisionFileError(f"{path}: {exc}. Rewrite it as a decision object or delete it.") from None
+            raise DecisionFileError(f"{path}: {keys_hidden(str(exc))}. Rewrite it as a decision object or delete it.") from None
         if data is None:
             return None
         try:
@@ -285,7 +286,7 @@ class ApprovalDecisionRepository(_Repository):
         except ValidationError as exc:
             problems = "; ".join(
                 f"{'.'.join(map(str, e['loc'])) or 'record'}: {e['msg']}"
-                + (f" (got {e['input']!r})" if e["type"] != "missing" else "")
+                + (f" (got {quoted(e['input'])})" if e["type"] != "missing" else "")
                 for e in exc.errors()
             )
             raise DecisionFileError(
@@ -306,7 +307,7 @@ class IdempotencyRepository(_Repository):
         name = "__".join(parts) + ".json"
         if len(name.encode()) > 240:
             raise InvalidIdError(
-                f"idempotency file name {name!r} is longer than 240 bytes; use a shorter principal_id or idempotency_key."
+                f"idempotency file name {quoted(name)} is longer than 240 bytes; use a shorter principal_id or idempotency_key."
             )
         return self._file(name)
 
@@ -426,9 +427,9 @@ def resolve_draft_id(run_dir: Path | str, ref: str | None = None) -> str:
         return pending.key
     matches = match_draft_ref(ref, ids)
     if not matches:
-        raise PreparedToolInvocationNotFoundError(f"no draft matches {ref!r} in {repo.root.parent}; drafts: {listing}.")
+        raise PreparedToolInvocationNotFoundError(f"no draft matches {quoted(ref)} in {repo.root.parent}; drafts: {listing}.")
     if len(matches) > 1:
         raise AmbiguousPreparedToolInvocationError(
-            f"{ref!r} matches {len(matches)} drafts ({', '.join(matches)}); give more of the id."
+            f"{quoted(ref)} matches {len(matches)} drafts ({', '.join(matches)}); give more of the id."
         )
     return matches[0]

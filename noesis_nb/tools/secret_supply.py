@@ -21,6 +21,8 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
+from noesis_nb.secrets import keys_hidden
+
 from .errors import SecretUnavailableError
 from .redaction import REDACTED_VALUE
 
@@ -122,7 +124,7 @@ def fill_secrets(payload: dict[str, Any], supplied: Mapping[str, Any]) -> tuple[
         try:
             _set(payload, path, _fill_leaf(_get(payload, path), given))
         except ValueError as exc:
-            raise SecretUnavailableError(f"the secret given for {key!r} does not fit: {exc}.") from None
+            raise SecretUnavailableError(f"the secret given for {key!r} does not fit: {keys_hidden(str(exc))}.") from None
         filled.append(key)
     return payload, filled, missing
 

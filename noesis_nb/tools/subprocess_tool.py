@@ -21,6 +21,8 @@ import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from noesis_nb.secrets import quoted
+
 from . import codes
 from ._base import as_json_data, check_keys, make_result
 from .errors import InvalidToolPayloadError
@@ -76,12 +78,12 @@ class SubprocessProtocol:
             for key, value in env.items():
                 if not isinstance(key, str) or not isinstance(value, str):
                     raise InvalidToolPayloadError(
-                        f"env entry {key!r} has a value of type {type(value).__name__}; env keys and values must be str."
+                        f"env entry {quoted(key)} has a value of type {type(value).__name__}; env keys and values must be str."
                     )
         if "timeout_ms" in payload:
             timeout = payload["timeout_ms"]
             if isinstance(timeout, bool) or not isinstance(timeout, int) or timeout <= 0:
-                raise InvalidToolPayloadError(f"'timeout_ms' must be an int > 0, got {timeout!r}.")
+                raise InvalidToolPayloadError(f"'timeout_ms' must be an int > 0, got {quoted(timeout)}.")
         return as_json_data(dict(payload), "payload")
 
     def restore(self, stored: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:

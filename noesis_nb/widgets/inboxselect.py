@@ -10,6 +10,7 @@ import threading
 from typing import Any
 
 from ..errors import InvalidOptionError
+from ..secrets.quoted import quoted
 from .inboxrows import DraftRow, ResumeRow, VetoRow
 from .render import esc
 
@@ -133,7 +134,7 @@ class Selection:
         """A row's key from its key or its draft id (as ``handle.pending`` and ``approve_draft`` name drafts)."""
         if not isinstance(ref, str):
             raise InvalidOptionError(
-                f"{ref!r:.80} names no draft; pass items from inbox.pending, their keys, draft ids, or 'all'"
+                f"{quoted(ref, 80)} names no draft; pass items from inbox.pending, their keys, draft ids, or 'all'"
             )
         if ref in self.rows:
             return ref
@@ -150,9 +151,11 @@ class Selection:
             if isinstance(items, str) or hasattr(items, "key"):
                 items = [items]  # one key, draft id, item or row
             elif not hasattr(items, "__iter__") or isinstance(items, (dict, bytes)):
-                raise InvalidOptionError(f"{items!r:.80} names no draft; {_WHAT_TO_PASS}")
+                raise InvalidOptionError(f"{quoted(items, 80)} names no draft; {_WHAT_TO_PASS}")
             keys = [self._key_of(getattr(i, "key", i)) for i in items]
             unknown = [k for k in keys if k not in self.rows]
             if unknown:
-                raise InvalidOptionError(f"{unknown[0]!r} is not waiting in this inbox (decided, or never here); {_WHAT_TO_PASS}")
+                raise InvalidOptionError(
+                    f"{quoted(unknown[0])} is not waiting in this inbox (decided, or never here); {_WHAT_TO_PASS}"
+                )
             return [self.rows[k] for k in keys]

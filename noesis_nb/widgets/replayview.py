@@ -21,6 +21,7 @@ import ipywidgets as w
 from ..errors import InvalidOptionError
 from ..runtime.diskrun import DiskRun
 from ..runtime.moment import RunMoment, epoch_of
+from ..secrets.quoted import quoted
 from .bundle import execution_count
 from .render import esc
 from .theme import ROOT_CLASS
@@ -125,7 +126,7 @@ class ReplayView(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type info
         """Play from here (from the start when at the end) on the running loop; returns the task (awaitable)."""
         if speed is not None:
             if speed not in SPEEDS:
-                raise InvalidOptionError(f"speed={speed!r}: use one of {list(SPEEDS)}")
+                raise InvalidOptionError(f"speed={quoted(speed)}: use one of {list(SPEEDS)}")
             self.speed.value = speed
         self.pause()
         try:
@@ -186,5 +187,7 @@ class ReplayView(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type info
 def count_arg(value: Any, method: str) -> int:
     """A whole number of events or steps for ``seek``/``seek_step`` (a text or a fraction is refused, not rounded)."""
     if type(value) is bool or not isinstance(value, numbers.Integral):
-        raise InvalidOptionError(f"{method}({value!r}): pass a whole number (how many events or steps to show), e.g. {method}(3)")
+        raise InvalidOptionError(
+            f"{method}({quoted(value)}): pass a whole number (how many events or steps to show), e.g. {method}(3)"
+        )
     return int(value)

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ...errors import EpisodeStateError, ToolRejected
+from ...secrets.quoted import quoted
 from .._emit import PHASE, apply_output, emit_row, row, usage_row
 from .._extras import require
 
@@ -46,7 +47,7 @@ class CrewAIAdapter:
     ):
         require("crewai", "crewai", "CrewAIAdapter")
         if not hasattr(crew, "kickoff"):
-            raise TypeError(f"crew={crew!r} has no kickoff(); pass a crewai.Crew")
+            raise TypeError(f"crew={quoted(crew)} has no kickoff(); pass a crewai.Crew")
         self.crew, self.output = crew, output
         self.govern = {n: {} for n in govern_tools} if isinstance(govern_tools, list) else dict(govern_tools or {})
         self.__noesis_input_mapper__ = input_mapper or getattr(crew, "__noesis_input_mapper__", None) or default_input_mapper
@@ -56,7 +57,9 @@ class CrewAIAdapter:
 
     async def invoke(self, inputs: Any, ctx: Any) -> Any:
         if not isinstance(inputs, dict):
-            raise TypeError(f"CrewAIAdapter needs kickoff inputs as a dict, got {inputs!r}; input_mapper must return a dict")
+            raise TypeError(
+                f"CrewAIAdapter needs kickoff inputs as a dict, got {quoted(inputs)}; input_mapper must return a dict"
+            )
         saved = (self.crew.step_callback, self.crew.task_callback)
         restore = self._govern_tools(ctx)
         self.crew.step_callback = lambda step: _emit(ctx, _step_row(step))

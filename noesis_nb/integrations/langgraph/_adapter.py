@@ -19,6 +19,7 @@ from typing import Any
 
 from ...errors import InvalidOptionError
 from ...secrets import redact
+from ...secrets.quoted import quoted
 from .._approvals import default_answer, request_approval, tool_name
 from .._emit import PHASE, apply_output, row
 from .._extras import require
@@ -79,7 +80,7 @@ class LangGraphAdapter:
         _check_limits(max_resumes, max_value_chars, approval_timeout_s)
         self.max_value_chars = max_value_chars  # an interrupt value's JSON beyond this is stored as a preview
         if not hasattr(graph, "invoke"):
-            raise TypeError(f"graph={graph!r} has no invoke(); pass a compiled graph (StateGraph(...).compile())")
+            raise TypeError(f"graph={quoted(graph)} has no invoke(); pass a compiled graph (StateGraph(...).compile())")
         self.graph, self.output, self.config, self.thread_id = graph, output, dict(config or {}), thread_id
         self.use_async = _has_async_only_nodes(graph) if use_async is None else use_async
         self.answer, self.risk, self.max_resumes, self.approval_timeout_s = (
@@ -201,17 +202,19 @@ def _steer_key(graph: Any, key: Any) -> str | None:
     if key is _MESSAGES:
         return None
     known = sorted(k for k in channels if isinstance(k, str) and not k.startswith("__") and not k.startswith("branch:"))
-    raise InvalidOptionError(f"steer_key={key!r} is not a state key of the graph ({', '.join(known)}); name one, or pass None")
+    raise InvalidOptionError(
+        f"steer_key={quoted(key)} is not a state key of the graph ({', '.join(known)}); name one, or pass None"
+    )
 
 
 def _check_limits(max_resumes: Any, max_value_chars: Any, approval_timeout_s: Any) -> None:
     """Refuse a limit that would make the loop run zero or negative times, or never time out."""
     for name, given, least in (("max_resumes", max_resumes, 0), ("max_value_chars", max_value_chars, 1)):
         if not isinstance(given, int) or isinstance(given, bool) or given < least:
-            raise InvalidOptionError(f"{name}={given!r}: pass an int of at least {least}")
+            raise InvalidOptionError(f"{name}={quoted(given)}: pass an int of at least {least}")
     seconds = approval_timeout_s
     if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not (0 < seconds < math.inf):
-        raise InvalidOptionError(f"approval_timeout_s={seconds!r}: pass a number of seconds above 0")
+        raise InvalidOptionError(f"approval_timeout_s={quoted(seconds)}: pass a number of seconds above 0")
 
 
 def _has_async_only_nodes(graph: Any) -> bool:

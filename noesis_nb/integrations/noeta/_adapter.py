@@ -19,6 +19,7 @@ from typing import Any
 
 from ..._jsonio import atomic_write_json, to_jsonable
 from ...errors import EpisodeStateError, NoesisNbError
+from ...secrets.quoted import quoted
 from ...store.paths import run_path
 from .._approvals import request_approval, tool_name
 from .._emit import PHASE, apply_output, emit_row, emit_rows, row
@@ -85,7 +86,7 @@ class NoetaAdapter:
 
     async def invoke(self, goal: Any, ctx: Any) -> Any:
         if not isinstance(goal, str) or not goal:
-            raise TypeError(f"NoetaAdapter needs a goal string, got {goal!r}; input_mapper must return a string")
+            raise TypeError(f"NoetaAdapter needs a goal string, got {quoted(goal)}; input_mapper must return a string")
         client = await asyncio.to_thread(self._client)
         folder, lock = NoetaFolder(), threading.Lock()
         seen: dict[str, str] = {}
@@ -170,7 +171,7 @@ class NoetaAdapter:
         if outcome.status != "terminal":
             reason = client.suspend_reason(task_id)
             raise NoetaTaskError(
-                f"the Noeta task {task_id} stopped with status {outcome.status!r} ({reason}); noesis_nb answers "
+                f"the Noeta task {task_id} stopped with status {quoted(outcome.status)} ({reason}); noesis_nb answers "
                 "tool approvals only: use multi_turn=False and no ask-user tools"
             )
         return client.task_answer(task_id)

@@ -1,0 +1,143 @@
+"""A value as an error message, warning or log line quotes it: redacted first, then cut, never a key's head.
+
+A message that quotes ``value[:60]!r`` cuts a key so that no detector recognises the 60 characters left, and
+one that quotes a short value whole (an id, a name) shows a key too short or too cut for the detectors
+(``ghp_`` and 10 characters). ``quoted`` redacts what ``shown`` finds, then hides every word that starts like a
+key (``sk-``, ``ghp_``, ``AKIA``, ``xoxb-``, ``eyJ``…) or looks random, then cuts; a value that is one such word
+is named by its length alone, so the message still says what was wrong with it.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from typing import Any
+
+from .._safetext import safe_repr
+from ..errors import guessed
+from .display import SCAN_MARGIN, shown, shown_cut
+from .guard import known_everywhere
+from .names import REDACTED_VALUE
+from .randomness import entropy_ok, random_words, without_ids
+
+__all__ = ["quoted", "quoted_text", "looks_like_key", "keys_hidden", "typo_hint"]
+
+# the starts of the key formats people paste: OpenAI/Anthropic/Stripe ``sk-``/``sk_``/``rk_``, GitHub, GitLab,
+# Slack, AWS access key ids, Google, Hugging Face, npm, PyPI, SendGrid, a JWT's ``{"`` header in base64
+_PREFIX = re.compile(
+    r"(?:"
+    # distinctive starts, found even glued to the word before them (``xxxeyJhbGci…``)
+    r"(?:sk-proj-|sk-ant-|sk-svcacct-|gh[pousr]_|github_pat_|glpat-|xox[abposre]-|xapp-)[A-Za-z0-9_-]{3}"
+    r"|(?:AKIA|ASIA)[A-Z0-9]{12}|eyJ[A-Za-z0-9_-]{3}"
+    # shorter starts, at the start of a word only
+    r"|(?<![A-Za-z0-9])(?:(?:sk|rk)[-_](?:live_|test_|admin-)?[A-Za-z0-9_-]{3}|(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA)[A-Z0-9]{4}"
+    r"|AIza[0-9A-Za-z_-]{3}|hf_[A-Za-z]{3}|npm_[A-Za-z0-9]{3}|pypi-[A-Za-z0-9]{3}|SG\.[A-Za-z0-9_-]{3})"
+    r")[A-Za-z0-9_+/=.:-]*"
+)
+
+# a word too short for ``random_words`` (a key cut at 12 characters): random when it mixes upper case, lower case
+# and digits and passes the same randomness test (ids of one case and digits, ULIDs, hex, are kept)
+_SHORT_WORD = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{10,19}(?![A-Za-z0-9+/_-])")
+# a longer word is also read in windows: a key glued to other text (``xxxx…<40 random characters>``) makes the
+# whole word too plain to pass, while every window inside the key passes
+_LONG_WORD = re.compile(r"[A-Za-z0-9+/_-]{24,}")
+_WINDOW = 16
+_KEY_CHARS = frozenset(string.ascii_letters + string.digits + "+=")
+# an episode or batch id mistyped (ULIDs are read in any case): ``ep_01M8…GWQx`` is quoted, so the message shows it
+_NEAR_ULID = re.compile(r"(?:[a-z]{1,8}_)?[0-7][0-9A-HJKMNP-TV-Za-hjkmnp-tv-z]{25}")
+
+
+def _short_random(word: str) -> bool:
+    mixed = any(c.isupper() for c in word) and any(c.islower() for c in word) and any(c.isdigit() for c in word)
+    return mixed and entropy_ok(word)
+
+
+def _random_parts(word: str) -> list[str]:
+    """The runs of ``word`` covered by random-looking windows, each widened to the letters and digits around it
+    (a key's first or last characters may lack a digit or a capital), longest first. Each window's mix of cases
+    and digits is read from running counts: only a mixed window pays the randomness test."""
+    counts = [(0, 0, 0)]
+    for c in word:
+        u, lo, d = counts[-1]
+        counts.append((u + c.isupper(), lo + c.islower(), d + c.isdigit()))
+    spans: list[list[int]] = []
+    if not all(counts[-1]):  # no capital, small letter or digit anywhere: no window mixes them
+        return []
+    for start in range(len(word) - _WINDOW + 1):
+        first, last = counts[start], counts[start + _WINDOW]
+        if not all(b > a for a, b in zip(first, last)) or not entropy_ok(word[start : start + _WINDOW]):
+            continue
+        if spans and start <= spans[-1][1]:
+            spans[-1][1] = start + _WINDOW
+        else:
+            spans.append([start, start + _WINDOW])
+    for span in spans:
+        while span[0] > 0 and word[span[0] - 1] in _KEY_CHARS:
+            span[0] -= 1
+        while span[1] < len(word) and word[span[1]] in _KEY_CHARS:
+            span[1] += 1
+    return sorted({word[a:b] for a, b in spans}, key=len, reverse=True)
+
+
+def _random_words(text: str) -> list[str]:
+    found = [*random_words(text), *(m.group() for m in _SHORT_WORD.finditer(text) if _short_random(m.group()))]
+    for m in _LONG_WORD.finditer(without_ids(text)):  # a ULID's capitals beside a path's words are no key
+        if m.group() not in found:
+            found += _random_parts(m.group())
+    return found
+
+
+def looks_like_key(text: str) -> bool:
+    """Whether ``text`` holds a word that starts like a key or looks random (however short or cut it is)."""
+    return _PREFIX.search(text) is not None or bool(_random_words(text))
+
+
+def keys_hidden(text: str) -> str:
+    """``text`` with its secrets redacted (``shown``) and its key-like words replaced: for a message built by code
+    that quotes values whole (argparse's ``invalid choice: 'sk-…'``)."""
+    out = _PREFIX.sub(REDACTED_VALUE, shown(text))
+    for word in sorted(set(_random_words(out)), key=len, reverse=True):
+        out = out.replace(word, REDACTED_VALUE)
+    return out
+
+
+def quoted_text(text: str, limit: int = 80) -> str:
+    """``text`` redacted (``shown``), its key-like words replaced, then cut to ``limit`` characters (unquoted)."""
+    return shown_cut(keys_hidden(text[: limit + SCAN_MARGIN]), limit)
+
+
+def quoted(value: Any, limit: int = 200) -> str:
+    """``repr(value)`` for a message: secrets and key-like words redacted first, then cut to about ``limit``
+    characters (``…`` and the length said when cut). A string that is all key is named by its length alone:
+    ``<a 51-character value that looks like a key, not shown>``."""
+    if isinstance(value, str):
+        if _NEAR_ULID.fullmatch(value) and sum(map(str.islower, value[-26:])) <= 2 and value not in known_everywhere():
+            return repr(value)
+        text = quoted_text(value, limit)
+        if text.strip() == REDACTED_VALUE or (REDACTED_VALUE in text and not text.replace(REDACTED_VALUE, "").strip(" :/=._-")):
+            return f"<a {len(value)}-character value that looks like a key, not shown>"
+        if len(value) > limit:
+            return f"{text!r}… ({len(value)} characters)"
+        return repr(text) if text != value else repr(value)
+    rendered = _rendered(value, limit + SCAN_MARGIN)
+    text = quoted_text(rendered, limit)
+    return text if len(rendered) <= limit else f"{text}…"
+
+
+def _rendered(value: Any, limit: int) -> str:
+    """``repr(value)`` as Python writes it (a dict in its own order) for a small container, bounded otherwise."""
+    if isinstance(value, (list, tuple, dict, set, frozenset)) and len(value) <= 100:
+        try:
+            text = repr(value)
+        except Exception:  # a hostile item's ``__repr__``: said by ``safe_repr``
+            return safe_repr(value, limit)
+        return text[:limit]
+    return safe_repr(value, limit)
+
+
+def typo_hint(value: Any, choices: Any) -> str:
+    """`` (did you mean 'audit'?)`` when ``value`` looks like a typo of one of ``choices``; "" for a key (no typo,
+    and ``guessed`` quotes the value whole) or no close choice."""
+    if not isinstance(value, str) or looks_like_key(value):
+        return ""
+    return guessed([value], choices).removeprefix(repr(value))
