@@ -229,7 +229,7 @@ def test_clear_cache_forgets_the_index(tmp_path: Path, monkeypatch: pytest.Monke
     root = _hand_runs(tmp_path, monkeypatch, ("ep_a", "ep_b"))
     runs_df(root)
     folder = tmp_path / "cache" / INDEX_DIR
-    assert len(list(folder.iterdir())) == 1
+    assert len(list(folder.glob("*.json"))) == 1
     clear_cache()
     assert list(folder.iterdir()) == []
 
@@ -275,7 +275,7 @@ def test_a_list_of_runs_neither_reads_nor_writes_the_index(tmp_path: Path, monke
     assert not (tmp_path / "cache" / INDEX_DIR).exists()
     CACHE.clear()  # this process's copies of the runs, not the index: the next load reads them again
     assert len(runs_df(root)) == 2
-    assert len(list((tmp_path / "cache" / INDEX_DIR).iterdir())) == 1
+    assert len(list((tmp_path / "cache" / INDEX_DIR).glob("*.json"))) == 1
 
 
 def _index_keys(cache: Path) -> set[str]:
@@ -324,7 +324,7 @@ def test_later_loads_in_a_process_neither_parse_nor_rewrite_the_index(tmp_path: 
     real_read = runindex._read
     monkeypatch.setattr(runindex, "_read", lambda path: reads.append(path) or real_read(path))
     runs_df(root)
-    [index] = (tmp_path / "cache" / INDEX_DIR).iterdir()
+    [index] = (tmp_path / "cache" / INDEX_DIR).glob("*.json")
     written = index.stat().st_mtime_ns
     summary = root / "ep_3" / "summary.json"
     summary.write_text(summary.read_text().replace('"t"', '"u"'))
