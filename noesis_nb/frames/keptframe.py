@@ -13,8 +13,9 @@ What it holds is only ever a copy, trusted only when it checks:
 - its key: the verify level, the price table's version (``Pricer.version``: a custom ``prices=`` is never
   served a frame priced by another table) and the versions of Python, pandas, numpy and pyarrow (or its
   absence): a frame pickled by one pandas is not unpickled by another;
-- runs only with no problem, settled stamps, every call's time known (a call with none is priced at the
-  time of the load), and no summary whose sums gave way to the calls.
+- runs only with no problem, settled stamps, and every call's time known (a call with none is priced at the
+  time of the load). A run whose summary's sums gave way to its calls is kept too: the frame was priced
+  from the calls, under the table its key names, and the log's stamp is among the run's.
 Like the index, it is not used while this process has learned a secret value (``index_for`` is None).
 """
 
@@ -64,7 +65,6 @@ class Keeper:
     def __init__(self, index: RunIndex, verify: str, pricer: Pricer):
         self.index = index
         self.path = frame_path(index)
-        self.version = pricer.version
         self.key = (verify, pricer.version, *_versions())
         self.first = index.first  # only a process's first load of the folder takes or keeps a kept frame
 
@@ -111,7 +111,6 @@ class Keeper:
             record["ref"].fs.protocol == "file"
             and not record["problems"]
             and settled(record["stamp"])
-            and not record.get("sums_checked", {}).get(self.version)  # the sums gave way to the calls
             and NAT not in call_columns(record).stamps  # priced at the time of the load
         )
 

@@ -220,3 +220,33 @@ def test_clear_cache_deletes_kept_frames_and_their_temp_files(tmp_path: Path, mo
     (kept.parent / f".{kept.name}.4242.abcdef").write_bytes(b"x" * 100)  # what a kill -9 mid-write leaves
     clear_cache()
     assert list(kept.parent.iterdir()) == []
+
+
+def test_a_run_whose_sums_gave_way_to_its_calls_is_served_as_priced_from_the_calls(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    """Under genai-prices the summary's sums of this run price differently from its calls: the first load reads the
+    log; the kept frame was priced from the calls, and a change to the log is seen (its stamp is the run's)."""
+    import noesis_nb
+
+    from .test_runs_usage_sums import _two_gpt_calls
+
+    root = tmp_path / "runs"
+    noesis_nb.solve("two calls", using=_two_gpt_calls, runs_dir=root)
+    write_run(root, "ep_plain", basic_events("ep_plain"), summary=hand_summary("ep_plain", task="t"))
+    settle()
+    first, _, built = load_counted(root, env, tmp_path / "a.pkl")
+    got, reads, built = load_counted(root, env, tmp_path / "b.pkl")
+    assert reads == [] and built == 0
+    same(got, first)
+    same(got, full(root, env, tmp_path))
+    [run] = [p for p in root.iterdir() if p.name != "ep_plain"]
+    log = run / "events.jsonl"
+    text, st = log.read_text(), log.stat()
+    assert '"output_tokens":' in text
+    log.write_text(text.replace('"output_tokens":', '"output_tokenz":', 1))  # same size, same mtime: the ctime tells
+    os.utime(log, ns=(st.st_atime_ns, st.st_mtime_ns))
+    settle()
+    got, reads, built = load_counted(root, env, tmp_path / "c.pkl")
+    assert built == 1
+    same(got, full(root, env, tmp_path))
