@@ -22,7 +22,7 @@ import pytest
 from noesis_nb.frames.runindex import INDEX_DIR
 
 from .newprocess import copy_runs, load_counted, same, settle
-from .runkit import basic_events, hand_summary, write_run
+from .runkit import SMOKE, basic_events, hand_summary, write_run
 
 FLAT = {"openai/gpt-4o": {"input": 2.5, "output": 10}}
 
@@ -90,11 +90,12 @@ def test_a_run_edited_in_place_added_or_removed_has_the_frame_built_again(
     assert reads == ["ep_added"] and built == 1
     same(got, full(root, env, tmp_path))
 
-    shutil.rmtree(edited)
+    [last] = os.listdir(root / SMOKE.name)  # the last run listed (its nested folder's): every other one is where it was
+    shutil.rmtree(root / SMOKE.name)
     got, reads, built = load_counted(root, env, tmp_path / "e.pkl")
     assert reads == [] and built == 1  # every run left is in the index; the frame is not the kept one
     same(got, full(root, env, tmp_path))
-    assert edited.name not in set(got["episode_id"])
+    assert last not in set(got["episode_id"])
 
 
 def test_another_price_table_is_never_served_a_frame_priced_by_this_one(
@@ -222,9 +223,7 @@ def test_clear_cache_deletes_kept_frames_and_their_temp_files(tmp_path: Path, mo
     assert list(kept.parent.iterdir()) == []
 
 
-def test_a_run_whose_sums_gave_way_to_its_calls_is_served_as_priced_from_the_calls(
-    tmp_path: Path, env: dict[str, str]
-) -> None:
+def test_a_run_whose_sums_gave_way_to_its_calls_is_served_as_priced_from_the_calls(tmp_path: Path, env: dict[str, str]) -> None:
     """Under genai-prices the summary's sums of this run price differently from its calls: the first load reads the
     log; the kept frame was priced from the calls, and a change to the log is seen (its stamp is the run's)."""
     import noesis_nb
