@@ -22,7 +22,6 @@ Like the index, it is not used while this process has learned a secret value (``
 from __future__ import annotations
 
 import hmac
-import os
 import pickle
 import sys
 from pathlib import Path
@@ -53,17 +52,19 @@ def frame_path(index: RunIndex) -> Path:
     return index.path.with_name(index.path.name + ".frame")
 
 
-def keeper_for(folder: str, verify: str, pricer: Pricer) -> Keeper | None:
-    """The keeper of a whole-folder load of ``folder``; None while this process knows a secret value."""
+def keeper_for(folder: str, roots: set[str], verify: str, pricer: Pricer) -> Keeper | None:
+    """The keeper of a whole-folder load of ``folder`` (its runs in ``roots``: it, or nested folders); None while
+    this process knows a secret value."""
     index = index_for(folder)
-    return Keeper(index, verify, pricer) if index is not None else None
+    return Keeper(index, roots, verify, pricer) if index is not None else None
 
 
 class Keeper:
     """Serves a whole-folder load its kept frame (``serve``), or keeps the frame it built (``keep``)."""
 
-    def __init__(self, index: RunIndex, verify: str, pricer: Pricer):
+    def __init__(self, index: RunIndex, roots: set[str], verify: str, pricer: Pricer):
         self.index = index
+        self.roots = roots
         self.path = frame_path(index)
         self.key = (verify, pricer.version, *_versions())
         self.first = index.first  # only a process's first load of the folder takes or keeps a kept frame
@@ -86,7 +87,7 @@ class Keeper:
             if type(frame) is not pd.DataFrame or len(frame) != len(refs):
                 return None
         self.index.kept = (key, runs, frame)
-        for root in {os.path.dirname(ref.path) for ref in refs}:  # nested folders' indexes too
+        for root in self.roots:  # nested folders' indexes too
             index = index_for(root)
             if index is not None:
                 index.keep_open()

@@ -19,6 +19,8 @@ rows are screened when they are made, and a value learned since would not be in 
 Columns asked for by path (``columns=``) need the documents: those loads read every run. Only loads
 of a folder of runs use it (not one run, not a list), and only the first load of a folder in a process
 reads it; a folder is known by its real path; runs whose folder is gone leave it when it is written.
+Beside it, ``<index>.json.frame`` keeps the last whole-folder load's finished frame (``keptframe``), under
+the same tag (``cache_tag``); a load served that frame keeps the index open for the next load of the folder.
 """
 
 from __future__ import annotations
@@ -57,7 +59,8 @@ class RunIndex:
     """The index of one runs root (the folder holding the runs): entries by (verify level, run name).
 
     Read only by the first load of the root in this process: later loads find their runs in the in-memory
-    cache, and a run they miss there changed since (its entry cannot hold). The parsed entries are dropped
+    cache, and a run they miss there changed since (its entry cannot hold). A load served a kept frame
+    (``keptframe``) made no record, so it does not count as that first load (``keep_open``). The parsed entries are dropped
     when that load ends; the records made from them live on in the in-memory cache. New entries are written
     at the end of the first load, then once they are a tenth of the file (rewriting a large root's file for
     each run that changed would cost more than the index saves).

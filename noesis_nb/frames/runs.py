@@ -67,7 +67,9 @@ def runs_df(
     With ``cache=True`` a later call reads again only the runs where a file or folder the row came
     from has another size or modification time (one ``stat`` each: an edit in place shows too), and a
     load of one folder in a new process takes unchanged runs' rows from the runs index the last load of
-    it left in this user's cache folder (``frames.runindex``; ``clear_cache()`` deletes it).
+    it left in this user's cache folder (``frames.runindex``), and a new process's first load of a whole
+    folder (no ``episodes=``, no ``columns=``) whose runs are all unchanged is served the frame the last
+    such load kept (``frames.keptframe``); ``clear_cache()`` deletes both.
     """
     if verify not in ("quick", "size", "hash"):
         raise InvalidOptionError(
@@ -112,7 +114,8 @@ def _keeper(refs: list[RunRef], verify: str, pricer: Pricer) -> Keeper | None:
     if any(ref.fs.protocol != "file" for ref in refs):
         return None
     roots = {os.path.dirname(ref.path) for ref in refs}
-    return keeper_for(roots.pop() if len(roots) == 1 else os.path.commonpath(list(roots)), verify, pricer)
+    folder = next(iter(roots)) if len(roots) == 1 else os.path.commonpath(list(roots))
+    return keeper_for(folder, roots, verify, pricer)
 
 
 def _load(
