@@ -249,3 +249,20 @@ def test_a_run_whose_sums_gave_way_to_its_calls_is_served_as_priced_from_the_cal
     got, reads, built = load_counted(root, env, tmp_path / "c.pkl")
     assert built == 1
     same(got, full(root, env, tmp_path))
+
+
+def test_a_frame_with_a_call_of_unknown_time_is_not_kept(tmp_path: Path, env: dict[str, str]) -> None:
+    """A call whose time is not a time is priced at the time of the load: a frame kept on another day could be priced
+    by another rate, so it is built each time."""
+    root = tmp_path / "runs"
+    for ep in ("ep_a", "ep_b"):
+        events = basic_events(ep)
+        if ep == "ep_b":
+            events[2]["timestamp"] = "not a time"
+        write_run(root, ep, events)
+    settle()
+    first, _, _ = load_counted(root, env, tmp_path / "a.pkl")
+    assert kept_files(tmp_path) == []
+    got, reads, built = load_counted(root, env, tmp_path / "b.pkl")
+    assert reads == [] and built == 1  # the rows from the index, the frame built
+    same(got, first)
