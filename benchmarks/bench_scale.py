@@ -9,8 +9,9 @@ fresh subprocesses, all in the same invocation:
   <frame> cold  the first call in a process (events_df, runs_df, tools_df, usage_df), with no runs index:
                 the first load of these runs ever
   <frame> warm  the next call over the same, unchanged runs (the in-memory cache)
-  runs_df new   the first call in a new process once another process has loaded the runs (rows read back
-                from the runs index, ``frames.runindex``: what a new kernel pays)
+  runs_df new   the first call in a new process once another process has loaded the runs (the frame that
+                load kept, ``frames.keptframe``, served after a stat of every file it came from: what a
+                new kernel pays)
 
 It prints seconds, memory grown by the call, the ratios the README quotes (warm / cold, events_df / floor,
 runs_df / summary scan, cold and new), and the growth slope of each (log-log fit from 1,000 runs up: 1.0 is
@@ -157,7 +158,7 @@ def main() -> None:
                 f"warm/cold 1/{cold['seconds'] / warm['seconds']:5.1f}  memory +{cold['grew_mb']:6.0f} MB"
             )
         ev, runs, new = r["events_df:cold"], r["runs_df:cold"], r["runs_df:new"]
-        print(f"  runs_df    new  {new['seconds']:9.4f} s  (a new process; the runs index another one left)")
+        print(f"  runs_df    new  {new['seconds']:9.4f} s  (a new process; the frame and runs index another one left)")
         print(f"  events_df / floor: {ev['seconds'] / r['floor']['seconds']:.2f}x")
         print(
             f"  runs_df / summary scan: cold {runs['seconds'] / r['summary']['seconds']:.1f}x, "

@@ -19,6 +19,8 @@ rows are screened when they are made, and a value learned since would not be in 
 Columns asked for by path (``columns=``) need the documents: those loads read every run. Only loads
 of a folder of runs use it (not one run, not a list), and only the first load of a folder in a process
 reads it; a folder is known by its real path; runs whose folder is gone leave it when it is written.
+Beside it, ``<index>.json.frame`` keeps the last whole-folder load's finished frame (``keptframe``), under
+the same tag (``cache_tag``); a load served that frame keeps the index open for the next load of the folder.
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ from .runrecord import RunRecord, run_unchanged, stamp_checks
 from .runusage import CallColumns, call_columns
 from .source import RunRef
 
-__all__ = ["RunIndex", "index_for", "forget_indexes", "INDEX_DIR"]
+__all__ = ["RunIndex", "index_for", "forget_indexes", "cache_tag", "remove_left_temps", "INDEX_DIR"]
 
 INDEX_DIR = "runs-index"
 _FORMAT = b"noesis_nb runs index 1\n"
@@ -57,7 +59,8 @@ class RunIndex:
     """The index of one runs root (the folder holding the runs): entries by (verify level, run name).
 
     Read only by the first load of the root in this process: later loads find their runs in the in-memory
-    cache, and a run they miss there changed since (its entry cannot hold). The parsed entries are dropped
+    cache, and a run they miss there changed since (its entry cannot hold). A load served a kept frame
+    (``keptframe``) made no record, so it does not count as that first load (``keep_open``). The parsed entries are dropped
     when that load ends; the records made from them live on in the in-memory cache. New entries are written
     at the end of the first load, then once they are a tenth of the file (rewriting a large root's file for
     each run that changed would cost more than the index saves).
@@ -72,7 +75,19 @@ class RunIndex:
         self._entries: dict[str, Any] | None = None  # parsed for the first load
         self._new: dict[str, Any] = {}  # entries made since the last write
         self._made_from: dict[str, RunRecord] = {}  # the record of each new entry (its call columns)
+        self._open = False  # a kept frame was served: stay open for the next whole-folder load (``keep_open``)
+        self.kept: Any = None  # the kept frame this process served (``keptframe``), while the index stays open
         self._lock = threading.Lock()
+
+    @property
+    def first(self) -> bool:
+        """Whether no load of this root has ended here yet (a load that was served a kept frame does not count)."""
+        return self._first
+
+    def keep_open(self) -> None:
+        """A kept frame (``keptframe``) served this root's runs and read no record: the in-memory cache holds none of
+        them, so this index stays open until a whole-folder load ends (a later one reads only the runs that changed)."""
+        self._open = True
 
     def get(self, ref: RunRef, verify: str) -> tuple[RunRecord, Any] | None:
         """(record, checks for ``run_unchanged``) this index holds for ``ref``, when every file and folder it came
@@ -99,14 +114,16 @@ class RunIndex:
                 self._new[key] = entry
                 self._made_from[key] = record
 
-    def end(self, *, save: bool) -> None:
-        """End a load: with ``save`` (it succeeded), write the new entries when due; drop the parsed entries."""
+    def end(self, *, save: bool, whole: bool = True) -> None:
+        """End a load: with ``save`` (it succeeded), write the new entries when due; drop the parsed entries, unless
+        a kept frame left this index open and the load was not of the whole folder (``episodes=``, ``columns=``)."""
         with self._lock:
             try:
                 if save and self._new and (self._first or len(self._new) >= max(64, self._held // 10)):
                     self._write()
             finally:
-                self._entries, self._first = None, False
+                if whole or not self._open:
+                    self._entries, self._first, self._open, self.kept = None, False, False, None
 
     def _write(self) -> None:
         """Merge the new entries into the file as it is now, dropping runs whose folder is gone; nothing when the
@@ -126,13 +143,13 @@ class RunIndex:
             self._held = len(entries)
         except (OSError, TypeError, orjson.JSONEncodeError):  # refused, or a value JSON cannot hold: none written
             pass
-        _remove_left_temps(self.path)
+        remove_left_temps(self.path)
 
     def _folder(self, key: str) -> str:
         return os.path.join(self.root, key.partition("/")[2])
 
 
-def _remove_left_temps(path: Path, age_s: float = 600.0) -> None:
+def remove_left_temps(path: Path, age_s: float = 600.0) -> None:
     """Remove temp files of ``path`` a killed process left (``write_cached`` renames its own into place)."""
     try:
         names = os.listdir(path.parent)
@@ -169,7 +186,7 @@ def forget_indexes() -> None:
         names = os.listdir(folder)
     except OSError:
         return
-    for name in names:  # the index files and any temp file a killed process left
+    for name in names:  # the index files, their kept frames (``keptframe``) and any temp file a killed process left
         if name.endswith(".json") or ".json." in name:
             try:
                 os.unlink(folder / name)
@@ -296,7 +313,13 @@ def _sealed(body: bytes) -> bytes:
 
 
 def _tag(body: bytes) -> bytes:
-    mac = hmac.new(seal_key(), _FORMAT + _code_version(), hashlib.sha256)
+    return cache_tag(_FORMAT, body)
+
+
+def cache_tag(form: bytes, body: bytes) -> bytes:
+    """The hex HMAC-SHA256 of ``body`` under the seal key, for this code (``_code_version``) and file format ``form``:
+    what the index and the kept frames (``keptframe``) are trusted by."""
+    mac = hmac.new(seal_key(), form + _code_version(), hashlib.sha256)
     mac.update(body)
     return mac.hexdigest().encode()
 

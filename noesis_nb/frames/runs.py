@@ -23,6 +23,7 @@ from .coerce import Report, clean_row, obj
 from .columns import RUN_COLUMNS, TOKEN_COLUMNS, Column, check_columns
 from .fs import BadFile, Stat, dir_stamp, prefetch_remote, settled
 from .gcpause import gc_paused, without_gc
+from .keptframe import Keeper, keeper_for
 from .problems import LoadProblem, Problems
 from .progress import progress as _progress
 from .provenance import sealed_here
@@ -66,7 +67,9 @@ def runs_df(
     With ``cache=True`` a later call reads again only the runs where a file or folder the row came
     from has another size or modification time (one ``stat`` each: an edit in place shows too), and a
     load of one folder in a new process takes unchanged runs' rows from the runs index the last load of
-    it left in this user's cache folder (``frames.runindex``; ``clear_cache()`` deletes it).
+    it left in this user's cache folder (``frames.runindex``), and a new process's first load of a whole
+    folder (no ``episodes=``, no ``columns=``) whose runs are all unchanged is served the frame the last
+    such load kept (``frames.keptframe``); ``clear_cache()`` deletes both.
     """
     if verify not in ("quick", "size", "hash"):
         raise InvalidOptionError(
@@ -86,16 +89,33 @@ def runs_df(
     # (Dask's partitions, loaded at once) nor a single run (one run watched would rewrite its whole root's file)
     one_folder = (source is None or isinstance(source, (str, os.PathLike))) and len(refs) > 1
     indexes: dict[str, RunIndex | None] | None = {} if cache and one_folder else None
+    # the whole folder (no subset, no columns by path): the frame the last such load built may be kept for it
+    whole = indexes is not None and wanted is None and not extras
+    keeper = _keeper(refs, verify, pricer) if whole else None
+    served = keeper.serve(refs) if keeper is not None else None
+    if served is not None:
+        served.attrs = {**served.attrs, "errors": problems.as_records()}
+        return served
     loaded = False
     try:
-        df = _load(refs, problems, cache, verify, indexes, extras, pricer, progress)
+        df = _load(refs, problems, cache, verify, indexes, extras, pricer, progress, keeper)
         loaded = True
     finally:  # a load that raised (strict=True) writes nothing, and keeps no parsed index either
-        for index in (indexes or {}).values():
-            if index is not None:
-                index.end(save=loaded)
+        # the folder's own index (that of nested folders' common parent) holds the kept frame: ended as well
+        ending = [*(indexes or {}).values(), keeper.index if keeper is not None else None]
+        for index in {id(i): i for i in ending if i is not None}.values():
+            index.end(save=loaded, whole=whole)
     df.attrs = {**df.attrs, "errors": problems.as_records()}
     return df
+
+
+def _keeper(refs: list[RunRef], verify: str, pricer: Pricer) -> Keeper | None:
+    """The keeper of a whole-folder load of local runs (its frame is kept beside the index of the runs' folder)."""
+    if any(ref.fs.protocol != "file" for ref in refs):
+        return None
+    roots = {os.path.dirname(ref.path) for ref in refs}
+    folder = next(iter(roots)) if len(roots) == 1 else os.path.commonpath(list(roots))
+    return keeper_for(folder, roots, verify, pricer)
 
 
 def _load(
@@ -107,8 +127,11 @@ def _load(
     extras: tuple[Column, ...],
     pricer: Pricer,
     progress: bool | None,
+    keeper: Keeper | None = None,
 ) -> pd.DataFrame:
-    """The frame of ``refs``' records (``runs_df`` without its checks of the options)."""
+    """The frame of ``refs``' records (``runs_df`` without its checks of the options); a frame built when the
+    load found no problem is given to ``keeper`` (``keptframe``) for the next process."""
+    found = len(problems.items)
     with gc_paused():
         records = [_record(ref, problems, cache, verify, indexes, not extras) for ref in _progress(refs, progress, "runs")]
         memo = PriceMemo(pricer)
@@ -125,6 +148,8 @@ def _load(
             df = _frame(records, extras, pricer)
             if cache:
                 MEMO.put(("runs", key), tuple(records), df)
+            if keeper is not None and len(problems.items) == found:
+                keeper.keep(df, records)
         return df.copy(deep=False)
 
 

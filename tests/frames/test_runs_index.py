@@ -1,7 +1,7 @@
 """The runs index (``frames.runindex``): a new process takes each unchanged run's row from it, and nothing else.
 
-Each load here runs in a real new Python process (as a new kernel would), sharing this test's cache
-folder and seal key; it prints how many runs it read in full and leaves its frame in a pickle. A
+Each load here runs in a real new Python process (``newprocess``: as a new kernel would), sharing this test's
+cache folder and seal key; it prints how many runs it read in full and leaves its frame in a pickle. A
 frame from the index must equal one read in full, every time, whatever changed on disk in between.
 """
 
@@ -10,94 +10,20 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
 import pytest
 
-from noesis_nb.frames._arrays import HAVE_ARROW
 from noesis_nb.frames.cache import CACHE
 from noesis_nb.frames.fs import RACY_NS
 from noesis_nb.frames.runindex import INDEX_DIR
 
-from .runkit import SMOKE, basic_events, hand_summary, make_engine_runs, write_run
-
-_CHILD = """
-import json, sys
-args = json.loads(sys.argv[1])
-if args["no_pyarrow"]:  # as the test process: a default install's frames, which it can unpickle
-    import tests.hardening._no_pyarrow
-from noesis_nb.frames import runs as runs_module, runs_df
-from noesis_nb.frames import runindex
-
-reads = []
-read_run = runs_module.read_run
-def counted(ref, **kw):
-    reads.append(ref.path)
-    return read_run(ref, **kw)
-runs_module.read_run = counted
-if args.get("learn"):
-    from noesis_nb.secrets import for_run
-    for_run(args["learn"]).learn([args["secret"]])
-if args.get("code"):
-    runindex._CODE = args["code"].encode()
-adherence = runs_module.Column("plan_adherence", path="summary.metrics.plan_adherence", type="float")
-columns = [adherence] if args.get("extras") else None
-df = runs_df(args["root"], columns=columns, prices=args.get("prices"))
-df.to_pickle(args["out"])
-print(json.dumps({"reads": len(reads)}))
-"""
-
-
-REPO = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture()
-def env(tmp_path: Path) -> dict[str, str]:
-    """The environment of each load: this test's own cache folder (its index), the tests' seal key, the tests."""
-    path = os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])
-    return {**os.environ, "NOESIS_NB_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": path}
-
-
-@pytest.fixture(scope="module")
-def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Engine runs of every kind, a Noēsis run, and a damaged hand run (its problems are reported each time)."""
-    root = tmp_path_factory.mktemp("index") / "runs"
-    make_engine_runs(root)
-    shutil.copytree(SMOKE, root / SMOKE.name)
-    summary = hand_summary("ep_damaged", task="damaged") | {"metrics": {"act_count": "three"}}
-    write_run(root, "ep_damaged", basic_events("ep_damaged"), summary=summary)
-    time.sleep(RACY_NS / 1e9 * 3)  # runs written within the file system's tick are not kept by any cache
-    return root
-
-
-def _copy(corpus: Path, tmp_path: Path) -> Path:
-    root = tmp_path / "runs"
-    shutil.copytree(corpus, root, copy_function=shutil.copy2)
-    time.sleep(RACY_NS / 1e9 * 3)
-    return root
-
-
-def _load(root: Path, env: dict[str, str], out: Path, **args: Any) -> tuple[pd.DataFrame, int]:
-    """runs_df in a new process: (its frame, how many runs it read in full)."""
-    done = subprocess.run(
-        [sys.executable, "-c", _CHILD, json.dumps({"root": str(root), "out": str(out), "no_pyarrow": not HAVE_ARROW, **args})],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stderr
-    return pd.read_pickle(out), json.loads(done.stdout.strip().splitlines()[-1])["reads"]
-
-
-def _same(got: pd.DataFrame, want: pd.DataFrame) -> None:
-    pd.testing.assert_frame_equal(got, want)
-    assert got.attrs == want.attrs
+from .newprocess import copy_runs as _copy
+from .newprocess import load as _load
+from .newprocess import same as _same
+from .runkit import basic_events, hand_summary, write_run
 
 
 def _in_this_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -229,7 +155,7 @@ def test_clear_cache_forgets_the_index(tmp_path: Path, monkeypatch: pytest.Monke
     root = _hand_runs(tmp_path, monkeypatch, ("ep_a", "ep_b"))
     runs_df(root)
     folder = tmp_path / "cache" / INDEX_DIR
-    assert len(list(folder.iterdir())) == 1
+    assert len(list(folder.glob("*.json"))) == 1
     clear_cache()
     assert list(folder.iterdir()) == []
 
@@ -275,7 +201,7 @@ def test_a_list_of_runs_neither_reads_nor_writes_the_index(tmp_path: Path, monke
     assert not (tmp_path / "cache" / INDEX_DIR).exists()
     CACHE.clear()  # this process's copies of the runs, not the index: the next load reads them again
     assert len(runs_df(root)) == 2
-    assert len(list((tmp_path / "cache" / INDEX_DIR).iterdir())) == 1
+    assert len(list((tmp_path / "cache" / INDEX_DIR).glob("*.json"))) == 1
 
 
 def _index_keys(cache: Path) -> set[str]:
@@ -324,7 +250,7 @@ def test_later_loads_in_a_process_neither_parse_nor_rewrite_the_index(tmp_path: 
     real_read = runindex._read
     monkeypatch.setattr(runindex, "_read", lambda path: reads.append(path) or real_read(path))
     runs_df(root)
-    [index] = (tmp_path / "cache" / INDEX_DIR).iterdir()
+    [index] = (tmp_path / "cache" / INDEX_DIR).glob("*.json")
     written = index.stat().st_mtime_ns
     summary = root / "ep_3" / "summary.json"
     summary.write_text(summary.read_text().replace('"t"', '"u"'))

@@ -1,0 +1,151 @@
+"""Kept frames: a folder's finished ``runs_df`` frame, kept beside its runs index for the next new process.
+
+With the runs index a new process still built the frame from every run's record (pricing the calls, one
+array per column): ~5x a scan of the summaries at 1,000 runs. After a whole-folder load (no ``episodes=``,
+no ``columns=``, ``cache=True``) that found no problem, the frame is kept in ``<index>.json.frame``
+(``_cachedir``: mode 0600, written whole by rename) with the runs it was built from, each with its stamp.
+A new process's first load of the folder serves it when the folder holds the same runs and every stamp
+still holds; otherwise it builds the frame as before and keeps the new one.
+
+What it holds is only ever a copy, trusted only when it checks:
+- an HMAC-SHA256 under the seal key, with the index's code digest (``runindex.cache_tag``), over the whole
+  file: the frame is unpickled only once the tag checks (a file crafted without the key is never loaded);
+- its key: the verify level, the price table's version (``Pricer.version``: a custom ``prices=`` is never
+  served a frame priced by another table) and the versions of Python, pandas, numpy and pyarrow (or its
+  absence): a frame pickled by one pandas is not unpickled by another;
+- runs only with no problem, settled stamps, and every call's time known (a call with none is priced at the
+  time of the load). A run whose summary's sums gave way to its calls is kept too: the frame was priced
+  from the calls, under the table its key names, and the log's stamp is among the run's.
+Like the index, it is not used while this process has learned a secret value (``index_for`` is None).
+"""
+
+from __future__ import annotations
+
+import hmac
+import pickle
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._cachedir import read_cached, write_cached
+from ..cost import Pricer
+from . import _arrays
+from .fs import settled
+from .runindex import RunIndex, cache_tag, index_for, remove_left_temps
+from .runrecord import RunRecord, run_unchanged
+from .runusage import call_columns
+from .source import RunRef
+from .timetext import NAT
+
+__all__ = ["Keeper", "keeper_for", "frame_path"]
+
+_FORMAT = b"noesis_nb kept runs frame 1\n"
+_MAX_BYTES = 1 << 31
+_META_LEN = 8  # bytes giving the length of the pickled (key, runs) before the pickled frame
+
+
+def frame_path(index: RunIndex) -> Path:
+    """Where the kept frame of ``index``'s folder is (``forget_indexes`` removes it with the index)."""
+    return index.path.with_name(index.path.name + ".frame")
+
+
+def keeper_for(folder: str, roots: set[str], verify: str, pricer: Pricer) -> Keeper | None:
+    """The keeper of a whole-folder load of ``folder`` (its runs in ``roots``: it, or nested folders); None while
+    this process knows a secret value."""
+    index = index_for(folder)
+    return Keeper(index, roots, verify, pricer) if index is not None else None
+
+
+class Keeper:
+    """Serves a whole-folder load its kept frame (``serve``), or keeps the frame it built (``keep``)."""
+
+    def __init__(self, index: RunIndex, roots: set[str], verify: str, pricer: Pricer):
+        self.index = index
+        self.roots = roots
+        self.path = frame_path(index)
+        self.key = (verify, pricer.version, *_versions())
+        self.first = index.first  # only a process's first load of the folder takes or keeps a kept frame
+
+    def serve(self, refs: list[RunRef]) -> pd.DataFrame | None:
+        """The kept frame when it is this load's (same key, same runs in the same order, every stamp holds); else None."""
+        if not self.first or not refs:
+            return None
+        held = self.index.kept  # served before in this process, while no whole-folder load ended since
+        if held is None or held[0] != self.key:
+            held = _read(self.path, self.key)
+        if held is None or not _hold(refs, held[1]):
+            return None
+        key, runs, frame = held
+        if isinstance(frame, bytes):  # the stamps hold: only now is the pickled frame loaded
+            try:
+                frame = pickle.loads(frame)
+            except Exception:  # a file this code wrote, under another pandas despite the key: built again
+                return None
+            if type(frame) is not pd.DataFrame or len(frame) != len(refs):
+                return None
+        self.index.kept = (key, runs, frame)
+        for root in self.roots:  # nested folders' indexes too
+            index = index_for(root)
+            if index is not None:
+                index.keep_open()
+        self.index.keep_open()
+        return frame.copy(deep=False)
+
+    def keep(self, frame: pd.DataFrame, records: list[RunRecord]) -> None:
+        """Keep ``frame``, built from ``records`` by a load that found no problem, when every run qualifies."""
+        if not self.first or not records or not all(self._qualifies(r) for r in records):
+            return
+        runs = [(r["ref"].path, r["stamp"]) for r in records]
+        try:
+            meta = pickle.dumps((self.key, runs), protocol=5)
+            body = len(meta).to_bytes(_META_LEN, "big") + meta + pickle.dumps(frame, protocol=5)
+            write_cached(self.path, cache_tag(_FORMAT, body) + b"\n" + body)
+        except (OSError, pickle.PicklingError, TypeError, AttributeError, ValueError):  # refused, or not picklable
+            pass
+        remove_left_temps(self.path)
+
+    def _qualifies(self, record: RunRecord) -> bool:
+        return (
+            record["ref"].fs.protocol == "file"
+            and not record["problems"]
+            and settled(record["stamp"])
+            and NAT not in call_columns(record).stamps  # priced at the time of the load
+        )
+
+
+def _hold(refs: list[RunRef], runs: list[tuple[str, dict[str, Any]]]) -> bool:
+    """Whether the folder holds exactly ``runs`` (in order), each with every stamp it was kept with."""
+    if len(runs) != len(refs):
+        return False
+    for ref, (path, stamp) in zip(refs, runs):
+        if ref.path != path or ref.fs.protocol != "file" or not run_unchanged(ref, stamp):
+            return False
+    return True
+
+
+def _read(path: Path, key: tuple[Any, ...]) -> tuple[Any, Any, bytes] | None:
+    """(key, runs, the pickled frame) of a kept file whose tag and key check; None for anything else."""
+    try:
+        data = read_cached(path, _MAX_BYTES)
+    except OSError:
+        return None
+    head, _, body = data.partition(b"\n")
+    if len(body) < _META_LEN or not hmac.compare_digest(head, cache_tag(_FORMAT, body)):
+        return None
+    size = int.from_bytes(body[:_META_LEN], "big")
+    try:  # written by this code under this key: plain tuples, dicts, strings and ints
+        kept_key, runs = pickle.loads(body[_META_LEN : _META_LEN + size])
+    except Exception:
+        return None
+    if kept_key != key:
+        return None
+    return kept_key, runs, body[_META_LEN + size :]
+
+
+def _versions() -> tuple[str, ...]:
+    """What a pickled frame depends on: Python, pandas, numpy, and pyarrow when frames use it."""
+    arrow = sys.modules["pyarrow"].__version__ if _arrays.HAVE_ARROW and "pyarrow" in sys.modules else "no pyarrow"
+    return (sys.version, pd.__version__, np.__version__, arrow)
