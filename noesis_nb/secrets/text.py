@@ -30,6 +30,7 @@ import orjson
 from .decoded import basic_credentials, encoded_secrets
 from .disguise import ESCAPE, INVISIBLE, INVISIBLE_CHARS, maybe_disguised, plain, unescape
 from .joined import chunk_texts
+from .known import Known
 from .linear import per_line, widen_all
 from .names import PLACEHOLDERS, is_secret_key
 from .plugins import plugins
@@ -404,17 +405,21 @@ def find_in_text(text: str, *, entropy: bool = True) -> set[str]:
 
 
 _CACHED_LEN = 120
-_GAP = f"[{_INVISIBLE_CHARS}]*"
 
 
 def _through_invisible(text: str, entropy: bool) -> set[str]:
     """The secrets of ``text`` read without its invisible characters, each as it stands in ``text``
-    (``ghp_ab\u200bcd…``) and as it is without them (to hunt for it elsewhere)."""
-    found = find_in_text(_INVISIBLE.sub("", text), entropy=entropy)
+    (``ghp_ab\u200bcd…``) and as it is without them (to hunt for it elsewhere). Every secret is located
+    in the reading in one pass and mapped back through the offsets of the characters kept."""
+    kept = [m.start() for m in _VISIBLE.finditer(text)]
+    read = "".join(text[i] for i in kept)
+    found = find_in_text(read, entropy=entropy)
     located = set(found)
-    for value in found:
-        located.update(m.group() for m in re.finditer(_GAP.join(map(re.escape, value)), text))
+    located.update(text[kept[a] : kept[b - 1] + 1] for a, b in Known(found).starts(read))
     return located
+
+
+_VISIBLE = re.compile(f"[^{_INVISIBLE_CHARS}]")
 
 
 def _through_escapes(text: str, entropy: bool) -> set[str]:
@@ -426,11 +431,7 @@ def _through_escapes(text: str, entropy: bool) -> set[str]:
         return found
     hidden = find_in_text(decoded, entropy=entropy)
     found |= hidden
-    for value in hidden:
-        start = decoded.find(value)
-        while start >= 0:
-            found.add(text[starts[start] : starts[start + len(value)]])
-            start = decoded.find(value, start + 1)
+    found.update(text[starts[a] : starts[b]] for a, b in Known(hidden).starts(decoded))
     return found
 
 
