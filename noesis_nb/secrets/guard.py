@@ -30,7 +30,7 @@ from .._jsonio import atomic_write_bytes, atomic_write_json, dumps_line, to_json
 from .._safetext import error_text, safe_repr
 from .disguise import ESCAPE, INVISIBLE, may_hide, maybe_disguised, readable
 from .joined import chunk_texts, split_secrets
-from .known import Known, replaced, spans
+from .known import Known, for_text, replaced, spans
 from .names import PLACEHOLDERS, REDACTED_VALUE, looks_like_credential
 from .scan import distinct_key, redact
 from .text import chunk_runs, flat_might_contain, lists_joined, payload_might_contain
@@ -279,7 +279,7 @@ class RunSecrets:
 
 
 def _replace(text: str, parts: Iterable[str]) -> str:
-    return Known(parts).replaced(text, REDACTED_VALUE)
+    return for_text(text, parts).replaced(text, REDACTED_VALUE)
 
 
 def _set_in(record: Any, path: tuple[str | int, ...], text: str) -> Any:

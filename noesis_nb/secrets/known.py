@@ -20,15 +20,17 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator
+from functools import cached_property
 
 import orjson
 
 from .occurrences import longest_ending
 
-__all__ = ["Known", "spans", "replaced", "FRAGMENT"]
+__all__ = ["Known", "for_text", "spans", "replaced", "FRAGMENT"]
 
 _EACH = 8  # up to this many values, each is searched for by itself
 _HEAD = 6  # characters of a value compiled into the trie (values are at least ``MIN_HUNTED`` long)
+_SEARCHED = 1_000_000  # characters read by searching a text once per value, below which nothing is compiled
 _LENGTHS = 8  # distinct lengths of the values sharing a head, past which they are read by the automaton
 _MERGE = 4  # a level is merged into the one before once it holds a quarter as many values
 FRAGMENT = 8  # a cut-off value keeps its first characters: 8 or more of them are a sign of it
@@ -37,18 +39,11 @@ FRAGMENT = 8  # a cut-off value keeps its first characters: 8 or more of them ar
 class _Level:
     """One compiled set of values: the trie of their heads and, per head, the values by length (longest first)."""
 
-    def __init__(self, values: frozenset[str]) -> None:
+    def __init__(self, values: frozenset[str], each: bool = False) -> None:
         self.values = values
-        self.each = len(values) <= _EACH
-        self.by_length = sorted(values, key=len, reverse=True)
-        # the JSON-escaped first characters of each value: JSON text (an event, a file) holding none holds no value
-        self.needles = tuple({orjson.dumps(v)[1:-1][:FRAGMENT] for v in values})
-        self.heads = tuple({v[:FRAGMENT] for v in values if len(v) > FRAGMENT})
-        self.longest = len(self.by_length[0])
+        self.each = each or len(values) <= _EACH
         if self.each:
             return
-        self.needle_pattern = re.compile(_trie(n.decode("latin-1") for n in self.needles).encode("latin-1"), re.S)
-        self.head_pattern = re.compile("(?=(" + _trie(self.heads) + "))", re.S) if self.heads else None
         self.head = min(_HEAD, min(map(len, values)))
         buckets: dict[str, dict[int, set[str]]] = {}
         for value in values:
@@ -58,6 +53,32 @@ class _Level:
         self.dense = frozenset(v for b in buckets.values() if len(b) > _LENGTHS for group in b.values() for v in group)
         self.buckets = {h: sorted(b.items(), reverse=True) for h, b in buckets.items() if len(b) <= _LENGTHS}
         self.pattern = re.compile("(?=(" + _trie(self.buckets) + "))", re.S) if self.buckets else None
+
+    # what only scrubbing and screening use, made on first use (a one-off set of values to replace needs none of it)
+    @cached_property
+    def by_length(self) -> list[str]:
+        return sorted(self.values, key=len, reverse=True)
+
+    @cached_property
+    def longest(self) -> int:
+        return max(map(len, self.values))
+
+    @cached_property
+    def needles(self) -> tuple[bytes, ...]:
+        """The JSON-escaped first characters of each value: JSON text (an event, a file) holding none holds no value."""
+        return tuple({orjson.dumps(v)[1:-1][:FRAGMENT] for v in self.values})
+
+    @cached_property
+    def heads(self) -> tuple[str, ...]:
+        return tuple({v[:FRAGMENT] for v in self.values if len(v) > FRAGMENT})
+
+    @cached_property
+    def needle_pattern(self) -> re.Pattern[bytes]:
+        return re.compile(_trie(n.decode("latin-1") for n in self.needles).encode("latin-1"), re.S)
+
+    @cached_property
+    def head_pattern(self) -> re.Pattern[str] | None:
+        return re.compile("(?=(" + _trie(self.heads) + "))", re.S) if self.heads else None
 
     def starts(self, text: str) -> Iterator[tuple[int, int]]:
         """``(start, end)`` of occurrences: for the trie, the longest value at each start; else each value's own."""
@@ -101,9 +122,9 @@ class _Level:
 class Known:
     """An immutable set of values to find in texts; ``plus`` shares the compiled levels of the set it extends."""
 
-    def __init__(self, values: Iterable[str] = (), _levels: tuple[_Level, ...] = ()) -> None:
+    def __init__(self, values: Iterable[str] = (), _levels: tuple[_Level, ...] = (), *, each: bool = False) -> None:
         new = frozenset(v for v in values if v)
-        self.levels = _levels + ((_Level(new),) if new else ())
+        self.levels = _levels + ((_Level(new, each),) if new else ())
         self.values = frozenset().union(*(level.values for level in self.levels))
         self._sorted: list[str] | None = None
 
@@ -193,6 +214,13 @@ def _inside(where: list[tuple[int, int]], at: int) -> bool:
     """Whether ``at`` lies in one of the ordered disjoint spans ``where``."""
     i = bisect_left(where, (at + 1,)) - 1
     return i >= 0 and where[i][0] <= at < where[i][1]
+
+
+def for_text(text: str, values: Iterable[str]) -> Known:
+    """A ``Known`` for one text: the values searched one by one when that is bounded work (a short text, or few
+    values), compiled otherwise (compiling costs more than searching a short text once per value)."""
+    distinct = frozenset(values)
+    return Known(distinct, each=len(distinct) * len(text) <= _SEARCHED)
 
 
 def spans(found: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:

@@ -30,7 +30,7 @@ import orjson
 from .decoded import basic_credentials, encoded_secrets
 from .disguise import ESCAPE, INVISIBLE, INVISIBLE_CHARS, maybe_disguised, percent_decoded, plain, unescape
 from .joined import chunk_texts
-from .known import Known
+from .known import for_text
 from .linear import per_line, widen_all
 from .names import PLACEHOLDERS, is_secret_key
 from .plugins import plugins
@@ -320,6 +320,7 @@ def _trim(value: str) -> str:
     return match.group() if match else ""
 
 
+_SCHEME_VALUE = re.compile(r"\s+([^\s\"',;]+)")  # the token after ``Authorization: Bearer``
 # values a short labelled value may be without being a secret: ``auth: no``, ``password=-``
 _FLAG_WORDS = frozenset({"no", "yes", "on", "off", "ok", "n/a", "na", "-", "?", "tbd", "set"})
 
@@ -334,7 +335,7 @@ def _assignments(text: str) -> tuple[list[str], list[str]]:
             continue
         value = m.group("value")
         if value.lower() in _SCHEMES:  # Authorization: Bearer <token>
-            rest = re.match(r"\s+([^\s\"',;]+)", text[m.end("value") :])
+            rest = _SCHEME_VALUE.match(text, m.end("value"))  # at its place: a copy of the rest of the text is n per scheme
             value = rest.group(1) if rest else ""
         elif len(value.strip()) < 4 and _short_assignment(text, m):  # from its ``=``/``:`` or the space of a flag
             sep = text[m.end("name") : m.start("value")]
@@ -415,7 +416,7 @@ def _through_invisible(text: str, entropy: bool) -> set[str]:
     read = "".join(text[i] for i in kept)
     found = find_in_text(read, entropy=entropy)
     located = set(found)
-    located.update(text[kept[a] : kept[b - 1] + 1] for a, b in Known(found).starts(read))
+    located.update(text[kept[a] : kept[b - 1] + 1] for a, b in for_text(read, found).starts(read))
     return located
 
 
@@ -431,7 +432,7 @@ def _through_escapes(text: str, entropy: bool) -> set[str]:
         return found
     hidden = find_in_text(decoded, entropy=entropy)
     found |= hidden
-    found.update(text[starts[a] : starts[b]] for a, b in Known(hidden).starts(decoded))
+    found.update(text[starts[a] : starts[b]] for a, b in for_text(decoded, hidden).starts(decoded))
     return found
 
 
@@ -446,7 +447,7 @@ def _through_percent(text: str, entropy: bool) -> set[str]:
     reading, starts = percent_decoded(text)
     decoded = find_in_text(reading, entropy=entropy)
     located = set(found) | decoded
-    located.update(text[starts[a] : starts[b]] for a, b in Known(decoded).starts(reading))
+    located.update(text[starts[a] : starts[b]] for a, b in for_text(reading, decoded).starts(reading))
     return located
 
 
