@@ -30,7 +30,7 @@ from .._jsonio import atomic_write_bytes, atomic_write_json, dumps_line, to_json
 from .._safetext import error_text, safe_repr
 from .disguise import ESCAPE, INVISIBLE, may_hide, maybe_disguised, readable
 from .joined import chunk_texts, split_secrets
-from .known import Known, for_text, replaced, spans
+from .known import SEARCHED, Known, for_text, replaced, spans
 from .names import PLACEHOLDERS, REDACTED_VALUE, looks_like_credential
 from .scan import distinct_key, redact
 from .text import chunk_runs, flat_might_contain, lists_joined, payload_might_contain
@@ -335,7 +335,12 @@ def scrub_text(text: str, values: Iterable[str] | Known) -> str:
     character escapes (``\\u0048\\u0075…``, a character past U+FFFF as a surrogate pair).
 
     The text is read once for all the values (``known``), however many there are."""
-    known = values if isinstance(values, Known) else _known_of(tuple(values))
+    if not isinstance(values, Known):
+        values = tuple(values)
+        small = len(values) * len(text) <= SEARCHED  # bounded work searched value by value, the cache kept
+        known = for_text(text, values) if small else _known_of(values)
+    else:
+        known = values
     if not known.levels:
         return text
     if _escaped_in(text):
@@ -353,7 +358,8 @@ def _known_of(values: tuple[str, ...]) -> Known:
     last = _LAST
     if last[0] is values or last[0] == values:
         return last[1]
-    known = Known(values)
+    # a run learned more (``known_everywhere`` grows): the values are added as a level, not all compiled again
+    known = last[1].plus(values) if last[1].values.issubset(values) else Known(values)
     _LAST = (values, known)
     return known
 

@@ -26,11 +26,11 @@ import orjson
 
 from .occurrences import longest_ending
 
-__all__ = ["Known", "for_text", "spans", "replaced", "FRAGMENT"]
+__all__ = ["Known", "for_text", "spans", "replaced", "FRAGMENT", "SEARCHED"]
 
 _EACH = 8  # up to this many values, each is searched for by itself
 _HEAD = 6  # characters of a value compiled into the trie (values are at least ``MIN_HUNTED`` long)
-_SEARCHED = 1_000_000  # characters read by searching a text once per value, below which nothing is compiled
+SEARCHED = 1_000_000  # characters read by searching a text once per value, below which nothing is compiled
 _LENGTHS = 8  # distinct lengths of the values sharing a head, past which they are read by the automaton
 _MERGE = 4  # a level is merged into the one before once it holds a quarter as many values
 FRAGMENT = 8  # a cut-off value keeps its first characters: 8 or more of them are a sign of it
@@ -220,7 +220,7 @@ def for_text(text: str, values: Iterable[str]) -> Known:
     """A ``Known`` for one text: the values searched one by one when that is bounded work (a short text, or few
     values), compiled otherwise (compiling costs more than searching a short text once per value)."""
     distinct = frozenset(values)
-    return Known(distinct, each=len(distinct) * len(text) <= _SEARCHED)
+    return Known(distinct, each=len(distinct) * len(text) <= SEARCHED)
 
 
 def spans(found: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
