@@ -12,10 +12,21 @@ character): ordinary text never pays for them.
 
 from __future__ import annotations
 
+import codecs
 import re
 import unicodedata
 
-__all__ = ["INVISIBLE_CHARS", "INVISIBLE", "ESCAPE", "unescape", "readable", "plain", "maybe_disguised", "may_hide"]
+__all__ = [
+    "INVISIBLE_CHARS",
+    "INVISIBLE",
+    "ESCAPE",
+    "unescape",
+    "readable",
+    "plain",
+    "maybe_disguised",
+    "may_hide",
+    "percent_decoded",
+]
 
 # characters that show as nothing (zero-width spaces and joiners, word joiner, BOM, soft hyphen, bidi
 # marks, NUL): one inside a token or a name hides it from every pattern. NUL is here for UTF-16: its bytes
@@ -103,3 +114,32 @@ def readable(text: str) -> tuple[str, list[int]]:
         return decoded, starts
     kept = [i for i, c in enumerate(decoded) if not INVISIBLE.match(c)]
     return "".join(decoded[i] for i in kept), [starts[i] for i in kept] + [starts[len(decoded)]]
+
+
+_PERCENT_RUN = re.compile("(?:%[0-9A-Fa-f]{2})+")
+
+
+def percent_decoded(text: str) -> tuple[str, list[int]]:
+    """``(unquote(text, errors="replace"), starts)``: ``text`` percent-decoded (each run of ``%XX`` read as UTF-8),
+    and for each index of the reading (and its length) where it starts in ``text``, as ``unescape`` gives them."""
+    pieces: list[str] = []
+    starts: list[int] = []
+    pos = 0
+    for match in _PERCENT_RUN.finditer(text):
+        pieces.append(text[pos : match.start()])
+        starts.extend(range(pos, match.start()))
+        decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        begin = match.start()  # where the bytes not yet read as a character start
+        for at in range(match.start(), match.end(), 3):
+            chars = decoder.decode(bytes((int(text[at + 1 : at + 3], 16),)))
+            if chars:
+                pieces.append(chars)
+                starts.extend([begin] * len(chars))
+                begin = at if decoder.getstate()[0] else at + 3  # this byte may start the next character
+        chars = decoder.decode(b"", final=True)
+        pieces.append(chars)
+        starts.extend([begin] * len(chars))
+        pos = match.end()
+    pieces.append(text[pos:])
+    starts.extend(range(pos, len(text) + 1))
+    return "".join(pieces), starts

@@ -6,6 +6,7 @@ import dataclasses
 from typing import Any, TypeVar, overload
 
 from .guard import known_everywhere, scrub_text
+from .known import for_text
 from .names import REDACTED_VALUE
 from .text import find_in_text, might_contain
 
@@ -32,8 +33,7 @@ def shown(text: object) -> object:
     if known:
         text = scrub_text(text, known)
     if might_contain(text.encode("utf-8", "replace")):
-        for value in sorted(find_in_text(text), key=len, reverse=True):
-            text = text.replace(value, REDACTED_VALUE)
+        text = for_text(text, find_in_text(text)).replaced(text, REDACTED_VALUE)
     return text
 
 

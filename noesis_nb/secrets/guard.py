@@ -30,6 +30,7 @@ from .._jsonio import atomic_write_bytes, atomic_write_json, dumps_line, to_json
 from .._safetext import error_text, safe_repr
 from .disguise import ESCAPE, INVISIBLE, may_hide, maybe_disguised, readable
 from .joined import chunk_texts, split_secrets
+from .known import SEARCHED, Known, for_text, replaced, spans
 from .names import PLACEHOLDERS, REDACTED_VALUE, looks_like_credential
 from .scan import distinct_key, redact
 from .text import chunk_runs, flat_might_contain, lists_joined, payload_might_contain
@@ -37,14 +38,9 @@ from .text import chunk_runs, flat_might_contain, lists_joined, payload_might_co
 __all__ = ["RunSecrets", "for_run", "known_everywhere", "MIN_HUNTED"]
 
 MIN_HUNTED = 6
-_FRAGMENT = 8  # a cut-off secret keeps its first characters: 8 or more of them are scrubbed too
 _OPTS = orjson.OPT_NON_STR_KEYS
 _BY_VALUE = 8  # keys from which a flat payload is screened value by value
 _SEEN = 20_000  # characters of an exception's text and of each argument's repr searched (more than is written)
-
-
-def _escaped(value: str) -> bytes:
-    return orjson.dumps(value)[1:-1]
 
 
 class RunSecrets:
@@ -53,7 +49,7 @@ class RunSecrets:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self.values: tuple[str, ...] = ()  # longest first
-        self._needles: tuple[bytes, ...] = ()  # JSON-escaped first characters of each value
+        self._known = Known()  # the same values, found in a text in one pass (and their JSON-escaped heads)
         self._written = False  # something passed ``screen`` (so a new value may already be on disk)
         self.late = False  # a value was learned after something was written: ``sweep`` has work
 
@@ -71,7 +67,7 @@ class RunSecrets:
             if not new:
                 return False
             self.values = tuple(sorted({*self.values, *new}, key=len, reverse=True))
-            self._needles = tuple({_escaped(v)[:_FRAGMENT] for v in self.values})
+            self._known = self._known.plus(new)
             self.late = self.late or self._written
         global _VERSION
         _VERSION += 1
@@ -110,7 +106,8 @@ class RunSecrets:
         """The payload to write for an event: a copy, with secrets redacted when there are any."""
         # a large flat payload of plain values (a model call's) is judged value by value, without its JSON: its
         # keys alone (``cache_write_input_tokens``) would fail the whole-text prefilter; a small one passes it faster
-        if len(payload) >= _BY_VALUE and not self._needles and flat_might_contain(payload) is False:
+        known = self._known
+        if len(payload) >= _BY_VALUE and not known.levels and flat_might_contain(payload) is False:
             self._written = True
             return dict(payload)
         try:
@@ -119,9 +116,8 @@ class RunSecrets:
             self._written = True
             return self.redact(to_jsonable(payload))
         self._written = True
-        needles = self._needles
         if (
-            needles and (any(map(blob.__contains__, needles)) or _disguised_json(blob) or self._split_in(payload, blob))
+            known.levels and (known.holds(blob) or _disguised_json(blob) or self._split_in(payload, blob))
         ) or payload_might_contain(payload, blob):
             out = self.redact(payload)
             return out if out is not payload else dict(payload)
@@ -132,18 +128,18 @@ class RunSecrets:
         if b"[" not in blob:  # no list (most events): one memchr
             return False
         joined = lists_joined(blob)
-        if joined is not None and any(map(joined.__contains__, self._needles)):
+        if joined is not None and self._known.holds(joined):
             return True
         if b"},{" not in blob:
             return False
-        return any(run is None or any(map(run.__contains__, self._needles)) for run in chunk_runs(payload))
+        return any(run is None or self._known.holds(run) for run in chunk_runs(payload))
 
     # -- scrubbing known values -----------------------------------------------------------------
     def scrub_text(self, text: str) -> str:
-        values = self.values
-        if not values or not (any(v[:_FRAGMENT] in text for v in values) or _escaped_in(text)):
+        known = self._known
+        if not known.levels:
             return text
-        return scrub_text(text, values)
+        return scrub_text(text, known)
 
     def scrub(self, value: Any) -> Any:
         """``value`` with the known secrets replaced in every string; the same object when nothing changes."""
@@ -170,7 +166,7 @@ class RunSecrets:
         return value
 
     def _known_in(self, text: str) -> set[str]:
-        return {v for v in self.values if v in text}
+        return self._known.found_in(text)
 
     def _scrub_split(self, items: list[Any]) -> list[Any]:
         """``items`` with the parts of a known value split across its strings, or across the texts of its chunk
@@ -251,11 +247,11 @@ class RunSecrets:
     def _holds(self, data: bytes) -> bool:
         """Whether JSON text (a file, a line) may hold a known value: as written, disguised, or split across
         the strings of a list or the texts of chunk records (on one line, as events are written)."""
-        needles = self._needles
-        if any(n in data for n in needles) or _disguised_json(data):
+        known = self._known
+        if known.holds(data) or _disguised_json(data):
             return True
         joined = lists_joined(data)
-        if joined is not None and any(n in joined for n in needles):
+        if joined is not None and known.holds(joined):
             return True
         return b"},{" in data and any(b"},{" in line and self._split_in_line(line) for line in data.splitlines())
 
@@ -264,7 +260,7 @@ class RunSecrets:
             record = orjson.loads(line)
         except orjson.JSONDecodeError:
             return False
-        return any(run is None or any(n in run for n in self._needles) for run in chunk_runs(record))
+        return any(run is None or self._known.holds(run) for run in chunk_runs(record))
 
     def _sweep_events(self, path: Path, recorder: Any, reopen: bool) -> bool:
         for event in recorder.events:  # what views and summaries read from memory
@@ -283,10 +279,7 @@ class RunSecrets:
 
 
 def _replace(text: str, parts: Iterable[str]) -> str:
-    for part in sorted(set(parts), key=len, reverse=True):
-        if part:
-            text = text.replace(part, REDACTED_VALUE)
-    return text
+    return for_text(text, parts).replaced(text, REDACTED_VALUE)
 
 
 def _set_in(record: Any, path: tuple[str | int, ...], text: str) -> Any:
@@ -336,28 +329,39 @@ def _attributes(exc: BaseException) -> dict[str, str]:
     return out
 
 
-def scrub_text(text: str, values: Iterable[str]) -> str:
+def scrub_text(text: str, values: Iterable[str] | Known) -> str:
     """Replace each value, and a cut-off start of one (8+ characters before the end of the text or
     before ``…``/``...``, as truncation leaves it), with ``"[REDACTED]"``; also a value written in
-    character escapes (``\\u0048\\u0075…``, a character past U+FFFF as a surrogate pair)."""
-    values = tuple(values)
+    character escapes (``\\u0048\\u0075…``, a character past U+FFFF as a surrogate pair).
+
+    The text is read once for all the values (``known``), however many there are."""
+    if not isinstance(values, Known):
+        values = tuple(values)
+        small = len(values) * len(text) <= SEARCHED  # bounded work searched value by value, the cache kept
+        known = for_text(text, values) if small else _known_of(values)
+    else:
+        known = values
+    if not known.levels:
+        return text
     if _escaped_in(text):
-        text = _scrub_escaped(text, values)
-    for value in values:
-        if value in text:
-            text = text.replace(value, REDACTED_VALUE)
-        head = value[:_FRAGMENT]
-        start = text.find(head) if len(value) > _FRAGMENT else -1
-        while start >= 0:
-            n = _FRAGMENT
-            while n < len(value) and start + n < len(text) and text[start + n] == value[n]:
-                n += 1
-            end = start + n
-            if end == len(text) or text.startswith(("…", "...", "\n…"), end):
-                text = text[:start] + REDACTED_VALUE + text[end:]
-                end = start + len(REDACTED_VALUE)
-            start = text.find(head, end)
-    return text
+        text = _scrub_escaped(text, known)
+    whole = known.spans(text)
+    return replaced(text, spans([*whole, *known.cut_offs(text, whole)]), REDACTED_VALUE)
+
+
+_LAST: tuple[tuple[str, ...], Known] = ((), Known())
+
+
+def _known_of(values: tuple[str, ...]) -> Known:
+    """The ``Known`` of a tuple of values; the last one is kept (a view passes ``known_everywhere()`` each time)."""
+    global _LAST
+    last = _LAST
+    if last[0] is values or last[0] == values:
+        return last[1]
+    # a run learned more (``known_everywhere`` grows): the values are added as a level, not all compiled again
+    known = last[1].plus(values) if last[1].values.issubset(values) else Known(values)
+    _LAST = (values, known)
+    return known
 
 
 # a character escape in JSON text (its backslash doubled) or an HTML reference: a known value may hide behind one
@@ -377,25 +381,19 @@ def _escaped_in(text: str) -> bool:
     return maybe_disguised(text) and (ESCAPE.search(text) is not None or (may_hide(text) and INVISIBLE.search(text) is not None))
 
 
-def _scrub_escaped(text: str, values: tuple[str, ...]) -> str:
+def _scrub_escaped(text: str, known: Known) -> str:
     """``text`` with each known value that shows once its escapes are decoded and its invisible characters
-    dropped (``Hun\u200bter2…``) replaced where it is written."""
+    dropped (``Hun\u200bter2…``) replaced where it is written: found in the reading in one pass, each
+    occurrence mapped back to where it stands (touching ones joined, as a value split in two is one)."""
     decoded, starts = readable(text)
-    spans = []
-    for value in values:
-        at = decoded.find(value)
-        while at >= 0:
-            spans.append((starts[at], starts[at + len(value)]))
-            at = decoded.find(value, at + len(value))
+    where = [(starts[a], starts[b]) for a, b in known.spans(decoded)]
     merged: list[list[int]] = []
-    for start, end in sorted(spans):
+    for start, end in where:
         if merged and start <= merged[-1][1]:
             merged[-1][1] = max(merged[-1][1], end)
         else:
             merged.append([start, end])
-    for start, end in reversed(merged):  # from the end: earlier offsets stay valid
-        text = text[:start] + REDACTED_VALUE + text[end:]
-    return text
+    return replaced(text, [(a, b) for a, b in merged], REDACTED_VALUE)
 
 
 _VERSION = 0  # bumped whenever any run learns a value

@@ -9,12 +9,44 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterable, Iterator
 
-__all__ = ["occurrences"]
+__all__ = ["occurrences", "longest_ending"]
 
 
 def occurrences(text: str, values: Iterable[str]) -> Iterator[tuple[int, str]]:
     """``(start, value)`` for every occurrence of each (non-empty) value in ``text``, overlapping ones
     included, in the order of their ends (so a value's own occurrences come in the order of their starts)."""
+    moves, ends, fallback, output = _automaton(values)
+    node = 0
+    for at, char in enumerate(text):
+        while node and char not in moves[node]:
+            node = fallback[node]
+        node = moves[node].get(char, 0)
+        found = node if ends[node] is not None else output[node]
+        while found:
+            spelt = ends[found]
+            assert spelt is not None  # an output link leads only to a node spelling a value
+            yield at + 1 - len(spelt), spelt
+            found = output[found]
+
+
+def longest_ending(text: str, values: Iterable[str]) -> Iterator[tuple[int, int]]:
+    """``(start, end)`` of the longest value ending at each position of ``text`` where one ends: one per
+    position however densely the values overlap (the shorter ones ending there lie inside it)."""
+    moves, ends, fallback, output = _automaton(values)
+    node = 0
+    for at, char in enumerate(text):
+        while node and char not in moves[node]:
+            node = fallback[node]
+        node = moves[node].get(char, 0)
+        found = node if ends[node] is not None else output[node]
+        if found:
+            spelt = ends[found]
+            assert spelt is not None
+            yield at + 1 - len(spelt), at + 1
+
+
+def _automaton(values: Iterable[str]) -> tuple[list[dict[str, int]], list[str | None], list[int], list[int]]:
+    """The trie of ``values`` (moves, the value each node spells) with its fallback and output links."""
     moves: list[dict[str, int]] = [{}]
     ends: list[str | None] = [None]  # the value a node spells, if any
     for value in values:
@@ -29,17 +61,7 @@ def occurrences(text: str, values: Iterable[str]) -> Iterator[tuple[int, str]]:
             node = child
         ends[node] = value
     fallback, output = _links(moves, ends)
-    node = 0
-    for at, char in enumerate(text):
-        while node and char not in moves[node]:
-            node = fallback[node]
-        node = moves[node].get(char, 0)
-        found = node if ends[node] is not None else output[node]
-        while found:
-            spelt = ends[found]
-            assert spelt is not None  # an output link leads only to a node spelling a value
-            yield at + 1 - len(spelt), spelt
-            found = output[found]
+    return moves, ends, fallback, output
 
 
 def _links(moves: list[dict[str, int]], ends: list[str | None]) -> tuple[list[int], list[int]]:

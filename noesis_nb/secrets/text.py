@@ -28,8 +28,9 @@ from urllib.parse import unquote, unquote_plus
 import orjson
 
 from .decoded import basic_credentials, encoded_secrets
-from .disguise import ESCAPE, INVISIBLE, INVISIBLE_CHARS, maybe_disguised, plain, unescape
+from .disguise import ESCAPE, INVISIBLE, INVISIBLE_CHARS, maybe_disguised, percent_decoded, plain, unescape
 from .joined import chunk_texts
+from .known import for_text
 from .linear import per_line, widen_all
 from .names import PLACEHOLDERS, is_secret_key
 from .plugins import plugins
@@ -319,6 +320,7 @@ def _trim(value: str) -> str:
     return match.group() if match else ""
 
 
+_SCHEME_VALUE = re.compile(r"\s+([^\s\"',;]+)")  # the token after ``Authorization: Bearer``
 # values a short labelled value may be without being a secret: ``auth: no``, ``password=-``
 _FLAG_WORDS = frozenset({"no", "yes", "on", "off", "ok", "n/a", "na", "-", "?", "tbd", "set"})
 
@@ -333,7 +335,7 @@ def _assignments(text: str) -> tuple[list[str], list[str]]:
             continue
         value = m.group("value")
         if value.lower() in _SCHEMES:  # Authorization: Bearer <token>
-            rest = re.match(r"\s+([^\s\"',;]+)", text[m.end("value") :])
+            rest = _SCHEME_VALUE.match(text, m.end("value"))  # at its place: a copy of the rest of the text is n per scheme
             value = rest.group(1) if rest else ""
         elif len(value.strip()) < 4 and _short_assignment(text, m):  # from its ``=``/``:`` or the space of a flag
             sep = text[m.end("name") : m.start("value")]
@@ -404,17 +406,21 @@ def find_in_text(text: str, *, entropy: bool = True) -> set[str]:
 
 
 _CACHED_LEN = 120
-_GAP = f"[{_INVISIBLE_CHARS}]*"
 
 
 def _through_invisible(text: str, entropy: bool) -> set[str]:
     """The secrets of ``text`` read without its invisible characters, each as it stands in ``text``
-    (``ghp_ab\u200bcd…``) and as it is without them (to hunt for it elsewhere)."""
-    found = find_in_text(_INVISIBLE.sub("", text), entropy=entropy)
+    (``ghp_ab\u200bcd…``) and as it is without them (to hunt for it elsewhere). Every secret is located
+    in the reading in one pass and mapped back through the offsets of the characters kept."""
+    kept = [m.start() for m in _VISIBLE.finditer(text)]
+    read = "".join(text[i] for i in kept)
+    found = find_in_text(read, entropy=entropy)
     located = set(found)
-    for value in found:
-        located.update(m.group() for m in re.finditer(_GAP.join(map(re.escape, value)), text))
+    located.update(text[kept[a] : kept[b - 1] + 1] for a, b in for_text(read, found).starts(read))
     return located
+
+
+_VISIBLE = re.compile(f"[^{_INVISIBLE_CHARS}]")
 
 
 def _through_escapes(text: str, entropy: bool) -> set[str]:
@@ -426,11 +432,7 @@ def _through_escapes(text: str, entropy: bool) -> set[str]:
         return found
     hidden = find_in_text(decoded, entropy=entropy)
     found |= hidden
-    for value in hidden:
-        start = decoded.find(value)
-        while start >= 0:
-            found.add(text[starts[start] : starts[start + len(value)]])
-            start = decoded.find(value, start + 1)
+    found.update(text[starts[a] : starts[b]] for a, b in for_text(decoded, hidden).starts(decoded))
     return found
 
 
@@ -439,21 +441,14 @@ _PERCENT = re.compile("%[0-9A-Fa-f]{2}")
 
 def _through_percent(text: str, entropy: bool) -> set[str]:
     """The secrets of ``text`` as written and as it reads percent-decoded (a URL or query string passed on
-    encoded: ``postgres%3A%2F%2Fu%3Apass%40db``, ``password%3D…``), each also as it stands in ``text``."""
+    encoded: ``postgres%3A%2F%2Fu%3Apass%40db``, ``password%3D…``), each also as it stands in ``text``: found
+    in the reading in one pass and mapped back by offset (a pattern per value read the text once per value)."""
     found = _find_short(text, entropy) if len(text) <= _CACHED_LEN else _find(text, entropy)
-    decoded = find_in_text(unquote(text, errors="replace"), entropy=entropy)
+    reading, starts = percent_decoded(text)
+    decoded = find_in_text(reading, entropy=entropy)
     located = set(found) | decoded
-    for value in decoded:
-        if value not in text:
-            located.update(m.group() for m in re.finditer("".join(map(_encodable, value)), text))
+    located.update(text[starts[a] : starts[b]] for a, b in for_text(reading, decoded).starts(reading))
     return located
-
-
-def _encodable(char: str) -> str:
-    """A pattern for ``char`` as written or percent-encoded (either case of hex digits)."""
-    hexes = (f"{b:02X}" for b in char.encode("utf-8", "replace"))
-    encoded = "".join(f"%[{h[0]}{h[0].lower()}][{h[1]}{h[1].lower()}]" for h in hexes)
-    return f"(?:{re.escape(char)}|{encoded})"
 
 
 @lru_cache(maxsize=8192)

@@ -1,0 +1,109 @@
+"""What secret screening costs on hostile input: MB/s, and ratios that show linear growth.
+
+    python benchmarks/bench_secrets.py              # 1 MB texts, up to 5,000 learned values
+    python benchmarks/bench_secrets.py --mb 0.25 --values 1000
+
+Two kinds of row, each measured in this run against its own baseline:
+
+- scrubbing known values (``RunSecrets.scrub_text``): a text of ``--mb`` MB holding a few of the values, with
+  1 value learned (the baseline), then 1,000 and ``--values``; plain prose and prose full of zero-width spaces.
+  Linear in the values would make the ratio grow with them; one pass keeps it near 1.
+- detecting (``find_in_text`` / ``redact``) hostile shapes at 100 KB and 400 KB: linear is a ratio of 4,
+  quadratic 16. Tokens split by zero-width spaces, many tokens to replace, keyword starts without values
+  (``token`` repeated, ``password=`` repeated), a name of n characters ending in ``_token``.
+
+Each figure is the best of ``--repeat`` runs (CPU time of this process).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import string
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from noesis_nb.secrets import RunSecrets, find_in_text, redact  # noqa: E402
+
+_PROSE = "The agent read the build log, found the failing test and wrote a short summary of the fix. "
+
+
+def best(call: Callable[[], Any], repeat: int) -> float:
+    spent = []
+    for _ in range(repeat):
+        start = time.process_time()
+        call()
+        spent.append(time.process_time() - start)
+    return min(spent)
+
+
+def tokens(n: int, size: int = 24, seed: int = 1) -> list[str]:
+    rnd = random.Random(seed)
+    return ["".join(rnd.choice(string.ascii_letters + string.digits) for _ in range(size)) for _ in range(n)]
+
+
+def scrub_rows(mb: float, most: int, repeat: int) -> None:
+    values = tokens(most)
+    size = int(mb * 1_000_000)
+    texts = {
+        "prose": (_PROSE * (size // len(_PROSE) + 1))[:size],
+        "zero-width": ("ab\u200bcd " * (size // 6 + 1))[:size],
+    }
+    print(f"scrubbing known values, {mb:g} MB texts (ratio: to 1 learned value, same text)")
+    for name, filler in texts.items():
+        text = f"{filler} {values[0]} {values[-1]} {filler[:1000]}"
+        base = None
+        for count in sorted({1, min(1_000, most), most}):
+            guard = RunSecrets()
+            guard.learn([values[0], *values[most - count + 1 :]] if count > 1 else [values[0]])
+            spent = best(lambda g=guard, t=text: g.scrub_text(t), repeat)
+            base = base or spent
+            rate = len(text) / 1e6 / spent
+            print(f"  {name:<11} {count:>6} values: {spent * 1000:8.1f} ms  {rate:8.1f} MB/s  x{spent / base:5.2f}")
+
+
+def growth_rows(repeat: int) -> None:
+    print("detecting hostile shapes (ratio: 4n to n; linear is 4, quadratic 16)")
+
+    def split(n: int, seed: int) -> str:
+        return " ".join("\u200b".join("ghp_" + t) for t in tokens(n // 75, size=36, seed=seed))
+
+    def listed(n: int, seed: int) -> str:
+        return " ".join("ghp_" + t for t in tokens(n // 41, size=36, seed=seed))
+
+    # each run reads new tokens: the caches of short texts would flatter a repeated one
+    shapes: dict[str, tuple[Callable[..., Any], Callable[[int, int], str]]] = {
+        "tokens split by U+200B": (find_in_text, split),
+        "many tokens redacted": (redact, listed),
+        '"token" repeated': (find_in_text, lambda n, seed: "token" * (n // 5)),
+        '"password=" repeated': (find_in_text, lambda n, seed: "password=" * (n // 9)),
+        '"FOO_TOKEN=" lines': (find_in_text, lambda n, seed: "FOO_TOKEN=\n" * (n // 11)),
+        "long name, _token=": (find_in_text, lambda n, seed: "a" * n + "_token=abc123xyz"),
+    }
+    find_in_text(split(2_000, 0) + listed(2_000, 0))  # the detectors loaded
+    for name, (call, make) in shapes.items():
+        spent = []
+        for n in (100_000, 400_000):  # below some 100 KB fixed costs and thresholds (64 values widened one by one) blur it
+            texts = iter([make(n, seed) for seed in range(1, repeat + 1)])
+            spent.append(best(lambda c=call, t=texts: c(next(t)), repeat))
+        print(f"  {name:<24} {spent[0] * 1000:8.1f} ms -> {spent[1] * 1000:8.1f} ms  x{spent[1] / spent[0]:5.2f}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--mb", type=float, default=1.0, help="size of the scrubbed texts")
+    parser.add_argument("--values", type=int, default=5_000, help="most learned values")
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    scrub_rows(args.mb, args.values, args.repeat)
+    growth_rows(args.repeat)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,276 @@
+"""Every known value in a text in one pass: what scrubbing, screening and locating share.
+
+Replacing each learned value with its own pass over a text costs values x length (1,000 values in 1 MB
+took a second, 5,000 five). Here the first characters of many values are compiled into one pattern shaped
+as a trie, so the regex engine reads the text once and follows a few branches at each position whatever
+the number of values; each position where a head starts is resolved by a lookup of the longest value
+starting there (by length, so many values sharing a head cost one lookup per distinct length). A few
+values are searched for one by one (``str.find`` is faster than the pass).
+
+A set that grows value by value (a run learning) is kept in levels of decreasing size, each merged into
+the one before once it is a quarter of its size: each value is compiled a few times, not once per value
+learned after it, and a text is read once per level (a handful).
+
+Overlapping occurrences are redacted as their union (``spans``): what replacing each value in turn,
+longest first, redacts is redacted, and so is the rest of a shorter value overlapping a longer one.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left
+from collections.abc import Iterable, Iterator
+from functools import cached_property
+
+import orjson
+
+from .occurrences import longest_ending
+
+__all__ = ["Known", "for_text", "spans", "replaced", "FRAGMENT", "SEARCHED"]
+
+_EACH = 8  # up to this many values, each is searched for by itself
+_HEAD = 6  # characters of a value compiled into the trie (values are at least ``MIN_HUNTED`` long)
+SEARCHED = 1_000_000  # characters read by searching a text once per value, below which nothing is compiled
+_LENGTHS = 8  # distinct lengths of the values sharing a head, past which they are read by the automaton
+_MERGE = 4  # a level is merged into the one before once it holds a quarter as many values
+FRAGMENT = 8  # a cut-off value keeps its first characters: 8 or more of them are a sign of it
+
+
+class _Level:
+    """One compiled set of values: the trie of their heads and, per head, the values by length (longest first)."""
+
+    def __init__(self, values: frozenset[str], each: bool = False) -> None:
+        self.values = values
+        self.each = each or len(values) <= _EACH
+        if self.each:
+            return
+        self.head = min(_HEAD, min(map(len, values)))
+        buckets: dict[str, dict[int, set[str]]] = {}
+        for value in values:
+            buckets.setdefault(value[: self.head], {}).setdefault(len(value), set()).add(value)
+        # a head shared by values of many lengths (``sk-sk-…``, each a suffix of the next) would cost a lookup per
+        # length at each start: those values are read by the automaton instead (``longest_ending``)
+        self.dense = frozenset(v for b in buckets.values() if len(b) > _LENGTHS for group in b.values() for v in group)
+        self.buckets = {h: sorted(b.items(), reverse=True) for h, b in buckets.items() if len(b) <= _LENGTHS}
+        self.pattern = re.compile("(?=(" + _trie(self.buckets) + "))", re.S) if self.buckets else None
+
+    # what only scrubbing and screening use, made on first use (a one-off set of values to replace needs none of it)
+    @cached_property
+    def by_length(self) -> list[str]:
+        return sorted(self.values, key=len, reverse=True)
+
+    @cached_property
+    def longest(self) -> int:
+        return max(map(len, self.values))
+
+    @cached_property
+    def needles(self) -> tuple[bytes, ...]:
+        """The JSON-escaped first characters of each value: JSON text (an event, a file) holding none holds no value."""
+        return tuple({orjson.dumps(v)[1:-1][:FRAGMENT] for v in self.values})
+
+    @cached_property
+    def heads(self) -> tuple[str, ...]:
+        return tuple({v[:FRAGMENT] for v in self.values if len(v) > FRAGMENT})
+
+    @cached_property
+    def needle_pattern(self) -> re.Pattern[bytes]:
+        return re.compile(_trie(n.decode("latin-1") for n in self.needles).encode("latin-1"), re.S)
+
+    @cached_property
+    def head_pattern(self) -> re.Pattern[str] | None:
+        return re.compile("(?=(" + _trie(self.heads) + "))", re.S) if self.heads else None
+
+    def starts(self, text: str) -> Iterator[tuple[int, int]]:
+        """``(start, end)`` of occurrences: for the trie, the longest value at each start; else each value's own."""
+        if self.each:
+            for value in self.by_length:
+                at = text.find(value)
+                while at >= 0:
+                    yield at, at + len(value)
+                    at = text.find(value, at + len(value))
+            return
+        buckets = self.buckets
+        if self.pattern is not None:
+            for match in self.pattern.finditer(text):
+                at = match.start()
+                for length, group in buckets[match.group(1)]:
+                    if text[at : at + length] in group:
+                        yield at, at + length
+                        break
+        if self.dense:
+            yield from longest_ending(text, self.dense)
+
+    def holds(self, data: bytes) -> bool:
+        """Whether JSON text holds the escaped first characters of one of the values."""
+        if self.each:
+            return any(map(data.__contains__, self.needles))
+        return self.needle_pattern.search(data) is not None
+
+    def head_starts(self, text: str, start: int, stop: int) -> Iterator[int]:
+        """Where the first ``FRAGMENT`` characters of a longer value start in ``text[start:stop]`` (ascending per head)."""
+        if self.each:
+            for head in self.heads:
+                at = text.find(head, start, stop)
+                while at >= 0:
+                    yield at
+                    at = text.find(head, at + 1, stop)
+        elif self.head_pattern is not None:
+            for match in self.head_pattern.finditer(text, start, stop):
+                yield match.start()
+
+
+class Known:
+    """An immutable set of values to find in texts; ``plus`` shares the compiled levels of the set it extends."""
+
+    def __init__(self, values: Iterable[str] = (), _levels: tuple[_Level, ...] = (), *, each: bool = False) -> None:
+        new = frozenset(v for v in values if v)
+        self.levels = _levels + ((_Level(new, each),) if new else ())
+        self.values = frozenset().union(*(level.values for level in self.levels))
+        self._sorted: list[str] | None = None
+
+    def plus(self, values: Iterable[str]) -> Known:
+        """This set with ``values`` added: a new level, merged into the ones before while it is not much smaller."""
+        new = frozenset(values) - self.values - {""}
+        if not new:
+            return self
+        levels = list(self.levels)
+        while levels and len(levels[-1].values) < _MERGE * len(new):
+            new |= levels.pop().values
+        return Known(new, tuple(levels))
+
+    def starts(self, text: str) -> Iterator[tuple[int, int]]:
+        """``(start, end)`` of occurrences of the values: every start where one begins, with the longest one there."""
+        for level in self.levels:
+            yield from level.starts(text)
+
+    def found_in(self, text: str) -> set[str]:
+        """The values that occur in ``text``."""
+        return {text[a:b] for a, b in self.starts(text)}
+
+    def spans(self, text: str) -> list[tuple[int, int]]:
+        """The disjoint spans of ``text`` that known values cover (overlapping occurrences joined), in order."""
+        return spans(self.starts(text))
+
+    def replaced(self, text: str, by: str) -> str:
+        """``text`` with every occurrence of a value replaced by ``by``."""
+        return replaced(text, self.spans(text), by)
+
+    def holds(self, data: bytes) -> bool:
+        """Whether JSON text (an event, a file) may hold a value: the escaped first characters of one are in it."""
+        return any(level.holds(data) for level in self.levels)
+
+    def cut_offs(self, text: str, covered: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        """The spans of cut-off values: ``FRAGMENT``+ first characters of a longer value, ending where the text
+        ends or an ellipsis starts (as truncation leaves them), outside the ``covered`` spans (whole values).
+
+        Only the stretches a value's length before such an end are searched, for the values' heads in one pass."""
+        if not self.levels:
+            return []
+        cuts = _cuts(text)
+        reach = max(level.longest for level in self.levels)
+        windows = spans((max(c - reach, 0), c) for c in cuts)
+        windows = [(a, b) for a, b in spans((a, b + 1) for a, b in windows)]  # touching windows are one stretch
+        found = []
+        for level in self.levels:
+            for start, stop in windows:
+                for at in level.head_starts(text, start, min(stop, len(text))):
+                    if _inside(covered, at):
+                        continue
+                    for i in range(bisect_left(cuts, at + FRAGMENT), len(cuts)):
+                        c = cuts[i]
+                        if c - at >= reach:
+                            break
+                        count, exact = self.prefixed(text[at:c])
+                        if not count:  # no value starts so: none reaches a later end either
+                            break
+                        after = self.prefixed(text[at : c + 1])[0] if c < len(text) else 0
+                        if count - exact - after > 0:  # a value goes on differently than the text does here
+                            found.append((at, c))
+        return found
+
+    def prefixed(self, prefix: str) -> tuple[int, bool]:
+        """``(count, exact)``: how many values start with ``prefix``, and whether it is one."""
+        ordered = self._sorted
+        if ordered is None:
+            ordered = self._sorted = sorted(self.values)
+        low = bisect_left(ordered, prefix)
+        return bisect_left(ordered, prefix + "\U0010ffff", low) - low, low < len(ordered) and ordered[low] == prefix
+
+
+def _cuts(text: str) -> list[int]:
+    """Where ``text`` may have been cut: before each ``…`` (and the line break before one), each ``...``, and at its end."""
+    cuts = []
+    for mark in ("…", "..."):
+        at = text.find(mark)
+        while at >= 0:
+            cuts.append(at)
+            if mark == "…" and at and text[at - 1] == "\n":
+                cuts.append(at - 1)
+            at = text.find(mark, at + 1)
+    return sorted({*cuts, len(text)})
+
+
+def _inside(where: list[tuple[int, int]], at: int) -> bool:
+    """Whether ``at`` lies in one of the ordered disjoint spans ``where``."""
+    i = bisect_left(where, (at + 1,)) - 1
+    return i >= 0 and where[i][0] <= at < where[i][1]
+
+
+def for_text(text: str, values: Iterable[str]) -> Known:
+    """A ``Known`` for one text: the values searched one by one when that is bounded work (a short text, or few
+    values), compiled otherwise (compiling costs more than searching a short text once per value)."""
+    distinct = frozenset(values)
+    return Known(distinct, each=len(distinct) * len(text) <= SEARCHED)
+
+
+def spans(found: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``found`` (start, end) pairs sorted, overlapping ones joined (touching ones stay apart: two values
+    side by side are two redactions, as replacing one after the other leaves them)."""
+    merged: list[list[int]] = []
+    for start, end in sorted(found):
+        if merged and start < merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    return [(a, b) for a, b in merged]
+
+
+def replaced(text: str, where: list[tuple[int, int]], by: str) -> str:
+    """``text`` with each of the disjoint, ordered spans ``where`` replaced by ``by``, in one join."""
+    if not where:
+        return text
+    pieces, done = [], 0
+    for start, end in where:
+        pieces += [text[done:start], by]
+        done = end
+    pieces.append(text[done:])
+    return "".join(pieces)
+
+
+_Node = dict[str, "_Node"]
+
+
+def _trie(words: Iterable[str]) -> str:
+    """A regex alternation of ``words`` nested as a trie: the engine tries a few branches per character, not
+    one per word. Each word ends where its node's branches end (words of one length, or a prefix tried last)."""
+    root: _Node = {}
+    for word in words:
+        node = root
+        for char in word:
+            node = node.setdefault(char, {})
+        node[""] = {}
+    return _branches(root)
+
+
+def _branches(node: _Node) -> str:
+    parts = []
+    for char, child in sorted(node.items(), key=lambda item: item[0] == ""):  # the end of a word last: longest first
+        if not char:
+            parts.append("")
+            continue
+        chain = re.escape(char)
+        while len(child) == 1 and "" not in child:  # a run of single branches is one literal
+            ((char, child),) = child.items()
+            chain += re.escape(char)
+        parts.append(chain + (_branches(child) if child else ""))
+    return parts[0] if len(parts) == 1 else "(?:" + "|".join(parts) + ")"
