@@ -12,11 +12,11 @@ in use). Reports each arm's median and its ratio to the baseline, and the rows w
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
-import time
 from pathlib import Path
 from typing import Any
+
+from _timing import median
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -48,15 +48,6 @@ def fold(stream: list[dict[str, Any]], deltas: bool, learned: bool) -> int:
     for event in stream:
         rows += len(folder.feed(dict(event)))
     return rows
-
-
-def median(fn: Any, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        started = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - started)
-    return statistics.median(times)
 
 
 def main() -> None:

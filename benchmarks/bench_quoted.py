@@ -12,11 +12,10 @@ its ratio to the baseline. Only error paths pay this: no event, row or view goes
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
-import time
 from pathlib import Path
-from typing import Any
+
+from _timing import median
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -30,15 +29,6 @@ VALUES = {
     "glued key": "x" * 70 + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z5A",
     "1 MB value": "y" * (1 << 20),
 }
-
-
-def median(fn: Any, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        started = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - started)
-    return statistics.median(times)
 
 
 def main() -> None:

@@ -15,23 +15,26 @@ __all__ = ["occurrences", "longest_ending"]
 def occurrences(text: str, values: Iterable[str]) -> Iterator[tuple[int, str]]:
     """``(start, value)`` for every occurrence of each (non-empty) value in ``text``, overlapping ones
     included, in the order of their ends (so a value's own occurrences come in the order of their starts)."""
-    moves, ends, fallback, output = _automaton(values)
-    node = 0
-    for at, char in enumerate(text):
-        while node and char not in moves[node]:
-            node = fallback[node]
-        node = moves[node].get(char, 0)
-        found = node if ends[node] is not None else output[node]
+    for end, found, ends, output in _walk(text, values):
         while found:
             spelt = ends[found]
             assert spelt is not None  # an output link leads only to a node spelling a value
-            yield at + 1 - len(spelt), spelt
+            yield end - len(spelt), spelt
             found = output[found]
 
 
 def longest_ending(text: str, values: Iterable[str]) -> Iterator[tuple[int, int]]:
     """``(start, end)`` of the longest value ending at each position of ``text`` where one ends: one per
     position however densely the values overlap (the shorter ones ending there lie inside it)."""
+    for end, found, ends, _output in _walk(text, values):
+        spelt = ends[found]
+        assert spelt is not None
+        yield end - len(spelt), end
+
+
+def _walk(text: str, values: Iterable[str]) -> Iterator[tuple[int, int, list[str | None], list[int]]]:
+    """The automaton read over ``text``: at each position where a value ends, ``(end, node, ends, output)`` with
+    the node of the longest value ending there (its ``output`` links lead to the shorter ones)."""
     moves, ends, fallback, output = _automaton(values)
     node = 0
     for at, char in enumerate(text):
@@ -40,9 +43,7 @@ def longest_ending(text: str, values: Iterable[str]) -> Iterator[tuple[int, int]
         node = moves[node].get(char, 0)
         found = node if ends[node] is not None else output[node]
         if found:
-            spelt = ends[found]
-            assert spelt is not None
-            yield at + 1 - len(spelt), at + 1
+            yield at + 1, found, ends, output
 
 
 def _automaton(values: Iterable[str]) -> tuple[list[dict[str, int]], list[str | None], list[int], list[int]]:
