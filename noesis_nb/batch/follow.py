@@ -5,21 +5,25 @@ re-reads the ones that changed. A run paused on disk that nobody owns continues 
 (``approve_draft`` on its run directory, the batch's inbox): ``resume_run`` executes the decision once.
 A run that a live worker owns is left to it: the worker's waiting episode reads the decision itself. A run whose
 owner died while it ran (another kernel killed, a worker lost) is recovered here, so ``await batch`` ends: sealed
-``error`` (``process_lost``), and the entry says how the batch runs it again.
+``error`` (``process_lost``), and the entry says how the batch runs it again. A run another call of the batch
+recovered while this one followed it is run again as that call does (``requeue``): the episode the record names
+next is this entry's, started here or followed where the other call started it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from typing import Any
 
 from ..runtime.resume import resume_from_disk
 from ..store import is_run_dir
 from ..store.ownership import holder
+from ..store.vocab import TERMINAL_STATUSES
 from .claim import refuse_foreign
 from .handle import BatchEntry, BatchHandle
-from .plan import entry_from_disk, say_lost
+from .plan import entry_from_disk, lost_and_rerun, say_lost
 from .spec import BatchSpec
 from .upload import upload_run
 
@@ -31,8 +35,15 @@ class Follower:
 
     poll_s = 0.25
 
-    def __init__(self, handle: BatchHandle, spec: BatchSpec, slots: asyncio.Semaphore):
+    def __init__(
+        self,
+        handle: BatchHandle,
+        spec: BatchSpec,
+        slots: asyncio.Semaphore,
+        requeue: Callable[[BatchEntry], None] | None = None,
+    ):
         self.handle = handle
+        self.requeue = requeue  # runs an entry's task again as a new episode (the runner's), no longer followed here
         self.spec = spec
         self.slots = slots
         self.cancelled = False
@@ -94,6 +105,8 @@ class Follower:
         if run.changed():
             seen = (entry.status, dict(entry.usage))
             entry_from_disk(entry, run.run_dir, run.adapter)
+            if entry.done and seen[0] not in TERMINAL_STATUSES and self._run_again(entry):
+                return
             if (entry.status, entry.usage) != seen or entry.done:
                 self.handle.changed(entry)
         if id(entry) in self._resuming:
@@ -110,6 +123,16 @@ class Follower:
             # it is sealed process_lost (no episode runs: no slot taken, and done after a cancel too)
             self._resuming.add(id(entry))
             asyncio.ensure_future(self._resume(entry, lost=True))
+
+    def _run_again(self, entry: BatchEntry) -> bool:
+        """A followed run that ended sealed lost (another call of the batch recovered it, its owner dead) before
+        a write began: its task runs again as a new episode, as the call that recovered it runs it (both take the
+        episode the record names next: one starts it, the other follows it)."""
+        if self.requeue is None or id(entry) in self._resuming or self.cancelled or not lost_and_rerun(entry):
+            return False
+        self.entries.remove(entry)
+        self.requeue(entry)
+        return True
 
     def _job_failed(self, entry: BatchEntry) -> None:
         """A job that ended without ever creating its run (the worker could not start it): the entry says why."""

@@ -29,7 +29,7 @@ from .handle import BatchEntry, BatchHandle
 from .record import load_record, record_lock, save_record
 from .spec import BatchSpec
 
-__all__ = ["EntryPlan", "entry_from_disk", "say_lost"]
+__all__ = ["EntryPlan", "entry_from_disk", "lost_and_rerun", "say_lost"]
 
 
 class EntryPlan:
@@ -101,11 +101,11 @@ class EntryPlan:
                 handle.changed(entry)
                 continue
             if failed(entry.status) and (self.spec.rerun_failed or _lost_before_a_write(entry, entry.run_dir)):
-                self._rerun_recorded(entry)
+                self.rerun_recorded(entry)
             handle.changed(entry)
         self.lost = []
 
-    def _rerun_recorded(self, entry: BatchEntry) -> None:
+    def rerun_recorded(self, entry: BatchEntry) -> None:
         """Re-run ``entry`` as a new episode, in the record as it is now on disk (another call of the batch may have)."""
         ran = entry.episode_id
         with record_lock(self.path):
@@ -141,6 +141,12 @@ def entry_from_disk(entry: BatchEntry, run_dir: Path, adapter: Any) -> None:
         score_error = as_object(summary.get("x-noesis_nb")).get("score_error")
         if isinstance(score_error, str) and entry.error is None:
             entry.error = score_error  # its scorer failed or timed out: kept as it is when the batch runs again
+
+
+def lost_and_rerun(entry: BatchEntry) -> bool:
+    """Whether ``entry``'s run, just read as ended, was sealed lost before any tool that writes began: the batch
+    runs its task again as a new episode (an entry a write began in says so instead, see ``_lost_before_a_write``)."""
+    return entry.run_dir is not None and failed(entry.status) and _lost_before_a_write(entry, entry.run_dir)
 
 
 def say_lost(entry: BatchEntry, run_dir: Path, batch_id: str) -> None:

@@ -36,8 +36,9 @@ class Runner:
         self.spec = spec
         self.plan = plan
         self.slots = asyncio.Semaphore(spec.concurrency)
-        self.follower = Follower(handle, spec, self.slots)
+        self.follower = Follower(handle, spec, self.slots, requeue=self._requeue)
         self.cancelled = False
+        self._again: list[asyncio.Future[None]] = []  # entries queued again while the batch ran (``_requeue``)
 
     def start(self) -> asyncio.Future[Any]:
         self.handle._canceller = self.cancel
@@ -57,11 +58,21 @@ class Runner:
         await self.plan.recover(self.handle)  # runs whose process died mid-way: sealed, and lost ones queued anew
         todo = [e for e in self.handle.entries if e.status == "queued"]
         jobs = [self.follower.run()] if self.follower.entries else []
+        await asyncio.gather(*jobs, *(self._job(e) for e in todo))
+        while self._again:
+            await self._again.pop(0)
+
+    def _job(self, entry: BatchEntry) -> Coroutine[Any, Any, None]:
         if self.spec.executor is not None:
-            jobs += [self._guarded(e, submit_entry(self.spec, e, self.follower, self.slots)) for e in todo]
-        else:
-            jobs += [self._guarded(e, self._run_one(e)) for e in todo]
-        await asyncio.gather(*jobs)
+            return self._guarded(entry, submit_entry(self.spec, entry, self.follower, self.slots))
+        return self._guarded(entry, self._run_one(entry))
+
+    def _requeue(self, entry: BatchEntry) -> None:
+        """Run ``entry``'s task again as the episode the record names next (the follower saw its run sealed lost
+        by another call of this batch): started here, or followed where the other call started it first."""
+        self.plan.rerun_recorded(entry)
+        self.handle.changed(entry)
+        self._again.append(asyncio.ensure_future(self._job(entry)))
 
     def cancel(self) -> None:
         self.cancelled = self.handle.cancelled = True

@@ -261,10 +261,12 @@ class EpisodeView(ViewOutput, w.VBox):  # type: ignore[misc]  # ipywidgets ships
             sent += sum(
                 len(v) + MESSAGE_OVERHEAD for v, old in ((header, self.header.value), (counts, self.counts.value)) if v != old
             )
-            self.header.value = header
-            self.counts.value = counts
+            # the cards and buttons first, the badge last: a badge that reads how the run ended is never drawn
+            # beside a button that could still act on it (each widget is drawn as its own message arrives)
             self.approvals.sync(state["pending"], state["decisions"], ended=status if status in TERMINAL else None, veto=veto)
             self._sync_controls(status)
+            self.header.value = header
+            self.counts.value = counts
             if self._earlier:
                 self._earlier = [s for s in self._earlier if s.episode_id in live_handles()]
                 self.earlier.value = left_behind_html(self._earlier)

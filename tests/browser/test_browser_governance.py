@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from .lab import ALL_RAN, CHROMIUM, NOTEBOOKS, button, copy_notebook, open_notebook, run_all
+from .lab import ALL_RAN, CHROMIUM, NOTEBOOKS, button, copy_notebook, open_notebook, run_all, wait
 
 pytestmark = [pytest.mark.browser, pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed")]
 
@@ -26,8 +26,13 @@ def test_run_all_leaves_every_view_true(lab: dict[str, Any], page: Any) -> None:
         view.locator(".nnb-badge", has_text=re.compile(r"^\s*ok\s*$")).wait_for(timeout=15_000)
         assert view.locator(".nnb-badge", has_text=re.compile(r"^\s*paused\s*$")).count() == 0
         for label in ("Approve", "Reject", "Override", "Uphold", "Resume"):
-            live = [b for b in button(view, label).all() if b.is_visible()]
-            assert not live, f"view {i} still offers {label}"
+            # the badge and the cards are separate widgets, each drawn as its own message arrives: a button that
+            # is still shown 10 s after the badge reads ok is one the view kept offering
+            wait(
+                lambda view=view, label=label: not any(b.is_visible() for b in button(view, label).all()),
+                10,
+                f"view {i} to stop offering {label}",
+            )
     veto, draft = views.nth(0), views.nth(1)
     veto.get_by_text(re.compile(r"overridden")).first.wait_for(timeout=10_000)
     assert "overridden by resuming the run (no approver named)" in veto.inner_text()  # no decision file named anyone

@@ -25,7 +25,7 @@ import noesis_nb
 from noesis_nb.errors import NoesisNbError
 from noesis_nb.frames import Column
 from noesis_nb.ids import validate_id
-from noesis_nb.secrets import quoted
+from noesis_nb.secrets import looks_like_key, quoted
 
 _RNG = random.SystemRandom()
 _ALNUM = string.ascii_letters + string.digits
@@ -48,11 +48,13 @@ def _keys() -> dict[str, str]:
 
 
 def _random_key(n: int) -> str:
-    """``n`` random letters and digits with a digit among the first 12: the tests cut keys to 12 and 14 characters,
-    and a cut of letters alone (``QUAzZGYRFFjw``, one draw in eight) is not told from a word or a name in an id
-    (``ThinkPadCarbon``), so it would be quoted; a key cut so short is judged by what it still shows."""
+    """``n`` random letters and digits whose 12- and 14-character heads read as random. The tests cut keys that
+    short, and a cut so short is judged by what it still shows: about one 14-character cut of a random key in
+    forty reads like a name (``QUAzZGYRFFjw``, ``Zhax1LfesTusnO``: letters alone, or mostly syllables) and is
+    quoted like a name, by design. The draw leaves those out; what is checked is that every message hides the
+    rest, whole or cut."""
     key = _r(n)
-    while not any(c.isdigit() for c in key[:12]):
+    while not (looks_like_key(key[:12]) and looks_like_key(key[:14])):
         key = _r(n)
     return key
 
