@@ -29,18 +29,16 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from _timing import timings  # noqa: E402
+
 from noesis_nb.secrets import RunSecrets, find_in_text, redact  # noqa: E402
 
 _PROSE = "The agent read the build log, found the failing test and wrote a short summary of the fix. "
 
 
 def best(call: Callable[[], Any], repeat: int) -> float:
-    spent = []
-    for _ in range(repeat):
-        start = time.process_time()
-        call()
-        spent.append(time.process_time() - start)
-    return min(spent)
+    """The least CPU time of ``repeat`` calls (the run least disturbed by other work on the machine)."""
+    return min(timings(call, repeat, time.process_time))
 
 
 def tokens(n: int, size: int = 24, seed: int = 1) -> list[str]:

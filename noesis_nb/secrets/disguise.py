@@ -15,6 +15,7 @@ from __future__ import annotations
 import codecs
 import re
 import unicodedata
+from collections.abc import Callable, Iterable, Iterator
 
 __all__ = [
     "INVISIBLE_CHARS",
@@ -88,15 +89,31 @@ def plain(text: str) -> str:
 def unescape(text: str) -> tuple[str, list[int]]:
     """``(decoded, starts)``: ``text`` with its escapes decoded, and for each index ``i`` of ``decoded`` (and
     ``len(decoded)``) where it starts in ``text``: ``decoded[i:j]`` is written as ``text[starts[i]:starts[j]]``."""
+
+    def read(match: re.Match[str]) -> Iterator[tuple[str, int]]:
+        char = _char(match)
+        if len(char) == 1:
+            yield char, match.start()
+        else:  # left as written: each character where it stands
+            yield from zip(char, range(match.start(), match.end()))
+
+    return _decoded(text, ESCAPE, read)
+
+
+def _decoded(
+    text: str, pattern: re.Pattern[str], read: Callable[[re.Match[str]], Iterable[tuple[str, int]]]
+) -> tuple[str, list[int]]:
+    """``text`` with each match of ``pattern`` replaced by what ``read`` makes of it (pieces of text, each with
+    where it starts in ``text``), and the index map ``unescape`` describes."""
     pieces: list[str] = []
     starts: list[int] = []
     pos = 0
-    for match in ESCAPE.finditer(text):
+    for match in pattern.finditer(text):
         pieces.append(text[pos : match.start()])
         starts.extend(range(pos, match.start()))
-        char = _char(match)
-        pieces.append(char)
-        starts.extend([match.start()] if len(char) == 1 else range(match.start(), match.end()))
+        for chars, start in read(match):
+            pieces.append(chars)
+            starts.extend([start] * len(chars))
         pos = match.end()
     pieces.append(text[pos:])
     starts.extend(range(pos, len(text) + 1))
@@ -122,24 +139,15 @@ _PERCENT_RUN = re.compile("(?:%[0-9A-Fa-f]{2})+")
 def percent_decoded(text: str) -> tuple[str, list[int]]:
     """``(unquote(text, errors="replace"), starts)``: ``text`` percent-decoded (each run of ``%XX`` read as UTF-8),
     and for each index of the reading (and its length) where it starts in ``text``, as ``unescape`` gives them."""
-    pieces: list[str] = []
-    starts: list[int] = []
-    pos = 0
-    for match in _PERCENT_RUN.finditer(text):
-        pieces.append(text[pos : match.start()])
-        starts.extend(range(pos, match.start()))
+
+    def read(match: re.Match[str]) -> Iterator[tuple[str, int]]:
         decoder = codecs.getincrementaldecoder("utf-8")("replace")
         begin = match.start()  # where the bytes not yet read as a character start
         for at in range(match.start(), match.end(), 3):
             chars = decoder.decode(bytes((int(text[at + 1 : at + 3], 16),)))
             if chars:
-                pieces.append(chars)
-                starts.extend([begin] * len(chars))
+                yield chars, begin
                 begin = at if decoder.getstate()[0] else at + 3  # this byte may start the next character
-        chars = decoder.decode(b"", final=True)
-        pieces.append(chars)
-        starts.extend([begin] * len(chars))
-        pos = match.end()
-    pieces.append(text[pos:])
-    starts.extend(range(pos, len(text) + 1))
-    return "".join(pieces), starts
+        yield decoder.decode(b"", final=True), begin
+
+    return _decoded(text, _PERCENT_RUN, read)
