@@ -11,6 +11,7 @@ where the run's secrets find and redact it; prose and CJK text still flow, held 
 from __future__ import annotations
 
 from .guard import RunSecrets
+from .known import replaced
 from .live_values import ValuePrefixes
 from .names import REDACTED_VALUE
 
@@ -48,7 +49,7 @@ class LiveText:
         text = self._held + piece
         tail = _run_start(piece)  # only the new piece is read: the held run is known
         run = self._run if tail == 0 else len(self._held) + tail
-        cleaned = _without(text, learned.forms)  # a learned value whole here: no cut may fall inside it
+        cleaned = _without(text, learned)  # a learned value whole here: no cut may fall inside it
         if cleaned is not text:
             text, run = cleaned, _run_start(cleaned)
         cut = min(run, learned.open_start(text))
@@ -72,14 +73,21 @@ class LiveText:
         if not text:
             return text
         self.secrets.redact(self._before + text)  # learns what it finds, a name before the value included
-        out = _without(self.secrets.scrub_text(text), self._learned().forms)  # also a value JSON-escaped in arguments
+        out = _without(self.secrets.scrub_text(text), self._learned())  # also a value JSON-escaped in arguments
         self._before = (self._before + out)[-_CONTEXT:]
         return out
 
 
-def _without(text: str, forms: tuple[str, ...]) -> str:
-    """``text`` with each of ``forms`` (learned values, as written and JSON-escaped; longest first) redacted."""
-    for form in forms:
+_SEARCHED_EACH = 128  # forms looked for one by one: a piece is short (65 forms: 2.8 µs a piece one by one, 4.1 compiled)
+
+
+def _without(text: str, learned: ValuePrefixes) -> str:
+    """``text`` with the learned values' forms (as written and JSON-escaped; longest first) redacted; ``text``
+    itself when none is in it. Many forms are found in one pass (a run that learned hundreds of values)."""
+    if len(learned.forms) > _SEARCHED_EACH:
+        where = learned.known.spans(text)
+        return replaced(text, where, REDACTED_VALUE) if where else text
+    for form in learned.forms:
         if form in text:
             text = text.replace(form, REDACTED_VALUE)
     return text

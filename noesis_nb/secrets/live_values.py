@@ -12,8 +12,11 @@ from __future__ import annotations
 import bisect
 import json
 from collections.abc import Iterable
+from functools import cached_property
 
 import orjson
+
+from .known import Known
 
 __all__ = ["ValuePrefixes", "json_escaped"]
 
@@ -42,6 +45,11 @@ class ValuePrefixes:
         self._sorted = sorted(forms)
         self._firsts = frozenset(form[0] for form in forms)
         self._longest = max(map(len, forms), default=0)
+
+    @cached_property
+    def known(self) -> Known:
+        """The forms, found in a text in one pass however many there are (``LiveText`` redacts them)."""
+        return Known(self.forms)
 
     def open_start(self, text: str) -> int:
         """The first index from which the rest of ``text`` could be the start of a value (not yet all of it);

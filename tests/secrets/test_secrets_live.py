@@ -47,10 +47,11 @@ def test_prose_and_cjk_are_released_before_the_stream_ends() -> None:
     assert live.close() == "wor" and live.held == 0
 
 
+@pytest.mark.parametrize("others", [0, 300], ids=["alone", "among-300"])  # 300 values: their forms found in one pass
 @pytest.mark.parametrize("as_json", [None, "utf-8", "ascii"], ids=["text", "json-escaped", "json-ascii"])
-def test_a_value_the_run_learned_is_held_back_from_where_it_could_start(as_json: str | None) -> None:
+def test_a_value_the_run_learned_is_held_back_from_where_it_could_start(as_json: str | None, others: int) -> None:
     secrets = RunSecrets()
-    secrets.learn([LEARNED])
+    secrets.learn([f'other value {i:03d} \u00e9" q' for i in range(others)] + [LEARNED])
     text = f"login {LEARNED} now"
     text = json.dumps({"cmd": text}, ensure_ascii=as_json == "ascii") if as_json else text
     form = json_escaped(LEARNED, ascii_only=as_json == "ascii") if as_json else LEARNED
