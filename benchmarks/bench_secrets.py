@@ -93,6 +93,21 @@ def growth_rows(repeat: int) -> None:
         print(f"  {name:<24} {spent[0] * 1000:8.1f} ms -> {spent[1] * 1000:8.1f} ms  x{spent[1] / spent[0]:5.2f}")
 
 
+def blob_rows(mb: float, repeat: int) -> None:
+    """A base64 blob (a file a tool printed): the labelled-value search against the plain pattern, and the whole
+    screening, on the same text."""
+    from noesis_nb.secrets.text import _ASSIGN, _assign_matches
+
+    rnd = random.Random(5)
+    blob = "".join(rnd.choices(string.ascii_letters + string.digits + "+/", k=int(mb * 1_000_000)))
+    plain = best(lambda: list(_ASSIGN.finditer(blob)), repeat)
+    spent = best(lambda: list(_assign_matches(blob)), repeat)
+    print(f"a {mb:g} MB base64 blob (ratio: to the plain labelled-value pattern, same text)")
+    print(f"  labelled values    {spent * 1000:8.1f} ms  (plain pattern {plain * 1000:8.1f} ms)  x{spent / plain:5.2f}")
+    texts = iter([blob + str(i) for i in range(repeat)])  # a new text each time: no cache answers
+    print(f"  whole screening    {best(lambda: find_in_text(next(texts)), repeat) * 1000:8.1f} ms")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--mb", type=float, default=1.0, help="size of the scrubbed texts")
@@ -101,6 +116,7 @@ def main() -> None:
     args = parser.parse_args()
     scrub_rows(args.mb, args.values, args.repeat)
     growth_rows(args.repeat)
+    blob_rows(args.mb, args.repeat)
 
 
 if __name__ == "__main__":
