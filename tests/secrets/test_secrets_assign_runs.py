@@ -16,6 +16,7 @@ from noesis_nb.secrets.text import _ASSIGN, _assign_matches, _by_separators
 # pieces that make names, separators, quotes, escapes and values, and runs of name characters around 81 long
 _PIECES = st.one_of(
     st.sampled_from(["=", ":", '"', "'", "\\", " ", "\n", ",", ";", "&", "}", "]", ")", "password", "token", "_", ".", "-"]),
+    st.sampled_from(["\u00a0", "\u2003", "\t", "é", "ß", " " * 30, '\\"', "=:", ":="]),
     st.text(alphabet="aZ09_.-", min_size=1, max_size=6),
     st.integers(min_value=70, max_value=200).map(lambda n: "".join(random.Random(n).choices("aB3_.-x", k=n))),
 )
