@@ -23,7 +23,7 @@ from ..store.ownership import holder
 from ..store.vocab import TERMINAL_STATUSES
 from .claim import refuse_foreign
 from .handle import BatchEntry, BatchHandle
-from .plan import entry_from_disk, lost_and_rerun, say_lost
+from .plan import entry_from_disk, say_lost
 from .spec import BatchSpec
 from .upload import upload_run
 
@@ -40,10 +40,10 @@ class Follower:
         handle: BatchHandle,
         spec: BatchSpec,
         slots: asyncio.Semaphore,
-        requeue: Callable[[BatchEntry], None] | None = None,
+        requeue: Callable[..., bool] | None = None,
     ):
         self.handle = handle
-        self.requeue = requeue  # runs an entry's task again as a new episode (the runner's), no longer followed here
+        self.requeue = requeue  # runs an entry's task again as a new episode (the runner's ``_requeue``)
         self.spec = spec
         self.slots = slots
         self.cancelled = False
@@ -51,6 +51,11 @@ class Follower:
         self._resuming: set[int] = set()
         self._task: asyncio.Future[Any] | None = None  # the following loop, once started by ``add``
         self._active = False
+
+    @property
+    def task(self) -> asyncio.Future[Any] | None:
+        """The following loop ``add`` started (None before): the runner waits for it."""
+        return self._task
 
     def add(self, entry: BatchEntry) -> None:
         """Follow one more entry (a job just handed to an executor); starts following when it was idle."""
@@ -92,6 +97,8 @@ class Follower:
                 self.handle.changed(entry)
                 return
             entry_from_disk(entry, run_dir, self.spec.adapters.get(entry.adapter))
+            if entry.done and self._run_again(entry):
+                return
             self.handle.changed(entry)
             return
         if not is_run_dir(run.run_dir):  # removed (or moved) while followed: nothing is left to follow or recover
@@ -105,8 +112,10 @@ class Follower:
         if run.changed():
             seen = (entry.status, dict(entry.usage))
             entry_from_disk(entry, run.run_dir, run.adapter)
-            if entry.done and seen[0] not in TERMINAL_STATUSES and self._run_again(entry):
-                return
+            if entry.done and seen[0] not in TERMINAL_STATUSES:
+                if self._run_again(entry):
+                    return
+                say_lost(entry, run.run_dir, self.spec.batch_id)  # not run again (a cancel): it says how to
             if (entry.status, entry.usage) != seen or entry.done:
                 self.handle.changed(entry)
         if id(entry) in self._resuming:
@@ -124,14 +133,22 @@ class Follower:
             self._resuming.add(id(entry))
             asyncio.ensure_future(self._resume(entry, lost=True))
 
-    def _run_again(self, entry: BatchEntry) -> bool:
-        """A followed run that ended sealed lost (another call of the batch recovered it, its owner dead) before
-        a write began: its task runs again as a new episode, as the call that recovered it runs it (both take the
-        episode the record names next: one starts it, the other follows it)."""
-        if self.requeue is None or id(entry) in self._resuming or self.cancelled or not lost_and_rerun(entry):
+    def _run_again(self, entry: BatchEntry, *, moved_only: bool = False) -> bool:
+        """A followed run that ended failed while another call of the batch ran its task again (the record names
+        the new episode), or sealed lost before a write began: its task runs again as that call runs it (both
+        take the episode the record names next: one starts it, the other follows it). ``moved_only``: only the
+        first (this follower recovered the run itself: the entry says how the batch runs it again)."""
+        if self.requeue is None or id(entry) in self._resuming:
             return False
-        self.entries.remove(entry)
-        self.requeue(entry)
+        try:
+            if not self.requeue(entry, moved_only=moved_only):
+                return False
+        except Exception as exc:  # the entry says why; never an entry no longer followed and never ended
+            entry.status, entry.ended_at = "error", time.time()
+            entry.error = f"its task could not be queued again ({type(exc).__name__}: {exc})"
+            self.handle.changed(entry)
+        if entry in self.entries:
+            self.entries.remove(entry)
         return True
 
     def _job_failed(self, entry: BatchEntry) -> None:
@@ -169,6 +186,8 @@ class Follower:
             entry_from_disk(entry, run.run_dir, run.adapter)
             say_lost(entry, run.run_dir, self.spec.batch_id)
             self.handle.changed(entry)
+        if entry.done and self._run_again(entry, moved_only=True):  # another call sealed it first and ran it again
+            return
         if entry.done and self.spec.upload_to is not None:
             try:
                 await asyncio.to_thread(upload_run, run.run_dir, self.spec.upload_to)

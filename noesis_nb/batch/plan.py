@@ -79,7 +79,7 @@ class EntryPlan:
             row["episode_id"] = new_episode_id()
             self.dirty = True
         entry.reserved_id = row["episode_id"]
-        entry.episode_id = entry.run_dir = entry.disk = None
+        entry.episode_id = entry.run_dir = entry.disk = entry.future = entry.error = None
         entry.status, entry.score, entry.usage, entry.started_at, entry.ended_at = "queued", None, {}, None, None
 
     dirty = False
@@ -104,6 +104,16 @@ class EntryPlan:
                 self.rerun_recorded(entry)
             handle.changed(entry)
         self.lost = []
+
+    def moved_on(self, entry: BatchEntry) -> bool:
+        """Whether the record on disk names another episode for ``entry`` than the one it ran (another call of
+        the batch ran it again); False when the record cannot be read (the entry keeps what it ran)."""
+        try:
+            record = load_record(self.path)
+            row = record["entries"][self.entries.index(entry)] if record else None
+        except Exception:  # damaged or taken away: the call that writes it next says so
+            return False
+        return isinstance(row, dict) and row.get("episode_id") != entry.episode_id
 
     def rerun_recorded(self, entry: BatchEntry) -> None:
         """Re-run ``entry`` as a new episode, in the record as it is now on disk (another call of the batch may have)."""

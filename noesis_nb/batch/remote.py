@@ -62,9 +62,11 @@ async def submit_entry(spec: BatchSpec, entry: BatchEntry, follower: Follower, s
             )
             follower.handle.changed(entry)
             return
+        future = entry.future
         follower.add(entry)
-        while entry.status in WAITING and not follower.cancelled:
-            if entry.future.done():  # the job ended: read its run now rather than at the follower's next look
+        # until the job ends (or the entry is queued again as another episode, with a job of its own)
+        while entry.future is future and entry.status in WAITING and not follower.cancelled:
+            if future.done():  # the job ended: read its run now rather than at the follower's next look
                 follower.tick_one(entry)
                 break
             await asyncio.sleep(_JOB_POLL_S)

@@ -16,11 +16,11 @@ from typing import Any
 from ..errors import RunExistsError, RunWriteError
 from ..runtime.api import create_episode, launch
 from ..runtime.handle import EpisodeHandle
-from ..store.vocab import TERMINAL_STATUSES
+from ..store.vocab import TERMINAL_STATUSES, failed
 from .claim import refuse_foreign
 from .follow import Follower
 from .handle import BatchEntry, BatchHandle
-from .plan import EntryPlan, entry_from_disk
+from .plan import EntryPlan, entry_from_disk, lost_and_rerun
 from .remote import submit_entry
 from .spec import BatchSpec
 from .upload import upload_run
@@ -59,20 +59,40 @@ class Runner:
         todo = [e for e in self.handle.entries if e.status == "queued"]
         jobs = [self.follower.run()] if self.follower.entries else []
         await asyncio.gather(*jobs, *(self._job(e) for e in todo))
-        while self._again:
-            await self._again.pop(0)
+        # entries queued again meanwhile, and the following started by a job that found its run begun elsewhere
+        while pending := [f for f in (*self._again, self.follower.task) if f is not None and not f.done()]:
+            done, _ = await asyncio.wait(pending)
+            for future in done:
+                future.result()
 
     def _job(self, entry: BatchEntry) -> Coroutine[Any, Any, None]:
         if self.spec.executor is not None:
             return self._guarded(entry, submit_entry(self.spec, entry, self.follower, self.slots))
         return self._guarded(entry, self._run_one(entry))
 
-    def _requeue(self, entry: BatchEntry) -> None:
-        """Run ``entry``'s task again as the episode the record names next (the follower saw its run sealed lost
-        by another call of this batch): started here, or followed where the other call started it first."""
-        self.plan.rerun_recorded(entry)
+    def _requeue(self, entry: BatchEntry, *, moved_only: bool = False) -> bool:
+        """Run ``entry``'s task again as the episode the record names next, when its run just ended failed and
+        the record names another episode for it already (another call of this batch ran it again), or (unless
+        ``moved_only``) the run was sealed lost before a write began: started here, or followed where the other
+        call started it first. False when neither holds (the entry ends as its run did)."""
+        if self.cancelled or not failed(entry.status):
+            return False
+        if not self.plan.moved_on(entry) and (moved_only or not lost_and_rerun(entry)):
+            return False
+        ran = entry.episode_id
+        try:
+            self.plan.rerun_recorded(entry)
+        except Exception as exc:  # the record could not be read or written: the entry says so, the batch ends
+            entry.status, entry.ended_at = "error", time.time()
+            entry.error = (
+                f"its run {ran} ended lost and could not be queued again ({type(exc).__name__}: {exc}); "
+                f"batch(..., batch_id={self.handle.batch_id!r}) runs it again"
+            )
+            self.handle.changed(entry)
+            return True
         self.handle.changed(entry)
         self._again.append(asyncio.ensure_future(self._job(entry)))
+        return True
 
     def cancel(self) -> None:
         self.cancelled = self.handle.cancelled = True
@@ -109,6 +129,8 @@ class Runner:
                     self.handle.changed(entry)
                     return
                 entry_from_disk(entry, run_dir, self.spec.adapters.get(entry.adapter))
+                if entry.done and self._requeue(entry):  # lost already, and recovered by another call
+                    return
                 self.handle.changed(entry)
                 self.follower.add(entry)
                 return

@@ -80,7 +80,9 @@ def _random_parts(word: str) -> list[str]:
 
 
 def _random_words(text: str) -> list[str]:
-    found = [*random_words(text), *(m.group() for m in _SHORT_WORD.finditer(text) if _short_random(m.group()))]
+    # a short word is judged without the separators around it: a key cut short before a path's ``/`` is no name
+    short = (m.group().strip("+/_-") for m in _SHORT_WORD.finditer(text))
+    found = [*random_words(text), *(w for w in short if len(w) >= 10 and _short_random(w))]
     for m in _LONG_WORD.finditer(without_ids(text)):  # a ULID's capitals beside a path's words are no key
         if m.group() not in found:
             found += _random_parts(m.group())

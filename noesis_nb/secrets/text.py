@@ -48,7 +48,8 @@ __all__ = [
 ]
 
 # -- the prefilter -------------------------------------------------------------------------------
-_TOKEN_CHARS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-"
+# ``%`` too: a word written percent-encoded (``%2B``) reads shorter decoded, where the randomness rule measures it
+_TOKEN_CHARS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-%"
 # the bytes of the invisible characters' UTF-8 forms (C2 AD, E2 80 8B, EF BB BF, …; see ``_INVISIBLE``) count as
 # token characters: a token split by one is still one long word to the prefilter
 _HIDING_BYTES = bytes(range(0x80, 0xC0)) + b"\xc2\xcd\xd8\xe1\xe2\xef\x00"
@@ -307,18 +308,19 @@ def _assign_matches(text: str) -> Iterator[re.Match[str]]:
 def _by_separators(text: str) -> Iterator[re.Match[str]]:
     """``_ASSIGN.finditer(text)`` found from the separators: a name ends where its run of name characters does,
     at a separator, so it starts at most 81 characters before one (``_NAME_END``). Each is searched from there in
-    the text cut just past the separator (the name, the separator and the value's first character lie there),
-    and the match read whole where it starts."""
+    the text cut two characters past the separator (the name, the separator and the value's first character lie
+    there, and the one after it, which decides whether a leading backslash may be read), and the match read
+    whole where it starts."""
     pos = 0
     for sep in _NAME_END.finditer(text):
         lo = max(pos, sep.start() - 81)
         if lo >= sep.start():  # within the value of the match before
             continue
-        m = _ASSIGN.search(text, lo, sep.end() + 1)
+        m = _ASSIGN.search(text, lo, sep.end() + 2)
         if m is None:
             continue
         whole = _ASSIGN.match(text, m.start())  # what matched in the cut text matches whole from there too
-        if whole is None:  # never so; were it, the plain search from here gives the answer
+        if whole is None:  # never so (a generated test); were it, the plain search from here gives the answer
             yield from _ASSIGN.finditer(text, m.start())
             return
         yield whole

@@ -40,6 +40,7 @@ def test_a_name_just_before_or_inside_a_long_run_is_found_where_the_plain_patter
         f"{run[:81]}=v {run}",  # a name of 81 characters, then a run
         f"{run}=v",  # a run of 100 ending at '=': the name is its last 81 characters
         f'"api_key": "{run}", "{run}": 1, password: {run}\\"x',
+        f'{{"msg":"\\"hi\\""}} {run}',  # a value that starts with an escaped quote (read with what follows)
     ):
         assert _found(_by_separators(text)) == _found(_ASSIGN.finditer(text)), text
 
