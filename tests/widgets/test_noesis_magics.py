@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import re
 import shutil
@@ -441,6 +442,9 @@ except Exception as exc:
 """
 
 
+_SHUT = itertools.count()
+
+
 def test_runs_dir_that_cannot_be_made_here_is_one_error_when_set(tmp_path: Path) -> None:
     import os
     import shutil
@@ -448,7 +452,11 @@ def test_runs_dir_that_cannot_be_made_here_is_one_error_when_set(tmp_path: Path)
     import sys
     import tempfile
 
-    base = Path(tempfile.mkdtemp(prefix="shut-"))  # outside the test's private tmp: the other account reaches it
+    # outside the test's private tmp (the other account reaches it), named without random letters: a path
+    # part that reads random is hidden from messages like a key
+    base = Path(tempfile.gettempdir()) / f"shut-{os.getpid()}-{next(_SHUT)}"
+    shutil.rmtree(base, ignore_errors=True)  # left by an earlier process of the same id
+    base.mkdir()
     try:
         (base / "home").mkdir(mode=0o777)
         (base / "home").chmod(0o777)
