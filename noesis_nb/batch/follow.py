@@ -115,7 +115,7 @@ class Follower:
             if entry.done and seen[0] not in TERMINAL_STATUSES:
                 if self._run_again(entry):
                     return
-                say_lost(entry, run.run_dir, self.spec.batch_id)  # not run again (a cancel): it says how to
+                say_lost(entry, self.spec.batch_id)  # not run again (a cancel): it says how to
             if (entry.status, entry.usage) != seen or entry.done:
                 self.handle.changed(entry)
         if id(entry) in self._resuming:
@@ -184,7 +184,7 @@ class Follower:
         finally:
             self._resuming.discard(id(entry))
             entry_from_disk(entry, run.run_dir, run.adapter)
-            say_lost(entry, run.run_dir, self.spec.batch_id)
+            say_lost(entry, self.spec.batch_id)
             self.handle.changed(entry)
         if entry.done and self._run_again(entry, moved_only=True):  # another call sealed it first and ran it again
             return

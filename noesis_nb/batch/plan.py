@@ -159,9 +159,10 @@ def lost_and_rerun(entry: BatchEntry) -> bool:
     return entry.run_dir is not None and failed(entry.status) and _lost_before_a_write(entry, entry.run_dir)
 
 
-def say_lost(entry: BatchEntry, run_dir: Path, batch_id: str) -> None:
-    """A followed run recovered as lost (its process died while it ran): the entry says what running the batch again does."""
-    if entry.error is None and failed(entry.status) and _lost_before_a_write(entry, run_dir):
+def say_lost(entry: BatchEntry, batch_id: str) -> None:
+    """A followed run recovered as lost (its process died while it ran), just read from disk: the entry says what
+    running the batch again does."""
+    if entry.error is None and lost_and_rerun(entry):
         entry.error = (
             f"its process died while it ran (sealed {entry.status}, process_lost); batch(..., batch_id={batch_id!r}) "
             "runs it again as a new episode"

@@ -284,8 +284,10 @@ _LINE_HEADS = {
 }
 _PEM = re.compile(r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\Z)", re.S)
 _PEM_LINE = re.compile(r"[A-Za-z0-9+/=]{16,}")
+_NAME_MAX = 81  # the longest name ``_ASSIGN`` reads: a first character and up to 80 more
 _ASSIGN = re.compile(  # name = value, name: value, "name": "value", -H 'Name: value', JSON in a string: \"name\": \"value\"
-    r"(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,80})\\?[\"']?\s*(?:=|:)\s*\\?[\"']?(?P<value>(?:[^\s\"',;&)}\]\\]|\\(?![\"']))+)"
+    rf"(?P<name>[A-Za-z_][A-Za-z0-9_.-]{{0,{_NAME_MAX - 1}}})"
+    r"\\?[\"']?\s*(?:=|:)\s*\\?[\"']?(?P<value>(?:[^\s\"',;&)}\]\\]|\\(?![\"']))+)"
 )
 # where a name may end: right after a name character, the separator ``_ASSIGN`` reads after a name, and all of it
 _NAME_END = re.compile(r"(?<=[A-Za-z0-9_.-])\\?[\"']?\s*(?:=|:)\s*\\?[\"']?")
@@ -307,13 +309,13 @@ def _assign_matches(text: str) -> Iterator[re.Match[str]]:
 
 def _by_separators(text: str) -> Iterator[re.Match[str]]:
     """``_ASSIGN.finditer(text)`` found from the separators: a name ends where its run of name characters does,
-    at a separator, so it starts at most 81 characters before one (``_NAME_END``). Each is searched from there in
+    at a separator, so it starts at most ``_NAME_MAX`` characters before one (``_NAME_END``). Each is searched from there in
     the text cut two characters past the separator (the name, the separator and the value's first character lie
     there, and the one after it, which decides whether a leading backslash may be read), and the match read
     whole where it starts."""
     pos = 0
     for sep in _NAME_END.finditer(text):
-        lo = max(pos, sep.start() - 81)
+        lo = max(pos, sep.start() - _NAME_MAX)
         if lo >= sep.start():  # within the value of the match before
             continue
         m = _ASSIGN.search(text, lo, sep.end() + 2)
