@@ -724,6 +724,30 @@ def test_a_malformed_agui_input_is_named_without_blaming_the_agent(runs_dir, map
     assert "agent's stream" not in message and "errors.pydantic.dev" not in message
 
 
+_KEY = "ghp_" + "Ab3d" * 9
+
+
+@pytest.mark.parametrize(
+    "mapped",
+    [
+        {"messages": f"{'a' * 70} {_KEY}"},  # messages not a list: its repr was cut at 80, inside the key
+        [f"{'a' * 70} {_KEY}"],  # a message that is no dict: the same cut
+        {"messages": [f"{'a' * 60} {_KEY}"]},
+        {f"{'a' * 70} {_KEY}"},  # no input at all (a set): its whole repr was shown, the key with it
+    ],
+    ids=["messages-text", "message-text", "message-in-dict", "set"],
+)
+def test_a_malformed_agui_input_is_named_with_no_key_head(runs_dir, mapped):
+    """What the input mapper gave is redacted before it is cut: cut first, a key crossing the cut lost its tail,
+    no detector knew its head, and the head was in the run's error."""
+    handle, _ = run("hi", AGUIAdapter(lambda run_input: [], input_mapper=lambda task: mapped), runs_dir)
+    message = _ended(handle, r"input_mapper|input message #1")
+    assert "a" * 40 in message, message  # what came before the key is still shown
+    assert not [_KEY[:n] for n in range(6, len(_KEY) + 1) if _KEY[:n] in message], message
+    written = b"".join(p.read_bytes() for p in handle.run_dir.rglob("*") if p.is_file())
+    assert _KEY[:8].encode() not in written
+
+
 def test_legacy_thinking_pieces_without_a_start_are_still_read(runs_dir):
     script = [
         START,

@@ -125,6 +125,19 @@ def test_an_envelope_repeated_with_other_content_or_out_of_order_is_marked():
     assert rows[3]["out_of_order"] is True and "out_of_order" not in rows[0]
 
 
+@pytest.mark.parametrize("before", [150, 175, 190])  # where the keys' 200-character cut fell inside the key
+def test_the_keys_of_an_envelope_without_type_are_redacted_before_they_are_cut(before):
+    """The keys' reprs were joined and cut to 200 characters: a key-like name crossing the cut lost its tail, and
+    its head was shown. Each name is now quoted (redacted, then cut) on its own."""
+    key = "ghp_" + "Ab3d" * 9
+    envelope = {f"{'a' * before} {key}": 1, "payload": {}}
+    with pytest.raises(NoetaEnvelopeError) as raised:
+        noeta_rows([envelope])
+    message = str(raised.value)
+    assert "is a dict without 'type'" in message and "'payload'" in message, message
+    assert not [key[:n] for n in range(6, len(key) + 1) if key[:n] in message], message
+
+
 @pytest.mark.parametrize("before", [30, 45, 52])  # where the 60-character cut falls inside the key
 def test_what_was_given_is_redacted_before_it_is_cut_so_no_key_head_is_shown(before):
     """The repr was cut to 60 characters first: the key's tail went, no detector knew its head, and 8 to 16 of its

@@ -19,6 +19,7 @@ from pydantic import TypeAdapter
 
 from ...errors import EpisodeStateError
 from ...secrets import for_run, shown_cut
+from ...secrets.quoted import quoted
 from .._approvals import default_answer, request_approval, tool_name
 from .._emit import PHASE, apply_output, emit_rows, row
 from .._extras import require
@@ -78,14 +79,14 @@ class AGUIAdapter:
         self._core = require("ag_ui.core", "agui", "AGUIAdapter")
         if resume_style not in ("1.0", "forwarded_props"):
             raise ValueError(
-                f"resume_style={resume_style!r}: use '1.0' (RunAgentInput.resume) or 'forwarded_props' "
+                f"resume_style={quoted(resume_style, 80)}: use '1.0' (RunAgentInput.resume) or 'forwarded_props' "
                 "(forwardedProps.command.resume, for Idun / ag-ui-langgraph 0.0.x servers)"
             )
         run = getattr(agent, "run", None)
         self._call = run if callable(run) else agent
         if not callable(self._call):
             raise TypeError(
-                f"agent={agent!r} is not an AG-UI agent: pass an object with run(run_input), a callable "
+                f"agent={quoted(agent, 120)} is not an AG-UI agent: pass an object with run(run_input), a callable "
                 "returning an (async) iterable of events, or AGUIHttpAgent(url)"
             )
         self.agent, self.output, self.thread_id, self.resume_style = agent, output, thread_id, resume_style
@@ -276,11 +277,11 @@ def _input_fields(task: Any) -> dict[str, Any]:
         fields = {_INPUT_KEYS[k]: v for k, v in task.items()}
         messages = fields.get("messages") or []
         if not isinstance(messages, (list, tuple)):
-            raise TypeError(f"input_mapper gave messages={messages!r:.80}; pass a list of message dicts")
+            raise TypeError(f"input_mapper gave messages={quoted(messages, 80)}; pass a list of message dicts")
         fields["messages"] = [_message(m, i) for i, m in enumerate(messages, 1)]
         return fields
     raise TypeError(
-        f"AGUIAdapter got input {task!r}; input_mapper must return a string, a list of messages or a dict "
+        f"AGUIAdapter got input {quoted(task)}; input_mapper must return a string, a list of messages or a dict "
         f"with keys among {sorted(_INPUT_KEYS)}"
     )
 
@@ -298,7 +299,7 @@ def _message(message: Any, number: int) -> dict[str, Any]:
     if hasattr(message, "model_dump") or isinstance(message, Mapping):
         return _as_dict(message, number)
     raise TypeError(
-        f"input message #{number} is a {type(message).__name__} ({message!r:.80}); "
+        f"input message #{number} is a {type(message).__name__} ({quoted(message, 80)}); "
         "input_mapper must give messages as dicts {id, role, content} or ag_ui.core messages"
     )
 

@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from ...secrets import shown, shown_cut
+from ...secrets.quoted import quoted
 from .._extras import require
 from .._lines import LineSplitter
 from ._sse import AGUIStreamError, SSEDecoder, decode_event
@@ -118,7 +119,7 @@ async def _check_response(response: Any, url: str) -> None:
                 f"POST {url} answered HTTP {status}: {text!r}; check the URL and that the server accepts this RunAgentInput"
             )
         raise AGUIStreamError(
-            f"POST {url} answered HTTP {status} with Content-Type {ctype!r}, not an SSE stream: {text!r}; "
+            f"POST {url} answered HTTP {status} with Content-Type {quoted(ctype, 80)}, not an SSE stream: {text!r}; "
             "check the URL is the AG-UI endpoint (it must answer text/event-stream)"
         )
 

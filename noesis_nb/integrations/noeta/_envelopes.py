@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ...errors import NoesisNbError
-from ...secrets import shown_cut
+from ...secrets.quoted import quoted
 from .._emit import PHASE, Row, as_object, row, usage_row
 
 __all__ = ["NoetaEnvelopeError", "NoetaFolder", "noeta_rows", "noeta_usage"]
@@ -28,8 +28,7 @@ class NoetaEnvelopeError(NoesisNbError, ValueError, TypeError):
 def _given(value: Any) -> str:
     """What ``value`` is, in a few words (its type and a short repr), redacted before it is cut: a cut through a
     key would leave its head, which no detector recognises once its tail is gone."""
-    text = repr(value)
-    return f"a {type(value).__name__} ({shown_cut(text, 60)}{'…' if len(text) > 60 else ''})"
+    return f"a {type(value).__name__} ({quoted(value, 60)})"
 
 
 def _one_envelope(value: Any) -> str:
@@ -205,7 +204,7 @@ def noeta_rows(envelopes: Iterable[Any]) -> list[Row]:
 
             envelope = envelope_to_dict(envelope)
         if "type" not in envelope:
-            keys = ", ".join(map(repr, list(envelope)[:6])) or "none"
-            raise NoetaEnvelopeError(f"envelope #{number} is a dict without 'type' (keys: {keys:.200}); {_EXPECTED}")
+            keys = ", ".join(quoted(key, 40) for key in list(envelope)[:6]) or "none"
+            raise NoetaEnvelopeError(f"envelope #{number} is a dict without 'type' (keys: {keys}); {_EXPECTED}")
         rows += folder.feed(envelope)
     return rows
