@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import string
+from collections.abc import Iterator
 from typing import Any
 
 from .._safetext import safe_repr
@@ -18,7 +19,7 @@ from ..errors import guessed
 from .display import SCAN_MARGIN, shown, shown_cut
 from .guard import known_everywhere
 from .names import REDACTED_VALUE
-from .randomness import entropy_ok, random_words, without_ids
+from .randomness import entropy_ok, path_parts, random_words, without_ids
 
 __all__ = ["quoted", "quoted_text", "looks_like_key", "keys_hidden", "typo_hint"]
 
@@ -82,11 +83,18 @@ def _random_parts(word: str) -> list[str]:
 def _random_words(text: str) -> list[str]:
     # a short word is judged without the separators around it: a key cut short before a path's ``/`` is no name
     short = (m.group().strip("+/_-") for m in _SHORT_WORD.finditer(text))
-    found = [*random_words(text), *(w for w in short if len(w) >= 10 and _short_random(w))]
-    for m in _LONG_WORD.finditer(without_ids(text)):  # a ULID's capitals beside a path's words are no key
-        if m.group() not in found:
-            found += _random_parts(m.group())
+    found = [*random_words(text), *(w for w in _path_judged(short) if len(w) >= 10 and _short_random(w))]
+    for word in _path_judged(m.group() for m in _LONG_WORD.finditer(without_ids(text))):  # a ULID's capitals
+        if word not in found and len(word) >= _WINDOW:  # beside a path's words are no key
+            found += _random_parts(word)
     return found
+
+
+def _path_judged(words: Iterator[str]) -> Iterator[str]:
+    """``words``, each file path among them as its parts (``randomness.path_parts``)."""
+    for word in words:
+        parts = path_parts(word)
+        yield from (word,) if parts is None else parts
 
 
 def looks_like_key(text: str) -> bool:

@@ -20,7 +20,7 @@ from typing import Any
 
 from .plugins import plugins
 
-__all__ = ["entropy_ok", "without_ids", "random_words"]
+__all__ = ["entropy_ok", "without_ids", "random_words", "path_parts"]
 
 _NOT_RANDOM = [
     re.compile(p)
@@ -34,6 +34,7 @@ _NOT_RANDOM = [
     )
 ]
 _CANDIDATE = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{20,}={0,3}(?![A-Za-z0-9+/=_-])")
+_PATH_ROOT = re.compile(r"/[A-Za-z][a-z]+/")  # a path's first part: a plain word (see ``path_parts``)
 _HEX = re.compile(r"(?:0x)?[0-9a-fA-F]+")
 _WORDLIKE = re.compile(r"[A-Z]?[a-z]{3,}|[A-Z]{3,}(?![a-z])|\d{4,}|[/_.-]")
 _VOWELS = frozenset("aeiouyAEIOUY")
@@ -80,7 +81,45 @@ def without_ids(text: str) -> str:
     return text
 
 
+# macOS's per-user temporary and cache roots (``/var/folders/5h/6p8hxzm94w5gvvhs6s4k4tq00000gn/T/``): the folder
+# name is random by design and in every path ``tempfile`` makes there
+_MACOS_TEMP = re.compile(r"(?<=/var/folders/)[a-z0-9_+-]{2}/[A-Za-z0-9_+-]{16,48}(?=/[TC](?![A-Za-z0-9+_-]))")
+_PLAIN = str.maketrans({c: "a" for c in "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_+-"})
+
+
+def _macos_plain(text: str) -> str:
+    """``text`` with macOS's temporary root read as plain letters, each character in its place."""
+    if "/var/folders/" not in text:
+        return text
+    return _MACOS_TEMP.sub(lambda m: m.group().translate(_PLAIN), text)
+
+
+def path_parts(word: str) -> list[str] | None:
+    """The parts of ``word`` when it reads as a file path, else None: it starts at a ``/`` (``/tmp/…``, also in
+    ``~/…`` and ``./…``), holds another, and its first part is a plain word (``tmp``, ``var``, ``Users``). A path's
+    random part (a temporary folder's name, macOS's ``/var/folders/xy/7h3k…/T/``) is judged alone: judged whole,
+    the path read as one random word and was hidden. A key in a path is still a part of its own; a key that holds
+    two ``/``, starts at one and reads a plain word first (``/abc/…``) is rarer than 1 in 4,000."""
+    if word[:1] != "/" or _PATH_ROOT.match(word) is None:
+        return None
+    return [part for part in word.split("/") if part]
+
+
 def random_words(text: str) -> list[str]:
     text = without_ids(text)
+    plain = _macos_plain(text)  # judged as read there; what is found is taken from ``text``, in the same places
     _, _, _, b64, hexp = plugins()
-    return [m.group() for m in _CANDIDATE.finditer(text) if entropy_ok(m.group(), b64, hexp)]
+    found = []
+    for m in _CANDIDATE.finditer(plain):
+        word = m.group()
+        parts = path_parts(word)
+        if parts is None:
+            if entropy_ok(word, b64, hexp):
+                found.append(text[m.start() : m.end()])
+        else:
+            found += (
+                real
+                for part, real in zip(word.split("/"), text[m.start() : m.end()].split("/"))
+                if len(part) >= 20 and entropy_ok(part, b64, hexp)
+            )
+    return found
