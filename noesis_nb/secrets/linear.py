@@ -33,6 +33,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
+from . import _detect
 from .occurrences import occurrences
 
 __all__ = ["keyword_maps", "linear_plugins", "widen_all", "per_line"]
@@ -40,6 +41,7 @@ __all__ = ["keyword_maps", "linear_plugins", "widen_all", "per_line"]
 
 def keyword_maps(maps: Iterable[Mapping[re.Pattern[str], int]]) -> tuple[dict[re.Pattern[str], int], ...]:
     """The keyword detector's pattern maps, each pattern in its linear form (same groups, same matches)."""
+    _detect.load()
     from detect_secrets.plugins import keyword
 
     prefix = keyword.DENYLIST_REGEX

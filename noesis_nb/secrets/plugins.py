@@ -11,6 +11,7 @@ import logging
 from functools import lru_cache
 from typing import Any
 
+from . import _detect
 from .linear import keyword_maps, linear_plugins
 
 __all__ = ["plugins"]
@@ -20,6 +21,7 @@ __all__ = ["plugins"]
 def plugins() -> tuple[Any, ...]:
     """detect-secrets' value plugins (IP addresses and Artifactory's short ``AP…`` patterns are left out:
     they match ordinary identifiers), its keyword detector and its entropy measures."""
+    _detect.load()
     logging.getLogger("detect-secrets").setLevel(logging.CRITICAL)
     from detect_secrets.plugins import (
         aws,
