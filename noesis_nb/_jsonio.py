@@ -30,6 +30,7 @@ __all__ = [
     "atomic_write_json",
     "atomic_write_bytes",
     "canonical_json",
+    "temp_stem",
     "dumps_line",
     "loads",
     "sha256_bytes",
@@ -198,10 +199,21 @@ _TEMP_FLAGS = (
 )
 
 
+def temp_stem(name: str) -> str:
+    """``name`` as the middle of a temp file's name beside it: whole when short, else its head and a digest of it,
+    so ``.<stem>.<random>.tmp`` stays within the 255 bytes a file name may take while ``name`` itself fits."""
+    if len(name) <= _STEM_MAX:
+        return name
+    return f"{name[:96]}~{hashlib.sha256(name.encode('utf-8', 'surrogatepass')).hexdigest()[:16]}"
+
+
+_STEM_MAX = 120
+
+
 def _temp_for(path: Path) -> tuple[int, str]:
     """(descriptor, name) of a new temp file beside ``path``; a name taken already is tried again."""
     for _ in range(100):
-        tmp = os.path.join(path.parent, f".{path.name}.{uuid.uuid4().hex[:12]}.tmp")
+        tmp = os.path.join(path.parent, f".{temp_stem(path.name)}.{uuid.uuid4().hex[:12]}.tmp")
         try:
             return os.open(tmp, _TEMP_FLAGS, 0o644), tmp
         except FileExistsError:

@@ -12,7 +12,15 @@ from ulid import ULID
 from .errors import InvalidIdError
 from .secrets.quoted import quoted
 
-__all__ = ["new_episode_id", "new_event_id", "new_checkpoint_id", "validate_id"]
+__all__ = [
+    "new_episode_id",
+    "new_event_id",
+    "new_checkpoint_id",
+    "validate_id",
+    "validate_new_episode_id",
+    "RESERVED_NAMES",
+    "MAX_NEW_EPISODE_ID",
+]
 
 _VARIANT = "89ab"
 _rng = random.Random(os.urandom(32))  # private: a user's random.seed() must not repeat our ids
@@ -33,6 +41,29 @@ def new_event_id() -> str:
 
 def new_checkpoint_id() -> str:
     return f"chk_{uuid.uuid4().hex[:12]}"
+
+
+#: folders a runs root holds beside its runs (``batch(...)`` records under ``batches/``): no run may take them
+RESERVED_NAMES = frozenset({"batches"})
+#: the longest id a new run takes: its drafts are named ``draft:<episode id>:req_<26>``, at most 200 characters
+MAX_NEW_EPISODE_ID = 160
+
+
+def validate_new_episode_id(value: object) -> str:
+    """``validate_id`` for the id of a run about to be made: not a folder the root keeps for itself, and short
+    enough for the ids and file names made from it (a longer one made a run whose drafts could not be named)."""
+    episode_id = validate_id(value)
+    if episode_id.casefold() in RESERVED_NAMES:
+        raise InvalidIdError(
+            f"episode id {quoted(episode_id)} is the name of a folder the runs root keeps for batch records; "
+            "pick another id (or leave episode_id out for a new one)"
+        )
+    if len(episode_id) > MAX_NEW_EPISODE_ID:
+        raise InvalidIdError(
+            f"episode id {quoted(episode_id, 60)} is {len(episode_id)} characters long; a new run's id is at most "
+            f"{MAX_NEW_EPISODE_ID} (its drafts are named from it): shorten it, or leave episode_id out for a new one"
+        )
+    return episode_id
 
 
 def validate_id(value: object, *, what: str = "episode id") -> str:

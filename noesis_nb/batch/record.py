@@ -27,6 +27,7 @@ from ..secrets import keys_hidden, redact
 from ..secrets.quoted import quoted
 from ..store import now_iso
 from ..store.paths import UnsafeRunPathError
+from ..store.roots import is_run_dir
 from ..store.runfiles import UnreadableRunFile, read_file, what_is
 from .differ import first_difference, short
 from .spec import BatchSpec
@@ -62,6 +63,11 @@ def _batches_folder(path: Path) -> None:
         )
     if not stat.S_ISDIR(mode):
         raise UnsafeRunPathError(f"{folder} is {what_is(mode)}, not a folder; move it aside and call batch again")
+    if is_run_dir(folder):  # a run named ``batches`` (made before the name was kept, or by another writer)
+        raise UnsafeRunPathError(
+            f"{folder} is a run, where batch records go: a record written there would change a sealed run. Move that "
+            "run to a folder of another name (or use another runs_dir) and call batch again."
+        )
 
 
 @contextmanager

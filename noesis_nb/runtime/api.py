@@ -19,7 +19,7 @@ from .._threads import run_sync
 from .._unstarted import awaited_entry
 from ..capture import resolve_option as resolve_capture
 from ..errors import EpisodeInterrupted, EpisodeStateError, EventLogCorruption, InvalidOptionError, RunNotFoundError
-from ..ids import new_episode_id, validate_id
+from ..ids import new_episode_id, validate_new_episode_id
 from ..secrets.quoted import quoted, typo_hint
 from ..store import find_run_dir, is_sealed
 from ..tools import decide, resolve_draft_id, supply_secrets
@@ -295,7 +295,7 @@ def create_episode(
     options.score = score
     options.score_timeout_s = check_score_timeout(score_timeout_s)
     options.inputs = dict(inputs or {})
-    episode_id = validate_id(episode_id) if episode_id is not None else new_episode_id()
+    episode_id = validate_new_episode_id(episode_id) if episode_id is not None else new_episode_id()
     extension: dict[str, Any] = {
         "approver": approver if isinstance(approver, str) or approver is None else getattr(approver, "__name__", "callable"),
         "governance_mode": options.governance,

@@ -32,7 +32,7 @@ from ..errors import (
     refusal_fix,
     refused_write,
 )
-from ..ids import new_checkpoint_id, new_event_id, validate_id
+from ..ids import new_checkpoint_id, new_event_id, validate_id, validate_new_episode_id
 from ..secrets import for_run as secrets_for_run
 from ..secrets import redact as redact_secrets
 from ..secrets.quoted import quoted
@@ -112,7 +112,7 @@ class Recorder:
     ) -> Recorder:
         """Make ``<runs_dir>/<episode_id>/`` whole (state.json, learn.jsonl) in one rename, and own it."""
         runs_dir = Path(runs_dir)
-        validate_id(episode_id)
+        validate_new_episode_id(episode_id)
         started = now_iso()
         state = {
             "version": "1.0",

@@ -9,7 +9,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from noesis_nb._jsonio import atomic_write_json, loads
+from noesis_nb._jsonio import atomic_write_json, loads, temp_stem
 from noesis_nb.errors import InvalidIdError, RunWriteError, refused_write
 from noesis_nb.secrets import quoted
 from noesis_nb.store.runfiles import UnreadableRunFile, read_file
@@ -166,7 +166,7 @@ def create_exclusive_json(path: Path, value: Any) -> bool:
     """
     path = Path(path)
     for _ in range(_SWEPT_TRIES):
-        tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.new")
+        tmp = path.with_name(f".{temp_stem(path.name)}.{uuid.uuid4().hex}.new")
         try:
             created = _create_once(path, tmp, value)
         finally:

@@ -10,13 +10,14 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import noesis_nb
-from noesis_nb.errors import InvalidIdError
+from noesis_nb.errors import InvalidIdError, NoesisNbError
 from noesis_nb.store import find_run_dir
 
 HOSTILE = ["ep_x\n", "ep_x\n\n", ".ep_hidden", ".ep_x.1234abcd.creating", "-rf", "--help", "ep x", "ep_\t", "ep_é"]
@@ -100,3 +101,47 @@ def test_an_idempotency_key_that_would_put_a_control_character_in_a_file_name_is
     assert not (runs_dir / episode_id / "tool_invocations").exists() or not any(
         (runs_dir / episode_id / "tool_invocations").rglob("*.json")
     ), "nothing is prepared for a call refused at its arguments"
+
+
+@pytest.mark.parametrize("name", ["batches", "Batches", "BATCHES"])
+def test_an_episode_id_naming_the_roots_batch_folder_is_refused(name: str, runs_dir: Path) -> None:
+    """A run named ``batches`` took the folder batch records go to: the next ``batch()`` wrote its record into that
+    sealed run, which its manifest then did not list. (A case-insensitive file system makes ``Batches`` the same.)"""
+    before = _tree(runs_dir)
+    with pytest.raises(InvalidIdError, match="keeps for batch records"):
+        noesis_nb.solve("t", using=echo, runs_dir=runs_dir, episode_id=name)
+    assert _tree(runs_dir) == before
+
+
+def test_a_batch_refuses_a_batches_folder_that_is_a_run(runs_dir: Path) -> None:
+    """A run already named ``batches`` (written before the name was kept, or by another writer) is left as it is."""
+    episode = noesis_nb.solve("t", using=echo, runs_dir=runs_dir)
+    (runs_dir / episode).rename(runs_dir / "batches")
+    sealed = _tree(runs_dir / "batches")
+
+    async def run_batch() -> None:
+        await noesis_nb.batch(["a"], using=echo, runs_dir=runs_dir, batch_id="nightly")
+
+    with pytest.raises(NoesisNbError, match="is a run, where batch records go"):
+        asyncio.run(run_batch())
+    assert _tree(runs_dir / "batches") == sealed
+
+
+def test_a_new_episode_id_too_long_for_its_drafts_is_refused_and_the_longest_taken_is_decided(runs_dir: Path) -> None:
+    """An id of 158 to 200 characters passed, then its run could not be decided: the decision file's temp names
+    went past 255 bytes (``File name too long``) and the run stayed paused for good; from 164 its drafts' ids went
+    past 200 characters and every tool call failed. The longest id taken now makes a run that is decided and sealed."""
+    with pytest.raises(InvalidIdError, match="at most 160"):
+        noesis_nb.solve("t", using=echo, runs_dir=runs_dir, episode_id="e" * 161)
+    assert not any(runs_dir.iterdir())
+
+    async def agent(task: str, ctx: Any) -> Any:
+        argv = [sys.executable, "-c", "print('hi')"]
+        return (await ctx.tool_async("fs.write_file", {"argv": argv}, effect="write", risk="high"))["returncode"]
+
+    longest = "e" * 160
+    assert noesis_nb.solve("t", using=agent, runs_dir=runs_dir, episode_id=longest) == longest
+    noesis_nb.approve_draft(longest, approver_id="ana", runs_dir=runs_dir)
+    noesis_nb.resume_run(longest, runs_dir=runs_dir)
+    summary = json.loads((runs_dir / longest / "summary.json").read_text())
+    assert summary["status"] == "ok", summary
