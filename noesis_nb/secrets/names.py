@@ -58,9 +58,14 @@ _SECRET_WORDS = frozenset(
         "credential",
         "credentials",
         "privatekey",
+        "privkey",
         "accesskey",
+        "secretkey",
     }
 )
+# a name written as one word holds a secret word at its end: ``PGPASSWORD``, ``APITOKEN``, ``GITHUBTOKEN``,
+# ``clientsecret`` (split at a capital or ``_``, the same names were already read so)
+_SECRET_ENDINGS = ("password", "passwd", "passphrase", "token", "secret", "apikey", "secretkey", "privatekey", "accesskey")
 _SECRET_PAIRS = frozenset(
     {
         ("api", "key"),
@@ -72,6 +77,7 @@ _SECRET_PAIRS = frozenset(
         ("encryption", "key"),
         ("master", "key"),
         ("client", "key"),
+        ("pass", "word"),  # ``PassWord``
     }
 )
 # a last word that makes the name describe a secret rather than hold one: ``token_file``, ``secret_name``,
@@ -133,7 +139,11 @@ def is_secret_key(name: str) -> bool:
     words = [w.lower() for w in _WORD.findall(plain(str(name)))]
     if len(words) > 1 and words[-1] in _ABOUT:
         return False
-    if any(w in _SECRET_WORDS for w in words) or (len(words) > 1 and "pwd" in words):  # MYSQL_PWD, not PWD
+    if any(w in _SECRET_WORDS or w.endswith(_SECRET_ENDINGS) for w in words):
+        return True
+    # MYSQL_PWD, not PWD (the working directory); DB_PASS, smtpPass, not a lone ``pass`` nor ``pass_rate``,
+    # ``pass_at_1`` (an evaluation's results)
+    if len(words) > 1 and ("pwd" in words or words[-1] == "pass"):
         return True
     return any(pair in _SECRET_PAIRS for pair in zip(words, words[1:]))
 

@@ -388,6 +388,28 @@ def _assignments(text: str) -> tuple[list[str], list[str]]:
     return found, short
 
 
+# the separator before a quoted value (``="``, ``: '``, JSON in a string's ``: \"``) and the name that may end
+# before it (read back from the separator: searching a name at every place costs a blob ~1.5 s a megabyte)
+_QUOTED_SEP = re.compile(r"[=:][ \t]*(\\?)([\"'])")
+_NAME_BEFORE = re.compile(r"(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,80})\\?[\"']?[ \t]*\Z")
+_QUOTED_MAX = 256  # the longest quoted value read whole (a passphrase, a generated password)
+
+
+def _quoted_values(text: str) -> Iterator[str]:
+    """The whole quoted values of secret-looking names: ``DB_PASSWORD="Xq7&Lm2p…"``, ``passphrase: "correct horse
+    battery staple"``. ``_ASSIGN`` ends a value at ``& ; , ) } ]`` or a space, which a quoted value may hold: the rest
+    of it was written in clear (all of it when the first part was under 4 characters)."""
+    for sep in _QUOTED_SEP.finditer(text):
+        name = _NAME_BEFORE.search(text, max(0, sep.start() - _NAME_MAX - 8), sep.start())
+        if name is None or not is_secret_key(name.group("name").lstrip("-")):
+            continue
+        quote = sep.group(1) + sep.group(2)  # ``\"`` inside a JSON string, else the quote itself
+        end = text.find(quote, sep.end(), sep.end() + _QUOTED_MAX + len(quote))
+        value = text[sep.end() : end] if end >= 0 else ""
+        if value and "\n" not in value and (quote == '"' or quote == "'" or "\\" not in value):
+            yield value
+
+
 def _short_assignment(text: str, m: re.Match[str]) -> bool:
     """Whether a labelled value of 1-3 characters is a secret: a password may be that short, but prose may
     also put a short word after a name (``password= and``, ``auth: no``). It is one when it is given as a
@@ -524,6 +546,7 @@ def _find(text: str, entropy: bool) -> set[str]:
             by_name.update(v for v in map(_trim, keyword.analyze_string(named, denylist_regex_to_group=mapping)) if _assigned(v))
         values, short = _assignments(named)
         by_name.update(v for v in values if _assigned(v))
+        by_name.update(v for v in _quoted_values(named) if _assigned(v))
         if "+" in named:
             by_name.update(_form_values(named))
         found |= by_name  # "password= stays the same" loses "stays": a word after a name's "=" may be its value
