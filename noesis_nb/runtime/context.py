@@ -27,6 +27,7 @@ from .._safetext import safe_repr, type_name
 from .._unstarted import awaited_entry, mark_coroutine_function
 from ..capture import claim_manual
 from ..errors import EpisodeStateError, InvalidIdError, InvalidOptionError, ToolRejected
+from ..secrets import redact
 from ..secrets.quoted import quoted
 from ..store import now_iso
 from ..store.phases import NOESIS_PHASES, OWN_PHASES, VERB_MINIMA, missing_verb_minimum, slipped_phase
@@ -106,6 +107,7 @@ class EpisodeContext:
         self.tags = dict(episode.options.tags)
         self.inputs = dict(episode.options.inputs)  # a batch task's own inputs ({} otherwise)
         self._agent = f"adapter:{episode.adapter.label}" if episode.adapter else "adapter:core.minimal"
+        self._clean_names: set[str] = set()  # phases and agent ids this run found holding no secret (judged once)
 
     def emit(self, phase: str, payload: dict[str, Any] | None = None, *, agent_id: str | None = None) -> str:
         """Append one event of the adapter's own (e.g. ``reason``, ``observe``); returns its id."""
@@ -146,7 +148,19 @@ class EpisodeContext:
                 )
             if phase == "act":
                 caused_by = self._act_parent(payload.get("action_candidate_id"))
+        if phase not in self._clean_names:
+            phase = self._screened_name(phase)
+        if agent_id and agent_id not in self._clean_names:  # a sub-agent's endpoint, with its credentials in the URL
+            agent_id = self._screened_name(agent_id)
         return str(self._episode.recorder.emit(phase, payload, agent_id=agent_id or self._agent, caused_by=caused_by)["id"])
+
+    def _screened_name(self, text: str) -> str:
+        """``text`` (a phase, an agent id: written beside the payload) with its secrets redacted, as the payload's
+        are; a name found clean is remembered (names repeat on every event)."""
+        out = self._episode.recorder.secrets.redact(text)
+        if out == text and len(self._clean_names) < 4096:
+            self._clean_names.add(text)
+        return str(out)
 
     def alive(self) -> None:
         """Say the adapter is making progress without writing an event (a streamed piece that becomes a row only
@@ -367,6 +381,12 @@ class EpisodeContext:
         if idempotency_key is not None:  # it becomes part of a file name: refused here, before anything is prepared
             if not isinstance(idempotency_key, str):
                 raise InvalidOptionError(f"tool {quoted(name)}: idempotency_key={quoted(idempotency_key)}; pass a str (or None)")
+            if redact(idempotency_key, entropy=False)[0] != idempotency_key:  # a token of a known format
+                raise InvalidOptionError(
+                    f"tool {quoted(name)}: idempotency_key={quoted(idempotency_key)} holds what looks like a credential; "
+                    "the key is written in the run and names a file there: pass a key of your own (a request id, or a "
+                    "hash of what makes the call unique)"
+                )
             try:
                 check_id(idempotency_key.replace("/", "_"), f"tool {quoted(name)}: idempotency_key")
             except InvalidIdError as exc:  # named as given, not as the file name it would become
