@@ -251,8 +251,11 @@ def resolve_source(
     seen: set[tuple[str, str]] = set()
     unique = []
     wanted = set(episodes) if episodes is not None else None
+    # several sources may reach one run by two paths (a root and a link to it, a folder of links to runs): each
+    # run is read once, by where it really is (one root alone lists each run once: no path is resolved then)
+    real = len(items) > 1
     for ref in refs:
-        key = (ref.fs.protocol, ref.path)
+        key = (ref.fs.protocol, os.path.realpath(ref.path) if real and ref.fs.protocol == "file" else ref.path)
         if key in seen or (wanted is not None and ref.name not in wanted):
             continue
         seen.add(key)

@@ -12,6 +12,7 @@ import pandas as pd
 
 from .._keywords import keywords_named
 from ..secrets import redact
+from ..secrets.quoted import quoted
 from ..secrets.records import shown_value
 from ..store.layout import PREPARED_DIRS
 from ..store.seal import vouched_records
@@ -133,7 +134,14 @@ def _records(
             problems.add(url, f"{describe(doc)}, not an object; this tool record is not read")
             continue
         doc = check(doc, _SHAPES[kind], partial(problems.add, url))
-        draft = doc.get("draft_id") or name[:-5]
+        draft = name[:-5]  # every record is named after its draft: one naming another is not taken as either
+        if doc.get("draft_id") not in (None, draft):
+            problems.add(
+                url,
+                f"holds draft {quoted(doc.get('draft_id'))}, not {quoted(draft)} as its name says; this tool record "
+                "is not read (restore it from a backup or delete it)",
+            )
+            continue
         out[draft] = doc
         if urls is not None:
             urls[draft] = url

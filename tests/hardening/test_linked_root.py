@@ -63,3 +63,29 @@ def test_noesis_list_and_runs_dir_show_the_real_folder(elsewhere: Path) -> None:
     for shown in (repr(table), table._repr_html_(), printed):
         assert real in shown.replace("&#x27;", "'")
     assert episode in repr(table)
+
+
+def _usage_agent(task: str, ctx) -> str:
+    ctx.model_call(model="gpt-4o-mini", input_tokens=1000, output_tokens=10)
+    return "done"
+
+
+@pytest.mark.parametrize("frame", ["runs_df", "events_df", "usage_df"])
+def test_runs_reached_by_two_paths_are_counted_once(tmp_path: Path, frame: str) -> None:
+    """A root and a link to it (or a folder of links to its runs) given together: each run once, its tokens once.
+    They were counted twice, by the path each was reached by."""
+    root = tmp_path / "runs"
+    episodes = [noesis_nb.solve(t, using=_usage_agent, runs_dir=root) for t in ("a", "b")]
+    (tmp_path / "link").symlink_to(root)
+    links = tmp_path / "links"
+    links.mkdir()
+    for episode in episodes:
+        (links / episode).symlink_to(root / episode)
+    load = getattr(noesis_nb, frame)
+    alone = load(root)
+    for sources in ([root, tmp_path / "link"], [root, links], [tmp_path / "link", links, root]):
+        got = load(sources)
+        assert len(got) == len(alone) and set(got["episode_id"]) == set(episodes), (sources, len(got), len(alone))
+        assert got.attrs["errors"] == []
+    usage = noesis_nb.usage_df([root, tmp_path / "link"])
+    assert usage["input_tokens"].sum() == 2000
