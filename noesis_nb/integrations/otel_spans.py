@@ -146,7 +146,7 @@ def _spans(run_dir: Path, events: list[dict[str, Any]] | None, problems: list[st
             problems.append(_events_problem(unread))
     if not events:
         return []
-    episode = str(events[0].get("episode_id") or run_dir.name)
+    episode = run_dir.name  # the run's id is its folder's, as in the frames (a copied log may name another run)
     trace_id = _id(episode, size=16)
     root_id = _id(episode, "root", size=8)
     stamps = [t for t in (_ns(e.get("timestamp")) for e in events) if t is not None]
@@ -177,10 +177,18 @@ def _spans(run_dir: Path, events: list[dict[str, Any]] | None, problems: list[st
     spans = [root]
     tools = _tool_records(run_dir, problems)
     requests: dict[str, list[dict[str, Any]]] = {}
-    for event in events:
+    ids_seen: set[str] = set()
+    repeated = 0
+    for line, event in enumerate(events, 1):
         payload = _payload(event)
         at = _ns(event.get("timestamp")) or root["start_ns"]
-        event_id = str(event.get("id") or at)
+        # a span's id is made from its event's: an event with no id, or one another event of the log has too, is
+        # told apart by its line (the same run exported twice still gives the same spans)
+        event_id = str(event.get("id") or f"line-{line}")
+        if event_id in ids_seen:
+            repeated += 1
+            event_id = f"{event_id}#line-{line}"
+        ids_seen.add(event_id)
         if event.get("phase") == "model":
             spans.append(_model_span(payload, trace_id, root_id, event_id, at))
         elif event.get("phase") == "tool" and isinstance(payload.get("request_id"), str):
@@ -205,6 +213,11 @@ def _spans(run_dir: Path, events: list[dict[str, Any]] | None, problems: list[st
             root["events"].append((str(payload.get("event_name") or event.get("phase")), at, {"noesis.event_id": event_id}))
     for request_id, chain in requests.items():
         spans.append(_tool_span(chain, tools, trace_id, root_id, episode, request_id))
+    if repeated:
+        problems.append(
+            f"{repeated} event(s) of run {episode} repeat the id of an earlier event of its log; their spans are told "
+            "apart by their line"
+        )
     return [clean_spec(s) for s in spans]  # secrets redacted, numbers OTLP can carry: see otel_clean
 
 

@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import noesis_nb
+from noesis_nb.integrations.otel_spans import TraceIncomplete
 from noesis_nb.secrets import for_run
 
 from ..hardening.crashkit import tool_agent
@@ -138,3 +139,32 @@ def test_path_that_is_a_directory_or_a_link_is_refused_and_left_alone(paused_run
         noesis_nb.export_otel(paused_run, path=link)
     assert link.is_symlink() and target.read_text() == "keep"
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+def _model_agent(task: str, ctx: Any) -> int:
+    ctx.model_call("gpt-4o-mini", provider="openai", input_tokens=10, output_tokens=1)
+    ctx.model_call("gpt-4o-mini", provider="openai", input_tokens=20, output_tokens=2)
+    return 1
+
+
+def test_a_log_repeating_event_ids_or_naming_another_run_gives_distinct_spans(tmp_path: Path) -> None:
+    """A log whose events all carry one id and name another episode (copied, or crafted): its spans collided with
+    each other and with that other run's trace, silently. The trace is the folder's run (as in the frames), each
+    span's id is its own, and the repetition is said."""
+    runs = tmp_path / "runs"
+    a = noesis_nb.solve("a", using=_model_agent, runs_dir=runs)
+    b = noesis_nb.solve("b", using=_model_agent, runs_dir=runs)
+    log = runs / b / "events.jsonl"
+    rows = [json.loads(line) for line in log.read_text().splitlines()]
+    for row in rows:
+        row["id"], row["episode_id"] = "evt", a
+        row.pop("caused_by", None)
+    log.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = tmp_path / "trace.json"
+    with pytest.warns(TraceIncomplete, match="repeat the id of an earlier event"):
+        noesis_nb.export_otel([runs / a, runs / b], path=out)
+    doc = json.loads(out.read_text())
+    spans = [s for rs in doc["resourceSpans"] for ss in rs["scopeSpans"] for s in ss["spans"]]
+    pairs = [(s["traceId"], s["spanId"]) for s in spans]
+    assert len(pairs) == len(set(pairs)), "colliding spans"
+    assert len({s["traceId"] for s in spans}) == 2
