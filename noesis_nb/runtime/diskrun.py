@@ -64,6 +64,7 @@ class DiskRun:
         self._watch_task: asyncio.Future[Any] | None = None
         self._veto_checkpoint: str | None = None
         self._signature: tuple[Any, ...] = ()
+        self.rewrites = 0  # times the log was found rewritten in place rather than appended to (a view redraws)
         self.reload()
 
     def reload(self) -> None:
@@ -200,11 +201,14 @@ class DiskRun:
         self._changed()
 
     def _changed(self) -> None:
-        seen = len(self.events)
+        before = self.events
         self.reload()
-        for event in self.events[seen:]:
-            for subscriber in list(self._subscribers):
-                subscriber(event)
+        if self.events[: len(before)] != before:  # rewritten in place (the seal's secret sweep, an edit): the views
+            self.rewrites += 1  # draw the run again from its events, rather than add to what they showed
+        else:
+            for event in self.events[len(before) :]:
+                for subscriber in list(self._subscribers):
+                    subscriber(event)
         self._notify()
 
     def _notify(self) -> None:

@@ -135,6 +135,7 @@ class EpisodeView(ViewOutput, w.VBox):  # type: ignore[misc]  # ipywidgets ships
         super().__init__(children, **kwargs)
         self.add_class("noesis-nb-episode-view")
         self.add_class(ROOT_CLASS)
+        self._redraw_due = False
         self._attach(source, initial=True)
 
     @property
@@ -160,7 +161,8 @@ class EpisodeView(ViewOutput, w.VBox):  # type: ignore[misc]  # ipywidgets ships
         self.source = source
         self.approvals.rebind(source)
         self._unsubscribe.append(source.subscribe(self._coalescer.push))  # subscribe first, then read: duplicates dropped by id
-        self._unsubscribe.append(source.on_change(lambda _h: self.poke()))
+        self._unsubscribe.append(source.on_change(self._source_changed))
+        self._rewrites = getattr(source, "rewrites", 0)
         events = list(source.events)
         first = str(events[0].get("id")) if events else None
         if initial or first is None or first == self._first_id:  # the source holds the whole history
@@ -200,6 +202,12 @@ class EpisodeView(ViewOutput, w.VBox):  # type: ignore[misc]  # ipywidgets ships
         """Ask for a redraw soon (coalesced). Safe from any thread."""
         self._coalescer.poke()
 
+    def _source_changed(self, source: Any) -> None:
+        """The source read its run again: a log rewritten in place is drawn again whole at the next redraw."""
+        if getattr(source, "rewrites", 0) != self._rewrites:
+            self._redraw_due = True
+        self.poke()
+
     # -- drawing (the loop's thread) ----------------------------------------------------------
     def _ingest(self, events: list[Mapping[str, Any]]) -> int:
         """Count and group new events; the raw list is drawn now (when shown), steps at the redraw."""
@@ -237,6 +245,11 @@ class EpisodeView(ViewOutput, w.VBox):  # type: ignore[misc]  # ipywidgets ships
     def flush(self) -> None:
         """Drain new events and redraw once (header, cards, counts, steps or raw events)."""
         if self._coalescer.closed:
+            return
+        if self._redraw_due:  # the source's log was rewritten: every figure again from its events
+            self._redraw_due = False
+            self._coalescer.drain()  # what it pushed before is in its events
+            self._attach(self.source, initial=True)
             return
         with self._flush_lock, self.steps.lock:
             new = self._drain()

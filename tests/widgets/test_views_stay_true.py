@@ -208,3 +208,40 @@ def test_an_expanded_step_stays_expanded_while_events_arrive(runs_dir: Path, nnb
         view.close()
 
     asyncio.run(main())
+
+
+def _model_and_thought(task: str, ctx: Any) -> int:
+    ctx.model_call("gpt-4o-mini", provider="openai", input_tokens=1200, output_tokens=90)
+    ctx.emit("reason", {"text": "original thought"})
+    return 1
+
+
+def _html(view: Any) -> str:
+    return str(view._repr_mimebundle_()["text/html"])
+
+
+def test_a_log_rewritten_in_place_is_drawn_again_whole(runs_dir: Path) -> None:
+    """The second ``show`` of a run whose log was rewritten (the seal's secret sweep does it; so does an edit) read
+    the new header but kept the old steps: the view told two stories. It now draws the run again from its events;
+    a log only appended to is still taken in as new events."""
+    run = runs_dir / noesis_nb.solve("t", using=_model_and_thought, runs_dir=runs_dir)
+    with capture_output():
+        view = show(run)
+        before = view.events_seen
+        log = run / "events.jsonl"
+        text = log.read_text().replace('"input_tokens":1200', '"input_tokens":7777').replace("original", "REWRITTEN")
+        log.write_text(text)
+        os.utime(log, ns=(log.stat().st_mtime_ns + 10**9,) * 2)
+        again = show(run)
+    html = _html(again)
+    assert again is view
+    assert "REWRITTEN thought" in html and "original thought" not in html, html
+    assert "1,200 in" not in html and "7,777" in html
+    assert again.events_seen == before  # drawn again, not added to
+
+    with capture_output():
+        with log.open("a") as out:
+            out.write(text.splitlines()[-1].replace('"id":"', '"id":"x') + "\n")  # one more line: an append
+        os.utime(log, ns=(log.stat().st_mtime_ns + 10**9,) * 2)
+        show(run)
+    assert view.events_seen == before + 1
