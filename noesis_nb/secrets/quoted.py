@@ -85,8 +85,12 @@ def _random_words(text: str) -> list[str]:
     short = (m.group().strip("+/_-") for m in _SHORT_WORD.finditer(text))
     found = [*random_words(text), *(w for w in _path_judged(short) if len(w) >= 10 and _short_random(w))]
     for word in _path_judged(m.group() for m in _LONG_WORD.finditer(without_ids(text))):  # a ULID's capitals
-        if word not in found and len(word) >= _WINDOW:  # beside a path's words are no key
+        if word in found:  # beside a path's words are no key
+            continue
+        if len(word) >= 24:
             found += _random_parts(word)
+        elif len(word) >= 10 and _short_random(word):  # a path's part too short for the windows (a key cut short)
+            found.append(word)
     return found
 
 
