@@ -15,6 +15,8 @@ The file is only a copy of the bundled data; anything unreadable in it is ignore
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import threading
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time
@@ -27,6 +29,7 @@ import orjson
 
 from ._cachedir import cache_root, read_cached
 from ._jsonio import atomic_write_bytes
+from .store.seal import seal_key
 
 __all__ = [
     "GENAI_SOURCE",
@@ -227,7 +230,7 @@ class _Store:
             doc = {k: _encode(v) for k, v in self.entries.items() if v is None or v.portable}
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write_bytes(self.path, orjson.dumps({"genai_prices": genai_version(), "models": doc}))
+            atomic_write_bytes(self.path, _signed(orjson.dumps({"genai_prices": genai_version(), "models": doc})))
         except OSError:  # a read-only home: prices still come from genai-prices each time
             pass
 
@@ -251,10 +254,29 @@ def _encode(rates: ModelRates | None) -> Any:
     return {"key": rates.key, "conditional": rates.conditional, "options": [[w, f] for w, f in rates.options]}
 
 
+#: the rates file's first line is the HMAC of the rest under this user's seal key (``store.seal``), as the runs
+#: index's is: a rates file written by anyone else (a shared or crafted cache folder) prices nothing
+_FORM = b"noesis_nb.genai-rates/1"
+
+
+def _tag(body: bytes) -> bytes:
+    mac = hmac.new(seal_key(), _FORM, hashlib.sha256)
+    mac.update(body)
+    return mac.hexdigest().encode()
+
+
+def _signed(body: bytes) -> bytes:
+    return _tag(body) + b"\n" + body
+
+
 def _read(path: Path) -> dict[str, ModelRates | None]:
-    """The file's entries; {} when it is absent, unreadable or not in this shape (it is rebuilt)."""
+    """The file's entries; {} when it is absent, unreadable, not signed by this user's key or not in this shape
+    (it is rebuilt from genai-prices)."""
     try:
-        doc = orjson.loads(_file_bytes(path))
+        head, _, body = _file_bytes(path).partition(b"\n")
+        if not hmac.compare_digest(head, _tag(body)):
+            return {}
+        doc = orjson.loads(body)
         if doc.get("genai_prices") != genai_version():
             return {}
         return {str(k): None if v is None else _decode(v) for k, v in doc["models"].items()}

@@ -109,3 +109,26 @@ def test_every_bundled_model_survives_the_file():
             assert back == rates, (provider.id, model.id)
             seen += 1
     assert seen > 300
+
+
+def test_a_well_formed_file_someone_else_wrote_prices_nothing(root: Path, tmp_path: Path):
+    """A rates file of the right version and shape whose rates were changed (a shared or crafted cache folder):
+    gpt-4o-mini priced at $5,000 a million input tokens, gpt-4o made unknown, with nothing reported. The file is
+    trusted only when its first line is this user's HMAC of the rest."""
+    truth = _price(root, tmp_path / "clean")["cost"]
+    cache = tmp_path / "crafted"
+    _price(root, cache)  # the real file, signed
+    path = cache / genai.rates_cache_path().name
+    data = path.read_bytes()
+    head, _, body = data.partition(b"\n")
+    doc = orjson.loads(body or data)
+    for key, rates in doc["models"].items():
+        if rates is None:
+            continue
+        for _window, fields in rates["options"]:
+            if fields is not None:
+                fields["input"] = fields["output"] = 5000.0
+        doc["models"][key] = rates
+    for forged in (orjson.dumps(doc), head + b"\n" + orjson.dumps(doc)):  # unsigned, or under the old signature
+        path.write_bytes(forged)
+        assert _price(root, cache)["cost"] == truth
