@@ -217,7 +217,15 @@ def _model_and_thought(task: str, ctx: Any) -> int:
 
 
 def _html(view: Any) -> str:
-    return str(view._repr_mimebundle_()["text/html"])
+    """Every text the view's widgets hold, as the page shows them (the header, the steps, their cards)."""
+    parts, stack = [], [view]
+    while stack:
+        widget = stack.pop()
+        value = getattr(widget, "value", None)
+        if isinstance(value, str):
+            parts.append(value)
+        stack.extend(getattr(widget, "children", ()))
+    return "\n".join(parts)
 
 
 def test_a_log_rewritten_in_place_is_drawn_again_whole(runs_dir: Path) -> None:
