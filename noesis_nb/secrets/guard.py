@@ -23,6 +23,7 @@ from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote, quote_plus
 
 import orjson
 
@@ -41,6 +42,25 @@ MIN_HUNTED = 6
 _OPTS = orjson.OPT_NON_STR_KEYS
 _BY_VALUE = 8  # keys from which a flat payload is screened value by value
 _SEEN = 20_000  # characters of an exception's text and of each argument's repr searched (more than is written)
+
+
+_SHELL_SPECIAL = re.compile(r"([!#$&;*?`\\'\"|<>(){}\[\] ~])")
+
+
+def passed_on(value: str) -> set[str]:
+    """The forms a learned value is passed on in besides its own: percent- and form-encoded (a query string, a
+    form body), escaped for a shell, upper- and lower-cased. Only the learned form was hunted, so the same
+    password in a later URL or command line was written in clear."""
+    forms = {
+        quote(value, safe=""),
+        quote(value, safe="/:@"),
+        quote_plus(value),
+        _SHELL_SPECIAL.sub(r"\\\1", value),
+        value.upper(),
+        value.lower(),
+    }
+    forms.discard(value)
+    return forms
 
 
 class RunSecrets:
@@ -62,6 +82,7 @@ class RunSecrets:
             for v in values
             if isinstance(v, str) and len(v) >= MIN_HUNTED and "REDACTED" not in v and v.lower() not in PLACEHOLDERS
         }
+        new |= {form for v in new for form in passed_on(v) if len(form) >= MIN_HUNTED}
         with self._lock:
             new -= set(self.values)
             if not new:
