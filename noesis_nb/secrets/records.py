@@ -16,8 +16,9 @@ from typing import Any
 import orjson
 
 from .display import shown
+from .guard import RunSecrets
 from .scan import redact
-from .text import flat_might_contain, payload_might_contain
+from .text import find_in_text, flat_might_contain, payload_might_contain
 
 __all__ = ["shown_records", "shown_value"]
 
@@ -35,8 +36,23 @@ _TEXTS: dict[str, str] = {}  # agents, phases and faculties repeat on every even
 
 
 def shown_records(records: list[Any]) -> None:
-    """Redact, in place, the secrets of freshly parsed event records (dicts the caller owns)."""
+    """Redact, in place, the secrets of freshly parsed event records (dicts the caller owns): one run's events.
+
+    A secret found in one event is redacted in every event of the run, before it as after it (``psql connected
+    as bob (<password>)`` beside the ``export PGPASSWORD=…`` that names it), as a live run does with what it learns."""
     records = [r for r in records if type(r) is dict]
+    found: set[str] = set()
+    _shown_each(records, found)
+    if found:
+        learned = RunSecrets()
+        if learned.learn(found):
+            for record in records:
+                for key, value in record.items():
+                    record[key] = learned.scrub(value)
+
+
+def _shown_each(records: list[dict[str, Any]], found: set[str]) -> None:
+    """``shown_records``' first pass: each record redacted on its own, what was found added to ``found``."""
     for key in _FIELDS:  # field by field: the distinct texts are judged, not every event's
         values = [r.get(key) for r in records]
         changed = _shown_texts({v for v in values if type(v) is str}, ids=key in _ID_FIELDS)
@@ -47,9 +63,9 @@ def shown_records(records: list[Any]) -> None:
     for record in records:
         payload = record.get("payload")
         if payload is not None:
-            record["payload"] = shown_value(payload)
+            record["payload"] = shown_value(payload, found)
         for key in record.keys() - _JUDGED:  # any other field (metrics, a runtime's own): a Column may read it
-            record[key] = shown_value(record[key])
+            record[key] = shown_value(record[key], found)
 
 
 def _shown_texts(values: set[str], *, ids: bool) -> dict[str, str]:
@@ -69,18 +85,22 @@ def _shown_texts(values: set[str], *, ids: bool) -> dict[str, str]:
     return changed
 
 
-def shown_value(value: Any) -> Any:
-    """``value`` (parsed JSON) with its secrets redacted; the same object when it holds none."""
+def shown_value(value: Any, found: set[str] | None = None) -> Any:
+    """``value`` (parsed JSON) with its secrets redacted; the same object when it holds none. ``found`` gets the
+    secret values found in it."""
     kind = type(value)
     if kind is str:
-        return shown(value)
+        out = shown(value)
+        if found is not None and out != value:
+            found.update(find_in_text(value))
+        return out
     if kind in _PLAIN:
         return value
     if kind is dict:
-        found = flat_might_contain(value)
-        if found is False:
+        verdict = flat_might_contain(value)
+        if verdict is False:
             return value
-        if found is None:
+        if verdict is None:
             try:
                 blob = orjson.dumps(value)
             except orjson.JSONEncodeError:  # an integer beyond 64 bits: judged by the scan
@@ -89,4 +109,7 @@ def shown_value(value: Any) -> Any:
                 return value
     elif kind is list and not value:
         return value
-    return redact(value)[0]
+    redacted, hits = redact(value)
+    if found is not None:
+        found.update(v for hit in hits for v in hit.values)
+    return redacted
