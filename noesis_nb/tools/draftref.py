@@ -49,7 +49,11 @@ def match_draft_ref(ref: object, ids: list[str]) -> list[str]:
     exact = [d for d in ids if request_part(d) == ref]
     if exact:
         return exact
-    core = _core(ref.strip())
+    ref = ref.strip()
+    named = ref[len("draft:") :].split(":", 1) if ref.startswith("draft:") else None
+    if named is not None and len(named) == 2 and named[0]:  # ``draft:<run>:<part>``: that run's drafts only
+        ids = [d for d in ids if run_part(d) == named[0]]
+    core = _core(ref)
     if len(core) < MIN_PART:
         raise InvalidIdError(
             f"draft reference {quoted(ref)} is too short to name a draft unambiguously; give at least {MIN_PART} "

@@ -145,3 +145,22 @@ def test_a_new_episode_id_too_long_for_its_drafts_is_refused_and_the_longest_tak
     noesis_nb.resume_run(longest, runs_dir=runs_dir)
     summary = json.loads((runs_dir / longest / "summary.json").read_text())
     assert summary["status"] == "ok", summary
+
+
+def test_a_draft_reference_naming_another_run_decides_nothing_here(runs_dir: Path) -> None:
+    """``draft:<run B>:<start of a request id of run A>`` given for run A decided A's draft: the run the reference
+    names was ignored. A reference that names a run names that run's drafts only."""
+
+    async def agent(task: str, ctx: Any) -> Any:
+        argv = [sys.executable, "-c", "print('hi')"]
+        return (await ctx.tool_async("fs.write_file", {"argv": argv}, effect="write", risk="high"))["returncode"]
+
+    a = noesis_nb.solve("a", using=agent, runs_dir=runs_dir)
+    b = noesis_nb.solve("b", using=agent, runs_dir=runs_dir)
+    draft_a = noesis_nb.DiskRun(runs_dir / a).pending[0].draft_id
+    request_a = draft_a.split(":", 2)[2]
+    with pytest.raises(NoesisNbError):
+        noesis_nb.approve_draft(a, draft_id=f"draft:{b}:{request_a[:12]}", approver_id="ana", runs_dir=runs_dir)
+    assert [p.draft_id for p in noesis_nb.DiskRun(runs_dir / a).pending] == [draft_a]  # still waiting
+    noesis_nb.approve_draft(a, draft_id=f"draft:{a}:{request_a[:12]}", approver_id="ana", runs_dir=runs_dir)
+    assert noesis_nb.DiskRun(runs_dir / a).pending == []
