@@ -19,7 +19,7 @@ from ..errors import guessed
 from .display import SCAN_MARGIN, shown, shown_cut
 from .guard import known_everywhere
 from .names import REDACTED_VALUE
-from .randomness import entropy_ok, path_parts, random_words, without_ids
+from .randomness import entropy_ok, path_parts, random_words, temp_plain, without_ids
 
 __all__ = ["quoted", "quoted_text", "looks_like_key", "keys_hidden", "typo_hint"]
 
@@ -53,7 +53,7 @@ def _short_random(word: str) -> bool:
     return mixed and entropy_ok(word)
 
 
-def _random_parts(word: str) -> list[str]:
+def _random_parts(word: str, real: str | None = None) -> list[str]:
     """The runs of ``word`` covered by random-looking windows, each widened to the letters and digits around it
     (a key's first or last characters may lack a digit or a capital), longest first. Each window's mix of cases
     and digits is read from running counts: only a mixed window pays the randomness test."""
@@ -77,28 +77,37 @@ def _random_parts(word: str) -> list[str]:
             span[0] -= 1
         while span[1] < len(word) and word[span[1]] in _KEY_CHARS:
             span[1] += 1
-    return sorted({word[a:b] for a, b in spans}, key=len, reverse=True)
+    real = word if real is None else real  # what ``word`` reads as (``temp_plain``), in the same places
+    return sorted({real[a:b] for a, b in spans}, key=len, reverse=True)
 
 
 def _random_words(text: str) -> list[str]:
     # a short word is judged without the separators around it: a key cut short before a path's ``/`` is no name
     short = (m.group().strip("+/_-") for m in _SHORT_WORD.finditer(text))
     found = [*random_words(text), *(w for w in _path_judged(short) if len(w) >= 10 and _short_random(w))]
-    for word in _path_judged(m.group() for m in _LONG_WORD.finditer(without_ids(text))):  # a ULID's capitals
-        if word in found:  # beside a path's words are no key
-            continue
-        if len(word) >= 24:
-            found += _random_parts(word)
-        elif len(word) >= 10 and _short_random(word):  # a path's part too short for the windows (a key cut short)
-            found.append(word)
+    clean = without_ids(text)  # a ULID's capitals beside a path's words are no key
+    plain = temp_plain(clean)  # temporary folders' names read as plain letters, in their places
+    for m in _LONG_WORD.finditer(plain):
+        word, real = m.group(), clean[m.start() : m.end()]
+        pieces = [(word, real)]
+        spans = path_parts(word)  # a path is judged whole and by its pieces: a key inside it is found either way
+        if spans is not None:
+            pieces += [(word[a:b], real[a:b]) for a, b in spans]
+        for piece, real_piece in pieces:
+            if real_piece in found:
+                continue
+            if len(piece) >= 24:
+                found += _random_parts(piece, real_piece)
+            elif len(piece) >= 10 and _short_random(piece):  # a path's part too short for the windows (a key cut short)
+                found.append(real_piece)
     return found
 
 
 def _path_judged(words: Iterator[str]) -> Iterator[str]:
-    """``words``, each file path among them as its parts (``randomness.path_parts``)."""
+    """``words``, each file path among them as the pieces it is judged by (``randomness.path_parts``)."""
     for word in words:
-        parts = path_parts(word)
-        yield from (word,) if parts is None else parts
+        spans = path_parts(word)
+        yield from (word,) if spans is None else (word[a:b] for a, b in spans)
 
 
 def looks_like_key(text: str) -> bool:

@@ -20,7 +20,7 @@ from typing import Any
 
 from .plugins import plugins
 
-__all__ = ["entropy_ok", "without_ids", "random_words", "path_parts"]
+__all__ = ["entropy_ok", "without_ids", "random_words", "path_parts", "temp_plain"]
 
 _NOT_RANDOM = [
     re.compile(p)
@@ -35,6 +35,9 @@ _NOT_RANDOM = [
 ]
 _CANDIDATE = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{20,}={0,3}(?![A-Za-z0-9+/=_-])")
 _PATH_ROOT = re.compile(r"/[A-Za-z][a-z]+/")  # a path's first part: a plain word (see ``path_parts``)
+# a path's part that reads as a name: ``runs``, ``Library``, ``pytest-of-root``, ``test_x0``, ``T``, and the names
+# ``tempfile`` makes (``tmp`` and 8 of its letters)
+_PLAIN_PART = re.compile(r"[A-Za-z][a-z]*(?:[-_.][a-z]+)*[-_.]?[0-9]*|tmp[a-z0-9_]{8}")
 _HEX = re.compile(r"(?:0x)?[0-9a-fA-F]+")
 _WORDLIKE = re.compile(r"[A-Z]?[a-z]{3,}|[A-Z]{3,}(?![a-z])|\d{4,}|[/_.-]")
 _VOWELS = frozenset("aeiouyAEIOUY")
@@ -81,45 +84,62 @@ def without_ids(text: str) -> str:
     return text
 
 
-# macOS's per-user temporary and cache roots (``/var/folders/5h/6p8hxzm94w5gvvhs6s4k4tq00000gn/T/``): the folder
-# name is random by design and in every path ``tempfile`` makes there
-_MACOS_TEMP = re.compile(r"(?<=/var/folders/)[a-z0-9_+-]{2}/[A-Za-z0-9_+-]{16,48}(?=/[TC](?![A-Za-z0-9+_-]))")
+# the names temporary folders get, random by design: macOS's per-user root (``/var/folders/5h/6p8hxzm94w5g…00gn/T/``)
+# and ``tempfile``'s (``/tmp/tmpq3k9z_ab``: ``tmp`` and 8 of ``[a-z0-9_]``) after a ``/``
+_TEMP_NAMES = re.compile(
+    r"(?<=/var/folders/)[a-z0-9_+-]{2}/[A-Za-z0-9_+-]{16,48}(?=/[TC](?![A-Za-z0-9+_-]))"
+    r"|(?<=/)tmp[a-z0-9_]{8}(?![A-Za-z0-9+_-])"
+)
 _PLAIN = str.maketrans({c: "a" for c in "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_+-"})
 
 
-def _macos_plain(text: str) -> str:
-    """``text`` with macOS's temporary root read as plain letters, each character in its place."""
-    if "/var/folders/" not in text:
+def temp_plain(text: str) -> str:
+    """``text`` with temporary folders' names read as plain letters, each character in its place."""
+    if "/tmp" not in text and "/var/folders/" not in text:
         return text
-    return _MACOS_TEMP.sub(lambda m: m.group().translate(_PLAIN), text)
+    return _TEMP_NAMES.sub(lambda m: m.group().translate(_PLAIN), text)
 
 
-def path_parts(word: str) -> list[str] | None:
-    """The parts of ``word`` when it reads as a file path, else None: it starts at a ``/`` (``/tmp/…``, also in
-    ``~/…`` and ``./…``), holds another, and its first part is a plain word (``tmp``, ``var``, ``Users``). A path's
-    random part (a temporary folder's name, macOS's ``/var/folders/xy/7h3k…/T/``) is judged alone: judged whole,
-    the path read as one random word and was hidden. A key in a path is still a part of its own; a key that holds
-    two ``/``, starts at one and reads a plain word first (``/abc/…``) is rarer than 1 in 4,000."""
+def path_parts(word: str) -> list[tuple[int, int]] | None:
+    """Where else to judge ``word`` when it reads as a file path, else None: it starts at a ``/`` (``/tmp/…``, also
+    in ``~/…`` and ``./…``), holds another, and its first part is a plain word (``tmp``, ``var``, ``Users``).
+
+    A path is judged whole, its temporary folders' names read as plain letters (``temp_plain``: judged as they
+    are, ``/tmp/tmpq3k9z_ab/runs`` read as one random word and was hidden). When it reads as prose, a key inside
+    it is still found by these pieces: each part, and each run of parts that are no plain words, joined again
+    (a base64 key holds ``/``; cut at them, its pieces may read plain)."""
     if word[:1] != "/" or _PATH_ROOT.match(word) is None:
         return None
-    return [part for part in word.split("/") if part]
+    spans: list[tuple[int, int]] = []
+    run: list[tuple[int, int]] = []  # the parts that are no plain words since the last plain one of 4+ letters
+    pos = 0
+    for part in (*word.split("/"), "/"):  # a last stand-in part ends the last run
+        span = (pos, pos + len(part))
+        pos = span[1] + 1
+        if part and part != "/" and _PLAIN_PART.fullmatch(part) is None:
+            spans.append(span)
+            run.append(span)
+            continue
+        if part and part != "/":
+            spans.append(span)
+        if part == "/" or len(part) >= 4:  # an empty or short part (``//``, ``jv``) may lie inside a key
+            if len(run) > 1:
+                spans.append((run[0][0], run[-1][1]))
+            run.clear()
+    return spans
 
 
 def random_words(text: str) -> list[str]:
     text = without_ids(text)
-    plain = _macos_plain(text)  # judged as read there; what is found is taken from ``text``, in the same places
+    plain = temp_plain(text)  # judged as read there; what is found is taken from ``text``, in the same places
     _, _, _, b64, hexp = plugins()
     found = []
     for m in _CANDIDATE.finditer(plain):
-        word = m.group()
-        parts = path_parts(word)
-        if parts is None:
-            if entropy_ok(word, b64, hexp):
-                found.append(text[m.start() : m.end()])
-        else:
-            found += (
-                real
-                for part, real in zip(word.split("/"), text[m.start() : m.end()].split("/"))
-                if len(part) >= 20 and entropy_ok(part, b64, hexp)
-            )
+        word, at = m.group(), m.start()
+        if entropy_ok(word, b64, hexp):
+            found.append(text[at : m.end()])
+            continue
+        spans = path_parts(word)  # a path read as prose: a key inside it is still found
+        if spans is not None:
+            found += (text[at + a : at + b] for a, b in spans if b - a >= 20 and entropy_ok(word[a:b], b64, hexp))
     return found

@@ -99,3 +99,25 @@ def test_a_written_run_keeps_the_path_its_tool_was_given(tmp_path: Path) -> None
     episode = noesis_nb.solve("paths", using=agent, runs_dir=tmp_path)
     written = (tmp_path / episode / "events.jsonl").read_text()
     assert written.count(path) >= 2 and "[REDACTED]" not in written
+
+
+def _key_with_slash() -> str:
+    """A 40-character base64 key holding one ``/`` (as AWS secret keys often do), both sides 12+ characters, that
+    the randomness rule reads as random whole (the rule's own misses are tested elsewhere)."""
+    alphabet = string.ascii_letters + string.digits + "+"
+    while True:
+        cut = _RANDOM.randrange(12, 28)
+        key = "".join(_RANDOM.choice(alphabet) for _ in range(cut)) + "/"
+        key += "".join(_RANDOM.choice(alphabet) for _ in range(39 - cut))
+        if entropy_ok(key) and all(entropy_ok(side) or len(side) < 20 for side in key.split("/")):
+            return key
+
+
+@pytest.mark.parametrize("draw", range(40))
+def test_a_key_holding_a_slash_inside_a_path_is_hidden_whole(draw: int) -> None:
+    """Cut at its ``/`` into a path's parts, each piece of such a key read plainer than the key: the pieces are
+    judged together again, so no stretch of 10 characters of it is shown or written."""
+    key = _key_with_slash()
+    for text in (f"cat /home/u/{key}", f"--out=/tmp/{key}", f"/tmp/x/{key}.json", f"/tmp/{_temp_name()}/{key}"):
+        for out in (shown(text), quoted(text)):
+            assert not [key[i : i + 10] for i in range(len(key) - 9) if key[i : i + 10] in out], (text, out)
