@@ -248,18 +248,24 @@ def resolve_source(
     remotes: dict[tuple[str, str], RemoteFS] = {}
     for item in items:
         refs.extend(_resolve_one(item, storage_options, remotes))
-    seen: set[tuple[str, str]] = set()
-    unique = []
+    seen: dict[tuple[str, str], int] = {}
+    unique: list[RunRef] = []
     wanted = set(episodes) if episodes is not None else None
     # several sources may reach one run by two paths (a root and a link to it, a folder of links to runs): each
-    # run is read once, by where it really is (one root alone lists each run once: no path is resolved then)
+    # run is read once, by where it really is, under its own folder's name rather than a link's (``latest``)
+    # whatever the order; one root alone lists each run once: no path is resolved then
     real = len(items) > 1
     for ref in refs:
-        key = (ref.fs.protocol, os.path.realpath(ref.path) if real and ref.fs.protocol == "file" else ref.path)
-        if key in seen or (wanted is not None and ref.name not in wanted):
+        if wanted is not None and ref.name not in wanted:
             continue
-        seen.add(key)
-        unique.append(ref)
+        where = os.path.realpath(ref.path) if real and ref.fs.protocol == "file" else ref.path
+        key = (ref.fs.protocol, where)
+        at = seen.get(key)
+        if at is None:
+            seen[key] = len(unique)
+            unique.append(ref)
+        elif real and unique[at].name != os.path.basename(where) == ref.name:
+            unique[at] = ref
     return unique
 
 

@@ -27,8 +27,7 @@ from .._safetext import safe_repr, type_name
 from .._unstarted import awaited_entry, mark_coroutine_function
 from ..capture import claim_manual
 from ..errors import EpisodeStateError, InvalidIdError, InvalidOptionError, ToolRejected
-from ..secrets import redact
-from ..secrets.quoted import quoted
+from ..secrets.quoted import quoted, starts_like_key
 from ..store import now_iso
 from ..store.phases import NOESIS_PHASES, OWN_PHASES, VERB_MINIMA, missing_verb_minimum, slipped_phase
 from ..store.vocab import (
@@ -157,7 +156,7 @@ class EpisodeContext:
     def _screened_name(self, text: str) -> str:
         """``text`` (a phase, an agent id: written beside the payload) with its secrets redacted, as the payload's
         are; a name found clean is remembered (names repeat on every event)."""
-        out = self._episode.recorder.secrets.redact(text)
+        out = self._episode.recorder.secrets.redact(text, entropy=False)  # an id may read random: ``asst_Ab3d…``
         if out == text and len(self._clean_names) < 4096:
             self._clean_names.add(text)
         return str(out)
@@ -381,7 +380,7 @@ class EpisodeContext:
         if idempotency_key is not None:  # it becomes part of a file name: refused here, before anything is prepared
             if not isinstance(idempotency_key, str):
                 raise InvalidOptionError(f"tool {quoted(name)}: idempotency_key={quoted(idempotency_key)}; pass a str (or None)")
-            if redact(idempotency_key, entropy=False)[0] != idempotency_key:  # a token of a known format
+            if starts_like_key(idempotency_key):  # a token of a known format (``sk-…``, ``ghp_…``, ``AKIA…``, a JWT)
                 raise InvalidOptionError(
                     f"tool {quoted(name)}: idempotency_key={quoted(idempotency_key)} holds what looks like a credential; "
                     "the key is written in the run and names a file there: pass a key of your own (a request id, or a "

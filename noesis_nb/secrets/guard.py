@@ -49,16 +49,11 @@ _SHELL_SPECIAL = re.compile(r"([!#$&;*?`\\'\"|<>(){}\[\] ~])")
 
 def passed_on(value: str) -> set[str]:
     """The forms a learned value is passed on in besides its own: percent- and form-encoded (a query string, a
-    form body), escaped for a shell, upper- and lower-cased. Only the learned form was hunted, so the same
-    password in a later URL or command line was written in clear."""
-    forms = {
-        quote(value, safe=""),
-        quote(value, safe="/:@"),
-        quote_plus(value),
-        _SHELL_SPECIAL.sub(r"\\\1", value),
-        value.upper(),
-        value.lower(),
-    }
+    form body) and escaped for a shell. Only the learned form was hunted, so the same password in a later URL or
+    command line was written in clear. A value of letters and digits alone has no other form (most keys)."""
+    if value.isalnum():
+        return set()
+    forms = {quote(value, safe=""), quote_plus(value), _SHELL_SPECIAL.sub(r"\\\1", value)}
     forms.discard(value)
     return forms
 

@@ -63,6 +63,14 @@ _SECRET_WORDS = frozenset(
         "secretkey",
     }
 )
+# what a ``<word>_pass`` name holds the password of (``DB_PASS``, ``smtpPass``, ``KEYSTORE_PASS``)
+_PASS_OWNERS = frozenset(
+    {
+        "db", "database", "smtp", "imap", "pop", "mail", "email", "admin", "root", "user", "keystore", "truststore",
+        "key", "mysql", "pg", "postgres", "redis", "mongo", "ftp", "sftp", "ldap", "proxy", "vault", "login",
+        "account", "service", "bind", "master", "wifi", "vpn", "ssh", "app", "api", "http", "amqp", "rabbitmq",
+    }
+)  # fmt: skip
 # a name written as one word holds a secret word at its end: ``PGPASSWORD``, ``APITOKEN``, ``GITHUBTOKEN``,
 # ``clientsecret`` (split at a capital or ``_``, the same names were already read so)
 _SECRET_ENDINGS = ("password", "passwd", "passphrase", "token", "secret", "apikey", "secretkey", "privatekey", "accesskey")
@@ -141,9 +149,9 @@ def is_secret_key(name: str) -> bool:
         return False
     if any(w in _SECRET_WORDS or w.endswith(_SECRET_ENDINGS) for w in words):
         return True
-    # MYSQL_PWD, not PWD (the working directory); DB_PASS, smtpPass, not a lone ``pass`` nor ``pass_rate``,
-    # ``pass_at_1`` (an evaluation's results)
-    if len(words) > 1 and ("pwd" in words or words[-1] == "pass"):
+    # MYSQL_PWD, not PWD (the working directory); DB_PASS, smtpPass, where ``pass`` follows what holds an
+    # account, not a lone ``pass`` nor ``num_pass``, ``test_pass``, ``pass_at_1`` (an evaluation's results)
+    if len(words) > 1 and ("pwd" in words or (words[-1] == "pass" and words[-2] in _PASS_OWNERS)):
         return True
     return any(pair in _SECRET_PAIRS for pair in zip(words, words[1:]))
 

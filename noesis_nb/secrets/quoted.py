@@ -21,7 +21,7 @@ from .guard import known_everywhere
 from .names import REDACTED_VALUE
 from .randomness import entropy_ok, path_parts, random_words, temp_plain, without_ids
 
-__all__ = ["quoted", "quoted_text", "looks_like_key", "keys_hidden", "typo_hint"]
+__all__ = ["quoted", "quoted_text", "looks_like_key", "starts_like_key", "keys_hidden", "typo_hint"]
 
 # the starts of the key formats people paste: OpenAI/Anthropic/Stripe ``sk-``/``sk_``/``rk_``, GitHub, GitLab,
 # Slack, AWS access key ids, Google, Hugging Face, npm, PyPI, SendGrid, a JWT's ``{"`` header in base64
@@ -108,6 +108,12 @@ def _path_judged(words: Iterator[str]) -> Iterator[str]:
     for word in words:
         spans = path_parts(word)
         yield from (word,) if spans is None else (word[a:b] for a, b in spans)
+
+
+def starts_like_key(text: str) -> bool:
+    """Whether ``text`` holds a word that starts as a key of a known format does (``sk-proj-``, ``ghp_``, ``AKIA``,
+    ``xoxb-``, a JWT's ``eyJ``…), however it goes on."""
+    return _PREFIX.search(text) is not None
 
 
 def looks_like_key(text: str) -> bool:

@@ -56,6 +56,8 @@ def _shown_each(records: list[dict[str, Any]], found: set[str]) -> None:
     for key in _FIELDS:  # field by field: the distinct texts are judged, not every event's
         values = [r.get(key) for r in records]
         changed = _shown_texts({v for v in values if type(v) is str}, ids=key in _ID_FIELDS)
+        for text in changed:  # what an agent id or a phase held is hunted in the other events too
+            found.update(find_in_text(text))
         if changed:
             for record, value in zip(records, values):
                 if type(value) is str and value in changed:

@@ -391,7 +391,7 @@ def _assignments(text: str) -> tuple[list[str], list[str]]:
 # the separator before a quoted value (``="``, ``: '``, JSON in a string's ``: \"``) and the name that may end
 # before it (read back from the separator: searching a name at every place costs a blob ~1.5 s a megabyte)
 _QUOTED_SEP = re.compile(r"[=:][ \t]*(\\?)([\"'])")
-_NAME_BEFORE = re.compile(r"(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,80})\\?[\"']?[ \t]*\Z")
+_NAME_BEFORE = re.compile(r"(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,80})(?P<closed>\\?[\"']?)[ \t]*\Z")
 _QUOTED_MAX = 256  # the longest quoted value read whole (a passphrase, a generated password)
 
 
@@ -403,10 +403,18 @@ def _quoted_values(text: str) -> Iterator[str]:
         name = _NAME_BEFORE.search(text, max(0, sep.start() - _NAME_MAX - 8), sep.start())
         if name is None or not is_secret_key(name.group("name").lstrip("-")):
             continue
+        # a name opened by a quote and not closed before the separator is inside a text (``"auth: " + user``):
+        # the quote after the separator closes that text, it opens no value
+        opened = name.start() > 0 and text[name.start() - 1] in "\"'" and not name.group("closed")
+        if opened and not sep.group(1):  # (an escaped quote opens a value inside that text: JSON in a string)
+            continue
         quote = sep.group(1) + sep.group(2)  # ``\"`` inside a JSON string, else the quote itself
         end = text.find(quote, sep.end(), sep.end() + _QUOTED_MAX + len(quote))
         value = text[sep.end() : end] if end >= 0 else ""
-        if value and "\n" not in value and (quote == '"' or quote == "'" or "\\" not in value):
+        # a value starts and ends with no blank (a streamed ``{"token": " world"}`` piece is no secret value)
+        if value.strip() != value or "\n" in value or (quote not in ('"', "'") and "\\" in value):
+            continue
+        if value:
             yield value
 
 

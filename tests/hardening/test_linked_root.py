@@ -89,3 +89,13 @@ def test_runs_reached_by_two_paths_are_counted_once(tmp_path: Path, frame: str) 
         assert got.attrs["errors"] == []
     usage = noesis_nb.usage_df([root, tmp_path / "link"])
     assert usage["input_tokens"].sum() == 2000
+
+
+def test_a_run_reached_through_a_link_keeps_its_own_name_whatever_the_order(tmp_path: Path) -> None:
+    """Given with a folder holding a link ``latest`` to it, the run was named ``latest`` when that folder came first."""
+    root, links = tmp_path / "runs", tmp_path / "links"
+    episode = noesis_nb.solve("t", using=_usage_agent, runs_dir=root)
+    links.mkdir()
+    (links / "latest").symlink_to(root / episode)
+    for sources in ([root, links], [links, root]):
+        assert list(noesis_nb.runs_df(sources)["episode_id"]) == [episode], sources

@@ -56,3 +56,31 @@ def test_an_ordinary_idempotency_key_is_kept(tmp_path: Path, key: str) -> None:
 
     episode = noesis_nb.solve("charge", using=agent, runs_dir=tmp_path, approver="auto")
     assert key in _written(tmp_path / episode)
+
+
+def test_agent_ids_that_read_random_are_kept(tmp_path: Path) -> None:
+    """An assistant's or thread's id (``asst_Ab3dEf6gHi9JkLmNoPqRsTuV``) reads random: redacted, every agent of
+    the run became one ``[REDACTED]``. Agent ids and phases are screened for known formats and credentials only."""
+    ids = ["asst_Ab3dEf6gHi9JkLmNoPqRsTuV", "asst_9Xk2LmQp7RtZ4vW8yB1nC6dF", "thread_kR7p2XmQ9vL4tZ8wY3nB6cDf"]
+
+    def agent(task, ctx):
+        for agent_id in ids:
+            ctx.emit("note", {"text": "a"}, agent_id=agent_id)
+        return "ok"
+
+    noesis_nb.solve("t", using=agent, runs_dir=tmp_path)
+    events = noesis_nb.events_df(tmp_path)
+    assert [a for a in events["agent_id"] if a in ids] == ids
+
+
+@pytest.mark.parametrize("key", ["reset-password:user-42", "auth:user-1234:2024-11-30", "api_key_rotation:2024-11-30"])
+def test_an_idempotency_key_naming_a_secret_word_is_kept(tmp_path: Path, key: str) -> None:
+    """A key of the form ``action:id`` whose action names a password or a key holds no credential."""
+
+    def agent(task, ctx):
+        payload = {"kwargs": {"user": 42}}
+        return ctx.tool("accounts.reset", payload, protocol="python", fn=lambda **kw: "sent", idempotency_key=key)
+
+    episode = noesis_nb.solve("reset", using=agent, runs_dir=tmp_path, approver="auto")
+    summary = json.loads((tmp_path / episode / "summary.json").read_text())
+    assert summary["status"] == "ok", summary

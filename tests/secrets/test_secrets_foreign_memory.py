@@ -52,3 +52,17 @@ def test_a_secret_found_in_one_event_of_a_foreign_run_is_redacted_in_all(tmp_pat
         assert password not in frame.to_json(default_handler=str, date_format="iso"), name
     payloads = [p for p in frames["events_df"]["payload"] if isinstance(p, dict) and ({"cmd", "echo"} & set(p))]
     assert payloads and all("connected as bob" in str(p) or "PGPASSWORD" in str(p) for p in payloads)
+
+
+def test_a_secret_in_an_agent_id_is_hunted_in_the_other_events() -> None:
+    """An agent id's password (a URL's) found in one event's field is redacted in another event's payload too."""
+    from noesis_nb.secrets.records import shown_records
+
+    password = _password() + "Zq"
+    records = [
+        {"id": "e1", "phase": "note", "agent_id": f"https://bob:{password}@agents.example/x", "payload": {"text": "hi"}},
+        {"id": "e2", "phase": "note", "agent_id": "a", "payload": {"text": f"login bob / {password} ok"}},
+    ]
+    shown_records(records)
+    assert password not in json.dumps(records)
+    assert records[1]["payload"]["text"].startswith("login bob / ")

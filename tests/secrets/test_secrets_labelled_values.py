@@ -22,9 +22,10 @@ _RANDOM = random.SystemRandom()
 
 
 def _password(special: str) -> str:
-    """12 letters and digits with ``special`` at a random place (its first character included)."""
+    """12 letters and digits with ``special`` at a random place: its first one too, except for a blank (a quoted
+    value that starts or ends with one is not read: a streamed ``" world"`` piece is no password)."""
     chars = [_RANDOM.choice(string.ascii_letters + string.digits) for _ in range(12)]
-    chars.insert(_RANDOM.randrange(0, 13), special)
+    chars.insert(_RANDOM.randrange(1, 12) if special.isspace() else _RANDOM.randrange(0, 13), special)
     return "".join(chars)
 
 
@@ -71,7 +72,24 @@ def test_names_written_as_one_word_or_cut_short_are_secret_names(name: str) -> N
 
 
 @pytest.mark.parametrize(
-    "name", ["pass", "pass_rate", "pass_at_1", "passes", "pass_count", "compass", "bypass", "input_tokens", "token_count"]
+    "name",
+    [
+        "pass",
+        "pass_rate",
+        "pass_at_1",
+        "passes",
+        "pass_count",
+        "num_pass",
+        "is_pass",
+        "test_pass",
+        "first_pass",
+        "all_pass",
+        "KeePass",
+        "compass",
+        "bypass",
+        "input_tokens",
+        "token_count",
+    ],
 )
 def test_an_evaluations_pass_and_token_counts_are_not_secret_names(name: str) -> None:
     """A lone ``pass`` (a test's result), ``pass_at_1`` and token counts are what an evaluation reports."""
@@ -89,3 +107,26 @@ def test_a_tools_environment_under_such_names_is_not_written(tmp_path: Path) -> 
     written = "".join(p.read_text(errors="replace") for p in tmp_path.rglob("*") if p.is_file())
     assert not [v for v in env.values() if v in written]
     assert "PGPASSWORD" in written  # the names stay: only their values go
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'data: {"token": " world", "index": 1}',  # a streamed piece: a value starting with a blank
+        'log("auth: " + user + " logged in at " + when)',  # the quote after the name's colon closes its text
+        "print('password: ' + mask + ' set')",
+    ],
+)
+def test_a_quote_that_closes_a_text_opens_no_value(text: str, tmp_path: Path) -> None:
+    """Read as opening a value, the closing quote made ``" world"`` (or ``" + user + "``) a secret: learned by the
+    run and removed from every later event (``hello world`` became ``hello[REDACTED]``)."""
+
+    def agent(task, ctx):
+        ctx.emit("note", {"text": text})
+        ctx.emit("note", {"text": "hello world, the world is round; user logged in"})
+        return "ok"
+
+    episode = noesis_nb.solve("t", using=agent, runs_dir=tmp_path)
+    written = (tmp_path / episode / "events.jsonl").read_text()
+    assert "hello world, the world is round; user logged in" in written
+    assert shown(text) == text

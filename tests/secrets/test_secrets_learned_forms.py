@@ -1,6 +1,6 @@
 """A value the run learned is hunted in the forms it is passed on in: percent-encoded (a query string, a form),
-escaped for a shell, upper- or lower-cased. Only the form it was learned in was hunted, so the same password
-in a later URL or command line was written in clear."""
+escaped for a shell. Only the form it was learned in was hunted, so the same password in a later URL or command
+line was written in clear. (Case is not folded: a learned ``Postgres`` would hide every ``postgres``.)"""
 
 from __future__ import annotations
 
@@ -33,8 +33,6 @@ FORMS = {
     "percent-encoded": lambda v: urllib.parse.quote(v, safe=""),
     "form-encoded": lambda v: urllib.parse.quote_plus(v),
     "shell-escaped": _shell,
-    "upper-cased": str.upper,
-    "lower-cased": str.lower,
 }
 
 
