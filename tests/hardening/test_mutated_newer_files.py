@@ -254,12 +254,14 @@ def test_a_fifo_in_place_of_the_rates_file_does_not_hang_pricing(tmp_path: Path)
 
 @pytest.mark.parametrize("bad", [-2.5, 1e300, True, "7.25"])  # "7.25": a text, and not the real price
 def test_a_rate_no_price_list_has_is_not_taken_from_the_file(tmp_path: Path, bad: Any) -> None:
-    """Before: a negative or absurd input price planted in the rates file priced every later call."""
+    """Before: a negative or absurd input price planted in the rates file priced every later call. The file is
+    signed with this user's key now (one planted by someone else is ignored whole); a rate no price list has is
+    refused even in a file signed here (written by another version, say)."""
     truth = _price(tmp_path / "clean")
     path = tmp_path / "clean" / genai.rates_cache_path().name
-    doc = orjson.loads(path.read_bytes())
+    doc = orjson.loads(path.read_bytes().partition(b"\n")[2])
     doc["models"]["openai|gpt-4o"]["options"][0][1]["input"] = bad
-    path.write_bytes(orjson.dumps(doc))
+    path.write_bytes(genai._signed(orjson.dumps(doc)))
     assert _price(tmp_path / "clean") == truth
 
 
@@ -311,7 +313,7 @@ def test_any_value_in_the_rates_file_is_read_or_the_file_ignored(place: tuple[An
         target = target[key]
     target[place[-1]] = value
     path = Path(os.environ["NOESIS_NB_CACHE_DIR"]) / "fuzzed-rates.json"
-    path.write_text(json.dumps(doc))
+    path.write_bytes(genai._signed(json.dumps(doc).encode()))  # signed here: its content is what is judged
     rates = genai._read(path)
     for model in rates.values():  # whatever was taken reads as rates: every option's prices are finite numbers
         for _, fields in model.options if model is not None else ():
