@@ -29,7 +29,7 @@ import orjson
 
 from ._cachedir import cache_root, read_cached
 from ._jsonio import atomic_write_bytes
-from .store.seal import seal_key
+from ._sealkey import seal_key
 
 __all__ = [
     "GENAI_SOURCE",

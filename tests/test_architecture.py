@@ -36,6 +36,7 @@ LAYERS = {
         "noesis_nb._exits",
         "noesis_nb._genai_rates",
         "noesis_nb._cachedir",
+        "noesis_nb._sealkey",
         "noesis_nb.secrets",
     ),
     "store": ("noesis_nb.store",),

@@ -23,7 +23,6 @@ from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote, quote_plus
 
 import orjson
 
@@ -42,20 +41,6 @@ MIN_HUNTED = 6
 _OPTS = orjson.OPT_NON_STR_KEYS
 _BY_VALUE = 8  # keys from which a flat payload is screened value by value
 _SEEN = 20_000  # characters of an exception's text and of each argument's repr searched (more than is written)
-
-
-_SHELL_SPECIAL = re.compile(r"([!#$&;*?`\\'\"|<>(){}\[\] ~])")
-
-
-def passed_on(value: str) -> set[str]:
-    """The forms a learned value is passed on in besides its own: percent- and form-encoded (a query string, a
-    form body) and escaped for a shell. Only the learned form was hunted, so the same password in a later URL or
-    command line was written in clear. A value of letters and digits alone has no other form (most keys)."""
-    if value.isalnum():
-        return set()
-    forms = {quote(value, safe=""), quote_plus(value), _SHELL_SPECIAL.sub(r"\\\1", value)}
-    forms.discard(value)
-    return forms
 
 
 class RunSecrets:
@@ -77,7 +62,6 @@ class RunSecrets:
             for v in values
             if isinstance(v, str) and len(v) >= MIN_HUNTED and "REDACTED" not in v and v.lower() not in PLACEHOLDERS
         }
-        new |= {form for v in new for form in passed_on(v) if len(form) >= MIN_HUNTED}
         with self._lock:
             new -= set(self.values)
             if not new:

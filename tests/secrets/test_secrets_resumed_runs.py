@@ -81,12 +81,13 @@ def test_a_token_another_process_appends_to_a_live_run_stays_redacted_after_the_
 
 
 def _plant_record(run: str, token: str) -> None:
-    """Copy the run's prepared tool record under a new draft id, its request id holding ``token``."""
+    """Copy the run's prepared tool record under a new draft id (named as its file is), its request id holding
+    ``token``."""
     (record,) = Path(run, "tool_invocations", "prepared").iterdir()
-    text = record.read_text()
-    request_id = json.loads(text)["request_id"]
-    planted = record.with_name(record.name.replace(request_id, "req_planted"))
-    planted.write_text(text.replace(request_id, f"req_planted {token}"))
+    doc = json.loads(record.read_text())
+    doc["draft_id"] = doc["draft_id"].replace(doc["request_id"], "req_planted")
+    doc["request_id"] = f"req_planted {token}"
+    record.with_name(doc["draft_id"] + ".json").write_text(json.dumps(doc))
 
 
 def test_a_tool_record_another_process_puts_into_a_live_run_stays_redacted_after_the_seal(tmp_path: Path) -> None:
