@@ -33,6 +33,8 @@ _HEAD = 6  # characters of a value compiled into the trie (values are at least `
 SEARCHED = 1_000_000  # characters read by searching a text once per value, below which nothing is compiled
 _LENGTHS = 8  # distinct lengths of the values sharing a head, past which they are read by the automaton
 _MERGE = 4  # a level is merged into the one before once it holds a quarter as many values
+_FAILED = 64  # a head found this often in a text where no value goes on is read apart by its values' pattern
+_APART = 64  # ... when it starts at most this many values (their pattern compiles in a few milliseconds)
 FRAGMENT = 8  # a cut-off value keeps its first characters: 8 or more of them are a sign of it
 
 
@@ -53,11 +55,20 @@ class _Level:
         self.dense = frozenset(v for b in buckets.values() if len(b) > _LENGTHS for group in b.values() for v in group)
         self.buckets = {h: sorted(b.items(), reverse=True) for h, b in buckets.items() if len(b) <= _LENGTHS}
         self.pattern = re.compile("(?=(" + _trie(self.buckets) + "))", re.S) if self.buckets else None
+        self.patterns: dict[str, re.Pattern[str] | None] = {}  # per head read apart: its values' own pattern
+        self.tries: dict[frozenset[str], re.Pattern[str] | None] = {}  # per set of heads read apart: the rest
+        self.read_apart: frozenset[str] = frozenset()  # heads found where no value went on, _FAILED times in a text
 
     # what only scrubbing and screening use, made on first use (a one-off set of values to replace needs none of it)
     @cached_property
     def by_length(self) -> list[str]:
         return sorted(self.values, key=len, reverse=True)
+
+    @cached_property
+    def steps(self) -> list[tuple[str, int]]:
+        """Each value with the least shift at which it can occur again overlapping itself (its period: ``abcab``
+        occurs again 3 on), so searching from there finds every occurrence, and no more than that."""
+        return [(value, _period(value)) for value in self.by_length]
 
     @cached_property
     def longest(self) -> int:
@@ -83,22 +94,55 @@ class _Level:
     def starts(self, text: str) -> Iterator[tuple[int, int]]:
         """``(start, end)`` of occurrences: for the trie, the longest value at each start; else each value's own."""
         if self.each:
-            for value in self.by_length:
+            for value, step in self.steps:
                 at = text.find(value)
                 while at >= 0:
                     yield at, at + len(value)
-                    at = text.find(value, at + len(value))
+                    at = text.find(value, at + step)
             return
-        buckets = self.buckets
         if self.pattern is not None:
-            for match in self.pattern.finditer(text):
-                at = match.start()
-                for length, group in buckets[match.group(1)]:
+            yield from self._trie_starts(text)
+        if self.dense:
+            yield from longest_ending(text, self.dense)
+
+    def _trie_starts(self, text: str) -> Iterator[tuple[int, int]]:
+        """The trie's starts: each head found is resolved by a lookup. A head found again and again where no value
+        goes on (a learned ``xxxxxx…`` key in a text of x's) is read apart from then on, by a pattern of its few
+        values, so such a text costs no Python work per character."""
+        apart = self.read_apart
+        for head in apart:
+            yield from (m.span(1) for m in self._values_of(head).finditer(text))  # type: ignore[union-attr]
+        buckets, pattern, at_most, failed = self.buckets, self._heads_but(apart), 0, dict[str, int]()
+        while pattern is not None:
+            for match in pattern.finditer(text, at_most):
+                at, head = match.start(), match.group(1)
+                for length, group in buckets[head]:
                     if text[at : at + length] in group:
                         yield at, at + length
                         break
-        if self.dense:
-            yield from longest_ending(text, self.dense)
+                else:
+                    failed[head] = failed.get(head, 0) + 1
+                    if failed[head] == _FAILED and self._values_of(head) is not None:
+                        break
+            else:
+                return
+            yield from (m.span(1) for m in self._values_of(head).finditer(text, at))  # type: ignore[union-attr]
+            apart = self.read_apart = self.read_apart | {head}
+            pattern, at_most = self._heads_but(apart), at
+
+    def _values_of(self, head: str) -> re.Pattern[str] | None:
+        """The values starting with ``head`` as one pattern, when they are few enough to compile quickly."""
+        if head not in self.patterns:
+            values = [v for _, group in self.buckets[head] for v in group]
+            self.patterns[head] = re.compile("(?=(" + _trie(values) + "))", re.S) if len(values) <= _APART else None
+        return self.patterns[head]
+
+    def _heads_but(self, apart: frozenset[str]) -> re.Pattern[str] | None:
+        """The trie of the heads not read apart (compiled once per set of such heads)."""
+        if apart not in self.tries:
+            rest = [h for h in self.buckets if h not in apart]
+            self.tries[apart] = self.pattern if not apart else re.compile("(?=(" + _trie(rest) + "))", re.S) if rest else None
+        return self.tries[apart]
 
     def holds(self, data: bytes) -> bool:
         """Whether JSON text holds the escaped first characters of one of the values."""
@@ -195,6 +239,17 @@ class Known:
             ordered = self._sorted = sorted(self.values)
         low = bisect_left(ordered, prefix)
         return bisect_left(ordered, prefix + "\U0010ffff", low) - low, low < len(ordered) and ordered[low] == prefix
+
+
+def _period(value: str) -> int:
+    """The least ``p > 0`` with ``value[p:]`` a prefix of ``value`` (its length for most values, which nowhere
+    start again inside themselves); tried only where the first character recurs."""
+    at = value.find(value[0], 1)
+    while at > 0:
+        if value.startswith(value[at:]):
+            return at
+        at = value.find(value[0], at + 1)
+    return len(value)
 
 
 def _cuts(text: str) -> list[int]:

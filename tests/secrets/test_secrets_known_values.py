@@ -227,3 +227,56 @@ def test_scrubbing_while_a_run_learns_compiles_each_value_a_few_times() -> None:
         assert named == f"an error naming {REDACTED_VALUE}"
     assert scrub_text(text, guard.values) == "x" * 2_000 + " " + REDACTED_VALUE
     assert compiled <= 200 * len(values), f"{compiled} characters of patterns compiled for {len(values)} values"
+
+
+def _every_occurrence(text: str, values: set[str]) -> list[tuple[int, int]]:
+    """The spans of ``text`` that some value covers, found the slow way: every value tried at every position."""
+    from noesis_nb.secrets.known import spans
+
+    return spans((i, i + len(v)) for v in values for i in range(len(text)) if text.startswith(v, i))
+
+
+def test_every_occurrence_is_covered_however_the_values_overlap_themselves() -> None:
+    """Values of two or three letters overlap themselves and each other (``abcab`` occurs again 3 on in
+    ``abcabcab``): the union of all their occurrences is redacted, searched one by one or compiled, on a first
+    text and on later ones (after a head was read apart). Searching on past each whole occurrence once left
+    ``cab`` of ``abcabcab`` in clear."""
+    rnd = random.Random(5)
+    for trial in range(1_500):
+        alphabet = "ab" if trial % 2 else "abc"
+        values = {"".join(rnd.choices(alphabet, k=rnd.randint(6, 12))) for _ in range(rnd.randint(1, 30))}
+        known = {each: Known(values, each=each) for each in (True, False)}
+        for _ in range(2):
+            text = "".join(rnd.choices(alphabet, k=rnd.randint(0, 300)))
+            want = _every_occurrence(text, values)
+            for each, found in known.items():
+                assert found.spans(text) == want, (sorted(values), text, each)
+
+
+def _calls(call: Callable[[], Any]) -> int:
+    count = 0
+
+    def profile(frame: Any, event: str, arg: Any) -> None:
+        nonlocal count
+        count += event in ("call", "c_call")
+
+    sys.setprofile(profile)
+    try:
+        call()
+    finally:
+        sys.setprofile(None)
+    return count
+
+
+def test_a_head_found_at_every_character_costs_no_work_per_character() -> None:
+    """A learned key that starts with many x's (``x`` * 70 + a key) and a megabyte of x's: its first characters
+    are found at every position and no value goes on. The text is read by patterns, with as many calls for a
+    megabyte as for 10 KB (a lookup per position once made 1 MB cost ~3 million calls and 1.5 s)."""
+    values = {"x" * 70 + "Ab3k9Zq1Lm", *_tokens(40, seed=3)}
+    known = Known(values)
+    assert known.levels[0].each is False  # compiled, as a run's learned values are
+    small, large = (_calls(lambda n=n: known.spans("x" * n)) for n in (10_000, 1 << 20))
+    assert large < 2 * small + 200, f"1 MB of x's took {large:,} calls, 10 KB {small:,}"
+    text = "x" * 50_000 + "x" * 70 + "Ab3k9Zq1Lm" + "x" * 1_000
+    assert known.spans(text) == [(50_000, 50_080)]
+    assert Known(values).spans(text) == [(50_000, 50_080)]  # a fresh set, before any head is read apart
