@@ -27,8 +27,7 @@ from typing import Any
 import numpy as np
 import orjson
 
-from ._cachedir import cache_root, read_cached
-from ._jsonio import atomic_write_bytes
+from ._cachedir import cache_root, read_cached, write_cached
 from ._sealkey import seal_key
 
 __all__ = [
@@ -228,9 +227,8 @@ class _Store:
             if rates is not None and not rates.portable:
                 return  # kept for this process only: its rule lives in genai-prices
             doc = {k: _encode(v) for k, v in self.entries.items() if v is None or v.portable}
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write_bytes(self.path, _signed(orjson.dumps({"genai_prices": genai_version(), "models": doc})))
+        try:  # this user's alone (0600 in a 0700 folder), as the runs index: which models a user prices is theirs
+            write_cached(self.path, _signed(orjson.dumps({"genai_prices": genai_version(), "models": doc})))
         except OSError:  # a read-only home: prices still come from genai-prices each time
             pass
 
