@@ -39,6 +39,7 @@ from ..store.vocab import (
 )
 from ..tools import InvalidToolPayloadError, ToolDispatcher
 from ..tools._files import check_id
+from ..tools.names import split_tool_name
 from .gate import Decision, PendingApproval, to_decision
 from .interrupt import interrupts_noted, killed_by_interrupt
 from .lifecycle import act_parent, emit_candidate, is_vetoed, record_action
@@ -80,12 +81,12 @@ def dispatcher() -> Any:
 
 
 def parse_tool_name(name: str) -> tuple[str, str, str | None]:
-    """``"repo.write_file@1"`` → ``("repo", "write_file", "1")``; a bare name gets namespace ``local``."""
-    if not isinstance(name, str) or not name.strip():
-        raise ValueError(f"tool name must be a non-empty string like 'fs.write_file', got {quoted(name)}")
-    base, _, version = name.partition("@")
-    namespace, _, short = base.rpartition(".")
-    return (namespace or "local", short, version or None)
+    """``"repo.write_file@1"`` → ``("repo", "write_file", "1")``; a bare name gets namespace ``local``.
+
+    A name the tool contract would refuse (a blank, a newline, ``/``, ``fs.``, 1000 characters: ``tools.names``)
+    raises ``InvalidOptionError`` naming it, before anything of the call is written.
+    """
+    return split_tool_name(name)
 
 
 class EpisodeContext:
@@ -351,6 +352,7 @@ class EpisodeContext:
         episode = self._episode
         episode.handed_out.started(key)
         rec = episode.recorder
+        namespace, short, version = parse_tool_name(name)  # first: every message below shows the name
         rec.check_owner(f"ctx.tool_async({name!r})")
         if episode.drain is not None:  # stopping: nothing new is even prepared
             raise episode.drain.refuse("tool", name)
@@ -392,7 +394,6 @@ class EpisodeContext:
                 raise InvalidIdError(
                     str(exc).replace(repr(idempotency_key.replace("/", "_")), repr(idempotency_key), 1)
                 ) from None
-        namespace, short, version = parse_tool_name(name)
         if requires_approval is None:
             requires_approval = effect == "write" and risk in {"high", "critical"}
         invocation = tc.ToolInvocationInput(

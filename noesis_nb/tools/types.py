@@ -11,11 +11,12 @@ from collections.abc import Callable
 from enum import Enum
 from typing import Any, ClassVar
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator
 from ulid import ULID
 
 from . import codes
 from .errors import IdempotencyConflictError, ToolExecutionFailedError
+from .names import check_tool_identity
 
 __all__ = [
     "TOOL_CONTRACT_SCHEMA_VERSION",
@@ -196,6 +197,14 @@ class ToolInvocationInput(BaseModel):
     redaction_policy: PayloadRedactionPolicy | None = None
     draft_id: str | None = None
     func: Callable[..., Any] | None = Field(default=None, exclude=True)
+
+    @field_validator("tool")
+    @classmethod
+    def _recordable_tool(cls, tool: ToolIdentity) -> ToolIdentity:
+        """A tool about to be prepared has a name its candidate's kind and file names can hold (``names``), the
+        rule ``ctx.tool`` applies; a ``ToolIdentity`` read back from another program's record is not judged."""
+        check_tool_identity(tool.namespace, tool.name, tool.version)
+        return tool
 
     @property
     def effective_draft_id(self) -> str:

@@ -17,6 +17,7 @@ from typing import Any
 
 from ...errors import EpisodeStateError, ToolRejected
 from ...secrets.quoted import quoted
+from .._approvals import tool_name
 from .._emit import PHASE, apply_output, emit_row, row, usage_row
 from .._extras import require
 
@@ -109,7 +110,7 @@ def _governed(ctx: Any, name: str, original: Callable[..., Any], spec: dict[str,
     def run(*args: Any, **kwargs: Any) -> Any:  # CrewAI calls tools from the kickoff worker thread
         try:
             out = ctx.tool(
-                f"crewai.{name}",
+                tool_name("crewai", name),  # a CrewAI name may hold blanks ("Search the internet"), a tool's may not
                 {"args": list(args), "kwargs": kwargs},
                 protocol="python",
                 fn=original,
