@@ -24,6 +24,7 @@ from ..capture import episode_capture, resolve_option
 from ..errors import (
     WRITE_REFUSALS,
     DecisionFileError,
+    EpisodeStopping,
     NoesisVeto,
     RunSealedError,
     RunWriteError,
@@ -47,7 +48,7 @@ from .pause import EpisodePaused
 from .recorder import Recorder
 from .resolve import Adapter
 from .steer import SteerBox
-from .stubborn import Stoppable, forced_line, stop_in_background, stop_task
+from .stubborn import Stoppable, forced_line, left_unread, stop_in_background, stop_task
 from .vetoes import read_veto_decision, write_veto_decision
 
 __all__ = ["Episode", "EpisodeOptions", "EpisodePaused"]
@@ -495,15 +496,28 @@ class Episode:
                 call = run_in_thread(adapter.invoke, payload, ctx, name=f"noesis_nb-adapter-{self.label}")
                 stoppable = Stoppable(held_exits(call))
             inner = asyncio.ensure_future(stoppable.run())
+            leaving: BaseException | None = None
             try:
                 result = await self._watch(inner)
                 self.handed_out.check()  # before the result counts: a tool it meant to run never ran
                 return result
+            except BaseException as exc:
+                leaving = exc
+                raise
             finally:
                 if not inner.done() and await stop_task(inner, stoppable):  # cancelled: bounded, however the adapter takes it
                     self.report(forced_line(f"the adapter {self.label}"))
+                self._late_ending(left_unread(inner, leaving))
                 await self._stop_thread_calls()
                 self.handed_out.close()
+
+    def _late_ending(self, ended: BaseException | None) -> None:
+        """How the adapter ended after the episode stopped watching it (cancelled, drained): a call a drain refused
+        is expected (written as ``drain.refused``); anything else is said, as the episode no longer records it."""
+        if ended is None or isinstance(ended, (EpisodeStopping, asyncio.CancelledError)):
+            return
+        shown = shown_cut(error_text(ended, 200 + SCAN_MARGIN), 200)  # redacted, then cut: no secret's head stays
+        self.report(f"the adapter {self.label} raised {type(ended).__name__} after the episode stopped: {shown}")
 
     async def on_loop_for_thread(self, make: Callable[[], Awaitable[Any]]) -> Any:
         """Run ``make()`` for a sync adapter's thread (``ctx.tool``) as a task this episode cancels and waits

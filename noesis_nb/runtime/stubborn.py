@@ -14,7 +14,7 @@ import warnings
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-__all__ = ["STOP_GRACE_S", "Stoppable", "stop_task", "stop_in_background", "forced_line"]
+__all__ = ["STOP_GRACE_S", "Stoppable", "stop_task", "stop_in_background", "forced_line", "left_unread"]
 
 #: how long a cancelled adapter or scorer may take to wind up: inside the 5 s an interrupted cell waits for its episode
 STOP_GRACE_S = 3.0
@@ -58,6 +58,19 @@ async def stop_task(task: asyncio.Future[Any], stoppable: Stoppable, grace_s: fl
         return False
     _close(task, stoppable)
     return True
+
+
+def left_unread(task: asyncio.Future[Any], consumed: BaseException | None) -> BaseException | None:
+    """The exception a finished task ended with, read now, when its awaiter left without reading it (``consumed`` is
+    what the awaiter itself raised: the task's own exception, read already, or another one); None otherwise.
+
+    A task stopped while it was ending (an adapter refused a tool by a drain as the episode was cancelled) keeps its
+    exception unread, and asyncio says "Task exception was never retrieved" on stderr when it is collected: reading
+    it here lets its owner decide what to say (an expected ending nothing, another one in its own report)."""
+    if not task.done() or task.cancelled():
+        return None
+    ended = task.exception()  # marks it read
+    return None if ended is None or ended is consumed else ended
 
 
 def _close(task: asyncio.Future[Any], stoppable: Stoppable) -> None:
