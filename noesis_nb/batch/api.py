@@ -67,6 +67,11 @@ def batch(
                 f"root={quoted(root, 80)} and runs_dir={quoted(runs_dir, 80)} name two folders; pass one of them"
             )
         root = runs_dir
+    if not isinstance(rerun_failed, bool):  # bool("no") is True: a string would re-run every failed entry
+        raise InvalidOptionError(
+            f"rerun_failed={quoted(rerun_failed, 60)}: pass True or False (True starts the batch's failed and cancelled "
+            "entries over; the default, False, keeps them)"
+        )
     concurrency, chosen, runs_root = check_batch_options(
         concurrency=concurrency,
         score=score,
@@ -86,7 +91,7 @@ def batch(
         score=score,
         score_timeout_s=check_score_timeout(score_timeout_s),
         episode_opts=dict(episode_opts),
-        rerun_failed=bool(rerun_failed),
+        rerun_failed=rerun_failed,
         upload_to=upload_to,
         executor=check_executor(executor),
     )
