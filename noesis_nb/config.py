@@ -188,17 +188,32 @@ def _value(key: str) -> Any:
 def check_path(value: Any, name: str = "runs_dir") -> Any:
     """``value`` when it can name a folder (a str or ``os.PathLike``) or is None; else one error naming it. An empty
     (or blank) string is refused: as a path it is this process's working folder, where an empty ``$NOESIS_RUNS_DIR``
-    means the default, so ``--runs-dir ''`` would write runs wherever the kernel happens to run."""
+    means the default, so ``--runs-dir ''`` would write runs wherever the kernel happens to run. A NUL in it is
+    refused too (no path holds one)."""
     if isinstance(value, str) and not value.strip():
         raise InvalidOptionError(
             f"{name}={quoted(value)} names no folder: leave it out for the configured runs dir, or pass '.' for the "
             f"working folder"
+        )
+    if isinstance(value, (str, os.PathLike)) and _holds_nul(value):  # the OS refuses it: a bare "embedded null byte"
+        raise InvalidOptionError(
+            f"{name}={quoted(value, 80)} holds a NUL character ('\\x00'), which no path can hold: pass the folder's "
+            "path without it"
         )
     if value is None or isinstance(value, (str, os.PathLike)):
         return value
     many = isinstance(value, (list, tuple, frozenset, builtins.set))
     hint = " (one folder: a runs root holds many runs)" if many else ""
     raise InvalidOptionError(f"{name}={quoted(value, 80)} is no path: pass a folder as a str or pathlib.Path{hint}")
+
+
+def _holds_nul(value: str | os.PathLike[Any]) -> bool:
+    """True when the path ``value`` names holds a NUL, which every OS call refuses with a bare ValueError."""
+    try:
+        text = os.fspath(value)
+    except Exception:  # a PathLike whose __fspath__ fails or returns no str/bytes: said where it is used
+        return False
+    return (b"\x00" if isinstance(text, bytes) else "\x00") in text
 
 
 def check_runs_folder(value: str | os.PathLike[str] | None) -> None:

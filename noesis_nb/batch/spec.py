@@ -17,6 +17,7 @@ from ..errors import InvalidOptionError
 from ..ids import validate_id
 from ..runtime.api import check_score_timeout, check_scorer
 from ..runtime.resolve import resolve_using, using_label
+from ..runtime.tags import checked_tags
 from ..secrets import redact
 from ..secrets.quoted import quoted
 from ..secrets.urls import refuse_password
@@ -89,7 +90,11 @@ def parse_tasks(tasks: Any) -> list[TaskSpec]:
         for key in ("tags", "inputs"):
             if item.get(key) is not None and not isinstance(item[key], Mapping):
                 raise InvalidOptionError(f"tasks[{index}]: {quoted(key)} must be a dict, got {quoted(item[key], 80)}")
-        out.append(TaskSpec(text, to_jsonable(dict(item.get("tags") or {})), to_jsonable(dict(item.get("inputs") or {}))))
+        try:  # a task's tags are a run's tags: what comes back from JSON as it went in
+            tags = checked_tags(dict(item.get("tags") or {}))
+        except InvalidOptionError as exc:
+            raise InvalidOptionError(f"tasks[{index}]: {exc}") from None
+        out.append(TaskSpec(text, to_jsonable(tags), to_jsonable(dict(item.get("inputs") or {}))))
     if not out:
         raise InvalidOptionError("tasks is empty: pass at least one task (a string, or a dict with a 'task' key)")
     return out

@@ -34,6 +34,7 @@ from .registry import forget, live_handles, register
 from .resolve import resolve_using
 from .resume import NothingToResume, ResumeReport, interrupted_resume, paused_on, resume_from_disk
 from .rootlink import warn_if_default_root_linked
+from .tags import checked_tags
 from .vetoes import decide_veto_on_disk, read_veto_decision
 
 __all__ = [
@@ -92,14 +93,13 @@ def _options(
         raise InvalidOptionError(
             f"idle_timeout_s={quoted(idle_timeout_s)}: pass a positive number of seconds, or None for no limit"
         )
-    if tags is not None and not isinstance(tags, dict):
-        raise InvalidOptionError(f"tags={quoted(tags)}: pass a dict such as {{'team': 'search'}}")
+    tags = checked_tags(tags)  # what comes back from JSON as it went in, or one error naming the key
     if pause_on_veto is not None and not isinstance(pause_on_veto, bool):  # bool("no") is True
         raise InvalidOptionError(f"pause_on_veto={quoted(pause_on_veto)}: pass True or False (or leave it out for the default)")
     return EpisodeOptions(
         task=task,
         seed=int(seed),  # numpy's integers too
-        tags=dict(tags or {}),
+        tags=tags,
         governance=mode,
         failure_policy=config.get("governance_failure_policy"),
         pause_on_veto=config.get("governance_pause_on_veto") if pause_on_veto is None else bool(pause_on_veto),

@@ -22,7 +22,7 @@ from .drain import DrainReport
 from .gate import Decision, PendingApproval, check_decider, tell_if_overruled
 from .interrupt import interrupted, watch_interrupts
 from .presenter import presenter
-from .steer import Steer
+from .steer import Steer, check_sender
 
 if TYPE_CHECKING:
     from .episode import Episode
@@ -243,7 +243,7 @@ class EpisodeHandle:
             )
         if self._episode.drain is not None:
             raise EpisodeStateError(f"episode {self.episode_id} is stopping (draining): it takes no more steers")
-        return self._episode.steers.send(text, mode=mode, sender=sender or "human")
+        return self._episode.steers.send(text, mode=mode, sender="human" if sender is None else sender)
 
     # -- stopping -------------------------------------------------------------------------
     def cancel(self, drain_s: float | None = None, *, sender: str = "human") -> bool:
@@ -254,6 +254,7 @@ class EpisodeHandle:
         ``handle.drain_report`` (and a ``drain.report`` event). A second stop during a drain stops at once.
         """
         seconds = _drain_seconds(drain_s)
+        check_sender(sender)  # recorded with a drain: the steer's rule
         self._episode.recorder.check_owner("handle.cancel()")
         if self.done() or self._task is None:
             return False

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
+import unicodedata
 import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -26,9 +27,10 @@ from ..store.vocab import STEER_APPLIED, STEER_MODES, STEER_SENT
 if TYPE_CHECKING:
     from .recorder import Recorder
 
-__all__ = ["Steer", "SteerBox", "check_mode"]
+__all__ = ["Steer", "SteerBox", "check_mode", "check_sender"]
 
 MAX_TEXT = 20_000
+MAX_SENDER = 200
 
 
 @dataclass(frozen=True)
@@ -55,6 +57,30 @@ def check_mode(value: object, what: str = "mode") -> str:
     return str(value)
 
 
+def check_sender(sender: object) -> str:
+    """Who sends a steer or a stop, as the run records it (``agent_id`` ``human:<sender>``) and views show it: one
+    line of text, at most ``MAX_SENDER`` characters; anything else is one error naming it."""
+    if not isinstance(sender, str) or not sender.strip():
+        raise InvalidOptionError(f"sender={quoted(sender, 60)}: name who sends it, e.g. 'human' or 'user:ana'")
+    if len(sender) > MAX_SENDER:
+        raise InvalidOptionError(
+            f"sender={quoted(sender, 60)} is {len(sender):,} characters: name who sends it in at most {MAX_SENDER}, "
+            "e.g. 'user:ana'"
+        )
+    bad = next((c for c in sender if unicodedata.category(c) in _NOT_IN_A_LINE), None)
+    if bad is not None:
+        raise InvalidOptionError(
+            f"sender={quoted(sender, 60)} holds the control character {ascii(bad)}: name who sends it in one line of "
+            "text, e.g. 'user:ana'"
+        )
+    return sender
+
+
+# control and format characters (a newline, a NUL, a right-to-left override), lone surrogates, unassigned ones,
+# and line or paragraph separators
+_NOT_IN_A_LINE = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+
+
 class SteerBox:
     """The queue of one episode's steers (thread-safe: sent from the kernel, taken on the loop or a worker thread)."""
 
@@ -77,8 +103,7 @@ class SteerBox:
         if len(text) > MAX_TEXT:
             raise InvalidOptionError(f"steer text is {len(text):,} characters; keep it under {MAX_TEXT:,}")
         check_mode(mode)
-        if not isinstance(sender, str) or not sender:
-            raise InvalidOptionError(f"sender={quoted(sender)}: name who sends the steer, e.g. 'human' or 'user:ana'")
+        check_sender(sender)
         steer_id = f"steer_{uuid.uuid4().hex[:12]}"
         with self._cond:  # queue order is the order of the sent events
             event = self._rec.emit(

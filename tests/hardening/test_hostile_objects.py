@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import noesis_nb
+from noesis_nb.errors import InvalidOptionError
 from noesis_nb.runtime.outcomes import ANSWER_LIMIT
 from noesis_nb.store import is_sealed
 
@@ -318,20 +319,20 @@ def test_a_hostile_scorer_is_reported_never_fatal(runs_dir: Path, scorer) -> Non
     assert_sound(handle.run_dir)
 
 
-def test_hostile_tags_are_stored_as_their_json_form(runs_dir: Path) -> None:
+def test_hostile_tags_are_refused_in_one_line_naming_the_key(runs_dir: Path) -> None:
+    """A tag is written as JSON and read back: an object (whose repr raises, here) or a dict holding itself would
+    come back as a stand-in text, so it is refused, the message naming the key and surviving the hostile repr."""
     tags: dict[str, Any] = {"who": BadText()}
     tags["me"] = tags
 
     async def agent(task, ctx):
-        return ctx.tags["who"] is tags["who"]  # the adapter gets the objects it was given
+        return 1
 
-    handle = run_started(runs_dir, agent, tags=tags)
-    assert handle.result() is True
-    assert_sound(handle.run_dir)
-    state = json.loads((handle.run_dir / "state.json").read_text())
-    stored = state["episode"]["tags"]
-    assert stored["who"] == "<BadText object; its __repr__ raised RuntimeError>" and stored["me"]["me"] == "<cycle>"
-    assert [p.name for p in runs_dir.iterdir()] == [handle.run_dir.name]  # no staging folder left behind
+    for hostile, key in ((tags, "who"), ({"me": tags}, "me")):
+        with pytest.raises(InvalidOptionError, match=rf"^tags\['{key}'\]=.* is of type (BadText|dict); a tag is a str") as caught:
+            run_started(runs_dir, agent, tags=hostile)
+        assert "\n" not in str(caught.value)
+    assert list(runs_dir.iterdir()) == []  # nothing written, no staging folder left behind
 
 
 def test_an_event_value_whose_repr_raises_is_written_as_a_stand_in(runs_dir: Path) -> None:
