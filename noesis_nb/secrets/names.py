@@ -11,7 +11,7 @@ from functools import lru_cache
 
 from .disguise import plain
 
-__all__ = ["is_secret_key", "looks_like_credential", "REDACTED_VALUE", "PLACEHOLDERS"]
+__all__ = ["is_secret_key", "looks_like_credential", "names_no_value", "vocabulary_token", "REDACTED_VALUE", "PLACEHOLDERS"]
 
 REDACTED_VALUE = "[REDACTED]"
 # values that stand for "no secret here" (templates, nulls, earlier redactions)
@@ -39,12 +39,25 @@ PLACEHOLDERS = frozenset(
     }
 )
 
+# what a secret-looking name may be given that says how it is set, not what it is: ``auth: required``,
+# ``password: disabled`` (once taken as secrets, such words were hidden in every later text of the run)
+_SETTINGS = frozenset(
+    {
+        "required", "optional", "enabled", "disabled", "missing", "invalid", "expired", "revoked", "empty", "unset",
+        "default", "hidden", "masked", "anonymous", "unknown", "granted", "denied", "provided", "present", "absent",
+        "needed", "omitted", "inherit", "inherited", "automatic", "manual", "sometimes", "always", "never",
+    }
+)  # fmt: skip
+# the name of the variable a secret is in, given instead of it: ``api_key_env=OPENAI_API_KEY``, ``${DB_PASSWORD}``
+_VARIABLE = re.compile(r"\$?\{?([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)\}?")
+
 _SECRET_WORDS = frozenset(
     {
         "password",
         "passwords",
         "passwd",
         "passphrase",
+        "passcode",
         "secret",
         "secrets",
         "token",
@@ -165,3 +178,21 @@ def looks_like_credential(text: str) -> bool:
     if len(value) < 8 or any(c.isspace() for c in value) or value.lower() in PLACEHOLDERS or REDACTED_VALUE in value:
         return False
     return not (value.isalpha() and (value.islower() or value.isupper() or value.istitle()))
+
+
+def names_no_value(value: str) -> bool:
+    """Whether a value given to a secret-looking name stands for no secret: a placeholder (``changeme``,
+    ``[REDACTED]``), a word saying how it is set (``required``, ``disabled``), or the name of the variable that
+    holds it (``OPENAI_API_KEY``, ``${DB_PASSWORD}``: a name spelt as secret names are)."""
+    low = value.strip().lower()
+    if low in PLACEHOLDERS or low in _SETTINGS:
+        return True
+    variable = _VARIABLE.fullmatch(value.strip())
+    return variable is not None and is_secret_key(variable.group(1))
+
+
+def vocabulary_token(name: str, value: object) -> bool:
+    """Whether ``value`` under ``name`` is a model's token (``{"token": " Paris", "logprob": -0.1}``, ``"token":
+    "Paris"``) rather than a credential: the name is ``token`` alone and the value no credential-like word (text
+    asks it only of a value after a colon: ``token=abcdefghi`` is a value however it reads)."""
+    return name.lower() in ("token", "tokens") and isinstance(value, str) and not looks_like_credential(value)

@@ -20,13 +20,13 @@ __all__ = ["plugins"]
 @lru_cache(maxsize=1)
 def plugins() -> tuple[Any, ...]:
     """detect-secrets' value plugins (IP addresses and Artifactory's short ``AP…`` patterns are left out:
-    they match ordinary identifiers), its keyword detector and its entropy measures."""
+    they match ordinary identifiers; so is basic auth, whose password ends at a URL's first ``@``: ``text``'s own
+    URL rule reads it to the last), its keyword detector and its entropy measures."""
     _detect.load()
     logging.getLogger("detect-secrets").setLevel(logging.CRITICAL)
     from detect_secrets.plugins import (
         aws,
         azure_storage_key,
-        basic_auth,
         cloudant,
         discord,
         github_token,
@@ -61,7 +61,6 @@ def plugins() -> tuple[Any, ...]:
         (
             aws.AWSKeyDetector(),
             azure_storage_key.AzureStorageKeyDetector(),
-            basic_auth.BasicAuthDetector(),
             cloudant.CloudantDetector(),
             discord.DiscordBotTokenDetector(),
             github_token.GitHubTokenDetector(),

@@ -8,7 +8,8 @@ A bare hex word of 32+ random digits stays a secret: 32 and 64 hex digits are al
 written (HMAC and webhook signing secrets, Ed25519 seeds, Twilio and Datadog keys), and nothing in the word
 tells a key from a digest. What does is a label in front of it: ``sha256:``, ``commit``, ``blob``, ``tree``,
 ``object``, ``oid``, ``rev``, ``HEAD``, ``etag``, ``digest=``, ``hash`` (also with ``is``/``was``/``now at``
-between: ``HEAD is now at …``), or sha256sum's ``<digest>  <file>`` lines. Tool output is screened without
+between: ``HEAD is now at …``; also joined by ``_``: ``base_commit``, ``commit_sha=``), a git command naming it
+(``git checkout …``, ``git reset --hard …``), or sha256sum's ``<digest>  <file>`` lines. Tool output is screened without
 this rule (``RunSecrets.redact(entropy=False)``), so the digests a tool prints are kept there.
 """
 
@@ -28,8 +29,10 @@ _NOT_RANDOM = [
         r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}",  # UUID
         r"(?<![A-Za-z0-9])[0-7][0-9A-HJKMNP-TV-Z]{25}(?![A-Za-z0-9])",  # ULID (episode and request ids)
         # labelled digests: sha256:…, "sha256": "…", digest=…, commit …, SHA256 (file) = … and sha256sum's lines
-        r"(?i)\b(?:sha(?:1|224|256|384|512|3_256)?|md5|blake2[bs]|digest|checksum|hash|commit|blob|tree|object|oid|rev(?:ision)?|head|etag)(?:sum)?\b"
+        r"(?i)(?<![a-z0-9])(?:sha(?:1|224|256|384|512|3_256)?|md5|blake2[bs]|digest|checksum|hash|commit|blob|tree|object|oid|rev(?:ision)?|head|etag)(?:sum)?(?![a-z0-9])"
         r"(?: \([^()\n]{1,200}\))?(?: (?:is|was|now|at|->|=>)){0,3}[\"']?\s*[:=]?\s*[\"']?[0-9a-f]{16,}(?![0-9a-z])",
+        # git naming a commit: ``git checkout <sha>``, ``git reset --hard <sha>``, ``git cherry-pick -x <sha>``
+        r"(?i)\bgit\s+(?:-C\s+\S+\s+)?[a-z][a-z-]*(?:\s+-{1,2}[a-z][a-z-]*)*\s+[0-9a-f]{7,}(?![0-9a-z])",
         r"(?m)^[0-9a-f]{32,128}(?= [ *]\S)",
     )
 ]

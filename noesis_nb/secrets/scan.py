@@ -24,7 +24,7 @@ from typing import Any
 
 from .joined import chunk_texts, split_secrets
 from .known import for_text
-from .names import REDACTED_VALUE, is_secret_key
+from .names import REDACTED_VALUE, is_secret_key, names_no_value, vocabulary_token
 from .text import find_in_text
 
 __all__ = ["Hit", "scan", "redact", "leaf_strings", "distinct_key"]
@@ -33,6 +33,7 @@ Path = tuple[str | int, ...]  # dict keys and list indexes from the root to a va
 
 # keys whose strings are identifiers or digests: searched for token shapes, not for randomness
 _ID_WORDS = ("hash", "digest", "fingerprint", "checksum", "etag", "sha")
+_ID_ENDINGS = ("commit", "revision", "_rev")  # SWE-bench's ``base_commit``, ``environment_setup_commit``
 _ID_KEYS = frozenset(
     {
         "id",
@@ -51,6 +52,10 @@ _ID_KEYS = frozenset(
 )
 _MYSQL = frozenset({"mysql", "mysqldump", "mysqladmin", "mariadb", "mariadb-dump", "mysqlimport", "mysqlshow"})
 _CURL_USER = frozenset({"-u", "--user", "-U", "--proxy-user"})
+# commands given a password by a flag of their own: ``docker login -p``, ``redis-cli -a``, ``zip -P``, ``openssl enc -k``
+_OWN_FLAG = {"docker": "-p", "podman": "-p", "nerdctl": "-p", "redis-cli": "-a", "zip": "-P", "unzip": "-P", "openssl": "-k"}
+_LOGINS = frozenset({"docker", "podman", "nerdctl"})  # ... at their ``login``
+_OPENSSL_PASS = frozenset({"-pass", "-passin", "-passout", "-password"})  # ``-passin pass:SECRET``
 
 
 @dataclass(frozen=True)
@@ -68,7 +73,9 @@ def _opaque(key: Any) -> bool:
     if not isinstance(key, str):
         return False
     low = key.lower()
-    return low in _ID_KEYS or low.endswith(("_id", "_ids")) or key.endswith("Id") or any(w in low for w in _ID_WORDS)
+    return (
+        low in _ID_KEYS or low.endswith(("_id", "_ids", *_ID_ENDINGS)) or key.endswith("Id") or any(w in low for w in _ID_WORDS)
+    )
 
 
 def leaf_strings(value: Any) -> tuple[str, ...]:
@@ -115,7 +122,11 @@ def _argv_hits(items: list[Any], path: Path) -> dict[int, Hit]:
         if not isinstance(item, str) or not item.startswith("-") or item in {"-", "--"}:
             continue
         name, eq, value = item.lstrip("-").partition("=")
-        if prog in _MYSQL and item.startswith("-p") and not item.startswith("--") and len(item) > 2:
+        if item == _OWN_FLAG.get(prog) and nxt and (prog not in _LOGINS or "login" in items[:i]):
+            hits[i + 1] = Hit(path + (i + 1,), (nxt,), True)
+        elif item in _OPENSSL_PASS and nxt and nxt.startswith("pass:") and len(nxt) > 5:
+            hits[i + 1] = Hit(path + (i + 1,), (nxt[5:],), False)
+        elif prog in _MYSQL and item.startswith("-p") and not item.startswith("--") and len(item) > 2:
             hits[i] = Hit(path + (i,), (item[2:],), False)
         elif prog == "sshpass" and item.startswith("-p") and len(item) > 2:
             hits[i] = Hit(path + (i,), (item[2:],), False)
@@ -144,6 +155,17 @@ def _whole(item: Any, path: Path, entropy: bool) -> Hit:
 
 def _hidden(value: Any) -> bool:
     return value is None or value == REDACTED_VALUE
+
+
+def _no_secret(key: str, item: Any, holder: Mapping[Any, Any]) -> bool:
+    """Whether the value of a secret-looking key holds no secret: none, a flag (``"contains_password": false``), a
+    word that stands for none (``"auth": "required"``, ``"api_key": "OPENAI_API_KEY"``), or a model's token
+    (``{"token": " Paris", "logprob": -0.1}``). Its strings are still searched as any other text is."""
+    if _hidden(item) or isinstance(item, bool):
+        return True
+    if isinstance(item, str) and names_no_value(item):
+        return True
+    return vocabulary_token(key, item) or (key.lower() == "token" and "logprob" in holder)
 
 
 _NAME_KEYS = ("name", "key", "Name", "Key", "header", "Header", "ParameterKey", "OptionName")
@@ -203,7 +225,7 @@ def _walk(value: Any, path: Path, entropy: bool, out: list[Hit]) -> None:
                 in_key = find_in_text(key, entropy=entropy)
                 if in_key:
                     out.append(Hit(path + (key,), tuple(sorted(in_key, key=len, reverse=True)), False, key=True))
-            if key == named or (isinstance(key, str) and is_secret_key(key) and not _hidden(item)):
+            if key == named or (isinstance(key, str) and is_secret_key(key) and not _no_secret(key, item, value)):
                 out.append(_whole(item, path + (key,), entropy))
             else:
                 _walk(item, path + (key,), entropy and not _opaque(key), out)

@@ -32,7 +32,7 @@ from .disguise import ESCAPE, INVISIBLE, INVISIBLE_CHARS, maybe_disguised, perce
 from .joined import chunk_texts
 from .known import for_text
 from .linear import per_line, widen_all
-from .names import PLACEHOLDERS, is_secret_key
+from .names import is_secret_key, names_no_value, vocabulary_token
 from .plugins import plugins
 from .randomness import entropy_ok, random_words, without_ids
 from .url_parts import URL_QUERY, URL_USER, url_secrets
@@ -56,7 +56,9 @@ _HIDING_BYTES = bytes(range(0x80, 0xC0)) + b"\xc2\xcd\xd8\xe1\xe2\xef\x00"
 _RUNS = bytes(0x61 if i in _TOKEN_CHARS or i in _HIDING_BYTES else 0x20 for i in range(256))
 _LONG_RUN = b"a" * 20
 _KEYWORDS = re.compile(  # grouped by first letter: sre tries fewer branches per position
-    rb"p(?:ass|wd)|s(?:ecret|shpass)|token|key|auth|c(?:ookie|red|ontras|url)|bearer|eyj|xox|hooks\.slack|m(?:ysql|ariadb)"
+    rb"p(?:ass|wd|odman)|s(?:ecret|shpass)|token|key|auth|c(?:ookie|red|ontras|url)|bearer|eyj|xox|hooks\.slack|m(?:ysql|ariadb)"
+    # the commands given a password by a flag of their own (``docker login -p``, ``redis-cli -a``, ``zip -P``, ``openssl -k``)
+    rb"|docker|nerdctl|redis-cli|zip|openssl"
     # a URL's password, or (``url_parts``) its user name or query holding a credential; a URL written percent-encoded
     rb"|://(?:[^\s\"/@:]*+(?::[^\s\"/@]*|" + URL_USER + rb")@|" + URL_QUERY + rb")|%3a%2f%2f"
 )
@@ -67,7 +69,8 @@ _KEYWORDS = re.compile(  # grouped by first letter: sre tries fewer branches per
 # The last two mark a character escape (``\u0070``, ``\x70``, ``\160``, ``\N{…}``, ``\/``, ``&#x70;``): text holding one is
 # also judged as it reads decoded (a keyword or token spelled in escapes holds no keyword as written)
 _KEYWORD_ANCHORS = re.compile(
-    rb"k(?:en|ey|ie|s\.slack)|p(?:ass|wd)|c(?:ret|red|ontras|url)|uth|bearer|yj|xox|ysql|mariadb|://|%2f%2f|\\(?:[ux0-3/]|n\{)|&#"
+    rb"k(?:en|ey|ie|s\.slack|er)|p(?:ass|wd)|c(?:ret|red|ontras|url)|uth|bearer|yj|xox|ysql|mariadb|://|%2f%2f|\\(?:[ux0-3/]|n\{)|&#"
+    rb"|odman|erdct|dis-c|zip|enssl"
 )
 
 _INVISIBLE_CHARS, _INVISIBLE = INVISIBLE_CHARS, INVISIBLE
@@ -269,18 +272,29 @@ _EXTRA = [
         r"hf_[A-Za-z0-9]{30,}",  # Hugging Face
         r"npm_[A-Za-z0-9]{36}",  # npm (detect-secrets needs the .npmrc line)
         r"glpat-[A-Za-z0-9_-]{20,}",  # GitLab
-        r"://[^\s/@:]*:([^\s/@]+)@",  # URL credentials, also with an empty user
+        r"://[^\s/@:?#\"'<>\\]*:([^\s/?#\"'<>\\]+)@",  # URL credentials, also with an empty user; a password to the last ``@``
         r"xox[abposre]-[A-Za-z0-9-]{10,}",  # Slack tokens beyond detect-secrets' shape
         r"(?i)\bbearer\s+([A-Za-z0-9._~+/=-]{8,})",  # Authorization: Bearer <token>
         r"(?i)\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]*?\s-p(?!\s)([^\s'\"]+)",  # mysql -pSECRET
         r"(?i)\bsshpass\s+-p\s*([^\s'\"]+)",
         r"(?i)\bcurl\b[^\n]*?\s(?:-u|--user|-U|--proxy-user)[\s=]*+['\"]?[^\s:'\"]*:([^\s'\"]+)",  # curl -u user:SECRET
+        r"(?i)\b(?:docker|podman|nerdctl)(?:\s+\S+){0,4}?\s+login\b[^\n]*?\s-p(?:\s+|=)['\"]?([^\s'\"]+)",  # docker login -p X
+        r"\bredis-cli\b[^\n]*?\s-a\s+['\"]?([^\s'\"]+)",  # redis-cli -a SECRET
+        r"\b(?:zip|unzip|zipcloak)\b[^\n]*?\s-P\s*['\"]?([^\s'\"]+)",  # zip -P SECRET
+        r"(?i)\bopenssl\b[^\n]*?\s-k\s+['\"]?([^\s'\"]+)",  # openssl enc -k SECRET
+        r"(?i)-pass(?:in|out|word)?\s+['\"]?pass:([^\s'\"]+)",  # openssl -passin pass:SECRET
+        r"(?i)\b(?:machine\s+\S+|default)\s+login\s+\S+(?:\s+account\s+\S+)?\s+password\s+(\S+)",  # .netrc
+        r"(?i):_(?:authtoken|auth|password)[ \t]+['\"]?([^\s'\"]+)",  # npm config set //registry/:_authToken SECRET
     )
 ]
 # the patterns that search the rest of their line from each start, by the start they need (see ``per_line``)
 _LINE_HEADS = {
-    _EXTRA[-3]: re.compile(r"(?i)\b(?:mysql|mysqldump|mysqladmin|mariadb)\b"),
-    _EXTRA[-1]: re.compile(r"(?i)\bcurl\b"),
+    _EXTRA[-10]: re.compile(r"(?i)\b(?:mysql|mysqldump|mysqladmin|mariadb)\b"),
+    _EXTRA[-8]: re.compile(r"(?i)\bcurl\b"),
+    _EXTRA[-7]: re.compile(r"(?i)\b(?:docker|podman|nerdctl)\b"),
+    _EXTRA[-6]: re.compile(r"\bredis-cli\b"),
+    _EXTRA[-5]: re.compile(r"\b(?:zip|unzip|zipcloak)\b"),
+    _EXTRA[-4]: re.compile(r"(?i)\bopenssl\b"),
 }
 _PEM = re.compile(r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\Z)", re.S)
 _PEM_LINE = re.compile(r"[A-Za-z0-9+/=]{16,}")
@@ -342,7 +356,7 @@ def _plausible(value: str, least: int = 4) -> bool:
     v = value.strip()
     return (
         len(v) >= least
-        and v.lower() not in PLACEHOLDERS
+        and not names_no_value(v)
         and "REDACTED" not in v
         and not v.startswith(("$", "<", "%("))
         and not set(v) <= {"*", "x", "X", ".", "-", "#"}
@@ -377,6 +391,8 @@ def _assignments(text: str) -> tuple[list[str], list[str]]:
         if not is_secret_key(name):
             continue
         value = m.group("value")
+        if ":" in text[m.end("name") : m.start("value")] and vocabulary_token(name, value):  # ``"token": "Paris"``
+            continue
         if value.lower() in _SCHEMES:  # Authorization: Bearer <token>
             rest = _SCHEME_VALUE.match(text, m.end("value"))  # at its place: a copy of the rest of the text is n per scheme
             value = rest.group(1) if rest else ""
@@ -414,7 +430,7 @@ def _quoted_values(text: str) -> Iterator[str]:
         # a value starts and ends with no blank (a streamed ``{"token": " world"}`` piece is no secret value)
         if value.strip() != value or "\n" in value or (quote not in ('"', "'") and "\\" in value):
             continue
-        if value:
+        if value and not (sep.group().startswith(":") and vocabulary_token(name.group("name").lstrip("-"), value)):
             yield value
 
 

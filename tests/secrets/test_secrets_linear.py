@@ -182,7 +182,7 @@ def test_every_pattern_named_is_rewritten() -> None:
         assert type(by_name[name].denylist[0]).__name__ == "_FirstStart"
     for name in ("CloudantDetector", "IbmCloudIamDetector", "IbmCosHmacDetector", "SoftlayerDetector"):
         assert not any("(?: *)(?:=|:" in p.pattern for p in by_name[name].denylist)
-    assert len(_LINE_HEADS) == 2 and set(_LINE_HEADS) <= set(_EXTRA)
+    assert len(_LINE_HEADS) == 6 and set(_LINE_HEADS) <= set(_EXTRA)
 
 
 def test_searched_stretch_by_stretch_the_keyword_patterns_find_the_first_match() -> None:
