@@ -220,12 +220,13 @@ class Recorder:
             self.owner.check(self.episode_id, f"writing a {quoted(phase)} event")
         if self.closed:
             raise self._ended()
+        event_id = f"{self._id_base}{next(self._ids):012x}"  # uuid4-shaped: random per run + a counter
         event: dict[str, Any] = {
-            "id": f"{self._id_base}{next(self._ids):012x}",  # uuid4-shaped: random per run + a counter
+            "id": event_id,
             "episode_id": self.episode_id,
             "agent_id": agent_id,
             "phase": phase,
-            "payload": self.secrets.screen(payload),
+            "payload": self.secrets.screen(payload, event_id=event_id, phase=phase),
             "evidence_ids": [],  # a list per event: subscribers see what is written (a shared tuple read `()`)
         }
         if caused_by:

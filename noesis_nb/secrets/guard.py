@@ -29,11 +29,12 @@ import orjson
 from .._jsonio import atomic_write_bytes, atomic_write_json, dumps_line, to_jsonable
 from .._safetext import error_text, safe_repr
 from .disguise import ESCAPE, INVISIBLE, may_hide, maybe_disguised, readable
-from .joined import chunk_texts, split_secrets
+from .joined import chunk_text, chunk_texts, split_secrets
 from .known import SEARCHED, Known, for_text, replaced, spans
-from .names import PLACEHOLDERS, REDACTED_VALUE, looks_like_credential
+from .names import REDACTED_VALUE, looks_like_credential, names_no_value
 from .scan import distinct_key, redact
-from .text import chunk_runs, flat_might_contain, lists_joined, payload_might_contain
+from .streamed import Streams, set_at, text_at
+from .text import chunk_runs, find_in_text, flat_might_contain, lists_joined, payload_might_contain
 
 __all__ = ["RunSecrets", "for_run", "known_everywhere", "MIN_HUNTED"]
 
@@ -52,16 +53,13 @@ class RunSecrets:
         self._known = Known()  # the same values, found in a text in one pass (and their JSON-escaped heads)
         self._written = False  # something passed ``screen`` (so a new value may already be on disk)
         self.late = False  # a value was learned after something was written: ``sweep`` has work
+        self._streams = Streams()  # a secret split across streamed events (``streamed``)
 
     # -- learning -------------------------------------------------------------------------------
     def learn(self, values: Iterable[str]) -> bool:
         """Remember values (those of ``MIN_HUNTED``+ characters, not a placeholder: the ``"password"`` of a
         redacted ``{"auth": ("password", …)}`` is no value to hunt in every later text); True when one is new."""
-        new = {
-            v
-            for v in values
-            if isinstance(v, str) and len(v) >= MIN_HUNTED and "REDACTED" not in v and v.lower() not in PLACEHOLDERS
-        }
+        new = {v for v in values if isinstance(v, str) and len(v) >= MIN_HUNTED and "REDACTED" not in v and not names_no_value(v)}
         with self._lock:
             new -= set(self.values)
             if not new:
@@ -102,8 +100,30 @@ class RunSecrets:
         return None if obj is None else self.redact(obj if isinstance(obj, (str, dict, list)) else to_jsonable(obj))
 
     # -- the event hot path ---------------------------------------------------------------------
-    def screen(self, payload: dict[str, Any]) -> Any:
-        """The payload to write for an event: a copy, with secrets redacted when there are any."""
+    def screen(self, payload: dict[str, Any], *, event_id: str | None = None, phase: str = "") -> Any:
+        """The payload to write for an event: a copy, with secrets redacted when there are any. Given the event's
+        id, a streamed piece (an event holding one chunk's text) is also read joined with the pieces before it."""
+        out = self._screened(payload)
+        if event_id is None or payload.keys().isdisjoint(_DELTA_KEYS):  # no streamed piece (most events): one set test
+            return out
+        found = chunk_text(payload)
+        if found is None or _DELTA_KEYS.isdisjoint(found[0]):
+            return out
+        return self._streamed(out, found[0], str(event_id), phase)
+
+    def _streamed(self, out: Any, where: tuple[str | int, ...], event_id: str, phase: str) -> Any:
+        """``out`` with the part of a secret that only the stream's pieces joined show redacted (``streamed``)."""
+        text = text_at(out, where)
+        if text is None:
+            return out
+        new, found = self._streams.piece(event_id, phase, where, text, _shaped)
+        if found:
+            self.learn(found)
+            with self._lock:
+                self.late = self.late or bool(self._streams.noted)
+        return out if new == text else set_at(out, where, new)
+
+    def _screened(self, payload: dict[str, Any]) -> Any:
         # a large flat payload of plain values (a model call's) is judged value by value, without its JSON: its
         # keys alone (``cache_write_input_tokens``) would fail the whole-text prefilter; a small one passes it faster
         known = self._known
@@ -192,6 +212,8 @@ class RunSecrets:
         With ``reopen`` the recorder's open events writer is closed around the rewrite and replaced
         by a new one on the new file (sharing its lock). Returns the files rewritten.
         """
+        if recorder is not None:  # the streams' last pieces, read with nothing after them
+            self.learn(self._streams.flush(_shaped))
         if not self.values:
             return []
         self.late = False
@@ -232,13 +254,17 @@ class RunSecrets:
 
     def _scrub_lines(self, data: bytes) -> bytes:
         lines = data.splitlines(keepends=True)
+        noted = self._streams.noted
         for i, line in enumerate(lines):
-            if self._holds(line):
+            if self._holds(line) or (noted and b'"id"' in line):
                 try:
                     record = orjson.loads(line)
                 except orjson.JSONDecodeError:
                     lines[i] = self.scrub_text(line.decode("utf-8", "replace")).encode()
                     continue
+                if isinstance(record, dict) and record.get("id") in noted:  # a streamed piece's part of a secret
+                    record = {**record, "payload": self._streams.cut(record["id"], record.get("payload"))}
+                    lines[i] = dumps_line(record)
                 scrubbed = self.scrub(record)
                 if scrubbed is not record:
                     lines[i] = dumps_line(scrubbed)
@@ -263,12 +289,14 @@ class RunSecrets:
         return any(run is None or self._known.holds(run) for run in chunk_runs(record))
 
     def _sweep_events(self, path: Path, recorder: Any, reopen: bool) -> bool:
+        streams = self._streams
         for event in recorder.events:  # what views and summaries read from memory
-            event["payload"] = self.scrub(event.get("payload"))
+            event["payload"] = self.scrub(streams.cut(event.get("id"), event.get("payload")))
         writer = recorder.writer
         with writer.lock:  # the recorder appends under this lock, reading ``recorder.writer`` inside it
             data = path.read_bytes()
-            new = self._scrub_lines(data) if self._holds(data) else data
+            new = self._scrub_lines(data) if streams.noted or self._holds(data) else data
+            streams.swept()
             if new == data:
                 return False
             atomic_write_bytes(path, new)
@@ -280,6 +308,16 @@ class RunSecrets:
 
 def _replace(text: str, parts: Iterable[str]) -> str:
     return for_text(text, parts).replaced(text, REDACTED_VALUE)
+
+
+# the names a streamed piece's text is under (``{"delta": …}``, Anthropic's ``{"delta": {"text": …}}``, OpenAI's
+# ``{"choices": [{"delta": {"content": …}}]}``): a ``text`` or ``content`` alone is a whole message or note
+_DELTA_KEYS = frozenset({"delta", "chunk", "token", "partial_json", "choices"})
+
+
+def _shaped(text: str) -> set[str]:
+    """What the shape and name rules find (joined pieces are not judged by randomness: two ids side by side read as one)."""
+    return find_in_text(text, entropy=False)
 
 
 def _set_in(record: Any, path: tuple[str | int, ...], text: str) -> Any:

@@ -98,6 +98,8 @@ _SECRET_PAIRS = frozenset(
         ("encryption", "key"),
         ("master", "key"),
         ("client", "key"),
+        ("session", "key"),
+        ("hmac", "key"),
         ("pass", "word"),  # ``PassWord``
     }
 )

@@ -123,7 +123,7 @@ def _hides(blob: bytes) -> bool:
     return not text.isprintable() or "\u034f" in text
 
 
-_KEYWORDS_STR = re.compile(_KEYWORDS.pattern.decode())
+KEYWORDS_STR = _KEYWORDS_STR = re.compile(_KEYWORDS.pattern.decode())  # the keywords, in text
 # besides letters, every name-based or format rule needs one of these in the text (``name=value``,
 # ``--name value``, ``a:b@host``, ``eyJ….``, quotes); without them only "Bearer <token>" can match
 _PUNCT = re.compile("[" + re.escape("=:-'\"(;.`/@\\,%") + "]")  # %: ``password%3D…``, percent-encoded
@@ -382,13 +382,16 @@ _SCHEME_VALUE = re.compile(r"\s+([^\s\"',;]+)")  # the token after ``Authorizati
 _FLAG_WORDS = frozenset({"no", "yes", "on", "off", "ok", "n/a", "na", "-", "?", "tbd", "set"})
 
 
+_NEGATIONS = ("no-", "no_", "disable-", "disable_", "skip-", "skip_", "without-", "without_")
+
+
 def _assignments(text: str) -> tuple[list[str], list[str]]:
     """``(values, short)``: the values given to secret-looking names, and each value shorter than
     ``_plausible`` allows (``password=a+b``) with the ``=`` or ``:`` before it (see ``_short_assignment``)."""
     found, short = [], []
     for m in (*_assign_matches(text), *_FLAG.finditer(text), *_QUERY.finditer(text)):
         name = m.group("name").lstrip("-")
-        if not is_secret_key(name):
+        if not is_secret_key(name) or name.lower().startswith(_NEGATIONS):  # ``--no-auth flag`` takes no value
             continue
         value = m.group("value")
         if ":" in text[m.end("name") : m.start("value")] and vocabulary_token(name, value):  # ``"token": "Paris"``

@@ -50,6 +50,7 @@ COMMAND_LINES = [
     "default login bob password {key}",
     "npm config set //registry.npmjs.org/:_authToken {key}",
     "passcode={key}",
+    "SESSION_KEY={key}",
     "postgres://bob:p@{key}@db.example.com/app",
     "redis://:{key}@cache:6379/0",
 ]
@@ -107,6 +108,7 @@ def test_a_url_password_is_read_to_the_last_at_sign_and_its_scheme_is_kept() -> 
     "text, words",
     [
         ("server says auth: required", ["required"]),
+        ("run it with the --no-auth flag", ["flag"]),
         ("password: disabled for this realm", ["disabled"]),
         ("api_key_env=OPENAI_API_KEY", ["OPENAI_API_KEY"]),
         ("export OPENAI_API_KEY=${OPENAI_API_KEY}", ["${OPENAI_API_KEY}"]),

@@ -1,0 +1,203 @@
+"""Secrets split across events: an agent writing one event per streamed delta (``{"delta": "sk-pr"}``, ``{"delta":
+"oj-Ab…"}``).
+
+No single event shows such a key, so each piece passed screening. Each new piece is read joined with the stream's
+last pieces (``TAIL`` characters of them, each as screened alone): the part of a secret the new piece holds is redacted before
+it is written, and the parts earlier pieces hold (written already) are noted by event id and character span, for
+the late sweep to rewrite when the run pauses or is sealed. A stream is the events of one phase whose chunk text
+sits at one place (``chunk_text``: ``delta``, ``text``, ``content``…).
+
+A value that reaches the end of the joined text may go on in the next piece: a short one there (``auth: re``,
+the start of ``required``) is left until a piece follows, or until the sweep reads the stream's end as its end.
+"""
+
+from __future__ import annotations
+
+import string
+import threading
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+from .known import replaced, spans
+from .names import REDACTED_VALUE
+from .text import KEYWORDS_STR
+
+__all__ = ["Streams", "TAIL", "text_at", "set_at"]
+
+TAIL = 256  # characters of a stream's last pieces kept, read joined at its end; a longer text is no delta
+_NEAR = 96  # characters before a new piece read joined with it (the rules' cost grows faster than the text)
+_TOKEN = string.ascii_letters + string.digits + "+/=_-%"  # what a key is made of (``text._TOKEN_CHARS``)
+_KEYWORD = KEYWORDS_STR  # a secret-looking name's keyword, or a URL's ``://``
+_GOES_ON = 20  # a value this long found at the joined text's end is a secret's start already (a key's shape)
+
+Where = tuple[str | int, ...]  # the place of the chunk text in an event's payload
+Spans = list[tuple[int, int]]
+
+
+class _Piece:
+    """One streamed piece: its event, its text as screened alone, and the spans of it redacted when it was written."""
+
+    __slots__ = ("event_id", "text", "written")
+
+    def __init__(self, event_id: str, text: str) -> None:
+        self.event_id, self.text, self.written = event_id, text, Spans()
+
+
+class _Stream:
+    """A stream's last pieces, and what the cheap test before reading them joined needs."""
+
+    __slots__ = ("pieces", "size", "run", "since", "end")
+
+    def __init__(self) -> None:
+        self.pieces: deque[_Piece] = deque()
+        self.size = 0  # characters of the pieces kept
+        self.run = 0  # the token characters ending the stream so far (a key's pieces before the next)
+        self.since = _NEAR + 1  # characters since a keyword of a secret-looking name ended
+        self.end = ""  # the stream's last characters (a keyword split across two pieces)
+
+
+class Streams:
+    """The last pieces of a run's streams, and the spans of earlier pieces a secret found later covers; thread-safe."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._streams: dict[tuple[str, Where], _Stream] = {}
+        self.noted: dict[str, tuple[Where, _Piece, Spans]] = {}  # event id -> its piece and the spans to redact
+
+    def piece(self, event_id: str, phase: str, where: Where, text: str, find: Callable[[str], set[str]]) -> tuple[str, set[str]]:
+        """``(text, found)``: the new piece's text with its part of a secret redacted, and the secrets found joined.
+
+        The pieces are read joined only when a secret may cross into the new one: a keyword (``password``,
+        ``token``, ``://``…) ended at most ``_NEAR`` characters before its end, or a run of 20+ token characters
+        goes on into it; other pieces (prose) cost a few string operations."""
+        if len(text) > TAIL:
+            return text, set()
+        new = _Piece(event_id, text)
+        with self._lock:
+            stream = self._streams.get((phase, where))
+            if stream is None:
+                stream = self._streams[(phase, where)] = _Stream()
+            lead = len(text) - len(text.lstrip(_TOKEN))
+            crossing = lead > 0 and stream.run + lead >= _GOES_ON
+            stream.run = stream.run + len(text) if lead == len(text) else len(text) - len(text.rstrip(_TOKEN))
+            near = stream.end + text
+            ends = [m.end() for m in _KEYWORD.finditer(near.lower())]
+            stream.since = len(near) - ends[-1] if ends else stream.since + len(text)
+            stream.end = near[-16:]
+            stream.pieces.append(new)
+            stream.size += len(text)
+            while len(stream.pieces) > 1 and stream.size > TAIL:
+                stream.size -= len(stream.pieces.popleft().text)
+            items = list(stream.pieces) if len(stream.pieces) > 1 and (crossing or stream.since <= _NEAR) else None
+        if items is None:
+            return text, set()
+        texts = _window([p.text for p in items], _NEAR)
+        found, cuts = _cuts(texts, find, final=False)
+        for i, ranges in cuts.items():
+            piece = items[i + len(items) - len(texts)]
+            if piece is new:
+                new.written = spans(new.written + ranges)
+            else:
+                self._note(where, piece, ranges)
+        return _redacted(text, new.written), found
+
+    def flush(self, find: Callable[[str], set[str]]) -> set[str]:
+        """Read each stream's last pieces with their end as the end (nothing follows): the secrets found."""
+        with self._lock:
+            streams = [(where, list(stream.pieces)) for (_, where), stream in self._streams.items()]
+        found: set[str] = set()
+        for where, pieces in streams:
+            if len(pieces) < 2:
+                continue
+            values, cuts = _cuts([p.text for p in pieces], find, final=True)
+            found |= values
+            for i, ranges in cuts.items():
+                self._note(where, pieces[i], ranges)
+        return found
+
+    def _note(self, where: Where, piece: _Piece, ranges: Spans) -> None:
+        with self._lock:
+            old = self.noted.get(piece.event_id)
+            self.noted[piece.event_id] = (where, piece, spans((old[2] if old else []) + ranges))
+
+    def cut(self, event_id: Any, payload: Any) -> Any:
+        """``payload`` (an event's, as written) with the noted spans of its piece redacted too; the piece's whole
+        text when it is no longer as it was written (changed since)."""
+        noted = self.noted.get(event_id) if isinstance(event_id, str) else None
+        if noted is None:
+            return payload
+        where, piece, ranges = noted
+        text = text_at(payload, where)
+        if text is None:
+            return payload
+        if text != _redacted(piece.text, piece.written):
+            return set_at(payload, where, REDACTED_VALUE)
+        return set_at(payload, where, _redacted(piece.text, spans(piece.written + ranges)))
+
+    def swept(self) -> None:
+        """The noted spans are redacted in the log and in memory, and count as written."""
+        with self._lock:
+            for _, piece, ranges in self.noted.values():
+                piece.written = spans(piece.written + ranges)
+            self.noted.clear()
+
+
+def _cuts(texts: list[str], find: Callable[[str], set[str]], *, final: bool) -> tuple[set[str], dict[int, list[tuple[int, int]]]]:
+    """The secrets in the texts joined, and for each text the spans of it they cover."""
+    joined = "".join(texts)
+    bounds, pos = [], 0
+    for text in texts:
+        bounds.append((pos, pos + len(text)))
+        pos += len(text)
+    found, cuts = set(), dict[int, list[tuple[int, int]]]()
+    for value in find(joined):
+        at = joined.find(value)
+        while at >= 0:
+            stop = at + len(value)
+            touched = [i for i, (a, b) in enumerate(bounds) if a < stop and b > at]
+            # a value inside one piece is that piece's own, unless only the pieces before show it (``password=``)
+            alone = len(touched) == 1 and value in find(texts[touched[0]])
+            if not alone and (final or stop < len(joined) or len(value) >= _GOES_ON):
+                found.add(value)
+                for i in touched:
+                    a, b = bounds[i]
+                    cuts.setdefault(i, []).append((max(a, at) - a, min(b, stop) - a))
+            at = joined.find(value, at + 1)
+    return found, cuts
+
+
+def _window(texts: list[str], near: int) -> list[str]:
+    """The last texts, from the one reaching ``near`` characters before the last text's start (whole, for its spans)."""
+    first, total = len(texts) - 1, 0
+    while first > 0 and total < near:
+        first -= 1
+        total += len(texts[first])
+    return texts[first:]
+
+
+def _redacted(text: str, ranges: Spans) -> str:
+    return replaced(text, spans(r for r in ranges if r[1] > r[0]), REDACTED_VALUE) if ranges else text
+
+
+def text_at(payload: Any, where: Where) -> str | None:
+    """The string at ``where`` inside ``payload``, or None."""
+    value = payload
+    for step in where:
+        try:
+            value = value[step]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return value if isinstance(value, str) else None
+
+
+def set_at(record: Any, where: Where, text: str) -> Any:
+    """A copy of ``record`` (dicts and lists) with ``text`` at ``where``."""
+    if not where:
+        return text
+    head, rest = where[0], where[1:]
+    if isinstance(record, dict):
+        return {**record, head: set_at(record[head], rest, text)}
+    items = list(record)
+    items[int(head)] = set_at(items[int(head)], rest, text)
+    return items

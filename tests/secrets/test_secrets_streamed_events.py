@@ -1,0 +1,106 @@
+"""A secret streamed across events: an agent writing one event per delta (``ctx.emit("model", {"delta": …})``).
+
+No single event shows the key (``sk-proj-Ab``, ``Cd3…``, ``…xyz``), so each was written in clear. Each piece is
+now read joined with the stream's last pieces: the part the new piece holds is redacted as it is written, and the
+parts earlier pieces hold (on disk already) are rewritten by the late sweep when the run pauses or is sealed.
+"""
+
+from __future__ import annotations
+
+import secrets as stdlib_secrets
+import string
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+import noesis_nb
+
+
+def _openai_key() -> str:
+    alphabet = string.ascii_letters + string.digits
+    return "sk-proj-" + "".join(stdlib_secrets.choice(alphabet) for _ in range(48))
+
+
+def _password() -> str:
+    rnd = stdlib_secrets.SystemRandom()
+    return "".join(rnd.choice(string.ascii_letters + string.digits) for _ in range(14)) + "7Qz"
+
+
+def _pieces(text: str, size: int) -> list[str]:
+    return [text[i : i + size] for i in range(0, len(text), size)]
+
+
+def _streaming(text: str, size: int, field: str = "delta") -> Any:
+    async def agent(task: str, ctx: Any) -> str:
+        for piece in _pieces(text, size):
+            ctx.emit("model", {field: piece})
+        ctx.emit("note", {"text": "stream over"})
+        return "done"
+
+    return agent
+
+
+def _everything(runs: Path) -> str:
+    texts = [p.read_text("utf-8", "replace") for p in sorted(runs.rglob("*")) if p.is_file()]
+    texts += [frame(runs).to_csv() for frame in (noesis_nb.events_df, noesis_nb.runs_df)]
+    return "\n".join(texts)
+
+
+def _deltas(run_dir: Path) -> list[str]:
+    lines = (run_dir / "events.jsonl").read_bytes().splitlines()
+    return [orjson.loads(line)["payload"]["delta"] for line in lines if b'"delta"' in line]
+
+
+def _fragments(secret: str, n: int = 6) -> list[str]:
+    return [secret[i : i + n] for i in range(len(secret) - n + 1)]
+
+
+@pytest.mark.parametrize("size", [3, 4, 7, 16])
+def test_a_key_streamed_one_piece_per_event_reaches_no_file_and_no_frame(runs_dir: Path, size: int) -> None:
+    key = _openai_key()
+    text = f"Here is the key you asked for: {key} and nothing else."
+    episode = noesis_nb.solve("stream", using=_streaming(text, size), runs_dir=runs_dir, approver="auto")
+    everything = _everything(runs_dir)
+    left = [f for f in _fragments(key[8:]) if f in everything]
+    assert not left, f"{len(left)} fragments of the key left with pieces of {size}: {left[:3]}"
+    joined = "".join(_deltas(runs_dir / episode))  # the words around it stay
+    assert joined.startswith("Here is the key you asked for: ") and joined.endswith(" and nothing else.")
+
+
+def test_a_password_after_its_name_in_the_next_event_is_redacted(runs_dir: Path) -> None:
+    password = _password()
+
+    async def agent(task: str, ctx: Any) -> str:
+        for piece in ("connecting with password=", password[:5], password[5:11], password[11:], " to db"):
+            ctx.emit("model", {"delta": piece})
+        return "done"
+
+    noesis_nb.solve("stream", using=agent, runs_dir=runs_dir, approver="auto")
+    everything = _everything(runs_dir)
+    assert not [f for f in _fragments(password, 5) if f in everything]
+    assert "connecting with password=" in everything
+
+
+def test_the_pieces_on_disk_read_joined_hold_none_of_the_key_and_keep_the_words_around_it(runs_dir: Path) -> None:
+    key = _openai_key()
+    episode = noesis_nb.solve("stream", using=_streaming(f"key: {key} end", 5), runs_dir=runs_dir, approver="auto")
+    lines = (runs_dir / episode / "events.jsonl").read_bytes().splitlines()
+    deltas = [orjson.loads(line)["payload"]["delta"] for line in lines if b'"delta"' in line]
+    joined = "".join(deltas)
+    assert "[REDACTED]" in joined and not [f for f in _fragments(key[8:]) if f in joined]
+    assert joined.startswith("key: ") and joined.endswith(" end")
+
+
+@pytest.mark.parametrize("size", [1, 3, 8])
+def test_ordinary_streamed_text_is_written_as_it_came(runs_dir: Path, size: int) -> None:
+    """Prose, code and ids streamed in pieces keep every piece: nothing in them is a secret joined either."""
+    text = (
+        "The function `parse_tokens(max_tokens=512)` reads the config; set auth: required and use the token "
+        "budget wisely. Run id 01J9ZK3V6Q8M2N4P5R7S9T1V3W, commit 3f786850e387550fdab836ed7e6dc881de23001b."
+    )
+    episode = noesis_nb.solve("stream", using=_streaming(text, size), runs_dir=runs_dir, approver="auto")
+    lines = (runs_dir / episode / "events.jsonl").read_bytes().splitlines()
+    deltas = [orjson.loads(line)["payload"]["delta"] for line in lines if b'"delta"' in line]
+    assert "".join(deltas) == text
