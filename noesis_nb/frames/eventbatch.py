@@ -11,9 +11,8 @@ Timestamp strings that do not parse are reported to their run when the batch is 
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Callable
 from itertools import accumulate
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -21,13 +20,24 @@ from . import _arrays
 from .coded import CodedColumn
 from .columns import Column
 from .eventcheck import check_run
+from .eventids import any_repeated, repeated_ids
 from .isotimes import TimeColumn
 from .rowsource import system_rows
 from .values import describe
 
 __all__ = ["Batch", "EVENT_KINDS", "Report"]
 
-Report = Callable[[list[tuple[int, str]]], None]  # (event index in its run, reason) -> recorded with a line number
+
+class Report(Protocol):
+    """Where a run's problems go: (event index in its run, reason) -> recorded with a line number."""
+
+    def __call__(self, bad: list[tuple[int, str]]) -> None: ...
+
+    def line(self, index: int) -> int:
+        """The line of the run's event ``index`` (to name an earlier line in a reason)."""
+        ...
+
+
 EVENT_KINDS: dict[str, str] = {
     "event_id": "str",
     "timestamp": "datetime",
@@ -156,6 +166,13 @@ class Batch:
         offsets = list(accumulate((len(run[0]) for run in runs[:-1]), initial=0))
         for run, found in _by_run(bad, offsets).items():
             runs[run][1](found)
+        ids = cols["event_id"]
+        if any_repeated(ids):  # in this chunk; one set at C speed, then run by run (a copied run shares its ids)
+            for run, begin in enumerate(offsets):
+                report = runs[run][1]
+                own = ids[begin : begin + len(runs[run][0])]
+                if any_repeated(own):
+                    report(repeated_ids(own, report.line))
         for run, found in _by_run(system_rows(gp, cols["source"]), offsets).items():
             runs[run][2].extend(found)
 

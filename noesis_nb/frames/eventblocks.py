@@ -10,7 +10,7 @@ arrays, not parsing.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -22,6 +22,7 @@ from . import _arrays
 from .cache import CACHE, MEMO
 from .columns import Column
 from .eventbatch import EVENT_KINDS, Batch
+from .eventids import names_only, other_episodes
 from .fs import BadFile, prefetch_remote, settled
 from .gcpause import gc_paused
 from .problems import CUT_IN_SEALED_RUN, LoadProblem, Problems
@@ -141,7 +142,10 @@ def load_events(
                 run_problems.extend(LoadProblem(c.path, c.line_number, c.reason) for c in corruptions)
                 if torn and sealed:  # cut although the run was sealed before this read: damage, not a line in transit
                     run_problems.append(LoadProblem(url, torn[0], CUT_IN_SEALED_RUN))
-                start, stop, named = batch.add(evs, _reporter(url, numbers, run_problems))
+                report = _LineReport(url, numbers, run_problems)
+                if not names_only(data, ref.name, len(evs)):  # bytes counted: the events are looked at only when off
+                    report(other_episodes([e.get("episode_id") for e in evs], ref.name))
+                start, stop, named = batch.add(evs, report)
                 systems.append(named)
                 del evs
                 segment = (batch, start, stop)
@@ -190,18 +194,26 @@ def _sealed(ref: RunRef) -> bool:
     return ref.fs.stat(ref.file("final.json")) is not None or ref.fs.stat(ref.file("manifest.json")) is not None
 
 
-def _reporter(url: str, numbers: list[int], sink: list[LoadProblem]) -> Callable[[list[tuple[int, str]]], None]:
+class _LineReport:
     """Turns (event index, reason) into problems with line numbers; ``numbers``: each event's line.
 
     It lives until the batch is sealed (a timestamp is reported then), so it keeps the line
     numbers only when some line was not an event, never the file's bytes.
     """
-    lines = None if not numbers or numbers[-1] == len(numbers) else numbers  # None: event i is line i + 1
 
-    def report(bad: list[tuple[int, str]]) -> None:
-        sink.extend(LoadProblem(url, i + 1 if lines is None else lines[i], reason) for i, reason in bad)
+    __slots__ = ("url", "lines", "sink")
 
-    return report
+    def __init__(self, url: str, numbers: list[int], sink: list[LoadProblem]):
+        self.url, self.sink = url, sink
+        self.lines = None if not numbers or numbers[-1] == len(numbers) else numbers  # None: event i is line i + 1
+
+    def line(self, index: int) -> int:
+        """The line of the run's event ``index``."""
+        return index + 1 if self.lines is None else self.lines[index]
+
+    def __call__(self, bad: list[tuple[int, str]]) -> None:
+        line = self.line
+        self.sink.extend(LoadProblem(self.url, line(i), reason) for i, reason in bad)
 
 
 def _events_and_source_doc(ref: RunRef) -> list[str]:

@@ -19,7 +19,7 @@ from typing import Any
 from ..store.vocab import MODEL_CALL
 from .values import MAX_COUNT, RULES, TOKEN_KEYS, describe, usage_conflicts
 
-__all__ = ["check_run", "FACULTIES"]
+__all__ = ["check_run", "check_calls", "FACULTIES"]
 
 _NONE = type(None)
 _TEXT: set[type] = {str, _NONE}
@@ -52,6 +52,7 @@ _CALL_RULES = {
     "cost_usd": "nonneg",
     "provider": "text",
 }
+_RUNS_CALL_RULES = {**_CALL_RULES, "model": "text"}
 _TOOL_RULES = dict.fromkeys(("request_id", "reason_code", "protocol", "reason"), "text")  # what tools_df reads
 
 
@@ -120,19 +121,66 @@ def _check_payloads(cols: dict[str, list[Any]], bad: list[tuple[int, str]]) -> N
     for targets, rules in ((_positions(names, MODEL_CALL), _CALL_RULES), (_positions(phases, "tool"), _TOOL_RULES)):
         if not targets:
             continue
-        chosen = [payloads[i] for i in targets]
-        fields = {key: [p.get(key) for p in chosen] for key in rules}
-        for key, rule_name in rules.items():
-            values = fields[key]
-            if _plain(values, rule_name):
-                continue
-            rule = RULES[rule_name]
-            for j, value in enumerate(values):
-                if value is not None and not rule.ok(value):
-                    bad.append((targets[j], f"payload.{key} is {describe(value)}, not {rule.want}; read as unknown"))
-                    values[j] = None
-        if rules is _CALL_RULES:
-            _check_parts(targets, fields, bad)
+        _check_fields([payloads[i] for i in targets], targets, rules, bad)
+
+
+def check_calls(payloads: list[dict[str, Any]]) -> list[tuple[int, str]]:
+    """``(index, reason)`` for each field of these ``model.call`` payloads that ``usage_df`` would read as unknown.
+
+    ``runs_df`` sums and prices the calls it scans from a log without the other frames' columns; this is the
+    same check (and words) as theirs, so a bad count is reported by every frame. ``model`` is checked here
+    too: for the event frames it is a column of every event (``check_run``).
+    """
+    bad: list[tuple[int, str]] = []
+    if payloads and not _plain_calls(payloads):
+        _check_fields(payloads, list(range(len(payloads))), _RUNS_CALL_RULES, bad)
+        bad.sort(key=lambda item: item[0])
+    return bad
+
+
+_COUNT_KEYS = tuple(k for k, rule in _RUNS_CALL_RULES.items() if rule == "count")
+_NONNEG_KEYS = tuple(k for k, rule in _RUNS_CALL_RULES.items() if rule == "nonneg")
+_TEXT_KEYS = tuple(k for k, rule in _RUNS_CALL_RULES.items() if rule == "text")
+
+
+def _plain_calls(payloads: list[dict[str, Any]]) -> bool:
+    """The common case of ``check_calls``, one set per kind of field rather than a list per field: every count,
+    number and text plainly fits, and no part exceeds its total (then nothing is reported)."""
+    counts: set[Any] = {p.get(k) for p in payloads for k in _COUNT_KEYS}
+    numbers: set[Any] = {p.get(k) for p in payloads for k in _NONNEG_KEYS}
+    texts = {type(p.get(k)) for p in payloads for k in _TEXT_KEYS}
+    counts.discard(None)
+    numbers.discard(None)
+    if not texts <= _TEXT or not set(map(type, counts)) <= {int} or not set(map(type, numbers)) <= {int, float}:
+        return False
+    if counts and (min(counts) < 0 or max(counts) >= MAX_COUNT):
+        return False
+    if numbers and not (min(numbers) >= 0 and max(numbers) < MAX_COUNT):  # a JSON log holds no NaN; inf is too big
+        return False
+    get = dict.get
+    for p in payloads:
+        total, output, reasoning = get(p, "input_tokens"), get(p, "output_tokens"), get(p, "reasoning_tokens")
+        if total is not None and (get(p, "cached_input_tokens") or 0) + (get(p, "cache_write_input_tokens") or 0) > total:
+            return False
+        if output is not None and reasoning is not None and reasoning > output:
+            return False
+    return True
+
+
+def _check_fields(chosen: list[dict[str, Any]], targets: list[int], rules: dict[str, str], bad: list[tuple[int, str]]) -> None:
+    """Check ``rules``' fields of the ``chosen`` payloads (event ``targets[j]`` each), column by column."""
+    fields = {key: [p.get(key) for p in chosen] for key in rules}
+    for key, rule_name in rules.items():
+        values = fields[key]
+        if _plain(values, rule_name):
+            continue
+        rule = RULES[rule_name]
+        for j, value in enumerate(values):
+            if value is not None and not rule.ok(value):
+                bad.append((targets[j], f"payload.{key} is {describe(value)}, not {rule.want}; read as unknown"))
+                values[j] = None
+    if "input_tokens" in rules:
+        _check_parts(targets, fields, bad)
 
 
 def _plain(values: list[Any], rule: str) -> bool:

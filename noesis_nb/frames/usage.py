@@ -18,6 +18,8 @@ from . import _arrays
 from .cache import MEMO
 from .columns import TOKEN_COLUMNS, USAGE_COLUMNS, Column, check_columns
 from .eventblocks import load_events
+from .eventcheck import check_calls
+from .eventids import any_repeated, repeated_ids
 from .gcpause import without_gc
 from .problems import CUT_IN_SEALED_RUN, LoadProblem, Problems
 from .source import Source, episode_filter, named_runs, resolve_source, source_label, stray_runs, unmatched_episodes
@@ -34,8 +36,13 @@ def scan_model_calls(
 ) -> list[tuple[str | None, dict[str, Any]]]:
     """(timestamp, payload) of each model.call line, parsing only lines that mention ``"model.call"``.
 
-    A cut last line is one still being written, unless the run is ``sealed``: then it is reported as events_df does."""
+    A cut last line is one still being written, unless the run is ``sealed``: then it is reported as events_df does.
+    The calls' fields are checked as the event frames check them (``check_calls``), and a call whose id an
+    earlier call has is reported (``eventids``): a line written twice would count twice.
+    """
     out = []
+    starts: list[int] = []  # where each call's line starts, for the line numbers of a problem
+    ids: list[Any] = []
     find = data.find
     i = find(_NEEDLE)
     while i != -1:
@@ -53,7 +60,11 @@ def scan_model_calls(
             payload = event.get("payload")
             if type(payload) is dict and payload.get("event_name") == MODEL_CALL:
                 out.append((event.get("timestamp"), payload))
+                starts.append(start)
+                ids.append(event.get("id"))
         i = find(_NEEDLE, end)
+    if out:
+        _check_calls(data, url, problems, out, starts, ids)
     if sealed and not data.endswith(b"\n") and data.strip():  # cut, whether or not what is left names a model call
         start = data.rfind(b"\n") + 1
         try:
@@ -61,6 +72,20 @@ def scan_model_calls(
         except orjson.JSONDecodeError:
             problems.append(LoadProblem(url, data.count(b"\n") + 1, CUT_IN_SEALED_RUN))
     return out
+
+
+def _check_calls(
+    data: bytes, url: str, problems: list[LoadProblem], calls: list[tuple[Any, dict[str, Any]]], starts: list[int], ids: list[Any]
+) -> None:
+    """Report the scanned calls' bad fields and repeated ids, each at its line (counted only for a call reported)."""
+
+    def line(j: int) -> int:
+        return data.count(b"\n", 0, starts[j]) + 1
+
+    bad = check_calls([payload for _, payload in calls])
+    if any_repeated(ids):
+        bad = sorted(bad + repeated_ids(ids, line), key=lambda item: item[0])
+    problems.extend(LoadProblem(url, line(j), reason) for j, reason in bad)
 
 
 def _numbers(values: list[Any], rule: str) -> np.ndarray:
