@@ -144,18 +144,13 @@ _TEXT_KEYS = tuple(k for k, rule in _RUNS_CALL_RULES.items() if rule == "text")
 
 
 def _plain_calls(payloads: list[dict[str, Any]]) -> bool:
-    """The common case of ``check_calls``, one set per kind of field rather than a list per field: every count,
+    """The common case of ``check_calls``, one list per kind of field rather than per field: every count,
     number and text plainly fits, and no part exceeds its total (then nothing is reported)."""
-    counts: set[Any] = {p.get(k) for p in payloads for k in _COUNT_KEYS}
-    numbers: set[Any] = {p.get(k) for p in payloads for k in _NONNEG_KEYS}
-    texts = {type(p.get(k)) for p in payloads for k in _TEXT_KEYS}
-    counts.discard(None)
-    numbers.discard(None)
-    if not texts <= _TEXT or not set(map(type, counts)) <= {int} or not set(map(type, numbers)) <= {int, float}:
-        return False
-    if counts and (min(counts) < 0 or max(counts) >= MAX_COUNT):
-        return False
-    if numbers and not (min(numbers) >= 0 and max(numbers) < MAX_COUNT):  # a JSON log holds no NaN; inf is too big
+    if not (
+        _plain([p.get(k) for p in payloads for k in _COUNT_KEYS], "count")
+        and _plain([p.get(k) for p in payloads for k in _NONNEG_KEYS], "nonneg")
+        and _plain([p.get(k) for p in payloads for k in _TEXT_KEYS], "text")
+    ):
         return False
     get = dict.get
     for p in payloads:

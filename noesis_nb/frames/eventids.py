@@ -1,4 +1,4 @@
-"""Whose event a line is: an id said twice in one log, or an event naming another episode than its run's folder.
+"""Whose event a line is: an id said twice in one log, or an event naming another episode than the rest of its log.
 
 Both would be counted silently (a line appended twice doubles a call's tokens and cost; another
 run's event lands in this run's totals), so every frame reports them, with the same words and
@@ -54,16 +54,19 @@ def names_only(data: bytes, episode: str, events: int) -> bool:
 
 
 def other_episodes(episode_ids: Sequence[Any], episode: str) -> list[tuple[int, str]]:
-    """``(index, reason)`` for each event whose ``episode_id`` is not ``episode`` (the run's folder)."""
+    """``(index, reason)`` for each event whose ``episode_id`` is not its log's: the run's folder ``episode`` when
+    an event names it, else the first event's (a renamed copy of a run names its old folder throughout: the
+    summary's episode is checked against the folder by ``runs_df``, the events against each other here)."""
+    owner = episode if episode in episode_ids else next((e for e in episode_ids if type(e) is str), episode)
     out = []
     for i, named in enumerate(episode_ids):
-        if named == episode:
+        if named == owner:
             continue
         said = "names no episode (episode_id is missing)" if named is None else f"names episode {quoted(named, 60)}"
         out.append(
             (
                 i,
-                f"{said}, but it is in the log of {quoted(episode, 60)}; it is read as that run's event, as the run's "
+                f"{said}, but it is in the log of {quoted(owner, 60)}; it is read as that run's event, as the run's "
                 "folder names the run. Move it to its own run's log, or fix its episode_id",
             )
         )

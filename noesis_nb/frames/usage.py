@@ -61,7 +61,7 @@ def scan_model_calls(
             if type(payload) is dict and payload.get("event_name") == MODEL_CALL:
                 out.append((event.get("timestamp"), payload))
                 starts.append(start)
-                ids.append(event.get("id"))
+                ids.append(event_id if type(event_id := event.get("id")) is str else None)  # events_df reads no other
         i = find(_NEEDLE, end)
     if out:
         _check_calls(data, url, problems, out, starts, ids)

@@ -50,6 +50,7 @@ BAD_CALLS = {
     "text latency": {"latency_ms": "fast"},
     "parts above total": {"input_tokens": 10, "cached_input_tokens": 20},
     "model not text": {"model": 4},
+    "object": {"input_tokens": {"a": 1}},
 }
 
 
@@ -111,6 +112,20 @@ def test_an_event_of_another_episode_is_reported_by_every_frame(tmp_path: Path, 
     for frame in FRAMES.values():
         with pytest.raises(RunLoadError, match=f"line {line}"):
             frame(root, strict=True, cache=False)
+
+
+def test_a_renamed_copy_is_not_reported_event_by_event(tmp_path: Path):
+    """Every event of a copy under another folder name names the original: the log agrees with itself (runs_df
+    compares a summary's episode with the folder); one stray event in it is still reported."""
+    root = tmp_path / "runs"
+    events = basic_events(EP)
+    write_run(root, EP + "-copy", events)
+    assert _problems(root) == {name: [] for name in FRAMES}
+    events[3]["episode_id"] = "ep_SOMEONE_ELSE"
+    write_run(root, EP + "-copy2", events)
+    got = _problems(root)
+    for name, problems in got.items():
+        assert [line for line, _ in problems] == [4] and f"log of '{EP}'" in problems[0][1], (name, problems)
 
 
 def test_spaced_json_naming_its_episode_is_no_problem(tmp_path: Path):
