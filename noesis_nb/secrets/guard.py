@@ -29,12 +29,12 @@ import orjson
 from .._jsonio import atomic_write_bytes, atomic_write_json, dumps_line, to_jsonable
 from .._safetext import error_text, safe_repr
 from .disguise import ESCAPE, INVISIBLE, may_hide, maybe_disguised, readable
-from .joined import chunk_text, chunk_texts, split_secrets
+from .joined import chunk_texts, split_secrets
 from .known import SEARCHED, Known, for_text, replaced, spans
 from .names import REDACTED_VALUE, looks_like_credential, names_no_value
-from .scan import distinct_key, redact
-from .streamed import Streams, set_at, text_at
-from .text import chunk_runs, find_in_text, flat_might_contain, lists_joined, payload_might_contain
+from .scan import distinct_key, redact, shaped
+from .streamed import Streams, set_at, streamed_piece, text_at
+from .text import chunk_runs, flat_might_contain, lists_joined, payload_might_contain
 
 __all__ = ["RunSecrets", "for_run", "known_everywhere", "MIN_HUNTED"]
 
@@ -104,24 +104,21 @@ class RunSecrets:
         """The payload to write for an event: a copy, with secrets redacted when there are any. Given the event's
         id, a streamed piece (an event holding one chunk's text) is also read joined with the pieces before it."""
         out = self._screened(payload)
-        if event_id is None or payload.keys().isdisjoint(_DELTA_KEYS):  # no streamed piece (most events): one set test
-            return out
-        found = chunk_text(payload)
-        if found is None or _DELTA_KEYS.isdisjoint(found[0]):
-            return out
-        return self._streamed(out, found[0], str(event_id), phase)
+        piece = streamed_piece(payload) if event_id is not None else None
+        return out if piece is None else self._streamed(out, piece, str(event_id), phase)
 
-    def _streamed(self, out: Any, where: tuple[str | int, ...], event_id: str, phase: str) -> Any:
+    def _streamed(self, out: Any, piece: tuple[tuple[str | int, ...], str], event_id: str, phase: str) -> Any:
         """``out`` with the part of a secret that only the stream's pieces joined show redacted (``streamed``)."""
-        text = text_at(out, where)
-        if text is None:
+        where, text = piece
+        alone = text_at(out, where)
+        if alone is None:
             return out
-        new, found = self._streams.piece(event_id, phase, where, text, _shaped)
+        shown, found = self._streams.piece(event_id, phase, where, text, alone, shaped)
         if found:
             self.learn(found)
             with self._lock:
                 self.late = self.late or bool(self._streams.noted)
-        return out if new == text else set_at(out, where, new)
+        return out if shown == alone else set_at(out, where, shown)
 
     def _screened(self, payload: dict[str, Any]) -> Any:
         # a large flat payload of plain values (a model call's) is judged value by value, without its JSON: its
@@ -213,7 +210,7 @@ class RunSecrets:
         by a new one on the new file (sharing its lock). Returns the files rewritten.
         """
         if recorder is not None:  # the streams' last pieces, read with nothing after them
-            self.learn(self._streams.flush(_shaped))
+            self.learn(self._streams.flush(shaped))
         if not self.values:
             return []
         self.late = False
@@ -308,16 +305,6 @@ class RunSecrets:
 
 def _replace(text: str, parts: Iterable[str]) -> str:
     return for_text(text, parts).replaced(text, REDACTED_VALUE)
-
-
-# the names a streamed piece's text is under (``{"delta": …}``, Anthropic's ``{"delta": {"text": …}}``, OpenAI's
-# ``{"choices": [{"delta": {"content": …}}]}``): a ``text`` or ``content`` alone is a whole message or note
-_DELTA_KEYS = frozenset({"delta", "chunk", "token", "partial_json", "choices"})
-
-
-def _shaped(text: str) -> set[str]:
-    """What the shape and name rules find (joined pieces are not judged by randomness: two ids side by side read as one)."""
-    return find_in_text(text, entropy=False)
 
 
 def _set_in(record: Any, path: tuple[str | int, ...], text: str) -> Any:

@@ -187,10 +187,10 @@ def names_no_value(value: str) -> bool:
     ``[REDACTED]``), a word saying how it is set (``required``, ``disabled``), or the name of the variable that
     holds it (``OPENAI_API_KEY``, ``${DB_PASSWORD}``: a name spelt as secret names are)."""
     low = value.strip().lower()
-    if low in PLACEHOLDERS or low in _SETTINGS:
+    if low in PLACEHOLDERS or low.rstrip(".,;:!?)") in _SETTINGS:  # ``password: disabled.`` ends a sentence
         return True
-    variable = _VARIABLE.fullmatch(value.strip())
-    return variable is not None and is_secret_key(variable.group(1))
+    variable = _VARIABLE.fullmatch(value.strip())  # named as variables are: ending in a word (not ``PASSWORD_2024``)
+    return variable is not None and variable.group(1).rpartition("_")[2].isalpha() and is_secret_key(variable.group(1))
 
 
 def vocabulary_token(name: str, value: object) -> bool:

@@ -118,7 +118,7 @@ def starts_like_key(text: str) -> bool:
 
 def looks_like_key(text: str) -> bool:
     """Whether ``text`` holds a word that starts like a key or looks random (however short or cut it is)."""
-    return _PREFIX.search(text) is not None or bool(_random_words(text))
+    return starts_like_key(text) or bool(_random_words(text))
 
 
 def keys_hidden(text: str) -> str:

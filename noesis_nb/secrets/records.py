@@ -17,7 +17,8 @@ import orjson
 
 from .display import shown
 from .guard import RunSecrets
-from .scan import redact
+from .scan import redact, shaped
+from .streamed import redact_streams
 from .text import find_in_text, flat_might_contain, payload_might_contain
 
 __all__ = ["shown_records", "shown_value"]
@@ -41,7 +42,7 @@ def shown_records(records: list[Any]) -> None:
     A secret found in one event is redacted in every event of the run, before it as after it (``psql connected
     as bob (<password>)`` beside the ``export PGPASSWORD=…`` that names it), as a live run does with what it learns."""
     records = [r for r in records if type(r) is dict]
-    found: set[str] = set()
+    found = redact_streams(records, shaped)  # a key streamed one delta per event, read as given
     _shown_each(records, found)
     if found:
         learned = RunSecrets()

@@ -53,8 +53,11 @@ _ID_KEYS = frozenset(
 _MYSQL = frozenset({"mysql", "mysqldump", "mysqladmin", "mariadb", "mariadb-dump", "mysqlimport", "mysqlshow"})
 _CURL_USER = frozenset({"-u", "--user", "-U", "--proxy-user"})
 # commands given a password by a flag of their own: ``docker login -p``, ``redis-cli -a``, ``zip -P``, ``openssl enc -k``
-_OWN_FLAG = {"docker": "-p", "podman": "-p", "nerdctl": "-p", "redis-cli": "-a", "zip": "-P", "unzip": "-P", "openssl": "-k"}
-_LOGINS = frozenset({"docker", "podman", "nerdctl"})  # ... at their ``login``
+_OWN_FLAG = {
+    "docker": ("-p",), "podman": ("-p",), "nerdctl": ("-p",), "redis-cli": ("-a", "--pass"), "zip": ("-P",),
+    "unzip": ("-P",), "openssl": ("-k",),
+}  # fmt: skip
+_LOGINS = frozenset({"docker", "podman", "nerdctl"})  # ... at their ``login``, also attached (``-pSECRET``)
 _OPENSSL_PASS = frozenset({"-pass", "-passin", "-passout", "-password"})  # ``-passin pass:SECRET``
 
 
@@ -122,8 +125,10 @@ def _argv_hits(items: list[Any], path: Path) -> dict[int, Hit]:
         if not isinstance(item, str) or not item.startswith("-") or item in {"-", "--"}:
             continue
         name, eq, value = item.lstrip("-").partition("=")
-        if item == _OWN_FLAG.get(prog) and nxt and (prog not in _LOGINS or "login" in items[:i]):
+        if item in _OWN_FLAG.get(prog, ()) and nxt and (prog not in _LOGINS or "login" in items[:i]):
             hits[i + 1] = Hit(path + (i + 1,), (nxt,), True)
+        elif prog in _LOGINS and item.startswith("-p") and len(item) > 2 and item[2] != "-" and "login" in items[:i]:
+            hits[i] = Hit(path + (i,), (item[2:].lstrip("="),), False)
         elif item in _OPENSSL_PASS and nxt and nxt.startswith("pass:") and len(nxt) > 5:
             hits[i + 1] = Hit(path + (i + 1,), (nxt[5:],), False)
         elif prog in _MYSQL and item.startswith("-p") and not item.startswith("--") and len(item) > 2:
@@ -157,7 +162,7 @@ def _hidden(value: Any) -> bool:
     return value is None or value == REDACTED_VALUE
 
 
-def _no_secret(key: str, item: Any, holder: Mapping[Any, Any]) -> bool:
+def _no_secret(key: str, item: Any) -> bool:
     """Whether the value of a secret-looking key holds no secret: none, a flag (``"contains_password": false``), a
     word that stands for none (``"auth": "required"``, ``"api_key": "OPENAI_API_KEY"``), or a model's token
     (``{"token": " Paris", "logprob": -0.1}``). Its strings are still searched as any other text is."""
@@ -165,7 +170,7 @@ def _no_secret(key: str, item: Any, holder: Mapping[Any, Any]) -> bool:
         return True
     if isinstance(item, str) and names_no_value(item):
         return True
-    return vocabulary_token(key, item) or (key.lower() == "token" and "logprob" in holder)
+    return vocabulary_token(key, item)
 
 
 _NAME_KEYS = ("name", "key", "Name", "Key", "header", "Header", "ParameterKey", "OptionName")
@@ -209,7 +214,9 @@ def _pair_hit(items: list[Any], path: Path) -> bool:
     )
 
 
-def _shaped(text: str) -> set[str]:
+def shaped(text: str) -> set[str]:
+    """What the shape and name rules find, without the randomness rule (joined pieces: two ids side by side read as
+    one random word)."""
     return find_in_text(text, entropy=False)
 
 
@@ -225,7 +232,7 @@ def _walk(value: Any, path: Path, entropy: bool, out: list[Hit]) -> None:
                 in_key = find_in_text(key, entropy=entropy)
                 if in_key:
                     out.append(Hit(path + (key,), tuple(sorted(in_key, key=len, reverse=True)), False, key=True))
-            if key == named or (isinstance(key, str) and is_secret_key(key) and not _no_secret(key, item, value)):
+            if key == named or (isinstance(key, str) and is_secret_key(key) and not _no_secret(key, item)):
                 out.append(_whole(item, path + (key,), entropy))
             else:
                 _walk(item, path + (key,), entropy and not _opaque(key), out)
@@ -236,12 +243,12 @@ def _walk(value: Any, path: Path, entropy: bool, out: list[Hit]) -> None:
             positional[1] = _whole(items[1], path + (1,), entropy)
         out.extend(positional.values())
         if len(items) > 1 and any(isinstance(v, str) for v in items[1:]):  # a secret split across adjacent strings
-            for i, (values, whole) in split_secrets(items, _shaped).items():
+            for i, (values, whole) in split_secrets(items, shaped).items():
                 out.append(Hit(path + (i,), tuple(sorted(values, key=len, reverse=True)), whole))
         chunks = chunk_texts(items) if len(items) > 1 else None
         if chunks is not None:  # or across the texts of streamed chunk records
             texts = [c[1] if c is not None else None for c in chunks]
-            for i, (values, whole) in split_secrets(texts, _shaped).items():
+            for i, (values, whole) in split_secrets(texts, shaped).items():
                 where = chunks[i]
                 if where is not None:
                     out.append(Hit(path + (i, *where[0]), tuple(sorted(values, key=len, reverse=True)), whole))

@@ -13,17 +13,19 @@ the start of ``required``) is left until a piece follows, or until the sweep rea
 
 from __future__ import annotations
 
+import re
 import string
 import threading
 from collections import deque
 from collections.abc import Callable
 from typing import Any
 
+from .joined import chunk_text
 from .known import replaced, spans
 from .names import REDACTED_VALUE
 from .text import KEYWORDS_STR
 
-__all__ = ["Streams", "TAIL", "text_at", "set_at"]
+__all__ = ["Streams", "TAIL", "streamed_piece", "text_at", "set_at", "redact_streams"]
 
 TAIL = 256  # characters of a stream's last pieces kept, read joined at its end; a longer text is no delta
 _NEAR = 96  # characters before a new piece read joined with it (the rules' cost grows faster than the text)
@@ -31,17 +33,30 @@ _TOKEN = string.ascii_letters + string.digits + "+/=_-%"  # what a key is made o
 _KEYWORD = KEYWORDS_STR  # a secret-looking name's keyword, or a URL's ``://``
 _GOES_ON = 20  # a value this long found at the joined text's end is a secret's start already (a key's shape)
 
+# the names a streamed piece's text is under (``{"delta": …}``, Anthropic's ``{"delta": {"text": …}}``, OpenAI's
+# ``{"choices": [{"delta": {"content": …}}]}``): a ``text`` or ``content`` alone is a whole message or note
+_DELTA_KEYS = frozenset({"delta", "chunk", "token", "partial_json", "choices"})
+
 Where = tuple[str | int, ...]  # the place of the chunk text in an event's payload
 Spans = list[tuple[int, int]]
 
 
 class _Piece:
-    """One streamed piece: its event, its text as screened alone, and the spans of it redacted when it was written."""
+    """One streamed piece: its event, its text as given and as screened alone, and the spans of the given text that
+    secrets found joined cover (written redacted)."""
 
-    __slots__ = ("event_id", "text", "written")
+    __slots__ = ("event_id", "text", "alone", "written")
 
-    def __init__(self, event_id: str, text: str) -> None:
-        self.event_id, self.text, self.written = event_id, text, Spans()
+    def __init__(self, event_id: str, text: str, alone: str) -> None:
+        self.event_id, self.text, self.alone, self.written = event_id, text, alone, Spans()
+
+    def shown(self, ranges: Spans) -> str:
+        """The piece as written with ``ranges`` redacted too: its own redactions (screened alone) and these, as spans of
+        its text; the whole piece when its own ones cannot be placed in it."""
+        if not ranges:
+            return self.alone
+        own = [] if self.alone == self.text else _own_spans(self.text, self.alone)
+        return REDACTED_VALUE if own is None else _redacted(self.text, own + ranges)
 
 
 class _Stream:
@@ -65,15 +80,19 @@ class Streams:
         self._streams: dict[tuple[str, Where], _Stream] = {}
         self.noted: dict[str, tuple[Where, _Piece, Spans]] = {}  # event id -> its piece and the spans to redact
 
-    def piece(self, event_id: str, phase: str, where: Where, text: str, find: Callable[[str], set[str]]) -> tuple[str, set[str]]:
-        """``(text, found)``: the new piece's text with its part of a secret redacted, and the secrets found joined.
+    def piece(
+        self, event_id: str, phase: str, where: Where, text: str, alone: str, find: Callable[[str], set[str]]
+    ) -> tuple[str, set[str]]:
+        """``(shown, found)``: the new piece as written (``alone``, its text screened by itself) with its part of a
+        secret redacted, and the secrets found in the pieces joined, as given (a piece redacted alone hides nothing
+        of a key from the next one).
 
         The pieces are read joined only when a secret may cross into the new one: a keyword (``password``,
         ``token``, ``://``…) ended at most ``_NEAR`` characters before its end, or a run of 20+ token characters
         goes on into it; other pieces (prose) cost a few string operations."""
         if len(text) > TAIL:
-            return text, set()
-        new = _Piece(event_id, text)
+            return alone, set()
+        new = _Piece(event_id, text, alone)
         with self._lock:
             stream = self._streams.get((phase, where))
             if stream is None:
@@ -91,7 +110,7 @@ class Streams:
                 stream.size -= len(stream.pieces.popleft().text)
             items = list(stream.pieces) if len(stream.pieces) > 1 and (crossing or stream.since <= _NEAR) else None
         if items is None:
-            return text, set()
+            return alone, set()
         texts = _window([p.text for p in items], _NEAR)
         found, cuts = _cuts(texts, find, final=False)
         for i, ranges in cuts.items():
@@ -100,7 +119,7 @@ class Streams:
                 new.written = spans(new.written + ranges)
             else:
                 self._note(where, piece, ranges)
-        return _redacted(text, new.written), found
+        return new.shown(new.written), found
 
     def flush(self, find: Callable[[str], set[str]]) -> set[str]:
         """Read each stream's last pieces with their end as the end (nothing follows): the secrets found."""
@@ -131,9 +150,9 @@ class Streams:
         text = text_at(payload, where)
         if text is None:
             return payload
-        if text != _redacted(piece.text, piece.written):
+        if text != piece.shown(piece.written):
             return set_at(payload, where, REDACTED_VALUE)
-        return set_at(payload, where, _redacted(piece.text, spans(piece.written + ranges)))
+        return set_at(payload, where, piece.shown(spans(piece.written + ranges)))
 
     def swept(self) -> None:
         """The noted spans are redacted in the log and in memory, and count as written."""
@@ -141,6 +160,66 @@ class Streams:
             for _, piece, ranges in self.noted.values():
                 piece.written = spans(piece.written + ranges)
             self.noted.clear()
+
+
+def streamed_piece(payload: Any) -> tuple[Where, str] | None:
+    """``(where, text)`` of an event payload that is a streamed piece (its chunk text under a delta's name), else None."""
+    if type(payload) is not dict or payload.keys().isdisjoint(_DELTA_KEYS):  # most events: one set test
+        return None
+    found = chunk_text(payload)
+    return None if found is None or _DELTA_KEYS.isdisjoint(found[0]) else found
+
+
+_GLUED = re.compile(
+    "(?<![" + re.escape(_TOKEN) + "])[" + re.escape(_TOKEN) + "]{6,}(?<![=:])(?=" + re.escape(REDACTED_VALUE) + ")"
+    "|(?<=" + re.escape(REDACTED_VALUE) + ")[" + re.escape(_TOKEN) + "]{6,}"
+)
+
+
+def glued(text: str) -> set[str]:
+    """Runs of token characters glued to a redaction (``sk-proj-Ab3dEf[REDACTED]``): the rest of a key whose other
+    pieces were redacted as written, while these were written before it was found (a process killed before its
+    sweep). A name before its ``=`` or ``:`` is no part of one."""
+    return set(_GLUED.findall(text)) if REDACTED_VALUE in text else set()
+
+
+def redact_streams(records: list[dict[str, Any]], find: Callable[[str], set[str]]) -> set[str]:
+    """Redact, in place, the parts of secrets that events read back from a log (``records``, in order) hold only
+    joined with the pieces around them, and runs of a key glued to a piece redacted already; the secrets found.
+    Each stream is read whole, in windows of ``TAIL`` characters overlapping by ``_NEAR``."""
+    streams: dict[tuple[str, Where], list[tuple[dict[str, Any], Where, str]]] = {}
+    for record in records:
+        piece = streamed_piece(record.get("payload"))
+        if piece is not None and len(piece[1]) <= TAIL:
+            streams.setdefault((str(record.get("phase")), piece[0]), []).append((record, *piece))
+
+    def find_or_glued(text: str) -> set[str]:
+        return find(text) | glued(text)
+
+    found: set[str] = set()
+    for pieces in streams.values():
+        cut: dict[int, Spans] = {}
+        start = 0
+        while len(pieces) > 1 and start < len(pieces):
+            end, size = start + 1, len(pieces[start][2])
+            while end < len(pieces) and size + len(pieces[end][2]) <= TAIL:
+                size += len(pieces[end][2])
+                end += 1
+            values, cuts = _cuts([text for _, _, text in pieces[start:end]], find_or_glued, final=end == len(pieces))
+            found |= values
+            for i, ranges in cuts.items():
+                cut.setdefault(start + i, []).extend(ranges)
+            if end == len(pieces):
+                break
+            back, nxt = 0, end  # the next window starts ``_NEAR`` characters back, at a piece's start
+            while nxt > start + 1 and back < _NEAR:
+                nxt -= 1
+                back += len(pieces[nxt][2])
+            start = nxt
+        for i, ranges in cut.items():
+            record, where, text = pieces[i]
+            record["payload"] = set_at(record["payload"], where, _redacted(text, spans(ranges)))
+    return found
 
 
 def _cuts(texts: list[str], find: Callable[[str], set[str]], *, final: bool) -> tuple[set[str], dict[int, list[tuple[int, int]]]]:
@@ -165,6 +244,22 @@ def _cuts(texts: list[str], find: Callable[[str], set[str]], *, final: bool) -> 
                     cuts.setdefault(i, []).append((max(a, at) - a, min(b, stop) - a))
             at = joined.find(value, at + 1)
     return found, cuts
+
+
+def _own_spans(text: str, alone: str) -> Spans | None:
+    """The spans of ``text`` that screening it alone replaced (``alone`` is ``text`` with each replaced by the
+    marker): the text between the markers is found in order, what lies between is what was replaced; None when
+    it cannot be found so."""
+    out, pos = Spans(), 0
+    kept = alone.split(REDACTED_VALUE)
+    for i, chunk in enumerate(kept):
+        at = text.find(chunk, pos) if i < len(kept) - 1 else (len(text) - len(chunk) if text.endswith(chunk) else -1)
+        if at < pos or (i == 0 and at != 0):
+            return None
+        if i:
+            out.append((pos, at))
+        pos = at + len(chunk)
+    return out
 
 
 def _window(texts: list[str], near: int) -> list[str]:

@@ -32,7 +32,7 @@ from .disguise import ESCAPE, INVISIBLE, INVISIBLE_CHARS, maybe_disguised, perce
 from .joined import chunk_texts
 from .known import for_text
 from .linear import per_line, widen_all
-from .names import is_secret_key, names_no_value, vocabulary_token
+from .names import REDACTED_VALUE, is_secret_key, names_no_value, vocabulary_token
 from .plugins import plugins
 from .randomness import entropy_ok, random_words, without_ids
 from .url_parts import URL_QUERY, URL_USER, url_secrets
@@ -261,6 +261,7 @@ _LONG_RUN_STR = re.compile("[" + re.escape(_TOKEN_CHARS.decode()) + "]{" + str(l
 
 
 # -- detectors -----------------------------------------------------------------------------------
+_FLAG_VALUE = r"""(?:"([^"\n]+)"|'([^'\n]+)'|([^\s'"]+))"""  # a flag's value, quoted (with its spaces) or a word
 _EXTRA = [
     re.compile(p)
     for p in (
@@ -278,10 +279,11 @@ _EXTRA = [
         r"(?i)\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]*?\s-p(?!\s)([^\s'\"]+)",  # mysql -pSECRET
         r"(?i)\bsshpass\s+-p\s*([^\s'\"]+)",
         r"(?i)\bcurl\b[^\n]*?\s(?:-u|--user|-U|--proxy-user)[\s=]*+['\"]?[^\s:'\"]*:([^\s'\"]+)",  # curl -u user:SECRET
-        r"(?i)\b(?:docker|podman|nerdctl)(?:\s+\S+){0,4}?\s+login\b[^\n]*?\s-p(?:\s+|=)['\"]?([^\s'\"]+)",  # docker login -p X
-        r"\bredis-cli\b[^\n]*?\s-a\s+['\"]?([^\s'\"]+)",  # redis-cli -a SECRET
-        r"\b(?:zip|unzip|zipcloak)\b[^\n]*?\s-P\s*['\"]?([^\s'\"]+)",  # zip -P SECRET
-        r"(?i)\bopenssl\b[^\n]*?\s-k\s+['\"]?([^\s'\"]+)",  # openssl enc -k SECRET
+        # a command's own password flag, to the end of its command (``&&``, ``;``, ``|`` start another)
+        r"(?i)\b(?:docker|podman|nerdctl)(?:\s+\S+){0,4}?\s+login\b[^\n;&|]*?\s-p(?:\s+|=)?" + _FLAG_VALUE,
+        r"\bredis-cli\b[^\n;&|]*?\s(?:-a|--pass)\s+" + _FLAG_VALUE,
+        r"\b(?:zip|unzip|zipcloak)\b[^\n;&|]*?\s-P\s*" + _FLAG_VALUE,
+        r"(?i)\bopenssl\b[^\n;&|]*?\s-k\s+" + _FLAG_VALUE,
         r"(?i)-pass(?:in|out|word)?\s+['\"]?pass:([^\s'\"]+)",  # openssl -passin pass:SECRET
         r"(?i)\b(?:machine\s+\S+|default)\s+login\s+\S+(?:\s+account\s+\S+)?\s+password\s+(\S+)",  # .netrc
         r"(?i):_(?:authtoken|auth|password)[ \t]+['\"]?([^\s'\"]+)",  # npm config set //registry/:_authToken SECRET
@@ -433,7 +435,9 @@ def _quoted_values(text: str) -> Iterator[str]:
         # a value starts and ends with no blank (a streamed ``{"token": " world"}`` piece is no secret value)
         if value.strip() != value or "\n" in value or (quote not in ('"', "'") and "\\" in value):
             continue
-        if value and not (sep.group().startswith(":") and vocabulary_token(name.group("name").lstrip("-"), value)):
+        if REDACTED_VALUE in value:  # its first word learned and redacted already (``"[REDACTED] horse battery"``)
+            yield from (part.strip() for part in value.split(REDACTED_VALUE) if part.strip())
+        elif value and not (sep.group().startswith(":") and vocabulary_token(name.group("name").lstrip("-"), value)):
             yield value
 
 

@@ -51,6 +51,10 @@ COMMAND_LINES = [
     "npm config set //registry.npmjs.org/:_authToken {key}",
     "passcode={key}",
     "SESSION_KEY={key}",
+    "docker login -p{key} registry.example.com",
+    "redis-cli --user bob --pass {key} ping",
+    'docker login -u bob -p "{key} {key}" registry.example.com',
+    "zip -P '{key} two' out.zip a.txt",
     "postgres://bob:p@{key}@db.example.com/app",
     "redis://:{key}@cache:6379/0",
 ]
@@ -60,6 +64,8 @@ ARGVS = [
     ["zip", "-P", "{key}", "out.zip", "a.txt"],
     ["openssl", "enc", "-k", "{key}"],
     ["openssl", "rsa", "-passin", "pass:{key}"],
+    ["docker", "login", "-p{key}", "registry.example.com"],
+    ["redis-cli", "--pass", "{key}", "ping"],
 ]
 
 
@@ -82,6 +88,7 @@ def test_a_password_in_an_argv_after_a_commands_own_flag_is_redacted(argv: list[
     "text",
     [
         "docker run -p 8080:80 nginx",
+        "docker login registry.example.com && docker run -p 8080:80 nginx",
         "docker ps -a",
         "zip -r out.zip notes/",
         "redis-cli -h cache ping",
@@ -110,6 +117,8 @@ def test_a_url_password_is_read_to_the_last_at_sign_and_its_scheme_is_kept() -> 
         ("server says auth: required", ["required"]),
         ("run it with the --no-auth flag", ["flag"]),
         ("password: disabled for this realm", ["disabled"]),
+        ("the realm says password: disabled.", ["disabled."]),
+        ('passphrase: "[REDACTED] horse battery staple" ok', [" ok"]),
         ("api_key_env=OPENAI_API_KEY", ["OPENAI_API_KEY"]),
         ("export OPENAI_API_KEY=${OPENAI_API_KEY}", ["${OPENAI_API_KEY}"]),
         ('{"token": "Paris", "logprob": -0.1}', ["Paris"]),
@@ -141,6 +150,16 @@ def test_values_of_secret_names_that_stand_for_none_are_kept_in_data() -> None:
     key = _key()
     secret, _ = redact({"token": key, "auth": key, "password": key})  # the same names with a credential in them
     assert key not in str(secret)
+    beside, _ = redact({"token": key, "logprob": -0.1})  # a credential-like token is hidden wherever it stands
+    assert key not in str(beside)
+    weak, _ = redact({"password": "PASSWORD_2024", "db_password": "ADMIN_SECRET_9"})  # no variable's name
+    assert "PASSWORD_2024" not in str(weak) and "ADMIN_SECRET_9" not in str(weak)
+
+
+def test_the_rest_of_a_quoted_value_whose_first_word_was_redacted_is_found() -> None:
+    """A quoted passphrase whose first word a streamed piece taught the run (``"[REDACTED] horse battery staple"``):
+    the rest is read as the value (it was skipped, and the folded message kept three words of four)."""
+    assert find_in_text('passphrase: "[REDACTED] horse battery staple" ok') == {"horse battery staple"}
 
 
 async def _agent(task: str, ctx: Any) -> str:

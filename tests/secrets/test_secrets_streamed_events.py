@@ -7,6 +7,7 @@ parts earlier pieces hold (on disk already) are rewritten by the late sweep when
 
 from __future__ import annotations
 
+import base64
 import secrets as stdlib_secrets
 import string
 from pathlib import Path
@@ -57,13 +58,36 @@ def _fragments(secret: str, n: int = 6) -> list[str]:
     return [secret[i : i + n] for i in range(len(secret) - n + 1)]
 
 
-@pytest.mark.parametrize("size", [3, 4, 7, 16])
-def test_a_key_streamed_one_piece_per_event_reaches_no_file_and_no_frame(runs_dir: Path, size: int) -> None:
-    key = _openai_key()
+def _b64(value: Any) -> str:
+    return base64.urlsafe_b64encode(orjson.dumps(value)).decode().rstrip("=")
+
+
+def _key_of(kind: str) -> str:
+    rnd = stdlib_secrets.SystemRandom()
+    letters = string.ascii_letters + string.digits
+
+    def word(n: int, alphabet: str = letters) -> str:
+        return "".join(rnd.choice(alphabet) for _ in range(n))
+
+    return {
+        "openai": _openai_key,
+        "anthropic": lambda: "sk-ant-api03-" + word(80, letters + "-_") + "AA",
+        "github": lambda: "ghp_" + word(36),
+        "slack": lambda: "xoxb-" + word(12, string.digits) + "-" + word(13, string.digits) + "-" + word(24),
+        "jwt": lambda: _b64({"alg": "HS256", "typ": "JWT"}) + "." + _b64({"sub": word(12), "n": 7}) + "." + word(43),
+    }[kind]()
+
+
+@pytest.mark.parametrize("size", [3, 4, 7, 16, 23, 40])
+@pytest.mark.parametrize("kind", ["openai", "anthropic", "github", "slack", "jwt"])
+def test_a_key_streamed_one_piece_per_event_reaches_no_file_and_no_frame(runs_dir: Path, size: int, kind: str) -> None:
+    """Pieces of many sizes, of keys of many formats: a piece long enough to be redacted by itself does not hide the
+    rest of the key from the pieces after it (the stream reads the pieces as given)."""
+    key = _key_of(kind)
     text = f"Here is the key you asked for: {key} and nothing else."
     episode = noesis_nb.solve("stream", using=_streaming(text, size), runs_dir=runs_dir, approver="auto")
     everything = _everything(runs_dir)
-    left = [f for f in _fragments(key[8:]) if f in everything]
+    left = [f for f in _fragments(key[12:], 8) if f in everything]
     assert not left, f"{len(left)} fragments of the key left with pieces of {size}: {left[:3]}"
     joined = "".join(_deltas(runs_dir / episode))  # the words around it stay
     assert joined.startswith("Here is the key you asked for: ") and joined.endswith(" and nothing else.")
@@ -104,3 +128,51 @@ def test_ordinary_streamed_text_is_written_as_it_came(runs_dir: Path, size: int)
     lines = (runs_dir / episode / "events.jsonl").read_bytes().splitlines()
     deltas = [orjson.loads(line)["payload"]["delta"] for line in lines if b'"delta"' in line]
     assert "".join(deltas) == text
+
+
+def _quiet(task: str, ctx: Any) -> str:
+    for _ in range(40):
+        ctx.emit("model", {"delta": "placeholder"})
+    return "ok"
+
+
+@pytest.mark.parametrize("size", [2, 5, 11])
+def test_a_run_written_elsewhere_with_a_key_streamed_across_events_shows_none_of_it(tmp_path: Path, size: int) -> None:
+    """A log another writer kept (no screening, no seal) with the key one delta per event: the frames read the
+    deltas joined, as a live run does."""
+    key = _openai_key()
+    episode = noesis_nb.solve("t", using=_quiet, runs_dir=tmp_path)
+    log = tmp_path / episode / "events.jsonl"
+    events = [orjson.loads(line) for line in log.read_bytes().splitlines()]
+    deltas = [e for e in events if "delta" in e["payload"]]
+    pieces = _pieces(f"use {key} now", size)
+    assert len(pieces) <= len(deltas)
+    for event, piece in zip(deltas, pieces + [""] * len(deltas), strict=False):
+        event["payload"]["delta"] = piece
+    log.write_bytes(b"".join(orjson.dumps(e) + b"\n" for e in events))  # as a writer that screens nothing logs it
+    (tmp_path / episode / "manifest.json").unlink()  # not sealed by noesis_nb: read as a foreign run
+    shown = noesis_nb.events_df(tmp_path)
+    texts = [p["delta"] for p in shown["payload"] if isinstance(p, dict) and "delta" in p]
+    joined = "".join(texts)
+    assert not [f for f in _fragments(key[8:]) if f in joined], joined
+    assert joined.startswith("use ") and joined.endswith(" now")
+
+
+def test_the_head_of_a_key_written_before_it_was_found_is_not_shown_once_read_back(tmp_path: Path) -> None:
+    """A process killed before its sweep leaves the key's first pieces in clear beside the later ones it redacted as
+    it wrote them (``sk-proj-Ab3dEf6h``, ``[REDACTED]``…); read back, the run (continued or sealed elsewhere) shows
+    none of them: a run of key characters glued to a redaction is the rest of that key."""
+    key = _openai_key()
+    episode = noesis_nb.solve("t", using=_quiet, runs_dir=tmp_path)
+    log = tmp_path / episode / "events.jsonl"
+    events = [orjson.loads(line) for line in log.read_bytes().splitlines()]
+    deltas = [e for e in events if "delta" in e["payload"]]
+    written = ["key: ", key[:5], key[5:10], key[10:15], "[REDACTED]", "[REDACTED]", " and the rest, password=", "[REDACTED]"]
+    for event, piece in zip(deltas, written + [""] * len(deltas), strict=False):
+        event["payload"]["delta"] = piece
+    log.write_bytes(b"".join(orjson.dumps(e) + b"\n" for e in events))
+    (tmp_path / episode / "manifest.json").unlink()
+    texts = [p["delta"] for p in noesis_nb.events_df(tmp_path)["payload"] if isinstance(p, dict) and "delta" in p]
+    joined = "".join(texts)
+    assert key[8:15] not in joined and key[:15] not in joined, joined
+    assert joined.startswith("key: ") and " and the rest, password=" in joined
