@@ -6,9 +6,12 @@ import os
 os.environ.setdefault("CREWAI_DISABLE_TELEMETRY", "true")
 os.environ.setdefault("OTEL_SDK_DISABLED", "true")
 
-from crewai import Agent, Crew, Task
-from crewai.llms.base_llm import BaseLLM
-from crewai.tools import BaseTool
+try:
+    from crewai import Agent, Crew, Task
+    from crewai.llms.base_llm import BaseLLM
+    from crewai.tools import BaseTool
+except ImportError as exc:  # CrewAI is heavy: not in the test extra
+    raise SystemExit(f"This example needs CrewAI ({exc}). Install it with: pip install 'noesis_nb[crewai]'") from None
 
 from noesis_nb.integrations import start
 from noesis_nb.integrations.crewai import CrewAIAdapter

@@ -6,6 +6,7 @@ calls ``client.approve`` (Reject would call ``client.deny`` with the reason).
 
 import asyncio
 import tempfile
+import warnings
 
 from noeta.sdk import LLMResponse, Options, TextBlock, ToolResult, ToolUseBlock, Usage, tool
 from noeta.sdk.testing import FakeLLMProvider
@@ -13,6 +14,9 @@ from noeta.sdk.testing import FakeLLMProvider
 from noesis_nb import usage_df
 from noesis_nb.integrations import start
 from noesis_nb.integrations.noeta import NoetaAdapter
+
+# Noeta's file tools say when ripgrep is missing; this example uses none of them
+warnings.filterwarnings("ignore", message="ripgrep", category=RuntimeWarning)
 
 
 @tool(

@@ -13,6 +13,7 @@ import pandas as pd
 from .._keywords import keywords_named
 from ..errors import InvalidOptionError
 from ..secrets.quoted import keys_hidden, quoted
+from ..store.phases import KNOWN_PHASES
 from .columns import EVENT_COLUMNS, Column, check_columns
 from .eventblocks import load_events
 from .gcpause import without_gc
@@ -81,8 +82,9 @@ def events_df(
 
 
 def _misspelt_phases(keep: list[str], phases: pd.Series, source: Source) -> list[LoadProblem]:
-    """A ``phases=`` name no event has while one close to it is there (``"Model"`` for ``model``): a typo,
-    not an empty answer. A name with nothing close stays quiet (a phase of one's own may simply not occur)."""
+    """A ``phases=`` name no event has while one close to it is there (``"Model"`` for ``model``): a typo, not an
+    empty answer: refused when the name is no phase Noēsis or noesis_nb writes (``"tools"``), else reported (a run
+    may simply have none yet). A name with nothing close stays quiet (a phase of one's own may simply not occur)."""
     present = [p for p in phases.astype(object).dropna().unique() if isinstance(p, str)]
     out = []
     for name in keep:
@@ -91,6 +93,8 @@ def _misspelt_phases(keep: list[str], phases: pd.Series, source: Source) -> list
         close = [p for p in present if p.lower() == name.lower()] or difflib.get_close_matches(name, present, n=1, cutoff=0.8)
         if close:
             problem = f"phases= names {quoted(name)}, which no event has; did you mean {quoted(close[0])}?"
+            if name not in KNOWN_PHASES:  # no phase anyone writes: a typo, refused as by= and columns= refuse theirs
+                raise InvalidOptionError(problem)
             out.append(LoadProblem(source_label(source), None, problem))
     return out
 

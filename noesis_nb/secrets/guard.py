@@ -198,7 +198,7 @@ class RunSecrets:
                 where = chunks[i]
                 if where is not None:
                     text = where[1]
-                    items[i] = _set_in(items[i], where[0], REDACTED_VALUE if whole else _replace(text, parts))
+                    items[i] = set_at(items[i], where[0], REDACTED_VALUE if whole else _replace(text, parts))
         return items
 
     # -- files already written -------------------------------------------------------------------
@@ -305,18 +305,6 @@ class RunSecrets:
 
 def _replace(text: str, parts: Iterable[str]) -> str:
     return for_text(text, parts).replaced(text, REDACTED_VALUE)
-
-
-def _set_in(record: Any, path: tuple[str | int, ...], text: str) -> Any:
-    """A copy of ``record`` (dicts and lists) with ``text`` at ``path``."""
-    if not path:
-        return text
-    head, rest = path[0], path[1:]
-    if isinstance(record, dict):
-        return {**record, head: _set_in(record[head], rest, text)}
-    items = list(record)
-    items[int(head)] = _set_in(items[int(head)], rest, text)
-    return items
 
 
 def _args(exc: BaseException) -> tuple[Any, ...]:

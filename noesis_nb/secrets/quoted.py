@@ -19,7 +19,7 @@ from ..errors import guessed
 from .display import SCAN_MARGIN, shown, shown_cut
 from .guard import known_everywhere
 from .names import REDACTED_VALUE
-from .randomness import entropy_ok, path_parts, random_words, temp_plain, without_ids
+from .randomness import RUN_ID, entropy_ok, path_parts, random_words, temp_plain, without_ids
 
 __all__ = ["quoted", "quoted_text", "looks_like_key", "starts_like_key", "keys_hidden", "typo_hint"]
 
@@ -82,6 +82,7 @@ def _random_parts(word: str, real: str | None = None) -> list[str]:
 
 
 def _random_words(text: str) -> list[str]:
+    text = RUN_ID.sub(lambda m: " " * len(m.group()), text) if "ep_" in text else text  # a run id typed: no key
     # a short word is judged without the separators around it: a key cut short before a path's ``/`` is no name
     short = (m.group().strip("+/_-") for m in _SHORT_WORD.finditer(text))
     found = [*random_words(text), *(w for w in _path_judged(short) if len(w) >= 10 and _short_random(w))]

@@ -21,13 +21,16 @@ from typing import Any
 
 from .plugins import plugins
 
-__all__ = ["entropy_ok", "without_ids", "random_words", "path_parts", "temp_plain"]
+__all__ = ["entropy_ok", "without_ids", "random_words", "path_parts", "temp_plain", "RUN_ID"]
 
+# a run id, or its start as typed or cut (``ep_01M8Y6TF``): ``ep_`` and ULID characters, which mix cases with digits
+RUN_ID = re.compile(r"(?<![A-Za-z0-9])ep_[0-7][0-9A-HJKMNP-TV-Z]{0,25}(?![A-Za-z0-9])")
 _NOT_RANDOM = [
     re.compile(p)
     for p in (
         r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}",  # UUID
         r"(?<![A-Za-z0-9])[0-7][0-9A-HJKMNP-TV-Z]{25}(?![A-Za-z0-9])",  # ULID (episode and request ids)
+        RUN_ID.pattern,
         # labelled digests: sha256:…, "sha256": "…", digest=…, commit …, SHA256 (file) = … and sha256sum's lines
         r"(?i)(?<![a-z0-9])(?:sha(?:1|224|256|384|512|3_256)?|md5|blake2[bs]|digest|checksum|hash|commit|blob|tree|object|oid|rev(?:ision)?|head|etag)(?:sum)?(?![a-z0-9])"
         r"(?: \([^()\n]{1,200}\))?(?: (?:is|was|now|at|->|=>)){0,3}[\"']?\s*[:=]?\s*[\"']?[0-9a-f]{16,}(?![0-9a-z])",

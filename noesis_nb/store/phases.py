@@ -33,6 +33,7 @@ __all__ = [
     "DRAIN_PHASE",
     "NOESIS_PHASES",
     "OWN_PHASES",
+    "KNOWN_PHASES",
     "VERB_MINIMA",
     "missing_verb_minimum",
     "slipped_phase",
@@ -49,7 +50,7 @@ NOESIS_PHASES = (
     *("learn", "runtime", "terminate", "insight", "memory", "intuition", "reason", "error", "tool"),
 )
 OWN_PHASES = (MODEL_PHASE, INTEGRATION_PHASE, STEER_PHASE, DRAIN_PHASE)
-_KNOWN = frozenset((*NOESIS_PHASES, *OWN_PHASES))
+KNOWN_PHASES = _KNOWN = frozenset((*NOESIS_PHASES, *OWN_PHASES))  # every phase Noēsis or noesis_nb writes
 # a one-letter slip is judged against names of six letters or more: shorter ones are a letter from words
 # that may well be phases of their own (``act``/``art``, ``plan``/``play``, ``learn``/``lean``, ``drain``/``train``)
 _SLIP_TARGETS = tuple(p for p in (*NOESIS_PHASES, *OWN_PHASES) if len(p) >= 6)

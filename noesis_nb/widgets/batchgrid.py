@@ -15,6 +15,7 @@ from typing import Any
 
 from ..store.vocab import TERMINAL_STATUSES, failed
 from .meter import CostMeter
+from .money import money
 from .render import badge_html, esc, short
 from .state import format_elapsed, format_seconds
 from .theme import STATUS_HUES
@@ -90,11 +91,11 @@ class BatchFigures:
             return "…" if ready is None else "—"
         if key is not None:
             cost = self.costs.get(key)
-            return "—" if cost is None else f"${cost:,.4f}"
+            return "—" if cost is None else money(cost)
         known = [c for c in self.costs.values() if c is not None]
         if not known:
             return "—"
-        return f"${sum(known):,.4f}" + (" + unpriced calls" if self.unpriced else "")
+        return money(sum(known)) + (" + unpriced calls" if self.unpriced else "")
 
     def token_text(self) -> str:
         """``"1,234 in · 56 out"`` over the entries with model calls: ``≥ N`` when some entry's total is unknown

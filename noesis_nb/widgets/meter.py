@@ -12,6 +12,7 @@ from operator import itemgetter
 from typing import Any
 
 from ..store.vocab import TOKEN_FIELDS
+from .money import money
 
 __all__ = ["CostMeter", "format_cost"]
 
@@ -94,7 +95,7 @@ class CostMeter:
         total, unpriced = self.total(calls)
         if total is None:
             return "—"
-        return f"${total:,.4f}" + (" + unpriced calls" if unpriced else "")
+        return money(total) + (" + unpriced calls" if unpriced else "")
 
     def total(self, calls: Sequence[Mapping[str, Any]]) -> tuple[float | None, int]:
         """(cost of the priced calls, or None when none could be priced; how many could not be), once prices are ready.

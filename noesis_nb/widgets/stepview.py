@@ -15,6 +15,7 @@ from functools import lru_cache
 from typing import Any
 
 from ..store.vocab import TOOL_APPROVAL_PENDING, TOOL_APPROVED, TOOL_EXECUTION_STARTED, TOOL_REJECTED_GOVERNANCE
+from .money import money
 from .render import FLAG_MARKS, approver_words, esc, event_name, event_time, label, phase_class, row_html, short, short_payload
 from .steps import Step
 
@@ -106,14 +107,6 @@ def _find(step: Step, name: str) -> Mapping[str, Any] | None:
     return next((e for e in step.events if _payload(e).get("event_name") == name), None)
 
 
-def _money(value: float) -> str:
-    if value >= 1:
-        return f"${value:,.2f}"
-    if value >= 0.01:
-        return f"${value:.3f}"
-    return f"${value:.4f}" if value >= 0.0001 else f"${value:.6f}"
-
-
 def _refusal(step: Step) -> str | None:
     """Why the tool contract refused the call before anyone was asked (``tool.rejected.invalid``: an unknown field, a bad
     value), else None: a rejection by a person or by governance reads "rejected", which this is not."""
@@ -170,7 +163,7 @@ def _model_parts(step: Step, facts: StepFacts) -> list[str]:
         parts.append(f"{p['cached_input_tokens']:,} cached")
     cost = p.get("cost_usd") if isinstance(p.get("cost_usd"), (int, float)) else facts.price(p)
     if cost is not None:
-        parts.append(_money(float(cost)))
+        parts.append(money(float(cost)))
     latency = p.get("latency_ms")
     if isinstance(latency, (int, float)) and not isinstance(latency, bool):
         parts.append(format_seconds(latency / 1000))

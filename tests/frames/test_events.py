@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from noesis_nb.errors import EventLogIntegrityError
+from noesis_nb.errors import EventLogIntegrityError, InvalidOptionError
 from noesis_nb.frames import EVENT_COLUMNS, Column, events_df
 
 from .runkit import basic_events, event, write_run
@@ -101,16 +101,30 @@ def test_filters(tmp_path):
     assert window["seq"].tolist() == [1, 2, 3]
 
 
-def test_a_phase_name_off_by_case_or_a_letter_is_named_not_an_empty_answer(tmp_path):
+def test_a_phase_name_off_by_case_or_a_letter_is_refused_not_an_empty_answer(tmp_path):
+    """A name no event has and no runtime writes, close to one the events have: a typo, refused as ``by=`` and
+    ``columns=`` refuse theirs (it read as an empty frame with the hint in ``attrs`` only)."""
     root = tmp_path / "runs"
     write_run(root, "ep_a", basic_events("ep_a", day="2025-03-01"))
-    for typo, meant in (("Model", "model"), ("modle", "model")):
-        df = events_df(root, phases=[typo, "x-my-own-phase"])
-        assert len(df) == 0
-        reasons = [e["reason"] for e in df.attrs["errors"]]
-        assert reasons == [f"phases= names {typo!r}, which no event has; did you mean {meant!r}?"]
-        assert df.attrs["errors"][0]["path"] == str(root)
+    for typo, meant in (("Model", "model"), ("modle", "model"), ("models", "model")):
+        with pytest.raises(InvalidOptionError) as refused:
+            events_df(root, phases=[typo, "x-my-own-phase"])
+        assert str(refused.value) == f"phases= names {typo!r}, which no event has; did you mean {meant!r}?"
     assert events_df(root, phases=["model", "x-my-own-phase"]).attrs["errors"] == []  # a phase of one's own may not occur
+
+
+def test_a_phase_a_runtime_writes_that_no_event_has_yet_is_named_not_refused(tmp_path):
+    """``phases="tool"`` over runs with a phase of their own called ``tools``: ``tool`` is a real phase that may
+    simply not have occurred yet, so the frame is empty and the close name is said in ``attrs``."""
+    root = tmp_path / "runs"
+    events = basic_events("ep_a", day="2025-03-01")
+    for record in events:
+        if record["phase"] == "model":
+            record["phase"] = "tools"
+    write_run(root, "ep_a", events)
+    df = events_df(root, phases="tool")
+    assert len(df) == 0
+    assert [e["reason"] for e in df.attrs["errors"]] == ["phases= names 'tool', which no event has; did you mean 'tools'?"]
 
 
 def test_filters_of_the_wrong_kind_are_one_error_naming_them(tmp_path):

@@ -12,6 +12,7 @@ import noesis_nb
 from noesis_nb.scripted import ScriptedModel
 from noesis_nb.widgets import BatchView, EpisodeView, batch_view
 from noesis_nb.widgets.meter import CostMeter
+from noesis_nb.widgets.money import money
 
 
 def agent(marker_dir: Path) -> Any:
@@ -71,7 +72,7 @@ def test_grid_counts_rows_and_the_inbox_decides_the_batchs_drafts(
         tokens = sum(e.usage["input_tokens"] for e in b.entries)  # both adapters' episodes of a task counted apart
         assert f"tokens {tokens:,} in" in view.header.value and len(view.figures.costs) == 14
         cost = sum(CostMeter.price_of(call) or 0 for e in b.entries for call in e.handle.usage_calls)
-        assert f"cost ${cost:,.4f}" in view.header.value  # priced like the episode view's header
+        assert f"cost {money(cost)}" in view.header.value  # priced like the episode view's header
         html = view.mimebundle()["text/html"]  # the static snapshot (a cell that displayed the grid repeats only its text line)
         assert "noesis-nb-batch" in html and "rejected</b> by human" in html and "<i>" not in html
         outsider.cancel()

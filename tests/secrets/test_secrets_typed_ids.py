@@ -1,0 +1,38 @@
+"""A run id or path the user typed is quoted whole in the error it causes: it is what they need to see.
+
+``show("/tmp/x/zzz/ep_01ABC")`` said ``'/tmp/[REDACTED]' is neither an episode id …`` and ``show(<the first 12
+characters of an id>)`` said ``no run is named <a 12-character value that looks like a key, not shown>``: a run id
+mixes capitals, digits and ``ep_``'s small letters, so its start read as a random word. The key-like words around
+such an id are still hidden.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import noesis_nb
+from noesis_nb.errors import NoesisNbError
+from noesis_nb.secrets.quoted import quoted
+
+
+def _agent(task: str, ctx: Any) -> str:
+    return "ok"
+
+
+@pytest.mark.parametrize("typed", ["{root}/zzz/ep_01ABC", "/home/me/runs/ep_01ABCD", "{id12}", "{id20}", "{root}/{id12}"])
+def test_a_typed_run_id_or_path_is_named_whole_in_the_error(runs_dir: Path, typed: str) -> None:
+    episode = noesis_nb.solve("x", using=_agent, runs_dir=runs_dir)
+    value = typed.format(root=runs_dir.parent, id12=episode[:12], id20=episode[:20])
+    with pytest.raises(NoesisNbError) as raised:
+        noesis_nb.show(value, runs_dir=runs_dir)
+    message = str(raised.value)
+    assert value in message and "[REDACTED]" not in message and "looks like a key" not in message, message
+
+
+@pytest.mark.parametrize("value", ["ep_Xq7Lm2pQ9zAbCdEf", "/tmp/ep_01ABC/sk-proj-Ab3dEf6hIjKlMnOp", "ep_01ABC Xq7Lm2pQ9zAbCdEf"])
+def test_a_key_beside_or_shaped_unlike_a_run_id_is_still_hidden(value: str) -> None:
+    shown = quoted(value)
+    assert "Xq7Lm2pQ9zAbCdEf" not in shown and "Ab3dEf6hIjKlMnOp" not in shown, shown
