@@ -211,7 +211,7 @@ class RunSecrets:
         """
         if recorder is not None:  # the streams' last pieces, read with nothing after them
             self.learn(self._streams.flush(shaped))
-        if not self.values:
+        if not self.values and not self._streams.noted:  # (a streamed value under 6 characters is noted, not learned)
             return []
         self.late = False
         changed = []

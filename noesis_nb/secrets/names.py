@@ -11,7 +11,15 @@ from functools import lru_cache
 
 from .disguise import plain
 
-__all__ = ["is_secret_key", "looks_like_credential", "names_no_value", "vocabulary_token", "REDACTED_VALUE", "PLACEHOLDERS"]
+__all__ = [
+    "is_secret_key",
+    "looks_like_credential",
+    "names_no_value",
+    "names_variable",
+    "vocabulary_token",
+    "REDACTED_VALUE",
+    "PLACEHOLDERS",
+]
 
 REDACTED_VALUE = "[REDACTED]"
 # values that stand for "no secret here" (templates, nulls, earlier redactions)
@@ -184,17 +192,29 @@ def looks_like_credential(text: str) -> bool:
 
 def names_no_value(value: str) -> bool:
     """Whether a value given to a secret-looking name stands for no secret: a placeholder (``changeme``,
-    ``[REDACTED]``), a word saying how it is set (``required``, ``disabled``), or the name of the variable that
-    holds it (``OPENAI_API_KEY``, ``${DB_PASSWORD}``: a name spelt as secret names are)."""
-    low = value.strip().lower()
-    if low in PLACEHOLDERS or low.rstrip(".,;:!?)") in _SETTINGS:  # ``password: disabled.`` ends a sentence
+    ``[REDACTED]``) or a word saying how it is set, in small letters (``required``, ``disabled``, also ending a
+    sentence: ``disabled.``; not ``Disabled!``)."""
+    word = value.strip()
+    if word.lower() in PLACEHOLDERS:
         return True
-    variable = _VARIABLE.fullmatch(value.strip())  # named as variables are: ending in a word (not ``PASSWORD_2024``)
+    word = word[:-1] if word.endswith(".") else word
+    return word.islower() and word in _SETTINGS
+
+
+def names_variable(value: str) -> bool:
+    """Whether a value written in text after a secret-looking name is the name of the variable holding the secret
+    (``api_key_env=OPENAI_API_KEY``, ``${DB_PASSWORD}``): capitals spelling a secret's name, ending in a word."""
+    variable = _VARIABLE.fullmatch(value.strip())
     return variable is not None and variable.group(1).rpartition("_")[2].isalpha() and is_secret_key(variable.group(1))
 
 
-def vocabulary_token(name: str, value: object) -> bool:
-    """Whether ``value`` under ``name`` is a model's token (``{"token": " Paris", "logprob": -0.1}``, ``"token":
-    "Paris"``) rather than a credential: the name is ``token`` alone and the value no credential-like word (text
-    asks it only of a value after a colon: ``token=abcdefghi`` is a value however it reads)."""
-    return name.lower() in ("token", "tokens") and isinstance(value, str) and not looks_like_credential(value)
+def vocabulary_token(name: str, value: object, beside: object = None) -> bool:
+    """Whether ``value`` under ``name`` is a model's token: the name is ``token``, its record holds a ``logprob``
+    (``{"token": " Paris", "logprob": -0.1}``, OpenAI's logprobs) and the value is no credential-like word."""
+    return (
+        name.lower() == "token"
+        and isinstance(beside, dict)
+        and "logprob" in beside
+        and isinstance(value, str)
+        and not looks_like_credential(value)
+    )

@@ -162,15 +162,15 @@ def _hidden(value: Any) -> bool:
     return value is None or value == REDACTED_VALUE
 
 
-def _no_secret(key: str, item: Any) -> bool:
+def _no_secret(key: str, item: Any, holder: Mapping[Any, Any]) -> bool:
     """Whether the value of a secret-looking key holds no secret: none, a flag (``"contains_password": false``), a
-    word that stands for none (``"auth": "required"``, ``"api_key": "OPENAI_API_KEY"``), or a model's token
-    (``{"token": " Paris", "logprob": -0.1}``). Its strings are still searched as any other text is."""
+    word that stands for none (``"auth": "required"``), or a model's token (``{"token": " Paris", "logprob": -0.1}``).
+    Its strings are still searched as any other text is."""
     if _hidden(item) or isinstance(item, bool):
         return True
     if isinstance(item, str) and names_no_value(item):
         return True
-    return vocabulary_token(key, item)
+    return vocabulary_token(key, item, holder)
 
 
 _NAME_KEYS = ("name", "key", "Name", "Key", "header", "Header", "ParameterKey", "OptionName")
@@ -232,7 +232,7 @@ def _walk(value: Any, path: Path, entropy: bool, out: list[Hit]) -> None:
                 in_key = find_in_text(key, entropy=entropy)
                 if in_key:
                     out.append(Hit(path + (key,), tuple(sorted(in_key, key=len, reverse=True)), False, key=True))
-            if key == named or (isinstance(key, str) and is_secret_key(key) and not _no_secret(key, item)):
+            if key == named or (isinstance(key, str) and is_secret_key(key) and not _no_secret(key, item, value)):
                 out.append(_whole(item, path + (key,), entropy))
             else:
                 _walk(item, path + (key,), entropy and not _opaque(key), out)

@@ -231,6 +231,10 @@ def _cuts(texts: list[str], find: Callable[[str], set[str]], *, final: bool) -> 
         pos += len(text)
     found, cuts = set(), dict[int, list[tuple[int, int]]]()
     for value in find(joined):
+        # a short value reaching the end may go on in the next piece; found there, it is not placed elsewhere
+        # (``requir`` ending the text is no part of an earlier ``required``)
+        if not final and len(value) < _GOES_ON and joined.endswith(value):
+            continue
         at = joined.find(value)
         while at >= 0:
             stop = at + len(value)

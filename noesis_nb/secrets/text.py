@@ -32,7 +32,7 @@ from .disguise import ESCAPE, INVISIBLE, INVISIBLE_CHARS, maybe_disguised, perce
 from .joined import chunk_texts
 from .known import for_text
 from .linear import per_line, widen_all
-from .names import REDACTED_VALUE, is_secret_key, names_no_value, vocabulary_token
+from .names import REDACTED_VALUE, is_secret_key, names_no_value, names_variable
 from .plugins import plugins
 from .randomness import entropy_ok, random_words, without_ids
 from .url_parts import URL_QUERY, URL_USER, url_secrets
@@ -273,7 +273,8 @@ _EXTRA = [
         r"hf_[A-Za-z0-9]{30,}",  # Hugging Face
         r"npm_[A-Za-z0-9]{36}",  # npm (detect-secrets needs the .npmrc line)
         r"glpat-[A-Za-z0-9_-]{20,}",  # GitLab
-        r"://[^\s/@:?#\"'<>\\]*:([^\s/?#\"'<>\\]+)@",  # URL credentials, also with an empty user; a password to the last ``@``
+        # URL credentials, also with an empty user; a password holding ``@`` runs to the last one before the host
+        r"://[^\s/@:]*:([^\s/@]+(?:@[^\s/@\"'<>\\?#]+)*)@",
         r"xox[abposre]-[A-Za-z0-9-]{10,}",  # Slack tokens beyond detect-secrets' shape
         r"(?i)\bbearer\s+([A-Za-z0-9._~+/=-]{8,})",  # Authorization: Bearer <token>
         r"(?i)\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]*?\s-p(?!\s)([^\s'\"]+)",  # mysql -pSECRET
@@ -359,6 +360,7 @@ def _plausible(value: str, least: int = 4) -> bool:
     return (
         len(v) >= least
         and not names_no_value(v)
+        and not names_variable(v)
         and "REDACTED" not in v
         and not v.startswith(("$", "<", "%("))
         and not set(v) <= {"*", "x", "X", ".", "-", "#"}
@@ -396,8 +398,6 @@ def _assignments(text: str) -> tuple[list[str], list[str]]:
         if not is_secret_key(name) or name.lower().startswith(_NEGATIONS):  # ``--no-auth flag`` takes no value
             continue
         value = m.group("value")
-        if ":" in text[m.end("name") : m.start("value")] and vocabulary_token(name, value):  # ``"token": "Paris"``
-            continue
         if value.lower() in _SCHEMES:  # Authorization: Bearer <token>
             rest = _SCHEME_VALUE.match(text, m.end("value"))  # at its place: a copy of the rest of the text is n per scheme
             value = rest.group(1) if rest else ""
@@ -437,7 +437,7 @@ def _quoted_values(text: str) -> Iterator[str]:
             continue
         if REDACTED_VALUE in value:  # its first word learned and redacted already (``"[REDACTED] horse battery"``)
             yield from (part.strip() for part in value.split(REDACTED_VALUE) if part.strip())
-        elif value and not (sep.group().startswith(":") and vocabulary_token(name.group("name").lstrip("-"), value)):
+        elif value:
             yield value
 
 

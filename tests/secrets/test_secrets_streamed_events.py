@@ -93,6 +93,36 @@ def test_a_key_streamed_one_piece_per_event_reaches_no_file_and_no_frame(runs_di
     assert joined.startswith("Here is the key you asked for: ") and joined.endswith(" and nothing else.")
 
 
+def test_a_short_password_streamed_after_its_name_is_redacted_whole(runs_dir: Path) -> None:
+    """A value under 6 characters is not learned (too short to hunt), but its pieces are still rewritten by the
+    sweep (it returned early when the run had learned nothing: ``password=Xy7[REDACTED]``)."""
+
+    async def agent(task: str, ctx: Any) -> str:
+        for piece in ("export PGPASSWORD=", "Xy7", "q9", " done"):
+            ctx.emit("model", {"delta": piece})
+        return "done"
+
+    episode = noesis_nb.solve("stream", using=agent, runs_dir=runs_dir, approver="auto")
+    joined = "".join(_deltas(runs_dir / episode))
+    assert "Xy7" not in joined and joined.startswith("export PGPASSWORD=") and joined.endswith(" done"), joined
+
+
+def test_a_word_cut_at_the_end_of_the_stream_so_far_is_not_placed_elsewhere(runs_dir: Path) -> None:
+    """``auth: requir`` ending the text so far: ``requir`` may go on; it is neither redacted inside an earlier
+    ``required`` nor learned (a later ``All fields are required`` lost its word)."""
+    text = "The password field is required; auth: required. token_type: bearer, expires_in: 3600."
+
+    async def agent(task: str, ctx: Any) -> str:
+        for piece in _pieces(text, 4):
+            ctx.emit("model", {"delta": piece})
+        ctx.emit("note", {"message": "All fields are required before submit"})
+        return "done"
+
+    episode = noesis_nb.solve("stream", using=agent, runs_dir=runs_dir, approver="auto")
+    assert "".join(_deltas(runs_dir / episode)) == text
+    assert "All fields are required before submit" in (runs_dir / episode / "events.jsonl").read_text()
+
+
 def test_a_password_after_its_name_in_the_next_event_is_redacted(runs_dir: Path) -> None:
     password = _password()
 
