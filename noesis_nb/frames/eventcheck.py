@@ -13,9 +13,12 @@ unexpected type is walked value by value.
 
 from __future__ import annotations
 
+import functools
 import math
+import unicodedata
 from typing import Any
 
+from ..store.phases import slipped_phase
 from ..store.vocab import MODEL_CALL
 from .values import MAX_COUNT, RULES, TOKEN_KEYS, describe, usage_conflicts
 
@@ -84,11 +87,37 @@ def check_run(cols: dict[str, list[Any]]) -> list[tuple[int, str]]:
             if v is not None and v not in FACULTIES:
                 bad.append((i, f"faculty is {describe(v)}, not one of {sorted(FACULTIES)}; read as unknown"))
                 faculty[i] = None
+    _check_slips(cols["phase"], cols["event_name"], bad)
     _check_tools(cols["tool"], bad)
     _check_durations(cols["duration_ms"], bad)
     _check_payloads(cols, bad)
     bad.sort(key=lambda item: item[0])
     return bad
+
+
+def _check_slips(phases: list[Any], names: list[Any], bad: list[tuple[int, str]]) -> None:
+    """A phase or ``event_name`` that is a known one but for a slip (``model.call ``, ``Model.Call``, ``tool\u200b``).
+
+    Nothing counts it as the name it looks like (a model call that is no ``model.call`` is in no usage sum), so
+    it is reported where it is. Checked per distinct value: a run writes few names.
+    """
+    slips = {p: meant for p in set(phases) if type(p) is str and (meant := slipped_phase(p)) is not None}
+    slips_named = {n: MODEL_CALL for n in set(names) if type(n) is str and n != MODEL_CALL and slipped_call(n)}
+    for column, values, found in (("phase", phases, slips), ("payload.event_name", names, slips_named)):
+        if found:
+            for i, v in enumerate(values):
+                if v in found:
+                    bad.append((i, f"{column} is {describe(v)}, close to {found[v]!r} but not it; not counted as {found[v]!r}"))
+
+
+@functools.lru_cache(maxsize=512)
+def slipped_call(name: str) -> bool:
+    """Whether ``name`` is ``model.call`` but for case, spaces, invisible characters or its separator."""
+    visible = "".join(c for c in name if unicodedata.category(c) not in ("Cf", "Cc", "Zl", "Zp", "Zs"))
+    return visible.lower().replace("_", ".").replace("-", ".").replace(":", ".").replace("/", ".") in _CALL_SPELLINGS
+
+
+_CALL_SPELLINGS = frozenset({MODEL_CALL, MODEL_CALL.replace(".", "")})
 
 
 def _check_tools(tools: list[Any], bad: list[tuple[int, str]]) -> None:

@@ -16,7 +16,7 @@ from typing import Any, Literal, NotRequired, TypedDict
 import numpy as np
 import orjson
 
-from ..store.eventlog import parse_lines
+from ..store.eventlog import lone_cr_as_newline, parse_lines
 from ..store.layout import PREPARED_DIRS
 from ..store.status import run_status
 from .coerce import obj
@@ -218,12 +218,23 @@ def _events(ref: RunRef, whole: bool, problems: list[LoadProblem]) -> tuple[byte
     try:
         if whole:
             got = ref.read("events.jsonl")
-            return None if got is None else (got[0], got[1], True)
-        return ref.read_tail("events.jsonl", _TAIL)
+            return None if got is None else (_line_ends(ref, got[0], True, problems), got[1], True)
+        tail = ref.read_tail("events.jsonl", _TAIL)
+        return None if tail is None else (_line_ends(ref, tail[0], tail[2], problems), tail[1], tail[2])
     except BadFile as exc:
         url = ref.fs.url(ref.file("events.jsonl"))
         problems.append(_Unreadable(url, None, f"{exc.reason}; the run's events are not read", "events.jsonl", exc.reason))
         return None
+
+
+def _line_ends(ref: RunRef, data: bytes, whole: bool, problems: list[LoadProblem]) -> bytes:
+    """``data`` with lone ``\\r`` line ends read as newlines (reported once), as the event frames read them."""
+    if b"\r" not in data:  # memchr: the usual case costs one pass
+        return data
+    errors: list[Any] = []
+    data = lone_cr_as_newline(data, ref.fs.url(ref.file("events.jsonl")), errors=errors)
+    problems.extend(LoadProblem(c.path, c.line_number if whole else None, c.reason) for c in errors)
+    return data
 
 
 def _day_sums(by_model: Any, summary: dict[str, Any] | None) -> list[Call] | None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import errno
 import hashlib
 import os
+import re
 import stat
 import threading
 import time
@@ -43,6 +44,7 @@ __all__ = [
     "torn_line",
     "now_iso",
     "parse_lines",
+    "lone_cr_as_newline",
 ]
 
 
@@ -351,6 +353,8 @@ def parse_lines(
     ``numbers`` receives the 1-based line number of each event returned; ``torn`` the number of
     a torn last line that was skipped (a sealed run has none: its reader may report it).
     """
+    if b"\r" in data:  # memchr: a file of CRLF or lone-CR line ends, rare
+        data = lone_cr_as_newline(data, path, strict, errors)
     lines = data.split(b"\n")
     last = lines.pop() if lines else b""  # after the final newline: b"" unless the last line is torn
     events = _all_objects(lines)
@@ -371,6 +375,24 @@ def parse_lines(
         elif torn is not None:
             torn.append(len(lines) + 1)
     return events
+
+
+_LONE_CR = re.compile(rb"\r(?!\n)")
+
+
+def lone_cr_as_newline(data: bytes, path: str, strict: bool = False, errors: list[EventLogCorruption] | None = None) -> bytes:
+    """``data`` with each lone carriage return (``\\r`` not before ``\\n``) read as a line end, reported once.
+
+    A file whose lines end in ``\\r`` alone would otherwise be one long torn last line, dropped without a word
+    while its run is live. The bytes keep their length (one byte for one), so sizes and offsets still match.
+    """
+    first = _LONE_CR.search(data)
+    if first is None:  # CRLF only: orjson reads the \r as whitespace
+        return data
+    line = data.count(b"\n", 0, first.start()) + 1
+    reason = "the line ends in a lone carriage return (\\r), not a newline (\\n); each lone \\r is read as a line end"
+    _problem(path, line, reason, strict, errors)
+    return _LONE_CR.sub(b"\n", data)
 
 
 def _all_objects(lines: list[bytes]) -> list[dict[str, Any]] | None:

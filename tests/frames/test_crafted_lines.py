@@ -1,0 +1,110 @@
+"""Event lines crafted to be read one way by one reader and another way (or not at all) by the next.
+
+Each case must give every frame the same problem at the same line, cold and warm (the second load is
+served from the cache), and never a silent difference: a log whose lines end in a lone carriage return
+is read line by line (it was one torn last line, dropped while the run was live), a name that is
+``model.call`` or a known phase but for a slip is reported where it is.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from noesis_nb.errors import EventLogIntegrityError
+from noesis_nb.frames import clear_cache, events_df, runs_df, tools_df, usage_df
+from noesis_nb.frames.problems import RunLoadError
+
+from .newprocess import settle
+from .runkit import basic_events, dump_line, write_run
+
+EP = "ep_01JCRAFTEDLINES00000000000"
+Frame = Callable[..., pd.DataFrame]
+FRAMES: dict[str, Frame] = {"runs_df": runs_df, "events_df": events_df, "tools_df": tools_df, "usage_df": usage_df}
+EVENT_FRAMES = {k: v for k, v in FRAMES.items() if k != "runs_df"}
+
+
+def _root(tmp_path: Path, data: bytes, events: list[dict[str, Any]] | None = None) -> Path:
+    """A runs root with one live run (no summary: runs_df reads its log) whose events.jsonl is ``data``."""
+    root = tmp_path / "runs"
+    run = write_run(root, EP, events or basic_events(EP))
+    (run / "events.jsonl").write_bytes(data)
+    settle()
+    return root
+
+
+def _problems(df: Any) -> list[tuple[int | None, str]]:
+    return [(p["line"], p["reason"]) for p in df.attrs["errors"]]
+
+
+def _lines(events: list[dict[str, Any]]) -> bytes:
+    return "".join(dump_line(e, "new") for e in events).encode()
+
+
+@pytest.mark.parametrize("end", [b"\r", b"\r\n"])
+def test_lone_carriage_returns_end_lines_and_are_reported(tmp_path: Path, end: bytes) -> None:
+    events = basic_events(EP)
+    root = _root(tmp_path, _lines(events).replace(b"\n", end))
+    for name, frame in FRAMES.items():
+        for load in ("cold", "warm"):
+            df = frame(root)
+            found = _problems(df)
+            if end == b"\r\n":  # CRLF: JSON reads the \r as whitespace, nothing to say
+                assert found == [], (name, load)
+            else:
+                assert len(found) == 1 and found[0][0] == 1 and "lone carriage return" in found[0][1], (name, load, found)
+        clear_cache()
+    assert len(events_df(root)) == len(events)
+    assert usage_df(root)["input_tokens"].tolist() == [1000, 50]
+    assert runs_df(root)["model_calls"].tolist() == [2]
+
+
+def test_lone_carriage_return_after_newline_lines_is_found_at_its_line(tmp_path: Path) -> None:
+    events = basic_events(EP)
+    data = _lines(events[:3]) + _lines(events[3:]).replace(b"\n", b"\r")
+    root = _root(tmp_path, data)
+    for name, frame in FRAMES.items():
+        assert [line for line, _ in _problems(frame(root))] == [4], name
+    assert events_df(root)["seq"].tolist() == list(range(len(events)))
+
+
+def test_lone_carriage_return_raises_when_strict(tmp_path: Path) -> None:
+    root = _root(tmp_path, _lines(basic_events(EP)).replace(b"\n", b"\r"))
+    for frame in EVENT_FRAMES.values():
+        with pytest.raises((RunLoadError, EventLogIntegrityError), match="lone carriage return"):
+            frame(root, strict=True)
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "meant"),
+    [
+        ("event_name", "model.call ", "model.call"),
+        ("event_name", "Model.Call", "model.call"),
+        ("event_name", "model_call", "model.call"),
+        ("event_name", "model.call\u200b", "model.call"),
+        ("phase", "model ", "model"),
+        ("phase", "Tool", "tool"),
+    ],
+)
+def test_a_slip_of_a_known_name_is_reported_by_every_event_frame(tmp_path: Path, field: str, value: str, meant: str) -> None:
+    events = basic_events(EP)
+    call = events[2]
+    if field == "phase":
+        call["phase"] = value
+    else:
+        call["payload"]["event_name"] = value
+    root = _root(tmp_path, _lines(events))
+    want = f"{'phase' if field == 'phase' else 'payload.event_name'} is {json.dumps(value)[1:-1]!r}"
+    for name, frame in EVENT_FRAMES.items():
+        for load in ("cold", "warm"):
+            found = _problems(frame(root))
+            assert [line for line, _ in found] == [3], (name, load, found)
+            assert f"close to {meant!r}" in found[0][1], (name, found)
+            assert found[0][1].startswith(want.split(" is ")[0]), found
+    clean = _root(tmp_path / "clean", _lines(basic_events(EP)))
+    assert all(_problems(frame(clean)) == [] for frame in EVENT_FRAMES.values())
