@@ -49,6 +49,7 @@ from ..store.vocab import (
     RUN_STATE_PROJECTION,
 )
 from ..tools._files import as_written_here, note_written
+from .recovered_streams import sweep_recovered_streams
 from .summary import EventTally
 
 __all__ = ["Recorder", "artifact_digest", "INDEXED_PHASES"]
@@ -391,6 +392,8 @@ class Recorder:
             self.state["outcomes"].update(status="partial", summary=reason)
             self.state["links"] = {"events": "events.jsonl", "learn": "learn.jsonl"}
             self.persist_state()
+            if self.continued:  # the killed process's late sweep never ran: its streamed heads leave before the digest
+                sweep_recovered_streams(self, reopen=True)
             checkpoint = self.checkpoint(interrupt["id"])
         self.writer.fsync()
         return checkpoint
@@ -486,6 +489,8 @@ class Recorder:
 def sweep_noted(rec: Recorder, *, reopen: bool = False) -> None:
     """The late secret sweep of ``rec``'s run: a tool record this process wrote, still as written, stays noted as
     written here once the sweep rewrites it; one another process wrote (only known values leave it) stays unnoted."""
+    if rec.continued:  # a killed process may have left streamed heads of a key its sweep never rewrote
+        sweep_recovered_streams(rec, reopen=reopen)
     mine = as_written_here(rec.run_dir)
     for path in rec.secrets.sweep(rec.run_dir, rec, reopen=reopen):
         if os.path.abspath(path) in mine:
