@@ -36,6 +36,7 @@ from ..ids import new_checkpoint_id, new_event_id, validate_id, validate_new_epi
 from ..secrets import for_run as secrets_for_run
 from ..secrets import redact as redact_secrets
 from ..secrets.quoted import quoted
+from ..secrets.streamed import streamed_piece
 from ..store import EventWriter, is_sealed, now_iso, read_events_to_continue, read_state
 from ..store.ownership import RunOwnership, acquire
 from ..store.paths import run_path
@@ -55,6 +56,7 @@ from .summary import EventTally
 __all__ = ["Recorder", "artifact_digest", "INDEXED_PHASES"]
 
 Subscriber = Callable[[dict[str, Any]], None]
+_EAGER_SWEEP_SLACK = 1 << 20  # bytes of log a run's early sweeps may read beyond four times its size
 INDEXED_PHASES = frozenset({"action_candidate", "governance", "act"})
 
 
@@ -81,6 +83,7 @@ class Recorder:
         self.last_activity = time.monotonic()
         self.closed = False
         self.sealer: int | None = None  # the thread sealing the run (``begin_seal``)
+        self._eager_swept = 0  # bytes of log the sweeps of values learned late read before the pause or seal
         self.note_due = False  # reopened: the owner note is written with the first write (a refused resume writes nothing)
         # reopened: lines another process wrote (maybe not noesis_nb) are in the log, never screened here, so the
         # run's final.json gets no seal (``store.seal``) and the frames screen it as they read it
@@ -249,6 +252,10 @@ class Recorder:
             if self.closed or (sealer is not None and sealer != threading.get_ident()):
                 raise self._ended()  # a thread the episode left running: nothing after the terminate but the seal's own
             self.write_note_if_due()
+            if self.secrets.late and streamed_piece(event["payload"]) is None and self._eager_sweep_due():
+                # a value learned just now may be in lines written before: they are rewritten before this line is
+                # written, so a kill -9 at any point leaves no line the log itself shows to hold a secret
+                sweep_noted(self, reopen=True)
             self.writer.append_locked(event)
             self.events.append(event)
             self.tally.add(event)
@@ -261,6 +268,20 @@ class Recorder:
             except Exception:  # a broken view must never break the episode
                 pass
         return event
+
+    def _eager_sweep_due(self) -> bool:
+        """Whether the sweep of a value learned late may run now rather than at the pause or seal: while the sweeps
+        run so read at most four times the log's size and a megabyte in all (a run learning a value per event
+        would rewrite its log per event); the rest wait for the pause or seal."""
+        try:
+            size = os.path.getsize(self.writer.path)
+        except OSError:
+            return False
+        total = self._eager_swept + size
+        if total > 4 * size + _EAGER_SWEEP_SLACK:
+            return False
+        self._eager_swept = total
+        return True
 
     def _ended(self) -> EpisodeStateError:
         return EpisodeStateError(
