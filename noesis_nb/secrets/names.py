@@ -156,18 +156,28 @@ _ABOUT = frozenset(
     }
 )
 _WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+# a file's name (``test_auth.py``, ``token.go``, ``secrets.yaml``): a compiler's, linter's or test runner's
+# ``auth.py:42:`` and ``test_auth.py::test_login`` name a place in a file, not a value (taken as one, the test's
+# name was hidden in every later text of the run)
+_FILE_NAME = re.compile(
+    r"\.(?:pyi?|pyx|ipynb|[cm]?[jt]sx?|go|rs|rb|java|kts?|scala|swift|c|h|cc|cpp|hpp|cs|php|lua|pl|dart|exs?|erl"
+    r"|sh|bash|zsh|sql|proto|vue|svelte|html?|css|scss|md|rst|txt|json|ya?ml|toml)\Z"
+)
 
 
 @lru_cache(maxsize=4096)
 def is_secret_key(name: str) -> bool:
     """True for ``GITHUB_TOKEN``, ``apiKey``, ``X-Api-Key``, ``db_password``, ``auth``, ``--client-secret``.
 
-    False for ``max_tokens``, ``author``, ``idempotency_key``, ``path``, and for names that describe a
-    secret rather than hold one (``token_file``, ``secret_name``, ``password_stdin``, ``auth_type``) and for ``PWD``
-    (the working directory). A name is read as it shows: ``pass\u200bword`` (a zero-width space inside) and
+    False for ``max_tokens``, ``author``, ``idempotency_key``, ``path``, a file's name (``test_auth.py``), for names
+    that describe a secret rather than hold one (``token_file``, ``secret_name``, ``password_stdin``, ``auth_type``)
+    and for ``PWD`` (the working directory). A name is read as it shows: ``pass\u200bword`` (a zero-width space inside) and
     ``\u0070assword`` (an escape) are ``password``.
     """
-    words = [w.lower() for w in _WORD.findall(plain(str(name)))]
+    read = plain(str(name))
+    if "." in read and _FILE_NAME.search(read) is not None:
+        return False
+    words = [w.lower() for w in _WORD.findall(read)]
     if len(words) > 1 and words[-1] in _ABOUT:
         return False
     if any(w in _SECRET_WORDS or w.endswith(_SECRET_ENDINGS) for w in words):

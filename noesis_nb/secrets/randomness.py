@@ -21,7 +21,7 @@ from typing import Any
 
 from .plugins import plugins
 
-__all__ = ["entropy_ok", "without_ids", "random_words", "path_parts", "temp_plain", "RUN_ID"]
+__all__ = ["entropy_ok", "without_ids", "ids_out_of_values", "random_words", "path_parts", "temp_plain", "RUN_ID"]
 
 # a run id, or its start as typed or cut (``ep_01M8Y6TF``): ``ep_`` and ULID characters, which mix cases with digits
 RUN_ID = re.compile(r"(?<![A-Za-z0-9])ep_[0-7][0-9A-HJKMNP-TV-Z]{0,25}(?![A-Za-z0-9])")
@@ -33,7 +33,7 @@ _NOT_RANDOM = [
         RUN_ID.pattern,
         # labelled digests: sha256:…, "sha256": "…", digest=…, commit …, SHA256 (file) = … and sha256sum's lines
         r"(?i)(?<![a-z0-9])(?:sha(?:1|224|256|384|512|3_256)?|md5|blake2[bs]|digest|checksum|hash|commit|blob|tree|object|oid|rev(?:ision)?|head|etag)(?:sum)?(?![a-z0-9])"
-        r"(?: \([^()\n]{1,200}\))?(?: (?:is|was|now|at|->|=>)){0,3}[\"']?\s*[:=]?\s*[\"']?[0-9a-f]{16,}(?![0-9a-z])",
+        r"(?: \([^()\n]{1,200}\))?(?: (?:is|was|now|at|->|=>)){0,3}[\"']?\s*[:=-]?\s*[\"']?[0-9a-f]{16,}(?![0-9a-z])",
         # git naming a commit: ``git checkout <sha>``, ``git reset --hard <sha>``, ``git cherry-pick -x <sha>``
         r"(?i)\bgit\s+(?:-C\s+\S+\s+)?[a-z][a-z-]*(?:\s+-{1,2}[a-z][a-z-]*)*\s+[0-9a-f]{7,}(?![0-9a-z])",
         r"(?m)^[0-9a-f]{32,128}(?= [ *]\S)",
@@ -46,6 +46,8 @@ _PATH_ROOT = re.compile(r"/[A-Za-z][a-z]+/")  # a path's first part: a plain wor
 _PLAIN_PART = re.compile(r"[A-Za-z][a-z]*(?:[-_.][a-z]+)*[-_.]?[0-9]*|tmp[a-z0-9_]{8}")
 _HEX = re.compile(r"(?:0x)?[0-9a-fA-F]+")
 _WORDLIKE = re.compile(r"[A-Z]?[a-z]{3,}|[A-Z]{3,}(?![a-z])|\d{4,}|[/_.-]")
+# a short prefix (letters and digits, in up to three parts) and 32+ hex digits, maybe a short hex check after them
+_HEX_TAIL = re.compile(r"[A-Za-z][A-Za-z0-9]{0,11}(?:[_-][A-Za-z0-9]{1,8}){0,2}[_-]?([0-9a-fA-F]{32,})(?:[_-][0-9a-fA-F]{4,12})?")
 _VOWELS = frozenset("aeiouyAEIOUY")
 _ASCII_DIGIT = re.compile(r"[0-9]")
 
@@ -59,6 +61,9 @@ def entropy_ok(word: str, b64: Any = None, hexp: Any = None) -> bool:
     if _HEX.fullmatch(word):
         digits = word[2:] if word[:2].lower() == "0x" else word
         return len(digits) >= 32 and hexp.calculate_shannon_entropy(digits) > hexp.entropy_limit
+    tail = _HEX_TAIL.fullmatch(word)
+    if tail is not None:  # a vendor's prefix on a hex key (``shpat_<hex>``, ``dop_v1_<hex>``): judged as the bare key
+        return bool(hexp.calculate_shannon_entropy(tail.group(1)) > hexp.entropy_limit)
     classes = _classes(word)
     if classes < 2:
         return False
@@ -83,10 +88,38 @@ def _classes(word: str) -> int:
     return any(c.isdigit() for c in word) + any(c.isupper() for c in word) + any(c.islower() for c in word)
 
 
+# an SSH public key (``ssh-ed25519 AAAAC3Nz… bob@host``, an ``authorized_keys`` line): public, no secret
+_SSH_PUBLIC = re.compile(
+    r"(?<![A-Za-z0-9-])(?:ssh-(?:rsa|dss|ed25519)|ecdsa-sha2-nistp\d+|sk-(?:ssh-ed25519|ecdsa-sha2-nistp256)@openssh\.com)"
+    r" AAAA[A-Za-z0-9+/]+={0,3}"
+)
+
+
 def without_ids(text: str) -> str:
-    """``text`` with UUIDs, ULIDs (episode, request and draft ids) and labelled digests blanked out."""
+    """``text`` with UUIDs, ULIDs (episode, request and draft ids), labelled digests and SSH public keys blanked out."""
+    if "AAAA" in text:
+        text = _SSH_PUBLIC.sub("****", text)  # a word no rule takes as a value (``ssh_key: <public key> bob@host``)
     for pattern in _NOT_RANDOM:
         text = pattern.sub(" ", text)
+    return text
+
+
+# where a value starts: after a name's ``=`` or ``:`` (with its quote), or a scheme's ``Bearer``/``Token``
+_VALUE_BEFORE = re.compile(r"(?:[=:][ \t]*\\?[\"']?|(?i:bearer|token)[ \t]+)\Z")
+
+
+def ids_out_of_values(text: str) -> str:
+    """``without_ids``, keeping an id given as a value: many keys are written as UUIDs (``HEROKU_API_KEY=<uuid>``,
+    ``x-api-key: <uuid>``, ``Bearer <uuid>``), and the name before one says what it is. Read by the name rules."""
+
+    def blank(m: re.Match[str]) -> str:
+        before = m.string[max(0, m.start() - 12) : m.start()]
+        return m.group() if _VALUE_BEFORE.search(before) is not None else " "
+
+    if "AAAA" in text:
+        text = _SSH_PUBLIC.sub("****", text)  # a word no rule takes as a value (``ssh_key: <public key> bob@host``)
+    for pattern in _NOT_RANDOM:
+        text = pattern.sub(blank, text)
     return text
 
 

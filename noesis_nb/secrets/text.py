@@ -34,7 +34,7 @@ from .known import for_text
 from .linear import per_line, widen_all
 from .names import REDACTED_VALUE, is_secret_key, names_no_value, names_variable
 from .plugins import plugins
-from .randomness import entropy_ok, random_words, without_ids
+from .randomness import entropy_ok, ids_out_of_values, random_words, without_ids
 from .url_parts import URL_QUERY, URL_USER, url_secrets
 
 __all__ = [
@@ -299,15 +299,34 @@ _LINE_HEADS = {
     _EXTRA[-5]: re.compile(r"\b(?:zip|unzip|zipcloak)\b"),
     _EXTRA[-4]: re.compile(r"(?i)\bopenssl\b"),
 }
+_BEARER = next(p for p in _EXTRA if "bearer" in p.pattern)
+# more vendors' key formats, found by their prefix in tool output too (where random words are kept); read in the
+# text as given: a key may end in a UUID (Langfuse's ``sk-lf-<uuid>``), which ``without_ids`` blanks
+_VENDOR_KEY = re.compile(
+    r"(?<![A-Za-z0-9_-])(?:"
+    r"xapp-\d-[A-Za-z0-9-]{20,}|do[opr]_v1_[a-f0-9]{64}|shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}|dapi[a-f0-9]{32}(?:-\d+)?"
+    r"|pul-[a-f0-9]{40}|lsv2_(?:pt|sk)_[a-f0-9]{32}_[a-f0-9]{10}|e2b_[a-f0-9]{40}|sbp_[a-f0-9]{40}|fc-[a-f0-9]{32}"
+    r"|rubygems_[a-f0-9]{48}|PMAK-[a-f0-9]{24}-[a-f0-9]{34}|sk-lf-[0-9a-f-]{36}|key-[a-f0-9]{32}|hv[sb]\.[A-Za-z0-9_-]{24,}"
+    r"|glsa_[A-Za-z0-9]{32}_[a-fA-F0-9]{8}|dp\.(?:st|ct|pt|sa|scim|audit)\.[A-Za-z0-9._-]{40,}|tvly-[A-Za-z0-9-]{32,}"
+    r"|lin_api_[A-Za-z0-9]{40}|gsk_[A-Za-z0-9]{48,}|r8_[A-Za-z0-9]{37}|xai-[A-Za-z0-9]{60,}|pplx-[A-Za-z0-9]{48}"
+    r"|nvapi-[A-Za-z0-9_-]{60,}|figd_[A-Za-z0-9_-]{40,}|sntry[su]_[A-Za-z0-9+/=_-]{40,}|[sr]k_(?:live|test)_[A-Za-z0-9]{20,}"
+    r"|whsec_[A-Za-z0-9+/=]{24,}|AGE-SECRET-KEY-1[0-9A-Z]{58}|tskey-[a-z]+-[A-Za-z0-9]{6,}-[A-Za-z0-9]{16,}"
+    r"|gl(?:ptt|dt|rt|cbt|imt|ft|oas|soat|agent)-[A-Za-z0-9_-]{20,}|jina_[A-Za-z0-9]{40,}|fw_[A-Za-z0-9]{24,}"
+    r")(?![A-Za-z0-9_-])"
+)
 _PEM = re.compile(r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\Z)", re.S)
 _PEM_LINE = re.compile(r"[A-Za-z0-9+/=]{16,}")
 _NAME_MAX = 81  # the longest name ``_ASSIGN`` reads: a first character and up to 80 more
+# (``::`` is no separator: ``TestAuth::test_token`` names a test, ``Auth::token`` a member). A value may stand on
+# the next line (YAML's ``password:\n  hunter2``), but a name there is a nested key, not the value of the one above
+# (``auth:\n  token: X``: read as auth's value, ``token:`` hid the name and X was kept)
+_NEXT_LINE = r"(?![ \t]*\r?\n[ \t]*[A-Za-z_][A-Za-z0-9_.-]*[ \t]*:)"
 _ASSIGN = re.compile(  # name = value, name: value, "name": "value", -H 'Name: value', JSON in a string: \"name\": \"value\"
     rf"(?P<name>[A-Za-z_][A-Za-z0-9_.-]{{0,{_NAME_MAX - 1}}})"
-    r"\\?[\"']?\s*(?:=|:)\s*\\?[\"']?(?P<value>(?:[^\s\"',;&)}\]\\]|\\(?![\"']))+)"
+    r"\\?[\"']?\s*(?:=|:(?!:))" + _NEXT_LINE + r"\s*\\?[\"']?(?P<value>(?:[^\s\"',;&)}\]\\]|\\(?![\"']))+)"
 )
 # where a name may end: right after a name character, the separator ``_ASSIGN`` reads after a name, and all of it
-_NAME_END = re.compile(r"(?<=[A-Za-z0-9_.-])\\?[\"']?\s*(?:=|:)\s*\\?[\"']?")
+_NAME_END = re.compile(r"(?<=[A-Za-z0-9_.-])\\?[\"']?\s*(?:=|:(?!:))" + _NEXT_LINE + r"\s*\\?[\"']?")
 
 
 # runs of name characters long enough that trying a name at each of their places costs more than going from
@@ -386,6 +405,8 @@ _SCHEME_VALUE = re.compile(r"\s+([^\s\"',;]+)")  # the token after ``Authorizati
 _FLAG_WORDS = frozenset({"no", "yes", "on", "off", "ok", "n/a", "na", "-", "?", "tbd", "set"})
 
 
+_BLOCK_SCALARS = frozenset({"|", ">", "|-", ">-", "|+", ">+"})
+_BLOCK_LINE = re.compile(r"[ \t]*\r?\n[ \t]+(\S[^\n]*)")
 _NEGATIONS = ("no-", "no_", "disable-", "disable_", "skip-", "skip_", "without-", "without_")
 
 
@@ -401,6 +422,9 @@ def _assignments(text: str) -> tuple[list[str], list[str]]:
         if value.lower() in _SCHEMES:  # Authorization: Bearer <token>
             rest = _SCHEME_VALUE.match(text, m.end("value"))  # at its place: a copy of the rest of the text is n per scheme
             value = rest.group(1) if rest else ""
+        elif value in _BLOCK_SCALARS:  # YAML's ``password: |`` and the value on the indented line below
+            block = _BLOCK_LINE.match(text, m.end("value"))
+            value = block.group(1).strip() if block else ""
         elif len(value.strip()) < 4 and _short_assignment(text, m):  # from its ``=``/``:`` or the space of a flag
             sep = text[m.end("name") : m.start("value")]
             at = max(sep.rfind("="), sep.rfind(":"), 0)
@@ -556,7 +580,7 @@ def _find(text: str, entropy: bool) -> set[str]:
     value_plugins, keyword, maps, _, _ = plugins()
     # a URL's credentials are judged by its own rules, ids included (an OAuth code may be made of UUIDs)
     found: set[str] = url_secrets(text) if "://" in text else set()
-    text = without_ids(text)  # ids (ULIDs, UUIDs, digests) may spell PWD or APIKEY by chance: never secrets
+    given, text = text, without_ids(text)  # ids (ULIDs, UUIDs, digests) may spell PWD or APIKEY by chance: never secrets
     to_widen = [v for plugin in value_plugins for v in plugin.analyze_string(text)]
     for pattern in _EXTRA:
         head = _LINE_HEADS.get(pattern)
@@ -573,6 +597,9 @@ def _find(text: str, entropy: bool) -> set[str]:
     named, short = text, list[str]()
     if _NAME_WORDS.search(named.lower()):  # the name-based rules need a secret-looking name somewhere
         by_name: set[str] = set()
+        if text != given:  # an id given to a secret-looking name is its value (``x-api-key: <uuid>``)
+            named = ids_out_of_values(given)
+            by_name.update(m.group(1) for m in _BEARER.finditer(named))
         for mapping in maps:
             by_name.update(v for v in map(_trim, keyword.analyze_string(named, denylist_regex_to_group=mapping)) if _assigned(v))
         values, short = _assignments(named)
@@ -581,6 +608,8 @@ def _find(text: str, entropy: bool) -> set[str]:
         if "+" in named:
             by_name.update(_form_values(named))
         found |= by_name  # "password= stays the same" loses "stays": a word after a name's "=" may be its value
+    if _LONG_RUN in given.encode("utf-8", "ignore").translate(_RUNS):
+        found.update(m.group() for m in _VENDOR_KEY.finditer(given))
     if "asic" in text:  # Authorization: Basic <base64 of user:password>
         found.update(basic_credentials(text))
     if _LONG_RUN in text.encode("utf-8", "ignore").translate(_RUNS):
