@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import difflib
 import os
+import re
 import warnings
 from typing import Any
 
@@ -61,12 +62,43 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
         # a subcommand's parser is named by its own prog ("%noesis run"), and points to its own help
         # argparse quotes the value it refuses whole (``invalid choice: 'sk-…'``): a key typed there is hidden
+        message = _choice_hint(message)
         raise UsageError(f"{self.prog}: {keys_hidden(message)}\n{self.format_usage().strip()}\n(see {self.prog} --help)")
 
     def exit(self, status: int = 0, message: str | None = None) -> None:  # type: ignore[override]
         if status:
             raise UsageError(message or f"%noesis exited with status {status}")
         raise _HelpShown
+
+
+_INVALID_CHOICE = re.compile(r"invalid choice: '(?P<value>[^']*)' \(choose from (?P<choices>.*)\)$")
+
+
+def _choice_hint(message: str) -> str:
+    """argparse's ``invalid choice: 'enforced' (choose from 'off', 'audit', 'enforce')`` with the closest choice named,
+    as the Python twins do (``did you mean 'enforce'?``)."""
+    found = _INVALID_CHOICE.search(message)
+    if found is None:
+        return message
+    choices = re.findall(r"'([^']*)'", found["choices"])
+    close = difflib.get_close_matches(found["value"].lower(), choices, n=1, cutoff=0.6)
+    return f"{message} (did you mean {close[0]!r}?)" if close else message
+
+
+def _number(kind: type, what: str, example: str) -> Any:
+    """An argparse ``type`` that refuses a wrong number with the value, what it should be and an example
+    (argparse says only ``invalid float value: '2s'``)."""
+
+    def parse(text: str) -> Any:
+        try:
+            return kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"invalid {kind.__name__} value: {quoted(text)}; pass {what}, e.g. {example}"
+            ) from None
+
+    parse.__name__ = kind.__name__
+    return parse
 
 
 def _seconds_or_none(text: str) -> float | None:
@@ -99,14 +131,20 @@ def build_parser() -> _Parser:
         "--governance", choices=("off", "audit", "enforce"), default=None, help="governance mode (default: configured)"
     )
     run.add_argument("--runs-dir", default=None, help="where the run directory goes (default: configured runs dir)")
-    run.add_argument("--seed", type=int, default=0)
+    run.add_argument("--seed", type=_number(int, "a whole number", "--seed 7"), default=0)
     run.add_argument("--tag", action="append", default=[], metavar="KEY=VALUE", help="a tag (repeatable)")
-    run.add_argument("--idle-timeout", type=float, default=None, metavar="SECONDS", help="end the episode if idle this long")
+    run.add_argument(
+        "--idle-timeout",
+        type=_number(float, "a number of seconds", "--idle-timeout 30 (no unit)"),
+        default=None,
+        metavar="SECONDS",
+        help="end the episode if idle this long",
+    )
 
     batch = sub.add_parser("batch", help="run every task of a list with each adapter (a batch), in the background")
     batch.add_argument("tasks", help="the name of a list of tasks (strings or dicts) in the notebook")
     batch.add_argument("using", nargs="+", help="one or more adapters: notebook names, 'pkg.mod:attr' or paths")
-    batch.add_argument("--concurrency", type=int, default=8)
+    batch.add_argument("--concurrency", type=_number(int, "a whole number", "--concurrency 4"), default=8)
     batch.add_argument("--batch-id", default=None, help="continue (or name) a recorded batch")
     batch.add_argument("--score", default=None, help="the name of a scorer (task, result) -> number or bool")
     batch.add_argument(
@@ -120,7 +158,7 @@ def build_parser() -> _Parser:
     batch.add_argument("--rerun-failed", action="store_true", help="run failed episodes of a recorded batch again")
 
     listing = sub.add_parser("list", help="list runs, newest first, as a table")
-    listing.add_argument("--limit", type=int, default=20)
+    listing.add_argument("--limit", type=_number(int, "a whole number", "--limit 20"), default=20)
     listing.add_argument("--runs-dir", default=None)
 
     show = sub.add_parser("show", help="show one run's view (live, finished or paused on disk)")
@@ -147,7 +185,13 @@ def build_parser() -> _Parser:
 
     stop = sub.add_parser("stop", help="cancel an episode running in this kernel (it ends 'cancelled', sealed)")
     stop.add_argument("episode")
-    stop.add_argument("--drain", type=float, default=None, metavar="SECONDS", help="let running calls finish (≤ SECONDS)")
+    stop.add_argument(
+        "--drain",
+        type=_number(float, "a number of seconds", "--drain 5 (no unit)"),
+        default=None,
+        metavar="SECONDS",
+        help="let running calls finish (≤ SECONDS)",
+    )
 
     steer = sub.add_parser("steer", help='tell an episode running in this kernel something: %%noesis steer <id> "<text>"')
     steer.add_argument("episode")
@@ -175,7 +219,11 @@ def parse_line(line: str, expand: Any = None) -> argparse.Namespace:
     if extra:
         command = parser.subcommands.get(args.command or "", parser)
         options = [o for action in command._actions for o in action.option_strings if o.startswith("--")]
-        close = difflib.get_close_matches(extra[0].split("=", 1)[0], options, n=1, cutoff=0.6)
+        typed = extra[0].split("=", 1)[0]
+        close = difflib.get_close_matches(typed, options, n=1, cutoff=0.6)
+        twin = _KEYWORD_OPTIONS.get(typed.lstrip("-").replace("-", "_"))
+        if twin in options and not close:  # the Python twin's keyword (batch(root=…), idle_timeout_s=…)
+            close = [twin]
         hint = f" (did you mean {close[0]}?)" if close else ""
         if not extra[0].startswith("-"):
             words = [a.dest for a in command._actions if not a.option_strings]
@@ -192,6 +240,19 @@ def parse_line(line: str, expand: Any = None) -> argparse.Namespace:
             f"{name}: unrecognized arguments: {' '.join(extra)}{hint}\n{command.format_usage().strip()}\n(see {name} --help)"
         )
     return args
+
+
+#: keywords of the Python twins whose option here is named otherwise
+_KEYWORD_OPTIONS = {
+    "root": "--runs-dir",
+    "dir": "--runs-dir",
+    "idle_timeout_s": "--idle-timeout",
+    "score_timeout_s": "--score-timeout",
+    "drain_s": "--drain",
+    "approver": "--approver-id",
+    "tags": "--tag",
+    "limit": "--limit",
+}
 
 
 def _refuse_before_subcommand(parser: _Parser, words: list[str]) -> None:
@@ -408,6 +469,13 @@ class NoesisMagics(Magics):
 
     def _batch(self, args: argparse.Namespace, cell: str | None) -> Any:
         tasks = self._resolve(args.tasks)
+        if callable(tasks) and any(isinstance(self._resolve(name), (list, tuple)) for name in args.using):
+            lists = [name for name in args.using if isinstance(self._resolve(name), (list, tuple))]
+            rest = [name for name in [args.tasks, *args.using] if name not in lists]
+            raise UsageError(
+                f"%noesis batch: the tasks come first, then the agent(s) (the other way round from %noesis run): "
+                f"%noesis batch {lists[0]} {' '.join(rest)}"
+            )
         if isinstance(tasks, str):
             raise UsageError(
                 f"%noesis batch: {quoted(args.tasks)} is not a list in the notebook; define it first, e.g. tasks = [...]"

@@ -73,12 +73,33 @@ def test_help_prints_usage(ip: Any, capsys: pytest.CaptureFixture[str]) -> None:
         ("run my_agent task --bogus", "usage: %noesis run [-h]"),
         ("list --limt 3", "%noesis list: unrecognized arguments: --limt 3 (did you mean --limit?)"),
         ("run my_agent summarise the logs", "unrecognized arguments: the logs (quote text that holds spaces"),
+        # argparse's own refusals of a value say the fix too: the closest choice, what a number option takes
+        (
+            "run my_agent task --governance enforced",
+            "invalid choice: 'enforced' (choose from 'off', 'audit', 'enforce') (did you mean 'enforce'?)",
+        ),
+        ("steer ep_x hi --mode next", "(did you mean 'next-item'?)"),
+        ("run my_agent task --idle-timeout 2s", "invalid float value: '2s'; pass a number of seconds, e.g. --idle-timeout 30"),
+        ("stop ep_x --drain soon", "invalid float value: 'soon'; pass a number of seconds, e.g. --drain 5"),
+        ("list --limit ten", "invalid int value: 'ten'; pass a whole number, e.g. --limit 20"),
+        # the Python twins' keyword, typed as an option: batch(root=…), inbox(root=…), idle_timeout_s=
+        ("inbox --root /tmp/x", "unrecognized arguments: --root /tmp/x (did you mean --runs-dir?)"),
+        ("batch tasks my_agent --root /tmp/x", "(did you mean --runs-dir?)"),
     ],
 )
 def test_bad_input_raises_usage_error_with_the_reason(ip: Any, line: str, reason: str) -> None:
     with pytest.raises(UsageError, match=None) as info:
         ip.run_line_magic("noesis", line)
     assert reason.lower() in str(info.value).lower()
+
+
+def test_batch_with_the_agent_first_says_the_tasks_come_first(ip: Any) -> None:
+    """``%noesis run`` takes the agent first; ``%noesis batch`` the tasks: the swapped order is named with the fix."""
+    ip.user_ns.update(tickets=["refund request", "login fails"], janitor=lambda task: task)
+    with pytest.raises(UsageError) as info:
+        ip.run_line_magic("noesis", "batch janitor tickets")
+    assert "the tasks come first" in str(info.value)
+    assert str(info.value).endswith("%noesis batch tickets janitor")
 
 
 def test_cell_magic_only_for_run(ip: Any) -> None:
