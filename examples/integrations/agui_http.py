@@ -48,7 +48,7 @@ class Agent(BaseHTTPRequestHandler):
 
 async def main(url):
     adapter = AGUIAdapter(AGUIHttpAgent(url), resume_style="forwarded_props")
-    handle = start("send the March invoice", using=adapter, runs_dir="runs")
+    handle = start("send the March invoice", using=adapter, runs_dir="runs", approver="ask")
     await handle
     print(handle.status, handle.pending[0].redacted_payload["kwargs"]["interrupt"]["message"])
     handle.reject(reason="amount looks wrong")  # what the Reject button does

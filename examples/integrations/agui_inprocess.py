@@ -33,7 +33,7 @@ async def agent(run_input):
 
 
 async def main():
-    handle = start("clean up the logs", using=AGUIAdapter(agent), runs_dir="runs")
+    handle = start("clean up the logs", using=AGUIAdapter(agent), runs_dir="runs", approver="ask")
     await handle  # returns at the pause: the view shows Approve/Reject here
     print(handle.status, [p.tool for p in handle.pending])
     handle.approve(reason="fine")  # what the Approve button does

@@ -56,7 +56,7 @@ crew = Crew(agents=[agent], tasks=[Task(description="{task}", expected_output="o
 
 
 async def main():
-    handle = start("tidy ticket T-7", using=CrewAIAdapter(crew, govern_tools=["archive_ticket"]), runs_dir="runs")
+    handle = start("tidy ticket T-7", using=CrewAIAdapter(crew, govern_tools=["archive_ticket"]), runs_dir="runs", approver="ask")
     await handle
     print(handle.status, [(p.tool, p.redacted_payload["kwargs"]) for p in handle.pending])
     handle.approve()

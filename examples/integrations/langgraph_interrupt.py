@@ -40,7 +40,9 @@ graph = builder.compile(checkpointer=InMemorySaver())
 
 
 async def main():
-    handle = start("order 1042 refund", using=LangGraphAdapter(graph, input_mapper=lambda t: {"task": t}), runs_dir="runs")
+    handle = start(
+        "order 1042 refund", using=LangGraphAdapter(graph, input_mapper=lambda t: {"task": t}), runs_dir="runs", approver="ask"
+    )
     await handle
     print(handle.status, handle.pending[0].tool, handle.pending[0].redacted_payload["kwargs"]["value"]["draft"])
     handle.reject(reason="check the amount first")

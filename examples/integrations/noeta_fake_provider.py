@@ -46,7 +46,7 @@ options = Options(
 
 async def main():
     adapter = NoetaAdapter(options, provider=provider, model="claude-sonnet-5", workspace_dir=tempfile.mkdtemp())
-    handle = start("delete x.txt", using=adapter, runs_dir="runs")
+    handle = start("delete x.txt", using=adapter, runs_dir="runs", approver="ask")
     await handle
     print(handle.status, [(p.tool, p.redacted_payload["kwargs"]["arguments"]) for p in handle.pending])
     handle.approve()
