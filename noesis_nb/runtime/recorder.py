@@ -56,7 +56,7 @@ from .summary import EventTally
 __all__ = ["Recorder", "artifact_digest", "INDEXED_PHASES"]
 
 Subscriber = Callable[[dict[str, Any]], None]
-_EAGER_SWEEP_SLACK = 1 << 20  # bytes of log a run's early sweeps may read beyond four times its size
+_EAGER_SHARE, _EAGER_SLACK_S = 0.1, 0.05  # the time early sweeps may take: this share of the run's, and this more
 INDEXED_PHASES = frozenset({"action_candidate", "governance", "act"})
 
 
@@ -83,7 +83,8 @@ class Recorder:
         self.last_activity = time.monotonic()
         self.closed = False
         self.sealer: int | None = None  # the thread sealing the run (``begin_seal``)
-        self._eager_swept = 0  # bytes of log the sweeps of values learned late read before the pause or seal
+        self._opened = time.monotonic()
+        self._eager_spent = 0.0  # seconds the sweeps of values learned late took before the pause or seal
         self.note_due = False  # reopened: the owner note is written with the first write (a refused resume writes nothing)
         # reopened: lines another process wrote (maybe not noesis_nb) are in the log, never screened here, so the
         # run's final.json gets no seal (``store.seal``) and the frames screen it as they read it
@@ -255,7 +256,7 @@ class Recorder:
             if self.secrets.late and streamed_piece(event["payload"]) is None and self._eager_sweep_due():
                 # a value learned just now may be in lines written before: they are rewritten before this line is
                 # written, so a kill -9 at any point leaves no line the log itself shows to hold a secret
-                sweep_noted(self, reopen=True)
+                self._sweep_early()
             self.writer.append_locked(event)
             self.events.append(event)
             self.tally.add(event)
@@ -270,18 +271,17 @@ class Recorder:
         return event
 
     def _eager_sweep_due(self) -> bool:
-        """Whether the sweep of a value learned late may run now rather than at the pause or seal: while the sweeps
-        run so read at most four times the log's size and a megabyte in all (a run learning a value per event
-        would rewrite its log per event); the rest wait for the pause or seal."""
+        """Whether the sweep of a value learned late may run now rather than at the pause or seal: while the early
+        sweeps took at most a tenth of the time the run has been written here, and 50 ms (a run learning a value
+        every few events would rewrite its log that often); the rest wait for the pause or seal."""
+        return self._eager_spent <= _EAGER_SHARE * (time.monotonic() - self._opened) + _EAGER_SLACK_S
+
+    def _sweep_early(self) -> None:
+        began = time.monotonic()
         try:
-            size = os.path.getsize(self.writer.path)
-        except OSError:
-            return False
-        total = self._eager_swept + size
-        if total > 4 * size + _EAGER_SWEEP_SLACK:
-            return False
-        self._eager_swept = total
-        return True
+            sweep_noted(self, reopen=True)
+        finally:
+            self._eager_spent += time.monotonic() - began
 
     def _ended(self) -> EpisodeStateError:
         return EpisodeStateError(
