@@ -25,7 +25,7 @@ from .eventbatch import EVENT_KINDS, Batch
 from .eventids import names_only, other_episodes
 from .fs import BadFile, prefetch_remote, settled
 from .gcpause import gc_paused
-from .problems import CUT_IN_SEALED_RUN, LoadProblem, Problems
+from .problems import CUT_IN_SEALED_RUN, NO_EVENTS_IN_SEALED_RUN, LoadProblem, Problems
 from .progress import progress
 from .provenance import written_as
 from .rowsource import read_run_source, source_column
@@ -115,6 +115,8 @@ def load_events(
                 run_problems: list[LoadProblem] = []
                 per_run.append(run_problems)
                 got = _read_events(ref, path, run_problems)
+                if got is None and not run_problems and ref.fs.stat(ref.file("final.json")) is not None:
+                    run_problems.append(LoadProblem(ref.fs.url(path), None, NO_EVENTS_IN_SEALED_RUN))
                 if got is None:
                     segments.append(_NO_EVENTS)
                     systems.append(())

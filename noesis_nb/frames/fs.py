@@ -17,6 +17,7 @@ from ..secrets.quoted import quoted
 from ..secrets.urls import refuse_password
 from ..store.runfiles import UnreadableRunFile as BadFile
 from ..store.runfiles import change_stamp, list_dir, read_file
+from ..store.scan import MARKERS
 
 __all__ = [
     "LocalFS",
@@ -32,7 +33,7 @@ __all__ = [
 ]
 
 Stat = tuple[int, int, int] | tuple[int, str]  # ``change_stamp`` locally; (size, ETag/LastModified as text) remotely
-_MARKERS = ("events.jsonl", "summary.json", "state.json")
+_MARKERS = MARKERS  # the files one of which makes a folder a run, as the local scan reads them
 
 
 class LocalFS:

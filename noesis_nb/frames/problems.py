@@ -7,10 +7,15 @@ from dataclasses import asdict, dataclass
 from ..errors import EventLogCorruption, EventLogIntegrityError, InvalidOptionError, NoesisNbError
 from ..secrets.quoted import quoted
 
-__all__ = ["LoadProblem", "RunLoadError", "Problems", "CUT_IN_SEALED_RUN"]
+__all__ = ["LoadProblem", "RunLoadError", "Problems", "CUT_IN_SEALED_RUN", "NO_EVENTS_IN_SEALED_RUN"]
 
 # a sealed run's events.jsonl that ends mid-line: an event lost (a copy cut short), not one still being written
 CUT_IN_SEALED_RUN = "the last line is cut off (no newline) although the run is sealed; it is not read"
+# a sealed run (its final.json there) whose log is gone: a copy that left it behind, not a run that wrote nothing
+NO_EVENTS_IN_SEALED_RUN = (
+    "missing although the run is sealed (final.json is there); its events, model calls and tool events are not known."
+    " Copy the run's events.jsonl back"
+)
 
 
 @dataclass(frozen=True)

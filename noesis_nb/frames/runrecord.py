@@ -22,7 +22,7 @@ from ..store.status import run_status
 from .coerce import obj
 from .eventids import names_only, other_episodes
 from .fs import BadFile, Stat, dir_stamp, local_unchanged
-from .problems import LoadProblem
+from .problems import NO_EVENTS_IN_SEALED_RUN, LoadProblem
 from .shapes import FINAL, MANIFEST, STATE, SUMMARY, Spec, check
 from .source import RunRef
 from .timetext import utc_micros
@@ -158,6 +158,11 @@ def read_run(
                 _other_episodes(ref, data, url, problems)
         else:
             stamp["events.jsonl"] = ref.fs.stat(events_path)
+    if final is not None and manifest is None:  # a manifest says what is missing itself
+        if "events.jsonl" not in stamp:
+            stamp["events.jsonl"] = ref.stat_events(events_path)  # the listing's stat: free; kept, so a log put back shows
+        if stamp["events.jsonl"] is None:
+            problems.append(LoadProblem(url, None, NO_EVENTS_IN_SEALED_RUN))
     if day_sums is not None:
         calls = day_sums
     listings: dict[str, list[str]] = {}

@@ -1,6 +1,6 @@
 """Finding run directories under a root: the one scan (``roots.iter_run_dirs`` wraps it).
 
-A run directory holds one of ``events.jsonl``, ``summary.json``, ``state.json``; one label level
+A run directory holds one of ``events.jsonl``, ``summary.json``, ``state.json``, ``final.json``; one label level
 is followed; results are sorted by name. String paths and the fewest system calls, for roots of
 many thousands of runs.
 """
@@ -14,7 +14,7 @@ import time
 
 __all__ = ["MARKERS", "scan_run_dirs_with_stats", "stray_run_files", "stray_reason", "shown_path", "stray_id"]
 
-MARKERS = ("events.jsonl", "summary.json", "state.json")
+MARKERS = ("events.jsonl", "summary.json", "state.json", "final.json")  # final.json: a sealed run whose log is gone
 _EVENTS = os.sep + "events.jsonl"
 _SETTLED_NS = 2_000_000_000  # a root unchanged this long: its listing's strays hold while its mtime does
 _Stamp = tuple[int, int, int, int]  # a folder's device, inode, mtime and ctime (ns): which folder, and as it was

@@ -108,3 +108,26 @@ def test_a_slip_of_a_known_name_is_reported_by_every_event_frame(tmp_path: Path,
             assert found[0][1].startswith(want.split(" is ")[0]), found
     clean = _root(tmp_path / "clean", _lines(basic_events(EP)))
     assert all(_problems(frame(clean)) == [] for frame in EVENT_FRAMES.values())
+
+
+@pytest.mark.parametrize("summary", [True, False])
+def test_a_sealed_run_without_its_log_is_listed_and_reported_until_the_log_is_back(tmp_path: Path, summary: bool) -> None:
+    root = tmp_path / "runs"
+    events = basic_events(EP)
+    run = write_run(root, EP, events, summary={"episode_id": EP, "task": "t"} if summary else None, final={"episode_id": EP})
+    log = (run / "events.jsonl").read_bytes()
+    (run / "events.jsonl").unlink()
+    settle()
+    for name, frame in FRAMES.items():
+        for load in ("cold", "warm"):
+            df = frame(root)
+            found = [(p["path"], p["reason"]) for p in df.attrs["errors"]]
+            assert len(found) == 1 and found[0][0].endswith("events.jsonl"), (name, load, found)
+            assert "sealed" in found[0][1], (name, load, found)
+    assert runs_df(root)["episode_id"].tolist() == [EP]
+    (run / "events.jsonl").write_bytes(log)
+    settle()
+    for name, frame in FRAMES.items():
+        assert frame(root).attrs["errors"] == [], name
+    assert len(events_df(root)) == len(events)
+    assert runs_df(root)["model_calls"].tolist() == [2]

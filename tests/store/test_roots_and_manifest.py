@@ -148,7 +148,7 @@ def test_a_path_that_is_no_run_says_what_it_is_and_what_to_pass(tmp_path, smoke_
         tmp_path / "gone": "nothing is there; pass an id",
         tmp_path / "file.json": "it is a file; pass an id",
         tmp_path / "empty": "it is an empty folder; pass an id",
-        tmp_path / "notes": "it holds none of events.jsonl, summary.json, state.json; pass an id",
+        tmp_path / "notes": "it holds none of events.jsonl, summary.json, state.json, final.json; pass an id",
         runs: f"it is a runs folder holding 2 run(s) (ep_second, team/{smoke_run.name}); pass one of them, "
         f"or load them all with runs_df({str(runs)!r})",
     }
