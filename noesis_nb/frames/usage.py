@@ -34,7 +34,7 @@ _NEEDLE = b'"model.call"'
 def scan_model_calls(
     data: bytes, url: str, problems: list[LoadProblem], *, sealed: bool = False
 ) -> list[tuple[str | None, dict[str, Any]]]:
-    """(timestamp, payload) of each model.call line, parsing only lines that mention ``"model.call"``.
+    """(timestamp, payload) of each model.call line, parsing only lines that mention ``"model.call"`` or hold an escape.
 
     A cut last line is one still being written, unless the run is ``sealed``: then it is reported as events_df does.
     The calls' fields are checked as the event frames check them (``check_calls``), and a call whose id an
@@ -43,13 +43,7 @@ def scan_model_calls(
     out = []
     starts: list[int] = []  # where each call's line starts, for the line numbers of a problem
     ids: list[Any] = []
-    find = data.find
-    i = find(_NEEDLE)
-    while i != -1:
-        start = data.rfind(b"\n", 0, i) + 1
-        end = find(b"\n", i)
-        if end == -1:
-            end = len(data)
+    for start, end in _candidate_lines(data):
         try:
             event = orjson.loads(data[start:end])
         except orjson.JSONDecodeError as exc:
@@ -62,7 +56,6 @@ def scan_model_calls(
                 out.append((event.get("timestamp"), payload))
                 starts.append(start)
                 ids.append(event_id if type(event_id := event.get("id")) is str else None)  # events_df reads no other
-        i = find(_NEEDLE, end)
     if out:
         _check_calls(data, url, problems, out, starts, ids)
     if sealed and not data.endswith(b"\n") and data.strip():  # cut, whether or not what is left names a model call
@@ -72,6 +65,26 @@ def scan_model_calls(
         except orjson.JSONDecodeError:
             problems.append(LoadProblem(url, data.count(b"\n") + 1, CUT_IN_SEALED_RUN))
     return out
+
+
+def _candidate_lines(data: bytes) -> list[tuple[int, int]]:
+    """(start, end) of each line that may hold a model call, in file order: those naming ``"model.call"``, and
+    those holding a ``\\u`` escape (``model\\u002ecall`` is model.call to every JSON reader; rare but for old logs)."""
+    found: dict[int, int] = {}
+    find = data.find
+    for needle in (_NEEDLE, _ESCAPE) if find(_ESCAPE) != -1 else (_NEEDLE,):
+        i = find(needle)
+        while i != -1:
+            start = data.rfind(b"\n", 0, i) + 1
+            end = find(b"\n", i)
+            if end == -1:
+                end = len(data)
+            found[start] = end
+            i = find(needle, end)
+    return sorted(found.items())
+
+
+_ESCAPE = b"\\u"
 
 
 def _check_calls(

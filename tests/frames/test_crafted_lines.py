@@ -131,3 +131,14 @@ def test_a_sealed_run_without_its_log_is_listed_and_reported_until_the_log_is_ba
         assert frame(root).attrs["errors"] == [], name
     assert len(events_df(root)) == len(events)
     assert runs_df(root)["model_calls"].tolist() == [2]
+
+
+def test_a_model_call_named_with_an_escape_counts_in_runs_df_as_in_usage_df(tmp_path: Path) -> None:
+    events = basic_events(EP)
+    plain, escaped = b'"event_name":"model.call","input_tokens":50', b'"event_name":"model\\u002ecall","input_tokens":50'
+    data = _lines(events).replace(plain, escaped)
+    root = _root(tmp_path, data)
+    assert usage_df(root)["input_tokens"].tolist() == [1000, 50]
+    for load in ("cold", "warm"):
+        row = runs_df(root).iloc[0]
+        assert (row["model_calls"], row["input_tokens"]) == (2, 1050), load
