@@ -15,6 +15,7 @@ from itertools import accumulate
 from typing import Any, Protocol
 
 import numpy as np
+import pandas as pd
 
 from . import _arrays
 from .coded import CodedColumn
@@ -23,6 +24,7 @@ from .eventcheck import check_run
 from .eventids import any_repeated, repeated_ids
 from .isotimes import TimeColumn
 from .rowsource import system_rows
+from .timetext import NAT
 from .values import describe
 
 __all__ = ["Batch", "EVENT_KINDS", "Report"]
@@ -191,6 +193,7 @@ class Batch:
         else:
             unparsed = _unparsed(self.lists["timestamp"], self.arrays["timestamp"])
         self._report_times(unparsed)
+        self._report_backwards(_micros(self.arrays["timestamp"]))
         payload = np.empty(self.rows, dtype=object)
         payload[:] = self.payload
         self.payload = payload
@@ -204,6 +207,60 @@ class Batch:
         reasons = [(row, f"timestamp {describe(value)} is not an ISO-8601 time; read as unknown") for row, value in unparsed]
         for run, bad in _by_run(reasons, [start for start, _ in self.reports]).items():
             self.reports[run][1](bad)
+
+    def _report_backwards(self, micros: np.ndarray) -> None:
+        """Report each event whose time is before the event just before it in its run (a time unknown is skipped).
+
+        Noēsis and noesis_nb keep a log's times in order, so a step back is a log edited, merged or written
+        by a clock set back: durations and ``since``/``until`` filters read from it may mislead. One diff over the
+        batch decides; only a run where a step back shows is walked.
+        """
+        starts = [start for start, _ in self.reports]
+        if len(micros) < 2:
+            return
+        back = micros[1:] < micros[:-1]  # a NaT (the least int64) after a time is a step back, sorted out below
+        if not back.any():
+            return
+        runs = sorted({bisect_right(starts, row + 1) - 1 for row in np.flatnonzero(back).tolist()})
+        ends = [*starts[1:], len(micros)]
+        for run in runs:
+            times = micros[starts[run] : ends[run]]
+            rows = np.flatnonzero(times != NAT)
+            known = times[rows]
+            stepped = rows[1:][known[1:] < known[:-1]]
+            if len(stepped):
+                ids = _texts(self.arrays.get("event_id"), starts[run], ends[run])
+                seen = {i for i in ids if i is not None}  # a line written again is said as such (``eventids``), not here
+                before = {
+                    int(r): int(rows[np.searchsorted(rows, r) - 1])
+                    for r in stepped.tolist()
+                    if ids[r] is None or ids[r] not in seen or ids.index(ids[r]) == r
+                }
+                self.reports[run][1]([(r, _STEP_BACK.format(_iso(times[r]), _iso(times[b]))) for r, b in before.items()])
+
+
+_STEP_BACK = "timestamp {} is before the event above's ({}): the log's times go backwards (edited, merged, or a clock set back)"
+
+
+def _micros(times: Any) -> np.ndarray:
+    """UTC microseconds of a timestamp array (pandas or pyarrow), NaT as the least int64."""
+    if _arrays.HAVE_ARROW and not isinstance(times, pd.api.extensions.ExtensionArray):
+        return np.asarray(times.cast("int64").fill_null(NAT).to_numpy(zero_copy_only=False), dtype=np.int64)
+    return np.asarray(times.asi8 if hasattr(times, "asi8") else pd.DatetimeIndex(times).asi8, dtype=np.int64)
+
+
+def _texts(column: Any, start: int, stop: int) -> list[Any]:
+    """The values of rows ``start:stop`` of a built text column (numpy, pandas or pyarrow) as Python objects."""
+    if column is None:
+        return [None] * (stop - start)
+    part = column[start:stop]
+    if hasattr(part, "to_pylist"):
+        return list(part.to_pylist())
+    return [None if v is None or v is pd.NA or (isinstance(v, float) and v != v) else v for v in list(part)]
+
+
+def _iso(micros: Any) -> str:
+    return str(np.datetime64(int(micros), "us")) + "Z"
 
 
 def _by_run(items: list[tuple[int, Any]] | tuple[tuple[int, Any], ...], starts: list[int]) -> dict[int, list[tuple[int, Any]]]:

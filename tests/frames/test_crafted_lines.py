@@ -142,3 +142,20 @@ def test_a_model_call_named_with_an_escape_counts_in_runs_df_as_in_usage_df(tmp_
     for load in ("cold", "warm"):
         row = runs_df(root).iloc[0]
         assert (row["model_calls"], row["input_tokens"]) == (2, 1050), load
+
+
+def test_a_time_before_the_line_above_is_reported_once_at_its_line(tmp_path: Path) -> None:
+    events = basic_events(EP)
+    events[3]["timestamp"] = "2025-03-01T09:00:00.000000+00:00"  # an hour back, then on again
+    events[4]["timestamp"] = "not a time"  # unknown: skipped, the next known time is compared with the one before
+    events[5]["timestamp"] = "2025-03-01T08:00:00+00:00"
+    root = _root(tmp_path, _lines(events))
+    for name, frame in EVENT_FRAMES.items():
+        for load in ("cold", "warm"):
+            found = [(line, reason) for line, reason in _problems(frame(root)) if "backwards" in reason]
+            assert [line for line, _ in found] == [4, 6], (name, load, found)
+            assert "2025-03-01T09:00:00" in found[0][1] and "2025-03-01T10:00:20" in found[0][1], found
+    in_order = _root(tmp_path / "in_order", _lines(basic_events(EP)))
+    write_run(in_order, "ep_01JCRAFTEDLINESEARLIER0000", basic_events("ep_01JCRAFTEDLINESEARLIER0000", day="2025-02-01"))
+    settle()  # two runs, the second earlier than the first: each in order, nothing to say
+    assert all(_problems(frame(in_order)) == [] for frame in EVENT_FRAMES.values())
