@@ -20,7 +20,7 @@ from .render import badge_html, esc, short
 from .state import format_elapsed, format_seconds
 from .theme import STATUS_HUES
 
-__all__ = ["BatchFigures", "key_of", "pick", "rank", "entry_line", "header_line", "GRID_HEAD"]
+__all__ = ["BatchFigures", "key_of", "pick", "rank", "entry_line", "grid_table", "header_line", "GRID_HEAD"]
 
 
 def rank(status: str) -> int:
@@ -34,11 +34,8 @@ def rank(status: str) -> int:
     return 3 if status in TERMINAL_STATUSES else 4
 
 
-GRID_HEAD = (
-    '<div class="nnb-grid-line nnb-grid-head nnb-muted">'
-    + "".join(f"<b>{h}</b>" for h in ("#", "task", "adapter", "status", "score", "cost", "time"))
-    + "</div>"
-)
+_COLUMNS = ("#", "task", "adapter", "status", "score", "cost", "time")
+GRID_HEAD = '<div class="nnb-grid-line nnb-grid-head nnb-muted">' + "".join(f"<b>{h}</b>" for h in _COLUMNS) + "</div>"
 
 
 def key_of(entry: Any) -> tuple[int, str]:
@@ -153,8 +150,8 @@ def _hue(status: str) -> str:
     return STATUS_HUES.get(status, "grey")
 
 
-def entry_line(entry: Any, figures: BatchFigures, now: float | None = None) -> str:
-    """``#3 task · adapter · status · score · cost · time`` as one grid line (escaped)."""
+def _cells(entry: Any, figures: BatchFigures, now: float | None) -> list[str]:
+    """An entry's cells, escaped: index, task, adapter, status badge, score, cost, time."""
     if entry.score is None:
         score = "—"
     else:
@@ -164,11 +161,29 @@ def entry_line(entry: Any, figures: BatchFigures, now: float | None = None) -> s
         took = "waiting"  # for a person: not time the episode ran
     else:
         took = format_elapsed(entry.started_at, entry.ended_at, status, now) if entry.started_at else "—"
-    return (
-        f'<div class="nnb-grid-line"><span>{entry.index}</span><span>{esc(short(entry.task, 60))}</span>'
-        f"<span>{esc(entry.adapter)}</span>{badge_html(status)}<span>{esc(score)}</span>"
-        f"<span>{esc(figures.cost_text(key_of(entry)))}</span><span>{esc(took)}</span></div>"
-    )
+    return [
+        f"<span>{entry.index}</span>",
+        f"<span>{esc(short(entry.task, 60))}</span>",
+        f"<span>{esc(entry.adapter)}</span>",
+        badge_html(status),
+        f"<span>{esc(score)}</span>",
+        f"<span>{esc(figures.cost_text(key_of(entry)))}</span>",
+        f"<span>{esc(took)}</span>",
+    ]
+
+
+def entry_line(entry: Any, figures: BatchFigures, now: float | None = None) -> str:
+    """``#3 task · adapter · status · score · cost · time`` as one grid line (escaped)."""
+    return f'<div class="nnb-grid-line">{"".join(_cells(entry, figures, now))}</div>'
+
+
+def grid_table(entries: Sequence[Any], figures: BatchFigures, now: float | None = None) -> str:
+    """The grid as an HTML table, for the saved snapshot: a page that drops the view's stylesheet (JupyterLab and
+    Jupyter Notebook with an untrusted notebook, GitHub) still shows its columns, where the grid's lines would run
+    their cells together (``35write the note…carefulokyes$0.0003``)."""
+    head = "".join(f"<th>{h}</th>" for h in _COLUMNS)
+    rows = "".join(f"<tr>{''.join(f'<td>{c}</td>' for c in _cells(e, figures, now))}</tr>" for e in entries)
+    return f'<table class="nnb-grid-table"><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>'
 
 
 def pick(entries: Sequence[Any], limit: int) -> list[Any]:

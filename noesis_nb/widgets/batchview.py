@@ -18,7 +18,7 @@ from typing import Any
 
 import ipywidgets as w
 
-from .batchgrid import GRID_HEAD, BatchFigures, entry_line, header_line, key_of, pick
+from .batchgrid import GRID_HEAD, BatchFigures, entry_line, grid_table, header_line, key_of, pick
 from .bundle import SnapshotOutput, css_widget, execution_count
 from .coalesce import Coalescer
 from .display import show
@@ -191,8 +191,8 @@ class BatchView(SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipywidgets shi
         with self._lock:
             now = time.time()
             counts = self.handle.counts()
-            lines = "".join(entry_line(e, self.figures, now) for e in pick(self.handle.entries, self.limit))
-            body = header_line(self.handle, counts, self.figures, now) + GRID_HEAD + lines + self.more.value
+            table = grid_table(pick(self.handle.entries, self.limit), self.figures, now)
+            body = header_line(self.handle, counts, self.figures, now) + table + self.more.value
         return f'<div class="{ROOT_CLASS} noesis-nb-batch">{live_css()}{body}{_inbox_part(self.inbox)}</div>'
 
     @property
