@@ -165,10 +165,12 @@ def stray_runs(source: Source, episodes: list[str] | None, refs: list[RunRef]) -
     if source is None:
         source = config.runs_dir()
     items = [source] if isinstance(source, (str, os.PathLike)) else list(source) if _is_collection(source) else []
-    wanted = set(episodes) - {ref.name for ref in refs} if episodes is not None else None
+    names = {ref.name for ref in refs}
+    twins = _same_names(refs) if len(names) != len(refs) else []
+    wanted = set(episodes) - names if episodes is not None else None
     if wanted is not None and not wanted:
-        return []
-    found: dict[str, LoadProblem] = {}
+        return twins
+    found: dict[str, LoadProblem] = {path.path: path for path in twins}
     for item in items:
         text = os.fspath(item) if isinstance(item, (str, os.PathLike)) else None
         if not isinstance(text, str) or ("://" in text and not text.startswith("file://")) or any(c in text for c in "*?["):
@@ -178,6 +180,25 @@ def stray_runs(source: Source, episodes: list[str] | None, refs: list[RunRef]) -
             if wanted is None or stray_id(os.path.basename(path), wanted) is not None:
                 found.setdefault(path, LoadProblem(shown_path(path), None, stray_reason(what)))
     return list(found.values())
+
+
+def _same_names(refs: list[RunRef]) -> list[LoadProblem]:
+    """One problem for each run folder named as one before it (``a/ep_x`` and ``b/ep_x``, under two labels):
+    rows of both carry the same episode id, and an id cannot pick one of them."""
+    first: dict[str, RunRef] = {}
+    out = []
+    for ref in refs:
+        seen = first.setdefault(ref.name, ref)
+        if seen is not ref and seen.path != ref.path:
+            out.append(
+                LoadProblem(
+                    ref.url,
+                    None,
+                    f"another run folder has this name too ({seen.url}): the rows of both carry episode id "
+                    f"{quoted(ref.name, 80)}, and episodes= or show() by id cannot tell them apart. Rename one of the folders",
+                )
+            )
+    return out
 
 
 class _Short:

@@ -159,3 +159,16 @@ def test_a_time_before_the_line_above_is_reported_once_at_its_line(tmp_path: Pat
     write_run(in_order, "ep_01JCRAFTEDLINESEARLIER0000", basic_events("ep_01JCRAFTEDLINESEARLIER0000", day="2025-02-01"))
     settle()  # two runs, the second earlier than the first: each in order, nothing to say
     assert all(_problems(frame(in_order)) == [] for frame in EVENT_FRAMES.values())
+
+
+def test_two_run_folders_of_one_name_under_two_labels_are_reported(tmp_path: Path) -> None:
+    root = tmp_path / "runs"
+    first = write_run(root / "team_a", EP, basic_events(EP))
+    second = write_run(root / "team_b", EP, basic_events(EP))
+    settle()
+    for name, frame in FRAMES.items():
+        for load in ("cold", "warm"):
+            found = frame(root).attrs["errors"]
+            assert [p["path"] for p in found] == [str(second)], (name, load, found)
+            assert str(first) in found[0]["reason"] and "Rename one" in found[0]["reason"], found
+        assert frame([first, first]).attrs["errors"] == [], name  # one folder given twice is no twin
