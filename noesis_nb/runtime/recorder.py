@@ -278,7 +278,9 @@ class Recorder:
 
     def _sweep_early(self) -> None:
         began = time.monotonic()
-        try:
+        if self.writer.check_disk():  # sealed elsewhere meanwhile: the append that follows says so, nothing is swept
+            return
+        try:  # (a run moved or removed meanwhile raises RunGoneError above: nothing is swept at its old place)
             sweep_noted(self, reopen=True)
         finally:
             self._eager_spent += time.monotonic() - began

@@ -11,6 +11,7 @@ import warnings
 from pathlib import Path
 
 import noesis_nb
+from noesis_nb.errors import RunGoneError
 from tests.compat.checker import check_run
 
 REPO = Path(__file__).resolve().parents[2]
@@ -47,3 +48,25 @@ def test_a_value_learned_late_leaves_the_earlier_line_before_a_kill(tmp_path: Pa
     assert holding == []
     assert SECRET not in noesis_nb.events_df(run).to_string()
     assert check_run(run) == []
+
+
+def test_a_run_moved_before_a_value_is_learned_late_is_not_swept_or_written_at_its_old_place(tmp_path: Path) -> None:
+    runs = tmp_path / "runs"
+    raised: list[BaseException] = []
+
+    def agent(task, ctx):
+        ctx.emit("note", {"text": "psql connected as bob (" + SECRET + ")"})
+        next(runs.glob("ep_*")).rename(tmp_path / "moved")
+        try:
+            ctx.emit("shell", {"cmd": "export PGPASSWORD=" + SECRET})  # learned late: a sweep is due first
+        except BaseException as exc:
+            raised.append(exc)
+            raise
+        return 0
+
+    try:
+        noesis_nb.solve("connect", using=agent, runs_dir=runs)
+    except RunGoneError:
+        pass
+    assert [type(e).__name__ for e in raised] == ["RunGoneError"]  # said at once, not at a later look at the disk
+    assert "PGPASSWORD" not in (tmp_path / "moved" / "events.jsonl").read_text()
