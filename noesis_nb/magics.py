@@ -302,9 +302,16 @@ def _refuse_repeated(command: str, parser: argparse.ArgumentParser, words: list[
     return None
 
 
+_DECIDE_FIRST = re.compile(
+    r"run noesis_nb\.approve_draft\('(?P<ep>[^']+)', approver_id=\.\.\.\) or reject_draft\(\.\.\.\) first, then resume_run"
+)
+
+
 def _as_option(message: str) -> str:
-    """An error's fix said for the magic: the keyword ``runs_dir=`` a function takes is the option ``--runs-dir`` here."""
-    return message.replace("pass runs_dir= or the run directory path", "pass --runs-dir or the run directory path")
+    """An error's fix said for the magic: the keyword ``runs_dir=`` a function takes is the option ``--runs-dir`` here,
+    and a run to decide before ``%noesis resume`` is decided with ``%noesis approve|reject … --resume``."""
+    message = message.replace("pass runs_dir= or the run directory path", "pass --runs-dir or the run directory path")
+    return _DECIDE_FIRST.sub(r"decide it first: %noesis approve \g<ep> --resume (or %noesis reject \g<ep> --resume)", message)
 
 
 def _is_usage_error(exc: BaseException) -> bool:

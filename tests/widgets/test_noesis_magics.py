@@ -219,6 +219,23 @@ def test_approve_on_disk_then_resume(
     assert "tool.execution.succeeded" in [(e["payload"] or {}).get("event_name") for e in read_events(run_dir / "events.jsonl")]
 
 
+def test_resume_before_a_decision_gives_the_magic_that_decides_and_it_works(
+    ip: Any, runs_dir: Path, tmp_path: Path, nnb: Any
+) -> None:
+    """``%noesis resume`` of an undecided run names the magic that decides it (not the Python call), and that line runs."""
+    marker = tmp_path / "effect.txt"
+    run_dir = paused_on_disk(runs_dir, nnb, marker)
+    with pytest.raises(UsageError) as info:
+        ip.run_line_magic("noesis", f"resume {run_dir.name} --runs-dir {runs_dir}")
+    said = str(info.value)
+    assert "has no decision yet" in said and "approver_id=..." not in said
+    fix = re.search(r"%noesis (approve \S+ --resume)", said)
+    assert fix is not None, said
+    with capture_output():
+        ip.run_line_magic("noesis", f"{fix.group(1)} --runs-dir {runs_dir}")
+    assert is_sealed(run_dir) and marker.read_text() == "x"
+
+
 def test_reject_on_disk(ip: Any, runs_dir: Path, tmp_path: Path, nnb: Any, capsys: pytest.CaptureFixture[str]) -> None:
     run_dir = paused_on_disk(runs_dir, nnb, tmp_path / "effect.txt")
     ip.run_line_magic("noesis", f'reject {run_dir.name} --runs-dir {runs_dir} --reason "too risky"')
