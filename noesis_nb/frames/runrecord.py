@@ -16,7 +16,7 @@ from typing import Any, Literal, NotRequired, TypedDict
 import numpy as np
 import orjson
 
-from ..store.eventlog import lone_cr_as_newline, parse_lines
+from ..store.eventlog import WIDE_BOMS, WIDE_TEXT, lone_cr_as_newline, parse_lines
 from ..store.layout import PREPARED_DIRS
 from ..store.status import run_status
 from .coerce import obj
@@ -105,7 +105,8 @@ def _doc(ref: RunRef, name: str, problems: list[LoadProblem], stamp: dict[str, A
     try:
         value = orjson.loads(data)
     except orjson.JSONDecodeError as exc:
-        problems.append(LoadProblem(url, None, f"invalid JSON ({exc}); the run is read without it"))
+        reason = WIDE_TEXT if data[:2] in WIDE_BOMS else f"invalid JSON ({exc})"
+        problems.append(LoadProblem(url, None, f"{reason}; the run is read without it"))
         return None
     if type(value) is not dict:
         problems.append(LoadProblem(url, None, f"{describe(value)}, not an object; the run is read without it"))

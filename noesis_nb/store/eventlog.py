@@ -45,6 +45,8 @@ __all__ = [
     "now_iso",
     "parse_lines",
     "lone_cr_as_newline",
+    "WIDE_BOMS",
+    "WIDE_TEXT",
 ]
 
 
@@ -353,6 +355,9 @@ def parse_lines(
     ``numbers`` receives the 1-based line number of each event returned; ``torn`` the number of
     a torn last line that was skipped (a sealed run has none: its reader may report it).
     """
+    if data[:2] in WIDE_BOMS:  # UTF-16 or UTF-32 text: every line would be reported, none is JSON
+        _problem(path, 1, WIDE_TEXT, strict, errors)
+        return []
     if b"\r" in data:  # memchr: a file of CRLF or lone-CR line ends, rare
         data = lone_cr_as_newline(data, path, strict, errors)
     lines = data.split(b"\n")
@@ -378,6 +383,8 @@ def parse_lines(
 
 
 _LONE_CR = re.compile(rb"\r(?!\n)")
+WIDE_BOMS = (b"\xff\xfe", b"\xfe\xff")  # UTF-16 LE/BE byte order marks (UTF-32 LE starts as UTF-16 LE)
+WIDE_TEXT = "the file is UTF-16 or UTF-32 text (its byte order mark says so), not UTF-8; it is not read. Save it as UTF-8"
 
 
 def lone_cr_as_newline(data: bytes, path: str, strict: bool = False, errors: list[EventLogCorruption] | None = None) -> bytes:

@@ -172,3 +172,16 @@ def test_two_run_folders_of_one_name_under_two_labels_are_reported(tmp_path: Pat
             assert [p["path"] for p in found] == [str(second)], (name, load, found)
             assert str(first) in found[0]["reason"] and "Rename one" in found[0]["reason"], found
         assert frame([first, first]).attrs["errors"] == [], name  # one folder given twice is no twin
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-32"])
+def test_a_utf16_or_utf32_file_is_one_problem_naming_its_encoding(tmp_path: Path, encoding: str) -> None:
+    root = _root(tmp_path, _lines(basic_events(EP)).decode().encode(encoding))
+    run = root / EP
+    (run / "summary.json").write_bytes(json.dumps({"episode_id": EP, "task": "t"}).encode(encoding))
+    settle()
+    for name, frame in FRAMES.items():
+        for load in ("cold", "warm"):
+            found = frame(root).attrs["errors"]
+            wide = [p for p in found if "UTF-16 or UTF-32" in p["reason"]]
+            assert len(found) == len(wide) == (2 if name == "runs_df" else 1), (name, load, found)
