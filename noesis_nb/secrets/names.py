@@ -13,6 +13,7 @@ from .disguise import plain
 
 __all__ = [
     "is_secret_key",
+    "signature_text",
     "looks_like_credential",
     "names_no_value",
     "names_variable",
@@ -82,8 +83,17 @@ _SECRET_WORDS = frozenset(
         "privkey",
         "accesskey",
         "secretkey",
+        "otp",
+        "totp",
+        "hotp",
+        "pw",
     }
 )
+# names that hold a secret when they are the whole name (``{"pin": "4821"}``, ``sig=…``), not inside another
+# (``pin_memory``, ``signature_version``, ``hmac_algorithm``); a signature's is only a credential-like word
+# (``{"signature": "(x: int) -> str"}`` is a function's, see ``signature_text``)
+_WHOLE_NAMES = frozenset({"pin", "sig", "signature", "hmac", "passcode"})
+_SIGNATURES = frozenset({"sig", "signature", "hmac"})
 # what a ``<word>_pass`` name holds the password of (``DB_PASS``, ``smtpPass``, ``KEYSTORE_PASS``)
 _PASS_OWNERS = frozenset(
     {
@@ -109,6 +119,7 @@ _SECRET_PAIRS = frozenset(
         ("session", "key"),
         ("hmac", "key"),
         ("pass", "word"),  # ``PassWord``
+        ("subscription", "key"),  # Azure's ``Ocp-Apim-Subscription-Key``
     }
 )
 # a last word that makes the name describe a secret rather than hold one: ``token_file``, ``secret_name``,
@@ -178,6 +189,8 @@ def is_secret_key(name: str) -> bool:
     if "." in read and _FILE_NAME.search(read) is not None:
         return False
     words = [w.lower() for w in _WORD.findall(read)]
+    if len(words) == 1 and words[0] in _WHOLE_NAMES:
+        return True
     if len(words) > 1 and words[-1] in _ABOUT:
         return False
     if any(w in _SECRET_WORDS or w.endswith(_SECRET_ENDINGS) for w in words):
@@ -187,6 +200,12 @@ def is_secret_key(name: str) -> bool:
     if len(words) > 1 and ("pwd" in words or (words[-1] == "pass" and words[-2] in _PASS_OWNERS)):
         return True
     return any(pair in _SECRET_PAIRS for pair in zip(words, words[1:]))
+
+
+def signature_text(name: str, value: object) -> bool:
+    """Whether ``value`` under ``name`` is a signature that is no credential: the name is ``sig``, ``signature`` or
+    ``hmac`` and the value text that holds a blank or a bracket (a function's, ``(x: int) -> str``)."""
+    return isinstance(value, str) and name.strip("-").lower() in _SIGNATURES and any(c.isspace() or c in "()[]" for c in value)
 
 
 def looks_like_credential(text: str) -> bool:

@@ -32,7 +32,7 @@ from .disguise import ESCAPE, INVISIBLE, INVISIBLE_CHARS, maybe_disguised, perce
 from .joined import chunk_texts
 from .known import for_text
 from .linear import per_line, widen_all
-from .names import REDACTED_VALUE, is_secret_key, names_no_value, names_variable
+from .names import REDACTED_VALUE, is_secret_key, names_no_value, names_variable, signature_text
 from .plugins import plugins
 from .randomness import entropy_ok, ids_out_of_values, random_words, without_ids
 from .url_parts import URL_QUERY, URL_USER, url_secrets
@@ -55,6 +55,12 @@ _TOKEN_CHARS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+
 _HIDING_BYTES = bytes(range(0x80, 0xC0)) + b"\xc2\xcd\xd8\xe1\xe2\xef\x00"
 _RUNS = bytes(0x61 if i in _TOKEN_CHARS or i in _HIDING_BYTES else 0x20 for i in range(256))
 _LONG_RUN = b"a" * 20
+# the short names that are secret as a word of their own (``pin``, ``otp``, ``sig``: not ``mapping``, ``design``),
+# each starting with a letter and looking back after it (a pattern opening with a look-behind is tried at every place)
+_SHORT_NAMES = (
+    rb"(?:pin(?<![a-z]pin)|pw(?<![a-z]pw)|sig(?<![a-z]sig)(?:nature)?|hmac(?<![a-z]hmac)|otp(?<![a-z]otp)"
+    rb"|[th]otp(?<![a-z][th]otp))(?![a-z])"
+)
 _KEYWORDS = re.compile(  # grouped by first letter: sre tries fewer branches per position
     rb"p(?:ass|wd|odman)|s(?:ecret|shpass)|token|key|auth|c(?:ookie|red|ontras|url)|bearer|eyj|xox|hooks\.slack|m(?:ysql|ariadb)"
     # the commands given a password by a flag of their own (``docker login -p``, ``redis-cli -a``, ``zip -P``, ``openssl -k``)
@@ -72,6 +78,9 @@ _KEYWORD_ANCHORS = re.compile(
     rb"k(?:en|ey|ie|s\.slack|er)|p(?:ass|wd)|c(?:ret|red|ontras|url)|uth|bearer|yj|xox|ysql|mariadb|://|%2f%2f|\\(?:[ux0-3/]|n\{)|&#"
     rb"|odman|erdct|dis-c|zip|enssl"
 )
+# a JSON key that is one of the short secret names (``"pin": …``, ``"otp": …``): too common inside words to be keywords
+# (``shipping``, ``design``: the keyword search would run on most prose), they are looked for as whole keys only
+_SHORT_KEY = re.compile(rb'"(?:[a-z0-9_.-]*[_.-])?(?:pin|pw|sig|signature|hmac|[th]?otp)(?:[_.-][a-z0-9_.-]*)?"\s*:')
 
 _INVISIBLE_CHARS, _INVISIBLE = INVISIBLE_CHARS, INVISIBLE
 
@@ -106,6 +115,8 @@ def _might_contain(blob: bytes) -> bool:
     anchored = _KEYWORD_ANCHORS.search(lowered) is not None
     if anchored and _KEYWORDS.search(lowered) is not None:
         return True
+    if _SHORT_KEY.search(lowered) is not None:
+        return True
     if not anchored and blob.isascii() and b"\x00" not in blob:
         return False
     # an escape or an invisible character may hide a keyword or a token: the text as it reads is judged too
@@ -135,7 +146,13 @@ def payload_might_contain(payload: Mapping[str, Any], blob: bytes) -> bool:
     (the event hot path): keys are judged once each, numbers only by their key, and text by itself
     (a long key such as ``cache_write_input_tokens`` is not a random word: the detectors read values)."""
     runs = _LONG_RUN in blob.translate(_RUNS)  # no long word anywhere: no value needs the per-value test
-    if not runs and _ANCHORS_OR_CHUNKS.search(blob.lower()) is None and (blob.isascii() or not _hides(blob)):
+    lowered = blob.lower()
+    if (
+        not runs
+        and _ANCHORS_OR_CHUNKS.search(lowered) is None
+        and _SHORT_KEY.search(lowered) is None
+        and (blob.isascii() or not _hides(blob))
+    ):
         # ``_might_contain(blob)`` is False: no detector can find anything in any key or value, and every
         # secret-looking name holds a keyword (a test keeps ``is_secret_key`` to that), unless an escape
         # (an anchor) or an invisible character splits it; strings of a list may hold one only joined, and
@@ -201,7 +218,8 @@ def flat_might_contain(payload: Mapping[str, Any]) -> bool | None:
                 _KEY_VERDICTS.clear()
             if _text_might_contain(key):  # a key is text too (a token used as a name): not cached, it ends the test
                 return True
-            verdict = _KEY_VERDICTS[key] = (_KEYWORDS_STR.search(plain(key).lower()) is not None, is_secret_key(key))
+            secret = is_secret_key(key)  # (a short name, ``pin``, holds no keyword)
+            verdict = _KEY_VERDICTS[key] = (secret or _KEYWORDS_STR.search(plain(key).lower()) is not None, secret)
         if value is None:
             continue
         kind = type(value)
@@ -389,9 +407,15 @@ def _plausible(value: str, least: int = 4) -> bool:
 _NOT_A_SECRET = re.compile(r"(?i)[a-z][a-z0-9+.-]*://[^@\s]*$|~?/|\.\.?/")  # a plain URL or a path
 
 
+# code giving a secret-looking name its value from a call or a lookup, cut where a value ends (at a quote, ``)`` or
+# ``,``): ``os.environ[``, ``self.get_token(``, ``getpass.getpass(``, ``bcrypt.hashpw(pw``. Taken as secrets, each was
+# hidden in every later text of the run (the code the agent wrote or read, its answer)
+_CODE_VALUE = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*[(\[]|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\(\w+")
+
+
 def _assigned(value: str) -> bool:
-    """A value given to a secret-looking name: plausible, and not a path or a URL without credentials."""
-    return _plausible(value) and not _NOT_A_SECRET.match(value)
+    """A value given to a secret-looking name: plausible, and not a path, a URL without credentials or code."""
+    return _plausible(value) and not _NOT_A_SECRET.match(value) and not _CODE_VALUE.fullmatch(value)
 
 
 def _trim(value: str) -> str:
@@ -407,6 +431,16 @@ _FLAG_WORDS = frozenset({"no", "yes", "on", "off", "ok", "n/a", "na", "-", "?", 
 
 _BLOCK_SCALARS = frozenset({"|", ">", "|-", ">-", "|+", ">+"})
 _BLOCK_LINE = re.compile(r"[ \t]*\r?\n[ \t]+(\S[^\n]*)")
+_SIGNATURES = frozenset({"sig", "signature", "hmac"})
+_WRITTEN = re.compile(r"[^\"'\n]*")  # a value as written: to its quote or the end of its line
+
+
+def _written(text: str, at: int) -> str:
+    """The value starting at ``at`` as written: to its quote or the end of its line."""
+    m = _WRITTEN.match(text, at)
+    return m.group() if m else ""
+
+
 _NEGATIONS = ("no-", "no_", "disable-", "disable_", "skip-", "skip_", "without-", "without_")
 
 
@@ -418,6 +452,8 @@ def _assignments(text: str) -> tuple[list[str], list[str]]:
         name = m.group("name").lstrip("-")
         if not is_secret_key(name) or name.lower().startswith(_NEGATIONS):  # ``--no-auth flag`` takes no value
             continue
+        if name.lower() in _SIGNATURES and signature_text(name, _written(text, m.start("value"))):
+            continue  # ``"signature": "def foo(a, b)"``: a function's, read to its quote or the end of its line
         value = m.group("value")
         if value.lower() in _SCHEMES:  # Authorization: Bearer <token>
             rest = _SCHEME_VALUE.match(text, m.end("value"))  # at its place: a copy of the rest of the text is n per scheme
@@ -448,6 +484,10 @@ def _quoted_values(text: str) -> Iterator[str]:
         name = _NAME_BEFORE.search(text, max(0, sep.start() - _NAME_MAX - 8), sep.start())
         if name is None or not is_secret_key(name.group("name").lstrip("-")):
             continue
+        if name.group("name").lower() in _SIGNATURES:  # a quoted signature may be a function's
+            end = text.find(sep.group(1) + sep.group(2), sep.end(), sep.end() + _QUOTED_MAX)
+            if end < 0 or signature_text(name.group("name"), text[sep.end() : end]):
+                continue
         # a name opened by a quote and not closed before the separator is inside a text (``"auth: " + user``):
         # the quote after the separator closes that text, it opens no value
         opened = name.start() > 0 and text[name.start() - 1] in "\"'" and not name.group("closed")
@@ -504,7 +544,7 @@ def _form_values(text: str) -> set[str]:
     return found
 
 
-_NAME_WORDS = re.compile(r"pass|pwd|secret|token|key|auth|cookie|cred|bearer|contras")
+_NAME_WORDS = re.compile(r"pass|pwd|secret|token|key|auth|cookie|cred|bearer|contras|" + _SHORT_NAMES.decode())
 
 
 def find_in_text(text: str, *, entropy: bool = True) -> set[str]:

@@ -244,6 +244,7 @@ def test_the_keyword_anchors_are_found_in_every_text_holding_a_keyword(text):
 @given(
     words=st.lists(
         st.sampled_from(["api", "key", "password", "auth", "token", "secret", "private", "access", "ssh", "client", "pwd"])
+        | st.sampled_from(["pin", "pw", "sig", "signature", "hmac", "otp", "totp", "subscription", "code"])
         | st.sampled_from(["cookie", "credentials", "bearer", "oauth", "passphrase", "master", "signing", "db", "user"])
         | st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=6),
         min_size=1,
@@ -253,14 +254,16 @@ def test_the_keyword_anchors_are_found_in_every_text_holding_a_keyword(text):
     upper=st.booleans(),
 )
 def test_every_secret_looking_name_holds_a_keyword(words, joiner, upper):
-    """A payload whose text holds no keyword skips the per-key test: a secret-looking key must therefore hold one."""
-    from noesis_nb.secrets.text import _KEYWORD_ANCHORS, _KEYWORDS
+    """A payload whose text holds no keyword skips the per-key test: a secret-looking key must therefore hold one,
+    or be one of the short names looked for as whole keys (``"pin": …``)."""
+    from noesis_nb.secrets.text import _KEYWORD_ANCHORS, _KEYWORDS, _SHORT_KEY
 
     name = joiner.join(words)
     name = name.upper() if upper else name
     if is_secret_key(name):
         lowered = name.lower().encode()
-        assert _KEYWORDS.search(lowered) and _KEYWORD_ANCHORS.search(lowered), name
+        short = _SHORT_KEY.search(b'"' + lowered + b'":') is not None
+        assert short or (_KEYWORDS.search(lowered) and _KEYWORD_ANCHORS.search(lowered)), name
 
 
 def test_a_secret_named_number_and_a_flat_clean_payload():

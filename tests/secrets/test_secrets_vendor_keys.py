@@ -153,3 +153,46 @@ def test_the_run_keeps_what_is_no_secret(run_dir: Path) -> None:
     payloads = [e["payload"] for e in read_events(run_dir / "events.jsonl", strict=True)]
     assert [p["log"] for p in payloads if "log" in p] == ["\n".join(KEPT)]
     assert json.loads((run_dir / "summary.json").read_text())["answer"] == {"result": ANSWER}  # the test and the place whole
+
+
+SHORT_NAMED = [
+    {"pin": "4821"},
+    {"otp": "482913"},
+    {"totp_code": "482913"},
+    {"hmac": "a1b2c3d4e5f6"},
+    {"sig": "deadbeefcafe1234"},
+    {"signature": "abc123def456"},
+    {"pw": "Hu7xq2Lm9zPw"},
+    {"Ocp-Apim-Subscription-Key": "Hu7xq2Lm9zPw"},
+]
+
+
+@pytest.mark.parametrize("payload", SHORT_NAMED, ids=lambda p: next(iter(p)))
+def test_a_short_secret_name_of_its_own_is_redacted_as_a_key(payload: dict[str, str]) -> None:
+    """As a key, flat, nested or in records (as a word in text, ``pin`` is too often no name to be looked for)."""
+    ((name, value),) = payload.items()
+    assert RunSecrets().screen(payload) == {name: "[REDACTED]"}
+    nested = {"request": {"body": [{"user": "bob", **payload}]}}
+    assert value not in str(RunSecrets().screen(nested))
+    flat = {f"field_{i}": "plain" for i in range(10)} | payload  # judged value by value
+    assert RunSecrets().screen(flat)[name] == "[REDACTED]"
+
+
+CODE = [
+    {"signature": "(x: int) -> str"},
+    {"pin_memory": True, "num_workers": 4},
+    {"text": '"signature": "def foo(a, b)"'},
+    {"text": "signature_version: v4, mapping design signal shipping"},
+    {"text": 'api_key = os.environ["OPENAI_API_KEY"]'},
+    {"text": "token = self.get_token()"},
+    {"text": 'password = getpass.getpass("Password: ")'},
+    {"text": "password_hash = bcrypt.hashpw(pw, salt)"},
+    {"text": "secret = secrets.token_hex(32)"},
+]
+
+
+@pytest.mark.parametrize("payload", CODE, ids=lambda p: str(p)[:40])
+def test_code_and_a_functions_signature_beside_a_secret_name_are_kept(payload: dict[str, Any]) -> None:
+    secrets = RunSecrets()
+    assert secrets.screen(payload) == payload
+    assert secrets.values == ()  # nothing learned, so nothing hidden later
