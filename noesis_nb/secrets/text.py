@@ -318,6 +318,18 @@ _LINE_HEADS = {
     _EXTRA[-4]: re.compile(r"(?i)\bopenssl\b"),
 }
 _BEARER = next(p for p in _EXTRA if "bearer" in p.pattern)
+# a password a login reads from its standard input, echoed into it (``echo X | docker login --password-stdin``) or
+# given as a here-string (``docker login … --password-stdin <<< X``); read by ``per_line`` from each head, in a text
+# holding ``--password-stdin``, and kept when its command is a ``login``
+_LOGIN = r"(?:docker|podman|nerdctl|buildah|skopeo|helm|oras|crane|cosign)\b[^\n;&|]*?--password-stdin"
+_STDIN_PASSWORD = {
+    re.compile(
+        r"\b(?:echo(?:\s+-[ne]+)?|printf(?:\s+['\"]?%s['\"]?)?)\s+" + _FLAG_VALUE + r"\s*\|\s*(?:sudo\s+)?" + _LOGIN
+    ): re.compile(r"\b(?:echo|printf)\b"),
+    re.compile(r"--password-stdin[^\n;&|<]*<<<\s*" + _FLAG_VALUE): re.compile("--password-stdin"),
+}
+# a command continued on the next line (``docker login \`` then `` -p X``) is read joined, as the shell reads it
+_CONTINUED = re.compile(r"\\\r?\n[ \t]*")
 # more vendors' key formats, found by their prefix in tool output too (where random words are kept); read in the
 # text as given: a key may end in a UUID (Langfuse's ``sk-lf-<uuid>``), which ``without_ids`` blanks
 _VENDOR_KEY = re.compile(
@@ -616,6 +628,15 @@ def _find_short(text: str, entropy: bool) -> frozenset[str]:
     return frozenset(_find(text, entropy))
 
 
+def _stdin_passwords(text: str) -> Iterator[str]:
+    """The passwords echoed into (or given as a here-string to) a login reading it with ``--password-stdin``."""
+    for pattern, head in _STDIN_PASSWORD.items():
+        for m in per_line(pattern, head, text):
+            line = text[text.rfind("\n", 0, m.start()) + 1 : m.end()]
+            if m.lastindex and "login" in line:
+                yield m.group(m.lastindex)
+
+
 def _find(text: str, entropy: bool) -> set[str]:
     value_plugins, keyword, maps, _, _ = plugins()
     # a URL's credentials are judged by its own rules, ids included (an OAuth code may be made of UUIDs)
@@ -650,6 +671,10 @@ def _find(text: str, entropy: bool) -> set[str]:
         found |= by_name  # "password= stays the same" loses "stays": a word after a name's "=" may be its value
     if _LONG_RUN in given.encode("utf-8", "ignore").translate(_RUNS):
         found.update(m.group() for m in _VENDOR_KEY.finditer(given))
+    if "--password-stdin" in text:
+        found.update(_stdin_passwords(text))
+    if "\\\n" in given or "\\\r\n" in given:
+        found |= _find(_CONTINUED.sub(" ", given), entropy)
     if "asic" in text:  # Authorization: Basic <base64 of user:password>
         found.update(basic_credentials(text))
     if _LONG_RUN in text.encode("utf-8", "ignore").translate(_RUNS):

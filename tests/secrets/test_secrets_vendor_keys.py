@@ -196,3 +196,34 @@ def test_code_and_a_functions_signature_beside_a_secret_name_are_kept(payload: d
     secrets = RunSecrets()
     assert secrets.screen(payload) == payload
     assert secrets.values == ()  # nothing learned, so nothing hidden later
+
+
+LOGIN_PASSWORD = "Hu7" + _r(11)
+LOGINS = [
+    f"docker login \\\n  -u bob \\\n  -p {LOGIN_PASSWORD} \\\n  registry.example.com",
+    f"mysql -u root \\\n  -p{LOGIN_PASSWORD} shop",
+    f"echo {LOGIN_PASSWORD} | docker login -u bob --password-stdin registry.example.com",
+    f"echo -n '{LOGIN_PASSWORD}' | sudo docker login --username bob --password-stdin",
+    f"printf %s {LOGIN_PASSWORD} | helm registry login registry.example.com -u bob --password-stdin",
+    f"docker login -u bob --password-stdin registry.example.com <<< {LOGIN_PASSWORD}",
+]
+LOGINS_KEPT = [
+    'echo "$DOCKER_PASSWORD" | docker login -u bob --password-stdin registry.example.com',
+    "cat token.txt | docker login -u bob --password-stdin registry.example.com",
+    "echo hello | docker build --password-stdin .",
+    'python -m pytest \\\n  -k "login and not slow" tests/',
+]
+
+
+@pytest.mark.parametrize("command", LOGINS)
+def test_a_login_password_on_a_continued_line_or_given_on_stdin_is_redacted(command: str) -> None:
+    for screened in (
+        RunSecrets().screen({"cmd": command})["cmd"],
+        RunSecrets().redact({"stdout": command}, entropy=False)["stdout"],
+    ):
+        assert LOGIN_PASSWORD not in screened and "[REDACTED]" in screened
+
+
+@pytest.mark.parametrize("command", LOGINS_KEPT)
+def test_a_login_given_no_password_in_its_text_is_kept(command: str) -> None:
+    assert RunSecrets().screen({"cmd": command}) == {"cmd": command}
