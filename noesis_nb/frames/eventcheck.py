@@ -22,7 +22,7 @@ from ..store.phases import slipped_phase
 from ..store.vocab import MODEL_CALL
 from .values import MAX_COUNT, RULES, TOKEN_KEYS, describe, usage_conflicts
 
-__all__ = ["check_run", "check_calls", "FACULTIES"]
+__all__ = ["check_run", "check_calls", "FACULTIES", "slipped_call", "slip_reason"]
 
 _NONE = type(None)
 _TEXT: set[type] = {str, _NONE}
@@ -107,7 +107,12 @@ def _check_slips(phases: list[Any], names: list[Any], bad: list[tuple[int, str]]
         if found:
             for i, v in enumerate(values):
                 if v in found:
-                    bad.append((i, f"{column} is {describe(v)}, close to {found[v]!r} but not it; not counted as {found[v]!r}"))
+                    bad.append((i, slip_reason(column, v, found[v])))
+
+
+def slip_reason(column: str, value: str, meant: str) -> str:
+    """What to say of a name ``value`` in ``column`` that is ``meant`` but for a slip (every frame says it alike)."""
+    return f"{column} is {describe(value)}, close to {meant!r} but not it; not counted as {meant!r}"
 
 
 @functools.lru_cache(maxsize=512)

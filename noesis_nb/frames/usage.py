@@ -18,7 +18,7 @@ from . import _arrays
 from .cache import MEMO
 from .columns import TOKEN_COLUMNS, USAGE_COLUMNS, Column, check_columns
 from .eventblocks import load_events
-from .eventcheck import check_calls
+from .eventcheck import check_calls, slip_reason, slipped_call
 from .eventids import any_repeated, repeated_ids
 from .gcpause import without_gc
 from .problems import CUT_IN_SEALED_RUN, LoadProblem, Problems
@@ -28,13 +28,16 @@ from .values import RULES
 __all__ = ["usage_df", "scan_model_calls", "calls_frame", "call_counts", "MODEL_CALL"]
 
 MODEL_CALL = MODEL_CALL
-_NEEDLE = b'"model.call"'
+# the lines looked at: model.call's (with or without its quotes: a slip such as "model.call " is reported) and
+# model_call's; a slip of case (Model.Call) is said by the event frames only
+_NEEDLES = (b"model.call", b"model_call")
 
 
 def scan_model_calls(
     data: bytes, url: str, problems: list[LoadProblem], *, sealed: bool = False
 ) -> list[tuple[str | None, dict[str, Any]]]:
-    """(timestamp, payload) of each model.call line, parsing only lines that mention ``"model.call"`` or hold an escape.
+    """(timestamp, payload) of each model.call line, parsing only lines that mention ``model.call``/``model_call`` or
+    hold an escape; a name that is model.call but for a slip (``"model.call "``, ``model_call``) is reported.
 
     A cut last line is one still being written, unless the run is ``sealed``: then it is reported as events_df does.
     The calls' fields are checked as the event frames check them (``check_calls``), and a call whose id an
@@ -52,10 +55,14 @@ def scan_model_calls(
             event = None
         if type(event) is dict:
             payload = event.get("payload")
-            if type(payload) is dict and payload.get("event_name") == MODEL_CALL:
+            name = payload.get("event_name") if type(payload) is dict else None
+            if name == MODEL_CALL:
                 out.append((event.get("timestamp"), payload))
                 starts.append(start)
                 ids.append(event_id if type(event_id := event.get("id")) is str else None)  # events_df reads no other
+            elif type(name) is str and slipped_call(name):  # as the event frames say it (``eventcheck``)
+                reason = slip_reason("payload.event_name", name, MODEL_CALL)
+                problems.append(LoadProblem(url, data.count(b"\n", 0, start) + 1, reason))
     if out:
         _check_calls(data, url, problems, out, starts, ids)
     if sealed and not data.endswith(b"\n") and data.strip():  # cut, whether or not what is left names a model call
@@ -68,11 +75,11 @@ def scan_model_calls(
 
 
 def _candidate_lines(data: bytes) -> list[tuple[int, int]]:
-    """(start, end) of each line that may hold a model call, in file order: those naming ``"model.call"``, and
+    """(start, end) of each line that may hold a model call, in file order: those naming ``model.call`` or its slips, and
     those holding a ``\\u`` escape (``model\\u002ecall`` is model.call to every JSON reader; rare but for old logs)."""
     found: dict[int, int] = {}
     find = data.find
-    for needle in (_NEEDLE, _ESCAPE) if find(_ESCAPE) != -1 else (_NEEDLE,):
+    for needle in (*_NEEDLES, _ESCAPE) if find(_ESCAPE) != -1 else _NEEDLES:
         i = find(needle)
         while i != -1:
             start = data.rfind(b"\n", 0, i) + 1
