@@ -18,17 +18,20 @@ __all__ = [
     "CAPTURE_ENV",
     "approver_from_env",
     "capture_from_env",
+    "approver_id_from_env",
     "misspelt",
     "is_default",
     "value_shown",
 ]
 
 #: the ``NOESIS_NB_*`` variables noesis_nb reads (``NOESIS_NB_SECRET_<PATH>`` are a family, by prefix)
-ENV_NAMES = ("NOESIS_NB_APPROVER", "NOESIS_NB_CACHE_DIR", "NOESIS_NB_CAPTURE", "NOESIS_NB_PRINCIPAL")
+ENV_NAMES = ("NOESIS_NB_APPROVER", "NOESIS_NB_APPROVER_ID", "NOESIS_NB_CACHE_DIR", "NOESIS_NB_CAPTURE", "NOESIS_NB_PRINCIPAL")
 
 #: ``approver=`` by name (also ``$NOESIS_NB_APPROVER``)
 APPROVERS = ("ask", "auto", "deny")
 CAPTURE_ENV = "NOESIS_NB_CAPTURE"
+APPROVER_ID_ENV = "NOESIS_NB_APPROVER_ID"
+_APPROVER_ID_MAX = 200
 _ON = {"1", "true", "yes", "on"}
 _OFF = {"0", "false", "no", "off"}
 
@@ -59,6 +62,24 @@ def approver_from_env() -> str:
         return given
     raise InvalidOptionError(
         f"$NOESIS_NB_APPROVER={value_shown(given)}{typo_hint(given, APPROVERS)}: use 'ask', 'auto', 'deny' (or pass approver=)"
+    )
+
+
+def approver_id_from_env(given: str | None = None) -> str:
+    """Who a click or a magic records as deciding: ``given`` when named, else ``$NOESIS_NB_APPROVER_ID``, else
+    ``"human"``. A value that names nobody (blank, control characters, over 200 characters) raises
+    InvalidOptionError naming it: a decision's approver is written to the run and shown in every view."""
+    if given is not None:
+        return given
+    raw = os.environ.get(APPROVER_ID_ENV)
+    if raw is None or raw == "":
+        return "human"
+    name = raw.strip()
+    if name and len(name) <= _APPROVER_ID_MAX and all(ch.isprintable() for ch in name):
+        return name
+    raise InvalidOptionError(
+        f"${APPROVER_ID_ENV}={value_shown(raw)}: name who decides in printable text of at most {_APPROVER_ID_MAX} "
+        f"characters, e.g. export {APPROVER_ID_ENV}=ana (unset it to record 'human')"
     )
 
 

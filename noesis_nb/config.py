@@ -15,7 +15,16 @@ from pathlib import Path
 from types import FrameType
 from typing import Any, overload
 
-from ._envvars import ENV_NAMES, NOESIS_ENV, approver_from_env, capture_from_env, is_default, misspelt, value_shown
+from ._envvars import (
+    ENV_NAMES,
+    NOESIS_ENV,
+    approver_from_env,
+    approver_id_from_env,
+    capture_from_env,
+    is_default,
+    misspelt,
+    value_shown,
+)
 from .errors import InvalidOptionError, RunsDirError, UnsupportedFeatureError, guessed
 from .secrets.display import shown as redacted
 from .secrets.quoted import quoted, typo_hint
@@ -145,7 +154,7 @@ def problems() -> list[str]:
             _value(name)
         except InvalidOptionError as exc:
             said.append(str(exc))
-    for check in (approver_from_env, capture_from_env):
+    for check in (approver_from_env, approver_id_from_env, capture_from_env):
         try:
             check()
         except InvalidOptionError as exc:

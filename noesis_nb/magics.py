@@ -29,6 +29,7 @@ from IPython.core.magic import Magics, line_cell_magic, magics_class, no_var_exp
 
 from . import config
 from ._argsplit import split_line
+from ._envvars import approver_id_from_env
 from .batch import batch
 from .errors import DraftNotFoundError, EpisodeStateError, NoesisNbError, UsingResolutionError
 from .runtime.api import SCORE_TIMEOUT_S, RunRecovered, approve_draft, reject_draft, resume_run, start
@@ -168,14 +169,16 @@ def build_parser() -> _Parser:
 
     inbox = sub.add_parser("inbox", help="every pending draft and veto of the paused runs under the runs dir, to decide")
     inbox.add_argument("--runs-dir", default=None)
-    inbox.add_argument("--approver-id", default="human", help="who decides (recorded in each decision)")
+    inbox.add_argument(
+        "--approver-id", default=None, help="who decides, recorded in each decision (default: $NOESIS_NB_APPROVER_ID, else human)"
+    )
 
     for name, verb in (("approve", "approve"), ("reject", "reject")):
         p = sub.add_parser(name, help=f"{verb} a pending tool draft (live in this kernel, or paused on disk)")
         p.add_argument("episode", help="episode id or run directory")
         p.add_argument("draft", nargs="?", default=None, help="draft id (or a unique part); default: the one pending draft")
         p.add_argument("--reason", default=None)
-        p.add_argument("--approver-id", default="human", help="who decides (recorded in the decision)")
+        p.add_argument("--approver-id", default=None, help="who decides, recorded (default: $NOESIS_NB_APPROVER_ID, else human)")
         p.add_argument("--runs-dir", default=None)
         p.add_argument("--resume", action="store_true", help="for a run paused on disk: resume it after deciding")
 
@@ -532,7 +535,7 @@ class NoesisMagics(Magics):
     def _inbox(self, args: argparse.Namespace, cell: str | None) -> Any:
         from .widgets import inbox
 
-        if not args.approver_id.strip():
+        if args.approver_id is not None and not args.approver_id.strip():
             raise UsageError("%noesis inbox: --approver-id must name who decides, e.g. --approver-id ana")
         return inbox(args.runs_dir, approver_id=args.approver_id)
 
@@ -543,6 +546,7 @@ class NoesisMagics(Magics):
         return self._decide(args, approve=False)
 
     def _decide(self, args: argparse.Namespace, *, approve: bool) -> Any:
+        args.approver_id = approver_id_from_env(args.approver_id)
         try:
             with warnings.catch_warnings():  # the line printed below says "already approved …; nothing changed"
                 warnings.simplefilter("ignore", DecisionStands)

@@ -15,6 +15,7 @@ from typing import Any
 
 import ipywidgets as w
 
+from .._envvars import approver_id_from_env
 from ..runtime.gate import DecisionStands
 from ..secrets import shown
 from .cards import decision_html, pending_html, veto_decision_html, veto_html
@@ -37,8 +38,8 @@ class _Card:
     tooltips = ("approve", "reject")
     kind = "draft"
 
-    def __init__(self, source: Any, *, approver_id: str, on_decided: Callable[[], None] | None):
-        self.source, self.approver_id = source, approver_id
+    def __init__(self, source: Any, *, approver_id: str | None, on_decided: Callable[[], None] | None):
+        self.source, self.approver_id = source, approver_id_from_env(approver_id)
         self.decision: dict[str, Any] | None = None
         self._on_decided = on_decided
         self.body = w.HTML(self.body_html())
@@ -145,7 +146,9 @@ class _Card:
 class ApprovalCard(_Card):
     """A pending tool draft: what it asks (tool, effect, risk, command, fingerprint) and Approve / Reject."""
 
-    def __init__(self, source: Any, pending: Any, *, approver_id: str = "human", on_decided: Callable[[], None] | None = None):
+    def __init__(
+        self, source: Any, pending: Any, *, approver_id: str | None = None, on_decided: Callable[[], None] | None = None
+    ):
         self.pending = pending
         self.draft_id: str = pending.draft_id
         super().__init__(source, approver_id=approver_id, on_decided=on_decided)
@@ -191,8 +194,8 @@ class VetoCard(_Card):
 class ApprovalsPanel:
     """Cards for every draft seen so far and for a paused veto; decisions made anywhere update them."""
 
-    def __init__(self, source: Any, *, approver_id: str = "human", on_decided: Callable[[], None] | None = None):
-        self.source, self.approver_id, self._on_decided = source, approver_id, on_decided
+    def __init__(self, source: Any, *, approver_id: str | None = None, on_decided: Callable[[], None] | None = None):
+        self.source, self.approver_id, self._on_decided = source, approver_id_from_env(approver_id), on_decided
         self.cards: dict[str, _Card] = {}
         self.box = w.VBox([])
 

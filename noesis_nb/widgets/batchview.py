@@ -50,7 +50,7 @@ class _Slot:
 class BatchView(SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipywidgets ships no type information
     """The progress grid of a ``BatchHandle`` (what displaying the handle shows)."""
 
-    def __init__(self, handle: Any, *, rows: int = 20, approver_id: str = "human", interval: float = 0.1, **kwargs: Any):
+    def __init__(self, handle: Any, *, rows: int = 20, approver_id: str | None = None, interval: float = 0.1, **kwargs: Any):
         self.handle = handle
         self.limit = rows
         self.redraws = 0

@@ -73,7 +73,7 @@ def refresh_display(handle: Any) -> Any:
 
 
 def show(
-    target: Any, *, runs_dir: str | os.PathLike[str] | None = None, approver_id: str = "human", using: Any = None
+    target: Any, *, runs_dir: str | os.PathLike[str] | None = None, approver_id: str | None = None, using: Any = None
 ) -> EpisodeView:
     """Show a live handle, or a finished or paused run from disk (episode id or run directory).
 

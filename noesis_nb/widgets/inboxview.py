@@ -20,6 +20,7 @@ from typing import Any
 
 import ipywidgets as w
 
+from .._envvars import approver_id_from_env
 from ..runtime.inbox import PendingScan
 from ..runtime.inboxitems import InboxItem, decision_of
 from ..secrets import shown
@@ -42,7 +43,7 @@ class InboxView(Selection, SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipy
         root: str | os.PathLike[str] | None = None,
         *,
         episode_ids: Callable[[], Iterable[str]] | None = None,
-        approver_id: str = "human",
+        approver_id: str | None = None,
         rows: int = 50,
         decided_rows: int = 10,
         interval: float = 0.1,
@@ -51,7 +52,7 @@ class InboxView(Selection, SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipy
         **kwargs: Any,
     ):
         self.scan = PendingScan(root, episode_ids=episode_ids)
-        self.approver_id, self.limit, self.poll_interval = approver_id, rows, poll_interval
+        self.approver_id, self.limit, self.poll_interval = approver_id_from_env(approver_id), rows, poll_interval
         self.offer_resume = offer_resume  # False when something else continues decided runs (a batch does)
         self.rows: dict[str, Row] = {}  # pending, oldest first
         self.decided: deque[Row] = deque(maxlen=decided_rows)  # newest last
@@ -282,7 +283,7 @@ def _unread_words(problems: list[str]) -> str:
     return f"{len(problems)} problem{'s' * (len(problems) != 1)} reading the runs (named below)"
 
 
-def inbox(root: str | os.PathLike[str] | None = None, *, approver_id: str = "human") -> InboxView:
+def inbox(root: str | os.PathLike[str] | None = None, *, approver_id: str | None = None) -> InboxView:
     """Show every pending draft and veto of every paused run under ``root`` (default: the runs dir, and the episodes
     live in this kernel wherever they write); returns the inbox."""
     view = InboxView(root, approver_id=approver_id)

@@ -17,6 +17,7 @@ from typing import Any
 
 import ipywidgets as w
 
+from .._envvars import approver_id_from_env
 from ..runtime.registry import live_handles
 from ..runtime.source import RunSource
 from ..secrets import shown
@@ -58,12 +59,13 @@ class EpisodeView(ViewOutput, w.VBox):  # type: ignore[misc]  # ipywidgets ships
         rows: int = 50,
         block_rows: int = 10,
         steps: int = 30,
-        approver_id: str = "human",
+        approver_id: str | None = None,
         interval: float = 0.1,
         bytes_per_event: int = 50,
         bytes_per_second: int = 6_000,
         **kwargs: Any,
     ):
+        approver_id = approver_id_from_env(approver_id)  # a bad $NOESIS_NB_APPROVER_ID is said here, not at a click
         self.source = source
         self.redraws = 0
         self.displays: list[Any] = []  # IPython DisplayHandles to update with the final snapshot
