@@ -43,7 +43,7 @@ def scan_model_calls(
     The calls' fields are checked as the event frames check them (``check_calls``), and a call whose id an
     earlier call has is reported (``eventids``): a line written twice would count twice.
     """
-    out = []
+    out: list[tuple[Any, dict[str, Any]]] = []
     starts: list[int] = []  # where each call's line starts, for the line numbers of a problem
     ids: list[Any] = []
     for start, end in _candidate_lines(data):
@@ -56,7 +56,7 @@ def scan_model_calls(
         if type(event) is dict:
             payload = event.get("payload")
             name = payload.get("event_name") if type(payload) is dict else None
-            if name == MODEL_CALL:
+            if name == MODEL_CALL and type(payload) is dict:
                 out.append((event.get("timestamp"), payload))
                 starts.append(start)
                 ids.append(event_id if type(event_id := event.get("id")) is str else None)  # events_df reads no other
