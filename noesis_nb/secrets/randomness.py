@@ -104,8 +104,9 @@ def without_ids(text: str) -> str:
     return text
 
 
-# where a value starts: after a name's ``=`` or ``:`` (with its quote), or a scheme's ``Bearer``/``Token``
-_VALUE_BEFORE = re.compile(r"(?:[=:][ \t]*\\?[\"']?|(?i:bearer|token)[ \t]+)\Z")
+# where a value starts: after a name's ``=`` or ``:`` (with its quote), a flag (``--api-key <uuid>``), or a
+# scheme's ``Bearer``/``Token``
+_VALUE_BEFORE = re.compile(r"(?:[=:][ \t]*\\?[\"']?|(?i:bearer|token)[ \t]+|(?<![\w-])--?[A-Za-z][\w-]{0,40}[ \t]+[\"']?)\Z")
 
 
 def ids_out_of_values(text: str) -> str:
@@ -113,7 +114,7 @@ def ids_out_of_values(text: str) -> str:
     ``x-api-key: <uuid>``, ``Bearer <uuid>``), and the name before one says what it is. Read by the name rules."""
 
     def blank(m: re.Match[str]) -> str:
-        before = m.string[max(0, m.start() - 12) : m.start()]
+        before = m.string[max(0, m.start() - 48) : m.start()]
         return m.group() if _VALUE_BEFORE.search(before) is not None else " "
 
     if "AAAA" in text:

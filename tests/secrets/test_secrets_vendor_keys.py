@@ -58,6 +58,7 @@ UUID_KEYS = {
     "header": "x-api-key: {}",
     "bearer": "Authorization: Bearer {}",
     "bare bearer": "curl -H 'bearer {}' https://api.example.com",
+    "flag": "exa search --api-key {} 'agents'",
 }
 UUID_SECRETS = {name: str(uuid.UUID(int=_RNG.getrandbits(128), version=4)) for name in UUID_KEYS}
 YAML = {
@@ -75,6 +76,7 @@ KEPT = [
     "public key: ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl bob@host",
     "ollama blob sha256-" + hashlib.sha256(b"weights").hexdigest(),
     "request_id: " + str(uuid.UUID(int=7, version=4)),
+    "celery worker --task-id " + str(uuid.UUID(int=8, version=4)),
 ]
 
 
