@@ -50,16 +50,6 @@ def batch(
     ``upload_to`` copies each sealed run to an fsspec URL, its manifest verified.
     ``episode_opts`` are ``start``'s (seed, tags, governance, approver…).
     """
-    try:
-        loop = asyncio.get_running_loop()
-    except RuntimeError:
-        raise EpisodeStateError(
-            "batch() needs a running event loop (a notebook cell, or inside `async def`); "
-            + (
-                in_thread("run asyncio.run(main()) there with `await noesis_nb.batch(...)` inside")
-                or "from a script: asyncio.run(main()) with `await noesis_nb.batch(...)` inside"
-            )
-        ) from None
     runs_dir = episode_opts.pop("runs_dir", None)  # the name start/solve/show use for the same folder
     if runs_dir is not None:
         if root is not None and os.fspath(root) != os.fspath(runs_dir):
@@ -95,6 +85,7 @@ def batch(
         upload_to=upload_to,
         executor=check_executor(executor),
     )
+    loop = _running_loop()  # after the options: a wrong one is named whatever the caller's loop
     path = record_path(runs_root, chosen)
     with record_lock(path):  # another call of this batch plans before or after this one, never at once
         record = load_record(path)
@@ -124,3 +115,16 @@ def _options(spec: BatchSpec) -> dict[str, Any]:
         }
     )
     return options
+
+
+def _running_loop() -> asyncio.AbstractEventLoop:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        raise EpisodeStateError(
+            "batch() needs a running event loop (a notebook cell, or inside `async def`); "
+            + (
+                in_thread("run asyncio.run(main()) there with `await noesis_nb.batch(...)` inside")
+                or "from a script: asyncio.run(main()) with `await noesis_nb.batch(...)` inside"
+            )
+        ) from None

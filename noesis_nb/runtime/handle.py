@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._unstarted import awaited_entry, plain_callback
-from ..errors import EpisodeStateError, InvalidOptionError
+from ..errors import DraftNotFoundError, EpisodeStateError, InvalidOptionError
 from ..secrets import redact_exception, shown_cut
 from ..secrets.quoted import quoted
 from ..store.vocab import TERMINAL_STATUSES, failed
@@ -207,7 +207,18 @@ class EpisodeHandle:
                 created=True,
             )
         else:
-            decision = episode.gate.decide(draft_id, approve=approve, approver_id=approver_id, reason=reason)
+            try:
+                decision = episode.gate.decide(draft_id, approve=approve, approver_id=approver_id, reason=reason)
+            except DraftNotFoundError as exc:
+                if draft_id is not None or episode.gate.pending:
+                    raise
+                now = (
+                    f"episode {self.episode_id} has ended ({self.status})"
+                    if self.done()
+                    else f"episode {self.episode_id} is {self.status}: decide once it pauses for a tool (status "
+                    "'paused'); `await` the handle to wait for that, or click in its view"
+                )
+                raise DraftNotFoundError(f"{exc}; {now}") from None
         if decision.created:
             episode.continue_after_decision()
         episode.notify()

@@ -59,6 +59,20 @@ def test_bad_adapter_and_no_loop(runs_dir: Path) -> None:
         asyncio.run(main())
     with pytest.raises(EpisodeStateError, match="needs a running event loop"):
         noesis_nb.batch(["a"], using=echo, root=runs_dir)
+    assert not any(runs_dir.iterdir()), "nothing is written for a batch with no loop to run on"
+
+
+@pytest.mark.parametrize(
+    ("opts", "named"),
+    [({"concurrency": 0}, "concurrency=0"), ({"rerun_failed": "no"}, "rerun_failed="), ({"tasks": []}, "task")],
+)
+def test_a_wrong_option_is_named_before_the_missing_loop(runs_dir: Path, opts: dict, named: str) -> None:
+    """Outside a loop a wrong option is said first: fixing the loop then failing on the option is two round trips."""
+    tasks = opts.pop("tasks", ["a"])
+    with pytest.raises(InvalidOptionError) as info:
+        noesis_nb.batch(tasks, using=echo, root=runs_dir, **opts)
+    assert named in str(info.value)
+    assert not any(runs_dir.iterdir())
 
 
 def test_a_batch_runs_each_task_with_each_adapter_and_records_scores(runs_dir: Path) -> None:

@@ -568,3 +568,26 @@ def test_a_live_decision_the_other_way_after_the_first_warns_and_changes_nothing
     assert overruled.status == "rejected" and not overruled.created and not out.exists()
     with pytest.warns(DecisionStands, match="already rejected by ana"):
         DiskRun(handle.run_dir).approve(overruled.draft_id, approver_id="carol")
+
+
+def test_approving_an_episode_that_waits_for_nothing_names_it_and_its_status(runs_dir: Path) -> None:
+    """``h.approve()`` while the agent still thinks (or after it ended) says which episode and what it is doing."""
+    gate = asyncio.Event()
+
+    async def thinking(task, ctx):
+        await gate.wait()
+        return "done"
+
+    async def main() -> None:
+        handle = noesis_nb.start("think", using=thinking, runs_dir=runs_dir)
+        await asyncio.sleep(0.05)
+        with pytest.raises(DraftNotFoundError) as info:
+            handle.approve()
+        said = str(info.value)
+        assert handle.episode_id in said and "is running" in said and "paused" in said
+        gate.set()
+        await handle
+        with pytest.raises(DraftNotFoundError, match=rf"{handle.episode_id} has ended \(ok\)"):
+            handle.reject()
+
+    asyncio.run(main())
