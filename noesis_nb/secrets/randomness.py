@@ -32,11 +32,13 @@ _NOT_RANDOM = [
         r"(?<![A-Za-z0-9])[0-7][0-9A-HJKMNP-TV-Z]{25}(?![A-Za-z0-9])",  # ULID (episode and request ids)
         RUN_ID.pattern,
         # labelled digests: sha256:…, "sha256": "…", digest=…, commit …, SHA256 (file) = … and sha256sum's lines
-        r"(?i)(?<![a-z0-9])(?:sha(?:1|224|256|384|512|3_256)?|md5|blake2[bs]|digest|checksum|hash|commit|blob|tree|object|oid|rev(?:ision)?|head|etag)(?:sum)?(?![a-z0-9])"
+        r"(?i)(?<![a-z0-9])(?:sha(?:-?(?:1|224|256|384|512)|3_256)?|md5|blake2[bs]|digest|checksum|hash|commit|blob|tree|object|oid|rev(?:ision)?|head|etag)(?:sum)?(?![a-z0-9])"
         r"(?: \([^()\n]{1,200}\))?(?: (?:is|was|now|at|->|=>)){0,3}[\"']?\s*[:=-]?\s*[\"']?[0-9a-f]{16,}(?![0-9a-z])",
         # git naming a commit: ``git checkout <sha>``, ``git reset --hard <sha>``, ``git cherry-pick -x <sha>``
         r"(?i)\bgit\s+(?:-C\s+\S+\s+)?[a-z][a-z-]*(?:\s+-{1,2}[a-z][a-z-]*)*\s+[0-9a-f]{7,}(?![0-9a-z])",
         r"(?m)^[0-9a-f]{32,128}(?= [ *]\S)",
+        # a Subresource Integrity digest (``integrity: sha512-<base64>``, npm's lock files)
+        r"(?<![A-Za-z0-9])sha(?:256|384|512)-[A-Za-z0-9+/]{40,}={0,2}",
     )
 ]
 _CANDIDATE = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{20,}={0,3}(?![A-Za-z0-9+/=_-])")

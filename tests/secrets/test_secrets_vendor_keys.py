@@ -77,6 +77,8 @@ KEPT = [
     "ollama blob sha256-" + hashlib.sha256(b"weights").hexdigest(),
     "request_id: " + str(uuid.UUID(int=7, version=4)),
     "celery worker --task-id " + str(uuid.UUID(int=8, version=4)),
+    "SHA-256: " + hashlib.sha256(b"release").hexdigest(),
+    '"integrity": "sha512-z4PhNX7vuL3xVChQ1m2AB9Yg5AULVxXcg/SpIdNs6c5H0NE8XYXysP+DGNKHfuwvY7kxvUdBeoGlODJ6+SfaPg=="',
 ]
 
 
