@@ -55,6 +55,9 @@ _SETTINGS = frozenset(
         "required", "optional", "enabled", "disabled", "missing", "invalid", "expired", "revoked", "empty", "unset",
         "default", "hidden", "masked", "anonymous", "unknown", "granted", "denied", "provided", "present", "absent",
         "needed", "omitted", "inherit", "inherited", "automatic", "manual", "sometimes", "always", "never",
+        # how a check of it went, or what it must be (``auth: failed for user bob``, ``password: must be 8 long``)
+        "failed", "incorrect", "wrong", "rejected", "accepted", "changed", "updated", "rotated", "succeeded",
+        "verified", "valid", "mismatch", "locked", "unchanged", "saved", "stored", "must", "should", "cannot",
     }
 )  # fmt: skip
 # the name of the variable a secret is in, given instead of it: ``api_key_env=OPENAI_API_KEY``, ``${DB_PASSWORD}``

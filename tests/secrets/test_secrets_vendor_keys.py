@@ -78,6 +78,9 @@ KEPT = [
     "request_id: " + str(uuid.UUID(int=7, version=4)),
     "celery worker --task-id " + str(uuid.UUID(int=8, version=4)),
     "SHA-256: " + hashlib.sha256(b"release").hexdigest(),
+    "auth: failed for user bob",
+    "password: must be at least 8 characters",
+    "token: rotated yesterday, password: incorrect",
     '"integrity": "sha512-z4PhNX7vuL3xVChQ1m2AB9Yg5AULVxXcg/SpIdNs6c5H0NE8XYXysP+DGNKHfuwvY7kxvUdBeoGlODJ6+SfaPg=="',
 ]
 
