@@ -102,12 +102,27 @@ def _check_slips(phases: list[Any], names: list[Any], bad: list[tuple[int, str]]
     it is reported where it is. Checked per distinct value: a run writes few names.
     """
     slips = {p: meant for p in set(phases) if type(p) is str and (meant := slipped_phase(p)) is not None}
-    slips_named = {n: MODEL_CALL for n in set(names) if type(n) is str and n != MODEL_CALL and slipped_call(n)}
+    distinct = set(names)
+    slips_named = {n: MODEL_CALL for n in distinct if type(n) is str and n != MODEL_CALL and slipped_call(n)}
     for column, values, found in (("phase", phases, slips), ("payload.event_name", names, slips_named)):
         if found:
             for i, v in enumerate(values):
                 if v in found:
                     bad.append((i, slip_reason(column, v, found[v])))
+    if MODEL_CALL in distinct:
+        misplaced = (i for i, (p, n) in enumerate(zip(phases, names)) if n == MODEL_CALL and p != "model" and p not in slips)
+        bad.extend((i, misplaced_call_reason(phases[i])) for i in misplaced)
+
+
+def misplaced_call_reason(phase: Any) -> str:
+    """What every frame says of a ``model.call`` event under a phase other than ``model`` (counted by no view); a
+    phase that is a known one but for a slip is said as such (``_check_slips``)."""
+    meant = slipped_phase(phase) if type(phase) is str else None
+    if meant is not None:
+        return slip_reason("phase", phase, meant)
+    return (
+        f"payload.event_name is 'model.call' under phase {describe(phase)}: a model call is a 'model' event; not counted as one"
+    )
 
 
 def slip_reason(column: str, value: str, meant: str) -> str:

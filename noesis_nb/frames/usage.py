@@ -18,7 +18,7 @@ from . import _arrays
 from .cache import MEMO
 from .columns import TOKEN_COLUMNS, USAGE_COLUMNS, Column, check_columns
 from .eventblocks import load_events
-from .eventcheck import check_calls, slip_reason, slipped_call
+from .eventcheck import check_calls, misplaced_call_reason, slip_reason, slipped_call
 from .eventids import any_repeated, repeated_ids
 from .gcpause import without_gc
 from .problems import CUT_IN_SEALED_RUN, LoadProblem, Problems
@@ -56,11 +56,14 @@ def scan_model_calls(
         if type(event) is dict:
             payload = event.get("payload")
             name = payload.get("event_name") if type(payload) is dict else None
-            if name == MODEL_CALL and type(payload) is dict:
+            if name == MODEL_CALL and type(payload) is dict and event.get("phase") == "model":
                 out.append((event.get("timestamp"), payload))
                 starts.append(start)
                 ids.append(event_id if type(event_id := event.get("id")) is str else None)  # events_df reads no other
-            elif type(name) is str and slipped_call(name):  # as the event frames say it (``eventcheck``)
+            elif name == MODEL_CALL:  # under another phase: as the event frames say it (``eventcheck``)
+                reason = misplaced_call_reason(event.get("phase"))
+                problems.append(LoadProblem(url, data.count(b"\n", 0, start) + 1, reason))
+            elif type(name) is str and slipped_call(name):
                 reason = slip_reason("payload.event_name", name, MODEL_CALL)
                 problems.append(LoadProblem(url, data.count(b"\n", 0, start) + 1, reason))
     if out:
@@ -206,7 +209,9 @@ def usage_df(
     memo_key = ("usage", tuple((c.name, c.path, id(c.fn), c.type) for c in extras), tuple(loaded.names))
     calls = MEMO.get(memo_key, (cols,)) if cache else None  # the same cached events: the same calls
     if calls is None:
-        mask = np.asarray(cols["event_name"] == MODEL_CALL, dtype=bool)
+        # a model call is a ``model`` event named ``model.call`` (``store.facts.is_model_call``): the summary, runs_df
+        # and show() count no other; one under another phase is reported by the event checks, counted by none
+        mask = np.asarray(cols["event_name"] == MODEL_CALL, dtype=bool) & np.asarray(cols["phase"] == "model", dtype=bool)
         payloads = [p if type(p) is dict else {} for p in cols["payload"][mask]]
         episode_ids = list(np.asarray(cols["episode_id"])[mask])
         stamps = pd.Series(cols["timestamp"])[mask]

@@ -17,7 +17,6 @@ from typing import Any
 
 from ..store.phases import DRAIN_PHASE, STEER_PHASE
 from ..store.vocab import (
-    MODEL_CALL,
     RUN_CHECKPOINT,
     RUN_INTERRUPT,
     RUN_RESUME,
@@ -258,7 +257,3 @@ def group_steps(events: Iterable[Mapping[str, Any]], keep: int = 1_000_000) -> l
     book = StepBook(keep=keep)
     book.add(events)
     return list(book.steps)
-
-
-def is_model_call(event: Mapping[str, Any]) -> bool:
-    return _payload(event).get("event_name") == MODEL_CALL

@@ -187,3 +187,23 @@ def test_a_utf16_or_utf32_file_is_one_problem_naming_its_encoding(tmp_path: Path
             found = frame(root).attrs["errors"]
             wide = [p for p in found if "UTF-16 or UTF-32" in p["reason"]]
             assert len(found) == len(wide) == (2 if name == "runs_df" else 1), (name, load, found)
+
+
+@pytest.mark.parametrize("phase", ["act", "note", "tool"])
+def test_a_model_call_under_another_phase_is_counted_by_no_view_and_reported_by_every_frame(tmp_path: Path, phase: str) -> None:
+    """One rule for what a model call is (a ``model`` event named ``model.call``): the runtime's summary and show()
+    counted only those, usage_df and runs_df any event so named, so a crafted line priced in one and not the other."""
+    from noesis_nb.store.facts import is_model_call
+
+    events = basic_events(EP)
+    events[3]["phase"] = phase  # the 50-token call
+    root = _root(tmp_path, _lines(events))
+    assert [is_model_call(e) for e in events].count(True) == 1
+    for load in ("cold", "warm"):
+        assert usage_df(root)["input_tokens"].tolist() == [1000], load
+        row = runs_df(root).iloc[0]
+        assert (row["model_calls"], row["input_tokens"]) == (1, 1000), load
+        for name, frame in FRAMES.items():
+            found = _problems(frame(root))
+            assert [line for line, _ in found] == [4], (name, load, found)
+            assert f"under phase {phase!r}" in found[0][1], (name, found)
