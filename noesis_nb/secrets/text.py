@@ -150,7 +150,7 @@ def payload_might_contain(payload: Mapping[str, Any], blob: bytes) -> bool:
     if (
         not runs
         and _ANCHORS_OR_CHUNKS.search(lowered) is None
-        and _SHORT_KEY.search(lowered) is None
+        and not _short_keyed(payload, lowered)
         and (blob.isascii() or not _hides(blob))
     ):
         # ``_might_contain(blob)`` is False: no detector can find anything in any key or value, and every
@@ -165,6 +165,35 @@ def payload_might_contain(payload: Mapping[str, Any], blob: bytes) -> bool:
     if found is None:  # nested data: the whole-text test
         return might_contain(blob) or (_CHUNKS in blob and _chunks_might_contain(payload))
     return found
+
+
+def _short_keyed(payload: Mapping[str, Any], lowered: bytes) -> bool:
+    """Whether a key of the payload may be one of the short secret names (``pin``, ``otp``): a flat payload's keys
+    by their cached verdicts (the pattern over its JSON cost a third of the screen of a short event), any other
+    by the pattern."""
+    if b'":{' in lowered or b'":[' in lowered:  # a container under a key: its keys are in the text only
+        return _SHORT_KEY.search(lowered) is not None
+    for key in payload:
+        verdict = _KEY_VERDICTS.get(key)
+        if verdict is None:
+            verdict = _key_verdict(key)
+            if verdict is None:  # not text, or text that needs the detectors itself
+                return True
+        if verdict[1]:
+            return True
+    return False
+
+
+def _key_verdict(key: Any) -> tuple[bool, bool] | None:
+    """(a keyword in its name, secret-named) for a text key, cached; None for a key that is no text or is text that
+    needs the detectors itself (a token used as a name: not cached)."""
+    if type(key) is not str or _text_might_contain(key):
+        return None
+    if len(_KEY_VERDICTS) > 4096:
+        _KEY_VERDICTS.clear()
+    secret = is_secret_key(key)  # (a short name, ``pin``, holds no keyword)
+    verdict = _KEY_VERDICTS[key] = (secret or _KEYWORDS_STR.search(plain(key).lower()) is not None, secret)
+    return verdict
 
 
 _CONTAINERS = (dict, list, tuple)
@@ -214,12 +243,9 @@ def flat_might_contain(payload: Mapping[str, Any]) -> bool | None:
         if verdict is None:
             if type(key) is not str:
                 return None
-            if len(_KEY_VERDICTS) > 4096:
-                _KEY_VERDICTS.clear()
-            if _text_might_contain(key):  # a key is text too (a token used as a name): not cached, it ends the test
+            verdict = _key_verdict(key)
+            if verdict is None:  # a key is text too (a token used as a name): not cached, it ends the test
                 return True
-            secret = is_secret_key(key)  # (a short name, ``pin``, holds no keyword)
-            verdict = _KEY_VERDICTS[key] = (secret or _KEYWORDS_STR.search(plain(key).lower()) is not None, secret)
         if value is None:
             continue
         kind = type(value)
