@@ -75,6 +75,8 @@ def validate_id(value: object, *, what: str = "episode id") -> str:
         raise InvalidIdError(f"{what} {quoted(value)} contains a path separator or '..'; pass the bare id {hint}")
     shown = quoted(value, 60)  # redacted, then cut: a key given as an id is not quoted back, in part or whole
     if not _SAFE.fullmatch(value):
+        if value != value.strip() and _SAFE.fullmatch(value.strip()):  # pasted with a space or a line end around it
+            raise InvalidIdError(f"{what} {shown} has white space around it; pass {quoted(value.strip(), 60)}")
         raise InvalidIdError(f"{what} {shown} has characters outside [A-Za-z0-9_.:@+=-] or is over 200 characters")
     if value[0] in ".-":  # a hidden folder no listing shows (and staging folders' form), or a word read as an option
         raise InvalidIdError(f"{what} {shown} starts with {value[0]!r}; start it with a letter, a digit or '_'")

@@ -141,7 +141,9 @@ def quoted(value: Any, limit: int = 200) -> str:
     characters (``…`` and the length said when cut). A string that is all key is named by its length alone:
     ``<a 51-character value that looks like a key, not shown>``."""
     if isinstance(value, str):
-        if _NEAR_ULID.fullmatch(value) and sum(map(str.islower, value[-26:])) <= 2 and value not in known_everywhere():
+        # an id in capitals with a slip or two, or all in small letters (``show(h.episode_id.lower())``)
+        lower = sum(map(str.islower, value[-26:]))
+        if _NEAR_ULID.fullmatch(value) and (lower <= 2 or value[-26:] == value[-26:].lower()) and value not in known_everywhere():
             return repr(value)
         text = quoted_text(value, limit)
         if text.strip() == REDACTED_VALUE or (REDACTED_VALUE in text and not text.replace(REDACTED_VALUE, "").strip(" :/=._-")):

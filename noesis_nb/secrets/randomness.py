@@ -127,10 +127,12 @@ def ids_out_of_values(text: str) -> str:
 
 
 # the names temporary folders get, random by design: macOS's per-user root (``/var/folders/5h/6p8hxzm94w5g…00gn/T/``)
-# and ``tempfile``'s (``/tmp/tmpq3k9z_ab``: ``tmp`` and 8 of ``[a-z0-9_]``) after a ``/``
+# and ``tempfile``'s (``/tmp/tmpq3k9z_ab``: ``tmp`` and 8 of ``[a-z0-9_]``) after a ``/``, also after a prefix of
+# plain words given to ``mkdtemp(prefix="demo-runs-")`` (``/tmp/demo-runs-ce7m4a8y``: hidden as a key in every error
+# naming the folder); 8 characters after words are no key of any format (the shortest random part of one is 16)
 _TEMP_NAMES = re.compile(
     r"(?<=/var/folders/)[a-z0-9_+-]{2}/[A-Za-z0-9_+-]{16,48}(?=/[TC](?![A-Za-z0-9+_-]))"
-    r"|(?<=/)tmp[a-z0-9_]{8}(?![A-Za-z0-9+_-])"
+    r"|(?<=/)(?:tmp|(?:[A-Za-z]{2,}[-_.])+)[a-z0-9_]{8}(?![A-Za-z0-9+_-])"
 )
 _PLAIN = str.maketrans({c: "a" for c in "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_+-"})
 

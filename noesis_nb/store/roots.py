@@ -227,6 +227,9 @@ def close_run_id(episode_id: str, roots: list[Path]) -> str | None:
     import difflib
 
     names = [p.name for root in roots for p in _subdirs(root) if p.name != episode_id]  # never the id itself
+    folded = [n for n in names if n.casefold() == episode_id.casefold()]  # ids are case-sensitive: one typed in small
+    if len(folded) == 1:  # letters (``show(h.episode_id.lower())``) is many characters off, but one run
+        return folded[0]
     close = difflib.get_close_matches(episode_id, names, n=1, cutoff=0.9)
     return close[0] if close else None
 

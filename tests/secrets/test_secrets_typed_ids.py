@@ -36,3 +36,36 @@ def test_a_typed_run_id_or_path_is_named_whole_in_the_error(runs_dir: Path, type
 def test_a_key_beside_or_shaped_unlike_a_run_id_is_still_hidden(value: str) -> None:
     shown = quoted(value)
     assert "Xq7Lm2pQ9zAbCdEf" not in shown and "Ab3dEf6hIjKlMnOp" not in shown, shown
+
+
+@pytest.mark.parametrize("name", ["demo-runs-ce7m4a8y", "my-runs-k2j4h5g6", "nb_q8z3x1w7"])
+def test_a_folder_made_by_mkdtemp_with_a_prefix_is_named_whole(name: str) -> None:
+    """``mkdtemp(prefix="demo-runs-")`` ends in 8 random characters after plain words: it was hidden as a key in
+    every error naming the folder (``<a 23-character value that looks like a key, not shown>``)."""
+    import shutil
+    import tempfile
+
+    folder = Path(tempfile.gettempdir()) / name  # where mkdtemp puts it, named as it names it
+    folder.mkdir()
+    try:
+        noesis_nb.solve("x", using=_agent, runs_dir=folder)
+        typed = f"{folder}/nope"
+        with pytest.raises(NoesisNbError) as raised:
+            noesis_nb.show(typed, runs_dir=folder)
+        message = str(raised.value)
+        assert typed in message and "[REDACTED]" not in message and "looks like a key" not in message, message
+        key = "sk-proj-Ab3dEf6hIjKlMnOpQrStUvWx"
+        assert key[8:] not in quoted(f"{folder}/{key}")  # a key inside such a folder is still hidden
+    finally:
+        shutil.rmtree(folder)
+
+
+def test_an_id_typed_in_small_letters_or_with_a_space_is_shown_and_the_run_named(runs_dir: Path) -> None:
+    episode = noesis_nb.solve("x", using=_agent, runs_dir=runs_dir)
+    with pytest.raises(NoesisNbError) as raised:
+        noesis_nb.show(episode.lower(), runs_dir=runs_dir)
+    assert episode.lower() in str(raised.value) and f"did you mean {episode!r}" in str(raised.value)
+    for typed in (f" {episode}", f"{episode}\n"):
+        with pytest.raises(NoesisNbError) as raised:
+            noesis_nb.show(typed, runs_dir=runs_dir)
+        assert "white space around it" in str(raised.value) and f"pass {episode!r}" in str(raised.value)
