@@ -13,7 +13,6 @@ from .disguise import plain
 
 __all__ = [
     "is_secret_key",
-    "signature_text",
     "looks_like_credential",
     "names_no_value",
     "names_variable",
@@ -92,11 +91,10 @@ _SECRET_WORDS = frozenset(
         "pw",
     }
 )
-# names that hold a secret when they are the whole name (``{"pin": "4821"}``, ``sig=…``), not inside another
-# (``pin_memory``, ``signature_version``, ``hmac_algorithm``); a signature's is only a credential-like word
-# (``{"signature": "(x: int) -> str"}`` is a function's, see ``signature_text``)
-_WHOLE_NAMES = frozenset({"pin", "sig", "signature", "hmac", "passcode"})
-_SIGNATURES = frozenset({"sig", "signature", "hmac"})
+# names that hold a secret when they are the whole name (``{"pin": "4821"}``), not inside another (``pin_memory``).
+# ``sig``, ``signature`` and ``hmac`` are none: a signature or a digest proves, it grants nothing (a thinking block's
+# ``signature``, a webhook's); one that authorises a request is in a URL's query, where ``url_parts`` finds it
+_WHOLE_NAMES = frozenset({"pin", "passcode"})
 # what a ``<word>_pass`` name holds the password of (``DB_PASS``, ``smtpPass``, ``KEYSTORE_PASS``)
 _PASS_OWNERS = frozenset(
     {
@@ -203,12 +201,6 @@ def is_secret_key(name: str) -> bool:
     if len(words) > 1 and ("pwd" in words or (words[-1] == "pass" and words[-2] in _PASS_OWNERS)):
         return True
     return any(pair in _SECRET_PAIRS for pair in zip(words, words[1:]))
-
-
-def signature_text(name: str, value: object) -> bool:
-    """Whether ``value`` under ``name`` is a signature that is no credential: the name is ``sig``, ``signature`` or
-    ``hmac`` and the value text that holds a blank or a bracket (a function's, ``(x: int) -> str``)."""
-    return isinstance(value, str) and name.strip("-").lower() in _SIGNATURES and any(c.isspace() or c in "()[]" for c in value)
 
 
 def looks_like_credential(text: str) -> bool:

@@ -24,7 +24,7 @@ from typing import Any
 
 from .joined import chunk_texts, split_secrets
 from .known import for_text
-from .names import REDACTED_VALUE, is_secret_key, names_no_value, signature_text, vocabulary_token
+from .names import REDACTED_VALUE, is_secret_key, names_no_value, vocabulary_token
 from .text import find_in_text
 
 __all__ = ["Hit", "scan", "redact", "leaf_strings", "distinct_key"]
@@ -164,12 +164,12 @@ def _hidden(value: Any) -> bool:
 
 def _no_secret(key: str, item: Any, holder: Mapping[Any, Any]) -> bool:
     """Whether the value of a secret-looking key holds no secret: none, a flag (``"contains_password": false``), a
-    word that stands for none (``"auth": "required"``), a function's signature, or a model's token
+    word that stands for none (``"auth": "required"``), or a model's token
     (``{"token": " Paris", "logprob": -0.1}``).
     Its strings are still searched as any other text is."""
     if _hidden(item) or isinstance(item, bool):
         return True
-    if isinstance(item, str) and (names_no_value(item) or signature_text(key, item)):
+    if isinstance(item, str) and names_no_value(item):
         return True
     return vocabulary_token(key, item, holder)
 

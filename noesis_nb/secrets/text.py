@@ -32,7 +32,7 @@ from .disguise import ESCAPE, INVISIBLE, INVISIBLE_CHARS, maybe_disguised, perce
 from .joined import chunk_texts
 from .known import for_text
 from .linear import per_line, widen_all
-from .names import REDACTED_VALUE, is_secret_key, names_no_value, names_variable, signature_text
+from .names import REDACTED_VALUE, is_secret_key, names_no_value, names_variable
 from .plugins import plugins
 from .randomness import entropy_ok, ids_out_of_values, random_words, without_ids
 from .url_parts import URL_QUERY, URL_USER, url_secrets
@@ -55,12 +55,9 @@ _TOKEN_CHARS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+
 _HIDING_BYTES = bytes(range(0x80, 0xC0)) + b"\xc2\xcd\xd8\xe1\xe2\xef\x00"
 _RUNS = bytes(0x61 if i in _TOKEN_CHARS or i in _HIDING_BYTES else 0x20 for i in range(256))
 _LONG_RUN = b"a" * 20
-# the short names that are secret as a word of their own (``pin``, ``otp``, ``sig``: not ``mapping``, ``design``),
+# the short names that are secret as a word of their own (``pin``, ``otp``, ``pw``: not ``mapping``, ``shipping``),
 # each starting with a letter and looking back after it (a pattern opening with a look-behind is tried at every place)
-_SHORT_NAMES = (
-    rb"(?:pin(?<![a-z]pin)|pw(?<![a-z]pw)|sig(?<![a-z]sig)(?:nature)?|hmac(?<![a-z]hmac)|otp(?<![a-z]otp)"
-    rb"|[th]otp(?<![a-z][th]otp))(?![a-z])"
-)
+_SHORT_NAMES = rb"(?:pin(?<![a-z]pin)|pw(?<![a-z]pw)|otp(?<![a-z]otp)|[th]otp(?<![a-z][th]otp))(?![a-z])"
 _KEYWORDS = re.compile(  # grouped by first letter: sre tries fewer branches per position
     rb"p(?:ass|wd|odman)|s(?:ecret|shpass)|token|key|auth|c(?:ookie|red|ontras|url)|bearer|eyj|xox|hooks\.slack|m(?:ysql|ariadb)"
     # the commands given a password by a flag of their own (``docker login -p``, ``redis-cli -a``, ``zip -P``, ``openssl -k``)
@@ -80,7 +77,7 @@ _KEYWORD_ANCHORS = re.compile(
 )
 # a JSON key that is one of the short secret names (``"pin": …``, ``"otp": …``): too common inside words to be keywords
 # (``shipping``, ``design``: the keyword search would run on most prose), they are looked for as whole keys only
-_SHORT_KEY = re.compile(rb'"(?:[a-z0-9_.-]*[_.-])?(?:pin|pw|sig|signature|hmac|[th]?otp)(?:[_.-][a-z0-9_.-]*)?"\s*:')
+_SHORT_KEY = re.compile(rb'"(?:[a-z0-9_.-]*[_.-])?(?:pin|pw|[th]?otp)(?:[_.-][a-z0-9_.-]*)?"\s*:')
 
 _INVISIBLE_CHARS, _INVISIBLE = INVISIBLE_CHARS, INVISIBLE
 
@@ -469,14 +466,6 @@ _FLAG_WORDS = frozenset({"no", "yes", "on", "off", "ok", "n/a", "na", "-", "?", 
 
 _BLOCK_SCALARS = frozenset({"|", ">", "|-", ">-", "|+", ">+"})
 _BLOCK_LINE = re.compile(r"[ \t]*\r?\n[ \t]+(\S[^\n]*)")
-_SIGNATURES = frozenset({"sig", "signature", "hmac"})
-_WRITTEN = re.compile(r"[^\"'\n]*")  # a value as written: to its quote or the end of its line
-
-
-def _written(text: str, at: int) -> str:
-    """The value starting at ``at`` as written: to its quote or the end of its line."""
-    m = _WRITTEN.match(text, at)
-    return m.group() if m else ""
 
 
 _NEGATIONS = ("no-", "no_", "disable-", "disable_", "skip-", "skip_", "without-", "without_")
@@ -490,8 +479,6 @@ def _assignments(text: str) -> tuple[list[str], list[str]]:
         name = m.group("name").lstrip("-")
         if not is_secret_key(name) or name.lower().startswith(_NEGATIONS):  # ``--no-auth flag`` takes no value
             continue
-        if name.lower() in _SIGNATURES and signature_text(name, _written(text, m.start("value"))):
-            continue  # ``"signature": "def foo(a, b)"``: a function's, read to its quote or the end of its line
         value = m.group("value")
         if value.lower() in _SCHEMES:  # Authorization: Bearer <token>
             rest = _SCHEME_VALUE.match(text, m.end("value"))  # at its place: a copy of the rest of the text is n per scheme
@@ -522,10 +509,6 @@ def _quoted_values(text: str) -> Iterator[str]:
         name = _NAME_BEFORE.search(text, max(0, sep.start() - _NAME_MAX - 8), sep.start())
         if name is None or not is_secret_key(name.group("name").lstrip("-")):
             continue
-        if name.group("name").lower() in _SIGNATURES:  # a quoted signature may be a function's
-            end = text.find(sep.group(1) + sep.group(2), sep.end(), sep.end() + _QUOTED_MAX)
-            if end < 0 or signature_text(name.group("name"), text[sep.end() : end]):
-                continue
         # a name opened by a quote and not closed before the separator is inside a text (``"auth: " + user``):
         # the quote after the separator closes that text, it opens no value
         opened = name.start() > 0 and text[name.start() - 1] in "\"'" and not name.group("closed")
