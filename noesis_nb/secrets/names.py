@@ -85,12 +85,11 @@ _SECRET_WORDS = frozenset(
         "privkey",
         "accesskey",
         "secretkey",
-        "otp",
-        "totp",
-        "hotp",
-        "pw",
     }
 )
+# short secret words, counted in a short name only (``user_pw``, ``totp_code``): split at its capitals, a random
+# word holds them (``…wwrPwV81…`` has ``pw``), and a key beside a list's first text made that text a secret's name
+_SHORT_WORDS = frozenset({"otp", "totp", "hotp", "pw"})
 # names that hold a secret when they are the whole name (``{"pin": "4821"}``), not inside another (``pin_memory``).
 # ``sig``, ``signature`` and ``hmac`` are none: a signature or a digest proves, it grants nothing (a thinking block's
 # ``signature``, a webhook's); one that authorises a request is in a URL's query, where ``url_parts`` finds it
@@ -196,9 +195,12 @@ def is_secret_key(name: str) -> bool:
         return False
     if any(w in _SECRET_WORDS or w.endswith(_SECRET_ENDINGS) for w in words):
         return True
+    if len(words) <= 4 and not any(c.isspace() for c in read) and any(w in _SHORT_WORDS for w in words):
+        return True  # (``pwd`` below alike)
     # MYSQL_PWD, not PWD (the working directory); DB_PASS, smtpPass, where ``pass`` follows what holds an
     # account, not a lone ``pass`` nor ``num_pass``, ``test_pass``, ``pass_at_1`` (an evaluation's results)
-    if len(words) > 1 and ("pwd" in words or (words[-1] == "pass" and words[-2] in _PASS_OWNERS)):
+    short = len(words) <= 4 and not any(c.isspace() for c in read)  # a name, not a random word split at capitals
+    if len(words) > 1 and ((short and "pwd" in words) or (words[-1] == "pass" and words[-2] in _PASS_OWNERS)):
         return True
     return any(pair in _SECRET_PAIRS for pair in zip(words, words[1:]))
 

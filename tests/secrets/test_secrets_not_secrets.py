@@ -84,3 +84,18 @@ def _known_scrubbed(value: str, pieces: list[str]) -> list[str]:
     run = RunSecrets()
     run.learn([value])
     return run.scrub(list(pieces))
+
+
+@pytest.mark.parametrize("inner", ["Pw", "Pwd", "Otp", "Totp"])
+def test_a_short_secret_word_inside_a_random_key_makes_no_name_of_it(inner: str) -> None:
+    """Split at its capitals, a random key holds short words (``…wwrPwV81…`` has ``pw``): it made the key a secret's
+    name, and the text after it in a list ([name, value]) was hidden whole with the key (a chunk's prose lost)."""
+    key = f"sk_live_YYXwSLQcWtxJTQr1Fq{inner}V81Aw71l33SCx9vHjHkm1x72EsSfUQUAkNX7LHQ7"
+    rest = " and the deploy went on to the next stage"
+    written = redact({"chunks": [f"using {key[:-1]}", f"{key[-1:]}{rest}"]})[0]["chunks"]
+    assert key[10:30] not in repr(written) and written[1].endswith(rest[4:]), written
+    assert redact({"user_pw": "Hu7xq2Lm9z", "totp_code": "482913", "MYSQL_PWD": "Hu7xq2Lm9z"})[0] == {
+        "user_pw": "[REDACTED]",
+        "totp_code": "[REDACTED]",
+        "MYSQL_PWD": "[REDACTED]",
+    }
