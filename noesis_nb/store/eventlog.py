@@ -388,18 +388,41 @@ WIDE_TEXT = "the file is UTF-16 or UTF-32 text (its byte order mark says so), no
 
 
 def lone_cr_as_newline(data: bytes, path: str, strict: bool = False, errors: list[EventLogCorruption] | None = None) -> bytes:
-    """``data`` with each lone carriage return (``\\r`` not before ``\\n``) read as a line end, reported once.
+    """``data`` with each lone carriage return (``\\r`` not before ``\\n``) that ends a JSON line read as a line end,
+    reported once.
 
     A file whose lines end in ``\\r`` alone would otherwise be one long torn last line, dropped without a word
-    while its run is live. The bytes keep their length (one byte for one), so sizes and offsets still match.
+    while its run is live. A ``\\r`` counts as a line end only inside a line whose every piece is then a JSON
+    object (the last piece of an unfinished last line may be torn): a garbage line that holds a stray ``\\r`` stays
+    one line, reported as invalid JSON at its own number. The bytes keep their length (one byte for one), so
+    sizes and offsets still match.
     """
-    first = _LONE_CR.search(data)
-    if first is None:  # CRLF only: orjson reads the \r as whitespace
+    if _LONE_CR.search(data) is None:  # CRLF only: orjson reads the \r as whitespace
         return data
-    line = data.count(b"\n", 0, first.start()) + 1
+    segments = data.split(b"\n")
+    first_line = None
+    for index, segment in enumerate(segments):
+        if _LONE_CR.search(segment) is not None and _pieces_are_lines(segment, index == len(segments) - 1):
+            segments[index] = _LONE_CR.sub(b"\n", segment)
+            first_line = index + 1 if first_line is None else first_line
+    if first_line is None:
+        return data
     reason = "the line ends in a lone carriage return (\\r), not a newline (\\n); each lone \\r is read as a line end"
-    _problem(path, line, reason, strict, errors)
-    return _LONE_CR.sub(b"\n", data)
+    _problem(path, first_line, reason, strict, errors)
+    return b"\n".join(segments)
+
+
+def _pieces_are_lines(segment: bytes, unfinished: bool) -> bool:
+    """Whether ``segment`` cut at its lone ``\\r`` is whole JSON objects (blank pieces aside), so the ``\\r`` are line
+    ends; the last piece of the file's unfinished last line may be torn."""
+    pieces = _LONE_CR.split(segment)
+    if unfinished:
+        pieces.pop()
+    pieces = [piece for piece in pieces if piece.strip()]
+    try:
+        return bool(pieces) and all(type(orjson.loads(piece)) is dict for piece in pieces)
+    except orjson.JSONDecodeError:
+        return False
 
 
 def _all_objects(lines: list[bytes]) -> list[dict[str, Any]] | None:

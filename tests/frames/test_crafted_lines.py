@@ -73,6 +73,31 @@ def test_lone_carriage_return_after_newline_lines_is_found_at_its_line(tmp_path:
     assert events_df(root)["seq"].tolist() == list(range(len(events)))
 
 
+@pytest.mark.parametrize("garbage", [b"\x8f\rq\x00!", b"\r\x01\x02", b"not json\rstill not", b'{"a":\r1}x'])
+def test_a_garbage_line_holding_a_stray_carriage_return_stays_one_bad_line(tmp_path: Path, garbage: bytes) -> None:
+    """A lone ``\\r`` inside a line that is not JSON objects cut at it is no line end: the line is reported as
+    invalid at its own number, and the lines after it keep theirs."""
+    events = basic_events(EP)
+    lines = _lines(events).split(b"\n")
+    lines[2] = garbage
+    root = _root(tmp_path, b"\n".join(lines))
+    for name, frame in EVENT_FRAMES.items():
+        found = _problems(frame(root))
+        assert len(found) == 1 and found[0][0] == 3, (name, found)
+        assert "invalid" in found[0][1] and "carriage" not in found[0][1], (name, found)
+    assert len(events_df(root)) == len(events) - 1
+
+
+def test_a_carriage_return_between_the_tokens_of_one_json_line_is_white_space(tmp_path: Path) -> None:
+    events = basic_events(EP)
+    lines = _lines(events).split(b"\n")
+    lines[1] = lines[1].replace(b",", b",\r", 1)
+    root = _root(tmp_path, b"\n".join(lines))
+    for name, frame in FRAMES.items():
+        assert _problems(frame(root)) == [], name
+    assert events_df(root)["seq"].tolist() == list(range(len(events)))
+
+
 def test_lone_carriage_return_raises_when_strict(tmp_path: Path) -> None:
     root = _root(tmp_path, _lines(basic_events(EP)).replace(b"\n", b"\r"))
     for frame in EVENT_FRAMES.values():
