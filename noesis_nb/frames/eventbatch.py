@@ -219,6 +219,7 @@ class Batch:
         if len(micros) < 2:
             return
         back = micros[1:] < micros[:-1]  # a NaT (the least int64) after a time is a step back, sorted out below
+        back[[start - 1 for start in starts if 0 < start <= len(back)]] = False  # a run's first event follows no event
         if not back.any():
             return
         runs = sorted({bisect_right(starts, row + 1) - 1 for row in np.flatnonzero(back).tolist()})
