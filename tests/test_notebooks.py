@@ -117,7 +117,8 @@ def test_the_batches_tour_saves_the_grid_and_the_inbox_as_static_html():
     ]
     grids = [h for h in html if 'class="noesis-nb-view noesis-nb-batch"' in h]
     assert grids and all("ok 80</span>" in g for g in grids)  # saved as each batch ended (refresh_display)
-    assert all('<div class="nnb-grid-line">' in g and "more episodes not shown" in g for g in grids)
+    # a table, read as one where the stylesheet is dropped (an untrusted notebook), with one row per episode shown
+    assert all('<table class="nnb-grid-table">' in g and g.count("<tr>") >= 11 and "more episodes not shown" in g for g in grids)
     inbox = next(h for h in html if h.startswith('<div class="noesis-nb-view noesis-nb-inbox">'))  # the `inbox` cell
     assert "nothing waits for a decision · 10 decided here" in inbox
     decided = inbox.count("approved</b> by human") + inbox.count("rejected</b> by human")

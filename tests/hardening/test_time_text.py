@@ -131,10 +131,11 @@ def test_a_start_time_is_read_or_reported_never_dropped(tmp_path_factory, starte
 
 
 def test_an_event_time_does_not_depend_on_the_lines_beside_it(tmp_path: Path) -> None:
-    """An old time and a time with a nine-digit fraction in one log: each is read as it is read alone."""
+    """An old time and a time with a nine-digit fraction in one log: each is read as it is read alone (the old time
+    opens the log, as a step back in time is a problem of its own)."""
     root = tmp_path / "runs"
     events = basic_events("ep")
-    events[1]["timestamp"] = "1500-01-01T00:00:00+00:00"
+    events[0]["timestamp"] = "1500-01-01T00:00:00+00:00"
     alone = write_run(root, "alone", [dict(e, episode_id="alone") for e in events])
     events[2]["timestamp"] = "2025-03-01T10:00:20.123456789+00:00"
     write_run(root, "beside", [dict(e, episode_id="beside") for e in events])
@@ -143,7 +144,7 @@ def test_an_event_time_does_not_depend_on_the_lines_beside_it(tmp_path: Path) ->
     assert sorted(old["episode_id"]) == ["alone", "beside"]
     assert not df.attrs["errors"]
     assert df.loc[df["episode_id"] == "beside", "timestamp"].iloc[2] == pd.Timestamp("2025-03-01T10:00:20.123456Z")
-    assert events_df(alone, cache=False)["timestamp"].iloc[1] == pd.Timestamp("1500-01-01T00:00:00Z")
+    assert events_df(alone, cache=False)["timestamp"].iloc[0] == pd.Timestamp("1500-01-01T00:00:00Z")
 
 
 def test_a_tool_decision_time_reads_as_the_events_do(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ raised before the failure stays on the timeline.
 from __future__ import annotations
 
 import asyncio
+import gc
 import operator
 import time
 from dataclasses import dataclass
@@ -265,7 +266,12 @@ def _drive_while_ticking(using: Any, runs_dir: Any, *, cancel_after: float | Non
         finally:
             tick.cancel()
 
-    handle, pending = asyncio.run(main())
+    gc.collect()
+    gc.freeze()  # the suite's heap aside: a full collection of it is no pause of the episode's making
+    try:
+        handle, pending = asyncio.run(main())
+    finally:
+        gc.unfreeze()
     return handle, ticks, pending
 
 
