@@ -68,6 +68,9 @@ class DiskRun:
         self.reload()
 
     def reload(self) -> None:
+        # the look is taken before the files are read: a write landing while they are read changes the next look,
+        # so it is read then (taken after, it would pass as read, and a follower would wait on a stale status forever)
+        signature = self._look()
         unread: list[EventLogCorruption] = []
         log = self.run_dir / "events.jsonl"
         events = shaped_events(read_run_events(log, sealed=lambda: is_sealed(self.run_dir), errors=unread))
@@ -92,7 +95,7 @@ class DiskRun:
         decided = {d["draft_id"] for d in self.decisions}
         self.pending = [p for p in self._drafts(events) if p.draft_id not in decided]
         self._veto_checkpoint = self._paused_veto(events) if self._status == "paused" and not self.pending else None
-        self._signature = self._look()
+        self._signature = signature
 
     @staticmethod
     def _paused_veto(events: list[dict[str, Any]]) -> str | None:

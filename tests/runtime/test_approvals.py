@@ -591,3 +591,38 @@ def test_approving_an_episode_that_waits_for_nothing_names_it_and_its_status(run
             handle.reject()
 
     asyncio.run(main())
+
+
+def test_a_run_that_moves_on_while_a_view_reads_it_is_read_again(runs_dir, tmp_path, monkeypatch):
+    """Another process finishes a paused run (decided, resumed, sealed) while a ``DiskRun`` reads its files: the
+    next look sees the change. Taken after the read, the look passed the writes as read, and a batch that follows
+    the run on disk (or an inbox) waited on a stale ``paused`` for ever."""
+    import shutil
+
+    import noesis_nb.runtime.diskrun as diskrun
+
+    async def paused_then_sealed():
+        handle = noesis_nb.start("note one", using=make_writer(tmp_path / "out.txt"), runs_dir=runs_dir)
+        await handle
+        shutil.copytree(handle.run_dir, tmp_path / "at-pause")
+        handle.approve(handle.pending[0].draft_id)
+        await handle.wait()
+        return handle.run_dir
+
+    sealed = asyncio.run(paused_then_sealed())
+    run_dir = tmp_path / "followed" / sealed.name
+    shutil.copytree(tmp_path / "at-pause", run_dir)
+    read_state = diskrun.read_state
+
+    def the_writer_moves_on(path):
+        state = read_state(path)
+        if not (run_dir / "manifest.json").exists():  # after the log was read: the other process seals the run
+            shutil.copytree(sealed, run_dir, dirs_exist_ok=True)
+        return state
+
+    monkeypatch.setattr(diskrun, "read_state", the_writer_moves_on)
+    run = DiskRun(run_dir)
+    assert run.status == "paused"  # what the files said when they were read
+    assert run.changed()
+    run.refresh()
+    assert run.status == "ok" and not run.changed()
