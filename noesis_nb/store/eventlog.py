@@ -392,10 +392,9 @@ def lone_cr_as_newline(data: bytes, path: str, strict: bool = False, errors: lis
     reported once.
 
     A file whose lines end in ``\\r`` alone would otherwise be one long torn last line, dropped without a word
-    while its run is live. A ``\\r`` counts as a line end only inside a line whose every piece is then a JSON
-    object (the last piece of an unfinished last line may be torn): a garbage line that holds a stray ``\\r`` stays
-    one line, reported as invalid JSON at its own number. The bytes keep their length (one byte for one), so
-    sizes and offsets still match.
+    while its run is live. A ``\\r`` counts as a line end only inside a line where a piece between them is a JSON
+    object (``_pieces_are_lines``): a garbage line that holds a stray ``\\r`` stays one line, reported as invalid
+    JSON at its own number. The bytes keep their length (one byte for one), so sizes and offsets still match.
     """
     if _LONE_CR.search(data) is None:  # CRLF only: orjson reads the \r as whitespace
         return data
@@ -413,16 +412,23 @@ def lone_cr_as_newline(data: bytes, path: str, strict: bool = False, errors: lis
 
 
 def _pieces_are_lines(segment: bytes, unfinished: bool) -> bool:
-    """Whether ``segment`` cut at its lone ``\\r`` is whole JSON objects (blank pieces aside), so the ``\\r`` are line
-    ends; the last piece of the file's unfinished last line may be torn."""
+    """Whether the lone ``\\r`` of ``segment`` end lines: some piece between them is a whole JSON object.
+
+    A ``\\r`` inside one JSON line (white space between its tokens) or in a garbage line leaves no piece that is an
+    object (the object's braces fall in different pieces); a file of ``\\r``-ended lines has them, a bad line
+    among them aside. The last piece of the file's unfinished last line may be torn, and is not asked.
+    """
     pieces = _LONE_CR.split(segment)
     if unfinished:
         pieces.pop()
-    pieces = [piece for piece in pieces if piece.strip()]
-    try:
-        return bool(pieces) and all(type(orjson.loads(piece)) is dict for piece in pieces)
-    except orjson.JSONDecodeError:
-        return False
+    for piece in pieces:
+        if piece.strip()[:1] == b"{":
+            try:
+                if type(orjson.loads(piece)) is dict:
+                    return True
+            except orjson.JSONDecodeError:
+                continue
+    return False
 
 
 def _all_objects(lines: list[bytes]) -> list[dict[str, Any]] | None:

@@ -88,6 +88,18 @@ def test_a_garbage_line_holding_a_stray_carriage_return_stays_one_bad_line(tmp_p
     assert len(events_df(root)) == len(events) - 1
 
 
+def test_a_bad_line_among_lines_ended_by_lone_carriage_returns_is_the_only_one_lost(tmp_path: Path) -> None:
+    events = basic_events(EP)
+    lines = _lines(events).split(b"\n")
+    lines[3] = b"\x8f garbage"
+    root = _root(tmp_path, b"\r".join(lines))
+    for name, frame in EVENT_FRAMES.items():
+        found = _problems(frame(root))
+        assert [line for line, _ in found] == [1, 4], (name, found)
+        assert "lone carriage return" in found[0][1] and "invalid" in found[1][1], (name, found)
+    assert len(events_df(root)) == len(events) - 1
+
+
 def test_a_carriage_return_between_the_tokens_of_one_json_line_is_white_space(tmp_path: Path) -> None:
     events = basic_events(EP)
     lines = _lines(events).split(b"\n")
