@@ -220,9 +220,11 @@ class DiskRun:
 
     # -- following the directory ------------------------------------------------------------
     def _look(self) -> tuple[Any, ...]:
-        """What changes when anyone writes to the run: the event log, decisions, a veto decision, the seal."""
+        """What changes when anyone writes to the run: the event log, its state, decisions, a veto decision, the seal."""
         parts: list[Any] = []
-        paths = ["events.jsonl", "manifest.json", "tool_invocations/approvals"]
+        # state.json too: a resume's last write is the state leaving ``partial`` (after its ``run.resume`` event), and
+        # a read between the two says ``paused``; without it nothing after (``ns.resume`` writes no more) says read again
+        paths = ["events.jsonl", "state.json", "manifest.json", "tool_invocations/approvals"]
         if self._veto_checkpoint:
             paths.append(f"checkpoints/{self._veto_checkpoint}")
         for rel in paths:

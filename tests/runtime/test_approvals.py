@@ -626,3 +626,37 @@ def test_a_run_that_moves_on_while_a_view_reads_it_is_read_again(runs_dir, tmp_p
     assert run.changed()
     run.refresh()
     assert run.status == "ok" and not run.changed()
+
+
+def test_a_resume_whose_last_write_is_the_state_is_read_again(runs_dir, tmp_path, monkeypatch):
+    """``run.resume`` is appended, then ``state.json`` leaves ``partial`` (``Recorder.resume_event``): a ``DiskRun``
+    whose look fell between the two, and whose read saw the event but not the state, read ``paused``. The look did
+    not stat ``state.json``, so nothing told it to read again: ``ns.resume`` writes nothing after it, and a view
+    (an inbox) said ``paused`` for ever of a run that runs."""
+    import shutil
+
+    import noesis_nb.runtime.diskrun as diskrun
+    from noesis_nb import ns
+
+    ns.set(runs_dir=str(runs_dir))
+    ep = noesis_nb.solve("x", using=make_writer(tmp_path / "o.txt"))  # pauses on its tool draft
+    shutil.copytree(runs_dir / ep, tmp_path / "at-pause")
+    checkpoint = [e for e in read_events(runs_dir / ep / "events.jsonl") if e.get("event_type") == "run.checkpoint"][-1]
+    ns.resume(ep, checkpoint_id=checkpoint["payload"]["checkpoint_id"])
+    run_dir = tmp_path / "followed" / ep
+    shutil.copytree(tmp_path / "at-pause", run_dir)
+    shutil.copy2(runs_dir / ep / "events.jsonl", run_dir / "events.jsonl")  # the event: before the look
+    read_state = diskrun.read_state
+
+    def the_state_lands_after_the_read(path):
+        state = read_state(path)
+        shutil.copy2(runs_dir / ep / "state.json", run_dir / "state.json")  # the resume's last write
+        return state
+
+    monkeypatch.setattr(diskrun, "read_state", the_state_lands_after_the_read)
+    run = DiskRun(run_dir)
+    assert run.status == "paused"  # what the files said when they were read
+    monkeypatch.setattr(diskrun, "read_state", read_state)
+    assert run.changed()
+    run.refresh()
+    assert run.status == "running" and not run.changed()
