@@ -39,6 +39,8 @@ _DECISION_FILES = (
     "checkpoints",
 )
 _RELIST_S = 5.0  # a root-wide inbox lists the root again at least this often (label folders change unseen)
+_SETTLED_NS = 2_000_000_000  # a root unchanged this long: a run made in it since changes its stamp (``store.scan``)
+_UNSURE = object()  # a root's stamp too recent to tell a run made since: equal to no stamp, looked at again
 
 
 @dataclass
@@ -57,6 +59,11 @@ def _stat(path: str) -> tuple[int, int, int] | None:
     except OSError:
         return None
     return change_stamp(st)
+
+
+def _settled(stamp: tuple[int, int, int] | None) -> bool:
+    """Whether a folder's ``change_stamp`` is old enough that an entry made in it since would change it."""
+    return stamp is not None and time.time_ns() - max(stamp[1], stamp[2]) >= _SETTLED_NS
 
 
 class PendingScan:
@@ -113,7 +120,10 @@ class PendingScan:
                 if handle is not None:
                     path = str(handle.run_dir)
                 elif self._looked.get(episode_id) != st:  # each missing run is looked for once per change of the root
-                    self._looked[episode_id] = st
+                    # remembered only once the root has settled: a run made within the file system's timestamp tick
+                    # of this look (its staging folder made, then renamed in) leaves the root's stamp as it was, and
+                    # the run would never be looked for again (the same care the scan takes with a root's strays)
+                    self._looked[episode_id] = st if st is None or _settled(st) else _UNSURE
                     if os.path.isdir(os.path.join(root, validate_id(episode_id))):
                         path = os.path.join(root, episode_id)
                 if path is not None:

@@ -254,3 +254,35 @@ def test_a_row_decided_by_its_own_button_is_read_out_and_a_bulk_decision_once(
     assert second.decided and third.decided
     assert inbox.message.value.count('role="status"') == 1 and statuses() == 2  # the summary, not one per row
     inbox.close()
+
+
+def test_a_run_made_within_the_tick_of_the_last_look_at_the_root_is_found(
+    runs_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An inbox of episodes (a batch's) looks for a run not there yet once per change of the runs root. A run made
+    within the file system's timestamp tick of that look (its staging folder made, then renamed in: a worker in
+    another process) leaves the root's (size, mtime, ctime) as they were: remembered, that stamp hid the run for
+    ever, and its pending draft never reached the inbox. A stamp too recent to tell is not remembered."""
+    import os
+    import time
+
+    import noesis_nb.runtime.inbox as inbox_mod
+    from noesis_nb.runtime.inbox import PendingScan
+
+    [ep] = paused_on_disk(tmp_path / "elsewhere", tmp_path / "effect.txt", 1)
+    runs_dir.mkdir(parents=True, exist_ok=True)
+    tick = time.time_ns()  # the file system's clock: it does not tick while this test runs
+    stat = inbox_mod._stat
+
+    def coarse(path: str) -> Any:
+        got = stat(path)
+        return (0, tick, tick) if got is not None and os.path.samefile(path, runs_dir) else got
+
+    monkeypatch.setattr(inbox_mod, "_stat", coarse)
+    monkeypatch.setattr(inbox_mod, "live_handles", dict)  # made by another process
+    scan = PendingScan(runs_dir, episode_ids=lambda: [ep])
+    scan.poll()
+    assert scan.items == []
+    os.rename(tmp_path / "elsewhere" / ep, runs_dir / ep)  # the run appears whole, in the same tick
+    scan.poll()
+    assert [i.episode_id for i in scan.items] == [ep]
