@@ -5,6 +5,7 @@ import json
 import subprocess
 import sys
 import threading
+import time
 import warnings
 from pathlib import Path
 
@@ -624,6 +625,7 @@ def test_a_run_that_moves_on_while_a_view_reads_it_is_read_again(runs_dir, tmp_p
     run = DiskRun(run_dir)
     assert run.status == "paused"  # what the files said when they were read
     assert run.changed()
+    time.sleep(0.05)  # the files just written settle: a look within their tick is not trusted
     run.refresh()
     assert run.status == "ok" and not run.changed()
 
@@ -658,5 +660,46 @@ def test_a_resume_whose_last_write_is_the_state_is_read_again(runs_dir, tmp_path
     assert run.status == "paused"  # what the files said when they were read
     monkeypatch.setattr(diskrun, "read_state", read_state)
     assert run.changed()
+    time.sleep(0.05)  # the files just written settle: a look within their tick is not trusted
     run.refresh()
     assert run.status == "running" and not run.changed()
+
+
+def test_a_decision_renamed_in_within_the_tick_of_the_look_is_read_again(runs_dir, tmp_path, monkeypatch):
+    """A decision is written as a temp file in ``tool_invocations/approvals/``, then renamed over its name. Where the
+    file system stamps changes with a coarse clock (a few ms on Linux before multigrain timestamps), a look taken
+    between the two, and a read that saw no decision, left the folder's (size, mtime, ctime) as the rename did: the
+    run read as waiting for ever (a batch never resumed it). A stamp too recent to tell is read again."""
+    import stat as stat_mod
+
+    import noesis_nb.runtime.diskrun as diskrun
+
+    ep = noesis_nb.solve("x", using=make_writer(tmp_path / "o.txt"), runs_dir=runs_dir)  # pauses on its tool draft
+    run_dir = runs_dir / ep
+    folder = run_dir / "tool_invocations" / "approvals"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / ".decision.tmp").write_text("{}")  # the decision's temp file: made before the look
+    change_stamp, tick = diskrun.change_stamp, []
+
+    def coarse(st):  # the file system's clock: its tick began at the look, and does not end while this test runs
+        if not stat_mod.S_ISDIR(st.st_mode):
+            return change_stamp(st)
+        tick[:] = tick or [time.time_ns()]
+        return 0, tick[0], tick[0]
+
+    monkeypatch.setattr(diskrun, "change_stamp", coarse)
+
+    class RenamedInAfterTheRead(diskrun.PreparedInvocationRepository):  # read last, after the decisions
+        def readable(self, problems):
+            got = super().readable(problems)
+            if (folder / ".decision.tmp").exists():
+                (folder / ".decision.tmp").unlink()
+                noesis_nb.approve_draft(ep, runs_dir=runs_dir, approver_id="ana")
+            return got
+
+    monkeypatch.setattr(diskrun, "PreparedInvocationRepository", RenamedInAfterTheRead)
+    run = DiskRun(run_dir)
+    assert run.status == "paused" and len(run.pending) == 1  # what the files said when they were read
+    assert run.changed()
+    run.refresh()
+    assert run.pending == [] and run.can_resume
