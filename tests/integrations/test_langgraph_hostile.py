@@ -266,8 +266,9 @@ def _drive_while_ticking(using: Any, runs_dir: Any, *, cancel_after: float | Non
         finally:
             tick.cancel()
 
-    gc.collect()
-    gc.freeze()  # the suite's heap aside: a full collection of it is no pause of the episode's making
+    # the suite's heap aside: a full collection of it is no pause of the episode's making. No gc.collect() first:
+    # over a whole suite's heap it takes long enough to fail the tests that time the episode from before this call
+    gc.freeze()
     try:
         handle, pending = asyncio.run(main())
     finally:
