@@ -9,6 +9,8 @@ from opentelemetry.sdk.trace import Event, ReadableSpan
 from opentelemetry.sdk.util.instrumentation import InstrumentationScope
 from opentelemetry.trace import SpanContext, SpanKind, Status, StatusCode, TraceFlags
 
+from .otel_clean import clean_text
+
 __all__ = ["readable_spans"]
 
 _KINDS = {"internal": SpanKind.INTERNAL, "client": SpanKind.CLIENT}
@@ -16,7 +18,7 @@ _KINDS = {"internal": SpanKind.INTERNAL, "client": SpanKind.CLIENT}
 
 def readable_spans(specs: list[dict[str, Any]], service: str) -> list[ReadableSpan]:
     """Finished spans with the specs' own ids and times (an export of what happened, not a live trace)."""
-    resource = Resource.create({"service.name": service})
+    resource = Resource.create({"service.name": clean_text(service, 512)})  # a name is text that leaves, as any other
     scope = InstrumentationScope("noesis_nb")
     out = []
     for s in specs:

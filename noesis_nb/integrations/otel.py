@@ -17,6 +17,7 @@ exporting a run twice gives the same ids (backends keep one copy). Needs ``pip i
 from __future__ import annotations
 
 import json
+import math
 import os
 import warnings
 from collections.abc import Iterable, Mapping
@@ -26,10 +27,10 @@ from typing import Any, Literal, overload
 from .._jsonio import atomic_write_bytes
 from .._safetext import frame_given, pandas_kind
 from ..errors import InvalidIdError
-from ..secrets import shown
 from ..secrets.quoted import quoted, quoted_text
 from ..store import find_run_dir
 from ._extras import require
+from .otel_clean import clean_text
 from .otel_live import LiveExport
 from .otel_spans import SpanSpec, TraceIncomplete, run_spans
 
@@ -106,6 +107,7 @@ def export_otel(
     if endpoint is None and path is None:
         raise ValueError("export_otel needs endpoint='http://host:4318' (OTLP/HTTP) or path='traces.json' (OTLP/JSON)")
     _check_target(endpoint, path, headers)
+    _check_sending(timeout, service_name)
     if live:
         return _start_live(run_or_runs, endpoint, path, headers, service_name, timeout, interval)
     if path is not None:
@@ -139,6 +141,25 @@ def _check_target(endpoint: Any, path: Any, headers: Any) -> None:
         kind = type(headers).__name__ if not isinstance(headers, Mapping) else "a dict with values that are not text"
         # the value itself is not shown: headers carry credentials
         raise TypeError(f"export_otel(headers=…) got {kind}; give a dict of header name -> text, e.g. {{'x-api-key': '…'}}")
+    for name, value in (headers or {}).items():
+        if value[:1].isspace() or "\r" in value or "\n" in value:  # requests refused it, quoting the value whole
+            raise ValueError(
+                f"export_otel(headers=…): the value of {quoted(name, 80)} has a line break or starts with a space; "
+                "give it as one line, e.g. 'Bearer <token>'"
+            )
+
+
+def _check_sending(timeout: Any, service_name: Any) -> None:
+    """``timeout`` a positive number of seconds and ``service_name`` text, checked before a run is read (the exporter
+    raised a TypeError from inside for ``timeout='5'`` and sent nothing for ``-1``, saying no collector listened)."""
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
+        raise TypeError(f"export_otel(timeout={quoted(timeout, 80)}): give the seconds to wait for the collector, e.g. 10.0")
+    if not (math.isfinite(timeout) and timeout > 0):
+        raise ValueError(
+            f"export_otel(timeout={timeout!r}): give the seconds to wait for the collector, a number above 0, e.g. 10.0"
+        )
+    if not isinstance(service_name, str) or not service_name.strip():
+        raise TypeError(f"export_otel(service_name={quoted(service_name, 80)}): give the service's name as text, e.g. 'my-agent'")
 
 
 def _shown_url(endpoint: str) -> str:
@@ -161,19 +182,24 @@ class OtlpSender:
     def __init__(self, endpoint: str, headers: dict[str, str] | None, service: str, timeout: float):
         require("opentelemetry.sdk.trace", "otel", "export_otel")
         exporter_module = require("opentelemetry.exporter.otlp.proto.http.trace_exporter", "otel", "export_otel")
+        from ._otlp_answer import HeardSession  # imports requests, which the exporter needs anyway
+
         self.url = endpoint if endpoint.rstrip("/").endswith("/v1/traces") else endpoint.rstrip("/") + "/v1/traces"
         self.service = service
-        self._exporter = exporter_module.OTLPSpanExporter(endpoint=self.url, headers=headers, timeout=timeout)
+        self.timeout = timeout
+        self._session = HeardSession()
+        self._exporter = exporter_module.OTLPSpanExporter(
+            endpoint=self.url, headers=headers, timeout=timeout, session=self._session
+        )
 
     def send(self, specs: list[SpanSpec]) -> None:
         from ._otel_sdk import readable_spans  # imports opentelemetry
+        from ._otlp_answer import quiet_exporter, refusal
 
-        result = self._exporter.export(readable_spans(specs, self.service))
+        with quiet_exporter():
+            result = self._exporter.export(readable_spans(specs, self.service))
         if getattr(result, "name", "") != "SUCCESS":
-            raise ConnectionError(
-                f"the OTLP endpoint {quoted(shown(self.url))} did not accept the spans ({result}); is a collector "
-                f"listening there?"
-            )
+            raise ConnectionError(refusal(self.url, self._session, result, self.timeout))
 
     def close(self) -> None:
         self._exporter.shutdown()
@@ -251,7 +277,7 @@ def otlp_json(specs: list[SpanSpec], service: str) -> dict[str, Any]:
     return {
         "resourceSpans": [
             {
-                "resource": {"attributes": keyvalues({"service.name": service})},
+                "resource": {"attributes": keyvalues({"service.name": clean_text(service, 512)})},
                 "scopeSpans": [{"scope": {"name": "noesis_nb"}, "spans": spans}],
             }
         ]

@@ -1,0 +1,122 @@
+"""export_otel's own options and a collector's refusal: one error naming the value and the fix, said once.
+
+A ``timeout`` that is no positive number reached the OTLP exporter (a TypeError from inside it, or a
+refusal asking whether a collector listens); a ``service_name`` went out unscreened as the resource's
+``service.name``; a collector that answered 500 was reported as one nobody listens on, while the
+exporter's own log lines repeated the URL whole, a key in its query string included.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import noesis_nb
+
+from .test_otel import Receiver
+
+pytest.importorskip("opentelemetry.exporter.otlp.proto.http.trace_exporter")
+
+SECRET = "sk-proj-ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789abcd"
+
+
+def _agent(task: str, ctx: Any) -> str:
+    ctx.model_call("gpt-4o-mini", provider="openai", input_tokens=10, output_tokens=1)
+    return "ok"
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    runs = tmp_path_factory.mktemp("otel-errors")
+    return runs / noesis_nb.solve("export me", using=_agent, runs_dir=runs)
+
+
+class _Refusing:
+    """A collector that answers every POST with ``status``."""
+
+    def __init__(self, status: int) -> None:
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                self.send_response(status)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.mark.parametrize(
+    ("options", "error", "fragment"),
+    [
+        ({"timeout": "5"}, TypeError, r"timeout='5'\): give the seconds"),  # was a TypeError from inside the exporter
+        ({"timeout": -1}, ValueError, r"timeout=-1\): give the seconds"),  # was "is a collector listening there?"
+        ({"timeout": float("nan")}, ValueError, r"timeout=nan\)"),
+        ({"timeout": 0}, ValueError, r"timeout=0\)"),
+        ({"timeout": True}, TypeError, r"timeout=True\)"),
+        ({"service_name": 5}, TypeError, r"service_name=5\): give the service's name as text"),
+        ({"service_name": ""}, TypeError, r"service_name=''\)"),
+    ],
+)
+def test_a_timeout_or_service_name_of_the_wrong_kind_is_named_before_anything_is_written(
+    run: Path, tmp_path: Path, options: dict[str, Any], error: type[Exception], fragment: str
+) -> None:
+    out = tmp_path / "t.json"
+    with pytest.raises(error, match=fragment):
+        noesis_nb.export_otel(run, endpoint="http://127.0.0.1:9", path=out, **options)
+    assert not out.exists()
+
+
+def test_a_service_name_holding_a_secret_leaves_redacted(run: Path, tmp_path: Path) -> None:
+    out = tmp_path / "t.json"
+    receiver = Receiver()
+    try:
+        noesis_nb.export_otel(run, endpoint=receiver.url, path=out, service_name=f"agent {SECRET}", timeout=5)
+        wire = b"".join(m.SerializeToString() for _, _, m in receiver.requests)
+    finally:
+        receiver.server.shutdown()
+        receiver.server.server_close()
+    assert SECRET not in out.read_text() and SECRET.encode() not in wire
+    assert "agent [REDACTED]" in out.read_text() and b"agent [REDACTED]" in wire
+
+
+def test_a_collector_that_answers_an_error_is_named_with_its_answer(run: Path, caplog: pytest.LogCaptureFixture) -> None:
+    refusing = _Refusing(400)
+    try:
+        with caplog.at_level(logging.DEBUG), pytest.raises(ConnectionError) as raised:
+            noesis_nb.export_otel(run, endpoint=refusing.url, timeout=5)
+    finally:
+        refusing.close()
+    message = str(raised.value)
+    assert refusing.url in message and "400" in message and "listening" not in message
+    assert not [r for r in caplog.records if r.name.startswith("opentelemetry")], "the refusal is said once, in the error"
+
+
+def test_a_key_in_the_endpoints_query_reaches_no_log_line(run: Path, caplog: pytest.LogCaptureFixture) -> None:
+    dead = ThreadingHTTPServer(("127.0.0.1", 0), BaseHTTPRequestHandler)
+    port = dead.server_address[1]
+    dead.server_close()  # nothing listens there any more
+    with caplog.at_level(logging.DEBUG), pytest.raises(ConnectionError, match=f"{port}.*listening") as raised:
+        noesis_nb.export_otel(run, endpoint=f"http://127.0.0.1:{port}/v1/traces?api_key={SECRET}", timeout=1)
+    assert SECRET not in str(raised.value) and "refused" in str(raised.value).lower()
+    assert SECRET not in caplog.text and not [r for r in caplog.records if r.name.startswith("opentelemetry")]
+
+
+def test_a_header_value_requests_would_refuse_is_named_without_the_value(run: Path) -> None:
+    for value in (f"Bearer {SECRET}\n", f" {SECRET}", f"a\r{SECRET}"):
+        with pytest.raises(ValueError, match=r"the value of 'authorization' has a line break") as raised:
+            noesis_nb.export_otel(run, endpoint="http://127.0.0.1:9", headers={"authorization": value}, timeout=1)
+        assert SECRET not in str(raised.value)
