@@ -65,7 +65,9 @@ def _events(log: Any) -> Iterator[tuple[int, dict[str, Any]]]:
         )
     where = ""  # the file, when one is read: an error names it with the line
     last = None  # the number of a text's last line, which has no line end (a file's lines have one, but a torn last)
-    if isinstance(log, (str, os.PathLike)) and not str(log).lstrip().removeprefix("\ufeff").lstrip().startswith("{"):
+    if isinstance(log, str) and _opens_array(log) and not os.path.lexists(log):  # a JSON array's text, not a path
+        raise _array_error("Noetic log text")
+    if _is_path(log):
         lines: Iterable[Any] = _file_lines(log)
         where = f"{os.fspath(log)}, "
     elif isinstance(log, str):
@@ -73,18 +75,45 @@ def _events(log: Any) -> Iterator[tuple[int, dict[str, Any]]]:
         last = len(lines)
     else:
         lines = log
+    opening = True  # no event read yet: a first line opening a JSON array is a whole array, not a bad event
     for number, item in enumerate(lines, 1):
         if isinstance(item, (bytes, str)):
+            if opening and _opens_array(item):
+                raise _array_error(f"Noetic log {where}line {number}")
             unended = number == last or (bool(where) and isinstance(item, bytes) and not item.endswith(b"\n"))
             item = _parse_line(item, f"Noetic log {where}line {number}", unended)
             if item is None:
                 continue
+        opening = False
         if not isinstance(item, dict) or not isinstance(item.get("type"), str):
             raise NoeticLogError(
                 f"Noetic log {where}line {number}: expected a stream event {{source, type, data}} with a text 'type', "
                 f"got {shown_cut(str(item), 120)!r}"
             )
         yield number, item
+
+
+def _opens_array(line: bytes | str) -> bool:
+    """Whether a line starts a JSON array (``[``, after blanks and a byte order mark)."""
+    text = line.decode("utf-8", "replace") if isinstance(line, bytes) else line
+    return text.lstrip().removeprefix("\ufeff").lstrip().startswith("[")
+
+
+def _array_error(where: str) -> NoeticLogError:
+    """A log saved as one JSON array of events: JSONL holds one event a line; say how to pass it instead."""
+    return NoeticLogError(
+        f"{where}: the log is a JSON array, not JSONL (one {{source, type, data}} event a line); pass the list "
+        "itself (json.load of the file, or json.loads of the text), or save the events one a line"
+    )
+
+
+def _is_path(log: Any) -> bool:
+    """Whether ``log`` names the log's file; else it is the JSONL text itself, which starts with an event's ``{``
+    (or is blank: an empty log, not a file named by blanks)."""
+    if isinstance(log, os.PathLike):
+        return True
+    head = log.lstrip().removeprefix("\ufeff").lstrip() if isinstance(log, str) else "{"
+    return bool(head) and not head.startswith("{")
 
 
 def _parse_line(item: bytes | str, where: str, unended: bool) -> Any:
@@ -102,10 +131,12 @@ def _parse_line(item: bytes | str, where: str, unended: bool) -> Any:
             raise NoeticLogError(
                 f"{where}: not UTF-8 text ({exc.reason} at byte {exc.start}){_torn(torn, 'save the log as UTF-8')}"
             ) from None
+    # a byte order mark starts line 1 of a file saved with one, or any line of files joined by `cat`
+    item = item.removeprefix("\ufeff")
     if not item.strip():
         return None
-    try:  # a byte order mark starts line 1 of a file saved with one, or any line of files joined by `cat`
-        return loads_text(item.removeprefix("\ufeff"))
+    try:
+        return loads_text(item)
     except JSONTextError as exc:
         torn = unended and exc.ends_early
         raise NoeticLogError(f"{where}: {exc.reason}: {quoted(item, 120)}{_torn(torn, 'fix or remove that line')}") from None
@@ -249,4 +280,5 @@ def noetic_replay(log: Any, harness_response: Harness = None, *, output: Callabl
 
 def import_noetic(log: Any, harness_response: Harness = None, *, task: str = "imported Noetic run", **opts: Any) -> str:
     """Write a Noetic log as a sealed Noēsis run; returns the episode id (``runs_dir=`` etc. as for ``solve``)."""
-    return import_rows(lambda: noetic_rows(log, harness_response), task=task, source="noetic", **opts)
+    name = os.fspath(log) if _is_path(log) else None
+    return import_rows(lambda: noetic_rows(log, harness_response), task=task, source="noetic", name=name, **opts)

@@ -5,7 +5,8 @@
 view load the resulting run like any other. A recorded failure (a ``run_error`` row not
 followed by a ``run_finished``) ends the episode ``error`` with the recorded reason. A replay given
 a one-shot source (an open file, a generator) refuses a second episode rather than recording an
-empty ``ok`` run: that source was read by the first (:func:`rereadable`).
+empty ``ok`` run: that source was read by the first (:func:`rereadable`). A trace with no rows at all (an
+empty file or list) is refused the same way: an ``ok`` run of nothing would read as a good import.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from ..runtime.api import solve
 from ..secrets.quoted import quoted
 from ._emit import Row, emit_row
 
-__all__ = ["RecordedReplay", "RecordedRunError", "TraceAlreadyReadError", "import_rows", "rereadable"]
+__all__ = ["EmptyTraceError", "RecordedReplay", "RecordedRunError", "TraceAlreadyReadError", "import_rows", "rereadable"]
 
 
 class RecordedRunError(NoesisNbError):
@@ -29,6 +30,19 @@ class RecordedRunError(NoesisNbError):
 
 class TraceAlreadyReadError(NoesisNbError, ValueError):
     """A replay's one-shot source (an open file, a generator) was read by an earlier episode."""
+
+
+class EmptyTraceError(NoesisNbError, ValueError):
+    """A recorded trace with no events at all: nothing to import, and an empty ``ok`` run would say otherwise."""
+
+
+def _empty(source: str, name: str | None) -> EmptyTraceError:
+    """The error for a trace that gave no rows, naming it (``name``: its file, when known) and the fix."""
+    given = f" {quoted(name, 200)}" if name else ""
+    return EmptyTraceError(
+        f"the {source} trace{given} holds no events (an empty file or list, or only blank lines); nothing was "
+        "recorded: pass the recorded trace with its events (check the path, and that its writer has finished)"
+    )
 
 
 def rereadable(given: Any, what: str) -> Callable[[], Any]:
@@ -87,8 +101,9 @@ class RecordedReplay:
 
     def invoke(self, task: Any, ctx: Any) -> Any:
         items = self.rows()
-        answer, failure = None, None
+        answer, failure, seen = None, None, False
         for item in items:
+            seen = True
             emit_row(ctx, item)
             payload = item[1]
             kind = payload.get("kind")
@@ -102,6 +117,8 @@ class RecordedReplay:
                 answer = payload["text"]
             elif payload.get("answer") is not None:  # e.g. a recorded final response
                 answer = payload["answer"]
+        if not seen:
+            raise _empty(self.source, None)
         if failure is not None:
             raise RecordedRunError(f"the recorded {self.source} run failed: {failure}")
         value = self.result if self.result is not None else answer
@@ -109,17 +126,26 @@ class RecordedReplay:
 
 
 def import_rows(
-    rows: Iterable[Row] | Callable[[], Iterable[Row]], *, task: str, source: str, result: Any = None, **opts: Any
+    rows: Iterable[Row] | Callable[[], Iterable[Row]],
+    *,
+    task: str,
+    source: str,
+    result: Any = None,
+    name: str | None = None,
+    **opts: Any,
 ) -> str:
     """Write ``rows`` as a sealed Noēsis run (``solve`` with :class:`RecordedReplay`); returns the episode id.
 
     The first row is read here, before the run is written: a log that is not there or is not a log at all
     (a missing path, a folder, one event instead of a list) raises its error to the caller rather than
-    leaving an ``error`` run behind. A bad row further on still ends the run ``error`` with what came before.
+    leaving an ``error`` run behind; so does a trace with no rows (:class:`EmptyTraceError`, naming ``name``, its
+    file). A bad row further on still ends the run ``error`` with what came before.
     """
     items = iter(rows() if callable(rows) else rows)
     first = next(items, _NOTHING)
-    replayed = items if first is _NOTHING else itertools.chain((first,), items)
+    if first is _NOTHING:
+        raise _empty(source, name)
+    replayed = itertools.chain((first,), items)
     replay = RecordedReplay(replayed, source=source, result=result)
     try:
         return solve(task, using=replay, **opts)  # the engine tags the run with replay.source

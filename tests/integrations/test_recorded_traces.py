@@ -226,3 +226,47 @@ def test_a_replay_of_a_one_shot_source_refuses_a_second_episode(tmp_path, runs_d
     again, _ = run("replay", noetic_replay(str(path)), runs_dir)  # a path is read anew for every episode
     again2, _ = run("replay", noetic_replay(NOETIC_LOG[:5]), runs_dir)
     assert again.result() == again2.result() == "Looking now"
+
+
+@pytest.mark.parametrize("content", ["", "\n\n  \r\n", "\ufeff\n"])
+def test_an_empty_trace_is_refused_by_every_importer_and_writes_no_run(tmp_path, runs_dir, content):
+    """A trace with no events (an empty or blank file, an empty list) is refused: an ``ok`` run of nothing would
+    read as a good import."""
+    from noesis_nb.integrations.noeta import import_noeta
+    from noesis_nb.integrations.replay import EmptyTraceError
+
+    path = tmp_path / "stream.jsonl"
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(EmptyTraceError, match=rf"the noetic trace '{path}' holds no events .*check the path"):
+        import_noetic(path, runs_dir=runs_dir)
+    for importer, given in ((import_noetic, content), (import_noetic, []), (import_taisce, []), (import_noeta, [])):
+        with pytest.raises(EmptyTraceError, match=r"holds no events .*nothing was recorded"):
+            importer(given, runs_dir=runs_dir)
+    assert not runs_dir.exists() or list(runs_dir.iterdir()) == []
+
+
+def test_a_replay_of_an_empty_trace_ends_error_naming_it(tmp_path, runs_dir):
+    from noesis_nb.integrations.replay import EmptyTraceError
+    from tests.compat.checker import check_run
+
+    path = tmp_path / "stream.jsonl"
+    path.write_text("\n")
+    handle, _ = run("replay", noetic_replay(str(path)), runs_dir)
+    assert handle.status == "error" and check_run(handle.run_dir) == []
+    with pytest.raises(EmptyTraceError, match="the noetic trace holds no events"):
+        handle.result()
+
+
+@pytest.mark.parametrize("indent", [None, 2])
+def test_a_noetic_log_saved_as_a_json_array_is_named_with_the_fix(tmp_path, runs_dir, indent):
+    """A JSON array of events (one line, or pretty-printed) is not JSONL: one error says so and how to pass it."""
+    text = json.dumps(NOETIC_LOG[:3], indent=indent)
+    path = tmp_path / "stream.json"
+    path.write_text("\ufeff" + text + "\n", encoding="utf-8")
+    fix = r"the log is a JSON array, not JSONL .*pass the list itself \(json\.load of the file"
+    with pytest.raises(NoeticLogError, match=rf"Noetic log {path}, line 1: {fix}"):
+        import_noetic(path, runs_dir=runs_dir)
+    with pytest.raises(NoeticLogError, match=rf"Noetic log text: {fix}"):
+        import_noetic(text, runs_dir=runs_dir)
+    assert not runs_dir.exists() or list(runs_dir.iterdir()) == []
+    assert len(list(noetic_rows(json.loads(text)))) == 3  # the list itself reads
