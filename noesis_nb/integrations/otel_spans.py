@@ -112,6 +112,17 @@ def _events_problem(unread: list[EventLogCorruption], shown: int = 3) -> str:
     return f"{path}: {len(unread)} {lines} not read, left out of the trace ({named}{more})"
 
 
+def _ended(run_dir: Path) -> bool:
+    """The run says it ended (sealed, or its ``final.json`` written): its events were all written by then."""
+    return is_sealed(run_dir) or (run_dir / "final.json").exists()
+
+
+def _no_events(log: Path) -> str:
+    """One line for a run whose events file is missing or empty: the export has nothing of it (it said nothing)."""
+    what = "holds no event" if log.exists() else "is missing"
+    return f"{log} {what}; the run is left out of the trace (nothing of it is exported)"
+
+
 def _payload(event: dict[str, Any]) -> dict[str, Any]:
     payload = event.get("payload")
     return payload if isinstance(payload, dict) else {}
@@ -144,6 +155,8 @@ def _spans(run_dir: Path, events: list[dict[str, Any]] | None, problems: list[st
         events = read_run_events(run_dir / "events.jsonl", sealed=lambda: is_sealed(run_dir), errors=unread)
         if unread:
             problems.append(_events_problem(unread))
+        elif not events and _ended(run_dir):  # a run just made has no events yet: nothing is missing from it
+            problems.append(_no_events(run_dir / "events.jsonl"))
     if not events:
         return []
     episode = run_dir.name  # the run's id is its folder's, as in the frames (a copied log may name another run)

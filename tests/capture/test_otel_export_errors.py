@@ -9,7 +9,9 @@ exporter's own log lines repeated the URL whole, a key in its query string inclu
 from __future__ import annotations
 
 import logging
+import shutil
 import threading
+import warnings
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -17,6 +19,7 @@ from typing import Any
 import pytest
 
 import noesis_nb
+from noesis_nb.integrations.otel_spans import TraceIncomplete
 
 from .test_otel import Receiver
 
@@ -120,3 +123,24 @@ def test_a_header_value_requests_would_refuse_is_named_without_the_value(run: Pa
         with pytest.raises(ValueError, match=r"the value of 'authorization' has a line break") as raised:
             noesis_nb.export_otel(run, endpoint="http://127.0.0.1:9", headers={"authorization": value}, timeout=1)
         assert SECRET not in str(raised.value)
+
+
+@pytest.mark.parametrize("damage", ["missing", "empty"])
+def test_a_run_without_events_is_said_to_be_left_out_not_exported_as_nothing(run: Path, tmp_path: Path, damage: str) -> None:
+    """A run folder whose events.jsonl is gone or empty exported zero spans and said nothing."""
+    copy = tmp_path / run.name
+    shutil.copytree(run, copy)
+    log = copy / "events.jsonl"
+    log.unlink() if damage == "missing" else log.write_bytes(b"")
+    with pytest.warns(TraceIncomplete, match=r"events\.jsonl (is missing|holds no event); the run is left out"):
+        assert noesis_nb.export_otel(copy, path=tmp_path / "t.json") == 0
+
+
+def test_a_run_just_made_with_no_event_yet_exports_nothing_and_warns_nothing(tmp_path: Path) -> None:
+    made = tmp_path / "ep_01K9ZZZZZZZZZZZZZZZZZZZZZZ"
+    made.mkdir()
+    (made / "learn.jsonl").touch()
+    (made / "state.json").write_text("{}")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", TraceIncomplete)
+        assert noesis_nb.export_otel(made, path=tmp_path / "t.json") == 0
