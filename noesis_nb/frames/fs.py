@@ -9,14 +9,13 @@ and modification time/ETag of every file), then fetches many files concurrently 
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol, TypeVar
 
 from ..secrets.quoted import quoted
 from ..secrets.urls import refuse_password
+from ..store.runfiles import RACY_NS, change_stamp, list_dir, read_file, stamps_settled
 from ..store.runfiles import UnreadableRunFile as BadFile
-from ..store.runfiles import change_stamp, list_dir, read_file
 from ..store.scan import MARKERS
 
 __all__ = [
@@ -237,24 +236,8 @@ def local_unchanged(stamps: Iterable[tuple[str, Any]]) -> bool:
     return True
 
 
-#: a file system stamps a change with its clock's tick (a few ms on Linux), so a file changed within one
-#: tick of being looked at may change again and keep its (size, mtime): a stamp holding so recent a time
-#: is not trusted, and the run is read again next time (git's "racily clean" rule)
-RACY_NS = 20_000_000
-
-
 def settled(*stamps: Any) -> bool:
     """Whether every local ``change_stamp`` inside ``stamps`` (nested in tuples and dicts) is older than
-    ``RACY_NS`` (its mtime and ctime both): only such stamps may key a cache entry."""
-    limit = time.time_ns() - RACY_NS
-    return all(_settled(stamp, limit) for stamp in stamps)
-
-
-def _settled(value: Any, limit: int) -> bool:
-    if type(value) is tuple:
-        if len(value) == 3 and type(value[0]) is int and type(value[1]) is int and type(value[2]) is int:
-            return value[1] < limit and value[2] < limit
-        return all(_settled(v, limit) for v in value)
-    if type(value) is dict:
-        return all(_settled(v, limit) for v in value.values())
-    return True
+    ``RACY_NS`` (its mtime and ctime both): only such stamps may key a cache entry. ``RACY_NS`` is read here at
+    each call, so a test may set it on this module."""
+    return stamps_settled(stamps, RACY_NS)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -29,7 +28,7 @@ from ..store import (
 from ..store.eventlog import read_run_events
 from ..store.facts import run_facts, shaped_events
 from ..store.ownership import holder
-from ..store.runfiles import change_stamp
+from ..store.runfiles import change_stamp, stamps_settled
 from ..store.vocab import TERMINAL_STATUSES, TOOL_APPROVAL_PENDING
 from ..tools import (
     ApprovalDecisionRepository,
@@ -72,7 +71,7 @@ class DiskRun:
         # the look is taken before the files are read: a write landing while they are read changes the next look,
         # so it is read then (taken after, it would pass as read, and a follower would wait on a stale status forever)
         signature = self._look()
-        if not _settled(signature):
+        if not stamps_settled(signature):
             # a stamp within the file system's timestamp tick of the look may change again and keep its value (a
             # decision's temp file made before the look, renamed in after the read, in one tick): not trusted, so
             # the next look reads the run again (git's "racily clean" rule); one more read after a change, no more
@@ -337,16 +336,6 @@ class DiskRun:
             exc = task.exception()
             self.last_error = f"resume failed: {type(exc).__name__}: {exc}"
         self._changed()
-
-
-#: a file system stamps a change with its clock's tick (a few ms on Linux): as ``frames.fs.RACY_NS``
-_RACY_NS = 20_000_000
-
-
-def _settled(signature: tuple[Any, ...]) -> bool:
-    """Whether every stamp of a look is older than ``_RACY_NS`` (its mtime and ctime): a change since would show."""
-    limit = time.time_ns() - _RACY_NS
-    return all(part is None or (part[1] < limit and part[2] < limit) for part in signature)
 
 
 def _remover(items: list[Any], item: Any) -> Callable[[], None]:

@@ -23,7 +23,7 @@ from ..errors import InvalidOptionError
 from ..ids import validate_id
 from ..secrets.quoted import quoted
 from ..store.roots import check_root
-from ..store.runfiles import change_stamp
+from ..store.runfiles import ROOT_SETTLE_NS, change_stamp, stamps_settled
 from ..store.scan import scan_run_dirs_with_stats
 from .diskrun import DiskRun
 from .inboxitems import InboxItem, items_of, source_for
@@ -39,7 +39,6 @@ _DECISION_FILES = (
     "checkpoints",
 )
 _RELIST_S = 5.0  # a root-wide inbox lists the root again at least this often (label folders change unseen)
-_SETTLED_NS = 2_000_000_000  # a root unchanged this long: a run made in it since changes its stamp (``store.scan``)
 _UNSURE = object()  # a root's stamp too recent to tell a run made since: equal to no stamp, looked at again
 
 
@@ -59,11 +58,6 @@ def _stat(path: str) -> tuple[int, int, int] | None:
     except OSError:
         return None
     return change_stamp(st)
-
-
-def _settled(stamp: tuple[int, int, int] | None) -> bool:
-    """Whether a folder's ``change_stamp`` is old enough that an entry made in it since would change it."""
-    return stamp is not None and time.time_ns() - max(stamp[1], stamp[2]) >= _SETTLED_NS
 
 
 class PendingScan:
@@ -123,7 +117,7 @@ class PendingScan:
                     # remembered only once the root has settled: a run made within the file system's timestamp tick
                     # of this look (its staging folder made, then renamed in) leaves the root's stamp as it was, and
                     # the run would never be looked for again (the same care the scan takes with a root's strays)
-                    self._looked[episode_id] = st if st is None or _settled(st) else _UNSURE
+                    self._looked[episode_id] = st if st is None or stamps_settled(st, ROOT_SETTLE_NS) else _UNSURE
                     if os.path.isdir(os.path.join(root, validate_id(episode_id))):
                         path = os.path.join(root, episode_id)
                 if path is not None:

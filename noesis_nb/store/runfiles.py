@@ -13,11 +13,25 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from typing import BinaryIO
+import time
+from typing import Any, BinaryIO
 
 from ..errors import NoesisNbError
 
-__all__ = ["UnreadableRunFile", "change_stamp", "read_file", "open_file", "list_dir", "inside", "what_is", "MAX_DOCUMENT_BYTES"]
+__all__ = [
+    "UnreadableRunFile",
+    "change_stamp",
+    "stamps_settled",
+    "times_settled",
+    "RACY_NS",
+    "ROOT_SETTLE_NS",
+    "read_file",
+    "open_file",
+    "list_dir",
+    "inside",
+    "what_is",
+    "MAX_DOCUMENT_BYTES",
+]
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
@@ -72,6 +86,36 @@ def change_stamp(st: os.stat_result) -> tuple[int, int, int]:
     """What tells a file changed: (size, mtime_ns, ctime_ns). The ctime too, because the mtime can be set
     back (``touch -r``, ``cp -p``, ``rsync -t``) after an edit in place; the ctime cannot."""
     return st.st_size, st.st_mtime_ns, st.st_ctime_ns
+
+
+#: a file system stamps a change with its clock's tick (a few ms on Linux), so a file changed within one tick of
+#: being looked at may change again and keep its stamp: so recent a stamp is not trusted (git's "racily clean" rule)
+RACY_NS = 20_000_000
+#: a runs root unchanged this long: an entry made in it since changes its mtime (a listing of it may be kept)
+ROOT_SETTLE_NS = 2_000_000_000
+
+
+def times_settled(*times_ns: int, window_ns: int = RACY_NS) -> bool:
+    """Whether every time (ns) is older than ``window_ns``: a change after it would show in a new stamp."""
+    limit = time.time_ns() - window_ns
+    return all(t < limit for t in times_ns)
+
+
+def stamps_settled(stamps: Any, window_ns: int = RACY_NS) -> bool:
+    """Whether every ``change_stamp`` in ``stamps`` (one, or nested in tuples and dicts; anything else holds none)
+    has its mtime and ctime older than ``window_ns``: only such a stamp may say that nothing changed since."""
+    return _older(stamps, time.time_ns() - window_ns)
+
+
+def _older(value: Any, limit: int) -> bool:
+    """``stamps_settled`` against a fixed ``limit``: exact types, as it runs over every file of many runs."""
+    if type(value) is tuple:
+        if len(value) == 3 and type(value[0]) is int and type(value[1]) is int and type(value[2]) is int:
+            return value[1] < limit and value[2] < limit
+        return all(_older(v, limit) for v in value)
+    if type(value) is dict:
+        return all(_older(v, limit) for v in value.values())
+    return True
 
 
 def inside(path: str, within: str) -> bool:

@@ -10,13 +10,13 @@ from __future__ import annotations
 import os
 import re
 import stat
-import time
+
+from .runfiles import ROOT_SETTLE_NS, times_settled
 
 __all__ = ["MARKERS", "scan_run_dirs_with_stats", "stray_run_files", "stray_reason", "shown_path", "stray_id"]
 
 MARKERS = ("events.jsonl", "summary.json", "state.json", "final.json")  # final.json: a sealed run whose log is gone
 _EVENTS = os.sep + "events.jsonl"
-_SETTLED_NS = 2_000_000_000  # a root unchanged this long: its listing's strays hold while its mtime does
 _Stamp = tuple[int, int, int, int]  # a folder's device, inode, mtime and ctime (ns): which folder, and as it was
 _STRAYS: dict[str, tuple[_Stamp, list[tuple[str, str]]]] = {}  # root -> (its stamp when listed, its strays)
 
@@ -82,10 +82,10 @@ def _stamp(st: os.stat_result) -> _Stamp:
 def _remember_strays(root: str, stamp: _Stamp | None, strays: list[tuple[str, str]]) -> None:
     """Keep what the scan found in ``root`` besides run folders, for ``stray_run_files`` to use while the root is
     the same folder, unchanged (``stamp``: another folder in its place, or an mtime set back, changes it). Only a
-    root settled for ``_SETTLED_NS``: an entry made within the file system's timestamp tick of the listing could
+    root settled for ``ROOT_SETTLE_NS``: an entry made within the file system's timestamp tick of the listing could
     leave the times as they were (the same care git takes with racy files)."""
     _STRAYS.pop(root, None)
-    if stamp is None or time.time_ns() - stamp[2] < _SETTLED_NS:  # an old mtime: a new entry would change it
+    if stamp is None or not times_settled(stamp[2], window_ns=ROOT_SETTLE_NS):  # an old mtime: a new entry would change it
         return
     if len(_STRAYS) >= 64:  # a handful of roots in a session; never grows without bound
         _STRAYS.pop(next(iter(_STRAYS)), None)

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import os
+import time
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from noesis_nb.store.runfiles import read_file
+from noesis_nb.store.runfiles import RACY_NS, ROOT_SETTLE_NS, read_file, stamps_settled, times_settled
 
 _SIZES = st.one_of(st.integers(0, 64), st.integers(1 << 20, (1 << 20) + 3000))  # around the 1 MiB chunk too
 
@@ -40,3 +41,14 @@ def test_a_file_longer_than_its_stat_is_read_to_the_end() -> None:
     with open("/proc/version", "rb") as fh:
         assert got == fh.read() != b""
     assert stamp[0] == 0 and whole
+
+
+def test_a_stamp_is_settled_only_when_its_mtime_and_ctime_are_older_than_the_window() -> None:
+    """One rule for every cache keyed on a stamp: a time within the window could hide a change in the same tick."""
+    now = time.time_ns()
+    old, fresh = now - 10 * RACY_NS, now
+    assert stamps_settled((0, old, old)) and stamps_settled(None) and stamps_settled(())
+    assert not stamps_settled((0, fresh, old)) and not stamps_settled((0, old, fresh))
+    assert not stamps_settled(((0, old, old), None, {"log": (0, old, fresh)}))  # nested: every stamp counts
+    assert not stamps_settled((0, old, old), ROOT_SETTLE_NS)  # the same stamp, against a root's longer window
+    assert times_settled(old) and not times_settled(old, fresh) and not times_settled(old, window_ns=ROOT_SETTLE_NS)
