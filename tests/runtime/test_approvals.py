@@ -655,12 +655,18 @@ def test_a_resume_whose_last_write_is_the_state_is_read_again(runs_dir, tmp_path
         shutil.copy2(runs_dir / ep / "state.json", run_dir / "state.json")  # the resume's last write
         return state
 
+    change_stamp = diskrun.change_stamp
+
+    def written_an_hour_ago(st):  # every stamp settled: only the state's new stamp can say the run changed
+        size, mtime, ctime = change_stamp(st)
+        return size, mtime - 3_600 * 10**9, ctime - 3_600 * 10**9
+
+    monkeypatch.setattr(diskrun, "change_stamp", written_an_hour_ago)
     monkeypatch.setattr(diskrun, "read_state", the_state_lands_after_the_read)
     run = DiskRun(run_dir)
     assert run.status == "paused"  # what the files said when they were read
     monkeypatch.setattr(diskrun, "read_state", read_state)
     assert run.changed()
-    time.sleep(0.05)  # the files just written settle: a look within their tick is not trusted
     run.refresh()
     assert run.status == "running" and not run.changed()
 
