@@ -668,6 +668,35 @@ def test_events_out_of_order_end_the_run_naming_the_event(runs_dir, bad, match, 
     assert [p.get("text") for p in _agui(handle) if p["kind"] == "message"] == kept
 
 
+@pytest.mark.parametrize(
+    "bad, match, kind",
+    [
+        (
+            [
+                {"type": "TOOL_CALL_START", "toolCallId": "tc1", "toolCallName": "rm"},
+                {"type": "TOOL_CALL_ARGS", "toolCallId": "tc1", "delta": '{"path": "/tm'},
+            ],
+            r"event #7 \(RUN_FINISHED\) ends the run while toolCallId 'tc1' is still streaming \(no TOOL_CALL_END\)",
+            "tool_call",
+        ),
+        (
+            [_OPEN, {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m2", "delta": "half"}],
+            r"event #7 \(RUN_FINISHED\) ends the run while messageId 'm2' is still streaming \(no TEXT_MESSAGE_END\)",
+            "message",
+        ),
+    ],
+)
+def test_run_finished_before_a_started_message_or_tool_call_ended_ends_the_run_error_keeping_it_partial(
+    runs_dir, bad, match, kind
+):
+    """A call cut by RUN_FINISHED must not read as a whole call of an ``ok`` run (its arguments only half sent)."""
+    script = [START, *_text("first"), *bad, END]
+    handle, _ = run("hi", AGUIAdapter(lambda run_input: list(script)), runs_dir)
+    _ended(handle, match)
+    cut = [p for p in _agui(handle) if p["kind"] == kind][-1]
+    assert cut["partial"] is True and "run_finished" not in [p["kind"] for p in _agui(handle)]
+
+
 def test_run_finished_twice_and_reused_ids_after_an_end_are_read_once(server, runs_dir):
     handle, _ = run("hi", AGUIAdapter(AGUIHttpAgent(server("duplicate_ids"))), runs_dir)
     assert handle.status == "ok" and check_run(handle.run_dir) == [] and handle.result() == "second"

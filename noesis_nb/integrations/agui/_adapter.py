@@ -204,6 +204,9 @@ class AGUIAdapter:
         if not self.validate:
             return
         kind = str(event.get("type"))
+        if kind == "RUN_FINISHED":
+            _check_all_ended(folder, number)
+            return
         base, _, part = kind.rpartition("_")
         if base not in ("TEXT_MESSAGE", "TOOL_CALL", "REASONING_MESSAGE") or part not in ("START", "CONTENT", "ARGS", "END"):
             return
@@ -247,6 +250,19 @@ class AGUIAdapter:
             )
         )
         return interrupt, payload
+
+
+def _check_all_ended(folder: AGUIFolder, number: int) -> None:
+    """RUN_FINISHED must come after the END of every message and tool call a START opened (as AG-UI's own client
+    checks): a call cut there would be read as whole, its arguments as sent so far."""
+    unended = folder.unended()
+    if unended:
+        base, ident = unended[0]
+        field = "toolCallId" if base == "TOOL_CALL" else "messageId"
+        raise AGUIStreamError(
+            f"event #{number} (RUN_FINISHED) ends the run while {field} {shown_cut(repr(ident), 80)} is still streaming "
+            f"(no {base}_END); the agent sent its events out of order. What arrived of it is kept, marked partial"
+        )
 
 
 _SNAPSHOTS = frozenset(("STATE_SNAPSHOT", "STATE_DELTA", "MESSAGES_SNAPSHOT", "ACTIVITY_SNAPSHOT", "ACTIVITY_DELTA"))

@@ -133,6 +133,12 @@ class AGUIFolder:
         """Whether ``<base>_START`` (TEXT_MESSAGE, TOOL_CALL, REASONING_MESSAGE) opened ``ident`` and no END closed it."""
         return (_PARTS[base], ident) in self._open
 
+    def unended(self) -> list[tuple[str, str]]:
+        """``(<base>, id)`` of each message and tool call a ``*_START`` opened that no END has closed yet."""
+        return [
+            (_STREAMS[what][1], ident) for (what, ident), buf in self._open.items() if not buf["chunk"] and what != "reasoning"
+        ]
+
     def close(self, partial: bool = False) -> list[Row]:
         """Rows for streams still open (a run that ended, or broke, mid-message)."""
         rows: list[Row] = []
