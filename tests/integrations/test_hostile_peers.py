@@ -151,6 +151,16 @@ def _json_body(h: _Handler) -> None:
     h.send(json.dumps({"detail": "use /agent/run"}).encode())
 
 
+def _unauthorized(h: _Handler) -> None:
+    h.head("text/html", status=401)
+    h.send(f"<html><body><h1>401 Unauthorized</h1>Authorization: Bearer {OPENAI} was refused</body></html>".encode())
+
+
+def _server_error(h: _Handler) -> None:
+    h.head("text/html", status=500)
+    h.send(b"<html><body><h1>500 Internal Server Error</h1></body></html>")
+
+
 def _redirect(h: _Handler) -> None:
     h.head("text/html", status=307, Location="/answer")
 
@@ -318,6 +328,8 @@ SCENARIOS = {
     "html_page": _html_page,
     "json_body": _json_body,
     "redirect": _redirect,
+    "unauthorized": _unauthorized,
+    "server_error": _server_error,
     "answer": _answer,
     "secrets": _secrets,
     "secret_then_cut": _secret_then_cut,
@@ -370,6 +382,17 @@ def _agui(handle: Any) -> list[dict[str, Any]]:
         ("html_page", r"HTTP 200 with Content-Type 'text/html', not an SSE stream: '<!doctype html>.*nginx", None),
         ("json_body", r"Content-Type 'application/json', not an SSE stream: .*use /agent/run", None),
         ("redirect", r"answered HTTP 307, a redirect to '/answer'; pass the URL it names", None),
+        (
+            "unauthorized",
+            r"answered HTTP 401: '<html><body><h1>401 Unauthorized</h1>Authorization: Bearer \[REDACTED\].*refused this "
+            r"request's credentials; give AGUIHttpAgent the token it expects with headers= \(e\.g\. an Authorization",
+            None,
+        ),
+        (
+            "server_error",
+            r"answered HTTP 500: .*Internal Server Error.*the agent server failed while answering: see its log",
+            None,
+        ),
     ],
 )
 def test_a_broken_or_wrong_answer_is_named_and_what_came_before_is_kept(server, runs_dir, scenario, match, kept):

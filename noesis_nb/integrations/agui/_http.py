@@ -115,13 +115,23 @@ async def _check_response(response: Any, url: str) -> None:
                 break
         text = shown_cut(head.decode("utf-8", "replace"), 300)  # a server may echo the request's credentials
         if not 200 <= status < 300:
-            raise AGUIStreamError(
-                f"POST {url} answered HTTP {status}: {text!r}; check the URL and that the server accepts this RunAgentInput"
-            )
+            raise AGUIStreamError(f"POST {url} answered HTTP {status}: {text!r}; {_status_fix(status)}")
         raise AGUIStreamError(
             f"POST {url} answered HTTP {status} with Content-Type {quoted(ctype, 80)}, not an SSE stream: {text!r}; "
             "check the URL is the AG-UI endpoint (it must answer text/event-stream)"
         )
+
+
+def _status_fix(status: int) -> str:
+    """What to do about an HTTP error status: credentials for 401/403, the server's log for 5xx, else the URL and input."""
+    if status in (401, 403, 407):
+        return (
+            "the server refused this request's credentials; give AGUIHttpAgent the token it expects with headers= "
+            "(e.g. an Authorization header) and check that it is valid for this endpoint"
+        )
+    if status >= 500:
+        return "the agent server failed while answering: see its log, then run the episode again"
+    return "check the URL and that the server accepts this RunAgentInput"
 
 
 async def _lines(response: Any, limit: int, url: str) -> AsyncIterator[str]:
