@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import stat
 import warnings
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -26,7 +27,7 @@ from typing import Any, Literal, overload
 
 from .._jsonio import atomic_write_bytes
 from .._safetext import frame_given, pandas_kind
-from ..errors import InvalidIdError
+from ..errors import InvalidIdError, RunWriteError
 from ..secrets.quoted import quoted, quoted_text
 from ..store import find_run_dir
 from ._extras import require
@@ -117,7 +118,7 @@ def export_otel(
     for problem in problems:
         warnings.warn(problem, TraceIncomplete, stacklevel=2)
     if path is not None:
-        atomic_write_bytes(path, json.dumps(otlp_json(specs, service_name), allow_nan=False).encode())
+        _write_trace(path, json.dumps(otlp_json(specs, service_name), allow_nan=False).encode())
     if endpoint is not None:
         _send(specs, endpoint, headers, service_name, timeout)
     return len(specs)
@@ -225,8 +226,17 @@ def _start_live(
 
 def check_out_path(path: str | os.PathLike[str]) -> Path:
     """``path`` when a trace file may be written there: not a directory, not a symbolic link (whose target
-    a rename would silently replace by a plain file)."""
+    a rename would silently replace by a plain file), not a FIFO, device or socket (replaced the same way:
+    ``/dev/null`` too), and in a folder, not under a file."""
+    if "\0" in os.fspath(path):
+        raise ValueError(f"export_otel(path={quoted(os.fspath(path), 120)}): a path has no NUL character; give a file name")
     out = Path(path)
+    try:
+        out.lstat()
+    except (FileNotFoundError, NotADirectoryError):  # a new file; a file on its way is named below
+        pass
+    except OSError as exc:  # a name too long, a folder that cannot be searched
+        raise _refused(out, exc) from None
     if out.is_symlink():
         raise ValueError(
             f"export_otel(path={quoted(str(out))}): that is a symbolic link (to {quoted(os.readlink(out))}); "
@@ -237,7 +247,45 @@ def check_out_path(path: str | os.PathLike[str]) -> Path:
             f"export_otel(path={quoted(str(out))}) is a directory; give a file name in it, e.g. "
             f"{quoted(str(out / 'traces.json'))}"
         )
+    kind = _special_kind(out)
+    if kind is not None:
+        raise ValueError(
+            f"export_otel(path={quoted(str(out))}) is {kind}, which the trace file would replace; give the path of a "
+            "plain file, e.g. 'traces.json'"
+        )
+    above = next((p for p in out.parents if p.exists() or p.is_symlink()), None)
+    if above is not None and not above.is_dir():
+        raise ValueError(
+            f"export_otel(path={quoted(str(out))}): {quoted(str(above))} is a file, not a folder; give a path in a "
+            f"folder, e.g. {quoted(str(above.parent / 'traces.json'))}"
+        )
     return out
+
+
+def _special_kind(path: Path) -> str | None:
+    """What ``path`` is when it exists and is no plain file (nor a directory), else None."""
+    try:
+        mode = path.lstat().st_mode
+    except OSError:
+        return None
+    kinds = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device"), (stat.S_ISSOCK, "a socket"))
+    return next((name for test, name in kinds if test(mode)), None)
+
+
+def _refused(path: Path, exc: OSError) -> RunWriteError:
+    """A path the system refuses (a name too long, a folder that cannot be made) as one error naming it."""
+    reason = exc.strerror or type(exc).__name__
+    return RunWriteError(path, exc.errno, reason, "give the path of a file in a folder you can write, e.g. 'traces.json'")
+
+
+def _write_trace(path: Path, data: bytes) -> None:
+    """The OTLP/JSON file, written whole (``RunWriteError`` naming the path when the system refuses it)."""
+    try:
+        atomic_write_bytes(path, data)
+    except RunWriteError:
+        raise
+    except OSError as exc:
+        raise _refused(path, exc) from None
 
 
 def _value(value: Any) -> dict[str, Any]:

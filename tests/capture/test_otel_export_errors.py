@@ -9,7 +9,9 @@ exporter's own log lines repeated the URL whole, a key in its query string inclu
 from __future__ import annotations
 
 import logging
+import os
 import shutil
+import stat
 import threading
 import warnings
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -19,6 +21,7 @@ from typing import Any
 import pytest
 
 import noesis_nb
+from noesis_nb.errors import RunWriteError
 from noesis_nb.integrations.otel_spans import TraceIncomplete
 
 from .test_otel import Receiver
@@ -144,3 +147,22 @@ def test_a_run_just_made_with_no_event_yet_exports_nothing_and_warns_nothing(tmp
     with warnings.catch_warnings():
         warnings.simplefilter("error", TraceIncomplete)
         assert noesis_nb.export_otel(made, path=tmp_path / "t.json") == 0
+
+
+def test_a_path_that_is_a_fifo_under_a_file_or_refused_is_named_and_left_alone(run: Path, tmp_path: Path) -> None:
+    """A FIFO (a device the same: ``/dev/null``) was replaced by a plain trace file; a path under a file, with a NUL or
+    a name too long raised the system's bare error from inside pathlib."""
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    with pytest.raises(ValueError, match=r"path='.*pipe'\) is a FIFO, which the trace file would replace"):
+        noesis_nb.export_otel(run, path=fifo)
+    assert stat.S_ISFIFO(fifo.lstat().st_mode)
+    (tmp_path / "notes").write_text("keep")
+    with pytest.raises(ValueError, match=r"'.*notes' is a file, not a folder; give a path in a folder"):
+        noesis_nb.export_otel(run, path=tmp_path / "notes" / "t.json")
+    assert (tmp_path / "notes").read_text() == "keep"
+    with pytest.raises(ValueError, match="a path has no NUL character"):
+        noesis_nb.export_otel(run, path=f"{tmp_path}/a\0b.json")
+    with pytest.raises(RunWriteError, match=r"could not write .*: File name too long .*give the path of a file in a folder"):
+        noesis_nb.export_otel(run, path=tmp_path / ("a" * 300 + ".json"))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes", "pipe"]
