@@ -63,18 +63,7 @@ def _events(log: Any) -> Iterator[tuple[int, dict[str, Any]]]:
             f"the log is one event ({shown_cut(str(log), 60)!r}), not a list of them; "
             "pass a list of events, the JSONL file's path or its text"
         )
-    where = ""  # the file, when one is read: an error names it with the line
-    last = None  # the number of a text's last line, which has no line end (a file's lines have one, but a torn last)
-    if isinstance(log, str) and _opens_array(log) and not os.path.lexists(log):  # a JSON array's text, not a path
-        raise _array_error("Noetic log text")
-    if _is_path(log):
-        lines: Iterable[Any] = _file_lines(log)
-        where = f"{os.fspath(log)}, "
-    elif isinstance(log, str):
-        lines = LINE_END.split(log)  # CRLF, LF or CR (a Windows writer's): str.splitlines also cuts at U+2028, U+0085…
-        last = len(lines)
-    else:
-        lines = log
+    lines, where, last = _lines_of(log)
     opening = True  # no event read yet: a first line opening a JSON array is a whole array, not a bad event
     for number, item in enumerate(lines, 1):
         if isinstance(item, (bytes, str)):
@@ -91,6 +80,34 @@ def _events(log: Any) -> Iterator[tuple[int, dict[str, Any]]]:
                 f"got {shown_cut(str(item), 120)!r}"
             )
         yield number, item
+
+
+def _lines_of(log: Any) -> tuple[Iterable[Any], str, int | None]:
+    """``(lines, where, last)``: the log's lines; ``where`` names its file in errors (when one is read); ``last`` is
+    the number of a text's last line, which has no line end (a file's lines have one, but a torn last)."""
+    content = isinstance(log, (bytes, bytearray))  # the log's content as bytes (a file read with "rb", a response body)
+    if content:
+        log = _decoded(bytes(log))
+    if isinstance(log, str) and _opens_array(log) and (content or not os.path.lexists(log)):  # an array's text, no path
+        raise _array_error("Noetic log text")
+    if not content and _is_path(log):
+        return _file_lines(log), f"{os.fspath(log)}, ", None
+    if isinstance(log, str):
+        lines = LINE_END.split(log)  # CRLF, LF or CR (a Windows writer's): str.splitlines also cuts at U+2028, U+0085…
+        return lines, "", len(lines)
+    return log, "", None
+
+
+def _decoded(data: bytes) -> str:
+    """A log given as bytes, as its text (a path is given as str or a path object, never as bytes)."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise NoeticLogError(
+            f"Noetic log bytes: not UTF-8 text ({exc.reason} at byte {exc.start}); save the log as UTF-8, or pass the "
+            "path of its file"
+        ) from None
+    return text
 
 
 def _opens_array(line: bytes | str) -> bool:
@@ -280,5 +297,5 @@ def noetic_replay(log: Any, harness_response: Harness = None, *, output: Callabl
 
 def import_noetic(log: Any, harness_response: Harness = None, *, task: str = "imported Noetic run", **opts: Any) -> str:
     """Write a Noetic log as a sealed Noēsis run; returns the episode id (``runs_dir=`` etc. as for ``solve``)."""
-    name = os.fspath(log) if _is_path(log) else None
+    name = os.fspath(log) if not isinstance(log, (bytes, bytearray)) and _is_path(log) else None
     return import_rows(lambda: noetic_rows(log, harness_response), task=task, source="noetic", name=name, **opts)

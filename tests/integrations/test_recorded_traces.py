@@ -270,3 +270,22 @@ def test_a_noetic_log_saved_as_a_json_array_is_named_with_the_fix(tmp_path, runs
         import_noetic(text, runs_dir=runs_dir)
     assert not runs_dir.exists() or list(runs_dir.iterdir()) == []
     assert len(list(noetic_rows(json.loads(text)))) == 3  # the list itself reads
+
+
+def test_a_noetic_log_given_as_bytes_reads_as_its_text(runs_dir):
+    """The log's content as bytes (a file read with "rb", a response body) is read as text, never byte by byte."""
+    from noesis_nb.integrations.replay import EmptyTraceError
+
+    text = "\ufeff" + "\r\n".join(json.dumps(e) for e in NOETIC_LOG[:5]) + "\r\n"
+    assert list(noetic_rows(text.encode())) == list(noetic_rows(NOETIC_LOG[:5]))
+    assert list(noetic_rows(bytearray(text.encode()))) == list(noetic_rows(NOETIC_LOG[:5]))
+    with pytest.raises(NoeticLogError, match=r"Noetic log bytes: not UTF-8 text \(invalid start byte at byte 0\); save"):
+        list(noetic_rows(text.encode("utf-16-le")))
+    with pytest.raises(NoeticLogError, match=r"line 2: not JSON .*'hello'"):
+        list(noetic_rows((json.dumps(NOETIC_LOG[0]) + "\nhello\n").encode()))
+    with pytest.raises(NoeticLogError, match=r"Noetic log text: the log is a JSON array"):
+        list(noetic_rows(json.dumps(NOETIC_LOG[:2]).encode()))
+    with pytest.raises(EmptyTraceError, match=r"the noetic trace holds no events"):
+        import_noetic(b"\n \n", runs_dir=runs_dir)
+    episode = import_noetic(text.encode(), runs_dir=runs_dir)
+    assert read_json(runs_dir / episode / "state.json")["outcomes"]["status"] == "ok"
