@@ -44,11 +44,12 @@ def _run_dirs(target: Any, runs_dir: Any) -> list[Path]:
         raise InvalidIdError(said)
     column = pandas_kind(target) == "Series"
     items = list(target) if column or isinstance(target, (list, tuple)) else [target]  # a column: its ids or run dirs
-    out = []
+    out: dict[str, Path] = {}  # one run named twice (its id and its folder, a handle) is exported once
     for item in items:
         run_dir = getattr(item, "run_dir", None)  # an EpisodeHandle or DiskRun
-        out.append(Path(run_dir) if run_dir is not None else find_run_dir(item, runs_dir))
-    return out
+        found = Path(run_dir) if run_dir is not None else find_run_dir(item, runs_dir)
+        out.setdefault(os.path.realpath(found), found)
+    return list(out.values())
 
 
 @overload

@@ -166,3 +166,12 @@ def test_a_path_that_is_a_fifo_under_a_file_or_refused_is_named_and_left_alone(r
     with pytest.raises(RunWriteError, match=r"could not write .*: File name too long .*give the path of a file in a folder"):
         noesis_nb.export_otel(run, path=tmp_path / ("a" * 300 + ".json"))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notes", "pipe"]
+
+
+def test_one_run_named_several_ways_is_exported_once(run: Path, tmp_path: Path) -> None:
+    """Its id, its folder and the folder with a trailing slash gave the same spans over, with the same ids, in one
+    OTLP document (a backend sees one trace whose spans all repeat)."""
+    once = noesis_nb.export_otel(run, path=tmp_path / "one.json")
+    named = [run, run.name, f"{run}/", run]
+    assert noesis_nb.export_otel(named, path=tmp_path / "many.json", runs_dir=run.parent) == once
+    assert (tmp_path / "many.json").read_bytes() == (tmp_path / "one.json").read_bytes()
