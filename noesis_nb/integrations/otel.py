@@ -110,6 +110,8 @@ def export_otel(
         raise ValueError("export_otel needs endpoint='http://host:4318' (OTLP/HTTP) or path='traces.json' (OTLP/JSON)")
     _check_target(endpoint, path, headers)
     _check_sending(timeout, service_name)
+    if not isinstance(live, bool):  # "no" or 0.5 was taken as a yes, and the call returned a LiveExport, not a count
+        raise TypeError(f"export_otel(live={quoted(live, 80)}): pass True (follow a running episode) or False")
     if live:
         return _start_live(run_or_runs, endpoint, path, headers, service_name, timeout, interval)
     if path is not None:

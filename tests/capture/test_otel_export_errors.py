@@ -175,3 +175,10 @@ def test_one_run_named_several_ways_is_exported_once(run: Path, tmp_path: Path) 
     named = [run, run.name, f"{run}/", run]
     assert noesis_nb.export_otel(named, path=tmp_path / "many.json", runs_dir=run.parent) == once
     assert (tmp_path / "many.json").read_bytes() == (tmp_path / "one.json").read_bytes()
+
+
+@pytest.mark.parametrize("live", ["no", 1, None])
+def test_live_that_is_no_bool_is_refused_not_taken_as_a_yes(run: Path, tmp_path: Path, live: Any) -> None:
+    with pytest.raises(TypeError, match=r"export_otel\(live=.*\): pass True \(follow a running episode\) or False"):
+        noesis_nb.export_otel(run, path=tmp_path / "t.json", live=live)
+    assert not (tmp_path / "t.json").exists()
