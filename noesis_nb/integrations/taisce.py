@@ -37,13 +37,17 @@ class TaisceTranscriptError(NoesisNbError, TypeError):
     """A transcript item that is not a message; the message names its index."""
 
 
+_LEAD = "\ufeff \t\r\n"  # before the prefix: a byte order mark or blank lines a writer or an editor put there
+
+
 def is_memory_message(text: Any) -> bool:
-    return isinstance(text, str) and text.startswith(MEMORY_PREFIX)
+    """Whether ``text`` is a Taisce memory message: its first line is the prefix (after a byte order mark or blanks)."""
+    return isinstance(text, str) and text.lstrip(_LEAD).startswith(MEMORY_PREFIX)
 
 
 def parse_memory_message(text: str) -> dict[str, Any]:
     """Counts and freshness of one memory message (``parse_error`` when its JSON is unreadable)."""
-    body = text[len(MEMORY_PREFIX) :].strip() if is_memory_message(text) else text
+    body = text.lstrip(_LEAD)[len(MEMORY_PREFIX) :].strip() if is_memory_message(text) else text
     info: dict[str, Any] = {"characters": len(text)}
     try:
         doc = loads_text(body.removeprefix("\ufeff")) if body else {}
@@ -70,6 +74,28 @@ def parse_memory_message(text: str) -> dict[str, Any]:
 def _content_text(content: Any) -> str:
     """A message's content as text: parts (a list of blocks) as their JSON, or bounded ``repr`` when JSON cannot hold them."""
     return "" if content is None else str(as_text(content, sort_keys=False))
+
+
+def _block_text(content: Any) -> str | None:
+    """The text of content given as blocks (``[{"type": "text", "text": …}]`` or strings, as LangChain and the
+    OpenAI format allow), joined; None when it is no list or a block holds anything but text."""
+    if not isinstance(content, list) or not content:
+        return None
+    texts: list[str] = []
+    for block in content:
+        value = block.get("text") if isinstance(block, dict) and block.get("type") == "text" else block
+        if not isinstance(value, str):
+            return None
+        texts.append(value)
+    return "".join(texts)
+
+
+def _memory_text(content: Any, text: str) -> str | None:
+    """The memory message a content holds, as text (also when given as text blocks), or None when it holds none."""
+    if is_memory_message(text):
+        return text
+    blocks = _block_text(content)
+    return blocks if is_memory_message(blocks) else None
 
 
 def _flag(value: Any) -> bool | None:
@@ -107,8 +133,9 @@ def taisce_rows(messages: Iterable[Any]) -> Iterator[Row]:
     for index, item in enumerate(messages, 1):
         role, content, name, extra = _message(item, index)
         text = _content_text(content)
-        if is_memory_message(text) or extra.get("taisce.untrusted") or name == "taisce":
-            info = parse_memory_message(text) if is_memory_message(text) else {"parse_error": "no taisce-memory/v1 prefix"}
+        memory = _memory_text(content, text)
+        if memory is not None or extra.get("taisce.untrusted") or name == "taisce":
+            info = parse_memory_message(memory) if memory is not None else {"parse_error": "no taisce-memory/v1 prefix"}
             yield row(
                 "memory", "taisce", "memory_injection", "memory_injection", untrusted=True, index=index, injected_as=role, **info
             )

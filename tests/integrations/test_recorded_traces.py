@@ -289,3 +289,31 @@ def test_a_noetic_log_given_as_bytes_reads_as_its_text(runs_dir):
         import_noetic(b"\n \n", runs_dir=runs_dir)
     episode = import_noetic(text.encode(), runs_dir=runs_dir)
     assert read_json(runs_dir / episode / "state.json")["outcomes"]["status"] == "ok"
+
+
+MEMORY_TEXT = MEMORY_PREFIX + "\n" + json.dumps({"watermark": {"stored": 3}, "facts": [{"statement": "the plan is secret"}]})
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        [{"type": "text", "text": MEMORY_TEXT}],  # LangChain / OpenAI content blocks
+        [{"type": "text", "text": MEMORY_PREFIX}, {"type": "text", "text": MEMORY_TEXT[len(MEMORY_PREFIX) :]}],
+        [MEMORY_TEXT],
+        "\ufeff" + MEMORY_TEXT,
+        "\n\n" + MEMORY_TEXT.replace("\n", "\r\n"),
+    ],
+)
+def test_a_taisce_memory_message_in_text_blocks_or_after_blanks_is_memory_never_the_users_words(content):
+    (got,) = taisce_rows([{"role": "user", "content": content}])
+    phase, payload = got
+    assert (phase, payload["kind"], payload["untrusted"]) == ("memory", "memory_injection", True)
+    assert payload["facts"] == 1 and payload["stored"] == 3 and "parse_error" not in payload
+    assert "the plan is secret" not in json.dumps(payload)
+
+
+def test_text_blocks_that_hold_more_than_text_or_no_prefix_stay_a_message():
+    image = {"type": "image_url", "image_url": {"url": "data:,x"}}
+    for content in ([{"type": "text", "text": MEMORY_TEXT}, image], [{"type": "text", "text": "hello"}], []):
+        ((_, payload),) = taisce_rows([{"role": "user", "content": content}])
+        assert payload["kind"] == "message"
