@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import stat
 import warnings
 from collections.abc import Iterable, Mapping
@@ -127,6 +128,9 @@ def export_otel(
     return len(specs)
 
 
+_HEADER_NAME = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")  # an HTTP token (RFC 9110)
+
+
 def _check_target(endpoint: Any, path: Any, headers: Any) -> None:
     """Where the spans go, checked before a run is read: an http(s) URL, a file path, headers as a dict of text."""
     if endpoint is not None and (not isinstance(endpoint, str) or not endpoint.lower().startswith(("http://", "https://"))):
@@ -146,6 +150,11 @@ def _check_target(endpoint: Any, path: Any, headers: Any) -> None:
         # the value itself is not shown: headers carry credentials
         raise TypeError(f"export_otel(headers=…) got {kind}; give a dict of header name -> text, e.g. {{'x-api-key': '…'}}")
     for name, value in (headers or {}).items():
+        if not _HEADER_NAME.fullmatch(name):  # requests refused it after the run was read, as a connection error
+            raise ValueError(
+                f"export_otel(headers=…): {quoted(name, 80)} is no header name (letters, digits and !#$%&'*+-.^_`|~ "
+                "only); give one such as 'authorization' or 'x-api-key'"
+            )
         if value[:1].isspace() or "\r" in value or "\n" in value:  # requests refused it, quoting the value whole
             raise ValueError(
                 f"export_otel(headers=…): the value of {quoted(name, 80)} has a line break or starts with a space; "

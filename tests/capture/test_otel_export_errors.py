@@ -182,3 +182,10 @@ def test_live_that_is_no_bool_is_refused_not_taken_as_a_yes(run: Path, tmp_path:
     with pytest.raises(TypeError, match=r"export_otel\(live=.*\): pass True \(follow a running episode\) or False"):
         noesis_nb.export_otel(run, path=tmp_path / "t.json", live=live)
     assert not (tmp_path / "t.json").exists()
+
+
+@pytest.mark.parametrize("name", ["x api key", "x-api-key:", "x\nkey", ""])
+def test_a_header_name_that_is_no_token_is_named_before_sending(run: Path, name: str) -> None:
+    """requests refused it only once the run was read, and it came back as a collector that could not be reached."""
+    with pytest.raises(ValueError, match=r"is no header name .* give one such as 'authorization'"):
+        noesis_nb.export_otel(run, endpoint="http://127.0.0.1:9", headers={name: "k"}, timeout=1)
