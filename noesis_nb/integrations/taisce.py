@@ -103,24 +103,34 @@ def _flag(value: Any) -> bool | None:
     return value if isinstance(value, bool) else None
 
 
-def _message(item: Any, index: int) -> tuple[str | None, Any, str | None, dict[str, Any]]:
+def _message(item: Any, index: int) -> tuple[Any, Any, Any, dict[str, Any]]:
+    """``(role, content, name, extra properties)`` of a dict, LangChain or Agent Framework message (or its ``to_dict``)."""
     if isinstance(item, dict):
         return (
-            item.get("role"),
-            item.get("content"),
-            item.get("name"),
+            _role(item.get("role")),
+            item["content"] if "content" in item else item.get("contents"),
+            item.get("name") or item.get("author_name"),
             as_object(item.get("additional_kwargs") or item.get("additional_properties")),
         )
-    if hasattr(item, "content"):
-        role = getattr(item, "role", None) or {"human": "user", "ai": "assistant"}.get(
+    if hasattr(item, "content") or hasattr(item, "contents"):
+        role = _role(getattr(item, "role", None)) or {"human": "user", "ai": "assistant"}.get(
             getattr(item, "type", ""), getattr(item, "type", None)
         )
+        # an Agent Framework ChatMessage has no ``content``: its ``text`` joins its text contents
+        content = item.content if hasattr(item, "content") else getattr(item, "text", None)
+        name = getattr(item, "name", None) or getattr(item, "author_name", None)
         extra = getattr(item, "additional_kwargs", None) or getattr(item, "additional_properties", None) or {}
-        return role, item.content, getattr(item, "name", None), as_object(extra)
+        return role, content, name, as_object(extra)
     raise TaisceTranscriptError(
         f"transcript item #{index} is a {type(item).__name__}, not a message; pass dicts "
         "{role, content} or LangChain / Agent Framework messages"
     )
+
+
+def _role(value: Any) -> Any:
+    """A role as text: Agent Framework gives a ``Role`` object (``.value``), or ``{"type": "role", "value": …}``."""
+    inner = value.get("value") if isinstance(value, dict) else getattr(value, "value", None)
+    return inner if isinstance(inner, str) and not isinstance(value, str) else value
 
 
 def taisce_rows(messages: Iterable[Any]) -> Iterator[Row]:

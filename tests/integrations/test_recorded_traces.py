@@ -317,3 +317,50 @@ def test_text_blocks_that_hold_more_than_text_or_no_prefix_stay_a_message():
     for content in ([{"type": "text", "text": MEMORY_TEXT}, image], [{"type": "text", "text": "hello"}], []):
         ((_, payload),) = taisce_rows([{"role": "user", "content": content}])
         assert payload["kind"] == "message"
+
+
+class _Role:
+    def __init__(self, value):
+        self.value = value
+
+
+class _TextContent:
+    def __init__(self, text):
+        self.text = text
+
+
+class _ChatMessage:
+    """Agent Framework's ``ChatMessage`` shape: ``role`` a Role, ``contents``, ``text`` joining them, no ``content``."""
+
+    def __init__(self, role, text, author_name=None, additional_properties=None):
+        self.role, self.contents = _Role(role), [_TextContent(text)]
+        self.author_name, self.additional_properties = author_name, additional_properties or {}
+
+    @property
+    def text(self):
+        return "".join(c.text for c in self.contents)
+
+
+def test_agent_framework_messages_and_their_dicts_are_read_as_messages():
+    """The Taisce Agent Framework adapter marks memory with ``taisce.untrusted`` and the author ``taisce``."""
+    marked = {"taisce.untrusted": True}
+    messages = [
+        _ChatMessage("user", "what did I plan?"),
+        _ChatMessage("user", MEMORY_TEXT, author_name="taisce", additional_properties=marked),
+        _ChatMessage("assistant", "the secret plan"),
+    ]
+    as_dicts = [
+        {"type": "chat_message", "role": {"type": "role", "value": "user"}, "contents": [{"type": "text", "text": "hi"}]},
+        {"role": {"type": "role", "value": "user"}, "contents": [{"type": "text", "text": MEMORY_TEXT}], "author_name": "taisce"},
+    ]
+    rows = [p for _, p in taisce_rows(messages + as_dicts)]
+    assert [(p["kind"], p.get("role") or p.get("injected_as")) for p in rows] == [
+        ("message", "user"),
+        ("memory_injection", "user"),
+        ("message", "assistant"),
+        ("message", "user"),
+        ("memory_injection", "user"),
+    ]
+    assert [rows[0]["text"], rows[2]["text"]] == ["what did I plan?", "the secret plan"]
+    assert json.loads(rows[3]["text"]) == [{"type": "text", "text": "hi"}]  # content parts, as their JSON
+    assert rows[1]["facts"] == rows[4]["facts"] == 1
