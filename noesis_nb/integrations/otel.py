@@ -25,6 +25,7 @@ import warnings
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Literal, overload
+from urllib.parse import urlsplit
 
 from .._jsonio import atomic_write_bytes
 from .._safetext import frame_given, pandas_kind
@@ -141,6 +142,12 @@ def _check_target(endpoint: Any, path: Any, headers: Any) -> None:
         )
         given = repr(_shown_url(endpoint)) if isinstance(endpoint, str) else f"{quoted(endpoint, 80)}"
         raise ValueError(f"export_otel(endpoint={given}): give the collector's OTLP/HTTP URL, e.g. {fix}")
+    wrong = _url_problem(endpoint) if endpoint is not None else None
+    if wrong is not None:  # the exporter found out only after the run was read, as a collector it could not reach
+        raise ValueError(
+            f"export_otel(endpoint={_shown_url(endpoint)!r}): {wrong}; give the collector's OTLP/HTTP URL, e.g. "
+            "'http://localhost:4318'"
+        )
     if path is not None and not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"export_otel(path={quoted(path, 80)}): give a file path (a str or pathlib.Path), e.g. 'traces.json'")
     if headers is not None and (
@@ -173,6 +180,18 @@ def _check_sending(timeout: Any, service_name: Any) -> None:
         )
     if not isinstance(service_name, str) or not service_name.strip():
         raise TypeError(f"export_otel(service_name={quoted(service_name, 80)}): give the service's name as text, e.g. 'my-agent'")
+
+
+def _url_problem(url: str) -> str | None:
+    """What makes ``url`` no URL a request can go to (a space, no host, a port out of range), or None."""
+    if any(c.isspace() for c in url):
+        return "a URL has no spaces or line breaks (write %20 for a space in its path)"
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - reading it checks it: a ValueError when no number from 0 to 65535
+    except ValueError:
+        return "its host or port cannot be read (a port is a number from 0 to 65535)"
+    return None if parts.hostname else "it names no host"
 
 
 def _shown_url(endpoint: str) -> str:

@@ -189,3 +189,19 @@ def test_a_header_name_that_is_no_token_is_named_before_sending(run: Path, name:
     """requests refused it only once the run was read, and it came back as a collector that could not be reached."""
     with pytest.raises(ValueError, match=r"is no header name .* give one such as 'authorization'"):
         noesis_nb.export_otel(run, endpoint="http://127.0.0.1:9", headers={name: "k"}, timeout=1)
+
+
+@pytest.mark.parametrize(
+    ("endpoint", "fragment"),
+    [
+        ("http://exa mple.com:4318", "a URL has no spaces"),
+        ("http://", "it names no host"),
+        ("http://:4318/v1/traces", "it names no host"),
+        ("http://127.0.0.1:99999", "its host or port cannot be read"),
+        ("http://[::1:4318", "its host or port cannot be read"),
+    ],
+)
+def test_an_endpoint_that_is_no_reachable_url_is_named_before_reading(run: Path, endpoint: str, fragment: str) -> None:
+    """It came back, after the run was read, as a collector that could not be reached (InvalidURL)."""
+    with pytest.raises(ValueError, match=rf"export_otel\(endpoint=.*\): {fragment}.*e\.g\. 'http://localhost:4318'"):
+        noesis_nb.export_otel(run, endpoint=endpoint, timeout=1)
