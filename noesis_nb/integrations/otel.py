@@ -142,8 +142,8 @@ def _check_target(endpoint: Any, path: Any, headers: Any) -> None:
         )
         given = repr(_shown_url(endpoint)) if isinstance(endpoint, str) else f"{quoted(endpoint, 80)}"
         raise ValueError(f"export_otel(endpoint={given}): give the collector's OTLP/HTTP URL, e.g. {fix}")
-    wrong = _url_problem(endpoint) if endpoint is not None else None
-    if wrong is not None:  # the exporter found out only after the run was read, as a collector it could not reach
+    # the exporter found a URL it cannot send to only after the run was read, as a collector it could not reach
+    if isinstance(endpoint, str) and (wrong := _url_problem(endpoint)) is not None:
         raise ValueError(
             f"export_otel(endpoint={_shown_url(endpoint)!r}): {wrong}; give the collector's OTLP/HTTP URL, e.g. "
             "'http://localhost:4318'"
