@@ -62,7 +62,12 @@ class CrewAIAdapter:
                 f"CrewAIAdapter needs kickoff inputs as a dict, got {quoted(inputs)}; input_mapper must return a dict"
             )
         saved = (self.crew.step_callback, self.crew.task_callback)
-        restore = self._govern_tools(ctx)
+        ungovern = self._govern_tools(ctx)
+
+        def restore() -> None:
+            self.crew.step_callback, self.crew.task_callback = saved
+            ungovern()
+
         self.crew.step_callback = lambda step: _emit(ctx, _step_row(step))
         self.crew.task_callback = lambda out: _emit(
             ctx,
@@ -76,11 +81,7 @@ class CrewAIAdapter:
                 text=str(getattr(out, "raw", out)),
             ),
         )
-        try:
-            result = await asyncio.to_thread(self.crew.kickoff, inputs=inputs)
-        finally:
-            self.crew.step_callback, self.crew.task_callback = saved
-            restore()
+        result = await asyncio.to_thread(_kickoff, self.crew, inputs, restore)
         usage = _usage(result, self.crew)
         if usage is not None:
             emit_row(ctx, usage)
@@ -104,6 +105,19 @@ class CrewAIAdapter:
                 vars(tool).pop("_run", None)
 
         return undo
+
+
+def _kickoff(crew: Any, inputs: dict[str, Any], restore: Callable[[], None]) -> Any:
+    """``crew.kickoff`` on the worker thread, then the crew's own tools and callbacks put back.
+
+    Put back here, when the crew has stopped, not when the episode ends: a cancelled or timed-out episode cannot
+    stop this thread, and a crew still running must not find its governed tools ungoverned (they would run with
+    no decision); their calls are refused instead, the episode being over.
+    """
+    try:
+        return crew.kickoff(inputs=inputs)
+    finally:
+        restore()
 
 
 def _governed(ctx: Any, name: str, original: Callable[..., Any], spec: dict[str, str]) -> Callable[..., Any]:
