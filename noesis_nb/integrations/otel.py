@@ -237,6 +237,9 @@ class OtlpSender:
         self._exporter.shutdown()
 
 
+_MAX_INTERVAL = 86_400
+
+
 def _start_live(
     target: Any, endpoint: str | None, path: Any, headers: dict[str, str] | None, service: str, timeout: float, interval: float
 ) -> LiveExport:
@@ -247,8 +250,12 @@ def _start_live(
             f"export_otel(live=True) follows one running episode: pass the handle of noesis_nb.start(...), not "
             f"{quoted(target, 80)}"
         )
-    if not isinstance(interval, (int, float)) or isinstance(interval, bool) or not interval > 0:
-        raise ValueError(f"interval={quoted(interval)}: give the seconds between checks for finished spans, e.g. 1.0")
+    # up to a day: the thread's wait took inf or 1e300 as out of range and died, its spans unsent and no error said
+    if not isinstance(interval, (int, float)) or isinstance(interval, bool) or not 0 < interval <= _MAX_INTERVAL:
+        raise ValueError(
+            f"interval={quoted(interval)}: give the seconds between checks for finished spans, above 0 and at most "
+            f"{_MAX_INTERVAL} (a day), e.g. 1.0"
+        )
     if path is not None:
         path = check_out_path(path)
     sender = OtlpSender(endpoint, headers, service, timeout)

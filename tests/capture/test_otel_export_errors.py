@@ -205,3 +205,19 @@ def test_an_endpoint_that_is_no_reachable_url_is_named_before_reading(run: Path,
     """It came back, after the run was read, as a collector that could not be reached (InvalidURL)."""
     with pytest.raises(ValueError, match=rf"export_otel\(endpoint=.*\): {fragment}.*e\.g\. 'http://localhost:4318'"):
         noesis_nb.export_otel(run, endpoint=endpoint, timeout=1)
+
+
+@pytest.mark.parametrize("interval", [float("inf"), 1e300, 10**400, float("nan"), 0])
+def test_a_live_interval_out_of_range_is_refused_before_the_thread_starts(tmp_path: Path, interval: Any) -> None:
+    """inf or 1e300 started a thread that died at its first wait (a traceback on stderr, nothing sent, no error)."""
+    import asyncio
+
+    async def main() -> None:
+        handle = noesis_nb.start("live", using=_agent, runs_dir=tmp_path)
+        try:
+            with pytest.raises(ValueError, match=r"interval=.*: give the seconds between checks .* at most 86400"):
+                noesis_nb.export_otel(handle, endpoint="http://127.0.0.1:9", live=True, interval=interval)
+        finally:
+            await handle.wait()
+
+    asyncio.run(main())
