@@ -17,7 +17,6 @@ exporting a run twice gives the same ids (backends keep one copy). Needs ``pip i
 from __future__ import annotations
 
 import json
-import math
 import os
 import re
 import stat
@@ -169,14 +168,18 @@ def _check_target(endpoint: Any, path: Any, headers: Any) -> None:
             )
 
 
+_MAX_WAIT = 86_400  # seconds: the longest timeout= or interval= taken (a day)
+
+
 def _check_sending(timeout: Any, service_name: Any) -> None:
     """``timeout`` a positive number of seconds and ``service_name`` text, checked before a run is read (the exporter
     raised a TypeError from inside for ``timeout='5'`` and sent nothing for ``-1``, saying no collector listened)."""
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
         raise TypeError(f"export_otel(timeout={quoted(timeout, 80)}): give the seconds to wait for the collector, e.g. 10.0")
-    if not (math.isfinite(timeout) and timeout > 0):
+    if not 0 < timeout <= _MAX_WAIT:  # nan compares false; 1e300 overflowed the socket's timeout inside the exporter
         raise ValueError(
-            f"export_otel(timeout={timeout!r}): give the seconds to wait for the collector, a number above 0, e.g. 10.0"
+            f"export_otel(timeout={quoted(timeout, 80)}): give the seconds to wait for the collector, above 0 and at most "
+            f"{_MAX_WAIT} (a day), e.g. 10.0"
         )
     if not isinstance(service_name, str) or not service_name.strip():
         raise TypeError(f"export_otel(service_name={quoted(service_name, 80)}): give the service's name as text, e.g. 'my-agent'")
@@ -237,9 +240,6 @@ class OtlpSender:
         self._exporter.shutdown()
 
 
-_MAX_INTERVAL = 86_400
-
-
 def _start_live(
     target: Any, endpoint: str | None, path: Any, headers: dict[str, str] | None, service: str, timeout: float, interval: float
 ) -> LiveExport:
@@ -251,10 +251,10 @@ def _start_live(
             f"{quoted(target, 80)}"
         )
     # up to a day: the thread's wait took inf or 1e300 as out of range and died, its spans unsent and no error said
-    if not isinstance(interval, (int, float)) or isinstance(interval, bool) or not 0 < interval <= _MAX_INTERVAL:
+    if not isinstance(interval, (int, float)) or isinstance(interval, bool) or not 0 < interval <= _MAX_WAIT:
         raise ValueError(
             f"interval={quoted(interval)}: give the seconds between checks for finished spans, above 0 and at most "
-            f"{_MAX_INTERVAL} (a day), e.g. 1.0"
+            f"{_MAX_WAIT} (a day), e.g. 1.0"
         )
     if path is not None:
         path = check_out_path(path)

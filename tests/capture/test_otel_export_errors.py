@@ -72,6 +72,8 @@ class _Refusing:
         ({"timeout": -1}, ValueError, r"timeout=-1\): give the seconds"),  # was "is a collector listening there?"
         ({"timeout": float("nan")}, ValueError, r"timeout=nan\)"),
         ({"timeout": 0}, ValueError, r"timeout=0\)"),
+        ({"timeout": 1e300}, ValueError, r"timeout=1e\+300\): .* at most 86400"),  # was an OverflowError inside
+        ({"timeout": 10**400}, ValueError, r"timeout=\d+.*\): .* at most 86400"),  # was an OverflowError
         ({"timeout": True}, TypeError, r"timeout=True\)"),
         ({"service_name": 5}, TypeError, r"service_name=5\): give the service's name as text"),
         ({"service_name": ""}, TypeError, r"service_name=''\)"),
