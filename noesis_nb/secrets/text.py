@@ -308,7 +308,9 @@ _EXTRA = [
     for p in (
         r"github_pat_[A-Za-z0-9_]{22,255}",  # GitHub fine-grained PAT
         r"gh[pousr]_[A-Za-z0-9]{30,255}",  # GitHub tokens of other lengths than 36
-        r"sk-(?:ant-|proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}",  # Anthropic, OpenAI
+        # Anthropic, OpenAI; a word ending in "sk" (``task-<hex>``, ``disk-…``) is an id, not a key, but one after
+        # an escape of JSON or a string (``\nsk-…``, ``\u003esk-…``) starts there
+        r"(?:(?<![A-Za-z0-9])|(?<=\\[a-z])|(?<=\\u[0-9a-fA-F]{4}))sk-(?:ant-|proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}",
         r"AIza[0-9A-Za-z_-]{35}",  # Google API key
         r"ya29\.[0-9A-Za-z_-]{20,}",  # Google OAuth access token
         r"hf_[A-Za-z0-9]{30,}",  # Hugging Face
