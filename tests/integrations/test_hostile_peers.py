@@ -13,6 +13,7 @@ import os
 import socket
 import threading
 import time
+import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -159,6 +160,21 @@ def _unauthorized(h: _Handler) -> None:
 def _server_error(h: _Handler) -> None:
     h.head("text/html", status=500)
     h.send(b"<html><body><h1>500 Internal Server Error</h1></body></html>")
+
+
+def _bad_gzip(h: _Handler) -> None:
+    """A body that says it is gzip and is not (a misconfigured proxy): no event can be read."""
+    h.head(**{"Content-Encoding": "gzip"})
+    h.send(b"this is not gzip at all\n" * 20)
+
+
+def _gzip_broken_after_start(h: _Handler) -> None:
+    """A gzip stream that decodes to RUN_STARTED and a message, then turns to bytes no inflater reads."""
+    gzip = zlib.compressobj(wbits=31)
+    h.head(**{"Content-Encoding": "gzip"})
+    h.send(gzip.compress(_sse(START, *_text("kept before the bad bytes"))) + gzip.flush(zlib.Z_SYNC_FLUSH))
+    time.sleep(0.2)
+    h.send(b"\xff" * 64)
 
 
 def _redirect(h: _Handler) -> None:
@@ -328,6 +344,8 @@ SCENARIOS = {
     "html_page": _html_page,
     "json_body": _json_body,
     "redirect": _redirect,
+    "bad_gzip": _bad_gzip,
+    "gzip_broken_after_start": _gzip_broken_after_start,
     "unauthorized": _unauthorized,
     "server_error": _server_error,
     "answer": _answer,
@@ -382,6 +400,16 @@ def _agui(handle: Any) -> list[dict[str, Any]]:
         ("html_page", r"HTTP 200 with Content-Type 'text/html', not an SSE stream: '<!doctype html>.*nginx", None),
         ("json_body", r"Content-Type 'application/json', not an SSE stream: .*use /agent/run", None),
         ("redirect", r"answered HTTP 307, a redirect to '/answer'; pass the URL it names", None),
+        (
+            "bad_gzip",
+            r"body could not be decoded as its Content-Encoding says \(DecodingError: .*check its compression settings$",
+            None,
+        ),
+        (
+            "gzip_broken_after_start",
+            r"could not be decoded as its Content-Encoding says after 4 event\(s\) .*the events received before were kept",
+            "kept before the bad bytes",
+        ),
         (
             "unauthorized",
             r"answered HTTP 401: '<html><body><h1>401 Unauthorized</h1>Authorization: Bearer \[REDACTED\].*refused this "

@@ -85,17 +85,27 @@ class AGUIHttpAgent:
                                 line=got[0],
                             ) from exc
                         yield event
-            except httpx.TransportError as exc:
-                if count:
-                    raise AGUIStreamError(
-                        f"POST {self.shown_url}: the connection broke after {count} event(s) "
-                        f"({type(exc).__name__}: {shown(str(exc))}); the events received before were kept"
-                    ) from exc
-                raise AGUIStreamError(
-                    f"POST {self.shown_url} failed: {type(exc).__name__}: {shown(str(exc))}; is the agent server running?"
-                ) from exc
+            except (httpx.TransportError, httpx.DecodingError) as exc:
+                raise _broken(exc, count, self.shown_url, isinstance(exc, httpx.DecodingError)) from exc
 
     __call__ = run
+
+
+def _broken(exc: Exception, count: int, url: str, undecodable: bool) -> AGUIStreamError:
+    """The error for a request that failed: the connection (or, ``undecodable``, the body's compression) broke."""
+    what = f"{type(exc).__name__}: {shown(str(exc))}"
+    if undecodable:  # Content-Encoding says gzip, deflate…, and the bytes are not that
+        after = f" after {count} event(s)" if count else ""
+        kept = "; the events received before were kept" if count else ""
+        return AGUIStreamError(
+            f"POST {url}: the answer's body could not be decoded as its Content-Encoding says{after} ({what}); the "
+            f"server, or a proxy in between, sends a broken compressed stream: check its compression settings{kept}"
+        )
+    if count:
+        return AGUIStreamError(
+            f"POST {url}: the connection broke after {count} event(s) ({what}); the events received before were kept"
+        )
+    return AGUIStreamError(f"POST {url} failed: {what}; is the agent server running?")
 
 
 async def _check_response(response: Any, url: str) -> None:
