@@ -6,8 +6,10 @@ timeout is off on purpose: a silent server is the episode's ``idle_timeout_s``'s
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator
 from typing import Any
+from urllib.parse import urlsplit
 
 from ...secrets import shown, shown_cut
 from ...secrets.quoted import quoted
@@ -40,6 +42,7 @@ class AGUIHttpAgent:
     ):
         if not isinstance(url, str) or not url.startswith(("http://", "https://")):
             raise ValueError(f"url={shown_cut(repr(url), 120)}: pass the agent endpoint, e.g. 'http://127.0.0.1:8000/agent/run'")
+        _check_url(url)
         self.url = url
         # how the agent is named in its repr and in every error: a token in the query or a password before
         # the host (``https://user:<token>@host/run?key=…``) is redacted there, and the request keeps it
@@ -89,6 +92,27 @@ class AGUIHttpAgent:
                 raise _broken(exc, count, self.shown_url, isinstance(exc, httpx.DecodingError)) from exc
 
     __call__ = run
+
+
+def _check_url(url: str) -> None:
+    """Refuse a URL no request can go to (a blank or control character, no host, a bad port), naming why, before a
+    run starts: httpx would raise its own error from inside the episode, without the URL or the fix."""
+    at = next((i for i, c in enumerate(url) if c.isspace() or not c.isprintable()), None)
+    try:
+        parts = urlsplit(url)
+        port = parts.port  # past 65535, or not a number: ValueError
+        problem = None if parts.hostname else "it names no host"
+    except ValueError as exc:
+        problem, port = f"it cannot be read ({exc})", None
+    if at is not None:
+        problem = f"it holds {url[at]!r} at position {at} (copied with a line end or a blank?)"
+    elif port == 0:
+        problem = "its port is 0"
+    if problem:
+        masked = re.sub(r"(?<=://)[^/?#]*@", "<credentials>@", url)  # a password is shown by no error
+        raise ValueError(
+            f"url={shown_cut(repr(masked), 120)}: {problem}; pass the agent endpoint, e.g. 'http://127.0.0.1:8000/agent/run'"
+        )
 
 
 def _broken(exc: Exception, count: int, url: str, undecodable: bool) -> AGUIStreamError:
