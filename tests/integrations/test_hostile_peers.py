@@ -887,3 +887,28 @@ def test_a_url_no_request_can_go_to_is_refused_when_the_agent_is_made(url, match
     ) as caught:
         AGUIHttpAgent(url)
     assert LEARNED not in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    "headers, match",
+    [
+        (
+            {"Authorization": f"Bearer {OPENAI}\n"},
+            r"the value of 'Authorization' holds a line end or NUL \(read from a file\? strip",
+        ),
+        ({"X-Api-Key": 5}, r"the value of 'X-Api-Key' is a int, not text"),
+        ({"X-Api-Key": f"{OPENAI}\u00e9"}, r"the value of 'X-Api-Key' holds a character that is not ASCII"),
+        ({"Api Key": OPENAI}, r"the header name 'Api Key' is not a header name"),
+        ("Authorization", r"'Authorization': pass a dict of header names to text values"),
+    ],
+)
+def test_a_header_http_cannot_carry_is_refused_by_name_when_the_agent_is_made(headers, match):
+    """httpx raised a bare TypeError or UnicodeEncodeError from inside the episode; the value (a credential) is never shown."""
+    with pytest.raises(ValueError, match=r"^headers[:=].*" + match) as caught:
+        AGUIHttpAgent("http://127.0.0.1:8000/agent/run", headers=headers)
+    assert OPENAI not in str(caught.value) and OPENAI[3:15] not in str(caught.value)
+
+
+def test_headers_as_pairs_or_bytes_are_still_taken():
+    agent = AGUIHttpAgent("http://127.0.0.1:8000/agent/run", headers=[("X-Api-Key", "k1"), ("X-Raw", b"v2")])
+    assert agent.headers == {"X-Api-Key": "k1", "X-Raw": b"v2"}

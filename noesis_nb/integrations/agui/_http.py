@@ -47,7 +47,7 @@ class AGUIHttpAgent:
         # how the agent is named in its repr and in every error: a token in the query or a password before
         # the host (``https://user:<token>@host/run?key=…``) is redacted there, and the request keeps it
         self.shown_url = shown(url)
-        self.headers = dict(headers or {})
+        self.headers = _checked_headers(headers)
         self.connect_timeout = connect_timeout
         self.transport = transport
         self.max_line_bytes = max_line_bytes
@@ -92,6 +92,38 @@ class AGUIHttpAgent:
                 raise _broken(exc, count, self.shown_url, isinstance(exc, httpx.DecodingError)) from exc
 
     __call__ = run
+
+
+_TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")  # a header name (RFC 9110 token)
+
+
+def _checked_headers(headers: Any) -> dict[str, str]:
+    """``headers`` as given, or ValueError naming the header (never its value: it is most often a credential) that
+    HTTP cannot carry; httpx would raise a bare TypeError or UnicodeEncodeError from inside the episode."""
+    try:
+        given = dict(headers or {})  # a mapping, or (name, value) pairs
+    except (TypeError, ValueError):
+        raise ValueError(f"headers={quoted(headers, 60)}: pass a dict of header names to text values") from None
+    for name, value in given.items():
+        problem = _header_problem(name, value)
+        if problem:
+            raise ValueError(f"headers: {problem}; e.g. headers={{'Authorization': 'Bearer ' + token.strip()}}")
+    return given
+
+
+def _header_problem(name: Any, value: Any) -> str | None:
+    """What makes one header unsendable, or None."""
+    if not isinstance(name, str) or not _TOKEN.fullmatch(name):
+        return f"the header name {quoted(name, 60)} is not a header name (letters, digits and -, no blanks)"
+    if isinstance(value, bytes):  # sent as given
+        value = value.decode("latin-1")
+    elif not isinstance(value, str):
+        return f"the value of {name!r} is a {type(value).__name__}, not text: pass str(…) of it"
+    elif not value.isascii():
+        return f"the value of {name!r} holds a character that is not ASCII, which HTTP headers cannot carry"
+    if any(c in value for c in "\r\n\0"):
+        return f"the value of {name!r} holds a line end or NUL (read from a file? strip() it)"
+    return None
 
 
 def _check_url(url: str) -> None:
