@@ -308,9 +308,11 @@ _EXTRA = [
     for p in (
         r"github_pat_[A-Za-z0-9_]{22,255}",  # GitHub fine-grained PAT
         r"gh[pousr]_[A-Za-z0-9]{30,255}",  # GitHub tokens of other lengths than 36
-        # Anthropic, OpenAI; a word ending in "sk" (``task-<hex>``, ``disk-…``) is an id, not a key, but one after
-        # an escape of JSON or a string (``\nsk-…``, ``\u003esk-…``) starts there
-        r"(?:(?<![A-Za-z0-9])|(?<=\\[a-z])|(?<=\\u[0-9a-fA-F]{4}))sk-(?:ant-|proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}",
+        # Anthropic, OpenAI: a key of a named kind (sk-proj-…) is one wherever it is, glued to a word too
+        r"sk-(?:ant-|proj-|svcacct-|admin-)[A-Za-z0-9_-]{20,}",
+        # a bare sk-… only where a word starts: a word ending in "sk" (``task-<hex>``, ``disk-…``) is an id, not a
+        # key; after an escape of JSON or a string (``\nsk-…``, ``\u003esk-…``) a word starts
+        r"(?:(?<![A-Za-z0-9])|(?<=\\[a-z])|(?<=\\u[0-9a-fA-F]{4}))sk-[A-Za-z0-9_-]{20,}",
         r"AIza[0-9A-Za-z_-]{35}",  # Google API key
         r"ya29\.[0-9A-Za-z_-]{20,}",  # Google OAuth access token
         r"hf_[A-Za-z0-9]{30,}",  # Hugging Face

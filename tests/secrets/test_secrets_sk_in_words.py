@@ -50,3 +50,10 @@ def test_an_imported_noeta_task_keeps_its_task_id(runs_dir: Path) -> None:
     text = (runs_dir / episode / "events.jsonl").read_text()
     assert task_id in text and "ta[REDACTED]" not in text
     assert any(e["payload"].get("task_id") == task_id for e in read_events(runs_dir / episode / "events.jsonl"))
+
+
+@pytest.mark.parametrize("prefix", ["abc", "Token", "x9"])
+def test_a_key_of_a_named_kind_glued_to_a_word_is_still_redacted(prefix: str) -> None:
+    text = f"{prefix}{KEY}"
+    assert KEY not in shown(text)
+    assert KEY not in json.dumps(redact({"text": text})[0])
