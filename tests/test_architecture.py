@@ -81,6 +81,7 @@ DEFERRED_OK = {
     "google.protobuf",
     "noesis_nb.capture.otel",  # imports opentelemetry (only once the program uses its SDK)
     "noesis_nb.integrations._otel_sdk",  # imports opentelemetry (only when exporting)
+    "noesis_nb.integrations._otlp_answer",  # imports requests (only when exporting to a collector)
     "noesis_nb.frames",
     "noesis_nb.plots",
     "noesis_nb.widgets",
