@@ -9,6 +9,7 @@ that fails leaves that field unknown.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sys
 import threading
@@ -22,7 +23,7 @@ from ..store.vocab import TOKEN_FIELDS
 from . import usage as u
 from .scope import OPEN_SPANS, CaptureScope
 
-__all__ = ["ModelCall", "endpoint", "ABANDONED", "CLOSED"]
+__all__ = ["ModelCall", "endpoint", "ABANDONED", "CLOSED", "CANCELLED"]
 
 _ENDPOINTS = {
     "openai": (
@@ -43,6 +44,7 @@ _REQUEST_ID_HEADER = {"openai": "x-request-id", "anthropic": "request-id"}
 _text = u.text  # names, ids and reasons: text only, cut when absurdly long
 ABANDONED = "the stream was dropped before it ended"
 CLOSED = "the stream was closed before it ended"
+CANCELLED = "the call was cancelled (its task, the episode, an interrupt) before it ended"
 _FINAL = ("completed", "incomplete", "failed", "cancelled")  # a Responses status after which the stream has no more to say
 _NO_CHOICES: Any = frozenset()  # a whole response's: ``see`` (streams only) never writes to it
 # makes ``finish`` write each call once: held for one test and one set, one lock for all calls (re-entrant: a signal
@@ -271,6 +273,8 @@ class ModelCall:
         episode's bookkeeping, whose locks a thread of the parent may have held at the fork."""
         if self.scope.generation != _forks.generation:
             return
+        if isinstance(error, (asyncio.CancelledError, KeyboardInterrupt)):  # not the call's failure: it was left
+            error, abandoned, reason = None, True, CANCELLED
         if abandoned and self.ended:  # closed or dropped after its last event: complete, not abandoned
             abandoned, reason = False, None
         with _ONCE:

@@ -24,6 +24,7 @@ Each call is written once. The rules (README, "Real model calls"):
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import contextvars
 import os
@@ -34,7 +35,7 @@ from typing import Any
 
 from .. import _forks
 from .._envvars import CAPTURE_ENV, capture_from_env
-from ..errors import InvalidOptionError
+from ..errors import EpisodeStopping, InvalidOptionError
 from ..secrets.quoted import quoted
 from ..store.vocab import MODEL_CALL
 from . import dropped
@@ -138,8 +139,11 @@ class CaptureScope:
                     return str(call["event_id"])
         return None
 
-    def finish_open(self) -> None:
-        """The adapter returned: streams still open are recorded with what is known, then nothing more is written.
+    def finish_open(self, ended: BaseException | None = None) -> None:
+        """The adapter's block ended: streams still open are recorded with what is known, then nothing more is written.
+
+        ``ended``: what ended the block early (a cancellation, the adapter's error), None when the adapter returned;
+        each open stream's ``abandoned_reason`` says which (``ended_reason``).
 
         Spans still open are forgotten: one never ended would otherwise keep the episode alive in ``OPEN_SPANS``.
         A forked child leaves them to the parent: it writes nothing.
@@ -148,7 +152,7 @@ class CaptureScope:
             return
         dropped.run()  # streams collected meanwhile are written first, as dropped
         for call in list(self.open_calls):
-            call.finish(abandoned=True, reason="the episode's adapter returned before the stream ended")
+            call.finish(abandoned=True, reason=ended_reason(ended))
         with self.lock:
             sent = list(self.sent_calls)
         for call in sent:  # the episode ended (cancelled) while a thread it cannot stop waited for the answer
@@ -167,6 +171,17 @@ class CaptureScope:
                 return
             self.open_spans.add(span_id)
             OPEN_SPANS[span_id] = self
+
+
+def ended_reason(ended: BaseException | None) -> str:
+    """Why a stream still open when the episode's adapter block ended was cut off: returned, cancelled or raised."""
+    if ended is None:
+        return "the episode's adapter returned before the stream ended"
+    if isinstance(ended, (asyncio.CancelledError, KeyboardInterrupt)):
+        return "the episode was cancelled before the stream ended"
+    if isinstance(ended, EpisodeStopping):
+        return "the episode was stopped (drained) before the stream ended"
+    return f"the episode's adapter raised {type(ended).__name__} before the stream ended"
 
 
 def _same_model(manual: str, model: str | None, requested: str | None) -> bool:
@@ -198,12 +213,16 @@ if hasattr(os, "register_at_fork"):
 def scoped(scope: CaptureScope | None) -> Iterator[None]:
     """Make ``scope`` current for the block (None: capture off inside it); open streams are finished after it."""
     token = _CURRENT.set(scope)
+    ended: BaseException | None = None
     try:
         yield
+    except BaseException as exc:  # noted for the reason open streams are cut off with, then raised as it was
+        ended = exc
+        raise
     finally:
         _CURRENT.reset(token)
         if scope is not None:
-            scope.finish_open()
+            scope.finish_open(ended)
 
 
 def claim_manual(
