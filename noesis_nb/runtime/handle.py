@@ -354,6 +354,10 @@ class EpisodeHandle:
     async def settled(self) -> EpisodeHandle:
         """Wait until finished or paused for a human, as ``await handle`` does, but without drawing any view
         (for code that runs many episodes: a batch must not create a view per episode)."""
+        if self._episode.status == "paused":
+            # a decision made on another thread flips the status on this loop (call_soon_threadsafe): let it land,
+            # or ``await handle`` right after it would return 'paused' with nothing pending
+            await asyncio.sleep(0)
         if self._episode.status == "running":
             await asyncio.shield(self._episode.settled.wait())
         return self
