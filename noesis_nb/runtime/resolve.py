@@ -125,6 +125,11 @@ def _importing(using: str, what: str) -> Iterator[None]:
 
 def _load_path(path: Path) -> Any:
     file = path / "__init__.py" if path.is_dir() else path
+    if path.is_dir() and not file.is_file():  # a plain folder (the working folder, when using='' or '.') is no package
+        raise UsingResolutionError(
+            f"using={quoted(str(path))} is a folder with no __init__.py, so there is no package to import; pass a .py "
+            f"file in it (using={quoted(str(path / 'agent.py'))}), a package directory, or a function"
+        )
     name = f"_noesis_using_{abs(hash(str(file.resolve())))}"
     spec = importlib.util.spec_from_file_location(name, file)
     if spec is None or spec.loader is None:
@@ -141,6 +146,11 @@ def _load_path(path: Path) -> Any:
 
 
 def _resolve_string(using: str) -> Any:
+    if not using.strip():  # '' is Path('.'): it would be read as the working folder
+        raise UsingResolutionError(
+            f"using={quoted(using)} is blank and names no agent; pass a function such as def agent(task, ctx), "
+            "'pkg.mod:attr' or a file path"
+        )
     if ":" in using and not Path(using).exists():
         mod_name, _, attr = using.partition(":")
         try:
