@@ -35,7 +35,9 @@ from typing import Any
 
 from .. import _forks
 from .._envvars import CAPTURE_ENV, capture_from_env
+from .._safetext import error_text
 from ..errors import EpisodeStopping, InvalidOptionError
+from ..secrets import SCAN_MARGIN, shown_cut
 from ..secrets.quoted import quoted
 from ..store.vocab import MODEL_CALL
 from . import dropped
@@ -174,14 +176,18 @@ class CaptureScope:
 
 
 def ended_reason(ended: BaseException | None) -> str:
-    """Why a stream still open when the episode's adapter block ended was cut off: returned, cancelled or raised."""
+    """Why a stream still open when the episode's adapter block ended was cut off: returned, cancelled or an error."""
     if ended is None:
         return "the episode's adapter returned before the stream ended"
     if isinstance(ended, (asyncio.CancelledError, KeyboardInterrupt)):
         return "the episode was cancelled before the stream ended"
     if isinstance(ended, EpisodeStopping):
         return "the episode was stopped (drained) before the stream ended"
-    return f"the episode's adapter raised {type(ended).__name__} before the stream ended"
+    # the adapter's own error, or the episode's (an idle timeout): said as it is, redacted and cut when written
+    name = type(ended).__name__
+    said = shown_cut(error_text(ended, 200 + SCAN_MARGIN), 200)
+    why = ": ".join(part for part in ("" if name.startswith("_") else name, said) if part) or name
+    return f"the episode ended on an error before the stream ended ({why})"
 
 
 def _same_model(manual: str, model: str | None, requested: str | None) -> bool:

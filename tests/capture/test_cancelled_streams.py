@@ -116,7 +116,25 @@ def test_a_stream_left_open_by_an_adapter_that_raised_names_the_error(stub: Any,
     ep = noesis_nb.solve("raises", using=agent, runs_dir=runs_dir)
     (call,) = calls(runs_dir, ep)
     assert call["abandoned"] is True and "error" not in call
-    assert call["abandoned_reason"] == "the episode's adapter raised LookupError before the stream ended"
+    assert call["abandoned_reason"] == (
+        "the episode ended on an error before the stream ended (LookupError: the tool the answer named is missing)"
+    )
+
+
+def test_a_stream_left_open_at_an_idle_timeout_names_the_timeout_not_an_adapter_error(stub: Any, runs_dir: Path) -> None:
+    async def agent(task: str, ctx: Any) -> None:
+        client = openai.AsyncOpenAI(base_url=stub.openai_url, api_key="sk-test", max_retries=0)
+        stream = await client.chat.completions.create(model="gpt-4o-mini", messages=MSG, stream=True)
+        async for _chunk in stream:
+            await asyncio.sleep(60)  # silent: the episode's idle timeout ends it, the adapter raises nothing
+
+    ep = noesis_nb.solve("idle", using=agent, runs_dir=runs_dir, idle_timeout_s=0.3)
+    (call,) = calls(runs_dir, ep)
+    assert call["abandoned"] is True and "error" not in call
+    reason = call["abandoned_reason"]
+    # before: "the episode's adapter returned before the stream ended" (first fix: "… adapter raised _IdleTimeout …")
+    assert reason.startswith("the episode ended on an error before the stream ended (the adapter neither emitted"), reason
+    assert "idle_timeout_s=0.3" in reason and "_IdleTimeout" not in reason
 
 
 def test_a_stream_left_open_when_the_adapter_returned_still_says_so(stub: Any, runs_dir: Path) -> None:
@@ -172,3 +190,18 @@ def test_an_async_call_in_flight_at_the_cancel_is_abandoned_not_failed(stub: Any
     assert call["abandoned"] is True and call["abandoned_reason"].startswith("the call was cancelled")
     assert call["input_tokens"] is None and call["output_tokens"] is None
     time.sleep(1.1)  # the server's late answer goes nowhere
+
+
+def test_a_key_in_the_error_that_cut_a_stream_off_is_redacted_in_its_reason(stub: Any, runs_dir: Path) -> None:
+    key = "sk-proj-" + "Q7x9LmN2pR4sT6vW8yZ0aB3cD5eF7gH9"
+
+    def agent(task: str, ctx: Any) -> None:
+        client = openai.OpenAI(base_url=stub.openai_url, api_key="sk-test", max_retries=0)
+        stream = client.chat.completions.create(model="gpt-4o-mini", messages=MSG, stream=True)
+        next(iter(stream))
+        raise PermissionError(f"the proxy refused {key}")
+
+    ep = noesis_nb.solve("leaks", using=agent, runs_dir=runs_dir)
+    (call,) = calls(runs_dir, ep)
+    assert call["abandoned_reason"].startswith("the episode ended on an error before the stream ended (PermissionError")
+    assert key not in (runs_dir / ep / "events.jsonl").read_text() and "[REDACTED]" in call["abandoned_reason"]
