@@ -94,6 +94,7 @@ class ModelCall:
         self.span_id = _current_genai_span(scope)
         self.token: Any = None  # what the scope's watcher handed back when the call started
         self.unparsed: Any = None  # the response a parse helper's post-parser was given (kept only if it raises)
+        self.fill: dict[str, int | None] | None = None  # the counts written when the adapter reported the call first
         self._done = False
 
     @classmethod
@@ -265,21 +266,28 @@ class ModelCall:
         self.finish(error=exc)
 
     def finish(
-        self, *, error: BaseException | None = None, abandoned: bool = False, reason: str | None = None, at: float | None = None
-    ) -> None:
+        self,
+        *,
+        error: BaseException | None = None,
+        abandoned: bool = False,
+        reason: str | None = None,
+        at: float | None = None,
+    ) -> str | None:
         """Write the call's event once (later calls do nothing); ``at``: when it ended, if not now.
+
+        Returns the event's id (None when nothing was written).
 
         Nothing in a forked child (a stream the parent began, ended there): neither the event nor the
         episode's bookkeeping, whose locks a thread of the parent may have held at the fork."""
         if self.scope.generation != _forks.generation:
-            return
+            return None
         if isinstance(error, (asyncio.CancelledError, KeyboardInterrupt)):  # not the call's failure: it was left
             error, abandoned, reason = None, True, CANCELLED
         if abandoned and self.ended:  # closed or dropped after its last event: complete, not abandoned
             abandoned, reason = False, None
         with _ONCE:
             if self._done:
-                return
+                return None
             self._done = True
         with self.scope.lock:
             self.scope.open_calls.discard(self)
@@ -296,14 +304,56 @@ class ModelCall:
                 watcher.model_ended(self.token, payload, event_id)
             except Exception:
                 pass
+        return event_id
 
-    def _payload(self, error: BaseException | None, abandoned: bool, reason: str | None, at: float | None) -> dict[str, Any]:
+    def _counts(self) -> dict[str, int | None]:
+        """The five token counts known so far (all None before any usage)."""
         usage = self.usage
         if self.api == "messages":
             usage = u.merge_anthropic(usage, self.usage_delta) if usage is not None or self.usage_delta is not None else None
         counts = _USAGE[self.api](usage) if usage is not None else dict.fromkeys(TOKEN_FIELDS)
         if self.watching and self.api == "messages" and self.usage_delta is None:
             counts["output_tokens"] = None  # message_start's output count is a placeholder until message_delta
+        return counts
+
+    def reported(
+        self, model: str, input_tokens: int | None, output_tokens: int | None, request_id: str | None, given: dict[str, Any]
+    ) -> str | None:
+        """A ``ctx.model_call`` made while this call's body is still being read: when it is this call (its request or
+        response id, or, naming none, the model and the input and output counts seen so far), the call is written now
+        with the adapter's ``given`` counts for those not seen yet, and its event id returned; else None.
+
+        Its ``latency_ms`` then ends at the report. The adapter read the counts from this stream (its usage chunk),
+        so the event is the call's whole; reading on writes nothing more."""
+        if self._done:
+            return None
+        counts = self._counts()
+        if request_id is not None:
+            same = request_id in (self.request_id, self.response_id)
+        else:
+            total, out = counts["input_tokens"], counts["output_tokens"]
+            uncached = (
+                None
+                if total is None
+                else total - (counts["cached_input_tokens"] or 0) - (counts["cache_write_input_tokens"] or 0)
+            )
+            same = (
+                input_tokens is not None
+                and input_tokens in (total, uncached)
+                and output_tokens is not None
+                and output_tokens == out
+                and any(
+                    isinstance(m, str) and (m == model or m.startswith(model + "-")) for m in (self.model, self.requested_model)
+                )
+            )
+        if not same:
+            return None
+        filled = {k: given.get(k) if v is None else v for k, v in counts.items()}
+        self.fill = filled if _consistent(filled) else None
+        return self.finish()
+
+    def _payload(self, error: BaseException | None, abandoned: bool, reason: str | None, at: float | None) -> dict[str, Any]:
+        counts = self._counts() if self.fill is None else dict(self.fill)
         now = time.perf_counter() if at is None else at
         payload: dict[str, Any] = {
             "model": self.model or self.requested_model,
@@ -331,6 +381,13 @@ class ModelCall:
         elif self.problem is not None:
             payload["error"] = self.problem
         return payload
+
+
+def _consistent(counts: dict[str, int | None]) -> bool:
+    """The counts keep the usage rule: the input's parts fit in the input, the reasoning in the output."""
+    total, out, reasoning = counts["input_tokens"], counts["output_tokens"], counts["reasoning_tokens"]
+    parts = (counts["cached_input_tokens"] or 0) + (counts["cache_write_input_tokens"] or 0)
+    return (total is None or parts <= total) and (out is None or reasoning is None or reasoning <= out)
 
 
 def _keys(request_id: str | None, response_id: str | None, span_id: int | None) -> tuple[tuple[str, str], ...]:

@@ -19,7 +19,8 @@ Each call is written once. The rules (README, "Real model calls"):
   none, one with the same input and output token counts (the input total, or the uncached part
   Anthropic's ``usage.input_tokens`` reports) and the same model (or a prefix of the
   response's dated model name, ``gpt-4o-mini`` for ``gpt-4o-mini-2024-07-18``) as a captured
-  call not matched yet. Each captured call matches one manual call at most.
+  call not matched yet. Each captured call matches one manual call at most. A stream still being
+  read matches the same way (its request id, or the counts it has seen): it is written then.
 """
 
 from __future__ import annotations
@@ -141,6 +142,14 @@ class CaptureScope:
                     return str(call["event_id"])
         return None
 
+    def mark_claimed(self, event_id: str) -> None:
+        """The captured event ``event_id`` is the one a manual ``ctx.model_call`` repeats."""
+        with self.lock:
+            for call in reversed(self.captured):
+                if call["event_id"] == event_id:
+                    call["claimed"] = True
+                    return
+
     def finish_open(self, ended: BaseException | None = None) -> None:
         """The adapter's block ended: streams still open are recorded with what is known, then nothing more is written.
 
@@ -232,13 +241,35 @@ def scoped(scope: CaptureScope | None) -> Iterator[None]:
 
 
 def claim_manual(
-    episode_id: str, model: str, input_tokens: int | None, output_tokens: int | None, request_id: str | None
+    episode_id: str,
+    model: str,
+    input_tokens: int | None,
+    output_tokens: int | None,
+    request_id: str | None,
+    counts: dict[str, int | None] | None = None,
 ) -> str | None:
-    """For ``ctx.model_call``: the id of the captured event it repeats, or None to write it."""
+    """For ``ctx.model_call``: the id of the captured event it repeats, or None to write it.
+
+    A stream still being read when the adapter reports it (at its usage chunk, inside the ``for`` loop) is
+    written at once, as the one event of the call (``ModelCall.reported``): its counts, with the adapter's
+    ``counts`` for those it has not seen yet; reading on writes nothing more."""
     scope = current()
-    if scope is None or scope.episode_id != episode_id or not scope.captured:
+    if scope is None or scope.episode_id != episode_id or not (scope.captured or scope.open_calls):
         return None
-    return scope.claim(model, input_tokens, output_tokens, request_id)
+    found = scope.claim(model, input_tokens, output_tokens, request_id) if scope.captured else None
+    if found is not None:
+        return found
+    with scope.lock:
+        open_calls = list(scope.open_calls)
+    for call in open_calls:
+        try:
+            event_id = call.reported(model, input_tokens, output_tokens, request_id, counts or {})
+        except Exception:  # capture never breaks the adapter's own report: it is then written as given
+            event_id = None
+        if event_id is not None:
+            scope.mark_claimed(event_id)
+            return str(event_id)
+    return None
 
 
 def resolve_option(capture: Any) -> bool:

@@ -235,7 +235,7 @@ class EpisodeContext:
             raise ValueError(
                 f"reasoning_tokens={reasoning_tokens} exceeds output_tokens={output_tokens}; output_tokens includes reasoning"
             )
-        captured = claim_manual(self.episode_id, model, input_tokens, output_tokens, request_id)
+        captured = claim_manual(self.episode_id, model, input_tokens, output_tokens, request_id, counts)
         if captured is not None:
             return captured
         payload = {
