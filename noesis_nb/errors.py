@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import asyncio
 import errno as _errno
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -230,6 +231,37 @@ class RunsDirError(NoesisNbError, OSError):
     pass
 
 
+#: how a message shows a path it names: as it is until ``noesis_nb.secrets.quoted`` installs ``quoted_text``
+#: (secrets redacted, key-like words hidden) as it is imported, which ``import noesis_nb`` does. It imports this
+#: module, so this module cannot import it; a run root, a run folder or a file name can carry a key all the same.
+def _as_given(text: str, limit: int) -> str:
+    return text
+
+
+_redact: Callable[[str, int], str] = _as_given
+_PATH_LIMIT = 4096  # characters of a path a message shows: any path the system takes (PATH_MAX), whole
+
+
+def redact_with(redact: Callable[[str, int], str]) -> None:
+    """Show the paths messages name as ``redact(text, limit)`` (``noesis_nb.secrets.quoted`` calls it once)."""
+    global _redact
+    _redact = redact
+
+
+def quoted_path(path: Any) -> str:
+    """``path`` as a message names it, its secrets redacted (a run root or task text may hold a key).
+
+    Each part between separators is redacted on its own, so a key in the root's name hides that folder's name,
+    not the run folder and file after it; when the parts so redacted still show what the whole path's redaction
+    finds (a key with a ``/`` in it), the whole path is shown redacted as one text."""
+    text = str(path)
+    whole = _redact(text, _PATH_LIMIT)
+    if whole == text:
+        return text
+    parts = "/".join(_redact(part, _PATH_LIMIT) for part in text.split("/"))
+    return parts if _redact(parts, _PATH_LIMIT) == parts else whole
+
+
 class RunWriteError(NoesisNbError, OSError):
     """The file system refused a write to a run: full, over quota, a file past the size limit, read-only,
     no permission, or an I/O error of the device.
@@ -242,7 +274,7 @@ class RunWriteError(NoesisNbError, OSError):
     def __init__(self, path: Any, errno: int | None, reason: str, advice: str | None = None):
         name = _errno.errorcode.get(errno or 0)
         advice = advice if advice is not None else f"{refusal_fix(errno)} and try again"
-        super().__init__(errno, f"could not write {path}: {reason}{f' ({name})' if name else ''}; {advice}")
+        super().__init__(errno, f"could not write {quoted_path(path)}: {reason}{f' ({name})' if name else ''}; {advice}")
         self.filename = str(path)
         self.reason, self.advice = reason, advice
 
@@ -269,22 +301,22 @@ class RunGoneError(RunWriteError):
     def __init__(self, path: Any, moved_to: str | None, removed: bool = False, *, log_only: bool = False):
         self.moved_to, self.removed, self.log_only = moved_to, removed, log_only
         if log_only:  # the directory is in place; its events.jsonl alone was swapped for another file, or deleted
-            log = f"{path}/events.jsonl"
+            log = quoted_path(f"{path}/events.jsonl")
             if moved_to:
-                where = f"is now {moved_to}"
-                advice = f"move it back to {log}, then resume_run({str(path)!r}) seals the run"
+                where = f"is now {quoted_path(moved_to)}"
+                advice = f"move it back to {log}, then resume_run({quoted_path(path)!r}) seals the run"
             elif removed:
                 where, advice = "was deleted", "the events written so far went with it; start the episode again"
             else:  # it still has a name, somewhere this system cannot say (no /proc)
                 where = "was moved away (its new place is not known here)"
-                advice = f"move it back to {log}, then resume_run({str(path)!r}) seals the run"
+                advice = f"move it back to {log}, then resume_run({quoted_path(path)!r}) seals the run"
             reason = f"its events.jsonl was replaced while its episode ran: the log it wrote {where}"
             super().__init__(path, _errno.ENOENT, reason, advice)
             return
         if removed:
             where, advice = "removed", "the events written so far went with it; start the episode again"
         elif moved_to:
-            where, advice = f"moved to {moved_to}", f"resume_run({moved_to!r}) seals it where it is now"
+            where, advice = f"moved to {quoted_path(moved_to)}", f"resume_run({quoted_path(moved_to)!r}) seals it where it is now"
         else:
             where, advice = "moved away", "resume_run(<its new path>) seals it where it is now"
         super().__init__(path, _errno.ENOENT, f"the run directory was {where} while its episode ran", advice)
@@ -370,7 +402,7 @@ class EventLogIntegrityError(NoesisNbError):
 
     def __init__(self, corruption: EventLogCorruption, hint: str = READ_HINT):
         self.corruption = corruption
-        super().__init__(f"{corruption.path}, line {corruption.line_number}: {corruption.reason}. {hint}")
+        super().__init__(f"{quoted_path(corruption.path)}, line {corruption.line_number}: {corruption.reason}. {hint}")
 
     def __reduce__(self) -> tuple[Any, ...]:  # its message is made from its parts: rebuilt from them, then its state
         return (_remade, (type(self), (self.corruption,), {}), _state(self))

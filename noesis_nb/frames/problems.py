@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from ..errors import EventLogCorruption, EventLogIntegrityError, InvalidOptionError, NoesisNbError
+from ..errors import EventLogCorruption, EventLogIntegrityError, InvalidOptionError, NoesisNbError, quoted_path
 from ..secrets.quoted import quoted
 
 __all__ = ["LoadProblem", "RunLoadError", "Problems", "CUT_IN_SEALED_RUN", "NO_EVENTS_IN_SEALED_RUN"]
@@ -35,7 +35,8 @@ class RunLoadError(NoesisNbError, ValueError):
 
     def __init__(self, problem: LoadProblem):
         self.problem = problem
-        where = problem.path if problem.line is None else f"{problem.path}, line {problem.line}"
+        path = quoted_path(problem.path)  # a run root or folder name may hold a key: the message is shown
+        where = path if problem.line is None else f"{path}, line {problem.line}"
         super().__init__(
             f"{where}: {problem.reason}. Pass strict=False to skip this run's bad parts and get them in df.attrs['errors']."
         )

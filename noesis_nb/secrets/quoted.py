@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from .._safetext import safe_repr
-from ..errors import guessed
+from ..errors import guessed, redact_with
 from .display import SCAN_MARGIN, shown, shown_cut
 from .guard import known_everywhere
 from .names import REDACTED_VALUE
@@ -173,3 +173,6 @@ def typo_hint(value: Any, choices: Any) -> str:
     if not isinstance(value, str) or looks_like_key(value):
         return ""
     return guessed([value], choices).removeprefix(repr(value))
+
+
+redact_with(quoted_text)  # errors name paths (a run root may carry a key) redacted: that module cannot import this one
