@@ -72,13 +72,22 @@ def _counts(inp: Any, out: Any, cached: Any, written: Any, reasoning: Any) -> Co
 
 
 def _openai_counts(inp: Any, out: Any, cached: Any, written: Any, reasoning: Any) -> Counts:
-    """OpenAI's counts; a cache write that does not fit in the input beside the cached part is left unknown.
+    """OpenAI's counts; a part that does not fit in its total is left unknown, the total kept.
 
     ``cache_write_tokens`` is documented only as "the unadjusted number of prompt tokens written to cache":
     when it and ``cached_tokens`` add up to more than the input, it is not a part of that input, and keeping
-    it would make the whole input unknown under the usage rule (the billed total is what matters)."""
+    it would make the whole input unknown under the usage rule (the billed total is what matters). So is a
+    ``cached_tokens`` above the input or a ``reasoning_tokens`` above the output (a proxy's or a local
+    server's usage): written as they came, they contradict their totals, and the frames read both unknown
+    (``usage_df(strict=True)`` refuses the run)."""
     counts = _counts(inp, out, cached, written, reasoning)
-    total, part = counts["input_tokens"], counts["cache_write_input_tokens"]
+    total, read = counts["input_tokens"], counts["cached_input_tokens"]
+    if total is not None and read is not None and read > total:
+        counts["cached_input_tokens"] = None
+    output, thought = counts["output_tokens"], counts["reasoning_tokens"]
+    if output is not None and thought is not None and thought > output:
+        counts["reasoning_tokens"] = None
+    part = counts["cache_write_input_tokens"]
     if part is not None and (total is None or (counts["cached_input_tokens"] or 0) + part > total):
         counts["cache_write_input_tokens"] = None
     return counts
