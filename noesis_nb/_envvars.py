@@ -19,6 +19,7 @@ __all__ = [
     "approver_from_env",
     "capture_from_env",
     "approver_id_from_env",
+    "check_approver_id",
     "misspelt",
     "is_default",
     "value_shown",
@@ -65,12 +66,26 @@ def approver_from_env() -> str:
     )
 
 
+def check_approver_id(given: Any) -> str:
+    """``given`` when it names who decides as the variable must (non-blank printable text of at most 200
+    characters); InvalidOptionError naming it otherwise. A decision's approver is written to the run and shown in
+    every view and line: a line end there would break them, and a view made with a wrong one fails only at a click."""
+    if not isinstance(given, str) or not given.strip():
+        raise InvalidOptionError(f"approver_id={quoted(given, 80)}: name who decides, e.g. approver_id='ana'")
+    if len(given) > _APPROVER_ID_MAX or not all(ch.isprintable() for ch in given):
+        raise InvalidOptionError(
+            f"approver_id={quoted(given, 80)}: name who decides in printable text of at most {_APPROVER_ID_MAX} "
+            "characters on one line, e.g. approver_id='ana'"
+        )
+    return given
+
+
 def approver_id_from_env(given: str | None = None) -> str:
     """Who a click or a magic records as deciding: ``given`` when named, else ``$NOESIS_NB_APPROVER_ID``, else
     ``"human"``. A value that names nobody (blank, control characters, over 200 characters) raises
     InvalidOptionError naming it: a decision's approver is written to the run and shown in every view."""
     if given is not None:
-        return given
+        return check_approver_id(given)
     raw = os.environ.get(APPROVER_ID_ENV)
     if raw is None or raw == "":
         return "human"

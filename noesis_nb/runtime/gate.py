@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .._envvars import check_approver_id
 from ..errors import AmbiguousDraftError, DraftNotFoundError, InvalidOptionError
 from ..secrets import shown_repr
 from ..secrets.quoted import quoted
@@ -26,8 +27,7 @@ __all__ = ["PendingApproval", "ApprovalGate", "Decision", "check_decider"]
 
 def check_decider(approver_id: Any, reason: Any) -> None:
     """Who decides and why, as a decision records them: a non-empty string, and a string or None."""
-    if not isinstance(approver_id, str) or not approver_id.strip():
-        raise InvalidOptionError(f"approver_id={quoted(approver_id, 80)}: name who decides, e.g. approver_id='ana'")
+    check_approver_id(approver_id)
     if reason is not None and not isinstance(reason, str):
         raise InvalidOptionError(f"reason={quoted(reason, 80)}: pass the reason as text, e.g. reason='checked the diff', or None")
 

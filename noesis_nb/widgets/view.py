@@ -377,6 +377,8 @@ class EpisodeView(ViewOutput, w.VBox):  # type: ignore[misc]  # ipywidgets ships
 
     def close(self) -> None:
         """Stop following the source and close every widget of the view (frees them in the kernel)."""
+        if "_coalescer" not in self.__dict__:  # refused in __init__ (a wrong approver_id): nothing was made to close
+            return
         self._coalescer.closed = True
         for unsubscribe in self._unsubscribe:
             unsubscribe()
