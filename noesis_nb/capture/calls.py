@@ -312,8 +312,10 @@ class ModelCall:
         if self.api == "messages":
             usage = u.merge_anthropic(usage, self.usage_delta) if usage is not None or self.usage_delta is not None else None
         counts = _USAGE[self.api](usage) if usage is not None else dict.fromkeys(TOKEN_FIELDS)
-        if self.watching and self.api == "messages" and self.usage_delta is None:
-            counts["output_tokens"] = None  # message_start's output count is a placeholder until message_delta
+        if self.watching and self.api == "messages" and u.count(u.get(self.usage_delta, "output_tokens")) is None:
+            # message_start's output count is a placeholder (1): only message_delta's says what was written, and a
+            # delta without one (a proxy's ``usage: {}``) leaves it unknown
+            counts["output_tokens"] = None
         return counts
 
     def reported(

@@ -165,3 +165,39 @@ def test_null_missing_and_zero_usage_are_kept_apart(runs_dir: Path) -> None:
         (35, 5, None, 7, None),  # Anthropic: message_delta's usage alone
     ]
     assert all(not p.get("abandoned") and "error" not in p and p["request_id"] == "req_shape" for p in got)
+
+
+@pytest.mark.parametrize(
+    "delta_usage, expected",
+    [
+        ({"output_tokens": 42}, (10, None, None, 42, None)),
+        ({"input_tokens": 5}, (5, None, None, None, None)),  # before: output 1, message_start's placeholder
+        ({}, (10, None, None, None, None)),
+        ({"output_tokens": None}, (10, None, None, None, None)),
+        (None, (10, None, None, None, None)),
+    ],
+)
+def test_message_starts_placeholder_output_is_never_the_calls_output(runs_dir: Path, delta_usage: Any, expected: Any) -> None:
+    start = {
+        "id": "msg_shape",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-x",
+        "content": [],
+        "stop_reason": None,
+        "stop_sequence": None,
+        "usage": {"input_tokens": 10, "output_tokens": 1},
+    }
+    events = [
+        {"type": "message_start", "message": start},
+        {"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": None}, "usage": delta_usage},
+        {"type": "message_stop"},
+    ]
+
+    def agent(task: str, ctx: Any) -> str:
+        claude = _client(anthropic.Anthropic, "http://provider.test", events=events)
+        list(claude.messages.create(model="claude-x", max_tokens=8, messages=MSG, stream=True))
+        return "done"
+
+    (call,) = _recorded(runs_dir, agent)
+    assert tokens(call) == expected and call["stop_reason"] == "end_turn" and not call.get("abandoned")
