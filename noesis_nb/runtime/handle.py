@@ -358,6 +358,10 @@ class EpisodeHandle:
             # a decision made on another thread flips the status on this loop (call_soon_threadsafe): let it land,
             # or ``await handle`` right after it would return 'paused' with nothing pending
             await asyncio.sleep(0)
+        if self._episode.status == "paused" and self._episode.cancel_requested and self._task is not None:
+            # stopped while it waited for a human: it ends (cancelled, sealed) at its next step, which is what to wait
+            # for; returning 'paused' with its drafts still pending would say a decision is awaited
+            await asyncio.wait({self._task})
         if self._episode.status == "running":
             await asyncio.shield(self._episode.settled.wait())
         return self

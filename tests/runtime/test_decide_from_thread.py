@@ -47,3 +47,22 @@ def test_await_after_a_rejection_from_another_thread_waits_for_the_end(runs_dir:
     assert status == "ok"
     assert "not now" in result["rejected"]
     assert not out.exists()
+
+
+def test_await_after_cancelling_a_paused_episode_returns_it_cancelled(runs_dir: Path, tmp_path: Path) -> None:
+    """``h.cancel(); await h`` on an episode waiting for a human returned it 'paused' with its draft pending."""
+    out = tmp_path / "out.txt"
+
+    async def main() -> list[tuple[str, int, bool]]:
+        seen = []
+        for drain in (None, 3.0):
+            handle = noesis_nb.start("note", using=make_writer(out), runs_dir=runs_dir, approver="ask")
+            await handle
+            assert handle.status == "paused"
+            assert handle.cancel(drain_s=drain)
+            await handle
+            seen.append((handle.status, len(handle.pending), handle.done()))
+        return seen
+
+    assert asyncio.run(main()) == [("cancelled", 0, True), ("cancelled", 0, True)]
+    assert not out.exists()
