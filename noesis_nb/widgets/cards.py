@@ -20,6 +20,7 @@ __all__ = ["pending_html", "decision_html", "decision_words", "draft_heading", "
 
 _SHELL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _RISK_HUES = {"high": "red", "critical": "red", "medium": "orange"}
+_REASON_MAX = 500  # a decision's line shows this much of its reason; the decision file keeps it whole
 
 
 def _time(value: Any) -> str:
@@ -38,8 +39,10 @@ def decision_words(decision: Mapping[str, Any], *, already: bool = False) -> str
 
 
 def _reason(decision: Mapping[str, Any]) -> str:
-    """The decision's reason, unless it only repeats which approver policy decided (``approved by approver policy 'auto'``)."""
-    reason = str(shown(decision.get("reason"))) if decision.get("reason") else ""
+    """The decision's reason, unless it only repeats which approver policy decided (``approved by approver policy 'auto'``):
+    one line, secrets removed, control and reordering characters shown (a decision file another program wrote may hold
+    a terminal escape, which a notebook's printed line would obey), cut at 500 characters."""
+    reason = short(decision.get("reason"), _REASON_MAX) if decision.get("reason") else ""
     approver = str(decision.get("approver_id") or "")
     if approver.startswith("policy:") and reason.endswith(f"by approver policy '{approver.removeprefix('policy:')}'"):
         return ""
