@@ -12,7 +12,8 @@ import os
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol, TypeVar
 
-from ..secrets.quoted import quoted
+from ..errors import InvalidOptionError
+from ..secrets.quoted import quoted, quoted_text
 from ..secrets.urls import refuse_password
 from ..store.runfiles import RACY_NS, change_stamp, list_dir, read_file, stamps_settled
 from ..store.runfiles import UnreadableRunFile as BadFile
@@ -175,6 +176,11 @@ def open_remote(url: str, storage_options: dict[str, Any] | None) -> tuple[Remot
         fs, path = fsspec.core.url_to_fs(url, **(storage_options or {}))
     except ImportError as exc:
         raise ImportError(f"reading {quoted(url)} needs the {protocol} file system: pip install 'noesis_nb[s3]' (s3fs)") from exc
+    except ValueError as exc:  # a protocol fsspec does not know ('Protocol not known: s4'), a URL it cannot take
+        raise InvalidOptionError(
+            f"source {quoted(url)} is no URL fsspec can open ({quoted_text(str(exc))}); pass a runs root's path, or a URL "
+            "of a file system fsspec knows (s3://bucket/prefix, gs://…, file://…)"
+        ) from None
     fs.invalidate_cache()
     return RemoteFS(fs, protocol), path
 

@@ -127,7 +127,7 @@ def unmatched_episodes(episodes: list[str] | None, refs: list[RunRef], source: S
         shown = ", ".join(repr(_Short(e)) for e in missing[:3]) + (f" and {len(missing) - 3} more" if len(missing) > 3 else "")
         one_root = source is None or isinstance(source, (str, os.PathLike))  # not "the sources given"
         local = one_root and ("://" not in where or where.startswith("file://"))
-        close = close_run_id(missing[0], [Path(where.removeprefix("file://")).expanduser()]) if local else None
+        close = close_run_id(missing[0], [Path(os.path.expanduser(where.removeprefix("file://")))]) if local else None
         if close:
             raise RunNotFoundError(
                 f"episodes= names {shown}, but no run in {quoted(where)} has that id (did you mean {quoted(close)}?)"
@@ -175,7 +175,7 @@ def stray_runs(source: Source, episodes: list[str] | None, refs: list[RunRef]) -
         text = os.fspath(item) if isinstance(item, (str, os.PathLike)) else None
         if not isinstance(text, str) or ("://" in text and not text.startswith("file://")) or any(c in text for c in "*?["):
             continue
-        root = str(Path(text.removeprefix("file://")).expanduser())  # as the scan was given it: its listing serves
+        root = os.path.expanduser(text.removeprefix("file://"))  # as the scan was given it: its listing serves
         for path, what in stray_run_files(root):
             if wanted is None or stray_id(os.path.basename(path), wanted) is not None:
                 found.setdefault(path, LoadProblem(shown_path(path), None, stray_reason(what)))
@@ -306,7 +306,7 @@ def _resolve_one(item: Any, storage_options: dict[str, Any] | None, remotes: dic
         if not matches:
             raise RunNotFoundError(f"the glob {quoted(text)} matches nothing; check the pattern or pass the runs root")
         return [ref for match in matches for ref in _local_dir(match)]
-    path = Path(text).expanduser()
+    path = Path(os.path.expanduser(text))  # ``~name`` of a user this system does not know stays as typed (not found)
     # a file, FIFO, device or dangling link holds no runs: say so rather than load nothing
     check_root(path, label="source", wanted="a runs root or a run directory (the folder that holds events.jsonl)")
     if path.exists():

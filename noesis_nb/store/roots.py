@@ -98,8 +98,14 @@ def check_root(
     """``root`` as a Path; a root that exists but is no folder (a file, FIFO, device, a link leading nowhere)
     is one clear error, where listing it would say "no runs" (a root not made yet is fine: no runs yet)."""
     path = Path(config.check_path(root, "runs_dir"))
-    if not os.path.lexists(path):
+    try:
+        os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
         return path
+    except OSError as exc:  # a name too long, a loop of links on the way, a parent this user may not search
+        fix = "each name in a path is at most 255 bytes" if exc.errno == errno.ENAMETOOLONG else "check the path"
+        said = f"{label} {quoted(str(path))} cannot be looked up ({exc.strerror})"
+        raise RunNotFoundError(f"{said}: {fix}; pass {wanted}") from None
     if path.is_dir():
         if not os.access(path, os.R_OK | os.X_OK):  # listed, it would look empty: "no runs" where there may be many
             raise RunNotFoundError(
@@ -132,7 +138,7 @@ def candidate_roots(runs_dir: str | os.PathLike[str] | None = None) -> list[Path
     """Roots to search, in order: explicit; ``ns.set``/``$NOESIS_RUNS_DIR``; ./.noesis/episodes; ./runs; ./.noesis/runs."""
     roots: list[Path] = []
     if runs_dir is not None:
-        roots.append(Path(config.check_path(runs_dir)).expanduser())
+        roots.append(Path(os.path.expanduser(config.check_path(runs_dir))))
     roots.append(config.runs_dir())
     roots += [Path(".noesis") / "episodes", Path("runs"), Path(".noesis") / "runs"]
     seen: set[Path] = set()
@@ -173,7 +179,7 @@ def find_run_dir(
             "(a str) or the run directory's path"
         )
     if isinstance(target, os.PathLike) or (isinstance(target, str) and (os.sep in target or "/" in target)):
-        path = Path(target).expanduser()
+        path = Path(os.path.expanduser(target))
         if is_run_dir(path):
             return path
         if any(len(part.encode("utf-8", "surrogateescape")) > 255 for part in path.parts):
@@ -190,7 +196,7 @@ def find_run_dir(
         raise RunNotFoundError(f"{quoted(str(path))} is not a run directory: {what}; {instead}")
     episode_id = validate_id(target)
     if runs_dir is not None:  # a file or FIFO given as the runs dir: say so, not "no run under it"
-        check_root(Path(config.check_path(runs_dir)).expanduser(), label="runs_dir")
+        check_root(Path(os.path.expanduser(config.check_path(runs_dir))), label="runs_dir")
     roots = candidate_roots(runs_dir)
     for root in roots:
         direct = root / episode_id

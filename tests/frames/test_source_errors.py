@@ -87,3 +87,30 @@ def test_strict_that_is_no_bool_is_named(tmp_path):
         for value in ("no", 0, None):
             with pytest.raises(InvalidOptionError, match=r"strict=.*: pass True \(raise on the first problem\) or False"):
                 frame(tmp_path, strict=value)
+
+
+@pytest.mark.parametrize("frame", FRAMES)
+@pytest.mark.parametrize("long", ["ep_" + "a" * 5000, "b" * 300 + "/ep_x"])
+def test_a_source_with_a_name_too_long_is_one_error_naming_it_and_the_limit(frame, long, tmp_path):
+    from noesis_nb.errors import RunNotFoundError
+
+    with pytest.raises(RunNotFoundError, match="cannot be looked up .*at most 255 bytes") as info:
+        frame(str(tmp_path / long))
+    assert "aaaa" in str(info.value) or "bbbb" in str(info.value)
+
+
+@pytest.mark.parametrize("frame", FRAMES)
+def test_a_home_of_no_such_user_is_a_source_that_does_not_exist(frame, monkeypatch, tmp_path):
+    from noesis_nb.errors import RunNotFoundError
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(RunNotFoundError, match=r"'~no-such-user-here/runs' does not exist; pass a runs root"):
+        frame("~no-such-user-here/runs")
+
+
+@pytest.mark.parametrize("frame", FRAMES)
+def test_a_url_of_a_protocol_fsspec_does_not_know_names_it_and_the_fix(frame):
+    from noesis_nb.errors import InvalidOptionError
+
+    with pytest.raises(InvalidOptionError, match=r"source 'nosuch://bucket/runs' is no URL fsspec can open .*nosuch.*s3://"):
+        frame("nosuch://bucket/runs")
