@@ -35,6 +35,8 @@ def checked_tags(tags: Any) -> dict[str, Any]:
                 f"tags: the key {quoted(key, 60)} is of type {type_name(key)}, not a str; tags are written as JSON, whose keys "
                 "are text: pass it as a str, e.g. {'team': 'search'}"
             )
+        if not key.strip():  # runs_df would show it as a column named only 'tags_'
+            raise InvalidOptionError(f"tags: the key {quoted(key, 60)} is blank; name each tag, e.g. {{'team': 'search'}}")
         checked[key] = _value(key, value)
     return checked
 
