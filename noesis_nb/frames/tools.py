@@ -227,6 +227,7 @@ def _row(
         decided = None if decided is pd.NaT else decided
     decision = approval.get("status") or facts.get("decision")
     status = execution.get("status") or facts.get("exec_status")
+    _decision_agrees(approval.get("status"), facts, execution.get("status") or facts.get("exec_status"), report)
     if status is None:
         if decision in ("approved", "rejected"):
             status = decision
@@ -263,6 +264,24 @@ def _row(
         or facts.get("decision_code")
         or (facts.get("pending_code") if status == "pending" else None),
     }
+
+
+def _decision_agrees(recorded: Any, facts: dict[str, Any], ran: Any, report: Report) -> None:
+    """Report an approval record the run's events contradict: a decision the events say otherwise (one of the two
+    was edited, or taken from another run), or a rejection of a tool that ran all the same. Either makes the row's
+    status a claim nobody can check, which an audit must not read as an answer."""
+    said = facts.get("decision")
+    if recorded in ("approved", "rejected") and said in ("approved", "rejected") and recorded != said:
+        report(
+            f"the approval record says {recorded!r}, but the run's events say the draft was {said}: one of the two "
+            "was changed or taken from another run. Restore the record from a copy of the run"
+        )
+    elif "rejected" in (recorded, said) and (ran is not None or facts.get("executed_at") is not None):
+        where = "approval record" if recorded == "rejected" else "run's events"
+        report(
+            f"the {where} says the draft was rejected, but the tool ran (status {quoted(ran, 40)}): a record was "
+            "changed or taken from another run. Restore the run's tool_invocations from a copy"
+        )
 
 
 class _ToolEvents:
