@@ -38,7 +38,7 @@ from .runtime.gate import DecisionStands
 from .runtime.registry import live_handles
 from .runtime.resolve import did_you_mean, resolve_using
 from .runtime.resume import NothingToResume
-from .secrets import keys_hidden, quoted, shown
+from .secrets import keys_hidden, quoted
 from .secrets.quoted import quoted_text
 from .store import find_run_dir, is_sealed, list_runs
 from .store.ownership import held_here, holder
@@ -50,6 +50,7 @@ __all__ = ["NoesisMagics", "build_parser", "load_ipython_extension", "unload_ipy
 
 
 _EXPAND_MAX = 10_000  # longer arguments (a pasted document) are taken as typed
+_STEER_SHOWN = 200  # characters of a steer's text the confirmation line shows (the steer event keeps it whole)
 
 
 class _HelpShown(Exception):
@@ -613,8 +614,11 @@ class NoesisMagics(Magics):
         return None
 
     def _steer(self, args: argparse.Namespace, cell: str | None) -> Any:
+        from .widgets.render import short
+
         steer = self._live("steer", args.episode).steer(args.text, mode=args.mode, sender=args.sender)
-        print(shown(f"sent to {args.episode} ({steer.mode}): {steer.text}"))
+        # one visible line: the text may come from a variable ($t) holding a terminal escape, which the output obeys
+        print(f"sent to {args.episode} ({steer.mode}): {short(steer.text, _STEER_SHOWN)}")
         return None
 
     def _runs_dir(self, args: argparse.Namespace, cell: str | None) -> Any:
