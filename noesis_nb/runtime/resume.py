@@ -199,11 +199,12 @@ async def resume_from_disk(
         return _already_sealed(run_dir)
     live = live_handles().get(episode_id)
     if live is not None and not live.done() and live.run_dir.resolve() == run_dir.resolve():
-        return ResumeReport(
-            episode_id,
-            "live_here",
-            f"episode {episode_id} is live in this process; it continues by itself once its draft is decided",
+        waits = (
+            "it continues by itself once its draft is decided"
+            if live.status == "paused"
+            else f"it is {live.status}, nothing to resume (`await` its handle to wait for it)"
         )
+        return ResumeReport(episode_id, "live_here", f"episode {episode_id} is live in this process; {waits}")
     try:
         rec = Recorder.reopen(run_dir)
     except RunBusyError as exc:
