@@ -29,6 +29,7 @@ from ..errors import (
     RunGoneError,
     RunSealedError,
     RunWriteError,
+    quoted_path,
     refused_write,
 )
 from .paths import UnsafeRunPathError, run_path
@@ -298,7 +299,7 @@ def _open_log(path: Path) -> int:
             reason = "is a directory, not a file; remove it (it is not part of the run) or restore the log from a copy"
         else:
             reason = f"cannot be opened for writing ({exc.strerror or exc}); check that the run directory is writable"
-        raise UnsafeRunPathError(f"{path} {reason}") from None
+        raise UnsafeRunPathError(f"{quoted_path(path)} {reason}") from None
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):

@@ -12,7 +12,7 @@ import os
 import stat
 from pathlib import Path
 
-from ..errors import InvalidIdError, NoesisNbError
+from ..errors import InvalidIdError, NoesisNbError, quoted_path
 from ..secrets.quoted import quoted
 
 __all__ = ["UnsafeRunPathError", "run_path", "check_part"]
@@ -63,11 +63,11 @@ def run_path(run_dir: str | os.PathLike[str], *parts: str, mkdir: bool = False) 
             continue
         if stat.S_ISLNK(st.st_mode):
             raise UnsafeRunPathError(
-                f"{path} is a symbolic link; noesis_nb never writes through links inside a run "
-                f"({root}). Replace the link with the real file or folder."
+                f"{quoted_path(path)} is a symbolic link; noesis_nb never writes through links inside a run "
+                f"({quoted_path(root)}). Replace the link with the real file or folder."
             )
         if not last and not stat.S_ISDIR(st.st_mode):
-            raise UnsafeRunPathError(f"{path} is not a directory; the run {root.name} is damaged")
+            raise UnsafeRunPathError(f"{quoted_path(path)} is not a directory; the run {quoted_path(root.name)} is damaged")
     return path
 
 
@@ -78,7 +78,8 @@ def _not_a_link(path: Path, root: Path, what: str) -> None:
         return
     if stat.S_ISLNK(st.st_mode):
         raise UnsafeRunPathError(
-            f"{what} {path} is a symbolic link; pass the real run directory ({os.path.realpath(path)}) if you mean to write there"
+            f"{what} {quoted_path(path)} is a symbolic link; pass the real run directory "
+            f"({quoted_path(os.path.realpath(path))}) if you mean to write there"
         )
     if not stat.S_ISDIR(st.st_mode):
-        raise UnsafeRunPathError(f"{what} {path} is not a directory")
+        raise UnsafeRunPathError(f"{what} {quoted_path(path)} is not a directory")

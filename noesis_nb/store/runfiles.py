@@ -16,7 +16,7 @@ import stat
 import time
 from typing import Any, BinaryIO
 
-from ..errors import NoesisNbError
+from ..errors import NoesisNbError, quoted_path
 
 __all__ = [
     "UnreadableRunFile",
@@ -79,7 +79,7 @@ class UnreadableRunFile(NoesisNbError, OSError):
 
     def __init__(self, path: str, reason: str):
         self.path, self.reason = str(path), reason
-        super().__init__(f"{path}: {reason}")
+        super().__init__(f"{quoted_path(path)}: {reason}")  # a run root or folder name may hold a key
 
 
 def change_stamp(st: os.stat_result) -> tuple[int, int, int]:

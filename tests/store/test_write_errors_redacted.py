@@ -66,3 +66,26 @@ def test_a_frame_load_refused_under_strict_names_the_file_without_the_key(tmp_pa
     message = str(info.value)
     assert KEY not in message and "[REDACTED]/ep_01M90802TAZB1PJ1XQQ3SMC5DH/" in message
     assert "strict=False" in message
+
+
+def test_a_run_file_read_or_written_in_a_crafted_run_is_named_without_the_key(tmp_path):
+    import os
+
+    from noesis_nb.store import EventWriter
+    from noesis_nb.store.paths import UnsafeRunPathError, run_path
+    from noesis_nb.store.runfiles import UnreadableRunFile
+
+    run = _root(tmp_path)
+    os.mkfifo(run / "events.jsonl")  # a FIFO where the log goes: never read, never written
+    with pytest.raises(UnreadableRunFile) as read:
+        read_events(run / "events.jsonl", strict=True)
+    (run / "events.jsonl").unlink()
+    (run / "events.jsonl").mkdir()
+    with pytest.raises(UnsafeRunPathError) as written:
+        EventWriter(run / "events.jsonl").append({"phase": "act", "payload": {}})
+    (run / "tool_invocations").symlink_to(tmp_path)
+    with pytest.raises(UnsafeRunPathError) as linked:
+        run_path(run, "tool_invocations", "approvals", "x.json", mkdir=True)
+    for info in (read, written, linked):
+        message = str(info.value)
+        assert KEY not in message and "[REDACTED]/ep_01M90802TAZB1PJ1XQQ3SMC5DH/" in message
