@@ -219,6 +219,18 @@ def minimal_adapter() -> Adapter:
     return Adapter(target=minimal, label="core.minimal", call=minimal, wants_context=None, is_async=False, input_mapper=None)
 
 
+def refuse_non_adapter(using: Any) -> None:
+    """Raise when ``using`` is given but could be no adapter at all (``using=5``), without importing or calling it."""
+    if using is None or isinstance(using, (str, Adapter)) or callable(using):
+        return
+    if any(callable(getattr(using, name, None)) for name in ("invoke", "run")):
+        return
+    raise UsingResolutionError(
+        f"using={quoted(using, 60)} (type {type(using).__name__}) is no adapter; pass a function such as "
+        "def agent(task, ctx), an object with invoke/run, or 'pkg.mod:attr'"
+    )
+
+
 def resolve_using(using: Any) -> Adapter:
     """Resolve ``using=`` to an :class:`Adapter`, raising one clear error when it cannot."""
     if isinstance(using, Adapter):

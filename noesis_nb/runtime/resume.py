@@ -31,11 +31,13 @@ from ..errors import (
     CheckpointNotFoundError,
     EpisodeInterrupted,
     EventLogCorruption,
+    InvalidIdError,
     InvalidOptionError,
     ResumeAdapterMismatchError,
     ResumeAdapterRequiredError,
     RunSealedError,
 )
+from ..ids import validate_id
 from ..secrets.quoted import quoted
 from ..store import is_sealed, read_events_to_continue, read_final, read_json
 from ..store.ownership import RunBusyError, remove_stale_note
@@ -57,7 +59,7 @@ from .pause import EpisodePaused
 from .position import last_pause, options_from_state, payload_of
 from .recorder import Recorder, artifact_digest
 from .registry import live_handles
-from .resolve import resolve_using
+from .resolve import refuse_non_adapter, resolve_using
 from .resume_tool import (
     continue_tool_draft,
     dispatched,
@@ -189,10 +191,14 @@ async def resume_from_disk(
 ) -> ResumeReport:
     """Continue the run in ``run_dir`` as far as its directory allows (see the module's rules)."""
 
+    # The caller's options are checked before the run is looked at: a wrong value is refused even when the run
+    # turns out to need none of them (sealed, live, busy), rather than passed over with "nothing to resume".
     if unknown_outcome not in (None, "retry", "fail"):
         raise InvalidOptionError(
             f"unknown_outcome={quoted(unknown_outcome)}: use 'retry' (run the draft again) or 'fail' (record it failed)"
         )
+    checkpoint_id = _given_checkpoint_id(checkpoint_id)
+    refuse_non_adapter(using)
     episode_id = run_dir.name
     if (run_dir / "manifest.json").exists():
         remove_stale_note(run_dir)
@@ -216,6 +222,22 @@ async def resume_from_disk(
     finally:
         if not rec.closed:
             rec.close_without_sealing()
+
+
+def _given_checkpoint_id(checkpoint_id: object) -> str | None:
+    """The caller's ``checkpoint_id`` if it is None or a plain id; one error naming it and the fix otherwise."""
+    if checkpoint_id is None:
+        return None
+    fix = (
+        "pass the id of one of the run's checkpoints as a string (e.g. 'chk_0123456789ab', the checkpoint_id "
+        "of its run.checkpoint events), or leave checkpoint_id out to resume from the last one"
+    )
+    if not isinstance(checkpoint_id, str) or not checkpoint_id.strip():
+        raise InvalidOptionError(f"checkpoint_id={quoted(checkpoint_id)} ({type(checkpoint_id).__name__}): {fix}")
+    try:
+        return validate_id(checkpoint_id, what="checkpoint_id")
+    except InvalidIdError as exc:
+        raise InvalidIdError(f"{exc}; {fix}") from None
 
 
 def _already_sealed(run_dir: Path) -> ResumeReport:
