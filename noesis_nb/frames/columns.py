@@ -146,7 +146,7 @@ RUN_COLUMNS: dict[str, tuple[str, str]] = {
     "ended_at": ("datetime", "UTC end time of a finished run, else NaT"),
     "duration_s": ("float", "summary.duration_sec, else ended_at - started_at"),
     "governance_mode": ("category", "off, audit or enforce"),
-    "act_count": ("int", "summary.metrics.act_count, else actions in state.json (tool calls left out)"),
+    "act_count": ("int", "summary.metrics.act_count, else actions in state.json"),
     "veto_count": ("int", "governance vetoes (summary.metrics.veto_count)"),
     "tool_calls": ("int", "tool drafts in tool_invocations/prepared (or tool.requested events)"),
     "pending_approvals": ("int", "drafts waiting for a human decision"),

@@ -407,7 +407,7 @@ def _row(record: RunRecord, report: Callable[[str], Report]) -> dict[str, Any]:
         "ended_at": facts.ended_at,
         "duration_s": facts.duration_s,
         "governance_mode": facts.governance_mode,
-        "act_count": metrics.get("act_count", len(_acts(actions)) if isinstance(actions, list) else None),
+        "act_count": metrics.get("act_count", len(actions) if isinstance(actions, list) else None),
         "veto_count": metrics.get("veto_count"),
         "tool_calls": tool_calls,
         "pending_approvals": tools["pending"],
@@ -418,7 +418,6 @@ def _row(record: RunRecord, report: Callable[[str], Report]) -> dict[str, Any]:
     }
     # values come mostly from the summary (else state.json): a misfit is reported against that file
     clean_row(row, _ROW_COLUMNS, in_summary if record["summary"] is not None else in_state)
-    _acts_agree(row["act_count"], metrics, actions, in_summary)
     named = row["episode_id"]
     if named is not None and named != ref.name:  # a renamed copy, or a summary taken from another run
         (in_summary if summary.get("episode_id") == named else in_state)(
@@ -430,26 +429,6 @@ def _row(record: RunRecord, report: Callable[[str], Report]) -> dict[str, Any]:
     if not record.get("written_here"):
         _shown_text(row)
     return row
-
-
-def _acts(actions: list[Any]) -> list[Any]:
-    """The state's actions that are acts: a tool call run through the tool contract is listed as an action too
-    (``x-tool_draft_id``, as Noēsis's bridge writes it) but is no ``act`` event, so ``act_count`` leaves it out."""
-    return [a for a in actions if not (isinstance(a, dict) and "x-tool_draft_id" in a)]
-
-
-def _acts_agree(count: Any, metrics: dict[str, Any], actions: Any, in_summary: Report) -> None:
-    """Report a summary whose ``act_count`` differs from the acts state.json lists: both are written from the
-    same acts, so one of them was edited or copied from another run, and the row's number is not to be trusted."""
-    if "act_count" not in metrics or type(count) is not int or not isinstance(actions, list):
-        return
-    acts = len(_acts(actions))
-    if count != acts:
-        in_summary(
-            f"metrics.act_count is {count}, but state.json lists {acts} act(s) (outcomes.actions, tool calls left out): "
-            "one of the two files was changed or taken from another run; the row keeps the summary's count. "
-            "Restore both from a copy of the run"
-        )
 
 
 def _as_shown(value: Any, record: RunRecord) -> Any:
