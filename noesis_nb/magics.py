@@ -128,7 +128,11 @@ def build_parser() -> _Parser:
     run = sub.add_parser("run", help="start an episode in the background and show its live view")
     run.add_argument("using", help="adapter: a name in the notebook namespace, 'pkg.mod:attr', a path, or a short name")
     run.add_argument("task", nargs="?", help='the task, quoted: "summarise the logs" (or the cell body with %%%%noesis)')
-    run.add_argument("--approver", default=None, help="ask (default; Approve/Reject buttons), auto, deny, or a callable's name")
+    run.add_argument(
+        "--approver",
+        default=None,
+        help="ask (Approve/Reject buttons), auto, deny, or a callable's name (default: $NOESIS_NB_APPROVER, else ask)",
+    )
     run.add_argument(
         "--governance", choices=("off", "audit", "enforce"), default=None, help="governance mode (default: configured)"
     )
