@@ -610,11 +610,22 @@ class NoesisMagics(Magics):
 
     def _stop(self, args: argparse.Namespace, cell: str | None) -> Any:
         handle = self._live("stop", args.episode)
-        handle.cancel(drain_s=args.drain)
-        print(
-            f"cancelling {args.episode}"
-            + (f" once its running calls finish (≤ {args.drain:g} s)" if args.drain is not None else "")
-        )
+        if handle.done():
+            print(f"{args.episode} already ended ({handle.status}); nothing to stop")
+            return None
+        if handle.stop_requested and not handle.draining:  # a second stop: nothing more to do
+            print(f"{args.episode} is already cancelling; it is ending 'cancelled'")
+            return None
+        was_draining = handle.draining
+        if not handle.cancel(drain_s=args.drain):
+            print(f"{args.episode} already ended ({handle.status}); nothing to stop")
+        elif was_draining:  # a second stop during a drain stops at once
+            print(f"stopping {args.episode} at once: its drain is cut short")
+        else:
+            print(
+                f"cancelling {args.episode}"
+                + (f" once its running calls finish (≤ {args.drain:g} s)" if args.drain is not None else "")
+            )
         return None
 
     def _steer(self, args: argparse.Namespace, cell: str | None) -> Any:

@@ -283,6 +283,11 @@ class EpisodeHandle:
         return True
 
     @property
+    def stop_requested(self) -> bool:
+        """True once ``cancel()`` was asked: the episode is ending ``cancelled`` (or already has)."""
+        return bool(self._episode.cancel_requested)
+
+    @property
     def draining(self) -> bool:
         """True from a graceful stop until the episode has ended."""
         return self._episode.drain is not None and not self.done()
