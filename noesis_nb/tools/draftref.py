@@ -1,9 +1,10 @@
 """The one rule for naming a draft: its whole id, its request id, or a unique part of its request id.
 
 Draft ids look like ``draft:<run_id>:<request_id>``. A reference may be the whole id, the request
-id, or a prefix or suffix of the request id of at least ``MIN_PART`` characters. A reference that
-names nothing (``""``, ``"draft:"``, ``"draft:<run_id>:"``) is refused: it must never pick "the
-only draft" by accident.
+id, or a prefix or suffix of the request id of at least ``MIN_PART`` characters past the scheme's
+common prefix ``req_`` (every request id noesis_nb makes starts with it, so ``"req_"`` alone, or
+``"req_0"``, tells no draft from another). A reference that names nothing (``""``, ``"draft:"``,
+``"draft:<run_id>:"``, ``"req_"``) is refused: it must never pick "the only draft" by accident.
 """
 
 from __future__ import annotations
@@ -11,9 +12,11 @@ from __future__ import annotations
 from noesis_nb.errors import InvalidIdError
 from noesis_nb.secrets import quoted
 
-__all__ = ["MIN_PART", "request_part", "run_part", "match_draft_ref"]
+__all__ = ["MIN_PART", "SCHEME_PREFIX", "request_part", "run_part", "match_draft_ref"]
 
 MIN_PART = 4
+#: what every request id noesis_nb makes starts with (``req_<ULID>``): not counted as part of a reference
+SCHEME_PREFIX = "req_"
 
 
 def request_part(draft_id: str) -> str:
@@ -54,9 +57,11 @@ def match_draft_ref(ref: object, ids: list[str]) -> list[str]:
     if named is not None and len(named) == 2 and named[0]:  # ``draft:<run>:<part>``: that run's drafts only
         ids = [d for d in ids if run_part(d) == named[0]]
     core = _core(ref)
-    if len(core) < MIN_PART:
+    meaningful = core[len(SCHEME_PREFIX) :] if core.startswith(SCHEME_PREFIX) else core
+    if len(meaningful) < MIN_PART:
+        past = f" past its common prefix {SCHEME_PREFIX!r}" if core.startswith(SCHEME_PREFIX) else ""
         raise InvalidIdError(
             f"draft reference {quoted(ref)} is too short to name a draft unambiguously; give at least {MIN_PART} "
-            "characters of the request id, or the whole draft id"
+            f"characters of the request id{past} (e.g. {SCHEME_PREFIX}01K9…), or the whole draft id"
         )
     return [d for d in ids if request_part(d).startswith(core) or request_part(d).endswith(core)]

@@ -2,6 +2,7 @@
 
 import asyncio
 import json
+import os
 import subprocess
 import sys
 import threading
@@ -350,8 +351,10 @@ def test_an_ambiguous_draft_reference_names_the_candidates(runs_dir, tmp_path):
         await _until_pending(handle, 2)
         with pytest.raises(AmbiguousDraftError, match="2 drafts are pending"):
             handle.approve(approver_id="x")
+        shared = os.path.commonprefix([p.draft_id.rsplit(":", 1)[1] for p in handle.pending])
+        assert len(shared) >= len("req_") + 4  # ULIDs made in the same moment share their time part
         with pytest.raises(AmbiguousDraftError, match="matches"):
-            handle.approve("req_", approver_id="x")
+            handle.approve(shared[: len("req_") + 4], approver_id="x")
         handle.cancel()
         await handle.wait()
         return handle
