@@ -66,13 +66,18 @@ def approver_from_env() -> str:
     )
 
 
+def _names_someone(name: str) -> bool:
+    """Whether ``name`` can record who decides: non-blank printable text of at most ``_APPROVER_ID_MAX`` characters."""
+    return bool(name.strip()) and len(name) <= _APPROVER_ID_MAX and all(ch.isprintable() for ch in name)
+
+
 def check_approver_id(given: Any) -> str:
     """``given`` when it names who decides as the variable must (non-blank printable text of at most 200
     characters); InvalidOptionError naming it otherwise. A decision's approver is written to the run and shown in
     every view and line: a line end there would break them, and a view made with a wrong one fails only at a click."""
     if not isinstance(given, str) or not given.strip():
         raise InvalidOptionError(f"approver_id={quoted(given, 80)}: name who decides, e.g. approver_id='ana'")
-    if len(given) > _APPROVER_ID_MAX or not all(ch.isprintable() for ch in given):
+    if not _names_someone(given):
         raise InvalidOptionError(
             f"approver_id={quoted(given, 80)}: name who decides in printable text of at most {_APPROVER_ID_MAX} "
             "characters on one line, e.g. approver_id='ana'"
@@ -90,7 +95,7 @@ def approver_id_from_env(given: str | None = None) -> str:
     if raw is None or raw == "":
         return "human"
     name = raw.strip()
-    if name and len(name) <= _APPROVER_ID_MAX and all(ch.isprintable() for ch in name):
+    if _names_someone(name):
         return name
     raise InvalidOptionError(
         f"${APPROVER_ID_ENV}={value_shown(raw)}: name who decides in printable text of at most {_APPROVER_ID_MAX} "

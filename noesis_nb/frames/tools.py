@@ -227,7 +227,7 @@ def _row(
         decided = None if decided is pd.NaT else decided
     decision = approval.get("status") or facts.get("decision")
     status = execution.get("status") or facts.get("exec_status")
-    _decision_agrees(approval.get("status"), facts, execution.get("status") or facts.get("exec_status"), report)
+    _decision_agrees(approval.get("status"), facts, status, report)
     if status is None:
         if decision in ("approved", "rejected"):
             status = decision
