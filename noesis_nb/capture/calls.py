@@ -95,6 +95,7 @@ class ModelCall:
         self.token: Any = None  # what the scope's watcher handed back when the call started
         self.unparsed: Any = None  # the response a parse helper's post-parser was given (kept only if it raises)
         self.fill: dict[str, int | None] | None = None  # the counts written when the adapter reported the call first
+        self.began = 0  # the scope's ``calls_started`` once this call was admitted
         self._done = False
 
     @classmethod
@@ -110,8 +111,11 @@ class ModelCall:
         watcher = self.scope.watcher
         if watcher is not None:
             self.token = watcher.model_started(self.provider, self.requested_model)
-        with self.scope.lock:
-            self.scope.sent_calls.add(self)
+        scope = self.scope
+        with scope.lock:
+            scope.sent_calls.add(self)
+            scope.calls_started += 1
+            self.began = scope.calls_started
 
     def watch_parser(self, options: Any) -> None:
         """A parse helper (``chat.completions.parse``, ``responses.parse``, ``messages.parse``) turns the response
@@ -154,8 +158,7 @@ class ModelCall:
         self.model = _text(u.get(result, "model"))
         self.usage = u.get(result, "usage")
         if self.api in ("chat.completions", "completions"):
-            choices = u.get(result, "choices") or []
-            self.stop_reason = _text(u.get(choices[0], "finish_reason")) if choices else None
+            self.stop_reason = _first_choice_reason(u.get(result, "choices"))
         elif self.api == "responses":
             status = _text(u.get(result, "status"))
             reason = _text(u.get(u.get(result, "incomplete_details"), "reason"))
@@ -225,11 +228,14 @@ class ModelCall:
                     self.finished.add(index)
                     if index in (0, None):  # with ``n`` > 1: the first choice's, as in a whole response
                         self.stop_reason = finish
-                if u.get(item, "usage") is not None:
-                    self.usage = u.get(item, "usage")
-                    # the counts came and every choice has finished (OpenAI's usage chunk comes after them, some
-                    # servers send it with the last finish; one sending usage on every chunk has not ended before)
-                    self.ended = self.stop_reason is not None and not self.unfinished
+                usage = u.get(item, "usage")
+                if usage is not None:
+                    self.usage = usage
+                    # the counts are final: OpenAI's usage chunk (``choices`` always empty) is the stream's last before
+                    # ``[DONE]``, with the whole request's usage, even from a server that never sends a finish_reason;
+                    # or every choice has finished (some servers send the usage with the last finish). A server that
+                    # sends usage on every content chunk (running totals) has not ended before either.
+                    self.ended = not u.get(item, "choices") or (self.stop_reason is not None and not self.unfinished)
             elif self.api == "responses":
                 response = u.get(item, "response")
                 if response is not None:
@@ -297,7 +303,7 @@ class ModelCall:
         except Exception as exc:  # a shape nobody foresaw: the call is still counted, its tokens unknown
             payload = {"model": self.requested_model, "provider": self.provider, "capture_problem": shown_cut(repr(exc), 300)}
         keys = _keys(self.request_id, self.response_id, self.span_id)
-        event_id = self.scope.record(payload, keys, known=True)
+        event_id = self.scope.record(payload, keys, known=True, began=self.began)
         watcher = self.scope.watcher
         if watcher is not None and self.token is not None:
             try:
@@ -383,6 +389,15 @@ class ModelCall:
         elif self.problem is not None:
             payload["error"] = self.problem
         return payload
+
+
+def _first_choice_reason(choices: Any) -> str | None:
+    """A whole response's stop reason: its choice of index 0 (with ``n`` > 1 the list may come in any order; a stream
+    takes index 0's too), or the first choice naming no index; None when there is no such choice."""
+    for choice in choices or ():
+        if u.get(choice, "index") in (0, None):
+            return _text(u.get(choice, "finish_reason"))
+    return None
 
 
 def _consistent(counts: dict[str, int | None]) -> bool:

@@ -20,7 +20,15 @@ Each call is written once. The rules (README, "Real model calls"):
   Anthropic's ``usage.input_tokens`` reports) and the same model (or a prefix of the
   response's dated model name, ``gpt-4o-mini`` for ``gpt-4o-mini-2024-07-18``) as a captured
   call not matched yet. Each captured call matches one manual call at most. A stream still being
-  read matches the same way (its request id, or the counts it has seen): it is written then.
+  read matches the same way (its request id, or the counts it has seen): it is written then;
+- a captured call whose input or output count is unknown (a stream without its usage chunk, one
+  closed early) cannot match by counts, so the adapter's own report of it, with estimated counts
+  and no request id, is that call when it comes right after it: the next ``ctx.model_call`` of
+  the task (or thread) that ended the call, naming the same model, no other call captured in the
+  episode since it started, its known counts equal to the report's, and no error. The report
+  writes nothing and returns the captured event's id (written when the call ended, it stays as the
+  provider left it: the estimates are not the provider's counts). Any other report, a report from
+  another task, or a captured call begun in between ends that chance: never a different call.
 """
 
 from __future__ import annotations
@@ -30,6 +38,7 @@ import contextlib
 import contextvars
 import os
 import threading
+import weakref
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -81,14 +90,22 @@ class CaptureScope:
     # the keys ``learn`` was told: each client's (``api_key``, ``auth_token``), its text or None
     keys_told: set[tuple[str | None, str | None]] = field(default_factory=set)
     closed: bool = False
+    calls_started: int = 0  # SDK calls admitted so far: tells whether a call began after another one
+    # the last call written with unknown counts, which the next report of its task may be: (its task or thread,
+    # as a weak reference; ``calls_started`` when it began; its row); None when there is none (``claim_unknown``)
+    fillable: tuple[Any, int, dict[str, Any]] | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
     generation: int = field(default_factory=lambda: _forks.generation)  # a forked child of its process is outside it
 
-    def record(self, payload: dict[str, Any], keys: tuple[tuple[str, str], ...] = (), *, known: bool = False) -> str | None:
+    def record(
+        self, payload: dict[str, Any], keys: tuple[tuple[str, str], ...] = (), *, known: bool = False, began: int = 0
+    ) -> str | None:
         """Write one model call (``payload`` without ``event_name``); None when a key says it is written already.
 
         ``known``: the call is certainly a new one (one SDK ``request`` is one call, whatever ids a
-        server reuses); its keys are only noted, for the spans that come later. Never raises:
+        server reuses); its keys are only noted, for the spans that come later. ``began``: ``calls_started`` when
+        an SDK call began (0 for a span), making a call with unknown counts the one its task's next report may
+        fill (``claim_unknown``). Never raises:
         capture must not break the program it watches (an episode that ended refuses events).
         A forked child (a stream the parent opened, read in the child) writes nothing.
         """
@@ -117,8 +134,10 @@ class CaptureScope:
             "id_2": ids[1] if len(ids) > 1 else None,
             "claimed": False,
         }
+        owner = _owner() if began and _fillable(payload) else None
         with self.lock:
             self.captured.append(row)
+            self.fillable = None if owner is None else (owner, began, row)
         return event_id
 
     def claim(self, model: str, input_tokens: int | None, output_tokens: int | None, request_id: str | None) -> str | None:
@@ -141,6 +160,34 @@ class CaptureScope:
                     call["claimed"] = True
                     return str(call["event_id"])
         return None
+
+    def claim_unknown(self, model: str, input_tokens: int | None, output_tokens: int | None, may: bool) -> str | None:
+        """The captured call with unknown counts that a report made right after it repeats (marked matched), or None.
+
+        Told of every report; one from the call's task ends the chance either way. ``may``: the report names no
+        request id and repeats no other captured call, so it may be this one."""
+        with self.lock:
+            fill = self.fillable
+            if fill is None:
+                return None
+            owner, began, call = fill
+            if owner() is not _current_owner():
+                return None  # another task's report: not the one right after this call
+            self.fillable = None
+            if not may:
+                return None
+            total, out = call["input_total"], call["output_tokens"]
+            same = (
+                began == self.calls_started
+                and not call["claimed"]
+                and (total is None or input_tokens in (total, call["input_uncached"]))
+                and (out is None or output_tokens == out)
+                and _same_model(model, call["model"], call["requested_model"])
+            )
+            if not same:
+                return None
+            call["claimed"] = True
+            return str(call["event_id"])
 
     def mark_claimed(self, event_id: str) -> None:
         """The captured event ``event_id`` is the one a manual ``ctx.model_call`` repeats."""
@@ -197,6 +244,28 @@ def ended_reason(ended: BaseException | None) -> str:
     said = shown_cut(error_text(ended, 200 + SCAN_MARGIN), 200)
     why = ": ".join(part for part in ("" if name.startswith("_") else name, said) if part) or name
     return f"the episode ended on an error before the stream ended ({why})"
+
+
+def _current_owner() -> Any:
+    """The asyncio task running here, else the thread: whose report comes "right after" a call."""
+    try:
+        task = asyncio.current_task()
+    except RuntimeError:  # no event loop running in this thread
+        task = None
+    return task if task is not None else threading.current_thread()
+
+
+def _owner() -> Any:
+    """A weak reference to ``_current_owner()`` (a task or thread that ended is nobody's)."""
+    try:
+        return weakref.ref(_current_owner())
+    except TypeError:
+        return None
+
+
+def _fillable(payload: dict[str, Any]) -> bool:
+    """A call a later report may fill: its input or output count unknown, and no error (a failed call has none)."""
+    return (payload.get("input_tokens") is None or payload.get("output_tokens") is None) and "error" not in payload
 
 
 def _same_model(manual: str, model: str | None, requested: str | None) -> bool:
@@ -257,6 +326,9 @@ def claim_manual(
     if scope is None or scope.episode_id != episode_id or not (scope.captured or scope.open_calls):
         return None
     found = scope.claim(model, input_tokens, output_tokens, request_id) if scope.captured else None
+    if scope.fillable is not None:  # told even when it cannot be that call: the report is the one right after it
+        unknown = scope.claim_unknown(model, input_tokens, output_tokens, may=request_id is None and found is None)
+        found = found or unknown
     if found is not None:
         return found
     with scope.lock:

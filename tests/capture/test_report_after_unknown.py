@@ -1,0 +1,124 @@
+"""An adapter's own ``ctx.model_call`` right after a captured call whose counts are unknown (a stream without its
+usage chunk): that call, one event, never two; and never another call swallowed. Real SDKs against the loopback
+provider in its documented shapes."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import noesis_nb
+from noesis_nb.store import read_events
+
+from ..compat.checker import check_run
+from .recorded_calls import calls
+
+openai = pytest.importorskip("openai")
+anthropic = pytest.importorskip("anthropic")
+
+MSG = [{"role": "user", "content": "hi"}]
+
+
+def _recorded(runs_dir: Path, ep: str) -> list[dict[str, Any]]:
+    assert check_run(runs_dir / ep) == []
+    noesis_nb.usage_df(runs_dir, episodes=ep, strict=True)
+    return calls(runs_dir, ep)
+
+
+def _model_event_ids(runs_dir: Path, ep: str) -> list[str]:
+    return [e["id"] for e in read_events(runs_dir / ep / "events.jsonl") if e["phase"] == "model"]
+
+
+def _client(stub: Any) -> Any:
+    return openai.OpenAI(base_url=stub.openai_url, api_key="sk-test", max_retries=0)
+
+
+def test_an_estimate_reported_after_a_stream_without_usage_is_that_call(stub: Any, runs_dir: Path) -> None:
+    ids: list[str] = []
+
+    def agent(task: str, ctx: Any) -> str:
+        client = _client(stub)
+        for _ in client.chat.completions.create(model="gpt-4o-mini", messages=MSG, stream=True):  # no usage chunk
+            pass
+        ids.append(ctx.model_call("gpt-4o-mini", provider="openai", input_tokens=11, output_tokens=3))
+        return "done"
+
+    ep = noesis_nb.solve("estimate after a stream", using=agent, runs_dir=runs_dir)
+    got = _recorded(runs_dir, ep)
+    # before: two events, the captured call (unknown counts) and the adapter's estimate of the same call
+    assert len(got) == 1 and got[0]["capture"] == "openai"
+    assert got[0]["input_tokens"] is None and got[0]["output_tokens"] is None  # the provider's, as it left them
+    assert ids == _model_event_ids(runs_dir, ep)
+
+
+def test_an_anthropic_stream_closed_before_its_delta_is_the_report_that_follows(stub: Any, runs_dir: Path) -> None:
+    def agent(task: str, ctx: Any) -> str:
+        claude = anthropic.Anthropic(base_url=stub.url, api_key="sk-ant-test", max_retries=0)
+        with claude.messages.stream(model="claude-x", max_tokens=8, messages=MSG) as stream:
+            for event in stream:
+                if event.type == "content_block_delta":
+                    break  # the output count never came; the uncached input did (message_start)
+        ctx.model_call("claude-x", provider="anthropic", input_tokens=200, output_tokens=4)
+        return "done"
+
+    ep = noesis_nb.solve("closed early", using=agent, runs_dir=runs_dir)
+    (call,) = _recorded(runs_dir, ep)
+    assert call["abandoned"] is True and call["input_tokens"] == 1500 and call["output_tokens"] is None
+
+
+def test_a_report_that_is_not_right_after_or_not_that_call_is_written(stub: Any, runs_dir: Path) -> None:
+    def stream(client: Any) -> None:
+        for _ in client.chat.completions.create(model="gpt-4o-mini", messages=MSG, stream=True):
+            pass
+
+    def agent(task: str, ctx: Any) -> str:
+        client = _client(stub)
+        stream(client)
+        ctx.model_call("o3", input_tokens=11, output_tokens=3)  # another model: written, and the chance is gone
+        ctx.model_call("gpt-4o-mini", input_tokens=11, output_tokens=3)  # not right after: written
+        stream(client)
+        client.chat.completions.create(model="gpt-4o-mini", messages=MSG)  # another captured call in between
+        ctx.model_call("gpt-4o-mini", input_tokens=12, output_tokens=4)  # not the whole call's counts: written
+        stream(client)
+        ctx.model_call("gpt-4o-mini", input_tokens=11, output_tokens=3, request_id="req_elsewhere")  # another id
+        return "done"
+
+    ep = noesis_nb.solve("not right after", using=agent, runs_dir=runs_dir)
+    got = _recorded(runs_dir, ep)
+    assert [(p.get("capture"), p["model"]) for p in got] == [
+        ("openai", "gpt-4o-mini-2024-07-18"),
+        (None, "o3"),
+        (None, "gpt-4o-mini"),
+        ("openai", "gpt-4o-mini-2024-07-18"),
+        ("openai", "gpt-4o-mini-2024-07-18"),
+        (None, "gpt-4o-mini"),
+        ("openai", "gpt-4o-mini-2024-07-18"),
+        (None, "gpt-4o-mini"),
+    ]
+
+
+def test_a_report_from_another_task_is_not_the_call_its_task_just_made(stub: Any, runs_dir: Path) -> None:
+    async def agent(task: str, ctx: Any) -> str:
+        client = openai.AsyncOpenAI(base_url=stub.openai_url, api_key="sk-test", max_retries=0)
+        streamed = asyncio.Event()
+
+        async def reader() -> None:
+            async for _ in await client.chat.completions.create(model="gpt-4o-mini", messages=MSG, stream=True):
+                pass
+            streamed.set()
+            await asyncio.sleep(0.05)
+            ctx.model_call("gpt-4o-mini", input_tokens=11, output_tokens=3)  # its own estimate: that call
+
+        async def other() -> None:
+            await streamed.wait()
+            ctx.model_call("gpt-4o-mini", input_tokens=40, output_tokens=9)  # a call made elsewhere: written
+
+        await asyncio.gather(reader(), other())
+        return "done"
+
+    ep = noesis_nb.solve("two tasks", using=agent, runs_dir=runs_dir)
+    got = _recorded(runs_dir, ep)
+    assert [(p.get("capture"), p["input_tokens"]) for p in got] == [("openai", None), (None, 40)]
