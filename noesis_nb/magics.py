@@ -38,6 +38,7 @@ from .runtime.gate import DecisionStands
 from .runtime.registry import live_handles
 from .runtime.resolve import did_you_mean, resolve_using
 from .runtime.resume import NothingToResume
+from .runtime.steer import check_steer
 from .secrets import keys_hidden, quoted
 from .secrets.quoted import quoted_text
 from .store import find_run_dir, is_sealed, list_runs
@@ -631,6 +632,7 @@ class NoesisMagics(Magics):
     def _steer(self, args: argparse.Namespace, cell: str | None) -> Any:
         from .widgets.render import short
 
+        check_steer(args.text, args.mode, "human" if args.sender is None else args.sender)  # before the lookup
         steer = self._live("steer", args.episode).steer(args.text, mode=args.mode, sender=args.sender)
         # one visible line: the text may come from a variable ($t) holding a terminal escape, which the output obeys
         print(f"sent to {args.episode} ({steer.mode}): {short(steer.text, _STEER_SHOWN)}")

@@ -15,7 +15,6 @@ import orjson
 
 from . import config as _config
 from . import tools
-from ._threads import run_sync
 from ._unstarted import awaited_entry
 from .errors import (
     CheckpointConsistencyError,
@@ -32,13 +31,13 @@ from .errors import (
     SummaryNotWrittenError,
     UnsupportedFeatureError,
 )
-from .runtime.api import _tell
+from .runtime.api import _tell, resume_blocking
 from .runtime.api import solve as _solve
 from .runtime.api import solve_async as _solve_async
 from .runtime.recorder import Recorder
 from .runtime.registry import live_handles
 from .runtime.resolve import minimal_adapter
-from .runtime.resume import find_checkpoint, resume_from_disk, validate_checkpoint
+from .runtime.resume import find_checkpoint, validate_checkpoint
 from .secrets.quoted import quoted
 from .store import find_run_dir, is_sealed, iter_events, read_events
 from .store import list_runs as _list_runs
@@ -227,11 +226,7 @@ def resume_run(
 ) -> str:
 
     _not_implemented("resume_run", caused_by=caused_by, context=context, workspace=workspace, verify=verify)
-    report = run_sync(
-        resume_from_disk(
-            find_run_dir(episode_id, options.pop("runs_dir", None)), checkpoint_id=checkpoint_id, using=using, **options
-        )
-    )
+    report = resume_blocking(episode_id, checkpoint_id=checkpoint_id, using=using, **options)  # resume_run's own path
     _tell(report)
     return report.episode_id
 

@@ -26,13 +26,13 @@ from ..tools import decide, resolve_draft_id, supply_secrets
 from ..tools.draftref import run_part
 from ..tools.errors import PreparedToolInvocationNotFoundError
 from .episode import Episode, EpisodeOptions
-from .gate import Decision, check_decider, tell_if_overruled, to_decision
+from .gate import Decision, check_decision_options, tell_if_overruled, to_decision
 from .handle import EpisodeHandle
 from .interrupt import interrupted, watch_interrupts
 from .recorder import Recorder
 from .registry import forget, live_handles, register
 from .resolve import resolve_using
-from .resume import NothingToResume, ResumeReport, interrupted_resume, paused_on, resume_from_disk
+from .resume import NothingToResume, ResumeReport, check_resume_options, interrupted_resume, paused_on, resume_from_disk
 from .rootlink import warn_if_default_root_linked
 from .tags import checked_tags
 from .vetoes import decide_veto_on_disk, read_veto_decision
@@ -418,7 +418,7 @@ def decide_draft(
     target: str | os.PathLike[str], draft_id: str | None, *, approve: bool, approver_id: str, reason: str | None, runs_dir: Any
 ) -> Decision:
     """``approve_draft`` / ``reject_draft`` without their ``DecisionStands`` warning (for callers that say it their way)."""
-    check_decider(approver_id, reason)
+    check_decision_options(draft_id, approver_id, reason)  # before the run is looked up
     try:
         run_dir = _find_run(target, runs_dir)
     except Exception:
@@ -551,15 +551,37 @@ def resume_run(
     path (``{"kwargs.auth": "…"}``), values the stored draft has redacted (the error names each path).
     An interrupt (Ctrl-C, the kernel's ■) raises ``EpisodeInterrupted`` saying what became of the run.
     """
+    report = resume_blocking(
+        episode_id,
+        checkpoint_id=checkpoint_id,
+        runs_dir=runs_dir,
+        using=using,
+        tools=tools,
+        unknown_outcome=unknown_outcome,
+        secrets=secrets,
+    )
+    _tell(report)
+    return report.episode_id
+
+
+def resume_blocking(
+    episode_id: str | os.PathLike[str],
+    *,
+    checkpoint_id: str | None = None,
+    runs_dir: Any = None,
+    using: Any = None,
+    tools: dict[str, Any] | None = None,
+    unknown_outcome: UnknownOutcome | None = None,
+    secrets: dict[str, Any] | None = None,
+) -> ResumeReport:
+    """The one blocking resume path (``resume_run`` and ``ns.resume_run``): options checked, then the run continued."""
     try:
-        report = run_sync(_resume(episode_id, checkpoint_id, runs_dir, using, tools, unknown_outcome, secrets))
+        return run_sync(_resume(episode_id, checkpoint_id, runs_dir, using, tools, unknown_outcome, secrets))
     except KeyboardInterrupt:
         said = _interrupted_resume(episode_id, runs_dir)
         if said is None:
             raise
         raise said from None
-    _tell(report)
-    return report.episode_id
 
 
 def _interrupted_resume(episode_id: str | os.PathLike[str], runs_dir: Any) -> EpisodeInterrupted | None:
@@ -580,13 +602,7 @@ async def _resume(
     unknown_outcome: str | None,
     secrets: dict[str, Any] | None,
 ) -> ResumeReport:
-    if tools is not None and (
-        not isinstance(tools, dict) or not all(isinstance(k, str) and callable(v) for k, v in tools.items())
-    ):  # checked before the run is touched: a wrong kind would fail only when its draft came to run
-        raise InvalidOptionError(
-            f"tools={quoted(tools, 80)}: pass a dict of tool name -> callable, e.g. {{'fs.write_file': write_file}}, "
-            "for python-protocol drafts whose callable is not importable"
-        )
+    check_resume_options(checkpoint_id=checkpoint_id, using=using, tools=tools, unknown_outcome=unknown_outcome)
     with supply_secrets(secrets):
         return await resume_from_disk(
             _find_run(episode_id, runs_dir),

@@ -22,7 +22,7 @@ from ..tools import decide as persist_decision
 from ..tools.draftref import match_draft_ref
 from ..tools.protocols import render_command_line
 
-__all__ = ["PendingApproval", "ApprovalGate", "Decision", "check_decider"]
+__all__ = ["PendingApproval", "ApprovalGate", "Decision", "check_decider", "check_decision_options"]
 
 
 def check_decider(approver_id: Any, reason: Any) -> None:
@@ -30,6 +30,15 @@ def check_decider(approver_id: Any, reason: Any) -> None:
     check_approver_id(approver_id)
     if reason is not None and not isinstance(reason, str):
         raise InvalidOptionError(f"reason={quoted(reason, 80)}: pass the reason as text, e.g. reason='checked the diff', or None")
+
+
+def check_decision_options(draft_id: Any, approver_id: Any, reason: Any) -> None:
+    """Every decision's options (``approve_draft``, ``reject_draft``, a handle's ``approve`` / ``reject``), checked
+    before anything is looked up: a draft reference that names nothing (not text, or blank) is refused whatever
+    the run holds, the same way ``match_draft_ref`` refuses it."""
+    check_decider(approver_id, reason)
+    if draft_id is not None and (not isinstance(draft_id, str) or not draft_id.strip()):
+        match_draft_ref(draft_id, [])  # raises InvalidIdError naming the value and the fix
 
 
 @dataclass(frozen=True)

@@ -19,10 +19,10 @@ from ..secrets import redact_exception, shown_cut
 from ..secrets.quoted import quoted
 from ..store.vocab import TERMINAL_STATUSES, failed
 from .drain import DrainReport
-from .gate import Decision, PendingApproval, check_decider, tell_if_overruled
+from .gate import Decision, PendingApproval, check_decision_options, tell_if_overruled
 from .interrupt import interrupted, watch_interrupts
 from .presenter import presenter
-from .steer import Steer, check_sender
+from .steer import Steer, check_sender, check_steer
 
 if TYPE_CHECKING:
     from .episode import Episode
@@ -194,8 +194,8 @@ class EpisodeHandle:
 
     def _decide(self, draft_id: str | None, approve: bool, approver_id: str, reason: str | None) -> Decision:
         episode = self._episode
+        check_decision_options(draft_id, approver_id, reason)  # the caller's options first, as approve_draft does
         episode.recorder.check_owner("handle.approve()" if approve else "handle.reject()")
-        check_decider(approver_id, reason)
         episode.recorder.writer.check_disk()  # a run removed or moved away says so now (RunGoneError), not "no draft"
         if not episode.gate.pending and episode.decide_veto(approve, approver_id, reason):
             decision = Decision(
@@ -245,6 +245,7 @@ class EpisodeHandle:
         boundary). Recorded ``steer.sent`` now (``sender``: who says it, as approvals name the approver;
         default ``human``) and ``steer.applied`` when the adapter takes it. Safe from any thread.
         """
+        check_steer(text, mode, "human" if sender is None else sender)  # the caller's options first
         self._episode.recorder.check_owner("handle.steer()")
         status = self.status
         if status != "running" or self._task is None:
@@ -303,6 +304,7 @@ class EpisodeHandle:
         """``cancel(drain_s)`` and wait until the episode has ended; returns the drain report (None without a drain).
 
         While a drain is under way it only waits (``cancel()`` is the second stop that ends a drain at once)."""
+        _drain_seconds(drain_s)  # the caller's option first, even while a drain (which ignores it) is under way
         self._episode.recorder.check_owner("handle.stop()")
         if not self.draining:
             self.cancel(drain_s)

@@ -191,14 +191,7 @@ async def resume_from_disk(
 ) -> ResumeReport:
     """Continue the run in ``run_dir`` as far as its directory allows (see the module's rules)."""
 
-    # The caller's options are checked before the run is looked at: a wrong value is refused even when the run
-    # turns out to need none of them (sealed, live, busy), rather than passed over with "nothing to resume".
-    if unknown_outcome not in (None, "retry", "fail"):
-        raise InvalidOptionError(
-            f"unknown_outcome={quoted(unknown_outcome)}: use 'retry' (run the draft again) or 'fail' (record it failed)"
-        )
-    checkpoint_id = _given_checkpoint_id(checkpoint_id)
-    refuse_non_adapter(using)
+    checkpoint_id = check_resume_options(checkpoint_id=checkpoint_id, using=using, tools=tools, unknown_outcome=unknown_outcome)
     episode_id = run_dir.name
     if (run_dir / "manifest.json").exists():
         remove_stale_note(run_dir)
@@ -222,6 +215,27 @@ async def resume_from_disk(
     finally:
         if not rec.closed:
             rec.close_without_sealing()
+
+
+def check_resume_options(*, checkpoint_id: object, using: Any, tools: Any, unknown_outcome: object) -> str | None:
+    """The one check of a resume's options (every resume entry calls it first); the checkpoint id to use.
+
+    The caller's options are checked before any run is looked up: a wrong value is refused even when the run
+    is unknown, or turns out to need none of them (sealed, live, busy), rather than passed over."""
+    if unknown_outcome not in (None, "retry", "fail"):
+        raise InvalidOptionError(
+            f"unknown_outcome={quoted(unknown_outcome)}: use 'retry' (run the draft again) or 'fail' (record it failed)"
+        )
+    if tools is not None and (
+        not isinstance(tools, dict) or not all(isinstance(k, str) and callable(v) for k, v in tools.items())
+    ):  # a wrong kind would fail only when its draft came to run
+        raise InvalidOptionError(
+            f"tools={quoted(tools, 80)}: pass a dict of tool name -> callable, e.g. {{'fs.write_file': write_file}}, "
+            "for python-protocol drafts whose callable is not importable"
+        )
+    given = _given_checkpoint_id(checkpoint_id)
+    refuse_non_adapter(using)
+    return given
 
 
 def _given_checkpoint_id(checkpoint_id: object) -> str | None:

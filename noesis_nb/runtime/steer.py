@@ -27,10 +27,20 @@ from ..store.vocab import STEER_APPLIED, STEER_MODES, STEER_SENT
 if TYPE_CHECKING:
     from .recorder import Recorder
 
-__all__ = ["Steer", "SteerBox", "check_mode", "check_sender"]
+__all__ = ["Steer", "SteerBox", "check_mode", "check_sender", "check_steer"]
 
 MAX_TEXT = 20_000
 MAX_SENDER = 200
+
+
+def check_steer(text: object, mode: object, sender: object) -> None:
+    """A steer's options (text, mode, sender): checked before anything about the episode is looked at."""
+    if not isinstance(text, str) or not text.strip():
+        raise InvalidOptionError(f"steer text must be a non-empty string, got {quoted(text)}")
+    if len(text) > MAX_TEXT:
+        raise InvalidOptionError(f"steer text is {len(text):,} characters; keep it under {MAX_TEXT:,}")
+    check_mode(mode)
+    check_sender(sender)
 
 
 @dataclass(frozen=True)
@@ -98,12 +108,7 @@ class SteerBox:
 
     def send(self, text: str, *, mode: str, sender: str) -> Steer:
         """Queue ``text`` and write ``steer.sent``; returns the steer."""
-        if not isinstance(text, str) or not text.strip():
-            raise InvalidOptionError(f"steer text must be a non-empty string, got {quoted(text)}")
-        if len(text) > MAX_TEXT:
-            raise InvalidOptionError(f"steer text is {len(text):,} characters; keep it under {MAX_TEXT:,}")
-        check_mode(mode)
-        check_sender(sender)
+        check_steer(text, mode, sender)
         steer_id = f"steer_{uuid.uuid4().hex[:12]}"
         with self._cond:  # queue order is the order of the sent events
             event = self._rec.emit(
