@@ -71,9 +71,13 @@ _KEYWORDS = re.compile(  # grouped by first letter: sre tries fewer branches per
 # them has no keyword, and most texts are cleared after trying far fewer positions (a test holds it to that).
 # The last two mark a character escape (``\u0070``, ``\x70``, ``\160``, ``\N{…}``, ``\/``, ``&#x70;``): text holding one is
 # also judged as it reads decoded (a keyword or token spelled in escapes holds no keyword as written)
+# Each anchor starts at the keyword's rarest letter (``mysql`` at its ``q``, ``eyj`` at its ``j``, the letters before it
+# checked looking back): the search tries a branch only where such a letter stands, about half the places of prose.
+# ``%`` and two hex digits is a character escape too: ``%70assword=…`` reads ``password=…`` percent-decoded.
 _KEYWORD_ANCHORS = re.compile(
-    rb"k(?:en|ey|ie|s\.slack|er)|p(?:ass|wd)|c(?:ret|red|ontras|url)|uth|bearer|yj|xox|ysql|mariadb|://|%2f%2f|\\(?:[ux0-3/]|n\{)|&#"
-    rb"|odman|erdct|dis-c|zip|enssl"
+    rb"k(?:en|ey|ie|s\.slack|er)|p(?:ass|wd|odman|enssl)|c(?:ret|red|ontras|url|tl(?<=nerdctl))|uth"
+    rb"|b(?:earer|(?<=mariadb))|j(?<=eyj)|xox|ql(?<=mysql)|zip|-cli(?<=redis-cli)"
+    rb"|://|%[0-9a-f]{2}|\\(?:[ux0-3/]|n\{)|&#"
 )
 # a JSON key that is one of the short secret names (``"pin": …``, ``"otp": …``): too common inside words to be keywords
 # (``shipping``, ``design``: the keyword search would run on most prose), they are looked for as whole keys only
@@ -119,7 +123,17 @@ def _might_contain(blob: bytes) -> bool:
     # an escape or an invisible character may hide a keyword or a token: the text as it reads is judged too
     text = blob.decode("utf-8", "replace")
     read = plain(text)
-    return read != text and _might_contain(read.encode("utf-8", "replace"))
+    if read != text and _might_contain(read.encode("utf-8", "replace")):
+        return True
+    return _percent_might_contain(text, lambda reading: _might_contain(reading.encode("utf-8", "replace")))
+
+
+def _percent_might_contain(text: str, judge: Any) -> bool:
+    """Whether ``text`` read percent-decoded (``%70assword=…``, as ``find_in_text`` reads it too) may hold a secret."""
+    if "%" not in text or _PERCENT.search(text) is None:
+        return False
+    reading = unquote(text, errors="replace")
+    return reading != text and bool(judge(reading))
 
 
 def _hides(blob: bytes) -> bool:
@@ -283,6 +297,8 @@ def _text_might_contain(value: str) -> bool:
         read = plain(value)
         if read != value and _text_might_contain(read):
             return True
+    if _percent_might_contain(value, _text_might_contain):  # and percent-decoded: ``%70assword=…``
+        return True
     if _LONG_RUN_STR.search(value) is not None or (
         not value.isascii() and _LONG_RUN in value.encode("utf-8", "replace").translate(_RUNS)  # as in the JSON test
     ):

@@ -227,6 +227,7 @@ def test_provider_ids_skip_the_detectors_but_a_token_inside_one_does_not():
 _KEYWORD_PIECES = ["pass", "pwd", "secret", "sshpass", "token", "key", "auth", "cookie", "cred", "contras", "bearer"]
 _KEYWORD_PIECES += ["eyj", "xox", "hooks.slack", "mysql", "mariadb", "://u:p@h", "k", "p", "c", "u", "y", "x", ":"]
 _KEYWORD_PIECES += ["%3A%2F%2F", "%3a", "%2f", "%", "3a", "2f"]
+_KEYWORD_PIECES += ["podman", "openssl", "nerdctl", "redis-cli", "zip", "docker", "curl", "mysql", "sql", "q", "j", "b", "-"]
 
 
 @settings(max_examples=500, deadline=None)
