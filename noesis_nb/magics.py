@@ -611,15 +611,12 @@ class NoesisMagics(Magics):
 
     def _stop(self, args: argparse.Namespace, cell: str | None) -> Any:
         handle = self._live("stop", args.episode)
-        if handle.done():
-            print(f"{args.episode} already ended ({handle.status}); nothing to stop")
-            return None
-        if handle.stop_requested and not handle.draining:  # a second stop: nothing more to do
+        if not handle.done() and handle.stop_requested and not handle.draining:  # a second stop: nothing more to do
             print(f"{args.episode} is already cancelling; it is ending 'cancelled'")
             return None
         was_draining = handle.draining
-        if not handle.cancel(drain_s=args.drain):
-            print(f"{args.episode} already ended ({handle.status}); nothing to stop")
+        if handle.done() or not handle.cancel(drain_s=args.drain):
+            print(_not_stopped_line(args.episode, handle))
         elif was_draining:  # a second stop during a drain stops at once
             print(f"stopping {args.episode} at once: its drain is cut short")
         else:
@@ -649,6 +646,16 @@ class NoesisMagics(Magics):
         if linked := _linked_line(config.runs_dir()):
             print(linked)
         return None
+
+
+def _not_stopped_line(episode: str, handle: Any) -> str:
+    """Why a stop did nothing: the episode ended, or the event loop it ran on is closed (it runs no more)."""
+    if handle.done():
+        return f"{episode} already ended ({handle.status}); nothing to stop"
+    return (
+        f"{episode} cannot be stopped: the event loop it ran on is closed, so it runs no more; its run stays "
+        f"{handle.status!r} on disk. Restart the kernel, then noesis_nb.resume_run({quoted(episode)}) ends it"
+    )
 
 
 def _adapter_names(words: list[str]) -> list[str]:

@@ -57,3 +57,30 @@ def test_a_second_stop_during_a_drain_says_it_stops_at_once(
     assert first == f"cancelling {handle.episode_id} once its running calls finish (≤ 20 s)"
     assert second == f"stopping {handle.episode_id} at once: its drain is cut short"
     assert handle.status == "cancelled"
+
+
+def test_a_stop_that_does_nothing_says_why_in_one_place(
+    ip: Any, runs_dir: Path, comm_log: list, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An episode whose event loop was closed under it is not running, yet it has not ended: the stop said it had
+    "already ended (running)" (the second of two "already ended" branches); now one line says which it is."""
+    loop = asyncio.new_event_loop()
+
+    async def begin() -> Any:
+        handle = noesis_nb.start("wait", using=_waits, runs_dir=runs_dir)
+        await asyncio.sleep(0.05)
+        return handle
+
+    handle = loop.run_until_complete(begin())
+    loop.close()  # the loop is gone with the episode's task still pending on it
+    ep = handle.episode_id
+    try:
+        said = _said(ip, capsys, f"stop {ep}")
+        assert not handle.done()
+        assert "already ended" not in said
+        assert said.startswith(f"{ep} cannot be stopped: the event loop it ran on is closed")
+        assert f"noesis_nb.resume_run('{ep}')" in said
+    finally:
+        from noesis_nb.runtime.registry import forget
+
+        forget(ep)  # its task can never finish on the closed loop: leave no live handle for later tests
