@@ -22,7 +22,7 @@ from ..store.runfiles import UnreadableRunFile, open_file, read_file
 from ._emit import PHASE, Row, as_object, row, usage_row
 from ._jsontext import JSONTextError, loads_text
 from ._lines import LINE_END, LineSplitter
-from .replay import RecordedReplay, import_rows, rereadable
+from .replay import RecordedReplay, import_rows, is_one_shot, rereadable
 
 __all__ = ["NoeticLogError", "noetic_rows", "noetic_replay", "import_noetic"]
 
@@ -298,4 +298,5 @@ def noetic_replay(log: Any, harness_response: Harness = None, *, output: Callabl
 def import_noetic(log: Any, harness_response: Harness = None, *, task: str = "imported Noetic run", **opts: Any) -> str:
     """Write a Noetic log as a sealed Noēsis run; returns the episode id (``runs_dir=`` etc. as for ``solve``)."""
     name = os.fspath(log) if not isinstance(log, (bytes, bytearray)) and _is_path(log) else None
-    return import_rows(lambda: noetic_rows(log, harness_response), task=task, source="noetic", name=name, **opts)
+    whole = not is_one_shot(log)  # a path, a text or a list is complete; an open file may still be written
+    return import_rows(lambda: noetic_rows(log, harness_response), task=task, source="noetic", name=name, whole=whole, **opts)

@@ -13,15 +13,28 @@ from __future__ import annotations
 
 import itertools
 import os
-from collections.abc import Callable, Iterable
+import warnings
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from .. import config
 from ..errors import NoesisNbError
 from ..runtime.api import solve
 from ..secrets.quoted import quoted
+from ..store.roots import check_root, refuse_run_as_root
+from ._dedupe import DIGEST_TAG, import_lock, imported_before, trace_digest
 from ._emit import Row, emit_row
 
-__all__ = ["EmptyTraceError", "RecordedReplay", "RecordedRunError", "TraceAlreadyReadError", "import_rows", "rereadable"]
+__all__ = [
+    "EmptyTraceError",
+    "RecordedReplay",
+    "RecordedRunError",
+    "TraceAlreadyImported",
+    "TraceAlreadyReadError",
+    "import_rows",
+    "is_one_shot",
+    "rereadable",
+]
 
 
 class RecordedRunError(NoesisNbError):
@@ -30,6 +43,10 @@ class RecordedRunError(NoesisNbError):
 
 class TraceAlreadyReadError(NoesisNbError, ValueError):
     """A replay's one-shot source (an open file, a generator) was read by an earlier episode."""
+
+
+class TraceAlreadyImported(UserWarning):
+    """The trace was imported into this root before: the run made then is returned instead of a second one."""
 
 
 class EmptyTraceError(NoesisNbError, ValueError):
@@ -52,7 +69,7 @@ def rereadable(given: Any, what: str) -> Callable[[], Any]:
     second call raises :class:`TraceAlreadyReadError` saying so, where the replay would otherwise record an
     empty run as if the trace held nothing.
     """
-    if isinstance(given, (str, bytes, os.PathLike)) or not _is_iterator(given):
+    if isinstance(given, (str, bytes, os.PathLike)) or not is_one_shot(given):
         return lambda: given
     read = False
 
@@ -70,7 +87,8 @@ def rereadable(given: Any, what: str) -> Callable[[], Any]:
     return once
 
 
-def _is_iterator(value: Any) -> bool:
+def is_one_shot(value: Any) -> bool:
+    """True for an iterator (an open file, a generator): read once, and possibly still being written."""
     try:
         return iter(value) is value
     except TypeError:
@@ -132,6 +150,7 @@ def import_rows(
     source: str,
     result: Any = None,
     name: str | None = None,
+    whole: bool | None = None,
     **opts: Any,
 ) -> str:
     """Write ``rows`` as a sealed Noēsis run (``solve`` with :class:`RecordedReplay`); returns the episode id.
@@ -140,8 +159,18 @@ def import_rows(
     (a missing path, a folder, one event instead of a list) raises its error to the caller rather than
     leaving an ``error`` run behind; so does a trace with no rows (:class:`EmptyTraceError`, naming ``name``, its
     file). A bad row further on still ends the run ``error`` with what came before.
+
+    ``whole``: the trace is complete where it is (a file, a text, a list; the default for a list or tuple of
+    rows), so it is read whole first: importing the identical trace (same rows, task and options) into the
+    same root again returns the run made the first time, with a :class:`TraceAlreadyImported` warning (see
+    ``_dedupe``), and a changed trace makes a new run. Otherwise (an open file, a generator: a log that may
+    still be written) rows are replayed as they come, and a Ctrl-C while waiting for one seals the run cancelled.
     """
+    if whole is None:
+        whole = isinstance(rows, (list, tuple))
     items = iter(rows() if callable(rows) else rows)
+    if whole:
+        return _import_whole(items, task=task, source=source, result=result, name=name, **opts)
     first = next(items, _NOTHING)
     if first is _NOTHING:
         raise _empty(source, name)
@@ -152,6 +181,50 @@ def import_rows(
     except BaseException:
         _close_quietly(items)
         raise
+
+
+def _import_whole(items: Iterator[Row], *, task: str, source: str, result: Any, name: str | None, **opts: Any) -> str:
+    """``import_rows`` of a complete trace: read it, then return the run an earlier import of it made, or make one."""
+    read: list[Row] = []
+    failure: Exception | None = None
+    try:
+        for item in items:
+            read.append(item)
+    except Exception as exc:  # replayed after the rows before it: the run ends ``error`` with what was read
+        failure = exc
+    finally:
+        _close_quietly(items)
+    if not read:
+        if failure is not None:
+            raise failure
+        raise _empty(source, name)
+    tags = opts.get("tags")
+    if tags is not None and not isinstance(tags, dict):  # solve names the wrong value
+        return solve(task, using=RecordedReplay(_replayed(read, failure), source=source, result=result), **opts)
+    parts = {"source": source, "task": task, "result": result, "options": {k: v for k, v in opts.items() if k != "runs_dir"}}
+    digest = trace_digest(parts, read, failure)
+    root = config.runs_dir(opts.get("runs_dir"))
+    refuse_run_as_root(check_root(root))  # solve's own refusals, before the lock makes the root
+    with import_lock(root):
+        earlier = imported_before(root, digest)
+        if earlier is not None:
+            warnings.warn(
+                f"this {source} trace was imported into {quoted(str(root))} already, as run {earlier} (same rows, task "
+                f"and options: {DIGEST_TAG} {digest[:19]}…); that run is returned. Pass another task= or runs_dir= "
+                "for a second run",
+                TraceAlreadyImported,
+                stacklevel=4,
+            )
+            return earlier
+        replay = RecordedReplay(_replayed(read, failure), source=source, result=result)
+        return solve(task, using=replay, **{**opts, "tags": {**(tags or {}), DIGEST_TAG: digest}})
+
+
+def _replayed(read: list[Row], failure: Exception | None) -> Iterator[Row]:
+    """The rows read, then the error that stopped the reading (the run ends ``error`` with it)."""
+    yield from read
+    if failure is not None:
+        raise failure
 
 
 def _close_quietly(items: Any) -> None:

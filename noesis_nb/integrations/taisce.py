@@ -18,7 +18,7 @@ from ..errors import NoesisNbError
 from ..secrets.display import shown_cut
 from ._emit import PHASE, Row, as_object, as_text, row, token_count
 from ._jsontext import JSONTextError, loads_text
-from .replay import RecordedReplay, import_rows, rereadable
+from .replay import RecordedReplay, import_rows, is_one_shot, rereadable
 
 __all__ = [
     "MEMORY_PREFIX",
@@ -163,4 +163,5 @@ def taisce_replay(
 
 def import_taisce(messages: Iterable[Any], *, task: str = "imported Taisce transcript", **opts: Any) -> str:
     """Write a transcript as a sealed Noēsis run; returns the episode id."""
-    return import_rows(lambda: taisce_rows(messages), task=task, source="taisce", **opts)
+    whole = not is_one_shot(messages)  # a list of messages is complete; a generator may still be producing
+    return import_rows(lambda: taisce_rows(messages), task=task, source="taisce", whole=whole, **opts)

@@ -69,7 +69,8 @@ def test_import_noeta_writes_a_sealed_run(runs_dir):
     run_dir = runs_dir / episode
     assert read_json(run_dir / "summary.json")["status"] == "ok" and verify_manifest(run_dir).ok
     state = read_json(run_dir / "state.json")
-    assert state["episode"]["tags"] == {"source": "noeta"} and state["goal"]["task"] == "delete x.txt"
+    assert state["episode"]["tags"] == {"source": "noeta", "trace_digest": state["episode"]["tags"]["trace_digest"]}
+    assert state["episode"]["tags"]["trace_digest"].startswith("sha256:") and state["goal"]["task"] == "delete x.txt"
     assert read_json(run_dir / "final.json")["outcome"] == "success"
 
 

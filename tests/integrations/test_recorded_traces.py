@@ -77,7 +77,8 @@ def test_noetic_import_writes_a_sealed_run(runs_dir):
     run_dir = runs_dir / episode
     assert read_json(run_dir / "summary.json")["status"] == "ok"
     assert read_json(run_dir / "final.json")["outcome"] == "success"
-    assert read_json(run_dir / "state.json")["episode"]["tags"] == {"source": "noetic"} and verify_manifest(run_dir).ok
+    tags = read_json(run_dir / "state.json")["episode"]["tags"]
+    assert tags == {"source": "noetic", "trace_digest": tags["trace_digest"]} and verify_manifest(run_dir).ok
     models = [e for e in read_events(run_dir / "events.jsonl") if e["phase"] == "model"]
     assert len(models) == 1 and models[0]["agent_id"] == "model:unknown"
 
