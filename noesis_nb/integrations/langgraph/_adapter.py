@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -23,7 +24,7 @@ from ...secrets.quoted import quoted
 from .._approvals import default_answer, request_approval, tool_name
 from .._emit import PHASE, apply_output, row
 from .._extras import require
-from ._callbacks import make_handler
+from ._callbacks import make_handler, make_stopper
 from ._interrupts import (
     LangGraphResumeError,
     LangGraphRunError,
@@ -153,8 +154,13 @@ class LangGraphAdapter:
         try:
             if self.use_async:
                 return await self.graph.ainvoke(value, config)
+            stopped = threading.Event()  # set when the episode is cancelled: the worker thread's graph starts nothing more
+            config = {**config, "callbacks": [*config["callbacks"], make_stopper(stopped)]}
             try:
                 return await asyncio.to_thread(self.graph.invoke, value, config)
+            except asyncio.CancelledError:
+                stopped.set()
+                raise
             except (KeyboardInterrupt, SystemExit) as exc:  # raised by a node in the worker thread, not at the kernel
                 raise LangGraphRunError(
                     f"a node raised {type(exc).__name__}({brief(exc.args[0]) if exc.args else ''}) in the graph's worker "

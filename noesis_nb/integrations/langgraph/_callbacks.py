@@ -101,3 +101,38 @@ def _describe(error: BaseException) -> str:
         return f"{type(error).__name__}: {error}"
     except Exception as exc:
         return f"{type(error).__name__} (its message could not be read: {type(exc).__name__})"
+
+
+def make_stopper(stopped: Any) -> Any:
+    """A handler that refuses every node, tool and model call once ``stopped`` (a ``threading.Event``) is set.
+
+    A sync graph runs in a worker thread that the episode's cancel cannot interrupt; LangChain calls this
+    handler in that thread before each node, tool or model call starts, and (``raise_error``) its error ends
+    the graph there, so a cancelled episode's graph starts nothing more. The call already running finishes."""
+    from langchain_core.callbacks import BaseCallbackHandler
+
+    class NoesisStopper(BaseCallbackHandler):
+        raise_error = True  # the refusal must reach the graph, not be logged and passed over
+
+        def _refuse(self, what: Any) -> None:
+            if stopped.is_set():
+                raise GraphStopped(f"the episode was cancelled: {what} does not start")
+
+        def on_chain_start(self, serialized: Any, inputs: Any, *, metadata: Any = None, **kw: Any) -> None:
+            node = (metadata or {}).get("langgraph_node")
+            self._refuse(f"node {node!r}" if node else "the next step")
+
+        def on_tool_start(self, serialized: Any, input_str: Any, **kw: Any) -> None:
+            self._refuse(f"tool {(serialized or {}).get('name')!r}")
+
+        def on_chat_model_start(self, serialized: Any, messages: Any, **kw: Any) -> None:
+            self._refuse("the model call")
+
+        def on_llm_start(self, serialized: Any, prompts: Any, **kw: Any) -> None:
+            self._refuse("the model call")
+
+    return NoesisStopper()
+
+
+class GraphStopped(Exception):
+    """Raised in a sync graph's worker thread at its next node, tool or model call once its episode was cancelled."""
