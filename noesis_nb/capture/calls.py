@@ -19,7 +19,7 @@ from typing import Any
 from .. import _forks
 from .._safetext import error_text
 from ..secrets import SCAN_MARGIN, shown_cut
-from ..store.vocab import TOKEN_FIELDS
+from ..store.vocab import MODEL_CALL, TOKEN_FIELDS
 from . import usage as u
 from .scope import OPEN_SPANS, CaptureScope
 
@@ -55,17 +55,57 @@ _UNPARSED = "the raw response was closed unparsed (read raw or not at all): its 
 
 def endpoint(provider: str, options: Any) -> str | None:
     """The API a request calls (``chat.completions``, ``responses``, ``messages`` …), or None for any other request."""
-    if str(u.get(options, "method") or "").lower() != "post":
+    method, url = u.get(options, "method"), u.get(options, "url")
+    if type(method) is str and type(url) is str:  # a client calls a few paths: each judged once
+        key = (provider, method, url)
+        api = _APIS.get(key, _UNSEEN)
+        if api is _UNSEEN:
+            if len(_APIS) >= 1024:
+                _APIS.clear()
+            api = _APIS[key] = _endpoint(provider, method, url)
+        return api  # type: ignore[return-value]
+    return _endpoint(provider, method, url)
+
+
+def _endpoint(provider: str, method: Any, url: Any) -> str | None:
+    if str(method or "").lower() != "post":
         return None
-    path = str(u.get(options, "url") or "").partition("?")[0].rstrip("/")
+    path = str(url or "").partition("?")[0].rstrip("/")
     for suffix, api in _ENDPOINTS.get(provider, ()):
         if path.endswith(suffix):
             return api
     return None
 
 
+_APIS: dict[tuple[str, str, str], str | None] = {}  # (provider, method, url) → ``_endpoint``'s answer
+_UNSEEN = object()
+
+
 class ModelCall:
-    """One logical SDK call (all its retries) inside an episode; writes one ``model.call`` event."""
+    """One logical SDK call (all its retries) inside an episode; writes one ``model.call`` event.
+
+    What a call starts with is said once here, on the class: an instance holds only what its call set (most
+    fields of most calls are never set, and a call starts on the caller's thread before its request is sent)."""
+
+    model: str | None = None
+    watching = False  # a stream is being observed
+    ended = False  # the stream's last event with counts was seen: closing or dropping it then loses nothing
+    choices = 0  # a chat stream's ``n`` > 1: all ``n`` asked for are unfinished before any is seen
+    # a stream's choices not finished yet, and those finished (made when a stream begins: most calls are whole)
+    unfinished: set[Any] = _NO_CHOICES
+    finished: set[Any] = _NO_CHOICES
+    problem: dict[str, Any] | None = None  # an error the response reports without the SDK raising
+    first_chunk: float | None = None
+    request_id: str | None = None
+    response_id: str | None = None
+    stop_reason: str | None = None
+    usage: Any = None
+    usage_delta: Any = None  # Anthropic's cumulative message_delta usage
+    token: Any = None  # what the scope's watcher handed back when the call started
+    unparsed: Any = None  # the response a parse helper's post-parser was given (kept only if it raises)
+    fill: dict[str, int | None] | None = None  # the counts written when the adapter reported the call first
+    began = 0  # the scope's ``calls_started`` once this call was admitted
+    _done = False
 
     def __init__(self, scope: CaptureScope, provider: str, api: str, options: Any):
         body = u.get(options, "json_data")
@@ -74,29 +114,12 @@ class ModelCall:
         self.provider = provider
         self.api = api
         self.requested_model = _text(body.get("model"))
-        self.model: str | None = None
         self.streamed = body.get("stream") is True  # also a streamed call read through a raw-response wrapper
-        self.watching = False  # a stream is being observed
-        self.ended = False  # the stream's last event with counts was seen: closing or dropping it then loses nothing
-        n = body.get("n")  # a chat stream's choices: all ``n`` asked for are unfinished before any is seen
-        self.choices = n if isinstance(n, int) and not isinstance(n, bool) and 1 < n <= 128 else 0
-        # a stream's choices not finished yet, and those finished (made when a stream begins: most calls are whole)
-        self.unfinished: set[Any] = _NO_CHOICES
-        self.finished: set[Any] = _NO_CHOICES
-        self.problem: dict[str, Any] | None = None  # an error the response reports without the SDK raising
+        n = body.get("n")
+        if isinstance(n, int) and not isinstance(n, bool) and 1 < n <= 128:
+            self.choices = n
         self.started = time.perf_counter()
-        self.first_chunk: float | None = None
-        self.request_id: str | None = None
-        self.response_id: str | None = None
-        self.stop_reason: str | None = None
-        self.usage: Any = None
-        self.usage_delta: Any = None  # Anthropic's cumulative message_delta usage
         self.span_id = _current_genai_span(scope)
-        self.token: Any = None  # what the scope's watcher handed back when the call started
-        self.unparsed: Any = None  # the response a parse helper's post-parser was given (kept only if it raises)
-        self.fill: dict[str, int | None] | None = None  # the counts written when the adapter reported the call first
-        self.began = 0  # the scope's ``calls_started`` once this call was admitted
-        self._done = False
 
     @classmethod
     def begin(cls, scope: CaptureScope, provider: str, options: Any) -> ModelCall | None:
@@ -108,10 +131,10 @@ class ModelCall:
 
     def admit(self) -> None:
         """Tell the scope's watcher the call starts; its refusal (an episode that drains) raises to the caller."""
-        watcher = self.scope.watcher
+        scope = self.scope
+        watcher = scope.watcher
         if watcher is not None:
             self.token = watcher.model_started(self.provider, self.requested_model)
-        scope = self.scope
         with scope.lock:
             scope.sent_calls.add(self)
             scope.calls_started += 1
@@ -295,16 +318,22 @@ class ModelCall:
             if self._done:
                 return None
             self._done = True
-        with self.scope.lock:
-            self.scope.open_calls.discard(self)
-            self.scope.sent_calls.discard(self)
+        scope = self.scope
+        with scope.lock:
+            scope.open_calls.discard(self)
+            scope.sent_calls.discard(self)
         try:
             payload = self._payload(error, abandoned, reason, at)
         except Exception as exc:  # a shape nobody foresaw: the call is still counted, its tokens unknown
-            payload = {"model": self.requested_model, "provider": self.provider, "capture_problem": shown_cut(repr(exc), 300)}
+            payload = {
+                "event_name": MODEL_CALL,
+                "model": self.requested_model,
+                "provider": self.provider,
+                "capture_problem": shown_cut(repr(exc), 300),
+            }
         keys = _keys(self.request_id, self.response_id, self.span_id)
-        event_id = self.scope.record(payload, keys, known=True, began=self.began)
-        watcher = self.scope.watcher
+        event_id = scope.record(payload, keys, known=True, began=self.began)
+        watcher = scope.watcher
         if watcher is not None and self.token is not None:
             try:
                 watcher.model_ended(self.token, payload, event_id)
@@ -361,9 +390,10 @@ class ModelCall:
         return self.finish()
 
     def _payload(self, error: BaseException | None, abandoned: bool, reason: str | None, at: float | None) -> dict[str, Any]:
-        counts = self._counts() if self.fill is None else dict(self.fill)
+        counts = self._counts() if self.fill is None else self.fill
         now = time.perf_counter() if at is None else at
-        payload: dict[str, Any] = {
+        payload: dict[str, Any] = {  # the event's payload as written: ``event_name`` first
+            "event_name": MODEL_CALL,
             "model": self.model or self.requested_model,
             "provider": self.provider,
             **counts,
@@ -434,12 +464,19 @@ def _reported(code: Any, message: Any, default: str) -> dict[str, Any]:
 def _raw_http(result: Any) -> Any:
     """The HTTP response inside a raw-response wrapper (or the response itself), else None."""
     kind = type(result)
+    if kind in _MODELS:  # most calls: a parsed response of a class seen before
+        return None
     if kind.__module__.startswith(("httpx", "httpx2")):
         return result
     if hasattr(kind, "model_fields"):  # a parsed (pydantic) response: asking it for a missing attribute raises inside
+        if len(_MODELS) < 1024:
+            _MODELS.add(kind)
         return None
     raw = getattr(result, "http_response", None)
     return raw if raw is not None and hasattr(raw, "headers") else None
+
+
+_MODELS: set[type] = set()  # classes of parsed responses (no raw-response wrapper)
 
 
 def _header(response: Any, name: str) -> str | None:

@@ -49,7 +49,6 @@ from .._safetext import error_text
 from ..errors import EpisodeStopping, InvalidOptionError
 from ..secrets import SCAN_MARGIN, shown_cut
 from ..secrets.quoted import quoted
-from ..store.vocab import MODEL_CALL
 from . import dropped
 
 #: why a call a cancelled episode's thread still waited on is written without its answer
@@ -64,6 +63,9 @@ IN_SDK_CALL: contextvars.ContextVar[bool] = contextvars.ContextVar("noesis_nb_in
 
 #: GenAI spans open right now (span id → the scope current when each started); ``spans`` fills it
 OPEN_SPANS: dict[int, CaptureScope] = {}
+
+#: the ``agent_id`` of each provider's model calls
+_AGENTS = {"openai": "model:openai", "anthropic": "model:anthropic"}
 
 Emit = Callable[[dict[str, Any], str], str]  # (payload, agent_id) -> event id
 
@@ -98,9 +100,9 @@ class CaptureScope:
     generation: int = field(default_factory=lambda: _forks.generation)  # a forked child of its process is outside it
 
     def record(
-        self, payload: dict[str, Any], keys: tuple[tuple[str, str], ...] = (), *, known: bool = False, began: int = 0
+        self, body: dict[str, Any], keys: tuple[tuple[str, str], ...] = (), *, known: bool = False, began: int = 0
     ) -> str | None:
-        """Write one model call (``payload`` without ``event_name``); None when a key says it is written already.
+        """Write one model call (``body``: its payload, ``event_name`` first); None when a key says it is written already.
 
         ``known``: the call is certainly a new one (one SDK ``request`` is one call, whatever ids a
         server reuses); its keys are only noted, for the spans that come later. ``began``: ``calls_started`` when
@@ -115,26 +117,27 @@ class CaptureScope:
             if not known and any(k in self.seen for k in keys):
                 return None
             self.seen.update(keys)
-        body = {"event_name": MODEL_CALL, **payload}
+        provider: Any = body.get("provider")
         try:
-            event_id = self.emit(body, f"model:{payload.get('provider') or 'unknown'}")
+            event_id = self.emit(body, _AGENTS.get(provider) or f"model:{provider or 'unknown'}")
         except Exception:
             return None
-        ids = [v for kind, v in keys if kind in ("request", "response")]
-        total = payload.get("input_tokens")
-        parts = (payload.get("cached_input_tokens") or 0) + (payload.get("cache_write_input_tokens") or 0)
-        row = {
+        get = body.get
+        total, output = get("input_tokens"), get("output_tokens")
+        row = {  # what ``claim`` compares a manual report with: the ids the call is known by, its model and counts
             "event_id": event_id,
-            "model": payload.get("model"),
-            "requested_model": payload.get("requested_model"),
+            "model": get("model"),
+            "requested_model": get("requested_model"),
             "input_total": total,
-            "input_uncached": None if total is None else total - parts,
-            "output_tokens": payload.get("output_tokens"),
-            "id_1": ids[0] if ids else None,
-            "id_2": ids[1] if len(ids) > 1 else None,
+            "input_uncached": None
+            if total is None
+            else total - (get("cached_input_tokens") or 0) - (get("cache_write_input_tokens") or 0),
+            "output_tokens": output,
+            "id_1": get("request_id"),
+            "id_2": get("response_id"),
             "claimed": False,
         }
-        owner = _owner() if began and _fillable(payload) else None
+        owner = _owner() if began and (total is None or output is None) and "error" not in body else None
         with self.lock:
             self.captured.append(row)
             self.fillable = None if owner is None else (owner, began, row)
@@ -261,11 +264,6 @@ def _owner() -> Any:
         return weakref.ref(_current_owner())
     except TypeError:
         return None
-
-
-def _fillable(payload: dict[str, Any]) -> bool:
-    """A call a later report may fill: its input or output count unknown, and no error (a failed call has none)."""
-    return (payload.get("input_tokens") is None or payload.get("output_tokens") is None) and "error" not in payload
 
 
 def _same_model(manual: str, model: str | None, requested: str | None) -> bool:

@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..secrets import shown_cut
+from ..store.vocab import MODEL_CALL
 from .scope import IN_SDK_CALL, OPEN_SPANS, current
 from .usage import count, text
 
@@ -163,7 +164,7 @@ class SpanCapture:
         keys = tuple(
             (kind, payload[name]) for kind, name in (("span", "span_id"), ("response", "response_id")) if payload.get(name)
         )
-        scope.record(payload, keys)
+        scope.record({"event_name": MODEL_CALL, **payload}, keys)
 
     def shutdown(self) -> None:
         pass

@@ -19,8 +19,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..store.vocab import TOKEN_FIELDS
-
 __all__ = ["get", "count", "text", "MAX_COUNT", "MAX_TEXT", "openai_chat", "openai_responses", "anthropic", "Counts"]
 
 Counts = dict[str, int | None]
@@ -68,7 +66,13 @@ def text(value: Any) -> str | None:
 
 
 def _counts(inp: Any, out: Any, cached: Any, written: Any, reasoning: Any) -> Counts:
-    return dict(zip(TOKEN_FIELDS, (count(inp), count(out), count(cached), count(written), count(reasoning))))
+    return {  # ``TOKEN_FIELDS``, in its order
+        "input_tokens": count(inp),
+        "output_tokens": count(out),
+        "cached_input_tokens": count(cached),
+        "cache_write_input_tokens": count(written),
+        "reasoning_tokens": count(reasoning),
+    }
 
 
 def _openai_counts(inp: Any, out: Any, cached: Any, written: Any, reasoning: Any) -> Counts:

@@ -122,3 +122,23 @@ def test_a_report_from_another_task_is_not_the_call_its_task_just_made(stub: Any
     ep = noesis_nb.solve("two tasks", using=agent, runs_dir=runs_dir)
     got = _recorded(runs_dir, ep)
     assert [(p.get("capture"), p["input_tokens"]) for p in got] == [("openai", None), (None, 40)]
+
+
+def test_a_report_naming_the_request_id_of_a_call_the_sdk_raised_on_is_that_call(stub: Any, runs_dir: Path) -> None:
+    from .provider_stub import Reply
+
+    stub.script("/v1/messages", Reply(529, {"type": "error", "error": {"type": "overloaded_error"}}))
+    ids: list[str] = []
+
+    def agent(task: str, ctx: Any) -> str:
+        claude = anthropic.Anthropic(base_url=stub.url, api_key="sk-ant-test", max_retries=0)
+        try:
+            claude.messages.create(model="claude-x", max_tokens=8, messages=MSG)
+        except anthropic.APIStatusError as exc:  # the SDK's own error, its request id from the response's header
+            ids.append(ctx.model_call("claude-x", provider="anthropic", request_id=exc.request_id))
+        return "done"
+
+    ep = noesis_nb.solve("a failed call reported", using=agent, runs_dir=runs_dir)
+    (call,) = _recorded(runs_dir, ep)  # before: the failed call and the report of it, two events
+    assert call["error"]["status_code"] == 529 and call["request_id"].startswith("req_")
+    assert ids == _model_event_ids(runs_dir, ep)
