@@ -35,6 +35,7 @@ from .errors import DraftNotFoundError, EpisodeStateError, NoesisNbError, UsingR
 from .runtime.api import SCORE_TIMEOUT_S, RunRecovered, approve_draft, reject_draft, resume_run, start
 from .runtime.diskrun import DiskRun
 from .runtime.gate import DecisionStands
+from .runtime.handle import drain_seconds
 from .runtime.registry import live_handles
 from .runtime.resolve import did_you_mean, resolve_using
 from .runtime.resume import NothingToResume
@@ -316,10 +317,15 @@ _DECIDE_FIRST = re.compile(
 )
 
 
+#: ``drain_s=-1.0: …`` (handle.cancel's refusal), said as ``%noesis stop``'s option: ``--drain -1.0: …``
+_SECONDS_KEYWORD = re.compile(r"\b(?P<kw>drain_s)=(?P<value>[^\s:;,]+)")
+
+
 def _as_option(message: str) -> str:
     """An error's fix said for the magic: the keyword ``runs_dir=`` a function takes is the option ``--runs-dir`` here,
     and a run to decide before ``%noesis resume`` is decided with ``%noesis approve|reject … --resume``."""
     message = message.replace("pass runs_dir= or the run directory path", "pass --runs-dir or the run directory path")
+    message = _SECONDS_KEYWORD.sub(lambda m: f"{_KEYWORD_OPTIONS[m['kw']]} {m['value']}", message)
     return _DECIDE_FIRST.sub(r"decide it first: %noesis approve \g<ep> --resume (or %noesis reject \g<ep> --resume)", message)
 
 
@@ -610,6 +616,7 @@ class NoesisMagics(Magics):
         return handle
 
     def _stop(self, args: argparse.Namespace, cell: str | None) -> Any:
+        drain_seconds(args.drain)  # the option first, before the episode is looked up
         handle = self._live("stop", args.episode)
         if not handle.done() and handle.stop_requested and not handle.draining:  # a second stop: nothing more to do
             print(f"{args.episode} is already cancelling; it is ending 'cancelled'")

@@ -27,12 +27,12 @@ from .steer import Steer, check_sender, check_steer
 if TYPE_CHECKING:
     from .episode import Episode
 
-__all__ = ["EpisodeHandle"]
+__all__ = ["EpisodeHandle", "drain_seconds"]
 
 TERMINAL = TERMINAL_STATUSES
 
 
-def _drain_seconds(drain_s: object) -> float | None:
+def drain_seconds(drain_s: object) -> float | None:
     """``drain_s`` as seconds, or one clear error: nan and inf waited on the calls however long (and were recorded
     as null), and an int too large for a float (10**400) escaped as an OverflowError."""
     if drain_s is None:
@@ -265,7 +265,7 @@ class EpisodeHandle:
         ``drain_s`` seconds to finish and be recorded, then the episode is cancelled; the outcome is
         ``handle.drain_report`` (and a ``drain.report`` event). A second stop during a drain stops at once.
         """
-        seconds = _drain_seconds(drain_s)
+        seconds = drain_seconds(drain_s)
         check_sender(sender)  # recorded with a drain: the steer's rule
         self._episode.recorder.check_owner("handle.cancel()")
         if self.done() or self._task is None:
@@ -304,7 +304,7 @@ class EpisodeHandle:
         """``cancel(drain_s)`` and wait until the episode has ended; returns the drain report (None without a drain).
 
         While a drain is under way it only waits (``cancel()`` is the second stop that ends a drain at once)."""
-        _drain_seconds(drain_s)  # the caller's option first, even while a drain (which ignores it) is under way
+        drain_seconds(drain_s)  # the caller's option first, even while a drain (which ignores it) is under way
         self._episode.recorder.check_owner("handle.stop()")
         if not self.draining:
             self.cancel(drain_s)

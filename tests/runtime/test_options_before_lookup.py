@@ -120,3 +120,10 @@ def test_the_steer_magic_refuses_blank_text_before_looking_the_episode_up(ip: An
     with pytest.raises((UsageError, InvalidOptionError), match="steer text must be a non-empty string") as raised:
         ip.run_line_magic("noesis", f'steer {UNKNOWN} "   "')
     assert "running in this kernel" not in str(raised.value)
+
+
+@pytest.mark.parametrize("drain", ["-1", "nan", "1e400"])
+def test_the_stop_magic_refuses_a_wrong_drain_before_looking_the_episode_up(ip: Any, drain: str) -> None:
+    with pytest.raises(UsageError, match=r"%noesis stop: --drain (-1\.0|nan|inf): give the seconds") as raised:
+        ip.run_line_magic("noesis", f"stop {UNKNOWN} --drain {drain}")
+    assert "running in this kernel" not in str(raised.value) and "drain_s=" not in str(raised.value)
