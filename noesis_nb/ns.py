@@ -213,6 +213,10 @@ def run(
     )
 
 
+#: what ``ns.resume_run`` passes on to ``noesis_nb.resume_run`` besides ``checkpoint_id`` and ``using``
+_RESUME_OPTIONS = frozenset({"runs_dir", "tools", "unknown_outcome", "secrets"})
+
+
 def resume_run(
     episode_id: str,
     *,
@@ -226,6 +230,12 @@ def resume_run(
 ) -> str:
 
     _not_implemented("resume_run", caused_by=caused_by, context=context, workspace=workspace, verify=verify)
+    unknown = sorted(k for k in options if k not in _RESUME_OPTIONS)
+    if unknown:  # named here: Python's TypeError would name the internal function the options are passed to
+        raise InvalidOptionError(
+            f"ns.resume_run: unknown option(s) {', '.join(quoted(k) for k in unknown)}; it takes checkpoint_id, "
+            f"using and {', '.join(sorted(_RESUME_OPTIONS))}"
+        )
     report = resume_blocking(episode_id, checkpoint_id=checkpoint_id, using=using, **options)  # resume_run's own path
     _tell(report)
     return report.episode_id

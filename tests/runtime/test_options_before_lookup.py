@@ -127,3 +127,11 @@ def test_the_stop_magic_refuses_a_wrong_drain_before_looking_the_episode_up(ip: 
     with pytest.raises(UsageError, match=r"%noesis stop: --drain (-1\.0|nan|inf): give the seconds") as raised:
         ip.run_line_magic("noesis", f"stop {UNKNOWN} --drain {drain}")
     assert "running in this kernel" not in str(raised.value) and "drain_s=" not in str(raised.value)
+
+
+def test_ns_resume_run_names_an_unknown_option_and_what_it_takes(runs_dir: Path) -> None:
+    with pytest.raises(
+        InvalidOptionError, match=r"ns\.resume_run: unknown option\(s\) 'bogus'; it takes checkpoint_id"
+    ) as raised:
+        ns.resume_run(UNKNOWN, bogus=1, runs_dir=runs_dir)
+    assert "resume_blocking" not in str(raised.value) and "unknown_outcome" in str(raised.value)
