@@ -13,7 +13,8 @@ off-round of the same round. Printed: the median per-call
 time of each arm, the medians of the paired ratios, and the best-of ratio (fastest on-round over
 fastest off-round: the least disturbed by other load).
 Then capture's own work per call, alone: the wrapper's start and its recording of a parsed
-response, inside an episode, with no SDK call around it. Real provider calls take hundreds of
+response, inside an episode, with no SDK call around it; and the same work timed in place, inside
+real SDK calls, split into capture's own code and the event's write. Real provider calls take hundreds of
 milliseconds: the absolute cost per call (the ``+ µs`` figures) is what carries over.
 Usage: python benchmarks/bench_capture.py [--calls 100] [--rounds 31]
 """
@@ -178,7 +179,68 @@ def main() -> None:
     )
     measure("in-process mock transport", mock, args.calls, args.rounds)
     own_work(2000)
+    in_place(mock, args.calls, args.rounds)
     between_calls(mock, args.calls, args.rounds)
+
+
+def in_place(client, calls: int, rounds: int) -> None:
+    """Capture's time inside real SDK calls (mock transport), split: its start and its reading of the response, and
+    the event's write (the recorder's screen, line and bookkeeping), timed around each with ``perf_counter_ns``."""
+    from noesis_nb.capture import hooks
+    from noesis_nb.capture.scope import current
+
+    spent = {"start": 0, "end": 0, "write": 0}
+    begin, returned = hooks._begin, hooks._returned
+
+    def timed_begin(*args, **kwargs):
+        t0 = time.perf_counter_ns()
+        try:
+            return begin(*args, **kwargs)
+        finally:
+            spent["start"] += time.perf_counter_ns() - t0
+
+    def timed_returned(*args, **kwargs):
+        t0 = time.perf_counter_ns()
+        try:
+            return returned(*args, **kwargs)
+        finally:
+            spent["end"] += time.perf_counter_ns() - t0
+
+    per: dict[str, list[float]] = {k: [] for k in spent}
+
+    def agent(task, ctx):
+        scope = current()
+        emit = scope.emit
+
+        def timed_emit(*args):
+            t0 = time.perf_counter_ns()
+            try:
+                return emit(*args)
+            finally:
+                spent["write"] += time.perf_counter_ns() - t0
+
+        scope.emit = timed_emit
+        client.chat.completions.create(model="gpt-4o-mini", messages=MSG)  # warm
+        for key in spent:
+            spent[key] = 0
+        for _ in range(calls):
+            client.chat.completions.create(model="gpt-4o-mini", messages=MSG)
+        for key, ns in spent.items():
+            per[key].append(ns / calls / 1000)
+        return "ok"
+
+    hooks._begin, hooks._returned = timed_begin, timed_returned
+    try:
+        with tempfile.TemporaryDirectory() as runs:
+            for _ in range(rounds):
+                noesis_nb.solve("bench", using=agent, runs_dir=runs)
+    finally:
+        hooks._begin, hooks._returned = begin, returned
+    start, end, write = (statistics.median(per[k]) for k in ("start", "end", "write"))
+    print(
+        f"in place (mock calls, medians): capture's start {start:.1f} µs + its end {end:.1f} µs per call, the end holding "
+        f"the event's write {write:.1f} µs: capture's own code {start + end - write:.1f} µs"
+    )
 
 
 def between_calls(client, calls: int, rounds: int, spin_s: float = 30e-6) -> None:
