@@ -21,7 +21,7 @@ from .._safetext import error_text
 from ..secrets import SCAN_MARGIN, shown_cut
 from ..store.vocab import MODEL_CALL, TOKEN_FIELDS
 from . import usage as u
-from .scope import OPEN_SPANS, CaptureScope
+from .scope import OPEN_SPANS, CaptureScope, current_owner, owner_ref
 
 __all__ = ["ModelCall", "endpoint", "ABANDONED", "CLOSED", "CANCELLED"]
 
@@ -105,6 +105,7 @@ class ModelCall:
     unparsed: Any = None  # the response a parse helper's post-parser was given (kept only if it raises)
     fill: dict[str, int | None] | None = None  # the counts written when the adapter reported the call first
     began = 0  # the scope's ``calls_started`` once this call was admitted
+    reader: Any = None  # a stream's: a weak reference to the task or thread it was handed to
     _done = False
 
     def __init__(self, scope: CaptureScope, provider: str, api: str, options: Any):
@@ -197,6 +198,7 @@ class ModelCall:
         """The SDK returned a stream: its events are seen one by one, and the call is written when it ends."""
         self.streamed = self.watching = True
         self.unfinished, self.finished = set(range(self.choices)), set()
+        self.reader = owner_ref()  # the task (or thread) the stream was handed to, whose report may fill it
         self.waiting(response)
 
     def waiting(self, response: Any) -> None:
@@ -361,7 +363,11 @@ class ModelCall:
         with the adapter's ``given`` counts for those not seen yet, and its event id returned; else None.
 
         Its ``latency_ms`` then ends at the report. The adapter read the counts from this stream (its usage chunk),
-        so the event is the call's whole; reading on writes nothing more."""
+        so the event is the call's whole; reading on writes nothing more.
+
+        A stream whose input or output count is still unknown (no usage chunk, or not yet) is also the report, naming
+        no id, of the task it was handed to, of the same model, whose counts agree with those it knows, when no other
+        call was captured in the episode since it began (``scope``'s rule for a call with unknown counts)."""
         if self._done:
             return None
         counts = self._counts()
@@ -374,15 +380,22 @@ class ModelCall:
                 if total is None
                 else total - (counts["cached_input_tokens"] or 0) - (counts["cache_write_input_tokens"] or 0)
             )
-            same = (
-                input_tokens is not None
-                and input_tokens in (total, uncached)
-                and output_tokens is not None
-                and output_tokens == out
-                and any(
-                    isinstance(m, str) and (m == model or m.startswith(model + "-")) for m in (self.model, self.requested_model)
-                )
+            same = any(
+                isinstance(m, str) and (m == model or m.startswith(model + "-")) for m in (self.model, self.requested_model)
             )
+            if total is not None and out is not None:
+                same = same and input_tokens in (total, uncached) and output_tokens == out
+            else:  # counts unknown: only the reader's report, right after the call began, may be this call
+                reader = self.reader
+                same = (
+                    same
+                    and self.problem is None
+                    and reader is not None
+                    and reader() is current_owner()
+                    and self.began == self.scope.calls_started
+                    and (total is None or input_tokens in (total, uncached))
+                    and (out is None or output_tokens == out)
+                )
         if not same:
             return None
         filled = {k: given.get(k) if v is None else v for k, v in counts.items()}

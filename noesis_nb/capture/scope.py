@@ -24,11 +24,13 @@ Each call is written once. The rules (README, "Real model calls"):
 - a captured call whose input or output count is unknown (a stream without its usage chunk, one
   closed early) cannot match by counts, so the adapter's own report of it, with estimated counts
   and no request id, is that call when it comes right after it: the next ``ctx.model_call`` of
-  the task (or thread) that ended the call, naming the same model, no other call captured in the
-  episode since it started, its known counts equal to the report's, and no error. The report
-  writes nothing and returns the captured event's id (written when the call ended, it stays as the
-  provider left it: the estimates are not the provider's counts). Any other report, a report from
-  another task, or a captured call begun in between ends that chance: never a different call.
+  the task (or thread) that ended the call (for a stream still open: that made it), naming the
+  same model, no other call captured in the episode since it started, its known counts equal to
+  the report's, and no error. Still open, the stream is written then with the report's counts for
+  those it had not seen (``ModelCall.reported``); written already, the report writes nothing and
+  returns the captured event's id (the event stays as the provider left it: the estimates are not
+  the provider's counts). Any other report, a report from another task, or a captured call begun
+  in between ends that chance: never a different call.
 """
 
 from __future__ import annotations
@@ -137,7 +139,7 @@ class CaptureScope:
             "id_2": get("response_id"),
             "claimed": False,
         }
-        owner = _owner() if began and (total is None or output is None) and "error" not in body else None
+        owner = owner_ref() if began and (total is None or output is None) and "error" not in body else None
         with self.lock:
             self.captured.append(row)
             self.fillable = None if owner is None else (owner, began, row)
@@ -174,7 +176,7 @@ class CaptureScope:
             if fill is None:
                 return None
             owner, began, call = fill
-            if owner() is not _current_owner():
+            if owner() is not current_owner():
                 return None  # another task's report: not the one right after this call
             self.fillable = None
             if not may:
@@ -249,7 +251,7 @@ def ended_reason(ended: BaseException | None) -> str:
     return f"the episode ended on an error before the stream ended ({why})"
 
 
-def _current_owner() -> Any:
+def current_owner() -> Any:
     """The asyncio task running here, else the thread: whose report comes "right after" a call."""
     try:
         task = asyncio.current_task()
@@ -258,10 +260,10 @@ def _current_owner() -> Any:
     return task if task is not None else threading.current_thread()
 
 
-def _owner() -> Any:
-    """A weak reference to ``_current_owner()`` (a task or thread that ended is nobody's)."""
+def owner_ref() -> Any:
+    """A weak reference to ``current_owner()`` (a task or thread that ended is nobody's)."""
     try:
-        return weakref.ref(_current_owner())
+        return weakref.ref(current_owner())
     except TypeError:
         return None
 

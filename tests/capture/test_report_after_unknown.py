@@ -14,7 +14,7 @@ import noesis_nb
 from noesis_nb.store import read_events
 
 from ..compat.checker import check_run
-from .recorded_calls import calls
+from .recorded_calls import calls, tokens
 
 openai = pytest.importorskip("openai")
 anthropic = pytest.importorskip("anthropic")
@@ -142,3 +142,49 @@ def test_a_report_naming_the_request_id_of_a_call_the_sdk_raised_on_is_that_call
     (call,) = _recorded(runs_dir, ep)  # before: the failed call and the report of it, two events
     assert call["error"]["status_code"] == 529 and call["request_id"].startswith("req_")
     assert ids == _model_event_ids(runs_dir, ep)
+
+
+def test_an_estimate_reported_while_a_stream_without_usage_is_still_open_fills_it(stub: Any, runs_dir: Path) -> None:
+    def agent(task: str, ctx: Any) -> str:
+        stream = _client(stub).chat.completions.create(model="gpt-4o-mini", messages=MSG, stream=True)
+        for chunk in stream:
+            if chunk.choices and chunk.choices[0].finish_reason:  # [DONE] never read: the stream is still open
+                ctx.model_call("gpt-4o-mini", provider="openai", input_tokens=11, output_tokens=3)
+                break
+        claude = anthropic.Anthropic(base_url=stub.url, api_key="sk-ant-test", max_retries=0)
+        with claude.messages.stream(model="claude-x", max_tokens=8, messages=MSG) as events:
+            for event in events:
+                if event.type == "content_block_delta":  # the output count is still to come
+                    ctx.model_call("claude-x", provider="anthropic", input_tokens=200, output_tokens=4)
+                    break
+        return "done"
+
+    ep = noesis_nb.solve("estimate while open", using=agent, runs_dir=runs_dir)
+    got = _recorded(runs_dir, ep)
+    # before: four events, each stream once as captured and once as the adapter said it
+    assert [(p["capture"], p.get("abandoned")) for p in got] == [("openai", None), ("anthropic", None)]
+    assert [tokens(p) for p in got] == [(11, None, None, 3, None), (1500, 1000, 300, 4, None)]  # what the stream knew wins
+    assert got[0]["stop_reason"] == "stop" and got[0]["request_id"].startswith("req_")
+
+
+def test_a_report_from_another_task_while_a_stream_is_open_is_written_apart(stub: Any, runs_dir: Path) -> None:
+    async def agent(task: str, ctx: Any) -> str:
+        client = openai.AsyncOpenAI(base_url=stub.openai_url, api_key="sk-test", max_retries=0)
+        stream = await client.chat.completions.create(model="gpt-4o-mini", messages=MSG, stream=True)
+        opened = asyncio.Event()
+
+        async def other() -> None:
+            await opened.wait()
+            ctx.model_call("gpt-4o-mini", input_tokens=40, output_tokens=9)  # a call made elsewhere, meanwhile
+
+        async def read() -> None:
+            async for _ in stream:
+                opened.set()
+                await asyncio.sleep(0.01)
+
+        await asyncio.gather(read(), other())
+        return "done"
+
+    ep = noesis_nb.solve("another task meanwhile", using=agent, runs_dir=runs_dir)
+    got = _recorded(runs_dir, ep)
+    assert [(p.get("capture"), p["input_tokens"]) for p in got] == [(None, 40), ("openai", None)]
