@@ -9,7 +9,7 @@ does can be done from Python:
     show      noesis_nb.show(episode)
     approve   noesis_nb.approve_draft(episode, draft, approver_id=…)  (+ resume_run with --resume)
     reject    noesis_nb.reject_draft(episode, draft, reason=…)
-    resume    noesis_nb.resume_run(episode) then noesis_nb.show(episode)
+    resume    noesis_nb.resume_run(episode, unknown_outcome=…) then noesis_nb.show(episode)
     stop      handle.cancel(drain_s=…) for an episode running in this kernel
     steer     handle.steer(text, mode=…, sender=…) for an episode running in this kernel
     runs-dir  noesis_nb.config.set(runs_dir=…) / noesis_nb.config.runs_dir()
@@ -192,6 +192,12 @@ def build_parser() -> _Parser:
     resume = sub.add_parser("resume", help="resume a run paused on disk whose draft is decided")
     resume.add_argument("episode")
     resume.add_argument("--runs-dir", default=None)
+    resume.add_argument(
+        "--unknown-outcome",
+        choices=("retry", "fail"),
+        default=None,
+        help="a draft whose tool was cut off before its result was recorded: run it again, or record it failed",
+    )
 
     stop = sub.add_parser("stop", help="cancel an episode running in this kernel (it ends 'cancelled', sealed)")
     stop.add_argument("episode")
@@ -321,10 +327,19 @@ _DECIDE_FIRST = re.compile(
 _SECONDS_KEYWORD = re.compile(r"\b(?P<kw>drain_s)=(?P<value>[^\s:;,]+)")
 
 
+#: the fix for a draft whose outcome is unknown, said as ``%noesis resume``'s option
+_UNKNOWN_OUTCOME = re.compile(
+    r"call resume_run\('(?P<ep>[^']+)', unknown_outcome='retry'\) to run it again(?P<comma>,?) or unknown_outcome='fail'"
+)
+
+
 def _as_option(message: str) -> str:
     """An error's fix said for the magic: the keyword ``runs_dir=`` a function takes is the option ``--runs-dir`` here,
     and a run to decide before ``%noesis resume`` is decided with ``%noesis approve|reject … --resume``."""
     message = message.replace("pass runs_dir= or the run directory path", "pass --runs-dir or the run directory path")
+    message = _UNKNOWN_OUTCOME.sub(
+        r"run %noesis resume \g<ep> --unknown-outcome retry to run it again\g<comma> or --unknown-outcome fail", message
+    )
     message = _SECONDS_KEYWORD.sub(lambda m: f"{_KEYWORD_OPTIONS[m['kw']]} {m['value']}", message)
     return _DECIDE_FIRST.sub(r"decide it first: %noesis approve \g<ep> --resume (or %noesis reject \g<ep> --resume)", message)
 
@@ -594,7 +609,7 @@ class NoesisMagics(Magics):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", NothingToResume)
             warnings.simplefilter("always", RunRecovered)
-            resume_run(args.episode, runs_dir=args.runs_dir)
+            resume_run(args.episode, runs_dir=args.runs_dir, unknown_outcome=getattr(args, "unknown_outcome", None))
         for warning in caught:
             if issubclass(warning.category, NothingToResume):
                 print(f"nothing to resume: {warning.message}")
