@@ -1,4 +1,4 @@
-"""In-memory cache of what was read from each run, keyed by path and the (size, mtime, ctime) of its files.
+"""In-memory cache of what was read from each run, keyed by path and the (size, mtime, ctime, inode, device) of its files.
 
 A hit needs only a ``stat``; a run that changed (a live run appending events, a run being
 sealed) has a different key and is read again. Entries are weighed in rows and the least

@@ -32,7 +32,7 @@ __all__ = [
     "BadFile",
 ]
 
-Stat = tuple[int, int, int] | tuple[int, str]  # ``change_stamp`` locally; (size, ETag/LastModified as text) remotely
+Stat = tuple[int, int, int, int, int] | tuple[int, str]  # ``change_stamp`` locally; (size, ETag/LastModified as text) remotely
 _MARKERS = MARKERS  # the files one of which makes a folder a run, as the local scan reads them
 
 
@@ -237,7 +237,7 @@ def local_unchanged(stamps: Iterable[tuple[str, Any]]) -> bool:
             if expected is not None:
                 return False
             continue
-        if expected is None or (st.st_size, st.st_mtime_ns, st.st_ctime_ns) != expected:
+        if expected is None or (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev) != expected:
             return False
     return True
 

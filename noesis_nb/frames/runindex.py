@@ -2,7 +2,7 @@
 
 A runs table needs four documents, two or three folder listings and a seal check per run; a new
 process paid them all again for every run. The index keeps, per runs root, what ``runs_df`` made
-of each run (its row, its model calls) with the stamp — (size, mtime, ctime) — of every file and
+of each run (its row, its model calls) with the stamp — (size, mtime, ctime, inode, device) — of every file and
 folder it came from, as the in-memory cache does; a run is taken from it only when each of those
 stats still holds (an edit in place, a rename, a new tool record: read again). It is kept in
 this user's cache folder (``_cachedir``), one file per root, mode 0600, written whole by rename.
@@ -48,7 +48,7 @@ from .source import RunRef
 __all__ = ["RunIndex", "index_for", "forget_indexes", "cache_tag", "remove_left_temps", "INDEX_DIR"]
 
 INDEX_DIR = "runs-index"
-_FORMAT = b"noesis_nb runs index 1\n"
+_FORMAT = b"noesis_nb runs index 2\n"  # 2: stamps hold the inode and device
 _MAX_BYTES = 1 << 30  # a root of 100,000 runs is ~150 MB
 _MAX_ENTRIES = 400_000
 _LOCK = threading.Lock()
@@ -202,7 +202,7 @@ def _entry(record: RunRecord) -> dict[str, Any] | None:
     if record["problems"] or "row" not in record or record["ref"].fs.protocol != "file":
         return None
     stamp = record["stamp"]
-    if not all(v is None or (type(v) is tuple and len(v) == 3 and all(type(n) is int for n in v)) for v in stamp.values()):
+    if not all(v is None or (type(v) is tuple and len(v) == 5 and all(type(n) is int for n in v)) for v in stamp.values()):
         return None
     entry = {
         "stamp": stamp,

@@ -52,7 +52,7 @@ class _Run:
     problems: list[str] = field(default_factory=list)  # what of the run could not be read (a draft that is a FIFO…)
 
 
-def _stat(path: str) -> tuple[int, int, int] | None:
+def _stat(path: str) -> tuple[int, int, int, int, int] | None:
     try:
         st = os.stat(path)
     except OSError:

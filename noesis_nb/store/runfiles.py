@@ -82,10 +82,16 @@ class UnreadableRunFile(NoesisNbError, OSError):
         super().__init__(f"{quoted_path(path)}: {reason}")  # a run root or folder name may hold a key
 
 
-def change_stamp(st: os.stat_result) -> tuple[int, int, int]:
-    """What tells a file changed: (size, mtime_ns, ctime_ns). The ctime too, because the mtime can be set
-    back (``touch -r``, ``cp -p``, ``rsync -t``) after an edit in place; the ctime cannot."""
-    return st.st_size, st.st_mtime_ns, st.st_ctime_ns
+#: ``change_stamp``'s (size, mtime_ns, ctime_ns, inode, device)
+Stamp = tuple[int, int, int, int, int]
+
+
+def change_stamp(st: os.stat_result) -> Stamp:
+    """What tells a file changed: (size, mtime_ns, ctime_ns, inode, device). The ctime too, because the mtime
+    can be set back (``touch -r``, ``cp -p``, ``rsync -t``) after an edit in place; the ctime cannot. The inode
+    and device, because a rename changes no file's times: two run folders swapped by rename, or a file replaced
+    by one of the same size and times (written within one clock tick), is another file at the same path."""
+    return st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev
 
 
 #: a file system stamps a change with its clock's tick (a few ms on Linux), so a file changed within one tick of
@@ -110,7 +116,7 @@ def stamps_settled(stamps: Any, window_ns: int = RACY_NS) -> bool:
 def _older(value: Any, limit: int) -> bool:
     """``stamps_settled`` against a fixed ``limit``: exact types, as it runs over every file of many runs."""
     if type(value) is tuple:
-        if len(value) == 3 and type(value[0]) is int and type(value[1]) is int and type(value[2]) is int:
+        if len(value) == 5 and type(value[0]) is int and type(value[1]) is int and type(value[2]) is int:
             return value[1] < limit and value[2] < limit
         return all(_older(v, limit) for v in value)
     if type(value) is dict:
@@ -167,9 +173,7 @@ def _open(path: str, within: str | None) -> int | None:
         raise UnreadableRunFile(path, f"cannot be opened ({exc.strerror or exc})") from None
 
 
-def read_file(
-    path: str, within: str | None = None, *, tail: int | None = None
-) -> tuple[bytes, tuple[int, int, int], bool] | None:
+def read_file(path: str, within: str | None = None, *, tail: int | None = None) -> tuple[bytes, Stamp, bool] | None:
     """(bytes, ``change_stamp``, whole) of a regular file; None when absent; ``UnreadableRunFile`` otherwise.
 
     ``tail`` reads only the last ``tail`` bytes (``whole`` says whether that is all of it). A file

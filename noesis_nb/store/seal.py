@@ -51,8 +51,8 @@ def make_seal(run_dir: Path, episode_id: str, keep: Callable[[Path, int, int], b
 def vouched(seal: Any, episode_id: str, events: Any, summary: Any) -> bool:
     """Whether ``seal`` (final.json's) is this user's for this run, with its log and summary as sealed.
 
-    ``events``/``summary``: their stats, local ``(size, mtime_ns, ctime_ns)`` or remote ``(size, etag)``
-    (remote stamps carry no time of ours: the sizes decide); None when absent. The tool records are
+    ``events``/``summary``: their stats, local ``change_stamp`` (size, mtime_ns, ctime_ns, inode, device) or remote
+    ``(size, etag)`` (remote stamps carry no time of ours: the sizes decide); None when absent. The tool records are
     checked by their reader (``vouched_records``).
     """
     if type(seal) is not dict or not _is_tag(seal.get("tag")) or not _is_tools(seal.get("tools")):
@@ -118,7 +118,7 @@ def _same(sealed: Any, now: Any) -> bool:
         return sealed is None and now is None
     if type(sealed) is not list or len(sealed) != 2 or type(now) is not tuple or not now:
         return False
-    if len(now) == 3:
+    if len(now) >= 3:  # a local ``change_stamp`` (size, mtime_ns, ...); a remote stat is (size, etag)
         return bool(sealed[0] == now[0] and sealed[1] == now[1])
     return bool(sealed[0] == now[0])
 

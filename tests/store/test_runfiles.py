@@ -26,7 +26,7 @@ def test_read_file_gives_the_bytes_on_disk(tmp_path_factory, size: int, tail: in
     path.write_bytes(data)
     got, stamp, whole = read_file(str(path), str(path.parent), tail=tail)
     st_ = os.stat(path)
-    assert stamp == (st_.st_size, st_.st_mtime_ns, st_.st_ctime_ns)
+    assert stamp == (st_.st_size, st_.st_mtime_ns, st_.st_ctime_ns, st_.st_ino, st_.st_dev)
     expected = data if tail is None or size <= tail else data[-tail:]
     assert got == expected
     assert whole == (tail is None or size <= tail)
@@ -47,8 +47,12 @@ def test_a_stamp_is_settled_only_when_its_mtime_and_ctime_are_older_than_the_win
     """One rule for every cache keyed on a stamp: a time within the window could hide a change in the same tick."""
     now = time.time_ns()
     old, fresh = now - 10 * RACY_NS, now
-    assert stamps_settled((0, old, old)) and stamps_settled(None) and stamps_settled(())
-    assert not stamps_settled((0, fresh, old)) and not stamps_settled((0, old, fresh))
-    assert not stamps_settled(((0, old, old), None, {"log": (0, old, fresh)}))  # nested: every stamp counts
-    assert not stamps_settled((0, old, old), ROOT_SETTLE_NS)  # the same stamp, against a root's longer window
+
+    def stamp(mtime: int, ctime: int) -> tuple[int, int, int, int, int]:  # (size, mtime, ctime, inode, device)
+        return (0, mtime, ctime, 7, 1)
+
+    assert stamps_settled(stamp(old, old)) and stamps_settled(None) and stamps_settled(())
+    assert not stamps_settled(stamp(fresh, old)) and not stamps_settled(stamp(old, fresh))
+    assert not stamps_settled((stamp(old, old), None, {"log": stamp(old, fresh)}))  # nested: every stamp counts
+    assert not stamps_settled(stamp(old, old), ROOT_SETTLE_NS)  # the same stamp, against a root's longer window
     assert times_settled(old) and not times_settled(old, fresh) and not times_settled(old, window_ns=ROOT_SETTLE_NS)
