@@ -108,10 +108,15 @@ class EpisodeContext:
         self.inputs = dict(episode.options.inputs)  # a batch task's own inputs ({} otherwise)
         self._agent = f"adapter:{episode.adapter.label}" if episode.adapter else "adapter:core.minimal"
         self._clean_names: set[str] = set()  # phases and agent ids this run found holding no secret (judged once)
+        # phases accepted whole (no engine phase, no slip, holding no secret) whose checks never read the payload
+        self._plain_phases: set[str] = set()
 
     def emit(self, phase: str, payload: dict[str, Any] | None = None, *, agent_id: str | None = None) -> str:
         """Append one event of the adapter's own (e.g. ``reason``, ``observe``); returns its id."""
-        if type(payload) is not dict:  # the hot path: a plain dict needs no further checks
+        if type(payload) is dict and type(phase) is str and phase in self._plain_phases and not agent_id:
+            # the hot path: a phase this episode already accepted, which no check reads the payload for
+            return self._episode.recorder.emit(phase, payload, agent_id=self._agent, caused_by=self._caused_by)["id"]  # type: ignore[no-any-return]
+        if type(payload) is not dict:
             if payload is None:
                 payload = {}
             elif not isinstance(payload, dict):
@@ -148,8 +153,17 @@ class EpisodeContext:
                 )
             if phase == "act":
                 caused_by = self._act_parent(payload.get("action_candidate_id"))
+        given = phase
         if phase not in self._clean_names:
             phase = self._screened_name(phase)
+        if (
+            phase == given
+            and phase in self._clean_names
+            and phase not in _VERBS
+            and phase != "model"
+            and len(self._plain_phases) < 4096
+        ):
+            self._plain_phases.add(phase)  # accepted as it is: its next event takes the hot path
         if agent_id and agent_id not in self._clean_names:  # a sub-agent's endpoint, with its credentials in the URL
             agent_id = self._screened_name(agent_id)
         return str(self._episode.recorder.emit(phase, payload, agent_id=agent_id or self._agent, caused_by=caused_by)["id"])

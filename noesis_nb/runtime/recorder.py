@@ -58,6 +58,7 @@ __all__ = ["Recorder", "artifact_digest", "INDEXED_PHASES"]
 Subscriber = Callable[[dict[str, Any]], None]
 _EAGER_SHARE, _EAGER_SLACK_S = 0.1, 0.05  # the time early sweeps may take: this share of the run's, and this more
 INDEXED_PHASES = frozenset({"action_candidate", "governance", "act"})
+_monotonic = time.monotonic
 
 
 class Recorder:
@@ -250,9 +251,10 @@ class Recorder:
             }
         with self._lock:
             sealer = self.sealer
-            if self.closed or (sealer is not None and sealer != threading.get_ident()):
+            if (sealer is not None or self.closed) and (self.closed or sealer != threading.get_ident()):
                 raise self._ended()  # a thread the episode left running: nothing after the terminate but the seal's own
-            self.write_note_if_due()
+            if self.note_due:
+                self.write_note_if_due()
             if self.secrets.late and streamed_piece(event["payload"]) is None and self._eager_sweep_due():
                 # a value learned just now may be in lines written before: they are rewritten before this line is
                 # written, so a kill -9 at any point leaves no line the log itself shows to hold a secret
@@ -262,12 +264,13 @@ class Recorder:
             self.tally.add(event)
             if phase in INDEXED_PHASES:
                 self.by_phase[phase].append(event)
-            self.last_activity = time.monotonic()
-        for callback in self._subscribers:
-            try:
-                callback(event)
-            except Exception:  # a broken view must never break the episode
-                pass
+            self.last_activity = _monotonic()
+        if self._subscribers:  # most episodes have none
+            for callback in self._subscribers:
+                try:
+                    callback(event)
+                except Exception:  # a broken view must never break the episode
+                    pass
         return event
 
     def _eager_sweep_due(self) -> bool:

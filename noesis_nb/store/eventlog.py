@@ -54,6 +54,7 @@ __all__ = [
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _HASH_BLOCK = 64 * 1024  # bytes of lines the writer's digest takes at once (below malloc's mmap threshold)
 _second_cache: tuple[int, str] = (-1, "")
+_monotonic = time.monotonic
 
 
 def now_iso() -> str:
@@ -155,7 +156,7 @@ class EventWriter:
         """``append`` for a caller that already holds ``self.lock`` (the episode recorder's hot path)."""
         if self.owner.generation != _forks.generation:
             self.owner.check(self.path.parent.name, "appending to events.jsonl")
-        now = time.monotonic()
+        now = _monotonic()
         if now - self._checked > self.SEAL_CHECK_S:
             self._checked = now
             self._sealed = self._sealed or self._sealed_on_disk()
@@ -166,10 +167,11 @@ class EventWriter:
                 "start a new episode instead"
             )
         ts = event.get("timestamp") or now_iso()
-        if ts < self._last_ts:
-            ts = self._last_ts
+        last = self._last_ts
+        if ts < last:
+            ts = last
         event["timestamp"] = self._last_ts = ts
-        line = dumps_line(event)
+        line = dumps_line(event)  # (the crash and disk-full harnesses count each line's write here)
         try:
             written = self._fh.write(line)
         except OSError as exc:  # nothing written (one write call takes all, part, or none)
