@@ -323,10 +323,6 @@ _DECIDE_FIRST = re.compile(
 )
 
 
-#: ``drain_s=-1.0: …`` (handle.cancel's refusal), said as ``%noesis stop``'s option: ``--drain -1.0: …``
-_SECONDS_KEYWORD = re.compile(r"\b(?P<kw>drain_s)=(?P<value>[^\s:;,]+)")
-
-
 #: the fix for a draft whose outcome is unknown, said as ``%noesis resume``'s option
 _UNKNOWN_OUTCOME = re.compile(
     r"call resume_run\('(?P<ep>[^']+)', unknown_outcome='retry'\) to run it again(?P<comma>,?) or unknown_outcome='fail'"
@@ -340,7 +336,6 @@ def _as_option(message: str) -> str:
     message = _UNKNOWN_OUTCOME.sub(
         r"run %noesis resume \g<ep> --unknown-outcome retry to run it again\g<comma> or --unknown-outcome fail", message
     )
-    message = _SECONDS_KEYWORD.sub(lambda m: f"{_KEYWORD_OPTIONS[m['kw']]} {m['value']}", message)
     return _DECIDE_FIRST.sub(r"decide it first: %noesis approve \g<ep> --resume (or %noesis reject \g<ep> --resume)", message)
 
 
