@@ -248,6 +248,7 @@ class ModelCall:
                     if finish is None:
                         if index not in self.finished:  # a chunk after its finish (an annotation) reopens nothing
                             self.unfinished.add(index)
+                            self.ended = False  # the answer goes on after any usage sent before it
                         continue
                     self.unfinished.discard(index)
                     self.finished.add(index)

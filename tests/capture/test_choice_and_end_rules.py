@@ -144,3 +144,17 @@ def test_a_stream_sending_running_totals_on_every_chunk_left_midway_is_still_aba
 
     (call,) = _recorded(runs_dir, agent)
     assert call["abandoned"] is True and call["output_tokens"] == 2
+
+
+def test_a_usage_chunk_before_the_answer_does_not_end_the_stream(runs_dir: Path) -> None:
+    early = {"prompt_tokens": 30, "completion_tokens": 0, "total_tokens": 30}  # a server's prompt count, sent first
+    chunks = [_chunk([], early), _chunk([_delta(0, "Do")]), _chunk([_delta(0, "ne.")]), _chunk([], USAGE)]
+
+    def agent(task: str, ctx: Any) -> str:
+        for chunk in _client(chunks=chunks).chat.completions.create(model="gpt-4o-mini", messages=MSG, stream=True):
+            if chunk.choices and chunk.choices[0].delta.content == "Do":
+                break  # left in the middle of the answer
+        return "done"
+
+    (call,) = _recorded(runs_dir, agent)
+    assert call["abandoned"] is True and call["output_tokens"] == 0  # the counts seen so far, not the call's
