@@ -46,8 +46,17 @@ def stray_id(name: str, ids: set[str]) -> str | None:
         name = stem
 
 
+#: what a symbolic link in a runs root is when it is not followed (``_followed``)
+LINK_OUT = "a symbolic link, not yours, to a folder outside the runs root"
+
+
 def stray_reason(what: str) -> str:
     """What to say of an entry named like a run that is ``what`` (a file, a link to no folder…), and what to do."""
+    if what == LINK_OUT:
+        return (
+            f"{what}: not followed (anyone who can write to a shared root could point a run at any folder); left out. "
+            "Copy the run into the root, or pass the folder it points to as a source of its own"
+        )
     return (
         f"named like a run but {what}, not a run folder; left out. A run is a folder holding events.jsonl: "
         "unpack it here if it is an archived run, or move it out of the runs root"
@@ -67,11 +76,8 @@ def stray_run_files(root: str) -> list[tuple[str, str]]:
     kept = _STRAYS.get(root)
     if kept is not None and kept[0] == stamp:  # the scan just listed the root: each folder is listed once
         return list(kept[1])
-    try:
-        with os.scandir(root) as it:
-            found = [(e.path, _what(e)) for e in it if e.name.startswith("ep_") and not e.is_dir()]
-    except OSError:
-        return []
+    found: list[tuple[str, str]] = []
+    _children(root, found)
     return sorted(found)
 
 
@@ -102,10 +108,28 @@ def _what(entry: os.DirEntry[str]) -> str:
     return "a file" if stat.S_ISREG(mode) else "not a folder"
 
 
-def _children(path: str, strays: list[tuple[str, str]] | None = None) -> list[tuple[str, bool]]:
+def _followed(entry: os.DirEntry[str], root: str) -> bool:
+    """Whether a symbolic link to a folder found in a runs root is read as a run (or label) folder: when it leads
+    inside the root (``root``: its real path), or the link is this user's own (a folder of links to one's runs).
+    A link someone else put into a shared root is not followed: it could point a run at ``/etc`` or at another
+    user's folder, shown as a run of that root."""
+    real = os.path.realpath(entry.path)
+    if real == root or real.startswith(os.path.join(root, "")):
+        return True
+    try:
+        return entry.stat(follow_symlinks=False).st_uid == os.getuid()
+    except OSError:
+        return False
+
+
+def _children(path: str, strays: list[tuple[str, str]] | None = None, root: str | None = None) -> list[tuple[str, bool]]:
     """(path, reached through a symbolic link) of each folder in ``path``, by name; entries named like a run
-    that are no folder go to ``strays`` when it is given (the same listing serves ``stray_run_files``)."""
+    that are no folder, and links to folders that are not followed (``_followed``; ``root``: the real path of the
+    runs root, ``path``'s own by default), go to ``strays`` when it is given (the same listing serves
+    ``stray_run_files``); such links are left out whether or not it is given."""
     names = []
+    found: list[tuple[str, str]] = []
+    real_root = root
     try:
         with os.scandir(path) as it:
             for e in it:
@@ -113,13 +137,19 @@ def _children(path: str, strays: list[tuple[str, str]] | None = None) -> list[tu
                 if name.startswith("."):
                     continue
                 if e.is_dir():
-                    names.append((name, e.is_symlink()))
-                elif strays is not None and name.startswith("ep_"):
-                    strays.append((e.path, _what(e)))
+                    linked = e.is_symlink()
+                    if linked:
+                        real_root = real_root or os.path.realpath(path)
+                        if not _followed(e, real_root):
+                            found.append((e.path, LINK_OUT))
+                            continue
+                    names.append((name, linked))
+                elif name.startswith("ep_"):
+                    found.append((e.path, _what(e)))
     except OSError:  # absent, not a folder, no permission, a name too long…
-        if strays is not None:
-            strays.clear()
         return []
+    if strays is not None:
+        strays.extend(found)
     names.sort()
     prefix = path if path.endswith(os.sep) else path + os.sep
     return [(prefix + name, linked) for name, linked in names]
@@ -154,12 +184,14 @@ def scan_run_dirs_with_stats(root: str) -> list[tuple[str, os.stat_result | None
     out: list[tuple[str, os.stat_result | None, bool]] = []
     children = _children(root, strays)
     _remember_strays(root, stamp, strays)
+    real_root: str | None = None
     for child, linked in children:
         is_run, st = _probe(child)
         if is_run:
             out.append((child, st, linked))
             continue
-        for grand, grand_linked in _children(child):
+        real_root = real_root or os.path.realpath(root)  # a label's links are judged against the runs root
+        for grand, grand_linked in _children(child, None, real_root):
             is_run, st = _probe(grand)
             if is_run:
                 out.append((grand, st, linked or grand_linked))
