@@ -83,4 +83,5 @@ def test_a_stop_that_does_nothing_says_why_in_one_place(
     finally:
         from noesis_nb.runtime.registry import forget
 
-        forget(ep)  # its task can never finish on the closed loop: leave no live handle for later tests
+        handle._task.get_coro().close()  # its task can never run again on the closed loop: seal its run now
+        forget(ep)  # and leave no live handle for later tests
