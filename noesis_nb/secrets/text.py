@@ -150,6 +150,7 @@ KEYWORDS_STR = _KEYWORDS_STR = re.compile(_KEYWORDS.pattern.decode())  # the key
 # ``--name value``, ``a:b@host``, ``eyJ….``, quotes); without them only "Bearer <token>" can match
 _PUNCT = re.compile("[" + re.escape("=:-'\"(;.`/@\\,%") + "]")  # %: ``password%3D…``, percent-encoded
 _KEY_VERDICTS: dict[Any, tuple[bool, bool]] = {}  # key -> (keyword in its name, secret-named)
+_NAMED_PLAINLY: set[str] = set()  # the keys cached there that are not secret-named: a payload's keys in one test
 
 
 def payload_might_contain(payload: Mapping[str, Any], blob: bytes) -> bool:
@@ -184,6 +185,8 @@ def _short_keyed(payload: Mapping[str, Any], lowered: bytes) -> bool:
     by the pattern."""
     if b'":{' in lowered or b'":[' in lowered:  # a container under a key: its keys are in the text only
         return _SHORT_KEY.search(lowered) is not None
+    if _NAMED_PLAINLY.issuperset(payload):  # every key judged before, none secret-named (the loop's answer, in C)
+        return False
     for key in payload:
         verdict = _KEY_VERDICTS.get(key)
         if verdict is None:
@@ -202,8 +205,11 @@ def _key_verdict(key: Any) -> tuple[bool, bool] | None:
         return None
     if len(_KEY_VERDICTS) > 4096:
         _KEY_VERDICTS.clear()
+        _NAMED_PLAINLY.clear()
     secret = is_secret_key(key)  # (a short name, ``pin``, holds no keyword)
     verdict = _KEY_VERDICTS[key] = (secret or _KEYWORDS_STR.search(plain(key).lower()) is not None, secret)
+    if not secret:
+        _NAMED_PLAINLY.add(key)
     return verdict
 
 
