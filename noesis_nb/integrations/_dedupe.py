@@ -20,8 +20,9 @@ from typing import Any
 
 import orjson
 
-from ..store import is_sealed, read_json
+from ..store import is_sealed
 from ..store.roots import iter_run_dirs
+from ..store.runfiles import read_file
 
 __all__ = ["DIGEST_TAG", "trace_digest", "imported_before", "import_lock"]
 
@@ -64,7 +65,10 @@ def imported_before(root: Path, digest: str) -> str | None:
         return None
     for run_dir in run_dirs:
         try:
-            state = read_json(run_dir / "state.json", within=run_dir)
+            got = read_file(str(run_dir / "state.json"), str(run_dir))
+            if got is None or digest.encode() not in got[0]:  # most runs: no JSON parsed
+                continue
+            state = orjson.loads(got[0])
         except Exception:  # an unreadable run stands for nothing
             continue
         if isinstance(state, dict) and _stands_for(state, digest, run_dir.name) and is_sealed(run_dir):
