@@ -478,19 +478,20 @@ def _reported(code: Any, message: Any, default: str) -> dict[str, Any]:
 def _raw_http(result: Any) -> Any:
     """The HTTP response inside a raw-response wrapper (or the response itself), else None."""
     kind = type(result)
-    if kind in _MODELS:  # most calls: a parsed response of a class seen before
+    if kind in PARSED:  # most calls: a parsed response of a class seen before
         return None
     if kind.__module__.startswith(("httpx", "httpx2")):
         return result
     if hasattr(kind, "model_fields"):  # a parsed (pydantic) response: asking it for a missing attribute raises inside
-        if len(_MODELS) < 1024:
-            _MODELS.add(kind)
+        if len(PARSED) < 1024:
+            PARSED.add(kind)
         return None
     raw = getattr(result, "http_response", None)
     return raw if raw is not None and hasattr(raw, "headers") else None
 
 
-_MODELS: set[type] = set()  # classes of parsed responses (no raw-response wrapper)
+#: classes of parsed responses (pydantic models: no stream, no raw-response wrapper), noted as calls return them
+PARSED: set[type] = set()
 
 
 def _header(response: Any, name: str) -> str | None:

@@ -28,7 +28,7 @@ from typing import Any
 
 from ..secrets.names import looks_like_credential
 from . import dropped, raw
-from .calls import ABANDONED, CLOSED, ModelCall
+from .calls import ABANDONED, CLOSED, PARSED, ModelCall
 from .scope import IN_SDK_CALL, current
 
 __all__ = ["ensure_installed", "uninstall", "installed"]
@@ -176,6 +176,9 @@ def _a_real_key(key: str) -> bool:
 def _returned(call: ModelCall, result: Any, streams: tuple[Any, Any]) -> None:
     """Record a response now, or watch a stream until it ends (or is dropped), or a raw response until it is read."""
     try:
+        if type(result) in PARSED:  # most calls: a parsed response of a class seen before, neither stream nor wrapper
+            call.returned(result)
+            return
         if _watch_stream(call, result, streams) or raw.defer(call, result, _parsed, streams):
             return
         call.returned(result)
