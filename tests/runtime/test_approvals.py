@@ -661,8 +661,8 @@ def test_a_resume_whose_last_write_is_the_state_is_read_again(runs_dir, tmp_path
     change_stamp = diskrun.change_stamp
 
     def written_an_hour_ago(st):  # every stamp settled: only the state's new stamp can say the run changed
-        size, mtime, ctime = change_stamp(st)
-        return size, mtime - 3_600 * 10**9, ctime - 3_600 * 10**9
+        size, mtime, ctime, *identity = change_stamp(st)  # (size, mtime, ctime, inode, device)
+        return (size, mtime - 3_600 * 10**9, ctime - 3_600 * 10**9, *identity)
 
     monkeypatch.setattr(diskrun, "change_stamp", written_an_hour_ago)
     monkeypatch.setattr(diskrun, "read_state", the_state_lands_after_the_read)

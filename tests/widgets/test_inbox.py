@@ -276,7 +276,7 @@ def test_a_run_made_within_the_tick_of_the_last_look_at_the_root_is_found(
 
     def coarse(path: str) -> Any:
         got = stat(path)
-        return (0, tick, tick) if got is not None and os.path.samefile(path, runs_dir) else got
+        return (0, tick, tick, *got[3:]) if got is not None and os.path.samefile(path, runs_dir) else got
 
     monkeypatch.setattr(inbox_mod, "_stat", coarse)
     monkeypatch.setattr(inbox_mod, "live_handles", dict)  # made by another process
