@@ -195,10 +195,18 @@ def _record(
     record, stamp, run_problems = read_run(ref, strict=problems.strict, folders=folders)
     ok = _manifest_ok(folders, record["manifest"], verify, record["known_sizes"], run_problems, stamp, record["listings"])
     record["manifest_ok"] = ok and record["manifest_clean"] if ok is not None else None
+    summed = record["calls_from"] == "summary"
+    if summed and "events.jsonl" not in stamp:  # the listing's stat (free): the seal vouches for the log too
+        stamp["events.jsonl"] = ref.stat_events(ref.file("events.jsonl"))
     # noesis_nb's sealed, unedited run (its own or an integration's) was screened as written (``provenance``)
     record["written_here"] = bool(record["manifest_ok"]) and sealed_here(
         record["final"], ref.name, stamp.get("events.jsonl"), stamp.get("summary.json")
     )
+    if summed and not record["written_here"]:
+        # the log is the record of the calls; the summary's per-model sums only stand in for it in a run sealed
+        # here, unedited since: those of a summary edited by hand (or another's) could say other totals than
+        # ``usage_df`` reads from the same run's events
+        run_problems.extend(calls_from_events(record))
     record["row"] = _checked_row(record, run_problems)
     problems.extend(run_problems)
     if use_cache and settled(stamp):  # stamp: every file read, edited in place or not; none changed this very moment

@@ -8,7 +8,7 @@ import json
 import pandas as pd
 import pytest
 
-from noesis_nb.frames import RUN_COLUMNS, Column, RunLoadError, runs_df
+from noesis_nb.frames import RUN_COLUMNS, Column, RunLoadError, runs_df, usage_df
 
 from .runkit import basic_events, event, hand_summary, write_run
 
@@ -225,8 +225,9 @@ def test_real_noesis_run(smoke_root):
     assert df.attrs["errors"] == []
 
 
-def test_summary_usage_by_model_needs_no_event_scan(tmp_path):
-    """A summary that lists usage by model (noesis_nb extension) is priced without reading events.jsonl."""
+def test_summary_usage_by_model_of_a_run_not_sealed_here_gives_way_to_its_events(tmp_path):
+    """A summary that lists usage by model (noesis_nb extension) stands in for the events only in a run sealed here:
+    a hand-written one is priced from its events (as ``usage_df`` reads them: here, none)."""
     root = tmp_path / "runs"
     by_model = [
         {
@@ -245,8 +246,33 @@ def test_summary_usage_by_model_needs_no_event_scan(tmp_path):
     (run / "events.jsonl").write_text("this would be a corrupt line if it were read\n")
     df = runs_df(root)
     row = df.iloc[0]
-    assert row["model_calls"] == 3 and row["input_tokens"] == 3000 and df.attrs["errors"] == []
-    assert row["cost_usd"] == pytest.approx((1800 * 2.5 + 1200 * 1.25 + 300 * 10) / 1e6)
+    assert row["model_calls"] == 0 == len(usage_df(root))
+
+
+def test_summary_usage_by_model_of_a_run_sealed_here_needs_no_event_scan(tmp_path, monkeypatch):
+    """A run sealed here, unedited, is priced from its summary's per-model sums: its events are not scanned."""
+    import noesis_nb
+    from noesis_nb.frames import runrecord
+
+    root = tmp_path / "runs"
+    ep = noesis_nb.solve("t", using=_every_part_known, runs_dir=root)
+    scans = []
+    scan = runrecord.scan_model_calls
+    monkeypatch.setattr(runrecord, "scan_model_calls", lambda *a, **kw: scans.append(1) or scan(*a, **kw))
+    df = runs_df(root, cache=False)
+    assert df.attrs["errors"] == [] and df["episode_id"].tolist() == [ep]
+    usage = usage_df(root, cache=False)
+    assert df["input_tokens"].iloc[0] == usage["input_tokens"].sum() == 2_000
+    assert scans == []
+
+
+def _every_part_known(task, ctx):
+    """Two calls of one model, every token part given: the summary's per-model sums price as the calls do."""
+    for _ in range(2):
+        ctx.model_call(
+            "gpt-4o", provider="openai", input_tokens=1_000, output_tokens=10, cached_input_tokens=0, cache_write_input_tokens=0
+        )
+    return "done"
 
 
 def test_verify_modes(tmp_path):

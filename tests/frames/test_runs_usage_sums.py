@@ -9,6 +9,7 @@ per-run sums, counts and flags, not the prices themselves (``test_cost`` does).
 
 from __future__ import annotations
 
+import json
 import math
 import time
 from pathlib import Path
@@ -173,3 +174,63 @@ def _two_gpt_calls(task: str, ctx: Any) -> str:
     ctx.model_call("gpt-4o", provider="openai", input_tokens=100_000, output_tokens=100, **split)
     ctx.model_call("gpt-4o", provider="openai", input_tokens=1_000, output_tokens=100)
     return "done"
+
+
+def _claimed_sums(ep: str) -> dict[str, Any]:
+    """A summary whose ``usage.by_model`` (the extension runs_df may price from) says other totals than its events."""
+    by_model = [
+        {
+            "provider": "openai",
+            "model": "gpt-4o",
+            "model_calls": 7,
+            "input_tokens": 999_999,
+            "cached_input_tokens": 0,
+            "cache_write_input_tokens": 0,
+            "output_tokens": 1,
+            "reasoning_tokens": 0,
+        }
+    ]
+    return hand_summary(ep, task="edited", status="ok") | {"x-noesis_nb": {"usage": {"model_calls": 7, "by_model": by_model}}}
+
+
+def _engine_agent(task: str, ctx: Any) -> str:
+    ctx.model_call("gpt-4o", provider="openai", input_tokens=1000, output_tokens=100, cached_input_tokens=400)
+    ctx.model_call("gpt-4o-mini", provider="openai", input_tokens=200, output_tokens=20)
+    return "done"
+
+
+def _edit_sums(run: Path) -> None:
+    """The sealed run's summary with its gpt-4o input total changed by hand (the seal no longer vouches for it)."""
+    path = run / "summary.json"
+    doc = json.loads(path.read_text())
+    for group in doc["x-noesis_nb"]["usage"]["by_model"]:
+        group["input_tokens"] = 5 * (group["input_tokens"] or 1)
+    path.write_text(json.dumps(doc))
+
+
+@pytest.mark.parametrize("cache", [False, True])
+def test_run_totals_follow_the_events_when_a_summary_says_other_sums(tmp_path: Path, cache: bool) -> None:
+    """The log is the record of a run's calls: a summary's per-model sums that say otherwise (a hand-written or
+    hand-edited run) do not make ``runs_df`` and ``usage_df`` disagree; a run sealed here, unedited, still agrees."""
+    import noesis_nb
+
+    root = tmp_path / "runs"
+    t = DAY + "10.000000+00:00"
+    calls = [("gpt-4o", "openai", t, {"input_tokens": 1000, "output_tokens": 100, "cached_input_tokens": 0})]
+    _run(root, "ep_hand", calls, summary=_claimed_sums("ep_hand"))
+    sealed = [noesis_nb.solve(task, using=_engine_agent, runs_dir=root) for task in ("a", "b")]
+    _edit_sums(root / sealed[1])
+    time.sleep(RACY_NS / 1e9 * 3)
+    for _ in range(2 if cache else 1):  # cold, then warm
+        runs = runs_df(root, cache=cache).set_index("episode_id")
+        expected = _expected(root)
+        assert set(expected.index) == set(runs.index) == {"ep_hand", *sealed}
+        for ep, want in expected.iterrows():
+            got = runs.loc[ep]
+            assert got["model_calls"] == want["model_calls"], ep
+            for name in (*TOKEN_COLUMNS, "cost_usd"):
+                if math.isnan(want[name]):
+                    assert pd.isna(got[name]), (ep, name)
+                else:
+                    assert float(got[name]) == pytest.approx(want[name], rel=1e-12), (ep, name)
+    clear_cache()
