@@ -37,7 +37,7 @@ from ..tools import (
 )
 from ..tools.repositories import UNREADABLE_RECORD, record_problem
 from .api import decide_draft, resume_run
-from .gate import PendingApproval, tell_if_overruled
+from .gate import PendingApproval, check_decision_options, tell_if_overruled
 from .position import last_pause, payload_of
 from .resume import resume_from_disk
 from .vetoes import read_veto_decision
@@ -273,6 +273,7 @@ class DiskRun:
 
     def approve(self, draft_id: str | None = None, *, approver_id: str = "human", reason: str | None = None) -> Any:
         """Approve a draft (or override the paused veto); a draft decided already gives that decision back (``created=False``)."""
+        check_decision_options(draft_id, approver_id, reason)  # the caller's options before the run is read
         self._check_decidable(draft_id)
         decision = decide_draft(self.run_dir, draft_id, approve=True, approver_id=approver_id, reason=reason, runs_dir=None)
         self._changed()
@@ -280,6 +281,7 @@ class DiskRun:
 
     def reject(self, draft_id: str | None = None, *, reason: str | None = None, approver_id: str = "human") -> Any:
         """Reject a draft (or uphold the paused veto); a draft decided already gives that decision back."""
+        check_decision_options(draft_id, approver_id, reason)
         self._check_decidable(draft_id)
         decision = decide_draft(self.run_dir, draft_id, approve=False, approver_id=approver_id, reason=reason, runs_dir=None)
         self._changed()

@@ -135,3 +135,14 @@ def test_ns_resume_run_names_an_unknown_option_and_what_it_takes(runs_dir: Path)
     ) as raised:
         ns.resume_run(UNKNOWN, bogus=1, runs_dir=runs_dir)
     assert "resume_blocking" not in str(raised.value) and "unknown_outcome" in str(raised.value)
+
+
+@pytest.mark.parametrize("verb", ["approve", "reject"])
+def test_a_run_on_disk_refuses_a_wrong_option_before_saying_it_has_ended(verb: str, runs_dir: Path) -> None:
+    from noesis_nb.runtime.diskrun import DiskRun
+
+    run = DiskRun(runs_dir / noesis_nb.solve("note", using=_done, runs_dir=runs_dir))
+    with pytest.raises(InvalidOptionError, match="reason=5"):
+        getattr(run, verb)(reason=5)
+    with pytest.raises(InvalidIdError, match="names no draft"):
+        getattr(run, verb)("  ", approver_id="ana")
