@@ -108,6 +108,25 @@ def blob_rows(mb: float, repeat: int) -> None:
     print(f"  whole screening    {best(lambda: find_in_text(next(texts)), repeat) * 1000:8.1f} ms")
 
 
+def dense_rows(mb: float, repeat: int) -> None:
+    """Learned values sharing one head at many lengths (``sk-live-…``) are read by an automaton: a long text, and
+    many short ones (a run's events), each against one learned value in the same run."""
+    rnd = random.Random(3)
+    dense = [f"sk-live-{''.join(rnd.choice(string.ascii_letters) for _ in range(n))}" for n in range(10, 40)]
+    size = int(mb * 1_000_000)
+    filler = (_PROSE * (size // len(_PROSE) + 1))[:size]
+    text = f"{filler} {dense[3]} {filler[:1000]}"
+    shorts = [f"event {i}: called the tool with sk-live-abc and got {i * 7} rows" for i in range(2_000)]
+    print("learned values of one head and 30 lengths (ratio: to 1 learned value, same texts)")
+    for name, texts in ((f"{mb:g} MB text", [text]), ("2,000 events", shorts)):
+        spent = []
+        for values in ([dense[3]], dense):
+            guard = RunSecrets()
+            guard.learn(values)
+            spent.append(best(lambda g=guard, ts=texts: [g.scrub_text(t) for t in ts], repeat))
+        print(f"  {name:<14} {spent[0] * 1000:8.1f} ms -> {spent[1] * 1000:8.1f} ms  x{spent[1] / spent[0]:5.2f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--mb", type=float, default=1.0, help="size of the scrubbed texts")
@@ -117,6 +136,7 @@ def main() -> None:
     scrub_rows(args.mb, args.values, args.repeat)
     growth_rows(args.repeat)
     blob_rows(args.mb, args.repeat)
+    dense_rows(args.mb, args.repeat)
 
 
 if __name__ == "__main__":

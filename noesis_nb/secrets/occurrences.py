@@ -6,8 +6,10 @@ access keys in 670 KB took 20 s. The automaton reads the text once, whatever the
 
 from __future__ import annotations
 
+import re
 from collections import deque
 from collections.abc import Iterable, Iterator
+from functools import lru_cache
 
 __all__ = ["occurrences", "longest_ending"]
 
@@ -34,20 +36,37 @@ def longest_ending(text: str, values: Iterable[str]) -> Iterator[tuple[int, int]
 
 def _walk(text: str, values: Iterable[str]) -> Iterator[tuple[int, int, list[str | None], list[int]]]:
     """The automaton read over ``text``: at each position where a value ends, ``(end, node, ends, output)`` with
-    the node of the longest value ending there (its ``output`` links lead to the shorter ones)."""
-    moves, ends, fallback, output = _automaton(values)
-    node = 0
-    for at, char in enumerate(text):
+    the node of the longest value ending there (its ``output`` links lead to the shorter ones).
+
+    Outside a partial match (at the root) no character but a value's first can move it: the text is skipped to
+    the next such character by a compiled search, so Python reads only the stretches where values may be."""
+    moves, ends, fallback, output, first = _automaton(values if isinstance(values, frozenset) else frozenset(values))
+    if first is None:
+        return
+    node, at, size, search = 0, 0, len(text), first.search
+    while at < size:
+        if not node:
+            hit = search(text, at)
+            if hit is None:
+                return
+            at = hit.start()
+        char = text[at]
         while node and char not in moves[node]:
             node = fallback[node]
         node = moves[node].get(char, 0)
+        at += 1
         found = node if ends[node] is not None else output[node]
         if found:
-            yield at + 1, found, ends, output
+            yield at, found, ends, output
 
 
-def _automaton(values: Iterable[str]) -> tuple[list[dict[str, int]], list[str | None], list[int], list[int]]:
-    """The trie of ``values`` (moves, the value each node spells) with its fallback and output links."""
+_Automaton = tuple[list[dict[str, int]], list[str | None], list[int], list[int], "re.Pattern[str] | None"]
+
+
+@lru_cache(maxsize=16)
+def _automaton(values: frozenset[str]) -> _Automaton:
+    """The trie of ``values`` (moves, the value each node spells) with its fallback and output links, and the
+    search for any value's first character; made once per set of values (a run's texts share one)."""
     moves: list[dict[str, int]] = [{}]
     ends: list[str | None] = [None]  # the value a node spells, if any
     for value in values:
@@ -62,7 +81,8 @@ def _automaton(values: Iterable[str]) -> tuple[list[dict[str, int]], list[str | 
             node = child
         ends[node] = value
     fallback, output = _links(moves, ends)
-    return moves, ends, fallback, output
+    first = re.compile("[" + "".join(map(re.escape, sorted(moves[0]))) + "]") if moves[0] else None
+    return moves, ends, fallback, output, first
 
 
 def _links(moves: list[dict[str, int]], ends: list[str | None]) -> tuple[list[int], list[int]]:
