@@ -277,11 +277,7 @@ def create_episode(
         )
     check_scorer(score)
     _check_task(task)  # before using=: a task and an adapter given the other way round are named as such
-    adapter = resolve_using(using)
-    source = getattr(adapter.target, "source", None)  # integration adapters name their system
-    if isinstance(source, str) and source and (tags is None or isinstance(tags, dict)):
-        tags = {"source": source, **(tags or {})}
-    options = _options(
+    options = _options(  # the caller's options before using= is resolved (which may import a module)
         task,
         seed=seed,
         tags=tags,
@@ -294,6 +290,10 @@ def create_episode(
     )
     options.score = score
     options.score_timeout_s = check_score_timeout(score_timeout_s)
+    adapter = resolve_using(using)
+    source = getattr(adapter.target, "source", None)  # integration adapters name their system
+    if isinstance(source, str) and source:
+        options.tags = {"source": source, **options.tags}
     options.inputs = dict(inputs or {})
     episode_id = validate_new_episode_id(episode_id) if episode_id is not None else new_episode_id()
     extension: dict[str, Any] = {

@@ -146,3 +146,20 @@ def test_a_run_on_disk_refuses_a_wrong_option_before_saying_it_has_ended(verb: s
         getattr(run, verb)(reason=5)
     with pytest.raises(InvalidIdError, match="names no draft"):
         getattr(run, verb)("  ", approver_id="ana")
+
+
+@pytest.mark.parametrize(
+    ("given", "named"),
+    [
+        ({"seed": "x"}, "seed="),
+        ({"tags": 5}, "tags=5"),
+        ({"governance": "enforced"}, "governance="),
+        ({"score_timeout_s": -1}, "score_timeout_s=-1"),
+    ],
+    ids=["seed", "tags", "governance", "score_timeout_s"],
+)
+def test_a_run_refuses_a_wrong_option_before_resolving_using(given: dict[str, Any], named: str, runs_dir: Path) -> None:
+    """``using='my_agent'`` is looked up (imported); a wrong option beside it is the caller's to fix first."""
+    with pytest.raises(InvalidOptionError, match=named):
+        noesis_nb.solve("t", using="no_such_agent_anywhere", runs_dir=runs_dir, **given)
+    assert list(runs_dir.iterdir()) == []
