@@ -51,8 +51,9 @@ class InboxView(Selection, SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipy
         offer_resume: bool = True,
         **kwargs: Any,
     ):
+        approver_id = approver_id_from_env(approver_id)  # the caller's option before the root is looked at
         self.scan = PendingScan(root, episode_ids=episode_ids)
-        self.approver_id, self.limit, self.poll_interval = approver_id_from_env(approver_id), rows, poll_interval
+        self.approver_id, self.limit, self.poll_interval = approver_id, rows, poll_interval
         self.offer_resume = offer_resume  # False when something else continues decided runs (a batch does)
         self.rows: dict[str, Row] = {}  # pending, oldest first
         self.decided: deque[Row] = deque(maxlen=decided_rows)  # newest last

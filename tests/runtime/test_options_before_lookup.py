@@ -163,3 +163,12 @@ def test_a_run_refuses_a_wrong_option_before_resolving_using(given: dict[str, An
     with pytest.raises(InvalidOptionError, match=named):
         noesis_nb.solve("t", using="no_such_agent_anywhere", runs_dir=runs_dir, **given)
     assert list(runs_dir.iterdir()) == []
+
+
+def test_the_inbox_refuses_a_wrong_approver_before_looking_at_its_root(tmp_path: Path) -> None:
+    from noesis_nb.widgets import inbox
+
+    not_a_folder = tmp_path / "runs.txt"
+    not_a_folder.write_text("not a runs root")
+    with pytest.raises(InvalidOptionError, match="approver_id=5"):
+        inbox(not_a_folder, approver_id=5)  # type: ignore[arg-type]
