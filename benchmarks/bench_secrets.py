@@ -127,6 +127,20 @@ def dense_rows(mb: float, repeat: int) -> None:
         print(f"  {name:<14} {spent[0] * 1000:8.1f} ms -> {spent[1] * 1000:8.1f} ms  x{spent[1] / spent[0]:5.2f}")
 
 
+def long_value_rows(repeat: int) -> None:
+    """A learned value repeating itself up to a change in its middle (``a…ab a…a``), found twice and cut once: its
+    period and the places its head recurs inside the values found were read per character of it."""
+    print("a long learned value that repeats itself (ratio: 4n to n; linear is 4, quadratic 16)")
+    spent = []
+    for m in (100_000, 400_000):
+        value = "a" * m + "b" + "a" * m
+        text = f"x {value} y {value} and {value[:50]}…"
+        guard = RunSecrets()
+        guard.learn([value])
+        spent.append(best(lambda g=guard, t=text: g.scrub_text(t), repeat))
+    print(f"  {'a…ab a…a':<24} {spent[0] * 1000:8.1f} ms -> {spent[1] * 1000:8.1f} ms  x{spent[1] / spent[0]:5.2f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--mb", type=float, default=1.0, help="size of the scrubbed texts")
@@ -137,6 +151,7 @@ def main() -> None:
     growth_rows(args.repeat)
     blob_rows(args.mb, args.repeat)
     dense_rows(args.mb, args.repeat)
+    long_value_rows(args.repeat)
 
 
 if __name__ == "__main__":

@@ -215,10 +215,11 @@ class Known:
         windows = spans((max(c - reach, 0), c) for c in cuts)
         windows = [(a, b) for a, b in spans((a, b + 1) for a, b in windows)]  # touching windows are one stretch
         found = []
+        pieces = _uncovered(windows, covered, len(text))
         for level in self.levels:
-            for start, stop in windows:
-                for at in level.head_starts(text, start, min(stop, len(text))):
-                    if _inside(covered, at):
+            for start, stop, end in pieces:
+                for at in level.head_starts(text, start, end):
+                    if at >= stop:  # a head starting in the covered span after the piece: a whole value's
                         continue
                     for i in range(bisect_left(cuts, at + FRAGMENT), len(cuts)):
                         c = cuts[i]
@@ -243,13 +244,26 @@ class Known:
 
 def _period(value: str) -> int:
     """The least ``p > 0`` with ``value[p:]`` a prefix of ``value`` (its length for most values, which nowhere
-    start again inside themselves); tried only where the first character recurs."""
+    start again inside themselves); tried only where the first character recurs.
+
+    Each try compares up to the whole value: a crafted one (``a…ab a…a``) would make that quadratic, so past a
+    few readings of the value the shift reached is returned. It is no more than the period (every shorter one
+    failed, and the period is a place where the first character recurs), and a search stepping by less than the
+    period finds the same occurrences (none can lie closer together), only with a few more calls."""
+    size = len(value)
+    budget = _PERIOD_READS * size
     at = value.find(value[0], 1)
     while at > 0:
+        budget -= size - at
+        if budget < 0:
+            return at
         if value.startswith(value[at:]):
             return at
         at = value.find(value[0], at + 1)
-    return len(value)
+    return size
+
+
+_PERIOD_READS = 4  # readings of a value ``_period`` may spend
 
 
 def _cuts(text: str) -> list[int]:
@@ -265,10 +279,27 @@ def _cuts(text: str) -> list[int]:
     return sorted({*cuts, len(text)})
 
 
-def _inside(where: list[tuple[int, int]], at: int) -> bool:
-    """Whether ``at`` lies in one of the ordered disjoint spans ``where``."""
-    i = bisect_left(where, (at + 1,)) - 1
-    return i >= 0 and where[i][0] <= at < where[i][1]
+def _uncovered(windows: list[tuple[int, int]], covered: list[tuple[int, int]], size: int) -> list[tuple[int, int, int]]:
+    """``(start, stop, end)`` of each stretch of the ``windows`` outside the ``covered`` spans (both ordered and
+    disjoint): heads start in ``[start, stop)`` and may run on to ``end`` (``FRAGMENT`` on, within their window). A head starting
+    inside a whole value is never a cut-off one, so those stretches are not searched at all: a text of long
+    values would otherwise be looked at once per character of them."""
+    out = []
+    i = 0
+    for start, stop in windows:
+        stop = min(stop, size)
+        while i < len(covered) and covered[i][1] <= start:
+            i += 1
+        at, j = start, i
+        while at < stop:
+            if j < len(covered) and covered[j][0] <= at:
+                at = max(at, covered[j][1])
+                j += 1
+                continue
+            piece_stop = min(covered[j][0], stop) if j < len(covered) else stop
+            out.append((at, piece_stop, min(piece_stop + FRAGMENT - 1, stop)))
+            at = piece_stop
+    return out
 
 
 def for_text(text: str, values: Iterable[str]) -> Known:
