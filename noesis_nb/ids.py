@@ -66,13 +66,29 @@ def validate_new_episode_id(value: object) -> str:
     return episode_id
 
 
+def _path_like(value: str) -> str:
+    """What makes ``value`` read as a path rather than an id (``""`` when nothing does)."""
+    if "/" in value or "\\" in value:
+        return "contains a path separator"
+    if "\x00" in value:
+        return "contains a NUL character, which no file name can hold"
+    if ".." in value:
+        return "contains '..'"
+    if value == ".":
+        return "is '.', which names the current folder in a path"
+    if value == "~":
+        return "is '~', which names the home folder in a path"
+    return ""
+
+
 def validate_id(value: object, *, what: str = "episode id") -> str:
     """Return ``value`` if it is a non-empty id without path separators or ``..``; else raise."""
     if not isinstance(value, str) or not value:
         raise InvalidIdError(f"{what} must be a non-empty string, got {quoted(value)}")
-    if "/" in value or "\\" in value or "\x00" in value or ".." in value or value in {".", "~"}:
+    problem = _path_like(value)
+    if problem:
         hint = "(e.g. 'ep_01K9...') or the run directory as a Path" if what == "episode id" else "(letters, digits and _.:@+=-)"
-        raise InvalidIdError(f"{what} {quoted(value)} contains a path separator or '..'; pass the bare id {hint}")
+        raise InvalidIdError(f"{what} {quoted(value)} {problem}; pass the bare id {hint}")
     shown = quoted(value, 60)  # redacted, then cut: a key given as an id is not quoted back, in part or whole
     if not _SAFE.fullmatch(value):
         if value != value.strip() and _SAFE.fullmatch(value.strip()):  # pasted with a space or a line end around it
