@@ -21,6 +21,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
+from noesis_nb.errors import InvalidOptionError
 from noesis_nb.secrets import keys_hidden
 
 from .errors import SecretUnavailableError
@@ -29,6 +30,7 @@ from .redaction import REDACTED_VALUE
 __all__ = [
     "supply_secrets",
     "supplied_secrets",
+    "check_supplied",
     "secret_env_name",
     "marked_paths",
     "fill_secrets",
@@ -42,13 +44,27 @@ _SUPPLIED: contextvars.ContextVar[Mapping[str, Any] | None] = contextvars.Contex
 @contextmanager
 def supply_secrets(secrets: Mapping[str, Any] | None) -> Iterator[None]:
     """Within the block (and tasks and threads it starts), executions may use these redacted values."""
-    if secrets is not None and not isinstance(secrets, Mapping):
-        raise TypeError(f"secrets must map payload paths to values, e.g. {{'kwargs.auth': '…'}}; got {type(secrets).__name__}")
+    check_supplied(secrets)
     token = _SUPPLIED.set({**(_SUPPLIED.get() or {}), **(secrets or {})})
     try:
         yield
     finally:
         _SUPPLIED.reset(token)
+
+
+def check_supplied(secrets: object) -> None:
+    """Refuse a ``secrets=`` that is no mapping of payload paths (``'kwargs.auth'``, ``'argv.3'``) to values.
+
+    Called before any run is looked up, so a wrong value is named even when the run needs no secret."""
+    fix = "pass a dict of payload path -> value, e.g. {'kwargs.auth': '…'} (the error of a resume names each path it needs)"
+    if secrets is None:
+        return
+    if not isinstance(secrets, Mapping):
+        raise InvalidOptionError(f"secrets= takes a mapping, got {type(secrets).__name__}: {fix}")
+    for key in secrets:
+        if not isinstance(key, str) or not key.strip() or key != key.strip():
+            shown = keys_hidden(repr(key))[:80]
+            raise InvalidOptionError(f"secrets= has the key {shown}, which names no payload path: {fix}")
 
 
 def supplied_secrets() -> Mapping[str, Any]:
