@@ -11,7 +11,6 @@ did not finish (cancelled, or its process killed) is not taken for the import.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import hashlib
 import os
 from collections.abc import Iterator
@@ -19,6 +18,11 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+
+try:  # POSIX; elsewhere imports into one root are not serialised (each still makes a whole run)
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
 
 from ..store import is_sealed
 from ..store.roots import iter_run_dirs
@@ -93,8 +97,9 @@ def import_lock(root: Path) -> Iterator[None]:
     try:
         try:
             os.makedirs(root, exist_ok=True)
-            fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
-            fcntl.flock(fd, fcntl.LOCK_EX)  # waits for another process importing into this root
+            if fcntl is not None:
+                fd = os.open(root, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0))
+                fcntl.flock(fd, fcntl.LOCK_EX)  # waits for another process importing into this root
         except OSError:
             pass
         yield
