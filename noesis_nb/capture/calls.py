@@ -21,7 +21,7 @@ from .._safetext import error_text
 from ..secrets import SCAN_MARGIN, shown_cut
 from ..store.vocab import MODEL_CALL, TOKEN_FIELDS
 from . import usage as u
-from .scope import OPEN_SPANS, CaptureScope, current_owner, owner_ref
+from .scope import OPEN_SPANS, CaptureScope, counts_agree, current_owner, owner_ref, same_model
 
 __all__ = ["ModelCall", "endpoint", "ABANDONED", "CLOSED", "CANCELLED"]
 
@@ -381,21 +381,16 @@ class ModelCall:
                 if total is None
                 else total - (counts["cached_input_tokens"] or 0) - (counts["cache_write_input_tokens"] or 0)
             )
-            same = any(
-                isinstance(m, str) and (m == model or m.startswith(model + "-")) for m in (self.model, self.requested_model)
+            same = same_model(model, self.model, self.requested_model) and counts_agree(
+                input_tokens, output_tokens, total, uncached, out
             )
-            if total is not None and out is not None:
-                same = same and input_tokens in (total, uncached) and output_tokens == out
-            else:  # counts unknown: only the reader's report, right after the call began, may be this call
-                reader = self.reader
+            if same and (total is None or out is None):  # counts unknown: only the reader's report, right after
+                reader = self.reader  # the call began, may be this call
                 same = (
-                    same
-                    and self.problem is None
+                    self.problem is None
                     and reader is not None
                     and reader() is current_owner()
                     and self.began == self.scope.calls_started
-                    and (total is None or input_tokens in (total, uncached))
-                    and (out is None or output_tokens == out)
                 )
         if not same:
             return None

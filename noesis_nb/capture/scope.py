@@ -154,12 +154,12 @@ class CaptureScope:
                 if request_id is not None:
                     same = request_id in (call["id_1"], call["id_2"])
                 else:
+                    total, out = call["input_total"], call["output_tokens"]
                     same = (
-                        input_tokens is not None
-                        and input_tokens in (call["input_total"], call["input_uncached"])
-                        and output_tokens is not None
-                        and output_tokens == call["output_tokens"]
-                        and _same_model(model, call["model"], call["requested_model"])
+                        total is not None
+                        and out is not None
+                        and counts_agree(input_tokens, output_tokens, total, call["input_uncached"], out)
+                        and same_model(model, call["model"], call["requested_model"])
                     )
                 if same:
                     call["claimed"] = True
@@ -181,13 +181,11 @@ class CaptureScope:
             self.fillable = None
             if not may:
                 return None
-            total, out = call["input_total"], call["output_tokens"]
             same = (
                 began == self.calls_started
                 and not call["claimed"]
-                and (total is None or input_tokens in (total, call["input_uncached"]))
-                and (out is None or output_tokens == out)
-                and _same_model(model, call["model"], call["requested_model"])
+                and counts_agree(input_tokens, output_tokens, call["input_total"], call["input_uncached"], call["output_tokens"])
+                and same_model(model, call["model"], call["requested_model"])
             )
             if not same:
                 return None
@@ -268,8 +266,17 @@ def owner_ref() -> Any:
         return None
 
 
-def _same_model(manual: str, model: str | None, requested: str | None) -> bool:
+def same_model(manual: str, model: str | None, requested: str | None) -> bool:
+    """A report's model names a captured call's: the response's or the requested one, or a prefix of a dated name."""
     return any(isinstance(m, str) and (m == manual or m.startswith(manual + "-")) for m in (model, requested))
+
+
+def counts_agree(
+    input_tokens: int | None, output_tokens: int | None, total: int | None, uncached: int | None, out: int | None
+) -> bool:
+    """A report's counts agree with those a captured call knows (its input ``total`` or ``uncached`` part, its
+    output ``out``); a count the call does not know (None) agrees with any."""
+    return (total is None or input_tokens in (total, uncached)) and (out is None or output_tokens == out)
 
 
 def current() -> CaptureScope | None:

@@ -251,7 +251,7 @@ class Recorder:
             }
         with self._lock:
             sealer = self.sealer
-            if (sealer is not None or self.closed) and (self.closed or sealer != threading.get_ident()):
+            if self.closed or (sealer is not None and sealer != threading.get_ident()):
                 raise self._ended()  # a thread the episode left running: nothing after the terminate but the seal's own
             if self.note_due:
                 self.write_note_if_due()

@@ -114,3 +114,16 @@ def test_a_field_that_raises_is_unknown_and_the_fields_after_it_are_still_read()
     got = usage.anthropic(messages)
     assert (got["input_tokens"], got["cache_write_input_tokens"], got["output_tokens"]) == (60, 10, 5)
     assert got["cached_input_tokens"] is None
+
+
+def test_every_provider_reading_gives_the_run_format_token_fields_in_order():
+    """The readers spell the token columns out (no zip on the hot path): they must stay the run format's."""
+    from noesis_nb.store.vocab import TOKEN_FIELDS
+
+    shapes = {
+        usage.openai_chat: {"prompt_tokens": 9, "completion_tokens": 4},
+        usage.openai_responses: {"input_tokens": 9, "output_tokens": 4},
+        usage.anthropic: {"input_tokens": 9, "output_tokens": 4},
+    }
+    for read, raw in shapes.items():
+        assert tuple(read(raw)) == tuple(TOKEN_FIELDS), read.__name__
