@@ -33,7 +33,7 @@ from .joined import chunk_texts, split_secrets
 from .known import SEARCHED, Known, for_text, replaced, spans
 from .names import REDACTED_VALUE, looks_like_credential, names_no_value
 from .scan import distinct_key, redact, shaped
-from .streamed import _DELTA_KEYS, Streams, set_at, streamed_piece, text_at
+from .streamed import DELTA_KEYS, Streams, set_at, streamed_piece, text_at
 from .text import chunk_runs, flat_might_contain, lists_joined, payload_might_contain
 
 __all__ = ["RunSecrets", "for_run", "known_everywhere", "MIN_HUNTED"]
@@ -104,7 +104,7 @@ class RunSecrets:
         """The payload to write for an event: a copy, with secrets redacted when there are any. Given the event's
         id, a streamed piece (an event holding one chunk's text) is also read joined with the pieces before it."""
         out = self._screened(payload)
-        if event_id is None or (type(payload) is dict and payload.keys().isdisjoint(_DELTA_KEYS)):
+        if event_id is None or (type(payload) is dict and payload.keys().isdisjoint(DELTA_KEYS)):
             return out  # most events: no streamed piece (``streamed_piece``'s own first test, without its call)
         piece = streamed_piece(payload)
         return out if piece is None else self._streamed(out, piece, str(event_id), phase)

@@ -25,7 +25,7 @@ from .known import replaced, spans
 from .names import REDACTED_VALUE
 from .text import KEYWORDS_STR
 
-__all__ = ["Streams", "TAIL", "streamed_piece", "text_at", "set_at", "redact_streams"]
+__all__ = ["Streams", "TAIL", "DELTA_KEYS", "streamed_piece", "text_at", "set_at", "redact_streams"]
 
 TAIL = 256  # characters of a stream's last pieces kept, read joined at its end; a longer text is no delta
 _NEAR = 96  # characters before a new piece read joined with it (the rules' cost grows faster than the text)
@@ -35,7 +35,8 @@ _GOES_ON = 20  # a value this long found at the joined text's end is a secret's 
 
 # the names a streamed piece's text is under (``{"delta": …}``, Anthropic's ``{"delta": {"text": …}}``, OpenAI's
 # ``{"choices": [{"delta": {"content": …}}]}``): a ``text`` or ``content`` alone is a whole message or note
-_DELTA_KEYS = frozenset({"delta", "chunk", "token", "partial_json", "choices"})
+#: a payload holding none of these keys is no streamed piece (``streamed_piece``'s first test, also made inline)
+DELTA_KEYS = frozenset({"delta", "chunk", "token", "partial_json", "choices"})
 
 Where = tuple[str | int, ...]  # the place of the chunk text in an event's payload
 Spans = list[tuple[int, int]]
@@ -164,10 +165,10 @@ class Streams:
 
 def streamed_piece(payload: Any) -> tuple[Where, str] | None:
     """``(where, text)`` of an event payload that is a streamed piece (its chunk text under a delta's name), else None."""
-    if type(payload) is not dict or payload.keys().isdisjoint(_DELTA_KEYS):  # most events: one set test
+    if type(payload) is not dict or payload.keys().isdisjoint(DELTA_KEYS):  # most events: one set test
         return None
     found = chunk_text(payload)
-    return None if found is None or _DELTA_KEYS.isdisjoint(found[0]) else found
+    return None if found is None or DELTA_KEYS.isdisjoint(found[0]) else found
 
 
 _GLUED = re.compile(
