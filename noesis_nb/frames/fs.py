@@ -237,6 +237,7 @@ def local_unchanged(stamps: Iterable[tuple[str, Any]]) -> bool:
             if expected is not None:
                 return False
             continue
+        # ``change_stamp(st)`` spelled out: this loop runs over every file of every run a warm reload checks
         if expected is None or (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev) != expected:
             return False
     return True
