@@ -15,6 +15,10 @@ runs
   runs_df (cold), runs_df (second load)
 
 Usage: python benchmarks/bench_frames.py [--runs 1000] [--events 1000] [--small-runs 10000] [--dir PATH] [--keep]
+       [--no-pyarrow] [--only floor,events_df]
+
+``--no-pyarrow`` measures a default install where pyarrow is installed: each child process makes
+``import pyarrow`` fail before pandas is imported, so pandas and noesis_nb take their no-pyarrow paths.
 """
 
 from __future__ import annotations
@@ -30,12 +34,10 @@ import sys
 import tempfile
 import time
 from datetime import UTC, datetime, timedelta
+from importlib.abc import MetaPathFinder
 from pathlib import Path
 
 import orjson
-
-from noesis_nb.runtime.summary import usage_summary
-from noesis_nb.store.seal import SEAL_KEY, make_seal
 
 REPO = Path(__file__).resolve().parents[1]
 _OPTS = orjson.OPT_SORT_KEYS | orjson.OPT_APPEND_NEWLINE
@@ -59,6 +61,9 @@ def _iso(t: datetime) -> str:
 
 
 def _write_run(root: Path, index: int, n_events: int, rnd: random.Random) -> None:
+    from noesis_nb.runtime.summary import usage_summary
+    from noesis_nb.store.seal import SEAL_KEY, make_seal
+
     ep = f"ep_{index:06d}BENCH{rnd.getrandbits(40):010X}"
     run = root / ep
     (run / "tool_invocations" / "prepared").mkdir(parents=True)
@@ -305,6 +310,15 @@ def m_runs_df_warm(root: str) -> int:
 METHODS = {name[2:]: fn for name, fn in list(globals().items()) if name.startswith("m_")}
 
 
+class _NoPyarrow(MetaPathFinder):
+    """Makes ``import pyarrow`` fail, as on a default install (installed before pandas is imported)."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name == "pyarrow" or name.startswith("pyarrow."):
+            raise ImportError(f"{name} is blocked to measure the default install (no pyarrow)")
+        return None
+
+
 def _child(method: str, root: str, repeat: int) -> None:
     """Run one method ``repeat`` times (a warm method first loads once to fill the cache); print JSON."""
     import resource
@@ -322,13 +336,16 @@ def _child(method: str, root: str, repeat: int) -> None:
     print(json.dumps({"seconds": best, "rows": rows, "peak_mb": (peak - before) / 1024.0, "rss_mb": peak / 1024.0}))
 
 
+_CHILD_FLAGS: list[str] = []  # passed to every child (``--no-pyarrow``)
+
+
 def measure(method: str, root: Path, repeat: int, processes: int = 2) -> dict:
     """Best time over ``processes`` fresh processes × ``repeat`` runs (shared machines are noisy); peak of the best."""
     env = {**os.environ, "PYTHONPATH": f"{REPO}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
     best: dict | None = None
     for _ in range(processes):
         out = subprocess.run(
-            [sys.executable, __file__, "--child", method, str(root), str(repeat)],
+            [sys.executable, __file__, "--child", method, str(root), str(repeat), *_CHILD_FLAGS],
             capture_output=True,
             text=True,
             env=env,
@@ -361,7 +378,7 @@ def _ratio(label: str, num: dict, den: dict, target: str) -> str:
     return f"  {label:<44} {num['seconds'] / den['seconds']:7.2f}x   (target {target})"
 
 
-def run_suite(root: Path, title: str, repeat: int, full: bool) -> dict:
+def run_suite(root: Path, title: str, repeat: int, full: bool, only: set[str] | None = None) -> dict:
     _warm_page_cache(root)
     size = sum(p.stat().st_size for p in root.glob("*/events.jsonl")) / 1e6
     n_runs = sum(1 for _ in root.iterdir())
@@ -375,6 +392,8 @@ def run_suite(root: Path, title: str, repeat: int, full: bool) -> dict:
         "runs_df",
         "runs_df_warm",
     ]
+    if only:
+        names = [name for name in names if name in only]
     r = {name: measure(name, root, repeat) for name in names}
     labels = {
         "pandas": "(a) pandas read_json(lines) + concat",
@@ -390,18 +409,29 @@ def run_suite(root: Path, title: str, repeat: int, full: bool) -> dict:
     for name in names:
         print(_line(labels[name], r[name]))
     print("  ratios:")
-    if full:
-        print(_ratio("(a) pandas / events_df", r["pandas"], r["events_df"], ">= 3x"))
-        print(_ratio("(b) duckdb / events_df", r["duckdb"], r["events_df"], "> 1x"))
-    print(_ratio("events_df / (c) floor", r["events_df"], r["floor"], "<= 2x"))
-    print(_ratio("events_df cold / second load", r["events_df"], r["events_df_warm"], ">= 10x"))
-    print(_ratio("runs_df / summary loop", r["runs_df"], r["summary_loop"], "<= 2x"))
-    print(_ratio("runs_df cold / second load", r["runs_df"], r["runs_df_warm"], ">= 10x"))
+    ratios = [
+        ("(a) pandas / events_df", "pandas", "events_df", ">= 3x"),
+        ("(b) duckdb / events_df", "duckdb", "events_df", "> 1x"),
+        ("events_df / (c) floor", "events_df", "floor", "<= 2x"),
+        ("events_df cold / second load", "events_df", "events_df_warm", ">= 10x"),
+        ("runs_df / summary loop", "runs_df", "summary_loop", "<= 2x"),
+        ("runs_df cold / second load", "runs_df", "runs_df_warm", ">= 10x"),
+    ]
+    for label, num, den, target in ratios:
+        if num in r and den in r:
+            print(_ratio(label, r[num], r[den], target))
+    if "events_df" in r and "floor" in r and "error" not in r["events_df"] and "error" not in r["floor"]:
+        floor_mb = max(r["floor"]["peak_mb"], 1.0)
+        print(f"  {'events_df peak / (c) floor peak':<44} {r['events_df']['peak_mb'] / floor_mb:7.2f}x   (target <= 2.5x)")
     return r
 
 
 def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "--child":
+        if "--no-pyarrow" in sys.argv[5:]:
+            if "pandas" in sys.modules or "pyarrow" in sys.modules:
+                raise RuntimeError("--no-pyarrow: pandas was imported before pyarrow could be blocked")
+            sys.meta_path.insert(0, _NoPyarrow())
         _child(sys.argv[2], sys.argv[3], int(sys.argv[4]))
         return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -411,7 +441,15 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="repetitions per method; the best is reported")
     parser.add_argument("--dir", type=Path, default=None, help="where to build the corpus (default: a temp dir)")
     parser.add_argument("--keep", action="store_true", help="keep the corpus afterwards")
+    parser.add_argument("--no-pyarrow", action="store_true", help="block pyarrow in the measured processes (a default install)")
+    parser.add_argument("--only", default="", help="comma-separated methods to measure (default: all), e.g. floor,events_df")
     args = parser.parse_args()
+    if args.no_pyarrow:
+        _CHILD_FLAGS.append("--no-pyarrow")
+    only = {name.strip() for name in args.only.split(",") if name.strip()} or None
+    unknown = (only or set()) - set(METHODS)
+    if unknown:
+        parser.error(f"--only: unknown method(s) {sorted(unknown)}; choose from {sorted(METHODS)}")
     base = args.dir or Path(tempfile.mkdtemp(prefix="noesis_nb_bench_"))
     big, small = base / "big", base / "small"
     try:
@@ -423,9 +461,10 @@ def main() -> None:
         print(
             f"corpus in {base} (built in {time.perf_counter() - start:.1f} s); python {sys.version.split()[0]}, "
             f"{os.cpu_count()} CPUs; each figure is the best of 2 fresh processes x {args.repeat} runs"
+            + ("; pyarrow blocked (a default install)" if args.no_pyarrow else "")
         )
-        run_suite(big, f"big corpus ({args.runs} runs x {args.events} events)", args.repeat, full=True)
-        run_suite(small, f"small corpus ({args.small_runs} runs x 15 events)", args.repeat, full=False)
+        run_suite(big, f"big corpus ({args.runs} runs x {args.events} events)", args.repeat, full=True, only=only)
+        run_suite(small, f"small corpus ({args.small_runs} runs x 15 events)", args.repeat, full=False, only=only)
     finally:
         if not args.keep and args.dir is None:
             shutil.rmtree(base, ignore_errors=True)
