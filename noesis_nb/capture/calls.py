@@ -14,6 +14,7 @@ import json
 import sys
 import threading
 import time
+import weakref
 from typing import Any
 
 from .. import _forks
@@ -105,7 +106,7 @@ class ModelCall:
     unparsed: Any = None  # the response a parse helper's post-parser was given (kept only if it raises)
     fill: dict[str, int | None] | None = None  # the counts written when the adapter reported the call first
     began = 0  # the scope's ``calls_started`` once this call was admitted
-    reader: Any = None  # a stream's: a weak reference to the task or thread it was handed to
+    reader: Any = None  # a stream's: a weak reference to the task or thread reading it (its opener before any chunk)
     _done = False
 
     def __init__(self, scope: CaptureScope, provider: str, api: str, options: Any):
@@ -198,7 +199,9 @@ class ModelCall:
         """The SDK returned a stream: its events are seen one by one, and the call is written when it ends."""
         self.streamed = self.watching = True
         self.unfinished, self.finished = set(range(self.choices)), set()
-        self.reader = owner_ref()  # the task (or thread) the stream was handed to, whose report may fill it
+        self.reader = (
+            owner_ref()
+        )  # the task (or thread) reading the stream (its opener until one reads), whose report may fill it
         self.waiting(response)
 
     def waiting(self, response: Any) -> None:
@@ -231,6 +234,15 @@ class ModelCall:
         """The stream was garbage-collected before it ended (at ``at``)."""
         self.finish(abandoned=True, reason=ABANDONED, at=at)
 
+    def _read_by(self, owner: Any) -> None:
+        """The stream is read here: its report is this task's (or thread's) now, not the one that opened it."""
+        reader = self.reader
+        if reader is None or reader() is not owner:
+            try:
+                self.reader = weakref.ref(owner)
+            except TypeError:
+                self.reader = None
+
     @property
     def done(self) -> bool:
         return self._done
@@ -239,6 +251,7 @@ class ModelCall:
         """One stream event (a chunk, a Responses event, an Anthropic event)."""
         if self.first_chunk is None:
             self.first_chunk = time.perf_counter()
+        self._read_by(current_owner())
         try:
             if self.api in ("chat.completions", "completions"):
                 self.response_id = self.response_id or _text(u.get(item, "id"))
@@ -367,8 +380,9 @@ class ModelCall:
         so the event is the call's whole; reading on writes nothing more.
 
         A stream whose input or output count is still unknown (no usage chunk, or not yet) is also the report, naming
-        no id, of the task it was handed to, of the same model, whose counts agree with those it knows, when no other
-        call was captured in the episode since it began (``scope``'s rule for a call with unknown counts)."""
+        no id, of the task reading it (the one that pulled its last chunk; its opener before any), of the same model,
+        whose counts agree with those it knows, when no other call was captured in the episode since it began
+        (``scope``'s rule for a call with unknown counts)."""
         if self._done:
             return None
         counts = self._counts()

@@ -24,7 +24,8 @@ Each call is written once. The rules (README, "Real model calls"):
 - a captured call whose input or output count is unknown (a stream without its usage chunk, one
   closed early) cannot match by counts, so the adapter's own report of it, with estimated counts
   and no request id, is that call when it comes right after it: the next ``ctx.model_call`` of
-  the task (or thread) that ended the call (for a stream still open: that made it), naming the
+  the task (or thread) that ended the call (for a stream still open: that
+  reads it, its last chunk pulled there; the one that made it before any chunk), naming the
   same model, no other call captured in the episode since it started, its known counts equal to
   the report's, and no error. Still open, the stream is written then with the report's counts for
   those it had not seen (``ModelCall.reported``); written already, the report writes nothing and
