@@ -17,6 +17,7 @@ from typing import Any
 
 import pandas as pd
 
+from noesis_nb.frames import runindex
 from noesis_nb.frames._arrays import HAVE_ARROW
 from noesis_nb.frames.fs import RACY_NS
 
@@ -71,6 +72,12 @@ print(json.dumps({"reads": reads, "built": len(built)}))
 """
 
 REPO = Path(__file__).resolve().parents[2]
+#: the code digest every load in a new process keys the index and kept frames with (``runindex._CODE``). It stamps
+#: each of the package's modules by size and mtime, so an edit of any of them while a test runs (a checkout, an
+#: editor saving, a formatter) gives the loads after it another digest: rightly, they trust nothing kept before, and
+#: read every run. A test counting the runs a load reads is about the runs, so its loads share the digest taken
+#: once here (a test of another code version passes ``code=`` itself).
+CODE = runindex._code_version().decode()
 
 
 def settle() -> None:
@@ -98,8 +105,9 @@ def copy_runs(corpus: Path, tmp_path: Path) -> Path:
 
 def load_counted(root: Path, env: dict[str, str], out: Path, **args: Any) -> tuple[pd.DataFrame, list[str], int]:
     """runs_df in a new process: (its frame, the runs it read in full, how many frames it built)."""
+    args = {"root": str(root), "out": str(out), "no_pyarrow": not HAVE_ARROW, "code": CODE, **args}
     done = subprocess.run(
-        [sys.executable, "-c", CHILD, json.dumps({"root": str(root), "out": str(out), "no_pyarrow": not HAVE_ARROW, **args})],
+        [sys.executable, "-c", CHILD, json.dumps(args)],
         env=env,
         capture_output=True,
         text=True,
