@@ -36,28 +36,33 @@ from typing import Any
 from . import _detect
 from .occurrences import occurrences
 
-__all__ = ["keyword_maps", "linear_plugins", "widen_all", "per_line"]
+__all__ = ["keyword_maps", "linear_plugins", "widen_all", "per_line", "KeywordFirst", "keyword_search", "forget"]
 
 
-def keyword_maps(maps: Iterable[Mapping[re.Pattern[str], int]]) -> tuple[dict[re.Pattern[str], int], ...]:
-    """The keyword detector's pattern maps, each pattern in its linear form (same groups, same matches)."""
+def keyword_maps(maps: Iterable[Mapping[re.Pattern[str], int]], *, gated: bool = True) -> tuple[dict[re.Pattern[str], int], ...]:
+    """The keyword detector's pattern maps, each pattern in its linear form (same groups, same matches); ``gated``:
+    a pattern opening with a keyword is tried only at the words holding one (``KeywordFirst``, the same matches)."""
     _detect.load()
     from detect_secrets.plugins import keyword
 
     prefix = keyword.DENYLIST_REGEX
     first_keyword = r"(?<!\w)(?>\w*?(" + "|".join(keyword.DENYLIST) + r"))\w*+"
     value = r"(?=[^\v\'\"]*)(?=\w+)"
-    return tuple({_rewritten(p, prefix, first_keyword, value): group for p, group in m.items()} for m in maps)
+    gated = gated and _literals_cover(keyword.DENYLIST)
+    return tuple({_rewritten(p, prefix, first_keyword, value, gated): group for p, group in m.items()} for m in maps)
 
 
-def _rewritten(pattern: re.Pattern[str], prefix: str, first_keyword: str, value: str) -> Any:
+def _rewritten(pattern: re.Pattern[str], prefix: str, first_keyword: str, value: str, gated: bool = True) -> Any:
     text = pattern.pattern.replace(value, r"(?=\w)")
-    if text.startswith(prefix):
+    opens = text.startswith(prefix)
+    if opens:
         text = first_keyword + text[len(prefix) :]
     compiled = re.compile(text, pattern.flags)
     if text.startswith(_QUOTED_OPEN):
         return _QuotedComparison(compiled)
-    return _Unopened(compiled) if text.endswith(_CLOSED_BY_SEMICOLON) else compiled
+    if text.endswith(_CLOSED_BY_SEMICOLON):
+        return _Unopened(compiled, gated and opens)
+    return KeywordFirst(compiled) if gated and opens else compiled
 
 
 # ``'value' == password``: the value is opened by a quote or a backtick and may hold backticks, so from every
@@ -106,12 +111,12 @@ class _Unopened:
     alike. Each stretch is then scanned once, by the one value it opens. Found: the original's first match,
     its groups read from ``text``."""
 
-    def __init__(self, regex: re.Pattern[str]) -> None:
-        self.regex, self.pattern, self.flags = regex, regex.pattern, regex.flags
+    def __init__(self, regex: re.Pattern[str], gated: bool = False) -> None:
+        self.regex, self.pattern, self.flags, self.gated = regex, regex.pattern, regex.flags, gated
 
     def search(self, text: str) -> Any:
         masked = _unopened_as_commas(text) if "`" in text else text
-        found = self.regex.search(masked)
+        found = keyword_search(self.regex, masked) if self.gated else self.regex.search(masked)
         return found if found is None or masked is text else _Found(found, text)
 
 
@@ -156,6 +161,124 @@ class _Found:
     def _text(self, group: int) -> Any:
         start, end = self.match.span(group)
         return None if start < 0 else self.text[start:end]
+
+
+# every keyword of the detector holds one of these (``api_?key``, ``db_?pass``, ``contraseña``; checked against its list
+# when the maps are made): a pattern opening with a keyword matches only from the start of a word holding one
+KEYWORD_LITERALS = ("key", "pass", "pwd", "secret", "contras")
+_LITERAL = re.compile("|".join(KEYWORD_LITERALS), re.IGNORECASE)  # the detector's own case folding (``K``, ``ſ``)
+_WORD_TAIL = re.compile(r"(?<!\w)\w*+\Z")  # searched up to a place: the start of the word it ends in
+_WORD_REST = re.compile(r"\w*+")
+_TRIED = 256  # starts tried one by one before a text dense in keywords is left to the pattern's own search ...
+_TRIED_PER = 2048  # ... and one more per this many characters
+
+
+def _literals_cover(words: Iterable[str]) -> bool:
+    """Whether every keyword (both forms of an optional ``_``) holds one of ``KEYWORD_LITERALS``."""
+    forms = [w.replace("_?", sep) for w in words for sep in ("", "_")]
+    return all(any(lit in form.lower() for lit in KEYWORD_LITERALS) for form in forms)
+
+
+class KeywordFirst:
+    """A keyword pattern's ``search`` (all the keyword detector uses of it) tried only where a match can start.
+
+    The pattern opens with ``(?<!\\w)(?>\\w*?(keyword))``: a match starts at the start of a word holding a keyword,
+    and each keyword holds one of ``KEYWORD_LITERALS``. Those literals are found by ``str.find`` (a few passes at
+    memory speed, where each pattern's own search tried every place of the text), and the pattern is tried at the
+    start of each word holding one, in order: the first match is the one its search finds (``keyword_search``)."""
+
+    def __init__(self, regex: re.Pattern[str]) -> None:
+        self.regex, self.pattern, self.flags = regex, regex.pattern, regex.flags
+
+    def search(self, text: str) -> Any:
+        return keyword_search(self.regex, text)
+
+
+_LOWERED: tuple[str | None, str | None] = (None, None)  # the last text read and its lowered form (one per pattern)
+
+
+def forget() -> None:
+    """Drop the last text kept for the next pattern's search (a long text is not held after its screen)."""
+    global _LOWERED
+    _LOWERED = (None, None)
+
+
+def _lowered(text: str) -> str | None:
+    """``text.lower()`` for ASCII text (the same length, and no other character folds to an ASCII letter), else None."""
+    global _LOWERED
+    last = _LOWERED
+    if last[0] is text:
+        return last[1]
+    lowered = text.lower() if text.isascii() else None
+    _LOWERED = (text, lowered)
+    return lowered
+
+
+# each literal's own pattern, searched in lowered text (a literal's search skips ahead as ``str.find`` does)
+_LITERALS_LOWERED = {lit: re.compile(lit) for lit in KEYWORD_LITERALS}
+
+
+def _place(finder: re.Pattern[str], text: str, pos: int) -> int:
+    found = finder.search(text, pos)
+    return -1 if found is None else found.start()
+
+
+def _literal_finder(text: str) -> Any:
+    """``next(pos)``: the first place at or after ``pos`` where a keyword literal starts (any case), or -1. Each
+    literal's place is kept until passed, so a text is read once per literal however often it is asked."""
+    lowered = _lowered(text)
+    if lowered is None:  # non-ASCII: the pattern's case folding, by a pattern of the literals with its flags
+
+        def by_pattern(pos: int) -> int:
+            found = _LITERAL.search(text, pos)
+            return -1 if found is None else found.start()
+
+        return by_pattern
+    places = {lit: _place(finder, lowered, 0) for lit, finder in _LITERALS_LOWERED.items()}
+
+    def by_find(pos: int) -> int:
+        best = -1
+        for lit, at in places.items():
+            if 0 <= at < pos:
+                at = places[lit] = _place(_LITERALS_LOWERED[lit], lowered, pos)
+            if at >= 0 and (best < 0 or at < best):
+                best = at
+        return best
+
+    return by_find
+
+
+def _word_start(text: str, floor: int, at: int) -> int:
+    """The start of the word (run of ``\\w``) holding ``text[at]``, known to start at or after ``floor``: looked for
+    in a stretch before ``at`` that grows fourfold (a word is read a few times at most)."""
+    reach = 64
+    while True:
+        low = max(floor, at - reach)
+        found = _WORD_TAIL.search(text, low, at)
+        if found is not None:
+            return found.start()
+        reach *= 4  # (``low == floor`` always finds it: the word starts there or later)
+
+
+def keyword_search(regex: re.Pattern[str], text: str) -> Any:
+    """``regex.search(text)`` for a pattern opening with ``(?<!\\w)(?>\\w*?(keyword))``: tried at the start of each word
+    holding a keyword literal, in order; a word that fails is passed whole (every start in it is that one start).
+    Past a budget of failed starts (a text of keywords) the pattern's own search goes on from the next one, which
+    finds the same: no match starts before it. So it is never much slower than that search, and mostly far faster."""
+    following = _literal_finder(text)
+    budget = _TRIED + len(text) // _TRIED_PER
+    floor = 0  # every word holding a literal before this has been tried; a word starts here or later
+    while (at := following(floor)) >= 0:
+        start = _word_start(text, floor, at)
+        budget -= 1
+        if budget < 0:
+            return regex.search(text, start)
+        found = regex.match(text, start)
+        if found is not None:
+            return found
+        rest = _WORD_REST.match(text, at)  # (``\w*+`` matches everywhere)
+        floor = rest.end() if rest is not None else at + 1
+    return None
 
 
 # a match of each starts with a literal and lies inside one word (one line for npm), and from the first

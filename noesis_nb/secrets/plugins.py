@@ -8,17 +8,43 @@ The keyword detector's patterns and three value plugins' (OpenAI, JWT, npm) run 
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import lru_cache
 from typing import Any
 
 from . import _detect
 from .linear import keyword_maps, linear_plugins
 
-__all__ = ["plugins"]
+__all__ = ["plugins", "unfiltered", "filtered"]
 
 
-@lru_cache(maxsize=1)
+_FILTERED = [True]  # whether the detectors run behind their cheap tests (``unfiltered`` turns them off)
+
+
+def filtered() -> bool:
+    """Whether the detectors run behind their cheap tests of what a match needs (the default; they find the same)."""
+    return _FILTERED[0]
+
+
+@contextmanager
+def unfiltered() -> Iterator[None]:
+    """The whole suite run without those tests, every pattern over every text: the reference the tests and the
+    benchmark compare the screen with. Process-wide while it lasts (not for use beside a live screen)."""
+    _FILTERED[0] = False
+    try:
+        yield
+    finally:
+        _FILTERED[0] = True
+
+
 def plugins() -> tuple[Any, ...]:
+    """``(value plugins, keyword detector, its pattern maps, base64 and hex entropy measures)``, filtered or not."""
+    return _suite(_FILTERED[0])
+
+
+@lru_cache(maxsize=2)
+def _suite(gated: bool) -> tuple[Any, ...]:
     """detect-secrets' value plugins (IP addresses and Artifactory's short ``AP…`` patterns are left out:
     they match ordinary identifiers; so is basic auth, whose password ends at a URL's first ``@``: ``text``'s own
     URL rule reads it to the last), its keyword detector and its entropy measures."""
@@ -82,5 +108,5 @@ def plugins() -> tuple[Any, ...]:
         )
     )
     keyword = KeywordDetector()
-    maps = keyword_maps((CONFIG_DENYLIST_REGEX_TO_GROUP, QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP))
+    maps = keyword_maps((CONFIG_DENYLIST_REGEX_TO_GROUP, QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP), gated=gated)
     return value_plugins, keyword, maps, Base64HighEntropyString(), HexHighEntropyString()

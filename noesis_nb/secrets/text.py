@@ -31,7 +31,7 @@ from .decoded import basic_credentials, encoded_secrets
 from .disguise import ESCAPE, INVISIBLE, INVISIBLE_CHARS, maybe_disguised, percent_decoded, plain, unescape
 from .joined import chunk_texts
 from .known import for_text
-from .linear import per_line, widen_all
+from .linear import forget, per_line, widen_all
 from .names import REDACTED_VALUE, is_secret_key, names_no_value, names_variable
 from .plugins import plugins
 from .randomness import entropy_ok, ids_out_of_values, random_words, without_ids
@@ -698,6 +698,7 @@ def _find(text: str, entropy: bool) -> set[str]:
             by_name.update(m.group(1) for m in _BEARER.finditer(named))
         for mapping in maps:
             by_name.update(v for v in map(_trim, keyword.analyze_string(named, denylist_regex_to_group=mapping)) if _assigned(v))
+        forget()  # (the keyword patterns' shared reading of ``named`` is not kept past them)
         values, short = _assignments(named)
         by_name.update(v for v in values if _assigned(v))
         by_name.update(v for v in _quoted_values(named) if _assigned(v))

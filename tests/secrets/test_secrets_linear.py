@@ -202,7 +202,7 @@ def test_searched_stretch_by_stretch_the_keyword_patterns_find_the_first_match()
         for old, new in zip(before, after, strict=True)
         if not isinstance(new, re.Pattern)
     ]
-    assert {type(new).__name__ for _, new in pairs} == {"_QuotedComparison", "_Unopened"}
+    assert {type(new).__name__ for _, new in pairs} == {"_QuotedComparison", "_Unopened", "KeywordFirst"}
     parts = ["'", '"', "`", "\x0b", "\n", " ", "=", "!", "==", "!=", "a", "b", "_", ",", "password", "secret"]
     parts += ["api_key", "x1", "é", "\t", "===", "!==", "pwd", "`v`", ";", "`;", ",`;", "``;", "`a ", "secret `a` "]
     rnd = random.Random(7)
