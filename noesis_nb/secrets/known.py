@@ -46,15 +46,20 @@ class _Level:
         self.each = each or len(values) <= _EACH
         if self.each:
             return
-        self.head = min(_HEAD, min(map(len, values)))
+        # each value's head is its first ``_HEAD`` characters, or all of it: one short value (a 3-character
+        # ``password=a+b`` redacted with its sign) once made every head that short, each then found all over a long
+        # text where no value goes on and read apart in a pass of its own (a pass of the text per head)
         buckets: dict[str, dict[int, set[str]]] = {}
         for value in values:
-            buckets.setdefault(value[: self.head], {}).setdefault(len(value), set()).add(value)
+            buckets.setdefault(value[:_HEAD], {}).setdefault(len(value), set()).add(value)
         # a head shared by values of many lengths (``sk-sk-…``, each a suffix of the next) would cost a lookup per
         # length at each start: those values are read by the automaton instead (``longest_ending``)
         self.dense = frozenset(v for b in buckets.values() if len(b) > _LENGTHS for group in b.values() for v in group)
         self.buckets = {h: sorted(b.items(), reverse=True) for h, b in buckets.items() if len(b) <= _LENGTHS}
         self.pattern = re.compile("(?=(" + _trie(self.buckets) + "))", re.S) if self.buckets else None
+        # the short values (whole heads) that start a longer head: the trie finds the longest head at a place, and
+        # where no value of it goes on, the longest of these there is the value found
+        self.shorter = {h: [h[:n] for n in range(len(h) - 1, 0, -1) if h[:n] in self.buckets] for h in self.buckets}
         self.patterns: dict[str, re.Pattern[str] | None] = {}  # per head read apart: its values' own pattern
         self.tries: dict[frozenset[str], re.Pattern[str] | None] = {}  # per set of heads read apart: the rest
         self.read_apart: frozenset[str] = frozenset()  # heads found where no value went on, _FAILED times in a text
@@ -121,6 +126,10 @@ class _Level:
                         yield at, at + length
                         break
                 else:
+                    shorter = self.shorter[head]
+                    if shorter:  # a short value is here (a head is found whole); its head is never read apart
+                        yield at, at + len(shorter[0])
+                        continue
                     failed[head] = failed.get(head, 0) + 1
                     if failed[head] == _FAILED and self._values_of(head) is not None:
                         break
