@@ -24,7 +24,7 @@ from ..store.facts import UsageTotals, call_row
 from ..store.phases import DRAIN_PHASE
 from ..store.vocab import DRAIN_REFUSED, DRAIN_REPORT, DRAIN_STARTED
 
-__all__ = ["Drain", "DrainReport", "InFlight", "set_pricer"]
+__all__ = ["Drain", "DrainReport", "InFlight", "set_pricer", "call_started", "call_ended", "refuse_while_draining"]
 
 # prices model calls (``noesis_nb.cost``, which sits above the runtime; the package's top level registers it)
 _PRICER: Callable[[Sequence[Mapping[str, Any]]], list[float | None]] | None = None
@@ -40,7 +40,7 @@ class InFlight:
     """One tool or model call that has started and not finished (compared by identity: two calls of the same
     name started in the same clock tick are still two)."""
 
-    kind: str  # "tool" | "model"
+    kind: str  # "tool" | "model" | "node" (a step a framework runs itself: a graph's node)
     name: str
     started: float = field(default_factory=time.monotonic)
 
@@ -188,3 +188,27 @@ class Drain:
         except Exception:
             pass
         return self.report
+
+
+def call_started(ctx: Any, kind: str, name: str) -> InFlight | None:
+    """A call an adapter runs itself (a graph's node, a framework's own tool) starts now: a drain begun while it runs
+    lets it finish; while draining it is refused instead (``EpisodeStopping``, recorded as ``drain.refused``).
+    None for a context of no episode (the call is not watched)."""
+    episode = getattr(ctx, "_episode", None)
+    return None if episode is None else episode.start_call(kind, name)
+
+
+def call_ended(ctx: Any, call: InFlight | None, status: str) -> None:
+    """The call ``call_started`` returned ended (``status``: ok, error…): a drain watching it may now settle."""
+    episode = getattr(ctx, "_episode", None)
+    if episode is not None and call is not None:
+        episode.end_call(call, {"status": status})
+
+
+def refuse_while_draining(ctx: Any, kind: str, name: str) -> None:
+    """Raise ``EpisodeStopping`` (recorded as ``drain.refused``) when the episode drains: for a call an adapter does
+    not watch itself (a model call a captured SDK watches, when captured) but which must not start now."""
+    episode = getattr(ctx, "_episode", None)
+    drain = None if episode is None else episode.drain
+    if drain is not None:
+        raise drain.refuse(kind, name)

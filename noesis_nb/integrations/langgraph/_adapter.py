@@ -7,7 +7,9 @@ decisions resume the graph with ``Command(resume={interrupt_id: answer})`` on th
 (a checkpointer is required for that, as LangGraph itself requires); interrupts that could not
 each get their own answer are refused before anyone is asked (``_interrupts``). Steers sent while the graph ran are passed
 on at that resume as a state update, ``Command(update={steer_key: [{"role": "user", …}]})``; a graph
-that never interrupts has no point to take them (LangGraph runs it as one call).
+that never interrupts has no point to take them (LangGraph runs it as one call). A graceful stop
+(``handle.cancel(drain_s=…)``) lets the node or tool in flight finish and refuses the next at its boundary, for
+``invoke`` and ``ainvoke`` alike (``_callbacks.make_watch``); a cancel stops a sync graph at that boundary too.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from ...secrets.quoted import quoted
 from .._approvals import default_answer, request_approval, tool_name
 from .._emit import PHASE, apply_output, row
 from .._extras import require
-from ._callbacks import make_handler, make_stopper
+from ._callbacks import make_handler, make_watch
 from ._interrupts import (
     LangGraphResumeError,
     LangGraphRunError,
@@ -105,7 +107,7 @@ class LangGraphAdapter:
         value: Any = payload
         resumes = 0
         while True:
-            result = await self._call(value, config)
+            result = await self._call(value, config, ctx)
             interrupts = pending_interrupts(result, self._types)
             if not interrupts:
                 return await apply_output(self.output, result)
@@ -150,12 +152,12 @@ class LangGraphAdapter:
         """The interrupt's id and value as written to the run (a long value as a bounded preview)."""
         return {"interrupt_id": getattr(interrupt, "id", None), "value": stored_value(interrupt.value, self.max_value_chars)}
 
-    async def _call(self, value: Any, config: dict[str, Any]) -> Any:
+    async def _call(self, value: Any, config: dict[str, Any], ctx: Any) -> Any:
         try:
-            if self.use_async:
-                return await self.graph.ainvoke(value, config)
+            if self.use_async:  # a cancel reaches the node's own task; a drain lets it finish (``make_watch``)
+                return await self.graph.ainvoke(value, {**config, "callbacks": [*config["callbacks"], make_watch(ctx)]})
             stopped = threading.Event()  # set when the episode is cancelled: the worker thread's graph starts nothing more
-            config = {**config, "callbacks": [*config["callbacks"], make_stopper(stopped)]}
+            config = {**config, "callbacks": [*config["callbacks"], make_watch(ctx, stopped)]}
             try:
                 return await asyncio.to_thread(self.graph.invoke, value, config)
             except asyncio.CancelledError:

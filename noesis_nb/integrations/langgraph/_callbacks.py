@@ -12,10 +12,11 @@ from __future__ import annotations
 from typing import Any
 
 from ...errors import EpisodeStateError
+from ...runtime.drain import call_ended, call_started, refuse_while_draining
 from .._emit import PHASE, as_object, emit_row, row, usage_row
 from ._interrupts import brief
 
-__all__ = ["make_handler", "usage_from_langchain"]
+__all__ = ["make_handler", "make_watch", "usage_from_langchain"]
 
 
 def usage_from_langchain(
@@ -103,35 +104,74 @@ def _describe(error: BaseException) -> str:
         return f"{type(error).__name__} (its message could not be read: {type(exc).__name__})"
 
 
-def make_stopper(stopped: Any) -> Any:
-    """A handler that refuses every node, tool and model call once ``stopped`` (a ``threading.Event``) is set.
+def make_watch(ctx: Any, stopped: Any = None) -> Any:
+    """A handler that keeps the graph's node and tool runs in flight for a drain, and refuses what may not start.
 
-    A sync graph runs in a worker thread that the episode's cancel cannot interrupt; LangChain calls this
-    handler in that thread before each node, tool or model call starts, and (``raise_error``) its error ends
-    the graph there, so a cancelled episode's graph starts nothing more. The call already running finishes."""
+    A graceful stop (``handle.cancel(drain_s=…)``) lets the node and tool runs in flight finish (each is one of the
+    episode's calls in flight, ``drain.call_started``); while it drains, the next node, tool or model call is refused
+    (``EpisodeStopping``, recorded as ``drain.refused``), so the graph stops at that boundary. ``stopped``: set when
+    the episode is cancelled (a ``threading.Event``, for a sync graph in a worker thread that a cancel cannot
+    interrupt): then every node, tool and model call is refused. LangChain calls the handler where the call starts
+    (``run_inline``: in the graph's own task or thread), and (``raise_error``) its error ends the graph there; the
+    call already running finishes."""
     from langchain_core.callbacks import BaseCallbackHandler
 
-    class NoesisStopper(BaseCallbackHandler):
+    class NoesisCallWatch(BaseCallbackHandler):
         raise_error = True  # the refusal must reach the graph, not be logged and passed over
+        run_inline = True  # in the graph's task: a refusal comes before the call, not from an executor after it
 
-        def _refuse(self, what: Any) -> None:
-            if stopped.is_set():
+        def __init__(self) -> None:
+            self.calls: dict[Any, Any] = {}
+
+        def _stop(self, what: str) -> None:
+            if stopped is not None and stopped.is_set():
                 raise GraphStopped(f"the episode was cancelled: {what} does not start")
 
-        def on_chain_start(self, serialized: Any, inputs: Any, *, metadata: Any = None, **kw: Any) -> None:
+        def _start(self, run_id: Any, kind: str, name: str) -> None:
+            refuse_while_draining(ctx, kind, name)  # first: a refusal after a drain is recorded as one
+            self._stop(f"{kind} {name!r}")
+            call = call_started(ctx, kind, name)  # EpisodeStopping when a drain began meanwhile
+            if call is not None:
+                self.calls[run_id] = call
+
+        def _end(self, run_id: Any, status: str) -> None:
+            call_ended(ctx, self.calls.pop(run_id, None), status)
+
+        def _failed(self, run_id: Any, error: BaseException) -> None:
+            interrupted = type(error).__name__ in ("GraphInterrupt", "NodeInterrupt", "ParentCommand")
+            self._end(run_id, "interrupted" if interrupted else "error")
+
+        def on_chain_start(self, serialized: Any, inputs: Any, *, run_id: Any, metadata: Any = None, **kw: Any) -> None:
             node = (metadata or {}).get("langgraph_node")
-            self._refuse(f"node {node!r}" if node else "the next step")
+            if node and kw.get("name") == node:
+                self._start(run_id, "node", str(node))
+            else:
+                self._stop(f"node {node!r}" if node else "the next step")
 
-        def on_tool_start(self, serialized: Any, input_str: Any, **kw: Any) -> None:
-            self._refuse(f"tool {(serialized or {}).get('name')!r}")
+        def on_chain_end(self, outputs: Any, *, run_id: Any, **kw: Any) -> None:
+            self._end(run_id, "ok")
 
-        def on_chat_model_start(self, serialized: Any, messages: Any, **kw: Any) -> None:
-            self._refuse("the model call")
+        def on_chain_error(self, error: BaseException, *, run_id: Any, **kw: Any) -> None:
+            self._failed(run_id, error)
 
-        def on_llm_start(self, serialized: Any, prompts: Any, **kw: Any) -> None:
-            self._refuse("the model call")
+        def on_tool_start(self, serialized: Any, input_str: Any, *, run_id: Any, **kw: Any) -> None:
+            self._start(run_id, "tool", str((serialized or {}).get("name") or kw.get("name") or "tool"))
 
-    return NoesisStopper()
+        def on_tool_end(self, output: Any, *, run_id: Any, **kw: Any) -> None:
+            self._end(run_id, "ok")
+
+        def on_tool_error(self, error: BaseException, *, run_id: Any, **kw: Any) -> None:
+            self._failed(run_id, error)
+
+        def on_chat_model_start(self, serialized: Any, messages: Any, *, metadata: Any = None, **kw: Any) -> None:
+            # a captured SDK watches the model call itself; an uncaptured one is part of the node in flight
+            refuse_while_draining(ctx, "model", str((metadata or {}).get("ls_model_name") or "model"))
+            self._stop("the model call")
+
+        def on_llm_start(self, serialized: Any, prompts: Any, *, metadata: Any = None, **kw: Any) -> None:
+            self.on_chat_model_start(serialized, prompts, metadata=metadata)
+
+    return NoesisCallWatch()
 
 
 class GraphStopped(Exception):
