@@ -146,12 +146,8 @@ def _load_path(path: Path) -> Any:
 
 
 def _resolve_string(using: str) -> Any:
-    if not using.strip():  # '' is Path('.'): it would be read as the working folder
-        raise UsingResolutionError(
-            f"using={quoted(using)} is blank and names no agent; pass a function such as def agent(task, ctx), "
-            "'pkg.mod:attr' or a file path"
-        )
-    if ":" in using and not Path(using).exists():
+    _refuse_text(using)
+    if ":" in using and not _exists(Path(using)):
         mod_name, _, attr = using.partition(":")
         try:
             with _importing(using, f"module {quoted(mod_name)}"):
@@ -170,9 +166,9 @@ def _resolve_string(using: str) -> Any:
         if _is_executor_like(obj):
             return obj
         return obj() if callable(obj) and not inspect.isclass(obj) and _required_params(obj) == 0 else obj
-    path = Path(using).expanduser()
-    if path.exists():
-        return _from_module(_load_path(path), using)
+    path = Path(using)
+    if _exists(path):
+        return _from_module(_load_path(path.expanduser()), using)
     tried = []
     for prefix in ("flows", "noesis_user"):
         name = f"{prefix}.{using}"
@@ -220,15 +216,91 @@ def minimal_adapter() -> Adapter:
 
 
 def refuse_non_adapter(using: Any) -> None:
-    """Raise when ``using`` is given but could be no adapter at all (``using=5``), without importing or calling it."""
-    if using is None or isinstance(using, (str, Adapter)) or callable(using):
+    """Raise when ``using`` is given but could be no adapter whatever run it is for (``using=5``, ``using=''``,
+    ``using='pkg.mod:'``, a class, a module): checked before any run is looked up, without importing, calling or
+    reading anything (what a name resolves to is found later, when the run needs its adapter)."""
+    if using is None or isinstance(using, Adapter):
         return
-    if any(callable(getattr(using, name, None)) for name in ("invoke", "run")):
+    if isinstance(using, str):
+        _refuse_text(using)
+        return
+    _refuse_kind(using)
+    if callable(using) or any(callable(getattr(using, name, None)) for name in ("invoke", "run")):
         return
     raise UsingResolutionError(
         f"using={quoted(using, 60)} (type {type(using).__name__}) is no adapter; pass a function such as "
         "def agent(task, ctx), an object with invoke/run, or 'pkg.mod:attr'"
     )
+
+
+def _refuse_kind(using: Any) -> None:
+    """Raise for a value of a kind that is never an adapter however it is resolved: a class, a coroutine, a module,
+    a collection of adapters."""
+    if inspect.isclass(using):
+        raise UsingResolutionError(
+            f"using={using.__name__} is a class; pass an instance ({using.__name__}(...)) "
+            "or a zero-argument factory that returns one"
+        )
+    if inspect.iscoroutine(using):
+        using.close()  # never awaited: closed here so Python does not warn about it later
+        raise UsingResolutionError(
+            f"using= got a coroutine ({using.__qualname__}(...) called, not awaited); pass the function itself: "
+            f"using={using.__qualname__}"
+        )
+    if inspect.ismodule(using):
+        raise UsingResolutionError(
+            f"using={using.__name__} is a module; pass one of its functions, using={using.__name__}.<function> "
+            f"(or the string '{using.__name__}:<function>')"
+        )
+    if isinstance(using, (list, tuple, set, dict)):
+        raise UsingResolutionError(
+            f"using= got a {type(using).__name__}: an episode runs one adapter; pass one, or run several over "
+            "the same tasks with noesis_nb.batch(tasks, using=[...])"
+        )
+
+
+#: the forms a ``using=`` string may take, said by every refusal of one
+_FORMS = "pass 'pkg.mod:attr' (a module path, a colon, an attribute), a .py file or package path, or a short name"
+
+
+def _refuse_text(using: str) -> None:
+    """Raise for a string that names no agent on its face: blank, holding a NUL or a line break (no file or module
+    name does), or with a colon but neither an existing path nor ``module:attribute`` made of Python names."""
+    if not using.strip():  # '' is Path('.'): it would be read as the working folder
+        raise UsingResolutionError(
+            f"using={quoted(using)} is blank and names no agent; pass a function such as def agent(task, ctx), "
+            "'pkg.mod:attr' or a file path"
+        )
+    if any(c in using for c in "\x00\n\r"):
+        raise UsingResolutionError(
+            f"using={quoted(using, 80)} holds a NUL or a line break, which no file or module name has; {_FORMS}"
+        )
+    if _exists(Path(using)):
+        return
+    if ":" in using:
+        module, _, attr = using.partition(":")
+        bad = [part for part in (*module.split("."), *attr.split(".")) if not part.isidentifier()]
+        if bad:
+            why = "nothing" if not bad[0] else quoted(bad[0], 40)
+            raise UsingResolutionError(
+                f"using={quoted(using, 80)} is no file here, and not a 'module:attribute' path: {why} where a Python "
+                f"name belongs; {_FORMS}"
+            )
+    elif not all(part.isidentifier() for part in using.split(".")):  # a short name is imported as flows.<name>
+        guess = did_you_mean(using, _notebook_names()).removeprefix("; ")
+        raise UsingResolutionError(
+            f"using={quoted(using, 80)} names no agent{' — ' + guess if guess else ''}: it is no file here, and not "
+            f"a module name; {_FORMS}"
+        )
+
+
+def _exists(path: Path) -> bool:
+    """Whether ``path`` exists; False for a string no file can have (too long, ``~nobody/…``, a NUL) rather than
+    the OS error it raises."""
+    try:
+        return path.expanduser().exists()
+    except (OSError, ValueError, RuntimeError):
+        return False
 
 
 def resolve_using(using: Any) -> Adapter:
@@ -241,28 +313,9 @@ def resolve_using(using: Any) -> Adapter:
     target = using
     if isinstance(using, str):
         target = _resolve_string(using)
-    elif inspect.isclass(using):
-        raise UsingResolutionError(
-            f"using={using.__name__} is a class; pass an instance ({using.__name__}(...)) "
-            "or a zero-argument factory that returns one"
-        )
-    elif inspect.iscoroutine(using):
-        using.close()  # never awaited: closed here so Python does not warn about it later
-        raise UsingResolutionError(
-            f"using= got a coroutine ({using.__qualname__}(...) called, not awaited); pass the function itself: "
-            f"using={using.__qualname__}"
-        )
-    elif inspect.ismodule(using):
-        raise UsingResolutionError(
-            f"using={using.__name__} is a module; pass one of its functions, using={using.__name__}.<function> "
-            f"(or the string '{using.__name__}:<function>')"
-        )
-    elif isinstance(using, (list, tuple, set, dict)):
-        raise UsingResolutionError(
-            f"using= got a {type(using).__name__}: an episode runs one adapter; pass one, or run several over "
-            "the same tasks with noesis_nb.batch(tasks, using=[...])"
-        )
-    elif not _is_executor_like(using) and callable(using):
+    else:
+        _refuse_kind(using)
+    if not isinstance(using, str) and not _is_executor_like(using) and callable(using):
         target = using()  # zero-argument factory; the label stays the factory's name
         if not callable(target) and not hasattr(target, "invoke") and not hasattr(target, "run"):
             raise UsingResolutionError(

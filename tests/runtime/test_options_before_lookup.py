@@ -15,7 +15,7 @@ from IPython.core.error import UsageError
 
 import noesis_nb
 from noesis_nb import ns
-from noesis_nb.errors import InvalidIdError, InvalidOptionError
+from noesis_nb.errors import InvalidIdError, InvalidOptionError, UsingResolutionError
 
 UNKNOWN = "ep_01K9ZZZZZZZZZZZZZZZZZZZZZZ"
 
@@ -35,6 +35,18 @@ BAD_RESUME_OPTIONS = [
     ({"unknown_outcome": "maybe"}, InvalidOptionError, "unknown_outcome='maybe'"),
     ({"checkpoint_id": 5}, InvalidOptionError, "checkpoint_id=5"),
     ({"checkpoint_id": "../../etc"}, InvalidIdError, "checkpoint_id"),
+    # using= that names no adapter on its face, whatever the run: refused before the run is looked up
+    ({"using": ""}, UsingResolutionError, "using='' is blank"),
+    ({"using": "   "}, UsingResolutionError, "using='   ' is blank"),
+    ({"using": "pkg.mod:"}, UsingResolutionError, "using='pkg.mod:' is no file here, and not a 'module:attribute' path"),
+    ({"using": ":make"}, UsingResolutionError, "using=':make' is no file here"),
+    ({"using": "my pkg:make"}, UsingResolutionError, "'my pkg' where a Python name belongs"),
+    ({"using": "agents/nowhere.py"}, UsingResolutionError, "using='agents/nowhere.py' names no agent"),
+    ({"using": "pkg\x00:make"}, UsingResolutionError, "holds a NUL"),
+    ({"using": int}, UsingResolutionError, "using=int is a class"),
+    ({"using": warnings}, UsingResolutionError, "using=warnings is a module"),
+    ({"using": [_done]}, UsingResolutionError, "using= got a list"),
+    ({"using": 5}, UsingResolutionError, "using=5"),
 ]
 
 
@@ -46,6 +58,29 @@ def test_a_resume_refuses_a_wrong_option_before_looking_the_episode_up(
     with pytest.raises(error, match=named.replace("(", r"\(")) as raised:
         resume(UNKNOWN, runs_dir=runs_dir, **given)
     assert UNKNOWN not in str(raised.value)
+
+
+@pytest.mark.parametrize("resume", RESUMES, ids=["resume_run", "ns.resume_run", "resume_run_async"])
+def test_a_resume_refuses_a_coroutine_as_using_before_the_lookup_and_closes_it(resume: Any, runs_dir: Path) -> None:
+    async def agent(task: str) -> str:
+        return "done"
+
+    never_awaited = agent("x")
+    with pytest.raises(UsingResolutionError, match=r"got a coroutine \(.*agent\(\.\.\.\) called, not awaited\)"):
+        resume(UNKNOWN, runs_dir=runs_dir, using=never_awaited)
+    assert never_awaited.cr_frame is None  # closed: Python does not warn of a coroutine never awaited
+
+
+@pytest.mark.parametrize("resume", RESUMES, ids=["resume_run", "ns.resume_run", "resume_run_async"])
+def test_a_resume_checks_a_well_formed_using_only_once_the_run_needs_it(resume: Any, runs_dir: Path) -> None:
+    """What a well-formed name resolves to is the run's business: a sealed run needs no adapter, so a module that
+    does not exist is never imported for it (and an unknown run is said as such)."""
+    sealed = noesis_nb.solve("note", using=_done, runs_dir=runs_dir)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert resume(sealed, using="no_such_module_here:make", runs_dir=runs_dir) == sealed
+    with pytest.raises(Exception, match=UNKNOWN):
+        resume(UNKNOWN, runs_dir=runs_dir, using="no_such_module_here:make")
 
 
 @pytest.mark.parametrize("resume", RESUMES, ids=["resume_run", "ns.resume_run", "resume_run_async"])

@@ -170,3 +170,23 @@ def test_adapters_that_could_never_be_called_are_named_before_anything_runs():
 
     for ok in (with_default, keyword_ctx, functools.partial(three, model="m")):
         resolve_using(ok)
+
+
+@pytest.mark.parametrize(
+    ("using", "named"),
+    [
+        ("a" * 5000, "names no agent"),  # no file can have the name: the OS said "File name too long"
+        ("agents/" + "a" * 5000 + ".py", "names no agent"),
+        ("~no_such_user_here/agent.py", "names no agent"),  # no home to expand it to
+        ("~no_such_user_here:make", "where a Python name belongs"),
+        ("pkg\x00mod:make", "holds a NUL"),
+        ("pkg.mod:make\n", "holds a NUL or a line break"),
+    ],
+    ids=["long name", "long path", "unknown home", "unknown home, colon", "NUL", "line break"],
+)
+def test_a_string_no_file_or_module_can_have_is_one_clear_error(using, named):
+    """A string the OS refuses as a path (too long, a home that does not exist, a NUL) raised the OS's own error
+    (OSError, RuntimeError) from the path check instead of saying what using= takes."""
+    with pytest.raises(UsingResolutionError, match=named) as raised:
+        resolve_using(using)
+    assert "'pkg.mod:" in str(raised.value)  # and says the form it takes
