@@ -204,14 +204,23 @@ def forget() -> None:
 
 
 def _lowered(text: str) -> str | None:
-    """``text.lower()`` for ASCII text (the same length, and no other character folds to an ASCII letter), else None."""
+    """``text`` folded as the keyword patterns' case-insensitive matching reads the literals' letters, character for
+    character: lowered, and the long ``ſ`` read as ``s`` (the one other character matching one of those letters,
+    beside the Kelvin sign, which lowers to ``k``; a test holds the table to that). None when lowering changes the
+    text's length (``İ`` lowers to two characters): its places would not be the text's."""
     global _LOWERED
     last = _LOWERED
     if last[0] is text:
         return last[1]
-    lowered = text.lower() if text.isascii() else None
-    _LOWERED = (text, lowered)
-    return lowered
+    lowered = text.lower()
+    kept: str | None = lowered
+    if not text.isascii():
+        if len(lowered) != len(text):
+            kept = None
+        elif "\u017f" in lowered:
+            kept = lowered.replace("\u017f", "s")
+    _LOWERED = (text, kept)
+    return kept
 
 
 # each literal's own pattern, searched in lowered text (a literal's search skips ahead as ``str.find`` does)
@@ -227,7 +236,7 @@ def _literal_finder(text: str) -> Any:
     """``next(pos)``: the first place at or after ``pos`` where a keyword literal starts (any case), or -1. Each
     literal's place is kept until passed, so a text is read once per literal however often it is asked."""
     lowered = _lowered(text)
-    if lowered is None:  # non-ASCII: the pattern's case folding, by a pattern of the literals with its flags
+    if lowered is None:  # places not kept by lowering: the pattern's case folding, by a pattern of the literals
 
         def by_pattern(pos: int) -> int:
             found = _LITERAL.search(text, pos)

@@ -155,3 +155,19 @@ def test_a_long_word_holding_keywords_is_read_from_its_start() -> None:
         for text in (f"{head}password = 'hunter22'", f"  {head}_secret: hunter22", f"{head}key{head}"):
             for pattern in _keyword_patterns():
                 assert _same(pattern.search(text), pattern.regex.search(text)), (pattern.pattern, text[-40:])
+
+
+def test_the_folding_reads_the_literals_letters_as_the_patterns_do() -> None:
+    """Every character a keyword pattern's case-insensitive matching takes for one of the literals' letters is read as
+    that letter by the folding, and no other character is: the literals found in the folded text are the pattern's."""
+    from noesis_nb.secrets.linear import _lowered
+
+    letters = "".join(sorted(set("".join(KEYWORD_LITERALS))))
+    every = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000)
+    matching = {m.group() for m in re.finditer(f"[{letters}]", every, re.IGNORECASE)}
+    for char in every:
+        folded = _lowered(f"\u00e9{char}")  # (a non-ASCII text, as after an escape is decoded)
+        if folded is None:  # lowering changes its length: the literals are searched by the pattern itself
+            assert len(f"\u00e9{char}".lower()) != 2
+            continue
+        assert (folded[1] in letters) == (char in matching), hex(ord(char))
