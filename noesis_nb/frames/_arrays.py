@@ -142,9 +142,7 @@ def build(kind: str, values: list[Any]) -> Any:
 
 def objects(values: Any) -> np.ndarray:
     """``values`` as a 1-D object array, each item kept as it is (a list or tuple item is not spread out)."""
-    arr = np.empty(len(values), dtype=object)
-    arr[:] = values
-    return arr
+    return np.fromiter(values, dtype=object, count=len(values))
 
 
 def text_values(values: list[Any]) -> list[Any]:

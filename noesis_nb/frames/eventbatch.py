@@ -11,7 +11,7 @@ Timestamp strings that do not parse are reported to their run when the batch is 
 from __future__ import annotations
 
 from bisect import bisect_right
-from itertools import accumulate
+from itertools import accumulate, compress
 from typing import Any, Protocol
 
 import numpy as np
@@ -55,6 +55,8 @@ EVENT_KINDS: dict[str, str] = {
     "model": "category",
 }
 _EMPTY: dict[str, Any] = {}
+_EVENT_FIELDS = ("event_id", "timestamp", "phase", "agent_id", "caused_by", "faculty", "event_type", "metrics", "payload")
+_PAYLOAD_FIELDS = ("event_name", "status", "tool", "draft_id", "model", "source")
 _CHUNK_ROWS = 256  # queued rows turned into columns together (see Batch.add); a bigger run goes at once, hot
 
 
@@ -111,33 +113,8 @@ class Batch:
         evs = runs[0][0] if len(runs) == 1 else [e for run in runs for e in run[0]]
         lists = self.lists
         assert lists is not None
-        payloads: list[Any] = [e.get("payload") for e in evs]  # unchecked JSON: a non-object fails .get below
-        try:
-            names = [p.get("event_name") for p in payloads]
-            gp = payloads
-        except AttributeError:  # a payload that is not an object: checked below, read as empty
-            gp = [p if type(p) is dict else _EMPTY for p in payloads]
-            names = [p.get("event_name") for p in gp]
-        metrics = [e.get("metrics") for e in evs]
-        cols = {
-            "event_id": [e.get("id") for e in evs],
-            "timestamp": [e.get("timestamp") for e in evs],
-            "phase": [e.get("phase") for e in evs],
-            "agent_id": [e.get("agent_id") for e in evs],
-            "caused_by": [e.get("caused_by") for e in evs],
-            "faculty": [e.get("faculty") for e in evs],
-            "event_type": [e.get("event_type") for e in evs],
-            "metrics": metrics,
-            "duration_ms": [m.get("duration_ms") if type(m) is dict else None for m in metrics],
-            "payload": payloads,
-            "payloads": gp,
-            "event_name": names,
-            "status": [p.get("status") for p in gp],
-            "tool": [p.get("tool") for p in gp],
-            "draft_id": [p.get("draft_id") for p in gp],
-            "model": [p.get("model") for p in gp],
-            "source": [p.get("source") for p in gp],
-        }
+        cols = _columns(evs)
+        payloads, gp, names = cols["payload"], cols["payloads"], cols["event_name"]
         bad = check_run(cols)
         phases, types = cols["phase"], cols["event_type"]
         i = -1
@@ -148,9 +125,7 @@ class Batch:
         except ValueError:
             pass
         if self.times is not None:  # compact: caused_by names earlier events, so share their id strings, not copies
-            ids = cols["event_id"]
-            same = dict(zip(ids, ids))
-            cols["caused_by"] = [same.get(c, c) for c in cols["caused_by"]]
+            cols["caused_by"] = _shared(cols["event_id"], cols["caused_by"])
         for name in EVENT_KINDS:
             if name in lists:
                 lists[name] += cols[name]
@@ -194,9 +169,7 @@ class Batch:
             unparsed = _unparsed(self.lists["timestamp"], self.arrays["timestamp"])
         self._report_times(unparsed)
         self._report_backwards(_micros(self.arrays["timestamp"]))
-        payload = np.empty(self.rows, dtype=object)
-        payload[:] = self.payload
-        self.payload = payload
+        self.payload = _arrays.objects(self.payload)
         self.lists = None
         self.coded = {}
         self.times = None
@@ -262,6 +235,82 @@ def _texts(column: Any, start: int, stop: int) -> list[Any]:
 
 def _iso(micros: Any) -> str:
     return str(np.datetime64(int(micros), "us")) + "Z"
+
+
+def _columns(evs: list[dict[str, Any]]) -> dict[str, list[Any]]:
+    """The fields ``check_run`` and the columns read, one list each, taken in one pass over the events.
+
+    Each event (and its payload) is read once while it is in cache, not once per column; ``payloads``
+    is the payloads with a value that is not an object read as empty (``payload`` keeps them as written).
+    """
+    if not evs:
+        cols: dict[str, list[Any]] = {name: [] for name in (*_EVENT_FIELDS, *_PAYLOAD_FIELDS, "payloads", "duration_ms")}
+        return cols
+    events: list[Any] = evs  # unchecked JSON: a payload that is not an object fails .get, and is read as empty below
+    try:
+        rows = [
+            (
+                e.get("id"),
+                e.get("timestamp"),
+                e.get("phase"),
+                e.get("agent_id"),
+                e.get("caused_by"),
+                e.get("faculty"),
+                e.get("event_type"),
+                e.get("metrics"),
+                p := e.get("payload"),
+                p.get("event_name"),
+                p.get("status"),
+                p.get("tool"),
+                p.get("draft_id"),
+                p.get("model"),
+                p.get("source"),
+            )
+            for e in events
+        ]
+    except AttributeError:
+        rows = [
+            (
+                e.get("id"),
+                e.get("timestamp"),
+                e.get("phase"),
+                e.get("agent_id"),
+                e.get("caused_by"),
+                e.get("faculty"),
+                e.get("event_type"),
+                e.get("metrics"),
+                p := e.get("payload"),
+                (g := p if type(p) is dict else _EMPTY).get("event_name"),
+                g.get("status"),
+                g.get("tool"),
+                g.get("draft_id"),
+                g.get("model"),
+                g.get("source"),
+            )
+            for e in events
+        ]
+    cols = dict(zip((*_EVENT_FIELDS, *_PAYLOAD_FIELDS), map(list, zip(*rows))))
+    payloads = cols["payload"]
+    cols["payloads"] = payloads if set(map(type, payloads)) == {dict} else [p if type(p) is dict else _EMPTY for p in payloads]
+    metrics = cols["metrics"]
+    durations: list[Any] = [None] * len(metrics)
+    for i in compress(range(len(metrics)), metrics):  # most events have none; an empty object has none either
+        m = metrics[i]
+        if type(m) is dict:
+            durations[i] = m.get("duration_ms")
+    cols["duration_ms"] = durations
+    return cols
+
+
+def _shared(ids: list[Any], caused_by: list[Any]) -> list[Any]:
+    """``caused_by`` with each value that is an id of these events as that id's string (one object kept, not two).
+
+    A writer's log chains each event to the one before: then the ids are the values, compared at C speed.
+    """
+    if len(caused_by) > 1 and caused_by[1:] == ids[:-1]:
+        return [caused_by[0], *ids[:-1]]
+    same = dict(zip(ids, ids))
+    return [same.get(c, c) for c in caused_by]
 
 
 def _by_run(items: list[tuple[int, Any]] | tuple[tuple[int, Any], ...], starts: list[int]) -> dict[int, list[tuple[int, Any]]]:

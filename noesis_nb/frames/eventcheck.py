@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import math
 import unicodedata
+from itertools import chain
 from typing import Any
 
 from ..store.phases import slipped_phase
@@ -87,19 +88,21 @@ def check_run(cols: dict[str, list[Any]]) -> list[tuple[int, str]]:
             if v is not None and v not in FACULTIES:
                 bad.append((i, f"faculty is {describe(v)}, not one of {sorted(FACULTIES)}; read as unknown"))
                 faculty[i] = None
-    _check_slips(cols["phase"], cols["event_name"], bad)
+    calls = _positions(cols["event_name"], MODEL_CALL)
+    _check_slips(cols["phase"], cols["event_name"], bad, calls)
     _check_tools(cols["tool"], bad)
     _check_durations(cols["duration_ms"], bad)
-    _check_payloads(cols, bad)
+    _check_payloads(cols, bad, calls)
     bad.sort(key=lambda item: item[0])
     return bad
 
 
-def _check_slips(phases: list[Any], names: list[Any], bad: list[tuple[int, str]]) -> None:
+def _check_slips(phases: list[Any], names: list[Any], bad: list[tuple[int, str]], calls: list[int]) -> None:
     """A phase or ``event_name`` that is a known one but for a slip (``model.call ``, ``Model.Call``, ``tool\u200b``).
 
     Nothing counts it as the name it looks like (a model call that is no ``model.call`` is in no usage sum), so
-    it is reported where it is. Checked per distinct value: a run writes few names.
+    it is reported where it is. Checked per distinct value: a run writes few names. ``calls``: where ``names``
+    says ``model.call``.
     """
     slips = {p: meant for p in set(phases) if type(p) is str and (meant := slipped_phase(p)) is not None}
     distinct = set(names)
@@ -109,8 +112,8 @@ def _check_slips(phases: list[Any], names: list[Any], bad: list[tuple[int, str]]
             for i, v in enumerate(values):
                 if v in found:
                     bad.append((i, slip_reason(column, v, found[v])))
-    if MODEL_CALL in distinct:
-        misplaced = (i for i, (p, n) in enumerate(zip(phases, names)) if n == MODEL_CALL and p != "model" and p not in slips)
+    if calls:
+        misplaced = (i for i in calls if phases[i] != "model" and phases[i] not in slips)
         bad.extend((i, misplaced_call_reason(phases[i])) for i in misplaced)
 
 
@@ -164,13 +167,16 @@ def _check_durations(durations: list[Any], bad: list[tuple[int, str]]) -> None:
             durations[i] = None
 
 
-def _check_payloads(cols: dict[str, list[Any]], bad: list[tuple[int, str]]) -> None:
-    """Fields that ``usage_df`` and ``tools_df`` read from model-call and tool payloads, one field at a time."""
-    payloads, names, phases = cols["payloads"], cols["event_name"], cols["phase"]
-    for targets, rules in ((_positions(names, MODEL_CALL), _CALL_RULES), (_positions(phases, "tool"), _TOOL_RULES)):
+def _check_payloads(cols: dict[str, list[Any]], bad: list[tuple[int, str]], calls: list[int]) -> None:
+    """Fields that ``usage_df`` and ``tools_df`` read from model-call (at ``calls``) and tool payloads, field by field."""
+    payloads, phases = cols["payloads"], cols["phase"]
+    for targets, rules in ((calls, _CALL_RULES), (_positions(phases, "tool"), _TOOL_RULES)):
         if not targets:
             continue
-        _check_fields([payloads[i] for i in targets], targets, rules, bad)
+        chosen = [payloads[i] for i in targets]
+        if rules is _TOOL_RULES and set(map(type, chain.from_iterable(map(dict.values, chosen)))) <= _TEXT:
+            continue  # every value of these payloads is text or null: each text field fits (the usual tool event)
+        _check_fields(chosen, targets, rules, bad)
 
 
 def check_calls(payloads: list[dict[str, Any]]) -> list[tuple[int, str]]:
@@ -256,11 +262,7 @@ def _check_parts(targets: list[int], fields: dict[str, list[Any]], bad: list[tup
 
 
 def _positions(values: list[Any], wanted: str) -> list[int]:
-    """Indices of ``wanted`` in ``values``, found with ``list.index`` (C speed; usually few)."""
-    out, i = [], -1
-    try:
-        while True:
-            i = values.index(wanted, i + 1)
-            out.append(i)
-    except ValueError:
-        return out
+    """Indices of ``wanted`` in ``values`` (often many: one comprehension beats a ``list.index`` call per hit)."""
+    if wanted not in values:
+        return []
+    return [i for i, v in enumerate(values) if v == wanted]
