@@ -7,6 +7,7 @@ The sealing sequence lives in ``lifecycle``; everything here keeps Noēsis' orde
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import hashlib
 import itertools
@@ -96,7 +97,8 @@ class Recorder:
         self.secrets = secrets_for_run(self.run_dir)  # secrets seen in this run: kept out of what it writes
         self.secrets.observe(state.get("goal"), (state.get("episode") or {}).get("tags"))
         # what the summary needs, kept per event (sealing stays constant time), and the token usage so far
-        self.tally = EventTally.of(self.events)
+        self._tally = EventTally.of(self.events)
+        self._untallied: list[dict[str, Any]] = []  # model events written and not counted yet (``tally``)
         # the few events the lifecycle looks up (its candidates, governance decisions, acts), in order
         self.by_phase: dict[str, list[dict[str, Any]]] = {phase: [] for phase in INDEXED_PHASES}
         for event in self.events:
@@ -261,7 +263,10 @@ class Recorder:
                 self._sweep_early()
             self.writer.append_locked(event)
             self.events.append(event)
-            self.tally.add(event)
+            if phase == "model":  # counted when the tally is next read: its usage row is not built on the call's path
+                self._untallied.append(event)
+            else:
+                self._tally.add(event)
             if phase in INDEXED_PHASES:
                 self.by_phase[phase].append(event)
             self.last_activity = _monotonic()
@@ -319,6 +324,20 @@ class Recorder:
                 self._subscribers = tuple(s for s in self._subscribers if getattr(s, "_noesis_nb_subscribed", s) is not given)
 
         return unsubscribe
+
+    @property
+    def tally(self) -> EventTally:
+        """What the summary needs from the events written so far (``EventTally``), model calls included.
+
+        A model event is counted here, when the tally is next read (the summary, ``usage``, a view), not while the
+        call that wrote it waits: the same rows and totals, in the same order, built off the model call's path."""
+        if self._untallied:
+            # a forked child's copy counts without the lock, which a thread of the parent may have held at the fork
+            with self._lock if self.owner.generation == _forks.generation else contextlib.nullcontext():
+                pending, self._untallied = self._untallied, []
+                for event in pending:
+                    self._tally.add(event)
+        return self._tally
 
     @property
     def usage(self) -> dict[str, Any]:
