@@ -6,6 +6,14 @@ made, the root is searched for a sealed run with that tag. Two processes importi
 serialised by an ``flock`` on the root folder itself (no file is added to it), held from the search until the
 run is sealed, so the second finds the first's run. A changed trace, task or option makes a new run; a run that
 did not finish (cancelled, or its process killed) is not taken for the import.
+
+The search reads only candidate runs: a run's ``trace_digest`` tag is written when the run is made and never
+changes, so what each run holds is kept in this user's cache folder (``_cachedir``, one file per root), by the
+run's folder and the ``change_stamp`` of its ``events.jsonl``, which the root's scan stats anyway. A run is read
+when it is new to that copy, or its log changed or is another file (a live run, a folder replaced: an inode freed
+is reused, the times tell the file apart); the runs whose kept tag is
+the digest are then read and checked in full. A lost, cut or crafted copy can only make runs be read again, or a
+candidate be checked and passed over.
 """
 
 from __future__ import annotations
@@ -24,9 +32,10 @@ try:  # POSIX; elsewhere imports into one root are not serialised (each still ma
 except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
 
+from .._cachedir import cache_root, read_cached, write_cached
 from ..store import is_sealed
-from ..store.roots import iter_run_dirs
-from ..store.runfiles import read_file
+from ..store.runfiles import change_stamp, read_file, stamps_settled
+from ..store.scan import scan_run_dirs_with_stats
 
 __all__ = ["DIGEST_TAG", "trace_digest", "imported_before", "import_lock"]
 
@@ -64,20 +73,76 @@ def trace_digest(parts: dict[str, Any], rows: list[Any], failure: BaseException 
 def imported_before(root: Path, digest: str) -> str | None:
     """The episode id of a finished, sealed run under ``root`` imported from the trace ``digest`` names, if any."""
     try:
-        run_dirs = list(iter_run_dirs(root))
+        found = scan_run_dirs_with_stats(str(root))
     except OSError:
         return None
-    for run_dir in run_dirs:
-        try:
-            got = read_file(str(run_dir / "state.json"), str(run_dir))
-            if got is None or digest.encode() not in got[0]:  # most runs: no JSON parsed
+    memo_path = _memo_path(root)
+    kept = _read_memo(memo_path)
+    memo: dict[str, list[Any]] = {}
+    candidates = []
+    for path, events in found:
+        # the log's stamp (an inode is reused once its file is deleted: its times tell the file made since)
+        log = list(change_stamp(events)) if events is not None and stamps_settled(change_stamp(events)) else None
+        held = kept.get(path)
+        if log is not None and isinstance(held, list) and len(held) == len(log) + 1 and held[:-1] == log:
+            tag = held[-1]
+        else:
+            state = _state(path)
+            tag = _tag(state)
+            if log is None or state is None:  # no settled log to know the run by, or no state yet: read it next time
+                if tag == digest:
+                    candidates.append(path)
                 continue
-            state = orjson.loads(got[0])
-        except Exception:  # an unreadable run stands for nothing
-            continue
-        if isinstance(state, dict) and _stands_for(state, digest, run_dir.name) and is_sealed(run_dir):
-            return run_dir.name
+        if log is not None:
+            memo[path] = [*log, tag]
+        if tag == digest:
+            candidates.append(path)
+    if memo != kept:
+        with contextlib.suppress(OSError, TypeError):  # the cache folder refuses: the next search reads the runs
+            write_cached(memo_path, orjson.dumps(memo))
+    for path in candidates:
+        state = _state(path)
+        name = os.path.basename(path)
+        if state is not None and _stands_for(state, digest, name) and is_sealed(Path(path)):
+            return name
     return None
+
+
+_MEMO_DIR = "trace-digests"
+_MEMO_MAX_BYTES = 256 << 20
+
+
+def _memo_path(root: Path) -> Path:
+    """This user's copy of the ``trace_digest`` tags of the runs of ``root`` (known by its real path)."""
+    name = hashlib.sha256(os.fsencode(os.path.realpath(root))).hexdigest()[:32]
+    return cache_root() / _MEMO_DIR / f"{name}.json"
+
+
+def _read_memo(path: Path) -> dict[str, Any]:
+    """The kept tags ({run folder: [*its log's stamp, tag or None]}); {} for a file that is missing, cut or not one."""
+    try:
+        memo = orjson.loads(read_cached(path, _MEMO_MAX_BYTES))
+    except (OSError, orjson.JSONDecodeError):
+        return {}
+    return memo if isinstance(memo, dict) else {}
+
+
+def _state(path: str) -> dict[str, Any] | None:
+    """The run's ``state.json`` as a dict; None when it is missing or cannot be read as one (it stands for nothing)."""
+    try:
+        got = read_file(os.path.join(path, "state.json"), path)
+        state = orjson.loads(got[0]) if got is not None else None
+    except Exception:  # an unreadable run stands for nothing
+        return None
+    return state if isinstance(state, dict) else None
+
+
+def _tag(state: dict[str, Any] | None) -> str | None:
+    """The run's ``trace_digest`` tag (None when it has none)."""
+    episode = state.get("episode") if state is not None else None
+    tags = episode.get("tags") if isinstance(episode, dict) else None
+    tag = tags.get(DIGEST_TAG) if isinstance(tags, dict) else None
+    return tag if isinstance(tag, str) else None
 
 
 def _stands_for(state: dict[str, Any], digest: str, name: str) -> bool:

@@ -8,8 +8,10 @@ import json
 import os
 import subprocess
 import sys
+import time
 import warnings
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -18,6 +20,7 @@ from noesis_nb.integrations.noetic import import_noetic
 from noesis_nb.integrations.replay import TraceAlreadyImported
 from noesis_nb.integrations.taisce import import_taisce
 from noesis_nb.store import read_json
+from noesis_nb.store.runfiles import RACY_NS
 
 LOG = [
     {"source": "framework", "type": "helper:turn_started", "data": {"turnId": "t1", "messageIds": ["u1"]}},
@@ -109,3 +112,80 @@ def test_two_processes_racing_the_same_import_make_one_run(tmp_path: Path, runs_
     ids = {out.strip() for out, _ in said}
     assert len(ids) == 1
     assert _runs(runs_dir) == sorted(ids)
+
+
+def _counting_state_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The run folders whose ``state.json`` the de-dup search reads (the real read, counted)."""
+    from noesis_nb.integrations import _dedupe
+
+    reads: list[str] = []
+    real = _dedupe.read_file
+
+    def counted(path: str, within: str | None = None, **kw: Any) -> Any:
+        if path.endswith("state.json"):
+            reads.append(Path(path).parent.name)
+        return real(path, within, **kw)
+
+    monkeypatch.setattr(_dedupe, "read_file", counted)
+    return reads
+
+
+def _settle() -> None:
+    """Wait past the file system's tick: a log stamped within it is not known by its stamp (read again each time)."""
+    time.sleep(3 * RACY_NS / 1e9)
+
+
+def _noetic_log(n: int) -> list[dict[str, Any]]:
+    return [*LOG[:1], {"source": "sdk", "type": "response.output_text.delta", "data": {"delta": f"run {n}"}}, LOG[2]]
+
+
+def test_the_search_reads_only_runs_it_has_not_seen_and_the_candidates(runs_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each import searched the root by reading every run's state.json (a root of 5,000 runs: 5,000 reads per
+    import). A run's tag never changes, so a run already seen is not read again: an import reads the runs made
+    since the last search, and the one run that holds its digest."""
+    from noesis_nb.integrations._dedupe import imported_before
+
+    made = [import_noetic(_noetic_log(n), runs_dir=runs_dir) for n in range(12)]
+    _settle()
+    assert imported_before(runs_dir, "sha256:" + "0" * 64) is None  # a search that sees every run
+    reads = _counting_state_reads(monkeypatch)
+    fresh = import_noetic(_noetic_log(100), runs_dir=runs_dir)  # a new trace: nothing of it in the root
+    assert reads == []
+    _settle()
+    with pytest.warns(TraceAlreadyImported):
+        assert import_noetic(_noetic_log(5), runs_dir=runs_dir) == made[5]
+    # the run made since the last search, and the candidate (read and checked in full)
+    assert sorted(reads) == sorted([fresh, made[5]])
+
+
+def test_a_run_replaced_under_its_name_or_a_crafted_copy_of_the_tags_is_read_again(
+    runs_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the search keeps of each run is only a copy: a run folder replaced by another under the same name is
+    read again (its log is another file), and a copy saying a run holds a digest is checked against the run."""
+    import shutil
+
+    from noesis_nb.integrations import _dedupe
+
+    other = tmp_path / "other"
+    kept = import_noetic(_noetic_log(1), runs_dir=other)  # the run that will be moved in under another's name
+    decoy = import_noetic(_noetic_log(2), runs_dir=runs_dir)
+    _settle()
+    import_noetic(_noetic_log(3), runs_dir=runs_dir)  # a search has now seen decoy with its own tag
+    assert decoy in str(_dedupe._memo_path(runs_dir).read_text())
+    shutil.rmtree(runs_dir / decoy)
+    shutil.copytree(other / kept, runs_dir / decoy)  # the same name, another run (its state says its own id)
+    state = runs_dir / decoy / "state.json"
+    state.write_text(state.read_text().replace(kept, decoy))
+    digest = read_json(state)["episode"]["tags"]["trace_digest"]
+    _settle()
+    assert _dedupe.imported_before(runs_dir, digest) == decoy
+
+    memo = _dedupe._memo_path(runs_dir)
+    crafted = json.loads(memo.read_text())
+    for path in crafted:
+        crafted[path][2] = "sha256:" + "0" * 64  # every run said to hold a digest none holds
+    memo.write_text(json.dumps(crafted))
+    assert _dedupe.imported_before(runs_dir, "sha256:" + "0" * 64) is None
+    memo.write_bytes(memo.read_bytes()[:10])  # cut by a crash
+    assert _dedupe.imported_before(runs_dir, digest) == decoy
