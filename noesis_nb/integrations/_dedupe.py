@@ -5,7 +5,8 @@ including a row that could not be read), recorded in the run as the ``trace_dige
 made, the root is searched for a sealed run with that tag. Two processes importing the same trace at once are
 serialised by an ``flock`` on the root folder itself (no file is added to it), held from the search until the
 run is sealed, so the second finds the first's run. A changed trace, task or option makes a new run; a run that
-did not finish (cancelled, or its process killed) is not taken for the import.
+did not finish (cancelled, timed out, or its process killed, even once ``resume_run`` sealed it) is not taken for
+the import.
 
 The search reads only candidate runs: a run's ``trace_digest`` tag is written when the run is made and never
 changes, so what each run holds is kept in this user's cache folder (``_cachedir``, one file per root), by the
@@ -103,9 +104,26 @@ def imported_before(root: Path, digest: str) -> str | None:
     for path in candidates:
         state = _state(path)
         name = os.path.basename(path)
-        if state is not None and _stands_for(state, digest, name) and is_sealed(Path(path)):
+        if state is not None and _stands_for(state, digest, name) and is_sealed(Path(path)) and _replay_ended(path):
             return name
     return None
+
+
+#: the reasons of a run whose replay ended by itself: every row written (ok), or the recorded failure (error)
+_REPLAY_ENDED = frozenset({"adapter_ok", "adapter_error"})
+
+
+def _replay_ended(path: str) -> bool:
+    """Whether the run's summary says its replay ran to its end: a run whose import was killed and that
+    ``resume_run`` then sealed ``error`` (``process_lost``), or that timed out, holds only part of the trace."""
+    try:
+        got = read_file(os.path.join(path, "summary.json"), path)
+        summary = orjson.loads(got[0]) if got is not None else None
+    except Exception:
+        return False
+    ours = summary.get("x-noesis_nb") if isinstance(summary, dict) else None
+    reasons = ours.get("reasons") if isinstance(ours, dict) else None
+    return isinstance(reasons, list) and any(isinstance(r, str) and r in _REPLAY_ENDED for r in reasons)
 
 
 _MEMO_DIR = "trace-digests"

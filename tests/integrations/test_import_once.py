@@ -19,6 +19,7 @@ import noesis_nb
 from noesis_nb.integrations.noetic import import_noetic
 from noesis_nb.integrations.replay import TraceAlreadyImported
 from noesis_nb.integrations.taisce import import_taisce
+from noesis_nb.runtime.api import RunRecovered
 from noesis_nb.store import read_json
 from noesis_nb.store.runfiles import RACY_NS
 
@@ -189,3 +190,49 @@ def test_a_run_replaced_under_its_name_or_a_crafted_copy_of_the_tags_is_read_aga
     assert _dedupe.imported_before(runs_dir, "sha256:" + "0" * 64) is None
     memo.write_bytes(memo.read_bytes()[:10])  # cut by a crash
     assert _dedupe.imported_before(runs_dir, digest) == decoy
+
+
+_KILLED_IMPORT = """
+import sys, time, warnings
+warnings.simplefilter("ignore")
+from noesis_nb.integrations import replay
+def stalled(self, task, ctx):  # the replay has begun, then the process is killed before it writes a row
+    open(sys.argv[3], "w").close()
+    time.sleep(120)
+replay.RecordedReplay.invoke = stalled
+from noesis_nb.integrations.noetic import import_noetic
+import_noetic(sys.argv[1], runs_dir=sys.argv[2])
+"""
+
+
+def test_an_import_killed_then_sealed_by_resume_run_does_not_stand_for_its_trace(tmp_path: Path, runs_dir: Path) -> None:
+    """A process killed while it imported leaves a run that resume_run seals ``error`` (``process_lost``): it holds
+    none of the trace, yet the next import of the trace returned it as "imported already"."""
+    import signal
+
+    log = _write_log(tmp_path / "stream.jsonl", LOG)
+    started = tmp_path / "started"
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _KILLED_IMPORT, str(log), str(runs_dir), str(started)],
+        env={**os.environ, "PYTHONPATH": str(Path(noesis_nb.__file__).parents[1])},
+    )
+    try:
+        for _ in range(1200):
+            if started.exists() or proc.poll() is not None:
+                break
+            time.sleep(0.05)
+        assert started.exists(), proc.returncode
+    finally:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+    [killed] = _runs(runs_dir)
+    with pytest.warns(RunRecovered, match="lost its process"):
+        noesis_nb.resume_run(killed, runs_dir=runs_dir)
+    assert read_json(runs_dir / killed / "state.json")["outcomes"]["status"] == "error"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", TraceAlreadyImported)
+        again = import_noetic(log, runs_dir=runs_dir)
+    assert again != killed
+    assert read_json(runs_dir / again / "summary.json")["status"] == "ok"
+    with pytest.warns(TraceAlreadyImported):  # and the whole run stands for the trace from now on
+        assert import_noetic(log, runs_dir=runs_dir) == again
