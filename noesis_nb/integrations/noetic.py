@@ -169,8 +169,15 @@ def _torn(torn: bool, fix: str) -> str:
     )
 
 
+def _refuse_nul(path: str | os.PathLike[str], what: str, fix: str) -> None:
+    """A path holding a NUL names no file (``open`` raises a bare ValueError): one error naming it and the fix."""
+    if "\x00" in os.fsdecode(os.fspath(path)):
+        raise NoeticLogError(f"{what} {quoted(os.fspath(path), 80)}: a path has no NUL character; pass the path of {fix}")
+
+
 def _file_lines(log: str | os.PathLike[str]) -> Iterator[bytes]:
     """The lines of a recorded log, read as they are parsed; a FIFO, folder or device is refused, never waited on."""
+    _refuse_nul(log, "Noetic log", "the recorded JSONL file")
     try:
         fh = open_file(os.fspath(log))
     except UnreadableRunFile as exc:
@@ -246,6 +253,7 @@ def _harness(value: Any) -> dict[str, Any] | None:
         raise NoeticLogError(
             f"harness_response={quoted(value, 80)}: pass the HarnessResponse as a dict or the path of its JSON file"
         )
+    _refuse_nul(value, "Noetic harness response", "the HarnessResponse JSON file")
     try:
         got = read_file(os.fspath(value))
     except UnreadableRunFile as exc:
