@@ -34,9 +34,10 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from . import _detect
+from .gates import Gate, folded
 from .occurrences import occurrences
 
-__all__ = ["keyword_maps", "linear_plugins", "widen_all", "per_line", "KeywordFirst", "keyword_search", "forget"]
+__all__ = ["keyword_maps", "linear_plugins", "widen_all", "per_line", "KeywordFirst", "keyword_search"]
 
 
 def keyword_maps(maps: Iterable[Mapping[re.Pattern[str], int]], *, gated: bool = True) -> tuple[dict[re.Pattern[str], int], ...]:
@@ -169,8 +170,9 @@ KEYWORD_LITERALS = ("key", "pass", "pwd", "secret", "contras")
 _LITERAL = re.compile("|".join(KEYWORD_LITERALS), re.IGNORECASE)  # the detector's own case folding (``K``, ``ſ``)
 _WORD_TAIL = re.compile(r"(?<!\w)\w*+\Z")  # searched up to a place: the start of the word it ends in
 _WORD_REST = re.compile(r"\w*+")
-_TRIED = 256  # starts tried one by one before a text dense in keywords is left to the pattern's own search ...
-_TRIED_PER = 2048  # ... and one more per this many characters
+# starts tried one by one before a text dense in keywords is left to the pattern's own search: this many, and one
+# more per this many characters read (a start costs about what the pattern's search spends on that many)
+_TRIED, _TRIED_PER = 256, 12
 
 
 def _literals_cover(words: Iterable[str]) -> bool:
@@ -194,35 +196,6 @@ class KeywordFirst:
         return keyword_search(self.regex, text)
 
 
-_LOWERED: tuple[str | None, str | None] = (None, None)  # the last text read and its lowered form (one per pattern)
-
-
-def forget() -> None:
-    """Drop the last text kept for the next pattern's search (a long text is not held after its screen)."""
-    global _LOWERED
-    _LOWERED = (None, None)
-
-
-def _lowered(text: str) -> str | None:
-    """``text`` folded as the keyword patterns' case-insensitive matching reads the literals' letters, character for
-    character: lowered, and the long ``ſ`` read as ``s`` (the one other character matching one of those letters,
-    beside the Kelvin sign, which lowers to ``k``; a test holds the table to that). None when lowering changes the
-    text's length (``İ`` lowers to two characters): its places would not be the text's."""
-    global _LOWERED
-    last = _LOWERED
-    if last[0] is text:
-        return last[1]
-    lowered = text.lower()
-    kept: str | None = lowered
-    if not text.isascii():
-        if len(lowered) != len(text):
-            kept = None
-        elif "\u017f" in lowered:
-            kept = lowered.replace("\u017f", "s")
-    _LOWERED = (text, kept)
-    return kept
-
-
 # each literal's own pattern, searched in lowered text (a literal's search skips ahead as ``str.find`` does)
 _LITERALS_LOWERED = {lit: re.compile(lit) for lit in KEYWORD_LITERALS}
 
@@ -235,7 +208,7 @@ def _place(finder: re.Pattern[str], text: str, pos: int) -> int:
 def _literal_finder(text: str) -> Any:
     """``next(pos)``: the first place at or after ``pos`` where a keyword literal starts (any case), or -1. Each
     literal's place is kept until passed, so a text is read once per literal however often it is asked."""
-    lowered = _lowered(text)
+    lowered = folded(text)
     if lowered is None:  # places not kept by lowering: the pattern's case folding, by a pattern of the literals
 
         def by_pattern(pos: int) -> int:
@@ -275,12 +248,12 @@ def keyword_search(regex: re.Pattern[str], text: str) -> Any:
     Past a budget of failed starts (a text of keywords) the pattern's own search goes on from the next one, which
     finds the same: no match starts before it. So it is never much slower than that search, and mostly far faster."""
     following = _literal_finder(text)
-    budget = _TRIED + len(text) // _TRIED_PER
+    tried = 0
     floor = 0  # every word holding a literal before this has been tried; a word starts here or later
     while (at := following(floor)) >= 0:
         start = _word_start(text, floor, at)
-        budget -= 1
-        if budget < 0:
+        tried += 1
+        if tried > _TRIED + at // _TRIED_PER:
             return regex.search(text, start)
         found = regex.match(text, start)
         if found is not None:
@@ -330,9 +303,34 @@ _SEPARATOR = "(?: *)(?:=|:|:=|=>| +|::)(?: *)"
 _SEPARATOR_LINEAR = " *+(?:=>|:=|::|=|:|(?<= )) *+"
 
 
-def linear_plugins(value_plugins: Iterable[Any]) -> tuple[Any, ...]:
+# the value patterns tried only before their literals (``gates.Gate``): plugin -> {index: (a piece of the pattern as
+# written, the literals a match holds, how far after its start one starts: least, most, in any case)}. A keyword
+# after an optional quote, bracket, name and ``api``/separators: its distance is their lengths' sum (least and most)
+_KEYS = ("key", "pwd", "pass", "token")  # (key|pwd|password|pass|token)
+_CLOUDANT = "(?:cloudant|cl|clou)(?:_|-|)(?:api|)(?:key|pwd|pw|password|pass|token)"
+_IBM_IAM = "|ibm|iam|cloud|)(?:_|-|)(?:api|)(?:_|-|)(?:key|pwd|password|pass|token)"
+_SOFTLAYER = "(?:softlayer|sl)(?:_|-|)(?:api|)(?:_|-|)(?:key|pwd|password|pass|token)"
+_GATED_VALUES: dict[str, dict[int, tuple[str, tuple[str, ...], int, int, bool]]] = {
+    # [ " (cloudant|cl|clou) _ api (key|pwd|pw|password|pass|token): 2-14 characters before the keyword
+    "CloudantDetector": {
+        0: (_CLOUDANT, ("key", "pw", "pass", "token"), 2, 14, True),
+        1: (_CLOUDANT, ("key", "pw", "pass", "token"), 2, 14, True),
+    },
+    # [ " ibm_cloud_iam (13, the longest name) _ api _ (key|…): 0-20
+    "IbmCloudIamDetector": {0: (_IBM_IAM, _KEYS, 0, 20, True)},
+    # [ " ibm_cos_hmac (12) _ secret: 0-15
+    "IbmCosHmacDetector": {0: ("(?:(?:ibm)?[-_]?cos[-_]?(?:hmac)?|)(?:_|-|)(?:secret", ("secret",), 0, 15, True)},
+    # [ " (softlayer|sl) _ api _ (key|…): 2-16
+    "SoftlayerDetector": {0: (_SOFTLAYER, _KEYS, 2, 16, True)},
+    "MailchimpDetector": {0: ("[0-9a-z]{32}-us[0-9]{1,2}", ("-us",), 32, 32, False)},
+    "AWSKeyDetector": {1: ("aws.{0,20}?(?:key|", ("aws",), 0, 0, True)},
+}
+
+
+def linear_plugins(value_plugins: Iterable[Any], *, gated: bool = False) -> tuple[Any, ...]:
     """The value plugins, each pattern that backtracks quadratically or worse in its linear form (a
-    per-instance ``denylist``: the plugin's own ``analyze_string`` and checks still run)."""
+    per-instance ``denylist``: the plugin's own ``analyze_string`` and checks still run); ``gated``: the patterns
+    of ``_GATED_VALUES`` tried only before their literals (``gates.Gate``, the same matches)."""
     plugins = tuple(value_plugins)
     for plugin in plugins:
         name = type(plugin).__name__
@@ -341,7 +339,20 @@ def linear_plugins(value_plugins: Iterable[Any]) -> tuple[Any, ...]:
             plugin.denylist = [_FirstStart(plugin.denylist[0], *_FIRST_START[name][1:])]
         elif any(_SEPARATOR in p for p in patterns):
             plugin.denylist = [re.compile(p.pattern.replace(_SEPARATOR, _SEPARATOR_LINEAR), p.flags) for p in plugin.denylist]
+        gates = _GATED_VALUES.get(name, {}) if gated else {}
+        if gates:
+            plugin.denylist = [_gated(regex, gates.get(i)) for i, regex in enumerate(plugin.denylist)]
     return plugins
+
+
+def _gated(regex: Any, gate: tuple[str, tuple[str, ...], int, int, bool] | None) -> Any:
+    """``regex`` behind its gate, when it is the pattern the gate was written for (else as it is)."""
+    if gate is None or not isinstance(regex, re.Pattern):
+        return regex
+    piece, literals, lo, hi, fold = gate
+    if piece not in regex.pattern or (regex.flags & re.IGNORECASE and not fold):
+        return regex
+    return Gate(regex, literals, lo, hi, fold)
 
 
 _RUN = re.compile("[A-Za-z0-9_-]+")

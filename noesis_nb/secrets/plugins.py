@@ -8,39 +8,19 @@ The keyword detector's patterns and three value plugins' (OpenAI, JWT, npm) run 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
-from contextlib import contextmanager
 from functools import lru_cache
 from typing import Any
 
 from . import _detect
+from .gates import filtered, unfiltered
 from .linear import keyword_maps, linear_plugins
 
 __all__ = ["plugins", "unfiltered", "filtered"]
 
 
-_FILTERED = [True]  # whether the detectors run behind their cheap tests (``unfiltered`` turns them off)
-
-
-def filtered() -> bool:
-    """Whether the detectors run behind their cheap tests of what a match needs (the default; they find the same)."""
-    return _FILTERED[0]
-
-
-@contextmanager
-def unfiltered() -> Iterator[None]:
-    """The whole suite run without those tests, every pattern over every text: the reference the tests and the
-    benchmark compare the screen with. Process-wide while it lasts (not for use beside a live screen)."""
-    _FILTERED[0] = False
-    try:
-        yield
-    finally:
-        _FILTERED[0] = True
-
-
 def plugins() -> tuple[Any, ...]:
     """``(value plugins, keyword detector, its pattern maps, base64 and hex entropy measures)``, filtered or not."""
-    return _suite(_FILTERED[0])
+    return _suite(filtered())
 
 
 @lru_cache(maxsize=2)
@@ -105,7 +85,8 @@ def _suite(gated: bool) -> tuple[Any, ...]:
             stripe.StripeDetector(),
             telegram_token.TelegramBotTokenDetector(),
             twilio.TwilioKeyDetector(),
-        )
+        ),
+        gated=gated,
     )
     keyword = KeywordDetector()
     maps = keyword_maps((CONFIG_DENYLIST_REGEX_TO_GROUP, QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP), gated=gated)

@@ -19,6 +19,7 @@ import math
 import re
 from typing import Any
 
+from .gates import Gate
 from .plugins import plugins
 
 __all__ = ["entropy_ok", "without_ids", "ids_out_of_values", "random_words", "path_parts", "temp_plain", "RUN_ID"]
@@ -41,6 +42,17 @@ _NOT_RANDOM = [
         r"(?<![A-Za-z0-9])sha(?:256|384|512)-[A-Za-z0-9+/]{40,}={0,2}",
     )
 ]
+# those the regex engine cannot skip ahead in, tried only at their literals (``gates.Gate``): a UUID's first ``-`` 8
+# characters on; the others start at their literal (in any case where the pattern is case-insensitive)
+_DIGEST_NAMES = ("sha", "md5", "blake2", "digest", "checksum", "hash", "commit", "blob", "tree", "object", "oid", "rev")
+_GATES = {
+    0: (("-",), 8, 8, False),
+    2: (("ep_",), 0, 0, False),
+    3: ((*_DIGEST_NAMES, "head", "etag"), 0, 0, True),
+    4: (("git",), 0, 0, True),
+    6: (("sha",), 0, 0, False),
+}
+_NOT_RANDOM_GATED = [Gate(p, *_GATES[i]) if i in _GATES else p for i, p in enumerate(_NOT_RANDOM)]
 _CANDIDATE = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{20,}={0,3}(?![A-Za-z0-9+/=_-])")
 _PATH_ROOT = re.compile(r"/[A-Za-z][a-z]+/")  # a path's first part: a plain word (see ``path_parts``)
 # a path's part that reads as a name: ``runs``, ``Library``, ``pytest-of-root``, ``test_x0``, ``T``, and the names
@@ -101,7 +113,7 @@ def without_ids(text: str) -> str:
     """``text`` with UUIDs, ULIDs (episode, request and draft ids), labelled digests and SSH public keys blanked out."""
     if "AAAA" in text:
         text = _SSH_PUBLIC.sub("****", text)  # a word no rule takes as a value (``ssh_key: <public key> bob@host``)
-    for pattern in _NOT_RANDOM:
+    for pattern in _NOT_RANDOM_GATED:
         text = pattern.sub(" ", text)
     return text
 
@@ -121,7 +133,7 @@ def ids_out_of_values(text: str) -> str:
 
     if "AAAA" in text:
         text = _SSH_PUBLIC.sub("****", text)  # a word no rule takes as a value (``ssh_key: <public key> bob@host``)
-    for pattern in _NOT_RANDOM:
+    for pattern in _NOT_RANDOM_GATED:
         text = pattern.sub(blank, text)
     return text
 

@@ -29,9 +29,10 @@ import orjson
 
 from .decoded import basic_credentials, encoded_secrets
 from .disguise import ESCAPE, INVISIBLE, INVISIBLE_CHARS, maybe_disguised, percent_decoded, plain, unescape
+from .gates import Gate, forget
 from .joined import chunk_texts
 from .known import for_text
-from .linear import forget, per_line, widen_all
+from .linear import per_line, widen_all
 from .names import REDACTED_VALUE, is_secret_key, names_no_value, names_variable
 from .plugins import plugins
 from .randomness import entropy_ok, ids_out_of_values, random_words, without_ids
@@ -366,6 +367,29 @@ _LINE_HEADS = {
     _EXTRA[-5]: re.compile(r"\b(?:zip|unzip|zipcloak)\b"),
     _EXTRA[-4]: re.compile(r"(?i)\bopenssl\b"),
 }
+# the patterns above the regex engine cannot skip ahead in (a look-behind, a word boundary or a case-insensitive
+# literal opens them), tried only at their literals (``gates.Gate``): pattern's opening -> (literals, least and most
+# characters from a match's start to one, in any case). ``unzip`` holds ``zip`` 2 characters on
+_GATED = {
+    r"(?:(?<![A-Za-z0-9])|(?<=\\[a-z])|(?<=\\u[0-9a-fA-F]{4}))sk-": (("sk-",), 0, 0, False),
+    r"(?i)\bbearer\s": (("bearer",), 0, 0, True),
+    r"(?i)\bsshpass\s": (("sshpass",), 0, 0, True),
+    r"(?i)-pass(?:in|out|word)?\s": (("-pass",), 0, 0, True),
+    r"(?i)\b(?:machine\s+\S+|default)\s": (("machine", "default"), 0, 0, True),
+    r"(?i):_(?:authtoken|auth|password)": ((":_",), 0, 0, False),
+    r"(?i)\b(?:mysql|mysqldump|mysqladmin|mariadb)\b": (("mysql", "mariadb"), 0, 0, True),
+    r"(?i)\bcurl\b": (("curl",), 0, 0, True),
+    r"(?i)\b(?:docker|podman|nerdctl)\b": (("docker", "podman", "nerdctl"), 0, 0, True),
+    r"\bredis-cli\b": (("redis-cli",), 0, 0, False),
+    r"\b(?:zip|unzip|zipcloak)\b": (("zip",), 0, 2, False),
+    r"(?i)\bopenssl\b": (("openssl",), 0, 0, True),
+}
+_GATES: dict[Any, Any] = {
+    p: Gate(p, *gate)
+    for p in (*_EXTRA, *_LINE_HEADS.values())
+    for opening, gate in _GATED.items()
+    if p.pattern.startswith(opening)
+}
 _BEARER = next(p for p in _EXTRA if "bearer" in p.pattern)
 # a password a login reads from its standard input, echoed into it (``echo X | docker login --password-stdin``) or
 # given as a here-string (``docker login … --password-stdin <<< X``); read by ``per_line`` from each head, in a text
@@ -680,7 +704,8 @@ def _find(text: str, entropy: bool) -> set[str]:
     to_widen = [v for plugin in value_plugins for v in plugin.analyze_string(text)]
     for pattern in _EXTRA:
         head = _LINE_HEADS.get(pattern)
-        for m in pattern.finditer(text) if head is None else per_line(pattern, head, text):
+        gated = _GATES.get(pattern, pattern)
+        for m in gated.finditer(text) if head is None else per_line(pattern, _GATES.get(head, head), text):
             if m.lastindex:
                 found.add(m.group(m.lastindex))
             else:
@@ -698,7 +723,6 @@ def _find(text: str, entropy: bool) -> set[str]:
             by_name.update(m.group(1) for m in _BEARER.finditer(named))
         for mapping in maps:
             by_name.update(v for v in map(_trim, keyword.analyze_string(named, denylist_regex_to_group=mapping)) if _assigned(v))
-        forget()  # (the keyword patterns' shared reading of ``named`` is not kept past them)
         values, short = _assignments(named)
         by_name.update(v for v in values if _assigned(v))
         by_name.update(v for v in _quoted_values(named) if _assigned(v))
@@ -721,4 +745,5 @@ def _find(text: str, entropy: bool) -> set[str]:
     found = {v for v in found if isinstance(v, str) and _plausible(v)} | set(short)
     # a value written percent-encoded (a URL's ``p%40ss``) is hunted as it reads too: ``p@ss``
     decoded = {unquote(v, errors="replace") for v in found if "%" in v}
+    forget()  # (the gates' shared reading of this text is not kept past its screen)
     return found | {d for d in decoded if _plausible(d)}

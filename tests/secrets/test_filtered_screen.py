@@ -16,8 +16,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from noesis_nb.secrets import find_in_text, redact
+from noesis_nb.secrets.gates import Gate, unfiltered
 from noesis_nb.secrets.linear import KEYWORD_LITERALS, KeywordFirst, keyword_search
-from noesis_nb.secrets.plugins import plugins, unfiltered
+from noesis_nb.secrets.plugins import plugins
 from noesis_nb.secrets.text import _find_short
 
 # one or more real-looking secrets for each detector (detect-secrets' plugins and the rules of ``text``)
@@ -72,10 +73,28 @@ SECRETS = [
     "\\u0070assword=hunter2xyz",  # a character escape
     "pass\u200bword=hunter2xyz",  # an invisible character
     "echo hunter22 | docker login --password-stdin",
+    "redis-cli -h db -a hunter22 ping",
+    "unzip -P hunter22 files.zip",
+    "openssl enc -aes256 -k hunter22 -in x",
+    "openssl enc -passin pass:hunter22",
+    "machine api.example.com login bob password hunter22",
+    "npm config set //registry.example.com/:_authToken aB3dE5fG7hJ9kL1m",
+    "sshpass -p hunter22 ssh host",
+    "aws_key = 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY'",
+    "sk-aB3dE5fG7hJ9kL1mN3pQ5rS7tU9v",
+    # ids and digests the randomness rule leaves (each next to a random word)
+    "3f2b8c1e-9d4a-4e7b-8c2d-1a2b3c4d5e6f kP9xQ2mW7vL4nR8tY3zB6cF1hJ5",
+    "ep_01HZX3Y4Z5A6B7C8D9E0F1G2H3 sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+    "git checkout 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b",
+    "HEAD is now at 9f86d081884c7d65 fix",
+    "integrity: sha512-aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5bC7dE9fG1hJ3kL5mN7pQ9rS1tU3vW==",
+    "x-api-key: 3f2b8c1e-9d4a-4e7b-8c2d-1a2b3c4d5e6f",
 ]
 # the pieces the cheap tests look for, and the characters that fold to a keyword's letters (``K`` Kelvin, long ``ſ``)
 PIECES = [*KEYWORD_LITERALS, "KEY", "Pass", "PwD", "SeCrEt", "Contras", "\u212aey", "\u017fecret", "ıd", "password", "api_key"]
 PIECES += [" ", "\n", "=", ":", "==", "'", '"', "`", ";", ",", "`;", "_", "-", "/", "+", "%", "%3D", "@", "://", "\\", "é"]
+PIECES += ["sk-", "-us", "ep_", "sha", "SHA", "git ", "unzip ", "zip", "MySQL ", "curl ", "Docker ", "cl_", "sl-", "ibm_", "cos_"]
+PIECES += ["aws", "AWS_", "-pass", ":_", "machine ", "default ", "bearer ", "ı", "İ", "[", "]"]
 NOISE = {
     "base64": string.ascii_letters + string.digits + "+/",
     "hex": "0123456789abcdef",
@@ -157,17 +176,61 @@ def test_a_long_word_holding_keywords_is_read_from_its_start() -> None:
                 assert _same(pattern.search(text), pattern.regex.search(text)), (pattern.pattern, text[-40:])
 
 
-def test_the_folding_reads_the_literals_letters_as_the_patterns_do() -> None:
-    """Every character a keyword pattern's case-insensitive matching takes for one of the literals' letters is read as
-    that letter by the folding, and no other character is: the literals found in the folded text are the pattern's."""
-    from noesis_nb.secrets.linear import _lowered
+def test_the_folding_reads_ascii_letters_as_case_insensitive_patterns_do() -> None:
+    """Every character case-insensitive matching takes for an ASCII letter is read as that letter by the folding, and
+    no other character is: the literals found in the folded text are where the patterns' letters match."""
+    from noesis_nb.secrets.gates import folded
 
-    letters = "".join(sorted(set("".join(KEYWORD_LITERALS))))
     every = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000)
-    matching = {m.group() for m in re.finditer(f"[{letters}]", every, re.IGNORECASE)}
-    for char in every:
-        folded = _lowered(f"\u00e9{char}")  # (a non-ASCII text, as after an escape is decoded)
-        if folded is None:  # lowering changes its length: the literals are searched by the pattern itself
-            assert len(f"\u00e9{char}".lower()) != 2
-            continue
-        assert (folded[1] in letters) == (char in matching), hex(ord(char))
+    for letter in string.ascii_lowercase:
+        matching = {m.group() for m in re.finditer(letter, every, re.IGNORECASE)}
+        for char in every if letter == "a" else sorted(matching | {letter.upper()}):
+            reading = folded(f"\u00e9{char}")  # (a non-ASCII text, as after an escape is decoded)
+            if reading is None:  # lowering changes its length: the pattern itself reads such a text
+                assert len(f"\u00e9{char}".lower()) != 2
+                continue
+            assert (reading[1] == letter) == (char in matching), (letter, hex(ord(char)))
+    for char in every:  # and no character outside those is read as any ASCII letter
+        reading = folded(f"\u00e9{char}")
+        if reading is not None and reading[1] in string.ascii_lowercase:
+            assert re.fullmatch(reading[1], char, re.IGNORECASE), hex(ord(char))
+
+
+def _gates() -> list[Gate]:
+    from noesis_nb.secrets import randomness, text
+
+    found = [r for plugin in plugins()[0] for r in plugin.denylist if isinstance(r, Gate)]
+    found += [g for g in text._GATES.values()] + [g for g in randomness._NOT_RANDOM_GATED if isinstance(g, Gate)]
+    return found
+
+
+GATE_TEXTS = st.lists(st.sampled_from(SECRETS + PIECES + ["0123456789abcdef" * 2, "a1", "  "]), max_size=12).map("".join)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(GATE_TEXTS, st.integers(0, 3))
+def test_each_gate_finds_what_its_pattern_finds(text: str, repeat: int) -> None:
+    """Every gate of the suite against its own pattern: the same matches (spans and groups), from any start, also in
+    texts repeating a piece past the gate's budget of places."""
+    text = text * (1 + repeat * 200) if repeat == 3 else text
+    gates = _gates()
+    assert len(gates) >= 20
+    for gate in gates:
+        got = [(m.span(), m.groups()) for m in gate.finditer(text)]
+        assert got == [(m.span(), m.groups()) for m in gate.regex.finditer(text)], (gate.pattern, text[:200])
+        assert gate.findall(text) == gate.regex.findall(text)
+        assert gate.sub(" ", text) == gate.regex.sub(" ", text)
+        pos = len(text) // 3
+        assert [m.span() for m in gate.finditer(text, pos)] == [m.span() for m in gate.regex.finditer(text, pos)]
+
+
+def test_a_text_dense_in_a_gate_s_literals_is_left_to_its_pattern_past_the_budget() -> None:
+    """Literals closer together than a place tried costs (``-us`` every 3 characters, ``key`` every 4): past the budget
+    the pattern's own search goes on from the place reached, and the matches are the same."""
+    for filler in ("-us", "key ", "a-b-", "sk-", "pw", "zip ", "sha"):
+        text = filler * 4000 + "0123456789abcdef0123456789abcdef-us12 softlayer_api_key = '" + "0a" * 32 + "'"
+        for gate in _gates():
+            assert [m.span() for m in gate.finditer(text)] == [m.span() for m in gate.regex.finditer(text)], (
+                gate.pattern,
+                filler,
+            )
