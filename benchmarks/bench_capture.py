@@ -14,7 +14,8 @@ time of each arm, the medians of the paired ratios, and the best-of ratio (faste
 fastest off-round: the least disturbed by other load).
 Then capture's own work per call, alone: the wrapper's start and its recording of a parsed
 response, inside an episode, with no SDK call around it; and the same work timed in place, inside
-real SDK calls, split into capture's own code and the event's write. Real provider calls take hundreds of
+real SDK calls, split into capture's own code and the event's write; and the write alone, a model.call beside a
+small engine event, right after an SDK call (cold caches) and back to back. Real provider calls take hundreds of
 milliseconds: the absolute cost per call (the ``+ µs`` figures) is what carries over.
 Usage: python benchmarks/bench_capture.py [--calls 100] [--rounds 31]
 """
@@ -180,6 +181,7 @@ def main() -> None:
     measure("in-process mock transport", mock, args.calls, args.rounds)
     own_work(2000)
     in_place(mock, args.calls, args.rounds)
+    writes(mock, args.calls, args.rounds)
     between_calls(mock, args.calls, args.rounds)
 
 
@@ -240,6 +242,75 @@ def in_place(client, calls: int, rounds: int) -> None:
     print(
         f"in place (mock calls, medians): capture's start {start:.1f} µs + its end {end:.1f} µs per call, the end holding "
         f"the event's write {write:.1f} µs: capture's own code {start + end - write:.1f} µs"
+    )
+
+
+def writes(client, calls: int, rounds: int) -> None:
+    """The event write alone, in place and in a tight loop: a ``model.call`` as capture writes it (fresh ids each call, as
+    a server's are) and a small engine event, each timed right after an SDK call (capture off: the SDK's work between
+    two writes leaves the caches cold, as in a real episode) and back to back (warm, as ``bench_engine.py`` writes).
+    Timed on the calling thread's CPU clock: on a shared machine a wall clock also counts the waits for a core."""
+    from tests.capture.provider_stub import DEFAULT
+
+    base = {
+        "event_name": "model.call",
+        "model": "gpt-4o-mini-2024-07-18",
+        "provider": "openai",
+        "input_tokens": DEFAULT["input"],
+        "output_tokens": DEFAULT["output"],
+        "cached_input_tokens": DEFAULT["cached"],
+        "cache_write_input_tokens": None,
+        "reasoning_tokens": DEFAULT["reasoning"],
+        "latency_ms": 0.0,
+        "cost_usd": None,
+        "api": "chat.completions",
+        "capture": "openai",
+        "requested_model": "gpt-4o-mini",
+        "request_id": None,
+        "response_id": None,
+        "stop_reason": "stop",
+        "streamed": False,
+    }
+    per: dict[str, list[float]] = {"model cold": [], "plain cold": [], "model warm": [], "plain warm": []}
+    serial = itertools.count()
+
+    def model_payload() -> dict:
+        i = next(serial)
+        ids = {"request_id": f"req_{i:06x}{'7a' * 12}", "response_id": f"chatcmpl-{i:06x}{'5e' * 12}"}
+        return {**base, **ids, "latency_ms": i / 1000}
+
+    def agent(task, ctx):
+        spent = dict.fromkeys(per, 0)
+        model = [model_payload() for _ in range(2 * calls)]
+        plain = [{"step": i, "note": f"step {i}"} for i in range(2 * calls)]
+        for i in range(calls):
+            client.chat.completions.create(model="gpt-4o-mini", messages=MSG)
+            t0 = time.thread_time_ns()
+            ctx.emit_captured(model[i], "model:openai")
+            spent["model cold"] += time.thread_time_ns() - t0
+            client.chat.completions.create(model="gpt-4o-mini", messages=MSG)
+            t0 = time.thread_time_ns()
+            ctx.emit("step", plain[i])
+            spent["plain cold"] += time.thread_time_ns() - t0
+        t0 = time.thread_time_ns()
+        for payload in model[calls:]:
+            ctx.emit_captured(payload, "model:openai")
+        spent["model warm"] = time.thread_time_ns() - t0
+        t0 = time.thread_time_ns()
+        for payload in plain[calls:]:
+            ctx.emit("step", payload)
+        spent["plain warm"] = time.thread_time_ns() - t0
+        for key, ns in spent.items():
+            per[key].append(ns / calls / 1000)
+        return "ok"
+
+    with tempfile.TemporaryDirectory() as runs:
+        for _ in range(rounds):
+            noesis_nb.solve("bench", using=agent, runs_dir=runs, capture=False)
+    m = {k: statistics.median(v) for k, v in per.items()}
+    print(
+        f"one event's write (the thread's CPU, medians): a model.call {m['model cold']:.1f} µs right after an SDK call, "
+        f"{m['model warm']:.1f} µs back to back; a small engine event {m['plain cold']:.1f} µs and {m['plain warm']:.1f} µs"
     )
 
 
