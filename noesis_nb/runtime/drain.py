@@ -24,7 +24,16 @@ from ..store.facts import UsageTotals, call_row
 from ..store.phases import DRAIN_PHASE
 from ..store.vocab import DRAIN_REFUSED, DRAIN_REPORT, DRAIN_STARTED
 
-__all__ = ["Drain", "DrainReport", "InFlight", "set_pricer", "call_started", "call_ended", "refuse_while_draining"]
+__all__ = [
+    "Drain",
+    "DrainReport",
+    "InFlight",
+    "set_pricer",
+    "call_started",
+    "call_ended",
+    "refuse_while_draining",
+    "draining",
+]
 
 # prices model calls (``noesis_nb.cost``, which sits above the runtime; the package's top level registers it)
 _PRICER: Callable[[Sequence[Mapping[str, Any]]], list[float | None]] | None = None
@@ -212,3 +221,9 @@ def refuse_while_draining(ctx: Any, kind: str, name: str) -> None:
     drain = None if episode is None else episode.drain
     if drain is not None:
         raise drain.refuse(kind, name)
+
+
+def draining(ctx: Any) -> bool:
+    """Whether the episode of ``ctx`` has begun a graceful stop."""
+    episode = getattr(ctx, "_episode", None)
+    return episode is not None and episode.drain is not None

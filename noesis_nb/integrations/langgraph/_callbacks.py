@@ -9,10 +9,11 @@ from the chat message's ``usage_metadata`` (LangChain's: ``input_tokens`` total 
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from ...errors import EpisodeStateError
-from ...runtime.drain import call_ended, call_started, refuse_while_draining
+from ...runtime.drain import call_ended, call_started, draining, refuse_while_draining
 from .._emit import PHASE, as_object, emit_row, row, usage_row
 from ._interrupts import brief
 
@@ -104,6 +105,19 @@ def _describe(error: BaseException) -> str:
         return f"{type(error).__name__} (its message could not be read: {type(exc).__name__})"
 
 
+class _OwnRefusals(logging.Filter):
+    """Drops LangChain's "Error in NoesisCallWatch.… callback" line for a refusal of ours (the graph stopping at a
+    boundary, as asked): the run records it, and a warning on every graceful stop would read as a fault."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        args = record.args if isinstance(record.args, tuple) else ()
+        return not (len(args) == 3 and args[0] == "NoesisCallWatch" and str(args[2]).startswith(_REFUSALS))
+
+
+_REFUSALS = ("EpisodeStopping(", "GraphStopped(")
+logging.getLogger("langchain_core.callbacks.manager").addFilter(_OwnRefusals())
+
+
 def make_watch(ctx: Any, stopped: Any = None) -> Any:
     """A handler that keeps the graph's node and tool runs in flight for a drain, and refuses what may not start.
 
@@ -122,26 +136,45 @@ def make_watch(ctx: Any, stopped: Any = None) -> Any:
 
         def __init__(self) -> None:
             self.calls: dict[Any, Any] = {}
+            self.held: list[tuple[Any, str]] = []  # calls that ended while draining, told once the graph moves on
+            self.root: Any = None  # the graph's own run
 
         def _stop(self, what: str) -> None:
             if stopped is not None and stopped.is_set():
                 raise GraphStopped(f"the episode was cancelled: {what} does not start")
 
         def _start(self, run_id: Any, kind: str, name: str) -> None:
-            refuse_while_draining(ctx, kind, name)  # first: a refusal after a drain is recorded as one
-            self._stop(f"{kind} {name!r}")
-            call = call_started(ctx, kind, name)  # EpisodeStopping when a drain began meanwhile
+            try:
+                refuse_while_draining(ctx, kind, name)  # first: a refusal after a drain is recorded as one
+                self._stop(f"{kind} {name!r}")
+                call = call_started(ctx, kind, name)  # EpisodeStopping when a drain began meanwhile
+            except BaseException:
+                self._release()  # the graph reached its next step, refused: the drain may settle now
+                raise
             if call is not None:
                 self.calls[run_id] = call
 
         def _end(self, run_id: Any, status: str) -> None:
-            call_ended(ctx, self.calls.pop(run_id, None), status)
+            call = self.calls.pop(run_id, None)
+            if call is not None and draining(ctx):
+                # held until the graph reaches its next step (refused, and so recorded in the drain's report) or ends:
+                # told at once, the drain would settle and cancel the episode before the graph got there
+                self.held.append((call, status))
+            else:
+                call_ended(ctx, call, status)
+
+        def _release(self) -> None:
+            held, self.held = self.held, []
+            for call, status in held:
+                call_ended(ctx, call, status)
 
         def _failed(self, run_id: Any, error: BaseException) -> None:
             interrupted = type(error).__name__ in ("GraphInterrupt", "NodeInterrupt", "ParentCommand")
             self._end(run_id, "interrupted" if interrupted else "error")
 
         def on_chain_start(self, serialized: Any, inputs: Any, *, run_id: Any, metadata: Any = None, **kw: Any) -> None:
+            if self.root is None and kw.get("parent_run_id") is None:
+                self.root = run_id
             node = (metadata or {}).get("langgraph_node")
             if node and kw.get("name") == node:
                 self._start(run_id, "node", str(node))
@@ -150,9 +183,13 @@ def make_watch(ctx: Any, stopped: Any = None) -> Any:
 
         def on_chain_end(self, outputs: Any, *, run_id: Any, **kw: Any) -> None:
             self._end(run_id, "ok")
+            if run_id == self.root:
+                self._release()
 
         def on_chain_error(self, error: BaseException, *, run_id: Any, **kw: Any) -> None:
             self._failed(run_id, error)
+            if run_id == self.root:
+                self._release()
 
         def on_tool_start(self, serialized: Any, input_str: Any, *, run_id: Any, **kw: Any) -> None:
             self._start(run_id, "tool", str((serialized or {}).get("name") or kw.get("name") or "tool"))
