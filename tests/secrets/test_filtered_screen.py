@@ -234,3 +234,16 @@ def test_a_text_dense_in_a_gate_s_literals_is_left_to_its_pattern_past_the_budge
                 gate.pattern,
                 filler,
             )
+
+
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(st.text(alphabet=st.sampled_from(["a", "b", "\u200b", "\ufeff", "\u00ad", "\x00", "\u034f", "é"]), max_size=80))
+def test_a_kept_character_is_placed_where_it_stands(text: str) -> None:
+    """The places of the characters a text keeps read without its invisible ones, as the list of every kept place
+    gives them (what located a secret found in the reading before)."""
+    from noesis_nb.secrets.disguise import INVISIBLE_CHARS
+    from noesis_nb.secrets.text import kept_places
+
+    kept = [m.start() for m in re.finditer(f"[^{INVISIBLE_CHARS}]", text)]
+    place = kept_places(text)
+    assert [place(i) for i in range(len(kept))] == kept
