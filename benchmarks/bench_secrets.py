@@ -3,11 +3,15 @@
     python benchmarks/bench_secrets.py              # 1 MB texts, up to 5,000 learned values
     python benchmarks/bench_secrets.py --mb 0.25 --values 1000
 
-Two kinds of row, each measured in this run against its own baseline:
+Rows of these kinds, each measured in this run against its own baseline:
 
 - scrubbing known values (``RunSecrets.scrub_text``): a text of ``--mb`` MB holding a few of the values, with
   1 value learned (the baseline), then 1,000 and ``--values``; plain prose and prose full of zero-width spaces.
   Linear in the values would make the ratio grow with them; one pass keeps it near 1.
+- screening long texts (``--screen-mb``, 5 MB; ``--big-mb 50`` adds a 50 MB one): random base64, hex and letters
+  with punctuation, and hostile classes (one character, ``=``/``:``/``%`` runs, near-miss key names, URL-ish text,
+  a payload nested 100 deep), by the screen and by the whole suite without its cheap tests (``gates.unfiltered``),
+  in this run: the ratio is how much faster the screen is.
 - detecting (``find_in_text`` / ``redact``) hostile shapes at 100 KB and 400 KB: linear is a ratio of 4,
   quadratic 16. Tokens split by zero-width spaces, many tokens to replace, keyword starts without values
   (``token`` repeated, ``password=`` repeated), a name of n characters ending in ``_token``.
@@ -141,12 +145,70 @@ def long_value_rows(repeat: int) -> None:
     print(f"  {'a…ab a…a':<24} {spent[0] * 1000:8.1f} ms -> {spent[1] * 1000:8.1f} ms  x{spent[1] / spent[0]:5.2f}")
 
 
+def _random_text(alphabet: str, size: int, seed: int) -> str:
+    return "".join(random.Random(seed).choices(alphabet, k=size))
+
+
+_ALPHABETS = {
+    "base64": string.ascii_letters + string.digits + "+/",
+    "hex": "0123456789abcdef",
+    "letters+punct": string.ascii_letters + string.digits + string.punctuation + " ",
+}
+
+
+def _against_unfiltered(name: str, call: Callable[[], Any], size: int, repeat: int) -> None:
+    """One row: the screen (its cheap tests in front of the detectors) and the whole suite (``unfiltered``) on the
+    same input, in this run."""
+    from noesis_nb.secrets.gates import unfiltered
+
+    new = best(call, repeat)
+    with unfiltered():
+        old = best(call, repeat)
+    rate = size / 1e6 / new
+    print(f"  {name:<26} {new:8.2f} s  ({rate:5.1f} MB/s)  whole suite {old:8.2f} s  x{old / new:5.1f} faster")
+
+
+def screen_rows(mb: float, big_mb: float, repeat: int) -> None:
+    """Random texts (a blob a tool printed) and hostile classes, screened with and without the cheap tests."""
+    size = int(mb * 1_000_000)
+    print("screening long texts: the screen vs the whole suite (every pattern over every text), same run")
+    for name, alphabet in _ALPHABETS.items():
+        text = _random_text(alphabet, size, 11)
+        _against_unfiltered(f"{mb:g} MB random {name}", lambda t=text: find_in_text(t), size, repeat)
+    hostile = {
+        "one character": "a" * size,
+        "'=' signs": "a=" * (size // 2),
+        "':' signs": "a: " * (size // 3),
+        "'%' escapes": "%41" * (size // 3),
+        "near-miss key names": "passw0rd_secre api_ke token_ sk- AKIA pw cl_ " * (size // 45),
+        "URL-ish text": "https://u:p@h.example/p?x=1&sig=abc#frag " * (size // 41),
+        "keywords and signs": "password=:key=secret: " * (size // 22),
+    }
+    for name, text in hostile.items():
+        _against_unfiltered(f"{mb:g} MB {name}", lambda t=text: find_in_text(t), len(text), repeat)
+    nested: Any = "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
+    for _ in range(100):  # deep JSON nesting, with a long random text beside it: the engine's write path
+        nested = {"k": [nested, "x"]}
+    payload = {"output": _random_text(_ALPHABETS["base64"], size, 12), "nested": nested}
+    _against_unfiltered(f"redact(): {mb:g} MB + depth 100", lambda: redact(payload), size, repeat)
+    if big_mb:
+        big = int(big_mb * 1_000_000)
+        text = _random_text(_ALPHABETS["base64"], big, 13)
+        _against_unfiltered(f"{big_mb:g} MB random base64", lambda: find_in_text(text), big, 1)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--mb", type=float, default=1.0, help="size of the scrubbed texts")
     parser.add_argument("--values", type=int, default=5_000, help="most learned values")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--screen-mb", type=float, default=5.0, help="size of the random and hostile screened texts")
+    parser.add_argument("--big-mb", type=float, default=0.0, help="also a random text this large (50: minutes)")
+    parser.add_argument("--only-screen", action="store_true", help="only the screening rows")
     args = parser.parse_args()
+    screen_rows(args.screen_mb, args.big_mb, args.repeat)
+    if args.only_screen:
+        return
     scrub_rows(args.mb, args.values, args.repeat)
     growth_rows(args.repeat)
     blob_rows(args.mb, args.repeat)
