@@ -160,6 +160,18 @@ def _text(value: Any) -> str | None:
     return str(value)
 
 
+def _int(value: Any) -> int | None:
+    """A value of an ``int`` column: None (NA) when it has no int64 value (text that is no number, a list, an
+    object, infinity, a number beyond int64), so one odd value never stops the frame."""
+    if value is None or (isinstance(value, float) and value != value):
+        return None
+    try:
+        number = int(value)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return number if -(2**63) <= number < 2**63 else None
+
+
 def _float(value: Any) -> float:
     try:
         return float(value)
@@ -216,10 +228,7 @@ def series_of(kind: str, values: list[Any], index: Any = None) -> pd.Series:
             index=index,
         )
     if kind == "int":
-        return pd.Series(
-            pd.array([None if v is None or (isinstance(v, float) and v != v) else int(v) for v in values], dtype="Int64"),
-            index=index,
-        )
+        return pd.Series(pd.array([_int(v) for v in values], dtype="Int64"), index=index)
     if kind == "bool":
         return pd.Series(pd.array([None if v is None else bool(v) for v in values], dtype="boolean"), index=index)
     if kind == "category":
