@@ -81,10 +81,13 @@ def imported_before(root: Path, digest: str) -> str | None:
     kept = _read_memo(memo_path)
     memo: dict[str, list[Any]] = {}
     candidates = []
+    base = os.path.join(str(root), "")
     for path, events in found:
+        key = path[len(base) :] if path.startswith(base) else path  # by its place in the root, however it is reached
         # the log's stamp (an inode is reused once its file is deleted: its times tell the file made since)
-        log = list(change_stamp(events)) if events is not None and stamps_settled(change_stamp(events)) else None
-        held = kept.get(path)
+        stamp = change_stamp(events) if events is not None else None
+        log = list(stamp) if stamp is not None and stamps_settled(stamp) else None
+        held = kept.get(key)
         if log is not None and isinstance(held, list) and len(held) == len(log) + 1 and held[:-1] == log:
             tag = held[-1]
         else:
@@ -95,7 +98,7 @@ def imported_before(root: Path, digest: str) -> str | None:
                     candidates.append(path)
                 continue
         if log is not None:
-            memo[path] = [*log, tag]
+            memo[key] = [*log, tag]
         if tag == digest:
             candidates.append(path)
     if memo != kept:
@@ -137,7 +140,8 @@ def _memo_path(root: Path) -> Path:
 
 
 def _read_memo(path: Path) -> dict[str, Any]:
-    """The kept tags ({run folder: [*its log's stamp, tag or None]}); {} for a file that is missing, cut or not one."""
+    """The kept tags ({run folder, from the root: [*its log's stamp, tag or None]}); {} for a file that is missing,
+    cut or not one."""
     try:
         memo = orjson.loads(read_cached(path, _MEMO_MAX_BYTES))
     except (OSError, orjson.JSONDecodeError):

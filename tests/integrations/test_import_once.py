@@ -150,6 +150,9 @@ def test_the_search_reads_only_runs_it_has_not_seen_and_the_candidates(runs_dir:
     _settle()
     assert imported_before(runs_dir, "sha256:" + "0" * 64) is None  # a search that sees every run
     reads = _counting_state_reads(monkeypatch)
+    os.chdir(runs_dir.parent)  # the same root, named another way: what was kept of its runs still serves
+    assert imported_before(Path(runs_dir.name), "sha256:" + "0" * 64) is None
+    assert reads == []
     fresh = import_noetic(_noetic_log(100), runs_dir=runs_dir)  # a new trace: nothing of it in the root
     assert reads == []
     _settle()
