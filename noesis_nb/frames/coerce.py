@@ -9,13 +9,18 @@ report what they replaced through ``report(reason)`` so the frame lists it in ``
 
 from __future__ import annotations
 
+import math
+import numbers
 from collections.abc import Callable, Mapping
 from datetime import date, datetime
 from typing import Any
 
+import numpy as np
+import pandas as pd
+
 from ..secrets.quoted import quoted
 
-__all__ = ["obj", "clean_row", "Report"]
+__all__ = ["obj", "clean_row", "Report", "typed_values", "extra_problem"]
 
 Report = Callable[[str], None]
 _NUMBER = (int, float)
@@ -59,6 +64,49 @@ _WANT = {
     "category": "text",
     "object": "a value",
 }
+
+
+_INT64 = 2**63
+
+
+def _whole(v: Any) -> bool:
+    if isinstance(v, (bool, np.bool_)):
+        return False
+    if isinstance(v, numbers.Integral):
+        return -_INT64 <= int(v) < _INT64
+    return isinstance(v, numbers.Real) and math.isfinite(v) and float(v).is_integer() and -_INT64 <= float(v) < _INT64
+
+
+_EXTRA_FITS: dict[str, Callable[[Any], bool]] = {  # extra columns whose values are read by their kind's rule
+    "int": _whole,  # numpy's numbers too: a ``fn=`` column may return them
+    "float": lambda v: isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_)),
+    "bool": lambda v: isinstance(v, (bool, np.bool_)),
+}
+_TYPED = set(_EXTRA_FITS)
+
+
+def typed_values(kind: str, values: list[Any]) -> tuple[list[Any], list[tuple[int, Any]]]:
+    """A ``Column(type=kind)``'s values with each of another kind read as None, and (index, value) of those.
+
+    The rule of every frame's own columns (``clean_row``): ``"12"`` is no int, ``1`` is not true, ``12.5`` is no
+    whole number, ``"false"`` is not false; such a value is unknown, never converted into a plausible one. An int
+    beyond int64 is unknown too (no column can hold it). Other kinds are returned as they are.
+    """
+    if kind not in _TYPED:
+        return values, []
+    fits = _EXTRA_FITS[kind]
+    bad = [(i, v) for i, v in enumerate(values) if not (v is None or v is pd.NA or (isinstance(v, float) and v != v) or fits(v))]
+    if not bad:
+        return values, []
+    out = list(values)
+    for i, _ in bad:
+        out[i] = None
+    return out, bad
+
+
+def extra_problem(name: str, kind: str, value: Any) -> str:
+    """Why a value of extra column ``name`` is read as unknown (``typed_values``)."""
+    return f"column {quoted(name)} (type {kind}) is {_short(value)} (a JSON {_kind(value)}), not {_WANT[kind]}; read as unknown"
 
 
 def _fits(kind: str, value: Any) -> bool:

@@ -36,7 +36,9 @@ class Column:
 
     ``path`` is dotted keys into the frame's record (list indices allowed: ``"steps.0"``);
     ``fn`` receives the whole record instead. ``type`` is one of str, float, int, bool,
-    datetime, category, object. A missing value is NA, never an error.
+    datetime, category, object. A missing value is NA, never an error; in an int, float or bool column a value of
+    another kind (the text ``"12"``, ``12.5`` for an int, ``1`` or ``"false"`` for a bool) is NA too, never converted,
+    and listed in the frame's ``attrs["errors"]`` (``strict=True`` raises on it).
     """
 
     name: str

@@ -22,6 +22,7 @@ from .coded import CodedColumn
 from .columns import Column
 from .eventcheck import check_run
 from .eventids import any_repeated, repeated_ids
+from .extravalues import said_once, typed_values
 from .isotimes import TimeColumn
 from .rowsource import system_rows
 from .timetext import NAT
@@ -96,6 +97,10 @@ class Batch:
         named: list[tuple[int, str]] = []
         # user code: may raise, here (the events of a run noesis_nb did not screen as it wrote are redacted already)
         extra_values = [[column.value(e) for e in evs] for column in self.extras]
+        for k, column in enumerate(self.extras):  # a value of another kind than the column's: unknown, said once
+            extra_values[k], bad = typed_values(column.type, extra_values[k])
+            if bad:
+                report([said_once(column, bad)])
         start = self.rows
         self.rows += len(evs)
         self.reports.append((start, report))

@@ -21,6 +21,7 @@ from . import _arrays
 from .cache import CACHE, MEMO
 from .coerce import Report, clean_row, obj
 from .columns import RUN_COLUMNS, TOKEN_COLUMNS, Column, check_columns
+from .extravalues import extra_series
 from .fs import BadFile, Stat, dir_stamp, prefetch_remote, settled
 from .gcpause import gc_paused, without_gc
 from .keptframe import Keeper, keeper_for
@@ -143,13 +144,15 @@ def _load(
                         continue
                 problems.extend(calls_from_events(record))
         key = (tuple((c.name, c.path, id(c.fn), c.type) for c in extras), memo.version)
-        df = MEMO.get(("runs", key), tuple(records)) if cache else None
-        if df is None:
-            df = _frame(records, extras, pricer)
+        hit = MEMO.get(("runs", key), tuple(records)) if cache else None
+        if hit is None:
+            df, odd = hit = _frame(records, extras, pricer)
             if cache:
-                MEMO.put(("runs", key), tuple(records), df)
-            if keeper is not None and len(problems.items) == found:
+                MEMO.put(("runs", key), tuple(records), hit)
+            if keeper is not None and len(problems.items) == found and not odd:
                 keeper.keep(df, records)
+        df, odd = hit
+        problems.extend(odd)
         return df.copy(deep=False)
 
 
@@ -457,9 +460,9 @@ def _batch(summary: dict[str, Any], state: dict[str, Any], metrics: dict[str, An
     }
 
 
-def _frame(records: list[RunRecord], extras: tuple[Column, ...], prices: Pricer) -> pd.DataFrame:
+def _frame(records: list[RunRecord], extras: tuple[Column, ...], prices: Pricer) -> tuple[pd.DataFrame, list[LoadProblem]]:
     """The frame, built in one constructor call from one array per column (a setitem per column cost
-    most of a small root's load: ~11 ms of 26 at 10 runs)."""
+    most of a small root's load: ~11 ms of 26 at 10 runs), and the odd values of its extra columns."""
     rows = [r["row"] for r in records]
     usage = run_usage(records, prices)
     data: dict[str, Any] = {}
@@ -474,14 +477,16 @@ def _frame(records: list[RunRecord], extras: tuple[Column, ...], prices: Pricer)
     tag_keys = sorted({k for row in rows for k in row["tags"]}, key=str)
     for key in tag_keys:
         data[f"tags_{key}"] = _arrays.series_of("object", [row["tags"].get(key) for row in rows])
+    odd: list[LoadProblem] = []
     for column in extras:  # a later one of the same name replaces an earlier, as assigning it did
         data.pop(column.name, None)
         # any part of the run's files: redacted unless noesis_nb screened them as it wrote them
         values = [_as_shown(column.value(_view(r)), r) for r in records]
-        data[column.name] = _arrays.series_of(column.type, values)
+        data[column.name], found = extra_series(column, values, [r["ref"].fs.url(r["ref"].path) for r in records])
+        odd.extend(found)
     df = pd.DataFrame(data, index=pd.RangeIndex(len(records)), copy=False)  # every Series has this index already
     df.attrs.update(usage.attrs)
-    return df
+    return df, odd
 
 
 def _view(record: RunRecord) -> dict[str, Any]:

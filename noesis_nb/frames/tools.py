@@ -32,6 +32,7 @@ from .cache import CACHE, MEMO
 from .coerce import Report, clean_row, obj
 from .columns import TOOL_COLUMNS, Column, check_columns
 from .eventblocks import EventColumns, load_events
+from .extravalues import extra_series
 from .fs import BadFile, dir_stamp, local_unchanged, prefetch_remote, settled
 from .gcpause import without_gc
 from .problems import LoadProblem, Problems
@@ -398,15 +399,21 @@ def tools_df(
     for _, _, run_problems in runs:
         problems.extend(run_problems)
     memo_key = ("tools", tuple((c.name, c.path, id(c.fn), c.type) for c in extras), tuple(r.path for r in refs))
-    df = MEMO.get(memo_key, tuple(runs)) if cache else None
-    if df is None:
+    hit = MEMO.get(memo_key, tuple(runs)) if cache else None
+    if hit is None:
         rows = [row for run in runs for row in run[0]]
         records = [record for run in runs for record in run[1]]
         df = pd.DataFrame({name: _arrays.series_of(kind, [r[name] for r in rows]) for name, (kind, _) in TOOL_COLUMNS.items()})
+        odd: list[LoadProblem] = []
+        places = [ref.fs.url(ref.file("tool_invocations")) for ref, run in zip(refs, runs) for _ in run[1]]
         for column in extras:
-            df[column.name] = _arrays.series_of(column.type, [column.value(r) for r in records])
+            df[column.name], found = extra_series(column, [column.value(r) for r in records], places)
+            odd.extend(found)
+        hit = (df, odd)
         if cache:
-            MEMO.put(memo_key, tuple(runs), df)
+            MEMO.put(memo_key, tuple(runs), hit)
+    df, odd = hit
+    problems.extend(odd)
     df = _arrays.detached(df)
     df.attrs["errors"] = problems.as_records()
     return df

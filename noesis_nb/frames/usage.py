@@ -20,6 +20,7 @@ from .columns import TOKEN_COLUMNS, USAGE_COLUMNS, Column, check_columns
 from .eventblocks import load_events
 from .eventcheck import check_calls, misplaced_call_reason, slip_reason, slipped_call
 from .eventids import any_repeated, repeated_ids
+from .extravalues import extra_series
 from .gcpause import without_gc
 from .problems import CUT_IN_SEALED_RUN, LoadProblem, Problems
 from .source import Source, episode_filter, named_runs, resolve_source, source_label, stray_runs, unmatched_episodes
@@ -147,7 +148,6 @@ def calls_frame(
     episode_ids: list[Any],
     timestamps: Sequence[Any] | pd.Series,
     payloads: Iterable[dict[str, Any]],
-    extras: Sequence[Column] = (),
     sources: Any = None,
 ) -> pd.DataFrame:
     """The unpriced usage columns from parallel lists (timestamps: ISO-8601 text, or a Series of times).
@@ -172,10 +172,7 @@ def calls_frame(
     data.update(call_counts(payloads))
     for name, key in keys.items():
         data[name] = _numbers([p.get(key) for p in payloads], "nonneg")
-    df = pd.DataFrame(data)
-    for column in extras:
-        df[column.name] = _arrays.series_of(column.type, [column.value({"payload": p}) for p in payloads])
-    return df
+    return pd.DataFrame(data)
 
 
 @without_gc
@@ -207,8 +204,8 @@ def usage_df(
     loaded = load_events(refs, problems, use_cache=cache, show_progress=progress)
     cols = loaded.columns
     memo_key = ("usage", tuple((c.name, c.path, id(c.fn), c.type) for c in extras), tuple(loaded.names))
-    calls = MEMO.get(memo_key, (cols,)) if cache else None  # the same cached events: the same calls
-    if calls is None:
+    hit = MEMO.get(memo_key, (cols,)) if cache else None  # the same cached events: the same calls
+    if hit is None:
         # a model call is a ``model`` event named ``model.call`` (``store.facts.is_model_call``): the summary, runs_df
         # and show() count no other; one under another phase is reported by the event checks, counted by none
         mask = np.asarray(cols["event_name"] == MODEL_CALL, dtype=bool) & np.asarray(cols["phase"] == "model", dtype=bool)
@@ -216,9 +213,18 @@ def usage_df(
         episode_ids = list(np.asarray(cols["episode_id"])[mask])
         stamps = pd.Series(cols["timestamp"])[mask]
         sources = pd.Series(cols["source"])[mask].reset_index(drop=True).cat.remove_unused_categories()
-        calls = calls_frame(episode_ids, stamps, payloads, extras, sources)
+        calls = calls_frame(episode_ids, stamps, payloads, sources=sources)
+        odd: list[LoadProblem] = []
+        events_of = {ref.name: ref.fs.url(ref.file("events.jsonl")) for ref in refs}
+        places = [events_of.get(name, str(name)) for name in episode_ids]
+        for column in extras:
+            calls[column.name], found = extra_series(column, [column.value({"payload": p}) for p in payloads], places)
+            odd.extend(found)
+        hit = (calls, odd)
         if cache:
-            MEMO.put(memo_key, (cols,), calls)
+            MEMO.put(memo_key, (cols,), hit)
+    calls, odd = hit
+    problems.extend(odd)
     pricer = Pricer.from_spec(prices)
     dated = cache and not calls["timestamp"].isna().any()  # a call without a time is priced at today's rates
     priced_key = ("usage-priced", memo_key, pricer.version)
