@@ -27,7 +27,7 @@ from .known import for_text
 from .names import REDACTED_VALUE, is_secret_key, names_no_value, vocabulary_token
 from .text import find_in_text
 
-__all__ = ["Hit", "scan", "redact", "leaf_strings", "distinct_key"]
+__all__ = ["Hit", "scan", "redact", "leaf_strings", "distinct_key", "MAX_DEPTH"]
 
 Path = tuple[str | int, ...]  # dict keys and list indexes from the root to a value
 
@@ -81,8 +81,16 @@ def _opaque(key: Any) -> bool:
     )
 
 
-def leaf_strings(value: Any) -> tuple[str, ...]:
-    """The strings inside ``value`` (numbers of 6+ digits as text): what a whole secret leaves to hunt for."""
+# containers nested deeper than this are not read: the value there is redacted whole (a crafted run's JSON may nest
+# 1,000 deep, which the recursive walk could not read: the frame failed with a RecursionError)
+MAX_DEPTH = 200
+
+
+def leaf_strings(value: Any, depth: int = 0) -> tuple[str, ...]:
+    """The strings inside ``value`` (numbers of 6+ digits as text): what a whole secret leaves to hunt for (those
+    nested past ``MAX_DEPTH`` are not read)."""
+    if depth > MAX_DEPTH:
+        return ()
     if isinstance(value, str):
         return (value,)
     if isinstance(value, bool) or value is None:
@@ -91,9 +99,9 @@ def leaf_strings(value: Any) -> tuple[str, ...]:
         text = str(value)
         return (text,) if len(text) >= 6 else ()
     if isinstance(value, Mapping):
-        return tuple(s for v in value.values() for s in leaf_strings(v))
+        return tuple(s for v in value.values() for s in leaf_strings(v, depth + 1))
     if isinstance(value, (list, tuple)):
-        return tuple(s for v in value for s in leaf_strings(v))
+        return tuple(s for v in value for s in leaf_strings(v, depth + 1))
     return ()
 
 
@@ -222,6 +230,9 @@ def shaped(text: str) -> set[str]:
 
 
 def _walk(value: Any, path: Path, entropy: bool, out: list[Hit]) -> None:
+    if len(path) >= MAX_DEPTH and isinstance(value, (Mapping, list, tuple)):  # too deep to read: redacted whole
+        out.append(Hit(path, (), True))
+        return
     if isinstance(value, str):
         found = find_in_text(value, entropy=entropy)
         if found:
