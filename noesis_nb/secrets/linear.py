@@ -315,14 +315,21 @@ _GATED_VALUES: dict[str, dict[int, tuple[str, tuple[str, ...], int, int, bool]]]
     "CloudantDetector": {
         0: (_CLOUDANT, ("key", "pw", "pass", "token"), 2, 14, True),
         1: (_CLOUDANT, ("key", "pw", "pass", "token"), 2, 14, True),
+        2: ("(?:https?\\:\\/\\/)[\\w\\-]+\\:(", ("http",), 0, 0, True),  # the URL forms: from their scheme
+        3: ("(?:https?\\:\\/\\/)[\\w\\-]+\\:(", ("http",), 0, 0, True),
     },
     # [ " ibm_cloud_iam (13, the longest name) _ api _ (key|…): 0-20
     "IbmCloudIamDetector": {0: (_IBM_IAM, _KEYS, 0, 20, True)},
     # [ " ibm_cos_hmac (12) _ secret: 0-15
     "IbmCosHmacDetector": {0: ("(?:(?:ibm)?[-_]?cos[-_]?(?:hmac)?|)(?:_|-|)(?:secret", ("secret",), 0, 15, True)},
     # [ " (softlayer|sl) _ api _ (key|…): 2-16
-    "SoftlayerDetector": {0: (_SOFTLAYER, _KEYS, 2, 16, True)},
+    "SoftlayerDetector": {0: (_SOFTLAYER, _KEYS, 2, 16, True), 1: ("(?:http|https)://api.softlayer.com", ("http",), 0, 0, True)},
     "MailchimpDetector": {0: ("[0-9a-z]{32}-us[0-9]{1,2}", ("-us",), 32, 32, False)},
+    # the URL forms, case-insensitive: from their scheme
+    "SlackDetector": {1: ("https://hooks\\.slack\\.com/services/", ("https://hooks",), 0, 0, True)},
+    # digits, then ``:`` 8-10 characters on; a letter, then ``.`` 24-26 on
+    "TelegramBotTokenDetector": {0: ("\\d{8,10}:[0-9A-Za-z_-]{35}", (":",), 8, 10, False)},
+    "DiscordBotTokenDetector": {0: ("[MNO][a-zA-Z\\d_-]{23,25}\\.", (".",), 24, 26, False)},
     "AWSKeyDetector": {1: ("aws.{0,20}?(?:key|", ("aws",), 0, 0, True)},
 }
 

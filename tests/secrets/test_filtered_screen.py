@@ -82,6 +82,8 @@ SECRETS = [
     "sshpass -p hunter22 ssh host",
     "aws_key = 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY'",
     "sk-aB3dE5fG7hJ9kL1mN3pQ5rS7tU9v",
+    "https://acct-admin:" + "0123456789abcdef" * 4 + "@acct.cloudant.com",
+    "HTTPS://api.softlayer.com/soap/v3.1/" + "0a1b2c3d4e5f6a7b" * 4,
     # ids and digests the randomness rule leaves (each next to a random word)
     "3f2b8c1e-9d4a-4e7b-8c2d-1a2b3c4d5e6f kP9xQ2mW7vL4nR8tY3zB6cF1hJ5",
     "ep_01HZX3Y4Z5A6B7C8D9E0F1G2H3 sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
@@ -94,7 +96,7 @@ SECRETS = [
 PIECES = [*KEYWORD_LITERALS, "KEY", "Pass", "PwD", "SeCrEt", "Contras", "\u212aey", "\u017fecret", "ıd", "password", "api_key"]
 PIECES += [" ", "\n", "=", ":", "==", "'", '"', "`", ";", ",", "`;", "_", "-", "/", "+", "%", "%3D", "@", "://", "\\", "é"]
 PIECES += ["sk-", "-us", "ep_", "sha", "SHA", "git ", "unzip ", "zip", "MySQL ", "curl ", "Docker ", "cl_", "sl-", "ibm_", "cos_"]
-PIECES += ["aws", "AWS_", "-pass", ":_", "machine ", "default ", "bearer ", "ı", "İ", "[", "]"]
+PIECES += ["aws", "AWS_", "-pass", ":_", "machine ", "default ", "bearer ", "ı", "İ", "[", "]", "HTTP", "123456789", "."]
 NOISE = {
     "base64": string.ascii_letters + string.digits + "+/",
     "hex": "0123456789abcdef",
