@@ -13,7 +13,7 @@ from typing import Any
 
 from .._safetext import safe_repr
 from ..secrets.quoted import quoted
-from ..tools.errors import CallableResolutionError
+from ..tools.errors import CallableResolutionError, UnsealedCallableError
 from ..tools.python_tool import callable_reference, import_problem
 from ..tools.types import CallableRef
 
@@ -42,6 +42,12 @@ def missing_tool_error(
         return _error(exc, said, waits, f"Give that function: {call}")
     if ref is None:
         said, fix = f"the draft of tool {tool} records no function to import", f"Give it: {call}"
+    elif isinstance(exc, UnsealedCallableError):
+        said = (
+            f"the draft names {quoted(ref.ref, 120)} as its function, but not as noesis_nb stored it under your seal "
+            "key (the record was edited, or written by another user or an older noesis_nb), so it is not imported"
+        )
+        fix = f"If that is the function you approved, give it: {call}"
     elif not ref.importable:
         said = f"the draft calls {ref.ref}, which cannot be re-imported (a lambda, a __main__ or a local function)"
         if "<" in ref.ref.partition(":")[2]:  # a lambda or a local function: only its own process has it

@@ -88,6 +88,10 @@ class CallableResolutionError(ToolContractError):
     default_reason_code = codes.TOOL_UNSUPPORTED_TOOL
 
 
+class UnsealedCallableError(CallableResolutionError):
+    """A draft's stored function name is not the one noesis_nb stored under the user's seal key: not imported."""
+
+
 class ToolAuthenticationError(ToolContractError):
     default_reason_code = codes.AUTHN_FAILED
 

@@ -13,12 +13,15 @@ from typing import Any
 
 from noesis_nb.secrets import for_run as secrets_for_run
 from noesis_nb.secrets.names import REDACTED_VALUE
+from noesis_nb.secrets.quoted import quoted
 
 from ._usecase_ports import _scope, _vault
+from .callable_seal import reference_holds
 from .errors import (
     CallableResolutionError,
     PayloadIntegrityError,
     SecretUnavailableError,
+    UnsealedCallableError,
 )
 from .fingerprints import request_fingerprint
 from .protocols import ToolDispatcher, callable_reference, import_callable
@@ -138,4 +141,11 @@ def _resolve_callable(prepared: PreparedToolInvocation, callables: Mapping[str, 
         return func
     if ref is None:
         raise CallableResolutionError(f"draft {prepared.key!r} records no x-callable; pass callables={{draft_id: func}}.")
+    if ref.importable and not reference_holds(prepared.run_id, prepared.key, ref):
+        raise UnsealedCallableError(
+            f"draft {prepared.key!r} names {quoted(ref.ref, 120)} as its function, but that name is not the one "
+            "noesis_nb stored for it under your seal key (the record was edited, or written by another user or an "
+            "older noesis_nb); it is not imported. If that is the function you approved, pass it: "
+            "callables={draft_id: func}."
+        )
     return import_callable(ref)

@@ -10,6 +10,7 @@ from noesis_nb.secrets import for_run as secrets_for_run
 from . import codes, events
 from ._files import check_id
 from ._usecase_ports import Emit, PreparePorts, _scope, _vault, prepare_ports
+from .callable_seal import sealed_reference
 from .errors import CallableResolutionError, ToolContractError
 from .fingerprints import default_candidate_id
 from .ports import authenticate, authorize, call_port
@@ -117,7 +118,8 @@ def prepare(inv: ToolInvocationInput, ports: PreparePorts) -> PreparedToolInvoca
         status=PreparedInvocationStatus.PENDING_APPROVAL if governance.requires_approval else PreparedInvocationStatus.PREPARED,
     )
     if inv.protocol is ToolProtocol.PYTHON and inv.func is not None:
-        prepared = prepared.model_copy(update={"x_callable": callable_reference(inv.func)})
+        ref = sealed_reference(prepared.run_id, prepared.key, callable_reference(inv.func))
+        prepared = prepared.model_copy(update={"x_callable": ref})
     write = governance.effect_kind is EffectKind.WRITE
     if write:
         binding = call_port(ports.preflight, invocation=prepared)

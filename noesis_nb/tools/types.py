@@ -179,6 +179,7 @@ class CallableRef(_Part):
 
     ref: str
     importable: bool
+    seal: str | None = None  # HMAC under the user's seal key (``callable_seal``): imported only when it holds
 
 
 class ToolInvocationInput(BaseModel):

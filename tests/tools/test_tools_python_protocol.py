@@ -59,7 +59,9 @@ def test_sync_callable_runs_and_records_import_reference(harness):
     harness.prepare(_input(add, {"args": [2, 3], "kwargs": {"scale": 10}}))
     record = json.loads((harness.run_dir / "tool_invocations/x-python/prepared" / f"{DRAFT}.json").read_text())
     assert not (harness.run_dir / "tool_invocations/prepared").exists()  # Noēsis' reader would raise on protocol 'python'
+    seal = record["x-callable"].pop("seal")  # an HMAC under the user's seal key (tools.callable_seal)
     assert record["x-callable"] == {"ref": f"{__name__}:add", "importable": True}
+    assert isinstance(seal, str) and len(seal) == 64 and int(seal, 16) >= 0
     assert record["payload"]["normalized_payload"] == {"args": [2, 3], "kwargs": {"scale": 10}}
     result = harness.execute(DRAFT)
     assert result.status is ExecutionStatus.SUCCEEDED and result.output == {"result": {"sum": 50}}
