@@ -134,12 +134,10 @@ def linked_to(root: str | os.PathLike[str]) -> str | None:
     return None
 
 
-def candidate_roots(runs_dir: str | os.PathLike[str] | None = None) -> list[Path]:
-    """Roots to search, in order: explicit; ``ns.set``/``$NOESIS_RUNS_DIR``; ./.noesis/episodes; ./runs; ./.noesis/runs."""
-    roots: list[Path] = []
-    if runs_dir is not None:
-        roots.append(Path(os.path.expanduser(config.check_path(runs_dir))))
-    roots.append(config.runs_dir())
+def candidate_roots() -> list[Path]:
+    """Roots an id is looked up in when no ``runs_dir=`` is given, in order: ``ns.set``/``$NOESIS_RUNS_DIR``;
+    ./.noesis/episodes; ./runs; ./.noesis/runs."""
+    roots = [config.runs_dir()]
     roots += [Path(".noesis") / "episodes", Path("runs"), Path(".noesis") / "runs"]
     seen: set[Path] = set()
     unique = []
@@ -197,7 +195,8 @@ def find_run_dir(
     episode_id = validate_id(target)
     if runs_dir is not None:  # a file or FIFO given as the runs dir: say so, not "no run under it"
         check_root(Path(os.path.expanduser(config.check_path(runs_dir))), label="runs_dir")
-    roots = candidate_roots(runs_dir)
+    # runs_dir= names the one place to look: a run of the same id in a default root (./runs…) is another run
+    roots = [Path(os.path.expanduser(config.check_path(runs_dir)))] if runs_dir is not None else candidate_roots()
     for root in roots:
         direct = root / episode_id
         if is_run_dir(direct):
@@ -223,6 +222,17 @@ def find_run_dir(
     close = close_run_id(episode_id, roots)
     if close:  # one character off an id that is there: a typo, most likely
         raise RunNotFoundError(f"no run {quoted(episode_id)} under {searched} (did you mean {quoted(close)}?)")
+    if runs_dir is not None:  # looked in that one place only: say where the run is, or that the place is missing
+        if not os.path.lexists(roots[0]):
+            raise RunNotFoundError(
+                f"no run {quoted(episode_id)}: runs_dir {searched} does not exist; pass the folder that holds the run"
+            )
+        elsewhere = next((str(r / episode_id) for r in candidate_roots() if is_run_dir(r / episode_id)), None)
+        if elsewhere is not None:
+            raise RunNotFoundError(
+                f"no run {quoted(episode_id)} under runs_dir {searched}, the only place looked in; there is one at "
+                f"{quoted(elsewhere)}: pass its folder as runs_dir=, or leave runs_dir= out"
+            )
     raise RunNotFoundError(
         f"no run {quoted(episode_id)} under {searched}; {instead}, or check the id with noesis_nb.ns.list_runs()"
     )
