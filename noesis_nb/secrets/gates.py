@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-__all__ = ["Gate", "filtered", "unfiltered", "folded"]
+__all__ = ["Gate", "filtered", "unfiltered", "folded", "places"]
 
 _FILTERED = [True]
 

@@ -34,7 +34,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from . import _detect
-from .gates import Gate, folded
+from .gates import Gate, folded, places
 from .occurrences import occurrences
 
 __all__ = ["keyword_maps", "linear_plugins", "widen_all", "per_line", "KeywordFirst", "keyword_search"]
@@ -196,15 +196,6 @@ class KeywordFirst:
         return keyword_search(self.regex, text)
 
 
-# each literal's own pattern, searched in lowered text (a literal's search skips ahead as ``str.find`` does)
-_LITERALS_LOWERED = {lit: re.compile(lit) for lit in KEYWORD_LITERALS}
-
-
-def _place(finder: re.Pattern[str], text: str, pos: int) -> int:
-    found = finder.search(text, pos)
-    return -1 if found is None else found.start()
-
-
 def _literal_finder(text: str) -> Any:
     """``next(pos)``: the first place at or after ``pos`` where a keyword literal starts (any case), or -1. Each
     literal's place is kept until passed, so a text is read once per literal however often it is asked."""
@@ -216,18 +207,7 @@ def _literal_finder(text: str) -> Any:
             return -1 if found is None else found.start()
 
         return by_pattern
-    places = {lit: _place(finder, lowered, 0) for lit, finder in _LITERALS_LOWERED.items()}
-
-    def by_find(pos: int) -> int:
-        best = -1
-        for lit, at in places.items():
-            if 0 <= at < pos:
-                at = places[lit] = _place(_LITERALS_LOWERED[lit], lowered, pos)
-            if at >= 0 and (best < 0 or at < best):
-                best = at
-        return best
-
-    return by_find
+    return places(KEYWORD_LITERALS, lowered)
 
 
 def _word_start(text: str, floor: int, at: int) -> int:
