@@ -9,8 +9,6 @@ user's seal key, and a name that does not hold is refused with the fix (give the
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -20,36 +18,15 @@ import pytest
 import noesis_nb
 from noesis_nb.tools.errors import CallableResolutionError
 
-_PAUSES = """
-import sys
-import noesis_nb
-from shouty import shout
-
-async def agent(task, ctx):
-    return await ctx.tool_async("py.shout", {"args": ["hi"]}, fn=shout, effect="write", risk="high")
-
-print(noesis_nb.solve("t", using=agent, runs_dir=sys.argv[1]))
-"""
+from .test_resume_missing_tool import paused_in_another_process
 
 
 def _paused_in_another_process(runs_dir: Path, tmp_path: Path) -> tuple[str, Path, Path]:
     """A run paused on ``py.shout`` (module ``shouty``), its prepared record, and a module ``evil`` beside it
     whose ``boom`` leaves a marker file when called."""
-    mods = tmp_path / "mods"
-    mods.mkdir()
-    (mods / "shouty.py").write_text("def shout(text):\n    return text.upper()\n")
+    episode_id, mods = paused_in_another_process(runs_dir, tmp_path)
     marker = tmp_path / "boom.txt"
     (mods / "evil.py").write_text(f"def boom(*args, **kwargs):\n    open({str(marker)!r}, 'w').write('ran')\n    return 'x'\n")
-    path = os.pathsep.join([str(Path(noesis_nb.__file__).parents[1]), str(mods)])
-    got = subprocess.run(
-        [sys.executable, "-c", _PAUSES, str(runs_dir)],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONPATH": path},
-        timeout=120,
-    )
-    assert got.returncode == 0, got.stderr
-    episode_id = got.stdout.strip().splitlines()[-1]
     (record,) = (runs_dir / episode_id / "tool_invocations").rglob("prepared/*.json")
     return episode_id, record, marker
 

@@ -26,10 +26,11 @@ print(noesis_nb.solve("t", using=agent, runs_dir=sys.argv[1]))
 """
 
 
-def _approved_in_another_process(runs_dir: Path, tmp_path: Path) -> tuple[str, Path]:
-    """A run paused on ``py.shout`` (module ``shouty``, importable only there), approved; and that module's folder."""
+def paused_in_another_process(runs_dir: Path, tmp_path: Path) -> tuple[str, Path]:
+    """A run paused on ``py.shout`` (module ``shouty``, importable only there, made in ``tmp_path/mods``); and that
+    module's folder."""
     mods = tmp_path / "mods"
-    mods.mkdir()
+    mods.mkdir(exist_ok=True)
     (mods / "shouty.py").write_text("def shout(text):\n    return text.upper()\n")
     path = os.pathsep.join([str(Path(noesis_nb.__file__).parents[1]), str(mods)])
     got = subprocess.run(
@@ -40,7 +41,12 @@ def _approved_in_another_process(runs_dir: Path, tmp_path: Path) -> tuple[str, P
         timeout=120,
     )
     assert got.returncode == 0, got.stderr
-    episode_id = got.stdout.strip().splitlines()[-1]
+    return got.stdout.strip().splitlines()[-1], mods
+
+
+def _approved_in_another_process(runs_dir: Path, tmp_path: Path) -> tuple[str, Path]:
+    """``paused_in_another_process``, its draft approved."""
+    episode_id, mods = paused_in_another_process(runs_dir, tmp_path)
     noesis_nb.approve_draft(episode_id, runs_dir=runs_dir, approver_id="ana")
     return episode_id, mods
 
