@@ -20,7 +20,17 @@ from ..store.vocab import RUN_CHECKPOINT, RUN_INTERRUPT, RUN_RESUME, TERMINAL_ST
 from .meter import CostMeter, format_cost
 from .render import event_flag
 
-__all__ = ["Tally", "RunClock", "CostMeter", "view_state", "format_tokens", "format_cost", "format_elapsed", "TERMINAL"]
+__all__ = [
+    "Tally",
+    "RunClock",
+    "CostMeter",
+    "view_state",
+    "format_tokens",
+    "format_cost",
+    "format_elapsed",
+    "format_seconds",
+    "TERMINAL",
+]
 
 TERMINAL = TERMINAL_STATUSES
 # phases that stand out only through payload.error / payload.status (checked cheaply first)
@@ -170,9 +180,16 @@ def format_elapsed(started: Any, ended: Any, status: str, now: float | None = No
 
 
 def format_seconds(seconds: float | None) -> str:
-    if seconds is None:
+    """A duration as people read one: ``12.5 s``, ``2 min 03.0 s``, ``3 h 05 min``, ``702 d 7 h`` (``—``: unknown)."""
+    if seconds is None or seconds != seconds:
         return "—"
-    return f"{seconds:.1f} s" if seconds < 60 else f"{int(seconds // 60)} min {seconds % 60:04.1f} s"
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    if seconds < 3600:
+        return f"{int(seconds // 60)} min {seconds % 60:04.1f} s"
+    if seconds < 86400:
+        return f"{int(seconds // 3600)} h {int(seconds % 3600 // 60):02d} min"
+    return f"{int(seconds // 86400):,} d {int(seconds % 86400 // 3600)} h"
 
 
 def view_state(

@@ -17,6 +17,7 @@ from typing import Any
 from ..store.vocab import TOOL_APPROVAL_PENDING, TOOL_APPROVED, TOOL_EXECUTION_STARTED, TOOL_REJECTED_GOVERNANCE
 from .money import money
 from .render import FLAG_MARKS, approver_words, esc, event_name, event_time, label, phase_class, row_html, short, short_payload
+from .state import format_seconds as header_seconds
 from .steps import Step
 
 __all__ = [
@@ -89,13 +90,12 @@ def seconds_between(a: Mapping[str, Any] | None, b: Mapping[str, Any] | None) ->
 
 
 def format_seconds(seconds: float | None) -> str:
+    """A step's duration: milliseconds under a second, else as the header says one (``state.format_seconds``)."""
     if seconds is None:
         return "?"
     if seconds < 1:
         return f"{seconds * 1000:.0f} ms"
-    if seconds < 60:
-        return f"{seconds:.1f} s"
-    return f"{int(seconds // 60)} min {seconds % 60:04.1f} s"
+    return header_seconds(seconds)
 
 
 def _payload(event: Mapping[str, Any]) -> Mapping[str, Any]:

@@ -11,6 +11,7 @@ import pytest
 from noesis_nb.store.facts import usage_from_events
 from noesis_nb.widgets import cards, render, snapshot
 from noesis_nb.widgets.state import Tally, format_elapsed, format_tokens
+from noesis_nb.widgets.stepview import format_seconds as step_seconds
 
 SCRIPT = "<script>alert(1)</script>"
 IMG = '"><img src=x onerror=alert(1)>'
@@ -176,6 +177,14 @@ def test_usage_and_formatting() -> None:
     assert format_elapsed(100.0, 112.5, "ok") == "12.5 s"
     assert format_elapsed("2025-01-01T00:00:00+00:00", "2025-01-01T00:02:03+00:00", "ok") == "2 min 03.0 s"
     assert format_elapsed(None, None, "running") == "—"
+
+
+def test_long_durations_read_in_hours_and_days() -> None:
+    """A run left running (a crafted or abandoned one, started long ago) once read "running time 1011872 min 47.9 s"."""
+    assert format_elapsed("2025-01-01T00:00:00+00:00", "2025-01-01T02:05:00+00:00", "ok") == "2 h 05 min"
+    assert format_elapsed("2025-01-01T00:00:00+00:00", "2026-12-04T08:00:00+00:00", "ok") == "702 d 8 h"
+    assert format_elapsed("2025-01-01T00:00:00+00:00", "2025-01-01T00:59:59.900000+00:00", "ok") == "59 min 59.9 s"
+    assert step_seconds(0.25) == "250 ms" and step_seconds(97_200) == "1 d 3 h"  # a step's own durations alike
 
 
 def test_counts_line_counts_pauses_and_flagged_events() -> None:
