@@ -12,20 +12,13 @@ import pytest
 import noesis_nb
 from noesis_nb.store import read_events
 
-from ..compat.checker import check_run
-from .recorded_calls import calls, tokens
+from .recorded_calls import checked_calls, tokens
 
 openai = pytest.importorskip("openai")
 anthropic = pytest.importorskip("anthropic")
 
 MSG = [{"role": "user", "content": "hi"}]
 USAGE = {"include_usage": True}
-
-
-def _recorded(runs_dir: Path, ep: str) -> list[dict[str, Any]]:
-    assert check_run(runs_dir / ep) == []
-    noesis_nb.usage_df(runs_dir, episodes=ep, strict=True)
-    return calls(runs_dir, ep)
 
 
 def test_a_report_at_the_usage_chunk_of_each_api_is_the_captured_call_not_a_second_one(stub: Any, runs_dir: Path) -> None:
@@ -59,7 +52,7 @@ def test_a_report_at_the_usage_chunk_of_each_api_is_the_captured_call_not_a_seco
         return "done"
 
     ep = noesis_nb.solve("reports while reading", using=agent, runs_dir=runs_dir)
-    got = _recorded(runs_dir, ep)
+    got = checked_calls(runs_dir, ep)
     # before: eight events, each call once as the adapter said it and once as captured
     assert [p["capture"] for p in got] == ["openai", "openai", "anthropic", "openai"]
     model_events = [e for e in read_events(runs_dir / ep / "events.jsonl") if e["phase"] == "model"]
@@ -87,7 +80,7 @@ def test_a_report_naming_the_request_before_the_usage_came_gives_the_adapters_co
         return "done"
 
     ep = noesis_nb.solve("reports early", using=agent, runs_dir=runs_dir)
-    (call,) = _recorded(runs_dir, ep)
+    (call,) = checked_calls(runs_dir, ep)
     assert call["capture"] == "openai" and call["request_id"].startswith("req_")
     assert tokens(call) == (12, 4, None, 5, None)  # the stream says nothing of its usage: the adapter's counts
 
@@ -104,7 +97,7 @@ def test_a_report_of_another_call_while_a_stream_is_open_is_written_and_the_stre
         return "done"
 
     ep = noesis_nb.solve("reports another", using=agent, runs_dir=runs_dir)
-    got = _recorded(runs_dir, ep)
+    got = checked_calls(runs_dir, ep)
     assert [(p.get("capture"), p["model"]) for p in got] == [
         (None, "gpt-4o-mini"),
         (None, "o3"),

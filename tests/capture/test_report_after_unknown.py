@@ -11,25 +11,13 @@ from typing import Any
 import pytest
 
 import noesis_nb
-from noesis_nb.store import read_events
 
-from ..compat.checker import check_run
-from .recorded_calls import calls, tokens
+from .recorded_calls import checked_calls, model_event_ids, tokens
 
 openai = pytest.importorskip("openai")
 anthropic = pytest.importorskip("anthropic")
 
 MSG = [{"role": "user", "content": "hi"}]
-
-
-def _recorded(runs_dir: Path, ep: str) -> list[dict[str, Any]]:
-    assert check_run(runs_dir / ep) == []
-    noesis_nb.usage_df(runs_dir, episodes=ep, strict=True)
-    return calls(runs_dir, ep)
-
-
-def _model_event_ids(runs_dir: Path, ep: str) -> list[str]:
-    return [e["id"] for e in read_events(runs_dir / ep / "events.jsonl") if e["phase"] == "model"]
 
 
 def _client(stub: Any) -> Any:
@@ -47,11 +35,11 @@ def test_an_estimate_reported_after_a_stream_without_usage_is_that_call(stub: An
         return "done"
 
     ep = noesis_nb.solve("estimate after a stream", using=agent, runs_dir=runs_dir)
-    got = _recorded(runs_dir, ep)
+    got = checked_calls(runs_dir, ep)
     # before: two events, the captured call (unknown counts) and the adapter's estimate of the same call
     assert len(got) == 1 and got[0]["capture"] == "openai"
     assert got[0]["input_tokens"] is None and got[0]["output_tokens"] is None  # the provider's, as it left them
-    assert ids == _model_event_ids(runs_dir, ep)
+    assert ids == model_event_ids(runs_dir, ep)
 
 
 def test_an_anthropic_stream_closed_before_its_delta_is_the_report_that_follows(stub: Any, runs_dir: Path) -> None:
@@ -65,7 +53,7 @@ def test_an_anthropic_stream_closed_before_its_delta_is_the_report_that_follows(
         return "done"
 
     ep = noesis_nb.solve("closed early", using=agent, runs_dir=runs_dir)
-    (call,) = _recorded(runs_dir, ep)
+    (call,) = checked_calls(runs_dir, ep)
     assert call["abandoned"] is True and call["input_tokens"] == 1500 and call["output_tokens"] is None
 
 
@@ -87,7 +75,7 @@ def test_a_report_that_is_not_right_after_or_not_that_call_is_written(stub: Any,
         return "done"
 
     ep = noesis_nb.solve("not right after", using=agent, runs_dir=runs_dir)
-    got = _recorded(runs_dir, ep)
+    got = checked_calls(runs_dir, ep)
     assert [(p.get("capture"), p["model"]) for p in got] == [
         ("openai", "gpt-4o-mini-2024-07-18"),
         (None, "o3"),
@@ -120,7 +108,7 @@ def test_a_report_from_another_task_is_not_the_call_its_task_just_made(stub: Any
         return "done"
 
     ep = noesis_nb.solve("two tasks", using=agent, runs_dir=runs_dir)
-    got = _recorded(runs_dir, ep)
+    got = checked_calls(runs_dir, ep)
     assert [(p.get("capture"), p["input_tokens"]) for p in got] == [("openai", None), (None, 40)]
 
 
@@ -139,9 +127,9 @@ def test_a_report_naming_the_request_id_of_a_call_the_sdk_raised_on_is_that_call
         return "done"
 
     ep = noesis_nb.solve("a failed call reported", using=agent, runs_dir=runs_dir)
-    (call,) = _recorded(runs_dir, ep)  # before: the failed call and the report of it, two events
+    (call,) = checked_calls(runs_dir, ep)  # before: the failed call and the report of it, two events
     assert call["error"]["status_code"] == 529 and call["request_id"].startswith("req_")
-    assert ids == _model_event_ids(runs_dir, ep)
+    assert ids == model_event_ids(runs_dir, ep)
 
 
 def test_an_estimate_reported_while_a_stream_without_usage_is_still_open_fills_it(stub: Any, runs_dir: Path) -> None:
@@ -160,7 +148,7 @@ def test_an_estimate_reported_while_a_stream_without_usage_is_still_open_fills_i
         return "done"
 
     ep = noesis_nb.solve("estimate while open", using=agent, runs_dir=runs_dir)
-    got = _recorded(runs_dir, ep)
+    got = checked_calls(runs_dir, ep)
     # before: four events, each stream once as captured and once as the adapter said it
     assert [(p["capture"], p.get("abandoned")) for p in got] == [("openai", None), ("anthropic", None)]
     assert [tokens(p) for p in got] == [(11, None, None, 3, None), (1500, 1000, 300, 4, None)]  # what the stream knew wins
@@ -186,5 +174,5 @@ def test_a_report_from_another_task_while_a_stream_is_open_is_written_apart(stub
         return "done"
 
     ep = noesis_nb.solve("another task meanwhile", using=agent, runs_dir=runs_dir)
-    got = _recorded(runs_dir, ep)
+    got = checked_calls(runs_dir, ep)
     assert [(p.get("capture"), p["input_tokens"]) for p in got] == [(None, 40), ("openai", None)]

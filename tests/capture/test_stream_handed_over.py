@@ -11,24 +11,12 @@ from typing import Any
 import pytest
 
 import noesis_nb
-from noesis_nb.store import read_events
 
-from ..compat.checker import check_run
-from .recorded_calls import calls
+from .recorded_calls import checked_calls, model_event_ids
 
 openai = pytest.importorskip("openai")
 
 MSG = [{"role": "user", "content": "hi"}]
-
-
-def _recorded(runs_dir: Path, ep: str) -> list[dict[str, Any]]:
-    assert check_run(runs_dir / ep) == []
-    noesis_nb.usage_df(runs_dir, episodes=ep, strict=True)
-    return calls(runs_dir, ep)
-
-
-def _model_event_ids(runs_dir: Path, ep: str) -> list[str]:
-    return [e["id"] for e in read_events(runs_dir / ep / "events.jsonl") if e["phase"] == "model"]
 
 
 def _async_client(stub: Any) -> Any:
@@ -60,10 +48,10 @@ def test_a_stream_opened_in_one_task_and_reported_by_the_task_reading_it_is_one_
         return "done"
 
     ep = noesis_nb.solve("handed over", using=agent, runs_dir=runs_dir)
-    got = _recorded(runs_dir, ep)
+    got = checked_calls(runs_dir, ep)
     # before: two events, the captured stream and the reader's estimate of it
     assert [(p.get("capture"), p.get("streamed")) for p in got] == [("openai", True)]
-    assert ids == _model_event_ids(runs_dir, ep)
+    assert ids == model_event_ids(runs_dir, ep)
 
 
 def test_a_stream_opened_in_one_thread_and_reported_by_the_thread_reading_it_is_one_call(stub: Any, runs_dir: Path) -> None:
@@ -87,7 +75,7 @@ def test_a_stream_opened_in_one_thread_and_reported_by_the_thread_reading_it_is_
         return "done"
 
     ep = noesis_nb.solve("handed to a thread", using=agent, runs_dir=runs_dir)
-    got = _recorded(runs_dir, ep)
+    got = checked_calls(runs_dir, ep)
     assert [(p.get("capture"), p["input_tokens"], p["output_tokens"]) for p in got] == [("openai", 11, 3)]
 
 
@@ -111,5 +99,5 @@ def test_the_opener_reporting_while_another_task_reads_is_written_apart(stub: An
         return "done"
 
     ep = noesis_nb.solve("opener reports meanwhile", using=agent, runs_dir=runs_dir)
-    got = _recorded(runs_dir, ep)
+    got = checked_calls(runs_dir, ep)
     assert [(p.get("capture"), p["input_tokens"]) for p in got] == [(None, 40), ("openai", None)]
