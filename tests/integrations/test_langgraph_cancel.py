@@ -8,7 +8,7 @@ import asyncio
 import json
 import threading
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import Any
 
 import pytest
 
@@ -16,26 +16,15 @@ pytest.importorskip("langgraph")
 
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import tool
-from langgraph.graph import END, START, StateGraph
 
 import noesis_nb
 from noesis_nb.integrations.langgraph import LangGraphAdapter
 
-
-class State(TypedDict, total=False):
-    task: str
-    answer: str
+from .test_langgraph import State, graph
 
 
 def _chain(*nodes: Any) -> Any:
-    builder = StateGraph(State)
-    previous = START
-    for node in nodes:
-        builder.add_node(node.__name__, node)
-        builder.add_edge(previous, node.__name__)
-        previous = node.__name__
-    builder.add_edge(previous, END)
-    return builder.compile()
+    return graph(*nodes, checkpointer=False)
 
 
 def _cancel_while(first_running: threading.Event, release: threading.Event, graph: Any, runs_dir: Path) -> Any:
@@ -103,38 +92,6 @@ def test_a_cancelled_sync_graph_calls_no_further_tool(runs_dir: Path, tmp_path: 
     assert handle.status == "cancelled"
     assert done.wait(30)
     assert not effects.exists(), effects.read_text()
-
-
-def test_a_drained_sync_graph_finishes_its_node_and_starts_no_other(runs_dir: Path, tmp_path: Path) -> None:
-    """A graceful stop (``cancel(drain_s=…)``) lets the call in flight finish and starts nothing new: the node
-    running finishes, and the graph's next node does not start."""
-    effects = tmp_path / "effects.txt"
-    first_running, release = threading.Event(), threading.Event()
-
-    def first(state: State) -> State:
-        first_running.set()
-        release.wait(30)
-        with effects.open("a") as f:
-            f.write("first finished\n")
-        return {"answer": "first"}
-
-    def second(state: State) -> State:
-        with effects.open("a") as f:
-            f.write("second ran\n")
-        return {"answer": "second"}
-
-    async def main() -> Any:
-        adapter = LangGraphAdapter(_chain(first, second), use_async=False, input_mapper=lambda t: {"task": t})
-        handle = noesis_nb.start("go", using=adapter, runs_dir=runs_dir)
-        assert await asyncio.to_thread(first_running.wait, 30), (handle.status, handle.error)
-        handle.cancel(drain_s=30)
-        release.set()  # the node in flight finishes within the drain
-        await asyncio.wait_for(handle.wait(), 60)
-        return handle
-
-    handle = asyncio.run(main())
-    assert handle.status == "cancelled", (handle.status, handle.error)
-    assert effects.read_text() == "first finished\n"
 
 
 def _drain_while(first_running: threading.Event, release: threading.Event, graph: Any, runs_dir: Path, **opts: Any) -> Any:
