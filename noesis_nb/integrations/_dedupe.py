@@ -80,7 +80,7 @@ def imported_before(root: Path, digest: str) -> str | None:
     memo_path = _memo_path(root)
     kept = _read_memo(memo_path)
     memo: dict[str, list[Any]] = {}
-    candidates = []
+    candidates: dict[str, dict[str, Any] | None] = {}  # runs whose tag is the digest -> the state read here, if read
     base = os.path.join(str(root), "")
     for path, events in found:
         key = path[len(base) :] if path.startswith(base) else path  # by its place in the root, however it is reached
@@ -88,24 +88,21 @@ def imported_before(root: Path, digest: str) -> str | None:
         stamp = change_stamp(events) if events is not None else None
         log = list(stamp) if stamp is not None and stamps_settled(stamp) else None
         held = kept.get(key)
-        if log is not None and isinstance(held, list) and len(held) == len(log) + 1 and held[:-1] == log:
+        state = None
+        if known := (log is not None and isinstance(held, list) and len(held) == len(log) + 1 and held[:-1] == log):
             tag = held[-1]
         else:
             state = _state(path)
             tag = _tag(state)
-            if log is None or state is None:  # no settled log to know the run by, or no state yet: read it next time
-                if tag == digest:
-                    candidates.append(path)
-                continue
-        if log is not None:
+        if log is not None and (known or state is not None):  # else (no settled log, no state yet): read next time
             memo[key] = [*log, tag]
         if tag == digest:
-            candidates.append(path)
+            candidates[path] = state
     if memo != kept:
         with contextlib.suppress(OSError, TypeError):  # the cache folder refuses: the next search reads the runs
             write_cached(memo_path, orjson.dumps(memo))
-    for path in candidates:
-        state = _state(path)
+    for path, state in candidates.items():
+        state = state if state is not None else _state(path)
         name = os.path.basename(path)
         if state is not None and _stands_for(state, digest, name) and is_sealed(Path(path)) and _replay_ended(path):
             return name
