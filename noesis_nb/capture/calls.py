@@ -199,9 +199,8 @@ class ModelCall:
         """The SDK returned a stream: its events are seen one by one, and the call is written when it ends."""
         self.streamed = self.watching = True
         self.unfinished, self.finished = set(range(self.choices)), set()
-        self.reader = (
-            owner_ref()
-        )  # the task (or thread) reading the stream (its opener until one reads), whose report may fill it
+        # the task (or thread) reading the stream (its opener until one reads), whose report may fill it
+        self.reader = owner_ref()
         self.waiting(response)
 
     def waiting(self, response: Any) -> None:
