@@ -23,7 +23,7 @@ from .handle import BatchEntry, BatchHandle
 from .plan import EntryPlan, entry_from_disk, lost_and_rerun
 from .remote import submit_entry
 from .spec import BatchSpec
-from .upload import upload_run
+from .upload import upload_missing, upload_run
 
 __all__ = ["Runner"]
 
@@ -58,12 +58,26 @@ class Runner:
         await self.plan.recover(self.handle)  # runs whose process died mid-way: sealed, and lost ones queued anew
         todo = [e for e in self.handle.entries if e.status == "queued"]
         jobs = [self.follower.run()] if self.follower.entries else []
+        if self.spec.upload_to is not None:
+            jobs.append(self._upload_kept([e for e in self.handle.entries if e.done and e.run_dir is not None]))
         await asyncio.gather(*jobs, *(self._job(e) for e in todo))
         # entries queued again meanwhile, and the following started by a job that found its run begun elsewhere
         while pending := [f for f in (*self._again, self.follower.task) if f is not None and not f.done()]:
             done, _ = await asyncio.wait(pending)
             for future in done:
                 future.result()
+
+    async def _upload_kept(self, entries: list[BatchEntry]) -> None:
+        """Runs sealed before this call are copied to ``upload_to`` unless their copy there is whole: a process
+        killed mid-upload left it without its manifest, and ``upload_to`` may name a new place on this call."""
+        assert self.spec.upload_to is not None
+        for entry in entries:
+            assert entry.run_dir is not None
+            try:
+                await asyncio.to_thread(upload_missing, entry.run_dir, self.spec.upload_to)
+            except Exception as exc:
+                entry.error = f"upload to {self.spec.upload_to} failed: {type(exc).__name__}: {exc}"
+                self.handle.changed(entry)
 
     def _job(self, entry: BatchEntry) -> Coroutine[Any, Any, None]:
         if self.spec.executor is not None:

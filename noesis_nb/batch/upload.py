@@ -3,7 +3,8 @@
 The local run is checked against its manifest first (a run that does not match is not copied);
 each listed file is then written under ``<url>/<episode_id>/`` and read back, and its size and
 sha256 compared with the manifest; ``manifest.json`` goes last, so a reader never sees a manifest
-vouching for files still on their way.
+vouching for files still on their way. A copy whose manifest is missing (a process killed mid-upload) is
+not a copy yet: ``upload_missing`` completes it, and leaves one whose manifest is the run's own as it is.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from ..secrets.quoted import quoted
 from ..store import is_sealed, read_manifest
 from ..store.artifacts import verify_manifest
 
-__all__ = ["upload_run", "UploadError"]
+__all__ = ["upload_run", "upload_missing", "UploadError"]
 
 
 class UploadError(NoesisNbError):
@@ -26,6 +27,16 @@ class UploadError(NoesisNbError):
 
 def upload_run(run_dir: Path, url: str, storage_options: dict[str, Any] | None = None) -> str:
     """Copy the sealed run ``run_dir`` to ``<url>/<episode_id>`` and verify the copy; returns the copy's URL."""
+    return _upload(run_dir, url, storage_options, keep_whole=False)
+
+
+def upload_missing(run_dir: Path, url: str, storage_options: dict[str, Any] | None = None) -> str:
+    """``upload_run``, unless ``<url>/<episode_id>/manifest.json`` is already the run's own (its copy is whole: the
+    manifest goes last, after every file was read back): a batch called again completes copies cut short."""
+    return _upload(run_dir, url, storage_options, keep_whole=True)
+
+
+def _upload(run_dir: Path, url: str, storage_options: dict[str, Any] | None, *, keep_whole: bool) -> str:
     try:
         import fsspec
     except ImportError as exc:  # pragma: no cover - depends on the environment
@@ -39,16 +50,36 @@ def upload_run(run_dir: Path, url: str, storage_options: dict[str, Any] | None =
     manifest = read_manifest(run_dir) or {}
     fs, base = fsspec.core.url_to_fs(url, **(storage_options or {}))
     target = f"{base.rstrip('/')}/{run_dir.name}"
+    manifest_bytes = (run_dir / "manifest.json").read_bytes()
+    if keep_whole and _copied(fs, f"{target}/manifest.json", manifest_bytes):
+        return f"{url.rstrip('/')}/{run_dir.name}"
     files = [f for f in manifest.get("files", []) if isinstance(f, dict)]
+    local = "file" in _protocols(fs)  # a folder there must exist before a file is written into it (not so in a bucket)
     for listed in files:
         name = str(listed["name"])
         data = (run_dir / name).read_bytes()
+        if local:
+            fs.makedirs(f"{target}/{name}".rsplit("/", 1)[0], exist_ok=True)
         fs.pipe_file(f"{target}/{name}", data)
         back = fs.cat_file(f"{target}/{name}")
         if len(back) != listed.get("size_bytes") or f"sha256:{hashlib.sha256(back).hexdigest()}" != listed.get("sha256"):
             raise UploadError(f"{url}/{run_dir.name}/{name}: the copy does not match the manifest; upload the run again")
-    manifest_bytes = (run_dir / "manifest.json").read_bytes()
+    if local:
+        fs.makedirs(target, exist_ok=True)  # a run whose manifest lists no file
     fs.pipe_file(f"{target}/manifest.json", manifest_bytes)
     if fs.cat_file(f"{target}/manifest.json") != manifest_bytes:
         raise UploadError(f"{url}/{run_dir.name}/manifest.json: the copy differs; upload the run again")
     return f"{url.rstrip('/')}/{run_dir.name}"
+
+
+def _copied(fs: Any, path: str, manifest_bytes: bytes) -> bool:
+    """Whether ``path`` holds these manifest bytes (the copy was completed); False when absent or another."""
+    try:
+        return bool(fs.cat_file(path) == manifest_bytes)
+    except FileNotFoundError:
+        return False
+
+
+def _protocols(fs: Any) -> tuple[str, ...]:
+    protocol = getattr(fs, "protocol", ())
+    return (protocol,) if isinstance(protocol, str) else tuple(protocol)
