@@ -4,6 +4,11 @@ The OpenTelemetry exporter says only "failure" to its caller and writes the reas
 the collector's URL whole (a key in its query string too) and once per retry. So the exporter is
 given a ``requests`` session that notes the last answer or connection error, and its log lines on
 the sending thread are held back while it sends: the error raised says it once, redacted.
+
+The exporter also counts a redirect (3xx, which it does not follow) as success, and reads no
+``partial_success`` in a 200 answer: the session notes both, so the sender can say the spans were
+not delivered, or which of them the collector rejected. An answer's body is read up to
+``BODY_LIMIT`` bytes and within the request's timeout (a hostile collector's endless body is cut).
 """
 
 from __future__ import annotations
@@ -12,15 +17,19 @@ import contextlib
 import logging
 import re
 import threading
+import time
 from collections.abc import Iterator
 from typing import Any
+from urllib.parse import urljoin
 
 import requests
 
 from ..secrets import shown
 from ..secrets.quoted import quoted
 
-__all__ = ["HeardSession", "quiet_exporter", "refusal"]
+__all__ = ["HeardSession", "quiet_exporter", "refusal", "redirected", "partly_rejected", "BODY_LIMIT"]
+
+BODY_LIMIT = 64 * 1024  # bytes of an answer read: an OTLP answer is a few bytes; the rest is cut, never held
 
 #: the exporter's loggers (its module's, and the shared HTTP client's that recent versions log through)
 _LOGGERS = ("opentelemetry.exporter.otlp.proto.http.trace_exporter", "opentelemetry.exporter.otlp.common.http")
@@ -35,15 +44,45 @@ class HeardSession(requests.Session):
         self.status: int | None = None
         self.reason = ""
         self.failure: str | None = None
+        self.location: str | None = None  # where a redirect pointed (absolute), not followed
+        self.body = b""  # the answer's body, at most BODY_LIMIT bytes
 
     def request(self, *args: Any, **kwargs: Any) -> requests.Response:
+        self.status, self.reason, self.failure, self.location, self.body = None, "", None, None, b""
+        timeout = kwargs.get("timeout")
+        kwargs["stream"] = True  # the body is read here, bounded, not whole by requests
         try:
             response = super().request(*args, **kwargs)
+            body = _bounded_body(response, timeout if isinstance(timeout, (int, float)) else None)
         except Exception as exc:
-            self.status, self.failure = None, _kind(exc)
+            self.failure = _kind(exc)
             raise
-        self.status, self.reason, self.failure = response.status_code, str(response.reason or ""), None
+        self.status, self.reason, self.body = response.status_code, str(response.reason or ""), body
+        if 300 <= response.status_code < 400:
+            self.location = urljoin(response.url, response.headers.get("Location") or "") or None
         return response
+
+
+def _bounded_body(response: requests.Response, timeout: float | None) -> bytes:
+    """At most ``BODY_LIMIT`` bytes of the answer, read within ``timeout`` seconds (the connection closed when cut)."""
+    deadline = None if timeout is None else time.monotonic() + timeout
+    chunks: list[bytes] = []
+    size = 0
+    cut = True  # until the body was read to its end: the connection is then closed, not kept for the next request
+    try:
+        for chunk in response.iter_content(8192):
+            chunks.append(chunk)
+            size += len(chunk)
+            if size >= BODY_LIMIT or (deadline is not None and time.monotonic() > deadline):
+                break
+        else:
+            cut = False
+    finally:
+        if cut:
+            response.close()
+    body = b"".join(chunks)[:BODY_LIMIT]
+    response._content = body  # what the exporter reads as the answer (requests' own cache of the body)
+    return body
 
 
 def _kind(exc: BaseException) -> str:
@@ -76,6 +115,40 @@ def quiet_exporter() -> Iterator[None]:
     finally:
         for logger in loggers:
             logger.removeFilter(held)
+
+
+def redirected(url: str, session: HeardSession) -> str | None:
+    """The error for a redirect the exporter took as success (it sent the spans nowhere), or None."""
+    if session.status is None or not 300 <= session.status < 400:
+        return None
+    answer = f"{session.status} {shown(session.reason)}".strip()
+    to = f" to {quoted(shown(session.location), 200)}" if session.location else ""
+    return (
+        f"the OTLP endpoint {quoted(shown(url))} answered {quoted(answer)}, a redirect{to}, and the spans were not "
+        "sent (a redirect is not followed: it would carry headers= to another address); give the collector's own "
+        "OTLP/HTTP URL as endpoint="
+    )
+
+
+def partly_rejected(url: str, session: HeardSession) -> str | None:
+    """What the collector said of the spans it rejected in a 200 answer's ``partial_success``, or None."""
+    if session.status is None or not 200 <= session.status < 300 or not session.body:
+        return None
+    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
+
+    answer = ExportTraceServiceResponse()
+    try:
+        answer.ParseFromString(session.body)
+    except Exception:  # a body that is no OTLP answer (JSON, text): nothing is said of rejected spans
+        return None
+    rejected, said = answer.partial_success.rejected_spans, answer.partial_success.error_message
+    if rejected <= 0 and not said:
+        return None
+    why = f": {quoted(shown(said), 300)}" if said else ""
+    return (
+        f"the OTLP endpoint {quoted(shown(url))} rejected {max(rejected, 0)} of the spans{why}; the others were "
+        "taken (see the collector's log for its limits)"
+    )
 
 
 def refusal(url: str, session: HeardSession, result: Any, timeout: float) -> str:

@@ -206,9 +206,11 @@ def _shown_url(endpoint: str) -> str:
 def _send(specs: Iterable[SpanSpec], endpoint: str, headers: dict[str, str] | None, service: str, timeout: float) -> None:
     sender = OtlpSender(endpoint, headers, service, timeout)
     try:
-        sender.send(list(specs))
+        rejected = sender.send(list(specs))
     finally:
         sender.close()
+    if rejected is not None:  # the others were taken: a warning, and no retry (the OTLP spec forbids one)
+        warnings.warn(rejected, TraceIncomplete, stacklevel=3)
 
 
 class OtlpSender:
@@ -227,14 +229,20 @@ class OtlpSender:
             endpoint=self.url, headers=headers, timeout=timeout, session=self._session
         )
 
-    def send(self, specs: list[SpanSpec]) -> None:
+    def send(self, specs: list[SpanSpec]) -> str | None:
+        """Send ``specs``; ConnectionError when they were not delivered (a refusal, no answer, a redirect), and
+        what the collector said of the ones it rejected (OTLP ``partial_success``) when it took only some."""
         from ._otel_sdk import readable_spans  # imports opentelemetry
-        from ._otlp_answer import quiet_exporter, refusal
+        from ._otlp_answer import partly_rejected, quiet_exporter, redirected, refusal
 
         with quiet_exporter():
             result = self._exporter.export(readable_spans(specs, self.service))
         if getattr(result, "name", "") != "SUCCESS":
             raise ConnectionError(refusal(self.url, self._session, result, self.timeout))
+        elsewhere = redirected(self.url, self._session)  # the exporter takes a 3xx for success, following none
+        if elsewhere is not None:
+            raise ConnectionError(elsewhere)
+        return partly_rejected(self.url, self._session)
 
     def close(self) -> None:
         self._exporter.shutdown()

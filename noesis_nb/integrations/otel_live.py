@@ -138,11 +138,13 @@ class LiveExport:
         if not ready:
             return
         try:
-            self._sender.send(ready)
+            rejected = self._sender.send(ready)
         except Exception as exc:
             self._unsent = True
             self._note(str(exc))
             return
+        if rejected is not None:  # the others were taken; these are not sent again (the OTLP spec forbids it)
+            self._note(rejected)
         self._sent_ids.update(s["span_id"] for s in ready)
         self.sent += len(ready)
 

@@ -28,7 +28,8 @@ __all__ = ["run_spans", "SpanSpec", "TraceIncomplete"]
 
 
 class TraceIncomplete(UserWarning):
-    """Part of a run could not be read, so its exported trace lacks it; the message names the file and what is missing."""
+    """Part of a run could not be read (or a collector rejected some of its spans), so its exported trace lacks it;
+    the message names the file and what is missing (or the collector and what it said)."""
 
 
 SpanSpec = dict[str, Any]  # name, trace_id, span_id, parent_id, start_ns, end_ns, kind, attributes, error, events

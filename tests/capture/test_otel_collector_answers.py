@@ -1,0 +1,200 @@
+"""What an OTLP/HTTP collector answers, taken at its word: a redirect, a partial success, a body without end.
+
+The OpenTelemetry exporter counts a 3xx answer as success (it follows none), so a collector behind a
+redirect got nothing while ``export_otel`` returned the number of spans "sent"; it reads no
+``partial_success`` either, so spans a collector rejected were said to be sent; and requests read an
+answer's body whole, however long a hostile collector made it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+import warnings
+from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import noesis_nb
+from noesis_nb.integrations.otel_spans import TraceIncomplete
+
+trace_pb = pytest.importorskip("opentelemetry.proto.collector.trace.v1.trace_service_pb2")
+pytest.importorskip("opentelemetry.exporter.otlp.proto.http.trace_exporter")
+
+SECRET = "sk-proj-ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789abcd"
+KEY = "x-collector-key-0123456789"  # a header value the collector asks for: it goes to no other address
+
+
+class Collector:
+    """A loopback HTTP server answering each POST with ``answer(handler)``; it keeps each request's headers and spans."""
+
+    def __init__(self, answer: Callable[[BaseHTTPRequestHandler], None]) -> None:
+        self.headers: list[dict[str, str]] = []
+        self.spans = 0
+        collector = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                message = trace_pb.ExportTraceServiceRequest()
+                message.ParseFromString(body)
+                collector.headers.append(dict(self.headers))
+                collector.spans += sum(len(ss.spans) for rs in message.resource_spans for ss in rs.scope_spans)
+                answer(self)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def _answer(handler: BaseHTTPRequestHandler, status: int, body: bytes = b"", **headers: str) -> None:
+    handler.send_response(status)
+    for name, value in {"Content-Type": "application/x-protobuf", **headers}.items():
+        handler.send_header(name, value)
+    handler.send_header("Content-Length", str(len(body)))
+    handler.end_headers()
+    handler.wfile.write(body)
+
+
+def _partial(rejected: int, message: str) -> bytes:
+    answer = trace_pb.ExportTraceServiceResponse()
+    answer.partial_success.rejected_spans = rejected
+    answer.partial_success.error_message = message
+    return answer.SerializeToString()
+
+
+@pytest.fixture
+def collectors() -> Iterator[list[Collector]]:
+    made: list[Collector] = []
+    yield made
+    for collector in made:
+        collector.close()
+
+
+def _agent(task: str, ctx: Any) -> str:
+    for _ in range(3):
+        ctx.model_call("gpt-4o-mini", provider="openai", input_tokens=10, output_tokens=1)
+    return "ok"
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    runs = tmp_path_factory.mktemp("otel-answers")
+    return runs / noesis_nb.solve("export me", using=_agent, runs_dir=runs)
+
+
+@pytest.mark.parametrize("status", [301, 302, 303, 307, 308])
+def test_a_redirect_to_another_host_is_an_error_naming_it_and_carries_no_header_there(
+    run: Path, collectors: list[Collector], status: int
+) -> None:
+    elsewhere = Collector(lambda h: _answer(h, 200, trace_pb.ExportTraceServiceResponse().SerializeToString()))
+    collectors.append(elsewhere)
+    target = elsewhere.url.replace("127.0.0.1", "localhost") + "/v1/traces"  # another host name, the same machine
+    redirecting = Collector(lambda h: _answer(h, status, Location=target))
+    collectors.append(redirecting)
+
+    with pytest.raises(ConnectionError) as raised:
+        noesis_nb.export_otel(run, endpoint=redirecting.url, headers={"x-api-key": KEY}, timeout=5)
+
+    message = str(raised.value)
+    assert redirecting.url in message and str(status) in message and target in message, message
+    assert "endpoint=" in message and KEY not in message
+    assert redirecting.spans > 0 and elsewhere.headers == [], "the spans went nowhere else, nor the header"
+
+
+def test_a_redirect_pointing_at_a_secret_names_it_redacted(run: Path, collectors: list[Collector]) -> None:
+    redirecting = Collector(lambda h: _answer(h, 307, Location=f"/v1/traces?api_key={SECRET}"))
+    collectors.append(redirecting)
+    with pytest.raises(ConnectionError, match="307") as raised:
+        noesis_nb.export_otel(run, endpoint=redirecting.url, timeout=5)
+    assert SECRET not in str(raised.value) and redirecting.url in str(raised.value)
+
+
+def test_spans_a_collector_rejects_are_a_warning_with_its_count_and_words(run: Path, collectors: list[Collector]) -> None:
+    partial = Collector(lambda h: _answer(h, 200, _partial(2, f"spans too old; token {SECRET}")))
+    collectors.append(partial)
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        sent = noesis_nb.export_otel(run, endpoint=partial.url, timeout=5)
+
+    said = [str(w.message) for w in caught if issubclass(w.category, TraceIncomplete)]
+    assert sent == partial.spans and len(partial.headers) == 1, "sent once: a partial success is not retried"
+    assert len(said) == 1 and "rejected 2 of the spans" in said[0] and "spans too old" in said[0], said
+    assert partial.url in said[0] and SECRET not in said[0]
+
+
+def test_a_collector_that_takes_every_span_warns_nothing(run: Path, collectors: list[Collector]) -> None:
+    taking = Collector(lambda h: _answer(h, 200, trace_pb.ExportTraceServiceResponse().SerializeToString()))
+    collectors.append(taking)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert noesis_nb.export_otel(run, endpoint=taking.url, timeout=5) == taking.spans > 0
+
+
+def test_a_live_export_notes_rejected_spans_and_sends_none_twice(collectors: list[Collector], tmp_path: Path) -> None:
+    partial = Collector(lambda h: _answer(h, 200, _partial(1, "one span too large")))
+    collectors.append(partial)
+
+    async def main() -> Any:
+        handle = noesis_nb.start("live", using=_agent, runs_dir=tmp_path)
+        live = noesis_nb.export_otel(handle, endpoint=partial.url, live=True, interval=0.05, timeout=5)
+        await handle.wait()
+        await asyncio.to_thread(live.wait, 30)
+        return live
+
+    live = asyncio.run(main())
+    assert not live.running
+    assert any("rejected 1 of the spans" in e and "one span too large" in e for e in live.errors), live.errors
+    assert live.sent == partial.spans > 0, "each span sent once: a partial success is not sent again"
+
+
+class _Endless(BaseHTTPRequestHandler):
+    """A collector that answers 200 and then a body of ``SIZE`` bytes, counting what the client took."""
+
+    SIZE = 256 * 1024 * 1024
+    written: list[int] = []
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        self.send_response(200)
+        self.send_header("Content-Type", "application/x-protobuf")
+        self.send_header("Content-Length", str(self.SIZE))
+        self.end_headers()
+        chunk, done = b"\0" * 65536, 0
+        try:
+            while done < self.SIZE:
+                self.wfile.write(chunk)
+                done += len(chunk)
+        except OSError:  # the client hung up
+            pass
+        _Endless.written.append(done)
+
+
+def test_a_collector_answering_without_end_is_cut_not_read_whole(run: Path) -> None:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Endless)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        noesis_nb.export_otel(run, endpoint=f"http://127.0.0.1:{server.server_address[1]}", timeout=30)
+        while not _Endless.written:  # the server's thread notes what it wrote once the client hung up
+            time.sleep(0.01)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert _Endless.written[0] < _Endless.SIZE, "the client read the hostile answer to its end"
