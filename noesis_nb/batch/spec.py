@@ -104,8 +104,9 @@ def parse_using(using: Any) -> dict[str, Any]:
     """One adapter, a list (named by their labels) or a dict of name → adapter; each one resolvable."""
     if isinstance(using, Mapping):
         named = dict(using)
-        for name in named:
+        for number, name in enumerate(named, 1):
             validate_id(name, what="adapter name")
+            _refuse_secret_name(name, f"adapter name {number} of using=", "name it with a plain label such as 'gpt'")
     elif isinstance(using, (list, tuple)):
         named = {}
         for item in using:
@@ -117,11 +118,27 @@ def parse_using(using: Any) -> dict[str, Any]:
             named[name] = item
     else:
         named = {using_label(using) if using is not None else "": using}
+    if not isinstance(using, Mapping):
+        for number, name in enumerate(named, 1):
+            _refuse_secret_name(
+                name, f"the label of adapter {number} of using=", "pass a dict such as {'agent': adapter} to name it"
+            )
     if not named:
         raise InvalidOptionError("using= is empty: pass an adapter, a list of adapters or a dict of name → adapter")
     for value in named.values():
         resolve_using(value)  # one clear error now rather than one per episode later
     return named
+
+
+def _refuse_secret_name(name: str, what: str, fix: str) -> None:
+    """A batch writes its id and adapter names as they are — the record's file name and entries, each run's batch
+    tag — and finds its runs again by them: one that reads as a secret would be written out (or, redacted in one
+    place and not the other, never match again). Refused, not quoted back."""
+    if redact([name])[1]:
+        raise InvalidOptionError(
+            f"{what} looks like a secret ({quoted(name, 60)}), and a batch writes its names in plain text "
+            f"(its record, each run's batch tag); {fix}"
+        )
 
 
 def check_executor(executor: Any) -> Any:
@@ -175,6 +192,7 @@ def check_batch_options(
     if unknown:
         raise InvalidOptionError.unknown(unknown, (*BATCH_OPTIONS, *EPISODE_OPTIONS), "a batch")
     chosen = validate_id(batch_id, what="batch id") if batch_id is not None else new_batch_id()
+    _refuse_secret_name(chosen, "batch_id", "pass a plain name such as 'nightly'")
     if root is not None and not isinstance(root, (str, os.PathLike)):
         raise InvalidOptionError(f"root={quoted(root, 80)}: pass the runs root as a path (default: the configured runs dir)")
     runs_root = Path(config.runs_dir(root))

@@ -1,0 +1,60 @@
+"""A batch id or adapter name that reads as a secret is refused before anything is written.
+
+A batch writes those names as they are (the record's file name and entries, each run's batch tag) and
+finds its runs again by them: such a name was written out in the record and, redacted in the run's tag
+and the record's adapter list but not in its entries, the batch could never be called again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import noesis_nb
+from noesis_nb.errors import InvalidOptionError
+
+from .agents import echo
+
+KEY = "sk-proj-" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8S9t0"
+
+
+def _named(name: str) -> Any:
+    async def adapter(task: str, ctx: Any) -> str:
+        return "done"
+
+    adapter.__name__ = name
+    return adapter
+
+
+CASES = {
+    "dict key": ({"using": {KEY: echo}}, "adapter name 1 of using="),
+    "adapter label": ({"using": [echo, _named(KEY)]}, "the label of adapter 2 of using="),
+    "batch id": ({"using": echo, "batch_id": KEY}, "batch_id"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_a_name_that_reads_as_a_secret_is_one_error_and_nothing_is_written(runs_dir: Path, case: str) -> None:
+    kwargs, named = CASES[case]
+
+    async def cell() -> None:
+        noesis_nb.batch(["a"], root=runs_dir, **kwargs)
+
+    with pytest.raises(InvalidOptionError) as caught:
+        asyncio.run(cell())
+    message = str(caught.value)
+    assert message.startswith(named) and "looks like a secret" in message
+    assert KEY not in message and KEY[:12] not in message
+    assert list(runs_dir.iterdir()) == []
+
+
+def test_plain_names_are_taken_and_the_batch_is_called_again(runs_dir: Path) -> None:
+    async def cell() -> list[str]:
+        first = await noesis_nb.batch(["a"], using={"claude-3-5-sonnet-20241022": echo}, root=runs_dir, batch_id="nightly")
+        again = await noesis_nb.batch(["a"], using={"claude-3-5-sonnet-20241022": echo}, root=runs_dir, batch_id="nightly")
+        return [e.status for e in (*first.entries, *again.entries)]
+
+    assert asyncio.run(cell()) == ["ok", "ok"]
