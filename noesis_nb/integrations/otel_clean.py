@@ -3,7 +3,7 @@
 A run directory may come from another program, or hold a value learned as a secret after it was
 written; a span goes to a collector other people read. So each span name, attribute, status
 message and event name passes ``secrets.shown_start`` (every secret this process knows, and every one
-found in the text) and is cut to ``TEXT_LIMIT`` characters; integers outside int64, NaN and
+found in the text), is cut to ``TEXT_LIMIT`` characters and made valid UTF-8; integers outside int64, NaN and
 infinities are left out (the OTLP encoder rejects them, and one bad value would stop the whole
 batch); times are clamped to what an unsigned 64-bit nanosecond count holds.
 """
@@ -16,7 +16,7 @@ from typing import Any
 
 from ..secrets import shown_start
 
-__all__ = ["clean_spec", "clean_attrs", "clean_text", "clean_ns", "TEXT_LIMIT"]
+__all__ = ["clean_spec", "clean_attrs", "clean_text", "clean_ns", "utf8", "TEXT_LIMIT"]
 
 TEXT_LIMIT = 4096
 _INT64 = (-(2**63), 2**63 - 1)
@@ -24,9 +24,19 @@ _NS_MAX = 2**63 - 1  # fixed64 on the wire; the SDK and most backends read it as
 
 
 def clean_text(value: Any, limit: int = TEXT_LIMIT) -> str:
-    """``value`` as text a collector may receive: secrets redacted, at most ``limit`` characters."""
+    """``value`` as text a collector may receive: secrets redacted, at most ``limit`` characters, valid UTF-8."""
     text = shown_start(value if isinstance(value, str) else str(value), limit)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return utf8(text if len(text) <= limit else text[: limit - 1] + "…")
+
+
+def utf8(text: str) -> str:
+    """``text`` with each lone surrogate (a name that was no UTF-8, text given by a program) as U+FFFD: protobuf
+    refuses to encode it (the whole batch failed, said as an unreachable collector) and JSON readers reject it."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return text
 
 
 def clean_ns(value: Any) -> int:

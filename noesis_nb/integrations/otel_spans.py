@@ -44,7 +44,8 @@ _USAGE_ATTRS = {
 
 
 def _id(*parts: str, size: int) -> int:
-    return int.from_bytes(hashlib.sha256("\x1f".join(parts).encode()).digest()[:size], "big") or 1
+    # surrogatepass: a folder name that is no UTF-8 (read as lone surrogates) still gives its own stable id
+    return int.from_bytes(hashlib.sha256("\x1f".join(parts).encode("utf-8", "surrogatepass")).digest()[:size], "big") or 1
 
 
 def _ns(stamp: Any) -> int | None:

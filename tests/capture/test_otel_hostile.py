@@ -4,6 +4,7 @@ and ``path=`` refuses a directory or a symbolic link instead of writing through 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -168,3 +169,43 @@ def test_a_log_repeating_event_ids_or_naming_another_run_gives_distinct_spans(tm
     pairs = [(s["traceId"], s["spanId"]) for s in spans]
     assert len(pairs) == len(set(pairs)), "colliding spans"
     assert len({s["traceId"] for s in spans}) == 2
+
+
+def test_text_that_is_no_utf8_leaves_replaced_and_every_span_is_sent(paused_run: Path, tmp_path: Path) -> None:
+    """A run folder whose name is no UTF-8 (read as lone surrogates), a service name or event text holding one: the
+    span ids' hash raised UnicodeEncodeError, the OTLP encoder dropped the batch (said as a collector nobody listens
+    on), and the JSON file carried ``\\udcff`` escapes that strict readers reject."""
+    run = Path(os.fsdecode(os.fsencode(tmp_path) + b"/run-\xff"))
+    shutil.copytree(paused_run, run)
+
+    def plant(events: list[dict[str, Any]]) -> None:
+        model = _event(run, "model", {"event_name": "model.call", "model": "gpt", "provider": "p"})
+        events.append({**model, "episode_id": "run"})  # the log stays JSON orjson reads; the folder's name is not UTF-8
+
+    _rewrite(run, plant)
+    lines = (run / "events.jsonl").read_text().replace('"gpt"', '"gpt\\udcff"').replace('"p"', '"\\ud800p"')
+    from noesis_nb.integrations.otel import OtlpSender, run_spans
+
+    events = [json.loads(line) for line in lines.splitlines()]  # a program's own events (run_spans takes them)
+    assert any(e["payload"].get("model") == "gpt\udcff" for e in events)
+    given = run_spans(run, events)
+    receiver = Receiver()
+    try:
+        sender = OtlpSender(receiver.url, None, "svc\udcff", 5)
+        sender.send(given)
+        sender.close()
+        out = tmp_path / "trace.json"
+        sent = noesis_nb.export_otel(run, path=out, endpoint=receiver.url, service_name="svc\udcff", timeout=5)
+    finally:
+        receiver.server.shutdown()
+        receiver.server.server_close()
+    assert len(receiver.spans()) == len(given) + sent and sent > 0
+    raw = out.read_bytes()
+    assert b"\\udc" not in raw and b"\\ud8" not in raw
+    doc = json.loads(raw.decode("utf-8"))
+    names = {a["value"]["stringValue"] for rs in doc["resourceSpans"] for a in rs["resource"]["attributes"]}
+    assert names == {"svc\ufffd"}
+    sent_names = {s.name for s in receiver.spans()}
+    assert "chat gpt\ufffd" in sent_names
+    episodes = {a.value.string_value for s in receiver.spans() for a in s.attributes if a.key == "noesis.episode_id"}
+    assert episodes == {"run-\ufffd"}
