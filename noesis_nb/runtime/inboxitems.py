@@ -35,13 +35,22 @@ def source_for(run_dir: str | os.PathLike[str], *, refresh: bool = True) -> Any:
     live = live_handles().get(run_dir.name)
     if live is not None and Path(live.run_dir).resolve() == run_dir.resolve():
         return live
-    key = run_dir.resolve()
+    key = _shared_key(run_dir)
     disk = _SHARED.get(key)
     if disk is None:
         disk = _SHARED[key] = DiskRun(run_dir)
     elif refresh:
         disk.refresh()
     return disk
+
+
+def _shared_key(run_dir: Path) -> Path:
+    """Where a run is, for sharing its ``DiskRun``: its real path; but a link to a run keeps its own key. A
+    ``DiskRun`` made through a link refuses the run (it would write through it): shared under the real path,
+    that refusal hid the real run's drafts from every view and inbox of this process that looked after it."""
+    if run_dir.is_symlink():
+        return Path(os.path.abspath(run_dir))
+    return run_dir.resolve()
 
 
 def _payload(event: Mapping[str, Any]) -> Mapping[str, Any]:

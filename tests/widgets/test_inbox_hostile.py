@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 import noesis_nb
+from noesis_nb.runtime.inbox import PendingScan
 from noesis_nb.widgets import InboxView
 from noesis_nb.widgets.render import row_html
 from tests.hardening.crashkit import tool_agent
@@ -176,3 +177,18 @@ def test_a_draft_id_with_a_secret_and_a_bidi_override_reaches_no_tooltip(paused_
         assert not dirty, f"sent to the browser as it is: {dirty}"
     finally:
         inbox.close()
+
+
+def test_a_link_to_a_run_seen_first_hides_nothing_of_the_real_run(paused_run: Path, tmp_path: Path) -> None:
+    """A symbolic link planted in another root, looked at first, is refused there; the run it points at still
+    shows its draft in its own root's inbox (the two were once one shared source, refused as the link)."""
+    run, _, _ = _copy(paused_run, tmp_path / "real")
+    planted = tmp_path / "planted"
+    planted.mkdir()
+    (planted / run.name).symlink_to(run, target_is_directory=True)
+    linked = PendingScan(planted)
+    linked.poll()
+    assert linked.items == [] and any("symbolic link" in p for p in linked.problems)
+    real = PendingScan(run.parent)
+    real.poll()
+    assert [i.episode_id for i in real.items] == [run.name] and real.problems == []
