@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 from .._keywords import keywords_named
 from ..store.vocab import TERMINAL_STATUSES
 from ._need import need
-from ._safe import esc, esc_all
+from ._safe import categories, esc_all, label_ticks, wrapped
 from ._theme import PALETTE, new_figure
 
 __all__ = ["success_by_adapter", "duration_by_adapter"]
@@ -33,21 +33,24 @@ def success_by_adapter(runs: pd.DataFrame, *, title: str | None = None) -> go.Fi
     rate = table["sum"] / table["count"]
     low, high = _wilson(table["sum"].to_numpy(dtype=float), table["count"].to_numpy(dtype=float))
     fig = new_figure(title or "Success rate by adapter")
+    shown, axis, ticks = categories(table.index)
     fig.add_trace(
         go.Bar(
             name="success rate",
-            x=esc_all(table.index),
+            x=shown,
             y=rate.to_numpy(),
             marker_color=PALETTE[2],
             error_y=dict(
                 type="data", symmetric=False, array=high - rate.to_numpy(), arrayminus=rate.to_numpy() - low, color="#8c8c8c"
             ),
             customdata=np.stack([table["sum"], table["count"]], axis=1),
-            hovertemplate="%{x}<br>%{y:.0%} (%{customdata[0]} of %{customdata[1]} finished runs)<extra></extra>",
+            hovertext=shown,  # the name whole: %{x} is its tick's, cut short
+            hovertemplate="%{hovertext}<br>%{y:.0%} (%{customdata[0]} of %{customdata[1]} finished runs)<extra></extra>",
         )
     )
     fig.update_yaxes(title="success rate", tickformat=".0%", range=[0, 1.05])
     fig.update_xaxes(title="adapter", type="category")
+    label_ticks(fig, "x", axis, ticks)
     return fig
 
 
@@ -64,11 +67,13 @@ def duration_by_adapter(runs: pd.DataFrame, *, title: str | None = None) -> go.F
     """Run durations (seconds) per adapter as box plots with every run shown; hover names the episode."""
     using = _adapters(runs, "duration_by_adapter")
     fig = new_figure(title or "Duration by adapter")
-    for i, name in enumerate(sorted(using.unique())):
+    names = sorted(using.unique())
+    _, axis, ticks = categories(names)
+    for i, (name, shown) in enumerate(zip(names, axis)):
         rows = runs[(using == name).to_numpy()]
         fig.add_trace(
             go.Box(
-                name=esc(name),
+                name=shown,
                 y=rows["duration_s"].to_numpy(dtype=float, na_value=np.nan),
                 boxpoints="all",
                 jitter=0.3,
@@ -79,7 +84,7 @@ def duration_by_adapter(runs: pd.DataFrame, *, title: str | None = None) -> go.F
                     [
                         esc_all(rows["episode_id"].astype(object)),
                         esc_all(rows["status"].astype(object)),
-                        np.full(len(rows), esc(name), dtype=object),
+                        np.full(len(rows), wrapped(name), dtype=object),
                     ],
                     axis=1,
                 ),
@@ -88,5 +93,6 @@ def duration_by_adapter(runs: pd.DataFrame, *, title: str | None = None) -> go.F
         )
     fig.update_yaxes(title="duration (s)")
     fig.update_xaxes(title="adapter", type="category")
+    label_ticks(fig, "x", axis, ticks)
     fig.update_layout(showlegend=False)
     return fig

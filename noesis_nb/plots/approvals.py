@@ -8,7 +8,7 @@ import plotly.graph_objects as go
 
 from .._keywords import keywords_named
 from ._need import need
-from ._safe import esc, esc_all
+from ._safe import categories, esc, esc_all, label_ticks
 from ._theme import color_map, new_figure
 
 __all__ = ["approval_waits"]
@@ -26,6 +26,7 @@ def approval_waits(tools: pd.DataFrame, by: str = "tool", *, title: str | None =
     fig = new_figure(title or "Approval wait times" + (f" ({pending} still pending)" if pending else ""))
     outcome = np.where(decided["status"].astype(str) == "rejected", "rejected", "approved")
     colors = color_map(["approved", "rejected"])
+    shown, axis, ticks = categories(decided[by].astype(object))
     for name in ("approved", "rejected"):
         rows = decided[outcome == name]
         if rows.empty:
@@ -33,7 +34,7 @@ def approval_waits(tools: pd.DataFrame, by: str = "tool", *, title: str | None =
         fig.add_trace(
             go.Box(
                 name=name,
-                x=esc_all(rows[by].astype(object)),
+                x=shown[outcome == name],
                 y=rows["wait_s"].to_numpy(dtype=float),
                 boxpoints="all",
                 jitter=0.4,
@@ -43,14 +44,15 @@ def approval_waits(tools: pd.DataFrame, by: str = "tool", *, title: str | None =
                 fillcolor="rgba(0,0,0,0)",
                 customdata=np.stack(
                     [esc_all(rows[c].astype(object)) for c in ("episode_id", "draft_id", "approver_id", "decision_reason")]
-                    + [np.full(len(rows), esc(name), dtype=object)],
+                    + [np.full(len(rows), esc(name), dtype=object), shown[outcome == name]],
                     axis=1,
                 ),
-                hovertemplate="%{x}: waited %{y:.1f} s<br>%{customdata[1]}<br>by %{customdata[2]}: %{customdata[3]}"
+                hovertemplate="%{customdata[5]}: waited %{y:.1f} s<br>%{customdata[1]}<br>by %{customdata[2]}: %{customdata[3]}"
                 "<br>%{customdata[0]}<extra>%{customdata[4]}</extra>",
             )
         )
     fig.update_layout(boxmode="group")
     fig.update_yaxes(title="wait (s)", rangemode="tozero")
     fig.update_xaxes(title=esc(by), type="category")
+    label_ticks(fig, "x", axis, ticks)
     return fig

@@ -10,7 +10,7 @@ from plotly.subplots import make_subplots
 
 from .._keywords import keywords_named
 from ..errors import InvalidOptionError
-from ._safe import esc_all
+from ._safe import categories, label_ticks
 from ._theme import PALETTE, new_figure
 
 __all__ = ["batch_summary_plot", "compare_batches_plot"]
@@ -29,7 +29,8 @@ def _bar(x: Any, y: pd.Series, low: pd.Series, high: pd.Series, colour: str, nam
             arrayminus=(y - low).to_numpy(dtype=float),
             color="#8c8c8c",
         ),
-        hovertemplate=f"%{{x}}<br>{name} %{{y:{fmt}}}<extra></extra>",
+        hovertext=x,  # the name whole: %{x} would be the tick's, cut short
+        hovertemplate=f"%{{hovertext}}<br>{name} %{{y:{fmt}}}<extra></extra>",
     )
 
 
@@ -38,7 +39,7 @@ def batch_summary_plot(summary: pd.DataFrame, *, title: str | None = None) -> go
     """Success rate (Wilson 95%) and mean score (t 95%) per adapter, side by side, from ``batch_summary``."""
     if "success_rate" not in summary:
         raise InvalidOptionError("batch_summary_plot needs the frame of noesis_nb.batch_summary(runs)")
-    x = esc_all(summary.index)
+    x, axis, ticks = categories(summary.index)
     fig = make_subplots(rows=1, cols=2, subplot_titles=("success rate (Wilson 95%)", "mean score (t 95%)"))
     base = new_figure(title or "Batch by adapter")
     fig.update_layout(base.layout)
@@ -48,6 +49,7 @@ def batch_summary_plot(summary: pd.DataFrame, *, title: str | None = None) -> go
     fig.add_trace(_bar(x, summary["mean_score"], summary["score_low"], summary["score_high"], PALETTE[0], "score", ".2f"), 1, 2)
     fig.update_yaxes(tickformat=".0%", range=[0, 1.05], row=1, col=1)
     fig.update_xaxes(type="category")
+    label_ticks(fig, "x", axis, ticks)
     fig.update_layout(showlegend=False)
     return fig
 
@@ -58,7 +60,7 @@ def compare_batches_plot(comparison: pd.DataFrame, *, title: str | None = None) 
     if "diff" not in comparison:
         raise InvalidOptionError("compare_batches_plot needs the frame of noesis_nb.compare_batches(a, b)")
     fig = new_figure(title or "b − a, paired by task")
-    y = esc_all(comparison.index)
+    y, axis, ticks = categories(comparison.index)
     diff = comparison["diff"].to_numpy(dtype=float)
     fig.add_trace(
         go.Scatter(
@@ -74,10 +76,12 @@ def compare_batches_plot(comparison: pd.DataFrame, *, title: str | None = None) 
                 color="#8c8c8c",
             ),
             customdata=comparison["pairs"].to_numpy(),
-            hovertemplate="%{y}: %{x:+.3f} over %{customdata} paired tasks<extra></extra>",
+            hovertext=y,
+            hovertemplate="%{hovertext}: %{x:+.3f} over %{customdata} paired tasks<extra></extra>",
         )
     )
     fig.add_vline(x=0, line_dash="dot", line_color="#8c8c8c")
     fig.update_xaxes(title="difference (b − a)")
     fig.update_yaxes(type="category")
+    label_ticks(fig, "y", axis, ticks)
     return fig

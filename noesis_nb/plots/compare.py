@@ -12,7 +12,7 @@ from ..errors import InvalidOptionError
 from ..secrets import quoted
 from ..store.vocab import TOOL_REQUESTED
 from ._need import need
-from ._safe import esc, esc_all
+from ._safe import categories, label_ticks, short
 from ._theme import PALETTE, money_axis, seconds_axis, style
 
 __all__ = ["compare_steps", "aligned_steps", "compare_episodes"]
@@ -121,15 +121,14 @@ def compare_episodes(
         subplot_titles=["time per step", "time delta B − A: above 0, B took longer"]
         + (["cost per step (hatched bars: cost; colours as above)"] if rows == 3 else []),
     )
-    custom = np.stack(
-        [table["seconds_a"], table["seconds_b"], table["delta_s"], table["cost_a"], table["cost_b"], table["delta_cost"]], axis=1
-    )
-    hover = (
-        "%{x}<br>A: %{customdata[0]:.3f} s · B: %{customdata[1]:.3f} s · Δ %{customdata[2]:+.3f} s"
+    steps, axis, ticks = categories(table["step"])  # step keys hold tool and model names from the runs
+    numbers = ("seconds_a", "seconds_b", "delta_s", "cost_a", "cost_b", "delta_cost")
+    custom = np.stack([table[c].to_numpy(dtype=float) for c in numbers], axis=1)
+    hover = (  # the step's name whole from hovertext: %{x} is its tick's, cut short
+        "%{hovertext}<br>A: %{customdata[0]:.3f} s · B: %{customdata[1]:.3f} s · Δ %{customdata[2]:+.3f} s"
         "<br>A: $%{customdata[3]:.6f} · B: $%{customdata[4]:.6f} · Δ $%{customdata[5]:+.6f}<extra></extra>"
     )
-    steps = esc_all(table["step"])  # step keys hold tool and model names from the runs
-    for side, color, label in (("a", PALETTE[0], f"A {esc(a)}"), ("b", PALETTE[1], f"B {esc(b)}")):
+    for side, color, label in (("a", PALETTE[0], f"A {short(a)}"), ("b", PALETTE[1], f"B {short(b)}")):
         fig.add_trace(
             go.Bar(
                 name=label,
@@ -137,6 +136,7 @@ def compare_episodes(
                 y=table[f"seconds_{side}"],
                 marker_color=color,
                 customdata=custom,
+                hovertext=steps,
                 hovertemplate=hover,
                 legendgroup=side,
             ),
@@ -154,6 +154,7 @@ def compare_episodes(
                 x=steps,
                 y=np.where(keep, delta, np.nan),
                 customdata=custom,
+                hovertext=steps,
                 hovertemplate=hover,
                 marker_color=color,
                 legendgroup="delta",
@@ -171,15 +172,16 @@ def compare_episodes(
                     marker_color=color,
                     marker_pattern_shape="/",
                     customdata=custom,
+                    hovertext=steps,
                     hovertemplate=hover,
                     legendgroup=side,
                 ),
                 row=3,
                 col=1,
             )
-    style(fig, title or f"A {esc(a)}")
+    style(fig, title or f"A {short(a)}")
     if title is None:  # B on a line of its own: one long line would run past both edges of a narrow figure
-        fig.update_layout(title_subtitle_text=f"vs B {esc(b)}")
+        fig.update_layout(title_subtitle_text=f"vs B {short(b)}")
     # the legend under the plots, in rows: beside them it takes half a narrow figure and the subplot titles, centred
     # over what is left, run past its left edge
     fig.update_layout(
@@ -192,5 +194,6 @@ def compare_episodes(
     fig.update_yaxes(**seconds_axis(table["delta_s"].to_numpy()), row=2, col=1)
     if rows == 3:
         fig.update_yaxes(**money_axis(table[["cost_a", "cost_b"]].to_numpy().ravel()), row=3, col=1)
-    fig.update_xaxes(type="category", categoryorder="array", categoryarray=list(steps))
+    fig.update_xaxes(type="category", categoryorder="array", categoryarray=axis)
+    label_ticks(fig, "x", axis, ticks)
     return fig

@@ -20,7 +20,7 @@ from ..store.vocab import (
     TOOL_REJECTED_GOVERNANCE,
 )
 from ._need import need
-from ._safe import esc, esc_all
+from ._safe import categories, esc_all, label_ticks, short
 from ._theme import color_map, new_figure
 
 __all__ = ["episode_timeline", "describe_payload"]
@@ -77,26 +77,27 @@ def episode_timeline(events: pd.DataFrame, episode_id: str | None = None, *, tit
     span_ms = np.maximum((nxt - ts).dt.total_seconds().to_numpy() * 1000.0, 0.5)
     names = one["event_name"].astype(object).where(one["event_name"].notna(), "")
     # every text shown is escaped here; templates only point at customdata (escaped), never hold run text
+    shown_phase, phase_axis, phase_ticks = categories(one["phase"].astype(str))
     one = one.assign(
         span_ms=span_ms,
         name=names,
-        shown_phase=esc_all(one["phase"].astype(str)),
+        shown_phase=shown_phase,
         shown_name=esc_all(names),
         detail=esc_all(describe_payload(p) for p in one["payload"]),
         agent=esc_all(one["agent_id"].astype(object)),
     )
-    fig = new_figure(title or f"Episode {esc(episode_id)}")
+    fig = new_figure(title or f"Episode {short(episode_id, 60)}")
     phases = list(dict.fromkeys(one["phase"].astype(str)))
     colors = color_map(phases)
     hover = (
         "<b>%{customdata[0]}</b> %{customdata[1]}<br>%{customdata[2]}<br>agent: %{customdata[3]}"
         "<br>lasted %{x:.1f} ms<br>%{customdata[4]}<extra></extra>"
     )
-    for phase in phases:
+    for phase, legend in zip(phases, phase_ticks):
         rows = one[one["phase"].astype(str) == phase]
         fig.add_trace(
             go.Bar(
-                name=esc(phase),
+                name=legend,
                 orientation="h",
                 y=rows["shown_phase"],
                 base=rows["timestamp"],
@@ -136,10 +137,11 @@ def episode_timeline(events: pd.DataFrame, episode_id: str | None = None, *, tit
             title=dict(text="phase", standoff=12),
             autorange="reversed",
             categoryorder="array",
-            categoryarray=[esc(p) for p in phases] + ["approvals", "pauses"],
+            categoryarray=[*phase_axis, "approvals", "pauses"],
         ),
         bargap=0.35,
     )
+    label_ticks(fig, "y", [*phase_axis, "approvals", "pauses"], [*phase_ticks, "approvals", "pauses"])
     return fig
 
 

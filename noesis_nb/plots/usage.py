@@ -13,7 +13,7 @@ from ..errors import InvalidOptionError
 from ..secrets.quoted import quoted
 from ..store.vocab import TOKEN_COLUMNS
 from ._need import as_times, need
-from ._safe import esc, esc_all
+from ._safe import categories, esc, label_ticks, wrapped
 from ._theme import color_map, money_axis, new_figure
 
 __all__ = ["cost_over_time", "tokens_by", "tokens_over_time", "token_parts"]
@@ -89,8 +89,11 @@ def _unknown_totals(usage: pd.DataFrame) -> str:
 
 
 def _stacked(fig: go.Figure, x: Sequence[object], parts: pd.DataFrame, group_label: str) -> None:  # x: a label per bar
+    """One bar per ``x`` of the token parts; the hover names it as ``x`` holds it (a tick shows it cut)."""
     for name, color, pattern in _PARTS + [u for u in _UNKNOWN if parts[u[0]].to_numpy().any()]:
-        labels = np.full(len(x), esc(group_label), dtype=object)
+        labels = np.empty((len(x), 2), dtype=object)
+        labels[:, 0] = esc(group_label)
+        labels[:, 1] = [str(v) for v in x]
         fig.add_trace(
             go.Bar(
                 name=name,
@@ -98,7 +101,7 @@ def _stacked(fig: go.Figure, x: Sequence[object], parts: pd.DataFrame, group_lab
                 y=parts[name].to_numpy(),
                 marker=dict(color=color, pattern=dict(shape=pattern)),
                 customdata=labels,
-                hovertemplate="%{customdata}: %{x}<br>" + name + ": %{y:,.0f} tokens<extra></extra>",
+                hovertemplate="%{customdata[0]}: %{customdata[1]}<br>" + name + ": %{y:,.0f} tokens<extra></extra>",
             )
         )
     fig.update_layout(barmode="stack", yaxis=dict(title="tokens"))
@@ -110,7 +113,9 @@ def tokens_by(usage: pd.DataFrame, by: str = "model", *, title: str | None = Non
     need(usage, ("input_tokens", "output_tokens", by), "tokens_by", "usage_df", by=by)
     parts = token_parts(usage).groupby(usage[by].astype(str), sort=True).sum()
     fig = new_figure(title or esc(f"Tokens by {by}{_unknown_totals(usage)}"))
-    _stacked(fig, list(esc_all(parts.index)), parts, by)
+    shown, axis, ticks = categories(parts.index)
+    _stacked(fig, list(shown), parts, by)
+    label_ticks(fig, "x", axis, ticks)
     fig.update_xaxes(title=esc(by), type="category")
     return fig
 
@@ -150,14 +155,16 @@ def cost_over_time(usage: pd.DataFrame, by: str = "model", *, cumulative: bool =
     )
     keys = df[by].astype(str)
     colors = color_map(sorted(keys.unique()))
-    for key in sorted(keys.unique()):
+    ordered = sorted(keys.unique())
+    legend = dict(zip(ordered, categories(ordered)[2]))  # names cut alike stay apart: "… (1)", "… (2)"
+    for key in ordered:
         rows = df[(keys == key).to_numpy()]
         cost = rows["cost_usd"]
         y = cost.fillna(0.0).cumsum() if cumulative else cost
         n = len(rows)
         fig.add_trace(
             go.Scatter(
-                name=esc(key),
+                name=legend[key],
                 x=rows["timestamp"],
                 y=y.to_numpy(),
                 mode="lines+markers",
@@ -168,7 +175,7 @@ def cost_over_time(usage: pd.DataFrame, by: str = "model", *, cumulative: bool =
                         rows["input_tokens"].to_numpy(dtype=float, na_value=np.nan),
                         rows["output_tokens"].to_numpy(dtype=float, na_value=np.nan),
                         np.full(n, esc(by), dtype=object),
-                        np.full(n, esc(key), dtype=object),
+                        np.full(n, wrapped(key), dtype=object),
                     ],
                     axis=1,
                 ),
