@@ -17,6 +17,7 @@ from typing import Any
 
 import orjson
 
+from ..capture.usage import count
 from ..errors import EventLogCorruption
 from ..store import is_sealed
 from ..store.eventlog import read_run_events
@@ -236,6 +237,11 @@ def _spans(run_dir: Path, events: list[dict[str, Any]] | None, problems: list[st
     return [clean_spec(s) for s in spans]  # secrets redacted, numbers OTLP can carry: see otel_clean
 
 
+def _text(value: Any) -> str | None:
+    """``value`` when it is non-empty text, else None."""
+    return value if isinstance(value, str) and value else None
+
+
 def _model_span(payload: dict[str, Any], trace_id: int, parent: int, event_id: str, at: int) -> SpanSpec:
     latency = payload.get("latency_ms")
     if isinstance(latency, (int, float)) and not isinstance(latency, bool) and 0 <= latency <= 1e12:  # NaN fails too
@@ -243,20 +249,23 @@ def _model_span(payload: dict[str, Any], trace_id: int, parent: int, event_id: s
     else:
         start = at
     operation = _OPERATION.get(str(payload.get("api")), "chat")
-    model = payload.get("requested_model") or payload.get("model")
+    model = _text(payload.get("requested_model")) or _text(payload.get("model"))
     error = payload.get("error") if isinstance(payload.get("error"), dict) else None
+    stream = payload.get("streamed")
+    # each attribute of the type its convention gives it: a list or a number where a name belongs is left out
     values = {
         "gen_ai.operation.name": operation,
-        "gen_ai.provider.name": payload.get("provider"),
+        "gen_ai.provider.name": _text(payload.get("provider")),
         "gen_ai.request.model": model,
-        "gen_ai.response.model": payload.get("model"),
-        "gen_ai.response.id": payload.get("response_id"),
-        "gen_ai.response.finish_reasons": [payload["stop_reason"]] if isinstance(payload.get("stop_reason"), str) else None,
-        "gen_ai.request.stream": payload.get("streamed"),
-        "noesis.request_id": payload.get("request_id"),
-        "noesis.capture": payload.get("capture"),
-        "error.type": error.get("type") if error else None,
-        **{attr: payload.get(field) for field, attr in _USAGE_ATTRS.items()},
+        "gen_ai.response.model": _text(payload.get("model")),
+        "gen_ai.response.id": _text(payload.get("response_id")),
+        "gen_ai.response.finish_reasons": [payload["stop_reason"]] if _text(payload.get("stop_reason")) else None,
+        "gen_ai.request.stream": stream if isinstance(stream, bool) else None,
+        "noesis.request_id": _text(payload.get("request_id")),
+        "noesis.capture": _text(payload.get("capture")),
+        "error.type": _text(error.get("type")) if error else None,
+        # a count as the run's readers take one: text, a bool, a negative or huge number is none (never a token)
+        **{attr: count(payload.get(field)) for field, attr in _USAGE_ATTRS.items()},
     }
     return {
         "name": f"{operation} {model or 'model'}",

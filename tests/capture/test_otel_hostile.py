@@ -209,3 +209,37 @@ def test_text_that_is_no_utf8_leaves_replaced_and_every_span_is_sent(paused_run:
     assert "chat gpt\ufffd" in sent_names
     episodes = {a.value.string_value for s in receiver.spans() for a in s.attributes if a.key == "noesis.episode_id"}
     assert episodes == {"run-\ufffd"}
+
+
+_WRONG_KINDS: list[Any] = ["100", True, False, -5, 1.5, 10**30, [3], {"n": 3}]
+
+
+@pytest.mark.parametrize("wrong", _WRONG_KINDS, ids=repr)
+def test_a_token_count_or_name_of_the_wrong_kind_is_left_out_never_exported_as_usage(
+    paused_run: Path, tmp_path: Path, wrong: Any
+) -> None:
+    """``"100"``, ``True`` or ``-5`` as a token count left as ``gen_ai.usage.*`` (a string, a bool, a negative count a
+    backend sums), and a list as the model name as an array; the run's readers take none of them as a count."""
+    run = _copy(paused_run, tmp_path)
+    payload = {
+        "event_name": "model.call",
+        **{f: wrong for f in ("input_tokens", "output_tokens", "cached_input_tokens", "reasoning_tokens")},
+        "cache_write_input_tokens": 7.0,  # a whole float is a count, as the frames read it
+        "model": wrong,
+        "provider": wrong,
+        "response_id": wrong,
+        "streamed": "false" if wrong is not False else wrong,
+    }
+    _rewrite(run, lambda events: events.append(_event(run, "model", payload, timestamp=events[-1]["timestamp"])))
+    out = tmp_path / "trace.json"
+    noesis_nb.export_otel(run, path=out)
+    doc = json.loads(out.read_text())
+    spans = [s for rs in doc["resourceSpans"] for ss in rs["scopeSpans"] for s in ss["spans"]]
+    chat = [s for s in spans if s["kind"] == 3][-1]  # the planted call: the last, as its event is
+    attrs = {a["key"]: a["value"] for a in chat["attributes"]}
+    assert {k: v for k, v in attrs.items() if k.startswith("gen_ai.usage.")} == {
+        "gen_ai.usage.cache_creation.input_tokens": {"intValue": "7"}
+    }
+    for key in ("gen_ai.request.model", "gen_ai.response.model", "gen_ai.provider.name", "gen_ai.response.id"):
+        assert key not in attrs or attrs[key] == {"stringValue": wrong}, (key, attrs[key])
+    assert "gen_ai.request.stream" not in attrs or attrs["gen_ai.request.stream"] == {"boolValue": False}
