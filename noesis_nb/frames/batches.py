@@ -24,14 +24,16 @@ _KEYS = ["batch_id", "task_index", "batch_adapter"]
 
 
 def _runs(value: Any) -> pd.DataFrame:
-    """A runs frame from a frame, a ``BatchHandle`` (its runs, by batch id) or anything ``runs_df`` reads."""
+    """A runs frame from a frame, a ``BatchHandle`` (its entries' runs) or anything ``runs_df`` reads."""
     if isinstance(value, pd.DataFrame):
         if "status" not in value or "batch_id" not in value:
             raise InvalidOptionError("pass a frame of noesis_nb.runs_df(...) (it has status, batch_id, task_index, score)")
         return value
     if hasattr(value, "batch_id") and hasattr(value, "root"):
+        # the runs the batch took as its entries': by episode id, not by the batch tag any run under the root may carry
+        # (a copied or crafted run naming the batch, started "later", would stand in for the entry's own run)
         runs = runs_df(value.root)
-        return runs[runs["batch_id"] == value.batch_id]
+        return runs[runs["episode_id"].isin(list(value.episode_ids))]
     return runs_df(value)
 
 

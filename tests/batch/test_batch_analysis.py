@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import math
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -13,6 +15,7 @@ import pytest
 import noesis_nb
 from noesis_nb.frames import batch_summary, compare_batches, runs_df
 from noesis_nb.frames.intervals import mean_interval, t95, wilson
+from noesis_nb.ids import new_episode_id
 
 from .agents import echo, exact, shout
 
@@ -114,3 +117,26 @@ def test_plots_of_a_summary_and_a_comparison(batch_runs) -> None:
     assert list(points.y) == ["success", "score"] and list(points.x) == [0.0, -1.0]
     with pytest.raises(ValueError, match="batch_summary"):
         batch_summary_plot(runs)
+
+
+def test_a_batch_handle_is_summarised_from_its_own_runs_not_a_run_claiming_its_tag(tmp_path: Path) -> None:
+    """A run copied under the root, its batch tag kept, its status made ``error`` and its start made later, would
+    stand in for the entry's own run by "the latest run"; the handle took only its own run as the entry's."""
+    root = tmp_path / "runs"
+
+    async def main():
+        return await noesis_nb.batch(["a", "b"], using=echo, root=root, batch_id="s")
+
+    handle = asyncio.run(main())
+    own = batch_summary(runs_df(root))
+    source = handle.entries[0].run_dir
+    assert source is not None
+    crafted = root / new_episode_id()
+    shutil.copytree(source, crafted)
+    for name in ("state.json", "summary.json", "final.json"):
+        doc = json.loads((crafted / name).read_text().replace(source.name, crafted.name).replace('"ok"', '"error"'))
+        doc.update({"started_at": "2099-01-01T00:00:00+00:00"} if "started_at" in doc else {})
+        (crafted / name).write_text(json.dumps(doc))
+    assert batch_summary(runs_df(root)).loc["echo", "ok"] == 1  # read as a frame of the root, the later run counts
+    assert [e.status for e in handle.entries] == ["ok", "ok"]
+    pd.testing.assert_frame_equal(batch_summary(handle), own)
