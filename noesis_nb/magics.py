@@ -221,6 +221,26 @@ def build_parser() -> _Parser:
     return parser
 
 
+def _spaced_path(words: list[str], extra: list[str], command: argparse.ArgumentParser, args: argparse.Namespace) -> str:
+    """A hint naming the path the first unrecognised word continues, quoted whole (``"/tmp/my runs/ep_x"``), when it
+    can only be the rest of a path split at a space: it follows a value (a positional, or an option's when every
+    positional is given), not the subcommand or an option; "" otherwise."""
+    at = next((i for i in range(2, len(words)) if words[i] == extra[0]), None)
+    if at is None or words[at - 1].startswith("-"):
+        return ""
+    after_option = words[at - 2].startswith("-") and "=" not in words[at - 2]
+    unfilled = [a.dest for a in command._actions if not a.option_strings and getattr(args, a.dest, None) is None]
+    if after_option and unfilled:  # %noesis reject ep_x --runs-dir d draft: the draft, given after an option
+        return ""
+    end = next((j for j in range(at, len(words)) if words[j].startswith("-")), len(words))
+    value = " ".join(words[at - 1 : end])
+    if not any(sep in value for sep in ("/", os.sep)):  # %noesis show ep_a ep_b: two ids, not a path cut in two
+        return ""
+    positionals = [a for a in command._actions if not a.option_strings]
+    example = f': "{value}"' if after_option or len(positionals) == 1 else ""  # else the path's start is unknown
+    return f" (a path that holds spaces is one argument: put it in quotes{example})"
+
+
 def parse_line(line: str, expand: Any = None) -> argparse.Namespace:
     """The magic's arguments (each passed through ``expand``, IPython's ``$name``/``{expr}``, once split);
     an option the subcommand does not know is named with that subcommand's usage."""
@@ -241,10 +261,16 @@ def parse_line(line: str, expand: Any = None) -> argparse.Namespace:
         if twin in options and not close:  # the Python twin's keyword (batch(root=…), idle_timeout_s=…)
             close = [twin]
         hint = f" (did you mean {close[0]}?)" if close else ""
+        spaced = _spaced_path(words, extra, command, args)
+        options_given = any(w.startswith("-") for w in words[1:])
         if not extra[0].startswith("-"):
             words = [a.dest for a in command._actions if not a.option_strings]
             if any(w in ("task", "text") for w in words):
                 hint = " (quote text that holds spaces: the task, a steer)"
+            elif spaced:  # %noesis show /tmp/my runs/ep_x: a path with a space, split in two
+                hint = spaced
+            elif words and not options_given:  # %noesis show ep_a ep_b
+                hint = f" (%noesis {args.command} takes {' '.join(words)}: one value each)"
             elif words:  # %noesis reject ep_x --runs-dir d draft: argparse takes no word after an option
                 hint = f" (give {' '.join(words)} before the options: %noesis {args.command} {' '.join(words)} --…)"
             elif "--runs-dir" in options and len(extra) == 1:  # %noesis list wrong/dir: a folder, given as a word
