@@ -30,7 +30,7 @@ from .._jsonio import atomic_write_bytes
 from .._safetext import frame_given, pandas_kind
 from ..errors import InvalidIdError, RunWriteError
 from ..secrets.quoted import quoted, quoted_text
-from ..store import find_run_dir
+from ..store import find_run_dir, is_run_dir
 from ._extras import require
 from .otel_clean import clean_text
 from .otel_live import LiveExport
@@ -117,8 +117,11 @@ def export_otel(
         return _start_live(run_or_runs, endpoint, path, headers, service_name, timeout, interval)
     if path is not None:
         path = check_out_path(path)
+    run_dirs = _run_dirs(run_or_runs, runs_dir)
+    if path is not None:
+        refuse_inside_a_run(path, run_dirs)
     problems: list[str] = []
-    specs = [s for run_dir in _run_dirs(run_or_runs, runs_dir) for s in run_spans(run_dir, problems=problems)]
+    specs = [s for run_dir in run_dirs for s in run_spans(run_dir, problems=problems)]
     for problem in problems:
         warnings.warn(problem, TraceIncomplete, stacklevel=2)
     if path is not None:
@@ -266,6 +269,7 @@ def _start_live(
         )
     if path is not None:
         path = check_out_path(path)
+        refuse_inside_a_run(path, [Path(target.run_dir)])  # a run just started may hold no file yet
     sender = OtlpSender(endpoint, headers, service, timeout)
     return LiveExport(target, sender, float(interval), path, spans=run_spans, to_json=otlp_json)
 
@@ -273,7 +277,7 @@ def _start_live(
 def check_out_path(path: str | os.PathLike[str]) -> Path:
     """``path`` when a trace file may be written there: not a directory, not a symbolic link (whose target
     a rename would silently replace by a plain file), not a FIFO, device or socket (replaced the same way:
-    ``/dev/null`` too), and in a folder, not under a file."""
+    ``/dev/null`` too), in a folder, not under a file, and not inside a run directory (its files are the run)."""
     if "\0" in os.fspath(path):
         raise ValueError(f"export_otel(path={quoted(os.fspath(path), 120)}): a path has no NUL character; give a file name")
     out = Path(path)
@@ -305,7 +309,31 @@ def check_out_path(path: str | os.PathLike[str]) -> Path:
             f"export_otel(path={quoted(str(out))}): {quoted(str(above))} is a file, not a folder; give a path in a "
             f"folder, e.g. {quoted(str(above.parent / 'traces.json'))}"
         )
+    refuse_inside_a_run(out)
     return out
+
+
+def refuse_inside_a_run(path: Path, runs: Iterable[Path] = ()) -> None:
+    """ValueError when ``path`` lies inside a run directory: one of ``runs`` (the runs exported, a live one with no
+    file yet among them), the folder itself when every reader lists it as a run, or a folder above it that surely is
+    one (it holds an event log; a stray ``state.json`` in a project folder does not make the folders below it a run).
+    The trace file would replace or add to that run's own files: ``path=<run>/events.jsonl`` replaced its event log."""
+    try:
+        folder = Path(os.path.realpath(path.parent))
+        given = {Path(os.path.realpath(run)) for run in runs}
+    except (OSError, ValueError):  # a path the system cannot resolve: writing it says why
+        return
+    chain = [folder, *folder.parents]
+    run = next((p for p in chain if p in given), None)
+    if run is None and is_run_dir(folder):
+        run = folder
+    if run is None:
+        run = next((p for p in folder.parents if is_run_dir(p) and (p / "events.jsonl").is_file()), None)
+    if run is not None:
+        raise ValueError(
+            f"export_otel(path={quoted(str(path))}) lies inside the run directory {quoted(str(run))}, whose files are "
+            f"the run (its event log, its manifest); give a path outside it, e.g. {quoted(str(run.parent / 'traces.json'))}"
+        )
 
 
 def _special_kind(path: Path) -> str | None:

@@ -243,3 +243,48 @@ def test_a_token_count_or_name_of_the_wrong_kind_is_left_out_never_exported_as_u
     for key in ("gen_ai.request.model", "gen_ai.response.model", "gen_ai.provider.name", "gen_ai.response.id"):
         assert key not in attrs or attrs[key] == {"stringValue": wrong}, (key, attrs[key])
     assert "gen_ai.request.stream" not in attrs or attrs["gen_ai.request.stream"] == {"boolValue": False}
+
+
+def test_a_path_inside_a_run_directory_is_refused_and_the_run_left_whole(paused_run: Path, tmp_path: Path) -> None:
+    """``path=<run>/events.jsonl`` replaced the run's event log with the OTLP document (the run was gone from every
+    reader); a path in its folder, below it, or reached through ``..`` or a link changed the run's files the same way."""
+    run = _copy(paused_run, tmp_path / "runs")
+    other = _copy(paused_run, tmp_path / "more")
+    before = {p: p.read_bytes() for p in (*run.rglob("*"), *other.rglob("*")) if p.is_file()}
+    (tmp_path / "to-run").symlink_to(run)
+    for path in (
+        run / "events.jsonl",
+        run / "manifest.json",
+        run / "trace.json",
+        run / "tool_invocations" / "trace.json",
+        run / "new" / "trace.json",
+        tmp_path / "runs" / ".." / "runs" / run.name / "trace.json",
+        tmp_path / "to-run" / "trace.json",
+        other / "trace.json",  # another run than the one exported
+    ):
+        with pytest.raises(ValueError, match="lies inside the run directory") as raised:
+            noesis_nb.export_otel(run, path=path)
+        assert str(tmp_path / "runs" / "traces.json") in str(raised.value) or "more" in str(raised.value)
+    after = {p: p.read_bytes() for p in (*run.rglob("*"), *other.rglob("*")) if p.is_file()}
+    assert after == before and not (run / "new").exists()
+    assert noesis_nb.export_otel(run, path=tmp_path / "runs" / "traces.json") > 0  # beside the runs: fine
+
+
+def test_a_project_folder_holding_a_stray_state_file_still_takes_a_trace_below_it(paused_run: Path, tmp_path: Path) -> None:
+    (tmp_path / "state.json").write_text("{}")  # another program's file: the folders below are no run
+    (tmp_path / "out").mkdir()
+    assert noesis_nb.export_otel(paused_run, path=tmp_path / "out" / "trace.json") > 0
+
+
+def test_a_live_export_refuses_a_path_inside_its_own_run(tmp_path: Path) -> None:
+    import asyncio
+
+    async def main() -> None:
+        handle = noesis_nb.start("live", using=_model_agent, runs_dir=tmp_path)
+        try:
+            with pytest.raises(ValueError, match="lies inside the run directory"):
+                noesis_nb.export_otel(handle, endpoint="http://127.0.0.1:9", live=True, path=handle.run_dir / "trace.json")
+        finally:
+            await handle.wait()
+
+    asyncio.run(main())
