@@ -44,6 +44,7 @@ from .store import list_runs as _list_runs
 from .store.listing import run_info
 from .store.roots import refuse_run_as_root
 from .store.runfiles import UnreadableRunFile, read_file
+from .store.status import LOST_HINT
 from .store.vocab import RUN_CHECKPOINT, RUN_INTERRUPT, RUN_RESUME
 
 __all__ = [
@@ -396,6 +397,13 @@ def _no_summary_yet(given: str, run_dir: Path) -> SummaryNotWrittenError:
             f"with noesis_nb.approve_draft({quoted(given)}, approver_id=...) or noesis_nb.reject_draft({quoted(given)}), "
             f"then continue it with resume_run({quoted(given)}) (in a notebook: %noesis approve {given}, then "
             f"%noesis resume {given}); noesis_nb.inbox() shows every run waiting for a decision",
+            episode_id=episode_id,
+            status=status,
+        )
+    if status == "lost":
+        return SummaryNotWrittenError(
+            f"run {episode_id} has no summary.json: it was running when "
+            + LOST_HINT.format(run=quoted(given)).replace("its process is gone", "its process went", 1),
             episode_id=episode_id,
             status=status,
         )

@@ -141,7 +141,7 @@ RUN_COLUMNS: dict[str, tuple[str, str]] = {
     ),
     "task": ("str", "the task text"),
     "using": ("category", "adapter label (summary.flags.using, start payload, or state)"),
-    "status": ("category", "ok, error, vetoed, paused, running, cancelled (noesis_nb.store.run_status)"),
+    "status": ("category", "ok, error, vetoed, paused, running, cancelled, lost (noesis_nb.store.run_status)"),
     "outcome": ("category", "final.json / summary outcome (success, failed, vetoed, error, ...)"),
     "success": ("bool", "summary.metrics.success"),
     "started_at": ("datetime", "UTC start time"),

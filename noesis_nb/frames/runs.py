@@ -17,6 +17,7 @@ from ..secrets import quoted, shown, shown_cut
 from ..secrets.records import shown_value
 from ..store.artifacts import verify_manifest
 from ..store.facts import run_facts
+from ..store.ownership import abandoned
 from . import _arrays
 from .cache import CACHE, MEMO
 from .coerce import Report, clean_row, obj
@@ -62,6 +63,8 @@ def runs_df(
     files ``manifest.json`` lists: ``verify="quick"`` (default) that each exists and each top-level
     file has its listed size, ``"size"`` every size, ``"hash"`` re-hashes them (local runs only).
     A run's ``cost_usd`` is the sum of its ``usage_df`` rows' (NaN when any is unpriced).
+    ``status`` is ``lost`` for a run whose files say running but whose process is gone (killed, or stopped
+    before its seal; ``resume_run`` settles it), asked of the run's lock at every load.
     Problems (unreadable documents, corrupt lines, malformed fields read as unknown) are in
     ``df.attrs["errors"]`` (each field by its path in its own file; files changed since the manifest
     one report each); ``strict=True`` raises on the first, naming the file.
@@ -96,7 +99,7 @@ def runs_df(
     served = keeper.serve(refs) if keeper is not None else None
     if served is not None:
         served.attrs = {**served.attrs, "errors": problems.as_records()}
-        return served
+        return _with_lost(served, refs)
     loaded = False
     try:
         df = _load(refs, problems, cache, verify, indexes, extras, pricer, progress, keeper)
@@ -107,6 +110,26 @@ def runs_df(
         for index in {id(i): i for i in ending if i is not None}.values():
             index.end(save=loaded, whole=whole)
     df.attrs = {**df.attrs, "errors": problems.as_records()}
+    return _with_lost(df, refs)
+
+
+def _with_lost(df: pd.DataFrame, refs: list[RunRef]) -> pd.DataFrame:
+    """``status`` ``lost`` for the local runs whose files say running but whose writer's process is gone. Asked
+    at every load, after the caches: a lock let go changes no file, so no stamp-keyed row could know it."""
+    column = df["status"]
+    if isinstance(column.dtype, pd.CategoricalDtype) and "running" not in column.cat.categories:
+        return df  # no run says it is running (most loads): nothing to ask
+    status = column.to_numpy(dtype=object)
+    running = np.flatnonzero(status == "running")
+    if not len(running):
+        return df
+    paths = {ref.url: ref.path for ref in refs if ref.fs.protocol == "file"}
+    run_dirs = df["run_dir"].to_numpy()
+    lost = [i for i in running if run_dirs[i] in paths and abandoned(paths[run_dirs[i]])]
+    if lost:
+        status = status.copy()
+        status[lost] = "lost"
+        df["status"] = _arrays.series_of(RUN_COLUMNS["status"][0], list(status), df.index)
     return df
 
 

@@ -29,6 +29,7 @@ from ..store.eventlog import read_run_events
 from ..store.facts import run_facts, shaped_events
 from ..store.ownership import holder
 from ..store.runfiles import change_stamp, stamps_settled
+from ..store.status import LOST_HINT, status_now
 from ..store.vocab import TERMINAL_STATUSES, TOOL_APPROVAL_PENDING
 from ..tools import (
     ApprovalDecisionRepository,
@@ -93,6 +94,7 @@ class DiskRun:
         self.task = facts.task or ""
         self.using = facts.using or ""
         self._status = facts.status
+        self._lost = status_now(self.run_dir, facts.status) == "lost"
         self.started_at = facts.started_at or (events[0].get("timestamp") if events else None)
         self.ended_at = facts.ended_at
         self.usage, self.usage_calls = facts.usage, facts.usage_calls
@@ -128,7 +130,9 @@ class DiskRun:
 
     @property
     def hint(self) -> str | None:
-        """What to do next when the view cannot do it itself (an override needs the run's adapter)."""
+        """What to do next when the view cannot do it itself (an override needs the run's adapter, a lost run a resume)."""
+        if self.lost:
+            return f"run {self.episode_id}: " + LOST_HINT.format(run=quoted(self.episode_id))
         decision = self.veto_decision()
         if decision is not None and decision.get("decision") == "override" and self.adapter is None:
             return (
@@ -140,7 +144,15 @@ class DiskRun:
 
     @property
     def status(self) -> str:
-        return "running" if self.resuming else self._status
+        """The run's status; ``lost`` while its files say running but the process that wrote it is gone."""
+        if self.resuming:
+            return "running"
+        return "lost" if self._lost else self._status
+
+    @property
+    def lost(self) -> bool:
+        """Unsealed, said running by its files, and written by no process any more (asked at each look)."""
+        return self._lost and not self.resuming
 
     @property
     def resuming(self) -> bool:
@@ -264,8 +276,8 @@ class DiskRun:
             await asyncio.sleep(self.poll_interval)
             if not self._listeners:  # every view of it closed
                 return
-            if self._look() != self._signature:
-                self._changed()
+            if self._look() != self._signature or self._lost != (status_now(self.run_dir, self._status) == "lost"):
+                self._changed()  # a write, or the writer's process gone (its lock let go changes no file)
             if is_sealed(self.run_dir) and not self.resuming:
                 if self._look() != self._signature:
                     self._changed()

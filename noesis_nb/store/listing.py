@@ -17,6 +17,7 @@ from .facts import run_facts
 from .roots import check_root, iter_run_dirs
 from .runfiles import UnreadableRunFile, read_file
 from .scan import shown_path, stray_reason, stray_run_files
+from .status import status_now
 
 __all__ = ["list_runs", "run_info", "RunList"]
 
@@ -55,7 +56,7 @@ def run_info(run_dir: Path, *, strict_manifest: bool = False) -> dict[str, Any]:
         "success": metrics.get("success"),
         "veto_count": metrics.get("veto_count", 0),
         "duration_sec": facts.duration_s,
-        "status": facts.status,
+        "status": status_now(run_dir, facts.status),
         "outcome": (summary or {}).get("outcome"),
         "process": (summary or {}).get("process"),
         "manifest": (summary or {}).get("manifest"),

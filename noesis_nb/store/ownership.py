@@ -32,7 +32,7 @@ try:  # POSIX; elsewhere the note file itself is locked through msvcrt (best eff
 except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
 
-__all__ = ["OWNER_FILE", "RunBusyError", "RunOwnership", "acquire", "holder", "remove_stale_note"]
+__all__ = ["OWNER_FILE", "RunBusyError", "RunOwnership", "abandoned", "acquire", "holder", "remove_stale_note"]
 
 OWNER_FILE = ".owner.lock"
 # never follow a link; never wait on a FIFO a crafted run put in the note's place
@@ -203,6 +203,31 @@ def holder(run_dir: str | os.PathLike[str]) -> str | None:
             return None
         except OSError:  # the directory cannot be locked here: writers lock the note itself
             return _note_holder(run_dir / OWNER_FILE)
+    finally:
+        os.close(fd)
+
+
+def abandoned(run_dir: str | os.PathLike[str]) -> bool:
+    """Whether the process that wrote this unsealed run is gone: its owner note is there and nobody holds its lock.
+
+    noesis_nb holds a run's lock from the run's first instant to its seal (or to a pause it leaves on disk), and
+    only the sealer removes the note; the lock goes with its process, ``kill -9`` included. So on a run whose
+    files say it is running, a note nobody holds means its writer died. Without the note (a run Noēsis or another
+    tool writes, which takes no lock) or when the lock cannot be asked about here, nothing can tell: False."""
+    run_dir = Path(run_dir)
+    if fcntl is None:  # pragma: no cover - Windows: the note is the lock, and asking takes it
+        return False
+    try:
+        if not stat.S_ISREG(os.lstat(run_dir / OWNER_FILE).st_mode):
+            return False
+        fd = os.open(run_dir, _DIR_FLAGS)
+    except OSError:
+        return False
+    try:
+        try:
+            return not _held(fd)
+        except OSError:  # the directory cannot be locked here (its writer locks the note itself): cannot tell
+            return False
     finally:
         os.close(fd)
 

@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
-__all__ = ["run_status"]
+from .ownership import abandoned
+
+__all__ = ["LOST_HINT", "run_status", "status_now"]
+
+#: what to do with a run whose writer is gone ({run}: how to name it in a call)
+LOST_HINT = (
+    "its process is gone (killed, or stopped before it sealed the run): noesis_nb.resume_run({run}) settles it, "
+    "sealed error (process_lost) unless it stopped at a tool draft it can continue"
+)
 
 _TERMINATE_MAP = {"completed": "ok", "success": "ok", "errored": "error", "failed": "error", "aborted": "cancelled"}
 
@@ -51,6 +60,12 @@ def run_status(
     if success is not None and not success:
         return "error"
     return "ok"
+
+
+def status_now(run_dir: str | os.PathLike[str], status: str) -> str:
+    """``status`` as read from a run's files, or ``lost`` where they say ``running`` but the process that wrote
+    the run is gone (``ownership.abandoned``). Asked at each look, never cached: a lock's release changes no file."""
+    return "lost" if status == "running" and abandoned(run_dir) else status
 
 
 def _is_runtime_terminate(event: dict[str, Any]) -> bool:

@@ -14,6 +14,8 @@ class Status(str, Enum):
     ERROR = "error"
     VETOED = "vetoed"
     CANCELLED = "cancelled"
+    #: unsealed, its files say running, and the process that wrote it is gone (``resume_run`` seals it ``error``)
+    LOST = "lost"
 
     @property
     def terminal(self) -> bool:

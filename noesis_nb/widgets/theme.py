@@ -55,7 +55,15 @@ PHASE_HUES = {
     "end": "grey",
     "other": "grey",
 }
-STATUS_HUES = {"running": "blue", "paused": "orange", "ok": "green", "error": "red", "vetoed": "red", "cancelled": "grey"}
+STATUS_HUES = {
+    "running": "blue",
+    "paused": "orange",
+    "ok": "green",
+    "error": "red",
+    "vetoed": "red",
+    "cancelled": "grey",
+    "lost": "red",
+}
 FLAG_HUES = {"pause": "orange", "veto": "red", "error": "red"}
 
 _FG = "var(--jp-ui-font-color1, var(--vscode-editor-foreground, #1f2328))"

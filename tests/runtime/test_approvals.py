@@ -18,6 +18,7 @@ from noesis_nb.runtime.diskrun import DiskRun
 from noesis_nb.runtime.gate import DecisionStands
 from noesis_nb.runtime.resume import NothingToResume
 from noesis_nb.store import read_events, read_json, verify_manifest
+from noesis_nb.store.ownership import acquire
 
 from .agents import append_line, make_writer, sync_writer_factory
 
@@ -670,8 +671,12 @@ def test_a_resume_whose_last_write_is_the_state_is_read_again(runs_dir, tmp_path
     assert run.status == "paused"  # what the files said when they were read
     monkeypatch.setattr(diskrun, "read_state", read_state)
     assert run.changed()
-    run.refresh()
-    assert run.status == "running" and not run.changed()
+    writer = acquire(run_dir, note=False)  # the copy runs as its original does: a process holds it (else it reads lost)
+    try:
+        run.refresh()
+        assert run.status == "running" and not run.changed()
+    finally:
+        writer.release()
 
 
 def test_a_decision_renamed_in_within_the_tick_of_the_look_is_read_again(runs_dir, tmp_path, monkeypatch):

@@ -1,0 +1,154 @@
+"""A run whose process was killed (``kill -9``) while it ran reads ``lost``, not ``running``, everywhere a status
+is shown: ``DiskRun`` (and a view following it, with no file changing), ``runs_df`` (on a reload the caches
+would serve, and in a new process served the kept frame), ``list_runs``, ``ns.summary``'s error, ``show()``'s
+header. While the process lives the run reads ``running``; ``resume_run`` then seals it ``error``. A run
+another tool wrote (no owner note, no lock) keeps ``running``: nothing can tell it lost."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import noesis_nb
+from noesis_nb.errors import SummaryNotWrittenError
+from noesis_nb.runtime.api import RunRecovered
+from noesis_nb.runtime.diskrun import DiskRun
+from noesis_nb.widgets.view import EpisodeView
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURE = ROOT / "tests" / "fixtures" / "noesis-adr008-allow-run" / "ep_adr008_allow"
+
+_WRITER = """
+import sys, time
+import noesis_nb
+
+def agent(task, ctx):
+    ctx.emit("reason", {"text": "working"})
+    print("RUNNING", flush=True)
+    time.sleep(120)
+
+noesis_nb.solve("a long task", using=agent, runs_dir=sys.argv[1], episode_id=sys.argv[2])
+"""
+
+_READER = """
+import json, sys
+import noesis_nb
+df = noesis_nb.runs_df(sys.argv[1])
+print(json.dumps(dict(zip(df["episode_id"], df["status"].astype(str)))))
+"""
+
+
+def _ok_agent(task: str, ctx: object) -> str:
+    ctx.emit("reason", {"text": "done"})  # type: ignore[attr-defined]
+    return "fine"
+
+
+def _start_writer(runs: Path, episode_id: str) -> subprocess.Popen[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _WRITER, str(runs), episode_id], env=env, cwd=ROOT, stdout=subprocess.PIPE, text=True
+    )
+    assert proc.stdout is not None and proc.stdout.readline().strip() == "RUNNING"
+    return proc
+
+
+def _statuses_in_new_process(runs: Path) -> dict[str, str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    out = subprocess.run([sys.executable, "-c", _READER, str(runs)], env=env, cwd=ROOT, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _statuses(runs: Path) -> dict[str, str]:
+    df = noesis_nb.runs_df(runs)
+    return dict(zip(df["episode_id"], df["status"].astype(str)))
+
+
+@pytest.fixture
+def runs(tmp_path: Path) -> Path:
+    root = tmp_path / "runs"
+    noesis_nb.solve("a short task", using=_ok_agent, runs_dir=root, episode_id="ep_done")
+    return root
+
+
+def test_a_killed_run_reads_lost_everywhere_and_running_while_its_process_lives(runs: Path) -> None:
+    writer = _start_writer(runs, "ep_killed")
+    try:
+        assert _statuses(runs) == {"ep_done": "ok", "ep_killed": "running"}  # cached and kept while it lives
+        assert _statuses_in_new_process(runs)["ep_killed"] == "running"
+        disk = DiskRun(runs / "ep_killed")
+        assert disk.status == "running" and disk.hint is None
+        assert {r["episode_id"]: r["status"] for r in noesis_nb.list_runs(runs_dir=runs)}["ep_killed"] == "running"
+
+        async def follow() -> list[str]:
+            seen: list[str] = []
+            disk.poll_interval = 0.05
+            disk.on_change(lambda run: seen.append(run.status))
+            assert disk.watch()
+            os.kill(writer.pid, signal.SIGKILL)
+            writer.wait()
+            deadline = time.monotonic() + 10
+            while disk.status != "lost" and time.monotonic() < deadline:
+                await asyncio.sleep(0.05)
+            return seen
+
+        before = sorted(p.name for p in (runs / "ep_killed").iterdir())
+        seen = asyncio.run(follow())
+    finally:
+        writer.kill()
+        writer.wait()
+    assert sorted(p.name for p in (runs / "ep_killed").iterdir()) == before  # nothing on disk said it
+    assert seen and seen[-1] == "lost", seen  # the view following it was told
+    assert disk.status == "lost" and disk.lost
+    assert "resume_run('ep_killed')" in (disk.hint or "") and "process" in (disk.hint or "")
+
+    assert _statuses(runs) == {"ep_done": "ok", "ep_killed": "lost"}  # the same files: the caches' rows
+    assert _statuses_in_new_process(runs) == {"ep_done": "ok", "ep_killed": "lost"}  # the kept frame
+    assert noesis_nb.runs_df(runs, episodes="ep_killed")["status"].astype(str).tolist() == ["lost"]
+    assert {r["episode_id"]: r["status"] for r in noesis_nb.list_runs(runs_dir=runs)}["ep_killed"] == "lost"
+    with pytest.raises(SummaryNotWrittenError, match=r"process went .*resume_run\("):
+        noesis_nb.ns.summary.read(str(runs / "ep_killed"))
+
+    view = EpisodeView(DiskRun(runs / "ep_killed"))
+    try:
+        header = view.state()["header"]
+        assert "lost" in view.header.value and "resume_run" in view.message.value
+        elapsed = header["elapsed"]
+        time.sleep(1.1)
+        assert view.state()["header"]["elapsed"] == elapsed  # its running time no longer counts
+    finally:
+        view.close()
+
+    with pytest.warns(RunRecovered, match="lost its process"):
+        noesis_nb.resume_run("ep_killed", runs_dir=runs)
+    assert _statuses(runs) == {"ep_done": "ok", "ep_killed": "error"}
+    assert DiskRun(runs / "ep_killed").status == "error"
+
+
+def test_a_running_run_another_tool_wrote_keeps_running(tmp_path: Path) -> None:
+    """No owner note (Noēsis takes no lock): nothing says its process is gone, so it is not called lost."""
+    runs = tmp_path / "runs"
+    run = runs / FIXTURE.name
+    shutil.copytree(FIXTURE, run)
+    for name in ("summary.json", "final.json", "manifest.json"):
+        (run / name).unlink(missing_ok=True)
+    lines = (run / "events.jsonl").read_text().splitlines()
+    kept = [line for line in lines if json.loads(line).get("phase") != "terminate"]
+    kept = kept[: max(2, len(kept) // 2)]
+    (run / "events.jsonl").write_text("\n".join(kept) + "\n")
+    state = json.loads((run / "state.json").read_text())
+    state.setdefault("outcomes", {})["status"] = "pending"
+    (run / "state.json").write_text(json.dumps(state))
+    assert noesis_nb.store.run_status(None, state, [json.loads(line) for line in kept]) == "running"
+    assert DiskRun(run).status == "running"
+    assert noesis_nb.runs_df(runs)["status"].astype(str).tolist() == ["running"]
+    assert noesis_nb.list_runs(runs_dir=runs)[0]["status"] == "running"
