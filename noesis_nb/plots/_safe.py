@@ -41,23 +41,25 @@ def esc_all(values: Iterable[Any]) -> np.ndarray:
     return arr
 
 
-def _text(value: Any) -> str:
-    return "" if value is None or (isinstance(value, float) and value != value) else visible(str(value))
+def _text(value: Any, *, exact: bool = False) -> str:
+    """``value`` as text, NA as ""; ``exact``: every invisible character shown (a name: ``gpt-4o\u2060`` is not ``gpt-4o``)."""
+    return "" if value is None or (isinstance(value, float) and value != value) else visible(str(value), exact=exact)
 
 
 def short(value: Any, limit: int = LABEL_LIMIT) -> str:
     """``esc(value)`` of at most ``limit`` characters: a legend entry, a tick label, a title's name. A longer one
     keeps its start and its end around "…" (``gpt-4o-…-2024-08-06``, ``tool:fs.…ite #2``): names often differ last."""
-    text = _text(value)
+    text = _text(value, exact=True)
     if len(text) > limit:
         tail = (limit - 1) // 3
         text = text[: limit - 1 - tail] + "…" + text[len(text) - tail :]
     return html.escape(text, quote=True)
 
 
-def wrapped(value: Any, width: int = _HOVER_WIDTH, limit: int = _HOVER_LIMIT) -> str:
-    """``esc(value)`` in lines of ``width`` characters (``<br>`` between), cut at ``limit``: a name in a hover."""
-    text = _text(value)
+def wrapped(value: Any, width: int = _HOVER_WIDTH, limit: int = _HOVER_LIMIT, *, exact: bool = False) -> str:
+    """``esc(value)`` in lines of ``width`` characters (``<br>`` between), cut at ``limit``: a text in a hover
+    (``exact`` for a name, as ``_text``)."""
+    text = _text(value, exact=exact)
     text = text if len(text) <= limit else text[: limit - 1] + "…"
     return "<br>".join(html.escape(text[i : i + width], quote=True) for i in range(0, len(text), width)) or ""
 
@@ -74,10 +76,11 @@ def _distinct(labels: list[str], keys: list[Any]) -> list[str]:
 
 def categories(values: Iterable[Any]) -> tuple[np.ndarray, list[str], list[str]]:
     """What an axis of names needs: per value, its category (wrapped, for the hover); and, per distinct value in
-    first-seen order, its category and its tick label (``short``). Distinct values keep distinct categories."""
-    keys = [_text(v) for v in values]
-    unique = list(dict.fromkeys(keys))
-    full = dict(zip(unique, _distinct([wrapped(k) for k in unique], unique)))
+    first-seen order, its category and its tick label (``short``). Distinct values keep distinct categories, and
+    names read apart: an invisible character in one (a zero-width joiner, a bidi mark) is shown, as in the view."""
+    keys = ["" if v is None or (isinstance(v, float) and v != v) else str(v) for v in values]
+    unique = list(dict.fromkeys(keys))  # as given: two names shown alike ("a\u200c", "a\u200d") stay two
+    full = dict(zip(unique, _distinct([wrapped(k, exact=True) for k in unique], unique)))
     ticks = _distinct([short(k) for k in unique], unique)
     out = np.empty(len(keys), dtype=object)
     out[:] = [full[k] for k in keys]

@@ -84,7 +84,7 @@ def duration_by_adapter(runs: pd.DataFrame, *, title: str | None = None) -> go.F
                     [
                         esc_all(rows["episode_id"].astype(object)),
                         esc_all(rows["status"].astype(object)),
-                        np.full(len(rows), wrapped(name), dtype=object),
+                        np.full(len(rows), wrapped(name, exact=True), dtype=object),
                     ],
                     axis=1,
                 ),

@@ -175,7 +175,7 @@ def cost_over_time(usage: pd.DataFrame, by: str = "model", *, cumulative: bool =
                         rows["input_tokens"].to_numpy(dtype=float, na_value=np.nan),
                         rows["output_tokens"].to_numpy(dtype=float, na_value=np.nan),
                         np.full(n, esc(by), dtype=object),
-                        np.full(n, wrapped(key), dtype=object),
+                        np.full(n, wrapped(key, exact=True), dtype=object),
                     ],
                     axis=1,
                 ),

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import json
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -130,3 +131,47 @@ def test_long_names_are_cut_in_legends_and_ticks_told_apart_and_whole_in_the_hov
         hover = _hover_texts(fig)
         missing = [name[:20] + "…" for name in names if name not in hover]
         assert not missing, f"{what}: the whole name is in no hover: {missing}"
+
+
+INVISIBLE = ["\u2060", "\u200d", "\u200e", "\ufe0f", "\u00ad"]  # a word joiner, a zero-width joiner, a bidi mark…
+
+
+def test_names_that_differ_by_an_invisible_character_read_apart(tmp_path: Path) -> None:
+    """``gpt-4o`` and ``gpt-4o\u2060`` are two models: drawn alike, one's tokens and cost read as the other's."""
+    clear_cache()
+    root = tmp_path / "runs"
+    models = ["gpt-4o", *(f"gpt-4o{ch}" for ch in INVISIBLE)]
+    t = [f"2025-03-01T10:00:{s:02d}+00:00" for s in range(0, 60, 5)]
+    for i, model in enumerate(models):
+        ep = f"ep_inv_{i}"
+        write_run(
+            root,
+            ep,
+            [
+                event(ep, 0, "start", {"task": "t"}, ts=t[0]),
+                model_call(ep, 1, t[1 + i], model, "openai", input_tokens=100 + i, output_tokens=10),
+                event(ep, 2, "terminate", {"status": "ok"}, ts=t[-1]),
+            ],
+            summary={
+                "episode_id": ep,
+                "task": "t",
+                "status": "ok",
+                "started_at": t[0],
+                "duration_sec": 5.0,
+                "flags": {"using": f"agent{INVISIBLE[i - 1] if i else ''}"},
+            },
+        )
+    usage, runs = usage_df(root), runs_df(root)
+    assert usage["model"].nunique() == len(models)
+    for what, fig in {
+        "tokens_by": plots.tokens_by(usage, by="model"),
+        "cost_over_time": plots.cost_over_time(usage, by="model"),
+        "success_by_adapter": plots.success_by_adapter(runs),
+        "duration_by_adapter": plots.duration_by_adapter(runs),
+    }.items():
+        for where, pairs in _drawn(fig).items():
+            if not pairs:
+                continue
+            seen = {label for _, label in pairs}
+            read = {"".join(ch for ch in _read(label) if ch.isprintable() and ch not in INVISIBLE) for label in seen}
+            assert len(read) == len(seen), f"{what}: {where} draws names that read alike: {sorted(map(ascii, seen))}"
