@@ -14,7 +14,18 @@ from typing import Any
 
 import plotly.graph_objects as go
 
-__all__ = ["PALETTE", "GREY", "TEXT", "PAPER", "style", "color_map", "new_figure", "money_axis", "seconds_axis"]
+__all__ = [
+    "PALETTE",
+    "GREY",
+    "TEXT",
+    "PAPER",
+    "style",
+    "color_map",
+    "new_figure",
+    "money_axis",
+    "seconds_axis",
+    "say_empty",
+]
 
 PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#999999"]
 GREY = "rgba(100,100,100,0.25)"
@@ -66,6 +77,15 @@ def seconds_axis(values: Any) -> dict[str, Any]:
     """Axis settings that read durations as seconds with the decimals their size needs (``0.0004 s``, never ``400μ``)."""
     axis = money_axis(values)
     return dict(ticksuffix=" s", tickformat=axis["tickformat"], exponentformat="none")
+
+
+def say_empty(fig: go.Figure, text: str) -> go.Figure:
+    """``fig`` with nothing to draw, saying so in its middle with what to do (a blank grid says neither)."""
+    text = text.replace(": ", ":<br>", 1)  # two lines: one long line runs past a narrow figure's edges
+    fig.add_annotation(text=text, xref="paper", yref="paper", x=0.5, y=0.5, showarrow=False, font=dict(color=TEXT, size=13))
+    fig.update_xaxes(visible=False)
+    fig.update_yaxes(visible=False)
+    return fig
 
 
 def color_map(keys: list[Any]) -> dict[Any, str]:

@@ -10,7 +10,7 @@ from .._keywords import keywords_named
 from ..store.vocab import TERMINAL_STATUSES
 from ._need import need
 from ._safe import categories, esc_all, label_ticks, wrapped
-from ._theme import PALETTE, new_figure
+from ._theme import PALETTE, new_figure, say_empty
 
 __all__ = ["success_by_adapter", "duration_by_adapter"]
 
@@ -51,6 +51,8 @@ def success_by_adapter(runs: pd.DataFrame, *, title: str | None = None) -> go.Fi
     fig.update_yaxes(title="success rate", tickformat=".0%", range=[0, 1.05])
     fig.update_xaxes(title="adapter", type="category")
     label_ticks(fig, "x", axis, ticks)
+    if table.empty:
+        return say_empty(fig, _none("finished runs (ok, error, vetoed or cancelled)", runs))
     return fig
 
 
@@ -95,4 +97,11 @@ def duration_by_adapter(runs: pd.DataFrame, *, title: str | None = None) -> go.F
     fig.update_xaxes(title="adapter", type="category")
     label_ticks(fig, "x", axis, ticks)
     fig.update_layout(showlegend=False)
-    return fig
+    return say_empty(fig, _none("runs", runs)) if runs.empty else fig
+
+
+def _none(what: str, runs: pd.DataFrame) -> str:
+    """Why a runs figure is empty, and what to do."""
+    if runs.empty:
+        return f"no {what} in this runs frame: load the runs dir your episodes write to, e.g. noesis_nb.runs_df(RUNS_DIR)"
+    return f"no {what} among its {len(runs)} runs: plot it again when some have ended"

@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 from .._keywords import keywords_named
 from ._need import need
 from ._safe import categories, esc, esc_all, label_ticks
-from ._theme import color_map, new_figure
+from ._theme import color_map, new_figure, say_empty
 
 __all__ = ["approval_waits"]
 
@@ -55,4 +55,7 @@ def approval_waits(tools: pd.DataFrame, by: str = "tool", *, title: str | None =
     fig.update_yaxes(title="wait (s)", rangemode="tozero")
     fig.update_xaxes(title=esc(by), type="category")
     label_ticks(fig, "x", axis, ticks)
+    if decided.empty:
+        waiting = f": {pending} still pending, decide them in noesis_nb.inbox()" if pending else ""
+        return say_empty(fig, f"no decided drafts in this tools frame{waiting}")
     return fig

@@ -11,7 +11,7 @@ from plotly.subplots import make_subplots
 from .._keywords import keywords_named
 from ..errors import InvalidOptionError
 from ._safe import categories, label_ticks
-from ._theme import PALETTE, new_figure
+from ._theme import PALETTE, new_figure, say_empty
 
 __all__ = ["batch_summary_plot", "compare_batches_plot"]
 
@@ -51,7 +51,7 @@ def batch_summary_plot(summary: pd.DataFrame, *, title: str | None = None) -> go
     fig.update_xaxes(type="category")
     label_ticks(fig, "x", axis, ticks)
     fig.update_layout(showlegend=False)
-    return fig
+    return say_empty(fig, "no adapters in this summary: batch_summary(runs) of runs that have ended") if summary.empty else fig
 
 
 @keywords_named
@@ -84,4 +84,4 @@ def compare_batches_plot(comparison: pd.DataFrame, *, title: str | None = None) 
     fig.update_xaxes(title="difference (b − a)")
     fig.update_yaxes(type="category")
     label_ticks(fig, "y", axis, ticks)
-    return fig
+    return say_empty(fig, "nothing compared: the two sides share no task") if comparison.empty else fig

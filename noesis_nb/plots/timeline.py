@@ -50,7 +50,10 @@ def _one_episode(events: pd.DataFrame, episode_id: str | None) -> tuple[pd.DataF
         events, ("episode_id", "seq", "timestamp", "phase", "event_name", "agent_id", "payload"), "episode_timeline", "events_df"
     )
     if events.empty:
-        raise InvalidOptionError("events is empty; load it with noesis_nb.events_df(source)")
+        raise InvalidOptionError(
+            "events has no rows: the source given to events_df holds no run (or none of the phases asked for); "
+            "load the runs dir your episodes write to, e.g. noesis_nb.events_df(RUNS_DIR)"
+        )
     ids = events["episode_id"].astype(str).unique().tolist()
     if episode_id is None:
         if len(ids) != 1:

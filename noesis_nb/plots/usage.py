@@ -14,7 +14,7 @@ from ..secrets.quoted import quoted
 from ..store.vocab import TOKEN_COLUMNS
 from ._need import as_times, need
 from ._safe import categories, esc, label_ticks, wrapped
-from ._theme import color_map, money_axis, new_figure
+from ._theme import color_map, money_axis, new_figure, say_empty
 
 __all__ = ["cost_over_time", "tokens_by", "tokens_over_time", "token_parts"]
 
@@ -25,6 +25,7 @@ _PARTS = [
     ("output", "#E69F00", ""),
     ("reasoning (in output)", "#E69F00", "/"),
 ]
+_NO_CALLS = "no model calls in this usage frame: load the runs dir your episodes write to, e.g. noesis_nb.usage_df(RUNS_DIR)"
 _UNKNOWN = [("input, split unknown", "#0072B2", "."), ("output, split unknown", "#E69F00", ".")]  # drawn only when present
 
 
@@ -117,7 +118,7 @@ def tokens_by(usage: pd.DataFrame, by: str = "model", *, title: str | None = Non
     _stacked(fig, list(shown), parts, by)
     label_ticks(fig, "x", axis, ticks)
     fig.update_xaxes(title=esc(by), type="category")
-    return fig
+    return say_empty(fig, _NO_CALLS) if usage.empty else fig
 
 
 @keywords_named
@@ -132,7 +133,7 @@ def tokens_over_time(usage: pd.DataFrame, freq: str = "1h", *, title: str | None
     fig = new_figure(title or esc(f"Tokens per {freq}{_unknown_totals(usage)}"))
     _stacked(fig, list(parts.index), parts, "time")
     fig.update_xaxes(title="time (UTC)", type="date")
-    return fig
+    return say_empty(fig, _NO_CALLS) if usage.empty else fig
 
 
 @keywords_named
@@ -185,4 +186,4 @@ def cost_over_time(usage: pd.DataFrame, by: str = "model", *, cumulative: bool =
         )
     fig.update_xaxes(title="time (UTC)", type="date")
     fig.update_yaxes(title="USD", **money_axis([t for trace in fig.data for t in trace.y]))
-    return fig
+    return say_empty(fig, _NO_CALLS) if usage.empty else fig
