@@ -9,6 +9,7 @@ answer's body whole, however long a hostile collector made it.
 from __future__ import annotations
 
 import asyncio
+import socket
 import threading
 import time
 import warnings
@@ -198,3 +199,39 @@ def test_a_collector_answering_without_end_is_cut_not_read_whole(run: Path) -> N
         server.shutdown()
         server.server_close()
     assert _Endless.written[0] < _Endless.SIZE, "the client read the hostile answer to its end"
+
+
+def test_a_live_export_to_a_collector_that_never_answers_ends_soon_after_its_episode(tmp_path: Path) -> None:
+    """Each look was spaced by ten times the clock time it took, a collector's wait included: one that accepts and
+    never answers (timeout=1) held the last looks, and ``wait()``, back 10 s after each of the four tries past the
+    episode's end (a minute and more; seven at the default timeout). The bound below is a liveness check: the
+    export now ends within a few of its timeouts, where it took over forty seconds."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    held: list[socket.socket] = []
+
+    def accept() -> None:
+        while True:
+            try:
+                connection, _ = listener.accept()
+            except OSError:  # closed by the test
+                return
+            held.append(connection)  # read nothing, answer nothing
+
+    threading.Thread(target=accept, daemon=True).start()
+
+    async def main() -> Any:
+        handle = noesis_nb.start("hung collector", using=_agent, runs_dir=tmp_path)
+        url = f"http://127.0.0.1:{listener.getsockname()[1]}"
+        live = noesis_nb.export_otel(handle, endpoint=url, live=True, interval=0.05, timeout=1)
+        await handle.wait()
+        await asyncio.to_thread(live.wait, 30)
+        return handle, live
+
+    try:
+        handle, live = asyncio.run(main())
+    finally:
+        listener.close()
+        for connection in held:
+            connection.close()
+    assert handle.status == "ok" and live.sent == 0 and live.errors
+    assert not live.running, "the export still waits on a collector that never answers, long after its episode"
