@@ -21,7 +21,7 @@ from ..runtime.diskrun import DiskRun
 from ..runtime.resume import resume_from_disk
 from ..store import is_run_dir, is_sealed, read_events, read_summary
 from ..store.ownership import holder
-from ..store.vocab import TOOL_EXECUTION_STARTED, failed
+from ..store.vocab import TOOL_EXECUTION_STARTED, Status, failed
 from ..tools.repositories import PreparedInvocationRepository
 from ..tools.types import EffectKind
 from .claim import refuse_foreign
@@ -135,6 +135,10 @@ def entry_from_disk(entry: BatchEntry, run_dir: Path, adapter: Any) -> None:
         run = DiskRun(run_dir, using=adapter)
     entry.disk, entry.run_dir, entry.episode_id = run, run_dir, run_dir.name
     entry.status, entry.usage = run.status, dict(run.usage)
+    if entry.status == Status.LOST:
+        # its writer died while it ran (the disk's word for it; no entry's status): the follower, or the next call's
+        # plan, recovers it (sealed ``process_lost``, then the entry says how its task runs again)
+        entry.status = "running"
     if entry.status == "paused" and run.can_resume:
         entry.status = "running"  # decided: it continues (the batch resumes it), it waits for nobody
     if entry.done and not is_sealed(run_dir):

@@ -61,3 +61,12 @@ async def mixed(task, ctx):
     if task.startswith("slow") and not os.environ.get("BATCH_TEST_FAST"):
         await asyncio.sleep(60)
     return await asks(task, ctx)
+
+
+async def chatty(task, ctx):
+    """Writes an event every 20 ms for ``inputs['sleep']`` seconds: its run changes between any two looks at it."""
+    end = time.monotonic() + float(ctx.inputs.get("sleep", 1.0))
+    while time.monotonic() < end:
+        ctx.emit("note", {"text": "still working"})
+        await asyncio.sleep(0.02)
+    return {"answer": task}

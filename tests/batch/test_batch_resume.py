@@ -184,3 +184,39 @@ def test_a_batch_following_another_kernels_runs_ends_when_that_kernel_is_killed(
         assert entry.run_dir is not None
         assert "process_lost" in read_summary(entry.run_dir)["x-noesis_nb"]["reasons"]
         assert "its process died while it ran" in str(entry.error) and "batch_id='shared'" in str(entry.error)
+
+
+CHATTY_OWNER = OWNER.replace("import slow", "import chatty").replace('{"agent": slow}', '{"agent": chatty}')
+
+
+def test_a_followed_run_that_changed_as_its_kernel_was_killed_is_recovered_and_the_batch_ends(runs_dir: Path) -> None:
+    """As above, but the runs wrote events until the kill: the follower reads them again and finds their writer
+    gone, a run the disk now calls ``lost``. That word is no entry's status (neither waiting nor ended): the entries
+    stayed ``lost``, nothing recovered them and ``batch.wait()`` never returned."""
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    proc = subprocess.Popen([sys.executable, "-c", CHATTY_OWNER, str(runs_dir)], env=env, stdout=subprocess.PIPE, text=True)
+    from .agents import chatty
+
+    tasks = [{"task": t, "inputs": {"sleep": 60}} for t in ("one", "two")]
+
+    async def main() -> noesis_nb.BatchHandle:
+        handle = noesis_nb.batch(tasks, using={"agent": chatty}, root=runs_dir, batch_id="shared")
+        await asyncio.sleep(0.3)
+        assert handle.counts() == {"running": 2}
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        await asyncio.wait_for(handle.wait(), 20)
+        return handle
+
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "READY"
+        handle = asyncio.run(main())
+    finally:
+        if proc.poll() is None:
+            os.kill(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert [e.status for e in handle.entries] == ["error", "error"]
+    for entry in handle.entries:
+        assert entry.run_dir is not None
+        assert "process_lost" in read_summary(entry.run_dir)["x-noesis_nb"]["reasons"]
+        assert "its process died while it ran" in str(entry.error)
