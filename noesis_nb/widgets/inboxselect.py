@@ -12,12 +12,13 @@ from typing import Any
 from ..errors import InvalidOptionError
 from ..secrets.quoted import quoted
 from .inboxrows import DraftRow, ResumeRow, VetoRow
-from .render import esc
+from .render import esc, short
 
 __all__ = ["Row", "Selection", "count_words"]
 
 Row = DraftRow | VetoRow
 
+_REASON_SHOWN = 200  # characters of the typed reason the question repeats
 _WHAT_TO_PASS = "pass items from inbox.pending, their keys, draft ids, or 'all'"
 
 
@@ -70,7 +71,8 @@ class Selection:
         self._confirming = (approve, [r.key for r in chosen])
         verb = "Approve" if approve else "Reject"
         reason = self.reason.value.strip()
-        tail = f" — reason: {esc(reason)}" if reason else ""
+        # as every view shows text: secrets removed, one bounded line (a pasted log or token is not echoed whole)
+        tail = f" — reason: {esc(short(reason, _REASON_SHOWN))}" if reason else ""
         self.question.value = f"<b>{verb} {count_words(chosen)}?</b>{tail}"
         self.confirm_button.description = f"Confirm: {verb.lower()} {len(chosen)}"
         self.message.value = ""
