@@ -15,18 +15,19 @@ import ipywidgets as w
 from ..frames import events_df, usage_df
 from ..plots.compare import aligned_steps
 from ..runtime.diskrun import DiskRun
-from .render import esc
+from .render import label
 from .replayview import ReplayView, count_arg
 from .theme import ROOT_CLASS
 
 __all__ = ["ReplayCompare", "replay"]
 
 _ROWS = 12  # aligned steps shown around the current one
+_STEP_SHOWN = 80  # characters of a step's name (a tool or model name from the run) in the table
 _WIDGET = "application/vnd.jupyter.widget-view+json"
 _CSS = (
     "<style>.noesis-nb-compare table{border-collapse:collapse;font-size:12px;width:100%}"
     ".noesis-nb-compare td,.noesis-nb-compare th{padding:1px 6px;text-align:right;border-bottom:1px solid var(--nnb-line)}"
-    ".noesis-nb-compare td:first-child,.noesis-nb-compare th:first-child{text-align:left}"
+    ".noesis-nb-compare td:first-child,.noesis-nb-compare th:first-child{text-align:left;overflow-wrap:anywhere}"
     ".noesis-nb-compare tr.nnb-now td{background:var(--nnb-blue-tint)}</style>"
 )
 
@@ -106,7 +107,8 @@ class ReplayCompare(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type i
             mark = _mark(row)
             now = ' class="nnb-now"' if j == i - 1 else ""
             rows.append(
-                f"<tr{now}><td>{esc(row['step'])} {mark}</td><td>{_s(row['seconds_a'])}</td><td>{_s(row['seconds_b'])}</td>"
+                f"<tr{now}><td>{label(row['step'], _STEP_SHOWN)} {mark}</td>"
+                f"<td>{_s(row['seconds_a'])}</td><td>{_s(row['seconds_b'])}</td>"
                 f"<td>{_delta(row['delta_s'], ' s')}</td><td>{_delta(row['delta_cost'], '', money=True)}</td></tr>"
             )
         head = "<tr><th>step (aligned)</th><th>A</th><th>B</th><th>Δ time B − A</th><th>Δ cost</th></tr>"
