@@ -132,6 +132,7 @@ def export_otel(
 
 
 _HEADER_NAME = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")  # an HTTP token (RFC 9110)
+_HEADER_VALUE_BAD = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]|[^\x00-\xff]")  # no field-vchar, space or tab (RFC 9110)
 
 
 def _check_target(endpoint: Any, path: Any, headers: Any) -> None:
@@ -168,6 +169,12 @@ def _check_target(endpoint: Any, path: Any, headers: Any) -> None:
             raise ValueError(
                 f"export_otel(headers=…): the value of {quoted(name, 80)} has a line break or starts with a space; "
                 "give it as one line, e.g. 'Bearer <token>'"
+            )
+        if _HEADER_VALUE_BAD.search(value):  # '€' failed inside the exporter, said as an unreachable collector; NUL went
+            raise ValueError(
+                f"export_otel(headers=…): the value of {quoted(name, 80)} holds a control character (NUL, DEL…) or "
+                "one past Latin-1 ('€', an emoji), which an HTTP header cannot carry; give plain ASCII text, e.g. "
+                "'Bearer <token>' (a token copied with a stray character? strip() it)"
             )
 
 

@@ -223,3 +223,23 @@ def test_a_live_interval_out_of_range_is_refused_before_the_thread_starts(tmp_pa
             await handle.wait()
 
     asyncio.run(main())
+
+
+@pytest.mark.parametrize("value", [f"Bearer €{SECRET}", f"Bearer {SECRET}\0", f"Bearer\x7f{SECRET}", f"{SECRET}\x1b[0m", "😀"])
+def test_a_header_value_http_cannot_carry_is_named_before_sending_without_the_value(run: Path, value: str) -> None:
+    """'€' failed inside the exporter and was said as a collector nobody listens on; a NUL or DEL went out as sent."""
+    taking = _Refusing(200)
+    try:
+        with pytest.raises(ValueError, match=r"the value of 'authorization' holds a control character") as raised:
+            noesis_nb.export_otel(run, endpoint=taking.url, headers={"authorization": value}, timeout=5)
+    finally:
+        taking.close()
+    assert SECRET not in str(raised.value) and "😀" not in str(raised.value)
+
+
+def test_a_header_value_in_latin1_or_with_a_tab_is_still_sent(run: Path) -> None:
+    taking = _Refusing(200)
+    try:
+        assert noesis_nb.export_otel(run, endpoint=taking.url, headers={"x-note": "caf\xe9\tok"}, timeout=5) > 0
+    finally:
+        taking.close()
