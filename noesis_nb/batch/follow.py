@@ -164,14 +164,26 @@ class Follower:
         entry.status, entry.error = ("error", f"{type(error).__name__}: {error}") if error else ("error", "the job ended early")
         self.handle.changed(entry)
 
+    def _unrecoverable(self, entry: BatchEntry, why: str | None) -> None:
+        """A run whose process is gone, still unsealed after ``resume_run`` (a crafted or damaged run: say a folder
+        where its manifest goes): the entry ends ``error`` naming it, rather than being recovered again for ever."""
+        run_dir = entry.run_dir
+        entry.status, entry.ended_at = "error", time.time()
+        entry.error = (
+            f"its run {run_dir} cannot be sealed: its process is gone and resume_run left it unsealed ({why}). "
+            f"Check that run's files; or move it out of {self.spec.root} and call the batch again, which runs the task anew"
+        )
+
     async def _resume(self, entry: BatchEntry, *, lost: bool = False) -> None:
         """Continue a run paused on disk once decided (in a slot, not after a cancel); ``lost``: recover a run whose
         process died."""
         run = entry.disk
         assert run is not None
+        said: str | None = None  # what resume_run answered for a lost run
         try:
             if lost:
-                await resume_from_disk(run.run_dir, using=run.adapter)
+                report = await resume_from_disk(run.run_dir, using=run.adapter)
+                said = report.message or report.action
                 return
             async with self.slots:
                 if self.cancelled:
@@ -185,6 +197,8 @@ class Follower:
             self._resuming.discard(id(entry))
             entry_from_disk(entry, run.run_dir, run.adapter)
             say_lost(entry, self.spec.batch_id)
+            if lost and entry.status == "running" and holder(run.run_dir) is None:
+                self._unrecoverable(entry, said or entry.error)
             self.handle.changed(entry)
         if entry.done and self._run_again(entry, moved_only=True):  # another call sealed it first and ran it again
             return

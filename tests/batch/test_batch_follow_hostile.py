@@ -131,3 +131,23 @@ def test_a_cancel_leaves_a_decided_run_paused_on_disk_and_ends_the_batch(runs_di
     again = asyncio.run(main(cancel=False))
     assert [e.status for e in again.entries] == ["ok"]
     assert out.read_text() == "approve one\n"
+
+
+def test_a_run_no_resume_can_seal_ends_its_entry_naming_it_and_the_batch_ends(runs_dir: Path) -> None:
+    """A sealed run whose manifest.json was replaced by a folder reads unsealed, and ``resume_run`` changes nothing on
+    it: the batch recovered it again every quarter second and ``batch.wait()`` never returned."""
+    tasks = [{"task": "one", "inputs": {"sleep": 0}}]
+
+    async def call() -> noesis_nb.BatchHandle:
+        handle = noesis_nb.batch(tasks, using={"agent": slow}, root=runs_dir, batch_id="crafted")
+        await asyncio.wait_for(handle.wait(), 20)
+        return handle
+
+    (entry,) = asyncio.run(call()).entries
+    assert entry.status == "ok" and entry.run_dir is not None
+    (entry.run_dir / "manifest.json").unlink()
+    (entry.run_dir / "manifest.json").mkdir()
+    (again,) = asyncio.run(call()).entries
+    assert again.status == "error" and again.episode_id == entry.episode_id
+    assert f"its run {entry.run_dir} cannot be sealed" in str(again.error) and "move it out of" in str(again.error)
+    assert (entry.run_dir / "manifest.json").is_dir()  # left as it was
