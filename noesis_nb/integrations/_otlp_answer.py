@@ -159,6 +159,9 @@ def refusal(url: str, session: HeardSession, result: Any, timeout: float) -> str
         fix = (
             "the collector failed on its side: see its log, then export again (the same spans, the same ids)"
             if session.status >= 500
+            else "it (or a proxy before it) takes no request that large: raise its body limit (requests of at most "
+            "512 spans, about 1 MB, are sent)"
+            if session.status == 413
             else "check that the URL is the collector's OTLP/HTTP traces endpoint (…/v1/traces) and that headers= "
             "carries what it asks for"
         )

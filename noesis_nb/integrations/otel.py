@@ -21,7 +21,7 @@ import os
 import re
 import stat
 import warnings
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, Literal, overload
 from urllib.parse import urlsplit
@@ -239,23 +239,67 @@ class OtlpSender:
             endpoint=self.url, headers=headers, timeout=timeout, session=self._session
         )
 
-    def send(self, specs: list[SpanSpec]) -> str | None:
-        """Send ``specs``; ConnectionError when they were not delivered (a refusal, no answer, a redirect), and
-        what the collector said of the ones it rejected (OTLP ``partial_success``) when it took only some."""
+    def send(self, specs: list[SpanSpec], sent: Callable[[list[SpanSpec]], None] | None = None) -> str | None:
+        """Send ``specs`` in requests of at most ``BATCH_SPANS`` spans and about ``BATCH_BYTES`` (``sent`` is told
+        each batch delivered); ConnectionError when one was not delivered (a refusal, no answer, a redirect), and
+        what the collector said of the spans it rejected (OTLP ``partial_success``) when it took only some.
+
+        One request for a whole export went over the exporter's 64 MB cap (dropped, said as a collector nobody
+        listens on) or a proxy's body limit (nginx's is 1 MB) as soon as the runs were many or long."""
         from ._otel_sdk import readable_spans  # imports opentelemetry
         from ._otlp_answer import partly_rejected, quiet_exporter, redirected, refusal
 
-        with quiet_exporter():
-            result = self._exporter.export(readable_spans(specs, self.service))
-        if getattr(result, "name", "") != "SUCCESS":
-            raise ConnectionError(refusal(self.url, self._session, result, self.timeout))
-        elsewhere = redirected(self.url, self._session)  # the exporter takes a 3xx for success, following none
-        if elsewhere is not None:
-            raise ConnectionError(elsewhere)
-        return partly_rejected(self.url, self._session)
+        rejected: list[str] = []
+        done = 0
+        for batch in _batches(specs):
+            with quiet_exporter():
+                result = self._exporter.export(readable_spans(batch, self.service))
+            problem = (
+                refusal(self.url, self._session, result, self.timeout)
+                if getattr(result, "name", "") != "SUCCESS"
+                else redirected(self.url, self._session)  # the exporter takes a 3xx for success, following none
+            )
+            if problem is not None:
+                before = f" ({done} of the {len(specs)} spans were sent before it)" if done else ""
+                raise ConnectionError(problem + before)
+            done += len(batch)
+            said = partly_rejected(self.url, self._session)
+            if said is not None and said not in rejected:
+                rejected.append(said)
+            if sent is not None:
+                sent(batch)
+        return "; ".join(rejected) or None
 
     def close(self) -> None:
         self._exporter.shutdown()
+
+
+BATCH_SPANS = 512  # spans in one request (the SDK's batch processor sends as many)
+BATCH_BYTES = 1_000_000  # about this much text in one request: under a proxy's usual 1 MB body limit
+
+
+def _batches(specs: list[SpanSpec]) -> Iterator[list[SpanSpec]]:
+    """``specs`` in order, in lists of at most ``BATCH_SPANS`` and about ``BATCH_BYTES`` of text (a span is never split)."""
+    batch: list[SpanSpec] = []
+    size = 0
+    for spec in specs:
+        weight = _weight(spec)
+        if batch and (len(batch) >= BATCH_SPANS or size + weight > BATCH_BYTES):
+            yield batch
+            batch, size = [], 0
+        batch.append(spec)
+        size += weight
+    if batch:
+        yield batch
+
+
+def _weight(spec: SpanSpec) -> int:
+    """About the bytes ``spec`` takes in a request: its texts (UTF-8 up to 3 bytes a character), ids and times."""
+    texts = [spec["name"], str(spec["error"] or "")]
+    for attrs in (spec["attributes"], *(a for _, _, a in spec["events"])):
+        texts += [*attrs, *(str(v) for v in attrs.values())]
+    texts += [name for name, _, _ in spec["events"]]
+    return 100 + 30 * (len(spec["attributes"]) + len(spec["events"])) + 3 * sum(map(len, texts))
 
 
 def _start_live(

@@ -141,15 +141,17 @@ class LiveExport:
         if not ready:
             return
         try:
-            rejected = self._sender.send(ready)
+            rejected = self._sender.send(ready, self._delivered)  # a batch taken before a failure is not sent again
         except Exception as exc:
             self._unsent = True
             self._note(str(exc))
             return
         if rejected is not None:  # the others were taken; these are not sent again (the OTLP spec forbids it)
             self._note(rejected)
-        self._sent_ids.update(s["span_id"] for s in ready)
-        self.sent += len(ready)
+
+    def _delivered(self, batch: list[SpanSpec]) -> None:
+        self._sent_ids.update(s["span_id"] for s in batch)
+        self.sent += len(batch)
 
     def _note(self, problem: str) -> None:
         if problem not in self.errors:

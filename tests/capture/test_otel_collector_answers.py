@@ -33,9 +33,11 @@ KEY = "x-collector-key-0123456789"  # a header value the collector asks for: it 
 class Collector:
     """A loopback HTTP server answering each POST with ``answer(handler)``; it keeps each request's headers and spans."""
 
-    def __init__(self, answer: Callable[[BaseHTTPRequestHandler], None]) -> None:
+    def __init__(self, answer: Callable[[BaseHTTPRequestHandler], None], body_limit: int | None = None) -> None:
         self.headers: list[dict[str, str]] = []
         self.spans = 0
+        self.span_ids: list[bytes] = []
+        self.batches: list[int] = []  # spans in each request read
         collector = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -46,10 +48,16 @@ class Collector:
 
             def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                if body_limit is not None and len(body) > body_limit:  # as a proxy in front of it refuses
+                    _answer(self, 413)
+                    return
                 message = trace_pb.ExportTraceServiceRequest()
                 message.ParseFromString(body)
                 collector.headers.append(dict(self.headers))
-                collector.spans += sum(len(ss.spans) for rs in message.resource_spans for ss in rs.scope_spans)
+                spans = [s for rs in message.resource_spans for ss in rs.scope_spans for s in ss.spans]
+                collector.spans += len(spans)
+                collector.span_ids += [s.span_id for s in spans]
+                collector.batches.append(len(spans))
                 answer(self)
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
@@ -235,3 +243,44 @@ def test_a_live_export_to_a_collector_that_never_answers_ends_soon_after_its_epi
             connection.close()
     assert handle.status == "ok" and live.sent == 0 and live.errors
     assert not live.running, "the export still waits on a collector that never answers, long after its episode"
+
+
+PROXY_LIMIT = 1024 * 1024  # nginx's default client_max_body_size, in front of many collectors
+
+
+def _many_calls(task: str, ctx: Any) -> str:
+    model = "a-model-with-a-long-deployment-name-" + "x" * 180
+    for n in range(2500):
+        ctx.model_call(model, provider="azure.ai.openai", input_tokens=n, output_tokens=1)
+    return "ok"
+
+
+def test_a_long_run_reaches_a_collector_behind_a_proxys_body_limit(collectors: list[Collector], tmp_path: Path) -> None:
+    """The whole export went in one request: a proxy's 1 MB limit refused it (413) and nothing arrived; past the
+    exporter's own 64 MB cap it was dropped and said as a collector nobody listens on."""
+    taken = trace_pb.ExportTraceServiceResponse().SerializeToString()
+    proxied = Collector(lambda h: _answer(h, 200, taken), body_limit=PROXY_LIMIT)
+    collectors.append(proxied)
+    run = tmp_path / noesis_nb.solve("many calls", using=_many_calls, runs_dir=tmp_path)
+
+    sent = noesis_nb.export_otel(run, endpoint=proxied.url, timeout=30)
+
+    ids = proxied.span_ids
+    assert sent > 2500 and len(ids) == len(set(ids)) == sent, "every span arrived, once"
+
+
+def test_a_collector_that_stops_taking_spans_midway_is_named_with_how_many_arrived(
+    collectors: list[Collector], tmp_path: Path
+) -> None:
+    taken = trace_pb.ExportTraceServiceResponse().SerializeToString()
+    answers = iter([200])
+    tiring = Collector(lambda h: _answer(h, next(answers, 413), taken))
+    collectors.append(tiring)
+    run = tmp_path / noesis_nb.solve("many calls", using=_many_calls, runs_dir=tmp_path)
+
+    with pytest.raises(ConnectionError, match=r"413 .* body limit") as raised:
+        noesis_nb.export_otel(run, endpoint=tiring.url, timeout=30)
+
+    taken_first, refused = tiring.batches  # the second request, refused, ends the export
+    assert f"({taken_first} of the " in str(raised.value) and "spans were sent before it" in str(raised.value)
+    assert 0 < refused <= 512 and tiring.url in str(raised.value)
