@@ -244,13 +244,17 @@ def badge_html(status: str) -> str:
     return f'<span class="nnb-badge nnb-c-{hue}">{esc(status)}</span>'
 
 
+_USING_SHOWN = 80  # characters of the adapter's name in the header (a run folder can say anything there)
+
+
 def header_html(info: Mapping[str, Any]) -> str:
-    """Episode id, status badge, adapter, task, running time, tokens and cost (``info`` from ``view_state``)."""
+    """Episode id, status badge, adapter, task, running time, tokens and cost (``info`` from ``view_state``); the
+    adapter's name and the id as every name is shown (:func:`label`: one line, secrets removed, nothing hidden)."""
     task = short(info.get("task") or "", 200)
     waited = f" (+ {esc(info['waited'])} waiting for people)" if info.get("waited") else ""
     return (
-        f'<div class="nnb-h"><b>{esc(info.get("episode_id") or "")}</b> {badge_html(str(info.get("status") or "?"))} '
-        f'<span class="nnb-muted">{esc(info.get("using") or "")}</span><br>'
+        f'<div class="nnb-h"><b>{label(info.get("episode_id") or "")}</b> {badge_html(str(info.get("status") or "?"))} '
+        f'<span class="nnb-muted">{label(info.get("using") or "", _USING_SHOWN)}</span><br>'
         f"<span>{esc(task)}</span><br>"
         f'<span class="nnb-muted">running time {esc(info.get("elapsed") or "—")}{waited} · '
         f"tokens {esc(info.get('tokens') or '—')} · cost {esc(info.get('cost') or '—')}</span></div>"

@@ -12,7 +12,18 @@ from typing import Any
 
 from ..secrets import shown
 from .cards import pending_html, veto_html
-from .render import _short, esc, event_name, event_time, header_html, live_css, phase_class, phase_label, short_payload
+from .render import (
+    _short,
+    esc,
+    event_name,
+    event_time,
+    header_html,
+    label,
+    live_css,
+    phase_class,
+    phase_label,
+    short_payload,
+)
 from .stepview import StepFacts, body_html, step_class, summary_html
 from .theme import ROOT_CLASS
 
@@ -77,13 +88,13 @@ def snapshot_html(state: Mapping[str, Any]) -> str:
 def _decided_line(d: Mapping[str, Any]) -> str:
     from .cards import decision_html
 
-    return f"<b>{esc(d.get('draft_id') or '')}</b> {decision_html(d)}"
+    return f"<b>{label(d.get('draft_id') or '', 300)}</b> {decision_html(d)}"
 
 
 def _events_table(events: Iterable[Mapping[str, Any]]) -> str:
     rows = "".join(
         f'<tr><td>{esc(event_time(e))}</td><td class="{phase_class(e.get("phase"))}">{esc(phase_label(e.get("phase")))}</td>'
-        f"<td>{esc(event_name(e))}</td><td>{esc(e.get('agent_id') or '')}</td><td>{esc(short_payload(e))}</td></tr>"
+        f"<td>{label(event_name(e))}</td><td>{label(e.get('agent_id') or '', 80)}</td><td>{esc(short_payload(e))}</td></tr>"
         for e in events
     )
     return (
