@@ -49,6 +49,9 @@ class Follower:
         self.cancelled = False
         self.entries: list[BatchEntry] = [e for e in handle.entries if e.disk is not None and not e.done]
         self._resuming: set[int] = set()
+        # entries whose decided run could not be resumed (a file changed since the pause …): the run's signature then;
+        # tried again once the run changes (a person restored the file), not every look
+        self._refused: dict[int, Any] = {}
         self._task: asyncio.Future[Any] | None = None  # the following loop, once started by ``add``
         self._active = False
 
@@ -124,6 +127,9 @@ class Follower:
             if self.cancelled and entry.status != "paused":  # decided, but the batch stopped: it stays paused on disk
                 entry.status = "paused"
                 self.handle.changed(entry)
+            elif entry.status == "running" and self._refused.get(id(entry)) == run.signature:
+                entry.status = "paused"  # read again, unchanged: it still waits for a person to repair it
+                self.handle.changed(entry)
             elif not self.cancelled and run.can_resume and holder(run.run_dir) is None:
                 self._resuming.add(id(entry))
                 asyncio.ensure_future(self._resume(entry))
@@ -180,6 +186,7 @@ class Follower:
         run = entry.disk
         assert run is not None
         said: str | None = None  # what resume_run answered for a lost run
+        refused = False
         try:
             if lost:
                 report = await resume_from_disk(run.run_dir, using=run.adapter)
@@ -188,15 +195,24 @@ class Follower:
             async with self.slots:
                 if self.cancelled:
                     return
+                if self._refused.pop(id(entry), None) is not None:
+                    entry.error = None  # tried again, its files changed: what the refusal said may no longer hold
                 entry.status = "running"
                 self.handle.changed(entry)
                 await resume_from_disk(run.run_dir, using=run.adapter)
         except Exception as exc:
             entry.error = f"{type(exc).__name__}: {exc}"
+            refused = not lost
         finally:
             self._resuming.discard(id(entry))
             entry_from_disk(entry, run.run_dir, run.adapter)
             say_lost(entry, self.spec.batch_id)
+            if refused and run.status == "paused" and holder(run.run_dir) is None:
+                # still paused on disk: it waits for a person (the error says what to repair), as an undecided pause
+                # does — ``await batch`` returns — and is resumed again once its files change
+                entry.status = "paused"
+                entry.error = f"{entry.error}; the batch resumes it once the run's files change"
+                self._refused[id(entry)] = run.signature
             if lost and entry.status == "running" and holder(run.run_dir) is None:
                 self._unrecoverable(entry, said or entry.error)
             self.handle.changed(entry)

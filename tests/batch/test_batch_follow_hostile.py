@@ -151,3 +151,36 @@ def test_a_run_no_resume_can_seal_ends_its_entry_naming_it_and_the_batch_ends(ru
     assert again.status == "error" and again.episode_id == entry.episode_id
     assert f"its run {entry.run_dir} cannot be sealed" in str(again.error) and "move it out of" in str(again.error)
     assert (entry.run_dir / "manifest.json").is_dir()  # left as it was
+
+
+def test_a_decided_run_its_resume_refuses_waits_as_paused_and_goes_on_once_repaired(runs_dir: Path, tmp_path: Path) -> None:
+    """A run paused on disk, decided, then its state.json changed: ``resume_run`` refuses it until the file is restored.
+    The batch tried it again every quarter second, read ``running``, and ``await batch`` never returned; now the entry
+    waits ``paused`` naming what to repair, and the batch resumes it once the file is back (its write runs once)."""
+    out = tmp_path / "out.txt"
+    env = {**os.environ, "PYTHONPATH": str(REPO), "NOESIS_NB_APPROVER": "ask"}
+    proc = subprocess.Popen([sys.executable, "-c", PAUSER, str(runs_dir), str(out)], env=env, stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "READY {'paused': 1}"
+    finally:
+        _kill(proc)
+    (run_dir,) = [p for p in runs_dir.iterdir() if p.name.startswith("ep_")]
+    noesis_nb.approve_draft(run_dir, approver_id="ana")
+    state = (run_dir / "state.json").read_bytes()
+    (run_dir / "state.json").write_bytes(state.replace(b"{", b'{"changed": 1, ', 1))
+    from .agents import asks
+
+    tasks = [{"task": "approve one", "inputs": {"out": str(out)}}]
+
+    async def main() -> tuple[str, str, noesis_nb.BatchHandle]:
+        handle = noesis_nb.batch(tasks, using={"agent": asks}, root=runs_dir, batch_id="paused")
+        await asyncio.wait_for(handle, 10)
+        (entry,) = handle.entries
+        waiting, said = entry.status, str(entry.error)
+        (run_dir / "state.json").write_bytes(state)
+        return waiting, said, await asyncio.wait_for(handle.wait(), 10)
+
+    waiting, said, handle = asyncio.run(main())
+    assert waiting == "paused" and "state.json changed since the pause" in said and "once the run's files change" in said
+    assert [(e.status, e.error) for e in handle.entries] == [("ok", None)]
+    assert out.read_text() == "approve one\n"
