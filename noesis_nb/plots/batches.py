@@ -16,6 +16,17 @@ from ._theme import PALETTE, new_figure, say_empty
 __all__ = ["batch_summary_plot", "compare_batches_plot"]
 
 
+_SUMMARY = ("success_rate", "success_low", "success_high", "mean_score", "score_low", "score_high")
+_COMPARISON = ("diff", "diff_low", "diff_high", "pairs")
+
+
+def _check(frame: Any, what: str, columns: tuple[str, ...], maker: str) -> None:
+    """One error naming what was given and the call that makes the frame (``None`` or a list: not a ``TypeError``)."""
+    if not isinstance(frame, pd.DataFrame) or not set(columns) <= set(frame.columns):
+        given = type(frame).__name__ if not isinstance(frame, pd.DataFrame) else "a DataFrame without its columns"
+        raise InvalidOptionError(f"{what} needs the frame of {maker}, not {given}")
+
+
 def _bar(x: Any, y: pd.Series, low: pd.Series, high: pd.Series, colour: str, name: str, fmt: str) -> go.Bar:
     return go.Bar(
         name=name,
@@ -37,8 +48,7 @@ def _bar(x: Any, y: pd.Series, low: pd.Series, high: pd.Series, colour: str, nam
 @keywords_named
 def batch_summary_plot(summary: pd.DataFrame, *, title: str | None = None) -> go.Figure:
     """Success rate (Wilson 95%) and mean score (t 95%) per adapter, side by side, from ``batch_summary``."""
-    if "success_rate" not in summary:
-        raise InvalidOptionError("batch_summary_plot needs the frame of noesis_nb.batch_summary(runs)")
+    _check(summary, "batch_summary_plot", _SUMMARY, "noesis_nb.batch_summary(runs)")
     x, axis, ticks = categories(summary.index)
     fig = make_subplots(rows=1, cols=2, subplot_titles=("success rate (Wilson 95%)", "mean score (t 95%)"))
     base = new_figure(title or "Batch by adapter")
@@ -57,8 +67,7 @@ def batch_summary_plot(summary: pd.DataFrame, *, title: str | None = None) -> go
 @keywords_named
 def compare_batches_plot(comparison: pd.DataFrame, *, title: str | None = None) -> go.Figure:
     """Each metric's paired difference (b − a) with its 95% interval, around a zero line, from ``compare_batches``."""
-    if "diff" not in comparison:
-        raise InvalidOptionError("compare_batches_plot needs the frame of noesis_nb.compare_batches(a, b)")
+    _check(comparison, "compare_batches_plot", _COMPARISON, "noesis_nb.compare_batches(a, b)")
     fig = new_figure(title or "b − a, paired by task")
     y, axis, ticks = categories(comparison.index)
     diff = comparison["diff"].to_numpy(dtype=float)

@@ -52,3 +52,15 @@ def test_a_timeline_of_no_events_names_the_loader_and_the_runs_dir(empty: dict[s
     with pytest.raises(InvalidOptionError) as info:
         plots.episode_timeline(empty["events_df"])
     assert "events has no rows" in str(info.value) and "noesis_nb.events_df(RUNS_DIR)" in str(info.value)
+
+
+@pytest.mark.parametrize("given", [None, [1, 2], {"success_rate": 1.0, "diff": 0.1}, "runs"])
+def test_a_batch_plot_given_something_else_names_the_frame_it_needs(given: Any, empty: dict[str, Any]) -> None:
+    for plot, maker in (
+        (plots.batch_summary_plot, "noesis_nb.batch_summary(runs)"),
+        (plots.compare_batches_plot, "noesis_nb.compare_batches(a, b)"),
+    ):
+        for value in (given, empty["runs_df"]):  # a runs frame has none of the summary's columns
+            with pytest.raises(InvalidOptionError) as info:
+                plot(value)
+            assert maker in str(info.value), str(info.value)
