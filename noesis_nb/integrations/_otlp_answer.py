@@ -24,10 +24,10 @@ from urllib.parse import urljoin
 
 import requests
 
-from ..secrets import shown
+from ..secrets import REDACTED_VALUE, shown
 from ..secrets.quoted import quoted
 
-__all__ = ["HeardSession", "quiet_exporter", "refusal", "redirected", "partly_rejected", "BODY_LIMIT"]
+__all__ = ["HeardSession", "quiet_exporter", "refusal", "redirected", "partly_rejected", "hidden", "BODY_LIMIT"]
 
 BODY_LIMIT = 64 * 1024  # bytes of an answer read: an OTLP answer is a few bytes; the rest is cut, never held
 
@@ -115,6 +115,16 @@ def quiet_exporter() -> Iterator[None]:
     finally:
         for logger in loggers:
             logger.removeFilter(held)
+
+
+def hidden(text: str, headers: dict[str, str] | None) -> str:
+    """``text`` with each header value given (and each word of 8 characters or more in one: the token after
+    ``Bearer``) redacted: a collector's answer may echo what it was sent (``401 bad token <token>``), and a plain
+    token matches no pattern ``shown`` knows."""
+    values = {v for value in (headers or {}).values() for v in (value, *value.split()) if len(v) >= 8}
+    for value in sorted(values, key=len, reverse=True):
+        text = text.replace(value, REDACTED_VALUE)
+    return text
 
 
 def redirected(url: str, session: HeardSession) -> str | None:

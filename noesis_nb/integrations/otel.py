@@ -234,6 +234,7 @@ class OtlpSender:
         self.url = endpoint if endpoint.rstrip("/").endswith("/v1/traces") else endpoint.rstrip("/") + "/v1/traces"
         self.service = service
         self.timeout = timeout
+        self._headers = dict(headers or {})  # their values are hidden in what the collector's answer is quoted in
         self._session = HeardSession()
         self._exporter = exporter_module.OTLPSpanExporter(
             endpoint=self.url, headers=headers, timeout=timeout, session=self._session
@@ -247,7 +248,7 @@ class OtlpSender:
         One request for a whole export went over the exporter's 64 MB cap (dropped, said as a collector nobody
         listens on) or a proxy's body limit (nginx's is 1 MB) as soon as the runs were many or long."""
         from ._otel_sdk import readable_spans  # imports opentelemetry
-        from ._otlp_answer import partly_rejected, quiet_exporter, redirected, refusal
+        from ._otlp_answer import hidden, partly_rejected, quiet_exporter, redirected, refusal
 
         rejected: list[str] = []
         done = 0
@@ -261,9 +262,10 @@ class OtlpSender:
             )
             if problem is not None:
                 before = f" ({done} of the {len(specs)} spans were sent before it)" if done else ""
-                raise ConnectionError(problem + before)
+                raise ConnectionError(hidden(problem, self._headers) + before)
             done += len(batch)
             said = partly_rejected(self.url, self._session)
+            said = None if said is None else hidden(said, self._headers)
             if said is not None and said not in rejected:
                 rejected.append(said)
             if sent is not None:

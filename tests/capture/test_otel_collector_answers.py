@@ -284,3 +284,43 @@ def test_a_collector_that_stops_taking_spans_midway_is_named_with_how_many_arriv
     taken_first, refused = tiring.batches  # the second request, refused, ends the export
     assert f"({taken_first} of the " in str(raised.value) and "spans were sent before it" in str(raised.value)
     assert 0 < refused <= 512 and tiring.url in str(raised.value)
+
+
+PLAIN_TOKEN = "plain0token0no0pattern0finds"  # a header value no secret pattern knows
+
+
+@pytest.mark.parametrize(
+    ("status", "reason", "body"),
+    [
+        (401, f"token {PLAIN_TOKEN} is not valid", b""),
+        (307, f"go {PLAIN_TOKEN}", b""),
+        (200, "OK", _partial(1, f"span refused for token {PLAIN_TOKEN}")),
+    ],
+    ids=["refusal", "redirect", "partial"],
+)
+def test_a_collector_echoing_the_headers_in_its_answer_reaches_no_error_with_them(
+    run: Path, collectors: list[Collector], status: int, reason: str, body: bytes
+) -> None:
+    """The answer's reason phrase and ``partial_success`` message are quoted in the error: a collector that echoes
+    the token it was sent put it there whole, as a plain token matches no secret pattern."""
+
+    def echo(handler: BaseHTTPRequestHandler) -> None:
+        handler.send_response(status, reason)
+        handler.send_header("Location", f"/v1/traces?seen={PLAIN_TOKEN}")
+        handler.send_header("Content-Length", str(len(body)))
+        handler.end_headers()
+        handler.wfile.write(body)
+
+    echoing = Collector(echo)
+    collectors.append(echoing)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            noesis_nb.export_otel(run, endpoint=echoing.url, headers={"authorization": f"Bearer {PLAIN_TOKEN}"}, timeout=5)
+        except ConnectionError as exc:
+            said = [str(exc)]
+        else:
+            said = [str(w.message) for w in caught if issubclass(w.category, TraceIncomplete)]
+    assert said and echoing.url in said[0], said
+    assert all(PLAIN_TOKEN not in text for text in said), said
+    assert echoing.headers[0].get("authorization") == f"Bearer {PLAIN_TOKEN}"  # the request itself keeps it
