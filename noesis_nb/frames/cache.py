@@ -38,6 +38,11 @@ class RunCache:
             self.hits += 1
             return item[1]
 
+    def __contains__(self, key: object) -> bool:
+        """Whether anything is stored under ``key`` (a run never read needs no ``stat`` to be looked up)."""
+        with self._lock:
+            return key in self._items
+
     def put(self, key: Key, stamp: Any, value: Any, rows: int = 1) -> None:
         rows = max(int(rows), 1)
         with self._lock:

@@ -28,7 +28,7 @@ from .gcpause import gc_paused
 from .problems import CUT_IN_SEALED_RUN, NO_EVENTS_IN_SEALED_RUN, LoadProblem, Problems
 from .progress import progress
 from .provenance import written_as
-from .rowsource import read_run_source, source_column
+from .rowsource import read_run_source, read_run_source_stamped, source_column
 from .source import RunRef
 
 __all__ = ["EVENT_KINDS", "load_events", "EventColumns"]
@@ -98,8 +98,8 @@ def load_events(
         try:
             for ref, path in progress(list(zip(refs, paths)), show_progress, "events"):
                 key = ("events", ref.fs.protocol, path, extras_key)
-                named_by = _source_stamp(ref)  # taken before reading: a change while reading shows next time
-                if use_cache:
+                if use_cache and key in CACHE:  # read before: stat its files to see whether it changed since
+                    named_by = _source_stamp(ref)  # taken before reading: a change while reading shows next time
                     stamp = ref.stat_events(path)
                     hit = CACHE.get(key, (stamp, named_by)) if stamp is not None else None
                     if hit is not None:
@@ -110,7 +110,9 @@ def load_events(
                         sealed_tools.append(tools)
                         systems.append(named)
                         continue
-                source = read_run_source(ref)  # fixed before the first event is written: cached with the events
+                    source = read_run_source(ref)  # fixed before the first event is written: cached with the events
+                else:  # never read: the document's stat comes with its read (taken before its bytes), no stat of its own
+                    source, named_by = read_run_source_stamped(ref)
                 run_sources.append(source)
                 run_problems: list[LoadProblem] = []
                 per_run.append(run_problems)

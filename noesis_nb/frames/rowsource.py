@@ -22,7 +22,16 @@ import pandas as pd
 from ..store.facts import ENGINE, NOESIS, SYSTEMS, run_source
 from .fs import BadFile
 
-__all__ = ["SYSTEMS", "ENGINE", "NOESIS", "run_source", "read_run_source", "system_rows", "source_column"]
+__all__ = [
+    "SYSTEMS",
+    "ENGINE",
+    "NOESIS",
+    "run_source",
+    "read_run_source",
+    "read_run_source_stamped",
+    "system_rows",
+    "source_column",
+]
 
 
 def read_run_source(ref: Any) -> str:
@@ -34,16 +43,50 @@ def read_run_source(ref: Any) -> str:
         data = _read(ref, name)
         if data is None:
             continue
-        quick = _without_tag(data)
-        if quick is not None:
-            return quick
-        try:
-            doc = orjson.loads(data)
-        except orjson.JSONDecodeError:
-            continue
-        if type(doc) is dict:
-            return run_source(doc)
+        source = _named(data)
+        if source is not None:
+            return source
     return NOESIS
+
+
+def read_run_source_stamped(ref: Any) -> tuple[str, tuple[str, Any]]:
+    """``read_run_source`` and which document names it with that document's stat, from the reads themselves.
+
+    The stat is ``("summary.json", its stat)`` when the run has a summary, else ``("state.json", its stat or
+    None)``, as a ``stat`` of each taken before reading would say (a read's stat is taken before its bytes are
+    read): a cold load then costs no ``stat`` call of its own per run. A document that is no readable file of
+    the run (a folder, a link out of it) is stat-ed as before.
+    """
+    stamps: dict[str, Any] = {}
+    source = None
+    for name in ("summary.json", "state.json"):
+        try:
+            got = ref.read(name)
+        except BadFile:
+            stamps[name] = ref.fs.stat(ref.file(name))
+            continue
+        if got is None:
+            stamps[name] = None
+            continue
+        data, stamps[name] = got
+        source = _named(data)
+        if source is not None:
+            break
+    summary = stamps["summary.json"]
+    named_by = ("summary.json", summary) if summary is not None else ("state.json", stamps["state.json"])
+    return (NOESIS if source is None else source), named_by
+
+
+def _named(data: bytes) -> str | None:
+    """The source a document's bytes name; None when they are no JSON object (the next document is asked)."""
+    quick = _without_tag(data)
+    if quick is not None:
+        return quick
+    try:
+        doc = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return None
+    return run_source(doc) if type(doc) is dict else None
 
 
 def _without_tag(data: bytes) -> str | None:
