@@ -302,3 +302,73 @@ def test_a_steer_sent_during_a_run_joins_the_next_run_as_a_user_message(runs_dir
     assert [m["role"] for m in second["messages"]] == ["user", "assistant", "user"]
     assert second["messages"][-1]["content"] == "only x.txt, nothing else"
     assert names(disk_events(handle)).count("steer.applied") == 1
+
+
+PLAIN_KEY = "plain0key0no0pattern0finds0it"  # an x-api-key of no known shape
+
+
+class _Echoing:
+    """An AG-UI server on 127.0.0.1 that echoes the x-api-key it is sent: in a 401 body, or in its streamed answer."""
+
+    def __init__(self, refuse: bool) -> None:
+        import json
+        import threading
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: object) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
+                key = self.headers.get("x-api-key")
+                if refuse:
+                    text = f"invalid key {key}".encode()
+                    self.send_response(401)
+                    self.send_header("Content-Length", str(len(text)))
+                    self.end_headers()
+                    self.wfile.write(text)
+                    return
+                ids = {"threadId": body["threadId"], "runId": body["runId"]}
+                events = [
+                    {"type": "RUN_STARTED", **ids},
+                    {"type": "TEXT_MESSAGE_START", "messageId": "m1", "role": "assistant"},
+                    {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": f"you called with {key}"},
+                    {"type": "TEXT_MESSAGE_END", "messageId": "m1"},
+                    {"type": "RUN_FINISHED", **ids, "result": {"echo": key}},
+                ]
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.end_headers()
+                for event in events:
+                    self.wfile.write(f"data: {json.dumps(event)}\n\n".encode())
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/agent"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.mark.parametrize("refuse", [True, False], ids=["401-body", "streamed"])
+def test_a_server_echoing_the_agents_key_writes_it_to_no_file(runs_dir, refuse):
+    """A 401 body quoting the x-api-key (no pattern knows its shape) went whole into the episode's error, in
+    events.jsonl and state.json; a stream echoing it went into the rows."""
+    server = _Echoing(refuse)
+    try:
+        agent = AGUIHttpAgent(server.url, headers={"x-api-key": PLAIN_KEY, "Accept-Language": "en-GB-oxendict"})
+        handle, _ = run("hi", AGUIAdapter(agent, output=lambda result: result), runs_dir)
+    finally:
+        server.close()
+    if refuse:
+        with pytest.raises(Exception, match="answered HTTP 401") as raised:
+            handle.result()
+        assert PLAIN_KEY not in str(raised.value)
+    else:
+        assert handle.status == "ok"  # the result object is the agent's own, in memory; its files are screened
+    written = {p.name: p.read_bytes() for p in handle.run_dir.rglob("*") if p.is_file()}
+    assert "events.jsonl" in written and not [n for n, data in written.items() if PLAIN_KEY.encode() in data]
+    assert b"[REDACTED]" in written["events.jsonl"]
+    assert not [n for n, data in written.items() if b"[REDACTED]-oxendict" in data], "a header that is no secret is kept"

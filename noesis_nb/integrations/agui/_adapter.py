@@ -18,7 +18,7 @@ from typing import Any
 from pydantic import TypeAdapter
 
 from ...errors import EpisodeStateError
-from ...secrets import for_run, shown_cut
+from ...secrets import for_run, is_secret_key, shown_cut
 from ...secrets.quoted import quoted
 from .._approvals import default_answer, request_approval, tool_name
 from .._emit import PHASE, apply_output, emit_rows, row
@@ -100,6 +100,9 @@ class AGUIAdapter:
         return f"AGUIAdapter({self.agent!r})"
 
     async def invoke(self, task: Any, ctx: Any) -> Any:
+        # the credentials the agent is called with are the run's secrets: a server's error, or a row, that echoes one
+        # (an x-api-key of no known shape) is redacted like any value the run has learned, in files and views
+        for_run(ctx.run_dir).learn(_credentials(getattr(self.agent, "headers", None)))
         fields = _input_fields(task)
         messages = fields.pop("messages")
         thread_id = self.thread_id or f"thread-{ctx.episode_id}"
@@ -250,6 +253,20 @@ class AGUIAdapter:
             )
         )
         return interrupt, payload
+
+
+def _credentials(headers: Any) -> list[str]:
+    """The values of the headers that carry a credential (``Authorization``, ``x-api-key``, ``Cookie``…), whole and
+    each word of one (the token after ``Bearer``); a header such as ``Accept`` is no secret."""
+    if not isinstance(headers, Mapping):
+        return []
+    found: list[str] = []
+    for name, value in headers.items():
+        if isinstance(value, bytes):
+            value = value.decode("latin-1")
+        if isinstance(name, str) and isinstance(value, str) and is_secret_key(name):
+            found += [value.strip(), *(word for word in value.split() if len(word) >= 8)]
+    return found
 
 
 def _check_all_ended(folder: AGUIFolder, number: int) -> None:
