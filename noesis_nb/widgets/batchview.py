@@ -18,6 +18,8 @@ from typing import Any
 
 import ipywidgets as w
 
+from ..errors import InvalidOptionError
+from ..secrets import quoted
 from .batchgrid import GRID_HEAD, BatchFigures, entry_line, grid_table, header_line, key_of, pick
 from .bundle import SnapshotOutput, css_widget, execution_count
 from .coalesce import Coalescer
@@ -218,6 +220,8 @@ def batch_view(handle: Any, **options: Any) -> BatchView:
     """The one grid of a batch handle, created on first use and kept on the handle (as ``view_for`` does for episodes)."""
     if isinstance(handle, BatchView):
         return handle
+    if not hasattr(handle, "entries") or not hasattr(handle, "batch_id"):
+        raise InvalidOptionError(f"batch_view takes the handle noesis_nb.batch(tasks, using=…) returns, not {quoted(handle, 80)}")
     view = getattr(handle, _ATTR, None)
     if view is None or view.closed:
         view = BatchView(handle, **options)

@@ -18,9 +18,10 @@ from typing import Any
 import ipywidgets as w
 
 from .._envvars import approver_id_from_env
+from ..errors import InvalidOptionError
 from ..runtime.registry import live_handles
 from ..runtime.source import RunSource
-from ..secrets import shown
+from ..secrets import quoted, shown
 from .approvals import ApprovalsPanel
 from .bundle import css_widget
 from .coalesce import Coalescer
@@ -66,6 +67,11 @@ class EpisodeView(ViewOutput, w.VBox):  # type: ignore[misc]  # ipywidgets ships
         **kwargs: Any,
     ):
         approver_id = approver_id_from_env(approver_id)  # a bad $NOESIS_NB_APPROVER_ID is said here, not at a click
+        if not hasattr(source, "run_dir") or not hasattr(source, "episode_id"):  # an id or a path: show() finds its run
+            raise InvalidOptionError(
+                f"EpisodeView takes an episode handle or a run read from disk, not {quoted(source, 80)}; "
+                f"for an episode id or a run directory use noesis_nb.show({quoted(source, 80)})"
+            )
         self.source = source
         self.redraws = 0
         self.displays: list[Any] = []  # IPython DisplayHandles to update with the final snapshot
