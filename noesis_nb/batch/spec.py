@@ -188,6 +188,12 @@ def check_batch_options(
         raise InvalidOptionError(f"upload_to={quoted(upload_to, 80)}: pass an fsspec URL such as 's3://bucket/runs'")
     if upload_to is not None:
         refuse_password(upload_to, "upload_to")  # recorded with the batch, and named in every upload error
+        if redact([upload_to])[1]:  # a token in its path or query: named in every upload error as well
+            raise InvalidOptionError(
+                f"upload_to={quoted(upload_to, 120)} holds a secret, which would be named in every upload error; "
+                "write the URL without it and give the credentials as fsspec finds them (environment variables, "
+                "its config file)"
+            )
     unknown = sorted(set(episode_opts) - set(EPISODE_OPTIONS))
     if unknown:
         raise InvalidOptionError.unknown(unknown, (*BATCH_OPTIONS, *EPISODE_OPTIONS), "a batch")

@@ -1,8 +1,9 @@
-"""A batch id or adapter name that reads as a secret is refused before anything is written.
+"""A batch id, adapter name or upload URL that holds a secret is refused before anything is written.
 
 A batch writes those names as they are (the record's file name and entries, each run's batch tag) and
 finds its runs again by them: such a name was written out in the record and, redacted in the run's tag
-and the record's adapter list but not in its entries, the batch could never be called again.
+and the record's adapter list but not in its entries, the batch could never be called again. A token in
+``upload_to`` was named whole in every upload error an entry holds.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ CASES = {
     "dict key": ({"using": {KEY: echo}}, "adapter name 1 of using="),
     "adapter label": ({"using": [echo, _named(KEY)]}, "the label of adapter 2 of using="),
     "batch id": ({"using": echo, "batch_id": KEY}, "batch_id"),
+    "upload URL": ({"using": echo, "upload_to": f"https://example.org/runs?token={KEY}"}, "upload_to="),
 }
 
 
@@ -46,7 +48,7 @@ def test_a_name_that_reads_as_a_secret_is_one_error_and_nothing_is_written(runs_
     with pytest.raises(InvalidOptionError) as caught:
         asyncio.run(cell())
     message = str(caught.value)
-    assert message.startswith(named) and "looks like a secret" in message
+    assert message.startswith(named) and ("looks like a secret" in message or "holds a secret" in message)
     assert KEY not in message and KEY[:12] not in message
     assert list(runs_dir.iterdir()) == []
 
