@@ -368,25 +368,29 @@ def check_out_path(path: str | os.PathLike[str]) -> Path:
 
 def refuse_inside_a_run(path: Path, runs: Iterable[Path] = ()) -> None:
     """ValueError when ``path`` lies inside a run directory: one of ``runs`` (the runs exported, a live one with no
-    file yet among them), the folder itself when every reader lists it as a run, or a folder above it that surely is
-    one (it holds an event log; a stray ``state.json`` in a project folder does not make the folders below it a run).
-    The trace file would replace or add to that run's own files: ``path=<run>/events.jsonl`` replaced its event log."""
+    file yet among them), or its folder or one above that surely is one (a stray ``summary.json`` in a project
+    folder does not make it a run). The trace file would replace or add to that run's own files:
+    ``path=<run>/events.jsonl`` replaced its event log."""
     try:
         folder = Path(os.path.realpath(path.parent))
         given = {Path(os.path.realpath(run)) for run in runs}
     except (OSError, ValueError):  # a path the system cannot resolve: writing it says why
         return
     chain = [folder, *folder.parents]
-    run = next((p for p in chain if p in given), None)
-    if run is None and is_run_dir(folder):
-        run = folder
-    if run is None:
-        run = next((p for p in folder.parents if is_run_dir(p) and (p / "events.jsonl").is_file()), None)
+    run = next((p for p in chain if p in given), None) or next((p for p in chain if _surely_a_run(p)), None)
     if run is not None:
         raise ValueError(
             f"export_otel(path={quoted(str(path))}) lies inside the run directory {quoted(str(run))}, whose files are "
             f"the run (its event log, its manifest); give a path outside it, e.g. {quoted(str(run.parent / 'traces.json'))}"
         )
+
+
+def _surely_a_run(folder: Path) -> bool:
+    """A folder every reader lists as a run that holds what only a run writes: its event log, or its seal."""
+    try:
+        return is_run_dir(folder) and any((folder / name).is_file() for name in ("events.jsonl", "final.json", "manifest.json"))
+    except OSError:
+        return False
 
 
 def _special_kind(path: Path) -> str | None:

@@ -270,10 +270,12 @@ def test_a_path_inside_a_run_directory_is_refused_and_the_run_left_whole(paused_
     assert noesis_nb.export_otel(run, path=tmp_path / "runs" / "traces.json") > 0  # beside the runs: fine
 
 
-def test_a_project_folder_holding_a_stray_state_file_still_takes_a_trace_below_it(paused_run: Path, tmp_path: Path) -> None:
-    (tmp_path / "state.json").write_text("{}")  # another program's file: the folders below are no run
+def test_a_project_folder_holding_a_stray_state_file_still_takes_a_trace(paused_run: Path, tmp_path: Path) -> None:
+    (tmp_path / "state.json").write_text("{}")  # another program's files: the folder is no run
+    (tmp_path / "summary.json").write_text("{}")
     (tmp_path / "out").mkdir()
     assert noesis_nb.export_otel(paused_run, path=tmp_path / "out" / "trace.json") > 0
+    assert noesis_nb.export_otel(paused_run, path=tmp_path / "trace.json") > 0
 
 
 def test_a_live_export_refuses_a_path_inside_its_own_run(tmp_path: Path) -> None:
