@@ -9,6 +9,7 @@ anywhere else is named with its runs dir.
 from __future__ import annotations
 
 import os
+import re
 import shlex
 from pathlib import Path
 from typing import Any
@@ -53,6 +54,10 @@ def show_call(episode_id: str, run_dir: Any) -> str:
 
 
 def magic_line(command: str, episode_id: str, run_dir: Any) -> str:
-    """``%noesis <command> ep_…``, with ``--runs-dir`` when an id alone would not find it."""
+    """``%noesis <command> ep_…``, with ``--runs-dir`` when an id alone would not find it; ``$`` and braces in the
+    folder's name doubled, as the magic reads ``$name`` and ``{expr}`` (``runs_{1}`` would be read as ``runs_1``)."""
     root = _runs_dir(run_dir)
-    return f"%noesis {command} {episode_id}" + (f" --runs-dir {shlex.quote(root)}" if root else "")
+    if not root:
+        return f"%noesis {command} {episode_id}"
+    typed = re.sub(r"\$(?=[\w.])", "$$", root).replace("{", "{{").replace("}", "}}")  # "$x" is read, "$ " is not
+    return f"%noesis {command} {episode_id} --runs-dir {shlex.quote(typed)}"
