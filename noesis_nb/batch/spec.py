@@ -36,10 +36,11 @@ class TaskSpec:
 
     task: str
     tags: dict[str, Any] = field(default_factory=dict)
-    inputs: dict[str, Any] = field(default_factory=dict)
+    inputs: dict[str, Any] = field(default_factory=dict)  # as given: the adapter reads them as ``start`` gives them
 
     def as_record(self) -> dict[str, Any]:
-        return {"task": self.task, "tags": self.tags, "inputs": self.inputs}
+        """The task as the batch's record holds it (JSON: a value JSON has no form for is written as text)."""
+        return {"task": self.task, "tags": self.tags, "inputs": to_jsonable(self.inputs)}
 
 
 @dataclass
@@ -94,7 +95,7 @@ def parse_tasks(tasks: Any) -> list[TaskSpec]:
             tags = checked_tags(dict(item.get("tags") or {}))
         except InvalidOptionError as exc:
             raise InvalidOptionError(f"tasks[{index}]: {exc}") from None
-        out.append(TaskSpec(text, to_jsonable(tags), to_jsonable(dict(item.get("inputs") or {}))))
+        out.append(TaskSpec(text, to_jsonable(tags), dict(item.get("inputs") or {})))
     if not out:
         raise InvalidOptionError("tasks is empty: pass at least one task (a string, or a dict with a 'task' key)")
     return out

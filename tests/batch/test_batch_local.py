@@ -7,6 +7,7 @@ import concurrent.futures
 import json
 import threading
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -264,3 +265,25 @@ def test_runs_dir_names_the_batch_root_as_it_does_for_an_episode(runs_dir: Path)
     assert handle.counts() == {"ok": 2} and handle.record_path == runs_dir / "batches" / "named.json"
     assert handle.record_path.is_file()
     assert len([p for p in runs_dir.iterdir() if p.name.startswith("ep_")]) == 2
+
+
+def test_an_adapter_reads_a_tasks_inputs_as_given_and_the_record_holds_them_as_json(runs_dir: Path) -> None:
+    """``ctx.inputs`` in a batch is what the task gave, as ``start(inputs=…)`` gives it (a Path stayed a Path there
+    but became its text in a batch); the record and the run hold JSON, and the batch called again is the same."""
+    seen: list[Any] = []
+
+    async def reads(task: str, ctx: Any) -> str:
+        seen.append(ctx.inputs["where"])
+        return "done"
+
+    tasks = [{"task": "look", "inputs": {"where": Path("/srv/data")}}]
+
+    async def main() -> list[str]:
+        first = await noesis_nb.batch(tasks, using=reads, root=runs_dir, batch_id="typed")
+        again = await noesis_nb.batch(tasks, using=reads, root=runs_dir, batch_id="typed")
+        return [e.status for e in (*first.entries, *again.entries)]
+
+    assert asyncio.run(main()) == ["ok", "ok"]
+    assert seen == [Path("/srv/data")]
+    record = json.loads((runs_dir / "batches" / "typed.json").read_text())
+    assert record["tasks"][0]["inputs"] == {"where": "/srv/data"}
