@@ -36,10 +36,11 @@ from ..store.vocab import (
 if TYPE_CHECKING:
     from .otel import OtlpSender
 
-__all__ = ["LiveExport"]
+__all__ = ["LiveExport", "MAX_ERRORS"]
 
 SpanSpec = dict[str, Any]
 
+MAX_ERRORS = 50  # lines kept in ``LiveExport.errors``: the first ones, and one counting the rest
 _RETRIES_AFTER_END = 3  # looks after the episode ended, while spans are still unsent (a collector briefly down)
 
 
@@ -62,6 +63,7 @@ class LiveExport:
         self.interval = interval
         self.path = Path(path) if path is not None else None
         self.errors: list[str] = []
+        self._dropped = 0  # errors met past MAX_ERRORS, counted in the last line of ``errors``
         self.sent = 0
         self._sender = sender
         self._sent_ids: set[int] = set()
@@ -154,8 +156,16 @@ class LiveExport:
         self.sent += len(batch)
 
     def _note(self, problem: str) -> None:
-        if problem not in self.errors:
+        """Keep ``problem`` once; past ``MAX_ERRORS`` kept, the last line counts the ones left out (a collector whose
+        answer differs at every look, a long episode's growing span count, grew the list by one a look)."""
+        if problem in self.errors:
+            return
+        if len(self.errors) < MAX_ERRORS - 1:
             self.errors.append(problem)
+            return
+        self._dropped += 1
+        more = f"… and {self._dropped} more error(s) not kept (the first {MAX_ERRORS - 1} are above)"
+        self.errors[MAX_ERRORS - 1 :] = [more]
 
     def _finish(self) -> None:
         try:

@@ -324,3 +324,50 @@ def test_a_collector_echoing_the_headers_in_its_answer_reaches_no_error_with_the
     assert said and echoing.url in said[0], said
     assert all(PLAIN_TOKEN not in text for text in said), said
     assert echoing.headers[0].get("authorization") == f"Bearer {PLAIN_TOKEN}"  # the request itself keeps it
+
+
+def test_a_live_export_keeps_a_bounded_list_of_errors_however_many_looks_fail(tmp_path: Path) -> None:
+    """A collector whose refusal differs each time (a request number in its reason) added one line to ``errors``
+    at every look of the export, as long as the episode ran: a list without end in a long session."""
+    from noesis_nb.integrations.otel_live import MAX_ERRORS
+
+    refused = [0]
+
+    class Numbering(BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            pass
+
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            refused[0] += 1
+            self.send_response(400, f"request {refused[0]} refused")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Numbering)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+
+    def agent(task: str, ctx: Any) -> str:
+        ctx.model_call("gpt-4o-mini", provider="openai", input_tokens=1, output_tokens=1)
+        deadline = time.monotonic() + 60  # liveness only: the looks come every few milliseconds
+        while refused[0] < 2 * MAX_ERRORS and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return "ok"
+
+    async def main() -> Any:
+        handle = noesis_nb.start("refused", using=agent, runs_dir=tmp_path)
+        live = noesis_nb.export_otel(
+            handle, endpoint=f"http://127.0.0.1:{server.server_address[1]}", live=True, interval=0.005, timeout=5
+        )
+        await handle.wait()
+        await asyncio.to_thread(live.wait, 60)
+        return live
+
+    try:
+        live = asyncio.run(main())
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert refused[0] >= 2 * MAX_ERRORS, "the collector was asked fewer times than the case needs"
+    assert len(live.errors) == MAX_ERRORS and "request 1 refused" in live.errors[0]
+    assert "more error(s) not kept" in live.errors[-1] and str(refused[0] - MAX_ERRORS + 1) in live.errors[-1]
