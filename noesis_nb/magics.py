@@ -226,14 +226,20 @@ def _spaced_path(words: list[str], extra: list[str], command: argparse.ArgumentP
     can only be the rest of a path split at a space: it follows a value (a positional, or an option's when every
     positional is given), not the subcommand or an option; "" otherwise."""
     at = next((i for i in range(2, len(words)) if words[i] == extra[0]), None)
-    if at is None or words[at - 1].startswith("-"):
+    if at is None:
         return ""
-    after_option = words[at - 2].startswith("-") and "=" not in words[at - 2]
+    before = words[at - 1]
+    if before.startswith("-"):  # --runs-dir=/tmp/my runs: the value starts after '='
+        if not before.startswith("--") or "=" not in before:
+            return ""
+        after_option, before = True, before.split("=", 1)[1]
+    else:
+        after_option = words[at - 2].startswith("-") and "=" not in words[at - 2]
     unfilled = [a.dest for a in command._actions if not a.option_strings and getattr(args, a.dest, None) is None]
     if after_option and unfilled:  # %noesis reject ep_x --runs-dir d draft: the draft, given after an option
         return ""
     end = next((j for j in range(at, len(words)) if words[j].startswith("-")), len(words))
-    value = " ".join(words[at - 1 : end])
+    value = " ".join([before, *words[at:end]])
     if not any(sep in value for sep in ("/", os.sep)):  # %noesis show ep_a ep_b: two ids, not a path cut in two
         return ""
     positionals = [a for a in command._actions if not a.option_strings]

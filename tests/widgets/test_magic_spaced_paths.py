@@ -21,6 +21,7 @@ from IPython.core.error import UsageError
         ("show DIR/a b c --text", '(a path that holds spaces is one argument: put it in quotes: "DIR/a b c")'),
         ("list --runs-dir DIR/my runs", '(a path that holds spaces is one argument: put it in quotes: "DIR/my runs")'),
         ("inbox --runs-dir DIR/my runs", '(a path that holds spaces is one argument: put it in quotes: "DIR/my runs")'),
+        ("list --runs-dir=DIR/my runs", '(a path that holds spaces is one argument: put it in quotes: "DIR/my runs")'),
         ("runs-dir DIR/my runs", '(a path that holds spaces is one argument: put it in quotes: "DIR/my runs")'),
         ("stop DIR/my run", '(a path that holds spaces is one argument: put it in quotes: "DIR/my run")'),
         ("approve DIR/my runs/ep_x draft_1 x", "(a path that holds spaces is one argument: put it in quotes)"),
