@@ -39,9 +39,10 @@ class RunCache:
             return item[1]
 
     def __contains__(self, key: object) -> bool:
-        """Whether anything is stored under ``key`` (a run never read needs no ``stat`` to be looked up)."""
-        with self._lock:
-            return key in self._items
+        """Whether anything is stored under ``key`` (a run never read needs no ``stat`` to be looked up).
+
+        One dict lookup, atomic on its own: no lock taken (a warm reload asks this of every run)."""
+        return key in self._items
 
     def put(self, key: Key, stamp: Any, value: Any, rows: int = 1) -> None:
         rows = max(int(rows), 1)

@@ -95,12 +95,14 @@ class Batch:
         (event index, system) is filled then too.
         """
         named: list[tuple[int, str]] = []
-        # user code: may raise, here (the events of a run noesis_nb did not screen as it wrote are redacted already)
-        extra_values = [[column.value(e) for e in evs] for column in self.extras]
-        for k, column in enumerate(self.extras):  # a value of another kind than the column's: unknown, said once
-            extra_values[k], bad = typed_values(column.type, extra_values[k])
-            if bad:
-                report([said_once(column, bad)])
+        extra_values: list[list[Any]] = []
+        if self.extras:
+            # user code: may raise, here (the events of a run noesis_nb did not screen as it wrote are redacted already)
+            extra_values = [[column.value(e) for e in evs] for column in self.extras]
+            for k, column in enumerate(self.extras):  # a value of another kind than the column's: unknown, said once
+                extra_values[k], bad = typed_values(column.type, extra_values[k])
+                if bad:
+                    report([said_once(column, bad)])
         start = self.rows
         self.rows += len(evs)
         self.reports.append((start, report))

@@ -143,7 +143,8 @@ def load_events(
                 sealed_tools.append(tools)
                 if not as_written:  # never screened: redacted once, then cached
                     shown_records(evs)
-                run_problems.extend(LoadProblem(c.path, c.line_number, c.reason) for c in corruptions)
+                if corruptions:
+                    run_problems.extend(LoadProblem(c.path, c.line_number, c.reason) for c in corruptions)
                 if torn and sealed:  # cut although the run was sealed before this read: damage, not a line in transit
                     run_problems.append(LoadProblem(url, torn[0], CUT_IN_SEALED_RUN))
                 report = _LineReport(url, numbers, run_problems)
@@ -188,7 +189,7 @@ def _source_stamp(ref: RunRef) -> tuple[str, Any]:
 def _read_events(ref: RunRef, path: str, run_problems: list[LoadProblem]) -> tuple[bytes, Any] | None:
     """The bytes of the run's events.jsonl; None (and a report) when it is not a readable file of the run."""
     try:
-        return ref.read("events.jsonl")
+        return ref.fs.read(path, within=ref.path)  # ``ref.read("events.jsonl")``, its path joined once per load
     except BadFile as exc:
         run_problems.append(LoadProblem(ref.fs.url(path), None, f"{exc.reason}; the run's events are not read"))
         return None

@@ -35,12 +35,13 @@ class RunRef:
     A plain slotted class: a root of 100,000 runs builds 100,000 of these on every load.
     """
 
-    __slots__ = ("fs", "path", "events_stat")
+    __slots__ = ("fs", "path", "events_stat", "_name")
 
     def __init__(self, fs: RunFS, path: str, events_stat: Stat | None = None):
         self.fs = fs
         self.path = path
         self.events_stat = events_stat  # ``change_stamp`` of events.jsonl seen while listing
+        self._name: str | None = None  # the folder's name, worked out once (a load asks for it several times a run)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, RunRef) and other.fs is self.fs and other.path == self.path
@@ -72,7 +73,10 @@ class RunRef:
 
     @property
     def name(self) -> str:
-        return self.path.rstrip("/").replace("\\", "/").rsplit("/", 1)[-1]
+        name = self._name
+        if name is None:
+            name = self._name = self.path.rstrip("/").replace("\\", "/").rsplit("/", 1)[-1]
+        return name
 
     @property
     def url(self) -> str:
