@@ -27,6 +27,8 @@ from .upload import upload_missing, upload_run
 
 __all__ = ["Runner"]
 
+_JOB_POLL_S = 0.05  # how often the end of a job whose run has ended is looked for (``future.done()``: no I/O)
+
 
 class Runner:
     """Runs a batch's entries and keeps each :class:`BatchEntry` true (see the module docstring)."""
@@ -66,6 +68,23 @@ class Runner:
             done, _ = await asyncio.wait(pending)
             for future in done:
                 future.result()
+        if self.spec.executor is not None:
+            await self._jobs_ended()
+
+    async def _jobs_ended(self) -> None:
+        """On an executor a job goes on after its run is sealed (it copies the run to ``upload_to``): wait for the jobs
+        of ended entries, so ``batch.wait()`` returns once the copies are done, and name what a job raised (its
+        upload failed) in its entry, which said nothing of it."""
+        for entry in self.handle.entries:
+            future = entry.future
+            if future is None or not entry.done:
+                continue
+            while not future.done():
+                await asyncio.sleep(_JOB_POLL_S)
+            error = None if future.cancelled() else future.exception()
+            if error is not None and entry.error is None:
+                entry.error = f"its job on the executor failed after its run ended: {type(error).__name__}: {error}"
+                self.handle.changed(entry)
 
     async def _upload_kept(self, entries: list[BatchEntry]) -> None:
         """Runs sealed before this call are copied to ``upload_to`` unless their copy there is whole: a process

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import os
 import subprocess
 import sys
@@ -72,3 +73,17 @@ def test_a_batch_killed_mid_upload_has_the_copy_completed_by_the_next_call_and_o
     written = (copy / "manifest.json").stat().st_mtime_ns
     _batch(runs_dir, url, ["a"])  # a whole copy is left as it is
     assert (copy / "manifest.json").stat().st_mtime_ns == written
+
+
+def test_a_workers_upload_that_fails_is_named_in_its_entry(runs_dir: Path, tmp_path: Path) -> None:
+    """On an executor the job copies its run itself, after the seal: its failure ended the job with an error no one
+    read, and the entry said nothing (the same upload on the notebook's loop names it)."""
+    (tmp_path / "a-file").write_text("not a folder")
+    url = f"file://{tmp_path / 'a-file' / 'runs'}"
+
+    async def main() -> noesis_nb.BatchHandle:
+        with concurrent.futures.ThreadPoolExecutor(2) as pool:
+            return await noesis_nb.batch(["a"], using=echo, root=runs_dir, upload_to=url, executor=pool).wait()
+
+    (entry,) = asyncio.run(main()).entries
+    assert entry.status == "ok" and "NotADirectoryError" in str(entry.error) and "a-file" in str(entry.error)
