@@ -42,10 +42,11 @@ from .runtime.resume import NothingToResume
 from .runtime.steer import check_steer
 from .secrets import keys_hidden, quoted
 from .secrets.quoted import quoted_text
-from .store import find_run_dir, is_sealed, list_runs
+from .store import find_run_dir, is_sealed, list_runs, run_info
 from .store.ownership import held_here, holder
 from .store.roots import check_root, linked_to, refuse_run_as_root
 from .store.staging import stale_staging
+from .store.status import LOST_HINT
 from .store.vocab import STEER_MODES
 
 __all__ = ["NoesisMagics", "build_parser", "load_ipython_extension", "unload_ipython_extension", "RunTable"]
@@ -779,4 +780,6 @@ def _elsewhere(episode: str, command: str) -> str:
         return (
             f". Its run is being written by {quoted_text(who, 200)}: {command} it there (decisions on its drafts work from here)"
         )
+    if run_info(run_dir)["status"] == "lost":  # its files say running, and its writer is gone
+        return f". Its run {run_dir.name} is lost: " + LOST_HINT.format(run=quoted(run_dir.name))
     return ""

@@ -1,8 +1,8 @@
 """A run whose process was killed (``kill -9``) while it ran reads ``lost``, not ``running``, everywhere a status
 is shown: ``DiskRun`` (and a view following it, with no file changing), ``runs_df`` (on a reload the caches
 would serve, and in a new process served the kept frame), ``list_runs``, ``ns.summary``'s error, ``show()``'s
-header. While the process lives the run reads ``running``; ``resume_run`` then seals it ``error``. A run
-another tool wrote (no owner note, no lock) keeps ``running``: nothing can tell it lost."""
+header, ``%noesis stop``'s answer. While the process lives the run reads ``running``; ``resume_run`` then seals
+it ``error``. A run another tool wrote (no owner note, no lock) keeps ``running``: nothing can tell it lost."""
 
 from __future__ import annotations
 
@@ -17,12 +17,14 @@ import time
 from pathlib import Path
 
 import pytest
+from IPython.core.error import UsageError
 
 import noesis_nb
 from noesis_nb.errors import SummaryNotWrittenError
 from noesis_nb.runtime.api import RunRecovered
 from noesis_nb.runtime.diskrun import DiskRun
 from noesis_nb.widgets.view import EpisodeView
+from tests.ipshell import run_magic
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURE = ROOT / "tests" / "fixtures" / "noesis-adr008-allow-run" / "ep_adr008_allow"
@@ -80,7 +82,9 @@ def runs(tmp_path: Path) -> Path:
     return root
 
 
-def test_a_killed_run_reads_lost_everywhere_and_running_while_its_process_lives(runs: Path) -> None:
+def test_a_killed_run_reads_lost_everywhere_and_running_while_its_process_lives(
+    runs: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     writer = _start_writer(runs, "ep_killed")
     try:
         assert _statuses(runs) == {"ep_done": "ok", "ep_killed": "running"}  # cached and kept while it lives
@@ -117,6 +121,10 @@ def test_a_killed_run_reads_lost_everywhere_and_running_while_its_process_lives(
     assert {r["episode_id"]: r["status"] for r in noesis_nb.list_runs(runs_dir=runs)}["ep_killed"] == "lost"
     with pytest.raises(SummaryNotWrittenError, match=r"process went .*resume_run\("):
         noesis_nb.ns.summary.read(str(runs / "ep_killed"))
+
+    monkeypatch.setenv("NOESIS_RUNS_DIR", str(runs))
+    with pytest.raises(UsageError, match=r"Its run ep_killed is lost: its process is gone .*resume_run\('ep_killed'\)"):
+        run_magic("stop ep_killed")
 
     view = EpisodeView(DiskRun(runs / "ep_killed"))
     try:
