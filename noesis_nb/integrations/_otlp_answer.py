@@ -14,6 +14,7 @@ not delivered, or which of them the collector rejected. An answer's body is read
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import re
 import threading
@@ -45,10 +46,12 @@ class HeardSession(requests.Session):
         self.reason = ""
         self.failure: str | None = None
         self.location: str | None = None  # where a redirect pointed (absolute), not followed
+        self.content_type = ""
         self.body = b""  # the answer's body, at most BODY_LIMIT bytes
 
     def request(self, *args: Any, **kwargs: Any) -> requests.Response:
         self.status, self.reason, self.failure, self.location, self.body = None, "", None, None, b""
+        self.content_type = ""
         timeout = kwargs.get("timeout")
         kwargs["stream"] = True  # the body is read here, bounded, not whole by requests
         try:
@@ -58,6 +61,7 @@ class HeardSession(requests.Session):
             self.failure = _kind(exc)
             raise
         self.status, self.reason, self.body = response.status_code, str(response.reason or ""), body
+        self.content_type = str(response.headers.get("Content-Type") or "")
         if 300 <= response.status_code < 400:
             self.location = urljoin(response.url, response.headers.get("Location") or "") or None
         return response
@@ -144,14 +148,13 @@ def partly_rejected(url: str, session: HeardSession) -> str | None:
     """What the collector said of the spans it rejected in a 200 answer's ``partial_success``, or None."""
     if session.status is None or not 200 <= session.status < 300 or not session.body:
         return None
-    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
-
-    answer = ExportTraceServiceResponse()
-    try:
-        answer.ParseFromString(session.body)
-    except Exception:  # a body that is no OTLP answer (JSON, text): nothing is said of rejected spans
+    kind = session.content_type.split(";")[0].strip().lower()
+    if kind == "application/json":  # the OTLP/JSON answer some collectors give whatever they were sent
+        rejected, said = _json_partial(session.body)
+    elif kind in ("", "application/x-protobuf", "application/protobuf"):
+        rejected, said = _protobuf_partial(session.body)
+    else:  # text or a page: no OTLP answer, nothing said of rejected spans
         return None
-    rejected, said = answer.partial_success.rejected_spans, answer.partial_success.error_message
     if rejected <= 0 and not said:
         return None
     why = f": {quoted(shown(said), 300)}" if said else ""
@@ -159,6 +162,29 @@ def partly_rejected(url: str, session: HeardSession) -> str | None:
         f"the OTLP endpoint {quoted(shown(url))} rejected {max(rejected, 0)} of the spans{why}; the others were "
         "taken (see the collector's log for its limits)"
     )
+
+
+def _protobuf_partial(body: bytes) -> tuple[int, str]:
+    """Rejected spans and the collector's words in a protobuf ``ExportTraceServiceResponse`` (0, "" when none)."""
+    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
+
+    answer = ExportTraceServiceResponse()
+    try:
+        answer.ParseFromString(body)
+    except Exception:  # no OTLP answer
+        return 0, ""
+    return answer.partial_success.rejected_spans, answer.partial_success.error_message
+
+
+def _json_partial(body: bytes) -> tuple[int, str]:
+    """The same from an OTLP/JSON answer (``partialSuccess.rejectedSpans``, a count that may be written as text)."""
+    try:
+        partial = json.loads(body).get("partialSuccess") or {}
+        count = partial.get("rejectedSpans") or 0
+        said = partial.get("errorMessage") or ""
+        return (int(count) if str(count).isdigit() else 0), (said if isinstance(said, str) else "")
+    except (ValueError, AttributeError, TypeError):  # no JSON object, or not one of this shape
+        return 0, ""
 
 
 def refusal(url: str, session: HeardSession, result: Any, timeout: float) -> str:

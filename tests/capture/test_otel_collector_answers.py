@@ -9,6 +9,7 @@ answer's body whole, however long a hostile collector made it.
 from __future__ import annotations
 
 import asyncio
+import json
 import socket
 import threading
 import time
@@ -144,6 +145,24 @@ def test_spans_a_collector_rejects_are_a_warning_with_its_count_and_words(run: P
     assert sent == partial.spans and len(partial.headers) == 1, "sent once: a partial success is not retried"
     assert len(said) == 1 and "rejected 2 of the spans" in said[0] and "spans too old" in said[0], said
     assert partial.url in said[0] and SECRET not in said[0]
+
+
+@pytest.mark.parametrize("count", ["3", 3])  # OTLP/JSON writes a 64-bit count as text; some write a number
+def test_spans_rejected_in_an_otlp_json_answer_are_a_warning_too(run: Path, collectors: list[Collector], count: Any) -> None:
+    body = json.dumps({"partialSuccess": {"rejectedSpans": count, "errorMessage": "over the span limit"}}).encode()
+    partial = Collector(lambda h: _answer(h, 200, body, **{"Content-Type": "application/json"}))
+    collectors.append(partial)
+    with pytest.warns(TraceIncomplete, match=r"rejected 3 of the spans: 'over the span limit'"):
+        noesis_nb.export_otel(run, endpoint=partial.url, timeout=5)
+
+
+def test_a_200_page_that_is_no_otlp_answer_warns_nothing(run: Path, collectors: list[Collector]) -> None:
+    page = b"\n\x06\x12\x04spam"  # bytes a protobuf reader takes for a partial_success saying 'spam'
+    taking = Collector(lambda h: _answer(h, 200, page, **{"Content-Type": "text/html"}))
+    collectors.append(taking)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert noesis_nb.export_otel(run, endpoint=taking.url, timeout=5) == taking.spans > 0
 
 
 def test_a_collector_that_takes_every_span_warns_nothing(run: Path, collectors: list[Collector]) -> None:
