@@ -225,9 +225,25 @@ def abandoned(run_dir: str | os.PathLike[str]) -> bool:
         return False
     try:
         try:
-            return not _held(fd)
-        except OSError:  # the directory cannot be locked here (its writer locks the note itself): cannot tell
+            if _held(fd):
+                return False
+        except OSError:  # the directory cannot be locked here: cannot tell
             return False
+    finally:
+        os.close(fd)
+    return _note_free(run_dir / OWNER_FILE)  # where a directory cannot be locked (NFS) its writer locks the note
+
+
+def _note_free(path: Path) -> bool:
+    """Whether the note is a regular file nobody holds a lock on (False when that cannot be asked)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | _FLAGS)
+    except OSError:
+        return False
+    try:
+        return stat.S_ISREG(os.fstat(fd).st_mode) and not _held(fd)
+    except OSError:
+        return False
     finally:
         os.close(fd)
 

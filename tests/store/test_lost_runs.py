@@ -7,6 +7,7 @@ it ``error``. A run another tool wrote (no owner note, no lock) keeps ``running`
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import json
 import os
 import shutil
@@ -116,6 +117,12 @@ def test_a_killed_run_reads_lost_everywhere_and_running_while_its_process_lives(
     assert "resume_run('ep_killed')" in (disk.hint or "") and "process" in (disk.hint or "")
 
     assert _statuses(runs) == {"ep_done": "ok", "ep_killed": "lost"}  # the same files: the caches' rows
+    note = os.open(runs / "ep_killed" / ".owner.lock", os.O_RDONLY)
+    try:  # a writer on a file system that cannot lock a directory (NFS) locks the note itself: it lives
+        fcntl.flock(note, fcntl.LOCK_EX)
+        assert _statuses(runs)["ep_killed"] == "running" and DiskRun(runs / "ep_killed").status == "running"
+    finally:
+        os.close(note)
     assert _statuses_in_new_process(runs) == {"ep_done": "ok", "ep_killed": "lost"}  # the kept frame
     assert noesis_nb.runs_df(runs, episodes="ep_killed")["status"].astype(str).tolist() == ["lost"]
     assert {r["episode_id"]: r["status"] for r in noesis_nb.list_runs(runs_dir=runs)}["ep_killed"] == "lost"
