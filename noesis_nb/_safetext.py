@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import re
 import reprlib
+import shlex
 from typing import Any
 
-__all__ = ["visible", "safe_repr", "safe_str", "error_text", "type_name", "frame_given", "pandas_kind"]
+__all__ = ["visible", "magic_word", "safe_repr", "safe_str", "error_text", "type_name", "frame_given", "pandas_kind"]
 
 _CONTAINERS = (list, tuple, dict, set, frozenset)
 _SEQ_LIMIT = 100  # items of a builtin container shown before "..."
@@ -157,3 +158,9 @@ def visible(text: str, *, exact: bool = False) -> str:
     keeps them, as Hebrew, Persian, hyphenated German and emoji need them."""
     hidden = _HIDDEN_EXACT if exact else _HIDDEN
     return hidden.sub("\ufffd", text) if hidden.search(text) else text
+
+
+def magic_word(word: str) -> str:
+    """``word`` as it must be typed in a ``%noesis`` line to arrive as it is: quoted when it holds spaces or quotes,
+    with ``{``/``}`` and a ``$`` before a name doubled (the magic reads ``{expr}`` and ``$name`` in each argument)."""
+    return shlex.quote(re.sub(r"\$(?=[\w.])", "$$", word).replace("{", "{{").replace("}", "}}"))

@@ -30,6 +30,7 @@ from IPython.core.magic import Magics, line_cell_magic, magics_class, no_var_exp
 from . import config
 from ._argsplit import split_line
 from ._envvars import approver_id_from_env
+from ._safetext import magic_word
 from .batch import batch
 from .errors import DraftNotFoundError, EpisodeStateError, NoesisNbError, UsingResolutionError
 from .runtime.api import SCORE_TIMEOUT_S, RunRecovered, approve_draft, reject_draft, resume_run, start
@@ -281,7 +282,7 @@ def parse_line(line: str, expand: Any = None) -> argparse.Namespace:
             elif words:  # %noesis reject ep_x --runs-dir d draft: argparse takes no word after an option
                 hint = f" (give {' '.join(words)} before the options: %noesis {args.command} {' '.join(words)} --…)"
             elif "--runs-dir" in options and len(extra) == 1:  # %noesis list wrong/dir: a folder, given as a word
-                hint = f" (a runs folder goes after --runs-dir: %noesis {args.command} --runs-dir {extra[0]})"
+                hint = f" (a runs folder goes after --runs-dir: %noesis {args.command} --runs-dir {magic_word(extra[0])})"
             else:
                 hint = f" (%noesis {args.command} takes only options)"
         name = f"%noesis {args.command}" if args.command else "%noesis"

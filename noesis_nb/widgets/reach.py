@@ -9,10 +9,10 @@ anywhere else is named with its runs dir.
 from __future__ import annotations
 
 import os
-import re
-import shlex
 from pathlib import Path
 from typing import Any
+
+from .._safetext import magic_word
 
 __all__ = ["show_call", "magic_line"]
 
@@ -59,5 +59,4 @@ def magic_line(command: str, episode_id: str, run_dir: Any) -> str:
     root = _runs_dir(run_dir)
     if not root:
         return f"%noesis {command} {episode_id}"
-    typed = re.sub(r"\$(?=[\w.])", "$$", root).replace("{", "{{").replace("}", "}}")  # "$x" is read, "$ " is not
-    return f"%noesis {command} {episode_id} --runs-dir {shlex.quote(typed)}"
+    return f"%noesis {command} {episode_id} --runs-dir {magic_word(root)}"

@@ -13,6 +13,8 @@ from typing import Any
 import pytest
 from IPython.core.error import UsageError
 
+from noesis_nb._safetext import magic_word
+
 
 @pytest.mark.parametrize(
     ("line", "hint"),
@@ -35,3 +37,17 @@ def test_a_path_split_at_a_space_is_named_quoted(ip: Any, tmp_path: Path, line: 
     assert first.endswith(hint.replace("DIR", str(tmp_path))), first
     assert "before the options" not in first and "goes after --runs-dir" not in first
     assert list(tmp_path.iterdir()) == []  # nothing was made or run
+
+
+@pytest.mark.parametrize("folder", ["my runs", "runs_{1}", "runs_$x"])
+def test_the_runs_dir_hint_is_a_line_that_works_as_typed(ip: Any, tmp_path: Path, folder: str) -> None:
+    """``%noesis list "<folder>"`` is told to put the folder after --runs-dir: the line it shows, typed as shown,
+    lists that folder (quoted when it holds a space, ``{…}`` and ``$name`` doubled as the magic reads them)."""
+    runs = tmp_path / folder
+    runs.mkdir()
+    ip.user_ns["x"] = "elsewhere"
+    with pytest.raises(UsageError) as info:
+        ip.run_line_magic("noesis", f"list {magic_word(str(runs))}")
+    shown = str(info.value).splitlines()[0].split("(a runs folder goes after --runs-dir: ", 1)[1].removesuffix(")")
+    table = ip.run_line_magic("noesis", shown.removeprefix("%noesis "))
+    assert table.where == str(runs) or str(runs) in repr(table), (shown, repr(table)[:200])
