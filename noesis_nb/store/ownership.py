@@ -200,7 +200,9 @@ def holder(run_dir: str | os.PathLike[str]) -> str | None:
         try:
             if _held(fd):
                 return _read_note(run_dir / OWNER_FILE) or "another process"
-            return None
+            # a shared lock may be allowed where the writer's exclusive one was not (NFS refuses an exclusive lock
+            # on a read-only descriptor): that writer holds the note itself
+            return _note_holder(run_dir / OWNER_FILE)
         except OSError:  # the directory cannot be locked here: writers lock the note itself
             return _note_holder(run_dir / OWNER_FILE)
     finally:

@@ -45,6 +45,39 @@ def no_directory_locks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return refused
 
 
+@pytest.fixture
+def no_exclusive_directory_locks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """NFS as Linux emulates flock there (byte-range locks): a shared lock on a directory opened read-only is
+    allowed, an exclusive one fails (EBADF: it needs a descriptor open for writing)."""
+
+    def flock(fd: int, operation: int) -> None:
+        if stat.S_ISDIR(os.fstat(fd).st_mode) and operation & fcntl.LOCK_EX:
+            raise OSError(errno.EBADF, "Bad file descriptor")
+        fcntl.flock(fd, operation)
+
+    fake = SimpleNamespace(
+        flock=flock, LOCK_EX=fcntl.LOCK_EX, LOCK_SH=fcntl.LOCK_SH, LOCK_NB=fcntl.LOCK_NB, LOCK_UN=fcntl.LOCK_UN
+    )
+    monkeypatch.setattr(ownership, "fcntl", fake)
+
+
+def test_a_writer_holding_the_note_is_seen_where_a_shared_directory_lock_is_allowed(
+    no_exclusive_directory_locks: None, tmp_path: Path
+) -> None:
+    """Asking with a shared lock on the directory finds it free: the writer, refused the exclusive one, holds the
+    note. It is named (a batch would otherwise recover, and seal, a run that lives) and the run is not lost."""
+    run = tmp_path / "ep_nfs"
+    run.mkdir()
+    held = acquire(run)
+    try:
+        assert held.on_note
+        assert holder(run) == (run / OWNER_FILE).read_text()
+        assert not ownership.abandoned(run)
+    finally:
+        held.release()
+    assert holder(run) is None and ownership.abandoned(run)  # the note left, nobody holding it
+
+
 def test_the_lock_is_on_the_directory_and_a_second_writer_is_told_who_holds_it(tmp_path: Path) -> None:
     run = tmp_path / "ep_x"
     run.mkdir()
