@@ -182,12 +182,19 @@ class SteerBox:
                     return taken[0]
                 continue
             remaining = None if deadline is None else deadline - loop.time()
-            if remaining is not None and remaining <= 0:
-                return None
             try:
+                if remaining is not None and remaining <= 0:
+                    return None
                 await asyncio.wait_for(future, remaining)
             except TimeoutError:
                 return None
+            finally:  # no steer came (a timeout, a cancel): its waiter goes, or an adapter polling in a loop keeps them all
+                self._forget(loop, future)
+
+    def _forget(self, loop: asyncio.AbstractEventLoop, future: asyncio.Future[None]) -> None:
+        with self._cond:
+            if (loop, future) in self._waiters:
+                self._waiters.remove((loop, future))
 
     def close(self) -> None:
         """The episode ended: waiters return None; steers still queued were never applied."""

@@ -143,3 +143,23 @@ def test_bad_steers_are_refused_with_the_fix(runs_dir):
         await handle
 
     asyncio.run(main())
+
+
+def test_an_adapter_polling_for_steers_keeps_no_waiter_of_a_poll_that_timed_out(runs_dir):
+    """An adapter asking ``await ctx.next_steer_async(timeout=…)`` between items, with nothing sent, left one waiter
+    behind per call until a steer came: a long episode polling often grew without bound."""
+    left: list[int] = []
+
+    async def agent(task, ctx):
+        for _ in range(500):
+            assert await ctx.next_steer_async(timeout=0.0001) is None
+        left.append(len(ctx._episode.steers._waiters))
+        return "ok"
+
+    async def main():
+        handle = noesis_nb.start("poll", using=agent, runs_dir=runs_dir)
+        await handle
+        return handle
+
+    assert asyncio.run(main()).status == "ok"
+    assert left == [0]
