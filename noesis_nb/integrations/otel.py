@@ -234,7 +234,9 @@ class OtlpSender:
         self.url = endpoint if endpoint.rstrip("/").endswith("/v1/traces") else endpoint.rstrip("/") + "/v1/traces"
         self.service = service
         self.timeout = timeout
-        self._headers = dict(headers or {})  # their values are hidden in what the collector's answer is quoted in
+        # every header the exporter sends (the OTEL_EXPORTER_OTLP_*HEADERS variables' too): their values are hidden in
+        # what the collector's answer is quoted in
+        self._headers = {**_env_headers(), **(headers or {})}
         self._session = HeardSession()
         self._exporter = exporter_module.OTLPSpanExporter(
             endpoint=self.url, headers=headers, timeout=timeout, session=self._session
@@ -274,6 +276,19 @@ class OtlpSender:
 
     def close(self) -> None:
         self._exporter.shutdown()
+
+
+def _env_headers() -> dict[str, str]:
+    """The headers the OTLP exporter adds from its environment variables (credentials, most often)."""
+    from opentelemetry.util.re import parse_env_headers
+
+    found: dict[str, str] = {}
+    for name in ("OTEL_EXPORTER_OTLP_HEADERS", "OTEL_EXPORTER_OTLP_TRACES_HEADERS"):
+        try:
+            found.update(parse_env_headers(os.environ.get(name, ""), liberal=True))
+        except Exception:  # a value the exporter reads its own way: nothing to hide from it here
+            continue
+    return found
 
 
 BATCH_SPANS = 512  # spans in one request (the SDK's batch processor sends as many)

@@ -390,3 +390,23 @@ def test_a_live_export_keeps_a_bounded_list_of_errors_however_many_looks_fail(tm
     assert refused[0] >= 2 * MAX_ERRORS, "the collector was asked fewer times than the case needs"
     assert len(live.errors) == MAX_ERRORS and "request 1 refused" in live.errors[0]
     assert "more error(s) not kept" in live.errors[-1] and str(refused[0] - MAX_ERRORS + 1) in live.errors[-1]
+
+
+@pytest.mark.parametrize("variable", ["OTEL_EXPORTER_OTLP_HEADERS", "OTEL_EXPORTER_OTLP_TRACES_HEADERS"])
+def test_a_header_from_the_exporters_environment_echoed_in_a_refusal_is_redacted(
+    run: Path, collectors: list[Collector], monkeypatch: pytest.MonkeyPatch, variable: str
+) -> None:
+    """The exporter adds the headers of OTEL_EXPORTER_OTLP_*HEADERS to each request: a collector echoing one put it
+    whole in the error, as only headers= values were known."""
+    monkeypatch.setenv(variable, f"x-api-key={PLAIN_TOKEN}")
+
+    def echo(handler: BaseHTTPRequestHandler) -> None:
+        handler.send_response(403, f"key {handler.headers.get('x-api-key')} refused")
+        handler.send_header("Content-Length", "0")
+        handler.end_headers()
+
+    echoing = Collector(echo)
+    collectors.append(echoing)
+    with pytest.raises(ConnectionError, match="403") as raised:
+        noesis_nb.export_otel(run, endpoint=echoing.url, timeout=5)
+    assert echoing.headers[0].get("x-api-key") == PLAIN_TOKEN and PLAIN_TOKEN not in str(raised.value)
