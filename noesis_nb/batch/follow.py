@@ -127,9 +127,10 @@ class Follower:
             if self.cancelled and entry.status != "paused":  # decided, but the batch stopped: it stays paused on disk
                 entry.status = "paused"
                 self.handle.changed(entry)
-            elif entry.status == "running" and self._refused.get(id(entry)) == run.signature:
-                entry.status = "paused"  # read again, unchanged: it still waits for a person to repair it
-                self.handle.changed(entry)
+            elif self._refused.get(id(entry)) == run.signature:  # unchanged since its resume was refused: not again
+                if entry.status != "paused":  # read again: it still waits for a person to repair it
+                    entry.status = "paused"
+                    self.handle.changed(entry)
             elif not self.cancelled and run.can_resume and holder(run.run_dir) is None:
                 self._resuming.add(id(entry))
                 asyncio.ensure_future(self._resume(entry))

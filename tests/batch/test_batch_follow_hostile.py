@@ -172,15 +172,20 @@ def test_a_decided_run_its_resume_refuses_waits_as_paused_and_goes_on_once_repai
 
     tasks = [{"task": "approve one", "inputs": {"out": str(out)}}]
 
-    async def main() -> tuple[str, str, noesis_nb.BatchHandle]:
+    async def main() -> tuple[str, str, list[str], noesis_nb.BatchHandle]:
         handle = noesis_nb.batch(tasks, using={"agent": asks}, root=runs_dir, batch_id="paused")
         await asyncio.wait_for(handle, 10)
         (entry,) = handle.entries
         waiting, said = entry.status, str(entry.error)
+        flips: list[str] = []
+        handle.on_change(lambda e: flips.append(e.status))
+        await asyncio.sleep(1.0)  # four looks of the follower: the run, unchanged, is not resumed again
+        unchanged = list(flips)
         (run_dir / "state.json").write_bytes(state)
-        return waiting, said, await asyncio.wait_for(handle.wait(), 10)
+        return waiting, said, unchanged, await asyncio.wait_for(handle.wait(), 10)
 
-    waiting, said, handle = asyncio.run(main())
+    waiting, said, flips, handle = asyncio.run(main())
     assert waiting == "paused" and "state.json changed since the pause" in said and "once the run's files change" in said
+    assert flips == []  # it was resumed again at every look: running, paused, running …
     assert [(e.status, e.error) for e in handle.entries] == [("ok", None)]
     assert out.read_text() == "approve one\n"
