@@ -372,3 +372,54 @@ def test_a_server_echoing_the_agents_key_writes_it_to_no_file(runs_dir, refuse):
     assert "events.jsonl" in written and not [n for n, data in written.items() if PLAIN_KEY.encode() in data]
     assert b"[REDACTED]" in written["events.jsonl"]
     assert not [n for n, data in written.items() if b"[REDACTED]-oxendict" in data], "a header that is no secret is kept"
+
+
+def _many_open_streams(body):
+    """Forty messages opened at once, each streamed in turn far below the cap, none ended until all have grown."""
+    ids = {"threadId": body["threadId"], "runId": body["runId"]}
+    yield {"type": "RUN_STARTED", **ids}
+    for m in range(40):
+        yield {"type": "TEXT_MESSAGE_START", "messageId": f"m{m}", "role": "assistant"}
+    for _ in range(10):
+        for m in range(40):
+            yield {"type": "TEXT_MESSAGE_CONTENT", "messageId": f"m{m}", "delta": "x" * 3000}
+    for m in range(40):
+        yield {"type": "TEXT_MESSAGE_END", "messageId": f"m{m}"}
+    yield {"type": "RUN_FINISHED", **ids}
+
+
+def test_many_messages_open_at_once_are_capped_together_not_only_each(runs_dir):
+    """The cap on a message folded from its pieces held for each alone: a server opening many at once and growing
+    them all, each under the cap, held their sum in memory (forty at 16 MB each is 640 MB)."""
+    import json
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:
+            pass
+
+        def do_POST(self) -> None:
+            body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.end_headers()
+            try:
+                for event in _many_open_streams(body):
+                    self.wfile.write(f"data: {json.dumps(event)}\n\n".encode())
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        agent = AGUIHttpAgent(f"http://127.0.0.1:{httpd.server_address[1]}/agent", max_line_bytes=1 << 18)
+        handle, _ = run("hi", AGUIAdapter(agent), runs_dir)
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+    assert handle.status == "error"
+    with pytest.raises(Exception, match=r"the 40 messages and tool calls streaming at once hold over 262144 characters"):
+        handle.result()
+    kept = [e["payload"] for e in from_source(disk_events(handle), "agui") if e["payload"].get("kind") == "message"]
+    assert len(kept) == 40 and all(p.get("partial") is True for p in kept), "what arrived is kept, marked partial"

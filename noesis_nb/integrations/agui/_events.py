@@ -79,7 +79,8 @@ class AGUIFolder:
     ):
         self.deltas = deltas
         self.secrets = secrets  # what screens the pieces released as delta rows (the run's; None: each stream its own)
-        self.max_stream_chars = max_stream_chars  # one message / tool call / reasoning folded from pieces (None: no cap)
+        # one message / tool call / reasoning folded from pieces, and all those open at once (None: no cap)
+        self.max_stream_chars = max_stream_chars
         self.messages: list[dict[str, Any]] = list(messages or [])
         self.tool_calls: dict[str, dict[str, Any]] = {}
         self.interrupts: list[dict[str, Any]] = []
@@ -90,6 +91,7 @@ class AGUIFolder:
         self.run_result: Any = None
         self.last_text: str | None = None
         self._open: dict[tuple[str, str], dict[str, Any]] = {}
+        self._held = 0  # characters of all the open streams: bounded by max_stream_chars together, not only each
         self._thinking = 0
         self._chunk_id: dict[str, str] = {}
 
@@ -171,11 +173,18 @@ class AGUIFolder:
         if isinstance(delta, str) and delta:
             buf["parts"].append(delta)
             buf["size"] = buf.get("size", 0) + len(delta)
+            self._held += len(delta)
             if self.max_stream_chars is not None and buf["size"] > self.max_stream_chars:
                 raise AGUIStreamError(
                     f"{event['type']}: {id_field} {shown_cut(repr(str(ident)), 80)} has streamed over {self.max_stream_chars} "
                     f"characters in {len(buf['parts'])} pieces and has not ended; the agent streams without end, "
                     "or pass max_line_bytes= a larger number"
+                )
+            if self.max_stream_chars is not None and self._held > self.max_stream_chars:  # each under it, many open
+                raise AGUIStreamError(
+                    f"{event['type']}: the {len(self._open)} messages and tool calls streaming at once hold over "
+                    f"{self.max_stream_chars} characters together, none of them ended; the agent opens streams without "
+                    "end, or pass max_line_bytes= a larger number"
                 )
             if self.deltas and part != "CHUNK":  # the piece as released: never a part of a key split across pieces
                 live = buf.get("live")
@@ -203,6 +212,7 @@ class AGUIFolder:
             del self._chunk_id[what]
         if buf is None:
             return []
+        self._held -= buf.get("size", 0)
         text = "".join(buf["parts"])
         _field, name, kind, phase = _STREAMS[what]
         rest = buf["live"].close() if "live" in buf else ""  # what the last pieces held back, released with the end

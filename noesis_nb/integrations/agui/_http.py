@@ -28,7 +28,8 @@ class AGUIHttpAgent:
     ``headers`` go on every request (e.g. auth); ``transport`` is an httpx transport (tests use
     ``httpx.MockTransport``); ``connect_timeout`` bounds connecting, not streaming;
     ``max_line_bytes`` caps one SSE line, one event (all its ``data:`` lines) and, for :class:`AGUIAdapter`, one
-    message or tool call folded from its streamed pieces (in characters), so a runaway server cannot fill memory.
+    message or tool call folded from its streamed pieces, and all those open at once together (in characters), so a
+    runaway server cannot fill memory.
     """
 
     def __init__(
