@@ -177,6 +177,13 @@ class UsingResolutionError(NoesisNbError, ValueError):
     pass
 
 
+class MissingExtraError(NoesisNbError, ImportError):
+    """A feature was used without the optional package it needs; the message has the ``pip install`` line.
+
+    An ``ImportError`` too, so code that already catches one keeps working.
+    """
+
+
 class RunNotFoundError(NoesisNbError, FileNotFoundError):
     pass
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..errors import InvalidOptionError
+from ..errors import InvalidOptionError, MissingExtraError
 from ..secrets.quoted import quoted
 from .events import events_df
 from .runs import runs_df
@@ -27,7 +27,10 @@ def _dask() -> tuple[Any, Any]:
         import dask
         import dask.dataframe as dd
     except ImportError as exc:
-        raise ImportError("runs_ddf / events_ddf need Dask DataFrames: pip install 'noesis_nb[dask]' 'dask[dataframe]'") from exc
+        raise MissingExtraError(
+            f"runs_ddf / events_ddf need Dask DataFrames, which are not installed ({exc}); "
+            "install them with: pip install 'noesis_nb[dask]'"
+        ) from exc
     return dask, dd
 
 

@@ -12,7 +12,7 @@ import os
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol, TypeVar
 
-from ..errors import InvalidOptionError
+from ..errors import InvalidOptionError, MissingExtraError
 from ..secrets.quoted import quoted, quoted_text
 from ..secrets.urls import refuse_password
 from ..store.runfiles import RACY_NS, change_stamp, list_dir, read_file, stamps_settled
@@ -169,13 +169,15 @@ def open_remote(url: str, storage_options: dict[str, Any] | None) -> tuple[Remot
     refuse_password(url, "source")
     try:
         import fsspec
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError(f"reading {quoted(url)} needs fsspec: pip install 'noesis_nb[s3]'") from exc
+    except ImportError as exc:
+        raise MissingExtraError(
+            f"reading {quoted(url)} needs fsspec, which is not installed; install it with: pip install 'noesis_nb[s3]'"
+        ) from exc
     protocol = url.split("://", 1)[0]
     try:
         fs, path = fsspec.core.url_to_fs(url, **(storage_options or {}))
     except ImportError as exc:
-        raise ImportError(f"reading {quoted(url)} needs the {protocol} file system: pip install 'noesis_nb[s3]' (s3fs)") from exc
+        raise _missing_file_system(url, protocol, exc) from exc
     except ValueError as exc:  # a protocol fsspec does not know ('Protocol not known: s4'), a URL it cannot take
         raise InvalidOptionError(
             f"source {quoted(url)} is no URL fsspec can open ({quoted_text(str(exc))}); pass a runs root's path, or a URL "
@@ -183,6 +185,23 @@ def open_remote(url: str, storage_options: dict[str, Any] | None) -> tuple[Remot
         ) from None
     fs.invalidate_cache()
     return RemoteFS(fs, protocol), path
+
+
+#: protocols whose file system the ``s3`` extra installs (s3fs)
+_S3_PROTOCOLS = frozenset({"s3", "s3a"})
+
+
+def _missing_file_system(url: str, protocol: str, exc: ImportError) -> MissingExtraError:
+    """The error for a URL whose fsspec file system is not installed, naming the package that brings it.
+
+    Only ``s3://`` is an extra of noesis_nb; for any other protocol fsspec's own message names its package
+    (``Please install gcsfs to access Google Storage``), so that is what is said.
+    """
+    if protocol.lower() in _S3_PROTOCOLS:
+        fix = "install it with: pip install 'noesis_nb[s3]'"
+    else:
+        fix = f"fsspec says: {quoted_text(str(exc))}"
+    return MissingExtraError(f"reading {quoted(url)} needs the {protocol}:// file system, which is not installed; {fix}")
 
 
 class _OnFS(Protocol):
