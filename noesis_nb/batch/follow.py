@@ -115,6 +115,8 @@ class Follower:
         if run.changed():
             seen = (entry.status, dict(entry.usage))
             entry_from_disk(entry, run.run_dir, run.adapter)
+            if run.status == "paused" and self._refused.get(id(entry)) == _stamps(run):
+                entry.status = "paused"  # read again, its files as they were when its resume was refused: it still waits
             if entry.done and seen[0] not in TERMINAL_STATUSES:
                 if self._run_again(entry):
                     return
@@ -127,11 +129,12 @@ class Follower:
             if self.cancelled and entry.status != "paused":  # decided, but the batch stopped: it stays paused on disk
                 entry.status = "paused"
                 self.handle.changed(entry)
-            elif self._refused.get(id(entry)) == run.signature:  # unchanged since its resume was refused: not again
-                if entry.status != "paused":  # read again: it still waits for a person to repair it
-                    entry.status = "paused"
-                    self.handle.changed(entry)
-            elif not self.cancelled and run.can_resume and holder(run.run_dir) is None:
+            elif (
+                not self.cancelled
+                and run.can_resume
+                and holder(run.run_dir) is None
+                and self._refused.get(id(entry)) != _stamps(run)  # unchanged since its resume was refused: not again
+            ):
                 self._resuming.add(id(entry))
                 asyncio.ensure_future(self._resume(entry))
         elif entry.status == "running" and (entry.future is None or entry.future.done()) and holder(run.run_dir) is None:
@@ -213,7 +216,7 @@ class Follower:
                 # does — ``await batch`` returns — and is resumed again once its files change
                 entry.status = "paused"
                 entry.error = f"{entry.error}; the batch resumes it once the run's files change"
-                self._refused[id(entry)] = run.signature
+                self._refused[id(entry)] = _stamps(run)
             if lost and entry.status == "running" and holder(run.run_dir) is None:
                 self._unrecoverable(entry, said or entry.error)
             self.handle.changed(entry)
@@ -225,3 +228,9 @@ class Follower:
             except Exception as exc:
                 entry.error = f"upload to {self.spec.upload_to} failed: {type(exc).__name__}: {exc}"
                 self.handle.changed(entry)
+
+
+def _stamps(run: Any) -> tuple[Any, ...]:
+    """The stamps of a run's files as its ``DiskRun`` last read them, without the mark it adds to a look too recent to
+    trust (so it reads the run again): that mark differs at every read, and the run would count as changed."""
+    return tuple(part for part in run.signature if type(part) is not object)
