@@ -104,7 +104,7 @@ class RunSecrets:
         """The payload to write for an event: a copy, with secrets redacted when there are any. Given the event's
         id, a streamed piece (an event holding one chunk's text) is also read joined with the pieces before it."""
         out = self._screened(payload)
-        if event_id is None or (type(payload) is dict and payload.keys().isdisjoint(DELTA_KEYS)):
+        if event_id is None or (type(payload) is dict and DELTA_KEYS.isdisjoint(payload)):
             return out  # most events: no streamed piece (``streamed_piece``'s own first test, without its call)
         piece = streamed_piece(payload)
         return out if piece is None else self._streamed(out, piece, str(event_id), phase)
@@ -144,12 +144,12 @@ class RunSecrets:
 
     def _split_in(self, payload: Any, blob: bytes) -> bool:
         """Whether a known value may be split across the strings of a list or the texts of chunk records."""
-        if b"[" not in blob:  # no list (most events): one memchr
+        if blob.find(b"[") < 0:  # no list (most events): one memchr (``in`` on bytes costs an exception first)
             return False
         joined = lists_joined(blob)
         if joined is not None and self._known.holds(joined):
             return True
-        if b"},{" not in blob:
+        if blob.find(b"},{") < 0:
             return False
         return any(run is None or self._known.holds(run) for run in chunk_runs(payload))
 

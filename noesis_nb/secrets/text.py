@@ -105,14 +105,14 @@ _STRING_RUN = re.compile(rb"[\[,](" + _STRING + rb"(?:," + _STRING + rb")+)(?=[\
 def lists_joined(blob: bytes) -> bytes | None:
     """The runs of adjacent strings of the lists in the JSON text, each joined (a secret split across the
     strings of a list is read joined, see ``joined``); None when there are none."""
-    if _ADJACENT not in blob:
+    if blob.find(_ADJACENT) < 0:
         return None
     runs = [m.group(1).replace(_ADJACENT, b"") for m in _STRING_RUN.finditer(blob)]
     return b" ".join(runs) if runs else None
 
 
 def _might_contain(blob: bytes) -> bool:
-    if _LONG_RUN in blob.translate(_RUNS):
+    if blob.translate(_RUNS).find(_LONG_RUN) >= 0:
         return True
     lowered = blob.lower()
     anchored = _KEYWORD_ANCHORS.search(lowered) is not None
@@ -120,7 +120,7 @@ def _might_contain(blob: bytes) -> bool:
         return True
     if _SHORT_KEY.search(lowered) is not None:
         return True
-    if not anchored and blob.isascii() and b"\x00" not in blob:
+    if not anchored and blob.isascii() and blob.find(b"\x00") < 0:
         return False
     # an escape or an invisible character may hide a keyword or a token: the text as it reads is judged too
     text = blob.decode("utf-8", "replace")
@@ -153,13 +153,16 @@ KEYWORDS_STR = _KEYWORDS_STR = re.compile(_KEYWORDS.pattern.decode())  # the key
 _PUNCT = re.compile("[" + re.escape("=:-'\"(;.`/@\\,%") + "]")  # %: ``password%3D…``, percent-encoded
 _KEY_VERDICTS: dict[Any, tuple[bool, bool]] = {}  # key -> (keyword in its name, secret-named)
 _NAMED_PLAINLY: set[str] = set()  # the keys cached there that are not secret-named: a payload's keys in one test
+_UNDER_KEY = re.compile(rb'":[{\[]')  # ``":{`` or ``":[``: an object or a list as a key's value
 
 
 def payload_might_contain(payload: Mapping[str, Any], blob: bytes) -> bool:
     """``might_contain(blob)`` for a payload and its JSON bytes, faster for flat payloads of plain text
     (the event hot path): keys are judged once each, numbers only by their key, and text by itself
     (a long key such as ``cache_write_input_tokens`` is not a random word: the detectors read values)."""
-    runs = _LONG_RUN in blob.translate(_RUNS)  # no long word anywhere: no value needs the per-value test
+    # (``bytes.find`` throughout, not ``in``: ``in`` on bytes first tries the needle as an int, and pays for that
+    # exception; a third of the cost of a short event's screen went to four such tests)
+    runs = blob.translate(_RUNS).find(_LONG_RUN) >= 0  # no long word anywhere: no value needs the per-value test
     lowered = blob.lower()
     if (
         not runs
@@ -171,13 +174,13 @@ def payload_might_contain(payload: Mapping[str, Any], blob: bytes) -> bool:
         # secret-looking name holds a keyword (a test keeps ``is_secret_key`` to that), unless an escape
         # (an anchor) or an invisible character splits it; strings of a list may hold one only joined, and
         # there is no list of records (``},{``) whose texts may hold one joined
-        if _ADJACENT not in blob:
+        if blob.find(_ADJACENT) < 0:
             return False
         joined = lists_joined(blob)
         return joined is not None and _might_contain(joined)
     found = flat_might_contain(payload)
     if found is None:  # nested data: the whole-text test
-        return might_contain(blob) or (_CHUNKS in blob and _chunks_might_contain(payload))
+        return might_contain(blob) or (blob.find(_CHUNKS) >= 0 and _chunks_might_contain(payload))
     return found
 
 
@@ -185,7 +188,7 @@ def _short_keyed(payload: Mapping[str, Any], lowered: bytes) -> bool:
     """Whether a key of the payload may be one of the short secret names (``pin``, ``otp``): a flat payload's keys
     by their cached verdicts (the pattern over its JSON cost a third of the screen of a short event), any other
     by the pattern."""
-    if b'":{' in lowered or b'":[' in lowered:  # a container under a key: its keys are in the text only
+    if _UNDER_KEY.search(lowered) is not None:  # a container under a key: its keys are in the text only
         return _SHORT_KEY.search(lowered) is not None
     if _NAMED_PLAINLY.issuperset(payload):  # every key judged before, none secret-named (the loop's answer, in C)
         return False
