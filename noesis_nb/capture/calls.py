@@ -22,7 +22,7 @@ from .._safetext import error_text
 from ..secrets import SCAN_MARGIN, shown_cut
 from ..store.vocab import MODEL_CALL, TOKEN_FIELDS
 from . import usage as u
-from .scope import OPEN_SPANS, CaptureScope, counts_agree, current_owner, owner_ref, same_model
+from .scope import OPEN_SPANS, CaptureScope, SpanKey, counts_agree, current_owner, owner_ref, same_model, span_key, span_ref
 
 __all__ = ["ModelCall", "endpoint", "ABANDONED", "CLOSED", "CANCELLED"]
 
@@ -121,7 +121,7 @@ class ModelCall:
         if isinstance(n, int) and not isinstance(n, bool) and 1 < n <= 128:
             self.choices = n
         self.started = time.perf_counter()
-        self.span_id = _current_genai_span(scope)
+        self.span = _current_genai_span(scope)  # the GenAI span (of an instrumentation) around the call, if any
 
     @classmethod
     def begin(cls, scope: CaptureScope, provider: str, options: Any) -> ModelCall | None:
@@ -346,7 +346,7 @@ class ModelCall:
                 "provider": self.provider,
                 "capture_problem": shown_cut(repr(exc), 300),
             }
-        keys = _keys(self.request_id, self.response_id, self.span_id)
+        keys = _keys(self.request_id, self.response_id, self.span)
         event_id = scope.record(payload, keys, known=True, began=self.began)
         watcher = scope.watcher
         if watcher is not None and self.token is not None:
@@ -459,14 +459,14 @@ def _consistent(counts: dict[str, int | None]) -> bool:
     return (total is None or parts <= total) and (out is None or reasoning is None or reasoning <= out)
 
 
-def _keys(request_id: str | None, response_id: str | None, span_id: int | None) -> tuple[tuple[str, str], ...]:
+def _keys(request_id: str | None, response_id: str | None, span: SpanKey | None) -> tuple[tuple[str, str], ...]:
     """The ids a call is known by (``CaptureScope.record``'s keys), in that order: request, response, span."""
-    if span_id is None:  # most calls: no span around them
+    if span is None:  # most calls: no span around them
         if request_id and response_id:
             return (("request", request_id), ("response", response_id))
         return (("request", request_id),) if request_id else (("response", response_id),) if response_id else ()
     keys = tuple((kind, v) for kind, v in (("request", request_id), ("response", response_id)) if v)
-    return (*keys, ("span", format(span_id, "016x")))
+    return (*keys, ("span", span_ref(span)))
 
 
 def _error(exc: BaseException) -> dict[str, Any]:
@@ -519,17 +519,17 @@ def _read_body(raw: Any) -> Any:
         return None
 
 
-def _current_genai_span(scope: CaptureScope) -> int | None:
+def _current_genai_span(scope: CaptureScope) -> SpanKey | None:
     """The OpenTelemetry span current at the call's start, when it is a GenAI span capture is watching."""
     trace = sys.modules.get("opentelemetry.trace")
     if trace is None:
         return None
     try:
-        span_id = trace.get_current_span().get_span_context().span_id
+        key = span_key(trace.get_current_span().get_span_context())
     except Exception:
         return None
-    if span_id and OPEN_SPANS.get(span_id) is scope:
+    if key[1] and OPEN_SPANS.get(key) is scope:
         with scope.lock:
-            scope.covered_spans.add(span_id)
-        return int(span_id)
+            scope.covered_spans.add(key)
+        return key
     return None

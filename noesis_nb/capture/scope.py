@@ -57,15 +57,42 @@ from . import dropped
 #: why a call a cancelled episode's thread still waited on is written without its answer
 CUT_OFF = "the episode ended while the call was in flight (its answer is not recorded): its usage is unknown"
 
-__all__ = ["CaptureScope", "current", "scoped", "resolve_option", "claim_manual", "ENV", "OPEN_SPANS", "IN_SDK_CALL"]
+__all__ = [
+    "CaptureScope",
+    "current",
+    "scoped",
+    "resolve_option",
+    "claim_manual",
+    "ENV",
+    "OPEN_SPANS",
+    "IN_SDK_CALL",
+    "SpanKey",
+    "span_key",
+    "span_ref",
+]
 
 ENV = CAPTURE_ENV
 _CURRENT: contextvars.ContextVar[CaptureScope | None] = contextvars.ContextVar("noesis_nb_capture", default=None)
 #: True while a captured SDK call runs: spans started inside it (the SDK's own call span, HTTP spans) are part of it
 IN_SDK_CALL: contextvars.ContextVar[bool] = contextvars.ContextVar("noesis_nb_in_sdk_call", default=False)
 
-#: GenAI spans open right now (span id → the scope current when each started); ``spans`` fills it
-OPEN_SPANS: dict[int, CaptureScope] = {}
+#: a span's identity: (trace id, span id). A span id is unique only within its trace (an id generator that counts,
+#: as tests and replays use, gives each trace the same ones), so two episodes' spans may share it
+SpanKey = tuple[int, int]
+
+#: GenAI spans open right now (``SpanKey`` → the scope current when each started); ``spans`` fills it
+OPEN_SPANS: dict[SpanKey, CaptureScope] = {}
+
+
+def span_key(context: Any) -> SpanKey:
+    """The ``SpanKey`` of an OpenTelemetry ``SpanContext``."""
+    return (int(context.trace_id), int(context.span_id))
+
+
+def span_ref(key: SpanKey) -> str:
+    """A span's id as a call is known by it (``CaptureScope.record``'s ``("span", …)`` key): trace and span in hex."""
+    return f"{key[0]:032x}:{key[1]:016x}"
+
 
 #: the ``agent_id`` of each provider's model calls
 _AGENTS = {"openai": "model:openai", "anthropic": "model:anthropic"}
@@ -80,13 +107,13 @@ class CaptureScope:
     episode_id: str
     emit: Emit
     seen: set[tuple[str, str]] = field(default_factory=set)  # ("response" | "request" | "span", id) already written
-    covered_spans: set[int] = field(default_factory=set)  # GenAI spans an SDK call began inside
+    covered_spans: set[SpanKey] = field(default_factory=set)  # GenAI spans an SDK call began inside
     # one row per call written: a dict of plain values only, which the garbage collector never tracks (a
     # long episode keeps thousands; tracked objects that live on make every full collection of the process slower)
     captured: list[dict[str, Any]] = field(default_factory=list)
     open_calls: set[Any] = field(default_factory=set)  # streams not finished yet (finished when the adapter returns)
     sent_calls: set[Any] = field(default_factory=set)  # calls sent and not written yet (a sync adapter's, when it is cut off)
-    open_spans: set[int] = field(default_factory=set)  # GenAI spans started in the episode and not ended yet
+    open_spans: set[SpanKey] = field(default_factory=set)  # GenAI spans started in the episode and not ended yet
     # told when a model call starts (``model_started(provider, model) -> token``, which may raise to refuse it:
     # a draining episode) and when it has been written (``model_ended(token, payload, event_id)``)
     watcher: Any = None
@@ -222,17 +249,17 @@ class CaptureScope:
         with self.lock:
             self.closed = True
             spans, self.open_spans = self.open_spans, set()
-        for span_id in spans:
-            if OPEN_SPANS.get(span_id) is self:
-                OPEN_SPANS.pop(span_id, None)
+        for key in spans:
+            if OPEN_SPANS.get(key) is self:
+                OPEN_SPANS.pop(key, None)
 
-    def span_started(self, span_id: int) -> None:
+    def span_started(self, key: SpanKey) -> None:
         """A GenAI span started in this episode (ignored once the adapter returned)."""
         with self.lock:
             if self.closed:
                 return
-            self.open_spans.add(span_id)
-            OPEN_SPANS[span_id] = self
+            self.open_spans.add(key)
+            OPEN_SPANS[key] = self
 
 
 def ended_reason(ended: BaseException | None) -> str:

@@ -21,7 +21,7 @@ from typing import Any
 
 from ..secrets import shown_cut
 from ..store.vocab import MODEL_CALL
-from .scope import IN_SDK_CALL, OPEN_SPANS, current
+from .scope import IN_SDK_CALL, OPEN_SPANS, current, span_key, span_ref
 from .usage import count, text
 
 __all__ = ["span_payload", "SpanCapture", "MODEL_OPERATIONS"]
@@ -132,18 +132,19 @@ class SpanCapture:
     def on_start(self, span: Any, parent_context: Any = None) -> None:
         scope = current()
         if scope is not None and not scope.closed and not IN_SDK_CALL.get():
-            scope.span_started(span.get_span_context().span_id)
+            scope.span_started(span_key(span.get_span_context()))
 
     def _on_ending(self, span: Any) -> None:
         pass
 
     def on_end(self, span: Any) -> None:
         context = span.get_span_context() if hasattr(span, "get_span_context") else span.context
-        scope = OPEN_SPANS.pop(context.span_id, None)
+        key = span_key(context)
+        scope = OPEN_SPANS.pop(key, None)
         if scope is None:
             return
-        scope.open_spans.discard(context.span_id)
-        if scope.closed or context.span_id in scope.covered_spans:  # ended after the adapter returned: not written
+        scope.open_spans.discard(key)
+        if scope.closed or key in scope.covered_spans:  # ended after the adapter returned: not written
             return
         try:
             status = span.status
@@ -161,9 +162,7 @@ class SpanCapture:
             return
         if payload is None:
             return
-        keys = tuple(
-            (kind, payload[name]) for kind, name in (("span", "span_id"), ("response", "response_id")) if payload.get(name)
-        )
+        keys = (("span", span_ref(key)), *((("response", payload["response_id"]),) if payload.get("response_id") else ()))
         scope.record({"event_name": MODEL_CALL, **payload}, keys)
 
     def shutdown(self) -> None:
