@@ -90,6 +90,22 @@ def test_the_integrations_tour_without_its_extras_skips_those_sections_and_runs_
     assert last.execution_count is not None  # ran to the end
 
 
+def test_the_real_models_tour_without_its_sdks_stops_at_once_naming_both(tmp_path):
+    """The README's set-up installs neither SDK: the tour's set-up cell is one line giving the one install for both
+    (it named only the first SDK missing, so a newcomer installed twice)."""
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError
+
+    nb = nbformat.read(Path(__file__).resolve().parents[1] / "notebooks" / "real-models.ipynb", as_version=4)
+    nb.cells.insert(0, nbformat.v4.new_code_cell("import sys\nsys.modules['openai'] = None  # as if not installed"))
+    with pytest.raises(CellExecutionError):
+        NotebookClient(nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
+    (error,) = [o for c in nb.cells for o in c.get("outputs", []) if o.output_type == "error"]
+    assert error.ename == "MissingExtraError"
+    assert "pip install 'noesis_nb[openai,anthropic]'" in error.evalue
+    assert len(error.traceback) <= 2  # one line and the cell's line, no traceback
+
+
 def _asks_a_person(path: Path) -> bool:
     """Whether the tour's papermill parameters choose who decides (``APPROVER``): a person runs it with "ask"."""
     cells = nbformat.read(path, as_version=4).cells
