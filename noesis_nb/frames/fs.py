@@ -12,7 +12,7 @@ import os
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol, TypeVar
 
-from ..errors import InvalidOptionError, MissingExtraError
+from ..errors import InvalidOptionError, MissingExtraError, RunNotFoundError, RunsDirError
 from ..secrets.quoted import quoted, quoted_text
 from ..secrets.urls import refuse_password
 from ..store.runfiles import RACY_NS, change_stamp, list_dir, read_file, stamps_settled
@@ -105,7 +105,10 @@ class RemoteFS:
     def scan(self, root: str) -> list[str]:
         """List every file under ``root`` once; return the run directories (one label level allowed)."""
         root = root.rstrip("/")
-        found = self.fs.find(root, detail=True)
+        try:
+            found = self.fs.find(root, detail=True)
+        except Exception as exc:  # the storage library's own (botocore, aiohttp, …): said as one error of ours
+            raise _listing_refused(self.url(root), exc) from exc
         for path, info in found.items():
             if info.get("type") == "directory":
                 continue
@@ -185,6 +188,26 @@ def open_remote(url: str, storage_options: dict[str, Any] | None) -> tuple[Remot
         ) from None
     fs.invalidate_cache()
     return RemoteFS(fs, protocol), path
+
+
+def _listing_refused(url: str, exc: Exception) -> Exception:
+    """One error naming the remote source and what to check, for a listing its file system refused.
+
+    The storage library raises its own types (``NoCredentialsError``, ``EndpointConnectionError``, a
+    ``TypeError`` for an option it does not take), which name neither the URL nor the fix.
+    """
+    reason = f"{type(exc).__name__}: {quoted_text(str(exc), 300)}"
+    if isinstance(exc, FileNotFoundError):
+        return RunNotFoundError(f"{quoted(url)} cannot be listed ({reason}); check the bucket and the prefix")
+    if isinstance(exc, TypeError):
+        return InvalidOptionError(
+            f"the file system of {quoted(url)} refused its storage_options ({reason}); pass the options it takes "
+            "(for s3://: key, secret, token, endpoint_url, client_kwargs, …)"
+        )
+    return RunsDirError(
+        f"{quoted(url)} could not be listed ({reason}); check the URL, the network and the credentials "
+        "(storage_options=, or the environment such as AWS_ACCESS_KEY_ID / AWS_PROFILE)"
+    )
 
 
 #: protocols whose file system the ``s3`` extra installs (s3fs)
