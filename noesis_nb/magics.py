@@ -437,6 +437,23 @@ class RunTable(list[dict[str, Any]]):
         return "".join(f"{line}\n" for line in self.lines) + runs_table_text(self, where=self.where, note=self.note)
 
 
+def _status_line(run: DiskRun) -> str:
+    """The run's status after its ``--text`` timeline, and what to do next: the events alone say neither (a run
+    whose process died reads as one still running, a pause as its last event)."""
+    name = magic_word(run.episode_id)
+    line = f"status: {run.status}"
+    if run.hint:  # lost, or an override that needs the run's adapter
+        return f"{line}; {run.hint}"
+    if run.pending:
+        drafts = "a tool draft" if len(run.pending) == 1 else f"{len(run.pending)} tool drafts"
+        return f"{line}, waiting for a decision on {drafts}: %noesis approve {name} or %noesis reject {name}"
+    if run.paused_on_veto and run.veto_decision() is None:
+        return f"{line} on a governance veto: %noesis approve {name} overrides it, %noesis reject {name} upholds it"
+    if run.can_resume:
+        return f"{line}, decided: %noesis resume {name} continues it"
+    return line
+
+
 @magics_class
 class NoesisMagics(Magics):
     @no_var_expand  # expanded per argument below: a value holding quotes or spaces stays one argument
@@ -582,6 +599,7 @@ class NoesisMagics(Magics):
             print(timeline_text(run.events))
             if run.problems:  # lines left out of the timeline, a damaged draft: named after it, never silent
                 print(problems_text(run.problems))
+            print(_status_line(run))
             return None
         from .widgets import show
 
