@@ -40,7 +40,7 @@ import pandas as pd
 
 from . import _genai_rates as genai
 from ._genai_rates import GENAI_SOURCE
-from .errors import InvalidOptionError
+from .errors import InvalidOptionError, NoesisNbError
 from .secrets.quoted import keys_hidden, quoted
 from .store.runfiles import UnreadableRunFile, read_file
 from .store.vocab import TOKEN_FIELDS
@@ -155,6 +155,10 @@ def _vector_cost(
     return cost
 
 
+class PriceTableNotFoundError(NoesisNbError, FileNotFoundError):
+    """``prices=`` names a file that does not exist (one line in a cell; a ``FileNotFoundError`` still)."""
+
+
 class PriceTable:
     """User prices by model, USD per million tokens.
 
@@ -173,20 +177,22 @@ class PriceTable:
         self._prices: dict[tuple[str | None, str], Price] = {}
         for key, row in prices.items() if isinstance(prices, Mapping) else prices:
             if not isinstance(row, Mapping):
-                raise ValueError(
+                raise InvalidOptionError(
                     f"price for {quoted(key)} must be a mapping like {{'input': 2.5, 'output': 10}}, got {quoted(row)}"
                 )
             model = str(key)
             provider = row.get("provider") or None
             unknown = [k for k in row if k not in _ROW_KEYS and k not in (None, "") and _price_like(k)]
             if unknown:  # a misspelt cached_input would silently be charged at the input rate (a "notes" column is kept out)
-                raise ValueError(
+                raise InvalidOptionError(
                     f"price for {quoted(key)} has unknown field(s) {unknown}"
                     f"{_close(unknown, _ROW_KEYS)}; the fields are {list(_FIELDS)} (and provider)"
                 )
             missing = [name for name in ("input", "output") if row.get(name) in (None, "")]
             if missing:
-                raise ValueError(f"price for {quoted(key)} lacks {missing}; give USD per million tokens for input and output")
+                raise InvalidOptionError(
+                    f"price for {quoted(key)} lacks {missing}; give USD per million tokens for input and output"
+                )
             self._prices[(provider.lower() if provider else None, model.lower())] = Price(
                 input=_rate_of(key, "input", row["input"]),
                 output=_rate_of(key, "output", row["output"]),
@@ -222,19 +228,23 @@ class PriceTable:
         except UnreadableRunFile as exc:
             raise InvalidOptionError(f"price table {keys_hidden(str(exc))}; pass a dict, a .yaml or a .csv file") from None
         if got is None:
-            raise FileNotFoundError(
+            raise PriceTableNotFoundError(
                 f"price table {quoted(str(path))} does not exist; pass a dict, a .yaml or a .csv file"
                 + ("" if path.suffix else " (genai-prices is the default: leave prices= out, or add a table of your own)")
             )
         try:
             text = got[0].decode("utf-8-sig")
         except UnicodeDecodeError as exc:
-            raise ValueError(f"price table {path}: not UTF-8 text ({exc.reason} at byte {exc.start}); save it as UTF-8") from None
+            raise InvalidOptionError(
+                f"price table {path}: not UTF-8 text ({exc.reason} at byte {exc.start}); save it as UTF-8"
+            ) from None
         table: Mapping[str, Any] | list[tuple[str, dict[str, str]]]  # model -> prices, or (model, CSV row) pairs
         if path.suffix.lower() == ".csv":
             rows = list(csv.DictReader(io.StringIO(text)))
             if not rows or "model" not in rows[0]:
-                raise ValueError(f"{path}: a price CSV needs a header with columns model,input,cached_input,cache_write,output")
+                raise InvalidOptionError(
+                    f"{path}: a price CSV needs a header with columns model,input,cached_input,cache_write,output"
+                )
             table = [(r["model"], r) for r in rows]  # a model may have one row per provider
         else:
             import yaml
@@ -243,9 +253,9 @@ class PriceTable:
                 table = yaml.safe_load(text) or {}
             except (yaml.YAMLError, RecursionError) as exc:
                 reason = str(exc).splitlines()[0] if isinstance(exc, yaml.YAMLError) else "nested too deeply"
-                raise ValueError(f"price table {path}: not YAML ({reason}); fix the file or pass a dict") from None
+                raise InvalidOptionError(f"price table {path}: not YAML ({reason}); fix the file or pass a dict") from None
             if not isinstance(table, Mapping):
-                raise ValueError(f"{path}: expected a mapping of model -> prices, got {type(table).__name__}")
+                raise InvalidOptionError(f"{path}: expected a mapping of model -> prices, got {type(table).__name__}")
             table = table.get("models", table)
         return cls(table, source=f"user:{path.name}")
 
@@ -298,7 +308,7 @@ def _rate_of(key: Any, name: str, value: Any) -> float:
         except (TypeError, ValueError):
             rate = None
     if rate is None or not math.isfinite(rate) or rate < 0:
-        raise ValueError(
+        raise InvalidOptionError(
             f"price for {quoted(key)}: {name}={quoted(value, 40)} is not a price; give USD per million tokens as a "
             f"number ≥ 0, e.g. 2.5"
         )
