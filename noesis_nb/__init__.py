@@ -6,6 +6,7 @@ frame, plot, view or magic is first used.
 
 from __future__ import annotations
 
+import sys
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
@@ -57,7 +58,29 @@ def __getattr__(name: str) -> Any:
         return value
     if name in {"ns", "plots", "errors", "tools", "store", "frames", "widgets", "secrets", "capture"}:
         return import_module(f"noesis_nb.{name}")
-    raise AttributeError(f"module 'noesis_nb' has no attribute {name!r}")
+    raise _no_such_name(name)
+
+
+#: the public modules a name missing at the top level may live in, named by its AttributeError
+_HOMES = ("frames", "errors", "ns", "config", "plots", "widgets", "tools")
+
+
+def _no_such_name(name: str) -> AttributeError:
+    """``noesis_nb.<name>`` that is not there: where it is instead (``noesis_nb.frames.clear_cache``), or the
+    top-level name it is a slip of. Only modules already imported are looked in: this runs for every
+    ``from noesis_nb import <submodule>`` before that submodule is imported, so it must import nothing."""
+    message = f"module 'noesis_nb' has no attribute {name!r}"
+    if not name.startswith("_"):
+        loaded = [sys.modules.get(f"noesis_nb.{home}") for home in _HOMES]
+        homes = [m.__name__ for m in loaded if m is not None and name in getattr(m, "__all__", ())]
+        if homes:
+            message += f"; it is {' or '.join(f'{home}.{name}' for home in homes)}"
+        else:
+            import difflib
+
+            close = difflib.get_close_matches(name, __all__, n=1, cutoff=0.75)
+            message += f" (did you mean noesis_nb.{close[0]}?)" if close else ""
+    return AttributeError(message, name=name, obj=sys.modules[__name__])
 
 
 def load_ipython_extension(ipython: Any) -> None:
