@@ -69,6 +69,8 @@ class _Parser(argparse.ArgumentParser):
         # a subcommand's parser is named by its own prog ("%noesis run"), and points to its own help
         # argparse quotes the value it refuses whole (``invalid choice: 'sk-…'``): a key typed there is hidden
         message = _choice_hint(message)
+        if self.prog == "%noesis batch" and message.endswith("required: using"):  # one word given: taken as the tasks
+            message += " (the tasks come first, then the agent(s): %noesis batch <tasks> <agent> …)"
         raise UsageError(f"{self.prog}: {keys_hidden(message)}\n{self.format_usage().strip()}\n(see {self.prog} --help)")
 
     def exit(self, status: int = 0, message: str | None = None) -> None:  # type: ignore[override]
@@ -527,8 +529,10 @@ class NoesisMagics(Magics):
         if approver is not None and approver not in ("ask", "auto", "deny"):
             approver = self._resolve(approver)
             if isinstance(approver, str):
+                close = difflib.get_close_matches(args.approver.lower(), ("ask", "auto", "deny"), n=1, cutoff=0.6)
+                guess = f" (did you mean {close[0]!r}?)" if close else ""
                 raise UsageError(
-                    f"%noesis run: --approver {quoted(args.approver)} is not ask/auto/deny nor a callable in the notebook"
+                    f"%noesis run: --approver {quoted(args.approver)}{guess} is not ask/auto/deny nor a callable in the notebook"
                 )
         using = self._resolve(args.using)
         try:
