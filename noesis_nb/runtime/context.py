@@ -27,7 +27,7 @@ from .._safetext import safe_repr, type_name
 from .._unstarted import awaited_entry, mark_coroutine_function
 from ..capture import claim_manual
 from ..errors import EpisodeStateError, InvalidIdError, InvalidOptionError, ToolRejected
-from ..secrets.quoted import quoted, starts_like_key
+from ..secrets.quoted import quoted, starts_like_key, typo_hint
 from ..store import now_iso
 from ..store.phases import NOESIS_PHASES, OWN_PHASES, VERB_MINIMA, missing_verb_minimum, slipped_phase
 from ..store.vocab import (
@@ -684,4 +684,5 @@ def _choice(kind: type[E], value: object, what: str) -> E:
     for member in kind:
         if member is value or member.value == value:
             return member
-    raise InvalidOptionError(f"{what}={quoted(value)}: use one of {[m.value for m in kind]}")
+    choices = [m.value for m in kind]
+    raise InvalidOptionError(f"{what}={quoted(value)}{typo_hint(value, choices)}: use one of {choices}")
