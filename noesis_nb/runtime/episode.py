@@ -241,6 +241,11 @@ class Episode:
         except RunSealedError as exc:
             self._stand_down(exc)
         except asyncio.CancelledError:
+            if self.status == "paused" and not self.cancel_requested and not self.recorder.closed:
+                # cancelled while it waits for a decision, by no stop anyone asked for: its loop is going away (a
+                # script's asyncio.run ending). The pause stays on disk, decided and resumed later as any other
+                self.recorder.close_without_sealing()
+                raise
             self._finish_cancelled()
             if not self.cancel_requested:
                 raise
