@@ -239,7 +239,23 @@ def _frame_as_source(value: Any) -> str | None:
     )
 
 
+def _run_object(value: Any) -> str | None:
+    """What to say for an object of one run (an ``EpisodeHandle``, a ``DiskRun``, a batch entry) given as a source:
+    its run directory is the source; None for anything else."""
+    episode_id = getattr(value, "episode_id", None)
+    if isinstance(value, (str, os.PathLike)) or not isinstance(episode_id, str):
+        return None
+    kind = type(value).__name__
+    return (
+        f"got {'an' if kind[:1] in 'AEIOU' else 'a'} {kind} where source= goes; pass its .run_dir or its .episode_id "
+        f"({quoted(episode_id)}); for several, a list of those"
+    )
+
+
 def _bad_source(value: Any, *, item: bool = False) -> InvalidOptionError:
+    said = _run_object(value)
+    if said is not None:
+        return InvalidOptionError(said if not item else f"source list item: {said}")
     kind, value = type(value).__name__, _Short(value)
     if item:
         return InvalidOptionError(
