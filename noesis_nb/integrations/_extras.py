@@ -7,9 +7,10 @@ adapter is built, so ``import noesis_nb.integrations.<name>`` itself always work
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from types import ModuleType
 
-from ..errors import NoesisNbError
+from ..errors import MissingExtraError
 from ..secrets.quoted import keys_hidden, quoted
 
 __all__ = ["MissingExtraError", "require"]
@@ -23,17 +24,27 @@ _PACKAGES = {
 }
 
 
-class MissingExtraError(NoesisNbError, ImportError):
-    """An integration was used without its optional package; the message has the install line."""
-
-
 def require(module: str, extra: str, what: str) -> ModuleType:
     """Import ``module`` or raise :class:`MissingExtraError` naming ``pip install 'noesis_nb[extra]'``."""
     try:
         return importlib.import_module(module)
     except ImportError as exc:
         package = _PACKAGES.get(extra, extra)
+        if _found(module):  # the package is there, but something it imports is not (or failed)
+            raise MissingExtraError(
+                f"{what} needs the {quoted(package)} package, which is installed but could not be imported "
+                f"({type(exc).__name__}: {keys_hidden(str(exc))}). Reinstall it with its dependencies: "
+                f"pip install --force-reinstall 'noesis_nb[{extra}]'"
+            ) from exc
         raise MissingExtraError(
             f"{what} needs the {quoted(package)} package, which is not installed ({keys_hidden(str(exc))}). "
             f"Install it with: pip install 'noesis_nb[{extra}]'"
         ) from exc
+
+
+def _found(module: str) -> bool:
+    """Whether the top-level package of ``module`` is on the path (found, whether or not it imports)."""
+    try:
+        return importlib.util.find_spec(module.partition(".")[0]) is not None
+    except (ImportError, ValueError):
+        return False
