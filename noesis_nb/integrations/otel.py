@@ -28,7 +28,7 @@ from urllib.parse import urlsplit
 
 from .._jsonio import atomic_write_bytes
 from .._safetext import frame_given, pandas_kind
-from ..errors import InvalidIdError, RunWriteError
+from ..errors import InvalidIdError, InvalidOptionError, RunWriteError
 from ..secrets.quoted import quoted, quoted_text
 from ..store import find_run_dir, is_run_dir
 from ._extras import require
@@ -108,7 +108,7 @@ def export_otel(
     lines) left out; a live export notes it in ``errors``.
     """
     if endpoint is None and path is None:
-        raise ValueError("export_otel needs endpoint='http://host:4318' (OTLP/HTTP) or path='traces.json' (OTLP/JSON)")
+        raise InvalidOptionError("export_otel needs endpoint='http://host:4318' (OTLP/HTTP) or path='traces.json' (OTLP/JSON)")
     _check_target(endpoint, path, headers)
     _check_sending(timeout, service_name)
     if not isinstance(live, bool):  # "no" or 0.5 was taken as a yes, and the call returned a LiveExport, not a count
@@ -144,10 +144,10 @@ def _check_target(endpoint: Any, path: Any, headers: Any) -> None:
             else "'http://localhost:4318'"
         )
         given = repr(_shown_url(endpoint)) if isinstance(endpoint, str) else f"{quoted(endpoint, 80)}"
-        raise ValueError(f"export_otel(endpoint={given}): give the collector's OTLP/HTTP URL, e.g. {fix}")
+        raise InvalidOptionError(f"export_otel(endpoint={given}): give the collector's OTLP/HTTP URL, e.g. {fix}")
     # the exporter found a URL it cannot send to only after the run was read, as a collector it could not reach
     if isinstance(endpoint, str) and (wrong := _url_problem(endpoint)) is not None:
-        raise ValueError(
+        raise InvalidOptionError(
             f"export_otel(endpoint={_shown_url(endpoint)!r}): {wrong}; give the collector's OTLP/HTTP URL, e.g. "
             "'http://localhost:4318'"
         )
@@ -161,17 +161,17 @@ def _check_target(endpoint: Any, path: Any, headers: Any) -> None:
         raise TypeError(f"export_otel(headers=…) got {kind}; give a dict of header name -> text, e.g. {{'x-api-key': '…'}}")
     for name, value in (headers or {}).items():
         if not _HEADER_NAME.fullmatch(name):  # requests refused it after the run was read, as a connection error
-            raise ValueError(
+            raise InvalidOptionError(
                 f"export_otel(headers=…): {quoted(name, 80)} is no header name (letters, digits and !#$%&'*+-.^_`|~ "
                 "only); give one such as 'authorization' or 'x-api-key'"
             )
         if value[:1].isspace() or "\r" in value or "\n" in value:  # requests refused it, quoting the value whole
-            raise ValueError(
+            raise InvalidOptionError(
                 f"export_otel(headers=…): the value of {quoted(name, 80)} has a line break or starts with a space; "
                 "give it as one line, e.g. 'Bearer <token>'"
             )
         if _HEADER_VALUE_BAD.search(value):  # '€' failed inside the exporter, said as an unreachable collector; NUL went
-            raise ValueError(
+            raise InvalidOptionError(
                 f"export_otel(headers=…): the value of {quoted(name, 80)} holds a control character (NUL, DEL…) or "
                 "one past Latin-1 ('€', an emoji), which an HTTP header cannot carry; give plain ASCII text, e.g. "
                 "'Bearer <token>' (a token copied with a stray character? strip() it)"
@@ -187,7 +187,7 @@ def _check_sending(timeout: Any, service_name: Any) -> None:
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
         raise TypeError(f"export_otel(timeout={quoted(timeout, 80)}): give the seconds to wait for the collector, e.g. 10.0")
     if not 0 < timeout <= _MAX_WAIT:  # nan compares false; 1e300 overflowed the socket's timeout inside the exporter
-        raise ValueError(
+        raise InvalidOptionError(
             f"export_otel(timeout={quoted(timeout, 80)}): give the seconds to wait for the collector, above 0 and at most "
             f"{_MAX_WAIT} (a day), e.g. 10.0"
         )
@@ -323,7 +323,7 @@ def _start_live(
     target: Any, endpoint: str | None, path: Any, headers: dict[str, str] | None, service: str, timeout: float, interval: float
 ) -> LiveExport:
     if endpoint is None:
-        raise ValueError("export_otel(live=True) sends spans as they finish: give endpoint='http://host:4318'")
+        raise InvalidOptionError("export_otel(live=True) sends spans as they finish: give endpoint='http://host:4318'")
     if not hasattr(target, "subscribe") or not hasattr(target, "done"):
         raise TypeError(
             f"export_otel(live=True) follows one running episode: pass the handle of noesis_nb.start(...), not "
@@ -331,7 +331,7 @@ def _start_live(
         )
     # up to a day: the thread's wait took inf or 1e300 as out of range and died, its spans unsent and no error said
     if not isinstance(interval, (int, float)) or isinstance(interval, bool) or not 0 < interval <= _MAX_WAIT:
-        raise ValueError(
+        raise InvalidOptionError(
             f"interval={quoted(interval)}: give the seconds between checks for finished spans, above 0 and at most "
             f"{_MAX_WAIT} (a day), e.g. 1.0"
         )
@@ -347,7 +347,9 @@ def check_out_path(path: str | os.PathLike[str]) -> Path:
     a rename would silently replace by a plain file), not a FIFO, device or socket (replaced the same way:
     ``/dev/null`` too), in a folder, not under a file, and not inside a run directory (its files are the run)."""
     if "\0" in os.fspath(path):
-        raise ValueError(f"export_otel(path={quoted(os.fspath(path), 120)}): a path has no NUL character; give a file name")
+        raise InvalidOptionError(
+            f"export_otel(path={quoted(os.fspath(path), 120)}): a path has no NUL character; give a file name"
+        )
     out = Path(path)
     try:
         out.lstat()
@@ -356,24 +358,24 @@ def check_out_path(path: str | os.PathLike[str]) -> Path:
     except OSError as exc:  # a name too long, a folder that cannot be searched
         raise _refused(out, exc) from None
     if out.is_symlink():
-        raise ValueError(
+        raise InvalidOptionError(
             f"export_otel(path={quoted(str(out))}): that is a symbolic link (to {quoted(os.readlink(out))}); "
             "give the path of a plain file, e.g. the link's target"
         )
     if out.is_dir():
-        raise ValueError(
+        raise InvalidOptionError(
             f"export_otel(path={quoted(str(out))}) is a directory; give a file name in it, e.g. "
             f"{quoted(str(out / 'traces.json'))}"
         )
     kind = _special_kind(out)
     if kind is not None:
-        raise ValueError(
+        raise InvalidOptionError(
             f"export_otel(path={quoted(str(out))}) is {kind}, which the trace file would replace; give the path of a "
             "plain file, e.g. 'traces.json'"
         )
     above = next((p for p in out.parents if p.exists() or p.is_symlink()), None)
     if above is not None and not above.is_dir():
-        raise ValueError(
+        raise InvalidOptionError(
             f"export_otel(path={quoted(str(out))}): {quoted(str(above))} is a file, not a folder; give a path in a "
             f"folder, e.g. {quoted(str(above.parent / 'traces.json'))}"
         )
@@ -394,7 +396,7 @@ def refuse_inside_a_run(path: Path, runs: Iterable[Path] = ()) -> None:
     chain = [folder, *folder.parents]
     run = next((p for p in chain if p in given), None) or next((p for p in chain if _surely_a_run(p)), None)
     if run is not None:
-        raise ValueError(
+        raise InvalidOptionError(
             f"export_otel(path={quoted(str(path))}) lies inside the run directory {quoted(str(run))}, whose files are "
             f"the run (its event log, its manifest); give a path outside it, e.g. {quoted(str(run.parent / 'traces.json'))}"
         )

@@ -243,3 +243,17 @@ def test_a_header_value_in_latin1_or_with_a_tab_is_still_sent(run: Path) -> None
         assert noesis_nb.export_otel(run, endpoint=taking.url, headers={"x-note": "caf\xe9\tok"}, timeout=5) > 0
     finally:
         taking.close()
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"endpoint": "ftp://host"}, {"path": "a\0b"}, {"endpoint": "http://localhost:4318", "timeout": -1}],
+)
+def test_a_call_given_wrong_options_is_one_noesis_nb_error_naming_the_fix(options: dict[str, Any]) -> None:
+    """One line in a cell (a ``NoesisNbError``), still a ``ValueError`` for code that catches one."""
+    from noesis_nb.errors import InvalidOptionError
+    from noesis_nb.integrations.otel import export_otel
+
+    with pytest.raises(InvalidOptionError, match=r"export_otel.*(give|needs)") as told:
+        export_otel("ep_any", **options)
+    assert isinstance(told.value, ValueError)
