@@ -22,6 +22,7 @@ from ..secrets import redact
 from ..secrets.quoted import quoted
 from ..secrets.urls import refuse_password
 from ..store.roots import refuse_run_as_root
+from .upload import check_destination
 
 __all__ = ["TaskSpec", "BatchSpec", "parse_tasks", "parse_using", "check_executor", "new_batch_id", "EPISODE_OPTIONS"]
 
@@ -195,6 +196,7 @@ def check_batch_options(
                 "write the URL without it and give the credentials as fsspec finds them (environment variables, "
                 "its config file)"
             )
+        check_destination(upload_to)
     unknown = sorted(set(episode_opts) - set(EPISODE_OPTIONS))
     if unknown:
         raise InvalidOptionError.unknown(unknown, (*BATCH_OPTIONS, *EPISODE_OPTIONS), "a batch")

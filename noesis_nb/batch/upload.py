@@ -13,16 +13,40 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
-from ..errors import NoesisNbError
-from ..secrets.quoted import quoted
+from ..errors import InvalidOptionError, MissingExtraError, NoesisNbError
+from ..secrets.quoted import quoted, quoted_text
 from ..store import is_sealed, read_manifest
 from ..store.artifacts import verify_manifest
 
-__all__ = ["upload_run", "upload_missing", "UploadError"]
+__all__ = ["upload_run", "upload_missing", "UploadError", "check_destination"]
 
 
 class UploadError(NoesisNbError):
     """A run could not be copied, or its copy does not match its manifest."""
+
+
+def check_destination(url: str) -> None:
+    """Refuse, before a batch runs anything, an ``upload_to`` whose file system is not installed or not known
+    (otherwise every run would be made, and every copy then fail with the same import error)."""
+    try:
+        import fsspec
+    except ImportError:
+        raise MissingExtraError(
+            f"upload_to={quoted(url)} needs fsspec, which is not installed; install it with: pip install 'noesis_nb[s3]'"
+        ) from None
+    protocol = url.split("://", 1)[0]
+    try:
+        fsspec.get_filesystem_class(protocol)
+    except ImportError as exc:  # s3fs, gcsfs … missing: fsspec's own line names the package
+        fix = "pip install 'noesis_nb[s3]'" if protocol.lower() in ("s3", "s3a") else quoted_text(str(exc), 200)
+        raise MissingExtraError(
+            f"upload_to={quoted(url)} needs the {protocol}:// file system, which is not installed; {fix}"
+        ) from None
+    except ValueError as exc:  # a protocol fsspec does not know
+        raise InvalidOptionError(
+            f"upload_to={quoted(url)}: fsspec knows no {quoted(protocol)} file system ({quoted_text(str(exc), 120)}); "
+            "pass a URL such as 's3://bucket/runs' or 'file:///srv/runs'"
+        ) from None
 
 
 def upload_run(run_dir: Path, url: str, storage_options: dict[str, Any] | None = None) -> str:
@@ -37,10 +61,9 @@ def upload_missing(run_dir: Path, url: str, storage_options: dict[str, Any] | No
 
 
 def _upload(run_dir: Path, url: str, storage_options: dict[str, Any] | None, *, keep_whole: bool) -> str:
-    try:
-        import fsspec
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError(f"upload_to={quoted(url)} needs fsspec: pip install 'noesis_nb[s3]'") from exc
+    check_destination(url)
+    import fsspec
+
     run_dir = Path(run_dir)
     if not is_sealed(run_dir):
         raise UploadError(f"run {run_dir.name} is not sealed; only sealed runs are uploaded")
