@@ -13,6 +13,7 @@ from typing import Any
 
 from ..runtime.diskrun import DiskRun
 from ..runtime.inboxitems import source_for
+from ..runtime.resolve import refuse_non_adapter, resolve_using
 from ..runtime.source import RunSource
 from ..store import find_run_dir
 from .bundle import execution_count
@@ -83,10 +84,11 @@ def show(
     while the run is unsealed, so it shows decisions, resumes and seals made anywhere.
     Returns the view (a cell ending in ``show(...)`` displays it once).
     """
+    refuse_non_adapter(using)  # a value that can be no adapter is named before any run is looked up
     if not isinstance(target, (RunSource, EpisodeView)):
         target = _live_or_disk(target, runs_dir)
     if isinstance(target, DiskRun) and using is not None:
-        target.adapter = using
+        target.adapter = resolve_using(using)  # given to resume with: a name that resolves to nothing is said now
     view = view_for(target, approver_id=approver_id)
     if isinstance(view.source, DiskRun):
         view.source.watch()
