@@ -70,8 +70,12 @@ class SnapshotOutput:
 
     def display(self) -> Any:
         """Display with a display id (IPython) and remember it; returns the ``DisplayHandle``."""
+        from IPython.core.interactiveshell import InteractiveShell
         from IPython.display import display
 
+        if not InteractiveShell.initialized():  # a script: IPython's display would print the raw bundle (a dict)
+            print(self.text_summary())
+            return None
         self._shown_here()
         display_id = display(self.mimebundle(), raw=True, display_id=True)  # type: ignore[no-untyped-call]
         if display_id is not None:
