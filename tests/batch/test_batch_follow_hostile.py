@@ -96,9 +96,8 @@ asyncio.run(main())
 """
 
 
-def test_a_cancel_leaves_a_decided_run_paused_on_disk_and_ends_the_batch(runs_dir: Path, tmp_path: Path) -> None:
-    """A run paused on disk (its kernel killed) and decided since: a batch cancelled before continuing it says
-    ``paused`` and ends; the decision is not executed, and the next call of the batch continues it."""
+def _paused_on_disk_and_decided(runs_dir: Path, tmp_path: Path) -> tuple[Path, Path]:
+    """A batch run paused on its draft in a process then killed, its draft approved since: (its run, the file its tool writes)."""
     out = tmp_path / "out.txt"
     env = {**os.environ, "PYTHONPATH": str(REPO), "NOESIS_NB_APPROVER": "ask"}
     proc = subprocess.Popen([sys.executable, "-c", PAUSER, str(runs_dir), str(out)], env=env, stdout=subprocess.PIPE, text=True)
@@ -108,6 +107,13 @@ def test_a_cancel_leaves_a_decided_run_paused_on_disk_and_ends_the_batch(runs_di
         _kill(proc)
     (run_dir,) = [p for p in runs_dir.iterdir() if p.name.startswith("ep_")]
     noesis_nb.approve_draft(run_dir, approver_id="ana")
+    return run_dir, out
+
+
+def test_a_cancel_leaves_a_decided_run_paused_on_disk_and_ends_the_batch(runs_dir: Path, tmp_path: Path) -> None:
+    """A run paused on disk (its kernel killed) and decided since: a batch cancelled before continuing it says
+    ``paused`` and ends; the decision is not executed, and the next call of the batch continues it."""
+    run_dir, out = _paused_on_disk_and_decided(runs_dir, tmp_path)
     from .agents import asks
 
     tasks = [{"task": "approve one", "inputs": {"out": str(out)}}]
@@ -157,15 +163,7 @@ def test_a_decided_run_its_resume_refuses_waits_as_paused_and_goes_on_once_repai
     """A run paused on disk, decided, then its state.json changed: ``resume_run`` refuses it until the file is restored.
     The batch tried it again every quarter second, read ``running``, and ``await batch`` never returned; now the entry
     waits ``paused`` naming what to repair, and the batch resumes it once the file is back (its write runs once)."""
-    out = tmp_path / "out.txt"
-    env = {**os.environ, "PYTHONPATH": str(REPO), "NOESIS_NB_APPROVER": "ask"}
-    proc = subprocess.Popen([sys.executable, "-c", PAUSER, str(runs_dir), str(out)], env=env, stdout=subprocess.PIPE, text=True)
-    try:
-        assert proc.stdout is not None and proc.stdout.readline().strip() == "READY {'paused': 1}"
-    finally:
-        _kill(proc)
-    (run_dir,) = [p for p in runs_dir.iterdir() if p.name.startswith("ep_")]
-    noesis_nb.approve_draft(run_dir, approver_id="ana")
+    run_dir, out = _paused_on_disk_and_decided(runs_dir, tmp_path)
     state = (run_dir / "state.json").read_bytes()
     (run_dir / "state.json").write_bytes(state.replace(b"{", b'{"changed": 1, ', 1))
     from .agents import asks
