@@ -1,6 +1,6 @@
 """``noesis_nb.<name>`` that is not at the top level says where it is, or which top-level name was meant.
 
-The README writes ``clear_cache()`` and ``Column(...)`` (both in ``noesis_nb.frames``); a newcomer's
+The README names ``clear_cache()`` and ``Column(...)`` in ``noesis_nb.frames``, where they are; a newcomer's
 ``noesis_nb.clear_cache()`` or ``noesis_nb.run_df(...)`` met a bare ``has no attribute`` naming neither. The
 lookup imports nothing (it runs for every ``from noesis_nb import <submodule>`` not imported yet).
 """

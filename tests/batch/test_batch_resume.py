@@ -201,7 +201,9 @@ def test_a_followed_run_that_changed_as_its_kernel_was_killed_is_recovered_and_t
 
     async def main() -> noesis_nb.BatchHandle:
         handle = noesis_nb.batch(tasks, using={"agent": chatty}, root=runs_dir, batch_id="shared")
-        await asyncio.sleep(0.3)
+        deadline = time.monotonic() + 10  # the follower's first look: both runs held by the other process
+        while handle.counts() != {"running": 2} and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
         assert handle.counts() == {"running": 2}
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()

@@ -35,6 +35,7 @@ CASES = {
     "adapter label": ({"using": [echo, _named(KEY)]}, "the label of adapter 2 of using="),
     "batch id": ({"using": echo, "batch_id": KEY}, "batch_id"),
     "upload URL": ({"using": echo, "upload_to": f"https://example.org/runs?token={KEY}"}, "upload_to="),
+    "upload URL path": ({"using": echo, "upload_to": f"s3://bucket/{KEY}/runs"}, "upload_to="),
 }
 
 

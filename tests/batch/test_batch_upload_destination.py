@@ -5,7 +5,6 @@ failed with a bare ``ImportError`` named in its entry.)"""
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 from pathlib import Path
 
@@ -31,8 +30,8 @@ def test_without_fsspec_the_batch_is_refused_naming_the_extra(tmp_path: Path, mo
     _refused(tmp_path, "s3://bucket/runs", MissingExtraError, r"needs fsspec.*pip install 'noesis_nb\[s3\]'")
 
 
-@pytest.mark.skipif(importlib.util.find_spec("gcsfs") is not None, reason="gcsfs is installed here")
-def test_a_protocol_whose_package_is_missing_is_named_with_it(tmp_path: Path) -> None:
+def test_a_protocol_whose_package_is_missing_is_named_with_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "gcsfs", None)  # as where it is not installed
     _refused(tmp_path, "gs://bucket/runs", MissingExtraError, r"gs:// file system, which is not installed.*gcsfs")
 
 

@@ -216,12 +216,15 @@ class _Endless(BaseHTTPRequestHandler):
 
 
 def test_a_collector_answering_without_end_is_cut_not_read_whole(run: Path) -> None:
+    _Endless.written.clear()  # this test's answers only (a rerun in one process)
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Endless)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         noesis_nb.export_otel(run, endpoint=f"http://127.0.0.1:{server.server_address[1]}", timeout=30)
-        while not _Endless.written:  # the server's thread notes what it wrote once the client hung up
+        deadline = time.monotonic() + 60
+        while not _Endless.written and time.monotonic() < deadline:  # noted once the client hung up
             time.sleep(0.01)
+        assert _Endless.written, "the client never hung up on the endless answer"
     finally:
         server.shutdown()
         server.server_close()

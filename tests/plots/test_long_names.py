@@ -169,7 +169,12 @@ def test_names_that_differ_by_an_invisible_character_read_apart(tmp_path: Path) 
         "success_by_adapter": plots.success_by_adapter(runs),
         "duration_by_adapter": plots.duration_by_adapter(runs),
     }.items():
-        for where, pairs in _drawn(fig).items():
+        drawn = _drawn(fig)
+        # the six names are drawn apart somewhere (a legend or an axis), a label each: none merged into another
+        base = "gpt-4o" if what in ("tokens_by", "cost_over_time") else "agent"
+        named = [{label for _, label in pairs if _read(label).startswith(base)} for pairs in drawn.values()]
+        assert max(map(len, named)) == len(models), (what, drawn)
+        for where, pairs in drawn.items():
             if not pairs:
                 continue
             seen = {label for _, label in pairs}
