@@ -385,7 +385,10 @@ class Episode:
         record, _ = write_veto_decision(
             self.recorder.run_dir, checkpoint["checkpoint_id"], override=override, approver_id=approver_id, reason=reason
         )  # on disk before the episode goes on
-        loop.call_soon_threadsafe(_settle_once, future, record)  # the first decision wins
+        try:
+            loop.call_soon_threadsafe(_settle_once, future, record)  # the first decision wins
+        except RuntimeError:  # its loop has ended (the pause outlived it): the decision is on disk for resume_run
+            pass
         return True
 
     async def act(self, parent: str | None) -> None:

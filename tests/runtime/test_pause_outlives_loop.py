@@ -75,3 +75,40 @@ def test_a_paused_episode_stopped_on_request_is_still_sealed_cancelled(tmp_path:
         warnings.simplefilter("ignore")  # NothingToResume: sealed
         noesis_nb.resume_run(ep, runs_dir=runs)
     assert not marker.exists() and not check_run(runs / ep)
+
+
+VETO_SCRIPT = """
+import asyncio, sys
+import noesis_nb
+from tests.runtime.test_pause_outlives_loop import wiper
+
+async def main():
+    handle = noesis_nb.start("wipe logs", using=wiper, runs_dir=sys.argv[1], governance="enforce", pause_on_veto=True)
+    await handle
+    assert handle.paused_on_veto, handle.status
+    return handle
+
+handle = asyncio.run(main())  # the loop ends with the veto waiting
+handle.approve(approver_id="lead", reason="checked")  # decided afterwards, from the same handle
+print(handle.episode_id, flush=True)
+"""
+
+
+def wiper(task: str) -> str:
+    return f"wiped: {task}"
+
+
+def test_a_veto_pause_outlives_its_loop_and_its_handle_still_decides_it(tmp_path: Path) -> None:
+    """The decision of a veto whose loop has ended is written for ``resume_run`` (it raised ``RuntimeError``,
+    the closed loop refusing to be told), and the run continues with its adapter."""
+    runs = tmp_path / "runs"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    out = subprocess.run([sys.executable, "-c", VETO_SCRIPT, str(runs)], env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    ep = out.stdout.split()[-1]
+    assert noesis_nb.runs_df(runs)["status"].astype(str).tolist() == ["paused"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        noesis_nb.resume_run(ep, runs_dir=runs, using=wiper)
+    assert noesis_nb.runs_df(runs)["status"].astype(str).tolist() == ["ok"]
+    assert not check_run(runs / ep)
