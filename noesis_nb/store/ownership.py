@@ -190,6 +190,8 @@ def _same_file(fd: int, path: Path) -> bool:
 def holder(run_dir: str | os.PathLike[str]) -> str | None:
     """Who holds the run's lock, as its note says (None when nobody does)."""
     run_dir = Path(run_dir)
+    if _held_by_this_process(run_dir):
+        return _read_note(run_dir / OWNER_FILE) or "another process"
     try:
         fd = _open_lock(run_dir)
     except EpisodeStateError:
@@ -218,6 +220,8 @@ def abandoned(run_dir: str | os.PathLike[str]) -> bool:
     tool writes, which takes no lock) or when the lock cannot be asked about here, nothing can tell: False."""
     run_dir = Path(run_dir)
     if fcntl is None:  # pragma: no cover - Windows: the note is the lock, and asking takes it
+        return False
+    if _held_by_this_process(run_dir):
         return False
     try:
         if not stat.S_ISREG(os.lstat(run_dir / OWNER_FILE).st_mode):
@@ -248,6 +252,28 @@ def _note_free(path: Path) -> bool:
         return False
     finally:
         os.close(fd)
+
+
+def _held_by_this_process(run_dir: Path) -> bool:
+    """Whether this process holds the run's lock itself. Asked before any probe of the lock: where ``flock`` is
+    emulated with POSIX locks (NFS), which belong to the whole process, this process's own shared probe would turn
+    its exclusive lock into a shared one, and letting the probe go would release the run it writes."""
+    if not _HELD:
+        return False
+    try:
+        st = os.stat(run_dir)
+    except OSError:
+        return False
+    for ownership in list(_HELD.values()):
+        if ownership.fd is None:
+            continue
+        try:
+            own = os.stat(ownership.run_dir)
+        except OSError:
+            continue
+        if (own.st_dev, own.st_ino) == (st.st_dev, st.st_ino):
+            return True
+    return False
 
 
 def held_here(note: str | None) -> bool:

@@ -78,6 +78,27 @@ def test_a_writer_holding_the_note_is_seen_where_a_shared_directory_lock_is_allo
     assert holder(run) is None and ownership.abandoned(run)  # the note left, nobody holding it
 
 
+def test_asking_about_a_run_this_process_holds_never_probes_its_lock(
+    no_exclusive_directory_locks: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where flock is emulated with POSIX locks (NFS), locks belong to the whole process: this process's own
+    shared probe of the note it holds would convert its exclusive lock, and the probe's unlock would release the
+    run it writes. So a run this process holds is answered from memory: named as held, never lost."""
+    run = tmp_path / "ep_self"
+    run.mkdir()
+    held = acquire(run)
+    probes: list[int] = []
+    flock = ownership.fcntl.flock
+    monkeypatch.setattr(ownership.fcntl, "flock", lambda fd, op: (probes.append(op), flock(fd, op))[1])
+    try:
+        assert held.on_note
+        assert holder(run) == (run / OWNER_FILE).read_text()
+        assert not ownership.abandoned(run)
+        assert probes == [], "the lock this process holds was probed"
+    finally:
+        held.release()
+
+
 def test_the_lock_is_on_the_directory_and_a_second_writer_is_told_who_holds_it(tmp_path: Path) -> None:
     run = tmp_path / "ep_x"
     run.mkdir()
