@@ -16,6 +16,7 @@ from typing import Any
 from ..errors import RunExistsError, RunWriteError
 from ..runtime.api import create_episode, launch
 from ..runtime.handle import EpisodeHandle
+from ..store import is_sealed
 from ..store.vocab import TERMINAL_STATUSES, failed
 from .claim import refuse_foreign
 from .follow import Follower
@@ -61,7 +62,8 @@ class Runner:
         todo = [e for e in self.handle.entries if e.status == "queued"]
         jobs = [self.follower.run()] if self.follower.entries else []
         if self.spec.upload_to is not None:
-            jobs.append(self._upload_kept([e for e in self.handle.entries if e.done and e.run_dir is not None]))
+            kept = [e for e in self.handle.entries if e.done and e.run_dir is not None and is_sealed(e.run_dir)]
+            jobs.append(self._upload_kept(kept))  # an unsealed one (its recovery failed) keeps the error saying why
         await asyncio.gather(*jobs, *(self._job(e) for e in todo))
         # entries queued again meanwhile, and the following started by a job that found its run begun elsewhere
         while pending := [f for f in (*self._again, self.follower.task) if f is not None and not f.done()]:
@@ -95,7 +97,8 @@ class Runner:
             try:
                 await asyncio.to_thread(upload_missing, entry.run_dir, self.spec.upload_to)
             except Exception as exc:
-                entry.error = f"upload to {self.spec.upload_to} failed: {type(exc).__name__}: {exc}"
+                said = f"upload to {self.spec.upload_to} failed: {type(exc).__name__}: {exc}"
+                entry.error = f"{entry.error}; {said}" if entry.error else said  # what it said before stays
                 self.handle.changed(entry)
 
     def _job(self, entry: BatchEntry) -> Coroutine[Any, Any, None]:

@@ -159,6 +159,36 @@ def test_a_run_no_resume_can_seal_ends_its_entry_naming_it_and_the_batch_ends(ru
     assert (entry.run_dir / "manifest.json").is_dir()  # left as it was
 
 
+def test_a_run_whose_recovery_fails_keeps_saying_why_when_the_batch_uploads(runs_dir: Path, tmp_path: Path) -> None:
+    """With ``upload_to``, the pass that copies the runs ended before this call skips those whose recovery failed
+    (they are not sealed): each entry still says why it could not be recovered, not 'upload … failed: … not sealed'."""
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    proc = subprocess.Popen([sys.executable, "-c", OWNER, str(runs_dir)], env=env, stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "READY"
+    finally:
+        _kill(proc)  # both runs lost mid-way
+    runs = sorted(p for p in runs_dir.iterdir() if p.name.startswith("ep_"))
+    for run in runs:  # a line inside each log: a run continues only from a whole log
+        lines = (run / "events.jsonl").read_bytes().splitlines(keepends=True)
+        lines[1] = b"{not json\n"
+        (run / "events.jsonl").write_bytes(b"".join(lines))
+    tasks = [{"task": t, "inputs": {"sleep": 60}} for t in ("one", "two")]  # as the batch was recorded
+
+    async def call() -> noesis_nb.BatchHandle:
+        handle = noesis_nb.batch(
+            tasks, using={"agent": slow}, root=runs_dir, batch_id="shared", upload_to=(tmp_path / "copies").as_uri()
+        )
+        await asyncio.wait_for(handle.wait(), 30)
+        return handle
+
+    entries = asyncio.run(call()).entries
+    assert sorted(e.episode_id or "" for e in entries) == [run.name for run in runs]
+    for entry in entries:
+        assert entry.status == "error" and f"recovering {entry.episode_id}" in str(entry.error), entry.error
+        assert "not sealed" not in str(entry.error), entry.error
+
+
 def test_a_decided_run_its_resume_refuses_waits_as_paused_and_goes_on_once_repaired(runs_dir: Path, tmp_path: Path) -> None:
     """A run paused on disk, decided, then its state.json changed: ``resume_run`` refuses it until the file is restored.
     The batch tried it again every quarter second, read ``running``, and ``await batch`` never returned; now the entry
