@@ -25,7 +25,7 @@ from .claim import refuse_foreign
 from .handle import BatchEntry, BatchHandle
 from .plan import entry_from_disk, say_lost
 from .spec import BatchSpec
-from .upload import upload_run
+from .upload import copy_ended
 
 __all__ = ["Follower"]
 
@@ -223,10 +223,9 @@ class Follower:
         if entry.done and self._run_again(entry, moved_only=True):  # another call sealed it first and ran it again
             return
         if entry.done and self.spec.upload_to is not None:
-            try:
-                await asyncio.to_thread(upload_run, run.run_dir, self.spec.upload_to)
-            except Exception as exc:
-                entry.error = f"upload to {self.spec.upload_to} failed: {type(exc).__name__}: {exc}"
+            error = await copy_ended(run.run_dir, self.spec.upload_to, entry.error)
+            if error != entry.error:
+                entry.error = error
                 self.handle.changed(entry)
 
 

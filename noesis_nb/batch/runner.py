@@ -16,7 +16,6 @@ from typing import Any
 from ..errors import RunExistsError, RunWriteError
 from ..runtime.api import create_episode, launch
 from ..runtime.handle import EpisodeHandle
-from ..store import is_sealed
 from ..store.vocab import TERMINAL_STATUSES, failed
 from .claim import refuse_foreign
 from .follow import Follower
@@ -24,7 +23,7 @@ from .handle import BatchEntry, BatchHandle
 from .plan import EntryPlan, entry_from_disk, lost_and_rerun
 from .remote import submit_entry
 from .spec import BatchSpec
-from .upload import upload_missing, upload_run
+from .upload import copy_ended
 
 __all__ = ["Runner"]
 
@@ -62,8 +61,7 @@ class Runner:
         todo = [e for e in self.handle.entries if e.status == "queued"]
         jobs = [self.follower.run()] if self.follower.entries else []
         if self.spec.upload_to is not None:
-            kept = [e for e in self.handle.entries if e.done and e.run_dir is not None and is_sealed(e.run_dir)]
-            jobs.append(self._upload_kept(kept))  # an unsealed one (its recovery failed) keeps the error saying why
+            jobs.append(self._upload_kept([e for e in self.handle.entries if e.done]))
         await asyncio.gather(*jobs, *(self._job(e) for e in todo))
         # entries queued again meanwhile, and the following started by a job that found its run begun elsewhere
         while pending := [f for f in (*self._again, self.follower.task) if f is not None and not f.done()]:
@@ -93,12 +91,9 @@ class Runner:
         killed mid-upload left it without its manifest, and ``upload_to`` may name a new place on this call."""
         assert self.spec.upload_to is not None
         for entry in entries:
-            assert entry.run_dir is not None
-            try:
-                await asyncio.to_thread(upload_missing, entry.run_dir, self.spec.upload_to)
-            except Exception as exc:
-                said = f"upload to {self.spec.upload_to} failed: {type(exc).__name__}: {exc}"
-                entry.error = f"{entry.error}; {said}" if entry.error else said  # what it said before stays
+            error = await copy_ended(entry.run_dir, self.spec.upload_to, entry.error, keep_whole=True)
+            if error != entry.error:
+                entry.error = error
                 self.handle.changed(entry)
 
     def _job(self, entry: BatchEntry) -> Coroutine[Any, Any, None]:
@@ -231,8 +226,7 @@ class Runner:
             return
         await handle.wait()
         if handle.status in TERMINAL_STATUSES:
-            try:
-                await asyncio.to_thread(upload_run, handle.run_dir, self.spec.upload_to)
-            except Exception as exc:
-                entry.error = f"upload to {self.spec.upload_to} failed: {type(exc).__name__}: {exc}"
+            error = await copy_ended(handle.run_dir, self.spec.upload_to, entry.error)
+            if error != entry.error:
+                entry.error = error
                 self.handle.changed(entry)

@@ -9,6 +9,7 @@ not a copy yet: ``upload_missing`` completes it, and leaves one whose manifest i
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,7 @@ from ..secrets.quoted import quoted, quoted_text
 from ..store import is_sealed, read_manifest
 from ..store.artifacts import verify_manifest
 
-__all__ = ["upload_run", "upload_missing", "UploadError", "check_destination"]
+__all__ = ["upload_run", "upload_missing", "UploadError", "check_destination", "copy_ended"]
 
 
 class UploadError(NoesisNbError):
@@ -47,6 +48,20 @@ def check_destination(url: str) -> None:
             f"upload_to={quoted(url)}: fsspec knows no {quoted(protocol)} file system ({quoted_text(str(exc), 120)}); "
             "pass a URL such as 's3://bucket/runs' or 'file:///srv/runs'"
         ) from None
+
+
+async def copy_ended(run_dir: Path | None, url: str, error: str | None, *, keep_whole: bool = False) -> str | None:
+    """Copy a batch entry's ended run to ``url`` (``keep_whole``: unless its copy there is whole); returns the
+    entry's error after it: an upload's failure is added to what the entry said before. A run left unsealed (its
+    recovery or its seal failed) is not copied: its error already says why, and the copy would only fail."""
+    if run_dir is None or not is_sealed(run_dir):
+        return error
+    try:
+        await asyncio.to_thread(upload_missing if keep_whole else upload_run, run_dir, url)
+    except Exception as exc:
+        said = f"upload to {url} failed: {type(exc).__name__}: {exc}"
+        return f"{error}; {said}" if error else said
+    return error
 
 
 def upload_run(run_dir: Path, url: str, storage_options: dict[str, Any] | None = None) -> str:
