@@ -41,6 +41,7 @@ __all__ = ["LiveExport", "MAX_ERRORS"]
 SpanSpec = dict[str, Any]
 
 MAX_ERRORS = 50  # lines kept in ``LiveExport.errors``: the first ones, and one counting the rest
+_MAX_DROPPED_SEEN = 100_000  # problems left out that are remembered, so one met again is not counted again
 _RETRIES_AFTER_END = 3  # looks after the episode ended, while spans are still unsent (a collector briefly down)
 
 
@@ -64,6 +65,7 @@ class LiveExport:
         self.path = Path(path) if path is not None else None
         self.errors: list[str] = []
         self._dropped = 0  # errors met past MAX_ERRORS, counted in the last line of ``errors``
+        self._dropped_seen: set[int] = set()  # those left out, each counted once
         self.sent = 0
         self._sender = sender
         self._sent_ids: set[int] = set()
@@ -163,6 +165,11 @@ class LiveExport:
         if len(self.errors) < MAX_ERRORS - 1:
             self.errors.append(problem)
             return
+        key = hash(problem)
+        if key in self._dropped_seen:  # a problem left out already, met again: counted once
+            return
+        if len(self._dropped_seen) < _MAX_DROPPED_SEEN:  # bounded: past it, every new report counts
+            self._dropped_seen.add(key)
         self._dropped += 1
         more = f"… and {self._dropped} more error(s) not kept (the first {MAX_ERRORS - 1} are above)"
         self.errors[MAX_ERRORS - 1 :] = [more]
