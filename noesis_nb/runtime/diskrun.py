@@ -94,7 +94,7 @@ class DiskRun:
         self.task = facts.task or ""
         self.using = facts.using or ""
         self._status = facts.status
-        self._lost = status_now(self.run_dir, facts.status) == "lost"
+        self._lost = status_now(self.run_dir, facts.status) == "lost"  # as the views were last told (``lost`` asks anew)
         self.started_at = facts.started_at or (events[0].get("timestamp") if events else None)
         self.ended_at = facts.ended_at
         self.usage, self.usage_calls = facts.usage, facts.usage_calls
@@ -147,12 +147,13 @@ class DiskRun:
         """The run's status; ``lost`` while its files say running but the process that wrote it is gone."""
         if self.resuming:
             return "running"
-        return "lost" if self._lost else self._status
+        return "lost" if self.lost else self._status
 
     @property
     def lost(self) -> bool:
-        """Unsealed, said running by its files, and written by no process any more (asked at each look)."""
-        return self._lost and not self.resuming
+        """Unsealed, said running by its files, and written by no process any more: the lock is asked at each call
+        (its release changes no file, so an object no view follows, an inbox's or a batch's, still knows)."""
+        return self._status == "running" and not self.resuming and status_now(self.run_dir, "running") == "lost"
 
     @property
     def resuming(self) -> bool:

@@ -91,7 +91,8 @@ def test_a_killed_run_reads_lost_everywhere_and_running_while_its_process_lives(
         assert _statuses(runs) == {"ep_done": "ok", "ep_killed": "running"}  # cached and kept while it lives
         assert _statuses_in_new_process(runs)["ep_killed"] == "running"
         disk = DiskRun(runs / "ep_killed")
-        assert disk.status == "running" and disk.hint is None
+        unwatched = DiskRun(runs / "ep_killed")  # as an inbox or a batch keeps one: never read again
+        assert disk.status == "running" and disk.hint is None and unwatched.status == "running"
         assert {r["episode_id"]: r["status"] for r in noesis_nb.list_runs(runs_dir=runs)}["ep_killed"] == "running"
 
         async def follow() -> list[str]:
@@ -102,7 +103,7 @@ def test_a_killed_run_reads_lost_everywhere_and_running_while_its_process_lives(
             os.kill(writer.pid, signal.SIGKILL)
             writer.wait()
             deadline = time.monotonic() + 10
-            while disk.status != "lost" and time.monotonic() < deadline:
+            while "lost" not in seen and time.monotonic() < deadline:  # the follower tells its views
                 await asyncio.sleep(0.05)
             return seen
 
@@ -114,6 +115,7 @@ def test_a_killed_run_reads_lost_everywhere_and_running_while_its_process_lives(
     assert sorted(p.name for p in (runs / "ep_killed").iterdir()) == before  # nothing on disk said it
     assert seen and seen[-1] == "lost", seen  # the view following it was told
     assert disk.status == "lost" and disk.lost
+    assert unwatched.status == "lost" and unwatched.hint is not None  # asked anew, with no file changed
     assert "resume_run('ep_killed')" in (disk.hint or "") and "process" in (disk.hint or "")
 
     assert _statuses(runs) == {"ep_done": "ok", "ep_killed": "lost"}  # the same files: the caches' rows
