@@ -15,7 +15,7 @@ from ..runtime.diskrun import DiskRun
 from ..runtime.inboxitems import source_for
 from ..runtime.resolve import refuse_non_adapter, resolve_using
 from ..runtime.source import RunSource
-from ..store import find_run_dir
+from ..store import find_run_dir, is_sealed
 from .bundle import execution_count
 from .state import TERMINAL
 from .view import EpisodeView
@@ -88,7 +88,9 @@ def show(
     if not isinstance(target, (RunSource, EpisodeView)):
         target = _live_or_disk(target, runs_dir)
     if isinstance(target, DiskRun) and using is not None:
-        target.adapter = resolve_using(using)  # given to resume with: a name that resolves to nothing is said now
+        # given to resume with: a name that resolves to nothing is said now, unless nothing can resume the run
+        # (sealed: a factory that needs a key or the network is not called for a run that never runs again)
+        target.adapter = using if is_sealed(target.run_dir) else resolve_using(using)
     view = view_for(target, approver_id=approver_id)
     if isinstance(view.source, DiskRun):
         view.source.watch()
