@@ -30,7 +30,9 @@ def require(module: str, extra: str, what: str) -> ModuleType:
         return importlib.import_module(module)
     except ImportError as exc:
         package = _PACKAGES.get(extra, extra)
-        if _found(module):  # the package is there, but something it imports is not (or failed)
+        missing = getattr(exc, "name", None)  # the module not found (ModuleNotFoundError), when it says
+        asked = missing is not None and (module == missing or module.startswith(missing + "."))
+        if not asked and _found(module):  # the package is there, but something it imports is not (or failed)
             raise MissingExtraError(
                 f"{what} needs the {quoted(package)} package, which is installed but could not be imported "
                 f"({type(exc).__name__}: {keys_hidden(str(exc))}). Reinstall it with its dependencies: "
