@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qsl, urlsplit
 
 from ulid import ULID
 
@@ -190,7 +191,7 @@ def check_batch_options(
         raise InvalidOptionError(f"upload_to={quoted(upload_to, 80)}: pass an fsspec URL such as 's3://bucket/runs'")
     if upload_to is not None:
         refuse_password(upload_to, "upload_to")  # recorded with the batch, and named in every upload error
-        if redact([upload_to])[1]:  # a token in its path or query: named in every upload error as well
+        if carries_credential(upload_to):  # a token in its user part, path or query: named in every upload error too
             raise InvalidOptionError(
                 f"upload_to={quoted(upload_to, 120)} holds a secret, which would be named in every upload error; "
                 "write the URL without it and give the credentials as fsspec finds them (environment variables, "
@@ -207,6 +208,23 @@ def check_batch_options(
     runs_root = Path(config.runs_dir(root))
     _check_runs_root(runs_root)
     return concurrency, chosen, runs_root
+
+
+def carries_credential(url: str) -> bool:
+    """Whether ``url`` carries a credential: a known key format or a secret-named value anywhere in it (a token as
+    its user part, ``?token=``, ``?sig=``, ``s3://bucket/AKIA…``), or a random-looking query or fragment value
+    (a signature under any name). A random-looking bucket, host or folder name (``s3://mlruns-7f3k9q2xv8/…``) is
+    a name, not a credential: the random-word rule is not applied to it."""
+    if redact([url], entropy=False)[1]:
+        return True
+    for link in url.split("::"):
+        if "://" not in link:
+            continue
+        parts = urlsplit(link.strip())
+        pairs = parse_qsl(parts.query, keep_blank_values=True) + parse_qsl(parts.fragment, keep_blank_values=True)
+        if any(word and redact([word])[1] for pair in pairs for word in pair):  # ``?<token>`` too
+            return True
+    return False
 
 
 def _check_runs_root(runs_root: Path) -> None:

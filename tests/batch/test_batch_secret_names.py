@@ -36,6 +36,9 @@ CASES = {
     "batch id": ({"using": echo, "batch_id": KEY}, "batch_id"),
     "upload URL": ({"using": echo, "upload_to": f"https://example.org/runs?token={KEY}"}, "upload_to="),
     "upload URL path": ({"using": echo, "upload_to": f"s3://bucket/{KEY}/runs"}, "upload_to="),
+    "upload URL signature": ({"using": echo, "upload_to": f"https://example.org/runs?sv=2024&sig={KEY}"}, "upload_to="),
+    "upload URL random query": ({"using": echo, "upload_to": f"https://example.org/runs?q={KEY[8:]}"}, "upload_to="),
+    "upload URL user part": ({"using": echo, "upload_to": f"https://{KEY}@example.org/runs"}, "upload_to="),
 }
 
 
@@ -61,3 +64,34 @@ def test_plain_names_are_taken_and_the_batch_is_called_again(runs_dir: Path) -> 
         return [e.status for e in (*first.entries, *again.entries)]
 
     assert asyncio.run(cell()) == ["ok", "ok"]
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["mlruns-7f3k9q2xv8", "mlruns-7f3k9q2xv8a8sd7f6g5h4j3k2", "x9Qz7Lp2Kd8Wm4Rt6Yv1Bn3Hc5Jf0Gs2"],
+)
+def test_a_random_looking_destination_name_is_no_secret_and_the_copy_is_made(tmp_path: Path, runs_dir: Path, name: str) -> None:
+    """A bucket or folder named with random characters (as made by infrastructure tools) carries no credential:
+    the batch runs and copies its run there."""
+    target = tmp_path / name / "runs"
+    target.mkdir(parents=True)
+
+    async def cell() -> list[Any]:
+        done = await noesis_nb.batch(["a"], using=echo, root=runs_dir, batch_id="b1", upload_to=f"file://{target}")
+        return [(e.status, e.error) for e in done.entries]
+
+    assert asyncio.run(cell()) == [("ok", None)]
+    assert [p.name for p in target.iterdir()] == [p.name for p in runs_dir.iterdir() if p.name.startswith("ep_")]
+    assert (next(target.iterdir()) / "manifest.json").is_file()
+
+
+@pytest.mark.parametrize(
+    "url", ["s3://mlruns-7f3k9q2xv8/runs", "s3://exp-a8sd7f6g5h4j3k2q/runs/2026", "s3://b/x9Qz7Lp2Kd8Wm4Rt6Yv1/r?page=2"]
+)
+def test_a_random_looking_bucket_is_taken_as_upload_to(runs_dir: Path, url: str) -> None:
+    from noesis_nb.batch.spec import check_batch_options
+
+    taken = check_batch_options(
+        concurrency=1, score=None, score_timeout_s=None, batch_id="b1", root=runs_dir, upload_to=url, episode_opts={}
+    )
+    assert taken == (1, "b1", runs_dir)
