@@ -8,12 +8,25 @@ replaces the error it belongs to or freezes the loop converting it.
 
 from __future__ import annotations
 
+import functools
 import re
 import reprlib
 import shlex
+import unicodedata
 from typing import Any
 
-__all__ = ["visible", "magic_word", "safe_repr", "safe_str", "error_text", "type_name", "frame_given", "pandas_kind"]
+__all__ = [
+    "visible",
+    "capped_marks",
+    "MARKS_KEPT",
+    "magic_word",
+    "safe_repr",
+    "safe_str",
+    "error_text",
+    "type_name",
+    "frame_given",
+    "pandas_kind",
+]
 
 _CONTAINERS = (list, tuple, dict, set, frozenset)
 _SEQ_LIMIT = 100  # items of a builtin container shown before "..."
@@ -150,13 +163,45 @@ _HIDDEN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200b\u2028-\u202e\u2
 _HIDDEN_EXACT = re.compile(f"[{_INVISIBLE}{_JOINERS}]")
 
 
+#: combining marks kept on one base character: enough for written languages (Vietnamese stacks two, pointed Hebrew
+#: and Tibetan up to four), too few for "Zalgo" text, whose hundreds of marks draw over the rows above and below
+MARKS_KEPT = 4
+
+
+@functools.cache
+def _mark_piles() -> re.Pattern[str]:
+    """A run of more than ``MARKS_KEPT`` non-spacing or enclosing marks (and the joiners between them); built once,
+    when the first text that is not ASCII is shown (the Unicode tables are read then, in a few tens of ms)."""
+    ranges: list[str] = []
+    start = None
+    for code in [*range(0x300, 0x20000), *range(0xE0000, 0xE1000), 0x10FFFF]:
+        mark = unicodedata.category(chr(code)) in ("Mn", "Me") and code != 0x10FFFF
+        if mark and start is None:
+            start = code
+        elif not mark and start is not None:
+            ranges.append(f"{re.escape(chr(start))}-{re.escape(chr(code - 1))}" if code - 1 > start else re.escape(chr(start)))
+            start = None
+    marks = "".join(ranges) + _JOINERS
+    return re.compile(f"([{marks}]{{{MARKS_KEPT}}})[{marks}]+")
+
+
+def capped_marks(text: str, *, exact: bool = False) -> str:
+    """``text`` with at most ``MARKS_KEPT`` combining marks on each character: a pile of them (Zalgo text) would draw
+    over neighbouring rows. ``exact`` (names, ids) shows where marks were dropped with one ``\ufffd``."""
+    if text.isascii():
+        return text
+    return _mark_piles().sub("\\1\ufffd" if exact else "\\1", text)
+
+
 def visible(text: str, *, exact: bool = False) -> str:
-    """``text`` with control and reordering characters shown as ``\ufffd`` (nothing reordered, no terminal escape).
+    """``text`` with control and reordering characters shown as ``\ufffd`` (nothing reordered, no terminal escape),
+    and no pile of combining marks (:func:`capped_marks`).
 
     ``exact`` shows every invisible character too (zero-width spaces and joiners, bidi marks, variation selectors,
     tags): for names, ids and commands, where two spellings that look the same must not read the same. Prose
     keeps them, as Hebrew, Persian, hyphenated German and emoji need them."""
     hidden = _HIDDEN_EXACT if exact else _HIDDEN
+    text = capped_marks(text, exact=exact)
     return hidden.sub("\ufffd", text) if hidden.search(text) else text
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import orjson
 
-from .._safetext import visible
+from .._safetext import capped_marks, visible
 from ..secrets import SCAN_MARGIN, shown_start
 from ..store.vocab import RUN_CHECKPOINT, RUN_INTERRUPT, TOOL_APPROVAL_PENDING
 from .theme import PHASE_HUES, STATUS_HUES
@@ -83,13 +83,14 @@ def _dumps(value: Any, *, pretty: bool = False) -> str:
 
 
 def esc(value: Any) -> str:
-    """HTML-escape anything (quotes too, so the result is safe in attributes)."""
-    return html.escape(value if isinstance(value, str) else str(value), quote=True)
+    """HTML-escape anything (quotes too, so the result is safe in attributes), with no pile of combining marks
+    (:func:`capped_marks`: a Zalgo name or message would draw over the rows around it)."""
+    return html.escape(capped_marks(value if isinstance(value, str) else str(value)), quote=True)
 
 
 def _esc_text(value: str) -> str:
     """Escape for a text node only (``&``, ``<``, ``>``): quotes are harmless there and common in JSON."""
-    return html.escape(value, quote=False)
+    return html.escape(capped_marks(value), quote=False)
 
 
 def _payload(event: Mapping[str, Any]) -> Mapping[str, Any]:
