@@ -58,6 +58,7 @@ class RunOwnership:
     run_dir: Path
     fd: int | None
     on_note: bool = False  # the lock is on ``.owner.lock`` itself (a file system that cannot lock a directory)
+    identity: tuple[int, int] | None = None  # (st_dev, st_ino) of the run directory held: it follows a rename, not a path
     owner: _forks.Owner = field(default_factory=_forks.Owner, repr=False, compare=False)  # the process that took it
 
     @property
@@ -120,7 +121,7 @@ def acquire(run_dir: str | os.PathLike[str], *, note: bool = True) -> RunOwnersh
     try:
         if not got:
             raise RunBusyError(run_dir, holder(run_dir) or "another process")
-        ownership = RunOwnership(run_dir, fd, on_note)
+        ownership = RunOwnership(run_dir, fd, on_note, identity=_identity(os.stat(run_dir) if on_note else os.fstat(fd)))
         _HELD[id(ownership)] = ownership
         if note:
             ownership.write_note()
@@ -223,57 +224,44 @@ def abandoned(run_dir: str | os.PathLike[str]) -> bool:
         return False
     if _held_by_this_process(run_dir):
         return False
-    try:
-        if not stat.S_ISREG(os.lstat(run_dir / OWNER_FILE).st_mode):
-            return False
-        fd = os.open(run_dir, _DIR_FLAGS)
+    try:  # the note, opened once: absent, a link, a FIFO or a folder is no note (never waited on, never followed)
+        note = os.open(run_dir / OWNER_FILE, os.O_RDONLY | _FLAGS)
     except OSError:
         return False
     try:
+        if not stat.S_ISREG(os.fstat(note).st_mode):
+            return False
+        folder = os.open(run_dir, _DIR_FLAGS)
         try:
-            if _held(fd):
+            if _held(folder):
                 return False
-        except OSError:  # the directory cannot be locked here: cannot tell
-            return False
-    finally:
-        os.close(fd)
-    return _note_free(run_dir / OWNER_FILE)  # where a directory cannot be locked (NFS) its writer locks the note
-
-
-def _note_free(path: Path) -> bool:
-    """Whether the note is a regular file nobody holds a lock on (False when that cannot be asked)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | _FLAGS)
-    except OSError:
-        return False
-    try:
-        return stat.S_ISREG(os.fstat(fd).st_mode) and not _held(fd)
-    except OSError:
+        finally:
+            os.close(folder)
+        return not _held(note)  # where a directory cannot be locked (NFS) its writer locks the note
+    except OSError:  # the directory or the note cannot be locked here: cannot tell
         return False
     finally:
-        os.close(fd)
+        os.close(note)
 
 
 def _held_by_this_process(run_dir: Path) -> bool:
     """Whether this process holds the run's lock itself. Asked before any probe of the lock: where ``flock`` is
     emulated with POSIX locks (NFS), which belong to the whole process, this process's own shared probe would turn
-    its exclusive lock into a shared one, and letting the probe go would release the run it writes."""
+    its exclusive lock into a shared one, and letting the probe go would release the run it writes.
+
+    Compared by the identity each lock recorded when taken (one ``stat``, of the run asked about): a held run
+    renamed is still found held, and another folder put at a held run's old path is not mistaken for it."""
     if not _HELD:
         return False
     try:
-        st = os.stat(run_dir)
+        asked = _identity(os.stat(run_dir))
     except OSError:
         return False
-    for ownership in list(_HELD.values()):
-        if ownership.fd is None:
-            continue
-        try:
-            own = os.stat(ownership.run_dir)
-        except OSError:
-            continue
-        if (own.st_dev, own.st_ino) == (st.st_dev, st.st_ino):
-            return True
-    return False
+    return any(o.fd is not None and o.identity == asked for o in list(_HELD.values()))
+
+
+def _identity(st: os.stat_result) -> tuple[int, int]:
+    return st.st_dev, st.st_ino
 
 
 def held_here(note: str | None) -> bool:

@@ -99,6 +99,31 @@ def test_asking_about_a_run_this_process_holds_never_probes_its_lock(
         held.release()
 
 
+@pytest.mark.parametrize("nfs", [False, True], ids=["local", "nfs"])
+def test_a_folder_put_where_a_held_run_was_is_not_taken_for_it(
+    nfs: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
+) -> None:
+    """This process holds a run, which is then moved away and another folder put at its path, with a note nobody
+    holds (a writer killed there): that folder is asked about as itself (lost, held by nobody), never answered
+    from the held run's memory; the moved run is still known as held (by its folder, not its old path)."""
+    if nfs:
+        request.getfixturevalue("no_exclusive_directory_locks")
+    run = tmp_path / "ep_swapped"
+    run.mkdir()
+    held = acquire(run)
+    try:
+        moved = tmp_path / "ep_swapped_moved"
+        run.rename(moved)
+        run.mkdir()
+        (run / OWNER_FILE).write_text("pid 1 on elsewhere since then")
+        assert holder(run) is None
+        assert ownership.abandoned(run)
+        assert holder(moved) == (moved / OWNER_FILE).read_text() and not ownership.abandoned(moved)
+    finally:
+        held.release()
+    assert ownership.abandoned(moved)  # let go: its note stays, nobody holds it
+
+
 def test_the_lock_is_on_the_directory_and_a_second_writer_is_told_who_holds_it(tmp_path: Path) -> None:
     run = tmp_path / "ep_x"
     run.mkdir()
