@@ -521,6 +521,8 @@ def _read_body(raw: Any) -> Any:
 
 def _current_genai_span(scope: CaptureScope) -> SpanKey | None:
     """The OpenTelemetry span current at the call's start, when it is a GenAI span capture is watching."""
+    if not OPEN_SPANS:  # no GenAI span open anywhere (most calls): the current span cannot be one
+        return None
     trace = sys.modules.get("opentelemetry.trace")
     if trace is None:
         return None

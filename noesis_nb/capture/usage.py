@@ -46,6 +46,8 @@ def count(value: Any) -> int | None:
 
     A huge number is refused here, not written: the event file would keep it, and ``usage_df(strict=True)`` refuse the run.
     """
+    if type(value) is int:  # most counts: a plain int, judged by its range alone
+        return value if 0 <= value < MAX_COUNT else None
     if isinstance(value, bool):
         return None
     if isinstance(value, float) and value.is_integer():
