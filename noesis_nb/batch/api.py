@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import os
+from pathlib import Path
 from typing import Any
 
 from .._jsonio import to_jsonable
 from ..errors import EpisodeStateError, InvalidOptionError
 from ..runtime.api import SCORE_TIMEOUT_S, check_episode_options, check_score_timeout, in_thread
 from ..secrets.quoted import quoted
-from .handle import BatchHandle
+from .handle import BatchEntry, BatchHandle
 from .plan import EntryPlan
-from .record import check_same_batch, load_record, new_record, record_lock, record_path, save_record
+from .record import check_same_batch, load_record, new_record, record_lock_now, record_path, save_record
 from .runner import Runner
 from .spec import BatchSpec, check_batch_options, check_executor, parse_tasks, parse_using
 
@@ -87,18 +88,36 @@ def batch(
     )
     loop = _running_loop()  # after the options: a wrong one is named whatever the caller's loop
     path = record_path(runs_root, chosen)
-    with record_lock(path):  # another call of this batch plans before or after this one, never at once
+    with record_lock_now(path) as taken:  # another call of this batch plans before or after this one, never at once
+        plan = plan_batch(spec, path) if taken else None
+    if plan is None:
+        # another process plans this batch now: this call plans once it is done, on the loop without blocking it
+        # (``Runner`` waits for the lock with ``record_lock_async``); a record already there is checked at once
         record = load_record(path)
-        if record is None:
-            record = new_record(spec, _options(spec))
-            save_record(path, record)
-        else:
+        if record is not None:
             check_same_batch(record, spec, path, _options(spec))
-        plan = EntryPlan(spec, record, path)
-        plan.save_if_changed()
-    handle = BatchHandle(chosen, runs_root, path, plan.entries, loop)
-    handle._runner = Runner(handle, spec, plan).start()
+    entries = plan.entries if plan is not None else unplanned_entries(spec)
+    handle = BatchHandle(chosen, runs_root, path, entries, loop)
+    handle._runner = Runner(handle, spec, plan, make_plan=lambda: plan_batch(spec, path)).start()
     return handle
+
+
+def plan_batch(spec: BatchSpec, path: Path) -> EntryPlan:
+    """Read (or write) the batch's record and plan its entries; the caller holds the batch's lock."""
+    record = load_record(path)
+    if record is None:
+        record = new_record(spec, _options(spec))
+        save_record(path, record)
+    else:
+        check_same_batch(record, spec, path, _options(spec))
+    plan = EntryPlan(spec, record, path)
+    plan.save_if_changed()
+    return plan
+
+
+def unplanned_entries(spec: BatchSpec) -> list[BatchEntry]:
+    """The batch's entries before its plan (one per task and adapter, queued): replaced by the plan's once made."""
+    return [BatchEntry(index=i, task=t.task, adapter=name) for i, t in enumerate(spec.tasks) for name in spec.adapters]
 
 
 def _options(spec: BatchSpec) -> dict[str, Any]:

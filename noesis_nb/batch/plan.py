@@ -26,7 +26,7 @@ from ..tools.repositories import PreparedInvocationRepository
 from ..tools.types import EffectKind
 from .claim import refuse_foreign
 from .handle import BatchEntry, BatchHandle
-from .record import load_record, record_lock, save_record
+from .record import load_record, record_lock_async, save_record
 from .spec import BatchSpec
 
 __all__ = ["EntryPlan", "entry_from_disk", "lost_and_rerun", "say_lost"]
@@ -101,7 +101,7 @@ class EntryPlan:
                 handle.changed(entry)
                 continue
             if failed(entry.status) and (self.spec.rerun_failed or _lost_before_a_write(entry, entry.run_dir)):
-                self.rerun_recorded(entry)
+                await self.rerun_recorded(entry)
             handle.changed(entry)
         self.lost = []
 
@@ -115,10 +115,11 @@ class EntryPlan:
             return False
         return isinstance(row, dict) and row.get("episode_id") != entry.episode_id
 
-    def rerun_recorded(self, entry: BatchEntry) -> None:
-        """Re-run ``entry`` as a new episode, in the record as it is now on disk (another call of the batch may have)."""
+    async def rerun_recorded(self, entry: BatchEntry) -> None:
+        """Re-run ``entry`` as a new episode, in the record as it is now on disk (another call of the batch may have).
+        Waits for the batch's lock without blocking the loop."""
         ran = entry.episode_id
-        with record_lock(self.path):
+        async with record_lock_async(self.path):
             self.record = load_record(self.path) or self.record
             row = self._row(entry)
             # another call of this batch re-ran it already: the episode it chose is this entry's

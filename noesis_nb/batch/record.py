@@ -9,12 +9,13 @@ one batch at once (two kernels) agree on one record: one writes it, the other re
 
 from __future__ import annotations
 
+import asyncio
 import os
 import stat
 import time
 from collections import Counter
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +38,17 @@ try:  # POSIX; elsewhere two calls of one batch at once are not kept apart
 except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
 
-__all__ = ["SCHEMA", "record_path", "load_record", "new_record", "save_record", "check_same_batch", "record_lock"]
+__all__ = [
+    "SCHEMA",
+    "record_path",
+    "load_record",
+    "new_record",
+    "save_record",
+    "check_same_batch",
+    "record_lock",
+    "record_lock_async",
+    "record_lock_now",
+]
 
 SCHEMA = "noesis_nb.batch/1.0.0"
 
@@ -70,37 +81,87 @@ def _batches_folder(path: Path) -> None:
         )
 
 
+_POLL_S = 0.01  # how often a lock held by another process is asked for again
+
+
 @contextmanager
 def record_lock(path: Path, timeout_s: float = 60.0) -> Iterator[None]:
-    """Hold the batch's lock while its record is read, planned from and written (another call of the batch waits)."""
+    """Hold the batch's lock while its record is read, planned from and written (another call of the batch waits).
+    Blocks its thread while another process holds it: off the event loop only (see ``record_lock_async``)."""
+    fd = _open_lock(path)
+    try:
+        deadline = time.monotonic() + timeout_s
+        while not _take(fd):
+            if time.monotonic() > deadline:
+                raise _held_too_long(path, timeout_s)
+            time.sleep(_POLL_S)
+        yield
+    finally:
+        _give_up(fd)
+
+
+@asynccontextmanager
+async def record_lock_async(path: Path, timeout_s: float = 60.0) -> AsyncIterator[None]:
+    """``record_lock`` for the event loop: while another process holds the lock the loop goes on (the wait is
+    ``asyncio.sleep``, never a blocking call), so the kernel, its views and the batch's other entries keep running."""
+    fd = _open_lock(path)
+    try:
+        deadline = time.monotonic() + timeout_s
+        while not _take(fd):
+            if time.monotonic() > deadline:
+                raise _held_too_long(path, timeout_s)
+            await asyncio.sleep(_POLL_S)
+        yield
+    finally:
+        _give_up(fd)
+
+
+@contextmanager
+def record_lock_now(path: Path) -> Iterator[bool]:
+    """Take the batch's lock only if no other process holds it: yields whether it was taken (held until the end)."""
+    fd = _open_lock(path)
+    try:
+        yield _take(fd)
+    finally:
+        _give_up(fd)
+
+
+def _open_lock(path: Path) -> int:
+    """The lock file's descriptor (``-1`` where there is no ``flock``: two calls at once are not kept apart)."""
     _batches_folder(path)
     if fcntl is None:  # pragma: no cover - Windows
-        yield
-        return
+        return -1
     lock = path.with_name(path.name + ".lock")
     flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0)
     try:
-        fd = os.open(lock, flags, 0o644)
+        return os.open(lock, flags, 0o644)
     except OSError as exc:
         raise EpisodeStateError(
             f"cannot open {lock} to take batch {quoted(path.stem)} ({exc.strerror or exc}); it must be a regular, writable file"
         ) from None
+
+
+def _take(fd: int) -> bool:
+    if fd < 0:  # pragma: no cover - Windows
+        return True
     try:
-        deadline = time.monotonic() + timeout_s
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() > deadline:
-                    raise EpisodeStateError(
-                        f"batch {quoted(path.stem)} has been held by another process for {timeout_s:.0f} s ({lock}); "
-                        "call batch again once that process has started its episodes"
-                    ) from None
-                time.sleep(0.01)
-        yield
-    finally:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    return True
+
+
+def _give_up(fd: int) -> None:
+    if fd >= 0:
         os.close(fd)  # gives the lock up
+
+
+def _held_too_long(path: Path, timeout_s: float) -> EpisodeStateError:
+    lock = path.with_name(path.name + ".lock")
+    return EpisodeStateError(
+        f"batch {quoted(path.stem)} has been held by another process for {timeout_s:.0f} s ({lock}); "
+        "call batch again once that process has started its episodes"
+    )
 
 
 def load_record(path: Path) -> dict[str, Any] | None:

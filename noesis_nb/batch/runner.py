@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 from ..errors import RunExistsError, RunWriteError
@@ -21,6 +21,7 @@ from .claim import refuse_foreign
 from .follow import Follower
 from .handle import BatchEntry, BatchHandle
 from .plan import EntryPlan, entry_from_disk, lost_and_rerun
+from .record import record_lock_async
 from .remote import submit_entry
 from .spec import BatchSpec
 from .upload import copy_ended
@@ -33,10 +34,17 @@ _JOB_POLL_S = 0.05  # how often the end of a job whose run has ended is looked f
 class Runner:
     """Runs a batch's entries and keeps each :class:`BatchEntry` true (see the module docstring)."""
 
-    def __init__(self, handle: BatchHandle, spec: BatchSpec, plan: EntryPlan):
+    def __init__(
+        self,
+        handle: BatchHandle,
+        spec: BatchSpec,
+        plan: EntryPlan | None,
+        make_plan: Callable[[], EntryPlan] | None = None,
+    ):
         self.handle = handle
         self.spec = spec
-        self.plan = plan
+        self.plan: EntryPlan = plan  # type: ignore[assignment]  # None until ``_planned`` (the lock was busy)
+        self._make_plan = make_plan  # plans the batch while its lock is held (``plan`` is None)
         self.slots = asyncio.Semaphore(spec.concurrency)
         self.follower = Follower(handle, spec, self.slots, requeue=self._requeue)
         self.cancelled = False
@@ -48,6 +56,8 @@ class Runner:
 
     async def run(self) -> None:
         try:
+            if self.plan is None:
+                await self._planned()
             await self._run()
         finally:  # whatever happened, no entry stays queued (``await batch`` would wait for it forever)
             for entry in self.handle.entries:
@@ -55,6 +65,26 @@ class Runner:
                     entry.status = "cancelled" if self.cancelled else "error"
                     entry.error = entry.error or "the batch stopped before this entry started"
                     self.handle.changed(entry)
+
+    async def _planned(self) -> None:
+        """Plan the batch once the process planning it now gives its lock up, waiting without blocking the loop;
+        then the handle's entries are the plan's (the same list: a view of the batch shows them)."""
+        assert self._make_plan is not None
+        try:
+            async with record_lock_async(self.handle.record_path):
+                self.plan = await asyncio.to_thread(self._make_plan)
+        except Exception as exc:  # the record changed meanwhile (another task list …): each entry names why
+            for entry in self.handle.entries:
+                entry.status, entry.ended_at = "error", time.time()
+                entry.error = f"the batch could not be planned: {type(exc).__name__}: {exc}"
+                self.handle.changed(entry)
+            raise
+        self.handle.entries[:] = self.plan.entries
+        cancelled, self.follower = self.follower.cancelled, Follower(self.handle, self.spec, self.slots, requeue=self._requeue)
+        self.follower.cancelled = cancelled
+        self.handle.recount()
+        for entry in self.handle.entries:
+            self.handle.changed(entry)
 
     async def _run(self) -> None:
         await self.plan.recover(self.handle)  # runs whose process died mid-way: sealed, and lost ones queued anew
@@ -110,9 +140,15 @@ class Runner:
             return False
         if not self.plan.moved_on(entry) and (moved_only or not lost_and_rerun(entry)):
             return False
-        ran = entry.episode_id
+        entry.status = "queued"  # until its new episode is recorded: the batch waits for it
+        self.handle.changed(entry)
+        self._again.append(asyncio.ensure_future(self._again_job(entry, entry.episode_id)))
+        return True
+
+    async def _again_job(self, entry: BatchEntry, ran: str | None) -> None:
+        """Record ``entry``'s next episode (the batch's lock awaited, never blocking the loop), then run it."""
         try:
-            self.plan.rerun_recorded(entry)
+            await self.plan.rerun_recorded(entry)
         except Exception as exc:  # the record could not be read or written: the entry says so, the batch ends
             entry.status, entry.ended_at = "error", time.time()
             entry.error = (
@@ -120,10 +156,9 @@ class Runner:
                 f"batch(..., batch_id={self.handle.batch_id!r}) runs it again"
             )
             self.handle.changed(entry)
-            return True
+            return
         self.handle.changed(entry)
-        self._again.append(asyncio.ensure_future(self._job(entry)))
-        return True
+        await self._job(entry)
 
     def cancel(self) -> None:
         self.cancelled = self.handle.cancelled = True

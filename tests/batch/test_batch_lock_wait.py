@@ -1,0 +1,72 @@
+"""While another process holds a batch's lock (it plans the same batch), ``batch(...)`` never blocks the event loop.
+
+The lock was waited for with ``time.sleep`` inside ``batch(...)`` (a cell's call, on the kernel's loop) and inside
+the re-queue of a lost run: for up to 60 s the kernel answered nothing, its views froze and the batch's other
+episodes stood still. Here a real process holds the lock until the notebook's loop has visibly gone on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import noesis_nb
+
+from ..conftest import REPO
+from .agents import echo
+
+# holds the batch's lock until ``release`` appears (the loop ran meanwhile) or, at the latest, 20 s went by
+HOLDER = """
+import fcntl, os, sys, time
+from pathlib import Path
+lock, release = Path(sys.argv[1]), Path(sys.argv[2])
+lock.parent.mkdir(parents=True, exist_ok=True)
+fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+fcntl.flock(fd, fcntl.LOCK_EX)
+print("HELD", flush=True)
+end = time.monotonic() + 20
+while not release.exists() and time.monotonic() < end:
+    time.sleep(0.01)
+print("ASKED" if release.exists() else "TIMED OUT", flush=True)
+os.close(fd)
+"""
+
+
+def test_batch_called_while_another_process_holds_its_lock_leaves_the_loop_running(runs_dir: Path, tmp_path: Path) -> None:
+    release = tmp_path / "release"
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    lock = runs_dir / "batches" / "nightly.json.lock"
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(lock), str(release)], env=env, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "HELD"
+
+        async def cell() -> tuple[int, list[str]]:
+            ticks = 0
+
+            async def ticker() -> None:
+                nonlocal ticks
+                while True:
+                    ticks += 1
+                    await asyncio.sleep(0.005)
+
+            ticking = asyncio.ensure_future(ticker())
+            await asyncio.sleep(0)
+            handle = noesis_nb.batch(["a", "b"], using=echo, root=runs_dir, batch_id="nightly")
+            seen = ticks
+            while ticks < seen + 20:  # the loop goes on while the other process holds the lock
+                await asyncio.sleep(0.005)
+            planned_early = [e.status for e in handle.entries]
+            release.touch()
+            await asyncio.wait_for(handle.wait(), 30)
+            ticking.cancel()
+            return len(planned_early), [str(e.status) for e in handle.entries]
+
+        waiting, statuses = asyncio.run(cell())
+        assert holder.stdout.readline().strip() == "ASKED", "the lock was given up because the loop ran, not at the end"
+        assert waiting == 2 and statuses == ["ok", "ok"]
+    finally:
+        holder.kill()
+        holder.wait()
