@@ -43,7 +43,8 @@ from .runtime.resume import NothingToResume
 from .runtime.steer import check_steer
 from .secrets import keys_hidden, quoted
 from .secrets.quoted import quoted_text
-from .store import find_run_dir, is_sealed, list_runs, run_info
+from .store import find_run_dir, is_sealed, list_runs
+from .store.listing import status_of
 from .store.ownership import held_here, holder
 from .store.roots import check_root, linked_to, refuse_run_as_root
 from .store.staging import stale_staging
@@ -803,6 +804,6 @@ def _elsewhere(episode: str, command: str) -> str:
         return (
             f". Its run is being written by {quoted_text(who, 200)}: {command} it there (decisions on its drafts work from here)"
         )
-    if run_info(run_dir)["status"] == "lost":  # its files say running, and its writer is gone
+    if status_of(run_dir) == "lost":  # its files say running, its writer is gone (the log's tail read, never all of it)
         return f". Its run {run_dir.name} is lost: " + LOST_HINT.format(run=quoted(run_dir.name))
     return ""

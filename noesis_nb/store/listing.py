@@ -17,9 +17,9 @@ from .facts import run_facts
 from .roots import check_root, iter_run_dirs
 from .runfiles import UnreadableRunFile, read_file
 from .scan import shown_path, stray_reason, stray_run_files
-from .status import status_now
+from .status import run_status, status_now
 
-__all__ = ["list_runs", "run_info", "RunList"]
+__all__ = ["list_runs", "run_info", "status_of", "RunList"]
 
 
 class RunList(list[dict[str, Any]]):
@@ -66,6 +66,16 @@ def run_info(run_dir: Path, *, strict_manifest: bool = False) -> dict[str, Any]:
         "sealed": is_sealed(run_dir),
         "run_dir": str(run_dir),
     }
+
+
+def status_of(run_dir: Path) -> str:
+    """The run's status as ``run_info`` says it, from its summary, its state and the tail of its log only.
+
+    What decides a status is at the log's end (``terminate`` and the sealing steps after it, or the last pause),
+    so a question asked where the answer must come at once (a refusal's last words) never reads a large log whole."""
+    run_dir = Path(run_dir)
+    summary, state = read_summary(run_dir), read_state(run_dir)
+    return status_now(run_dir, run_status(summary, state, _tail_events(run_dir)))
 
 
 def _tail_events(run_dir: Path) -> list[dict[str, Any]]:

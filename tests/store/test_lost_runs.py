@@ -24,6 +24,7 @@ import noesis_nb
 from noesis_nb.errors import SummaryNotWrittenError
 from noesis_nb.runtime.api import RunRecovered
 from noesis_nb.runtime.diskrun import DiskRun
+from noesis_nb.store.status import LOST_HINT
 from noesis_nb.widgets.view import EpisodeView
 from tests.ipshell import run_magic
 
@@ -169,3 +170,58 @@ def test_a_running_run_another_tool_wrote_keeps_running(tmp_path: Path) -> None:
     assert DiskRun(run).status == "running"
     assert noesis_nb.runs_df(runs)["status"].astype(str).tolist() == ["running"]
     assert noesis_nb.list_runs(runs_dir=runs)[0]["status"] == "running"
+
+
+def _bytes_read() -> int:
+    """What this process has read so far (the kernel's count, ``rchar``: every read call, whatever the file)."""
+    for line in Path("/proc/self/io").read_text().splitlines():
+        if line.startswith("rchar:"):
+            return int(line.split()[1])
+    raise AssertionError("no rchar in /proc/self/io")
+
+
+def _widen_log(run: Path, kept_at_end: int, middle: int) -> None:
+    """Make the run's log ``middle`` bytes longer: a hole (read as NUL bytes, one unreadable line) before its last
+    ``kept_at_end`` lines, which are what decides the run's status."""
+    log = run / "events.jsonl"
+    lines = log.read_bytes().splitlines(keepends=True)
+    head, tail = b"".join(lines[:-kept_at_end]), b"".join(lines[-kept_at_end:])
+    with open(log, "wb") as out:
+        out.write(head)
+        out.seek(middle, os.SEEK_CUR)
+        out.write(b"\n" + tail)
+
+
+def test_stop_of_a_run_with_a_huge_log_reads_only_its_end_and_names_its_status(
+    runs: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``%noesis stop`` of an episode not running here says what became of its run from the run's documents and
+    the end of its log: a 64 MB log is not read whole for a refusal (counted by the kernel's read counter)."""
+    monkeypatch.setenv("NOESIS_RUNS_DIR", str(runs))
+    middle = 64 << 20
+    writer = _start_writer(runs, "ep_huge")
+    os.kill(writer.pid, signal.SIGKILL)
+    writer.wait()
+    _widen_log(runs / "ep_huge", kept_at_end=1, middle=middle)
+
+    def refusal(episode_id: str) -> tuple[str, int]:
+        before = _bytes_read()
+        with pytest.raises(UsageError) as told:
+            run_magic(f"stop {episode_id}")
+        return str(told.value), _bytes_read() - before
+
+    said, read = refusal("ep_huge")
+    assert said.endswith("Its run ep_huge is lost: " + LOST_HINT.format(run="'ep_huge'"))
+    assert read < middle // 8, f"{read} bytes read to refuse a stop"
+
+    paused = noesis_nb.solve(  # a run paused on a draft: stopped by nobody, and not lost (it waits for a decision)
+        "append the note",
+        lambda task, ctx: ctx.tool("fs.append", {"argv": ["true"]}, effect="write", risk="high"),
+        runs_dir=runs,
+        approver="ask",
+        episode_id="ep_huge_paused",
+    )
+    _widen_log(runs / paused, kept_at_end=3, middle=middle)
+    said, read = refusal(paused)
+    assert said.endswith("running: none") and "lost" not in said
+    assert read < middle // 8, f"{read} bytes read to refuse a stop"
