@@ -30,6 +30,7 @@ from .facts import ToolFactsCache, veto_of
 from .reach import magic_line, show_call
 from .render import counts_html, esc, header_html, row_html
 from .rerun import left_behind, left_behind_html
+from .settle import SettleButton
 from .state import TERMINAL, CostMeter, Tally, view_state
 from .steplist import StepList
 from .steps import Step
@@ -86,7 +87,7 @@ class EpisodeView(ViewOutput, w.VBox):  # type: ignore[misc]  # ipywidgets ships
         self._first_id: str | None = None
         self._unsubscribe: list[Callable[[], None]] = []
         self._flush_lock = threading.RLock()
-        self._source_error: str | None = None  # the source's notice shown in ``message``
+        self._source_error: tuple[str | None, str] | None = None  # the source's notice (and a settle's) in ``message``
         self._changed: list[Step] = []  # steps changed since the last redraw
         self._veto_step: Step | None = None
         self._facts_key: tuple[Any, ...] = ()
@@ -106,6 +107,8 @@ class EpisodeView(ViewOutput, w.VBox):  # type: ignore[misc]  # ipywidgets ships
         for button, cls in ((self.resume_button, "nnb-go"),):
             button.add_class("nnb-btn")
             button.add_class(cls)
+        self.settling = SettleButton(after=self.poke)  # a lost run's "Settle lost run" (what resume_run does)
+        self.settle_button = self.settling.button
         self.approvals = ApprovalsPanel(source, approver_id=approver_id, on_decided=self.poke)
         self.counts = w.HTML()
         self.message = w.HTML()
@@ -126,7 +129,8 @@ class EpisodeView(ViewOutput, w.VBox):  # type: ignore[misc]  # ipywidgets ships
         # as wide as its widest label ("Stop when calls finish (≤ 10 s)" was cut to "…"): the header wraps instead,
         # and on a narrow page the column goes under the header
         controls = w.VBox(
-            [self.stop_button, self.drain_button, self.resume_button], layout=w.Layout(min_width="110px", flex="0 0 auto")
+            [self.stop_button, self.drain_button, self.resume_button, self.settle_button],
+            layout=w.Layout(min_width="110px", flex="0 0 auto"),
         )
         controls.add_class("nnb-stop-col")
         children = [
@@ -291,10 +295,11 @@ class EpisodeView(ViewOutput, w.VBox):  # type: ignore[misc]  # ipywidgets ships
             if self._earlier:
                 self._earlier = [s for s in self._earlier if s.episode_id in live_handles()]
                 self.earlier.value = left_behind_html(self._earlier)
-            notice = _notice(self.source)
+            notice = (_notice(self.source), self.settling.note)
             if notice != self._source_error:  # shown while the source reports it, cleared once it does not
                 self._source_error = notice
-                self.message.value = _notice_html(notice, self.source) if notice else ""
+                said, settled = notice
+                self.message.value = settled + (_notice_html(said, self.source) if said else "")
             self.redraws += 1
             self._coalescer.spent(sent, len(new))
             if status != self._settled and status in TERMINAL:
@@ -327,6 +332,7 @@ class EpisodeView(ViewOutput, w.VBox):  # type: ignore[misc]  # ipywidgets ships
         self.steering.sync(self.source)
         self.resume_button.layout.display = None if self.source.can_resume else "none"
         self.resume_button.disabled = self.source.resuming
+        self.settling.sync(self.source)
 
     def _shown_here(self) -> None:
         """Displayed by the running cell: name what an earlier run of this cell left going, and follow it until it ends."""
