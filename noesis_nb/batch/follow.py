@@ -54,6 +54,8 @@ class Follower:
         self._refused: dict[int, Any] = {}
         self._task: asyncio.Future[Any] | None = None  # the following loop, once started by ``add``
         self._active = False
+        self._pending: set[asyncio.Future[Any]] = set()  # resumes and copies under way: the loop ends after them
+        self._copied: set[tuple[int, str]] = set()  # (entry, episode) whose ended run was handed to ``copy_ended``
 
     @property
     def task(self) -> asyncio.Future[Any] | None:
@@ -61,17 +63,45 @@ class Follower:
         return self._task
 
     def add(self, entry: BatchEntry) -> None:
-        """Follow one more entry (a job just handed to an executor); starts following when it was idle."""
+        """Follow one more entry (a job just handed to an executor, a run begun elsewhere); starts following when it
+        was idle. An entry already ended is not followed, but its run is copied (``upload_to``)."""
         self.entries.append(entry)
+        self._copy_if_ended(entry)
         if not self._active:
             self._task = asyncio.ensure_future(self.run())
+
+    def _spawn(self, job: Any) -> None:
+        future = asyncio.ensure_future(job)
+        self._pending.add(future)
+        future.add_done_callback(self._pending.discard)
+
+    def _copy_if_ended(self, entry: BatchEntry) -> None:
+        """Copy ``entry``'s sealed run to ``upload_to`` once, whoever sealed it: a worker or a kernel the batch
+        followed, another process that resumed a pause (``resume_run``), this follower."""
+        run_dir, episode = entry.run_dir, entry.episode_id
+        if self.spec.upload_to is None or not entry.done or run_dir is None or episode is None:
+            return
+        if (id(entry), episode) in self._copied:
+            return
+        self._copied.add((id(entry), episode))
+        self._spawn(self._copy(entry, run_dir))
+
+    async def _copy(self, entry: BatchEntry, run_dir: Any) -> None:
+        assert self.spec.upload_to is not None
+        future = entry.future
+        while future is not None and not future.done():  # its job copies the run itself first: then it is whole
+            await asyncio.sleep(self.poll_s)
+        error = await copy_ended(run_dir, self.spec.upload_to, entry.error)
+        if error != entry.error and entry.run_dir == run_dir:
+            entry.error = error
+            self.handle.changed(entry)
 
     async def run(self) -> None:
         if self._active:
             return
         self._active = True
         try:
-            while self.entries:  # after a cancel too: runs of other processes end there, lost ones are recovered
+            while self.entries or self._pending:  # after a cancel too: runs of other processes end there, lost ones are recovered
                 self.tick()
                 # after a cancel a run paused on disk stays paused (nothing here continues it): no longer followed
                 self.entries = [e for e in self.entries if not e.done and not (self.cancelled and e.status == "paused")]
@@ -88,6 +118,7 @@ class Follower:
             self._look(entry)
         except Exception as exc:  # a run directory half-written or removed: say so, keep following the others
             entry.error = f"{type(exc).__name__}: {exc}"
+        self._copy_if_ended(entry)  # ended here or by another process (an entry run again is queued: not ended)
 
     def _look(self, entry: BatchEntry) -> None:
         run = entry.disk
@@ -136,12 +167,12 @@ class Follower:
                 and self._refused.get(id(entry)) != _stamps(run)  # unchanged since its resume was refused: not again
             ):
                 self._resuming.add(id(entry))
-                asyncio.ensure_future(self._resume(entry))
+                self._spawn(self._resume(entry))
         elif entry.status == "running" and (entry.future is None or entry.future.done()) and holder(run.run_dir) is None:
             # its process (a kernel killed, a worker lost) died while it ran: a seal cut short is completed, else
             # it is sealed process_lost (no episode runs: no slot taken, and done after a cancel too)
             self._resuming.add(id(entry))
-            asyncio.ensure_future(self._resume(entry, lost=True))
+            self._spawn(self._resume(entry, lost=True))
 
     def _run_again(self, entry: BatchEntry, *, moved_only: bool = False) -> bool:
         """A followed run that ended failed while another call of the batch ran its task again (the record names
@@ -222,11 +253,7 @@ class Follower:
             self.handle.changed(entry)
         if entry.done and self._run_again(entry, moved_only=True):  # another call sealed it first and ran it again
             return
-        if entry.done and self.spec.upload_to is not None:
-            error = await copy_ended(run.run_dir, self.spec.upload_to, entry.error)
-            if error != entry.error:
-                entry.error = error
-                self.handle.changed(entry)
+        self._copy_if_ended(entry)
 
 
 def _stamps(run: Any) -> tuple[Any, ...]:

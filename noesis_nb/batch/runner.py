@@ -121,7 +121,7 @@ class Runner:
         killed mid-upload left it without its manifest, and ``upload_to`` may name a new place on this call."""
         assert self.spec.upload_to is not None
         for entry in entries:
-            error = await copy_ended(entry.run_dir, self.spec.upload_to, entry.error, keep_whole=True)
+            error = await copy_ended(entry.run_dir, self.spec.upload_to, entry.error)
             if error != entry.error:
                 entry.error = error
                 self.handle.changed(entry)

@@ -5,12 +5,20 @@ each listed file is then written under ``<url>/<episode_id>/`` and read back, an
 sha256 compared with the manifest; ``manifest.json`` goes last, so a reader never sees a manifest
 vouching for files still on their way. A copy whose manifest is missing (a process killed mid-upload) is
 not a copy yet: ``upload_missing`` completes it, and leaves one whose manifest is the run's own as it is.
+
+One copy of a run at a time, across processes: a copy holds an ``flock`` on the sealed run's ``manifest.json``
+(opened read-only; a sealed run's files never change). Two processes that both see a run sealed (the batch
+that followed it, the one that sealed it) thus copy it once: the second finds the copy whole and leaves it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
+import os
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +27,14 @@ from ..secrets.quoted import quoted, quoted_text
 from ..store import is_sealed, read_manifest
 from ..store.artifacts import verify_manifest
 
+try:  # POSIX; elsewhere two processes may copy one run at once (each copy still whole)
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
+
 __all__ = ["upload_run", "upload_missing", "UploadError", "check_destination", "copy_ended"]
+
+COPY_WAIT_S = 900.0  # how long a copy waits while another process copies the same run
 
 
 class UploadError(NoesisNbError):
@@ -50,14 +65,15 @@ def check_destination(url: str) -> None:
         ) from None
 
 
-async def copy_ended(run_dir: Path | None, url: str, error: str | None, *, keep_whole: bool = False) -> str | None:
-    """Copy a batch entry's ended run to ``url`` (``keep_whole``: unless its copy there is whole); returns the
-    entry's error after it: an upload's failure is added to what the entry said before. A run left unsealed (its
-    recovery or its seal failed) is not copied: its error already says why, and the copy would only fail."""
+async def copy_ended(run_dir: Path | None, url: str, error: str | None) -> str | None:
+    """Copy a batch entry's ended run to ``url`` unless its copy there is whole (whoever made it: this process, the
+    one that sealed the run, a call killed mid-copy is completed); returns the entry's error after it: an upload's
+    failure is added to what the entry said before. A run left unsealed (its recovery or its seal failed) is not
+    copied: its error already says why, and the copy would only fail."""
     if run_dir is None or not is_sealed(run_dir):
         return error
     try:
-        await asyncio.to_thread(upload_missing if keep_whole else upload_run, run_dir, url)
+        await asyncio.to_thread(upload_missing, run_dir, url)
     except Exception as exc:
         said = f"upload to {url} failed: {type(exc).__name__}: {exc}"
         return f"{error}; {said}" if error else said
@@ -77,11 +93,44 @@ def upload_missing(run_dir: Path, url: str, storage_options: dict[str, Any] | No
 
 def _upload(run_dir: Path, url: str, storage_options: dict[str, Any] | None, *, keep_whole: bool) -> str:
     check_destination(url)
-    import fsspec
-
     run_dir = Path(run_dir)
     if not is_sealed(run_dir):
         raise UploadError(f"run {run_dir.name} is not sealed; only sealed runs are uploaded")
+    with _copying(run_dir, url):
+        return _copy(run_dir, url, storage_options, keep_whole=keep_whole)
+
+
+@contextmanager
+def _copying(run_dir: Path, url: str) -> Iterator[None]:
+    """Hold the run's copy lock (see the module docstring), waiting while another process copies it. Where the
+    file system cannot lock (say NFS without write access), copies are not kept apart: each is still whole."""
+    try:
+        fd = os.open(run_dir / "manifest.json", os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        raise UploadError(f"run {run_dir.name}: its manifest cannot be opened ({exc.strerror or exc}); not uploaded") from None
+    try:
+        deadline = time.monotonic() + COPY_WAIT_S
+        while fcntl is not None:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise UploadError(
+                        f"{url}/{run_dir.name}: another process has been copying this run for {COPY_WAIT_S:.0f} s; "
+                        "call the batch again once it has ended (it completes a copy cut short)"
+                    ) from None
+                time.sleep(0.05)
+            except OSError:  # no flock here
+                break
+        yield
+    finally:
+        os.close(fd)
+
+
+def _copy(run_dir: Path, url: str, storage_options: dict[str, Any] | None, *, keep_whole: bool) -> str:
+    import fsspec
+
     check = verify_manifest(run_dir)
     if not check.ok:
         raise UploadError(f"run {run_dir.name} does not match its manifest ({'; '.join(check.problems[:3])}); not uploaded")
