@@ -23,7 +23,7 @@ from ._need import need
 from ._safe import categories, esc_all, label_ticks, short
 from ._theme import color_map, new_figure
 
-__all__ = ["episode_timeline", "describe_payload"]
+__all__ = ["episode_timeline", "describe_payload", "MARK_ROWS"]
 
 _APPROVALS = {
     TOOL_APPROVAL_PENDING: ("approval pending", "diamond-open"),
@@ -35,6 +35,9 @@ _PAUSES = {
     RUN_CHECKPOINT: ("paused (checkpoint)", "square"),
     RUN_RESUME: ("resumed", "triangle-up"),
 }
+# The rows of the marks, as categories and ticks: in italics, which no phase can be (a phase's category and tick are
+# escaped text, so a raw "<" never starts one), so a phase named "approvals" or "pauses" keeps a row of its own
+MARK_ROWS = {"approvals": "<i>approvals</i>", "pauses": "<i>pauses</i>"}
 
 
 def describe_payload(payload: object, limit: int = 160) -> str:
@@ -120,7 +123,9 @@ def episode_timeline(events: pd.DataFrame, episode_id: str | None = None, *, tit
                     name=label,
                     mode="markers",
                     x=rows["timestamp"],
-                    y=[row_name] * len(rows),
+                    y=[MARK_ROWS[row_name]] * len(rows),
+                    legendgroup="marks",
+                    legendgrouptitle_text="<i>marks</i>",
                     marker=dict(
                         symbol=symbol,
                         size=12,
@@ -140,11 +145,11 @@ def episode_timeline(events: pd.DataFrame, episode_id: str | None = None, *, tit
             title=dict(text="phase", standoff=12),
             autorange="reversed",
             categoryorder="array",
-            categoryarray=[*phase_axis, "approvals", "pauses"],
+            categoryarray=[*phase_axis, *MARK_ROWS.values()],
         ),
         bargap=0.35,
     )
-    label_ticks(fig, "y", [*phase_axis, "approvals", "pauses"], [*phase_ticks, "approvals", "pauses"])
+    label_ticks(fig, "y", [*phase_axis, *MARK_ROWS.values()], [*phase_ticks, *MARK_ROWS.values()])
     return fig
 
 

@@ -174,9 +174,18 @@ def phase_class(phase: Any) -> str:
     return "nnb-c-" + PHASE_HUES.get(str(phase or ""), "grey")
 
 
+_RELABELLED = frozenset(PHASE_LABELS.values())
+
+
 def phase_label(phase: Any) -> str:
-    """The word shown for a phase: ``proposal`` for ``action_candidate``, others as stored."""
+    """The word shown for a phase: ``proposal`` for ``action_candidate``, others as stored; a phase an adapter named
+    like one of those words (``proposal``, or it quoted) is shown quoted, so no two phases ever read the same."""
     text = str(phase or "?")
+    bare = text
+    while len(bare) > 2 and bare[0] == bare[-1] == "'":
+        bare = bare[1:-1]
+    if bare in _RELABELLED:  # quoted once more than stored: ``proposal`` reads 'proposal', ``'proposal'`` ''proposal''
+        return f"'{text}'"
     return PHASE_LABELS.get(text, text)
 
 

@@ -58,7 +58,7 @@ def test_episode_timeline(frames):
     n_tool = int(((events["episode_id"] == ids["approved"]) & (events["phase"] == "tool")).sum())
     assert len(bar.x) == n_tool and "agent" in bar.hovertemplate and "customdata[4]" in bar.hovertemplate
     pending = fig.data[names.index("approval pending")]
-    assert pending.y == ("approvals",) and "tool.approval.pending" in pending.customdata[0][1]
+    assert pending.y == (plots.timeline.MARK_ROWS["approvals"],) and "tool.approval.pending" in pending.customdata[0][1]
     with pytest.raises(ValueError, match="pass episode_id"):
         plots.episode_timeline(events)
 
