@@ -22,6 +22,7 @@ from ..errors import EpisodeInterrupted, EpisodeStateError, EventLogCorruption, 
 from ..ids import new_episode_id, validate_new_episode_id
 from ..secrets.quoted import quoted, typo_hint
 from ..store import find_run_dir, is_sealed
+from ..store.sealing import refuse_odd_seal
 from ..tools import decide, resolve_draft_id, supply_secrets
 from ..tools.draftref import run_part
 from ..tools.errors import PreparedToolInvocationNotFoundError
@@ -426,6 +427,7 @@ def decide_draft(
         if gone is None:
             raise
         run_dir = gone.run_dir  # its handle says the run was removed or moved (RunGoneError), not "no such run"
+    refuse_odd_seal(run_dir)  # a folder or link where final.json or manifest.json goes: no decision is written
     live = live_handles().get(run_dir.name)
     if live is not None and live.run_dir.resolve() == run_dir.resolve():
         return live._decide(draft_id, approve, approver_id, reason)  # the caller's function says a decision that stands

@@ -23,6 +23,7 @@ from ..store import now_iso, write_manifest
 from ..store.artifacts import sweep_transients
 from ..store.paths import run_path
 from ..store.seal import SEAL_KEY, make_seal
+from ..store.sealing import refuse_odd_seal
 from ..store.vocab import (
     ACTION_CANDIDATE_SCHEMA,
     RUN_STATE_PROJECTION,
@@ -316,6 +317,7 @@ def seal(rec: Recorder, outcome: Outcome) -> None:
     """Seal the run with ``outcome``: every step not yet on disk, in order; then give the run up."""
     rec.check_owner("sealing the run")  # a forked child's copy of the episode seals nothing
     rec.writer.check_disk()  # a run moved or removed meanwhile is not sealed (nor made again) at the old place
+    refuse_odd_seal(rec.run_dir)  # a folder or link where final.json or manifest.json goes: nothing written
     rec.begin_seal()
     if terminate_event(rec.events) is None:
         ext: dict[str, Any] = {"reasons": list(outcome.reasons), "adapter_result": outcome.adapter_result}
@@ -336,6 +338,7 @@ def complete_seal(rec: Recorder) -> bool:
     final_path = run_path(rec.run_dir, "final.json")
     if index is None:
         return False
+    sealing = refuse_odd_seal(rec.run_dir)  # before anything is written: a seal document planted is never written over
     rec.begin_seal()
     terminate = rec.events[index]
     payload = as_object(terminate.get("payload"))
@@ -344,7 +347,7 @@ def complete_seal(rec: Recorder) -> bool:
     ext = as_object(payload.get(_EXT))
     reasons = [str(r) for r in ext.get("reasons") or []] if isinstance(ext.get("reasons"), list) else []
     tail = rec.events[index + 1 :]
-    if not final_path.exists():
+    if not sealing.final:
         if not any(e.get("event_type") == RUN_STATE_PROJECTION for e in tail):
             rec.state["outcomes"].update(status=state_status(status), summary=message[:400])
             rec.state["links"] = {
@@ -402,7 +405,7 @@ def complete_seal(rec: Recorder) -> bool:
     rec.closed = True
     rec.writer.close()
     rec.writer.seal()
-    if not run_path(rec.run_dir, "manifest.json").exists():
+    if not refuse_odd_seal(rec.run_dir).sealed:
         sweep_transients(rec.run_dir)  # temp files a killed writer left: not part of the run
         rec.remove_owner_note()  # before the manifest: a kill after it leaves no unlisted file
         kept = rec.writer.closed_as

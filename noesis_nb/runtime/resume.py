@@ -43,6 +43,7 @@ from ..store import is_sealed, read_events_to_continue, read_final, read_json
 from ..store.ownership import RunBusyError, remove_stale_note
 from ..store.paths import check_part
 from ..store.runfiles import UnreadableRunFile, read_file
+from ..store.sealing import refuse_odd_seal
 from ..store.vocab import (
     RUN_CHECKPOINT,
     RUN_INTERRUPT,
@@ -193,7 +194,7 @@ async def resume_from_disk(
 
     checkpoint_id = check_resume_options(checkpoint_id=checkpoint_id, using=using, tools=tools, unknown_outcome=unknown_outcome)
     episode_id = run_dir.name
-    if (run_dir / "manifest.json").exists():
+    if refuse_odd_seal(run_dir).sealed:  # a seal document in a shape noesis_nb never writes: refused, nothing written
         remove_stale_note(run_dir)
         return _already_sealed(run_dir)
     live = live_handles().get(episode_id)
@@ -211,6 +212,7 @@ async def resume_from_disk(
     except RunSealedError:  # another resume held the run and sealed it while this one waited for its lock
         return _already_sealed(run_dir)
     try:
+        refuse_odd_seal(run_dir)  # planted while this call took the run's lock: still nothing written
         return await _continue(rec, checkpoint_id=checkpoint_id, using=using, tools=tools, unknown_outcome=unknown_outcome)
     finally:
         if not rec.closed:

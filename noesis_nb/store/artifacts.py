@@ -17,6 +17,7 @@ from .eventlog import FileDigest, now_iso
 from .ownership import holder
 from .paths import run_path
 from .runfiles import UnreadableRunFile, read_file
+from .sealing import seal_state
 
 __all__ = [
     "taken_back_if_sealed",
@@ -76,10 +77,10 @@ def taken_back_if_sealed(run_dir: Path, path: Path, patience_s: float = 5.0) -> 
     for; a sealer that died mid-way leaves the seal to ``resume_run``, which lists the file too.
     Returns True when the file was taken back (nothing may be added to a sealed run)."""
     run_dir = Path(run_dir)
-    if not (run_dir / "final.json").exists():
+    if not seal_state(run_dir).final:
         return False
     deadline = time.monotonic() + patience_s
-    while not (run_dir / "manifest.json").exists():
+    while not seal_state(run_dir).sealed:
         if holder(run_dir) is None or time.monotonic() > deadline:
             return False
         time.sleep(0.01)
@@ -92,11 +93,12 @@ def taken_back_if_sealed(run_dir: Path, path: Path, patience_s: float = 5.0) -> 
 
 
 def is_sealed(run_dir: Path) -> bool:
-    """A sealed run has ``manifest.json`` (the last file of a seal; older Noēsis runs have no ``final.json``).
+    """A sealed run has ``manifest.json``, a regular file (the last file of a seal; older Noēsis runs have no
+    ``final.json``); ``store.sealing`` says why nothing else counts.
 
     With ``final.json`` and no manifest the seal was cut short: the run accepts no more events,
     and ``resume_run`` writes the manifest."""
-    return (Path(run_dir) / "manifest.json").is_file()
+    return seal_state(run_dir).sealed
 
 
 def write_manifest(run_dir: Path, episode_id: str, known: Mapping[str, FileDigest] | None = None) -> dict[str, Any]:

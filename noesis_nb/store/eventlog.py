@@ -34,6 +34,7 @@ from ..errors import (
 )
 from .paths import UnsafeRunPathError, run_path
 from .runfiles import MAX_DOCUMENT_BYTES, UnreadableRunFile, _too_large, open_file, read_file, what_is
+from .sealing import seal_state
 
 __all__ = [
     "EventWriter",
@@ -144,8 +145,10 @@ class EventWriter:
         return self._sealed
 
     def _sealed_on_disk(self) -> bool:
-        exists = os.path.exists
-        return exists(self._finals[0]) or exists(self._finals[1])
+        """Either seal document there, in any shape (``sealing.SealState.closed``): a link or folder planted in
+        its place closes the run too. Two ``lstat`` calls, kept this cheap for the append path."""
+        lexists = os.path.lexists
+        return lexists(self._finals[0]) or lexists(self._finals[1])
 
     def append(self, event: dict[str, Any]) -> dict[str, Any]:
         """Write ``event`` as one line (timestamp clamped to be monotonic) and return it."""
@@ -162,9 +165,14 @@ class EventWriter:
             self._sealed = self._sealed or self._sealed_on_disk()
             self._check_in_place()
         if self._sealed:
+            odd = seal_state(self.path.parent).odd
             raise RunSealedError(
-                f"cannot append to {self.path}: the run is sealed (final.json or manifest.json exists); "
-                "start a new episode instead"
+                f"cannot append to {self.path}: "
+                + (
+                    f"{odd[0]} is {odd[1]}, not a seal noesis_nb wrote, and the run takes nothing more while it is there"
+                    if odd
+                    else "the run is sealed (final.json or manifest.json exists); start a new episode instead"
+                )
             )
         ts = event.get("timestamp") or now_iso()
         last = self._last_ts
