@@ -28,7 +28,16 @@ import requests
 from ..secrets import REDACTED_VALUE, shown
 from ..secrets.quoted import quoted
 
-__all__ = ["HeardSession", "quiet_exporter", "refusal", "redirected", "partly_rejected", "hidden", "BODY_LIMIT"]
+__all__ = [
+    "HeardSession",
+    "quiet_exporter",
+    "refusal",
+    "redirected",
+    "partly_rejected",
+    "hidden",
+    "BODY_LIMIT",
+    "SHORTEST_HIDDEN",
+]
 
 BODY_LIMIT = 64 * 1024  # bytes of an answer read: an OTLP answer is a few bytes; the rest is cut, never held
 
@@ -48,6 +57,8 @@ class HeardSession(requests.Session):
         self.location: str | None = None  # where a redirect pointed (absolute), not followed
         self.content_type = ""
         self.body = b""  # the answer's body, at most BODY_LIMIT bytes
+        # every header value the exporter sends: hidden in the collector's words before they are quoted (and cut)
+        self.sent_headers: dict[str, str] = {}
 
     def request(self, *args: Any, **kwargs: Any) -> requests.Response:
         self.status, self.reason, self.failure, self.location, self.body = None, "", None, None, b""
@@ -121,22 +132,52 @@ def quiet_exporter() -> Iterator[None]:
             logger.removeFilter(held)
 
 
+#: the shortest header value hidden in an answer: one of 1–3 characters (``1``, ``on``) is no credential, and
+#: hiding it would blank ordinary words and numbers of the answer (``401``, ``spans 1``)
+SHORTEST_HIDDEN = 4
+#: header values that say how to talk, not who talks: never hidden (``x-debug: true``, ``accept: application/json``)
+_PLAIN_VALUES = frozenset(
+    {"true", "false", "none", "null", "gzip", "deflate", "identity", "close", "keep-alive", "no-cache", "trailers"}
+)
+_MEDIA_TYPE = re.compile(r"[a-z]+/[a-z0-9.+-]+\Z")
+#: the scheme before a credential (``Bearer <token>``): the token is hidden, the scheme's name is no secret
+_SCHEMES = frozenset({"bearer", "basic", "token", "digest", "negotiate", "apikey", "api-key", "key"})
+
+
 def hidden(text: str, headers: dict[str, str] | None) -> str:
-    """``text`` with each header value given (and each word of 8 characters or more in one: the token after
-    ``Bearer``) redacted: a collector's answer may echo what it was sent (``401 bad token <token>``), and a plain
-    token matches no pattern ``shown`` knows."""
-    values = {v for value in (headers or {}).values() for v in (value, *value.split()) if len(v) >= 8}
+    """``text`` with each header value given, and each word of one (the token after ``Bearer``), redacted: a
+    collector's answer may echo what it was sent (``401 bad token <token>``), and a plain token matches no
+    pattern ``shown`` knows. A value of 8 characters or more is redacted wherever it stands; a shorter one where it
+    stands as a word of its own (not inside a longer word or number); one under ``SHORTEST_HIDDEN`` characters, an
+    auth scheme's name and a protocol word (``true``, ``gzip``, a media type) are left as they are."""
+    values = {v for value in (headers or {}).values() for v in (value.strip(), *value.split()) if _hideable(v)}
     for value in sorted(values, key=len, reverse=True):
-        text = text.replace(value, REDACTED_VALUE)
+        if len(value) >= 8:
+            text = text.replace(value, REDACTED_VALUE)
+        else:
+            text = re.sub(rf"(?<![A-Za-z0-9]){re.escape(value)}(?![A-Za-z0-9])", REDACTED_VALUE, text)
     return text
+
+
+def _heard(words: str, session: HeardSession) -> str:
+    """What the collector said, as an error may quote it: the headers it was sent hidden first (a cut made
+    afterwards would leave a token's first characters), then any secret ``shown`` finds."""
+    return shown(hidden(words, session.sent_headers))
+
+
+def _hideable(value: str) -> bool:
+    lowered = value.lower()
+    if len(value) < SHORTEST_HIDDEN or lowered in _PLAIN_VALUES or lowered in _SCHEMES:
+        return False
+    return not _MEDIA_TYPE.match(lowered)
 
 
 def redirected(url: str, session: HeardSession) -> str | None:
     """The error for a redirect the exporter took as success (it sent the spans nowhere), or None."""
     if session.status is None or not 300 <= session.status < 400:
         return None
-    answer = f"{session.status} {shown(session.reason)}".strip()
-    to = f" to {quoted(shown(session.location), 200)}" if session.location else ""
+    answer = f"{session.status} {_heard(session.reason, session)}".strip()
+    to = f" to {quoted(_heard(session.location, session), 200)}" if session.location else ""
     return (
         f"the OTLP endpoint {quoted(shown(url))} answered {quoted(answer)}, a redirect{to}, and the spans were not "
         "sent (a redirect is not followed: it would carry headers= to another address); give the collector's own "
@@ -157,7 +198,7 @@ def partly_rejected(url: str, session: HeardSession) -> str | None:
         return None
     if rejected <= 0 and not said:
         return None
-    why = f": {quoted(shown(said), 300)}" if said else ""
+    why = f": {quoted(_heard(said, session), 300)}" if said else ""
     return (
         f"the OTLP endpoint {quoted(shown(url))} rejected {max(rejected, 0)} of the spans{why}; the others were "
         "taken (see the collector's log for its limits)"
@@ -191,7 +232,7 @@ def refusal(url: str, session: HeardSession, result: Any, timeout: float) -> str
     """The error for spans the collector at ``url`` did not take: its answer and what to do about it."""
     where = f"the OTLP endpoint {quoted(shown(url))}"
     if session.status is not None:
-        answer = f"{session.status} {shown(session.reason)}".strip()
+        answer = f"{session.status} {_heard(session.reason, session)}".strip()
         fix = (
             "the collector failed on its side: see its log, then export again (the same spans, the same ids)"
             if session.status >= 500

@@ -238,6 +238,7 @@ class OtlpSender:
         # what the collector's answer is quoted in
         self._headers = {**_env_headers(), **(headers or {})}
         self._session = HeardSession()
+        self._session.sent_headers = self._headers
         self._exporter = exporter_module.OTLPSpanExporter(
             endpoint=self.url, headers=headers, timeout=timeout, session=self._session
         )

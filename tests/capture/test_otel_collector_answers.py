@@ -23,6 +23,7 @@ import pytest
 
 import noesis_nb
 from noesis_nb.integrations.otel_spans import TraceIncomplete
+from noesis_nb.secrets import REDACTED_VALUE as REDACTED
 
 trace_pb = pytest.importorskip("opentelemetry.proto.collector.trace.v1.trace_service_pb2")
 pytest.importorskip("opentelemetry.exporter.otlp.proto.http.trace_exporter")
@@ -416,3 +417,67 @@ def test_a_header_from_the_exporters_environment_echoed_in_a_refusal_is_redacted
     with pytest.raises(ConnectionError, match="403") as raised:
         noesis_nb.export_otel(run, endpoint=echoing.url, timeout=5)
     assert echoing.headers[0].get("x-api-key") == PLAIN_TOKEN and PLAIN_TOKEN not in str(raised.value)
+
+
+@pytest.mark.parametrize("token", ["q8Zr", "k3j4h5g", "q8Zr2kLp", "Zr2kLp9xW4m"])  # 4 to 11 characters
+@pytest.mark.parametrize("given", ["headers", "OTEL_EXPORTER_OTLP_HEADERS", "OTEL_EXPORTER_OTLP_TRACES_HEADERS"])
+@pytest.mark.parametrize("where", ["reason", "partial"])
+def test_a_short_header_value_echoed_by_the_collector_is_redacted(
+    run: Path, collectors: list[Collector], monkeypatch: pytest.MonkeyPatch, token: str, given: str, where: str
+) -> None:
+    """Only header values of 8 characters or more were hidden: a short key (a 10-character API key, a 6-character
+    PIN) echoed in the collector's answer reached the error whole. Plain values ("1", "true") of other headers sent
+    along leave the answer's own words and numbers as they are."""
+
+    def echo(handler: BaseHTTPRequestHandler) -> None:
+        seen = handler.headers.get("x-api-key")
+        if where == "reason":
+            handler.send_response(401, f"key {seen} refused (1 of 2 true checks)")
+            body = b""
+        else:
+            handler.send_response(200, "OK")
+            body = _partial(1, f"span 1 refused: key {seen}; true")
+        handler.send_header("Content-Type", "application/x-protobuf")
+        handler.send_header("Content-Length", str(len(body)))
+        handler.end_headers()
+        handler.wfile.write(body)
+
+    echoing = Collector(echo)
+    collectors.append(echoing)
+    headers = {"x-debug": "1", "x-sampled": "true"}
+    if given == "headers":
+        headers["x-api-key"] = token
+    else:
+        monkeypatch.setenv(given, f"x-api-key={token}")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            noesis_nb.export_otel(run, endpoint=echoing.url, headers=headers, timeout=5)
+        except ConnectionError as exc:
+            said = str(exc)
+        else:
+            said = " ".join(str(w.message) for w in caught if issubclass(w.category, TraceIncomplete))
+    assert echoing.headers[0].get("x-api-key") == token  # sent as given
+    assert f"key {REDACTED}" in said and token not in said, said
+    if where == "reason":
+        assert "'401 key" in said and "(1 of 2 true checks)" in said, said
+    else:
+        assert "rejected 1 of the spans" in said and "span 1 refused" in said and "; true" in said, said
+
+
+@pytest.mark.parametrize("pad", [280, 290, 295])
+def test_a_header_value_echoed_where_the_quote_is_cut_leaves_none_of_it(run: Path, collectors: list[Collector], pad: int) -> None:
+    """The collector's words were cut to the quote's length before the headers were hidden: a token standing at the
+    cut left its first characters in the warning."""
+    token = "plain0token0no"  # no pattern or randomness rule finds it: only the header it was sent in says so
+
+    def echo(handler: BaseHTTPRequestHandler) -> None:
+        _answer(handler, 200, _partial(1, "x" * pad + " " + token + " rejected"))
+
+    echoing = Collector(echo)
+    collectors.append(echoing)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        noesis_nb.export_otel(run, endpoint=echoing.url, headers={"x-api-key": token}, timeout=5)
+    (said,) = [str(w.message) for w in caught if issubclass(w.category, TraceIncomplete)]
+    assert "rejected 1 of the spans" in said and token[:4] not in said, said
