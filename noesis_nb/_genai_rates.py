@@ -131,9 +131,11 @@ _GENAI_FIELDS = {
 
 
 def price_fields(prices: Any) -> dict[str, Any] | None:
-    """genai-prices' ``ModelPrice`` as ``Price`` fields (tiers kept); None without input and output prices.
+    """genai-prices' ``ModelPrice`` as ``Price`` fields (tiers kept); None without an input price.
 
-    Other keys (audio, images, web searches, …) price usage that model calls here never report.
+    A model priced for its input alone (an embedding model: it writes no tokens) bills no output: its output
+    rate is 0, as genai-prices itself prices it. Other keys (audio, images, web searches, …) price usage that
+    model calls here never report.
     """
     rates: dict[str, float | None] = {}
     tiers: list[tuple[str, int, float]] = []
@@ -145,7 +147,11 @@ def price_fields(prices: Any) -> dict[str, Any] | None:
         rates[name] = float(base) * factor
         for tier in getattr(value, "tiers", ()):
             tiers.append((name, int(tier.start), float(tier.price) * factor))
-    if rates.get("input") is None or rates.get("output") is None:
+    if rates.get("input") is None:
+        return None
+    if rates.get("output") is None and rates.get("reasoning") is None:
+        rates["output"] = 0.0
+    elif rates.get("output") is None:
         return None
     tiers.sort(key=lambda t: (t[0], t[1]))
     return {
@@ -254,7 +260,7 @@ def _encode(rates: ModelRates | None) -> Any:
 
 #: the rates file's first line is the HMAC of the rest under this user's seal key (``store.seal``), as the runs
 #: index's is: a rates file written by anyone else (a shared or crafted cache folder) prices nothing
-_FORM = b"noesis_nb.genai-rates/1"
+_FORM = b"noesis_nb.genai-rates/2"  # /2: input-only models priced (files of /1 hold them unpriced: rebuilt)
 
 
 def _tag(body: bytes) -> bytes:

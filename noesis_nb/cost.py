@@ -13,7 +13,8 @@ in ``attrs["price_fallbacks"]``). Tiered prices (genai-prices: ``claude-sonnet-4
 that tier's rate prices all of that call's tokens of the priced kind (rows per tier are counted
 in ``attrs["price_tiers"]``). Prices that change with the time of day (off-peak rates) or from a
 date on are chosen per call from its timestamp. Unknown input or output, or an unknown model,
-give ``cost_usd`` NaN and ``priced`` False, never 0. An unknown cached/cache-write count is
+give ``cost_usd`` NaN and ``priced`` False, never 0; an unknown output costs nothing only for a model that
+bills no output (an embedding model, priced for its input alone). An unknown cached/cache-write count is
 priced as 0 (those tokens charged as uncached input) and the row stays priced; where that part
 has its own price, so the assumption changes the cost, the rows are counted in
 ``attrs["price_assumptions"]`` (``{"provider/model": {"cached_input_tokens": n}}``).
@@ -86,6 +87,11 @@ class Price:
         return tuple(name for name in ("cached_input", "cache_write") if getattr(self, name) is None)
 
     @property
+    def bills_output(self) -> bool:
+        """Whether output tokens cost anything (an embedding model's price has no output rate: they cost 0)."""
+        return bool(self.output or self.reasoning or any(name in ("output", "reasoning") for name, _, _ in self.tiers))
+
+    @property
     def linear(self) -> bool:
         """Whether cost is proportional to tokens, so summed calls price as the calls would."""
         return not self.tiers and not self.per_call
@@ -116,6 +122,8 @@ def price_calls(calls: Sequence[Mapping[str, Any]], prices: Any = None) -> list[
     for call in calls:
         price = pricer.lookup(str(call.get("model") or ""), call.get("provider")) if call.get("model") else None
         inp, outp = call.get("input_tokens"), call.get("output_tokens")
+        if outp is None and price is not None and not price.bills_output:
+            outp = 0  # not billed: its count changes nothing
         if price is None or not isinstance(inp, int) or not isinstance(outp, int):
             out.append(None)
             continue
@@ -138,6 +146,8 @@ def _vector_cost(
 ) -> np.ndarray:
     cached = np.nan_to_num(cached, nan=0.0)
     cw = np.nan_to_num(cw, nan=0.0)
+    if not price.bills_output:  # an unknown output count changes nothing here
+        out = np.nan_to_num(out, nan=0.0)
     p_in = _rate(price, "input", price.input, inp)
     p_cached = p_in if price.cached_input is None else _rate(price, "cached_input", price.cached_input, inp)
     p_cw = p_in if price.cache_write is None else _rate(price, "cache_write", price.cache_write, inp)

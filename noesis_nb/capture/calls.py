@@ -32,6 +32,7 @@ _ENDPOINTS = {
         ("/responses", "responses"),
         ("/responses/compact", "responses"),  # a model compacts the conversation: billed, a Responses ``usage``
         ("/completions", "completions"),
+        ("/embeddings", "embeddings"),  # billed for their input tokens: a RAG agent's cost is in them too
     ),
     "anthropic": (("/messages", "messages"),),
 }
@@ -39,6 +40,7 @@ _USAGE = {
     "chat.completions": u.openai_chat,
     "completions": u.openai_chat,
     "responses": u.openai_responses,
+    "embeddings": u.openai_embeddings,
     "messages": u.anthropic,
 }
 _REQUEST_ID_HEADER = {"openai": "x-request-id", "anthropic": "request-id"}
@@ -191,7 +193,7 @@ class ModelCall:
             if status == "failed":
                 error = u.get(result, "error")
                 self.problem = _reported(u.get(error, "code"), u.get(error, "message"), "response.failed")
-        else:
+        elif self.api != "embeddings":  # (an embedding has no id and no stop reason)
             self.stop_reason = _text(u.get(result, "stop_reason"))
 
     # -- a stream ---------------------------------------------------------------------------

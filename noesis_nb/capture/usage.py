@@ -19,7 +19,18 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["get", "count", "text", "MAX_COUNT", "MAX_TEXT", "openai_chat", "openai_responses", "anthropic", "Counts"]
+__all__ = [
+    "get",
+    "count",
+    "text",
+    "MAX_COUNT",
+    "MAX_TEXT",
+    "openai_chat",
+    "openai_responses",
+    "openai_embeddings",
+    "anthropic",
+    "Counts",
+]
 
 Counts = dict[str, int | None]
 
@@ -121,6 +132,14 @@ def openai_responses(usage: Any) -> Counts:
         get(details, "cache_write_tokens"),
         get(get(usage, "output_tokens_details"), "reasoning_tokens"),
     )
+
+
+def openai_embeddings(usage: Any) -> Counts:
+    """Embeddings ``usage``: ``prompt_tokens`` is the input; an embedding writes no tokens, which the provider says
+    with ``total_tokens`` equal to it (the output is their difference, unknown when either is missing)."""
+    inp, total = count(get(usage, "prompt_tokens")), count(get(usage, "total_tokens"))
+    out = total - inp if inp is not None and total is not None and total >= inp else None
+    return _counts(inp, out, None, None, None)
 
 
 def anthropic(usage: Any) -> Counts:

@@ -7,8 +7,10 @@ status, a retry, a stream cut short). Every request is kept in ``requests``.
 
 from __future__ import annotations
 
+import base64
 import json
 import secrets
+import struct
 import threading
 import time
 from collections import defaultdict, deque
@@ -152,6 +154,22 @@ def anthropic_events(model: str, n: dict[str, int], rid: str) -> list[dict[str, 
     ]
 
 
+def embedding_list(model: str, n: dict[str, int], body: dict[str, Any]) -> dict[str, Any]:
+    """An Embeddings answer: a vector per input (floats, or base64 float32 as the SDK asks by default); its usage
+    counts ``prompt_tokens`` and a ``total_tokens`` equal to it (an embedding writes no tokens)."""
+    given = body.get("input")
+    inputs = given if isinstance(given, list) else [given]
+    vector = [0.25, -0.5, 0.125]
+    as_base64 = body.get("encoding_format") == "base64"
+    packed = base64.b64encode(struct.pack(f"<{len(vector)}f", *vector)).decode()
+    return {
+        "object": "list",
+        "data": [{"object": "embedding", "index": i, "embedding": packed if as_base64 else vector} for i in range(len(inputs))],
+        "model": model,
+        "usage": {"prompt_tokens": n["input"], "total_tokens": n["input"]},
+    }
+
+
 class ProviderStub:
     """``base_url`` for ``openai.OpenAI(base_url=stub.openai_url)`` and ``anthropic.Anthropic(base_url=stub.url)``."""
 
@@ -224,6 +242,8 @@ class ProviderStub:
             if not stream:
                 return self._json(handler, 200, response_object(model, n, rid), headers)
             return self._sse(handler, [(e["type"], e) for e in response_events(model, n, rid)], headers, reply)
+        if path == "/v1/embeddings":
+            return self._json(handler, 200, embedding_list(model, n, body), headers)
         if path == "/v1/messages":
             if not stream:
                 return self._json(handler, 200, anthropic_message(model, n, rid), headers)
