@@ -145,7 +145,9 @@ def _cell(row: Mapping[str, Any], column: str) -> str:
     value = row.get(column)
     if value is None:
         return ""
-    return local_when(value) if column == "started_at" else _short(value, 80)
+    if column == "started_at":
+        return local_when(value)
+    return _short(value, 80, exact=column != "task")  # an id or a name: every invisible character shown
 
 
 EMPTY_RUNS_HINT = (
@@ -175,8 +177,8 @@ def runs_table_text(rows: Iterable[Mapping[str, Any]], *, where: str = "the runs
         return _utf8(EMPTY_RUNS_HINT.format(where=where, note=note))
     lines = [f"{'STARTED':20} {'EPISODE_ID':30} {'STATUS':9} TASK"]
     for r in rows:
-        lines.append(
-            f"{_cell(r, 'started_at'):20} {str(r.get('episode_id') or ''):30} "
-            f"{str(r.get('status') or ''):9} {_short(r.get('task') or '', 60)}"
+        lines.append(  # the id and status as any name read from a run's files: a terminal escape or bidi mark shown
+            f"{_cell(r, 'started_at'):20} {_short(r.get('episode_id') or '', 80, exact=True):30} "
+            f"{_short(r.get('status') or '', 40, exact=True):9} {_short(r.get('task') or '', 60)}"
         )
     return _utf8("\n".join(lines))
