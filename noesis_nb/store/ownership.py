@@ -218,30 +218,51 @@ def abandoned(run_dir: str | os.PathLike[str]) -> bool:
     noesis_nb holds a run's lock from the run's first instant to its seal (or to a pause it leaves on disk), and
     only the sealer removes the note; the lock goes with its process, ``kill -9`` included. So on a run whose
     files say it is running, a note nobody holds means its writer died. Without the note (a run Noēsis or another
-    tool writes, which takes no lock) or when the lock cannot be asked about here, nothing can tell: False."""
+    tool writes, which takes no lock) or when the lock cannot be asked about here, nothing can tell: False.
+    A note in a shape noesis_nb never writes (a link, a FIFO, a folder) was put there by someone else; no writer
+    can hold it, so the run's own lock alone decides (``resume_run`` then names the note to remove)."""
     run_dir = Path(run_dir)
     if fcntl is None:  # pragma: no cover - Windows: the note is the lock, and asking takes it
         return False
     if _held_by_this_process(run_dir):
         return False
-    try:  # the note, opened once: absent, a link, a FIFO or a folder is no note (never waited on, never followed)
-        note = os.open(run_dir / OWNER_FILE, os.O_RDONLY | _FLAGS)
-    except OSError:
+    there, note = _open_note_to_ask(run_dir / OWNER_FILE)
+    if not there:
         return False
     try:
-        if not stat.S_ISREG(os.fstat(note).st_mode):
-            return False
         folder = os.open(run_dir, _DIR_FLAGS)
         try:
             if _held(folder):
                 return False
         finally:
             os.close(folder)
-        return not _held(note)  # where a directory cannot be locked (NFS) its writer locks the note
+        return note is None or not _held(note)  # where a directory cannot be locked (NFS) its writer locks the note
     except OSError:  # the directory or the note cannot be locked here: cannot tell
         return False
     finally:
-        os.close(note)
+        if note is not None:
+            os.close(note)
+
+
+def _open_note_to_ask(path: Path) -> tuple[bool, int | None]:
+    """Whether a note is there to go by, and its descriptor when it is a regular file (opened once, never following
+    a link, never waiting on a FIFO). Absent, or a regular file this user cannot open: (False, None)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | _FLAGS)
+    except FileNotFoundError:
+        return False, None
+    except OSError:  # a link (O_NOFOLLOW), a socket: there, in a shape no writer holds; a note not ours to open: unknown
+        try:
+            return not stat.S_ISREG(os.lstat(path).st_mode), None
+        except OSError:
+            return False, None
+    try:
+        if stat.S_ISREG(os.fstat(fd).st_mode):
+            return True, fd
+    except OSError:
+        pass
+    os.close(fd)
+    return True, None
 
 
 def _held_by_this_process(run_dir: Path) -> bool:

@@ -21,12 +21,14 @@ import pytest
 from IPython.core.error import UsageError
 
 import noesis_nb
-from noesis_nb.errors import SummaryNotWrittenError
+from noesis_nb.errors import EpisodeStateError, SummaryNotWrittenError
 from noesis_nb.runtime.api import RunRecovered
 from noesis_nb.runtime.diskrun import DiskRun
 from noesis_nb.store.status import LOST_HINT
 from noesis_nb.widgets.view import EpisodeView
 from tests.ipshell import run_magic
+
+from ..compat.checker import check_run
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURE = ROOT / "tests" / "fixtures" / "noesis-adr008-allow-run" / "ep_adr008_allow"
@@ -225,3 +227,37 @@ def test_stop_of_a_run_with_a_huge_log_reads_only_its_end_and_names_its_status(
     said, read = refusal(paused)
     assert said.endswith("running: none") and "lost" not in said
     assert read < middle // 8, f"{read} bytes read to refuse a stop"
+
+
+@pytest.mark.parametrize("shape", ["link_out", "link_in", "fifo", "folder"])
+def test_a_killed_run_whose_note_was_replaced_reads_lost_and_resume_names_the_note(
+    runs: Path, tmp_path: Path, shape: str
+) -> None:
+    """The writer was killed and its owner note replaced by something no writer can hold (a link, a FIFO, a folder):
+    nobody holds the run's lock, so it reads lost (it read running for ever); resume_run refuses it naming the note
+    to remove, writing nothing in the run or where the link leads, and once it is removed seals the run."""
+    writer = _start_writer(runs, "ep_noted")
+    os.kill(writer.pid, signal.SIGKILL)
+    writer.wait()
+    run, note = runs / "ep_noted", runs / "ep_noted" / ".owner.lock"
+    outside = tmp_path / "outside.txt"
+    outside.write_text("not the run's\n")
+    note.unlink()
+    {
+        "link_out": lambda: note.symlink_to(outside),
+        "link_in": lambda: note.symlink_to("state.json"),
+        "fifo": lambda: os.mkfifo(note),
+        "folder": note.mkdir,
+    }[shape]()
+    files = {p: (p.lstat().st_size, p.lstat().st_mtime_ns) for p in [*run.rglob("*"), outside]}
+
+    assert DiskRun(run).status == "lost" and noesis_nb.store.run_info(run)["status"] == "lost"
+    assert {r["episode_id"]: r["status"] for r in noesis_nb.list_runs(runs_dir=runs)}["ep_noted"] == "lost"
+    with pytest.raises(EpisodeStateError, match=rf"^{note} is .*Remove (it|the link)"):
+        noesis_nb.resume_run(run)
+    assert {p: (p.lstat().st_size, p.lstat().st_mtime_ns) for p in [*run.rglob("*"), outside]} == files
+
+    note.rmdir() if shape == "folder" else note.unlink()
+    with pytest.warns(RunRecovered, match="lost its process"):
+        noesis_nb.resume_run(run)
+    assert DiskRun(run).status == "error" and not check_run(run) and outside.read_text() == "not the run's\n"
