@@ -9,6 +9,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from .._keywords import keywords_named
+from .._safetext import safe_repr
 from ..errors import InvalidOptionError
 from ..secrets import quoted
 from ..store.vocab import (
@@ -44,7 +45,11 @@ def describe_payload(payload: object, limit: int = 160) -> str:
     """A short one-line view of a payload, not escaped: plotly renders HTML in hover text, so pass it through ``esc``."""
     if not isinstance(payload, dict):
         return ""
-    text = json.dumps({k: v for k, v in payload.items() if k != "experimental"}, default=str, ensure_ascii=False)
+    shown = {k: v for k, v in payload.items() if k != "experimental"}
+    try:
+        text = json.dumps(shown, default=str, ensure_ascii=False)
+    except (RecursionError, ValueError, TypeError):  # nested deeper than the encoder goes: a bounded repr instead
+        text = safe_repr(shown, limit + 1)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import orjson
 
-from .._safetext import capped_marks, visible
+from .._safetext import capped_marks, safe_repr, visible
 from ..secrets import SCAN_MARGIN, shown_start
 from ..store.vocab import RUN_CHECKPOINT, RUN_INTERRUPT, TOOL_APPROVAL_PENDING
 from .theme import PHASE_HUES, STATUS_HUES
@@ -74,12 +74,18 @@ _SUMMARY_KEYS = (
 
 
 def _dumps(value: Any, *, pretty: bool = False) -> str:
-    """JSON text (orjson: fast enough for every redraw); anything unusual falls back to ``str``."""
+    """JSON text (orjson: fast enough for every redraw); anything unusual falls back to ``str``, and what no JSON
+    encoder takes (nested deeper than it goes: a run's file may hold a line nested a thousand deep) to a bounded
+    ``repr``. Never raises: one odd payload must not stop the view's redraws."""
     option = (orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) if pretty else 0
     try:
         return orjson.dumps(value, default=str, option=option | orjson.OPT_NON_STR_KEYS).decode()
     except (TypeError, orjson.JSONEncodeError):
+        pass
+    try:
         return json.dumps(value, ensure_ascii=False, default=str, indent=2 if pretty else None, sort_keys=pretty)
+    except (RecursionError, ValueError, TypeError):
+        return safe_repr(value, 100_000)
 
 
 def esc(value: Any) -> str:
@@ -126,8 +132,8 @@ def short(value: Any, limit: int, *, redact: bool = True, exact: bool = False) -
     :func:`visible`)."""
     if isinstance(value, str):
         text = value
-    elif isinstance(value, (list, tuple)):
-        text = ", ".join(short(v, limit, exact=exact) for v in value)
+    elif isinstance(value, (list, tuple)):  # side by side, no more items than could show, each cut (never recursive)
+        text = ", ".join((v if isinstance(v, str) else _dumps(v))[: limit + SCAN_MARGIN] for v in value[:limit])
     else:
         text = _dumps(value)
     text = visible(" ".join((shown_start(text, limit) if redact else text[: limit + SCAN_MARGIN]).split()), exact=exact)
