@@ -24,7 +24,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import _forks
+from .._safetext import visible
 from ..errors import EpisodeStateError, refused_write
+from ..secrets.quoted import quoted_text
 from .runfiles import what_is
 
 try:  # POSIX; elsewhere the note file itself is locked through msvcrt (best effort)
@@ -45,8 +47,8 @@ class RunBusyError(EpisodeStateError):
 
     def __init__(self, run_dir: Path, holder: str):
         self.run_dir, self.holder = Path(run_dir), holder
-        super().__init__(
-            f"run {self.run_dir.name} is being written by {holder}; it continues there. "
+        super().__init__(  # the note is the run's file, anyone's to write: what it says is shown redacted
+            f"run {self.run_dir.name} is being written by {quoted_text(holder, 200)}; it continues there. "
             "Decide its draft with approve_draft/reject_draft and that process picks the decision up."
         )
 
@@ -308,7 +310,7 @@ def _note_holder(path: Path) -> str | None:
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode) or not _held(fd):
             return None
-        return os.read(fd, 200).decode("utf-8", "replace").strip() or "another process"
+        return _note_text(os.read(fd, 200)) or "another process"
     except OSError:
         return None
     finally:
@@ -363,9 +365,15 @@ def _read_note(path: Path) -> str | None:
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             return None  # not a note: it says nothing
-        return os.read(fd, 200).decode("utf-8", "replace").strip() or None
+        return _note_text(os.read(fd, 200)) or None
     finally:
         os.close(fd)
+
+
+def _note_text(raw: bytes) -> str:
+    """What a note says, as one line with no control character (a terminal escape, a line break written into the
+    note by someone else shows as ``\ufffd``); a note noesis_nb wrote reads unchanged (``held_here`` matches it)."""
+    return visible(" ".join(raw.decode("utf-8", "replace").split()), exact=True)
 
 
 def _refuse_odd(path: Path, mode: int | None = None) -> None:

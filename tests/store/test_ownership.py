@@ -187,3 +187,25 @@ def test_a_new_run_is_held_from_the_moment_it_appears(tmp_path: Path, monkeypatc
     episode = noesis_nb.solve("a task", using=lambda task, ctx: "ok", runs_dir=tmp_path)
     assert seen.get(episode) is not None, f"run {episode} appeared with nobody holding it: {seen}"
     assert holder(tmp_path / episode) is None  # and let go once sealed
+
+
+def test_a_note_written_over_by_someone_else_is_shown_on_one_line_redacted(tmp_path: Path) -> None:
+    """The note is a file of the run, anyone's to write while its writer holds the lock: a second writer's refusal
+    quotes it with no terminal escape or line break and no key in it, and the note noesis_nb wrote reads unchanged."""
+    run = tmp_path / "ep_noted"
+    run.mkdir()
+    held = acquire(run)
+    try:
+        mine = (run / OWNER_FILE).read_text()
+        assert holder(run) == mine and ownership.held_here(holder(run))
+        key = "sk-proj-" + "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z"
+        (run / OWNER_FILE).write_bytes(f"pid 1 on x\x1b[2J\r\nOPENAI_API_KEY={key}\u202e".encode())
+        with pytest.raises(RunBusyError) as told:
+            acquire(run)
+        said = str(told.value)
+        assert "pid 1 on x" in said and "it continues there" in said
+        assert not any(c in said for c in "\x1b\r\n\u202e"), repr(said)
+        assert key not in said and key[:12] not in said, said
+        assert "\n" not in (holder(run) or "") and "\x1b" not in (holder(run) or "")
+    finally:
+        held.release()
