@@ -24,7 +24,7 @@ from ..store.vocab import MODEL_CALL, TOKEN_FIELDS
 from . import usage as u
 from .scope import OPEN_SPANS, CaptureScope, SpanKey, counts_agree, current_owner, owner_ref, same_model, span_key, span_ref
 
-__all__ = ["ModelCall", "endpoint", "ABANDONED", "CLOSED", "CANCELLED"]
+__all__ = ["ModelCall", "Retrieval", "endpoint", "ABANDONED", "CLOSED", "CANCELLED"]
 
 _ENDPOINTS = {
     "openai": (
@@ -48,6 +48,7 @@ _text = u.text  # names, ids and reasons: text only, cut when absurdly long
 ABANDONED = "the stream was dropped before it ended"
 CLOSED = "the stream was closed before it ended"
 CANCELLED = "the call was cancelled (its task, the episode, an interrupt) before it ended"
+
 _FINAL = ("completed", "incomplete", "failed", "cancelled")  # a Responses status after which the stream has no more to say
 _NO_CHOICES: Any = frozenset()  # a whole response's: ``see`` (streams only) never writes to it
 # makes ``finish`` write each call once: held for one test and one set, one lock for all calls (re-entrant: a signal
@@ -108,6 +109,8 @@ class ModelCall:
     unparsed: Any = None  # the response a parse helper's post-parser was given (kept only if it raises)
     fill: dict[str, int | None] | None = None  # the counts written when the adapter reported the call first
     began = 0  # the scope's ``calls_started`` once this call was admitted
+    running = False  # a Responses answer still ``queued`` / ``in_progress`` (``background=True``)
+    parked = False  # such a response, waiting for the retrieve (or cancel) in the episode that ends it
     reader: Any = None  # a stream's: a weak reference to the task or thread reading it (its opener before any chunk)
     _done = False
 
@@ -176,6 +179,29 @@ class ModelCall:
             self._read_response(result)
         except Exception:
             pass
+        if not self._park():
+            self.finish()
+
+    def _park(self) -> bool:
+        """A background response (``background=True``) answered ``queued``: it is written when a retrieve (or cancel)
+        of it in the episode sees it end (``Retrieval``), else when the adapter's block ends, its usage unknown."""
+        if not (self.running and self.response_id and not self.watching):
+            return False
+        scope = self.scope
+        with scope.lock:
+            if scope.closed or self._done:
+                return False
+            self.parked = True
+            scope.background[self.response_id] = self
+            scope.open_calls.add(self)
+        return True
+
+    def ended_in_background(self, result: Any) -> None:
+        """A retrieve (or cancel) of this background response saw it end: written now, with its usage."""
+        try:
+            self._read_response(result)
+        except Exception:
+            pass
         self.finish()
 
     def _read_response(self, result: Any) -> None:
@@ -189,7 +215,8 @@ class ModelCall:
         elif self.api == "responses":
             status = _text(u.get(result, "status"))
             reason = _text(u.get(u.get(result, "incomplete_details"), "reason"))
-            self.stop_reason = reason or (None if status in ("queued", "in_progress") else status)  # not ended: no reason
+            self.running = status in ("queued", "in_progress")
+            self.stop_reason = reason or (None if self.running else status)  # not ended: no reason
             if status == "failed":
                 error = u.get(result, "error")
                 self.problem = _reported(u.get(error, "code"), u.get(error, "message"), "response.failed")
@@ -339,6 +366,8 @@ class ModelCall:
         with scope.lock:
             scope.open_calls.discard(self)
             scope.sent_calls.discard(self)
+            if self.parked and scope.background.get(self.response_id or "") is self:
+                del scope.background[self.response_id or ""]
         try:
             payload = self._payload(error, abandoned, reason, at)
         except Exception as exc:  # a shape nobody foresaw: the call is still counted, its tokens unknown
@@ -431,6 +460,8 @@ class ModelCall:
             "stop_reason": self.stop_reason,
             "streamed": self.streamed,
         }
+        if self.parked:
+            payload["background"] = True
         if self.streamed and self.first_chunk is not None:
             payload["time_to_first_chunk_ms"] = round((self.first_chunk - self.started) * 1000.0, 3)
         if abandoned:
@@ -443,6 +474,41 @@ class ModelCall:
         elif self.problem is not None:
             payload["error"] = self.problem
         return payload
+
+
+class Retrieval:
+    """An SDK request that is no model call but may end one: ``responses.retrieve`` or ``responses.cancel`` of a
+    background response the episode is waiting for (``ModelCall._park``). It writes nothing of its own."""
+
+    __slots__ = ("scope",)
+
+    def __init__(self, scope: CaptureScope):
+        self.scope = scope
+
+    @classmethod
+    def of(cls, scope: CaptureScope, provider: str, options: Any) -> Retrieval | None:
+        """One when the episode waits for a background response and this request names a response by its id."""
+        if not scope.background or provider != "openai":
+            return None
+        url = u.get(options, "url")
+        return cls(scope) if type(url) is str and "/responses/" in url else None
+
+    def failed(self, exc: BaseException) -> None:
+        """The retrieve raised: the response is still waited for (a later one may end it)."""
+
+    def returned(self, result: Any) -> None:
+        """The response as the retrieve (or cancel) answered it: an ended one writes its parked call."""
+        try:
+            response_id, status = _text(u.get(result, "id")), _text(u.get(result, "status"))
+        except Exception:
+            return
+        if response_id is None or status in (None, "queued", "in_progress"):
+            return
+        scope = self.scope
+        with scope.lock:
+            call = scope.background.pop(response_id, None)
+        if call is not None:
+            call.ended_in_background(result)
 
 
 def _first_choice_reason(choices: Any) -> str | None:

@@ -28,7 +28,7 @@ from typing import Any
 
 from ..secrets.names import looks_like_credential
 from . import dropped, raw
-from .calls import ABANDONED, CLOSED, PARSED, ModelCall
+from .calls import ABANDONED, CLOSED, PARSED, ModelCall, Retrieval
 from .scope import IN_SDK_CALL, current
 
 __all__ = ["ensure_installed", "uninstall", "installed"]
@@ -133,7 +133,7 @@ def _wrap_async(original: Callable[..., Any], provider: str, streams: tuple[Any,
     return request
 
 
-def _begin(provider: str, args: tuple[Any, ...], kwargs: dict[str, Any], client: Any = None) -> ModelCall | None:
+def _begin(provider: str, args: tuple[Any, ...], kwargs: dict[str, Any], client: Any = None) -> ModelCall | Retrieval | None:
     """The call to record when an episode's capture is on here, else None; a draining episode refuses
     a new call at this point (``EpisodeStopping``), before anything is sent."""
     if dropped.PENDING:  # streams collected since the last call: their events are written here, outside the collector
@@ -144,9 +144,10 @@ def _begin(provider: str, args: tuple[Any, ...], kwargs: dict[str, Any], client:
     _learn_credentials(scope, client)
     options = _options(args, kwargs)
     call = ModelCall.begin(scope, provider, options)
-    if call is not None:
-        call.admit()
-        call.watch_parser(options)
+    if call is None:
+        return Retrieval.of(scope, provider, options)  # None unless a background response may end here
+    call.admit()
+    call.watch_parser(options)
     return call
 
 
@@ -173,8 +174,11 @@ def _a_real_key(key: str) -> bool:
     return len(key) >= 12 and looks_like_credential(key) and any(c.isdigit() or c.isupper() for c in key)
 
 
-def _returned(call: ModelCall, result: Any, streams: tuple[Any, Any]) -> None:
+def _returned(call: ModelCall | Retrieval, result: Any, streams: tuple[Any, Any]) -> None:
     """Record a response now, or watch a stream until it ends (or is dropped), or a raw response until it is read."""
+    if isinstance(call, Retrieval):  # a background response's retrieve: read when parsed, never watched
+        call.returned(result)
+        return
     try:
         if type(result) in PARSED:  # most calls: a parsed response of a class seen before, neither stream nor wrapper
             call.returned(result)

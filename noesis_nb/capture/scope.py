@@ -54,6 +54,11 @@ from ..secrets import SCAN_MARGIN, shown_cut
 from ..secrets.quoted import quoted
 from . import dropped
 
+#: why a background response not seen to end in the episode is written without its usage (``calls.ModelCall._park``)
+LEFT_IN_BACKGROUND = (
+    "the response was still running in the background when the episode's adapter ended (poll it with "
+    "responses.retrieve inside the episode to record its usage): its usage is unknown"
+)
 #: why a call a cancelled episode's thread still waited on is written without its answer
 CUT_OFF = "the episode ended while the call was in flight (its answer is not recorded): its usage is unknown"
 
@@ -113,6 +118,7 @@ class CaptureScope:
     captured: list[dict[str, Any]] = field(default_factory=list)
     open_calls: set[Any] = field(default_factory=set)  # streams not finished yet (finished when the adapter returns)
     sent_calls: set[Any] = field(default_factory=set)  # calls sent and not written yet (a sync adapter's, when it is cut off)
+    background: dict[str, Any] = field(default_factory=dict)  # response id -> its background call, not ended yet
     open_spans: set[SpanKey] = field(default_factory=set)  # GenAI spans started in the episode and not ended yet
     # told when a model call starts (``model_started(provider, model) -> token``, which may raise to refuse it:
     # a draining episode) and when it has been written (``model_ended(token, payload, event_id)``)
@@ -241,7 +247,7 @@ class CaptureScope:
             return
         dropped.run()  # streams collected meanwhile are written first, as dropped
         for call in list(self.open_calls):
-            call.finish(abandoned=True, reason=ended_reason(ended))
+            call.finish(abandoned=True, reason=LEFT_IN_BACKGROUND if call.parked else ended_reason(ended))
         with self.lock:
             sent = list(self.sent_calls)
         for call in sent:  # the episode ended (cancelled) while a thread it cannot stop waited for the answer

@@ -98,7 +98,7 @@ def response_object(model: str, n: dict[str, int], rid: str, status: str = "comp
         "incomplete_details": None,
         "error": None,
         "usage": None
-        if status == "in_progress"
+        if status in ("queued", "in_progress", "cancelled")
         else {
             "input_tokens": n["input"],
             "input_tokens_details": {"cached_tokens": n["cached"]},
@@ -181,6 +181,8 @@ class ProviderStub:
         self._lock = threading.Lock()
         self._counter = 0
         self.connections = 0  # TCP connections accepted
+        # background responses (``background: true``): id -> (model, counts, polls answered ``in_progress`` before the end)
+        self.background: dict[str, list[Any]] = {}
         stub = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -198,6 +200,9 @@ class ProviderStub:
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
                 stub.answer(self, self.path, body)
+
+            def do_GET(self) -> None:  # a background response polled: ``GET /v1/responses/{id}``
+                stub.answer(self, self.path.partition("?")[0], {"method": "GET"})
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
@@ -238,7 +243,13 @@ class ProviderStub:
                 return self._json(handler, 200, chat_completion(model, n, rid), headers)
             include = bool((body.get("stream_options") or {}).get("include_usage"))
             return self._sse(handler, [(None, c) for c in chat_chunks(model, n, rid, include)], headers, reply, done=True)
+        if path.startswith("/v1/responses/"):
+            return self._background(handler, path, headers)
         if path == "/v1/responses":
+            if body.get("background") is True and not stream:  # answered at once, queued; its end is polled for
+                with self._lock:
+                    self.background[f"resp_{rid}"] = [model, n, int(n.get("polls", 1))]
+                return self._json(handler, 200, response_object(model, n, rid, status="queued"), headers)
             if not stream:
                 return self._json(handler, 200, response_object(model, n, rid), headers)
             return self._sse(handler, [(e["type"], e) for e in response_events(model, n, rid)], headers, reply)
@@ -249,6 +260,20 @@ class ProviderStub:
                 return self._json(handler, 200, anthropic_message(model, n, rid), headers)
             return self._sse(handler, [(e["type"], e) for e in anthropic_events(model, n, rid)], headers, reply)
         return self._json(handler, 404, {"error": {"message": f"no route {path}"}}, headers)
+
+    def _background(self, handler: BaseHTTPRequestHandler, path: str, headers: dict[str, str]) -> None:
+        """``GET /v1/responses/{id}`` (``in_progress`` for its first polls, then ``completed`` with its usage) and
+        ``POST /v1/responses/{id}/cancel`` (``cancelled``, no usage)."""
+        response_id, _, action = path.removeprefix("/v1/responses/").partition("/")
+        with self._lock:
+            known = self.background.get(response_id)
+            if known is not None and action != "cancel":
+                known[2] -= 1
+        if known is None:
+            return self._json(handler, 404, {"error": {"message": f"no response {response_id}"}}, headers)
+        model, n, polls = known
+        status = "cancelled" if action == "cancel" else "in_progress" if polls >= 0 else "completed"
+        return self._json(handler, 200, response_object(model, n, response_id.removeprefix("resp_"), status), headers)
 
     @staticmethod
     def _json(handler: BaseHTTPRequestHandler, status: int, body: Any, headers: dict[str, str]) -> None:
