@@ -275,6 +275,12 @@ class OtlpSender:
                 sent(batch)
         return "; ".join(rejected) or None
 
+    def refused_at_once(self) -> bool:
+        """Whether the last request failed in a way that asking again soon will not mend: nobody answered (connection
+        refused, no route, a timeout), or the collector said it is failing or overloaded (5xx, 429)."""
+        status = self._session.status
+        return self._session.failure is not None or (status is not None and (status >= 500 or status == 429))
+
     def close(self) -> None:
         self._exporter.shutdown()
 

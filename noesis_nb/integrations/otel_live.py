@@ -5,7 +5,9 @@ builds the run's spans from the events in memory (``run_spans``, the same functi
 uses, so ids and attributes are the same) and sends the finished ones not sent yet: a model call or
 a timed step at once, a tool request once its chain has ended (an outcome or a refusal), the root span (with
 the episode's status and its other events) when the episode ends. Each span is sent once. A
-collector that refuses or is down is noted in ``errors`` and tried again at the next look; a tool
+collector that refuses or is down is noted in ``errors`` and tried again at the next look; one that
+is down or failing (no answer, 5xx, 429) is tried again less and less often while the episode runs (the wait doubles
+after each refusal, up to ``BACKOFF_CAP_S``; said once in ``errors``), at once when the episode ends. A tool
 record that cannot be read is noted there once. The episode itself is never slowed or stopped by
 its exporter (a look that took long spaces the next ones out, so the exporter stays under a tenth
 of one core; time spent waiting on the collector is not counted: it costs no processor).
@@ -43,6 +45,7 @@ SpanSpec = dict[str, Any]
 MAX_ERRORS = 50  # lines kept in ``LiveExport.errors``: the first ones, and one counting the rest
 _MAX_DROPPED_SEEN = 100_000  # problems left out that are remembered, so one met again is not counted again
 _RETRIES_AFTER_END = 3  # looks after the episode ended, while spans are still unsent (a collector briefly down)
+BACKOFF_CAP_S = 60.0  # the longest wait between tries at a collector that is down (or ``interval``, when longer)
 
 
 class LiveExport:
@@ -70,6 +73,7 @@ class LiveExport:
         self._sender = sender
         self._sent_ids: set[int] = set()
         self._unsent = False
+        self._backing_off = False  # said once in ``errors``
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name=f"noesis_nb-otel-{handle.episode_id}", daemon=True)
         self._thread.start()
@@ -98,13 +102,16 @@ class LiveExport:
     def _run(self) -> None:
         seen = -1
         retries = _RETRIES_AFTER_END
+        refusals = 0  # tries in a row the collector refused at once (down, failing): the next waits longer
+        next_try = 0.0  # the monotonic time before which a collector refusing at once is not asked again
         try:
             while True:
                 ended = self.handle.done()
                 stopping = self._stop.is_set()
                 count = self.handle.event_count
                 spent = 0.0
-                if count != seen or ended or stopping or self._unsent:
+                due = ended or stopping or time.monotonic() >= next_try
+                if due and (count != seen or ended or stopping or self._unsent):
                     seen = count
                     # this thread's processor time, not the clock's: a collector that hangs until the timeout costs
                     # no processor, and spacing the looks by its wait held the episode's last spans (and ``wait()``)
@@ -112,6 +119,8 @@ class LiveExport:
                     started = time.thread_time()
                     self._look(final=ended or stopping)
                     spent = time.thread_time() - started
+                    refusals = refusals + 1 if self._unsent and self._sender.refused_at_once() else 0
+                    next_try = time.monotonic() + self._backoff(refusals) if refusals else 0.0
                 if stopping or (ended and (not self._unsent or retries <= 0)):
                     break
                 if ended:
@@ -119,6 +128,18 @@ class LiveExport:
                 self._stop.wait(max(self.interval, 10.0 * spent))
         finally:
             self._finish()
+
+    def _backoff(self, refusals: int) -> float:
+        """How long to leave a collector alone after ``refusals`` refusals in a row: ``interval`` doubled each time,
+        up to ``BACKOFF_CAP_S`` (said once in ``errors``, the first time it is waited for)."""
+        cap = max(self.interval, BACKOFF_CAP_S)
+        if refusals == 2 and not self._backing_off:
+            self._backing_off = True
+            self._note(
+                f"the collector at {quoted(shown(self._sender.url))} refused again at once: the live export asks it "
+                f"less and less often while the episode runs (the wait doubles, up to {cap:g} s), and at its end"
+            )
+        return float(min(self.interval * 2.0 ** min(refusals, 60), cap))
 
     def _look(self, *, final: bool) -> None:
         unread: list[str] = []  # a tool record that cannot be read: named once in errors, never a warning per look

@@ -481,3 +481,62 @@ def test_a_header_value_echoed_where_the_quote_is_cut_leaves_none_of_it(run: Pat
         noesis_nb.export_otel(run, endpoint=echoing.url, headers={"x-api-key": token}, timeout=5)
     (said,) = [str(w.message) for w in caught if issubclass(w.category, TraceIncomplete)]
     assert "rejected 1 of the spans" in said and token[:4] not in said, said
+
+
+@pytest.mark.parametrize("refusal", ["503", "closed port"])
+def test_a_live_export_backs_off_from_a_collector_that_refuses_at_once_and_says_so_once(tmp_path: Path, refusal: str) -> None:
+    """A collector that is down (nothing listens) or failing (5xx at once) was asked again at every look, for as long
+    as the episode ran: with a short interval, hundreds of requests a minute. The wait between tries doubles after
+    each refusal (a lower bound the thread keeps however busy the machine is), and ``errors`` says so once."""
+    interval = 0.05
+    asked: list[float] = []
+
+    class Failing(BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            pass
+
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            asked.append(time.monotonic())
+            self.send_response(503, "overloaded")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Failing)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    if refusal == "closed port":  # the port is let go: each connection is refused at once
+        port = server.server_address[1]
+        server.shutdown()
+        server.server_close()
+    endpoint = f"http://127.0.0.1:{server.server_address[1] if refusal == '503' else port}"
+    seen: list[int] = []
+
+    def agent(task: str, ctx: Any) -> str:
+        deadline = time.monotonic() + 60  # liveness only
+        while time.monotonic() < deadline and (len(asked) < 6 if refusal == "503" else not seen):
+            ctx.model_call("gpt-4o-mini", provider="openai", input_tokens=1, output_tokens=1)  # new events at every look
+            time.sleep(0.01)
+        return "ok"
+
+    async def main() -> Any:
+        handle = noesis_nb.start("refused", using=agent, runs_dir=tmp_path)
+        live = noesis_nb.export_otel(handle, endpoint=endpoint, live=True, interval=interval, timeout=0.5)
+        if refusal != "503":  # nothing to count at a closed port: the export's own note says it backed off
+            while not any("less and less often" in e for e in live.errors) and not handle.done():
+                await asyncio.sleep(0.01)
+            seen.append(1)
+        await handle.wait()
+        await asyncio.to_thread(live.wait, 60)
+        return live
+
+    try:
+        live = asyncio.run(main())
+    finally:
+        if refusal == "503":
+            server.shutdown()
+            server.server_close()
+    if refusal == "503":
+        gaps = [b - a for a, b in zip(asked, asked[1:])]
+        assert len(gaps) >= 5 and gaps[4] >= 16 * interval, gaps  # 2**5 intervals after the fifth refusal in a row
+    backing_off = [e for e in live.errors if "less and less often" in e]
+    assert len(backing_off) == 1 and "up to 60 s" in backing_off[0], live.errors
