@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
@@ -18,6 +20,16 @@ from ._theme import PALETTE, money_axis, seconds_axis, style
 __all__ = ["compare_steps", "aligned_steps", "compare_episodes"]
 
 
+_OWN_STEP_NAMES = ("tool:", "model:", "phase ")
+
+
+def _phase_step(phase: str) -> str:
+    """A phase's step name; one an adapter named like a tool or model step (``tool:fs.write``), like the name of a
+    phase that is not there (``?``) or like one of these (``phase …``) reads ``phase tool:fs.write``: a user's phase
+    is never aligned with (or merged into) a call's step, and two phases never share a name."""
+    return f"phase {phase}" if phase.startswith(_OWN_STEP_NAMES) or phase == "?" else phase
+
+
 def _steps(events: pd.DataFrame, episode_id: str, usage: pd.DataFrame | None) -> pd.DataFrame:
     """One row per step: consecutive events of one phase (a tool call: all events of one request)."""
     need(events, ("episode_id", "seq", "timestamp", "phase", "payload"), "comparing episodes", "events_df")
@@ -27,24 +39,24 @@ def _steps(events: pd.DataFrame, episode_id: str, usage: pd.DataFrame | None) ->
     if one.empty:
         ids = events["episode_id"].astype(str).unique().tolist()
         raise InvalidOptionError(f"episode {quoted(episode_id)} is not in events; it has {ids[:5]}")
-    labels, tools = [], {}
-    phases = [p if isinstance(p, str) else "?" for p in one["phase"].tolist()]  # an unknown phase is NaN
+    labels: list[tuple[str, Any]] = []  # (step name, what tells two steps of that name apart while they follow)
+    tools: dict[Any, Any] = {}
+    phases = [p if isinstance(p, str) else None for p in one["phase"].tolist()]  # an unknown phase is NaN
     for phase, payload in zip(phases, one["payload"]):
         payload = payload if isinstance(payload, dict) else {}
         if phase == "tool":
             request = payload.get("request_id")
             if payload.get("event_name") == TOOL_REQUESTED:
                 tools[request] = payload.get("tool") or "?"
-            labels.append(f"tool:{tools.get(request, '?')}|{request}")
+            labels.append((f"tool:{tools.get(request, '?')}", ("tool", request)))
         elif phase == "model":
-            labels.append(f"model:{payload.get('model')}|{id(payload)}")
+            labels.append((f"model:{payload.get('model')}", ("model", id(payload))))
         else:
-            labels.append(phase)
-    one = one.assign(label=labels)
-    new_step = one["label"].ne(one["label"].shift()).to_numpy()
+            labels.append(("?" if phase is None else _phase_step(phase), None))
+    new_step = np.array([i == 0 or labels[i] != labels[i - 1] for i in range(len(labels))], dtype=bool)
     step_no = np.cumsum(new_step) - 1
     starts = one["timestamp"].to_numpy()[new_step]
-    names = [label.split("|")[0] for label in one["label"].to_numpy()[new_step]]
+    names = [name for (name, _), new in zip(labels, new_step) if new]
     ends = np.append(starts[1:], one["timestamp"].to_numpy()[-1])
     seconds = (pd.Series(ends) - pd.Series(starts)).dt.total_seconds().to_numpy()
     counts: dict[str, int] = {}

@@ -67,3 +67,37 @@ def test_user_phases_never_read_as_the_views_renamed_phase(runs_dir: Path, tmp_p
     rows = "".join(str(child.value) for child in view.timeline.widgets() if hasattr(child, "value"))
     labels = set(re.findall(r'<span class="nnb-p [^"]*"[^>]*>([^<]*)</span>', rows))
     assert len(labels) == len(stored), (sorted(labels), sorted(stored))  # one label per stored phase, none shared
+
+
+def _compare_runs(root: Path) -> None:
+    from tests.frames.runkit import event, write_run
+
+    t = [f"2025-03-01T10:00:{s:02d}+00:00" for s in range(0, 60, 5)]
+    tool = {"event_name": "tool.requested", "tool": "fs.write", "request_id": "req_1"}
+    done = {"event_name": "tool.execution.succeeded", "tool": "fs.write", "request_id": "req_1"}
+    runs = {
+        # a: a real call of fs.write, just after a phase named like that call's step (with its request id)
+        "ep_cmp_tool": [("start", {"task": "t"}), ("tool:fs.write|req_1", {}), ("tool", tool), ("tool", done)],
+        # b: no tool call, only phases named like a tool step, a model step and an unknown phase
+        "ep_cmp_named": [("start", {"task": "t"}), ("tool:fs.write", {}), ("model:gpt-4o", {}), ("?", {})],
+    }
+    for ep, rows in runs.items():
+        events = [event(ep, i, phase, payload, ts=t[i]) for i, (phase, payload) in enumerate(rows)]
+        events.append(event(ep, len(rows), "terminate", {"status": "ok"}, ts=t[len(rows)]))
+        summary = {"episode_id": ep, "task": "t", "status": "ok", "started_at": t[0], "duration_sec": 20.0}
+        write_run(root, ep, events, summary=summary)
+
+
+def test_user_phases_never_align_with_a_call_in_the_comparison(tmp_path: Path) -> None:
+    from noesis_nb.plots import compare_steps
+
+    _compare_runs(tmp_path / "runs")
+    events = noesis_nb.events_df(tmp_path / "runs")
+    table = compare_steps(events, "ep_cmp_tool", "ep_cmp_named")
+    rows = dict(zip(table["step"], zip(table["seconds_a"], table["seconds_b"])))
+    a_only = [step for step, (a, b) in rows.items() if a == a and b != b]  # NaN where a side lacks the step
+    b_only = [step for step, (a, b) in rows.items() if b == b and a != a]
+    assert any(step.startswith("tool:fs.write") for step in a_only), rows  # the call: only in a
+    assert len([s for s in a_only if "fs.write" in s]) == 2, rows  # the phase before it is a step of its own
+    assert len([s for s in b_only if "fs.write" in s or "gpt-4o" in s]) == 2, rows  # b's phases align with nothing
+    assert not any(step.startswith(("tool:", "model:")) for step in b_only), rows
