@@ -1,5 +1,8 @@
 """``python -m noesis_nb.demo``: run an episode whose agent asks for a write tool, approve it through
-the API, and print the run directory and what is in it. No network, no API key."""
+the API, and print the run directory and what is in it. No network, no API key.
+
+A mistake in its arguments (a ``--runs-dir`` that is a file or not writable) ends on one line naming the value
+and the fix, as ``--help`` does, not on a traceback."""
 
 from __future__ import annotations
 
@@ -8,6 +11,7 @@ import asyncio
 import tempfile
 from pathlib import Path
 
+from .errors import NoesisNbError
 from .runtime.api import start
 from .scripted import note_writer
 from .store import read_events, verify_manifest
@@ -38,11 +42,18 @@ async def _run(runs_dir: Path, notes_dir: Path) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="python -m noesis_nb.demo",
+        description="Run an episode whose agent asks for a write tool, approve it through the API, and print the "
+        "run directory and what is in it. No network, no API key.",
+    )
     parser.add_argument("--runs-dir", type=Path, default=None, help="where run directories go (default: a temp dir)")
     args = parser.parse_args(argv)
     base = Path(tempfile.mkdtemp(prefix="noesis_nb-demo-"))
-    asyncio.run(_run(args.runs_dir or base / "episodes", base / "notes"))
+    try:
+        asyncio.run(_run(args.runs_dir or base / "episodes", base / "notes"))
+    except NoesisNbError as exc:  # a runs dir refused, a run that could not be written: say it, exit 1
+        parser.exit(1, f"{parser.prog}: {type(exc).__name__}: {exc}\n")
 
 
 if __name__ == "__main__":
