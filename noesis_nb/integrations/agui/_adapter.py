@@ -229,7 +229,7 @@ class AGUIAdapter:
             )
 
     async def _decide(self, interrupt: dict[str, Any], folder: AGUIFolder, ctx: Any) -> tuple[dict[str, Any], Any]:
-        call = folder.tool_calls.get(str(interrupt.get("toolCallId")))
+        call = folder.tool_call(interrupt.get("toolCallId"))
         name = tool_name("agui", (call or {}).get("name") or interrupt.get("reason"))
         approved, value, reason = await request_approval(
             ctx,

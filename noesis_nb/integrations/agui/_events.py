@@ -67,7 +67,10 @@ _SIMPLE = {  # type → (kind, {row field: event field})
 
 
 class AGUIFolder:
-    """One run's events in, rows out; afterwards ``interrupts``, ``result``, ``error`` (+ ``error_code``), ``messages``."""
+    """One run's events in, rows out; afterwards ``interrupts``, ``result``, ``error`` (+ ``error_code``), ``messages``.
+
+    It holds the conversation (``messages``: what the next run sends after an interrupt) and the streams still open;
+    a finished stream's pieces are let go, and a tool call is held once, in its message (``tool_call`` reads it)."""
 
     def __init__(
         self,
@@ -81,8 +84,12 @@ class AGUIFolder:
         self.secrets = secrets  # what screens the pieces released as delta rows (the run's; None: each stream its own)
         # one message / tool call / reasoning folded from pieces, and all those open at once (None: no cap)
         self.max_stream_chars = max_stream_chars
-        self.messages: list[dict[str, Any]] = list(messages or [])
-        self.tool_calls: dict[str, dict[str, Any]] = {}
+        self.messages: list[dict[str, Any]] = []
+        # each message and tool call of ``messages`` by id (the objects in it, no copies): a tool call's name and
+        # arguments are read from its message when an interrupt names it, and a call joins its parent in O(1)
+        self._by_id: dict[str, dict[str, Any]] = {}
+        self._calls: dict[str, dict[str, Any]] = {}
+        self._set_messages(list(messages or []))
         self.interrupts: list[dict[str, Any]] = []
         self.finished = False  # RUN_FINISHED or RUN_ERROR seen
         self.error: str | None = None
@@ -94,6 +101,31 @@ class AGUIFolder:
         self._held = 0  # characters of all the open streams: bounded by max_stream_chars together, not only each
         self._thinking = 0
         self._chunk_id: dict[str, str] = {}
+
+    def tool_call(self, ident: Any) -> dict[str, Any] | None:
+        """``{"id", "name", "args"}`` of the tool call ``ident`` of the conversation (this run's or one given to it),
+        or None. Read from its message when asked (an interrupt names it): no second copy of every call's arguments
+        is held while the run streams."""
+        call = self._calls.get(str(ident))
+        if call is None:
+            return None
+        function = as_object(call.get("function"))
+        arguments = function.get("arguments")
+        args = _json_or_text(arguments) if isinstance(arguments, str) else arguments
+        return {"id": call.get("id"), "name": function.get("name") or None, "args": args}
+
+    def _set_messages(self, messages: list[dict[str, Any]]) -> None:
+        self.messages, self._by_id, self._calls = messages, {}, {}
+        for message in messages:
+            self._index(message)
+
+    def _index(self, message: dict[str, Any]) -> None:
+        if message.get("role") == "assistant" and message.get("id") is not None:
+            self._by_id[str(message["id"])] = message
+        calls = message.get("toolCalls")
+        for call in calls if isinstance(calls, list) else []:
+            if isinstance(call, Mapping) and call.get("id") is not None:
+                self._calls[str(call["id"])] = call  # type: ignore[assignment]
 
     @property
     def result(self) -> Any:
@@ -222,7 +254,6 @@ class AGUIFolder:
             # a call cut short is kept as it came (never approved: its run did not end); a whole one is read strictly
             where = None if partial else f"{name} {shown_cut(repr(ident), 80)} ({shown_cut(repr(buf['tool']), 80)})"
             args = _json_or_text(text, where)
-            self.tool_calls[ident] = {"id": ident, "name": buf["tool"], "args": args}
             self._add_tool_call(ident, buf["tool"], text, buf["parent"])
             return held + [
                 row(
@@ -239,18 +270,26 @@ class AGUIFolder:
             ]
         role = buf["role"] or ("reasoning" if what == "reasoning" else "assistant")
         if what == "text":
-            self.messages.append({"id": ident, "role": role, "content": text, **({"name": buf["name"]} if buf["name"] else {})})
+            message = {"id": ident, "role": role, "content": text, **({"name": buf["name"]} if buf["name"] else {})}
+            self.messages.append(message)
+            self._index(message)
             if role == "assistant":
                 self.last_text = text
         return held + [row(phase, "agui", name, kind, message_id=ident, role=role, name=buf["name"], text=text, partial=flag)]
 
     def _add_tool_call(self, ident: str, name: str | None, args: str, parent: str | None) -> None:
         call = {"id": ident, "type": "function", "function": {"name": name or "", "arguments": args}}
-        for message in reversed(self.messages):
-            if message.get("role") == "assistant" and (parent is None or message.get("id") == parent):
-                message.setdefault("toolCalls", []).append(call)
-                return
-        self.messages.append({"id": parent or f"assistant-{ident}", "role": "assistant", "toolCalls": [call]})
+        self._calls[ident] = call
+        if parent is not None:
+            found = self._by_id.get(str(parent))
+        else:  # the latest assistant message
+            found = next((m for m in reversed(self.messages) if m.get("role") == "assistant"), None)
+        if found is not None:
+            found.setdefault("toolCalls", []).append(call)
+            return
+        message = {"id": parent or f"assistant-{ident}", "role": "assistant", "toolCalls": [call]}
+        self.messages.append(message)
+        self._index(message)
 
     # -- run lifecycle, results, interrupts ------------------------------------------------
     def _run_started(self, e: dict[str, Any]) -> list[Row]:
@@ -298,7 +337,7 @@ class AGUIFolder:
 
     def _messages_snapshot(self, e: dict[str, Any]) -> list[Row]:
         given = _items(e.get("messages"))
-        self.messages = [dict(m) for m in given if isinstance(m, Mapping)]
+        self._set_messages([dict(m) for m in given if isinstance(m, Mapping)])
         skipped = len(given) - len(self.messages)  # an item that is no message object: counted, not resent
         return [
             row(PHASE, "agui", "MESSAGES_SNAPSHOT", "messages_snapshot", count=len(self.messages), not_messages=skipped or None)
@@ -313,7 +352,7 @@ class AGUIFolder:
                 "toolCallId": e.get("toolCallId"),
                 "content": content if isinstance(content, str) else json.dumps(content, default=str),
             }
-        )
+        )  # no index: a tool's answer is never a parent, nor a call an interrupt names
         return [
             row(
                 PHASE,
@@ -328,7 +367,7 @@ class AGUIFolder:
 
     def _interrupt(self, interrupt: dict[str, Any]) -> list[Row]:
         self.interrupts.append(interrupt)
-        call = self.tool_calls.get(str(interrupt.get("toolCallId")))
+        call = self.tool_call(interrupt.get("toolCallId"))
         return [
             row(
                 PHASE,
