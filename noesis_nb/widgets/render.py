@@ -166,7 +166,10 @@ def local_time(timestamp: str) -> str:
     except ValueError:
         return timestamp[:12]
     if moment.tzinfo is not None:
-        moment = moment.astimezone()
+        try:
+            moment = moment.astimezone()
+        except (OverflowError, ValueError):  # a time by year 1 or 9999 has no local time east or west of it: as stored
+            pass
     return moment.strftime("%H:%M:%S.") + f"{moment.microsecond // 1000:03d}"
 
 

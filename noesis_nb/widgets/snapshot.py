@@ -137,8 +137,11 @@ def local_when(value: Any) -> str:
     except ValueError:
         return _short(text, 40)
     if moment.tzinfo is not None:
-        moment = moment.astimezone()
-    return moment.strftime("%Y-%m-%d %H:%M:%S")
+        try:
+            moment = moment.astimezone()
+        except (OverflowError, ValueError):  # by year 1 or 9999: no local time for it, shown in its stored zone
+            pass
+    return f"{moment.year:04d}-" + moment.strftime("%m-%d %H:%M:%S")  # the C library writes year 1 as "1"
 
 
 def _cell(row: Mapping[str, Any], column: str) -> str:

@@ -161,7 +161,7 @@ def _epoch(value: Any) -> float | None:
     if isinstance(value, str) and value:
         try:
             return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
-        except ValueError:
+        except (ValueError, OverflowError):  # not a time, or a naive one by year 1 or 9999 (no local time for it)
             return None
     return None
 

@@ -78,7 +78,7 @@ class StepFacts:
 def _epoch(timestamp: str) -> float | None:
     try:
         return datetime.fromisoformat(timestamp.replace("Z", "+00:00")).timestamp()
-    except ValueError:
+    except (ValueError, OverflowError):  # not a time, or a naive one by year 1 or 9999 (no local time for it)
         return None
 
 
