@@ -23,7 +23,7 @@ import sys
 import threading
 import weakref
 from collections.abc import AsyncIterator, Callable, Iterator
-from types import ModuleType
+from types import FunctionType, ModuleType
 from typing import Any
 
 from ..secrets.names import looks_like_credential
@@ -37,13 +37,18 @@ _TARGETS = {"openai._base_client": "openai", "anthropic._base_client": "anthropi
 _ORIGINAL = "__noesis_nb_original__"
 _lock = threading.RLock()
 _patched: list[tuple[type, Callable[..., Any]]] = []
+_bases: list[tuple[type, Any, str, tuple[Any, Any]]] = []  # (base client, its wrap, provider, stream classes)
 _finder: _AfterImport | None = None
 
 
 def ensure_installed() -> None:
-    """Patch the SDKs already imported and watch for the others (idempotent, cheap after the first call)."""
+    """Patch the SDKs already imported and watch for the others (idempotent, cheap after the first call).
+
+    Each call also patches a client class that has its own ``request`` since (another library's wrapper of the
+    method set on ``OpenAI`` itself, as OpenInference's instrumentation does): it would hide the base class's."""
     global _finder
     if _finder is not None:
+        _patch_overrides()
         return
     with _lock:
         if _finder is not None:
@@ -63,6 +68,7 @@ def uninstall() -> None:
         for cls, original in reversed(_patched):
             cls.request = original
         _patched.clear()
+        _bases.clear()
         if _finder is not None and _finder in sys.meta_path:
             sys.meta_path.remove(_finder)
         _finder = None
@@ -74,19 +80,67 @@ def installed() -> list[str]:
 
 
 def _patch(module: ModuleType, provider: str) -> None:
+    """Wrap ``request`` of the module's two base clients, and of every subclass that defines its own."""
     with _lock:
         streaming = sys.modules.get(f"{provider}._streaming")
-        stream_cls = getattr(streaming, "Stream", None)
-        async_stream_cls = getattr(streaming, "AsyncStream", None)
+        streams = (getattr(streaming, "Stream", None), getattr(streaming, "AsyncStream", None))
         for name, wrap in (("SyncAPIClient", _wrap_sync), ("AsyncAPIClient", _wrap_async)):
-            cls = getattr(module, name, None)
-            method = cls.__dict__.get("request") if isinstance(cls, type) else None
-            if method is None or hasattr(method, _ORIGINAL):
+            base = getattr(module, name, None)
+            if not isinstance(base, type):
                 continue
-            wrapped = wrap(method, provider, (stream_cls, async_stream_cls))
-            setattr(wrapped, _ORIGINAL, method)
-            cls.request = wrapped  # type: ignore[union-attr]
-            _patched.append((cls, method))  # type: ignore[arg-type]
+            _bases.append((base, wrap, provider, streams))
+            for cls in (base, *_subclasses(base)):
+                _patch_class(cls, wrap, provider, streams)
+
+
+def _patch_class(cls: type, wrap: Any, provider: str, streams: tuple[Any, Any]) -> None:
+    """Wrap ``cls.request`` when the class defines one that does not go through capture yet.
+
+    A wrapper of ours anywhere inside it (another library's wrapper made after ours, which hands attribute
+    reads to what it wraps) shows in ``_ORIGINAL``: that chain is left as it is."""
+    method = cls.__dict__.get("request")
+    if method is None or hasattr(method, _ORIGINAL):
+        return
+    wrapped = wrap(method, provider, streams)
+    setattr(wrapped, _ORIGINAL, method)
+    cls.request = wrapped  # type: ignore[attr-defined]
+    _patched.append((cls, method))
+
+
+def _patch_overrides() -> None:
+    """Patch the subclasses of the patched base clients that defined their own ``request`` since (one walk of a
+    few classes, at each episode's start)."""
+    for base, wrap, provider, streams in _bases:
+        for cls in _subclasses(base):
+            method = cls.__dict__.get("request")
+            if method is not None and not hasattr(method, _ORIGINAL):
+                with _lock:
+                    _patch_class(cls, wrap, provider, streams)
+
+
+def _subclasses(base: type) -> list[type]:
+    """Every subclass of ``base``, at any depth (``OpenAI``, ``AzureOpenAI``, a user's own)."""
+    found: list[type] = []
+    stack: list[type] = list(base.__subclasses__())
+    while stack:
+        cls = stack.pop()
+        if cls not in found:
+            found.append(cls)
+            stack.extend(cls.__subclasses__())
+    return found
+
+
+def _caller(original: Any) -> Callable[..., Any]:
+    """``original`` called for an instance: a plain function with the instance first; another library's wrapper of
+    the method (wrapt's, a descriptor) bound to the instance first, as reading ``instance.request`` would."""
+    if type(original) is FunctionType:  # (not isinstance: wrapt's wrappers pass for the function they wrap)
+        plain: Callable[..., Any] = original
+        return plain
+
+    def bound(self: Any, *args: Any, **kwargs: Any) -> Any:
+        return original.__get__(self, type(self))(*args, **kwargs)
+
+    return bound
 
 
 def _options(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
@@ -94,14 +148,16 @@ def _options(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
 
 
 def _wrap_sync(original: Callable[..., Any], provider: str, streams: tuple[Any, Any]) -> Callable[..., Any]:
+    call_original = _caller(original)
+
     @functools.wraps(original)
     def request(self: Any, *args: Any, **kwargs: Any) -> Any:
         call = _begin(provider, args, kwargs, self)
         if call is None:
-            return original(self, *args, **kwargs)
+            return call_original(self, *args, **kwargs)
         inside = IN_SDK_CALL.set(True)
         try:
-            result = original(self, *args, **kwargs)
+            result = call_original(self, *args, **kwargs)
         except BaseException as exc:
             call.failed(exc)
             raise
@@ -114,14 +170,16 @@ def _wrap_sync(original: Callable[..., Any], provider: str, streams: tuple[Any, 
 
 
 def _wrap_async(original: Callable[..., Any], provider: str, streams: tuple[Any, Any]) -> Callable[..., Any]:
+    call_original = _caller(original)
+
     @functools.wraps(original)
     async def request(self: Any, *args: Any, **kwargs: Any) -> Any:
         call = _begin(provider, args, kwargs, self)
         if call is None:
-            return await original(self, *args, **kwargs)
+            return await call_original(self, *args, **kwargs)
         inside = IN_SDK_CALL.set(True)
         try:
-            result = await original(self, *args, **kwargs)
+            result = await call_original(self, *args, **kwargs)
         except BaseException as exc:
             call.failed(exc)
             raise
@@ -139,7 +197,7 @@ def _begin(provider: str, args: tuple[Any, ...], kwargs: dict[str, Any], client:
     if dropped.PENDING:  # streams collected since the last call: their events are written here, outside the collector
         dropped.run()
     scope = current()
-    if scope is None or scope.closed:
+    if scope is None or scope.closed or IN_SDK_CALL.get():  # (inside a captured call: the same call, a layer down)
         return None
     _learn_credentials(scope, client)
     options = _options(args, kwargs)
