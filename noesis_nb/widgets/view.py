@@ -383,6 +383,11 @@ class EpisodeView(ViewOutput, w.VBox):  # type: ignore[misc]  # ipywidgets ships
             self.attach(handle)
         return handle
 
+    def settle(self) -> asyncio.Task[None] | None:
+        """What "Settle lost run" does for a lost run: ``resume_run`` of it, as a task on the running loop (await it to
+        wait for the outcome, which the view then shows); None when the run is not lost or is being settled already."""
+        return self.settling.click()
+
     @property
     def closed(self) -> bool:
         return self._coalescer.closed

@@ -7,6 +7,7 @@ draft's tool ran, the refusal (the draft's outcome is unknown) is one red line i
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -87,3 +88,29 @@ def test_a_refusal_is_one_line_in_the_view(kernel: Kernel) -> None:
     assert not _tracebacks(kernel, since)
     kernel.wait(lambda: kernel.widgets()[button].get("disabled") is False, 10, "the button usable again")
     assert not (kernel.runs / "ep_settle_tool" / "manifest.json").exists()  # nothing sealed behind the person's back
+
+
+def test_settle_from_code_is_awaitable_and_runs_once(tmp_path: Path) -> None:
+    import asyncio
+
+    from noesis_nb.runtime.diskrun import DiskRun
+    from noesis_nb.widgets.view import EpisodeView
+
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    lost_while_running(runs, "ep_settle_code")
+
+    async def main() -> tuple[Any, Any, str, str]:
+        source = DiskRun("ep_settle_code", runs_dir=runs)
+        view = EpisodeView(source)
+        view.flush()
+        task = view.settle()
+        again = view.settle()  # a second click while the first runs settles nothing
+        assert task is not None and view.settle_button.disabled
+        await task
+        view.flush()
+        return again, view.settle(), source.status, str(view.message.value)
+
+    again, after, status, said = asyncio.run(main())
+    assert again is None and after is None and status == "error" and "sealed as error" in said
+    assert (runs / "ep_settle_code" / "manifest.json").exists()
