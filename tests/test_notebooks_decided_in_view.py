@@ -1,4 +1,4 @@
-"""A tour whose view offers a decision still runs to its end when the reader takes it there.
+"""A tour whose view offers a decision (or a steer) still runs to its end when the reader takes it there.
 
 The governance tour shows the veto and the paused deploy in views with Override / Uphold, Approve / Reject and
 Resume, then decides them in code. A reader who clicks first must not meet a traceback or a warning box in the
@@ -48,4 +48,22 @@ def test_the_governance_tour_keeps_a_decision_clicked_in_its_views(clicks, tmp_p
     assert [f"{o.ename}: {o.evalue}" for o in outputs if o.output_type == "error"] == []
     warned = "".join(o.get("text", "") for o in outputs if o.output_type == "stream" and o.name == "stderr")
     assert "NothingToResume" not in warned  # the tour resumed a run the reader had already resumed
+    assert [c for c in nb.cells if c.cell_type == "code"][-1].execution_count is not None  # ran to the end
+
+
+def test_the_steer_tour_goes_on_after_a_steer_sent_from_the_view(tmp_path):
+    """The tour invites typing into the running episode's box and clicking Send; the agent then finishes, and the
+    cell that steers from Python must not raise ``EpisodeStateError`` at an episode no longer running."""
+    from nbclient import NotebookClient
+
+    nb = nbformat.read(TOUR.parent / "steer-and-replay.ipynb", as_version=4)
+    sent = "handle.steer('use the staging database', sender='human')  # what Send does\nawait handle  # the agent finishes"
+    _after(nb.cells, "handle = noesis_nb.start(", sent)
+    for cell in nb.cells:
+        if "parameters" in cell.metadata.get("tags", []):
+            cell.source += f"\nRUNS_DIR = {str(tmp_path / 'runs')!r}"
+    where = {"metadata": {"path": str(tmp_path)}}
+    NotebookClient(nb, timeout=120, kernel_name="python3", allow_errors=True, resources=where).execute()
+    outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
+    assert [f"{o.ename}: {o.evalue}" for o in outputs if o.output_type == "error"] == []
     assert [c for c in nb.cells if c.cell_type == "code"][-1].execution_count is not None  # ran to the end
