@@ -85,3 +85,34 @@ def test_an_interrupt_naming_a_call_of_a_messages_snapshot_finds_it() -> None:
     ]
     folder.feed({"type": "MESSAGES_SNAPSHOT", "messages": snapshot})
     assert folder.tool_call("k1") == {"id": "k1", "name": "rm", "args": {}}
+
+
+def test_an_http_agent_serving_many_episodes_keeps_only_its_last_request_bodies(runs_dir: Any) -> None:
+    """One ``AGUIHttpAgent`` serves every episode of a batch; it kept every request body it sent (each with its
+    whole conversation) for as long as it lived."""
+    import asyncio
+
+    import pytest
+
+    pytest.importorskip("ag_ui.core")
+    pytest.importorskip("httpx")
+    import noesis_nb
+    from noesis_nb.integrations.agui import AGUIAdapter, AGUIHttpAgent
+    from noesis_nb.integrations.agui._http import REQUESTS_KEPT
+
+    from .scripted_agui import AGUITestServer
+
+    episodes = REQUESTS_KEPT + 5
+    with AGUITestServer() as server:
+        agent = AGUIHttpAgent(server.url("raw/multiline"))
+
+        async def cell() -> list[str]:
+            done = await noesis_nb.batch(
+                [f"task {n}" for n in range(episodes)], using=AGUIAdapter(agent), root=runs_dir, concurrency=1
+            )
+            return [str(e.status) for e in done.entries]
+
+        statuses = asyncio.run(cell())
+        assert statuses == ["ok"] * episodes and len(server.requests) == episodes
+    assert len(agent.requests) == REQUESTS_KEPT
+    assert agent.requests[-1]["messages"] == server.requests[-1]["body"]["messages"]  # the newest kept, last

@@ -7,6 +7,7 @@ timeout is off on purpose: a silent server is the episode's ``idle_timeout_s``'s
 from __future__ import annotations
 
 import re
+from collections import deque
 from collections.abc import AsyncIterator
 from typing import Any
 from urllib.parse import urlsplit
@@ -19,6 +20,7 @@ from ._sse import AGUIStreamError, SSEDecoder, decode_event
 
 __all__ = ["AGUIHttpAgent", "MAX_LINE_BYTES"]
 
+REQUESTS_KEPT = 20  # request bodies an agent keeps for inspection: the runs of one episode (``max_runs`` by default)
 MAX_LINE_BYTES = 16 * 1024 * 1024  # one SSE line, or one event over several data: lines, larger than this is refused
 
 
@@ -52,7 +54,9 @@ class AGUIHttpAgent:
         self.connect_timeout = connect_timeout
         self.transport = transport
         self.max_line_bytes = max_line_bytes
-        self.requests: list[dict[str, Any]] = []  # bodies sent, newest last (for inspection)
+        # the last REQUESTS_KEPT bodies sent, newest last (for inspection): one agent serves every episode of a
+        # batch, and each body holds its whole conversation, so all of them would grow without end
+        self.requests: deque[dict[str, Any]] = deque(maxlen=REQUESTS_KEPT)
 
     def __repr__(self) -> str:
         return f"AGUIHttpAgent({self.shown_url!r})"
