@@ -10,6 +10,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from .._keywords import keywords_named
+from .._safetext import safe_repr
 from ..errors import InvalidOptionError
 from ..secrets import quoted
 from ..store.vocab import TOOL_REQUESTED
@@ -46,6 +47,8 @@ def _steps(events: pd.DataFrame, episode_id: str, usage: pd.DataFrame | None) ->
         payload = payload if isinstance(payload, dict) else {}
         if phase == "tool":
             request = payload.get("request_id")
+            if not isinstance(request, (str, type(None))):  # a damaged line's list or object is named, not looked up
+                request = safe_repr(request, 200)
             if payload.get("event_name") == TOOL_REQUESTED:
                 tools[request] = payload.get("tool") or "?"
             labels.append((f"tool:{tools.get(request, '?')}", ("tool", request)))

@@ -11,6 +11,7 @@ import os
 from typing import Any
 
 import ipywidgets as w
+import pandas as pd
 
 from ..frames import events_df, usage_df
 from ..plots.compare import aligned_steps
@@ -42,13 +43,22 @@ def replay(target: Any, *, compare: Any = None, runs_dir: str | os.PathLike[str]
     return ReplayView(target, runs_dir=runs_dir)
 
 
+def _frames(dir_a: Any, dir_b: Any) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Events and usage of both runs, each keyed by its side (``A``, ``B``) rather than by its id: a run compared with
+    its copy, or with a run of another root that has its id, stays two runs, and a folder whose name is not the id
+    its files hold is compared all the same."""
+    events = [events_df([str(d)]).assign(episode_id=side) for d, side in ((dir_a, "A"), (dir_b, "B"))]
+    usage = [usage_df([str(d)]).assign(episode_id=side) for d, side in ((dir_a, "A"), (dir_b, "B"))]
+    return pd.concat(events, ignore_index=True), pd.concat(usage, ignore_index=True)
+
+
 class ReplayCompare(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type information
     """Run A and run B side by side; ``seek_step(i)`` shows both after the i-th aligned step."""
 
     def __init__(self, a: Any, b: Any, *, runs_dir: str | os.PathLike[str] | None = None):
         run_a, run_b = DiskRun(a, runs_dir=runs_dir), DiskRun(b, runs_dir=runs_dir)
-        dirs = [str(run_a.run_dir), str(run_b.run_dir)]
-        self.table = aligned_steps(events_df(dirs), run_a.episode_id, run_b.episode_id, usage_df(dirs))
+        events, usage = _frames(run_a.run_dir, run_b.run_dir)
+        self.table = aligned_steps(events, "A", "B", usage)
         self.left = ReplayView(run_a, title=f"A · {run_a.episode_id}")
         self.right = ReplayView(run_b, title=f"B · {run_b.episode_id}")
         self.slider = w.IntSlider(
