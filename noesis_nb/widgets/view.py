@@ -3,7 +3,8 @@
 Events reach the view from any thread and are redrawn in batches by a :class:`Coalescer`
 (at most 10 redraws a second, fewer when redraws are large for the event rate). The view
 holds no domain logic: Stop calls ``source.cancel()`` (or ``cancel(drain_s=…)``), Send calls
-``source.steer(text)``, cards call ``source.approve/reject``, Resume calls ``source.resume()``;
+``source.steer(text)``, cards call ``source.approve/reject``, Resume calls ``source.resume()``, and a lost
+run's "Settle lost run" does what ``resume_run`` does (``settle.py``);
 the source is an ``EpisodeHandle`` or a run from disk (or a replay), and every view of a run
 follows what happens to it anywhere (see ``runtime/diskrun.py``).
 """
