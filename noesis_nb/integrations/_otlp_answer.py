@@ -144,13 +144,16 @@ _MEDIA_TYPE = re.compile(r"[a-z]+/[a-z0-9.+-]+\Z")
 _SCHEMES = frozenset({"bearer", "basic", "token", "digest", "negotiate", "apikey", "api-key", "key"})
 
 
-def hidden(text: str, headers: dict[str, str] | None) -> str:
+def hidden(text: str, headers: dict[str, str] | None, shortest: int = SHORTEST_HIDDEN) -> str:
     """``text`` with each header value given, and each word of one (the token after ``Bearer``), redacted: a
     collector's answer may echo what it was sent (``401 bad token <token>``), and a plain token matches no
     pattern ``shown`` knows. A value of 8 characters or more is redacted wherever it stands; a shorter one where it
     stands as a word of its own (not inside a longer word or number); one under ``SHORTEST_HIDDEN`` characters, an
-    auth scheme's name and a protocol word (``true``, ``gzip``, a media type) are left as they are."""
-    values = {v for value in (headers or {}).values() for v in (value.strip(), *value.split()) if _hideable(v)}
+    auth scheme's name and a protocol word (``true``, ``gzip``, a media type) are left as they are. ``shortest``:
+    for a text that is not the collector's (the error's own words, the endpoint), only values at least that long."""
+    values = {
+        v for value in (headers or {}).values() for v in (value.strip(), *value.split()) if len(v) >= shortest and _hideable(v)
+    }
     for value in sorted(values, key=len, reverse=True):
         if len(value) >= 8:
             text = text.replace(value, REDACTED_VALUE)

@@ -271,10 +271,11 @@ class OtlpSender:
             )
             if problem is not None:
                 before = f" ({done} of the {len(specs)} spans were sent before it)" if done else ""
-                raise ConnectionError(hidden(problem, self._headers) + before)
+                # the collector's words are hidden already; here the rest, the endpoint too (not its short words)
+                raise ConnectionError(hidden(problem, self._headers, shortest=8) + before)
             done += len(batch)
             said = partly_rejected(self.url, self._session)
-            said = None if said is None else hidden(said, self._headers)
+            said = None if said is None else hidden(said, self._headers, shortest=8)
             if said is not None and said not in rejected:
                 rejected.append(said)
             if sent is not None:

@@ -540,3 +540,23 @@ def test_a_live_export_backs_off_from_a_collector_that_refuses_at_once_and_says_
         assert len(gaps) >= 5 and gaps[4] >= 16 * interval, gaps  # 2**5 intervals after the fifth refusal in a row
     backing_off = [e for e in live.errors if "less and less often" in e]
     assert len(backing_off) == 1 and "up to 60 s" in backing_off[0], live.errors
+
+
+def test_a_short_header_value_that_is_also_a_word_of_the_endpoint_leaves_the_endpoint_named(
+    run: Path, collectors: list[Collector]
+) -> None:
+    """A short header value (a tenant name) is hidden where the collector says it, not in the endpoint the error
+    names: the error still says which collector refused."""
+
+    def refuse(handler: BaseHTTPRequestHandler) -> None:
+        handler.send_response(403, f"tenant {handler.headers.get('x-tenant')} refused")
+        handler.send_header("Content-Length", "0")
+        handler.end_headers()
+
+    refusing = Collector(refuse)
+    collectors.append(refusing)
+    endpoint = refusing.url + "/prod"  # the collector's path holds the tenant's name too
+    with pytest.raises(ConnectionError) as raised:
+        noesis_nb.export_otel(run, endpoint=endpoint, headers={"x-tenant": "prod"}, timeout=5)
+    said = str(raised.value)
+    assert f"{refusing.url}/prod/v1/traces" in said and f"tenant {REDACTED} refused" in said, said
