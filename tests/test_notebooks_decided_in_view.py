@@ -69,19 +69,28 @@ def test_the_steer_tour_goes_on_after_a_steer_sent_from_the_view(tmp_path):
     assert [c for c in nb.cells if c.cell_type == "code"][-1].execution_count is not None  # ran to the end
 
 
+STOPPED = {  # tour: (the cell that shows the episode, what its result cell then says)
+    "quickstart.ipynb": ("handle = noesis_nb.start(", "nothing written: the episode was stopped"),
+    "steer-and-replay.ipynb": ("handle = noesis_nb.start(", "stopped from the view before it finished: no result"),
+    "real-models.ipynb": ("def triage(", "nothing re-run: the episode was stopped"),
+}
+
+
+@pytest.mark.parametrize("tour", STOPPED)
 @pytest.mark.parametrize("stop", ["handle.cancel()", "handle.cancel(drain_s=10)"], ids=["Stop", "Stop when calls finish"])
-def test_the_quickstart_goes_on_after_its_stop_button(stop, tmp_path):
-    """The paused episode's view shows Stop and Stop when calls finish beside Approve: after either, the cells that
-    read the result say nothing was written instead of raising ``CancelledError``."""
+def test_a_tour_goes_on_after_its_stop_button(tour, stop, tmp_path):
+    """A running or paused episode's view shows Stop and Stop when calls finish: after either, the cells that read
+    the result say it was stopped instead of raising ``CancelledError``."""
     from nbclient import NotebookClient
 
-    nb = nbformat.read(TOUR.parent / "quickstart.ipynb", as_version=4)
-    _after(nb.cells, "handle = noesis_nb.start(", f"{stop}  # what the button does")
+    nb = nbformat.read(TOUR.parent / tour, as_version=4)
+    shown, said = STOPPED[tour]
+    _after(nb.cells, shown, f"{stop}  # what the button does")
     for cell in nb.cells:
         if "parameters" in cell.metadata.get("tags", []):
-            cell.source += f"\nRUNS_DIR = {str(tmp_path / 'runs')!r}\nAPPROVER = 'ask'"  # paused: nobody clicked Approve
+            cell.source += f"\nRUNS_DIR = {str(tmp_path / 'runs')!r}\nAPPROVER = 'ask'"  # nobody clicks Approve
     where = {"metadata": {"path": str(tmp_path)}}
     NotebookClient(nb, timeout=120, kernel_name="python3", allow_errors=True, resources=where).execute()
     outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
     assert [f"{o.ename}: {o.evalue}" for o in outputs if o.output_type == "error"] == []
-    assert "nothing written: the episode was stopped" in str(outputs)
+    assert said in str(outputs)
