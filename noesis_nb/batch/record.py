@@ -5,6 +5,8 @@ kernel that dies mid-batch leaves everything the next ``batch(…, batch_id=…)
 chosen when the record is first written; an entry whose run directory does not exist never started.
 Every read-plan-write of the record holds the batch's lock (``<batch_id>.json.lock``), so two calls of
 one batch at once (two kernels) agree on one record: one writes it, the other reads what it wrote.
+The lock is only ever waited for on the event loop with ``asyncio.sleep`` (``record_lock_async``), or not at
+all (``record_lock_now``): a kernel never blocks while another process plans the batch.
 """
 
 from __future__ import annotations
@@ -45,7 +47,6 @@ __all__ = [
     "new_record",
     "save_record",
     "check_same_batch",
-    "record_lock",
     "record_lock_async",
     "record_lock_now",
 ]
@@ -84,26 +85,11 @@ def _batches_folder(path: Path) -> None:
 _POLL_S = 0.01  # how often a lock held by another process is asked for again
 
 
-@contextmanager
-def record_lock(path: Path, timeout_s: float = 60.0) -> Iterator[None]:
-    """Hold the batch's lock while its record is read, planned from and written (another call of the batch waits).
-    Blocks its thread while another process holds it: off the event loop only (see ``record_lock_async``)."""
-    fd = _open_lock(path)
-    try:
-        deadline = time.monotonic() + timeout_s
-        while not _take(fd):
-            if time.monotonic() > deadline:
-                raise _held_too_long(path, timeout_s)
-            time.sleep(_POLL_S)
-        yield
-    finally:
-        _give_up(fd)
-
-
 @asynccontextmanager
 async def record_lock_async(path: Path, timeout_s: float = 60.0) -> AsyncIterator[None]:
-    """``record_lock`` for the event loop: while another process holds the lock the loop goes on (the wait is
-    ``asyncio.sleep``, never a blocking call), so the kernel, its views and the batch's other entries keep running."""
+    """Hold the batch's lock while its record is read, planned from and written (another call of the batch waits).
+    While another process holds it the loop goes on (the wait is ``asyncio.sleep``, never a blocking call), so the
+    kernel, its views and the batch's other entries keep running; past ``timeout_s`` one error says who holds it."""
     fd = _open_lock(path)
     try:
         deadline = time.monotonic() + timeout_s
