@@ -22,7 +22,7 @@ from ..runtime.tags import checked_tags
 from ..secrets import redact
 from ..secrets.quoted import quoted
 from ..secrets.urls import refuse_password
-from ..store.roots import refuse_run_as_root
+from ..store.roots import is_run_dir, refuse_run_as_root
 from .upload import check_destination
 
 __all__ = ["TaskSpec", "BatchSpec", "parse_tasks", "parse_using", "check_executor", "new_batch_id", "EPISODE_OPTIONS"]
@@ -207,7 +207,28 @@ def check_batch_options(
         raise InvalidOptionError(f"root={quoted(root, 80)}: pass the runs root as a path (default: the configured runs dir)")
     runs_root = Path(config.runs_dir(root))
     _check_runs_root(runs_root)
+    if upload_to is not None:
+        _refuse_copies_into_root(upload_to, runs_root)
     return concurrency, chosen, runs_root
+
+
+def _refuse_copies_into_root(upload_to: str, runs_root: Path) -> None:
+    """Refuse, before anything runs, a local ``upload_to`` that is the runs root or inside one of its runs: each
+    copy would be written over its run, or into a sealed run (``upload.refuse_copy_into_run`` says the same per run)."""
+    import fsspec
+
+    fs, base = fsspec.core.url_to_fs(upload_to)
+    protocol = getattr(fs, "protocol", ())
+    if "file" not in ((protocol,) if isinstance(protocol, str) else tuple(protocol)):
+        return
+    where, root = Path(base).resolve(), runs_root.resolve()
+    inside_a_run = root in where.parents and is_run_dir(root / where.relative_to(root).parts[0])
+    if where == root or inside_a_run:
+        raise InvalidOptionError(
+            f"upload_to={quoted(upload_to, 120)} is {'the runs root' if where == root else 'inside a run of the runs root'} "
+            f"({root}): each copy would be written over its run or into a sealed one; pass another folder, such as "
+            "'file:///srv/run-copies', or a bucket"
+        )
 
 
 def carries_credential(url: str) -> bool:

@@ -137,6 +137,8 @@ def _copy(run_dir: Path, url: str, storage_options: dict[str, Any] | None, *, ke
     manifest = read_manifest(run_dir) or {}
     fs, base = fsspec.core.url_to_fs(url, **(storage_options or {}))
     target = f"{base.rstrip('/')}/{run_dir.name}"
+    if "file" in _protocols(fs):
+        refuse_copy_into_run(Path(target), run_dir, url)
     manifest_bytes = (run_dir / "manifest.json").read_bytes()
     if keep_whole and _copied(fs, f"{target}/manifest.json", manifest_bytes):
         return f"{url.rstrip('/')}/{run_dir.name}"
@@ -157,6 +159,18 @@ def _copy(run_dir: Path, url: str, storage_options: dict[str, Any] | None, *, ke
     if fs.cat_file(f"{target}/manifest.json") != manifest_bytes:
         raise UploadError(f"{url}/{run_dir.name}/manifest.json: the copy differs; upload the run again")
     return f"{url.rstrip('/')}/{run_dir.name}"
+
+
+def refuse_copy_into_run(target: Path, run_dir: Path, url: str) -> None:
+    """Refuse a local copy whose folder is the run itself (``upload_to`` naming the runs root: each file would be
+    truncated and written over itself, a kill mid-way leaving the sealed run damaged) or lies inside it (files the
+    run's manifest does not list, written into a sealed run)."""
+    where, run = target.resolve(), run_dir.resolve()
+    if where == run or run in where.parents:
+        raise UploadError(
+            f"upload_to={quoted(url)} would copy run {run_dir.name} onto itself ({where}): a copy goes to another "
+            "folder than the runs root (or a run in it); pass a URL such as 'file:///srv/run-copies' or 's3://bucket/runs'"
+        )
 
 
 def _copied(fs: Any, path: str, manifest_bytes: bytes) -> bool:

@@ -37,3 +37,44 @@ def test_a_protocol_whose_package_is_missing_is_named_with_it(tmp_path: Path, mo
 
 def test_a_protocol_fsspec_does_not_know_is_named(tmp_path: Path) -> None:
     _refused(tmp_path, "s4://bucket/runs", InvalidOptionError, r"fsspec knows no 's4' file system")
+
+
+def test_upload_to_naming_the_runs_root_or_a_run_in_it_is_refused_before_anything_runs(tmp_path: Path) -> None:
+    """A copy to ``<runs root>/<episode id>`` is the run itself: each file was truncated and written over itself (a
+    kill mid-way left the sealed run damaged), and a folder inside a run got files its manifest does not list."""
+    import asyncio
+
+    root = tmp_path / "runs"
+    root.mkdir()
+    made = asyncio.run(_one_batch(root, None))
+    run = root / made
+    before = {p.name: p.read_bytes() for p in run.iterdir() if p.is_file()}
+    for url in (f"file://{root}", f"file://{root}/", f"file://{root}/../runs", f"file://{run}", f"file://{run}/copies"):
+        with pytest.raises(InvalidOptionError, match="upload_to=.*(the runs root|inside a run)"):
+            asyncio.run(_one_batch(root, url, batch_id="b2"))
+    assert {p.name: p.read_bytes() for p in run.iterdir() if p.is_file()} == before
+    assert not (root / "batches" / "b2.json").exists()
+    asyncio.run(_one_batch(root, f"file://{root}/exports", batch_id="b3"))  # a folder of the root that is no run
+
+
+def test_upload_run_onto_the_run_itself_is_refused_and_leaves_it_whole(tmp_path: Path) -> None:
+    import asyncio
+
+    from noesis_nb.batch.upload import UploadError, upload_run
+    from noesis_nb.store.artifacts import verify_manifest
+
+    root = tmp_path / "runs"
+    root.mkdir()
+    run = root / asyncio.run(_one_batch(root, None))
+    stamps = {p.name: p.stat().st_mtime_ns for p in run.iterdir()}
+    for url in (f"file://{root}", f"file://{run}"):
+        with pytest.raises(UploadError, match="onto itself"):
+            upload_run(run, url)
+    assert {p.name: p.stat().st_mtime_ns for p in run.iterdir()} == stamps and verify_manifest(run).ok
+
+
+async def _one_batch(root: Path, url: str | None, batch_id: str = "b1") -> str:
+    done = await noesis_nb.batch(["one"], using=agent, root=root, batch_id=batch_id, upload_to=url).wait()
+    (entry,) = done.entries
+    assert entry.status == "ok" and entry.error is None, entry
+    return str(entry.episode_id)
