@@ -23,7 +23,7 @@ from ..store import now_iso, write_manifest
 from ..store.artifacts import sweep_transients
 from ..store.paths import run_path
 from ..store.seal import SEAL_KEY, make_seal
-from ..store.sealing import refuse_odd_seal
+from ..store.sealing import SealDocumentError, SealState, refuse_odd_seal
 from ..store.vocab import (
     ACTION_CANDIDATE_SCHEMA,
     RUN_STATE_PROJECTION,
@@ -317,7 +317,7 @@ def seal(rec: Recorder, outcome: Outcome) -> None:
     """Seal the run with ``outcome``: every step not yet on disk, in order; then give the run up."""
     rec.check_owner("sealing the run")  # a forked child's copy of the episode seals nothing
     rec.writer.check_disk()  # a run moved or removed meanwhile is not sealed (nor made again) at the old place
-    refuse_odd_seal(rec.run_dir)  # a folder or link where final.json or manifest.json goes: nothing written
+    _seal_state_or_give_up(rec)  # a folder or link where final.json or manifest.json goes: nothing written
     rec.begin_seal()
     if terminate_event(rec.events) is None:
         ext: dict[str, Any] = {"reasons": list(outcome.reasons), "adapter_result": outcome.adapter_result}
@@ -338,7 +338,7 @@ def complete_seal(rec: Recorder) -> bool:
     final_path = run_path(rec.run_dir, "final.json")
     if index is None:
         return False
-    sealing = refuse_odd_seal(rec.run_dir)  # before anything is written: a seal document planted is never written over
+    sealing = _seal_state_or_give_up(rec)  # before anything is written: a seal document planted is never written over
     rec.begin_seal()
     terminate = rec.events[index]
     payload = as_object(terminate.get("payload"))
@@ -405,7 +405,7 @@ def complete_seal(rec: Recorder) -> bool:
     rec.closed = True
     rec.writer.close()
     rec.writer.seal()
-    if not refuse_odd_seal(rec.run_dir).sealed:
+    if not _seal_state_or_give_up(rec).sealed:
         sweep_transients(rec.run_dir)  # temp files a killed writer left: not part of the run
         rec.remove_owner_note()  # before the manifest: a kill after it leaves no unlisted file
         kept = rec.writer.closed_as
@@ -413,6 +413,17 @@ def complete_seal(rec: Recorder) -> bool:
     rec.release(remove=True)
     forget_written(rec.run_dir)  # its records are sealed: the table keeps only runs still being written
     return True
+
+
+def _seal_state_or_give_up(rec: Recorder) -> SealState:
+    """The run's seal documents, before the seal writes one. One in a shape noesis_nb never writes (a folder, a
+    FIFO, a link) stops the seal with ``SealDocumentError``, and the run is given up as it stands: its lock let go
+    (it reads lost), nothing written, so that ``resume_run`` seals it once the file is removed."""
+    try:
+        return refuse_odd_seal(rec.run_dir)
+    except SealDocumentError:
+        rec.close_without_sealing()
+        raise
 
 
 def _screened_here(rec: Recorder) -> bool:

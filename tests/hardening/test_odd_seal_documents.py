@@ -5,6 +5,7 @@ naming the file and the fix, writing nothing, inside the run or out of it."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -16,9 +17,11 @@ from pathlib import Path
 import pytest
 
 import noesis_nb
+from noesis_nb.errors import RunSealedError
 from noesis_nb.runtime.api import RunRecovered
 from noesis_nb.runtime.diskrun import DiskRun
 from noesis_nb.store import is_sealed, run_info
+from noesis_nb.store.ownership import holder
 from noesis_nb.store.sealing import SealDocumentError, seal_state
 
 from ..compat.checker import check_run
@@ -130,3 +133,42 @@ def test_an_odd_seal_document_gets_one_answer_and_every_write_is_refused(
         noesis_nb.resume_run(run, using=tool_agent(str(tmp_path / "marker.txt")))
     assert is_sealed(run) and not check_run(run)
     assert run_info(run)["status"] == {"paused": "ok", "lost": "error"}[kind] and marker.exists() == (kind == "paused")
+
+
+@pytest.mark.parametrize("shape", ["folder", "fifo", "dangling"])
+def test_a_live_episode_whose_seal_document_was_planted_gives_its_run_up_unwritten(tmp_path: Path, shape: str) -> None:
+    """Someone puts a folder, FIFO or link where the episode's final.json goes while its adapter runs: the seal is
+    refused by name and writes nothing, and the run is let go (it reads lost, not held for the life of the
+    process), so resume_run seals it once the file is removed."""
+    runs, outside = tmp_path / "runs", tmp_path / "outside"
+    outside.mkdir()
+    seen: dict[str, object] = {}
+
+    def agent(task: str, ctx: object) -> str:
+        (run,) = runs.glob("ep_*")
+        seen["planted"] = _plant(run, "final.json", shape, outside / "final.json")
+        seen["files"] = _snapshot(run, outside)
+        return "done"
+
+    with pytest.raises((SealDocumentError, RunSealedError)) as told:
+        noesis_nb.solve("a task", using=agent, runs_dir=runs)
+    planted = seen["planted"]
+    assert isinstance(planted, Path) and str(planted) in str(told.value), told.value
+    run = planted.parent
+    files = seen["files"]
+    assert isinstance(files, dict)
+    now = _snapshot(run, outside)
+    assert {k: v for k, v in now.items() if not k.endswith("events.jsonl")} == {
+        k: v for k, v in files.items() if not k.endswith("events.jsonl")
+    }, "the refused seal wrote a document into the run or out of it"
+    phases = [json.loads(line)["phase"] for line in (run / "events.jsonl").read_text().splitlines()]
+    assert not {"terminate", "insight", "memory"} & set(phases), phases  # the episode's own events only: no seal
+    assert holder(run) is None and run_info(run)["status"] == DiskRun(run).status == "lost"
+
+    if shape == "folder":
+        shutil.rmtree(planted)
+    else:
+        planted.unlink()
+    with pytest.warns(RunRecovered, match="lost its process"):
+        noesis_nb.resume_run(run)
+    assert is_sealed(run) and not check_run(run)
