@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .errors import InvalidOptionError
+
 __all__ = ["ScriptedModel", "note_writer", "researcher", "WRITE_FILE_CODE", "Agent"]
 
 Agent = Callable[[str, Any], Awaitable[dict[str, Any]]]  # agent(task, ctx) -> result, as noesis_nb.start runs it
@@ -41,6 +43,18 @@ class ScriptedModel:
     reasoning_share: float = 0.0
     latency_ms: float = 420.0
     calls: int = field(default=0, init=False)
+
+    def __post_init__(self) -> None:
+        # A str is a sequence too: ScriptedModel("Hello") would reply "H", "e", "l", … one call each.
+        replies = self.replies
+        if isinstance(replies, str) or not isinstance(replies, (list, tuple)) or not replies:
+            shown = repr(replies) if len(repr(replies)) <= 60 else repr(replies)[:57] + "…"
+            example = f"[{shown}]" if isinstance(replies, str) and replies else '["Plan: …", "Done."]'
+            raise InvalidOptionError(f"replies={shown}: pass a non-empty list of reply strings, e.g. ScriptedModel({example})")
+        odd = [r for r in replies if not isinstance(r, str)]
+        if odd:
+            raise InvalidOptionError(f"replies holds {odd[0]!r}, not a str: each reply is the text the model answers")
+        self.replies = list(replies)
 
     def complete(self, prompt: str, ctx: Any = None) -> str:
         """The next scripted reply; records one model call on ``ctx`` when given."""
