@@ -9,12 +9,24 @@ anywhere else is named with its runs dir.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any
 
-from .._safetext import magic_word
+from .._safetext import magic_word, visible
 
 __all__ = ["show_call", "magic_line"]
+
+_ID = re.compile(r"[A-Za-z0-9_.:@+=-]{1,200}")  # what an episode id may hold (``ids.validate_id``)
+
+
+def _target(episode_id: str, run_dir: Any) -> tuple[str, bool]:
+    """What finds the run, and whether it is a path: its folder's name (the id a new kernel looks for, whatever id its
+    files claim), or the folder itself when its name is no id (a run copied or renamed by hand, a hostile folder)."""
+    if not run_dir:
+        return str(episode_id), False
+    name = Path(run_dir).name
+    return (name, False) if _ID.fullmatch(name) else (str(Path(run_dir).absolute()), True)
 
 
 def _runs_dir(run_dir: Any) -> str | None:
@@ -48,15 +60,17 @@ def _starting_dir() -> Path:
 
 
 def show_call(episode_id: str, run_dir: Any) -> str:
-    """``noesis_nb.show('ep_…')``, with ``runs_dir=`` when an id alone would not find it."""
-    root = _runs_dir(run_dir)
-    return f"noesis_nb.show({episode_id!r}" + (f", runs_dir={root!r})" if root else ")")
+    """``noesis_nb.show('ep_…')``, with ``runs_dir=`` when an id alone would not find it (every hidden character shown)."""
+    target, is_path = _target(episode_id, run_dir)
+    root = None if is_path else _runs_dir(run_dir)
+    return visible(f"noesis_nb.show({target!r}" + (f", runs_dir={root!r})" if root else ")"), exact=True)
 
 
 def magic_line(command: str, episode_id: str, run_dir: Any) -> str:
     """``%noesis <command> ep_…``, with ``--runs-dir`` when an id alone would not find it; ``$`` and braces in the
-    folder's name doubled, as the magic reads ``$name`` and ``{expr}`` (``runs_{1}`` would be read as ``runs_1``)."""
-    root = _runs_dir(run_dir)
-    if not root:
-        return f"%noesis {command} {episode_id}"
-    return f"%noesis {command} {episode_id} --runs-dir {magic_word(root)}"
+    folder's name doubled, as the magic reads ``$name`` and ``{expr}`` (``runs_{1}`` would be read as ``runs_1``);
+    every hidden character shown."""
+    target, is_path = _target(episode_id, run_dir)
+    root = None if is_path else _runs_dir(run_dir)
+    line = f"%noesis {command} {magic_word(target)}" + (f" --runs-dir {magic_word(root)}" if root else "")
+    return visible(line, exact=True)
