@@ -39,7 +39,7 @@ from ..secrets import redact as redact_secrets
 from ..secrets.quoted import quoted
 from ..secrets.streamed import streamed_piece
 from ..store import EventWriter, is_sealed, now_iso, read_events_to_continue, read_state
-from ..store.ownership import RunOwnership, acquire
+from ..store.ownership import OWNER_FILE, RunOwnership, acquire
 from ..store.paths import run_path
 from ..store.roots import refuse_run_as_root
 from ..store.runfiles import UnreadableRunFile, read_file
@@ -152,6 +152,9 @@ class Recorder:
             ownership = acquire(staging, note=False)
             (staging / "learn.jsonl").touch()
             atomic_write_json(staging / "state.json", state)
+            # the owner note moves with the folder: a run never appears without it (a kill -9 right after the
+            # rename would leave one that nothing can tell lost, read "running" for ever)
+            ownership.write_note()
             os.rename(staging, runs_dir / episode_id)  # a run appears whole, or not at all
         except BaseException as exc:
             if ownership is not None:
@@ -171,7 +174,6 @@ class Recorder:
         run_dir = runs_dir / episode_id
         ownership.run_dir = run_dir
         try:
-            ownership.write_note()
             recorder = cls(run_dir, episode_id, state, ownership=ownership)
         except BaseException:
             ownership.release()
@@ -654,7 +656,7 @@ def artifact_digest(run_dir: Path, event_offset: int) -> str:
 
 def _remove_staging(staging: Path) -> bool:
     """Remove a run's staging folder; False when it is still there (a folder that refuses removal: append-only …)."""
-    for child in (staging / "state.json", staging / "learn.jsonl", staging):
+    for child in (staging / "state.json", staging / "learn.jsonl", staging / OWNER_FILE, staging):
         try:
             child.rmdir() if child is staging else child.unlink()
         except OSError:

@@ -15,6 +15,8 @@ import os
 import threading
 import time
 
+from .ownership import OWNER_FILE  # the owner note: written before the rename, it moves with the run
+
 try:
     import fcntl
 except ImportError:  # pragma: no cover - Windows: staging folders are left as they are
@@ -81,7 +83,7 @@ def sweep_once(root: str | os.PathLike[str]) -> None:
 
 
 def _is_creation_file(name: str) -> bool:
-    return name in ("state.json", "learn.jsonl") or (name.startswith(".state.json.") and name.endswith(".tmp"))
+    return name in ("state.json", "learn.jsonl", OWNER_FILE) or (name.startswith(".state.json.") and name.endswith(".tmp"))
 
 
 def _remove(path: str, older_than_s: float, *, dry: bool = False) -> bool:
