@@ -194,6 +194,13 @@ class ModelCall:
             self.parked = True
             scope.background[self.response_id] = self
             scope.open_calls.add(self)
+        # nothing is in flight here any more (the provider runs it): a graceful stop does not wait for it
+        watcher, token, self.token = scope.watcher, self.token, None
+        if watcher is not None and token is not None:
+            try:
+                watcher.model_ended(token, self._payload(None, False, None, None), None)
+            except Exception:
+                pass
         return True
 
     def ended_in_background(self, result: Any) -> None:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 
 import pytest
 
@@ -121,3 +122,29 @@ def test_two_concurrent_episodes_each_end_only_their_own_background_response(stu
     (two,) = checked_calls(runs_dir, second)
     assert (one["response_id"], one["input_tokens"], one["output_tokens"]) == (ids["first"], 111, 222)
     assert (two["response_id"], two["input_tokens"], two["output_tokens"]) == (ids["second"], 333, 444)
+
+
+def test_a_graceful_stop_does_not_wait_for_a_response_running_at_the_provider(stub, runs_dir):
+    queued = asyncio.Event()
+
+    async def agent(task, ctx):
+        client = openai.AsyncOpenAI(base_url=stub.openai_url, api_key="sk-test", max_retries=0)
+        await client.responses.create(model="o3-pro", input="x", background=True, extra_body={"stub_usage": USAGE})
+        queued.set()
+        await asyncio.Event().wait()  # (polls later, never reached: the stop comes first)
+
+    async def main():
+        handle = noesis_nb.start("stopped while it runs there", using=agent, runs_dir=runs_dir)
+        await queued.wait()
+        assert handle.cancel(drain_s=2)
+        return handle, await handle.stop()
+
+    handle, report = asyncio.run(main())
+    # nothing was in flight here: the stop settles at once instead of waiting out its deadline and cutting the call off
+    assert report.reason == "settled"
+    drain = [
+        e["payload"] for e in map(json.loads, (handle.run_dir / "events.jsonl").read_text().splitlines()) if e["phase"] == "drain"
+    ]
+    assert drain[0]["event_name"] == "drain.started" and drain[0]["in_flight"] == []
+    (call,) = checked_calls(runs_dir, handle.episode_id)
+    assert call["abandoned"] is True and "background" in call["abandoned_reason"]
