@@ -22,7 +22,8 @@ from ..runtime.tags import checked_tags
 from ..secrets import redact
 from ..secrets.quoted import quoted
 from ..secrets.urls import refuse_password
-from ..store.roots import is_run_dir, refuse_run_as_root
+from ..store.roots import refuse_run_as_root
+from .destination import local_folder, refuse_copies_into_a_run
 from .upload import check_destination
 
 __all__ = ["TaskSpec", "BatchSpec", "parse_tasks", "parse_using", "check_executor", "new_batch_id", "EPISODE_OPTIONS"]
@@ -213,22 +214,18 @@ def check_batch_options(
 
 
 def _refuse_copies_into_root(upload_to: str, runs_root: Path) -> None:
-    """Refuse, before anything runs, a local ``upload_to`` that is the runs root or inside one of its runs: each
-    copy would be written over its run, or into a sealed run (``upload.refuse_copy_into_run`` says the same per run)."""
-    import fsspec
-
-    fs, base = fsspec.core.url_to_fs(upload_to)
-    protocol = getattr(fs, "protocol", ())
-    if "file" not in ((protocol,) if isinstance(protocol, str) else tuple(protocol)):
+    """Refuse, before anything runs, a local ``upload_to`` that is the runs root (each copy would be written over its
+    own run) or is, or lies inside, a run of any root (copies written into a sealed run). Builds no file system:
+    ``destination`` says why."""
+    folder = local_folder(upload_to)
+    if folder is None:
         return
-    where, root = Path(base).resolve(), runs_root.resolve()
-    inside_a_run = root in where.parents and is_run_dir(root / where.relative_to(root).parts[0])
-    if where == root or inside_a_run:
+    if folder == Path(os.path.realpath(runs_root)):
         raise InvalidOptionError(
-            f"upload_to={quoted(upload_to, 120)} is {'the runs root' if where == root else 'inside a run of the runs root'} "
-            f"({root}): each copy would be written over its run or into a sealed one; pass another folder, such as "
-            "'file:///srv/run-copies', or a bucket"
+            f"upload_to={quoted(upload_to, 120)} is the runs root ({quoted(str(folder))}): each copy would be written "
+            "over its own run; pass another folder, such as 'file:///srv/run-copies', or a bucket; nothing was written"
         )
+    refuse_copies_into_a_run(folder, upload_to)
 
 
 def carries_credential(url: str) -> bool:

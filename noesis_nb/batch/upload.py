@@ -26,6 +26,7 @@ from ..errors import InvalidOptionError, MissingExtraError, NoesisNbError
 from ..secrets.quoted import quoted, quoted_text
 from ..store import is_sealed, read_manifest
 from ..store.artifacts import verify_manifest
+from .destination import local_folder, refuse_copies_into_a_run
 
 try:  # POSIX; elsewhere two processes may copy one run at once (each copy still whole)
     import fcntl
@@ -135,10 +136,12 @@ def _copy(run_dir: Path, url: str, storage_options: dict[str, Any] | None, *, ke
     if not check.ok:
         raise UploadError(f"run {run_dir.name} does not match its manifest ({'; '.join(check.problems[:3])}); not uploaded")
     manifest = read_manifest(run_dir) or {}
-    fs, base = fsspec.core.url_to_fs(url, **(storage_options or {}))
+    folder = local_folder(url)
+    if folder is not None:  # before the file system is built: a refused copy writes nothing
+        refuse_copies_into_a_run(folder, url)
+        _refuse_copy_onto_run(folder / run_dir.name, run_dir, url)
+    fs, base = fsspec.core.url_to_fs(url, **(storage_options or {}))  # connects, for a remote one: off the loop
     target = f"{base.rstrip('/')}/{run_dir.name}"
-    if "file" in _protocols(fs):
-        refuse_copy_into_run(Path(target), run_dir, url)
     manifest_bytes = (run_dir / "manifest.json").read_bytes()
     if keep_whole and _copied(fs, f"{target}/manifest.json", manifest_bytes):
         return f"{url.rstrip('/')}/{run_dir.name}"
@@ -161,15 +164,15 @@ def _copy(run_dir: Path, url: str, storage_options: dict[str, Any] | None, *, ke
     return f"{url.rstrip('/')}/{run_dir.name}"
 
 
-def refuse_copy_into_run(target: Path, run_dir: Path, url: str) -> None:
-    """Refuse a local copy whose folder is the run itself (``upload_to`` naming the runs root: each file would be
-    truncated and written over itself, a kill mid-way leaving the sealed run damaged) or lies inside it (files the
-    run's manifest does not list, written into a sealed run)."""
-    where, run = target.resolve(), run_dir.resolve()
-    if where == run or run in where.parents:
-        raise UploadError(
-            f"upload_to={quoted(url)} would copy run {run_dir.name} onto itself ({where}): a copy goes to another "
-            "folder than the runs root (or a run in it); pass a URL such as 'file:///srv/run-copies' or 's3://bucket/runs'"
+def _refuse_copy_onto_run(target: Path, run_dir: Path, url: str) -> None:
+    """Refuse a local copy whose folder is the run itself (``upload_to`` naming its runs root): each file would be
+    truncated and written over itself, a kill mid-way leaving the sealed run damaged. A copy inside a run is
+    refused before (``destination.refuse_copies_into_a_run``)."""
+    if os.path.realpath(target) == os.path.realpath(run_dir):
+        raise InvalidOptionError(
+            f"upload_to={quoted(url)} would copy run {run_dir.name} onto itself ({quoted(str(target))}): a copy goes to another "
+            "folder than the runs root; pass a URL such as 'file:///srv/run-copies' or 's3://bucket/runs'; "
+            "nothing was written"
         )
 
 
