@@ -33,6 +33,7 @@ Every message names the offending value and says how to fix it.
             └── ResumeAdapterMismatchError
     NoesisVeto                      an enforced governance veto (Noēsis name)
     EpisodeInterrupted              (an asyncio.CancelledError) the kernel's interrupt stopped the episode a cell ran or awaited
+    EpisodeCancelled                (an asyncio.CancelledError) handle.result() of an episode that was stopped: no result
     BatchInterrupted                (an asyncio.CancelledError) the kernel's interrupt stopped the batch a cell awaited
 """
 
@@ -77,6 +78,7 @@ __all__ = [
     "ResumeAdapterMismatchError",
     "NoesisVeto",
     "EpisodeInterrupted",
+    "EpisodeCancelled",
     "BatchInterrupted",
 ]
 
@@ -129,6 +131,29 @@ class EpisodeInterrupted(asyncio.CancelledError):
 
 def _interrupted(message: str, episode_id: str, status: str) -> EpisodeInterrupted:
     return EpisodeInterrupted(message, episode_id=episode_id, status=status)
+
+
+class EpisodeCancelled(asyncio.CancelledError):
+    """``handle.result()`` of an episode that was stopped (Stop, ``handle.cancel()``, ``%noesis stop``): it has no
+    result. A ``CancelledError`` as before, so code catching that still does; IPython shows it as one line naming
+    the episode and where to look."""
+
+    def __init__(self, message: str, *, episode_id: str):
+        self.episode_id = episode_id
+        super().__init__(message)
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_cancelled, (str(self), self.episode_id))
+
+    def _render_traceback_(self) -> list[str]:
+        return _cell_lines(self)
+
+
+def _cancelled(message: str, episode_id: str) -> EpisodeCancelled:
+    return EpisodeCancelled(message, episode_id=episode_id)
 
 
 class BatchInterrupted(asyncio.CancelledError):

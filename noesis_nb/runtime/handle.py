@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._unstarted import awaited_entry, plain_callback
-from ..errors import DraftNotFoundError, EpisodeStateError, InvalidOptionError
+from ..errors import DraftNotFoundError, EpisodeCancelled, EpisodeStateError, InvalidOptionError
 from ..secrets import redact_exception, shown_cut
 from ..secrets.quoted import quoted
 from ..store.vocab import TERMINAL_STATUSES, failed
@@ -334,8 +334,15 @@ class EpisodeHandle:
         status = self.status
         if status == "ok":
             return self._episode.result
-        if failed(status) and self._episode.error is not None:
-            raise self._shown(self._episode.error)  # its type kept for `except`; the notebook shows no secret
+        error = self._episode.error
+        if status == "cancelled" and type(error) is asyncio.CancelledError:  # stopped: say so, in one line
+            raise EpisodeCancelled(
+                f"episode {self.episode_id} was stopped and has no result (its run is sealed cancelled); "
+                "handle.status says how it ended, handle.drain_report what a graceful stop let finish",
+                episode_id=self.episode_id,
+            )
+        if failed(status) and error is not None:
+            raise self._shown(error)  # its type kept for `except`; the notebook shows no secret
         if status == "paused":
             waiting = ", ".join(p.draft_id for p in self.pending) or "a governance veto"
             raise EpisodeStateError(
