@@ -109,9 +109,10 @@ def export_otel(
     or failing (no answer, 5xx, 429) less and less often while the episode runs (the wait doubles, up to 60 s).
 
     Every ``headers=`` value (and those of ``OTEL_EXPORTER_OTLP_HEADERS`` / ``…_TRACES_HEADERS``) is
-    redacted from what a collector answers before an error or warning quotes it, whatever its length;
-    except values under 4 characters, auth scheme names (``Bearer``) and protocol words (``true``,
-    ``gzip``, a media type), which would blank the answer's own words and numbers.
+    redacted from what a collector answers before an error or warning quotes it: one of 8 characters or
+    more wherever it stands, a shorter one as a whole word; values under 4 characters, auth scheme names
+    (``Bearer``) and protocol words (``true``, ``gzip``, a media type) are left, since hiding them would
+    blank the answer's own words and numbers.
     """
     if endpoint is None and path is None:
         raise InvalidOptionError("export_otel needs endpoint='http://host:4318' (OTLP/HTTP) or path='traces.json' (OTLP/JSON)")
