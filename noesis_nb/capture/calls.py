@@ -3,8 +3,9 @@
 ``ModelCall.begin`` decides from the request options whether the call is a model call (Chat
 Completions, Responses, legacy Completions, Anthropic Messages) and notes the time. Then exactly
 one of ``returned`` (a whole response), ``see`` + ``finish`` (a stream, item by item) or ``failed``
-(the SDK raised) writes the call's one event. Nothing here raises into the SDK's caller: a reading
-that fails leaves that field unknown.
+(the SDK raised) writes the call's one event; a background response answered ``queued`` waits
+(``_park``) for the ``Retrieval`` (a retrieve or cancel of it) that sees it end. Nothing here raises
+into the SDK's caller: a reading that fails leaves that field unknown.
 """
 
 from __future__ import annotations
