@@ -18,6 +18,7 @@ from noesis_nb.errors import InvalidOptionError
 
 from ..conftest import REPO
 from .agents import echo
+from .loopticks import LoopTicks
 
 # holds the batch's lock until ``release`` appears (the loop ran meanwhile) or, at the latest, 20 s went by
 HOLDER = """
@@ -45,24 +46,14 @@ def test_batch_called_while_another_process_holds_its_lock_leaves_the_loop_runni
         assert holder.stdout is not None and holder.stdout.readline().strip() == "HELD"
 
         async def cell() -> tuple[int, list[str]]:
-            ticks = 0
-
-            async def ticker() -> None:
-                nonlocal ticks
-                while True:
-                    ticks += 1
-                    await asyncio.sleep(0.005)
-
-            ticking = asyncio.ensure_future(ticker())
+            ticks = LoopTicks().start()
             await asyncio.sleep(0)
             handle = noesis_nb.batch(["a", "b"], using=echo, root=runs_dir, batch_id="nightly")
-            seen = ticks
-            while ticks < seen + 20:  # the loop goes on while the other process holds the lock
-                await asyncio.sleep(0.005)
+            await ticks.more(20)  # the loop goes on while the other process holds the lock
             planned_early = [e.status for e in handle.entries]
             release.touch()
             await asyncio.wait_for(handle.wait(), 30)
-            ticking.cancel()
+            ticks.stop()
             return len(planned_early), [str(e.status) for e in handle.entries]
 
         waiting, statuses = asyncio.run(cell())

@@ -19,6 +19,8 @@ import pytest
 import noesis_nb
 from noesis_nb.batch.spec import check_batch_options
 
+from .loopticks import LoopTicks
+
 GATE = threading.Event()  # the gated agent answers once it is set
 
 
@@ -66,29 +68,20 @@ def test_batch_with_an_ftp_upload_to_a_silent_server_plans_without_connecting(
     GATE.clear()
 
     async def cell() -> tuple[int, int, list[str | None]]:
-        ticks = 0
-
-        async def ticker() -> None:
-            nonlocal ticks
-            while True:
-                ticks += 1
-                await asyncio.sleep(0.005)
-
-        ticking = asyncio.ensure_future(ticker())
+        ticks = LoopTicks().start()
         await asyncio.sleep(0)
         check_batch_options(
             concurrency=1, score=None, score_timeout_s=None, batch_id=None, root=runs_dir, upload_to=url, episode_opts={}
         )
         handle = noesis_nb.batch(["a"], using=gated, root=runs_dir, batch_id="nightly", upload_to=url)
-        seen = ticks
-        while ticks < seen + 20:  # the loop goes on while the episode waits
-            await asyncio.sleep(0.005)
+        seen = ticks.count
+        await ticks.more(20)  # the loop goes on while the episode waits
         reached = _connected(silent_server)
         silent_server.close()  # the copy, made off the loop once the run is sealed, now finds no server
         GATE.set()
         await asyncio.wait_for(handle.wait(), 30)
-        ticking.cancel()
-        return reached, ticks - seen, [e.error for e in handle.entries]
+        ticks.stop()
+        return reached, ticks.count - seen, [e.error for e in handle.entries]
 
     reached, went_on, errors = asyncio.run(cell())
     assert reached == 0, "checking upload_to connected to its server"
