@@ -97,7 +97,9 @@ class Episode:
         self.problems: list[str] = []  # what went wrong around the episode without ending it (a bad decision file…)
         self._veto_future: asyncio.Future[dict[str, Any]] | None = None
         self.pause_checkpoint: dict[str, Any] | None = None
-        self.steers = SteerBox(recorder)
+        self._started = False  # the run's ``start`` event written (``_write_start``)
+        self._start_lock = threading.Lock()
+        self.steers = SteerBox(recorder, before_first=self._write_start if adapter is not None else None)
         self.drain: Drain | None = None  # a graceful stop under way (``begin_drain``)
         self.in_flight: list[InFlight] = []  # tool and model calls started and not finished
         self.thread_calls: set[asyncio.Future[Any]] = set()  # loop tasks a sync adapter's thread waits on (ctx.tool)
@@ -264,9 +266,18 @@ class Episode:
     def label(self) -> str:
         return self.adapter.label if self.adapter else "core.minimal"
 
+    def _write_start(self) -> None:
+        """Write the run's ``start`` event, once: the episode's first step, or a steer sent before it (which
+        would otherwise come first in the log, before the event every reader takes for the run's head)."""
+        with self._start_lock:
+            if self._started:
+                return
+            self.recorder.emit("start", {"task": self.options.task, "seed": self.options.seed, "using": self.label})
+            self._started = True
+
     def _prelude(self) -> str:
         rec, task = self.recorder, self.options.task
-        rec.emit("start", {"task": task, "seed": self.options.seed, "using": self.label})
+        self._write_start()
         observe = rec.emit("observe", {"task": task, "tags": self.options.tags, "timestamp": now_iso()})
         t = (now_iso(), time.perf_counter())
         interpret = rec.emit("interpret", {"signals": ["signal:ready"]}, caused_by=observe["id"], started=t)

@@ -15,6 +15,7 @@ import threading
 import time
 import unicodedata
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -94,8 +95,11 @@ _NOT_IN_A_LINE = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
 class SteerBox:
     """The queue of one episode's steers (thread-safe: sent from the kernel, taken on the loop or a worker thread)."""
 
-    def __init__(self, recorder: Recorder):
+    def __init__(self, recorder: Recorder, before_first: Callable[[], None] | None = None):
+        """``before_first``: called before a steer is written (the episode writes its ``start`` first, once: a
+        steer sent right after ``start()`` returned would otherwise be the run's first line)."""
         self._rec = recorder
+        self._before_first = before_first
         self._queue: list[Steer] = []
         self._cond = threading.Condition()
         self._waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = []
@@ -110,6 +114,8 @@ class SteerBox:
         """Queue ``text`` and write ``steer.sent``; returns the steer."""
         check_steer(text, mode, sender)
         steer_id = f"steer_{uuid.uuid4().hex[:12]}"
+        if self._before_first is not None:
+            self._before_first()
         with self._cond:  # queue order is the order of the sent events
             event = self._rec.emit(
                 STEER_PHASE,
