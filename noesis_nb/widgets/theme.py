@@ -106,20 +106,34 @@ def _rules() -> list[str]:
         f".{r} .nnb-step{{border-bottom:1px solid var(--nnb-line);border-left:3px solid transparent}}",
         f".{r} .nnb-sum{{font:12px/1.6 {_MONO};white-space:normal;overflow-wrap:anywhere;padding:1px 4px}}",
         # a hanging indent: the time in its own column, a wrapped line continuing under the text after it
-        f".{r} .nnb-sum{{display:flex;gap:0 1ch}}",
+        # (narrower than the time and a short name: the text goes under the time instead of past the view)
+        f".{r} .nnb-sum{{display:flex;flex-wrap:wrap;gap:0 1ch}}",
         f".{r} .nnb-sum>.nnb-t{{flex:none}}",
-        f".{r} .nnb-sum>.nnb-line{{flex:1 1 0;min-width:0}}",
-        f".{r} .nnb-k{{display:inline-block;min-width:6.5em;font-weight:600}}",
+        # columns nothing can squeeze (an icon ipywidgets inserts, a narrow cell): the time and the kind on one line
+        # each, the text after them never narrower than a short name, so no word is drawn one letter per line
+        f".{r} .nnb-sum>.nnb-line{{flex:1 1 0;min-width:16ch}}",
+        f".{r} .nnb-t{{white-space:nowrap}}",
+        f".{r} .nnb-k{{display:inline-block;min-width:6.5em;max-width:24ch;font-weight:600;white-space:nowrap;"
+        "overflow:hidden;text-overflow:ellipsis;vertical-align:top}",
+        # the step list's grid: each ▸ in the first column, each line in the second, whatever is hidden or added
+        f".{r} .nnb-steps>.nnb-toggle{{grid-column:1}}",
+        f".{r} .nnb-steps>.widget-html{{grid-column:2}}",
         f".{r} .nnb-body{{padding:2px 4px 6px 1.5em}}",
+        # a saved view's step (a <details>): its ▸ on the step's line, not alone on a line above it (the line is a block)
+        f".{r} details.nnb-step>summary{{display:flex;list-style:none;cursor:pointer}}",
+        f".{r} details.nnb-step>summary::-webkit-details-marker{{display:none}}",
+        f".{r} details.nnb-step>summary::before{{content:'▸';flex:none;width:1ch;padding:1px 0 1px 4px;font:12px/1.6 {_MONO}}}",
+        f".{r} details.nnb-step[open]>summary::before{{content:'▾'}}",
+        f".{r} details.nnb-step>summary>.nnb-sum{{flex:1 1 0;min-width:0}}",
         f".{r} .nnb-r{{font:12px/1.5 {_MONO};border-bottom:1px solid var(--nnb-line)}}",
         # a raw event's row: its own disclosure mark, then the time, then the rest; a wrapped line continues under the
         # text after the time (a hanging indent), as a step's line does (a flex summary loses the browser's own mark)
-        f".{r} .nnb-r summary{{cursor:pointer;overflow-wrap:anywhere;display:flex;gap:0 1ch;list-style:none}}",
+        f".{r} .nnb-r summary{{cursor:pointer;overflow-wrap:anywhere;display:flex;flex-wrap:wrap;gap:0 1ch;list-style:none}}",
         f".{r} .nnb-r summary::-webkit-details-marker{{display:none}}",
         f".{r} .nnb-r summary::before{{content:'▸';flex:none;width:1ch}}",
         f".{r} .nnb-r[open]>summary::before{{content:'▾'}}",
         f".{r} .nnb-r summary>.nnb-t{{flex:none}}",
-        f".{r} .nnb-r summary>.nnb-line{{flex:1 1 0;min-width:0}}",
+        f".{r} .nnb-r summary>.nnb-line{{flex:1 1 0;min-width:16ch}}",
         f".{r} .nnb-p{{display:inline-block;min-width:7em;font-weight:600}}",
         f".{r} .nnb-toggle.jupyter-button{{width:24px;min-width:24px;height:20px;padding:0;margin:1px 2px;"
         "background:transparent;color:var(--nnb-fg);border:none;box-shadow:none;font-size:12px;line-height:20px}",
@@ -180,6 +194,10 @@ def _rules() -> list[str]:
         f".{r} .nnb-grid-line>.nnb-badge{{justify-self:start}}",
         f".{r} .nnb-grid-head{{padding-left:36px}}",
         f".{r} .nnb-grid .widget-html{{flex:1 1 auto;min-width:0;margin:0}}",
+        # the saved grid (a table): words from the left (task, adapter, status, score), figures from the right; a
+        # notebook's own table style puts every cell on the right
+        f".{r} table.nnb-grid-table :is(td,th){{text-align:left;padding:1px 6px}}",
+        f".{r} table.nnb-grid-table :is(td,th):is(:first-child,:nth-child(n+6)){{text-align:right}}",
         # buttons of the view: our own colours, readable in every theme (ipywidgets' mod-success is not)
         f".{r} .jupyter-button.nnb-btn{{color:var(--nnb-fg);background:var(--nnb-raised);border:1px solid var(--nnb-line);"
         "box-shadow:none}",
@@ -214,7 +232,11 @@ def _rules() -> list[str]:
         "border:1px solid var(--nnb-red-edge);padding:4px 8px;margin:4px 0;border-radius:3px}",
         f".{r}.jupyter-widgets-disconnected .jupyter-button{{pointer-events:none;opacity:1;color:var(--nnb-muted);"
         "background:transparent;border-style:dashed;text-decoration:line-through}",
-        f".{r}.jupyter-widgets-disconnected .jupyter-button.nnb-toggle{{display:none}}",
+        # its ▸ toggles keep their grid cells (taken out, the step lines would slide into the toggles' 24px column)
+        f".{r}.jupyter-widgets-disconnected .jupyter-button.nnb-toggle{{visibility:hidden}}",
+        # the notice above says it once: no red icon of ipywidgets before each of the view's widgets (they pushed
+        # the step lines aside)
+        f".{r}.jupyter-widgets-disconnected::before,.{r} .jupyter-widgets-disconnected::before{{content:none;display:none}}",
     ]
     for name in HUES:
         rules.append(f".{r} .nnb-c-{name}{{color:var(--nnb-{name})}}")
