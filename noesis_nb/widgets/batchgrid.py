@@ -35,6 +35,7 @@ def rank(status: str) -> int:
 
 
 _COLUMNS = ("#", "task", "adapter", "status", "score", "cost", "time")
+_WORD_COLUMNS = frozenset({"task", "adapter", "status", "score"})
 GRID_HEAD = '<div class="nnb-grid-line nnb-grid-head nnb-muted">' + "".join(f"<b>{h}</b>" for h in _COLUMNS) + "</div>"
 
 
@@ -181,8 +182,11 @@ def grid_table(entries: Sequence[Any], figures: BatchFigures, now: float | None 
     """The grid as an HTML table, for the saved snapshot: a page that drops the view's stylesheet (JupyterLab and
     Jupyter Notebook with an untrusted notebook, GitHub) still shows its columns, where the grid's lines would run
     their cells together (``35write the note…carefulokyes$0.0003``)."""
-    head = "".join(f"<th>{h}</th>" for h in _COLUMNS)
-    rows = "".join(f"<tr>{''.join(f'<td>{c}</td>' for c in _cells(e, figures, now))}</tr>" for e in entries)
+    # each cell's alignment said in it too: a page that drops the stylesheet (an untrusted notebook) keeps the
+    # words reading from the left and the figures from the right
+    aligns = [f' style="text-align:{"left" if name in _WORD_COLUMNS else "right"}"' for name in _COLUMNS]
+    head = "".join(f"<th{a}>{h}</th>" for a, h in zip(aligns, _COLUMNS))
+    rows = "".join(f"<tr>{''.join(f'<td{a}>{c}</td>' for a, c in zip(aligns, _cells(e, figures, now)))}</tr>" for e in entries)
     return f'<table class="nnb-grid-table"><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>'
 
 

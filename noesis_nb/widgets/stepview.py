@@ -304,9 +304,11 @@ def summary_html(step: Step, facts: StepFacts | None = None) -> str:
     count = f' <span class="nnb-muted">· {len(step.events)} events</span>' if len(step.events) > 1 else ""
     text = " · ".join(p for p in parts if p)
     return (
-        # the time, then the rest in one span: a wrapped line continues under its start, not under the time
-        f'<div class="nnb-sum"><span class="nnb-t">{esc(event_time(first))}</span> <span class="nnb-line">'
-        f'<span class="nnb-k {phase_class(hue_of)}">{mark}{label(title, 60)}</span> {text}{count}</span></div>'
+        # the time, then the rest in one span: a wrapped line continues under its start, not under the time; spans
+        # only (the stylesheet lays them out): where a page drops the stylesheet (an untrusted notebook) a block
+        # inside a <summary> would put its ▸ on a line of its own
+        f'<span class="nnb-sum"><span class="nnb-t">{esc(event_time(first))}</span> <span class="nnb-line">'
+        f'<span class="nnb-k {phase_class(hue_of)}">{mark}{label(title, 60)}</span> {text}{count}</span></span>'
     )
 
 
