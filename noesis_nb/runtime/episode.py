@@ -582,22 +582,25 @@ class Episode:
             raise self._left_unsealed(exc) from None
         except OSError as exc:
             if not refused_write(exc):
-                self._let_go()
+                self._let_go(exc)
                 raise
             refused = RunWriteError.of(exc.filename or self.recorder.run_dir, exc)
             raise self._left_unsealed(refused) from None
-        except BaseException:
-            self._let_go()
+        except BaseException as exc:
+            self._let_go(exc)
             raise
         self.set_status(outcome.status)
 
-    def _let_go(self) -> None:
-        """The seal failed in a way nobody foresaw: the run is given up as it stands (it reads ``lost`` and
-        ``resume_run`` seals it), never held by this process until it exits."""
+    def _let_go(self, exc: BaseException) -> None:
+        """The seal failed in a way nobody foresaw (or found a seal document no writer makes): the run is given up
+        as it stands (it reads ``lost`` and ``resume_run`` seals it), never held by this process until it exits;
+        the episode ends ``error`` with ``exc``, so whoever awaits it is told."""
         try:
             self.recorder.close_without_sealing()
         except Exception:
             pass
+        self.error = exc
+        self.set_status("error")
 
     def _left_unsealed(self, exc: RunWriteError) -> RunWriteError:
         """The file system refused the seal (no room, read-only, no permission …): give the run up as it stands

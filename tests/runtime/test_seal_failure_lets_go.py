@@ -4,6 +4,7 @@ failed until that process exited (``running``, and ``resume_run`` answered busy)
 
 from __future__ import annotations
 
+import asyncio
 import errno
 
 import pytest
@@ -31,3 +32,23 @@ def test_a_seal_that_fails_unforeseen_lets_the_run_go(failure, runs_dir, monkeyp
         noesis_nb.resume_run("ep_seal_failed", runs_dir=runs_dir)
     assert DiskRun(run).status == "ok"  # the adapter's answer was written before the seal failed: the seal completes
     assert check_run(run) == []
+
+
+def test_a_started_episode_whose_seal_fails_ends_error_for_whoever_awaits_it(runs_dir, monkeypatch):
+    failure = ValueError("a bug in the seal")
+
+    def broken_seal(rec, outcome):
+        raise failure
+
+    monkeypatch.setattr(lifecycle, "seal", broken_seal)
+
+    async def main():
+        handle = noesis_nb.start("a task", using=lambda task: "done", runs_dir=runs_dir, episode_id="ep_started_seal_failed")
+        await asyncio.wait_for(handle.wait(), 30)  # it was left running for ever: every await of it hung
+        return handle
+
+    handle = asyncio.run(main())
+    monkeypatch.undo()
+    assert handle.done() and handle.status == "error"
+    assert handle.error is failure
+    assert DiskRun(runs_dir / "ep_started_seal_failed").status == "lost"
