@@ -64,7 +64,9 @@ class DrainReport:
     reason: str
     duration_s: float
     drain_s: float
-    finished: list[dict[str, Any]]  # {kind, name, status, event_id, and for a model call its token counts}
+    # {kind, name, status, event_id, and for a model call its token counts}; status ``background``: a background
+    # response the provider took (nothing in flight here), written once it is seen to end, not counted here
+    finished: list[dict[str, Any]]
     cut_off: list[dict[str, Any]]  # {kind, name, running_s}
     refused: list[dict[str, Any]]  # {kind, name}: asked for while draining, never started
 
@@ -72,12 +74,16 @@ class DrainReport:
     def usage(self) -> dict[str, Any]:
         """Token totals of the model calls that finished during the drain: each None (unknown) when any of them did
         not report it, read as the summary and a live handle read them."""
-        return UsageTotals.of([call_row(c) for c in self.finished if c.get("kind") == "model"]).totals
+        return UsageTotals.of([call_row(c) for c in self._model_calls()]).totals
+
+    def _model_calls(self) -> list[dict[str, Any]]:
+        """The model calls that finished, background responses left out (their usage comes when they end)."""
+        return [c for c in self.finished if c.get("kind") == "model" and c.get("status") != "background"]
 
     @property
     def cost_usd(self) -> float | None:
         """What the finished model calls cost (priced now from the analysis price table); None when unknown."""
-        calls = [c for c in self.finished if c.get("kind") == "model"]
+        calls = self._model_calls()
         if not calls:
             return 0.0
         if _PRICER is None:

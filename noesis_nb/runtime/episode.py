@@ -657,9 +657,11 @@ class Episode:
 
 
 def _model_row(payload: dict[str, Any], event_id: str | None) -> dict[str, Any]:
-    """A captured model call as a drain reports it: its status and usage."""
+    """A captured model call as a drain reports it: its status and usage. A background response the provider took
+    (``queued``: nothing of it in flight here) is ``background``, not written yet, its usage unknown."""
     usage = {k: payload.get(k) for k in ("model", "provider", *TOKEN_FIELDS, "cost_usd", "latency_ms")}
-    return {"status": "failed" if payload.get("error") else "ok", "event_id": event_id, **usage}
+    status = "failed" if payload.get("error") else "background" if payload.get("background") and event_id is None else "ok"
+    return {"status": status, "event_id": event_id, **usage}
 
 
 def _error_message(exc: BaseException) -> str:

@@ -148,3 +148,33 @@ def test_a_graceful_stop_does_not_wait_for_a_response_running_at_the_provider(st
     assert drain[0]["event_name"] == "drain.started" and drain[0]["in_flight"] == []
     (call,) = checked_calls(runs_dir, handle.episode_id)
     assert call["abandoned"] is True and "background" in call["abandoned_reason"]
+
+
+def test_a_stop_begun_while_the_background_request_is_sent_reports_it_as_background(stub, runs_dir):
+    from .provider_stub import Reply
+
+    stub.script("/v1/responses", Reply(delay=0.5))  # the stop comes while the create is on the wire
+    queued = asyncio.Event()
+
+    async def agent(task, ctx):
+        client = openai.AsyncOpenAI(base_url=stub.openai_url, api_key="sk-test", max_retries=0)
+        await client.responses.create(model="o3-pro", input="x", background=True, extra_body={"stub_usage": USAGE})
+        queued.set()
+        await asyncio.Event().wait()
+
+    async def main():
+        hits = stub.hits("/v1/responses")
+        handle = noesis_nb.start("stopped while it is sent", using=agent, runs_dir=runs_dir)
+        while stub.hits("/v1/responses") <= hits:
+            await asyncio.sleep(0.01)
+        assert handle.cancel(drain_s=20)
+        return handle, await handle.stop()
+
+    handle, report = asyncio.run(main())
+    assert report.reason == "settled"
+    (row,) = [c for c in report.finished if c["kind"] == "model"]
+    # the provider took it: not an ok call whose usage is known, and not counted in the drain's totals
+    assert row["status"] == "background" and row["event_id"] is None
+    assert report.usage["model_calls"] == 0 and report.cost_usd == 0.0
+    (call,) = checked_calls(runs_dir, handle.episode_id)
+    assert call["abandoned"] is True and call["background"] is True
