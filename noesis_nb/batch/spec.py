@@ -215,15 +215,23 @@ def check_batch_options(
 
 def _refuse_copies_into_root(upload_to: str, runs_root: Path) -> None:
     """Refuse, before anything runs, a local ``upload_to`` that is the runs root (each copy would be written over its
-    own run) or is, or lies inside, a run of any root (copies written into a sealed run). Builds no file system:
+    own run), lies inside it (each copy listed again as a run) or is, or lies inside, a run of any root (copies
+    written into a sealed run). Builds no file system:
     ``destination`` says why."""
     folder = local_folder(upload_to)
     if folder is None:
         return
-    if folder == Path(os.path.realpath(runs_root)):
+    root = Path(os.path.realpath(runs_root))
+    if folder == root:
         raise InvalidOptionError(
             f"upload_to={quoted(upload_to, 120)} is the runs root ({quoted(str(folder))}): each copy would be written "
             "over its own run; pass another folder, such as 'file:///srv/run-copies', or a bucket; nothing was written"
+        )
+    if root in folder.parents:  # copies there are runs of the root too (a folder of it is listed as a label's runs)
+        raise InvalidOptionError(
+            f"upload_to={quoted(upload_to, 120)} is inside the runs root ({quoted(str(root))}): every copy would be "
+            "listed again as a run of it (twice in runs_df and list_runs); pass a folder outside it, such as "
+            "'file:///srv/run-copies', or a bucket; nothing was written"
         )
     refuse_copies_into_a_run(folder, upload_to)
 

@@ -54,7 +54,11 @@ def test_upload_to_naming_the_runs_root_or_a_run_in_it_is_refused_before_anythin
             asyncio.run(_one_batch(root, url, batch_id="b2"))
     assert {p.name: p.read_bytes() for p in run.iterdir() if p.is_file()} == before
     assert not (root / "batches" / "b2.json").exists()
-    asyncio.run(_one_batch(root, f"file://{root}/exports", batch_id="b3"))  # a folder of the root that is no run
+    for inside in (f"file://{root}/exports", f"file://{root}/exports/deeper"):  # copies would be listed as runs again
+        with pytest.raises(InvalidOptionError, match="inside the runs root"):
+            asyncio.run(_one_batch(root, inside, batch_id="b3"))
+    assert not (root / "exports").exists() and not (root / "batches" / "b3.json").exists()
+    assert [r["episode_id"] for r in noesis_nb.list_runs(runs_dir=root)] == [made]
 
 
 def test_upload_run_onto_the_run_itself_is_refused_and_leaves_it_whole(tmp_path: Path) -> None:
