@@ -9,15 +9,14 @@ anywhere else is named with its runs dir.
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 from typing import Any
 
 from .._safetext import magic_word, visible
+from ..errors import InvalidIdError
+from ..ids import validate_id
 
 __all__ = ["show_call", "magic_line"]
-
-_ID = re.compile(r"[A-Za-z0-9_.:@+=-]{1,200}")  # what an episode id may hold (``ids.validate_id``)
 
 
 def _target(episode_id: str, run_dir: Any) -> tuple[str, bool]:
@@ -26,7 +25,11 @@ def _target(episode_id: str, run_dir: Any) -> tuple[str, bool]:
     if not run_dir:
         return str(episode_id), False
     name = Path(run_dir).name
-    return (name, False) if _ID.fullmatch(name) else (str(Path(run_dir).absolute()), True)
+    try:  # the very rule show() and the magics apply: a name they refuse (``-copy``, ``.x``) is named by its path
+        validate_id(name)
+    except InvalidIdError:
+        return str(Path(run_dir).absolute()), True
+    return name, False
 
 
 def _runs_dir(run_dir: Any) -> str | None:

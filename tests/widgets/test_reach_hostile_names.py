@@ -48,3 +48,12 @@ def test_a_hostile_folder_is_named_by_its_path_with_hidden_characters_shown(tmp_
     notice = _notice(run)
     assert "\u202e" not in notice and "\x1b" not in notice and "<img" not in notice
     assert "evil\ufffd[2J" in notice and str(run.parent) in notice
+
+
+def test_a_folder_named_like_an_option_or_hidden_is_named_by_its_path(tmp_path: Path, comm_log: list) -> None:
+    for name in ("-copy", ".shadow"):  # names show() and the magics refuse as ids (an option, a hidden folder)
+        run = _run(tmp_path / "runs" / name)
+        notice = _notice(run)
+        assert f"noesis_nb.show(&#x27;{name}&#x27;" not in notice and f"approve {name}" not in notice
+        assert str(run) in notice  # its path, which finds it
+        assert noesis_nb.show(run).source.run_dir == run
