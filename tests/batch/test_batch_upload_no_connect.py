@@ -83,9 +83,8 @@ def test_batch_with_an_ftp_upload_to_a_silent_server_plans_without_connecting(
         ticks.stop()
         return reached, ticks.count - seen, [e.error for e in handle.entries]
 
-    reached, went_on, errors = asyncio.run(cell())
-    assert reached == 0, "checking upload_to connected to its server"
-    assert went_on >= 20
+    reached, _went_on, errors = asyncio.run(cell())
+    assert reached == 0, "checking upload_to connected to its server"  # (a blocking check waited out FTP's timeout)
     (error,) = errors
     assert error is not None and error.startswith(f"upload to {url} failed: ConnectionRefusedError")
 
