@@ -13,9 +13,12 @@ from typing import Any
 import ipywidgets as w
 import pandas as pd
 
+from ..errors import InvalidOptionError
 from ..frames import events_df, usage_df
 from ..plots.compare import aligned_steps
 from ..runtime.diskrun import DiskRun
+from ..secrets import quoted
+from ..store.runfiles import UnreadableRunFile
 from .render import label
 from .replayview import ReplayView, count_arg
 from .theme import ROOT_CLASS
@@ -47,9 +50,21 @@ def _frames(dir_a: Any, dir_b: Any) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Events and usage of both runs, each keyed by its side (``A``, ``B``) rather than by its id: a run compared with
     its copy, or with a run of another root that has its id, stays two runs, and a folder whose name is not the id
     its files hold is compared all the same."""
-    events = [events_df([str(d)]).assign(episode_id=side) for d, side in ((dir_a, "A"), (dir_b, "B"))]
+    events = [_events_of(d, side) for d, side in ((dir_a, "A"), (dir_b, "B"))]
     usage = [usage_df([str(d)]).assign(episode_id=side) for d, side in ((dir_a, "A"), (dir_b, "B"))]
     return pd.concat(events, ignore_index=True), pd.concat(usage, ignore_index=True)
+
+
+def _events_of(run_dir: Any, side: str) -> pd.DataFrame:
+    """One side's events; a run with none to compare is one error naming its file and why (the frame's own problem
+    row: a log that is a link out of the run, a FIFO …), or the run itself, never just its side's letter."""
+    frame = events_df([str(run_dir)])
+    if frame.empty:
+        problems = [p for p in frame.attrs.get("errors") or [] if isinstance(p, dict)]
+        if problems:
+            raise UnreadableRunFile(str(problems[0].get("path") or run_dir), str(problems[0].get("reason") or "unreadable"))
+        raise InvalidOptionError(f"run {side} ({quoted(str(run_dir))}) has no events to compare: its events.jsonl is empty")
+    return frame.assign(episode_id=side)
 
 
 class ReplayCompare(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type information
