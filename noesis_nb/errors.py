@@ -107,7 +107,27 @@ def _cell_lines(exc: BaseException) -> list[str]:
     return lines
 
 
-class EpisodeInterrupted(asyncio.CancelledError):
+class _SaidCancellation(asyncio.CancelledError):
+    """A ``CancelledError`` that says what was stopped: its message is its text, IPython shows it as one line, and
+    it pickles with the names its subclass keeps (``_KEPT``, given as keywords)."""
+
+    _KEPT: tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_said_again, (type(self), str(self), {name: getattr(self, name) for name in self._KEPT}))
+
+    def _render_traceback_(self) -> list[str]:
+        return _cell_lines(self)
+
+
+def _said_again(cls: type[_SaidCancellation], message: str, kept: dict[str, Any]) -> _SaidCancellation:
+    return cls(message, **kept)
+
+
+class EpisodeInterrupted(_SaidCancellation):
     """The kernel's interrupt (■, SIGINT, Ctrl-C) stopped the episode a cell was running or awaiting.
 
     The message names the episode and what became of its run (sealed ``cancelled``, or still paused
@@ -115,66 +135,33 @@ class EpisodeInterrupted(asyncio.CancelledError):
     interrupt itself; IPython shows it as one line.
     """
 
+    _KEPT = ("episode_id", "status")
+
     def __init__(self, message: str, *, episode_id: str, status: str):
         self.episode_id, self.status = episode_id, status
         super().__init__(message)
 
-    def __str__(self) -> str:
-        return str(self.args[0]) if self.args else ""
 
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (_interrupted, (str(self), self.episode_id, self.status))
-
-    def _render_traceback_(self) -> list[str]:
-        return _cell_lines(self)
-
-
-def _interrupted(message: str, episode_id: str, status: str) -> EpisodeInterrupted:
-    return EpisodeInterrupted(message, episode_id=episode_id, status=status)
-
-
-class EpisodeCancelled(asyncio.CancelledError):
+class EpisodeCancelled(_SaidCancellation):
     """``handle.result()`` of an episode that was stopped (Stop, ``handle.cancel()``, ``%noesis stop``): it has no
     result. A ``CancelledError`` as before, so code catching that still does; IPython shows it as one line naming
     the episode and where to look."""
+
+    _KEPT = ("episode_id",)
 
     def __init__(self, message: str, *, episode_id: str):
         self.episode_id = episode_id
         super().__init__(message)
 
-    def __str__(self) -> str:
-        return str(self.args[0]) if self.args else ""
 
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (_cancelled, (str(self), self.episode_id))
-
-    def _render_traceback_(self) -> list[str]:
-        return _cell_lines(self)
-
-
-def _cancelled(message: str, episode_id: str) -> EpisodeCancelled:
-    return EpisodeCancelled(message, episode_id=episode_id)
-
-
-class BatchInterrupted(asyncio.CancelledError):
+class BatchInterrupted(_SaidCancellation):
     """The kernel's interrupt stopped the batch a cell was awaiting; the message says what became of its entries."""
+
+    _KEPT = ("batch_id",)
 
     def __init__(self, message: str, *, batch_id: str):
         self.batch_id = batch_id
         super().__init__(message)
-
-    def __str__(self) -> str:
-        return str(self.args[0]) if self.args else ""
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (_batch_interrupted, (str(self), self.batch_id))
-
-    def _render_traceback_(self) -> list[str]:
-        return _cell_lines(self)
-
-
-def _batch_interrupted(message: str, batch_id: str) -> BatchInterrupted:
-    return BatchInterrupted(message, batch_id=batch_id)
 
 
 class InvalidOptionError(NoesisNbError, ValueError, TypeError):

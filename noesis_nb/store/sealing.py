@@ -68,10 +68,7 @@ def seal_state(run_dir: str | os.PathLike[str]) -> SealState:
         path = Path(run_dir) / name
         try:
             mode = os.lstat(path).st_mode
-        except FileNotFoundError:
-            found[name] = False
-            continue
-        except NotADirectoryError:  # the run itself is no folder: no seal in it
+        except (FileNotFoundError, NotADirectoryError):  # (NotADirectory: the run itself is no folder, so no seal)
             found[name] = False
             continue
         found[name] = stat.S_ISREG(mode)
