@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..errors import EpisodeStateError, EventLogCorruption
+from ..errors import EpisodeStateError, EventLogCorruption, quoted_path
 from ..secrets.quoted import quoted
 from ..store import (
     find_run_dir,
@@ -43,7 +43,15 @@ from .position import last_pause, payload_of
 from .resume import resume_from_disk
 from .vetoes import read_veto_decision
 
-__all__ = ["DiskRun"]
+__all__ = ["DiskRun", "gone_note"]
+
+
+def gone_note(episode_id: str, run_dir: str | os.PathLike[str]) -> str:
+    """What a view or an inbox says of a run whose folder is no longer there, and what to do about it."""
+    return (
+        f"run {episode_id}: its folder {quoted_path(run_dir)} is gone (removed, or moved away); nothing here can decide, "
+        "resume or settle it any more. If it was moved, show it from where it is now: noesis_nb.show('<its new path>')"
+    )
 
 
 class DiskRun:
@@ -77,6 +85,10 @@ class DiskRun:
             # decision's temp file made before the look, renamed in after the read, in one tick): not trusted, so
             # the next look reads the run again (git's "racily clean" rule); one more read after a change, no more
             signature = (*signature, object())
+        if not self.run_dir.is_dir() and hasattr(self, "events"):  # removed or moved away since it was read: what was
+            self._forget_drafts()  # read stays on show (a view keeps its timeline), nothing is offered to decide
+            self._signature = signature
+            return
         unread: list[EventLogCorruption] = []
         log = self.run_dir / "events.jsonl"
         events = shaped_events(read_run_events(log, sealed=lambda: is_sealed(self.run_dir), errors=unread))
@@ -103,6 +115,18 @@ class DiskRun:
         self.pending = [p for p in self._drafts(events) if p.draft_id not in decided]
         self._veto_checkpoint = self._paused_veto(events) if self._status == "paused" and not self.pending else None
         self._signature = signature
+
+    def _forget_drafts(self) -> None:
+        """The folder is gone: no draft or veto of it can be decided, and the problems say why."""
+        self.pending, self._veto_checkpoint = [], None
+        note = gone_note(self.episode_id, self.run_dir)
+        if note not in self.problems:
+            self.problems.append(note)
+
+    @property
+    def gone(self) -> bool:
+        """The run's folder is no longer there (removed, or moved away): asked at each call, one ``stat``."""
+        return not self.run_dir.is_dir()
 
     @staticmethod
     def _paused_veto(events: list[dict[str, Any]]) -> str | None:
@@ -131,6 +155,8 @@ class DiskRun:
     @property
     def hint(self) -> str | None:
         """What to do next when the view cannot do it itself (an override needs the run's adapter, a lost run a resume)."""
+        if self.gone:
+            return gone_note(self.episode_id, self.run_dir)
         if self.lost:
             return f"run {self.episode_id}: " + LOST_HINT.format(run=quoted(self.episode_id))
         decision = self.veto_decision()
@@ -144,9 +170,12 @@ class DiskRun:
 
     @property
     def status(self) -> str:
-        """The run's status; ``lost`` while its files say running but the process that wrote it is gone."""
+        """The run's status; ``lost`` while its files say running but the process that wrote it is gone, or while its
+        folder is gone before it ended (nothing can run, decide or seal it there; ``hint`` names the path)."""
         if self.resuming:
             return "running"
+        if self._status not in TERMINAL_STATUSES and self.gone:
+            return "lost"
         return "lost" if self.lost else self._status
 
     @property
@@ -167,7 +196,7 @@ class DiskRun:
     @property
     def can_resume(self) -> bool:
         """Paused, decided (every draft, or the veto: upheld, or overridden with the adapter at hand), not resuming already."""
-        if self._status != "paused" or self.pending or self.resuming:
+        if self._status != "paused" or self.pending or self.resuming or self.gone:
             return False
         if self._veto_checkpoint is not None:
             decision = self.veto_decision()
@@ -303,6 +332,9 @@ class DiskRun:
     def _check_decidable(self, draft_id: str | None) -> None:
         """Read the directory again first: a run that ended meanwhile takes no new decision (a decided draft still answers)."""
         self.reload()
+        if self.gone:
+            self._notify()
+            raise EpisodeStateError(gone_note(self.episode_id, self.run_dir))
         if self._status in TERMINAL_STATUSES and not any(d["draft_id"] == draft_id for d in self.decisions):
             self._notify()
             raise EpisodeStateError(f"run {self.episode_id} has ended ({self._status}); nothing waits for a decision any more")

@@ -25,7 +25,7 @@ from ..secrets.quoted import quoted
 from ..store.roots import check_root
 from ..store.runfiles import ROOT_SETTLE_NS, change_stamp, stamps_settled
 from ..store.scan import scan_run_dirs_with_stats
-from .diskrun import DiskRun
+from .diskrun import DiskRun, gone_note
 from .inboxitems import InboxItem, items_of, source_for
 from .registry import live_handles
 
@@ -85,6 +85,7 @@ class PendingScan:
         self.items: list[InboxItem] = []
         self.resumable: list[DiskRun] = []  # runs on disk decided and ready for Resume
         self.problems: list[str] = []  # what of the runs followed could not be read: a draft missing here is named
+        self._vanished: dict[str, str] = {}  # run dir -> what is said of it: its folder went while a decision waited
         self.version = 0  # grows whenever ``items``, ``resumable`` or ``problems`` change
 
     @property
@@ -137,10 +138,10 @@ class PendingScan:
                 run = self._runs[path] = _Run(path)
             self._look(run, live)
         for gone in set(self._runs) - set(paths):
-            del self._runs[gone]
+            self._note_if_vanished(self._runs.pop(gone))
         items = sorted((i for run in self._runs.values() for i in run.items), key=lambda i: i.asked_at)
         resumable = [r.source for r in self._runs.values() if isinstance(r.source, DiskRun) and r.source.can_resume]
-        problems = [p for run in self._runs.values() for p in run.problems]
+        problems = [p for run in self._runs.values() for p in run.problems] + list(self._vanished.values())
         changed = (
             [i.key for i in items] != [i.key for i in self.items]
             or [id(r) for r in resumable] != [id(r) for r in self.resumable]
@@ -160,6 +161,11 @@ class PendingScan:
                 return
             run.source, run.items, run.problems = handle, items_of(handle), list(handle.problems)
             return
+        if not os.path.isdir(run.path):  # removed or moved away: what waited in it can no longer be decided
+            self._note_if_vanished(run)
+            run.items, run.source, run.problems, run.signature = [], None, [], ()
+            return
+        self._vanished.pop(run.path, None)  # back again (moved back): read as any run
         signature = tuple(_stat(os.path.join(run.path, rel)) for rel in _DECISION_FILES)
         if signature[0] is not None:  # sealed: nothing will wait any more
             self._seal(run)
@@ -181,6 +187,14 @@ class PendingScan:
         run.problems = list(source.problems)
         if not run.items and source.status != "paused" and not source.resuming:
             run.source, run.problems = None, []  # running elsewhere again: back to the few stat calls
+
+    def _note_if_vanished(self, run: _Run) -> None:
+        """A run whose folder went while decisions of it waited here is named, with its path, until it is back."""
+        if (run.items or run.path in self._vanished) and not os.path.isdir(run.path):
+            episode_id = run.items[0].episode_id if run.items else os.path.basename(run.path)
+            self._vanished[run.path] = gone_note(episode_id, run.path)
+        else:
+            self._vanished.pop(run.path, None)
 
     def _seal(self, run: _Run) -> None:
         run.items, run.source, run.problems = [], None, []

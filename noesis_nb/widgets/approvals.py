@@ -21,7 +21,9 @@ from ..secrets import shown
 from .cards import decision_html, pending_html, veto_decision_html, veto_html
 from .render import esc, short
 
-__all__ = ["ApprovalCard", "VetoCard", "ApprovalsPanel", "as_decision"]
+__all__ = ["ApprovalCard", "VetoCard", "ApprovalsPanel", "as_decision", "FOLDER_GONE"]
+
+FOLDER_GONE = "folder gone"  # what closes a card whose run's folder was removed or moved away (not an ending)
 
 
 def as_decision(decision: Any) -> dict[str, Any]:
@@ -131,11 +133,12 @@ class _Card:
         return decision_html(self.decision or {}, already=True)
 
     def close_undecided(self, status: str) -> None:
-        """The run ended (e.g. Stop) before anyone decided: nothing to click any more."""
+        """The run ended (e.g. Stop) before anyone decided, or its folder is gone (``FOLDER_GONE``): nothing to click."""
         if self.decision is None and self.controls.layout.display != "none":
             self._set_enabled(False)
             self.controls.layout.display = "none"
-            self.status.value = f'<span class="nnb-muted">no decision: the run ended {esc(status)}</span>'
+            why = "the run's folder is gone" if status == FOLDER_GONE else f"the run ended {status}"
+            self.status.value = f'<span class="nnb-muted">no decision: {esc(why)}</span>'
 
     def _set_enabled(self, enabled: bool) -> None:
         with self.approve_button.hold_sync(), self.reject_button.hold_sync():

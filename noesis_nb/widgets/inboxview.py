@@ -25,6 +25,7 @@ from ..runtime.inbox import PendingScan
 from ..runtime.inboxitems import InboxItem, decision_of
 from ..secrets import shown
 from ..store.vocab import TERMINAL_STATUSES
+from .approvals import FOLDER_GONE
 from .bundle import SnapshotOutput, css_widget
 from .coalesce import Coalescer
 from .inboxrows import ResumeRow, item_html, make_row
@@ -212,6 +213,8 @@ class InboxView(Selection, SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipy
             row.mark_decided(decision)
         elif row.source.status in TERMINAL_STATUSES:
             row.close_undecided(row.source.status)
+        elif getattr(row.source, "gone", False):  # removed or moved away: the inbox's problems name the path
+            row.close_undecided(FOLDER_GONE)
 
     def _sync_resume(self) -> None:
         ready = {s.episode_id: s for s in self.scan.resumable if not s.resuming} if self.offer_resume else {}

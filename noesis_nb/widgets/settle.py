@@ -47,7 +47,8 @@ class SettleButton:
     def sync(self, source: Any) -> None:
         """Show the button while ``source`` is lost (or being settled here), disabled while it is."""
         self.source = source
-        lost = str(getattr(source, "status", "")) == "lost"
+        # a run whose folder is gone reads lost too, but nothing is left there to settle (its hint says so)
+        lost = str(getattr(source, "status", "")) == "lost" and not getattr(source, "gone", False)
         self.button.layout.display = None if lost or self.running else "none"
         self.button.disabled = self.running
         if lost:
@@ -59,7 +60,7 @@ class SettleButton:
     def click(self) -> asyncio.Task[None] | None:
         """Start settling the run (a task on the running loop); without a running loop (a script), settle it now."""
         source = self.source
-        if self.running or source is None or str(getattr(source, "status", "")) != "lost":
+        if self.running or source is None or str(getattr(source, "status", "")) != "lost" or getattr(source, "gone", False):
             return None
         self.button.disabled = True
         self.note = f'<div class="nnb-msg nnb-muted">settling run {esc(short(source.episode_id, 80))}…</div>'

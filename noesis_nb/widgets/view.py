@@ -23,7 +23,7 @@ from ..errors import InvalidOptionError
 from ..runtime.registry import live_handles
 from ..runtime.source import RunSource
 from ..secrets import quoted, shown
-from .approvals import ApprovalsPanel
+from .approvals import FOLDER_GONE, ApprovalsPanel
 from .bundle import css_widget
 from .coalesce import Coalescer
 from .controls import SteerInput, StopControls
@@ -289,7 +289,8 @@ class EpisodeView(ViewOutput, w.VBox):  # type: ignore[misc]  # ipywidgets ships
             )
             # the cards and buttons first, the badge last: a badge that reads how the run ended is never drawn
             # beside a button that could still act on it (each widget is drawn as its own message arrives)
-            self.approvals.sync(state["pending"], state["decisions"], ended=status if status in TERMINAL else None, veto=veto)
+            ended = status if status in TERMINAL else (FOLDER_GONE if getattr(self.source, "gone", False) else None)
+            self.approvals.sync(state["pending"], state["decisions"], ended=ended, veto=veto)
             self._sync_controls(status)
             self.header.value = header
             self.counts.value = counts
