@@ -24,7 +24,7 @@ from ..store.ownership import holder
 from ..store.vocab import TOOL_EXECUTION_STARTED, Status, failed
 from ..tools.repositories import PreparedInvocationRepository
 from ..tools.types import EffectKind
-from .claim import refuse_foreign
+from .claim import not_this_entry, refuse_foreign
 from .handle import BatchEntry, BatchHandle
 from .record import load_record, record_lock_async, save_record
 from .spec import BatchSpec
@@ -104,6 +104,18 @@ class EntryPlan:
                 await self.rerun_recorded(entry)
             handle.changed(entry)
         self.lost = []
+
+    def earlier_runs(self, entry: BatchEntry) -> list[Path]:
+        """The sealed runs ``entry`` ran before its current episode (the record's ``previous``: lost runs run again,
+        failed ones re-run), each one checked to be this entry's run: a batch copies them to ``upload_to`` too."""
+        runs: list[Path] = []
+        for episode_id in self._row(entry).get("previous", []):
+            run_dir = self.spec.root / str(episode_id)  # validated when the record was read
+            if run_dir.is_symlink() or not is_sealed(run_dir):
+                continue
+            if not_this_entry(run_dir, self.spec.batch_id, entry, self.path) is None:
+                runs.append(run_dir)
+        return runs
 
     def moved_on(self, entry: BatchEntry) -> bool:
         """Whether the record on disk names another episode for ``entry`` than the one it ran (another call of

@@ -174,7 +174,8 @@ def load_record(path: Path) -> dict[str, Any] | None:
                 f"{path}: entry {quoted(entry, 120)} does not fit the record; restore the file or use a new batch_id"
             )
         try:  # read from a file: checked before it becomes a path
-            validate_id(entry.get("episode_id"))
+            for episode_id in (entry.get("episode_id"), *entry.get("previous", [])):
+                validate_id(episode_id)
         except InvalidIdError as exc:
             raise InvalidIdError(f"{path}: {keys_hidden(str(exc))}; restore the file or use a new batch_id") from None
     _refuse_shared_ids(record["entries"], path)

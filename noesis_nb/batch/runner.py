@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Coroutine
+from pathlib import Path
 from typing import Any
 
 from ..errors import RunExistsError, RunWriteError
@@ -118,13 +119,28 @@ class Runner:
 
     async def _upload_kept(self, entries: list[BatchEntry]) -> None:
         """Runs sealed before this call are copied to ``upload_to`` unless their copy there is whole: a process
-        killed mid-upload left it without its manifest, and ``upload_to`` may name a new place on this call."""
+        killed mid-upload left it without its manifest, and ``upload_to`` may name a new place on this call. So are
+        the runs each entry ran before its current episode (a lost run run again, a failed one re-run)."""
         assert self.spec.upload_to is not None
         for entry in entries:
             error = await copy_ended(entry.run_dir, self.spec.upload_to, entry.error)
             if error != entry.error:
                 entry.error = error
                 self.handle.changed(entry)
+        for entry in self.handle.entries:
+            for run_dir in await asyncio.to_thread(self.plan.earlier_runs, entry):
+                await self._copy_earlier(entry, run_dir)
+
+    async def _copy_earlier(self, entry: BatchEntry, run_dir: Path | None) -> None:
+        """Copy a run ``entry`` ran before its current episode to ``upload_to`` (unless its copy is whole); a failure
+        is added to the entry's error, naming that run."""
+        if self.spec.upload_to is None or run_dir is None:
+            return
+        said = await copy_ended(run_dir, self.spec.upload_to, None)
+        if said is not None:
+            said = f"its earlier run {run_dir.name}: {said}"
+            entry.error = f"{entry.error}; {said}" if entry.error else said
+            self.handle.changed(entry)
 
     def _job(self, entry: BatchEntry) -> Coroutine[Any, Any, None]:
         if self.spec.executor is not None:
@@ -146,7 +162,9 @@ class Runner:
         return True
 
     async def _again_job(self, entry: BatchEntry, ran: str | None) -> None:
-        """Record ``entry``'s next episode (the batch's lock awaited, never blocking the loop), then run it."""
+        """Record ``entry``'s next episode (the batch's lock awaited, never blocking the loop), then run it; the run
+        it ran before (sealed lost, or failed) is copied to ``upload_to`` meanwhile."""
+        earlier = entry.run_dir
         try:
             await self.plan.rerun_recorded(entry)
         except Exception as exc:  # the record could not be read or written: the entry says so, the batch ends
@@ -158,7 +176,7 @@ class Runner:
             self.handle.changed(entry)
             return
         self.handle.changed(entry)
-        await self._job(entry)
+        await asyncio.gather(self._job(entry), self._copy_earlier(entry, earlier))
 
     def cancel(self) -> None:
         self.cancelled = self.handle.cancelled = True
