@@ -13,7 +13,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..secrets import REDACTED_VALUE, is_secret_key, shown
+from ..secrets import REDACTED_VALUE, is_secret_key, shown, shown_cut
 from .render import _dumps, approver_words, esc, label, local_time, short, visible
 
 __all__ = ["pending_html", "decision_html", "decision_words", "draft_heading", "command_html", "veto_html", "veto_decision_html"]
@@ -21,6 +21,11 @@ __all__ = ["pending_html", "decision_html", "decision_words", "draft_heading", "
 _SHELL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _RISK_HUES = {"high": "red", "critical": "red", "medium": "orange"}
 _REASON_MAX = 500  # a decision's line shows this much of its reason; the decision file keeps it whole
+_PLAIN_MAX = 160  # a command line longer than this is shown as its argument list
+_PART_SHOWN = 2000  # characters of one argument, variable or directory sent to the page
+_ITEMS_SHOWN = 40  # arguments (and variables) sent to the page; the rest are counted
+_PAYLOAD_SHOWN = 4000  # characters of a payload or command line sent to the page
+_CWD_KEY, _ENV_KEY = "['cwd']", "['env']"
 
 
 def _time(value: Any) -> str:
@@ -65,11 +70,30 @@ def draft_heading(p: Any, decision: Mapping[str, Any] | None = None) -> str:
     return f'<span role="status"><b>{label(p.tool)}</b> {decision_html(decision)}</span>'  # read out once decided
 
 
-def _exact(text: Any) -> str:
+def _exact(text: Any, limit: int = 0, where: str = "") -> str:
     """Escaped text of a command's part: secrets removed, every invisible or reordering character shown, a
-    line break kept as one (HTML would show it as a space) and a tab or carriage return shown as ``\ufffd``."""
-    marked = visible(shown(str(text)), exact=True).replace("\r", "\ufffd").replace("\t", "\ufffd")
-    return esc(marked).replace("\n", "<br>")
+    line break kept as one (HTML would show it as a space) and a tab or carriage return shown as ``\ufffd``.
+
+    ``limit``: at most that many characters are sent to the page (redacted before the cut, so no secret's head is
+    left), then how many bytes more there are and ``where`` the whole value is in Python (a multi-MB argument
+    stays in the kernel)."""
+    raw = str(text)
+    cut = limit and len(raw) > limit
+    part = shown_cut(raw, limit) if cut else shown(raw)
+    marked = visible(part, exact=True).replace("\r", "\ufffd").replace("\t", "\ufffd")
+    html = esc(marked).replace("\n", "<br>")
+    if cut:
+        html += _more(len(raw[limit:].encode("utf-8", "surrogatepass")), where)
+    return html
+
+
+def _more(size: int, where: str) -> str:
+    """The note after a value cut for the page: how much more there is, and where to read it whole."""
+    return f' <i class="nnb-muted">… {size:,} bytes more, not shown here; the whole value is {esc(where)}</i>'
+
+
+def _in_python(key: str) -> str:
+    return f"in Python: the draft's redacted_payload{key} (handle.pending, or DiskRun(run_dir).pending)"
 
 
 def _env_lines(env: Any) -> list[str]:
@@ -79,15 +103,28 @@ def _env_lines(env: Any) -> list[str]:
     return [f"{key}={REDACTED_VALUE if is_secret_key(str(key)) else value}" for key, value in env.items()]
 
 
+def _items_html(values: list[str], key: str) -> str:
+    """``<li>`` of each value, the first ``_ITEMS_SHOWN`` only, each cut at ``_PART_SHOWN`` characters."""
+    items = "".join(f"<li>{_exact(v, _PART_SHOWN, _in_python(f'{key}[{i}]'))}</li>" for i, v in enumerate(values[:_ITEMS_SHOWN]))
+    rest = values[_ITEMS_SHOWN:]
+    if rest:
+        size = sum(len(v.encode("utf-8", "surrogatepass")) for v in rest)
+        items += f"<li>{_more(size, _in_python(key)).strip()} ({len(rest):,} more items)</li>"
+    return items
+
+
 def command_html(p: Any) -> str:
     """``$ cmd`` when the line reads plainly, else the argument list, cwd and env, one item a line.
 
     The line reads plainly when no argument, variable or directory holds a quote, backslash or line break
     (shell quoting of those hides where one argument ends) and it is short; invisible and bidi characters
-    are shown as ``\ufffd`` either way, so the card reads as what runs."""
+    are shown as ``\ufffd`` either way, so the card reads as what runs. What is sent to the page is bounded
+    (a tool's argv may be megabytes): each part, the number of parts and the payload are cut, saying how much
+    more there is and where it is whole."""
     payload = p.redacted_payload or {}
     argv = payload.get("argv")
-    line = shown(p.command_line) if p.command_line else None
+    raw_line = p.command_line or None
+    line = shown(raw_line) if raw_line and len(raw_line) <= _PLAIN_MAX * 4 else None  # longer never reads plainly
     if isinstance(argv, Sequence) and not isinstance(argv, str) and argv:
         args = [str(a) for a in argv]
         if args[0] == sys.executable:
@@ -98,19 +135,21 @@ def command_html(p: Any) -> str:
         names = list(variables) if isinstance(variables, Mapping) else []
         plain = (
             line is not None
-            and len(line) <= 160
+            and len(line) <= _PLAIN_MAX
             and not any(c in a for a in parts for c in "'\"\n\r\\")
             and all(_SHELL_NAME.fullmatch(str(name)) for name in names)  # ``A B=1 cmd`` would read as running ``A``
         )
         if not plain:
-            items = "".join(f"<li>{_exact(a)}</li>" for a in args)
-            extra = f"<dt>cwd</dt><dd>{_exact(payload['cwd'])}</dd>" if payload.get("cwd") else ""
+            items = _items_html(args, "['argv']")
+            cwd = payload.get("cwd")
+            extra = f"<dt>cwd</dt><dd>{_exact(cwd, _PART_SHOWN, _in_python(_CWD_KEY))}</dd>" if cwd else ""
             if env:
-                extra += "<dt>env</dt><dd><ul>" + "".join(f"<li>{_exact(v)}</li>" for v in env) + "</ul></dd>"
+                extra += f"<dt>env</dt><dd><ul>{_items_html(env, _ENV_KEY)}</ul></dd>"
             return f"<dt>argv</dt><dd><ol>{items}</ol></dd>{extra}"
-    if line:
-        return f"<dt>command</dt><dd><code>$ {esc(visible(line, exact=True))}</code></dd>"
-    return f"<dt>payload</dt><dd><pre>{esc(visible(shown(_dumps(payload, pretty=True)), exact=True))}</pre></dd>"
+    if raw_line:
+        where = "in Python: the draft's command_line (handle.pending, or DiskRun(run_dir).pending)"
+        return f"<dt>command</dt><dd><code>$ {_exact(raw_line, _PAYLOAD_SHOWN, where)}</code></dd>"
+    return f"<dt>payload</dt><dd><pre>{_exact(_dumps(payload, pretty=True), _PAYLOAD_SHOWN, _in_python(''))}</pre></dd>"
 
 
 def pending_html(p: Any, decision: Mapping[str, Any] | None = None) -> str:
