@@ -11,7 +11,8 @@ until the caller parses, closes or drops it (``raw``).
 
 The SDKs are never imported here: a module already imported is patched at once, and one imported
 later is patched right after its own import (a finder on ``sys.meta_path`` that watches the two
-``_base_client`` modules and nothing else). ``uninstall()`` undoes both.
+``_base_client`` modules and nothing else). ``uninstall()`` undoes both. A ``request`` set on one client instance
+hides the class's: ``instance`` covers that case (and says its limit).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from types import FunctionType, ModuleType
 from typing import Any
 
 from ..secrets.names import looks_like_credential
-from . import dropped, raw
+from . import dropped, instance, raw
 from .calls import ABANDONED, CLOSED, PARSED, ModelCall, Retrieval
 from .scope import IN_SDK_CALL, current
 
@@ -69,6 +70,7 @@ def uninstall() -> None:
             cls.request = original
         _patched.clear()
         _bases.clear()
+        instance.uninstall()
         if _finder is not None and _finder in sys.meta_path:
             sys.meta_path.remove(_finder)
         _finder = None
@@ -91,6 +93,7 @@ def _patch(module: ModuleType, provider: str) -> None:
             _bases.append((base, wrap, provider, streams))
             for cls in (base, *_subclasses(base)):
                 _patch_class(cls, wrap, provider, streams)
+            instance.install(base, provider, streams, wrap is _wrap_async, _begin, _returned)  # ``client.request = …``
 
 
 def _patch_class(cls: type, wrap: Any, provider: str, streams: tuple[Any, Any]) -> None:
