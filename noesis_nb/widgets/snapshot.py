@@ -25,6 +25,7 @@ from .render import (
     short_payload,
 )
 from .stepview import StepFacts, body_html, step_class, summary_html
+from .textwidth import pad
 from .theme import ROOT_CLASS
 
 __all__ = [
@@ -112,8 +113,8 @@ def timeline_text(events: Iterable[Mapping[str, Any]]) -> str:
     """One line per event for a terminal: every field one line, secrets removed, no control characters
     (a run's text must not move the cursor, clear the screen or retitle the window)."""
     return "\n".join(
-        f"{_short(event_time(e), 24):12} {_short(phase_label(e.get('phase')), 40):10} {_short(event_name(e), 120):28} "
-        f"{short_payload(e, 90)}"
+        f"{pad(_short(event_time(e), 24), 12)} {pad(_short(phase_label(e.get('phase')), 40), 10)} "
+        f"{pad(_short(event_name(e), 120), 28)} {short_payload(e, 90)}"
         for e in events
     )
 
@@ -180,8 +181,9 @@ def runs_table_text(rows: Iterable[Mapping[str, Any]], *, where: str = "the runs
         return _utf8(EMPTY_RUNS_HINT.format(where=where, note=note))
     lines = [f"{'STARTED':20} {'EPISODE_ID':30} {'STATUS':9} TASK"]
     for r in rows:
-        lines.append(  # the id and status as any name read from a run's files: a terminal escape or bidi mark shown
-            f"{_cell(r, 'started_at'):20} {_short(r.get('episode_id') or '', 80, exact=True):30} "
-            f"{_short(r.get('status') or '', 40, exact=True):9} {_short(r.get('task') or '', 60)}"
+        lines.append(  # the id and status as any name read from a run's files: a terminal escape or bidi mark shown;
+            # columns counted as drawn (a wide or combining character in an id would push the rest of its line)
+            f"{pad(_cell(r, 'started_at'), 20)} {pad(_short(r.get('episode_id') or '', 80, exact=True), 30)} "
+            f"{pad(_short(r.get('status') or '', 40, exact=True), 9)} {_short(r.get('task') or '', 60)}"
         )
     return _utf8("\n".join(lines))
