@@ -14,9 +14,9 @@ from typing import Any
 
 from .api import batch
 from .handle import BatchEntry, BatchHandle
-from .upload import UploadError, upload_run
+from .upload import UploadError, upload_run, upload_run_async
 
-__all__ = ["batch", "BatchHandle", "BatchEntry", "upload_run", "UploadError"]
+__all__ = ["batch", "BatchHandle", "BatchEntry", "upload_run", "upload_run_async", "UploadError"]
 
 
 class _CallableModule(types.ModuleType):

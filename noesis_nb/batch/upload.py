@@ -7,8 +7,9 @@ vouching for files still on their way. A copy whose manifest is missing (a proce
 not a copy yet: ``upload_missing`` completes it, and leaves one whose manifest is the run's own as it is.
 
 One copy of a run at a time, across processes: a copy holds an ``flock`` on the sealed run's ``manifest.json``
-(opened read-only; a sealed run's files never change). Two processes that both see a run sealed (the batch
-that followed it, the one that sealed it) thus copy it once: the second finds the copy whole and leaves it.
+(:mod:`.copylock`). Two processes that both see a run sealed (the batch that followed it, the one that sealed it)
+thus copy it once: the second finds the copy whole and leaves it. ``upload_run_async`` waits for the other copy
+without blocking the loop, and copies off it; ``upload_run`` called where a loop runs refuses to wait, naming it.
 """
 
 from __future__ import annotations
@@ -16,30 +17,28 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import os
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from ..errors import InvalidOptionError, MissingExtraError, NoesisNbError
+from .._threads import run_in_thread
+from ..errors import InvalidOptionError, MissingExtraError
 from ..secrets.quoted import quoted, quoted_text
 from ..store import is_sealed, read_manifest
 from ..store.artifacts import verify_manifest
+from .copylock import UploadError, open_lock, wait_async, wait_blocking
 from .destination import local_folder, refuse_copies_into_a_run
 
-try:  # POSIX; elsewhere two processes may copy one run at once (each copy still whole)
-    import fcntl
-except ImportError:  # pragma: no cover - Windows
-    fcntl = None  # type: ignore[assignment]
-
-__all__ = ["upload_run", "upload_missing", "UploadError", "check_destination", "copy_ended"]
+__all__ = [
+    "upload_run",
+    "upload_run_async",
+    "upload_missing",
+    "upload_missing_async",
+    "UploadError",
+    "check_destination",
+    "copy_ended",
+]
 
 COPY_WAIT_S = 900.0  # how long a copy waits while another process copies the same run
-
-
-class UploadError(NoesisNbError):
-    """A run could not be copied, or its copy does not match its manifest."""
 
 
 def check_destination(url: str) -> None:
@@ -73,7 +72,8 @@ async def copy_ended(run_dir: Path | None, url: str, error: str | None) -> str |
     copied: its error already says why, and the copy would only fail."""
     if run_dir is None or not is_sealed(run_dir):
         return error
-    try:
+    try:  # on a worker thread, whose wait for another process's copy blocks only it (and which a script's
+        # ``asyncio.run`` lets end: a copy begun is finished, never cut by the loop's close)
         await asyncio.to_thread(upload_missing, run_dir, url)
     except Exception as exc:
         said = f"upload to {url} failed: {type(exc).__name__}: {exc}"
@@ -82,8 +82,18 @@ async def copy_ended(run_dir: Path | None, url: str, error: str | None) -> str |
 
 
 def upload_run(run_dir: Path, url: str, storage_options: dict[str, Any] | None = None) -> str:
-    """Copy the sealed run ``run_dir`` to ``<url>/<episode_id>`` and verify the copy; returns the copy's URL."""
+    """Copy the sealed run ``run_dir`` to ``<url>/<episode_id>`` and verify the copy; returns the copy's URL.
+
+    Blocks the calling thread while it copies. While another process copies the same run it waits for that
+    copy, except on a thread that runs an event loop (a notebook cell): there it raises ``UploadError`` at once,
+    and ``await upload_run_async(...)`` waits without blocking the kernel."""
     return _upload(run_dir, url, storage_options, keep_whole=False)
+
+
+async def upload_run_async(run_dir: Path, url: str, storage_options: dict[str, Any] | None = None) -> str:
+    """``upload_run`` for a notebook cell or a coroutine: the loop goes on while another process copies the same
+    run (the wait is awaited, and cancellable) and while the files are copied (on a thread of their own)."""
+    return await _upload_async(run_dir, url, storage_options, keep_whole=False)
 
 
 def upload_missing(run_dir: Path, url: str, storage_options: dict[str, Any] | None = None) -> str:
@@ -92,41 +102,48 @@ def upload_missing(run_dir: Path, url: str, storage_options: dict[str, Any] | No
     return _upload(run_dir, url, storage_options, keep_whole=True)
 
 
+async def upload_missing_async(run_dir: Path, url: str, storage_options: dict[str, Any] | None = None) -> str:
+    """``upload_missing`` awaited: the loop goes on while another process copies the run, and while it is copied."""
+    return await _upload_async(run_dir, url, storage_options, keep_whole=True)
+
+
 def _upload(run_dir: Path, url: str, storage_options: dict[str, Any] | None, *, keep_whole: bool) -> str:
+    run_dir = _sealed(run_dir, url)
+    fd = open_lock(run_dir)
+    try:
+        wait_blocking(fd, f"{url}/{run_dir.name}", COPY_WAIT_S, instead="await noesis_nb.batch.upload_run_async(...)")
+        return _copy(run_dir, url, storage_options, keep_whole=keep_whole)
+    finally:
+        os.close(fd)
+
+
+async def _upload_async(run_dir: Path, url: str, storage_options: dict[str, Any] | None, *, keep_whole: bool) -> str:
+    run_dir = await asyncio.to_thread(_sealed, run_dir, url)
+    fd = open_lock(run_dir)
+    copying = False
+    try:
+        await wait_async(fd, f"{url}/{run_dir.name}", COPY_WAIT_S)
+
+        def copy_then_unlock() -> str:  # the lock is given up when the copy ends, even if its await was cancelled
+            try:
+                return _copy(run_dir, url, storage_options, keep_whole=keep_whole)
+            finally:
+                os.close(fd)
+
+        copying = True
+        result: str = await run_in_thread(copy_then_unlock, name="noesis_nb-upload")
+        return result
+    finally:
+        if not copying:
+            os.close(fd)
+
+
+def _sealed(run_dir: Path, url: str) -> Path:
     check_destination(url)
     run_dir = Path(run_dir)
     if not is_sealed(run_dir):
         raise UploadError(f"run {run_dir.name} is not sealed; only sealed runs are uploaded")
-    with _copying(run_dir, url):
-        return _copy(run_dir, url, storage_options, keep_whole=keep_whole)
-
-
-@contextmanager
-def _copying(run_dir: Path, url: str) -> Iterator[None]:
-    """Hold the run's copy lock (see the module docstring), waiting while another process copies it. Where the
-    file system cannot lock (say NFS without write access), copies are not kept apart: each is still whole."""
-    try:
-        fd = os.open(run_dir / "manifest.json", os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
-    except OSError as exc:
-        raise UploadError(f"run {run_dir.name}: its manifest cannot be opened ({exc.strerror or exc}); not uploaded") from None
-    try:
-        deadline = time.monotonic() + COPY_WAIT_S
-        while fcntl is not None:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() > deadline:
-                    raise UploadError(
-                        f"{url}/{run_dir.name}: another process has been copying this run for {COPY_WAIT_S:.0f} s; "
-                        "call the batch again once it has ended (it completes a copy cut short)"
-                    ) from None
-                time.sleep(0.05)
-            except OSError:  # no flock here
-                break
-        yield
-    finally:
-        os.close(fd)
+    return run_dir
 
 
 def _copy(run_dir: Path, url: str, storage_options: dict[str, Any] | None, *, keep_whole: bool) -> str:

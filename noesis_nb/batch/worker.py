@@ -16,7 +16,7 @@ from typing import Any
 from ..runtime.api import create_episode
 from ..store import is_run_dir
 from ..store.vocab import TERMINAL_STATUSES
-from .upload import upload_missing
+from .upload import upload_missing_async
 
 __all__ = ["run_job"]
 
@@ -47,7 +47,7 @@ async def _run(job: dict[str, Any]) -> dict[str, Any]:
     await episode.run()
     run_dir = Path(episode.recorder.run_dir)
     if job.get("upload_to") and episode.status in TERMINAL_STATUSES:
-        upload_missing(run_dir, job["upload_to"])  # unless the batch that follows it copied it first
+        await upload_missing_async(run_dir, job["upload_to"])  # unless the batch that follows it copied it first
     return {"episode_id": episode.recorder.episode_id, "status": episode.status, "score": episode.score}
 
 
