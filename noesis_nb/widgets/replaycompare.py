@@ -19,6 +19,7 @@ from ..plots.compare import aligned_steps
 from ..runtime.diskrun import DiskRun
 from ..secrets import quoted
 from ..store.runfiles import UnreadableRunFile
+from .money import money as money_text
 from .render import label
 from .replayview import ReplayView, count_arg
 from .theme import ROOT_CLASS
@@ -165,7 +166,8 @@ def _delta(value: Any, unit: str, money: bool = False) -> str:
     v = float(value)
     if abs(v) < (5e-7 if money else 0.005):  # rounds to nothing at the precision shown
         v = 0.0
-    # in the units and decimals of the values compared: "0.00 s" beside "0.00 s", not a bare "0"
-    text = (f"{v:+.6f} $" if money else f"{v:+.2f}{unit}") if v else ("0.000000 $" if money else f"0.00{unit}")
+    # in the units and decimals of the values compared: "0.00 s" beside "0.00 s", not a bare "0"; a cost as every
+    # view writes one ("+$0.0031", "$0.0000")
+    text = money_text(v, signed=True) if money else (f"{v:+.2f}{unit}" if v else f"0.00{unit}")
     hue = "red" if v > 0 else ("green" if v < 0 else "grey")
     return f'<span class="nnb-c-{hue}">{text}</span>'

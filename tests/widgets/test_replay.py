@@ -172,7 +172,8 @@ def test_the_two_noesis_fixtures_compare_while_replaying(comm_log: list) -> None
 
 
 def test_a_comparisons_differences_read_in_the_units_and_decimals_of_what_they_compare(comm_log: list) -> None:
-    """A Δ beside "0.00 s" reads "0.00 s" or "+0.12 s", never a bare "0"; a cost Δ keeps its six decimals and "$"."""
+    """A Δ beside "0.00 s" reads "0.00 s" or "+0.12 s", never a bare "0"; a cost Δ is written as every view writes a
+    cost (``money``: "$" first, as many decimals as its size needs), with its sign."""
     pair = noesis_nb.replay(SMOKE_RUN, compare=SMOKE_RUN)  # a run against itself: every Δ is zero
     cells = [re.findall(r"<td>(.*?)</td>", row) for row in pair._rows_html(len(pair.table)).split("<tr")[2:]]
     assert cells, pair.table
@@ -180,11 +181,12 @@ def test_a_comparisons_differences_read_in_the_units_and_decimals_of_what_they_c
     for cells_of_row in cells:
         seconds, cost = tag.sub("", cells_of_row[3]), tag.sub("", cells_of_row[4])
         assert seconds in ("—", "0.00 s"), cells_of_row
-        assert cost in ("—", "0.000000 $"), cells_of_row
+        assert cost in ("—", "$0.0000"), cells_of_row
     assert re.fullmatch(r"(—|[+−-]?\d+\.\d\d s)", tag.sub("", _delta(0.1234, " s")))
     assert tag.sub("", _delta(0.1234, " s")) == "+0.12 s" and tag.sub("", _delta(-0.001, " s")) == "0.00 s"
-    assert tag.sub("", _delta(0.0000123, "", money=True)) == "+0.000012 $"
-    assert tag.sub("", _delta(0.0, "", money=True)) == "0.000000 $"
+    assert tag.sub("", _delta(0.0000123, "", money=True)) == "+$0.000012"
+    assert tag.sub("", _delta(-0.0312, "", money=True)) == "-$0.031"
+    assert tag.sub("", _delta(0.0, "", money=True)) == "$0.0000"
 
 
 def test_a_moment_paused_for_approval_shows_its_card_without_buttons(runs_dir: Path, comm_log: list) -> None:
