@@ -15,7 +15,7 @@ import ipywidgets as w
 from ..runtime.inboxitems import InboxItem
 from .approvals import ApprovalCard, VetoCard
 from .cards import decision_html, veto_decision_html
-from .render import esc, label, short
+from .render import dot_join, esc, label, short
 
 __all__ = ["item_html", "check_name", "DraftRow", "VetoRow", "make_row", "ResumeRow"]
 
@@ -36,17 +36,22 @@ def item_html(item: InboxItem, decision: Mapping[str, Any] | None = None, *, sta
     """``ep_… task`` then ``‖ tool · effect · risk · payload`` (or the veto's rule), or how it was decided
     (``status``: as a ``role="status"`` a screen reader reads out, for a decision made on this row)."""
     using = str(getattr(item.source, "using", "") or "")
-    head = (
-        f'<b class="nnb-mono">{label(item.episode_id)}</b>{" · " + label(using, 80) if using else ""} '
-        f'<span class="nnb-muted">{esc(short(item.task, 90))}</span>'
+    task = esc(short(item.task, 90))
+    head = dot_join([f'<b class="nnb-mono">{label(item.episode_id)}</b>', label(using, 80)]) + (
+        f' <span class="nnb-muted">{task}</span>' if task else ""
     )
     p = item.pending
     if p is not None:
         hue = _RISK_HUES.get(str(p.risk_tier), "grey")
-        what = (
-            f'<b class="nnb-c-orange">‖ {label(p.tool)}</b> · {label(p.effect_kind)} · risk <b class="nnb-c-{hue}">'
-            f'{label(p.risk_tier)}</b> · <code class="nnb-ib-payload" title="{esc(_excerpt(item, 2000))}">'
-            f"{esc(_excerpt(item))}</code>"
+        risk = label(p.risk_tier)
+        excerpt = _excerpt(item)
+        what = dot_join(  # only the fields the draft has: no separator before an empty one
+            [
+                f'<b class="nnb-c-orange">‖ {label(p.tool)}</b>',
+                label(p.effect_kind),
+                f'risk <b class="nnb-c-{hue}">{risk}</b>' if risk else "",
+                f'<code class="nnb-ib-payload" title="{esc(_excerpt(item, 2000))}">{esc(excerpt)}</code>' if excerpt else "",
+            ]
         )
         if decision is not None:
             what = f"<b>{label(p.tool)}</b> {decision_html(decision)}"
@@ -54,7 +59,7 @@ def item_html(item: InboxItem, decision: Mapping[str, Any] | None = None, *, sta
         payload = (item.governance or {}).get("payload")
         payload = payload if isinstance(payload, Mapping) else {}
         rule, message = label(payload.get("rule_id") or "?", 80), esc(short(payload.get("message") or "", 140))
-        what = f'<b class="nnb-c-red">⊘ governance veto</b> · {rule} · {message}'
+        what = dot_join(['<b class="nnb-c-red">⊘ governance veto</b>', rule, message])
         if decision is not None:
             what = f"<b>governance veto</b> {veto_decision_html(decision)}"
     if decision is not None and status:

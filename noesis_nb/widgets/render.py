@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from collections.abc import Iterable, Mapping
 from datetime import datetime
 from functools import lru_cache
@@ -42,6 +43,7 @@ __all__ = [
     "phase_class",
     "phase_label",
     "approver_words",
+    "dot_join",
     "FLAG_MARKS",
     "FLAG_WORDS",
 ]
@@ -156,6 +158,15 @@ def short_payload(event: Mapping[str, Any], limit: int = 120, *, omit: tuple[str
     if not parts:
         return short({k: v for k, v in payload.items() if k != "event_name" and k not in omit}, limit)
     return short(" ".join(parts), limit, redact=False)  # each part is redacted whole: a cut-off id must not look random
+
+
+def dot_join(parts: Iterable[str]) -> str:
+    """HTML parts side by side, `` · `` between them, leaving out the ones that show nothing (``""``, ``<b></b>``, an
+    empty field's label): a line never ends, starts or doubles a separator for a field that is not there."""
+    return " · ".join(p for p in parts if p and _TAG.sub("", p).strip())
+
+
+_TAG = re.compile(r"<[^>]*>")  # escaped text holds no "<": what is left once tags are gone is what shows
 
 
 @lru_cache(maxsize=4096)

@@ -16,7 +16,19 @@ from typing import Any
 
 from ..store.vocab import TOOL_APPROVAL_PENDING, TOOL_APPROVED, TOOL_EXECUTION_STARTED, TOOL_REJECTED_GOVERNANCE
 from .money import money
-from .render import FLAG_MARKS, approver_words, esc, event_name, event_time, label, phase_class, row_html, short, short_payload
+from .render import (
+    FLAG_MARKS,
+    approver_words,
+    dot_join,
+    esc,
+    event_name,
+    event_time,
+    label,
+    phase_class,
+    row_html,
+    short,
+    short_payload,
+)
 from .state import format_seconds as header_seconds
 from .steps import Step
 
@@ -302,7 +314,7 @@ def summary_html(step: Step, facts: StepFacts | None = None) -> str:
         if took:
             parts.append(format_seconds(took))
     count = f' <span class="nnb-muted">· {len(step.events)} events</span>' if len(step.events) > 1 else ""
-    text = " · ".join(p for p in parts if p)
+    text = dot_join(parts)
     return (
         # the time, then the rest in one span: a wrapped line continues under its start, not under the time; spans
         # only (the stylesheet lays them out): where a page drops the stylesheet (an untrusted notebook) a block
