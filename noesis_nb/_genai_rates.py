@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 import threading
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time
@@ -79,7 +80,8 @@ def genai_version() -> str:
 
 
 def find_model(model: str, provider: str | None) -> ModelRates | None:
-    """``model``'s rates (provider given or any); None when genai-prices does not know it."""
+    """``model``'s rates, as genai-prices finds them under the platform the id's form names (``platform``), then
+    ``provider``, then any provider; None when genai-prices does not know it."""
     key = f"{provider or ''}|{model}"
     store = _store()
     if key in store.entries:
@@ -95,7 +97,7 @@ def _from_snapshot(model: str, provider: str | None) -> ModelRates | None:
     except ImportError:  # pragma: no cover
         return None
     snapshot = data_snapshot.get_snapshot()
-    for provider_id in dict.fromkeys((provider, None)):
+    for provider_id in dict.fromkeys((*(p for p in (platform(model), provider) if p), None)):
         try:
             prov, info = snapshot.find_provider_model(model, None, provider_id, None)
         except LookupError:
@@ -105,6 +107,29 @@ def _from_snapshot(model: str, provider: str | None) -> ModelRates | None:
             return ModelRates(key, ((None, price_fields(info.prices)),), False)
         options = tuple((_window(c.constraint), price_fields(c.prices)) for c in info.prices)
         return ModelRates(key, options, True)
+    return None
+
+
+#: a model id in Amazon Bedrock's form: an optional ARN up to its last ``/``, an optional geography (``us.``,
+#: ``eu.``, ``apac.``, ``us-gov.``, ``global.``), then ``vendor.model`` (``anthropic.claude-3-5-sonnet-20240620-v1:0``)
+_BEDROCK = re.compile(r"^(?:arn:aws[a-z-]*:bedrock:[^/]*/)?(?:[a-z]{2,6}(?:-gov)?\.)?[a-z]+\.[a-z][^/\s]*$")
+#: a model id in Vertex AI's form: a ``publishers/{vendor}/models/{model}`` resource name, or ``model@version``
+#: (``claude-3-5-sonnet-v2@20241022``)
+_VERTEX = re.compile(r"(?:^|/)publishers/[^/]+/models/[^/]+$|^[a-z0-9][a-z0-9._-]*@[a-z0-9._-]+$")
+
+
+def platform(model: str) -> str | None:
+    """The cloud platform a model id's own form names (``aws-bedrock``, ``google-vertex``), else None.
+
+    Bedrock and Vertex bill their own rates, and genai-prices keeps them under those providers, whose model
+    matchers know the platform's ids; the id's form alone chooses the platform (the provider a call names is
+    often the SDK's, ``anthropic`` for ``AnthropicBedrock``), and genai-prices then chooses the model and its price.
+    """
+    ref = model.strip().lower()
+    if _BEDROCK.match(ref):
+        return "aws-bedrock"
+    if _VERTEX.search(ref):
+        return "google-vertex"
     return None
 
 
@@ -260,7 +285,8 @@ def _encode(rates: ModelRates | None) -> Any:
 
 #: the rates file's first line is the HMAC of the rest under this user's seal key (``store.seal``), as the runs
 #: index's is: a rates file written by anyone else (a shared or crafted cache folder) prices nothing
-_FORM = b"noesis_nb.genai-rates/2"  # /2: input-only models priced (files of /1 hold them unpriced: rebuilt)
+# /2: input-only models priced; /3: Bedrock and Vertex ids priced (older files hold them unpriced: rebuilt)
+_FORM = b"noesis_nb.genai-rates/3"
 
 
 def _tag(body: bytes) -> bytes:
