@@ -35,6 +35,15 @@ __all__ = ["BatchView", "BatchPresenter", "batch_view"]
 _ATTR = "_noesis_nb_batch_view"
 
 
+def slot_name(entry: Any) -> str:
+    """A grid row's ▸ name (its tooltip): which episode it opens, by its row (``#3``, adapter) and id, so queued ones
+    that have no id yet are told apart too."""
+    which = f"#{entry.index} ({short(entry.adapter, 80, exact=True)})"
+    if entry.episode_id is None:
+        return f"open episode {which} below (not started yet)"
+    return f"open episode {which} {short(entry.episode_id, 200, exact=True)} below"
+
+
 class _Slot:
     """One row of the grid: ▸ (opens the episode's view) and its line; reused for whichever entry it shows."""
 
@@ -142,7 +151,7 @@ class BatchView(SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipywidgets shi
                     slot.entry = entry
                     slot.box.layout.display = None
                 # the id arrives when it starts; a tooltip is shown as it is sent (redacted, nothing hidden)
-                name = f"open episode {short(entry.episode_id or '(not started)', 200, exact=True)} below"
+                name = slot_name(entry)
                 if slot.button.tooltip != name:
                     slot.button.tooltip = name
                 sent += self._set(slot.line, entry_line(entry, self.figures, now))

@@ -19,12 +19,18 @@ from ipywidgets.widgets.widget_bool import ToggleButtonStyle
 from ipywidgets.widgets.widget_string import HTMLStyle
 
 from .steps import Step, StepBook
-from .stepview import StepFacts, body_html, step_class, summary_html
+from .stepview import StepFacts, body_html, step_class, step_title, summary_html
 from .timeline import MESSAGE_OVERHEAD
 
 __all__ = ["StepList"]
 
-_SHOW, _HIDE = "show this step's events", "hide this step's events"  # the toggle's name: what a press does
+_SHOW, _HIDE = "show this step's events", "hide this step's events"  # the name of a toggle showing no step yet
+
+
+def toggle_name(step: Step, expanded: bool) -> str:
+    """The toggle's name (its tooltip, which a screen reader reads): what a press does, to which step, e.g.
+    ``show the events of step 3 (tool fs.write_file)``; each step's own, so a list of them is not one name repeated."""
+    return f"{'hide' if expanded else 'show'} the events of step {step.index + 1} ({step_title(step)})"
 
 
 class _Row:
@@ -42,7 +48,7 @@ class _Row:
         step = self.step
         if step is None:
             return
-        self.toggle.tooltip = _HIDE if change["new"] else _SHOW
+        self.toggle.tooltip = toggle_name(step, bool(change["new"]))
         if change["new"]:
             self.owner.expanded.add(step.index)
         else:
@@ -57,8 +63,15 @@ class _Row:
             if self.toggle.value != expanded:
                 self.toggle.unobserve(self._toggled, "value")
                 self.toggle.value = expanded
-                self.toggle.tooltip = _HIDE if expanded else _SHOW
                 self.toggle.observe(self._toggled, "value")
+        self.name()
+
+    def name(self) -> None:
+        """Name the toggle after the step it shows now (a step's title may grow: its model arrives with its events)."""
+        if self.step is not None:
+            name = toggle_name(self.step, self.toggle.value)
+            if self.toggle.tooltip != name:
+                self.toggle.tooltip = name
 
 
 class StepList:
@@ -123,6 +136,7 @@ class StepList:
             value = f'<div class="{step_class(step)}">{inner}</div>'
         if value == row.sent:
             return 0
+        row.name()
         row.sent = row.html.value = value
         return len(value) + MESSAGE_OVERHEAD
 

@@ -36,6 +36,7 @@ __all__ = [
     "StepFacts",
     "ToolFacts",
     "summary_html",
+    "step_title",
     "body_html",
     "step_class",
     "seconds_between",
@@ -322,6 +323,23 @@ def summary_html(step: Step, facts: StepFacts | None = None) -> str:
         f'<span class="nnb-sum"><span class="nnb-t">{esc(event_time(first))}</span> <span class="nnb-line">'
         f'<span class="nnb-k {phase_class(hue_of)}">{mark}{label(title, 60)}</span> {text}{count}</span></span>'
     )
+
+
+def step_title(step: Step) -> str:
+    """What a step is, in a few plain words (``tool fs.write_file``, ``model gpt-4o-mini``, ``governance``): names
+    its toggle. Redacted, one line, every invisible character shown; not escaped."""
+    first = step.first if step.events else {}
+    kind = _KIND_LABELS.get(step.kind) or str(first.get("phase") or "event")
+    if step.kind == "tool":
+        detail = step.tool or ""
+    elif step.kind == "model":
+        detail = str(_payload(first).get("model") or "")
+    elif step.kind == "event":
+        detail = event_name(first) if first else ""
+        detail = "" if detail == first.get("phase") else detail
+    else:
+        detail = ""
+    return short(f"{kind} {detail}" if detail else kind, 120, exact=True)
 
 
 def body_html(step: Step, limit: int = BODY_ROWS) -> str:
