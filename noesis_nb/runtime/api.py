@@ -35,6 +35,7 @@ from .registry import forget, live_handles, register
 from .resolve import resolve_using
 from .resume import NothingToResume, ResumeReport, check_resume_options, interrupted_resume, paused_on, resume_from_disk
 from .rootlink import warn_if_default_root_linked
+from .solved import SolvedId
 from .tags import checked_tags
 from .vetoes import decide_veto_on_disk, read_veto_decision
 
@@ -376,6 +377,8 @@ async def solve_async(task: str, using: Any, **opts: Any) -> str:
 def solve(task: str, using: Any, **opts: Any) -> str:
     """Sync ``solve_async``: ``asyncio.run`` outside a loop; a worker thread with its own loop inside one.
 
+    Returns the episode's id once the episode has ended (a ``str``; ``await noesis_nb.solve(...)`` gives the
+    same id back, with a warning that the await waited for nothing: ``start`` returns at once in a notebook).
     An interrupt (Ctrl-C, the kernel's ■) cancels the episode, which seals its run ``cancelled``,
     and raises ``EpisodeInterrupted`` saying so."""
     episode = create_episode(task, using, runs_dir=opts.pop("runs_dir", None), wait_for_human=False, **opts)
@@ -385,7 +388,7 @@ def solve(task: str, using: Any, **opts: Any) -> str:
         if episode.loop is None:  # stopped before it began: nothing else will seal its run
             episode.cancel_unstarted()
         raise interrupted(episode) from None
-    return episode.recorder.episode_id
+    return SolvedId(episode.recorder.episode_id)
 
 
 # -- decisions and resume for runs on disk ----------------------------------------------------
