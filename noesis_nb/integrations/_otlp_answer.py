@@ -14,6 +14,8 @@ not delivered, or which of them the collector rejected. An answer's body is read
 from __future__ import annotations
 
 import contextlib
+import datetime
+import email.utils
 import json
 import logging
 import re
@@ -30,6 +32,8 @@ from ..secrets.quoted import quoted
 
 __all__ = [
     "HeardSession",
+    "retry_after_s",
+    "permanent",
     "quiet_exporter",
     "refusal",
     "redirected",
@@ -56,13 +60,14 @@ class HeardSession(requests.Session):
         self.failure: str | None = None
         self.location: str | None = None  # where a redirect pointed (absolute), not followed
         self.content_type = ""
+        self.retry_after: float | None = None  # seconds the collector asked to be left alone (``Retry-After``)
         self.body = b""  # the answer's body, at most BODY_LIMIT bytes
         # every header value the exporter sends: hidden in the collector's words before they are quoted (and cut)
         self.sent_headers: dict[str, str] = {}
 
     def request(self, *args: Any, **kwargs: Any) -> requests.Response:
         self.status, self.reason, self.failure, self.location, self.body = None, "", None, None, b""
-        self.content_type = ""
+        self.content_type, self.retry_after = "", None
         timeout = kwargs.get("timeout")
         kwargs["stream"] = True  # the body is read here, bounded, not whole by requests
         try:
@@ -73,9 +78,27 @@ class HeardSession(requests.Session):
             raise
         self.status, self.reason, self.body = response.status_code, str(response.reason or ""), body
         self.content_type = str(response.headers.get("Content-Type") or "")
+        self.retry_after = retry_after_s(response.headers.get("Retry-After"))
         if 300 <= response.status_code < 400:
             self.location = urljoin(response.url, response.headers.get("Location") or "") or None
         return response
+
+
+def retry_after_s(value: str | None) -> float | None:
+    """The seconds a ``Retry-After`` header asks for (a number of seconds, or an HTTP date), None when absent or
+    unreadable (RFC 9110 10.2.3)."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        at = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if at.tzinfo is None:
+        at = at.replace(tzinfo=datetime.UTC)
+    return max(at.timestamp() - time.time(), 0.0)
 
 
 def _bounded_body(response: requests.Response, timeout: float | None) -> bytes:
@@ -236,19 +259,39 @@ def refusal(url: str, session: HeardSession, result: Any, timeout: float) -> str
     where = f"the OTLP endpoint {quoted(shown(url))}"
     if session.status is not None:
         answer = f"{session.status} {_heard(session.reason, session)}".strip()
-        fix = (
-            "the collector failed on its side: see its log, then export again (the same spans, the same ids)"
-            if session.status >= 500
-            else "it (or a proxy before it) takes no request that large: raise its body limit (requests of at most "
-            "512 spans, about 1 MB, are sent)"
-            if session.status == 413
-            else "check that the URL is the collector's OTLP/HTTP traces endpoint (…/v1/traces) and that headers= "
-            "carries what it asks for"
-        )
-        return f"{where} answered {quoted(answer)} and did not take the spans; {fix}"
+        return f"{where} answered {quoted(answer)} and did not take the spans; {_fix(session.status)}"
     if session.failure is not None:
         return (
             f"{where} could not be reached within timeout={timeout} s ({session.failure}); is a collector listening "
             "there? Start it, or give its address"
         )
     return f"{where} did not accept the spans ({result}); is a collector listening there?"
+
+
+def permanent(status: int | None) -> bool:
+    """Whether an answer with ``status`` will be given again to the same request, however long one waits: a
+    redirect (not followed) or a client error (4xx), but for 408 (request timeout) and 429 (too many requests)."""
+    return status is not None and 300 <= status < 500 and status not in (408, 429)
+
+
+def _fix(status: int) -> str:
+    """What to do about a collector's answer ``status`` (one that is no success)."""
+    if status >= 500:
+        return "the collector failed on its side: see its log, then export again (the same spans, the same ids)"
+    if status == 429:
+        return "the collector is overloaded or limits this sender's rate: export again later (the same spans, the same ids)"
+    if status == 413:
+        return (
+            "it (or a proxy before it) takes no request that large: raise its body limit (requests of at most "
+            "512 spans, about 1 MB, are sent)"
+        )
+    if status in (401, 403, 407):
+        return (
+            "it refused the credentials: give the ones it asks for in headers= (or OTEL_EXPORTER_OTLP_HEADERS), e.g. "
+            "headers={'authorization': 'Bearer …'}"
+        )
+    if status in (404, 405):
+        return "no OTLP/HTTP traces endpoint is there: give the collector's URL (port 4318, path …/v1/traces)"
+    return (
+        "check that the URL is the collector's OTLP/HTTP traces endpoint (…/v1/traces) and that headers= carries what it asks for"
+    )

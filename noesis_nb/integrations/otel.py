@@ -289,6 +289,18 @@ class OtlpSender:
         status = self._session.status
         return self._session.failure is not None or (status is not None and (status >= 500 or status == 429))
 
+    def refused_for_good(self) -> int | None:
+        """The status of the last answer when the same request would get it again however long one waits (a
+        redirect, a 4xx but 408 and 429: wrong URL, credentials, body too large), else None."""
+        from ._otlp_answer import permanent
+
+        status = self._session.status
+        return status if permanent(status) else None
+
+    def retry_after(self) -> float | None:
+        """The seconds the last answer asked to be left alone for (its ``Retry-After``), None when it did not say."""
+        return self._session.retry_after
+
     def close(self) -> None:
         self._exporter.shutdown()
 

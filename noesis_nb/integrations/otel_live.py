@@ -7,10 +7,13 @@ a timed step at once, a tool request once its chain has ended (an outcome or a r
 the episode's status and its other events) when the episode ends. Each span is sent once. A
 collector that refuses or is down is noted in ``errors`` and tried again at the next look; one that
 is down or failing (no answer, 5xx, 429) is tried again less and less often while the episode runs (the wait doubles
-after each refusal, up to ``BACKOFF_CAP_S``; said once in ``errors``), at once when the episode ends. A tool
-record that cannot be read is noted there once. The episode itself is never slowed or stopped by
-its exporter (a look that took long spaces the next ones out, so the exporter stays under a tenth
-of one core; time spent waiting on the collector is not counted: it costs no processor).
+after each refusal, up to ``BACKOFF_CAP_S``; said once in ``errors``), at once when the episode ends; an answer's
+``Retry-After`` is waited for (up to ``BACKOFF_CAP_S``), at the end too. One that refuses the request itself (a
+redirect, a 4xx other than 408 and 429: a wrong URL, credentials, a body too large) would refuse it again at every
+look, for ever: the live export stops sending to it, says so once in ``errors`` (status, endpoint, fix), and only
+writes ``path``, if given, at the end. A tool record that cannot be read is noted there once.
+The episode itself is never slowed or stopped by its exporter (a look that took long spaces the next ones
+out, so the exporter stays under a tenth of one core; time spent waiting on the collector is not counted: it costs no processor).
 """
 
 from __future__ import annotations
@@ -74,6 +77,7 @@ class LiveExport:
         self._sent_ids: set[int] = set()
         self._unsent = False
         self._backing_off = False  # said once in ``errors``
+        self.refused: int | None = None  # the status of an answer that stopped the sending for good (see the docstring)
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name=f"noesis_nb-otel-{handle.episode_id}", daemon=True)
         self._thread.start()
@@ -104,14 +108,17 @@ class LiveExport:
         retries = _RETRIES_AFTER_END
         refusals = 0  # tries in a row the collector refused at once (down, failing): the next waits longer
         next_try = 0.0  # the monotonic time before which a collector refusing at once is not asked again
+        held = 0.0  # the monotonic time before which the collector asked not to be asked again (Retry-After)
         try:
             while True:
                 ended = self.handle.done()
                 stopping = self._stop.is_set()
                 count = self.handle.event_count
                 spent = 0.0
-                due = ended or stopping or time.monotonic() >= next_try
-                if due and (count != seen or ended or stopping or self._unsent):
+                now = time.monotonic()
+                due = stopping or (now >= held and (ended or now >= next_try))
+                looked = due and (count != seen or ended or stopping or self._unsent)
+                if looked:
                     seen = count
                     # this thread's processor time, not the clock's: a collector that hangs until the timeout costs
                     # no processor, and spacing the looks by its wait held the episode's last spans (and ``wait()``)
@@ -121,11 +128,17 @@ class LiveExport:
                     spent = time.thread_time() - started
                     refusals = refusals + 1 if self._unsent and self._sender.refused_at_once() else 0
                     next_try = time.monotonic() + self._backoff(refusals) if refusals else 0.0
-                if stopping or (ended and (not self._unsent or retries <= 0)):
+                    held = time.monotonic() + self._asked_to_wait() if self._unsent else 0.0
+                if stopping or (self.refused is not None and self.path is None):
                     break
-                if ended:
+                if ended and (not self._unsent or retries <= 0):
+                    break
+                if ended and looked:
                     retries -= 1
-                self._stop.wait(max(self.interval, 10.0 * spent))
+                pause = max(self.interval, 10.0 * spent)
+                if ended and held > time.monotonic():  # the last tries wait what the collector asked for, no more
+                    pause = held - time.monotonic()
+                self._stop.wait(pause)
         finally:
             self._finish()
 
@@ -140,6 +153,11 @@ class LiveExport:
                 f"less and less often while the episode runs (the wait doubles, up to {cap:g} s), and at its end"
             )
         return float(min(self.interval * 2.0 ** min(refusals, 60), cap))
+
+    def _asked_to_wait(self) -> float:
+        """The seconds the collector's last answer asked to be left alone (``Retry-After``), up to the backoff's cap."""
+        asked = self._sender.retry_after()
+        return 0.0 if asked is None else min(asked, max(self.interval, BACKOFF_CAP_S))
 
     def _look(self, *, final: bool) -> None:
         unread: list[str] = []  # a tool record that cannot be read: named once in errors, never a warning per look
@@ -158,18 +176,29 @@ class LiveExport:
                 atomic_write_bytes(self.path, json.dumps(self._to_json(specs, self._sender.service), allow_nan=False).encode())
             except (OSError, ValueError) as exc:
                 self._note(f"could not write {quoted(str(self.path))}: {keys_hidden(str(exc))}")
+        self._unsent = False
+        if self.refused is not None:  # the collector refused the request itself: nothing is sent to it again
+            return
         root, rest = specs[0], specs[1:]
         ready = [s for s in rest if s["span_id"] not in self._sent_ids and (final or _finished(s))]
         if final and root["span_id"] not in self._sent_ids:
             ready.append(root)
-        self._unsent = False
         if not ready:
             return
         try:
             rejected = self._sender.send(ready, self._delivered)  # a batch taken before a failure is not sent again
         except Exception as exc:
-            self._unsent = True
-            self._note(str(exc))
+            self.refused = self._sender.refused_for_good()
+            if self.refused is None:
+                self._unsent = True
+                self._note(str(exc))
+            else:
+                self._note(
+                    f"{exc}. The live export stopped sending to it: it answered {self.refused}, which asking again "
+                    "does not change. Once that is fixed, send the whole run with "
+                    "noesis_nb.export_otel(run_dir, endpoint=...) (the same spans, the same ids)"
+                    + (f"; {quoted(str(self.path))} is still written when the episode ends" if self.path else "")
+                )
             return
         if rejected is not None:  # the others were taken; these are not sent again (the OTLP spec forbids it)
             self._note(rejected)

@@ -351,9 +351,10 @@ def test_a_collector_echoing_the_headers_in_its_answer_reaches_no_error_with_the
 
 @pytest.mark.parametrize("differing", [None, 60])
 def test_a_live_export_keeps_a_bounded_list_of_errors_however_many_looks_fail(tmp_path: Path, differing: Any) -> None:
-    """A collector whose refusal differs each time (a request number in its reason) added one line to ``errors``
-    at every look of the export, as long as the episode ran: a list without end in a long session. The last line
-    counts the problems left out, each once (``differing=60``: from the 60th request on, one refusal repeated)."""
+    """A collector whose answer differs each time (a request number in what it says of the spans it rejected) added
+    one line to ``errors`` at every look of the export, as long as the episode ran: a list without end in a long
+    session. The last line counts the problems left out, each once (``differing=60``: from the 60th request on, one
+    answer repeated). (A collector refusing the request itself, a 400, is asked once: see test_otlp_live_refusals.)"""
     from noesis_nb.integrations.otel_live import MAX_ERRORS
 
     refused = [0]
@@ -365,17 +366,16 @@ def test_a_live_export_keeps_a_bounded_list_of_errors_however_many_looks_fail(tm
         def do_POST(self) -> None:
             self.rfile.read(int(self.headers.get("Content-Length") or 0))
             refused[0] += 1
-            self.send_response(400, f"request {refused[0] if differing is None else min(refused[0], differing)} refused")
-            self.send_header("Content-Length", "0")
-            self.end_headers()
+            said = f"request {refused[0] if differing is None else min(refused[0], differing)} refused"
+            _answer(self, 200, _partial(1, said))
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Numbering)
     threading.Thread(target=server.serve_forever, daemon=True).start()
 
     def agent(task: str, ctx: Any) -> str:
-        ctx.model_call("gpt-4o-mini", provider="openai", input_tokens=1, output_tokens=1)
         deadline = time.monotonic() + 60  # liveness only: the looks come every few milliseconds
         while refused[0] < 2 * MAX_ERRORS and time.monotonic() < deadline:
+            ctx.model_call("gpt-4o-mini", provider="openai", input_tokens=1, output_tokens=1)  # a new span to send
             time.sleep(0.01)
         return "ok"
 

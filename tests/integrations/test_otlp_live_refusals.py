@@ -1,0 +1,167 @@
+"""A live OTLP export and a collector that refuses: for good (a redirect, a 4xx) or for now (429, 5xx, Retry-After).
+
+A collector that refuses the request itself (400 bad request, 401/403 credentials, 404 wrong path, 413 too large)
+was asked again at every look for as long as the episode ran, each time refused the same way. Now the live export
+stops sending to it and says so once: the status, the endpoint (its credentials hidden) and the fix. A collector
+that is overloaded or failing is still asked again, after the wait its ``Retry-After`` asks for.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import noesis_nb
+
+pytest.importorskip("opentelemetry.exporter.otlp.proto.http.trace_exporter")
+
+TOKEN = "sk-proj-ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789abcd"  # in the endpoint's query and the headers: never shown
+INTERVAL = 0.02
+
+
+class Collector:
+    """A loopback OTLP/HTTP server: the n-th POST gets ``answers[n]`` (the last one from then on); it keeps each
+    request's arrival time."""
+
+    def __init__(self, answers: list[tuple[int, dict[str, str]]]) -> None:
+        self.asked: list[float] = []
+        collector = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                collector.asked.append(time.monotonic())
+                status, headers = answers[min(len(collector.asked), len(answers)) - 1]
+                self.send_response(status)
+                for name, value in {"Content-Type": "application/x-protobuf", **headers}.items():
+                    self.send_header(name, value)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.endpoint = f"http://127.0.0.1:{self.server.server_address[1]}/v1/traces?api_key={TOKEN}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def collectors() -> Iterator[list[Collector]]:
+    made: list[Collector] = []
+    yield made
+    for collector in made:
+        collector.close()
+
+
+def _collector(collectors: list[Collector], answers: list[tuple[int, dict[str, str]]]) -> Collector:
+    collectors.append(Collector(answers))
+    return collectors[-1]
+
+
+def _export_while_working(collector: Collector, runs_dir: Path, asked: int, more_s: float, path: Path | None = None) -> Any:
+    """Run an episode that makes a model call every 10 ms until the collector was asked ``asked`` times, then for
+    ``more_s`` seconds more (many more looks of the live export); its live export, once ended."""
+
+    def agent(task: str, ctx: Any) -> str:
+        deadline = time.monotonic() + 30  # liveness only
+        while len(collector.asked) < asked and time.monotonic() < deadline:
+            ctx.model_call("gpt-4o-mini", provider="openai", input_tokens=1, output_tokens=1)
+            time.sleep(0.01)
+        end = time.monotonic() + more_s
+        while time.monotonic() < end:
+            ctx.model_call("gpt-4o-mini", provider="openai", input_tokens=1, output_tokens=1)
+            time.sleep(0.01)
+        return "ok"
+
+    async def main() -> Any:
+        handle = noesis_nb.start("refused", using=agent, runs_dir=runs_dir)
+        live = noesis_nb.export_otel(
+            handle,
+            endpoint=collector.endpoint,
+            headers={"authorization": f"Bearer {TOKEN}"},
+            live=True,
+            interval=INTERVAL,
+            timeout=0.5,  # under a Retry-After of 1 s: the exporter's own retry gives up, the live export waits
+            path=path,
+        )
+        await handle.wait()
+        await asyncio.to_thread(live.wait, 60)
+        return live
+
+    return asyncio.run(main())
+
+
+FOR_GOOD = {
+    400: "OTLP/HTTP traces endpoint",
+    401: "headers=",
+    403: "headers=",
+    404: "port 4318",
+    413: "body limit",
+    307: "redirect is not followed",
+}
+
+
+@pytest.mark.parametrize("status", list(FOR_GOOD))
+def test_a_collector_refusing_the_request_itself_is_asked_once_and_named_once(
+    collectors: list[Collector], runs_dir: Path, status: int
+) -> None:
+    location = {"Location": "http://127.0.0.1:9/v1/traces"} if status == 307 else {}
+    collector = _collector(collectors, [(status, location)])
+    live = _export_while_working(collector, runs_dir, asked=1, more_s=0.5)
+    assert len(collector.asked) == 1, f"asked {len(collector.asked)} times though it answered {status} the first time"
+    assert live.refused == status and not live.running
+    (said,) = live.errors
+    assert f"answered '{status}" in said and "stopped sending to it" in said and FOR_GOOD[status] in said, said
+    assert "127.0.0.1" in said and "api_key=" in said and TOKEN not in said and TOKEN[:12] not in said, said
+    assert "export_otel(run_dir, endpoint=...)" in said
+
+
+def test_a_refused_export_still_writes_its_file_at_the_end(collectors: list[Collector], runs_dir: Path, tmp_path: Path) -> None:
+    collector = _collector(collectors, [(401, {})])
+    out = tmp_path / "trace.json"
+    live = _export_while_working(collector, runs_dir, asked=1, more_s=0.2, path=out)
+    assert len(collector.asked) == 1 and live.refused == 401
+    assert out.is_file() and '"resourceSpans"' in out.read_text()
+    assert "is still written when the episode ends" in live.errors[0]
+
+
+@pytest.mark.parametrize(
+    ("answers", "asked_to_wait"),
+    [
+        ([(429, {"Retry-After": "1"}), (200, {})], 1.0),
+        ([(503, {"Retry-After": "1"}), (200, {})], 1.0),
+        ([(503, {}), (502, {}), (200, {})], 0.0),
+    ],
+    ids=["429-retry-after", "503-retry-after", "5xx-then-up"],
+)
+def test_a_collector_refusing_for_now_is_asked_again_after_the_wait_it_asked_for(
+    collectors: list[Collector], runs_dir: Path, answers: list[tuple[int, dict[str, str]]], asked_to_wait: float
+) -> None:
+    collector = _collector(collectors, answers)
+    live = _export_while_working(collector, runs_dir, asked=len(answers), more_s=0.1)
+    assert collector.asked[1] - collector.asked[0] >= asked_to_wait * 0.95, (collector.asked, live.errors)
+    assert live.sent > 0 and live.refused is None, live.errors  # asked again, and it took the spans
+
+
+def test_retry_after_reads_seconds_and_dates() -> None:
+    from noesis_nb.integrations._otlp_answer import retry_after_s
+
+    assert retry_after_s("120") == 120.0
+    assert retry_after_s(None) is None and retry_after_s("soon") is None and retry_after_s("-3") is None
+    assert retry_after_s("Wed, 21 Oct 2015 07:28:00 GMT") == 0.0  # a date gone by: ask again at once
+    later = retry_after_s(time.strftime("%a, %d %b %Y %H:%M:%S GMT", time.gmtime(time.time() + 100)))
+    assert later is not None and 90 < later <= 100
