@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from .. import config
-from .._envvars import APPROVERS, approver_from_env
+from .._envvars import APPROVERS, approver_from_env, approver_id_from_env
 from .._threads import run_sync
 from .._unstarted import awaited_entry
 from ..capture import resolve_option as resolve_capture
@@ -482,13 +482,21 @@ def approve_draft(
     episode_id_or_run_dir: str | os.PathLike[str],
     draft_id: str | None = None,
     *,
-    approver_id: str,
+    approver_id: str | None = None,
     reason: str | None = None,
     runs_dir: Any = None,
 ) -> Decision:
-    """Persist an approval bound to the draft's fingerprint (idempotent); ``resume_run`` then executes it."""
+    """Persist an approval bound to the draft's fingerprint (idempotent); ``resume_run`` then executes it.
+
+    ``approver_id``: who decides, recorded in the decision; by default ``$NOESIS_NB_APPROVER_ID``, else ``"human"``
+    (as ``reject_draft``, the view's buttons and ``%noesis approve`` record it)."""
     decision = decide_draft(
-        episode_id_or_run_dir, draft_id, approve=True, approver_id=approver_id, reason=reason, runs_dir=runs_dir
+        episode_id_or_run_dir,
+        draft_id,
+        approve=True,
+        approver_id=approver_id_from_env(approver_id),
+        reason=reason,
+        runs_dir=runs_dir,
     )
     return tell_if_overruled(decision, True, stacklevel=2)
 
@@ -498,12 +506,20 @@ def reject_draft(
     draft_id: str | None = None,
     *,
     reason: str | None = None,
-    approver_id: str = "human",
+    approver_id: str | None = None,
     runs_dir: Any = None,
 ) -> Decision:
-    """Persist a rejection (idempotent; a draft already approved stays approved)."""
+    """Persist a rejection (idempotent; a draft already approved stays approved).
+
+    ``approver_id``: who decides, recorded in the decision; by default ``$NOESIS_NB_APPROVER_ID``, else ``"human"``
+    (as ``approve_draft``, the view's buttons and ``%noesis reject`` record it)."""
     decision = decide_draft(
-        episode_id_or_run_dir, draft_id, approve=False, approver_id=approver_id, reason=reason, runs_dir=runs_dir
+        episode_id_or_run_dir,
+        draft_id,
+        approve=False,
+        approver_id=approver_id_from_env(approver_id),
+        reason=reason,
+        runs_dir=runs_dir,
     )
     return tell_if_overruled(decision, False, stacklevel=2)
 
