@@ -24,6 +24,7 @@ _REASON_MAX = 500  # a decision's line shows this much of its reason; the decisi
 _PLAIN_MAX = 160  # a command line longer than this is shown as its argument list
 _PART_SHOWN = 2000  # characters of one argument, variable or directory sent to the page
 _ITEMS_SHOWN = 40  # arguments (and variables) sent to the page; the rest are counted
+_LIST_SHOWN = 8000  # characters of all the arguments (or variables) together sent to the page
 _PAYLOAD_SHOWN = 4000  # characters of a payload or command line sent to the page
 _CWD_KEY, _ENV_KEY = "['cwd']", "['env']"
 
@@ -104,13 +105,20 @@ def _env_lines(env: Any) -> list[str]:
 
 
 def _items_html(values: list[str], key: str) -> str:
-    """``<li>`` of each value, the first ``_ITEMS_SHOWN`` only, each cut at ``_PART_SHOWN`` characters."""
-    items = "".join(f"<li>{_exact(v, _PART_SHOWN, _in_python(f'{key}[{i}]'))}</li>" for i, v in enumerate(values[:_ITEMS_SHOWN]))
-    rest = values[_ITEMS_SHOWN:]
+    """``<li>`` of each value while the list's budget lasts (``_ITEMS_SHOWN`` values, ``_LIST_SHOWN`` characters,
+    each value cut at ``_PART_SHOWN``); then one line counting the values left out and their bytes."""
+    items, budget = [], _LIST_SHOWN
+    for i, value in enumerate(values[:_ITEMS_SHOWN]):
+        if budget <= 0:
+            break
+        limit = min(_PART_SHOWN, budget)
+        items.append(f"<li>{_exact(value, limit, _in_python(f'{key}[{i}]'))}</li>")
+        budget -= min(len(value), limit)
+    rest = values[len(items) :]
     if rest:
         size = sum(len(v.encode("utf-8", "surrogatepass")) for v in rest)
-        items += f"<li>{_more(size, _in_python(key)).strip()} ({len(rest):,} more items)</li>"
-    return items
+        items.append(f"<li>{_more(size, _in_python(key)).strip()} ({len(rest):,} more items)</li>")
+    return "".join(items)
 
 
 def command_html(p: Any) -> str:
