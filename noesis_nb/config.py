@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import builtins
 import os
+import re
 import stat
 import sys
 import threading
@@ -209,11 +210,38 @@ def check_path(value: Any, name: str = "runs_dir") -> Any:
             f"{name}={quoted(value, 80)} holds a NUL character ('\\x00'), which no path can hold: pass the folder's "
             "path without it"
         )
+    if isinstance(value, (str, os.PathLike)):
+        refuse_url(value, name)
     if value is None or isinstance(value, (str, os.PathLike)):
         return value
     many = isinstance(value, (list, tuple, frozenset, builtins.set))
     hint = " (one folder: a runs root holds many runs)" if many else ""
     raise InvalidOptionError(f"{name}={quoted(value, 80)} is no path: pass a folder as a str or pathlib.Path{hint}")
+
+
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
+
+
+def refuse_url(value: str | os.PathLike[Any], name: str = "runs_dir") -> None:
+    """Refuse a URL (``s3://bucket/runs``, ``file:///data/runs``) where a local folder is written or searched: as a
+    path it names a folder ``s3:`` under the working folder, which nothing that reads the URL would find. Runs are
+    written locally; ``upload_to=`` copies a batch's runs to a bucket, and the frames read URLs."""
+    try:
+        text = os.fspath(value)
+    except Exception:  # said where it is used
+        return
+    if not isinstance(text, str) or _URL.match(text) is None:
+        return
+    scheme = text.split("://", 1)[0].lower()
+    if scheme == "file":
+        fix = f"pass the folder's path itself, {quoted(text[len('file://') :], 80)}"
+    else:
+        fix = (
+            "pass a local folder (episodes are written on this machine), and copy runs there with "
+            f"batch(..., upload_to={quoted(text, 60)}) or upload_run(run_dir, url); runs_df, events_df, tools_df and "
+            "usage_df read the URL itself"
+        )
+    raise InvalidOptionError(f"{name}={quoted(text, 80)} is a URL, not a folder: {fix}")
 
 
 def _holds_nul(value: str | os.PathLike[Any]) -> bool:
@@ -270,7 +298,11 @@ def runs_dir(explicit: str | os.PathLike[str] | None = None) -> Path:
     if explicit is not None:
         return Path(check_path(explicit)).expanduser()
     configured = _value("runs_dir")
-    return Path(configured).expanduser() if configured else Path(".noesis") / "episodes"
+    if not configured:
+        return Path(".noesis") / "episodes"
+    if "runs_dir" not in _overrides:  # (set through ns.set: checked there) $NOESIS_RUNS_DIR is read only here
+        refuse_url(configured, "$" + _ENV["runs_dir"])
+    return Path(configured).expanduser()
 
 
 _env_checked = False
