@@ -444,7 +444,9 @@ class ToolRejected(NoesisNbError):
 
     def __init__(self, tool: str, reason: str | None, *, draft_id: str | None = None, decision: Any = None):
         self.tool, self.reason, self.draft_id, self.decision = tool, reason, draft_id, decision
-        super().__init__(f"tool call {tool!r} was rejected" + (f": {reason}" if reason else ""))
+        # the reviewer's words as shown, redacted: a reason quoting the key that made the call unsafe must not show it
+        said = f": {_redact(reason, 2000)}" if isinstance(reason, str) and reason else ""
+        super().__init__(f"tool call {_redact(repr(tool), 200)} was rejected{said}")
 
     def __reduce__(self) -> tuple[Any, ...]:
         kwargs = {"draft_id": self.draft_id, "decision": self.decision}

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import InvalidOptionError
+from .secrets.quoted import quoted
 
 __all__ = ["ScriptedModel", "note_writer", "researcher", "WRITE_FILE_CODE", "Agent"]
 
@@ -48,12 +49,12 @@ class ScriptedModel:
         # A str is a sequence too: ScriptedModel("Hello") would reply "H", "e", "l", … one call each.
         replies = self.replies
         if isinstance(replies, str) or not isinstance(replies, (list, tuple)) or not replies:
-            shown = repr(replies) if len(repr(replies)) <= 60 else repr(replies)[:57] + "…"
+            shown = quoted(replies, 60)  # redacted and cut: a key pasted as the replies is never echoed
             example = f"[{shown}]" if isinstance(replies, str) and replies else '["Plan: …", "Done."]'
             raise InvalidOptionError(f"replies={shown}: pass a non-empty list of reply strings, e.g. ScriptedModel({example})")
         odd = [r for r in replies if not isinstance(r, str)]
         if odd:
-            raise InvalidOptionError(f"replies holds {odd[0]!r}, not a str: each reply is the text the model answers")
+            raise InvalidOptionError(f"replies holds {quoted(odd[0], 60)}, not a str: each reply is the text the model answers")
         self.replies = list(replies)
 
     def complete(self, prompt: str, ctx: Any = None) -> str:
