@@ -38,6 +38,9 @@ _INPUT_KEYS = {
 }
 
 
+MAX_CONVERSATION_CHARS = 16_000_000  # the conversation held for the next run: several times the longest model context
+
+
 class AGUIRunError(AGUIStreamError):
     """The agent ended a run with ``RUN_ERROR``; ``code`` is its code."""
 
@@ -57,6 +60,10 @@ class AGUIAdapter:
     part of a key is held back until it cannot (a word at most in prose), so a key is never split across rows
     and is redacted where it stands; never a raw piece. ``validate=False``
     skips the checks of each event's shape and order (a piece with no open START, an id reopened).
+    ``max_conversation_chars`` bounds the conversation held in memory while the agent streams (what the next run
+    sends after an interrupt, for servers that keep no thread state): past it the conversation is let go, and an
+    interrupt then ends the episode with an error saying so (a server's ``MESSAGES_SNAPSHOT`` under it gives it
+    back). The default, 16 million characters, is several times the longest model context; None: no bound.
     """
 
     source = "agui"
@@ -75,6 +82,7 @@ class AGUIAdapter:
         validate: bool = True,
         max_runs: int = 20,
         approval_timeout_s: float = 600.0,
+        max_conversation_chars: int | None = MAX_CONVERSATION_CHARS,
     ):
         self._core = require("ag_ui.core", "agui", "AGUIAdapter")
         if resume_style not in ("1.0", "forwarded_props"):
@@ -82,6 +90,12 @@ class AGUIAdapter:
                 f"resume_style={quoted(resume_style, 80)}: use '1.0' (RunAgentInput.resume) or 'forwarded_props' "
                 "(forwardedProps.command.resume, for Idun / ag-ui-langgraph 0.0.x servers)"
             )
+        if max_conversation_chars is not None and (type(max_conversation_chars) is not int or max_conversation_chars <= 0):
+            raise ValueError(
+                f"max_conversation_chars={quoted(max_conversation_chars, 80)}: pass a number of characters above 0 "
+                f"(default {MAX_CONVERSATION_CHARS}), or None for no bound"
+            )
+        self.max_conversation_chars = max_conversation_chars
         run = getattr(agent, "run", None)
         self._call = run if callable(run) else agent
         if not callable(self._call):
@@ -114,6 +128,7 @@ class AGUIAdapter:
                 deltas=self.deltas,
                 max_stream_chars=getattr(self.agent, "max_line_bytes", None),
                 secrets=for_run(ctx.run_dir),  # the delta rows' pieces are screened as released, with the run's secrets
+                max_conversation_chars=self.max_conversation_chars,
             )
             await self._run_once(
                 self._run_input(thread_id, f"{ctx.episode_id}-run-{number}", messages, fields, resume), folder, ctx
@@ -122,6 +137,14 @@ class AGUIAdapter:
                 raise AGUIRunError(f"the AG-UI agent ended the run with RUN_ERROR: {folder.error}", code=folder.error_code)
             if not folder.interrupts:
                 return await apply_output(self.output, folder.result)
+            if folder.dropped is not None:  # the next run sends the conversation whole: it is no longer held
+                raise AGUIStreamError(
+                    f"the agent interrupted run {number} for a decision, but the conversation had grown to "
+                    f"{folder.dropped} characters, past max_conversation_chars={self.max_conversation_chars}, and was "
+                    "let go: the next run, which sends it whole, cannot be made (nothing was asked or resumed). Pass "
+                    "AGUIAdapter(..., max_conversation_chars=None) or a larger number, or have the server send a "
+                    "MESSAGES_SNAPSHOT"
+                )
             resume = [await self._decide(interrupt, folder, ctx) for interrupt in folder.interrupts]
             steers = ctx.steers(at="between-rounds")  # what people told the agent meanwhile: new user messages
             messages = [*folder.messages, *({"id": s.steer_id, "role": "user", "content": s.text} for s in steers)]

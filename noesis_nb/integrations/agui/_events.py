@@ -66,11 +66,24 @@ _SIMPLE = {  # type → (kind, {row field: event field})
 }
 
 
+_OVERHEAD = 60  # characters a message's keys and ids take besides its text, about
+
+
+def _size(message: dict[str, Any]) -> int:
+    """About the characters ``message`` holds (its JSON text)."""
+    try:
+        return len(json.dumps(message, default=str, ensure_ascii=False))
+    except (ValueError, TypeError, RecursionError):  # a message that cannot be written as JSON (a cycle): its text
+        return len(safe_repr(message))
+
+
 class AGUIFolder:
     """One run's events in, rows out; afterwards ``interrupts``, ``result``, ``error`` (+ ``error_code``), ``messages``.
 
     It holds the conversation (``messages``: what the next run sends after an interrupt) and the streams still open;
-    a finished stream's pieces are let go, and a tool call is held once, in its message (``tool_call`` reads it)."""
+    a finished stream's pieces are let go, and a tool call is held once, in its message (``tool_call`` reads it).
+    Past ``max_conversation_chars`` (None: no cap) the conversation is let go (``dropped`` says at what size): a run
+    streaming without end would otherwise hold all it said; a ``MESSAGES_SNAPSHOT`` under the cap gives it back whole."""
 
     def __init__(
         self,
@@ -79,8 +92,12 @@ class AGUIFolder:
         deltas: bool = False,
         max_stream_chars: int | None = None,
         secrets: RunSecrets | None = None,
+        max_conversation_chars: int | None = None,
     ):
         self.deltas = deltas
+        self.max_conversation_chars = max_conversation_chars
+        self._chars = 0  # about the characters ``messages`` holds
+        self.dropped: int | None = None  # the size the conversation reached when it was let go (see the docstring)
         self.secrets = secrets  # what screens the pieces released as delta rows (the run's; None: each stream its own)
         # one message / tool call / reasoning folded from pieces, and all those open at once (None: no cap)
         self.max_stream_chars = max_stream_chars
@@ -116,7 +133,26 @@ class AGUIFolder:
 
     def _set_messages(self, messages: list[dict[str, Any]]) -> None:
         self.messages, self._by_id, self._calls = messages, {}, {}
-        for message in messages:
+        self._chars, self.dropped = 0, None
+        if self._kept(sum(map(_size, messages))):
+            for message in messages:
+                self._index(message)
+
+    def _kept(self, chars: int) -> bool:
+        """Count ``chars`` more in the conversation; False once it is past the cap (it is then let go, whole)."""
+        if self.dropped is not None:
+            return False
+        self._chars += chars
+        cap = self.max_conversation_chars
+        if cap is not None and self._chars > cap:
+            self.messages, self._by_id, self._calls = [], {}, {}
+            self.dropped = self._chars
+            return False
+        return True
+
+    def _append(self, message: dict[str, Any], chars: int) -> None:
+        if self._kept(chars):
+            self.messages.append(message)
             self._index(message)
 
     def _index(self, message: dict[str, Any]) -> None:
@@ -271,14 +307,15 @@ class AGUIFolder:
         role = buf["role"] or ("reasoning" if what == "reasoning" else "assistant")
         if what == "text":
             message = {"id": ident, "role": role, "content": text, **({"name": buf["name"]} if buf["name"] else {})}
-            self.messages.append(message)
-            self._index(message)
+            self._append(message, len(text) + _OVERHEAD)
             if role == "assistant":
                 self.last_text = text
         return held + [row(phase, "agui", name, kind, message_id=ident, role=role, name=buf["name"], text=text, partial=flag)]
 
     def _add_tool_call(self, ident: str, name: str | None, args: str, parent: str | None) -> None:
         call = {"id": ident, "type": "function", "function": {"name": name or "", "arguments": args}}
+        if not self._kept(len(args) + len(name or "") + _OVERHEAD):
+            return
         self._calls[ident] = call
         if parent is not None:
             found = self._by_id.get(str(parent))
@@ -288,7 +325,7 @@ class AGUIFolder:
             found.setdefault("toolCalls", []).append(call)
             return
         message = {"id": parent or f"assistant-{ident}", "role": "assistant", "toolCalls": [call]}
-        self.messages.append(message)
+        self.messages.append(message)  # counted with its call, above
         self._index(message)
 
     # -- run lifecycle, results, interrupts ------------------------------------------------
@@ -337,22 +374,17 @@ class AGUIFolder:
 
     def _messages_snapshot(self, e: dict[str, Any]) -> list[Row]:
         given = _items(e.get("messages"))
-        self._set_messages([dict(m) for m in given if isinstance(m, Mapping)])
-        skipped = len(given) - len(self.messages)  # an item that is no message object: counted, not resent
-        return [
-            row(PHASE, "agui", "MESSAGES_SNAPSHOT", "messages_snapshot", count=len(self.messages), not_messages=skipped or None)
-        ]
+        messages = [dict(m) for m in given if isinstance(m, Mapping)]
+        self._set_messages(messages)
+        skipped = len(given) - len(messages)  # an item that is no message object: counted, not resent
+        return [row(PHASE, "agui", "MESSAGES_SNAPSHOT", "messages_snapshot", count=len(messages), not_messages=skipped or None)]
 
     def _tool_call_result(self, e: dict[str, Any]) -> list[Row]:
         content = e.get("content")
-        self.messages.append(
-            {
-                "id": e.get("messageId"),
-                "role": "tool",
-                "toolCallId": e.get("toolCallId"),
-                "content": content if isinstance(content, str) else json.dumps(content, default=str),
-            }
-        )  # no index: a tool's answer is never a parent, nor a call an interrupt names
+        text = content if isinstance(content, str) else json.dumps(content, default=str)
+        message = {"id": e.get("messageId"), "role": "tool", "toolCallId": e.get("toolCallId"), "content": text}
+        if self._kept(len(text) + _OVERHEAD):  # no index: a tool's answer is never a parent, nor a call an interrupt names
+            self.messages.append(message)
         return [
             row(
                 PHASE,
