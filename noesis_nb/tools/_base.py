@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
@@ -78,6 +79,11 @@ def as_json_data(value: T, where: str) -> T:
     if bad:
         path, kind = bad
         shown = path if len(path) <= 120 else path[:60] + " … " + path[-40:]
+        if kind.startswith(_SURROGATE):
+            raise InvalidToolPayloadError(
+                f"{shown} holds {kind}, which is not valid Unicode text; payloads are fingerprinted and stored as "
+                "UTF-8, so remove or replace it (decode bytes with errors='replace', or pass them as base64 text)."
+            )
         if kind == _TOO_DEEP:
             raise InvalidToolPayloadError(
                 f"{shown} is nested deeper than {MAX_PAYLOAD_DEPTH} levels (or holds itself); payloads are "
@@ -93,10 +99,19 @@ def as_json_data(value: T, where: str) -> T:
 
 MAX_PAYLOAD_DEPTH = 100  # lists and dicts within one another: far past any real tool's arguments
 _TOO_DEEP = "<too deep>"
+_SURROGATE = "a lone surrogate"
+_SURROGATES = re.compile("[\ud800-\udfff]")
+
+
+def _surrogate(text: str) -> str | None:
+    found = _SURROGATES.search(text)
+    return None if found is None else f"{_SURROGATE} (U+{ord(found.group()):04X} at index {found.start()})"
 
 
 def _first_non_json(value: Any, path: str, depth: int) -> tuple[str, str] | None:
-    if value is None or isinstance(value, (str, bool, int)):
+    if isinstance(value, str):
+        return None if (odd := _surrogate(value)) is None else (path, odd)
+    if value is None or isinstance(value, (bool, int)):
         return None
     if depth > MAX_PAYLOAD_DEPTH and isinstance(value, (list, tuple, Mapping)):
         return path, _TOO_DEEP
@@ -108,6 +123,8 @@ def _first_non_json(value: Any, path: str, depth: int) -> tuple[str, str] | None
         for key, item in value.items():
             if not isinstance(key, str):
                 return f"{path} key {key!r}", f"{type(key).__name__} (keys must be str)"
+            if (odd := _surrogate(key)) is not None:
+                return f"{path} key {key!r}", odd
             if bad := _first_non_json(item, f"{path}[{key!r}]", depth + 1):
                 return bad
         return None

@@ -1,7 +1,8 @@
 """The ``subprocess`` protocol: run an argv without a shell.
 
 Payload contract: ``argv`` (required, non-empty list of str), ``cwd`` (str), ``env``
-(dict of str → str, merged over ``os.environ``), ``timeout_ms`` (int > 0; default: the
+(dict of str → str, merged over ``os.environ``; what the OS would refuse to exec is refused when
+prepared, see ``exec_checks``), ``timeout_ms`` (int > 0; default: the
 execution context's). Output: ``{argv, cwd, returncode, exit_code, stdout, stderr}``, the
 streams decoded and cut to ``MAX_STREAM_CHARS``. ``exit_code`` is the Noēsis name.
 
@@ -26,6 +27,7 @@ from noesis_nb.secrets import quoted
 from . import codes
 from ._base import as_json_data, check_keys, make_result
 from .errors import InvalidToolPayloadError
+from .exec_checks import check_exec
 from .redaction import REDACTED_VALUE, is_secret_key
 from .types import (
     ExecutionStatus,
@@ -76,14 +78,20 @@ class SubprocessProtocol:
             if not isinstance(env, Mapping):
                 raise InvalidToolPayloadError(f"'env' must be a dict of str to str, got {type(env).__name__}.")
             for key, value in env.items():
-                if not isinstance(key, str) or not isinstance(value, str):
+                if not isinstance(key, str):
                     raise InvalidToolPayloadError(
-                        f"env entry {quoted(key)} has a value of type {type(value).__name__}; env keys and values must be str."
+                        f"env key {quoted(key)} has type {type(key).__name__}; env keys and values must be str."
+                    )
+                if not isinstance(value, str):
+                    raise InvalidToolPayloadError(
+                        f"env entry {quoted(key)} has a value of type {type(value).__name__}; env keys and values must be "
+                        "str (convert numbers with str())."
                     )
         if "timeout_ms" in payload:
             timeout = payload["timeout_ms"]
             if isinstance(timeout, bool) or not isinstance(timeout, int) or timeout <= 0:
                 raise InvalidToolPayloadError(f"'timeout_ms' must be an int > 0, got {quoted(timeout)}.")
+        check_exec(argv, payload.get("cwd"), env)
         return as_json_data(dict(payload), "payload")
 
     def restore(self, stored: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
@@ -101,6 +109,10 @@ class SubprocessProtocol:
         env = {**os.environ, **payload["env"]} if payload.get("env") else None
         timeout_ms = payload.get("timeout_ms") or prepared.execution.timeout_ms
         base = {"argv": argv, "cwd": cwd}
+        try:  # a draft rebuilt from disk (a secret given back, an edited record) is checked again before it runs
+            check_exec(argv, cwd, payload.get("env"))
+        except InvalidToolPayloadError as exc:
+            return make_result(prepared, ExecutionStatus.FAILED, exc.reason_code, {**base, "error": str(exc)})
         try:
             done = subprocess.run(
                 argv,
