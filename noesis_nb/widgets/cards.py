@@ -175,7 +175,8 @@ def pending_html(p: Any, decision: Mapping[str, Any] | None = None) -> str:
     )
     listing = f"<dl>{details}</dl>"
     if decision is not None:  # decided: the details stay one click away
-        listing = f"<details><summary>what was asked</summary>{listing}</details>"
+        # named after its draft: a page of decided cards is not a row of ▸ all called "what was asked"
+        listing = f"<details><summary>what {label(p.tool)} asked (draft {label(p.draft_id, 80)})</summary>{listing}</details>"
     return f"<div>{draft_heading(p, decision)}{listing}</div>"
 
 
@@ -194,7 +195,7 @@ def veto_html(governance: Mapping[str, Any] | None, decision: Mapping[str, Any] 
             '<span class="nnb-muted">Override lets the adapter run; Uphold ends the run vetoed.</span></div>'
         )
     said = f'<span role="status"><b>governance veto</b> {veto_decision_html(decision)}</span>'  # read out once decided
-    return f"<div>{said}<details><summary>the veto</summary>{details}</details></div>"
+    return f"<div>{said}<details><summary>the veto of rule {label(rule, 80)}</summary>{details}</details></div>"
 
 
 def veto_decision_html(decision: Mapping[str, Any], *, already: bool = False) -> str:

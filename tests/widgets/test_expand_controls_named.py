@@ -5,13 +5,16 @@ a batch grid row's opener names its episode, queued ones too. A list of controls
 from __future__ import annotations
 
 import asyncio
+import re
 import sys
 from pathlib import Path
 from typing import Any
 
 import noesis_nb
+from noesis_nb.runtime.diskrun import DiskRun
 from noesis_nb.scripted import ScriptedModel
 from noesis_nb.widgets import batch_view, show
+from noesis_nb.widgets.cards import pending_html, veto_html
 
 
 async def _agent(task: str, ctx: Any) -> Any:
@@ -50,3 +53,17 @@ def test_each_batch_row_opener_names_its_episode(runs_dir: Path, comm_log: list)
         view.close()
 
     asyncio.run(main())
+
+
+def test_each_decided_card_names_what_it_folds(runs_dir: Path) -> None:
+    async def asks(task: str, ctx: Any) -> Any:
+        return await ctx.tool_async("fs.append", {"argv": [sys.executable, "-c", "pass"]}, effect="write", risk="high")
+
+    eps = [noesis_nb.solve(f"task {i}", using=asks, runs_dir=runs_dir, approver="ask") for i in range(2)]
+    drafts = [DiskRun(runs_dir / ep).pending[0] for ep in eps]
+    decision = {"status": "approved", "approver_id": "ana", "decided_at": "2025-01-01T00:00:00Z"}
+    summaries = [re.findall(r"<summary>(.*?)</summary>", pending_html(p, decision))[0] for p in drafts]
+    assert summaries[0] != summaries[1], summaries
+    assert all(p.draft_id in s and "fs.append" in s for p, s in zip(drafts, summaries, strict=True)), summaries
+    veto = {"payload": {"rule_id": "no-rm", "message": "m"}, "timestamp": ""}
+    assert "<summary>the veto of rule no-rm</summary>" in veto_html(veto, decision)
