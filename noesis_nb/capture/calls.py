@@ -4,8 +4,8 @@
 Completions, Responses, legacy Completions, Anthropic Messages) and notes the time. Then exactly
 one of ``returned`` (a whole response), ``see`` + ``finish`` (a stream, item by item) or ``failed``
 (the SDK raised) writes the call's one event; a background response answered ``queued`` waits
-(``_park``) for the ``Retrieval`` (a retrieve or cancel of it) that sees it end. Nothing here raises
-into the SDK's caller: a reading that fails leaves that field unknown.
+(``_park``) for the ``Retrieval`` (a retrieve or cancel of it, or a streamed retrieve's final event) that
+sees it end. Nothing here raises into the SDK's caller: a reading that fails leaves that field unknown.
 """
 
 from __future__ import annotations
@@ -504,8 +504,12 @@ class Retrieval:
     def failed(self, exc: BaseException) -> None:
         """The retrieve raised: the response is still waited for (a later one may end it)."""
 
-    def returned(self, result: Any) -> None:
-        """The response as the retrieve (or cancel) answered it: an ended one writes its parked call."""
+    def returned(self, result: Any, streams: tuple[Any, Any] = (None, None)) -> None:
+        """The response as the retrieve (or cancel) answered it: an ended one writes its parked call. A streamed
+        retrieve (``stream=True``) is followed: its event carrying the ended response (``response.completed``, with
+        the usage) writes the parked call then."""
+        if self._follow(result, streams):
+            return
         try:
             response_id, status = _text(u.get(result, "id")), _text(u.get(result, "status"))
         except Exception:
@@ -517,6 +521,49 @@ class Retrieval:
             call = scope.background.pop(response_id, None)
         if call is not None:
             call.ended_in_background(result)
+
+    def _follow(self, result: Any, streams: tuple[Any, Any]) -> bool:
+        """Put a watcher in front of a stream's events (the SDK's ``Stream`` yields the same items); False for any
+        other answer."""
+        sync_cls, async_cls = streams
+        try:
+            if sync_cls is not None and isinstance(result, sync_cls):
+                result._iterator = self._watch(result._iterator)
+            elif async_cls is not None and isinstance(result, async_cls):
+                result._iterator = self._watch_async(result._iterator)
+            else:
+                return False
+        except Exception:  # a stream of another shape: nothing followed, the call waits as before
+            return False
+        return True
+
+    def _saw(self, item: Any) -> None:
+        try:
+            response = u.get(item, "response")
+        except Exception:
+            return
+        if response is not None:
+            self.returned(response)  # an ended status writes the parked call; queued or in progress does nothing
+
+    def _watch(self, iterator: Any) -> Any:
+        try:
+            for item in iterator:
+                self._saw(item)
+                yield item
+        finally:
+            close = getattr(iterator, "close", None)
+            if close is not None:
+                close()  # closed early: the SDK's own generator closes its response now, as it would have
+
+    async def _watch_async(self, iterator: Any) -> Any:
+        try:
+            async for item in iterator:
+                self._saw(item)
+                yield item
+        finally:
+            aclose = getattr(iterator, "aclose", None)
+            if aclose is not None:
+                await aclose()
 
 
 def _first_choice_reason(choices: Any) -> str | None:

@@ -237,8 +237,8 @@ def _a_real_key(key: str) -> bool:
 
 def _returned(call: ModelCall | Retrieval, result: Any, streams: tuple[Any, Any]) -> None:
     """Record a response now, or watch a stream until it ends (or is dropped), or a raw response until it is read."""
-    if isinstance(call, Retrieval):  # a background response's retrieve: read when parsed, never watched
-        call.returned(result)
+    if isinstance(call, Retrieval):  # a background response's retrieve: read when parsed (a stream: its events)
+        call.returned(result, streams)
         return
     try:
         if type(result) in PARSED:  # most calls: a parsed response of a class seen before, neither stream nor wrapper

@@ -57,7 +57,8 @@ from . import dropped
 #: why a background response not seen to end in the episode is written without its usage (``calls.ModelCall._park``)
 LEFT_IN_BACKGROUND = (
     "the response was still running in the background when the episode's adapter ended (poll it with "
-    "responses.retrieve inside the episode to record its usage): its usage is unknown"
+    "responses.retrieve, or stream it to its end with responses.retrieve(id, stream=True), inside the episode to "
+    "record its usage): its usage is unknown"
 )
 #: why a call a cancelled episode's thread still waited on is written without its answer
 CUT_OFF = "the episode ended while the call was in flight (its answer is not recorded): its usage is unknown"

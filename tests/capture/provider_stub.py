@@ -17,6 +17,7 @@ from collections import defaultdict, deque
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+from urllib.parse import parse_qs
 
 DEFAULT = {"input": 1200, "cached": 1000, "cache_write": 0, "output": 90, "reasoning": 64}
 ANTHROPIC_DEFAULT = {"uncached": 200, "cache_read": 1000, "cache_write": 300, "output": 80}
@@ -201,8 +202,9 @@ class ProviderStub:
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
                 stub.answer(self, self.path, body)
 
-            def do_GET(self) -> None:  # a background response polled: ``GET /v1/responses/{id}``
-                stub.answer(self, self.path.partition("?")[0], {"method": "GET"})
+            def do_GET(self) -> None:  # a background response polled: ``GET /v1/responses/{id}``, or streamed
+                path, _, query = self.path.partition("?")
+                stub.answer(self, path, {"method": "GET", "query": {k: v[-1] for k, v in parse_qs(query).items()}})
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
@@ -244,7 +246,7 @@ class ProviderStub:
             include = bool((body.get("stream_options") or {}).get("include_usage"))
             return self._sse(handler, [(None, c) for c in chat_chunks(model, n, rid, include)], headers, reply, done=True)
         if path.startswith("/v1/responses/"):
-            return self._background(handler, path, headers)
+            return self._background(handler, path, headers, body.get("query") or {}, reply)
         if path == "/v1/responses":
             if body.get("background") is True and not stream:  # answered at once, queued; its end is polled for
                 with self._lock:
@@ -261,19 +263,42 @@ class ProviderStub:
             return self._sse(handler, [(e["type"], e) for e in anthropic_events(model, n, rid)], headers, reply)
         return self._json(handler, 404, {"error": {"message": f"no route {path}"}}, headers)
 
-    def _background(self, handler: BaseHTTPRequestHandler, path: str, headers: dict[str, str]) -> None:
-        """``GET /v1/responses/{id}`` (``in_progress`` for its first polls, then ``completed`` with its usage) and
-        ``POST /v1/responses/{id}/cancel`` (``cancelled``, no usage)."""
+    def _background(
+        self, handler: BaseHTTPRequestHandler, path: str, headers: dict[str, str], query: dict[str, str], reply: Reply
+    ) -> None:
+        """``GET /v1/responses/{id}`` (``in_progress`` for its first polls, then ``completed`` with its usage),
+        ``GET /v1/responses/{id}?stream=true[&starting_after=N]`` (the response's events from N on, to its
+        ``response.completed``) and ``POST /v1/responses/{id}/cancel`` (``cancelled``, no usage)."""
         response_id, _, action = path.removeprefix("/v1/responses/").partition("/")
+        streamed = query.get("stream") == "true" and not action
         with self._lock:
             known = self.background.get(response_id)
             if known is not None and action != "cancel":
-                known[2] -= 1
+                known[2] = -1 if streamed else known[2] - 1  # a stream runs to the end: later polls see it ended
         if known is None:
             return self._json(handler, 404, {"error": {"message": f"no response {response_id}"}}, headers)
         model, n, polls = known
+        if streamed:
+            return self._sse(handler, self._retrieve_events(model, n, response_id, query), headers, reply)
         status = "cancelled" if action == "cancel" else "in_progress" if polls >= 0 else "completed"
         return self._json(handler, 200, response_object(model, n, response_id.removeprefix("resp_"), status), headers)
+
+    @staticmethod
+    def _retrieve_events(model: str, n: dict[str, int], response_id: str, query: dict[str, str]) -> list[tuple[str | None, Any]]:
+        """A background response's events as a streamed retrieve sends them (``response.created`` and
+        ``response.queued`` of the queued response, ``response.in_progress``, the output's events,
+        ``response.completed``), those after ``starting_after``."""
+        rid = response_id.removeprefix("resp_")
+        done = response_events(model, n, rid)
+        events = [
+            {"type": "response.created", "response": response_object(model, n, rid, "queued")},
+            {"type": "response.queued", "response": response_object(model, n, rid, "queued")},
+            {"type": "response.in_progress", "response": response_object(model, n, rid, "in_progress")},
+            *done[1:],
+        ]
+        after = int(query.get("starting_after", -1))
+        numbered = [{**e, "sequence_number": i} for i, e in enumerate(events)]
+        return [(e["type"], e) for e in numbered if e["sequence_number"] > after]
 
     @staticmethod
     def _json(handler: BaseHTTPRequestHandler, status: int, body: Any, headers: dict[str, str]) -> None:

@@ -1,0 +1,79 @@
+"""A background response followed by a streamed retrieve (``responses.retrieve(id, stream=True)``, or
+``responses.stream(response_id=id)``): the stream's ``response.completed`` event carries the usage, and the call
+parked at its ``queued`` answer is written from it, once."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+import noesis_nb
+
+from .provider_stub import Reply
+from .recorded_calls import checked_calls, tokens
+
+openai = pytest.importorskip("openai")
+
+USAGE = {"input": 3000, "cached": 512, "output": 4000, "reasoning": 3500}
+COUNTS = (3000, 512, None, 4000, 3500)
+
+
+def test_a_streamed_retrieve_writes_the_parked_call_with_its_usage(stub, runs_dir):
+    seen: list[str] = []
+
+    def agent(task, ctx):
+        client = openai.OpenAI(base_url=stub.openai_url, api_key="sk-test", max_retries=0)
+        queued = client.responses.create(model="o3-pro", input="think", background=True, extra_body={"stub_usage": USAGE})
+        for event in client.responses.retrieve(queued.id, stream=True):
+            seen.append(event.type)
+        return queued.id
+
+    ep = noesis_nb.solve("streamed retrieve", using=agent, runs_dir=runs_dir)
+    (call,) = checked_calls(runs_dir, ep)
+    assert seen == [
+        "response.created",
+        "response.queued",
+        "response.in_progress",
+        "response.output_text.delta",
+        "response.completed",
+    ]
+    assert tokens(call) == COUNTS
+    assert call["background"] is True and call["stop_reason"] == "completed" and "abandoned" not in call
+    assert call["response_id"].startswith("resp_") and call["request_id"].startswith("req_")
+
+
+def test_async_resumed_stream_helper_starting_after(stub, runs_dir):
+    async def agent(task, ctx):
+        client = openai.AsyncOpenAI(base_url=stub.openai_url, api_key="sk-test", max_retries=0)
+        queued = await client.responses.create(model="o3-pro", input="think", background=True, extra_body={"stub_usage": USAGE})
+        async with client.responses.stream(response_id=queued.id, starting_after=2) as events:
+            kinds = [event.type async for event in events]
+            final = await events.get_final_response()
+        return [kinds, final.output_text]
+
+    ep = asyncio.run(noesis_nb.solve_async("resumed stream", using=agent, runs_dir=runs_dir))
+    (call,) = checked_calls(runs_dir, ep)
+    assert tokens(call) == COUNTS and call["background"] is True and "abandoned" not in call
+    assert noesis_nb.runs_df(runs_dir).loc[0, "status"] == "ok"
+
+
+def test_a_streamed_retrieve_cut_before_the_end_leaves_the_call_waiting_for_a_poll(stub, runs_dir):
+    ids: list[str] = []
+
+    def agent(task, ctx):
+        client = openai.OpenAI(base_url=stub.openai_url, api_key="sk-test", max_retries=0)
+        queued = client.responses.create(model="o3-pro", input="think", background=True, extra_body={"stub_usage": USAGE})
+        ids.append(queued.id)
+        stub.script(f"/v1/responses/{queued.id}", Reply(cut_after=2))  # the connection drops mid-stream
+        cut = [event.type for event in client.responses.retrieve(queued.id, stream=True)]
+        done = client.responses.retrieve(queued.id)  # then polled: the response has ended
+        return [cut, done.status]
+
+    ep = noesis_nb.solve("cut stream", using=agent, runs_dir=runs_dir)
+    (call,) = checked_calls(runs_dir, ep)
+    assert tokens(call) == COUNTS and "abandoned" not in call
+    assert [body.get("query") for path, body in stub.requests if path == f"/v1/responses/{ids[0]}"] == [
+        {"stream": "true"},
+        {},
+    ]
