@@ -163,7 +163,12 @@ def short_payload(event: Mapping[str, Any], limit: int = 120, *, omit: tuple[str
 def dot_join(parts: Iterable[str]) -> str:
     """HTML parts side by side, `` · `` between them, leaving out the ones that show nothing (``""``, ``<b></b>``, an
     empty field's label): a line never ends, starts or doubles a separator for a field that is not there."""
-    return " · ".join(p for p in parts if p and _TAG.sub("", p).strip())
+    return " · ".join(p for p in parts if _shows(p))
+
+
+def _shows(part: str) -> bool:
+    text = part.strip()
+    return bool(text) and ("<" not in text or bool(_TAG.sub("", text).strip()))  # tags are looked into only if any
 
 
 _TAG = re.compile(r"<[^>]*>")  # escaped text holds no "<": what is left once tags are gone is what shows
