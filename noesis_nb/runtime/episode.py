@@ -98,6 +98,7 @@ class Episode:
         self._veto_future: asyncio.Future[dict[str, Any]] | None = None
         self.pause_checkpoint: dict[str, Any] | None = None
         self._started = False  # the run's ``start`` event written (``_write_start``)
+        self._new_run = adapter is not None  # a resumed run is made without its adapter: its start is written already
         self._start_lock = threading.Lock()
         self.steers = SteerBox(recorder, before_first=self._write_start if adapter is not None else None)
         self.drain: Drain | None = None  # a graceful stop under way (``begin_drain``)
@@ -207,7 +208,12 @@ class Episode:
         self.end_call(call, _model_row, payload, event_id)  # the row is made only while a drain is watching
 
     def begin_drain(self, drain_s: float, sender: str, task: asyncio.Future[Any]) -> Drain:
-        """Stop gracefully (from any thread): nothing new starts; in-flight calls get ``drain_s`` seconds, then cancel."""
+        """Stop gracefully (from any thread): nothing new starts; in-flight calls get ``drain_s`` seconds, then cancel.
+
+        A stop right after ``start()`` returned comes before the episode's first step: the run's ``start`` is written
+        first, so ``drain.started`` does not open the log (every reader takes its first line for the run's head)."""
+        if self._new_run:
+            self._write_start()
         with self._flight_lock:
             if self.drain is not None:
                 return self.drain
