@@ -58,6 +58,7 @@ class HeardSession(requests.Session):
         self.status: int | None = None
         self.reason = ""
         self.failure: str | None = None
+        self.lasting = False  # the failure is one the same request meets again (see ``_lasting``)
         self.location: str | None = None  # where a redirect pointed (absolute), not followed
         self.content_type = ""
         self.retry_after: float | None = None  # seconds the collector asked to be left alone (``Retry-After``)
@@ -67,6 +68,7 @@ class HeardSession(requests.Session):
 
     def request(self, *args: Any, **kwargs: Any) -> requests.Response:
         self.status, self.reason, self.failure, self.location, self.body = None, "", None, None, b""
+        self.lasting = False
         self.content_type, self.retry_after = "", None
         timeout = kwargs.get("timeout")
         kwargs["stream"] = True  # the body is read here, bounded, not whole by requests
@@ -74,7 +76,7 @@ class HeardSession(requests.Session):
             response = super().request(*args, **kwargs)
             body = _bounded_body(response, timeout if isinstance(timeout, (int, float)) else None)
         except Exception as exc:
-            self.failure = _kind(exc)
+            self.failure, self.lasting = _kind(exc), _lasting(exc)
             raise
         self.status, self.reason, self.body = response.status_code, str(response.reason or ""), body
         self.content_type = str(response.headers.get("Content-Type") or "")
@@ -124,10 +126,25 @@ def _bounded_body(response: requests.Response, timeout: float | None) -> bytes:
 
 
 def _kind(exc: BaseException) -> str:
-    """A connection error as its type and OS reason (``[Errno 111] Connection refused``), never its text: that
-    repeats the URL, and a header value requests refuses."""
-    found = _ERRNO.search(str(exc))
+    """A connection error as its type and OS or TLS reason (``[Errno 111] Connection refused``, ``[SSL:
+    CERTIFICATE_VERIFY_FAILED]``), never its text: that repeats the URL, and a header value requests refuses."""
+    found = _ERRNO.search(str(exc)) or _SSL_REASON.search(str(exc))
     return f"{type(exc).__name__}: {found.group(0).strip()}" if found else type(exc).__name__
+
+
+_SSL_REASON = re.compile(r"\[SSL: [A-Z0-9_]+\]")
+#: TLS failures the same request meets again: a certificate not trusted here (or for another host name), and a
+#: collector speaking plain HTTP on an https:// URL. A handshake cut short (EOF, reset) may be the network's: not these
+_LASTING_SSL = ("CERTIFICATE_VERIFY_FAILED", "WRONG_VERSION_NUMBER")
+
+
+def _lasting(exc: BaseException) -> bool:
+    """Whether sending the same request again meets the same failure: an invalid URL or header, or a TLS failure above."""
+    if isinstance(exc, (requests.exceptions.InvalidURL, requests.exceptions.InvalidSchema, requests.exceptions.MissingSchema)):
+        return True
+    if isinstance(exc, requests.exceptions.InvalidHeader):
+        return True
+    return isinstance(exc, requests.exceptions.SSLError) and any(reason in str(exc) for reason in _LASTING_SSL)
 
 
 class _HeldBack(logging.Filter):
@@ -260,6 +277,12 @@ def refusal(url: str, session: HeardSession, result: Any, timeout: float) -> str
     if session.status is not None:
         answer = f"{session.status} {_heard(session.reason, session)}".strip()
         return f"{where} answered {quoted(answer)} and did not take the spans; {_fix(session.status)}"
+    if session.failure is not None and session.failure.startswith("SSLError"):
+        return (
+            f"{where} could not be reached: its TLS handshake failed ({session.failure}); a collector that speaks plain "
+            "HTTP is given as http://, and one whose certificate this machine does not trust needs its CA named "
+            "(REQUESTS_CA_BUNDLE=/path/to/ca.pem)"
+        )
     if session.failure is not None:
         return (
             f"{where} could not be reached within timeout={timeout} s ({session.failure}); is a collector listening "

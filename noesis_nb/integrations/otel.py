@@ -289,13 +289,16 @@ class OtlpSender:
         status = self._session.status
         return self._session.failure is not None or (status is not None and (status >= 500 or status == 429))
 
-    def refused_for_good(self) -> int | None:
-        """The status of the last answer when the same request would get it again however long one waits (a
-        redirect, a 4xx but 408 and 429: wrong URL, credentials, body too large), else None."""
+    def refused_for_good(self) -> int | str | None:
+        """What the last request met when the same request would meet it again however long one waits, else None:
+        the status of an answer (a redirect, a 4xx but 408 and 429: wrong URL, credentials, body too large), or the
+        kind of a failure (a TLS certificate not trusted, an https:// URL to a plain HTTP collector, a bad header)."""
         from ._otlp_answer import permanent
 
         status = self._session.status
-        return status if permanent(status) else None
+        if permanent(status):
+            return status
+        return self._session.failure if self._session.lasting else None
 
     def retry_after(self) -> float | None:
         """The seconds the last answer asked to be left alone for (its ``Retry-After``), None when it did not say."""

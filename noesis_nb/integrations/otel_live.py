@@ -11,7 +11,8 @@ after each refusal, up to ``BACKOFF_CAP_S``; said once in ``errors``), at once w
 ``Retry-After`` is waited for (up to ``BACKOFF_CAP_S``), at the end too. One that refuses the request itself (a
 redirect, a 4xx other than 408 and 429: a wrong URL, credentials, a body too large) would refuse it again at every
 look, for ever: the live export stops sending to it, says so once in ``errors`` (status, endpoint, fix), and only
-writes ``path``, if given, at the end. A tool record that cannot be read is noted there once.
+writes ``path``, if given, at the end. So does a failure the same request meets again (a TLS certificate not trusted
+here, an https:// URL to a plain HTTP collector). A tool record that cannot be read is noted there once.
 The episode itself is never slowed or stopped by its exporter (a look that took long spaces the next ones
 out, so the exporter stays under a tenth of one core; time spent waiting on the collector is not counted: it costs no processor).
 """
@@ -77,7 +78,8 @@ class LiveExport:
         self._sent_ids: set[int] = set()
         self._unsent = False
         self._backing_off = False  # said once in ``errors``
-        self.refused: int | None = None  # the status of an answer that stopped the sending for good (see the docstring)
+        # what stopped the sending for good (see the docstring): an answer's status, or a failure's kind
+        self.refused: int | str | None = None
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name=f"noesis_nb-otel-{handle.episode_id}", daemon=True)
         self._thread.start()
@@ -193,9 +195,10 @@ class LiveExport:
                 self._unsent = True
                 self._note(str(exc))
             else:
+                met = f"it answered {self.refused}" if isinstance(self.refused, int) else f"it failed ({self.refused})"
                 self._note(
-                    f"{exc}. The live export stopped sending to it: it answered {self.refused}, which asking again "
-                    "does not change. Once that is fixed, send the whole run with "
+                    f"{exc}. The live export stopped sending to it: {met}, which asking again does not change. Once "
+                    "that is fixed, send the whole run with "
                     "noesis_nb.export_otel(run_dir, endpoint=...) (the same spans, the same ids)"
                     + (f"; {quoted(str(self.path))} is still written when the episode ends" if self.path else "")
                 )

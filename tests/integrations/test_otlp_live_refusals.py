@@ -130,6 +130,37 @@ def test_a_collector_refusing_the_request_itself_is_asked_once_and_named_once(
     assert "export_otel(run_dir, endpoint=...)" in said
 
 
+class PlainHttp(ThreadingHTTPServer):
+    """A plain HTTP server that counts the connections made to it (a TLS handshake never becomes a request)."""
+
+    connections = 0
+
+    def verify_request(self, request: Any, client_address: Any) -> bool:
+        self.connections += 1
+        return True
+
+
+def test_an_https_url_to_a_plain_http_collector_is_tried_once_and_named(runs_dir: Path) -> None:
+    """A TLS failure the same request meets again (here ``WRONG_VERSION_NUMBER``: https:// to a plain HTTP server) was
+    backed off from and tried again for as long as the episode ran, said as "is a collector listening there?"."""
+    server = PlainHttp(("127.0.0.1", 0), BaseHTTPRequestHandler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    collector = Collector([(200, {})])  # only its endpoint's shape is used: the episode runs until a refusal is seen
+    collector.endpoint = f"https://127.0.0.1:{server.server_address[1]}/v1/traces?api_key={TOKEN}"
+    collector.asked = [0.0]  # the agent's "asked once" is the first look's handshake
+    try:
+        live = _export_while_working(collector, runs_dir, asked=1, more_s=0.5)
+    finally:
+        server.shutdown()
+        server.server_close()
+        collector.close()
+    assert server.connections in (1, 2), server.connections  # one send (the exporter retries a failed connection once)
+    assert isinstance(live.refused, str) and "WRONG_VERSION_NUMBER" in live.refused and not live.running
+    (said,) = live.errors
+    assert "TLS handshake failed" in said and "http://" in said and "stopped sending to it" in said, said
+    assert TOKEN not in said and TOKEN[:12] not in said, said
+
+
 def test_a_refused_export_still_writes_its_file_at_the_end(collectors: list[Collector], runs_dir: Path, tmp_path: Path) -> None:
     collector = _collector(collectors, [(401, {})])
     out = tmp_path / "trace.json"
