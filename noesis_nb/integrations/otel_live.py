@@ -19,14 +19,16 @@ out, so the exporter stays under a tenth of one core; time spent waiting on the 
 
 from __future__ import annotations
 
+import asyncio
 import json
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._jsonio import atomic_write_bytes
+from ..errors import EpisodeStateError
 from ..secrets import keys_hidden, shown
 from ..secrets.quoted import quoted
 from ..store.vocab import (
@@ -49,6 +51,7 @@ SpanSpec = dict[str, Any]
 MAX_ERRORS = 50  # lines kept in ``LiveExport.errors``: the first ones, and one counting the rest
 _MAX_DROPPED_SEEN = 100_000  # problems left out that are remembered, so one met again is not counted again
 _RETRIES_AFTER_END = 3  # looks after the episode ended, while spans are still unsent (a collector briefly down)
+_AWAIT_POLL_S = 0.05  # how often ``await live`` looks whether the export's thread has ended
 BACKOFF_CAP_S = 60.0  # the longest wait between tries at a collector that is down (or ``interval``, when longer)
 
 
@@ -89,8 +92,26 @@ class LiveExport:
         return self._thread.is_alive()
 
     def wait(self, timeout: float | None = None) -> LiveExport:
-        """Block until the episode has ended and its last spans are sent (or ``timeout`` seconds passed)."""
+        """Block until the episode has ended and its last spans are sent (or ``timeout`` seconds passed).
+
+        On a thread that runs an event loop (a notebook cell) while the episode still runs, it is refused: the
+        episode needs that loop, so neither would ever end. ``await live`` waits there without blocking."""
+        if self.running and not self.handle.done() and _on_loop_thread():
+            raise EpisodeStateError(
+                "live.wait() here would block this thread's event loop, which runs the episode: neither would ever end "
+                "(an episode waiting for a click too). Use `await live`, which waits without blocking it, or call "
+                "live.wait() once the episode has ended (`await handle` first)"
+            )
         self._thread.join(timeout)
+        return self
+
+    def __await__(self) -> Generator[Any, None, LiveExport]:
+        """``await live``: until the episode has ended and its last spans are sent, the loop going on meanwhile."""
+        return self._ended().__await__()
+
+    async def _ended(self) -> LiveExport:
+        while self.running:
+            await asyncio.sleep(_AWAIT_POLL_S)
         return self
 
     def stop(self, timeout: float | None = 10.0) -> LiveExport:
@@ -232,6 +253,15 @@ class LiveExport:
             self._sender.close()
         except Exception:
             pass
+
+
+def _on_loop_thread() -> bool:
+    """Whether an event loop runs in this thread (a notebook cell, a coroutine)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
 
 
 def _finished(span: SpanSpec) -> bool:
