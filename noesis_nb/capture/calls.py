@@ -508,9 +508,12 @@ class Retrieval:
         """The response as the retrieve (or cancel) answered it: an ended one writes its parked call. A streamed
         retrieve (``stream=True``) is followed: its event carrying the ended response (``response.completed``, with
         the usage) writes the parked call then."""
-        if self._follow(result, streams):
+        if self._follow(result, streams) or self._defer(result, streams):
             return
         try:
+            raw = _raw_http(result)
+            if raw is not None:  # ``with_raw_response``: its body, read already
+                result = _read_body(raw)
             response_id, status = _text(u.get(result, "id")), _text(u.get(result, "status"))
         except Exception:
             return
@@ -534,6 +537,26 @@ class Retrieval:
             else:
                 return False
         except Exception:  # a stream of another shape: nothing followed, the call waits as before
+            return False
+        return True
+
+    def _defer(self, result: Any, streams: tuple[Any, Any]) -> bool:
+        """A raw-response wrapper whose body is unread (``with_streaming_response``): what its ``parse()`` returns (the
+        response, or the stream of a streamed retrieve) is read then. Only the instance's ``_parse`` is replaced."""
+        parse = getattr(type(result), "_parse", None)
+        raw = getattr(result, "http_response", None)
+        if not callable(parse) or raw is None or _read_body(raw) is not None:
+            return False
+        ref = weakref.ref(result)
+
+        def _parse(*args: Any, **kwargs: Any) -> Any:
+            parsed = parse(ref(), *args, **kwargs)
+            self.returned(parsed, streams)
+            return parsed
+
+        try:
+            result._parse = _parse
+        except Exception:
             return False
         return True
 

@@ -77,3 +77,38 @@ def test_a_streamed_retrieve_cut_before_the_end_leaves_the_call_waiting_for_a_po
         {"stream": "true"},
         {},
     ]
+
+
+def test_raw_response_retrieves_end_the_parked_call_too(stub, runs_dir):
+    done = {**USAGE, "polls": 0}  # ended at its first poll
+
+    def agent(task, ctx):
+        client = openai.OpenAI(base_url=stub.openai_url, api_key="sk-test", max_retries=0)
+        statuses = []
+        first = client.responses.create(model="o3-pro", input="a", background=True, extra_body={"stub_usage": done})
+        statuses.append(client.responses.with_raw_response.retrieve(first.id).parse().status)
+        second = client.responses.create(model="o3-pro", input="b", background=True, extra_body={"stub_usage": done})
+        with client.responses.with_streaming_response.retrieve(second.id) as raw:
+            statuses.append(raw.parse().status)
+        third = client.responses.create(model="o3-pro", input="c", background=True, extra_body={"stub_usage": USAGE})
+        with client.responses.with_streaming_response.retrieve(third.id, stream=True) as raw:
+            statuses.append([event.type for event in raw.parse()][-1])
+        return statuses
+
+    ep = noesis_nb.solve("raw retrieves", using=agent, runs_dir=runs_dir)
+    got = checked_calls(runs_dir, ep)
+    assert [tokens(call) for call in got] == [COUNTS] * 3
+    assert all(call["background"] is True and "abandoned" not in call for call in got)
+    assert len({call["response_id"] for call in got}) == 3
+
+
+def test_async_raw_streamed_retrieve(stub, runs_dir):
+    async def agent(task, ctx):
+        client = openai.AsyncOpenAI(base_url=stub.openai_url, api_key="sk-test", max_retries=0)
+        queued = await client.responses.create(model="o3-pro", input="think", background=True, extra_body={"stub_usage": USAGE})
+        async with client.responses.with_streaming_response.retrieve(queued.id, stream=True) as raw:
+            return [event.type async for event in await raw.parse()]
+
+    ep = asyncio.run(noesis_nb.solve_async("async raw stream", using=agent, runs_dir=runs_dir))
+    (call,) = checked_calls(runs_dir, ep)
+    assert tokens(call) == COUNTS and "abandoned" not in call
