@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import EpisodeStopping
+from ..secrets import shown_repr
 from ..secrets.quoted import quoted
 from ..store.facts import UsageTotals, call_row
 from ..store.phases import DRAIN_PHASE
@@ -53,6 +54,9 @@ class InFlight:
     name: str
     started: float = field(default_factory=time.monotonic)
 
+    def __repr__(self) -> str:
+        return shown_repr(self)
+
     def row(self) -> dict[str, Any]:
         return {"kind": self.kind, "name": self.name, "running_s": round(time.monotonic() - self.started, 3)}
 
@@ -69,6 +73,9 @@ class DrainReport:
     finished: list[dict[str, Any]]
     cut_off: list[dict[str, Any]]  # {kind, name, running_s}
     refused: list[dict[str, Any]]  # {kind, name}: asked for while draining, never started
+
+    def __repr__(self) -> str:  # a cell ending with ``handle.stop()`` prints it: the calls' names, minus secrets
+        return shown_repr(self)
 
     @property
     def usage(self) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from typing import Any
 
 from .._envvars import check_approver_id
 from ..errors import AmbiguousDraftError, DraftNotFoundError, InvalidOptionError
-from ..secrets import shown_repr
+from ..secrets import shown, shown_repr
 from ..secrets.quoted import quoted
 from ..tools import decide as persist_decision
 from ..tools.draftref import match_draft_ref
@@ -58,6 +58,9 @@ class PendingApproval:
     requested_at: str
     episode_id: str = ""
 
+    def __repr__(self) -> str:  # a cell ending with ``handle.pending`` prints it: what it asks, minus its secrets
+        return shown_repr(self)
+
     @classmethod
     def from_prepared(cls, prepared: Any, requested_at: str) -> PendingApproval:
 
@@ -68,7 +71,8 @@ class PendingApproval:
         return cls(
             draft_id=prepared.draft_id,
             request_id=prepared.request_id,
-            tool=f"{tool.namespace}.{tool.name}" + (f"@{tool.version}" if tool.version else ""),
+            # as the run's files name it: a name carrying a key (a peer's tool call name) is shown redacted
+            tool=shown(f"{tool.namespace}.{tool.name}" + (f"@{tool.version}" if tool.version else "")),
             protocol=str(protocol),
             effect_kind=str(getattr(prepared.governance.effect_kind, "value", prepared.governance.effect_kind)),
             risk_tier=str(getattr(prepared.governance.risk_tier, "value", prepared.governance.risk_tier)),
