@@ -14,7 +14,7 @@ from typing import Any
 
 from ...errors import NoesisNbError
 from ...secrets.quoted import quoted
-from .._emit import PHASE, Row, as_object, row, usage_row
+from .._emit import PHASE, Row, as_object, row, token_count, usage_row
 
 __all__ = ["NoetaEnvelopeError", "NoetaFolder", "noeta_rows", "noeta_usage"]
 
@@ -77,10 +77,13 @@ _SHOWN = (
 def noeta_usage(
     usage: Any, *, model: str | None, provider: str | None = None, cost_usd: Any = None, latency_ms: Any = None, **extra: Any
 ) -> Row:
-    """A usage row from a Noeta ``Usage`` dict (fields it does not report stay None)."""
+    """A usage row from a Noeta ``Usage`` dict (fields it does not report stay None).
+
+    The input total is the sum of its three parts only when each is a count (``token_count``): a part given
+    as a JSON boolean, a negative or a fraction makes the total unknown, never ``True + True = 2``."""
     usage = usage if isinstance(usage, dict) else {}
-    parts = [usage.get(k) for k in ("uncached", "cache_read", "cache_write")]
-    total = sum(parts) if all(isinstance(p, int) for p in parts) else None
+    parts = [token_count(usage.get(k)) for k in ("uncached", "cache_read", "cache_write")]
+    total = sum(p for p in parts if p is not None) if None not in parts else None
     return usage_row(
         "noeta",
         model=model,
