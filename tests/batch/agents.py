@@ -70,3 +70,12 @@ async def chatty(task, ctx):
         ctx.emit("note", {"text": "still working"})
         await asyncio.sleep(0.02)
     return {"answer": task}
+
+
+async def gated(task, ctx):
+    """Answers once the file ``inputs['gate']`` exists (looked for every 20 ms, for at most 60 s)."""
+    gate = ctx.inputs["gate"]
+    end = time.monotonic() + 60
+    while not os.path.exists(gate) and time.monotonic() < end:
+        await asyncio.sleep(0.02)
+    return {"answer": task}

@@ -58,8 +58,8 @@ def _batch(runs_dir: Path, url: str | None) -> noesis_nb.BatchHandle:
     return asyncio.run(main())
 
 
-def _record(runs_dir: Path) -> list[dict]:
-    return json.loads((runs_dir / "batches" / "lost.json").read_text())["entries"]
+def _record(runs_dir: Path, batch_id: str = "lost") -> list[dict]:
+    return json.loads((runs_dir / "batches" / f"{batch_id}.json").read_text())["entries"]
 
 
 def _whole_copies(runs_dir: Path, remote: Path) -> dict[str, int]:
@@ -113,3 +113,59 @@ def test_a_record_naming_an_earlier_run_that_is_a_path_is_refused(
     with pytest.raises(InvalidIdError, match=r"lost\.json.*elsewhere"):
         _batch(runs_dir, f"file://{remote}")
     assert list(remote.iterdir()) == []
+
+
+HOLDS_TASK_ONE = """
+import asyncio, sys
+import noesis_nb
+from tests.batch.agents import gated
+
+async def main():
+    tasks = [{{"task": t, "inputs": {{"gate": g}}}} for t, g in {gates!r}]
+    handle = noesis_nb.batch(tasks, using={{"agent": gated}}, root=sys.argv[1], batch_id="elsewhere", concurrency=2)
+    while handle.entries[1].status != "running" or handle.entries[1].handle is None:
+        await asyncio.sleep(0.02)
+    print("RUNNING", flush=True)
+    await asyncio.sleep(120)
+
+asyncio.run(main())
+"""
+
+
+@pytest.mark.filterwarnings("ignore::noesis_nb.runtime.api.RunRecovered")  # the recovery in this test says it
+def test_a_run_lost_elsewhere_and_run_again_by_this_call_is_copied_with_its_new_episode(runs_dir: Path, tmp_path: Path) -> None:
+    """This call queues task one behind task zero; another process starts task one's run and is killed (kill -9), and
+    the run is recovered (sealed ``process_lost``) before this call reaches it: this call runs the task again as a new
+    episode, and copies both runs of the entry, the lost one too."""
+    from .agents import gated
+
+    remote = tmp_path / "remote"
+    remote.mkdir()
+    url = f"file://{remote}"
+    gates = [("zero", str(tmp_path / "gate-zero")), ("one", str(tmp_path / "gate-one"))]
+    tasks = [{"task": t, "inputs": {"gate": g}} for t, g in gates]
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+
+    async def cell() -> noesis_nb.BatchHandle:
+        batch = noesis_nb.batch(tasks, using={"agent": gated}, root=runs_dir, batch_id="elsewhere", concurrency=1, upload_to=url)
+        while batch.counts() != {"running": 1, "queued": 1}:  # task zero holds the one slot, task one waits
+            await asyncio.sleep(0.02)
+        code = HOLDS_TASK_ONE.format(gates=gates)
+        other = subprocess.Popen([sys.executable, "-c", code, str(runs_dir)], env=env, stdout=subprocess.PIPE, text=True)
+        try:
+            assert other.stdout is not None and other.stdout.readline().strip() == "RUNNING"
+        finally:
+            os.kill(other.pid, signal.SIGKILL)
+            other.wait()
+        lost = runs_dir / _record(runs_dir, "elsewhere")[1]["episode_id"]
+        await asyncio.to_thread(noesis_nb.resume_run, lost)  # recovered elsewhere: sealed lost
+        Path(gates[1][1]).touch()
+        Path(gates[0][1]).touch()  # task zero ends; task one's slot finds its run sealed lost
+        return await asyncio.wait_for(batch.wait(), 60)
+
+    handle = asyncio.run(cell())
+    assert [(e.status, e.error) for e in handle.entries] == [("ok", None), ("ok", None)]
+    record = _record(runs_dir, "elsewhere")
+    (lost,) = record[1]["previous"]
+    assert "process_lost" in read_summary(runs_dir / lost)["x-noesis_nb"]["reasons"]
+    assert set(_whole_copies(runs_dir, remote)) == {record[0]["episode_id"], lost, record[1]["episode_id"]}
