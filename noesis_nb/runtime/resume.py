@@ -61,6 +61,7 @@ from .position import last_pause, options_from_state, payload_of
 from .recorder import Recorder, artifact_digest
 from .registry import live_handles
 from .resolve import refuse_non_adapter, resolve_using
+from .resume_paths import check_seal_targets
 from .resume_tool import (
     continue_tool_draft,
     dispatched,
@@ -270,6 +271,10 @@ async def _continue(
 ) -> ResumeReport:
 
     episode_id = rec.episode_id
+    # a link, folder or FIFO where the seal writes is refused before anything runs or is written (a paused run's
+    # files are first checked against its checkpoint: one changed since the pause is to be restored, not removed)
+    if lifecycle.terminate_event(rec.events) is not None:
+        check_seal_targets(rec.run_dir)
     if lifecycle.complete_seal(rec):
         return ResumeReport(episode_id, "seal_completed", f"run {episode_id} had its seal cut short; it is now sealed")
     pause = last_pause(rec.events)
@@ -278,6 +283,7 @@ async def _continue(
         if reopened is not None:
             pause = reopened
     if pause is None or pause.cause is None:
+        check_seal_targets(rec.run_dir)
         vetoed = _interrupted_veto(rec)
         if vetoed is not None:
             return _finish_interrupted_veto(rec, vetoed)
@@ -286,6 +292,7 @@ async def _continue(
     checkpoint = find_checkpoint(rec, checkpoint_id or payload_of(pause.checkpoint_event).get("checkpoint_id"))
     if pause.resume_event is None:
         validate_checkpoint(rec, checkpoint)
+    check_seal_targets(rec.run_dir)
     cause = pause.cause
     if payload_of(cause).get("event_name") == _APPROVAL_PENDING:
         if pause.resume_event is not None and payload_of(pause.resume_event).get("resumed_by") == "episode":

@@ -32,6 +32,7 @@ from .lifecycle import Outcome
 from .missing_tool import missing_tool_error
 from .position import Pause, last_pause, options_from_state
 from .recorder import Recorder
+from .resume_paths import check_draft_targets, check_idempotency_target
 
 __all__ = ["continue_tool_draft", "open_interrupted_pause", "process_lost", "dispatched"]
 
@@ -105,6 +106,7 @@ async def continue_tool_draft(
     draft_id = check_part(str(pending_event["payload"].get("draft_id")), "draft id")
     request_id = str(pending_event["payload"].get("request_id"))
     repos = tool_repositories(rec.run_dir)
+    check_draft_targets(rec.run_dir, draft_id)  # a link, folder or FIFO where its records go: before anything runs
     decision = repos.approvals.get(None, draft_id)  # a malformed file raises here, before anything is written
     prepared = repos.prepared.get(rec.episode_id, draft_id)
     if prepared is None:
@@ -142,6 +144,7 @@ async def continue_tool_draft(
         return
     _check_binding(prepared, decision)
     tc.require_secrets(repos.prepared, prepared)  # a missing secret fails here, before anything is written
+    check_idempotency_target(rec.run_dir, prepared)  # as check_draft_targets: before anything runs or is written
     executions = ExecutionRepository(rec.run_dir)
     interrupts: int | None = None  # SIGINTs noted before the tool ran here (None: its result was on disk already)
     result = executions.get(draft_id)
