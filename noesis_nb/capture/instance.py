@@ -30,10 +30,13 @@ _installed: list[tuple[type, Any]] = []  # (base client, the ``__setattr__`` it 
 class _Pending:
     """One call through an instance's ``request``: the call, once the SDK built its request."""
 
-    __slots__ = ("client", "call", "inside")
+    __slots__ = ("client", "options", "call", "inside")
 
-    def __init__(self, client: Any):
+    def __init__(self, client: Any, args: tuple[Any, ...], kwargs: dict[str, Any]):
         self.client = client
+        # the options the replacement was called with, as the class's ``request`` is (before a Bedrock or Vertex
+        # client's ``_prepare_options`` turns ``/v1/messages`` into the platform's path): they name the call
+        self.options = args[1] if len(args) > 1 else kwargs.get("options")
         self.call: Any = None
         self.inside: Any = None  # IN_SDK_CALL's token, set when the call began
 
@@ -81,7 +84,7 @@ def _wrap(client: Any, value: Any, provider: str, streams: Any, is_async: bool, 
         async def arequest(*args: Any, **kwargs: Any) -> Any:
             if not _installed:
                 return await value(*args, **kwargs)
-            pending = _Pending(weakref.ref(client))
+            pending = _Pending(weakref.ref(client), args, kwargs)
             token = _PENDING.set(pending)
             try:
                 result = await value(*args, **kwargs)
@@ -101,7 +104,7 @@ def _wrap(client: Any, value: Any, provider: str, streams: Any, is_async: bool, 
         def request(*args: Any, **kwargs: Any) -> Any:
             if not _installed:
                 return value(*args, **kwargs)
-            pending = _Pending(weakref.ref(client))
+            pending = _Pending(weakref.ref(client), args, kwargs)
             token = _PENDING.set(pending)
             try:
                 result = value(*args, **kwargs)
@@ -145,9 +148,12 @@ def _shim_build(client: Any, provider: str, begin: Any) -> None:
         me: Any = ref()
         pending = _PENDING.get()
         if pending is not None and pending.client() is me and me is not None and not IN_SDK_CALL.get():
-            pending.call = begin(provider, (None, options), {}, me)
+            asked = pending.options if pending.options is not None else options
+            pending.call = begin(provider, (None, asked), {}, me)
             if pending.call is not None:
                 pending.inside = IN_SDK_CALL.set(True)
+                if asked is not options and isinstance(pending.call, ModelCall):
+                    pending.call.watch_parser(options)  # the copy the SDK parses the answer with
         elif pending is not None and isinstance(pending.call, ModelCall) and pending.client() is me:
             pending.call.watch_parser(options)  # a retry builds from a fresh copy of the options
         build = current if current is not None else type(me)._build_request.__get__(me)

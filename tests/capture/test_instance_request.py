@@ -143,3 +143,29 @@ def test_errors_and_retries_through_an_instance_patch_are_one_failed_call(stub, 
     (got,) = calls(runs_dir, ep)
     assert got["error"]["type"] == "BadRequestError" and got["error"]["status_code"] == 400
     assert tokens(got) == (None,) * 5
+
+
+def test_a_vertex_client_patched_on_the_instance_is_named_by_its_request(stub, runs_dir):
+    """``AnthropicVertex`` sends ``messages.create`` to the platform's own path (``…/models/{model}:rawPredict``); the
+    call is still a Messages call of that model, patched or not, and is priced at Vertex's rate."""
+    ensure_installed()
+    vertex_model = "claude-3-5-sonnet-v2@20241022"
+
+    def agent(task, ctx):
+        for patched in (False, True):
+            client = anthropic.AnthropicVertex(
+                region="us-east5", project_id="p1", access_token="tok", base_url=stub.url + "/v1", max_retries=0
+            )
+            if patched:
+                client.request = traced(client, [])
+            client.messages.create(model=vertex_model, max_tokens=8, messages=MSG, extra_body={"stub_usage": CLAUDE})
+        return "ok"
+
+    ep = noesis_nb.solve("vertex", using=agent, runs_dir=runs_dir)
+    got = calls(runs_dir, ep)
+    assert [(p["api"], p["requested_model"], tokens(p)) for p in got] == [
+        ("messages", vertex_model, (30 + 500 + 20, 500, 20, 9, None))
+    ] * 2
+    assert stub.hits(f"/v1/projects/p1/locations/us-east5/publishers/anthropic/models/{vertex_model}:rawPredict") >= 2
+    priced = noesis_nb.usage_df(runs_dir, episodes=ep)
+    assert priced["priced"].all() and set(priced["price_source"]) == {"genai-prices:google/claude-3-5-sonnet"}
