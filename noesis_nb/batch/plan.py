@@ -111,7 +111,10 @@ class EntryPlan:
         runs: list[Path] = []
         for episode_id in self._row(entry).get("previous", []):
             run_dir = self.spec.root / str(episode_id)  # validated when the record was read
-            if run_dir.is_symlink() or not is_sealed(run_dir):
+            try:
+                if run_dir.is_symlink() or not is_sealed(run_dir):
+                    continue
+            except OSError:  # a folder that cannot be read (its permissions changed): not copied, as an unsealed one
                 continue
             if not_this_entry(run_dir, self.spec.batch_id, entry, self.path) is None:
                 runs.append(run_dir)
