@@ -117,12 +117,31 @@ def find_checkpoint(rec: Recorder, checkpoint_id: str | None) -> dict[str, Any]:
             "FIFO, a folder, a link out of the run or damaged JSON); restore it from a copy of the run"
         )
     if record is None:
-        known = [e["payload"].get("checkpoint_id") for e in events]
-        raise CheckpointNotFoundError(
-            f"checkpoint {quoted(checkpoint_id)} not found in {rec.run_dir}/checkpoints; known: {known}"
-        )
+        raise CheckpointNotFoundError(_not_found(rec.run_dir, checkpoint_id, [e["payload"].get("checkpoint_id") for e in events]))
     event = next((e for e in events if e["payload"].get("checkpoint_id") == checkpoint_id), None)
     return {**record, "checkpoint_id": checkpoint_id, "event_id": event["id"] if event else None}
+
+
+def _not_found(run_dir: Path, checkpoint_id: str, known: list[Any]) -> str:
+    return (
+        f"checkpoint {quoted(checkpoint_id)} not found in {run_dir}/checkpoints; known: {known}. Pass one of them, or "
+        "leave checkpoint_id out to resume from the last one"
+    )
+
+
+def check_named_checkpoint(run_dir: Path, checkpoint_id: str | None) -> None:
+    """A checkpoint id the caller names must be one of the run's, whatever the run is (paused, sealed, held by
+    another writer): a mistaken id is said in one line, never passed over because the run needs no resume."""
+    if checkpoint_id is None or os.path.lexists(run_dir / "checkpoints" / checkpoint_id / "checkpoint.json"):
+        return  # there (what it holds is checked when a resume reads it)
+    events = read_events_to_continue(run_dir / "events.jsonl", strict=False)
+    known = [
+        e["payload"].get("checkpoint_id")
+        for e in events
+        if e.get("event_type") == RUN_CHECKPOINT and isinstance(e.get("payload"), dict)
+    ]
+    if checkpoint_id not in known:
+        raise CheckpointNotFoundError(_not_found(run_dir, checkpoint_id, known))
 
 
 def validate_checkpoint(rec: Recorder, checkpoint: dict[str, Any]) -> None:
@@ -195,6 +214,7 @@ async def resume_from_disk(
 
     checkpoint_id = check_resume_options(checkpoint_id=checkpoint_id, using=using, tools=tools, unknown_outcome=unknown_outcome)
     episode_id = run_dir.name
+    check_named_checkpoint(run_dir, checkpoint_id)  # read only: an id the run does not have is refused, sealed or not
     if refuse_odd_seal(run_dir).sealed:  # a seal document in a shape noesis_nb never writes: refused, nothing written
         remove_stale_note(run_dir)
         return _already_sealed(run_dir)

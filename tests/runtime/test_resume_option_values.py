@@ -61,5 +61,6 @@ def test_a_sealed_run_refuses_a_using_that_is_no_adapter_before_saying_nothing_i
 
 
 def test_good_options_on_a_sealed_run_still_only_say_nothing_is_to_resume(sealed: str, runs_dir: Path) -> None:
+    # a well-formed checkpoint id the run does not have is refused (test_resume_write_targets); its own is good
     with pytest.warns(NothingToResume, match="already sealed"):
-        assert noesis_nb.resume_run(sealed, using=_done, checkpoint_id="chk_0123456789ab", runs_dir=runs_dir) == sealed
+        assert noesis_nb.resume_run(sealed, using=_done, runs_dir=runs_dir) == sealed
