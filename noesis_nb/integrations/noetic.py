@@ -14,7 +14,6 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from .._jsonio import loads
 from ..errors import NoesisNbError
 from ..secrets.display import shown_cut
 from ..secrets.quoted import keys_hidden, quoted
@@ -264,12 +263,15 @@ def _harness(value: Any) -> dict[str, Any] | None:
         raise FileNotFoundError(
             f"Noetic harness response {quoted(os.fspath(value))} does not exist; pass the path of its JSON file"
         )
-    try:
-        doc = loads(got[0].removeprefix(b"\xef\xbb\xbf"))
-    except ValueError as exc:
-        raise NoeticLogError(f"Noetic harness response {os.fspath(value)}: not JSON ({exc})") from None
+    where = f"Noetic harness response {quoted(os.fspath(value), 200)}"
+    try:  # the log lines' own reader: a key written twice is refused here too, never read as its last value
+        doc = loads_text(got[0].removeprefix(b"\xef\xbb\xbf").decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise NoeticLogError(f"{where}: not UTF-8 text ({exc.reason} at byte {exc.start}); save it as UTF-8") from None
+    except JSONTextError as exc:
+        raise NoeticLogError(f"{where}: {exc.reason}; fix the file, or pass the HarnessResponse as a dict") from None
     if not isinstance(doc, dict):
-        raise NoeticLogError(f"Noetic harness response {os.fspath(value)}: expected a JSON object, got {type(doc).__name__}")
+        raise NoeticLogError(f"{where}: expected a JSON object, got {type(doc).__name__}")
     return doc
 
 
