@@ -2,7 +2,7 @@
 
 Payload contract: ``argv`` (required, non-empty list of str), ``cwd`` (str), ``env``
 (dict of str → str, merged over ``os.environ``; what the OS would refuse to exec is refused when
-prepared, see ``exec_checks``), ``timeout_ms`` (int > 0; default: the
+prepared, see ``exec_checks``), ``timeout_ms`` (int, 0 < ms ≤ ``MAX_TIMEOUT_MS``; default: the
 execution context's). Output: ``{argv, cwd, returncode, exit_code, stdout, stderr}``, the
 streams decoded and cut to ``MAX_STREAM_CHARS``. ``exit_code`` is the Noēsis name.
 
@@ -39,6 +39,8 @@ from .types import (
 __all__ = ["SubprocessProtocol", "render_command_line", "MAX_STREAM_CHARS"]
 
 MAX_STREAM_CHARS = 64 * 1024
+# the longest wait ``subprocess`` can make (poll takes an int of ms): a longer one raises OverflowError, never waits
+MAX_TIMEOUT_MS = 2**31 - 1
 _FIELDS = ("argv", "cwd", "env", "timeout_ms")
 
 
@@ -91,6 +93,11 @@ class SubprocessProtocol:
             timeout = payload["timeout_ms"]
             if isinstance(timeout, bool) or not isinstance(timeout, int) or timeout <= 0:
                 raise InvalidToolPayloadError(f"'timeout_ms' must be an int > 0, got {quoted(timeout)}.")
+            if timeout > MAX_TIMEOUT_MS:
+                raise InvalidToolPayloadError(
+                    f"'timeout_ms' is {timeout} ms; a subprocess is waited for at most {MAX_TIMEOUT_MS} ms (about 24 "
+                    "days), so it could never run with it. Give a smaller timeout in ms (seconds × 1000)."
+                )
         check_exec(argv, payload.get("cwd"), env)
         return as_json_data(dict(payload), "payload")
 
@@ -121,7 +128,7 @@ class SubprocessProtocol:
                 capture_output=True,
                 text=True,
                 errors="replace",
-                timeout=timeout_ms / 1000 if timeout_ms and timeout_ms > 0 else None,
+                timeout=min(timeout_ms, MAX_TIMEOUT_MS) / 1000 if timeout_ms and timeout_ms > 0 else None,
                 check=False,
             )
         except subprocess.TimeoutExpired as exc:

@@ -116,3 +116,21 @@ def test_a_payload_rebuilt_at_run_time_is_checked_again(harness, tmp_path):
         assert needle in result.output["error"] and "ValueError" not in result.output["error"]
     assert not marker.exists()
     assert os.environ.get("A=B") is None
+
+
+def test_a_timeout_longer_than_any_wait_is_refused_when_prepared(harness, tmp_path):
+    marker = tmp_path / "ran.txt"
+    with pytest.raises(InvalidToolPayloadError, match=r"'timeout_ms' is 2147483648 ms; .* at most 2147483647 ms"):
+        harness.prepare(sub_input({"argv": touch_argv(marker), "timeout_ms": 2**31}, approval=True))
+    assert harness.emit.names == ["tool.requested", "tool.rejected.invalid"] and not marker.exists()
+
+
+def test_a_run_timeout_longer_than_any_wait_waits_as_long_as_it_can(harness, tmp_path):
+    """The execution context's timeout is not the payload's to fix: past the longest wait, the longest wait."""
+    marker = tmp_path / "ran.txt"
+    invocation = sub_input({"argv": touch_argv(marker)})
+    invocation = invocation.model_copy(update={"execution": invocation.execution.model_copy(update={"timeout_ms": 10**12})})
+    harness.prepare(invocation)
+    result = harness.execute("draft:ep_test:req-1")
+    assert (result.status, result.reason_code) == (ExecutionStatus.SUCCEEDED, None), result.output
+    assert marker.read_text() == "x\n"
