@@ -116,16 +116,22 @@ _BEDROCK = re.compile(r"^(?:arn:aws[a-z-]*:bedrock:[^/]*/)?(?:[a-z]{2,6}(?:-gov)
 #: a model id in Vertex AI's form: a ``publishers/{vendor}/models/{model}`` resource name, or ``model@version``
 #: (``claude-3-5-sonnet-v2@20241022``)
 _VERTEX = re.compile(r"(?:^|/)publishers/[^/]+/models/[^/]+$|^[a-z0-9][a-z0-9._-]*@[a-z0-9._-]+$")
+#: LiteLLM's names of those platforms' models (``bedrock/anthropic.claude-…``, ``vertex_ai/gemini-…``): genai-prices
+#: reads the platform from the prefix itself when asked as provider ``litellm``
+_LITELLM = re.compile(r"^(?:bedrock|vertex_ai)[a-z_]*/")
 
 
 def platform(model: str) -> str | None:
-    """The cloud platform a model id's own form names (``aws-bedrock``, ``google-vertex``), else None.
+    """The cloud platform a model id's own form names (``aws-bedrock``, ``google-vertex``, or ``litellm`` for
+    LiteLLM's prefixed names of theirs), as the provider to ask genai-prices with; else None.
 
     Bedrock and Vertex bill their own rates, and genai-prices keeps them under those providers, whose model
     matchers know the platform's ids; the id's form alone chooses the platform (the provider a call names is
     often the SDK's, ``anthropic`` for ``AnthropicBedrock``), and genai-prices then chooses the model and its price.
     """
     ref = model.strip().lower()
+    if _LITELLM.match(ref):
+        return "litellm"
     if _BEDROCK.match(ref):
         return "aws-bedrock"
     if _VERTEX.search(ref):
@@ -285,8 +291,9 @@ def _encode(rates: ModelRates | None) -> Any:
 
 #: the rates file's first line is the HMAC of the rest under this user's seal key (``store.seal``), as the runs
 #: index's is: a rates file written by anyone else (a shared or crafted cache folder) prices nothing
-# /2: input-only models priced; /3: Bedrock and Vertex ids priced (older files hold them unpriced: rebuilt)
-_FORM = b"noesis_nb.genai-rates/3"
+# /2: input-only models priced; /3: Bedrock and Vertex ids priced; /4: LiteLLM's names of them (older files hold
+# them unpriced, or priced at another provider's rate: rebuilt)
+_FORM = b"noesis_nb.genai-rates/4"
 
 
 def _tag(body: bytes) -> bytes:

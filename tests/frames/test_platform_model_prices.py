@@ -33,12 +33,15 @@ PRICED = [
     ("publishers/google/models/gemini-1.5-pro-002", "openai", "google-vertex"),
     ("publishers/anthropic/models/claude-3-5-sonnet-v2@20241022", None, "google-vertex"),
     ("projects/p1/locations/us-central1/publishers/google/models/gemini-2.0-flash-001", None, "google-vertex"),
+    ("bedrock/us.anthropic.claude-3-7-sonnet-20250219-v1:0", "openai", "litellm"),  # LiteLLM's names
+    ("vertex_ai/claude-3-5-sonnet-v2@20241022", None, "litellm"),
 ]  # fmt: skip
 UNPRICED = [
     ("anthropic.claude-nonexistent-v9:0", "anthropic"),
     ("publishers/acme/models/no-such-model", None),
     ("acme-model@20240101", "anthropic"),
     ("gemma-3-12b-it", "openai"),  # a local server's model: no platform's rate, though Bedrock and Vertex host it
+    ("bedrock/acme.no-such-model-v1:0", None),
 ]
 
 
@@ -82,13 +85,15 @@ def test_ids_genai_prices_does_not_price_stay_unknown(runs_dir):
 def test_a_rates_file_of_the_previous_form_is_not_read(runs_dir):
     """A rates file written before platform ids were priced holds them as unknown: it is rebuilt, not believed."""
     model, provider, _ = PRICED[0]
-    old_form = b"noesis_nb.genai-rates/2"
-    body = orjson.dumps({"genai_prices": _genai_rates.genai_version(), "models": {f"{provider}|{model}": None}})
+    litellm_model, litellm_provider, _ = PRICED[-1]
+    old_form = b"noesis_nb.genai-rates/3"  # and every form before it
+    unpriced = {f"{provider}|{model}": None, f"{litellm_provider or ''}|{litellm_model}": None}
+    body = orjson.dumps({"genai_prices": _genai_rates.genai_version(), "models": unpriced})
     mac = hmac.new(seal_key(), old_form, hashlib.sha256)
     mac.update(body)
     path = _genai_rates.rates_cache_path()
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(mac.hexdigest().encode() + b"\n" + body)
     _genai_rates._STORE = None  # a new process: the file is all it has
-    ep = _record(runs_dir, [(model, provider)])
-    assert noesis_nb.usage_df(runs_dir, episodes=ep)["priced"].tolist() == [True]
+    ep = _record(runs_dir, [(model, provider), (litellm_model, litellm_provider)])
+    assert noesis_nb.usage_df(runs_dir, episodes=ep)["priced"].tolist() == [True, True]
