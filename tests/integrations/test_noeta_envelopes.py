@@ -120,10 +120,10 @@ def test_an_envelope_repeated_with_other_content_or_out_of_order_is_marked():
     first = {"id": "e1", "seq": 3, "type": "LLMRequestFinished", "task_id": "t", "payload": {"call_id": "c", "cost_usd": 1.0}}
     changed = {**first, "payload": {"call_id": "c", "cost_usd": 9.0}}
     earlier = {"id": "e0", "seq": 1, "type": "TaskStarted", "task_id": "t", "payload": {}}
-    rows = [p for _, p in noeta_rows([first, changed, earlier])]
-    assert [p["kind"] for p in rows] == ["model_call_finished", "usage", "model_call_finished", "run_started"]
-    assert rows[1]["cost_usd"] == 1.0 and rows[2]["repeated"] is True and rows[2]["repeated_differs"] is True
-    assert rows[3]["out_of_order"] is True and "out_of_order" not in rows[0]
+    rows = [p for _, p in noeta_rows([first, changed, earlier])]  # read in seq order; the one saved late is marked
+    assert [p["kind"] for p in rows] == ["run_started", "model_call_finished", "usage", "model_call_finished"]
+    assert rows[2]["cost_usd"] == 1.0 and rows[3]["repeated"] is True and rows[3]["repeated_differs"] is True
+    assert rows[0]["out_of_order"] is True and "out_of_order" not in rows[1]
 
 
 @pytest.mark.parametrize("before", [150, 175, 190])  # where the keys' 200-character cut fell inside the key

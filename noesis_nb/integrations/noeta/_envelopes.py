@@ -105,22 +105,38 @@ class NoetaFolder:
     An envelope seen before (the same ``id``, or without one the same ``task_id`` and ``seq``: a log saved
     twice, or read twice and joined) is one row marked ``repeated`` (``repeated_differs`` when its content
     is not the earlier one's) and nothing more: its usage is not counted again. One whose ``seq`` is below
-    an earlier one of its task is marked ``out_of_order`` and read as usual.
+    an earlier one of its task is marked ``out_of_order`` and read as usual. :meth:`expect` tells it the
+    whole log first (a saved one), so a call finished before its request is read is still given its model.
     """
 
     def __init__(self) -> None:
         self.models: dict[str, str | None] = {}  # repr(call_id) as sent (any JSON value) -> the model its request named
         self.provider: str | None = None
+        self._later_models: dict[str, str | None] = {}  # the same, from the whole log (``expect``)
+        self._later_provider: str | None = None
         self.approvals: dict[str, dict[str, Any]] = {}  # call_id → ToolCallApprovalRequested payload
         self.failure: str | None = None
         self._seen: dict[tuple[Any, ...], dict[str, Any]] = {}  # identity -> the first envelope with it
         self._last_seq: dict[str, int] = {}  # repr(task_id) -> the highest seq read
 
-    def feed(self, envelope: dict[str, Any]) -> list[Row]:
+    def expect(self, envelopes: Iterable[dict[str, Any]]) -> None:
+        """Learn each call's model (its first ``LLMRequestStarted``) and the first provider bound from a whole log:
+        a usage row whose request comes later in it, or not before it, is still given its model and so priced."""
+        for envelope in envelopes:
+            data = as_object(envelope.get("payload"))
+            if envelope.get("type") == "LLMRequestStarted" and data.get("call_id"):
+                self._later_models.setdefault(repr(data["call_id"]), data.get("model"))
+            elif envelope.get("type") == "ModelBound" and self._later_provider is None:
+                self._later_provider = data.get("provider") or None
+
+    def feed(self, envelope: dict[str, Any], *, out_of_order: bool | None = None) -> list[Row]:
+        """The rows of one envelope; ``out_of_order`` says it was saved out of its ``seq`` order (a caller that
+        ordered the log by ``seq`` knows; otherwise it is judged here from the order fed)."""
         kind = str(envelope.get("type") or "?")
         data = as_object(envelope.get("payload"))
         shown = {k: data[k] for k in _SHOWN if data.get(k) is not None}
-        earlier, out_of_order = self._place(envelope)
+        earlier, fed_late = self._place(envelope)
+        out_of_order = fed_late if out_of_order is None else out_of_order
         if earlier is not None:
             shown = {"repeated": True, "repeated_differs": True if earlier != envelope else None}
         elif out_of_order:
@@ -156,15 +172,15 @@ class NoetaFolder:
             )
         ]
         if kind == "LLMRequestFinished" and earlier is None:
-            call = data.get("call_id")
+            call = repr(data.get("call_id"))
             rows.append(
                 noeta_usage(
                     data.get("usage"),
-                    model=self.models.get(repr(call)),
-                    provider=self.provider,
+                    model=self.models[call] if call in self.models else self._later_models.get(call),
+                    provider=self.provider or self._later_provider,
                     cost_usd=data.get("cost_usd"),
                     latency_ms=data.get("latency_ms"),
-                    call_id=call,
+                    call_id=data.get("call_id"),
                     task_id=envelope.get("task_id"),
                     success=data.get("success"),
                 )
@@ -198,7 +214,7 @@ def noeta_rows(envelopes: Iterable[Any]) -> list[Row]:
     ``NoetaEnvelopeError`` naming what was given, before any row is made."""
     if isinstance(envelopes, (str, bytes, bytearray, dict)) or not isinstance(envelopes, Iterable):
         raise NoetaEnvelopeError(f"{_given(envelopes)}{_one_envelope(envelopes)}; {_EXPECTED}")
-    folder, rows = NoetaFolder(), []
+    given: list[dict[str, Any]] = []
     for number, envelope in enumerate(envelopes, 1):
         if not isinstance(envelope, dict):
             if not hasattr(envelope, "payload"):
@@ -209,5 +225,41 @@ def noeta_rows(envelopes: Iterable[Any]) -> list[Row]:
         if "type" not in envelope:
             keys = ", ".join(quoted(key, 40) for key in list(envelope)[:6]) or "none"
             raise NoetaEnvelopeError(f"envelope #{number} is a dict without 'type' (keys: {keys}); {_EXPECTED}")
-        rows += folder.feed(envelope)
+        given.append(envelope)
+    folder, rows = NoetaFolder(), []
+    ordered = _in_seq_order(given)
+    folder.expect(envelope for envelope, _ in ordered)
+    for envelope, late in ordered:
+        rows += folder.feed(envelope, out_of_order=late)
     return rows
+
+
+def _seq(envelope: dict[str, Any]) -> int | None:
+    seq = envelope.get("seq")
+    return seq if type(seq) is int else None  # a bool is no seq
+
+
+def _in_seq_order(envelopes: list[dict[str, Any]]) -> list[tuple[dict[str, Any], bool]]:
+    """``(envelope, saved out of order)`` pairs, each task's envelopes in ``seq`` order (Noeta's commit order).
+
+    A log saved or joined out of order is read as it was committed: a call's finish after its start, the task's
+    end last. Each task's envelopes take the places its envelopes held (tasks stay interleaved as saved), in seq
+    order, equal seqs (a repeat) in their saved order; an envelope without a whole-number ``seq`` stays where it is.
+    One whose seq is below an earlier one of its task is marked out of order, as :class:`NoetaFolder` marks it.
+    """
+    places: dict[str, list[int]] = {}
+    highest: dict[str, int] = {}
+    late = [False] * len(envelopes)
+    for index, envelope in enumerate(envelopes):
+        seq = _seq(envelope)
+        if seq is None:
+            continue
+        task = repr(envelope.get("task_id"))
+        places.setdefault(task, []).append(index)
+        late[index] = task in highest and seq < highest[task]
+        highest[task] = max(seq, highest.get(task, seq))
+    order = list(range(len(envelopes)))
+    for indices in places.values():
+        for place, index in zip(indices, sorted(indices, key=lambda i: _seq(envelopes[i]) or 0)):
+            order[place] = index
+    return [(envelopes[index], late[index]) for index in order]
