@@ -58,6 +58,8 @@ def ensure_installed() -> None:
             module = sys.modules.get(name)
             if module is not None:
                 _patch(module, provider)
+        if _bases:  # an SDK imported before: its clients may have been given a ``request`` of their own already
+            instance.adopt([(b, p, s, w is _wrap_async) for b, w, p, s in _bases], _begin, _returned)
         _finder = _AfterImport()
         sys.meta_path.insert(0, _finder)
 

@@ -6,15 +6,17 @@ wrapper records the call once the SDK builds its HTTP request (the instance's ``
 same time): a replacement that answers by itself (a mock, a cache) never reaches the provider and is no model call,
 and one that calls the class's wrapped ``request`` is recorded there, once.
 
-Limit: a ``request`` set on an instance before capture was installed in the process (before the first episode that
-captures, or ``noesis_nb.capture.ensure_installed()``), or written into the instance's ``__dict__`` directly, is not
-seen: such a call is not recorded unless it goes through the class's ``request``.
+A ``request`` set on an instance before capture was installed in the process (before the first episode that
+captures) is wrapped when capture is installed (``adopt``). Limit: one written into the instance's ``__dict__``
+directly once capture is installed is not seen: such a call is not recorded unless it goes through the class's
+``request``.
 """
 
 from __future__ import annotations
 
 import contextvars
 import functools
+import gc
 import weakref
 from typing import Any
 
@@ -53,17 +55,53 @@ def install(base: type, provider: str, streams: tuple[Any, Any], is_async: bool,
     previous = own if own is not None else object.__setattr__
 
     def __setattr__(self: Any, name: str, value: Any) -> None:
-        if name == "request" and callable(value) and not getattr(value, _MARK, False):
-            try:
-                value = _wrap(self, value, provider, streams, is_async, begin, returned)
-                _shim_build(self, provider, begin)
-            except Exception:  # capture never breaks the patch it watches
-                pass
+        if name == "request":
+            value = _watched(self, value, provider, streams, is_async, begin, returned)
         previous(self, name, value)
 
     setattr(__setattr__, _MARK, True)
     base.__setattr__ = __setattr__  # type: ignore[assignment]
     _installed.append((base, own))
+
+
+def adopt(bases: list[tuple[type, str, tuple[Any, Any], bool]], begin: Any, returned: Any) -> None:
+    """Wrap the ``request`` of clients given one before capture was installed (a tracer set up in an earlier cell),
+    as ``__setattr__`` wraps one set later: ``bases`` are (base client, provider, stream classes, async).
+
+    The clients are found among the referrers of their classes: one pass over the process's objects, made once,
+    when capture is first installed in a process that had imported the SDK (tens of milliseconds on a large heap)."""
+    classes: list[type] = []
+    for base, *_ in bases:
+        stack = [base]
+        while stack:
+            cls = stack.pop()
+            if cls not in classes:
+                classes.append(cls)
+                stack.extend(cls.__subclasses__())
+    try:
+        found = [obj for obj in gc.get_referrers(*classes) if isinstance(obj, tuple(b for b, *_ in bases))]
+    except Exception:
+        return
+    for client in found:
+        value = getattr(client, "__dict__", {}).get("request")
+        if value is None:
+            continue
+        for base, provider, streams, is_async in bases:
+            if isinstance(client, base):
+                client.__dict__["request"] = _watched(client, value, provider, streams, is_async, begin, returned)
+                break
+
+
+def _watched(client: Any, value: Any, provider: str, streams: Any, is_async: bool, begin: Any, returned: Any) -> Any:
+    """``value`` set as ``client.request``, wrapped to record the calls it sends (itself when it cannot be)."""
+    if not callable(value) or getattr(value, _MARK, False):
+        return value
+    try:
+        wrapped = _wrap(client, value, provider, streams, is_async, begin, returned)
+        _shim_build(client, provider, begin)
+    except Exception:  # capture never breaks the patch it watches
+        return value
+    return wrapped
 
 
 def uninstall() -> None:

@@ -9,6 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import os
+import subprocess
+import sys
+from pathlib import Path
 from unittest import mock
 
 import pytest
@@ -169,3 +173,45 @@ def test_a_vertex_client_patched_on_the_instance_is_named_by_its_request(stub, r
     assert stub.hits(f"/v1/projects/p1/locations/us-east5/publishers/anthropic/models/{vertex_model}:rawPredict") >= 2
     priced = noesis_nb.usage_df(runs_dir, episodes=ep)
     assert priced["priced"].all() and set(priced["price_source"]) == {"genai-prices:google/claude-3-5-sonnet"}
+
+
+_FRESH_PROCESS = """
+import json, sys
+import anthropic, openai
+url, runs = sys.argv[1], sys.argv[2]
+# a notebook's first cells: clients made and traced before any episode ran (capture not installed yet)
+client = openai.OpenAI(base_url=url + "/v1", api_key="sk-test", max_retries=0)
+sdk_request = client.request
+client.request = lambda *a, **k: sdk_request(*a, **k)
+claude = anthropic.Anthropic(base_url=url, api_key="sk-ant-test", max_retries=0)
+claude_request = claude.request
+claude.request = lambda *a, **k: claude_request(*a, **k)
+
+import noesis_nb
+
+def agent(task, ctx):
+    client.chat.completions.create(model="gpt-4o-mini", messages=[{"role": "user", "content": "hi"}],
+                                   extra_body={"stub_usage": {"input": 700, "cached": 200, "output": 40, "reasoning": 10}})
+    claude.messages.create(model="claude-haiku-4-5", max_tokens=8, messages=[{"role": "user", "content": "hi"}])
+    return "ok"
+
+print(noesis_nb.solve("traced before the first episode", using=agent, runs_dir=runs))
+"""
+
+
+def test_clients_traced_before_capture_was_installed_are_recorded(stub, runs_dir):
+    repo = Path(__file__).resolve().parents[2]
+    done = subprocess.run(
+        [sys.executable, "-c", _FRESH_PROCESS, stub.url, str(runs_dir)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=repo,
+        env={**os.environ, "PYTHONPATH": str(repo)},
+    )
+    assert done.returncode == 0, done.stderr
+    got = calls(runs_dir, done.stdout.strip())
+    assert [(p["api"], tokens(p)) for p in got] == [
+        ("chat.completions", (700, 200, None, 40, 10)),
+        ("messages", (200 + 1000 + 300, 1000, 300, 80, None)),
+    ]
