@@ -39,11 +39,12 @@ from .runtime.registry import live_handles
 from .runtime.resolve import minimal_adapter
 from .runtime.resume import find_checkpoint, validate_checkpoint
 from .secrets.quoted import quoted
-from .store import find_run_dir, is_sealed, iter_events, read_events
+from .store import find_run_dir, iter_events, read_events
 from .store import list_runs as _list_runs
 from .store.listing import run_info
 from .store.roots import refuse_run_as_root
 from .store.runfiles import UnreadableRunFile, read_file
+from .store.sealing import refuse_odd_seal
 from .store.status import LOST_HINT
 from .store.vocab import RUN_CHECKPOINT, RUN_INTERRUPT, RUN_RESUME
 
@@ -251,8 +252,10 @@ def _recorder(episode_id: str) -> Any:
             f"episode {run_dir.name} is live in this process; a second writer would corrupt its log. "
             "Use its handle (approve/reject/cancel) instead"
         )
-    if is_sealed(run_dir):
-        raise RunSealedError(f"run {episode_id} is sealed; lifecycle calls need an unsealed (running or paused) run")
+    seal = refuse_odd_seal(run_dir)  # a link or folder where final.json or manifest.json goes: nothing is written
+    if seal.final or seal.manifest:  # refused before anything is written, not at the log's first append
+        cut = "" if seal.sealed else " (its seal was cut short: final.json without manifest.json; resume_run completes it)"
+        raise RunSealedError(f"run {episode_id} is sealed{cut}; lifecycle calls need an unsealed (running or paused) run")
     return Recorder.reopen(run_dir)
 
 

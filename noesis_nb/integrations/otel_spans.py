@@ -22,6 +22,7 @@ from ..errors import EventLogCorruption
 from ..store import is_sealed
 from ..store.eventlog import read_run_events
 from ..store.runfiles import UnreadableRunFile, read_file
+from ..store.sealing import seal_state
 from ..store.vocab import TOOL_APPROVAL_PENDING, TOOL_APPROVED, TOOL_REJECTED_GOVERNANCE
 from .otel_clean import clean_spec
 
@@ -122,8 +123,10 @@ def _events_problem(unread: list[EventLogCorruption], shown: int = 3) -> str:
 
 
 def _ended(run_dir: Path) -> bool:
-    """The run says it ended (sealed, or its ``final.json`` written): its events were all written by then."""
-    return is_sealed(run_dir) or (run_dir / "final.json").exists()
+    """The run says it ended (sealed, or its ``final.json`` written; ``seal_state``: regular files only, a link or
+    folder in their place says nothing): its events were all written by then."""
+    seal = seal_state(run_dir)
+    return seal.final or seal.manifest
 
 
 def _no_events(log: Path) -> str:

@@ -13,6 +13,7 @@ from pathlib import Path
 from noesis_nb.errors import RunSealedError
 from noesis_nb.secrets import quoted
 from noesis_nb.store.artifacts import taken_back_if_sealed
+from noesis_nb.store.sealing import refuse_odd_seal
 
 from . import codes
 from .errors import ApprovalDecisionBindingError, PreparedToolInvocationNotFoundError
@@ -52,7 +53,8 @@ def decide(
     prepared = PreparedInvocationRepository(run_dir).get(None, draft_id)
     if prepared is None:
         raise PreparedToolInvocationNotFoundError(f"draft {quoted(draft_id)} disappeared from {run_dir}; nothing to decide.")
-    if (run_dir / "final.json").exists() or (run_dir / "manifest.json").exists():
+    seal = refuse_odd_seal(run_dir)  # a link or folder where final.json or manifest.json goes: nothing is written
+    if seal.final or seal.manifest:  # sealed, or its seal being written: the episode ended
         existing = ApprovalDecisionRepository(run_dir).get(None, draft_id)
         if existing is not None:
             return existing, False  # decided before the run was sealed: nothing changes
