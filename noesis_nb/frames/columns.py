@@ -168,8 +168,12 @@ RUN_COLUMNS: dict[str, tuple[str, str]] = {
     "task_index": ("int", "the run's task in its batch's task list"),
     "batch_adapter": ("category", "the adapter's name in its batch (the key of using={name: adapter})"),
     "score": ("float", "summary.metrics.score: the batch scorer's verdict (a bool as 1.0 / 0.0); NaN when unscored"),
-    "sealed": ("bool", "manifest.json exists (written last: a run with final.json but no manifest is still being sealed)"),
-    "manifest_ok": ("bool", "every file manifest.json lists exists with its size (NA: no manifest)"),
+    "sealed": (
+        "bool",
+        "manifest.json is a regular file of the run (written last: a run with final.json but no manifest is still being "
+        "sealed; a link or folder in its place is no seal), as noesis_nb.store.is_sealed says",
+    ),
+    "manifest_ok": ("bool", "every file manifest.json lists exists with its size (NA: no manifest; False: unreadable)"),
     "run_dir": ("str", "where the run lives (path or URL)"),
 }
 

@@ -117,7 +117,7 @@ def load_events(
                 run_problems: list[LoadProblem] = []
                 per_run.append(run_problems)
                 got = _read_events(ref, path, run_problems)
-                if got is None and not run_problems and ref.fs.stat(ref.file("final.json")) is not None:
+                if got is None and not run_problems and ref.seal().final:  # ``seal_state``: final.json a regular file
                     run_problems.append(LoadProblem(ref.fs.url(path), None, NO_EVENTS_IN_SEALED_RUN))
                 if got is None:
                     segments.append(_NO_EVENTS)
@@ -196,7 +196,10 @@ def _read_events(ref: RunRef, path: str, run_problems: list[LoadProblem]) -> tup
 
 
 def _sealed(ref: RunRef) -> bool:
-    return ref.fs.stat(ref.file("final.json")) is not None or ref.fs.stat(ref.file("manifest.json")) is not None
+    """A seal written or being written (``seal_state``: final.json or manifest.json a regular file): the log was closed
+    before it, so a cut last line is damage. A link or folder in their place is no seal: such a line is in transit."""
+    seal = ref.seal()
+    return seal.final or seal.manifest
 
 
 class _LineReport:

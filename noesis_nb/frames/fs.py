@@ -18,6 +18,7 @@ from ..secrets.urls import refuse_password
 from ..store.runfiles import RACY_NS, change_stamp, list_dir, read_file, stamps_settled
 from ..store.runfiles import UnreadableRunFile as BadFile
 from ..store.scan import MARKERS
+from ..store.sealing import SEAL_FILES, SealState, read_seal_file, seal_state
 
 __all__ = [
     "LocalFS",
@@ -61,6 +62,15 @@ class LocalFS:
     def read_tail(self, path: str, nbytes: int, within: str | None = None) -> tuple[bytes, Stat, bool] | None:
         """The last ``nbytes`` of ``path`` (whole file when smaller) and whether that is all of it."""
         return read_file(path, within, tail=nbytes)
+
+    def read_seal(self, path: str) -> tuple[bytes, Stat] | None:
+        """A seal document's bytes and ``change_stamp`` as ``seal_state`` counts it (``sealing.read_seal_file``):
+        never through a link; ``UnreadableSealFile`` (a ``BadFile``) for anything but a regular file."""
+        return read_seal_file(path)
+
+    def seal_state(self, run: str) -> SealState:
+        """``store.sealing.seal_state`` of the run: the one answer to whether it is sealed."""
+        return seal_state(run)
 
     def stat(self, path: str) -> Stat | None:
         """``change_stamp`` of ``path``; of the link itself when it cannot be followed (a loop), so reading it reports why."""
@@ -123,6 +133,11 @@ class RemoteFS:
     def stat(self, path: str) -> Stat | None:
         return self._info.get(path)
 
+    def seal_state(self, run: str) -> SealState:
+        """The run's seal as its listing shows it (an object store holds files only: no link, no folder in their place)."""
+        final, manifest = (self.join(run, name) in self._info for name in SEAL_FILES)
+        return SealState(final, manifest)
+
     def listdir(self, path: str, within: str | None = None) -> list[str]:
         path = path.rstrip("/")
         names = set(self._dirs.get(path, []))
@@ -149,6 +164,9 @@ class RemoteFS:
             except FileNotFoundError:
                 return None
         return data, stat
+
+    def read_seal(self, path: str) -> tuple[bytes, Stat] | None:
+        return self.read(path)
 
     def read_tail(self, path: str, nbytes: int, within: str | None = None) -> tuple[bytes, Stat, bool] | None:
         got = self.read(path)

@@ -36,7 +36,7 @@ def written_as(ref: RunRef, source: str, size: int, stamp: Any, summary: Any) ->
     if source == NOESIS or type(stamp) is not tuple or not stamp or stamp[0] != size:  # no marker: never ours
         return False, None
     try:
-        got = ref.read("final.json")
+        got = ref.read_seal("final.json")  # as ``seal_state`` counts it: a link in its place is no seal, nor vouches
     except BadFile:
         return False, None
     if got is None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal, NotRequired, TypedDict
 
 import numpy as np
@@ -18,6 +19,7 @@ import orjson
 
 from ..store.eventlog import WIDE_BOMS, WIDE_TEXT, lone_cr_as_newline, parse_lines
 from ..store.layout import PREPARED_DIRS
+from ..store.sealing import SealState, UnreadableSealFile
 from ..store.status import run_status
 from .coerce import obj
 from .eventids import names_only, other_episodes
@@ -68,6 +70,7 @@ class RunRecord(TypedDict):
     state: dict[str, Any] | None
     final: dict[str, Any] | None
     manifest: dict[str, Any] | None
+    seal: NotRequired[SealState]  # the seal documents as read (``_seal_doc``); an indexed record has its row's ``sealed``
     status: str | None
     head: dict[str, Any] | None  # the first event (when there is no summary or state)
     tail_end: str | None  # timestamp of the terminate event
@@ -90,14 +93,42 @@ class RunRecord(TypedDict):
 
 def _doc(ref: RunRef, name: str, problems: list[LoadProblem], stamp: dict[str, Any], shape: Spec) -> dict[str, Any] | None:
     """A run document, its misfit fields read as None; every problem (unreadable, not JSON, bad field) reported."""
-    path = ref.file(name)
-    url = ref.fs.url(path)
     try:
         got = ref.read(name)
     except BadFile as exc:
-        stamp[name] = ref.fs.stat(path)
-        problems.append(_Unreadable(url, None, f"{exc.reason}; the run is read without it", name, exc.reason))
+        _unreadable_doc(ref, name, exc, problems, stamp)
         return None
+    return _parsed(ref, name, got, problems, stamp, shape)
+
+
+def _seal_doc(
+    ref: RunRef, name: str, problems: list[LoadProblem], stamp: dict[str, Any], shape: Spec
+) -> tuple[dict[str, Any] | None, bool, str | None]:
+    """A seal document (``_doc``) read as ``store.sealing.seal_state`` counts it, never through a link, with
+    whether a regular file is there (read or not) and what is there instead of one (None: nothing else is).
+    Known from the read itself: no system call of its own."""
+    try:
+        got = ref.read_seal(name)
+    except BadFile as exc:
+        _unreadable_doc(ref, name, exc, problems, stamp)
+        what = exc.what if isinstance(exc, UnreadableSealFile) else None
+        if what is not None:  # its stat follows a link: removing a dangling one changes the run's folder, not it
+            stamp["."] = ref.fs.stat(ref.path)
+        return None, what is None, what
+    return _parsed(ref, name, got, problems, stamp, shape), got is not None, None
+
+
+def _unreadable_doc(ref: RunRef, name: str, exc: BadFile, problems: list[LoadProblem], stamp: dict[str, Any]) -> None:
+    path = ref.file(name)
+    stamp[name] = ref.fs.stat(path)
+    problems.append(_Unreadable(ref.fs.url(path), None, f"{exc.reason}; the run is read without it", name, exc.reason))
+
+
+def _parsed(
+    ref: RunRef, name: str, got: tuple[bytes, Stat] | None, problems: list[LoadProblem], stamp: dict[str, Any], shape: Spec
+) -> dict[str, Any] | None:
+    """The document ``got`` (bytes and stat, None when absent) parsed and checked against ``shape``."""
+    url = ref.fs.url(ref.file(name))
     if got is None:
         stamp[name] = None
         return None
@@ -125,10 +156,13 @@ def read_run(
     # every file consulted, stamped from the very file read (a later replacement by rename has another stat)
     stamp: dict[str, Any] = {}
     summary = _doc(ref, "summary.json", problems, stamp, SUMMARY)
-    final = _doc(ref, "final.json", problems, stamp, FINAL)
+    final, final_there, final_odd = _seal_doc(ref, "final.json", problems, stamp, FINAL)
     before = len(problems)
-    manifest = _doc(ref, "manifest.json", problems, stamp, MANIFEST)
+    manifest, manifest_there, manifest_odd = _seal_doc(ref, "manifest.json", problems, stamp, MANIFEST)
     manifest_clean = len(problems) == before  # a manifest with a malformed field cannot vouch for the run
+    odd_name, odd = ("final.json", final_odd) if final_odd else ("manifest.json", manifest_odd)
+    seal = SealState(final_there, manifest_there, (Path(ref.file(odd_name)), odd) if odd else None)
+    ended = seal.final or seal.manifest  # a seal written (or being written): nothing more is appended to the log
     state = _doc(ref, "state.json", problems, stamp, STATE)  # read even when the summary says it all: its bad values are reported
     ext = (summary or {}).get("x-noesis_nb") or {}
     usage = ext.get("usage") if isinstance(ext, dict) else None
@@ -154,12 +188,12 @@ def read_run(
             if whole:
                 tool_requests = data.count(b'"tool.requested"')
             if need_calls:
-                calls = scan_model_calls(data, url, problems, sealed=final is not None or manifest is not None)
+                calls = scan_model_calls(data, url, problems, sealed=ended)
             if whole:
                 _other_episodes(ref, data, url, problems)
         else:
             stamp["events.jsonl"] = ref.fs.stat(events_path)
-    if final is not None and manifest is None:  # a manifest says what is missing itself
+    if seal.final and not seal.manifest:  # a manifest says what is missing itself
         if "events.jsonl" not in stamp:
             stamp["events.jsonl"] = ref.stat_events(events_path)  # the listing's stat: free; kept, so a log put back shows
         if stamp["events.jsonl"] is None:
@@ -168,13 +202,14 @@ def read_run(
         calls = day_sums
     listings: dict[str, list[str]] = {}
     folders = folders or ToolFolders(ref)
-    tools = _tools(folders, stamp, problems, listings, sealed=final is not None or manifest is not None)
+    tools = _tools(folders, stamp, problems, listings, sealed=ended)
     record: RunRecord = {
         "ref": ref,
         "summary": summary,
         "state": state,
         "final": final,
         "manifest": manifest,
+        "seal": seal,
         "status": _status(ref, summary, state, tail, problems),
         "head": head,
         "tail_end": next((e.get("timestamp") for e in reversed(tail) if e.get("phase") == "terminate"), None),
@@ -269,7 +304,8 @@ def calls_from_events(record: RunRecord) -> list[LoadProblem]:
     path = ref.file("events.jsonl")
     found: list[LoadProblem] = []
     got = _events(ref, True, found)
-    sealed = record["final"] is not None or record["manifest"] is not None
+    seal = record["seal"]
+    sealed = seal.final or seal.manifest
     record["calls"] = scan_model_calls(got[0], ref.fs.url(path), found, sealed=sealed) if got is not None else []
     if got is not None:
         _other_episodes(ref, got[0], ref.fs.url(path), found)

@@ -220,6 +220,8 @@ def _record(
     folders = ToolFolders(ref)
     record, stamp, run_problems = read_run(ref, strict=problems.strict, folders=folders)
     ok = _manifest_ok(folders, record["manifest"], verify, record["known_sizes"], run_problems, stamp, record["listings"])
+    if ok is None and record["seal"].manifest:  # sealed, but its manifest.json cannot be read (reported): vouches for nothing
+        ok = False
     record["manifest_ok"] = ok and record["manifest_clean"] if ok is not None else None
     summed = record["calls_from"] == "summary"
     if summed and "events.jsonl" not in stamp:  # the listing's stat (free): the seal vouches for the log too
@@ -260,7 +262,7 @@ def _checked_row(record: RunRecord, run_problems: list[LoadProblem]) -> dict[str
             "episode_id": ref.name,
             "status": record.get("status"),
             "run_dir": ref.url,
-            "sealed": False,
+            "sealed": record["seal"].sealed,
             "tool_calls": 0,
             "pending_approvals": 0,
             "tags": {},
@@ -446,7 +448,9 @@ def _row(record: RunRecord, report: Callable[[str], Report]) -> dict[str, Any]:
         "tool_calls": tool_calls,
         "pending_approvals": tools["pending"],
         **_batch(summary, state, metrics),
-        "sealed": record["manifest"] is not None,  # the seal's last file: final.json alone is a seal still being written
+        # ``seal_state``'s answer, from the seal documents as read: manifest.json (the seal's last file) a regular file;
+        # final.json alone is a seal still being written, a link or folder in their place is none (reported)
+        "sealed": record["seal"].sealed,
         "manifest_ok": record["manifest_ok"],
         "run_dir": ref.url,
     }

@@ -20,6 +20,7 @@ from ..secrets.quoted import quoted
 from ..store.roots import check_root, close_run_id, find_run_dir
 from ..store.runfiles import change_stamp
 from ..store.scan import scan_run_dirs_with_stats, shown_path, stray_id, stray_reason, stray_run_files
+from ..store.sealing import SealState
 from .fs import LocalFS, RemoteFS, RunFS, Stat, open_remote
 from .problems import LoadProblem
 
@@ -63,6 +64,15 @@ class RunRef:
     def read(self, *parts: str) -> tuple[bytes, Stat] | None:
         """(bytes, stat) of a file of this run, None when absent; ``BadFile`` when not a readable file of the run."""
         return self.fs.read(self.file(*parts), within=self.path)
+
+    def read_seal(self, name: str) -> tuple[bytes, Stat] | None:
+        """(bytes, stat) of the run's ``final.json`` or ``manifest.json`` as ``seal_state`` counts it: a regular file,
+        never read through a link; ``BadFile`` (``UnreadableSealFile``) for anything else, None when absent."""
+        return self.fs.read_seal(self.file(name))
+
+    def seal(self) -> SealState:
+        """Whether the run is sealed: ``store.sealing.seal_state`` (locally; remotely, from the root's listing)."""
+        return self.fs.seal_state(self.path)
 
     def read_tail(self, name: str, nbytes: int) -> tuple[bytes, Stat, bool] | None:
         return self.fs.read_tail(self.file(name), nbytes, within=self.path)

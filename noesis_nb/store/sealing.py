@@ -5,20 +5,30 @@ writes atomically. Only such files count: a folder, a FIFO, a socket or a symbol
 not) in either place is no seal, and whoever asks gets the same answer from ``seal_state``. Such a
 run was crafted or damaged; whatever would write into it (resume, a decision, recovery, a seal)
 refuses it whole with ``SealDocumentError``, before writing anything, because it cannot tell whether
-the run ended.
+the run ended. A reader that needs a seal document's bytes takes them from ``read_seal_file``, which
+never follows a link, so what it reads is what ``seal_state`` counts.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import RunLifecycleError
-from .runfiles import what_is
+from .runfiles import MAX_DOCUMENT_BYTES, Stamp, UnreadableRunFile, change_stamp, inside, what_is
 
-__all__ = ["SEAL_FILES", "SealDocumentError", "SealState", "seal_state", "refuse_odd_seal"]
+__all__ = [
+    "SEAL_FILES",
+    "SealDocumentError",
+    "SealState",
+    "UnreadableSealFile",
+    "seal_state",
+    "refuse_odd_seal",
+    "read_seal_file",
+]
 
 SEAL_FILES = ("final.json", "manifest.json")
 
@@ -82,3 +92,75 @@ def refuse_odd_seal(run_dir: str | os.PathLike[str]) -> SealState:
     state = seal_state(run_dir)
     state.refuse_odd()
     return state
+
+
+class UnreadableSealFile(UnreadableRunFile):
+    """A seal document that cannot be read. ``what`` is None when it is a regular file all the same (no
+    permission, too large: the seal stands, as ``seal_state`` counts it), else what is there instead (a link…)."""
+
+    def __init__(self, path: str, reason: str, what: str | None):
+        self.what = what
+        super().__init__(path, reason)
+
+
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_READ = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0) | _NOFOLLOW
+
+
+def read_seal_file(path: str) -> tuple[bytes, Stamp] | None:
+    """Bytes and ``change_stamp`` of a seal document as ``seal_state`` counts it: the regular file at ``path``,
+    never one a link leads to; None when absent. ``UnreadableSealFile`` otherwise.
+
+    A reader that followed a link to a file of the run would call the run sealed where ``seal_state`` does not.
+    The same system calls as ``runfiles.read_file`` (open without following, fstat, read), so no reader pays more.
+    """
+    try:
+        fd = os.open(path, _READ)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as exc:
+        if _NOFOLLOW and exc.errno in (errno.ELOOP, errno.EMLINK):
+            raise _odd(path, "a symbolic link") from None
+        try:  # no permission, a socket…: what is there decides whether the run is sealed
+            mode = os.lstat(path).st_mode
+        except OSError:
+            mode = stat.S_IFREG
+        if not stat.S_ISREG(mode):
+            raise _odd(path, "a symbolic link" if stat.S_ISLNK(mode) else what_is(mode)) from None
+        raise UnreadableSealFile(path, f"cannot be opened ({exc.strerror or exc})", None) from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise _odd(path, what_is(st.st_mode))
+        if st.st_size > MAX_DOCUMENT_BYTES:
+            raise UnreadableSealFile(
+                path, f"{st.st_size} bytes, more than a run document is read at (runfiles.MAX_DOCUMENT_BYTES); not read", None
+            )
+        data = os.read(fd, st.st_size + 1)  # one call for a file as long as its stat says
+        if len(data) != st.st_size:  # grown or cut meanwhile, or a short read: read to the end
+            chunks = [data]
+            while chunk := os.read(fd, 1 << 20):
+                chunks.append(chunk)
+            data = b"".join(chunks)
+        return data, change_stamp(st)
+    except UnreadableSealFile:
+        raise
+    except OSError as exc:
+        raise UnreadableSealFile(path, f"cannot be read ({exc.strerror or exc})", None) from None
+    finally:
+        os.close(fd)
+
+
+def _odd(path: str, what: str) -> UnreadableSealFile:
+    name, shown, linked = os.path.basename(path), what, ""
+    if what == "a symbolic link":  # where it leads, as ``runfiles`` says of any link of a run (one look, on this path only)
+        target = os.path.realpath(path)
+        shown = f"a symlink to {target}" + ("" if inside(target, os.path.dirname(path)) else ", outside the run")
+        linked = "; none is read through symbolic links"
+    return UnreadableSealFile(
+        path,
+        f"{shown}, not the run's {name} (a regular file noesis_nb writes when it seals a run{linked}), so the run is not "
+        f"taken as sealed and nothing is written into it. Remove it (it is not a file noesis_nb wrote) or restore "
+        "the run from a copy",
+        what,
+    )

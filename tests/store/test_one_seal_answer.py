@@ -2,8 +2,9 @@
 
 A run written by noesis_nb (paused on a tool draft) is copied, then its ``final.json`` and ``manifest.json`` are
 crafted: regular files, a seal cut short, a manifest that is no JSON, and a symbolic link (into the run, or
-dangling), a folder or a FIFO in either place. Each reader is walked over each case: the run listing, the
-OpenTelemetry export, a decision on the draft and the Noēsis lifecycle calls (``ns``).
+dangling), a folder or a FIFO in either place. Each reader is walked over each case: the frames (``runs_df``'s
+``sealed`` column; ``events_df``, ``tools_df`` and ``usage_df`` where the seal changes what they report), the
+run listing, the OpenTelemetry export, a decision on the draft and the Noēsis lifecycle calls (``ns``).
 """
 
 from __future__ import annotations
@@ -21,6 +22,9 @@ import pytest
 import noesis_nb
 from noesis_nb import ns
 from noesis_nb.errors import RunSealedError
+from noesis_nb.frames import clear_cache, events_df, runs_df, tools_df, usage_df
+from noesis_nb.frames import fs as frames_fs
+from noesis_nb.frames.problems import CUT_IN_SEALED_RUN, NO_EVENTS_IN_SEALED_RUN
 from noesis_nb.integrations.otel_spans import run_spans
 from noesis_nb.store import list_runs
 from noesis_nb.store.artifacts import write_manifest
@@ -57,6 +61,13 @@ def paused_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return runs / ep
 
 
+@pytest.fixture(autouse=True)
+def _fresh_frames_cache():
+    clear_cache()
+    yield
+    clear_cache()
+
+
 def plant(run: Path, final: str | None, manifest: str | None) -> None:
     """Make the run's seal documents what the case says (``CASES``)."""
     if final in ("file", "link"):
@@ -89,6 +100,17 @@ def tree(run: Path) -> dict[str, Any]:
     return out
 
 
+def reasons(df: Any) -> list[str]:
+    return [f"{e['path']}: {e['reason']}" for e in df.attrs["errors"]]
+
+
+def named_odd(df: Any, seal: SealState) -> None:
+    """A seal document in a shape noesis_nb never writes is one problem naming it and what to do."""
+    assert seal.odd is not None
+    found = [r for r in reasons(df) if r.startswith(str(seal.odd[0]))]
+    assert found and all("Remove it" in r for r in found), reasons(df)
+
+
 # ---- the readers: (prepare the copied run before the case is planted, check the reader against seal_state) ----
 
 
@@ -96,12 +118,60 @@ def _nothing(run: Path) -> None:
     pass
 
 
+def _cut_last_line(run: Path) -> None:
+    with open(run / "events.jsonl", "ab") as fh:
+        fh.write(b'{"timestamp": "2025-03-01T00:00:09Z", "phase": "act", "pay')
+
+
 def _no_log(run: Path) -> None:
     (run / "events.jsonl").unlink()
 
 
+def check_runs_df(run: Path, seal: SealState) -> None:
+    df = runs_df(str(run))
+    assert df["sealed"].tolist() == [seal.sealed]
+    assert df["manifest_ok"].isna().tolist() == [not seal.sealed]  # a sealed run has a verdict on its manifest
+    if seal.odd is not None:
+        named_odd(df, seal)
+
+
+def check_runs_df_cached_then_mended(run: Path, seal: SealState) -> None:
+    """A run read (and cached) with its seal documents as planted, then mended: the next load sees it mended."""
+    racy, frames_fs.RACY_NS = frames_fs.RACY_NS, 0  # every stamp counts as settled: the first load is cached
+    try:
+        runs_df(str(run))
+        for name in ("final.json", "manifest.json"):
+            path = run / name
+            if path.is_symlink() or path.is_fifo():
+                path.unlink()
+            elif path.is_dir():
+                path.rmdir()
+        df = runs_df(str(run))
+    finally:
+        frames_fs.RACY_NS = racy
+    now = seal_state(run)
+    assert now.odd is None and df["sealed"].tolist() == [now.sealed]
+    assert not [r for r in reasons(df) if "Remove it" in r], reasons(df)
+
+
 def check_list_runs(run: Path, seal: SealState) -> None:
     assert [row["sealed"] for row in list_runs(runs_dir=run.parent)] == [seal.sealed]
+
+
+def _cut_reported(frame: Callable[..., Any]) -> Callable[[Path, SealState], None]:
+    def check(run: Path, seal: SealState) -> None:
+        cut = [r for r in reasons(frame(str(run))) if CUT_IN_SEALED_RUN in r]
+        assert bool(cut) == (seal.final or seal.manifest), cut  # a seal written: the log was closed before it
+
+    return check
+
+
+def _missing_log_reported(frame: Callable[..., Any]) -> Callable[[Path, SealState], None]:
+    def check(run: Path, seal: SealState) -> None:
+        missing = [r for r in reasons(frame(str(run))) if NO_EVENTS_IN_SEALED_RUN in r]
+        assert bool(missing) == seal.final, missing
+
+    return check
 
 
 def check_otel(run: Path, seal: SealState) -> None:
@@ -141,7 +211,14 @@ def check_ns_checkpoint(run: Path, seal: SealState) -> None:
 
 
 READERS: dict[str, tuple[Callable[[Path], None], Callable[[Path, SealState], None]]] = {
+    "runs_df sealed": (_nothing, check_runs_df),
+    "runs_df cached, then mended": (_nothing, check_runs_df_cached_then_mended),
     "list_runs sealed": (_nothing, check_list_runs),
+    "events_df cut line": (_cut_last_line, _cut_reported(events_df)),
+    "tools_df cut line": (_cut_last_line, _cut_reported(tools_df)),
+    "usage_df cut line": (_cut_last_line, _cut_reported(usage_df)),
+    "events_df no log": (_no_log, _missing_log_reported(events_df)),
+    "usage_df no log": (_no_log, _missing_log_reported(usage_df)),
     "otel export no log": (_no_log, check_otel),
     "decide": (_nothing, check_decide),
     "ns.checkpoint": (_nothing, check_ns_checkpoint),
