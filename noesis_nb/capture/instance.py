@@ -23,7 +23,7 @@ from typing import Any
 from .calls import ModelCall
 from .scope import IN_SDK_CALL
 
-__all__ = ["install", "uninstall"]
+__all__ = ["install", "adopt", "uninstall"]
 
 _MARK = "__noesis_nb_instance__"
 _installed: list[tuple[type, Any]] = []  # (base client, the ``__setattr__`` it defined itself, or None)
