@@ -19,7 +19,6 @@ import orjson
 
 from ..capture.usage import count
 from ..errors import EventLogCorruption
-from ..store import is_sealed
 from ..store.eventlog import read_run_events
 from ..store.runfiles import UnreadableRunFile, read_file
 from ..store.sealing import seal_state
@@ -164,7 +163,8 @@ def run_spans(
 def _spans(run_dir: Path, events: list[dict[str, Any]] | None, problems: list[str]) -> list[SpanSpec]:
     unread: list[EventLogCorruption] = []
     if events is None:
-        events = read_run_events(run_dir / "events.jsonl", sealed=lambda: is_sealed(run_dir), errors=unread)
+        # a cut last line is damage once a seal is written (final.json alone too: the log was closed before it)
+        events = read_run_events(run_dir / "events.jsonl", sealed=lambda: _ended(run_dir), errors=unread)
         if unread:
             problems.append(_events_problem(unread))
         elif not events and _ended(run_dir):  # a run just made has no events yet: nothing is missing from it

@@ -180,6 +180,13 @@ def check_otel(run: Path, seal: SealState) -> None:
     assert any("is missing" in p for p in problems) == (seal.final or seal.manifest), problems
 
 
+def check_otel_cut_line(run: Path, seal: SealState) -> None:
+    problems: list[str] = []
+    run_spans(run, problems=problems)
+    cut = [p for p in problems if "cut off" in p]
+    assert bool(cut) == (seal.final or seal.manifest), problems  # a seal written: the log was closed before it
+
+
 def _refused(run: Path, seal: SealState, call: Callable[[], Any]) -> Any:
     """``call`` refuses an odd seal document by name, a seal (or one being written) as sealed, writing nothing;
     else it does what it does."""
@@ -220,6 +227,7 @@ READERS: dict[str, tuple[Callable[[Path], None], Callable[[Path, SealState], Non
     "events_df no log": (_no_log, _missing_log_reported(events_df)),
     "usage_df no log": (_no_log, _missing_log_reported(usage_df)),
     "otel export no log": (_no_log, check_otel),
+    "otel export cut line": (_cut_last_line, check_otel_cut_line),
     "decide": (_nothing, check_decide),
     "ns.checkpoint": (_nothing, check_ns_checkpoint),
 }
