@@ -17,6 +17,7 @@ Every message names the offending value and says how to fix it.
     ├── AmbiguousDraftError         (also LookupError) a draft id prefix matching several drafts
     ├── DecisionFileError           (also ValueError) a malformed approval decision file
     ├── ToolRejected                a tool call a human or policy rejected (adapters may catch it)
+    ├── AgentCancelled              raised by an adapter: the agent ended its own run cancelled (sealed ``cancelled``)
     ├── EpisodeStateError           an operation the episode's state does not allow
     │   ├── EpisodeStopping         a tool or model call asked for while the episode drains (never started)
     │   ├── RunExistsError          an episode id whose run directory exists already (a cell run again, another process)
@@ -62,6 +63,7 @@ __all__ = [
     "AmbiguousDraftError",
     "DecisionFileError",
     "ToolRejected",
+    "AgentCancelled",
     "EpisodeStateError",
     "EpisodeStopping",
     "RunExistsError",
@@ -451,6 +453,11 @@ class ToolRejected(NoesisNbError):
     def __reduce__(self) -> tuple[Any, ...]:
         kwargs = {"draft_id": self.draft_id, "decision": self.decision}
         return (_remade, (type(self), (self.tool, self.reason), kwargs), _state(self))
+
+
+class AgentCancelled(NoesisNbError):
+    """Raised by an adapter when the agent it runs ended its own run cancelled (stopped by whoever ran it, without
+    failing): the episode is sealed ``cancelled`` with this message, not ``ok`` (nothing was produced) nor ``error``."""
 
 
 class EpisodeStateError(NoesisNbError):

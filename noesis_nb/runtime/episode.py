@@ -23,6 +23,7 @@ from .._threads import run_in_thread
 from ..capture import episode_capture, resolve_option
 from ..errors import (
     WRITE_REFUSALS,
+    AgentCancelled,
     DecisionFileError,
     EpisodeStopping,
     NoesisVeto,
@@ -428,6 +429,9 @@ class Episode:
         except _IdleTimeout as exc:
             self.error = TimeoutError(str(exc))
             status, message, reasons, result = "error", str(exc), ["idle_timeout"], None
+        except AgentCancelled as exc:  # the agent stopped its own run (no stop asked here): sealed cancelled, its words
+            self.error = exc
+            status, message, reasons, result = "cancelled", _error_message(exc), ["agent_cancelled"], None
         except BaseException as exc:  # any exception class: GeneratorExit, a BaseException of the adapter's own…
             self.error = exc
             status, message, reasons, result = "error", _error_message(exc), ["adapter_error"], None

@@ -7,7 +7,7 @@
 ``agui_rows`` and ``parse_sse`` read recorded streams without running anything.
 """
 
-from ._adapter import AGUIAdapter, AGUIRunError, default_answer
+from ._adapter import AGUIAdapter, AGUIRunCancelled, AGUIRunError, default_answer
 from ._events import AGUIFolder, agui_rows
 from ._http import AGUIHttpAgent
 from ._sse import AGUIStreamError, parse_sse
@@ -15,6 +15,7 @@ from ._sse import AGUIStreamError, parse_sse
 __all__ = [
     "AGUIAdapter",
     "AGUIHttpAgent",
+    "AGUIRunCancelled",
     "AGUIRunError",
     "AGUIStreamError",
     "AGUIFolder",

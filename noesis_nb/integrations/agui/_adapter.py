@@ -7,6 +7,7 @@ on_interrupt``) becomes one pending approval per interrupt, and the decisions go
 next run: AG-UI 1.0 ``resume: [ResumeEntry]`` (default) or ``forwardedProps.command.resume``
 (``resume_style="forwarded_props"``, Idun / ag-ui-langgraph 0.0.x servers). Steers sent while a run
 streamed join that next run as new user messages (a run that never interrupts has no next run).
+A run ending with outcome ``cancelled`` ends the episode ``cancelled`` (:class:`AGUIRunCancelled`), never ``ok``.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-from ...errors import EpisodeStateError
+from ...errors import AgentCancelled, EpisodeStateError
 from ...secrets import for_run, is_secret_key, shown_cut
 from ...secrets.quoted import quoted
 from .._approvals import default_answer, request_approval, tool_name
@@ -26,7 +27,7 @@ from .._extras import require
 from ._events import EVENT_TYPES, AGUIFolder
 from ._sse import AGUIStreamError
 
-__all__ = ["AGUIAdapter", "AGUIRunError", "default_answer"]
+__all__ = ["AGUIAdapter", "AGUIRunCancelled", "AGUIRunError", "default_answer"]
 
 _INPUT_KEYS = {
     "messages": "messages",
@@ -47,6 +48,10 @@ class AGUIRunError(AGUIStreamError):
     def __init__(self, message: str, code: str | None = None):
         self.code = code
         super().__init__(message)
+
+
+class AGUIRunCancelled(AgentCancelled):
+    """The agent ended a run with ``RUN_FINISHED`` outcome ``cancelled``: the episode is sealed ``cancelled``."""
 
 
 class AGUIAdapter:
@@ -135,6 +140,11 @@ class AGUIAdapter:
             )
             if folder.error is not None:
                 raise AGUIRunError(f"the AG-UI agent ended the run with RUN_ERROR: {folder.error}", code=folder.error_code)
+            if folder.outcome == "cancelled":
+                raise AGUIRunCancelled(
+                    f"the AG-UI agent ended run {number} with RUN_FINISHED outcome cancelled: it was stopped before it "
+                    "completed, without a result; the episode is sealed cancelled"
+                )
             if not folder.interrupts:
                 return await apply_output(self.output, folder.result)
             if folder.dropped is not None:  # the next run sends the conversation whole: it is no longer held
