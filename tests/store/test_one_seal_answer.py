@@ -28,19 +28,21 @@ from noesis_nb.frames.problems import CUT_IN_SEALED_RUN, NO_EVENTS_IN_SEALED_RUN
 from noesis_nb.integrations.otel_spans import run_spans
 from noesis_nb.store import list_runs
 from noesis_nb.store.artifacts import write_manifest
+from noesis_nb.store.runfiles import MAX_DOCUMENT_BYTES
 from noesis_nb.store.sealing import SealDocumentError, SealState, seal_state
 from noesis_nb.tools.decisions import decide
 from tests.frames.runkit import writer_adapter
 
 # (final.json, manifest.json): None absent; "file" a regular file noesis_nb would write; "not json" a regular file
-# that is no JSON; "link" a symbolic link to a regular copy inside the run; "dangling" a link to nothing;
-# "folder"; "fifo"
+# that is no JSON; "too large" a sparse regular file past what a run document is read at; "link" a symbolic link
+# to a regular copy inside the run; "dangling" a link to nothing; "folder"; "fifo"
 CASES: dict[str, tuple[str | None, str | None]] = {
     "unsealed": (None, None),
     "sealed": ("file", "file"),
     "seal being written": ("file", None),
     "manifest alone (older Noesis)": (None, "file"),
     "manifest not json": ("file", "not json"),
+    "manifest too large": ("file", "too large"),
     "manifest link into the run": ("file", "link"),
     "manifest dangling link": ("file", "dangling"),
     "manifest folder": ("file", "folder"),
@@ -77,6 +79,9 @@ def plant(run: Path, final: str | None, manifest: str | None) -> None:
         write_manifest(run, run.name)
     elif manifest == "not json":
         (run / "manifest.json").write_text('{"files": [', encoding="utf-8")
+    elif manifest == "too large":
+        with open(run / "manifest.json", "wb") as fh:  # sparse: no byte of it is on disk
+            fh.truncate(MAX_DOCUMENT_BYTES + 1)
     for name, shape in (("final.json", final), ("manifest.json", manifest)):
         path = run / name
         if shape == "link":
@@ -92,11 +97,15 @@ def plant(run: Path, final: str | None, manifest: str | None) -> None:
 
 
 def tree(run: Path) -> dict[str, Any]:
-    """Every entry of the run: a regular file's bytes, anything else by its type (a FIFO is never opened)."""
+    """Every entry of the run: a regular file's bytes (a large one's size and mtime), anything else by its type
+    (a FIFO is never opened)."""
     out: dict[str, Any] = {}
     for path in sorted(run.rglob("*")):
-        mode = path.lstat().st_mode
-        out[str(path.relative_to(run))] = path.read_bytes() if stat.S_ISREG(mode) else stat.S_IFMT(mode)
+        st = path.lstat()
+        if not stat.S_ISREG(st.st_mode):
+            out[str(path.relative_to(run))] = stat.S_IFMT(st.st_mode)
+        else:
+            out[str(path.relative_to(run))] = path.read_bytes() if st.st_size < 1 << 20 else (st.st_size, st.st_mtime_ns)
     return out
 
 
