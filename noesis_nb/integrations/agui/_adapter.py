@@ -25,6 +25,7 @@ from .._approvals import default_answer, request_approval, tool_name
 from .._emit import PHASE, apply_output, emit_rows, row
 from .._extras import require
 from ._events import EVENT_TYPES, AGUIFolder
+from ._interrupts import unanswerable
 from ._sse import AGUIStreamError
 
 __all__ = ["AGUIAdapter", "AGUIRunCancelled", "AGUIRunError", "default_answer"]
@@ -140,6 +141,11 @@ class AGUIAdapter:
             )
             if folder.error is not None:
                 raise AGUIRunError(f"the AG-UI agent ended the run with RUN_ERROR: {folder.error}", code=folder.error_code)
+            problem = unanswerable(folder, number)
+            if problem:  # refused before anyone is asked: a decision the agent could not tell apart is not asked for
+                for interrupt in folder.interrupts:
+                    ctx.emit(*_unanswered(interrupt))
+                raise AGUIStreamError(f"{problem} (nothing was asked or resumed)")
             if folder.outcome == "cancelled":
                 raise AGUIRunCancelled(
                     f"the AG-UI agent ended run {number} with RUN_FINISHED outcome cancelled: it was stopped before it "
@@ -286,6 +292,20 @@ class AGUIAdapter:
             )
         )
         return interrupt, payload
+
+
+def _unanswered(interrupt: dict[str, Any]) -> Any:
+    """The row of an interrupt nobody was asked about (the run ended ``error`` first)."""
+    return row(
+        PHASE,
+        "agui",
+        "INTERRUPT_UNANSWERED",
+        "custom",
+        interrupt_id=interrupt.get("id"),
+        reason=interrupt.get("reason"),
+        message=interrupt.get("message"),
+        tool_call_id=interrupt.get("toolCallId"),
+    )
 
 
 def _credentials(headers: Any) -> list[str]:

@@ -106,8 +106,10 @@ class AGUIFolder:
         # arguments are read from its message when an interrupt names it, and a call joins its parent in O(1)
         self._by_id: dict[str, dict[str, Any]] = {}
         self._calls: dict[str, dict[str, Any]] = {}
+        self._clashes: dict[str, list[Any]] = {}  # a tool call id the agent gave to different calls: their names
         self._set_messages(list(messages or []))
         self.interrupts: list[dict[str, Any]] = []
+        self.stray_interrupts = 0  # interrupts a success or cancelled outcome carried (only an interrupt outcome may)
         self.finished = False  # RUN_FINISHED or RUN_ERROR seen
         self.error: str | None = None
         self.error_code: str | None = None  # RUN_ERROR's code, kept for AGUIRunError.code
@@ -131,8 +133,13 @@ class AGUIFolder:
         args = _json_or_text(arguments) if isinstance(arguments, str) else arguments
         return {"id": call.get("id"), "name": function.get("name") or None, "args": args}
 
+    def clashes(self, ident: Any) -> list[Any]:
+        """The names of the different tool calls the conversation holds under the id ``ident`` (empty: one call, or
+        none): an interrupt naming such an id would have someone approve one call and the agent run another."""
+        return list(self._clashes.get(str(ident), [])) if ident is not None else []
+
     def _set_messages(self, messages: list[dict[str, Any]]) -> None:
-        self.messages, self._by_id, self._calls = messages, {}, {}
+        self.messages, self._by_id, self._calls, self._clashes = messages, {}, {}, {}
         self._chars, self.dropped = 0, None
         if self._kept(sum(map(_size, messages))):
             for message in messages:
@@ -145,7 +152,7 @@ class AGUIFolder:
         self._chars += chars
         cap = self.max_conversation_chars
         if cap is not None and self._chars > cap:
-            self.messages, self._by_id, self._calls = [], {}, {}
+            self.messages, self._by_id, self._calls, self._clashes = [], {}, {}, {}
             self.dropped = self._chars
             return False
         return True
@@ -161,7 +168,14 @@ class AGUIFolder:
         calls = message.get("toolCalls")
         for call in calls if isinstance(calls, list) else []:
             if isinstance(call, Mapping) and call.get("id") is not None:
-                self._calls[str(call["id"])] = call  # type: ignore[assignment]
+                self._note_call(str(call["id"]), call)  # type: ignore[arg-type]
+
+    def _note_call(self, ident: str, call: dict[str, Any]) -> None:
+        """Index ``call`` under ``ident``; a different call (name or arguments) already there is a clash."""
+        known = self._calls.get(ident)
+        if known is not None and known is not call and _call_key(known) != _call_key(call):
+            self._clashes.setdefault(ident, [_call_key(known)[0]]).append(_call_key(call)[0])
+        self._calls[ident] = call
 
     @property
     def result(self) -> Any:
@@ -316,7 +330,7 @@ class AGUIFolder:
         call = {"id": ident, "type": "function", "function": {"name": name or "", "arguments": args}}
         if not self._kept(len(args) + len(name or "") + _OVERHEAD):
             return
-        self._calls[ident] = call
+        self._note_call(ident, call)
         if parent is not None:
             found = self._by_id.get(str(parent))
         else:  # the latest assistant message
@@ -346,6 +360,10 @@ class AGUIFolder:
         rows = self.close()
         outcome = as_object(e.get("outcome"))
         self.finished, self.outcome, self.run_result = True, outcome.get("type") or "success", e.get("result")
+        given = _items(outcome.get("interrupts"))
+        if self.outcome != "interrupt":  # a run done or cancelled waits for nothing: interrupts it carries are not asked
+            self.stray_interrupts += len(given)
+            given = []
         rows.append(
             row(
                 PHASE,
@@ -357,10 +375,11 @@ class AGUIFolder:
                 outcome=self.outcome,
                 result=e.get("result"),
                 pending_tool_call_ids=outcome.get("pendingToolCallIds"),
+                stray_interrupts=self.stray_interrupts or None,
             )
         )
         rows += _usage(e.get("usage"))
-        for n, interrupt in enumerate(_items(outcome.get("interrupts")), len(self.interrupts) + 1):
+        for n, interrupt in enumerate(given, len(self.interrupts) + 1):
             found = dict(interrupt) if isinstance(interrupt, Mapping) else {"id": f"interrupt-{n}", "value": interrupt}
             rows += self._interrupt(found)
         return rows
@@ -461,6 +480,13 @@ def _legacy_interrupt(value: Any, n: int) -> dict[str, Any]:
         "metadata": {"value": value},
         "legacy": True,
     }
+
+
+def _call_key(call: Mapping[str, Any]) -> tuple[Any, Any]:
+    """A tool call's name and arguments (parsed when JSON): two calls with the same key are the same call."""
+    function = as_object(call.get("function"))
+    arguments = function.get("arguments")
+    return function.get("name") or None, _json_or_text(arguments) if isinstance(arguments, str) else arguments
 
 
 def _json_or_text(text: str, where: str | None = None) -> Any:
