@@ -48,6 +48,7 @@ _FRAMEWORK = {
     "model_call_stalled": "run_error",
     "stream_pipe_error": "run_error",
 }
+_ENDS = "turn_completed or turn_aborted"  # the framework events that end a turn (a run_unfinished error names them)
 _TEXT_DELTAS = {"response.output_text.delta": "message"}
 _REASONING_DELTAS = {"response.reasoning_text.delta", "response.reasoning_summary_text.delta", "response.reasoning.delta"}
 
@@ -340,11 +341,13 @@ def _harness_rows(response: dict[str, Any]) -> Iterator[Row]:
 def noetic_replay(log: Any, harness_response: Harness = None, *, output: Callable[[Any], Any] | None = None) -> RecordedReplay:
     """An adapter replaying a Noetic log (``using=noetic_replay("stream.jsonl", harness)``)."""
     given = rereadable(log, "noetic")
-    return RecordedReplay(lambda: noetic_rows(given(), harness_response), source="noetic", output=output)
+    return RecordedReplay(lambda: noetic_rows(given(), harness_response), source="noetic", output=output, end_names=_ENDS)
 
 
 def import_noetic(log: Any, harness_response: Harness = None, *, task: str = "imported Noetic run", **opts: Any) -> str:
     """Write a Noetic log as a sealed Noēsis run; returns the episode id (``runs_dir=`` etc. as for ``solve``)."""
     name = os.fspath(log) if not isinstance(log, (bytes, bytearray)) and _is_path(log) else None
     whole = not is_one_shot(log)  # a path, a text or a list is complete; an open file may still be written
-    return import_rows(lambda: noetic_rows(log, harness_response), task=task, source="noetic", name=name, whole=whole, **opts)
+    return import_rows(
+        lambda: noetic_rows(log, harness_response), task=task, source="noetic", name=name, whole=whole, end_names=_ENDS, **opts
+    )

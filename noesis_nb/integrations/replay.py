@@ -6,7 +6,10 @@ view load the resulting run like any other. A recorded failure (a ``run_error`` 
 followed by a ``run_finished``) ends the episode ``error`` with the recorded reason. A replay given
 a one-shot source (an open file, a generator) refuses a second episode rather than recording an
 empty ``ok`` run: that source was read by the first (:func:`rereadable`). A trace with no rows at all (an
-empty file or list) is refused the same way: an ``ok`` run of nothing would read as a good import.
+empty file or list) is refused the same way: an ``ok`` run of nothing would read as a good import. A trace that
+never shows its run ending (a task left suspended, waiting for a human; a log cut before its end event; a
+transcript ending on the user's message: see ``_ending``) ends ``error`` too, with a ``run_unfinished`` row and a
+:class:`RecordedRunUnfinished` naming what is missing: a run that did not finish is no success.
 """
 
 from __future__ import annotations
@@ -23,12 +26,14 @@ from ..runtime.api import solve
 from ..secrets.quoted import quoted
 from ..store.roots import check_root, refuse_run_as_root
 from ._dedupe import DIGEST_TAG, import_lock, imported_before, trace_digest
-from ._emit import Row, emit_row
+from ._emit import PHASE, Row, emit_row, row
+from ._ending import Ending
 
 __all__ = [
     "EmptyTraceError",
     "RecordedReplay",
     "RecordedRunError",
+    "RecordedRunUnfinished",
     "TraceAlreadyImported",
     "TraceAlreadyReadError",
     "import_rows",
@@ -39,6 +44,11 @@ __all__ = [
 
 class RecordedRunError(NoesisNbError):
     """The recorded run itself failed (its log ends in an error); the replayed episode ends ``error``."""
+
+
+class RecordedRunUnfinished(RecordedRunError):
+    """The recorded run never ended (left suspended, or its log cut before the end); the replayed episode ends
+    ``error`` naming what is missing, never an ``ok`` success."""
 
 
 class TraceAlreadyReadError(NoesisNbError, ValueError):
@@ -100,7 +110,9 @@ class RecordedReplay:
 
     The episode's result is ``result`` when given, else the recorded final answer (the last
     ``run_finished`` answer/result, a recorded ``answer``, or the last non-user message text);
-    ``output`` maps it.
+    ``output`` maps it. A trace that does not show its run ending ends ``error`` (:class:`RecordedRunUnfinished`):
+    ``end_names`` names the source's end events in its message, ``end_required`` says every complete trace of the
+    source holds one (see ``_ending.Ending``).
     """
 
     def __init__(
@@ -110,23 +122,33 @@ class RecordedReplay:
         source: str,
         result: Any = None,
         output: Callable[[Any], Any] | None = None,
+        end_names: str = "run_finished row",
+        end_required: bool = False,
     ):
         self.rows = rows if callable(rows) else rereadable(rows, source)
         self.source, self.result, self.output = source, result, output
+        self.end_names, self.end_required = end_names, end_required
+
+    def ending(self) -> Ending:
+        """A fresh judge of whether this source's trace ended."""
+        return Ending(self.end_names, end_required=self.end_required)
 
     def __repr__(self) -> str:
         return f"RecordedReplay(source={quoted(self.source)})"
 
     def invoke(self, task: Any, ctx: Any) -> Any:
         items = self.rows()
-        answer, failure, seen = None, None, False
+        answer, failure, seen, ending = None, None, False, self.ending()
         for item in items:
             seen = True
             emit_row(ctx, item)
             payload = item[1]
             kind = payload.get("kind")
+            ending.see(payload)
             if kind == "run_error":
                 failure = payload.get("error") or payload.get("message") or "the recorded run failed"
+            elif kind == "run_cancelled":
+                failure = f"it was cancelled ({payload.get('event_name')})"
             elif kind == "run_finished":
                 failure = None
                 found = next((payload[k] for k in ("answer", "result", "text") if payload.get(k) is not None), None)
@@ -139,6 +161,10 @@ class RecordedReplay:
             raise _empty(self.source, None)
         if failure is not None:
             raise RecordedRunError(f"the recorded {self.source} run failed: {failure}")
+        missing = ending.missing()
+        if missing is not None:
+            emit_row(ctx, row(PHASE, self.source, "run_unfinished", "run_unfinished", error=missing))
+            raise RecordedRunUnfinished(f"the recorded {self.source} run did not finish: {missing}")
         value = self.result if self.result is not None else answer
         return self.output(value) if self.output else value  # an awaitable here is awaited by the engine
 
@@ -151,6 +177,8 @@ def import_rows(
     result: Any = None,
     name: str | None = None,
     whole: bool | None = None,
+    end_names: str = "run_finished row",
+    end_required: bool = False,
     **opts: Any,
 ) -> str:
     """Write ``rows`` as a sealed Noēsis run (``solve`` with :class:`RecordedReplay`); returns the episode id.
@@ -169,13 +197,17 @@ def import_rows(
     if whole is None:
         whole = isinstance(rows, (list, tuple))
     items = iter(rows() if callable(rows) else rows)
+
+    def replay_of(given: Iterable[Row]) -> RecordedReplay:
+        return RecordedReplay(given, source=source, result=result, end_names=end_names, end_required=end_required)
+
     if whole:
-        return _import_whole(items, task=task, source=source, result=result, name=name, **opts)
+        return _import_whole(items, replay_of, task=task, source=source, result=result, name=name, **opts)
     first = next(items, _NOTHING)
     if first is _NOTHING:
         raise _empty(source, name)
     replayed = itertools.chain((first,), items)
-    replay = RecordedReplay(replayed, source=source, result=result)
+    replay = replay_of(replayed)
     try:
         return solve(task, using=replay, **opts)  # the engine tags the run with replay.source
     except BaseException:
@@ -183,8 +215,20 @@ def import_rows(
         raise
 
 
-def _import_whole(items: Iterator[Row], *, task: str, source: str, result: Any, name: str | None, **opts: Any) -> str:
-    """``import_rows`` of a complete trace: read it, then return the run an earlier import of it made, or make one."""
+def _import_whole(
+    items: Iterator[Row],
+    replay_of: Callable[[Iterable[Row]], RecordedReplay],
+    *,
+    task: str,
+    source: str,
+    result: Any,
+    name: str | None,
+    **opts: Any,
+) -> str:
+    """``import_rows`` of a complete trace: read it, then return the run an earlier import of it made, or make one.
+
+    Whether the trace ended is part of its digest when it did not: a run imported as ``ok`` from it before that was
+    judged is not taken for it."""
     read: list[Row] = []
     failure: Exception | None = None
     try:
@@ -200,8 +244,15 @@ def _import_whole(items: Iterator[Row], *, task: str, source: str, result: Any, 
         raise _empty(source, name)
     tags = opts.get("tags")
     if tags is not None and not isinstance(tags, dict):  # solve names the wrong value
-        return solve(task, using=RecordedReplay(_replayed(read, failure), source=source, result=result), **opts)
+        return solve(task, using=replay_of(_replayed(read, failure)), **opts)
     parts = {"source": source, "task": task, "result": result, "options": {k: v for k, v in opts.items() if k != "runs_dir"}}
+    ending = replay_of(()).ending()
+    for item in read:  # a malformed row is the replay's to refuse, not this look's
+        payload = item[1] if isinstance(item, tuple) and len(item) == 2 else None
+        if isinstance(payload, dict):
+            ending.see(payload)
+    if (missing := ending.missing()) is not None:
+        parts["unfinished"] = missing
     digest = trace_digest(parts, read, failure)
     root = config.runs_dir(opts.get("runs_dir"))
     refuse_run_as_root(check_root(root))  # solve's own refusals, before the lock makes the root
@@ -216,7 +267,7 @@ def _import_whole(items: Iterator[Row], *, task: str, source: str, result: Any, 
                 stacklevel=4,
             )
             return earlier
-        replay = RecordedReplay(_replayed(read, failure), source=source, result=result)
+        replay = replay_of(_replayed(read, failure))
         return solve(task, using=replay, **{**opts, "tags": {**(tags or {}), DIGEST_TAG: digest}})
 
 

@@ -31,6 +31,7 @@ __all__ = [
 ]
 
 MEMORY_PREFIX = "taisce-memory/v1 untrusted"
+_ENDS = "assistant answer"  # what ends a transcript (one ending on the user's message was cut short)
 
 
 class TaisceTranscriptError(NoesisNbError, TypeError):
@@ -158,10 +159,10 @@ def taisce_replay(
 ) -> RecordedReplay:
     """An adapter replaying a Taisce-wrapped agent's transcript."""
     given = messages if callable(messages) else rereadable(messages, "taisce")
-    return RecordedReplay(lambda: taisce_rows(given()), source="taisce", output=output)
+    return RecordedReplay(lambda: taisce_rows(given()), source="taisce", output=output, end_names=_ENDS)
 
 
 def import_taisce(messages: Iterable[Any], *, task: str = "imported Taisce transcript", **opts: Any) -> str:
     """Write a transcript as a sealed Noēsis run; returns the episode id."""
     whole = not is_one_shot(messages)  # a list of messages is complete; a generator may still be producing
-    return import_rows(lambda: taisce_rows(messages), task=task, source="taisce", whole=whole, **opts)
+    return import_rows(lambda: taisce_rows(messages), task=task, source="taisce", whole=whole, end_names=_ENDS, **opts)

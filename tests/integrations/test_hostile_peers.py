@@ -666,6 +666,7 @@ def test_odd_values_in_recorded_traces_are_kept_and_the_run_checks_out(tmp_path,
         + "}" * 500
         + "}}\n"
         + json.dumps({"source": "sdk", "type": "response.output_text.delta", "data": {"delta": {"not": "text"}}})
+        + '\n{"source":"framework","type":"a:turn_completed","data":{}}'  # the turn ended: a cut one is no success
     )
     handle, _ = run("replay", noetic_replay(str(log)), runs_dir)
     assert handle.status == "ok" and check_run(handle.run_dir) == []

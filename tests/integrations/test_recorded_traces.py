@@ -34,6 +34,8 @@ NOETIC_LOG = [
     },
     {"source": "framework", "type": "helper:foo:bar", "data": {}},
 ]
+TURN_DONE = {"source": "framework", "type": "helper:turn_completed", "data": {"turnId": "t1", "durationMs": 9}}
+ANSWERED = [*NOETIC_LOG[:5], TURN_DONE]  # a turn that ended: started, streamed its answer, completed
 HARNESS = {"usage": {"inputTokens": 900, "outputTokens": 40}, "cost": 0.0021, "text": "Looking now", "items": []}
 
 
@@ -69,10 +71,7 @@ def test_noetic_rows_in_order_with_unknown_cache_as_none():
 
 
 def test_noetic_import_writes_a_sealed_run(runs_dir):
-    completed = [
-        *NOETIC_LOG[:7],
-        {"source": "framework", "type": "helper:turn_completed", "data": {"turnId": "t1", "durationMs": 9}},
-    ]
+    completed = [*NOETIC_LOG[:7], TURN_DONE]
     episode = import_noetic(completed, HARNESS, runs_dir=runs_dir)
     run_dir = runs_dir / episode
     assert read_json(run_dir / "summary.json")["status"] == "ok"
@@ -208,7 +207,7 @@ def test_a_replay_of_a_one_shot_source_refuses_a_second_episode(tmp_path, runs_d
     from noesis_nb.integrations.taisce import taisce_replay
 
     path = tmp_path / "stream.jsonl"
-    path.write_text("".join(json.dumps(e) + "\n" for e in NOETIC_LOG[:5]))
+    path.write_text("".join(json.dumps(e) + "\n" for e in ANSWERED))
     rows = [("integration", {"event_name": "x.message", "kind": "message", "role": "assistant", "text": "hi"})]
     with path.open("rb") as log:
         replays = [
@@ -225,7 +224,7 @@ def test_a_replay_of_a_one_shot_source_refuses_a_second_episode(tmp_path, runs_d
             with pytest.raises(NoesisNbError, match=r"one-shot .*already read; pass the log's path or a list"):
                 second.result()
     again, _ = run("replay", noetic_replay(str(path)), runs_dir)  # a path is read anew for every episode
-    again2, _ = run("replay", noetic_replay(NOETIC_LOG[:5]), runs_dir)
+    again2, _ = run("replay", noetic_replay(ANSWERED), runs_dir)
     assert again.result() == again2.result() == "Looking now"
 
 
@@ -277,9 +276,9 @@ def test_a_noetic_log_given_as_bytes_reads_as_its_text(runs_dir):
     """The log's content as bytes (a file read with "rb", a response body) is read as text, never byte by byte."""
     from noesis_nb.integrations.replay import EmptyTraceError
 
-    text = "\ufeff" + "\r\n".join(json.dumps(e) for e in NOETIC_LOG[:5]) + "\r\n"
-    assert list(noetic_rows(text.encode())) == list(noetic_rows(NOETIC_LOG[:5]))
-    assert list(noetic_rows(bytearray(text.encode()))) == list(noetic_rows(NOETIC_LOG[:5]))
+    text = "\ufeff" + "\r\n".join(json.dumps(e) for e in ANSWERED) + "\r\n"
+    assert list(noetic_rows(text.encode())) == list(noetic_rows(ANSWERED))
+    assert list(noetic_rows(bytearray(text.encode()))) == list(noetic_rows(ANSWERED))
     with pytest.raises(NoeticLogError, match=r"Noetic log bytes: not UTF-8 text \(invalid start byte at byte 0\); save"):
         list(noetic_rows(text.encode("utf-16-le")))
     with pytest.raises(NoeticLogError, match=r"line 2: not JSON .*'hello'"):
