@@ -108,7 +108,7 @@ def _refusal(run_dir: Path, path: Path, mode: int, folder: bool) -> UnsafeRunPat
     else:
         there = what_is(mode)
         fix = "remove that folder (noesis_nb did not make it)" if stat.S_ISDIR(mode) else "remove it (noesis_nb did not make it)"
-    kind = "a symbolic link" if stat.S_ISLNK(mode) else there
+    kind = "a symbolic link" if stat.S_ISLNK(mode) else there.split(" (")[0]  # "a FIFO", not "a FIFO (named pipe)"
     goes = f"the run's {rel} folder" if folder else _purpose(rel)
     return UnsafeRunPathError(
         f"{quoted_path(path)} is {there}, not {goes} ({kind} is in its place); noesis_nb never writes through links "
