@@ -66,6 +66,24 @@ def test_legacy_on_interrupt_values_sharing_an_id_are_refused_too(runs_dir):
     _refused_before_asking(handle, agent, r"interrupts #1 and #2 of run 1 share the id 'same'", 2)
 
 
+@pytest.mark.parametrize("style", ["forwarded_props", "1.0"])
+def test_several_legacy_interrupts_without_ids_are_refused(runs_dir, style):
+    """Their ids are made here (``on_interrupt-1``, ``-2``): the agent never knew them, so it could not match the answers."""
+
+    def first(ids: dict[str, Any]) -> list[dict[str, Any]]:
+        asks = [{"message": m} for m in ("Delete production DB?", "Email all customers?")]
+        return [
+            {"type": "RUN_STARTED", **ids},
+            *({"type": "CUSTOM", "name": "on_interrupt", "value": json.dumps(a)} for a in asks),
+            {"type": "RUN_FINISHED", **ids},
+        ]
+
+    agent = Agent(first, _done)
+    handle, asked = run("tidy up", AGUIAdapter(agent, resume_style=style), runs_dir, decide="approve")
+    assert asked == []
+    _refused_before_asking(handle, agent, r"2 interrupts of run 1 are pending and #1 came without an id of its own", 2)
+
+
 def test_an_interrupt_naming_a_tool_call_id_given_to_two_different_calls_is_refused(runs_dir):
     calls = [*_call("tc1", "delete_db", {"db": "prod"}), *_call("tc1", "send_email", {"to": "all"})]
     agent = Agent(_interrupting({"id": "i1", "reason": "tool_call", "toolCallId": "tc1"}, before=calls), _done)

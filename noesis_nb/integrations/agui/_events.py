@@ -110,6 +110,7 @@ class AGUIFolder:
         self._set_messages(list(messages or []))
         self.interrupts: list[dict[str, Any]] = []
         self.stray_interrupts = 0  # interrupts a success or cancelled outcome carried (only an interrupt outcome may)
+        self.made_ids: set[str] = set()  # ids made here for interrupts that came without one (legacy, or no object)
         self.finished = False  # RUN_FINISHED or RUN_ERROR seen
         self.error: str | None = None
         self.error_code: str | None = None  # RUN_ERROR's code, kept for AGUIRunError.code
@@ -204,7 +205,8 @@ class AGUIFolder:
         elif kind in ("RUN_STARTED", "RUN_FINISHED", "RUN_ERROR", "MESSAGES_SNAPSHOT", "TOOL_CALL_RESULT"):
             rows += getattr(self, "_" + kind.lower())(event)
         elif kind == "CUSTOM" and event.get("name") == "on_interrupt":
-            rows += self._interrupt(_legacy_interrupt(event.get("value"), len(self.interrupts) + 1))
+            interrupt = _legacy_interrupt(event.get("value"), len(self.interrupts) + 1)
+            rows += self._interrupt(interrupt, made=interrupt.pop("made"))
         elif kind in _SIMPLE:
             name, fields = _SIMPLE[kind]
             phase = "reason" if kind.startswith("REASONING") else PHASE
@@ -381,7 +383,7 @@ class AGUIFolder:
         rows += _usage(e.get("usage"))
         for n, interrupt in enumerate(given, len(self.interrupts) + 1):
             found = dict(interrupt) if isinstance(interrupt, Mapping) else {"id": f"interrupt-{n}", "value": interrupt}
-            rows += self._interrupt(found)
+            rows += self._interrupt(found, made=not isinstance(interrupt, Mapping))
         return rows
 
     def _run_error(self, e: dict[str, Any]) -> list[Row]:
@@ -416,8 +418,10 @@ class AGUIFolder:
             )
         ]
 
-    def _interrupt(self, interrupt: dict[str, Any]) -> list[Row]:
+    def _interrupt(self, interrupt: dict[str, Any], made: bool = False) -> list[Row]:
         self.interrupts.append(interrupt)
+        if made:
+            self.made_ids.add(interrupt["id"])
         call = self.tool_call(interrupt.get("toolCallId"))
         return [
             row(
@@ -474,6 +478,7 @@ def _legacy_interrupt(value: Any, n: int) -> dict[str, Any]:
     message = found.get("message") or found.get("question") or (value if isinstance(value, str) else None)
     return {
         "id": str(found.get("id") or f"on_interrupt-{n}"),
+        "made": not found.get("id"),  # taken out by the folder: whether the id was made here
         "reason": "on_interrupt",
         "message": message,
         "toolCallId": found.get("toolCallId") or found.get("tool_call_id"),

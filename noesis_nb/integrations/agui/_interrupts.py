@@ -1,7 +1,8 @@
 """Whether one AG-UI run's ending can be answered: one decision per interrupt, each sent back under its own id.
 
 AG-UI sends decisions back as ``resume: [{interruptId, …}]`` (or a map of ids under ``forwardedProps``), so two
-interrupts sharing an id, or one without an id, would reach the agent as answers it cannot tell apart; an interrupt
+interrupts sharing an id, one without an id, or several where one came without an id of its own (its id made
+here, unknown to the agent) would reach the agent as answers it cannot tell apart; an interrupt
 naming a ``toolCallId`` the agent gave to two different calls would have someone approve one call and the agent run
 the other. An outcome that is done or cancelled yet carries interrupts, or an interrupt outcome naming none, says
 two things at once. Each is refused before anyone is asked.
@@ -35,6 +36,13 @@ def unanswerable(folder: AGUIFolder, number: int) -> str | None:
         return (
             f"{ended} listing no interrupts: it waits for a decision but names nothing to decide (AG-UI 1.0 asks for "
             "at least one); the agent must list what it waits for"
+        )
+    made = [n for n, interrupt in enumerate(interrupts, 1) if interrupt.get("id") in folder.made_ids]
+    if made and len(interrupts) > 1:
+        return (
+            f"{len(interrupts)} interrupts of run {number} are pending and #{made[0]} came without an id of its own "
+            "(a legacy CUSTOM on_interrupt value without 'id', or no object), so no answer can be addressed to it; give "
+            "each interrupt its own id, or raise them one at a time"
         )
     seen: dict[str, int] = {}
     for n, interrupt in enumerate(interrupts, 1):
