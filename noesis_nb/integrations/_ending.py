@@ -1,6 +1,7 @@
 """Whether a recorded trace shows its run ending, and if not, what is missing: an unfinished run is no success.
 
-A trace is judged by its rows' lifecycle ``kind``s, per task (``task_id``; a trace without one is one task):
+A trace is judged by its rows' lifecycle ``kind``s, per task (``task_id``, else ``agent``: a Noetic sub-agent's
+turn ending is not its parent's; a trace naming neither is one task):
 ``run_started`` / ``resumed`` open a task, ``suspended`` pauses it, ``run_finished`` / ``run_error`` /
 ``run_cancelled`` end it. A task still open or paused at the end of the trace never finished: the log was cut
 short, saved before the run ended, or the run waits (for a human's approval, an input). A trace with no lifecycle
@@ -48,7 +49,7 @@ class Ending:
         if payload.get("repeated"):
             return
         kind = payload.get("kind")
-        task = _key(payload.get("task_id"))
+        task = _key(payload["task_id"] if "task_id" in payload else payload.get("agent"))
         if kind in _OPENS or kind in _PAUSES:
             self.lifecycle = True
             self.open.pop(task, None)  # re-inserted: the order is the order tasks were last left

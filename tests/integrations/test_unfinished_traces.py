@@ -29,8 +29,8 @@ def env(seq: int, kind: str, payload: dict[str, Any] | None = None, task: str = 
     return {"id": f"{task}{seq}", "task_id": task, "seq": seq, "type": kind, "occurred_at": 1.7e9 + seq, "payload": payload or {}}
 
 
-def frame(kind: str, **data: Any) -> dict[str, Any]:
-    return {"source": "framework", "type": f"a:{kind}", "data": data}
+def frame(kind: str, agent: str = "a", **data: Any) -> dict[str, Any]:
+    return {"source": "framework", "type": f"{agent}:{kind}", "data": data}
 
 
 SAY = {"source": "sdk", "type": "response.output_text.delta", "outputIndex": 0, "data": {"delta": "done"}}
@@ -113,8 +113,9 @@ def test_one_task_of_two_left_suspended_makes_the_log_unfinished(runs_dir):
     [
         ([frame("turn_started", turnId="t1"), frame("tool_call_started", name="rm")], "'noetic.turn_started' is not followed"),
         ([frame("turn_started"), SAY, frame("turn_completed"), frame("turn_started"), SAY], "'noetic.turn_started'"),
+        ([frame("turn_started"), frame("turn_started", "sub"), frame("turn_completed", "sub")], "'noetic.turn_started'"),
     ],
-    ids=["one-turn-cut", "second-turn-cut"],
+    ids=["one-turn-cut", "second-turn-cut", "a-sub-agent-ended-its-parent-did-not"],
 )
 def test_a_noetic_turn_that_did_not_end_is_an_error_run(runs_dir, log, said):
     status, outcome, message = ended(runs_dir, import_noetic(log, runs_dir=runs_dir))
@@ -134,6 +135,8 @@ def test_a_noetic_log_cut_short_and_replayed_live_ends_error_too(runs_dir, tmp_p
 def test_a_noetic_log_whose_turns_all_ended_is_a_success(runs_dir):
     log = [frame("turn_started"), SAY, frame("turn_completed"), frame("turn_started"), SAY, frame("turn_completed")]
     assert ended(runs_dir, import_noetic(log, runs_dir=runs_dir))[:2] == ("ok", "success")
+    nested = [frame("turn_started"), frame("turn_started", "sub"), frame("turn_completed", "sub"), SAY, frame("turn_completed")]
+    assert ended(runs_dir, import_noetic(nested, runs_dir=runs_dir))[:2] == ("ok", "success")
 
 
 MEMORY = MEMORY_PREFIX + "\n" + json.dumps({"watermark": {"stored": 1}, "facts": []})
