@@ -3,8 +3,9 @@
 A payload that can never run must not wait for a human's approval and then fail with Python's bare
 ``ValueError: embedded null byte``. Refused here, each naming the part and the fix: a NUL in an argv
 item, the cwd, an env name or value; an env name that is empty or holds '='; an empty program or cwd;
-text the file system encoding cannot pass; and, where the limits are known, one string longer than
-Linux's per-string limit (``MAX_ARG_STRLEN``) or argv and environment together past ``ARG_MAX``.
+text the file system encoding cannot pass; and, where the limits are known, a program or cwd path past
+``PATH_MAX``, one string longer than Linux's per-string limit (``MAX_ARG_STRLEN``) or argv and environment
+together past ``ARG_MAX``.
 What depends on the machine at run time (the program or cwd not existing yet) is left to the run.
 """
 
@@ -18,7 +19,7 @@ from noesis_nb.secrets import quoted
 
 from .errors import InvalidToolPayloadError
 
-__all__ = ["check_exec", "single_string_limit", "total_limit"]
+__all__ = ["check_exec", "single_string_limit", "total_limit", "path_limit"]
 
 _POINTER_BYTES = 8
 _LARGE_DATA_FIX = "pass large data through a file (write it first, then give the file's path)"
@@ -41,6 +42,25 @@ def total_limit() -> int | None:
     except (AttributeError, ValueError, OSError):
         return None
     return limit if limit > 0 else None
+
+
+def path_limit() -> int | None:
+    """``PATH_MAX``: bytes a path passed to the kernel may take with its NUL (Linux: any file system), or None."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        return os.pathconf("/", "PC_PATH_MAX")
+    except (ValueError, OSError):
+        return None
+
+
+def _check_path_length(data: bytes, where: str) -> None:
+    limit = path_limit()
+    if limit is not None and len(data) >= limit:
+        raise InvalidToolPayloadError(
+            f"{where} is a path of {len(data)} bytes; the OS refuses one of {limit} bytes or more (File name too long), "
+            "so this payload could never run. Give a shorter path (a relative one with a nearer 'cwd', or a link to it)."
+        )
 
 
 def _encoded(text: str, where: str, fix: str) -> bytes:
@@ -79,13 +99,16 @@ def check_exec(argv: Sequence[str], cwd: str | None, env: Mapping[str, str] | No
         where = f"argv[{index}]"
         if index == 0 and not item:
             raise InvalidToolPayloadError("argv[0] is empty; it must name the program to run (a path, or a name on PATH).")
-        size = len(_encoded(item, where, f"Remove it from {where}; pass binary data through a file.")) + 1
+        data = _encoded(item, where, f"Remove it from {where}; pass binary data through a file.")
+        if index == 0:
+            _check_path_length(data, "argv[0]")
+        size = len(data) + 1
         _check_size(size, where)
         total += size + _POINTER_BYTES
     if cwd is not None:
         if not cwd:
             raise InvalidToolPayloadError("'cwd' is empty; give a folder, or leave 'cwd' out to run in the current folder.")
-        _encoded(cwd, "'cwd'", "Give the folder's path without it.")
+        _check_path_length(_encoded(cwd, "'cwd'", "Give the folder's path without it."), "'cwd'")
     for key, value in (env or {}).items():
         if not key:
             raise InvalidToolPayloadError("env has an empty name; every env key must be a variable name such as 'HOME'.")

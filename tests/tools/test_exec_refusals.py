@@ -17,10 +17,11 @@ from tooltest_helpers import sub_input, touch_argv
 
 import noesis_nb
 from noesis_nb.tools import ExecutionStatus, InvalidToolPayloadError, SubprocessProtocol
-from noesis_nb.tools.exec_checks import single_string_limit, total_limit
+from noesis_nb.tools.exec_checks import path_limit, single_string_limit, total_limit
 
 _BIG = single_string_limit()
 _TOTAL = total_limit()
+_PATH = path_limit()
 
 
 def _cases(marker: Path) -> list[tuple[str, dict, str]]:
@@ -44,6 +45,9 @@ def _cases(marker: Path) -> list[tuple[str, dict, str]]:
     if _BIG is not None:
         cases.append(("argv item too long", {"argv": [*run, "x" * _BIG]}, f"argv[3] is {_BIG} bytes"))
         cases.append(("env entry too long", {"argv": run, "env": {"A": "x" * _BIG}}, "env entry 'A' is"))
+    if _PATH is not None:
+        cases.append(("cwd past PATH_MAX", {"argv": run, "cwd": "/tmp/" + "a/" * (_PATH // 2)}, "'cwd' is a path of"))
+        cases.append(("argv[0] past PATH_MAX", {"argv": ["/usr/" + "b/" * (_PATH // 2)]}, "argv[0] is a path of"))
     if _TOTAL is not None:
         piece = (_BIG or 100_000) // 2
         cases.append(("argv past ARG_MAX", {"argv": [*run, *["x" * piece] * (_TOTAL // piece + 1)]}, "ARG_MAX"))
