@@ -124,8 +124,7 @@ def _events_problem(unread: list[EventLogCorruption], shown: int = 3) -> str:
 def _ended(run_dir: Path) -> bool:
     """The run says it ended (sealed, or its ``final.json`` written; ``seal_state``: regular files only, a link or
     folder in their place says nothing): its events were all written by then."""
-    seal = seal_state(run_dir)
-    return seal.final or seal.manifest
+    return seal_state(run_dir).ended
 
 
 def _no_events(log: Path) -> str:

@@ -29,6 +29,7 @@ from ..store.eventlog import read_run_events
 from ..store.facts import run_facts, shaped_events
 from ..store.ownership import holder
 from ..store.runfiles import change_stamp, stamps_settled
+from ..store.sealing import seal_state
 from ..store.status import LOST_HINT, status_now
 from ..store.vocab import TERMINAL_STATUSES, TOOL_APPROVAL_PENDING
 from ..tools import (
@@ -91,7 +92,7 @@ class DiskRun:
             return
         unread: list[EventLogCorruption] = []
         log = self.run_dir / "events.jsonl"
-        events = shaped_events(read_run_events(log, sealed=lambda: is_sealed(self.run_dir), errors=unread))
+        events = shaped_events(read_run_events(log, sealed=lambda: seal_state(self.run_dir).ended, errors=unread))
         facts = run_facts(
             self.run_dir.name,
             summary=read_summary(self.run_dir),

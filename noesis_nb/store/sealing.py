@@ -60,6 +60,12 @@ class SealState:
         return self.manifest
 
     @property
+    def ended(self) -> bool:
+        """The run's log is complete: its seal began (``final.json`` is written after the log's last line) or is
+        done. A cut last line is then damage, not a line still being appended. An odd document says nothing."""
+        return self.final or self.manifest
+
+    @property
     def closed(self) -> bool:
         """Nothing may be added to the run: sealed, sealing (``final.json`` written) or an odd seal document."""
         return self.final or self.manifest or self.odd is not None
