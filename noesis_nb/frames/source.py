@@ -85,13 +85,17 @@ class RunRef:
     def name(self) -> str:
         name = self._name
         if name is None:
-            name = self._name = self.path.rstrip("/").replace("\\", "/").rsplit("/", 1)[-1]
+            path = self.path.replace("\\", "/") if _BACKSLASH_SEPARATES and self.fs.protocol == "file" else self.path
+            name = self._name = path.rstrip("/").rsplit("/", 1)[-1]
         return name
 
     @property
     def url(self) -> str:
         return self.fs.url(self.path)
 
+
+#: a local path's ``\\`` separates folders on Windows only: elsewhere (and in every URL) it is part of a name
+_BACKSLASH_SEPARATES = os.sep == "\\"
 
 _ACCEPTED = (
     "None (the configured runs dir), a runs root or run directory path, an episode id, a glob "
