@@ -49,6 +49,8 @@ class Ending:
         if payload.get("repeated"):
             return
         kind = payload.get("kind")
+        if not isinstance(kind, str):  # a hand-made row's kind of another type (a list cannot even be looked up)
+            return
         task = _key(payload["task_id"] if "task_id" in payload else payload.get("agent"))
         if kind in _OPENS or kind in _PAUSES:
             self.lifecycle = True

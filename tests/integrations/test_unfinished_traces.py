@@ -168,3 +168,15 @@ def test_an_unfinished_trace_imported_again_returns_its_error_run(runs_dir):
     with pytest.warns(TraceAlreadyImported):
         again = import_noeta(SUSPENDED, runs_dir=runs_dir)
     assert again == first and ended(runs_dir, first)[0] == "error"
+
+
+def test_hand_made_rows_whose_kind_is_no_text_are_judged_without_failing(runs_dir):
+    """``import_rows`` takes rows from anywhere: a kind that is a list or an object is no lifecycle row, never a crash."""
+    from noesis_nb.integrations.replay import import_rows
+
+    rows = [
+        ("integration", {"kind": ["run_started"], "source": "log"}),
+        ("integration", {"kind": {"k": 1}, "role": ["user"], "source": "log"}),
+        ("integration", {"kind": "run_finished", "answer": "fine", "source": "log"}),
+    ]
+    assert ended(runs_dir, import_rows(rows, task="t", source="log", runs_dir=runs_dir)) == ("ok", "success", "fine")
