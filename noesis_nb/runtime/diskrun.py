@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from .._envvars import approver_id_from_env
 from ..errors import EpisodeStateError, EventLogCorruption, quoted_path
 from ..secrets.quoted import quoted
 from ..store import (
@@ -314,16 +315,19 @@ class DiskRun:
                     self._changed()
                 return
 
-    def approve(self, draft_id: str | None = None, *, approver_id: str = "human", reason: str | None = None) -> Any:
-        """Approve a draft (or override the paused veto); a draft decided already gives that decision back (``created=False``)."""
+    def approve(self, draft_id: str | None = None, *, approver_id: str | None = None, reason: str | None = None) -> Any:
+        """Approve a draft (or override the paused veto); a draft decided already gives that decision back (``created=False``).
+        ``approver_id``: who decides; by default ``$NOESIS_NB_APPROVER_ID``, else ``"human"``."""
+        approver_id = approver_id_from_env(approver_id)
         check_decision_options(draft_id, approver_id, reason)  # the caller's options before the run is read
         self._check_decidable(draft_id)
         decision = decide_draft(self.run_dir, draft_id, approve=True, approver_id=approver_id, reason=reason, runs_dir=None)
         self._changed()
         return tell_if_overruled(decision, True, stacklevel=2)
 
-    def reject(self, draft_id: str | None = None, *, reason: str | None = None, approver_id: str = "human") -> Any:
+    def reject(self, draft_id: str | None = None, *, reason: str | None = None, approver_id: str | None = None) -> Any:
         """Reject a draft (or uphold the paused veto); a draft decided already gives that decision back."""
+        approver_id = approver_id_from_env(approver_id)
         check_decision_options(draft_id, approver_id, reason)
         self._check_decidable(draft_id)
         decision = decide_draft(self.run_dir, draft_id, approve=False, approver_id=approver_id, reason=reason, runs_dir=None)

@@ -13,6 +13,7 @@ from collections.abc import Callable, Generator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .._envvars import approver_id_from_env
 from .._unstarted import awaited_entry, plain_callback
 from ..errors import DraftNotFoundError, EpisodeCancelled, EpisodeStateError, InvalidOptionError
 from ..secrets import redact_exception, shown_cut
@@ -181,19 +182,22 @@ class EpisodeHandle:
         return unsubscribe
 
     # -- deciding -------------------------------------------------------------------------
-    def approve(self, draft_id: str | None = None, *, approver_id: str = "human", reason: str | None = None) -> Decision:
+    def approve(self, draft_id: str | None = None, *, approver_id: str | None = None, reason: str | None = None) -> Decision:
         """Approve a pending draft (the only one when ``draft_id`` is None); persisted before the episode continues.
 
-        With no draft pending but a governance veto paused, approving overrides the veto.
+        With no draft pending but a governance veto paused, approving overrides the veto. ``approver_id``: who
+        decides; by default ``$NOESIS_NB_APPROVER_ID``, else ``"human"`` (as ``approve_draft`` and the buttons).
         """
         return tell_if_overruled(self._decide(draft_id, True, approver_id, reason), True, stacklevel=2)
 
-    def reject(self, draft_id: str | None = None, *, reason: str | None = None, approver_id: str = "human") -> Decision:
-        """Reject a pending draft; the adapter sees ``ToolRejected`` with the reason (or uphold a paused veto)."""
+    def reject(self, draft_id: str | None = None, *, reason: str | None = None, approver_id: str | None = None) -> Decision:
+        """Reject a pending draft; the adapter sees ``ToolRejected`` with the reason (or uphold a paused veto).
+        ``approver_id`` defaults as ``approve``'s does."""
         return tell_if_overruled(self._decide(draft_id, False, approver_id, reason), False, stacklevel=2)
 
-    def _decide(self, draft_id: str | None, approve: bool, approver_id: str, reason: str | None) -> Decision:
+    def _decide(self, draft_id: str | None, approve: bool, approver_id: str | None, reason: str | None) -> Decision:
         episode = self._episode
+        approver_id = approver_id_from_env(approver_id)
         check_decision_options(draft_id, approver_id, reason)  # the caller's options first, as approve_draft does
         episode.recorder.check_owner("handle.approve()" if approve else "handle.reject()")
         episode.recorder.writer.check_disk()  # a run removed or moved away says so now (RunGoneError), not "no draft"

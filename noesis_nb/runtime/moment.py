@@ -106,10 +106,10 @@ class RunMoment:
     def on_change(self, callback: Callable[[Any], None]) -> Callable[[], None]:
         return _nothing
 
-    def approve(self, draft_id: str | None = None, *, approver_id: str = "human", reason: str | None = None) -> Decision:
+    def approve(self, draft_id: str | None = None, *, approver_id: str | None = None, reason: str | None = None) -> Decision:
         raise EpisodeStateError(f"this is a replay of {self.episode_id}: decide the run itself with noesis_nb.show(…)")
 
-    def reject(self, draft_id: str | None = None, *, reason: str | None = None, approver_id: str = "human") -> Decision:
+    def reject(self, draft_id: str | None = None, *, reason: str | None = None, approver_id: str | None = None) -> Decision:
         raise EpisodeStateError(f"this is a replay of {self.episode_id}: decide the run itself with noesis_nb.show(…)")
 
     def cancel(self) -> bool:
