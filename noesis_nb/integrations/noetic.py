@@ -22,6 +22,7 @@ from ..store.runfiles import UnreadableRunFile, open_file, read_file
 from ._emit import PHASE, Row, as_object, row, usage_row
 from ._jsontext import JSONTextError, loads_text
 from ._lines import LINE_END, LineSplitter
+from ._noetic_items import Folds
 from .replay import RecordedReplay, import_rows, is_one_shot, rereadable
 
 __all__ = ["NoeticLogError", "noetic_rows", "noetic_replay", "import_noetic"]
@@ -195,71 +196,13 @@ def _file_lines(log: str | os.PathLike[str]) -> Iterator[bytes]:
         yield rest  # the last line, without a line end (cut short, or a writer still at work)
 
 
-def _scalar(value: Any) -> Any:
-    """An output index or item id as a key: a whole number or a text as given, None when absent, anything else one
-    unknown (a NaN is no key: it equals nothing, not even itself)."""
-    if value is None or type(value) in (int, str):
-        return value
-    return int(value) if type(value) is float and value.is_integer() else "?"
-
-
-def _item(event: dict[str, Any], data: dict[str, Any]) -> tuple[Any, Any]:
-    """``(output index, item id)`` an SDK event names, as given (top level ``outputIndex``, else in its data)."""
-    index = event["outputIndex"] if "outputIndex" in event else data.get("output_index", data.get("outputIndex"))
-    return index, data.get("item_id", data.get("itemId"))
-
-
-class _Folds:
-    """Text and reasoning deltas folded into one row per output item, the items kept apart.
-
-    OpenResponses streams each output item (a message, a reasoning item) under its ``outputIndex`` (and ``item_id``);
-    a model streaming two items at once interleaves their deltas. Each item's pieces are joined in a row of its own,
-    given out when the item is done (an SDK ``….done`` event naming it), else at the next framework event or SDK
-    event naming no item, else at the end of the log; items given out together come in the order they began.
-    """
-
-    def __init__(self) -> None:
-        self.open: dict[tuple[str, Any, Any], dict[str, Any]] = {}  # insertion order: the order the items began
-
-    def add(self, kind: str, event: dict[str, Any], data: dict[str, Any]) -> None:
-        index, item = _item(event, data)
-        key = (kind, _scalar(index), _scalar(item))
-        fold = self.open.setdefault(key, {"kind": kind, "parts": [], "index": index, "item": item})
-        fold["parts"].append(str(data.get("delta") or ""))
-
-    def before(self, event: dict[str, Any], data: dict[str, Any]) -> Iterator[Row]:
-        """The rows of the items ``event`` (no delta) closes: all of them, or only the one a ``….done`` event names."""
-        index, item = _item(event, data) if event.get("source") == "sdk" else (None, None)
-        if index is None and item is None:
-            return self.flush()
-        if not str(event.get("type")).endswith(".done"):
-            return iter(())  # another item's event (or one inside this item, such as an annotation): items stay open
-        index, item = _scalar(index), _scalar(item)
-        return self.flush(lambda key: (index is None or key[1] == index) and (item is None or key[2] is None or key[2] == item))
-
-    def flush(self, closes: Callable[[tuple[str, Any, Any]], bool] = lambda key: True) -> Iterator[Row]:
-        for key in [key for key in self.open if closes(key)]:
-            fold = self.open.pop(key)
-            kind = fold["kind"]
-            yield row(
-                "reason" if kind == "reasoning" else PHASE,
-                "noetic",
-                f"sdk.{kind}",
-                kind,
-                role="assistant" if kind == "message" else None,
-                text="".join(fold["parts"]),
-                output_index=fold["index"],
-                item_id=fold["item"],
-            )
-
-
 def noetic_rows(log: Any, harness_response: Harness = None) -> Iterator[Row]:
     """Rows for a Noetic stream log (lazily, in order), then the harness response's usage row.
 
     ``harness_response``: the ``HarnessResponse`` as a dict, or the path of its JSON file.
     """
     harness = _harness(harness_response)
-    folds = _Folds()
+    folds = Folds()
     for _number, event in _events(log):
         data = as_object(event.get("data"))
         kind_name = event["type"]
