@@ -193,6 +193,9 @@ def import_rows(
     same root again returns the run made the first time, with a :class:`TraceAlreadyImported` warning (see
     ``_dedupe``), and a changed trace makes a new run. Otherwise (an open file, a generator: a log that may
     still be written) rows are replayed as they come, and a Ctrl-C while waiting for one seals the run cancelled.
+
+    ``end_names`` / ``end_required``: how a trace of this source shows its run ending (see :class:`RecordedReplay`);
+    one that does not is sealed ``error`` naming what is missing, and its episode id is returned all the same.
     """
     if whole is None:
         whole = isinstance(rows, (list, tuple))
