@@ -11,8 +11,7 @@ until the caller parses, closes or drops it (``raw``).
 
 The SDKs are never imported here: a module already imported is patched at once, and one imported
 later is patched right after its own import (a finder on ``sys.meta_path`` that watches the two
-``_base_client`` modules and nothing else). ``uninstall()`` undoes both. A ``request`` set on one client instance
-hides the class's: ``instance`` covers that case (and says its limit).
+``_base_client`` modules and nothing else). ``uninstall()`` undoes both.
 """
 
 from __future__ import annotations
@@ -28,7 +27,7 @@ from types import FunctionType, ModuleType
 from typing import Any
 
 from ..secrets.names import looks_like_credential
-from . import dropped, instance, raw
+from . import dropped, raw
 from .calls import ABANDONED, CLOSED, PARSED, ModelCall, Retrieval
 from .scope import IN_SDK_CALL, current
 
@@ -58,8 +57,6 @@ def ensure_installed() -> None:
             module = sys.modules.get(name)
             if module is not None:
                 _patch(module, provider)
-        if _bases:  # an SDK imported before: its clients may have been given a ``request`` of their own already
-            instance.adopt([(b, p, s, w is _wrap_async) for b, w, p, s in _bases], _begin, _returned)
         _finder = _AfterImport()
         sys.meta_path.insert(0, _finder)
 
@@ -72,7 +69,6 @@ def uninstall() -> None:
             cls.request = original
         _patched.clear()
         _bases.clear()
-        instance.uninstall()
         if _finder is not None and _finder in sys.meta_path:
             sys.meta_path.remove(_finder)
         _finder = None
@@ -95,7 +91,6 @@ def _patch(module: ModuleType, provider: str) -> None:
             _bases.append((base, wrap, provider, streams))
             for cls in (base, *_subclasses(base)):
                 _patch_class(cls, wrap, provider, streams)
-            instance.install(base, provider, streams, wrap is _wrap_async, _begin, _returned)  # ``client.request = …``
 
 
 def _patch_class(cls: type, wrap: Any, provider: str, streams: tuple[Any, Any]) -> None:

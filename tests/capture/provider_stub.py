@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import base64
 import json
-import re
 import secrets
 import struct
 import threading
@@ -20,7 +19,6 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs
 
-_VERTEX_PATH = re.compile(r"^/v1/projects/[^/]+/locations/[^/]+/publishers/anthropic/models/([^/:]+):(stream)?[rR]awPredict$")
 DEFAULT = {"input": 1200, "cached": 1000, "cache_write": 0, "output": 90, "reasoning": 64}
 ANTHROPIC_DEFAULT = {"uncached": 200, "cache_read": 1000, "cache_write": 300, "output": 80}
 
@@ -234,9 +232,6 @@ class ProviderStub:
             reply = self.scripts[path].popleft() if self.scripts[path] else Reply()
         if reply.delay:
             time.sleep(reply.delay)
-        vertex = _VERTEX_PATH.match(path)  # ``AnthropicVertex``: the model is in the path, not the body
-        if vertex:
-            path, body = "/v1/messages", {**body, "model": vertex[1], "stream": vertex[2] is not None}
         anthropic = path.startswith("/v1/messages")
         headers = {"request-id" if anthropic else "x-request-id": f"req_{rid}", **reply.headers}
         if reply.body is not None or reply.status != 200:
