@@ -163,7 +163,7 @@ class Runner:
 
     async def _again_job(self, entry: BatchEntry, ran: str | None) -> None:
         """Record ``entry``'s next episode (the batch's lock awaited, never blocking the loop), then run it; the run
-        it ran before (sealed lost, or failed) is copied to ``upload_to`` meanwhile."""
+        it ran before (sealed lost, or failed) is copied to ``upload_to`` after it."""
         earlier = entry.run_dir
         try:
             await self.plan.rerun_recorded(entry)
@@ -176,7 +176,10 @@ class Runner:
             self.handle.changed(entry)
             return
         self.handle.changed(entry)
-        await asyncio.gather(self._job(entry), self._copy_earlier(entry, earlier))
+        # the earlier run is copied once the new episode ended: its failure then adds to the entry's error, which
+        # the episode's end sets (copied meanwhile, the end would overwrite what the copy said)
+        await self._job(entry)
+        await self._copy_earlier(entry, earlier)
 
     def cancel(self) -> None:
         self.cancelled = self.handle.cancelled = True
