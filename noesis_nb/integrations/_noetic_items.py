@@ -50,7 +50,8 @@ class Folds:
         if not str(event.get("type")).endswith(".done"):
             return iter(())  # another item's event (or one inside this item, such as an annotation): items stay open
         index, item = _scalar(index), _scalar(item)
-        return self.flush(lambda key: (index is None or key[1] == index) and (item is None or key[2] is None or key[2] == item))
+        # a side not named (by the done, or by the item's pieces) does not tell the items apart
+        return self.flush(lambda key: _may_be(index, key[1]) and _may_be(item, key[2]))
 
     def flush(self, closes: Callable[[tuple[str, Any, Any]], bool] = lambda key: True) -> Iterator[Row]:
         for key in [key for key in self.open if closes(key)]:
@@ -66,3 +67,8 @@ class Folds:
                 output_index=fold["index"],
                 item_id=fold["item"],
             )
+
+
+def _may_be(named: Any, held: Any) -> bool:
+    """A ``….done`` naming ``named`` may close an item whose pieces named ``held`` (either one unnamed: it may)."""
+    return named is None or held is None or held == named

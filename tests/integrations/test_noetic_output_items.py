@@ -99,3 +99,25 @@ def test_an_imported_run_holds_one_message_event_per_output_item(runs_dir):
     events = read_events(runs_dir / episode / "events.jsonl")
     texts = [e["payload"]["text"] for e in events if e["payload"].get("kind") == "message"]
     assert texts == ["Hello world", "Bonjour "]
+
+
+def test_a_done_naming_the_index_too_closes_an_item_whose_pieces_named_its_id_alone():
+    def done(index: int, item: str, text: str) -> dict[str, Any]:
+        data = {"text": text, "item_id": item}
+        return {"source": "sdk", "type": "response.output_text.done", "outputIndex": index, "data": data}
+
+    log = [
+        delta(None, "Hel", item_id="msg_a"),
+        delta(None, "lo", item_id="msg_a"),
+        done(0, "msg_a", "Hello"),
+        delta(None, "Bon", item_id="msg_b"),
+        delta(None, "jour", item_id="msg_b"),
+        done(1, "msg_b", "Bonjour"),
+    ]
+    rows = [(p["event_name"], p.get("text")) for _, p in noetic_rows(log)]
+    assert rows == [
+        ("noetic.sdk.message", "Hello"),
+        ("noetic.sdk.response.output_text.done", None),
+        ("noetic.sdk.message", "Bonjour"),
+        ("noetic.sdk.response.output_text.done", None),
+    ]
