@@ -21,7 +21,10 @@ def _scalar(value: Any) -> Any:
 def _item(event: dict[str, Any], data: dict[str, Any]) -> tuple[Any, Any]:
     """``(output index, item id)`` an SDK event names, as given (top level ``outputIndex``, else in its data)."""
     index = event["outputIndex"] if "outputIndex" in event else data.get("output_index", data.get("outputIndex"))
-    return index, data.get("item_id", data.get("itemId"))
+    item = data.get("item_id", data.get("itemId"))
+    if item is None and isinstance(data.get("item"), dict):  # ``response.output_item.done`` names its item inside it
+        item = data["item"].get("id")
+    return index, item
 
 
 class Folds:
@@ -50,8 +53,7 @@ class Folds:
         if not str(event.get("type")).endswith(".done"):
             return iter(())  # another item's event (or one inside this item, such as an annotation): items stay open
         index, item = _scalar(index), _scalar(item)
-        # a side not named (by the done, or by the item's pieces) does not tell the items apart
-        return self.flush(lambda key: _may_be(index, key[1]) and _may_be(item, key[2]))
+        return self.flush(lambda key: _closes(index, item, key))
 
     def flush(self, closes: Callable[[tuple[str, Any, Any]], bool] = lambda key: True) -> Iterator[Row]:
         for key in [key for key in self.open if closes(key)]:
@@ -69,6 +71,11 @@ class Folds:
             )
 
 
-def _may_be(named: Any, held: Any) -> bool:
-    """A ``….done`` naming ``named`` may close an item whose pieces named ``held`` (either one unnamed: it may)."""
-    return named is None or held is None or held == named
+def _closes(index: Any, item: Any, held: tuple[str, Any, Any]) -> bool:
+    """Whether a ``….done`` naming ``index`` and ``item`` is the end of the item whose pieces named ``held``'s: a side
+    both name must agree, and one of them must be named by both (an item whose pieces named neither is any item's)."""
+    held_index, held_item = held[1], held[2]
+    if held_index is None and held_item is None:
+        return True
+    by_index, by_item = index is not None and held_index is not None, item is not None and held_item is not None
+    return (by_index or by_item) and (not by_index or held_index == index) and (not by_item or held_item == item)

@@ -121,3 +121,24 @@ def test_a_done_naming_the_index_too_closes_an_item_whose_pieces_named_its_id_al
         ("noetic.sdk.message", "Bonjour"),
         ("noetic.sdk.response.output_text.done", None),
     ]
+
+
+def test_a_done_naming_only_its_index_leaves_an_item_named_by_its_id_streaming():
+    """``response.output_item.done`` names its index and, inside ``item``, its id: item a's end is not item b's."""
+
+    def sdk(kind: str, **data: Any) -> dict[str, Any]:
+        return {"source": "sdk", "type": kind, "data": data}
+
+    log = [
+        sdk("response.output_text.delta", item_id="a", delta="Hel"),
+        sdk("response.output_text.delta", item_id="b", delta="Wor"),
+        sdk("response.output_text.delta", item_id="a", delta="lo"),
+        sdk("response.output_text.done", output_index=0),  # names no item: the pieces named none of its index
+        sdk("response.output_item.done", output_index=0, item={"id": "a"}),
+        sdk("response.output_text.delta", item_id="b", delta="ld"),
+        sdk("response.output_text.done", item_id="b", output_index=1),
+    ]
+    assert [(p["item_id"], p["text"]) for _, p in noetic_rows(log) if p.get("kind") == "message"] == [
+        ("a", "Hello"),
+        ("b", "World"),
+    ]
