@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from .. import config
-from ..errors import NoesisNbError
+from ..errors import AgentCancelled, NoesisNbError
 from ..runtime.api import solve
 from ..secrets.quoted import quoted
 from ..store.roots import check_root, refuse_run_as_root
@@ -49,6 +49,11 @@ class RecordedRunError(NoesisNbError):
 class RecordedRunUnfinished(RecordedRunError):
     """The recorded run never ended (left suspended, or its log cut before the end); the replayed episode ends
     ``error`` naming what is missing, never an ``ok`` success."""
+
+
+class RecordedRunCancelled(RecordedRunError, AgentCancelled):
+    """The recorded run ended cancelled (Noeta's ``TaskCancelled``): the replayed episode is sealed ``cancelled``, as a
+    live agent's own cancel is, neither an ``ok`` success nor an ``error``."""
 
 
 class TraceAlreadyReadError(NoesisNbError, ValueError):
@@ -138,7 +143,7 @@ class RecordedReplay:
 
     def invoke(self, task: Any, ctx: Any) -> Any:
         items = self.rows()
-        answer, failure, seen, ending = None, None, False, self.ending()
+        answer, failure, cancelled, seen, ending = None, None, False, False, self.ending()
         for item in items:
             seen = True
             emit_row(ctx, item)
@@ -147,10 +152,11 @@ class RecordedReplay:
             ending.see(payload)
             if kind == "run_error":
                 failure = payload.get("error") or payload.get("message") or "the recorded run failed"
+                cancelled = False
             elif kind == "run_cancelled":
-                failure = f"it was cancelled ({payload.get('event_name')})"
+                failure, cancelled = f"it was cancelled ({payload.get('event_name')})", True
             elif kind == "run_finished":
-                failure = None
+                failure, cancelled = None, False
                 found = next((payload[k] for k in ("answer", "result", "text") if payload.get(k) is not None), None)
                 answer = found if found is not None else answer
             elif kind == "message" and payload.get("role") not in ("user", "system") and payload.get("text"):
@@ -159,6 +165,8 @@ class RecordedReplay:
                 answer = payload["answer"]
         if not seen:
             raise _empty(self.source, None)
+        if failure is not None and cancelled:
+            raise RecordedRunCancelled(f"the recorded {self.source} run ended cancelled: {failure}")
         if failure is not None:
             raise RecordedRunError(f"the recorded {self.source} run failed: {failure}")
         missing = ending.missing()

@@ -87,7 +87,7 @@ def test_a_noeta_task_that_did_not_end_is_an_error_run_naming_what_is_missing(ru
 
 def test_a_cancelled_noeta_task_is_no_success(runs_dir):
     status, outcome, message = ended(runs_dir, import_noeta([*SUSPENDED[:2], env(2, "TaskCancelled")], runs_dir=runs_dir))
-    assert (status, outcome) == ("error", "error") and "cancelled (noeta.TaskCancelled)" in message, message
+    assert (status, outcome) == ("cancelled", "cancelled") and "cancelled (noeta.TaskCancelled)" in message, message
 
 
 def test_a_noeta_task_decided_woken_and_completed_is_a_success(runs_dir):
