@@ -381,6 +381,11 @@ class AGUIFolder:
             )
         )
         rows += _usage(e.get("usage"))
+        if given:  # the outcome lists what the run waits for: a legacy CUSTOM on_interrupt sent beside it (servers keep
+            # it on by default) is the same interrupt again, without the id its answer goes back under
+            legacy = {id(i) for i in self.interrupts if i.get("legacy")}
+            self.made_ids -= {i["id"] for i in self.interrupts if id(i) in legacy}
+            self.interrupts = [i for i in self.interrupts if id(i) not in legacy]
         for n, interrupt in enumerate(given, len(self.interrupts) + 1):
             found = dict(interrupt) if isinstance(interrupt, Mapping) else {"id": f"interrupt-{n}", "value": interrupt}
             rows += self._interrupt(found, made=not isinstance(interrupt, Mapping))
