@@ -138,7 +138,7 @@ class Runner:
             return
         said = await copy_ended(run_dir, self.spec.upload_to, None)
         if said is not None:
-            said = f"its earlier run {run_dir.name}: {said}"
+            said = f"{_EARLIER}{run_dir.name}: {said}"
             entry.error = f"{entry.error}; {said}" if entry.error else said
             self.handle.changed(entry)
 
@@ -163,7 +163,7 @@ class Runner:
 
     async def _again_job(self, entry: BatchEntry, ran: str | None) -> None:
         """Record ``entry``'s next episode (the batch's lock awaited, never blocking the loop), then run it; the run
-        it ran before (sealed lost, or failed) is copied to ``upload_to`` after it."""
+        it ran before (sealed lost, or failed) is copied to ``upload_to`` meanwhile."""
         earlier = entry.run_dir
         try:
             await self.plan.rerun_recorded(entry)
@@ -176,10 +176,7 @@ class Runner:
             self.handle.changed(entry)
             return
         self.handle.changed(entry)
-        # the earlier run is copied once the new episode ended: its failure then adds to the entry's error, which
-        # the episode's end sets (copied meanwhile, the end would overwrite what the copy said)
-        await self._job(entry)
-        await self._copy_earlier(entry, earlier)
+        await asyncio.gather(self._job(entry), self._copy_earlier(entry, earlier))
 
     def cancel(self) -> None:
         self.cancelled = self.handle.cancelled = True
@@ -261,9 +258,9 @@ class Runner:
             if status in TERMINAL_STATUSES:
                 entry.ended_at, entry.usage = handle.ended_at, handle.usage
                 if isinstance(handle.error, RunWriteError):  # its run could not be written to say so
-                    entry.error = str(handle.error)
+                    entry.error = _after_earlier(entry.error, str(handle.error))
                 elif handle.score_error is not None:  # the run is sealed with its result; its scorer failed
-                    entry.error = handle.score_error
+                    entry.error = _after_earlier(entry.error, handle.score_error)
             batch.changed(entry)
 
         def on_event(event: dict[str, Any]) -> None:
@@ -286,3 +283,12 @@ class Runner:
             if error != entry.error:
                 entry.error = error
                 self.handle.changed(entry)
+
+
+def _after_earlier(error: str | None, said: str) -> str:
+    """An entry's error once its episode ended saying ``said``: after what the copies of the entry's earlier runs said
+    while it ran (``_copy_earlier``), which it must not overwrite."""
+    return f"{error}; {said}" if error and error.startswith(_EARLIER) else said
+
+
+_EARLIER = "its earlier run "

@@ -1,7 +1,8 @@
 """An entry's error keeps what the copy of its earlier run said, whatever its new episode's end says after it.
 
-The lost run of an entry run again by this call was copied while the new episode ran; the episode's end then set
-the entry's error (its scorer's failure) over the copy's, and the failed copy was no longer said anywhere.
+The lost run of an entry run again by this call is copied while the new episode runs (a paused episode may wait for
+a person for hours: its lost run's copy does not wait for it); the episode's end then set the entry's error (its
+scorer's failure) over the copy's, and the failed copy was no longer said anywhere.
 """
 
 from __future__ import annotations
@@ -54,10 +55,11 @@ def test_the_earlier_runs_failed_copy_and_the_scorers_failure_are_both_said(runs
         await asyncio.to_thread(noesis_nb.resume_run, lost)
         (remote / lost.name).write_text("not a run folder")  # the lost run's copy cannot be made
         Path(gates[0][1]).touch()  # task zero ends; task one runs again as a new episode, which waits for its gate
-        for _ in range(150):  # until the lost run's copy has failed (the old code said so while the episode ran)
-            if "its earlier run" in (batch.entries[1].error or "") or batch.entries[1].status not in ("queued", "running"):
+        for _ in range(1500):  # until the lost run's copy has failed, while the new episode waits for its gate
+            if "its earlier run" in (batch.entries[1].error or ""):
                 break
             await asyncio.sleep(0.02)
+        assert "its earlier run" in (batch.entries[1].error or ""), "the earlier run is copied while the episode runs"
         Path(gates[1][1]).touch()
         return await asyncio.wait_for(batch.wait(), 60)
 
