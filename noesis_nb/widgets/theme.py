@@ -155,6 +155,8 @@ def _rules() -> list[str]:
         f".{r} .nnb-card dt,.{r} .nnb-card dd{{line-height:1.5}}",
         f".{r} .nnb-card li{{margin:0;line-height:1.5}}",
         f".{r} .nnb-card dd{{margin:0;overflow-wrap:anywhere;font-family:{_MONO};font-size:12px}}",
+        # a decided card's ▸ names its draft, an id of 60 characters and no break: it wraps in a narrow notebook
+        f".{r} .nnb-card summary{{overflow-wrap:anywhere}}",
         f".{r} .nnb-card ol{{margin:0;padding-left:2em;font-family:{_MONO};font-size:12px}}",
         # a card's heading and status wrap in a narrow notebook: lines as tall as their text, not ipywidgets' 28px
         f".{r} .nnb-card .widget-html-content{{line-height:1.6}}",
