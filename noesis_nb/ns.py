@@ -253,7 +253,7 @@ def _recorder(episode_id: str) -> Any:
             "Use its handle (approve/reject/cancel) instead"
         )
     seal = refuse_odd_seal(run_dir)  # a link or folder where final.json or manifest.json goes: nothing is written
-    if seal.final or seal.manifest:  # refused before anything is written, not at the log's first append
+    if seal.ended:  # refused before anything is written, not at the log's first append
         cut = "" if seal.sealed else " (its seal was cut short: final.json without manifest.json; resume_run completes it)"
         raise RunSealedError(f"run {episode_id} is sealed{cut}; lifecycle calls need an unsealed (running or paused) run")
     return Recorder.reopen(run_dir)

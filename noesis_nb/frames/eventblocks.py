@@ -198,8 +198,7 @@ def _read_events(ref: RunRef, path: str, run_problems: list[LoadProblem]) -> tup
 def _sealed(ref: RunRef) -> bool:
     """A seal written or being written (``seal_state``: final.json or manifest.json a regular file): the log was closed
     before it, so a cut last line is damage. A link or folder in their place is no seal: such a line is in transit."""
-    seal = ref.seal()
-    return seal.final or seal.manifest
+    return ref.seal().ended
 
 
 class _LineReport:

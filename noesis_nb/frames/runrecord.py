@@ -162,7 +162,7 @@ def read_run(
     manifest_clean = len(problems) == before  # a manifest with a malformed field cannot vouch for the run
     odd_name, odd = ("final.json", final_odd) if final_odd else ("manifest.json", manifest_odd)
     seal = SealState(final_there, manifest_there, (Path(ref.file(odd_name)), odd) if odd else None)
-    ended = seal.final or seal.manifest  # a seal written (or being written): nothing more is appended to the log
+    ended = seal.ended  # a seal written (or being written): nothing more is appended to the log
     state = _doc(ref, "state.json", problems, stamp, STATE)  # read even when the summary says it all: its bad values are reported
     ext = (summary or {}).get("x-noesis_nb") or {}
     usage = ext.get("usage") if isinstance(ext, dict) else None
@@ -304,8 +304,7 @@ def calls_from_events(record: RunRecord) -> list[LoadProblem]:
     path = ref.file("events.jsonl")
     found: list[LoadProblem] = []
     got = _events(ref, True, found)
-    seal = record["seal"]
-    sealed = seal.final or seal.manifest
+    sealed = record["seal"].ended
     record["calls"] = scan_model_calls(got[0], ref.fs.url(path), found, sealed=sealed) if got is not None else []
     if got is not None:
         _other_episodes(ref, got[0], ref.fs.url(path), found)

@@ -121,12 +121,6 @@ def _events_problem(unread: list[EventLogCorruption], shown: int = 3) -> str:
     return f"{path}: {len(unread)} {lines} not read, left out of the trace ({named}{more})"
 
 
-def _ended(run_dir: Path) -> bool:
-    """The run says it ended (sealed, or its ``final.json`` written; ``seal_state``: regular files only, a link or
-    folder in their place says nothing): its events were all written by then."""
-    return seal_state(run_dir).ended
-
-
 def _no_events(log: Path) -> str:
     """One line for a run whose events file is missing or empty: the export has nothing of it (it said nothing)."""
     what = "holds no event" if log.exists() else "is missing"
@@ -163,10 +157,10 @@ def _spans(run_dir: Path, events: list[dict[str, Any]] | None, problems: list[st
     unread: list[EventLogCorruption] = []
     if events is None:
         # a cut last line is damage once a seal is written (final.json alone too: the log was closed before it)
-        events = read_run_events(run_dir / "events.jsonl", sealed=lambda: _ended(run_dir), errors=unread)
+        events = read_run_events(run_dir / "events.jsonl", sealed=lambda: seal_state(run_dir).ended, errors=unread)
         if unread:
             problems.append(_events_problem(unread))
-        elif not events and _ended(run_dir):  # a run just made has no events yet: nothing is missing from it
+        elif not events and seal_state(run_dir).ended:  # a run just made has no events yet: nothing is missing from it
             problems.append(_no_events(run_dir / "events.jsonl"))
     if not events:
         return []

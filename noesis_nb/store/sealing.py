@@ -68,7 +68,7 @@ class SealState:
     @property
     def closed(self) -> bool:
         """Nothing may be added to the run: sealed, sealing (``final.json`` written) or an odd seal document."""
-        return self.final or self.manifest or self.odd is not None
+        return self.ended or self.odd is not None
 
     def refuse_odd(self) -> None:
         """Raise ``SealDocumentError`` when a seal document is there in a shape noesis_nb never writes."""

@@ -54,7 +54,7 @@ def decide(
     if prepared is None:
         raise PreparedToolInvocationNotFoundError(f"draft {quoted(draft_id)} disappeared from {run_dir}; nothing to decide.")
     seal = refuse_odd_seal(run_dir)  # a link or folder where final.json or manifest.json goes: nothing is written
-    if seal.final or seal.manifest:  # sealed, or its seal being written: the episode ended
+    if seal.ended:  # sealed, or its seal being written: the episode ended
         existing = ApprovalDecisionRepository(run_dir).get(None, draft_id)
         if existing is not None:
             return existing, False  # decided before the run was sealed: nothing changes
