@@ -93,8 +93,8 @@ def _more(size: int, where: str) -> str:
     return f' <i class="nnb-muted">… {size:,} bytes more, not shown here; the whole value is {esc(where)}</i>'
 
 
-def _in_python(key: str) -> str:
-    return f"in Python: the draft's redacted_payload{key} (handle.pending, or DiskRun(run_dir).pending)"
+def _in_python(key: str, field: str = "redacted_payload") -> str:
+    return f"in Python: the draft's {field}{key} (handle.pending, or DiskRun(run_dir).pending)"
 
 
 def _env_lines(env: Any) -> list[str]:
@@ -155,8 +155,7 @@ def command_html(p: Any) -> str:
                 extra += f"<dt>env</dt><dd><ul>{_items_html(env, _ENV_KEY)}</ul></dd>"
             return f"<dt>argv</dt><dd><ol>{items}</ol></dd>{extra}"
     if raw_line:
-        where = "in Python: the draft's command_line (handle.pending, or DiskRun(run_dir).pending)"
-        return f"<dt>command</dt><dd><code>$ {_exact(raw_line, _PAYLOAD_SHOWN, where)}</code></dd>"
+        return f"<dt>command</dt><dd><code>$ {_exact(raw_line, _PAYLOAD_SHOWN, _in_python('', 'command_line'))}</code></dd>"
     return f"<dt>payload</dt><dd><pre>{_exact(_dumps(payload, pretty=True), _PAYLOAD_SHOWN, _in_python(''))}</pre></dd>"
 
 
