@@ -9,7 +9,9 @@ empty ``ok`` run: that source was read by the first (:func:`rereadable`). A trac
 empty file or list) is refused the same way: an ``ok`` run of nothing would read as a good import. A trace that
 never shows its run ending (a task left suspended, waiting for a human; a log cut before its end event; a
 transcript ending on the user's message: see ``_ending``) ends ``error`` too, with a ``run_unfinished`` row and a
-:class:`RecordedRunUnfinished` naming what is missing: a run that did not finish is no success.
+:class:`RecordedRunUnfinished` naming what is missing: a run that did not finish is no success. A run recorded as
+cancelled (``run_cancelled`` as its last end) ends ``cancelled`` (:class:`RecordedRunCancelled`), as a live agent's
+own cancel does.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from ._ending import Ending
 __all__ = [
     "EmptyTraceError",
     "RecordedReplay",
+    "RecordedRunCancelled",
     "RecordedRunError",
     "RecordedRunUnfinished",
     "TraceAlreadyImported",
