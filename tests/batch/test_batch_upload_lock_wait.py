@@ -41,6 +41,18 @@ os.close(fd)
 """
 
 
+def _descriptors_on(path: Path) -> int:
+    """How many of this process's open descriptors point at ``path`` (a leaked lock descriptor shows here)."""
+    target = os.path.realpath(path)
+    count = 0
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            count += os.readlink(f"/proc/self/fd/{fd}") == target
+        except OSError:  # closed while listing
+            pass
+    return count
+
+
 @pytest.fixture
 def sealed_run(runs_dir: Path) -> Path:
     episode_id = noesis_nb.solve("a", echo, runs_dir=runs_dir)
@@ -121,7 +133,9 @@ def test_a_cancelled_wait_writes_nothing_and_gives_the_lock_up(
             await copy
         ticks.stop()
 
+    opened_before = _descriptors_on(sealed_run / "manifest.json")
     asyncio.run(cell())
     assert list(remote.iterdir()) == []
+    assert _descriptors_on(sealed_run / "manifest.json") == opened_before, "the cancelled wait kept the manifest open"
     release.touch()
     assert upload_run(sealed_run, f"file://{remote}") == f"file://{remote}/{sealed_run.name}"  # off the loop: it waits
