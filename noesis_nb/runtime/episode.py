@@ -212,18 +212,30 @@ class Episode:
         """Stop gracefully (from any thread): nothing new starts; in-flight calls get ``drain_s`` seconds, then cancel.
 
         A stop right after ``start()`` returned comes before the episode's first step: the run's ``start`` is written
-        first, so ``drain.started`` does not open the log (every reader takes its first line for the run's head)."""
-        if self._new_run:
-            self._write_start()
-        with self._flight_lock:
-            if self.drain is not None:
-                return self.drain
-            self.drain = drain = Drain(self.recorder, drain_s, sender, list(self.in_flight))
+        first, so ``drain.started`` does not open the log (every reader takes its first line for the run's head).
+        When either write fails, the stop still happens, at once (a drain the log cannot record is no graceful stop),
+        and the write's error is raised to say why it was not graceful."""
+        try:
+            if self._new_run:
+                self._write_start()
+            with self._flight_lock:
+                if self.drain is not None:
+                    return self.drain
+                self.drain = drain = Drain(self.recorder, drain_s, sender, list(self.in_flight))
+        except Exception as exc:
+            self._cancel_at_once(task)
+            exc.add_note("the episode was stopped at once instead: its log refused the write of its drain")
+            raise
         self.notify()  # views show "Stop now" and hide the steer box
         loop = self.loop
         if loop is not None and not loop.is_closed():
             loop.call_soon_threadsafe(lambda: loop.create_task(self._drain_then_cancel(drain, task)))
         return drain
+
+    def _cancel_at_once(self, task: asyncio.Future[Any]) -> None:
+        loop = self.loop
+        if loop is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(task.cancel)
 
     async def _drain_then_cancel(self, drain: Drain, task: asyncio.Future[Any]) -> None:
         drain.close(await drain.wait())
