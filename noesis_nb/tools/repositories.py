@@ -32,6 +32,7 @@ from noesis_nb.secrets import keys_hidden, quoted
 from noesis_nb.store.layout import PYTHON_PREPARED_DIR
 from noesis_nb.store.paths import UnsafeRunPathError, run_path
 from noesis_nb.store.runfiles import what_is
+from noesis_nb.store.sealing import refuse_odd_seal
 
 from ._files import (
     check_id,
@@ -418,7 +419,8 @@ def resolve_draft_id(run_dir: Path | str, ref: str | None = None) -> str:
         pending = repo.find_pending()
         if pending is None:
             run = Path(run_dir)
-            if (run / "final.json").exists() or (run / "manifest.json").exists():  # "pass a draft id" would not help
+            # as every writer counts a seal (lstat): a link or folder in its place is refused by name, never followed
+            if refuse_odd_seal(run).ended:  # "pass a draft id" would not help
                 made = f"its drafts ({listing}) were decided or ended with it" if ids else "it made no tool drafts"
                 raise PreparedToolInvocationNotFoundError(f"run {run.name} is sealed and {made}: there is nothing to decide")
             raise PreparedToolInvocationNotFoundError(
