@@ -208,7 +208,8 @@ TOOL_COLUMNS: dict[str, tuple[str, str]] = {
     "requires_approval": ("bool", "a human had to approve"),
     "status": (
         "category",
-        "pending, approved, rejected, replayed, succeeded, failed, unknown (started, no result recorded); prepared: not run yet",
+        "pending, approved, rejected, replayed, succeeded, failed, unknown (started, no result recorded); prepared: not run yet; "
+        "undecided: still waiting when its run ended (sealed), so it can no longer be decided",
     ),
     "requested_at": ("datetime", "tool.requested time"),
     "decided_at": ("datetime", "approval or rejection time"),

@@ -42,7 +42,10 @@ from .values import RULES, describe
 
 _TOOL = RULES["tool"]
 
-__all__ = ["tools_df", "tool_label"]
+__all__ = ["tools_df", "tool_label", "UNDECIDED"]
+
+#: the status of a draft still waiting for a decision when its run ended: none can be given any more
+UNDECIDED = "undecided"
 
 _EXEC_STATUS = {
     TOOL_EXECUTION_SUCCEEDED: "succeeded",
@@ -196,6 +199,7 @@ def _checked_row(
     facts: dict[str, Any],
     problems: Problems,
     url: str | None = None,
+    ended: bool = False,
 ) -> dict[str, Any]:
     """``_row`` with malformed record fields read as unknown and reported against the draft's prepared record."""
     fs = ref.fs
@@ -205,7 +209,7 @@ def _checked_row(
         problems.add(url, reason)
 
     try:
-        return clean_row(_row(ref.name, source, draft_id, *docs, facts, report), TOOL_COLUMNS, report)
+        return clean_row(_row(ref.name, source, draft_id, *docs, facts, report, ended), TOOL_COLUMNS, report)
     except (AttributeError, TypeError, ValueError) as exc:  # a shape nobody foresaw: keep the draft, say why it is bare
         report(f"could not read the draft's records ({type(exc).__name__}: {exc})")
         return {**dict.fromkeys(TOOL_COLUMNS), "episode_id": ref.name, "source": source, "draft_id": draft_id}
@@ -220,7 +224,9 @@ def _row(
     execution: dict[str, Any],
     facts: dict[str, Any],
     report: Report,
+    ended: bool = False,
 ) -> dict[str, Any]:
+    """One draft's columns; ``ended``: its run's seal began (``SealState.ended``), so a draft still waiting never will be."""
     gov = obj(prepared, "governance", report)
     decided = facts.get("decided_at")
     if decided is None and approval.get("decided_at"):
@@ -233,7 +239,8 @@ def _row(
         if decision in ("approved", "rejected"):
             status = decision
         elif prepared.get("status") == "pending_approval" or facts.get("pending_at") is not None:
-            status = "pending"
+            # a run whose seal began ended without this decision: nobody can give it any more (``approve_draft`` refuses)
+            status = UNDECIDED if ended else "pending"
         else:
             status = prepared.get("status") or "prepared"
     waited_from = facts.get("pending_at") if facts.get("pending_at") is not None else facts.get("requested_at")
@@ -263,7 +270,7 @@ def _row(
         or facts.get("exec_code")
         or approval.get("reason_code")
         or facts.get("decision_code")
-        or (facts.get("pending_code") if status == "pending" else None),
+        or (facts.get("pending_code") if status in ("pending", UNDECIDED) else None),
     }
 
 
@@ -309,7 +316,13 @@ _Drafts = tuple[list[dict[str, Any]], list[dict[str, Any]], list[LoadProblem]]  
 
 
 def _run_drafts(
-    ref: RunRef, source: str, sealed: Any, facts: dict[str, dict[str, Any]], strict: bool, stamps: dict[str, Any]
+    ref: RunRef,
+    source: str,
+    sealed: Any,
+    facts: dict[str, dict[str, Any]],
+    strict: bool,
+    stamps: dict[str, Any],
+    ended: bool = False,
 ) -> _Drafts:
     """One run's rows and raw records; ``stamps`` gets what they were read from.
 
@@ -334,7 +347,7 @@ def _run_drafts(
         # ``draft_id`` is (an id: token shapes, not randomness; ``draft:<run>:<random request id>``)
         if not screened:
             p, a, e, named = shown_value(p), shown_value(a), shown_value(e), redact(draft, entropy=False)[0]
-        rows.append(_checked_row(ref, source, named, (p, a, e), facts.get(draft, {}), problems, urls.get(draft)))
+        rows.append(_checked_row(ref, source, named, (p, a, e), facts.get(draft, {}), problems, urls.get(draft), ended))
         records.append({"prepared": p, "approval": a, "execution": e})
     return rows, records, problems.items
 
@@ -351,14 +364,15 @@ def _unchanged(ref: RunRef, stamps: dict[str, Any]) -> bool:
 def _cached_drafts(ref: RunRef, i: int, source: str, sealed: Any, events: _ToolEvents, strict: bool, use_cache: bool) -> _Drafts:
     """A run's drafts from the cache when its events, source, seal and tool records are unchanged; else read."""
     key = ("tools", ref.fs.protocol, ref.path)
-    head = (ref.stat_events(ref.file("events.jsonl")), source, sealed)
+    ended = ref.seal().ended  # asked at every load: a run sealed since its drafts were read has none waiting any more
+    head = (ref.stat_events(ref.file("events.jsonl")), source, sealed, ended)
     if use_cache:
         hit = CACHE.get(key, head)
         if hit is not None and _unchanged(ref, hit[0]):
             drafts: _Drafts = hit[1]
             return drafts
     stamps: dict[str, Any] = {}
-    drafts = _run_drafts(ref, source, sealed, events.facts(i), strict, stamps)
+    drafts = _run_drafts(ref, source, sealed, events.facts(i), strict, stamps, ended)
     if use_cache and settled(head[0], stamps):  # nothing it was read from changed this very moment
         CACHE.put(key, head, (stamps, drafts), rows=len(drafts[0]))
     return drafts
@@ -380,8 +394,10 @@ def tools_df(
     ``prepared.…``, ``approval.…`` or ``execution.…`` (the three tool_invocations records).
 
     Status is the furthest state reached: ``succeeded``/``failed``/``replayed`` (executed),
-    ``rejected``, ``approved`` (not executed yet), ``pending`` (waiting for a human), else the
-    prepared record's own status. ``wait_s`` runs from ``tool.approval.pending`` to the decision.
+    ``rejected``, ``approved`` (not executed yet), ``pending`` (waiting for a human), ``undecided``
+    (it was waiting when its run ended: sealed without a decision, it can no longer be decided, and
+    ``runs_df`` counts it in no ``pending_approvals``), else the prepared record's own status.
+    ``wait_s`` runs from ``tool.approval.pending`` to the decision.
     """
     extras = check_columns(columns, TOOL_COLUMNS, "tools_df")
     wanted = episode_filter(episodes)
