@@ -18,7 +18,16 @@ from .columns import EVENT_COLUMNS, Column, check_columns
 from .eventblocks import load_events
 from .gcpause import without_gc
 from .problems import LoadProblem, Problems
-from .source import Source, episode_filter, named_runs, resolve_source, source_label, stray_runs, unmatched_episodes
+from .source import (
+    Source,
+    distinct_runs,
+    episode_filter,
+    named_runs,
+    resolve_source,
+    source_label,
+    stray_runs,
+    unmatched_episodes,
+)
 
 __all__ = ["events_df"]
 
@@ -61,7 +70,7 @@ def events_df(
     problems = Problems(strict)
     problems.extend(unmatched_episodes(wanted, refs, source))
     problems.extend(stray_runs(source, wanted, refs))
-    refs = named_runs(refs, problems)
+    refs = distinct_runs(named_runs(refs, problems), problems)
     loaded = load_events(refs, problems, extras=extras, use_cache=cache, show_progress=progress)
     df = loaded.frame()
     mask = None

@@ -32,7 +32,7 @@ from .provenance import sealed_here
 from .runindex import RunIndex, index_for
 from .runrecord import RunRecord, calls_from_events, read_run, run_unchanged, stamp_checks
 from .runusage import PriceMemo, run_usage, sums_hide_priced_parts
-from .source import RunRef, Source, episode_filter, named_runs, resolve_source, stray_runs, unmatched_episodes
+from .source import RunRef, Source, distinct_runs, episode_filter, named_runs, resolve_source, stray_runs, unmatched_episodes
 from .toolfolders import ToolFolders
 from .values import safe_name
 
@@ -86,7 +86,7 @@ def runs_df(
     problems = Problems(strict)
     problems.extend(unmatched_episodes(wanted, refs, source))
     problems.extend(stray_runs(source, wanted, refs))
-    refs = named_runs(refs, problems)
+    refs = distinct_runs(named_runs(refs, problems), problems)
     pricer = Pricer.from_spec(prices)
     prefetch_remote(refs, _run_files)
     # the runs index (by root: those this load reads and adds to) serves loads of a folder of runs; not a list

@@ -24,7 +24,7 @@ from ..store.sealing import SealState
 from .fs import LocalFS, RemoteFS, RunFS, Stat, open_remote
 from .problems import LoadProblem
 
-__all__ = ["RunRef", "resolve_source", "episode_filter", "Source", "named_runs", "stray_runs"]
+__all__ = ["RunRef", "resolve_source", "episode_filter", "Source", "named_runs", "distinct_runs", "stray_runs"]
 
 Source = str | os.PathLike[str] | Iterable[str | os.PathLike[str]] | None
 _LOCAL = LocalFS()
@@ -184,11 +184,10 @@ def stray_runs(source: Source, episodes: list[str] | None, refs: list[RunRef]) -
         source = config.runs_dir()
     items = [source] if isinstance(source, (str, os.PathLike)) else list(source) if _is_collection(source) else []
     names = {ref.name for ref in refs}
-    twins = _same_names(refs) if len(names) != len(refs) else []
     wanted = set(episodes) - names if episodes is not None else None
     if wanted is not None and not wanted:
-        return twins
-    found: dict[str, LoadProblem] = {path.path: path for path in twins}
+        return []
+    found: dict[str, LoadProblem] = {}
     for item in items:
         text = os.fspath(item) if isinstance(item, (str, os.PathLike)) else None
         if not isinstance(text, str) or ("://" in text and not text.startswith("file://")) or any(c in text for c in "*?["):
@@ -200,23 +199,25 @@ def stray_runs(source: Source, episodes: list[str] | None, refs: list[RunRef]) -
     return list(found.values())
 
 
-def _same_names(refs: list[RunRef]) -> list[LoadProblem]:
-    """One problem for each run folder named as one before it (``a/ep_x`` and ``b/ep_x``, under two labels):
-    rows of both carry the same episode id, and an id cannot pick one of them."""
+def distinct_runs(refs: list[RunRef], problems: Any) -> list[RunRef]:
+    """``refs`` with one run folder per episode id: the first in ``source`` order is read, each later folder of the
+    same name (a copy in another root, the same id under two labels) is left out, one problem each naming the one
+    read. Read both, their rows would carry one episode id: events of two runs as one, tokens and costs counted
+    twice. Every frame keeps the same folder, so runs_df, events_df, tools_df and usage_df agree."""
     first: dict[str, RunRef] = {}
-    out = []
+    kept = []
     for ref in refs:
         seen = first.setdefault(ref.name, ref)
-        if seen is not ref and seen.path != ref.path:
-            out.append(
-                LoadProblem(
-                    ref.url,
-                    None,
-                    f"another run folder has this name too ({seen.url}): the rows of both carry episode id "
-                    f"{quoted(ref.name, 80)}, and episodes= or show() by id cannot tell them apart. Rename one of the folders",
-                )
+        if seen is not ref:
+            problems.add(
+                ref.url,
+                f"another run folder has episode id {quoted(ref.name, 80)} too, and was read instead: {seen.url} "
+                "(the first in source order). This one is left out, so no run's rows are counted twice. Rename one of "
+                "the folders, or load each root on its own to compare them",
             )
-    return out
+            continue
+        kept.append(ref)
+    return kept
 
 
 class _Short:

@@ -37,7 +37,7 @@ from .fs import BadFile, dir_stamp, local_unchanged, prefetch_remote, settled
 from .gcpause import without_gc
 from .problems import LoadProblem, Problems
 from .shapes import APPROVAL, EXECUTION, PREPARED, check
-from .source import RunRef, Source, episode_filter, named_runs, resolve_source, stray_runs, unmatched_episodes
+from .source import RunRef, Source, distinct_runs, episode_filter, named_runs, resolve_source, stray_runs, unmatched_episodes
 from .values import RULES, describe
 
 _TOOL = RULES["tool"]
@@ -405,7 +405,7 @@ def tools_df(
     problems = Problems(strict)
     problems.extend(unmatched_episodes(wanted, refs, source))
     problems.extend(stray_runs(source, wanted, refs))
-    refs = named_runs(refs, problems)
+    refs = distinct_runs(named_runs(refs, problems), problems)
     loaded = load_events(refs, problems, use_cache=cache, show_progress=progress)
     prefetch_remote(refs, _record_files)
     events = _ToolEvents(loaded)

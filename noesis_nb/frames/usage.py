@@ -23,7 +23,16 @@ from .eventids import any_repeated, repeated_ids
 from .extravalues import extra_series
 from .gcpause import without_gc
 from .problems import CUT_IN_SEALED_RUN, LoadProblem, Problems
-from .source import Source, episode_filter, named_runs, resolve_source, source_label, stray_runs, unmatched_episodes
+from .source import (
+    Source,
+    distinct_runs,
+    episode_filter,
+    named_runs,
+    resolve_source,
+    source_label,
+    stray_runs,
+    unmatched_episodes,
+)
 from .values import RULES
 
 __all__ = ["usage_df", "scan_model_calls", "calls_frame", "call_counts", "MODEL_CALL"]
@@ -200,7 +209,7 @@ def usage_df(
     problems = Problems(strict)
     problems.extend(unmatched_episodes(wanted, refs, source))
     problems.extend(stray_runs(source, wanted, refs))
-    refs = named_runs(refs, problems)
+    refs = distinct_runs(named_runs(refs, problems), problems)
     loaded = load_events(refs, problems, use_cache=cache, show_progress=progress)
     cols = loaded.columns
     memo_key = ("usage", tuple((c.name, c.path, id(c.fn), c.type) for c in extras), tuple(loaded.names))
