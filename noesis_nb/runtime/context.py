@@ -44,6 +44,7 @@ from .gate import Decision, PendingApproval, to_decision
 from .interrupt import interrupts_noted, killed_by_interrupt
 from .lifecycle import act_parent, emit_candidate, is_vetoed, record_action
 from .pause import EpisodePaused
+from .resume_paths import Stopped, check_live_seal_targets
 
 if TYPE_CHECKING:
     from .episode import Episode
@@ -448,6 +449,9 @@ class EpisodeContext:
                     reason=decision.reason,
                 )
                 raise ToolRejected(name, decision.reason, draft_id=prepared.draft_id, decision=decision)
+        # a link or folder planted where the seal writes (while the run waited for a human) stops the tool before its
+        # effect: the seal could not be written after it
+        check_live_seal_targets(rec, Stopped(f"tool {quoted(name)}", f"resume_run({quoted(rec.episode_id)}) seals the run"))
         flight = episode.start_call("tool", name)  # refused (never executed) if a drain began while it waited
         episode.busy_tools += 1
         result, interrupts = None, interrupts_noted()

@@ -23,6 +23,7 @@ from .drain import DrainReport
 from .gate import Decision, PendingApproval, check_decision_options, tell_if_overruled
 from .interrupt import interrupted, watch_interrupts
 from .presenter import presenter
+from .resume_paths import Stopped, check_live_seal_targets
 from .steer import Steer, check_sender, check_steer
 
 if TYPE_CHECKING:
@@ -200,7 +201,10 @@ class EpisodeHandle:
         approver_id = approver_id_from_env(approver_id)
         check_decision_options(draft_id, approver_id, reason)  # the caller's options first, as approve_draft does
         episode.recorder.check_owner("handle.approve()" if approve else "handle.reject()")
-        episode.recorder.writer.check_disk()  # a run removed or moved away says so now (RunGoneError), not "no draft"
+        verb = "approve" if approve else "reject"
+        # a run removed or moved away (RunGoneError), or a link planted where its seal writes while it waited, is
+        # named now, before the decision sets the tool going, not after its effect by a seal that cannot be written
+        check_live_seal_targets(episode.recorder, Stopped(f"handle.{verb}()", f"decide again (handle.{verb}() or its button)"))
         if not episode.gate.pending and episode.decide_veto(approve, approver_id, reason):
             decision = Decision(
                 draft_id="",

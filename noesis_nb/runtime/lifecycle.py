@@ -19,9 +19,10 @@ from typing import TYPE_CHECKING, Any
 from .._jsonio import as_object, atomic_write_json, bounded_jsonable
 from .._safetext import error_text
 from ..secrets import shown_cut
+from ..secrets.quoted import quoted
 from ..store import now_iso, write_manifest
 from ..store.artifacts import sweep_transients
-from ..store.paths import run_path
+from ..store.paths import UnsafeRunPathError, run_path
 from ..store.seal import SEAL_KEY, make_seal
 from ..store.sealing import SealDocumentError, SealState, refuse_odd_seal
 from ..store.vocab import (
@@ -33,6 +34,7 @@ from ..store.vocab import (
 from ..tools._files import forget_written, written_here
 from .outcomes import ANSWER_LIMIT
 from .recorder import sweep_noted
+from .resume_paths import Stopped, check_seal_targets
 from .summary import INSIGHT_KEYS, build_summary
 
 if TYPE_CHECKING:
@@ -339,6 +341,8 @@ def complete_seal(rec: Recorder) -> bool:
     if index is None:
         return False
     sealing = _seal_state_or_give_up(rec)  # before anything is written: a seal document planted is never written over
+    if not sealing.final:
+        _targets_or_give_up(rec)
     rec.begin_seal()
     terminate = rec.events[index]
     payload = as_object(terminate.get("payload"))
@@ -422,6 +426,17 @@ def _seal_state_or_give_up(rec: Recorder) -> SealState:
     try:
         return refuse_odd_seal(rec.run_dir)
     except SealDocumentError:
+        rec.close_without_sealing()
+        raise
+
+
+def _targets_or_give_up(rec: Recorder) -> None:
+    """The files the seal writes before ``final.json`` (``summary.json``, ``learn.jsonl``), looked at before any is
+    written: a link, folder or FIFO planted there gives the run up as ``_seal_state_or_give_up`` does (the log keeps
+    its ``terminate``), with the path named, so that ``resume_run`` seals it once the thing is removed."""
+    try:
+        check_seal_targets(rec.run_dir, Stopped("the seal", f"resume_run({quoted(rec.episode_id)}) seals the run"))
+    except UnsafeRunPathError:
         rec.close_without_sealing()
         raise
 

@@ -1,29 +1,47 @@
-"""Before a resume runs or writes anything: every path it and the seal after it will write must be free.
+"""Before a resume (or a live episode's approved tool, or a seal) runs or writes anything: every path it and the
+seal after it will write must be free.
 
 A run is shared and downloaded, so it may hold a link, a folder or a FIFO where ``resume_run`` writes
-(``summary.json``, the tool's execution record…). Found only as it is written, such a thing stops the resume
-after the tool ran: its effects happened and the run is left unsealed. Looked at first (``lstat`` only, nothing
-read through a link), it stops the resume before anything: no tool runs, no byte is written, and the error
-names the path and says to remove it. What resume reads first (``state.json``, ``events.jsonl``, the draft and
-its decision) and the seal documents (``store.sealing``) are refused where they are read.
+(``summary.json``, the tool's execution record…); a live run paused for a human may get one planted while it
+waits. Found only as it is written, such a thing stops the work after the tool ran: its effects happened and the
+run is left unsealed. Looked at first (``lstat`` only, nothing read through a link), it stops the work before
+anything: no tool runs, no byte is written, and the error names the path, what stopped and how to try again.
+What resume reads first (``state.json``, ``events.jsonl``, the draft and its decision) and the seal documents
+(``store.sealing``) are refused where they are read.
 """
 
 from __future__ import annotations
 
 import os
 import stat
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ..errors import quoted_path
 from ..secrets.quoted import quoted
 from ..store.layout import PYTHON_PREPARED_DIR
 from ..store.paths import UnsafeRunPathError
 from ..store.runfiles import what_is
+from ..store.sealing import refuse_odd_seal
 from ..tools._files import check_id
 from ..tools.repositories import TOOL_INVOCATIONS_DIR
 from ..tools.types import PreparedToolInvocation
 
-__all__ = ["check_seal_targets", "check_draft_targets", "check_idempotency_target"]
+__all__ = ["Stopped", "check_seal_targets", "check_live_seal_targets", "check_draft_targets", "check_idempotency_target"]
+
+
+@dataclass(frozen=True)
+class Stopped:
+    """What a refusal says stopped (``resume_run``, ``handle.approve()``, the seal) and how to do it again."""
+
+    what: str
+    again: str
+
+    @classmethod
+    def resume(cls, run_dir: Path) -> Stopped:
+        return cls("resume_run", f"resume_run({quoted(Path(run_dir).name)})")
+
 
 # the folders a draft's records go in (checked before any path in them is made, so each refusal is this module's)
 _FOLDERS = tuple(
@@ -31,13 +49,24 @@ _FOLDERS = tuple(
 )
 
 
-def check_seal_targets(run_dir: Path) -> None:
+def check_seal_targets(run_dir: Path, stopped: Stopped | None = None) -> None:
     """The run's own documents the seal writes (``summary.json``, ``learn.jsonl``) unless ``final.json`` is there:
-    then the seal was cut short after writing them and only the manifest is left to write."""
+    then the seal was cut short after writing them and only the manifest is left to write. ``stopped``: what the
+    refusal says stopped (``resume_run`` by default)."""
+    run_dir = Path(run_dir)
     if _mode(run_dir / "final.json") is not None:
         return
     for name in ("summary.json", "learn.jsonl"):
-        _check(run_dir, Path(name))
+        _check(run_dir, Path(name), stopped=stopped)
+
+
+def check_live_seal_targets(rec: Any, stopped: Stopped) -> None:
+    """Every file a live run's seal writes, before a step whose effect cannot be taken back (a tool run, a decision
+    that starts one): its log still in place (``RunGoneError``), no odd seal document (``SealDocumentError``), and
+    ``check_seal_targets``. Something planted while the run waited is named now, not after the tool ran."""
+    rec.writer.check_disk()
+    refuse_odd_seal(rec.run_dir)
+    check_seal_targets(rec.run_dir, stopped)
 
 
 def check_draft_targets(run_dir: Path, draft_id: str) -> None:
@@ -83,7 +112,7 @@ def _mode(path: Path) -> int | None:
         return None
 
 
-def _check(run_dir: Path, rel: Path, *, last_is_folder: bool = False) -> None:
+def _check(run_dir: Path, rel: Path, *, last_is_folder: bool = False, stopped: Stopped | None = None) -> None:
     """``rel`` and each folder above it inside the run: absent, or a regular file (a real folder above it)."""
     parts = rel.parts
     for depth in range(1, len(parts) + 1):
@@ -94,10 +123,10 @@ def _check(run_dir: Path, rel: Path, *, last_is_folder: bool = False) -> None:
         folder = depth < len(parts) or last_is_folder
         if stat.S_ISDIR(mode) if folder else stat.S_ISREG(mode):
             continue
-        raise _refusal(run_dir, path, mode, folder)
+        raise _refusal(run_dir, path, mode, folder, stopped or Stopped.resume(run_dir))
 
 
-def _refusal(run_dir: Path, path: Path, mode: int, folder: bool) -> UnsafeRunPathError:
+def _refusal(run_dir: Path, path: Path, mode: int, folder: bool, stopped: Stopped) -> UnsafeRunPathError:
     rel = path.relative_to(run_dir).as_posix()
     if stat.S_ISLNK(mode):
         try:
@@ -112,15 +141,15 @@ def _refusal(run_dir: Path, path: Path, mode: int, folder: bool) -> UnsafeRunPat
     goes = f"the run's {rel} folder" if folder else _purpose(rel)
     return UnsafeRunPathError(
         f"{quoted_path(path)} is {there}, not {goes} ({kind} is in its place); noesis_nb never writes through links "
-        "or into a folder, FIFO or device planted in a run, so resume_run stopped before running or writing anything; "
-        f"{fix}, then resume_run({quoted(run_dir.name)})"
+        f"or into a folder, FIFO or device planted in a run, so {stopped.what} stopped before running or writing "
+        f"anything; {fix}, then {stopped.again}"
     )
 
 
 def _purpose(rel: str) -> str:
-    """What resume_run writes at ``rel`` (a file), for the refusal's wording."""
+    """What noesis_nb writes at ``rel`` (a file), for the refusal's wording."""
     if rel.endswith(".claim"):
         return "a claim (the empty file noesis_nb makes as it hands a draft to its tool)"
     if rel.startswith(f"{TOOL_INVOCATIONS_DIR}/"):
-        return f"a tool record resume_run writes ({rel})"
-    return f"the run's {rel}, which resume_run writes"
+        return f"a tool record noesis_nb writes ({rel})"
+    return f"the run's {rel}, which its seal writes"
