@@ -2,7 +2,8 @@
 
 Every frame takes ``source`` (runs root, run dir, list, episode id, glob or fsspec URL), extra
 ``columns=[Column(...)]``, and ``strict`` (raise on the first bad file) or not (collect problems in
-``df.attrs["errors"]``). Loads are cached per run by the size, mtime and ctime of its files.
+``df.attrs["errors"]``, said by one ``LoadProblemsWarning`` per load, not again for the same problems).
+Loads are cached per run by the size, mtime and ctime of its files.
 """
 
 from .batches import batch_summary, compare_batches
@@ -10,6 +11,7 @@ from .cache import clear_cache
 from .columns import EVENT_COLUMNS, RUN_COLUMNS, TOOL_COLUMNS, USAGE_COLUMNS, Column
 from .ddf import events_ddf, runs_ddf
 from .events import events_df
+from .loadwarning import LoadProblemsWarning
 from .problems import LoadProblem, RunLoadError
 from .runs import runs_df
 from .tools import tools_df
@@ -21,6 +23,7 @@ __all__ = [
     "compare_batches",
     "EVENT_COLUMNS",
     "LoadProblem",
+    "LoadProblemsWarning",
     "RUN_COLUMNS",
     "RunLoadError",
     "TOOL_COLUMNS",

@@ -17,6 +17,7 @@ from ..store.phases import KNOWN_PHASES
 from .columns import EVENT_COLUMNS, Column, check_columns
 from .eventblocks import load_events
 from .gcpause import without_gc
+from .loadwarning import warn_of_problems
 from .problems import LoadProblem, Problems
 from .source import (
     Source,
@@ -87,6 +88,7 @@ def events_df(
         df = df.loc[mask].reset_index(drop=True)
     df.attrs["errors"] = problems.as_records()
     df.attrs["runs"] = len(refs)
+    warn_of_problems("events_df", df.attrs["errors"], refs)
     return df
 
 

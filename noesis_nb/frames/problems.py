@@ -50,24 +50,30 @@ class Problems:
             raise InvalidOptionError(f"strict={quoted(strict, 40)}: pass True (raise on the first problem) or False (list them)")
         self.strict = strict
         self.items: list[LoadProblem] = []
+        self._seen: set[LoadProblem] = set()  # one fact found by two readers of a run (its row, its calls) is said once
+
+    def _keep(self, problem: LoadProblem) -> None:
+        if problem not in self._seen:
+            self._seen.add(problem)
+            self.items.append(problem)
 
     def add(self, path: str, reason: str, line: int | None = None) -> None:
         problem = LoadProblem(str(path), line, reason)
         if self.strict:
             raise RunLoadError(problem)
-        self.items.append(problem)
+        self._keep(problem)
 
     def add_corruptions(self, corruptions: list[EventLogCorruption]) -> None:
         for c in corruptions:
             if self.strict:  # pragma: no cover - parse_lines raises itself when strict
                 raise EventLogIntegrityError(c)
-            self.items.append(LoadProblem(c.path, c.line_number, c.reason))
+            self._keep(LoadProblem(c.path, c.line_number, c.reason))
 
     def extend(self, problems: list[LoadProblem]) -> None:
         for p in problems:
             if self.strict:
                 raise RunLoadError(p)
-            self.items.append(p)
+            self._keep(p)
 
     def as_records(self) -> list[dict[str, object]]:
         return [p.as_dict() for p in self.items]

@@ -26,6 +26,7 @@ from .extravalues import extra_series
 from .fs import BadFile, Stat, dir_stamp, prefetch_remote, settled
 from .gcpause import gc_paused, without_gc
 from .keptframe import Keeper, keeper_for
+from .loadwarning import warn_of_problems
 from .problems import LoadProblem, Problems
 from .progress import progress as _progress
 from .provenance import sealed_here
@@ -99,6 +100,7 @@ def runs_df(
     served = keeper.serve(refs) if keeper is not None else None
     if served is not None:
         served.attrs = {**served.attrs, "errors": problems.as_records()}
+        warn_of_problems("runs_df", served.attrs["errors"], refs)
         return _with_lost(served, refs)
     loaded = False
     try:
@@ -110,6 +112,7 @@ def runs_df(
         for index in {id(i): i for i in ending if i is not None}.values():
             index.end(save=loaded, whole=whole)
     df.attrs = {**df.attrs, "errors": problems.as_records()}
+    warn_of_problems("runs_df", df.attrs["errors"], refs)
     return _with_lost(df, refs)
 
 

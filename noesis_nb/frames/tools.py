@@ -35,6 +35,7 @@ from .eventblocks import EventColumns, load_events
 from .extravalues import extra_series
 from .fs import BadFile, dir_stamp, local_unchanged, prefetch_remote, settled
 from .gcpause import without_gc
+from .loadwarning import warn_of_problems
 from .problems import LoadProblem, Problems
 from .shapes import APPROVAL, EXECUTION, PREPARED, check
 from .source import RunRef, Source, distinct_runs, episode_filter, named_runs, resolve_source, stray_runs, unmatched_episodes
@@ -432,4 +433,5 @@ def tools_df(
     problems.extend(odd)
     df = _arrays.detached(df)
     df.attrs["errors"] = problems.as_records()
+    warn_of_problems("tools_df", df.attrs["errors"], refs)
     return df

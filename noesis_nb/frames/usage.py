@@ -22,6 +22,7 @@ from .eventcheck import check_calls, misplaced_call_reason, slip_reason, slipped
 from .eventids import any_repeated, repeated_ids
 from .extravalues import extra_series
 from .gcpause import without_gc
+from .loadwarning import warn_of_problems
 from .problems import CUT_IN_SEALED_RUN, LoadProblem, Problems
 from .source import (
     Source,
@@ -249,6 +250,7 @@ def usage_df(
     if pricer.table is not None:
         problems.extend(_unused_prices(pricer, df, source))
     df.attrs = {**df.attrs, "errors": problems.as_records()}
+    warn_of_problems("usage_df", df.attrs["errors"], refs)
     return df
 
 
