@@ -15,13 +15,15 @@ without blocking the loop, and copies off it; ``upload_run`` called where a loop
 from __future__ import annotations
 
 import asyncio
+import errno
 import hashlib
 import os
 from pathlib import Path
 from typing import Any
 
+from .._jsonio import atomic_write_bytes
 from .._threads import run_in_thread
-from ..errors import InvalidOptionError, MissingExtraError
+from ..errors import InvalidOptionError, MissingExtraError, RunWriteError, refusal_fix
 from ..secrets.quoted import quoted, quoted_text
 from ..store import is_sealed, read_manifest
 from ..store.artifacts import verify_manifest
@@ -164,21 +166,46 @@ def _copy(run_dir: Path, url: str, storage_options: dict[str, Any] | None, *, ke
         return f"{url.rstrip('/')}/{run_dir.name}"
     files = [f for f in manifest.get("files", []) if isinstance(f, dict)]
     local = "file" in _protocols(fs)  # a folder there must exist before a file is written into it (not so in a bucket)
+    put = _put_local if local else _put_remote
     for listed in files:
         name = str(listed["name"])
         data = (run_dir / name).read_bytes()
-        if local:
-            fs.makedirs(f"{target}/{name}".rsplit("/", 1)[0], exist_ok=True)
-        fs.pipe_file(f"{target}/{name}", data)
+        put(fs, target, name, data, url)
         back = fs.cat_file(f"{target}/{name}")
         if len(back) != listed.get("size_bytes") or f"sha256:{hashlib.sha256(back).hexdigest()}" != listed.get("sha256"):
             raise UploadError(f"{url}/{run_dir.name}/{name}: the copy does not match the manifest; upload the run again")
-    if local:
-        fs.makedirs(target, exist_ok=True)  # a run whose manifest lists no file
-    fs.pipe_file(f"{target}/manifest.json", manifest_bytes)
+    put(fs, target, "manifest.json", manifest_bytes, url)
     if fs.cat_file(f"{target}/manifest.json") != manifest_bytes:
         raise UploadError(f"{url}/{run_dir.name}/manifest.json: the copy differs; upload the run again")
     return f"{url.rstrip('/')}/{run_dir.name}"
+
+
+def _put_local(fs: Any, target: str, name: str, data: bytes, url: str) -> None:
+    """Write one file of a local copy whole or not at all (a temp file beside it, then a rename): a destination that
+    fills or refuses mid-copy leaves no torn file, above all no empty ``manifest.json`` vouching for a half copy."""
+    try:
+        atomic_write_bytes(Path(f"{target}/{name}"), data)
+    except OSError as exc:
+        raise _refused(url, target, name, exc) from None
+
+
+def _put_remote(fs: Any, target: str, name: str, data: bytes, url: str) -> None:
+    """Write one file of a copy in a store (an object is put whole: no temp file is needed)."""
+    try:
+        fs.pipe_file(f"{target}/{name}", data)
+    except OSError as exc:
+        raise _refused(url, target, name, exc) from None
+
+
+def _refused(url: str, target: str, name: str, exc: OSError) -> UploadError:
+    """One line naming the copy's file, why it was refused and the fix; the copy stays incomplete (no manifest)."""
+    reason = exc.reason if isinstance(exc, RunWriteError) else (exc.strerror or str(exc))
+    code = errno.errorcode.get(exc.errno or 0)
+    return UploadError(
+        f"{url.rstrip('/')}/{target.rsplit('/', 1)[-1]}/{name}: the copy was refused ({reason}{f', {code}' if code else ''}); "
+        f"{refusal_fix(exc.errno)}, then call the batch (or upload_run) again: it completes copies cut short. "
+        "The copy has no manifest until then, so nothing reads it as whole"
+    )
 
 
 def _refuse_copy_onto_run(target: Path, run_dir: Path, url: str) -> None:
