@@ -80,8 +80,8 @@ def genai_version() -> str:
 
 
 def find_model(model: str, provider: str | None) -> ModelRates | None:
-    """``model``'s rates, as genai-prices finds them under the platform the id's form names (``platform``), then
-    ``provider``, then any provider; None when genai-prices does not know it."""
+    """``model``'s rates as genai-prices finds them for the provider that billed the call (``_asks``); None when
+    genai-prices does not know it there."""
     key = f"{provider or ''}|{model}"
     store = _store()
     if key in store.entries:
@@ -97,9 +97,10 @@ def _from_snapshot(model: str, provider: str | None) -> ModelRates | None:
     except ImportError:  # pragma: no cover
         return None
     snapshot = data_snapshot.get_snapshot()
-    for provider_id in dict.fromkeys((*(p for p in (platform(model), provider) if p), None)):
+    known = bool(provider) and data_snapshot.find_provider_by_id(snapshot.providers, provider or "") is not None
+    for provider_id, api_url in _asks(model, provider, known):
         try:
-            prov, info = snapshot.find_provider_model(model, None, provider_id, None)
+            prov, info = snapshot.find_provider_model(model, None, provider_id, api_url)
         except LookupError:
             continue
         key = f"{prov.id}/{info.id}"
@@ -137,6 +138,30 @@ def platform(model: str) -> str | None:
     if _VERTEX.search(ref):
         return "google-vertex"
     return None
+
+
+#: provider names that may say which SDK made a call rather than who billed it (events captured before the provider
+#: was read from the client, other tools' records): asked as a label is (``_asks``). A captured call names one only
+#: when its client called that provider's own host.
+_SDK_NAMES = frozenset({"openai", "anthropic", "litellm"})
+
+
+def _asks(model: str, provider: str | None, known: bool) -> list[tuple[str | None, str | None]]:
+    """The (provider id, API address) pairs to ask genai-prices, in order; ``known``: genai-prices has ``provider``.
+
+    A provider genai-prices has (other than an SDK's name: ``aws-bedrock``, ``azure``, ``openrouter`` …) is the one
+    that billed the call: only it is asked, so a model it does not list leaves the price unknown, never another
+    provider's. A provider given as an address (``https://openrouter.ai/api/v1``: a captured call's endpoint) is
+    matched against genai-prices' providers' API addresses alone; a local server's matches none. Anything else (no
+    provider, an SDK's name, a label genai-prices does not have): the platform the id's form names, then the
+    provider, then any provider that lists the model.
+    """
+    if provider and provider.startswith(("http://", "https://")):
+        return [(None, provider)]
+    if provider and known and provider.lower() not in _SDK_NAMES:
+        return [(provider, None)]
+    asked = [p for p in (platform(model), provider) if p]
+    return [(p, None) for p in dict.fromkeys((*asked, None))]
 
 
 def _window(constraint: Any) -> Window:
@@ -292,8 +317,8 @@ def _encode(rates: ModelRates | None) -> Any:
 #: the rates file's first line is the HMAC of the rest under this user's seal key (``store.seal``), as the runs
 #: index's is: a rates file written by anyone else (a shared or crafted cache folder) prices nothing
 # /2: input-only models priced; /3: Bedrock and Vertex ids priced; /4: LiteLLM's names of them (older files hold
-# them unpriced, or priced at another provider's rate: rebuilt)
-_FORM = b"noesis_nb.genai-rates/4"
+# them unpriced, or priced at another provider's rate: rebuilt); /5: a provider given is the only one asked
+_FORM = b"noesis_nb.genai-rates/5"
 
 
 def _tag(body: bytes) -> bytes:

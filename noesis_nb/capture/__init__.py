@@ -16,12 +16,14 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
+from .billing import bill_endpoint
 from .hooks import ensure_installed, installed, uninstall
 from .scope import ENV, CaptureScope, Emit, claim_manual, current, resolve_option, scoped
 
 __all__ = [
     "episode_capture",
     "span_processor",
+    "bill_endpoint",
     "ensure_installed",
     "installed",
     "uninstall",

@@ -93,6 +93,7 @@ class ModelCall:
     fields of most calls are never set, and a call starts on the caller's thread before its request is sent)."""
 
     model: str | None = None
+    billed: str | None = None  # who bills the call (``billing``), set before it is admitted; None: ``provider``
     watching = False  # a stream is being observed
     ended = False  # the stream's last event with counts was seen: closing or dropping it then loses nothing
     choices = 0  # a chat stream's ``n`` > 1: all ``n`` asked for are unfinished before any is seen
@@ -142,7 +143,7 @@ class ModelCall:
         scope = self.scope
         watcher = scope.watcher
         if watcher is not None:
-            self.token = watcher.model_started(self.provider, self.requested_model)
+            self.token = watcher.model_started(self.billed or self.provider, self.requested_model)
         with scope.lock:
             scope.sent_calls.add(self)
             scope.calls_started += 1
@@ -382,7 +383,8 @@ class ModelCall:
             payload = {
                 "event_name": MODEL_CALL,
                 "model": self.requested_model,
-                "provider": self.provider,
+                "provider": self.billed or self.provider,
+                "capture": self.provider,
                 "capture_problem": shown_cut(repr(exc), 300),
             }
         keys = _keys(self.request_id, self.response_id, self.span)
@@ -456,7 +458,7 @@ class ModelCall:
         payload: dict[str, Any] = {  # the event's payload as written: ``event_name`` first
             "event_name": MODEL_CALL,
             "model": self.model or self.requested_model,
-            "provider": self.provider,
+            "provider": self.billed or self.provider,
             **counts,
             "latency_ms": round((now - self.started) * 1000.0, 3),
             "cost_usd": None,

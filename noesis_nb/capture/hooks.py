@@ -28,6 +28,7 @@ from typing import Any
 
 from ..secrets.names import looks_like_credential
 from . import dropped, raw
+from .billing import billed_provider
 from .calls import ABANDONED, CLOSED, PARSED, ModelCall, Retrieval
 from .scope import IN_SDK_CALL, current
 
@@ -204,6 +205,7 @@ def _begin(provider: str, args: tuple[Any, ...], kwargs: dict[str, Any], client:
     call = ModelCall.begin(scope, provider, options)
     if call is None:
         return Retrieval.of(scope, provider, options)  # None unless a background response may end here
+    call.billed = billed_provider(client, provider)
     call.admit()
     call.watch_parser(options)
     return call

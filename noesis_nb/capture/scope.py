@@ -154,7 +154,7 @@ class CaptureScope:
             if not known and any(k in self.seen for k in keys):
                 return None
             self.seen.update(keys)
-        provider: Any = body.get("provider")
+        provider: Any = body.get("capture") or body.get("provider")  # an SDK call's agent names its SDK, not its endpoint
         try:
             event_id = self.emit(body, _AGENTS.get(provider) or f"model:{provider or 'unknown'}")
         except Exception:

@@ -19,6 +19,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs
 
+from noesis_nb.capture import bill_endpoint
+
 DEFAULT = {"input": 1200, "cached": 1000, "cache_write": 0, "output": 90, "reasoning": 64}
 ANTHROPIC_DEFAULT = {"uncached": 200, "cache_read": 1000, "cache_write": 300, "output": 80}
 
@@ -210,10 +212,15 @@ class ProviderStub:
         self.server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
         self.openai_url = self.url + "/v1"
+        # it stands in for the providers' own hosts: calls to it are billed as OpenAI's (under /v1) and Anthropic's
+        bill_endpoint(self.openai_url, "openai")
+        bill_endpoint(self.url, "anthropic")
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
 
     def close(self) -> None:
+        bill_endpoint(self.openai_url, None)
+        bill_endpoint(self.url, None)
         self.server.shutdown()
         self.server.server_close()
 
