@@ -65,16 +65,16 @@ asyncio.run(main())
 # runs the batch with upload_to and is killed as it writes the copy's manifest
 KILLED_MID_COPY = """
 import asyncio, os, signal, sys
-import fsspec.implementations.local as local
 import noesis_nb
+import noesis_nb.batch.upload as upload
 from tests.batch.agents import slow
 
-write = local.LocalFileSystem.pipe_file
-def pipe_file(self, path, value, *args, **kwargs):
+write = upload.atomic_write_bytes  # how a local copy writes each of its files
+def atomic_write_bytes(path, data):
     if str(path).endswith("/manifest.json"):
         os.kill(os.getpid(), signal.SIGKILL)
-    return write(self, path, value, *args, **kwargs)
-local.LocalFileSystem.pipe_file = pipe_file
+    return write(path, data)
+upload.atomic_write_bytes = atomic_write_bytes
 
 async def main():
     handle = noesis_nb.batch([{"task": "a", "inputs": {"sleep": 1.5}}], using=slow, root=sys.argv[1], batch_id="own",

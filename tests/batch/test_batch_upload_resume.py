@@ -18,16 +18,16 @@ from .agents import echo
 # the batch's process is killed as it writes the copy's manifest: every file is copied, the manifest is not
 KILLED_MID_UPLOAD = """
 import asyncio, os, signal, sys
-import fsspec.implementations.local as local
 import noesis_nb
+import noesis_nb.batch.upload as upload
 from tests.batch.agents import echo
 
-write = local.LocalFileSystem.pipe_file
-def pipe_file(self, path, value, *args, **kwargs):
+write = upload.atomic_write_bytes  # how a local copy writes each of its files
+def atomic_write_bytes(path, data):
     if str(path).endswith("/manifest.json"):
         os.kill(os.getpid(), signal.SIGKILL)
-    return write(self, path, value, *args, **kwargs)
-local.LocalFileSystem.pipe_file = pipe_file
+    return write(path, data)
+upload.atomic_write_bytes = atomic_write_bytes
 
 async def main():
     await noesis_nb.batch(["a"], using=echo, root=sys.argv[1], batch_id="up", upload_to=sys.argv[2]).wait()
