@@ -2,8 +2,9 @@
 
 In the process that prepared the draft both come from memory (the vault). Elsewhere the payload is
 rebuilt from the stored, redacted one: the protocol handler refills what it can (``env`` from
-``os.environ``), then the secrets given back (``secret_supply``), and the request fingerprint must
-match; a ``python`` draft's callable is the one supplied, remembered, or re-imported by reference.
+``os.environ``), then the secrets given back (``secret_supply``), and the result must match the draft's
+keyed seal (``payload_seal``); a ``python`` draft's callable is the one supplied, remembered, or re-imported
+by reference.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from .errors import (
     UnsealedCallableError,
 )
 from .fingerprints import request_fingerprint
+from .payload_seal import seal_holds
 from .protocols import ToolDispatcher, callable_reference, import_callable
 from .redaction import secret_values
 from .secret_supply import fill_repeats, fill_secrets, missing_message, supplied_secrets
@@ -66,7 +68,7 @@ def dispatch_material(
         func = None
         if missing:
             repeated = fill_repeats(
-                stored, payload, [*filled_paths(filled), *given], missing, lambda trial: request_fingerprint(trial) == fingerprint
+                stored, payload, [*filled_paths(filled), *given], missing, lambda trial: _is_reviewed(prepared, trial)
             )
             if repeated is None:
                 tried = [*filled_paths(filled), *given]
@@ -80,10 +82,12 @@ def dispatch_material(
                     )
                 )
             payload = repeated
-        if request_fingerprint(payload) != fingerprint:
+        if not _is_reviewed(prepared, payload):
             filled = [*filled, *given]
             if filled:
                 why = f"the value(s) given for {', '.join(filled)} differ from those the draft was prepared with"
+                if prepared.x_payload_seal is not None:
+                    why += " (or the draft was prepared by another user, whose seal key this process does not hold)"
             elif _redacted_key(stored):
                 why = (
                     "a key of its payload held a secret and was stored redacted; secrets given back fill values, "
@@ -100,6 +104,16 @@ def dispatch_material(
     found = secret_values(payload, prepared.payload.normalized_payload)
     secrets_for_run(_scope(repo)).learn(found)
     return payload, func, found
+
+
+def _is_reviewed(prepared: PreparedToolInvocation, payload: Mapping[str, Any]) -> bool:
+    """Whether ``payload`` (rebuilt from disk) is the one prepared: it has the stored fingerprint and, when
+    secrets were redacted, fits the keyed seal of the real payload. A draft without a seal whose fingerprint
+    was taken over the real payload (written before seals existed) is checked by that fingerprint."""
+    seal, fingerprint = prepared.x_payload_seal, prepared.payload.request_fingerprint
+    if seal is not None:
+        return seal_holds(seal, prepared.run_id, prepared.key, payload)
+    return request_fingerprint(payload) == fingerprint
 
 
 def _redacted_key(value: Any) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from noesis_nb._jsonio import canonical_json
 from noesis_nb.secrets import for_run as secrets_for_run
 
 from . import codes, events
@@ -13,6 +14,7 @@ from ._usecase_ports import Emit, PreparePorts, _scope, _vault, prepare_ports
 from .callable_seal import sealed_reference
 from .errors import CallableResolutionError, ToolContractError
 from .fingerprints import default_candidate_id
+from .payload_seal import payload_seal
 from .ports import authenticate, authorize, call_port
 from .protocols import ToolDispatcher, callable_reference
 from .redaction import build_payload_evidence
@@ -117,6 +119,8 @@ def prepare(inv: ToolInvocationInput, ports: PreparePorts) -> PreparedToolInvoca
         draft_id=draft_id,
         status=PreparedInvocationStatus.PENDING_APPROVAL if governance.requires_approval else PreparedInvocationStatus.PREPARED,
     )
+    if canonical_json(normalized) != canonical_json(evidence.normalized_payload):  # a secret was redacted
+        prepared = prepared.model_copy(update={"x_payload_seal": payload_seal(inv.run_id, draft_id, normalized)})
     if inv.protocol is ToolProtocol.PYTHON and inv.func is not None:
         ref = sealed_reference(prepared.run_id, prepared.key, callable_reference(inv.func))
         prepared = prepared.model_copy(update={"x_callable": ref})

@@ -4,8 +4,10 @@ Before anything is written or emitted, secrets become ``"[REDACTED]"``: values u
 keys (``password``, ``token``, ``api_key``, ``authorization``, ``auth``, …, at any depth, including a
 subprocess ``env``), values after secret-looking flags in an ``argv`` (``--token=…``, ``--password X``),
 and credentials found by value anywhere (``ghp_…``, ``postgres://u:pass@…``, ``Bearer …``, JWTs, PEM keys,
-random-looking strings; see ``noesis_nb.secrets``). The fingerprint is still computed over the real
-payload, which stays in memory only.
+random-looking strings; see ``noesis_nb.secrets``). The fingerprint is the sha256 of the stored,
+secret-free payload (as Noēsis defines it), never of the real one: a plain hash of secret bytes on disk
+would let a word list recover them. The real payload stays in memory (``vault``) and is bound by a keyed
+seal (``payload_seal``).
 """
 
 from __future__ import annotations
@@ -107,8 +109,9 @@ def build_payload_evidence(
 
     ``normalized_payload`` (stored) has secrets and ``redact_fields`` replaced but keeps
     ``hash_fields`` values, so a draft can still run from disk; ``redacted_payload`` also has
-    ``hash_fields`` hashed (over the secret-free value). ``request_fingerprint`` covers the
-    real payload. ``redaction_applied`` is true when a rule is configured or a secret was found.
+    ``hash_fields`` hashed (over the secret-free value). ``request_fingerprint`` is the sha256 of
+    the stored ``normalized_payload`` (what a reviewer sees and Noēsis checks), so it holds no hash of a
+    secret. ``redaction_applied`` is true when a rule is configured or a secret was found.
     """
     policy = policy or PayloadRedactionPolicy()
     safe, secret_paths, found = _redacted(normalized)
@@ -119,10 +122,11 @@ def build_payload_evidence(
     safe = scrubbed
     stored = _transform(safe, policy.redact_fields, lambda _v: REDACTED_VALUE)
     secrets.learn(_changed_values(normalized, stored))  # what the policy redacts stays out of everything else too
+    stored, _ = redact_secrets(stored)  # the guard a save applies again: the fingerprint covers the stored bytes
     return PayloadEvidence(
         normalized_payload=stored,
         redacted_payload=apply_redaction(safe, policy),
-        request_fingerprint=request_fingerprint(normalized),
+        request_fingerprint=request_fingerprint(stored),
         redaction_applied=bool(policy.redact_fields or policy.hash_fields or secret_paths),
     )
 

@@ -218,9 +218,11 @@ class ToolInvocationInput(BaseModel):
 
 
 class PreparedToolInvocation(_Record):
-    """``tool_invocations/prepared/<draft_id>.json``; ``x-callable`` is a noesis_nb extension."""
+    """``tool_invocations/prepared/<draft_id>.json``; ``x-callable`` and ``x-payload_seal`` are noesis_nb extensions.
 
-    _omit_when_none = ("x-callable",)
+    ``x-payload_seal`` (``payload_seal``) binds the real payload when redaction changed it; none otherwise."""
+
+    _omit_when_none = ("x-callable", "x-payload_seal")
 
     run_id: str
     request_id: str
@@ -235,6 +237,7 @@ class PreparedToolInvocation(_Record):
     draft_id: str | None = None
     preflight: PreflightBinding | None = None
     x_callable: CallableRef | None = Field(default=None, alias="x-callable")
+    x_payload_seal: str | None = Field(default=None, alias="x-payload_seal")
 
     @property
     def key(self) -> str:

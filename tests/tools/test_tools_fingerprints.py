@@ -40,10 +40,11 @@ def test_redact_and_hash_fields_top_level_and_dotted():
     assert payload["note"] == "hello"  # input untouched
 
 
-def test_evidence_stores_no_secret_but_fingerprints_the_real_payload():
+def test_evidence_stores_no_secret_and_fingerprints_the_stored_payload():
     real = {"argv": ["x"], "env": {"GITHUB_TOKEN": "tok-123456", "max_tokens": "5"}, "note": "n"}
     evidence = build_payload_evidence(real, PayloadRedactionPolicy(redact_fields=("note",)))
-    assert evidence.request_fingerprint == _independent_fp(real)
+    assert evidence.request_fingerprint == _independent_fp(evidence.normalized_payload)
+    assert evidence.request_fingerprint != _independent_fp(real)  # no hash of the secret bytes
     for stored in (evidence.normalized_payload, evidence.redacted_payload):
         assert stored["env"] == {"GITHUB_TOKEN": "[REDACTED]", "max_tokens": "5"}
         assert stored["note"] == "[REDACTED]"
