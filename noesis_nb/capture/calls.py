@@ -113,6 +113,7 @@ class ModelCall:
     began = 0  # the scope's ``calls_started`` once this call was admitted
     running = False  # a Responses answer still ``queued`` / ``in_progress`` (``background=True``)
     parked = False  # such a response, waiting for the retrieve (or cancel) in the episode that ends it
+    resumable = False  # a background Responses request: a stream of it that stops early may be resumed (a retrieve)
     reader: Any = None  # a stream's: a weak reference to the task or thread reading it (its opener before any chunk)
     _done = False
 
@@ -124,6 +125,8 @@ class ModelCall:
         self.api = api
         self.requested_model = _text(body.get("model"))
         self.streamed = body.get("stream") is True  # also a streamed call read through a raw-response wrapper
+        if body.get("background") is True and api == "responses":
+            self.resumable = True
         n = body.get("n")
         if isinstance(n, int) and not isinstance(n, bool) and 1 < n <= 128:
             self.choices = n
@@ -205,6 +208,15 @@ class ModelCall:
                 pass
         return True
 
+    def _await_retrieve(self) -> None:
+        """A background response's stream named its running response: a retrieve of it in the episode (the stream
+        resumed elsewhere, ``starting_after=N``) may see it end before this stream does, and writes the call then."""
+        scope = self.scope
+        with scope.lock:
+            if self.response_id and not scope.closed and not self._done:
+                self.parked = True
+                scope.background[self.response_id] = self
+
     def ended_in_background(self, result: Any) -> None:
         """A retrieve (or cancel) of this background response saw it end: written now, with its usage."""
         try:
@@ -255,7 +267,7 @@ class ModelCall:
         if self._done or (self.watching and not explicit):  # a stream parsed from it ends by itself
             return
         if self.watching:
-            self.finish(abandoned=True, reason=ABANDONED, at=at)
+            self.stream_stopped(abandoned=True, reason=ABANDONED, at=at)
             return
         body = _read_body(raw)
         if body is None:
@@ -269,7 +281,21 @@ class ModelCall:
 
     def dropped(self, at: float) -> None:
         """The stream was garbage-collected before it ended (at ``at``)."""
-        self.finish(abandoned=True, reason=ABANDONED, at=at)
+        self.stream_stopped(abandoned=True, reason=ABANDONED, at=at)
+
+    def stream_stopped(self, **how: Any) -> None:
+        """The stream ended, failed, was closed or dropped (``how``: ``finish``'s arguments): the call is written.
+
+        A background response's stream that stops before the response ended (the connection dropped, the reader
+        closed it) is parked instead: the response runs on at the provider, and a retrieve of it
+        (``retrieve(id, stream=True, starting_after=N)``, or a poll) writes the call from its end, usage included,
+        once; none in the episode: written when the adapter's block ends, its usage unknown."""
+        if self.resumable and self.running and not self.ended and not self._done:
+            self.watching = False
+            if self._park():
+                return
+            self.watching = True
+        self.finish(**how)
 
     def _read_by(self, owner: Any) -> None:
         """The stream is read here: its report is this task's (or thread's) now, not the one that opened it."""
@@ -317,6 +343,8 @@ class ModelCall:
                 if response is not None:
                     self._read_response(response)
                     self.ended = u.get(response, "status") in _FINAL
+                    if self.resumable and self.running and not self.parked:
+                        self._await_retrieve()
                 elif u.get(item, "type") == "error":  # the stream's own error event: the SDK does not raise on it
                     self.problem = _reported(u.get(item, "code"), u.get(item, "message"), "error")
             else:

@@ -292,7 +292,7 @@ def _on_close(response: Any, observer: Callable[[], Any], call: ModelCall) -> No
         finally:
             gen = observer()  # None: the collector is taking the stream (written later, as dropped)
             if gen is not None and not gen.gi_running:
-                call.finish(abandoned=True, reason=CLOSED)
+                call.stream_stopped(abandoned=True, reason=CLOSED)
 
     response.close = closing
 
@@ -307,7 +307,7 @@ def _on_aclose(response: Any, observer: Callable[[], Any], call: ModelCall) -> N
         finally:
             gen = observer()
             if gen is not None and not gen.ag_running:
-                call.finish(abandoned=True, reason=CLOSED)
+                call.stream_stopped(abandoned=True, reason=CLOSED)
 
     response.aclose = aclosing
 
@@ -324,9 +324,9 @@ def _observe(iterator: Iterator[Any], call: ModelCall) -> Iterator[Any]:
             close()  # the SDK's own generator closes its response now, as it would have
         raise
     except BaseException as exc:
-        call.finish(error=exc)
+        call.stream_stopped(error=exc)
         raise
-    call.finish()
+    call.stream_stopped()
 
 
 async def _observe_async(iterator: AsyncIterator[Any], call: ModelCall) -> AsyncIterator[Any]:
@@ -335,12 +335,12 @@ async def _observe_async(iterator: AsyncIterator[Any], call: ModelCall) -> Async
             call.see(item)
             yield item
     except GeneratorExit:
-        call.finish(abandoned=True, reason=ABANDONED)
+        call.stream_stopped(abandoned=True, reason=ABANDONED)
         raise
     except BaseException as exc:
-        call.finish(error=exc)
+        call.stream_stopped(error=exc)
         raise
-    call.finish()
+    call.stream_stopped()
 
 
 class _AfterImport(importlib.abc.MetaPathFinder):

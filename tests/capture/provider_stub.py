@@ -259,6 +259,10 @@ class ProviderStub:
                 with self._lock:
                     self.background[f"resp_{rid}"] = [model, n, int(n.get("polls", 1))]
                 return self._json(handler, 200, response_object(model, n, rid, status="queued"), headers)
+            if body.get("background") is True:  # streamed from its start: the events a streamed retrieve sends
+                with self._lock:
+                    self.background[f"resp_{rid}"] = [model, n, -1]
+                return self._sse(handler, self._retrieve_events(model, n, f"resp_{rid}", {}), headers, reply)
             if not stream:
                 return self._json(handler, 200, response_object(model, n, rid), headers)
             return self._sse(handler, [(e["type"], e) for e in response_events(model, n, rid)], headers, reply)

@@ -112,3 +112,48 @@ def test_async_raw_streamed_retrieve(stub, runs_dir):
     ep = asyncio.run(noesis_nb.solve_async("async raw stream", using=agent, runs_dir=runs_dir))
     (call,) = checked_calls(runs_dir, ep)
     assert tokens(call) == COUNTS and "abandoned" not in call
+
+
+@pytest.mark.parametrize("how", ["cut", "closed", "left open"])
+def test_a_background_stream_resumed_with_starting_after_records_the_usage_once(stub, runs_dir, how):
+    """``create(background=True, stream=True)`` whose stream stops before the end (the connection drops, the reader
+    closes it or stops reading it), then ``retrieve(id, stream=True, starting_after=N)``: the final event's usage is
+    the call's."""
+    resumed: list[list[str]] = []
+
+    def agent(task, ctx):
+        client = openai.OpenAI(base_url=stub.openai_url, api_key="sk-test", max_retries=0)
+        if how == "cut":
+            stub.script("/v1/responses", Reply(cut_after=2))
+        stream = client.responses.create(
+            model="o3-pro", input="think", background=True, stream=True, extra_body={"stub_usage": USAGE}
+        )
+        first = []
+        for event in stream:  # cut: the stream ends after its second event
+            first.append(event)
+            if len(first) == 2 and how != "cut":
+                break
+        if how == "closed":
+            stream.close()
+        response_id, last = first[0].response.id, first[-1].sequence_number
+        resumed.append([e.type for e in client.responses.retrieve(response_id, stream=True, starting_after=last)])
+        return response_id
+
+    ep = noesis_nb.solve("resumed background stream", using=agent, runs_dir=runs_dir)
+    (call,) = checked_calls(runs_dir, ep)
+    assert resumed == [["response.in_progress", "response.output_text.delta", "response.completed"]]
+    assert tokens(call) == COUNTS
+    assert call["background"] is True and call["stop_reason"] == "completed" and "abandoned" not in call
+    assert call["streamed"] is True and call["response_id"].startswith("resp_")
+
+
+def test_a_background_stream_left_unresumed_is_written_once_when_the_adapter_ends(stub, runs_dir):
+    def agent(task, ctx):
+        client = openai.OpenAI(base_url=stub.openai_url, api_key="sk-test", max_retries=0)
+        stub.script("/v1/responses", Reply(cut_after=2))
+        return [e.type for e in client.responses.create(model="o3-pro", input="x", background=True, stream=True)]
+
+    ep = noesis_nb.solve("background stream left", using=agent, runs_dir=runs_dir)
+    (call,) = checked_calls(runs_dir, ep)
+    assert tokens(call) == (None,) * 5 and call["abandoned"] is True
+    assert "responses.retrieve" in call["abandoned_reason"]
