@@ -11,8 +11,9 @@ after each refusal, up to ``BACKOFF_CAP_S``; said once in ``errors``), at once w
 ``Retry-After`` is waited for (up to ``BACKOFF_CAP_S``), at the end too. One that refuses the request itself (a
 redirect, a 4xx other than 408 and 429: a wrong URL, credentials, a body too large) would refuse it again at every
 look, for ever: the live export stops sending to it, says so once in ``errors`` (status, endpoint, fix), and only
-writes ``path``, if given, at the end. So does a failure the same request meets again (a TLS certificate not trusted
-here, an https:// URL to a plain HTTP collector). A tool record that cannot be read is noted there once.
+writes ``path``, if given, at the end (building no spans until then). So does a failure the same request meets
+again (a TLS certificate not trusted here, an https:// URL to a plain HTTP collector).
+A tool record that cannot be read is noted there once.
 The episode itself is never slowed or stopped by its exporter (a look that took long spaces the next ones
 out, so the exporter stays under a tenth of one core; time spent waiting on the collector is not counted: it costs no processor).
 """
@@ -141,6 +142,8 @@ class LiveExport:
                 now = time.monotonic()
                 due = stopping or (now >= held and (ended or now >= next_try))
                 looked = due and (count != seen or ended or stopping or self._unsent)
+                if self.refused is not None and not (ended or stopping):  # stopped for good: only the file is left
+                    looked = False
                 if looked:
                     seen = count
                     # this thread's processor time, not the clock's: a collector that hangs until the timeout costs

@@ -196,3 +196,29 @@ def test_retry_after_reads_seconds_and_dates() -> None:
     assert retry_after_s("Wed, 21 Oct 2015 07:28:00 GMT") == 0.0  # a date gone by: ask again at once
     later = retry_after_s(time.strftime("%a, %d %b %Y %H:%M:%S GMT", time.gmtime(time.time() + 100)))
     assert later is not None and 90 < later <= 100
+
+
+def test_a_refused_export_with_a_file_builds_no_spans_until_the_end(
+    collectors: list[Collector], runs_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Stopped for good with ``path=``, the export built the whole run's spans again at every look only to send
+    nothing: it now builds them once more, at the episode's end, for the file."""
+    from noesis_nb.integrations import otel
+
+    built: list[int] = []
+    real = otel.run_spans
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        specs = real(*args, **kwargs)
+        built.append(len(collector.asked))
+        return specs
+
+    monkeypatch.setattr(otel, "run_spans", counted)
+    collector = _collector(collectors, [(401, {})])
+    out = tmp_path / "trace.json"
+    live = _export_while_working(collector, runs_dir, asked=1, more_s=0.5, path=out)  # ~25 looks after the refusal
+    assert len(collector.asked) == 1 and live.refused == 401 and not live.running
+    after = [asked for asked in built if asked >= 1]
+    assert len(after) == 1, f"the spans were built {len(after)} times after the refusal, not once (for the file)"
+    assert out.is_file() and '"resourceSpans"' in out.read_text()
+    assert len(live.errors) == 1 and "is still written when the episode ends" in live.errors[0]
