@@ -16,7 +16,6 @@ from __future__ import annotations
 import contextlib
 import datetime
 import email.utils
-import json
 import logging
 import re
 import threading
@@ -29,6 +28,7 @@ import requests
 
 from ..secrets import REDACTED_VALUE, shown
 from ..secrets.quoted import quoted
+from ._jsontext import JSONTextError, loads_text
 
 __all__ = [
     "HeardSession",
@@ -234,7 +234,13 @@ def partly_rejected(url: str, session: HeardSession) -> str | None:
         return None
     kind = session.content_type.split(";")[0].strip().lower()
     if kind == "application/json":  # the OTLP/JSON answer some collectors give whatever they were sent
-        rejected, said = _json_partial(session.body)
+        try:
+            rejected, said = _json_partial(session.body)
+        except JSONTextError as exc:
+            return (
+                f"the OTLP endpoint {quoted(shown(url))} answered {session.status} with JSON that cannot be read "
+                f"({exc.reason}): whether it took every span is unknown (see the collector's log)"
+            )
     elif kind in ("", "application/x-protobuf", "application/protobuf"):
         rejected, said = _protobuf_partial(session.body)
     else:  # text or a page: no OTLP answer, nothing said of rejected spans
@@ -261,14 +267,44 @@ def _protobuf_partial(body: bytes) -> tuple[int, str]:
 
 
 def _json_partial(body: bytes) -> tuple[int, str]:
-    """The same from an OTLP/JSON answer (``partialSuccess.rejectedSpans``, a count that may be written as text)."""
+    """The same from an OTLP/JSON answer (``partialSuccess.rejectedSpans``: an int64, which OTLP/JSON may write as
+    decimal text). Read as the package reads other systems' JSON (``loads_text``: a key written twice is refused);
+    an answer whose ``partialSuccess`` cannot be read that way raises :class:`JSONTextError` (the spans' fate is then
+    unknown, never taken as all sent). An empty answer, or JSON without ``partialSuccess``, says nothing."""
     try:
-        partial = json.loads(body).get("partialSuccess") or {}
-        count = partial.get("rejectedSpans") or 0
-        said = partial.get("errorMessage") or ""
-        return (int(count) if str(count).isdigit() else 0), (said if isinstance(said, str) else "")
-    except (ValueError, AttributeError, TypeError):  # no JSON object, or not one of this shape
+        text = body.decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError:
+        raise JSONTextError("not UTF-8 text") from None
+    if not text.strip():
         return 0, ""
+    doc = loads_text(text)
+    partial = doc.get("partialSuccess") if isinstance(doc, dict) else None
+    if partial is None:
+        return 0, ""
+    if not isinstance(partial, dict):
+        raise JSONTextError(f"partialSuccess is {type(partial).__name__}, not an object")
+    count, said = partial.get("rejectedSpans", 0), partial.get("errorMessage", "")
+    rejected = _span_count(count)
+    if rejected is None:
+        raise JSONTextError(f"rejectedSpans is {quoted(count, 40)}, not a count of spans")
+    if said is None:
+        said = ""
+    if not isinstance(said, str):
+        raise JSONTextError(f"errorMessage is {type(said).__name__}, not text")
+    return rejected, said
+
+
+def _span_count(value: Any) -> int | None:
+    """An int64 count as OTLP/JSON writes one (a number, or its decimal digits as text); None for anything else."""
+    if value is None:
+        return 0
+    if isinstance(value, str) and re.fullmatch(r"[0-9]{1,19}", value):
+        value = int(value)
+    elif isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 2**63:
+        return None
+    return value
 
 
 def refusal(url: str, session: HeardSession, result: Any, timeout: float) -> str:

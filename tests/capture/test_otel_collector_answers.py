@@ -157,6 +157,40 @@ def test_spans_rejected_in_an_otlp_json_answer_are_a_warning_too(run: Path, coll
         noesis_nb.export_otel(run, endpoint=partial.url, timeout=5)
 
 
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"partialSuccess": {"rejectedSpans": 0}, "partialSuccess": {"rejectedSpans": 3}}',  # which one counts?
+        b'{"partialSuccess": {"rejectedSpans": 3, "rejectedSpans": 0}}',
+        b'{"partialSuccess": {"rejectedSpans": NaN}}',
+        b'{"partialSuccess": {"rejectedSpans": "\xc2\xb2"}}',  # a superscript two: str.isdigit says yes
+        b'{"partialSuccess": {"rejectedSpans": 3}} and then some',
+        b'{"partialSuccess": {"rejectedSpans": true}}',
+        b'{"partialSuccess": {"rejectedSpans": "3", "errorMessage": ["over", "limit"]}}',
+    ],
+    ids=["key-twice", "count-twice", "nan", "superscript", "trailing", "bool", "message-list"],
+)
+def test_an_otlp_json_answer_that_cannot_be_read_strictly_says_the_spans_fate_is_unknown(
+    run: Path, collectors: list[Collector], body: bytes
+) -> None:
+    """Read leniently, such an answer was taken as 'every span taken' (0 rejected) or as the last of two values."""
+    unclear = Collector(lambda h: _answer(h, 200, body, **{"Content-Type": "application/json"}))
+    collectors.append(unclear)
+    with pytest.warns(TraceIncomplete, match=r"JSON that cannot be read .*whether it took every span is unknown"):
+        noesis_nb.export_otel(run, endpoint=unclear.url, timeout=5)
+
+
+@pytest.mark.parametrize("body", [b"", b"{}", b'{"partialSuccess": {}}', b'{"partialSuccess": {"rejectedSpans": "0"}}'])
+def test_an_otlp_json_answer_saying_nothing_was_rejected_warns_nothing(
+    run: Path, collectors: list[Collector], body: bytes
+) -> None:
+    taking = Collector(lambda h: _answer(h, 200, body, **{"Content-Type": "application/json"}))
+    collectors.append(taking)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert noesis_nb.export_otel(run, endpoint=taking.url, timeout=5) == taking.spans > 0
+
+
 def test_a_200_page_that_is_no_otlp_answer_warns_nothing(run: Path, collectors: list[Collector]) -> None:
     page = b"\n\x06\x12\x04spam"  # bytes a protobuf reader takes for a partial_success saying 'spam'
     taking = Collector(lambda h: _answer(h, 200, page, **{"Content-Type": "text/html"}))
