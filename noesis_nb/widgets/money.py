@@ -1,19 +1,43 @@
-"""Dollars as the views show them: cents for dollars, more digits for the fractions of a cent a call costs."""
+"""Dollars as the views show them: cents for dollars, two significant digits at least for what a call costs."""
 
 from __future__ import annotations
 
+import math
+
 __all__ = ["money"]
+
+_FINEST = 8  # decimals: a hundred-millionth of a dollar, below a token's price at any provider
 
 
 def money(value: float, *, signed: bool = False) -> str:
-    """``$1,234.57``, ``$0.125``, ``$0.0031``, ``$0.000005``: a call's cost of a few millionths of a dollar is not
-    shown as ``$0.0000`` (it read as free). Below zero ``-$0.0031``; ``signed`` (a difference) ``+$0.0031`` too."""
+    """``$1,234.57``, ``$0.125``, ``$0.031``, ``$0.0031``, ``$0.00015``, ``$0.0000045``.
+
+    Below a cent a cost keeps two significant digits, whatever its size: a call of a few millionths of a dollar is
+    not shown as ``$0.0000`` (it read as free), and a dearer call never shows fewer digits than a cheaper one
+    (``$0.000149`` read ``$0.0001`` beside ``$0.000099``), so the steps add up to the header. Below zero
+    ``-$0.0031``; ``signed`` (a difference) ``+$0.0031`` too."""
     sign = "-" if value < 0 else ("+" if signed and value > 0 else "")
     size = abs(value)
-    if size >= 1:
-        digits = f"{size:,.2f}"
-    elif size >= 0.01:
-        digits = f"{size:.3f}"
-    else:
-        digits = f"{size:.4f}" if size >= 0.0001 or size == 0 else f"{size:.6f}"
+    if math.isnan(size) or math.isinf(size):
+        return f"${size}"
+    digits = _digits(size)
+    rounded = float(digits.replace(",", ""))
+    if 0 < size < 1 and _band(rounded) != _band(size):  # $0.9999 → $1.00, $0.00999 → $0.010, not $1.000 / $0.0100
+        digits = _digits(rounded)
+    if size and not rounded:  # below the finest place: say so rather than print a zero
+        return f"<{sign}${10**-_FINEST:.{_FINEST}f}"
     return f"{sign}${digits}"
+
+
+def _digits(size: float) -> str:
+    if size >= 1:
+        return f"{size:,.2f}"
+    if size >= 0.01:
+        return f"{size:.3f}"
+    if size == 0:
+        return "0.0000"
+    return f"{size:.{min(_FINEST, 1 - math.floor(math.log10(size)))}f}"
+
+
+def _band(size: float) -> int:
+    return 2 if size >= 1 else 1 if size >= 0.01 else 0

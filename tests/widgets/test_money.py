@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from noesis_nb.widgets.money import money
 
@@ -10,9 +12,13 @@ from noesis_nb.widgets.money import money
 @pytest.mark.parametrize(
     "value, shown",
     [
-        (4.5e-6, "$0.000005"),  # 10 input and 5 output tokens of a small model
+        (4.5e-6, "$0.0000045"),  # 10 input and 5 output tokens of a small model
         (0.0, "$0.0000"),
-        (0.00042, "$0.0004"),
+        (0.00042, "$0.00042"),
+        (0.000149, "$0.00015"),  # was $0.0001 beside $0.000099 for a cheaper call
+        (0.9999, "$1.00"),
+        (0.00999, "$0.010"),
+        (1e-12, "<$0.00000001"),
         (0.0312, "$0.031"),
         (0.125, "$0.125"),
         (1234.567, "$1,234.57"),
@@ -24,7 +30,7 @@ def test_a_cost_keeps_the_digits_that_say_what_it_is(value: float, shown: str) -
 
 @pytest.mark.parametrize(
     "value, shown",
-    [(-0.0312, "-$0.031"), (-1234.567, "-$1,234.57"), (-4.5e-6, "-$0.000005"), (0.0, "$0.0000"), (0.00042, "+$0.0004")],
+    [(-0.0312, "-$0.031"), (-1234.567, "-$1,234.57"), (-4.5e-6, "-$0.0000045"), (0.0, "$0.0000"), (0.00042, "+$0.00042")],
 )
 def test_a_difference_of_costs_carries_its_sign_before_the_dollar(value: float, shown: str) -> None:
     assert money(value, signed=True) == shown
@@ -42,3 +48,11 @@ def test_every_view_prices_with_the_same_words() -> None:
     for module in (batchgrid, meter, stepview):
         assert module.money is money
     assert replaycompare.money_text is money
+
+
+@given(st.floats(min_value=1e-8, max_value=1e6))
+def test_a_cost_is_shown_within_five_percent_whatever_its_size(value: float) -> None:
+    """Two significant digits at least, on both sides of every boundary: no cost reads a third low because it crossed
+    $0.0001, and the steps of a run add up to its header."""
+    shown = float(money(value).removeprefix("$").replace(",", ""))
+    assert abs(shown - value) <= 0.05 * value, (value, money(value))
