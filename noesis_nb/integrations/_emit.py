@@ -83,12 +83,16 @@ def usage_row(
     reasoning_tokens: Any = None,
     latency_ms: Any = None,
     cost_usd: Any = None,
+    total_tokens: Any = None,
     **extra: Any,
 ) -> Row:
     """A ``model`` row (``event_name`` ``model.call``) following the parts-of-totals rule.
 
     A count the system did not report stays None. Parts larger than their total are kept as
-    reported and flagged in ``usage_warning`` rather than silently "fixed".
+    reported and flagged in ``usage_warning`` rather than silently "fixed". ``total_tokens`` is
+    input + output (AG-UI's rule, the one every count here follows): with one of them unknown, it
+    gives that one; alone, it is kept and both stay unknown (so is the cost); disagreeing with
+    them, the two are kept and the disagreement is flagged.
     """
     counts = dict(
         zip(
@@ -97,12 +101,14 @@ def usage_row(
         )
     )
     warnings: list[str] = []
+    total = _total(total_tokens, counts, warnings)
     payload: dict[str, Any] = {
         "event_name": MODEL_CALL,
         "kind": "usage",
         "model": as_text(model) or None,
         "provider": as_text(provider),
         **counts,
+        **({} if total is None else {"total_tokens": total}),
         "latency_ms": _amount(latency_ms, "latency_ms", warnings),
         "cost_usd": _amount(cost_usd, "cost_usd", warnings),
     }
@@ -117,6 +123,29 @@ def usage_row(
     payload.update((k, v) for k, v in extra.items() if v is not None)
     payload["source"] = source
     return "model", payload
+
+
+def _total(value: Any, counts: dict[str, int | None], warnings: list[str]) -> int | None:
+    """A reported ``total_tokens`` checked against input + output (``usage_row``); fills the one of them unknown."""
+    total = token_count(value)
+    if value is not None and total is None:
+        warnings.append(f"total_tokens reported as {safe_repr(value, limit=60)}, not a token count; left out")
+    if total is None:
+        return None
+    inp, out = counts["input_tokens"], counts["output_tokens"]
+    if inp is None and out is None:
+        warnings.append(f"only total_tokens ({total}) reported: input and output tokens unknown, so is the cost")
+    elif inp is not None and out is not None:
+        if inp + out != total:
+            warnings.append(f"total_tokens ({total}) is not input_tokens + output_tokens ({inp + out}); both kept")
+    else:  # one of them known: the other is the rest of the total
+        known, missing = ("input_tokens", "output_tokens") if inp is not None else ("output_tokens", "input_tokens")
+        part = counts[known] or 0
+        if total >= part:
+            counts[missing] = total - part
+        else:
+            warnings.append(f"total_tokens ({total}) is less than {known} ({part}); {missing} left unknown")
+    return total
 
 
 def _amount(value: Any, name: str, warnings: list[str]) -> Any:
