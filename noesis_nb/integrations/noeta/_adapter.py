@@ -1,7 +1,7 @@
 """``NoetaAdapter``: a Noeta SDK agent (``noeta.sdk.Client``) as a Noēsis episode.
 
 Noeta's API is synchronous, so every client call runs in a worker thread; ``subscribe`` feeds
-each committed envelope into the timeline as it happens. A gated tool call (the task
+each committed envelope into the timeline as it happens, each task's in ``seq`` order (``_order``). A gated tool call (the task
 suspends with wake handle ``approval-<call_id>``) becomes a pending draft: Approve calls
 ``client.approve``, Reject calls ``client.deny`` with the reason. Never pass a
 ``can_use_tool`` callback here: it would block inside the engine while the notebook has to
@@ -25,6 +25,7 @@ from .._approvals import request_approval, tool_name
 from .._emit import PHASE, apply_output, emit_row, emit_rows, row
 from .._extras import require
 from ._envelopes import NoetaFolder
+from ._order import SeqOrder
 
 __all__ = ["NoetaAdapter", "NoetaTaskError"]
 
@@ -88,29 +89,39 @@ class NoetaAdapter:
         if not isinstance(goal, str) or not goal:
             raise TypeError(f"NoetaAdapter needs a goal string, got {quoted(goal)}; input_mapper must return a string")
         client = await asyncio.to_thread(self._client)
-        folder, lock = NoetaFolder(), threading.Lock()
+        folder, order, lock = NoetaFolder(), SeqOrder(), threading.Lock()
         seen: dict[str, str] = {}
         to_dict = self._sdk.envelope_to_dict
+
+        def land(released: list[tuple[dict[str, Any], bool]]) -> None:
+            """Fold and write envelopes in the order given (the lock held: two threads' rows never interleave)."""
+            for data, late in released:
+                try:
+                    emit_rows(ctx, folder.feed(data, out_of_order=late or None))
+                except EpisodeStateError:
+                    pass  # the episode already ended (cancelled, timed out); Noeta is being stopped
 
         def on_envelope(envelope: Any) -> None:  # runs in whichever thread committed it
             with lock:
                 data = to_dict(envelope)
                 seen.setdefault("task_id", data.get("task_id"))
-                rows = folder.feed(data)
-            try:
-                emit_rows(ctx, rows)
-            except EpisodeStateError:
-                pass  # the episode already ended (cancelled, timed out); Noeta is being stopped
+                land(order.arrive(data))
+
+        def settle() -> None:  # a client call returned: what it committed has been delivered, or never will be
+            with lock:
+                land(order.release_all())
 
         unsubscribe = client.subscribe(on_envelope)
         finished = False
         try:
             outcome = await asyncio.to_thread(client.start, goal=goal)
+            settle()
             for _ in range(self.max_approvals):
                 call_id = _approval_call_id(outcome)
                 if call_id is None:
                     break
                 outcome = await self._decide(client, outcome.task_id, call_id, folder, ctx)
+                settle()
             answer = await asyncio.to_thread(self._finish, client, outcome, folder, ctx)
             finished = True
         except BaseException:
@@ -119,6 +130,7 @@ class NoetaAdapter:
             raise
         finally:
             unsubscribe()
+            settle()
             if finished:
                 await asyncio.to_thread(client.shutdown)
             else:
