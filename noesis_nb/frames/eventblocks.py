@@ -53,6 +53,7 @@ class EventColumns:
         run_sources: list[str],
         df: pd.DataFrame | None = None,
         sealed_tools: list[list[Any] | None] | None = None,
+        folders: list[Any] | None = None,
     ):
         self.columns = columns
         self.names = names
@@ -61,6 +62,8 @@ class EventColumns:
         self._df = df
         # per run: the tool records its seal vouches for (``provenance.written_as``), None when none
         self.sealed_tools = sealed_tools if sealed_tools is not None else [None] * len(names)
+        # per run: its folder's stamp taken before its events were read (``_folder_stamp``): its seal since then
+        self.folders = folders if folders is not None else [None] * len(names)
 
     def frame(self) -> pd.DataFrame:
         """The events as a frame the caller owns: editing it never changes what the cache serves next."""
@@ -88,6 +91,7 @@ def load_events(
     segments: list[tuple[Batch | None, int, int]] = []
     run_sources: list[str] = []
     sealed_tools: list[list[Any] | None] = []  # per run: the tool records its seal vouches for
+    folders: list[Any] = []  # per run: ``_folder_stamp``
     systems: list[Sequence[tuple[int, str]]] = []  # per run: (row, system) where payload.source names one (filled by the batch)
     batch = Batch(extras, _COMPACT)
     per_run: list[list[LoadProblem]] = []  # reported in run order once every batch is sealed
@@ -98,10 +102,12 @@ def load_events(
         try:
             for ref, path in progress(list(zip(refs, paths)), show_progress, "events"):
                 key = ("events", ref.fs.protocol, path, extras_key)
+                folder = _folder_stamp(ref)  # taken before reading, as every stamp: a change while reading shows next time
+                folders.append(folder)
                 if use_cache and key in CACHE:  # read before: stat its files to see whether it changed since
-                    named_by = _source_stamp(ref)  # taken before reading: a change while reading shows next time
+                    named_by = _source_stamp(ref)
                     stamp = ref.stat_events(path)
-                    hit = CACHE.get(key, (stamp, named_by)) if stamp is not None else None
+                    hit = CACHE.get(key, (stamp, named_by, folder)) if stamp is not None else None
                     if hit is not None:
                         segment, cached_problems, source, named, tools = hit
                         per_run.append(cached_problems)
@@ -124,8 +130,8 @@ def load_events(
                     systems.append(())
                     sealed_tools.append(None)
                     stamp = ref.fs.stat(path)
-                    if use_cache and run_problems and stamp is not None and settled(stamp):  # unreadable: keep its report
-                        CACHE.put(key, (stamp, named_by), (_NO_EVENTS, run_problems, source, (), None))
+                    if use_cache and run_problems and stamp is not None and settled(stamp, folder):  # unreadable: keep its report
+                        CACHE.put(key, (stamp, named_by, folder), (_NO_EVENTS, run_problems, source, (), None))
                     continue
                 data, stamp = got
                 url = ref.fs.url(path)
@@ -157,8 +163,8 @@ def load_events(
                 segments.append(segment)
                 # a file changed this very moment is read again next time; so is a live run's cut last line: it is in
                 # transit, or, once the run is sealed with it still cut, damage to report (the seal leaves its stamp)
-                if use_cache and settled(stamp) and not (torn and not sealed):
-                    fresh.append((key, (stamp, named_by), (segment, run_problems, source, named, tools), stop - start))
+                if use_cache and settled(stamp, folder) and not (torn and not sealed):
+                    fresh.append((key, (stamp, named_by, folder), (segment, run_problems, source, named, tools), stop - start))
                 if batch.rows >= _BATCH_ROWS:
                     batch.seal()
                     batch = Batch(extras, _COMPACT)
@@ -172,9 +178,10 @@ def load_events(
         memo_key = ("events", extras_key, tuple(names))
         hit = MEMO.get(memo_key, tuple(segments)) if use_cache else None
         if hit is not None:
-            return EventColumns(hit.columns, hit.names, hit.lengths, run_sources, hit._df, sealed_tools)
+            return EventColumns(hit.columns, hit.names, hit.lengths, run_sources, hit._df, sealed_tools, folders)
         loaded = _assemble(segments, names, extras, run_sources, systems)
         loaded.sealed_tools = sealed_tools
+        loaded.folders = folders
         if use_cache:
             MEMO.put(memo_key, tuple(segments), loaded)
         return loaded
@@ -184,6 +191,17 @@ def _source_stamp(ref: RunRef) -> tuple[str, Any]:
     """Which document names the run's source (``rowsource``) and its stat: the cached source is redone when it changes."""
     summary = ref.fs.stat(ref.file("summary.json"))
     return ("summary.json", summary) if summary is not None else ("state.json", ref.fs.stat(ref.file("state.json")))
+
+
+def _folder_stamp(ref: RunRef) -> Any:
+    """What changes when the run's seal does: locally the run folder's own stamp (writing, renaming or removing
+    final.json or manifest.json changes it, and a folder made again under the run's name is another folder),
+    remotely the seal as the root's listing shows it. What the seal decides (whether the events are as noesis_nb
+    screened them, which tool records it vouches for, whether a cut last line is damage) is cached with the events."""
+    if ref.fs.protocol == "file":
+        return ref.fs.stat(ref.path)
+    seal = ref.seal()
+    return seal.final, seal.manifest
 
 
 def _read_events(ref: RunRef, path: str, run_problems: list[LoadProblem]) -> tuple[bytes, Any] | None:

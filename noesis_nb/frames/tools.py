@@ -362,19 +362,23 @@ def _unchanged(ref: RunRef, stamps: dict[str, Any]) -> bool:
     return all((dir_stamp(fs, p, None) if p in folders else fs.stat(p)) == v for p, v in stamps.items())
 
 
-def _cached_drafts(ref: RunRef, i: int, source: str, sealed: Any, events: _ToolEvents, strict: bool, use_cache: bool) -> _Drafts:
-    """A run's drafts from the cache when its events, source, seal and tool records are unchanged; else read."""
+def _cached_drafts(
+    ref: RunRef, i: int, source: str, sealed: Any, folder: Any, events: _ToolEvents, strict: bool, use_cache: bool
+) -> _Drafts:
+    """A run's drafts from the cache when its events, source, seal and tool records are unchanged; else read.
+
+    ``folder``: the run folder's stamp the events were read under (``eventblocks``): a seal written or removed
+    since changes it, and a run whose seal began has no draft waiting any more."""
     key = ("tools", ref.fs.protocol, ref.path)
-    ended = ref.seal().ended  # asked at every load: a run sealed since its drafts were read has none waiting any more
-    head = (ref.stat_events(ref.file("events.jsonl")), source, sealed, ended)
+    head = (ref.stat_events(ref.file("events.jsonl")), source, sealed, folder)
     if use_cache:
         hit = CACHE.get(key, head)
         if hit is not None and _unchanged(ref, hit[0]):
             drafts: _Drafts = hit[1]
             return drafts
     stamps: dict[str, Any] = {}
-    drafts = _run_drafts(ref, source, sealed, events.facts(i), strict, stamps, ended)
-    if use_cache and settled(head[0], stamps):  # nothing it was read from changed this very moment
+    drafts = _run_drafts(ref, source, sealed, events.facts(i), strict, stamps, ref.seal().ended)
+    if use_cache and settled(head[0], folder, stamps):  # nothing it was read from changed this very moment
         CACHE.put(key, head, (stamps, drafts), rows=len(drafts[0]))
     return drafts
 
@@ -411,7 +415,8 @@ def tools_df(
     prefetch_remote(refs, _record_files)
     events = _ToolEvents(loaded)
     runs = [
-        _cached_drafts(ref, i, loaded.run_sources[i], loaded.sealed_tools[i], events, strict, cache) for i, ref in enumerate(refs)
+        _cached_drafts(ref, i, loaded.run_sources[i], loaded.sealed_tools[i], loaded.folders[i], events, strict, cache)
+        for i, ref in enumerate(refs)
     ]
     for _, _, run_problems in runs:
         problems.extend(run_problems)
