@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import os
 import warnings
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +19,7 @@ import orjson
 from ..capture.usage import count
 from ..errors import EventLogCorruption
 from ..store.eventlog import read_run_events
+from ..store.instants import utc_micros
 from ..store.runfiles import UnreadableRunFile, read_file
 from ..store.sealing import seal_state
 from ..store.vocab import TOOL_APPROVAL_PENDING, TOOL_APPROVED, TOOL_REJECTED_GOVERNANCE
@@ -56,12 +56,9 @@ def _id(*parts: str, size: int) -> int:
 
 
 def _ns(stamp: Any) -> int | None:
-    if not isinstance(stamp, str):
-        return None
-    try:
-        return int(datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp() * 1e9)
-    except ValueError:
-        return None
+    """Nanoseconds since 1970 UTC of a stored time, by the frames' rule (no offset: UTC, not the machine's zone)."""
+    micros = utc_micros(stamp)
+    return None if micros is None else micros * 1000
 
 
 def _attrs(values: dict[str, Any]) -> dict[str, Any]:

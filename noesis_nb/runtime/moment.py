@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from ..errors import EpisodeStateError
 from ..store.facts import usage_from_events
+from ..store.instants import epoch_seconds
 from ..store.vocab import TOOL_APPROVAL_PENDING, TOOL_APPROVED
 from ..tools import PreparedInvocationRepository
 from .diskrun import DiskRun
@@ -27,14 +27,8 @@ __all__ = ["RunMoment", "epoch_of"]
 
 
 def epoch_of(event: dict[str, Any]) -> float | None:
-    """The event's timestamp in epoch seconds (None when it has none)."""
-    value = event.get("timestamp")
-    if not isinstance(value, str) or not value:
-        return None
-    try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return None
+    """The event's timestamp in epoch seconds (None when it has none, or none that is a time)."""
+    return epoch_seconds(event.get("timestamp"))  # the frames' rule: no offset is UTC, not the machine's local time
 
 
 class RunMoment:

@@ -12,10 +12,10 @@ from __future__ import annotations
 import time
 from collections import Counter, deque
 from collections.abc import Mapping
-from datetime import datetime
 from typing import Any
 
 from ..runtime.source import RunSource
+from ..store.instants import epoch_seconds
 from ..store.vocab import RUN_CHECKPOINT, RUN_INTERRUPT, RUN_RESUME, TERMINAL_STATUSES
 from .meter import CostMeter, format_cost
 from .render import event_flag
@@ -158,12 +158,7 @@ def format_tokens(usage: Mapping[str, Any] | None) -> str:
 def _epoch(value: Any) -> float | None:
     if isinstance(value, (int, float)):
         return float(value)
-    if isinstance(value, str) and value:
-        try:
-            return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
-        except (ValueError, OverflowError):  # not a time, or a naive one by year 1 or 9999 (no local time for it)
-            return None
-    return None
+    return epoch_seconds(value)  # the frames' rule: a time with no offset is UTC, not the kernel's local time
 
 
 def format_elapsed(started: Any, ended: Any, status: str, now: float | None = None) -> str:

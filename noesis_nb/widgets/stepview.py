@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
+from ..store.instants import epoch_seconds
 from ..store.vocab import TOOL_APPROVAL_PENDING, TOOL_APPROVED, TOOL_EXECUTION_STARTED, TOOL_REJECTED_GOVERNANCE
 from .money import money
 from .render import (
@@ -89,10 +89,7 @@ class StepFacts:
 
 @lru_cache(maxsize=8192)
 def _epoch(timestamp: str) -> float | None:
-    try:
-        return datetime.fromisoformat(timestamp.replace("Z", "+00:00")).timestamp()
-    except (ValueError, OverflowError):  # not a time, or a naive one by year 1 or 9999 (no local time for it)
-        return None
+    return epoch_seconds(timestamp)  # the frames' rule: a time with no offset is UTC, not the kernel's local time
 
 
 def seconds_between(a: Mapping[str, Any] | None, b: Mapping[str, Any] | None) -> float | None:
