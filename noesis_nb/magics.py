@@ -272,6 +272,9 @@ def parse_line(line: str, expand: Any = None) -> argparse.Namespace:
         if twin in options and not close:  # the Python twin's keyword (batch(root=…), idle_timeout_s=…)
             close = [twin]
         hint = f" (did you mean {close[0]}?)" if close else ""
+        elsewhere = _owners(parser, typed, args.command)
+        if elsewhere and typed not in options:  # an option of another subcommand: say so, not a look-alike's name
+            hint = f" ({typed} belongs to {elsewhere}{_ELSEWHERE_NOTES.get((args.command, typed), '')})"
         spaced = _spaced_path(words, extra, command, args)
         options_given = any(w.startswith("-") for w in words[1:])
         if not extra[0].startswith("-"):
@@ -293,6 +296,25 @@ def parse_line(line: str, expand: Any = None) -> argparse.Namespace:
             f"{name}: unrecognized arguments: {' '.join(extra)}{hint}\n{command.format_usage().strip()}\n(see {name} --help)"
         )
     return args
+
+
+def _owners(parser: _Parser, option: str, command: str | None) -> str:
+    """The other subcommands that take ``option`` (``%noesis approve, %noesis reject``), or ''."""
+    names = [
+        name
+        for name, sub in parser.subcommands.items()
+        if name != command and any(option in action.option_strings for action in sub._actions)
+    ]
+    return ", ".join(f"%noesis {name}" for name in names)
+
+
+#: what to say beside "--x belongs to …" where this subcommand has a look-alike of another meaning
+_ELSEWHERE_NOTES = {
+    ("run", "--approver-id"): (
+        "; a run's decisions record who decides from $NOESIS_NB_APPROVER_ID, or from --approver-id where you decide;"
+        " --approver here is the policy: ask, auto, deny"
+    ),
+}
 
 
 #: keywords of the Python twins whose option here is named otherwise

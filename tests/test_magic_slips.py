@@ -25,3 +25,29 @@ def test_batch_given_only_the_agent_says_the_tasks_come_first(ip: Any) -> None:
     with pytest.raises(UsageError) as caught:
         ip.run_line_magic("noesis", "batch my_agent")
     assert "the tasks come first, then the agent(s): %noesis batch <tasks> <agent>" in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    "line, owners",
+    [
+        ('run my_agent "t" --approver-id ana', "%noesis inbox, %noesis approve, %noesis reject"),
+        ("list --reason slow", "%noesis approve, %noesis reject"),
+        ("show ep_x --limit 3", "%noesis list"),
+    ],
+)
+def test_an_option_of_another_subcommand_is_named_where_it_belongs_not_as_a_look_alike(ip: Any, line: str, owners: str) -> None:
+    """``%noesis run … --approver-id ana`` was answered ``did you mean --approver?``: the approval policy (ask, auto,
+    deny), not who decides, and ``--approver ana`` then failed as an unknown policy."""
+    ip.user_ns["my_agent"] = lambda task, ctx: task
+    with pytest.raises(UsageError) as caught:
+        ip.run_line_magic("noesis", line)
+    option = line.split(" --", 1)[1].split()[0]
+    first = str(caught.value).splitlines()[0]
+    assert f"--{option} belongs to {owners}" in first and "did you mean" not in first, first
+
+
+def test_who_decides_in_a_run_names_the_variable_and_tells_the_policy_apart(ip: Any) -> None:
+    ip.user_ns["my_agent"] = lambda task, ctx: task
+    with pytest.raises(UsageError) as caught:
+        ip.run_line_magic("noesis", 'run my_agent "t" --approver-id ana')
+    assert "$NOESIS_NB_APPROVER_ID" in str(caught.value) and "--approver here is the policy" in str(caught.value)
