@@ -17,7 +17,9 @@ provider) are billed as that provider.
 
 from __future__ import annotations
 
+import contextlib
 import threading
+import weakref
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -39,6 +41,7 @@ _MAX_ENDPOINT = 200
 _lock = threading.Lock()
 _told: dict[str, str] = {}  # endpoint text (no trailing slash) → provider, from ``bill_endpoint``
 _seen: dict[tuple[type, str, str], str] = {}  # (client class, SDK, base URL text) → the provider it bills as
+_by_client: weakref.WeakKeyDictionary[Any, tuple[Any, str]] = weakref.WeakKeyDictionary()  # client → (its URL, that)
 
 
 def bill_endpoint(base_url: str, provider: str | None) -> None:
@@ -53,11 +56,22 @@ def bill_endpoint(base_url: str, provider: str | None) -> None:
         else:
             _told[key] = str(provider)
         _seen.clear()
+        _by_client.clear()
 
 
 def billed_provider(client: Any, sdk: str) -> str:
     """The provider that bills ``client``'s calls (module rules); ``sdk`` (``openai`` / ``anthropic``) when the client
-    has no readable ``base_url`` (a client of another shape: the SDK's own provider, as before)."""
+    has no readable ``base_url`` (a client of another shape: the SDK's own provider, as before).
+
+    Asked at every captured call: a client seen before, whose ``base_url`` is the same object, is answered from
+    ``_by_client`` without making its URL text again."""
+    try:
+        url = client.__dict__.get("_base_url")
+        mine = _by_client.get(client)
+    except Exception:  # no instance dict, or a client that cannot be weakly referenced
+        url, mine = None, None
+    if mine is not None and url is not None and mine[0] is url:
+        return mine[1]
     try:
         base = str(client.base_url)
     except Exception:
@@ -70,6 +84,9 @@ def billed_provider(client: Any, sdk: str) -> str:
             if len(_seen) >= 256:
                 _seen.clear()
             _seen[key] = found
+    if url is not None:
+        with _lock, contextlib.suppress(TypeError):
+            _by_client[client] = (url, found)
     return found
 
 
