@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import stat
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -33,8 +32,10 @@ from ..secrets.quoted import quoted, quoted_text
 from ..store import find_run_dir, is_run_dir
 from ._extras import require
 from .otel_clean import clean_text
+from .otel_headers import check_env_headers, check_headers, env_headers
 from .otel_live import LiveExport
 from .otel_spans import SpanSpec, TraceIncomplete, run_spans
+from .otel_url import query_kept_out_of_logs, traces_url
 
 __all__ = ["export_otel", "run_spans", "SpanSpec", "OtlpSender", "TraceIncomplete"]
 
@@ -97,7 +98,9 @@ def export_otel(
 ) -> int | LiveExport:
     """Export runs (ids, run directories, handles, or a list of them) as OTLP spans; returns how many were sent.
 
-    ``endpoint``: an OTLP/HTTP collector (``http://host:4318`` or its full ``…/v1/traces`` URL);
+    ``endpoint``: an OTLP/HTTP collector (``http://host:4318``, to whose path ``/v1/traces`` is joined, or its full
+    ``…/v1/traces`` URL, used as given; a query string is kept). Credentials go in ``headers=`` (or
+    ``OTEL_EXPORTER_OTLP_HEADERS``), not in the URL: proxies and collectors log a request's URL;
     ``path``: an OTLP/JSON file (one ``resourceSpans`` document). Give one or both.
     ``live=True`` (one running episode's handle, and an ``endpoint``): spans are sent while the
     episode runs, each once, when it is finished (checked every ``interval`` seconds, in a thread of
@@ -117,6 +120,8 @@ def export_otel(
     if endpoint is None and path is None:
         raise InvalidOptionError("export_otel needs endpoint='http://host:4318' (OTLP/HTTP) or path='traces.json' (OTLP/JSON)")
     _check_target(endpoint, path, headers)
+    if endpoint is not None:
+        check_env_headers()
     _check_sending(timeout, service_name)
     if not isinstance(live, bool):  # "no" or 0.5 was taken as a yes, and the call returned a LiveExport, not a count
         raise TypeError(f"export_otel(live={quoted(live, 80)}): pass True (follow a running episode) or False")
@@ -136,10 +141,6 @@ def export_otel(
     if endpoint is not None:
         _send(specs, endpoint, headers, service_name, timeout)
     return len(specs)
-
-
-_HEADER_NAME = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")  # an HTTP token (RFC 9110)
-_HEADER_VALUE_BAD = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]|[^\x00-\xff]")  # no field-vchar, space or tab (RFC 9110)
 
 
 def _check_target(endpoint: Any, path: Any, headers: Any) -> None:
@@ -166,23 +167,7 @@ def _check_target(endpoint: Any, path: Any, headers: Any) -> None:
         kind = type(headers).__name__ if not isinstance(headers, Mapping) else "a dict with values that are not text"
         # the value itself is not shown: headers carry credentials
         raise TypeError(f"export_otel(headers=…) got {kind}; give a dict of header name -> text, e.g. {{'x-api-key': '…'}}")
-    for name, value in (headers or {}).items():
-        if not _HEADER_NAME.fullmatch(name):  # requests refused it after the run was read, as a connection error
-            raise InvalidOptionError(
-                f"export_otel(headers=…): {quoted(name, 80)} is no header name (letters, digits and !#$%&'*+-.^_`|~ "
-                "only); give one such as 'authorization' or 'x-api-key'"
-            )
-        if value[:1].isspace() or "\r" in value or "\n" in value:  # requests refused it, quoting the value whole
-            raise InvalidOptionError(
-                f"export_otel(headers=…): the value of {quoted(name, 80)} has a line break or starts with a space; "
-                "give it as one line, e.g. 'Bearer <token>'"
-            )
-        if _HEADER_VALUE_BAD.search(value):  # '€' failed inside the exporter, said as an unreachable collector; NUL went
-            raise InvalidOptionError(
-                f"export_otel(headers=…): the value of {quoted(name, 80)} holds a control character (NUL, DEL…) or "
-                "one past Latin-1 ('€', an emoji), which an HTTP header cannot carry; give plain ASCII text, e.g. "
-                "'Bearer <token>' (a token copied with a stray character? strip() it)"
-            )
+    check_headers(headers or {})
 
 
 _MAX_WAIT = 86_400  # seconds: the longest timeout= or interval= taken (a day)
@@ -211,6 +196,8 @@ def _url_problem(url: str) -> str | None:
         parts.port  # noqa: B018 - reading it checks it: a ValueError when no number from 0 to 65535
     except ValueError:
         return "its host or port cannot be read (a port is a number from 0 to 65535)"
+    if parts.fragment or "#" in url:  # no request carries it: the spans went to the URL before it, said nowhere
+        return "a #fragment is never sent to a server; leave it out"
     return None if parts.hostname else "it names no host"
 
 
@@ -238,12 +225,12 @@ class OtlpSender:
         exporter_module = require("opentelemetry.exporter.otlp.proto.http.trace_exporter", "otel", "export_otel")
         from ._otlp_answer import HeardSession  # imports requests, which the exporter needs anyway
 
-        self.url = endpoint if endpoint.rstrip("/").endswith("/v1/traces") else endpoint.rstrip("/") + "/v1/traces"
+        self.url = traces_url(endpoint)
         self.service = service
         self.timeout = timeout
         # every header the exporter sends (the OTEL_EXPORTER_OTLP_*HEADERS variables' too): their values are hidden in
         # what the collector's answer is quoted in
-        self._headers = {**_env_headers(), **(headers or {})}
+        self._headers = {**env_headers(), **(headers or {})}
         self._session = HeardSession()
         self._session.sent_headers = self._headers
         self._exporter = exporter_module.OTLPSpanExporter(
@@ -263,7 +250,7 @@ class OtlpSender:
         rejected: list[str] = []
         done = 0
         for batch in _batches(specs):
-            with quiet_exporter():
+            with quiet_exporter(), query_kept_out_of_logs(self.url):
                 result = self._exporter.export(readable_spans(batch, self.service))
             problem = (
                 refusal(self.url, self._session, result, self.timeout)
@@ -306,19 +293,6 @@ class OtlpSender:
 
     def close(self) -> None:
         self._exporter.shutdown()
-
-
-def _env_headers() -> dict[str, str]:
-    """The headers the OTLP exporter adds from its environment variables (credentials, most often)."""
-    from opentelemetry.util.re import parse_env_headers
-
-    found: dict[str, str] = {}
-    for name in ("OTEL_EXPORTER_OTLP_HEADERS", "OTEL_EXPORTER_OTLP_TRACES_HEADERS"):
-        try:
-            found.update(parse_env_headers(os.environ.get(name, ""), liberal=True))
-        except Exception:  # a value the exporter reads its own way: nothing to hide from it here
-            continue
-    return found
 
 
 BATCH_SPANS = 512  # spans in one request (the SDK's batch processor sends as many)
