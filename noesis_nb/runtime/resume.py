@@ -6,8 +6,9 @@ Rules (the README's "Recovery" section says the same):
   resume holds it, this call changes nothing and says who continues the run.
 - A sealed run is left as it is; a run whose seal was cut short (``terminate`` written, or
   ``final.json`` without ``manifest.json``) has its seal completed.
-- A run paused on a tool draft executes the decided draft once and is sealed; on a veto, the
-  human's override re-runs the adapter (``using=``), an uphold seals it ``vetoed``.
+- A run paused on tool drafts (parallel calls pause on several at once) executes every approved draft once, in
+  the order its approval was asked, records the rejected ones, and is sealed; an undecided one refuses the
+  resume. On a veto, the human's override re-runs the adapter (``using=``), an uphold seals it ``vetoed``.
 - A pause cut short by a crash (draft written, checkpoint not yet) is completed, then continued.
 - A draft dispatched by a process that died before recording its result is never run again
   silently: the run records that its outcome is unknown and ``unknown_outcome="retry"`` or
@@ -61,9 +62,10 @@ from .position import last_pause, options_from_state, payload_of
 from .recorder import Recorder, artifact_digest
 from .registry import live_handles
 from .resolve import refuse_non_adapter, resolve_using
+from .resume_drafts import pause_checkpoint_id, paused_drafts
 from .resume_paths import check_seal_targets
 from .resume_tool import (
-    continue_tool_draft,
+    continue_tool_drafts,
     dispatched,
     open_interrupted_pause,
     process_lost,
@@ -309,7 +311,9 @@ async def _continue(
             return _finish_interrupted_veto(rec, vetoed)
         sealed = process_lost(rec)
         return ResumeReport(episode_id, "sealed_lost", f"run {episode_id} lost its process while running; sealed as {sealed}")
-    checkpoint = find_checkpoint(rec, checkpoint_id or payload_of(pause.checkpoint_event).get("checkpoint_id"))
+    if checkpoint_id is not None:
+        find_checkpoint(rec, checkpoint_id)  # the named one is readable, whichever of the pause's checkpoints it is
+    checkpoint = find_checkpoint(rec, pause_checkpoint_id(rec.events, pause, checkpoint_id))
     if pause.resume_event is None:
         validate_checkpoint(rec, checkpoint)
     check_seal_targets(rec.run_dir)
@@ -321,9 +325,11 @@ async def _continue(
                 return ResumeReport(
                     episode_id, "sealed_lost", f"run {episode_id} lost its process after a tool ran; sealed as {sealed}"
                 )
-        await continue_tool_draft(
-            rec, checkpoint, cause, resume_event=pause.resume_event, tools=tools, unknown_outcome=unknown_outcome
-        )
+        drafts = [
+            (paused, find_checkpoint(rec, payload_of(paused.checkpoint_event).get("checkpoint_id")))
+            for paused in paused_drafts(rec.events, cause)
+        ]
+        await continue_tool_drafts(rec, drafts, tools=tools, unknown_outcome=unknown_outcome)
         return ResumeReport(episode_id, "resumed")
     if cause.get("phase") == "governance":
         if pause.resume_event is not None and _adapter_started_after(rec, pause.resume_index or 0):

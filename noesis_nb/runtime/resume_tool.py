@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -32,9 +33,10 @@ from .lifecycle import Outcome
 from .missing_tool import missing_tool_error
 from .position import Pause, last_pause, options_from_state
 from .recorder import Recorder
+from .resume_drafts import PausedDraft
 from .resume_paths import check_draft_targets, check_idempotency_target
 
-__all__ = ["continue_tool_draft", "open_interrupted_pause", "process_lost", "dispatched"]
+__all__ = ["continue_tool_drafts", "open_interrupted_pause", "process_lost", "dispatched"]
 
 
 class _ResumeChain:
@@ -93,19 +95,80 @@ def dispatched(rec: Recorder, draft_id: str) -> bool:
     return executions.claimed(draft_id) or executions.get(draft_id) is not None
 
 
-async def continue_tool_draft(
+@dataclass
+class _Ready:
+    """A paused draft checked before anything is written: its records, its decision (None: undecided), its chain."""
+
+    draft_id: str
+    prepared: Any
+    decision: Any
+    chain: _ResumeChain
+
+    @property
+    def label(self) -> str:  # Noēsis' form, on disk
+        tool = self.prepared.tool
+        return f"{tool.namespace}.{tool.name}" + (f":{tool.version}" if tool.version else "")
+
+    @property
+    def shown(self) -> str:  # as given and as views show it
+        tool = self.prepared.tool
+        return f"{tool.namespace}.{tool.name}" + (f"@{tool.version}" if tool.version else "")
+
+    @property
+    def approved(self) -> bool:
+        return bool(getattr(self.decision.status, "value", self.decision.status) == "approved")
+
+
+@dataclass(frozen=True)
+class _Ended:
+    """How one draft ended: ``ok``, ``failed`` or ``rejected``, said in one line, with the tool's output."""
+
+    kind: str
+    message: str
+    output: Any = None
+    reason_code: str | None = None
+
+
+async def continue_tool_drafts(
     rec: Recorder,
-    checkpoint: dict[str, Any],
-    pending_event: dict[str, Any],
+    drafts: list[tuple[PausedDraft, dict[str, Any]]],
     *,
-    resume_event: dict[str, Any] | None,
     tools: dict[str, Any] | None,
     unknown_outcome: str | None,
 ) -> None:
+    """Continue every draft the run paused on (each with its checkpoint), in the order its approval was asked:
+    an approved one runs once, a rejected one is recorded rejected; then the adapter's act is closed and the run
+    sealed once. Every draft is checked first: one undecided, unbound or missing its records or secrets refuses
+    the resume before anything runs or is written."""
 
-    draft_id = check_part(str(pending_event["payload"].get("draft_id")), "draft id")
-    request_id = str(pending_event["payload"].get("request_id"))
     repos = tool_repositories(rec.run_dir)
+    ready = [_ready(rec, repos, paused, checkpoint) for paused, checkpoint in drafts]
+    undecided = [r for r in ready if r.decision is None]
+    if undecided:
+        raise _undecided_error(rec, ready, undecided)
+    for r in ready:
+        if r.approved:
+            _check_binding(r.prepared, r.decision)
+            tc.require_secrets(repos.prepared, r.prepared)  # a missing secret fails here, before anything is written
+            check_idempotency_target(rec.run_dir, r.prepared)  # as check_draft_targets: before anything is written
+    episode = Episode(None, _options(rec), rec)
+    episode.loop = asyncio.get_running_loop()
+    episode.candidate = lifecycle.find_candidate(rec)
+    started = (now_iso(), time.perf_counter())
+    ended: list[_Ended] = []
+    for r in ready:
+        end = await _continue_one(rec, episode, repos, r, tools=tools, unknown_outcome=unknown_outcome)
+        if end is None:  # stopped by an interrupt: sealed cancelled, the drafts after it never run
+            return
+        ended.append(end)
+    outcome = _outcome(ended)
+    if outcome.status == "ok":
+        episode.result = outcome.result
+    _close(episode, [r.chain for r in ready], started, ", ".join(r.label for r in ready), outcome)
+
+
+def _ready(rec: Recorder, repos: Any, paused: PausedDraft, checkpoint: dict[str, Any]) -> _Ready:
+    draft_id = check_part(paused.draft_id, "draft id")
     check_draft_targets(rec.run_dir, draft_id)  # a link, folder or FIFO where its records go: before anything runs
     decision = repos.approvals.get(None, draft_id)  # a malformed file raises here, before anything is written
     prepared = repos.prepared.get(rec.episode_id, draft_id)
@@ -114,21 +177,37 @@ async def continue_tool_draft(
             f"run {rec.episode_id} paused on draft {quoted(draft_id)}, but {repos.prepared.path_for(draft_id)} is missing; "
             "restore the file from a backup (nothing was resumed)"
         )
-    if decision is None:
-        raise tc.ApprovalDecisionRequiredError(
-            f"draft {quoted(draft_id)} has no decision yet; run noesis_nb.approve_draft({quoted(rec.episode_id)}, "
-            f"approver_id=...) "
+    return _Ready(draft_id, prepared, decision, _ResumeChain(rec, checkpoint, paused.resume_event, paused.pending))
+
+
+def _undecided_error(rec: Recorder, ready: list[_Ready], undecided: list[_Ready]) -> Exception:
+    episode_id = quoted(rec.episode_id)
+    if len(ready) == 1:
+        draft_id = quoted(ready[0].draft_id)
+        return tc.ApprovalDecisionRequiredError(
+            f"draft {draft_id} has no decision yet; run noesis_nb.approve_draft({episode_id}, approver_id=...) "
             "or reject_draft(...) first, then resume_run"
         )
-    episode = Episode(None, _options(rec), rec)
-    episode.loop = asyncio.get_running_loop()
-    episode.candidate = lifecycle.find_candidate(rec)
-    chain = _ResumeChain(rec, checkpoint, resume_event, pending_event)
-    started = (now_iso(), time.perf_counter())
-    tool = prepared.tool
-    label = f"{tool.namespace}.{tool.name}" + (f":{tool.version}" if tool.version else "")  # Noēsis' form, on disk
-    shown = f"{tool.namespace}.{tool.name}" + (f"@{tool.version}" if tool.version else "")  # as given and as views show it
-    if getattr(decision.status, "value", decision.status) != "approved":
+    decided = [f"{quoted(r.draft_id)} {'approved' if r.approved else 'rejected'}" for r in ready if r.decision is not None]
+    names = ", ".join(quoted(r.draft_id) for r in undecided)
+    return tc.ApprovalDecisionRequiredError(
+        f"run {rec.episode_id} paused on {len(ready)} drafts at once; {names} "
+        f"{'has' if len(undecided) == 1 else 'have'} no decision yet"
+        + (f" (decided: {', '.join(decided)})" if decided else "")
+        + f". Decide each with noesis_nb.approve_draft({episode_id}, <draft id>, approver_id=...) or reject_draft(...), "
+        "then resume_run: every approved draft then runs, in the order its approval was asked (nothing ran or was "
+        "written now)"
+    )
+
+
+async def _continue_one(
+    rec: Recorder, episode: Episode, repos: Any, r: _Ready, *, tools: dict[str, Any] | None, unknown_outcome: str | None
+) -> _Ended | None:
+    """Decide, execute once and record one draft; None when an interrupt stopped the run (sealed cancelled)."""
+
+    draft_id, prepared, decision, chain = r.draft_id, r.prepared, r.decision, r.chain
+    request_id = chain.request_id
+    if not r.approved:
         chain.emit(
             names.TOOL_REJECTED_GOVERNANCE,
             request_id,
@@ -137,22 +216,16 @@ async def continue_tool_draft(
             reason_code="governance.vetoed",
             reason=getattr(decision, "reason", None),
         )
-        message = f"tool call {shown} rejected by {decision.approver_id}" + (
-            f": {decision.reason}" if getattr(decision, "reason", None) else ""
-        )
-        _close(episode, chain, started, label, Outcome("vetoed", message, ["tool_rejected"]))
-        return
-    _check_binding(prepared, decision)
-    tc.require_secrets(repos.prepared, prepared)  # a missing secret fails here, before anything is written
-    check_idempotency_target(rec.run_dir, prepared)  # as check_draft_targets: before anything runs or is written
+        reason = getattr(decision, "reason", None)
+        return _Ended("rejected", f"tool call {r.shown} rejected by {decision.approver_id}" + (f": {reason}" if reason else ""))
     executions = ExecutionRepository(rec.run_dir)
     interrupts: int | None = None  # SIGINTs noted before the tool ran here (None: its result was on disk already)
     result = executions.get(draft_id)
     if result is None and executions.claimed(draft_id):
         result = _unknown_outcome(rec, chain, prepared, executions, unknown_outcome)
     if result is None:
+        tool = prepared.tool
         fn = (tools.get(f"{tool.namespace}.{tool.name}") or tools.get(tool.name)) if tools else None
-        callables = {draft_id: fn} if fn else None
         interrupts = interrupts_noted()
         try:
             result = await tc.execute_prepared_tool_invocation_async(
@@ -163,18 +236,18 @@ async def continue_tool_draft(
                 idempotency_repository=repos.idempotency,
                 dispatcher=dispatcher(),
                 emit=chain.emit,
-                callables=callables,
+                callables={draft_id: fn} if fn else None,
                 decision=decision,
                 execution_repository=executions,
             )
         except asyncio.CancelledError:
             _cancelled(episode, chain, request_id, draft_id)
             raise
-        except CallableResolutionError as exc:  # nothing was written: said with resume_run's own fix
+        except CallableResolutionError as exc:  # nothing was written for this draft: said with resume_run's own fix
             raise missing_tool_error(
                 exc,
                 episode_id=rec.episode_id,
-                tool=shown,
+                tool=r.shown,
                 key=f"{tool.namespace}.{tool.name}",
                 short=tool.name,
                 draft_id=draft_id,
@@ -194,7 +267,7 @@ async def continue_tool_draft(
             rec,
             {
                 "kind": getattr(prepared.protocol, "value", prepared.protocol),
-                "tool": label,
+                "tool": r.label,
                 "input_excerpt": str(prepared.payload.redacted_payload)[:120],
                 "result_status": status,
                 "timestamp": now_iso(),
@@ -208,17 +281,31 @@ async def continue_tool_draft(
         raise
     if by_interrupt:  # recorded failed (it died of SIGINT): the interrupt stops the run, as a live one
         episode.seal_cancelled()
-    elif status == "failed":
-        _close(
-            episode,
-            chain,
-            started,
-            label,
-            Outcome("error", f"tool {shown} failed ({result.reason_code})", ["tool_failed"], result.output),
-        )
-    else:
-        episode.result = result.output
-        _close(episode, chain, started, label, Outcome("ok", str(result.output)[:400], ["adapter_ok", "resumed"], result.output))
+        return None
+    if status == "failed":
+        return _Ended("failed", f"tool {r.shown} failed ({result.reason_code})", result.output, result.reason_code)
+    return _Ended("ok", str(result.output)[:400], result.output)
+
+
+def _outcome(ended: list[_Ended]) -> Outcome:
+    """The run's ending: ``error`` when a tool failed, else ``vetoed`` when a draft was rejected, else ``ok``;
+    with several drafts the result is the list of their outputs, in order (None for a rejected one)."""
+
+    if len(ended) == 1:
+        (end,) = ended
+        if end.kind == "rejected":
+            return Outcome("vetoed", end.message, ["tool_rejected"])
+        if end.kind == "failed":
+            return Outcome("error", end.message, ["tool_failed"], end.output)
+        return Outcome("ok", end.message, ["adapter_ok", "resumed"], end.output)
+    outputs = [e.output for e in ended]
+    failed = [e.message for e in ended if e.kind == "failed"]
+    rejected = [e.message for e in ended if e.kind == "rejected"]
+    if failed:
+        return Outcome("error", "; ".join(failed + rejected), ["tool_failed", *(["tool_rejected"] if rejected else [])], outputs)
+    if rejected:
+        return Outcome("vetoed", "; ".join(rejected), ["tool_rejected"], outputs)
+    return Outcome("ok", str(outputs)[:400], ["adapter_ok", "resumed"], outputs)
 
 
 def _cancelled(episode: Episode, chain: _ResumeChain, request_id: str, draft_id: str) -> None:
@@ -280,9 +367,10 @@ def _unknown_outcome(rec: Recorder, chain: _ResumeChain, prepared: Any, executio
     return result
 
 
-def _close(episode: Episode, chain: _ResumeChain, started: tuple[str, float], label: str, outcome: Outcome) -> None:
+def _close(episode: Episode, chains: list[_ResumeChain], started: tuple[str, float], label: str, outcome: Outcome) -> None:
     rec = episode.recorder
-    chain.ensure_resumed()
+    for chain in chains:
+        chain.ensure_resumed()
     candidate = episode.candidate
     lifecycle.close_act(
         rec,
@@ -292,7 +380,7 @@ def _close(episode: Episode, chain: _ResumeChain, started: tuple[str, float], la
         caused_by=lifecycle.act_parent(rec, candidate),
         started=started,
         extra={"x-resumed_tool": label},
-        since=chain.index or 0,
+        since=min(chain.index or 0 for chain in chains),
     )
     episode.finish(outcome)
 
