@@ -61,7 +61,7 @@ from .pause import EpisodePaused
 from .position import last_pause, options_from_state, payload_of
 from .recorder import Recorder, artifact_digest
 from .registry import live_handles
-from .resolve import refuse_non_adapter, resolve_using
+from .resolve import minimal_adapter, refuse_non_adapter, resolve_using
 from .resume_drafts import pause_checkpoint_id, paused_drafts
 from .resume_paths import check_seal_targets
 from .resume_tool import (
@@ -398,14 +398,7 @@ async def _resume_after_veto(
             rec.resume_event(checkpoint, resumed_by="resume_run")
         episode.finish(Outcome("vetoed", f"veto upheld by {decision.get('approver_id')}", ["veto_upheld"]))
         return
-    label = str(rec.state["episode"].get("using", ""))
-    if using is None:
-        raise ResumeAdapterRequiredError(
-            f"run {rec.episode_id} paused before its adapter {quoted(label)} ran; pass using=<the same adapter> to resume_run"
-        )
-    adapter = resolve_using(using)
-    if f"adapter:{adapter.label}" != label:
-        raise ResumeAdapterMismatchError(f"run {rec.episode_id} was started with {quoted(label)}, not 'adapter:{adapter.label}'")
+    adapter = _resume_adapter(rec, using)
 
     episode.adapter = adapter
     episode.loop = asyncio.get_running_loop()
@@ -439,6 +432,31 @@ async def _resume_after_veto(
         if isinstance(exc, asyncio.CancelledError):  # stopped while the adapter ran again: sealed as a live episode is
             episode.seal_cancelled()
         raise
+
+
+_MINIMAL = "adapter:core.minimal"
+
+
+def _resume_adapter(rec: Recorder, using: Any) -> Any:
+    """The adapter a veto's override re-runs: ``using``, which must be the one the run was started with. As in
+    Noēsis, leaving ``using`` out means ``core.minimal`` (what ``ns.run`` runs), and that adapter is also named
+    by its label, with or without ``adapter:``; any other adapter must be passed again."""
+
+    label = str(rec.state["episode"].get("using", ""))
+    if using is None and label == _MINIMAL or isinstance(using, str) and using.strip() in ("core.minimal", _MINIMAL):
+        adapter = minimal_adapter()
+    elif using is None:
+        raise ResumeAdapterRequiredError(
+            f"run {rec.episode_id} paused before its adapter {quoted(label)} ran; pass using=<the same adapter> to resume_run"
+        )
+    else:
+        adapter = resolve_using(using)
+    if f"adapter:{adapter.label}" != label:
+        raise ResumeAdapterMismatchError(
+            f"run {rec.episode_id} was started with {quoted(label)}, not 'adapter:{adapter.label}'; pass "
+            + ("using=None (or leave it out)" if label == _MINIMAL else "using=<the adapter it was started with>")
+        )
+    return adapter
 
 
 def interrupted_resume(run_dir: Path) -> EpisodeInterrupted:
