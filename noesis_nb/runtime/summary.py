@@ -187,7 +187,7 @@ def build_summary(
     }
     phases = tally.phases
     phase_ms = tally.phase_ms
-    last = next((t for t in map(_ts, (e.get("timestamp") for e in reversed(events))) if t is not None), None)
+    last = _episode_end(events)
     started = _ts(episode.get("started_at"))
     duration_sec = round(((last or started) - started).total_seconds(), 6) if started else 0.0
     steps = state["plan"].get("steps") or []
@@ -278,3 +278,14 @@ def build_summary(
             **({"score_error": score_error} if isinstance(score_error, str) else {}),
         },
     }
+
+
+def _episode_end(events: list[dict[str, Any]]) -> Any:
+    """When the episode ended: its ``terminate`` event's time. The events after it (state projection, insight) are
+    the seal's bookkeeping, which a recovery may write long after a crash cut the seal short; the episode's
+    duration must not count that dead time. Without a terminate, the last event's time."""
+    ends = (e.get("timestamp") for e in reversed(events) if e.get("phase") == "terminate")
+    found = next((t for t in map(_ts, ends) if t is not None), None)
+    if found is not None:
+        return found
+    return next((t for t in map(_ts, (e.get("timestamp") for e in reversed(events))) if t is not None), None)
