@@ -182,9 +182,10 @@ class DiskRun:
 
     @property
     def lost(self) -> bool:
-        """Unsealed, said running by its files, and written by no process any more: the lock is asked at each call
-        (its release changes no file, so an object no view follows, an inbox's or a batch's, still knows)."""
-        return self._status == "running" and not self.resuming and status_now(self.run_dir, "running") == "lost"
+        """Unsealed, not paused, and written by no process any more (a seal cut short after ``terminate`` too): the
+        lock is asked at each call (its release changes no file, so an object no view follows, an inbox's or a
+        batch's, still knows)."""
+        return not self.resuming and status_now(self.run_dir, self._status) == "lost"
 
     @property
     def resuming(self) -> bool:

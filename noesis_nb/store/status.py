@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any
 
-from .ownership import abandoned
+from .ownership import abandoned, holder
+from .sealing import seal_state
 
 __all__ = ["LOST_HINT", "run_status", "status_now"]
 
@@ -63,9 +65,21 @@ def run_status(
 
 
 def status_now(run_dir: str | os.PathLike[str], status: str) -> str:
-    """``status`` as read from a run's files, or ``lost`` where they say ``running`` but the process that wrote
-    the run is gone (``ownership.abandoned``). Asked at each look, never cached: a lock's release changes no file."""
-    return "lost" if status == "running" and abandoned(run_dir) else status
+    """``status`` as read from a run's files, or ``lost`` where the run is unsealed (no ``manifest.json``), not
+    paused, and the process that wrote it is gone (``ownership.abandoned``). A seal cut by kill -9 after the
+    ``terminate`` line leaves files that read ``ok``: without the seal and its writer, that run is lost too (until
+    ``resume_run`` seals it). A live writer still sealing holds its lock: not lost. Asked at each look, never
+    cached: a lock's release changes no file."""
+    if status in ("paused", "lost"):
+        return status
+    seal = seal_state(Path(run_dir))
+    if seal.sealed:
+        return status
+    if abandoned(run_dir):
+        return "lost"
+    # the writer removes its owner note just before the manifest: final.json without a manifest, and nobody
+    # holding the run's lock, is a seal cut in that last step
+    return "lost" if seal.final and holder(run_dir) is None else status
 
 
 def _is_runtime_terminate(event: dict[str, Any]) -> bool:
