@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, cast
 
 import orjson
 
@@ -39,6 +39,7 @@ from .runtime.registry import live_handles
 from .runtime.resolve import minimal_adapter
 from .runtime.resume import find_checkpoint, validate_checkpoint
 from .secrets.quoted import quoted
+from .secrets.records import shown_records, shown_value
 from .store import find_run_dir, iter_events, read_events
 from .store import list_runs as _list_runs
 from .store.listing import run_info
@@ -361,7 +362,11 @@ def _read_events(episode_id: str, *, stream: bool = False, context: Any = None) 
 
     _not_implemented("events.read", context=context)
     path = find_run_dir(episode_id) / "events.jsonl"
-    return iter_events(path) if stream else read_events(path)
+    if stream:
+        return (shown_value(event) for event in iter_events(path))
+    records = read_events(path)
+    shown_records(records)  # a run Noēsis wrote, or one copied or crafted here, was never screened: as the frames
+    return records
 
 
 def _read_summary(episode_id: str, *, context: Any = None) -> dict[str, Any]:
@@ -380,7 +385,7 @@ def _read_summary(episode_id: str, *, context: Any = None) -> dict[str, Any]:
         if got is None:
             raise _no_summary_yet(str(episode_id), run_dir)
         if isinstance(summary_doc, dict):
-            return summary_doc
+            return cast(dict[str, Any], shown_value(summary_doc))  # redacted as shown, as the frames read it
         reason = f"a JSON {type(summary_doc).__name__}, not an object"
     raise UnreadableRunFile(
         str(path),

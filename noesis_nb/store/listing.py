@@ -11,6 +11,7 @@ from .. import config
 from .._jsonio import as_object
 from ..errors import InvalidOptionError
 from ..secrets.quoted import quoted
+from ..secrets.records import shown_value
 from .artifacts import is_sealed, read_state, read_summary, verify_manifest
 from .eventlog import parse_lines, read_events
 from .facts import run_facts
@@ -50,9 +51,9 @@ def run_info(run_dir: Path, *, strict_manifest: bool = False) -> dict[str, Any]:
         manifest_status = {"ok": "ok", "no_manifest": "missing"}.get(check.status, check.status)
     return {
         "episode_id": facts.episode_id,
-        "task": facts.task,
+        "task": shown_value(facts.task),  # a run Noēsis wrote, or one crafted here, was never screened
         "started_at": facts.started_at,
-        "flags": flags,
+        "flags": shown_value(flags),
         "success": metrics.get("success"),
         "veto_count": metrics.get("veto_count", 0),
         "duration_sec": facts.duration_s,
@@ -61,8 +62,8 @@ def run_info(run_dir: Path, *, strict_manifest: bool = False) -> dict[str, Any]:
         "process": (summary or {}).get("process"),
         "manifest": (summary or {}).get("manifest"),
         "manifest_status": manifest_status,
-        "using": facts.using,
-        "source": facts.source,
+        "using": shown_value(facts.using),
+        "source": shown_value(facts.source),
         "sealed": is_sealed(run_dir),
         "run_dir": str(run_dir),
     }

@@ -330,3 +330,22 @@ def test_on_remote_storage_the_seal_and_the_sizes_decide(written: Path, monkeypa
     finally:
         memory.rm(f"/{base}", recursive=True)
     assert calls["events"] == 1
+
+
+def test_the_noesis_readers_of_such_a_run_show_no_secret_either(root: Path) -> None:
+    """``ns.list_runs``, ``ns.summary.read``, ``ns.events.read`` (and ``noesis_nb.list_runs``) returned the files as
+    written, secrets and all, where the frames, ``show`` and ``%noesis list`` redact them."""
+    episode = FIXTURE.name
+    noesis_nb.ns.set(runs_dir=str(root))
+    try:
+        shown = [
+            ("ns.list_runs", json.dumps(noesis_nb.ns.list_runs(), default=str).encode()),
+            ("list_runs", json.dumps(noesis_nb.list_runs(runs_dir=root), default=str).encode()),
+            ("ns.summary.read", json.dumps(noesis_nb.ns.summary.read(episode), default=str).encode()),
+            ("ns.events.read", json.dumps(read := noesis_nb.ns.events.read(episode), default=str).encode()),
+            ("ns.events.read stream", json.dumps(list(noesis_nb.ns.events.read(episode, stream=True)), default=str).encode()),
+        ]
+    finally:
+        noesis_nb.ns.set(runs_dir=None)
+    assert leaks(SHAPES[:10], shown) == []
+    assert [e["phase"] for e in read] == [e["phase"] for e in _lines(FIXTURE / "events.jsonl")]  # the rest is kept
