@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import stat
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,6 +15,7 @@ from .._jsonio import atomic_write_json, sha256_file
 from .eventlog import FileDigest, now_iso
 from .ownership import holder
 from .paths import run_path
+from .patience import await_until, follow_up, running_loop, wait_until
 from .runfiles import UnreadableRunFile, read_file
 from .sealing import seal_state
 
@@ -75,20 +75,41 @@ def taken_back_if_sealed(run_dir: Path, path: Path, patience_s: float = 5.0) -> 
     The manifest lists the files present when it is written, after ``final.json``; so without
     ``final.json`` now, it will list this file. While a seal is under way its manifest is waited
     for; a sealer that died mid-way leaves the seal to ``resume_run``, which lists the file too.
-    Returns True when the file was taken back (nothing may be added to a sealed run)."""
+    Returns True when the file was taken back (nothing may be added to a sealed run).
+
+    On a thread running an event loop (a kernel: a cell, a click) nothing is waited for (``store.patience``):
+    while another process's seal is under way, the decision is too late for its episode (True now), and a task
+    on that loop takes the file back once the manifest is written, unless the manifest lists it."""
     run_dir = Path(run_dir)
     if not seal_state(run_dir).final:
         return False
-    deadline = time.monotonic() + patience_s
-    while not seal_state(run_dir).sealed:
-        if holder(run_dir) is None or time.monotonic() > deadline:
-            return False
-        time.sleep(0.01)
+    loop = running_loop()
+    if loop is not None and not _seal_settled(run_dir):
+        follow_up(loop, _take_back_once_sealed(run_dir, Path(path), patience_s))
+        return True
+    wait_until(lambda: _seal_settled(run_dir), patience_s)
+    return _take_back_unlisted(run_dir, Path(path))
+
+
+def _seal_settled(run_dir: Path) -> bool:
+    """The seal under way is done (the manifest is written), or nobody is writing it any more."""
+    return seal_state(run_dir).sealed or holder(run_dir) is None
+
+
+async def _take_back_once_sealed(run_dir: Path, path: Path, patience_s: float) -> None:
+    await await_until(lambda: _seal_settled(run_dir), patience_s)
+    _take_back_unlisted(run_dir, path)
+
+
+def _take_back_unlisted(run_dir: Path, path: Path) -> bool:
+    """Remove ``path`` when the run is sealed and its manifest does not list it; True if removed."""
+    if not seal_state(run_dir).sealed:  # its sealer died (resume_run will list the file) or is still at it
+        return False
     files = (read_manifest(run_dir) or {}).get("files")
     listed = {f.get("name") for f in files if isinstance(f, dict)} if isinstance(files, list) else set()
-    if Path(path).relative_to(run_dir).as_posix() in listed:
+    if path.relative_to(run_dir).as_posix() in listed:
         return False
-    Path(path).unlink(missing_ok=True)
+    path.unlink(missing_ok=True)
     return True
 
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 import builtins
 import os
 import stat
-import time
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -31,6 +30,7 @@ from noesis_nb.secrets import for_run as secrets_for_run
 from noesis_nb.secrets import keys_hidden, quoted
 from noesis_nb.store.layout import PYTHON_PREPARED_DIR
 from noesis_nb.store.paths import UnsafeRunPathError, run_path
+from noesis_nb.store.patience import running_loop, wait_until
 from noesis_nb.store.runfiles import what_is
 from noesis_nb.store.sealing import refuse_odd_seal
 
@@ -230,7 +230,10 @@ class ApprovalDecisionRepository(_Repository):
         return path
 
     def create(self, decision: ToolApprovalDecision, *, wait_s: float = 5.0) -> tuple[ToolApprovalDecision, bool]:
-        """Persist ``decision`` unless the draft already has one; return ``(stored, created)``."""
+        """Persist ``decision`` unless the draft already has one; return ``(stored, created)``.
+
+        When another writer claimed the file first, its decision is read; plain code waits up to ``wait_s`` for it
+        to be written, a thread running an event loop never does (``store.patience``)."""
         key = decision.draft_id or decision.request_id
         path = self.path_for(key)
         try:
@@ -242,12 +245,13 @@ class ApprovalDecisionRepository(_Repository):
             return existing, False
         if create_exclusive_json(path, self._safe(decision.record())):
             return decision, True
-        deadline = time.monotonic() + wait_s
-        while (existing := self._read(path, key)) is None and time.monotonic() < deadline:
-            time.sleep(0.01)
+        if running_loop() is None:  # plain code waits a moment for the writer that claimed it; a kernel's loop never sleeps
+            wait_until(lambda: self._read(path, key) is not None, wait_s)
+        existing = self._read(path, key)
         if existing is None:
             raise DecisionFileError(
-                f"{path}: another writer claimed this decision but never wrote it; delete {path.name}.lock and decide again."
+                f"{path}: another writer claimed this decision but has not written it; decide again in a moment "
+                f"(if this repeats, delete {path.name}.lock and decide again)."
             )
         return existing, False
 
