@@ -11,20 +11,22 @@ flags in ``argv`` (``--token=…``, ``--password X``) and credentials found by v
 executed by a process that did not prepare it takes a redacted ``env`` value from that process's
 ``os.environ`` (``restore``); other redacted values must be supplied (see ``secret_supply``), else
 SecretUnavailableError names them.
+
+The tool's process dies with the process running it (``tethered``): a runner killed mid-call leaves no tool
+behind to finish its effect later, after a user has checked and retried.
 """
 
 from __future__ import annotations
 
 import os
 import shlex
-import subprocess
 import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from noesis_nb.secrets import quoted
 
-from . import codes
+from . import codes, tethered
 from ._base import as_json_data, check_keys, make_result
 from .errors import InvalidToolPayloadError
 from .exec_checks import check_exec
@@ -121,26 +123,19 @@ class SubprocessProtocol:
         except InvalidToolPayloadError as exc:
             return make_result(prepared, ExecutionStatus.FAILED, exc.reason_code, {**base, "error": str(exc)})
         try:
-            done = subprocess.run(
-                argv,
-                cwd=cwd,
-                env=env,
-                capture_output=True,
-                text=True,
-                errors="replace",
-                timeout=min(timeout_ms, MAX_TIMEOUT_MS) / 1000 if timeout_ms and timeout_ms > 0 else None,
-                check=False,
-            )
-        except subprocess.TimeoutExpired as exc:
-            return make_result(
-                prepared,
-                ExecutionStatus.FAILED,
-                codes.TOOL_TIMEOUT,
-                {**base, "timeout_ms": timeout_ms, "stdout": _truncate(exc.stdout), "stderr": _truncate(exc.stderr)},
+            done = tethered.run_tethered(
+                argv, cwd=cwd, env=env, timeout=min(timeout_ms, MAX_TIMEOUT_MS) / 1000 if timeout_ms and timeout_ms > 0 else None
             )
         except OSError as exc:  # missing binary, bad cwd, permission denied
             return make_result(
                 prepared, ExecutionStatus.FAILED, codes.TOOL_TRANSPORT_ERROR, {**base, "error": f"{type(exc).__name__}: {exc}"}
+            )
+        if done.returncode is None:
+            return make_result(
+                prepared,
+                ExecutionStatus.FAILED,
+                codes.TOOL_TIMEOUT,
+                {**base, "timeout_ms": timeout_ms, "stdout": _truncate(done.stdout), "stderr": _truncate(done.stderr)},
             )
         output = {
             **base,

@@ -34,7 +34,7 @@ import noesis_nb.tools  # noqa: E402
 from noesis_nb import _jsonio, ns  # noqa: E402
 from noesis_nb.store import eventlog  # noqa: E402
 from noesis_nb.store.seal import seal_key  # noqa: E402
-from noesis_nb.tools import repositories  # noqa: E402
+from noesis_nb.tools import repositories, tethered  # noqa: E402
 
 TASKS = {"tool": "append the note", "veto": "destroy the staging copy"}
 
@@ -192,7 +192,10 @@ class WritePoints:
 
     def install(self) -> None:
         targets = [(eventlog, "dumps_line"), (_jsonio, "atomic_write_bytes"), (repositories, "claim_file")]
-        targets += [(os, name) for name in ("link", "rename", "replace", "unlink", "mkdir")] + [(subprocess, "run")]
+        targets += [(os, name) for name in ("link", "rename", "replace", "unlink", "mkdir")] + [
+            (subprocess, "run"),
+            (tethered, "run_tethered"),
+        ]
         for owner, name in targets:
             original = getattr(owner, name)
             self._saved.append((owner, name, original))
