@@ -6,6 +6,7 @@ Kept apart from ``config`` (the settings themselves): a misspelt or ignored vari
 from __future__ import annotations
 
 import os
+import unicodedata
 from typing import Any
 
 from .errors import InvalidOptionError
@@ -20,6 +21,9 @@ __all__ = [
     "capture_from_env",
     "approver_id_from_env",
     "check_approver_id",
+    "path_from_env",
+    "principal_from_env",
+    "PRINCIPAL_ENV",
     "misspelt",
     "is_default",
     "value_shown",
@@ -32,6 +36,7 @@ ENV_NAMES = ("NOESIS_NB_APPROVER", "NOESIS_NB_APPROVER_ID", "NOESIS_NB_CACHE_DIR
 APPROVERS = ("ask", "auto", "deny")
 CAPTURE_ENV = "NOESIS_NB_CAPTURE"
 APPROVER_ID_ENV = "NOESIS_NB_APPROVER_ID"
+PRINCIPAL_ENV = "NOESIS_NB_PRINCIPAL"
 _APPROVER_ID_MAX = 200
 _ON = {"1", "true", "yes", "on"}
 _OFF = {"0", "false", "no", "off"}
@@ -100,6 +105,56 @@ def approver_id_from_env(given: str | None = None) -> str:
     raise InvalidOptionError(
         f"${APPROVER_ID_ENV}={value_shown(raw)}: name who decides in printable text of at most {_APPROVER_ID_MAX} "
         f"characters, e.g. export {APPROVER_ID_ENV}=ana (unset it to record 'human')"
+    )
+
+
+def _odd_character(text: str) -> str | None:
+    """The first character of ``text`` no name or path should hold: a control or format character (a line end, an
+    ANSI escape, a bidi override) or a line separator; None when there is none."""
+    return next((ch for ch in text if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp")), None)
+
+
+def path_from_env(name: str) -> str:
+    """``$<name>`` as a folder's path: surrounding whitespace stripped (a space or line end pasted with it would
+    name another folder, made under the working folder); "" when unset or blank. A control character inside
+    raises InvalidOptionError naming the variable and the fix: no folder is meant to be named with one."""
+    raw = os.environ.get(name, "")
+    text = raw.strip()
+    odd = _odd_character(text)
+    if odd is not None:
+        raise InvalidOptionError(
+            f"${name}={value_shown(raw)} holds a control character ({odd!r}): set it to the folder's path alone, "
+            f"e.g. export {name}=/path/to/folder"
+        )
+    return text
+
+
+def _not_a_principal(name: str) -> str | None:
+    """Why ``name`` cannot be a principal id (it names a tool record's file: ``tools._files.check_id``); None if it can."""
+    if "/" in name or "\\" in name or ".." in name:
+        return "holds a path separator or '..'"
+    if _odd_character(name) is not None or not name.isprintable():
+        return "holds a control character"
+    if len(name) > _APPROVER_ID_MAX:
+        return f"is over {_APPROVER_ID_MAX} characters"
+    return None
+
+
+def principal_from_env() -> str | None:
+    """``$NOESIS_NB_PRINCIPAL`` (who asks for tools), stripped; None when unset or blank. A value that cannot name
+    one (a path separator, a control character, over 200 characters) raises InvalidOptionError naming it: the
+    principal is written to the run and keys its tool records, so a wrong one would stop an episode mid-run."""
+    raw = os.environ.get(PRINCIPAL_ENV, "")
+    name = raw.strip()
+    if not name:
+        return None
+    bad = _not_a_principal(name)
+    if bad is None:
+        return name
+    raise InvalidOptionError(
+        f"${PRINCIPAL_ENV}={value_shown(raw)} {bad}: name who asks for tools in printable text of at most "
+        f"{_APPROVER_ID_MAX} characters without '/' or '\\', e.g. export {PRINCIPAL_ENV}=user:ana (unset it to "
+        "record user:<login name>)"
     )
 
 

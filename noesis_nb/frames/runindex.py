@@ -36,7 +36,7 @@ from typing import Any
 
 import orjson
 
-from .._cachedir import cache_root, read_cached, write_cached
+from .._cachedir import cache_root, read_cached, remove_cached, write_cached
 from ..secrets import known_everywhere
 from ..store.seal import seal_key
 from .cache import on_clear
@@ -151,18 +151,8 @@ class RunIndex:
 
 def remove_left_temps(path: Path, age_s: float = 600.0) -> None:
     """Remove temp files of ``path`` a killed process left (``write_cached`` renames its own into place)."""
-    try:
-        names = os.listdir(path.parent)
-    except OSError:
-        return
-    limit = time.time() - age_s
-    for name in names:
-        if name.startswith(f".{path.name}."):
-            try:
-                if os.stat(path.parent / name).st_mtime < limit:
-                    os.unlink(path.parent / name)
-            except OSError:
-                pass
+    limit, prefix = time.time() - age_s, f".{path.name}."
+    remove_cached(path.parent, lambda name, mtime: name.startswith(prefix) and mtime < limit)
 
 
 def index_for(root: str) -> RunIndex | None:
@@ -181,17 +171,9 @@ def forget_indexes() -> None:
     """Forget every index, in memory and on disk (``clear_cache``)."""
     with _LOCK:
         _INDEXES.clear()
-    folder = cache_root() / INDEX_DIR
-    try:
-        names = os.listdir(folder)
-    except OSError:
-        return
-    for name in names:  # the index files, their kept frames (``keptframe``) and any temp file a killed process left
-        if name.endswith(".json") or ".json." in name:
-            try:
-                os.unlink(folder / name)
-            except OSError:
-                pass
+    # the index files, their kept frames (``keptframe``) and any temp file a killed process left; in the checked
+    # cache folder alone (``remove_cached``): a link planted at its place leads nowhere
+    remove_cached(cache_root() / INDEX_DIR, lambda name, _mtime: name.endswith(".json") or ".json." in name)
 
 
 # ---- what an entry holds ----------------------------------------------------------------------------
