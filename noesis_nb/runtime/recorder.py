@@ -40,7 +40,7 @@ from ..secrets.quoted import quoted
 from ..secrets.streamed import streamed_piece
 from ..store import EventWriter, is_sealed, now_iso, read_events_to_continue, read_state
 from ..store.ownership import OWNER_FILE, RunOwnership, acquire
-from ..store.paths import run_path
+from ..store.paths import refuse_too_deep, run_path
 from ..store.roots import refuse_run_as_root
 from ..store.runfiles import UnreadableRunFile, read_file
 from ..store.staging import staging_name, sweep_once
@@ -140,6 +140,7 @@ class Recorder:
         # tags and inputs may hold any object (one whose repr raises, a cycle): stored as their JSON form
         state, hits = redact_secrets(to_jsonable(state))
         refuse_run_as_root(runs_dir)  # what readers list as a run: the new run would hide inside it, listed nowhere
+        refuse_too_deep(runs_dir, episode_id)  # else the run starts, then fails at its first tool draft
         staging = runs_dir / staging_name(episode_id, uuid.uuid4().hex[:8])
         ownership = None
         try:

@@ -12,12 +12,15 @@ import os
 import stat
 from pathlib import Path
 
-from ..errors import InvalidIdError, NoesisNbError, quoted_path
+from ..errors import InvalidIdError, InvalidOptionError, NoesisNbError, quoted_path
 from ..secrets.quoted import quoted
 
-__all__ = ["UnsafeRunPathError", "run_path", "check_part"]
+__all__ = ["UnsafeRunPathError", "run_path", "check_part", "refuse_too_deep"]
 
 _MAX_PART = 240
+# the longest path a run writes below its folder: tool_invocations/x-python/<folder>/, a part (a draft id holds the
+# caller's request id, up to _MAX_PART bytes) and a temp file's affixes beside it
+_DEEPEST_IN_RUN = 48 + _MAX_PART + 32
 
 
 class UnsafeRunPathError(NoesisNbError, OSError):
@@ -83,3 +86,29 @@ def _not_a_link(path: Path, root: Path, what: str) -> None:
         )
     if not stat.S_ISDIR(st.st_mode):
         raise UnsafeRunPathError(f"{what} {quoted_path(path)} is not a directory")
+
+
+def refuse_too_deep(runs_dir: Path, episode_id: str) -> None:
+    """Refuse a runs dir so long that a file of the run would pass the system's path limit: the run would start,
+    then fail at its first tool draft with a bare ``[Errno 36] File name too long``."""
+    run = os.fsencode(os.fspath(Path(runs_dir) / episode_id))
+    try:
+        limit = os.pathconf(_existing(Path(runs_dir)), "PC_PATH_MAX")
+    except (OSError, ValueError):
+        limit = 4096
+    room = limit - 1 - len(run)  # the path a system call is given ends in a NUL
+    if room < _DEEPEST_IN_RUN:
+        raise InvalidOptionError(
+            f"runs_dir={quoted(str(runs_dir), 80)} is {len(run) - len(episode_id) - 1} bytes long: the files of a run "
+            f"in it would pass the system's path limit ({limit} bytes) and the run would fail mid-way; pass a runs_dir "
+            f"of at most {limit - 1 - _DEEPEST_IN_RUN - len(episode_id) - 1} bytes (or a relative path from a folder "
+            "near it); nothing was written"
+        )
+
+
+def _existing(path: Path) -> Path:
+    """``path``, or the nearest of its parents that exists (a runs dir is made on the run's first write)."""
+    for candidate in (path, *path.parents):
+        if os.path.isdir(candidate):
+            return candidate
+    return Path(".")
