@@ -16,6 +16,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any, overload
 
+from ._cachedir import cache_problem
 from ._envvars import (
     ENV_NAMES,
     NOESIS_ENV,
@@ -24,6 +25,8 @@ from ._envvars import (
     capture_from_env,
     is_default,
     misspelt,
+    path_from_env,
+    principal_from_env,
     value_shown,
 )
 from .errors import InvalidOptionError, RunsDirError, UnsupportedFeatureError, guessed
@@ -155,11 +158,13 @@ def problems() -> list[str]:
             _value(name)
         except InvalidOptionError as exc:
             said.append(str(exc))
-    for check in (approver_from_env, approver_id_from_env, capture_from_env):
+    for check in (approver_from_env, approver_id_from_env, capture_from_env, principal_from_env):
         try:
             check()
         except InvalidOptionError as exc:
             said.append(str(exc))
+    if cache := cache_problem():  # the cache is not used: loads still work, each reading every run
+        said.append(cache)
     said.extend(
         f"${name} is not read by noesis_nb (did you mean {meant}?)"
         for name, meant in sorted(misspelt([*ENV_NAMES, *_ENV.values()]).items())
@@ -178,6 +183,8 @@ def _value(key: str) -> Any:
         if key in _overrides:
             return _overrides[key]
     env = _ENV.get(key)
+    if key == "runs_dir":  # a path: stripped (a pasted space or line end named another folder), control chars refused
+        return path_from_env(_ENV["runs_dir"]) or _DEFAULTS[key]
     if env and os.environ.get(env, "").strip():  # empty or blank: unset
         raw = os.environ[env]
         default = _DEFAULTS[key]
@@ -296,23 +303,33 @@ def _not_a_folder(path: Path) -> str | None:
 def runs_dir(explicit: str | os.PathLike[str] | None = None) -> Path:
     """Where new episodes go: explicit, then ``ns.set(runs_dir=…)``/``$NOESIS_RUNS_DIR``, then ``./.noesis/episodes``."""
     if explicit is not None:
-        return Path(check_path(explicit)).expanduser()
+        return _leads_somewhere(Path(check_path(explicit)).expanduser())
     configured = _value("runs_dir")
     if not configured:
-        return Path(".noesis") / "episodes"
+        return _leads_somewhere(Path(".noesis") / "episodes")
     if "runs_dir" not in _overrides:  # (set through ns.set: checked there) $NOESIS_RUNS_DIR is read only here
         refuse_url(configured, "$" + _ENV["runs_dir"])
-    return Path(configured).expanduser()
+    return _leads_somewhere(Path(configured).expanduser())
+
+
+def _leads_somewhere(path: Path) -> Path:
+    """``path``, unless it is a link to nothing (a missing target, a loop): then the RunsDirError ``ns.set`` gives
+    (``check_runs_folder``; a run made there failed with a bare "File exists", a load said the folder was missing)."""
+    if os.path.islink(path) and _not_a_folder(path) is not None:
+        check_runs_folder(path)
+    return path
 
 
 _env_checked = False
 
 
 def check_env_names() -> None:
-    """Warn once per process about a ``NOESIS_*`` variable that does nothing here: one that looks like a misspelt
-    one noesis_nb reads, or a Noēsis setting noesis_nb does not implement set off its default. Other names are
-    left alone (tools of their own may use the prefix)."""
+    """Before an episode starts: refuse a ``$NOESIS_NB_PRINCIPAL`` that cannot name who asks for tools (it would
+    stop the episode at its first tool call), and warn once per process about a ``NOESIS_*`` variable that does
+    nothing here: one that looks like a misspelt one noesis_nb reads, or a Noēsis setting noesis_nb does not
+    implement set off its default. Other names are left alone (tools of their own may use the prefix)."""
     global _env_checked
+    principal_from_env()  # InvalidOptionError naming the variable, its value and the fix
     if _env_checked:
         return
     _env_checked = True

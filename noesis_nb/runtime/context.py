@@ -13,7 +13,6 @@ import functools
 import getpass
 import inspect
 import numbers
-import os
 import warnings
 from collections.abc import Callable, Coroutine
 from enum import Enum
@@ -23,6 +22,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ulid import ULID
 
 from .. import tools as tc
+from .._envvars import principal_from_env
 from .._safetext import safe_repr, type_name
 from .._unstarted import awaited_entry, mark_coroutine_function
 from ..capture import claim_manual
@@ -670,8 +670,9 @@ def _short(value: Any) -> str:
 
 
 def _principal() -> str:
-    """Who asks for tools: ``$NOESIS_NB_PRINCIPAL``, else ``user:<login name>``."""
-    configured = os.environ.get("NOESIS_NB_PRINCIPAL")
+    """Who asks for tools: ``$NOESIS_NB_PRINCIPAL`` (checked: ``start()`` refuses a wrong one before the episode
+    starts; a resumed run's tool call names the variable), else ``user:<login name>``."""
+    configured = principal_from_env()
     if configured:
         return configured
     try:
