@@ -112,7 +112,7 @@ def _is_reviewed(prepared: PreparedToolInvocation, payload: Mapping[str, Any]) -
     was taken over the real payload (written before seals existed) is checked by that fingerprint."""
     seal, fingerprint = prepared.x_payload_seal, prepared.payload.request_fingerprint
     if seal is not None:
-        return seal_holds(seal, prepared.run_id, prepared.key, payload)
+        return seal_holds(seal, prepared.run_id, payload)
     return request_fingerprint(payload) == fingerprint
 
 

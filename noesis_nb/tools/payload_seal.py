@@ -18,17 +18,19 @@ from noesis_nb._jsonio import canonical_json
 
 from .._sealkey import seal_key
 
-__all__ = ["payload_seal", "seal_holds"]
+__all__ = ["SEAL_FIELD", "payload_seal", "seal_holds"]
 
-_DOMAIN = b"noesis_nb/x-payload_seal/1\x00"
+SEAL_FIELD = "x-payload_seal"  # where prepared and idempotency records keep it
+_DOMAIN = b"noesis_nb/x-payload_seal/2\x00"
 
 
-def payload_seal(run_id: str, draft_id: str, payload: Mapping[str, Any]) -> str:
-    """``hmac-sha256:<hex>`` of (run, draft, canonical payload) under the user's seal key."""
-    message = _DOMAIN + canonical_json([run_id, draft_id, dict(payload)])
+def payload_seal(run_id: str, payload: Mapping[str, Any]) -> str:
+    """``hmac-sha256:<hex>`` of (run, canonical payload) under the user's seal key. Not bound to one draft, so two
+    drafts of the run with one real payload have one seal (what an idempotency key compares)."""
+    message = _DOMAIN + canonical_json([run_id, dict(payload)])
     return "hmac-sha256:" + hmac.new(seal_key(), message, hashlib.sha256).hexdigest()
 
 
-def seal_holds(seal: object, run_id: str, draft_id: str, payload: Mapping[str, Any]) -> bool:
+def seal_holds(seal: object, run_id: str, payload: Mapping[str, Any]) -> bool:
     """Whether ``payload`` is the one ``seal`` was made over (by this user's noesis_nb)."""
-    return isinstance(seal, str) and hmac.compare_digest(seal, payload_seal(run_id, draft_id, payload))
+    return isinstance(seal, str) and hmac.compare_digest(seal, payload_seal(run_id, payload))

@@ -120,7 +120,7 @@ def prepare(inv: ToolInvocationInput, ports: PreparePorts) -> PreparedToolInvoca
         status=PreparedInvocationStatus.PENDING_APPROVAL if governance.requires_approval else PreparedInvocationStatus.PREPARED,
     )
     if canonical_json(normalized) != canonical_json(evidence.normalized_payload):  # a secret was redacted
-        prepared = prepared.model_copy(update={"x_payload_seal": payload_seal(inv.run_id, draft_id, normalized)})
+        prepared = prepared.model_copy(update={"x_payload_seal": payload_seal(inv.run_id, normalized)})
     if inv.protocol is ToolProtocol.PYTHON and inv.func is not None:
         ref = sealed_reference(prepared.run_id, prepared.key, callable_reference(inv.func))
         prepared = prepared.model_copy(update={"x_callable": ref})

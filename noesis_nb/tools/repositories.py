@@ -48,6 +48,7 @@ from .errors import (
     PreparedToolInvocationNotFoundError,
     ToolRecordError,
 )
+from .payload_seal import SEAL_FIELD
 from .redaction import redact_secrets
 from .types import (
     IdempotencyDecision,
@@ -331,7 +332,8 @@ class IdempotencyRepository(_Repository):
         entry = _load(path, _IdempotencyFile) if path else None
         if entry is None:
             return IdempotencyEvaluation(decision=IdempotencyDecision.NEW, fingerprint=fingerprint)
-        if entry.fingerprint == fingerprint:
+        # one stored fingerprint may stand for payloads that differ in a redacted secret: their keyed seals differ
+        if entry.fingerprint == fingerprint and (entry.model_extra or {}).get(SEAL_FIELD) == invocation.x_payload_seal:
             return IdempotencyEvaluation(
                 decision=IdempotencyDecision.REPLAY,
                 fingerprint=fingerprint,
@@ -355,6 +357,7 @@ class IdempotencyRepository(_Repository):
                     "fingerprint": invocation.payload.request_fingerprint,
                     "execution_id": result.execution_id,
                     "output": result.output,
+                    **({SEAL_FIELD: invocation.x_payload_seal} if invocation.x_payload_seal is not None else {}),
                 }
             ),
         )
