@@ -19,11 +19,11 @@ import orjson
 from ..capture.usage import count
 from ..errors import EventLogCorruption
 from ..store.eventlog import read_run_events
-from ..store.instants import utc_micros
 from ..store.runfiles import UnreadableRunFile, read_file
 from ..store.sealing import seal_state
 from ..store.vocab import TOOL_APPROVAL_PENDING, TOOL_APPROVED, TOOL_REJECTED_GOVERNANCE
 from .otel_clean import clean_spec
+from .otel_times import in_range, placed_times
 
 __all__ = ["run_spans", "SpanSpec", "TraceIncomplete"]
 
@@ -53,12 +53,6 @@ _USAGE_ATTRS = {
 def _id(*parts: str, size: int) -> int:
     # surrogatepass: a folder name that is no UTF-8 (read as lone surrogates) still gives its own stable id
     return int.from_bytes(hashlib.sha256("\x1f".join(parts).encode("utf-8", "surrogatepass")).digest()[:size], "big") or 1
-
-
-def _ns(stamp: Any) -> int | None:
-    """Nanoseconds since 1970 UTC of a stored time, by the frames' rule (no offset: UTC, not the machine's zone)."""
-    micros = utc_micros(stamp)
-    return None if micros is None else micros * 1000
 
 
 def _attrs(values: dict[str, Any]) -> dict[str, Any]:
@@ -164,7 +158,11 @@ def _spans(run_dir: Path, events: list[dict[str, Any]] | None, problems: list[st
     episode = run_dir.name  # the run's id is its folder's, as in the frames (a copied log may name another run)
     trace_id = _id(episode, size=16)
     root_id = _id(episode, "root", size=8)
-    stamps = [t for t in (_ns(e.get("timestamp")) for e in events) if t is not None]
+    # times in log order and in OTLP's range (a year-1 event started the trace at 1970): what moved is reported
+    placed, moved_said, moved = placed_times(events, str(run_dir / "events.jsonl"))
+    if moved_said is not None:
+        problems.append(moved_said)
+    stamps = [t for t in placed if t is not None]
     start: dict[str, Any] = next((_payload(e) for e in events if e.get("phase") == "start"), {})
     end: dict[str, Any] = next((_payload(e) for e in reversed(events) if e.get("phase") == "terminate"), {})
     status = end.get("status") or "running"
@@ -173,8 +171,8 @@ def _spans(run_dir: Path, events: list[dict[str, Any]] | None, problems: list[st
         "trace_id": trace_id,
         "span_id": root_id,
         "parent_id": None,
-        "start_ns": min(stamps) if stamps else 0,
-        "end_ns": max(stamps) if stamps else 0,
+        "start_ns": stamps[0] if stamps else 0,
+        "end_ns": stamps[-1] if stamps else 0,
         "kind": "internal",
         "attributes": _attrs(
             {
@@ -184,6 +182,7 @@ def _spans(run_dir: Path, events: list[dict[str, Any]] | None, problems: list[st
                 "noesis.task": start.get("task"),
                 "noesis.status": status,
                 "noesis.events_left_out": len(unread) or None,
+                "noesis.event_times_moved": moved or None,
             }
         ),
         "error": status not in ("ok", "running", "paused") and (end.get("message") or status),
@@ -191,12 +190,14 @@ def _spans(run_dir: Path, events: list[dict[str, Any]] | None, problems: list[st
     }
     spans = [root]
     tools = _tool_records(run_dir, problems)
-    requests: dict[str, list[dict[str, Any]]] = {}
+    requests: dict[str, list[tuple[dict[str, Any], int]]] = {}
+    bounds = (root["start_ns"], root["end_ns"])
     ids_seen: set[str] = set()
     repeated = 0
     for line, event in enumerate(events, 1):
         payload = _payload(event)
-        at = _ns(event.get("timestamp")) or root["start_ns"]
+        at = placed[line - 1]
+        at = root["start_ns"] if at is None else at
         # a span's id is made from its event's: an event with no id, or one another event of the log has too, is
         # told apart by its line (the same run exported twice still gives the same spans)
         event_id = str(event.get("id") or f"line-{line}")
@@ -205,19 +206,19 @@ def _spans(run_dir: Path, events: list[dict[str, Any]] | None, problems: list[st
             event_id = f"{event_id}#line-{line}"
         ids_seen.add(event_id)
         if event.get("phase") == "model":
-            spans.append(_model_span(payload, trace_id, root_id, event_id, at))
+            spans.append(_model_span(payload, trace_id, root_id, event_id, at, bounds[0]))
         elif event.get("phase") == "tool" and isinstance(payload.get("request_id"), str):
-            requests.setdefault(payload["request_id"], []).append(event)
+            requests.setdefault(payload["request_id"], []).append((event, at))
         elif isinstance(event.get("metrics"), dict):
-            metrics = event["metrics"]
+            started, completed = _step_times(event["metrics"], at, bounds)
             spans.append(
                 {
                     "name": str(event.get("phase")),
                     "trace_id": trace_id,
                     "span_id": _id(episode, event_id, size=8),
                     "parent_id": root_id,
-                    "start_ns": _ns(metrics.get("started_at")) or at,
-                    "end_ns": _ns(metrics.get("completed_at")) or at,
+                    "start_ns": started,
+                    "end_ns": completed,
                     "kind": "internal",
                     "attributes": _attrs({"noesis.phase": event.get("phase"), "noesis.event_id": event.get("id")}),
                     "error": False,
@@ -236,15 +237,23 @@ def _spans(run_dir: Path, events: list[dict[str, Any]] | None, problems: list[st
     return [clean_spec(s) for s in spans]  # secrets redacted, numbers OTLP can carry: see otel_clean
 
 
+def _step_times(metrics: dict[str, Any], at: int, bounds: tuple[int, int]) -> tuple[int, int]:
+    """A timed step's start and end: its ``started_at`` / ``completed_at`` when they lie in the run's span and in
+    order, else its event's time (a step dated elsewhere stretched the trace)."""
+    got = [in_range(metrics.get(key)) for key in ("started_at", "completed_at")]
+    start, end = (t if t is not None and bounds[0] <= t <= bounds[1] else at for t in got)
+    return (start, end) if start <= end else (at, at)
+
+
 def _text(value: Any) -> str | None:
     """``value`` when it is non-empty text, else None."""
     return value if isinstance(value, str) and value else None
 
 
-def _model_span(payload: dict[str, Any], trace_id: int, parent: int, event_id: str, at: int) -> SpanSpec:
+def _model_span(payload: dict[str, Any], trace_id: int, parent: int, event_id: str, at: int, first: int) -> SpanSpec:
     latency = payload.get("latency_ms")
     if isinstance(latency, (int, float)) and not isinstance(latency, bool) and 0 <= latency <= 1e12:  # NaN fails too
-        start = at - int(latency * 1e6)
+        start = max(at - int(latency * 1e6), min(first, at))  # not before the run's first event
     else:
         start = at
     operation = _OPERATION.get(str(payload.get("api")), "chat")
@@ -281,8 +290,9 @@ def _model_span(payload: dict[str, Any], trace_id: int, parent: int, event_id: s
 
 
 def _tool_span(
-    chain: list[dict[str, Any]], tools: dict[str, Any], trace_id: int, parent: int, episode: str, request_id: str
+    timed: list[tuple[dict[str, Any], int]], tools: dict[str, Any], trace_id: int, parent: int, episode: str, request_id: str
 ) -> SpanSpec:
+    chain = [event for event, _ in timed]
     names = [str(e["payload"].get("event_name")) for e in chain]
     first = chain[0]["payload"]
     draft = next((e["payload"]["draft_id"] for e in chain if isinstance(e["payload"].get("draft_id"), str)), None)
@@ -291,15 +301,15 @@ def _tool_span(
         "rejected" if TOOL_REJECTED_GOVERNANCE in names else "approved" if TOOL_APPROVED in names else None
     )
     outcome = next((n.rsplit(".", 1)[1] for n in reversed(names) if n.startswith("tool.execution.")), None)
-    stamps = [t for t in (_ns(e.get("timestamp")) for e in chain) if t is not None]
+    stamps = [at for _, at in timed]  # in log order, placed (``otel_times``)
     tool = first.get("tool")
     return {
         "name": f"execute_tool {tool}",
         "trace_id": trace_id,
         "span_id": _id(episode, request_id, size=8),
         "parent_id": parent,
-        "start_ns": min(stamps) if stamps else 0,
-        "end_ns": max(stamps) if stamps else 0,
+        "start_ns": stamps[0],
+        "end_ns": stamps[-1],
         "kind": "internal",
         "attributes": _attrs(
             {
@@ -316,5 +326,5 @@ def _tool_span(
             }
         ),
         "error": "tool execution failed" if outcome == "failed" else False,
-        "events": [(n, t, {}) for n, t in zip(names, (_ns(e.get("timestamp")) or 0 for e in chain))],
+        "events": list(zip(names, stamps, ({} for _ in names))),
     }
