@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import time
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +19,7 @@ from ..ids import new_episode_id
 from ..runtime.diskrun import DiskRun
 from ..runtime.resume import resume_from_disk
 from ..store import is_run_dir, is_sealed, read_events, read_summary
+from ..store.instants import epoch_seconds
 from ..store.ownership import holder
 from ..store.vocab import TOOL_EXECUTION_STARTED, Status, failed
 from ..tools.repositories import PreparedInvocationRepository
@@ -230,9 +230,5 @@ def _write_tools_started(run_dir: Path, events: list[dict[str, Any]]) -> list[st
 
 
 def _epoch(value: Any) -> float | None:
-    if not isinstance(value, str):
-        return None
-    try:
-        return datetime.fromisoformat(value).timestamp()
-    except ValueError:
-        return None
+    """Seconds since the epoch of a stored time, by the one rule (``store.instants``: no offset is UTC)."""
+    return epoch_seconds(value)

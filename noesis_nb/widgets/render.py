@@ -13,7 +13,7 @@ import html
 import json
 import re
 from collections.abc import Iterable, Mapping
-from datetime import datetime
+from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
 
@@ -181,11 +181,12 @@ def local_time(timestamp: str) -> str:
         moment = datetime.fromisoformat(timestamp.replace("Z", "+00:00"))
     except ValueError:
         return timestamp[:12]
-    if moment.tzinfo is not None:
-        try:
-            moment = moment.astimezone()
-        except (OverflowError, ValueError):  # a time by year 1 or 9999 has no local time east or west of it: as stored
-            pass
+    if moment.tzinfo is None:  # a stored time without an offset is UTC (``store.instants``), as the clocks read it
+        moment = moment.replace(tzinfo=UTC)
+    try:
+        moment = moment.astimezone()
+    except (OverflowError, ValueError):  # a time by year 1 or 9999 has no local time east or west of it: as stored
+        pass
     return moment.strftime("%H:%M:%S.") + f"{moment.microsecond // 1000:03d}"
 
 

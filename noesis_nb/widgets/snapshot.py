@@ -7,7 +7,7 @@ from an event is escaped like in the live view.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from ..secrets import shown
@@ -137,11 +137,12 @@ def local_when(value: Any) -> str:
         moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
         return _short(text, 40)
-    if moment.tzinfo is not None:
-        try:
-            moment = moment.astimezone()
-        except (OverflowError, ValueError):  # by year 1 or 9999: no local time for it, shown in its stored zone
-            pass
+    if moment.tzinfo is None:  # a stored time without an offset is UTC (``store.instants``), as the clocks read it
+        moment = moment.replace(tzinfo=UTC)
+    try:
+        moment = moment.astimezone()
+    except (OverflowError, ValueError):  # by year 1 or 9999: no local time for it, shown in its stored zone
+        pass
     return f"{moment.year:04d}-" + moment.strftime("%m-%d %H:%M:%S")  # the C library writes year 1 as "1"
 
 
