@@ -23,6 +23,7 @@ __all__ = [
     "check_approver_id",
     "path_from_env",
     "principal_from_env",
+    "principal_problem",
     "PRINCIPAL_ENV",
     "misspelt",
     "is_default",
@@ -129,7 +130,7 @@ def path_from_env(name: str) -> str:
     return text
 
 
-def _not_a_principal(name: str) -> str | None:
+def principal_problem(name: str) -> str | None:
     """Why ``name`` cannot be a principal id (it names a tool record's file: ``tools._files.check_id``); None if it can."""
     if "/" in name or "\\" in name or ".." in name:
         return "holds a path separator or '..'"
@@ -148,7 +149,7 @@ def principal_from_env() -> str | None:
     name = raw.strip()
     if not name:
         return None
-    bad = _not_a_principal(name)
+    bad = principal_problem(name)
     if bad is None:
         return name
     raise InvalidOptionError(

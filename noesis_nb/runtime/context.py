@@ -13,6 +13,7 @@ import functools
 import getpass
 import inspect
 import numbers
+import os
 import warnings
 from collections.abc import Callable, Coroutine
 from enum import Enum
@@ -22,7 +23,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ulid import ULID
 
 from .. import tools as tc
-from .._envvars import principal_from_env
+from .._envvars import principal_from_env, principal_problem
 from .._safetext import safe_repr, type_name
 from .._unstarted import awaited_entry, mark_coroutine_function
 from ..capture import claim_manual
@@ -671,14 +672,26 @@ def _short(value: Any) -> str:
 
 def _principal() -> str:
     """Who asks for tools: ``$NOESIS_NB_PRINCIPAL`` (checked: ``start()`` refuses a wrong one before the episode
-    starts; a resumed run's tool call names the variable), else ``user:<login name>``."""
+    starts; a resumed run's tool call names the variable), else ``user:<login name>``. The login name comes from
+    ``$LOGNAME``/``$USER`` first (``getpass``): one no principal may hold (a '/', a line end) gives way to the
+    account's name, else ``user:unknown``, rather than stop the episode at a tool call."""
     configured = principal_from_env()
     if configured:
         return configured
-    try:
-        return f"user:{getpass.getuser()}"
-    except Exception:
-        return "user:unknown"
+    for login in (getpass.getuser, _account_name):
+        try:
+            name = f"user:{login()}"
+        except Exception:
+            continue
+        if principal_problem(name) is None:
+            return name
+    return "user:unknown"
+
+
+def _account_name() -> str:
+    import pwd  # POSIX only: elsewhere getpass's name or 'unknown'
+
+    return pwd.getpwuid(os.getuid()).pw_name
 
 
 E = TypeVar("E", bound=Enum)

@@ -88,3 +88,18 @@ def test_a_runs_dir_link_to_nothing_is_said_the_same_by_solve_and_set(tmp_path: 
         noesis_nb.ns.set(runs_dir=str(link))
     assert str(by_solve.value) == str(by_set.value)
     assert "symbolic link that leads nowhere" in str(by_solve.value) and str(link) in str(by_solve.value)
+
+
+@pytest.mark.parametrize("login", ["org/ana", "ana\nroot", "..", ""])
+def test_a_login_name_no_principal_may_hold_does_not_stop_the_episode(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, login: str
+) -> None:
+    """With no ``NOESIS_NB_PRINCIPAL`` the principal is ``user:<login name>``, read from ``$LOGNAME``/``$USER`` first:
+    one holding a '/' or a line end stopped the episode at its first idempotent tool call."""
+    for name in ("LOGNAME", "USER", "LNAME", "USERNAME"):
+        monkeypatch.setenv(name, login)
+    runs = tmp_path / "runs"
+    episode = noesis_nb.solve("t", using=_idempotent, runs_dir=runs, approver="auto")
+    assert noesis_nb.runs_df(runs)["status"].tolist() == ["ok"]
+    text = "".join(p.read_text() for p in (runs / episode).rglob("*.json*") if p.is_file())
+    assert "user:" in text and (not login or f"user:{login}" not in text)
