@@ -303,21 +303,13 @@ def _not_a_folder(path: Path) -> str | None:
 def runs_dir(explicit: str | os.PathLike[str] | None = None) -> Path:
     """Where new episodes go: explicit, then ``ns.set(runs_dir=…)``/``$NOESIS_RUNS_DIR``, then ``./.noesis/episodes``."""
     if explicit is not None:
-        return _leads_somewhere(Path(check_path(explicit)).expanduser())
+        return Path(check_path(explicit)).expanduser()
     configured = _value("runs_dir")
     if not configured:
-        return _leads_somewhere(Path(".noesis") / "episodes")
+        return Path(".noesis") / "episodes"
     if "runs_dir" not in _overrides:  # (set through ns.set: checked there) $NOESIS_RUNS_DIR is read only here
         refuse_url(configured, "$" + _ENV["runs_dir"])
-    return _leads_somewhere(Path(configured).expanduser())
-
-
-def _leads_somewhere(path: Path) -> Path:
-    """``path``, unless it is a link to nothing (a missing target, a loop): then the RunsDirError ``ns.set`` gives
-    (``check_runs_folder``; a run made there failed with a bare "File exists", a load said the folder was missing)."""
-    if os.path.islink(path) and _not_a_folder(path) is not None:
-        check_runs_folder(path)
-    return path
+    return Path(configured).expanduser()
 
 
 _env_checked = False
