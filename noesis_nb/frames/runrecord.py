@@ -210,7 +210,7 @@ def read_run(
         "final": final,
         "manifest": manifest,
         "seal": seal,
-        "status": _status(ref, summary, state, tail, problems),
+        "status": _known_status(_status(ref, summary, state, tail, problems), problems),
         "head": head,
         "tail_end": next((e.get("timestamp") for e in reversed(tail) if e.get("phase") == "terminate"), None),
         "calls": calls,
@@ -337,6 +337,18 @@ def _one_day(started: Any, duration: Any) -> bool:
     if begin is None or not isinstance(duration, (int, float)) or isinstance(duration, bool) or not 0 <= duration < 86400:
         return False
     return begin // _DAY_US == (begin + int(duration * 1_000_000)) // _DAY_US
+
+
+#: the files a run's status is read from: when one of them cannot be read, "running" or "paused" is only a guess
+_STATUS_FILES = frozenset({"summary.json", "state.json", "events.jsonl", "final.json", "manifest.json"})
+
+
+def _known_status(status: str | None, problems: list[LoadProblem]) -> str | None:
+    """``status``, or None (unknown) where it is ``running`` or ``paused`` only because a file that would say
+    otherwise could not be read (another user's run, no permission): such a run may well have ended."""
+    if status in ("running", "paused") and any(isinstance(p, _Unreadable) and p.name in _STATUS_FILES for p in problems):
+        return None
+    return status
 
 
 def _status(

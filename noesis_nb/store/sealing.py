@@ -31,6 +31,7 @@ __all__ = [
 ]
 
 SEAL_FILES = ("final.json", "manifest.json")
+_CANNOT_LOOK = "cannot be looked at"
 
 
 class SealDocumentError(RunLifecycleError):
@@ -38,6 +39,12 @@ class SealDocumentError(RunLifecycleError):
 
     def __init__(self, path: Path, what: str):
         self.path = Path(path)
+        if what.startswith(_CANNOT_LOOK):
+            super().__init__(
+                f"{self.path} {what}, so whether run {self.path.parent.name} ended cannot be told and nothing is written "
+                f"into it. Give this user access to the run's folder (or run as the user who owns it), then try again"
+            )
+            return
         super().__init__(
             f"{self.path} is {what}, not the run's {self.path.name} (a regular file noesis_nb writes when it seals a "
             f"run), so whether run {self.path.parent.name} ended cannot be told and nothing is written into it. "
@@ -53,6 +60,7 @@ class SealState:
     final: bool
     manifest: bool
     odd: tuple[Path, str] | None = None
+    unknown: tuple[Path, str] | None = None  # a seal document that could not be looked at (no permission), and why
 
     @property
     def sealed(self) -> bool:
@@ -67,19 +75,26 @@ class SealState:
 
     @property
     def closed(self) -> bool:
-        """Nothing may be added to the run: sealed, sealing (``final.json`` written) or an odd seal document."""
-        return self.ended or self.odd is not None
+        """Nothing may be added to the run: sealed, sealing (``final.json`` written), an odd seal document, or one
+        that cannot be looked at (whether the run ended is not known)."""
+        return self.ended or self.odd is not None or self.unknown is not None
 
     def refuse_odd(self) -> None:
-        """Raise ``SealDocumentError`` when a seal document is there in a shape noesis_nb never writes."""
+        """Raise ``SealDocumentError`` when a seal document is there in a shape noesis_nb never writes, or cannot be
+        looked at (no permission): whether the run ended cannot be told, so nothing is written into it."""
         if self.odd is not None:
             raise SealDocumentError(*self.odd)
+        if self.unknown is not None:
+            raise SealDocumentError(*self.unknown)
 
 
 def seal_state(run_dir: str | os.PathLike[str]) -> SealState:
-    """Look at both seal documents once, never following a link (``lstat``)."""
+    """Look at both seal documents once, never following a link (``lstat``).
+
+    A document that cannot be looked at (no permission on the run's folder: another user's run) counts as not
+    there, and ``unknown`` says which and why: a reader tells the run's status as unknown, a writer refuses it."""
     found: dict[str, bool] = {}
-    odd = None
+    odd = unknown = None
     for name in SEAL_FILES:
         path = Path(run_dir) / name
         try:
@@ -87,10 +102,15 @@ def seal_state(run_dir: str | os.PathLike[str]) -> SealState:
         except (FileNotFoundError, NotADirectoryError):  # (NotADirectory: the run itself is no folder, so no seal)
             found[name] = False
             continue
+        except OSError as exc:  # EACCES, ELOOP on the way, EIO…: whether the run is sealed is not known
+            found[name] = False
+            if unknown is None:
+                unknown = (path, f"{_CANNOT_LOOK} ({exc.strerror or exc})")
+            continue
         found[name] = stat.S_ISREG(mode)
         if not found[name] and odd is None:
             odd = (path, "a symbolic link" if stat.S_ISLNK(mode) else what_is(mode))
-    return SealState(found["final.json"], found["manifest.json"], odd)
+    return SealState(found["final.json"], found["manifest.json"], odd, unknown)
 
 
 def refuse_odd_seal(run_dir: str | os.PathLike[str]) -> SealState:
