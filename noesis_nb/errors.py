@@ -82,6 +82,7 @@ __all__ = [
     "EpisodeInterrupted",
     "EpisodeCancelled",
     "BatchInterrupted",
+    "OtlpExportError",
 ]
 
 
@@ -281,6 +282,11 @@ def quoted_path(path: Any) -> str:
         return text
     parts = "/".join(_redact(part, _PATH_LIMIT) for part in text.split("/"))
     return parts if _redact(parts, _PATH_LIMIT) == parts else whole
+
+
+class OtlpExportError(NoesisNbError, ConnectionError):
+    """Spans were not delivered to an OTLP collector: it refused the connection, did not answer in time, or
+    answered with a refusal. A ``ConnectionError`` (code catching that still does); in a notebook, one line."""
 
 
 class RunWriteError(NoesisNbError, OSError):

@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import datetime
 import email.utils
+import errno
 import logging
 import re
 import threading
@@ -319,12 +320,22 @@ def refusal(url: str, session: HeardSession, result: Any, timeout: float) -> str
             "HTTP is given as http://, and one whose certificate this machine does not trust needs its CA named "
             "(REQUESTS_CA_BUNDLE=/path/to/ca.pem)"
         )
+    if session.failure is not None and _refused_connection(session.failure):
+        return (
+            f"{where} refused the connection ({session.failure}): nothing listens there. Start the collector, or "
+            "give the address it listens on"
+        )
     if session.failure is not None:
         return (
             f"{where} could not be reached within timeout={timeout} s ({session.failure}); is a collector listening "
             "there? Start it, or give its address"
         )
     return f"{where} did not accept the spans ({result}); is a collector listening there?"
+
+
+def _refused_connection(failure: str) -> bool:
+    """Whether the request failed because nothing listens at the address (the host said no at once)."""
+    return "Connection refused" in failure or "ECONNREFUSED" in failure or f"[Errno {errno.ECONNREFUSED}]" in failure
 
 
 def permanent(status: int | None) -> bool:

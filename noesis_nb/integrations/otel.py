@@ -27,7 +27,7 @@ from urllib.parse import urlsplit
 
 from .._jsonio import atomic_write_bytes
 from .._safetext import frame_given, pandas_kind
-from ..errors import InvalidIdError, InvalidOptionError, RunWriteError
+from ..errors import InvalidIdError, InvalidOptionError, OtlpExportError, RunWriteError
 from ..secrets.quoted import quoted, quoted_text
 from ..store import find_run_dir, is_run_dir
 from ._extras import require
@@ -260,7 +260,7 @@ class OtlpSender:
             if problem is not None:
                 before = f" ({done} of the {len(specs)} spans were sent before it)" if done else ""
                 # the collector's words are hidden already; here the rest, the endpoint too (not its short words)
-                raise ConnectionError(hidden(problem, self._headers, shortest=8) + before)
+                raise OtlpExportError(hidden(problem, self._headers, shortest=8) + before)
             done += len(batch)
             said = partly_rejected(self.url, self._session)
             said = None if said is None else hidden(said, self._headers, shortest=8)

@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 import noesis_nb
+from noesis_nb.errors import NoesisNbError
 
 from .provider_stub import ProviderStub
 
@@ -230,8 +231,14 @@ def test_export_otel_refuses_a_call_without_a_destination_and_a_dead_endpoint(ru
     dead = ThreadingHTTPServer(("127.0.0.1", 0), BaseHTTPRequestHandler)
     port = dead.server_address[1]
     dead.server_close()  # nothing listens there any more
-    with pytest.raises(ConnectionError, match=str(port)):
+    with pytest.raises(ConnectionError, match=str(port)) as raised:
         noesis_nb.export_otel(ep, endpoint=f"http://127.0.0.1:{port}", runs_dir=runs_dir, timeout=1)
+    # a notebook shows it as one line (a builtin ConnectionError printed a traceback through the exporter), saying
+    # what happened: refused at once, not "could not be reached within timeout=1 s"
+    assert isinstance(raised.value, NoesisNbError)
+    assert "refused the connection" in str(raised.value) and "within timeout" not in str(raised.value)
+    shown = raised.value._render_traceback_()
+    assert not any("noesis_nb/integrations" in line for line in shown), shown
 
 
 def test_export_otel_names_a_destination_of_the_wrong_kind_before_reading_anything(runs_dir, tmp_path):
