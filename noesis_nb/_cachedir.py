@@ -112,8 +112,13 @@ def _refuse(folder: str, why: str, fix: str) -> _Refused:
     return _Refused(f"{folder} {why}")
 
 
-def _check(fd: int, folder: str, top: bool) -> None:
-    """Refuse the open folder ``fd`` unless it is a folder of this user that no one else may write."""
+def _check(fd: int, folder: str, top: bool, ours: bool) -> None:
+    """Refuse the open folder ``fd`` unless it is a folder of this user that no one else may write.
+
+    ``ours``: a folder noesis_nb makes (all but a ``$NOESIS_NB_CACHE_DIR`` the user chose). One of this user's that
+    others may write is made private instead of refused: releases before made ``~/.cache/noesis_nb`` with the
+    process's umask (``002`` on many desktops: group-writable), and a warning on every load would follow the
+    upgrade. Safe, as whatever another user could have put into it is theirs, and never read (``read_cached``)."""
     st = os.fstat(fd)
     if not stat.S_ISDIR(st.st_mode):
         raise _refuse(folder, "is not a folder", "remove it or set NOESIS_NB_CACHE_DIR to a folder of your own")
@@ -123,6 +128,10 @@ def _check(fd: int, folder: str, top: bool) -> None:
             f"is owned by another user (uid {st.st_uid})",
             "set NOESIS_NB_CACHE_DIR to a folder of your own" if top else "remove it (it is made again, private)",
         )
+    if hasattr(os, "getuid") and st.st_mode & 0o022 and ours:
+        with contextlib.suppress(OSError):
+            os.fchmod(fd, stat.S_IMODE(st.st_mode) & ~0o077)
+            st = os.fstat(fd)
     if hasattr(os, "getuid") and st.st_mode & 0o022:
         raise _refuse(
             folder,
@@ -165,7 +174,7 @@ def _folder(parts: tuple[str, ...], create: bool) -> Iterator[int]:
         raise _refuse(planted, "is a link made by another user", "remove it, or set NOESIS_NB_CACHE_DIR to a folder of your own")
     fd = os.open(root, _DIR_FLAGS)
     try:
-        _check(fd, root, True)
+        _check(fd, root, True, ours=not path_from_env(_ENV))
         folder = root
         for part in parts:
             folder = os.path.join(folder, part)
@@ -182,7 +191,7 @@ def _folder(parts: tuple[str, ...], create: bool) -> Iterator[int]:
                 raise
             os.close(fd)
             fd = sub
-            _check(fd, folder, False)
+            _check(fd, folder, False, ours=True)
         yield fd
     finally:
         os.close(fd)
