@@ -1,7 +1,7 @@
 """One run per recorded trace and root: importing the identical trace again points at the run made the first time.
 
-A trace's identity is a digest of everything the import writes from (its source, task, options and every row,
-including a row that could not be read), recorded in the run as the ``trace_digest`` tag. Before a new run is
+A trace's identity is a keyed digest of everything the import writes from (its source, task, options and every
+row, including a row that could not be read), recorded in the run as the ``trace_digest`` tag. Before a new run is
 made, the root is searched for a sealed run with that tag. Two processes importing the same trace at once are
 serialised by an ``flock`` on the root folder itself (no file is added to it), held from the search until the
 run is sealed, so the second finds the first's run. A changed trace, task or option makes a new run; a run that
@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import hmac
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -34,6 +35,7 @@ except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
 
 from .._cachedir import cache_root, read_cached, write_cached
+from .._sealkey import seal_key
 from ..store import is_sealed
 from ..store.runfiles import change_stamp, read_file, stamps_settled
 from ..store.scan import scan_run_dirs_with_stats
@@ -60,15 +62,20 @@ def _encoded(value: Any) -> bytes:
 
 
 def trace_digest(parts: dict[str, Any], rows: list[Any], failure: BaseException | None) -> str:
-    """``sha256:<hex>`` over ``parts`` (source, task, options) and the rows, in order, and the error that ended them."""
-    h = hashlib.sha256()
+    """``hmac-sha256:<hex>`` over ``parts`` (source, task, options) and the rows, in order, and the error that ended
+    them, keyed with this user's seal key (``_sealkey``).
+
+    The rows are hashed as read, secrets and all, and the tag is stored in the run beside the rows as redacted: a
+    plain sha256 let anyone holding the run's files test guesses at a redacted password offline. Keyed, it names
+    the trace only for this user (whose imports it serves); a process without a kept key finds its own alone."""
+    h = hmac.new(seal_key(), digestmod=hashlib.sha256)
     h.update(_encoded(parts))
     for row in rows:
         h.update(b"\n")
         h.update(_encoded(row))
     if failure is not None:
         h.update(f"\n!{type(failure).__qualname__}: {failure}".encode("utf-8", "backslashreplace"))
-    return f"sha256:{h.hexdigest()}"
+    return f"hmac-sha256:{h.hexdigest()}"
 
 
 def imported_before(root: Path, digest: str) -> str | None:

@@ -48,7 +48,7 @@ def test_the_same_noetic_file_imported_twice_is_one_run(tmp_path: Path, runs_dir
     assert again == first
     assert _runs(runs_dir) == [first]
     tags = read_json(runs_dir / first / "state.json")["episode"]["tags"]
-    assert tags["source"] == "noetic" and tags["trace_digest"].startswith("sha256:")
+    assert tags["source"] == "noetic" and tags["trace_digest"].startswith("hmac-sha256:")
 
 
 def test_a_changed_trace_task_or_option_is_a_new_run(tmp_path: Path, runs_dir: Path) -> None:

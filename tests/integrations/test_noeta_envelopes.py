@@ -70,7 +70,7 @@ def test_import_noeta_writes_a_sealed_run(runs_dir):
     assert read_json(run_dir / "summary.json")["status"] == "ok" and verify_manifest(run_dir).ok
     state = read_json(run_dir / "state.json")
     assert state["episode"]["tags"] == {"source": "noeta", "trace_digest": state["episode"]["tags"]["trace_digest"]}
-    assert state["episode"]["tags"]["trace_digest"].startswith("sha256:") and state["goal"]["task"] == "delete x.txt"
+    assert state["episode"]["tags"]["trace_digest"].startswith("hmac-sha256:") and state["goal"]["task"] == "delete x.txt"
     assert read_json(run_dir / "final.json")["outcome"] == "success"
 
 
