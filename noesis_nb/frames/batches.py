@@ -18,7 +18,11 @@ from ..store.vocab import TERMINAL_STATUSES
 from .intervals import mean_interval, wilson
 from .runs import runs_df
 
-__all__ = ["batch_summary", "compare_batches", "latest_runs"]
+__all__ = ["batch_summary", "compare_batches", "latest_runs", "running_time", "RUNNING_TIME", "WALL_TIME"]
+
+#: what ``running_time`` gives, said where it is shown (an axis, ``batch_summary.attrs["duration"]``)
+RUNNING_TIME = "running time (s), waiting for people left out"
+WALL_TIME = "wall time (s), waiting for people included"
 
 _KEYS = ["batch_id", "task_index", "batch_adapter"]
 
@@ -50,6 +54,17 @@ def _adapter(runs: pd.DataFrame) -> pd.Series:
     return name.where(name.notna(), runs["using"].astype(object)).fillna("(unknown)").astype(str)
 
 
+def running_time(runs: pd.DataFrame) -> tuple[np.ndarray, str]:
+    """(seconds, what they are) per run: ``duration_s - waiting_s``, the running time the live view shows and the
+    one that compares adapters fairly (a run paused for a reviewer is not slower for it); NaN where the wait is
+    unknown. A frame without ``waiting_s`` (made by hand, or by an older version) gives its ``duration_s``, said to
+    be the wall time."""
+    wall = runs["duration_s"].to_numpy(dtype=float, na_value=np.nan)
+    if "waiting_s" not in runs:
+        return wall, WALL_TIME
+    return wall - runs["waiting_s"].to_numpy(dtype=float, na_value=np.nan), RUNNING_TIME
+
+
 _SUMMARY = [
     "adapter",
     "n",
@@ -70,7 +85,10 @@ _SUMMARY = [
 
 
 def batch_summary(runs: Any) -> pd.DataFrame:
-    """Per adapter: finished runs, success rate (Wilson 95%), mean score (t 95%), cost and tokens per task, p50/p95 duration."""
+    """Per adapter: finished runs, success rate (Wilson 95%), mean score (t 95%), cost and tokens per task, p50/p95 duration.
+
+    The duration percentiles are of the running time (``running_time``: ``duration_s - waiting_s``, a wait for a
+    person to approve left out); ``attrs["duration"]`` says which was used."""
     frame = latest_runs(_runs(runs))
     frame = frame.assign(adapter=_adapter(frame))
     rows = []
@@ -80,7 +98,7 @@ def batch_summary(runs: Any) -> pd.DataFrame:
         low, high = wilson(ok, n)
         mean, score_low, score_high = mean_interval(finished["score"].to_numpy(dtype=float, na_value=np.nan))
         tokens = finished["input_tokens"].astype("Float64") + finished["output_tokens"].astype("Float64")
-        durations = finished["duration_s"].to_numpy(dtype=float, na_value=np.nan)
+        durations, meaning = running_time(finished)
         rows.append(
             {
                 "adapter": adapter,
@@ -101,7 +119,8 @@ def batch_summary(runs: Any) -> pd.DataFrame:
             }
         )
     out = pd.DataFrame(rows, columns=_SUMMARY).set_index("adapter")  # no runs: no rows, the same columns
-    out.attrs.update(success_interval="Wilson score, 95%", score_interval="Student t, 95%")
+    meaning = running_time(frame.iloc[:0])[1]
+    out.attrs.update(success_interval="Wilson score, 95%", score_interval="Student t, 95%", duration=meaning)
     return out
 
 

@@ -146,7 +146,12 @@ RUN_COLUMNS: dict[str, tuple[str, str]] = {
     "success": ("bool", "summary.metrics.success"),
     "started_at": ("datetime", "UTC start time"),
     "ended_at": ("datetime", "UTC end time of a finished run, else NaT"),
-    "duration_s": ("float", "summary.duration_sec, else ended_at - started_at"),
+    "duration_s": ("float", "wall time, waits for people included: summary.duration_sec, else ended_at - started_at"),
+    "waiting_s": (
+        "float",
+        "time paused waiting for people (run.interrupt or run.checkpoint to run.resume); duration_s - waiting_s is the "
+        "running time the view shows",
+    ),
     "governance_mode": ("category", "off, audit or enforce"),
     "act_count": ("int", "summary.metrics.act_count, else actions in state.json"),
     "veto_count": ("int", "governance vetoes (summary.metrics.veto_count)"),

@@ -31,6 +31,7 @@ from .timetext import utc_micros
 from .toolfolders import ToolFolders
 from .usage import MODEL_CALL, scan_model_calls
 from .values import describe, is_time
+from .waits import PauseSpans
 
 __all__ = [
     "read_run",
@@ -72,6 +73,7 @@ class RunRecord(TypedDict):
     manifest: dict[str, Any] | None
     seal: NotRequired[SealState]  # the seal documents as read (``_seal_doc``); an indexed record has its row's ``sealed``
     status: str | None
+    waiting: NotRequired[float | None]  # seconds paused for people (``waits``); None when the log could not be read
     head: dict[str, Any] | None  # the first event (when there is no summary or state)
     tail_end: str | None  # timestamp of the terminate event
     calls: list[Call]
@@ -177,8 +179,12 @@ def read_run(
     head: dict[str, Any] | None = None
     calls: list[Call] = []
     tool_requests = None
-    if need_calls or need_status or (summary is None and state is None):
-        got = _events(ref, need_calls or summary is None, problems)
+    paused = _paused_ever(ref, stamp)
+    waiting: float | None = 0.0 if not paused else None  # a run never paused waited for nobody: its log is not read
+    if need_calls or need_status or (summary is None and state is None) or paused:
+        got = _events(ref, need_calls or summary is None or paused, problems)
+        if got is not None and paused:
+            waiting = _waiting(got[0])
         if got is not None:
             data, stamp["events.jsonl"], whole = got
             if need_status or summary is None:
@@ -210,6 +216,7 @@ def read_run(
         "final": final,
         "manifest": manifest,
         "seal": seal,
+        "waiting": waiting,
         "status": _known_status(_status(ref, summary, state, tail, problems), problems),
         "head": head,
         "tail_end": next((e.get("timestamp") for e in reversed(tail) if e.get("phase") == "terminate"), None),
@@ -337,6 +344,34 @@ def _one_day(started: Any, duration: Any) -> bool:
     if begin is None or not isinstance(duration, (int, float)) or isinstance(duration, bool) or not 0 <= duration < 86400:
         return False
     return begin // _DAY_US == (begin + int(duration * 1_000_000)) // _DAY_US
+
+
+def _paused_ever(ref: RunRef, stamp: dict[str, Any]) -> bool:
+    """Whether the run has a ``checkpoints`` folder: every pause a run came back from wrote a checkpoint there (a
+    resume needs one). One stat (a listing remotely), stamped, so a pause added later is seen on reload."""
+    if ref.fs.protocol == "file":
+        stamp["checkpoints/"] = found = ref.fs.stat(ref.file("checkpoints"))
+        return found is not None
+    try:
+        names = ref.listdir("checkpoints")
+    except BadFile:
+        return False
+    stamp["checkpoints/"] = tuple(sorted(names))
+    return bool(names)
+
+
+def _waiting(data: bytes) -> float:
+    """``waits.waiting_seconds`` of the lines of ``data`` that may be a pause or a resume (parsed only those)."""
+    spans = PauseSpans()
+    for line in data.split(b"\n"):
+        if b"run.resume" in line or b"run.interrupt" in line or b"run.checkpoint" in line:
+            try:
+                event = orjson.loads(line)
+            except orjson.JSONDecodeError:  # events_df reports the line
+                continue
+            if type(event) is dict:
+                spans.note(event)
+    return spans.waited
 
 
 #: the files a run's status is read from: when one of them cannot be read, "running" or "paused" is only a guess

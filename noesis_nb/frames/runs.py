@@ -445,6 +445,7 @@ def _row(record: RunRecord, report: Callable[[str], Report]) -> dict[str, Any]:
         "started_at": facts.started_at,
         "ended_at": facts.ended_at,
         "duration_s": facts.duration_s,
+        "waiting_s": record.get("waiting"),
         "governance_mode": facts.governance_mode,
         "act_count": metrics.get("act_count", len(actions) if isinstance(actions, list) else None),
         "veto_count": metrics.get("veto_count"),

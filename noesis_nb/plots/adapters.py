@@ -7,6 +7,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from .._keywords import keywords_named
+from ..frames.batches import RUNNING_TIME, running_time
 from ..store.vocab import TERMINAL_STATUSES
 from ._need import need
 from ._safe import categories, esc_all, label_ticks, wrapped
@@ -66,17 +67,22 @@ def _wilson(k: np.ndarray, n: np.ndarray, z: float = 1.96) -> tuple[np.ndarray, 
 
 @keywords_named
 def duration_by_adapter(runs: pd.DataFrame, *, title: str | None = None) -> go.Figure:
-    """Run durations (seconds) per adapter as box plots with every run shown; hover names the episode."""
+    """Running time per adapter (``duration_s - waiting_s``: a wait for a person to approve left out, as the live view
+    counts it) as box plots with every run shown; hover names the episode and both times. The axis says which time
+    is plotted (a frame without ``waiting_s`` plots its wall time, and says so)."""
     using = _adapters(runs, "duration_by_adapter")
+    seconds, meaning = running_time(runs)
+    wall = runs["duration_s"].to_numpy(dtype=float, na_value=np.nan)
     fig = new_figure(title or "Duration by adapter")
     names = sorted(using.unique())
     _, axis, ticks = categories(names)
     for i, (name, shown) in enumerate(zip(names, axis)):
-        rows = runs[(using == name).to_numpy()]
+        mine = (using == name).to_numpy()
+        rows = runs[mine]
         fig.add_trace(
             go.Box(
                 name=shown,
-                y=rows["duration_s"].to_numpy(dtype=float, na_value=np.nan),
+                y=seconds[mine],
                 boxpoints="all",
                 jitter=0.3,
                 pointpos=0,
@@ -87,13 +93,16 @@ def duration_by_adapter(runs: pd.DataFrame, *, title: str | None = None) -> go.F
                         esc_all(rows["episode_id"].astype(object)),
                         esc_all(rows["status"].astype(object)),
                         np.full(len(rows), wrapped(name, exact=True), dtype=object),
+                        wall[mine],
                     ],
                     axis=1,
                 ),
-                hovertemplate="%{customdata[0]}<br>%{y:.3f} s · %{customdata[1]}<extra>%{customdata[2]}</extra>",
+                hovertemplate="%{customdata[0]}<br>%{y:.3f} s"
+                + (" running, %{customdata[3]:.3f} s wall time" if meaning == RUNNING_TIME else " wall time")
+                + " · %{customdata[1]}<extra>%{customdata[2]}</extra>",
             )
         )
-    fig.update_yaxes(title="duration (s)")
+    fig.update_yaxes(title=meaning)
     fig.update_xaxes(title="adapter", type="category")
     label_ticks(fig, "x", axis, ticks)
     fig.update_layout(showlegend=False)

@@ -3,8 +3,9 @@
 ``Tally`` is fed by the view's flusher (one thread); ``view_state`` reads a handle-like
 source (a live ``EpisodeHandle`` or a run from disk) and is what both the live header and
 the static snapshot render. Running time is defined once, here (:class:`RunClock`): from the
-first event to the last (or now, while running), minus the time spent paused waiting for a
-person — the same for a live view and for a view of the run read from disk.
+run's start to its terminate (or now, while running), minus the time spent paused waiting for a
+person (``frames.waits``, the rule of ``runs_df.waiting_s``) — the same for a live view, a view of
+the run read from disk and the frames' ``duration_s - waiting_s``.
 """
 
 from __future__ import annotations
@@ -14,9 +15,10 @@ from collections import Counter, deque
 from collections.abc import Mapping
 from typing import Any
 
+from ..frames.waits import PauseSpans
 from ..runtime.source import RunSource
 from ..store.instants import epoch_seconds
-from ..store.vocab import RUN_CHECKPOINT, RUN_INTERRUPT, RUN_RESUME, TERMINAL_STATUSES
+from ..store.vocab import TERMINAL_STATUSES
 from .meter import CostMeter, format_cost
 from .render import event_flag
 
@@ -80,6 +82,8 @@ class Tally:
                     continue
             elif phase == "runtime" and self.clock.note(event):
                 flags["pause"] += 1  # a pause, once however many events it writes
+            elif phase == "terminate":
+                self.clock.end(event)
             flag = event_flag(event)
             if flag and flag != "pause":  # an approval a policy answered at once asked, but never paused
                 flags[flag] += 1
@@ -90,48 +94,53 @@ class Tally:
 
 
 class RunClock:
-    """Running time of a run from its events: first to last event (now while running) minus paused spans.
-
-    A pause starts at ``run.interrupt`` (or a ``run.checkpoint`` without one) and ends at ``run.resume``.
+    """Running time of a run from its events: from its start to its end (now while running) minus the time paused
+    for a person. Start is the run's ``started_at`` when given (else its first event), end its ``terminate`` (else
+    its last event), as ``summary.duration_sec`` counts them; the pauses are ``frames.waits.PauseSpans``, the rule
+    of ``runs_df.waiting_s``. So the view's running time is ``duration_s - waiting_s`` of the frames.
     """
 
     def __init__(self) -> None:
         self.first: float | None = None
         self.last: float | None = None
-        self.paused_since: float | None = None
-        self.pausing = False  # inside a pause (also when its time could not be read)
-        self.waited = 0.0
+        self.ended: float | None = None  # the terminate event's time: where the episode (and its duration) ends
+        self.pauses = PauseSpans()
+
+    @property
+    def paused_since(self) -> float | None:
+        return self.pauses.paused_since
+
+    @property
+    def waited(self) -> float:
+        return self.pauses.waited
 
     def note(self, event: Mapping[str, Any]) -> bool:
         """Follow pauses and resumes; True when ``event`` starts a pause."""
-        kind = event.get("event_type")
-        if kind in (RUN_INTERRUPT, RUN_CHECKPOINT):
-            if not self.pausing:
-                self.pausing, self.paused_since = True, _epoch(event.get("timestamp"))
-                return True
-        elif kind == RUN_RESUME and self.pausing:
-            resumed = _epoch(event.get("timestamp"))
-            if resumed is not None and self.paused_since is not None:
-                self.waited += max(0.0, resumed - self.paused_since)
-            self.pausing, self.paused_since = False, None
-        return False
+        return self.pauses.note(event)
 
     def span(self, first: Mapping[str, Any], last: Mapping[str, Any]) -> None:
         if self.first is None:
             self.first = _epoch(first.get("timestamp"))
         self.last = _epoch(last.get("timestamp")) or self.last
 
-    def running(self, status: str, now: float | None = None) -> float | None:
-        """Seconds the run has been running (not paused); None before its first event."""
+    def end(self, event: Mapping[str, Any]) -> None:
+        """Note the episode's ``terminate`` event: the end its duration is counted to (not the seal's bookkeeping)."""
+        self.ended = _epoch(event.get("timestamp")) or self.ended
+
+    def running(self, status: str, now: float | None = None, started: Any = None) -> float | None:
+        """Seconds the run has been running (not paused) since ``started`` (its first event when not given);
+        None before its first event."""
         if self.first is None:
             return None
+        start = _epoch(started) if started is not None else None
+        start = self.first if start is None else start
         if self.paused_since is not None:
             end = self.paused_since
         elif status == "running":
             end = time.time() if now is None else now
         else:
-            end = self.last if self.last is not None else self.first
-        return max(0.0, end - self.first - self.waited)
+            end = self.ended if self.ended is not None else self.last if self.last is not None else self.first
+        return max(0.0, end - start - self.waited)
 
     def waiting(self, status: str, now: float | None = None) -> float:
         """Seconds spent paused for a person so far (counting an open pause up to now)."""
@@ -197,12 +206,13 @@ def view_state(
         now = getattr(source, "now", None)
     status = source.status
     waited = tally.clock.waiting(status, now)
+    running = tally.clock.running(status, now, getattr(source, "started_at", None))
     header = {
         "episode_id": source.episode_id,
         "task": source.task,
         "using": source.using,
         "status": status,
-        "elapsed": format_seconds(tally.clock.running(status, now)),
+        "elapsed": format_seconds(running),
         "waited": format_seconds(waited) if waited >= 0.05 else None,
         "tokens": format_tokens(source.usage),
         "cost": format_cost(source.usage_calls, meter),
@@ -216,6 +226,8 @@ def view_state(
         "total": tally.total,
         "counts": dict(tally.counts),
         "flags": dict(tally.flags),
+        "running_s": running,  # the running time and wait shown, unrounded: runs_df's duration_s - waiting_s, waiting_s
+        "waiting_s": waited,
         "problems": list(source.problems),  # what of the run could not be read: the snapshot names it
         **extra,
     }

@@ -1,0 +1,72 @@
+"""Time a run spent waiting for people, from its events: one rule for the live view and the frames.
+
+A pause starts at ``run.interrupt`` (or a ``run.checkpoint`` without one before it) and ends at ``run.resume``;
+the wait is the sum of those spans. ``runs_df.waiting_s`` and the view's ``(+ … waiting for people)`` both come
+from ``PauseSpans``, so a run's running time (``duration_s - waiting_s``) reads the same everywhere.
+Plain Python (no pandas): the view imports it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from ..store.instants import epoch_seconds
+from ..store.vocab import RUN_CHECKPOINT, RUN_INTERRUPT, RUN_RESUME
+
+__all__ = ["PauseSpans", "waiting_seconds", "instant"]
+
+_PAUSE_KINDS = (RUN_INTERRUPT, RUN_CHECKPOINT)
+
+
+def instant(value: Any) -> float | None:
+    """Epoch seconds of a stored time (ISO-8601 text by ``store.instants``' rule) or of a number; None when unknown."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    return epoch_seconds(value)
+
+
+def _kind(event: Mapping[str, Any]) -> Any:
+    """``event_type``, else ``payload.kind`` (older lines and crafted runs carry only the payload's)."""
+    kind = event.get("event_type")
+    if kind is None:
+        payload = event.get("payload")
+        if isinstance(payload, Mapping):
+            kind = payload.get("kind")
+    return kind
+
+
+class PauseSpans:
+    """Follows a run's events one at a time: ``waited`` seconds of closed pauses, ``paused_since`` an open one."""
+
+    __slots__ = ("paused_since", "pausing", "waited")
+
+    def __init__(self) -> None:
+        self.paused_since: float | None = None
+        self.pausing = False  # inside a pause (also when its time could not be read)
+        self.waited = 0.0
+
+    def note(self, event: Mapping[str, Any]) -> bool:
+        """Follow pauses and resumes; True when ``event`` starts a pause."""
+        if event.get("phase") != "runtime":
+            return False
+        kind = _kind(event)
+        if kind in _PAUSE_KINDS:
+            if not self.pausing:
+                self.pausing, self.paused_since = True, instant(event.get("timestamp"))
+                return True
+        elif kind == RUN_RESUME and self.pausing:
+            resumed = instant(event.get("timestamp"))
+            if resumed is not None and self.paused_since is not None:
+                self.waited += max(0.0, resumed - self.paused_since)
+            self.pausing, self.paused_since = False, None
+        return False
+
+
+def waiting_seconds(events: Iterable[Mapping[str, Any]]) -> float:
+    """Seconds of the run's closed pauses (interrupt or checkpoint to resume); 0.0 for a run never paused."""
+    spans = PauseSpans()
+    for event in events:
+        if type(event) is dict or isinstance(event, Mapping):
+            spans.note(event)
+    return spans.waited

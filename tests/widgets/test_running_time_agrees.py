@@ -1,0 +1,38 @@
+"""The view's running time is the frames' ``duration_s - waiting_s``, and its wait their ``waiting_s``: the same
+start (the run's ``started_at``) and end (its ``terminate``), for a run that waited for an approval and one that
+did not."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import noesis_nb
+from noesis_nb.frames import runs_df
+from noesis_nb.runtime.diskrun import DiskRun
+from noesis_nb.widgets.state import Tally, format_seconds, view_state
+from tests.frames.runkit import writer_adapter
+from tests.plots.test_duration_meaning import paused_then_approved
+
+
+def _view_of(run_dir: Path) -> dict:
+    source = DiskRun(run_dir)
+    tally = Tally()
+    tally.extend(source.events)
+    return view_state(source, tally)
+
+
+def test_the_view_and_runs_df_give_one_running_time_and_one_wait(tmp_path: Path) -> None:
+    runs = tmp_path / "runs"
+    waited = paused_then_approved(runs)
+    plain = noesis_nb.solve("write a file", using=writer_adapter, runs_dir=runs, approver="auto")
+    frame = runs_df(runs).set_index("episode_id")
+    for episode in (waited, plain):
+        row = frame.loc[episode]
+        view = _view_of(runs / episode)
+        assert view["running_s"] == pytest.approx(row["duration_s"] - row["waiting_s"], abs=1e-6)
+        assert view["waiting_s"] == pytest.approx(row["waiting_s"], abs=1e-6)
+        assert view["header"]["elapsed"] == format_seconds(row["duration_s"] - row["waiting_s"])
+    assert frame.loc[waited, "waiting_s"] > 0
+    assert _view_of(runs / waited)["header"]["waited"] == format_seconds(frame.loc[waited, "waiting_s"])
