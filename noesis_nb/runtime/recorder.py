@@ -21,6 +21,7 @@ from typing import Any
 
 from .. import _forks
 from .._jsonio import as_object, atomic_write_json, canonical_json, sha256_bytes, to_jsonable
+from ..config import check_runs_folder
 from ..errors import (
     DISK_REFUSALS,
     EpisodeStateError,
@@ -583,13 +584,8 @@ def _runs_dir_refused(runs_dir: Path, exc: OSError, left: Path | None = None) ->
         said = f"is on a read-only file system ({reason}{name}); pass runs_dir= a directory on a writable one"
     elif code in (errno.EACCES, errno.EPERM):
         said = f"may not be written by this process ({reason}{name}); {refusal_fix(code)}, or pass runs_dir= a writable directory"
-    elif code in (errno.EEXIST, errno.ENOTDIR) and (blocker := _file_in_the_way(runs_dir)) is not None:
-        what = (
-            "is a file, not a folder"
-            if blocker == runs_dir
-            else f"cannot be made: {quoted(str(blocker))} is a file, not a folder"
-        )
-        said = f"{what}; pass runs_dir= a folder, or a path that does not exist yet"
+    elif code in (errno.EEXIST, errno.ENOTDIR) and (in_the_way := _in_the_way(runs_dir)) is not None:
+        said = in_the_way  # a file, a FIFO, a link leading nowhere: said as ns.set(runs_dir=…) says it
     else:
         said = f"is not writable ({reason}{name}); pass runs_dir= a writable directory"
     if left is None:
@@ -601,14 +597,15 @@ def _runs_dir_refused(runs_dir: Path, exc: OSError, left: Path | None = None) ->
     return refused
 
 
-def _file_in_the_way(runs_dir: Path) -> Path | None:
-    """``runs_dir`` or the first of its parents that exists as something other than a folder (a file), if any."""
-    for path in (runs_dir, *runs_dir.parents):
-        try:
-            if path.exists():
-                return None if path.is_dir() else path
-        except OSError:
-            return None
+def _in_the_way(runs_dir: Path) -> str | None:
+    """What keeps ``runs_dir`` from being a folder (it, or the first of its parents there, is a file, a FIFO, a link
+    leading nowhere…), said with its fix as ``config.check_runs_folder`` says it; None when nothing is."""
+    try:
+        check_runs_folder(runs_dir)
+    except RunsDirError as judged:
+        said = str(judged)
+        prefix = f"runs_dir {quoted(str(runs_dir))} "
+        return said.removeprefix(prefix) if said.startswith(prefix) else said
     return None
 
 

@@ -2,6 +2,7 @@
 
 import asyncio
 import json
+import os
 
 import pytest
 
@@ -344,3 +345,23 @@ def test_the_adapter_may_be_given_by_position_as_for_start_while_ns_solve_keeps_
     assert read_json(runs_dir / ep / "final.json")["outcome"] == "success"
     with pytest.raises(TypeError):
         ns.solve("say hi", lambda task: task.upper())  # Noēsis' signature: using= is keyword-only
+
+
+@pytest.mark.parametrize("kind", ["dangling link", "link loop", "fifo"])
+def test_a_runs_dir_that_is_no_folder_is_named_as_ns_set_names_it(tmp_path, kind):
+    """``solve(runs_dir=<a link leading nowhere>)`` said "not writable (File exists, EEXIST)", while
+    ``ns.set(runs_dir=…)`` said what was there; both now say it alike, and nothing is written."""
+    runs = tmp_path / "runs"
+    if kind == "dangling link":
+        runs.symlink_to(tmp_path / "nowhere")
+    elif kind == "link loop":
+        runs.symlink_to(runs)
+    else:
+        os.mkfifo(runs)
+    with pytest.raises(RunsDirError) as by_solve:
+        noesis_nb.solve("x", using=lambda t: t, runs_dir=runs)
+    with pytest.raises(RunsDirError) as by_set:
+        noesis_nb.ns.set(runs_dir=str(runs))
+    what = str(by_set.value).split(" is ", 1)[1].split(", not a folder", 1)[0]
+    assert f"is {what}, not a folder" in str(by_solve.value) and "EEXIST" not in str(by_solve.value), by_solve.value
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["runs"]  # nothing was written beside it
