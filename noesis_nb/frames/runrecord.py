@@ -180,9 +180,9 @@ def read_run(
     calls: list[Call] = []
     tool_requests = None
     paused = _paused_ever(ref, stamp)
-    waiting: float | None = 0.0 if not paused else None  # a run never paused waited for nobody: its log is not read
+    waiting: float | None = 0.0 if paused is False else None  # a run never paused waited for nobody: its log is not read
     if need_calls or need_status or (summary is None and state is None) or paused:
-        got = _events(ref, need_calls or summary is None or paused, problems)
+        got = _events(ref, need_calls or summary is None or paused is True, problems)
         if got is not None and paused:
             waiting = _waiting(got[0])
         if got is not None:
@@ -346,16 +346,26 @@ def _one_day(started: Any, duration: Any) -> bool:
     return begin // _DAY_US == (begin + int(duration * 1_000_000)) // _DAY_US
 
 
-def _paused_ever(ref: RunRef, stamp: dict[str, Any]) -> bool:
+def _paused_ever(ref: RunRef, stamp: dict[str, Any]) -> bool | None:
     """Whether the run has a ``checkpoints`` folder: every pause a run came back from wrote a checkpoint there (a
-    resume needs one). One stat (a listing remotely), stamped, so a pause added later is seen on reload."""
+    resume needs one). One stat (a listing remotely), stamped, so a pause added later is seen on reload. None when
+    it cannot be told (the run's folder is another user's): the wait is then unknown, not 0."""
+    path = ref.file("checkpoints")
     if ref.fs.protocol == "file":
-        stamp["checkpoints/"] = found = ref.fs.stat(ref.file("checkpoints"))
-        return found is not None
+        try:
+            os.stat(path)
+        except (FileNotFoundError, NotADirectoryError):
+            stamp["checkpoints/"] = None
+            return False
+        except OSError:  # no permission to look into the run (its files are reported as they are read)
+            stamp["checkpoints/"] = ref.fs.stat(path)
+            return None
+        stamp["checkpoints/"] = ref.fs.stat(path)
+        return True
     try:
         names = ref.listdir("checkpoints")
     except BadFile:
-        return False
+        return None
     stamp["checkpoints/"] = tuple(sorted(names))
     return bool(names)
 

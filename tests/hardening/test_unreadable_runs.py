@@ -48,6 +48,7 @@ for name in ("runs_df", "tools_df", "events_df", "usage_df"):
     if name == "runs_df":
         got["status"] = {str(e): (None if s != s else str(s)) for e, s in zip(df["episode_id"], df["status"].astype(object))}
         got["plot"] = type(plots.duration_by_adapter(df)).__name__
+        got["waiting"] = {str(e): (None if w != w else float(w)) for e, w in zip(df["episode_id"], df["waiting_s"])}
     out[name] = got
 print(json.dumps(out))
 """
@@ -83,6 +84,7 @@ def _check_every_frame(seen: dict, bad: str, good: str) -> None:
         assert any(bad in path for path in got["errors"]), f"{name} does not name {bad}: {got['errors']}"
     assert seen["runs_df"]["status"][good] == "ok"
     assert seen["runs_df"]["status"][bad] is None  # unknown, not running
+    assert seen["runs_df"]["waiting"] == {bad: None, good: 0.0}  # a wait that cannot be read is unknown, not none
     assert seen["runs_df"]["plot"] == "Figure"
 
 
