@@ -19,8 +19,10 @@ from dataclasses import dataclass
 __all__ = ["TetheredRun", "run_tethered"]
 
 _SHELL = "/bin/sh"
-# reads one line; anything but "done" (EOF when the runner died) kills the group it leads: itself and the tool
-_WATCH = 'read -r word; [ "$word" = done ] || kill -KILL 0'
+# reads one line; anything but "done" (EOF when the runner died) kills the group it leads: itself and the tool.
+# The group is not the terminal's foreground group: a tool reading the terminal stops the whole group (SIGTTIN),
+# so the watchdog ignores the terminal's stop signals and stays able to act
+_WATCH = 'trap "" TTIN TTOU TSTP; read -r word; [ "$word" = done ] || kill -KILL 0'
 
 
 @dataclass(frozen=True)
@@ -102,8 +104,15 @@ def run_tethered(argv: list[str], *, cwd: str | None, env: Mapping[str, str] | N
 
 
 def _kill(proc: subprocess.Popen[str], watch: tuple[subprocess.Popen[bytes], int] | None) -> None:
-    """Kill the tool and everything it started (its group, through the watchdog), else the tool alone."""
+    """Kill the tool and everything it started (its group), else the tool alone.
+
+    The group is killed from here, not through the watchdog: a stopped process (a tool that read the terminal,
+    stopped by SIGTTIN with its group) is killed by SIGKILL, while a watchdog asked to act might be stopped too."""
     if watch is not None:
+        try:
+            os.killpg(watch[0].pid, signal.SIGKILL)
+        except OSError:  # the group is gone already: the watchdog is told below
+            pass
         _release(watch, kill_group=True)
         return
     try:
