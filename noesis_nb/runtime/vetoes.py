@@ -59,9 +59,9 @@ def decide_veto_on_disk(run_dir: Any, checkpoint_id: str, *, override: bool, app
     """Persist a veto decision for a run paused on disk; a :class:`Decision` saying whether this call made it."""
 
     record, created = write_veto_decision(run_dir, checkpoint_id, override=override, approver_id=approver_id, reason=reason)
-    if created and taken_back_if_sealed(Path(run_dir), _decision_path(run_dir, checkpoint_id)):
+    if created and (late := taken_back_if_sealed(Path(run_dir), _decision_path(run_dir, checkpoint_id))):
         raise RunSealedError(
-            f"run {Path(run_dir).name} was sealed while its veto was being decided; the decision was taken back "
+            f"run {Path(run_dir).name} was sealed while its veto was being decided; {late} "
             "(its episode ended without one). Start a new episode instead."
         )
     return Decision(

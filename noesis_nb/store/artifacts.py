@@ -68,27 +68,36 @@ def read_manifest(run_dir: Path) -> dict[str, Any] | None:
     return read_json(Path(run_dir) / "manifest.json", within=run_dir)
 
 
-def taken_back_if_sealed(run_dir: Path, path: Path, patience_s: float = 5.0) -> bool:
+#: what ``taken_back_if_sealed`` says of a decision the run's seal came before: gone, or to go unless listed
+TAKEN_BACK = "the decision was taken back"
+TAKEN_BACK_LATER = (
+    "the decision came too late for it: another process is sealing the run, and the decision file is taken back "
+    "once that seal is written, unless the seal lists it (then it stays in the run, unused)"
+)
+
+
+def taken_back_if_sealed(run_dir: Path, path: Path, patience_s: float = 5.0) -> str:
     """Remove ``path`` (a decision just written into ``run_dir``) when the run was sealed meanwhile without it.
 
     A decision is written after a check that the run is not sealed: a seal may fall between the two.
     The manifest lists the files present when it is written, after ``final.json``; so without
     ``final.json`` now, it will list this file. While a seal is under way its manifest is waited
     for; a sealer that died mid-way leaves the seal to ``resume_run``, which lists the file too.
-    Returns True when the file was taken back (nothing may be added to a sealed run).
+    Returns ``TAKEN_BACK`` when the file was taken back (nothing may be added to a sealed run), else "".
 
     On a thread running an event loop (a kernel: a cell, a click) nothing is waited for (``store.patience``):
-    while another process's seal is under way, the decision is too late for its episode (True now), and a task
-    on that loop takes the file back once the manifest is written, unless the manifest lists it."""
+    while another process's seal is under way, the decision is too late for its episode (``TAKEN_BACK_LATER``
+    now: whether the seal lists it is not known yet), and a task on that loop takes the file back once the
+    manifest is written, unless the manifest lists it."""
     run_dir = Path(run_dir)
     if not seal_state(run_dir).final:
-        return False
+        return ""
     loop = running_loop()
     if loop is not None and not _seal_settled(run_dir):
         follow_up(loop, _take_back_once_sealed(run_dir, Path(path), patience_s))
-        return True
+        return TAKEN_BACK_LATER
     wait_until(lambda: _seal_settled(run_dir), patience_s)
-    return _take_back_unlisted(run_dir, Path(path))
+    return TAKEN_BACK if _take_back_unlisted(run_dir, Path(path)) else ""
 
 
 def _seal_settled(run_dir: Path) -> bool:

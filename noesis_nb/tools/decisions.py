@@ -84,9 +84,9 @@ def decide(
     )
     repository = ApprovalDecisionRepository(run_dir)
     stored, created = repository.create(decision)
-    if created and taken_back_if_sealed(run_dir, repository.path_for(draft_id)):
+    if created and (late := taken_back_if_sealed(run_dir, repository.path_for(draft_id))):
         raise RunSealedError(
-            f"run {run_dir.name} was sealed while draft {quoted(draft_id)} was being decided; the decision was taken back "
+            f"run {run_dir.name} was sealed while draft {quoted(draft_id)} was being decided; {late} "
             "(its episode ended without one). Start a new episode instead."
         )
     return stored, created
