@@ -19,7 +19,7 @@ def money(value: float, *, signed: bool = False) -> str:
     sign = "-" if value < 0 else ("+" if signed and value > 0 else "")
     size = abs(value)
     if math.isnan(size) or math.isinf(size):
-        return f"${size}"
+        return f"{sign}${size}"
     digits = _digits(size)
     rounded = float(digits.replace(",", ""))
     if 0 < size < 1 and _band(rounded) != _band(size):  # $0.9999 → $1.00, $0.00999 → $0.010, not $1.000 / $0.0100
@@ -40,4 +40,5 @@ def _digits(size: float) -> str:
 
 
 def _band(size: float) -> int:
-    return 2 if size >= 1 else 1 if size >= 0.01 else 0
+    """Which rule writes ``size``: dollars, cents, or (below a cent) its power of ten, so $0.0000995 → $0.00010."""
+    return 2 if size >= 1 else 1 if size >= 0.01 else -100 if size == 0 else math.floor(math.log10(size))

@@ -19,6 +19,7 @@ from noesis_nb.widgets.money import money
         (0.9999, "$1.00"),
         (0.00999, "$0.010"),
         (1e-12, "<$0.00000001"),
+        (9.95e-05, "$0.00010"),  # two digits across a power of ten too, not $0.000100
         (0.0312, "$0.031"),
         (0.125, "$0.125"),
         (1234.567, "$1,234.57"),
@@ -38,6 +39,7 @@ def test_a_difference_of_costs_carries_its_sign_before_the_dollar(value: float, 
 
 def test_a_negative_cost_is_not_written_inside_the_digits() -> None:
     assert money(-5.0) == "-$5.00" and money(-0.02) == "-$0.020"  # not "$-5.000000"
+    assert money(-float("inf")) == "-$inf"
 
 
 def test_every_view_prices_with_the_same_words() -> None:
