@@ -11,6 +11,7 @@ is not used (loads work uncached) and one warning names it with the fix. Files r
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import secrets
 import stat
@@ -77,8 +78,24 @@ def cache_root() -> Path:
 
 
 def cache_problem() -> str | None:
-    """Why ``NOESIS_NB_CACHE_DIR`` (or the home it defaults to) gives no cache folder, with the fix; None when it does."""
-    return _configured()[1]
+    """Why ``NOESIS_NB_CACHE_DIR`` (or the home it defaults to) gives no cache folder, or why the folder there is
+    not used (another user's, or others may write it, and noesis_nb did not make it), with the fix; None when
+    it gives one."""
+    root, problem = _configured()
+    if root is None or problem is not None:
+        return problem
+    try:
+        st = os.stat(root)
+    except OSError:  # not made yet (the first load makes it), or said when it is used
+        return None
+    if not stat.S_ISDIR(st.st_mode):
+        return f"{root!r} is not a folder; remove it or set NOESIS_NB_CACHE_DIR to a folder of your own"
+    if hasattr(os, "getuid") and st.st_uid != os.getuid():
+        return f"{root!r} is owned by another user (uid {st.st_uid}); set NOESIS_NB_CACHE_DIR to a folder of your own"
+    if others_may_write(st) and path_from_env(_ENV):  # one noesis_nb made is made private when used
+        why, fix = _open_to_others(st, root)
+        return f"{root!r} {why}; {fix}"
+    return None
 
 
 def _warn_once(key: str, message: str) -> None:
@@ -128,16 +145,46 @@ def _check(fd: int, folder: str, top: bool, ours: bool) -> None:
             f"is owned by another user (uid {st.st_uid})",
             "set NOESIS_NB_CACHE_DIR to a folder of your own" if top else "remove it (it is made again, private)",
         )
-    if hasattr(os, "getuid") and st.st_mode & 0o022 and ours:
+    if others_may_write(st) and ours:
         with contextlib.suppress(OSError):
             os.fchmod(fd, stat.S_IMODE(st.st_mode) & ~0o077)
             st = os.fstat(fd)
-    if hasattr(os, "getuid") and st.st_mode & 0o022:
-        raise _refuse(
-            folder,
-            f"may be written by other users (mode {stat.S_IMODE(st.st_mode):04o})",
-            f"run chmod 700 {folder!r}, or set NOESIS_NB_CACHE_DIR to a private folder",
-        )
+    if others_may_write(st):
+        raise _refuse(folder, *_open_to_others(st, folder))
+
+
+def _open_to_others(st: os.stat_result, folder: str) -> tuple[str, str]:
+    """(why, fix) for a folder other users may write."""
+    return (
+        f"may be written by other users (mode {stat.S_IMODE(st.st_mode):04o})",
+        f"run chmod 700 {folder!r}, or set NOESIS_NB_CACHE_DIR to a private folder",
+    )
+
+
+def others_may_write(st: os.stat_result) -> bool:
+    """Whether a user other than this one may write the file or folder ``st`` describes: world-writable, or
+    group-writable by a group with anyone else in it. A user private group (the user's own primary group, no one
+    else in it: what umask-002 desktops give each user) writing it is this user alone."""
+    if not hasattr(os, "getuid"):
+        return False
+    return bool(st.st_mode & 0o002) or bool(st.st_mode & 0o020 and not _private_group(st.st_gid))
+
+
+@functools.lru_cache(maxsize=16)
+def _private_group(gid: int) -> bool:
+    """Whether group ``gid`` holds this user alone: their primary group, no other member listed, no other user's
+    primary group."""
+    try:
+        import grp
+        import pwd
+
+        me = pwd.getpwuid(os.getuid())
+        group = grp.getgrgid(gid)
+        if gid != me.pw_gid or any(member != me.pw_name for member in group.gr_mem):
+            return False
+        return not any(user.pw_gid == gid and user.pw_uid != me.pw_uid for user in pwd.getpwall())
+    except (ImportError, KeyError, OSError):
+        return False
 
 
 def _links_of_others(root: str) -> str | None:
@@ -219,7 +266,7 @@ def read_cached(path: Path, limit: int) -> bytes:
         fd = os.open(name, _READ_FLAGS, dir_fd=dfd) if _AT else os.open(path, _READ_FLAGS)
     try:
         st = os.fstat(fd)
-        theirs = hasattr(os, "getuid") and (st.st_uid != os.getuid() or st.st_mode & 0o022)
+        theirs = hasattr(os, "getuid") and (st.st_uid != os.getuid() or others_may_write(st))
         if not stat.S_ISREG(st.st_mode) or st.st_size > limit or theirs:
             raise OSError(f"{path} is not a cache file of noesis_nb")
         chunks = []
