@@ -62,7 +62,7 @@ from .position import last_pause, options_from_state, payload_of
 from .recorder import Recorder, artifact_digest
 from .registry import live_handles
 from .resolve import minimal_adapter, refuse_non_adapter, resolve_using
-from .resume_drafts import pause_checkpoint_id, paused_drafts
+from .resume_drafts import pause_checkpoint_id, paused_drafts, unpaused_requests
 from .resume_paths import check_seal_targets
 from .resume_tool import (
     continue_tool_drafts,
@@ -325,6 +325,8 @@ async def _continue(
                 return ResumeReport(
                     episode_id, "sealed_lost", f"run {episode_id} lost its process after a tool ran; sealed as {sealed}"
                 )
+        if pause.resume_event is None and unpaused_requests(rec.events):  # parallel drafts: one decided, never paused on
+            open_interrupted_pause(rec, pause, decided_only=True)
         drafts = [
             (paused, find_checkpoint(rec, payload_of(paused.checkpoint_event).get("checkpoint_id")))
             for paused in paused_drafts(rec.events, cause)

@@ -22,7 +22,7 @@ from ..store.vocab import (
 )
 from .position import Pause, payload_of
 
-__all__ = ["PausedDraft", "paused_drafts", "pause_checkpoint_id"]
+__all__ = ["PausedDraft", "checkpoint_of", "paused_drafts", "pause_checkpoint_id", "unpaused_requests"]
 
 _FINISHED = {*TERMINAL_EXECUTION_EVENTS, TOOL_REJECTED_GOVERNANCE}
 
@@ -65,7 +65,7 @@ def paused_drafts(events: list[dict[str, Any]], cause: dict[str, Any]) -> list[P
         payload = payload_of(event)
         if event.get("phase") != "tool" or payload.get("event_name") != TOOL_APPROVAL_PENDING:
             continue
-        checkpoint = _last_checkpoint_of(events, event.get("id"))
+        checkpoint = checkpoint_of(events, event.get("id"))
         if checkpoint is None:
             continue  # never paused on (decided while its episode waited in process)
         done = finished_at.get(str(payload.get("request_id")))
@@ -84,7 +84,8 @@ def paused_drafts(events: list[dict[str, Any]], cause: dict[str, Any]) -> list[P
     return drafts
 
 
-def _last_checkpoint_of(events: list[dict[str, Any]], pending_id: Any) -> dict[str, Any] | None:
+def checkpoint_of(events: list[dict[str, Any]], pending_id: Any) -> dict[str, Any] | None:
+    """The last ``run.checkpoint`` of a pause on the draft whose ``tool.approval.pending`` is ``pending_id``."""
     interrupts = {e.get("id") for e in events if e.get("event_type") == RUN_INTERRUPT and e.get("caused_by") == pending_id}
     return next((e for e in reversed(events) if e.get("event_type") == RUN_CHECKPOINT and e.get("caused_by") in interrupts), None)
 
@@ -116,3 +117,20 @@ def pause_checkpoint_id(events: list[dict[str, Any]], pause: Pause, named: str |
         f"have moved on since; nothing was changed. Resume from the run's last checkpoint {quoted(current)}, or leave "
         "checkpoint_id out"
     )
+
+
+def unpaused_requests(events: list[dict[str, Any]]) -> set[str]:
+    """Tool requests in the log with neither a result or rejection nor a pause on them (read from the log only):
+    parallel calls whose process died, or stopped, before pausing on them."""
+    requests: set[str] = set()
+    done: set[str] = set()
+    for event in events:
+        payload = payload_of(event)
+        if event.get("phase") != "tool" or not isinstance(payload.get("request_id"), str):
+            continue
+        requests.add(payload["request_id"])
+        if payload.get("event_name") in _FINISHED or (
+            payload.get("event_name") == TOOL_APPROVAL_PENDING and checkpoint_of(events, event.get("id")) is not None
+        ):
+            done.add(payload["request_id"])
+    return requests - done

@@ -31,9 +31,9 @@ from .episode import Episode
 from .interrupt import interrupts_noted, killed_by_interrupt
 from .lifecycle import Outcome
 from .missing_tool import missing_tool_error
-from .position import Pause, last_pause, options_from_state
+from .position import Pause, last_pause, options_from_state, payload_of
 from .recorder import Recorder
-from .resume_drafts import PausedDraft
+from .resume_drafts import PausedDraft, checkpoint_of
 from .resume_paths import check_draft_targets, check_idempotency_target
 
 __all__ = ["continue_tool_drafts", "open_interrupted_pause", "process_lost", "dispatched"]
@@ -390,8 +390,11 @@ def _options(rec: Recorder) -> Any:
 
 
 # -- recoveries ----------------------------------------------------------------------------------
-def open_interrupted_pause(rec: Recorder, pause: Pause | None) -> Pause | None:
-    """A draft left pending without a checkpoint (a crash between the draft and its pause): pause on it now.
+def open_interrupted_pause(rec: Recorder, pause: Pause | None, *, decided_only: bool = False) -> Pause | None:
+    """Drafts left pending without a checkpoint (a crash between a draft and its pause): pause on each now, in
+    the order they were asked (parallel calls); the pause, or None when there was none to complete.
+    ``decided_only``: only drafts someone decided (beside an open pause: an approved draft is never dropped,
+    while one the episode stopped before asking about stays as the adapter left it).
 
     Not when the adapter finished after the draft (its ``act`` is written): the draft's writes failed
     while the process lived on (a full disk), the adapter got the error and ended, and the draft was
@@ -409,19 +412,34 @@ def open_interrupted_pause(rec: Recorder, pause: Pause | None) -> Pause | None:
             first_seen.setdefault(payload["request_id"], index)
         elif index > after and event.get("phase") == "act" and payload.get("kind") == "adapter":
             return None
+    paused = {  # drafts a checkpoint already waits on: nothing of theirs is read here (their files are checked later)
+        payload_of(e).get("request_id")
+        for e in rec.events
+        if payload_of(e).get("event_name") == names.TOOL_APPROVAL_PENDING and checkpoint_of(rec.events, e.get("id"))
+    }
     waiting = [
         p
         for p in repos.prepared.list()
         if p.run_id == rec.episode_id
         and p.status is tc.PreparedInvocationStatus.PENDING_APPROVAL
         and first_seen.get(p.request_id, -1) > after
+        and p.request_id not in paused
         and not dispatched(rec, p.key)
+        and (not decided_only or repos.approvals.get(None, p.key) is not None)
     ]
     if not waiting:
         return None
-    prepared = min(waiting, key=lambda p: first_seen[p.request_id])
+    made = [_pause_on(rec, p) for p in sorted(waiting, key=lambda p: first_seen[p.request_id])]  # one pause each
+    return last_pause(rec.events) if any(made) else None
+
+
+def _pause_on(rec: Recorder, prepared: Any) -> bool:
+    """Pause on a draft left pending without its checkpoint (its ``tool.approval.pending`` and interrupt are
+    written where missing); False for a draft paused on already, left as it is."""
     request_events = _request_events(rec, prepared.request_id)
     pending = next((e for e in request_events if e["payload"].get("event_name") == names.TOOL_APPROVAL_PENDING), None)
+    if pending is not None and checkpoint_of(rec.events, pending.get("id")) is not None:
+        return False
     if pending is None:
         pending = rec.emit(
             "tool",
@@ -441,7 +459,7 @@ def open_interrupted_pause(rec: Recorder, pause: Pause | None) -> Pause | None:
         rec.complete_pause(last)
     else:
         rec.pause(reason, pending["id"])
-    return last_pause(rec.events)
+    return True
 
 
 def process_lost(rec: Recorder) -> str:

@@ -197,3 +197,34 @@ def test_a_checkpoint_resumed_already_is_refused_saying_so(runs_dir: Path, tmp_p
     assert (run / "events.jsonl").read_bytes() == before and _ran(log) == ["a"]
     assert _resume_elsewhere(run, f"checkpoint_id={checkpoints[-1]}").returncode == 0
     assert _ran(log) == ["a", "b"] and _outcome(run) == "success"
+
+
+_KILLED_BEFORE_SECOND_PAUSE = textwrap.dedent(
+    """
+    import os, signal, sys
+    from noesis_nb.runtime.recorder import Recorder
+    interrupts = []
+    real = Recorder.interrupt
+    def interrupt(self, *args, **kwargs):  # kill -9 between the second draft's approval request and its pause
+        interrupts.append(1)
+        if len(interrupts) == 2:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return real(self, *args, **kwargs)
+    Recorder.interrupt = interrupt
+    """
+)
+
+
+def test_an_approved_draft_its_process_died_before_pausing_on_runs(runs_dir: Path, tmp_path: Path):
+    log = tmp_path / "ran.txt"
+    code = _KILLED_BEFORE_SECOND_PAUSE + _PAUSE
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(runs_dir), str(log), "a,b"], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == -9, done.stderr[-2000:]
+    (run,) = runs_dir.iterdir()
+    for draft in _drafts(run):
+        noesis_nb.approve_draft(run, draft, approver_id="ana")
+    resumed = _resume_elsewhere(run)
+    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    assert _ran(log) == ["a", "b"] and _outcome(run) == "success"
