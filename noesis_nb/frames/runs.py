@@ -18,6 +18,8 @@ from ..secrets.records import shown_value
 from ..store.artifacts import verify_manifest
 from ..store.facts import run_facts
 from ..store.ownership import abandoned
+from ..store.status import status_now
+from ..store.vocab import TERMINAL_STATUSES
 from . import _arrays
 from .cache import CACHE, MEMO
 from .coerce import Report, clean_row, obj
@@ -117,18 +119,28 @@ def runs_df(
 
 
 def _with_lost(df: pd.DataFrame, refs: list[RunRef]) -> pd.DataFrame:
-    """``status`` ``lost`` for the local runs whose files say running but whose writer's process is gone. Asked
-    at every load, after the caches: a lock let go changes no file, so no stamp-keyed row could know it."""
+    """``status`` ``lost`` for the local runs whose writer's process is gone before it sealed them: those whose
+    files say running, and those whose files say they ended (``terminate`` written) but that have no manifest, a
+    seal cut by kill -9 (``store.status.status_now``, the rule ``show`` and ``list_runs`` use). Asked at every
+    load, after the caches: a lock let go changes no file, so no stamp-keyed row could know it."""
     column = df["status"]
-    if isinstance(column.dtype, pd.CategoricalDtype) and "running" not in column.cat.categories:
-        return df  # no run says it is running (most loads): nothing to ask
+    unsealed = ~df["sealed"].to_numpy(dtype=bool, na_value=True) if "sealed" in df else np.zeros(len(df), dtype=bool)
+    no_running = isinstance(column.dtype, pd.CategoricalDtype) and "running" not in column.cat.categories
+    if no_running and not unsealed.any():
+        return df  # every run sealed and none says it is running (most loads): nothing to ask
     status = column.to_numpy(dtype=object)
-    running = np.flatnonzero(status == "running")
-    if not len(running):
+    ended = unsealed & np.isin(status, list(TERMINAL_STATUSES))
+    asked = np.flatnonzero((status == "running") | ended)
+    if not len(asked):
         return df
     paths = {ref.url: ref.path for ref in refs if ref.fs.protocol == "file"}
     run_dirs = df["run_dir"].to_numpy()
-    lost = [i for i in running if run_dirs[i] in paths and abandoned(paths[run_dirs[i]])]
+    lost = [
+        i
+        for i in asked
+        if run_dirs[i] in paths
+        and (abandoned(paths[run_dirs[i]]) if status[i] == "running" else status_now(paths[run_dirs[i]], status[i]) == "lost")
+    ]
     if lost:
         status = status.copy()
         status[lost] = "lost"

@@ -49,8 +49,12 @@ noesis_nb.solve("seal me", using=agent, runs_dir=root, episode_id=ep)
 
 
 def _statuses(root: Path, run: Path) -> tuple[str, str, str, bool]:
-    """(DiskRun.status, list_runs' status, show()'s text/plain line, whether show() offers to settle it)."""
+    """(DiskRun.status, list_runs' status, show()'s text/plain line, whether show() offers to settle it); runs_df
+    must say what list_runs says, on a cold load and on a warm one."""
     [listed] = [r for r in noesis_nb.list_runs(runs_dir=root) if r["episode_id"] == run.name]
+    for cache in (False, True, True):
+        frame = noesis_nb.runs_df(root, cache=cache).set_index("episode_id")
+        assert frame.loc[run.name, "status"] == listed["status"], (cache, frame.loc[run.name, "status"], listed["status"])
     view = noesis_nb.show(str(run))
     bundle = view.mimebundle(widget=False)
     assert "nnb-badge" in bundle["text/html"]
