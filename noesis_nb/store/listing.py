@@ -18,6 +18,7 @@ from .facts import run_facts
 from .roots import check_root, iter_run_dirs
 from .runfiles import UnreadableRunFile, read_file
 from .scan import shown_path, stray_reason, stray_run_files
+from .sealing import seal_state
 from .status import run_status, status_now
 
 __all__ = ["list_runs", "run_info", "status_of", "RunList"]
@@ -99,6 +100,8 @@ def _info(run_dir: Path, strict_manifest: bool) -> dict[str, Any]:
     """``run_info``, or for a run folder this user may not read (another account's, ``chmod 0``) a row that only
     names it: all else unknown, where the raw ``PermissionError`` would end the whole listing."""
     try:
+        if seal_state(run_dir).unknown is not None:  # its seal cannot be looked at: nothing read of it is known
+            raise PermissionError(run_dir)
         return run_info(run_dir, strict_manifest=strict_manifest)
     except PermissionError:
         return {
