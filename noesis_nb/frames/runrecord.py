@@ -204,6 +204,10 @@ def read_run(
             stamp["events.jsonl"] = ref.stat_events(events_path)  # the listing's stat: free; kept, so a log put back shows
         if stamp["events.jsonl"] is None:
             problems.append(LoadProblem(url, None, NO_EVENTS_IN_SEALED_RUN))
+    if paused is not None and (seal.sealed or "events.jsonl" in stamp):
+        # a pause writes the log before its checkpoint, and a sealed run pauses no more: the folder's stamp would
+        # tell a warm reload nothing the others do not (one stat a run saved)
+        stamp.pop("checkpoints/", None)
     if day_sums is not None:
         calls = day_sums
     listings: dict[str, list[str]] = {}
