@@ -222,7 +222,10 @@ async def _continue_one(
     interrupts: int | None = None  # SIGINTs noted before the tool ran here (None: its result was on disk already)
     result = executions.get(draft_id)
     if result is None and executions.claimed(draft_id):
-        result = _unknown_outcome(rec, chain, prepared, executions, unknown_outcome)
+        if _started(rec, request_id):
+            result = _unknown_outcome(rec, chain, prepared, executions, unknown_outcome)
+        else:  # claimed by a process that died before handing it to its tool: it never ran, so it runs now
+            executions.release(draft_id)
     if result is None:
         tool = prepared.tool
         fn = (tools.get(f"{tool.namespace}.{tool.name}") or tools.get(tool.name)) if tools else None
@@ -331,6 +334,12 @@ def _check_binding(prepared: Any, decision: Any) -> None:
             f"draft or the "
             "decision was changed after review); review the draft again and decide it anew"
         )
+
+
+def _started(rec: Recorder, request_id: str) -> bool:
+    """Whether the request's ``tool.execution.started`` is in the log: it is written, with one write call, before
+    the tool is handed anything, so a claim without it (under the run's ownership lock) was never dispatched."""
+    return any(payload_of(e).get("event_name") == names.TOOL_EXECUTION_STARTED for e in _request_events(rec, request_id))
 
 
 def _unknown_outcome(rec: Recorder, chain: _ResumeChain, prepared: Any, executions: Any, choice: str | None) -> Any:
