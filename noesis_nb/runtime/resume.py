@@ -58,7 +58,7 @@ from . import lifecycle
 from .episode import Episode
 from .lifecycle import Outcome
 from .pause import EpisodePaused
-from .position import last_pause, options_from_state, payload_of
+from .position import Pause, last_pause, options_from_state, payload_of
 from .recorder import Recorder, artifact_digest
 from .registry import live_handles
 from .resolve import minimal_adapter, refuse_non_adapter, resolve_using
@@ -320,7 +320,8 @@ async def _continue(
     cause = pause.cause
     if payload_of(cause).get("event_name") == _APPROVAL_PENDING:
         if pause.resume_event is not None and payload_of(pause.resume_event).get("resumed_by") == "episode":
-            if dispatched(rec, str(payload_of(cause).get("draft_id"))):  # the live adapter went on after its tool
+            if dispatched(rec, str(payload_of(cause).get("draft_id"))) and not _still_waiting(rec, pause, cause):
+                # the live adapter went on after its tool (no other draft of its held it back)
                 sealed = process_lost(rec)
                 return ResumeReport(
                     episode_id, "sealed_lost", f"run {episode_id} lost its process after a tool ran; sealed as {sealed}"
@@ -345,6 +346,21 @@ async def _continue(
         rec.resume_event(checkpoint, resumed_by="resume_run")
     sealed = process_lost(rec)
     return ResumeReport(episode_id, "sealed_lost", f"run {episode_id} was paused while no process ran it; sealed as {sealed}")
+
+
+def _still_waiting(rec: Recorder, pause: Pause, cause: dict[str, Any]) -> bool:
+    """True when the live episode, after the tool of ``cause`` ran, still waited on another draft it paused on (one
+    with no result and no resume; parallel calls) and did nothing else: those drafts are continued from disk."""
+
+    request_id = payload_of(cause).get("request_id")
+    waiting = {d.pending.get("id") for d in paused_drafts(rec.events, cause) if d.pending is not cause and d.resume_event is None}
+    for event in rec.events[(pause.resume_index or 0) + 1 :]:
+        if event.get("phase") == "tool" and payload_of(event).get("request_id") == request_id:
+            continue  # the tool of ``cause``, run by the episode
+        if event.get("event_type") == RUN_INTERRUPT and event.get("caused_by") in waiting:
+            continue  # a resume from disk cut short as it paused on a waiting draft again (its checkpoint unwritten)
+        return False
+    return bool(waiting)
 
 
 def _adapter_started_after(rec: Recorder, index: int) -> bool:
