@@ -69,6 +69,7 @@ from .resume_tool import (
     dispatched,
     open_interrupted_pause,
     process_lost,
+    refuse_undecided_unpaused,
 )
 from .vetoes import read_veto_decision
 
@@ -326,7 +327,8 @@ async def _continue(
                 return ResumeReport(
                     episode_id, "sealed_lost", f"run {episode_id} lost its process after a tool ran; sealed as {sealed}"
                 )
-        if pause.resume_event is None and unpaused_requests(rec.events):  # parallel drafts: one decided, never paused on
+        if pause.resume_event is None and unpaused_requests(rec.events):  # parallel drafts, some never paused on
+            refuse_undecided_unpaused(rec, pause)  # an undecided one is never dropped: decide it first
             open_interrupted_pause(rec, pause, decided_only=True)
         drafts = [
             (paused, find_checkpoint(rec, payload_of(paused.checkpoint_event).get("checkpoint_id")))

@@ -33,10 +33,10 @@ from .lifecycle import Outcome
 from .missing_tool import missing_tool_error
 from .position import Pause, last_pause, options_from_state, payload_of
 from .recorder import Recorder
-from .resume_drafts import PausedDraft, checkpoint_of
+from .resume_drafts import PausedDraft, checkpoint_of, paused_drafts
 from .resume_paths import check_draft_targets, check_idempotency_target
 
-__all__ = ["continue_tool_drafts", "open_interrupted_pause", "process_lost", "dispatched"]
+__all__ = ["continue_tool_drafts", "open_interrupted_pause", "process_lost", "dispatched", "refuse_undecided_unpaused"]
 
 
 class _ResumeChain:
@@ -410,8 +410,51 @@ def open_interrupted_pause(rec: Recorder, pause: Pause | None, *, decided_only: 
     given up; such a run is sealed with the adapter's outcome, never continued into its tool.
     """
 
-    after = pause.resume_index if pause is not None and pause.resume_index is not None else -1
     repos = tool_repositories(rec.run_dir)
+    found = _unpaused(rec, repos, pause)
+    if found is None:
+        return None
+    first_seen, unpaused = found
+    waiting = [p for p in unpaused if not decided_only or repos.approvals.get(None, p.key) is not None]
+    if not waiting:
+        return None
+    made = [_pause_on(rec, p) for p in waiting]  # one pause each, in the order they were asked
+    return last_pause(rec.events) if any(made) else None
+
+
+def refuse_undecided_unpaused(rec: Recorder, pause: Pause) -> None:
+    """Refuse the resume, before anything runs or is written, when a draft whose approval was asked but never paused
+    on (a crash between its request and its pause) has no decision: it would otherwise be dropped and the run sealed
+    as if it never existed. Names every undecided draft of the pause, paused on or not, and how to decide it."""
+
+    repos = tool_repositories(rec.run_dir)
+    found = _unpaused(rec, repos, pause)
+    if found is None:
+        return
+    unpaused = found[1]
+    if all(repos.approvals.get(None, p.key) is not None for p in unpaused):
+        return
+    paused = [check_part(d.draft_id, "draft id") for d in paused_drafts(rec.events, pause.cause or {})]
+    every = paused + [p.key for p in unpaused if p.key not in paused]
+    decisions = {draft_id: repos.approvals.get(None, draft_id) for draft_id in every}
+    undecided = [quoted(d) for d in every if decisions[d] is None]
+    decided = [f"{quoted(d)} {getattr(v.status, 'value', v.status)}" for d, v in decisions.items() if v is not None]
+    episode_id = quoted(rec.episode_id)
+    raise tc.ApprovalDecisionRequiredError(
+        f"run {rec.episode_id} stopped while pausing on {len(every)} drafts at once; {', '.join(undecided)} "
+        f"{'has' if len(undecided) == 1 else 'have'} no decision yet"
+        + (f" (decided: {', '.join(decided)})" if decided else "")
+        + f". Decide each with noesis_nb.approve_draft({episode_id}, <draft id>, approver_id=...) or reject_draft(...), "
+        "then resume_run: every approved draft then runs, in the order its approval was asked (nothing ran or was "
+        "written now)"
+    )
+
+
+def _unpaused(rec: Recorder, repos: Any, pause: Pause | None) -> tuple[dict[str, int], list[Any]] | None:
+    """Drafts pending approval after ``pause``'s resume, with no checkpoint and never handed to their tool, in the
+    order they were asked (with each request's first index); None when the adapter finished after them."""
+
+    after = pause.resume_index if pause is not None and pause.resume_index is not None else -1
     first_seen: dict[str, int] = {}
     for index, event in enumerate(rec.events):
         payload = event.get("payload")
@@ -434,12 +477,8 @@ def open_interrupted_pause(rec: Recorder, pause: Pause | None, *, decided_only: 
         and first_seen.get(p.request_id, -1) > after
         and p.request_id not in paused
         and not dispatched(rec, p.key)
-        and (not decided_only or repos.approvals.get(None, p.key) is not None)
     ]
-    if not waiting:
-        return None
-    made = [_pause_on(rec, p) for p in sorted(waiting, key=lambda p: first_seen[p.request_id])]  # one pause each
-    return last_pause(rec.events) if any(made) else None
+    return first_seen, sorted(waiting, key=lambda p: first_seen[p.request_id])
 
 
 def _pause_on(rec: Recorder, prepared: Any) -> bool:

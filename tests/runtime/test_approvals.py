@@ -515,13 +515,21 @@ def test_solve_pauses_once_even_when_tool_calls_run_concurrently(runs_dir, tmp_p
             *(ctx.tool_async(f"fs.{n}", {"argv": write_argv(tmp_path / n, n)}, effect="write", risk="high") for n in ("a", "b"))
         )
 
+    from noesis_nb.tools.errors import ApprovalDecisionRequiredError
+
     ep = noesis_nb.solve("two", using=agent, runs_dir=runs_dir)
     names = _names(runs_dir / ep)
     assert names.count("run.checkpoint") == 1 and names.count("run.interrupt") == 1
-    noesis_nb.approve_draft(ep, approver_id="ops", runs_dir=runs_dir)
+    first = noesis_nb.approve_draft(ep, approver_id="ops", runs_dir=runs_dir)
+    # the other draft asked for approval too: the resume names it rather than drop it and seal success
+    with pytest.raises(ApprovalDecisionRequiredError, match="has no decision yet") as undecided:
+        noesis_nb.resume_run(ep, runs_dir=runs_dir)
+    assert not any((tmp_path / n).exists() for n in ("a", "b"))  # nothing ran on the refusal
+    other = next(d for d in noesis_nb.tools_df(runs_dir)["draft_id"] if d != first.draft_id and d in str(undecided.value))
+    noesis_nb.approve_draft(ep, other, approver_id="ops", runs_dir=runs_dir)
     noesis_nb.resume_run(ep, runs_dir=runs_dir)
     assert read_json(runs_dir / ep / "final.json")["outcome"] == "success"
-    assert sum((tmp_path / n).exists() for n in ("a", "b")) == 1  # the paused draft ran; the other never left the adapter
+    assert all((tmp_path / n).exists() for n in ("a", "b"))  # both approved drafts ran, once
 
 
 def test_deciding_a_sealed_run_says_there_is_nothing_to_decide(runs_dir):
