@@ -30,6 +30,7 @@ import requests
 from ..secrets import REDACTED_VALUE, shown
 from ..secrets.quoted import quoted
 from ._jsontext import JSONTextError, loads_text
+from .otel_url import filtering
 
 __all__ = [
     "HeardSession",
@@ -162,15 +163,8 @@ class _HeldBack(logging.Filter):
 @contextlib.contextmanager
 def quiet_exporter() -> Iterator[None]:
     """The exporter's log lines held back on this thread for the block (``refusal`` says what they would)."""
-    held = _HeldBack()
-    loggers = [logging.getLogger(name) for name in _LOGGERS]
-    for logger in loggers:
-        logger.addFilter(held)
-    try:
+    with filtering(tuple(_LOGGERS), _HeldBack()):
         yield
-    finally:
-        for logger in loggers:
-            logger.removeFilter(held)
 
 
 #: the shortest header value hidden in an answer: one of 1–3 characters (``1``, ``on``) is no credential, and

@@ -15,12 +15,12 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from urllib.parse import urlsplit, urlunsplit
 
 from ..secrets import REDACTED_VALUE
 
-__all__ = ["traces_url", "query_kept_out_of_logs", "SIGNAL_PATH"]
+__all__ = ["traces_url", "query_kept_out_of_logs", "filtering", "SIGNAL_PATH"]
 
 SIGNAL_PATH = "/v1/traces"
 _URLLIB3_LOGGERS = ("urllib3.connectionpool", "urllib3.util.retry")  # the request line; a retry's target
@@ -56,11 +56,18 @@ def query_kept_out_of_logs(url: str) -> Iterator[None]:
                 record.args = tuple(a.replace(query, hidden) if isinstance(a, str) else a for a in record.args)
         return True
 
-    loggers = [logging.getLogger(name) for name in _URLLIB3_LOGGERS]
+    with filtering(_URLLIB3_LOGGERS, hide):
+        yield
+
+
+@contextlib.contextmanager
+def filtering(names: tuple[str, ...], log_filter: logging.Filter | Callable[[logging.LogRecord], bool]) -> Iterator[None]:
+    """``log_filter`` on the loggers ``names`` for the block (taken off again however it ends)."""
+    loggers = [logging.getLogger(name) for name in names]
     for logger in loggers:
-        logger.addFilter(hide)
+        logger.addFilter(log_filter)
     try:
         yield
     finally:
         for logger in loggers:
-            logger.removeFilter(hide)
+            logger.removeFilter(log_filter)
