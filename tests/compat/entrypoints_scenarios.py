@@ -161,7 +161,8 @@ async def two_at_once(task: str, ctx: Any) -> list[str]:
 
 def concurrent_pauses(root: Path) -> list[Path]:
     """Both calls pause a live episode and are decided in the other order; then ``solve`` pauses on the first
-    of them, and ``resume_run`` continues it after the second wrote its pending approval."""
+    of them after the second wrote its pending approval: both are decided on disk (a resume refuses one left
+    undecided), and ``resume_run`` runs them."""
 
     async def main() -> None:
         handle = noesis_nb.start("Write two notes", using=two_at_once, runs_dir=root / "runs")
@@ -176,7 +177,11 @@ def concurrent_pauses(root: Path) -> list[Path]:
 
     asyncio.run(main())
     ep = noesis_nb.solve("Write two notes", using=two_at_once, runs_dir=root / "runs")
-    noesis_nb.approve_draft(ep, approver_id="ops", runs_dir=root / "runs")
+    first = noesis_nb.approve_draft(ep, approver_id="ops", runs_dir=root / "runs")
+    other = next(
+        d for d in noesis_nb.tools_df(root / "runs" / ep)["draft_id"] if d != first.draft_id
+    )  # asked too, never paused on
+    noesis_nb.reject_draft(ep, other, reason="one note is enough", approver_id="ops", runs_dir=root / "runs")
     noesis_nb.resume_run(ep, runs_dir=root / "runs")
     return _runs(root / "runs")
 
