@@ -22,7 +22,10 @@ from typing import Any
 from .gates import Gate
 from .plugins import plugins
 
-__all__ = ["entropy_ok", "without_ids", "ids_out_of_values", "random_words", "path_parts", "temp_plain", "RUN_ID"]
+__all__ = [
+    "entropy_ok", "without_ids", "ids_out_of_values", "random_words", "path_parts", "temp_plain", "RUN_ID",
+    "PROVIDER_ID", "ALNUM_TOKEN",
+]  # fmt: skip
 
 # a run id, or its start as typed or cut (``ep_01M8Y6TF``): ``ep_`` and ULID characters, which mix cases with digits
 RUN_ID = re.compile(r"(?<![A-Za-z0-9])ep_[0-7][0-9A-HJKMNP-TV-Z]{0,25}(?![A-Za-z0-9])")
@@ -63,6 +66,16 @@ _WORDLIKE = re.compile(r"[A-Z]?[a-z]{3,}|[A-Z]{3,}(?![a-z])|\d{4,}|[/_.-]")
 # a short prefix (letters and digits, in up to three parts) and 32+ hex digits, maybe a short hex check after them
 _HEX_TAIL = re.compile(r"[A-Za-z][A-Za-z0-9]{0,11}(?:[_-][A-Za-z0-9]{1,8}){0,2}[_-]?([0-9a-fA-F]{32,})(?:[_-][0-9a-fA-F]{4,12})?")
 _VOWELS = frozenset("aeiouyAEIOUY")
+# the ids model providers issue and answer with (OpenAI's ``chatcmpl-…``, ``resp_…``, ``call_…``, ``asst_…``;
+# Anthropic's ``msg_…``, ``toolu_…``, ``req_…``): random by design and public, an agent returns and logs them. No
+# key format starts so, and the token detectors still read such a word (``msg_AKIA…``)
+PROVIDER_ID = re.compile(
+    r"(?:chatcmpl-|cmpl-|resp_|msg_|req_|rs_|fc_|call_|ctc_|toolu_|srvtoolu_|asst_|thread_|run_|step_|file-|file_"
+    r"|batch_|msgbatch_|vs_|ftjob-|modr-)[A-Za-z0-9]{16,64}"
+)
+# the starts of the token formats made of letters and digits only (AWS, Google, Twilio): ``text``'s fast path, which
+# runs no detector, screens a provider id holding one
+ALNUM_TOKEN = re.compile(r"A3T|AKIA|ASIA|ABIA|ACCA|AIza|SK|AC")
 _ASCII_DIGIT = re.compile(r"[0-9]")
 
 
@@ -71,6 +84,8 @@ def entropy_ok(word: str, b64: Any = None, hexp: Any = None) -> bool:
     if b64 is None:
         _, _, _, b64, hexp = plugins()
     if word.isdigit():  # numbers (ids, timestamps, big integers) are not credentials
+        return False
+    if PROVIDER_ID.fullmatch(word) is not None:  # the token detectors still read it (``msg_AKIA…``)
         return False
     if _HEX.fullmatch(word):
         digits = word[2:] if word[:2].lower() == "0x" else word

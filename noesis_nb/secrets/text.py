@@ -36,7 +36,7 @@ from .known import for_text
 from .linear import per_line, widen_all
 from .names import REDACTED_VALUE, is_secret_key, names_no_value, names_variable
 from .plugins import plugins
-from .randomness import entropy_ok, ids_out_of_values, random_words, without_ids
+from .randomness import ALNUM_TOKEN, PROVIDER_ID, entropy_ok, ids_out_of_values, random_words, without_ids
 from .url_parts import URL_QUERY, URL_USER, url_secrets
 
 __all__ = [
@@ -276,7 +276,7 @@ def flat_might_contain(payload: Mapping[str, Any]) -> bool | None:
                 return None
             if verdict[0]:
                 return True
-            if key in _PROVIDER_ID_KEYS and _PROVIDER_ID.fullmatch(value) and _ALNUM_TOKEN.search(value) is None:
+            if key in _PROVIDER_ID_KEYS and PROVIDER_ID.fullmatch(value) and ALNUM_TOKEN.search(value) is None:
                 continue  # a provider's own request or response id: its fixed shape holds no secret
             if len(value) > _CACHED_LEN:
                 if _text_might_contain(value):
@@ -322,9 +322,6 @@ def _text_might_contain(value: str) -> bool:
 # request and response ids as OpenAI and Anthropic issue them (chatcmpl-…, resp_…, msg_…, req_…): random,
 # so they would take the full detector pass on every captured call, and nothing but letters and digits
 _PROVIDER_ID_KEYS = frozenset({"request_id", "response_id"})
-_PROVIDER_ID = re.compile(r"(?:chatcmpl-|resp_|msg_|req_)[A-Za-z0-9]{16,64}")
-# the starts of the token formats made of letters and digits only (AWS, Google, Twilio): an id holding one is screened
-_ALNUM_TOKEN = re.compile(r"A3T|AKIA|ASIA|ABIA|ACCA|AIza|SK|AC")
 _LONG_RUN_STR = re.compile("[" + re.escape(_TOKEN_CHARS.decode()) + "]{" + str(len(_LONG_RUN)) + "}")
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import json
 import secrets
+import string
 import struct
 import threading
 import time
@@ -23,6 +24,9 @@ from noesis_nb.capture import bill_endpoint
 
 DEFAULT = {"input": 1200, "cached": 1000, "cache_write": 0, "output": 90, "reasoning": 64}
 ANTHROPIC_DEFAULT = {"uncached": 200, "cache_read": 1000, "cache_write": 300, "output": 80}
+
+
+_ID_CHARS = string.ascii_letters + string.digits
 
 
 @dataclass
@@ -235,7 +239,8 @@ class ProviderStub:
         with self._lock:
             self.requests.append((path, body))
             self._counter += 1
-            rid = f"{self._counter:04d}{secrets.token_hex(12)}"  # as long and random as the providers' ids
+            # as long and random as the providers' ids, mixing cases and digits as theirs do (``msg_01XFDUDYJgAACzvn…``)
+            rid = f"{self._counter:04d}" + "".join(secrets.choice(_ID_CHARS) for _ in range(24))
             reply = self.scripts[path].popleft() if self.scripts[path] else Reply()
         if reply.delay:
             time.sleep(reply.delay)

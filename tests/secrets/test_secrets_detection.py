@@ -218,8 +218,10 @@ def test_provider_ids_skip_the_detectors_but_a_token_inside_one_does_not():
     assert not payload_might_contain(payload, orjson.dumps(payload))
     hidden = {**payload, "request_id": "req_AKIAIOSFODNN7EXAMPLE1234"}
     assert scan(hidden) and payload_might_contain(hidden, orjson.dumps(hidden))
-    elsewhere = {**payload, "note": ids["request_id"]}  # the same random word under another key is screened as usual
-    assert payload_might_contain(elsewhere, orjson.dumps(elsewhere))
+    elsewhere = {**payload, "note": ids["request_id"]}  # the id under another key is screened, and is still an id
+    assert not payload_might_contain(elsewhere, orjson.dumps(elsewhere)) and not scan(elsewhere)
+    keylike = {**payload, "note": "BmR3xq9XfLk2Tz8wYpV0aN4cE7uHd"}  # a random word without an id's prefix is a key
+    assert payload_might_contain(keylike, orjson.dumps(keylike)) and scan(keylike)
     shaped = {**payload, "response_id": "sk-proj-" + "a1B2c3D4e5" * 3}
     assert payload_might_contain(shaped, orjson.dumps(shaped))
 
