@@ -46,13 +46,22 @@ def _pause(runs_dir: Path, log: Path, names: str) -> Path:
     return runs_dir / done.stdout.split()[-1]
 
 
-def _drafts(run: Path) -> list[str]:
-    """The run's drafts in the order their approval was asked."""
+def _drafts_of(run: Path, event_name: str) -> list[str]:
+    """The drafts of the run's tool events named ``event_name``, in the order they were written."""
     return [
         e["payload"]["draft_id"]
         for e in read_events(run / "events.jsonl")
-        if e.get("phase") == "tool" and e["payload"].get("event_name") == "tool.approval.pending"
+        if e.get("phase") == "tool" and e["payload"].get("event_name") == event_name
     ]
+
+
+def _drafts(run: Path) -> list[str]:
+    """The run's drafts in the order their approval was asked."""
+    return _drafts_of(run, "tool.approval.pending")
+
+
+def _checkpoints(run: Path) -> list[str]:
+    return [e["payload"]["checkpoint_id"] for e in read_events(run / "events.jsonl") if e.get("event_type") == "run.checkpoint"]
 
 
 def _tool(run: Path, draft_id: str) -> str:
@@ -73,32 +82,17 @@ def _ran(log: Path) -> list[str]:
     return log.read_text().split() if log.exists() else []
 
 
-def test_two_approved_drafts_both_run_in_order(runs_dir: Path, tmp_path: Path):
+@pytest.mark.parametrize("names", ["a,b", "a,b,c"])
+def test_approved_drafts_all_run_once_in_order(runs_dir: Path, tmp_path: Path, names: str):
     log = tmp_path / "ran.txt"
-    run = _pause(runs_dir, log, "a,b")
+    run = _pause(runs_dir, log, names)
     for draft in _drafts(run):
         noesis_nb.approve_draft(run, draft, approver_id="ana")
     done = _resume_elsewhere(run)
     assert done.returncode == 0, done.stderr[-2000:]
-    assert _ran(log) == ["a", "b"]
+    assert _ran(log) == names.split(",")
     assert _outcome(run) == "success"
-    started = [
-        e["payload"]["draft_id"]
-        for e in read_events(run / "events.jsonl")
-        if e.get("phase") == "tool" and e["payload"].get("event_name") == "tool.execution.started"
-    ]
-    assert started == _drafts(run)
-
-
-def test_three_approved_drafts_all_run(runs_dir: Path, tmp_path: Path):
-    log = tmp_path / "ran.txt"
-    run = _pause(runs_dir, log, "a,b,c")
-    for draft in _drafts(run):
-        noesis_nb.approve_draft(run, draft, approver_id="ana")
-    done = _resume_elsewhere(run)
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert _ran(log) == ["a", "b", "c"]
-    assert _outcome(run) == "success"
+    assert _drafts_of(run, "tool.execution.started") == _drafts(run)
 
 
 def test_approved_and_rejected_runs_the_approved_one_and_ends_vetoed(runs_dir: Path, tmp_path: Path):
@@ -111,12 +105,7 @@ def test_approved_and_rejected_runs_the_approved_one_and_ends_vetoed(runs_dir: P
     assert done.returncode == 0, done.stderr[-2000:]
     assert _ran(log) == [_tool(run, second)]
     assert _outcome(run) == "vetoed"
-    rejected = [
-        e["payload"]["draft_id"]
-        for e in read_events(run / "events.jsonl")
-        if e.get("phase") == "tool" and e["payload"].get("event_name") == "tool.rejected.governance"
-    ]
-    assert rejected == [first]
+    assert _drafts_of(run, "tool.rejected.governance") == [first]
 
 
 def test_an_undecided_draft_refuses_the_resume_before_anything_runs(runs_dir: Path, tmp_path: Path):
@@ -146,9 +135,7 @@ def test_every_checkpoint_of_the_pause_resumes_it(runs_dir: Path, tmp_path: Path
     run = _pause(runs_dir, log, "a,b")
     for draft in _drafts(run):
         noesis_nb.approve_draft(run, draft, approver_id="ana")
-    checkpoints = [
-        e["payload"]["checkpoint_id"] for e in read_events(run / "events.jsonl") if e.get("event_type") == "run.checkpoint"
-    ]
+    checkpoints = _checkpoints(run)
     assert len(checkpoints) == 2
     done = _resume_elsewhere(run, f"checkpoint_id={checkpoints[which]}")
     assert done.returncode == 0, done.stderr[-2000:]
@@ -185,9 +172,7 @@ def test_a_checkpoint_resumed_already_is_refused_saying_so(runs_dir: Path, tmp_p
     )
     assert done.returncode == 0, done.stderr[-2000:]
     run = runs_dir / done.stdout.split()[-1]
-    checkpoints = [
-        e["payload"]["checkpoint_id"] for e in read_events(run / "events.jsonl") if e.get("event_type") == "run.checkpoint"
-    ]
+    checkpoints = _checkpoints(run)
     noesis_nb.approve_draft(run, _drafts(run)[-1], approver_id="ana")
     before = (run / "events.jsonl").read_bytes()
     refused = _resume_elsewhere(run, f"checkpoint_id={checkpoints[0]}")
