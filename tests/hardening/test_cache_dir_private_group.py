@@ -4,7 +4,7 @@ listed by ``config.problems()``.
 umask-002 desktops give each user a private group (their primary group, no one else in it) and make folders
 group-writable: a ``$NOESIS_NB_CACHE_DIR`` made there was refused as "may be written by other users" and every
 process warned, while ``config.problems()`` said nothing of a cache it would not use. Real processes, real files;
-the other group is one with other users in it (root may give a folder to any group).
+the other group is a real one made with another user in it (root may give a folder to any group).
 """
 
 from __future__ import annotations
@@ -60,16 +60,15 @@ def test_a_chosen_folder_only_the_users_own_group_may_write_is_used(tmp_path: Pa
 
 
 @pytest.mark.parametrize("shared", ["world", "a group with others"])
-def test_a_chosen_folder_others_may_write_is_refused_and_listed(tmp_path: Path, shared: str) -> None:
+def test_a_chosen_folder_others_may_write_is_refused_and_listed(
+    tmp_path: Path, request: pytest.FixtureRequest, shared: str
+) -> None:
     chosen = tmp_path / "team-cache"
     chosen.mkdir()
     if shared == "world":
         chosen.chmod(0o777)
     else:
-        group = next((g for g in grp.getgrall() if not _private(g.gr_gid)), None)
-        if group is None or os.geteuid() != 0:
-            pytest.skip("giving a folder to another group needs root and a group with other users")
-        os.chown(chosen, -1, group.gr_gid)
+        os.chown(chosen, -1, request.getfixturevalue("group_with_others"))
         chosen.chmod(0o775)
     seen = _check(chosen)
     assert not seen["used"], seen

@@ -8,13 +8,14 @@ uncached after an upgrade. A folder of this user's that noesis_nb makes is now m
 
 from __future__ import annotations
 
-import grp
 import os
 import stat
 import subprocess
 import sys
 import time
 from pathlib import Path
+
+import pytest
 
 import noesis_nb
 from noesis_nb._cachedir import others_may_write
@@ -42,22 +43,29 @@ def _load(runs: Path, env: dict[str, str]) -> str:
     return done.stderr
 
 
-def test_an_old_group_writable_default_cache_is_made_private_and_used(tmp_path: Path) -> None:
+@pytest.mark.parametrize("group", ["own group", "a group with other users"])
+def test_an_old_group_writable_default_cache_is_made_private_and_used(
+    tmp_path: Path, request: pytest.FixtureRequest, group: str
+) -> None:
     runs = tmp_path / "runs"
     for task in ("a", "b"):  # a folder of runs (one run alone is loaded as that run, not as a folder)
         noesis_nb.solve(task, using=lambda task, ctx: "ok", runs_dir=runs)
     home = tmp_path / "home"
     old = home / ".cache" / "noesis_nb" / "runs-index"
     old.mkdir(parents=True)
-    shared = next((g.gr_gid for g in grp.getgrall() if g.gr_gid != os.getgid() and g.gr_mem), None)
+    shared = request.getfixturevalue("group_with_others") if group == "a group with other users" else None
     for folder in (home / ".cache", old.parent, old):
         folder.chmod(0o775)  # as an earlier release made them under umask 002
-        if shared is not None and os.geteuid() == 0:  # a group others are in: they could write (a private one is fine)
+        if shared is not None:  # others could write it: it must be made private (a private group is fine as it is)
             os.chown(folder, -1, shared)
+    if shared is not None:
+        assert others_may_write(old.stat()), "the folder was meant to be writable by other users before the load"
     env = {"HOME": str(home), "XDG_CACHE_HOME": "", "NOESIS_NB_CACHE_DIR": ""}
     said = _load(runs, env)
     assert "may be written by other users" not in said, said
     assert not others_may_write(old.parent.stat()) and not others_may_write(old.stat())
+    if shared is not None:
+        assert stat.S_IMODE(old.parent.stat().st_mode) == stat.S_IMODE(old.stat().st_mode) == 0o700
     assert any(old.iterdir()), "the cache was not used"
     assert stat.S_IMODE((home / ".cache").stat().st_mode) == 0o775  # not ours: left as it is
 
