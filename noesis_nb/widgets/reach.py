@@ -12,8 +12,9 @@ import os
 from pathlib import Path
 from typing import Any
 
+from .._envvars import path_from_env
 from .._safetext import magic_word, visible
-from ..errors import InvalidIdError
+from ..errors import InvalidIdError, InvalidOptionError
 from ..ids import validate_id
 
 __all__ = ["show_call", "magic_line"]
@@ -39,8 +40,9 @@ def _runs_dir(run_dir: Any) -> str | None:
     parent = Path(run_dir).parent
     start = _starting_dir()  # a fresh kernel starts there (the notebook's folder), whatever os.chdir did since
     fresh = [start / ".noesis" / "episodes", start / "runs", start / ".noesis" / "runs"]
-    if os.environ.get("NOESIS_RUNS_DIR"):
-        fresh.append(start / Path(os.environ["NOESIS_RUNS_DIR"]).expanduser())
+    configured = _env_root()
+    if configured:
+        fresh.append(start / Path(configured).expanduser())
     try:
         where = parent.resolve()
         if any(where == root.resolve() for root in fresh):
@@ -49,6 +51,14 @@ def _runs_dir(run_dir: Any) -> str | None:
         return inside if not inside.startswith("..") else str(where)
     except (OSError, ValueError):  # a path the system cannot resolve (or on another drive): name it whole
         return str(parent.absolute())
+
+
+def _env_root() -> str:
+    """``$NOESIS_RUNS_DIR`` as a fresh kernel reads it (stripped; "" when it names no folder a kernel would use)."""
+    try:
+        return path_from_env("NOESIS_RUNS_DIR")
+    except InvalidOptionError:  # a fresh kernel refuses it too: no root found through it
+        return ""
 
 
 def _starting_dir() -> Path:

@@ -57,3 +57,16 @@ def test_a_folder_named_like_an_option_or_hidden_is_named_by_its_path(tmp_path: 
         assert f"noesis_nb.show(&#x27;{name}&#x27;" not in notice and f"approve {name}" not in notice
         assert str(run) in notice  # its path, which finds it
         assert noesis_nb.show(run).source.run_dir == run
+
+
+def test_a_runs_dir_variable_with_a_pasted_line_end_is_read_as_a_fresh_kernel_reads_it(
+    tmp_path: Path, comm_log: list, monkeypatch
+) -> None:
+    """``$NOESIS_RUNS_DIR`` set with a trailing space or line end (pasted) names the same folder to a fresh kernel,
+    which strips it: the notice's command is the bare id, as ``show`` then finds it, not one with ``runs_dir=``."""
+    run = _run(tmp_path / "shared" / "ep_fine")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("NOESIS_RUNS_DIR", f"{run.parent} \n")
+    notice = _notice(run)
+    assert "noesis_nb.show(&#x27;ep_fine&#x27;)" in notice and "%noesis approve ep_fine<" in notice.replace("\n", "<")
+    assert noesis_nb.show("ep_fine").source.run_dir.resolve() == run.resolve()  # the bare id finds it
