@@ -64,8 +64,17 @@ def test_on_the_loop_what_is_said_of_the_decision_holds_once_the_seal_is_written
         assert "unless the seal lists it" in said, f"told {said!r} of a decision that stays in the sealed run"
 
 
-def test_plain_code_waits_for_the_seal_and_says_what_happened(tmp_path: Path) -> None:
-    run, decision, sealer = _sealing(tmp_path, "leaves out")
+@pytest.mark.parametrize("lists", ["lists", "leaves out"])
+def test_plain_code_waits_for_the_seal_and_says_what_happened(tmp_path: Path, lists: str) -> None:
+    run, decision, sealer = _sealing(tmp_path, lists)
     said = taken_back_if_sealed(run, decision)
+    # what it says holds when it answers: the seal is written, and the file is gone exactly when it says so
+    assert (run / "manifest.json").exists(), "answered before the other process's seal was written"
+    listed = "d1.json" in json.dumps(json.loads((run / "manifest.json").read_text()))
+    assert decision.exists() == listed
+    if listed:
+        assert not said, f"told {said!r} of a decision the seal lists, which stays in the sealed run"
+    else:
+        assert said and "taken back" in said and "unless" not in said, f"told {said!r} of a decision taken back"
     sealer.wait(timeout=30)
-    assert "taken back" in said and not decision.exists()
+    assert decision.exists() == listed  # nothing changes it later
