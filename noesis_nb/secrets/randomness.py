@@ -36,8 +36,11 @@ _NOT_RANDOM = [
         r"(?<![A-Za-z0-9])[0-7][0-9A-HJKMNP-TV-Z]{25}(?![A-Za-z0-9])",  # ULID (episode and request ids)
         RUN_ID.pattern,
         # labelled digests: sha256:…, "sha256": "…", digest=…, commit …, SHA256 (file) = … and sha256sum's lines
-        r"(?i)(?<![a-z0-9])(?:sha(?:-?(?:1|224|256|384|512)|3_256)?|md5|blake2[bs]|digest|checksum|hash|commit|blob|tree|object|oid|rev(?:ision)?|head|etag)(?:sum)?(?![a-z0-9])"
-        r"(?: \([^()\n]{1,200}\))?(?: (?:is|was|now|at|->|=>)){0,3}[\"']?\s*[:=-]?\s*[\"']?[0-9a-f]{16,}(?![0-9a-z])",
+        # and the ids tracing gives (trace id, span id, ``x-request-id``, ``traceId``), a container's or an image's id;
+        # a URL's ``/commit/<sha>``, ``/blob/<sha>/``
+        r"(?i)(?<![a-z0-9])(?:sha(?:-?(?:1|224|256|384|512)|3_256)?|md5|blake2[bs]|digest|checksum|hash|commit|blob|tree|object|oid|rev(?:ision)?|head|etag"
+        r"|(?:trace|span|request|correlation|container|image)[ _-]?id)(?:sum)?(?![a-z0-9])"
+        r"(?: \([^()\n]{1,200}\))?(?: (?:is|was|now|at|->|=>)){0,3}[\"']?\s*[:=/-]?\s*[\"']?[0-9a-f]{16,}(?![0-9a-z])",
         # git naming a commit: ``git checkout <sha>``, ``git reset --hard <sha>``, ``git cherry-pick -x <sha>``
         r"(?i)\bgit\s+(?:-C\s+\S+\s+)?[a-z][a-z-]*(?:\s+-{1,2}[a-z][a-z-]*)*\s+[0-9a-f]{7,}(?![0-9a-z])",
         r"(?m)^[0-9a-f]{32,128}(?= [ *]\S)",
@@ -51,7 +54,7 @@ _DIGEST_NAMES = ("sha", "md5", "blake2", "digest", "checksum", "hash", "commit",
 _GATES = {
     0: (("-",), 8, 8, False),
     2: (("ep_",), 0, 0, False),
-    3: ((*_DIGEST_NAMES, "head", "etag"), 0, 0, True),
+    3: ((*_DIGEST_NAMES, "head", "etag", "trace", "span", "request", "correlation", "container", "image"), 0, 0, True),
     4: (("git",), 0, 0, True),
     6: (("sha",), 0, 0, False),
 }
@@ -66,12 +69,14 @@ _WORDLIKE = re.compile(r"[A-Z]?[a-z]{3,}|[A-Z]{3,}(?![a-z])|\d{4,}|[/_.-]")
 # a short prefix (letters and digits, in up to three parts) and 32+ hex digits, maybe a short hex check after them
 _HEX_TAIL = re.compile(r"[A-Za-z][A-Za-z0-9]{0,11}(?:[_-][A-Za-z0-9]{1,8}){0,2}[_-]?([0-9a-fA-F]{32,})(?:[_-][0-9a-fA-F]{4,12})?")
 _VOWELS = frozenset("aeiouyAEIOUY")
-# the ids model providers issue and answer with (OpenAI's ``chatcmpl-…``, ``resp_…``, ``call_…``, ``asst_…``;
-# Anthropic's ``msg_…``, ``toolu_…``, ``req_…``): random by design and public, an agent returns and logs them. No
-# key format starts so, and the token detectors still read such a word (``msg_AKIA…``)
+# the ids services issue and answer with (OpenAI's ``chatcmpl-…``, ``resp_…``, ``call_…``, ``asst_…``; Anthropic's
+# ``msg_…``, ``toolu_…``, ``req_…``; Stripe's ``pi_…``, ``cus_…``): random by design and public, an agent returns and
+# logs them. No key format starts so (Stripe's keys are ``sk_live_…``, ``rk_live_…``; a payment's client secret
+# ``pi_…_secret_…`` is no such id), and the token detectors still read such a word (``msg_AKIA…``)
 PROVIDER_ID = re.compile(
     r"(?:chatcmpl-|cmpl-|resp_|msg_|req_|rs_|fc_|call_|ctc_|toolu_|srvtoolu_|asst_|thread_|run_|step_|file-|file_"
-    r"|batch_|msgbatch_|vs_|ftjob-|modr-)[A-Za-z0-9]{16,64}"
+    r"|batch_|msgbatch_|vs_|ftjob-|modr-"
+    r"|cus_|pi_|pm_|ch_|evt_|sub_|in_|txn_|prod_|price_|acct_|seti_)[A-Za-z0-9]{16,64}"  # Stripe's object ids
 )
 # the starts of the token formats made of letters and digits only (AWS, Google, Twilio): ``text``'s fast path, which
 # runs no detector, screens a provider id holding one

@@ -12,6 +12,7 @@ import string
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -71,3 +72,33 @@ def test_an_agent_returning_its_provider_ids_keeps_them_in_the_run(runs_dir: Pat
     for name in ("events.jsonl", "summary.json", "state.json"):
         written = (runs_dir / episode / name).read_text()
         assert all(i in written for i in ids) and "[REDACTED]" not in written, name
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The trace id is 4bf92f3577b34da6a3ce929d0e0e4736 and its span id 00f067aa0ba902b7",
+        '{"traceId": "4bf92f3577b34da6a3ce929d0e0e4736", "spanId": "00f067aa0ba902b7"}',
+        "x-request-id: 9c1e5f0a7b3d4e2f8a6c0b1d2e3f4a5b",
+        "container id 3f4e2a1b9c8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f",
+        "see https://github.com/org/repo/blob/4f9c2b1e8d7a6c5b4a3f2e1d0c9b8a7f6e5d4c3b/README.md",
+        "charged pi_3MtwBwLkdIwHu7ix28a3tqPa for cus_NffrFeUfNV2HibQx",
+    ],
+)
+def test_labelled_trace_request_and_service_ids_are_kept(text: str) -> None:
+    shown, hits = redact({"result": text})
+    assert hits == [] and shown == {"result": text}
+
+
+@pytest.mark.parametrize(
+    "text, secret",
+    [
+        ("HMAC key 4bf92f3577b34da6a3ce929d0e0e4736", "4bf92f3577b34da6a3ce929d0e0e4736"),
+        ("trace id is fine but api_key=4bf92f3577b34da6a3ce929d0e0e4736", "4bf92f3577b34da6a3ce929d0e0e4736"),
+        ("client secret pi_3MtwBwLkdIwHu7ix28a3tqPa_secret_YrKJUKribcBjcG8HVhfZluoGH", "YrKJUKribcBjcG8HVhfZluoGH"),
+        ("sk_live_51HxYzAbCdEfGhIjKlMnOpQrStUvWxYz0123456789", "51HxYzAbCdEfGhIjKlMnOpQrStUvWxYz0123456789"),
+    ],
+)
+def test_a_key_beside_those_labels_is_still_hidden(text: str, secret: str) -> None:
+    shown, hits = redact(text)
+    assert hits and secret not in shown, shown
