@@ -18,7 +18,7 @@ from .facts import run_facts
 from .roots import check_root, iter_run_dirs
 from .runfiles import UnreadableRunFile, read_file
 from .scan import shown_path, stray_reason, stray_run_files
-from .sealing import seal_state
+from .sealing import SealState, seal_state
 from .status import run_status, status_now
 
 __all__ = ["list_runs", "run_info", "status_of", "RunList"]
@@ -37,7 +37,13 @@ class RunList(list[dict[str, Any]]):
 
 def run_info(run_dir: Path, *, strict_manifest: bool = False) -> dict[str, Any]:
     """One row describing a run, in the shape of Noēsis' ``list_runs`` plus ``status``, ``sealed``, ``run_dir``."""
-    run_dir = Path(run_dir)
+    return _row(Path(run_dir), strict_manifest, None)
+
+
+def _row(run_dir: Path, strict_manifest: bool, seal: SealState | None) -> dict[str, Any]:
+    """``run_info``; ``seal``: the run's ``seal_state`` taken just before (None: none taken). A complete seal is
+    kept as it is (a seal once written stays), so a sealed run's seal is looked at once, not three times; any other
+    answer is looked at again where it decides (``status_now``), as the run may be sealed meanwhile."""
     summary = read_summary(run_dir)
     state = read_state(run_dir)
     events = read_events(run_dir / "events.jsonl", strict=False) if summary is None or summary.get("status") is None else []
@@ -58,14 +64,14 @@ def run_info(run_dir: Path, *, strict_manifest: bool = False) -> dict[str, Any]:
         "success": metrics.get("success"),
         "veto_count": metrics.get("veto_count", 0),
         "duration_sec": facts.duration_s,
-        "status": status_now(run_dir, facts.status),
+        "status": status_now(run_dir, facts.status, seal),
         "outcome": (summary or {}).get("outcome"),
         "process": (summary or {}).get("process"),
         "manifest": (summary or {}).get("manifest"),
         "manifest_status": manifest_status,
         "using": shown_value(facts.using),
         "source": shown_value(facts.source),
-        "sealed": is_sealed(run_dir),
+        "sealed": True if seal is not None and seal.sealed else is_sealed(run_dir),
         "run_dir": str(run_dir),
     }
 
@@ -100,9 +106,10 @@ def _info(run_dir: Path, strict_manifest: bool) -> dict[str, Any]:
     """``run_info``, or for a run folder this user may not read (another account's, ``chmod 0``) a row that only
     names it: all else unknown, where the raw ``PermissionError`` would end the whole listing."""
     try:
-        if seal_state(run_dir).unknown is not None:  # its seal cannot be looked at: nothing read of it is known
+        seal = seal_state(run_dir)
+        if seal.unknown is not None:  # its seal cannot be looked at: nothing read of it is known
             raise PermissionError(run_dir)
-        return run_info(run_dir, strict_manifest=strict_manifest)
+        return _row(run_dir, strict_manifest, seal)
     except PermissionError:
         return {
             **dict.fromkeys(("task", "started_at", "success", "duration_sec", "status", "outcome", "process")),

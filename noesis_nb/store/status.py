@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from .ownership import abandoned, holder
-from .sealing import seal_state
+from .sealing import SealState, seal_state
 
 __all__ = ["LOST_HINT", "run_status", "status_now"]
 
@@ -64,15 +64,20 @@ def run_status(
     return "ok"
 
 
-def status_now(run_dir: str | os.PathLike[str], status: str) -> str:
+def status_now(run_dir: str | os.PathLike[str], status: str, seal: SealState | None = None) -> str:
     """``status`` as read from a run's files, or ``lost`` where the run is unsealed (no ``manifest.json``), not
     paused, and the process that wrote it is gone (``ownership.abandoned``). A seal cut by kill -9 after the
     ``terminate`` line leaves files that read ``ok``: without the seal and its writer, that run is lost too (until
     ``resume_run`` seals it). A live writer still sealing holds its lock: not lost. Asked at each look, never
-    cached: a lock's release changes no file."""
+    cached: a lock's release changes no file.
+
+    ``seal``: the run's ``seal_state`` its caller just took. Only a complete seal is taken as it is (a seal once
+    written stays); any other answer is looked at again here, just before the writer is asked for: a writer that
+    sealed and exited since the caller looked must not make its run read lost."""
     if status in ("paused", "lost"):
         return status
-    seal = seal_state(Path(run_dir))
+    if seal is None or not seal.sealed:
+        seal = seal_state(Path(run_dir))
     if seal.sealed:
         return status
     if abandoned(run_dir):
