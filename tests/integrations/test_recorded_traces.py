@@ -183,9 +183,9 @@ def test_a_log_read_while_another_process_writes_its_last_line_says_so(tmp_path,
         stdout=subprocess.PIPE,
     )
     try:
-        for _ in range(200):
-            if path.exists() and path.stat().st_size > len(whole):
-                break
+        deadline = time.monotonic() + 60  # a process start on a busy machine can take seconds; this ends at the write
+        while not (path.exists() and path.stat().st_size > len(whole)):
+            assert writer.poll() is None and time.monotonic() < deadline, "the writer never wrote its lines"
             time.sleep(0.02)
         handle, _ = run("replay", noetic_replay(str(path)), runs_dir)
     finally:
