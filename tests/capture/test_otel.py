@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pandas as pd
 import pytest
@@ -12,10 +10,11 @@ import pytest
 import noesis_nb
 from noesis_nb.errors import NoesisNbError
 
+from ..otlp_collector import Collector, closed_port
 from .provider_stub import ProviderStub
 
 sdk_trace = pytest.importorskip("opentelemetry.sdk.trace")
-trace_pb = pytest.importorskip("opentelemetry.proto.collector.trace.v1.trace_service_pb2")
+pytest.importorskip("opentelemetry.proto.collector.trace.v1.trace_service_pb2")
 openai = pytest.importorskip("openai")
 from opentelemetry import trace  # noqa: E402
 
@@ -130,43 +129,9 @@ def test_the_global_sdk_provider_is_listened_to_without_a_line_of_setup(runs_dir
     assert noesis_nb.usage_df(runs_dir)["input_tokens"].tolist() == [11]
 
 
-class Receiver:
-    """A loopback OTLP/HTTP collector: decodes each POST /v1/traces with the OTLP protobuf schema."""
-
-    def __init__(self):
-        self.requests = []
-        receiver = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
-
-            def do_POST(self):
-                body = self.rfile.read(int(self.headers["Content-Length"]))
-                message = trace_pb.ExportTraceServiceRequest()
-                message.ParseFromString(body)
-                receiver.requests.append((self.path, self.headers.get("Content-Type"), message))
-                data = trace_pb.ExportTraceServiceResponse().SerializeToString()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/x-protobuf")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def spans(self):
-        return [s for _, _, m in self.requests for rs in m.resource_spans for ss in rs.scope_spans for s in ss.spans]
-
-
 @pytest.fixture
-def receiver():
-    r = Receiver()
-    yield r
-    r.server.shutdown()
-    r.server.server_close()
+def receiver(otlp_collector: Collector) -> Collector:
+    return otlp_collector
 
 
 def _attrs(span):
@@ -190,9 +155,9 @@ def test_a_run_exported_to_an_otlp_http_receiver(receiver, stub, runs_dir, tmp_p
 
     ep = noesis_nb.solve("export me", using=agent, runs_dir=runs_dir)
     sent = noesis_nb.export_otel(ep, endpoint=receiver.url, runs_dir=runs_dir)
-    path, content_type, _ = receiver.requests[0]
-    assert (path, content_type) == ("/v1/traces", "application/x-protobuf")
-    spans = receiver.spans()
+    first = receiver.requests[0]
+    assert (first.path, first.headers.get("content-type")) == ("/v1/traces", "application/x-protobuf")
+    spans = receiver.spans
     assert len(spans) == sent
     by_name = {s.name: s for s in spans}
     root = by_name["invoke_agent agent"]
@@ -218,7 +183,7 @@ def test_a_run_exported_to_an_otlp_http_receiver(receiver, stub, runs_dir, tmp_p
     assert {s.name for s in spans} >= {"interpret", "plan", "act"}
     # the same run again: the same ids (a backend keeps one copy); and the JSON file says the same
     noesis_nb.export_otel(runs_dir / ep, endpoint=receiver.url + "/v1/traces", path=tmp_path / "t.json")
-    assert sorted(s.span_id.hex() for s in receiver.spans()[sent:]) == sorted(s.span_id.hex() for s in spans)
+    assert sorted(s.span_id.hex() for s in receiver.spans[sent:]) == sorted(s.span_id.hex() for s in spans)
     doc = json.loads((tmp_path / "t.json").read_text())
     json_spans = doc["resourceSpans"][0]["scopeSpans"][0]["spans"]
     assert sorted(s["spanId"] for s in json_spans) == sorted(s.span_id.hex() for s in spans)
@@ -228,9 +193,7 @@ def test_export_otel_refuses_a_call_without_a_destination_and_a_dead_endpoint(ru
     ep = noesis_nb.solve("x", using=lambda task: "ok", runs_dir=runs_dir)
     with pytest.raises(ValueError, match="endpoint="):
         noesis_nb.export_otel(ep, runs_dir=runs_dir)
-    dead = ThreadingHTTPServer(("127.0.0.1", 0), BaseHTTPRequestHandler)
-    port = dead.server_address[1]
-    dead.server_close()  # nothing listens there any more
+    port = closed_port()  # nothing listens there any more
     with pytest.raises(ConnectionError, match=str(port)) as raised:
         noesis_nb.export_otel(ep, endpoint=f"http://127.0.0.1:{port}", runs_dir=runs_dir, timeout=1)
     # a notebook shows it as one line (a builtin ConnectionError printed a traceback through the exporter), saying
@@ -285,9 +248,9 @@ def test_a_live_export_sends_each_span_once_as_it_finishes_and_the_root_when_the
         live = noesis_nb.export_otel(handle, endpoint=receiver.url, live=True, interval=0.05)
         await handle.settled()
         assert handle.status == "paused"  # waiting for a human: the finished spans are out already
-        await _until(lambda: "chat gpt-4o-mini" in {s.name for s in receiver.spans()})
+        await _until(lambda: "chat gpt-4o-mini" in {s.name for s in receiver.spans})
         await asyncio.sleep(0.3)  # a few more looks: nothing unfinished may follow
-        while_paused = {s.name for s in receiver.spans()}
+        while_paused = {s.name for s in receiver.spans}
         handle.approve()
         await handle.wait()
         await asyncio.to_thread(live.wait, 10)
@@ -296,7 +259,7 @@ def test_a_live_export_sends_each_span_once_as_it_finishes_and_the_root_when_the
     handle, live, while_paused = asyncio.run(main())
     assert "invoke_agent agent" not in while_paused and "execute_tool write_file" not in while_paused
     assert {"interpret", "plan"} <= while_paused
-    spans = receiver.spans()
+    spans = receiver.spans
     ids = [s.span_id.hex() for s in spans]
     assert len(ids) == len(set(ids)) == live.sent, "each span is sent once"
     expected = run_spans(runs_dir / handle.episode_id)  # what an export of the finished run gives
@@ -313,9 +276,7 @@ def test_a_live_export_sends_each_span_once_as_it_finishes_and_the_root_when_the
 def test_a_live_export_to_a_dead_collector_names_it_and_never_touches_the_episode(runs_dir, tmp_path):
     import asyncio
 
-    dead = ThreadingHTTPServer(("127.0.0.1", 0), BaseHTTPRequestHandler)
-    port = dead.server_address[1]
-    dead.server_close()
+    port = closed_port()  # nothing listens there any more
 
     def agent(task, ctx):
         ctx.emit("reason", {"text": "thinking"})

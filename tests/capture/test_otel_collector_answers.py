@@ -14,8 +14,8 @@ import socket
 import threading
 import time
 import warnings
-from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -25,74 +25,13 @@ import noesis_nb
 from noesis_nb.integrations.otel_spans import TraceIncomplete
 from noesis_nb.secrets import REDACTED_VALUE as REDACTED
 
+from ..otlp_collector import Collector, answer_with, closed_port, partial_success, take_all
+
 trace_pb = pytest.importorskip("opentelemetry.proto.collector.trace.v1.trace_service_pb2")
 pytest.importorskip("opentelemetry.exporter.otlp.proto.http.trace_exporter")
 
 SECRET = "sk-proj-ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789abcd"
 KEY = "x-collector-key-0123456789"  # a header value the collector asks for: it goes to no other address
-
-
-class Collector:
-    """A loopback HTTP server answering each POST with ``answer(handler)``; it keeps each request's headers and spans."""
-
-    def __init__(self, answer: Callable[[BaseHTTPRequestHandler], None], body_limit: int | None = None) -> None:
-        self.headers: list[dict[str, str]] = []
-        self.spans = 0
-        self.span_ids: list[bytes] = []
-        self.batches: list[int] = []  # spans in each request read
-        collector = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-            def do_POST(self) -> None:
-                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                if body_limit is not None and len(body) > body_limit:  # as a proxy in front of it refuses
-                    _answer(self, 413)
-                    return
-                message = trace_pb.ExportTraceServiceRequest()
-                message.ParseFromString(body)
-                collector.headers.append(dict(self.headers))
-                spans = [s for rs in message.resource_spans for ss in rs.scope_spans for s in ss.spans]
-                collector.spans += len(spans)
-                collector.span_ids += [s.span_id for s in spans]
-                collector.batches.append(len(spans))
-                answer(self)
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
-
-def _answer(handler: BaseHTTPRequestHandler, status: int, body: bytes = b"", **headers: str) -> None:
-    handler.send_response(status)
-    for name, value in {"Content-Type": "application/x-protobuf", **headers}.items():
-        handler.send_header(name, value)
-    handler.send_header("Content-Length", str(len(body)))
-    handler.end_headers()
-    handler.wfile.write(body)
-
-
-def _partial(rejected: int, message: str) -> bytes:
-    answer = trace_pb.ExportTraceServiceResponse()
-    answer.partial_success.rejected_spans = rejected
-    answer.partial_success.error_message = message
-    return answer.SerializeToString()
-
-
-@pytest.fixture
-def collectors() -> Iterator[list[Collector]]:
-    made: list[Collector] = []
-    yield made
-    for collector in made:
-        collector.close()
 
 
 def _agent(task: str, ctx: Any) -> str:
@@ -109,13 +48,11 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.mark.parametrize("status", [301, 302, 303, 307, 308])
 def test_a_redirect_to_another_host_is_an_error_naming_it_and_carries_no_header_there(
-    run: Path, collectors: list[Collector], status: int
+    run: Path, otlp_collectors: Callable[..., Collector], status: int
 ) -> None:
-    elsewhere = Collector(lambda h: _answer(h, 200, trace_pb.ExportTraceServiceResponse().SerializeToString()))
-    collectors.append(elsewhere)
+    elsewhere = otlp_collectors(take_all)
     target = elsewhere.url.replace("127.0.0.1", "localhost") + "/v1/traces"  # another host name, the same machine
-    redirecting = Collector(lambda h: _answer(h, status, Location=target))
-    collectors.append(redirecting)
+    redirecting = otlp_collectors(lambda h: answer_with(h, status, Location=target))
 
     with pytest.raises(ConnectionError) as raised:
         noesis_nb.export_otel(run, endpoint=redirecting.url, headers={"x-api-key": KEY}, timeout=5)
@@ -123,36 +60,37 @@ def test_a_redirect_to_another_host_is_an_error_naming_it_and_carries_no_header_
     message = str(raised.value)
     assert redirecting.url in message and str(status) in message and target in message, message
     assert "endpoint=" in message and KEY not in message
-    assert redirecting.spans > 0 and elsewhere.headers == [], "the spans went nowhere else, nor the header"
+    assert len(redirecting.spans) > 0 and elsewhere.requests == [], "the spans went nowhere else, nor the header"
 
 
-def test_a_redirect_pointing_at_a_secret_names_it_redacted(run: Path, collectors: list[Collector]) -> None:
-    redirecting = Collector(lambda h: _answer(h, 307, Location=f"/v1/traces?api_key={SECRET}"))
-    collectors.append(redirecting)
+def test_a_redirect_pointing_at_a_secret_names_it_redacted(run: Path, otlp_collectors: Callable[..., Collector]) -> None:
+    redirecting = otlp_collectors(lambda h: answer_with(h, 307, Location=f"/v1/traces?api_key={SECRET}"))
     with pytest.raises(ConnectionError, match="307") as raised:
         noesis_nb.export_otel(run, endpoint=redirecting.url, timeout=5)
     assert SECRET not in str(raised.value) and redirecting.url in str(raised.value)
 
 
-def test_spans_a_collector_rejects_are_a_warning_with_its_count_and_words(run: Path, collectors: list[Collector]) -> None:
-    partial = Collector(lambda h: _answer(h, 200, _partial(2, f"spans too old; token {SECRET}")))
-    collectors.append(partial)
+def test_spans_a_collector_rejects_are_a_warning_with_its_count_and_words(
+    run: Path, otlp_collectors: Callable[..., Collector]
+) -> None:
+    partial = otlp_collectors(lambda h: answer_with(h, 200, partial_success(2, f"spans too old; token {SECRET}")))
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         sent = noesis_nb.export_otel(run, endpoint=partial.url, timeout=5)
 
     said = [str(w.message) for w in caught if issubclass(w.category, TraceIncomplete)]
-    assert sent == partial.spans and len(partial.headers) == 1, "sent once: a partial success is not retried"
+    assert sent == len(partial.spans) and len(partial.requests) == 1, "sent once: a partial success is not retried"
     assert len(said) == 1 and "rejected 2 of the spans" in said[0] and "spans too old" in said[0], said
     assert partial.url in said[0] and SECRET not in said[0]
 
 
 @pytest.mark.parametrize("count", ["3", 3])  # OTLP/JSON writes a 64-bit count as text; some write a number
-def test_spans_rejected_in_an_otlp_json_answer_are_a_warning_too(run: Path, collectors: list[Collector], count: Any) -> None:
+def test_spans_rejected_in_an_otlp_json_answer_are_a_warning_too(
+    run: Path, otlp_collectors: Callable[..., Collector], count: Any
+) -> None:
     body = json.dumps({"partialSuccess": {"rejectedSpans": count, "errorMessage": "over the span limit"}}).encode()
-    partial = Collector(lambda h: _answer(h, 200, body, **{"Content-Type": "application/json"}))
-    collectors.append(partial)
+    partial = otlp_collectors(lambda h: answer_with(h, 200, body, **{"Content-Type": "application/json"}))
     with pytest.warns(TraceIncomplete, match=r"rejected 3 of the spans: 'over the span limit'"):
         noesis_nb.export_otel(run, endpoint=partial.url, timeout=5)
 
@@ -171,46 +109,43 @@ def test_spans_rejected_in_an_otlp_json_answer_are_a_warning_too(run: Path, coll
     ids=["key-twice", "count-twice", "nan", "superscript", "trailing", "bool", "message-list"],
 )
 def test_an_otlp_json_answer_that_cannot_be_read_strictly_says_the_spans_fate_is_unknown(
-    run: Path, collectors: list[Collector], body: bytes
+    run: Path, otlp_collectors: Callable[..., Collector], body: bytes
 ) -> None:
     """Read leniently, such an answer was taken as 'every span taken' (0 rejected) or as the last of two values."""
-    unclear = Collector(lambda h: _answer(h, 200, body, **{"Content-Type": "application/json"}))
-    collectors.append(unclear)
+    unclear = otlp_collectors(lambda h: answer_with(h, 200, body, **{"Content-Type": "application/json"}))
     with pytest.warns(TraceIncomplete, match=r"JSON that cannot be read .*whether it took every span is unknown"):
         noesis_nb.export_otel(run, endpoint=unclear.url, timeout=5)
 
 
 @pytest.mark.parametrize("body", [b"", b"{}", b'{"partialSuccess": {}}', b'{"partialSuccess": {"rejectedSpans": "0"}}'])
 def test_an_otlp_json_answer_saying_nothing_was_rejected_warns_nothing(
-    run: Path, collectors: list[Collector], body: bytes
+    run: Path, otlp_collectors: Callable[..., Collector], body: bytes
 ) -> None:
-    taking = Collector(lambda h: _answer(h, 200, body, **{"Content-Type": "application/json"}))
-    collectors.append(taking)
+    taking = otlp_collectors(lambda h: answer_with(h, 200, body, **{"Content-Type": "application/json"}))
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert noesis_nb.export_otel(run, endpoint=taking.url, timeout=5) == taking.spans > 0
+        assert noesis_nb.export_otel(run, endpoint=taking.url, timeout=5) == len(taking.spans) > 0
 
 
-def test_a_200_page_that_is_no_otlp_answer_warns_nothing(run: Path, collectors: list[Collector]) -> None:
+def test_a_200_page_that_is_no_otlp_answer_warns_nothing(run: Path, otlp_collectors: Callable[..., Collector]) -> None:
     page = b"\n\x06\x12\x04spam"  # bytes a protobuf reader takes for a partial_success saying 'spam'
-    taking = Collector(lambda h: _answer(h, 200, page, **{"Content-Type": "text/html"}))
-    collectors.append(taking)
+    taking = otlp_collectors(lambda h: answer_with(h, 200, page, **{"Content-Type": "text/html"}))
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert noesis_nb.export_otel(run, endpoint=taking.url, timeout=5) == taking.spans > 0
+        assert noesis_nb.export_otel(run, endpoint=taking.url, timeout=5) == len(taking.spans) > 0
 
 
-def test_a_collector_that_takes_every_span_warns_nothing(run: Path, collectors: list[Collector]) -> None:
-    taking = Collector(lambda h: _answer(h, 200, trace_pb.ExportTraceServiceResponse().SerializeToString()))
-    collectors.append(taking)
+def test_a_collector_that_takes_every_span_warns_nothing(run: Path, otlp_collectors: Callable[..., Collector]) -> None:
+    taking = otlp_collectors(take_all)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert noesis_nb.export_otel(run, endpoint=taking.url, timeout=5) == taking.spans > 0
+        assert noesis_nb.export_otel(run, endpoint=taking.url, timeout=5) == len(taking.spans) > 0
 
 
-def test_a_live_export_notes_rejected_spans_and_sends_none_twice(collectors: list[Collector], tmp_path: Path) -> None:
-    partial = Collector(lambda h: _answer(h, 200, _partial(1, "one span too large")))
-    collectors.append(partial)
+def test_a_live_export_notes_rejected_spans_and_sends_none_twice(
+    otlp_collectors: Callable[..., Collector], tmp_path: Path
+) -> None:
+    partial = otlp_collectors(lambda h: answer_with(h, 200, partial_success(1, "one span too large")))
 
     async def main() -> Any:
         handle = noesis_nb.start("live", using=_agent, runs_dir=tmp_path)
@@ -222,48 +157,36 @@ def test_a_live_export_notes_rejected_spans_and_sends_none_twice(collectors: lis
     live = asyncio.run(main())
     assert not live.running
     assert any("rejected 1 of the spans" in e and "one span too large" in e for e in live.errors), live.errors
-    assert live.sent == partial.spans > 0, "each span sent once: a partial success is not sent again"
+    assert live.sent == len(partial.spans) > 0, "each span sent once: a partial success is not sent again"
 
 
-class _Endless(BaseHTTPRequestHandler):
-    """A collector that answers 200 and then a body of ``SIZE`` bytes, counting what the client took."""
+ENDLESS = 256 * 1024 * 1024  # the size a hostile collector says its answer is
 
-    SIZE = 256 * 1024 * 1024
-    written: list[int] = []
 
-    def log_message(self, *args: Any) -> None:
-        pass
+def test_a_collector_answering_without_end_is_cut_not_read_whole(run: Path, otlp_collectors: Callable[..., Collector]) -> None:
+    written: list[int] = []  # what the collector wrote of each answer before the client hung up
 
-    def do_POST(self) -> None:
-        self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        self.send_response(200)
-        self.send_header("Content-Type", "application/x-protobuf")
-        self.send_header("Content-Length", str(self.SIZE))
-        self.end_headers()
+    def endless(handler: BaseHTTPRequestHandler) -> None:
+        handler.send_response(200)
+        handler.send_header("Content-Type", "application/x-protobuf")
+        handler.send_header("Content-Length", str(ENDLESS))
+        handler.end_headers()
         chunk, done = b"\0" * 65536, 0
         try:
-            while done < self.SIZE:
-                self.wfile.write(chunk)
+            while done < ENDLESS:
+                handler.wfile.write(chunk)
                 done += len(chunk)
         except OSError:  # the client hung up
             pass
-        _Endless.written.append(done)
+        written.append(done)
 
-
-def test_a_collector_answering_without_end_is_cut_not_read_whole(run: Path) -> None:
-    _Endless.written.clear()  # this test's answers only (a rerun in one process)
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Endless)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        noesis_nb.export_otel(run, endpoint=f"http://127.0.0.1:{server.server_address[1]}", timeout=30)
-        deadline = time.monotonic() + 60
-        while not _Endless.written and time.monotonic() < deadline:  # noted once the client hung up
-            time.sleep(0.01)
-        assert _Endless.written, "the client never hung up on the endless answer"
-    finally:
-        server.shutdown()
-        server.server_close()
-    assert _Endless.written[0] < _Endless.SIZE, "the client read the hostile answer to its end"
+    collector = otlp_collectors(endless)
+    noesis_nb.export_otel(run, endpoint=collector.url, timeout=30)
+    deadline = time.monotonic() + 60
+    while not written and time.monotonic() < deadline:  # noted once the client hung up
+        time.sleep(0.01)
+    assert written, "the client never hung up on the endless answer"
+    assert written[0] < ENDLESS, "the client read the hostile answer to its end"
 
 
 def test_a_live_export_to_a_collector_that_never_answers_ends_soon_after_its_episode(tmp_path: Path) -> None:
@@ -312,33 +235,31 @@ def _many_calls(task: str, ctx: Any) -> str:
     return "ok"
 
 
-def test_a_long_run_reaches_a_collector_behind_a_proxys_body_limit(collectors: list[Collector], tmp_path: Path) -> None:
+def test_a_long_run_reaches_a_collector_behind_a_proxys_body_limit(
+    otlp_collectors: Callable[..., Collector], tmp_path: Path
+) -> None:
     """The whole export went in one request: a proxy's 1 MB limit refused it (413) and nothing arrived; past the
     exporter's own 64 MB cap it was dropped and said as a collector nobody listens on."""
-    taken = trace_pb.ExportTraceServiceResponse().SerializeToString()
-    proxied = Collector(lambda h: _answer(h, 200, taken), body_limit=PROXY_LIMIT)
-    collectors.append(proxied)
+    proxied = otlp_collectors(take_all, body_limit=PROXY_LIMIT)
     run = tmp_path / noesis_nb.solve("many calls", using=_many_calls, runs_dir=tmp_path)
 
     sent = noesis_nb.export_otel(run, endpoint=proxied.url, timeout=30)
 
-    ids = proxied.span_ids
+    ids = [span.span_id for span in proxied.spans]
     assert sent > 2500 and len(ids) == len(set(ids)) == sent, "every span arrived, once"
 
 
 def test_a_collector_that_stops_taking_spans_midway_is_named_with_how_many_arrived(
-    collectors: list[Collector], tmp_path: Path
+    otlp_collectors: Callable[..., Collector], tmp_path: Path
 ) -> None:
-    taken = trace_pb.ExportTraceServiceResponse().SerializeToString()
     answers = iter([200])
-    tiring = Collector(lambda h: _answer(h, next(answers, 413), taken))
-    collectors.append(tiring)
+    tiring = otlp_collectors(lambda h: answer_with(h, next(answers, 413)))
     run = tmp_path / noesis_nb.solve("many calls", using=_many_calls, runs_dir=tmp_path)
 
     with pytest.raises(ConnectionError, match=r"413 .* body limit") as raised:
         noesis_nb.export_otel(run, endpoint=tiring.url, timeout=30)
 
-    taken_first, refused = tiring.batches  # the second request, refused, ends the export
+    taken_first, refused = [len(request.spans) for request in tiring.requests]  # the second request, refused, ends the export
     assert f"({taken_first} of the " in str(raised.value) and "spans were sent before it" in str(raised.value)
     assert 0 < refused <= 512 and tiring.url in str(raised.value)
 
@@ -351,12 +272,12 @@ PLAIN_TOKEN = "plain0token0no0pattern0finds"  # a header value no secret pattern
     [
         (401, f"token {PLAIN_TOKEN} is not valid", b""),
         (307, f"go {PLAIN_TOKEN}", b""),
-        (200, "OK", _partial(1, f"span refused for token {PLAIN_TOKEN}")),
+        (200, "OK", partial_success(1, f"span refused for token {PLAIN_TOKEN}")),
     ],
     ids=["refusal", "redirect", "partial"],
 )
 def test_a_collector_echoing_the_headers_in_its_answer_reaches_no_error_with_them(
-    run: Path, collectors: list[Collector], status: int, reason: str, body: bytes
+    run: Path, otlp_collectors: Callable[..., Collector], status: int, reason: str, body: bytes
 ) -> None:
     """The answer's reason phrase and ``partial_success`` message are quoted in the error: a collector that echoes
     the token it was sent put it there whole, as a plain token matches no secret pattern."""
@@ -368,8 +289,7 @@ def test_a_collector_echoing_the_headers_in_its_answer_reaches_no_error_with_the
         handler.end_headers()
         handler.wfile.write(body)
 
-    echoing = Collector(echo)
-    collectors.append(echoing)
+    echoing = otlp_collectors(echo)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
@@ -380,65 +300,54 @@ def test_a_collector_echoing_the_headers_in_its_answer_reaches_no_error_with_the
             said = [str(w.message) for w in caught if issubclass(w.category, TraceIncomplete)]
     assert said and echoing.url in said[0], said
     assert all(PLAIN_TOKEN not in text for text in said), said
-    assert echoing.headers[0].get("authorization") == f"Bearer {PLAIN_TOKEN}"  # the request itself keeps it
+    assert echoing.requests[0].headers.get("authorization") == f"Bearer {PLAIN_TOKEN}"  # the request itself keeps it
 
 
 @pytest.mark.parametrize("differing", [None, 60])
-def test_a_live_export_keeps_a_bounded_list_of_errors_however_many_looks_fail(tmp_path: Path, differing: Any) -> None:
+def test_a_live_export_keeps_a_bounded_list_of_errors_however_many_looks_fail(
+    tmp_path: Path, otlp_collectors: Callable[..., Collector], differing: Any
+) -> None:
     """A collector whose answer differs each time (a request number in what it says of the spans it rejected) added
     one line to ``errors`` at every look of the export, as long as the episode ran: a list without end in a long
     session. The last line counts the problems left out, each once (``differing=60``: from the 60th request on, one
     answer repeated). (A collector refusing the request itself, a 400, is asked once: see test_otlp_live_refusals.)"""
     from noesis_nb.integrations.otel_live import MAX_ERRORS
 
-    refused = [0]
+    def numbering(handler: BaseHTTPRequestHandler) -> None:
+        asked = len(numbered.requests)
+        said = f"request {asked if differing is None else min(asked, differing)} refused"
+        answer_with(handler, 200, partial_success(1, said))
 
-    class Numbering(BaseHTTPRequestHandler):
-        def log_message(self, *args: Any) -> None:
-            pass
-
-        def do_POST(self) -> None:
-            self.rfile.read(int(self.headers.get("Content-Length") or 0))
-            refused[0] += 1
-            said = f"request {refused[0] if differing is None else min(refused[0], differing)} refused"
-            _answer(self, 200, _partial(1, said))
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Numbering)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    numbered = otlp_collectors(numbering)
+    refused = numbered.requests
 
     def agent(task: str, ctx: Any) -> str:
         deadline = time.monotonic() + 60  # liveness only: the looks come every few milliseconds
         answered = -1
-        while refused[0] < 2 * MAX_ERRORS and time.monotonic() < deadline:
-            if refused[0] != answered:  # a new span for the next look to send (one a request: the run stays small)
-                answered = refused[0]
+        while len(refused) < 2 * MAX_ERRORS and time.monotonic() < deadline:
+            if len(refused) != answered:  # a new span for the next look to send (one a request: the run stays small)
+                answered = len(refused)
                 ctx.model_call("gpt-4o-mini", provider="openai", input_tokens=1, output_tokens=1)
             time.sleep(0.002)
         return "ok"
 
     async def main() -> Any:
         handle = noesis_nb.start("refused", using=agent, runs_dir=tmp_path)
-        live = noesis_nb.export_otel(
-            handle, endpoint=f"http://127.0.0.1:{server.server_address[1]}", live=True, interval=0.005, timeout=5
-        )
+        live = noesis_nb.export_otel(handle, endpoint=numbered.url, live=True, interval=0.005, timeout=5)
         await handle.wait()
         await asyncio.to_thread(live.wait, 60)
         return live
 
-    try:
-        live = asyncio.run(main())
-    finally:
-        server.shutdown()
-        server.server_close()
-    assert refused[0] >= 2 * MAX_ERRORS, "the collector was asked fewer times than the case needs"
+    live = asyncio.run(main())
+    assert len(refused) >= 2 * MAX_ERRORS, "the collector was asked fewer times than the case needs"
     assert len(live.errors) == MAX_ERRORS and "request 1 refused" in live.errors[0]
-    left_out = (refused[0] if differing is None else differing) - MAX_ERRORS + 1
-    assert f"… and {left_out} more error(s) not kept" in live.errors[-1], (live.errors[-1], refused[0])
+    left_out = (len(refused) if differing is None else differing) - MAX_ERRORS + 1
+    assert f"… and {left_out} more error(s) not kept" in live.errors[-1], (live.errors[-1], len(refused))
 
 
 @pytest.mark.parametrize("variable", ["OTEL_EXPORTER_OTLP_HEADERS", "OTEL_EXPORTER_OTLP_TRACES_HEADERS"])
 def test_a_header_from_the_exporters_environment_echoed_in_a_refusal_is_redacted(
-    run: Path, collectors: list[Collector], monkeypatch: pytest.MonkeyPatch, variable: str
+    run: Path, otlp_collectors: Callable[..., Collector], monkeypatch: pytest.MonkeyPatch, variable: str
 ) -> None:
     """The exporter adds the headers of OTEL_EXPORTER_OTLP_*HEADERS to each request: a collector echoing one put it
     whole in the error, as only headers= values were known."""
@@ -449,18 +358,17 @@ def test_a_header_from_the_exporters_environment_echoed_in_a_refusal_is_redacted
         handler.send_header("Content-Length", "0")
         handler.end_headers()
 
-    echoing = Collector(echo)
-    collectors.append(echoing)
+    echoing = otlp_collectors(echo)
     with pytest.raises(ConnectionError, match="403") as raised:
         noesis_nb.export_otel(run, endpoint=echoing.url, timeout=5)
-    assert echoing.headers[0].get("x-api-key") == PLAIN_TOKEN and PLAIN_TOKEN not in str(raised.value)
+    assert echoing.requests[0].headers.get("x-api-key") == PLAIN_TOKEN and PLAIN_TOKEN not in str(raised.value)
 
 
 @pytest.mark.parametrize("token", ["q8Zr", "k3j4h5g", "q8Zr2kLp", "Zr2kLp9xW4m"])  # 4 to 11 characters
 @pytest.mark.parametrize("given", ["headers", "OTEL_EXPORTER_OTLP_HEADERS", "OTEL_EXPORTER_OTLP_TRACES_HEADERS"])
 @pytest.mark.parametrize("where", ["reason", "partial"])
 def test_a_short_header_value_echoed_by_the_collector_is_redacted(
-    run: Path, collectors: list[Collector], monkeypatch: pytest.MonkeyPatch, token: str, given: str, where: str
+    run: Path, otlp_collectors: Callable[..., Collector], monkeypatch: pytest.MonkeyPatch, token: str, given: str, where: str
 ) -> None:
     """Only header values of 8 characters or more were hidden: a short key (a 10-character API key, a 6-character
     PIN) echoed in the collector's answer reached the error whole. Plain values ("1", "true") of other headers sent
@@ -473,14 +381,13 @@ def test_a_short_header_value_echoed_by_the_collector_is_redacted(
             body = b""
         else:
             handler.send_response(200, "OK")
-            body = _partial(1, f"span 1 refused: key {seen}; true")
+            body = partial_success(1, f"span 1 refused: key {seen}; true")
         handler.send_header("Content-Type", "application/x-protobuf")
         handler.send_header("Content-Length", str(len(body)))
         handler.end_headers()
         handler.wfile.write(body)
 
-    echoing = Collector(echo)
-    collectors.append(echoing)
+    echoing = otlp_collectors(echo)
     headers = {"x-debug": "1", "x-sampled": "true"}
     if given == "headers":
         headers["x-api-key"] = token
@@ -494,7 +401,7 @@ def test_a_short_header_value_echoed_by_the_collector_is_redacted(
             said = str(exc)
         else:
             said = " ".join(str(w.message) for w in caught if issubclass(w.category, TraceIncomplete))
-    assert echoing.headers[0].get("x-api-key") == token  # sent as given
+    assert echoing.requests[0].headers.get("x-api-key") == token  # sent as given
     assert f"key {REDACTED}" in said and token not in said, said
     if where == "reason":
         assert "'401 key" in said and "(1 of 2 true checks)" in said, said
@@ -503,16 +410,17 @@ def test_a_short_header_value_echoed_by_the_collector_is_redacted(
 
 
 @pytest.mark.parametrize("pad", [280, 290, 295])
-def test_a_header_value_echoed_where_the_quote_is_cut_leaves_none_of_it(run: Path, collectors: list[Collector], pad: int) -> None:
+def test_a_header_value_echoed_where_the_quote_is_cut_leaves_none_of_it(
+    run: Path, otlp_collectors: Callable[..., Collector], pad: int
+) -> None:
     """The collector's words were cut to the quote's length before the headers were hidden: a token standing at the
     cut left its first characters in the warning."""
     token = "plain0token0no"  # no pattern or randomness rule finds it: only the header it was sent in says so
 
     def echo(handler: BaseHTTPRequestHandler) -> None:
-        _answer(handler, 200, _partial(1, "x" * pad + " " + token + " rejected"))
+        answer_with(handler, 200, partial_success(1, "x" * pad + " " + token + " rejected"))
 
-    echoing = Collector(echo)
-    collectors.append(echoing)
+    echoing = otlp_collectors(echo)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         noesis_nb.export_otel(run, endpoint=echoing.url, headers={"x-api-key": token}, timeout=5)
@@ -521,31 +429,17 @@ def test_a_header_value_echoed_where_the_quote_is_cut_leaves_none_of_it(run: Pat
 
 
 @pytest.mark.parametrize("refusal", ["503", "closed port"])
-def test_a_live_export_backs_off_from_a_collector_that_refuses_at_once_and_says_so_once(tmp_path: Path, refusal: str) -> None:
+def test_a_live_export_backs_off_from_a_collector_that_refuses_at_once_and_says_so_once(
+    tmp_path: Path, otlp_collectors: Callable[..., Collector], refusal: str
+) -> None:
     """A collector that is down (nothing listens) or failing (5xx at once) was asked again at every look, for as long
     as the episode ran: with a short interval, hundreds of requests a minute. The wait between tries doubles after
     each refusal (a lower bound the thread keeps however busy the machine is), and ``errors`` says so once."""
     interval = 0.05
-    asked: list[float] = []
-
-    class Failing(BaseHTTPRequestHandler):
-        def log_message(self, *args: Any) -> None:
-            pass
-
-        def do_POST(self) -> None:
-            self.rfile.read(int(self.headers.get("Content-Length") or 0))
-            asked.append(time.monotonic())
-            self.send_response(503, "overloaded")
-            self.send_header("Content-Length", "0")
-            self.end_headers()
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Failing)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    if refusal == "closed port":  # the port is let go: each connection is refused at once
-        port = server.server_address[1]
-        server.shutdown()
-        server.server_close()
-    endpoint = f"http://127.0.0.1:{server.server_address[1] if refusal == '503' else port}"
+    failing = otlp_collectors(lambda handler: answer_with(handler, 503))
+    asked = failing.requests
+    # a closed port: each connection is refused at once
+    endpoint = failing.url if refusal == "503" else f"http://127.0.0.1:{closed_port()}"
     seen: list[int] = []
 
     def agent(task: str, ctx: Any) -> str:
@@ -566,21 +460,16 @@ def test_a_live_export_backs_off_from_a_collector_that_refuses_at_once_and_says_
         await asyncio.to_thread(live.wait, 60)
         return live
 
-    try:
-        live = asyncio.run(main())
-    finally:
-        if refusal == "503":
-            server.shutdown()
-            server.server_close()
+    live = asyncio.run(main())
     if refusal == "503":
-        gaps = [b - a for a, b in zip(asked, asked[1:])]
+        gaps = [b.at - a.at for a, b in zip(asked, asked[1:])]
         assert len(gaps) >= 5 and gaps[4] >= 16 * interval, gaps  # 2**5 intervals after the fifth refusal in a row
     backing_off = [e for e in live.errors if "less and less often" in e]
     assert len(backing_off) == 1 and "up to 60 s" in backing_off[0], live.errors
 
 
 def test_a_short_header_value_that_is_also_a_word_of_the_endpoint_leaves_the_endpoint_named(
-    run: Path, collectors: list[Collector]
+    run: Path, otlp_collectors: Callable[..., Collector]
 ) -> None:
     """A short header value (a tenant name) is hidden where the collector says it, not in the endpoint the error
     names: the error still says which collector refused."""
@@ -590,8 +479,7 @@ def test_a_short_header_value_that_is_also_a_word_of_the_endpoint_leaves_the_end
         handler.send_header("Content-Length", "0")
         handler.end_headers()
 
-    refusing = Collector(refuse)
-    collectors.append(refusing)
+    refusing = otlp_collectors(refuse)
     endpoint = refusing.url + "/prod"  # the collector's path holds the tenant's name too
     with pytest.raises(ConnectionError) as raised:
         noesis_nb.export_otel(run, endpoint=endpoint, headers={"x-tenant": "prod"}, timeout=5)

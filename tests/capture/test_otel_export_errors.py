@@ -12,9 +12,8 @@ import logging
 import os
 import shutil
 import stat
-import threading
 import warnings
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +23,7 @@ import noesis_nb
 from noesis_nb.errors import RunWriteError
 from noesis_nb.integrations.otel_spans import TraceIncomplete
 
-from .test_otel import Receiver
+from ..otlp_collector import Collector, answer_with, closed_port
 
 pytest.importorskip("opentelemetry.exporter.otlp.proto.http.trace_exporter")
 
@@ -40,29 +39,6 @@ def _agent(task: str, ctx: Any) -> str:
 def run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     runs = tmp_path_factory.mktemp("otel-errors")
     return runs / noesis_nb.solve("export me", using=_agent, runs_dir=runs)
-
-
-class _Refusing:
-    """A collector that answers every POST with ``status``."""
-
-    def __init__(self, status: int) -> None:
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: Any) -> None:
-                pass
-
-            def do_POST(self) -> None:
-                self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                self.send_response(status)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
 
 
 @pytest.mark.parametrize(
@@ -88,35 +64,27 @@ def test_a_timeout_or_service_name_of_the_wrong_kind_is_named_before_anything_is
     assert not out.exists()
 
 
-def test_a_service_name_holding_a_secret_leaves_redacted(run: Path, tmp_path: Path) -> None:
+def test_a_service_name_holding_a_secret_leaves_redacted(run: Path, tmp_path: Path, otlp_collector: Collector) -> None:
     out = tmp_path / "t.json"
-    receiver = Receiver()
-    try:
-        noesis_nb.export_otel(run, endpoint=receiver.url, path=out, service_name=f"agent {SECRET}", timeout=5)
-        wire = b"".join(m.SerializeToString() for _, _, m in receiver.requests)
-    finally:
-        receiver.server.shutdown()
-        receiver.server.server_close()
+    noesis_nb.export_otel(run, endpoint=otlp_collector.url, path=out, service_name=f"agent {SECRET}", timeout=5)
+    wire = b"".join(request.body for request in otlp_collector.requests)
     assert SECRET not in out.read_text() and SECRET.encode() not in wire
     assert "agent [REDACTED]" in out.read_text() and b"agent [REDACTED]" in wire
 
 
-def test_a_collector_that_answers_an_error_is_named_with_its_answer(run: Path, caplog: pytest.LogCaptureFixture) -> None:
-    refusing = _Refusing(400)
-    try:
-        with caplog.at_level(logging.DEBUG), pytest.raises(ConnectionError) as raised:
-            noesis_nb.export_otel(run, endpoint=refusing.url, timeout=5)
-    finally:
-        refusing.close()
+def test_a_collector_that_answers_an_error_is_named_with_its_answer(
+    run: Path, caplog: pytest.LogCaptureFixture, otlp_collectors: Callable[..., Collector]
+) -> None:
+    refusing = otlp_collectors(lambda handler: answer_with(handler, 400))
+    with caplog.at_level(logging.DEBUG), pytest.raises(ConnectionError) as raised:
+        noesis_nb.export_otel(run, endpoint=refusing.url, timeout=5)
     message = str(raised.value)
     assert refusing.url in message and "400" in message and "listening" not in message
     assert not [r for r in caplog.records if r.name.startswith("opentelemetry")], "the refusal is said once, in the error"
 
 
 def test_a_key_in_the_endpoints_query_reaches_no_log_line(run: Path, caplog: pytest.LogCaptureFixture) -> None:
-    dead = ThreadingHTTPServer(("127.0.0.1", 0), BaseHTTPRequestHandler)
-    port = dead.server_address[1]
-    dead.server_close()  # nothing listens there any more
+    port = closed_port()  # nothing listens there any more
     with caplog.at_level(logging.DEBUG), pytest.raises(ConnectionError, match=f"{port}.*refused the connection") as raised:
         noesis_nb.export_otel(run, endpoint=f"http://127.0.0.1:{port}/v1/traces?api_key={SECRET}", timeout=1)
     assert SECRET not in str(raised.value) and "refused" in str(raised.value).lower()
@@ -226,23 +194,19 @@ def test_a_live_interval_out_of_range_is_refused_before_the_thread_starts(tmp_pa
 
 
 @pytest.mark.parametrize("value", [f"Bearer €{SECRET}", f"Bearer {SECRET}\0", f"Bearer\x7f{SECRET}", f"{SECRET}\x1b[0m", "😀"])
-def test_a_header_value_http_cannot_carry_is_named_before_sending_without_the_value(run: Path, value: str) -> None:
+def test_a_header_value_http_cannot_carry_is_named_before_sending_without_the_value(
+    run: Path, otlp_collector: Collector, value: str
+) -> None:
     """'€' failed inside the exporter and was said as a collector nobody listens on; a NUL or DEL went out as sent."""
-    taking = _Refusing(200)
-    try:
-        with pytest.raises(ValueError, match=r"the value of 'authorization' holds a control character") as raised:
-            noesis_nb.export_otel(run, endpoint=taking.url, headers={"authorization": value}, timeout=5)
-    finally:
-        taking.close()
+    with pytest.raises(ValueError, match=r"the value of 'authorization' holds a control character") as raised:
+        noesis_nb.export_otel(run, endpoint=otlp_collector.url, headers={"authorization": value}, timeout=5)
     assert SECRET not in str(raised.value) and "😀" not in str(raised.value)
+    assert otlp_collector.requests == [], "named before sending: nothing reached the collector"
 
 
-def test_a_header_value_in_latin1_or_with_a_tab_is_still_sent(run: Path) -> None:
-    taking = _Refusing(200)
-    try:
-        assert noesis_nb.export_otel(run, endpoint=taking.url, headers={"x-note": "caf\xe9\tok"}, timeout=5) > 0
-    finally:
-        taking.close()
+def test_a_header_value_in_latin1_or_with_a_tab_is_still_sent(run: Path, otlp_collector: Collector) -> None:
+    assert noesis_nb.export_otel(run, endpoint=otlp_collector.url, headers={"x-note": "caf\xe9\tok"}, timeout=5) > 0
+    assert otlp_collector.requests[0].headers["x-note"] == "caf\xe9\tok"
 
 
 @pytest.mark.parametrize(

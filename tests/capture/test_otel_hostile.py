@@ -18,7 +18,7 @@ from noesis_nb.integrations.otel_spans import TraceIncomplete
 from noesis_nb.secrets import for_run
 
 from ..hardening.crashkit import tool_agent
-from .test_otel import Receiver
+from ..otlp_collector import Collector
 
 encoder = pytest.importorskip("opentelemetry.exporter.otlp.proto.common.trace_encoder")
 
@@ -49,7 +49,7 @@ def _event(run: Path, phase: str, payload: dict[str, Any], **extra: Any) -> dict
     return {"id": f"e-{len(payload)}-{phase}", "episode_id": run.name, "phase": phase, "payload": payload, **extra}
 
 
-def test_no_secret_leaves_from_any_attribute_source(paused_run: Path, tmp_path: Path) -> None:
+def test_no_secret_leaves_from_any_attribute_source(paused_run: Path, tmp_path: Path, otlp_collector: Collector) -> None:
     run = _copy(paused_run, tmp_path)
 
     def plant(events: list[dict[str, Any]]) -> None:
@@ -74,15 +74,10 @@ def test_no_secret_leaves_from_any_attribute_source(paused_run: Path, tmp_path: 
     for_run(run).learn([LEARNED])  # a value learned after the lines holding it were written
 
     out = tmp_path / "trace.json"
-    receiver = Receiver()
-    try:
-        sent = noesis_nb.export_otel(run, path=out, endpoint=receiver.url, timeout=5)
-        wire = b"".join(m.SerializeToString() for _, _, m in receiver.requests)
-    finally:
-        receiver.server.shutdown()
-        receiver.server.server_close()
+    sent = noesis_nb.export_otel(run, path=out, endpoint=otlp_collector.url, timeout=5)
+    wire = b"".join(request.body for request in otlp_collector.requests)
     text = out.read_text()
-    assert sent >= 5 and len(receiver.spans()) == sent
+    assert sent >= 5 and len(otlp_collector.spans) == sent
     for leaked in (SECRET, LEARNED):
         assert leaked not in text, f"{leaked} left in the OTLP/JSON file"
         assert leaked.encode() not in wire, f"{leaked} left in the spans sent to the collector"
@@ -171,7 +166,9 @@ def test_a_log_repeating_event_ids_or_naming_another_run_gives_distinct_spans(tm
     assert len({s["traceId"] for s in spans}) == 2
 
 
-def test_text_that_is_no_utf8_leaves_replaced_and_every_span_is_sent(paused_run: Path, tmp_path: Path) -> None:
+def test_text_that_is_no_utf8_leaves_replaced_and_every_span_is_sent(
+    paused_run: Path, tmp_path: Path, otlp_collector: Collector
+) -> None:
     """A run folder whose name is no UTF-8 (read as lone surrogates), a service name or event text holding one: the
     span ids' hash raised UnicodeEncodeError, the OTLP encoder dropped the batch (said as a collector nobody listens
     on), and the JSON file carried ``\\udcff`` escapes that strict readers reject."""
@@ -189,25 +186,20 @@ def test_text_that_is_no_utf8_leaves_replaced_and_every_span_is_sent(paused_run:
     events = [json.loads(line) for line in lines.splitlines()]  # a program's own events (run_spans takes them)
     assert any(e["payload"].get("model") == "gpt\udcff" for e in events)
     given = run_spans(run, events)
-    receiver = Receiver()
-    try:
-        sender = OtlpSender(receiver.url, None, "svc\udcff", 5)
-        sender.send(given)
-        sender.close()
-        out = tmp_path / "trace.json"
-        sent = noesis_nb.export_otel(run, path=out, endpoint=receiver.url, service_name="svc\udcff", timeout=5)
-    finally:
-        receiver.server.shutdown()
-        receiver.server.server_close()
-    assert len(receiver.spans()) == len(given) + sent and sent > 0
+    sender = OtlpSender(otlp_collector.url, None, "svc\udcff", 5)
+    sender.send(given)
+    sender.close()
+    out = tmp_path / "trace.json"
+    sent = noesis_nb.export_otel(run, path=out, endpoint=otlp_collector.url, service_name="svc\udcff", timeout=5)
+    assert len(otlp_collector.spans) == len(given) + sent and sent > 0
     raw = out.read_bytes()
     assert b"\\udc" not in raw and b"\\ud8" not in raw
     doc = json.loads(raw.decode("utf-8"))
     names = {a["value"]["stringValue"] for rs in doc["resourceSpans"] for a in rs["resource"]["attributes"]}
     assert names == {"svc\ufffd"}
-    sent_names = {s.name for s in receiver.spans()}
+    sent_names = {s.name for s in otlp_collector.spans}
     assert "chat gpt\ufffd" in sent_names
-    episodes = {a.value.string_value for s in receiver.spans() for a in s.attributes if a.key == "noesis.episode_id"}
+    episodes = {a.value.string_value for s in otlp_collector.spans for a in s.attributes if a.key == "noesis.episode_id"}
     assert episodes == {"run-\ufffd"}
 
 

@@ -11,9 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import threading
-from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -22,46 +19,20 @@ import pytest
 import noesis_nb
 from noesis_nb.errors import InvalidOptionError
 
+from ..otlp_collector import Collector
+
 pytest.importorskip("opentelemetry.exporter.otlp.proto.http.trace_exporter")
 
 SECRET = "Zq8Lm2Xv7Pp4Rt9Wk3Jn6Hb1Yc5Df0Gs8Ae2Qw4Er7Ty"
 VARIABLES = ("OTEL_EXPORTER_OTLP_HEADERS", "OTEL_EXPORTER_OTLP_TRACES_HEADERS")
 
 
-class Collector:
-    """A loopback OTLP/HTTP collector that takes every request and keeps its target and headers."""
-
-    def __init__(self) -> None:
-        seen = self.seen = []  # type: list[tuple[str, dict[str, str]]]
-
-        class Taking(BaseHTTPRequestHandler):
-            def log_message(self, *args: Any) -> None:
-                pass
-
-            def do_POST(self) -> None:
-                self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                seen.append((self.path, {k.lower(): v for k, v in self.headers.items()}))
-                self.send_response(200)
-                self.send_header("Content-Type", "application/x-protobuf")
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Taking)
-        self.base = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
-
 @pytest.fixture
-def collector(monkeypatch: pytest.MonkeyPatch) -> Iterator[Collector]:
+def collector(otlp_collector: Collector, monkeypatch: pytest.MonkeyPatch) -> Collector:
+    """A loopback collector taking every request, with no OTLP header variable set around the test."""
     for variable in VARIABLES:
         monkeypatch.delenv(variable, raising=False)
-    got = Collector()
-    yield got
-    got.close()
+    return otlp_collector
 
 
 def _agent(task: str, ctx: Any) -> str:
@@ -89,27 +60,27 @@ TARGETS = [
 def test_the_traces_path_joins_the_endpoints_path_and_its_query_is_kept(
     run: Path, collector: Collector, tail: str, target: str
 ) -> None:
-    noesis_nb.export_otel(run, endpoint=collector.base + tail, timeout=10)
-    assert collector.seen and {path for path, _ in collector.seen} == {target}
+    noesis_nb.export_otel(run, endpoint=collector.url + tail, timeout=10)
+    assert collector.requests and {request.path for request in collector.requests} == {target}
 
 
 def test_a_live_export_posts_where_a_whole_one_does(runs_dir: Path, collector: Collector) -> None:
     async def cell() -> Any:
         handle = noesis_nb.start("live", using=_agent, runs_dir=runs_dir)
-        live = noesis_nb.export_otel(handle, endpoint=collector.base + "?tenant=acme", live=True, interval=0.02, timeout=10)
+        live = noesis_nb.export_otel(handle, endpoint=collector.url + "?tenant=acme", live=True, interval=0.02, timeout=10)
         return await asyncio.wait_for(live, 60)
 
     live = asyncio.run(cell())
     assert live.errors == [] and live.sent >= 2
-    assert {path for path, _ in collector.seen} == {"/v1/traces?tenant=acme"}
+    assert {request.path for request in collector.requests} == {"/v1/traces?tenant=acme"}
 
 
 @pytest.mark.parametrize("tail", ["/#frag", "/v1/traces#x", "?tenant=acme#top", "#"])
 def test_a_fragment_is_refused_before_a_run_is_read(run: Path, collector: Collector, tail: str) -> None:
     """No request carries a fragment: the spans went to the URL before it and nothing said so."""
     with pytest.raises(InvalidOptionError, match="fragment"):
-        noesis_nb.export_otel(run, endpoint=collector.base + tail, timeout=10)
-    assert collector.seen == []
+        noesis_nb.export_otel(run, endpoint=collector.url + tail, timeout=10)
+    assert collector.requests == []
 
 
 BAD_ENTRIES = [
@@ -136,13 +107,13 @@ def test_a_bad_header_in_the_environment_is_named_without_its_value(
     monkeypatch.setenv(variable, entry)
     caplog.set_level(logging.DEBUG)
     with pytest.raises(InvalidOptionError) as raised:
-        noesis_nb.export_otel(run, endpoint=collector.base, timeout=2)
+        noesis_nb.export_otel(run, endpoint=collector.url, timeout=2)
     said = str(raised.value)
     assert variable in said and "entry" in said, said
     out = capsys.readouterr()
     for text in (said, caplog.text, out.out, out.err):
         assert SECRET not in text and SECRET[:12] not in text
-    assert collector.seen == []  # refused before anything was sent
+    assert collector.requests == []  # refused before anything was sent
 
 
 def test_the_exporters_choice_of_variable_is_the_one_checked(
@@ -152,8 +123,8 @@ def test_the_exporters_choice_of_variable_is_the_one_checked(
     URL-encoded value is sent decoded, as the exporter sends it."""
     monkeypatch.setenv("OTEL_EXPORTER_OTLP_HEADERS", f"x-k={SECRET}%E2%82%AC")
     monkeypatch.setenv("OTEL_EXPORTER_OTLP_TRACES_HEADERS", f"authorization=Bearer%20{SECRET}, x-tenant = acme")
-    noesis_nb.export_otel(run, endpoint=collector.base, timeout=10)
-    headers = collector.seen[0][1]
+    noesis_nb.export_otel(run, endpoint=collector.url, timeout=10)
+    headers = collector.requests[0].headers
     assert headers["authorization"] == f"Bearer {SECRET}" and headers["x-tenant"] == "acme"
     assert "x-k" not in headers
 
@@ -161,8 +132,8 @@ def test_the_exporters_choice_of_variable_is_the_one_checked(
 def test_a_query_token_stays_out_of_urllib3s_debug_log(run: Path, collector: Collector, caplog: pytest.LogCaptureFixture) -> None:
     """The request line urllib3 logs at DEBUG held the query whole; the collector still gets it whole."""
     caplog.set_level(logging.DEBUG, logger="urllib3")
-    noesis_nb.export_otel(run, endpoint=f"{collector.base}/v1/traces?token={SECRET}&tenant=acme", timeout=10)
-    assert collector.seen[0][0] == f"/v1/traces?token={SECRET}&tenant=acme"
+    noesis_nb.export_otel(run, endpoint=f"{collector.url}/v1/traces?token={SECRET}&tenant=acme", timeout=10)
+    assert collector.requests[0].path == f"/v1/traces?token={SECRET}&tenant=acme"
     logged = [r.getMessage() for r in caplog.records if r.name.startswith("urllib3")]
     assert any('"POST /v1/traces?token=' in line for line in logged), logged  # the line is still logged
     assert not any(SECRET in line for line in logged), logged

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -20,65 +20,39 @@ import pytest
 
 import noesis_nb
 
+from ..otlp_collector import Collector, answer_with
+
 pytest.importorskip("opentelemetry.exporter.otlp.proto.http.trace_exporter")
 
 TOKEN = "sk-proj-ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789abcd"  # in the endpoint's query and the headers: never shown
 INTERVAL = 0.02
 
 
-class Collector:
-    """A loopback OTLP/HTTP server: the n-th POST gets ``answers[n]`` (the last one from then on); it keeps each
-    request's arrival time."""
+def _collector(otlp_collectors: Callable[..., Collector], answers: list[tuple[int, dict[str, str]]]) -> Collector:
+    """A loopback collector whose n-th POST gets ``answers[n]`` (the last one from then on)."""
 
-    def __init__(self, answers: list[tuple[int, dict[str, str]]]) -> None:
-        self.asked: list[float] = []
-        collector = self
+    def answer(handler: BaseHTTPRequestHandler) -> None:
+        status, headers = answers[min(len(collector.requests), len(answers)) - 1]
+        answer_with(handler, status, **headers)
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-            def do_POST(self) -> None:
-                self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                collector.asked.append(time.monotonic())
-                status, headers = answers[min(len(collector.asked), len(answers)) - 1]
-                self.send_response(status)
-                for name, value in {"Content-Type": "application/x-protobuf", **headers}.items():
-                    self.send_header(name, value)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.endpoint = f"http://127.0.0.1:{self.server.server_address[1]}/v1/traces?api_key={TOKEN}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+    collector = otlp_collectors(answer)
+    return collector
 
 
-@pytest.fixture
-def collectors() -> Iterator[list[Collector]]:
-    made: list[Collector] = []
-    yield made
-    for collector in made:
-        collector.close()
+def _endpoint(url: str) -> str:
+    return f"{url}/v1/traces?api_key={TOKEN}"
 
 
-def _collector(collectors: list[Collector], answers: list[tuple[int, dict[str, str]]]) -> Collector:
-    collectors.append(Collector(answers))
-    return collectors[-1]
-
-
-def _export_while_working(collector: Collector, runs_dir: Path, asked: int, more_s: float, path: Path | None = None) -> Any:
+def _export_while_working(
+    collector: Collector | None, runs_dir: Path, asked: int, more_s: float, path: Path | None = None, endpoint: str = ""
+) -> Any:
     """Run an episode that makes a model call every 10 ms until the collector was asked ``asked`` times, then for
-    ``more_s`` seconds more (many more looks of the live export); its live export, once ended."""
+    ``more_s`` seconds more (many more looks of the live export); its live export to the collector (or to
+    ``endpoint``), once ended."""
 
     def agent(task: str, ctx: Any) -> str:
         deadline = time.monotonic() + 30  # liveness only
-        while len(collector.asked) < asked and time.monotonic() < deadline:
+        while collector is not None and len(collector.requests) < asked and time.monotonic() < deadline:
             ctx.model_call("gpt-4o-mini", provider="openai", input_tokens=1, output_tokens=1)
             time.sleep(0.01)
         end = time.monotonic() + more_s
@@ -91,7 +65,7 @@ def _export_while_working(collector: Collector, runs_dir: Path, asked: int, more
         handle = noesis_nb.start("refused", using=agent, runs_dir=runs_dir)
         live = noesis_nb.export_otel(
             handle,
-            endpoint=collector.endpoint,
+            endpoint=_endpoint(collector.url) if collector is not None else endpoint,
             headers={"authorization": f"Bearer {TOKEN}"},
             live=True,
             interval=INTERVAL,
@@ -117,12 +91,12 @@ FOR_GOOD = {
 
 @pytest.mark.parametrize("status", list(FOR_GOOD))
 def test_a_collector_refusing_the_request_itself_is_asked_once_and_named_once(
-    collectors: list[Collector], runs_dir: Path, status: int
+    otlp_collectors: Callable[..., Collector], runs_dir: Path, status: int
 ) -> None:
     location = {"Location": "http://127.0.0.1:9/v1/traces"} if status == 307 else {}
-    collector = _collector(collectors, [(status, location)])
+    collector = _collector(otlp_collectors, [(status, location)])
     live = _export_while_working(collector, runs_dir, asked=1, more_s=0.5)
-    assert len(collector.asked) == 1, f"asked {len(collector.asked)} times though it answered {status} the first time"
+    assert len(collector.requests) == 1, f"asked {len(collector.requests)} times though it answered {status} the first time"
     assert live.refused == status and not live.running
     (said,) = live.errors
     assert f"answered '{status}" in said and "stopped sending to it" in said and FOR_GOOD[status] in said, said
@@ -145,15 +119,12 @@ def test_an_https_url_to_a_plain_http_collector_is_tried_once_and_named(runs_dir
     backed off from and tried again for as long as the episode ran, said as "is a collector listening there?"."""
     server = PlainHttp(("127.0.0.1", 0), BaseHTTPRequestHandler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    collector = Collector([(200, {})])  # only its endpoint's shape is used: the episode runs until a refusal is seen
-    collector.endpoint = f"https://127.0.0.1:{server.server_address[1]}/v1/traces?api_key={TOKEN}"
-    collector.asked = [0.0]  # the agent's "asked once" is the first look's handshake
-    try:
-        live = _export_while_working(collector, runs_dir, asked=1, more_s=0.5)
+    endpoint = _endpoint(f"https://127.0.0.1:{server.server_address[1]}")
+    try:  # no collector to count: the first look's handshake is its one try
+        live = _export_while_working(None, runs_dir, asked=1, more_s=0.5, endpoint=endpoint)
     finally:
         server.shutdown()
         server.server_close()
-        collector.close()
     assert server.connections in (1, 2), server.connections  # one send (the exporter retries a failed connection once)
     assert isinstance(live.refused, str) and "WRONG_VERSION_NUMBER" in live.refused and not live.running
     (said,) = live.errors
@@ -161,11 +132,13 @@ def test_an_https_url_to_a_plain_http_collector_is_tried_once_and_named(runs_dir
     assert TOKEN not in said and TOKEN[:12] not in said, said
 
 
-def test_a_refused_export_still_writes_its_file_at_the_end(collectors: list[Collector], runs_dir: Path, tmp_path: Path) -> None:
-    collector = _collector(collectors, [(401, {})])
+def test_a_refused_export_still_writes_its_file_at_the_end(
+    otlp_collectors: Callable[..., Collector], runs_dir: Path, tmp_path: Path
+) -> None:
+    collector = _collector(otlp_collectors, [(401, {})])
     out = tmp_path / "trace.json"
     live = _export_while_working(collector, runs_dir, asked=1, more_s=0.2, path=out)
-    assert len(collector.asked) == 1 and live.refused == 401
+    assert len(collector.requests) == 1 and live.refused == 401
     assert out.is_file() and '"resourceSpans"' in out.read_text()
     assert "is still written when the episode ends" in live.errors[0]
 
@@ -180,11 +153,14 @@ def test_a_refused_export_still_writes_its_file_at_the_end(collectors: list[Coll
     ids=["429-retry-after", "503-retry-after", "5xx-then-up"],
 )
 def test_a_collector_refusing_for_now_is_asked_again_after_the_wait_it_asked_for(
-    collectors: list[Collector], runs_dir: Path, answers: list[tuple[int, dict[str, str]]], asked_to_wait: float
+    otlp_collectors: Callable[..., Collector], runs_dir: Path, answers: list[tuple[int, dict[str, str]]], asked_to_wait: float
 ) -> None:
-    collector = _collector(collectors, answers)
+    collector = _collector(otlp_collectors, answers)
     live = _export_while_working(collector, runs_dir, asked=len(answers), more_s=0.1)
-    assert collector.asked[1] - collector.asked[0] >= asked_to_wait * 0.95, (collector.asked, live.errors)
+    assert collector.requests[1].at - collector.requests[0].at >= asked_to_wait * 0.95, (
+        [r.at for r in collector.requests],
+        live.errors,
+    )
     assert live.sent > 0 and live.refused is None, live.errors  # asked again, and it took the spans
 
 
@@ -199,7 +175,7 @@ def test_retry_after_reads_seconds_and_dates() -> None:
 
 
 def test_a_refused_export_with_a_file_builds_no_spans_until_the_end(
-    collectors: list[Collector], runs_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    otlp_collectors: Callable[..., Collector], runs_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Stopped for good with ``path=``, the export built the whole run's spans again at every look only to send
     nothing: it now builds them once more, at the episode's end, for the file."""
@@ -210,14 +186,14 @@ def test_a_refused_export_with_a_file_builds_no_spans_until_the_end(
 
     def counted(*args: Any, **kwargs: Any) -> Any:
         specs = real(*args, **kwargs)
-        built.append(len(collector.asked))
+        built.append(len(collector.requests))
         return specs
 
     monkeypatch.setattr(otel, "run_spans", counted)
-    collector = _collector(collectors, [(401, {})])
+    collector = _collector(otlp_collectors, [(401, {})])
     out = tmp_path / "trace.json"
     live = _export_while_working(collector, runs_dir, asked=1, more_s=0.5, path=out)  # ~25 looks after the refusal
-    assert len(collector.asked) == 1 and live.refused == 401 and not live.running
+    assert len(collector.requests) == 1 and live.refused == 401 and not live.running
     after = [asked for asked in built if asked >= 1]
     assert len(after) == 1, f"the spans were built {len(after)} times after the refusal, not once (for the file)"
     assert out.is_file() and '"resourceSpans"' in out.read_text()

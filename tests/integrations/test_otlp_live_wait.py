@@ -8,9 +8,6 @@ naming ``await live``, which waits while the loop (and the episode) go on.
 from __future__ import annotations
 
 import asyncio
-import threading
-from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -19,30 +16,14 @@ import pytest
 import noesis_nb
 from noesis_nb.errors import EpisodeStateError
 
+from ..otlp_collector import Collector
+
 pytest.importorskip("opentelemetry.exporter.otlp.proto.http.trace_exporter")
 
 
-class Taking(BaseHTTPRequestHandler):
-    """A collector that takes every request (an empty 200 answer)."""
-
-    def log_message(self, *args: Any) -> None:
-        pass
-
-    def do_POST(self) -> None:
-        self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        self.send_response(200)
-        self.send_header("Content-Type", "application/x-protobuf")
-        self.send_header("Content-Length", "0")
-        self.end_headers()
-
-
 @pytest.fixture
-def endpoint() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Taking)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+def endpoint(otlp_collector: Collector) -> str:
+    return otlp_collector.url
 
 
 async def _agent(task: str, ctx: Any) -> str:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import random
 import traceback
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -18,16 +17,10 @@ import pytest
 
 import noesis_nb
 from tests.hardening.secret_corpus import corpus, leaks
+from tests.otlp_collector import closed_port
 
 pytest.importorskip("opentelemetry.exporter.otlp.proto.http")
 SHAPES = [s for s in corpus(random.SystemRandom().randrange(2**32)) if "\n" not in s.value]
-
-
-def _dead_port() -> int:
-    dead = ThreadingHTTPServer(("127.0.0.1", 0), BaseHTTPRequestHandler)
-    port = int(dead.server_address[1])
-    dead.server_close()
-    return port
 
 
 def _endpoints(shape: Any, port: int) -> list[str]:
@@ -36,7 +29,7 @@ def _endpoints(shape: Any, port: int) -> list[str]:
 
 def test_a_refused_export_and_a_wrong_endpoint_name_it_without_its_credentials(tmp_path: Path) -> None:
     episode_id = noesis_nb.solve("deploy", using=lambda task, ctx: "done", runs_dir=tmp_path)
-    port, printed = _dead_port(), []
+    port, printed = closed_port(), []
     for shape in SHAPES:
         for endpoint in [*_endpoints(shape, port), f"deploy:{shape.value}@127.0.0.1:{port}"]:
             with pytest.raises((ConnectionError, ValueError)) as raised:
@@ -47,7 +40,7 @@ def test_a_refused_export_and_a_wrong_endpoint_name_it_without_its_credentials(t
 
 
 def test_a_live_export_names_its_endpoint_without_its_credentials(tmp_path: Path) -> None:
-    port, shape = _dead_port(), SHAPES[0]
+    port, shape = closed_port(), SHAPES[0]
 
     async def main() -> list[tuple[str, bytes]]:
         shown = []
