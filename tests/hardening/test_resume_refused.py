@@ -17,17 +17,8 @@ from noesis_nb.runtime.resume import NothingToResume, paused_on
 from noesis_nb.store.ownership import OWNER_FILE, acquire
 from noesis_nb.tools import ApprovalDecisionRequiredError
 
+from ..run_snapshot import snapshot
 from ..runtime.agents import make_writer
-
-
-def snapshot(run_dir: Path) -> dict[str, Any]:
-    """Every entry under ``run_dir`` (the folder itself too): its kind, bytes (files) and mtime in ns."""
-    shot: dict[str, Any] = {}
-    for path in [run_dir, *sorted(run_dir.rglob("*"))]:
-        st = os.lstat(path)
-        body = path.read_bytes() if path.is_file() and not path.is_symlink() else None
-        shot[str(path.relative_to(run_dir))] = (st.st_mode, st.st_mtime_ns, body)
-    return shot
 
 
 def _paused(runs_dir: Path, tmp_path: Path) -> Path:

@@ -10,7 +10,6 @@ import json
 import os
 import subprocess
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -19,19 +18,8 @@ from noesis_nb.runtime.resume import paused_on
 from noesis_nb.store import verify_manifest
 from noesis_nb.store.paths import UnsafeRunPathError
 
+from ..run_snapshot import snapshot
 from .agents import write_argv
-
-
-def _snapshot(run_dir: Path) -> dict[str, Any]:
-    """Every entry under ``run_dir`` (never through a link): kind, mtime and the bytes of regular files."""
-    shot: dict[str, Any] = {}
-    for folder, dirs, files in os.walk(run_dir):
-        for name in [".", *dirs, *files]:
-            path = Path(folder, name)
-            st = os.lstat(path)
-            body = path.read_bytes() if os.path.isfile(path) and not os.path.islink(path) else None
-            shot[str(path.relative_to(run_dir))] = (st.st_mode, st.st_mtime_ns, body)
-    return shot
 
 
 def _tool_agent(marker: Path, idempotency_key: str | None = None):
@@ -97,7 +85,7 @@ def test_a_planted_path_stops_the_resume_before_the_tool_runs(runs_dir: Path, tm
     idem = f"{_principal(run)}__subprocess.fs.append__k1.json"
     planted = run / target.format(draft=draft, idempotency=idem)
     _plant(planted, kind)
-    before = _snapshot(run)
+    before = snapshot(run)
     with pytest.raises(UnsafeRunPathError) as info:
         noesis_nb.resume_run(run.name, runs_dir=runs_dir)
     said = str(info.value)
@@ -105,7 +93,7 @@ def test_a_planted_path_stops_the_resume_before_the_tool_runs(runs_dir: Path, tm
     assert {"link": "remove the link, then", "folder": "remove that folder", "fifo": "remove it"}[kind] in said
     assert "Replace the link with the real file" not in said
     assert not marker.exists()  # the tool never ran
-    assert _snapshot(run) == before  # nothing written
+    assert snapshot(run) == before  # nothing written
     _remove(planted)
     assert noesis_nb.resume_run(run.name, runs_dir=runs_dir) == run.name
     assert marker.read_text() == "note\n" and verify_manifest(run).ok
@@ -130,10 +118,10 @@ def test_a_planted_summary_stops_a_veto_override_before_the_adapter_runs_again(r
     run = runs_dir / episode
     assert paused_on(run) is not None and not marker.exists()
     _plant(run / "summary.json", "link")
-    before = _snapshot(run)
+    before = snapshot(run)
     with pytest.raises(UnsafeRunPathError, match="remove the link, then resume_run"):
         noesis_nb.resume_run(episode, runs_dir=runs_dir, using=agent)
-    assert not marker.exists() and _snapshot(run) == before
+    assert not marker.exists() and snapshot(run) == before
     (run / "summary.json").unlink()
     assert noesis_nb.resume_run(episode, runs_dir=runs_dir, using=agent) == episode
     assert marker.read_text() == "destroy the staging db\n" and verify_manifest(run).ok
