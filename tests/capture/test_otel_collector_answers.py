@@ -117,26 +117,23 @@ def test_an_otlp_json_answer_that_cannot_be_read_strictly_says_the_spans_fate_is
         noesis_nb.export_otel(run, endpoint=unclear.url, timeout=5)
 
 
-@pytest.mark.parametrize("body", [b"", b"{}", b'{"partialSuccess": {}}', b'{"partialSuccess": {"rejectedSpans": "0"}}'])
-def test_an_otlp_json_answer_saying_nothing_was_rejected_warns_nothing(
-    run: Path, otlp_collectors: Callable[..., Collector], body: bytes
+TAKEN_ANSWERS = [  # (Content-Type, body) of a 200 that says every span was taken, or nothing of them
+    ("application/x-protobuf", b""),  # an empty OTLP answer: no partial success
+    ("application/json", b""),
+    ("application/json", b"{}"),
+    ("application/json", b'{"partialSuccess": {}}'),
+    ("application/json", b'{"partialSuccess": {"rejectedSpans": "0"}}'),
+    ("text/html", b"\n\x06\x12\x04spam"),  # no OTLP answer: bytes a protobuf reader takes for a partial_success saying 'spam'
+]
+
+
+@pytest.mark.parametrize(
+    ("content_type", "body"), TAKEN_ANSWERS, ids=["protobuf", "json-empty", "json-{}", "json-no-count", "json-0", "html-page"]
+)
+def test_a_collector_answer_saying_every_span_was_taken_warns_nothing(
+    run: Path, otlp_collectors: Callable[..., Collector], content_type: str, body: bytes
 ) -> None:
-    taking = otlp_collectors(lambda h: answer_with(h, 200, body, **{"Content-Type": "application/json"}))
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        assert noesis_nb.export_otel(run, endpoint=taking.url, timeout=5) == len(taking.spans) > 0
-
-
-def test_a_200_page_that_is_no_otlp_answer_warns_nothing(run: Path, otlp_collectors: Callable[..., Collector]) -> None:
-    page = b"\n\x06\x12\x04spam"  # bytes a protobuf reader takes for a partial_success saying 'spam'
-    taking = otlp_collectors(lambda h: answer_with(h, 200, page, **{"Content-Type": "text/html"}))
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        assert noesis_nb.export_otel(run, endpoint=taking.url, timeout=5) == len(taking.spans) > 0
-
-
-def test_a_collector_that_takes_every_span_warns_nothing(run: Path, otlp_collectors: Callable[..., Collector]) -> None:
-    taking = otlp_collectors(take_all)
+    taking = otlp_collectors(lambda h: answer_with(h, 200, body, **{"Content-Type": content_type}))
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert noesis_nb.export_otel(run, endpoint=taking.url, timeout=5) == len(taking.spans) > 0
