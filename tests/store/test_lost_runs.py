@@ -29,21 +29,10 @@ from noesis_nb.widgets.view import EpisodeView
 from tests.ipshell import run_magic
 
 from ..compat.checker import check_run
+from ..widgets.lostruns import start_writer
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURE = ROOT / "tests" / "fixtures" / "noesis-adr008-allow-run" / "ep_adr008_allow"
-
-_WRITER = """
-import sys, time
-import noesis_nb
-
-def agent(task, ctx):
-    ctx.emit("reason", {"text": "working"})
-    print("RUNNING", flush=True)
-    time.sleep(120)
-
-noesis_nb.solve("a long task", using=agent, runs_dir=sys.argv[1], episode_id=sys.argv[2])
-"""
 
 _READER = """
 import json, sys
@@ -56,15 +45,6 @@ print(json.dumps(dict(zip(df["episode_id"], df["status"].astype(str)))))
 def _ok_agent(task: str, ctx: object) -> str:
     ctx.emit("reason", {"text": "done"})  # type: ignore[attr-defined]
     return "fine"
-
-
-def _start_writer(runs: Path, episode_id: str) -> subprocess.Popen[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen(
-        [sys.executable, "-c", _WRITER, str(runs), episode_id], env=env, cwd=ROOT, stdout=subprocess.PIPE, text=True
-    )
-    assert proc.stdout is not None and proc.stdout.readline().strip() == "RUNNING"
-    return proc
 
 
 def _statuses_in_new_process(runs: Path) -> dict[str, str]:
@@ -89,7 +69,7 @@ def runs(tmp_path: Path) -> Path:
 def test_a_killed_run_reads_lost_everywhere_and_running_while_its_process_lives(
     runs: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    writer = _start_writer(runs, "ep_killed")
+    writer = start_writer(runs, "ep_killed")
     try:
         assert _statuses(runs) == {"ep_done": "ok", "ep_killed": "running"}  # cached and kept while it lives
         assert _statuses_in_new_process(runs)["ep_killed"] == "running"
@@ -201,7 +181,7 @@ def test_stop_of_a_run_with_a_huge_log_reads_only_its_end_and_names_its_status(
     the end of its log: a 64 MB log is not read whole for a refusal (counted by the kernel's read counter)."""
     monkeypatch.setenv("NOESIS_RUNS_DIR", str(runs))
     middle = 64 << 20
-    writer = _start_writer(runs, "ep_huge")
+    writer = start_writer(runs, "ep_huge")
     os.kill(writer.pid, signal.SIGKILL)
     writer.wait()
     _widen_log(runs / "ep_huge", kept_at_end=1, middle=middle)
@@ -236,7 +216,7 @@ def test_a_killed_run_whose_note_was_replaced_reads_lost_and_resume_names_the_no
     """The writer was killed and its owner note replaced by something no writer can hold (a link, a FIFO, a folder):
     nobody holds the run's lock, so it reads lost (it read running for ever); resume_run refuses it naming the note
     to remove, writing nothing in the run or where the link leads, and once it is removed seals the run."""
-    writer = _start_writer(runs, "ep_noted")
+    writer = start_writer(runs, "ep_noted")
     os.kill(writer.pid, signal.SIGKILL)
     writer.wait()
     run, note = runs / "ep_noted", runs / "ep_noted" / ".owner.lock"

@@ -45,12 +45,18 @@ noesis_nb.approve_draft(sys.argv[2], runs_dir=sys.argv[1], approver_id="ana")
 _RESUMER = "import sys, noesis_nb; noesis_nb.resume_run(sys.argv[2], runs_dir=sys.argv[1])"
 
 
-def lost_while_running(runs: Path, episode_id: str) -> None:
-    """A run whose writer is SIGKILLed while its adapter runs (no pause)."""
+def start_writer(runs: Path, episode_id: str) -> subprocess.Popen[str]:
+    """A writer process whose adapter is running (for two minutes): its run is held, and lost once it is killed."""
     proc = subprocess.Popen(
         [sys.executable, "-c", _WRITER, str(runs), episode_id], env=_ENV, cwd=ROOT, stdout=subprocess.PIPE, text=True
     )
     assert proc.stdout is not None and proc.stdout.readline().strip() == "RUNNING"
+    return proc
+
+
+def lost_while_running(runs: Path, episode_id: str) -> None:
+    """A run whose writer is SIGKILLed while its adapter runs (no pause)."""
+    proc = start_writer(runs, episode_id)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
 
