@@ -11,6 +11,8 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "tests" / "fixtures"  # byte-for-byte copies of runs Noēsis itself wrote
 SMOKE_RUN = FIXTURES / "noesis-smoke-run" / "ep_01K9RBBMXXRSFWR49SXFGF4SPR"
+# the phase of each of the smoke run's 13 lines, as Noēsis wrote them (its last two are older lines without an id)
+SMOKE_PHASES = ["start", "observe", "interpret", "plan"] + ["act"] * 4 + ["reflect", "learn", "terminate", "insight", "memory"]
 ADR008_RUN = FIXTURES / "noesis-adr008-allow-run" / "ep_adr008_allow"
 
 

@@ -8,6 +8,7 @@ import pytest
 from noesis_nb.errors import EventLogIntegrityError, InvalidOptionError
 from noesis_nb.frames import EVENT_COLUMNS, Column, events_df
 
+from ..conftest import SMOKE_PHASES
 from .runkit import basic_events, event, write_run
 
 
@@ -15,21 +16,7 @@ def test_real_noesis_run(smoke_root):
     df = events_df(smoke_root)
     assert list(df.columns) == list(EVENT_COLUMNS)
     assert len(df) == 13 and df["seq"].tolist() == list(range(13))
-    assert df["phase"].astype(str).tolist() == [
-        "start",
-        "observe",
-        "interpret",
-        "plan",
-        "act",
-        "act",
-        "act",
-        "act",
-        "reflect",
-        "learn",
-        "terminate",
-        "insight",
-        "memory",
-    ]
+    assert df["phase"].astype(str).tolist() == SMOKE_PHASES
     assert df["event_id"].iloc[0] == "4b470732-1a94-4328-8c94-dc0c224b943c"
     assert df["event_id"].iloc[11:].isna().all()  # older insight/memory lines have no id
     assert df["caused_by"].iloc[2] == "abf849a7-e4e6-4764-826f-83f0b1b477d5"

@@ -5,25 +5,13 @@ import shutil
 from noesis_nb import ns
 from noesis_nb.store import read_events, read_state, read_summary, run_status
 
+from ..conftest import SMOKE_PHASES
+
 
 def test_smoke_run_holds_what_noesis_wrote(smoke_run):
     events = read_events(smoke_run / "events.jsonl", strict=True)
     assert len(events) == 13
-    assert [e["phase"] for e in events] == [
-        "start",
-        "observe",
-        "interpret",
-        "plan",
-        "act",
-        "act",
-        "act",
-        "act",
-        "reflect",
-        "learn",
-        "terminate",
-        "insight",
-        "memory",
-    ]
+    assert [e["phase"] for e in events] == SMOKE_PHASES
     assert [e.get("id") is None for e in events[-2:]] == [True, True]  # older insight/memory lines have no id
     assert sum(1 for e in events if e["payload"].get("synthetic")) == 1
     summary, state = read_summary(smoke_run), read_state(smoke_run)
