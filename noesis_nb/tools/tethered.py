@@ -1,20 +1,33 @@
 """Run a tool's process tethered to this one: when this process dies (even by kill -9), the tool dies too.
 
 A tool left running after its runner died finishes its effect later, unseen: a user who checks, sees nothing
-yet and retries gets the effect twice. So on POSIX a watchdog (``/bin/sh``, a few hundred bytes of memory)
-leads a new process group that the tool joins. It waits on a pipe only this process holds open: when the
-pipe closes without the word ``done`` (this process died; the kernel closes its descriptors), it kills the
-whole group, the tool and anything the tool started. A timeout kills the group too. Where no watchdog can
-be started (Windows, no ``/bin/sh``), the tool runs as a plain child, killed only on timeout.
+yet and retries gets the effect twice. So the tool runs under a watchdog that holds a pipe only this process
+holds open: when the pipe closes (this process died; the kernel closes its descriptors) or the timeout comes,
+the watchdog kills the tool and everything the tool started. The tool's standard input is ``/dev/null``.
+
+On Linux the watchdog is ``_watchdog.py`` (a Python process, about 15 ms to start): a child subreaper in its own
+session that starts the tool. Every process the tool starts stays its descendant, a daemon too (double fork,
+``setsid``), and all are killed, also when the tool exits by itself leaving them behind: the result is then the
+tool's own, recorded when it exits, not when its last child lets go of its output. No process under it has a
+controlling terminal: a tool opening ``/dev/tty`` gets an error at once instead of stopping until its timeout.
+
+Elsewhere (no prctl, or no usable Python executable) the watchdog is ``/bin/sh`` leading a process group that
+the tool joins: a process that leaves the group (``setsid``) escapes it, and the tool's result waits for every
+holder of its output. Where no watchdog can be started (Windows, no ``/bin/sh``), the tool runs as a plain
+child, killed only on timeout.
 """
 
 from __future__ import annotations
 
 import os
+import selectors
 import signal
 import subprocess
+import sys
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 __all__ = ["TetheredRun", "run_tethered"]
 
@@ -30,6 +43,7 @@ class TetheredRun:
     returncode: int | None  # None when the timeout ended it
     stdout: str
     stderr: str
+    leftovers: int = 0  # processes besides the tool killed at its end (left running, or at the timeout); Linux only
 
 
 def _watchdog() -> tuple[subprocess.Popen[bytes], int] | None:
@@ -72,6 +86,15 @@ def run_tethered(argv: list[str], *, cwd: str | None, env: Mapping[str, str] | N
     """Run ``argv`` to the end (or ``timeout`` seconds), output decoded as UTF-8 with replacement.
 
     Blocks the calling thread (callers run it off the event loop). Raises OSError when ``argv`` cannot start."""
+    if _subreaper_possible():
+        done = _run_watched(argv, cwd=cwd, env=env, timeout=timeout)
+        if done is not None:
+            return done
+    return _run_grouped(argv, cwd=cwd, env=env, timeout=timeout)
+
+
+def _run_grouped(argv: list[str], *, cwd: str | None, env: Mapping[str, str] | None, timeout: float | None) -> TetheredRun:
+    """The tool in the process group a ``/bin/sh`` watchdog leads (where no subreaper can watch it)."""
     watch = _watchdog()
     group = watch[0].pid if watch is not None else None
     try:
@@ -119,3 +142,171 @@ def _kill(proc: subprocess.Popen[str], watch: tuple[subprocess.Popen[bytes], int
         proc.send_signal(signal.SIGKILL if hasattr(signal, "SIGKILL") else signal.SIGTERM)
     except OSError:
         pass
+
+
+_WATCHDOG = Path(__file__).with_name("_watchdog.py")
+_READ = 65536
+_DRAIN_S = 2.0  # output still open once the tool's whole tree is dead is held outside it: read it this long more
+_DOG_WAIT_S = 15.0  # the watchdog kills for up to 10 s (processes stuck in the kernel); after this it is killed
+
+
+def _subreaper_possible() -> bool:
+    """Whether the Linux watchdog can run: Linux, and this process's interpreter is a Python that can start it."""
+    exe = sys.executable or ""
+    return (
+        sys.platform.startswith("linux")
+        and os.path.basename(exe).lower().startswith(("python", "pypy"))
+        and os.access(exe, os.X_OK)
+        and _WATCHDOG.is_file()
+        and os.path.isdir("/proc/self/task")  # where the watchdog finds the tool's descendants
+    )
+
+
+def _run_watched(argv: list[str], *, cwd: str | None, env: Mapping[str, str] | None, timeout: float | None) -> TetheredRun | None:
+    """The tool under the Linux watchdog; None when the watchdog could not start (the tool did not either)."""
+    watched = _Watched.start(argv, cwd, env)
+    if watched is None:
+        return None
+    timed_out = False
+    try:
+        if not watched.pump(None if timeout is None else time.monotonic() + timeout):
+            timed_out = True
+            watched.kill()
+            watched.pump(time.monotonic() + _DOG_WAIT_S)
+    except BaseException:  # interrupted while waiting: the tool does not outlive the wait
+        watched.kill()
+        watched.end()
+        raise
+    watched.end()
+    if not watched.status:  # the watchdog never ran (the interpreter could not run it): the tool did not start
+        return None
+    return watched.result(argv, cwd, timed_out)
+
+
+class _Watched:
+    """The runner's end of a Linux watchdog: reads the tool's output and the watchdog's status lines."""
+
+    def __init__(self, dog: subprocess.Popen[bytes], control: int, status: int, out: int, err: int) -> None:
+        self.dog, self.control = dog, control
+        self.status, self.out, self.err = bytearray(), bytearray(), bytearray()
+        self.open = {status: self.status, out: self.out, err: self.err}
+
+    @classmethod
+    def start(cls, argv: list[str], cwd: str | None, env: Mapping[str, str] | None) -> _Watched | None:
+        pipes = [os.pipe() for _ in range(4)]  # control, status, stdout, stderr; none inheritable but as passed
+        (control_r, control_w), (status_r, status_w), (out_r, out_w), (err_r, err_w) = pipes
+        given = (control_r, status_w, out_w, err_w)
+        try:
+            dog = subprocess.Popen(
+                [sys.executable, "-I", "-S", str(_WATCHDOG), *map(str, given), cwd or "", "--", *argv],
+                pass_fds=given,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                env=dict(env) if env is not None else None,
+            )
+        except OSError:
+            for fd in (control_w, status_r, out_r, err_r):
+                os.close(fd)
+            return None
+        finally:
+            for fd in given:
+                os.close(fd)
+        return cls(dog, control_w, status_r, out_r, err_r)
+
+    def last(self) -> list[str]:
+        """The watchdog's last complete status line, split in words."""
+        lines = bytes(self.status).decode("ascii", "replace").split("\n")[:-1]
+        return lines[-1].split() if lines else []
+
+    def finished(self) -> bool:
+        return self.last()[:1] in (["exit"], ["killed"], ["error"])
+
+    def pump(self, deadline: float | None) -> bool:
+        """Read what is ready until every pipe closed (True) or ``deadline`` passed (False)."""
+        with selectors.DefaultSelector() as selector:
+            for fd, sink in self.open.items():
+                selector.register(fd, selectors.EVENT_READ, sink)
+            while self.open:
+                wait = None if deadline is None else deadline - time.monotonic()
+                if wait is not None and wait <= 0:
+                    return False
+                for key, _ in selector.select(wait):
+                    data = os.read(key.fd, _READ)
+                    if data:
+                        key.data.extend(data)
+                        continue
+                    selector.unregister(key.fd)
+                    os.close(key.fd)
+                    del self.open[key.fd]
+                    if key.data is self.status and not self.finished():  # the tool killed its watchdog
+                        _killpg(self.dog.pid)  # not reaped yet: its id still names its session only
+                if self.finished() and (deadline is None or deadline - time.monotonic() > _DRAIN_S):
+                    deadline = time.monotonic() + _DRAIN_S  # the tree is dead: what still holds the output is not ours
+        return True
+
+    def kill(self) -> None:
+        """End of file on the control pipe: the watchdog kills every descendant and reports."""
+        if self.control >= 0:
+            os.close(self.control)
+            self.control = -1
+        try:
+            self.dog.send_signal(signal.SIGCONT)  # a watchdog the tool stopped acts all the same
+        except OSError:
+            pass
+
+    def end(self) -> None:
+        """Reap the watchdog once it finished (killing its session first if it died or hangs without reporting)."""
+        if self.control >= 0:  # after its report this changes nothing; else it is asked to kill the tree
+            os.close(self.control)
+            self.control = -1
+        exited = self._exited(time.monotonic() + _DOG_WAIT_S)
+        for fd, sink in self.open.items():
+            if sink is self.status and exited:  # its last words, written before it exited
+                os.set_blocking(fd, False)
+                try:
+                    sink.extend(os.read(fd, _READ))
+                except BlockingIOError:
+                    pass
+            os.close(fd)
+        self.open.clear()
+        if not self.finished():  # died or hangs without reporting (the tool killed or stopped it): its session goes,
+            _killpg(self.dog.pid)  # while it is not reaped, so its id can name nothing else
+        if not exited:
+            self.dog.kill()
+        self.dog.wait()
+
+    def _exited(self, deadline: float) -> bool:
+        """Wait until ``deadline`` for the watchdog to exit, without reaping it; whether it did."""
+        pause = 0.0005
+        while os.waitid(os.P_PID, self.dog.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is None:
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(pause)
+            pause = min(pause * 2, 0.05)
+        return True
+
+    def result(self, argv: list[str], cwd: str | None, timed_out: bool) -> TetheredRun:
+        word, out, err = self.last(), _text(self.out), _text(self.err)
+        if word[:1] == ["error"]:
+            number = int(word[1])
+            raise OSError(number, os.strerror(number) if number else "cannot run", cwd if word[2] == "cwd" else argv[0])
+        if word[:1] == ["exit"]:
+            return TetheredRun(int(word[1]), out, err, int(word[2]))
+        if word[:1] == ["killed"] or timed_out:
+            return TetheredRun(None, out, err, int(word[1]) if word[:1] == ["killed"] else 0)
+        raise OSError(
+            f"the watchdog of {argv[0]!r} ended (code {self.dog.returncode}) before the tool did; its result is unknown"
+        )
+
+
+def _killpg(group: int) -> None:
+    try:
+        os.killpg(group, signal.SIGKILL)
+    except OSError:
+        pass
+
+
+def _text(data: bytearray) -> str:
+    """Decoded as text-mode ``subprocess`` does: UTF-8 with replacement, universal newlines."""
+    return data.decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n")
