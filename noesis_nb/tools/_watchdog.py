@@ -29,7 +29,7 @@ def _subreaper() -> None:
         import ctypes
 
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
-    except (OSError, AttributeError):  # no prctl: descendants are still found while their parents live
+    except (ImportError, OSError, AttributeError):  # no prctl: descendants are found while their parents live
         pass
 
 

@@ -279,12 +279,16 @@ class _Watched:
     def _exited(self, deadline: float) -> bool:
         """Wait until ``deadline`` for the watchdog to exit, without reaping it; whether it did."""
         pause = 0.0005
-        while os.waitid(os.P_PID, self.dog.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is None:
+        while True:
+            try:
+                if os.waitid(os.P_PID, self.dog.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None:
+                    return True
+            except ChildProcessError:  # reaped already (SIGCHLD ignored in this process)
+                return True
             if time.monotonic() >= deadline:
                 return False
             time.sleep(pause)
             pause = min(pause * 2, 0.05)
-        return True
 
     def result(self, argv: list[str], cwd: str | None, timed_out: bool) -> TetheredRun:
         word, out, err = self.last(), _text(self.out), _text(self.err)
