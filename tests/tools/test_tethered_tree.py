@@ -207,3 +207,18 @@ def test_the_fallback_watchdog_still_runs_and_times_out(tmp_path: Path) -> None:
     done = _run_grouped(["sh", "-c", "echo out; echo err >&2; exit 3"], cwd=None, env=None, timeout=60)
     assert (done.returncode, done.stdout, done.stderr) == (3, "out\n", "err\n")
     assert _run_grouped(["sleep", "30"], cwd=None, env=None, timeout=0.5).returncode is None
+
+
+IGNORES_SIGCHLD = r"""
+import signal, sys
+sys.path.insert(0, sys.argv[1])
+signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel, none waits as a zombie
+from noesis_nb.tools.tethered import run_tethered
+done = run_tethered(["sh", "-c", "echo out; exit 4"], cwd=None, env=None, timeout=60)
+print(done.returncode, done.stdout.strip())
+"""
+
+
+def test_a_runner_ignoring_sigchld_still_gets_the_result() -> None:
+    shown = subprocess.run([sys.executable, "-c", IGNORES_SIGCHLD, str(REPO)], capture_output=True, text=True, timeout=120)
+    assert (shown.returncode, shown.stdout) == (0, "4 out\n"), shown.stderr[-2000:]
