@@ -15,6 +15,7 @@ import orjson
 
 from . import config as _config
 from . import tools
+from ._jsonio import as_object
 from ._unstarted import awaited_entry
 from .errors import (
     CheckpointConsistencyError,
@@ -287,11 +288,32 @@ def _refuse_when_stopped(rec: Recorder, episode_id: str) -> None:
         )
 
 
+def _refuse_when_paused(rec: Recorder, episode_id: str) -> None:
+    """A checkpoint is for a running or just-interrupted run (Noēsis' lifecycle: ``running → interrupted → paused``).
+    A paused run, or one ``ns.resume`` resumed and nothing continued yet, already has the checkpoint that binds it."""
+    stops = [e for e in rec.events if e.get("event_type") in (RUN_INTERRUPT, RUN_CHECKPOINT, RUN_RESUME)]
+    last: dict[str, Any] = stops[-1] if stops else {}
+    payload = as_object(last.get("payload"))
+    if last.get("event_type") == RUN_CHECKPOINT:
+        state, checkpoint_id = "paused", payload.get("checkpoint_id")
+    elif last.get("event_type") == RUN_RESUME and payload.get("resumed_by") == "resume":
+        state, checkpoint_id = "resumed by ns.resume (nothing continued it yet)", payload.get("checkpoint_id")
+    else:
+        return
+    raise RunLifecycleTransitionError(
+        f"run {episode_id} is {state}; a checkpoint is valid only while it runs or right after ns.interrupt, and "
+        f"checkpoint {quoted(checkpoint_id)} already binds it. Continue it with resume_run({quoted(episode_id)}, "
+        f"checkpoint_id={quoted(checkpoint_id)}) (after approve_draft / reject_draft when it waits for a decision); "
+        "nothing was written"
+    )
+
+
 def checkpoint(episode_id: str, *, caused_by: str | None = None, context: Any = None, workspace: Any = None) -> dict[str, Any]:
     """Write a checkpoint and emit ``run.checkpoint``; returns the checkpoint record."""
     _not_implemented("checkpoint", context=context, workspace=workspace)
     rec = _recorder(episode_id)
     try:
+        _refuse_when_paused(rec, episode_id)
         record = rec.checkpoint(caused_by)
         return {k: v for k, v in record.items() if k != "event_id"}
     finally:

@@ -33,13 +33,29 @@ def last_pause(events: list[dict[str, Any]]) -> Pause | None:
         return None
     checkpoint = events[index]
     by_id = {e.get("id"): e for e in events if e.get("id")}
-    interrupt = by_id.get(checkpoint.get("caused_by")) or {}
-    cause = by_id.get(interrupt.get("caused_by")) if interrupt.get("event_type") == RUN_INTERRUPT else None
+    cause = _paused_on(checkpoint, by_id)
     checkpoint_id = payload_of(checkpoint).get("checkpoint_id")
     for j in range(index + 1, len(events)):
         if events[j].get("event_type") == RUN_RESUME and payload_of(events[j]).get("checkpoint_id") == checkpoint_id:
             return Pause(checkpoint, cause, events[j], j)
     return Pause(checkpoint, cause, None, None)
+
+
+def _paused_on(checkpoint: dict[str, Any], by_id: dict[Any, dict[str, Any]]) -> dict[str, Any] | None:
+    """The event a checkpoint's pause is about: the parent of the ``run.interrupt`` it follows. A checkpoint taken
+    while the run was already paused (after its checkpoint, or after an evidence-only ``ns.resume``; runs written
+    before ``ns.checkpoint`` refused that) changes nothing it waits for: the pause is found through it."""
+    seen: set[Any] = set()
+    parent = by_id.get(checkpoint.get("caused_by"))
+    while parent is not None and parent.get("id") not in seen:
+        seen.add(parent.get("id"))
+        kind = parent.get("event_type")
+        if kind == RUN_INTERRUPT:
+            return by_id.get(parent.get("caused_by"))
+        if kind != RUN_CHECKPOINT and not (kind == RUN_RESUME and payload_of(parent).get("resumed_by") == "resume"):
+            return None
+        parent = by_id.get(parent.get("caused_by"))
+    return None
 
 
 def options_from_state(rec: Recorder) -> EpisodeOptions:

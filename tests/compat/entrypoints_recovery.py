@@ -5,6 +5,7 @@ the run continued by ``resume_run`` from another process, the Noēsis lifecycle 
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -124,7 +125,8 @@ def killed_while_resuming(root: Path) -> list[Path]:
 
 def lifecycle_calls(root: Path) -> list[Path]:
     """The Noēsis lifecycle calls from other processes: on a run whose process was killed while it worked (then
-    sealed by ``resume_run``), and on a run paused for approval (checkpointed again, resumed, decided, continued)."""
+    sealed by ``resume_run`` as a lost process), and on a run paused for approval (a second checkpoint refused, its
+    own resumed, decided, continued: the approved tool runs and the run ends a success)."""
     lost = _killed(root / "lost", "working")
     ns = f"from noesis_nb import ns\nns.set(runs_dir={str(lost.parent)!r})\n"
     _second_process(
@@ -132,11 +134,20 @@ def lifecycle_calls(root: Path) -> list[Path]:
         f"ns.resume({lost.name!r}, checkpoint_id=ns.checkpoint({lost.name!r})['checkpoint_id'])"
     )
     _second_process(f"noesis_nb.resume_run({str(lost)!r})")
-    runs = root / "paused" / "runs"
-    paused = runs / noesis_nb.solve("Write a note", using=make_writer(root / "out.txt"), runs_dir=runs, approver="ask")
+    assert json.loads((lost / "final.json").read_bytes())["outcome"] == "error"  # nothing could continue it
+    runs, out = root / "paused" / "runs", root / "out.txt"
+    paused = runs / noesis_nb.solve("Write a note", using=make_writer(out), runs_dir=runs, approver="ask")
     ns = f"from noesis_nb import ns\nns.set(runs_dir={str(runs)!r})\n"
-    _second_process(f"{ns}ns.resume({paused.name!r}, checkpoint_id=ns.checkpoint({paused.name!r})['checkpoint_id'])")
+    _second_process(
+        f"{ns}from noesis_nb.errors import RunLifecycleTransitionError\n"
+        f"try:\n    ns.checkpoint({paused.name!r})\nexcept RunLifecycleTransitionError:\n    pass\n"
+        "else:\n    raise SystemExit('a paused run was checkpointed again')\n"
+        f"chk = [e for e in ns.events.read({paused.name!r}) if e.get('event_type') == 'run.checkpoint'][-1]\n"
+        f"ns.resume({paused.name!r}, checkpoint_id=chk['payload']['checkpoint_id'])"
+    )
     _second_process(f"noesis_nb.approve_draft({str(paused)!r}, approver_id='ops')\nnoesis_nb.resume_run({str(paused)!r})")
+    assert json.loads((paused / "final.json").read_bytes())["outcome"] == "success"
+    assert out.read_text() == "Write a note\n"  # the approved tool ran, once
     return [lost, paused]
 
 

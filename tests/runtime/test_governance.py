@@ -123,15 +123,22 @@ def test_live_pause_on_veto_can_be_overridden_or_upheld(runs_dir):
 
 
 def test_lifecycle_evidence_calls_and_tamper_detection(runs_dir, tmp_path):
-    from noesis_nb.errors import CheckpointConsistencyError, CheckpointNotFoundError, RunSealedError
+    from noesis_nb.errors import (
+        CheckpointConsistencyError,
+        CheckpointNotFoundError,
+        RunLifecycleTransitionError,
+        RunSealedError,
+    )
 
     from .agents import make_writer
 
     ns.set(runs_dir=str(runs_dir))
     ep = noesis_nb.solve("x", using=make_writer(tmp_path / "o.txt"))  # pauses on its tool draft
-    last_id = ns.events.read(ep)[-1]["id"]
-    record = ns.checkpoint(ep, caused_by=last_id)
-    assert record["last_event_id"] == last_id and record["checkpoint_id"].startswith("chk_")
+    paused_at = ns.events.read(ep)[-1]
+    with pytest.raises(RunLifecycleTransitionError, match="already binds it"):  # paused: its checkpoint binds it
+        ns.checkpoint(ep, caused_by=paused_at["id"])
+    record = {"checkpoint_id": paused_at["payload"]["checkpoint_id"]}
+    assert record["checkpoint_id"].startswith("chk_")
     assert (runs_dir / ep / "checkpoints" / record["checkpoint_id"] / "checkpoint.json").exists()
     resume_id = ns.resume(ep, checkpoint_id=record["checkpoint_id"])
     events = ns.events.read(ep)

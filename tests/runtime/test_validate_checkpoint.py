@@ -76,7 +76,7 @@ def _plant_link_out(path: Path) -> None:
 def test_a_special_state_file_is_one_clear_error_not_a_hang(runs_dir: Path, tmp_path: Path, plant, said: str) -> None:
     ns.set(runs_dir=str(runs_dir))
     ep = noesis_nb.solve("x", using=make_writer(tmp_path / "o.txt"))  # pauses on its tool draft
-    record = ns.checkpoint(ep, caused_by=ns.events.read(ep)[-1]["id"])
+    record = ns.events.read(ep)[-1]["payload"]  # the run.checkpoint of its pause
     rec = Recorder.reopen(runs_dir / ep)
     try:
         checkpoint = find_checkpoint(rec, record["checkpoint_id"])
