@@ -265,4 +265,4 @@ def main(args: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    os._exit(main(sys.argv[1:]))  # nothing buffered to flush: every write is os.write; skips the finalization

@@ -5,11 +5,12 @@ yet and retries gets the effect twice. So the tool runs under a watchdog that ho
 holds open: when the pipe closes (this process died; the kernel closes its descriptors) or the timeout comes,
 the watchdog kills the tool and everything the tool started. The tool's standard input is ``/dev/null``.
 
-On Linux the watchdog is ``_watchdog.py`` (a Python process, about 15 ms to start): a child subreaper in its own
-session that starts the tool. Every process the tool starts stays its descendant, a daemon too (double fork,
-``setsid``), and all are killed, also when the tool exits by itself leaving them behind: the result is then the
-tool's own, recorded when it exits, not when its last child lets go of its output. No process under it has a
-controlling terminal: a tool opening ``/dev/tty`` gets an error at once instead of stopping until its timeout.
+On Linux the watchdog is ``_watchdog.py``, a Python process (one interpreter start-up per tool, measured by
+``benchmarks/bench_tethered.py``): a child subreaper in its own session that starts the tool. Every process the
+tool starts stays its descendant, a daemon too (double fork, ``setsid``), and all are killed, also when the tool
+exits by itself leaving them behind: the result is then the tool's own, recorded when it exits, not when its last
+child lets go of its output. No process under it has a controlling terminal: a tool opening ``/dev/tty`` gets an
+error at once instead of stopping until its timeout.
 
 Elsewhere (no prctl, or no usable Python executable) the watchdog is ``/bin/sh`` leading a process group that
 the tool joins: a process that leaves the group (``setsid``) escapes it, and the tool's result waits for every
@@ -300,7 +301,9 @@ class _Watched:
         if word[:1] == ["killed"] or timed_out:
             return TetheredRun(None, out, err, int(word[1]) if word[:1] == ["killed"] else 0)
         raise OSError(
-            f"the watchdog of {argv[0]!r} ended (code {self.dog.returncode}) before the tool did; its result is unknown"
+            f"the watchdog of {argv[0]!r} ended (code {self.dog.returncode}) before the tool did (a tool must not "
+            "signal its parent process); the tool was killed, but whether it had its effect is unknown: check before "
+            "running it again"
         )
 
 
