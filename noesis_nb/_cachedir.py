@@ -11,6 +11,7 @@ is not used (loads work uncached) and one warning names it with the fix. Files r
 from __future__ import annotations
 
 import contextlib
+import errno
 import functools
 import os
 import secrets
@@ -86,8 +87,11 @@ def cache_problem() -> str | None:
         return problem
     try:
         st = os.stat(root)
-    except OSError:  # not made yet (the first load makes it), or said when it is used
+    except FileNotFoundError:  # not made yet: the first load makes it
         return None
+    except OSError as exc:  # under a file, or not reachable
+        why, fix = _unusable(root, exc)
+        return f"{root!r} {why}; {fix}"
     if not stat.S_ISDIR(st.st_mode):
         return f"{root!r} is not a folder; remove it or set NOESIS_NB_CACHE_DIR to a folder of your own"
     if hasattr(os, "getuid") and st.st_uid != os.getuid():
@@ -207,6 +211,28 @@ def _links_of_others(root: str) -> str | None:
     return None
 
 
+def _open_root(root: str, create: bool) -> int:
+    """A handle on the cache folder ``root``, made first when ``create``; _Refused (warned once) when the path is
+    something else (a file, a FIFO, a path under a file, a folder this user may not make): a plain OSError only for a
+    folder not made yet that a read finds missing (the first write makes it)."""
+    try:
+        if create:
+            os.makedirs(root, mode=0o700, exist_ok=True)
+        return os.open(root, _DIR_FLAGS)
+    except OSError as exc:
+        if exc.errno == errno.ENOENT and not create:
+            raise
+        raise _refuse(root, *_unusable(root, exc)) from exc
+
+
+def _unusable(root: str, exc: OSError) -> tuple[str, str]:
+    """(why, fix) for a cache path that cannot be made or opened as a folder."""
+    fix = "remove it or set NOESIS_NB_CACHE_DIR to a folder of your own"
+    if exc.errno in (errno.EEXIST, errno.ENOTDIR):
+        return ("is not a folder", fix) if os.path.lexists(root) else ("is under a file, not a folder", fix)
+    return f"cannot be made or opened as a folder ({exc.strerror or exc})", "set NOESIS_NB_CACHE_DIR to a folder of your own"
+
+
 @contextmanager
 def _folder(parts: tuple[str, ...], create: bool) -> Iterator[int]:
     """An open handle on the cache folder ``root/parts...``, each step checked (``_check``); _Refused or OSError."""
@@ -214,12 +240,10 @@ def _folder(parts: tuple[str, ...], create: bool) -> Iterator[int]:
     if root is None:
         _warn_once(_ENV, problem or "")
         raise _Refused(problem)
-    if create:
-        os.makedirs(root, mode=0o700, exist_ok=True)
     planted = _links_of_others(root)
     if planted is not None:
         raise _refuse(planted, "is a link made by another user", "remove it, or set NOESIS_NB_CACHE_DIR to a folder of your own")
-    fd = os.open(root, _DIR_FLAGS)
+    fd = _open_root(root, create)
     try:
         _check(fd, root, True, ours=not path_from_env(_ENV))
         folder = root

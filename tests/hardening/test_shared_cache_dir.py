@@ -194,3 +194,34 @@ def test_a_trusted_key_is_used_silently(tmp_path: Path) -> None:
     for _ in range(2):
         done = _python(_SEAL_TWICE, str(tmp_path / "runs"), env=env)
         assert "noesis_nb seal key" not in done.stderr
+
+
+_LOAD_AND_PROBLEMS = (
+    _LOAD
+    + """
+from noesis_nb import config
+print("problems:", [p for p in config.problems() if "NOESIS_NB_CACHE_DIR" in p])
+"""
+)
+
+
+@pytest.mark.parametrize("kind", ["file", "fifo", "under a file"])
+def test_a_cache_path_that_is_no_folder_is_named_once(tmp_path: Path, kind: str) -> None:
+    """``NOESIS_NB_CACHE_DIR`` naming a regular file, a FIFO or a path under a file: the loads work uncached, one
+    warning names the path and its fix (as for a folder others may write), ``config.problems()`` lists it, and the
+    path is left as it was."""
+    run = _run(tmp_path / "runs")
+    target = tmp_path / "cache"
+    if kind == "fifo":
+        os.mkfifo(target)
+    else:
+        target.write_bytes(b"")
+    cache = target / "sub" if kind == "under a file" else target
+    done = _python(_LOAD_AND_PROBLEMS, str(run.parent), env={**os.environ, "NOESIS_NB_CACHE_DIR": str(cache)})
+    said = [line for line in done.stderr.splitlines() if "noesis_nb cache not used" in line]
+    assert len(said) == 1, done.stderr
+    assert repr(str(cache)) in said[0] and "set NOESIS_NB_CACHE_DIR to a folder of your own" in said[0]
+    problems = done.stdout.splitlines()[-1]
+    assert repr(str(cache)) in problems and "folder" in problems
+    assert done.stdout.splitlines()[-2] == "2"
+    assert target.is_fifo() if kind == "fifo" else target.is_file() and target.read_bytes() == b""
