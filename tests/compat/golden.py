@@ -98,7 +98,10 @@ def write_manifest(run_dir: Path, *, after_final: bool) -> None:
         )
     kinds = {"summary.json": "summary", "state.json": "state", "events.jsonl": "events", "learn.jsonl": "learn"}
     files = []
-    for path in sorted(p for p in run_dir.rglob("*") if p.is_file() and p.name != "manifest.json"):
+    for path in sorted(
+        (p for p in run_dir.rglob("*") if p.is_file() and p.name != "manifest.json"),
+        key=lambda p: p.relative_to(run_dir).as_posix(),  # by name, as Noēsis lists them
+    ):
         name, data = path.relative_to(run_dir).as_posix(), path.read_bytes()
         files.append({"name": name, "sha256": _sha(data), "size_bytes": len(data), "kind": kinds.get(name, "attachment")})
     (run_dir / "manifest.json").write_bytes(

@@ -9,6 +9,10 @@ from collections.abc import Iterator
 
 from .rundata import TERMINAL_STATES, Run, Violation, parent, payload_of, sha256_file, text
 
+# a paused run is resumed, nothing else: a second checkpoint leaves it waiting on nothing Noēsis can name. run.interrupt
+# from paused is as invalid, but a pause on parallel drafts still writes one interrupt per draft with no resume between
+# (the concurrent-pauses entry point): it joins this list once such a pause writes one.
+_NOT_FROM_PAUSED = ("run.checkpoint",)
 _CHECKPOINT_STRINGS = ("run_id", "checkpoint_id", "created_at", "last_event_id", "state_hash", "artifact_manifest_hash")
 
 
@@ -26,6 +30,15 @@ def check(run: Run) -> Iterator[Violation]:
                 yield Violation(
                     "lifecycle.transition",
                     message=f"{kind} after the run reached the terminal state {states[i - 1]!r}",
+                    **run.where(i),
+                )
+    for kind in _NOT_FROM_PAUSED:
+        for i in run.runtime(kind):
+            if i and states[i - 1] == "paused":
+                yield Violation(
+                    "lifecycle.transition",
+                    message=f"{kind} while the run is paused at a checkpoint; Noēsis' lifecycle goes "
+                    "running → interrupted → paused → resuming, so only run.resume follows a pause",
                     **run.where(i),
                 )
     sealed = run.exists("final.json") or (run.legacy and run.exists("manifest.json"))

@@ -87,6 +87,10 @@ def _shape(run: Run, manifest: dict[str, Any]) -> Iterator[Violation]:
     if not isinstance(files, list):
         yield fail("files must be a list")
         return
+    names = [entry.get("name") for entry in files if isinstance(entry, dict) and isinstance(entry.get("name"), str)]
+    if names != sorted(names):
+        first = next(b for a, b in zip(names, names[1:], strict=False) if b < a)
+        yield fail(f"files are not sorted by name ({first!r} comes after a name that sorts later)")
     for n, entry in enumerate(files):
         if not isinstance(entry, dict):
             yield fail(f"files[{n}] must be an object")

@@ -219,6 +219,46 @@ def test_paused_rules(tmp_path: Path, name: str) -> None:
     assert rules(path) == expected
 
 
+def _checkpointed_again(run: GoldenRun) -> None:
+    """A second checkpoint written while ``run`` is paused at its first (with a record that holds)."""
+    checkpoint = run.events[-1]
+    cid, offset = "chk_ba5eba11c0de", len(run.events)
+    run.add(
+        "runtime",
+        {
+            "kind": "run.checkpoint",
+            "status": "paused",
+            "checkpoint_id": cid,
+            "event_offset": offset,
+            "checkpoint_path": f"checkpoints/{cid}/checkpoint.json",
+        },
+        checkpoint["id"],
+        event_type="run.checkpoint",
+    )
+    first = run.docs[f"checkpoints/{CHECKPOINT}/checkpoint.json"]
+    run.docs[f"checkpoints/{cid}/checkpoint.json"] = dict(
+        first, checkpoint_id=cid, event_offset=offset, last_event_id=checkpoint["id"]
+    )
+
+
+def test_a_paused_run_is_not_checkpointed_again(tmp_path: Path) -> None:
+    """Noēsis' lifecycle: only run.resume leaves 'paused'; a checkpoint written then breaks the rule."""
+    run = golden_run(paused=True)
+    _checkpointed_again(run)
+    assert rules(run.write(tmp_path / "ep")) == {"lifecycle.transition"}
+
+
+def test_manifest_entries_are_sorted_by_name(tmp_path: Path) -> None:
+    """Noēsis' manifest writer lists files sorted by name (d.3); one listed out of order is reported."""
+    path = golden_run().write(tmp_path / "ep")
+    manifest = json.loads((path / "manifest.json").read_bytes())
+    assert [f["name"] for f in manifest["files"]] == sorted(f["name"] for f in manifest["files"])
+    assert rules(path) == set()
+    manifest["files"].reverse()
+    (path / "manifest.json").write_text(json.dumps(manifest))
+    assert rules(path) == {"manifest.shape"}
+
+
 def test_seal_rules(tmp_path: Path) -> None:
     path = golden_run().write(tmp_path / "late")
     (path / "tool_invocations" / "approvals" / "late.json.lock").write_text("")
