@@ -211,16 +211,15 @@ def _links_of_others(root: str) -> str | None:
     return None
 
 
-def _open_root(root: str, create: bool) -> int:
-    """A handle on the cache folder ``root``, made first when ``create``; _Refused (warned once) when the path is
-    something else (a file, a FIFO, a path under a file, a folder this user may not make): a plain OSError only for a
-    folder not made yet that a read finds missing (the first write makes it)."""
+@contextmanager
+def _as_folder(root: str, create: bool) -> Iterator[None]:
+    """Around making or opening the cache folder ``root``: _Refused (warned once) when the path is something else (a
+    file, a FIFO, a path under a file, a folder this user may not make); a plain OSError only for a folder not made
+    yet that a read finds missing (the first write makes it)."""
     try:
-        if create:
-            os.makedirs(root, mode=0o700, exist_ok=True)
-        return os.open(root, _DIR_FLAGS)
+        yield
     except OSError as exc:
-        if exc.errno == errno.ENOENT and not create:
+        if isinstance(exc, _Refused) or (exc.errno == errno.ENOENT and not create):
             raise
         raise _refuse(root, *_unusable(root, exc)) from exc
 
@@ -240,10 +239,14 @@ def _folder(parts: tuple[str, ...], create: bool) -> Iterator[int]:
     if root is None:
         _warn_once(_ENV, problem or "")
         raise _Refused(problem)
+    if create:
+        with _as_folder(root, create):
+            os.makedirs(root, mode=0o700, exist_ok=True)
     planted = _links_of_others(root)
     if planted is not None:
         raise _refuse(planted, "is a link made by another user", "remove it, or set NOESIS_NB_CACHE_DIR to a folder of your own")
-    fd = _open_root(root, create)
+    with _as_folder(root, create):
+        fd = os.open(root, _DIR_FLAGS)
     try:
         _check(fd, root, True, ours=not path_from_env(_ENV))
         folder = root
