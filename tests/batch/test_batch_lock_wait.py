@@ -18,32 +18,14 @@ from noesis_nb.errors import InvalidOptionError
 
 from ..conftest import REPO
 from .agents import echo
+from .lockholder import lock_held
 from .loopticks import LoopTicks
-
-# holds the batch's lock until ``release`` appears (the loop ran meanwhile) or, at the latest, 20 s went by
-HOLDER = """
-import fcntl, os, sys, time
-from pathlib import Path
-lock, release = Path(sys.argv[1]), Path(sys.argv[2])
-lock.parent.mkdir(parents=True, exist_ok=True)
-fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
-fcntl.flock(fd, fcntl.LOCK_EX)
-print("HELD", flush=True)
-end = time.monotonic() + 20
-while not release.exists() and time.monotonic() < end:
-    time.sleep(0.01)
-print("ASKED" if release.exists() else "TIMED OUT", flush=True)
-os.close(fd)
-"""
 
 
 def test_batch_called_while_another_process_holds_its_lock_leaves_the_loop_running(runs_dir: Path, tmp_path: Path) -> None:
     release = tmp_path / "release"
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    lock = runs_dir / "batches" / "nightly.json.lock"
-    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(lock), str(release)], env=env, stdout=subprocess.PIPE, text=True)
-    try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "HELD"
+    with lock_held(runs_dir / "batches" / "nightly.json.lock", release, 20) as holder:
+        assert holder.stdout is not None
 
         async def cell() -> tuple[int, list[str]]:
             ticks = LoopTicks().start()
@@ -57,11 +39,8 @@ def test_batch_called_while_another_process_holds_its_lock_leaves_the_loop_runni
             return len(planned_early), [str(e.status) for e in handle.entries]
 
         waiting, statuses = asyncio.run(cell())
-        assert holder.stdout.readline().strip() == "ASKED", "the lock was given up because the loop ran, not at the end"
+        assert holder.stdout.readline().strip() == "RELEASED", "the lock was given up because the loop ran, not at the end"
         assert waiting == 2 and statuses == ["ok", "ok"]
-    finally:
-        holder.kill()
-        holder.wait()
 
 
 # holds the lock, puts a record of another task list in place once ``go`` appears, then gives the lock up

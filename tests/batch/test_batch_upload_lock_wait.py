@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import os
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,24 +20,9 @@ from noesis_nb.batch import upload as upload_module
 from noesis_nb.batch.upload import UploadError, upload_run
 from noesis_nb.store.artifacts import verify_manifest
 
-from ..conftest import REPO
 from .agents import echo
+from .lockholder import lock_held
 from .loopticks import LoopTicks
-
-# holds the run's copy lock (an flock on its manifest, as a copy does) until ``release`` appears, at most 60 s
-HOLDER = """
-import fcntl, os, sys, time
-from pathlib import Path
-manifest, release = Path(sys.argv[1]), Path(sys.argv[2])
-fd = os.open(manifest, os.O_RDONLY)
-fcntl.flock(fd, fcntl.LOCK_EX)
-print("HELD", flush=True)
-end = time.monotonic() + 60
-while not release.exists() and time.monotonic() < end:
-    time.sleep(0.01)
-print("RELEASED" if release.exists() else "TIMED OUT", flush=True)
-os.close(fd)
-"""
 
 
 def _descriptors_on(path: Path) -> int:
@@ -61,16 +45,10 @@ def sealed_run(runs_dir: Path) -> Path:
 
 @pytest.fixture
 def holder(sealed_run: Path, tmp_path: Path) -> Iterator[tuple[subprocess.Popen[str], Path]]:
+    """Another process holding the run's copy lock (an flock on its manifest, as a copy does), at most 60 s."""
     release = tmp_path / "release"
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    args = [sys.executable, "-c", HOLDER, str(sealed_run / "manifest.json"), str(release)]
-    proc = subprocess.Popen(args, env=env, stdout=subprocess.PIPE, text=True)
-    try:
-        assert proc.stdout is not None and proc.stdout.readline().strip() == "HELD"
+    with lock_held(sealed_run / "manifest.json", release, 60) as proc:
         yield proc, release
-    finally:
-        release.touch()
-        proc.wait(timeout=30)
 
 
 def test_upload_run_on_the_loop_thread_refuses_to_wait_and_names_the_awaitable_call(
