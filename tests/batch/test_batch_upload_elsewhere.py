@@ -64,17 +64,10 @@ asyncio.run(main())
 
 # runs the batch with upload_to and is killed as it writes the copy's manifest
 KILLED_MID_COPY = """
-import asyncio, os, signal, sys
+import asyncio, sys
 import noesis_nb
-import noesis_nb.batch.upload as upload
-from tests.batch.agents import slow
-
-write = upload.atomic_write_bytes  # how a local copy writes each of its files
-def atomic_write_bytes(path, data):
-    if str(path).endswith("/manifest.json"):
-        os.kill(os.getpid(), signal.SIGKILL)
-    return write(path, data)
-upload.atomic_write_bytes = atomic_write_bytes
+from tests.batch.agents import kill_at_copy_manifest, slow
+kill_at_copy_manifest()
 
 async def main():
     handle = noesis_nb.batch([{"task": "a", "inputs": {"sleep": 1.5}}], using=slow, root=sys.argv[1], batch_id="own",

@@ -17,17 +17,10 @@ from .agents import echo
 
 # the batch's process is killed as it writes the copy's manifest: every file is copied, the manifest is not
 KILLED_MID_UPLOAD = """
-import asyncio, os, signal, sys
+import asyncio, sys
 import noesis_nb
-import noesis_nb.batch.upload as upload
-from tests.batch.agents import echo
-
-write = upload.atomic_write_bytes  # how a local copy writes each of its files
-def atomic_write_bytes(path, data):
-    if str(path).endswith("/manifest.json"):
-        os.kill(os.getpid(), signal.SIGKILL)
-    return write(path, data)
-upload.atomic_write_bytes = atomic_write_bytes
+from tests.batch.agents import echo, kill_at_copy_manifest
+kill_at_copy_manifest()
 
 async def main():
     await noesis_nb.batch(["a"], using=echo, root=sys.argv[1], batch_id="up", upload_to=sys.argv[2]).wait()
