@@ -29,6 +29,7 @@ from ..errors import (
     NoesisVeto,
     RunSealedError,
     RunWriteError,
+    ToolRejected,
     refusal_fix,
     refusal_fixed,
     refused_write,
@@ -444,6 +445,10 @@ class Episode:
         except AgentCancelled as exc:  # the agent stopped its own run (no stop asked here): sealed cancelled, its words
             self.error = exc
             status, message, reasons, result = "cancelled", _error_message(exc), ["agent_cancelled"], None
+        except ToolRejected as exc:  # a person (or the approver policy) said no and the agent let it end the run: as
+            # resume_run seals a rejected draft from disk, the run is vetoed, not an adapter error
+            self.error = exc
+            status, message, reasons, result = "vetoed", _error_message(exc), ["tool_rejected"], None
         except BaseException as exc:  # any exception class: GeneratorExit, a BaseException of the adapter's own…
             self.error = exc
             status, message, reasons, result = "error", _error_message(exc), ["adapter_error"], None

@@ -114,7 +114,10 @@ def test_reject_reaches_the_adapter_as_tool_rejected(runs_dir, tmp_path):
     assert "tool.rejected.governance" in names and "tool.execution.started" not in names
 
 
-def test_unhandled_rejection_fails_the_episode(runs_dir, tmp_path):
+def test_unhandled_rejection_ends_the_episode_vetoed(runs_dir, tmp_path):
+    """The agent lets the rejection through: the run ends vetoed (as ``resume_run`` seals a rejected draft from disk),
+    and ``result()`` raises the rejection."""
+
     async def main():
         handle = noesis_nb.start("note", using=make_writer(tmp_path / "o.txt"), runs_dir=runs_dir)
         await handle
@@ -123,7 +126,7 @@ def test_unhandled_rejection_fails_the_episode(runs_dir, tmp_path):
         return handle
 
     handle = asyncio.run(main())
-    assert handle.status == "error"
+    assert handle.status == "vetoed"
     with pytest.raises(ToolRejected, match="no"):
         handle.result()
 
@@ -318,7 +321,7 @@ def test_two_episodes_at_once_keep_their_own_runs(runs_dir, tmp_path):
         return a, b
 
     a, b = asyncio.run(main())
-    assert b.status == "ok" and a.status == "error"
+    assert b.status == "ok" and a.status == "vetoed"  # a's agent lets the rejection end its run
     assert (tmp_path / "b.txt").exists() and not (tmp_path / "a.txt").exists()
     assert all(e["episode_id"] == a.episode_id for e in read_events(a.run_dir / "events.jsonl"))
 

@@ -77,7 +77,7 @@ def test_a_decision_is_refused_before_the_tool_when_a_seal_target_was_planted(ru
     handle = asyncio.run(main())
     assert outside.read_text() == "precious\n"
     assert marker.exists() == (verb == "approve")
-    assert handle.status == ("ok" if verb == "approve" else "error")
+    assert handle.status == ("ok" if verb == "approve" else "vetoed")  # the agent lets the rejection end its run
     assert (handle.run_dir / "manifest.json").is_file() and check_run(handle.run_dir) == []
 
 
