@@ -149,29 +149,11 @@ def _check_cut_off_and_sealed(runs_dir: Path, episode: str, draft: str, said: st
     assert [e["id"] for e in read_events(run_dir / "events.jsonl")] == [e["id"] for e in events]
 
 
-def test_an_interrupt_during_resume_run_in_a_cell_seals_the_run_cancelled(tmp_path: Path) -> None:
-    """``resume_run`` (sync, in a cell: a worker thread) ends like ``solve`` under the interrupt: sealed, one line."""
-    episode, draft = _paused_on_a_slow_tool(tmp_path)
-    noesis_nb.approve_draft(episode, draft, approver_id="ana", runs_dir=tmp_path)
-
-    async def cell() -> None:
-        previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-        try:
-            threading.Timer(1.0, signal.pthread_kill, (threading.main_thread().ident, signal.SIGINT)).start()
-            noesis_nb.resume_run(episode, runs_dir=tmp_path)
-        finally:
-            signal.signal(signal.SIGINT, previous)
-
-    began = time.monotonic()
-    with pytest.raises(EpisodeInterrupted) as caught:
-        asyncio.run(cell())
-    assert time.monotonic() - began < 20, "the interrupt did not stop the tool's wait"
-    assert caught.value.episode_id == episode and caught.value.status == "cancelled"
-    _check_cut_off_and_sealed(tmp_path, episode, draft, str(caught.value))
-
-
-def test_an_interrupt_while_a_cell_awaits_resume_run_async_seals_the_run_cancelled(tmp_path: Path) -> None:
-    """``await resume_run_async(…)`` in a cell: the kernel turns SIGINT into a cancel of the cell (simulated here)."""
+@pytest.mark.parametrize("call", ["resume_run", "await resume_run_async"])
+def test_an_interrupt_during_a_resume_in_a_cell_seals_the_run_cancelled(tmp_path: Path, call: str) -> None:
+    """``resume_run`` (sync, in a cell: a worker thread) ends like ``solve`` under the interrupt: sealed, one line.
+    ``await resume_run_async(…)`` in a cell too: there the kernel turns SIGINT into a cancel of the cell (simulated
+    here, as ipykernel's handler for an async cell does)."""
     episode, draft = _paused_on_a_slow_tool(tmp_path)
     noesis_nb.approve_draft(episode, draft, approver_id="ana", runs_dir=tmp_path)
 
@@ -180,20 +162,24 @@ def test_an_interrupt_while_a_cell_awaits_resume_run_async_seals_the_run_cancell
         assert task is not None
         loop = asyncio.get_running_loop()
 
-        def kernel_interrupt(signum: int, frame: Any) -> None:  # ipykernel's handler for an async cell
+        def kernel_interrupt(signum: int, frame: Any) -> None:
             loop.call_soon_threadsafe(task.cancel)
 
-        previous = signal.signal(signal.SIGINT, kernel_interrupt)
+        handler = signal.default_int_handler if call == "resume_run" else kernel_interrupt
+        previous = signal.signal(signal.SIGINT, handler)
         try:
             threading.Timer(1.0, signal.pthread_kill, (threading.main_thread().ident, signal.SIGINT)).start()
-            await noesis_nb.resume_run_async(episode, runs_dir=tmp_path)
+            if call == "resume_run":
+                noesis_nb.resume_run(episode, runs_dir=tmp_path)
+            else:
+                await noesis_nb.resume_run_async(episode, runs_dir=tmp_path)
         finally:
             signal.signal(signal.SIGINT, previous)
 
     began = time.monotonic()
     with pytest.raises(EpisodeInterrupted) as caught:
         asyncio.run(cell())
-    assert time.monotonic() - began < 20
+    assert time.monotonic() - began < 20, "the interrupt did not stop the tool's wait"
     assert caught.value.episode_id == episode and caught.value.status == "cancelled"
     _check_cut_off_and_sealed(tmp_path, episode, draft, str(caught.value))
 
