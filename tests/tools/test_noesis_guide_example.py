@@ -350,40 +350,19 @@ def test_guide_example_runs_with_only_its_imports_changed(tmp_path: Path, mappin
     assert idem["fingerprint"] == prepared.payload.request_fingerprint and idem["execution_id"] == result.execution_id
 
     # The same draft again: its execution record answers; nothing dispatches, no event.
-    again = execute_prepared_tool_invocation(
-        run_id="run-1",
-        draft_id=draft,
-        prepared_repository=ns["prepared_repository"],
-        approval_repository=ns["approval_repository"],
-        idempotency_store=ns["idempotency_store"],
-        dispatch=dispatch,
-        event_recorder=recorder,
-    )
+    again = execute_prepared_tool_invocation(**_execute_kwargs(ns, draft_id=draft, dispatch=dispatch, event_recorder=recorder))
     assert again.already_executed and again.execution_id == result.execution_id and len(recorder.events) == 11
 
     # A new request with the same idempotency key and payload: replayed, not dispatched (the guide's replay path).
     request2 = ns["request"].model_copy(update={"request_id": "req-2"})
-    prepared2 = prepare_tool_invocation(
-        request=request2,
-        normalizer=ns["normalizer"],
-        authenticator=ns["authenticator"],
-        authorizer=ns["authorizer"],
-        candidate_emitter=ns["candidate_emitter"],
-        event_recorder=recorder,
-        prepared_repository=ns["prepared_repository"],
-        preflight=ns["preflight"],
-    )
+    prepared2 = prepare_tool_invocation(**_prepare_kwargs(ns, request=request2, event_recorder=recorder))
     assert prepared2.payload.request_fingerprint == prepared.payload.request_fingerprint
     approve(ns["approval_repository"], prepared2)
     mark = len(recorder.events)
     replay = execute_prepared_tool_invocation(
-        run_id=prepared2.run_id,
-        draft_id=prepared2.draft_id or "",
-        prepared_repository=ns["prepared_repository"],
-        approval_repository=ns["approval_repository"],
-        idempotency_store=ns["idempotency_store"],
-        dispatch=dispatch,
-        event_recorder=recorder,
+        **_execute_kwargs(
+            ns, run_id=prepared2.run_id, draft_id=prepared2.draft_id or "", dispatch=dispatch, event_recorder=recorder
+        )
     )
     assert recorder.names(mark) == GUIDE_REPLAY.split(" -> ")
     assert replay.status is ExecutionStatus.REPLAYED and replay.reason_code == "idempotency.replay"
@@ -392,26 +371,11 @@ def test_guide_example_runs_with_only_its_imports_changed(tmp_path: Path, mappin
 
     # Same key, different payload: refused as a conflict, not dispatched.
     request3 = ns["request"].model_copy(update={"request_id": "req-3", "payload": {"path": "OTHER.md", "token": TOKEN}})
-    prepared3 = prepare_tool_invocation(
-        request=request3,
-        normalizer=ns["normalizer"],
-        authenticator=ns["authenticator"],
-        authorizer=ns["authorizer"],
-        candidate_emitter=ns["candidate_emitter"],
-        event_recorder=recorder,
-        prepared_repository=ns["prepared_repository"],
-        preflight=ns["preflight"],
-    )
+    prepared3 = prepare_tool_invocation(**_prepare_kwargs(ns, request=request3, event_recorder=recorder))
     approve(ns["approval_repository"], prepared3)
     mark = len(recorder.events)
     conflict = execute_prepared_tool_invocation(
-        run_id="run-1",
-        draft_id=prepared3.draft_id,
-        prepared_repository=ns["prepared_repository"],
-        approval_repository=ns["approval_repository"],
-        idempotency_store=ns["idempotency_store"],
-        dispatch=dispatch,
-        event_recorder=recorder,
+        **_execute_kwargs(ns, draft_id=prepared3.draft_id, dispatch=dispatch, event_recorder=recorder)
     )
     assert recorder.names(mark) == ["tool.approved", "tool.execution.failed"]
     assert conflict.status is ExecutionStatus.FAILED and conflict.reason_code == "idempotency.conflict"
@@ -443,6 +407,21 @@ def test_ports_and_file_repositories_satisfy_the_noesis_protocols(tmp_path: Path
 def _prepare_example(ns: dict[str, Any]) -> None:
     exec(compile(adapted_example("package").split(APPROVAL_COMMENT)[0], "guide (prepare)", "exec"), ns)
     approve(ns["approval_repository"], ns["prepared"])
+
+
+def _prepare_kwargs(ns: dict[str, Any], **overrides: Any) -> dict[str, Any]:
+    """The guide's ``prepare_tool_invocation`` arguments (its ports in ``ns``), some replaced."""
+    return {
+        "request": ns["request"],
+        "normalizer": ns["normalizer"],
+        "authenticator": ns["authenticator"],
+        "authorizer": ns["authorizer"],
+        "candidate_emitter": ns["candidate_emitter"],
+        "event_recorder": ns["event_recorder"],
+        "prepared_repository": ns["prepared_repository"],
+        "preflight": ns["preflight"],
+        **overrides,
+    }
 
 
 def _execute_kwargs(ns: dict[str, Any], **overrides: Any) -> dict[str, Any]:
