@@ -225,7 +225,7 @@ def read_run(
         "head": head,
         "tail_end": next((e.get("timestamp") for e in reversed(tail) if e.get("phase") == "terminate"), None),
         "calls": calls,
-        "calls_from": "summary" if calls and not need_calls else "events",
+        "calls_from": "events" if need_calls else "summary",  # "summary" for its sums and its "no calls" alike
         "tools": tools,
         "tool_requests": tool_requests,
         "stamp": stamp,

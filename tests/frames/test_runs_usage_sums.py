@@ -208,23 +208,36 @@ def _edit_sums(run: Path) -> None:
     path.write_text(json.dumps(doc))
 
 
+def _edit_no_calls(run: Path) -> None:
+    """The sealed run's summary edited to say it made no model call (its log holds two)."""
+    path = run / "summary.json"
+    doc = json.loads(path.read_text())
+    doc["x-noesis_nb"]["usage"].update(model_calls=0, input_tokens=0, output_tokens=0, by_model=[])
+    path.write_text(json.dumps(doc))
+
+
 @pytest.mark.parametrize("cache", [False, True])
 def test_run_totals_follow_the_events_when_a_summary_says_other_sums(tmp_path: Path, cache: bool) -> None:
     """The log is the record of a run's calls: a summary's per-model sums that say otherwise (a hand-written or
-    hand-edited run) do not make ``runs_df`` and ``usage_df`` disagree; a run sealed here, unedited, still agrees."""
+    hand-edited run), or its claim of no call at all, do not make ``runs_df`` and ``usage_df`` disagree; a run sealed
+    here, unedited, still agrees."""
     import noesis_nb
 
     root = tmp_path / "runs"
     t = DAY + "10.000000+00:00"
     calls = [("gpt-4o", "openai", t, {"input_tokens": 1000, "output_tokens": 100, "cached_input_tokens": 0})]
     _run(root, "ep_hand", calls, summary=_claimed_sums("ep_hand"))
-    sealed = [noesis_nb.solve(task, using=_engine_agent, runs_dir=root) for task in ("a", "b")]
+    no_calls = _claimed_sums("ep_none")
+    no_calls["x-noesis_nb"]["usage"] = {"model_calls": 0, "by_model": []}
+    _run(root, "ep_none", calls, summary=no_calls)
+    sealed = [noesis_nb.solve(task, using=_engine_agent, runs_dir=root) for task in ("a", "b", "c")]
     _edit_sums(root / sealed[1])
+    _edit_no_calls(root / sealed[2])
     time.sleep(RACY_NS / 1e9 * 3)
     for _ in range(2 if cache else 1):  # cold, then warm
         runs = runs_df(root, cache=cache).set_index("episode_id")
         expected = _expected(root)
-        assert set(expected.index) == set(runs.index) == {"ep_hand", *sealed}
+        assert set(expected.index) == set(runs.index) == {"ep_hand", "ep_none", *sealed}
         for ep, want in expected.iterrows():
             got = runs.loc[ep]
             assert got["model_calls"] == want["model_calls"], ep
