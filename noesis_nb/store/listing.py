@@ -25,8 +25,9 @@ __all__ = ["list_runs", "run_info", "status_of", "RunList"]
 
 
 class RunList(list[dict[str, Any]]):
-    """``list_runs``' rows, plus ``problems``: what in the root is named like a run but is none (``path``,
-    ``line``, ``reason``, as a frame's ``df.attrs["errors"]``), left out of the rows."""
+    """``list_runs``' rows, plus ``problems`` (``path``, ``line``, ``reason``, as a frame's ``df.attrs["errors"]``):
+    what in the root is named like a run but is none, left out of the rows, and a run whose summary or state names
+    another episode than its folder (its row keeps the folder's name)."""
 
     problems: list[dict[str, Any]]
 
@@ -40,10 +41,15 @@ def run_info(run_dir: Path, *, strict_manifest: bool = False) -> dict[str, Any]:
     return _row(Path(run_dir), strict_manifest, None)
 
 
-def _row(run_dir: Path, strict_manifest: bool, seal: SealState | None) -> dict[str, Any]:
+def _row(
+    run_dir: Path, strict_manifest: bool, seal: SealState | None, problems: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
     """``run_info``; ``seal``: the run's ``seal_state`` taken just before (None: none taken). A complete seal is
     kept as it is (a seal once written stays), so a sealed run's seal is looked at once, not three times; any other
-    answer is looked at again where it decides (``status_now``), as the run may be sealed meanwhile."""
+    answer is looked at again where it decides (``status_now``), as the run may be sealed meanwhile.
+
+    The run is named by its folder, as every frame names it: a summary or state naming another episode (a copy, a
+    file taken from another run) would list one id twice; that is said in ``problems``."""
     summary = read_summary(run_dir)
     state = read_state(run_dir)
     events = read_events(run_dir / "events.jsonl", strict=False) if summary is None or summary.get("status") is None else []
@@ -56,8 +62,10 @@ def _row(run_dir: Path, strict_manifest: bool, seal: SealState | None) -> dict[s
     if strict_manifest:
         check = verify_manifest(run_dir)
         manifest_status = {"ok": "ok", "no_manifest": "missing"}.get(check.status, check.status)
+    if facts.episode_id != run_dir.name and problems is not None:
+        problems.append(_other_name(run_dir, facts.episode_id, summary))
     return {
-        "episode_id": facts.episode_id,
+        "episode_id": run_dir.name,
         "task": shown_value(facts.task),  # a run Noēsis wrote, or one crafted here, was never screened
         "started_at": facts.started_at,
         "flags": shown_value(flags),
@@ -73,6 +81,19 @@ def _row(run_dir: Path, strict_manifest: bool, seal: SealState | None) -> dict[s
         "source": shown_value(facts.source),
         "sealed": True if seal is not None and seal.sealed else is_sealed(run_dir),
         "run_dir": str(run_dir),
+    }
+
+
+def _other_name(run_dir: Path, named: str, summary: dict[str, Any] | None) -> dict[str, Any]:
+    """The problem of a run whose summary (else state) names episode ``named``, not its folder's."""
+    file = "summary.json" if (summary or {}).get("episode_id") == named else "state.json"
+    return {
+        "path": shown_path(str(run_dir / file)),
+        "line": None,
+        "reason": (
+            f"names episode {quoted(named, 80)}, but the run's folder is {quoted(run_dir.name, 80)}; the row keeps the "
+            "folder's name, as runs_df, events_df, usage_df and show() do. Rename the folder or fix the file"
+        ),
     }
 
 
@@ -102,14 +123,14 @@ def _tail_events(run_dir: Path) -> list[dict[str, Any]]:
     return parse_lines(data if whole else data.split(b"\n", 1)[-1], str(path), strict=False)
 
 
-def _info(run_dir: Path, strict_manifest: bool) -> dict[str, Any]:
+def _info(run_dir: Path, strict_manifest: bool, problems: list[dict[str, Any]]) -> dict[str, Any]:
     """``run_info``, or for a run folder this user may not read (another account's, ``chmod 0``) a row that only
     names it: all else unknown, where the raw ``PermissionError`` would end the whole listing."""
     try:
         seal = seal_state(run_dir)
         if seal.unknown is not None:  # its seal cannot be looked at: nothing read of it is known
             raise PermissionError(run_dir)
-        return _row(run_dir, strict_manifest, seal)
+        return _row(run_dir, strict_manifest, seal, problems)
     except PermissionError:
         return {
             **dict.fromkeys(("task", "started_at", "success", "duration_sec", "status", "outcome", "process")),
@@ -141,13 +162,14 @@ def list_runs(
         raise InvalidOptionError(f"limit={quoted(limit)} is not a count of runs (a whole number ≥ 0, or None for all){hint}")
     since = _since(since)
     root = check_root(runs_dir if runs_dir is not None else config.runs_dir())
-    rows = [_info(d, strict_manifest) for d in iter_run_dirs(root)]
+    problems: list[dict[str, Any]] = []
+    rows = [_info(d, strict_manifest, problems) for d in iter_run_dirs(root)]
     if since:
         rows = [r for r in rows if (r["started_at"] or "") >= since]
     rows.sort(key=lambda r: r["started_at"] or "", reverse=True)
-    problems = [
+    problems.extend(
         {"path": shown_path(path), "line": None, "reason": stray_reason(what)} for path, what in stray_run_files(str(root))
-    ]
+    )
     return RunList(rows if limit is None else rows[:limit], problems)
 
 
