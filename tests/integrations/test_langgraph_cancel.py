@@ -27,6 +27,12 @@ def _chain(*nodes: Any) -> Any:
     return graph(*nodes, checkpointer=False)
 
 
+def _note(effects: Path, text: str) -> None:
+    """Append one line to ``effects``: what a node or tool did (nothing there means it never ran)."""
+    with effects.open("a") as f:
+        f.write(text + "\n")
+
+
 def _cancel_while(first_running: threading.Event, release: threading.Event, graph: Any, runs_dir: Path) -> Any:
     """Start the graph, cancel the episode while its first node runs, then let that node finish."""
 
@@ -53,13 +59,11 @@ def test_a_cancelled_sync_graph_runs_no_further_node(runs_dir: Path, tmp_path: P
         return {"answer": "first"}
 
     def second(state: State) -> State:
-        with effects.open("a") as f:
-            f.write("second ran\n")
+        _note(effects, "second ran")
         return {"answer": "second"}
 
     def third(state: State) -> State:
-        with effects.open("a") as f:
-            f.write("third ran\n")
+        _note(effects, "third ran")
         return {"answer": "third"}
 
     handle = _cancel_while(first_running, release, _chain(first, second, third), runs_dir)
@@ -75,8 +79,7 @@ def test_a_cancelled_sync_graph_calls_no_further_tool(runs_dir: Path, tmp_path: 
     @tool
     def write_file(text: str) -> str:
         """Append text to the effects file."""
-        with effects.open("a") as f:
-            f.write(text + "\n")
+        _note(effects, text)
         return "written"
 
     def node(state: State, config: RunnableConfig) -> State:
@@ -134,20 +137,17 @@ def test_a_drain_lets_the_node_in_flight_finish_and_refuses_the_next(
     def first(state: State) -> State:
         first_running.set()
         release.wait(30)
-        with effects.open("a") as f:
-            f.write("first finished\n")
+        _note(effects, "first finished")
         return {"answer": "first"}
 
     async def first_async(state: State) -> State:
         first_running.set()
         await asyncio.to_thread(release.wait, 30)
-        with effects.open("a") as f:
-            f.write("first finished\n")
+        _note(effects, "first finished")
         return {"answer": "first"}
 
     def second(state: State) -> State:
-        with effects.open("a") as f:
-            f.write("second ran\n")
+        _note(effects, "second ran")
         return {"answer": "second"}
 
     async def second_async(state: State) -> State:
@@ -189,8 +189,7 @@ def test_a_drain_that_runs_out_says_the_node_was_cut_off(runs_dir: Path, tmp_pat
         return {"answer": "first"}
 
     def second(state: State) -> State:
-        with effects.open("a") as f:
-            f.write("second ran\n")
+        _note(effects, "second ran")
         return {"answer": "second"}
 
     handle = _drain_while(first_running, release, _chain(first, second), runs_dir, use_async=False, drain_s=0.2)
@@ -213,15 +212,13 @@ def test_a_drain_lets_a_tool_in_flight_finish_and_refuses_the_next_tool(runs_dir
         """Append text to the effects file, slowly."""
         first_running.set()
         release.wait(30)
-        with effects.open("a") as f:
-            f.write(text + "\n")
+        _note(effects, text)
         return "written"
 
     @tool
     def write_file(text: str) -> str:
         """Append text to the effects file."""
-        with effects.open("a") as f:
-            f.write(text + "\n")
+        _note(effects, text)
         return "written"
 
     def node(state: State, config: RunnableConfig) -> State:
