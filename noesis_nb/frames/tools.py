@@ -39,6 +39,7 @@ from .loadwarning import warn_of_problems
 from .problems import LoadProblem, Problems
 from .shapes import APPROVAL, EXECUTION, PREPARED, check
 from .source import RunRef, Source, distinct_runs, episode_filter, named_runs, resolve_source, stray_runs, unmatched_episodes
+from .toolfolders import ToolFolders
 from .values import RULES, describe
 
 _TOOL = RULES["tool"]
@@ -96,6 +97,7 @@ def _records(
     files: dict[str, Any],
     urls: dict[str, str] | None = None,
     record_names: dict[str, str] | None = None,
+    folders: ToolFolders | None = None,
 ) -> dict[str, dict[str, Any]]:
     """Records of one kind by draft id (``urls``, when given, gets where each was read; ``record_names``,
     each one's name under the run).
@@ -103,17 +105,19 @@ def _records(
     ``stamps`` gets the change marker of every folder listed and file read (the run's cache stamp);
     ``files`` the stat of each record read, by its name under the run (what the run's seal may vouch for).
     An unreadable folder or record, or a field of the wrong kind, is reported with its own file.
+    ``folders``: the run's ``ToolFolders`` (local runs), which looks at ``tool_invocations/`` once for every kind.
     """
     fs = ref.fs
     found = []
     for parts in _folders(kind):
         folder = ref.file(*parts)
         try:
-            names = ref.listdir(*parts)
+            names = _listed(ref, parts, folders, stamps)
         except BadFile as exc:
             problems.add(fs.url(folder), f"{exc.reason}; its tool records are not read")
             names = []
-        stamps[folder] = dir_stamp(fs, folder, names)
+        if folders is None:
+            stamps[folder] = dir_stamp(fs, folder, names)
         found += [(name, parts) for name in names if name.endswith(".json")]
     out = {}
     for name, parts in sorted(found):
@@ -153,6 +157,20 @@ def _records(
         if record_names is not None:
             record_names[draft] = record_name
     return out
+
+
+def _listed(ref: RunRef, parts: tuple[str, ...], folders: ToolFolders | None, stamps: dict[str, Any]) -> list[str]:
+    """A tool folder's names. With ``folders`` (a local run), its stamp goes into ``stamps`` under its path, taken
+    before it is listed (a record written in between shows at the next load); an absent folder is stamped by
+    ``tool_invocations/`` (its appearing changes that folder), with no ``stat`` of its own."""
+    if folders is None:
+        return ref.listdir(*parts)
+    marks: dict[str, object] = {}
+    try:
+        return folders.listdir_stamped(parts, marks)
+    finally:  # stamped also when the listing fails: the next load looks again
+        for key, value in marks.items():
+            stamps.setdefault(ref.file(*key.rstrip("/").split("/")), value)
 
 
 def _text(payload: dict[str, Any], key: str) -> str | None:
@@ -335,9 +353,10 @@ def _run_drafts(
     urls: dict[str, str] = {}
     files: dict[str, Any] = {}
     named_as: list[dict[str, str]] = [{}, {}, {}]
-    prepared = _records(ref, "prepared", problems, stamps, files, urls, named_as[0])
-    approvals = _records(ref, "approvals", problems, stamps, files, record_names=named_as[1])
-    executions = _records(ref, "executions", problems, stamps, files, record_names=named_as[2])
+    folders = ToolFolders(ref) if ref.fs.protocol == "file" else None
+    prepared = _records(ref, "prepared", problems, stamps, files, urls, named_as[0], folders)
+    approvals = _records(ref, "approvals", problems, stamps, files, record_names=named_as[1], folders=folders)
+    executions = _records(ref, "executions", problems, stamps, files, record_names=named_as[2], folders=folders)
     vouched = vouched_records(sealed, files) if sealed is not None else None
     rows, records = [], []
     for draft in list(prepared) + [d for d in facts if d not in prepared]:
@@ -377,7 +396,10 @@ def _cached_drafts(
             drafts: _Drafts = hit[1]
             return drafts
     stamps: dict[str, Any] = {}
-    drafts = _run_drafts(ref, source, sealed, events.facts(i), strict, stamps, ref.seal().ended)
+    # a seal that vouches for tool records was read from final.json, a regular file of the run (``written_as``), under
+    # the folder stamp this entry is kept with: the seal began; only without one is ``seal_state`` asked
+    ended = sealed is not None or ref.seal().ended
+    drafts = _run_drafts(ref, source, sealed, events.facts(i), strict, stamps, ended)
     if use_cache and settled(head[0], folder, stamps):  # nothing it was read from changed this very moment
         CACHE.put(key, head, (stamps, drafts), rows=len(drafts[0]))
     return drafts

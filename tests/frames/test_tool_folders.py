@@ -12,6 +12,7 @@ a warm reload must equal a cold load.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from pathlib import Path
@@ -21,7 +22,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from noesis_nb.frames import clear_cache, runs_df
+from noesis_nb.frames import clear_cache, runs_df, tools_df
 from noesis_nb.frames.toolfolders import ToolFolders
 
 FOLDERS = (
@@ -218,4 +219,123 @@ def test_a_draft_written_while_its_folder_is_listed_shows_at_the_next_load(engin
     warm, cold = runs_df(tmp_path), runs_df(tmp_path, cache=False)
     assert cold["pending_approvals"].iloc[0] == first["pending_approvals"].iloc[0] + 1
     pd.testing.assert_frame_equal(warm, cold)
+    clear_cache()
+
+
+def _tool_frames_agree(a: pd.DataFrame, b: pd.DataFrame, what: str) -> None:
+    pd.testing.assert_frame_equal(
+        a.sort_values(["episode_id", "draft_id"], kind="stable").reset_index(drop=True),
+        b.sort_values(["episode_id", "draft_id"], kind="stable").reset_index(drop=True),
+        obj=what,
+    )
+    assert _errors(a) == _errors(b), what
+
+
+@settings(
+    max_examples=10,
+    deadline=None,
+    database=None,
+    derandomize=True,
+    phases=[Phase.generate],
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    before=st.lists(st.tuples(st.integers(0, 99), st.sampled_from(FOLDERS), st.sampled_from(KINDS)), min_size=1, max_size=8),
+    after=st.lists(st.tuples(st.integers(0, 99), st.sampled_from(FOLDERS), st.sampled_from(KINDS)), min_size=1, max_size=4),
+)
+def test_tools_df_quick_listing_equals_careful_listing_and_warm_equals_cold(
+    tmp_path_factory, engine_runs, outside, monkeypatch, before, after
+) -> None:
+    """``tools_df`` lists the tool folders through ``ToolFolders`` too: the same drafts and reports as through
+    ``RunRef.listdir`` for every layout, and a warm reload after the folders change equals a cold load."""
+    runs_root, ids = engine_runs
+    root = tmp_path_factory.mktemp("tool_rows")
+    runs = []
+    for name in [ids[k] for k in ("paused", "approved", "rejected", "replayed", "success")]:
+        shutil.copytree(runs_root / name, root / name, symlinks=True)
+        runs.append(root / name)
+    for pick, folder, kind in before:
+        lay_out(runs[pick % len(runs)], folder, kind, outside)
+    clear_cache()
+    quick = tools_df(root, cache=False)
+    with monkeypatch.context() as m:
+        _careful(m)
+        careful = tools_df(root, cache=False)
+    _tool_frames_agree(quick, careful, "quick listing")
+    assert OUTSIDE_DRAFT[:-5] not in set(quick["draft_id"]), "a draft from outside the run was read"
+    tools_df(root)  # fills the cache
+    for pick, folder, kind in after:
+        lay_out(runs[pick % len(runs)], folder, kind, outside)
+    _tool_frames_agree(tools_df(root), tools_df(root, cache=False), "warm")
+    clear_cache()
+
+
+@pytest.mark.parametrize("folder", ["prepared", "x-python/prepared", "approvals", "executions"])
+def test_tools_df_sees_a_record_written_while_its_folder_is_listed(engine_runs, tmp_path, monkeypatch, folder) -> None:
+    """``tools_df`` stamps a tool folder before listing it: a record written just after the listing changes the
+    folder after its stamp, so the next (warm) load reads the run again instead of keeping rows that miss it. An
+    absent folder is stamped by ``tool_invocations/``: one made just after that folder is looked at shows too."""
+    from noesis_nb.frames import fs as frames_fs
+    from noesis_nb.frames import source as source_module
+    from noesis_nb.frames import toolfolders
+
+    runs_root, ids = engine_runs
+    run = tmp_path / ids["paused"]
+    shutil.copytree(runs_root / ids["paused"], run, symlinks=True)
+    [draft] = sorted((run / "tool_invocations" / "x-python" / "prepared").glob("*.json"))
+    target = run / "tool_invocations" / folder
+    if folder == "prepared":  # absent in a run of python tools: made meanwhile
+        shutil.rmtree(target, ignore_errors=True)
+    assert not (run / "tool_invocations" / "approvals").exists() and not (run / "tool_invocations" / "executions").exists()
+    records = {  # what another process writes meanwhile: a new draft, or a decision / an outcome of the waiting one
+        "prepared": ("draft:meanwhile:1.json", draft.read_text().replace(draft.stem, "draft:meanwhile:1")),
+        "x-python/prepared": ("draft:meanwhile:1.json", draft.read_text().replace(draft.stem, "draft:meanwhile:1")),
+        "approvals": (draft.name, json.dumps({"draft_id": draft.stem, "status": "approved", "approver_id": "meanwhile"})),
+        "executions": (draft.name, json.dumps({"draft_id": draft.stem, "status": "succeeded"})),
+    }
+    first = tools_df(tmp_path, cache=False)
+    wrote = []
+
+    def write(path: str) -> None:
+        if not wrote and path == str(target):
+            made = [p for p in (target, *target.parents) if not p.exists()]
+            target.mkdir(parents=True, exist_ok=True)
+            name, text = records[folder]
+            (target / name).write_text(text)
+            # the folders' times set back a minute: only a stamp taken before the listing differs from them now
+            for changed in (target, *made, (made[-1] if made else target).parent):
+                back = changed.stat().st_mtime_ns - 60_000_000_000
+                os.utime(changed, ns=(back, back))
+            wrote.append(True)
+
+    listdir, list_dir, kinds = source_module.RunRef.listdir, toolfolders.list_dir, toolfolders._kinds
+
+    def ref_listdir(self, *parts):
+        names = listdir(self, *parts)
+        write(self.file(*parts))
+        return names
+
+    def plain_list_dir(path, within=None):
+        names = list_dir(path, within)
+        write(path)
+        return names
+
+    def looked_at(ref):  # ``tool_invocations/`` looked at: a folder absent from it is made now
+        got = kinds(ref)
+        if not target.exists():
+            write(str(target))
+        return got
+
+    clear_cache()
+    monkeypatch.setattr(frames_fs, "RACY_NS", 0)  # every stamp is kept: the one taken must be the right one
+    with monkeypatch.context() as m:
+        m.setattr(source_module.RunRef, "listdir", ref_listdir)
+        m.setattr(toolfolders, "list_dir", plain_list_dir)
+        m.setattr(toolfolders, "_kinds", looked_at)
+        listed = tools_df(tmp_path)
+    assert wrote, "the listing was not reached"
+    _tool_frames_agree(listed, first, "the load during which the record was written")
+    warm, cold = tools_df(tmp_path), tools_df(tmp_path, cache=False)
+    assert not cold.equals(first), "the record written meanwhile changes nothing"
+    _tool_frames_agree(warm, cold, "warm after a record written meanwhile")
     clear_cache()
