@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import operator
+import threading
 import time
 from dataclasses import dataclass
 from typing import Annotated, Any, TypedDict
@@ -242,8 +243,8 @@ def test_an_error_or_update_that_cannot_be_printed_is_still_on_the_timeline(runs
     assert [r["update"] for r in _rows(handle) if r["kind"] == "step_finished"] == ["<dict>"]
 
 
-def _drive_while_ticking(using: Any, runs_dir: Any, *, cancel_after: float | None = None) -> tuple[Any, list[float], list]:
-    """Run an episode (approving each interrupt, or cancelling after ``cancel_after`` s) while a coroutine ticks every 20 ms."""
+def _drive_while_ticking(using: Any, runs_dir: Any) -> tuple[Any, list[float], list]:
+    """Run an episode, approving each interrupt, while a coroutine ticks every 20 ms."""
     ticks: list[float] = []
 
     async def main():
@@ -254,15 +255,7 @@ def _drive_while_ticking(using: Any, runs_dir: Any, *, cancel_after: float | Non
 
         tick = asyncio.create_task(ticker())
         try:
-            if cancel_after is None:
-                return await drive("x", using, runs_dir, decide="approve", timeout=15)
-            from noesis_nb.integrations import start
-
-            handle = start("x", using=using, runs_dir=runs_dir)
-            await asyncio.sleep(cancel_after)
-            handle.cancel()
-            await asyncio.wait_for(handle.wait(), 2)
-            return handle, []
+            return await drive("x", using, runs_dir, decide="approve", timeout=15)
         finally:
             tick.cancel()
 
@@ -325,19 +318,45 @@ def test_secrets_in_interrupt_values_outputs_and_errors_stay_off_disk_and_views(
 
 
 def test_cancelling_a_running_graph_ends_the_run_at_once_and_the_loop_keeps_ticking(runs_dir):
+    """The cancel ends the run while its node still runs (it is left, not waited for), and a sync node runs off the
+    event loop: the loop goes on while the node blocks. Each step waits on an event, never on the clock: a busy
+    machine pausing the process made the loop's ticks look blocked."""
+    from noesis_nb.integrations import start
+
+    inside, ticked, release = threading.Event(), threading.Event(), threading.Event()
+    blocked: list[str] = []
+
     def slow(state):
-        time.sleep(0.8)
+        inside.set()
+        if not ticked.wait(60):  # set by the loop: a node run on the loop thread would wait here alone
+            blocked.append("the event loop did not run while the sync node blocked")
+        else:
+            release.wait(60)  # let go once the run has ended: the cancel must not wait for the node
         return {"answer": ["late"]}
 
     async def aslow(state):
-        await asyncio.sleep(5)
+        inside.set()
+        await asyncio.sleep(600)  # ended by the cancel only
         return {"answer": ["late"]}
 
+    async def cancelled_while_inside(node: Any) -> Any:
+        handle = start("x", using=adapter(graph(node)), runs_dir=runs_dir)
+        while not inside.is_set():
+            assert not handle.done(), f"the run ended ({handle.status}) before its node ran"
+            await asyncio.sleep(0.01)
+        ticked.set()
+        handle.cancel()
+        await asyncio.wait_for(handle.wait(), 60)  # returns at once when the cancel does not wait for the node
+        assert not release.is_set()  # the sync node was still blocked when the run ended
+        release.set()
+        return handle
+
     for node in (slow, aslow):
-        began = time.monotonic()
-        handle, ticks, _ = _drive_while_ticking(adapter(graph(node)), runs_dir, cancel_after=0.2)
+        for event in (inside, ticked, release):
+            event.clear()
+        handle = asyncio.run(cancelled_while_inside(node))
+        assert blocked == []
         assert handle.status == "cancelled" and check_run(handle.run_dir) == []
-        assert time.monotonic() - began < 2 and _max_gap(ticks) < 0.3
         assert "langgraph.node_start" in names(disk_events(handle))
 
 
