@@ -166,6 +166,12 @@ def test_a_parse_helper_that_succeeds_is_one_call_without_an_error(stub, runs_di
     assert "error" not in call and tokens(call) == (40, 0, None, 6, 0) and call["request_id"].startswith("req_")
 
 
+def _streamed(chunks: list[dict], **headers: str) -> httpx2.Response:
+    """An OpenAI chat stream answering ``chunks`` as server-sent events, then ``[DONE]``."""
+    body = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
+    return httpx2.Response(200, headers={"content-type": "text/event-stream", **headers}, content=body)
+
+
 def _two_choices(streamed):
     """``n=2``: choice 0 ends with ``stop``, choice 1 with ``length``, after it (a whole response, or its stream)."""
     base = {"id": "chatcmpl-two", "created": 1764460800, "model": "gpt-4o-2024-07-18"}
@@ -179,8 +185,7 @@ def _two_choices(streamed):
         {**chunk, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
         {**chunk, "choices": [{"index": 1, "delta": {}, "finish_reason": "length"}]},
     ]
-    body = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
-    return httpx2.Response(200, headers={"content-type": "text/event-stream", "x-request-id": "req_streamed"}, content=body)
+    return _streamed(chunks, **{"x-request-id": "req_streamed"})
 
 
 def test_several_choices_streamed_or_not_record_the_same_stop_reason(runs_dir):
@@ -360,8 +365,7 @@ def _usage_on_every_chunk(request):
         {**base, "choices": [{"index": 1, "delta": {}, "finish_reason": "length"}], "usage": usage(3)},
         {**base, "choices": [], "usage": usage(3)},
     ]
-    body = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
-    return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=body)
+    return _streamed(chunks)
 
 
 def test_a_stream_with_usage_on_every_chunk_closed_while_choices_still_come_is_abandoned(runs_dir):
@@ -391,8 +395,7 @@ def _finish_and_usage_in_one_chunk(request):
             "usage": {"prompt_tokens": 9, "completion_tokens": 2, "total_tokens": 11},
         },
     ]
-    body = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
-    return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=body)
+    return _streamed(chunks)
 
 
 def test_a_stream_closed_at_its_last_chunk_holding_finish_and_usage_is_complete(runs_dir):
@@ -421,8 +424,7 @@ def _annotated_after_finish(request):
         {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": None}]},
         {**base, "choices": [], "usage": {"prompt_tokens": 9, "completion_tokens": 2, "total_tokens": 11}},
     ]
-    body = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
-    return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=body)
+    return _streamed(chunks)
 
 
 def _second_choice_late(request):
@@ -434,8 +436,7 @@ def _second_choice_late(request):
         {**base, "choices": [{"index": 1, "delta": {"content": "y"}, "finish_reason": "stop"}], "usage": usage},
         {**base, "choices": [], "usage": {**usage, "completion_tokens": 2, "total_tokens": 11}},
     ]
-    body = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
-    return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=body)
+    return _streamed(chunks)
 
 
 @pytest.mark.parametrize(
