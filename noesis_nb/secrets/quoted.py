@@ -83,8 +83,7 @@ def _random_parts(word: str, real: str | None = None) -> list[str]:
 
 def _random_words(text: str) -> list[str]:
     text = RUN_ID.sub(lambda m: " " * len(m.group()), text) if "ep_" in text else text  # a run id typed: no key
-    # a short word is judged without the separators around it: a key cut short before a path's ``/`` is no name
-    short = (m.group().strip("+/_-") for m in _SHORT_WORD.finditer(text))
+    short = (m.group() for m in _SHORT_WORD.finditer(text))
     found = [*random_words(text), *(w for w in _path_judged(short) if len(w) >= 10 and _short_random(w))]
     clean = without_ids(text)  # a ULID's capitals beside a path's words are no key
     plain = temp_plain(clean)  # temporary folders' names read as plain letters, in their places
@@ -105,10 +104,12 @@ def _random_words(text: str) -> list[str]:
 
 
 def _path_judged(words: Iterator[str]) -> Iterator[str]:
-    """``words``, each file path among them as the pieces it is judged by (``randomness.path_parts``)."""
+    """``words``, each file path among them as the pieces it is judged by (``randomness.path_parts``: a short path
+    such as ``/tmp/p1/runsA`` is its parts, not one word mixing cases and digits), any other without the separators
+    around it (a key cut short before a path's ``/`` is no name)."""
     for word in words:
         spans = path_parts(word)
-        yield from (word,) if spans is None else (word[a:b] for a, b in spans)
+        yield from (word.strip("+/_-"),) if spans is None else (word[a:b] for a, b in spans)
 
 
 def starts_like_key(text: str) -> bool:

@@ -69,3 +69,16 @@ def test_an_id_typed_in_small_letters_or_with_a_space_is_shown_and_the_run_named
         with pytest.raises(NoesisNbError) as raised:
             noesis_nb.show(typed, runs_dir=runs_dir)
         assert "white space around it" in str(raised.value) and f"pass {episode!r}" in str(raised.value)
+
+
+@pytest.mark.parametrize("parts", [("p1", "runsA"), ("exp2", "v3", "runsB"), ("q4", "Data9")])
+def test_a_short_path_mixing_cases_and_digits_is_named_whole(tmp_path: Path, parts: tuple[str, ...]) -> None:
+    """``list_runs('/tmp/p1/runsA')`` (the folder given where the limit goes) said ``limit=<a 13-character value that
+    looks like a key, not shown>``: a path of 10-19 characters was judged as one short word once its first ``/`` was
+    taken off, and ``p1``, ``runsA`` together mix cases and digits. Its parts are judged, as a longer path's are."""
+    typed = "/tmp/" + "/".join(parts)
+    assert quoted(typed) == repr(typed)
+    with pytest.raises(NoesisNbError) as raised:
+        noesis_nb.list_runs(typed)
+    assert typed in str(raised.value) and "looks like a key" not in str(raised.value), str(raised.value)
+    assert "Xk9mQ2vL8nR4" not in quoted(f"/tmp/{parts[0]}/Xk9mQ2vL8nR4")  # a key as a part is still hidden
