@@ -184,11 +184,13 @@ def test_solve_async_with_an_async_agent(kernel: Any, tmp_path: Path) -> None:
     next_episode_ok(kernel, tmp_path / "after")
 
 
-def test_solve_async_with_a_sync_agent_in_its_thread(kernel: Any, tmp_path: Path) -> None:
+@pytest.mark.parametrize("call", ["await noesis_nb.solve_async", "noesis_nb.solve"])
+def test_a_sync_agent_in_its_thread(kernel: Any, tmp_path: Path, call: str) -> None:
+    """Awaited or blocking: the cell ends at once, the run sealed; the worker thread is told, and writes nothing more."""
     runs = tmp_path / "runs"
     out = interrupt(
         kernel,
-        f"await noesis_nb.solve_async('tick', using=sync_sleepy, runs_dir={str(runs)!r})",
+        f"{call}('tick', using=sync_sleepy, runs_dir={str(runs)!r})",
         lambda: written(runs, "tick 3"),
     )
     run_dir = the_run(runs)
@@ -246,22 +248,6 @@ def test_interrupt_while_a_tool_runs(kernel: Any, tmp_path: Path, disk: Any) -> 
     assert names[names.index("tool.execution.started") + 1] == "tool.execution.outcome_unknown"
     time.sleep(0.5)  # the tool's thread, if any, has nothing to add to the sealed run
     assert_sealed_and_whole(run_dir)
-    next_episode_ok(kernel, tmp_path / "after")
-
-
-def test_blocking_solve(kernel: Any, tmp_path: Path) -> None:
-    runs = tmp_path / "runs"
-    out = interrupt(
-        kernel,
-        f"noesis_nb.solve('tick', using=sync_sleepy, runs_dir={str(runs)!r})",
-        lambda: written(runs, "tick 3"),
-    )
-    run_dir = the_run(runs)
-    assert_one_line(out, run_dir.name, "cancelled")
-    assert is_sealed(run_dir)
-    kernel.wait(lambda: kernel.value("LATE"), 10, "the worker thread to be told")
-    assert_sealed_and_whole(run_dir)
-    kernel.run("LATE.clear()")
     next_episode_ok(kernel, tmp_path / "after")
 
 
