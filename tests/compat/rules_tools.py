@@ -218,10 +218,14 @@ def _execution_chain(
         for k, v in (("action_candidate", candidate), ("action.candidate_emitted", emitted), ("tool.approval.pending", pending))
         if v is not None
     }
+    missing: list[str] = []
     if pending is not None:
-        needed.update(_pause_of(run, pending, started))
+        pause = _pause_of(run, pending, started)
+        needed.update(pause)
+        if pause:  # a paused request runs only after its checkpoint was resumed (§5: all three are in its chain)
+            missing += [kind for kind in ("run.checkpoint", "run.resume") if kind not in pause]
     chain = set(run.chain(started))
-    missing = [name for name, i in needed.items() if i not in chain]
+    missing = [name for name, i in needed.items() if i not in chain] + missing
     if missing:
         yield Violation(
             "tool.execution_chain",

@@ -127,7 +127,7 @@ SEALED: dict[str, tuple[Mutation, set[str]]] = {
     ),
     "resume unknown checkpoint": (
         lambda r: _set(_event(r, "runtime", "run.resume"), "payload.checkpoint_id", "chk_ffffffffffff"),
-        {"resume.checkpoint"},
+        {"resume.checkpoint", "tool.execution_chain"},  # and the tool's pause is never resumed
     ),
     "checkpoint offset": (
         lambda r: r.docs[f"checkpoints/{CHECKPOINT}/checkpoint.json"].update(event_offset=3),
@@ -246,6 +246,15 @@ def test_a_paused_run_is_not_checkpointed_again(tmp_path: Path) -> None:
     run = golden_run(paused=True)
     _checkpointed_again(run)
     assert rules(run.write(tmp_path / "ep")) == {"lifecycle.transition"}
+
+
+def test_a_tool_run_while_paused_is_reported(tmp_path: Path) -> None:
+    """§5: from tool.execution.started, caused_by passes through run.resume; a tool run with its pause never resumed
+    (the resume left out, the approval caused by the checkpoint) is reported."""
+    run = golden_run()
+    resume = run.events.pop(run.index("runtime", "run.resume"))
+    _event(run, "tool", "tool.approved").update(caused_by=resume["caused_by"])
+    assert rules(run.write(tmp_path / "ep")) == {"tool.execution_chain"}
 
 
 def test_manifest_entries_are_sorted_by_name(tmp_path: Path) -> None:
