@@ -64,7 +64,7 @@ def test_grid_counts_rows_and_the_inbox_decides_the_batchs_drafts(
         view.inbox.reject("all", reason="not today")
         await b.wait()  # the decisions continued the live episodes: nothing to resume by hand
         await nnb.until(lambda: "ok 12" in view.header.value, timeout=5)
-        assert b.counts() == {"ok": 12, "error": 2}  # the adapter lets ToolRejected end the rejected ones
+        assert b.counts() == {"ok": 12, "vetoed": 2}  # the adapter lets ToolRejected end the rejected ones: vetoed
         assert sorted(decided(runs_dir)) == ["approved", "approved", "rejected", "rejected"]
         assert not view.inbox.resume_box.children
         CostMeter.wait()
