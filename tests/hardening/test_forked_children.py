@@ -16,7 +16,9 @@ import json
 import multiprocessing
 import os
 import signal
+import socket
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -220,17 +222,16 @@ def _own_episode_worker(url: str, runs_dir: str) -> str:
     return noesis_nb.solve("the child's own episode", using=lambda task, ctx: _chat(url, "own", 777), runs_dir=runs_dir)
 
 
-def _closed_port_url() -> str:
-    import socket
-
+@pytest.fixture
+def nowhere() -> Iterator[str]:
+    """A loopback URL nothing answers on for the whole test: its port bound and never listening (a connection is
+    refused), so no other process can start a server on it meanwhile, as it could on a port only picked and let go."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    return f"http://127.0.0.1:{port}/v1"
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
 
 
-def test_captured_sdk_calls_in_forked_children_record_nothing_and_return_what_the_sdk_returns(stub, runs_dir):
-    nowhere = _closed_port_url()
+def test_captured_sdk_calls_in_forked_children_record_nothing_and_return_what_the_sdk_returns(stub, runs_dir, nowhere):
     outside = {"ok": _chat(stub.openai_url, CHILD_MARK), "fails": _chat_fails(nowhere)}  # outside any episode
     assert outside["fails"]["raised"] == "APIConnectionError"
     seen: dict[str, Any] = {}

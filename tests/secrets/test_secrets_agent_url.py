@@ -55,10 +55,13 @@ def server() -> Iterator[str]:
     httpd.server_close()
 
 
-def _closed_port() -> int:
+@pytest.fixture
+def closed_port() -> Iterator[int]:
+    """A loopback port nothing answers on for the whole test: bound and never listening (a connection is refused),
+    so no other process can start a server on it meanwhile, as it could on a port only picked and let go."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+        yield s.getsockname()[1]
 
 
 def _error(agent: AGUIHttpAgent) -> str:
@@ -75,14 +78,14 @@ def _holds_credentials(text: str) -> bool:
     return TOKEN[4:] in text or TOKEN[4:12] in text or PASSWORD in text
 
 
-def test_an_agents_url_is_shown_without_its_credentials(server: str) -> None:
+def test_an_agents_url_is_shown_without_its_credentials(server: str, closed_port: int) -> None:
     url = f"http://deploy:{PASSWORD}@{server}/agent/run?api_key={TOKEN}"
     agent = AGUIHttpAgent(url)
     shown = {
         "repr": repr(agent),
         "adapter repr": repr(AGUIAdapter(agent)),
         "401 answer": _error(agent),
-        "unreachable": _error(AGUIHttpAgent(url.replace(server, f"127.0.0.1:{_closed_port()}"))),
+        "unreachable": _error(AGUIHttpAgent(url.replace(server, f"127.0.0.1:{closed_port}"))),
     }
     with pytest.raises(ValueError) as refused:
         AGUIHttpAgent(url.replace("http://", "ftp://"))
