@@ -283,13 +283,14 @@ def badge_html(status: str) -> str:
 _USING_SHOWN = 80  # characters of the adapter's name in the header (a run folder can say anything there)
 
 
-def header_html(info: Mapping[str, Any]) -> str:
+def header_html(info: Mapping[str, Any], badge: str | None = None) -> str:
     """Episode id, status badge, adapter, task, running time, tokens and cost (``info`` from ``view_state``); the
-    adapter's name and the id as every name is shown (:func:`label`: one line, secrets removed, nothing hidden)."""
+    adapter's name and the id as every name is shown (:func:`label`: one line, secrets removed, nothing hidden).
+    ``badge``: the badge's HTML when not the status's own (a live view's, see ``stale.status_badge_html``)."""
     task = short(info.get("task") or "", 200)
     waited = f" (+ {esc(info['waited'])} waiting for people)" if info.get("waited") else ""
     return (
-        f'<div class="nnb-h"><b>{label(info.get("episode_id") or "")}</b> {badge_html(str(info.get("status") or "?"))} '
+        f'<div class="nnb-h"><b>{label(info.get("episode_id") or "")}</b> {badge or badge_html(str(info.get("status") or "?"))} '
         f'<span class="nnb-muted">{label(info.get("using") or "", _USING_SHOWN)}</span><br>'
         f"<span>{esc(task)}</span><br>"
         f'<span class="nnb-muted">running time {esc(info.get("elapsed") or "—")}{waited} · '

@@ -232,6 +232,10 @@ def _rules() -> list[str]:
         f".{r} .nnb-stale{{display:none}}",
         f".{r}.jupyter-widgets-disconnected .nnb-stale{{display:block;color:var(--nnb-red);background:var(--nnb-red-tint);"
         "border:1px solid var(--nnb-red-edge);padding:4px 8px;margin:4px 0;border-radius:3px}",
+        # words true only with the kernel, and those true only without it (``stale.py``): swapped when it goes
+        f".{r} .nnb-if-stale{{display:none}}",
+        f".{r}.jupyter-widgets-disconnected .nnb-if-stale{{display:inline}}",
+        f".{r}.jupyter-widgets-disconnected .nnb-if-live{{display:none}}",
         f".{r}.jupyter-widgets-disconnected .jupyter-button{{pointer-events:none;opacity:1;color:var(--nnb-muted);"
         "background:transparent;border-style:dashed;text-decoration:line-through}",
         # its ▸ toggles keep their grid cells (taken out, the step lines would slide into the toggles' 24px column)

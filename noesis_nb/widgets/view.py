@@ -28,10 +28,10 @@ from .bundle import css_widget
 from .coalesce import Coalescer
 from .controls import SteerInput, StopControls
 from .facts import ToolFactsCache, veto_of
-from .reach import magic_line, show_call
 from .render import counts_html, esc, header_html, row_html
 from .rerun import left_behind, left_behind_html
 from .settle import SettleButton
+from .stale import stale_notice_html, status_badge_html, written_here
 from .state import TERMINAL, CostMeter, Tally, view_state
 from .steplist import StepList
 from .steps import Step
@@ -41,15 +41,6 @@ from .timeline import MESSAGE_OVERHEAD, Timeline
 from .viewout import ViewOutput
 
 __all__ = ["EpisodeView"]
-
-
-def _stale_notice(episode_id: str, run_dir: Any) -> str:
-    """Shown by CSS only when ipywidgets marks the view disconnected (its kernel restarted or stopped)."""
-    return (
-        '<div class="nnb-stale">⚠ This view has lost its kernel (restarted or shut down): its buttons cannot act any more. '
-        f"Show the run again in a new cell — <code>{esc(show_call(episode_id, run_dir))}</code> — or decide it with "
-        f"<code>{esc(magic_line('approve', episode_id, run_dir))}</code>; decisions are kept on disk.</div>"
-    )
 
 
 class EpisodeView(ViewOutput, w.VBox):  # type: ignore[misc]  # ipywidgets ships no type information: VBox is Any
@@ -94,7 +85,11 @@ class EpisodeView(ViewOutput, w.VBox):  # type: ignore[misc]  # ipywidgets ships
         self._facts_key: tuple[Any, ...] = ()
         self._tools = ToolFactsCache(source.run_dir)
 
-        self.css = css_widget(_stale_notice(source.episode_id, source.run_dir))
+        self.css = css_widget()
+        self.stale = w.HTML()  # what the view says once its kernel is gone, kept true at each redraw (stale.py)
+        self.stale.add_class("nnb-css")  # no margins: it shows nothing while the kernel runs
+        self._stale_key: tuple[Any, ...] = ()
+        self._written_here = False
         self.header = w.HTML(layout=w.Layout(flex="1 1 300px", min_width="0"))  # the Stop column goes under it when narrow
         self.stopping = StopControls(lambda drain_s: self.stop(drain_s))
         self.stop_button, self.drain_button = self.stopping.stop_button, self.stopping.drain_button
@@ -136,6 +131,7 @@ class EpisodeView(ViewOutput, w.VBox):  # type: ignore[misc]  # ipywidgets ships
         controls.add_class("nnb-stop-col")
         children = [
             self.css,
+            self.stale,
             w.HBox([self.header, controls], layout=w.Layout(flex_flow="row wrap")),
             self.approvals.box,
             self.steering.box,
@@ -279,7 +275,8 @@ class EpisodeView(ViewOutput, w.VBox):  # type: ignore[misc]  # ipywidgets ships
                     sent += self.steps.push(self._changed, facts)
             self._facts_key = key
             self._changed = []
-            header = header_html(state["header"])
+            here = self._sync_stale(status, state["pending"])
+            header = header_html(state["header"], status_badge_html(status, lost_when_stale=here))
             kept = len(self.steps.book.steps)
             counts = counts_html(self._tally.total, kept, state["counts"], state["flags"], mode=self.mode.value)
             if self.steps.book.total > kept and self.mode.value == "steps":
@@ -315,6 +312,15 @@ class EpisodeView(ViewOutput, w.VBox):  # type: ignore[misc]  # ipywidgets ships
                     self.update_displays(wait_prices=False)  # a background redraw must not block the loop
             if status == "running" or state["header"]["cost"] == "…":
                 self._coalescer.tick(1.0)  # keep the running time (and a loading cost) current
+
+    def _sync_stale(self, status: str, pending: list[Any]) -> bool:
+        """Keep the notice shown once the kernel is gone true to the run as drawn now; True when this kernel writes it."""
+        key = (status, tuple(str(getattr(p, "draft_id", p)) for p in pending), self.source.summary_kind, self.source.run_dir)
+        if key != self._stale_key:
+            self._stale_key = key
+            self._written_here = written_here(self.source) if status == "running" else False
+            self.stale.value = stale_notice_html(self.source, status, pending, here=self._written_here)
+        return self._written_here
 
     def _switch(self) -> None:
         """Steps or raw events: show one, hide the other, and draw it from what the view kept."""

@@ -68,9 +68,13 @@ def test_the_commands_a_view_gives_once_its_kernel_is_gone_work_in_the_restarted
     kernel.setup()
     runs = kernel.tmp / "kept elsewhere"  # not a root a fresh kernel searches (the kernel's ./runs is one)
     episode_id = start_in(kernel, "cell-restart", "after-restart", runs)
-    stale = [str(s.get("value")) for s in kernel.widgets("HTMLModel").values() if "nnb-stale" in str(s.get("value") or "")]
-    [notice] = [v for v in stale if episode_id in v]
-    show, approve = (html.unescape(code) for code in re.findall(r"<code>(.*?)</code>", notice))
+
+    def paused_notice() -> str | None:  # once the view drew the run paused: what it says then
+        said = [str(s.get("value")) for s in kernel.widgets("HTMLModel").values() if 'class="nnb-stale"' in str(s.get("value"))]
+        return next((v for v in said if episode_id in v and "paused on disk" in v), None)
+
+    notice = kernel.wait(paused_notice, what="the notice for the paused run")
+    show, approve, _reject = (html.unescape(code) for code in re.findall(r"<code>(.*?)</code>", notice))
     kernel.restart()  # the view's buttons are dead; what it says to type must work in the new kernel
     kernel.run("%load_ext noesis_nb\nimport noesis_nb")
     kernel.run(show)

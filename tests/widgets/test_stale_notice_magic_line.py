@@ -28,7 +28,7 @@ def test_the_approve_line_of_the_notice_reaches_the_run_in_an_odd_folder(ip: Any
     view = show(ep, runs_dir=runs)
     line = next(
         html.unescape(code)
-        for code in re.findall(r"<code>(.*?)</code>", view.snapshot_html() + str(view.css.value))
+        for code in re.findall(r"<code>(.*?)</code>", view.snapshot_html() + str(view.stale.value))
         if code.startswith("%noesis approve")
     )
     assert "--runs-dir" in line, line

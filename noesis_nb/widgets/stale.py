@@ -1,0 +1,82 @@
+"""What a view says once its kernel is gone (restarted or shut down), written while the kernel still runs.
+
+A restarted kernel can no longer change a view it drew, so the view keeps, hidden, the words that will be true
+then, and the stylesheet swaps them in when ipywidgets marks the view disconnected (``theme.py``): the advice
+fits the run's state as last drawn (decide and resume a paused run, settle a lost one, nothing to do for an
+ended one), and a run this kernel was writing reads ``lost``, as ``%noesis list`` will say of it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ..store.ownership import held_here, holder
+from .reach import magic_line, show_call
+from .render import badge_html, esc
+from .state import TERMINAL
+
+__all__ = ["if_live", "if_stale", "written_here", "stale_notice_html", "status_badge_html"]
+
+_LEAD = "⚠ This view has lost its kernel (restarted or shut down): its buttons cannot act any more. "
+
+
+def if_live(html: str) -> str:
+    """``html`` while the view has its kernel (hidden once it lost it)."""
+    return f'<span class="nnb-if-live">{html}</span>'
+
+
+def if_stale(html: str) -> str:
+    """``html`` only once the view lost its kernel (``hidden`` too: a page without the stylesheet never shows it)."""
+    return f'<span class="nnb-if-stale" hidden>{html}</span>'
+
+
+def written_here(source: Any) -> bool:
+    """Whether this kernel writes the run: its live episode, or a run from disk whose lock this process holds.
+    Such a run, still running when the kernel stops, is lost (nothing writes it any more)."""
+    if getattr(source, "summary_kind", None) == "EpisodeHandle":
+        return True
+    if getattr(source, "summary_kind", None) != "EpisodeRun":
+        return False
+    try:
+        return held_here(holder(source.run_dir))
+    except OSError:
+        return False
+
+
+def status_badge_html(status: str, *, lost_when_stale: bool) -> str:
+    """The header's badge; a run this kernel writes that is still running reads ``lost`` once the kernel is gone."""
+    if not lost_when_stale or status != "running":
+        return badge_html(status)
+    return if_live(badge_html(status)) + if_stale(badge_html("lost"))
+
+
+def stale_notice_html(source: Any, status: str, pending: Sequence[Any], *, here: bool) -> str:
+    """The notice for a view whose kernel is gone: what the run is then and the commands that act on it from a new cell.
+
+    ``status`` and ``pending`` as the view last drew them; ``here``: this kernel writes the run (``written_here``)."""
+    episode_id, run_dir = source.episode_id, source.run_dir
+    show = f"<code>{esc(show_call(episode_id, run_dir))}</code>"
+    resume = f"<code>{esc(magic_line('resume', episode_id, run_dir))}</code>"
+    if status in TERMINAL:
+        said = f"The run ended <b>{esc(status)}</b>: nothing is left to decide. To see it again, in a new cell: {show}."
+    elif status == "lost" or (status == "running" and here):
+        said = (
+            "The run was running in this kernel, so it is <b>lost</b> now (its process is gone). Settle it in a new cell "
+            f"with {resume}, or with the “Settle lost run” button of {show}."
+        )
+    elif status == "running":
+        said = f"The run goes on in the process that writes it; to follow it, in a new cell: {show}."
+    elif status == "paused" and pending:
+        draft = "" if len(pending) == 1 else " &lt;draft&gt;"  # more than one waits: each is named
+        approve = f"<code>{esc(magic_line('approve', episode_id, run_dir))}{draft} --resume</code>"
+        reject = f"<code>{esc(magic_line('reject', episode_id, run_dir))}{draft} --resume</code>"
+        said = (
+            f"The run stays paused on disk, waiting for a decision: in a new cell, {show} gives its cards and Resume, "
+            f"or decide it with {approve} (or {reject}); decisions are kept on disk."
+        )
+    elif status == "paused":
+        said = f"The run stays paused on disk: resume it in a new cell with {resume}, or see it with {show}."
+    else:
+        said = f"Show the run again in a new cell: {show}."
+    return f'<div class="nnb-stale">{_LEAD}{said}</div>'

@@ -1,0 +1,135 @@
+"""What a view says once its kernel is gone fits the run as the view last drew it, and what it says to type works:
+an ended run has nothing left to decide, a paused one is decided and resumed, a lost one (its writer killed, or
+this kernel's own episode still running) is settled; a run written by another process goes on. The badge of a
+run this kernel was running reads ``lost`` then, as ``%noesis list`` says of it.
+
+It once said "decide it with ``%noesis approve …``" for every run, which for a lost run ended in "no draft is
+pending approval … Pass a draft id." and for an ended one in "nothing to decide"."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+import ipywidgets as w
+import pytest
+from IPython.core.error import UsageError
+
+import noesis_nb
+from noesis_nb.runtime.diskrun import DiskRun
+from noesis_nb.store import is_sealed
+from noesis_nb.widgets.view import EpisodeView
+from tests.widgets.lostruns import lost_while_running, start_writer
+from tests.widgets.staletext import codes, with_kernel, without_kernel
+
+
+def _tool(task: str, ctx: Any) -> Any:
+    return ctx.tool("fs.touch", {"argv": [sys.executable, "-c", "pass"]}, effect="write", risk="high")
+
+
+def _notice(view: EpisodeView) -> str:
+    """The view's notice for a lost kernel, wherever in the view it is."""
+    found = [str(c.value) for c in view.children if isinstance(c, w.HTML) and 'class="nnb-stale"' in str(c.value)]
+    assert len(found) == 1, found
+    return found[0]
+
+
+def _shown(run_dir: Path) -> tuple[str, str]:
+    """(the notice, the header) of a view of the run from disk."""
+    view = EpisodeView(DiskRun(run_dir))
+    try:
+        return _notice(view), str(view.header.value)
+    finally:
+        view.close()
+
+
+def _badge(header_text: str) -> str:
+    """The status badge's word: the header reads ``<id> <badge> <adapter> …``."""
+    return header_text.split()[1]
+
+
+def _type(ip: Any, line: str) -> None:
+    """Type ``line`` in a cell, as the notice shows it."""
+    try:
+        if line.startswith("%noesis "):
+            ip.run_line_magic("noesis", line.removeprefix("%noesis "))
+        else:
+            ip.run_cell("import noesis_nb\n" + line).raise_error()
+    except UsageError as exc:
+        pytest.fail(f"{line!r} failed: {exc}")
+
+
+def test_an_ended_run_has_nothing_left_to_decide(ip: Any, runs_dir: Path, comm_log: list) -> None:
+    ep = noesis_nb.solve("t", using=lambda task, ctx: "done", runs_dir=runs_dir)
+    notice, _ = _shown(runs_dir / ep)
+    said = without_kernel(notice)
+    assert "ended ok" in said and "nothing is left to decide" in said, said
+    assert not any(c.startswith("%noesis") for c in codes(notice)), notice
+    [show] = codes(notice)
+    _type(ip, show)
+
+
+def test_a_paused_run_is_decided_and_resumed_as_the_notice_says(ip: Any, runs_dir: Path, comm_log: list) -> None:
+    ep = noesis_nb.solve("t", using=_tool, runs_dir=runs_dir, approver="ask")
+    notice, header = _shown(runs_dir / ep)
+    said = without_kernel(notice)
+    assert "paused on disk" in said and _badge(without_kernel(header)) == "paused", (said, header)
+    approve = next(c for c in codes(notice) if c.startswith("%noesis approve"))
+    assert next(c for c in codes(notice) if c.startswith("%noesis reject")).endswith("--resume")
+    _type(ip, approve)
+    assert is_sealed(runs_dir / ep) and DiskRun(runs_dir / ep).status == "ok"
+
+
+def test_a_lost_run_is_settled_not_approved(ip: Any, runs_dir: Path, comm_log: list) -> None:
+    lost_while_running(runs_dir, "ep_lost")
+    notice, _ = _shown(runs_dir / "ep_lost")
+    said = without_kernel(notice)
+    assert "lost" in said and "approve" not in said, said
+    [resume] = [c for c in codes(notice) if c.startswith("%noesis")]
+    assert resume.startswith("%noesis resume ep_lost")
+    _type(ip, resume)
+    assert is_sealed(runs_dir / "ep_lost") and "process_lost" in (runs_dir / "ep_lost" / "summary.json").read_text()
+
+
+def test_a_run_another_process_writes_goes_on(runs_dir: Path, comm_log: list) -> None:
+    writer = start_writer(runs_dir, "ep_elsewhere")
+    try:
+        notice, header = _shown(runs_dir / "ep_elsewhere")
+    finally:
+        writer.send_signal(signal.SIGKILL)
+        writer.wait()
+    said = without_kernel(notice)
+    assert "goes on in the process that writes it" in said and "approve" not in said, said
+    assert _badge(without_kernel(header)) == "running", header
+
+
+def test_this_kernels_running_episode_reads_lost_once_the_kernel_is_gone(runs_dir: Path, comm_log: list) -> None:
+    async def main() -> tuple[str, str, str]:
+        release = asyncio.Event()
+
+        async def waits(task: str, ctx: Any) -> str:
+            await release.wait()
+            return "done"
+
+        handle = noesis_nb.start("t", using=waits, runs_dir=runs_dir)
+        view = EpisodeView(handle)
+        while handle.status != "running" or "running" not in str(view.header.value):
+            await asyncio.sleep(0.02)
+            view.flush()
+        running = (_notice(view), str(view.header.value), handle.episode_id)
+        release.set()
+        await handle.wait()
+        view.flush()
+        ended = without_kernel(_notice(view))
+        assert "ended ok" in ended and _badge(without_kernel(str(view.header.value))) == "ok", ended
+        view.close()
+        return running
+
+    notice, header, ep = asyncio.run(main())
+    said = without_kernel(notice)
+    assert "lost" in said and "approve" not in said, said
+    assert any(c.startswith(f"%noesis resume {ep}") for c in codes(notice)), notice
+    assert _badge(with_kernel(header)) == "running" and _badge(without_kernel(header)) == "lost", header
