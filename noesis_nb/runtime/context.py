@@ -45,6 +45,7 @@ from .gate import Decision, PendingApproval, to_decision
 from .interrupt import interrupts_noted, killed_by_interrupt
 from .lifecycle import act_parent, emit_candidate, is_vetoed, record_action
 from .pause import EpisodePaused
+from .pending_records import hold_draft
 from .resume_paths import Stopped, check_live_seal_targets
 
 if TYPE_CHECKING:
@@ -519,7 +520,9 @@ class EpisodeContext:
             )
             return _persist_now(episode, pending, approve, approver, reason)
         if not episode.options.wait_for_human and episode.pause_checkpoint is not None:
-            raise EpisodePaused  # ``solve`` is already unwinding to its pause; one pause per run on disk
+            # ``solve`` is already unwinding to its pause, one pause per run on disk: this draft waits held behind it
+            hold_draft(rec.run_dir, rec.episode_id, prepared.draft_id)
+            raise EpisodePaused
         paused_on = chain.tail
         checkpoint = rec.pause(f"tool approval required: {pending.tool} ({pending.draft_id})", paused_on)
         assert episode.loop is not None  # set when the episode started running

@@ -36,11 +36,11 @@ from ..store.vocab import TERMINAL_STATUSES, TOOL_APPROVAL_PENDING
 from ..tools import (
     ApprovalDecisionRepository,
     PreparedInvocationRepository,
-    PreparedInvocationStatus,
 )
 from ..tools.repositories import UNREADABLE_RECORD, record_problem
 from .api import decide_draft, resume_run
 from .gate import PendingApproval, check_decision_options, tell_if_overruled
+from .pending_records import awaits_decision
 from .position import last_pause, payload_of
 from .resume import resume_from_disk
 from .vetoes import read_veto_decision
@@ -215,7 +215,7 @@ class DiskRun:
         return [
             PendingApproval.from_prepared(p, asked.get(p.key) or "")
             for p in PreparedInvocationRepository(self.run_dir).readable(self.problems)
-            if p.status is PreparedInvocationStatus.PENDING_APPROVAL
+            if awaits_decision(p)
         ]
 
     def _decisions(self) -> list[dict[str, Any]]:

@@ -50,8 +50,10 @@ from ..store.vocab import (
     RUN_INTERRUPT,
     RUN_RESUME,
     RUN_STATE_PROJECTION,
+    TOOL_APPROVAL_PENDING,
 )
 from ..tools._files import as_written_here, note_written
+from .pending_records import pause_on_draft
 from .recovered_streams import sweep_recovered_streams
 from .summary import EventTally
 
@@ -424,6 +426,7 @@ class Recorder:
     def pause(self, reason: str, caused_by: str | None) -> dict[str, Any]:
         """``run.interrupt → run.checkpoint``, state ``partial``: all on disk (fsynced) before returning."""
         with self._lock:  # re-entrant: no other thread's event may fall between the interrupt and its checkpoint
+            self._pause_records_on(caused_by)
             interrupt = self.interrupt(reason, caused_by)
             sweep_noted(self, reopen=True)  # values learned late leave the files before the checkpoint digests them
             checkpoint = self.checkpoint(interrupt["id"])
@@ -438,6 +441,7 @@ class Recorder:
         payload = interrupt.get("payload")
         reason = payload.get("reason") if isinstance(payload, dict) else None
         with self._lock:
+            self._pause_records_on(interrupt.get("caused_by"))
             self.state["outcomes"].update(status="partial", summary=reason)
             self.state["links"] = {"events": "events.jsonl", "learn": "learn.jsonl"}
             self.persist_state()
@@ -446,6 +450,16 @@ class Recorder:
             checkpoint = self.checkpoint(interrupt["id"])
         self.writer.fsync()
         return checkpoint
+
+    def _pause_records_on(self, caused_by: Any) -> None:
+        """A pause on a tool draft (caused by its ``tool.approval.pending``) makes that draft the run's one
+        ``pending_approval`` record and holds every other (``pending_records``): Noēsis reads only one."""
+        if not isinstance(caused_by, str):
+            return
+        event = next((e for e in reversed(self.events) if e.get("id") == caused_by), None)
+        payload = as_object(event.get("payload")) if event is not None else {}
+        if payload.get("event_name") == TOOL_APPROVAL_PENDING and isinstance(payload.get("draft_id"), str):
+            pause_on_draft(self.run_dir, self.episode_id, payload["draft_id"])
 
     def _write_checkpoint(self, last_event_id: str) -> dict[str, Any]:
         self.check_owner("writing a checkpoint")

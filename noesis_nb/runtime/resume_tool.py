@@ -31,6 +31,7 @@ from .episode import Episode
 from .interrupt import interrupts_noted, killed_by_interrupt
 from .lifecycle import Outcome
 from .missing_tool import missing_tool_error
+from .pending_records import awaits_decision
 from .position import Pause, last_pause, options_from_state, payload_of
 from .recorder import Recorder
 from .resume_drafts import PausedDraft, checkpoint_of, paused_drafts
@@ -473,7 +474,7 @@ def _unpaused(rec: Recorder, repos: Any, pause: Pause | None) -> tuple[dict[str,
         p
         for p in repos.prepared.list()
         if p.run_id == rec.episode_id
-        and p.status is tc.PreparedInvocationStatus.PENDING_APPROVAL
+        and awaits_decision(p)
         and first_seen.get(p.request_id, -1) > after
         and p.request_id not in paused
         and not dispatched(rec, p.key)
