@@ -29,6 +29,7 @@ from noesis_nb.errors import DecisionFileError, EpisodeStateError, InvalidIdErro
 from noesis_nb.secrets import for_run as secrets_for_run
 from noesis_nb.secrets import keys_hidden, quoted
 from noesis_nb.store.layout import PYTHON_PREPARED_DIR
+from noesis_nb.store.listing import status_of
 from noesis_nb.store.paths import UnsafeRunPathError, run_path
 from noesis_nb.store.patience import running_loop, wait_until
 from noesis_nb.store.runfiles import what_is
@@ -407,6 +408,23 @@ class ExecutionRepository(_Repository):
             self.claim_path(draft_id).unlink(missing_ok=True)
 
 
+def _nothing_pending(run: Path, where: Path, listing: str) -> str:
+    """Why nothing can be decided in an unsealed run with no draft pending, said by what the run is now: a draft id
+    helps only where the run is paused with drafts that could be named."""
+    status = status_of(run)
+    if status == "lost":
+        return (
+            f"run {run.name} is lost (its process stopped while it ran) and no draft waits for a decision "
+            f"(drafts: {listing}): settle it with resume_run({run.name!r}) or %noesis resume {run.name}"
+        )
+    if status == "running":
+        return (
+            f"run {run.name} is running in the process that writes it, not waiting for a decision (drafts: {listing}); "
+            "a draft can be decided once the run pauses on it"
+        )
+    return f"no draft is pending approval in {where}; drafts: {listing}. Pass a draft id."
+
+
 class _IdempotencyFile(BaseModel):
     model_config = ConfigDict(extra="allow")
     principal_id: str
@@ -430,9 +448,7 @@ def resolve_draft_id(run_dir: Path | str, ref: str | None = None) -> str:
             if refuse_odd_seal(run).ended:  # "pass a draft id" would not help
                 made = f"its drafts ({listing}) were decided or ended with it" if ids else "it made no tool drafts"
                 raise PreparedToolInvocationNotFoundError(f"run {run.name} is sealed and {made}: there is nothing to decide")
-            raise PreparedToolInvocationNotFoundError(
-                f"no draft is pending approval in {repo.root.parent}; drafts: {listing}. Pass a draft id."
-            )
+            raise PreparedToolInvocationNotFoundError(_nothing_pending(run, repo.root.parent, listing))
         return pending.key
     matches = match_draft_ref(ref, ids)
     if not matches:
