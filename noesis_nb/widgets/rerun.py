@@ -2,8 +2,9 @@
 
 Running a cell again replaces its outputs, so the view of an episode the cell started before goes
 away while that episode goes on in this kernel (waiting for a decision, or running). The new view
-names them and says how to reach them. The front end says which cell runs (JupyterLab, Notebook 7
-and VS Code put ``cellId`` in the request's metadata); without it nothing is said.
+names them and says how to reach them, and what is true of them once the kernel is gone. The front
+end says which cell runs (JupyterLab, Notebook 7 and VS Code put ``cellId`` in the request's
+metadata); without it nothing is said.
 """
 
 from __future__ import annotations
@@ -11,8 +12,9 @@ from __future__ import annotations
 from typing import Any
 
 from ..runtime.registry import live_handles
-from .reach import show_call
+from .reach import magic_line, show_call
 from .render import esc
+from .stale import if_live, if_stale
 
 __all__ = ["running_cell", "left_behind", "left_behind_html"]
 
@@ -60,19 +62,23 @@ def left_behind(source: Any) -> list[Any]:
 
 
 def left_behind_html(sources: list[Any]) -> str:
-    """The note the new view shows: each earlier episode, what it waits for, and how to reach it."""
+    """The note the new view shows: each earlier episode, what it waits for, and how to reach it; with the words that
+    replace it once the kernel is gone (``stale.py``): the episodes no longer go on, a paused one waits on disk and a
+    running one is lost."""
     if not sources:
         return ""
     lines = []
     for source in sources:
         episode_id = esc(source.episode_id)
-        doing, verb = ("still waits for a decision", "decide") if source.pending else ("is still running", "follow")
-        show = esc(show_call(source.episode_id, source.run_dir))
-        lines.append(
-            f"<li><code>{episode_id}</code> {doing}: {verb} it in <code>{show}</code>, "
-            f"or stop it with <code>%noesis stop {episode_id}</code></li>"
-        )
-    return (
-        '<div class="nnb-msg nnb-c-orange">⚠ This cell ran again; what its earlier run started goes on in the background '
-        f"(its view was replaced):<ul>{''.join(lines)}</ul></div>"
-    )
+        show = f"<code>{esc(show_call(source.episode_id, source.run_dir))}</code>"
+        if source.pending:
+            live = f"still waits for a decision: decide it in {show}, or stop it with <code>%noesis stop {episode_id}</code>"
+            gone = f"was paused waiting for a decision when the kernel stopped, and stays paused on disk: decide it in {show}"
+        else:
+            live = f"is still running: follow it in {show}, or stop it with <code>%noesis stop {episode_id}</code>"
+            resume = f"<code>{esc(magic_line('resume', source.episode_id, source.run_dir))}</code>"
+            gone = f"was running when the kernel stopped, so it is lost: settle it with {resume}, or see it in {show}"
+        lines.append(f"<li><code>{episode_id}</code> {if_live(live)}{if_stale(gone)}</li>")
+    head = if_live("⚠ This cell ran again; what its earlier run started goes on in the background (its view was replaced):")
+    gone_head = if_stale("⚠ This cell ran again before the kernel stopped; what its earlier run started goes on no more:")
+    return f'<div class="nnb-msg nnb-c-orange">{head}{gone_head}<ul>{"".join(lines)}</ul></div>'

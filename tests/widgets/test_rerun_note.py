@@ -7,6 +7,7 @@ import asyncio
 import gc
 import os
 import re
+import sys
 import weakref
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ import pytest
 import noesis_nb
 from noesis_nb.widgets import reach, rerun
 from noesis_nb.widgets.view import EpisodeView
+from tests.widgets.staletext import with_kernel, without_kernel
 
 
 @pytest.fixture
@@ -87,3 +89,40 @@ def test_the_runs_dir_named_for_a_restarted_kernel_is_from_where_it_starts_not_w
     monkeypatch.chdir(tmp_path)  # the restarted kernel
     assert (Path(named) / "ep_X").is_dir(), call
     assert not os.path.isabs(named), "under the notebook's folder the path stays as short as typed"
+
+
+def test_once_the_kernel_is_gone_the_note_says_the_earlier_episodes_go_on_no_more(
+    runs_dir: Path, cell: dict[str, str], nnb: Any, comm_log: list
+) -> None:
+    """The note is drawn while the kernel runs; what it says once the kernel is gone (restarted, shut down) is drawn
+    with it: an earlier episode waiting for a decision stays paused on disk, one running is lost; neither goes on in
+    the background, and ``%noesis stop`` reaches nothing any more."""
+    release = asyncio.Event()
+
+    async def waits(task: str, ctx: Any) -> str:
+        await release.wait()
+        return "done"
+
+    async def main() -> tuple[str, str, str]:
+        running = noesis_nb.start("first", using=waits, runs_dir=runs_dir)
+        EpisodeView(running)._repr_mimebundle_()
+        paused = noesis_nb.start("second", using=nnb.make_tool_adapter([sys.executable, "-c", "pass"]), runs_dir=runs_dir)
+        await nnb.until(lambda: paused.pending)
+        EpisodeView(paused)._repr_mimebundle_()
+        cell["request"] = "r2"
+        third = noesis_nb.start("third", using=waits, runs_dir=runs_dir)
+        view = EpisodeView(third)
+        view._repr_mimebundle_()
+        note = view.earlier.value
+        release.set()
+        paused.cancel()
+        for handle in (running, paused, third):
+            await handle.wait()
+        return note, running.episode_id, paused.episode_id
+
+    note, running_id, paused_id = asyncio.run(main())
+    live, gone = with_kernel(note), without_kernel(note)
+    assert "goes on in the background" in live and f"%noesis stop {running_id}" in live, live
+    assert "background" not in gone and "%noesis stop" not in gone and "goes on no more" in gone, gone
+    assert re.search(rf"{running_id} was running when the kernel stopped, so it is lost: settle it with %noesis resume", gone)
+    assert re.search(rf"{paused_id} was paused waiting for a decision .* stays paused on disk", gone), gone
