@@ -484,7 +484,9 @@ class Recorder:
     ) -> dict[str, Any]:
         """``run.resume``, caused by the run's latest event (normally the ``run.checkpoint``), as Noēsis does.
 
-        ``resumed_by`` says who continues: ``episode`` (the live adapter, in its process) or ``resume_run``.
+        ``resumed_by`` says who continues: ``episode`` (the live adapter, in its process) or ``resume_run``; ``resume``
+        (``ns.resume``) is evidence only: nothing continues the run, so it stays paused on disk, its state as its
+        checkpoint bound it (a later ``resume_run``, Noēsis' or this one, still finds the state the checkpoint hashed).
         """
         event = self.runtime(
             RUN_RESUME,
@@ -497,6 +499,8 @@ class Recorder:
             },
             caused_by or self.last_event_id,
         )
+        if resumed_by == "resume":
+            return event
         self.state["outcomes"].update(status="pending", summary=None)
         self.state["links"] = {"events": "events.jsonl", "learn": "learn.jsonl"}
         self.persist_state()  # no longer paused on disk either (readers would call it paused)

@@ -66,7 +66,7 @@ from .resume_drafts import pause_checkpoint_id, paused_drafts, unpaused_requests
 from .resume_paths import check_seal_targets
 from .resume_tool import (
     continue_tool_drafts,
-    dispatched,
+    handed_to_tool,
     open_interrupted_pause,
     process_lost,
     refuse_undecided_unpaused,
@@ -321,7 +321,7 @@ async def _continue(
     cause = pause.cause
     if payload_of(cause).get("event_name") == _APPROVAL_PENDING:
         if pause.resume_event is not None and payload_of(pause.resume_event).get("resumed_by") == "episode":
-            if dispatched(rec, str(payload_of(cause).get("draft_id"))) and not _still_waiting(rec, pause, cause):
+            if handed_to_tool(rec, cause) and not _still_waiting(rec, pause, cause):
                 # the live adapter went on after its tool (no other draft of its held it back)
                 sealed = process_lost(rec)
                 return ResumeReport(

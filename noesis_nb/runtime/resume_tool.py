@@ -37,7 +37,14 @@ from .recorder import Recorder
 from .resume_drafts import PausedDraft, checkpoint_of, paused_drafts
 from .resume_paths import check_draft_targets, check_idempotency_target
 
-__all__ = ["continue_tool_drafts", "open_interrupted_pause", "process_lost", "dispatched", "refuse_undecided_unpaused"]
+__all__ = [
+    "continue_tool_drafts",
+    "open_interrupted_pause",
+    "process_lost",
+    "dispatched",
+    "handed_to_tool",
+    "refuse_undecided_unpaused",
+]
 
 
 class _ResumeChain:
@@ -335,6 +342,16 @@ def _check_binding(prepared: Any, decision: Any) -> None:
             f"draft or the "
             "decision was changed after review); review the draft again and decide it anew"
         )
+
+
+def handed_to_tool(rec: Recorder, pending: dict[str, Any]) -> bool:
+    """True when the draft of ``pending`` (its ``tool.approval.pending``) reached its tool: its result is recorded, or
+    it was claimed and its ``tool.execution.started`` is in the log. A process killed after the draft's approval and
+    before that start left it approved and never run: a resume runs it, once (a claim alone is released then)."""
+    payload = payload_of(pending)
+    draft_id, request_id = str(payload.get("draft_id")), str(payload.get("request_id"))
+    executions = ExecutionRepository(rec.run_dir)
+    return executions.get(draft_id) is not None or (executions.claimed(draft_id) and _started(rec, request_id))
 
 
 def _started(rec: Recorder, request_id: str) -> bool:

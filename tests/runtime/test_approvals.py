@@ -648,18 +648,21 @@ def test_a_run_that_moves_on_while_a_view_reads_it_is_read_again(runs_dir, tmp_p
 def test_a_resume_whose_last_write_is_the_state_is_read_again(runs_dir, tmp_path, monkeypatch):
     """``run.resume`` is appended, then ``state.json`` leaves ``partial`` (``Recorder.resume_event``): a ``DiskRun``
     whose look fell between the two, and whose read saw the event but not the state, read ``paused``. The look did
-    not stat ``state.json``, so nothing told it to read again: ``ns.resume`` writes nothing after it, and a view
-    (an inbox) said ``paused`` for ever of a run that runs."""
+    not stat ``state.json``, so nothing told it to read again: a resume that is cut off right there writes nothing
+    after it, and a view (an inbox) said ``paused`` for ever of a run that runs. (``ns.resume`` is evidence only and
+    leaves the run paused, its state untouched: the resume here is ``resume_run``'s first write.)"""
     import shutil
 
     import noesis_nb.runtime.diskrun as diskrun
-    from noesis_nb import ns
+    from noesis_nb.runtime.recorder import Recorder
+    from noesis_nb.runtime.resume import find_checkpoint
 
-    ns.set(runs_dir=str(runs_dir))
-    ep = noesis_nb.solve("x", using=make_writer(tmp_path / "o.txt"))  # pauses on its tool draft
+    ep = noesis_nb.solve("x", using=make_writer(tmp_path / "o.txt"), runs_dir=runs_dir)  # pauses on its tool draft
     shutil.copytree(runs_dir / ep, tmp_path / "at-pause")
     checkpoint = [e for e in read_events(runs_dir / ep / "events.jsonl") if e.get("event_type") == "run.checkpoint"][-1]
-    ns.resume(ep, checkpoint_id=checkpoint["payload"]["checkpoint_id"])
+    rec = Recorder.reopen(runs_dir / ep)  # resume_run's first write: run.resume, then the state leaves partial
+    rec.resume_event(find_checkpoint(rec, checkpoint["payload"]["checkpoint_id"]), resumed_by="resume_run")
+    rec.close_without_sealing()
     run_dir = tmp_path / "followed" / ep
     shutil.copytree(tmp_path / "at-pause", run_dir)
     shutil.copy2(runs_dir / ep / "events.jsonl", run_dir / "events.jsonl")  # the event: before the look
