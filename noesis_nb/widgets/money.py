@@ -6,7 +6,7 @@ import math
 
 __all__ = ["money"]
 
-_FINEST = 8  # decimals: a hundred-millionth of a dollar, below a token's price at any provider
+_FINEST = 8  # the least cost shown, in decimals: a hundred-millionth of a dollar, below a token's price at any provider
 
 
 def money(value: float, *, signed: bool = False) -> str:
@@ -20,12 +20,12 @@ def money(value: float, *, signed: bool = False) -> str:
     size = abs(value)
     if math.isnan(size) or math.isinf(size):
         return f"{sign}${size}"
+    if 0 < size < 10**-_FINEST:  # below the least cost shown: say so rather than print a zero
+        return f"<{sign}${10**-_FINEST:.{_FINEST}f}"
     digits = _digits(size)
     rounded = float(digits.replace(",", ""))
     if 0 < size < 1 and _band(rounded) != _band(size):  # $0.9999 → $1.00, $0.00999 → $0.010, not $1.000 / $0.0100
         digits = _digits(rounded)
-    if size and not rounded:  # below the finest place: say so rather than print a zero
-        return f"<{sign}${10**-_FINEST:.{_FINEST}f}"
     return f"{sign}${digits}"
 
 
@@ -36,7 +36,8 @@ def _digits(size: float) -> str:
         return f"{size:.3f}"
     if size == 0:
         return "0.0000"
-    return f"{size:.{min(_FINEST, 1 - math.floor(math.log10(size)))}f}"
+    # two significant digits down to the least cost shown: $0.000000013, not $0.00000001 (a quarter low)
+    return f"{size:.{1 - math.floor(math.log10(size))}f}"
 
 
 def _band(size: float) -> int:

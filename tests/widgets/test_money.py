@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from noesis_nb.widgets.money import money
@@ -19,6 +19,10 @@ from noesis_nb.widgets.money import money
         (0.9999, "$1.00"),
         (0.00999, "$0.010"),
         (1e-12, "<$0.00000001"),
+        (1.3433274137014397e-08, "$0.000000013"),  # was $0.00000001: one digit, a quarter low
+        (5.5e-08, "$0.000000055"),  # was $0.00000006
+        (1e-08, "$0.000000010"),  # the least cost shown
+        (9.96e-08, "$0.00000010"),
         (9.95e-05, "$0.00010"),  # two digits across a power of ten too, not $0.000100
         (0.0312, "$0.031"),
         (0.125, "$0.125"),
@@ -53,6 +57,7 @@ def test_every_view_prices_with_the_same_words() -> None:
 
 
 @given(st.floats(min_value=1e-8, max_value=1e6))
+@example(1.3433274137014397e-08)  # a rare draw found it: below $0.0000001 a cost was shown with one digit
 def test_a_cost_is_shown_within_five_percent_whatever_its_size(value: float) -> None:
     """Two significant digits at least, on both sides of every boundary: no cost reads a third low because it crossed
     $0.0001, and the steps of a run add up to its header."""
