@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import time
 from collections import Counter, deque
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from functools import partial
 from typing import Any
 
 from ..frames.waits import PauseSpans
@@ -83,7 +84,7 @@ class Tally:
             elif phase == "runtime" and self.clock.note(event):
                 flags["pause"] += 1  # a pause, once however many events it writes
             elif phase == "terminate":
-                self.clock.end(event)
+                self.clock.end(event, partial(_before, event, events, self.recent))
             flag = event_flag(event)
             if flag and flag != "pause":  # an approval a policy answered at once asked, but never paused
                 flags[flag] += 1
@@ -98,6 +99,11 @@ class RunClock:
     for a person. Start is the run's ``started_at`` when given (else its first event), end its ``terminate`` (else
     its last event), as ``summary.duration_sec`` counts them; the pauses are ``frames.waits.PauseSpans``, the rule
     of ``runs_df.waiting_s``. So the view's running time is ``duration_s - waiting_s`` of the frames.
+
+    A run whose process died and that was sealed later (``process_lost``) ran until the last event its own writers
+    left, not until the seal: the time between lies with nobody. Its end is that last sign of life (see ``lost_end``),
+    and a pause its sealing closed counts as a wait only up to it. (``summary.duration_sec``, and so ``runs_df``'s
+    ``duration_s``, still runs to the seal for such a run.)
     """
 
     def __init__(self) -> None:
@@ -105,6 +111,7 @@ class RunClock:
         self.last: float | None = None
         self.ended: float | None = None  # the terminate event's time: where the episode (and its duration) ends
         self.pauses = PauseSpans()
+        self._closed: tuple[float, float] | None = None  # (paused at, resumed at) of the last pause closed
 
     @property
     def paused_since(self) -> float | None:
@@ -112,20 +119,32 @@ class RunClock:
 
     @property
     def waited(self) -> float:
-        return self.pauses.waited
+        """Seconds of closed pauses; a pause closed after the run's end (a lost run's seal) counts up to its end."""
+        waited = self.pauses.waited
+        if self.ended is not None and self._closed is not None and self._closed[1] > self.ended:
+            paused, resumed = self._closed
+            waited -= resumed - max(paused, self.ended)
+        return max(0.0, waited)
 
     def note(self, event: Mapping[str, Any]) -> bool:
         """Follow pauses and resumes; True when ``event`` starts a pause."""
-        return self.pauses.note(event)
+        paused = self.pauses.paused_since
+        starts = self.pauses.note(event)
+        if paused is not None and self.pauses.paused_since is None:
+            resumed = _epoch(event.get("timestamp"))
+            self._closed = (paused, resumed) if resumed is not None else None
+        return starts
 
     def span(self, first: Mapping[str, Any], last: Mapping[str, Any]) -> None:
         if self.first is None:
             self.first = _epoch(first.get("timestamp"))
         self.last = _epoch(last.get("timestamp")) or self.last
 
-    def end(self, event: Mapping[str, Any]) -> None:
-        """Note the episode's ``terminate`` event: the end its duration is counted to (not the seal's bookkeeping)."""
-        self.ended = _epoch(event.get("timestamp")) or self.ended
+    def end(self, event: Mapping[str, Any], before: Callable[[], Iterable[Mapping[str, Any]]] = tuple) -> None:
+        """Note the episode's ``terminate`` event: the end its duration is counted to (not the seal's bookkeeping);
+        for a lost run sealed later, its last sign of life among ``before()`` (the events before it, newest first)."""
+        end = lost_end(event, before) if _sealed_lost(event) else None
+        self.ended = end or _epoch(event.get("timestamp")) or self.ended
 
     def running(self, status: str, now: float | None = None, started: Any = None) -> float | None:
         """Seconds the run has been running (not paused) since ``started`` (its first event when not given);
@@ -148,6 +167,42 @@ class RunClock:
         if self.paused_since is not None and status == "paused":
             open_pause = max(0.0, (time.time() if now is None else now) - self.paused_since)
         return self.waited + open_pause
+
+
+_LOST_REASONS = frozenset({"process_lost", "sealed_after_process_lost"})  # resume_run's seal of a run whose process died
+
+
+def _sealed_lost(terminate: Mapping[str, Any]) -> bool:
+    """Whether ``terminate`` is the seal ``resume_run`` wrote for a run whose process had died."""
+    payload = terminate.get("payload")
+    extra = payload.get("x-noesis_nb") if isinstance(payload, Mapping) else None
+    reasons = extra.get("reasons") if isinstance(extra, Mapping) else None
+    return isinstance(reasons, list) and any(isinstance(r, str) and r in _LOST_REASONS for r in reasons)
+
+
+def lost_end(terminate: Mapping[str, Any], before: Callable[[], Iterable[Mapping[str, Any]]]) -> float | None:
+    """When a lost run last showed life: the time of the newest event before ``terminate`` that its sealer did not
+    write. Each writer of a run numbers its events under its own random prefix (``Recorder``: the id's first 24
+    characters), so the sealer's events (the act, reflect and learn it closes the run with) are those sharing the
+    terminate's prefix. None when no such event is found (then the terminate's time stands)."""
+    ident = terminate.get("id")
+    if not isinstance(ident, str) or len(ident) != 36:
+        return None
+    sealer = ident[:24]
+    for event in before():
+        other = event.get("id")
+        if isinstance(other, str) and not other.startswith(sealer):
+            return _epoch(event.get("timestamp"))
+    return None
+
+
+def _before(
+    event: Mapping[str, Any], batch: list[Mapping[str, Any]], recent: Iterable[Mapping[str, Any]]
+) -> Iterator[Mapping[str, Any]]:
+    """The events before ``event`` (of ``batch``), newest first, then those of earlier batches kept in ``recent``."""
+    at = next(i for i, e in enumerate(batch) if e is event)
+    yield from reversed(batch[:at])
+    yield from reversed(list(recent))
 
 
 def format_tokens(usage: Mapping[str, Any] | None) -> str:

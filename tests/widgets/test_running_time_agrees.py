@@ -10,10 +10,13 @@ import pytest
 
 import noesis_nb
 from noesis_nb.frames import runs_df
+from noesis_nb.runtime.api import RunRecovered
 from noesis_nb.runtime.diskrun import DiskRun
+from noesis_nb.store.instants import epoch_seconds
 from noesis_nb.widgets.state import Tally, format_seconds, view_state
 from tests.frames.runkit import writer_adapter
 from tests.plots.test_duration_meaning import paused_then_approved
+from tests.widgets.lostruns import lost_while_running
 
 
 def _view_of(run_dir: Path) -> dict:
@@ -36,3 +39,20 @@ def test_the_view_and_runs_df_give_one_running_time_and_one_wait(tmp_path: Path)
         assert view["header"]["elapsed"] == format_seconds(row["duration_s"] - row["waiting_s"])
     assert frame.loc[waited, "waiting_s"] > 0
     assert _view_of(runs / waited)["header"]["waited"] == format_seconds(frame.loc[waited, "waiting_s"])
+
+
+def test_a_lost_run_sealed_later_ran_until_its_last_sign_of_life(tmp_path: Path) -> None:
+    """Its writer was killed while its adapter ran; ``resume_run`` sealed it later. The running time ends at the last
+    event the writer left (its adapter's ``reason``), not at the seal: it once counted the time the run lay dead."""
+    runs = tmp_path / "runs"
+    lost_while_running(runs, "ep_lost")
+    with pytest.warns(RunRecovered):
+        noesis_nb.resume_run("ep_lost", runs_dir=runs)
+    source = DiskRun(runs / "ep_lost")
+    last_life = next(e for e in source.events if e.get("phase") == "reason")  # what the writer did before it died
+    sealed = next(e for e in source.events if e.get("phase") == "terminate")
+    assert epoch_seconds(sealed["timestamp"]) > epoch_seconds(last_life["timestamp"])
+    view = _view_of(runs / "ep_lost")
+    started = epoch_seconds(source.started_at)
+    assert view["running_s"] == pytest.approx(epoch_seconds(last_life["timestamp"]) - started, abs=1e-6)
+    assert view["header"]["elapsed"] == format_seconds(epoch_seconds(last_life["timestamp"]) - started)
