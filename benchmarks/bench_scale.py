@@ -12,10 +12,14 @@ fresh subprocesses, all in the same invocation:
   runs_df new   the first call in a new process once another process has loaded the runs (the frame that
                 load kept, ``frames.keptframe``, served after a stat of every file it came from: what a
                 new kernel pays)
+  list_runs     every run (limit=None): the first call in a process, and a call again (it keeps no cache)
 
 It prints seconds, memory grown by the call, the ratios the README quotes (warm / cold, events_df / floor,
 runs_df / summary scan, cold and new), and the growth slope of each (log-log fit from 1,000 runs up: 1.0 is
 linear). Usage: python benchmarks/bench_scale.py [--min 10] [--max 10000] [--dir PATH] [--repeat 3]
+
+``--against DIR`` measures this code and the noesis_nb package in DIR (another commit's, unpacked there) in
+alternating fresh processes and prints the ratio of each pair, CPU time and wall clock (``--only``, ``--pairs``).
 """
 
 from __future__ import annotations
@@ -64,6 +68,15 @@ def _child(method: str, root: str, repeat: int) -> None:
         fn = lambda: m_floor(root)  # noqa: E731
     elif method == "summary":
         fn = lambda: m_summary_loop(root)  # noqa: E731
+    elif method.startswith("list_runs:"):
+        from noesis_nb import list_runs
+
+        temperature = method.split(":")[1]
+        fn = lambda: len(list_runs(None, runs_dir=root))  # noqa: E731
+        if temperature == "warm":
+            fn()
+        else:
+            repeat = 1
     else:
         import noesis_nb.frames as frames
 
@@ -76,21 +89,25 @@ def _child(method: str, root: str, repeat: int) -> None:
             repeat = 1  # only the first call in a process is cold (or new)
             import pandas  # noqa: F401 - imports are not what is measured
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
-    best, rows = float("inf"), 0
+    best, cpu, rows = float("inf"), float("inf"), 0
     for _ in range(repeat):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         rows = fn()
         best = min(best, time.perf_counter() - start)
+        cpu = min(cpu, time.process_time() - start_cpu)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
-    print(json.dumps({"seconds": best, "rows": rows, "rss_mb": peak, "grew_mb": peak - before}))
+    print(json.dumps({"seconds": best, "cpu": cpu, "rows": rows, "rss_mb": peak, "grew_mb": peak - before}))
 
 
-def measure(method: str, root: Path, repeat: int, processes: int) -> dict:
+def measure(method: str, root: Path, repeat: int, processes: int, code: Path | None = None) -> dict:
     """Best over ``processes`` fresh processes (shared machines are noisy), all with one cache folder of their own
-    (prices looked up once); a cold one starts with no runs index, a new one with the one the others left."""
+    (prices looked up once); a cold one starts with no runs index, a new one with the one the others left.
+    ``code``: a folder holding another ``noesis_nb`` package, imported instead of this one (``--against``)."""
     best: dict | None = None
     cache = Path(tempfile.gettempdir()) / f"noesis_nb_scale_cache_{os.getpid()}"
     env = {**os.environ, "NOESIS_NB_CACHE_DIR": str(cache)}
+    if code is not None:
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(code), os.environ.get("PYTHONPATH", "")) if p)
     for _ in range(processes):
         if method.endswith(":cold"):
             shutil.rmtree(cache / INDEX_DIR, ignore_errors=True)
@@ -120,6 +137,33 @@ def slope(points: list[tuple[int, float]]) -> float:
     return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
 
 
+def compare(sizes: list[int], base: Path, against: Path, methods: list[str], repeat: int, pairs: int) -> None:
+    """Each method with this code and with the code in ``against``, in fresh processes one after the other
+    (``pairs`` times, the order swapped each time): a change is told from the machine's drift by the ratio of the
+    two within each pair. Process CPU time is the steadier figure on a machine shared with other work."""
+    print(f"this code against {against} (ratio < 1: this code is faster); {pairs} pairs of fresh processes")
+    for n in sizes:
+        root = base / f"runs{n}"
+        build(root, n)
+        print(f"\n{n:,} runs x {EVENTS} events")
+        for method in methods:
+            mine: list[dict] = []
+            theirs: list[dict] = []
+            for i in range(pairs):
+                order = [(mine, None), (theirs, against)]
+                for into, code in order if i % 2 == 0 else order[::-1]:
+                    into.append(measure(method, root, repeat, 1, code))
+            cpu = sorted(m["cpu"] / t["cpu"] for m, t in zip(mine, theirs))
+            wall = sorted(m["seconds"] / t["seconds"] for m, t in zip(mine, theirs))
+            best = min(m["seconds"] for m in mine), min(t["seconds"] for t in theirs)
+            best_cpu = min(m["cpu"] for m in mine), min(t["cpu"] for t in theirs)
+            print(
+                f"  {method:<16} this {best[0]:8.4f} s (cpu {best_cpu[0]:7.4f})  against {best[1]:8.4f} s "
+                f"(cpu {best_cpu[1]:7.4f})  this/against: cpu median {cpu[len(cpu) // 2]:.2f} "
+                f"[{cpu[0]:.2f}-{cpu[-1]:.2f}], wall median {wall[len(wall) // 2]:.2f} [{wall[0]:.2f}-{wall[-1]:.2f}]"
+            )
+
+
 def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "--child":
         _child(sys.argv[2], sys.argv[3], int(sys.argv[4]))
@@ -130,9 +174,25 @@ def main() -> None:
     parser.add_argument("--dir", type=Path, default=None, help="where corpora are built and kept (default: a temp dir)")
     parser.add_argument("--repeat", type=int, default=3, help="warm repetitions per process; the best is reported")
     parser.add_argument("--processes", type=int, default=2, help="fresh processes per figure; the best is reported")
+    parser.add_argument(
+        "--against",
+        type=Path,
+        default=None,
+        help="a folder holding another noesis_nb package (git archive <commit> noesis_nb | tar -x -C DIR): "
+        "each method of --only measured with both, in alternating processes, and their ratio printed",
+    )
+    parser.add_argument("--only", default=None, help="with --against: methods, e.g. list_runs:cold,tools_df:warm")
+    parser.add_argument("--pairs", type=int, default=5, help="with --against: alternating pairs of processes per method")
     args = parser.parse_args()
     base = args.dir or Path(tempfile.mkdtemp(prefix="noesis_nb_scale_"))
     sizes = [n for n in SIZES if args.min <= n <= args.max]
+    if args.against is not None:
+        methods = args.only.split(",") if args.only else [f"{f}:{t}" for f in (*FRAMES, "list_runs") for t in ("cold", "warm")]
+        compare(sizes, base, args.against, methods, args.repeat, args.pairs)
+        shutil.rmtree(Path(tempfile.gettempdir()) / f"noesis_nb_scale_cache_{os.getpid()}", ignore_errors=True)
+        if args.dir is None:
+            shutil.rmtree(base, ignore_errors=True)
+        return
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs; corpora in {base}; best of {args.processes} processes")
     results: dict[int, dict[str, dict]] = {}
     for n in sizes:
@@ -147,6 +207,8 @@ def main() -> None:
             for temperature in ("cold", "warm"):
                 r[f"{frame}:{temperature}"] = measure(f"{frame}:{temperature}", root, args.repeat, args.processes)
         r["runs_df:new"] = measure("runs_df:new", root, args.repeat, args.processes)
+        for temperature in ("cold", "warm"):
+            r[f"list_runs:{temperature}"] = measure(f"list_runs:{temperature}", root, args.repeat, args.processes)
         results[n] = r
         print(f"\n{n:,} runs x {EVENTS} events (corpus built in {built:.1f} s)")
         print(f"  {'floor (read + orjson every line)':<36} {r['floor']['seconds']:9.4f} s")
@@ -159,11 +221,14 @@ def main() -> None:
             )
         ev, runs, new = r["events_df:cold"], r["runs_df:cold"], r["runs_df:new"]
         print(f"  runs_df    new  {new['seconds']:9.4f} s  (a new process; the frame and runs index another one left)")
+        listed = r["list_runs:cold"], r["list_runs:warm"]
+        print(f"  list_runs  cold {listed[0]['seconds']:9.4f} s  again {listed[1]['seconds']:8.4f} s  (every run, limit=None)")
         print(f"  events_df / floor: {ev['seconds'] / r['floor']['seconds']:.2f}x")
         print(
             f"  runs_df / summary scan: cold {runs['seconds'] / r['summary']['seconds']:.1f}x, "
             f"new {new['seconds'] / r['summary']['seconds']:.1f}x"
         )
+        print(f"  list_runs / summary scan: cold {listed[0]['seconds'] / r['summary']['seconds']:.1f}x")
     big = [n for n in sizes if n >= 1_000]
     if len(big) >= 2:
         print(f"\ngrowth slope from {big[0]:,} to {big[-1]:,} runs (log-log; 1.0 = linear)")
