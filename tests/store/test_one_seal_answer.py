@@ -21,7 +21,7 @@ import pytest
 
 import noesis_nb
 from noesis_nb import ns
-from noesis_nb.errors import RunSealedError
+from noesis_nb.errors import RunLifecycleTransitionError, RunSealedError
 from noesis_nb.frames import clear_cache, events_df, runs_df, tools_df, usage_df
 from noesis_nb.frames import fs as frames_fs
 from noesis_nb.frames.problems import CUT_IN_SEALED_RUN, NO_EVENTS_IN_SEALED_RUN
@@ -220,10 +220,16 @@ def check_decide(run: Path, seal: SealState) -> None:
 
 
 def check_ns_checkpoint(run: Path, seal: SealState) -> None:
+    """A seal (odd or not) is refused as for every lifecycle call; unsealed, the run is paused: its checkpoint binds
+    it, so a second one is refused as a lifecycle transition, writing nothing."""
     ns.set(runs_dir=str(run.parent))
-    got = _refused(run, seal, lambda: ns.checkpoint(run.name))
-    if got is not None:
-        assert (run / "checkpoints" / got["checkpoint_id"] / "checkpoint.json").is_file()
+    if seal.odd is None and not (seal.final or seal.manifest):
+        before = tree(run)
+        with pytest.raises(RunLifecycleTransitionError, match="already binds it"):
+            ns.checkpoint(run.name)
+        assert tree(run) == before
+        return
+    _refused(run, seal, lambda: ns.checkpoint(run.name))
 
 
 READERS: dict[str, tuple[Callable[[Path], None], Callable[[Path, SealState], None]]] = {
