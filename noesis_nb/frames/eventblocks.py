@@ -143,9 +143,11 @@ def load_events(
                 corruptions: list[Any] = []
                 torn: list[int] = []
                 numbers: list[int] = []
-                evs = parse_lines(data, url, strict=problems.strict, errors=corruptions, torn=torn, numbers=numbers)
                 summary = named_by[1] if named_by[0] == "summary.json" else None
                 as_written, tools = written_as(ref, source, len(data), stamp, summary)
+                evs = parse_lines(
+                    data, url, strict=problems.strict, errors=corruptions, torn=torn, numbers=numbers, as_written=as_written
+                )
                 sealed_tools.append(tools)
                 if not as_written:  # never screened: redacted once, then cached
                     shown_records(evs)

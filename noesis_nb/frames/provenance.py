@@ -17,6 +17,7 @@ from typing import Any
 
 import orjson
 
+from .._jsonkeys import screened
 from ..runtime.registry import live_handles
 from ..store.seal import SEAL_KEY, vouched
 from .fs import BadFile, LocalFS
@@ -44,6 +45,8 @@ def written_as(ref: RunRef, source: str, size: int, stamp: Any, summary: Any) ->
     try:
         final = orjson.loads(got[0])
     except orjson.JSONDecodeError:
+        return False, None
+    if screened(got[0], final)[1]:  # a key written twice: the seal vouches for nothing (runs_df reports it)
         return False, None
     seal = _vouched_seal(final, ref.name, stamp, summary)
     return (True, seal["tools"]) if seal is not None else (False, None)

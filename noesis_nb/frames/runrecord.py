@@ -17,6 +17,7 @@ from typing import Any, Literal, NotRequired, TypedDict
 import numpy as np
 import orjson
 
+from .._jsonkeys import repeated_reason, screened
 from ..store.eventlog import WIDE_BOMS, WIDE_TEXT, lone_cr_as_newline, parse_lines
 from ..store.layout import PREPARED_DIRS
 from ..store.sealing import SealState, UnreadableSealFile
@@ -144,6 +145,9 @@ def _parsed(
     if type(value) is not dict:
         problems.append(LoadProblem(url, None, f"{describe(value)}, not an object; the run is read without it"))
         return None
+    value, repeated = screened(data, value)
+    if repeated:
+        problems.append(LoadProblem(url, None, repeated_reason(repeated)))
     return check(value, shape, lambda reason: problems.append(LoadProblem(url, None, reason)))
 
 
@@ -384,7 +388,7 @@ def _waiting(data: bytes) -> float:
             except orjson.JSONDecodeError:  # events_df reports the line
                 continue
             if type(event) is dict:
-                spans.note(event)
+                spans.note(screened(line, event)[0])  # a key written twice: unknown (events_df reports it)
     return spans.waited
 
 
@@ -467,7 +471,7 @@ def _first_event(line: bytes) -> dict[str, Any] | None:
         value = orjson.loads(line)
     except orjson.JSONDecodeError:
         return None
-    return _plain(value) if type(value) is dict else None
+    return _plain(screened(line, value)[0]) if type(value) is dict else None  # events_df reports a repeated key
 
 
 def _tools(

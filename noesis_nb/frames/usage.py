@@ -10,6 +10,7 @@ import numpy as np
 import orjson
 import pandas as pd
 
+from .._jsonkeys import colons, may_repeat, repeated_reason, without_repeats
 from .._keywords import keywords_named
 from ..cost import Pricer, price_frame
 from ..secrets.quoted import quoted
@@ -57,13 +58,15 @@ def scan_model_calls(
     out: list[tuple[Any, dict[str, Any]]] = []
     starts: list[int] = []  # where each call's line starts, for the line numbers of a problem
     ids: list[Any] = []
+    read: list[tuple[int, int, Any]] = []
     for start, end in _candidate_lines(data):
         try:
-            event = orjson.loads(data[start:end])
+            read.append((start, end, orjson.loads(data[start:end])))
         except orjson.JSONDecodeError as exc:
             if end < len(data):  # a cut last line is a line still being written (see below for a sealed run)
                 problems.append(LoadProblem(url, data.count(b"\n", 0, start) + 1, f"invalid JSON ({exc})"))
-            event = None
+    _without_repeated_keys(data, read, url, problems)
+    for start, _end, event in read:
         if type(event) is dict:
             payload = event.get("payload")
             name = payload.get("event_name") if type(payload) is dict else None
@@ -86,6 +89,20 @@ def scan_model_calls(
         except orjson.JSONDecodeError:
             problems.append(LoadProblem(url, data.count(b"\n") + 1, CUT_IN_SEALED_RUN))
     return out
+
+
+def _without_repeated_keys(data: bytes, read: list[tuple[int, int, Any]], url: str, problems: list[LoadProblem]) -> None:
+    """Each line of ``read`` (start, end, value) that writes a key twice read again with that key unknown, and
+    reported at its line, as ``events_df`` does (``_jsonkeys``); one re-serialisation of all when none does."""
+    values = [value for _, _, value in read]
+    if not may_repeat(sum(colons(data, start, end) for start, end, _ in read), values):
+        return
+    for index, (start, end, value) in enumerate(read):
+        if may_repeat(colons(data, start, end), value):
+            fixed, keys = without_repeats(data[start:end])
+            if keys:
+                read[index] = (start, end, fixed)
+                problems.append(LoadProblem(url, data.count(b"\n", 0, start) + 1, repeated_reason(keys)))
 
 
 def _candidate_lines(data: bytes) -> list[tuple[int, int]]:

@@ -15,6 +15,7 @@ import json
 import re
 from typing import Any
 
+from .._jsonkeys import repeated_key
 from ..secrets.display import shown_cut
 
 __all__ = ["JSONTextError", "loads_text"]
@@ -62,11 +63,7 @@ def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     """One JSON object as a dict, or :class:`_DuplicateKey` when a key comes twice."""
     found = dict(pairs)
     if len(found) != len(pairs):
-        seen: set[str] = set()
-        for key, _ in pairs:
-            if key in seen:
-                raise _DuplicateKey(key)
-            seen.add(key)
+        raise _DuplicateKey(repeated_key(pairs) or "")
     return found
 
 

@@ -12,6 +12,7 @@ from typing import Any
 import orjson
 
 from .._jsonio import atomic_write_json, sha256_file
+from .._jsonkeys import screened
 from .eventlog import FileDigest, now_iso
 from .ownership import holder
 from .paths import run_path
@@ -49,7 +50,8 @@ def read_json(path: str | os.PathLike[str], *, within: str | os.PathLike[str] | 
         value = None if got is None else orjson.loads(got[0])
     except (UnreadableRunFile, orjson.JSONDecodeError):
         return None
-    return value if isinstance(value, dict) else None
+    # a key written twice is read as unknown, as the frames read it (and report it)
+    return screened(got[0], value)[0] if isinstance(value, dict) and got is not None else None
 
 
 def read_summary(run_dir: Path) -> dict[str, Any] | None:

@@ -14,7 +14,7 @@ import re
 import stat
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -23,6 +23,7 @@ import orjson
 
 from .. import _forks
 from .._jsonio import dumps_line
+from .._jsonkeys import check_texts, colons
 from ..errors import (
     EventLogCorruption,
     EventLogIntegrityError,
@@ -360,11 +361,14 @@ def parse_lines(
     errors: list[EventLogCorruption] | None = None,
     numbers: list[int] | None = None,
     torn: list[int] | None = None,
+    as_written: bool = False,
 ) -> list[dict[str, Any]]:
     """Parse the bytes of an events file. A torn last line (no newline) is never an error.
 
     ``numbers`` receives the 1-based line number of each event returned; ``torn`` the number of
-    a torn last line that was skipped (a sealed run has none: its reader may report it).
+    a torn last line that was skipped (a sealed run has none: its reader may report it). A line that writes a key
+    twice is reported, that key read as unknown (``_jsonkeys``), unless the file is ``as_written``: this user's seal
+    vouches for its bytes, serialised here from objects (no key can come twice), so the check is not paid.
     """
     if data[:2] in WIDE_BOMS:  # UTF-16 or UTF-32 text: every line would be reported, none is JSON
         _problem(path, 1, WIDE_TEXT, strict, errors)
@@ -374,11 +378,16 @@ def parse_lines(
     lines = data.split(b"\n")
     last = lines.pop() if lines else b""  # after the final newline: b"" unless the last line is torn
     events = _all_objects(lines)
+    texts: list[bytes] = lines
+    read: Sequence[int]
     if events is not None:  # the common case: every whole line is one JSON object
-        if numbers is not None:
-            numbers.extend(range(1, len(lines) + 1))
+        read = range(1, len(lines) + 1)
+        text_colons: int | None = colons(data, 0, len(data) - len(last))  # one count over the file
     else:
-        events = _line_by_line(lines, path, strict, errors, numbers)
+        read_here: list[int] = []
+        texts = []
+        events = _line_by_line(lines, path, strict, errors, read_here, texts)
+        read, text_colons = read_here, None
     if last.strip():
         try:
             value = orjson.loads(last)
@@ -386,10 +395,14 @@ def parse_lines(
             value = None  # a line still being written
         if type(value) is dict:  # complete JSON written without its newline yet
             events.append(value)
-            if numbers is not None:
-                numbers.append(len(lines) + 1)
+            read, texts = [*read, len(lines) + 1], [*texts, last]
+            text_colons = None if text_colons is None else text_colons + colons(last)
         elif torn is not None:
             torn.append(len(lines) + 1)
+    if not as_written:
+        check_texts(texts, events, lambda i, reason: _problem(path, read[i], reason, strict, errors), text_colons)
+    if numbers is not None:
+        numbers.extend(read)
     return events
 
 
@@ -462,9 +475,11 @@ def _line_by_line(
     path: str,
     strict: bool,
     errors: list[EventLogCorruption] | None,
-    numbers: list[int] | None,
+    numbers: list[int],
+    texts: list[bytes],
 ) -> list[dict[str, Any]]:
-    """The careful reader: blank lines skipped, each bad line reported (or raised when ``strict``) with its number."""
+    """The careful reader: blank lines skipped, each bad line reported (or raised when ``strict``) with its number;
+    the number and text of each event read go to ``numbers`` and ``texts``."""
     events: list[dict[str, Any]] = []
     loads = orjson.loads
     for number, raw in enumerate(lines, start=1):
@@ -480,8 +495,8 @@ def _line_by_line(
             _problem(path, number, f"a JSON {_json_kind(value)}, not an object", strict, errors)
             continue
         events.append(value)
-        if numbers is not None:
-            numbers.append(number)
+        numbers.append(number)
+        texts.append(raw)
     return events
 
 
@@ -631,10 +646,10 @@ def iter_events(
             else:
                 try:
                     value = orjson.loads(pending)
-                    if type(value) is dict:
-                        yield value
                 except orjson.JSONDecodeError:
-                    pass
+                    value = None
+                if type(value) is dict:
+                    yield from _one(pending, str(path), number, strict, errors)
 
 
 #: the longest event line ``iter_events`` holds in memory (as a run document is read whole up to this)
@@ -674,4 +689,6 @@ def _one(raw: bytes, path: str, number: int, strict: bool, errors: list[EventLog
     if type(value) is not dict:
         _problem(path, number, f"a JSON {type(value).__name__}, not an object", strict, errors)
         return
-    yield value
+    read = [value]
+    check_texts([raw], read, lambda _, reason: _problem(path, number, reason, strict, errors))
+    yield read[0]
