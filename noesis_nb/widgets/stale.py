@@ -51,10 +51,11 @@ def status_badge_html(status: str, *, lost_when_stale: bool) -> str:
     return if_live(badge_html(status)) + if_stale(badge_html("lost"))
 
 
-def stale_notice_html(source: Any, status: str, pending: Sequence[Any], *, here: bool) -> str:
+def stale_notice_html(source: Any, status: str, pending: Sequence[Any], *, here: bool, vetoed: bool = False) -> str:
     """The notice for a view whose kernel is gone: what the run is then and the commands that act on it from a new cell.
 
-    ``status`` and ``pending`` as the view last drew them; ``here``: this kernel writes the run (``written_here``)."""
+    ``status`` and ``pending`` as the view last drew them; ``here``: this kernel writes the run (``written_here``);
+    ``vetoed``: the run is paused on a governance veto no one has decided yet."""
     episode_id, run_dir = source.episode_id, source.run_dir
     show = f"<code>{esc(show_call(episode_id, run_dir))}</code>"
     resume = f"<code>{esc(magic_line('resume', episode_id, run_dir))}</code>"
@@ -74,6 +75,12 @@ def stale_notice_html(source: Any, status: str, pending: Sequence[Any], *, here:
         said = (
             f"The run stays paused on disk, waiting for a decision: in a new cell, {show} gives its cards and Resume, "
             f"or decide it with {approve} (or {reject}); decisions are kept on disk."
+        )
+    elif status == "paused" and vetoed:  # resuming it runs its adapter, which a new kernel has only if given it
+        using = f"<code>{esc(show_call(episode_id, run_dir)[:-1] + ', using=<its adapter>)')}</code>"
+        said = (
+            "The run stays paused on disk, vetoed by governance and waiting for a person: in a new cell, "
+            f"{using} gives its Override / Uphold card and Resume; decisions are kept on disk."
         )
     elif status == "paused":
         said = f"The run stays paused on disk: resume it in a new cell with {resume}, or see it with {show}."

@@ -19,6 +19,7 @@ import pytest
 from IPython.core.error import UsageError
 
 import noesis_nb
+from noesis_nb import ns
 from noesis_nb.runtime.diskrun import DiskRun
 from noesis_nb.store import is_sealed
 from noesis_nb.widgets.view import EpisodeView
@@ -133,3 +134,27 @@ def test_this_kernels_running_episode_reads_lost_once_the_kernel_is_gone(runs_di
     assert "lost" in said and "approve" not in said, said
     assert any(c.startswith(f"%noesis resume {ep}") for c in codes(notice)), notice
     assert _badge(with_kernel(header)) == "running" and _badge(without_kernel(header)) == "lost", header
+
+
+def _done(task: str) -> str:
+    return "done"
+
+
+def test_a_run_paused_on_a_veto_is_decided_in_a_view_given_its_adapter(ip: Any, runs_dir: Path, comm_log: list) -> None:
+    """Resuming after a veto runs the adapter, which a new kernel has only if given it: ``%noesis resume`` alone
+    could not do it."""
+    ns.set(governance_pause_on_veto=True)
+    ep = noesis_nb.solve("destroy the staging copy", using=_done, runs_dir=runs_dir, governance="enforce")
+    notice, _ = _shown(runs_dir / ep)
+    said = without_kernel(notice)
+    assert "vetoed by governance" in said and "%noesis" not in said, said
+    [show] = codes(notice)
+    assert show.endswith(", using=<its adapter>)"), show
+    ip.user_ns["_done"] = _done
+    view = ip.run_cell("import noesis_nb\n" + show.replace("<its adapter>", "_done")).result
+    try:
+        noesis_nb.approve_draft(ep, runs_dir=runs_dir, approver_id="ana")  # what its Override button writes
+        view.resume()  # its Resume button: outside a running loop, resume_run with the view's adapter
+    finally:
+        view.close()
+    assert DiskRun(runs_dir / ep).status == "ok"
