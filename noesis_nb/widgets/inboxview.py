@@ -31,6 +31,7 @@ from .coalesce import Coalescer
 from .inboxrows import ResumeRow, item_html, make_row
 from .inboxselect import Row, Selection, count_words
 from .render import esc, live_css
+from .stale import stale_inbox_html
 from .theme import ROOT_CLASS
 
 __all__ = ["InboxView", "inbox"]
@@ -97,7 +98,8 @@ class InboxView(Selection, SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipy
         self.toolbar = toolbar = w.HBox(
             [self.select_all, self.approve_selected, self.reject_selected, self.reason], layout=w.Layout(flex_flow="row wrap")
         )
-        children = [css_widget(), self.header, self.problems, toolbar, self.confirm_box, self.message]
+        stale = stale_inbox_html(self.scan.root) if episode_ids is None else ""  # a batch's says nothing of a root
+        children = [css_widget(stale), self.header, self.problems, toolbar, self.confirm_box, self.message]
         children += [self.pending_box, self.more]
         super().__init__([*children, self.resume_box, self.decided_box], **kwargs)
         self.add_class(ROOT_CLASS)

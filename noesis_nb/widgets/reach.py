@@ -17,7 +17,7 @@ from .._safetext import magic_word, visible
 from ..errors import InvalidIdError, InvalidOptionError
 from ..ids import validate_id
 
-__all__ = ["show_call", "magic_line"]
+__all__ = ["show_call", "magic_line", "inbox_line"]
 
 
 def _target(episode_id: str, run_dir: Any) -> tuple[str, bool]:
@@ -44,13 +44,21 @@ def _runs_dir(run_dir: Any) -> str | None:
     if configured:
         fresh.append(start / Path(configured).expanduser())
     try:
-        where = parent.resolve()
-        if any(where == root.resolve() for root in fresh):
+        if any(parent.resolve() == root.resolve() for root in fresh):
             return None
-        inside = os.path.relpath(where, start.resolve())  # under the notebook's folder: as short as typed
+    except (OSError, ValueError):  # a path the system cannot resolve: named whole below
+        pass
+    return _folder(parent, start)
+
+
+def _folder(folder: Path, start: Path) -> str:
+    """``folder`` as a fresh kernel started in ``start`` finds it: relative when under it (as short as typed)."""
+    try:
+        where = folder.resolve()
+        inside = os.path.relpath(where, start.resolve())
         return inside if not inside.startswith("..") else str(where)
     except (OSError, ValueError):  # a path the system cannot resolve (or on another drive): name it whole
-        return str(parent.absolute())
+        return str(folder.absolute())
 
 
 def _env_root() -> str:
@@ -87,3 +95,9 @@ def magic_line(command: str, episode_id: str, run_dir: Any) -> str:
     root = None if is_path else _runs_dir(run_dir)
     line = f"%noesis {command} {magic_word(target)}" + (f" --runs-dir {magic_word(root)}" if root else "")
     return visible(line, exact=True)
+
+
+def inbox_line(root: Any) -> str:
+    """``%noesis inbox --runs-dir …`` for the runs under ``root`` (always named: a fresh kernel's default root may be
+    another), with the folder's ``$`` and braces doubled and every hidden character shown, as ``magic_line``."""
+    return visible(f"%noesis inbox --runs-dir {magic_word(_folder(Path(root), _starting_dir()))}", exact=True)

@@ -12,11 +12,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..store.ownership import held_here, holder
-from .reach import magic_line, show_call
+from .reach import inbox_line, magic_line, show_call
 from .render import badge_html, esc
 from .state import TERMINAL
 
-__all__ = ["if_live", "if_stale", "written_here", "stale_notice_html", "status_badge_html"]
+__all__ = ["if_live", "if_stale", "written_here", "stale_notice_html", "stale_inbox_html", "status_badge_html"]
 
 _LEAD = "⚠ This view has lost its kernel (restarted or shut down): its buttons cannot act any more. "
 
@@ -87,3 +87,13 @@ def stale_notice_html(source: Any, status: str, pending: Sequence[Any], *, here:
     else:
         said = f"Show the run again in a new cell: {show}."
     return f'<div class="nnb-stale">{_LEAD}{said}</div>'
+
+
+def stale_inbox_html(root: Any) -> str:
+    """The notice of an inbox of the runs under ``root`` whose kernel is gone: they stay paused on disk with the
+    decisions made; the command that lists them again from a new cell."""
+    return (
+        '<div class="nnb-stale">⚠ This inbox has lost its kernel (restarted or shut down): its buttons cannot act any '
+        "more. The runs it lists stay paused on disk, with the decisions made: list them again in a new cell with "
+        f"<code>{esc(inbox_line(root))}</code>.</div>"
+    )

@@ -1,7 +1,8 @@
 """Views after a kernel restart, in JupyterLab Light and Dark: each says what is true of its run then. The episode
 the kernel was running reads ``lost`` and is to be settled with ``%noesis resume`` (its badge said ``running``
 and its notice said to approve a draft it never had); an ended one has nothing left to decide; the note of a cell
-run again no longer says its earlier episode goes on in the background. Every text shown reads at 4.5:1 at least."""
+run again no longer says its earlier episode goes on in the background; an inbox names the command that lists its
+runs again. Every text shown reads at 4.5:1 at least."""
 
 from __future__ import annotations
 
@@ -34,6 +35,7 @@ CELLS = [
     "p = noesis_nb.start('asks first', using=asks, runs_dir=RUNS)\np",
     "s = noesis_nb.start('slow one', using=slow, runs_dir=RUNS)\ns",
     "q = noesis_nb.start('quick one', using=quick, runs_dir=RUNS)\nq",
+    "noesis_nb.inbox(RUNS)",
 ]
 _RUN_AGAIN = """i => { const nb = window.jupyterapp.shell.currentWidget; nb.content.activeCellIndex = i;
   return window.jupyterapp.commands.execute('notebook:run-cell'); }"""
@@ -47,6 +49,7 @@ def test_views_say_what_is_true_once_the_kernel_restarted(lab: dict[str, Any], p
     run_all(page)
     views = page.locator(".noesis-nb-episode-view")
     wait(lambda: views.count() == 3, 60, "three views")
+    page.locator(".noesis-nb-inbox").first.wait_for(timeout=60_000)
     asking, slow, quick = (views.nth(i) for i in range(3))
     asking.get_by_text("wants approval").first.wait_for(timeout=60_000)
     quick.locator(".nnb-badge", has_text=re.compile(r"^\s*ok\s*$")).wait_for(timeout=60_000)
@@ -56,8 +59,11 @@ def test_views_say_what_is_true_once_the_kernel_restarted(lab: dict[str, Any], p
     again.get_by_text("goes on in the background").wait_for(timeout=60_000)  # with the kernel: true
     again.get_by_text("wants approval").first.wait_for(timeout=60_000)
     page.evaluate("window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.restart()")
-    for view in (slow, quick, again):
+    inbox = page.locator(".noesis-nb-inbox").first
+    for view in (slow, quick, again, inbox):
         view.locator(".nnb-stale").wait_for(state="visible", timeout=30_000)
+    said = inbox.locator(".nnb-stale").inner_text()
+    assert "stay paused on disk" in said and "%noesis inbox --runs-dir" in said, said
     badges = slow.locator(".nnb-badge:visible")
     assert [b.strip() for b in badges.all_inner_texts()] == ["lost"], badges.all_inner_texts()
     said = slow.locator(".nnb-stale").inner_text()
@@ -69,7 +75,7 @@ def test_views_say_what_is_true_once_the_kernel_restarted(lab: dict[str, Any], p
     try:
         for theme in (LIGHT, DARK):
             set_theme(page, theme)
-            result = contrast(page, ".noesis-nb-episode-view")
+            result = contrast(page, ".noesis-nb-episode-view, .noesis-nb-inbox")
             assert result["checked"] > 10 and not result["failures"], (theme, result["failures"])
     finally:
         set_theme(page, LIGHT)
