@@ -18,7 +18,14 @@ from .._envvars import APPROVERS, approver_from_env, approver_id_from_env
 from .._threads import run_sync
 from .._unstarted import awaited_entry
 from ..capture import resolve_option as resolve_capture
-from ..errors import EpisodeInterrupted, EpisodeStateError, EventLogCorruption, InvalidOptionError, RunNotFoundError
+from ..errors import (
+    AmbiguousDraftError,
+    EpisodeInterrupted,
+    EpisodeStateError,
+    EventLogCorruption,
+    InvalidOptionError,
+    RunNotFoundError,
+)
 from ..ids import new_episode_id, validate_new_episode_id
 from ..secrets.quoted import quoted, typo_hint
 from ..store import find_run_dir, is_sealed
@@ -37,6 +44,7 @@ from .resume import NothingToResume, ResumeReport, check_resume_options, interru
 from .rootlink import warn_if_default_root_linked
 from .solved import SolvedId
 from .tags import checked_tags
+from .undecided import undecided_drafts
 from .vetoes import decide_veto_on_disk, read_veto_decision
 
 __all__ = [
@@ -457,6 +465,8 @@ def decide_draft(
         chosen = waiting or late
         if chosen is not None:
             draft_id = chosen[1]
+        if waiting is not None:  # paused on parallel drafts: "the draft" is the one left undecided, if one is
+            draft_id = _the_undecided(run_dir, draft_id)
     try:
         draft = resolve_draft_id(run_dir, draft_id)
     except PreparedToolInvocationNotFoundError as exc:
@@ -465,6 +475,21 @@ def decide_draft(
         raise PreparedToolInvocationNotFoundError(f"{exc} {_unread_note(unread)}") from None
     record, created = decide(run_dir, draft, approve=approve, approver_id=approver_id, reason=reason)
     return to_decision(record, created)
+
+
+def _the_undecided(run_dir: Path, first: str | None) -> str | None:
+    """The draft a decision without ``draft_id`` is for, on a run paused on drafts: the one still undecided; several
+    undecided refuse it (approving one of them, unsaid, would leave the others waiting unseen)."""
+    undecided = undecided_drafts(run_dir)
+    if len(undecided) == 1:
+        return undecided[0][0]
+    if len(undecided) > 1:
+        named = ", ".join(f"{quoted(draft)} ({quoted(tool)})" for draft, tool in undecided)
+        raise AmbiguousDraftError(
+            f"run {run_dir.name} waits on {len(undecided)} drafts: {named}; pass draft_id= to decide each "
+            f"(approve_draft({quoted(run_dir.name)}, draft_id=..., approver_id=...)), then resume_run({quoted(run_dir.name)})"
+        )
+    return first
 
 
 def _unread_note(unread: list[EventLogCorruption]) -> str:

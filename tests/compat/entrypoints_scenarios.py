@@ -177,11 +177,9 @@ def concurrent_pauses(root: Path) -> list[Path]:
 
     asyncio.run(main())
     ep = noesis_nb.solve("Write two notes", using=two_at_once, runs_dir=root / "runs")
-    first = noesis_nb.approve_draft(ep, approver_id="ops", runs_dir=root / "runs")
-    other = next(
-        d for d in noesis_nb.tools_df(root / "runs" / ep)["draft_id"] if d != first.draft_id
-    )  # asked too, never paused on
-    noesis_nb.reject_draft(ep, other, reason="one note is enough", approver_id="ops", runs_dir=root / "runs")
+    drafts = dict(zip(*noesis_nb.tools_df(root / "runs" / ep)[["tool", "draft_id"]].T.values))  # both wait
+    noesis_nb.approve_draft(ep, drafts["fs.left"], approver_id="ops", runs_dir=root / "runs")
+    noesis_nb.reject_draft(ep, drafts["fs.right"], reason="one note is enough", approver_id="ops", runs_dir=root / "runs")
     noesis_nb.resume_run(ep, runs_dir=root / "runs")
     return _runs(root / "runs")
 

@@ -518,12 +518,16 @@ def test_solve_pauses_once_even_when_tool_calls_run_concurrently(runs_dir, tmp_p
             *(ctx.tool_async(f"fs.{n}", {"argv": write_argv(tmp_path / n, n)}, effect="write", risk="high") for n in ("a", "b"))
         )
 
+    from noesis_nb.errors import AmbiguousDraftError
     from noesis_nb.tools.errors import ApprovalDecisionRequiredError
 
     ep = noesis_nb.solve("two", using=agent, runs_dir=runs_dir)
     names = _names(runs_dir / ep)
     assert names.count("run.checkpoint") == 1 and names.count("run.interrupt") == 1
-    first = noesis_nb.approve_draft(ep, approver_id="ops", runs_dir=runs_dir)
+    # both drafts wait: a decision that names none is refused (it would decide one of them, unsaid)
+    with pytest.raises(AmbiguousDraftError, match="waits on 2 drafts"):
+        noesis_nb.approve_draft(ep, approver_id="ops", runs_dir=runs_dir)
+    first = noesis_nb.approve_draft(ep, noesis_nb.tools_df(runs_dir)["draft_id"].iloc[0], approver_id="ops", runs_dir=runs_dir)
     # the other draft asked for approval too: the resume names it rather than drop it and seal success
     with pytest.raises(ApprovalDecisionRequiredError, match="has no decision yet") as undecided:
         noesis_nb.resume_run(ep, runs_dir=runs_dir)

@@ -1,0 +1,51 @@
+"""A decision without ``draft_id`` on a run paused on several parallel drafts (``asyncio.gather`` of
+``ctx.tool_async``): "the draft" is the one left undecided; several undecided refuse it, naming each.
+
+``approve_draft(ep)`` approved the first of three drafts, unsaid: the other two stayed pending and the user, told
+nothing, resumed a run that then refused to continue (or, read as "approved", waited for nothing)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import noesis_nb
+from noesis_nb.errors import AmbiguousDraftError
+
+
+async def _agent(task: str, ctx: Any) -> list[int]:
+    calls = [ctx.tool_async(f"fs.w{i}", {"argv": ["echo", f"w{i}"]}, effect="write", risk="high") for i in range(3)]
+    return [out["returncode"] for out in await asyncio.gather(*calls)]
+
+
+def _statuses(run: Path) -> dict[str, Any]:
+    frame = noesis_nb.tools_df(run)
+    return dict(zip(frame["tool"], frame["status"]))
+
+
+@pytest.mark.parametrize("decide", [noesis_nb.approve_draft, noesis_nb.reject_draft])
+def test_several_undecided_drafts_refuse_a_decision_without_draft_id(runs_dir: Path, decide: Any) -> None:
+    episode = noesis_nb.solve("three writes", using=_agent, runs_dir=runs_dir, approver="ask")
+    run = runs_dir / episode
+    before = _statuses(run)
+    with pytest.raises(AmbiguousDraftError) as raised:
+        decide(run, approver_id="ana")
+    message = str(raised.value)
+    assert all(f"fs.w{i}" in message for i in range(3)) and "draft_id=" in message, message
+    assert _statuses(run) == before  # nothing decided
+
+
+def test_the_one_draft_left_undecided_is_the_one_decided(runs_dir: Path) -> None:
+    episode = noesis_nb.solve("three writes", using=_agent, runs_dir=runs_dir, approver="ask")
+    run = runs_dir / episode
+    drafts = {p.tool: p.draft_id for p in noesis_nb.show(run).source.pending}
+    noesis_nb.approve_draft(run, draft_id=drafts["fs.w0"], approver_id="ana")
+    noesis_nb.reject_draft(run, draft_id=drafts["fs.w2"], approver_id="ana", reason="not this one")
+    decision = noesis_nb.approve_draft(run, approver_id="bo")  # the one left: fs.w1, not the first paused on
+    assert decision.draft_id == drafts["fs.w1"] and decision.status == "approved" and decision.approver_id == "bo"
+    noesis_nb.resume_run(run)
+    frame = noesis_nb.tools_df(run)
+    assert dict(zip(frame["tool"], frame["approver_id"])) == {"fs.w0": "ana", "fs.w1": "bo", "fs.w2": "ana"}
