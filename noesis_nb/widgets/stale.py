@@ -59,7 +59,9 @@ def stale_notice_html(source: Any, status: str, pending: Sequence[Any], *, here:
     episode_id, run_dir = source.episode_id, source.run_dir
     show = f"<code>{esc(show_call(episode_id, run_dir))}</code>"
     resume = f"<code>{esc(magic_line('resume', episode_id, run_dir))}</code>"
-    if status in TERMINAL:
+    if getattr(source, "summary_kind", None) == "EpisodeReplay":  # a moment of the run, not the run as it is now
+        said = f"This is a replay of the run; to see the run itself as it is now, in a new cell: {show}."
+    elif status in TERMINAL:
         said = f"The run ended <b>{esc(status)}</b>: nothing is left to decide. To see it again, in a new cell: {show}."
     elif status == "lost" or (status == "running" and here):
         said = (

@@ -158,3 +158,22 @@ def test_a_run_paused_on_a_veto_is_decided_in_a_view_given_its_adapter(ip: Any, 
     finally:
         view.close()
     assert DiskRun(runs_dir / ep).status == "ok"
+
+
+def test_a_replay_at_a_moment_the_run_was_paused_gives_no_command_to_decide_it(ip: Any, runs_dir: Path, comm_log: list) -> None:
+    """A replay shows a moment of the run: at one where the run waited for a decision, the run itself has long
+    been decided; its notice sends to the run, never to approve or resume it."""
+    ep = noesis_nb.solve("t", using=_tool, runs_dir=runs_dir, approver="ask")
+    noesis_nb.approve_draft(ep, runs_dir=runs_dir, approver_id="ana")
+    noesis_nb.resume_run(ep, runs_dir=runs_dir)
+    replay = noesis_nb.replay(runs_dir / ep)
+    try:
+        paused = next(k for k in range(1, replay.total + 1) if replay.seek(k).view.source.status == "paused")
+        replay.seek(paused).view.flush()
+        notice = _notice(replay.view)
+    finally:
+        replay.view.close()
+    said = without_kernel(notice)
+    assert "replay" in said and "%noesis" not in said, said
+    [show] = codes(notice)
+    _type(ip, show)
