@@ -64,8 +64,9 @@ def stale_notice_html(source: Any, status: str, pending: Sequence[Any], *, here:
     elif status in TERMINAL:
         said = f"The run ended <b>{esc(status)}</b>: nothing is left to decide. To see it again, in a new cell: {show}."
     elif status == "lost" or (status == "running" and here):
+        why = "The run was running in this kernel, so it is" if status == "running" else "The run is"
         said = (
-            "The run was running in this kernel, so it is <b>lost</b> now (its process is gone). Settle it in a new cell "
+            f"{why} <b>lost</b> now (its process is gone). Settle it in a new cell "
             f"with {resume}, or with the “Settle lost run” button of {show}."
         )
     elif status == "running":
