@@ -78,7 +78,10 @@ def without_repeats(text: bytes | str) -> tuple[Any, list[str]]:
                     repeated.append(key)
         return found
 
-    value = json.loads(text, object_pairs_hook=pairs_hook)
+    try:
+        value = json.loads(text, object_pairs_hook=pairs_hook)
+    except RecursionError:  # nested past Python's own parser's reach (~1,000 deep): read as orjson reads it, unchecked
+        return orjson.loads(text), []
     return value, repeated
 
 
@@ -86,7 +89,7 @@ def screened(text: bytes, value: Any) -> tuple[Any, list[str]]:
     """(``value``, []) for orjson's reading ``value`` of the JSON document ``text``; when a key comes twice in it,
     its reading with those keys unknown and the keys (``without_repeats``)."""
     counted = text.count(b":") if len(text) <= _BIG and b"\\" not in text else colons(text)  # a document: small
-    if orjson.dumps(value).count(b":") == counted:
+    if not may_repeat(counted, value):
         return value, []
     return without_repeats(text)
 
