@@ -14,7 +14,7 @@ import string
 from collections.abc import Iterator
 from typing import Any
 
-from .._safetext import safe_repr
+from .._safetext import capped_marks, safe_repr
 from ..errors import guessed, redact_with
 from .display import SCAN_MARGIN, shown, shown_cut
 from .guard import known_everywhere
@@ -140,7 +140,13 @@ def quoted_text(text: str, limit: int = 80) -> str:
 def quoted(value: Any, limit: int = 200) -> str:
     """``repr(value)`` for a message: secrets and key-like words redacted first, then cut to about ``limit``
     characters (``…`` and the length said when cut). A string that is all key is named by its length alone:
-    ``<a 51-character value that looks like a key, not shown>``."""
+    ``<a 51-character value that looks like a key, not shown>``. Controls and invisible characters are escaped (as
+    ``repr`` writes them), and a pile of combining marks is cut to a few, ``\ufffd`` where marks were dropped: a
+    message naming a hostile value draws nothing over the lines around it."""
+    return capped_marks(_quoted(value, limit), exact=True)
+
+
+def _quoted(value: Any, limit: int) -> str:
     if isinstance(value, str):
         # an id in capitals with a slip or two, or all in small letters (``show(h.episode_id.lower())``)
         lower = sum(map(str.islower, value[-26:]))

@@ -8,6 +8,7 @@ import json
 import shutil
 from pathlib import Path
 
+import noesis_nb
 from tests.ipshell import run_magic
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "noesis-adr008-allow-run" / "ep_adr008_allow"
@@ -41,9 +42,15 @@ def _longest_pile(text: str) -> int:
 
 
 def test_list_shows_hostile_ids_as_text(tmp_path: Path) -> None:
-    table, _printed = run_magic(f"list --runs-dir {_runs(tmp_path)}")
+    """Each row keeps its folder's name (as runs_df does); the id the files claim is said as a problem, its escape,
+    override, zero-width space and pile of marks shown, not acted on."""
+    root = _runs(tmp_path)
+    table, _printed = run_magic(f"list --runs-dir {root}")
     assert len(table) == 4
     for shown in (repr(table), table._repr_html_()):
         assert "\x1b" not in shown and "\u202e" not in shown and "\u200b" not in shown, shown
         assert _longest_pile(shown) <= 4
-        assert "[31mred" in shown and "evil" in shown and "hidden" in shown and "ep_z\u0301" in shown
+        assert all(folder in shown for folder in HOSTILE) and "names episode" in shown
+    said = "\n".join(str(problem) for problem in noesis_nb.list_runs(runs_dir=root).problems)
+    assert "\x1b" not in said and "\u202e" not in said and "\u200b" not in said and _longest_pile(said) <= 4, said
+    assert all(word in said for word in ("[31mred", "evil", "hidden", "ep_z\u0301")), said
