@@ -102,8 +102,11 @@ def entropy_ok(word: str, b64: Any = None, hexp: Any = None) -> bool:
     if classes < 2:
         return False
     # detect-secrets' 4.5-bit limit suits 40+ characters; a shorter random word cannot reach it, so the
-    # limit follows the length (99% of random base62 words of 20-40 characters pass 0.82·log2 n).
-    if b64.calculate_shannon_entropy(word) <= min(b64.entropy_limit, 0.82 * math.log2(len(word))):
+    # limit follows the length: 0.82·log2 n below 32 characters (99.8% of random base62 words of 20-31 pass; a model
+    # id with a date, ``gpt-4o-mini-2024-07-18``, does not), 0.78·log2 n from 32, where 0.82 left 0.1-0.2% of random
+    # base62 and base64 keys unseen (one in 500 keys) and 0.78 leaves one in 20,000
+    factor = 0.82 if len(word) < 32 else 0.78
+    if b64.calculate_shannon_entropy(word) <= min(b64.entropy_limit, factor * math.log2(len(word))):
         return False
     # prose-like words (paths, CamelCase names, model ids with dates) are mostly real words and separators
     covered = sum(

@@ -105,9 +105,15 @@ _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}
 
 def _issued_code(value: str) -> bool:
     """An authorization code an identity provider issues in parts, 32+ characters holding a UUID (Keycloak's
-    three dotted UUIDs, a Microsoft account's ``M.C507_BAY.2.U.<uuid>``): random as a whole, though no part
-    of it reads random to ``entropy_ok``."""
+    three dotted UUIDs, a Microsoft account's ``M.C507_BAY.2.U.<uuid>``), or Google's ``4/0A…``: random as a
+    whole, though no part of it need read random to ``entropy_ok`` (a Google code's run of capitals reads as a
+    word in one draw of a few hundred)."""
+    if len(value) >= 20 and _GOOGLE_CODE.match(value) is not None:
+        return True
     return len(value) >= 32 and _UUID.search(value) is not None
+
+
+_GOOGLE_CODE = re.compile(r"4/[0-9A-Za-z_-]{16}")
 
 
 def _random(value: str) -> bool:
