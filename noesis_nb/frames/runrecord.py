@@ -477,7 +477,7 @@ def _first_event(line: bytes) -> dict[str, Any] | None:
 def _tools(
     folders: ToolFolders, stamp: dict[str, Any], problems: list[LoadProblem], listings: dict[str, list[str]], *, sealed: bool
 ) -> ToolCounts:
-    """Draft counts from ``tool_invocations/`` listings; pending = undecided, unexecuted drafts still pending_approval."""
+    """Draft counts from ``tool_invocations/`` listings; pending = undecided, unexecuted drafts awaiting a decision."""
     ref = folders.ref
     if not sealed and not _listing(folders, ("tool_invocations",), stamp, problems, listings, keep=False):
         stamp["tool_invocations/"] = None
@@ -505,9 +505,19 @@ def _tools(
         except (BadFile, orjson.JSONDecodeError):  # tools_df reports the record itself
             stamp.setdefault(name, ref.fs.stat(ref.file(*parts)))
             doc = None
-        if isinstance(doc, dict) and doc.get("status") == "pending_approval":
+        if isinstance(doc, dict) and _awaits_decision(doc):
             pending += 1
     return {"drafts": len(where), "pending": pending, "present": True}
+
+
+def _awaits_decision(doc: dict[str, Any]) -> bool:
+    """A prepared record waiting for a person: ``pending_approval``, or held ``prepared`` while another draft of its
+    run was paused on (parallel calls; ``runtime.pending_records``), its approval still required."""
+    status = doc.get("status")
+    if status == "pending_approval":
+        return True
+    governance = doc.get("governance")
+    return status == "prepared" and isinstance(governance, dict) and governance.get("requires_approval") is True
 
 
 def _listing(

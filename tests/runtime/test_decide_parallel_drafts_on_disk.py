@@ -49,3 +49,17 @@ def test_the_one_draft_left_undecided_is_the_one_decided(runs_dir: Path) -> None
     noesis_nb.resume_run(run)
     frame = noesis_nb.tools_df(run)
     assert dict(zip(frame["tool"], frame["approver_id"])) == {"fs.w0": "ana", "fs.w1": "bo", "fs.w2": "ana"}
+
+
+def test_every_reader_counts_each_parallel_draft_waiting(runs_dir: Path) -> None:
+    """A run paused on three parallel drafts holds one pending_approval record (as Noēsis reads a paused run) and
+    two held ``prepared``: runs_df's ``pending_approvals`` counted 1 while tools_df, the view and the inbox said 3."""
+    episode = noesis_nb.solve("three writes", using=_agent, runs_dir=runs_dir, approver="ask")
+    run = runs_dir / episode
+    waiting = len(noesis_nb.show(run).source.pending)
+    assert waiting == 3 and (noesis_nb.tools_df(run)["status"] == "pending").sum() == 3
+    for frame in (noesis_nb.runs_df(runs_dir), noesis_nb.runs_df(runs_dir)):  # cold, then warm
+        assert frame.set_index("episode_id").loc[episode, "pending_approvals"] == waiting
+    drafts = {p.tool: p.draft_id for p in noesis_nb.show(run).source.pending}
+    noesis_nb.approve_draft(run, draft_id=drafts["fs.w1"], approver_id="ana")
+    assert noesis_nb.runs_df(runs_dir).set_index("episode_id").loc[episode, "pending_approvals"] == 2
