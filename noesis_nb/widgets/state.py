@@ -19,6 +19,7 @@ from typing import Any
 from ..frames.waits import PauseSpans
 from ..runtime.source import RunSource
 from ..store.instants import epoch_seconds
+from ..store.lostend import last_sign_of_life, sealed_lost
 from ..store.vocab import TERMINAL_STATUSES
 from .meter import CostMeter, format_cost
 from .render import event_flag
@@ -143,7 +144,7 @@ class RunClock:
     def end(self, event: Mapping[str, Any], before: Callable[[], Iterable[Mapping[str, Any]]] = tuple) -> None:
         """Note the episode's ``terminate`` event: the end its duration is counted to (not the seal's bookkeeping);
         for a lost run sealed later, its last sign of life among ``before()`` (the events before it, newest first)."""
-        end = lost_end(event, before) if _sealed_lost(event) else None
+        end = lost_end(event, before) if sealed_lost(event) else None
         self.ended = end or _epoch(event.get("timestamp")) or self.ended
 
     def running(self, status: str, now: float | None = None, started: Any = None) -> float | None:
@@ -169,31 +170,11 @@ class RunClock:
         return self.waited + open_pause
 
 
-_LOST_REASONS = frozenset({"process_lost", "sealed_after_process_lost"})  # resume_run's seal of a run whose process died
-
-
-def _sealed_lost(terminate: Mapping[str, Any]) -> bool:
-    """Whether ``terminate`` is the seal ``resume_run`` wrote for a run whose process had died."""
-    payload = terminate.get("payload")
-    extra = payload.get("x-noesis_nb") if isinstance(payload, Mapping) else None
-    reasons = extra.get("reasons") if isinstance(extra, Mapping) else None
-    return isinstance(reasons, list) and any(isinstance(r, str) and r in _LOST_REASONS for r in reasons)
-
-
 def lost_end(terminate: Mapping[str, Any], before: Callable[[], Iterable[Mapping[str, Any]]]) -> float | None:
-    """When a lost run last showed life: the time of the newest event before ``terminate`` that its sealer did not
-    write. Each writer of a run numbers its events under its own random prefix (``Recorder``: the id's first 24
-    characters), so the sealer's events (the act, reflect and learn it closes the run with) are those sharing the
-    terminate's prefix. None when no such event is found (then the terminate's time stands)."""
-    ident = terminate.get("id")
-    if not isinstance(ident, str) or len(ident) != 36:
-        return None
-    sealer = ident[:24]
-    for event in before():
-        other = event.get("id")
-        if isinstance(other, str) and not other.startswith(sealer):
-            return _epoch(event.get("timestamp"))
-    return None
+    """When a lost run last showed life (``store.lostend``): the time of the newest event before ``terminate`` (among
+    ``before()``, newest first) that its sealer did not write; None when none is found."""
+    event = last_sign_of_life(terminate, before())
+    return None if event is None else _epoch(event.get("timestamp"))
 
 
 def _before(

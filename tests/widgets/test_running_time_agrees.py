@@ -4,6 +4,8 @@ did not."""
 
 from __future__ import annotations
 
+import json
+import time
 from pathlib import Path
 
 import pytest
@@ -56,3 +58,21 @@ def test_a_lost_run_sealed_later_ran_until_its_last_sign_of_life(tmp_path: Path)
     started = epoch_seconds(source.started_at)
     assert view["running_s"] == pytest.approx(epoch_seconds(last_life["timestamp"]) - started, abs=1e-6)
     assert view["header"]["elapsed"] == format_seconds(epoch_seconds(last_life["timestamp"]) - started)
+
+
+def test_a_lost_run_sealed_later_lasts_as_long_in_the_frame_as_in_the_view(tmp_path: Path) -> None:
+    """``summary.duration_sec`` (so ``runs_df``'s ``duration_s``) of a run sealed after its process died ends at its
+    last sign of life too: it counted the time the run lay dead, so the frame and the view disagreed."""
+    runs = tmp_path / "runs"
+    lost_while_running(runs, "ep_lost")
+    time.sleep(1.0)  # the run lies dead a while before the seal
+    with pytest.warns(RunRecovered):
+        noesis_nb.resume_run("ep_lost", runs_dir=runs)
+    source = DiskRun(runs / "ep_lost")
+    last_life = next(e for e in source.events if e.get("phase") == "reason")
+    lived = epoch_seconds(last_life["timestamp"]) - epoch_seconds(source.started_at)
+    summary = json.loads((runs / "ep_lost" / "summary.json").read_text())
+    assert summary["duration_sec"] == pytest.approx(lived, abs=1e-3)
+    row = noesis_nb.runs_df(runs).set_index("episode_id").loc["ep_lost"]
+    assert row["duration_s"] == pytest.approx(lived, abs=1e-3)
+    assert _view_of(runs / "ep_lost")["running_s"] == pytest.approx(row["duration_s"] - (row["waiting_s"] or 0), abs=1e-3)
