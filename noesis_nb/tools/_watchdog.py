@@ -245,13 +245,16 @@ def main(args: list[str]) -> int:
     dog.say("ready")
     if not dog.start(argv, cwd, out, err):
         return 0
+    poller = select.poll()  # not select(): a runner holding 1,024+ descriptors passes numbers select() refuses
+    poller.register(control, select.POLLIN)
+    poller.register(wake_r, select.POLLIN)
     while True:
         dog.reap()
         if dog.tool_code is not None:  # the tool ended by itself: what it left behind goes too
             dog.say(f"exit {dog.tool_code} {dog.kill_all()}")
             return 0
         try:
-            ready, _, _ = select.select([control, wake_r], [], [])
+            ready = {fd for fd, _ in poller.poll()}
         except InterruptedError:
             continue
         if wake_r in ready:

@@ -210,6 +210,10 @@ class _Watched:
             for fd in (control_w, status_r, out_r, err_r):
                 os.close(fd)
             return None
+        except BaseException:  # an argument Popen refuses (a NUL byte in it): raised, no descriptor left open
+            for fd in (control_w, status_r, out_r, err_r):
+                os.close(fd)
+            raise
         finally:
             for fd in given:
                 os.close(fd)
@@ -300,6 +304,13 @@ class _Watched:
             return TetheredRun(int(word[1]), out, err, int(word[2]))
         if word[:1] == ["killed"] or timed_out:
             return TetheredRun(None, out, err, int(word[1]) if word[:1] == ["killed"] else 0)
+        started = any(line.startswith(b"started ") for line in bytes(self.status).split(b"\n"))
+        if (self.dog.returncode or 0) > 0:  # it failed by itself (a signal is how a tool ends it)
+            ran = "the tool was killed, but whether it had its effect is unknown" if started else "the tool never started"
+            raise OSError(
+                f"the watchdog that runs {argv[0]!r} failed (exit code {self.dog.returncode}) before the tool ended; "
+                f"{ran}: check before running it again, and report this as a noesis_nb bug"
+            )
         raise OSError(
             f"the watchdog of {argv[0]!r} ended (code {self.dog.returncode}) before the tool did (a tool must not "
             "signal its parent process); the tool was killed, but whether it had its effect is unknown: check before "
