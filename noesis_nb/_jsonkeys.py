@@ -14,6 +14,7 @@ each key, to know which. A text holding as many is free of repeats, whatever its
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -80,9 +81,21 @@ def without_repeats(text: bytes | str) -> tuple[Any, list[str]]:
 
     try:
         value = json.loads(text, object_pairs_hook=pairs_hook)
-    except RecursionError:  # nested past Python's own parser's reach (~1,000 deep): read as orjson reads it, unchecked
-        return orjson.loads(text), []
+    except RecursionError:  # nested as deep as orjson reads (1,024) is past Python's limit where this is called
+        repeated.clear()
+        value = _deep(lambda: json.loads(text, object_pairs_hook=pairs_hook))
     return value, repeated
+
+
+def _deep(parse: Callable[[], Any]) -> Any:
+    """``parse()`` with room for JSON nested as deep as orjson reads, however deep the caller's own stack is (a
+    repeated key hidden under 1,000 levels of lists is found all the same)."""
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(limit + 1200)  # process-wide for this call: only ever higher, restored after
+    try:
+        return parse()
+    finally:
+        sys.setrecursionlimit(limit)
 
 
 def screened(text: bytes, value: Any) -> tuple[Any, list[str]]:

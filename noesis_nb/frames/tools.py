@@ -10,6 +10,7 @@ import numpy as np
 import orjson
 import pandas as pd
 
+from .._jsonkeys import repeated_reason, screened
 from .._keywords import keywords_named
 from ..secrets import redact
 from ..secrets.quoted import quoted
@@ -135,10 +136,12 @@ def _records(
         record_name = "/".join((*parts, name))
         files[record_name] = got[1]
         try:
-            doc = orjson.loads(got[0])
+            doc, repeated = screened(got[0], orjson.loads(got[0]))
         except orjson.JSONDecodeError as exc:
             problems.add(url, f"invalid JSON ({exc}); this tool record is not read")
             continue
+        if repeated:  # a status or decision written twice: readers disagree on which counts
+            problems.add(url, repeated_reason(repeated))
         if type(doc) is not dict:
             problems.add(url, f"{describe(doc)}, not an object; this tool record is not read")
             continue

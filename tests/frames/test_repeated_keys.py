@@ -39,6 +39,10 @@ TWICE = {
     "colon escaped elsewhere": lambda line: line.replace(
         '"input_tokens":100', '"input_tokens" :100,"input_tokens" :999999999,"note":"a\\u003ab\\u003Ac"'
     ),
+    # nested as deep as orjson reads: past where Python's own parser stops when called from a deep stack
+    "beside 1,000 levels of lists": lambda line: line.replace(
+        '"input_tokens":100', '"input_tokens":100,"input_tokens":999999999,"pad":' + "[" * 1015 + "]" * 1015
+    ),
 }
 # each key once, written in ways a re-serialisation does not reproduce: read with no problem
 ONCE = {
@@ -133,3 +137,23 @@ def test_a_key_written_twice_in_the_summary_is_reported_and_read_as_unknown(tmp_
     assert read_summary(path.parent)["task"] is None
     with pytest.raises(Exception, match="comes twice"):
         runs_df(root, strict=True, cache=False)
+
+
+def test_a_key_written_twice_in_a_tool_record_is_reported(tmp_path: Path) -> None:
+    """An execution record holding ``"status": "failed", "status": "succeeded"``: tools_df reported nothing."""
+    from noesis_nb.frames import tools_df
+
+    def agent(task: str, ctx: Any) -> Any:
+        return ctx.tool("shell.true", {"argv": ["true"]}, effect="read", risk="low")
+
+    root = tmp_path / "runs"
+    episode = noesis_nb.solve("t", using=agent, runs_dir=root, approver="auto")
+    (record,) = (root / episode / "tool_invocations" / "executions").glob("*.json")
+    text = json.dumps(json.loads(record.read_text()), indent=2)
+    assert '"status": "succeeded"' in text
+    record.write_text(text.replace('"status": "succeeded"', '"status": "failed", "status": "succeeded"', 1))
+    _manifest_remade(root / episode)
+    time.sleep(RACY_NS / 1e9 * 3)
+    df = tools_df(root, cache=False)
+    said = [p for p in df.attrs["errors"] if p["path"] == str(record) and "comes twice" in p["reason"]]
+    assert len(said) == 1 and "'status'" in said[0]["reason"], df.attrs["errors"]
