@@ -76,7 +76,7 @@ _VOWELS = frozenset("aeiouyAEIOUY")
 PROVIDER_ID = re.compile(
     r"(?:chatcmpl-|cmpl-|resp_|msg_|req_|rs_|fc_|call_|ctc_|toolu_|srvtoolu_|asst_|thread_|run_|step_|file-|file_"
     r"|batch_|msgbatch_|vs_|ftjob-|modr-"
-    r"|cus_|pi_|pm_|ch_|evt_|sub_|in_|txn_|prod_|price_|acct_|seti_)[A-Za-z0-9]{16,64}"  # Stripe's object ids
+    r"|cus_|pi_|pm_|ch_|evt_|sub_|in_|txn_|prod_|price_|acct_|seti_)[A-Za-z0-9]{16,48}"  # Stripe's object ids
 )
 # the starts of the token formats made of letters and digits only (AWS, Google, Twilio): ``text``'s fast path, which
 # runs no detector, screens a provider id holding one
@@ -84,13 +84,14 @@ ALNUM_TOKEN = re.compile(r"A3T|AKIA|ASIA|ABIA|ACCA|AIza|SK|AC")
 _ASCII_DIGIT = re.compile(r"[0-9]")
 
 
-def entropy_ok(word: str, b64: Any = None, hexp: Any = None) -> bool:
-    """Whether an unquoted word of ≥ 20 characters looks random (see ``random_words``)."""
+def entropy_ok(word: str, b64: Any = None, hexp: Any = None, *, ids: bool = True) -> bool:
+    """Whether an unquoted word of ≥ 20 characters looks random (see ``random_words``). ``ids=False`` judges a
+    service's id shape too (a value a credential's name governs, ``?code=run_…``, is a credential whatever its shape)."""
     if b64 is None:
         _, _, _, b64, hexp = plugins()
     if word.isdigit():  # numbers (ids, timestamps, big integers) are not credentials
         return False
-    if PROVIDER_ID.fullmatch(word) is not None:  # the token detectors still read it (``msg_AKIA…``)
+    if ids and PROVIDER_ID.fullmatch(word) is not None:  # the token detectors still read it (``msg_AKIA…``)
         return False
     if _HEX.fullmatch(word):
         digits = word[2:] if word[:2].lower() == "0x" else word
@@ -104,8 +105,9 @@ def entropy_ok(word: str, b64: Any = None, hexp: Any = None) -> bool:
     # detect-secrets' 4.5-bit limit suits 40+ characters; a shorter random word cannot reach it, so the
     # limit follows the length: 0.82·log2 n below 32 characters (99.8% of random base62 words of 20-31 pass; a model
     # id with a date, ``gpt-4o-mini-2024-07-18``, does not), 0.78·log2 n from 32, where 0.82 left 0.1-0.2% of random
-    # base62 and base64 keys unseen (one in 500 keys) and 0.78 leaves one in 20,000
-    factor = 0.82 if len(word) < 32 else 0.78
+    # base62 and base64 keys unseen (one in 500 keys) and 0.78 leaves one in 20,000; a hyphenated word of 32+
+    # (``checkout-service-qw4mqnhqcr-bl4bm``, ``my-bucket-logs-us-east-1-5f3a…``) keeps 0.82: generated names
+    factor = 0.78 if len(word) >= 32 and "-" not in word else 0.82  # a hyphenated name (a pod's, a bucket's) stays
     if b64.calculate_shannon_entropy(word) <= min(b64.entropy_limit, factor * math.log2(len(word))):
         return False
     # prose-like words (paths, CamelCase names, model ids with dates) are mostly real words and separators

@@ -56,7 +56,7 @@ def url_secrets(text: str) -> set[str]:
             head, tail = (after[: query.start()], after[query.start() :]) if query else (after, "")
             after = re.sub(r"/[^;]*", ";", head) + tail
         user = authority.rpartition("@")[0].partition(":")[0]  # a password is read by ``text``'s URL rule
-        if "@" not in user and len(user) >= 12 and entropy_ok(unquote(user)):
+        if "@" not in user and len(user) >= 12 and entropy_ok(unquote(user), ids=False):
             found.add(user)
         # query and fragment pairs alike (``#access_token=``, ``#/callback?code=``)
         for pair in re.split(r"&(?:amp;)?|[;?#]", after):
@@ -121,4 +121,4 @@ def _random(value: str) -> bool:
     value of 8+ distinct digits counts too (GitHub's OAuth codes are 20 hex digits)."""
     if _HEX.fullmatch(value):
         return len(set(value.lower())) >= 8
-    return entropy_ok(value)
+    return entropy_ok(value, ids=False)
