@@ -450,11 +450,11 @@ def refuse_undecided_unpaused(rec: Recorder, pause: Pause) -> None:
     if found is None:
         return
     unpaused = found[1]
-    if all(repos.approvals.get(None, p.key) is not None for p in unpaused):
-        return
     paused = [check_part(d.draft_id, "draft id") for d in paused_drafts(rec.events, pause.cause or {})]
     every = paused + [p.key for p in unpaused if p.key not in paused]
     decisions = {draft_id: repos.approvals.get(None, draft_id) for draft_id in every}
+    if all(decision is not None for decision in decisions.values()):  # the one paused on too: pausing the others
+        return  # would be written before its refusal
     undecided = [quoted(d) for d in every if decisions[d] is None]
     decided = [f"{quoted(d)} {getattr(v.status, 'value', v.status)}" for d, v in decisions.items() if v is not None]
     episode_id = quoted(rec.episode_id)

@@ -63,3 +63,26 @@ def test_every_reader_counts_each_parallel_draft_waiting(runs_dir: Path) -> None
     drafts = {p.tool: p.draft_id for p in noesis_nb.show(run).source.pending}
     noesis_nb.approve_draft(run, draft_id=drafts["fs.w1"], approver_id="ana")
     assert noesis_nb.runs_df(runs_dir).set_index("episode_id").loc[episode, "pending_approvals"] == 2
+
+
+def test_a_resume_refused_for_the_draft_paused_on_writes_nothing(runs_dir: Path) -> None:
+    """The two drafts asked beside the one paused on are approved, that one not: resume_run refused, saying
+    "nothing ran or was written now", after it had paused on the other two (two interrupts and checkpoints) and
+    made an approved draft the run's pending_approval record, the undecided one held."""
+    from noesis_nb.tools.errors import ApprovalDecisionRequiredError
+    from tests.run_snapshot import snapshot
+
+    episode = noesis_nb.solve("three writes", using=_agent, runs_dir=runs_dir, approver="ask")
+    run = runs_dir / episode
+    drafts = {p.tool: p.draft_id for p in noesis_nb.show(run).source.pending}
+    for tool in ("fs.w1", "fs.w2"):
+        noesis_nb.approve_draft(run, draft_id=drafts[tool], approver_id="ana")
+    before = snapshot(run)
+    with pytest.raises(ApprovalDecisionRequiredError, match=r"nothing ran or was written now") as refused:
+        noesis_nb.resume_run(run)
+    assert drafts["fs.w0"] in str(refused.value)
+    assert snapshot(run) == before
+    decision = noesis_nb.approve_draft(run, approver_id="bo")  # the one left
+    assert decision.draft_id == drafts["fs.w0"]
+    noesis_nb.resume_run(run)
+    assert noesis_nb.tools_df(run)["status"].tolist() == ["succeeded"] * 3
