@@ -14,6 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from noesis_nb.frames import _arrays
 
 REPO = Path(__file__).resolve().parents[2]
@@ -35,6 +37,7 @@ _BLOCKED = (
 
 if _arrays.HAVE_ARROW:  # pyarrow is here: run the analysis tests as a default install would, too
 
+    @pytest.mark.timeout(900)  # the frame, plot and analysis folders over again: longer than one test's 300 s
     def test_analysis_without_pyarrow_in_a_subprocess() -> None:
         env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
         done = subprocess.run(
