@@ -465,7 +465,8 @@ def decide_draft(
         chosen = waiting or late
         if chosen is not None:
             draft_id = chosen[1]
-        if waiting is not None:  # paused on parallel drafts: "the draft" is the one left undecided, if one is
+        if waiting is not None or (late is not None and not is_sealed(run_dir)):
+            # parallel drafts (paused on, or waited on when the process died): "the draft" is the one left undecided
             draft_id = _the_undecided(run_dir, draft_id)
     try:
         draft = resolve_draft_id(run_dir, draft_id)
@@ -485,9 +486,10 @@ def _the_undecided(run_dir: Path, first: str | None) -> str | None:
         return undecided[0][0]
     if len(undecided) > 1:
         named = ", ".join(f"{quoted(draft)} ({quoted(tool)})" for draft, tool in undecided)
+        target = quoted(str(run_dir))  # its folder: found from any working folder, whatever runs dir is set
         raise AmbiguousDraftError(
             f"run {run_dir.name} waits on {len(undecided)} drafts: {named}; pass draft_id= to decide each "
-            f"(approve_draft({quoted(run_dir.name)}, draft_id=..., approver_id=...)), then resume_run({quoted(run_dir.name)})"
+            f"(approve_draft({target}, draft_id=..., approver_id=...)), then resume_run({target})"
         )
     return first
 

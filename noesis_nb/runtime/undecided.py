@@ -16,13 +16,13 @@ __all__ = ["undecided_drafts"]
 
 
 def undecided_drafts(run_dir: Path) -> list[tuple[str, str]]:
-    """``(draft_id, tool)`` of each draft the paused run asked approval for and has no decision on (none in its log,
-    none recorded beside it), in the order asked: those its pause waits on, and those a parallel call asked for while
-    the episode stopped at its first pause. Empty when the run is not paused. The tool is "?" when its record is
-    unreadable."""
+    """``(draft_id, tool)`` of each draft the run asked approval for and has no decision on (none in its log, none
+    recorded beside it), in the order asked: those its pause waits on, those a parallel call asked for while the
+    episode stopped at its first pause, and those a resumed episode still waited on when its process died. Empty
+    when the run never paused. The tool is "?" when its record is unreadable."""
     events = read_events_to_continue(Path(run_dir) / "events.jsonl", strict=False)
     pause = last_pause(events)
-    if pause is None or pause.resume_event is not None or pause.cause is None:
+    if pause is None:  # never paused: any draft waits in its live episode, decided there
         return []
     asked: list[str] = []
     decided: set[str] = set()

@@ -86,3 +86,48 @@ def test_a_resume_refused_for_the_draft_paused_on_writes_nothing(runs_dir: Path)
     assert decision.draft_id == drafts["fs.w0"]
     noesis_nb.resume_run(run)
     assert noesis_nb.tools_df(run)["status"].tolist() == ["succeeded"] * 3
+
+
+_LIVE_THEN_KILLED = """
+import asyncio, os, sys
+import noesis_nb
+
+async def agent(task, ctx):
+    calls = [ctx.tool_async(f"fs.w{i}", {"argv": ["echo", f"w{i}"]}, effect="write", risk="high") for i in range(3)]
+    return [out["returncode"] for out in await asyncio.gather(*calls)]
+
+async def main():
+    handle = noesis_nb.start("three", using=agent, runs_dir=sys.argv[1], approver="ask")
+    for _ in range(600):
+        await asyncio.sleep(0.05)
+        if len(handle.pending) == 3:
+            break
+    first = next(p for p in handle.pending if p.tool == "fs.w0")
+    handle.approve(first.draft_id, approver_id="ana")
+    for _ in range(600):  # its tool ran: the episode waits on the other two, in this process
+        await asyncio.sleep(0.05)
+        if any(e["payload"].get("event_name") == "tool.execution.succeeded" for e in handle.events):
+            break
+    os._exit(9)
+
+asyncio.run(main())
+"""
+
+
+def test_a_decision_without_draft_id_on_a_lost_run_still_waiting_on_two_drafts_is_refused(runs_dir: Path) -> None:
+    """A live episode approved one of three parallel drafts, ran it, and died waiting on the other two: a decision
+    naming no draft returned the first draft's old decision (created=False) and decided nothing, unsaid."""
+    import subprocess
+    import sys
+
+    runs_dir.mkdir(parents=True, exist_ok=True)
+    done = subprocess.run([sys.executable, "-c", _LIVE_THEN_KILLED, str(runs_dir)], timeout=120)
+    assert done.returncode == 9
+    (run,) = runs_dir.glob("ep_*")
+    waiting = {p.tool: p.draft_id for p in noesis_nb.show(run).source.pending}
+    assert sorted(waiting) == ["fs.w1", "fs.w2"]
+    with pytest.raises(AmbiguousDraftError) as refused:
+        noesis_nb.approve_draft(run, approver_id="bo")
+    assert all(draft in str(refused.value) for draft in waiting.values()) and str(run) in str(refused.value)
+    noesis_nb.approve_draft(run, draft_id=waiting["fs.w1"], approver_id="bo")
+    assert noesis_nb.reject_draft(run, approver_id="bo").draft_id == waiting["fs.w2"]  # the one left
