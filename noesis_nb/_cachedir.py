@@ -87,7 +87,12 @@ def cache_problem() -> str | None:
         return problem
     try:
         st = os.stat(root)
-    except FileNotFoundError:  # not made yet: the first load makes it
+    except FileNotFoundError:  # not made yet: the first load makes it, unless a link there points nowhere
+        if os.path.islink(root):
+            return (
+                f"{root!r} is a link to {os.readlink(root)!r}, which does not exist; make that folder, or remove the "
+                "link, or set NOESIS_NB_CACHE_DIR to a folder of your own"
+            )
         return None
     except OSError as exc:  # under a file, or not reachable
         why, fix = _unusable(root, exc)

@@ -205,7 +205,7 @@ print("problems:", [p for p in config.problems() if "NOESIS_NB_CACHE_DIR" in p])
 )
 
 
-@pytest.mark.parametrize("kind", ["file", "fifo", "under a file"])
+@pytest.mark.parametrize("kind", ["file", "fifo", "under a file", "link to nothing"])
 def test_a_cache_path_that_is_no_folder_is_named_once(tmp_path: Path, kind: str) -> None:
     """``NOESIS_NB_CACHE_DIR`` naming a regular file, a FIFO or a path under a file: the loads work uncached, one
     warning names the path and its fix (as for a folder others may write), ``config.problems()`` lists it, and the
@@ -214,6 +214,8 @@ def test_a_cache_path_that_is_no_folder_is_named_once(tmp_path: Path, kind: str)
     target = tmp_path / "cache"
     if kind == "fifo":
         os.mkfifo(target)
+    elif kind == "link to nothing":
+        target.symlink_to(tmp_path / "gone")
     else:
         target.write_bytes(b"")
     cache = target / "sub" if kind == "under a file" else target
@@ -224,4 +226,7 @@ def test_a_cache_path_that_is_no_folder_is_named_once(tmp_path: Path, kind: str)
     problems = done.stdout.splitlines()[-1]
     assert repr(str(cache)) in problems and "folder" in problems
     assert done.stdout.splitlines()[-2] == "2"
+    if kind == "link to nothing":
+        assert target.is_symlink() and not (tmp_path / "gone").exists()
+        return
     assert target.is_fifo() if kind == "fifo" else target.is_file() and target.read_bytes() == b""
