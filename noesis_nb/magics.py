@@ -388,6 +388,18 @@ _UNKNOWN_OUTCOME = re.compile(
 )
 
 
+#: several drafts waiting (parallel tool calls): each decided by its id, then the run resumed
+_DECIDE_EACH = re.compile(
+    r"pass draft_id= to decide each \(approve_draft\('(?P<run>[^']+)', draft_id=\.\.\., approver_id=\.\.\.\)\), "
+    r"then resume_run\('[^']+'\)"
+)
+
+
+def _decide_each(m: re.Match[str]) -> str:
+    run = magic_word(m.group("run"))
+    return f"decide each with %noesis approve {run} <draft id> (or %noesis reject {run} <draft id>), then %noesis resume {run}"
+
+
 def _as_option(message: str) -> str:
     """An error's fix said for the magic: the keyword ``runs_dir=`` a function takes is the option ``--runs-dir`` here,
     and a run to decide before ``%noesis resume`` is decided with ``%noesis approve|reject … --resume``."""
@@ -395,6 +407,7 @@ def _as_option(message: str) -> str:
     message = _UNKNOWN_OUTCOME.sub(
         r"run %noesis resume \g<ep> --unknown-outcome retry to run it again\g<comma> or --unknown-outcome fail", message
     )
+    message = _DECIDE_EACH.sub(_decide_each, message)
     return _DECIDE_FIRST.sub(r"decide it first: %noesis approve \g<ep> --resume (or %noesis reject \g<ep> --resume)", message)
 
 

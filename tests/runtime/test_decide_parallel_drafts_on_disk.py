@@ -131,3 +131,17 @@ def test_a_decision_without_draft_id_on_a_lost_run_still_waiting_on_two_drafts_i
     assert all(draft in str(refused.value) for draft in waiting.values()) and str(run) in str(refused.value)
     noesis_nb.approve_draft(run, draft_id=waiting["fs.w1"], approver_id="bo")
     assert noesis_nb.reject_draft(run, approver_id="bo").draft_id == waiting["fs.w2"]  # the one left
+
+
+def test_the_magic_names_its_own_commands_for_several_waiting_drafts(runs_dir: Path) -> None:
+    """``%noesis approve EP --resume`` on a run waiting on three drafts said the Python call (``pass draft_id=``)."""
+    from IPython.core.error import UsageError
+
+    from tests.ipshell import run_magic
+
+    episode = noesis_nb.solve("three writes", using=_agent, runs_dir=runs_dir, approver="ask")
+    with pytest.raises(UsageError) as refused:
+        run_magic(f"approve {episode} --runs-dir {runs_dir} --resume")
+    said = str(refused.value)
+    assert "draft_id=" not in said and f"%noesis approve {runs_dir / episode} <draft id>" in said, said
+    assert f"then %noesis resume {runs_dir / episode}" in said, said
