@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..store import read_events_to_continue
 from ..store.vocab import TOOL_APPROVAL_PENDING, TOOL_APPROVED
-from ..tools.repositories import ApprovalDecisionRepository, PreparedInvocationRepository
+from ..tools.repositories import UNREADABLE_RECORD, ApprovalDecisionRepository, PreparedInvocationRepository
 from .position import last_pause, payload_of
 
 __all__ = ["undecided_drafts"]
@@ -36,8 +36,17 @@ def undecided_drafts(run_dir: Path) -> list[tuple[str, str]]:
         elif name == TOOL_APPROVED or name.startswith("tool.rejected"):
             decided.add(draft)
     records = ApprovalDecisionRepository(run_dir)
-    undecided = [draft for draft in asked if draft not in decided and records.get(None, draft) is None]
+    undecided = [draft for draft in asked if draft not in decided and _no_decision(records, draft)]
     if not undecided:
         return []
     tools = {p.key: f"{p.tool.namespace}.{p.tool.name}" for p in PreparedInvocationRepository(run_dir).readable([])}
     return [(draft, tools.get(draft, "?")) for draft in undecided]
+
+
+def _no_decision(records: ApprovalDecisionRepository, draft: str) -> bool:
+    """No readable decision recorded for ``draft``: none, or one that is no decision (a FIFO, garbage; the decision
+    made now is written in its place, the bad file kept aside, as ``decide`` does)."""
+    try:
+        return records.get(None, draft) is None
+    except UNREADABLE_RECORD:
+        return True
