@@ -98,6 +98,7 @@ def batch(
             check_same_batch(record, spec, path, _options(spec))
     entries = plan.entries if plan is not None else unplanned_entries(spec)
     handle = BatchHandle(chosen, runs_root, path, entries, loop)
+    handle.executor = None if spec.executor is None else type(spec.executor).__name__
     handle._runner = Runner(handle, spec, plan, make_plan=lambda: plan_batch(spec, path)).start()
     return handle
 

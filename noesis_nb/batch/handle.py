@@ -76,6 +76,7 @@ class BatchHandle:
         self.started_at = time.time()
         self.ended_at: float | None = None
         self.cancelled = False
+        self.executor: str | None = None  # the type of the executor its episodes run on (None: this loop)
         self._thread = threading.get_ident()
         self._listeners: list[Callable[[BatchEntry], None]] = []
         self._settled = asyncio.Event()

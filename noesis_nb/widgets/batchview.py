@@ -27,6 +27,7 @@ from .display import show
 from .inboxview import InboxView
 from .meter import CostMeter
 from .render import live_css, short
+from .stale import stale_batch_html
 from .theme import ROOT_CLASS
 from .timeline import MESSAGE_OVERHEAD
 
@@ -74,6 +75,7 @@ class BatchView(SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipywidgets shi
         self.header = w.HTML(layout=w.Layout(flex="1 1 300px", min_width="0"))  # Cancel goes under it when narrow
         self.more = w.HTML()
         self.message = w.HTML()
+        self.stale = w.HTML()  # shown by the stylesheet only once the kernel is gone
         self.stop_button = w.Button(
             description="Cancel batch",
             icon="stop",
@@ -101,6 +103,7 @@ class BatchView(SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipywidgets shi
             [
                 css_widget(),
                 w.HBox([self.header, self.stop_button], layout=w.Layout(flex_flow="row wrap")),
+                self.stale,
                 self.inbox,
                 self.message,
                 grid,
@@ -142,6 +145,7 @@ class BatchView(SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipywidgets shi
             entries = self.handle.entries
             shown = pick(entries, self.limit)
             sent = self._set(self.header, header_line(self.handle, counts, self.figures, now))
+            sent += self._set(self.stale, stale_batch_html(self.handle, counts))
             for slot, entry in zip(self._slots, shown + [None] * (self.limit - len(shown)), strict=True):
                 if entry is None:
                     if slot.entry is not None:

@@ -17,7 +17,7 @@ from .._safetext import magic_word, visible
 from ..errors import InvalidIdError, InvalidOptionError
 from ..ids import validate_id
 
-__all__ = ["show_call", "magic_line", "inbox_line"]
+__all__ = ["show_call", "magic_line", "inbox_line", "batch_call"]
 
 
 def _target(episode_id: str, run_dir: Any) -> tuple[str, bool]:
@@ -101,3 +101,11 @@ def inbox_line(root: Any) -> str:
     """``%noesis inbox --runs-dir …`` for the runs under ``root`` (always named: a fresh kernel's default root may be
     another), with the folder's ``$`` and braces doubled and every hidden character shown, as ``magic_line``."""
     return visible(f"%noesis inbox --runs-dir {magic_word(_folder(Path(root), _starting_dir()))}", exact=True)
+
+
+def batch_call(batch_id: str, root: Any, *, rerun_failed: bool = False) -> str:
+    """``noesis_nb.batch(tasks, using=…, batch_id='…', root='…')``: the call that continues a recorded batch from a new
+    cell (its tasks and adapters are the user's to pass again; the root always named, as ``inbox_line``)."""
+    folder = _folder(Path(root), _starting_dir())
+    rerun = ", rerun_failed=True" if rerun_failed else ""
+    return visible(f"noesis_nb.batch(tasks, using=…, batch_id={str(batch_id)!r}, root={folder!r}{rerun})", exact=True)

@@ -8,15 +8,23 @@ ended one), and a run this kernel was writing reads ``lost``, as ``%noesis list`
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..store.ownership import held_here, holder
-from .reach import inbox_line, magic_line, show_call
+from .reach import batch_call, inbox_line, magic_line, show_call
 from .render import badge_html, esc
 from .state import TERMINAL
 
-__all__ = ["if_live", "if_stale", "written_here", "stale_notice_html", "stale_inbox_html", "status_badge_html"]
+__all__ = [
+    "if_live",
+    "if_stale",
+    "written_here",
+    "stale_notice_html",
+    "stale_inbox_html",
+    "stale_batch_html",
+    "status_badge_html",
+]
 
 _LEAD = "⚠ This view has lost its kernel (restarted or shut down): its buttons cannot act any more. "
 
@@ -99,4 +107,44 @@ def stale_inbox_html(root: Any) -> str:
         '<div class="nnb-stale">⚠ This inbox has lost its kernel (restarted or shut down): its buttons cannot act any '
         "more. The runs it lists stay paused on disk, with the decisions made: list them again in a new cell with "
         f"<code>{esc(inbox_line(root))}</code>.</div>"
+    )
+
+
+def stale_batch_html(handle: Any, counts: Mapping[str, int]) -> str:
+    """The notice of a batch's grid whose kernel is gone: what became of its episodes as the grid last counted them,
+    and the calls that continue the batch (its record is on disk) and list its paused runs from a new cell."""
+    running, queued, paused = (counts.get(s, 0) for s in ("running", "queued", "paused"))
+    fates = []
+    executor = getattr(handle, "executor", None)
+    if running and executor:
+        fates.append(
+            f"{running:,} running on its executor ({esc(executor)}) go on where its workers outlived this kernel (a "
+            "cluster of their own) and are <b>lost</b> where they ran in the kernel's own threads or processes"
+        )
+    elif running:
+        fates.append(f"{running:,} running in this kernel are <b>lost</b> (their process is gone)")
+    if queued:
+        fates.append(f"{queued:,} queued never start")
+    if paused:
+        fates.append(f"{paused:,} paused stay paused on disk, with the decisions made")
+    call = f"<code>{esc(batch_call(handle.batch_id, handle.root))}</code>"
+    again = counts.get("error", 0) + counts.get("cancelled", 0)
+    if fates:
+        said = (
+            f"Of its episodes, {'; '.join(fates)}. In a new cell, {call} with the same tasks and adapters continues the "
+            "batch: it keeps the sealed runs, follows the paused ones"
+            + (", runs the lost ones again" if running else "")
+            + (", starts the queued ones" if queued else "")
+            + "."
+        )
+    else:
+        said = "Every episode of the batch ended: nothing is left to run or decide."
+        if again:
+            rerun = f"<code>{esc(batch_call(handle.batch_id, handle.root, rerun_failed=True))}</code>"
+            said += f" In a new cell, {rerun} runs its {again:,} failed or cancelled ones again."
+    if paused:
+        said += f" The runs waiting for a decision are listed with <code>{esc(inbox_line(handle.root))}</code>."
+    return (
+        '<div class="nnb-stale">⚠ This grid has lost its kernel (restarted or shut down): its buttons cannot act any '
+        f"more. {said}</div>"
     )

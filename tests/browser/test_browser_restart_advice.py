@@ -2,7 +2,8 @@
 the kernel was running reads ``lost`` and is to be settled with ``%noesis resume`` (its badge said ``running``
 and its notice said to approve a draft it never had); an ended one has nothing left to decide; the note of a cell
 run again no longer says its earlier episode goes on in the background; an inbox names the command that lists its
-runs again. Every text shown reads at 4.5:1 at least."""
+runs again; a batch's grid says what became of its running and queued episodes and how to continue the batch.
+Every text shown reads at 4.5:1 at least."""
 
 from __future__ import annotations
 
@@ -36,6 +37,7 @@ CELLS = [
     "s = noesis_nb.start('slow one', using=slow, runs_dir=RUNS)\ns",
     "q = noesis_nb.start('quick one', using=quick, runs_dir=RUNS)\nq",
     "noesis_nb.inbox(RUNS)",
+    "b = noesis_nb.batch(['slow in batch', 'queued in batch'], using=slow, runs_dir=RUNS, concurrency=1)\nb",
 ]
 _RUN_AGAIN = """i => { const nb = window.jupyterapp.shell.currentWidget; nb.content.activeCellIndex = i;
   return window.jupyterapp.commands.execute('notebook:run-cell'); }"""
@@ -54,13 +56,16 @@ def test_views_say_what_is_true_once_the_kernel_restarted(lab: dict[str, Any], p
     asking.get_by_text("wants approval").first.wait_for(timeout=60_000)
     quick.locator(".nnb-badge", has_text=re.compile(r"^\s*ok\s*$")).wait_for(timeout=60_000)
     slow.locator(".nnb-badge", has_text=re.compile(r"^\s*running\s*$")).wait_for(timeout=60_000)
+    grid = page.locator(".noesis-nb-batch").first
+    grid.get_by_text("running 1").wait_for(timeout=60_000)
+    assert not grid.locator(".nnb-stale").is_visible()  # with its kernel the grid says nothing of the sort
     page.evaluate(_RUN_AGAIN, 2)  # the cell that started "asks first" runs again: its new view names the earlier one
     again = page.locator(".jp-Cell").nth(2).locator(".noesis-nb-episode-view")
     again.get_by_text("goes on in the background").wait_for(timeout=60_000)  # with the kernel: true
     again.get_by_text("wants approval").first.wait_for(timeout=60_000)
     page.evaluate("window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.restart()")
     inbox = page.locator(".noesis-nb-inbox").first
-    for view in (slow, quick, again, inbox):
+    for view in (slow, quick, again, inbox, grid):
         view.locator(".nnb-stale").wait_for(state="visible", timeout=30_000)
     said = inbox.locator(".nnb-stale").inner_text()
     assert "stay paused on disk" in said and "%noesis inbox --runs-dir" in said, said
@@ -70,12 +75,15 @@ def test_views_say_what_is_true_once_the_kernel_restarted(lab: dict[str, Any], p
     assert "lost" in said and "%noesis resume" in said and "approve" not in said, said
     said = quick.locator(".nnb-stale").inner_text()
     assert "nothing is left to decide" in said and "%noesis" not in said, said
+    said = grid.locator(".nnb-stale").inner_text()
+    assert "1 running in this kernel are lost" in said and "1 queued never start" in said, said
+    assert "noesis_nb.batch(tasks, using=…, batch_id=" in said, said
     note = again.locator(".nnb-msg", has_text="This cell ran").inner_text()
     assert "background" not in note and "%noesis stop" not in note and "stays paused on disk" in note, note
     try:
         for theme in (LIGHT, DARK):
             set_theme(page, theme)
-            result = contrast(page, ".noesis-nb-episode-view, .noesis-nb-inbox")
+            result = contrast(page, ".noesis-nb-episode-view, .noesis-nb-inbox, .noesis-nb-batch")
             assert result["checked"] > 10 and not result["failures"], (theme, result["failures"])
     finally:
         set_theme(page, LIGHT)
