@@ -534,6 +534,7 @@ def process_lost(rec: Recorder) -> str:
 
     executions = ExecutionRepository(rec.run_dir)
     repos = tool_repositories(rec.run_dir)
+    last = rec.events[-1] if rec.events else {}  # the dead process's last event, before this call writes any
     for prepared in repos.prepared.list():
         if prepared.run_id != rec.episode_id or executions.get(prepared.key) is not None:
             continue
@@ -548,9 +549,8 @@ def process_lost(rec: Recorder) -> str:
             agent_id="tool_contract",
             caused_by=request[-1]["id"] if request else None,
         )
-    last = next((e for e in reversed(rec.events) if e.get("phase") != "tool"), rec.events[-1] if rec.events else {})
     message = (
-        f"the process running this episode stopped (last event: {last.get('phase', 'none')} at "
+        f"the process running this episode stopped (last event: {_event_name(last)} at "
         f"{last.get('timestamp', '?')}); resume_run sealed it"
     )
     episode = Episode(None, _options(rec), rec)
@@ -591,3 +591,11 @@ def _stopping(rec: Recorder, since: int) -> bool:
         e.get("phase") == DRAIN_PHASE and isinstance(e.get("payload"), dict) and e["payload"].get("event_name") == DRAIN_STARTED
         for e in rec.events[since:]
     )
+
+
+def _event_name(event: dict[str, Any]) -> str:
+    """How a message names an event: a tool event by its step (``tool.execution.started``), others by phase."""
+    payload = event.get("payload")
+    if event.get("phase") == "tool" and isinstance(payload, dict) and isinstance(payload.get("event_name"), str):
+        return str(payload["event_name"])
+    return str(event.get("phase", "none"))
