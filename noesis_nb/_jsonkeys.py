@@ -14,16 +14,31 @@ each key, to know which. A text holding as many is free of repeats, whatever its
 from __future__ import annotations
 
 import json
-import sys
+import re
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import orjson
 
 from .secrets.quoted import quoted
 
-__all__ = ["check_texts", "colons", "screened", "may_repeat", "repeated_key", "without_repeats", "repeated_reason"]
+__all__ = [
+    "Repeated",
+    "RepeatedKeyWarning",
+    "check_texts",
+    "checked",
+    "colons",
+    "loads_checked",
+    "may_repeat",
+    "repeated_key",
+    "is_repeated_reason",
+    "repeated_reason",
+    "screened",
+    "walked",
+    "where_repeated",
+    "without_repeats",
+]
 
 
 _BIG = 1 << 16
@@ -70,32 +85,84 @@ def without_repeats(text: bytes | str) -> tuple[Any, list[str]]:
     def pairs_hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         found = dict(pairs)
         if len(found) != len(pairs):
-            counts: dict[str, int] = {}
-            for key, _ in pairs:
-                counts[key] = counts.get(key, 0) + 1
-            for key, count in counts.items():
-                if count > 1:
-                    found[key] = None
-                    repeated.append(key)
+            for key in _twice(pairs):
+                found[key] = None
+                repeated.append(key)
         return found
 
     try:
         value = json.loads(text, object_pairs_hook=pairs_hook)
     except RecursionError:  # nested as deep as orjson reads (1,024) is past Python's limit where this is called
-        repeated.clear()
-        value = _deep(lambda: json.loads(text, object_pairs_hook=pairs_hook))
+        value, keys, _ = walked(text)
+        return value, keys
     return value, repeated
 
 
-def _deep(parse: Callable[[], Any]) -> Any:
-    """``parse()`` with room for JSON nested as deep as orjson reads, however deep the caller's own stack is (a
-    repeated key hidden under 1,000 levels of lists is found all the same)."""
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(limit + 1200)  # process-wide for this call: only ever higher, restored after
-    try:
-        return parse()
-    finally:
-        sys.setrecursionlimit(limit)
+def _twice(pairs: list[tuple[str, Any]]) -> list[str]:
+    """The keys that come more than once in ``pairs``, each once, in the order of their first coming."""
+    counts: dict[str, int] = {}
+    for key, _ in pairs:
+        counts[key] = counts.get(key, 0) + 1
+    return [key for key, count in counts.items() if count > 1]
+
+
+# a JSON text's tokens: a string (escapes kept), one punctuation byte, or a literal (number, true, false, null)
+_TOKENS = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[{}\[\],:]|[^\s{}\[\],:"]+', re.S)
+_KEY = object()  # an object's next string is a key
+
+
+def walked(text: bytes | str) -> tuple[Any, list[str], int | None]:
+    """``without_repeats`` without recursion, whatever the nesting (and with no process-wide state such as the
+    recursion limit, which another thread may be counting on), and the offset in ``text`` of the first key that
+    comes again (None when none does). ``text`` is JSON orjson has read: its tokens are taken as well formed."""
+    data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
+    repeated: list[str] = []
+    first: int | None = None
+    # each open container: [pairs or items, is an object, its pending key (or _KEY), offset of that key]
+    stack: list[list[Any]] = []
+    root: Any = None
+    for match in _TOKENS.finditer(data):
+        token = match.group()
+        head = token[0]
+        if head == 0x7B or head == 0x5B:  # { [
+            stack.append([[], head == 0x7B, _KEY, 0])
+            continue
+        if head == 0x2C:  # ,
+            if stack[-1][1]:
+                stack[-1][2] = _KEY
+            continue
+        if head == 0x3A:  # :
+            continue
+        if head == 0x7D or head == 0x5D:  # } ]
+            items, is_object, _, _ = stack.pop()
+            if is_object:
+                value = {key: item for key, item, _ in items}
+                if len(value) != len(items):
+                    keys = _twice([(key, None) for key, _, _ in items])
+                    value.update(dict.fromkeys(keys))
+                    repeated.extend(keys)
+                    seen: set[str] = set()
+                    for key, _, at in items:
+                        if key in seen:
+                            first = at if first is None else min(first, at)
+                            break
+                        seen.add(key)
+            else:
+                value = items
+        else:
+            value = orjson.loads(token)
+            if stack and stack[-1][1] and stack[-1][2] is _KEY:  # a key
+                stack[-1][2], stack[-1][3] = value, match.start()
+                continue
+        if not stack:
+            root = value
+        elif stack[-1][1]:
+            top = stack[-1]
+            top[0].append((top[2], value, top[3]))
+            top[2] = None
+        else:
+            stack[-1][0].append(value)
+    return root, repeated, first
 
 
 def screened(text: bytes, value: Any) -> tuple[Any, list[str]]:
@@ -107,6 +174,41 @@ def screened(text: bytes, value: Any) -> tuple[Any, list[str]]:
     return without_repeats(text)
 
 
+class Repeated(NamedTuple):
+    """Keys a JSON document writes twice in one object (read as unknown), and the report to make of them once."""
+
+    keys: list[str]
+    line: int  # the document's line (1-based) where the first of them comes again
+    reason: str  # ``repeated_reason``
+
+
+class RepeatedKeyWarning(UserWarning):
+    """A JSON document read for the caller writes a key twice in one object: that key is read as unknown."""
+
+
+def where_repeated(path: str, repeated: Repeated) -> str:
+    """One line naming the file, the line and the keys of ``repeated``."""
+    return f"{path}, line {repeated.line}: {repeated.reason}"
+
+
+def loads_checked(text: bytes) -> tuple[Any, Repeated | None]:
+    """The JSON document ``text`` as orjson reads it (raising ``orjson.JSONDecodeError`` as it does), each key it
+    writes twice in one object read as unknown (None), never its first or last value; and, when one does, what to
+    report (``Repeated``), else None. The one reader of JSON from disk or from another process that a repeated key
+    could change a figure, a decision, a status or an id of; one re-serialisation when no key comes twice."""
+    return checked(text, orjson.loads(text))
+
+
+def checked(text: bytes, value: Any) -> tuple[Any, Repeated | None]:
+    """``loads_checked`` for ``value``, orjson's reading of ``text`` (read already)."""
+    screened_value, keys = screened(text, value)
+    if not keys:
+        return value, None
+    at = walked(text)[2]
+    line = 1 if at is None else text.count(b"\n", 0, at) + 1
+    return screened_value, Repeated(keys, line, repeated_reason(keys))
+
+
 def repeated_reason(keys: list[str]) -> str:
     """A problem's reason for ``keys`` written twice in one object (read as unknown)."""
     named = ", ".join(quoted(k, 60) for k in dict.fromkeys(keys))
@@ -115,6 +217,11 @@ def repeated_reason(keys: list[str]) -> str:
         f"the {which} {named} comes twice in one object, and readers disagree on which value counts: read as unknown. "
         "The producer must write each key once"
     )
+
+
+def is_repeated_reason(reason: str) -> bool:
+    """Whether a problem's ``reason`` is ``repeated_reason``'s."""
+    return "comes twice in one object, and readers disagree" in reason
 
 
 def check_texts(

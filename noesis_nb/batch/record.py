@@ -24,6 +24,7 @@ from typing import Any
 import orjson
 
 from .._jsonio import atomic_write_json, canonical_json
+from .._jsonkeys import loads_checked
 from ..errors import EpisodeStateError, InvalidIdError, InvalidOptionError
 from ..ids import new_episode_id, validate_id
 from ..secrets import keys_hidden, redact
@@ -191,9 +192,12 @@ def _read(path: Path) -> Any:
             target = os.readlink(path) if os.path.islink(path) else None
             why = f"a symbolic link to {target}, which does not exist" if target else "it is gone (removed meanwhile)"
             raise UnreadableRunFile(os.fspath(path), why)
-        record = orjson.loads(got[0])
-        canonical_json(record)  # compared as this later: a value nested past what Python's json encodes is refused here
-        return record
+        record, repeated = loads_checked(got[0])
+        if repeated is None:
+            canonical_json(record)  # compared as this later: a value nested past what Python's json encodes is refused
+            return record
+        # which value of the key counts is not known: neither is used (the record plans which runs to start)
+        why = f"line {repeated.line}: {repeated.reason}"
     except UnreadableRunFile as exc:
         why = exc.reason
     except orjson.JSONDecodeError as exc:

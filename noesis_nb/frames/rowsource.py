@@ -19,6 +19,7 @@ import numpy as np
 import orjson
 import pandas as pd
 
+from .._jsonkeys import screened
 from ..store.facts import ENGINE, NOESIS, SYSTEMS, run_source
 from .fs import BadFile
 
@@ -86,7 +87,8 @@ def _named(data: bytes) -> str | None:
         doc = orjson.loads(data)
     except orjson.JSONDecodeError:
         return None
-    return run_source(doc) if type(doc) is dict else None
+    # a key written twice (``"source"`` twice in its tags) names no source: read as unknown, reported by runs_df
+    return run_source(screened(data, doc)[0]) if type(doc) is dict else None
 
 
 def _without_tag(data: bytes) -> str | None:

@@ -501,8 +501,8 @@ def _tools(
         try:
             got = ref.read(*parts)
             stamp[name] = got[1] if got else None  # its content decides: an edit in place must show
-            doc = orjson.loads(got[0]) if got else None
-        except (BadFile, orjson.JSONDecodeError):  # tools_df reports the record itself
+            doc = screened(got[0], orjson.loads(got[0]))[0] if got else None  # a status written twice: unknown
+        except (BadFile, orjson.JSONDecodeError):  # tools_df reports the record itself (a key twice too)
             stamp.setdefault(name, ref.fs.stat(ref.file(*parts)))
             doc = None
         if isinstance(doc, dict) and _awaits_decision(doc):

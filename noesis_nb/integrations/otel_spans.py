@@ -16,6 +16,7 @@ from typing import Any
 
 import orjson
 
+from .._jsonkeys import is_repeated_reason, loads_checked
 from ..capture.usage import count
 from ..errors import EventLogCorruption
 from ..store.eventlog import read_run_events
@@ -74,8 +75,8 @@ def _tool_records(run_dir: Path, problems: list[str]) -> dict[str, dict[str, Any
             continue
         for path in base.glob("*.json"):
             record, why = _record(path, run_dir)
-            if why is not None:
-                problems.append(f"{path}: {why}; {lacking[kind]}")
+            if why is not None:  # a key written twice: read as unknown, the rest of the record used
+                problems.append(f"{path}: {why}" if is_repeated_reason(why) else f"{path}: {why}; {lacking[kind]}")
             if record is None or not isinstance(record.get("draft_id"), str):
                 continue
             entry = found.setdefault(record["draft_id"], {})
@@ -91,13 +92,13 @@ def _record(path: Path, run_dir: Path) -> tuple[dict[str, Any] | None, str | Non
     """A tool record as a dict (None when absent or not an object), and why it could not be read (None when it could)."""
     try:
         got = read_file(str(path), str(run_dir))
-        value = None if got is None else orjson.loads(got[0])
+        value, repeated = (None, None) if got is None else loads_checked(got[0])
     except UnreadableRunFile as exc:
         return None, exc.reason
     except orjson.JSONDecodeError as exc:
         return None, f"not JSON ({exc})"
     if got is None or isinstance(value, dict):
-        return value, None
+        return value, None if repeated is None else f"line {repeated.line}: {repeated.reason}"
     return None, "a JSON value that is not an object"
 
 

@@ -12,7 +12,7 @@ from typing import Any
 import orjson
 
 from .._jsonio import atomic_write_json, sha256_file
-from .._jsonkeys import screened
+from .._jsonkeys import Repeated, checked
 from .eventlog import FileDigest, now_iso
 from .ownership import holder
 from .paths import run_path
@@ -23,6 +23,7 @@ from .sealing import seal_state
 __all__ = [
     "taken_back_if_sealed",
     "read_json",
+    "read_json_checked",
     "read_summary",
     "read_state",
     "read_final",
@@ -43,15 +44,24 @@ def read_json(path: str | os.PathLike[str], *, within: str | os.PathLike[str] | 
 
     It is also None when the path is not a readable regular file — a directory, a FIFO, no
     permission, or (given ``within``, the run directory) a symlink leading out of the run:
-    a run's documents are never read from outside it.
+    a run's documents are never read from outside it. A key written twice in one object is read as unknown
+    (``read_json_checked`` says so).
     """
+    return read_json_checked(path, within=within)[0]
+
+
+def read_json_checked(
+    path: str | os.PathLike[str], *, within: str | os.PathLike[str] | None = None
+) -> tuple[dict[str, Any] | None, Repeated | None]:
+    """(``read_json``, what to report of a key it writes twice in one object, read as unknown; else None)."""
     try:
         got = read_file(os.fspath(path), None if within is None else os.fspath(within))
         value = None if got is None else orjson.loads(got[0])
     except (UnreadableRunFile, orjson.JSONDecodeError):
-        return None
-    # a key written twice is read as unknown, as the frames read it (and report it)
-    return screened(got[0], value)[0] if isinstance(value, dict) and got is not None else None
+        return None, None
+    if not isinstance(value, dict) or got is None:
+        return None, None
+    return checked(got[0], value)
 
 
 def read_summary(run_dir: Path) -> dict[str, Any] | None:

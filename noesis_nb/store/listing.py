@@ -9,10 +9,11 @@ from typing import Any
 
 from .. import config
 from .._jsonio import as_object
-from ..errors import InvalidOptionError
+from .._jsonkeys import is_repeated_reason
+from ..errors import EventLogCorruption, InvalidOptionError
 from ..secrets.quoted import quoted
 from ..secrets.records import shown_value
-from .artifacts import is_sealed, read_state, read_summary, verify_manifest
+from .artifacts import is_sealed, read_json_checked, read_state, read_summary, verify_manifest
 from .eventlog import parse_lines, read_events
 from .facts import run_facts
 from .roots import check_root, iter_run_dirs
@@ -50,11 +51,24 @@ def _row(
 
     The run is named by its folder, as every frame names it: a summary or state naming another episode (a copy, a
     file taken from another run) would list one id twice; that is said in ``problems``."""
-    summary = read_summary(run_dir)
-    state = read_state(run_dir)
-    events = read_events(run_dir / "events.jsonl", strict=False) if summary is None or summary.get("status") is None else []
+    summary, repeated_summary = read_json_checked(run_dir / "summary.json", within=run_dir)
+    state, repeated_state = read_json_checked(run_dir / "state.json", within=run_dir)
+    unread: list[EventLogCorruption] = []
+    if summary is None or summary.get("status") is None:
+        events = read_events(run_dir / "events.jsonl", strict=False, errors=unread)
+    else:
+        events = []
     if summary is not None and not events:
-        events = _tail_events(run_dir)
+        events = _tail_events(run_dir, unread)
+    if problems is not None:  # a key written twice is read as unknown (``_jsonkeys``): said once, where it is
+        for name, repeated in (("summary.json", repeated_summary), ("state.json", repeated_state)):
+            if repeated is not None:
+                problems.append({"path": shown_path(str(run_dir / name)), "line": repeated.line, "reason": repeated.reason})
+        problems.extend(
+            {"path": shown_path(c.path), "line": c.line_number or None, "reason": c.reason}
+            for c in unread
+            if is_repeated_reason(c.reason)
+        )
     facts = run_facts(run_dir.name, summary=summary, state=state, events=events)
     metrics = as_object((summary or {}).get("metrics"))
     flags = as_object((summary or {}).get("flags"))
@@ -107,20 +121,29 @@ def status_of(run_dir: Path) -> str:
     return status_now(run_dir, run_status(summary, state, _tail_events(run_dir)))
 
 
-def _tail_events(run_dir: Path) -> list[dict[str, Any]]:
+_TAIL = 65536  # the bytes of a large log's end read for its status
+
+
+def _tail_events(run_dir: Path, errors: list[EventLogCorruption] | None = None) -> list[dict[str, Any]]:
     """The last few events (enough to find ``terminate``) without parsing a whole large log.
 
     Only a regular file of the run is read (no directory, FIFO or symlink out of the run).
     """
     path = run_dir / "events.jsonl"
     try:
-        got = read_file(str(path), str(run_dir), tail=65536)
+        got = read_file(str(path), str(run_dir), tail=_TAIL)
     except UnreadableRunFile:
         return []
     if got is None:
         return []
     data, _, whole = got
-    return parse_lines(data if whole else data.split(b"\n", 1)[-1], str(path), strict=False)
+    if whole:
+        return parse_lines(data, str(path), strict=False, errors=errors)
+    tail: list[EventLogCorruption] = []
+    events = parse_lines(data.split(b"\n", 1)[-1], str(path), strict=False, errors=tail)
+    if errors is not None:  # a line of the last bytes read: its number in the file is not known (0)
+        errors.extend(EventLogCorruption(c.path, 0, f"{c.reason} (in the last {_TAIL} bytes)") for c in tail)
+    return events
 
 
 def _info(run_dir: Path, strict_manifest: bool, problems: list[dict[str, Any]]) -> dict[str, Any]:

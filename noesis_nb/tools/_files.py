@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from noesis_nb._jsonio import atomic_write_json, loads, temp_stem
+from noesis_nb._jsonkeys import checked
 from noesis_nb.errors import InvalidIdError, RunWriteError, refused_write
 from noesis_nb.secrets import quoted
 from noesis_nb.store.runfiles import UnreadableRunFile, read_file
@@ -118,7 +119,8 @@ def read_json_object(path: Path) -> dict[str, Any] | None:
     """The JSON object in ``path``; None when the file does not exist.
 
     Raises ValueError with the reason when the file is not valid JSON or not an object, or is
-    not a regular file (a FIFO would block the read forever, a device never end it).
+    not a regular file (a FIFO would block the read forever, a device never end it), or writes a key twice in one
+    object (readers disagree on which value counts: neither is taken, ``_jsonkeys``).
     """
     try:
         got = read_file(os.fspath(path))
@@ -133,6 +135,8 @@ def read_json_object(path: Path) -> dict[str, Any] | None:
         raise ValueError(f"not valid JSON ({exc})") from None
     if not isinstance(value, dict):
         raise ValueError(f"expected a JSON object, found {type(value).__name__}")
+    if (repeated := checked(data, value)[1]) is not None:  # a status or a decision written twice: neither value is used
+        raise ValueError(f"line {repeated.line}: {repeated.reason}")
     if _deeper_than(value, MAX_RECORD_DEPTH):
         raise ValueError(f"a value in it is nested more than {MAX_RECORD_DEPTH} levels deep (no tool record is)")
     return value
