@@ -35,6 +35,7 @@ except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
 
 from .._cachedir import cache_root, read_cached, write_cached
+from .._jsonkeys import loads_checked
 from .._sealkey import seal_key
 from ..store import is_sealed
 from ..store.runfiles import change_stamp, read_file, stamps_settled
@@ -125,7 +126,7 @@ def _replay_ended(path: str) -> bool:
     ``resume_run`` then sealed ``error`` (``process_lost``), or that timed out, holds only part of the trace."""
     try:
         got = read_file(os.path.join(path, "summary.json"), path)
-        summary = orjson.loads(got[0]) if got is not None else None
+        summary = loads_checked(got[0])[0] if got is not None else None  # a key twice: unknown (runs_df says so)
     except Exception:
         return False
     ours = summary.get("x-noesis_nb") if isinstance(summary, dict) else None
@@ -157,7 +158,7 @@ def _state(path: str) -> dict[str, Any] | None:
     """The run's ``state.json`` as a dict; None when it is missing or cannot be read as one (it stands for nothing)."""
     try:
         got = read_file(os.path.join(path, "state.json"), path)
-        state = orjson.loads(got[0]) if got is not None else None
+        state = loads_checked(got[0])[0] if got is not None else None  # a tag written twice stands for nothing
     except Exception:  # an unreadable run stands for nothing
         return None
     return state if isinstance(state, dict) else None

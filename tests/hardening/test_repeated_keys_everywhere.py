@@ -206,3 +206,20 @@ def test_the_trace_export_reports_a_tool_record_written_twice(runs_dir: Path) ->
     assert len(said) == 1 and said[0].startswith(f"{draft}: line {line}:") and "'risk_tier'" in said[0]
     risks = [s["attributes"].get("noesis.tool.risk") for s in spans]
     assert not set(risks) & {"low", "high"}, risks
+
+
+def test_a_trace_digest_written_twice_stands_for_no_earlier_import(runs_dir: Path) -> None:
+    """The ``trace_digest`` tag decides that a trace was imported before (and the run it is): a tag written twice
+    names no import, so the trace is imported again rather than answered with a run it may not be."""
+    from noesis_nb.integrations.replay import TraceAlreadyImported
+    from noesis_nb.integrations.taisce import import_taisce
+
+    transcript = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
+    first = import_taisce(transcript, runs_dir=runs_dir)
+    state = runs_dir / first / "state.json"
+    tag = json.loads(state.read_text())["episode"]["tags"]["trace_digest"]
+    _doubled(state, f'"trace_digest": "{tag}"', f'"trace_digest": "hmac-sha256:{"0" * 64}", "trace_digest": "{tag}"')
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", TraceAlreadyImported)
+        again = import_taisce(transcript, runs_dir=runs_dir)
+    assert again != first
