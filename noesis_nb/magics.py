@@ -30,7 +30,7 @@ from IPython.core.magic import Magics, line_cell_magic, magics_class, no_var_exp
 from . import config
 from ._argsplit import split_line
 from ._envvars import approver_id_from_env
-from ._safetext import magic_word
+from ._safetext import magic_word, visible
 from .batch import batch
 from .errors import DraftNotFoundError, EpisodeStateError, NoesisNbError, UsingResolutionError
 from .runtime.api import SCORE_TIMEOUT_S, RunRecovered, approve_draft, reject_draft, resume_run, start
@@ -478,17 +478,21 @@ class RunTable(list[dict[str, Any]]):
 def _status_line(run: DiskRun) -> str:
     """The run's status after its ``--text`` timeline, and what to do next: the events alone say neither (a run
     whose process died reads as one still running, a pause as its last event)."""
-    name = magic_word(run.episode_id)
+    from .widgets.reach import magic_line  # the run named as a new cell finds it: its folder, every hidden character shown
+
+    def typed(command: str) -> str:
+        return magic_line(command, run.episode_id, run.run_dir)
+
     line = f"status: {run.status}"
     if run.hint:  # lost, or an override that needs the run's adapter
-        return f"{line}; {run.hint}"
+        return f"{line}; {visible(run.hint)}"
     if run.pending:
         drafts = "a tool draft" if len(run.pending) == 1 else f"{len(run.pending)} tool drafts"
-        return f"{line}, waiting for a decision on {drafts}: %noesis approve {name} or %noesis reject {name}"
+        return f"{line}, waiting for a decision on {drafts}: {typed('approve')} or {typed('reject')}"
     if run.paused_on_veto and run.veto_decision() is None:
-        return f"{line} on a governance veto: %noesis approve {name} overrides it, %noesis reject {name} upholds it"
+        return f"{line} on a governance veto: {typed('approve')} overrides it, {typed('reject')} upholds it"
     if run.can_resume:
-        return f"{line}, decided: %noesis resume {name} continues it"
+        return f"{line}, decided: {typed('resume')} continues it"
     return line
 
 
@@ -687,7 +691,7 @@ class NoesisMagics(Magics):
         if not disk.decisions:
             return False
         latest = dict(disk.decisions[-1], created=False)
-        print(_decision_line(latest) + f"; run {disk.episode_id} is {disk.status}")
+        print(_decision_line(latest) + f"; run {visible(disk.episode_id, exact=True)} is {disk.status}")
         return True
 
     def _resume(self, args: argparse.Namespace, cell: str | None) -> Any:

@@ -7,6 +7,7 @@ a pause ended on ``run.checkpoint`` with no word of the magic that decides it.
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import textwrap
@@ -31,22 +32,46 @@ async def _asks_to_write(task: str, ctx: Any) -> int:
 
 def test_a_paused_run_says_which_magic_decides_it_and_then_which_resumes_it(ip, runs_dir, capsys):
     ep = noesis_nb.solve("write it", using=_asks_to_write, runs_dir=runs_dir, approver="ask")
+    where = f"--runs-dir {runs_dir.resolve()}"  # the runs dir is no root a new kernel looks in: named
     assert _shown(ip, capsys, ep, runs_dir) == (
-        f"status: paused, waiting for a decision on a tool draft: %noesis approve {ep} or %noesis reject {ep}"
+        f"status: paused, waiting for a decision on a tool draft: %noesis approve {ep} {where} or %noesis reject {ep} {where}"
     )
-    ip.run_line_magic("noesis", f"approve {ep} --runs-dir {runs_dir}")  # as the line says
+    _type(ip, f"%noesis approve {ep} {where}")  # as the line says
     capsys.readouterr()
-    assert _shown(ip, capsys, ep, runs_dir) == f"status: paused, decided: %noesis resume {ep} continues it"
-    ip.run_line_magic("noesis", f"resume {ep} --runs-dir {runs_dir}")
+    assert _shown(ip, capsys, ep, runs_dir) == f"status: paused, decided: %noesis resume {ep} {where} continues it"
+    _type(ip, f"%noesis resume {ep} {where}")
     capsys.readouterr()
     assert _shown(ip, capsys, ep, runs_dir) == "status: ok"
+
+
+def _type(ip: Any, line: str) -> None:
+    ip.run_line_magic("noesis", line.removeprefix("%noesis "))
+
+
+def test_a_crafted_id_with_terminal_escapes_is_shown_inert_and_the_run_named_by_its_folder(ip, runs_dir, capsys):
+    """A run whose state.json names an id holding a terminal escape (a link, clear-screen) and a reordering mark: the
+    printed command names the run by its folder, and nothing of the escape reaches the terminal."""
+    ep = noesis_nb.solve("write it", using=_asks_to_write, runs_dir=runs_dir, approver="ask")
+    state = runs_dir / ep / "state.json"
+    doc = json.loads(state.read_text())
+    doc["episode"]["id"] += "\x1b]8;;http://evil.example\x07CLICK\x1b]8;;\x07\x1b[2J\u202e"
+    state.write_text(json.dumps(doc))
+    ip.run_line_magic("noesis", f"show {ep} --text --runs-dir {runs_dir}")
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\u202e" not in out and "\x07" not in out, repr(out[-600:])
+    last = out.rstrip().splitlines()[-1]
+    assert last.endswith(f"%noesis reject {ep} --runs-dir {runs_dir.resolve()}"), last
+    _type(ip, last.split("tool draft: ", 1)[1].split(" or ")[0])  # the approve it names decides the run
+    capsys.readouterr()
+    assert list((runs_dir / ep / "tool_invocations" / "approvals").glob("*.json"))
 
 
 def test_a_run_paused_on_a_veto_says_approve_overrides_and_reject_upholds(ip, runs_dir, capsys):
     options = {"runs_dir": runs_dir, "governance": "enforce", "pause_on_veto": True}
     ep = noesis_nb.solve("wipe the build cache", using=lambda task: "done", **options)
+    where = f"--runs-dir {runs_dir.resolve()}"
     assert _shown(ip, capsys, ep, runs_dir) == (
-        f"status: paused on a governance veto: %noesis approve {ep} overrides it, %noesis reject {ep} upholds it"
+        f"status: paused on a governance veto: %noesis approve {ep} {where} overrides it, %noesis reject {ep} {where} upholds it"
     )
 
 
