@@ -7,7 +7,6 @@ Lifecycle calls (``interrupt``, ``checkpoint``, ``resume``) write evidence only,
 from __future__ import annotations
 
 import os
-import warnings
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, cast
@@ -16,9 +15,6 @@ import orjson
 
 from . import config as _config
 from . import tools
-from ._cachedir import user_stacklevel
-from ._jsonio import as_object
-from ._jsonkeys import RepeatedKeyWarning, loads_checked, where_repeated
 from ._unstarted import awaited_entry
 from .errors import (
     CheckpointConsistencyError,
@@ -42,6 +38,7 @@ from .runtime.recorder import Recorder
 from .runtime.registry import live_handles
 from .runtime.resolve import minimal_adapter
 from .runtime.resume import find_checkpoint, validate_checkpoint
+from .runtime.stage import refuse_unless
 from .secrets.quoted import quoted
 from .secrets.records import shown_records, shown_value
 from .store import find_run_dir, iter_events, read_events
@@ -51,7 +48,6 @@ from .store.roots import refuse_run_as_root
 from .store.runfiles import UnreadableRunFile, read_file
 from .store.sealing import refuse_odd_seal
 from .store.status import LOST_HINT
-from .store.vocab import RUN_CHECKPOINT, RUN_INTERRUPT, RUN_RESUME
 
 __all__ = [
     "run",
@@ -271,7 +267,7 @@ def interrupt(
     _not_implemented("interrupt", context=context, workspace=workspace)
     rec = _recorder(episode_id)
     try:
-        _refuse_when_stopped(rec, episode_id)
+        refuse_unless("interrupt", rec.events, episode_id)  # running only: anywhere else it strands the run's pause
         if caused_by is None and rec.writer.last_event_id is None:
             raise MissingCausalParentError(f"run {episode_id} has no events to cause an interrupt; pass caused_by=")
         event_id: str = rec.interrupt(reason, caused_by)["id"]
@@ -280,43 +276,12 @@ def interrupt(
         rec.close_without_sealing()
 
 
-def _refuse_when_stopped(rec: Recorder, episode_id: str) -> None:
-    """An interrupt is for a running run (Noēsis' lifecycle): a second one would leave the run unresumable."""
-    stops = [e for e in rec.events if e.get("event_type") in (RUN_INTERRUPT, RUN_CHECKPOINT, RUN_RESUME)]
-    if stops and stops[-1].get("event_type") != RUN_RESUME:
-        state = "paused at a checkpoint" if stops[-1].get("event_type") == RUN_CHECKPOINT else "interrupted"
-        raise RunLifecycleTransitionError(
-            f"run {episode_id} is already {state}; an interrupt is valid only while it runs. Continue it with "
-            "resume_run (after approve_draft / reject_draft when it waits for a decision)"
-        )
-
-
-def _refuse_when_paused(rec: Recorder, episode_id: str) -> None:
-    """A checkpoint is for a running or just-interrupted run (Noēsis' lifecycle: ``running → interrupted → paused``).
-    A paused run, or one ``ns.resume`` resumed and nothing continued yet, already has the checkpoint that binds it."""
-    stops = [e for e in rec.events if e.get("event_type") in (RUN_INTERRUPT, RUN_CHECKPOINT, RUN_RESUME)]
-    last: dict[str, Any] = stops[-1] if stops else {}
-    payload = as_object(last.get("payload"))
-    if last.get("event_type") == RUN_CHECKPOINT:
-        state, checkpoint_id = "paused", payload.get("checkpoint_id")
-    elif last.get("event_type") == RUN_RESUME and payload.get("resumed_by") == "resume":
-        state, checkpoint_id = "resumed by ns.resume (nothing continued it yet)", payload.get("checkpoint_id")
-    else:
-        return
-    raise RunLifecycleTransitionError(
-        f"run {episode_id} is {state}; a checkpoint is valid only while it runs or right after ns.interrupt, and "
-        f"checkpoint {quoted(checkpoint_id)} already binds it. Continue it with resume_run({quoted(episode_id)}, "
-        f"checkpoint_id={quoted(checkpoint_id)}) (after approve_draft / reject_draft when it waits for a decision); "
-        "nothing was written"
-    )
-
-
 def checkpoint(episode_id: str, *, caused_by: str | None = None, context: Any = None, workspace: Any = None) -> dict[str, Any]:
     """Write a checkpoint and emit ``run.checkpoint``; returns the checkpoint record."""
     _not_implemented("checkpoint", context=context, workspace=workspace)
     rec = _recorder(episode_id)
     try:
-        _refuse_when_paused(rec, episode_id)
+        refuse_unless("checkpoint", rec.events, episode_id)  # running or interrupted: a pause has its checkpoint
         record = rec.checkpoint(caused_by)
         return {k: v for k, v in record.items() if k != "event_id"}
     finally:
@@ -331,6 +296,7 @@ def resume(
     _not_implemented("resume", context=context, workspace=workspace)
     rec = _recorder(episode_id)
     try:
+        refuse_unless("resume", rec.events, episode_id)  # paused only, as Noēsis' lifecycle goes
         record = find_checkpoint(rec, checkpoint_id)
         validate_checkpoint(rec, record)
         if caused_by is not None and caused_by not in {record["last_event_id"], rec.writer.last_event_id}:
@@ -401,7 +367,7 @@ def _read_summary(episode_id: str, *, context: Any = None) -> dict[str, Any]:
     path = run_dir / "summary.json"
     try:
         got = read_file(str(path), str(run_dir))  # a folder, a FIFO, a link out of the run: refused by name
-        summary_doc, repeated = (None, None) if got is None else loads_checked(got[0])
+        summary_doc = None if got is None else orjson.loads(got[0])
     except UnreadableRunFile as exc:
         reason = exc.reason
     except orjson.JSONDecodeError as exc:
@@ -410,8 +376,6 @@ def _read_summary(episode_id: str, *, context: Any = None) -> dict[str, Any]:
         if got is None:
             raise _no_summary_yet(str(episode_id), run_dir)
         if isinstance(summary_doc, dict):
-            if repeated is not None:  # read as unknown, never the first or last value: said with the file and line
-                warnings.warn(where_repeated(str(path), repeated), RepeatedKeyWarning, stacklevel=user_stacklevel())
             return cast(dict[str, Any], shown_value(summary_doc))  # redacted as shown, as the frames read it
         reason = f"a JSON {type(summary_doc).__name__}, not an object"
     raise UnreadableRunFile(

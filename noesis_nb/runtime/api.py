@@ -28,7 +28,7 @@ from ..errors import (
 )
 from ..ids import new_episode_id, validate_new_episode_id
 from ..secrets.quoted import quoted, typo_hint
-from ..store import find_run_dir, is_sealed
+from ..store import find_run_dir, is_sealed, read_events_to_continue
 from ..store.sealing import refuse_odd_seal
 from ..tools import decide, resolve_draft_id, supply_secrets
 from ..tools.draftref import run_part
@@ -40,7 +40,7 @@ from .interrupt import interrupted, watch_interrupts
 from .recorder import Recorder
 from .registry import forget, live_handles, register
 from .resolve import resolve_using
-from .resume import NothingToResume, ResumeReport, check_resume_options, interrupted_resume, paused_on, resume_from_disk
+from .resume import NothingToResume, ResumeReport, check_resume_options, interrupted_resume, pause_in, resume_from_disk
 from .rootlink import warn_if_default_root_linked
 from .solved import SolvedId
 from .tags import checked_tags
@@ -444,16 +444,18 @@ def decide_draft(
         return live._decide(draft_id, approve, approver_id, reason)  # the caller's function says a decision that stands
     unread: list[EventLogCorruption] = []  # lines of the log a pause may be on
     if draft_id is None:  # the draft (or veto) the run is paused on; a late decision gets the first one back
-        waiting = None if is_sealed(run_dir) else paused_on(run_dir, errors=unread)
-        late = None if waiting else paused_on(run_dir, resumed_too=True)
+        sealed = is_sealed(run_dir)
+        cut: list[EventLogCorruption] = []
+        events = read_events_to_continue(run_dir / "events.jsonl", strict=False, errors=cut)  # read once, for all below
+        unread = [] if sealed else cut
+        waiting = None if sealed else pause_in(events)
+        late = None if waiting else pause_in(events, resumed_too=True)
         if waiting and waiting[0] == "veto":  # a governance veto, not a tool draft: override or uphold it
             return decide_veto_on_disk(run_dir, waiting[1], override=approve, approver_id=approver_id, reason=reason)
         if late and late[0] == "veto":
             existing = read_veto_decision(run_dir, late[1])
             if existing is None:
-                raise EpisodeStateError(
-                    f"run {run_dir.name} was paused on a governance veto that is already resumed; nothing waits for a decision"
-                )
+                raise EpisodeStateError(_veto_resumed(run_dir.name, sealed))
             return Decision(
                 draft_id="",
                 status="approved" if existing["decision"] == "override" else "rejected",
@@ -465,9 +467,9 @@ def decide_draft(
         chosen = waiting or late
         if chosen is not None:
             draft_id = chosen[1]
-        if waiting is not None or (late is not None and not is_sealed(run_dir)):
+        if waiting is not None or (late is not None and not sealed):
             # parallel drafts (paused on, or waited on when the process died): "the draft" is the one left undecided
-            draft_id = _the_undecided(run_dir, draft_id)
+            draft_id = _the_undecided(run_dir, draft_id, events)
     try:
         draft = resolve_draft_id(run_dir, draft_id)
     except PreparedToolInvocationNotFoundError as exc:
@@ -478,10 +480,25 @@ def decide_draft(
     return to_decision(record, created)
 
 
-def _the_undecided(run_dir: Path, first: str | None) -> str | None:
+def _veto_resumed(episode_id: str, sealed: bool) -> str:
+    """Why a veto pause takes no decision once ``resume_run`` resumed it with none (its go-ahead, as in Noēsis)."""
+    run = quoted(episode_id)
+    then = (
+        "the run has ended since"
+        if sealed
+        else f"if its process stopped since, resume_run({run}, using=<its adapter>) continues it"
+    )
+    return (
+        f"run {episode_id} was paused on a governance veto that resume_run resumed with no decision recorded (the "
+        f"go-ahead: it went on as overridden); nothing waits for a decision any more, and {then}"
+    )
+
+
+def _the_undecided(run_dir: Path, first: str | None, events: list[dict[str, Any]]) -> str | None:
     """The draft a decision without ``draft_id`` is for, on a run paused on drafts: the one still undecided; several
-    undecided refuse it (approving one of them, unsaid, would leave the others waiting unseen)."""
-    undecided = undecided_drafts(run_dir)
+    undecided refuse it (approving one of them, unsaid, would leave the others waiting unseen). ``events``: the
+    run's log, as the caller read it."""
+    undecided = undecided_drafts(run_dir, events)
     if len(undecided) == 1:
         return undecided[0][0]
     if len(undecided) > 1:

@@ -43,6 +43,7 @@ from .gate import PendingApproval, check_decision_options, tell_if_overruled
 from .pending_records import awaits_decision
 from .position import last_pause, payload_of
 from .resume import resume_from_disk
+from .stage import pause_continued
 from .vetoes import read_veto_decision
 
 __all__ = ["DiskRun", "gone_note"]
@@ -132,9 +133,10 @@ class DiskRun:
 
     @staticmethod
     def _paused_veto(events: list[dict[str, Any]]) -> str | None:
-        """The checkpoint of the governance veto this run is paused on (not resumed yet), else None."""
+        """The checkpoint of the governance veto this run is paused on (not resumed yet, or by ``ns.resume`` only:
+        evidence, nothing continued it), else None."""
         pause = last_pause(events)
-        if pause is None or pause.resume_event is not None or pause.cause is None or pause.checkpoint_event is None:
+        if pause is None or pause_continued(pause) or pause.cause is None or pause.checkpoint_event is None:
             return None
         if pause.cause.get("phase") != "governance":
             return None

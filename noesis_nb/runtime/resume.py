@@ -71,6 +71,7 @@ from .resume_tool import (
     process_lost,
     refuse_undecided_unpaused,
 )
+from .stage import pause_continued
 from .vetoes import read_veto_decision
 
 __all__ = [
@@ -80,6 +81,7 @@ __all__ = [
     "find_checkpoint",
     "validate_checkpoint",
     "paused_on",
+    "pause_in",
     "interrupted_resume",
 ]
 
@@ -193,9 +195,13 @@ def paused_on(
     ``errors`` receives the lines of ``events.jsonl`` that could not be read (line 0: the whole
     file): the pause may be on one of them.
     """
-    events = read_events_to_continue(Path(run_dir) / "events.jsonl", strict=False, errors=errors)
+    return pause_in(read_events_to_continue(Path(run_dir) / "events.jsonl", strict=False, errors=errors), resumed_too=resumed_too)
+
+
+def pause_in(events: list[dict[str, Any]], *, resumed_too: bool = False) -> tuple[str, str] | None:
+    """``paused_on`` of a log already read. A pause ``ns.resume`` resumed (evidence only) still waits."""
     pause = last_pause(events)
-    if pause is None or (pause.resume_event is not None and not resumed_too) or pause.cause is None:
+    if pause is None or (pause_continued(pause) and not resumed_too) or pause.cause is None:
         return None
     if pause.cause.get("phase") == "governance":
         return "veto", str(payload_of(pause.checkpoint_event).get("checkpoint_id"))

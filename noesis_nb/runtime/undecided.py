@@ -6,6 +6,7 @@ A run paused on parallel tool calls waits on several drafts at once: a decision 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from ..store import read_events_to_continue
 from ..store.vocab import TOOL_APPROVAL_PENDING, TOOL_APPROVED
@@ -15,12 +16,14 @@ from .position import last_pause, payload_of
 __all__ = ["undecided_drafts"]
 
 
-def undecided_drafts(run_dir: Path) -> list[tuple[str, str]]:
+def undecided_drafts(run_dir: Path, events: list[dict[str, Any]] | None = None) -> list[tuple[str, str]]:
     """``(draft_id, tool)`` of each draft the run asked approval for and has no decision on (none in its log, none
     recorded beside it), in the order asked: those its pause waits on, those a parallel call asked for while the
     episode stopped at its first pause, and those a resumed episode still waited on when its process died. Empty
-    when the run never paused. The tool is "?" when its record is unreadable."""
-    events = read_events_to_continue(Path(run_dir) / "events.jsonl", strict=False)
+    when the run never paused. The tool is "?" when its record is unreadable. ``events``: the run's log when the
+    caller read it already (read here otherwise)."""
+    if events is None:
+        events = read_events_to_continue(Path(run_dir) / "events.jsonl", strict=False)
     pause = last_pause(events)
     if pause is None:  # never paused: any draft waits in its live episode, decided there
         return []

@@ -422,6 +422,11 @@ def _nothing_pending(run: Path, where: Path, listing: str) -> str:
             f"run {run.name} is running in the process that writes it, not waiting for a decision (drafts: {listing}); "
             "a draft can be decided once the run pauses on it"
         )
+    if status == "paused" and listing == "none":  # paused through ns.interrupt / ns.checkpoint: no id would help
+        return (
+            f"run {run.name} is paused and made no tool drafts, so no draft waits for a decision (a pause made "
+            f"through ns.interrupt / ns.checkpoint waits for none): resume_run({run.name!r}) settles it"
+        )
     return f"no draft is pending approval in {where}; drafts: {listing}. Pass a draft id."
 
 

@@ -140,14 +140,18 @@ def test_lifecycle_evidence_calls_and_tamper_detection(runs_dir, tmp_path):
     record = {"checkpoint_id": paused_at["payload"]["checkpoint_id"]}
     assert record["checkpoint_id"].startswith("chk_")
     assert (runs_dir / ep / "checkpoints" / record["checkpoint_id"] / "checkpoint.json").exists()
-    resume_id = ns.resume(ep, checkpoint_id=record["checkpoint_id"])
-    events = ns.events.read(ep)
-    assert events[-1]["id"] == resume_id and events[-1]["payload"]["resume_strategy"] == "same_run_id"
     with pytest.raises(CheckpointNotFoundError):
         ns.resume(ep, checkpoint_id="chk_000000000000")
     state = runs_dir / ep / "state.json"
+    kept = state.read_bytes()
     state.write_text(state.read_text().replace('"partial"', '"pending"'))
     with pytest.raises(CheckpointConsistencyError, match="state.json changed"):
+        ns.resume(ep, checkpoint_id=record["checkpoint_id"])
+    state.write_bytes(kept)
+    resume_id = ns.resume(ep, checkpoint_id=record["checkpoint_id"])
+    events = ns.events.read(ep)
+    assert events[-1]["id"] == resume_id and events[-1]["payload"]["resume_strategy"] == "same_run_id"
+    with pytest.raises(RunLifecycleTransitionError, match="still paused on draft .*evidence only"):  # resuming: once
         ns.resume(ep, checkpoint_id=record["checkpoint_id"])
     done = noesis_nb.solve("y", using=lambda t: t)
     with pytest.raises(RunSealedError):
