@@ -60,6 +60,7 @@ class InboxView(Selection, SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipy
         self.rows: dict[str, Row] = {}  # pending, oldest first
         self.decided: deque[Row] = deque(maxlen=decided_rows)  # newest last
         self.decided_here = 0
+        self.decided_total = 0  # rows ever moved to ``decided`` (it keeps the newest ``decided_rows``)
         self.redraws = 0
         self.displays: list[Any] = []
         self._done_keys: set[str] = set()
@@ -176,6 +177,7 @@ class InboxView(Selection, SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipy
                     del self.rows[key]
                     self._done_keys.add(key)
                     self.decided.append(row)
+                    self.decided_total += 1
             shown = list(self.rows.values())[: self.limit]
             if tuple(r.box for r in shown) != self.pending_box.children:
                 self.pending_box.children = tuple(r.box for r in shown)
@@ -187,6 +189,9 @@ class InboxView(Selection, SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipy
                 self.more.value = more
             self._sync_resume()
             boxes = tuple(r.box for r in reversed(self.decided))
+            title = self._decided_title_html()
+            if title != self._decided_title.value:
+                self._decided_title.value = title
             if boxes:
                 boxes = (self._decided_title, *boxes)
             if boxes != self.decided_box.children:
@@ -242,6 +247,12 @@ class InboxView(Selection, SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipy
         line = esc(waiting + extra + here + unread)
         return f'<div class="nnb-h"><b>Approvals inbox</b> <span class="nnb-muted">{line}</span></div>'
 
+    def _decided_title_html(self) -> str:
+        """The decided list's title, counting the earlier rows it no longer shows (it keeps the newest)."""
+        earlier = self.decided_total - len(self.decided)
+        more = f" · {earlier:,} earlier not shown" if earlier > 0 else ""
+        return f'<div class="nnb-muted">decided, newest first{more}</div>'
+
     def _problems_html(self) -> str:
         """One line per file of a followed run that could not be read (a draft that is a FIFO is no row here)."""
         return "".join(f'<div class="nnb-msg nnb-muted">{esc(shown(p))}</div>' for p in self.scan.problems)
@@ -266,7 +277,8 @@ class InboxView(Selection, SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipy
             ]
             header = self._header_html() + self._problems_html()
         hint = '<i class="nnb-muted">decide in the live inbox, or with approve_draft / reject_draft</i>' if pending else ""
-        body = header + "".join(pending) + self.more.value + hint + "".join(decided)
+        title = self._decided_title_html() if decided else ""
+        body = header + "".join(pending) + self.more.value + hint + title + "".join(decided)
         return f'<div class="{ROOT_CLASS} noesis-nb-inbox">{live_css()}{body}</div>'
 
     @property

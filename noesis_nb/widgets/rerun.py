@@ -14,7 +14,7 @@ from typing import Any
 from ..runtime.registry import live_handles
 from .reach import magic_line, show_call
 from .render import esc
-from .stale import if_live, if_stale
+from .stale import REVIVE, if_live, if_stale
 
 __all__ = ["running_cell", "left_behind", "left_behind_html"]
 
@@ -80,5 +80,7 @@ def left_behind_html(sources: list[Any]) -> str:
             gone = f"was running when the kernel stopped, so it is lost: settle it with {resume}, or see it in {show}"
         lines.append(f"<li><code>{episode_id}</code> {if_live(live)}{if_stale(gone)}</li>")
     head = if_live("⚠ This cell ran again; what its earlier run started goes on in the background (its view was replaced):")
-    gone_head = if_stale("⚠ This cell ran again before the kernel stopped; what its earlier run started goes on no more:")
+    gone_head = if_stale(
+        f"⚠ This cell ran again before the kernel stopped; what its earlier run started goes on no more. {REVIVE}Then:"
+    )
     return f'<div class="nnb-msg nnb-c-orange">{head}{gone_head}<ul>{"".join(lines)}</ul></div>'

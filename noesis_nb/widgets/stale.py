@@ -17,6 +17,7 @@ from .render import badge_html, esc
 from .state import TERMINAL
 
 __all__ = [
+    "REVIVE",
     "if_live",
     "if_stale",
     "written_here",
@@ -27,6 +28,11 @@ __all__ = [
 ]
 
 _LEAD = "⚠ This view has lost its kernel (restarted or shut down): its buttons cannot act any more. "
+# a restarted kernel knows nothing of noesis_nb: the commands each notice gives need both (the notebook's first cell)
+REVIVE = (
+    "A new kernel first needs <code>%load_ext noesis_nb</code> and <code>import noesis_nb</code> (as the notebook's "
+    "first cell runs them). "
+)
 
 
 def if_live(html: str) -> str:
@@ -97,7 +103,7 @@ def stale_notice_html(source: Any, status: str, pending: Sequence[Any], *, here:
         said = f"The run stays paused on disk: resume it in a new cell with {resume}, or see it with {show}."
     else:
         said = f"Show the run again in a new cell: {show}."
-    return f'<div class="nnb-stale">{_LEAD}{said}</div>'
+    return f'<div class="nnb-stale">{_LEAD}{REVIVE}{said}</div>'
 
 
 def stale_inbox_html(root: Any) -> str:
@@ -105,7 +111,7 @@ def stale_inbox_html(root: Any) -> str:
     decisions made; the command that lists them again from a new cell."""
     return (
         '<div class="nnb-stale">⚠ This inbox has lost its kernel (restarted or shut down): its buttons cannot act any '
-        "more. The runs it lists stay paused on disk, with the decisions made: list them again in a new cell with "
+        f"more. {REVIVE}The runs it lists stay paused on disk, with the decisions made: list them again in a new cell with "
         f"<code>{esc(inbox_line(root))}</code>.</div>"
     )
 
@@ -146,5 +152,5 @@ def stale_batch_html(handle: Any, counts: Mapping[str, int]) -> str:
         said += f" The runs waiting for a decision are listed with <code>{esc(inbox_line(handle.root))}</code>."
     return (
         '<div class="nnb-stale">⚠ This grid has lost its kernel (restarted or shut down): its buttons cannot act any '
-        f"more. {said}</div>"
+        f"more. {REVIVE}{said}</div>"
     )

@@ -238,6 +238,9 @@ def _rules() -> list[str]:
         f".{r}.jupyter-widgets-disconnected .nnb-if-live{{display:none}}",
         f".{r}.jupyter-widgets-disconnected .jupyter-button{{pointer-events:none;opacity:1;color:var(--nnb-muted);"
         "background:transparent;border-style:dashed;text-decoration:line-through}",
+        # its reason boxes and tick boxes take nothing any more either (what was typed there went nowhere)
+        f".{r}.jupyter-widgets-disconnected :is(input,textarea,select){{pointer-events:none;border-style:dashed;"
+        "background:transparent}",
         # its ▸ toggles keep their grid cells (taken out, the step lines would slide into the toggles' 24px column)
         f".{r}.jupyter-widgets-disconnected .jupyter-button.nnb-toggle{{visibility:hidden}}",
         # the notice above says it once: no red icon of ipywidgets before each of the view's widgets (they pushed

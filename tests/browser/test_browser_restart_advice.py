@@ -67,7 +67,14 @@ def test_views_say_what_is_true_once_the_kernel_restarted(lab: dict[str, Any], p
     inbox = page.locator(".noesis-nb-inbox").first
     for view in (slow, quick, again, inbox, grid):
         view.locator(".nnb-stale").wait_for(state="visible", timeout=30_000)
+    # the reason boxes and tick boxes take nothing any more (what was typed there went nowhere)
+    inputs = page.evaluate(
+        "() => [...document.querySelectorAll('.jupyter-widgets-disconnected :is(input, textarea)')]"
+        ".map(e => getComputedStyle(e).pointerEvents)"
+    )
+    assert inputs and set(inputs) == {"none"}, inputs
     said = inbox.locator(".nnb-stale").inner_text()
+    assert "%load_ext noesis_nb" in said and "import noesis_nb" in said, said  # a new kernel needs both first
     assert "stay paused on disk" in said and "%noesis inbox --runs-dir" in said, said
     badges = slow.locator(".nnb-badge:visible")
     assert [b.strip() for b in badges.all_inner_texts()] == ["lost"], badges.all_inner_texts()

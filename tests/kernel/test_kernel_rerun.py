@@ -74,9 +74,10 @@ def test_the_commands_a_view_gives_once_its_kernel_is_gone_work_in_the_restarted
         return next((v for v in said if episode_id in v and "paused on disk" in v), None)
 
     notice = kernel.wait(paused_notice, what="the notice for the paused run")
-    show, approve, _reject = (html.unescape(code) for code in re.findall(r"<code>(.*?)</code>", notice))
+    load, load_import, show, approve, _reject = (html.unescape(code) for code in re.findall(r"<code>(.*?)</code>", notice))
     kernel.restart()  # the view's buttons are dead; what it says to type must work in the new kernel
-    kernel.run("%load_ext noesis_nb\nimport noesis_nb")
+    kernel.run(load)  # what it says a new kernel needs first
+    kernel.run(load_import)
     kernel.run(show)
     kernel.run(approve)
     [decision] = disk.decisions(runs / episode_id)

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from noesis_nb.store import is_sealed
-from tests.widgets.staletext import codes, without_kernel
+from tests.widgets.staletext import SETUP, commands, without_kernel
 
 pytestmark = pytest.mark.kernel
 
@@ -51,13 +51,13 @@ def test_what_views_say_once_their_kernel_restarted_works_there(kernel: Any) -> 
     lost_notice = _said(kernel, running, "lost")
     assert without_kernel(_header(kernel, running)).split()[1] == "lost"
     kernel.restart()
-    kernel.run("%load_ext noesis_nb\nimport noesis_nb")
-    assert [c for c in codes(ended_notice) if c.startswith("%noesis")] == [], ended_notice
-    for line in codes(ended_notice):
+    kernel.run("\n".join(SETUP))  # as every notice says first: the new kernel has neither
+    assert [c for c in commands(ended_notice) if c.startswith("%noesis")] == [], ended_notice
+    for line in commands(ended_notice):
         assert "Error" not in _typed(kernel, line)
     kernel.run("from pathlib import Path\nfrom noesis_nb.store.listing import status_of")  # what %noesis list says
     assert kernel.value(f"status_of(Path({str(runs / running)!r}))") == "lost"
-    [resume] = [c for c in codes(lost_notice) if c.startswith("%noesis")]
+    [resume] = [c for c in commands(lost_notice) if c.startswith("%noesis")]
     out = _typed(kernel, resume)
     assert "Error" not in out and is_sealed(runs / running) and "process_lost" in (runs / running / "summary.json").read_text(), (
         out

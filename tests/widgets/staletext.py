@@ -50,3 +50,13 @@ def without_kernel(markup: str) -> str:
 def codes(markup: str) -> list[str]:
     """Every ``<code>`` of ``markup``, unescaped (the commands it gives)."""
     return [html.unescape(c) for c in re.findall(r"<code>(.*?)</code>", markup)]
+
+
+SETUP = ("%load_ext noesis_nb", "import noesis_nb")  # what a restarted kernel needs first (every notice says so)
+
+
+def commands(markup: str) -> list[str]:
+    """The commands ``markup`` gives for its run, past the two every notice opens with (``SETUP``), which it must."""
+    found = codes(markup)
+    assert found[:2] == list(SETUP), found
+    return found[2:]

@@ -286,3 +286,16 @@ def test_a_run_made_within_the_tick_of_the_last_look_at_the_root_is_found(
     os.rename(tmp_path / "elsewhere" / ep, runs_dir / ep)  # the run appears whole, in the same tick
     scan.poll()
     assert [i.episode_id for i in scan.items] == [ep]
+
+
+def test_the_decided_list_counts_the_earlier_rows_it_no_longer_shows(runs_dir: Path, tmp_path: Path, comm_log: list) -> None:
+    """It keeps the newest ``decided_rows``; with "5 decided here" over 2 rows it said nothing of the other 3."""
+    paused_on_disk(runs_dir, tmp_path / "effect.txt", 5)
+    inbox = InboxView(runs_dir, decided_rows=2)
+    inbox.approve(list(inbox.pending))
+    inbox.flush()
+    assert "5 decided here" in inbox.header.value
+    shown = [b for b in inbox.decided_box.children if b is not inbox._decided_title]
+    assert len(shown) == 2 and "3 earlier not shown" in inbox._decided_title.value
+    assert "3 earlier not shown" in inbox.snapshot_html()  # and in the saved notebook
+    inbox.close()

@@ -11,7 +11,7 @@ import ipywidgets as w
 
 import noesis_nb
 from noesis_nb.widgets.inboxview import InboxView
-from tests.widgets.staletext import codes, without_kernel
+from tests.widgets.staletext import commands, without_kernel
 
 
 def _tool(task: str, ctx: Any) -> Any:
@@ -29,7 +29,7 @@ def test_an_inbox_without_its_kernel_names_the_command_that_lists_its_runs_again
     assert len(found) == 1, found
     said = without_kernel(found[0])
     assert "lost its kernel" in said and "stay paused on disk" in said, said
-    [line] = codes(found[0])
+    [line] = commands(found[0])
     ip.user_ns["y"] = "elsewhere"
     again = ip.run_line_magic("noesis", line.removeprefix("%noesis "))
     try:

@@ -24,7 +24,7 @@ from noesis_nb.runtime.diskrun import DiskRun
 from noesis_nb.store import is_sealed
 from noesis_nb.widgets.view import EpisodeView
 from tests.widgets.lostruns import lost_while_running, start_writer
-from tests.widgets.staletext import codes, with_kernel, without_kernel
+from tests.widgets.staletext import commands, with_kernel, without_kernel
 
 
 def _tool(task: str, ctx: Any) -> Any:
@@ -68,8 +68,8 @@ def test_an_ended_run_has_nothing_left_to_decide(ip: Any, runs_dir: Path, comm_l
     notice, _ = _shown(runs_dir / ep)
     said = without_kernel(notice)
     assert "ended ok" in said and "nothing is left to decide" in said, said
-    assert not any(c.startswith("%noesis") for c in codes(notice)), notice
-    [show] = codes(notice)
+    assert not any(c.startswith("%noesis") for c in commands(notice)), notice
+    [show] = commands(notice)
     _type(ip, show)
 
 
@@ -78,8 +78,8 @@ def test_a_paused_run_is_decided_and_resumed_as_the_notice_says(ip: Any, runs_di
     notice, header = _shown(runs_dir / ep)
     said = without_kernel(notice)
     assert "paused on disk" in said and _badge(without_kernel(header)) == "paused", (said, header)
-    approve = next(c for c in codes(notice) if c.startswith("%noesis approve"))
-    assert next(c for c in codes(notice) if c.startswith("%noesis reject")).endswith("--resume")
+    approve = next(c for c in commands(notice) if c.startswith("%noesis approve"))
+    assert next(c for c in commands(notice) if c.startswith("%noesis reject")).endswith("--resume")
     _type(ip, approve)
     assert is_sealed(runs_dir / ep) and DiskRun(runs_dir / ep).status == "ok"
 
@@ -89,7 +89,7 @@ def test_a_lost_run_is_settled_not_approved(ip: Any, runs_dir: Path, comm_log: l
     notice, _ = _shown(runs_dir / "ep_lost")
     said = without_kernel(notice)
     assert "The run is lost" in said and "this kernel" not in said and "approve" not in said, said  # another process ran it
-    [resume] = [c for c in codes(notice) if c.startswith("%noesis")]
+    [resume] = [c for c in commands(notice) if c.startswith("%noesis")]
     assert resume.startswith("%noesis resume ep_lost")
     _type(ip, resume)
     assert is_sealed(runs_dir / "ep_lost") and "process_lost" in (runs_dir / "ep_lost" / "summary.json").read_text()
@@ -132,7 +132,7 @@ def test_this_kernels_running_episode_reads_lost_once_the_kernel_is_gone(runs_di
     notice, header, ep = asyncio.run(main())
     said = without_kernel(notice)
     assert "lost" in said and "approve" not in said, said
-    assert any(c.startswith(f"%noesis resume {ep}") for c in codes(notice)), notice
+    assert any(c.startswith(f"%noesis resume {ep}") for c in commands(notice)), notice
     assert _badge(with_kernel(header)) == "running" and _badge(without_kernel(header)) == "lost", header
 
 
@@ -148,7 +148,7 @@ def test_a_run_paused_on_a_veto_is_decided_in_a_view_given_its_adapter(ip: Any, 
     notice, _ = _shown(runs_dir / ep)
     said = without_kernel(notice)
     assert "vetoed by governance" in said and "%noesis" not in said, said
-    [show] = codes(notice)
+    [show] = commands(notice)
     assert show.endswith(", using=<its adapter>)"), show
     ip.user_ns["_done"] = _done
     view = ip.run_cell("import noesis_nb\n" + show.replace("<its adapter>", "_done")).result
@@ -175,5 +175,5 @@ def test_a_replay_at_a_moment_the_run_was_paused_gives_no_command_to_decide_it(i
         replay.view.close()
     said = without_kernel(notice)
     assert "replay" in said and "%noesis" not in said, said
-    [show] = codes(notice)
+    [show] = commands(notice)
     _type(ip, show)
