@@ -11,6 +11,7 @@ import asyncio
 import tempfile
 from pathlib import Path
 
+from ._envvars import path_from_env
 from .errors import NoesisNbError
 from .runtime.api import start
 from .scripted import note_writer
@@ -47,11 +48,15 @@ def main(argv: list[str] | None = None) -> None:
         description="Run an episode whose agent asks for a write tool, approve it through the API, and print the "
         "run directory and what is in it. No network, no API key.",
     )
-    parser.add_argument("--runs-dir", type=Path, default=None, help="where run directories go (default: a temp dir)")
+    parser.add_argument(
+        "--runs-dir", type=Path, default=None, help="where run directories go (default: $NOESIS_RUNS_DIR if set, else a temp dir)"
+    )
     args = parser.parse_args(argv)
     base = Path(tempfile.mkdtemp(prefix="noesis_nb-demo-"))
     try:
-        asyncio.run(_run(args.runs_dir or base / "episodes", base / "notes"))
+        configured = path_from_env("NOESIS_RUNS_DIR")  # the runs dir every noesis_nb call here would use
+        runs_dir = args.runs_dir or (Path(configured).expanduser() if configured else base / "episodes")
+        asyncio.run(_run(runs_dir, base / "notes"))
     except NoesisNbError as exc:  # a runs dir refused, a run that could not be written: say it, exit 1
         parser.exit(1, f"{parser.prog}: {type(exc).__name__}: {exc}\n")
 
