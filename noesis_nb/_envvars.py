@@ -10,6 +10,7 @@ import unicodedata
 from typing import Any
 
 from .errors import InvalidOptionError
+from .ids import holds_credential
 from .secrets.quoted import quoted, typo_hint
 
 __all__ = [
@@ -88,6 +89,11 @@ def check_approver_id(given: Any) -> str:
             f"approver_id={quoted(given, 80)}: name who decides in printable text of at most {_APPROVER_ID_MAX} "
             "characters on one line, e.g. approver_id='ana'"
         )
+    if holds_credential(given):  # written in the decision and every view, where a credential is stored redacted
+        raise InvalidOptionError(
+            f"approver_id={quoted(given, 80)} holds what looks like a credential (a token or a password), which run "
+            "files store redacted: name who decides, e.g. approver_id='ana'"
+        )
     return given
 
 
@@ -138,6 +144,8 @@ def principal_problem(name: str) -> str | None:
         return "holds a control character"
     if len(name) > _APPROVER_ID_MAX:
         return f"is over {_APPROVER_ID_MAX} characters"
+    if holds_credential(name):
+        return "holds what looks like a credential (a token or a password), which run files store redacted"
     return None
 
 

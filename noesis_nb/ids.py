@@ -10,7 +10,9 @@ import uuid
 from ulid import ULID
 
 from .errors import InvalidIdError
+from .secrets.names import REDACTED_VALUE
 from .secrets.quoted import quoted
+from .secrets.text import find_in_text
 
 __all__ = [
     "new_episode_id",
@@ -18,6 +20,7 @@ __all__ = [
     "new_checkpoint_id",
     "validate_id",
     "validate_new_episode_id",
+    "holds_credential",
     "RESERVED_NAMES",
     "MAX_NEW_EPISODE_ID",
 ]
@@ -26,6 +29,13 @@ _VARIANT = "89ab"
 _rng = random.Random(os.urandom(32))  # private: a user's random.seed() must not repeat our ids
 os.register_at_fork(after_in_child=lambda: _rng.seed(os.urandom(32)))
 _SAFE = re.compile(r"[A-Za-z0-9_.:@+=-]{1,200}")  # whole value (fullmatch: "$" would let a final "\n" in)
+# the ids minted here and by the systems runs come from (a ULID behind ``ep_``/``req_``/``batch_``, ``chk_`` and hex,
+# AG-UI's and LangGraph's UUIDs, trace ids in hex, a draft id made of two of them): no detector finds a credential in
+# one (a test holds them to that), so the common id is cleared without the detectors
+_ULID = r"[0-7][0-9A-HJKMNP-TV-Z]{25}"
+_UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+_ONE = rf"(?:(?:ep|req|batch|chk|run|thread|trace|span)[_-])?(?:{_ULID}|{_UUID}|[0-9a-f]{{12,64}})"
+_MINTED = re.compile(rf"{_ONE}|draft:{_ONE}:req_{_ULID}")
 
 
 def new_episode_id() -> str:
@@ -66,6 +76,13 @@ def validate_new_episode_id(value: object) -> str:
     return episode_id
 
 
+def holds_credential(value: str) -> bool:
+    """Whether ``value`` holds, anywhere in it, what run files store redacted: a credential of a known format
+    (``ghp_…``, ``AKIA…``, ``sk-proj-…``, a JWT) or a secret-named ``name=value``. An id holding one would name its
+    folder and files in clear while its records said ``[REDACTED]``: a run no decision or resume could find again."""
+    return _MINTED.fullmatch(value) is None and bool(find_in_text(value, entropy=False))
+
+
 def _path_like(value: str) -> str:
     """What makes ``value`` read as a path rather than an id (``""`` when nothing does)."""
     if "/" in value or "\\" in value:
@@ -81,6 +98,12 @@ def _path_like(value: str) -> str:
     return ""
 
 
+def _shown(value: str) -> str:
+    """``value`` as an error names it: redacted, then cut (a key given as an id is not quoted back, in part or
+    whole). Made only for a message: it costs a hundred times the checks."""
+    return quoted(value, 60)
+
+
 def validate_id(value: object, *, what: str = "episode id") -> str:
     """Return ``value`` if it is a non-empty id without path separators or ``..``; else raise."""
     if not isinstance(value, str) or not value:
@@ -89,11 +112,21 @@ def validate_id(value: object, *, what: str = "episode id") -> str:
     if problem:
         hint = "(e.g. 'ep_01K9...') or the run directory as a Path" if what == "episode id" else "(letters, digits and _.:@+=-)"
         raise InvalidIdError(f"{what} {quoted(value)} {problem}; pass the bare id {hint}")
-    shown = quoted(value, 60)  # redacted, then cut: a key given as an id is not quoted back, in part or whole
+    if REDACTED_VALUE in value:  # read back from a run file that stores its run's id redacted (a run made elsewhere)
+        raise InvalidIdError(
+            f"{what} {_shown(value)} is an id stored redacted ({REDACTED_VALUE} stands where a credential was): it names no "
+            "folder or file; name the run by its folder (the run directory as a Path)"
+        )
     if not _SAFE.fullmatch(value):
         if value != value.strip() and _SAFE.fullmatch(value.strip()):  # pasted with a space or a line end around it
-            raise InvalidIdError(f"{what} {shown} has white space around it; pass {quoted(value.strip(), 60)}")
-        raise InvalidIdError(f"{what} {shown} has characters outside [A-Za-z0-9_.:@+=-] or is over 200 characters")
+            raise InvalidIdError(f"{what} {_shown(value)} has white space around it; pass {quoted(value.strip(), 60)}")
+        raise InvalidIdError(f"{what} {_shown(value)} has characters outside [A-Za-z0-9_.:@+=-] or is over 200 characters")
+    if holds_credential(value):  # stored redacted in the run's files, in clear in its file names
+        fix = "leave episode_id out for a new one" if what == "episode id" else "use an id of your own"
+        raise InvalidIdError(
+            f"{what} {_shown(value)} holds what looks like a credential (a token or a password); ids name folders and files "
+            f"and are written in run files, where a credential is stored redacted: pick an id without it ({fix})"
+        )
     if value[0] in ".-":  # a hidden folder no listing shows (and staging folders' form), or a word read as an option
-        raise InvalidIdError(f"{what} {shown} starts with {value[0]!r}; start it with a letter, a digit or '_'")
+        raise InvalidIdError(f"{what} {_shown(value)} starts with {value[0]!r}; start it with a letter, a digit or '_'")
     return value

@@ -24,6 +24,7 @@ from typing import Any
 
 from .. import config
 from ..errors import AgentCancelled, NoesisNbError
+from ..ids import validate_new_episode_id
 from ..runtime.api import solve
 from ..secrets.quoted import quoted
 from ..store.roots import check_root, refuse_run_as_root
@@ -268,6 +269,8 @@ def _import_whole(
     if (missing := ending.missing()) is not None:
         parts["unfinished"] = missing
     digest = trace_digest(parts, read, failure)
+    if opts.get("episode_id") is not None:  # solve's own refusal of the id, before the lock makes the root
+        validate_new_episode_id(opts["episode_id"])
     root = config.runs_dir(opts.get("runs_dir"))
     refuse_run_as_root(check_root(root))  # solve's own refusals, before the lock makes the root
     with import_lock(root):

@@ -12,6 +12,7 @@ from typing import Any
 from noesis_nb._jsonio import atomic_write_json, loads, temp_stem
 from noesis_nb._jsonkeys import checked
 from noesis_nb.errors import InvalidIdError, RunWriteError, refused_write
+from noesis_nb.ids import holds_credential
 from noesis_nb.secrets import quoted
 from noesis_nb.store.runfiles import UnreadableRunFile, read_file
 
@@ -108,6 +109,8 @@ def check_id(value: Any, what: str = "draft id") -> str:
         problem = f"contains the control character {quoted(control.group())}"
     elif len(value) > MAX_ID_LENGTH:
         problem = f"is {len(value)} characters long (the limit is {MAX_ID_LENGTH})"
+    elif holds_credential(value):  # the file name would keep it in clear, the records that name it redacted
+        problem = "holds what looks like a credential (a token or a password), which run files store redacted"
     if problem:
         raise InvalidIdError(
             f"{what} {quoted(value)} {problem}; ids become file names, so use letters, digits, '-', '_', ':' or '.'."

@@ -16,6 +16,7 @@ from .._envvars import path_from_env
 from .._safetext import magic_word, visible
 from ..errors import InvalidIdError, InvalidOptionError
 from ..ids import validate_id
+from ..secrets import shown
 
 __all__ = ["show_call", "magic_line", "inbox_line", "batch_call"]
 
@@ -84,7 +85,8 @@ def show_call(episode_id: str, run_dir: Any) -> str:
     """``noesis_nb.show('ep_…')``, with ``runs_dir=`` when an id alone would not find it (every hidden character shown)."""
     target, is_path = _target(episode_id, run_dir)
     root = None if is_path else _runs_dir(run_dir)
-    return visible(f"noesis_nb.show({target!r}" + (f", runs_dir={root!r})" if root else ")"), exact=True)
+    # (redacted: a folder made elsewhere may hold a credential in its name, and a view's text is saved with the notebook)
+    return shown(visible(f"noesis_nb.show({target!r}" + (f", runs_dir={root!r})" if root else ")"), exact=True))
 
 
 def magic_line(command: str, episode_id: str, run_dir: Any) -> str:
@@ -94,13 +96,13 @@ def magic_line(command: str, episode_id: str, run_dir: Any) -> str:
     target, is_path = _target(episode_id, run_dir)
     root = None if is_path else _runs_dir(run_dir)
     line = f"%noesis {command} {magic_word(target)}" + (f" --runs-dir {magic_word(root)}" if root else "")
-    return visible(line, exact=True)
+    return shown(visible(line, exact=True))
 
 
 def inbox_line(root: Any) -> str:
     """``%noesis inbox --runs-dir …`` for the runs under ``root`` (always named: a fresh kernel's default root may be
     another), with the folder's ``$`` and braces doubled and every hidden character shown, as ``magic_line``."""
-    return visible(f"%noesis inbox --runs-dir {magic_word(_folder(Path(root), _starting_dir()))}", exact=True)
+    return shown(visible(f"%noesis inbox --runs-dir {magic_word(_folder(Path(root), _starting_dir()))}", exact=True))
 
 
 def batch_call(batch_id: str, root: Any, *, rerun_failed: bool = False) -> str:
@@ -108,4 +110,4 @@ def batch_call(batch_id: str, root: Any, *, rerun_failed: bool = False) -> str:
     cell (its tasks and adapters are the user's to pass again; the root always named, as ``inbox_line``)."""
     folder = _folder(Path(root), _starting_dir())
     rerun = ", rerun_failed=True" if rerun_failed else ""
-    return visible(f"noesis_nb.batch(tasks, using=…, batch_id={str(batch_id)!r}, root={folder!r}{rerun})", exact=True)
+    return shown(visible(f"noesis_nb.batch(tasks, using=…, batch_id={str(batch_id)!r}, root={folder!r}{rerun})", exact=True))

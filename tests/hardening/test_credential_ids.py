@@ -1,0 +1,160 @@
+"""An id holding a credential is refused before anything is made; minted ids, UUIDs and hex digests are kept.
+
+Run files store a credential redacted. An episode id holding one (``ep_ghp_…``, ``run-AKIA…-x``) named the run's
+folder, its draft files and its checkpoint in clear while state.json and the log said ``ep_[REDACTED]``: no
+decision or resume found the run again, and it stayed paused for good.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import os
+import random
+import shutil
+import sys
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import noesis_nb
+from noesis_nb import ns
+from noesis_nb.errors import InvalidIdError, InvalidOptionError, NoesisNbError
+from noesis_nb.ids import new_checkpoint_id, new_episode_id, validate_id
+from noesis_nb.integrations.taisce import import_taisce
+from noesis_nb.secrets.text import find_in_text
+
+# built from parts: no whole credential stands in the repository's text
+_GH = "ghp" + "_" + "Zx9Qw8Er7Ty6Ui5Op4As3Df2Gh1Jk0LmNb12"
+_AWS = "AK" + "IA" + "Z7Q3X5RTYP2M4WN8"
+_OPENAI = "sk-" + "proj-" + "Qw8Er7Ty6Ui5Op4As3Df2Gh1"
+_JWT = "ey" + "JhbGciOiJIUzI1NiJ9" + ".ey" + "JzdWIiOiIxIn0.abc"
+CREDENTIAL_IDS = {
+    "github": f"ep_{_GH}",
+    "aws inside": f"run-{_AWS}-x",
+    "openai": f"ep_{_OPENAI}",
+    "jwt": f"ep_{_JWT}",
+    "name=value": "run-pass" + "word=hunter22x",
+}
+SECRETS = (_GH, _AWS, _OPENAI, _JWT, "hunter22x")
+
+
+def agent(task: str, ctx: Any) -> Any:
+    argv = [sys.executable, "-c", "print('hi')"]
+    return ctx.tool("fs.write_file", {"argv": argv}, effect="write", risk="high")["returncode"]
+
+
+def _refused(call: Any, root: Path, kind: type[Exception] = InvalidIdError) -> str:
+    with pytest.raises(kind) as caught:
+        call()
+    message = str(caught.value)
+    assert kind is not InvalidIdError or "credential" in message, message
+    assert not any(s in message for s in SECRETS), message  # named redacted
+    assert not root.exists(), sorted(map(str, root.rglob("*")))  # not even the runs root was made
+    return message
+
+
+@pytest.mark.parametrize("bad", CREDENTIAL_IDS.values(), ids=CREDENTIAL_IDS.keys())
+def test_an_episode_id_holding_a_credential_is_refused_by_every_way_in_before_anything_is_written(
+    bad: str, tmp_path: Path
+) -> None:
+    root = tmp_path / "runs"
+    message = _refused(lambda: noesis_nb.solve("t", using=agent, runs_dir=root, approver="ask", episode_id=bad), root)
+    assert "leave episode_id out" in message
+    _refused(lambda: ns.solve("t", using=agent, runs_dir=root, approver="ask", episode_id=bad), root)
+    _refused(lambda: asyncio.run(noesis_nb.solve_async("t", using=agent, runs_dir=root, episode_id=bad)), root)
+
+    async def started() -> None:
+        noesis_nb.start("t", using=agent, runs_dir=root, episode_id=bad)
+
+    _refused(lambda: asyncio.run(started()), root)
+    transcript = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
+    _refused(lambda: import_taisce(transcript, runs_dir=root, episode_id=bad), root)
+
+
+@pytest.mark.parametrize("bad", CREDENTIAL_IDS.values(), ids=CREDENTIAL_IDS.keys())
+def test_a_batch_id_holding_a_credential_is_refused_before_any_record_exists(bad: str, tmp_path: Path) -> None:
+    """(A batch also refuses names that look random, which it writes as they are: ``spec._refuse_secret_name``.)"""
+    root = tmp_path / "runs"
+
+    async def main() -> None:
+        await noesis_nb.batch(["a"], using=lambda task: task, runs_dir=root, batch_id=bad)
+
+    _refused(lambda: asyncio.run(main()), root, NoesisNbError)
+
+
+def _tree(root: Path) -> dict[str, bytes | None]:
+    return {str(p.relative_to(root)): (p.read_bytes() if p.is_file() else None) for p in sorted(root.rglob("*"))}
+
+
+def test_a_decision_by_an_approver_or_a_checkpoint_named_with_a_credential_is_refused_and_writes_nothing(
+    runs_dir: Path,
+) -> None:
+    episode = noesis_nb.solve("t", using=agent, runs_dir=runs_dir, approver="ask")
+    before = _tree(runs_dir)
+    with pytest.raises(InvalidOptionError, match="credential"):
+        noesis_nb.approve_draft(episode, approver_id=f"ana-{_GH}", runs_dir=runs_dir)
+    with pytest.raises(InvalidIdError, match="credential"):
+        noesis_nb.resume_run(episode, runs_dir=runs_dir, checkpoint_id=f"chk_{_AWS}")
+    assert _tree(runs_dir) == before
+
+
+# what the package and its peers mint: kept (the detectors find nothing in them, and the quick path agrees)
+def _minted() -> list[str]:
+    rng = random.Random(7)
+    crockford = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+    out: list[str] = []
+    for _ in range(300):
+        ulid = rng.choice("01234567") + "".join(rng.choice(crockford) for _ in range(25))
+        digest = "".join(rng.choice("0123456789abcdef") for _ in range(rng.choice((12, 16, 32, 40, 64))))
+        out += [f"ep_{ulid}", f"req_{ulid}", f"batch_{ulid}", ulid, digest, f"trace-{digest}", f"draft:ep_{ulid}:req_{ulid}"]
+        out += [str(uuid.UUID(int=rng.getrandbits(128), version=4)), f"thread-{uuid.UUID(int=rng.getrandbits(128))}"]
+    return out
+
+
+def test_minted_ids_uuids_and_hex_digests_are_kept_and_need_no_detector() -> None:
+    ours = [new_episode_id(), new_checkpoint_id(), f"draft:{new_episode_id()}:req_{new_episode_id()[3:]}"]
+    peers = [str(uuid.uuid4()), uuid.uuid4().hex, hashlib.sha256(b"x").hexdigest(), hashlib.sha1(b"x").hexdigest()]
+    plain = ["my-experiment-1", "nightly", "ana", "user:ana", "fs.write_file", "run_abc123XYZdef456GHIjkl78"]
+    for value in [*ours, *peers, *plain, *_minted()]:
+        assert validate_id(value, what="id") == value
+        assert not find_in_text(value, entropy=False), value  # the quick path clears only what the detectors clear
+
+
+def _crafted(runs_dir: Path) -> Path:
+    """A paused run as an older writer left it for an id holding a token: folder, draft file and checkpoint named
+    with the token in clear, state.json and the log naming ``ep_[REDACTED]``."""
+    clean = noesis_nb.solve("t", using=agent, runs_dir=runs_dir, approver="ask")
+    bad = f"ep_{_GH}"
+    run = runs_dir / bad
+    shutil.move(runs_dir / clean, run)
+    for path in sorted(run.rglob("*"), key=lambda p: -len(p.parts)):
+        if clean in path.name:
+            path.rename(path.with_name(path.name.replace(clean, bad)))
+    for path in run.rglob("*"):
+        if path.is_file() and path.suffix in {".json", ".jsonl"}:
+            path.write_text(path.read_text().replace(clean, "ep_[REDACTED]"))
+    return run
+
+
+def test_a_run_crafted_with_a_credential_in_its_ids_is_read_by_every_reader_and_decided_by_none(runs_dir: Path) -> None:
+    run = _crafted(runs_dir)
+    for reader in (noesis_nb.runs_df, noesis_nb.events_df, noesis_nb.tools_df, noesis_nb.usage_df):
+        reader(runs_dir)  # read, its problems listed: no exception
+    assert len(noesis_nb.list_runs(runs_dir=runs_dir)) == 1
+    for view in (noesis_nb.show(run), noesis_nb.inbox(runs_dir)):
+        bundle = view._repr_mimebundle_()
+        text = repr(view) + "".join(str(v) for v in (bundle[0] if isinstance(bundle, tuple) else bundle).values())
+        assert _GH not in text  # the command a view names to reach the run is redacted as any of its text
+    disk = noesis_nb.DiskRun(run)
+    repr(disk)
+    before = _tree(runs_dir)
+    for decide in (noesis_nb.approve_draft, noesis_nb.reject_draft):
+        with pytest.raises(NoesisNbError):
+            decide(run, approver_id="ana")
+    with pytest.raises(NoesisNbError):
+        noesis_nb.resume_run(run)
+    assert _tree(runs_dir) == before  # nothing written under either name
+    assert os.listdir(runs_dir) == [run.name]
