@@ -136,7 +136,7 @@ class DiskRun:
         """The checkpoint of the governance veto this run is paused on (not resumed yet, or by ``ns.resume`` only:
         evidence, nothing continued it), else None."""
         pause = last_pause(events)
-        if pause is None or pause_continued(pause) or pause.cause is None or pause.checkpoint_event is None:
+        if pause is None or pause_continued(pause, events) or pause.cause is None or pause.checkpoint_event is None:
             return None
         if pause.cause.get("phase") != "governance":
             return None

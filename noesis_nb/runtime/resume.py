@@ -201,7 +201,7 @@ def paused_on(
 def pause_in(events: list[dict[str, Any]], *, resumed_too: bool = False) -> tuple[str, str] | None:
     """``paused_on`` of a log already read. A pause ``ns.resume`` resumed (evidence only) still waits."""
     pause = last_pause(events)
-    if pause is None or (pause_continued(pause) and not resumed_too) or pause.cause is None:
+    if pause is None or (pause_continued(pause, events) and not resumed_too) or pause.cause is None:
         return None
     if pause.cause.get("phase") == "governance":
         return "veto", str(payload_of(pause.checkpoint_event).get("checkpoint_id"))

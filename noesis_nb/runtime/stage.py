@@ -3,17 +3,18 @@
 Noēsis' lifecycle goes ``running → interrupted → paused → resuming`` (``run.interrupt``, ``run.checkpoint``,
 ``run.resume``). A run on disk that no live process writes is in one of these stages:
 
-==================  =============================================  ======================================
-stage               its last lifecycle event                       the calls it takes
-==================  =============================================  ======================================
-``running``         none (its process stopped while it ran: lost)   ``ns.interrupt``, ``ns.checkpoint``
-``interrupted``     ``run.interrupt``                              ``ns.checkpoint``
-``paused``          ``run.checkpoint``                             ``ns.resume``
-``resumed``         ``run.resume`` of ``ns.resume`` (evidence      none of the three: it still waits for
-                    only: nothing continued it, it stays paused)   its decision and ``resume_run``
-``lost_resuming``   ``run.resume`` of ``resume_run`` or of the     none of the three: ``resume_run``
-                    live episode, whose process then stopped       continues it
-==================  =============================================  ======================================
+=================  ===============================================  =====================================
+stage              its last lifecycle event                         the calls it takes
+=================  ===============================================  =====================================
+``running``        none (its process stopped while it ran: lost)    ``ns.interrupt``, ``ns.checkpoint``
+``interrupted``    ``run.interrupt``                                ``ns.checkpoint``
+``paused``         ``run.checkpoint``                               ``ns.resume``
+``resumed``        ``run.resume`` of ``ns.resume``, the log's last  none of the three: it still waits for
+                   line (evidence only: the run stays paused)       its decision and ``resume_run``
+``lost_resuming``  ``run.resume`` of ``resume_run`` or of the       none of the three: ``resume_run``
+                   live episode, or ``ns.resume``'s followed by     continues it
+                   what a ``resume_run`` wrote; its process gone
+=================  ===============================================  =====================================
 
 Every stage takes ``resume_run`` (it continues or settles the run), and a run paused on a draft or a veto takes
 ``approve_draft`` / ``reject_draft`` in ``paused`` and ``resumed`` alike. A call a stage does not take is refused
@@ -46,10 +47,13 @@ class Stage:
     waits_on: str | None  # "draft <id>", "a governance veto", or None (paused through ns.interrupt + ns.checkpoint)
 
 
-def pause_continued(pause: Pause) -> bool:
-    """Whether a resume that continues the run (``resume_run``'s, the live episode's) followed ``pause``: the
-    evidence-only ``run.resume`` of ``ns.resume`` does not, so the pause still waits for its decision."""
-    return pause.resume_event is not None and payload_of(pause.resume_event).get("resumed_by") != "resume"
+def pause_continued(pause: Pause, events: list[dict[str, Any]]) -> bool:
+    """Whether something continued the run after ``pause`` (``events``: its log): a ``run.resume`` of ``resume_run``
+    or of the live episode, or anything written after the evidence-only ``run.resume`` of ``ns.resume`` (which
+    leaves the run paused: only a ``resume_run`` writes after it). A pause nothing continued waits for its decision."""
+    if pause.resume_event is None:
+        return False
+    return payload_of(pause.resume_event).get("resumed_by") != "resume" or pause.resume_index != len(events) - 1
 
 
 def stage_of(events: list[dict[str, Any]]) -> Stage:
@@ -71,7 +75,8 @@ def stage_of(events: list[dict[str, Any]]) -> Stage:
     elif kind == RUN_CHECKPOINT:
         name = "paused"
     else:
-        name = "resumed" if payload_of(last or {}).get("resumed_by") == "resume" else "lost_resuming"
+        evidence = payload_of(last or {}).get("resumed_by") == "resume" and last is events[-1]
+        name = "resumed" if evidence else "lost_resuming"  # after ns.resume, only resume_run writes
     return Stage(name, None if checkpoint_id is None else str(checkpoint_id), waits_on)
 
 

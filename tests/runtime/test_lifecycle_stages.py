@@ -47,21 +47,21 @@ _RESUME_KILLED = textwrap.dedent(
     import os, signal, sys
     from noesis_nb.runtime.recorder import Recorder
     real = Recorder.emit
-    def emit(self, *args, **kwargs):  # kill -9 right after resume_run's run.resume is written
+    def emit(self, *args, **kwargs):  # kill -9 right after resume_run wrote its first event named sys.argv[2]
         event = real(self, *args, **kwargs)
-        if event.get("event_type") == "run.resume":
+        if sys.argv[2] in (event.get("event_type"), event.get("phase")):
             os.kill(os.getpid(), signal.SIGKILL)
         return event
     Recorder.emit = emit
     import noesis_nb
-    noesis_nb.resume_run(sys.argv[1], using=sys.argv[2] if len(sys.argv) > 2 else None)
+    noesis_nb.resume_run(sys.argv[1], using=sys.argv[3] if len(sys.argv) > 3 else None)
     """
 )
 
 
-def _resume_killed(run: Path, using: str | None) -> None:
+def _resume_killed(run: Path, using: str | None, after: str = "run.resume") -> None:
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
-    argv = [sys.executable, "-c", _RESUME_KILLED, str(run), *([using] if using else [])]
+    argv = [sys.executable, "-c", _RESUME_KILLED, str(run), after, *([using] if using else [])]
     done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=120)
     assert done.returncode == -signal.SIGKILL, done.stderr[-2000:]
 
@@ -108,10 +108,16 @@ def _ended(runs: Path, task: str, using: Any, **opts: Any) -> Path:
     return run
 
 
-def _lost_mid_resume(run: Path, using: str | None) -> Path:
+def _lost_mid_resume(run: Path, using: str | None, after: str = "run.resume") -> Path:
     noesis_nb.approve_draft(run, approver_id="ana")
-    _resume_killed(run, using)
-    assert [e.get("event_type") for e in read_events(run / "events.jsonl")][-1] == "run.resume"
+    _resume_killed(run, using, after)
+    assert after in _names(run)[-1:]
+    return run
+
+
+def _killed_going_ahead(run: Path) -> Path:
+    _resume_killed(run, PLAIN, "action_candidate")
+    assert _names(run)[-2:] == ["run.resume", "action_candidate"]
     return run
 
 
@@ -126,6 +132,16 @@ STAGES: dict[str, tuple[Callable[[Path], Path], str]] = {
     "veto-after-ns.resume": (lambda root: _ns_resumed(_veto(root / "runs")), "success"),
     "draft-lost-mid-resume": (lambda root: _lost_mid_resume(_draft(root / "runs"), None), "success"),
     "veto-lost-mid-resume": (lambda root: _lost_mid_resume(_veto(root / "runs"), PLAIN), "success"),
+    # after ns.resume, resume_run writes no run.resume of its own: killed after its override's candidate
+    "veto-after-ns.resume-lost-mid-resume": (
+        lambda root: _lost_mid_resume(_ns_resumed(_veto(root / "runs")), PLAIN, "action_candidate"),
+        "success",
+    ),
+    # the same with no decision recorded: resume_run with the adapter is the go-ahead, as in Noēsis
+    "veto-after-ns.resume-go-ahead-lost": (
+        lambda root: _killed_going_ahead(_ns_resumed(_veto(root / "runs"))),
+        "success",
+    ),
     "sealed-ok": (lambda root: _ended(root / "runs", "hello", PLAIN), "success"),
     "sealed-error": (lambda root: _ended(root / "runs", "hello", _failing), "error"),
     "sealed-vetoed": (lambda root: _ended(root / "runs", "Wipe the staging database", PLAIN, governance="enforce"), "vetoed"),
@@ -224,6 +240,13 @@ EXPECTED: dict[str, dict[str, Any]] = {
         "approve": DID,
         "reject": DID,
     },
+}
+EXPECTED["veto-after-ns.resume-lost-mid-resume"] = EXPECTED["veto-lost-mid-resume"]
+EXPECTED["veto-after-ns.resume-go-ahead-lost"] = {
+    **EXPECTED["veto-lost-mid-resume"],
+    # the go-ahead was taken: no decision can be made any more (an uphold now would end vetoed a run that went on)
+    "approve": (EpisodeStateError, r"resume_run resumed with no decision recorded.*resume_run\(.*using="),
+    "reject": (EpisodeStateError, r"resume_run resumed with no decision recorded.*resume_run\(.*using="),
 }
 for _sealed in ("sealed-ok", "sealed-error", "sealed-vetoed", "sealed-cancelled"):
     EXPECTED[_sealed] = {
