@@ -158,3 +158,23 @@ def test_a_run_crafted_with_a_credential_in_its_ids_is_read_by_every_reader_and_
         noesis_nb.resume_run(run)
     assert _tree(runs_dir) == before  # nothing written under either name
     assert os.listdir(runs_dir) == [run.name]
+
+
+def test_drafts_crafted_with_a_credential_in_their_ids_are_decided_by_none_and_nothing_is_written(runs_dir: Path) -> None:
+    """The run keeps a plain id; its draft files and the log name ``draft:ep_ghp_…:req_…`` (a run copied from elsewhere)."""
+    clean = noesis_nb.solve("t", using=agent, runs_dir=runs_dir, approver="ask")
+    run, bad = runs_dir / clean, f"draft:ep_{_GH}"
+    for path in sorted(run.rglob("*"), key=lambda p: -len(p.parts)):
+        if f"draft:{clean}" in path.name:
+            path.rename(path.with_name(path.name.replace(f"draft:{clean}", bad)))
+    for path in run.rglob("*"):
+        if path.is_file() and path.suffix in {".json", ".jsonl"}:
+            path.write_text(path.read_text().replace(f"draft:{clean}", bad))
+    for reader in (noesis_nb.runs_df, noesis_nb.events_df, noesis_nb.tools_df, noesis_nb.usage_df):
+        reader(runs_dir)
+    before = _tree(runs_dir)
+    for decide in (noesis_nb.approve_draft, noesis_nb.reject_draft):
+        with pytest.raises(InvalidIdError, match="credential") as caught:
+            decide(run, approver_id="ana")
+        assert _GH not in str(caught.value)
+    assert _tree(runs_dir) == before
