@@ -41,6 +41,7 @@ from ..store.vocab import TERMINAL_STATUSES, TOKEN_FIELDS
 from . import lifecycle
 from .context import EpisodeContext
 from .drain import Drain, InFlight
+from .flights import LeftRunning
 from .gate import ApprovalGate
 from .governance import effective_failure_policy, evaluate_rules
 from .handedout import HandedOut
@@ -50,7 +51,7 @@ from .pause import EpisodePaused
 from .recorder import Recorder
 from .resolve import Adapter
 from .steer import SteerBox
-from .stubborn import Stoppable, forced_line, left_unread, stop_in_background, stop_task
+from .stubborn import STOP_GRACE_S, Stoppable, forced_line, left_unread, stop_in_background, stop_task
 from .vetoes import read_veto_decision, write_veto_decision
 
 __all__ = ["Episode", "EpisodeOptions", "EpisodePaused"]
@@ -105,6 +106,8 @@ class Episode:
         self.steers = SteerBox(recorder, before_first=self._write_start if adapter is not None else None)
         self.drain: Drain | None = None  # a graceful stop under way (``begin_drain``)
         self.in_flight: list[InFlight] = []  # tool and model calls started and not finished
+        self.left_running = LeftRunning()  # those on the loop, ended (waited for or cancelled) when the adapter ends
+        self._pausing = False  # the adapter unwound to a pause (``EpisodePaused``): the run stays paused on disk
         self.thread_calls: set[asyncio.Future[Any]] = set()  # loop tasks a sync adapter's thread waits on (ctx.tool)
         self.handed_out = HandedOut()  # ctx.tool_async coroutines not started yet (a forgotten await)
         self._flight_lock = threading.Lock()
@@ -191,6 +194,7 @@ class Episode:
             if self.drain is not None:
                 raise self.drain.refuse(kind, name)
             call = InFlight(kind, name)
+            self.left_running.track(call, self.loop)  # refused (CancelledError) once the adapter has ended
             self.in_flight.append(call)
             return call
 
@@ -200,6 +204,7 @@ class Episode:
             if call in self.in_flight:
                 self.in_flight.remove(call)
             drain = self.drain
+        self.left_running.ended(call)
         if drain is not None:
             drain.finished(call, row(*args) if callable(row) else row)
 
@@ -263,10 +268,13 @@ class Episode:
         except RunSealedError as exc:
             self._stand_down(exc)
         except asyncio.CancelledError:
-            if self.status == "paused" and not self.cancel_requested and not self.recorder.closed:
-                # cancelled while it waits for a decision, by no stop anyone asked for: its loop is going away (a
-                # script's asyncio.run ending). The pause stays on disk, decided and resumed later as any other
+            if (self.status == "paused" or self._pausing) and not self.cancel_requested and not self.recorder.closed:
+                # cancelled while it waits for a decision (or unwinds to its pause), by no stop anyone asked for: its
+                # loop is going away (a script's asyncio.run ending, Ctrl-C). The pause stays on disk, decided and
+                # resumed later as any other
                 self.recorder.close_without_sealing()
+                if self.status != "paused":
+                    self.set_status("paused")
                 raise
             self._finish_cancelled()
             if not self.cancel_requested:
@@ -554,6 +562,7 @@ class Episode:
                 if not inner.done() and await stop_task(inner, stoppable):  # cancelled: bounded, however the adapter takes it
                     self.report(forced_line(f"the adapter {self.label}"))
                 self._late_ending(left_unread(inner, leaving))
+                await self._end_left_running(leaving)
                 await self._stop_thread_calls()
                 self.handed_out.close()
 
@@ -564,6 +573,24 @@ class Episode:
             return
         shown = shown_cut(error_text(ended, 200 + SCAN_MARGIN), 200)  # redacted, then cut: no secret's head stays
         self.report(f"the adapter {self.label} raised {type(ended).__name__} after the episode stopped: {shown}")
+
+    async def _end_left_running(self, leaving: BaseException | None) -> None:
+        """End the tool and model calls the adapter left running (``flights``) before anything is paused or sealed:
+        after a pause, an error or a result each is waited for and recorded as it ended; after a stop (a cancel, an
+        interrupt, an exit, a drain) each is cancelled, and a tool cut off is recorded outcome unknown."""
+        self._pausing = isinstance(leaving, EpisodePaused)
+        stop = (
+            isinstance(leaving, (asyncio.CancelledError, HeldExit))
+            or is_exit(leaving)
+            or self.cancel_requested
+            or self.drain is not None
+        )
+        stuck = await self.left_running.settle(stop=stop)
+        for name in stuck:
+            self.report(
+                f"the call {quoted(name, 80)} went on for {STOP_GRACE_S:g} s after it was cancelled (it catches "
+                "asyncio.CancelledError without re-raising it); the episode ended without it, its end unrecorded"
+            )
 
     async def on_loop_for_thread(self, make: Callable[[], Awaitable[Any]]) -> Any:
         """Run ``make()`` for a sync adapter's thread (``ctx.tool``) as a task this episode cancels and waits
