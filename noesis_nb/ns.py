@@ -7,6 +7,7 @@ Lifecycle calls (``interrupt``, ``checkpoint``, ``resume``) write evidence only,
 from __future__ import annotations
 
 import os
+import warnings
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, cast
@@ -15,6 +16,8 @@ import orjson
 
 from . import config as _config
 from . import tools
+from ._cachedir import user_stacklevel
+from ._jsonkeys import RepeatedKeyWarning, loads_checked, where_repeated
 from ._unstarted import awaited_entry
 from .errors import (
     CheckpointConsistencyError,
@@ -367,7 +370,7 @@ def _read_summary(episode_id: str, *, context: Any = None) -> dict[str, Any]:
     path = run_dir / "summary.json"
     try:
         got = read_file(str(path), str(run_dir))  # a folder, a FIFO, a link out of the run: refused by name
-        summary_doc = None if got is None else orjson.loads(got[0])
+        summary_doc, repeated = (None, None) if got is None else loads_checked(got[0])
     except UnreadableRunFile as exc:
         reason = exc.reason
     except orjson.JSONDecodeError as exc:
@@ -376,6 +379,8 @@ def _read_summary(episode_id: str, *, context: Any = None) -> dict[str, Any]:
         if got is None:
             raise _no_summary_yet(str(episode_id), run_dir)
         if isinstance(summary_doc, dict):
+            if repeated is not None:  # read as unknown, never the first or last value: said with the file and line
+                warnings.warn(where_repeated(str(path), repeated), RepeatedKeyWarning, stacklevel=user_stacklevel())
             return cast(dict[str, Any], shown_value(summary_doc))  # redacted as shown, as the frames read it
         reason = f"a JSON {type(summary_doc).__name__}, not an object"
     raise UnreadableRunFile(

@@ -3,7 +3,7 @@ each vocabulary written once.
 
 Layers, lowest first (a module may import its own layer or lower ones)::
 
-    base      errors, ids, config, _jsonio, _jsonkeys, _threads, _forks, _safetext, _keywords, _exits, _genai_rates,
+    base      errors, ids, config, _jsonio, _jsonrepeat, _jsonkeys, _threads, _forks, _safetext, _keywords, _exits, _genai_rates,
               _cachedir, secrets
     store     run directories: paths, ownership, reading and writing, the run vocabulary and facts
     tools     the Noēsis tool contract
@@ -30,6 +30,7 @@ LAYERS = {
         "noesis_nb._envvars",
         "noesis_nb._unstarted",
         "noesis_nb._jsonio",
+        "noesis_nb._jsonrepeat",
         "noesis_nb._jsonkeys",
         "noesis_nb._threads",
         "noesis_nb._forks",

@@ -27,6 +27,7 @@ from typing import Any
 import orjson
 
 from .._jsonio import atomic_write_bytes, atomic_write_json, dumps_line, to_jsonable
+from .._jsonrepeat import screened
 from .._safetext import error_text, safe_repr
 from .disguise import ESCAPE, INVISIBLE, may_hide, maybe_disguised, readable
 from .joined import chunk_texts, split_secrets
@@ -239,6 +240,8 @@ class RunSecrets:
             except orjson.JSONDecodeError:
                 new = self.scrub_text(data.decode("utf-8", "replace")).encode()
             else:
+                if screened(data, loaded)[1]:  # a key written twice: kept as written for its readers to report
+                    return self._sweep_text(path, data)
                 scrubbed = self.scrub(loaded)
                 if scrubbed is loaded:
                     return False
@@ -247,6 +250,16 @@ class RunSecrets:
         else:
             new = self.scrub_text(data.decode("utf-8", "replace")).encode()
         if new == data:  # a sign of a known value, but none there
+            return False
+        atomic_write_bytes(path, new)
+        return True
+
+    def _sweep_text(self, path: Path, data: bytes) -> bool:
+        """``path`` (``data``) rewritten with the known values taken out of its text; True when it changed. A document
+        writing a key twice is swept so: rewritten from orjson's reading, only the last value would be left, and its
+        readers would no longer see (and report) which key came twice."""
+        new = self.scrub_text(data.decode("utf-8", "replace")).encode()
+        if new == data:
             return False
         atomic_write_bytes(path, new)
         return True
@@ -260,6 +273,9 @@ class RunSecrets:
                     record = orjson.loads(line)
                 except orjson.JSONDecodeError:
                     lines[i] = self.scrub_text(line.decode("utf-8", "replace")).encode()
+                    continue
+                if screened(line, record)[1]:  # a key written twice: rewritten from orjson's reading, only its last
+                    lines[i] = self.scrub_text(line.decode("utf-8", "replace")).encode()  # value would be left
                     continue
                 if isinstance(record, dict) and record.get("id") in noted:  # a streamed piece's part of a secret
                     record = {**record, "payload": self._streams.cut(record["id"], record.get("payload"))}

@@ -223,3 +223,24 @@ def test_a_trace_digest_written_twice_stands_for_no_earlier_import(runs_dir: Pat
         warnings.simplefilter("error", TraceAlreadyImported)
         again = import_taisce(transcript, runs_dir=runs_dir)
     assert again != first
+
+
+def test_the_secrets_sweep_leaves_a_key_written_twice_for_its_readers_to_report(tmp_path: Path) -> None:
+    """A value learned late is swept out of the run's files at the seal. A file writing a key twice was rewritten
+    from orjson's reading: ``"status": "rejected", "status": "approved"`` became ``"status": "approved"``, which
+    every reader then took without a word. Its text is swept instead, both keys left as written."""
+    from noesis_nb.secrets.guard import for_run
+
+    guard = for_run(tmp_path)
+    guard.screen({"text": "warming up"})  # something was written before the value was learned
+    decision = tmp_path / "decision.json"
+    decision.write_text('{\n  "status": "rejected",\n  "status": "approved",\n  "reason": "the word is swordfish-77"\n}\n')
+    log = tmp_path / "events.jsonl"
+    log.write_text('{"id":"e1","phase":"act","phase":"model","payload":{"text":"the word is swordfish-77"}}\n')
+    guard.screen({"password": "swordfish-77"})
+    assert sorted(p.name for p in guard.sweep(tmp_path)) == ["decision.json", "events.jsonl"]
+    for path, key in ((decision, "status"), (log, "phase")):
+        text = path.read_bytes()
+        assert b"swordfish" not in text
+        assert without_repeats(text)[1] == [key], text
+    assert loads_checked(decision.read_bytes())[1].line == 3  # type: ignore[union-attr]
