@@ -234,7 +234,8 @@ def find_run_dir(
                 f"{quoted(elsewhere)}: pass its folder as runs_dir=, or leave runs_dir= out"
             )
     raise RunNotFoundError(
-        f"no run {quoted(episode_id)} under {searched}; {instead}, or check the id with noesis_nb.ns.list_runs()"
+        f"no run {quoted(episode_id)} under {searched}; {instead}, or check the id with %noesis list "
+        "(noesis_nb.ns.list_runs() in code)"
     )
 
 

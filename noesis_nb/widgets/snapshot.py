@@ -157,7 +157,8 @@ def _cell(row: Mapping[str, Any], column: str) -> str:
 
 EMPTY_RUNS_HINT = (
     "no runs in {where} yet{note}: start one with noesis_nb.start(task, using=agent) or "
-    '%noesis run <agent> "<task>", or point at other runs with --runs-dir / noesis_nb.config.set(runs_dir=...)'
+    '%noesis run <agent> "<task>", or point at other runs with %noesis list --runs-dir <folder> (%noesis runs-dir <folder> '
+    "for every later call)"
 )
 
 
