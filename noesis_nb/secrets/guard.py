@@ -48,7 +48,8 @@ _SEEN = 20_000  # characters of an exception's text and of each argument's repr 
 class RunSecrets:
     """The secret values one run has seen; thread-safe."""
 
-    def __init__(self) -> None:
+    def __init__(self, own: str = "") -> None:
+        self._own = own  # the run's folder name (its id): on disk in clear, so never a value to hide (see ``learn``)
         self._lock = threading.Lock()
         self.values: tuple[str, ...] = ()  # longest first
         self._known = Known()  # the same values, found in a text in one pass (and their JSON-escaped heads)
@@ -61,6 +62,10 @@ class RunSecrets:
         """Remember values (those of ``MIN_HUNTED``+ characters, not a placeholder: the ``"password"`` of a
         redacted ``{"auth": ("password", …)}`` is no value to hunt in every later text); True when one is new."""
         new = {v for v in values if isinstance(v, str) and len(v) >= MIN_HUNTED and "REDACTED" not in v and not names_no_value(v)}
+        if self._own:  # the run's id (a random-looking one, a hex trace id) found in a text that quotes it: hidden
+            # everywhere, it left the run's records naming an id no folder or draft file has (``ids`` refuses an id
+            # holding a credential of a known shape, so what is left of it is no secret)
+            new = {v for v in new if v not in self._own and self._own not in v}
         with self._lock:
             new -= set(self.values)
             if not new:
@@ -440,7 +445,7 @@ def for_run(run_dir: Any) -> RunSecrets:
     with _REGISTRY_LOCK:
         guard = _REGISTRY.get(key)
         if guard is None:
-            guard = _REGISTRY[key] = RunSecrets()
+            guard = _REGISTRY[key] = RunSecrets(os.path.basename(key))
             while len(_REGISTRY) > _KEEP:
                 _REGISTRY.popitem(last=False)
         else:

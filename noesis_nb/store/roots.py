@@ -10,7 +10,7 @@ from pathlib import Path
 from .. import config
 from .._safetext import frame_given
 from ..errors import InvalidIdError, RunNotFoundError, RunsDirError
-from ..ids import validate_id
+from ..ids import holds_credential, validate_id
 from ..secrets.quoted import quoted
 from .artifacts import read_json
 from .runfiles import what_is
@@ -55,7 +55,9 @@ def _a_run_of_its_own(path: Path) -> bool:
 def refuse_run_as_root(runs_dir: Path) -> None:
     """Raise ``RunsDirError`` when ``runs_dir`` is what every reader lists as one run (:func:`is_run_dir`), or lies
     inside a run's own folder: a new run (or a batch record) written there would be listed nowhere, and would change
-    that run after it was sealed. Says whether it is a run, inside one, or a folder holding a run's file."""
+    that run after it was sealed. Says whether it is a run, inside one, or a folder holding a run's file. Also when a
+    folder it would make for ``runs_dir`` holds a credential in its name."""
+    _refuse_credential_in_new_folders(runs_dir)
     _refuse_inside_a_run(runs_dir)
     if not is_run_dir(runs_dir):
         return
@@ -72,6 +74,20 @@ def refuse_run_as_root(runs_dir: Path) -> None:
         f"written inside it would be listed nowhere; pass a folder of their own, e.g. runs_dir={quoted(str(runs_dir / 'runs'))}, "
         f"or move {marker} out; nothing was written"
     )
+
+
+def _refuse_credential_in_new_folders(runs_dir: Path) -> None:
+    """Raise ``RunsDirError`` when a folder not there yet, which writing runs under ``runs_dir`` would make, holds a
+    credential of a known format in its name (``runs-ghp_…``): it would stand in clear on disk, in every path a view
+    or a message names, while the run's files store it redacted. A folder already there is the user's own."""
+    path = Path(os.path.abspath(runs_dir))
+    while path != path.parent and not os.path.lexists(path):
+        if holds_credential(path.name):
+            raise RunsDirError(
+                f"runs_dir {quoted(str(runs_dir))} would make the folder {quoted(path.name)}, whose name holds what "
+                "looks like a credential (a token or a password); pass a folder named without it; nothing was written"
+            )
+        path = path.parent
 
 
 def _refuse_inside_a_run(runs_dir: Path) -> None:

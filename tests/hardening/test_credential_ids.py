@@ -1,17 +1,21 @@
-"""An id holding a credential is refused before anything is made; minted ids, UUIDs and hex digests are kept.
+"""An id holding a credential is refused before anything is made; an id that only looks random is kept whole.
 
 Run files store a credential redacted. An episode id holding one (``ep_ghp_…``, ``run-AKIA…-x``) named the run's
 folder, its draft files and its checkpoint in clear while state.json and the log said ``ep_[REDACTED]``: no
-decision or resume found the run again, and it stayed paused for good.
+decision or resume found the run again, and it stayed paused for good. The same held for a hex trace id or a
+random-looking id: the writer found it random in a text quoting the draft id, learned it as a secret, and hid it
+in every later record.
 """
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
 import os
 import random
 import shutil
+import string
 import sys
 import uuid
 from pathlib import Path
@@ -178,3 +182,41 @@ def test_drafts_crafted_with_a_credential_in_their_ids_are_decided_by_none_and_n
             decide(run, approver_id="ana")
         assert _GH not in str(caught.value)
     assert _tree(runs_dir) == before
+
+
+def _hex_agent(task: str, ctx: Any) -> Any:
+    return agent(task, ctx)
+
+
+@pytest.mark.parametrize(
+    "episode_id",
+    [
+        uuid.UUID(int=random.Random(5).getrandbits(128)).hex,
+        hashlib.sha256(b"trace").hexdigest(),
+        "ep_" + "".join(random.Random(3).choices(string.ascii_letters + string.digits, k=36)),
+    ],
+    ids=["hex32", "sha256", "random-looking"],
+)
+def test_a_run_named_by_a_hex_or_random_looking_id_is_decided_and_resumed(episode_id: str, runs_dir: Path) -> None:
+    """Its id was learned as a secret from the text quoting its draft: the log and state.json said [REDACTED]."""
+    assert noesis_nb.solve("t", using=_hex_agent, runs_dir=runs_dir, approver="ask", episode_id=episode_id) == episode_id
+    state = json.loads((runs_dir / episode_id / "state.json").read_text())
+    assert state["episode"]["id"] == episode_id
+    noesis_nb.approve_draft(episode_id, approver_id="ana", runs_dir=runs_dir)
+    noesis_nb.resume_run(episode_id, runs_dir=runs_dir)
+    assert json.loads((runs_dir / episode_id / "summary.json").read_text())["status"] == "ok"
+    ids = {json.loads(line)["episode_id"] for line in (runs_dir / episode_id / "events.jsonl").read_text().splitlines()}
+    assert ids == {episode_id}
+
+
+@pytest.mark.parametrize("leaf", [f"runs-{_GH}", f"{_AWS}-runs"], ids=["github", "aws"])
+def test_a_runs_dir_whose_new_folder_would_hold_a_credential_is_refused_before_it_is_made(leaf: str, tmp_path: Path) -> None:
+    root = tmp_path / leaf / "sub"
+    with pytest.raises(NoesisNbError, match="credential") as caught:
+        noesis_nb.solve("t", using=agent, runs_dir=root)
+    assert not any(s in str(caught.value) for s in SECRETS)
+    with pytest.raises(NoesisNbError, match="credential"):
+        asyncio.run(noesis_nb.batch(["a"], using=lambda task: task, runs_dir=root))
+    assert os.listdir(tmp_path) == []
+    (tmp_path / leaf).mkdir()  # a folder already there is the user's own: used as it is
+    assert noesis_nb.solve("t", using=lambda task: task, runs_dir=tmp_path / leaf)
