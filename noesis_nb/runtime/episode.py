@@ -577,15 +577,14 @@ class Episode:
     async def _end_left_running(self, leaving: BaseException | None) -> None:
         """End the tool and model calls the adapter left running (``flights``) before anything is paused or sealed:
         after a pause, an error or a result each is waited for and recorded as it ended; after a stop (a cancel, an
-        interrupt, an exit, a drain) each is cancelled, and a tool cut off is recorded outcome unknown."""
+        interrupt, an exit) each is cancelled, and a tool cut off is recorded outcome unknown. An adapter that ended
+        while a drain runs leaves them the drain's time left, as it gives the calls in flight."""
         self._pausing = isinstance(leaving, EpisodePaused)
-        stop = (
-            isinstance(leaving, (asyncio.CancelledError, HeldExit))
-            or is_exit(leaving)
-            or self.cancel_requested
-            or self.drain is not None
-        )
-        stuck = await self.left_running.settle(stop=stop)
+        drain = self.drain
+        stop = isinstance(leaving, (asyncio.CancelledError, HeldExit)) or is_exit(leaving)
+        stop = stop or (self.cancel_requested and drain is None)
+        limit = None if drain is None else max(0.0, drain.started + drain.drain_s - time.monotonic())
+        stuck = await self.left_running.settle(stop=stop, limit_s=limit)
         for name in stuck:
             self.report(
                 f"the call {quoted(name, 80)} went on for {STOP_GRACE_S:g} s after it was cancelled (it catches "

@@ -60,10 +60,11 @@ class LeftRunning:
         elif not loop.is_closed():
             loop.call_soon_threadsafe(_settle, ended)
 
-    async def settle(self, *, stop: bool) -> list[str]:
-        """The adapter has ended: end the calls it left running, waiting for each (``stop`` False) or cancelling
-        each (``stop`` True, or when this wait is cancelled: then the cancellation goes on). Returns the names of
-        the calls whose task did not stop within ``STOP_GRACE_S`` of being cancelled."""
+    async def settle(self, *, stop: bool, limit_s: float | None = None) -> list[str]:
+        """The adapter has ended: end the calls it left running, waiting for each (``stop`` False; at most ``limit_s``
+        seconds when given: a drain's time left) or cancelling each (``stop`` True, past ``limit_s``, or when this
+        wait is cancelled: then the cancellation goes on). Returns the names of the calls whose task did not stop
+        within ``STOP_GRACE_S`` of being cancelled."""
         with self._lock:
             self.adapter_ended = True
             left = [(call, task, ended) for call, (task, ended) in self._calls.items() if not ended.done()]
@@ -71,11 +72,12 @@ class LeftRunning:
             return []
         if not stop:
             try:
-                await _ends(left)
+                await asyncio.wait_for(_ends(left), limit_s)
+            except TimeoutError:
+                pass
             except asyncio.CancelledError:
                 await _cancel(left)
                 raise
-            return []
         return await _cancel(left)
 
 

@@ -14,6 +14,7 @@ import pytest
 
 import noesis_nb
 from noesis_nb.runtime.api import create_episode
+from noesis_nb.runtime.drain import draining
 from noesis_nb.store import read_events
 from tests.compat.checker import check_run
 
@@ -205,3 +206,27 @@ def test_batch_episodes_seal_after_the_reads_their_adapters_left_running(runs_di
         assert _unended(entry.run_dir) == [], entry.adapter
         assert _tool_steps(entry.run_dir)[_request_of(entry.run_dir, "fs.read")][-1] == "tool.execution.succeeded"
         assert check_run(entry.run_dir) == []
+
+
+def test_an_adapter_that_returns_while_draining_leaves_its_read_the_drain_s_time_to_finish(runs_dir, tmp_path):
+    async def agent(task, ctx):
+        asyncio.ensure_future(ctx.tool_async("fs.read", _read(tmp_path / "reads.txt", wait_s=0.3)))
+        while not draining(ctx):  # a graceful stop: it finishes up at once, its read still running
+            await asyncio.sleep(0.01)
+        return "stopped early"
+
+    async def main():
+        handle = noesis_nb.start("a read and a graceful stop", using=agent, runs_dir=runs_dir)
+        while "tool.execution.started" not in sum(_tool_steps(Path(handle.run_dir)).values(), []):
+            await asyncio.sleep(0.01)
+        handle.cancel(drain_s=30)
+        await handle
+        return handle
+
+    handle = asyncio.run(main())
+    run = Path(handle.run_dir)
+    assert handle.status == "cancelled"
+    assert _tool_steps(run)[_request_of(run, "fs.read")][-1] == "tool.execution.succeeded"
+    assert [(c["name"], c["status"]) for c in handle.drain_report.finished] == [("fs.read", "ok")]
+    assert _unended(run) == []
+    assert check_run(run) == []
