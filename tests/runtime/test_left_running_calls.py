@@ -230,3 +230,27 @@ def test_an_adapter_that_returns_while_draining_leaves_its_read_the_drain_s_time
     assert [(c["name"], c["status"]) for c in handle.drain_report.finished] == [("fs.read", "ok")]
     assert _unended(run) == []
     assert check_run(run) == []
+
+
+def test_a_write_a_policy_approved_left_running_at_a_pause_is_recorded_and_never_run_again(runs_dir, tmp_path):
+    def approver(pending):  # the first write is approved by policy, the second asks a person
+        return True if pending.tool == "fs.w1" else None
+
+    async def agent(task, ctx):
+        await asyncio.gather(
+            ctx.tool_async("fs.w1", _read(tmp_path / "w1.txt", wait_s=0.3), effect="write", risk="high"),
+            ctx.tool_async("fs.w2", _read(tmp_path / "w2.txt"), effect="write", risk="high"),
+        )
+
+    episode_id = noesis_nb.solve("two writes", using=agent, runs_dir=runs_dir, approver=approver)
+    run = runs_dir / episode_id
+    assert not (run / "final.json").exists()  # paused on the second write
+    assert _tool_steps(run)[_request_of(run, "fs.w1")][-1] == "tool.execution.succeeded"
+    assert _unended(run) == []
+    assert check_run(run) == []
+    _approve_all(run)  # the one still waiting
+    noesis_nb.resume_run(run)
+    assert json.loads((run / "final.json").read_text())["outcome"] == "success"
+    assert (_lines(tmp_path / "w1.txt"), _lines(tmp_path / "w2.txt")) == (1, 1)
+    assert _unended(run) == []
+    assert check_run(run) == []
