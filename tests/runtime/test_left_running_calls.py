@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from pathlib import Path
 
 import pytest
@@ -252,5 +253,25 @@ def test_a_write_a_policy_approved_left_running_at_a_pause_is_recorded_and_never
     noesis_nb.resume_run(run)
     assert json.loads((run / "final.json").read_text())["outcome"] == "success"
     assert (_lines(tmp_path / "w1.txt"), _lines(tmp_path / "w2.txt")) == (1, 1)
+    assert _unended(run) == []
+    assert check_run(run) == []
+
+
+def test_a_sync_adapter_s_read_on_another_thread_at_a_pause_is_waited_for_not_cut_off(runs_dir, tmp_path):
+    def agent(task, ctx):  # its threads' tool calls run on the episode's loop; one pauses, the other still runs
+        pool = ThreadPoolExecutor(2)
+        calls = [
+            pool.submit(ctx.tool, "fs.write", _read(tmp_path / "w.txt"), effect="write", risk="high"),
+            pool.submit(ctx.tool, "fs.read", _read(tmp_path / "reads.txt", wait_s=0.3)),
+        ]
+        done, _ = wait(calls, return_when=FIRST_EXCEPTION)
+        pool.shutdown(wait=False)
+        for call in done:
+            call.result()
+
+    episode_id = noesis_nb.solve("a write and a read on threads", using=agent, runs_dir=runs_dir, approver="ask")
+    run = runs_dir / episode_id
+    assert not (run / "final.json").exists()
+    assert _tool_steps(run)[_request_of(run, "fs.read")][-1] == "tool.execution.succeeded"  # waited for, not cut off
     assert _unended(run) == []
     assert check_run(run) == []
