@@ -11,7 +11,7 @@ from ulid import ULID
 
 from .errors import InvalidIdError
 from .secrets.names import REDACTED_VALUE
-from .secrets.quoted import quoted
+from .secrets.quoted import quoted, starts_like_key
 from .secrets.text import find_in_text
 
 __all__ = [
@@ -76,11 +76,29 @@ def validate_new_episode_id(value: object) -> str:
     return episode_id
 
 
-def holds_credential(value: str) -> bool:
+def holds_credential(value: str, *, named: bool = True) -> bool:
     """Whether ``value`` holds, anywhere in it, what run files store redacted: a credential of a known format
     (``ghp_…``, ``AKIA…``, ``sk-proj-…``, a JWT) or a secret-named ``name=value``. An id holding one would name its
-    folder and files in clear while its records said ``[REDACTED]``: a run no decision or resume could find again."""
-    return _MINTED.fullmatch(value) is None and bool(find_in_text(value, entropy=False))
+    folder and files in clear while its records said ``[REDACTED]``: a run no decision or resume could find again.
+
+    ``named=False``: not the value after a name (an idempotency key ``reset-password:user-42`` names an action and
+    a user), unless it starts like a key of a known format."""
+    if _MINTED.fullmatch(value) is not None:
+        return False
+    found = find_in_text(value, entropy=False)
+    if named or not found:
+        return bool(found)
+    return any(starts_like_key(v) or not _after_names(value, v) for v in found)
+
+
+def _after_names(value: str, part: str) -> bool:
+    """Whether every place ``part`` stands in ``value`` follows a name's ``=`` or ``:``."""
+    at = value.find(part)
+    while at >= 0:
+        if at == 0 or value[at - 1] not in "=:":
+            return False
+        at = value.find(part, at + 1)
+    return True
 
 
 def _path_like(value: str) -> str:

@@ -65,7 +65,7 @@ class RunSecrets:
         if self._own:  # the run's id (a random-looking one, a hex trace id) found in a text that quotes it: hidden
             # everywhere, it left the run's records naming an id no folder or draft file has (``ids`` refuses an id
             # holding a credential of a known shape, so what is left of it is no secret)
-            new = {v for v in new if v not in self._own and self._own not in v}
+            new = {v for v in new if not _of_own(v, self._own)}
         with self._lock:
             new -= set(self.values)
             if not new:
@@ -437,6 +437,12 @@ _UNION: tuple[int, tuple[str, ...]] = (0, ())
 _REGISTRY: OrderedDict[str, RunSecrets] = OrderedDict()
 _REGISTRY_LOCK = threading.Lock()
 _KEEP = 512  # runs remembered per process (a view of a finished run still scrubs what it shows)
+
+
+def _of_own(value: str, own: str) -> bool:
+    """Whether ``value`` is the run's own folder name, a long part of it, or holds it (``draft:<id>:req_…``): what the
+    randomness rule finds in an id is 16 characters or more, and a shorter secret inside a name is still hunted."""
+    return value == own or (len(value) >= 16 and value in own) or (len(own) >= 16 and own in value)
 
 
 def for_run(run_dir: Any) -> RunSecrets:

@@ -109,7 +109,7 @@ def check_id(value: Any, what: str = "draft id") -> str:
         problem = f"contains the control character {quoted(control.group())}"
     elif len(value) > MAX_ID_LENGTH:
         problem = f"is {len(value)} characters long (the limit is {MAX_ID_LENGTH})"
-    elif holds_credential(value):  # the file name would keep it in clear, the records that name it redacted
+    elif holds_credential(value, named=False):  # the file name would keep it in clear, the records name it redacted
         problem = "holds what looks like a credential (a token or a password), which run files store redacted"
     if problem:
         raise InvalidIdError(

@@ -220,3 +220,15 @@ def test_a_runs_dir_whose_new_folder_would_hold_a_credential_is_refused_before_i
     assert os.listdir(tmp_path) == []
     (tmp_path / leaf).mkdir()  # a folder already there is the user's own: used as it is
     assert noesis_nb.solve("t", using=lambda task: task, runs_dir=tmp_path / leaf)
+
+
+def test_a_run_with_a_short_id_still_hunts_the_secrets_that_hold_it(runs_dir: Path) -> None:
+    """A run never learns its own id as a secret, but a secret merely holding a short id (run ``a``) is learned."""
+    secret = "Tr0ub4dor-horse-a"
+
+    def leaky(task: str, ctx: Any) -> str:
+        ctx.emit("note", {"text": f"now {secret}"})  # plain text: redacted only because the run learned the value
+        return "ok"
+
+    noesis_nb.solve(f"log in with password={secret}", using=leaky, runs_dir=runs_dir, episode_id="a")
+    assert secret not in (runs_dir / "a" / "events.jsonl").read_text()
