@@ -93,15 +93,18 @@ def _tree(root: Path) -> dict[str, bytes | None]:
     return {str(p.relative_to(root)): (p.read_bytes() if p.is_file() else None) for p in sorted(root.rglob("*"))}
 
 
-def test_a_decision_by_an_approver_or_a_checkpoint_named_with_a_credential_is_refused_and_writes_nothing(
-    runs_dir: Path,
+def test_a_checkpoint_or_a_principal_named_with_a_credential_is_refused_and_writes_nothing(
+    runs_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """(An approver id is a value of the decision, redacted as any: it names no file, and is taken.)"""
     episode = noesis_nb.solve("t", using=agent, runs_dir=runs_dir, approver="ask")
     before = _tree(runs_dir)
-    with pytest.raises(InvalidOptionError, match="credential"):
-        noesis_nb.approve_draft(episode, approver_id=f"ana-{_GH}", runs_dir=runs_dir)
     with pytest.raises(InvalidIdError, match="credential"):
         noesis_nb.resume_run(episode, runs_dir=runs_dir, checkpoint_id=f"chk_{_AWS}")
+    monkeypatch.setenv("NOESIS_NB_PRINCIPAL", f"user:{_GH}")  # it keys the tool records' idempotency file names
+    with pytest.raises(InvalidOptionError, match="credential") as caught:
+        noesis_nb.solve("t", using=agent, runs_dir=runs_dir, approver="ask")
+    assert _GH not in str(caught.value)
     assert _tree(runs_dir) == before
 
 
