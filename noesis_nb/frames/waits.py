@@ -1,9 +1,10 @@
 """Time a run spent waiting for people, from its events: one rule for the live view and the frames.
 
 A pause starts at ``run.interrupt`` (or a ``run.checkpoint`` without one before it) and ends at ``run.resume``;
-the wait is the sum of those spans. ``runs_df.waiting_s`` and the view's ``(+ … waiting for people)`` both come
-from ``PauseSpans``, so a run's running time (``duration_s - waiting_s``) reads the same everywhere.
-Plain Python (no pandas): the view imports it.
+the wait is the sum of those spans. A pause an approver policy decided (``store.vocab.POLICY_PAUSE_KEY`` on its
+events) waited for nobody: it is no span, and no pause a person is counted for. ``runs_df.waiting_s`` and the
+view's ``(+ … waiting for people)`` both come from ``PauseSpans``, so a run's running time (``duration_s -
+waiting_s``) reads the same everywhere. Plain Python (no pandas): the view imports it.
 """
 
 from __future__ import annotations
@@ -12,9 +13,9 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..store.instants import epoch_seconds
-from ..store.vocab import RUN_CHECKPOINT, RUN_INTERRUPT, RUN_RESUME
+from ..store.vocab import POLICY_PAUSE_KEY, RUN_CHECKPOINT, RUN_INTERRUPT, RUN_RESUME
 
-__all__ = ["PauseSpans", "waiting_seconds", "instant"]
+__all__ = ["PauseSpans", "waiting_seconds", "instant", "policy_paused"]
 
 _PAUSE_KINDS = (RUN_INTERRUPT, RUN_CHECKPOINT)
 
@@ -36,6 +37,12 @@ def _kind(event: Mapping[str, Any]) -> Any:
     return kind
 
 
+def policy_paused(event: Mapping[str, Any]) -> bool:
+    """Whether ``event`` is the ``run.interrupt``, ``run.checkpoint`` or ``run.resume`` of a pause a policy decided."""
+    payload = event.get("payload")
+    return isinstance(payload, Mapping) and isinstance(payload.get(POLICY_PAUSE_KEY), str)
+
+
 class PauseSpans:
     """Follows a run's events one at a time: ``waited`` seconds of closed pauses, ``paused_since`` an open one."""
 
@@ -52,7 +59,7 @@ class PauseSpans:
             return False
         kind = _kind(event)
         if kind in _PAUSE_KINDS:
-            if not self.pausing:
+            if not self.pausing and not policy_paused(event):
                 self.pausing, self.paused_since = True, instant(event.get("timestamp"))
                 return True
         elif kind == RUN_RESUME and self.pausing:

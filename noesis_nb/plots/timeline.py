@@ -11,6 +11,7 @@ import plotly.graph_objects as go
 from .._keywords import keywords_named
 from .._safetext import safe_repr
 from ..errors import InvalidOptionError
+from ..frames.waits import policy_paused
 from ..secrets import quoted
 from ..store.vocab import (
     RUN_CHECKPOINT,
@@ -121,6 +122,8 @@ def episode_timeline(events: pd.DataFrame, episode_id: str | None = None, *, tit
     for marks, row_name in ((_APPROVALS, "approvals"), (_PAUSES, "pauses")):
         for event_name, (label, symbol) in marks.items():
             rows = one[one["name"] == event_name]
+            if row_name == "pauses" and not rows.empty:  # a policy's pause waited for nobody: no pause to mark
+                rows = rows[[not policy_paused({"payload": p}) for p in rows["payload"]]]
             if rows.empty:
                 continue
             fig.add_trace(

@@ -31,6 +31,10 @@ RUN_INTERRUPT = "run.interrupt"
 RUN_CHECKPOINT = "run.checkpoint"
 RUN_RESUME = "run.resume"
 RUN_STATE_PROJECTION = "run.state_projection"
+#: payload key of the ``run.interrupt``, ``run.checkpoint`` and ``run.resume`` of a pause an approver policy decided
+#: (``approver="auto"``, ``"deny"``, a callable): its value names the policy (``policy:auto``). Such a pause waits for
+#: nobody: readers count it as the policy's, never as a wait for a person (``policy_pause``)
+POLICY_PAUSE_KEY = "decided_by_policy"
 
 #: token counts of a model call; input/output are totals, the others are parts of them
 TOKEN_FIELDS = ("input_tokens", "output_tokens", "cached_input_tokens", "cache_write_input_tokens", "reasoning_tokens")
@@ -84,6 +88,11 @@ def final_outcome(status: str) -> str:
     return _FINAL_OUTCOME.get(status, "error")
 
 
+def policy_pause(payload: object) -> bool:
+    """Whether a lifecycle event's payload marks a pause an approver policy decided (``POLICY_PAUSE_KEY``)."""
+    return isinstance(payload, dict) and isinstance(payload.get(POLICY_PAUSE_KEY), str)
+
+
 def state_status(status: str) -> str:
     """``state.outcomes.status`` for a run status (Noēsis' state has no ``cancelled``: it says ``aborted``)."""
     return status if status in TERMINAL_STATUSES and status != "cancelled" else "aborted"
@@ -94,4 +103,4 @@ def failed(status: str) -> bool:
     return status in TERMINAL_STATUSES and status != "ok"
 
 
-__all__ = [name for name in dir() if name.isupper()] + ["Status", "final_outcome", "state_status", "failed"]
+__all__ = [name for name in dir() if name.isupper()] + ["Status", "final_outcome", "state_status", "failed", "policy_pause"]

@@ -20,6 +20,7 @@ from typing import Any
 import orjson
 
 from .._safetext import capped_marks, safe_repr, visible
+from ..frames.waits import policy_paused
 from ..secrets import SCAN_MARGIN, shown_start
 from ..store.vocab import RUN_CHECKPOINT, RUN_INTERRUPT, TOOL_APPROVAL_PENDING
 from .theme import PHASE_HUES, STATUS_HUES
@@ -125,7 +126,7 @@ def event_flag(event: Mapping[str, Any]) -> str | None:
     if name.startswith("tool.rejected") or name == "tool.execution.rejected":
         return "veto"
     if name in _PAUSE_NAMES or status in {"paused", "interrupted"}:
-        return "pause"
+        return None if phase == "runtime" and policy_paused(event) else "pause"  # a policy's pause waits for nobody
     return None
 
 

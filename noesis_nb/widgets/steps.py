@@ -15,6 +15,7 @@ from collections import deque
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from ..frames.waits import policy_paused
 from ..store.phases import DRAIN_PHASE, STEER_PHASE
 from ..store.vocab import (
     RUN_CHECKPOINT,
@@ -227,8 +228,9 @@ class StepBook:
             if pausing is None and self._last is not None and self._last.kind == "governance":
                 pausing = self._pausing = self._last  # a veto pause
             if pausing is not None:
-                pausing.paused = True
-                pausing.pause_events += 1
+                if not policy_paused(event):  # a policy's pause, decided in the same breath, waits for nobody
+                    pausing.paused = True
+                    pausing.pause_events += 1
                 return pausing
             return self._new("runtime")
         if kind == RUN_RESUME:
