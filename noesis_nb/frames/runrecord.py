@@ -22,6 +22,7 @@ from ..store.eventlog import WIDE_BOMS, WIDE_TEXT, lone_cr_as_newline, parse_lin
 from ..store.layout import PREPARED_DIRS
 from ..store.sealing import SealState, UnreadableSealFile
 from ..store.status import run_status
+from ..tools.awaiting import awaits_decision
 from .coerce import obj
 from .eventids import names_only, other_episodes
 from .fs import BadFile, Stat, dir_stamp, local_unchanged
@@ -505,19 +506,9 @@ def _tools(
         except (BadFile, orjson.JSONDecodeError):  # tools_df reports the record itself (a key twice too)
             stamp.setdefault(name, ref.fs.stat(ref.file(*parts)))
             doc = None
-        if isinstance(doc, dict) and _awaits_decision(doc):
+        if isinstance(doc, dict) and awaits_decision(doc):
             pending += 1
     return {"drafts": len(where), "pending": pending, "present": True}
-
-
-def _awaits_decision(doc: dict[str, Any]) -> bool:
-    """A prepared record waiting for a person: ``pending_approval``, or held ``prepared`` while another draft of its
-    run was paused on (parallel calls; ``runtime.pending_records``), its approval still required."""
-    status = doc.get("status")
-    if status == "pending_approval":
-        return True
-    governance = doc.get("governance")
-    return status == "prepared" and isinstance(governance, dict) and governance.get("requires_approval") is True
 
 
 def _listing(

@@ -45,7 +45,6 @@ from .gate import Decision, PendingApproval, to_decision
 from .interrupt import interrupts_noted, killed_by_interrupt
 from .lifecycle import act_parent, emit_candidate, is_vetoed, record_action
 from .pause import EpisodePaused
-from .pending_records import hold_draft
 from .resume_paths import Stopped, check_live_seal_targets
 
 if TYPE_CHECKING:
@@ -431,26 +430,39 @@ class EpisodeContext:
         )
         repos = tool_repositories(rec.run_dir)
         chain = RequestChain(rec, self._caused_by)
-        prepared = tc.prepare_tool_invocation(
-            invocation,
-            prepared_repository=repos.prepared,
-            emit=chain.emit,
-            emit_candidate=chain.emit_candidate,
-            dispatcher=dispatcher(),
-        )
-        decision: Decision | None = None
-        if prepared.governance.requires_approval:
-            decision = await self._decide(prepared, chain)
-            if not decision.approved:
-                chain.emit(
-                    TOOL_REJECTED_GOVERNANCE,
-                    prepared.request_id,
-                    draft_id=prepared.draft_id,
-                    decision_id=decision.record.decision_id,
-                    reason_code="governance.vetoed",
-                    reason=decision.reason,
-                )
-                raise ToolRejected(name, decision.reason, draft_id=prepared.draft_id, decision=decision)
+        # the run pauses on one draft at a time: one asked while a pause is open is written held from the start
+        turns = episode.pause_turns
+        turn = turns.reserve(asyncio.get_running_loop()) if requires_approval else None
+        paused_here = False  # ``solve`` unwinds to a pause: it stays open on disk for resume_run
+        try:
+            prepared = tc.prepare_tool_invocation(
+                invocation,
+                prepared_repository=repos.prepared,
+                emit=chain.emit,
+                emit_candidate=chain.emit_candidate,
+                dispatcher=dispatcher(),
+                hold=turn is not None and not turn.done(),
+            )
+            decision: Decision | None = None
+            if turn is not None:
+                try:
+                    decision = await self._decide(prepared, chain, turn)
+                except EpisodePaused:
+                    paused_here = True
+                    raise
+                if not decision.approved:
+                    chain.emit(
+                        TOOL_REJECTED_GOVERNANCE,
+                        prepared.request_id,
+                        draft_id=prepared.draft_id,
+                        decision_id=decision.record.decision_id,
+                        reason_code="governance.vetoed",
+                        reason=decision.reason,
+                    )
+                    raise ToolRejected(name, decision.reason, draft_id=prepared.draft_id, decision=decision)
+        finally:
+            if turn is not None and not paused_here:  # resumed (or given up): the next draft waiting pauses now
+                turns.release(turn)
         # a link or folder planted where the seal writes (while the run waited for a human) stops the tool before its
         # effect: the seal could not be written after it
         check_live_seal_targets(rec, Stopped(f"tool {quoted(name)}", f"resume_run({quoted(rec.episode_id)}) seals the run"))
@@ -502,10 +514,13 @@ class EpisodeContext:
             )
         return result.output
 
-    async def _decide(self, prepared: Any, chain: RequestChain) -> Decision:
-        """Ask the approver policy; for a human, pause on disk first, then wait (or unwind for ``solve``)."""
+    async def _decide(self, prepared: Any, chain: RequestChain, turn: asyncio.Future[None]) -> Decision:
+        """Ask the approver policy, then pause on disk when ``turn`` comes (``PauseTurns``): a policy's pause is
+        decided at once; a person's is waited for (or ``solve`` unwinds to it). A draft held behind another pause is
+        decidable meanwhile: its decision is on disk before its own pause, which then resumes at once."""
         episode = self._episode
         rec = episode.recorder
+        live = episode.options.wait_for_human
         pending = PendingApproval.from_prepared(prepared, now_iso())
         policy = episode.options.approver
         episode.busy_tools += 1  # an approver at work (a review service) is waited for, as a person is: no idle adapter
@@ -518,22 +533,41 @@ class EpisodeContext:
             approver = (
                 f"policy:{policy}" if isinstance(policy, str) else f"policy:{getattr(policy, '__name__', type(policy).__name__)}"
             )
-            return _persist_now(episode, pending, approve, approver, reason)
-        if not episode.options.wait_for_human and episode.pause_checkpoint is not None:
-            # ``solve`` is already unwinding to its pause, one pause per run on disk: this draft waits held behind it
-            hold_draft(rec.run_dir, rec.episode_id, prepared.draft_id)
-            raise EpisodePaused
+            if not turn.done():
+                if not live:  # ``solve`` unwinds to the pause open: the draft waits held, decided, for resume_run
+                    _persist_now(episode, pending, approve, approver, reason)
+                    raise EpisodePaused
+                await turn
+            return self._policy_pause(pending, chain, approve, approver, reason)
+        if not turn.done() and not live:
+            raise EpisodePaused  # ``solve`` is unwinding to its pause: this draft, held, waits for resume_run
+        assert episode.loop is not None  # set when the episode started running
+        future = episode.gate.open(pending, episode.loop)  # decidable at once, held or not
+        if not turn.done():
+            await turn
         paused_on = chain.tail
         checkpoint = rec.pause(f"tool approval required: {pending.tool} ({pending.draft_id})", paused_on)
-        assert episode.loop is not None  # set when the episode started running
-        future = episode.gate.open(pending, episode.loop)
         episode.pause_checkpoint = checkpoint
-        if not episode.options.wait_for_human:
+        if not live:
             raise EpisodePaused
         episode.set_status("paused")
         decision = await _wait(episode, pending.draft_id, future)
         chain.tail = rec.resume_pause(checkpoint, paused_on)["id"]
         episode.set_status("running")
+        return decision
+
+    def _policy_pause(
+        self, pending: PendingApproval, chain: RequestChain, approve: bool, approver: str, reason: str | None
+    ) -> Decision:
+        """The pause of an approval a policy decided, as a person's is written (interrupt → checkpoint → decision →
+        resume: Noēsis' lineage of a tool that needed approval) and marked the policy's (``POLICY_PAUSE_KEY``),
+        in one breath: nothing waits, so nothing is fsynced (``Recorder.pause``)."""
+        rec = self._episode.recorder
+        paused_on = chain.tail
+        reason_text = f"tool approval decided by approver {approver}: {pending.tool} ({pending.draft_id})"
+        checkpoint = rec.pause(reason_text, paused_on, policy=approver)
+        decision = _persist_now(self._episode, pending, approve, approver, reason)  # on disk before the resume
+        chain.tail = rec.resume_pause(checkpoint, paused_on, policy=approver)["id"]
         return decision
 
 

@@ -47,7 +47,7 @@ from .governance import effective_failure_policy, evaluate_rules
 from .handedout import HandedOut
 from .lifecycle import Outcome
 from .outcomes import ANSWER_LIMIT, HeldExit, held_exits, is_exit, not_a_value
-from .pause import EpisodePaused
+from .pause import EpisodePaused, PauseTurns
 from .recorder import Recorder
 from .resolve import Adapter
 from .steer import SteerBox
@@ -100,6 +100,7 @@ class Episode:
         self.problems: list[str] = []  # what went wrong around the episode without ending it (a bad decision file…)
         self._veto_future: asyncio.Future[dict[str, Any]] | None = None
         self.pause_checkpoint: dict[str, Any] | None = None
+        self.pause_turns = PauseTurns()  # tool drafts pause one at a time (``pause``)
         self._started = False  # the run's ``start`` event written (``_write_start``)
         self._new_run = adapter is not None  # a resumed run is made without its adapter: its start is written already
         self._start_lock = threading.Lock()

@@ -1,8 +1,18 @@
-"""``EpisodePaused``: how an adapter is unwound when its episode pauses with nobody waiting in this process."""
+"""Pausing an episode: ``EpisodePaused`` unwinds it when nobody waits here; ``PauseTurns`` keeps one pause at a time.
+
+Noēsis resumes only a paused run and reads one ``pending_approval`` draft in it, so the run pauses on one tool draft
+at a time: parallel tool calls (``asyncio.gather`` of ``ctx.tool_async``) that need approval take turns. A draft
+asked while a pause is open is written held (``tools.awaiting``) and waits for its turn; it may be decided meanwhile
+(its decision file is written at once), and when its turn comes it pauses on its own, the decision maybe on disk
+already. Policy-decided approvals take turns too: their pause is written whole between two others.
+"""
 
 from __future__ import annotations
 
-__all__ = ["EpisodePaused"]
+import asyncio
+from collections import deque
+
+__all__ = ["EpisodePaused", "PauseTurns"]
 
 
 class EpisodePaused(BaseException):
@@ -10,3 +20,38 @@ class EpisodePaused(BaseException):
 
     A ``BaseException`` so that an adapter's ``except Exception`` does not swallow it.
     """
+
+
+class PauseTurns:
+    """The order in which an episode's tool drafts pause, one at a time (used on the episode's loop only)."""
+
+    def __init__(self) -> None:
+        self._holder: asyncio.Future[None] | None = None
+        self._waiting: deque[asyncio.Future[None]] = deque()
+
+    def reserve(self, loop: asyncio.AbstractEventLoop) -> asyncio.Future[None]:
+        """A turn: done at once when no pause is open or waiting (the draft pauses now), else done when its turn comes
+        (the draft is held until then). Give it back with ``release``."""
+        turn: asyncio.Future[None] = loop.create_future()
+        if self._holder is None and not self._waiting:
+            self._holder = turn
+            turn.set_result(None)
+        else:
+            self._waiting.append(turn)
+        return turn
+
+    def release(self, turn: asyncio.Future[None]) -> None:
+        """The pause of ``turn`` resumed (or its draft gave up): the next draft waiting, if any, pauses now."""
+        if turn is not self._holder:
+            if turn in self._waiting:
+                self._waiting.remove(turn)
+            if not turn.done():
+                turn.cancel()
+            return
+        self._holder = None
+        while self._waiting:
+            nxt = self._waiting.popleft()
+            if not nxt.done():  # a waiter cancelled meanwhile is skipped
+                self._holder = nxt
+                nxt.set_result(None)
+                return

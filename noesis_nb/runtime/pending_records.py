@@ -1,49 +1,40 @@
 """One ``pending_approval`` draft per run on disk, as Noēsis reads it.
 
 Noēsis finds the draft a paused run waits on as *the* prepared record of the run whose status is
-``pending_approval``; two of them make its reader raise ``AmbiguousPreparedToolInvocationError``. Parallel tool
-calls (``asyncio.gather`` of ``ctx.tool_async``) ask for several approvals at once, so each pause writes its own
-draft ``pending_approval`` and every other draft of the run ``prepared``: held, not runnable (its
-``governance.requires_approval`` stays true, so neither Noēsis nor noesis_nb executes it without an approved
-decision), and still waiting for a person as far as noesis_nb's readers go (``awaits_decision``).
+``pending_approval``; two of them make its reader raise ``AmbiguousPreparedToolInvocationError``. A run pauses on one
+draft at a time (``runtime.context``): a draft asked for approval while another pause is open is written held from
+the start (``prepared``, ``governance.requires_approval`` still true: ``tools.awaiting``), and each pause makes its own
+draft the run's one ``pending_approval`` record, holding the others first, so no two are ever pending together.
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
 
 from .._jsonio import atomic_write_json
 from ..errors import InvalidIdError
 from ..store import read_json
 from ..tools import PreparedInvocationStatus
 from ..tools._files import note_written
+from ..tools.awaiting import awaits_decision
 from ..tools.repositories import PreparedInvocationRepository
 
-__all__ = ["awaits_decision", "hold_draft", "pause_on_draft"]
+__all__ = ["awaits_decision", "pause_on_draft"]
 
 _PENDING = PreparedInvocationStatus.PENDING_APPROVAL.value
 _HELD = PreparedInvocationStatus.PREPARED.value
 
 
-def awaits_decision(prepared: Any) -> bool:
-    """A draft that needs a person's decision by its record: ``pending_approval``, or held ``prepared`` while another
-    draft of the run was paused on (Noēsis never writes a draft that needs approval ``prepared``)."""
-    status = getattr(prepared.status, "value", prepared.status)
-    return status == _PENDING or (status == _HELD and bool(prepared.governance.requires_approval))
-
-
 def pause_on_draft(run_dir: Path, run_id: str, draft_id: str) -> None:
-    """The run pauses on ``draft_id``: its record is the run's one ``pending_approval``, every other one is held."""
+    """The run pauses on ``draft_id``: every other record is held first, then its own is made ``pending_approval``,
+    so a kill between two of these writes leaves at most one ``pending_approval`` record (none only before the
+    pause's ``run.interrupt``, while the run is not paused on disk)."""
     repo = PreparedInvocationRepository(run_dir)
     for other in repo.draft_ids():
-        _set_status(repo, run_id, other, _PENDING if other == draft_id else _HELD)
-
-
-def hold_draft(run_dir: Path, run_id: str, draft_id: str) -> None:
-    """``draft_id`` asks for approval while the run is paused on another draft: its record is held ``prepared``."""
-    _set_status(PreparedInvocationRepository(run_dir), run_id, draft_id, _HELD)
+        if other != draft_id:
+            _set_status(repo, run_id, other, _HELD)
+    _set_status(repo, run_id, draft_id, _PENDING)
 
 
 def _set_status(repo: PreparedInvocationRepository, run_id: str, draft_id: str, status: str) -> None:

@@ -46,6 +46,7 @@ from ..store.roots import refuse_run_as_root
 from ..store.runfiles import UnreadableRunFile, read_file
 from ..store.staging import staging_name, sweep_once
 from ..store.vocab import (
+    POLICY_PAUSE_KEY,
     RUN_CHECKPOINT,
     RUN_INTERRUPT,
     RUN_RESUME,
@@ -398,17 +399,20 @@ class Recorder:
             caused_by,
         )
 
-    def interrupt(self, reason: str | None, caused_by: str | None) -> dict[str, Any]:
-        """``run.interrupt``; the run's state becomes ``partial`` (paused) on disk."""
+    def interrupt(self, reason: str | None, caused_by: str | None, marks: dict[str, Any] | None = None) -> dict[str, Any]:
+        """``run.interrupt``; the run's state becomes ``partial`` (paused) on disk. ``marks``: payload keys of the
+        pause (``POLICY_PAUSE_KEY`` for a pause an approver policy decided)."""
         interrupt = self.runtime(
-            RUN_INTERRUPT, {"status": "interrupted", **({"reason": reason} if reason else {})}, caused_by or self.last_event_id
+            RUN_INTERRUPT,
+            {"status": "interrupted", **({"reason": reason} if reason else {}), **(marks or {})},
+            caused_by or self.last_event_id,
         )
         self.state["outcomes"].update(status="partial", summary=reason)
         self.state["links"] = {"events": "events.jsonl", "learn": "learn.jsonl"}
         self.persist_state()
         return interrupt
 
-    def checkpoint(self, caused_by: str | None = None) -> dict[str, Any]:
+    def checkpoint(self, caused_by: str | None = None, marks: dict[str, Any] | None = None) -> dict[str, Any]:
         """Write ``checkpoints/<id>/checkpoint.json``, then emit ``run.checkpoint``; returns the record + ``event_id``."""
         record = self._write_checkpoint(caused_by or self.last_event_id or "")
         event = self.runtime(
@@ -418,19 +422,30 @@ class Recorder:
                 "checkpoint_id": record["checkpoint_id"],
                 "event_offset": record["event_offset"],
                 "checkpoint_path": f"checkpoints/{record['checkpoint_id']}/checkpoint.json",
+                **(marks or {}),
             },
             record["last_event_id"],
         )
         return {**record, "event_id": event["id"]}
 
-    def pause(self, reason: str, caused_by: str | None) -> dict[str, Any]:
-        """``run.interrupt → run.checkpoint``, state ``partial``: all on disk (fsynced) before returning."""
+    def pause(self, reason: str, caused_by: str | None, *, policy: str | None = None) -> dict[str, Any]:
+        """``run.interrupt → run.checkpoint``, state ``partial``: all on disk (fsynced) before returning.
+
+        Written in an order a kill -9 between any two writes leaves readable and resumable: the tool records first
+        (the draft paused on becomes the run's one ``pending_approval``, the others held before it: never two), then
+        the interrupt, the state, the checkpoint file and its event. ``policy`` (``policy:auto`` …): an approver
+        policy decides this pause in the same breath; it is marked so (``POLICY_PAUSE_KEY``) and not fsynced: a
+        killed process leaves the page cache to the disk, and only a pause that waits for a person must outlive a
+        power loss.
+        """
+        marks = {POLICY_PAUSE_KEY: policy} if policy else None
         with self._lock:  # re-entrant: no other thread's event may fall between the interrupt and its checkpoint
             self._pause_records_on(caused_by)
-            interrupt = self.interrupt(reason, caused_by)
+            interrupt = self.interrupt(reason, caused_by, marks)
             sweep_noted(self, reopen=True)  # values learned late leave the files before the checkpoint digests them
-            checkpoint = self.checkpoint(interrupt["id"])
-        self.writer.fsync()
+            checkpoint = self.checkpoint(interrupt["id"], marks)
+        if policy is None:
+            self.writer.fsync()
         return checkpoint
 
     def complete_pause(self, interrupt: dict[str, Any]) -> dict[str, Any]:
@@ -472,7 +487,8 @@ class Recorder:
             "event_offset": self.writer.count,
             "last_event_id": last_event_id,
             "state_hash": self.state_hash(),
-            "artifact_manifest_hash": artifact_digest(self.run_dir, self.writer.count),
+            # the log's part from the digest kept while it was written: a pause never reads the whole log again
+            "artifact_manifest_hash": artifact_digest(self.run_dir, self.writer.count, events=self.writer.log_digest()),
             "adapter_label": self.state["episode"].get("using"),
         }
         self.write_note_if_due()
@@ -480,7 +496,12 @@ class Recorder:
         return record
 
     def resume_event(
-        self, checkpoint: dict[str, Any], caused_by: str | None = None, *, resumed_by: str = "episode"
+        self,
+        checkpoint: dict[str, Any],
+        caused_by: str | None = None,
+        *,
+        resumed_by: str = "episode",
+        policy: str | None = None,
     ) -> dict[str, Any]:
         """``run.resume``, caused by the run's latest event (normally the ``run.checkpoint``), as Noēsis does.
 
@@ -496,6 +517,7 @@ class Recorder:
                 "event_offset": checkpoint["event_offset"],
                 "resume_strategy": "same_run_id",
                 "resumed_by": resumed_by,
+                **({POLICY_PAUSE_KEY: policy} if policy else {}),
             },
             caused_by or self.last_event_id,
         )
@@ -506,24 +528,61 @@ class Recorder:
         self.persist_state()  # no longer paused on disk either (readers would call it paused)
         return event
 
-    def resume_pause(self, checkpoint: dict[str, Any], paused_on: str | None, *, resumed_by: str = "episode") -> dict[str, Any]:
+    def resume_pause(
+        self, checkpoint: dict[str, Any], paused_on: str | None, *, resumed_by: str = "episode", policy: str | None = None
+    ) -> dict[str, Any]:
         """``run.resume`` of the pause at ``checkpoint``, whose ``run.interrupt`` was caused by ``paused_on``.
 
-        When events followed that checkpoint (another request paused, was resumed or ran meanwhile), the run
-        pauses on ``paused_on`` again first: Noēsis resumes only a paused run, and a tool's lineage runs back
-        from its resume through its own checkpoint and interrupt to its ``tool.approval.pending``.
+        A tool's lineage runs back from its resume through its own checkpoint and interrupt to its
+        ``tool.approval.pending`` (§5), and Noēsis accepts a resume caused by the checkpoint's interrupt or by the event
+        right before it (§4): see ``_resume_cause``. Only a run paused again since (several pauses open at once, as
+        runs were written before pauses took turns) is paused on ``paused_on`` again first.
         """
         with self._lock:
-            last: dict[str, Any] = self.events[-1] if self.events else {}
-            paused_here = last.get("event_type") == RUN_CHECKPOINT and as_object(last.get("payload")).get(
-                "checkpoint_id"
-            ) == checkpoint.get("checkpoint_id")
-            if not paused_here:
+            cause = self._resume_cause(checkpoint)
+            if cause is None:
                 interrupt: dict[str, Any] = next(
                     (e for e in reversed(self.events) if e.get("id") == checkpoint.get("last_event_id")), {}
                 )
-                checkpoint = self.pause(str(as_object(interrupt.get("payload")).get("reason") or "paused"), paused_on)
-            return self.resume_event(checkpoint, resumed_by=resumed_by)
+                reason = str(as_object(interrupt.get("payload")).get("reason") or "paused")
+                if interrupt.get("caused_by") != paused_on:  # a draft held behind that pause: its own reason
+                    asked: dict[str, Any] = next((e for e in reversed(self.events) if e.get("id") == paused_on), {})
+                    draft = as_object(asked.get("payload")).get("draft_id")
+                    reason = f"tool approval required ({draft})" if isinstance(draft, str) else reason
+                checkpoint = self.pause(reason, paused_on, policy=policy)
+            return self.resume_event(checkpoint, cause, resumed_by=resumed_by, policy=policy)
+
+    def _resume_cause(self, checkpoint: dict[str, Any]) -> str | None:
+        """The event the resume of ``checkpoint`` is caused by: the run's last event when its ``caused_by`` chain leads
+        back to the checkpoint's event (the checkpoint itself, when nothing followed it); else — events of other work
+        were written while the run waited (a held draft prepared, a tool finishing) — a ``run.state_projection`` of the
+        paused state, caused by the checkpoint and written now, right before the resume. None when the pause at
+        ``checkpoint`` is no longer the run's open one (another interrupt, checkpoint or resume followed it)."""
+        wanted = checkpoint.get("checkpoint_id")
+        since: dict[Any, dict[str, Any]] = {}
+        for event in reversed(self.events):
+            kind = event.get("event_type")
+            if kind == RUN_CHECKPOINT and as_object(event.get("payload")).get("checkpoint_id") == wanted:
+                target = event.get("id")
+                break
+            if kind in (RUN_INTERRUPT, RUN_CHECKPOINT, RUN_RESUME):
+                return None
+            since[event.get("id")] = event
+        else:
+            return None
+        last = self.events[-1].get("id")
+        at = last
+        while at in since:
+            at = since[at].get("caused_by")
+        if at == target:
+            return str(last)
+        outcomes = self.state["outcomes"]
+        projection = {
+            "status": outcomes["status"],
+            "outcomes": {k: outcomes.get(k) for k in ("status", "summary", "metrics")},
+            "links": dict(self.state["links"]),
+        }
+        return str(self.runtime(RUN_STATE_PROJECTION, projection, target)["id"])
 
     def replace_writer(self) -> None:
         """Continue on a new ``events.jsonl`` that replaced the open one (a secret sweep rewrote it); same lock."""
@@ -651,11 +710,15 @@ def _state_id(run_dir: Path, state: dict[str, Any]) -> str:
         ) from None
 
 
-def artifact_digest(run_dir: Path, event_offset: int) -> str:
-    """Digest binding a checkpoint to the first ``event_offset`` event lines and the other artifacts."""
+def artifact_digest(run_dir: Path, event_offset: int, *, events: tuple[str, int] | None = None) -> str:
+    """Digest binding a checkpoint to the first ``event_offset`` event lines and the other artifacts. ``events``:
+    (sha256 hex, size) of exactly those lines when the caller knows them (``EventWriter.log_digest``): not read."""
     run_dir = Path(run_dir)
     files = []
     for name in ("events.jsonl", "prompts.jsonl", "state.json", "summary.json", "learn.jsonl"):
+        if name == "events.jsonl" and events is not None:
+            files.append({"name": name, "sha256": "sha256:" + events[0], "size_bytes": events[1]})
+            continue
         path = run_dir / name
         if not path.is_file() or path.is_symlink():
             continue

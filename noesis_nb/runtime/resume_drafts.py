@@ -1,8 +1,10 @@
 """Which drafts a resume from disk continues, and which checkpoint a resume may name.
 
-Parallel tool calls (``asyncio.gather`` of ``ctx.tool_async``) pause a run on several drafts at once, one
-``run.interrupt → run.checkpoint`` each, with no resume between. Such a pause is one pause: a resume continues
-every draft it waits on, in the order their approval was asked, and any of its checkpoints names it.
+Parallel tool calls (``asyncio.gather`` of ``ctx.tool_async``) ask for several approvals at once. The run pauses on
+one of them; the others wait held (asked, never paused on yet), and each pauses in its turn. Runs written before
+pauses took turns paused on each, one ``run.interrupt → run.checkpoint`` per draft with no resume between. Either is
+one pause: a resume continues every draft it waits on, in the order their approval was asked, and any of its
+checkpoints names it.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from ..store.vocab import (
     RUN_RESUME,
     TERMINAL_EXECUTION_EVENTS,
     TOOL_APPROVAL_PENDING,
+    TOOL_APPROVED,
     TOOL_REJECTED_GOVERNANCE,
 )
 from .position import Pause, payload_of
@@ -60,6 +63,12 @@ def paused_drafts(events: list[dict[str, Any]], cause: dict[str, Any]) -> list[P
         payload = payload_of(event)
         if event.get("phase") == "tool" and payload.get("event_name") in _FINISHED:
             finished_at.setdefault(str(payload.get("request_id")), i)
+    approved = {
+        str(payload_of(e).get("request_id"))
+        for e in events
+        if e.get("phase") == "tool" and payload_of(e).get("event_name") == TOOL_APPROVED
+    }
+    cause_checkpoint = checkpoint_of(events, cause.get("id"))
     drafts = []
     for event in events:
         payload = payload_of(event)
@@ -67,7 +76,12 @@ def paused_drafts(events: list[dict[str, Any]], cause: dict[str, Any]) -> list[P
             continue
         checkpoint = checkpoint_of(events, event.get("id"))
         if checkpoint is None:
-            continue  # never paused on (decided while its episode waited in process)
+            request = str(payload.get("request_id"))
+            if request in approved or request in finished_at or cause_checkpoint is None:
+                continue  # never paused on (decided while its episode waited in process)
+            # held behind the pause: it pauses in its turn, when the drafts before it are done (``resume_pause``)
+            drafts.append(PausedDraft(event, cause_checkpoint, None))
+            continue
         done = finished_at.get(str(payload.get("request_id")))
         if event is not cause and done is not None and done < first_own:
             continue  # finished by its live episode: not this resume's to continue

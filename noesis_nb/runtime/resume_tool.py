@@ -418,10 +418,12 @@ def _options(rec: Recorder) -> Any:
 
 # -- recoveries ----------------------------------------------------------------------------------
 def open_interrupted_pause(rec: Recorder, pause: Pause | None, *, decided_only: bool = False) -> Pause | None:
-    """Drafts left pending without a checkpoint (a crash between a draft and its pause): pause on each now, in
-    the order they were asked (parallel calls); the pause, or None when there was none to complete.
-    ``decided_only``: only drafts someone decided (beside an open pause: an approved draft is never dropped,
-    while one the episode stopped before asking about stays as the adapter left it).
+    """Drafts left pending without a checkpoint (a crash between a draft and its pause, or drafts held behind
+    another's pause): each gets its ``tool.approval.pending`` where missing, and the run pauses on the first one
+    asked (the others wait held and pause in their turn: ``resume_drafts.paused_drafts``); the pause, or None when
+    there was none to complete. ``decided_only``: beside an open pause, which stays the run's one pause (nothing is
+    paused on here), only drafts someone decided (an approved draft is never dropped, while one the episode stopped
+    before asking about stays as the adapter left it).
 
     Not when the adapter finished after the draft (its ``act`` is written): the draft's writes failed
     while the process lived on (a full disk), the adapter got the error and ended, and the draft was
@@ -436,7 +438,8 @@ def open_interrupted_pause(rec: Recorder, pause: Pause | None, *, decided_only: 
     waiting = [p for p in unpaused if not decided_only or repos.approvals.get(None, p.key) is not None]
     if not waiting:
         return None
-    made = [_pause_on(rec, p) for p in waiting]  # one pause each, in the order they were asked
+    # one pause at a time on disk: beside an open pause none; else on the first asked (or the one already paused on)
+    made = [_pause_on(rec, p, pause=not decided_only and n == 0) for n, p in enumerate(waiting)]
     return last_pause(rec.events) if any(made) else None
 
 
@@ -499,9 +502,11 @@ def _unpaused(rec: Recorder, repos: Any, pause: Pause | None) -> tuple[dict[str,
     return first_seen, sorted(waiting, key=lambda p: first_seen[p.request_id])
 
 
-def _pause_on(rec: Recorder, prepared: Any) -> bool:
+def _pause_on(rec: Recorder, prepared: Any, *, pause: bool = True) -> bool:
     """Pause on a draft left pending without its checkpoint (its ``tool.approval.pending`` and interrupt are
-    written where missing); False for a draft paused on already, left as it is."""
+    written where missing); False for a draft paused on already, left as it is. ``pause=False``: only its
+    ``tool.approval.pending`` is written where missing (a draft held behind another's pause; an interrupt its
+    process wrote before it was killed is completed all the same); True when a pause was completed."""
     request_events = _request_events(rec, prepared.request_id)
     pending = next((e for e in request_events if e["payload"].get("event_name") == names.TOOL_APPROVAL_PENDING), None)
     if pending is not None and checkpoint_of(rec.events, pending.get("id")) is not None:
@@ -523,8 +528,10 @@ def _pause_on(rec: Recorder, prepared: Any) -> bool:
     reason = f"tool approval required: {prepared.tool.key} ({prepared.key})"
     if last.get("event_type") == RUN_INTERRUPT and last.get("caused_by") == pending["id"]:
         rec.complete_pause(last)
-    else:
+    elif pause:
         rec.pause(reason, pending["id"])
+    else:
+        return False
     return True
 
 

@@ -131,6 +131,7 @@ class EventWriter:
             if isinstance(exc, OSError):  # cutting a torn last line is a write: a refusal is said as one
                 raise self._refused(exc) from None
             raise
+        self._one_event_a_line = True  # every line of the log is one event ``count`` counts (``log_digest``)
         if data:
             self._digest.update(data)
             self._size = len(data)
@@ -139,6 +140,7 @@ class EventWriter:
                 self._last_ts = max(self._last_ts, str(event.get("timestamp", "")))
                 if event.get("id"):
                     self.last_event_id = event["id"]
+            self._one_event_a_line = data.count(b"\n") == self.count and b"\r" not in data
         self._fh = os.fdopen(fd, "ab", buffering=0)
 
     @property
@@ -272,6 +274,17 @@ class EventWriter:
                         st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, self._digest.hexdigest()
                     )
                 self._fh.close()
+
+    def log_digest(self) -> tuple[str, int] | None:
+        """(sha256 hex, size) of the whole log, from the digest kept while appending (nothing is read): what a
+        checkpoint binds of its first ``count`` lines. None when the file holds more than this writer knows (another
+        process wrote into it) or lines ``count`` does not count (a line that is no event): read the file then."""
+        with self.lock:
+            if self._fh.closed or not self._one_event_a_line or os.fstat(self._fh.fileno()).st_size != self._size:
+                return None
+            digest = self._digest.copy()
+            digest.update(self._unhashed)
+            return digest.hexdigest(), self._size
 
     def wrote_every_byte(self) -> bool:
         """Whether the file holds exactly what this writer appended (no other process wrote into it)."""

@@ -46,6 +46,7 @@ def prepare_tool_invocation(
     authorizer: Any = None,
     candidate_emitter: Any = None,
     event_recorder: Any = None,
+    hold: bool = False,
 ) -> PreparedToolInvocation:
     """Validate, authorise and persist a draft without executing anything.
 
@@ -60,6 +61,10 @@ def prepare_tool_invocation(
     may be a plain callable or a Noēsis-style object; ``authn``/``authz`` default to allow-all and
     ``preflight`` to ``default_preflight`` (write effects only). The candidate emitter sees the
     stored, secret-free payload, not the raw values.
+
+    ``hold`` (an addition): a draft that needs approval while its run is paused on another one is saved held
+    (``prepared``, its approval still required: ``tools.awaiting``) rather than ``pending_approval``, so the run never
+    has two pending records, not even for an instant; its ``tool.approval.pending`` is emitted all the same.
     """
     inv, ports = prepare_ports(
         invocation=invocation,
@@ -77,10 +82,10 @@ def prepare_tool_invocation(
         emit_candidate=emit_candidate,
         candidate_emitter=candidate_emitter,
     )
-    return prepare(inv, ports)
+    return prepare(inv, ports, hold=hold)
 
 
-def prepare(inv: ToolInvocationInput, ports: PreparePorts) -> PreparedToolInvocation:
+def prepare(inv: ToolInvocationInput, ports: PreparePorts, *, hold: bool = False) -> PreparedToolInvocation:
     """``prepare_tool_invocation`` with its ports already translated (``PreparePorts``)."""
     emit, prepared_repository = ports.emit, ports.repository
     rid = inv.request_id
@@ -117,7 +122,11 @@ def prepare(inv: ToolInvocationInput, ports: PreparePorts) -> PreparedToolInvoca
         security=security,
         governance=governance,
         draft_id=draft_id,
-        status=PreparedInvocationStatus.PENDING_APPROVAL if governance.requires_approval else PreparedInvocationStatus.PREPARED,
+        status=(
+            PreparedInvocationStatus.PENDING_APPROVAL
+            if governance.requires_approval and not hold
+            else PreparedInvocationStatus.PREPARED
+        ),
     )
     if canonical_json(normalized) != canonical_json(evidence.normalized_payload):  # a secret was redacted
         prepared = prepared.model_copy(update={"x_payload_seal": payload_seal(inv.run_id, normalized)})

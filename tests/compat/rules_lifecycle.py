@@ -9,10 +9,9 @@ from collections.abc import Iterator
 
 from .rundata import TERMINAL_STATES, Run, Violation, parent, payload_of, sha256_file, text
 
-# a paused run is resumed, nothing else: a second checkpoint leaves it waiting on nothing Noēsis can name. run.interrupt
-# from paused is as invalid, but a pause on parallel drafts still writes one interrupt per draft with no resume between
-# (the concurrent-pauses entry point): it joins this list once such a pause writes one.
-_NOT_FROM_PAUSED = ("run.checkpoint",)
+# a paused run is resumed, nothing else: a second checkpoint leaves it waiting on nothing Noēsis can name, and an
+# interrupt while paused (a second pause opened on top of the first, e.g. one per parallel draft) has no transition
+_NOT_FROM_PAUSED = ("run.interrupt", "run.checkpoint")
 _CHECKPOINT_STRINGS = ("run_id", "checkpoint_id", "created_at", "last_event_id", "state_hash", "artifact_manifest_hash")
 
 

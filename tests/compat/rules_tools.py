@@ -219,11 +219,10 @@ def _execution_chain(
         if v is not None
     }
     missing: list[str] = []
-    if pending is not None:
-        pause = _pause_of(run, pending, started)
+    if pending is not None:  # a request that needed approval runs only after its pause was resumed (§5: all three
+        pause = _pause_of(run, pending, started)  # are in its chain, a policy's decision as a person's)
         needed.update(pause)
-        if pause:  # a paused request runs only after its checkpoint was resumed (§5: all three are in its chain)
-            missing += [kind for kind in ("run.checkpoint", "run.resume") if kind not in pause]
+        missing += [kind for kind in ("run.interrupt", "run.checkpoint", "run.resume") if kind not in pause]
     chain = set(run.chain(started))
     missing = [name for name, i in needed.items() if i not in chain] + missing
     if missing:

@@ -248,6 +248,27 @@ def test_a_paused_run_is_not_checkpointed_again(tmp_path: Path) -> None:
     assert rules(run.write(tmp_path / "ep")) == {"lifecycle.transition"}
 
 
+def test_an_interrupt_while_paused_is_reported(tmp_path: Path) -> None:
+    """Noēsis' lifecycle: only run.resume leaves 'paused'; a second pause opened on top of the first (one
+    interrupt per parallel draft, no resume between) breaks the rule."""
+    run = golden_run(paused=True)
+    checkpoint = run.events[-1]
+    run.add("runtime", {"kind": "run.interrupt", "status": "interrupted"}, checkpoint["id"], event_type="run.interrupt")
+    assert "lifecycle.transition" in rules(run.write(tmp_path / "ep"))
+
+
+def test_an_approval_decided_without_a_pause_is_reported(tmp_path: Path) -> None:
+    """§5 read literally: a request that needed approval runs with run.resume, run.checkpoint and run.interrupt in
+    its chain, also when a policy decided it at once (no pause written: tool.approved caused by its pending event)."""
+    run = golden_run()
+    pending = _event(run, "tool", "tool.approval.pending")
+    for kind in ("run.resume", "run.checkpoint", "run.interrupt"):
+        run.events.pop(run.index("runtime", kind))
+    del run.docs[f"checkpoints/{CHECKPOINT}/checkpoint.json"]
+    _event(run, "tool", "tool.approved").update(caused_by=pending["id"])
+    assert "tool.execution_chain" in rules(run.write(tmp_path / "ep"))
+
+
 def test_a_tool_run_while_paused_is_reported(tmp_path: Path) -> None:
     """§5: from tool.execution.started, caused_by passes through run.resume; a tool run with its pause never resumed
     (the resume left out, the approval caused by the checkpoint) is reported."""

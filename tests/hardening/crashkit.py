@@ -98,8 +98,39 @@ async def run_batch(
     return [(entry.status, entry.episode_id, entry.error) for entry in handle.entries]
 
 
+def parallel_agent(marker: str):
+    """Two tools that need approval, awaited together; each appends its own name to ``marker``."""
+    code = "import sys; open(sys.argv[1], 'a').write(sys.argv[2] + '\\n')"
+
+    async def agent(task, ctx):
+        outs = await asyncio.gather(
+            *(
+                ctx.tool_async(f"fs.{name}", {"argv": [sys.executable, "-c", code, marker, name]}, effect="write", risk="high")
+                for name in ("a", "b")
+            )
+        )
+        return [out["returncode"] for out in outs]
+
+    agent.__name__ = "parallel_agent"
+    return agent
+
+
 def agent_for(scenario: str, marker: str):
+    if scenario == "live_parallel":
+        return parallel_agent(marker)
     return low_risk_agent(marker) if scenario == "veto_then_resume" else tool_agent(marker)
+
+
+async def _live_parallel(root: Path, marker: str) -> str:
+    """Two drafts awaited together, waiting for a person: the second (held behind the first's pause) is decided
+    first, then the first; both run."""
+    handle = noesis_nb.start(TASKS["tool"], using=parallel_agent(marker), runs_dir=root, approver="ask")
+    await handle
+    drafts = [pending.draft_id for pending in handle.pending]
+    for draft in reversed(drafts):
+        handle.approve(draft, approver_id="ana")
+    await asyncio.wait_for(handle.wait(), 30)
+    return "ok" if handle.status == "ok" and len(drafts) == 2 else f"ended {handle.status} with {len(drafts)} drafts"
 
 
 async def _live(root: Path, marker: str, approver: str) -> None:
@@ -145,6 +176,8 @@ def run_scenario(scenario: str, root: Path, marker: str, flag: str | None = None
         return "ok" if statuses == ["ok", "ok"] else f"batch ended {statuses}"
     if scenario == "live_steer_drain":
         return asyncio.run(_live_steer_drain(root, marker))
+    if scenario == "live_parallel":
+        return asyncio.run(_live_parallel(root, marker))
     if scenario == "live_waiting":
         return asyncio.run(_live_waiting_for_another_process(root, marker, Path(flag or "")))
     if scenario == "live_auto":

@@ -1,7 +1,7 @@
 """A run paused on several tool drafts at once (parallel ``ctx.tool_async`` calls), decided and resumed from other
 processes: every approved draft runs, once, in the order its approval was asked; a rejected one never runs and the
-run ends ``vetoed``; an undecided one makes ``resume_run`` refuse before anything runs, naming it. Any of the pause's
-checkpoints resumes the same pause (none is refused as if a file had been changed by hand)."""
+run ends ``vetoed``; an undecided one makes ``resume_run`` refuse before anything runs, naming it. The run pauses on
+one draft at a time: the others wait held, and the pause's one checkpoint resumes them all."""
 
 from __future__ import annotations
 
@@ -129,15 +129,17 @@ def test_an_undecided_draft_refuses_the_resume_before_anything_runs(runs_dir: Pa
     assert _ran(log) == [_tool(run, first)] and _outcome(run) == "vetoed"
 
 
-@pytest.mark.parametrize("which", [0, 1])
-def test_every_checkpoint_of_the_pause_resumes_it(runs_dir: Path, tmp_path: Path, which: int):
+@pytest.mark.parametrize("named", [True, False])
+def test_the_one_checkpoint_of_the_pause_resumes_every_draft(runs_dir: Path, tmp_path: Path, named: bool):
+    """The run pauses on one draft at a time: paused on parallel drafts it has one checkpoint (the other draft waits
+    held), and a resume from it, named or not, runs both."""
     log = tmp_path / "ran.txt"
     run = _pause(runs_dir, log, "a,b")
     for draft in _drafts(run):
         noesis_nb.approve_draft(run, draft, approver_id="ana")
     checkpoints = _checkpoints(run)
-    assert len(checkpoints) == 2
-    done = _resume_elsewhere(run, f"checkpoint_id={checkpoints[which]}")
+    assert len(checkpoints) == 1
+    done = _resume_elsewhere(run, *([f"checkpoint_id={checkpoints[0]}"] if named else []))
     assert done.returncode == 0, done.stderr[-2000:]
     assert _ran(log) == ["a", "b"] and _outcome(run) == "success"
 
@@ -188,14 +190,16 @@ _KILLED_BEFORE_SECOND_PAUSE = textwrap.dedent(
     """
     import os, signal, sys
     from noesis_nb.runtime.recorder import Recorder
-    interrupts = []
-    real = Recorder.interrupt
-    def interrupt(self, *args, **kwargs):  # kill -9 between the second draft's approval request and its pause
-        interrupts.append(1)
-        if len(interrupts) == 2:
-            os.kill(os.getpid(), signal.SIGKILL)
-        return real(self, *args, **kwargs)
-    Recorder.interrupt = interrupt
+    asked = []
+    real = Recorder.emit
+    def emit(self, phase, payload, **kwargs):  # kill -9 once the second draft's approval request is written
+        event = real(self, phase, payload, **kwargs)
+        if payload.get("event_name") == "tool.approval.pending":
+            asked.append(1)
+            if len(asked) == 2:
+                os.kill(os.getpid(), signal.SIGKILL)
+        return event
+    Recorder.emit = emit
     """
 )
 
@@ -208,6 +212,8 @@ def test_an_approved_draft_its_process_died_before_pausing_on_runs(runs_dir: Pat
     )
     assert done.returncode == -9, done.stderr[-2000:]
     (run,) = runs_dir.iterdir()
+    records = [json.loads(p.read_text()) for p in (run / "tool_invocations" / "prepared").glob("*.json")]
+    assert sorted(r["status"] for r in records) == ["pending_approval", "prepared"]  # held from its first write
     for draft in _drafts(run):
         noesis_nb.approve_draft(run, draft, approver_id="ana")
     resumed = _resume_elsewhere(run)
