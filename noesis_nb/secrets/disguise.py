@@ -6,6 +6,13 @@ entirely in ``\\uXXXX``/``\\xXX`` escapes, ``&#x70;assword=…``, ``pass\\u200bw
 space. ``plain`` is that reading; ``unescape`` also maps each character of it back to where it
 stands in the text, so what is found in the reading can be redacted as written.
 
+The invisible characters are a class, not a list: every format character (Cf: zero-width spaces and
+joiners, soft hyphen, bidi controls, tags), every combining mark (Mn, Me: ``s\u0301k-proj-…`` shows as
+``śk-proj-…``; variation selectors are marks too), NUL and the Hangul fillers, which show as blanks. A
+character that is a compatibility form of one of a key's ASCII characters (``ｓｋ-…`` in fullwidth forms, ``𝐬``,
+``ⓢ``) reads as that character (NFKD, its marks dropped). Both tables are built from ``unicodedata``
+on the first non-ASCII text (a scan of 130,000 code points: no import pays for it).
+
 Both are only called on text that holds a sign of a disguise (a backslash, ``&#``, a non-ASCII
 character): ordinary text never pays for them.
 """
@@ -16,10 +23,14 @@ import codecs
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator
+from functools import cache
 
 __all__ = [
     "INVISIBLE_CHARS",
     "INVISIBLE",
+    "hidden",
+    "folds",
+    "reads_differently",
     "ESCAPE",
     "unescape",
     "readable",
@@ -33,7 +44,73 @@ __all__ = [
 # marks, NUL): one inside a token or a name hides it from every pattern. NUL is here for UTF-16: its bytes
 # read as UTF-8 (as bytes are stored) are the text with a NUL beside each ASCII character
 INVISIBLE_CHARS = "\x00\u00ad\u034f\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff"
-INVISIBLE = re.compile(f"[{INVISIBLE_CHARS}]")
+INVISIBLE = re.compile(f"[{INVISIBLE_CHARS}]")  # the common ones; ``hidden()`` is the whole class
+_BLANK_LETTERS = "\u115f\u1160\u3164\uffa0"  # the Hangul fillers: letters that show as nothing
+_HIDDEN_CATEGORIES = frozenset({"Mn", "Me", "Cf"})
+# what a compatibility form is read as when it is one of these (a key's characters): fullwidth punctuation in CJK
+# prose (``，``, ``：``, ``（``) and a no-break space are read as written, and a letter with an accent is a letter
+_KEY_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_=+/.")
+# the code points scanned: the first two planes, and plane 14's tags and variation selectors (the planes between
+# hold CJK ideographs and nothing else that hides or folds)
+_SCANNED = (range(0x80, 0x20000), range(0xE0000, 0xE1000))
+
+
+def _char_class(chars: Iterable[int]) -> str:
+    """A pattern matching one of the code points ``chars`` (ascending). Those past U+FFFF are a second class behind a
+    one-range test: sre reads a class holding them as a list of ranges, tried one by one on every character."""
+    parts: dict[bool, list[str]] = {False: [], True: []}
+    run: list[int] = []
+    for code in (*chars, -2):
+        if run and code == run[-1] + 1 and (code > 0xFFFF) == (run[0] > 0xFFFF):
+            run.append(code)
+            continue
+        if run:
+            span = re.escape(chr(run[0])) + ("-" + re.escape(chr(run[-1])) if len(run) > 1 else "")
+            parts[run[0] > 0xFFFF].append(span)
+        run = [code]
+    return f"[{''.join(parts[False])}]|(?=[\U00010000-\U0010ffff])[{''.join(parts[True])}]"
+
+
+@cache
+def _tables() -> tuple[re.Pattern[str], dict[int, str], re.Pattern[str]]:
+    """``(hidden, folded, either)``: the invisible characters, each folded character's ASCII reading, and a pattern
+    matching any of both (see the module's docstring)."""
+    dropped = {0, *map(ord, _BLANK_LETTERS)}  # (the rest of ``INVISIBLE_CHARS`` is of the categories scanned)
+    folded: dict[int, str] = {}
+    for block in _SCANNED:
+        for code in block:
+            char = chr(code)
+            if unicodedata.category(char) in _HIDDEN_CATEGORIES:
+                dropped.add(code)
+                continue
+            reading = unicodedata.normalize("NFKD", char)
+            if reading != char and reading != unicodedata.normalize("NFD", char):  # a compatibility form
+                reading = "".join(c for c in reading if unicodedata.category(c) not in _HIDDEN_CATEGORIES)
+                if len(reading) == 1 and reading in _KEY_CHARS:  # one character: each stays in its place
+                    folded[code] = reading
+    hidden_class = _char_class(sorted(dropped))
+    return re.compile(hidden_class), folded, re.compile(_char_class(sorted(dropped | set(folded))))
+
+
+def hidden() -> re.Pattern[str]:
+    """A pattern matching one invisible character (the whole class: format characters, combining marks, NUL, …)."""
+    return _tables()[0]
+
+
+def folds() -> dict[int, str]:
+    """``str.translate``'s table of the characters read as one ASCII character (``ｓ`` as ``s``, ``𝟕`` as ``7``)."""
+    return _tables()[1]
+
+
+def reads_differently(text: str) -> bool:
+    """Whether ``text`` holds an invisible character or one read as another (cheap for ASCII text: False)."""
+    return (not text.isascii() or "\x00" in text) and _tables()[2].search(text) is not None
+
+
+def folded(text: str) -> str:
+    """``text`` with its compatibility forms read as ASCII, each in its place (the same length)."""
+    return text.translate(_tables()[1]) if not text.isascii() else text
+
 
 # one character written as an escape: JSON, Python, JavaScript, C (``\u0070``, ``\U00000070``, ``\x70``,
 # ``\u{70}``, octal ``\160``, ``\N{LATIN SMALL LETTER P}``, JSON's ``\/`` that hides a URL's ``://``; a doubled
@@ -81,8 +158,8 @@ def plain(text: str) -> str:
         return text
     if ("\\" in text or "&" in text) and ESCAPE.search(text) is not None:
         text = ESCAPE.sub(_char, text)
-    if may_hide(text) and INVISIBLE.search(text) is not None:
-        text = INVISIBLE.sub("", text)
+    if reads_differently(text):
+        text = hidden().sub("", folded(text))
     return text
 
 
@@ -127,9 +204,11 @@ def readable(text: str) -> tuple[str, list[int]]:
         decoded, starts = unescape(text)
     else:
         decoded, starts = text, list(range(len(text) + 1))
-    if not may_hide(decoded) or INVISIBLE.search(decoded) is None:
+    if not reads_differently(decoded):
         return decoded, starts
-    kept = [i for i, c in enumerate(decoded) if not INVISIBLE.match(c)]
+    decoded = folded(decoded)  # (in place: the same length)
+    invisible = hidden()
+    kept = [i for i, c in enumerate(decoded) if not invisible.match(c)]
     return "".join(decoded[i] for i in kept), [starts[i] for i in kept] + [starts[len(decoded)]]
 
 

@@ -29,7 +29,7 @@ import orjson
 from .._jsonio import atomic_write_bytes, atomic_write_json, dumps_line, to_jsonable
 from .._jsonrepeat import screened
 from .._safetext import error_text, safe_repr
-from .disguise import ESCAPE, INVISIBLE, may_hide, maybe_disguised, readable
+from .disguise import ESCAPE, maybe_disguised, readable, reads_differently
 from .joined import chunk_texts, split_secrets
 from .known import SEARCHED, Known, for_text, replaced, spans
 from .names import REDACTED_VALUE, looks_like_credential, names_no_value
@@ -409,12 +409,12 @@ def _disguised_json(blob: bytes) -> bool:
     (NUL is written ``\\u0000``; the others as themselves, in UTF-8)."""
     if _ESCAPE_IN_JSON.search(blob) is not None or b"\\u0000" in blob:
         return True
-    return not blob.isascii() and INVISIBLE.search(blob.decode("utf-8", "replace")) is not None
+    return not blob.isascii() and reads_differently(blob.decode("utf-8", "replace"))
 
 
 def _escaped_in(text: str) -> bool:
     """Whether ``text`` may hold a known value in a disguise (escapes, invisible characters)."""
-    return maybe_disguised(text) and (ESCAPE.search(text) is not None or (may_hide(text) and INVISIBLE.search(text) is not None))
+    return maybe_disguised(text) and (ESCAPE.search(text) is not None or reads_differently(text))
 
 
 def _scrub_escaped(text: str, known: Known) -> str:

@@ -29,7 +29,16 @@ from urllib.parse import unquote, unquote_plus
 import orjson
 
 from .decoded import basic_credentials, encoded_secrets
-from .disguise import ESCAPE, INVISIBLE, INVISIBLE_CHARS, maybe_disguised, percent_decoded, plain, unescape
+from .disguise import (
+    ESCAPE,
+    folded,
+    hidden,
+    maybe_disguised,
+    percent_decoded,
+    plain,
+    reads_differently,
+    unescape,
+)
 from .gates import Gate, forget
 from .joined import chunk_texts
 from .known import for_text
@@ -52,7 +61,7 @@ __all__ = [
 # -- the prefilter -------------------------------------------------------------------------------
 # ``%`` too: a word written percent-encoded (``%2B``) reads shorter decoded, where the randomness rule measures it
 _TOKEN_CHARS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-%"
-# the bytes of the invisible characters' UTF-8 forms (C2 AD, E2 80 8B, EF BB BF, …; see ``_INVISIBLE``) count as
+# the bytes of the invisible characters' UTF-8 forms (C2 AD, E2 80 8B, EF BB BF, …; see ``disguise.hidden``) count as
 # token characters: a token split by one is still one long word to the prefilter
 _HIDING_BYTES = bytes(range(0x80, 0xC0)) + b"\xc2\xcd\xd8\xe1\xe2\xef\x00"
 _RUNS = bytes(0x61 if i in _TOKEN_CHARS or i in _HIDING_BYTES else 0x20 for i in range(256))
@@ -84,8 +93,6 @@ _KEYWORD_ANCHORS = re.compile(
 # a JSON key that is one of the short secret names (``"pin": …``, ``"otp": …``): too common inside words to be keywords
 # (``shipping``, ``design``: the keyword search would run on most prose), they are looked for as whole keys only
 _SHORT_KEY = re.compile(rb'"(?:[a-z0-9_.-]*[_.-])?(?:pin|pw|[th]?otp)(?:[_.-][a-z0-9_.-]*)?"\s*:')
-
-_INVISIBLE_CHARS, _INVISIBLE = INVISIBLE_CHARS, INVISIBLE
 
 
 def might_contain(blob: bytes) -> bool:
@@ -139,12 +146,9 @@ def _percent_might_contain(text: str, judge: Any) -> bool:
 
 
 def _hides(blob: bytes) -> bool:
-    """Whether non-ASCII serialised text may hold an invisible character (one may split a keyword); False
-    means it holds none. All but U+034F are format characters, which no printable text holds, and JSON
-    text has its control characters escaped: ``isprintable`` is the cheap test (half the time of the
-    character class; a no-break space or a line separator makes it True too)."""
-    text = blob.decode("utf-8", "replace")
-    return not text.isprintable() or "\u034f" in text
+    """Whether non-ASCII serialised text may hold an invisible character (one may split a keyword) or one read as
+    another (``ｐａｓｓｗｏｒｄ``); False means it holds neither."""
+    return reads_differently(blob.decode("utf-8", "replace"))
 
 
 KEYWORDS_STR = _KEYWORDS_STR = re.compile(_KEYWORDS.pattern.decode())  # the keywords, in text
@@ -626,8 +630,13 @@ def find_in_text(text: str, *, entropy: bool = True) -> set[str]:
     """
     if len(text) < 4:
         return set()
-    if (not text.isascii() or "\x00" in text) and _INVISIBLE.search(text) is not None:  # ``may_hide``, inlined
+    if (not text.isascii() or "\x00" in text) and reads_differently(text):
         return _through_invisible(text, entropy)
+    return _find_read(text, entropy)
+
+
+def _find_read(text: str, entropy: bool) -> set[str]:
+    """``find_in_text`` of a text without invisible characters."""
     if ("\\" in text or ("&" in text and "&#" in text)) and ESCAPE.search(text) is not None:
         return _through_escapes(text, entropy)
     if "%" in text and _PERCENT.search(text) is not None:
@@ -641,25 +650,30 @@ _CACHED_LEN = 120
 
 
 def _through_invisible(text: str, entropy: bool) -> set[str]:
-    """The secrets of ``text`` read without its invisible characters, each as it stands in ``text``
-    (``ghp_ab\u200bcd…``) and as it is without them (to hunt for it elsewhere). Every secret is located
-    in the reading in one pass and mapped back through the offsets of the characters kept."""
-    read = _HIDDEN.sub("", text)
-    found = find_in_text(read, entropy=entropy)
-    located = set(found)
+    """The secrets of ``text`` read without its invisible characters (``disguise.hidden``: zero-width and format
+    characters, combining marks), and read again with its compatibility forms as ASCII (``ｓｋ-…``) when it holds
+    any, each as it stands in ``text`` (``ghp_ab\u200bcd…``, the marks on its last character too) and as it reads
+    (to hunt for it elsewhere). Every secret is located in its reading in one pass and mapped back through the
+    places of the characters kept (folding keeps each character in its place)."""
+    invisible = hidden()
+    read = invisible.sub("", text)
+    readings = [read]
+    if not read.isascii() and (as_ascii := folded(read)) != read:
+        readings.append(as_ascii)
     kept = kept_places(text)
-    located.update(text[kept(a) : kept(b - 1) + 1] for a, b in for_text(read, found).starts(read))
+    located: set[str] = set()
+    for reading in readings:
+        found = _find_read(reading, entropy) if len(reading) >= 4 else set()
+        located |= found
+        located.update(text[kept(a) : kept(b)] for a, b in for_text(reading, found).starts(reading))
     return located
-
-
-_HIDDEN = re.compile(f"[{_INVISIBLE_CHARS}]")
 
 
 def kept_places(text: str) -> Any:
     """``place(i)``: where the ``i``-th character kept in ``text`` (read without its invisible characters) stands in
     it. From the invisible characters' places alone (a list of every kept place cost a megabyte of text a second):
     ``i`` stands ``j`` places on, ``j`` the number of invisible characters at ``p`` with ``p - (their count before p) <= i``."""
-    shifts = [m.start() - n for n, m in enumerate(_HIDDEN.finditer(text))]
+    shifts = [m.start() - n for n, m in enumerate(hidden().finditer(text))]
 
     def place(i: int) -> int:
         return i + bisect_right(shifts, i)
