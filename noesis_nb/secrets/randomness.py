@@ -2,7 +2,8 @@
 
 detect-secrets measures only quoted strings; here any word of 20+ characters is measured, with a limit
 that follows its length, once UUIDs, ULIDs and labelled digests are blanked out and prose-like words
-(paths, CamelCase names, model ids with dates) are set aside.
+(paths, CamelCase names, model ids with dates) are set aside. A name Kubernetes generates (``payments-api-7d9f8b6c5d-x2k9p``)
+is judged by the name it was given: its hashes made one in ten such names of 32+ characters read as random.
 
 A bare hex word of 32+ random digits stays a secret: 32 and 64 hex digits are also how many keys are
 written (HMAC and webhook signing secrets, Ed25519 seeds, Twilio and Datadog keys), and nothing in the word
@@ -82,6 +83,17 @@ PROVIDER_ID = re.compile(
 # runs no detector, screens a provider id holding one
 ALNUM_TOKEN = re.compile(r"A3T|AKIA|ASIA|ABIA|ACCA|AIza|SK|AC")
 _ASCII_DIGIT = re.compile(r"[0-9]")
+# a name Kubernetes generates (``payments-api-7d9f8b6c5d-x2k9p``): the name it was given (a Deployment's, a Job's, a
+# container's), then a ReplicaSet's hash (6-10 characters) or a CronJob's schedule time, then a pod's 5 characters;
+# or a ReplicaSet's name (its hash alone). Generated parts are drawn from 27 characters with no vowel and no 0, 1
+# or 3, so a random key of letters and digits matches this shape as good as never (see ``entropy_ok``)
+_K8S = "bcdfghjklmnpqrstvwxz2456789"
+_GENERATED_NAME = re.compile(
+    rf"(?P<name>[a-z0-9]+(?:[-_.][a-z0-9]+)*?)(?:(?:-(?:[{_K8S}]{{6,10}}|[0-9]{{6,12}}))?(?:-[{_K8S}]{{5}}){{1,2}}"
+    rf"|-[{_K8S}]{{6,10}})"
+)
+_NAME_WORD = re.compile(r"[a-z]*[aeiouy][a-z]*")  # a word of the given name: a run of letters holding a vowel
+_NAME_PARTS = re.compile(r"[-_.0-9]+")
 
 
 def entropy_ok(word: str, b64: Any = None, hexp: Any = None, *, ids: bool = True) -> bool:
@@ -93,6 +105,12 @@ def entropy_ok(word: str, b64: Any = None, hexp: Any = None, *, ids: bool = True
         return False
     if ids and PROVIDER_ID.fullmatch(word) is not None:  # the token detectors still read it (``msg_AKIA…``)
         return False
+    if ids and word.islower() and (given := _GENERATED_NAME.fullmatch(word)) is not None:  # a pod's name, or its shape
+        name = given.group("name")
+        if len(name) >= 20 and entropy_ok(name, b64, hexp):  # a random word with generated parts after it
+            return True
+        if _reads_as_words(name):  # a name given by a person: the generated parts are no secret
+            return False
     if _HEX.fullmatch(word):
         digits = word[2:] if word[:2].lower() == "0x" else word
         return len(digits) >= 32 and hexp.calculate_shannon_entropy(digits) > hexp.entropy_limit
@@ -117,6 +135,13 @@ def entropy_ok(word: str, b64: Any = None, hexp: Any = None, *, ids: bool = True
         if len(m.group()) == 1 or m.group().isdigit() or _VOWELS.intersection(m.group())
     )
     return covered / len(word) < 0.6  # random: 97% of 20-char and 99.6% of 32+-char words pass
+
+
+def _reads_as_words(name: str) -> bool:
+    """Whether half of the letters and digits of a generated name's given name or more are in words (runs of 3+
+    letters holding a vowel): ``payments-api``, ``node-exporter``; not ``x7kq2m9``."""
+    words = sum(len(w) for w in _NAME_PARTS.split(name) if len(w) >= 3 and _NAME_WORD.fullmatch(w))
+    return 2 * words >= len(name) - name.count("-") - name.count("_") - name.count(".")
 
 
 def _classes(word: str) -> int:
