@@ -119,6 +119,8 @@ def event_flag(event: Mapping[str, Any]) -> str | None:
     payload = _payload(event)
     phase, name = str(event.get("phase") or ""), event_name(event)
     status = str(payload.get("status") or "").lower()
+    if phase == "act" and "vetoed" in {status, str(payload.get("outcome") or "").lower()}:
+        return "veto"  # a tool call a person rejected ends the act vetoed: its ``error`` (ToolRejected) is no failure
     if phase == "error" or name.endswith(".failed") or payload.get("error") or (phase == "terminate" and status == "error"):
         return "error"
     if payload.get("decision") == "veto" or status == "vetoed" or (phase == "intuition" and payload.get("kind") == "veto"):
