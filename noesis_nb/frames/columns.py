@@ -153,11 +153,23 @@ RUN_COLUMNS: dict[str, tuple[str, str]] = {
         "running time the view shows",
     ),
     "governance_mode": ("category", "off, audit or enforce"),
-    "act_count": ("int", "summary.metrics.act_count, else actions in state.json"),
+    "act_count": (
+        "int",
+        "summary.metrics.act_count, else actions in state.json; <NA>, as success, veto_count and score, when a sealed "
+        "run's summary.json is not as its manifest lists it",
+    ),
     "veto_count": ("int", "governance vetoes (summary.metrics.veto_count)"),
-    "tool_calls": ("int", "tool drafts in tool_invocations/prepared (or tool.requested events)"),
+    "tool_calls": (
+        "int",
+        "tool drafts in tool_invocations/prepared (or tool.requested events); <NA> when a tool record a sealed run's "
+        "manifest lists is gone or changed",
+    ),
     "pending_approvals": ("int", "drafts waiting for a human decision"),
-    "model_calls": ("int", "model.call events"),
+    "model_calls": (
+        "int",
+        "model.call events; <NA> (with the token totals and cost) when a sealed run's events.jsonl is gone or not "
+        "as its manifest lists it",
+    ),
     "input_tokens": (
         "int",
         "total input tokens over model calls (cached and cache-write included); each token "

@@ -29,6 +29,7 @@ from .problems import CUT_IN_SEALED_RUN, NO_EVENTS_IN_SEALED_RUN, LoadProblem, P
 from .progress import progress
 from .provenance import written_as
 from .rowsource import read_run_source, read_run_source_stamped, source_column
+from .sealsizes import listed_sizes, size_changes
 from .source import RunRef
 
 __all__ = ["EVENT_KINDS", "load_events", "EventColumns"]
@@ -126,6 +127,7 @@ def load_events(
                 if got is None and not run_problems and ref.seal().final:  # ``seal_state``: final.json a regular file
                     run_problems.append(LoadProblem(ref.fs.url(path), None, NO_EVENTS_IN_SEALED_RUN))
                 if got is None:
+                    run_problems.extend(_seal_changes(ref, None, named_by))
                     segments.append(_NO_EVENTS)
                     systems.append(())
                     sealed_tools.append(None)
@@ -155,6 +157,7 @@ def load_events(
                     run_problems.extend(LoadProblem(c.path, c.line_number, c.reason) for c in corruptions)
                 if torn and sealed:  # cut although the run was sealed before this read: damage, not a line in transit
                     run_problems.append(LoadProblem(url, torn[0], CUT_IN_SEALED_RUN))
+                run_problems.extend(_seal_changes(ref, len(data), named_by))
                 report = _LineReport(url, numbers, run_problems)
                 if not names_only(data, ref.name, len(evs)):  # bytes counted: the events are looked at only when off
                     report(other_episodes([e.get("episode_id") for e in evs], ref.name))
@@ -187,6 +190,20 @@ def load_events(
         if use_cache:
             MEMO.put(memo_key, tuple(segments), loaded)
         return loaded
+
+
+def _seal_changes(ref: RunRef, events: int | None, named_by: tuple[str, Any]) -> list[LoadProblem]:
+    """The run's log (``events`` bytes read; None: gone, reported on its own), summary and final.json against the
+    sizes its manifest lists (``sealsizes``); nothing for a run not sealed. ``named_by``: ``_source_stamp``."""
+    listed = listed_sizes(ref)
+    if not listed:
+        return []
+    summary = named_by[1] if named_by[0] == "summary.json" else None
+    final = ref.fs.stat(ref.file("final.json"))
+    sizes = {"summary.json": None if summary is None else summary[0], "final.json": None if final is None else final[0]}
+    if events is not None:
+        sizes["events.jsonl"] = events
+    return size_changes(ref, listed, sizes)
 
 
 def _source_stamp(ref: RunRef) -> tuple[str, Any]:
@@ -244,12 +261,14 @@ class _LineReport:
 
 
 def _events_and_source_doc(ref: RunRef) -> list[str]:
-    """What reading a run's events needs: ``events.jsonl``, the document naming its source, and the seal's."""
+    """What reading a run's events needs: ``events.jsonl``, the document naming its source, and the seal's two
+    (``manifest.json``: the sizes the run's files were sealed at)."""
     summary = ref.fs.join(ref.path, "summary.json")
     return [
         ref.fs.join(ref.path, "events.jsonl"),
         summary if ref.fs.stat(summary) is not None else ref.fs.join(ref.path, "state.json"),
         ref.fs.join(ref.path, "final.json"),
+        ref.fs.join(ref.path, "manifest.json"),
     ]
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import numpy as np
 import pandas as pd
@@ -35,6 +35,7 @@ from .provenance import sealed_here
 from .runindex import RunIndex, index_for
 from .runrecord import RunRecord, calls_from_events, read_run, run_unchanged, stamp_checks
 from .runusage import PriceMemo, run_usage, sums_hide_priced_parts
+from .sealsizes import changed_reason
 from .source import RunRef, Source, distinct_runs, episode_filter, named_runs, resolve_source, stray_runs, unmatched_episodes
 from .toolfolders import ToolFolders
 from .values import safe_name
@@ -234,7 +235,11 @@ def _record(
             return record
     folders = ToolFolders(ref)
     record, stamp, run_problems = read_run(ref, strict=problems.strict, folders=folders)
+    before = len(run_problems)
     ok = _manifest_ok(folders, record["manifest"], verify, record["known_sizes"], run_problems, stamp, record["listings"])
+    changed = {p.path for p in run_problems[before:]}  # files gone or changed since the seal (``sealsizes``)
+    # its log gone or changed (emptied, cut at a line): its model calls, tokens and cost are unknown, not 0
+    cast("dict[str, Any]", record)["calls_unknown"] = ref.fs.url(ref.file("events.jsonl")) in changed  # ``run_usage``
     if ok is None and record["seal"].manifest:  # sealed, but its manifest.json cannot be read (reported): vouches for nothing
         ok = False
     record["manifest_ok"] = ok and record["manifest_clean"] if ok is not None else None
@@ -251,6 +256,11 @@ def _record(
         # ``usage_df`` reads from the same run's events
         run_problems.extend(calls_from_events(record))
     record["row"] = _checked_row(record, run_problems)
+    records_at = ref.fs.url(ref.file("tool_invocations")) + "/"
+    if any(path.startswith(records_at) for path in changed):  # a tool record gone or changed: its drafts are not known
+        record["row"]["tool_calls"] = record["row"]["pending_approvals"] = None
+    if record["summary"] is not None and ref.fs.url(ref.file("summary.json")) in changed:  # not the sealed summary
+        record["row"].update(dict.fromkeys(_SUMMARY_FIGURES))
     problems.extend(run_problems)
     if use_cache and settled(stamp):  # stamp: every file read, edited in place or not; none changed this very moment
         checks = stamp_checks(ref, stamp) if ref.fs.protocol == "file" else None
@@ -258,6 +268,10 @@ def _record(
         if index is not None:
             index.put(ref, verify, record)
     return record
+
+
+#: the figures a run's summary gives: unknown when it is no longer the summary the run was sealed with
+_SUMMARY_FIGURES = ("success", "act_count", "veto_count", "score")
 
 
 def _checked_row(record: RunRecord, run_problems: list[LoadProblem]) -> dict[str, Any]:
@@ -361,11 +375,7 @@ def _manifest_ok(
                 continue
             size = stat[0]
         if listed is not None and size != listed:
-            problems.append(
-                LoadProblem(
-                    where(name), None, f"{size} bytes, but manifest.json lists {listed}: changed after the run was sealed"
-                )
-            )
+            problems.append(LoadProblem(where(name), None, changed_reason(name, size, listed)))
             ok = False
     return ok
 

@@ -133,8 +133,12 @@ def run_usage(records: list[RunRecord], prices: Any) -> pd.DataFrame:
     )
     run = np.repeat(np.arange(n, dtype=np.int64), sizes)
     counts = np.bincount(run, weights=np.array(weights, dtype=float), minlength=n) if len(run) else np.zeros(n)
+    # a sealed run whose log is gone or changed since (``runs._record``): its calls, tokens and cost are unknown, not 0
+    lost = np.fromiter((bool(r.get("calls_unknown")) for r in records), dtype=bool, count=n)
     columns: dict[str, Any] = {"model_calls": pd.array(counts.astype(np.int64), dtype="Int64")}
-    has = counts > 0
+    if lost.any():
+        columns["model_calls"][lost] = pd.NA
+    has = (counts > 0) & ~lost
     for name, values in (*((t, tokens[t]) for t in TOKEN_COLUMNS), ("cost_usd", cost)):
         # a total is unknown (NaN) when any call's value is unknown, never partial
         known = ~np.isnan(values)
@@ -144,6 +148,8 @@ def run_usage(records: list[RunRecord], prices: Any) -> pd.DataFrame:
     unpriced = np.bincount(run[~priced_calls], minlength=n) > 0 if len(run) else np.zeros(n, dtype=bool)
     priced = has & ~unpriced
     columns["priced"] = pd.array(priced, dtype="boolean")
+    if lost.any():
+        columns["priced"][lost] = pd.NA
     columns["cost_usd"] = np.where(priced, columns["cost_usd"], np.nan)
     out = pd.DataFrame(columns, index=pd.RangeIndex(n), copy=False)  # one constructor call, not a setitem per column
     out.attrs.update(price_attrs(pricer, notes))

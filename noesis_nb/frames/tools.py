@@ -38,6 +38,7 @@ from .fs import BadFile, dir_stamp, local_unchanged, prefetch_remote, settled
 from .gcpause import without_gc
 from .loadwarning import warn_of_problems
 from .problems import LoadProblem, Problems
+from .sealsizes import listed_sizes, size_changes
 from .shapes import APPROVAL, EXECUTION, PREPARED, check
 from .source import RunRef, Source, distinct_runs, episode_filter, named_runs, resolve_source, stray_runs, unmatched_episodes
 from .toolfolders import ToolFolders
@@ -78,8 +79,9 @@ def _folders(kind: str) -> list[tuple[str, ...]]:
 
 
 def _record_files(ref: RunRef) -> list[str]:
-    """Every tool record of a run (prepared, approvals, executions), for one concurrent remote fetch."""
-    out = []
+    """Every tool record of a run (prepared, approvals, executions) and the manifest listing their sealed sizes,
+    for one concurrent remote fetch."""
+    out = [ref.file("manifest.json")]
     for kind in _FOLDERS:
         for parts in _folders(kind):
             try:
@@ -360,6 +362,8 @@ def _run_drafts(
     prepared = _records(ref, "prepared", problems, stamps, files, urls, named_as[0], folders)
     approvals = _records(ref, "approvals", problems, stamps, files, record_names=named_as[1], folders=folders)
     executions = _records(ref, "executions", problems, stamps, files, record_names=named_as[2], folders=folders)
+    if ended:  # a sealed run's records as its manifest lists them: one changed or gone since is reported
+        problems.extend(_changed_records(ref, files))
     vouched = vouched_records(sealed, files) if sealed is not None else None
     rows, records = [], []
     for draft in list(prepared) + [d for d in facts if d not in prepared]:
@@ -373,6 +377,21 @@ def _run_drafts(
         rows.append(_checked_row(ref, source, named, (p, a, e), facts.get(draft, {}), problems, urls.get(draft), ended))
         records.append({"prepared": p, "approval": a, "execution": e})
     return rows, records, problems.items
+
+
+def _changed_records(ref: RunRef, files: dict[str, Any]) -> list[LoadProblem]:
+    """The tool records a sealed run's manifest lists at another size than ``files`` (each record read, by its name
+    under the run → its stat) has them, or that are gone (``sealsizes``); none for a run without a manifest."""
+    listed = listed_sizes(ref)
+    if not listed:
+        return []
+    folders = {"/".join(parts) for kind in _FOLDERS for parts in _folders(kind)}
+    sizes = {
+        name: stat[0] if (stat := files.get(name)) is not None else None
+        for name in listed
+        if name.endswith(".json") and name.rpartition("/")[0] in folders
+    }
+    return size_changes(ref, listed, sizes)
 
 
 def _unchanged(ref: RunRef, stamps: dict[str, Any]) -> bool:

@@ -1,0 +1,73 @@
+"""Whether a sealed run's files are still the size its ``manifest.json`` lists.
+
+A seal lists each file's size as it was sealed; a file found at another size since (a log emptied, reduced to
+blank lines or cut at a line, a document rewritten, a tool record edited) was changed after the run ended.
+Each frame compares the files it reads against that list, sizes it already has from its reads (a ``stat`` at
+most), and reports each one changed: what it counts from it is unknown, never 0. ``runs_df(verify="hash")``
+compares contents too.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from .fs import BadFile
+from .problems import LoadProblem
+
+__all__ = ["listed_sizes", "size_changes", "changed_reason", "MISSING", "UNKNOWN"]
+
+#: a listed file that is gone
+MISSING = "listed in manifest.json but missing"
+#: what a file changed since the seal leaves unknown, by its name (a tool record: ``_RECORD``)
+UNKNOWN = {
+    "events.jsonl": "events may be missing or altered: the run's model calls, tokens and cost are unknown",
+    "summary.json": "what it says of the run (counts, outcome, tags) may not be what the run recorded",
+    "state.json": "what it says of the run may not be what the run recorded",
+    "final.json": "the run's outcome and seal may not be its own",
+}
+_RECORD = "the draft's row may not be what the run recorded, and the run's tool_calls and pending_approvals are unknown"
+
+
+def listed_sizes(ref: Any) -> dict[str, int] | None:
+    """The size ``manifest.json`` lists for each file, by its name under the run; None when the run has no manifest
+    (not sealed) or none that can be read (``runs_df`` reports that one)."""
+    try:
+        got = ref.read_seal("manifest.json")
+    except BadFile:
+        return None
+    if got is None:
+        return None
+    try:
+        doc = orjson.loads(got[0])
+    except orjson.JSONDecodeError:
+        return None
+    files = doc.get("files") if type(doc) is dict else None
+    if type(files) is not list:
+        return None
+    out: dict[str, int] = {}
+    for entry in files:
+        if type(entry) is dict and type(name := entry.get("name")) is str and type(size := entry.get("size_bytes")) is int:
+            out[name] = size
+    return out
+
+
+def changed_reason(name: str, size: int | None, listed: int) -> str:
+    """What to say of a sealed file ``name`` now ``size`` bytes (None: gone) that manifest.json lists at ``listed``."""
+    now = MISSING if size is None else f"{size} bytes, but manifest.json lists {listed}"
+    return (
+        f"{now}: changed after the run was sealed, so {UNKNOWN.get(name, _RECORD)}. Restore the file from a copy of the run "
+        '(runs_df(verify="hash") checks every file the seal lists)'
+    )
+
+
+def size_changes(ref: Any, listed: dict[str, int], sizes: dict[str, int | None]) -> list[LoadProblem]:
+    """One problem for each of ``sizes`` (a file's name under the run → its size now, None: gone) that ``listed``
+    gives another size; files the manifest does not list are not judged here."""
+    out = []
+    for name, size in sizes.items():
+        want = listed.get(name)
+        if want is not None and size != want:
+            out.append(LoadProblem(ref.fs.url(ref.file(*name.split("/"))), None, changed_reason(name, size, want)))
+    return out
