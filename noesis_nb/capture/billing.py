@@ -66,9 +66,14 @@ def billed_provider(client: Any, sdk: str) -> str:
     Asked at every captured call: a client seen before, whose ``base_url`` is the same object, is answered from
     ``_by_client`` without making its URL text again."""
     try:
-        url = client.__dict__.get("_base_url")
+        fields = client.__dict__  # the SDK's own field, read without its property (``openai`` 3.x imports in it)
+        url = fields.get("_base_url")
+        if url is None:
+            url = fields.get("_configured_base_url")  # (``openai`` 3.x keeps it there)
+        if url is None:  # any other client: the property's object, the same while the address is unchanged
+            url = client.base_url
         mine = _by_client.get(client)
-    except Exception:  # no instance dict, or a client that cannot be weakly referenced
+    except Exception:  # no instance dict, no readable base_url, or a client that cannot be weakly referenced
         url, mine = None, None
     if mine is not None and url is not None and mine[0] is url:
         return mine[1]

@@ -46,6 +46,7 @@ _USAGE = {
 }
 _REQUEST_ID_HEADER = {"openai": "x-request-id", "anthropic": "request-id"}
 _text = u.text  # names, ids and reasons: text only, cut when absurdly long
+_RESPONSE_FIELDS = ("id", "model", "usage")  # what every response is read for
 ABANDONED = "the stream was dropped before it ended"
 CLOSED = "the stream was closed before it ended"
 CANCELLED = "the call was cancelled (its task, the episode, an interrupt) before it ended"
@@ -228,9 +229,8 @@ class ModelCall:
     def _read_response(self, result: Any) -> None:
         if result is None:
             return
-        self.response_id = _text(u.get(result, "id"))
-        self.model = _text(u.get(result, "model"))
-        self.usage = u.get(result, "usage")
+        response_id, model, self.usage = u.fields(result, _RESPONSE_FIELDS)
+        self.response_id, self.model = _text(response_id), _text(model)
         if self.api in ("chat.completions", "completions"):
             self.stop_reason = _first_choice_reason(u.get(result, "choices"))
         elif self.api == "responses":

@@ -21,6 +21,7 @@ from typing import Any
 
 __all__ = [
     "get",
+    "fields",
     "count",
     "text",
     "MAX_COUNT",
@@ -46,6 +47,18 @@ def get(obj: Any, name: str) -> Any:
         return obj.get(name) if isinstance(obj, dict) else getattr(obj, name, None)
     except Exception:
         return None
+
+
+def fields(obj: Any, names: tuple[str, ...]) -> tuple[Any, ...]:
+    """``get(obj, name)`` for each of ``names``, read in one call (a captured call reads several fields of each object)."""
+    if obj is None:
+        return (None,) * len(names)
+    try:
+        if isinstance(obj, dict):
+            return tuple(map(obj.get, names))
+        return tuple([getattr(obj, name, None) for name in names])
+    except Exception:  # a field that raises when read: each read on its own, that one None
+        return tuple([get(obj, name) for name in names])
 
 
 #: counts are below this: from it on a number is not exact as the float64 a data frame reads (the frames' own bound)
@@ -79,12 +92,13 @@ def text(value: Any) -> str | None:
 
 
 def _counts(inp: Any, out: Any, cached: Any, written: Any, reasoning: Any) -> Counts:
+    # ``count`` of each, its first test (a plain int in range) made here: most counts pass it, without a call
     return {  # ``TOKEN_FIELDS``, in its order
-        "input_tokens": count(inp),
-        "output_tokens": count(out),
-        "cached_input_tokens": count(cached),
-        "cache_write_input_tokens": count(written),
-        "reasoning_tokens": count(reasoning),
+        "input_tokens": inp if type(inp) is int and 0 <= inp < MAX_COUNT else count(inp),
+        "output_tokens": out if type(out) is int and 0 <= out < MAX_COUNT else count(out),
+        "cached_input_tokens": cached if type(cached) is int and 0 <= cached < MAX_COUNT else count(cached),
+        "cache_write_input_tokens": written if type(written) is int and 0 <= written < MAX_COUNT else count(written),
+        "reasoning_tokens": reasoning if type(reasoning) is int and 0 <= reasoning < MAX_COUNT else count(reasoning),
     }
 
 
@@ -110,16 +124,15 @@ def _openai_counts(inp: Any, out: Any, cached: Any, written: Any, reasoning: Any
     return counts
 
 
+_CHAT_USAGE = ("prompt_tokens", "completion_tokens", "prompt_tokens_details", "completion_tokens_details")
+_INPUT_DETAILS = ("cached_tokens", "cache_write_tokens")
+
+
 def openai_chat(usage: Any) -> Counts:
     """Chat Completions ``usage`` (also the last chunk of a stream with ``include_usage``)."""
-    details = get(usage, "prompt_tokens_details")
-    return _openai_counts(
-        get(usage, "prompt_tokens"),
-        get(usage, "completion_tokens"),
-        get(details, "cached_tokens"),
-        get(details, "cache_write_tokens"),
-        get(get(usage, "completion_tokens_details"), "reasoning_tokens"),
-    )
+    inp, out, details, out_details = fields(usage, _CHAT_USAGE)
+    cached, written = fields(details, _INPUT_DETAILS)
+    return _openai_counts(inp, out, cached, written, get(out_details, "reasoning_tokens"))
 
 
 def openai_responses(usage: Any) -> Counts:

@@ -109,7 +109,29 @@ class RunSecrets:
     def screen(self, payload: dict[str, Any], *, event_id: str | None = None, phase: str = "") -> Any:
         """The payload to write for an event: a copy, with secrets redacted when there are any. Given the event's
         id, a streamed piece (an event holding one chunk's text) is also read joined with the pieces before it."""
-        out = self._screened(payload)
+        # (the screen of every event written: its tests are made here, not in a helper, one call fewer per event)
+        # a large flat payload of plain values (a model call's) is judged value by value, without its JSON: its
+        # keys alone (``cache_write_input_tokens``) would fail the whole-text prefilter; a small one passes it faster
+        known = self._known
+        if len(payload) >= _BY_VALUE and not known.levels and flat_might_contain(payload) is False:
+            self._written = True
+            out = dict(payload)
+        else:
+            try:
+                blob = orjson.dumps(payload, option=_OPTS)
+            except (TypeError, orjson.JSONEncodeError):  # written as its JSON form (see ``dumps_line``)
+                blob = None
+            self._written = True
+            if blob is None:
+                out = self.redact(to_jsonable(payload))
+            elif (
+                known.levels and (known.holds(blob) or _disguised_json(blob) or self._split_in(payload, blob))
+            ) or payload_might_contain(payload, blob):
+                out = self.redact(payload)
+                if out is payload:
+                    out = dict(payload)
+            else:
+                out = dict(payload)
         if event_id is None or (type(payload) is dict and DELTA_KEYS.isdisjoint(payload)):
             return out  # most events: no streamed piece (``streamed_piece``'s own first test, without its call)
         piece = streamed_piece(payload)
@@ -127,26 +149,6 @@ class RunSecrets:
             with self._lock:
                 self.late = self.late or bool(self._streams.noted)
         return out if shown == alone else set_at(out, where, shown)
-
-    def _screened(self, payload: dict[str, Any]) -> Any:
-        # a large flat payload of plain values (a model call's) is judged value by value, without its JSON: its
-        # keys alone (``cache_write_input_tokens``) would fail the whole-text prefilter; a small one passes it faster
-        known = self._known
-        if len(payload) >= _BY_VALUE and not known.levels and flat_might_contain(payload) is False:
-            self._written = True
-            return dict(payload)
-        try:
-            blob = orjson.dumps(payload, option=_OPTS)
-        except (TypeError, orjson.JSONEncodeError):  # written as its JSON form (see ``dumps_line``)
-            self._written = True
-            return self.redact(to_jsonable(payload))
-        self._written = True
-        if (
-            known.levels and (known.holds(blob) or _disguised_json(blob) or self._split_in(payload, blob))
-        ) or payload_might_contain(payload, blob):
-            out = self.redact(payload)
-            return out if out is not payload else dict(payload)
-        return dict(payload)
 
     def _split_in(self, payload: Any, blob: bytes) -> bool:
         """Whether a known value may be split across the strings of a list or the texts of chunk records."""

@@ -264,6 +264,8 @@ def flat_might_contain(payload: Mapping[str, Any]) -> bool | None:
     prefilter looks for (a long word, a keyword), so a payload that test clears is cleared here too.
     False also means every value can be written as JSON; True may come before an unwritable value.
     """
+    if _NAMED_PLAINLY.issuperset(payload):  # every key judged before and none secret-named (a model call's): a number,
+        return _flat_plain_keys(payload)  # a bool or None is then cleared by its type alone
     for key, value in payload.items():
         verdict = _KEY_VERDICTS.get(key)
         if verdict is None:
@@ -280,7 +282,7 @@ def flat_might_contain(payload: Mapping[str, Any]) -> bool | None:
                 return None
             if verdict[0]:
                 return True
-            if key in _PROVIDER_ID_KEYS and PROVIDER_ID.fullmatch(value) and ALNUM_TOKEN.search(value) is None:
+            if key in _PROVIDER_ID_KEYS and PROVIDER_ID.fullmatch(value) and _no_cloud_key(value):
                 continue  # a provider's own request or response id: its fixed shape holds no secret
             if len(value) > _CACHED_LEN:
                 if _text_might_contain(value):
@@ -306,6 +308,38 @@ def flat_might_contain(payload: Mapping[str, Any]) -> bool | None:
 _TEXT_VERDICTS: dict[str, bool] = {}
 
 
+def _flat_plain_keys(payload: Mapping[str, Any]) -> bool | None:
+    """``flat_might_contain`` for a payload whose keys are all in ``_NAMED_PLAINLY`` (none secret-named): the same
+    tests in the same order, without looking up the verdict of a key whose value is a number, a bool or None."""
+    for key, value in payload.items():
+        kind = type(value)
+        if kind is str:
+            if not value.isascii() and _SURROGATE.search(value) is not None:
+                return None
+            verdict = _KEY_VERDICTS.get(key)  # (None only if another thread emptied the cache just now)
+            if verdict is None or verdict[0]:
+                return True
+            if key in _PROVIDER_ID_KEYS and PROVIDER_ID.fullmatch(value) and _no_cloud_key(value):
+                continue  # a provider's own request or response id: its fixed shape holds no secret
+            if len(value) > _CACHED_LEN:
+                if _text_might_contain(value):
+                    return True
+                continue
+            found = _TEXT_VERDICTS.get(value)
+            if found is None:
+                if len(_TEXT_VERDICTS) > 8192:
+                    _TEXT_VERDICTS.clear()
+                found = _TEXT_VERDICTS[value] = _text_might_contain(value)
+            if found:
+                return True
+        elif kind is int:
+            if value not in _INT_RANGE:
+                return None
+        elif value is not None and kind is not float and kind is not bool:
+            return None
+    return False
+
+
 def _text_might_contain(value: str) -> bool:
     """Whether one text value (under a name holding no keyword) needs the detectors."""
     if maybe_disguised(value):  # judged as it reads too: ``pass\u200bword=…``, ``\u0070assword=…``
@@ -326,6 +360,16 @@ def _text_might_contain(value: str) -> bool:
 # request and response ids as OpenAI and Anthropic issue them (chatcmpl-…, resp_…, msg_…, req_…): random,
 # so they would take the full detector pass on every captured call, and nothing but letters and digits
 _PROVIDER_ID_KEYS = frozenset({"request_id", "response_id"})
+
+
+def _no_cloud_key(value: str) -> bool:
+    """``ALNUM_TOKEN.search(value) is None``: each of its branches starts with ``A`` or is ``SK``, so an id holding
+    neither is told by two substring tests, without the pattern."""
+    if value.find("A") < 0 and value.find("SK") < 0:
+        return True
+    return ALNUM_TOKEN.search(value) is None
+
+
 _LONG_RUN_STR = re.compile("[" + re.escape(_TOKEN_CHARS.decode()) + "]{" + str(len(_LONG_RUN)) + "}")
 
 

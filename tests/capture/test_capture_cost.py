@@ -1,0 +1,91 @@
+"""What capture adds to an SDK call, held in work rather than time (a shared machine's clock is too noisy to hold a
+figure): the Python calls capture makes per call, and a client's provider answered without reading its address again.
+The provider is answered by a mock transport in this process (the LLM boundary): a socket's reads would vary the
+SDK's own count from call to call."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import openai
+import pytest
+
+import noesis_nb
+from noesis_nb.capture.billing import billed_provider
+
+from .provider_stub import DEFAULT, chat_completion
+
+httpx2 = pytest.importorskip("httpx2")
+
+MSG = [{"role": "user", "content": "hi"}]
+#: Python calls capture adds to a whole chat completion (its start, the response's reading, the screened event's
+#: write): 58 today; 71 before a client's provider was remembered, the usage read in fewer calls and the screen's
+#: helper folded in
+CAPTURE_BUDGET = 62
+
+
+def _python_calls(fn: Callable[[], object]) -> list[str]:
+    """The Python functions ``fn`` calls (itself excluded), by module file and name, in order."""
+    seen: list[str] = []
+
+    def profile(frame, event, arg):
+        if event == "call":
+            seen.append(f"{frame.f_code.co_filename}:{frame.f_code.co_name}")
+
+    sys.setprofile(profile)
+    try:
+        fn()
+    finally:
+        sys.setprofile(None)
+    return seen[1:]  # (the first is the lambda itself)
+
+
+def _client() -> openai.OpenAI:
+    serial = itertools.count()
+
+    def reply(request):
+        i = next(serial)  # ids new for each call, of the providers' shape, as a server's are
+        body = json.dumps(chat_completion("gpt-4o-mini", DEFAULT, f"{i:04x}{'5e' * 14}")).encode()
+        headers = {"content-type": "application/json", "x-request-id": f"req_{i:04x}{'7a' * 14}"}
+        return httpx2.Response(200, content=body, headers=headers)
+
+    http = httpx2.Client(transport=httpx2.MockTransport(reply))
+    return openai.OpenAI(base_url="http://stub.invalid/v1", api_key="sk-test", max_retries=0, http_client=http)
+
+
+def _fewest_calls(runs_dir: Path, capture: bool) -> int:
+    """The fewest Python calls one chat completion made, of 12, inside an episode (the fewest: the log's periodic look
+    at the disk, every 50 ms, falls on some calls and not others)."""
+    client, counts = _client(), []
+
+    def agent(task, ctx):
+        for _ in range(3):  # the client's first calls: its key told, its provider found
+            client.chat.completions.create(model="gpt-4o-mini", messages=MSG)
+        for _ in range(12):
+            counts.append(len(_python_calls(lambda: client.chat.completions.create(model="gpt-4o-mini", messages=MSG))))
+        return "ok"
+
+    noesis_nb.solve("cost", using=agent, runs_dir=runs_dir, capture=capture)
+    return min(counts)
+
+
+def test_capture_adds_no_more_python_calls_to_an_sdk_call_than_its_budget(runs_dir):
+    added = _fewest_calls(runs_dir, capture=True) - _fewest_calls(runs_dir, capture=False)
+    assert 0 < added <= CAPTURE_BUDGET, (
+        f"capture adds {added} Python calls to each SDK call (budget {CAPTURE_BUDGET}): a layer or a lookup per call "
+        "crept onto the call's path"
+    )
+
+
+def test_a_client_seen_before_is_billed_without_reading_its_address_again():
+    client = openai.OpenAI(base_url="http://127.0.0.1:9/v1", api_key="sk-test", max_retries=0)
+    assert billed_provider(client, "openai") == "http://127.0.0.1:9/v1"
+    again = _python_calls(lambda: billed_provider(client, "openai"))
+    made = [name for name in again if "httpx" in name or name.endswith(("endpoint_text", "_resolve"))]
+    assert not made, f"a client seen before had its address made again: {made}"
+    client.base_url = "http://127.0.0.1:10/v1"  # a new address is read, not the remembered one
+    assert billed_provider(client, "openai") == "http://127.0.0.1:10/v1"

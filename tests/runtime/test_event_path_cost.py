@@ -1,0 +1,48 @@
+"""An adapter's plain event goes from ``ctx.emit`` to its written line through few Python calls (issue 16: the
+layers per event are counted, a shared machine's clock being too noisy to hold a figure); the line is still whole
+and screened."""
+
+from __future__ import annotations
+
+import sys
+
+import orjson
+
+import noesis_nb
+
+#: Python calls per plain event, ``ctx.emit`` itself included: the context, the recorder, the screen, its prefilter and
+#: the key test, the writer, the timestamp, the line, the summary's tally (10 before the screen's helper was folded in)
+EVENT_BUDGET = 9
+
+
+def test_a_plain_event_is_written_through_no_more_python_calls_than_its_budget(runs_dir):
+    counts: list[int] = []
+
+    def agent(task, ctx):
+        for i in range(3):
+            ctx.emit("reason", {"step": i, "text": f"warm-up {i}"})
+        calls = [0]
+
+        def profile(frame, event, arg):
+            if event == "call":
+                calls[0] += 1
+
+        for i in range(20):
+            payload = {"step": i, "text": f"thought number {i} about {task}"}
+            calls[0] = 0
+            sys.setprofile(profile)
+            try:
+                ctx.emit("reason", payload)
+            finally:
+                sys.setprofile(None)
+            counts.append(calls[0])
+        ctx.emit("reason", {"note": "the key is sk-proj-" + "Zq7Rt2Wv9Xy4Ab6Cd8Ef0Gh3"})  # still screened
+        return "ok"
+
+    episode = noesis_nb.solve("cost", using=agent, runs_dir=runs_dir)
+    fewest = min(counts)  # (the log's look at the disk, every 50 ms, falls on some events and not others)
+    assert fewest <= EVENT_BUDGET, f"a plain event took {fewest} Python calls (budget {EVENT_BUDGET}): a layer crept in"
+    lines = (runs_dir / episode / "events.jsonl").read_bytes().splitlines()
+    reasons = [orjson.loads(line) for line in lines if b'"phase":"reason"' in line]
+    assert [r["payload"].get("step") for r in reasons[3:23]] == list(range(20))
+    assert "Zq7Rt2Wv9Xy4Ab6Cd8Ef0Gh3" not in reasons[-1]["payload"]["note"]
