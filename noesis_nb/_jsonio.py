@@ -221,9 +221,11 @@ def _temp_for(path: Path) -> tuple[int, str]:
     raise FileExistsError(errno.EEXIST, "no free temp name beside it", str(path))
 
 
-def atomic_write_bytes(path: Path, data: bytes) -> None:
+def atomic_write_bytes(path: Path, data: bytes, *, durable: bool = True) -> None:
     """Write ``data`` to ``path`` through a temp file in the same directory, then rename: whole or not at all
-    (``RunWriteError`` when the file system refuses it: no room, read-only, no permission; the file keeps what it held)."""
+    (``RunWriteError`` when the file system refuses it: no room, read-only, no permission; the file keeps what it held).
+    ``durable=False`` skips the fsync: still whole or not at all for a killed process (the page cache keeps it), not
+    across a power loss (a write nothing waits on, superseded within the same breath)."""
     path = Path(path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -236,7 +238,8 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
-            os.fsync(fh.fileno())
+            if durable:
+                os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException as exc:
         try:
@@ -251,8 +254,9 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
         raise
 
 
-def atomic_write_json(path: Path, value: Any, *, indent: bool = True) -> None:
-    """Write a JSON document atomically (pretty, sorted keys, like Noēsis' artifacts)."""
+def atomic_write_json(path: Path, value: Any, *, indent: bool = True, durable: bool = True) -> None:
+    """Write a JSON document atomically (pretty, sorted keys, like Noēsis' artifacts); ``durable``: see
+    ``atomic_write_bytes``."""
     option = orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS | orjson.OPT_APPEND_NEWLINE
     if indent:
         option |= orjson.OPT_INDENT_2
@@ -260,4 +264,4 @@ def atomic_write_json(path: Path, value: Any, *, indent: bool = True) -> None:
         data = orjson.dumps(value, option=option, default=_default)
     except (TypeError, orjson.JSONEncodeError):  # text UTF-8 cannot hold, an int past 64 bits …: as events do
         data = orjson.dumps(to_jsonable(value), option=option, default=_default)
-    atomic_write_bytes(Path(path), data)
+    atomic_write_bytes(Path(path), data, durable=durable)

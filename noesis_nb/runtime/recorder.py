@@ -91,6 +91,7 @@ class Recorder:
         self.sealer: int | None = None  # the thread sealing the run (``begin_seal``)
         self._opened = time.monotonic()
         self._eager_spent = 0.0  # seconds the sweeps of values learned late took before the pause or seal
+        self.durable = True  # documents fsynced as written; False inside a policy's pause (``pause``)
         self.note_due = False  # reopened: the owner note is written with the first write (a refused resume writes nothing)
         # reopened: lines another process wrote (maybe not noesis_nb) are in the log, never screened here, so the
         # run's final.json gets no seal (``store.seal``) and the frames screen it as they read it
@@ -375,7 +376,7 @@ class Recorder:
     def persist_state(self) -> None:
         self.check_owner("writing state.json")
         self.write_note_if_due()
-        atomic_write_json(run_path(self.run_dir, "state.json"), self.secrets.scrub(self.state))
+        atomic_write_json(run_path(self.run_dir, "state.json"), self.secrets.scrub(self.state), durable=self.durable)
 
     def state_hash(self) -> str:
         """``sha256:`` of ``state.json`` as it is on disk (what action candidates and checkpoints bind to)."""
@@ -439,7 +440,7 @@ class Recorder:
         power loss.
         """
         marks = {POLICY_PAUSE_KEY: policy} if policy else None
-        with self._lock:  # re-entrant: no other thread's event may fall between the interrupt and its checkpoint
+        with self._lock, self._durable_unless(policy):  # re-entrant: no other thread's event may fall in between
             self._pause_records_on(caused_by)
             interrupt = self.interrupt(reason, caused_by, marks)
             sweep_noted(self, reopen=True)  # values learned late leave the files before the checkpoint digests them
@@ -447,6 +448,18 @@ class Recorder:
         if policy is None:
             self.writer.fsync()
         return checkpoint
+
+    @contextlib.contextmanager
+    def _durable_unless(self, policy: str | None) -> Any:
+        """Within a policy's pause (``policy`` given), documents are written without fsync (``atomic_write_bytes``)."""
+        if policy is None or not self.durable:
+            yield
+            return
+        self.durable = False
+        try:
+            yield
+        finally:
+            self.durable = True
 
     def complete_pause(self, interrupt: dict[str, Any]) -> dict[str, Any]:
         """Finish a pause whose ``run.interrupt`` is on disk but whose process stopped before its checkpoint.
@@ -474,7 +487,7 @@ class Recorder:
         event = next((e for e in reversed(self.events) if e.get("id") == caused_by), None)
         payload = as_object(event.get("payload")) if event is not None else {}
         if payload.get("event_name") == TOOL_APPROVAL_PENDING and isinstance(payload.get("draft_id"), str):
-            pause_on_draft(self.run_dir, self.episode_id, payload["draft_id"])
+            pause_on_draft(self.run_dir, self.episode_id, payload["draft_id"], durable=self.durable)
 
     def _write_checkpoint(self, last_event_id: str) -> dict[str, Any]:
         self.check_owner("writing a checkpoint")
@@ -492,7 +505,8 @@ class Recorder:
             "adapter_label": self.state["episode"].get("using"),
         }
         self.write_note_if_due()
-        atomic_write_json(run_path(self.run_dir, "checkpoints", checkpoint_id, "checkpoint.json", mkdir=True), record)
+        path = run_path(self.run_dir, "checkpoints", checkpoint_id, "checkpoint.json", mkdir=True)
+        atomic_write_json(path, record, durable=self.durable)
         return record
 
     def resume_event(
@@ -525,7 +539,8 @@ class Recorder:
             return event
         self.state["outcomes"].update(status="pending", summary=None)
         self.state["links"] = {"events": "events.jsonl", "learn": "learn.jsonl"}
-        self.persist_state()  # no longer paused on disk either (readers would call it paused)
+        with self._durable_unless(policy):
+            self.persist_state()  # no longer paused on disk either (readers would call it paused)
         return event
 
     def resume_pause(

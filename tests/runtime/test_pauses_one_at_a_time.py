@@ -17,6 +17,7 @@ import pytest
 
 import noesis_nb
 from noesis_nb.errors import ToolRejected
+from noesis_nb.runtime.recorder import artifact_digest
 from noesis_nb.store import read_events
 from noesis_nb.store.layout import PREPARED_DIRS
 from noesis_nb.widgets.render import event_flag
@@ -102,6 +103,9 @@ def test_a_persons_pause_is_still_counted_as_a_wait(runs_dir: Path) -> None:
     """The same readers on a pause a person decided: it is one, with its wait."""
     episode_id = noesis_nb.solve("write a note", using=_notes("a"), runs_dir=runs_dir, approver="ask")
     run = runs_dir / episode_id
+    (record,) = [json.loads(p.read_text()) for p in (run / "checkpoints").glob("*/checkpoint.json")]
+    # the checkpoint's digest of events.jsonl came from the writer's running sha256: the same as reading the file
+    assert record["artifact_manifest_hash"] == artifact_digest(run, record["event_offset"])
     noesis_nb.approve_draft(run, approver_id="ana")
     noesis_nb.resume_run(run)
     events = read_events(run / "events.jsonl")
@@ -153,3 +157,40 @@ def test_parallel_drafts_pause_one_at_a_time_and_are_decided_in_reverse(runs_dir
     assert max(pending_counts) == 1
     started = [e for e in events if e["payload"].get("event_name") == "tool.execution.started"]
     assert len(started) == 2
+
+
+def test_a_policys_pause_is_written_without_fsync(runs_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pause a policy resolves in the same breath fsyncs nothing of its own (a killed process keeps the page
+    cache; only a person's pause must outlive a power loss): beside the same calls needing no approval, each call
+    fsyncs only its decision record."""
+    import os
+
+    fsyncs = [0]
+    real = os.fsync
+
+    def counted(fd: int) -> None:
+        fsyncs[0] += 1
+        real(fd)
+
+    monkeypatch.setattr(os, "fsync", counted)
+
+    def spent(requires_approval: bool) -> int:
+        async def agent(task: str, ctx: Any) -> None:
+            for name in ("a", "b", "c"):
+                await ctx.tool_async(
+                    f"notes.{name}",
+                    {"args": [name]},
+                    protocol="python",
+                    fn=_note,
+                    effect="write",
+                    risk="high",
+                    requires_approval=requires_approval,
+                )
+
+        before = fsyncs[0]
+        noesis_nb.solve("three notes", using=agent, runs_dir=runs_dir, approver="auto")
+        return fsyncs[0] - before
+
+    spent(False)  # the first run in the folder makes what later runs share
+    baseline = spent(False)
+    assert spent(True) - baseline == 3  # the three decision records
