@@ -72,9 +72,9 @@ def _char_class(chars: Iterable[int]) -> str:
 
 
 @cache
-def _tables() -> tuple[re.Pattern[str], dict[int, str], re.Pattern[str]]:
-    """``(hidden, folded, either)``: the invisible characters, each folded character's ASCII reading, and a pattern
-    matching any of both (see the module's docstring)."""
+def _tables() -> tuple[re.Pattern[str], dict[int, str], re.Pattern[str], re.Pattern[str]]:
+    """``(hidden, folded, either, folds)``: the invisible characters, each folded character's ASCII reading, a pattern
+    matching any of both and one matching a folded character (see the module's docstring)."""
     dropped = {0, *map(ord, _BLANK_LETTERS)}  # (the rest of ``INVISIBLE_CHARS`` is of the categories scanned)
     folded: dict[int, str] = {}
     for block in _SCANNED:
@@ -89,7 +89,8 @@ def _tables() -> tuple[re.Pattern[str], dict[int, str], re.Pattern[str]]:
                 if len(reading) == 1 and reading in _KEY_CHARS:  # one character: each stays in its place
                     folded[code] = reading
     hidden_class = _char_class(sorted(dropped))
-    return re.compile(hidden_class), folded, re.compile(_char_class(sorted(dropped | set(folded))))
+    either = _char_class(sorted(dropped | set(folded)))
+    return re.compile(hidden_class), folded, re.compile(either), re.compile(_char_class(sorted(folded)))
 
 
 def hidden() -> re.Pattern[str]:
@@ -206,10 +207,18 @@ def readable(text: str) -> tuple[str, list[int]]:
         decoded, starts = text, list(range(len(text) + 1))
     if not reads_differently(decoded):
         return decoded, starts
-    decoded = folded(decoded)  # (in place: the same length)
+    if _tables()[3].search(decoded) is not None:
+        decoded = folded(decoded)  # (in place: the same length)
     invisible = hidden()
-    kept = [i for i, c in enumerate(decoded) if not invisible.match(c)]
-    return "".join(decoded[i] for i in kept), [starts[i] for i in kept] + [starts[len(decoded)]]
+    kept: list[int] = []  # the places of the characters kept, a run at a time (not a test per character)
+    pos = 0
+    for match in invisible.finditer(decoded):
+        kept.extend(range(pos, match.start()))
+        pos = match.end()
+    kept.extend(range(pos, len(decoded)))
+    if starts[-1] == len(decoded):  # no escape decoded (each shortens the text): each place is its own
+        return invisible.sub("", decoded), [*kept, len(decoded)]
+    return invisible.sub("", decoded), [starts[i] for i in kept] + [starts[len(decoded)]]
 
 
 _PERCENT_RUN = re.compile("(?:%[0-9A-Fa-f]{2})+")

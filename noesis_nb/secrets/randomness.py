@@ -105,7 +105,7 @@ def entropy_ok(word: str, b64: Any = None, hexp: Any = None, *, ids: bool = True
         return False
     if ids and PROVIDER_ID.fullmatch(word) is not None:  # the token detectors still read it (``msg_AKIA…``)
         return False
-    if ids and word.islower() and (given := _GENERATED_NAME.fullmatch(word)) is not None:  # a pod's name, or its shape
+    if ids and "-" in word and word.islower() and (given := _GENERATED_NAME.fullmatch(word)) is not None:  # a pod's name
         name = given.group("name")
         if len(name) >= 20 and entropy_ok(name, b64, hexp):  # a random word with generated parts after it
             return True
