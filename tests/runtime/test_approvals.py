@@ -139,11 +139,14 @@ def test_unhandled_rejection_ends_the_episode_vetoed(runs_dir, tmp_path):
         (lambda pending: pending.risk_tier != "high", False, "policy:<lambda>"),
     ],
 )
-def test_approver_policies_decide_without_pausing(runs_dir, tmp_path, approver, executed, approver_id):
+def test_approver_policies_decide_in_a_pause_of_their_own(runs_dir, tmp_path, approver, executed, approver_id):
+    """A policy decides at once, in a pause written as a person's (Noēsis' tool lineage) and marked the policy's."""
     out = tmp_path / "out.txt"
     ep = noesis_nb.solve("note", using=make_writer(out, handle_rejection=True), runs_dir=runs_dir, approver=approver)
-    names = _names(runs_dir / ep)
-    assert "run.interrupt" not in names and out.exists() is executed
+    events = read_events(runs_dir / ep / "events.jsonl")
+    pauses = [e for e in events if e.get("event_type") in ("run.interrupt", "run.checkpoint", "run.resume")]
+    assert [e["event_type"] for e in pauses] == ["run.interrupt", "run.checkpoint", "run.resume"]
+    assert {e["payload"]["decided_by_policy"] for e in pauses} == {approver_id} and out.exists() is executed
     decision = json.loads(next((runs_dir / ep / "tool_invocations" / "approvals").glob("*.json")).read_text())
     assert decision["approver_id"] == approver_id
 
