@@ -29,7 +29,7 @@ from .problems import CUT_IN_SEALED_RUN, NO_EVENTS_IN_SEALED_RUN, LoadProblem, P
 from .progress import progress
 from .provenance import written_as
 from .rowsource import read_run_source, read_run_source_stamped, source_column
-from .sealsizes import listed_sizes, size_changes
+from .sealsizes import listed_sizes, size_changes, written_since
 from .source import RunRef
 
 __all__ = ["EVENT_KINDS", "load_events", "EventColumns"]
@@ -157,7 +157,7 @@ def load_events(
                     run_problems.extend(LoadProblem(c.path, c.line_number, c.reason) for c in corruptions)
                 if torn and sealed:  # cut although the run was sealed before this read: damage, not a line in transit
                     run_problems.append(LoadProblem(url, torn[0], CUT_IN_SEALED_RUN))
-                run_problems.extend(_seal_changes(ref, len(data), named_by))
+                run_problems.extend(_seal_changes(ref, (len(data), *stamp[1:]), named_by))
                 report = _LineReport(url, numbers, run_problems)
                 if not names_only(data, ref.name, len(evs)):  # bytes counted: the events are looked at only when off
                     report(other_episodes([e.get("episode_id") for e in evs], ref.name))
@@ -192,17 +192,19 @@ def load_events(
         return loaded
 
 
-def _seal_changes(ref: RunRef, events: int | None, named_by: tuple[str, Any]) -> list[LoadProblem]:
-    """The run's log (``events`` bytes read; None: gone, reported on its own), summary and final.json against the
-    sizes its manifest lists (``sealsizes``); nothing for a run not sealed. ``named_by``: ``_source_stamp``."""
+def _seal_changes(ref: RunRef, events: Any, named_by: tuple[str, Any]) -> list[LoadProblem]:
+    """The run's log (``events``: its stamp as read; None: gone, reported on its own), summary and final.json against
+    the sizes its manifest lists (``sealsizes``); nothing for a run not sealed. ``named_by``: ``_source_stamp``."""
+    summary = named_by[1] if named_by[0] == "summary.json" else None
+    final = ref.fs.stat(ref.file("final.json"))
+    if not written_since(ref.fs.stat(ref.file("manifest.json")), (events, summary, final)):
+        return []
     listed = listed_sizes(ref)
     if not listed:
         return []
-    summary = named_by[1] if named_by[0] == "summary.json" else None
-    final = ref.fs.stat(ref.file("final.json"))
     sizes = {"summary.json": None if summary is None else summary[0], "final.json": None if final is None else final[0]}
     if events is not None:
-        sizes["events.jsonl"] = events
+        sizes["events.jsonl"] = events[0]
     return size_changes(ref, listed, sizes)
 
 

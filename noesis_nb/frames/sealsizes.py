@@ -5,10 +5,15 @@ blank lines or cut at a line, a document rewritten, a tool record edited) was ch
 Each frame compares the files it reads against that list, sizes it already has from its reads (a ``stat`` at
 most), and reports each one changed: what it counts from it is unknown, never 0. ``runs_df(verify="hash")``
 compares contents too.
+
+``manifest.json`` is the seal's last file: locally, files (and folders) none of which was modified after it are as
+sealed unless someone set their time back (which the seal's own check, ``store.seal``, accepts too), so the
+list is read only when one was (``written_since``): an intact run costs a ``stat`` of its manifest.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import orjson
@@ -16,7 +21,7 @@ import orjson
 from .fs import BadFile
 from .problems import LoadProblem
 
-__all__ = ["listed_sizes", "size_changes", "changed_reason", "MISSING", "UNKNOWN"]
+__all__ = ["listed_sizes", "size_changes", "changed_reason", "written_since", "MISSING", "UNKNOWN"]
 
 #: a listed file that is gone
 MISSING = "listed in manifest.json but missing"
@@ -28,6 +33,18 @@ UNKNOWN = {
     "final.json": "the run's outcome and seal may not be its own",
 }
 _RECORD = "the draft's row may not be what the run recorded, and the run's tool_calls and pending_approvals are unknown"
+
+
+def written_since(manifest: Any, stamps: Iterable[Any]) -> bool:
+    """Whether any of ``stamps`` (local ``change_stamp``: size, mtime_ns, ...; None: absent) may have been written after
+    ``manifest`` (its stamp; None: no manifest, nothing to compare with): an absent file or a stamp without a time
+    (a remote one) may have, so its run's list is read."""
+    if manifest is None:
+        return False
+    if len(manifest) < 3:
+        return True
+    sealed_at = manifest[1]
+    return any(stamp is None or len(stamp) < 3 or stamp[1] > sealed_at for stamp in stamps)
 
 
 def listed_sizes(ref: Any) -> dict[str, int] | None:

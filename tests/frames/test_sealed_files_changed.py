@@ -37,10 +37,10 @@ def sealed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root / ep
 
 
-def _copy(run: Path, tmp_path: Path) -> Path:
-    """The run under a root of its own, its times kept (``cp -a``): its seal still vouches for it."""
+def _copy(run: Path, tmp_path: Path, copy: Callable[..., Any] = shutil.copy2) -> Path:
+    """The run under a root of its own, its times kept (``cp -a``; ``copy=shutil.copyfile``: made now, in any order)."""
     dest = tmp_path / "runs" / run.name
-    shutil.copytree(run, dest, copy_function=shutil.copy2)
+    shutil.copytree(run, dest, copy_function=copy)
     return dest
 
 
@@ -162,8 +162,9 @@ def test_a_noesis_run_with_its_log_cut_is_reported_by_every_frame(tmp_path):
     assert pd.isna(frames["runs_df"].iloc[0]["model_calls"])
 
 
-def test_an_intact_sealed_run_reports_nothing_and_counts_its_calls(sealed, tmp_path):
-    run = _copy(sealed, tmp_path)
+@pytest.mark.parametrize("copy", [shutil.copy2, shutil.copyfile], ids=["times kept", "times now"])
+def test_an_intact_sealed_run_reports_nothing_and_counts_its_calls(sealed, tmp_path, copy):
+    run = _copy(sealed, tmp_path, copy)
     frames = _load(run)
     for name, df in frames.items():
         assert df.attrs["errors"] == [] and not df.attrs["warned"], (name, df.attrs["errors"])
