@@ -88,6 +88,7 @@ class RunRecord(TypedDict):
     manifest_clean: bool  # the manifest's fields all fit their shape
     known_sizes: dict[str, int]  # sizes of the run's top-level files, from their stat
     manifest_ok: NotRequired[bool | None]  # set by runs_df, which knows how to verify
+    calls_unknown: NotRequired[bool]  # set by runs_df: a sealed run's log gone or changed since (``run_usage``)
     written_here: NotRequired[bool]  # set by runs_df: sealed by noesis_nb, unedited (its text screened as written)
     row: NotRequired[dict[str, Any]]  # runs_df's column values
     sums_checked: NotRequired[dict[str, bool]]  # price table version -> whether the per-model sums hide priced parts

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any, Literal, cast
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -239,7 +239,7 @@ def _record(
     ok = _manifest_ok(folders, record["manifest"], verify, record["known_sizes"], run_problems, stamp, record["listings"])
     changed = {p.path for p in run_problems[before:]}  # files gone or changed since the seal (``sealsizes``)
     # its log gone or changed (emptied, cut at a line): its model calls, tokens and cost are unknown, not 0
-    cast("dict[str, Any]", record)["calls_unknown"] = ref.fs.url(ref.file("events.jsonl")) in changed  # ``run_usage``
+    record["calls_unknown"] = ref.fs.url(ref.file("events.jsonl")) in changed  # ``run_usage``
     if ok is None and record["seal"].manifest:  # sealed, but its manifest.json cannot be read (reported): vouches for nothing
         ok = False
     record["manifest_ok"] = ok and record["manifest_clean"] if ok is not None else None
