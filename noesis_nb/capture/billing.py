@@ -18,6 +18,7 @@ provider) are billed as that provider.
 from __future__ import annotations
 
 import contextlib
+import inspect
 import threading
 import weakref
 from typing import Any
@@ -36,11 +37,21 @@ _PLATFORM_CLIENTS = {
     "AzureOpenAI": "azure",
     "AsyncAzureOpenAI": "azure",
 }
+#: the SDKs' own ``base_url`` properties (their getters' module and name) that answer the client's own field
+#: (``_base_url``, or ``_configured_base_url`` in ``openai`` 3.x), so the field is the address
+_SDK_PROPERTIES = {
+    ("openai._base_client", "BaseClient.base_url"),
+    ("openai._client", "OpenAI.base_url"),
+    ("openai._client", "AsyncOpenAI.base_url"),
+    ("anthropic._base_client", "BaseClient.base_url"),
+    ("anthropic.lib.bedrock._client", "BaseBedrockClient.base_url"),
+}
 _MAX_ENDPOINT = 200
 
 _lock = threading.Lock()
 _told: dict[str, str] = {}  # endpoint text (no trailing slash) → provider, from ``bill_endpoint``
 _seen: dict[tuple[type, str, str], str] = {}  # (client class, SDK, base URL text) → the provider it bills as
+_sdk_property: dict[type, bool] = {}  # client class → its ``base_url`` is one of ``_SDK_PROPERTIES``
 _by_client: weakref.WeakKeyDictionary[Any, tuple[Any, str]] = weakref.WeakKeyDictionary()  # client → (its URL, that)
 
 
@@ -63,13 +74,18 @@ def billed_provider(client: Any, sdk: str) -> str:
     """The provider that bills ``client``'s calls (module rules); ``sdk`` (``openai`` / ``anthropic``) when the client
     has no readable ``base_url`` (a client of another shape: the SDK's own provider, as before).
 
-    Asked at every captured call: a client seen before, whose ``base_url`` is the same object, is answered from
-    ``_by_client`` without making its URL text again."""
+    Asked at every captured call: a client seen before, whose address is the same object (the SDK's own field, or
+    what its class's own ``base_url`` property answers), is answered from ``_by_client`` without making its URL text
+    again."""
     try:
-        fields = client.__dict__  # the SDK's own field, read without its property (``openai`` 3.x imports in it)
-        url = fields.get("_base_url")
-        if url is None:
-            url = fields.get("_configured_base_url")  # (``openai`` 3.x keeps it there)
+        url, own = None, _sdk_property.get(type(client))
+        if own is None:
+            own = _learn_property(type(client))
+        if own:
+            fields = client.__dict__  # the SDK's own field, read without its property (``openai`` 3.x imports in it)
+            url = fields.get("_base_url")
+            if url is None:
+                url = fields.get("_configured_base_url")  # (``openai`` 3.x keeps it there)
         if url is None:  # any other client: the property's object, the same while the address is unchanged
             url = client.base_url
         mine = _by_client.get(client)
@@ -93,6 +109,18 @@ def billed_provider(client: Any, sdk: str) -> str:
         with _lock, contextlib.suppress(TypeError):
             _by_client[client] = (url, found)
     return found
+
+
+def _learn_property(cls: type) -> bool:
+    """Whether ``cls.base_url`` is one of the SDKs' own properties, which answer the field they set: a class that
+    defines its own (``openai``'s module-level client answers the module's ``openai.base_url``) is read through it."""
+    getter = getattr(inspect.getattr_static(cls, "base_url", None), "fget", None)
+    own = (getattr(getter, "__module__", None), getattr(getter, "__qualname__", None)) in _SDK_PROPERTIES
+    with _lock:
+        if len(_sdk_property) >= 256:
+            _sdk_property.clear()
+        _sdk_property[cls] = own
+    return own
 
 
 def _resolve(cls: type, sdk: str, base: str) -> str:

@@ -117,3 +117,59 @@ def test_azure_a_gateway_and_a_local_server_are_priced_as_themselves_or_not_at_a
         assert row.priced and row.cost_usd == pytest.approx(float(expected.total_price), rel=1e-9)
     for row in (unlisted, local):  # OpenAI's gpt-4o price would be a wrong one: the cost is unknown
         assert not row.priced and row.cost_usd != row.cost_usd
+
+
+GROQ_MODEL = "llama-3.1-8b-instant"  # a model Groq serves and OpenAI does not
+GROQ = "https://api.groq.com/openai/v1"
+
+
+def _groq_reply(rid: str) -> Reply:
+    return Reply(body={**chat_completion(GROQ_MODEL, DEFAULT, rid), "model": GROQ_MODEL})
+
+
+def _assert_priced_by(df: Any, providers: list[str]) -> None:
+    """Each row billed by its own provider (as ``usage_df`` names it) and priced at that provider's rate."""
+    assert list(df["provider"]) == providers
+    for row in df.itertuples():
+        genai_provider = "groq" if row.provider == GROQ else "openai"
+        expected = genai_prices.calc_price(_openai_usage(), model_ref=row.model, provider_id=genai_provider)
+        assert row.priced and row.cost_usd == pytest.approx(float(expected.total_price), rel=1e-9)
+        assert str(row.price_source).startswith(f"genai-prices:{genai_provider}/")
+
+
+def test_the_module_level_client_is_billed_by_the_provider_openai_base_url_names_at_each_call(stub, runs_dir, monkeypatch):
+    # ``openai.chat.completions.create`` calls one client kept by the module, whose ``base_url`` answers the module's
+    # ``openai.base_url`` at each call (its own field is left as it was): switching it switches who bills the calls
+    stub.script("/openai/v1/chat/completions", _groq_reply("g1"))
+    module_settings = {"api_type": "openai", "api_key": "sk-test0123456789", "max_retries": 0, "base_url": None}
+    for name, value in {**module_settings, "http_client": httpx.Client(transport=_Forward(stub)), "_client": None}.items():
+        monkeypatch.setattr(openai, name, value)
+
+    def agent(task, ctx):
+        openai.base_url = "https://api.openai.com/v1/"
+        openai.chat.completions.create(model="gpt-4o-mini", messages=MSG)
+        openai.base_url = GROQ + "/"
+        openai.chat.completions.create(model=GROQ_MODEL, messages=MSG)
+        openai.base_url = "https://api.openai.com/v1/"
+        openai.chat.completions.create(model="gpt-4o-mini", messages=MSG)
+        return "ok"
+
+    df = _rows(runs_dir, agent)
+    assert stub.hits("/openai/v1/chat/completions") == 1 and stub.hits("/v1/chat/completions") >= 2
+    _assert_priced_by(df, ["openai", GROQ, "openai"])
+
+
+def test_a_client_whose_base_url_is_reassigned_is_billed_by_its_new_provider(stub, runs_dir):
+    stub.script("/openai/v1/chat/completions", _groq_reply("g2"))
+
+    def agent(task, ctx):
+        client = openai.OpenAI(
+            base_url="https://api.openai.com/v1", api_key="sk-test0123456789", http_client=httpx.Client(transport=_Forward(stub)),
+            max_retries=0,
+        )  # fmt: skip
+        client.chat.completions.create(model="gpt-4o-mini", messages=MSG)
+        client.base_url = GROQ
+        client.chat.completions.create(model=GROQ_MODEL, messages=MSG)
+        return "ok"
+
+    _assert_priced_by(_rows(runs_dir, agent), ["openai", GROQ])
