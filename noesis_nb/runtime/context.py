@@ -521,6 +521,10 @@ class EpisodeContext:
         episode = self._episode
         rec = episode.recorder
         live = episode.options.wait_for_human
+
+        def unwinding() -> bool:  # ``solve`` with a pause on disk: it unwinds to it; held drafts wait for resume_run
+            return not live and episode.pause_checkpoint is not None
+
         pending = PendingApproval.from_prepared(prepared, now_iso())
         policy = episode.options.approver
         episode.busy_tools += 1  # an approver at work (a review service) is waited for, as a person is: no idle adapter
@@ -534,21 +538,26 @@ class EpisodeContext:
                 f"policy:{policy}" if isinstance(policy, str) else f"policy:{getattr(policy, '__name__', type(policy).__name__)}"
             )
             if not turn.done():
-                if not live:  # ``solve`` unwinds to the pause open: the draft waits held, decided, for resume_run
+                if not unwinding():  # the draft before it is still being decided (an async policy): wait for it
+                    await turn
+                if unwinding():  # ``solve`` unwinds to the pause open: the draft waits held, decided, for resume_run
                     _persist_now(episode, pending, approve, approver, reason)
                     raise EpisodePaused
-                await turn
             return self._policy_pause(pending, chain, approve, approver, reason)
-        if not turn.done() and not live:
+        if not turn.done() and unwinding():
             raise EpisodePaused  # ``solve`` is unwinding to its pause: this draft, held, waits for resume_run
         assert episode.loop is not None  # set when the episode started running
         future = episode.gate.open(pending, episode.loop)  # decidable at once, held or not
         if not turn.done():
             await turn
+            if unwinding():  # the draft before it paused while this one waited: held for resume_run
+                episode.gate.withdraw(pending.draft_id)
+                raise EpisodePaused
         paused_on = chain.tail
         checkpoint = rec.pause(f"tool approval required: {pending.tool} ({pending.draft_id})", paused_on)
         episode.pause_checkpoint = checkpoint
         if not live:
+            episode.pause_turns.unwind()  # drafts waiting for their turn stay held behind this pause
             raise EpisodePaused
         episode.set_status("paused")
         decision = await _wait(episode, pending.draft_id, future)

@@ -183,6 +183,14 @@ class ApprovalGate:
             except RuntimeError:  # loop already closed
                 pass
 
+    def withdraw(self, draft_id: str) -> None:
+        """The call waiting on ``draft_id`` gave up (cancelled, or ``solve`` unwound): it is pending here no more.
+
+        Its draft stays on disk as it is (decided or not) for resume_run."""
+        with self._lock:
+            self._pending.pop(draft_id, None)
+            self._waiters.pop(draft_id, None)
+
     def record(self, decision: Decision) -> None:
         """Remember a decision for the view (who decided what, and when)."""
         self.decisions.append(

@@ -55,3 +55,11 @@ class PauseTurns:
                 self._holder = nxt
                 nxt.set_result(None)
                 return
+
+    def unwind(self) -> None:
+        """``solve`` unwinds to a pause just written: every draft still waiting for its turn wakes (and, seeing the
+        pause on disk, stays held for resume_run)."""
+        while self._waiting:
+            nxt = self._waiting.popleft()
+            if not nxt.done():
+                nxt.set_result(None)

@@ -1,0 +1,81 @@
+"""Parallel drafts with an async approver policy in ``solve``: a draft whose policy answers first waits for the one
+before it (still with its policy, no pause on disk) instead of unwinding to a pause that does not exist; when a pause
+is on disk it stays held behind it. Every run stays valid (tests/compat's checker) and resumable."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import noesis_nb
+from noesis_nb.store import read_events
+from tests.compat.checker import check_run
+
+
+def _note(text: str) -> str:
+    return text
+
+
+async def _two_notes(task: str, ctx: Any) -> Any:
+    calls = (ctx.tool_async(f"notes.{n}", {"args": [n]}, protocol="python", fn=_note, effect="write", risk="high") for n in "ab")
+    return await asyncio.gather(*calls)
+
+
+def _policy(a_says: Any, b_says: Any) -> Any:
+    """An async policy answering b first, then a (a waits until b's answer is given)."""
+    b_answered: asyncio.Event | None = None
+
+    async def policy(pending: Any) -> Any:
+        nonlocal b_answered
+        b_answered = b_answered or asyncio.Event()
+        if pending.tool.endswith(".a"):
+            await b_answered.wait()
+            return a_says
+        b_answered.set()
+        return b_says
+
+    return policy
+
+
+def _names(run: Path) -> list[str]:
+    return [e["payload"].get("event_name") or e.get("event_type") for e in read_events(run / "events.jsonl")]
+
+
+def _decisions(run: Path) -> dict[str, str]:
+    return {p.stem: json.loads(p.read_text())["approver_id"] for p in (run / "tool_invocations" / "approvals").glob("*.json")}
+
+
+def test_a_draft_decided_first_waits_for_the_one_before_it(runs_dir: Path) -> None:
+    episode_id = noesis_nb.solve("two notes", using=_two_notes, runs_dir=runs_dir, approver=_policy(True, True))
+    run = runs_dir / episode_id
+    assert check_run(run) == []
+    names = _names(run)
+    assert names.count("tool.execution.started") == 2 and names.count("run.resume") == 2
+    assert noesis_nb.list_runs(runs_dir=runs_dir)[0]["status"] == "ok"
+
+
+def test_a_draft_its_policy_leaves_to_a_person_pauses_when_its_turn_comes(runs_dir: Path) -> None:
+    episode_id = noesis_nb.solve("two notes", using=_two_notes, runs_dir=runs_dir, approver=_policy(True, None))
+    run = runs_dir / episode_id
+    assert check_run(run) == []  # a paused run: a's policy pause resumed, then b's pause open
+    assert noesis_nb.list_runs(runs_dir=runs_dir)[0]["status"] == "paused"
+    names = _names(run)
+    assert names.count("run.interrupt") == 2 and names.count("run.resume") == 1
+    noesis_nb.approve_draft(run, approver_id="ana")
+    noesis_nb.resume_run(run)
+    assert check_run(run) == []
+    assert _names(run).count("tool.execution.started") == 2
+
+
+def test_a_draft_decided_while_the_one_before_it_pauses_stays_held_decided(runs_dir: Path) -> None:
+    episode_id = noesis_nb.solve("two notes", using=_two_notes, runs_dir=runs_dir, approver=_policy(None, True))
+    run = runs_dir / episode_id
+    assert check_run(run) == []
+    assert noesis_nb.list_runs(runs_dir=runs_dir)[0]["status"] == "paused"
+    assert list(_decisions(run).values()) == ["policy:policy"]  # b's, on disk, held behind a's pause
+    noesis_nb.approve_draft(run, approver_id="ana")
+    noesis_nb.resume_run(run)
+    assert check_run(run) == []
+    assert _names(run).count("tool.execution.started") == 2
