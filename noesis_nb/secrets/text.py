@@ -119,7 +119,7 @@ def lists_joined(blob: bytes) -> bytes | None:
 
 
 def _might_contain(blob: bytes) -> bool:
-    if blob.translate(_RUNS).find(_LONG_RUN) >= 0:
+    if blob.translate(_RUNS).find(_LONG_RUN) >= 0 or blob.find(b"Q~") >= 0:  # an Entra secret's ``~`` and ``.`` cut it up
         return True
     lowered = blob.lower()
     anchored = _KEYWORD_ANCHORS.search(lowered) is not None
@@ -379,6 +379,8 @@ _EXTRA = [
     re.compile(p)
     for p in (
         r"github_pat_[A-Za-z0-9_]{22,255}",  # GitHub fine-grained PAT
+        # Microsoft Entra (Azure AD) client secret: three characters, a digit, ``Q~``, then 31-34 more
+        r"(?<![A-Za-z0-9_~.-])[A-Za-z0-9_~.]{3}[0-9]Q~[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~.-])",
         r"gh[pousr]_[A-Za-z0-9]{30,255}",  # GitHub tokens of other lengths than 36
         # Anthropic, OpenAI: a key of a named kind (sk-proj-…) is one wherever it is, glued to a word too
         r"sk-(?:ant-|proj-|svcacct-|admin-)[A-Za-z0-9_-]{20,}",
@@ -420,6 +422,7 @@ _LINE_HEADS = {
 # literal opens them), tried only at their literals (``gates.Gate``): pattern's opening -> (literals, least and most
 # characters from a match's start to one, in any case). ``unzip`` holds ``zip`` 2 characters on
 _GATED = {
+    r"(?<![A-Za-z0-9_~.-])[A-Za-z0-9_~.]{3}[0-9]Q~": (("Q~",), 4, 4, False),
     r"(?:(?<![A-Za-z0-9])|(?<=\\[a-z])|(?<=\\u[0-9a-fA-F]{4}))sk-": (("sk-",), 0, 0, False),
     r"(?i)\bbearer\s": (("bearer",), 0, 0, True),
     r"(?i)\bsshpass\s": (("sshpass",), 0, 0, True),
@@ -464,6 +467,10 @@ _VENDOR_KEY = re.compile(
     r"|nvapi-[A-Za-z0-9_-]{60,}|figd_[A-Za-z0-9_-]{40,}|sntry[su]_[A-Za-z0-9+/=_-]{40,}|[sr]k_(?:live|test)_[A-Za-z0-9]{20,}"
     r"|whsec_[A-Za-z0-9+/=]{24,}|AGE-SECRET-KEY-1[0-9A-Z]{58}|tskey-[a-z]+-[A-Za-z0-9]{6,}-[A-Za-z0-9]{16,}"
     r"|gl(?:ptt|dt|rt|cbt|imt|ft|oas|soat|agent)-[A-Za-z0-9_-]{20,}|jina_[A-Za-z0-9]{40,}|fw_[A-Za-z0-9]{24,}"
+    # Atlassian (Jira, Confluence, Bitbucket cloud); Heroku's, a UUID after its prefix too (ids are kept, not these);
+    # Terraform Cloud's and Airtable's with their id parts (the whole token is the credential)
+    r"|AT(?:ATT|CTT)3[A-Za-z0-9_=-]{40,}|HRKU-(?:AA[0-9A-Za-z_-]{58}|[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12})"
+    r"|[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,}|pat[A-Za-z0-9]{14}\.[a-f0-9]{64}"
     r")(?![A-Za-z0-9_-])"
 )
 _PEM = re.compile(r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\Z)", re.S)
