@@ -6,7 +6,9 @@ Noēsis' lifecycle goes ``running → interrupted → paused → resuming`` (``r
 =================  ===============================================  =====================================
 stage              its last lifecycle event                         the calls it takes
 =================  ===============================================  =====================================
-``running``        none (its process stopped while it ran: lost)    ``ns.interrupt``, ``ns.checkpoint``
+``running``        none (its process stopped while it ran: lost),   ``ns.interrupt``, ``ns.checkpoint``
+                   or a ``run.resume`` the run went on past: a
+                   policy's pause, or one whose tool then ran
 ``interrupted``    ``run.interrupt``                                ``ns.checkpoint``
 ``paused``         ``run.checkpoint``                               ``ns.resume``
 ``resumed``        ``run.resume`` of ``ns.resume``, the log's last  none of the three: it still waits for
@@ -29,10 +31,22 @@ from typing import Any
 
 from ..errors import RunLifecycleTransitionError
 from ..secrets.quoted import quoted
-from ..store.vocab import RUN_CHECKPOINT, RUN_INTERRUPT, RUN_RESUME, TOOL_APPROVAL_PENDING
+from ..store.vocab import (
+    POLICY_PAUSE_KEY,
+    RUN_CHECKPOINT,
+    RUN_INTERRUPT,
+    RUN_RESUME,
+    TERMINAL_EXECUTION_EVENTS,
+    TOOL_APPROVAL_PENDING,
+    TOOL_EXECUTION_OUTCOME_UNKNOWN,
+    TOOL_REJECTED_GOVERNANCE,
+)
 from .position import Pause, last_pause, payload_of
 
 __all__ = ["Stage", "stage_of", "refuse_unless", "pause_continued"]
+
+#: what a resumed draft ends with: its tool ran (or was refused), and the run went on
+_OUTCOMES = (*TERMINAL_EXECUTION_EVENTS, TOOL_EXECUTION_OUTCOME_UNKNOWN, TOOL_REJECTED_GOVERNANCE)
 
 #: the stages each evidence call of the ``ns`` facade is valid from
 TAKES = {"interrupt": ("running",), "checkpoint": ("running", "interrupted"), "resume": ("paused",)}
@@ -74,10 +88,28 @@ def stage_of(events: list[dict[str, Any]]) -> Stage:
         name = "interrupted"
     elif kind == RUN_CHECKPOINT:
         name = "paused"
+    elif _resume_done(last or {}, pause, events):
+        name = "running"  # the pause was over (a policy's, or its tool ran): the run went on, and was lost later
     else:
         evidence = payload_of(last or {}).get("resumed_by") == "resume" and last is events[-1]
         name = "resumed" if evidence else "lost_resuming"  # after ns.resume, only resume_run writes
     return Stage(name, None if checkpoint_id is None else str(checkpoint_id), waits_on)
+
+
+def _resume_done(resume: dict[str, Any], pause: Pause | None, events: list[dict[str, Any]]) -> bool:
+    """Whether the run went on past ``resume`` (its last ``run.resume``): the resume of a pause an approver policy
+    decided (written whole, in one breath), or one whose draft's tool then reached its outcome."""
+    if isinstance(payload_of(resume).get(POLICY_PAUSE_KEY), str):
+        return True
+    if pause is None or pause.resume_event is not resume or pause.resume_index is None or pause.cause is None:
+        return False
+    draft = payload_of(pause.cause).get("draft_id")
+    if payload_of(pause.cause).get("event_name") != TOOL_APPROVAL_PENDING or draft is None:
+        return False
+    return any(
+        payload_of(e).get("event_name") in _OUTCOMES and payload_of(e).get("draft_id") == draft
+        for e in events[pause.resume_index + 1 :]
+    )
 
 
 def refuse_unless(call: str, events: list[dict[str, Any]], episode_id: str) -> Stage:
