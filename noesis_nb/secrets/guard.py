@@ -64,8 +64,10 @@ class RunSecrets:
         new = {v for v in values if isinstance(v, str) and len(v) >= MIN_HUNTED and "REDACTED" not in v and not names_no_value(v)}
         if self._own:  # the run's id (a random-looking one, a hex trace id) found in a text that quotes it: hidden
             # everywhere, it left the run's records naming an id no folder or draft file has (``ids`` refuses an id
-            # holding a credential of a known shape, so what is left of it is no secret)
-            new = {v for v in new if not _of_own(v, self._own)}
+            # holding a credential of a known shape, so what is left of it is no secret). A value holding the id
+            # (``<id>:hunter2!``) is learned as what is left of it once the id is taken out (``_without_own``)
+            new = {p for v in new if not _of_own(v, self._own) for p in _without_own(v, self._own)}
+            new = {p for p in new if p not in self._own and "REDACTED" not in p and not names_no_value(p)}
         with self._lock:
             new -= set(self.values)
             if not new:
@@ -442,9 +444,38 @@ _KEEP = 512  # runs remembered per process (a view of a finished run still scrub
 
 
 def _of_own(value: str, own: str) -> bool:
-    """Whether ``value`` is the run's own folder name, a long part of it, or holds it (``draft:<id>:req_…``): what the
-    randomness rule finds in an id is 16 characters or more, and a shorter secret inside a name is still hunted."""
-    return value == own or (len(value) >= 16 and value in own) or (len(own) >= 16 and own in value)
+    """Whether ``value`` is the run's own folder name or a long part of it: what the randomness rule finds in an id
+    is 16 characters or more, and a shorter secret inside a name is still hunted."""
+    return value == own or (len(value) >= 16 and value in own)
+
+
+# the pieces beside the id that name no secret: the kinds before it (``draft:``, ``approval:draft:``), a request
+# id after it (``:req_<ULID>``), an authorization scheme before a JWT whose header is the id (``Bearer ``)
+_NO_SECRET = re.compile(r"(?:[a-z]{2,12}:)+|:req_[0-7][0-9A-HJKMNP-TV-Z]{25}|(?i:authorization:\s*)?(?i:bearer|basic|token)\s+")
+
+
+def _without_own(value: str, own: str) -> list[str]:
+    """What to learn of ``value``: itself, or, when it holds the run's own id (16+ characters: a shorter one is a
+    word any secret may hold), the pieces around each occurrence of the id. Learned whole, it would hide the id
+    wherever a record ends with it (a cut-off value keeps its head); a piece shorter than ``MIN_HUNTED`` is taken
+    with the id's characters beside it, up to ``MIN_HUNTED`` (too short for a cut-off head, so the id alone is
+    never one). With the id a JWT's header, the JWT is learned as its payload and signature."""
+    if len(own) < 16 or own not in value:
+        return [value]
+    out, start = [], 0
+    while start <= len(value):
+        at = value.find(own, start)
+        stop = len(value) if at < 0 else at
+        if stop > start:
+            piece, short = value[start:stop], MIN_HUNTED - (stop - start)
+            if short > 0:  # the id's characters before it, or after it when it opens the value
+                piece = value[max(start - short, 0) : stop] if start else value[start : stop + short]
+            if _NO_SECRET.fullmatch(value[start:stop]) is None:
+                out.append(piece)
+        if at < 0:
+            break
+        start = at + len(own)
+    return out
 
 
 def for_run(run_dir: Any) -> RunSecrets:

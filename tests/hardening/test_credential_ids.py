@@ -28,6 +28,7 @@ from noesis_nb import ns
 from noesis_nb.errors import InvalidIdError, InvalidOptionError, NoesisNbError
 from noesis_nb.ids import new_checkpoint_id, new_episode_id, validate_id
 from noesis_nb.integrations.taisce import import_taisce
+from noesis_nb.secrets.guard import RunSecrets
 from noesis_nb.secrets.text import find_in_text
 
 # built from parts: no whole credential stands in the repository's text
@@ -235,3 +236,63 @@ def test_a_run_with_a_short_id_still_hunts_the_secrets_that_hold_it(runs_dir: Pa
 
     noesis_nb.solve(f"log in with password={secret}", using=leaky, runs_dir=runs_dir, episode_id="a")
     assert secret not in (runs_dir / "a" / "events.jsonl").read_text()
+
+
+def _files(run: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(run)): p.read_bytes() for p in sorted(run.rglob("*")) if p.is_file()}
+
+
+_ULID_ID = "ep_01KBQ3Z5X8M2N4P6R8T0V2W4Y6"
+
+
+@pytest.mark.parametrize("shape", ["{id}:hunt3r2!", "hunt3r2!{id}", "{id}:pw"], ids=["after", "before", "short"])
+def test_a_secret_holding_the_runs_own_id_is_hunted_as_what_is_left_of_it(shape: str, runs_dir: Path) -> None:
+    """The id is never learned, but a secret holding it (a password made of the run's id) was not learned at all:
+    a later text quoting it wrote it in clear. What is left once the id is taken out is hunted; the id stays."""
+    secret = shape.format(id=_ULID_ID)
+
+    def leaky(task: str, ctx: Any) -> str:
+        ctx.emit("login", {"password": secret})
+        ctx.emit("note", {"text": f"login with {secret} ok"})  # plain text: redacted only as a learned value
+        return "ok"
+
+    assert noesis_nb.solve("t", using=leaky, runs_dir=runs_dir, episode_id=_ULID_ID) == _ULID_ID
+    rest = secret.replace(_ULID_ID, "")
+    for name, data in _files(runs_dir / _ULID_ID).items():
+        assert rest.encode() not in data, name
+    lines = [json.loads(line) for line in (runs_dir / _ULID_ID / "events.jsonl").read_text().splitlines()]
+    assert {line["episode_id"] for line in lines} == {_ULID_ID}
+    assert json.loads((runs_dir / _ULID_ID / "summary.json").read_text())["status"] == "ok"
+
+
+def test_a_run_named_by_a_jwt_header_still_hunts_the_jwts_it_sees(runs_dir: Path) -> None:
+    """The usual HS256 header is a valid id: a run so named learned no JWT (each holds its name), and a cut-off
+    JWT (a streamed chunk, a shortened log line) was written in clear. Its payload and signature are hunted."""
+    header = "ey" + "JhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9"
+    payload, signature = "ey" + "JzdWIiOiJ1c2VyLTQyIiwiZXhwIjoxOTAwMDAwMDAwfQ", "q1w2e3r4t5y6u7i8o9p0AaSsDdFfGgHhJjKkLl"
+    token = f"{header}.{payload}.{signature}"
+
+    def leaky(task: str, ctx: Any) -> str:
+        ctx.emit("request", {"authorization": f"Bearer {token}"})
+        ctx.emit("note", {"text": f"got {token[:60]}"})
+        return "ok"
+
+    assert noesis_nb.solve("t", using=leaky, runs_dir=runs_dir, episode_id=header) == header
+    for name, data in _files(runs_dir / header).items():
+        assert payload[:16].encode() not in data and signature.encode() not in data, name
+    lines = [json.loads(line) for line in (runs_dir / header / "events.jsonl").read_text().splitlines()]
+    assert {line["episode_id"] for line in lines} == {header}
+    assert any(line.get("payload", {}).get("text", "").startswith(f"got {header}") for line in lines)
+
+
+def test_a_run_learns_none_of_its_own_draft_ids_and_no_scheme_word() -> None:
+    """A value holding the id is learned as its pieces, but the run's own draft id is no secret (its ``draft:`` and
+    ``:req_…`` would hide every draft id of the run), nor is the ``Bearer `` before a JWT whose header is the id.
+    (Built from parts: the architecture test keeps whole draft ids to the tools.)"""
+    guard = RunSecrets(_ULID_ID)
+    draft = f"draft:{_ULID_ID}:req_01KBQ3Z5X8M2N4P6R8T0V2W4Y7"
+    assert not guard.learn([draft, f"approval:{draft}", f"Bearer {_ULID_ID}"])
+    assert guard.learn([f"draft:{_ULID_ID}:hunt3r2!"])  # no draft id of the run: its secret part is learned
+    assert guard.values == (":hunt3r2!",)
+    text = f"decide {draft} with Bearer auth"
+    assert guard.screen({"text": text})["text"] == text
