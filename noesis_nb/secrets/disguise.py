@@ -45,7 +45,7 @@ __all__ = [
 # read as UTF-8 (as bytes are stored) are the text with a NUL beside each ASCII character
 INVISIBLE_CHARS = "\x00\u00ad\u034f\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff"
 INVISIBLE = re.compile(f"[{INVISIBLE_CHARS}]")  # the common ones; ``hidden()`` is the whole class
-_BLANK_LETTERS = "\u115f\u1160\u3164\uffa0"  # the Hangul fillers: letters that show as nothing
+_BLANK_LETTERS = "\u115f\u1160\u3164\uffa0\u2800"  # the Hangul fillers and the blank braille pattern: show as nothing
 _HIDDEN_CATEGORIES = frozenset({"Mn", "Me", "Cf"})
 # what a compatibility form is read as when it is one of these (a key's characters): fullwidth punctuation in CJK
 # prose (``，``, ``：``, ``（``) and a no-break space are read as written, and a letter with an accent is a letter
