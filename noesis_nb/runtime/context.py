@@ -434,6 +434,7 @@ class EpisodeContext:
         turns = episode.pause_turns
         turn = turns.reserve(asyncio.get_running_loop()) if requires_approval else None
         paused_here = False  # ``solve`` unwinds to a pause: it stays open on disk for resume_run
+        draft_id: str | None = None
         try:
             prepared = tc.prepare_tool_invocation(
                 invocation,
@@ -444,6 +445,7 @@ class EpisodeContext:
                 hold=turn is not None and not turn.done(),
             )
             decision: Decision | None = None
+            draft_id = prepared.draft_id
             if turn is not None:
                 try:
                     decision = await self._decide(prepared, chain, turn)
@@ -462,6 +464,8 @@ class EpisodeContext:
                     raise ToolRejected(name, decision.reason, draft_id=prepared.draft_id, decision=decision)
         finally:
             if turn is not None and not paused_here:  # resumed (or given up): the next draft waiting pauses now
+                if draft_id is not None and not turns.kept(turn):  # a held call given up is pending here no more
+                    episode.gate.withdraw(draft_id)
                 turns.release(turn)
         # a link or folder planted where the seal writes (while the run waited for a human) stops the tool before its
         # effect: the seal could not be written after it
@@ -560,7 +564,12 @@ class EpisodeContext:
             episode.pause_turns.unwind()  # drafts waiting for their turn stay held behind this pause
             raise EpisodePaused
         episode.set_status("paused")
-        decision = await _wait(episode, pending.draft_id, future)
+        try:
+            decision = await _wait(episode, pending.draft_id, future)
+        except asyncio.CancelledError:  # the call gave up; its pause stays open on disk, undecided, for resume_run
+            if not future.done():
+                episode.pause_turns.keep(turn)
+            raise
         chain.tail = rec.resume_pause(checkpoint, paused_on)["id"]
         episode.set_status("running")
         return decision

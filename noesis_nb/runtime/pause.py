@@ -28,6 +28,7 @@ class PauseTurns:
     def __init__(self) -> None:
         self._holder: asyncio.Future[None] | None = None
         self._waiting: deque[asyncio.Future[None]] = deque()
+        self._kept: asyncio.Future[None] | None = None
 
     def reserve(self, loop: asyncio.AbstractEventLoop) -> asyncio.Future[None]:
         """A turn: done at once when no pause is open or waiting (the draft pauses now), else done when its turn comes
@@ -40,8 +41,20 @@ class PauseTurns:
             self._waiting.append(turn)
         return turn
 
+    def keep(self, turn: asyncio.Future[None]) -> None:
+        """The call of ``turn`` (the holder) gave up while its pause is open on disk and undecided: the run stays paused
+        on its draft (for resume_run), and the drafts waiting stay held behind it (decidable) instead of pausing on top."""
+        if turn is self._holder:
+            self._kept = turn
+
+    def kept(self, turn: asyncio.Future[None]) -> bool:
+        """Whether ``turn``'s pause stays open on disk after its call gave up (``keep``)."""
+        return turn is self._kept
+
     def release(self, turn: asyncio.Future[None]) -> None:
         """The pause of ``turn`` resumed (or its draft gave up): the next draft waiting, if any, pauses now."""
+        if turn is self._kept:  # its pause is still open on disk: nothing pauses on top of it
+            return
         if turn is not self._holder:
             if turn in self._waiting:
                 self._waiting.remove(turn)
