@@ -18,7 +18,7 @@ from ..secrets.quoted import quoted
 from ..store import now_iso
 from ..store.paths import check_part
 from ..store.phases import DRAIN_PHASE
-from ..store.vocab import DRAIN_STARTED, RUN_INTERRUPT, RUN_RESUME
+from ..store.vocab import DRAIN_STARTED, POLICY_PAUSE_KEY, RUN_INTERRUPT, RUN_RESUME
 from ..tools import ApprovalDecisionBindingError, ToolOutcomeUnknownError, codes
 from ..tools import events as names
 from ..tools.errors import CallableResolutionError
@@ -53,9 +53,15 @@ class _ResumeChain:
     one already on disk (from a resume a crash cut short) is not written again."""
 
     def __init__(
-        self, rec: Recorder, checkpoint: dict[str, Any], resume_event: dict[str, Any] | None, pending_event: dict[str, Any]
+        self,
+        rec: Recorder,
+        checkpoint: dict[str, Any],
+        resume_event: dict[str, Any] | None,
+        pending_event: dict[str, Any],
+        decision: Any = None,
     ):
         self.rec, self.checkpoint, self.paused_on = rec, checkpoint, pending_event.get("id")
+        self.policy = _policy_of(decision)  # a draft an approver policy decided: the pause written for it is the policy's
         self.request_id = request_id = str(pending_event["payload"].get("request_id"))
         self.resume = resume_event
         self.index: int | None = None
@@ -73,7 +79,14 @@ class _ResumeChain:
 
     def ensure_resumed(self) -> None:
         if self.resume is None:
-            self.resume = self.rec.resume_pause(self.checkpoint, self.paused_on, resumed_by="resume_run")
+            policy = self.policy  # held behind another's pause, the draft is paused on now: the policy's pause
+            interrupt: dict[str, Any] = next(
+                (e for e in reversed(self.rec.events) if e.get("id") == self.checkpoint.get("last_event_id")), {}
+            )
+            if interrupt.get("caused_by") == self.paused_on:  # its own pause, on disk already: marked as it was written
+                marked = payload_of(interrupt).get(POLICY_PAUSE_KEY)
+                policy = marked if isinstance(marked, str) else None
+            self.resume = self.rec.resume_pause(self.checkpoint, self.paused_on, resumed_by="resume_run", policy=policy)
             self.index = len(self.rec.events) - 1
             self.tail = self.resume["id"]
 
@@ -185,7 +198,13 @@ def _ready(rec: Recorder, repos: Any, paused: PausedDraft, checkpoint: dict[str,
             f"run {rec.episode_id} paused on draft {quoted(draft_id)}, but {repos.prepared.path_for(draft_id)} is missing; "
             "restore the file from a backup (nothing was resumed)"
         )
-    return _Ready(draft_id, prepared, decision, _ResumeChain(rec, checkpoint, paused.resume_event, paused.pending))
+    return _Ready(draft_id, prepared, decision, _ResumeChain(rec, checkpoint, paused.resume_event, paused.pending, decision))
+
+
+def _policy_of(decision: Any) -> str | None:
+    """``policy:<name>`` when an approver policy made ``decision`` (its ``approver_id``), else None (a person, or none)."""
+    approver = getattr(decision, "approver_id", None)
+    return approver if isinstance(approver, str) and approver.startswith("policy:") else None
 
 
 def _undecided_error(rec: Recorder, ready: list[_Ready], undecided: list[_Ready]) -> Exception:

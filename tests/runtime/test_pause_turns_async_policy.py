@@ -11,6 +11,8 @@ from typing import Any
 
 import noesis_nb
 from noesis_nb.store import read_events
+from noesis_nb.widgets.render import event_flag
+from noesis_nb.widgets.state import Tally
 from tests.compat.checker import check_run
 
 
@@ -79,3 +81,24 @@ def test_a_draft_decided_while_the_one_before_it_pauses_stays_held_decided(runs_
     noesis_nb.resume_run(run)
     assert check_run(run) == []
     assert _names(run).count("tool.execution.started") == 2
+
+
+def _asks_for_a(pending: Any) -> Any:
+    return None if pending.tool.endswith(".a") else True
+
+
+def test_a_held_draft_a_policy_decided_is_paused_on_as_the_policys(runs_dir: Path) -> None:
+    """b, decided by the policy while held behind a's pause (a person's), is paused on by resume_run: that pause is
+    the policy's (marked so), and the readers count one pause, a's."""
+    episode_id = noesis_nb.solve("two notes", using=_two_notes, runs_dir=runs_dir, approver=_asks_for_a)
+    run = runs_dir / episode_id
+    noesis_nb.approve_draft(run, approver_id="ana")
+    noesis_nb.resume_run(run, using=_two_notes)
+    assert check_run(run) == []
+    events = read_events(run / "events.jsonl")
+    pauses = [e for e in events if e.get("event_type") in ("run.interrupt", "run.checkpoint", "run.resume")]
+    assert [e["payload"].get("decided_by_policy") for e in pauses] == [None] * 3 + ["policy:_asks_for_a"] * 3
+    tally = Tally()
+    tally.extend(events)
+    assert tally.flags["pause"] == 1
+    assert [event_flag(e) for e in pauses] == ["pause", "pause", None, None, None, None]
