@@ -29,7 +29,7 @@ from .problems import CUT_IN_SEALED_RUN, NO_EVENTS_IN_SEALED_RUN, LoadProblem, P
 from .progress import progress
 from .provenance import written_as
 from .rowsource import read_run_source, read_run_source_stamped, source_column
-from .sealsizes import listed_sizes, size_changes, written_since
+from .sealsizes import is_seal_change, listed_sizes, size_changes, written_since
 from .source import RunRef
 
 __all__ = ["EVENT_KINDS", "load_events", "EventColumns"]
@@ -157,11 +157,12 @@ def load_events(
                     run_problems.extend(LoadProblem(c.path, c.line_number, c.reason) for c in corruptions)
                 if torn and sealed:  # cut although the run was sealed before this read: damage, not a line in transit
                     run_problems.append(LoadProblem(url, torn[0], CUT_IN_SEALED_RUN))
-                run_problems.extend(_seal_changes(ref, (len(data), *stamp[1:]), named_by))
                 report = _LineReport(url, numbers, run_problems)
                 if not names_only(data, ref.name, len(evs)):  # bytes counted: the events are looked at only when off
                     report(other_episodes([e.get("episode_id") for e in evs], ref.name))
                 start, stop, named = batch.add(evs, report)
+                # after the lines' own problems: a strict load names the line a change broke, then the change itself
+                run_problems.extend(_seal_changes(ref, (len(data), *stamp[1:]), named_by))
                 systems.append(named)
                 del evs
                 segment = (batch, start, stop)
@@ -178,7 +179,8 @@ def load_events(
         for key, stamp, value, rows in fresh:  # a load that raised stores none: no entry points into a batch left half-built
             CACHE.put(key, stamp, value, rows=rows)
         for run_problems in per_run:
-            problems.extend(run_problems)
+            problems.extend([p for p in run_problems if not is_seal_change(p)])
+            problems.extend_later([p for p in run_problems if is_seal_change(p)])
         names = [r.name for r in refs]
         memo_key = ("events", extras_key, tuple(names))
         hit = MEMO.get(memo_key, tuple(segments)) if use_cache else None

@@ -51,6 +51,7 @@ class Problems:
         self.strict = strict
         self.items: list[LoadProblem] = []
         self._seen: set[LoadProblem] = set()  # one fact found by two readers of a run (its row, its calls) is said once
+        self._later: list[LoadProblem] = []  # strict: raised once the load's own problems had their turn (``settle``)
 
     def _keep(self, problem: LoadProblem) -> None:
         if problem not in self._seen:
@@ -75,5 +76,21 @@ class Problems:
                 raise RunLoadError(p)
             self._keep(p)
 
+    def extend_later(self, problems: list[LoadProblem]) -> None:
+        """``extend``, but a strict load raises these only at ``settle``: a file changed since its run was sealed is
+        said after the problem that change made in it (the line it broke names more than the file's new size)."""
+        if self.strict:
+            self._later.extend(problems)
+            return
+        for p in problems:
+            self._keep(p)
+
+    def settle(self) -> None:
+        """Raise the first problem ``extend_later`` kept back (strict), if no other was raised before."""
+        if self._later:
+            first, self._later = self._later[0], []
+            raise RunLoadError(first)
+
     def as_records(self) -> list[dict[str, object]]:
+        self.settle()
         return [p.as_dict() for p in self.items]

@@ -18,13 +18,17 @@ from typing import Any
 
 import orjson
 
+from .._jsonkeys import loads_checked
 from .fs import BadFile
 from .problems import LoadProblem
 
-__all__ = ["listed_sizes", "size_changes", "changed_reason", "written_since", "MISSING", "UNKNOWN"]
+__all__ = ["listed_sizes", "size_changes", "changed_reason", "is_seal_change", "written_since", "MISSING", "REPEATED", "UNKNOWN"]
 
 #: a listed file that is gone
 MISSING = "listed in manifest.json but missing"
+#: the size of a file whose ``size_bytes`` manifest.json writes twice or not as a whole number: matches no size, so the
+#: file reads as changed
+REPEATED = -1
 #: what a file changed since the seal leaves unknown, by its name (a tool record: ``_RECORD``)
 UNKNOWN = {
     "events.jsonl": "events may be missing or altered: the run's model calls, tokens and cost are unknown",
@@ -57,7 +61,7 @@ def listed_sizes(ref: Any) -> dict[str, int] | None:
     if got is None:
         return None
     try:
-        doc = orjson.loads(got[0])
+        doc = loads_checked(got[0])[0]  # a size written twice is no size (orjson would keep the last)
     except orjson.JSONDecodeError:
         return None
     files = doc.get("files") if type(doc) is dict else None
@@ -65,18 +69,33 @@ def listed_sizes(ref: Any) -> dict[str, int] | None:
         return None
     out: dict[str, int] = {}
     for entry in files:
-        if type(entry) is dict and type(name := entry.get("name")) is str and type(size := entry.get("size_bytes")) is int:
+        if type(entry) is not dict or type(name := entry.get("name")) is not str:
+            continue
+        size = entry.get("size_bytes")
+        if type(size) is int:
             out[name] = size
+        elif "size_bytes" in entry:  # written twice (read as unknown) or not a whole number: no size it could match
+            out[name] = REPEATED
     return out
 
 
+_RESTORE = '. Restore the file from a copy of the run (runs_df(verify="hash") checks every file the seal lists)'
+
+
 def changed_reason(name: str, size: int | None, listed: int) -> str:
-    """What to say of a sealed file ``name`` now ``size`` bytes (None: gone) that manifest.json lists at ``listed``."""
-    now = MISSING if size is None else f"{size} bytes, but manifest.json lists {listed}"
-    return (
-        f"{now}: changed after the run was sealed, so {UNKNOWN.get(name, _RECORD)}. Restore the file from a copy of the run "
-        '(runs_df(verify="hash") checks every file the seal lists)'
-    )
+    """What to say of a sealed file ``name`` now ``size`` bytes (None: gone) that manifest.json lists at ``listed``
+    (``REPEATED``: its size written twice there, so not known)."""
+    if listed == REPEATED:
+        now = "missing" if size is None else f"{size} bytes"
+        now += ", but manifest.json gives it no size (written twice, or not a number)"
+    else:
+        now = MISSING if size is None else f"{size} bytes, but manifest.json lists {listed}"
+    return f"{now}: changed after the run was sealed, so {UNKNOWN.get(name, _RECORD)}{_RESTORE}"
+
+
+def is_seal_change(problem: LoadProblem) -> bool:
+    """Whether ``problem`` is a file found changed since its run's seal (``changed_reason``)."""
+    return problem.reason.endswith(_RESTORE)
 
 
 def size_changes(ref: Any, listed: dict[str, int], sizes: dict[str, int | None]) -> list[LoadProblem]:

@@ -363,7 +363,7 @@ def _run_drafts(
     approvals = _records(ref, "approvals", problems, stamps, files, record_names=named_as[1], folders=folders)
     executions = _records(ref, "executions", problems, stamps, files, record_names=named_as[2], folders=folders)
     if ended:  # a sealed run's records as its manifest lists them: one changed or gone since is reported
-        problems.extend(_changed_records(ref, files, stamps))
+        problems.extend_later(_changed_records(ref, files, stamps))  # strict: after the records' own problems
     vouched = vouched_records(sealed, files) if sealed is not None else None
     rows, records = [], []
     for draft in list(prepared) + [d for d in facts if d not in prepared]:
@@ -376,6 +376,7 @@ def _run_drafts(
             p, a, e, named = shown_value(p), shown_value(a), shown_value(e), redact(draft, entropy=False)[0]
         rows.append(_checked_row(ref, source, named, (p, a, e), facts.get(draft, {}), problems, urls.get(draft), ended))
         records.append({"prepared": p, "approval": a, "execution": e})
+    problems.settle()
     return rows, records, problems.items
 
 

@@ -3,6 +3,7 @@ rewritten or gone) are reported by every frame with the file and its sizes, and 
 
 from __future__ import annotations
 
+import os
 import shutil
 import warnings
 from collections.abc import Callable
@@ -13,7 +14,7 @@ import pandas as pd
 import pytest
 
 import noesis_nb
-from noesis_nb.frames import clear_cache
+from noesis_nb.frames import RunLoadError, clear_cache
 from noesis_nb.frames.loadwarning import LoadProblemsWarning
 
 from .runkit import SMOKE, add_one
@@ -198,3 +199,28 @@ def test_a_same_size_edit_of_a_sealed_log_is_found_by_hashing_and_its_calls_are_
         df = noesis_nb.runs_df(run, verify="hash")
     assert _reported(df, "events.jsonl", "sha256")
     assert pd.isna(df.iloc[0]["model_calls"]) and pd.isna(df.iloc[0]["input_tokens"])
+
+
+def test_a_size_written_twice_in_the_manifest_hides_no_change(sealed: Path, tmp_path: Path) -> None:
+    """The manifest of a run whose log lost its model calls, edited to list the log's size twice (the old size, then
+    the new): read as orjson reads it (the last value), the log matched it, and runs_df said ``model_calls=0``."""
+    run = _copy(sealed, tmp_path)
+    log = run / "events.jsonl"
+    old = log.stat().st_size
+    log.write_bytes(b"".join(line for line in _lines(log) if b'"model.call"' not in line))
+    manifest = run / "manifest.json"
+    text = manifest.read_text()
+    entry = f'"size_bytes":{old}' if f'"size_bytes":{old}' in text else f'"size_bytes": {old}'
+    assert entry in text, text[:300]
+    manifest.write_text(text.replace(entry, f"{entry}, {entry.replace(str(old), str(log.stat().st_size))}", 1))
+    loaded = _load(run.parent)
+    assert pd.isna(loaded["runs_df"]["model_calls"].iloc[0])
+    assert _reported(loaded["runs_df"], "events.jsonl", "gives it no size"), loaded["runs_df"].attrs["errors"]
+    # the event frames read the manifest's list once a file it covers is newer than it (an intact run: a stat)
+    later = manifest.stat().st_mtime_ns + 10**9
+    os.utime(log, ns=(later, later))
+    loaded = _load(run.parent)
+    for name in ("events_df", "usage_df"):
+        assert _reported(loaded[name], "events.jsonl", "gives it no size"), (name, loaded[name].attrs["errors"])
+    with pytest.raises(RunLoadError, match="gives it no size"):  # strict: said, not passed over
+        noesis_nb.usage_df(run.parent, strict=True, cache=False)
