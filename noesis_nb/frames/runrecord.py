@@ -17,7 +17,8 @@ from typing import Any, Literal, NotRequired, TypedDict
 import numpy as np
 import orjson
 
-from .._jsonkeys import repeated_reason, screened
+from .._jsonkeys import loads_checked, repeated_reason, screened
+from ..secrets.quoted import quoted
 from ..store.eventlog import WIDE_BOMS, WIDE_TEXT, lone_cr_as_newline, parse_lines
 from ..store.layout import PREPARED_DIRS
 from ..store.sealing import SealState, UnreadableSealFile
@@ -496,20 +497,43 @@ def _tools(
             n[:-5] for n in _listing(folders, ("tool_invocations", kind), stamp, problems, listings) if n.endswith(".json")
         }
     pending = 0
-    undecided = names["prepared"] - names["approvals"] - names["executions"]
-    for draft in sorted(undecided):
-        parts = (*where[draft], draft + ".json")
-        name = "/".join(parts)
-        try:
-            got = ref.read(*parts)
-            stamp[name] = got[1] if got else None  # its content decides: an edit in place must show
-            doc = screened(got[0], orjson.loads(got[0]))[0] if got else None  # a status written twice: unknown
-        except (BadFile, orjson.JSONDecodeError):  # tools_df reports the record itself (a key twice too)
-            stamp.setdefault(name, ref.fs.stat(ref.file(*parts)))
-            doc = None
-        if isinstance(doc, dict) and awaits_decision(doc):
+    for draft in sorted(names["prepared"] - names["executions"]):
+        doc = _record(ref, (*where[draft], draft + ".json"), stamp)[0]
+        if not (isinstance(doc, dict) and awaits_decision(doc)):
+            continue
+        if draft not in names["approvals"]:
             pending += 1
+            continue
+        # a decision file resume_run would not honour (a status written twice, not JSON, no decision) decides nothing:
+        # the draft still waits (it was counted decided whatever the file held)
+        parts = ("tool_invocations", "approvals", draft + ".json")
+        decision, repeated = _record(ref, parts, stamp)
+        status = decision.get("status") if isinstance(decision, dict) else None
+        if status not in ("approved", "rejected"):
+            pending += 1
+            why = repeated.reason if repeated is not None else f"its status is {quoted(status, 40)}, not approved or rejected"
+            problems.append(
+                LoadProblem(
+                    ref.fs.url(ref.file(*parts)),
+                    repeated.line if repeated is not None else None,
+                    f"{why}: no decision resume_run accepts, so the draft still waits for one (pending_approvals counts "
+                    "it); decide it again with approve_draft or reject_draft",
+                )
+            )
     return {"drafts": len(where), "pending": pending, "present": True}
+
+
+def _record(ref: Any, parts: tuple[str, ...], stamp: dict[str, Any]) -> tuple[Any, Any]:
+    """A tool record of the run as JSON, each key written twice read as unknown, and what was repeated (``Repeated``);
+    ``(None, None)`` when it cannot be read (``tools_df`` reports the record itself). Stamped: an edit in place shows."""
+    name = "/".join(parts)
+    try:
+        got = ref.read(*parts)
+        stamp[name] = got[1] if got else None
+        return loads_checked(got[0]) if got else (None, None)
+    except (BadFile, orjson.JSONDecodeError):
+        stamp.setdefault(name, ref.fs.stat(ref.file(*parts)))
+        return None, None
 
 
 def _listing(
