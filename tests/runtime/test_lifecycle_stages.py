@@ -350,12 +350,13 @@ def test_each_lifecycle_call_in_each_stage(made: Callable[[str], Path], tmp_path
 
 _LIVE = textwrap.dedent(
     """
-    import asyncio, sys
+    import asyncio, os, sys
     from pathlib import Path
     import noesis_nb
 
     async def working(task, ctx):
-        Path(sys.argv[2]).write_text(ctx.episode_id)
+        Path(sys.argv[2] + ".tmp").write_text(ctx.episode_id)
+        os.replace(sys.argv[2] + ".tmp", sys.argv[2])  # whole when seen: never an empty flag read as the root
         await asyncio.sleep(60)
 
     noesis_nb.solve("work a while", using=working, runs_dir=sys.argv[1])
