@@ -88,7 +88,8 @@ def holds_credential(value: str, *, named: bool = True) -> bool:
     found = find_in_text(value, entropy=False)
     if named or not found:
         return bool(found)
-    return any(starts_like_key(v) or not _after_names(value, v) for v in found)
+    # a detector's match may hold the name's own separator (``=abc`` of ``token=abc``): judged without it
+    return any(starts_like_key(v) or not _after_names(value, v.lstrip("=: ")) for v in found if v.strip("=: "))
 
 
 def _after_names(value: str, part: str) -> bool:
