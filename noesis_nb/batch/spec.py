@@ -109,8 +109,9 @@ def parse_using(using: Any) -> dict[str, Any]:
     if isinstance(using, Mapping):
         named = dict(using)
         for number, name in enumerate(named, 1):
+            if isinstance(name, str):  # named by where it stands, before the id rules (which refuse it too, less clearly)
+                _refuse_secret_name(name, f"adapter name {number} of using=", "name it with a plain label such as 'gpt'")
             validate_id(name, what="adapter name")
-            _refuse_secret_name(name, f"adapter name {number} of using=", "name it with a plain label such as 'gpt'")
     elif isinstance(using, (list, tuple)):
         named = {}
         for item in using:
@@ -202,8 +203,9 @@ def check_batch_options(
     unknown = sorted(set(episode_opts) - set(EPISODE_OPTIONS))
     if unknown:
         raise InvalidOptionError.unknown(unknown, (*BATCH_OPTIONS, *EPISODE_OPTIONS), "a batch")
+    if isinstance(batch_id, str):  # said as batch_id=, before the id rules (which refuse it too, less clearly)
+        _refuse_secret_name(batch_id, "batch_id", "pass a plain name such as 'nightly'")
     chosen = validate_id(batch_id, what="batch id") if batch_id is not None else new_batch_id()
-    _refuse_secret_name(chosen, "batch_id", "pass a plain name such as 'nightly'")
     if root is not None and not isinstance(root, (str, os.PathLike)):
         raise InvalidOptionError(f"root={quoted(root, 80)}: pass the runs root as a path (default: the configured runs dir)")
     runs_root = Path(config.runs_dir(root))
