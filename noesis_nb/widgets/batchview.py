@@ -76,6 +76,7 @@ class BatchView(SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipywidgets shi
         self.more = w.HTML()
         self.message = w.HTML()
         self.stale = w.HTML()  # shown by the stylesheet only once the kernel is gone
+        self.stale.add_class("nnb-css")  # no margins: it shows nothing while the kernel runs
         self.stop_button = w.Button(
             description="Cancel batch",
             icon="stop",
