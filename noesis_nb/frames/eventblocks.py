@@ -221,8 +221,8 @@ def _folder_stamp(ref: RunRef) -> Any:
     final.json or manifest.json changes it, and a folder made again under the run's name is another folder),
     remotely the seal as the root's listing shows it. What the seal decides (whether the events are as noesis_nb
     screened them, which tool records it vouches for, whether a cut last line is damage) is cached with the events."""
-    if ref.fs.protocol == "file":
-        return ref.fs.stat(ref.path)
+    if ref.fs.protocol == "file":  # with final.json's own: an edit in place changes no folder, and the seal-size check
+        return ref.fs.stat(ref.path), ref.fs.stat(ref.file("final.json"))  # reads it (a warm load must say what a cold one does)
     seal = ref.seal()
     return seal.final, seal.manifest
 
