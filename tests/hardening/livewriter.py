@@ -100,7 +100,9 @@ def copy_slowly(run: Path, root: Path) -> str:
         if source.is_dir() or name in ("events.jsonl", "summary.json", "final.json", "manifest.json"):
             continue
         (target / name).parent.mkdir(parents=True, exist_ok=True)
-        (target / name).write_bytes(source.read_bytes())
+        temp = (target / name).with_name(f".{source.name}.tmp")  # renamed into place, as the docstring says: a
+        temp.write_bytes(source.read_bytes())  # state.json written in place was read empty now and then
+        temp.rename(target / name)
     for name in ("summary.json", "final.json", "manifest.json"):
         (target / f".{name}.tmp").write_bytes((run / name).read_bytes())
         (target / f".{name}.tmp").rename(target / name)
