@@ -8,7 +8,8 @@ stage              its last lifecycle event                         the calls it
 =================  ===============================================  =====================================
 ``running``        none (its process stopped while it ran: lost),   ``ns.interrupt``, ``ns.checkpoint``
                    or a ``run.resume`` the run went on past: a
-                   policy's pause, or one whose tool then ran
+                   policy's pause, one whose tool then ran, or a
+                   veto's whose adapter then ran again
 ``interrupted``    ``run.interrupt``                                ``ns.checkpoint``
 ``paused``         ``run.checkpoint``                               ``ns.resume``
 ``resumed``        ``run.resume`` of ``ns.resume``, the log's last  none of the three: it still waits for
@@ -47,6 +48,9 @@ __all__ = ["Stage", "stage_of", "refuse_unless", "pause_continued"]
 
 #: what a resumed draft ends with: its tool ran (or was refused), and the run went on
 _OUTCOMES = (*TERMINAL_EXECUTION_EVENTS, TOOL_EXECUTION_OUTCOME_UNKNOWN, TOOL_REJECTED_GOVERNANCE)
+
+#: what a veto's resume writes before its adapter runs again: the override's candidate and its allow
+_OVERRIDE = ("action_candidate", "governance")
 
 #: the stages each evidence call of the ``ns`` facade is valid from
 TAKES = {"interrupt": ("running",), "checkpoint": ("running", "interrupted"), "resume": ("paused",)}
@@ -98,11 +102,14 @@ def stage_of(events: list[dict[str, Any]]) -> Stage:
 
 def _resume_done(resume: dict[str, Any], pause: Pause | None, events: list[dict[str, Any]]) -> bool:
     """Whether the run went on past ``resume`` (its last ``run.resume``): the resume of a pause an approver policy
-    decided (written whole, in one breath), or one whose draft's tool then reached its outcome."""
+    decided (written whole, in one breath), one whose draft's tool then reached its outcome, or a veto's whose
+    adapter then ran again (anything past the override's candidate and allow, as ``resume_run`` tells it)."""
     if isinstance(payload_of(resume).get(POLICY_PAUSE_KEY), str):
         return True
     if pause is None or pause.resume_event is not resume or pause.resume_index is None or pause.cause is None:
         return False
+    if pause.cause.get("phase") == "governance":  # a veto resumed: past its override's candidate and allow, it went on
+        return any(e.get("phase") not in _OVERRIDE for e in events[pause.resume_index + 1 :])
     draft = payload_of(pause.cause).get("draft_id")
     if payload_of(pause.cause).get("event_name") != TOOL_APPROVAL_PENDING or draft is None:
         return False
