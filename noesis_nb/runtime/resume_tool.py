@@ -544,11 +544,13 @@ def _pause_on(rec: Recorder, prepared: Any, *, pause: bool = True) -> bool:
             caused_by=request_events[-1]["id"] if request_events else None,
         )
     last = rec.events[-1]
-    reason = f"tool approval required: {prepared.tool.key} ({prepared.key})"
+    # decided by an approver policy (its pause never written): the pause is the policy's, marked as the live one is
+    policy = _policy_of(tool_repositories(rec.run_dir).approvals.get(None, prepared.key))
+    reason = f"tool approval {f'decided by approver {policy}' if policy else 'required'}: {prepared.tool.key} ({prepared.key})"
     if last.get("event_type") == RUN_INTERRUPT and last.get("caused_by") == pending["id"]:
         rec.complete_pause(last)
     elif pause:
-        rec.pause(reason, pending["id"])
+        rec.pause(reason, pending["id"], policy=policy)
     else:
         return False
     return True
