@@ -27,7 +27,7 @@ from .display import show
 from .inboxview import InboxView
 from .meter import CostMeter
 from .render import live_css, short
-from .stale import stale_batch_html
+from .stale import stale_batch_html, stale_batch_key
 from .theme import ROOT_CLASS
 from .timeline import MESSAGE_OVERHEAD
 
@@ -70,6 +70,7 @@ class BatchView(SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipywidgets shi
         self.displays: list[Any] = []
         self.figures = BatchFigures()
         self._dirty: dict[tuple[int, str], Any] = {}
+        self._stale_key: tuple[Any, ...] | None = None  # what the lost-kernel notice last showed
         self._lock = threading.RLock()
         self._coalescer = Coalescer(self.flush, lambda: self.loop, interval=interval)
         self.header = w.HTML(layout=w.Layout(flex="1 1 300px", min_width="0"))  # Cancel goes under it when narrow
@@ -146,7 +147,10 @@ class BatchView(SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipywidgets shi
             entries = self.handle.entries
             shown = pick(entries, self.limit)
             sent = self._set(self.header, header_line(self.handle, counts, self.figures, now))
-            sent += self._set(self.stale, stale_batch_html(self.handle, counts))
+            stale_key = stale_batch_key(self.handle, counts)
+            if stale_key != self._stale_key:  # rebuilt only when a count it shows changed
+                self._stale_key = stale_key
+                sent += self._set(self.stale, stale_batch_html(self.handle, counts))
             for slot, entry in zip(self._slots, shown + [None] * (self.limit - len(shown)), strict=True):
                 if entry is None:
                     if slot.entry is not None:

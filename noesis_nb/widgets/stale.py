@@ -9,10 +9,11 @@ ended one), and a run this kernel was writing reads ``lost``, as ``%noesis list`
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from ..store.ownership import held_here, holder
-from .reach import batch_call, inbox_line, magic_line, show_call
+from .reach import _starting_dir, batch_call, inbox_line, magic_line, show_call
 from .render import badge_html, esc
 from .state import TERMINAL
 
@@ -24,6 +25,7 @@ __all__ = [
     "stale_notice_html",
     "stale_inbox_html",
     "stale_batch_html",
+    "stale_batch_key",
     "status_badge_html",
 ]
 
@@ -114,6 +116,15 @@ def stale_inbox_html(root: Any) -> str:
         f"more. {REVIVE}The runs it lists stay paused on disk, with the decisions made: list them again in a new cell with "
         f"<code>{esc(inbox_line(root))}</code>.</div>"
     )
+
+
+def stale_batch_key(handle: Any, counts: Mapping[str, int]) -> tuple[Any, ...]:
+    """All that ``stale_batch_html`` shows: the notice reads the same while this is the same, so a grid rebuilds it
+    only when this changes (the failed and cancelled count shows only once nothing is left to run or decide)."""
+    running, queued, paused = (counts.get(s, 0) for s in ("running", "queued", "paused"))
+    again = 0 if running or queued or paused else counts.get("error", 0) + counts.get("cancelled", 0)
+    where = (handle.batch_id, handle.root, _starting_dir(), Path.cwd())  # a relative root is named from the folder
+    return running, queued, paused, again, getattr(handle, "executor", None), where
 
 
 def stale_batch_html(handle: Any, counts: Mapping[str, int]) -> str:

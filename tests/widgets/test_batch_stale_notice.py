@@ -112,3 +112,62 @@ def test_on_an_executor_it_says_which_workers_go_on(runs_dir: Path, comm_log: li
     said = asyncio.run(main())
     assert "2 running on its executor (ThreadPoolExecutor)" in said, said
     assert "lost where they ran in the kernel's own threads or processes" in said, said
+
+
+def test_the_notice_is_rebuilt_and_sent_only_when_a_count_it_shows_changes(
+    runs_dir: Path, comm_log: list, nnb: Any, monkeypatch: Any
+) -> None:
+    """Every redraw rebuilt the notice (its calls resolve folders on disk) though it reads the same while its counts do."""
+    import noesis_nb.widgets.batchview as batchview
+
+    builds: list[str] = []
+    real = batchview.stale_batch_html
+
+    def counted(handle: Any, counts: Any) -> str:  # the real notice, counted
+        builds.append(real(handle, counts))
+        return builds[-1]
+
+    monkeypatch.setattr(batchview, "stale_batch_html", counted)
+
+    async def main() -> list[str]:
+        gates = {"a": asyncio.Event(), "b": asyncio.Event()}
+
+        async def held(task: str, ctx: Any) -> str:
+            await gates[task].wait()
+            return task
+
+        b = noesis_nb.batch(["a", "b"], using=held, concurrency=1, root=runs_dir, batch_id="held")
+        view = batch_view(b)
+        notice = {view.stale.comm.comm_id}
+        said = []
+        try:
+            await _until(lambda: b.counts() == {"running": 1, "queued": 1}, f"{b.counts()}")
+            view.flush()
+            built, sent, redraws = len(builds), nnb.value_updates(comm_log, notice), view.redraws
+            for _ in range(5):  # nothing the notice shows changes: not rebuilt, not sent
+                view.flush()
+            assert view.redraws == redraws + 5
+            assert (len(builds), nnb.value_updates(comm_log, notice)) == (built, sent)
+            said.append(without_kernel(view.stale.value))
+            for task, counts in (("a", {"ok": 1, "running": 1}), ("b", {"ok": 2})):  # a count it shows changes: sent
+                gates[task].set()
+                await _until(lambda c=counts: b.counts() == c, f"{b.counts()}")
+                view.flush()
+                assert nnb.value_updates(comm_log, notice) > sent
+                sent = nnb.value_updates(comm_log, notice)
+                said.append(without_kernel(view.stale.value))
+            await b
+            view.flush()
+            # every build was sent (each reads differently), none repeated what the notice already said
+            assert len(builds) == len(set(builds)) == nnb.value_updates(comm_log, notice), (len(builds), sent)
+            return said
+        finally:
+            for gate in gates.values():
+                gate.set()
+            await b
+            view.close()
+
+    waiting, one_left, ended = asyncio.run(main())
+    assert "1 running in this kernel are lost" in waiting and "1 queued never start" in waiting, waiting
+    assert "1 running in this kernel are lost" in one_left and "queued" not in one_left, one_left
+    assert "nothing is left to run or decide" in ended and "are lost" not in ended, ended
