@@ -18,6 +18,7 @@ summary.counts                   the insight metrics (``compute_metrics``, ``_fi
                                  ``runtime/summary.py``
 checkpoint.*, resume.*,          ``usecases/run_lifecycle.py``, ``domain/run_lifecycle.py``,
 lifecycle.transition, paused.*,  ``infrastructure/tool_invocation/repositories.py``, bridge tests
+lifecycle.step_while_paused,     (interrupt → checkpoint → resume → act → terminate)
 run.state
 tool.*                           ``usecases/tool_invocation/runtime_bridge.py`` and
                                  ``tests/runtime/test_tool_invocation_runtime_bridge.py``

@@ -12,6 +12,9 @@ from .rundata import TERMINAL_STATES, Run, Violation, parent, payload_of, sha256
 # a paused run is resumed, nothing else: a second checkpoint leaves it waiting on nothing Noēsis can name, and an
 # interrupt while paused (a second pause opened on top of the first, e.g. one per parallel draft) has no transition
 _NOT_FROM_PAUSED = ("run.interrupt", "run.checkpoint")
+# nothing acts on, reflects on or ends a run while its pause is open: Noēsis' contract is
+# running → run.interrupt → run.checkpoint → run.resume → act → terminate
+_NOT_WHILE_PAUSED = ("act", "reflect", "terminate")
 _CHECKPOINT_STRINGS = ("run_id", "checkpoint_id", "created_at", "last_event_id", "state_hash", "artifact_manifest_hash")
 
 
@@ -40,6 +43,14 @@ def check(run: Run) -> Iterator[Violation]:
                     "running → interrupted → paused → resuming, so only run.resume follows a pause",
                     **run.where(i),
                 )
+    for i, event in enumerate(run.events):
+        if i and event.get("phase") in _NOT_WHILE_PAUSED and states[i - 1] in ("paused", "interrupted"):
+            yield Violation(
+                "lifecycle.step_while_paused",
+                message=f"{event.get('phase')} while the run's lifecycle state is {states[i - 1]!r}, with no run.resume "
+                "since the pause: Noēsis goes interrupt → checkpoint → resume → act → terminate",
+                **run.where(i),
+            )
     sealed = run.exists("final.json") or (run.legacy and run.exists("manifest.json"))
     if run.paused:
         yield from _paused(run)

@@ -275,7 +275,7 @@ def test_a_tool_run_while_paused_is_reported(tmp_path: Path) -> None:
     run = golden_run()
     resume = run.events.pop(run.index("runtime", "run.resume"))
     _event(run, "tool", "tool.approved").update(caused_by=resume["caused_by"])
-    assert rules(run.write(tmp_path / "ep")) == {"tool.execution_chain"}
+    assert rules(run.write(tmp_path / "ep")) == {"tool.execution_chain", "lifecycle.step_while_paused"}
 
 
 def test_manifest_entries_are_sorted_by_name(tmp_path: Path) -> None:
@@ -438,3 +438,15 @@ def test_garbage_is_reported_never_raised(
     doc[key] = value
     found = check_run(run.write(tmp_path_factory.mktemp("r") / "ep"))
     assert all(isinstance(v.rule, str) and v.message for v in found)
+
+
+def test_a_run_acted_on_and_ended_while_paused_is_reported(tmp_path: Path) -> None:
+    """Noēsis' contract is interrupt → checkpoint → resume → act → terminate: an act, reflect or terminate written
+    while the run's last lifecycle status is paused, with no run.resume since, is reported, each one."""
+    run = golden_run(paused=True)
+    checkpoint = run.events[-1]["id"]
+    act = run.add("act", {"input_excerpt": "golden", "outcome": "ok", "adapter": "golden"}, checkpoint)
+    reflect = run.add("reflect", {"success": True}, act)
+    run.add("terminate", {"status": "ok"}, reflect)
+    found = [v for v in check_run(run.write(tmp_path / "ep")) if v.rule == "lifecycle.step_while_paused"]
+    assert [v.message.split()[0] for v in found] == ["act", "reflect", "terminate"]
