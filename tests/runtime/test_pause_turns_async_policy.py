@@ -58,29 +58,33 @@ def test_a_draft_decided_first_waits_for_the_one_before_it(runs_dir: Path) -> No
     assert noesis_nb.list_runs(runs_dir=runs_dir)[0]["status"] == "ok"
 
 
-def test_a_draft_its_policy_leaves_to_a_person_pauses_when_its_turn_comes(runs_dir: Path) -> None:
-    episode_id = noesis_nb.solve("two notes", using=_two_notes, runs_dir=runs_dir, approver=_policy(True, None))
-    run = runs_dir / episode_id
-    assert check_run(run) == []  # a paused run: a's policy pause resumed, then b's pause open
+def _solved_paused(runs_dir: Path, approver: Any) -> Path:
+    """The two notes solved with ``approver``, leaving a draft to a person: the run is paused, and valid meanwhile."""
+    run = runs_dir / noesis_nb.solve("two notes", using=_two_notes, runs_dir=runs_dir, approver=approver)
+    assert check_run(run) == []
     assert noesis_nb.list_runs(runs_dir=runs_dir)[0]["status"] == "paused"
-    names = _names(run)
-    assert names.count("run.interrupt") == 2 and names.count("run.resume") == 1
+    return run
+
+
+def _approved_and_resumed(run: Path) -> None:
+    """A person approves the draft left to them and resumes: the run stays valid and both notes are written."""
     noesis_nb.approve_draft(run, approver_id="ana")
     noesis_nb.resume_run(run)
     assert check_run(run) == []
     assert _names(run).count("tool.execution.started") == 2
+
+
+def test_a_draft_its_policy_leaves_to_a_person_pauses_when_its_turn_comes(runs_dir: Path) -> None:
+    run = _solved_paused(runs_dir, _policy(True, None))
+    names = _names(run)  # a's policy pause resumed, then b's pause open
+    assert names.count("run.interrupt") == 2 and names.count("run.resume") == 1
+    _approved_and_resumed(run)
 
 
 def test_a_draft_decided_while_the_one_before_it_pauses_stays_held_decided(runs_dir: Path) -> None:
-    episode_id = noesis_nb.solve("two notes", using=_two_notes, runs_dir=runs_dir, approver=_policy(None, True))
-    run = runs_dir / episode_id
-    assert check_run(run) == []
-    assert noesis_nb.list_runs(runs_dir=runs_dir)[0]["status"] == "paused"
+    run = _solved_paused(runs_dir, _policy(None, True))
     assert list(_decisions(run).values()) == ["policy:policy"]  # b's, on disk, held behind a's pause
-    noesis_nb.approve_draft(run, approver_id="ana")
-    noesis_nb.resume_run(run)
-    assert check_run(run) == []
-    assert _names(run).count("tool.execution.started") == 2
+    _approved_and_resumed(run)
 
 
 def _asks_for_a(pending: Any) -> Any:
