@@ -392,7 +392,9 @@ def solve(task: str, using: Any, **opts: Any) -> str:
     episode = create_episode(task, using, runs_dir=opts.pop("runs_dir", None), wait_for_human=False, **opts)
     try:
         run_sync(episode.run())
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
+        if exc is episode.error:  # the adapter's own, raised again after its run was sealed (or left paused): as is
+            raise
         if episode.loop is None:  # stopped before it began: nothing else will seal its run
             episode.cancel_unstarted()
         raise interrupted(episode) from None

@@ -46,6 +46,7 @@ from .gate import ApprovalGate
 from .governance import effective_failure_policy, evaluate_rules
 from .handedout import HandedOut
 from .lifecycle import Outcome
+from .openpause import open_pause
 from .outcomes import ANSWER_LIMIT, HeldExit, held_exits, is_exit, not_a_value
 from .pause import EpisodePaused, PauseTurns
 from .recorder import Recorder
@@ -266,6 +267,8 @@ class Episode:
         except EpisodePaused:
             self.recorder.close_without_sealing()
             self.set_status("paused")
+            if self.reraise_exits and is_exit(self.error):
+                raise self.error from None  # type: ignore[misc]  # the adapter's own exit, after its pause is on disk
         except RunSealedError as exc:
             self._stand_down(exc)
         except asyncio.CancelledError:
@@ -554,10 +557,15 @@ class Episode:
             leaving: BaseException | None = None
             try:
                 result = await self._watch(inner)
+                if self._pause_swallowed(None):
+                    raise EpisodePaused
                 self.handed_out.check()  # before the result counts: a tool it meant to run never ran
                 return result
             except BaseException as exc:
                 leaving = exc
+                if self._pause_swallowed(exc):
+                    leaving = EpisodePaused()
+                    raise leaving from None
                 raise
             finally:
                 if not inner.done() and await stop_task(inner, stoppable):  # cancelled: bounded, however the adapter takes it
@@ -566,6 +574,21 @@ class Episode:
                 await self._end_left_running(leaving)
                 await self._stop_thread_calls()
                 self.handed_out.close()
+
+    def _pause_swallowed(self, ended: BaseException | None) -> bool:
+        """Whether the adapter ended (returned: ``ended`` None, or raised it) while its run is paused on disk for a
+        person: it caught ``EpisodePaused`` (``asyncio.gather(..., return_exceptions=True)``, ``asyncio.wait``) and
+        went on. The episode then ends paused as if the pause had unwound it; an exit the adapter raised is kept
+        (``self.error``), raised again once the pause is left on disk. A cancellation keeps its own way (``run``)."""
+        if isinstance(ended, (EpisodePaused, asyncio.CancelledError)) or self.pause_checkpoint is None:
+            return False
+        if open_pause(self.recorder.events) is None:
+            return False
+        if isinstance(ended, HeldExit):
+            self.error = ended.exit
+        elif is_exit(ended):
+            self.error = ended
+        return True
 
     def _late_ending(self, ended: BaseException | None) -> None:
         """How the adapter ended after the episode stopped watching it (cancelled, drained): a call a drain refused

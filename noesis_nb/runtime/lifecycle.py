@@ -32,6 +32,7 @@ from ..store.vocab import (
     state_status,
 )
 from ..tools._files import forget_written, written_here
+from .openpause import leave_open_pause
 from .outcomes import ANSWER_LIMIT
 from .recorder import sweep_noted
 from .resume_paths import Stopped, check_seal_targets
@@ -248,7 +249,9 @@ def close_act(
     extra: dict[str, Any] | None = None,
     since: int = 0,
 ) -> None:
-    """``act → reflect → learn`` for the adapter, each written once among ``rec.events[since:]``."""
+    """``act → reflect → learn`` for the adapter, each written once among ``rec.events[since:]``; a pause still open
+    (the run lost or stopped while paused) is resumed first, saying why: nothing acts on a paused run."""
+    leave_open_pause(rec, f"closed while paused: {', '.join(reasons) or status}")
     present = _phases_since(rec, since)
     using = str(rec.state["episode"].get("using") or "adapter:core.minimal")
     task = str(rec.state["goal"].get("task", ""))
@@ -322,6 +325,7 @@ def seal(rec: Recorder, outcome: Outcome) -> None:
     _seal_state_or_give_up(rec)  # a folder or link where final.json or manifest.json goes: nothing written
     rec.begin_seal()
     if terminate_event(rec.events) is None:
+        leave_open_pause(rec, f"closed while paused: {', '.join(outcome.reasons) or outcome.status}")  # never from a pause
         ext: dict[str, Any] = {"reasons": list(outcome.reasons), "adapter_result": outcome.adapter_result}
         if outcome.result is not None:
             ext["answer"] = rec.secrets.redact_any(bounded_jsonable(outcome.result, ANSWER_LIMIT))

@@ -516,8 +516,10 @@ class Recorder:
         *,
         resumed_by: str = "episode",
         policy: str | None = None,
+        reason: str | None = None,
     ) -> dict[str, Any]:
-        """``run.resume``, caused by the run's latest event (normally the ``run.checkpoint``), as Noēsis does.
+        """``run.resume``, caused by the run's latest event (normally the ``run.checkpoint``), as Noēsis does; ``reason``
+        says why when nobody decided the pause (the run closed from it: cancelled, lost).
 
         ``resumed_by`` says who continues: ``episode`` (the live adapter, in its process) or ``resume_run``; ``resume``
         (``ns.resume``) is evidence only: nothing continues the run, so it stays paused on disk, its state as its
@@ -532,6 +534,7 @@ class Recorder:
                 "resume_strategy": "same_run_id",
                 "resumed_by": resumed_by,
                 **({POLICY_PAUSE_KEY: policy} if policy else {}),
+                **({"reason": reason} if reason else {}),
             },
             caused_by or self.last_event_id,
         )

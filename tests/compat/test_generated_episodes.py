@@ -306,7 +306,7 @@ def _solve(program: Program, driver: Driver, runs: Path) -> None:
     )
     try:
         ep = noesis_nb.solve(driver.task, using=agent, **opts)
-    except (NoesisVeto, EpisodeInterrupted):
+    except (NoesisVeto, EpisodeInterrupted, KeyboardInterrupt):  # the adapter's own KeyboardInterrupt, raised again
         return
     decisions = list(driver.decisions)
     for _ in range(8):  # decide on disk and resume in this process, while the run is paused
