@@ -34,7 +34,9 @@ _NOT_RANDOM = [
     re.compile(p)
     for p in (
         r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}",  # UUID
-        r"(?<![A-Za-z0-9])[0-7][0-9A-HJKMNP-TV-Z]{25}(?![A-Za-z0-9])",  # ULID (episode and request ids)
+        # a ULID (episode and request ids), in either case (Crockford's base 32 is read in any: a TypeID's
+        # ``user_01h455vb4pex5vsknk084sn02q``), in one case only: a random word mixes them
+        r"(?<![A-Za-z0-9])[0-7](?:[0-9A-HJKMNP-TV-Z]{25}|[0-9a-hjkmnp-tv-z]{25})(?![A-Za-z0-9])",
         RUN_ID.pattern,
         # labelled digests: sha256:…, "sha256": "…", digest=…, commit …, SHA256 (file) = … and sha256sum's lines
         # and the ids tracing gives (trace id, span id, ``x-request-id``, ``traceId``), a container's or an image's id;
@@ -242,6 +244,11 @@ def random_words(text: str) -> list[str]:
     found = []
     for m in _CANDIDATE.finditer(plain):
         word, at = m.group(), m.start()
+        if word.startswith("//") and plain[at - 1 : at] == ":":  # a URL's ``//`` before its host is no part of a key:
+            # taken with it, ``s3://<key>`` read ``s3:[REDACTED]``, and a message cutting its scheme off cut the marker
+            at += len(word) - len(word := word.lstrip("/"))
+            if len(word) < 20:
+                continue
         if entropy_ok(word, b64, hexp):
             found.append(text[at : m.end()])
             continue

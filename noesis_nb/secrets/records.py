@@ -31,7 +31,7 @@ _JUDGED = frozenset({*_FIELDS, "payload", "timestamp"})  # a timestamp no time i
 # ULID with or without a short prefix; ids are searched for token shapes only (``scan``: no randomness test),
 # which neither shape can hold
 _UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
-_ID = re.compile(_UUID + r"|(?:[a-z]{1,8}_)?[0-7][0-9A-HJKMNP-TV-Z]{25}")
+_ID = re.compile(_UUID + r"|(?:[a-z]{1,8}_)?[0-7](?:[0-9A-HJKMNP-TV-Z]{25}|[0-9a-hjkmnp-tv-z]{25})")
 _PLAIN = (int, float, bool, type(None))
 _TEXTS: dict[str, str] = {}  # agents, phases and faculties repeat on every event of every run: judged once each
 
