@@ -243,9 +243,11 @@ def refuse_url(value: str | os.PathLike[Any], name: str = "runs_dir") -> None:
     if scheme == "file":
         fix = f"pass the folder's path itself, {quoted(text[len('file://') :], 80)}"
     else:
+        url = quoted(text, 60)  # a URL shown whole is the example; a hidden one's length is none
+        url = url if url.startswith(("'", '"')) else repr(f"{scheme}://bucket/runs")
         fix = (
             "pass a local folder (episodes are written on this machine), and copy runs there with "
-            f"batch(..., upload_to={quoted(text, 60)}) or upload_run(run_dir, url); runs_df, events_df, tools_df and "
+            f"batch(..., upload_to={url}) or upload_run(run_dir, url); runs_df, events_df, tools_df and "
             "usage_df read the URL itself"
         )
     raise InvalidOptionError(f"{name}={quoted(text, 80)} is a URL, not a folder: {fix}")

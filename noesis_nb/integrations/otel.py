@@ -28,7 +28,8 @@ from urllib.parse import urlsplit
 from .._jsonio import atomic_write_bytes
 from .._safetext import frame_given, pandas_kind
 from ..errors import InvalidIdError, InvalidOptionError, OtlpExportError, RunWriteError
-from ..secrets.quoted import quoted, quoted_text
+from ..secrets import REDACTED_VALUE
+from ..secrets.quoted import quoted, quoted_url
 from ..store import find_run_dir, is_run_dir
 from ._extras import require
 from .otel_clean import clean_text
@@ -146,17 +147,16 @@ def export_otel(
 def _check_target(endpoint: Any, path: Any, headers: Any) -> None:
     """Where the spans go, checked before a run is read: an http(s) URL, a file path, headers as a dict of text."""
     if endpoint is not None and (not isinstance(endpoint, str) or not endpoint.lower().startswith(("http://", "https://"))):
-        fix = (
-            f"'http://{_shown_url(endpoint)}'"
-            if isinstance(endpoint, str) and "://" not in endpoint
-            else "'http://localhost:4318'"
-        )
-        given = repr(_shown_url(endpoint)) if isinstance(endpoint, str) else f"{quoted(endpoint, 80)}"
+        given = quoted_url(endpoint, 80) if isinstance(endpoint, str) else quoted(endpoint, 80)
+        # the value with a scheme before it, when it shows whole (a hidden host makes no example: the marker read
+        # as a host, ``'http://EDACTED]'``, once the scheme put before it was cut off again)
+        whole = isinstance(endpoint, str) and "://" not in endpoint and given[:1] == "'" and REDACTED_VALUE not in given
+        fix = f"'http://{given[1:-1]}'" if whole and given.endswith("'") else "'http://localhost:4318'"
         raise InvalidOptionError(f"export_otel(endpoint={given}): give the collector's OTLP/HTTP URL, e.g. {fix}")
     # the exporter found a URL it cannot send to only after the run was read, as a collector it could not reach
     if isinstance(endpoint, str) and (wrong := _url_problem(endpoint)) is not None:
         raise InvalidOptionError(
-            f"export_otel(endpoint={_shown_url(endpoint)!r}): {wrong}; give the collector's OTLP/HTTP URL, e.g. "
+            f"export_otel(endpoint={quoted_url(endpoint, 80)}): {wrong}; give the collector's OTLP/HTTP URL, e.g. "
             "'http://localhost:4318'"
         )
     if path is not None and not isinstance(path, (str, os.PathLike)):
@@ -199,12 +199,6 @@ def _url_problem(url: str) -> str | None:
     if parts.fragment or "#" in url:  # no request carries it: the spans went to the URL before it, said nowhere
         return "a #fragment is never sent to a server; leave it out"
     return None if parts.hostname else "it names no host"
-
-
-def _shown_url(endpoint: str) -> str:
-    """``endpoint`` cut to 80 characters, read as a URL for its secrets (``user:<token>@host`` has no scheme yet)."""
-    scheme = "" if "://" in endpoint else "http://"
-    return quoted_text(scheme + endpoint, 80 + len(scheme))[len(scheme) :]
 
 
 def _send(specs: Iterable[SpanSpec], endpoint: str, headers: dict[str, str] | None, service: str, timeout: float) -> None:

@@ -21,7 +21,7 @@ from .guard import known_everywhere
 from .names import REDACTED_VALUE
 from .randomness import RUN_ID, entropy_ok, path_parts, random_words, temp_plain, without_ids
 
-__all__ = ["quoted", "quoted_text", "looks_like_key", "starts_like_key", "keys_hidden", "typo_hint"]
+__all__ = ["quoted", "quoted_url", "quoted_text", "looks_like_key", "starts_like_key", "keys_hidden", "typo_hint"]
 
 # the starts of the key formats people paste: OpenAI/Anthropic/Stripe ``sk-``/``sk_``/``rk_``, GitHub, GitLab,
 # Slack, AWS access key ids, Google, Hugging Face, npm, PyPI, SendGrid, a JWT's ``{"`` header in base64
@@ -153,7 +153,7 @@ def _quoted(value: Any, limit: int) -> str:
         if _NEAR_ULID.fullmatch(value) and (lower <= 2 or value[-26:] == value[-26:].lower()) and value not in known_everywhere():
             return repr(value)
         text = quoted_text(value, limit)
-        if text.strip() == REDACTED_VALUE or (REDACTED_VALUE in text and not text.replace(REDACTED_VALUE, "").strip(" :/=._-")):
+        if text.strip() == REDACTED_VALUE or (REDACTED_VALUE in text and not _bare(text)):
             return f"<a {len(value)}-character value that looks like a key, not shown>"
         if len(value) > limit:
             return f"{text!r}… ({len(value)} characters)"
@@ -161,6 +161,26 @@ def _quoted(value: Any, limit: int) -> str:
     rendered = _rendered(value, limit + SCAN_MARGIN)
     text = quoted_text(rendered, limit)
     return text if len(rendered) <= limit else f"{text}…"
+
+
+# a URL's scheme (``s3://``, ``https://``): left alone beside a marker, it says nothing about the value
+_SCHEME = re.compile(r"\A[A-Za-z][A-Za-z0-9+.-]*://")
+
+
+def _bare(text: str) -> str:
+    """What ``text`` shows besides its markers, a URL's scheme and the signs around them: nothing when all of it was
+    a key (``s3://<key>`` quoted ``'s3://[REDACTED]'`` is named by its length as the key alone is)."""
+    return _SCHEME.sub("", text.replace(REDACTED_VALUE, "")).strip(" :/=._-")
+
+
+def quoted_url(url: str, limit: int = 80) -> str:
+    """``quoted(url)``, read as a URL for its secrets even without its scheme (``alice:<token>@host:4318``)."""
+    if _SCHEME.match(url) is not None:
+        return quoted(url, limit)
+    text = quoted("http://" + url, limit + 7)
+    if text.startswith("<a "):
+        return f"<a {len(url)}-character value that looks like a key, not shown>"
+    return text[0] + text[8:].replace(f"({len(url) + 7} characters)", f"({len(url)} characters)")
 
 
 def _rendered(value: Any, limit: int) -> str:
