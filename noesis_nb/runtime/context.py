@@ -41,6 +41,7 @@ from ..store.vocab import (
 from ..tools import InvalidToolPayloadError, ToolDispatcher
 from ..tools._files import check_id
 from ..tools.names import split_tool_name
+from .abandoned import abandon_paused_draft, episode_stopping
 from .gate import Decision, PendingApproval, to_decision
 from .interrupt import interrupts_noted, killed_by_interrupt
 from .lifecycle import act_parent, emit_candidate, is_vetoed, record_action
@@ -102,6 +103,7 @@ class EpisodeContext:
     def __init__(self, episode: Episode, caused_by: str | None = None):
         self._episode = episode
         self._caused_by = caused_by
+        self._act_task = _current_task()  # the episode's own task (``act``): cancelled, the episode stops
         self.episode_id = episode.recorder.episode_id
         self.run_dir = episode.recorder.run_dir
         self.task = episode.options.task
@@ -566,8 +568,17 @@ class EpisodeContext:
         episode.set_status("paused")
         try:
             decision = await _wait(episode, pending.draft_id, future)
-        except asyncio.CancelledError:  # the call gave up; its pause stays open on disk, undecided, for resume_run
-            if not future.done():
+        except asyncio.CancelledError:
+            if not episode_stopping(episode, self._act_task):  # the adapter gave this call up and goes on:
+                try:  # recorded abandoned, never run; its pause resumed, the next held draft pauses (its turn, below)
+                    chain.tail = abandon_paused_draft(episode, pending, checkpoint, paused_on)
+                except Exception as exc:  # its pause stays open on disk, as with the episode stopping
+                    episode.report(
+                        f"draft {pending.draft_id}: its call was given up, but recording it abandoned failed "
+                        f"({type_name(exc)}); the run stays paused on it for resume_run"
+                    )
+                    episode.pause_turns.keep(turn)
+            elif not future.done():  # cancelled with the episode: its pause stays open, undecided, for resume_run
                 episode.pause_turns.keep(turn)
             raise
         chain.tail = rec.resume_pause(checkpoint, paused_on)["id"]
@@ -587,6 +598,13 @@ class EpisodeContext:
         decision = _persist_now(self._episode, pending, approve, approver, reason)  # on disk before the resume
         chain.tail = rec.resume_pause(checkpoint, paused_on, policy=approver)["id"]
         return decision
+
+
+def _current_task() -> asyncio.Task[Any] | None:
+    try:
+        return asyncio.current_task()
+    except RuntimeError:  # made with no loop running
+        return None
 
 
 def _last_step(rec: Any, request_id: str) -> str | None:

@@ -18,6 +18,7 @@ from .._envvars import check_approver_id
 from ..errors import AmbiguousDraftError, DraftNotFoundError, InvalidOptionError
 from ..secrets import shown, shown_repr
 from ..secrets.quoted import quoted
+from ..store.vocab import ABANDONED_BY
 from ..tools import decide as persist_decision
 from ..tools.draftref import match_draft_ref
 from ..tools.protocols import render_command_line
@@ -229,8 +230,9 @@ def tell_if_overruled(decision: Decision, approve: bool, stacklevel: int) -> Dec
         what = f"draft {decision.draft_id}" if decision.draft_id else "the governance veto"
         by = f" by {decision.approver_id}" if decision.approver_id else ""
         when = f" at {decision.decided_at}" if decision.decided_at else ""
+        why = f" ({decision.reason})" if decision.approver_id == ABANDONED_BY and decision.reason else ""
         warnings.warn(
-            f"{'approve' if approve else 'reject'} changed nothing: {what} was already {decision.status}{by}{when}, "
+            f"{'approve' if approve else 'reject'} changed nothing: {what} was already {decision.status}{by}{when}{why}, "
             "and a decision is final",
             DecisionStands,
             stacklevel=stacklevel + 1,

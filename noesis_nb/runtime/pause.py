@@ -4,7 +4,9 @@ Noēsis resumes only a paused run and reads one ``pending_approval`` draft in it
 at a time: parallel tool calls (``asyncio.gather`` of ``ctx.tool_async``) that need approval take turns. A draft
 asked while a pause is open is written held (``tools.awaiting``) and waits for its turn; it may be decided meanwhile
 (its decision file is written at once), and when its turn comes it pauses on its own, the decision maybe on disk
-already. Policy-decided approvals take turns too: their pause is written whole between two others.
+already. Policy-decided approvals take turns too: their pause is written whole between two others. A paused draft
+whose call the adapter gives up (``asyncio.wait_for``, ``task.cancel()``) is recorded abandoned and its pause resumed,
+saying so: the next draft held behind it pauses then (``runtime.context``).
 """
 
 from __future__ import annotations
@@ -42,8 +44,9 @@ class PauseTurns:
         return turn
 
     def keep(self, turn: asyncio.Future[None]) -> None:
-        """The call of ``turn`` (the holder) gave up while its pause is open on disk and undecided: the run stays paused
-        on its draft (for resume_run), and the drafts waiting stay held behind it (decidable) instead of pausing on top."""
+        """The call of ``turn`` (the holder) was cancelled with the episode (its loop going away, a stop) while its
+        pause is open on disk and undecided: the run stays paused on its draft (for resume_run), and the drafts waiting
+        stay held behind it (decidable) instead of pausing on top."""
         if turn is self._holder:
             self._kept = turn
 

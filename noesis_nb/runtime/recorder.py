@@ -519,7 +519,7 @@ class Recorder:
         reason: str | None = None,
     ) -> dict[str, Any]:
         """``run.resume``, caused by the run's latest event (normally the ``run.checkpoint``), as Noēsis does; ``reason``
-        says why when nobody decided the pause (the run closed from it: cancelled, lost).
+        says why when nobody decided the pause (its draft's call was given up: ``TOOL_APPROVAL_ABANDONED``).
 
         ``resumed_by`` says who continues: ``episode`` (the live adapter, in its process) or ``resume_run``; ``resume``
         (``ns.resume``) is evidence only: nothing continues the run, so it stays paused on disk, its state as its
@@ -547,7 +547,13 @@ class Recorder:
         return event
 
     def resume_pause(
-        self, checkpoint: dict[str, Any], paused_on: str | None, *, resumed_by: str = "episode", policy: str | None = None
+        self,
+        checkpoint: dict[str, Any],
+        paused_on: str | None,
+        *,
+        resumed_by: str = "episode",
+        policy: str | None = None,
+        reason: str | None = None,
     ) -> dict[str, Any]:
         """``run.resume`` of the pause at ``checkpoint``, whose ``run.interrupt`` was caused by ``paused_on``.
 
@@ -568,7 +574,7 @@ class Recorder:
                     draft = as_object(asked.get("payload")).get("draft_id")
                     reason = f"tool approval required ({draft})" if isinstance(draft, str) else reason
                 checkpoint = self.pause(reason, paused_on, policy=policy)
-            return self.resume_event(checkpoint, cause, resumed_by=resumed_by, policy=policy)
+            return self.resume_event(checkpoint, cause, resumed_by=resumed_by, policy=policy, reason=reason)
 
     def _resume_cause(self, checkpoint: dict[str, Any]) -> str | None:
         """The event the resume of ``checkpoint`` is caused by: the run's last event when its ``caused_by`` chain leads

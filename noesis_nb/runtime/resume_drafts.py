@@ -19,6 +19,7 @@ from ..store.vocab import (
     RUN_INTERRUPT,
     RUN_RESUME,
     TERMINAL_EXECUTION_EVENTS,
+    TOOL_APPROVAL_ABANDONED,
     TOOL_APPROVAL_PENDING,
     TOOL_APPROVED,
     TOOL_REJECTED_GOVERNANCE,
@@ -47,7 +48,8 @@ class PausedDraft:
 def paused_drafts(events: list[dict[str, Any]], cause: dict[str, Any]) -> list[PausedDraft]:
     """The drafts a resume continues, in the order their approval was asked: every draft the run paused on
     whose tool has no result or rejection yet, and those a resume cut short finished (its seal is still to
-    write). ``cause`` (the pending event of the run's last pause) is always one of them."""
+    write). ``cause`` (the pending event of the run's last pause) is one of them unless its live adapter gave its
+    call up (``tool.approval.abandoned``): such a draft never runs, and is none of them."""
 
     index = {e.get("id"): i for i, e in enumerate(events) if e.get("id")}
     first_own = next(
@@ -68,11 +70,18 @@ def paused_drafts(events: list[dict[str, Any]], cause: dict[str, Any]) -> list[P
         for e in events
         if e.get("phase") == "tool" and payload_of(e).get("event_name") == TOOL_APPROVED
     }
+    abandoned = {
+        str(payload_of(e).get("request_id"))
+        for e in events
+        if e.get("phase") == "tool" and payload_of(e).get("event_name") == TOOL_APPROVAL_ABANDONED
+    }
     cause_checkpoint = checkpoint_of(events, cause.get("id"))
     drafts = []
     for event in events:
         payload = payload_of(event)
         if event.get("phase") != "tool" or payload.get("event_name") != TOOL_APPROVAL_PENDING:
+            continue
+        if str(payload.get("request_id")) in abandoned:
             continue
         checkpoint = checkpoint_of(events, event.get("id"))
         if checkpoint is None:

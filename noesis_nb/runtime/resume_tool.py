@@ -18,7 +18,7 @@ from ..secrets.quoted import quoted
 from ..store import now_iso
 from ..store.paths import check_part
 from ..store.phases import DRAIN_PHASE
-from ..store.vocab import DRAIN_STARTED, POLICY_PAUSE_KEY, RUN_INTERRUPT, RUN_RESUME
+from ..store.vocab import DRAIN_STARTED, POLICY_PAUSE_KEY, RUN_INTERRUPT, RUN_RESUME, TOOL_APPROVAL_ABANDONED
 from ..tools import ApprovalDecisionBindingError, ToolOutcomeUnknownError, codes
 from ..tools import events as names
 from ..tools.errors import CallableResolutionError
@@ -364,11 +364,15 @@ def _check_binding(prepared: Any, decision: Any) -> None:
 
 
 def handed_to_tool(rec: Recorder, pending: dict[str, Any]) -> bool:
-    """True when the draft of ``pending`` (its ``tool.approval.pending``) reached its tool: its result is recorded, or
-    it was claimed and its ``tool.execution.started`` is in the log. A process killed after the draft's approval and
-    before that start left it approved and never run: a resume runs it, once (a claim alone is released then)."""
+    """True when the draft of ``pending`` (its ``tool.approval.pending``) is the live episode's no more: it reached its
+    tool (its result is recorded, or it was claimed and its ``tool.execution.started`` is in the log), or its live
+    adapter gave its call up (``tool.approval.abandoned``: never run, nothing of it to continue). A process killed
+    after the draft's approval and before that start left it approved and never run: a resume runs it, once (a claim
+    alone is released then)."""
     payload = payload_of(pending)
     draft_id, request_id = str(payload.get("draft_id")), str(payload.get("request_id"))
+    if any(payload_of(e).get("event_name") == TOOL_APPROVAL_ABANDONED for e in _request_events(rec, request_id)):
+        return True
     executions = ExecutionRepository(rec.run_dir)
     return executions.get(draft_id) is not None or (executions.claimed(draft_id) and _started(rec, request_id))
 

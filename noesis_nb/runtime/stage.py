@@ -38,6 +38,7 @@ from ..store.vocab import (
     RUN_INTERRUPT,
     RUN_RESUME,
     TERMINAL_EXECUTION_EVENTS,
+    TOOL_APPROVAL_ABANDONED,
     TOOL_APPROVAL_PENDING,
     TOOL_EXECUTION_OUTCOME_UNKNOWN,
     TOOL_REJECTED_GOVERNANCE,
@@ -46,8 +47,8 @@ from .position import Pause, last_pause, payload_of
 
 __all__ = ["Stage", "stage_of", "refuse_unless", "pause_continued"]
 
-#: what a resumed draft ends with: its tool ran (or was refused), and the run went on
-_OUTCOMES = (*TERMINAL_EXECUTION_EVENTS, TOOL_EXECUTION_OUTCOME_UNKNOWN, TOOL_REJECTED_GOVERNANCE)
+#: what a resumed draft ends with: its tool ran (or was refused, or its call given up), and the run went on
+_OUTCOMES = (*TERMINAL_EXECUTION_EVENTS, TOOL_EXECUTION_OUTCOME_UNKNOWN, TOOL_REJECTED_GOVERNANCE, TOOL_APPROVAL_ABANDONED)
 
 #: what a veto's resume writes before its adapter runs again: the override's candidate and its allow
 _OVERRIDE = ("action_candidate", "governance")

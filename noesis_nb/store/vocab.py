@@ -67,6 +67,11 @@ TOOL_REPLAYED = "tool.replayed"
 TOOL_RATE_LIMITED = "tool.rate_limited"
 # noesis_nb extension: a dispatched draft whose result was never recorded (its process stopped)
 TOOL_EXECUTION_OUTCOME_UNKNOWN = "tool.execution.outcome_unknown"
+# noesis_nb extension: a draft whose call the adapter gave up while its approval was awaited (cancelled, timed out):
+# never run; its pause is resumed, saying so, and its decision recorded rejected by ``ABANDONED_BY`` unless one was made
+TOOL_APPROVAL_ABANDONED = "tool.approval.abandoned"
+#: the approver a draft given up is recorded rejected by (a later approval changes nothing, and says why)
+ABANDONED_BY = "adapter"
 TERMINAL_EXECUTION_EVENTS = (TOOL_EXECUTION_SUCCEEDED, TOOL_EXECUTION_FAILED, TOOL_REPLAYED)
 
 # noesis_nb extension phases ``steer`` and ``drain`` (``store.phases``): their ``payload.event_name``

@@ -1,0 +1,73 @@
+"""A paused draft whose call the adapter gave up: recorded abandoned, its pause resumed, the next held draft's turn.
+
+An adapter may give up a tool call while it awaits a person's approval (``asyncio.wait_for`` timing out,
+``task.cancel()``, a ``gather`` cancelled) and go on. The run was paused on that draft; left so, the drafts held
+behind it (``PauseTurns``) would wait for a turn that never comes. So the draft is recorded abandoned, never run: its
+decision is written rejected by ``ABANDONED_BY`` with the reason (unless someone decided it first: a later approval
+then changes nothing, and says why), its pause is resumed with a ``run.resume`` that says why, followed by the
+request's ``tool.approval.abandoned``, and the run goes on. A call cancelled with the episode itself (a stop, its loop
+going away) is not abandoned: its pause stays open on disk for ``resume_run``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any
+
+from .. import tools as tc
+from ..store.vocab import ABANDONED_BY, TOOL_APPROVAL_ABANDONED
+
+if TYPE_CHECKING:
+    from .episode import Episode
+    from .gate import PendingApproval
+
+__all__ = ["episode_stopping", "abandon_paused_draft", "ABANDONED_CODE"]
+
+#: ``reason_code`` of an abandoned draft's decision and event
+ABANDONED_CODE = "tool.call_abandoned"
+
+
+def episode_stopping(episode: Episode, task: asyncio.Task[Any] | None) -> bool:
+    """Whether a cancellation reaching a tool call now stops the episode itself (a stop asked, a drain, the adapter
+    ended, ``task`` cancelled: the episode's own, its loop going away), rather than the adapter giving up that one
+    call (the adapter runs in a task of its own: ``asyncio.wait_for`` and ``task.cancel()`` there leave ``task`` be)."""
+    return (
+        episode.cancel_requested
+        or episode.drain is not None
+        or episode.recorder.closed
+        or episode.left_running.adapter_ended
+        or task is None
+        or task.done()
+        or task.cancelling() > 0
+    )
+
+
+def abandon_paused_draft(episode: Episode, pending: PendingApproval, checkpoint: dict[str, Any], paused_on: Any) -> str:
+    """Record the draft of ``pending`` (the run paused on it at ``checkpoint``) abandoned and resume its pause; returns
+    the id of its ``tool.approval.abandoned`` event."""
+    rec = episode.recorder
+    draft_id = pending.draft_id
+    reason = (
+        f"the adapter gave up the call of tool {pending.tool} while it waited for approval of draft {draft_id} "
+        "(cancelled, or timed out); the tool never ran"
+    )
+    record, created = tc.decide(
+        rec.run_dir, draft_id, approve=False, approver_id=ABANDONED_BY, reason=reason, reason_code=ABANDONED_CODE
+    )
+    episode.gate.settle_from_disk(draft_id, record)  # pending no more: an Approve now is told it changes nothing
+    resume = rec.resume_pause(checkpoint, paused_on, reason=reason)
+    event = rec.emit(
+        "tool",
+        {
+            "event_name": TOOL_APPROVAL_ABANDONED,
+            "request_id": pending.request_id,
+            "draft_id": draft_id,
+            "decision_id": record.decision_id,
+            "reason_code": ABANDONED_CODE if created else record.reason_code,
+            "reason": reason,
+        },
+        agent_id="tool_contract",
+        caused_by=resume["id"],
+    )
+    episode.set_status("running")
+    return str(event["id"])
