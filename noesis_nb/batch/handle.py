@@ -92,8 +92,10 @@ class BatchHandle:
         return [e.episode_id for e in self.entries if e.episode_id is not None]
 
     def counts(self) -> dict[str, int]:
-        """Entries by status: ``queued``, ``running``, ``paused``, ``ok``, ``error``, ``vetoed``, ``cancelled``."""
-        return dict(Counter(e.status for e in self.entries))
+        """Entries by status: ``queued``, ``running``, ``paused``, ``ok``, ``error``, ``vetoed``, ``cancelled`` (its
+        episode stopped), and ``not_started``: cancelled before its episode began (it has no run; a later
+        ``batch(..., batch_id=…)`` starts it)."""
+        return dict(Counter("not_started" if e.status == "cancelled" and e.run_dir is None else e.status for e in self.entries))
 
     @property
     def status(self) -> str:

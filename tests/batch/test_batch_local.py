@@ -174,7 +174,7 @@ def test_cancel_ends_running_episodes_and_never_starts_queued_ones(runs_dir: Pat
         return handle
 
     handle = asyncio.run(main())
-    assert handle.counts() == {"cancelled": 6} and handle.status == "cancelled"
+    assert handle.counts() == {"cancelled": 2, "not_started": 4} and handle.status == "cancelled"
     started = [e for e in handle.entries if e.episode_id is not None]
     assert len(started) == 2 and all(read_json(e.run_dir / "final.json")["outcome"] == "cancelled" for e in started)
     assert len([p for p in runs_dir.iterdir() if p.name.startswith("ep_")]) == 2, "queued entries never started"
