@@ -37,6 +37,7 @@ from ..errors import (
 from ..secrets import SCAN_MARGIN, shown_cut
 from ..secrets.quoted import quoted
 from ..store import now_iso, read_final
+from ..store.instants import epoch_seconds
 from ..store.vocab import TERMINAL_STATUSES, TOKEN_FIELDS
 from . import lifecycle
 from .context import EpisodeContext
@@ -90,7 +91,8 @@ class Episode:
         self.status = "running"
         self.result: Any = None
         self.error: BaseException | None = None
-        self.started_at = time.time()
+        # the run's start as its state records it (what ``summary.duration_sec`` counts from): one clock per run
+        self.started_at = epoch_seconds(recorder.state["episode"].get("started_at")) or time.time()
         self.ended_at: float | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
         self.settled = asyncio.Event()

@@ -52,7 +52,7 @@ class RunMoment:
         self.episode_id, self.run_dir, self.task, self.using = run.episode_id, Path(run.run_dir), run.task, run.using
         self.usage, self.usage_calls = usage_from_events(self.events)
         self.status = self._status()
-        self.started_at = self.events[0].get("timestamp") if self.events else None
+        self.started_at = run.started_at  # the run's own start (its state), as summary.duration_sec counts from it
         self.ended_at = self.events[-1].get("timestamp") if self.status not in ("running", "paused") and self.events else None
         self.now = epoch_of(self.events[-1]) if self.events else None  # the run's own clock at this moment
         decided = self._decided()

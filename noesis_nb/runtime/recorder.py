@@ -144,6 +144,8 @@ class Recorder:
         # and learnt by the run, so no later event or document of it holds the value either
         # tags and inputs may hold any object (one whose repr raises, a cycle): stored as their JSON form
         state, hits = redact_secrets(to_jsonable(state))
+        # the run starts once it is set up: the secret scanner's first load (a second or so) is no part of it
+        state["episode"]["started_at"] = state["plan"]["updated_at"] = now_iso()
         refuse_run_as_root(runs_dir)  # what readers list as a run: the new run would hide inside it, listed nowhere
         refuse_too_deep(runs_dir, episode_id)  # else the run starts, then fails at its first tool draft
         staging = runs_dir / staging_name(episode_id, uuid.uuid4().hex[:8])

@@ -22,6 +22,7 @@ from ..errors import InvalidOptionError
 from ..runtime.diskrun import DiskRun
 from ..runtime.moment import RunMoment, epoch_of
 from ..secrets.quoted import quoted
+from ..store.instants import epoch_seconds
 from .bundle import execution_count
 from .render import esc
 from .theme import ROOT_CLASS
@@ -117,9 +118,13 @@ class ReplayView(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type info
                 card.status.value = '<span class="nnb-muted">waiting for a decision at this moment (a replay)</span>'
 
     def _offset(self, k: int) -> float | None:
-        if k <= 0 or not self.times or self.times[0] is None or self.times[k - 1] is None:
+        """Seconds from the run's start (its ``started_at``, where ``summary.duration_sec`` counts from; else its
+        first event) to its ``k``-th event."""
+        start = epoch_seconds(self.run.started_at)
+        start = self.times[0] if start is None and self.times else start
+        if k <= 0 or start is None or self.times[k - 1] is None:
             return None
-        return float(self.times[k - 1]) - float(self.times[0])  # type: ignore[arg-type]
+        return float(self.times[k - 1]) - float(start)  # type: ignore[arg-type]
 
     # -- playing -------------------------------------------------------------------------------------
     def play(self, speed: str | None = None) -> asyncio.Task[None]:

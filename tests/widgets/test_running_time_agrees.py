@@ -4,6 +4,7 @@ did not."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from pathlib import Path
@@ -76,3 +77,37 @@ def test_a_lost_run_sealed_later_lasts_as_long_in_the_frame_as_in_the_view(tmp_p
     row = noesis_nb.runs_df(runs).set_index("episode_id").loc["ep_lost"]
     assert row["duration_s"] == pytest.approx(lived, abs=1e-3)
     assert _view_of(runs / "ep_lost")["running_s"] == pytest.approx(row["duration_s"] - (row["waiting_s"] or 0), abs=1e-3)
+
+
+def test_the_live_view_the_replay_and_the_summary_give_one_running_time(tmp_path: Path) -> None:
+    """A run started while its cell still holds the loop (a view being built) writes its first event late: the live
+    view counted from the handle's own clock and the replay from the first event, so the three disagreed (the replay
+    said 4.5 s of a 7 s run). All now count from the run's ``started_at``, to its ``terminate``."""
+    from noesis_nb.runtime.moment import RunMoment
+    from noesis_nb.widgets.replayview import ReplayView
+
+    async def quick(task, ctx):
+        ctx.emit("reason", {"text": "done"})
+        return "ok"
+
+    async def main():
+        handle = noesis_nb.start("hold the loop", using=quick, runs_dir=tmp_path / "runs")
+        time.sleep(0.3)  # the cell goes on a while before the loop runs the episode (stands for a view being built)
+        await handle
+        return handle
+
+    handle = asyncio.run(main())
+    summary = json.loads((handle.run_dir / "summary.json").read_text())
+    source = DiskRun(handle.run_dir)
+    assert epoch_seconds(source.events[0]["timestamp"]) - epoch_seconds(source.started_at) >= 0.25
+    tally = Tally()
+    tally.extend(handle.events)
+    live = view_state(handle, tally)
+    assert live["running_s"] == pytest.approx(summary["duration_sec"], abs=1e-3)
+    moment = RunMoment(source, len(source.events))
+    replayed = view_state(moment, tally)
+    assert replayed["running_s"] == pytest.approx(summary["duration_sec"], abs=1e-3)
+    replay = ReplayView(handle.run_dir)
+    terminate = next(i for i, e in enumerate(source.events) if e.get("phase") == "terminate") + 1
+    replay.seek(terminate)
+    assert f"+{summary['duration_sec']:.1f} s into the run" in replay.clock.value
