@@ -167,95 +167,92 @@ _STAGE_ERR = RunLifecycleTransitionError
 
 #: what each call does in each stage: "did" (Noēsis' effect, checked below) or the error raised and what it says
 DID = "did"
+_NO_DRAFT = (PreparedToolInvocationNotFoundError, r"no draft waits for a decision.*resume_run\(")
+
+
+def _decisions(outcome: Any) -> dict[str, Any]:
+    """approve and reject, both with ``outcome``."""
+    return {"approve": outcome, "reject": outcome}
+
+
+def _refused_alike(error: type[Exception], says: str) -> dict[str, Any]:
+    """interrupt, checkpoint and resume, each refused with ``error`` saying ``says``."""
+    return {call: (error, says) for call in ("interrupt", "checkpoint", "resume")}
+
+
 EXPECTED: dict[str, dict[str, Any]] = {
     "lost": {
         "interrupt": DID,
         "checkpoint": DID,
         "resume": (_STAGE_ERR, r"is running: its process stopped.*ns\.interrupt\(.*ns\.checkpoint\(.*resume_run\("),
         "resume_run": DID,
-        "approve": (PreparedToolInvocationNotFoundError, r"is lost.*resume_run\("),
-        "reject": (PreparedToolInvocationNotFoundError, r"is lost.*resume_run\("),
+        **_decisions((PreparedToolInvocationNotFoundError, r"is lost.*resume_run\(")),
     },
     "interrupted": {
         "interrupt": (_STAGE_ERR, r"is interrupted \(ns\.interrupt\), with no checkpoint since.*ns\.checkpoint\("),
         "checkpoint": DID,
         "resume": (_STAGE_ERR, r"is interrupted.*ns\.checkpoint\(.*resume_run\("),
         "resume_run": DID,
-        "approve": (PreparedToolInvocationNotFoundError, r"no draft waits for a decision.*resume_run\("),
-        "reject": (PreparedToolInvocationNotFoundError, r"no draft waits for a decision.*resume_run\("),
+        **_decisions(_NO_DRAFT),
     },
     "paused-on-nothing": {
         "interrupt": (_STAGE_ERR, r"already paused at a checkpoint \(through ns\.interrupt and ns\.checkpoint\).*resume_run\("),
         "checkpoint": (_STAGE_ERR, r"already paused at a checkpoint.*already binds it.*resume_run\("),
         "resume": DID,
         "resume_run": DID,
-        "approve": (PreparedToolInvocationNotFoundError, r"no draft waits for a decision.*resume_run\("),
-        "reject": (PreparedToolInvocationNotFoundError, r"no draft waits for a decision.*resume_run\("),
+        **_decisions(_NO_DRAFT),
     },
     "paused-on-draft": {
         "interrupt": (_STAGE_ERR, r"already paused at a checkpoint on draft .*approve_draft\(.*resume_run\("),
         "checkpoint": (_STAGE_ERR, r"on draft .*already binds it.*approve_draft\(.*resume_run\("),
         "resume": DID,
         "resume_run": (ApprovalDecisionRequiredError, r"has no decision yet.*approve_draft\("),
-        "approve": DID,
-        "reject": DID,
+        **_decisions(DID),
     },
     "paused-on-veto": {
         "interrupt": (_STAGE_ERR, r"on a governance veto.*approve_draft\(.*resume_run\(.*using="),
         "checkpoint": (_STAGE_ERR, r"on a governance veto.*already binds it.*approve_draft\("),
         "resume": DID,
         "resume_run": DID,  # with its adapter and no decision: the go-ahead, as in Noēsis
-        "approve": DID,
-        "reject": DID,
+        **_decisions(DID),
     },
     "draft-after-ns.resume": {
         "interrupt": (_STAGE_ERR, r"is still paused on draft .*evidence only.*approve_draft\(.*resume_run\("),
         "checkpoint": (_STAGE_ERR, r"is still paused on draft .*already binds it.*resume_run\("),
         "resume": (_STAGE_ERR, r"is still paused on draft .*evidence only.*approve_draft\(.*resume_run\("),
         "resume_run": (ApprovalDecisionRequiredError, r"has no decision yet.*approve_draft\("),
-        "approve": DID,
-        "reject": DID,
+        **_decisions(DID),
     },
     "veto-after-ns.resume": {
         "interrupt": (_STAGE_ERR, r"is still paused on a governance veto.*evidence only.*approve_draft\("),
         "checkpoint": (_STAGE_ERR, r"is still paused on a governance veto.*already binds it.*resume_run\("),
         "resume": (_STAGE_ERR, r"is still paused on a governance veto.*evidence only.*reject_draft\("),
         "resume_run": DID,
-        "approve": DID,
-        "reject": DID,
+        **_decisions(DID),
     },
+    # lost mid-resume: approve and reject give back the approval given before the resume (a rejection changes nothing)
     "draft-lost-mid-resume": {
-        "interrupt": (_STAGE_ERR, r"was being resumed from checkpoint .*lost mid-resume.*resume_run\("),
-        "checkpoint": (_STAGE_ERR, r"was being resumed from checkpoint .*lost mid-resume.*resume_run\("),
-        "resume": (_STAGE_ERR, r"was being resumed from checkpoint .*lost mid-resume.*resume_run\("),
+        **_refused_alike(_STAGE_ERR, r"was being resumed from checkpoint .*lost mid-resume.*resume_run\("),
         "resume_run": DID,
-        "approve": DID,  # the approval given before the resume, given back
-        "reject": DID,  # the same: the approval stands
+        **_decisions(DID),
     },
     "veto-lost-mid-resume": {
-        "interrupt": (_STAGE_ERR, r"lost mid-resume.*resume_run\("),
-        "checkpoint": (_STAGE_ERR, r"lost mid-resume.*resume_run\("),
-        "resume": (_STAGE_ERR, r"lost mid-resume.*resume_run\("),
+        **_refused_alike(_STAGE_ERR, r"lost mid-resume.*resume_run\("),
         "resume_run": DID,
-        "approve": DID,
-        "reject": DID,
+        **_decisions(DID),
     },
 }
 EXPECTED["veto-after-ns.resume-lost-mid-resume"] = EXPECTED["veto-lost-mid-resume"]
 EXPECTED["veto-after-ns.resume-go-ahead-lost"] = {
     **EXPECTED["veto-lost-mid-resume"],
     # the go-ahead was taken: no decision can be made any more (an uphold now would end vetoed a run that went on)
-    "approve": (EpisodeStateError, r"resume_run resumed with no decision recorded.*resume_run\(.*using="),
-    "reject": (EpisodeStateError, r"resume_run resumed with no decision recorded.*resume_run\(.*using="),
+    **_decisions((EpisodeStateError, r"resume_run resumed with no decision recorded.*resume_run\(.*using=")),
 }
 for _sealed in ("sealed-ok", "sealed-error", "sealed-vetoed", "sealed-cancelled"):
     EXPECTED[_sealed] = {
-        "interrupt": (RunSealedError, r"is sealed"),
-        "checkpoint": (RunSealedError, r"is sealed"),
-        "resume": (RunSealedError, r"is sealed"),
+        **_refused_alike(RunSealedError, r"is sealed"),
         "resume_run": DID,  # changes nothing, and says so
-        "approve": (NoesisNbError, r"sealed|ended"),
-        "reject": (NoesisNbError, r"sealed|ended"),
+        **_decisions((NoesisNbError, r"sealed|ended")),
     }
 
 CALLS: dict[str, Callable[[Path, str], Any]] = {
