@@ -8,9 +8,12 @@ stands in the text, so what is found in the reading can be redacted as written.
 
 The invisible characters are a class, not a list: every format character (Cf: zero-width spaces and
 joiners, soft hyphen, bidi controls, tags), every combining mark (Mn, Me: ``s\u0301k-proj-…`` shows as
-``śk-proj-…``; variation selectors are marks too), NUL and the Hangul fillers, which show as blanks. A
-character that is a compatibility form of one of a key's ASCII characters (``ｓｋ-…`` in fullwidth forms, ``𝐬``,
-``ⓢ``) reads as that character (NFKD, its marks dropped). Both tables are built from ``unicodedata``
+``śk-proj-…``; variation selectors are marks too), NUL and the other control characters but the tab and line
+breaks (``\x01``-``\x1f``, DEL, C1: a page shows none of them), and the Hangul fillers, which show as blanks. A
+character that reads as one of a key's ASCII characters is read as that character: a compatibility form (``ｓｋ-…``
+in fullwidth forms, ``𝐬``, ``ⓢ``), a letter written with its accent (``ś``, ``ǵ``: NFKD, its marks dropped), and
+the Cyrillic and Greek letters drawn as Latin ones (``ѕk-…``, ``ghр_…``: ``LOOK_ALIKES``); a space of another
+width (the ideographic ``\u3000``, a no-break space) reads as a space. Both tables are built from ``unicodedata``
 on the first non-ASCII text (a scan of 130,000 code points: no import pays for it).
 
 Both are only called on text that holds a sign of a disguise (a backslash, ``&#``, a non-ASCII
@@ -37,6 +40,9 @@ __all__ = [
     "plain",
     "maybe_disguised",
     "may_hide",
+    "controls_in",
+    "CONTROL",
+    "LOOK_ALIKES",
     "percent_decoded",
 ]
 
@@ -47,9 +53,24 @@ INVISIBLE_CHARS = "\x00\u00ad\u034f\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-
 INVISIBLE = re.compile(f"[{INVISIBLE_CHARS}]")  # the common ones; ``hidden()`` is the whole class
 _BLANK_LETTERS = "\u115f\u1160\u3164\uffa0\u2800"  # the Hangul fillers and the blank braille pattern: show as nothing
 _HIDDEN_CATEGORIES = frozenset({"Mn", "Me", "Cf"})
-# what a compatibility form is read as when it is one of these (a key's characters): fullwidth punctuation in CJK
-# prose (``，``, ``：``, ``（``) and a no-break space are read as written, and a letter with an accent is a letter
+# the control characters that show as nothing: every one but the tab and line breaks (``\t \n \v \f \r``, NEL),
+# which part words as a space does
+_CONTROLS = (*range(0x01, 0x09), *range(0x0E, 0x20), *range(0x7F, 0x85), *range(0x86, 0xA0))
+#: one ASCII control character that shows as nothing: ASCII text holding none reads as written (the cheap test)
+CONTROL = re.compile("[\x00-\x08\x0e-\x1f\x7f]")
+_CONTROL_BYTES = re.compile(b"[\x00-\x08\x0e-\x1f\x7f]")
+# what a character is read as when it is one of these (a key's characters): fullwidth punctuation in CJK
+# prose (``，``, ``：``, ``（``) is read as written
 _KEY_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_=+/.")
+#: letters of other scripts drawn as a Latin letter or digit (Unicode's confusables of one ASCII character): a key
+#: spelled with one (``ѕk-proj-…``, ``ghр_…`` in Cyrillic) shows as the key
+LOOK_ALIKES = {
+    **dict(zip("аеорсухѕіјԁԛԝһӏүѵ", "aeopcyxsijdqwhlyv")),  # Cyrillic
+    **dict(zip("АВЕКМНОРСТХЅІЈҮԚԜӀЗ", "ABEKMHOPCTXSIJYQWI3")),
+    **dict(zip("αορνιυχγϲϳ", "aopviuxycj")),  # Greek
+    **dict(zip("ΑΒΕΖΗΙΚΜΝΟΡΤΥΧϹͿ", "ABEZHIKMNOPTYXCJ")),
+    **dict(zip("ıȷɡɑɩ", "ijgai")),  # Latin letters of other shapes
+}
 # the code points scanned: the first two planes, and plane 14's tags and variation selectors (the planes between
 # hold CJK ideographs and nothing else that hides or folds)
 _SCANNED = (range(0x80, 0x20000), range(0xE0000, 0xE1000))
@@ -75,19 +96,20 @@ def _char_class(chars: Iterable[int]) -> str:
 def _tables() -> tuple[re.Pattern[str], dict[int, str], re.Pattern[str], re.Pattern[str]]:
     """``(hidden, folded, either, folds)``: the invisible characters, each folded character's ASCII reading, a pattern
     matching any of both and one matching a folded character (see the module's docstring)."""
-    dropped = {0, *map(ord, _BLANK_LETTERS)}  # (the rest of ``INVISIBLE_CHARS`` is of the categories scanned)
-    folded: dict[int, str] = {}
+    dropped = {0, *_CONTROLS, *map(ord, _BLANK_LETTERS)}  # (the rest of ``INVISIBLE_CHARS`` is of the categories scanned)
+    folded: dict[int, str] = {ord(char): reading for char, reading in LOOK_ALIKES.items()}
     for block in _SCANNED:
         for code in block:
             char = chr(code)
-            if unicodedata.category(char) in _HIDDEN_CATEGORIES:
+            category = unicodedata.category(char)
+            if category in _HIDDEN_CATEGORIES:
                 dropped.add(code)
                 continue
             reading = unicodedata.normalize("NFKD", char)
-            if reading != char and reading != unicodedata.normalize("NFD", char):  # a compatibility form
+            if reading != char:  # a compatibility form, or a letter with its accent (``ś`` is ``s`` and a mark)
                 reading = "".join(c for c in reading if unicodedata.category(c) not in _HIDDEN_CATEGORIES)
-                if len(reading) == 1 and reading in _KEY_CHARS:  # one character: each stays in its place
-                    folded[code] = reading
+                if len(reading) == 1 and (reading in _KEY_CHARS or (reading == " " and category == "Zs")):
+                    folded[code] = reading  # one character: each stays in its place
     hidden_class = _char_class(sorted(dropped))
     either = _char_class(sorted(dropped | set(folded)))
     return re.compile(hidden_class), folded, re.compile(either), re.compile(_char_class(sorted(folded)))
@@ -105,11 +127,13 @@ def folds() -> dict[int, str]:
 
 def reads_differently(text: str) -> bool:
     """Whether ``text`` holds an invisible character or one read as another (cheap for ASCII text: False)."""
-    return (not text.isascii() or "\x00" in text) and _tables()[2].search(text) is not None
+    if text.isascii():
+        return CONTROL.search(text) is not None
+    return _tables()[2].search(text) is not None
 
 
 def folded(text: str) -> str:
-    """``text`` with its compatibility forms read as ASCII, each in its place (the same length)."""
+    """``text`` with the characters read as another (``folds``) so read, each in its place (the same length)."""
     return text.translate(_tables()[1]) if not text.isascii() else text
 
 
@@ -145,12 +169,17 @@ def _char(match: re.Match[str]) -> str:
 
 def maybe_disguised(text: str) -> bool:
     """Cheap: False means ``plain(text) == text``."""
-    return not text.isascii() or "\\" in text or ("&" in text and "&#" in text) or "\x00" in text
+    return not text.isascii() or "\\" in text or ("&" in text and "&#" in text) or CONTROL.search(text) is not None
 
 
 def may_hide(text: str) -> bool:
     """Cheap: False means ``text`` holds no invisible character."""
-    return not text.isascii() or "\x00" in text
+    return not text.isascii() or CONTROL.search(text) is not None
+
+
+def controls_in(blob: bytes) -> bool:
+    """Whether ASCII bytes hold a control character that shows as nothing (``CONTROL``)."""
+    return _CONTROL_BYTES.search(blob) is not None
 
 
 def plain(text: str) -> str:

@@ -29,7 +29,7 @@ import orjson
 from .._jsonio import atomic_write_bytes, atomic_write_json, dumps_line, to_jsonable
 from .._jsonrepeat import screened
 from .._safetext import error_text, safe_repr
-from .disguise import ESCAPE, maybe_disguised, readable, reads_differently
+from .disguise import ESCAPE, folded, hidden, maybe_disguised, readable, reads_differently
 from .joined import chunk_texts, split_secrets
 from .known import SEARCHED, Known, for_text, replaced, spans
 from .names import REDACTED_VALUE, looks_like_credential, names_no_value
@@ -62,6 +62,9 @@ class RunSecrets:
         """Remember values (those of ``MIN_HUNTED``+ characters, not a placeholder: the ``"password"`` of a
         redacted ``{"auth": ("password", …)}`` is no value to hunt in every later text); True when one is new."""
         new = {v for v in values if isinstance(v, str) and len(v) >= MIN_HUNTED and "REDACTED" not in v and not names_no_value(v)}
+        # a value holding a character read as another (``ś``, ``\u3000``, a zero-width space) is hunted as it reads too:
+        # text is searched as it reads once written in a disguise (``_scrub_escaped``), where the value as written is not
+        new |= {r for v in new if not v.isascii() and len(r := _reading(v)) >= MIN_HUNTED}
         if self._own:  # the run's id (a random-looking one, a hex trace id) found in a text that quotes it: hidden
             # everywhere, it left the run's records naming an id no folder or draft file has (``ids`` refuses an id
             # holding a credential of a known shape, so what is left of it is no secret). A value holding the id
@@ -406,12 +409,14 @@ def _known_of(values: tuple[str, ...]) -> Known:
 
 # a character escape in JSON text (its backslash doubled) or an HTML reference: a known value may hide behind one
 _ESCAPE_IN_JSON = re.compile(rb"\\\\(?:\\\\)?[uUx0-3N/]|&#")
+# a control character that shows as nothing, in JSON text: escaped (``\u0001``), or DEL as itself
+_CONTROL_IN_JSON = re.compile(rb"\\u00[01][0-9a-fA-F]|\x7f")
 
 
 def _disguised_json(blob: bytes) -> bool:
     """Whether JSON text may hold a known value in a disguise: behind escapes, or split by invisible characters
-    (NUL is written ``\\u0000``; the others as themselves, in UTF-8)."""
-    if _ESCAPE_IN_JSON.search(blob) is not None or b"\\u0000" in blob:
+    (the control characters are written ``\\u0000``…``\\u001f``; the others as themselves, in UTF-8)."""
+    if _ESCAPE_IN_JSON.search(blob) is not None or _CONTROL_IN_JSON.search(blob) is not None:
         return True
     return not blob.isascii() and reads_differently(blob.decode("utf-8", "replace"))
 
@@ -441,6 +446,11 @@ _UNION: tuple[int, tuple[str, ...]] = (0, ())
 _REGISTRY: OrderedDict[str, RunSecrets] = OrderedDict()
 _REGISTRY_LOCK = threading.Lock()
 _KEEP = 512  # runs remembered per process (a view of a finished run still scrubs what it shows)
+
+
+def _reading(value: str) -> str:
+    """``value`` as it reads: its characters read as another so read, its invisible ones dropped."""
+    return hidden().sub("", folded(value)) if reads_differently(value) else value
 
 
 def _of_own(value: str, own: str) -> bool:

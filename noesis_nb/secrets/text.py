@@ -30,7 +30,9 @@ import orjson
 
 from .decoded import basic_credentials, encoded_secrets
 from .disguise import (
+    CONTROL,
     ESCAPE,
+    controls_in,
     folded,
     hidden,
     maybe_disguised,
@@ -63,7 +65,9 @@ __all__ = [
 _TOKEN_CHARS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-%"
 # the bytes of the invisible characters' UTF-8 forms (C2 AD, E2 80 8B, EF BB BF, …; see ``disguise.hidden``) count as
 # token characters: a token split by one is still one long word to the prefilter
-_HIDING_BYTES = bytes(range(0x80, 0xC0)) + b"\xc2\xcd\xd8\xe1\xe2\xef\x00"
+# (and the control characters that show as nothing, ``disguise.CONTROL``; a letter with its accent or of another
+# script drawn as a Latin one, ``ѕ`` or ``ś``, cuts the word here, but its reading, ``plain``, is judged too)
+_HIDING_BYTES = bytes(range(0x80, 0xC0)) + b"\xc2\xcd\xd8\xe1\xe2\xef\x00" + bytes((*range(1, 9), *range(14, 32), 127))
 _RUNS = bytes(0x61 if i in _TOKEN_CHARS or i in _HIDING_BYTES else 0x20 for i in range(256))
 _LONG_RUN = b"a" * 20
 # the short names that are secret as a word of their own (``pin``, ``otp``, ``pw``: not ``mapping``, ``shipping``),
@@ -127,7 +131,7 @@ def _might_contain(blob: bytes) -> bool:
         return True
     if _SHORT_KEY.search(lowered) is not None:
         return True
-    if not anchored and blob.isascii() and blob.find(b"\x00") < 0:
+    if not anchored and blob.isascii() and not controls_in(blob):
         return False
     # an escape or an invisible character may hide a keyword or a token: the text as it reads is judged too
     text = blob.decode("utf-8", "replace")
@@ -681,7 +685,7 @@ def find_in_text(text: str, *, entropy: bool = True) -> set[str]:
     """
     if len(text) < 4:
         return set()
-    if (not text.isascii() or "\x00" in text) and reads_differently(text):
+    if CONTROL.search(text) is not None if text.isascii() else reads_differently(text):
         return _through_invisible(text, entropy)
     return _find_read(text, entropy)
 
