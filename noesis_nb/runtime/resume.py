@@ -317,10 +317,9 @@ async def _continue(
         if vetoed is not None:
             return _finish_interrupted_veto(rec, vetoed)
         if pause is not None and pause.resume_event is None:  # ns.checkpoint alone, of a run whose process was lost:
-            # resumed from the checkpoint named (or the last), checked as Noēsis does, before the run is sealed
-            checkpoint = find_checkpoint(rec, pause_checkpoint_id(rec.events, pause, checkpoint_id))
-            validate_checkpoint(rec, checkpoint)
-            rec.resume_event(checkpoint, resumed_by="resume_run")
+            # the checkpoint named (or the last) is checked as Noēsis does; sealing it lost resumes it first (its
+            # run.resume saying why: ``openpause``), after what the lost process wrote is read
+            validate_checkpoint(rec, find_checkpoint(rec, pause_checkpoint_id(rec.events, pause, checkpoint_id)))
         sealed = process_lost(rec)
         return ResumeReport(episode_id, "sealed_lost", f"run {episode_id} lost its process while running; sealed as {sealed}")
     if checkpoint_id is not None:
