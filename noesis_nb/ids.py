@@ -123,6 +123,35 @@ def _shown(value: str) -> str:
     return quoted(value, 60)
 
 
+_LABEL_SEP = re.compile(r"[:=]")
+_REDACTED_AFTER_LABEL = re.compile(r"[:=]" + re.escape(REDACTED_VALUE))
+
+
+def _credential_message(value: str, what: str) -> str:
+    """Why ``value`` (an id that ``holds_credential``) is refused, and an id to pick instead. A token of a known format
+    is named as one; an id that is a secret-sounding name and a value (``auth:smoke-test``, ``secret:santa``) reads
+    as a credential given to that name, as ``password: hunter2`` does, so the run's records would store its value
+    redacted (``auth:[REDACTED]``): the message says so, and offers the id with ``-`` for its separator (``auth-…``:
+    ``auth-smoke-test``, its value not repeated) when that reads as no credential."""
+    fix = "leave episode_id out for a new one" if what == "episode id" else "use an id of your own"
+    if holds_credential(value, named=False):  # a token of a known format, not a value after a name
+        return (
+            f"{what} {_shown(value)} holds what looks like a credential (a token or a password); ids name folders and "
+            f"files and are written in run files, where a credential is stored redacted: pick an id without it ({fix})"
+        )
+    shown = _shown(value)
+    other = _LABEL_SEP.sub("-", value)
+    # the id with '-' for the label's separator, its value left out (it may be a password): ``'auth-…'``
+    hint = _REDACTED_AFTER_LABEL.sub("-…", shown, count=1)
+    ok = hint != shown and _SAFE.fullmatch(other) and other[0] not in ".-" and not holds_credential(other)
+    example = f", e.g. {hint} (a '-' for its separator)" if ok else ""
+    return (
+        f"{what} {shown} reads as a credential label and its value ('name:value' or 'name=value' with a "
+        "secret-sounding name, as 'password: hunter2' does): run files store that value redacted, as shown here, "
+        f"while the id names folders and files in clear; pick an id without a secret-sounding label{example} ({fix})"
+    )
+
+
 def validate_id(value: object, *, what: str = "episode id") -> str:
     """Return ``value`` if it is a non-empty id without path separators or ``..``; else raise."""
     if not isinstance(value, str) or not value:
@@ -141,11 +170,7 @@ def validate_id(value: object, *, what: str = "episode id") -> str:
             raise InvalidIdError(f"{what} {_shown(value)} has white space around it; pass {quoted(value.strip(), 60)}")
         raise InvalidIdError(f"{what} {_shown(value)} has characters outside [A-Za-z0-9_.:@+=-] or is over 200 characters")
     if holds_credential(value):  # stored redacted in the run's files, in clear in its file names
-        fix = "leave episode_id out for a new one" if what == "episode id" else "use an id of your own"
-        raise InvalidIdError(
-            f"{what} {_shown(value)} holds what looks like a credential (a token or a password); ids name folders and files "
-            f"and are written in run files, where a credential is stored redacted: pick an id without it ({fix})"
-        )
+        raise InvalidIdError(_credential_message(value, what))
     if value[0] in ".-":  # a hidden folder no listing shows (and staging folders' form), or a word read as an option
         raise InvalidIdError(f"{what} {_shown(value)} starts with {value[0]!r}; start it with a letter, a digit or '_'")
     return value
