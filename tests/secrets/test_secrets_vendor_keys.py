@@ -52,6 +52,16 @@ VENDOR_KEYS = {
     "groq": f"gsk_{_r(52)}",
     "stripe test": f"sk_test_{_r(24)}",
     "an unknown vendor's prefix on hex": f"acme_live_{_r(40, HEX)}",
+    # Atlassian API tokens, Heroku's (``HRKU-`` then a UUID or ``AA…``: a UUID alone stays an id, ``KEPT``), Microsoft
+    # Entra client secrets (``~`` and ``.`` cut them into short words the prefilter passed by), Terraform Cloud's and
+    # Airtable's, each with its id part
+    "atlassian": "ATATT3xFfGF0" + _r(180, ALNUM + "_-=") + "=" + _r(8, HEX.upper()),
+    "atlassian ctt": "ATCTT3xFfGN0" + _r(120, ALNUM + "_-"),
+    "heroku uuid": "HRKU-" + "-".join(_r(n, HEX) for n in (8, 4, 4, 4, 12)),
+    "heroku aa": "HRKU-AA" + _r(58, ALNUM + "_-"),
+    "entra": _r(3) + "8Q~" + _r(34, ALNUM + "_.~-"),
+    "terraform": _r(14) + ".atlasv1." + _r(67),
+    "airtable": "pat" + _r(14) + "." + _r(64, HEX),
 }
 UUID_KEYS = {
     "env": "HEROKU_API_KEY={}",
@@ -76,6 +86,7 @@ KEPT = [
     "public key: ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl bob@host",
     "ollama blob sha256-" + hashlib.sha256(b"weights").hexdigest(),
     "request_id: " + str(uuid.UUID(int=7, version=4)),
+    "request a333e62b-0b0b-04f2-b5ea-f170cd7312ec done",
     "celery worker --task-id " + str(uuid.UUID(int=8, version=4)),
     "SHA-256: " + hashlib.sha256(b"release").hexdigest(),
     "auth: failed for user bob",
@@ -110,6 +121,14 @@ def test_each_shape_is_redacted_in_model_text_and_in_tool_output(text: str) -> N
     assert _leaks(secrets, shown(text)) == []
     if not any(k in text for k in ("acme_live_", "|", ">-")):  # tool output: known formats and names only
         assert _leaks(secrets, RunSecrets().redact({"stdout": text}, entropy=False)["stdout"]) == []
+
+
+@pytest.mark.parametrize("name", sorted(VENDOR_KEYS))
+@pytest.mark.parametrize("template", ["{k}", "note: {k} ok", "TOKEN={k}", '{{"v": "{k}"}}'])
+def test_a_key_is_shown_redacted_bare_in_prose_after_a_name_and_in_json(name: str, template: str) -> None:
+    key = VENDOR_KEYS[name]
+    out = shown(template.format(k=key))
+    assert "[REDACTED]" in out and _leaks({name: key}, out) == [], out
 
 
 @pytest.mark.parametrize("text", KEPT)
