@@ -61,7 +61,7 @@ def decision_html(decision: Mapping[str, Any], *, already: bool = False) -> str:
     words = esc(decision_words(decision, already=already))
     status = esc(decision.get("status") or "?")
     words = words.replace(status, f"<b>{status}</b>", 1)
-    return f'<span class="nnb-c-{"green" if approved else "red"}">{"✔" if approved else "✖"} {words}</span>'
+    return f'<span class="nnb-c-{"green" if approved else "red"}">{"✔" if approved else "⊘"} {words}</span>'
 
 
 def draft_heading(p: Any, decision: Mapping[str, Any] | None = None) -> str:
@@ -207,4 +207,4 @@ def veto_decision_html(decision: Mapping[str, Any], *, already: bool = False) ->
         + (f" — {reason}" if reason else "")
     )
     prefix = "already " if already else ""
-    return f'<span class="nnb-c-{"green" if override else "red"}">{"✔" if override else "✖"} {prefix}<b>{word}</b> {text}</span>'
+    return f'<span class="nnb-c-{"green" if override else "red"}">{"✔" if override else "⊘"} {prefix}<b>{word}</b> {text}</span>'

@@ -47,10 +47,13 @@ __all__ = [
     "dot_join",
     "FLAG_MARKS",
     "FLAG_WORDS",
+    "by_rejection",
+    "shown_status",
 ]
 
-FLAG_MARKS = {"pause": "‖", "veto": "⊘", "error": "✖"}  # glyphs common fonts (DejaVu) have
-FLAG_WORDS = {"pause": "pause", "veto": "veto event", "error": "error event"}  # pauses are counted as pauses
+# glyphs common fonts (DejaVu) have; a person's rejection is marked as a veto is (⊘), and said apart from one
+FLAG_MARKS = {"pause": "‖", "veto": "⊘", "rejection": "⊘", "error": "✖"}
+FLAG_WORDS = {"pause": "pause", "veto": "veto event", "rejection": "rejection event", "error": "error event"}
 # stored phase names a newcomer would not read as words (the stored field stays as it is; only its label changes)
 PHASE_LABELS = {"action_candidate": "proposal"}
 _PAUSE_NAMES = {TOOL_APPROVAL_PENDING, RUN_INTERRUPT, RUN_CHECKPOINT}
@@ -130,6 +133,23 @@ def event_flag(event: Mapping[str, Any]) -> str | None:
     if name in _PAUSE_NAMES or status in {"paused", "interrupted"}:
         return None if phase == "runtime" and policy_paused(event) else "pause"  # a policy's pause waits for nobody
     return None
+
+
+def by_rejection(event: Mapping[str, Any]) -> bool:
+    """Whether a ``veto`` event comes from a tool call a person (or an approver policy) rejected, not from governance:
+    its ``tool.rejected.*`` decision, or the act and ``terminate`` whose reasons say ``tool_rejected``. Noēsis writes
+    such a run ``vetoed``; the view says "rejected", as the README keeps vetoes (governance) apart from rejections."""
+    payload = _payload(event)
+    if event_name(event).startswith("tool.rejected"):
+        return bool(payload.get("draft_id"))
+    extension = payload.get("x-noesis_nb")
+    reasons = payload.get("reasons") or (extension.get("reasons") if isinstance(extension, Mapping) else None)
+    return isinstance(reasons, list) and "tool_rejected" in reasons
+
+
+def shown_status(status: str, rejected: bool) -> str:
+    """The status word a view shows: ``rejected`` for a run ``vetoed`` because a tool call was rejected."""
+    return "rejected" if rejected and status == "vetoed" else status
 
 
 def short(value: Any, limit: int, *, redact: bool = True, exact: bool = False) -> str:

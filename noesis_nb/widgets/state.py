@@ -22,7 +22,7 @@ from ..store.instants import epoch_seconds
 from ..store.lostend import last_sign_of_life, sealed_lost
 from ..store.vocab import TERMINAL_STATUSES
 from .meter import CostMeter, format_cost
-from .render import event_flag
+from .render import by_rejection, event_flag, shown_status
 
 __all__ = [
     "Tally",
@@ -69,6 +69,7 @@ class Tally:
         self.counts: Counter[str] = Counter()
         self.flags: Counter[str] = Counter({"pause": 0, "veto": 0, "error": 0})
         self.recent: deque[Mapping[str, Any]] = deque(maxlen=keep)
+        self.rejected = False  # the run ended vetoed because a tool call was rejected (its terminate says so)
 
     def extend(self, events: list[Mapping[str, Any]]) -> None:
         """Count a batch (the hot path of a redraw: ~0.3 µs an event)."""
@@ -86,7 +87,10 @@ class Tally:
                 flags["pause"] += 1  # a pause, once however many events it writes
             elif phase == "terminate":
                 self.clock.end(event, partial(_before, event, events, self.recent))
+                self.rejected = by_rejection(event)
             flag = event_flag(event)
+            if flag == "veto" and (by_rejection(event) or (self.rejected and phase == "runtime")):
+                flag = "rejection"  # a person's rejection (the state projection after its terminate too), no veto
             if flag and flag != "pause":  # an approval a policy answered at once asked, but never paused
                 flags[flag] += 1
         if events:
@@ -247,7 +251,7 @@ def view_state(
         "episode_id": source.episode_id,
         "task": source.task,
         "using": source.using,
-        "status": status,
+        "status": shown_status(status, tally.rejected),  # the word shown; ``status`` below stays the run's own
         "elapsed": format_seconds(running),
         "waited": format_seconds(waited) if waited >= 0.05 else None,
         "tokens": format_tokens(source.usage),

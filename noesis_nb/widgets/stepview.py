@@ -19,6 +19,7 @@ from .money import money
 from .render import (
     FLAG_MARKS,
     approver_words,
+    by_rejection,
     dot_join,
     esc,
     event_name,
@@ -28,6 +29,7 @@ from .render import (
     row_html,
     short,
     short_payload,
+    shown_status,
 )
 from .state import format_seconds as header_seconds
 from .steps import Step
@@ -276,8 +278,8 @@ def _closing_parts(step: Step) -> list[str]:
     if end is None:
         return [esc(short_payload(step.first, 100))]
     p = _payload(end)
-    status = str(p.get("status") or "?")
-    hue = {"ok": "green", "error": "red", "vetoed": "red"}.get(status, "grey")
+    status = shown_status(str(p.get("status") or "?"), by_rejection(end))
+    hue = {"ok": "green", "error": "red", "vetoed": "red", "rejected": "red"}.get(status, "grey")
     return [f'<b class="nnb-c-{hue}">{label(status, 60)}</b>', esc(short(p.get("message") or "", 140))]
 
 

@@ -61,6 +61,7 @@ STATUS_HUES = {
     "ok": "green",
     "error": "red",
     "vetoed": "red",
+    "rejected": "red",  # a run vetoed because a person (or an approver policy) rejected a tool call
     "cancelled": "grey",
     "lost": "red",
 }

@@ -276,7 +276,7 @@ class EpisodeView(ViewOutput, w.VBox):  # type: ignore[misc]  # ipywidgets ships
             self._facts_key = key
             self._changed = []
             here = self._sync_stale(status, state["pending"], vetoed=veto is not None and veto[1] is None)
-            header = header_html(state["header"], status_badge_html(status, lost_when_stale=here))
+            header = header_html(state["header"], status_badge_html(state["header"]["status"], lost_when_stale=here))
             kept = len(self.steps.book.steps)
             counts = counts_html(self._tally.total, kept, state["counts"], state["flags"], mode=self.mode.value)
             if self.steps.book.total > kept and self.mode.value == "steps":

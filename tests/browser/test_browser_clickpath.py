@@ -63,7 +63,7 @@ def test_a_cell_run_again_every_ending_in_both_themes_and_a_reopened_notebook(la
     views = page.locator(VIEW)
     views.nth(4).wait_for(timeout=60_000)
     wait(
-        lambda: [status_of(views.nth(i)) for i in range(5)] == ["paused", "vetoed", "error", "cancelled", "paused"],
+        lambda: [status_of(views.nth(i)) for i in range(5)] == ["paused", "rejected", "error", "cancelled", "paused"],
         30,
         "each run's end",
     )
