@@ -35,7 +35,7 @@ from .known import SEARCHED, Known, for_text, replaced, spans
 from .names import REDACTED_VALUE, looks_like_credential, names_no_value
 from .scan import distinct_key, redact, shaped
 from .streamed import DELTA_KEYS, Streams, set_at, streamed_piece, text_at
-from .text import chunk_runs, flat_might_contain, lists_joined, payload_might_contain
+from .text import chunk_runs, find_in_text, flat_might_contain, lists_joined, payload_might_contain
 
 __all__ = ["RunSecrets", "for_run", "known_everywhere", "MIN_HUNTED"]
 
@@ -50,6 +50,8 @@ class RunSecrets:
 
     def __init__(self, own: str = "") -> None:
         self._own = own  # the run's folder name (its id): on disk in clear, so never a value to hide (see ``learn``)
+        self._own_parts: frozenset[str] | None = None  # what the detectors find in the id itself (``_exempt``)
+        self._in_own = False  # a learned value stands inside the id: each text is scrubbed around the id (``scrub_text``)
         self._lock = threading.Lock()
         self.values: tuple[str, ...] = ()  # longest first
         self._known = Known()  # the same values, found in a text in one pass (and their JSON-escaped heads)
@@ -69,18 +71,31 @@ class RunSecrets:
             # everywhere, it left the run's records naming an id no folder or draft file has (``ids`` refuses an id
             # holding a credential of a known shape, so what is left of it is no secret). A value holding the id
             # (``<id>:hunter2!``) is learned as what is left of it once the id is taken out (``_without_own``)
-            new = {p for v in new if not _of_own(v, self._own) for p in _without_own(v, self._own)}
-            new = {p for p in new if p not in self._own and "REDACTED" not in p and not names_no_value(p)}
+            exempt = self._exempt()
+            new = {p for v in new if v not in exempt for p in _without_own(v, self._own)}
+            new = {p for p in new if p not in exempt and "REDACTED" not in p and not names_no_value(p)}
         with self._lock:
             new -= set(self.values)
             if not new:
                 return False
             self.values = tuple(sorted({*self.values, *new}, key=len, reverse=True))
+            self._in_own = self._in_own or (bool(self._own) and any(v in self._own for v in new))
             self._known = self._known.plus(new)
             self.late = self.late or self._written
         global _VERSION
         _VERSION += 1
         return True
+
+    def _exempt(self) -> frozenset[str]:
+        """The values never learned: the run's id, and what the detectors find in it as it stands (the random word of
+        ``nightly.<random>.v2``: a text quoting the id shows them that word, which learned would hide the id in every
+        record while its folder keeps it). Any other value is learned, a part of the id too (``scrub_text`` keeps
+        the id whole); the id's kinds are cut from values holding it by ``_without_own``."""
+        parts = self._own_parts
+        if parts is None:
+            found = find_in_text(self._own) if len(self._own) >= MIN_HUNTED else set()
+            parts = self._own_parts = frozenset({self._own, *(v for v in found if v in self._own)})
+        return parts
 
     def observe(self, *objects: Any) -> None:
         """Detect and remember the secrets in arbitrary objects (a result, an exception, text)."""
@@ -171,6 +186,8 @@ class RunSecrets:
         known = self._known
         if not known.levels:
             return text
+        if self._in_own and self._own in text:  # a learned value stands inside the id: the id itself is kept whole
+            return self._own.join(scrub_text(piece, known) for piece in text.split(self._own))
         return scrub_text(text, known)
 
     def scrub(self, value: Any) -> Any:
@@ -453,15 +470,12 @@ def _reading(value: str) -> str:
     return hidden().sub("", folded(value)) if reads_differently(value) else value
 
 
-def _of_own(value: str, own: str) -> bool:
-    """Whether ``value`` is the run's own folder name or a long part of it: what the randomness rule finds in an id
-    is 16 characters or more, and a shorter secret inside a name is still hunted."""
-    return value == own or (len(value) >= 16 and value in own)
-
-
-# the pieces beside the id that name no secret: the kinds before it (``draft:``, ``approval:draft:``), a request
-# id after it (``:req_<ULID>``), an authorization scheme before a JWT whose header is the id (``Bearer ``)
-_NO_SECRET = re.compile(r"(?:[a-z]{2,12}:)+|:req_[0-7][0-9A-HJKMNP-TV-Z]{25}|(?i:authorization:\s*)?(?i:bearer|basic|token)\s+")
+# the pieces beside the id that name no secret: the kinds the package writes before it (``draft:``,
+# ``approval:draft:``, ``exec:``; not any word and ``:``, as ``hunter:<id>`` is), a request id after it
+# (``:req_<ULID>``), an authorization scheme before a JWT whose header is the id (``Bearer ``)
+_NO_SECRET = re.compile(
+    r"(?:approval:)?(?:draft|exec):|:req_[0-7][0-9A-HJKMNP-TV-Z]{25}|(?i:authorization:\s*)?(?i:bearer|basic|token)\s+"
+)
 
 
 def _without_own(value: str, own: str) -> list[str]:
