@@ -7,9 +7,11 @@ import os
 import secrets
 import subprocess
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
+from .forkserver import ForkServer
 from .report import FIGURES
 
 
@@ -25,6 +27,14 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
     terminalreporter.section("hardening figures")
     for title, values in FIGURES:
         terminalreporter.write_line(f"{title}: " + ", ".join(f"{k} {v}" for k, v in values.items()))
+
+
+@pytest.fixture(scope="module")
+def crash_server() -> Iterator[ForkServer]:
+    """A fork server of ``crashkit.py`` (imports done once, each scenario run in a fresh fork), one per module."""
+    forks = ForkServer(Path(__file__).resolve().parent / "crashkit.py")
+    yield forks
+    forks.close()
 
 
 @pytest.fixture(scope="session")

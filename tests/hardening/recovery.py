@@ -1,6 +1,6 @@
 """What a person does after a run was cut short, and what the run must look like after it.
 
-Shared by the kill -9 and the full-disk harnesses: ``recover`` resumes a run until it is sealed
+Shared by the kill -9 (one draft, or two in parallel) and the full-disk harnesses: ``recover`` resumes a run until it is sealed
 (deciding what waits for a decision, marking an unknown tool outcome failed, never re-running it);
 ``check_recovered`` asserts the sealed run verifies, passes Noēsis' validators, holds each
 once-per-run event once, and that its tool ran at most once.
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import warnings
 from collections import Counter
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import noesis_nb
@@ -32,9 +33,16 @@ ONCE_PER_REQUEST = (
 )
 
 
-def recover(run: Path, scenario: str, marker: Path, tally: Counter) -> None:
-    """What a person does after a crash: resume; decide what waits for a decision (the paused run passing the
-    validators while it waits); an unknown outcome is marked failed."""
+def _waiting(run: Path) -> list[str | None]:
+    """What ``approve_draft`` decides when given no draft id: the one draft the run waits on."""
+    return [None]
+
+
+def recover(
+    run: Path, scenario: str, marker: Path, tally: Counter, *, drafts: Callable[[Path], Sequence[str | None]] = _waiting
+) -> None:
+    """What a person does after a crash: resume; approve the ``drafts`` waiting for a decision (the paused run passing
+    the validators while it waits); an unknown outcome is marked failed."""
     agent = agent_for(scenario, str(marker))
     for _ in range(6):
         if is_sealed(run):
@@ -47,8 +55,9 @@ def recover(run: Path, scenario: str, marker: Path, tally: Counter) -> None:
             # the run now waits for a person, maybe for days: it must be a whole paused run meanwhile
             paused = check_run(run)
             assert not paused, f"{run.name} waits for a decision but fails the validators: {paused[:3]}"
-            noesis_nb.approve_draft(run, approver_id="recovery")
-            tally["decided after the crash"] += 1
+            for draft in drafts(run):
+                noesis_nb.approve_draft(run, draft, approver_id="recovery")
+                tally["decided after the crash"] += 1
         except ToolOutcomeUnknownError:
             tally["outcome unknown, marked failed"] += 1
             noesis_nb.resume_run(run, using=agent, unknown_outcome="fail")

@@ -31,30 +31,23 @@ HERE = Path(__file__).resolve().parent
 SCENARIOS = ("live_auto", "live_ask", "solve_then_resume", "veto_then_resume")
 
 
-@pytest.fixture(scope="module")
-def server():
-    forks = ForkServer(HERE / "crashkit.py")
-    yield forks
-    forks.close()
-
-
-def _killed_at_each_write(server: ForkServer, scenario: str, tmp_path: Path, at_least: int) -> Iterator[tuple[int, Path]]:
+def _killed_at_each_write(crash_server: ForkServer, scenario: str, tmp_path: Path, at_least: int) -> Iterator[tuple[int, Path]]:
     """Run ``scenario`` once whole to count its write points, then once per point, killed there: (point, root)."""
-    full = server.run(scenario=scenario, root=str(tmp_path / "full"), kill_at=None)
+    full = crash_server.run(scenario=scenario, root=str(tmp_path / "full"), kill_at=None)
     assert full["outcome"] == "ok" and not full["killed"], full
     points = full["points"]
     assert points >= at_least, f"{scenario} has only {points} write points; the kill harness is not hooked in"
     for kill_at in range(1, points + 1):
         root = tmp_path / f"k{kill_at}"
-        reply = server.run(scenario=scenario, root=str(root), kill_at=kill_at)
+        reply = crash_server.run(scenario=scenario, root=str(root), kill_at=kill_at)
         assert reply["killed"], f"kill point {kill_at} of {points} was never reached: {reply}"
         yield kill_at, root
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS)
-def test_kill_9_between_any_two_writes(server: ForkServer, scenario: str, tmp_path: Path) -> None:
+def test_kill_9_between_any_two_writes(crash_server: ForkServer, scenario: str, tmp_path: Path) -> None:
     tally: Counter = Counter()
-    for _, root in _killed_at_each_write(server, scenario, tmp_path, at_least=40):
+    for _, root in _killed_at_each_write(crash_server, scenario, tmp_path, at_least=40):
         tally["killed"] += 1
         runs = sorted(p for p in (root / "runs").glob("ep_*")) if (root / "runs").is_dir() else []
         assert len(runs) <= 1
@@ -69,12 +62,12 @@ def test_kill_9_between_any_two_writes(server: ForkServer, scenario: str, tmp_pa
     )
 
 
-def test_kill_9_between_any_two_writes_of_a_batch(server: ForkServer, tmp_path: Path) -> None:
+def test_kill_9_between_any_two_writes_of_a_batch(crash_server: ForkServer, tmp_path: Path) -> None:
     """A batch of two with a policy-approved tool; after each kill the batch is called again until it is done
     (a draft paused before its policy's approval was written is decided by a person, as for one run; a run lost
     after its tool began is re-run only when asked, ``rerun_failed=True``: never by itself)."""
     tally: Counter = Counter()
-    for kill_at, root in _killed_at_each_write(server, "batch", tmp_path, at_least=60):
+    for kill_at, root in _killed_at_each_write(crash_server, "batch", tmp_path, at_least=60):
         tally["killed"] += 1
         rerun_failed = False
         for _ in range(4):

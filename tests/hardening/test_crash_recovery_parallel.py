@@ -9,30 +9,16 @@ each tool ran at most once (exactly once when its success is recorded).
 from __future__ import annotations
 
 import json
-import warnings
 from collections import Counter
 from pathlib import Path
 
-import pytest
-
-import noesis_nb
 from noesis_nb.store import is_sealed, read_events, verify_manifest
 from noesis_nb.store.layout import PREPARED_DIRS
-from noesis_nb.tools import ApprovalDecisionRequiredError, ToolOutcomeUnknownError
 
 from ..compat.checker import check_run
-from .crashkit import agent_for
 from .forkserver import ForkServer
+from .recovery import recover
 from .report import figures
-
-HERE = Path(__file__).resolve().parent
-
-
-@pytest.fixture(scope="module")
-def server():
-    forks = ForkServer(HERE / "crashkit.py")
-    yield forks
-    forks.close()
 
 
 def _records(run: Path) -> list[dict]:
@@ -50,34 +36,15 @@ def _undecided(run: Path) -> list[str]:
     ]
 
 
-def _recover(run: Path, marker: Path, tally: Counter) -> None:
-    agent = agent_for("live_parallel", str(marker))
-    for _ in range(6):
-        if is_sealed(run):
-            return
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                noesis_nb.resume_run(run, using=agent)
-        except ApprovalDecisionRequiredError:
-            assert check_run(run) == [], f"{run.name} waits for a decision but fails the validators"
-            for draft in _undecided(run):
-                noesis_nb.approve_draft(run, draft, approver_id="recovery")
-                tally["decided after the crash"] += 1
-        except ToolOutcomeUnknownError:
-            tally["outcome unknown, marked failed"] += 1
-            noesis_nb.resume_run(run, using=agent, unknown_outcome="fail")
-
-
-def test_kill_9_between_any_two_writes_of_parallel_drafts(server: ForkServer, tmp_path: Path) -> None:
-    full = server.run(scenario="live_parallel", root=str(tmp_path / "full"), kill_at=None)
+def test_kill_9_between_any_two_writes_of_parallel_drafts(crash_server: ForkServer, tmp_path: Path) -> None:
+    full = crash_server.run(scenario="live_parallel", root=str(tmp_path / "full"), kill_at=None)
     assert full["outcome"] == "ok" and not full["killed"], full
     (whole,) = (tmp_path / "full" / "runs").glob("ep_*")
     assert check_run(whole) == []
     tally: Counter = Counter()
     for kill_at in range(1, full["points"] + 1):
         root = tmp_path / f"k{kill_at}"
-        reply = server.run(scenario="live_parallel", root=str(root), kill_at=kill_at)
+        reply = crash_server.run(scenario="live_parallel", root=str(root), kill_at=kill_at)
         assert reply["killed"], f"kill point {kill_at} was never reached: {reply}"
         tally["killed"] += 1
         runs = sorted((root / "runs").glob("ep_*")) if (root / "runs").is_dir() else []
@@ -88,7 +55,7 @@ def test_kill_9_between_any_two_writes_of_parallel_drafts(server: ForkServer, tm
         pending = [r for r in _records(run) if r["status"] == "pending_approval"]
         assert len(pending) <= 1, f"kill point {kill_at}: {len(pending)} pending_approval records"
         marker = root / "marker.txt"
-        _recover(run, marker, tally)
+        recover(run, "live_parallel", marker, tally, drafts=_undecided)
         assert is_sealed(run), f"kill point {kill_at}: {run.name} is stuck"
         assert verify_manifest(run).ok
         violations = check_run(run)

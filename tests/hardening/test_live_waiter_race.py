@@ -17,8 +17,6 @@ from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-import pytest
-
 import noesis_nb
 from noesis_nb.runtime.resume import NothingToResume
 from noesis_nb.store import is_sealed, read_events, verify_manifest
@@ -34,13 +32,6 @@ WAYS = (
     "three resumes racing an approval",
     "show() then Approve and Resume",
 )
-
-
-@pytest.fixture(scope="module")
-def server():
-    forks = ForkServer(HERE / "crashkit.py")
-    yield forks
-    forks.close()
 
 
 def _wait_for(path: Path, timeout: float = 20.0) -> Path:
@@ -90,7 +81,7 @@ def _quiet_resume(run: Path) -> None:
         pass
 
 
-def test_a_live_waiter_and_another_process_never_both_continue(server: ForkServer, tmp_path: Path) -> None:
+def test_a_live_waiter_and_another_process_never_both_continue(crash_server: ForkServer, tmp_path: Path) -> None:
     rng = random.Random(7)
     tally: Counter = Counter()
     for trial in range(TRIALS):
@@ -101,7 +92,7 @@ def test_a_live_waiter_and_another_process_never_both_continue(server: ForkServe
         reply: dict = {}
         kernel_a = threading.Thread(
             target=lambda reply=reply, root=root, flag=flag: reply.update(
-                server.run(scenario="live_waiting", root=str(root), kill_at=None, flag=str(flag))
+                crash_server.run(scenario="live_waiting", root=str(root), kill_at=None, flag=str(flag))
             )
         )
         kernel_a.start()
