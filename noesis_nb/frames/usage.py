@@ -25,6 +25,7 @@ from .extravalues import extra_series
 from .gcpause import without_gc
 from .loadwarning import warn_of_problems
 from .problems import CUT_IN_SEALED_RUN, LoadProblem, Problems
+from .sealsizes import is_seal_change
 from .source import (
     Source,
     distinct_runs,
@@ -262,6 +263,7 @@ def usage_df(
             MEMO.put(priced_key, (calls,), df)
     order = list(USAGE_COLUMNS) + [c.name for c in extras]
     df = df[order]  # a new frame: the memoised one is never handed out
+    _unknown_where_log_changed(df, refs, problems.items)
     for name in TOKEN_COLUMNS:  # float64 while summed and priced; handed out as nullable integers
         df[name] = _arrays.counts(df[name].to_numpy(dtype=float, na_value=np.nan))
     if pricer.table is not None:
@@ -269,6 +271,30 @@ def usage_df(
     df.attrs = {**df.attrs, "errors": problems.as_records()}
     warn_of_problems("usage_df", df.attrs["errors"], refs)
     return df
+
+
+#: the figures of a call read from a sealed log changed since its seal: unknown, as ``runs_df``'s totals of that run
+_LOST_FIGURES = (*TOKEN_COLUMNS, "cost_usd", "reported_cost_usd")
+
+
+def _unknown_where_log_changed(df: pd.DataFrame, refs: Sequence[Any], problems: list[LoadProblem]) -> None:
+    """The calls of each run whose sealed ``events.jsonl`` is not as its manifest lists it (``sealsizes``, reported
+    once by ``load_events``) kept as the log now reads them, their tokens and costs unknown and not priced:
+    ``runs_df`` says that run's model calls, tokens and cost are unknown, and a sum of this frame must not say
+    otherwise (``skipna=False`` is NaN, as the sum of ``runs_df.cost_usd`` is)."""
+    changed = {p.path for p in problems if is_seal_change(p)}
+    if not changed:
+        return
+    lost = [ref.name for ref in refs if ref.fs.url(ref.file("events.jsonl")) in changed]
+    if not lost:
+        return
+    rows = np.asarray(df["episode_id"].isin(lost), dtype=bool)
+    if not rows.any():
+        return
+    for name in _LOST_FIGURES:
+        df[name] = np.where(rows, np.nan, df[name].to_numpy(dtype=float, na_value=np.nan))
+    df["priced"] = df["priced"].to_numpy(dtype=bool) & ~rows
+    df["price_source"] = df["price_source"].mask(pd.Series(rows, index=df.index))
 
 
 _MAX_COMPARISONS = 50_000  # name pairs compared at most: the check is a hint, not worth seconds of a frame

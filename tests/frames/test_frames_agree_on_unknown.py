@@ -1,0 +1,83 @@
+"""What one frame says is unknown about a run, the others do not count; what two files of a run say differently is
+said. A sealed run whose log changed since its seal: ``runs_df`` gives its calls, tokens and cost unknown, and
+``usage_df`` keeps its calls with those figures unknown too (a sum of either frame leaves the run out alike, and with
+``skipna=False`` is NaN in both)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import warnings
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+import noesis_nb
+from noesis_nb.frames.columns import TOKEN_COLUMNS
+
+
+def _adapter(task: str, ctx: Any) -> Any:
+    ctx.model_call("gpt-4o-mini", provider="openai", input_tokens=100, output_tokens=10)
+    return 1
+
+
+@pytest.fixture(scope="module")
+def made(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """Two runs sealed by the engine, one model call each."""
+    root = tmp_path_factory.mktemp("agree") / "runs"
+    first = noesis_nb.solve("one", using=_adapter, runs_dir=root)
+    second = noesis_nb.solve("two", using=_adapter, runs_dir=root)
+    return root / first, root / second
+
+
+def _copy(runs: tuple[Path, ...], tmp_path: Path) -> Path:
+    root = tmp_path / "runs"
+    for run in runs:
+        shutil.copytree(run, root / run.name)
+    return root
+
+
+def _quiet(frame: Any, *args: Any, **kwargs: Any) -> pd.DataFrame:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return frame(*args, **kwargs)
+
+
+def _rewrite_calls(log: Path, change: Any) -> None:
+    lines = [json.loads(line) for line in log.read_text().splitlines()]
+    for event in lines:
+        if event.get("payload", {}).get("event_name") == "model.call":
+            change(event["payload"])
+    log.write_text("".join(json.dumps(e) + "\n" for e in lines))
+
+
+def _as_floats(payload: dict[str, Any]) -> None:
+    payload["input_tokens"], payload["output_tokens"] = 100.0, 10.0
+
+
+def test_a_changed_sealed_log_leaves_its_usage_rows_unknown_as_runs_df_says(made, tmp_path):
+    root = _copy(made, tmp_path)
+    changed, intact = made[0].name, made[1].name
+    _rewrite_calls(root / changed / "events.jsonl", _as_floats)  # the same calls, another size than the seal lists
+    for _ in range(2):  # cold, then warm from the cache
+        runs = _quiet(noesis_nb.runs_df, root).set_index("episode_id")
+        usage = _quiet(noesis_nb.usage_df, root)
+        said = [e["reason"] for e in runs.attrs["errors"]]
+        assert said and said == [e["reason"] for e in usage.attrs["errors"]], (said, usage.attrs["errors"])
+        assert "model calls, tokens and cost are unknown" in said[0]
+        assert pd.isna(runs.loc[changed, "cost_usd"]) and pd.isna(runs.loc[changed, "input_tokens"])
+        mine = usage[usage["episode_id"] == changed]
+        assert len(mine) == 1  # the call is still listed as the log now reads it, its figures unknown
+        for column in (*TOKEN_COLUMNS, "cost_usd", "reported_cost_usd"):
+            assert mine[column].isna().all(), (column, mine[column].tolist())
+        assert not mine["priced"].any() and mine["price_source"].isna().all()
+        assert mine["model"].tolist() == ["gpt-4o-mini"]
+        # the frames' sums agree: the run is left out of both, or NaN in both
+        assert usage["cost_usd"].sum() == pytest.approx(runs["cost_usd"].sum()) and usage["cost_usd"].sum() > 0
+        assert usage["input_tokens"].sum() == runs["input_tokens"].sum() == 100
+        assert pd.isna(usage["cost_usd"].sum(skipna=False)) and pd.isna(runs["cost_usd"].sum(skipna=False))
+        other = usage[usage["episode_id"] == intact].iloc[0]  # the intact run keeps its figures
+        assert other["input_tokens"] == runs.loc[intact, "input_tokens"] == 100 and other["priced"]
+        assert other["cost_usd"] == pytest.approx(runs.loc[intact, "cost_usd"])
