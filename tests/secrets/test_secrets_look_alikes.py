@@ -11,7 +11,6 @@ each run), and end to end through a run's files.
 from __future__ import annotations
 
 import random
-import string
 import unicodedata
 from pathlib import Path
 from typing import Any
@@ -26,8 +25,8 @@ from noesis_nb.secrets.names import REDACTED_VALUE
 from noesis_nb.secrets.scan import redact
 from noesis_nb.secrets.text import payload_might_contain
 from tests.hardening.secret_corpus import run_files
+from tests.secrets.keygen import keys
 
-ALNUM = string.ascii_letters + string.digits
 PREFIXES = ["sk-proj-", "sk-ant-api03-", "ghp_", "github_pat_11A", "hf_", "glpat-", "AKIA", ""]
 # each ASCII letter's precomposed accented forms (Latin-1 and Latin Extended-A/B: one character each, ``ś`` ``ǵ``)
 ACCENTED: dict[str, list[str]] = {}
@@ -61,19 +60,9 @@ CONTROLS = ["\x01", "\x02", "\x07", "\x08", "\x0e", "\x1b", "\x1f", "\x7f", "\x8
 
 
 @st.composite
-def keys(draw: Any) -> str:
-    """A key of a known format, or a random one of none."""
-    prefix = draw(st.sampled_from(PREFIXES))
-    rnd = random.Random(draw(st.integers(0, 2**32)))  # (a seed: shrinking it still draws a random key)
-    if prefix == "AKIA":
-        return prefix + "".join(rnd.choice(string.ascii_uppercase + string.digits) for _ in range(16))
-    return prefix + "".join(rnd.choice(ALNUM) for _ in range(rnd.randint(36 if prefix else 40, 48)))
-
-
-@st.composite
 def disguised(draw: Any, table: dict[str, Any]) -> str:
     """A key with some of its letters (its first one among them) written as one of ``table``'s forms of it."""
-    key = draw(keys())
+    key = draw(keys(PREFIXES))
     rnd = random.Random(draw(st.integers(0, 2**32)))
     every = draw(st.integers(1, 6))
     places = [i for i, c in enumerate(key) if c in table]
@@ -87,7 +76,7 @@ def disguised(draw: Any, table: dict[str, Any]) -> str:
 @st.composite
 def controlled(draw: Any) -> str:
     """A key with control characters between some of its characters."""
-    key = draw(keys())
+    key = draw(keys(PREFIXES))
     rnd = random.Random(draw(st.integers(0, 2**32)))
     every = draw(st.integers(2, 8))
     return "".join(c + (rnd.choice(CONTROLS) if i % every == every - 1 else "") for i, c in enumerate(key[:-1])) + key[-1]

@@ -10,8 +10,6 @@ through a run's files as well.
 
 from __future__ import annotations
 
-import random
-import string
 from pathlib import Path
 from typing import Any
 
@@ -25,8 +23,8 @@ from noesis_nb.secrets.names import REDACTED_VALUE, is_secret_key
 from noesis_nb.secrets.scan import redact
 from noesis_nb.secrets.text import payload_might_contain
 from tests.hardening.secret_corpus import run_files
+from tests.secrets.keygen import keys
 
-ALNUM = string.ascii_letters + string.digits
 # characters that show as nothing or as a mark on the character before them, of every kind a copy or a forger uses
 HIDING = [
     "\u0301",  # combining acute accent (Mn)
@@ -63,19 +61,9 @@ def _math_bold(char: str) -> str:
 
 
 @st.composite
-def keys(draw: Any) -> str:
-    """A key of a known format, or a random one of none (its characters drawn at random: a key, not a shrunk ``000…``)."""
-    prefix = draw(st.sampled_from(PREFIXES))
-    rnd = random.Random(draw(st.integers(0, 2**32)))  # (a seed: shrinking it still draws a random key)
-    if prefix == "AKIA":
-        return prefix + "".join(rnd.choice(string.ascii_uppercase + string.digits) for _ in range(16))
-    return prefix + "".join(rnd.choice(ALNUM) for _ in range(rnd.randint(36 if prefix else 40, 48)))
-
-
-@st.composite
 def marked(draw: Any) -> tuple[str, str]:
     """A key, and the key with invisible characters after some of its characters (the last one's included)."""
-    key = draw(keys())
+    key = draw(keys(PREFIXES))
     chars = draw(st.lists(st.sampled_from(HIDING), min_size=len(key), max_size=len(key)))
     every = draw(st.integers(1, 6))
     return key, "".join(
@@ -86,7 +74,7 @@ def marked(draw: Any) -> tuple[str, str]:
 @st.composite
 def compatible(draw: Any) -> tuple[str, str]:
     """A key, and the key with some of its characters in fullwidth or mathematical forms."""
-    key = draw(keys())
+    key = draw(keys(PREFIXES))
     forms = draw(st.lists(st.sampled_from([str, _fullwidth, _math_bold]), min_size=len(key), max_size=len(key)))
     written = "".join(form(c) for c, form in zip(key, forms))
     return key, written if written != key else _fullwidth(key[0]) + key[1:]
