@@ -26,7 +26,7 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from types import FunctionType, ModuleType
 from typing import Any
 
-from ..secrets.names import looks_like_credential
+from ..secrets.names import hunted, looks_like_credential
 from . import dropped, raw
 from .billing import billed_provider
 from .calls import ABANDONED, CLOSED, PARSED, ModelCall, Retrieval
@@ -229,9 +229,10 @@ def _learn_credentials(scope: Any, client: Any) -> None:
 
 def _a_real_key(key: str) -> bool:
     """A provider's key, not a local server's placeholder (``"ollama"``, ``"lm-studio"``, ``"sk-no-key-required"``,
-    ``"EMPTY"``): learned, a placeholder would be redacted wherever the run names the server or the model."""
+    ``"EMPTY"``: ``names.hunted``, the rule every learned value passes): learned, a placeholder would be redacted
+    wherever the run names the server or the model."""
     key = key.strip()
-    return len(key) >= 12 and looks_like_credential(key) and any(c.isdigit() or c.isupper() for c in key)
+    return hunted(key) and len(key) >= 12 and looks_like_credential(key) and any(c.isdigit() or c.isupper() for c in key)
 
 
 def _returned(call: ModelCall | Retrieval, result: Any, streams: tuple[Any, Any]) -> None:

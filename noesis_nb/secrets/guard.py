@@ -32,8 +32,8 @@ from .._safetext import error_text, safe_repr
 from .disguise import ESCAPE, folded, hidden, maybe_disguised, readable, reads_differently
 from .joined import chunk_texts, split_secrets
 from .known import SEARCHED, Known, for_text, replaced, spans
-from .names import REDACTED_VALUE, looks_like_credential, names_no_value
-from .scan import distinct_key, redact, shaped
+from .names import REDACTED_VALUE, hunted, looks_like_credential
+from .scan import distinct_key, learned, redact, shaped
 from .streamed import DELTA_KEYS, Streams, set_at, streamed_piece, text_at
 from .text import chunk_runs, find_in_text, flat_might_contain, lists_joined, payload_might_contain
 
@@ -58,12 +58,14 @@ class RunSecrets:
         self._written = False  # something passed ``screen`` (so a new value may already be on disk)
         self.late = False  # a value was learned after something was written: ``sweep`` has work
         self._streams = Streams()  # a secret split across streamed events (``streamed``)
+        self._names: frozenset[str] = frozenset()  # the tools' names the run shows: no value is hunted in them
 
     # -- learning -------------------------------------------------------------------------------
     def learn(self, values: Iterable[str]) -> bool:
         """Remember values (those of ``MIN_HUNTED``+ characters, not a placeholder: the ``"password"`` of a
         redacted ``{"auth": ("password", …)}`` is no value to hunt in every later text); True when one is new."""
-        new = {v for v in values if isinstance(v, str) and len(v) >= MIN_HUNTED and "REDACTED" not in v and not names_no_value(v)}
+        new = {v for v in values if isinstance(v, str) and len(v) >= MIN_HUNTED and "REDACTED" not in v and hunted(v)}
+        new = {v for v in new if not any(v in name for name in self._names)}  # (``name_shown``)
         # a value holding a character read as another (``ś``, ``\u3000``, a zero-width space) is hunted as it reads too:
         # text is searched as it reads once written in a disguise (``_scrub_escaped``), where the value as written is not
         new |= {r for v in new if not v.isascii() and len(r := _reading(v)) >= MIN_HUNTED}
@@ -73,7 +75,7 @@ class RunSecrets:
             # (``<id>:hunter2!``) is learned as what is left of it once the id is taken out (``_without_own``)
             exempt = self._exempt()
             new = {p for v in new if v not in exempt for p in _without_own(v, self._own)}
-            new = {p for p in new if p not in exempt and "REDACTED" not in p and not names_no_value(p)}
+            new = {p for p in new if p not in exempt and "REDACTED" not in p and hunted(p)}
         with self._lock:
             new -= set(self.values)
             if not new:
@@ -109,7 +111,7 @@ class RunSecrets:
                     _attributes(obj),  # ``self.token``: a message may be built from it, its name marks it secret
                 ]
             _, hits = redact(obj if isinstance(obj, str) else to_jsonable(obj))
-            self.learn(v for h in hits for v in h.values)
+            self.learn(learned(hits))
 
     def redact(self, value: Any, *, entropy: bool = True) -> Any:
         """``value`` with every secret found in it (and every one known) replaced; the found ones are remembered.
@@ -118,8 +120,24 @@ class RunSecrets:
         # the known values first: a detector may find a part of one (a random word after its ``.``) and, replacing
         # that part, leave the rest of it where the known value no longer matches
         out, hits = redact(self.scrub(value), entropy=entropy)
-        self.learn(v for h in hits for v in h.values)
+        self.learn(learned(hits))
         return self.scrub(out)  # and the values just found, wherever else they stand
+
+    def name_shown(self, name: str) -> None:
+        """A tool's name (``postgres.query``) the approver is shown: no learned value is hunted in it, learned before or
+        after (``DB_PASSWORD=deploy`` beside a tool ``deploy.run``: the value is still redacted where the secret-looking
+        name gives it). The name is written in code, and must say which tool runs; a key of a known format in it is
+        still found by the detectors wherever it is written."""
+        with self._lock:
+            if name in self._names:
+                return
+            self._names = self._names | {name}
+            kept = tuple(v for v in self.values if v not in name)
+            if len(kept) == len(self.values):
+                return
+            self.values, self._known = kept, Known().plus(set(kept))
+        global _VERSION
+        _VERSION += 1
 
     def redact_any(self, obj: Any) -> Any:
         """``redact`` of any object in its JSON form (an adapter's result may be any object); None stays None."""

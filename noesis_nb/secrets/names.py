@@ -19,6 +19,8 @@ __all__ = [
     "vocabulary_token",
     "REDACTED_VALUE",
     "PLACEHOLDERS",
+    "WELL_KNOWN",
+    "hunted",
 ]
 
 REDACTED_VALUE = "[REDACTED]"
@@ -46,6 +48,23 @@ PLACEHOLDERS = frozenset(
         "...",
     }
 )
+
+# the credentials a default install or a local server is given, as its documentation writes them (Docker's
+# ``POSTGRES_PASSWORD=postgres``, Ollama's ``api_key="ollama"``, LM Studio's ``"lm-studio"``, vLLM's ``"EMPTY"``,
+# MinIO's ``minioadmin``, RabbitMQ's ``guest``): redacted where a secret-looking name gives them, but never learned
+# as a value to hunt in the run's other texts, where the same word names the server, the image, the user, the
+# database or the model's provider (taken as secrets, ``postgres.query`` and ``ollama`` read ``[REDACTED]``)
+WELL_KNOWN = frozenset(
+    {
+        "postgres", "postgresql", "mysql", "mariadb", "root", "admin", "administrator", "guest", "user", "test",
+        "testing", "demo", "example", "sample", "default", "dummy", "fake", "mock", "local", "localhost", "dev",
+        "development", "pass", "passwd", "changeit", "minioadmin", "neo4j",
+        "elastic", "rabbitmq", "redis", "mongo", "mongodb", "ollama", "lm-studio", "lmstudio", "llama", "llamacpp",
+        "vllm", "empty", "no-key", "nokey", "no_key", "not-needed", "not-used", "unused", "sk-no-key-required",
+        "sk-dummy", "sk-fake", "sk-test", "sk-xxx", "sk-1234", "api-key", "apikey", "api_key", "your-api-key",
+        "your_api_key", "your-key", "your_key", "your-token", "your_token", "<your-api-key>", "anything", "any",
+    }
+)  # fmt: skip
 
 # what a secret-looking name may be given that says how it is set, not what it is: ``auth: required``,
 # ``password: disabled`` (once taken as secrets, such words were hidden in every later text of the run)
@@ -225,6 +244,17 @@ def names_no_value(value: str) -> bool:
         return True
     word = word[:-1] if word.endswith(".") else word
     return word.islower() and word in _SETTINGS
+
+
+def hunted(value: str, name: str = "") -> bool:
+    """Whether a secret's value is one to learn and hunt in every other text of the run: not a placeholder or a
+    setting (``names_no_value``), not a well-known default (``WELL_KNOWN``: ``postgres``, ``ollama``), not a word of
+    the name that gives it (``WEBSHOP_PASSWORD=webshop``, ``{"redis_password": "redis"}``). Such a value is still
+    redacted where the name gives it; ``hunter2`` or a key is hunted everywhere."""
+    word = value.strip()
+    if names_no_value(word) or word.lower() in WELL_KNOWN:
+        return False
+    return not (name and word.lower() in {w.lower() for w in _WORD.findall(plain(name))})
 
 
 def names_variable(value: str) -> bool:

@@ -18,16 +18,16 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from .joined import chunk_texts, split_secrets
 from .known import for_text
-from .names import REDACTED_VALUE, is_secret_key, names_no_value, vocabulary_token
+from .names import REDACTED_VALUE, hunted, is_secret_key, names_no_value, vocabulary_token
 from .text import find_in_text
 
-__all__ = ["Hit", "scan", "redact", "leaf_strings", "distinct_key", "MAX_DEPTH"]
+__all__ = ["Hit", "scan", "redact", "learned", "leaf_strings", "distinct_key", "MAX_DEPTH"]
 
 Path = tuple[str | int, ...]  # dict keys and list indexes from the root to a value
 
@@ -267,6 +267,14 @@ def _walk(value: Any, path: Path, entropy: bool, out: list[Hit]) -> None:
         for i, item in enumerate(items):
             if not (i in positional and positional[i].whole):
                 _walk(item, path + (i,), entropy, out)
+
+
+def learned(hits: Iterable[Hit]) -> Iterator[str]:
+    """The values of ``hits`` to hunt in the run's other texts (``names.hunted``): not a well-known default, nor a
+    word of the field's name that gave it (``{"POSTGRES_PASSWORD": "postgres"}`` is redacted there, and only there)."""
+    for hit in hits:
+        name = hit.path[-1] if hit.whole and hit.path and isinstance(hit.path[-1], str) else ""
+        yield from (v for v in hit.values if hunted(v, name))
 
 
 def scan(value: Any, *, entropy: bool = True) -> list[Hit]:

@@ -90,6 +90,9 @@ def prepare(inv: ToolInvocationInput, ports: PreparePorts, *, hold: bool = False
     emit, prepared_repository = ports.emit, ports.repository
     rid = inv.request_id
     draft_id = check_id(inv.effective_draft_id)
+    # the tool's name says which tool runs: no value the run learned is hidden in it (``RunSecrets.name_shown``)
+    secrets = secrets_for_run(_scope(prepared_repository))
+    secrets.name_shown(inv.tool.key)
     emit(events.TOOL_REQUESTED, rid, protocol=inv.protocol.value, tool=inv.tool.name)
     try:
         normalized = ports.normalize(inv)
@@ -104,7 +107,7 @@ def prepare(inv: ToolInvocationInput, ports: PreparePorts, *, hold: bool = False
     authorize(ports.authorize, inv, security, emit)
     emit(events.TOOL_AUTHZ_PASSED, rid, policy_scope=security.policy_scope)
 
-    evidence = build_payload_evidence(normalized, inv.redaction_policy, secrets=secrets_for_run(_scope(prepared_repository)))
+    evidence = build_payload_evidence(normalized, inv.redaction_policy, secrets=secrets)
     candidate_id = (
         ports.candidate(inv, evidence)
         or inv.governance.candidate_id

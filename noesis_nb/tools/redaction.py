@@ -18,6 +18,7 @@ from typing import Any
 
 from noesis_nb.secrets import REDACTED_VALUE, RunSecrets, is_secret_key, leaf_strings
 from noesis_nb.secrets import redact as _detect_and_redact
+from noesis_nb.secrets.names import hunted
 
 from .fingerprints import request_fingerprint
 from .types import PayloadEvidence, PayloadRedactionPolicy
@@ -140,6 +141,10 @@ def redacted_paths(value: Any, _path: str = "") -> list[str]:
     return [_path] if isinstance(value, str) and REDACTED_VALUE in value else []
 
 
+def _hunted_under(key: Any, real: Any, value: str) -> bool:
+    return not (isinstance(key, str) and isinstance(real, str)) or hunted(value, key)
+
+
 def _changed_values(real: Any, stored: Any) -> list[str]:
     """The secret strings of ``real`` that ``stored`` redacts (whole leaves, or the parts a marker replaced)."""
     if isinstance(stored, str) and REDACTED_VALUE in stored:
@@ -147,7 +152,8 @@ def _changed_values(real: Any, stored: Any) -> list[str]:
             return list(leaf_strings(real))
         return _between(stored, real)
     if isinstance(real, Mapping) and isinstance(stored, Mapping):
-        found = [v for k in real if k in stored for v in _changed_values(real[k], stored[k])]
+        # a leaf's value that is a word of its own name (``{"POSTGRES_PASSWORD": "postgres"}``) is hidden there only
+        found = [v for k in real if k in stored for v in _changed_values(real[k], stored[k]) if _hunted_under(k, real[k], v)]
         # a key that held a secret is renamed (``{"[REDACTED]": …}``), keeping its order among the renamed ones
         renamed, names = [k for k in real if k not in stored], [k for k in stored if k not in real]
         if renamed and len(renamed) == len(names):
