@@ -211,7 +211,7 @@ def _entry(record: RunRecord) -> dict[str, Any] | None:
 def _stored_columns(record: RunRecord, calls: list[Any]) -> list[Any]:
     """``calls`` as ``runusage``'s columns (those the load made, when they are of these calls), NaN written as null."""
     kept = record.get("call_columns")
-    columns = kept[1] if kept is not None and kept[0] is calls else call_columns({"calls": calls})  # type: ignore[typeddict-item]
+    columns = kept[1] if kept is not None and kept[0] is calls else call_columns({"calls": calls})
     return [*columns[:4], [[None if v != v else v for v in values] for values in columns.tokens]]
 
 

@@ -30,6 +30,7 @@ from .fs import BadFile, Stat, dir_stamp, local_unchanged
 from .problems import NO_EVENTS_IN_SEALED_RUN, LoadProblem
 from .shapes import FINAL, MANIFEST, STATE, SUMMARY, Spec, check
 from .source import RunRef
+from .summaryusage import usage_disagreement
 from .timetext import utc_micros
 from .toolfolders import ToolFolders
 from .usage import MODEL_CALL, scan_model_calls
@@ -242,6 +243,8 @@ def read_run(
         "manifest_clean": manifest_clean,
         "known_sizes": {k: v[0] for k, v in stamp.items() if v is not None and k.endswith((".json", ".jsonl"))},
     }
+    if need_calls and (disagreement := usage_disagreement(record)) is not None:
+        record["problems"].append(disagreement)
     return record, stamp, record["problems"]
 
 
@@ -328,6 +331,8 @@ def calls_from_events(record: RunRecord) -> list[LoadProblem]:
         _other_episodes(ref, got[0], ref.fs.url(path), found)
     record["calls_from"] = "events"
     record["stamp"]["events.jsonl"] = got[1] if got is not None else ref.fs.stat(path)
+    if got is not None and (disagreement := usage_disagreement(record)) is not None:
+        found.append(disagreement)
     found = [p for p in dict.fromkeys(found) if p not in record["problems"]]  # a line the tail's read reported: once
     record["problems"].extend(found)
     return found

@@ -7,17 +7,17 @@ the same (``runrecord`` decides what it can from the summary; the prices decide 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ..cost import Pricer, price_arrays, price_attrs, stamps_or_now
 from ._arrays import objects
+from .callcolumns import CallColumns, call_columns
 from .columns import TOKEN_COLUMNS
 from .runrecord import PARTS, RunRecord
-from .timetext import NAT, utc_micros
-from .values import is_count
+from .timetext import utc_micros
 
 __all__ = ["run_usage", "sums_hide_priced_parts", "PriceMemo", "CallColumns", "call_columns"]
 
@@ -154,47 +154,3 @@ def run_usage(records: list[RunRecord], prices: Any) -> pd.DataFrame:
     out = pd.DataFrame(columns, index=pd.RangeIndex(n), copy=False)  # one constructor call, not a setitem per column
     out.attrs.update(price_attrs(pricer, notes))
     return out
-
-
-class CallColumns(NamedTuple):
-    """One run's calls as plain columns: time (µs, ``NAT`` unknown), weight, model, provider, token counts."""
-
-    stamps: list[int]
-    weights: list[float]
-    models: list[Any]
-    providers: list[Any]
-    tokens: tuple[list[float], ...]  # by ``TOKEN_COLUMNS``; NaN when unknown or in conflict (``call_counts``' rule)
-
-
-def call_columns(record: RunRecord) -> CallColumns:
-    """The run's calls as ``CallColumns``, kept with the record until its calls are replaced (``calls_from_events``)."""
-    calls = record["calls"]
-    kept = record.get("call_columns")
-    if kept is not None and kept[0] is calls:
-        columns: CallColumns = kept[1]
-        return columns
-    payloads = [payload for _, payload in calls]
-    counts = [_counts(p) for p in payloads]
-    got = CallColumns(
-        stamps=[NAT if (micros := utc_micros(ts)) is None else micros for ts, _ in calls],
-        weights=[p["model_calls"] if is_count(p.get("model_calls")) else 1 for p in payloads],
-        models=[v if type(v := p.get("model")) is str else None for p in payloads],
-        providers=[v if type(v := p.get("provider")) is str else None for p in payloads],
-        tokens=tuple(map(list, zip(*counts))) if counts else tuple([] for _ in TOKEN_COLUMNS),
-    )
-    record["call_columns"] = (calls, got)
-    return got
-
-
-_NAN = float("nan")
-
-
-def _counts(payload: dict[str, Any]) -> tuple[float, ...]:
-    """One call's token counts by ``TOKEN_COLUMNS``, by ``usage.call_counts``' rule (a test holds them equal):
-    NaN when not a count, and a total with its parts NaN when the parts exceed it."""
-    inp, cached, written, out, reasoning = (float(v) if is_count(v := payload.get(name)) else _NAN for name in TOKEN_COLUMNS)
-    if (0.0 if cached != cached else cached) + (0.0 if written != written else written) > inp:
-        inp = cached = written = _NAN
-    if reasoning > out:
-        out = reasoning = _NAN
-    return inp, cached, written, out, reasoning

@@ -1,7 +1,8 @@
 """What one frame says is unknown about a run, the others do not count; what two files of a run say differently is
 said. A sealed run whose log changed since its seal: ``runs_df`` gives its calls, tokens and cost unknown, and
 ``usage_df`` keeps its calls with those figures unknown too (a sum of either frame leaves the run out alike, and with
-``skipna=False`` is NaN in both)."""
+``skipna=False`` is NaN in both). A run not sealed whose ``summary.json`` usage disagrees with its events: ``runs_df``
+shows the events' figures and reports both."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import pandas as pd
 import pytest
 
 import noesis_nb
+from noesis_nb.frames import RunLoadError, clear_cache
 from noesis_nb.frames.columns import TOKEN_COLUMNS
 
 
@@ -81,3 +83,43 @@ def test_a_changed_sealed_log_leaves_its_usage_rows_unknown_as_runs_df_says(made
         other = usage[usage["episode_id"] == intact].iloc[0]  # the intact run keeps its figures
         assert other["input_tokens"] == runs.loc[intact, "input_tokens"] == 100 and other["priced"]
         assert other["cost_usd"] == pytest.approx(runs.loc[intact, "cost_usd"])
+
+
+def _unseal(run: Path) -> None:
+    for name in ("final.json", "manifest.json"):
+        (run / name).unlink()
+
+
+def _repeat_call(log: Path, new_id: bool) -> None:
+    lines = log.read_text().splitlines()
+    at = next(i for i, line in enumerate(lines) if '"model.call"' in line)
+    event = json.loads(lines[at])
+    if new_id:
+        event["id"] = event["id"][:-4] + "ffff"
+    lines.insert(at + 1, json.dumps(event))
+    log.write_text("\n".join(lines) + "\n")
+
+
+@pytest.mark.parametrize("new_id", [True, False], ids=["new id", "same id"])
+def test_a_summary_that_disagrees_with_the_events_of_an_unsealed_run_is_reported(made, tmp_path, new_id):
+    root = _copy(made, tmp_path)
+    run, intact = root / made[0].name, root / made[1].name
+    _unseal(run)
+    _unseal(intact)  # not sealed either, its summary as its events: nothing to say
+    _repeat_call(run / "events.jsonl", new_id)
+    clear_cache()
+    for _ in range(2):  # cold, then warm from the cache
+        runs = _quiet(noesis_nb.runs_df, root).set_index("episode_id")
+        found = [e for e in runs.attrs["errors"] if e["path"].replace("\\", "/").endswith(f"{run.name}/summary.json")]
+        assert len(found) == 1, runs.attrs["errors"]
+        reason = found[0]["reason"]
+        assert "gives model_calls 1, input_tokens 100, output_tokens 10" in reason, reason
+        assert "adds up to model_calls 2, input_tokens 200, output_tokens 20" in reason, reason
+        assert "the frames show the events' figures" in reason
+        assert not [e for e in runs.attrs["errors"] if intact.name in e["path"]], runs.attrs["errors"]
+        usage = _quiet(noesis_nb.usage_df, root)  # the figures runs_df shows are those usage_df lists
+        assert runs.loc[run.name, "model_calls"] == 2 == (usage["episode_id"] == run.name).sum()
+        assert runs.loc[run.name, "input_tokens"] == 200 == usage[usage["episode_id"] == run.name]["input_tokens"].sum()
+    said = "adds up to model_calls 2" if new_id else "the same event written twice"  # strict: the first problem
+    with pytest.raises(RunLoadError, match=said):
+        noesis_nb.runs_df(run, strict=True, cache=False)
