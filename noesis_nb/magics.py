@@ -21,6 +21,7 @@ import argparse
 import difflib
 import os
 import re
+import sys
 import warnings
 from typing import Any
 
@@ -144,7 +145,12 @@ def build_parser() -> _Parser:
         "--governance", choices=("off", "audit", "enforce"), default=None, help="governance mode (default: configured)"
     )
     run.add_argument("--runs-dir", default=None, help="where the run directory goes (default: configured runs dir)")
-    run.add_argument("--seed", type=_number(int, "a whole number", "--seed 7"), default=0)
+    run.add_argument(
+        "--seed",
+        type=_number(int, "a whole number", "--seed 7"),
+        default=0,
+        help="a whole number recorded with the run and given to the adapter as ctx.seed (default 0)",
+    )
     run.add_argument("--tag", action="append", default=[], metavar="KEY=VALUE", help="a tag (repeatable)")
     run.add_argument(
         "--idle-timeout",
@@ -538,7 +544,13 @@ class NoesisMagics(Magics):
 
         try:
             return str(DollarFormatter().vformat(word, args=[], kwargs=self.shell.user_ns))
-        except Exception:
+        except Exception as exc:  # said, not silent: the run would take the text as written for the value meant
+            what = f"${exc.name} is not defined" if isinstance(exc, NameError) and exc.name else f"{type(exc).__name__}"
+            print(
+                f"%noesis: {quoted(word, 80)} is used as written ({what}); define it in a cell first, "
+                "or write $$ for a literal $",
+                file=sys.stderr,
+            )
             return word
 
     # -- subcommands ----------------------------------------------------------------------------
