@@ -3,7 +3,8 @@
 A case names a behaviour; ``agents.build`` makes each kind's agent show it; the episode runs
 through ``noesis_nb.integrations.start`` and must meet the case's ``expect``. Every kind also
 has to leave a sealed run whose every line passes Noēsis' event guard (verb phases keep their
-payload minimum), and (integrations) tag the run and every event it writes with its ``source``.
+payload minimum) and whose lifecycle Noēsis accepts (nothing acts or ends while paused, a resume only
+from a pause), and (integrations) tag the run and every event it writes with its ``source``.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import pytest
 
 from noesis_nb.integrations import start
 from noesis_nb.store import read_json, verify_manifest
-from tests.compat import rules_events
+from tests.compat import rules_events, rules_lifecycle
 from tests.compat.rundata import load_run
 
 from .agents import KINDS, build
@@ -112,7 +113,8 @@ def _check(case: dict[str, Any], built: Any, handle: Any, pending: int, elapsed:
             assert html.escape(text, quote=True) in snapshot, f"{text!r} is not in the snapshot, escaped"
     # every kind: a sealed run; integrations: the source on the run and on each event they wrote
     assert (handle.run_dir / "final.json").exists() and verify_manifest(handle.run_dir).ok
-    broken = [str(v) for v in rules_events.check(load_run(handle.run_dir))]
+    run = load_run(handle.run_dir)  # the event guard, and the lifecycle (no step while paused, resumes as Noēsis')
+    broken = [str(v) for v in (*rules_events.check(run), *rules_lifecycle.check(run))]
     assert not broken, broken
     if built.source:
         assert read_json(handle.run_dir / "state.json")["episode"]["tags"].get("source") == built.source
