@@ -48,7 +48,8 @@ class SteerInput:
     def send(self) -> Any:
         """What Send does: steer the source with the box's text, then clear the box."""
         text = self.text.value
-        if not text.strip():
+        if not text.strip():  # nothing to send: said, as a click that does nothing reads as broken
+            self._say('<span class="nnb-muted">type a message for the agent in the box first, then Send</span>')
             return None
         try:
             steer = self.source.steer(text, sender=self.sender)
