@@ -50,6 +50,14 @@ async def then_raises(task: str, ctx: Any) -> str:
     raise ValueError("no result to give")
 
 
+def sync_catches(task: str, ctx: Any) -> str:
+    try:
+        ctx.tool("notes.a", {"args": ["a"]}, protocol="python", fn=_note, effect="write", risk="high")
+    except BaseException as exc:  # a sync adapter's catch-all takes the pause too
+        return f"caught {type(exc).__name__}"
+    return "ran"
+
+
 def _solve(runs_dir: Path, using: Any) -> str:
     return noesis_nb.solve("notes", using=using, runs_dir=runs_dir, approver="ask")
 
@@ -91,7 +99,7 @@ def _approve_and_resume(runs_dir: Path, episode: str) -> Path:
 
 @pytest.mark.parametrize(
     ("adapter", "drafts"),
-    [(gather_three, 3), (gather_one, 1), (wait_one, 1), (then_raises, 1)],
+    [(gather_three, 3), (gather_one, 1), (wait_one, 1), (then_raises, 1), (sync_catches, 1)],
     ids=lambda x: getattr(x, "__name__", str(x)),
 )
 def test_solve_ends_paused_when_the_adapter_swallows_its_pause(runs_dir: Path, adapter: Any, drafts: int) -> None:
