@@ -65,7 +65,7 @@ class RunSecrets:
         """Remember values (those of ``MIN_HUNTED``+ characters, not a placeholder: the ``"password"`` of a
         redacted ``{"auth": ("password", …)}`` is no value to hunt in every later text); True when one is new."""
         new = {v for v in values if isinstance(v, str) and len(v) >= MIN_HUNTED and "REDACTED" not in v and hunted(v)}
-        new = {v for v in new if not any(v in name for name in self._names)}  # (``name_shown``)
+        new = {v for v in new if not _in_names(v, self._names)}  # (``name_shown``)
         # a value holding a character read as another (``ś``, ``\u3000``, a zero-width space) is hunted as it reads too:
         # text is searched as it reads once written in a disguise (``_scrub_escaped``), where the value as written is not
         new |= {r for v in new if not v.isascii() and len(r := _reading(v)) >= MIN_HUNTED}
@@ -126,13 +126,13 @@ class RunSecrets:
     def name_shown(self, name: str) -> None:
         """A tool's name (``postgres.query``) the approver is shown: no learned value is hunted in it, learned before or
         after (``DB_PASSWORD=deploy`` beside a tool ``deploy.run``: the value is still redacted where the secret-looking
-        name gives it). The name is written in code, and must say which tool runs; a key of a known format in it is
-        still found by the detectors wherever it is written."""
+        name gives it). The name is written in code, and must say which tool runs; a value the detectors take for a
+        key by itself (of a known format, or random) is still hunted, in the name too."""
         with self._lock:
             if name in self._names:
                 return
             self._names = self._names | {name}
-            kept = tuple(v for v in self.values if v not in name)
+            kept = tuple(v for v in self.values if not _in_names(v, (name,)))
             if len(kept) == len(self.values):
                 return
             self.values, self._known = kept, Known().plus(set(kept))
@@ -428,6 +428,11 @@ def scrub_text(text: str, values: Iterable[str] | Known) -> str:
 
 
 _LAST: tuple[tuple[str, ...], Known] = ((), Known())
+
+
+def _in_names(value: str, names: Iterable[str]) -> bool:
+    """Whether ``value`` stands in one of the tools' names a run shows and is no key by itself (``name_shown``)."""
+    return any(value in name for name in names) and not find_in_text(value)
 
 
 def _known_of(values: tuple[str, ...]) -> Known:

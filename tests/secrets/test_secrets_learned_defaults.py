@@ -105,3 +105,17 @@ def test_the_rule_learns_keys_and_passwords_not_defaults_or_a_names_own_word() -
     assert not hunted("myapp", "MYAPP_PASSWORD") and not hunted("redis", "redisPassword")
     for value in ("hunter2", "Zq8vN3kLm2Xp7Rt4", "sk-proj-Ab3dEf6hIjKlMnOp"):
         assert hunted(value) and hunted(value, "DB_PASSWORD"), value
+
+
+def test_a_value_that_is_a_key_by_itself_stays_hunted_in_a_tools_name() -> None:
+    from noesis_nb.secrets.guard import RunSecrets
+
+    key, random = "sk-proj-Ab3dEf6hIjKlMnOpQr5tUv", "Zq8vN3kLm2Xp7Rt4Wq9Lm3Xa"
+    secrets = RunSecrets()
+    secrets.learn([key, random, "deploy9"])
+    for name in (f"vendor.{key}", f"{random}.run", "deploy9.migrate"):
+        secrets.name_shown(name)
+    assert secrets.scrub_text(f"ran vendor.{key} and {random}.run") == "ran vendor.[REDACTED] and [REDACTED].run"
+    assert secrets.scrub_text("ran deploy9.migrate") == "ran deploy9.migrate"
+    secrets.learn(["deploy9"])  # learned again after the name was shown: still not hunted
+    assert secrets.scrub_text("deploy9") == "deploy9"
