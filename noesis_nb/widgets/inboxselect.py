@@ -49,6 +49,7 @@ class Selection:
     _bulk: bool
     _confirming: tuple[bool, list[str]] | None
     _resume_rows: dict[str, ResumeRow]
+    decided: Any  # the rows decided, newest last (a bounded deque)
 
     def refresh(self) -> None:
         raise NotImplementedError
@@ -69,25 +70,66 @@ class Selection:
             self.message.value = '<span class="nnb-muted">tick the rows to decide first (the box at the left of each)</span>'
             return
         self._confirming = (approve, [r.key for r in chosen])
+        self._word_question(approve, chosen, [])
+        self.message.value = ""
+        self.confirm_box.layout.display = None
+        self.approve_selected.disabled = self.reject_selected.disabled = True
+
+    def _word_question(self, approve: bool, chosen: list[Row], gone: list[str]) -> None:
+        """``Approve 2 drafts?`` for what still waits of the rows asked about (``gone``: what became of the others)."""
         verb = "Approve" if approve else "Reject"
         reason = self.reason.value.strip()
         # as every view shows text: secrets removed, one bounded line (a pasted log or token is not echoed whole)
         tail = f" — reason: {esc(short(reason, _REASON_SHOWN))}" if reason else ""
-        self.question.value = f"<b>{verb} {count_words(chosen)}?</b>{tail}"
-        self.confirm_button.description = f"Confirm: {verb.lower()} {len(chosen)}"
-        self.message.value = ""
-        self.confirm_box.layout.display = None
-        self.approve_selected.disabled = self.reject_selected.disabled = True
+        since = f' <span class="nnb-muted">(decided since, on its own row or elsewhere: {esc(", ".join(gone))})</span>'
+        question = f"<b>{verb} {count_words(chosen)}?</b>{tail}" + (since if gone else "")
+        if question != self.question.value:
+            self.question.value = question
+        label = f"Confirm: {verb.lower()} {len(chosen)}"
+        if label != self.confirm_button.description:
+            self.confirm_button.description = label
+
+    def _asked_about(self) -> tuple[list[Row], list[str]]:
+        """Of the rows the open question names: those still waiting, and what became of each of the others."""
+        assert self._confirming is not None
+        ended = {r.key: r for r in self.decided}
+        left, gone = [], []
+        for key in self._confirming[1]:
+            row = self.rows.get(key)
+            if row is not None and row.decision is None:
+                left.append(row)
+                continue
+            row = row or ended.get(key)
+            status = (row.decision or {}).get("status") if row is not None and row.decision else None
+            pending = row.item.pending if row is not None else None
+            name = pending.tool if pending is not None else "the veto" if row is not None else "a row"
+            gone.append(f"{short(name, 60)} {status if status else 'no longer waiting'}")
+        return left, gone
+
+    def sync_question(self) -> None:
+        """Keep the open question true: a row it names that was decided meanwhile (its own button, another view, a
+        cell) leaves its count; with none left, the question closes and says so."""
+        if self._confirming is None:
+            return
+        left, gone = self._asked_about()
+        if left:
+            self._word_question(self._confirming[0], left, gone)
+            return
+        self._close_question()
+        self.message.value = (
+            '<span class="nnb-muted" role="status">nothing left to confirm: every row asked about was decided since '
+            f"({esc(', '.join(gone))})</span>"
+        )
 
     def confirm(self) -> list[dict[str, Any]]:
         """Confirm: decide the rows named in the question (only those, even if the selection changed since)."""
         if self._confirming is None:
             return []
-        approve, keys = self._confirming
-        self._close_question()
+        approve = self._confirming[0]
         with self._lock:
-            rows = [self.rows[k] for k in keys if k in self.rows]
-        return self._decide(rows, approve, self.reason.value.strip() or None)
+            rows, gone = self._asked_about()
+        self._close_question()
+        return self._decide(rows, approve, self.reason.value.strip() or None, since=gone)
 
     def cancel(self) -> None:
         self._close_question()
@@ -98,7 +140,8 @@ class Selection:
         self.confirm_box.layout.display = "none"
         self.approve_selected.disabled = self.reject_selected.disabled = False
 
-    def _decide(self, rows: list[Row], approve: bool, reason: str | None) -> list[dict[str, Any]]:
+    def _decide(self, rows: list[Row], approve: bool, reason: str | None, since: list[str] | None = None) -> list[dict[str, Any]]:
+        """Decide ``rows``; the message says how many, and what became of the rows asked about decided ``since``."""
         decisions, failed = [], 0
         self._bulk = True
         try:
@@ -112,6 +155,7 @@ class Selection:
             self._bulk = False
         verb = "approved" if approve else "rejected"
         note = f" · {failed} could not be decided (see the row)" if failed else ""
+        note += f" · decided before the confirmation: {', '.join(since)}" if since else ""
         drafts = f"{len(decisions):,} draft{'' if len(decisions) == 1 else 's'}"
         self.message.value = f'<span class="nnb-muted" role="status">{verb} {drafts}{esc(note)}</span>'
         self.refresh()

@@ -202,6 +202,7 @@ class InboxView(Selection, SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipy
             problems = self._problems_html()
             if problems != self.problems.value:
                 self.problems.value = problems
+            self.sync_question()  # a row it asks about may have been decided meanwhile
             toolbar = None if self.rows else "none"  # selection tools only while something waits
             if self.toolbar.layout.display != toolbar:
                 self.toolbar.layout.display = toolbar
