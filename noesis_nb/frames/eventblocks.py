@@ -29,7 +29,7 @@ from .problems import CUT_IN_SEALED_RUN, NO_EVENTS_IN_SEALED_RUN, LoadProblem, P
 from .progress import progress
 from .provenance import written_as
 from .rowsource import read_run_source, read_run_source_stamped, source_column
-from .sealsizes import is_seal_change, listed_sizes, size_changes, written_since
+from .sealsizes import is_seal_change, listed_sizes, size_changes
 from .source import RunRef
 
 __all__ = ["EVENT_KINDS", "load_events", "EventColumns"]
@@ -127,7 +127,7 @@ def load_events(
                 if got is None and not run_problems and ref.seal().final:  # ``seal_state``: final.json a regular file
                     run_problems.append(LoadProblem(ref.fs.url(path), None, NO_EVENTS_IN_SEALED_RUN))
                 if got is None:
-                    run_problems.extend(_seal_changes(ref, None, named_by))
+                    run_problems.extend(_seal_changes(ref, None, named_by, folder))
                     segments.append(_NO_EVENTS)
                     systems.append(())
                     sealed_tools.append(None)
@@ -162,7 +162,7 @@ def load_events(
                     report(other_episodes([e.get("episode_id") for e in evs], ref.name))
                 start, stop, named = batch.add(evs, report)
                 # after the lines' own problems: a strict load names the line a change broke, then the change itself
-                run_problems.extend(_seal_changes(ref, (len(data), *stamp[1:]), named_by))
+                run_problems.extend(_seal_changes(ref, (len(data), *stamp[1:]), named_by, folder))
                 systems.append(named)
                 del evs
                 segment = (batch, start, stop)
@@ -194,16 +194,19 @@ def load_events(
         return loaded
 
 
-def _seal_changes(ref: RunRef, events: Any, named_by: tuple[str, Any]) -> list[LoadProblem]:
+def _seal_changes(ref: RunRef, events: Any, named_by: tuple[str, Any], folder: Any) -> list[LoadProblem]:
     """The run's log (``events``: its stamp as read; None: gone, reported on its own), summary and final.json against
-    the sizes its manifest lists (``sealsizes``); nothing for a run not sealed. ``named_by``: ``_source_stamp``."""
-    summary = named_by[1] if named_by[0] == "summary.json" else None
-    final = ref.fs.stat(ref.file("final.json"))
-    if not written_since(ref.fs.stat(ref.file("manifest.json")), (events, summary, final)):
+    the sizes its manifest lists (``sealsizes``); nothing for a run not sealed. ``named_by``: ``_source_stamp``;
+    ``folder``: ``_folder_stamp`` (locally the stats of final.json and manifest.json, taken before the read: a size
+    that differs is checked against the file as it is now, and a manifest written since changes the cache key)."""
+    local = ref.fs.protocol == "file"
+    if local and folder[1] is None:  # no manifest: not sealed, nothing listed
         return []
-    listed = listed_sizes(ref)
+    listed = listed_sizes(ref)  # read whenever the run is: no time tells a file or the manifest edited since the seal
     if not listed:
         return []
+    summary = named_by[1] if named_by[0] == "summary.json" else None
+    final = folder[0] if local else ref.fs.stat(ref.file("final.json"))
     sizes = {"summary.json": None if summary is None else summary[0], "final.json": None if final is None else final[0]}
     if events is not None:
         sizes["events.jsonl"] = events[0]
@@ -217,14 +220,16 @@ def _source_stamp(ref: RunRef) -> tuple[str, Any]:
 
 
 def _folder_stamp(ref: RunRef) -> Any:
-    """What changes when the run's seal does: locally the run folder's own stamp (writing, renaming or removing
-    final.json or manifest.json changes it, and a folder made again under the run's name is another folder),
-    remotely the seal as the root's listing shows it. What the seal decides (whether the events are as noesis_nb
-    screened them, which tool records it vouches for, whether a cut last line is damage) is cached with the events."""
-    if ref.fs.protocol == "file":  # with final.json's own: an edit in place changes no folder, and the seal-size check
-        return ref.fs.stat(ref.path), ref.fs.stat(ref.file("final.json"))  # reads it (a warm load must say what a cold one does)
+    """What changes when the run's seal does: locally the stamps of final.json and manifest.json (writing, editing,
+    renaming or removing either, or swapping it for a link or a folder, changes its size, times or inode), remotely
+    the seal as the root's listing shows it. What the seal decides (whether the events are as noesis_nb screened
+    them, which tool records it vouches for, whether a cut last line is damage, the sizes the seal-size check
+    compares) is cached with the events: a warm load says what a cold one does."""
+    fs = ref.fs
+    if fs.protocol == "file":
+        return fs.stat(ref.file("final.json")), fs.stat(ref.file("manifest.json"))
     seal = ref.seal()
-    return seal.final, seal.manifest
+    return seal.final, seal.manifest, fs.stat(ref.file("manifest.json"))
 
 
 def _read_events(ref: RunRef, path: str, run_problems: list[LoadProblem]) -> tuple[bytes, Any] | None:

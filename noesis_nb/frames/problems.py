@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, field
 
 from ..errors import EventLogCorruption, EventLogIntegrityError, InvalidOptionError, NoesisNbError, quoted_path
 from ..secrets.quoted import quoted
 
-__all__ = ["LoadProblem", "RunLoadError", "Problems", "CUT_IN_SEALED_RUN", "NO_EVENTS_IN_SEALED_RUN"]
+__all__ = ["LoadProblem", "RunLoadError", "Problems", "CUT_IN_SEALED_RUN", "NO_EVENTS_IN_SEALED_RUN", "SEAL_CHANGE"]
 
 # a sealed run's events.jsonl that ends mid-line: an event lost (a copy cut short), not one still being written
 CUT_IN_SEALED_RUN = "the last line is cut off (no newline) although the run is sealed; it is not read"
@@ -18,16 +18,24 @@ NO_EVENTS_IN_SEALED_RUN = (
 )
 
 
+#: ``LoadProblem.kind`` of a file found at another size than its run's manifest.json lists (``sealsizes``)
+SEAL_CHANGE = "seal_change"
+
+
 @dataclass(frozen=True)
 class LoadProblem:
-    """What went wrong, where: ``path`` of the file, 1-based ``line`` (None for whole documents), ``reason``."""
+    """What went wrong, where: ``path`` of the file, 1-based ``line`` (None for whole documents), ``reason``.
+
+    ``kind`` marks a problem code acts on (``SEAL_CHANGE``), set where it is made; None for the rest. It is no
+    part of what a problem says (equal problems with other kinds are one fact) nor of ``as_dict``."""
 
     path: str
     line: int | None
     reason: str
+    kind: str | None = field(default=None, compare=False)
 
     def as_dict(self) -> dict[str, object]:
-        return asdict(self)
+        return {"path": self.path, "line": self.line, "reason": self.reason}
 
 
 class RunLoadError(NoesisNbError, ValueError):

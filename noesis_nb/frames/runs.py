@@ -35,7 +35,7 @@ from .provenance import sealed_here
 from .runindex import RunIndex, index_for
 from .runrecord import RunRecord, calls_from_events, read_run, run_unchanged, stamp_checks
 from .runusage import PriceMemo, run_usage, sums_hide_priced_parts
-from .sealsizes import REPEATED, changed_reason
+from .sealsizes import REPEATED, changed_problem
 from .source import RunRef, Source, distinct_runs, episode_filter, named_runs, resolve_source, stray_runs, unmatched_episodes
 from .toolfolders import ToolFolders
 from .values import safe_name
@@ -377,7 +377,7 @@ def _manifest_ok(
         if listed is None and "size_bytes" in entry:  # written twice (read as unknown): vouches for no size
             listed = REPEATED
         if listed is not None and size != listed:
-            problems.append(LoadProblem(where(name), None, changed_reason(name, size, listed)))
+            problems.append(changed_problem(where(name), name, size, listed))
             ok = False
     return ok
 

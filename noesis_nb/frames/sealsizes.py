@@ -6,23 +6,30 @@ Each frame compares the files it reads against that list, sizes it already has f
 most), and reports each one changed: what it counts from it is unknown, never 0. ``runs_df(verify="hash")``
 compares contents too.
 
-``manifest.json`` is the seal's last file: locally, files (and folders) none of which was modified after it are as
-sealed unless someone set their time back (which the seal's own check, ``store.seal``, accepts too), so the
-list is read only when one was (``written_since``): an intact run costs a ``stat`` of its manifest.
+The list is read whenever a frame reads the run (its cache key, which holds the stat of manifest.json, changed):
+no file's time is trusted to tell, since an edit can set its time back and a manifest can be edited after its files.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 import orjson
 
 from .._jsonkeys import loads_checked
 from .fs import BadFile
-from .problems import LoadProblem
+from .problems import SEAL_CHANGE, LoadProblem
 
-__all__ = ["listed_sizes", "size_changes", "changed_reason", "is_seal_change", "written_since", "MISSING", "REPEATED", "UNKNOWN"]
+__all__ = [
+    "listed_sizes",
+    "size_changes",
+    "changed_reason",
+    "changed_problem",
+    "is_seal_change",
+    "MISSING",
+    "REPEATED",
+    "UNKNOWN",
+]
 
 #: a listed file that is gone
 MISSING = "listed in manifest.json but missing"
@@ -37,18 +44,6 @@ UNKNOWN = {
     "final.json": "the run's outcome and seal may not be its own",
 }
 _RECORD = "the draft's row may not be what the run recorded, and the run's tool_calls and pending_approvals are unknown"
-
-
-def written_since(manifest: Any, stamps: Iterable[Any]) -> bool:
-    """Whether any of ``stamps`` (local ``change_stamp``: size, mtime_ns, ...; None: absent) may have been written after
-    ``manifest`` (its stamp; None: no manifest, nothing to compare with): an absent file or a stamp without a time
-    (a remote one) may have, so its run's list is read."""
-    if manifest is None:
-        return False
-    if len(manifest) < 3:
-        return True
-    sealed_at = manifest[1]
-    return any(stamp is None or len(stamp) < 3 or stamp[1] > sealed_at for stamp in stamps)
 
 
 def listed_sizes(ref: Any) -> dict[str, int] | None:
@@ -94,8 +89,13 @@ def changed_reason(name: str, size: int | None, listed: int) -> str:
 
 
 def is_seal_change(problem: LoadProblem) -> bool:
-    """Whether ``problem`` is a file found changed since its run's seal (``changed_reason``)."""
-    return problem.reason.endswith(_RESTORE)
+    """Whether ``problem`` is a file found changed since its run's seal (``changed_problem``)."""
+    return problem.kind == SEAL_CHANGE
+
+
+def changed_problem(url: str, name: str, size: int | None, listed: int) -> LoadProblem:
+    """The problem of a sealed file at ``url`` changed since its seal (``changed_reason``), marked ``SEAL_CHANGE``."""
+    return LoadProblem(url, None, changed_reason(name, size, listed), SEAL_CHANGE)
 
 
 def size_changes(ref: Any, listed: dict[str, int], sizes: dict[str, int | None]) -> list[LoadProblem]:
@@ -111,5 +111,5 @@ def size_changes(ref: Any, listed: dict[str, int], sizes: dict[str, int | None])
         now = ref.fs.stat(path)
         size = None if now is None else now[0]
         if size != want:
-            out.append(LoadProblem(ref.fs.url(path), None, changed_reason(name, size, want)))
+            out.append(changed_problem(ref.fs.url(path), name, size, want))
     return out

@@ -38,7 +38,7 @@ from .fs import BadFile, dir_stamp, local_unchanged, prefetch_remote, settled
 from .gcpause import without_gc
 from .loadwarning import warn_of_problems
 from .problems import LoadProblem, Problems
-from .sealsizes import listed_sizes, size_changes, written_since
+from .sealsizes import listed_sizes, size_changes
 from .shapes import APPROVAL, EXECUTION, PREPARED, check
 from .source import RunRef, Source, distinct_runs, episode_filter, named_runs, resolve_source, stray_runs, unmatched_episodes
 from .toolfolders import ToolFolders
@@ -363,7 +363,7 @@ def _run_drafts(
     approvals = _records(ref, "approvals", problems, stamps, files, record_names=named_as[1], folders=folders)
     executions = _records(ref, "executions", problems, stamps, files, record_names=named_as[2], folders=folders)
     if ended:  # a sealed run's records as its manifest lists them: one changed or gone since is reported
-        problems.extend_later(_changed_records(ref, files, stamps))  # strict: after the records' own problems
+        problems.extend_later(_changed_records(ref, files))  # strict: after the records' own problems
     vouched = vouched_records(sealed, files) if sealed is not None else None
     rows, records = [], []
     for draft in list(prepared) + [d for d in facts if d not in prepared]:
@@ -380,12 +380,10 @@ def _run_drafts(
     return rows, records, problems.items
 
 
-def _changed_records(ref: RunRef, files: dict[str, Any], stamps: dict[str, Any]) -> list[LoadProblem]:
+def _changed_records(ref: RunRef, files: dict[str, Any]) -> list[LoadProblem]:
     """The tool records a sealed run's manifest lists at another size than ``files`` (each record read, by its name
     under the run → its stat) has them, or that are gone (``sealsizes``); none for a run without a manifest.
-    ``stamps``: those of the records and their folders (a record removed changes its folder's)."""
-    if not written_since(ref.fs.stat(ref.file("manifest.json")), stamps.values()):
-        return []
+    The list is read whenever the records are (no time tells a record or the manifest edited since the seal)."""
     listed = listed_sizes(ref)
     if not listed:
         return []
