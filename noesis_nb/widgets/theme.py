@@ -239,6 +239,10 @@ def _rules() -> list[str]:
         f".{r}.jupyter-widgets-disconnected .nnb-if-live{{display:none}}",
         f".{r}.jupyter-widgets-disconnected .jupyter-button{{pointer-events:none;opacity:1;color:var(--nnb-muted);"
         "background:transparent;border-style:dashed;text-decoration:line-through}",
+        # the steps / raw events switch is redrawn by the kernel, so it cannot switch either: the mode shown stays
+        # readable as a state (not struck through), the other struck through as every action is
+        f".{r}.jupyter-widgets-disconnected .widget-toggle-button.mod-active{{text-decoration:none;border-style:solid;"
+        "color:var(--nnb-fg)}",
         # its reason boxes and tick boxes take nothing any more either (what was typed there went nowhere)
         f".{r}.jupyter-widgets-disconnected :is(input,textarea,select){{pointer-events:none;border-style:dashed;"
         "background:transparent}",
