@@ -64,3 +64,18 @@ def test_a_run_folder_named_in_lower_case_is_named_in_the_error(runs_dir: Path) 
     errors = noesis_nb.runs_df(runs_dir).attrs.get("errors", [])
     reasons = " ".join(e["reason"] for e in errors)
     assert f"'{low}'" in reasons and "[REDACTED]" not in reasons, reasons
+
+
+def test_an_id_cut_where_an_excerpt_ends_is_no_key(runs_dir: Path) -> None:
+    # the act's input_excerpt is the task's first 120 characters: it ends inside the fourth id, whose cut head was
+    # taken for a random word, learned, and hidden in every full copy of the id the run wrote
+    task = "look up " + " ".join(IDS)
+    episode = noesis_nb.solve(task, using=lambda task, ctx: "ok", runs_dir=runs_dir)
+    events = (runs_dir / episode / "events.jsonl").read_text()
+    assert task[:120] in events and "[REDACTED]" not in events
+    assert noesis_nb.runs_df(runs_dir).task.tolist() == [task]
+
+
+@pytest.mark.parametrize("text", ["x order_01H455VB4PEX5VSKNK08 y", "x 01H455VB4PEX5VSKNK08aB", "x 01H455VB4pex5vsknk08"])
+def test_a_cut_id_inside_a_text_or_mixing_cases_is_still_judged(text: str) -> None:
+    assert find_in_text(text), text
