@@ -40,8 +40,8 @@ __all__ = [
     "plain",
     "maybe_disguised",
     "may_hide",
-    "controls_in",
     "CONTROL",
+    "SHOWN_BYTES",
     "LOOK_ALIKES",
     "percent_decoded",
 ]
@@ -56,9 +56,11 @@ _HIDDEN_CATEGORIES = frozenset({"Mn", "Me", "Cf"})
 # the control characters that show as nothing: every one but the tab and line breaks (``\t \n \v \f \r``, NEL),
 # which part words as a space does
 _CONTROLS = (*range(0x01, 0x09), *range(0x0E, 0x20), *range(0x7F, 0x85), *range(0x86, 0xA0))
-#: one ASCII control character that shows as nothing: ASCII text holding none reads as written (the cheap test)
+#: one ASCII control character that shows as nothing: ASCII text holding none reads as written
 CONTROL = re.compile("[\x00-\x08\x0e-\x1f\x7f]")
-_CONTROL_BYTES = re.compile(b"[\x00-\x08\x0e-\x1f\x7f]")
+#: every byte but those control characters: ``data.translate(None, SHOWN_BYTES)`` is empty when ASCII bytes hold none
+#: (the cheap test: a fifth of ``CONTROL``'s search, a byte at a time in C)
+SHOWN_BYTES = bytes(b for b in range(256) if b > 0x1F and b != 0x7F or 0x09 <= b <= 0x0D)
 # what a character is read as when it is one of these (a key's characters): fullwidth punctuation in CJK
 # prose (``，``, ``：``, ``（``) is read as written
 _KEY_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_=+/.")
@@ -128,7 +130,7 @@ def folds() -> dict[int, str]:
 def reads_differently(text: str) -> bool:
     """Whether ``text`` holds an invisible character or one read as another (cheap for ASCII text: False)."""
     if text.isascii():
-        return CONTROL.search(text) is not None
+        return bool(text.encode().translate(None, SHOWN_BYTES))
     return _tables()[2].search(text) is not None
 
 
@@ -169,17 +171,14 @@ def _char(match: re.Match[str]) -> str:
 
 def maybe_disguised(text: str) -> bool:
     """Cheap: False means ``plain(text) == text``."""
-    return not text.isascii() or "\\" in text or ("&" in text and "&#" in text) or CONTROL.search(text) is not None
+    if not text.isascii() or "\\" in text or ("&" in text and "&#" in text):
+        return True
+    return bool(text.encode().translate(None, SHOWN_BYTES))
 
 
 def may_hide(text: str) -> bool:
     """Cheap: False means ``text`` holds no invisible character."""
-    return not text.isascii() or CONTROL.search(text) is not None
-
-
-def controls_in(blob: bytes) -> bool:
-    """Whether ASCII bytes hold a control character that shows as nothing (``CONTROL``)."""
-    return _CONTROL_BYTES.search(blob) is not None
+    return not text.isascii() or bool(text.encode().translate(None, SHOWN_BYTES))
 
 
 def plain(text: str) -> str:

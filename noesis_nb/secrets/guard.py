@@ -449,14 +449,14 @@ def _known_of(values: tuple[str, ...]) -> Known:
 
 # a character escape in JSON text (its backslash doubled) or an HTML reference: a known value may hide behind one
 _ESCAPE_IN_JSON = re.compile(rb"\\\\(?:\\\\)?[uUx0-3N/]|&#")
-# a control character that shows as nothing, in JSON text: escaped (``\u0001``), or DEL as itself
-_CONTROL_IN_JSON = re.compile(rb"\\u00[01][0-9a-fA-F]|\x7f")
+# a control character that shows as nothing, in JSON text: escaped (``\u0001``; DEL is written as itself)
+_CONTROL_IN_JSON = re.compile(rb"\\u00[01][0-9a-fA-F]")
 
 
 def _disguised_json(blob: bytes) -> bool:
     """Whether JSON text may hold a known value in a disguise: behind escapes, or split by invisible characters
     (the control characters are written ``\\u0000``…``\\u001f``; the others as themselves, in UTF-8)."""
-    if _ESCAPE_IN_JSON.search(blob) is not None or _CONTROL_IN_JSON.search(blob) is not None:
+    if _ESCAPE_IN_JSON.search(blob) is not None or _CONTROL_IN_JSON.search(blob) is not None or blob.find(b"\x7f") >= 0:
         return True
     return not blob.isascii() and reads_differently(blob.decode("utf-8", "replace"))
 

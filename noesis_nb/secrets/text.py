@@ -30,9 +30,8 @@ import orjson
 
 from .decoded import basic_credentials, encoded_secrets
 from .disguise import (
-    CONTROL,
     ESCAPE,
-    controls_in,
+    SHOWN_BYTES,
     folded,
     hidden,
     maybe_disguised,
@@ -131,7 +130,7 @@ def _might_contain(blob: bytes) -> bool:
         return True
     if _SHORT_KEY.search(lowered) is not None:
         return True
-    if not anchored and blob.isascii() and not controls_in(blob):
+    if not anchored and blob.isascii() and not blob.translate(None, SHOWN_BYTES):
         return False
     # an escape or an invisible character may hide a keyword or a token: the text as it reads is judged too
     text = blob.decode("utf-8", "replace")
@@ -685,7 +684,7 @@ def find_in_text(text: str, *, entropy: bool = True) -> set[str]:
     """
     if len(text) < 4:
         return set()
-    if CONTROL.search(text) is not None if text.isascii() else reads_differently(text):
+    if text.encode().translate(None, SHOWN_BYTES) if text.isascii() else reads_differently(text):
         return _through_invisible(text, entropy)
     return _find_read(text, entropy)
 
