@@ -485,11 +485,12 @@ def _status_line(run: DiskRun) -> str:
     """The run's status after its ``--text`` timeline, and what to do next: the events alone say neither (a run
     whose process died reads as one still running, a pause as its last event)."""
     from .widgets.reach import magic_line  # the run named as a new cell finds it: its folder, every hidden character shown
+    from .widgets.render import ending_word
 
     def typed(command: str) -> str:
         return magic_line(command, run.episode_id, run.run_dir)
 
-    line = f"status: {run.status}"
+    line = f"status: {ending_word(run.status, run.events)}"  # as the view says it: 'rejected' for a rejected tool call
     if run.hint:  # lost, or an override that needs the run's adapter
         return f"{line}; {visible(run.hint)}"
     if run.pending:
@@ -703,7 +704,10 @@ class NoesisMagics(Magics):
         if not disk.decisions:
             return False
         latest = dict(disk.decisions[-1], created=False)
-        print(_decision_line(latest) + f"; run {visible(disk.episode_id, exact=True)} is {disk.status}")
+        from .widgets.render import ending_word
+
+        shown = ending_word(disk.status, disk.events)
+        print(_decision_line(latest) + f"; run {visible(disk.episode_id, exact=True)} is {shown}")
         return True
 
     def _resume(self, args: argparse.Namespace, cell: str | None) -> Any:

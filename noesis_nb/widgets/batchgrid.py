@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
+from ..store.artifacts import read_summary
 from ..store.vocab import TERMINAL_STATUSES, failed
 from .meter import CostMeter
 from .money import money
-from .render import badge_html, esc, short
+from .render import badge_html, esc, says_rejected, short, shown_status
 from .state import format_elapsed, format_seconds
 from .theme import STATUS_HUES
 
@@ -25,6 +27,7 @@ __all__ = ["BatchFigures", "key_of", "pick", "rank", "entry_line", "grid_table",
 
 def rank(status: str) -> int:
     """Which rows a grid shows first: waiting for a person, failed, running, finished, then not started."""
+    status = "vetoed" if status == "rejected" else status  # the word shown for a run vetoed by a rejection
     if status == "paused":
         return 0
     if failed(status) and status != "cancelled":
@@ -60,12 +63,19 @@ class BatchFigures:
         self.unpriced: set[tuple[int, str]] = set()
         self.priced = False  # prices were ready at the last update (until then costs read "…")
         self._meters: dict[tuple[int, str], CostMeter] = {}  # one per entry: each prices only the calls added since its last look
+        # entry key -> True for an entry whose run ended vetoed because a tool call was rejected (read once it ends)
+        self.rejected: dict[tuple[int, str], bool] = {}
 
     def update(self, entries: Iterable[Any]) -> None:
         """Take in the entries that changed (all of them the first time prices are ready)."""
         self.priced = bool(CostMeter.ready())
         for entry in entries:
             key = key_of(entry)
+            if entry.status != "vetoed":
+                self.rejected.pop(key, None)
+            elif key not in self.rejected:  # its summary's reasons, read once (a vetoed run is sealed)
+                run_dir = getattr(entry, "run_dir", None)
+                self.rejected[key] = run_dir is not None and says_rejected(read_summary(Path(run_dir)))
             usage = entry.usage or {}
             if usage.get("model_calls"):
                 self.tokens[key] = (_count(usage.get("input_tokens")), _count(usage.get("output_tokens")))
@@ -82,6 +92,22 @@ class BatchFigures:
                 self.unpriced.add(key)
             else:
                 self.unpriced.discard(key)
+
+    def status_of(self, entry: Any) -> str:
+        """The word the grid shows for an entry's status (``render.shown_status``: ``rejected`` for a run vetoed
+        because a tool call was rejected)."""
+        return shown_status(str(entry.status), self.rejected.get(key_of(entry), False))
+
+    def shown_counts(self, counts: Mapping[str, int]) -> dict[str, int]:
+        """``counts`` by status with the rejected runs counted apart from the vetoed ones, as their badges say."""
+        shown = dict(counts)
+        rejected = min(sum(self.rejected.values()), counts.get("vetoed", 0))
+        if rejected:
+            shown["vetoed"] -= rejected
+            if not shown["vetoed"]:
+                del shown["vetoed"]
+            shown["rejected"] = rejected
+        return shown
 
     def cost_text(self, key: tuple[int, str] | None = None) -> str:
         ready = CostMeter.ready()
@@ -132,9 +158,9 @@ def header_line(handle: Any, counts: Mapping[str, int], figures: BatchFigures, n
     now = time.time() if now is None else now
     rate, eta = rate_and_eta(counts, handle.started_at, handle.ended_at or now)
     took = format_elapsed(handle.started_at, handle.ended_at, "running" if handle.ended_at is None else "ok", now)
+    shown = figures.shown_counts(counts)
     by_status = " ".join(
-        f'<span class="nnb-badge nnb-c-{_hue(s)}">{esc(s)} {counts[s]:,}</span>'
-        for s in sorted(counts, key=lambda s: (rank(s), s))
+        f'<span class="nnb-badge nnb-c-{_hue(s)}">{esc(s)} {shown[s]:,}</span>' for s in sorted(shown, key=lambda s: (rank(s), s))
     )
     total = sum(counts.values())
     return (
@@ -166,7 +192,7 @@ def _cells(entry: Any, figures: BatchFigures, now: float | None) -> list[str]:
         f"<span>{entry.index}</span>",
         f"<span>{esc(short(entry.task, 60))}</span>",
         f"<span>{esc(entry.adapter)}</span>",
-        badge_html(status),
+        badge_html(figures.status_of(entry)),
         f"<span>{esc(score)}</span>",
         f"<span>{esc(figures.cost_text(key_of(entry)))}</span>",
         f"<span>{esc(took)}</span>",

@@ -30,7 +30,7 @@ from .bundle import SnapshotOutput, css_widget
 from .coalesce import Coalescer
 from .inboxrows import ResumeRow, item_html, make_row
 from .inboxselect import Row, Selection, count_words
-from .render import esc, live_css
+from .render import ending_word, esc, live_css
 from .stale import stale_inbox_html
 from .theme import ROOT_CLASS
 
@@ -219,8 +219,8 @@ class InboxView(Selection, SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipy
         decision = decision_of(row.item)
         if decision is not None:
             row.mark_decided(decision)
-        elif row.source.status in TERMINAL_STATUSES:
-            row.close_undecided(row.source.status)
+        elif row.source.status in TERMINAL_STATUSES:  # said as its view says it ('rejected' for a rejected tool call)
+            row.close_undecided(ending_word(row.source.status, getattr(row.source, "events", None) or ()))
         elif getattr(row.source, "gone", False):  # removed or moved away: the inbox's problems name the path
             row.close_undecided(FOLDER_GONE)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import html
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
@@ -48,7 +48,9 @@ __all__ = [
     "FLAG_MARKS",
     "FLAG_WORDS",
     "by_rejection",
+    "says_rejected",
     "shown_status",
+    "ending_word",
 ]
 
 # glyphs common fonts (DejaVu) have; a person's rejection is marked as a veto is (⊘), and said apart from one
@@ -142,14 +144,32 @@ def by_rejection(event: Mapping[str, Any]) -> bool:
     payload = _payload(event)
     if event_name(event).startswith("tool.rejected"):
         return bool(payload.get("draft_id"))
-    extension = payload.get("x-noesis_nb")
-    reasons = payload.get("reasons") or (extension.get("reasons") if isinstance(extension, Mapping) else None)
+    return says_rejected(payload)
+
+
+def says_rejected(record: Mapping[str, Any] | None) -> bool:
+    """Whether a ``terminate`` payload or a ``summary.json`` (its ``reasons``, or those under ``x-noesis_nb``) says
+    the run ended because a tool call was rejected (``tool_rejected``)."""
+    if not isinstance(record, Mapping):
+        return False
+    extension = record.get("x-noesis_nb")
+    reasons = record.get("reasons") or (extension.get("reasons") if isinstance(extension, Mapping) else None)
     return isinstance(reasons, list) and "tool_rejected" in reasons
 
 
 def shown_status(status: str, rejected: bool) -> str:
-    """The status word a view shows: ``rejected`` for a run ``vetoed`` because a tool call was rejected."""
+    """The word every view shows for a run's status (the one rule): ``rejected`` for a run ``vetoed`` because a tool
+    call was rejected (:func:`by_rejection` of its ``terminate``, :func:`says_rejected` of its summary), else its own
+    status. Tables (``runs_df``, ``list_runs`` rows) keep the status as stored."""
     return "rejected" if rejected and status == "vetoed" else status
+
+
+def ending_word(status: str, events: Sequence[Mapping[str, Any]]) -> str:
+    """:func:`shown_status` of a run from its events (its last ``terminate``)."""
+    if status != "vetoed":
+        return status
+    end = next((e for e in reversed(events) if e.get("phase") == "terminate"), None)
+    return shown_status(status, end is not None and by_rejection(end))
 
 
 def short(value: Any, limit: int, *, redact: bool = True, exact: bool = False) -> str:

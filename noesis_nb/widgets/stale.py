@@ -67,18 +67,21 @@ def status_badge_html(status: str, *, lost_when_stale: bool) -> str:
     return if_live(badge_html(status)) + if_stale(badge_html("lost"))
 
 
-def stale_notice_html(source: Any, status: str, pending: Sequence[Any], *, here: bool, vetoed: bool = False) -> str:
+def stale_notice_html(
+    source: Any, status: str, pending: Sequence[Any], *, here: bool, vetoed: bool = False, shown: str | None = None
+) -> str:
     """The notice for a view whose kernel is gone: what the run is then and the commands that act on it from a new cell.
 
     ``status`` and ``pending`` as the view last drew them; ``here``: this kernel writes the run (``written_here``);
-    ``vetoed``: the run is paused on a governance veto no one has decided yet."""
+    ``vetoed``: the run is paused on a governance veto no one has decided yet; ``shown``: the word the view's badge
+    says for ``status`` (``render.shown_status``: ``rejected`` for a run vetoed by a rejected tool call)."""
     episode_id, run_dir = source.episode_id, source.run_dir
     show = f"<code>{esc(show_call(episode_id, run_dir))}</code>"
     resume = f"<code>{esc(magic_line('resume', episode_id, run_dir))}</code>"
     if getattr(source, "summary_kind", None) == "EpisodeReplay":  # a moment of the run, not the run as it is now
         said = f"This is a replay of the run; to see the run itself as it is now, in a new cell: {show}."
     elif status in TERMINAL:
-        said = f"The run ended <b>{esc(status)}</b>: nothing is left to decide. To see it again, in a new cell: {show}."
+        said = f"The run ended <b>{esc(shown or status)}</b>: nothing is left to decide. To see it again, in a new cell: {show}."
     elif status == "lost" or (status == "running" and here):
         why = "The run was running in this kernel, so it is" if status == "running" else "The run is"
         said = (

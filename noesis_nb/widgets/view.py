@@ -275,7 +275,9 @@ class EpisodeView(ViewOutput, w.VBox):  # type: ignore[misc]  # ipywidgets ships
                     sent += self.steps.push(self._changed, facts)
             self._facts_key = key
             self._changed = []
-            here = self._sync_stale(status, state["pending"], vetoed=veto is not None and veto[1] is None)
+            here = self._sync_stale(
+                status, state["pending"], vetoed=veto is not None and veto[1] is None, shown=state["header"]["status"]
+            )
             header = header_html(state["header"], status_badge_html(state["header"]["status"], lost_when_stale=here))
             kept = len(self.steps.book.steps)
             counts = counts_html(self._tally.total, kept, state["counts"], state["flags"], mode=self.mode.value)
@@ -286,7 +288,11 @@ class EpisodeView(ViewOutput, w.VBox):  # type: ignore[misc]  # ipywidgets ships
             )
             # the cards and buttons first, the badge last: a badge that reads how the run ended is never drawn
             # beside a button that could still act on it (each widget is drawn as its own message arrives)
-            ended = status if status in TERMINAL else (FOLDER_GONE if getattr(self.source, "gone", False) else None)
+            ended = (
+                state["header"]["status"]
+                if status in TERMINAL
+                else (FOLDER_GONE if getattr(self.source, "gone", False) else None)
+            )
             self.approvals.sync(state["pending"], state["decisions"], ended=ended, veto=veto)
             self._sync_controls(status)
             self.header.value = header
@@ -313,14 +319,16 @@ class EpisodeView(ViewOutput, w.VBox):  # type: ignore[misc]  # ipywidgets ships
             if status == "running" or state["header"]["cost"] == "…":
                 self._coalescer.tick(1.0)  # keep the running time (and a loading cost) current
 
-    def _sync_stale(self, status: str, pending: list[Any], *, vetoed: bool) -> bool:
+    def _sync_stale(self, status: str, pending: list[Any], *, vetoed: bool, shown: str) -> bool:
         """Keep the notice shown once the kernel is gone true to the run as drawn now; True when this kernel writes it."""
         drafts = tuple(str(getattr(p, "draft_id", p)) for p in pending)
-        key = (status, drafts, vetoed, self.source.summary_kind, self.source.run_dir)
+        key = (status, shown, drafts, vetoed, self.source.summary_kind, self.source.run_dir)
         if key != self._stale_key:
             self._stale_key = key
             self._written_here = written_here(self.source) if status == "running" else False
-            self.stale.value = stale_notice_html(self.source, status, pending, here=self._written_here, vetoed=vetoed)
+            self.stale.value = stale_notice_html(
+                self.source, status, pending, here=self._written_here, vetoed=vetoed, shown=shown
+            )
         return self._written_here
 
     def _switch(self) -> None:
