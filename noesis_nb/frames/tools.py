@@ -18,6 +18,7 @@ from ..secrets.records import shown_value
 from ..store.layout import PREPARED_DIRS
 from ..store.seal import vouched_records
 from ..store.vocab import (
+    TOOL_APPROVAL_ABANDONED,
     TOOL_APPROVAL_PENDING,
     TOOL_APPROVED,
     TOOL_EXECUTION_FAILED,
@@ -46,10 +47,14 @@ from .values import RULES, describe
 
 _TOOL = RULES["tool"]
 
-__all__ = ["tools_df", "tool_label", "UNDECIDED"]
+__all__ = ["tools_df", "tool_label", "UNDECIDED", "ABANDONED"]
 
 #: the status of a draft still waiting for a decision when its run ended: none can be given any more
 UNDECIDED = "undecided"
+#: the status of a draft whose call the adapter gave up while it waited for approval (``tool.approval.abandoned``):
+#: never run; its approval record says rejected by ``adapter`` (reason code ``tool.call_abandoned``), which no person
+#: decided, so it is not counted with the ``rejected`` ones
+ABANDONED = "abandoned"
 
 _EXEC_STATUS = {
     TOOL_EXECUTION_SUCCEEDED: "succeeded",
@@ -208,6 +213,8 @@ def _event_facts(names: np.ndarray, stamps: list[Any], payloads: np.ndarray) -> 
             facts.update(decided_at=ts, decision="approved")
         elif name == TOOL_REJECTED_GOVERNANCE:
             facts.update(decided_at=ts, decision="rejected", reason=text("reason"), decision_code=text("reason_code"))
+        elif name == TOOL_APPROVAL_ABANDONED:
+            facts["abandoned_at"] = ts
         elif name == TOOL_EXECUTION_STARTED:
             facts["executed_at"] = ts
         elif name in _EXEC_STATUS:
@@ -260,7 +267,9 @@ def _row(
     status = execution.get("status") or facts.get("exec_status")
     _decision_agrees(approval.get("status"), facts, status, report)
     if status is None:
-        if decision in ("approved", "rejected"):
+        if facts.get("abandoned_at") is not None and facts.get("executed_at") is None:
+            status = ABANDONED  # whatever its record says: the adapter went on without it, it never ran
+        elif decision in ("approved", "rejected"):
             status = decision
         elif prepared.get("status") == "pending_approval" or facts.get("pending_at") is not None:
             # a run whose seal began ended without this decision: nobody can give it any more (``approve_draft`` refuses)
@@ -445,7 +454,8 @@ def tools_df(
     ``prepared.…``, ``approval.…`` or ``execution.…`` (the three tool_invocations records).
 
     Status is the furthest state reached: ``succeeded``/``failed``/``replayed`` (executed),
-    ``rejected``, ``approved`` (not executed yet), ``pending`` (waiting for a human), ``undecided``
+    ``rejected``, ``abandoned`` (the adapter gave its call up while it waited for approval: never run, its record
+    says rejected by ``adapter``), ``approved`` (not executed yet), ``pending`` (waiting for a human), ``undecided``
     (it was waiting when its run ended: sealed without a decision, it can no longer be decided, and
     ``runs_df`` counts it in no ``pending_approvals``), else the prepared record's own status.
     ``wait_s`` runs from ``tool.approval.pending`` to the decision.

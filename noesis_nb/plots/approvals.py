@@ -21,7 +21,8 @@ def approval_waits(tools: pd.DataFrame, by: str = "tool", *, title: str | None =
     Colour is the outcome (approved → run, or rejected); still-pending drafts are counted in the title.
     """
     need(tools, ("wait_s", "status", by), "approval_waits", "tools_df", by=by)
-    decided = tools[tools["wait_s"].notna()]
+    # a draft the adapter gave up (``abandoned``) waited for nobody's decision: neither approved nor rejected
+    decided = tools[tools["wait_s"].notna() & (tools["status"].astype(str) != "abandoned")]
     pending = int((tools["status"].astype(str) == "pending").sum())
     fig = new_figure(title or "Approval wait times" + (f" ({pending} still pending)" if pending else ""))
     outcome = np.where(decided["status"].astype(str) == "rejected", "rejected", "approved")

@@ -53,8 +53,9 @@ __all__ = [
     "ending_word",
 ]
 
-# glyphs common fonts (DejaVu) have; a person's rejection is marked as a veto is (⊘), and said apart from one
-FLAG_MARKS = {"pause": "‖", "veto": "⊘", "rejection": "⊘", "error": "✖"}
+# glyphs common fonts (DejaVu) have; a person's rejection is marked as a veto is (⊘), and said apart from one; a tool
+# call the adapter gave up while it waited for approval (``tool.approval.abandoned``) is passed by (↷), no alarm
+FLAG_MARKS = {"pause": "‖", "veto": "⊘", "rejection": "⊘", "error": "✖", "abandoned": "↷"}
 FLAG_WORDS = {"pause": "pause", "veto": "veto event", "rejection": "rejection event", "error": "error event"}
 # stored phase names a newcomer would not read as words (the stored field stays as it is; only its label changes)
 PHASE_LABELS = {"action_candidate": "proposal"}

@@ -24,6 +24,7 @@ from ..store.vocab import (
     RUN_STATE_PROJECTION,
     STEER_APPLIED,
     TERMINAL_EXECUTION_EVENTS,
+    TOOL_APPROVAL_ABANDONED,
     TOOL_APPROVAL_PENDING,
     TOOL_APPROVED,
     TOOL_EXECUTION_FAILED,
@@ -61,7 +62,8 @@ class Step:
         self.version = 0
         self.tool: str | None = None
         self.draft_id: str | None = None
-        self.state = ""  # tool: requested | pending | approved | rejected | running | succeeded | failed; steer: sent | applied
+        # tool: requested | pending | approved | rejected | abandoned | running | succeeded | failed; steer: sent | applied
+        self.state = ""
         self.paused = False  # a pause is open inside this step (waiting for a human)
         self.pause_events = 0
 
@@ -74,9 +76,10 @@ class Step:
         return self.events[-1]
 
     def flag(self) -> str | None:
-        """``pause`` while it waits for a human, ``veto`` when rejected or vetoed, ``error`` when it failed."""
+        """``pause`` while it waits for a human, ``veto`` when rejected or vetoed, ``error`` when it failed,
+        ``abandoned`` when the adapter gave its call up while it waited for approval (it never ran)."""
         if self.kind == "tool":
-            return {"pending": "pause", "rejected": "veto", "failed": "error"}.get(self.state)
+            return {"pending": "pause", "rejected": "veto", "abandoned": "abandoned", "failed": "error"}.get(self.state)
         if self.paused:
             return "pause"
         if self.kind == "governance":
@@ -197,6 +200,9 @@ class StepBook:
             step.state = "approved"
         elif name == TOOL_REJECTED_GOVERNANCE or (isinstance(name, str) and name.startswith("tool.rejected")):
             step.state = "rejected"
+            self._tools.pop(step.key, None)
+        elif name == TOOL_APPROVAL_ABANDONED:  # the adapter went on without it: never run, decided or not
+            step.state = "abandoned"
             self._tools.pop(step.key, None)
         elif name == TOOL_EXECUTION_STARTED:
             step.state = "running"

@@ -14,7 +14,14 @@ from functools import lru_cache
 from typing import Any
 
 from ..store.instants import epoch_seconds
-from ..store.vocab import TOOL_APPROVAL_PENDING, TOOL_APPROVED, TOOL_EXECUTION_STARTED, TOOL_REJECTED_GOVERNANCE
+from ..store.vocab import (
+    ABANDONED_BY,
+    TOOL_APPROVAL_ABANDONED,
+    TOOL_APPROVAL_PENDING,
+    TOOL_APPROVED,
+    TOOL_EXECUTION_STARTED,
+    TOOL_REJECTED_GOVERNANCE,
+)
 from .money import money
 from .render import (
     FLAG_MARKS,
@@ -65,7 +72,7 @@ _KIND_HUES = {
     "drain": "drain",
 }
 BODY_ROWS = 60
-_FINISHED = frozenset({"succeeded", "failed", "rejected"})
+_FINISHED = frozenset({"succeeded", "failed", "rejected", "abandoned"})
 
 
 @dataclass(frozen=True)
@@ -135,7 +142,14 @@ def _tool_parts(step: Step, facts: StepFacts) -> list[str]:
         parts += [label(v, 60) for v in (info.effect_kind, info.risk_tier) if v]
     decision = facts.decisions.get(step.draft_id or "")
     asked = _find(step, TOOL_APPROVAL_PENDING)
-    if step.state == "pending" and decision is None:
+    abandoned = step.state == "abandoned"
+    if abandoned and (decision is None or decision.get("approver_id") == ABANDONED_BY):  # nobody decided it
+        waited = seconds_between(asked, _find(step, TOOL_APPROVAL_ABANDONED))
+        parts.append(
+            '<span class="nnb-c-grey">given up by the adapter while it waited for approval</span>'
+            + (f" (after {format_seconds(waited)})" if waited else "")
+        )
+    elif step.state == "pending" and decision is None:
         parts.append('<b class="nnb-c-orange">waiting for approval</b>')
     elif decision is None and step.state == "rejected" and (refused := _refusal(step)) is not None:
         parts.append(f'<span class="nnb-c-red">refused by the tool contract: {label(refused)}</span>')
@@ -161,6 +175,8 @@ def _tool_parts(step: Step, facts: StepFacts) -> list[str]:
         parts.append(f'<span class="nnb-c-red">failed: {label(reason)}</span>')
     elif step.state == "running":
         parts.append("running")
+    elif abandoned:
+        parts.append("never ran")
     return parts
 
 

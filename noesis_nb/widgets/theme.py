@@ -65,7 +65,7 @@ STATUS_HUES = {
     "cancelled": "grey",
     "lost": "red",
 }
-FLAG_HUES = {"pause": "orange", "veto": "red", "error": "red"}
+FLAG_HUES = {"pause": "orange", "veto": "red", "error": "red", "abandoned": "grey"}
 
 _FG = "var(--jp-ui-font-color1, var(--vscode-editor-foreground, #1f2328))"
 _BG = "var(--jp-layout-color0, var(--vscode-editor-background, #ffffff))"
