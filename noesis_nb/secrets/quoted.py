@@ -46,6 +46,9 @@ _WINDOW = 16
 _KEY_CHARS = frozenset(string.ascii_letters + string.digits + "+=")
 # an episode or batch id mistyped (ULIDs are read in any case): ``ep_01M8…GWQx`` is quoted, so the message shows it
 _NEAR_ULID = re.compile(r"(?:[a-z]{1,8}_)?[0-7][0-9A-HJKMNP-TV-Za-hjkmnp-tv-z]{25}")
+# an escape ``repr`` writes for a character it does not show (``'\U000a6324'``): its hex digits are no word of the
+# text, and beside the letters after it they read as a random one (``U000a63241``)
+_REPR_ESCAPE = re.compile(r"\\(?:U[0-9a-f]{8}|u[0-9a-f]{4}|x[0-9a-f]{2})")
 
 
 def _short_random(word: str) -> bool:
@@ -83,6 +86,7 @@ def _random_parts(word: str, real: str | None = None) -> list[str]:
 
 def _random_words(text: str) -> list[str]:
     text = RUN_ID.sub(lambda m: " " * len(m.group()), text) if "ep_" in text else text  # a run id typed: no key
+    text = _REPR_ESCAPE.sub(lambda m: " " * len(m.group()), text) if "\\" in text else text
     short = (m.group() for m in _SHORT_WORD.finditer(text))
     found = [*random_words(text), *(w for w in _path_judged(short) if len(w) >= 10 and _short_random(w))]
     clean = without_ids(text)  # a ULID's capitals beside a path's words are no key

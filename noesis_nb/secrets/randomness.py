@@ -49,8 +49,8 @@ _NOT_RANDOM = [
         r"(?m)^[0-9a-f]{32,128}(?= [ *]\S)",
         # a Subresource Integrity digest (``integrity: sha512-<base64>``, npm's lock files)
         r"(?<![A-Za-z0-9])sha(?:256|384|512)-[A-Za-z0-9+/]{40,}={0,2}",
-        # a ULID of these decades (``01…``: minted 2004-2039) cut short where a text ends: an excerpt's last word (``input_excerpt``
-        # is the task's first 120 characters), after a prefix or not, in one case
+        # a ULID of these decades (``01…``: minted 2004-2039) cut short where a text ends: an excerpt's last word
+        # (``input_excerpt`` is the task's first 120 characters), after a prefix or not, in one case
         r"(?<![A-Za-z0-9])(?:[a-z]{1,8}_)?01(?:[0-9A-HJKMNP-TV-Z]{8,23}|[0-9a-hjkmnp-tv-z]{8,23})(?:…|\.\.\.)?\s*\Z",
     )
 ]
