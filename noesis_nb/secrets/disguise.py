@@ -91,7 +91,10 @@ def _char_class(chars: Iterable[int]) -> str:
             span = re.escape(chr(run[0])) + ("-" + re.escape(chr(run[-1])) if len(run) > 1 else "")
             parts[run[0] > 0xFFFF].append(span)
         run = [code]
-    return f"[{''.join(parts[False])}]|(?=[\U00010000-\U0010ffff])[{''.join(parts[True])}]"
+    bmp, astral = "".join(parts[False]), "".join(parts[True])
+    either = [f"[{bmp}]"] if bmp else []
+    either += [f"(?=[\U00010000-\U0010ffff])[{astral}]"] if astral else []
+    return "|".join(either) or "(?!)"  # an empty class is no pattern: ``[]`` would read the ``]`` after it
 
 
 @cache
