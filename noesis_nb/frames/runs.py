@@ -259,6 +259,8 @@ def _record(
     records_at = ref.fs.url(ref.file("tool_invocations")) + "/"
     if any(path.startswith(records_at) for path in changed):  # a tool record gone or changed: its drafts are not known
         record["row"]["tool_calls"] = record["row"]["pending_approvals"] = None
+    elif record["calls_unknown"] and not record["tools"]["present"]:  # counted from a log changed since its seal
+        record["row"]["tool_calls"] = None
     if record["summary"] is not None and ref.fs.url(ref.file("summary.json")) in changed:  # not the sealed summary
         record["row"].update(dict.fromkeys(_SUMMARY_FIGURES))
     problems.extend(run_problems)

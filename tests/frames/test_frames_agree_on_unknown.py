@@ -123,3 +123,19 @@ def test_a_summary_that_disagrees_with_the_events_of_an_unsealed_run_is_reported
     said = "adds up to model_calls 2" if new_id else "the same event written twice"  # strict: the first problem
     with pytest.raises(RunLoadError, match=said):
         noesis_nb.runs_df(run, strict=True, cache=False)
+
+
+def test_tool_calls_counted_from_a_changed_sealed_log_are_unknown(made, tmp_path):
+    # a run with no tool records counts its tool calls from the log's tool.requested lines: once the log changed
+    # since its seal, that count is as unknown as its model calls (a line added says a call the run never made)
+    root = _copy(made, tmp_path)
+    changed = root / made[0].name
+    log = changed / "events.jsonl"
+    event = json.loads(log.read_text().splitlines()[-1])
+    event["id"], event["type"] = event["id"] + "x", "tool.requested"
+    with log.open("a") as f:
+        f.write(json.dumps(event) + "\n")
+    clear_cache()
+    runs = _quiet(noesis_nb.runs_df, root).set_index("episode_id")
+    assert pd.isna(runs.loc[changed.name, "tool_calls"]) and pd.isna(runs.loc[changed.name, "model_calls"])
+    assert runs.loc[made[1].name, "tool_calls"] == 0
