@@ -13,12 +13,12 @@ from noesis_nb.store import read_events, read_summary
 
 from .recovery import check_recovered, recover
 from .report import figures
-from .test_crash_recovery import _killed_at_each_write, server  # noqa: F401  (the fork server fixture)
+from .test_crash_recovery import _killed_at_each_write
 
 
-def test_kill_9_between_any_two_writes_of_a_steered_and_drained_episode(server, tmp_path: Path) -> None:  # noqa: F811
+def test_kill_9_between_any_two_writes_of_a_steered_and_drained_episode(crash_server, tmp_path: Path) -> None:
     tally: Counter = Counter()
-    for kill_at, root in _killed_at_each_write(server, "live_steer_drain", tmp_path, at_least=40):
+    for kill_at, root in _killed_at_each_write(crash_server, "live_steer_drain", tmp_path, at_least=40):
         tally["killed"] += 1
         runs = sorted((root / "runs").glob("ep_*")) if (root / "runs").is_dir() else []
         assert len(runs) <= 1
