@@ -6,7 +6,9 @@ behind it (``PauseTurns``) would wait for a turn that never comes. So the draft 
 decision is written rejected by ``ABANDONED_BY`` with the reason (unless someone decided it first: a later approval
 then changes nothing, and says why), its pause is resumed with a ``run.resume`` that says why, followed by the
 request's ``tool.approval.abandoned``, and the run goes on. A call cancelled with the episode itself (a stop, its loop
-going away) is not abandoned: its pause stays open on disk for ``resume_run``.
+going away) is not abandoned: its pause stays open on disk for ``resume_run``. A draft held behind another pause
+(never paused on) whose call is given up is recorded abandoned the same way, with no pause of its own to resume: else
+``resume_run`` would take it for a held draft still wanted, and run it (or pause on it) after a crash.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ if TYPE_CHECKING:
     from .episode import Episode
     from .gate import PendingApproval
 
-__all__ = ["episode_stopping", "abandon_paused_draft", "ABANDONED_CODE"]
+__all__ = ["episode_stopping", "abandon_paused_draft", "abandon_held_draft", "ABANDONED_CODE"]
 
 #: ``reason_code`` of an abandoned draft's decision and event
 ABANDONED_CODE = "tool.call_abandoned"
@@ -46,28 +48,57 @@ def abandon_paused_draft(episode: Episode, pending: PendingApproval, checkpoint:
     """Record the draft of ``pending`` (the run paused on it at ``checkpoint``) abandoned and resume its pause; returns
     the id of its ``tool.approval.abandoned`` event."""
     rec = episode.recorder
-    draft_id = pending.draft_id
-    reason = (
-        f"the adapter gave up the call of tool {pending.tool} while it waited for approval of draft {draft_id} "
+    reason = _reason(pending)
+    record, created = _decide_abandoned(episode, pending, reason)
+    resume = rec.resume_pause(checkpoint, paused_on, reason=reason)
+    event_id = _abandoned_event(episode, pending, record, created, reason, resume["id"])
+    episode.set_status("running")
+    return event_id
+
+
+def abandon_held_draft(episode: Episode, pending: PendingApproval, caused_by: str | None) -> str:
+    """Record the draft of ``pending``, held behind another draft's pause (never paused on), abandoned; returns the id
+    of its ``tool.approval.abandoned`` event (caused by ``caused_by``, the request's last event)."""
+    reason = _reason(pending)
+    record, created = _decide_abandoned(episode, pending, reason)
+    return _abandoned_event(episode, pending, record, created, reason, caused_by)
+
+
+def _reason(pending: PendingApproval) -> str:
+    return (
+        f"the adapter gave up the call of tool {pending.tool} while it waited for approval of draft {pending.draft_id} "
         "(cancelled, or timed out); the tool never ran"
     )
+
+
+def _decide_abandoned(episode: Episode, pending: PendingApproval, reason: str) -> tuple[Any, bool]:
+    """The draft's decision: written rejected by ``ABANDONED_BY`` unless someone decided it first."""
     record, created = tc.decide(
-        rec.run_dir, draft_id, approve=False, approver_id=ABANDONED_BY, reason=reason, reason_code=ABANDONED_CODE
+        episode.recorder.run_dir,
+        pending.draft_id,
+        approve=False,
+        approver_id=ABANDONED_BY,
+        reason=reason,
+        reason_code=ABANDONED_CODE,
     )
-    episode.gate.settle_from_disk(draft_id, record)  # pending no more: an Approve now is told it changes nothing
-    resume = rec.resume_pause(checkpoint, paused_on, reason=reason)
-    event = rec.emit(
+    episode.gate.settle_from_disk(pending.draft_id, record)  # pending no more: an Approve now is told it changes nothing
+    return record, created
+
+
+def _abandoned_event(
+    episode: Episode, pending: PendingApproval, record: Any, created: bool, reason: str, caused_by: str | None
+) -> str:
+    event = episode.recorder.emit(
         "tool",
         {
             "event_name": TOOL_APPROVAL_ABANDONED,
             "request_id": pending.request_id,
-            "draft_id": draft_id,
+            "draft_id": pending.draft_id,
             "decision_id": record.decision_id,
             "reason_code": ABANDONED_CODE if created else record.reason_code,
             "reason": reason,
         },
         agent_id="tool_contract",
-        caused_by=resume["id"],
+        caused_by=caused_by,
     )
-    episode.set_status("running")
     return str(event["id"])

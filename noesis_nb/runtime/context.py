@@ -41,7 +41,7 @@ from ..store.vocab import (
 from ..tools import InvalidToolPayloadError, ToolDispatcher
 from ..tools._files import check_id
 from ..tools.names import split_tool_name
-from .abandoned import abandon_paused_draft, episode_stopping
+from .abandoned import abandon_held_draft, abandon_paused_draft, episode_stopping
 from .gate import Decision, PendingApproval, to_decision
 from .interrupt import interrupts_noted, killed_by_interrupt
 from .lifecycle import act_parent, emit_candidate, is_vetoed, record_action
@@ -545,7 +545,7 @@ class EpisodeContext:
             )
             if not turn.done():
                 if not unwinding():  # the draft before it is still being decided (an async policy): wait for it
-                    await turn
+                    await self._await_turn(pending, chain, turn)
                 if unwinding():  # ``solve`` unwinds to the pause open: the draft waits held, decided, for resume_run
                     _persist_now(episode, pending, approve, approver, reason)
                     raise EpisodePaused
@@ -555,7 +555,7 @@ class EpisodeContext:
         assert episode.loop is not None  # set when the episode started running
         future = episode.gate.open(pending, episode.loop)  # decidable at once, held or not
         if not turn.done():
-            await turn
+            await self._await_turn(pending, chain, turn)
             if unwinding():  # the draft before it paused while this one waited: held for resume_run
                 episode.gate.withdraw(pending.draft_id)
                 raise EpisodePaused
@@ -584,6 +584,22 @@ class EpisodeContext:
         chain.tail = rec.resume_pause(checkpoint, paused_on)["id"]
         episode.set_status("running")
         return decision
+
+    async def _await_turn(self, pending: PendingApproval, chain: RequestChain, turn: asyncio.Future[None]) -> None:
+        """Wait for ``turn`` (the draft held behind another pause). A call the adapter gives up meanwhile is recorded
+        abandoned on disk (``abandon_held_draft``): never run, by this episode nor by ``resume_run``."""
+        try:
+            await turn
+        except asyncio.CancelledError:
+            if not episode_stopping(self._episode, self._act_task):
+                try:
+                    chain.tail = abandon_held_draft(self._episode, pending, chain.tail)
+                except Exception as exc:
+                    self._episode.report(
+                        f"draft {pending.draft_id}: its call was given up while held, but recording it abandoned failed "
+                        f"({type_name(exc)}); resume_run may still ask for it"
+                    )
+            raise
 
     def _policy_pause(
         self, pending: PendingApproval, chain: RequestChain, approve: bool, approver: str, reason: str | None

@@ -205,3 +205,67 @@ def test_a_run_killed_after_a_paused_call_was_given_up_is_resumed_without_it(run
     assert started == [a]  # once; b never ran
     assert json.loads((run / "final.json").read_text())["outcome"] == "success"
     assert check_run(run) == []
+
+
+_KILLED_AFTER_GIVING_UP_A_HELD_CALL = textwrap.dedent(
+    """
+    import asyncio, contextlib, os, signal, sys
+    import noesis_nb
+    from tests.runtime.test_pause_turns_given_up import _note
+
+    go = asyncio.Event()
+
+    def call(ctx, name):
+        return ctx.tool_async(f"notes.{name}", {"args": [name]}, protocol="python", fn=_note, effect="write", risk="high")
+
+    async def agent(task, ctx):
+        paused = asyncio.ensure_future(call(ctx, "a"))
+        held = asyncio.ensure_future(call(ctx, "b"))  # held behind a's pause
+        await go.wait()
+        held.cancel()  # the adapter gives b up, and is killed while still paused on a
+        with contextlib.suppress(asyncio.CancelledError):
+            await held
+        os.kill(os.getpid(), signal.SIGKILL)
+        return await paused
+
+    async def main():
+        handle = noesis_nb.start("two notes", agent, runs_dir=sys.argv[1], approver="ask")
+        while len(handle.pending) < 2:
+            await asyncio.sleep(0.01)
+        if sys.argv[2] == "approved":  # a person approves b while it is held
+            handle.approve([p.draft_id for p in handle.pending if p.tool == "notes.b"][0], approver_id="ana")
+        go.set()
+        await asyncio.sleep(60)
+
+    asyncio.run(main())
+    """
+)
+
+
+@pytest.mark.parametrize("b_decided", ["undecided", "approved"])
+def test_a_held_call_given_up_is_abandoned_on_disk_and_never_resumed(runs_dir: Path, b_decided: str) -> None:
+    """A draft held behind another's pause whose call the adapter gives up is recorded abandoned on disk (rejected by
+    the adapter unless a person decided it first): after a SIGKILL while paused on the other draft, approving that one
+    and ``resume_run`` never runs (nor pauses on) the draft given up."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
+    argv = [sys.executable, "-c", _KILLED_AFTER_GIVING_UP_A_HELD_CALL, str(runs_dir), b_decided]
+    done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == -signal.SIGKILL, done.stderr[-2000:]
+    (run,) = runs_dir.iterdir()
+    (event,) = _abandoned(run)
+    b = event["payload"]["draft_id"]
+    decision = json.loads((run / "tool_invocations" / "approvals" / f"{b}.json").read_text())
+    expected = ("approved", "ana") if b_decided == "approved" else ("rejected", "adapter")
+    assert (decision["status"], decision["approver_id"]) == expected
+    asked = {e["payload"].get("draft_id") for e in read_events(run / "events.jsonl") if e.get("phase") == "tool"}
+    (a,) = asked - {b, None}
+    noesis_nb.approve_draft(run, a, approver_id="ana")
+    noesis_nb.resume_run(run.name, runs_dir=runs_dir)
+    events = read_events(run / "events.jsonl")
+    started = [e["payload"]["draft_id"] for e in events if e.get("payload", {}).get("event_name") == "tool.execution.started"]
+    assert started == [a]  # b never ran
+    assert _interrupts(run) == 1  # nor was paused on
+    assert json.loads((run / "final.json").read_text())["outcome"] == "success"
+    tools = noesis_nb.tools_df(runs_dir).set_index("draft_id")
+    assert tools.loc[b, "status"] == "abandoned" and tools.loc[a, "status"] == "succeeded"
+    assert check_run(run) == []
