@@ -546,12 +546,7 @@ class NoesisMagics(Magics):
         try:
             return str(DollarFormatter().vformat(word, args=[], kwargs=self.shell.user_ns))
         except Exception as exc:  # said, not silent: the run would take the text as written for the value meant
-            what = f"${exc.name} is not defined" if isinstance(exc, NameError) and exc.name else f"{type(exc).__name__}"
-            print(
-                f"%noesis: {quoted(word, 80)} is used as written ({what}); define it in a cell first, "
-                "or write $$ for a literal $",
-                file=sys.stderr,
-            )
+            print(f"%noesis: {quoted(word, 80)} is used as written ({_expansion_failed(word, exc)})", file=sys.stderr)
             return word
 
     # -- subcommands ----------------------------------------------------------------------------
@@ -862,3 +857,18 @@ def _elsewhere(episode: str, command: str) -> str:
     if status_of(run_dir) == "lost":  # its files say running, its writer is gone (the log's tail read, never all of it)
         return f". Its run {run_dir.name} is lost: " + LOST_HINT.format(run=quoted(run_dir.name))
     return ""
+
+
+_BRACES = "write {{ and }} for literal braces"
+
+
+def _expansion_failed(word: str, exc: Exception) -> str:
+    """What went wrong expanding ``word`` (``$name`` or ``{expr}``) and the fix, in the form the user typed."""
+    name = getattr(exc, "name", None) if isinstance(exc, NameError) else None
+    if name and re.search(rf"\$\{{?{re.escape(name)}\b", word):
+        return f"${name} is not defined; define it in a cell first, or write $$ for a literal $"
+    if name:
+        return f"{name} in {{…}} is not defined; define it in a cell first, or {_BRACES}"
+    if isinstance(exc, ValueError) and ("{" in word or "}" in word):
+        return f"a lone brace: {keys_hidden(str(exc))}; {_BRACES}"
+    return f"{type(exc).__name__}: {keys_hidden(str(exc))[:120]}; fix the expression in {{…}}, or {_BRACES}"

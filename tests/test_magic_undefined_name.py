@@ -36,3 +36,18 @@ def test_run_help_says_what_the_seed_is(ip: Any, capsys: Any) -> None:
     ip.run_line_magic("noesis", "run --help")
     out = " ".join(capsys.readouterr().out.split())
     assert "--seed SEED a whole number recorded with the run and given to the adapter as ctx.seed" in out, out
+
+
+def test_a_failed_brace_expansion_says_what_failed_and_the_brace_fix(ip: Any) -> None:
+    # IPython expands {expr} as well as $name: a failed {…} named a '$' that was not typed, and the $$ fix
+    ip.user_ns["x"] = 1
+    said = {}
+    for word in ["fill in {name}", "a JSON {", "total {x.y}", "cost ${price}"]:
+        with capture_output() as out:
+            assert ip.magics_manager.registry["NoesisMagics"]._expand(word) == word
+        said[word] = out.stderr
+    assert "name in {…} is not defined" in said["fill in {name}"] and "$" not in said["fill in {name}"]
+    assert "{{ and }}" in said["fill in {name}"] and "$$" not in said["fill in {name}"]
+    assert "a lone brace" in said["a JSON {"] and "{{ and }}" in said["a JSON {"]
+    assert "has no attribute 'y'" in said["total {x.y}"] and "{{ and }}" in said["total {x.y}"]
+    assert "$price is not defined" in said["cost ${price}"] and "$$" in said["cost ${price}"]
