@@ -116,7 +116,8 @@ class BatchHandle:
         for entry in self.entries:
             if entry.status != "paused":
                 continue
-            source: Any = entry.handle if entry.handle is not None else entry.disk
+            # an episode that ended paused is followed on disk since: its drafts are read there
+            source: Any = entry.disk if entry.disk is not None else entry.handle
             out.extend((entry, pending) for pending in (source.pending if source is not None else []))
         return out
 

@@ -251,6 +251,13 @@ class Runner:
         batch = self.handle
 
         def on_status(_: Any) -> None:
+            if entry.disk is not None:  # ended paused, followed on disk since
+                return
+            if handle.ended_paused:  # its adapter ended while its run waited for a person: the run is followed on disk,
+                entry_from_disk(entry, handle.run_dir, self.spec.adapters.get(entry.adapter))
+                batch.changed(entry)
+                self.follower.add(entry)  # and once decided (the handle, the inbox, approve_draft) resume_run continues it
+                return
             status = "paused" if handle.status == "paused" else handle.status
             if status == entry.status and entry.score == handle.score:
                 return

@@ -145,7 +145,7 @@ class Episode:
             return
 
         def resume() -> None:
-            if self.status == "paused" and not self.gate.pending:
+            if self.status == "paused" and not self.gate.pending and not self.recorder.closed:
                 self.set_status("running")
 
         try:
@@ -268,6 +268,8 @@ class Episode:
             await self.act(act_parent)
         except EpisodePaused:
             self.recorder.close_without_sealing()
+            if self.options.wait_for_human:  # a live adapter ended while its run waits for a person (``_pause_swallowed``)
+                self._end_paused_calls()
             self.set_status("paused")
             if self.reraise_exits and is_exit(self.error):
                 raise self.error from None  # type: ignore[misc]  # the adapter's own exit, after its pause is on disk
@@ -295,6 +297,23 @@ class Episode:
                 except RunWriteError as unsealed:  # one error, not the same refusal twice
                     raise unsealed from (None if isinstance(exc, RunWriteError) else exc)
             raise
+
+    def _end_paused_calls(self) -> None:
+        """The live adapter ended with its run paused on disk: the tool calls it left awaiting a decision (or their
+        turn to pause) are cancelled, as nothing in this process continues the run; their drafts stay pending on disk
+        and in the handle, where a decision is written for ``resume_run``."""
+        self.pause_turns.cancel_waiting()
+        self.gate.detach()
+        waiting = ", ".join(p.draft_id for p in self.gate.pending) or "its draft"
+        self.report(
+            f"the adapter {self.label} ended while its run was paused for approval ({waiting}): the run stays paused "
+            f"on disk; decide (handle.approve / approve_draft), then resume_run({quoted(self.recorder.episode_id)})"
+        )
+
+    @property
+    def ended_paused(self) -> bool:
+        """The episode has ended with its run paused on disk: nothing in this process continues it (``resume_run``)."""
+        return self.status == "paused" and self.recorder.closed
 
     @property
     def label(self) -> str:

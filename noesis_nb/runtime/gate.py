@@ -113,6 +113,7 @@ class ApprovalGate:
         self._pending: dict[str, PendingApproval] = {}
         self._waiters: dict[str, tuple[asyncio.AbstractEventLoop, asyncio.Future[Any]]] = {}
         self._opened: list[str] = []  # every draft that ever waited here, oldest first
+        self._detached = False  # the episode ended paused (``detach``): decisions are for the disk alone
         self.decisions: list[dict[str, Any]] = []
 
     @property
@@ -185,12 +186,28 @@ class ApprovalGate:
                 pass
 
     def withdraw(self, draft_id: str) -> None:
-        """The call waiting on ``draft_id`` gave up (cancelled, or ``solve`` unwound): it is pending here no more.
+        """The call waiting on ``draft_id`` gave up (cancelled, or ``solve`` unwound): it is pending here no more
+        (unless the episode ended paused: ``detach``).
 
         Its draft stays on disk as it is (decided or not) for resume_run."""
         with self._lock:
-            self._pending.pop(draft_id, None)
+            if not self._detached:
+                self._pending.pop(draft_id, None)
             self._waiters.pop(draft_id, None)
+
+    def detach(self) -> None:
+        """The episode ended with its run paused on disk (its adapter went on without the decisions it asked for): the
+        calls still waiting are cancelled (nothing in this process continues the run), and the drafts stay pending
+        here, so that a decision (``decide``) is written on disk for ``resume_run``."""
+        with self._lock:
+            self._detached = True
+            waiters = list(self._waiters.values())
+            self._waiters.clear()
+        for loop, future in waiters:
+            try:
+                loop.call_soon_threadsafe(future.cancel)
+            except RuntimeError:  # loop already closed
+                pass
 
     def record(self, decision: Decision) -> None:
         """Remember a decision for the view (who decided what, and when)."""

@@ -130,6 +130,12 @@ class EpisodeHandle:
         return self._episode.gate.pending
 
     @property
+    def ended_paused(self) -> bool:
+        """True when the episode has ended with its run paused on disk (its adapter went on without the decision it
+        asked for): a decision is still written (``approve``, ``reject``), and ``resume_run`` continues the run."""
+        return self._episode.ended_paused
+
+    @property
     def paused_on_veto(self) -> bool:
         return self._episode._veto_future is not None
 
@@ -390,16 +396,17 @@ class EpisodeHandle:
 
     @awaited_entry("handle.wait()")
     async def wait(self) -> EpisodeHandle:
-        """Wait until finished (not merely paused). Never use this in a notebook cell while a human must click.
+        """Wait until finished (not merely paused), or ended paused (its adapter ended while its run waited for a
+        person: ``resume_run`` continues it). Never use this in a notebook cell while a human must click.
 
         The kernel's interrupt stops a running episode (sealed ``cancelled``) but only the wait on a paused
         one, which stays paused for its decision; either way ``EpisodeInterrupted`` says which.
         """
         with watch_interrupts() as watch:
             try:
-                while not self.done():
+                while not self.done() and not self._episode.ended_paused:  # ended paused: resume_run continues it
                     await asyncio.shield(self._episode.settled.wait())
-                    if not self.done():
+                    if not self.done() and not self._episode.ended_paused:
                         await asyncio.sleep(0.05)
             except asyncio.CancelledError:
                 if watch.seen:

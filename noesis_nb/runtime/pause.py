@@ -72,6 +72,13 @@ class PauseTurns:
                 nxt.set_result(None)
                 return
 
+    def cancel_waiting(self) -> None:
+        """The episode ended paused: every draft still waiting for its turn stays held on disk, its call cancelled."""
+        while self._waiting:
+            nxt = self._waiting.popleft()
+            if not nxt.done():
+                nxt.cancel()
+
     def unwind(self) -> None:
         """``solve`` unwinds to a pause just written: every draft still waiting for its turn wakes (and, seeing the
         pause on disk, stays held for resume_run)."""
