@@ -570,12 +570,13 @@ class Recorder:
                 interrupt: dict[str, Any] = next(
                     (e for e in reversed(self.events) if e.get("id") == checkpoint.get("last_event_id")), {}
                 )
-                reason = str(as_object(interrupt.get("payload")).get("reason") or "paused")
+                # the pause's own reason (``reason``, why it is resumed, is another: an abandoned draft's)
+                paused_for = str(as_object(interrupt.get("payload")).get("reason") or "paused")
                 if interrupt.get("caused_by") != paused_on:  # a draft held behind that pause: its own reason
                     asked: dict[str, Any] = next((e for e in reversed(self.events) if e.get("id") == paused_on), {})
                     draft = as_object(asked.get("payload")).get("draft_id")
-                    reason = f"tool approval required ({draft})" if isinstance(draft, str) else reason
-                checkpoint = self.pause(reason, paused_on, policy=policy)
+                    paused_for = f"tool approval required ({draft})" if isinstance(draft, str) else paused_for
+                checkpoint = self.pause(paused_for, paused_on, policy=policy)
             return self.resume_event(checkpoint, cause, resumed_by=resumed_by, policy=policy, reason=reason)
 
     def _resume_cause(self, checkpoint: dict[str, Any]) -> str | None:

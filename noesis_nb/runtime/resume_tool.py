@@ -31,6 +31,7 @@ from .episode import Episode
 from .interrupt import interrupts_noted, killed_by_interrupt
 from .lifecycle import Outcome
 from .missing_tool import missing_tool_error
+from .openpause import leave_open_pause
 from .pending_records import awaits_decision
 from .position import Pause, last_pause, options_from_state, payload_of
 from .recorder import Recorder
@@ -585,6 +586,8 @@ def process_lost(rec: Recorder) -> str:
         f"the process running this episode stopped (last event: {_event_name(last)} at "
         f"{last.get('timestamp', '?')}); resume_run sealed it"
     )
+    # a pause its lost process left open is resumed by this resume_run (saying why), before anything closes the run
+    leave_open_pause(rec, f"closed while paused: {message}", resumed_by="resume_run")
     episode = Episode(None, _options(rec), rec)
     candidate = lifecycle.find_candidate(rec)
     resumes = [i for i, e in enumerate(rec.events) if e.get("event_type") == RUN_RESUME]
