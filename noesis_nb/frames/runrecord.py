@@ -91,6 +91,8 @@ class RunRecord(TypedDict):
     known_sizes: dict[str, int]  # sizes of the run's top-level files, from their stat
     manifest_ok: NotRequired[bool | None]  # set by runs_df, which knows how to verify
     calls_unknown: NotRequired[bool]  # set by runs_df: a sealed run's log gone or changed since (``run_usage``)
+    # set by runs_df: its log or summary changed since the seal (reported so): not compared (``summaryusage``)
+    usage_unchecked: NotRequired[bool]
     written_here: NotRequired[bool]  # set by runs_df: sealed by noesis_nb, unedited (its text screened as written)
     row: NotRequired[dict[str, Any]]  # runs_df's column values
     sums_checked: NotRequired[dict[str, bool]]  # price table version -> whether the per-model sums hide priced parts
@@ -243,8 +245,6 @@ def read_run(
         "manifest_clean": manifest_clean,
         "known_sizes": {k: v[0] for k, v in stamp.items() if v is not None and k.endswith((".json", ".jsonl"))},
     }
-    if need_calls and (disagreement := usage_disagreement(record)) is not None:
-        record["problems"].append(disagreement)
     return record, stamp, record["problems"]
 
 

@@ -35,8 +35,9 @@ from .provenance import sealed_here
 from .runindex import RunIndex, index_for
 from .runrecord import RunRecord, calls_from_events, read_run, run_unchanged, stamp_checks
 from .runusage import PriceMemo, run_usage, sums_hide_priced_parts
-from .sealsizes import REPEATED, changed_problem
+from .sealsizes import REPEATED, changed_problem, is_seal_change
 from .source import RunRef, Source, distinct_runs, episode_filter, named_runs, resolve_source, stray_runs, unmatched_episodes
+from .summaryusage import usage_disagreement
 from .toolfolders import ToolFolders
 from .values import safe_name
 
@@ -238,6 +239,11 @@ def _record(
     before = len(run_problems)
     ok = _manifest_ok(folders, record["manifest"], verify, record["known_sizes"], run_problems, stamp, record["listings"])
     changed = {p.path for p in run_problems[before:]}  # files gone or changed since the seal (``sealsizes``)
+    # one cause, one problem: a log or summary changed since the seal is not also reported as their disagreement
+    sealed_docs = {ref.fs.url(ref.file("events.jsonl")), ref.fs.url(ref.file("summary.json"))}
+    record["usage_unchecked"] = any(is_seal_change(p) and p.path in sealed_docs for p in run_problems[before:])
+    if record["calls_from"] == "events" and (disagreement := usage_disagreement(record)) is not None:
+        run_problems.append(disagreement)
     # its log gone or changed (emptied, cut at a line): its model calls, tokens and cost are unknown, not 0
     record["calls_unknown"] = ref.fs.url(ref.file("events.jsonl")) in changed  # ``run_usage``
     if ok is None and record["seal"].manifest:  # sealed, but its manifest.json cannot be read (reported): vouches for nothing

@@ -34,7 +34,11 @@ def _said(summary: Any) -> dict[str, int | float] | None:
 def usage_disagreement(record: Any) -> LoadProblem | None:
     """The problem of a run record (``runrecord.RunRecord``, its calls read from its events) whose summary gives
     another number of model calls or tokens than those events add up to; None when they agree or either is unknown.
-    The events' totals are those ``runs_df`` shows (``call_columns``, kept with the record for ``runusage``)."""
+    The events' totals are those ``runs_df`` shows (``call_columns``, kept with the record for ``runusage``).
+    A run whose ``events.jsonl`` or ``summary.json`` changed since its seal is not compared: the change is its
+    problem (``sealsizes``), and one cause is reported once."""
+    if record.get("usage_unchecked"):  # its log or summary changed since the seal: that one problem says it
+        return None
     said = _said(record["summary"])
     if said is None:
         return None

@@ -139,3 +139,31 @@ def test_tool_calls_counted_from_a_changed_sealed_log_are_unknown(made, tmp_path
     runs = _quiet(noesis_nb.runs_df, root).set_index("episode_id")
     assert pd.isna(runs.loc[changed.name, "tool_calls"]) and pd.isna(runs.loc[changed.name, "model_calls"])
     assert runs.loc[made[1].name, "tool_calls"] == 0
+
+
+def _edit_summary_usage(run: Path) -> None:
+    summary = run / "summary.json"
+    doc = json.loads(summary.read_text())
+    doc["x-noesis_nb"]["usage"]["input_tokens"] = 100000
+    summary.write_text(json.dumps(doc))
+
+
+@pytest.mark.parametrize("edit", ["call written twice", "summary edited"])
+def test_a_sealed_file_changed_since_the_seal_is_one_problem_not_also_a_usage_disagreement(made, tmp_path, edit):
+    # the log or the summary changed after the seal is the cause: it is reported once, at its file, and the
+    # summary is not also said to disagree with the events (the frames show neither figure as known then)
+    root = _copy(made, tmp_path)
+    run = root / made[0].name
+    if edit == "call written twice":
+        _repeat_call(run / "events.jsonl", new_id=True)
+    else:
+        _edit_summary_usage(run)
+    changed = "events.jsonl" if edit == "call written twice" else "summary.json"
+    clear_cache()
+    for _ in range(2):  # cold, then warm from the cache
+        errors = _quiet(noesis_nb.runs_df, root).attrs["errors"]
+        mine = [e for e in errors if run.name in e["path"]]
+        assert len(mine) == 1, errors
+        assert mine[0]["path"].replace("\\", "/").endswith(f"{run.name}/{changed}")
+        assert "changed after the run was sealed" in mine[0]["reason"]
+        assert not [e for e in errors if "adds up to" in e["reason"]], errors
