@@ -44,6 +44,7 @@ __all__ = [
     "SHOWN_BYTES",
     "LOOK_ALIKES",
     "percent_decoded",
+    "written_end",
 ]
 
 # characters that show as nothing (zero-width spaces and joiners, word joiner, BOM, soft hyphen, bidi
@@ -170,6 +171,20 @@ def _char(match: re.Match[str]) -> str:
             return match.group()
     code = int(match.group(group), _BASES.get(group, 16))
     return chr(code) if code <= 0x10FFFF and not 0xD800 <= code <= 0xDFFF else match.group()
+
+
+def written_end(text: str, at: int, *, escapes: bool = True) -> int:
+    """Where the character of a reading that stands at ``at`` in ``text`` ends there: past its escape when written as
+    one (``escapes``: the reading is ``readable``'s), and past the invisible characters written after it that are no
+    control character (a mark, a joiner on it). A control character after it (the ESC of a colour code, NUL) and what
+    follows are not: a value found in the reading ends before it, and an escape written in source (``\\x1b``) too."""
+    end = at + 1
+    if escapes and text[at] in "\\&" and (match := ESCAPE.match(text, at)) is not None and len(_char(match)) == 1:
+        end = match.end()
+    invisible = hidden()
+    while end < len(text) and text[end] > "\x9f" and invisible.match(text, end) is not None:
+        end += 1
+    return end
 
 
 def maybe_disguised(text: str) -> bool:

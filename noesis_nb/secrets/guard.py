@@ -29,7 +29,7 @@ import orjson
 from .._jsonio import atomic_write_bytes, atomic_write_json, dumps_line, to_jsonable
 from .._jsonrepeat import screened
 from .._safetext import error_text, safe_repr
-from .disguise import ESCAPE, folded, hidden, maybe_disguised, readable, reads_differently
+from .disguise import ESCAPE, folded, hidden, maybe_disguised, readable, reads_differently, written_end
 from .joined import chunk_texts, split_secrets
 from .known import SEARCHED, Known, for_text, replaced, spans
 from .names import REDACTED_VALUE, hunted, looks_like_credential
@@ -471,7 +471,9 @@ def _scrub_escaped(text: str, known: Known) -> str:
     dropped (``Hun\u200bter2…``) replaced where it is written: found in the reading in one pass, each
     occurrence mapped back to where it stands (touching ones joined, as a value split in two is one)."""
     decoded, starts = readable(text)
-    where = [(starts[a], starts[b]) for a, b in known.spans(decoded)]
+    # each from its first character to the end of its last as written: a control character after it (the ESC of a
+    # colour code, ``\x1b`` written in source) is no part of it, and is kept
+    where = [(starts[a], written_end(text, starts[b - 1])) for a, b in known.spans(decoded) if b > a]
     merged: list[list[int]] = []
     for start, end in where:
         if merged and start <= merged[-1][1]:

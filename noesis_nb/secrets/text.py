@@ -39,6 +39,7 @@ from .disguise import (
     plain,
     reads_differently,
     unescape,
+    written_end,
 )
 from .gates import Gate, forget
 from .joined import chunk_texts
@@ -719,7 +720,8 @@ def _through_invisible(text: str, entropy: bool) -> set[str]:
     for reading in readings:
         found = _find_read(reading, entropy) if len(reading) >= 4 else set()
         located |= found
-        located.update(text[kept(a) : kept(b)] for a, b in for_text(reading, found).starts(reading))
+        spans = for_text(reading, found).starts(reading)
+        located.update(text[kept(a) : written_end(text, kept(b - 1), escapes=False)] for a, b in spans if b > a)
     return located
 
 

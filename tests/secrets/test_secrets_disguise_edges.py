@@ -1,0 +1,43 @@
+"""What is read as invisible or as another character around and inside a secret: the marker replaces the secret
+alone, not the ESC of a colour code or another control character after it (nor ``\\x1b`` written in source code beside it);
+NEL between a word's characters is read as nothing; the ASCII field separators (FS, GS, RS, US) part words."""
+
+from __future__ import annotations
+
+from noesis_nb.secrets import RunSecrets, find_in_text
+from noesis_nb.secrets.names import REDACTED_VALUE
+from noesis_nb.secrets.scan import redact
+
+KEY = "ghp_Ab3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF3hJ6"
+
+
+def _guard() -> RunSecrets:
+    guard = RunSecrets()
+    guard.learn(["hunter2xyz"])
+    return guard
+
+
+def test_the_marker_replaces_a_learned_value_alone() -> None:
+    guard = _guard()
+    for before, after in (
+        ("\x1b[32mconnected as ", "\x1b[0m rest"),  # a colour code's ESC after it
+        ("a\x1b", "\x1b[0m"),
+        ("said ", "\x00next"),
+        ("said \u200b", "\x7f\u2060 next"),
+        ("said ", "\u0085next"),
+        ("argv ['echo', '", "\\x1b[0m']"),  # a draft's argv: the four characters \x1b, as source code writes ESC
+        ("argv ['echo', '\\x1b[1m", "\\u200b']"),
+    ):
+        assert guard.scrub_text(f"{before}hunter2xyz{after}") == f"{before}{REDACTED_VALUE}{after}", ascii(after)
+    # inside the value, they are part of it
+    assert guard.scrub_text("x hunt\x1ber2xyz\x1b[0m") == f"x {REDACTED_VALUE}\x1b[0m"
+    assert guard.scrub_text("x hunt\\x1ber2xyz\\x1b[0m") == f"x {REDACTED_VALUE}\\x1b[0m"
+
+
+def test_the_marker_replaces_a_found_key_alone() -> None:
+    for written in (KEY[:9] + "\x01" + KEY[9:], KEY[:9] + "\u200b" + KEY[9:]):
+        text = f"\x1b[1mkey:\x1b[0m {written}\x1b[0m done\u200b"  # (a joiner or a mark on its end is redacted with it)
+        shown, hits = redact({"stdout": text})
+        assert hits, ascii(text)
+        assert shown["stdout"] == f"\x1b[1mkey:\x1b[0m {REDACTED_VALUE}\x1b[0m done\u200b", ascii(shown)
+        assert written in find_in_text(text)
