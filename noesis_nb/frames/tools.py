@@ -12,6 +12,7 @@ import pandas as pd
 
 from .._jsonkeys import repeated_reason, screened
 from .._keywords import keywords_named
+from ..runtime.abandoned import is_abandonment
 from ..secrets import redact
 from ..secrets.quoted import quoted
 from ..secrets.records import shown_value
@@ -267,8 +268,10 @@ def _row(
     status = execution.get("status") or facts.get("exec_status")
     _decision_agrees(approval.get("status"), facts, status, report)
     if status is None:
-        if facts.get("abandoned_at") is not None and facts.get("executed_at") is None:
-            status = ABANDONED  # whatever its record says: the adapter went on without it, it never ran
+        if facts.get("executed_at") is None and (facts.get("abandoned_at") is not None or is_abandonment(approval)):
+            # whatever its record says: the adapter went on without it, it never ran (its process may have been killed
+            # before its tool.approval.abandoned was written: the adapter's own rejection says it)
+            status = ABANDONED
         elif decision in ("approved", "rejected"):
             status = decision
         elif prepared.get("status") == "pending_approval" or facts.get("pending_at") is not None:

@@ -17,13 +17,23 @@ import asyncio
 from typing import TYPE_CHECKING, Any
 
 from .. import tools as tc
-from ..store.vocab import ABANDONED_BY, TOOL_APPROVAL_ABANDONED
+from .._jsonio import as_object
+from ..store.vocab import ABANDONED_BY, TOOL_APPROVAL_ABANDONED, TOOL_APPROVAL_PENDING
 
 if TYPE_CHECKING:
     from .episode import Episode
     from .gate import PendingApproval
+    from .position import Pause
+    from .recorder import Recorder
 
-__all__ = ["episode_stopping", "abandon_paused_draft", "abandon_held_draft", "ABANDONED_CODE"]
+__all__ = [
+    "episode_stopping",
+    "abandon_paused_draft",
+    "abandon_held_draft",
+    "finish_abandonment",
+    "is_abandonment",
+    "ABANDONED_CODE",
+]
 
 #: ``reason_code`` of an abandoned draft's decision and event
 ABANDONED_CODE = "tool.call_abandoned"
@@ -102,3 +112,66 @@ def _abandoned_event(
         caused_by=caused_by,
     )
     return str(event["id"])
+
+
+def is_abandonment(record: Any) -> bool:
+    """Whether the approval ``record`` (a record, or its JSON) is an abandonment's: rejected by ``ABANDONED_BY`` with
+    ``ABANDONED_CODE``; no person decides so."""
+    fields = (
+        record if isinstance(record, dict) else {k: getattr(record, k, None) for k in ("status", "approver_id", "reason_code")}
+    )
+    status = fields.get("status")
+    return bool(
+        getattr(status, "value", status) == "rejected"
+        and fields.get("approver_id") == ABANDONED_BY
+        and fields.get("reason_code") == ABANDONED_CODE
+    )
+
+
+def finish_abandonment(rec: Recorder, pause: Pause) -> bool:
+    """``resume_run`` of a run whose process was killed while it recorded the abandonment of the draft it paused on
+    (``abandon_paused_draft``: its decision written, then its pause's ``run.resume``, then ``tool.approval.abandoned``):
+    the writes missing are completed as the episode would have made them, so the draft reads abandoned (never run)
+    and not rejected by a person. True when something was written."""
+    cause = _payload(pause.cause or {})
+    draft_id, request_id = cause.get("draft_id"), cause.get("request_id")
+    if cause.get("event_name") != TOOL_APPROVAL_PENDING or not isinstance(draft_id, str):
+        return False
+    record = tc.ApprovalDecisionRepository(rec.run_dir).get(None, draft_id)
+    if record is None or not is_abandonment(record):
+        return False
+    if any(
+        _payload(e).get("event_name") == TOOL_APPROVAL_ABANDONED and _payload(e).get("request_id") == request_id
+        for e in rec.events
+    ):
+        return False
+    reason = str(getattr(record, "reason", None) or "the adapter gave up the call while it waited for approval")
+    caused_by = None
+    if pause.resume_event is None:
+        checkpoint = _payload(pause.checkpoint_event)
+        resume = rec.resume_event(
+            {"checkpoint_id": checkpoint.get("checkpoint_id"), "event_offset": checkpoint.get("event_offset")},
+            resumed_by="resume_run",
+            reason=reason,
+        )
+        caused_by = resume["id"]
+    else:
+        caused_by = pause.resume_event.get("id")
+    rec.emit(
+        "tool",
+        {
+            "event_name": TOOL_APPROVAL_ABANDONED,
+            "request_id": request_id,
+            "draft_id": draft_id,
+            "decision_id": getattr(record, "decision_id", None),
+            "reason_code": ABANDONED_CODE,
+            "reason": reason,
+        },
+        agent_id="tool_contract",
+        caused_by=caused_by,
+    )
+    return True
+
+
+def _payload(event: dict[str, Any]) -> dict[str, Any]:
+    return as_object(event.get("payload"))

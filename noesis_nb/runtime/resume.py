@@ -49,12 +49,14 @@ from ..store.vocab import (
     RUN_CHECKPOINT,
     RUN_INTERRUPT,
     RUN_RESUME,
+    TOOL_APPROVAL_ABANDONED,
     TOOL_APPROVAL_PENDING,
     TOOL_EXECUTION_OUTCOME_UNKNOWN,
 )
 from ..tools import ApprovalDecisionRequiredError
 from ..tools.repositories import ExecutionRepository
 from . import lifecycle
+from .abandoned import finish_abandonment
 from .episode import Episode
 from .lifecycle import Outcome
 from .pause import EpisodePaused
@@ -330,7 +332,14 @@ async def _continue(
     check_seal_targets(rec.run_dir)
     cause = pause.cause
     if payload_of(cause).get("event_name") == _APPROVAL_PENDING:
-        if pause.resume_event is not None and payload_of(pause.resume_event).get("resumed_by") == "episode":
+        if finish_abandonment(rec, pause):  # killed while recording its draft abandoned: those writes completed
+            pause = last_pause(rec.events) or pause
+        abandoned = pause.resume_event is not None and any(
+            payload_of(e).get("event_name") == TOOL_APPROVAL_ABANDONED
+            and payload_of(e).get("request_id") == payload_of(cause).get("request_id")
+            for e in rec.events
+        )
+        if pause.resume_event is not None and (payload_of(pause.resume_event).get("resumed_by") == "episode" or abandoned):
             if handed_to_tool(rec, cause) and not _still_waiting(rec, pause, cause):
                 # the live adapter went on after its tool (no other draft of its held it back)
                 sealed = process_lost(rec)

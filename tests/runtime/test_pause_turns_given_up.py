@@ -269,3 +269,73 @@ def test_a_held_call_given_up_is_abandoned_on_disk_and_never_resumed(runs_dir: P
     tools = noesis_nb.tools_df(runs_dir).set_index("draft_id")
     assert tools.loc[b, "status"] == "abandoned" and tools.loc[a, "status"] == "succeeded"
     assert check_run(run) == []
+
+
+_KILLED_WHILE_ABANDONING = textwrap.dedent(
+    """
+    import asyncio, contextlib, os, signal, sys
+    import noesis_nb
+    import noesis_nb.runtime.abandoned as abandoned
+    from noesis_nb.runtime.recorder import Recorder
+    from tests.runtime.test_pause_turns_given_up import _note
+
+    if sys.argv[2] == "decision":  # killed once the abandonment's decision is written, before its run.resume
+        real_decide = abandoned.tc.decide
+
+        def decide(*args, **kwargs):
+            made = real_decide(*args, **kwargs)
+            os.kill(os.getpid(), signal.SIGKILL)
+            return made
+
+        abandoned.tc.decide = decide
+    else:  # killed once its run.resume is written too, before tool.approval.abandoned
+        real_resume = Recorder.resume_pause
+
+        def resume_pause(self, *args, **kwargs):
+            event = real_resume(self, *args, **kwargs)
+            if kwargs.get("reason"):
+                os.kill(os.getpid(), signal.SIGKILL)
+            return event
+
+        Recorder.resume_pause = resume_pause
+
+    async def agent(task, ctx):
+        call = ctx.tool_async("notes.a", {"args": ["a"]}, protocol="python", fn=_note, effect="write", risk="high")
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(call, 0.05)
+        return "went on without a"
+
+    async def main():
+        handle = noesis_nb.start("one note", agent, runs_dir=sys.argv[1], approver="ask")
+        await handle.wait()
+
+    asyncio.run(main())
+    """
+)
+
+
+@pytest.mark.parametrize("killed_after", ["decision", "run.resume"])
+def test_a_run_killed_while_recording_an_abandonment_reads_abandoned(runs_dir: Path, killed_after: str) -> None:
+    """SIGKILL between the abandonment's writes (its decision, its pause's run.resume, tool.approval.abandoned): the
+    draft reads abandoned (tools_df), not rejected by a person, and ``resume_run`` completes the missing writes and
+    seals the run as when all three were written (its process lost after the adapter went on), never vetoed."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
+    argv = [sys.executable, "-c", _KILLED_WHILE_ABANDONING, str(runs_dir), killed_after]
+    done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == -signal.SIGKILL, done.stderr[-2000:]
+    (run,) = runs_dir.iterdir()
+    assert _abandoned(run) == []  # its process died before writing it
+    assert noesis_nb.tools_df(runs_dir)["status"].tolist() == ["abandoned"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        noesis_nb.resume_run(run.name, runs_dir=runs_dir)
+    (event,) = _abandoned(run)
+    assert event["payload"]["reason_code"] == "tool.call_abandoned"
+    resumes = [e for e in read_events(run / "events.jsonl") if e.get("event_type") == "run.resume"]
+    assert len(resumes) == 1 and "gave up the call" in resumes[0]["payload"]["reason"]
+    final = json.loads((run / "final.json").read_text())
+    assert final["outcome"] == "error" and "tool_rejected" not in json.dumps(final)
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["status"] == "error" and "process_lost" in json.dumps(summary)
+    assert noesis_nb.tools_df(runs_dir)["status"].tolist() == ["abandoned"]
+    assert check_run(run) == []
