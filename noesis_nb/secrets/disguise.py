@@ -8,8 +8,9 @@ stands in the text, so what is found in the reading can be redacted as written.
 
 The invisible characters are a class, not a list: every format character (Cf: zero-width spaces and
 joiners, soft hyphen, bidi controls, tags), every combining mark (Mn, Me: ``s\u0301k-proj-…`` shows as
-``śk-proj-…``; variation selectors are marks too), NUL and the other control characters but the tab and line
-breaks (``\x01``-``\x1f``, DEL, C1: a page shows none of them), and the Hangul fillers, which show as blanks. A
+``śk-proj-…``; variation selectors are marks too), NUL and the other control characters but the tab, line breaks
+and field separators (``\x01``-``\x1b``, DEL, C1: a page shows none of them), and the Hangul fillers, which show as
+blanks. A
 character that reads as one of a key's ASCII characters is read as that character: a compatibility form (``ｓｋ-…``
 in fullwidth forms, ``𝐬``, ``ⓢ``), a letter written with its accent (``ś``, ``ǵ``: NFKD, its marks dropped), and
 the Cyrillic and Greek letters drawn as Latin ones (``ѕk-…``, ``ghр_…``: ``LOOK_ALIKES``); a space of another
@@ -54,14 +55,14 @@ INVISIBLE_CHARS = "\x00\u00ad\u034f\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-
 INVISIBLE = re.compile(f"[{INVISIBLE_CHARS}]")  # the common ones; ``hidden()`` is the whole class
 _BLANK_LETTERS = "\u115f\u1160\u3164\uffa0\u2800"  # the Hangul fillers and the blank braille pattern: show as nothing
 _HIDDEN_CATEGORIES = frozenset({"Mn", "Me", "Cf"})
-# the control characters that show as nothing: every one but the tab and line breaks (``\t \n \v \f \r``, NEL),
-# which part words as a space does
-_CONTROLS = (*range(0x01, 0x09), *range(0x0E, 0x20), *range(0x7F, 0x85), *range(0x86, 0xA0))
+# the control characters that show as nothing: every one but the tab and line breaks (``\t \n \v \f \r``, NEL)
+# and the separators of fields and records (FS, GS, RS, US: ``\x1c``-``\x1f``), which part words as a space does
+_CONTROLS = (*range(0x01, 0x09), *range(0x0E, 0x1C), *range(0x7F, 0x85), *range(0x86, 0xA0))
 #: one ASCII control character that shows as nothing: ASCII text holding none reads as written
-CONTROL = re.compile("[\x00-\x08\x0e-\x1f\x7f]")
+CONTROL = re.compile("[\x00-\x08\x0e-\x1b\x7f]")
 #: every byte but those control characters: ``data.translate(None, SHOWN_BYTES)`` is empty when ASCII bytes hold none
 #: (the cheap test: a fifth of ``CONTROL``'s search, a byte at a time in C)
-SHOWN_BYTES = bytes(b for b in range(256) if b > 0x1F and b != 0x7F or 0x09 <= b <= 0x0D)
+SHOWN_BYTES = bytes(b for b in range(256) if b > 0x1B and b != 0x7F or 0x09 <= b <= 0x0D)
 # what a character is read as when it is one of these (a key's characters): fullwidth punctuation in CJK
 # prose (``，``, ``：``, ``（``) is read as written
 _KEY_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_=+/.")

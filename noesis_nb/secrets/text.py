@@ -67,7 +67,7 @@ _TOKEN_CHARS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+
 # token characters: a token split by one is still one long word to the prefilter
 # (and the control characters that show as nothing, ``disguise.CONTROL``; a letter with its accent or of another
 # script drawn as a Latin one, ``ѕ`` or ``ś``, cuts the word here, but its reading, ``plain``, is judged too)
-_HIDING_BYTES = bytes(range(0x80, 0xC0)) + b"\xc2\xcd\xd8\xe1\xe2\xef\x00" + bytes((*range(1, 9), *range(14, 32), 127))
+_HIDING_BYTES = bytes(range(0x80, 0xC0)) + b"\xc2\xcd\xd8\xe1\xe2\xef\x00" + bytes((*range(1, 9), *range(14, 28), 127))
 _RUNS = bytes(0x61 if i in _TOKEN_CHARS or i in _HIDING_BYTES else 0x20 for i in range(256))
 _LONG_RUN = b"a" * 20
 # the short names that are secret as a word of their own (``pin``, ``otp``, ``pw``: not ``mapping``, ``shipping``),

@@ -41,3 +41,15 @@ def test_the_marker_replaces_a_found_key_alone() -> None:
         assert hits, ascii(text)
         assert shown["stdout"] == f"\x1b[1mkey:\x1b[0m {REDACTED_VALUE}\x1b[0m done\u200b", ascii(shown)
         assert written in find_in_text(text)
+
+
+def test_the_field_separators_part_words() -> None:
+    for text in (
+        "user_8H2K\x1f9QX7ZP\x1fRT5M\x1fWN3V\x1fAB12CD",
+        "alpha\x1cbeta\x1dgamma\x1edelta\x1fepsilon\x1fzeta\x1eTheta\x1dIota",
+        "\x1e{'id':'8H2K9QXR'}\x1e{'id':'RT5MWN3V'}",
+    ):
+        assert find_in_text(text) == set(), ascii(text)
+        assert redact({"row": text}) == ({"row": text}, []), ascii(text)
+    shown, _ = redact({"row": f"token\x1f{KEY}\x1fnext"})
+    assert shown == {"row": f"token\x1f{REDACTED_VALUE}\x1fnext"}

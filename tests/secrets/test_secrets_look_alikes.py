@@ -56,7 +56,8 @@ LOOK_ALIKE = {
     "T": "\u0422\u03a4",
     "X": "\u0425\u03a7",
 }
-CONTROLS = ["\x01", "\x02", "\x07", "\x08", "\x0e", "\x1b", "\x1f", "\x7f", "\x80", "\x8d", "\x9b", "\x9f"]
+# (not the separators of fields and records, FS GS RS US: they part words as a space does)
+CONTROLS = ["\x01", "\x02", "\x07", "\x08", "\x0e", "\x1a", "\x1b", "\x7f", "\x80", "\x8d", "\x9b", "\x9f"]
 
 
 @st.composite
