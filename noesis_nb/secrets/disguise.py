@@ -75,6 +75,8 @@ LOOK_ALIKES = {
     **dict(zip("ΑΒΕΖΗΙΚΜΝΟΡΤΥΧϹͿ", "ABEZHIKMNOPTYXCJ")),
     **dict(zip("ıȷɡɑɩ", "ijgai")),  # Latin letters of other shapes
 }
+# NEL between two characters of a word: a line break to Python, nothing to a browser or a notebook (``hunt\x85er2``)
+_NEL_IN_WORD = "|\x85(?<=[\\w-]\x85)(?=[\\w-])"
 # the code points scanned: the first two planes, and plane 14's tags and variation selectors (the planes between
 # hold CJK ideographs and nothing else that hides or folds)
 _SCANNED = (range(0x80, 0x20000), range(0xE0000, 0xE1000))
@@ -117,8 +119,8 @@ def _tables() -> tuple[re.Pattern[str], dict[int, str], re.Pattern[str], re.Patt
                 reading = "".join(c for c in reading if unicodedata.category(c) not in _HIDDEN_CATEGORIES)
                 if len(reading) == 1 and (reading in _KEY_CHARS or (reading == " " and category == "Zs")):
                     folded[code] = reading  # one character: each stays in its place
-    hidden_class = _char_class(sorted(dropped))
-    either = _char_class(sorted(dropped | set(folded)))
+    hidden_class = _char_class(sorted(dropped)) + _NEL_IN_WORD
+    either = _char_class(sorted(dropped | set(folded) | {0x85}))
     return re.compile(hidden_class), folded, re.compile(either), re.compile(_char_class(sorted(folded)))
 
 

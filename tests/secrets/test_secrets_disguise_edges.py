@@ -43,6 +43,18 @@ def test_the_marker_replaces_a_found_key_alone() -> None:
         assert written in find_in_text(text)
 
 
+def test_nel_inside_a_word_is_read_as_nothing() -> None:
+    guard = _guard()
+    assert guard.scrub_text("login hunt\x85er2xyz ok") == f"login {REDACTED_VALUE} ok"
+    learned = RunSecrets()
+    learned.learn(["hunt\x85er2xyz"])  # learned so, shown later without it
+    assert learned.scrub_text("login hunter2xyz ok") == f"login {REDACTED_VALUE} ok"
+    written = KEY[:12] + "\x85" + KEY[12:]
+    assert redact({"stdout": f"use {written} now"})[0] == {"stdout": f"use {REDACTED_VALUE} now"}
+    # between words or after a sentence, it is the line break it is
+    assert find_in_text("Done.\x85Next line\x85 and more") == set()
+
+
 def test_the_field_separators_part_words() -> None:
     for text in (
         "user_8H2K\x1f9QX7ZP\x1fRT5M\x1fWN3V\x1fAB12CD",
