@@ -13,6 +13,7 @@ import math
 import numbers
 import threading
 import time
+import warnings
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -56,7 +57,7 @@ from .steer import SteerBox
 from .stubborn import STOP_GRACE_S, Stoppable, forced_line, left_unread, stop_in_background, stop_task
 from .vetoes import read_veto_decision, write_veto_decision
 
-__all__ = ["Episode", "EpisodeOptions", "EpisodePaused"]
+__all__ = ["Episode", "EpisodeOptions", "EpisodePaused", "AdapterFailedWhilePaused", "ADAPTER_ERROR_WHILE_PAUSED"]
 
 
 @dataclass
@@ -609,7 +610,35 @@ class Episode:
             self.error = ended.exit
         elif is_exit(ended):
             self.error = ended
+        elif isinstance(ended, Exception):
+            self._failed_while_paused(ended)
         return True
+
+    def _failed_while_paused(self, exc: Exception) -> None:
+        """The adapter raised ``exc`` after it took its run's pause: the run still ends paused (its drafts are a
+        person's to decide), but the error is not lost: it is said (``handle.problems``, a warning under ``solve``)
+        and written in the run (an ``error`` event, ``adapter_error``), so ``resume_run`` seals the run ``error``
+        once the decided drafts have run."""
+        shown = shown_cut(error_text(exc, 200 + SCAN_MARGIN), 200)  # redacted, then cut: no secret's head stays
+        said = (
+            f"the adapter {self.label} raised {type(exc).__name__} after its run paused for approval: {shown}; the run "
+            f"stays paused, and resume_run({quoted(self.recorder.episode_id)}) seals it error (adapter_error) once "
+            "its drafts are decided and continued"
+        )
+        try:
+            self.recorder.emit(
+                "error",
+                {
+                    "error": {"type": type(exc).__name__, "message": error_text(exc, 2000)},
+                    "reason_code": ADAPTER_ERROR_WHILE_PAUSED,
+                    "reason": said,
+                },
+            )
+        except Exception as failed:  # the log refused it: the error is still said
+            said += f" (writing it in the run failed: {type(failed).__name__})"
+        self.report(said)
+        if not self.options.wait_for_human:  # ``solve``: no handle shows its problems
+            warnings.warn(said, AdapterFailedWhilePaused, stacklevel=2)
 
     def _late_ending(self, ended: BaseException | None) -> None:
         """How the adapter ended after the episode stopped watching it (cancelled, drained): a call a drain refused
@@ -768,6 +797,15 @@ def _error_message(exc: BaseException) -> str:
     if isinstance(exc, Exception):
         return text or type(exc).__name__
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+#: ``reason_code`` of the ``error`` event of an adapter that raised after taking its run's pause
+ADAPTER_ERROR_WHILE_PAUSED = "adapter_error_while_paused"
+
+
+class AdapterFailedWhilePaused(UserWarning):
+    """The adapter raised after it took its run's pause (``asyncio.gather(..., return_exceptions=True)``): the run
+    stays paused for its decisions, and ``resume_run`` seals it ``error``."""
 
 
 class _IdleTimeout(Exception):

@@ -27,7 +27,7 @@ from ..tools.repositories import ExecutionRepository
 from ..tools.types import ExecutionStatus
 from . import lifecycle
 from .context import dispatcher, tool_repositories
-from .episode import Episode
+from .episode import ADAPTER_ERROR_WHILE_PAUSED, Episode
 from .interrupt import interrupts_noted, killed_by_interrupt
 from .lifecycle import Outcome
 from .missing_tool import missing_tool_error
@@ -183,7 +183,7 @@ async def continue_tool_drafts(
         if end is None:  # stopped by an interrupt: sealed cancelled, the drafts after it never run
             return
         ended.append(end)
-    outcome = _outcome(ended)
+    outcome = _failed_while_paused(rec, _outcome(ended))
     if outcome.status == "ok":
         episode.result = outcome.result
     _close(episode, [r.chain for r in ready], started, ", ".join(r.label for r in ready), outcome)
@@ -316,6 +316,23 @@ async def _continue_one(
     if status == "failed":
         return _Ended("failed", f"tool {r.shown} failed ({result.reason_code})", result.output, result.reason_code)
     return _Ended("ok", str(result.output)[:400], result.output)
+
+
+def _failed_while_paused(rec: Recorder, outcome: Outcome) -> Outcome:
+    """``outcome``, unless the adapter raised after it took the pause these drafts resume (its ``error`` event,
+    ``ADAPTER_ERROR_WHILE_PAUSED``, since the adapter last acted): then ``error`` (``adapter_error``) with its message,
+    as a live adapter's error ends a run."""
+    first = max((i for i, e in enumerate(rec.events) if e.get("phase") == "act"), default=0)
+    failed = [
+        e
+        for e in rec.events[first:]
+        if e.get("phase") == "error" and payload_of(e).get("reason_code") == ADAPTER_ERROR_WHILE_PAUSED
+    ]
+    if not failed:
+        return outcome
+    error = payload_of(failed[-1]).get("error")
+    message = str(error.get("message") or error.get("type")) if isinstance(error, dict) else "the adapter raised"
+    return Outcome("error", message, ["adapter_error", "resumed"], outcome.result)
 
 
 def _outcome(ended: list[_Ended]) -> Outcome:
