@@ -19,6 +19,7 @@ from ..errors import guessed, redact_with
 from .display import SCAN_MARGIN, shown, shown_cut
 from .guard import known_everywhere
 from .names import REDACTED_VALUE
+from .public_ids import public_id
 from .randomness import RUN_ID, entropy_ok, path_parts, random_words, temp_plain, without_ids
 
 __all__ = ["quoted", "quoted_url", "quoted_text", "looks_like_key", "starts_like_key", "keys_hidden", "typo_hint"]
@@ -97,8 +98,15 @@ def _random_words(text: str) -> list[str]:
         spans = path_parts(word)  # a path is judged whole and by its pieces: a key inside it is found either way
         if spans is not None:
             pieces += [(word[a:b], real[a:b]) for a, b in spans]
+        if "/" in real:  # a public id between ``/`` (``ipfs.io/ipfs/<cid>``): the other parts are judged
+            cut = real.split("/")
+            if any(len(p) >= 20 and public_id(p) for p in cut):
+                pieces, at = [], 0
+                for part in cut:
+                    pieces.append((word[at : at + len(part)], part))
+                    at += len(part) + 1
         for piece, real_piece in pieces:
-            if real_piece in found:
+            if real_piece in found or (len(real_piece) >= 20 and public_id(real_piece)):  # its checksum proves it
                 continue
             if len(piece) >= 24:
                 found += _random_parts(piece, real_piece)

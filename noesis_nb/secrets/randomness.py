@@ -22,6 +22,7 @@ from typing import Any
 
 from .gates import Gate
 from .plugins import plugins
+from .public_ids import public_id
 
 __all__ = [
     "entropy_ok", "without_ids", "ids_out_of_values", "random_words", "path_parts", "temp_plain", "RUN_ID",
@@ -39,11 +40,13 @@ _NOT_RANDOM = [
         r"(?<![A-Za-z0-9])[0-7](?:[0-9A-HJKMNP-TV-Z]{25}|[0-9a-hjkmnp-tv-z]{25})(?![A-Za-z0-9])",
         RUN_ID.pattern,
         # labelled digests: sha256:…, "sha256": "…", digest=…, commit …, SHA256 (file) = … and sha256sum's lines
-        # and the ids tracing gives (trace id, span id, ``x-request-id``, ``traceId``), a container's or an image's id;
+        # and the ids tracing gives (trace id, span id, ``x-request-id``, ``traceId``; after ``trace`` alone, a trace
+        # id's 32 digits exactly: no 64-digit key), a container's or an image's id;
         # a URL's ``/commit/<sha>``, ``/blob/<sha>/``
         r"(?i)(?<![a-z0-9])(?:sha(?:-?(?:1|224|256|384|512)|3_256)?|md5|blake2[bs]|digest|checksum|hash|commit|blob|tree|object|oid|rev(?:ision)?|head|etag"
-        r"|(?:trace|span|request|correlation|container|image)[ _-]?id)(?:sum)?(?![a-z0-9])"
-        r"(?: \([^()\n]{1,200}\))?(?: (?:is|was|now|at|->|=>)){0,3}[\"']?\s*[:=/-]?\s*[\"']?[0-9a-f]{16,}(?![0-9a-z])",
+        r"|(?:trace|span|request|correlation|container|image)[ _-]?id|(?P<trace>trace))(?:sum)?(?![a-z0-9])"
+        r"(?: \([^()\n]{1,200}\))?(?: (?:is|was|now|at|->|=>)){0,3}[\"']?\s*[:=/-]?\s*[\"']?"
+        r"(?(trace)[0-9a-f]{32}|[0-9a-f]{16,})(?![0-9a-z])",
         # git naming a commit: ``git checkout <sha>``, ``git reset --hard <sha>``, ``git cherry-pick -x <sha>``
         r"(?i)\bgit\s+(?:-C\s+\S+\s+)?[a-z][a-z-]*(?:\s+-{1,2}[a-z][a-z-]*)*\s+[0-9a-f]{7,}(?![0-9a-z])",
         r"(?m)^[0-9a-f]{32,128}(?= [ *]\S)",
@@ -107,6 +110,8 @@ def entropy_ok(word: str, b64: Any = None, hexp: Any = None, *, ids: bool = True
     if b64 is None:
         _, _, _, b64, hexp = plugins()
     if word.isdigit():  # numbers (ids, timestamps, big integers) are not credentials
+        return False
+    if ids and public_id(word):  # a wallet address or content id its checksum proves (``public_ids``)
         return False
     if ids and PROVIDER_ID.fullmatch(word) is not None:  # the token detectors still read it (``msg_AKIA…``)
         return False
@@ -240,6 +245,23 @@ def path_parts(word: str) -> list[tuple[int, int]] | None:
     return spans
 
 
+def _beside_public_ids(word: str, b64: Any, hexp: Any) -> list[str]:
+    """A random word holding ``/``: whole, or, when parts of it between ``/`` are public ids (a URL's
+    ``ipfs.io/ipfs/<cid>``, ``/address/<address>``), the runs of the other parts that read random."""
+    parts = word.split("/")
+    if not any(len(p) >= 20 and public_id(p) for p in parts):
+        return [word]
+    found, start, pos = [], 0, 0
+    for part in (*parts, "/"):  # a last stand-in part ends the last run
+        if part == "/" or (len(part) >= 20 and public_id(part)):
+            run = word[start : pos - 1] if pos > start else ""
+            if len(run) >= 20 and entropy_ok(run, b64, hexp):
+                found.append(run)
+            start = pos + len(part) + 1
+        pos += len(part) + 1
+    return found
+
+
 def random_words(text: str) -> list[str]:
     text = without_ids(text)
     plain = temp_plain(text)  # judged as read there; what is found is taken from ``text``, in the same places
@@ -253,7 +275,7 @@ def random_words(text: str) -> list[str]:
             if len(word) < 20:
                 continue
         if entropy_ok(word, b64, hexp):
-            found.append(text[at : m.end()])
+            found += _beside_public_ids(text[at : m.end()], b64, hexp) if "/" in word else [text[at : m.end()]]
             continue
         spans = path_parts(word)  # a path read as prose: a key inside it is still found
         if spans is not None:
