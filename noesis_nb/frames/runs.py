@@ -17,6 +17,7 @@ from ..secrets import quoted, shown, shown_cut
 from ..secrets.records import shown_value
 from ..store.artifacts import verify_manifest
 from ..store.facts import run_facts
+from ..store.layout import PREPARED_DIRS
 from ..store.ownership import abandoned
 from ..store.status import status_now
 from ..store.vocab import TERMINAL_STATUSES
@@ -66,7 +67,8 @@ def runs_df(
     ``manifest.…`` (e.g. ``Column("plan_adherence", path="summary.metrics.plan_adherence", type="float")``).
     ``cost_usd`` is priced now (``prices`` overrides genai-prices). ``manifest_ok`` checks the
     files ``manifest.json`` lists: ``verify="quick"`` (default) that each exists and each top-level
-    file has its listed size, ``"size"`` every size, ``"hash"`` re-hashes them (local runs only).
+    file and tool record (as ``tools_df`` compares them) has its listed size, ``"size"`` every size,
+    ``"hash"`` re-hashes them (local runs only).
     A run's ``cost_usd`` is the sum of its ``usage_df`` rows' (NaN when any is unpriced).
     ``status`` is ``lost`` for a run whose files say running but whose process is gone (killed, or stopped
     before its seal; ``resume_run`` settles it), asked of the run's lock at every load.
@@ -317,8 +319,9 @@ def _manifest_ok(
 ) -> bool | None:
     """None without a manifest; False when a listed file is missing or has another size (or hash), each one reported.
 
-    ``quick``: every listed file exists (one listing per folder) and every top-level file has
-    its listed size; ``size``: every listed file's size; ``hash``: re-hash them (local runs).
+    ``quick``: every listed file exists (one listing per folder) and every top-level file and tool
+    record (one ``stat`` each; ``tools_df`` compares them too, and the frames agree) has its listed size;
+    ``size``: every listed file's size; ``hash``: re-hash them (local runs).
     Malformed entries were reported when the manifest was read (``shapes.MANIFEST``) and fail it.
     ``stamp`` gets each folder listed and file looked at, so a cached verdict is redone when one changes;
     folders listed while reading the run (``read_folders``) are not listed again.
@@ -369,7 +372,15 @@ def _manifest_ok(
             if base not in listings[folder]:
                 problems.append(LoadProblem(where(name), None, "listed in manifest.json but missing"))
                 ok = False
-            continue
+                continue
+            if folder not in _RECORD_FOLDERS or not base.endswith(".json"):
+                continue
+            # a tool record: its size too, as tools_df compares it (one stat; stamped, so an edit in place shows)
+            size = _record_size(ref, name, stamp)
+            if size is None:
+                problems.append(LoadProblem(where(name), None, "listed in manifest.json but missing"))
+                ok = False
+                continue
         listed = entry.get("size_bytes")
         if size is None:
             stat: Stat | None = ref.events_stat if name == "events.jsonl" else None  # taken while listing the root
@@ -388,6 +399,18 @@ def _manifest_ok(
             problems.append(changed_problem(where(name), name, size, listed))
             ok = False
     return ok
+
+
+#: the folders of a run's tool records, whose sizes even a quick check compares with the seal (``tools_df`` does)
+_RECORD_FOLDERS = frozenset(f"tool_invocations/{sub}" for sub in (*PREPARED_DIRS, "approvals", "executions"))
+
+
+def _record_size(ref: RunRef, name: str, stamp: dict[str, Any]) -> int | None:
+    """The size of the tool record ``name`` now (None: gone), its stat stamped."""
+    stat = stamp.get(name)
+    if stat is None:
+        stat = stamp[name] = ref.fs.stat(ref.file(*name.split("/")))
+    return None if stat is None else stat[0]
 
 
 def _stamp_folders(ref: RunRef, name: str, stamp: dict[str, Any]) -> None:

@@ -293,7 +293,8 @@ def test_verify_modes(tmp_path):
     (run / "manifest.json").write_text(json.dumps({"files": files}))
     assert runs_df(root)["manifest_ok"].iloc[0] and runs_df(root, verify="hash", cache=False)["manifest_ok"].iloc[0]
     record.write_text('{"status": "approved", "x": 1}')
-    assert runs_df(root, cache=False)["manifest_ok"].iloc[0]  # quick: the nested record exists; its size is not checked
+    # quick: a tool record's size is checked too (tools_df compares it; the frames agree)
+    assert not runs_df(root, cache=False)["manifest_ok"].iloc[0]
     assert not runs_df(root, verify="size", cache=False)["manifest_ok"].iloc[0]
     assert not runs_df(root, verify="hash", cache=False)["manifest_ok"].iloc[0]
     record.unlink()

@@ -3,6 +3,7 @@ rewritten or gone) are reported by every frame with the file and its sizes, and 
 
 from __future__ import annotations
 
+import os
 import shutil
 import warnings
 from collections.abc import Callable
@@ -141,15 +142,32 @@ def test_a_sealed_tool_record_changed_or_gone_is_reported_and_the_drafts_are_unk
         frames = _load(run)
         said = "listed in manifest.json but missing" if gone else f"bytes, but manifest.json lists {listed}"
         _assert_reported(frames, ["tools_df"], name, said, "changed after the run was sealed")
-        if gone:  # runs_df counts the drafts by their records: one gone leaves its counts unknown
-            _assert_reported(frames, ["runs_df"], name, said)
-            row = frames["runs_df"].iloc[0]
-            assert pd.isna(row["tool_calls"]) and pd.isna(row["pending_approvals"])
-        else:  # an edit leaves its draft counted; runs_df's quick check sizes top-level files, "size" every one
-            clear_cache()
-            with pytest.warns(LoadProblemsWarning):
-                df = noesis_nb.runs_df(run, verify="size")
-            assert _reported(df, name, said, "changed after the run was sealed")
+        # runs_df counts the drafts by their records: one gone or edited leaves its counts unknown, and its default
+        # (quick) check says so as tools_df does; "size" too
+        _assert_reported(frames, ["runs_df"], name, said)
+        row = frames["runs_df"].iloc[0]
+        assert pd.isna(row["tool_calls"]) and pd.isna(row["pending_approvals"]) and not row["manifest_ok"]
+        clear_cache()
+        with pytest.warns(LoadProblemsWarning):
+            df = noesis_nb.runs_df(run, verify="size")
+        assert _reported(df, name, said)
+
+
+def test_a_tool_record_edited_in_place_after_a_warm_load_is_reported_by_runs_df(sealed, tmp_path):
+    # the record's folder keeps its stamp, and the edit sets the record's times back: only its size tells
+    run = _copy(sealed, tmp_path)
+    clear_cache()
+    assert noesis_nb.runs_df(run).iloc[0]["tool_calls"] == 1
+    record = _record(run, "prepared")
+    before = record.stat()
+    record.write_bytes(record.read_bytes() + b" ")
+    os.utime(record, ns=(before.st_atime_ns, before.st_mtime_ns))
+    for _ in range(2):  # the change seen on the warm load, then served from the cache with its report
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", LoadProblemsWarning)
+            df = noesis_nb.runs_df(run)
+        assert _reported(df, record.relative_to(run).as_posix(), f"{before.st_size + 1} bytes, but manifest.json lists")
+        assert pd.isna(df.iloc[0]["tool_calls"]) and not df.iloc[0]["manifest_ok"]
 
 
 def test_a_noesis_run_with_its_log_cut_is_reported_by_every_frame(tmp_path):
