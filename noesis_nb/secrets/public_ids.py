@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import re
 
-__all__ = ["public_id", "keccak256"]
+__all__ = ["public_id", "keccak256", "new_text", "CHECKS_PER_TEXT"]
 
 # -- Keccak-256 (Ethereum's hash: SHA-3's permutation with its first padding, which hashlib lacks) ---------------
 _RC = (
@@ -24,21 +24,22 @@ _RC = (
     0x8000000000008003, 0x8000000000008002, 0x8000000000000080, 0x000000000000800A, 0x800000008000000A,
     0x8000000080008081, 0x8000000000008080, 0x0000000080000001, 0x8000000080008008,
 )  # fmt: skip
-# each lane's rotation and where it goes (rho and pi), lane i = x + 5y
+# each lane's rotation and where it goes (rho and pi), lane i = x + 5y; chi's two neighbours of each lane
 _ROT = (0, 1, 62, 28, 27, 36, 44, 6, 55, 20, 3, 10, 43, 25, 39, 41, 45, 15, 21, 8, 18, 2, 61, 56, 14)
-_TO = tuple(y + 5 * ((2 * x + 3 * y) % 5) for y in range(5) for x in range(5))
+_STEPS = tuple((i, y + 5 * ((2 * x + 3 * y) % 5), _ROT[i], x) for i, (x, y) in enumerate((i % 5, i // 5) for i in range(25)))
+_CHI = tuple((i, i - i % 5 + (i + 1) % 5, i - i % 5 + (i + 2) % 5) for i in range(25))
 _MASK = (1 << 64) - 1
 
 
 def _permute(a: list[int]) -> list[int]:
+    b = [0] * 25
     for rc in _RC:
         c = [a[x] ^ a[x + 5] ^ a[x + 10] ^ a[x + 15] ^ a[x + 20] for x in range(5)]
-        d = [c[(x - 1) % 5] ^ (((c[(x + 1) % 5] << 1) | (c[(x + 1) % 5] >> 63)) & _MASK) for x in range(5)]
-        b = [0] * 25
-        for i in range(25):
-            v, r = a[i] ^ d[i % 5], _ROT[i]
-            b[_TO[i]] = ((v << r) | (v >> (64 - r))) & _MASK if r else v
-        a = [b[i] ^ (~b[i - i % 5 + (i + 1) % 5] & b[i - i % 5 + (i + 2) % 5]) for i in range(25)]
+        d = [c[x - 1] ^ (((c[x - 4] << 1) | (c[x - 4] >> 63)) & _MASK) for x in range(5)]
+        for i, to, r, x in _STEPS:
+            v = a[i] ^ d[x]
+            b[to] = ((v << r) | (v >> (64 - r))) & _MASK
+        a = [b[i] ^ (~b[j] & b[k]) for i, j, k in _CHI]
         a[0] ^= rc
     return a
 
@@ -60,6 +61,18 @@ def keccak256(data: bytes, pad: int = 0x01) -> bytes:
 _ETH = re.compile(r"0x[0-9a-fA-F]{40}")
 
 
+# Keccak in Python costs some 0.2 ms an address: a text is given this many hashes of addresses not seen lately (a
+# text of distinct address-shaped words cost 8 times what it did); past them an address is judged as any word
+CHECKS_PER_TEXT = 32
+_LEFT = [CHECKS_PER_TEXT]
+_SEEN: dict[str, bool] = {}
+
+
+def new_text() -> None:
+    """A new text is screened: its budget of address hashes starts again."""
+    _LEFT[0] = CHECKS_PER_TEXT
+
+
 def _eth_address(word: str) -> bool:
     """EIP-55: a hex letter is capital where the same place of keccak256(the address in small letters) is 8+. A
     random mixed-case hex word passes with odds 2^-(its letters); a random key is written in one case, and a base62
@@ -67,8 +80,18 @@ def _eth_address(word: str) -> bool:
     digits = word[2:]
     if digits.islower() or digits.isupper() or digits.isdigit():
         return False
+    known = _SEEN.get(word)
+    if known is not None:
+        return known
+    if _LEFT[0] <= 0:
+        return False
+    _LEFT[0] -= 1
     hashed = keccak256(digits.lower().encode()).hex()
-    return all(c.isupper() == (h >= "8") for c, h in zip(digits, hashed) if c.isalpha())
+    ok = all(c.isupper() == (h >= "8") for c, h in zip(digits, hashed) if c.isalpha())
+    if len(_SEEN) >= 1024:
+        _SEEN.clear()
+    _SEEN[word] = ok
+    return ok
 
 
 _B58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"

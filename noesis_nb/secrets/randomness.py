@@ -22,7 +22,7 @@ from typing import Any
 
 from .gates import Gate
 from .plugins import plugins
-from .public_ids import public_id
+from .public_ids import new_text, public_id
 
 __all__ = [
     "entropy_ok", "without_ids", "ids_out_of_values", "random_words", "path_parts", "temp_plain", "RUN_ID",
@@ -263,6 +263,7 @@ def _beside_public_ids(word: str, b64: Any, hexp: Any) -> list[str]:
 
 
 def random_words(text: str) -> list[str]:
+    new_text()
     text = without_ids(text)
     plain = temp_plain(text)  # judged as read there; what is found is taken from ``text``, in the same places
     _, _, _, b64, hexp = plugins()

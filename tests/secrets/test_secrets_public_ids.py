@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 import noesis_nb
+from noesis_nb.secrets.public_ids import CHECKS_PER_TEXT
 from noesis_nb.secrets.quoted import quoted
 from noesis_nb.secrets.randomness import entropy_ok
 from noesis_nb.secrets.scan import redact
@@ -238,3 +239,12 @@ def test_an_error_quoting_a_public_id_shows_it_and_hides_a_key_beside_it(form: s
     key = "Xq7Lm2pQ9zAbCdEfGhIjKlMnOp"
     shown = quoted(f"x/{key}/{IDS[6]} and {key} {IDS[0]}")
     assert key not in shown and IDS[6] in shown and IDS[0] in shown, shown
+
+
+def test_each_text_gets_its_own_address_checks_and_a_repeated_address_costs_one() -> None:
+    """Keccak in Python is dear: a text is given a budget of address hashes (past it an address is judged as any
+    word); each text starts one anew, and an address seen lately is not hashed again."""
+    for _ in range(3):
+        addresses = [_eth(_RNG.randbytes(20)) for _ in range(CHECKS_PER_TEXT)]
+        text = " ".join(addresses * 3)
+        assert redact({"result": text}) == ({"result": text}, [])
