@@ -21,6 +21,7 @@ import re
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +30,7 @@ import orjson
 from .._jsonio import atomic_write_bytes, atomic_write_json, dumps_line, to_jsonable
 from .._jsonrepeat import screened
 from .._safetext import error_text, safe_repr
-from .disguise import ESCAPE, folded, hidden, maybe_disguised, readable, reads_differently, written_end
+from .disguise import ESCAPE, SHOWN_BYTES, folded, hidden, maybe_disguised, readable, reads_differently, written_end
 from .joined import chunk_texts, split_secrets
 from .known import SEARCHED, Known, for_text, replaced, spans
 from .names import REDACTED_VALUE, hunted, looks_like_credential
@@ -463,10 +464,66 @@ def _disguised_json(blob: bytes) -> bool:
 
 def _escaped_in(text: str) -> bool:
     """Whether ``text`` may hold a known value in a disguise (escapes, invisible characters)."""
-    return maybe_disguised(text) and (ESCAPE.search(text) is not None or reads_differently(text))
+    if not maybe_disguised(text):
+        return False
+    return (("\\" in text or "&" in text) and ESCAPE.search(text) is not None) or reads_differently(text)
 
 
 def _scrub_escaped(text: str, known: Known) -> str:
+    """``_scrub_read``, and for ASCII text written without escapes (where only control characters read as nothing)
+    only around a run of them that stands between two characters a value holds side by side (``_scrub_controls``)."""
+    if text.isascii() and not ("\\" in text or "&#" in text):
+        return _scrub_controls(text, known)
+    return _scrub_read(text, known)
+
+
+@lru_cache(maxsize=16)
+def _pairs(values: frozenset[str]) -> tuple[frozenset[str], int, str, str]:
+    """The pairs of characters side by side in the values as they read, the longest value's length, and the classes of
+    the pairs' first and second characters."""
+    readings = [_reading(v) for v in values]
+    pairs = frozenset(r[i : i + 2] for r in readings for i in range(len(r) - 1))
+    firsts, seconds = (f"[{re.escape(''.join(sorted({p[n] for p in pairs})))}]" for n in (0, 1))
+    return pairs, max(map(len, readings), default=0), firsts, seconds
+
+
+@lru_cache(maxsize=64)
+def _between(controls: bytes, firsts: str, seconds: str) -> re.Pattern[str]:
+    """A run of the control characters ``controls`` between a character of ``firsts`` and one of ``seconds``: one of
+    them first, the search skipping to it in C (a literal, when it is the only one, as a terminal's ESC is)."""
+    run = f"[{re.escape(controls.decode())}]" if len(controls) > 1 else re.escape(controls.decode())
+    return re.compile(f"{run}(?<={firsts}{run}){run}*(?={seconds})")
+
+
+def _scrub_controls(text: str, known: Known) -> str:
+    """``text`` with each known value that shows once its control characters are dropped replaced where it is
+    written: only the stretches a value's length either side of a run of them that may stand inside a value (the
+    characters beside it a pair some value holds) are read so. The ESC of each colour code of a terminal's output
+    stands beside a ``[``: a megabyte of it costs a search for those runs."""
+    pairs, longest, firsts, seconds = _pairs(known.values)
+    if not pairs:
+        return text
+    controls = bytes(sorted(set(text.encode().translate(None, SHOWN_BYTES))))
+    stretches: list[list[int]] = []
+    for match in _between(controls, firsts, seconds).finditer(text):
+        start, end = match.span()
+        if text[start - 1] + text[end] in pairs:
+            low, high = max(start - longest, 0), min(end + longest, len(text))
+            if stretches and low <= stretches[-1][1]:
+                stretches[-1][1] = high
+            else:
+                stretches.append([low, high])
+    if not stretches:
+        return text
+    pieces, pos = [], 0
+    for low, high in stretches:
+        pieces += [text[pos:low], _scrub_read(text[low:high], known)]
+        pos = high
+    pieces.append(text[pos:])
+    return "".join(pieces)
+
+
+def _scrub_read(text: str, known: Known) -> str:
     """``text`` with each known value that shows once its escapes are decoded and its invisible characters
     dropped (``Hun\u200bter2…``) replaced where it is written: found in the reading in one pass, each
     occurrence mapped back to where it stands (touching ones joined, as a value split in two is one)."""
@@ -539,6 +596,12 @@ def for_run(run_dir: Any) -> RunSecrets:
         else:
             _REGISTRY.move_to_end(key)
         return guard
+
+
+def run_ids() -> list[str]:
+    """The ids of the runs of this process (their folders' names): public, kept whole where a view quotes them."""
+    with _REGISTRY_LOCK:
+        return [g._own for g in _REGISTRY.values() if g._own]
 
 
 def known_everywhere() -> tuple[str, ...]:

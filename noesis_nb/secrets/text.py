@@ -685,9 +685,33 @@ def find_in_text(text: str, *, entropy: bool = True) -> set[str]:
     """
     if len(text) < 4:
         return set()
-    if text.encode().translate(None, SHOWN_BYTES) if text.isascii() else reads_differently(text):
+    if text.isascii():
+        if text.encode().translate(None, SHOWN_BYTES):
+            return _through_controls(text, entropy)
+    elif reads_differently(text):
         return _through_invisible(text, entropy)
     return _find_read(text, entropy)
+
+
+# a run of the ASCII control characters read as nothing, between two characters a key holds: the ESC of a colour
+# code (``\x1b[32m``) has ``[`` after it, and part of no key
+_CONTROLS_IN_WORD = re.compile(r"(?<=[\w+/=.-])[\x00-\x08\x0e-\x1b\x7f]+(?=[\w+/=.-])", re.ASCII)
+
+
+def _through_controls(text: str, entropy: bool) -> set[str]:
+    """``find_in_text`` of ASCII text holding control characters: as written, and the lines where a run of them stands
+    inside a word as they read (``_through_invisible``). A terminal's colour codes, a log's NULs between words are
+    not read again: a megabyte of coloured output is judged once, as written."""
+    found = _find_read(text, entropy)
+    end = -1
+    for match in _CONTROLS_IN_WORD.finditer(text):
+        if match.start() < end:  # on a line already read
+            continue
+        start = text.rfind("\n", 0, match.start()) + 1
+        end = text.find("\n", match.end())
+        end = len(text) if end < 0 else end
+        found |= _through_invisible(text[start:end], entropy)
+    return found
 
 
 def _find_read(text: str, entropy: bool) -> set[str]:
