@@ -32,7 +32,7 @@ class LoadProblem:
     path: str
     line: int | None
     reason: str
-    kind: str | None = field(default=None, compare=False)
+    kind: str | None = field(default=None, compare=False, kw_only=True)
 
     def as_dict(self) -> dict[str, object]:
         return {"path": self.path, "line": self.line, "reason": self.reason}

@@ -95,7 +95,7 @@ def is_seal_change(problem: LoadProblem) -> bool:
 
 def changed_problem(url: str, name: str, size: int | None, listed: int) -> LoadProblem:
     """The problem of a sealed file at ``url`` changed since its seal (``changed_reason``), marked ``SEAL_CHANGE``."""
-    return LoadProblem(url, None, changed_reason(name, size, listed), SEAL_CHANGE)
+    return LoadProblem(url, None, changed_reason(name, size, listed), kind=SEAL_CHANGE)
 
 
 def size_changes(ref: Any, listed: dict[str, int], sizes: dict[str, int | None]) -> list[LoadProblem]:
