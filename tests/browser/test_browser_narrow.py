@@ -204,7 +204,7 @@ def test_wrapped_steps_hang_pills_hug_their_text_and_messages_have_tight_lines(l
     button(batch, "Confirm: reject 4").click()  # its label names the verb and the count once it asks
     batch.get_by_text("rejected 4 drafts").wait_for(timeout=30_000)
     batch.get_by_text("decided, newest first").wait_for(timeout=30_000)
-    batch.locator(".nnb-grid-line .nnb-badge", has_text="vetoed").nth(3).wait_for(timeout=30_000)
+    batch.locator(".nnb-grid-line .nnb-badge", has_text="rejected").nth(3).wait_for(timeout=30_000)
     page.wait_for_timeout(500)
 
     sums, pills, loose = page.evaluate(_HANGING), page.evaluate(_PILLS), page.evaluate(_LOOSE)
