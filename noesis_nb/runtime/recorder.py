@@ -143,7 +143,7 @@ class Recorder:
         # what a caller gave (task, tags, a batch task's inputs) may hold a secret: redacted before it is written,
         # and learnt by the run, so no later event or document of it holds the value either
         # tags and inputs may hold any object (one whose repr raises, a cycle): stored as their JSON form
-        state, hits = redact_secrets(to_jsonable(state))
+        state, hits = redact_secrets(to_jsonable(state), keep=episode_id)  # its own id stays whole (its folder)
         # the run starts once it is set up: the secret scanner's first load (a second or so) is no part of it
         state["episode"]["started_at"] = state["plan"]["updated_at"] = now_iso()
         refuse_run_as_root(runs_dir)  # what readers list as a run: the new run would hide inside it, listed nowhere

@@ -5,9 +5,10 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, TypeVar, overload
 
-from .guard import known_everywhere, scrub_text
+from .guard import known_everywhere, run_ids, scrub_text
 from .known import for_text
 from .names import REDACTED_VALUE
+from .scan import outside_kept, replaced_around
 from .text import find_in_text, might_contain
 
 __all__ = ["SCAN_MARGIN", "shown", "shown_start", "shown_cut", "shown_repr"]
@@ -33,7 +34,11 @@ def shown(text: object) -> object:
     if known:
         text = scrub_text(text, known)
     if might_contain(text.encode("utf-8", "replace")):
-        text = for_text(text, find_in_text(text)).replaced(text, REDACTED_VALUE)
+        found = find_in_text(text)
+        ids = [i for i in run_ids() if i in text] if found else []
+        if ids:  # a run's own id (``api_key-…`` reads as a label and its value) is its folder's name: kept whole
+            return replaced_around(text, outside_kept(text, found, ids), ids)
+        text = for_text(text, found).replaced(text, REDACTED_VALUE)
     return text
 
 

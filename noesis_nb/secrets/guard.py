@@ -120,7 +120,9 @@ class RunSecrets:
         ``entropy=False`` skips the random-looking-word rule (for tool output full of digests and ids)."""
         # the known values first: a detector may find a part of one (a random word after its ``.``) and, replacing
         # that part, leave the rest of it where the known value no longer matches
-        out, hits = redact(self.scrub(value), entropy=entropy)
+        # the run's own id stays whole where a text quotes it (``api_key-…`` reads as a label and its value): it is
+        # the folder's name, on disk in clear, and the records name the run by it
+        out, hits = redact(self.scrub(value), entropy=entropy, keep=self._own)
         self.learn(learned(hits))
         return self.scrub(out)  # and the values just found, wherever else they stand
 

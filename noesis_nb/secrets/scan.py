@@ -27,7 +27,9 @@ from .known import for_text
 from .names import REDACTED_VALUE, hunted, is_secret_key, names_no_value, vocabulary_token
 from .text import find_in_text
 
-__all__ = ["Hit", "scan", "redact", "learned", "leaf_strings", "distinct_key", "MAX_DEPTH"]
+__all__ = [
+    "Hit", "scan", "redact", "learned", "leaf_strings", "distinct_key", "replaced_around", "outside_kept", "MAX_DEPTH"
+]  # fmt: skip
 
 Path = tuple[str | int, ...]  # dict keys and list indexes from the root to a value
 
@@ -299,26 +301,32 @@ def distinct_key(out: Mapping[Any, Any], name: str) -> str:
     return key
 
 
-def _apply(value: Any, path: Path, whole: set[Path], parts: dict[Path, list[str]], keys: dict[Path, list[str]]) -> Any:
+def _apply(value: Any, path: Path, whole: set[Path], parts: dict[Path, list[str]], keys: dict[Path, list[str]], keep: str) -> Any:
     if path in whole:
         return REDACTED_VALUE
     if isinstance(value, str):
-        return _replace(value, parts[path]) if path in parts else value
+        return replaced_around(value, parts[path], (keep,)) if path in parts else value
     if isinstance(value, Mapping):
         out: dict[Any, Any] = {}
         for k, v in value.items():
-            item = _apply(v, path + (k,), whole, parts, keys)
-            name = _replace(k, keys[path + (k,)]) if path + (k,) in keys else k
+            item = _apply(v, path + (k,), whole, parts, keys, keep)
+            name = replaced_around(k, keys[path + (k,)], (keep,)) if path + (k,) in keys else k
             out[distinct_key(out, name) if name in out else name] = item
         return out
     if isinstance(value, (list, tuple)):
-        return [_apply(v, path + (i,), whole, parts, keys) for i, v in enumerate(value)]
+        return [_apply(v, path + (i,), whole, parts, keys, keep) for i, v in enumerate(value)]
     return value
 
 
-def redact(value: Any, *, entropy: bool = True) -> tuple[Any, list[Hit]]:
-    """``(copy of value with every secret replaced by "[REDACTED]", the hits)``; ``value`` itself is unchanged."""
+def redact(value: Any, *, entropy: bool = True, keep: str = "") -> tuple[Any, list[Hit]]:
+    """``(copy of value with every secret replaced by "[REDACTED]", the hits)``; ``value`` itself is unchanged.
+
+    ``keep``: a public word kept whole wherever it stands as itself (a run's own id, its folder's name: on disk in
+    clear). A value found inside it is no secret there; a value that runs on past it (the id the head of a longer
+    key) is replaced with it, as without ``keep``. Whole leaves a secret's name marks are replaced all the same."""
     hits = scan(value, entropy=entropy)
+    if keep and hits:
+        hits = [h for h in (_outside(value, h, keep) for h in hits) if h is not None]
     if not hits:
         return value, hits
     whole = {h.path for h in hits if h.whole}
@@ -327,4 +335,84 @@ def redact(value: Any, *, entropy: bool = True) -> tuple[Any, list[Hit]]:
     for h in hits:
         if not h.whole:
             (keys if h.key else parts).setdefault(h.path, []).extend(h.values)
-    return _apply(value, (), whole, parts, keys), hits
+    return _apply(value, (), whole, parts, keys, keep), hits
+
+
+def _outside(value: Any, hit: Hit, keep: str) -> Hit | None:
+    """``hit`` without the values that stand only inside the occurrences of ``keep`` it keeps (``kept_spans``);
+    None when none is left."""
+    if hit.whole:
+        return hit
+    text = _leaf(value, hit.path, hit.key)
+    if not isinstance(text, str) or keep not in text:
+        return hit
+    values = outside_kept(text, hit.values, (keep,))
+    if not values:
+        return None
+    return hit if len(values) == len(hit.values) else Hit(hit.path, tuple(values), hit.whole, hit.key)
+
+
+def _leaf(value: Any, path: Path, key: bool) -> Any:
+    """The string at ``path`` in ``value`` (the dict key that ends it, for a ``key`` hit)."""
+    if key:
+        return path[-1] if path else None
+    for step in path:
+        try:
+            value = value[step]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return value
+
+
+def _occurrences(text: str, word: str) -> list[int]:
+    out, at = [], text.find(word)
+    while at >= 0:
+        out.append(at)
+        at = text.find(word, at + 1)
+    return out
+
+
+def kept_spans(text: str, values: Iterable[str], keep: Iterable[str]) -> list[tuple[int, int]]:
+    """Where a word of ``keep`` stands in ``text`` as itself, in order, none overlapping: no occurrence of one of
+    ``values`` runs over its edge (part in it, part beside it: the word is then the head or tail of a longer
+    secret, replaced whole)."""
+    found = [(v, _occurrences(text, v)) for v in values]
+    spans = [(a, a + len(v)) for v, ats in found for a in ats]
+    out: list[tuple[int, int]] = []
+    for word in keep:
+        for k in _occurrences(text, word) if word else ():
+            end = k + len(word)
+            if not any(s < end and e > k and (s < k or e > end) for s, e in spans):
+                out.append((k, end))
+    kept, last = [], -1
+    for k, end in sorted(out, key=lambda span: (span[0], -span[1])):
+        if k >= last:  # overlapping occurrences: the first (the longest there) is kept
+            kept.append((k, end))
+            last = end
+    return kept
+
+
+def outside_kept(text: str, values: Iterable[str], keep: Iterable[str]) -> list[str]:
+    """The ``values`` that stand in ``text`` somewhere else than inside the words of ``keep`` (``kept_spans``)."""
+    keep = [word for word in keep if word and word in text]
+    values = list(values)
+    if not keep:
+        return values
+    spans = kept_spans(text, values, keep)
+    return [v for v in values if any(not any(k <= a and a + len(v) <= e for k, e in spans) for a in _occurrences(text, v))]
+
+
+def replaced_around(text: str, values: Iterable[str], keep: Iterable[str]) -> str:
+    """``text`` with ``values`` replaced by ``[REDACTED]``, the words of ``keep`` that stand as themselves in it
+    (``kept_spans``) left whole."""
+    keep = [word for word in keep if word and word in text]
+    values = list(values)
+    spans = kept_spans(text, values, keep) if keep else []
+    if not spans:
+        return _replace(text, values)
+    out, start = [], 0
+    for k, end in spans:
+        out += [_replace(text[start:k], values), text[k:end]]
+        start = end
+    out.append(_replace(text[start:], values))
+    return "".join(out)
