@@ -177,13 +177,7 @@ class ApprovalGate:
         """
         with self._lock:
             self._pending.clear()
-            waiters = list(self._waiters.values())
-            self._waiters.clear()
-        for loop, future in waiters:
-            try:
-                loop.call_soon_threadsafe(future.cancel)
-            except RuntimeError:  # loop already closed
-                pass
+        self._cancel_waiters()
 
     def withdraw(self, draft_id: str) -> None:
         """The call waiting on ``draft_id`` gave up (cancelled, or ``solve`` unwound): it is pending here no more
@@ -201,6 +195,11 @@ class ApprovalGate:
         here, so that a decision (``decide``) is written on disk for ``resume_run``."""
         with self._lock:
             self._detached = True
+        self._cancel_waiters()
+
+    def _cancel_waiters(self) -> None:
+        """Cancel every call still waiting on a decision, each in its own loop."""
+        with self._lock:
             waiters = list(self._waiters.values())
             self._waiters.clear()
         for loop, future in waiters:
