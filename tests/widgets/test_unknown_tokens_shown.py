@@ -78,6 +78,7 @@ def test_the_batch_grid_sums_known_totals_as_a_lower_bound_and_never_counts_unkn
 class _Entry:
     def __init__(self, index: int, usage: dict[str, Any]) -> None:
         self.index, self.adapter, self.usage, self.handle, self.disk = index, "a", usage, None, None
+        self.status, self.run_dir = "running", None  # a batch entry's status and run folder, as the grid reads them
 
 
 def test_batch_figures_leave_out_entries_without_calls_and_mark_unknown_totals() -> None:
