@@ -39,6 +39,7 @@ from ..secrets import SCAN_MARGIN, shown_cut
 from ..secrets.quoted import quoted
 from ..store import now_iso, read_final
 from ..store.instants import epoch_seconds
+from ..store.sealing import seal_state
 from ..store.vocab import TERMINAL_STATUSES, TOKEN_FIELDS
 from . import lifecycle
 from .context import EpisodeContext
@@ -602,10 +603,10 @@ class Episode:
         person: it caught ``EpisodePaused`` (``asyncio.gather(..., return_exceptions=True)``, ``asyncio.wait``) and
         went on. The episode then ends paused as if the pause had unwound it; an exit the adapter raised is kept
         (``self.error``), raised again once the pause is left on disk. A cancellation keeps its own way (``run``)."""
-        if isinstance(ended, (EpisodePaused, asyncio.CancelledError)) or self.pause_checkpoint is None:
+        if isinstance(ended, (EpisodePaused, asyncio.CancelledError, RunSealedError)) or self.pause_checkpoint is None:
             return False
-        if open_pause(self.recorder.events) is None:
-            return False
+        if open_pause(self.recorder.events) is None or seal_state(self.recorder.run_dir).closed:
+            return False  # (a run sealed by another process meanwhile: the episode stands down, ``_stand_down``)
         if isinstance(ended, HeldExit):
             self.error = ended.exit
         elif is_exit(ended):

@@ -121,6 +121,31 @@ def test_a_paused_episode_stands_down_when_someone_else_seals_its_run(runs_dir: 
     assert read_events(handle.run_dir / "events.jsonl")[-1]["event_type"] == "run.checkpoint"
 
 
+def test_an_adapter_that_catches_the_seal_of_its_paused_run_still_stands_down(runs_dir: Path, tmp_path: Path) -> None:
+    """The same seal by another program, with an adapter that takes its tool call's end as a value
+    (``asyncio.gather(..., return_exceptions=True)``) and returns: its run is sealed, not paused for a person, so the
+    episode stands down as when the refusal unwinds it, and writes nothing."""
+
+    async def gathering(task, ctx):
+        return await asyncio.gather(
+            ctx.tool_async("fs.append", {"argv": ["true"]}, effect="write", risk="high"), return_exceptions=True
+        )
+
+    async def main():
+        handle = noesis_nb.start("append the note", using=gathering, runs_dir=runs_dir)
+        await handle
+        lines = (handle.run_dir / "events.jsonl").read_bytes()
+        (handle.run_dir / "final.json").write_text(json.dumps({"schema_version": "final/2.0.0", "outcome": "cancelled"}))
+        with pytest.raises(RunSealedError):
+            handle.approve(approver_id="ana")
+        await asyncio.wait_for(handle.wait(), 10)
+        return handle, lines
+
+    handle, lines = asyncio.run(main())
+    assert (handle.run_dir / "events.jsonl").read_bytes() == lines, "an event was appended to a sealed run"
+    assert handle.status == "cancelled" and not handle.ended_paused
+
+
 @pytest.mark.parametrize("sealed", ["before the decision is written", "after it is written"])
 def test_a_decision_racing_the_seal_is_listed_by_the_manifest_or_taken_back(
     runs_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sealed: str
