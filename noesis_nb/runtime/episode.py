@@ -603,10 +603,18 @@ class Episode:
         person: it caught ``EpisodePaused`` (``asyncio.gather(..., return_exceptions=True)``, ``asyncio.wait``) and
         went on. The episode then ends paused as if the pause had unwound it; an exit the adapter raised is kept
         (``self.error``), raised again once the pause is left on disk. A cancellation keeps its own way (``run``)."""
-        if isinstance(ended, (EpisodePaused, asyncio.CancelledError, RunSealedError)) or self.pause_checkpoint is None:
+        if isinstance(ended, (EpisodePaused, asyncio.CancelledError)) or self.pause_checkpoint is None:
             return False
-        if open_pause(self.recorder.events) is None or seal_state(self.recorder.run_dir).closed:
-            return False  # (a run sealed by another process meanwhile: the episode stands down, ``_stand_down``)
+        if isinstance(ended, (RunSealedError, RunWriteError)) or (ended is not None and refused_write(ended)):
+            return False  # the run refused the adapter (sealed by another, removed, its disk full): no pause to keep
+        if open_pause(self.recorder.events) is None:
+            return False
+        # a run sealed by another process meanwhile (the episode stands down, ``_stand_down``), or removed
+        return not seal_state(self.recorder.run_dir).closed and self.recorder.run_dir.is_dir() and self._kept(ended)
+
+    def _kept(self, ended: BaseException | None) -> bool:
+        """Keep what the adapter that left its run paused raised: an exit (raised again once the pause is on disk),
+        an error (said and written, ``_failed_while_paused``); True."""
         if isinstance(ended, HeldExit):
             self.error = ended.exit
         elif is_exit(ended):

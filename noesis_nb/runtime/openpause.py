@@ -41,7 +41,7 @@ def leave_open_pause(rec: Recorder, reason: str, *, resumed_by: str = "episode")
     """Write ``run.resume`` (its ``reason`` said) for the run's open pause, completing its checkpoint first when only
     its interrupt is on disk; the resume event, or None when no pause is open."""
     event = open_pause(rec.events)
-    if event is None:
+    if event is None or not rec.run_dir.is_dir():  # a run removed: nothing is written (no folder made again)
         return None
     if event.get("event_type") == RUN_INTERRUPT:
         checkpoint = rec.complete_pause(event)
