@@ -609,19 +609,21 @@ class Episode:
             return False  # the run refused the adapter (sealed by another, removed, its disk full): no pause to keep
         if open_pause(self.recorder.events) is None:
             return False
-        # a run sealed by another process meanwhile (the episode stands down, ``_stand_down``), or removed
-        return not seal_state(self.recorder.run_dir).closed and self.recorder.run_dir.is_dir() and self._kept(ended)
+        run_dir = self.recorder.run_dir
+        if seal_state(run_dir).closed or not run_dir.is_dir():
+            return False  # sealed by another process meanwhile (the episode stands down, ``_stand_down``), or removed
+        self._keep_ending(ended)
+        return True
 
-    def _kept(self, ended: BaseException | None) -> bool:
+    def _keep_ending(self, ended: BaseException | None) -> None:
         """Keep what the adapter that left its run paused raised: an exit (raised again once the pause is on disk),
-        an error (said and written, ``_failed_while_paused``); True."""
+        an error (said and written, ``_failed_while_paused``)."""
         if isinstance(ended, HeldExit):
             self.error = ended.exit
         elif is_exit(ended):
             self.error = ended
         elif isinstance(ended, Exception):
             self._failed_while_paused(ended)
-        return True
 
     def _failed_while_paused(self, exc: Exception) -> None:
         """The adapter raised ``exc`` after it took its run's pause: the run still ends paused (its drafts are a
