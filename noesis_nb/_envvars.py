@@ -23,6 +23,7 @@ __all__ = [
     "approver_id_from_env",
     "check_approver_id",
     "path_from_env",
+    "refuse_control_in_path",
     "principal_from_env",
     "principal_problem",
     "PRINCIPAL_ENV",
@@ -122,13 +123,21 @@ def path_from_env(name: str) -> str:
     raises InvalidOptionError naming the variable and the fix: no folder is meant to be named with one."""
     raw = os.environ.get(name, "")
     text = raw.strip()
+    refuse_control_in_path(text, f"${name}", raw, f"set it to the folder's path alone, e.g. export {name}=/path/to/folder")
+    return text
+
+
+def refuse_control_in_path(text: str, name: str, shown: str | None = None, fix: str = "") -> None:
+    """InvalidOptionError naming ``name``, its value (escaped, redacted) and the fix when the path ``text`` holds a
+    control or format character (a line end, an ANSI escape): no folder is meant to be named with one, and one made
+    so shows in listings and terminals as another name. One check for every path a user gives: the variables, the
+    ``runs_dir=`` argument, ``%noesis runs-dir``."""
     odd = _odd_character(text)
     if odd is not None:
         raise InvalidOptionError(
-            f"${name}={value_shown(raw)} holds a control character ({odd!r}): set it to the folder's path alone, "
-            f"e.g. export {name}=/path/to/folder"
+            f"{name}={value_shown(text if shown is None else shown)} holds a control character ({odd!r}): "
+            f"{fix or 'pass the folder path alone, without it'}"
         )
-    return text
 
 
 def principal_problem(name: str) -> str | None:

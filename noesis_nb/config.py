@@ -27,6 +27,7 @@ from ._envvars import (
     misspelt,
     path_from_env,
     principal_from_env,
+    refuse_control_in_path,
     value_shown,
 )
 from .errors import InvalidOptionError, RunsDirError, UnsupportedFeatureError, guessed
@@ -219,6 +220,12 @@ def check_path(value: Any, name: str = "runs_dir") -> Any:
         )
     if isinstance(value, (str, os.PathLike)):
         refuse_url(value, name)
+        try:
+            text = os.fspath(value)
+        except Exception:  # a PathLike whose __fspath__ fails: said where it is used
+            text = None
+        if isinstance(text, str):  # a line end or an ANSI escape: refused as $NOESIS_RUNS_DIR is
+            refuse_control_in_path(text, name)
     if value is None or isinstance(value, (str, os.PathLike)):
         return value
     many = isinstance(value, (list, tuple, frozenset, builtins.set))
