@@ -223,41 +223,61 @@ def redirected(url: str, session: HeardSession) -> str | None:
     )
 
 
-def partly_rejected(url: str, session: HeardSession) -> str | None:
-    """What the collector said of the spans it rejected in a 200 answer's ``partial_success``, or None."""
+def partly_rejected(url: str, session: HeardSession, sent: int | None = None) -> str | None:
+    """What the collector said of the spans it rejected in a 200 answer's ``partial_success`` (``sent``: how many
+    the request carried), or None. An answer that is no OTLP answer (the spec's are protobuf or JSON, per their
+    Content-Type) is said too: a web page there is no collector, and whether it took the spans is unknown."""
     if session.status is None or not 200 <= session.status < 300 or not session.body:
         return None
+    where = f"the OTLP endpoint {quoted(shown(url))}"
     kind = session.content_type.split(";")[0].strip().lower()
     if kind == "application/json":  # the OTLP/JSON answer some collectors give whatever they were sent
         try:
             rejected, said = _json_partial(session.body)
         except JSONTextError as exc:
             return (
-                f"the OTLP endpoint {quoted(shown(url))} answered {session.status} with JSON that cannot be read "
+                f"{where} answered {session.status} with JSON that cannot be read "
                 f"({exc.reason}): whether it took every span is unknown (see the collector's log)"
             )
     elif kind in ("", "application/x-protobuf", "application/protobuf"):
-        rejected, said = _protobuf_partial(session.body)
-    else:  # text or a page: no OTLP answer, nothing said of rejected spans
-        return None
+        found = _protobuf_partial(session.body)
+        if found is None:
+            return _no_otlp_answer(where, session.status, "a body that is no OTLP protobuf answer")
+        rejected, said = found
+    else:  # a page or text: no OTLP answer (a web app on the port given)
+        return _no_otlp_answer(where, session.status, f"{quoted(kind, 60)} content")
     if rejected <= 0 and not said:
         return None
     why = f": {quoted(_heard(said, session), 300)}" if said else ""
+    if sent is not None and rejected > sent:
+        return (
+            f"{where} said it rejected {rejected} spans, more than the {sent} sent in that request{why}: its answer "
+            "cannot be taken at its word, and whether it took the others is unknown (see the collector's log)"
+        )
     return (
-        f"the OTLP endpoint {quoted(shown(url))} rejected {max(rejected, 0)} of the spans{why}; the others were "
-        "taken (see the collector's log for its limits)"
+        f"{where} rejected {max(rejected, 0)} of the spans{why}; the others were taken (see the collector's log for its limits)"
     )
 
 
-def _protobuf_partial(body: bytes) -> tuple[int, str]:
-    """Rejected spans and the collector's words in a protobuf ``ExportTraceServiceResponse`` (0, "" when none)."""
+def _no_otlp_answer(where: str, status: int, what: str) -> str:
+    """The warning for a 2xx answer that is neither OTLP protobuf nor OTLP JSON."""
+    return (
+        f"{where} answered {status} with {what}, not an OTLP answer (protobuf or JSON): it is likely no OTLP "
+        "collector (a web app on that port?), and whether it took the spans is unknown; give the collector's OTLP/HTTP "
+        "traces URL as endpoint= (port 4318, path …/v1/traces)"
+    )
+
+
+def _protobuf_partial(body: bytes) -> tuple[int, str] | None:
+    """Rejected spans and the collector's words in a protobuf ``ExportTraceServiceResponse`` (0, "" when none);
+    None when the body is no such answer."""
     from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
 
     answer = ExportTraceServiceResponse()
     try:
         answer.ParseFromString(body)
     except Exception:  # no OTLP answer
-        return 0, ""
+        return None
     return answer.partial_success.rejected_spans, answer.partial_success.error_message
 
 

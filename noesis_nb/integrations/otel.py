@@ -256,7 +256,7 @@ class OtlpSender:
                 # the collector's words are hidden already; here the rest, the endpoint too (not its short words)
                 raise OtlpExportError(hidden(problem, self._headers, shortest=8) + before)
             done += len(batch)
-            said = partly_rejected(self.url, self._session)
+            said = partly_rejected(self.url, self._session, len(batch))
             said = None if said is None else hidden(said, self._headers, shortest=8)
             if said is not None and said not in rejected:
                 rejected.append(said)

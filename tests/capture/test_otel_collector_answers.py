@@ -123,12 +123,11 @@ TAKEN_ANSWERS = [  # (Content-Type, body) of a 200 that says every span was take
     ("application/json", b"{}"),
     ("application/json", b'{"partialSuccess": {}}'),
     ("application/json", b'{"partialSuccess": {"rejectedSpans": "0"}}'),
-    ("text/html", b"\n\x06\x12\x04spam"),  # no OTLP answer: bytes a protobuf reader takes for a partial_success saying 'spam'
 ]
 
 
 @pytest.mark.parametrize(
-    ("content_type", "body"), TAKEN_ANSWERS, ids=["protobuf", "json-empty", "json-{}", "json-no-count", "json-0", "html-page"]
+    ("content_type", "body"), TAKEN_ANSWERS, ids=["protobuf", "json-empty", "json-{}", "json-no-count", "json-0"]
 )
 def test_a_collector_answer_saying_every_span_was_taken_warns_nothing(
     run: Path, otlp_collectors: Callable[..., Collector], content_type: str, body: bytes
@@ -137,6 +136,36 @@ def test_a_collector_answer_saying_every_span_was_taken_warns_nothing(
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert noesis_nb.export_otel(run, endpoint=taking.url, timeout=5) == len(taking.spans) > 0
+
+
+NO_OTLP_ANSWERS = [  # a 200 from something that is no OTLP collector: OTLP answers are protobuf or JSON
+    ("text/html", b"<!doctype html><html><body>Sign in</body></html>"),  # a web app on the port given
+    ("text/html", b"\n\x06\x12\x04spam"),  # bytes a protobuf reader takes for a partial_success saying 'spam'
+    ("application/x-protobuf", b"<html>not protobuf</html>"),
+]
+
+
+@pytest.mark.parametrize(("content_type", "body"), NO_OTLP_ANSWERS, ids=["html-page", "html-protobuf-like", "bad-protobuf"])
+def test_a_200_that_is_no_otlp_answer_is_one_warning_naming_the_endpoint(
+    run: Path, otlp_collectors: Callable[..., Collector], content_type: str, body: bytes
+) -> None:
+    page = otlp_collectors(lambda h: answer_with(h, 200, body, **{"Content-Type": content_type}))
+    with pytest.warns(TraceIncomplete) as caught:
+        noesis_nb.export_otel(run, endpoint=page.url, timeout=5)
+    said = [str(w.message) for w in caught if issubclass(w.category, TraceIncomplete)]
+    assert len(said) == 1 and page.url in said[0], said
+    assert "not an OTLP answer" in said[0] and "whether it took the spans is unknown" in said[0], said
+    assert "spam" not in said[0]
+
+
+def test_more_rejected_spans_than_were_sent_is_said_as_such(run: Path, otlp_collectors: Callable[..., Collector]) -> None:
+    partial = otlp_collectors(lambda h: answer_with(h, 200, partial_success(50, "quota")))
+    with pytest.warns(TraceIncomplete) as caught:
+        noesis_nb.export_otel(run, endpoint=partial.url, timeout=5)
+    sent = len(partial.spans)
+    assert 0 < sent < 50
+    said = [str(w.message) for w in caught if issubclass(w.category, TraceIncomplete)]
+    assert len(said) == 1 and f"rejected 50 spans, more than the {sent} sent" in said[0], said
 
 
 def test_a_live_export_notes_rejected_spans_and_sends_none_twice(
