@@ -128,6 +128,32 @@ def _duplicate_ids(h: _Handler) -> None:
     h.send(_sse(START, *_text("first"), *_text("second"), END))
 
 
+def _after_finished(h: _Handler) -> None:  # a message, then a RUN_ERROR, after the run finished
+    h.head()
+    h.send(_sse(START, *_text("first"), END, *_text("AFTER-FINISH", "m2"), {"type": "RUN_ERROR", "message": "late error"}))
+
+
+def _error_after_finished(h: _Handler) -> None:  # AG-UI allows a RUN_ERROR there: the run ends error all the same
+    h.head()
+    h.send(_sse(START, *_text("first"), END, {"type": "RUN_ERROR", "message": "late error"}))
+
+
+def _second_run(h: _Handler) -> None:  # a new RUN_STARTED after RUN_FINISHED: a next run on the same stream
+    h.head()
+    second = {"threadId": "t1", "runId": "r2"}
+    h.send(_sse(START, *_text("first"), END, {"type": "RUN_STARTED", **second}, *_text("SECOND RUN", "m3")))
+    h.send(_sse({"type": "RUN_FINISHED", **second}))
+
+
+_HELD_OPEN = threading.Event()
+
+
+def _open_after_finished(h: _Handler) -> None:  # the stream kept open, silent, after RUN_FINISHED
+    h.head()
+    h.send(_sse(START, *_text("first"), END))
+    _HELD_OPEN.wait(30)
+
+
 def _huge_line(h: _Handler) -> None:
     h.head()
     h.send(_sse(START))
@@ -339,6 +365,10 @@ SCENARIOS = {
     "stall": _stall,
     "args_without_start": _args_without_start,
     "duplicate_ids": _duplicate_ids,
+    "after_finished": _after_finished,
+    "error_after_finished": _error_after_finished,
+    "second_run": _second_run,
+    "open_after_finished": _open_after_finished,
     "huge_line": _huge_line,
     "bad_utf8": _bad_utf8,
     "html_page": _html_page,
@@ -749,13 +779,43 @@ def test_run_finished_before_a_started_message_or_tool_call_ended_ends_the_run_e
     assert cut["partial"] is True and "run_finished" not in [p["kind"] for p in _agui(handle)]
 
 
-def test_run_finished_twice_and_reused_ids_after_an_end_are_read_once(server, runs_dir):
+def test_reused_ids_after_an_end_are_read_once_and_run_finished_twice_ends_the_run_error(server, runs_dir):
     handle, _ = run("hi", AGUIAdapter(AGUIHttpAgent(server("duplicate_ids"))), runs_dir)
     assert handle.status == "ok" and check_run(handle.run_dir) == [] and handle.result() == "second"
     script = [START, *_text("done"), END, END, {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": "late"}]
     handle, _ = run("hi", AGUIAdapter(lambda run_input: list(script)), runs_dir)
-    assert handle.status == "ok" and handle.result() == "done"
+    _ended(handle, r"event #6 \('RUN_FINISHED'\) came after RUN_FINISHED, where AG-UI allows only a new RUN_STARTED")
     assert [p["kind"] for p in _agui(handle)].count("run_finished") == 1
+
+
+@pytest.mark.parametrize(
+    "scenario, match",
+    [
+        ("after_finished", r"event #6 \('TEXT_MESSAGE_START'\) came after RUN_FINISHED, where AG-UI allows only a new"),
+        ("error_after_finished", r"ended the run with RUN_ERROR: late error"),
+    ],
+)
+def test_events_after_run_finished_end_the_run_error_naming_them(server, runs_dir, scenario, match):
+    """AG-UI's client refuses any event after RUN_FINISHED but a new RUN_STARTED (or a RUN_ERROR): the adapter
+    stopped reading at RUN_FINISHED, so a later error or message was dropped and the episode ended ok."""
+    handle, _ = run("hi", AGUIAdapter(AGUIHttpAgent(server(scenario))), runs_dir)
+    _ended(handle, match)
+
+
+def test_a_second_run_started_on_the_same_stream_is_read_and_recorded(server, runs_dir):
+    handle, _ = run("hi", AGUIAdapter(AGUIHttpAgent(server("second_run"))), runs_dir)
+    assert handle.status == "ok" and check_run(handle.run_dir) == [] and handle.result() == "SECOND RUN"
+    rows = _agui(handle)
+    assert [p["run_id"] for p in rows if p["kind"] in ("run_started", "run_finished")] == ["r1", "r1", "r2", "r2"]
+
+
+def test_a_stream_kept_open_after_run_finished_ends_the_run_ok_without_waiting_for_it(server, runs_dir):
+    try:
+        handle, _ = run("hi", AGUIAdapter(AGUIHttpAgent(server("open_after_finished"))), runs_dir)
+        assert not _HELD_OPEN.is_set()  # the server still holds the stream open
+        assert handle.status == "ok" and handle.result() == "first"
+    finally:
+        _HELD_OPEN.set()
 
 
 def test_noeta_envelopes_with_odd_call_ids_goals_and_usage_import_as_a_checked_run(runs_dir):

@@ -12,6 +12,7 @@ A run ending with outcome ``cancelled`` ends the episode ``cancelled`` (:class:`
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -40,6 +41,9 @@ _INPUT_KEYS = {
 }
 
 
+#: how long the stream is read on after RUN_FINISHED for what AG-UI allows next (a new RUN_STARTED, a RUN_ERROR): a
+#: server closes it at once; one keeping it open, silent, has ended its run all the same
+AFTER_FINISH_S = 1.0
 MAX_CONVERSATION_CHARS = 16_000_000  # the conversation held for the next run: several times the longest model context
 
 
@@ -200,20 +204,31 @@ class AGUIAdapter:
         if inspect.isawaitable(stream):
             stream = await stream
         count = 0
+        events = _aiter(stream)
         try:
-            async for event in _aiter(stream):
+            while folder.error is None:  # RUN_ERROR ends the stream; after RUN_FINISHED a new RUN_STARTED may follow
+                try:
+                    wait = AFTER_FINISH_S if folder.finished else None
+                    event = await asyncio.wait_for(anext(events), wait)
+                except StopAsyncIteration:
+                    break
+                except TimeoutError:
+                    if wait is None:
+                        raise
+                    break  # kept open after RUN_FINISHED and silent: the run is over
                 count += 1
                 raw = _as_dict(event, count)
                 checked = self._check(folder.normalize(raw), count)
+                if folder.finished:
+                    _after_finished(folder, checked, count)
                 if checked.get("type") == raw.get("type"):  # legacy THINKING_* pieces come without a START
                     self._check_order(folder, checked, count)
                 rows = folder.feed(checked)
                 emit_rows(ctx, rows)
                 if not rows and _carries(checked):  # a piece folded into a later row: progress all the same
                     ctx.alive()
-                if folder.finished:
-                    break
         finally:
+            await events.aclose()
             await _aclose(stream)
             try:
                 emit_rows(ctx, folder.close(partial=True))  # what arrived of a message cut short is kept
@@ -292,6 +307,21 @@ class AGUIAdapter:
             )
         )
         return interrupt, payload
+
+
+def _after_finished(folder: AGUIFolder, event: dict[str, Any], number: int) -> None:
+    """After RUN_FINISHED, AG-UI allows a new RUN_STARTED (a next run on the same stream: read on) or a RUN_ERROR
+    (the run ends ``error``, its message kept); anything else is a peer sending past its run's end (AG-UI's own
+    client refuses it), one AGUIStreamError naming it, never dropped unsaid."""
+    kind = event.get("type")
+    if kind == "RUN_STARTED":
+        folder.finished = False
+    elif kind != "RUN_ERROR":
+        raise AGUIStreamError(
+            f"event #{number} ({shown_cut(repr(kind), 80)}) came after RUN_FINISHED, where AG-UI allows only a new "
+            "RUN_STARTED or a RUN_ERROR: the agent sent events past its run's end (not recorded); fix the server to end "
+            "its stream with RUN_FINISHED"
+        )
 
 
 def _unanswered(interrupt: dict[str, Any]) -> Any:
