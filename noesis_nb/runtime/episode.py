@@ -329,6 +329,8 @@ class Episode:
                 return
             self.recorder.emit("start", {"task": self.options.task, "seed": self.options.seed, "using": self.label})
             self._started = True
+            # the run's start is this event (the recorder stamps it so): the live view counts from it too
+            self.started_at = epoch_seconds(self.recorder.state["episode"].get("started_at")) or self.started_at
 
     def _prelude(self) -> str:
         rec, task = self.recorder, self.options.task

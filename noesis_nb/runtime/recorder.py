@@ -104,6 +104,9 @@ class Recorder:
         # what the summary needs, kept per event (sealing stays constant time), and the token usage so far
         self._tally = EventTally.of(self.events)
         self._untallied: list[dict[str, Any]] = []  # model events written and not counted yet (``tally``)
+        # a new run's start is its first event: whatever ran between its making and that event (the rest of the cell
+        # that started it, a view's first import, a kernel's comm set-up) is no part of its running time
+        self.starts_at_first_event = False
         # the few events the lifecycle looks up (its candidates, governance decisions, acts), in order
         self.by_phase: dict[str, list[dict[str, Any]]] = {phase: [] for phase in INDEXED_PHASES}
         for event in self.events:
@@ -144,7 +147,7 @@ class Recorder:
         # and learnt by the run, so no later event or document of it holds the value either
         # tags and inputs may hold any object (one whose repr raises, a cycle): stored as their JSON form
         state, hits = redact_secrets(to_jsonable(state), keep=episode_id)  # its own id stays whole (its folder)
-        # the run starts once it is set up: the secret scanner's first load (a second or so) is no part of it
+        # stamped again from the run's first event (``emit``): the run begins there, not at this set-up
         state["episode"]["started_at"] = state["plan"]["updated_at"] = now_iso()
         refuse_run_as_root(runs_dir)  # what readers list as a run: the new run would hide inside it, listed nowhere
         refuse_too_deep(runs_dir, episode_id)  # else the run starts, then fails at its first tool draft
@@ -187,6 +190,7 @@ class Recorder:
             ownership.release()
             raise
         recorder.secrets.learn(value for hit in hits for value in hit.values)
+        recorder.starts_at_first_event = True
         return recorder
 
     @classmethod
@@ -273,6 +277,9 @@ class Recorder:
                 self._sweep_early()
             self.writer.append_locked(event)
             self.events.append(event)
+            if self.starts_at_first_event:
+                self.starts_at_first_event = False
+                self.state["episode"]["started_at"] = self.state["plan"]["updated_at"] = event["timestamp"]
             if phase == "model":  # counted when the tally is next read: its usage row is not built on the call's path
                 self._untallied.append(event)
             else:
