@@ -23,12 +23,12 @@ from .cache import CACHE, MEMO
 from .columns import Column
 from .eventbatch import EVENT_KINDS, Batch
 from .eventids import names_only, other_episodes
-from .fs import BadFile, prefetch_remote, settled
+from .fs import UNREAD, BadFile, prefetch_remote, settled
 from .gcpause import gc_paused
 from .problems import CUT_IN_SEALED_RUN, NO_EVENTS_IN_SEALED_RUN, LoadProblem, Problems
 from .progress import progress
 from .provenance import written_as
-from .rowsource import read_run_source, read_run_source_stamped, source_column
+from .rowsource import NOESIS, read_run_source, read_run_source_stamped, source_column
 from .sealsizes import is_seal_change, listed_sizes, size_changes
 from .source import RunRef
 
@@ -103,9 +103,10 @@ def load_events(
         try:
             for ref, path in progress(list(zip(refs, paths)), show_progress, "events"):
                 key = ("events", ref.fs.protocol, path, extras_key)
-                folder = _folder_stamp(ref)  # taken before reading, as every stamp: a change while reading shows next time
-                folders.append(folder)
+                seal_docs: tuple[Any, Any] = (UNREAD, UNREAD)  # final.json and manifest.json, when read with the stamp
                 if use_cache and key in CACHE:  # read before: stat its files to see whether it changed since
+                    folder = _folder_stamp(ref)  # taken before reading, as every stamp: a change while reading shows next time
+                    folders.append(folder)
                     named_by = _source_stamp(ref)
                     stamp = ref.stat_events(path)
                     hit = CACHE.get(key, (stamp, named_by, folder)) if stamp is not None else None
@@ -118,8 +119,10 @@ def load_events(
                         systems.append(named)
                         continue
                     source = read_run_source(ref)  # fixed before the first event is written: cached with the events
-                else:  # never read: the document's stat comes with its read (taken before its bytes), no stat of its own
+                else:  # never read: each document's stat comes with its read (taken before its bytes), no stat of its own
                     source, named_by = read_run_source_stamped(ref)
+                    folder, seal_docs = _read_seal_docs(ref, source)
+                    folders.append(folder)
                 run_sources.append(source)
                 run_problems: list[LoadProblem] = []
                 per_run.append(run_problems)
@@ -127,7 +130,7 @@ def load_events(
                 if got is None and not run_problems and ref.seal().final:  # ``seal_state``: final.json a regular file
                     run_problems.append(LoadProblem(ref.fs.url(path), None, NO_EVENTS_IN_SEALED_RUN))
                 if got is None:
-                    run_problems.extend(_seal_changes(ref, None, named_by, folder))
+                    run_problems.extend(_seal_changes(ref, None, named_by, folder, seal_docs[1]))
                     segments.append(_NO_EVENTS)
                     systems.append(())
                     sealed_tools.append(None)
@@ -146,7 +149,7 @@ def load_events(
                 torn: list[int] = []
                 numbers: list[int] = []
                 summary = named_by[1] if named_by[0] == "summary.json" else None
-                as_written, tools = written_as(ref, source, len(data), stamp, summary)
+                as_written, tools = written_as(ref, source, len(data), stamp, summary, seal_docs[0])
                 evs = parse_lines(
                     data, url, strict=problems.strict, errors=corruptions, torn=torn, numbers=numbers, as_written=as_written
                 )
@@ -162,7 +165,7 @@ def load_events(
                     report(other_episodes([e.get("episode_id") for e in evs], ref.name))
                 start, stop, named = batch.add(evs, report)
                 # after the lines' own problems: a strict load names the line a change broke, then the change itself
-                run_problems.extend(_seal_changes(ref, (len(data), *stamp[1:]), named_by, folder))
+                run_problems.extend(_seal_changes(ref, (len(data), *stamp[1:]), named_by, folder, seal_docs[1]))
                 systems.append(named)
                 del evs
                 segment = (batch, start, stop)
@@ -178,7 +181,7 @@ def load_events(
             batch.seal()
         for key, stamp, value, rows in fresh:  # a load that raised stores none: no entry points into a batch left half-built
             CACHE.put(key, stamp, value, rows=rows)
-        for run_problems in per_run:
+        for run_problems in filter(None, per_run):  # most runs have none
             problems.extend([p for p in run_problems if not is_seal_change(p)])
             problems.extend_later([p for p in run_problems if is_seal_change(p)])
         names = [r.name for r in refs]
@@ -194,15 +197,17 @@ def load_events(
         return loaded
 
 
-def _seal_changes(ref: RunRef, events: Any, named_by: tuple[str, Any], folder: Any) -> list[LoadProblem]:
+def _seal_changes(ref: RunRef, events: Any, named_by: tuple[str, Any], folder: Any, manifest: Any = UNREAD) -> list[LoadProblem]:
     """The run's log (``events``: its stamp as read; None: gone, reported on its own), summary and final.json against
     the sizes its manifest lists (``sealsizes``); nothing for a run not sealed. ``named_by``: ``_source_stamp``;
     ``folder``: ``_folder_stamp`` (locally the stats of final.json and manifest.json, taken before the read: a size
-    that differs is checked against the file as it is now, and a manifest written since changes the cache key)."""
+    that differs is checked against the file as it is now, and a manifest written since changes the cache key);
+    ``manifest``: manifest.json as ``_read_seal_docs`` read it (``UNREAD``: read here)."""
     local = ref.fs.protocol == "file"
     if local and folder[1] is None:  # no manifest: not sealed, nothing listed
         return []
-    listed = listed_sizes(ref)  # read whenever the run is: no time tells a file or the manifest edited since the seal
+    # read whenever the run is: no time tells a file or the manifest edited since the seal
+    listed = listed_sizes(ref, manifest)
     if not listed:
         return []
     summary = named_by[1] if named_by[0] == "summary.json" else None
@@ -230,6 +235,36 @@ def _folder_stamp(ref: RunRef) -> Any:
         return fs.stat(ref.file("final.json")), fs.stat(ref.file("manifest.json"))
     seal = ref.seal()
     return seal.final, seal.manifest, fs.stat(ref.file("manifest.json"))
+
+
+def _read_seal_docs(ref: RunRef, source: str) -> tuple[Any, tuple[Any, Any]]:
+    """``_folder_stamp`` of a run read for the first time, and its final.json and manifest.json as ``read_seal`` gives
+    them (bytes and stat, None, or the ``BadFile`` it raised; ``UNREAD`` when not read), read before its events.
+
+    Locally each document is read in place of its ``stat`` (the read's stat is the same stamp, taken before its
+    bytes): their stats are what decides a cached entry, and their bytes (the seal, the sizes it lists) are then read
+    anyway. A document that is no regular file (a link, a folder) is stat-ed as ``_folder_stamp`` does; the final.json
+    of a run no marker names noesis_nb's is only stat-ed (``written_as`` reads none for it).
+    """
+    fs = ref.fs
+    if fs.protocol != "file":
+        return _folder_stamp(ref), (UNREAD, UNREAD)
+    stamps: list[Any] = []
+    docs: list[Any] = []
+    for name in ("final.json", "manifest.json"):
+        if name == "final.json" and source == NOESIS:
+            stamps.append(fs.stat(ref.file(name)))
+            docs.append(UNREAD)
+            continue
+        try:
+            got = ref.read_seal(name)
+        except BadFile as exc:
+            stamps.append(fs.stat(ref.file(name)))
+            docs.append(exc)
+            continue
+        stamps.append(None if got is None else got[1])
+        docs.append(got)
+    return (stamps[0], stamps[1]), (docs[0], docs[1])
 
 
 def _read_events(ref: RunRef, path: str, run_problems: list[LoadProblem]) -> tuple[bytes, Any] | None:

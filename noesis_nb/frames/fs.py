@@ -31,10 +31,14 @@ __all__ = [
     "settled",
     "Stat",
     "BadFile",
+    "UNREAD",
 ]
 
 Stat = tuple[int, int, int, int, int] | tuple[int, str]  # ``change_stamp`` locally; (size, ETag/LastModified as text) remotely
 _MARKERS = MARKERS  # the files one of which makes a folder a run, as the local scan reads them
+#: a document its reader has not read yet (a caller that has passes what ``read_seal`` gave: bytes and stat, None, or
+#: the ``BadFile`` it raised)
+UNREAD: Any = object()
 
 
 class LocalFS:

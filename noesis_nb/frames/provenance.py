@@ -20,25 +20,31 @@ import orjson
 from .._jsonkeys import screened
 from ..runtime.registry import live_handles
 from ..store.seal import SEAL_KEY, vouched
-from .fs import BadFile, LocalFS
+from .fs import UNREAD, BadFile, LocalFS
 from .rowsource import NOESIS
 from .source import RunRef
 
 __all__ = ["written_as", "sealed_here"]
 
 
-def written_as(ref: RunRef, source: str, size: int, stamp: Any, summary: Any) -> tuple[bool, list[Any] | None]:
+def written_as(
+    ref: RunRef, source: str, size: int, stamp: Any, summary: Any, final: Any = UNREAD
+) -> tuple[bool, list[Any] | None]:
     """Whether the run's events.jsonl (``size`` bytes read, with its ``stamp``) is as noesis_nb screened it, and
     the tool records the run's seal vouches for (``store.seal.vouched_records``). ``summary``: the stat of the run's
-    summary.json (None when it has none).
+    summary.json (None when it has none). ``final``: what ``ref.read_seal("final.json")`` gave when the caller read
+    it already (its bytes and stat, None, or the ``BadFile`` it raised); read here when ``UNREAD``.
 
     None when no seal vouches for the run: a run live here has none yet, so its tool records are screened.
     """
     if source == NOESIS or type(stamp) is not tuple or not stamp or stamp[0] != size:  # no marker: never ours
         return False, None
     try:
-        got = ref.read_seal("final.json")  # as ``seal_state`` counts it: a link in its place is no seal, nor vouches
+        # as ``seal_state`` counts it: a link in its place is no seal, nor vouches
+        got = ref.read_seal("final.json") if final is UNREAD else final
     except BadFile:
+        return False, None
+    if isinstance(got, BadFile):
         return False, None
     if got is None:
         return _live_here(ref), None

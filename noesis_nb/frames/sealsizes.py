@@ -17,7 +17,7 @@ from typing import Any
 import orjson
 
 from .._jsonkeys import loads_checked
-from .fs import BadFile
+from .fs import UNREAD, BadFile
 from .problems import SEAL_CHANGE, LoadProblem
 
 __all__ = [
@@ -46,14 +46,16 @@ UNKNOWN = {
 _RECORD = "the draft's row may not be what the run recorded, and the run's tool_calls and pending_approvals are unknown"
 
 
-def listed_sizes(ref: Any) -> dict[str, int] | None:
+def listed_sizes(ref: Any, manifest: Any = UNREAD) -> dict[str, int] | None:
     """The size ``manifest.json`` lists for each file, by its name under the run; None when the run has no manifest
-    (not sealed) or none that can be read (``runs_df`` reports that one)."""
+    (not sealed) or none that can be read (``runs_df`` reports that one). ``manifest``: what
+    ``ref.read_seal("manifest.json")`` gave the caller (its bytes and stat, None, or the ``BadFile`` it raised);
+    read here when ``UNREAD``."""
     try:
-        got = ref.read_seal("manifest.json")
+        got = ref.read_seal("manifest.json") if manifest is UNREAD else manifest
     except BadFile:
         return None
-    if got is None:
+    if got is None or isinstance(got, BadFile):
         return None
     try:
         doc = loads_checked(got[0])[0]  # a size written twice is no size (orjson would keep the last)

@@ -395,7 +395,8 @@ def parse_lines(
     read: Sequence[int]
     if events is not None:  # the common case: every whole line is one JSON object
         read = range(1, len(lines) + 1)
-        text_colons: int | None = colons(data, 0, len(data) - len(last))  # one count over the file
+        # one count over the file, for the repeated-key check a file noesis_nb wrote and sealed does not need
+        text_colons: int | None = None if as_written else colons(data, 0, len(data) - len(last))
     else:
         read_here: list[int] = []
         texts = []
