@@ -18,7 +18,7 @@ from typing import Any
 
 from .billing import bill_endpoint
 from .hooks import ensure_installed, installed, uninstall
-from .scope import ENV, CaptureScope, Emit, claim_manual, current, resolve_option, scoped
+from .scope import ENV, CallIdShared, CaptureScope, Emit, claim_manual, current, resolve_option, scoped
 
 __all__ = [
     "episode_capture",
@@ -31,6 +31,7 @@ __all__ = [
     "claim_manual",
     "resolve_option",
     "CaptureScope",
+    "CallIdShared",
     "ENV",
 ]
 

@@ -23,7 +23,18 @@ from .._safetext import error_text
 from ..secrets import SCAN_MARGIN, shown_cut
 from ..store.vocab import MODEL_CALL, TOKEN_FIELDS
 from . import usage as u
-from .scope import OPEN_SPANS, CaptureScope, SpanKey, counts_agree, current_owner, owner_ref, same_model, span_key, span_ref
+from .scope import (
+    OPEN_SPANS,
+    CaptureScope,
+    SpanKey,
+    agree,
+    counts_agree,
+    current_owner,
+    owner_ref,
+    same_model,
+    span_key,
+    span_ref,
+)
 
 __all__ = ["ModelCall", "Retrieval", "endpoint", "ABANDONED", "CLOSED", "CANCELLED"]
 
@@ -454,15 +465,18 @@ class ModelCall:
         if self._done:
             return None
         counts = self._counts()
-        if request_id is not None:
+        total, out = counts["input_tokens"], counts["output_tokens"]
+        uncached = (
+            None if total is None else total - (counts["cached_input_tokens"] or 0) - (counts["cache_write_input_tokens"] or 0)
+        )
+        if request_id is not None:  # its id, when the model and the counts seen so far do not say another call
             same = request_id in (self.request_id, self.response_id)
+            seen: dict[str, Any] = {"model": self.model, "requested_model": self.requested_model}
+            seen.update(input_total=total, input_uncached=uncached, output_tokens=out)
+            if same and not agree(model, None, input_tokens, output_tokens, seen):
+                same = False
+                self.scope.shared_id(request_id)
         else:
-            total, out = counts["input_tokens"], counts["output_tokens"]
-            uncached = (
-                None
-                if total is None
-                else total - (counts["cached_input_tokens"] or 0) - (counts["cache_write_input_tokens"] or 0)
-            )
             same = same_model(model, self.model, self.requested_model) and counts_agree(
                 input_tokens, output_tokens, total, uncached, out
             )

@@ -14,8 +14,13 @@ Each call is written once. The rules (README, "Real model calls"):
 - an OpenTelemetry GenAI span that was current when the SDK call began (an instrumentation's span
   around it) is covered by that call and writes nothing; a span whose ``gen_ai.response.id`` a
   captured call already recorded writes nothing either;
+- an id is evidence of one call only while the records it joins agree: a blank or placeholder id (``" "``,
+  ``"null"``, ``"0"``: ``real_id``) is no id, and two records sharing an id whose models or token counts contradict
+  each other (a server that answers every call with one constant id) are two calls, both written, with one
+  ``CallIdShared`` warning naming the id;
 - ``ctx.model_call(...)`` for a call capture already wrote returns that event's id and writes
-  nothing: "the same call" is one naming the captured ``request_id`` (or response id), or, naming
+  nothing: "the same call" is one naming the captured ``request_id`` (or response id) whose model and counts
+  do not contradict it (``agree``), or, naming
   none, one with the same input and output token counts (the input total, or the uncached part
   Anthropic's ``usage.input_tokens`` reports) and the same model (or a prefix of the
   response's dated model name, ``gpt-4o-mini`` for ``gpt-4o-mini-2024-07-18``) as a captured
@@ -41,6 +46,7 @@ import contextlib
 import contextvars
 import os
 import threading
+import warnings
 import weakref
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -75,6 +81,8 @@ __all__ = [
     "SpanKey",
     "span_key",
     "span_ref",
+    "real_id",
+    "CallIdShared",
 ]
 
 ENV = CAPTURE_ENV
@@ -98,6 +106,38 @@ def span_key(context: Any) -> SpanKey:
 def span_ref(key: SpanKey) -> str:
     """A span's id as a call is known by it (``CaptureScope.record``'s ``("span", …)`` key): trace and span in hex."""
     return f"{key[0]:032x}:{key[1]:016x}"
+
+
+class CallIdShared(UserWarning):
+    """Two model calls of an episode share one request or response id but not their model or token counts: both are
+    written (a server that gives every answer the same id cannot tell calls apart)."""
+
+
+#: text a server or an adapter puts where it has no id: an id that is one of these is no id
+_PLACEHOLDERS = frozenset({"null", "none", "nil", "undefined", "unknown", "n/a", "na"})
+
+
+def real_id(value: Any) -> str | None:
+    """``value`` when it can tell one call from another: None for a blank or placeholder (``" "``, ``"null"``,
+    ``"0"``, all zeros and dashes: a nil UUID), which many calls may carry."""
+    if not isinstance(value, str):
+        return None
+    bare = value.strip()
+    return None if not bare.strip("0-") or bare.lower() in _PLACEHOLDERS else value
+
+
+def agree(model: Any, requested: Any, input_tokens: Any, output_tokens: Any, row: dict[str, Any]) -> bool:
+    """A record sharing an id with a written call's ``row`` may be that call: neither its model nor its counts
+    contradict the row's (an unknown count or model contradicts nothing; the input may be the total or the
+    uncached part Anthropic reports; a model may name a dated one by its prefix)."""
+    total, out = row["input_total"], row["output_tokens"]
+    if input_tokens is not None and total is not None and input_tokens not in (total, row["input_uncached"]):
+        return False
+    if output_tokens is not None and out is not None and output_tokens != out:
+        return False
+    ours = [m for m in (model, requested) if isinstance(m, str) and m]
+    theirs = [m for m in (row["model"], row["requested_model"]) if isinstance(m, str) and m]
+    return not ours or not theirs or any(same_model(a, b, None) or same_model(b, a, None) for a in ours for b in theirs)
 
 
 #: the ``agent_id`` of each provider's model calls
@@ -129,6 +169,7 @@ class CaptureScope:
     # the keys ``learn`` was told: each client's (``api_key``, ``auth_token``), its text or None
     keys_told: set[tuple[str | None, str | None]] = field(default_factory=set)
     closed: bool = False
+    warned_ids: set[str] = field(default_factory=set)  # ids ``CallIdShared`` was said for (once each)
     calls_started: int = 0  # SDK calls admitted so far: tells whether a call began after another one
     # the last call written with unknown counts, which the next report of its task may be: (its task or thread,
     # as a weak reference; ``calls_started`` when it began; its row); None when there is none (``claim_unknown``)
@@ -151,9 +192,12 @@ class CaptureScope:
         if self.generation != _forks.generation:
             return None
         with self.lock:
-            if not known and any(k in self.seen for k in keys):
+            repeat = not known and any(k in self.seen for k in keys) and self._repeats(body, keys)
+            if repeat is True:
                 return None
             self.seen.update(keys)
+        if repeat:  # an id it shares with a call it contradicts: said once, outside the lock
+            self.shared_id(repeat)
         provider: Any = body.get("capture") or body.get("provider")  # an SDK call's agent names its SDK, not its endpoint
         try:
             event_id = self.emit(body, _AGENTS.get(provider) or f"model:{provider or 'unknown'}")
@@ -180,14 +224,52 @@ class CaptureScope:
             self.fillable = None if owner is None else (owner, began, row)
         return event_id
 
+    def _repeats(self, body: dict[str, Any], keys: tuple[tuple[str, str], ...]) -> bool | str | None:
+        """A record (a span) some of whose ``keys`` a written call is known by repeats that call (True): the same span,
+        or an id that is a real one (``real_id``) of a written call it agrees with (``agree``); else the id it shares
+        with calls it contradicts, or None. Called holding the lock."""
+        shared = None
+        get = body.get
+        for kind, value in keys:
+            if (kind, value) not in self.seen:
+                continue
+            if kind == "span":
+                return True
+            if real_id(value) is None:
+                continue
+            for row in reversed(self.captured):
+                if value in (row["id_1"], row["id_2"]):
+                    if agree(get("model"), get("requested_model"), get("input_tokens"), get("output_tokens"), row):
+                        return True
+                    shared = value
+        return shared
+
+    def shared_id(self, value: str) -> None:
+        """Say once that two calls of different model or counts share the id ``value`` (``CallIdShared``)."""
+        if value in self.warned_ids:
+            return
+        self.warned_ids.add(value)
+        try:  # the id as the run keeps it (a provider's random id is no key): only secrets in it redacted
+            warnings.warn(
+                f"two model calls share the id {shown_cut(value, 120)!r} but not their model or token counts: both are recorded "
+                "(a server that answers every call with the same id cannot tell calls apart)",
+                CallIdShared,
+                stacklevel=2,
+            )
+        except Exception:  # warnings turned into errors: capture never breaks the program it watches
+            pass
+
     def claim(self, model: str, input_tokens: int | None, output_tokens: int | None, request_id: str | None) -> str | None:
         """The captured event a manual ``ctx.model_call`` repeats (marked matched), or None (see the module rules)."""
+        shared = False
         with self.lock:
             for call in reversed(self.captured):
                 if call["claimed"]:
                     continue
                 if request_id is not None:
                     same = request_id in (call["id_1"], call["id_2"])
+                    if same and not agree(model, None, input_tokens, output_tokens, call):
+                        same, shared = False, True
                 else:
                     total, out = call["input_total"], call["output_tokens"]
                     same = (
@@ -199,6 +281,8 @@ class CaptureScope:
                 if same:
                     call["claimed"] = True
                     return str(call["event_id"])
+        if shared:
+            self.shared_id(str(request_id))
         return None
 
     def claim_unknown(self, model: str, input_tokens: int | None, output_tokens: int | None, may: bool) -> str | None:
@@ -368,6 +452,7 @@ def claim_manual(
     scope = current()
     if scope is None or scope.episode_id != episode_id or not (scope.captured or scope.open_calls):
         return None
+    request_id = real_id(request_id)  # a placeholder names no call
     found = scope.claim(model, input_tokens, output_tokens, request_id) if scope.captured else None
     if scope.fillable is not None:  # told even when it cannot be that call: the report is the one right after it
         unknown = scope.claim_unknown(model, input_tokens, output_tokens, may=request_id is None and found is None)

@@ -4,11 +4,13 @@ Any instrumentation that follows the GenAI semantic conventions (``gen_ai.*``: t
 OpenAI / Anthropic instrumentations, Logfire, hand-made spans) or OpenInference (``llm.*``,
 ``openinference.span.kind = LLM``) works. A span belongs to the episode current where it *starts*
 (it may end anywhere). Token attributes follow the conventions' rule, which is ours: the input
-and output counts are totals, cache reads / cache creation and reasoning are parts of them.
+and output counts are totals, cache reads / cache creation and reasoning are parts of them; a part
+above its total is written unknown, the total kept, and ``usage_warning`` says so.
 
 A span an SDK call began inside (the instrumentation's span around the captured call), and a
 span started while a captured SDK call runs (the ``anthropic`` SDK's own call span), write
-nothing; a span whose ``gen_ai.response.id`` a captured call recorded writes nothing either.
+nothing; a span whose ``gen_ai.response.id`` a captured call recorded, and whose model and counts agree
+with that call's, writes nothing either (``scope`` states the rule).
 
 The processor is attached to the global SDK ``TracerProvider`` when an episode starts (if the
 program uses the OpenTelemetry SDK); ``span_processor()`` gives one for any other provider.
@@ -22,7 +24,7 @@ from typing import Any
 from ..secrets import shown_cut
 from ..store.vocab import MODEL_CALL
 from .scope import IN_SDK_CALL, OPEN_SPANS, current, span_key, span_ref
-from .usage import count, text
+from .usage import count, fitted_counts, text
 
 __all__ = ["span_payload", "SpanCapture", "MODEL_OPERATIONS"]
 
@@ -88,7 +90,9 @@ def span_payload(
     """The ``model.call`` payload of a span's attributes, or None when the span is not a model call."""
     if not is_model_span(attrs):
         return None
-    counts = {field: count(_first(attrs, *names)) for field, names in _FIRST.items()}
+    given = {field: count(_first(attrs, *names)) for field, names in _FIRST.items()}
+    # a part above its total is left unknown, the total kept: the SDK capture's rule (``fitted_counts``)
+    counts = fitted_counts(*given.values(), lone_write=True)
     reasons = attrs.get("gen_ai.response.finish_reasons")
     if isinstance(reasons, (list, tuple)):
         reasons = reasons[0] if reasons else None
@@ -115,12 +119,12 @@ def span_payload(
         payload["span_id"] = format(span_id, "016x")
     if failed:
         payload["error"] = {"type": _first_text(attrs, "error.type") or "error", "message": shown_cut(status_message or "", 500)}
-    warnings = []
-    parts = (counts["cached_input_tokens"] or 0) + (counts["cache_write_input_tokens"] or 0)
-    if counts["input_tokens"] is not None and parts > counts["input_tokens"]:
-        warnings.append(f"cache read + creation input ({parts}) exceeds input_tokens ({counts['input_tokens']})")
-    if None not in (counts["output_tokens"], counts["reasoning_tokens"]) and counts["reasoning_tokens"] > counts["output_tokens"]:  # type: ignore[operator]
-        warnings.append(f"reasoning_tokens ({counts['reasoning_tokens']}) exceeds output_tokens ({counts['output_tokens']})")
+    warnings = [
+        f"{field} ({given[field]}) does not fit in {'output' if field == 'reasoning_tokens' else 'input'}_tokens "
+        f"({given['output_tokens' if field == 'reasoning_tokens' else 'input_tokens']}): left unknown"
+        for field in ("cached_input_tokens", "cache_write_input_tokens", "reasoning_tokens")
+        if counts[field] is None and given[field] is not None
+    ]
     if warnings:
         payload["usage_warning"] = "; ".join(warnings)
     return payload

@@ -30,6 +30,7 @@ __all__ = [
     "openai_responses",
     "openai_embeddings",
     "anthropic",
+    "fitted_counts",
     "Counts",
 ]
 
@@ -102,8 +103,10 @@ def _counts(inp: Any, out: Any, cached: Any, written: Any, reasoning: Any) -> Co
     }
 
 
-def _openai_counts(inp: Any, out: Any, cached: Any, written: Any, reasoning: Any) -> Counts:
-    """OpenAI's counts; a part that does not fit in its total is left unknown, the total kept.
+def fitted_counts(inp: Any, out: Any, cached: Any, written: Any, reasoning: Any, *, lone_write: bool = False) -> Counts:
+    """Counts given as totals with their parts (OpenAI's, a GenAI span's); a part that does not fit in its total is
+    left unknown, the total kept. ``lone_write``: a cache-write part is kept when the input total is unknown (a
+    span's, which the conventions define as a part of the input; OpenAI's is not said to be one).
 
     ``cache_write_tokens`` is documented only as "the unadjusted number of prompt tokens written to cache":
     when it and ``cached_tokens`` add up to more than the input, it is not a part of that input, and keeping
@@ -119,7 +122,7 @@ def _openai_counts(inp: Any, out: Any, cached: Any, written: Any, reasoning: Any
     if output is not None and thought is not None and thought > output:
         counts["reasoning_tokens"] = None
     part = counts["cache_write_input_tokens"]
-    if part is not None and (total is None or (counts["cached_input_tokens"] or 0) + part > total):
+    if part is not None and (not lone_write if total is None else (counts["cached_input_tokens"] or 0) + part > total):
         counts["cache_write_input_tokens"] = None
     return counts
 
@@ -132,13 +135,13 @@ def openai_chat(usage: Any) -> Counts:
     """Chat Completions ``usage`` (also the last chunk of a stream with ``include_usage``)."""
     inp, out, details, out_details = fields(usage, _CHAT_USAGE)
     cached, written = fields(details, _INPUT_DETAILS)
-    return _openai_counts(inp, out, cached, written, get(out_details, "reasoning_tokens"))
+    return fitted_counts(inp, out, cached, written, get(out_details, "reasoning_tokens"))
 
 
 def openai_responses(usage: Any) -> Counts:
     """Responses API ``usage`` (also ``response.completed``'s ``response.usage`` in a stream)."""
     details = get(usage, "input_tokens_details")
-    return _openai_counts(
+    return fitted_counts(
         get(usage, "input_tokens"),
         get(usage, "output_tokens"),
         get(details, "cached_tokens"),
@@ -156,11 +159,17 @@ def openai_embeddings(usage: Any) -> Counts:
 
 
 def anthropic(usage: Any) -> Counts:
-    """Messages ``usage``: the input total adds the cache reads and writes to the uncached ``input_tokens``."""
+    """Messages ``usage``: the input total adds the cache reads and writes to the uncached ``input_tokens``.
+
+    A part the usage leaves out (or null) adds nothing; one given that is not a count (negative, a fraction, text)
+    is unknown, and so is the total it is part of (never counted as 0)."""
     uncached = count(get(usage, "input_tokens"))
-    read = count(get(usage, "cache_read_input_tokens"))
-    written = count(get(usage, "cache_creation_input_tokens"))
-    total = None if uncached is None else count(uncached + (read or 0) + (written or 0))
+    given_read, given_written = get(usage, "cache_read_input_tokens"), get(usage, "cache_creation_input_tokens")
+    read, written = count(given_read), count(given_written)
+    if uncached is None or (read is None and given_read is not None) or (written is None and given_written is not None):
+        total = None
+    else:
+        total = count(uncached + (read or 0) + (written or 0))
     return _counts(total, get(usage, "output_tokens"), read, written, None)
 
 

@@ -78,15 +78,18 @@ def test_span_attributes_follow_the_conventions_and_only_model_operations_count(
     if operation != "chat":
         assert got is None
         return
+    # a part above its total contradicts it: unknown, the total kept, and said (the SDK capture's rule; before, both
+    # were written and usage_df(strict=True) refused the run)
+    read_over = None not in (inp, read) and read > inp
+    thought_over = None not in (out, reasoning) and reasoning > out
     assert (got["input_tokens"], got["cached_input_tokens"], got["output_tokens"], got["reasoning_tokens"]) == (
         inp,
-        read,
+        None if read_over else read,
         out,
-        reasoning,
+        None if thought_over else reasoning,
     )
     assert got["cache_write_input_tokens"] is None and got["latency_ms"] == 2.5
-    over = (inp is not None and (read or 0) > inp) or (None not in (out, reasoning) and reasoning > out)
-    assert ("usage_warning" in got) == over
+    assert ("usage_warning" in got) == (read_over or thought_over)
 
 
 class _Raising:
