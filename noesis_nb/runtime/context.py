@@ -12,6 +12,7 @@ import contextlib
 import functools
 import getpass
 import inspect
+import math
 import numbers
 import os
 import warnings
@@ -149,6 +150,7 @@ class EpisodeContext:
         caused_by = self._caused_by
         if phase == "model" and payload.get("event_name") == MODEL_CALL:  # counted in the summary and usage_df
             _check_counts({k: payload.get(k) for k in _TOKEN_ARGS})
+            _check_amounts({k: payload.get(k) for k in ("latency_ms", "cost_usd")})
         if phase in _VERBS:
             if missing := missing_verb_minimum(phase, payload):
                 raise ValueError(
@@ -226,7 +228,8 @@ class EpisodeContext:
     ) -> str:
         """Record one model call. Input/output are totals; cached, cache-write and reasoning are parts of them.
 
-        Unknown counts stay ``None`` (never 0). ``cost_usd`` is what the provider reported; analysis
+        Unknown counts stay ``None`` (never 0); a negative, NaN or infinite ``latency_ms`` or ``cost_usd`` is refused
+        as a negative count is (a frame would read it as unknown). ``cost_usd`` is what the provider reported; analysis
         prices tokens itself and keeps this in its own column. A call the episode already captured
         from the SDK (same ``request_id``, or same model and token totals) is not written twice: the
         captured event's id is returned (``noesis_nb.capture.scope`` states the rule).
@@ -236,9 +239,7 @@ class EpisodeContext:
         for key, text in (("provider", provider), ("request_id", request_id)):
             if text is not None and type(text) is not str:
                 raise ValueError(f"{key} must be a string or None, got a {type_name(text)}")
-        for key, number in (("latency_ms", latency_ms), ("cost_usd", cost_usd)):
-            if number is not None and (not isinstance(number, numbers.Real) or isinstance(number, bool)):
-                raise ValueError(f"{key} must be a number or None, got a {type_name(number)}")
+        _check_amounts({"latency_ms": latency_ms, "cost_usd": cost_usd})
         counts = dict(
             zip(_TOKEN_ARGS, (input_tokens, output_tokens, cached_input_tokens, cache_write_input_tokens, reasoning_tokens))
         )
@@ -732,6 +733,25 @@ def _check_counts(counts: dict[str, Any]) -> None:
         if value is not None and (not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < 2**53):
             raise ValueError(
                 f"{key}={safe_repr(value, 80)}: token counts are non-negative ints below 2**53, or None when unknown"
+            )
+
+
+def _check_amounts(amounts: dict[str, Any]) -> None:
+    """A latency (ms) or cost (USD) is a finite number from 0 below 2**53, or None when unknown: what every view
+    reads as one (a frame reads anything else as unknown and reports it, so it is refused here, as a count is)."""
+    for key, value in amounts.items():
+        if value is None:
+            continue
+        if not isinstance(value, numbers.Real) or isinstance(value, bool):
+            raise ValueError(f"{key} must be a number or None, got a {type_name(value)}")
+        try:
+            number = float(value)
+        except (OverflowError, TypeError, ValueError):  # an int past float's range, a Real that will not convert
+            number = math.inf
+        if not (math.isfinite(number) and 0 <= number < 2**53):
+            raise ValueError(
+                f"{key}={safe_repr(value, 80)}: latency and cost are finite numbers from 0 (below 2**53); "
+                "pass None when it is unknown"
             )
 
 
