@@ -48,6 +48,9 @@ BAD_CALLS = {
     "float": {"input_tokens": 10.5},
     "huge": {"input_tokens": 2**63},
     "text latency": {"latency_ms": "fast"},
+    "negative latency": {"latency_ms": -3.0},  # what ctx.model_call refuses, in a run written elsewhere
+    "negative cost": {"cost_usd": -0.5},
+    "huge cost": {"cost_usd": 1e300},
     "parts above total": {"input_tokens": 10, "cached_input_tokens": 20},
     "model not text": {"model": 4},
     "object": {"input_tokens": {"a": 1}},
