@@ -5,8 +5,10 @@ Notebooks, the demo command and tests use these so everything runs with no netwo
 
 from __future__ import annotations
 
-import hashlib
+import asyncio
+import math
 import sys
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +37,9 @@ class ScriptedModel:
 
     The system prompt is ``system_tokens`` long and is cached after the first call (so later
     calls report cached input tokens), and ``reasoning_share`` of each reply counts as reasoning.
+    A call's recorded latency is the time it took: none to speak of, unless ``latency_ms`` asks
+    it to really wait that long first (``await acomplete`` waits without holding the event loop;
+    ``complete`` sleeps its thread).
     """
 
     replies: list[str]
@@ -42,7 +47,7 @@ class ScriptedModel:
     provider: str = "openai"
     system_tokens: int = 1200
     reasoning_share: float = 0.0
-    latency_ms: float = 420.0
+    latency_ms: float = 0.0
     calls: int = field(default=0, init=False)
 
     def __post_init__(self) -> None:
@@ -56,9 +61,28 @@ class ScriptedModel:
         if odd:
             raise InvalidOptionError(f"replies holds {quoted(odd[0], 60)}, not a str: each reply is the text the model answers")
         self.replies = list(replies)
+        latency = self.latency_ms
+        if isinstance(latency, bool) or not isinstance(latency, (int, float)) or not math.isfinite(latency) or latency < 0:
+            raise InvalidOptionError(
+                f"latency_ms={quoted(latency, 60)}: pass how long each call waits, in ms from 0 (0: no wait)"
+            )
 
     def complete(self, prompt: str, ctx: Any = None) -> str:
-        """The next scripted reply; records one model call on ``ctx`` when given."""
+        """The next scripted reply, after ``latency_ms`` (its thread sleeps); records one model call on ``ctx``
+        when given, with the time the call took."""
+        began = time.perf_counter()
+        if self.latency_ms > 0:
+            time.sleep(self.latency_ms / 1000)
+        return self._reply(prompt, ctx, began)
+
+    async def acomplete(self, prompt: str, ctx: Any = None) -> str:
+        """``complete`` for an async agent: the wait of ``latency_ms`` leaves the event loop (the view) running."""
+        began = time.perf_counter()
+        if self.latency_ms > 0:
+            await asyncio.sleep(self.latency_ms / 1000)
+        return self._reply(prompt, ctx, began)
+
+    def _reply(self, prompt: str, ctx: Any, began: float) -> str:
         reply = self.replies[self.calls % len(self.replies)] if self.replies else ""
         self.calls += 1
         output = _tokens(reply)
@@ -68,7 +92,6 @@ class ScriptedModel:
         cached = self.system_tokens if self.calls > 1 else 0
         cache_write = self.system_tokens if self.calls == 1 else 0
         if ctx is not None:
-            jitter = int(hashlib.sha256(f"{prompt}{self.calls}".encode()).hexdigest()[:2], 16)
             ctx.model_call(
                 self.model,
                 provider=self.provider,
@@ -77,7 +100,7 @@ class ScriptedModel:
                 cached_input_tokens=cached,
                 cache_write_input_tokens=cache_write,
                 reasoning_tokens=reasoning,
-                latency_ms=self.latency_ms + jitter,
+                latency_ms=round((time.perf_counter() - began) * 1000, 3),  # what the call took, its wait included
             )
         return reply
 

@@ -58,7 +58,13 @@ def _steps(events: pd.DataFrame, episode_id: str, usage: pd.DataFrame | None) ->
             labels.append(("?" if phase is None else _phase_step(phase), None))
     new_step = np.array([i == 0 or labels[i] != labels[i - 1] for i in range(len(labels))], dtype=bool)
     step_no = np.cumsum(new_step) - 1
-    starts = one["timestamp"].to_numpy()[new_step]
+    starts = one["timestamp"].to_numpy()[new_step].copy()
+    # a model call's event is written when the call ends: its step starts when the call began (its latency before),
+    # so the call's time is its own step's, as the view says it, not the step before it
+    began = _call_starts(one["timestamp"], one["payload"], phases)[new_step]
+    for i in range(1, len(starts)):
+        if not pd.isna(began[i]):
+            starts[i] = min(max(began[i], starts[i - 1]), starts[i])
     names = [name for (name, _), new in zip(labels, new_step) if new]
     ends = np.append(starts[1:], one["timestamp"].to_numpy()[-1])
     seconds = (pd.Series(ends) - pd.Series(starts)).dt.total_seconds().to_numpy()
@@ -83,6 +89,16 @@ def _steps(events: pd.DataFrame, episode_id: str, usage: pd.DataFrame | None) ->
             "events": np.bincount(step_no, minlength=len(names)),
         }
     )
+
+
+def _call_starts(timestamps: pd.Series, payloads: pd.Series, phases: list[str | None]) -> np.ndarray:
+    """When each model call began (its event's time less its ``latency_ms``); NaT for other events and a call of
+    unknown or unreadable latency."""
+    latency = [p.get("latency_ms") if phase == "model" and isinstance(p, dict) else None for phase, p in zip(phases, payloads)]
+    ms = pd.to_numeric(pd.Series(latency, dtype=object), errors="coerce").to_numpy(dtype=float, copy=True)
+    ms[~np.isfinite(ms) | (ms < 0)] = np.nan
+    began: np.ndarray = (pd.Series(timestamps.to_numpy()) - pd.to_timedelta(ms, unit="ms")).to_numpy()
+    return began
 
 
 @keywords_named

@@ -1,0 +1,60 @@
+"""A scripted model call lasts as long as its event says, everywhere: the latency it records is the time the call
+took (nothing, unless it is asked to wait), and compare_steps gives its step that time. It recorded 420-675 ms for
+calls that took none, so the view read '618 ms' where the next event came 1 ms later and compare said 0.01 s."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import noesis_nb
+from noesis_nb.errors import InvalidOptionError
+from noesis_nb.scripted import ScriptedModel
+from noesis_nb.store.instants import epoch_seconds
+
+
+def _agent(model: ScriptedModel, waits: bool):
+    async def agent(task, ctx):
+        ctx.emit("reason", {"text": "before the call"})
+        if waits:
+            await model.acomplete(task, ctx)
+        else:
+            model.complete(task, ctx)
+        ctx.emit("reason", {"text": "after the call"})
+        return "ok"
+
+    return agent
+
+
+def _model_event(runs: Path, episode: str) -> tuple[dict, float]:
+    """The run's model event and the seconds from the event before it (the call's whole time, at most)."""
+    events = noesis_nb.events_df(runs / episode).sort_values("seq")
+    at = events.index[events["phase"] == "model"][0]
+    position = events.index.get_loc(at)
+    gap = epoch_seconds(events["timestamp"].iloc[position].isoformat()) - epoch_seconds(
+        events["timestamp"].iloc[position - 1].isoformat()
+    )
+    return events["payload"].iloc[position], gap
+
+
+def test_a_call_records_the_time_it_took_and_compare_gives_its_step_that_time(tmp_path: Path) -> None:
+    runs = tmp_path / "runs"
+    quick = noesis_nb.solve("quick", using=_agent(ScriptedModel(["done"]), waits=False), runs_dir=runs)
+    slow = noesis_nb.solve("slow", using=_agent(ScriptedModel(["done"], latency_ms=60), waits=True), runs_dir=runs)
+    payload, gap = _model_event(runs, quick)
+    assert payload["latency_ms"] / 1000 <= gap + 0.001  # no call lasts longer than the time before its event
+    payload, gap = _model_event(runs, slow)
+    assert 60 <= payload["latency_ms"] and payload["latency_ms"] / 1000 <= gap + 0.001  # it really waited
+    from noesis_nb.plots.compare import compare_steps
+
+    table = compare_steps(noesis_nb.events_df(runs), quick, slow).set_index("step")
+    model_step = next(s for s in table.index if s.startswith("model:"))
+    assert table.loc[model_step, "seconds_b"] == pytest.approx(payload["latency_ms"] / 1000, abs=0.015)
+    assert table.loc[model_step, "seconds_a"] < 0.015
+    assert table.loc["reason #1", "seconds_b"] < 0.015  # the wait is the call's, not the step's before it
+
+
+def test_a_latency_that_is_no_wait_is_refused() -> None:
+    with pytest.raises(InvalidOptionError, match="latency_ms=-5"):
+        ScriptedModel(["done"], latency_ms=-5)
