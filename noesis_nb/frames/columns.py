@@ -161,7 +161,8 @@ RUN_COLUMNS: dict[str, tuple[str, str]] = {
     "veto_count": ("int", "governance vetoes (summary.metrics.veto_count)"),
     "tool_calls": (
         "int",
-        "tool drafts in tool_invocations/prepared (or tool.requested events); <NA> when a tool record a sealed run's "
+        "tool calls: the drafts in tool_invocations/prepared, or the tool.requested events when more (a call refused "
+        "before its draft, or cut off before it, is one; as tools_df's rows); <NA> when a tool record a sealed run's "
         "manifest lists is gone or changed",
     ),
     "pending_approvals": ("int", "drafts waiting for a human decision"),
@@ -216,7 +217,7 @@ EVENT_COLUMNS: dict[str, tuple[str, str]] = {
 TOOL_COLUMNS: dict[str, tuple[str, str]] = {
     "episode_id": ("str", "owning episode"),
     "source": ("category", "the run's source (runs_df)"),
-    "draft_id": ("str", "draft:<run_id>:<request_id>"),
+    "draft_id": ("str", "draft:<run_id>:<request_id>; <NA> for a call that never became a draft (invalid, denied, lost)"),
     "request_id": ("str", "tool request id"),
     "tool": ("category", "namespace.name@version"),
     "protocol": ("category", "subprocess, python, http, mcp"),
@@ -226,7 +227,10 @@ TOOL_COLUMNS: dict[str, tuple[str, str]] = {
     "status": (
         "category",
         "pending, approved, rejected, replayed, succeeded, failed, unknown (started, no result recorded); prepared: not run yet; "
-        "undecided: still waiting when its run ended (sealed), so it can no longer be decided",
+        "undecided: still waiting when its run ended (sealed), so it can no longer be decided; a call asked for that "
+        "never became a draft: invalid (tool.rejected.invalid: a payload field or protocol refused), denied "
+        "(tool.authn.failed, tool.authz.denied), requested (its draft still being made), lost (its run ended or its "
+        "process died before the draft)",
     ),
     "requested_at": ("datetime", "tool.requested time"),
     "decided_at": ("datetime", "approval or rejection time"),

@@ -220,6 +220,9 @@ def read_run(
         stamp.pop("checkpoints/", None)
     if day_sums is not None:
         calls = day_sums
+    if tool_requests is None and isinstance(ext, dict):  # the log not read: the count noesis_nb sealed it with
+        counted = ext.get("tool_requests")
+        tool_requests = counted if type(counted) is int and counted >= 0 else None
     listings: dict[str, list[str]] = {}
     folders = folders or ToolFolders(ref)
     tools = _tools(folders, stamp, problems, listings, sealed=ended)

@@ -267,8 +267,10 @@ def _record(
     records_at = ref.fs.url(ref.file("tool_invocations")) + "/"
     if any(path.startswith(records_at) for path in changed):  # a tool record gone or changed: its drafts are not known
         record["row"]["tool_calls"] = record["row"]["pending_approvals"] = None
-    elif record["calls_unknown"] and not record["tools"]["present"]:  # counted from a log changed since its seal
-        record["row"]["tool_calls"] = None
+    elif record["calls_unknown"] and not (
+        record["tools"]["present"] and record["row"]["tool_calls"] == record["tools"]["drafts"]
+    ):
+        record["row"]["tool_calls"] = None  # counted from a log changed since its seal
     if record["summary"] is not None and ref.fs.url(ref.file("summary.json")) in changed:  # not the sealed summary
         record["row"].update(dict.fromkeys(_SUMMARY_FIGURES))
     problems.extend(run_problems)
@@ -485,7 +487,8 @@ def _row(record: RunRecord, report: Callable[[str], Report]) -> dict[str, Any]:
     )
     actions = obj(state, "outcomes", in_state).get("actions")
     tools = record["tools"]
-    tool_calls = tools["drafts"] if tools["present"] else (record["tool_requests"] or 0)
+    # a request refused before its draft (or cut off before it) left no tool record: the requests count, when more
+    tool_calls = max(tools["drafts"], record["tool_requests"] or 0)
     tags = summary.get("tags")
     if tags is not None and type(tags) is not dict:
         obj(summary, "tags", in_summary)  # reports it

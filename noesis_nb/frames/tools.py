@@ -17,16 +17,20 @@ from ..secrets import redact
 from ..secrets.quoted import quoted
 from ..secrets.records import shown_value
 from ..store.layout import PREPARED_DIRS
+from ..store.ownership import abandoned
 from ..store.seal import vouched_records
 from ..store.vocab import (
     TOOL_APPROVAL_ABANDONED,
     TOOL_APPROVAL_PENDING,
     TOOL_APPROVED,
+    TOOL_AUTHN_FAILED,
+    TOOL_AUTHZ_DENIED,
     TOOL_EXECUTION_FAILED,
     TOOL_EXECUTION_OUTCOME_UNKNOWN,
     TOOL_EXECUTION_STARTED,
     TOOL_EXECUTION_SUCCEEDED,
     TOOL_REJECTED_GOVERNANCE,
+    TOOL_REJECTED_INVALID,
     TOOL_REPLAYED,
     TOOL_REQUESTED,
 )
@@ -48,7 +52,7 @@ from .values import RULES, describe
 
 _TOOL = RULES["tool"]
 
-__all__ = ["tools_df", "tool_label", "UNDECIDED", "ABANDONED"]
+__all__ = ["tools_df", "tool_label", "UNDECIDED", "ABANDONED", "INVALID", "DENIED", "REQUESTED", "LOST"]
 
 #: the status of a draft still waiting for a decision when its run ended: none can be given any more
 UNDECIDED = "undecided"
@@ -56,6 +60,16 @@ UNDECIDED = "undecided"
 #: never run; its approval record says rejected by ``adapter`` (reason code ``tool.call_abandoned``), which no person
 #: decided, so it is not counted with the ``rejected`` ones
 ABANDONED = "abandoned"
+#: the statuses of a tool call refused before it became a draft (no tool record, no ``draft_id``): its payload or
+#: protocol did not hold (``tool.rejected.invalid``), or its caller was not authenticated or authorised
+#: (``tool.authn.failed``, ``tool.authz.denied``); ``reason_code`` says why
+INVALID = "invalid"
+DENIED = "denied"
+#: a tool call asked for (``tool.requested``) that has no draft yet while its run goes on; ``lost`` when its run ended
+#: or its process is gone before the draft was made (killed in between)
+REQUESTED = "requested"
+LOST = "lost"
+_REFUSALS = {TOOL_REJECTED_INVALID: INVALID, TOOL_AUTHN_FAILED: DENIED, TOOL_AUTHZ_DENIED: DENIED}
 
 _EXEC_STATUS = {
     TOOL_EXECUTION_SUCCEEDED: "succeeded",
@@ -189,8 +203,12 @@ def _text(payload: dict[str, Any], key: str) -> str | None:
     return value if type(value) is str else None
 
 
-def _event_facts(names: np.ndarray, stamps: list[Any], payloads: np.ndarray) -> dict[str, dict[str, Any]]:
-    """Per draft: timestamps and codes seen in its ``tool.*`` events (request ids mapped to drafts).
+_Facts = tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]  # (by draft, by request id without a draft)
+
+
+def _event_facts(names: np.ndarray, stamps: list[Any], payloads: np.ndarray) -> _Facts:
+    """Per draft: timestamps and codes seen in its ``tool.*`` events (request ids mapped to drafts); and per request
+    id no event gave a draft: the same for that request (refused before its draft, or cut off before it).
 
     Only values of the right kind are taken (events_df reports the others with their line).
     """
@@ -220,20 +238,23 @@ def _event_facts(names: np.ndarray, stamps: list[Any], payloads: np.ndarray) -> 
             facts["executed_at"] = ts
         elif name in _EXEC_STATUS:
             facts.update(finished_at=ts, exec_status=_EXEC_STATUS[name], exec_code=text("reason_code"))
-    return drafts
+        elif name in _REFUSALS:
+            facts.update(refused=_REFUSALS[name], refusal_code=text("reason_code"))
+    return drafts, by_request
 
 
 def _checked_row(
     ref: RunRef,
     source: str,
-    draft_id: str,
+    draft_id: str | None,
     docs: tuple[dict[str, Any], dict[str, Any], dict[str, Any]],  # prepared, approval, execution
     facts: dict[str, Any],
     problems: Problems,
     url: str | None = None,
     ended: bool = False,
 ) -> dict[str, Any]:
-    """``_row`` with malformed record fields read as unknown and reported against the draft's prepared record."""
+    """``_row`` with malformed record fields read as unknown and reported against the draft's prepared record (a
+    request without a draft: ``draft_id`` None, reported against ``url``, its run's log)."""
     fs = ref.fs
     url = url or fs.url(fs.join(ref.path, "tool_invocations", "prepared", f"{draft_id}.json"))
 
@@ -250,7 +271,7 @@ def _checked_row(
 def _row(
     episode_id: str,
     source: str,
-    draft_id: str,
+    draft_id: str | None,
     prepared: dict[str, Any],
     approval: dict[str, Any],
     execution: dict[str, Any],
@@ -268,7 +289,9 @@ def _row(
     status = execution.get("status") or facts.get("exec_status")
     _decision_agrees(approval.get("status"), facts, status, report)
     if status is None:
-        if facts.get("executed_at") is None and (facts.get("abandoned_at") is not None or is_abandonment(approval)):
+        if draft_id is None:  # a request that never became a draft: refused, or its run ended (or died) before it
+            status = facts.get("refused") or (LOST if ended else REQUESTED)
+        elif facts.get("executed_at") is None and (facts.get("abandoned_at") is not None or is_abandonment(approval)):
             # whatever its record says: the adapter went on without it, it never ran (its process may have been killed
             # before its tool.approval.abandoned was written: the adapter's own rejection says it)
             status = ABANDONED
@@ -303,6 +326,7 @@ def _row(
         "executed_at": executed,
         "duration_ms": duration,
         "reason_code": execution.get("reason_code")
+        or facts.get("refusal_code")
         or facts.get("exec_code")
         or approval.get("reason_code")
         or facts.get("decision_code")
@@ -335,7 +359,7 @@ class _ToolEvents:
         self._loaded = loaded
         self._parts: tuple[np.ndarray, np.ndarray, list[Any], np.ndarray] | None = None
 
-    def facts(self, i: int) -> dict[str, dict[str, Any]]:
+    def facts(self, i: int) -> _Facts:
         if self._parts is None:
             cols = self._loaded.columns
             rows = np.flatnonzero(np.asarray(cols["phase"] == "tool", dtype=bool))
@@ -345,7 +369,7 @@ class _ToolEvents:
             self._parts = (np.searchsorted(rows, ends), names, stamps, cols["payload"][rows])
         bounds, names, stamps, payloads = self._parts
         lo, hi = (int(bounds[i - 1]) if i else 0), int(bounds[i])
-        return _event_facts(names[lo:hi], stamps[lo:hi], payloads[lo:hi]) if hi > lo else {}
+        return _event_facts(names[lo:hi], stamps[lo:hi], payloads[lo:hi]) if hi > lo else ({}, {})
 
 
 _Drafts = tuple[list[dict[str, Any]], list[dict[str, Any]], list[LoadProblem]]  # rows, records, problems
@@ -355,12 +379,13 @@ def _run_drafts(
     ref: RunRef,
     source: str,
     sealed: Any,
-    facts: dict[str, dict[str, Any]],
+    facts: _Facts,
     strict: bool,
     stamps: dict[str, Any],
     ended: bool = False,
 ) -> _Drafts:
-    """One run's rows and raw records; ``stamps`` gets what they were read from.
+    """One run's rows and raw records; ``stamps`` gets what they were read from. A tool call asked for that has no
+    draft (``facts``' requests no draft names) is a row too, its ``draft_id`` unknown (``_request_rows``).
 
     ``sealed``: the tool records the run's seal vouches for (``provenance.written_as``); a draft's records are
     read as written only when each of them is one of those, unchanged (``vouched_records``), else redacted as
@@ -378,18 +403,39 @@ def _run_drafts(
         problems.extend_later(_changed_records(ref, files))  # strict: after the records' own problems
     vouched = vouched_records(sealed, files) if sealed is not None else None
     rows, records = [], []
-    for draft in list(prepared) + [d for d in facts if d not in prepared]:
+    by_draft, by_request = facts
+    for draft in list(prepared) + [d for d in by_draft if d not in prepared]:
         p, a, e = prepared.get(draft, {}), approvals.get(draft, {}), executions.get(draft, {})
+        # a read tool's draft is named by no event before its execution starts: its request's events are its own
+        found = by_draft.get(draft) or by_request.get(str(p.get("request_id")), {})
         named = draft
         screened = vouched is not None and all(n[draft] in vouched for n in named_as if draft in n)
         # a record noesis_nb did not screen as it wrote it: redacted as read, and its draft id as the events'
         # ``draft_id`` is (an id: token shapes, not randomness; ``draft:<run>:<random request id>``)
         if not screened:
             p, a, e, named = shown_value(p), shown_value(a), shown_value(e), redact(draft, entropy=False)[0]
-        rows.append(_checked_row(ref, source, named, (p, a, e), facts.get(draft, {}), problems, urls.get(draft), ended))
+        rows.append(_checked_row(ref, source, named, (p, a, e), found, problems, urls.get(draft), ended))
         records.append({"prepared": p, "approval": a, "execution": e})
+    asked = {str(p.get("request_id")) for p in prepared.values()}
+    for row in _request_rows(ref, source, by_request, asked, problems, ended):
+        rows.append(row)
+        records.append({"prepared": {}, "approval": {}, "execution": {}})
     problems.settle()
     return rows, records, problems.items
+
+
+def _request_rows(
+    ref: RunRef, source: str, by_request: dict[str, dict[str, Any]], asked: set[str], problems: Problems, ended: bool
+) -> list[dict[str, Any]]:
+    """A row for each tool call asked for (``tool.requested``) that no draft came of: ``invalid`` or ``denied`` when
+    it was refused, else ``requested`` while its run goes on, ``lost`` once the run ended or its process is gone."""
+    found = [(r, f) for r, f in by_request.items() if r not in asked and r != "None" and f.get("requested_at") is not None]
+    if not found:
+        return []
+    if not ended and any("refused" not in f for _, f in found) and ref.fs.protocol == "file":
+        ended = abandoned(ref.path)  # killed between its request and its draft: none will come
+    url = ref.fs.url(ref.file("events.jsonl"))
+    return [_checked_row(ref, source, None, ({}, {}, {}), {**f, "request_id": r}, problems, url, ended) for r, f in found]
 
 
 def _changed_records(ref: RunRef, files: dict[str, Any]) -> list[LoadProblem]:
@@ -436,7 +482,9 @@ def _cached_drafts(
     # the folder stamp this entry is kept with: the seal began; only without one is ``seal_state`` asked
     ended = sealed is not None or ref.seal().ended
     drafts = _run_drafts(ref, source, sealed, events.facts(i), strict, stamps, ended)
-    if use_cache and settled(head[0], folder, stamps):  # nothing it was read from changed this very moment
+    # nothing it was read from changed this very moment; a request waiting for its draft is not kept: its process's
+    # end (it is lost then) changes no file
+    if use_cache and settled(head[0], folder, stamps) and all(row["status"] != REQUESTED for row in drafts[0]):
         CACHE.put(key, head, (stamps, drafts), rows=len(drafts[0]))
     return drafts
 
@@ -453,15 +501,19 @@ def tools_df(
     progress: bool | None = None,
     storage_options: dict[str, Any] | None = None,
 ) -> pd.DataFrame:
-    """One row per tool draft: ``TOOL_COLUMNS``, then extra ``columns`` whose paths start at
-    ``prepared.…``, ``approval.…`` or ``execution.…`` (the three tool_invocations records).
+    """One row per tool call: each draft, and each ``tool.requested`` that never became one. ``TOOL_COLUMNS``, then
+    extra ``columns`` whose paths start at ``prepared.…``, ``approval.…`` or ``execution.…`` (the three
+    tool_invocations records; a call without a draft has none).
 
     Status is the furthest state reached: ``succeeded``/``failed``/``replayed`` (executed),
     ``rejected``, ``abandoned`` (the adapter gave its call up while it waited for approval: never run, its record
     says rejected by ``adapter``), ``approved`` (not executed yet), ``pending`` (waiting for a human), ``undecided``
     (it was waiting when its run ended: sealed without a decision, it can no longer be decided, and
-    ``runs_df`` counts it in no ``pending_approvals``), else the prepared record's own status.
-    ``wait_s`` runs from ``tool.approval.pending`` to the decision.
+    ``runs_df`` counts it in no ``pending_approvals``), else the prepared record's own status. A call without a
+    draft (``draft_id`` <NA>, ``reason_code`` from its refusal): ``invalid`` (``tool.rejected.invalid``: a payload
+    field or a protocol refused), ``denied`` (``tool.authn.failed``, ``tool.authz.denied``), ``requested`` (its
+    draft being made), ``lost`` (its run ended, or its process died, before the draft). ``runs_df.tool_calls``
+    counts the same rows. ``wait_s`` runs from ``tool.approval.pending`` to the decision.
     """
     extras = check_columns(columns, TOOL_COLUMNS, "tools_df")
     wanted = episode_filter(episodes)

@@ -11,7 +11,7 @@ from typing import Any
 from .._jsonio import canonical_json, to_jsonable
 from ..store.facts import UsageTotals, call_row
 from ..store.lostend import last_sign_of_life, sealed_lost
-from ..store.vocab import MODEL_CALL, TOKEN_COLUMNS
+from ..store.vocab import MODEL_CALL, TOKEN_COLUMNS, TOOL_REQUESTED
 from .governance import effective_failure_policy
 
 __all__ = ["build_summary", "usage_summary", "governance_counts", "EventTally", "INSIGHT_KEYS"]
@@ -60,6 +60,7 @@ class EventTally:
         "first_veto_ts",
         "calls",
         "usage",
+        "tool_requests",
     )
 
     def __init__(self) -> None:
@@ -74,6 +75,9 @@ class EventTally:
         # ``usage`` totals (one row shared by all three, never changed once added)
         self.calls: list[dict[str, Any]] = []
         self.usage = UsageTotals()
+        # tool calls asked for (``tool.requested``), those refused before a draft included: ``runs_df.tool_calls``
+        # reads it from the summary without the log (a refused request leaves no tool record)
+        self.tool_requests = 0
 
     @classmethod
     def of(cls, events: list[dict[str, Any]]) -> EventTally:
@@ -128,9 +132,11 @@ class EventTally:
             row = call_row(payload)
             self.calls.append(row)
             self.usage.add(row)
+        elif phase == "tool" and payload is not None and payload.get("event_name") == TOOL_REQUESTED:
+            self.tool_requests += 1
 
 
-_COUNTED = frozenset({"act", "governance", "model", "start"})
+_COUNTED = frozenset({"act", "governance", "model", "start", "tool"})
 _TIMED = frozenset({"observe", "interpret", "plan", "act", "reflect"})
 
 
@@ -275,6 +281,7 @@ def build_summary(
         "x-noesis_nb": {
             "reasons": reasons,
             "usage": usage_summary(tally.calls),
+            "tool_requests": tally.tool_requests,
             **({"batch": extension["batch"]} if isinstance(extension.get("batch"), dict) else {}),
             **({"score_error": score_error} if isinstance(score_error, str) else {}),
         },

@@ -1,0 +1,102 @@
+"""A tool call asked for that never became a draft is a ``tools_df`` row, and counts in ``runs_df.tool_calls``.
+
+Refused before its draft (a payload field its protocol does not take, a protocol with no handler) it leaves
+``tool.requested`` and ``tool.rejected.invalid`` in the log and no tool record: its row says ``invalid`` with the
+event's reason code. A run killed between the request and its draft leaves the request alone: ``lost``, before
+``resume_run`` seals the run and after. Both frames say so cold and from their caches.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+import noesis_nb
+from noesis_nb.frames import clear_cache
+from noesis_nb.runtime.api import RunRecovered
+
+
+def _tool_events(run: Path) -> list[dict[str, Any]]:
+    events = [json.loads(line) for line in (run / "events.jsonl").read_text().splitlines()]
+    return [e["payload"] for e in events if e["phase"] == "tool"]
+
+
+def _frames(runs_dir: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
+    return noesis_nb.tools_df(runs_dir), noesis_nb.runs_df(runs_dir)
+
+
+def _refusing_agent(task: str, ctx: Any) -> str:
+    ctx.tool("calc.add", {"kwargs": {"x": 1}}, protocol="python", fn=lambda x: x + 1)
+    for name, payload, protocol in (
+        ("net.get", {"url": "http://127.0.0.1:1/", "argv": [sys.executable, "-c", "1"]}, "subprocess"),
+        ("docs.search", {"query": "q"}, "mcp"),
+    ):
+        try:
+            ctx.tool(name, payload, protocol=protocol)
+        except noesis_nb.tools.ToolContractError:
+            pass
+    return "done"
+
+
+def test_requests_refused_before_their_draft_are_rows_and_counted(runs_dir: Path) -> None:
+    ep = noesis_nb.solve("refused requests", using=_refusing_agent, runs_dir=runs_dir)
+    run = runs_dir / ep
+    events = _tool_events(run)
+    refused = {e["request_id"]: e["reason_code"] for e in events if e["event_name"] == "tool.rejected.invalid"}
+    requested = [e["request_id"] for e in events if e["event_name"] == "tool.requested"]
+    assert len(refused) == 2 and len(requested) == 3
+    assert len(list((run / "tool_invocations").rglob("prepared/*.json"))) == 1  # one draft made, two refused
+    for load in ("cold", "warm"):
+        tools, runs = _frames(runs_dir)
+        assert sorted(tools["request_id"]) == sorted(requested), load
+        rows = tools.set_index("request_id")
+        for request, code in refused.items():
+            assert rows.loc[request, "status"] == "invalid" and rows.loc[request, "reason_code"] == code, load
+            assert pd.isna(rows.loc[request, "draft_id"]) and pd.notna(rows.loc[request, "requested_at"]), load
+        assert sorted(rows.loc[list(refused), "protocol"]) == ["mcp", "subprocess"]
+        assert runs.loc[0, "tool_calls"] == len(tools) == 3, load
+    clear_cache()  # read again from the files, the runs index (this process's) aside
+    assert noesis_nb.runs_df(runs_dir, cache=False).loc[0, "tool_calls"] == 3
+
+
+_KILLED_AFTER_REQUEST = textwrap.dedent(
+    """
+    import os, signal, sys
+    import noesis_nb
+    from noesis_nb.runtime.recorder import Recorder
+    real = Recorder.emit
+    def emit(self, phase, payload, **kwargs):  # kill -9 once the request is written, before its draft
+        event = real(self, phase, payload, **kwargs)
+        if payload.get("event_name") == "tool.requested":
+            os.kill(os.getpid(), signal.SIGKILL)
+        return event
+    Recorder.emit = emit
+    def agent(task, ctx):
+        ctx.tool("fs.touch", {"argv": [sys.executable, "-c", "1"]}, effect="write", risk="high")
+    noesis_nb.solve("killed mid-request", using=agent, runs_dir=sys.argv[1], approver="auto")
+    """
+)
+
+
+def test_a_request_its_run_died_before_drafting_is_lost(runs_dir: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", _KILLED_AFTER_REQUEST, str(runs_dir)], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == -9, done.stderr[-2000:]
+    (run,) = runs_dir.iterdir()
+    [request] = [e["request_id"] for e in _tool_events(run) if e["event_name"] == "tool.requested"]
+    assert not (run / "tool_invocations").exists() or not list((run / "tool_invocations").rglob("*.json"))
+    for stage in ("killed", "killed, warm", "sealed by resume_run"):
+        if stage == "sealed by resume_run":
+            with pytest.warns(RunRecovered, match="lost its process"):
+                noesis_nb.resume_run(run)
+        tools, runs = _frames(runs_dir)
+        assert list(tools["request_id"]) == [request] and list(tools["status"]) == ["lost"], stage
+        assert runs.loc[0, "tool_calls"] == 1, stage
