@@ -22,6 +22,7 @@ from .. import _forks
 from .._safetext import error_text
 from ..secrets import SCAN_MARGIN, shown_cut
 from ..store.vocab import MODEL_CALL, TOKEN_FIELDS
+from . import late
 from . import usage as u
 from .scope import (
     OPEN_SPANS,
@@ -540,7 +541,7 @@ class Retrieval:
     @classmethod
     def of(cls, scope: CaptureScope, provider: str, options: Any) -> Retrieval | None:
         """One when the episode waits for a background response and this request names a response by its id."""
-        if not scope.background or provider != "openai":
+        if not (scope.background or late.LEFT) or provider != "openai":  # (LEFT: another episode's, said once)
             return None
         url = u.get(options, "url")
         return cls(scope) if type(url) is str and "/responses/" in url else None
@@ -568,6 +569,8 @@ class Retrieval:
             call = scope.background.pop(response_id, None)
         if call is not None:
             call.ended_in_background(result)
+        elif late.LEFT:
+            late.ended_elsewhere(scope.episode_id, response_id, status or "", result)
 
     def _follow(self, result: Any, streams: tuple[Any, Any]) -> bool:
         """Put a watcher in front of a stream's events (the SDK's ``Stream`` yields the same items); False for any

@@ -29,7 +29,8 @@ from typing import Any
 from ..secrets.names import hunted, looks_like_credential
 from . import dropped, raw
 from .billing import billed_provider
-from .calls import ABANDONED, CLOSED, PARSED, ModelCall, Retrieval
+from .calls import ABANDONED, CLOSED, PARSED, ModelCall, Retrieval, endpoint
+from .late import began_late
 from .scope import IN_SDK_CALL, current
 
 __all__ = ["ensure_installed", "uninstall", "installed"]
@@ -199,6 +200,8 @@ def _begin(provider: str, args: tuple[Any, ...], kwargs: dict[str, Any], client:
         dropped.run()
     scope = current()
     if scope is None or scope.closed or IN_SDK_CALL.get():  # (inside a captured call: the same call, a layer down)
+        if scope is not None and scope.closed and not IN_SDK_CALL.get():  # a task the adapter left running
+            began_late(scope.episode_id, provider, args[1] if len(args) > 1 else kwargs.get("options"), client, endpoint)
         return None
     _learn_credentials(scope, client)
     options = _options(args, kwargs)

@@ -59,6 +59,7 @@ from ..errors import EpisodeStopping, InvalidOptionError
 from ..secrets import SCAN_MARGIN, shown_cut
 from ..secrets.quoted import quoted
 from . import dropped
+from .late import left_running
 
 #: why a background response not seen to end in the episode is written without its usage (``calls.ModelCall._park``)
 LEFT_IN_BACKGROUND = (
@@ -333,6 +334,8 @@ class CaptureScope:
         dropped.run()  # streams collected meanwhile are written first, as dropped
         for call in list(self.open_calls):
             call.finish(abandoned=True, reason=LEFT_IN_BACKGROUND if call.parked else ended_reason(ended))
+            if call.parked:  # a retrieve in another episode that sees it end says so (``late``)
+                left_running(call.response_id, self.episode_id)
         with self.lock:
             sent = list(self.sent_calls)
         for call in sent:  # the episode ended (cancelled) while a thread it cannot stop waited for the answer
