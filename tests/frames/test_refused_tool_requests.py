@@ -22,6 +22,8 @@ import noesis_nb
 from noesis_nb.frames import clear_cache
 from noesis_nb.runtime.api import RunRecovered
 
+from .runkit import basic_events, event, hand_summary, write_run
+
 
 def _tool_events(run: Path) -> list[dict[str, Any]]:
     events = [json.loads(line) for line in (run / "events.jsonl").read_text().splitlines()]
@@ -100,3 +102,21 @@ def test_a_request_its_run_died_before_drafting_is_lost(runs_dir: Path) -> None:
         tools, runs = _frames(runs_dir)
         assert list(tools["request_id"]) == [request] and list(tools["status"]) == ["lost"], stage
         assert runs.loc[0, "tool_calls"] == 1, stage
+
+
+def test_a_denied_request_in_a_run_written_elsewhere_is_a_row_and_counted(runs_dir: Path) -> None:
+    """A Noēsis run (its summary without noesis_nb's counts): the log says a request was denied, and so do both frames."""
+    ep = "ep_01JREFUSEDREQUEST000000001"
+    events = basic_events(ep)
+    t = events[-1]["timestamp"]
+    events[-1:-1] = [
+        event(ep, 10, "tool", {"event_name": "tool.requested", "request_id": "req_a", "protocol": "http", "tool": "get"}, ts=t),
+        event(ep, 11, "tool", {"event_name": "tool.validated", "request_id": "req_a", "field_count": 1}, ts=t),
+        event(ep, 12, "tool", {"event_name": "tool.authz.denied", "request_id": "req_a", "reason_code": "authz.denied"}, ts=t),
+    ]
+    write_run(runs_dir, ep, events, summary=hand_summary(ep, task="denied"))
+    tools, runs = _frames(runs_dir)
+    assert tools[["request_id", "status", "reason_code", "protocol"]].values.tolist() == [
+        ["req_a", "denied", "authz.denied", "http"]
+    ]
+    assert runs.loc[0, "tool_calls"] == 1 and not tools.attrs["errors"] and not runs.attrs["errors"]
