@@ -117,6 +117,7 @@ class RunClock:
         self.ended: float | None = None  # the terminate event's time: where the episode (and its duration) ends
         self.pauses = PauseSpans()
         self._closed: tuple[float, float] | None = None  # (paused at, resumed at) of the last pause closed
+        self.spans: list[tuple[float, float]] = []  # every pause closed, in order: a tool step's wait is one of them
 
     @property
     def paused_since(self) -> float | None:
@@ -138,6 +139,8 @@ class RunClock:
         if paused is not None and self.pauses.paused_since is None:
             resumed = _epoch(event.get("timestamp"))
             self._closed = (paused, resumed) if resumed is not None else None
+            if self._closed is not None:
+                self.spans.append(self._closed)
         return starts
 
     def span(self, first: Mapping[str, Any], last: Mapping[str, Any]) -> None:

@@ -94,6 +94,8 @@ class StepFacts:
     price: Callable[[Mapping[str, Any]], float | None] = lambda _payload: None
     veto: Mapping[str, Any] | None = None  # the decision on the veto that paused the run, if any
     now: float | None = None  # for steps still running (epoch seconds)
+    # the run's closed pauses (paused at, resumed at), as the header counts its wait: a tool step says the one it held
+    pauses: tuple[tuple[float, float], ...] = ()
 
 
 @lru_cache(maxsize=8192)
@@ -115,6 +117,19 @@ def format_seconds(seconds: float | None) -> str:
     if seconds < 1:
         return f"{seconds * 1000:.0f} ms"
     return header_seconds(seconds)
+
+
+def _waited(asked: Mapping[str, Any] | None, decided: Mapping[str, Any], pauses: tuple[tuple[float, float], ...]) -> float | None:
+    """How long a person kept the draft waiting, as the header counts it: the run's pause that began after the draft
+    was asked for and by its decision (interrupt to resume), said with the header's rounding; a draft no closed pause
+    held (a live run still paused, a replay without its pauses) waited from its ask to its decision."""
+    start = _epoch(str(asked.get("timestamp") or "")) if asked is not None else None
+    end = _epoch(str(decided.get("timestamp") or ""))
+    if start is not None and end is not None:
+        held = next((b - a for a, b in pauses if start <= a <= end), None)
+        if held is not None:
+            return held
+    return seconds_between(asked, decided)
 
 
 def _payload(event: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -159,11 +174,11 @@ def _tool_parts(step: Step, facts: StepFacts) -> list[str]:
         who = f" {esc(approver_words(short(approver, 80, exact=True)))}" if decision else ""
         ended = _find(step, TOOL_APPROVED) or _find(step, TOOL_REJECTED_GOVERNANCE)
         by_person = not approver.startswith("policy:")  # a policy answers at once: nobody waited
-        waited = seconds_between(asked, ended) if ended is not None and by_person else None
+        waited = _waited(asked, ended, facts.pauses) if ended is not None and by_person else None
         hue = "green" if status == "approved" else "red"
         parts.append(
             f'<span class="nnb-c-{hue}">{label(status, 40)}{who}</span>'
-            + (f" (waited {format_seconds(waited)})" if waited else "")
+            + (f" (waited {header_seconds(waited)})" if waited else "")
         )
     started = _find(step, TOOL_EXECUTION_STARTED)
     if started is not None and step.state in ("succeeded", "failed"):

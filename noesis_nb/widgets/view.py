@@ -249,6 +249,7 @@ class EpisodeView(ViewOutput, w.VBox):  # type: ignore[misc]  # ipywidgets ships
             tools=lambda draft, finished: self._tools.get(draft, finished=finished),
             price=CostMeter.price_of,
             veto=veto[1] if veto else None,
+            pauses=tuple(self._tally.clock.spans),
         )
 
     def flush(self) -> None:
