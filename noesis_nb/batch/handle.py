@@ -75,6 +75,10 @@ class BatchHandle:
         self.loop = loop
         self.started_at = time.time()
         self.ended_at: float | None = None
+        # the batch waits for people while nothing of it is queued or running and some episode is paused: its header
+        # counts that time apart from its running time and its throughput, as an episode's view counts a pause
+        self.waiting_since: float | None = None
+        self.waited_s = 0.0  # waits closed so far
         self.cancelled = False
         self.executor: str | None = None  # the type of the executor its episodes run on (None: this loop)
         self._thread = threading.get_ident()
@@ -156,13 +160,31 @@ class BatchHandle:
         self._settle_check()
 
     def _settle_check(self) -> None:
+        now = time.time()
         if self._waiting:
             self._settled.clear()
             self.ended_at = None
+            self._stop_waiting(now)
         else:
             self._settled.set()
-            if self.ended_at is None and self.done():
-                self.ended_at = time.time()
+            if self.done():
+                self._stop_waiting(now)
+                if self.ended_at is None:
+                    self.ended_at = now
+            elif self.waiting_since is None:  # all that is left is paused: the batch waits for people from now
+                self.waiting_since = now
+
+    def _stop_waiting(self, now: float) -> None:
+        if self.waiting_since is not None:
+            self.waited_s += max(0.0, now - self.waiting_since)
+            self.waiting_since = None
+
+    def waiting_s(self, now: float | None = None) -> float:
+        """Seconds the batch has waited for people: nothing of it queued or running, some episode paused (the
+        current wait up to ``now``)."""
+        now = time.time() if now is None else now
+        open_wait = max(0.0, now - self.waiting_since) if self.waiting_since is not None else 0.0
+        return self.waited_s + open_wait
 
     # -- control ------------------------------------------------------------------------------
     def cancel(self) -> bool:

@@ -140,13 +140,14 @@ def _sum_text(values: list[int | None]) -> str:
     return ("≥ " if len(known) < len(values) else "") + f"{sum(known):,}"
 
 
-def rate_and_eta(counts: Mapping[str, int], started_at: float | None, now: float) -> tuple[str, str]:
-    """``(episodes/min, ETA)`` from the finished count and the time from the batch's start to ``now`` (or its end)."""
+def rate_and_eta(counts: Mapping[str, int], started_at: float | None, now: float, waited: float = 0.0) -> tuple[str, str]:
+    """``(episodes/min, ETA)`` from the finished count and the batch's working time: from its start to ``now`` (or
+    its end), less the ``waited`` seconds it only waited for people."""
     finished = sum(n for s, n in counts.items() if s in TERMINAL_STATUSES)
     left = counts.get("queued", 0) + counts.get("running", 0)
     if not started_at or finished == 0:
         return "—", "—"
-    elapsed = max(now - float(started_at), 1e-6)
+    elapsed = max(now - float(started_at) - waited, 1e-6)
     per_s = finished / elapsed
     if left == 0:
         return f"{per_s * 60:,.1f}/min", ("waiting for people" if counts.get("paused") else "done")
@@ -156,8 +157,13 @@ def rate_and_eta(counts: Mapping[str, int], started_at: float | None, now: float
 def header_line(handle: Any, counts: Mapping[str, int], figures: BatchFigures, now: float | None = None) -> str:
     """Batch id and status, counts by status, throughput, ETA, tokens and cost so far."""
     now = time.time() if now is None else now
-    rate, eta = rate_and_eta(counts, handle.started_at, handle.ended_at or now)
-    took = format_elapsed(handle.started_at, handle.ended_at, "running" if handle.ended_at is None else "ok", now)
+    end = handle.ended_at or now
+    waiting = getattr(handle, "waiting_s", None)  # time only waiting for people: counted apart, as an episode's view does
+    waited = float(waiting(end)) if callable(waiting) else 0.0
+    rate, eta = rate_and_eta(counts, handle.started_at, end, waited)
+    took = (format_seconds(max(0.0, end - float(handle.started_at) - waited)) if handle.started_at else "—") + (
+        f" (+ {format_seconds(waited)} waiting for people)" if waited >= 0.05 else ""
+    )
     shown = figures.shown_counts(counts)
     by_status = " ".join(
         f'<span class="nnb-badge nnb-c-{_hue(s)}">{esc(s)} {shown[s]:,}</span>' for s in sorted(shown, key=lambda s: (rank(s), s))
