@@ -182,16 +182,25 @@ def _rules() -> list[str]:
         "vertical-align:bottom}",
         f".{r} .nnb-ib-confirm{{border:1px solid var(--nnb-blue-edge);background:var(--nnb-blue-tint);padding:2px 8px;"
         "margin:4px 0;border-radius:3px;gap:8px}",
-        f".{r} .nnb-grid-line{{display:grid;grid-template-columns:3.5em minmax(10em,1fr) 9em 7em 4.5em 6.5em 5em;gap:0 8px;"
-        f"font:12px/1.7 {_MONO};align-items:center;overflow-wrap:anywhere}}",
-        # a narrow grid (a 700px window, a side panel): narrower columns, so the time stays inside the view and the
-        # task keeps a fair share of the row
+        # columns sized in characters of the grid's font, so a column holds its words and figures whole: #, task,
+        # adapter, status (its pill: "cancelled" and the pill's padding), score ("0.333333"), cost ("$0.00028",
+        # "$1,234.57"), time ("waiting", "2 min 03.0 s")
+        f".{r} .nnb-grid-line{{display:grid;grid-template-columns:5ch minmax(20ch,1fr) minmax(8ch,14ch) calc(9ch + 18px) "
+        f"minmax(5ch,8ch) 10ch 12ch;gap:0 8px;font:12px/1.7 {_MONO};align-items:center}}",
+        # a figure or a short word is never broken over two lines: it stays on one, cut with "…" in a column too narrow
+        # for it (an adapter's long name); only the task wraps, between its words (a word longer than its column aside)
+        f".{r} .nnb-grid-line>*{{min-width:0;max-width:100%;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}}",
+        f".{r} .nnb-grid-line>:nth-child(2){{white-space:normal;overflow:visible;overflow-wrap:break-word}}",
+        # a narrow grid (a 700px window, a side panel, a 560px one): the task on a line of its own beside the row's
+        # number, the adapter, status, score, cost and time on the line under it, each under its heading
         f".{r} .nnb-grid{{container-type:inline-size}}",
-        f"@container (max-width:720px){{.{r} .nnb-grid-line{{grid-template-columns:2.5em minmax(6em,1fr) minmax(4em,6em) "
-        "7em 3.5em minmax(4em,5em) 4em}}",
-        # narrower still (a phone, 400% zoom): each entry's cells wrap onto lines of three, the head's as well, so each
-        # word stays above its value and nothing runs past the view
-        f"@container (max-width:400px){{.{r} .nnb-grid-line{{grid-template-columns:2em minmax(0,1fr) minmax(0,1fr)}}}}",
+        f"@container (max-width:600px){{.{r} .nnb-grid-line{{grid-template-columns:4ch minmax(8ch,1fr) calc(9ch + 18px) "
+        "minmax(5ch,8ch) minmax(8ch,10ch) minmax(7ch,12ch)}"
+        f".{r} .nnb-grid-line>:nth-child(2){{grid-column:2/-1}}.{r} .nnb-grid-line>:nth-child(3){{grid-column-start:2}}}}",
+        # narrower still (a phone, 400% zoom): the figures two by two under the task (adapter and status, score and
+        # cost, then time), the head's as well, so each word stays above its value and nothing runs past the view
+        f"@container (max-width:400px){{.{r} .nnb-grid-line{{grid-template-columns:3ch minmax(0,1fr) minmax(0,1fr)}}"
+        f".{r} .nnb-grid-line>:is(:nth-child(5),:nth-child(7)){{grid-column-start:2}}}}",
         f".{r} .nnb-grid .widget-hbox{{border-bottom:1px solid var(--nnb-line)}}",
         # a status pill hugs its word (a grid cell would stretch it to its column's width)
         f".{r} .nnb-grid-line>.nnb-badge{{justify-self:start}}",
