@@ -13,11 +13,17 @@ from typing import Any
 import ipywidgets as w
 
 from ..runtime.inboxitems import InboxItem
+from ..store.vocab import (
+    TERMINAL_STATUSES,
+    TOOL_EXECUTION_FAILED,
+    TOOL_EXECUTION_OUTCOME_UNKNOWN,
+    TOOL_EXECUTION_SUCCEEDED,
+)
 from .approvals import ApprovalCard, VetoCard
 from .cards import decision_html, veto_decision_html
-from .render import dot_join, esc, label, short
+from .render import dot_join, ending_word, esc, label, short
 
-__all__ = ["item_html", "check_name", "DraftRow", "VetoRow", "make_row", "ResumeRow"]
+__all__ = ["item_html", "check_name", "DraftRow", "VetoRow", "make_row", "decided_words", "ResumeRow", "resume_said"]
 
 _RISK_HUES = {"high": "red", "critical": "red", "medium": "orange"}
 
@@ -105,8 +111,12 @@ class _Row:
         self.box.children = (line, self.status)
         self.box.add_class("nnb-ib-row")
 
+    on_click: Callable[[], None] | None = None  # the inbox's: a row's own decision is its last action (``announce``)
+
     def decide(self, approve: bool, reason: str | None = None, *, announce: bool = True) -> None:
         """The card's decision; ``announce=False`` when many rows are decided at once (their summary is read out)."""
+        if announce and self.on_click is not None and self.decision is None:
+            self.on_click()
         self._said = announce
         try:
             super().decide(approve, reason)  # type: ignore[misc]
@@ -147,16 +157,43 @@ class VetoRow(_Row, VetoCard):
         self._with_checkbox()
 
 
-def make_row(item: InboxItem, *, approver_id: str, on_decided: Callable[[], None] | None = None) -> DraftRow | VetoRow:
+def make_row(
+    item: InboxItem,
+    *,
+    approver_id: str,
+    on_decided: Callable[[], None] | None = None,
+    on_click: Callable[[], None] | None = None,
+) -> DraftRow | VetoRow:
     kind = DraftRow if item.pending is not None else VetoRow
-    return kind(item, approver_id=approver_id, on_decided=on_decided)
+    row = kind(item, approver_id=approver_id, on_decided=on_decided)
+    row.on_click = on_click
+    return row
+
+
+def decided_words(row: DraftRow | VetoRow) -> str:
+    """What a row's own decision did, in a line (not escaped): ``rejected the notes.write draft of ep_…``."""
+    decision = row.decision or {}
+    status = str(decision.get("status") or "decided")
+    run = short(row.item.episode_id, 80, exact=True)
+    pending = row.item.pending
+    if pending is None:
+        what, status = f"the governance veto of {run}", ("overridden" if status == "approved" else "upheld")
+    else:
+        what = f"the {short(pending.tool, 60, exact=True)} draft of {run}"
+    if decision.get("created") is False:
+        return f"nothing changed: {what} was {status} already"
+    return f"{({'overridden': 'overrode', 'upheld': 'upheld'}).get(status, status)} {what}"
 
 
 class ResumeRow:
-    """A run on disk whose every decision is made: Resume continues it, as its view's Resume does."""
+    """A run on disk whose every decision is made: Resume continues it, as its view's Resume does, and says what it
+    did (``on_said``, with a line of HTML) once the resume has ended."""
 
-    def __init__(self, source: Any, on_done: Callable[[], None] | None = None):
-        self.source, self._on_done = source, on_done
+    def __init__(self, source: Any, on_done: Callable[[], None] | None = None, on_said: Callable[[str], None] | None = None):
+        self.source, self._on_done, self._on_said = source, on_done, on_said
+        self._unsubscribe: Callable[[], None] | None = None
+        self._from = 0  # the run's events before this resume: the tools it ran are counted after them
+        self.said = ""
         self.line = w.HTML(
             f'<span class="nnb-mono">{label(source.episode_id)}</span> <span class="nnb-muted">decided, paused on disk — '
             f"{esc(short(source.task or '', 80))}</span>"
@@ -174,6 +211,7 @@ class ResumeRow:
     def resume(self) -> None:
         """What the view's Resume does: ``source.resume()`` (a task on the loop; nothing twice)."""
         self.button.disabled = True
+        self._from = len(getattr(self.source, "events", None) or ())
         try:
             self.source.resume()
         except Exception as exc:
@@ -181,5 +219,53 @@ class ResumeRow:
                 f'<span class="nnb-c-red">could not resume {esc(self.source.episode_id)}: {esc(short(str(exc), 200))}</span>'
             )
             self.button.disabled = False
+            self._say(self.line.value)
+        else:
+            if getattr(self.source, "resuming", False):  # on the loop: said once its task has ended
+                self._unsubscribe = self.source.on_change(self._changed)
+            else:  # resumed synchronously (no loop), or nothing was left to resume
+                self._say(resume_said(self.source, self._from))
         if self._on_done is not None:
             self._on_done()
+
+    def _changed(self, _source: Any) -> None:
+        if getattr(self.source, "resuming", False) or self._unsubscribe is None:
+            return
+        self._unsubscribe()
+        self._unsubscribe = None
+        self._say(resume_said(self.source, self._from))
+
+    def _say(self, html: str) -> None:
+        self.said = html
+        if self._on_said is not None:
+            self._on_said(html)
+
+
+_RAN = frozenset({TOOL_EXECUTION_SUCCEEDED, TOOL_EXECUTION_FAILED, TOOL_EXECUTION_OUTCOME_UNKNOWN})
+
+
+def resume_said(source: Any, since: int = 0) -> str:
+    """What a resume of ``source`` did, as one escaped line: ``resumed run ep_…: ran 1 approved tool, sealed ok``, or
+    its error (secrets removed)."""
+    run = esc(short(source.episode_id, 80, exact=True))
+    error = getattr(source, "last_error", None)
+    if error:
+        return f'<span class="nnb-c-red" role="status">could not resume run {run}: {esc(short(str(error), 600))}</span>'
+    events = list(getattr(source, "events", None) or ())[since:]
+    names = [(e.get("payload") or {}).get("event_name") for e in events if isinstance(e.get("payload"), dict)]
+    ran = sum(1 for n in names if n in _RAN)
+    failed = sum(1 for n in names if n != TOOL_EXECUTION_SUCCEEDED and n in _RAN)
+    if not events:  # another kernel or process resumed or sealed it first: nothing was written here
+        return f'<span class="nnb-muted" role="status">run {run} was not resumed here: it is {esc(source.status)} now</span>'
+    tools = f"ran {ran} approved tool{'s' * (ran != 1)}" if ran else "ran no tool"
+    tools += f" ({failed} failed)" if failed else ""
+    status = str(source.status)
+    if status == "paused":
+        waiting = len(getattr(source, "pending", None) or ())
+        end = f"paused again: {waiting} draft{'s' * (waiting != 1)} wait{'s' * (waiting == 1)}" if waiting else "paused again"
+    elif status in TERMINAL_STATUSES:
+        end = f"sealed {ending_word(status, list(getattr(source, 'events', None) or ()))}"
+    else:
+        end = f"now {status}"
+    hue = "nnb-c-red" if status in TERMINAL_STATUSES and status not in ("ok", "cancelled") else "nnb-muted"
+    return f'<span class="{hue}" role="status">resumed run {run}: {esc(tools)}, {esc(end)}</span>'

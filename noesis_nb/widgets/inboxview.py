@@ -12,6 +12,7 @@ in another kernel leave the inbox within a second, and the inbox's own show on t
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import threading
 from collections import deque
@@ -28,7 +29,7 @@ from ..store.vocab import TERMINAL_STATUSES
 from .approvals import FOLDER_GONE
 from .bundle import SnapshotOutput, css_widget
 from .coalesce import Coalescer
-from .inboxrows import ResumeRow, item_html, make_row
+from .inboxrows import ResumeRow, decided_words, item_html, make_row
 from .inboxselect import Row, Selection, count_words
 from .render import ending_word, esc, live_css
 from .stale import stale_inbox_html
@@ -169,7 +170,12 @@ class InboxView(Selection, SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipy
             live = {i.key for i in items}
             for item in items:
                 if item.key not in self.rows and item.key not in self._done_keys:
-                    self.rows[item.key] = make_row(item, approver_id=self.approver_id, on_decided=self._row_decided)
+                    self.rows[item.key] = make_row(
+                        item,
+                        approver_id=self.approver_id,
+                        on_decided=functools.partial(self._row_decided, item.key),
+                        on_click=self._clear_message,
+                    )
             for key, row in list(self.rows.items()):
                 if row.decision is None and key not in live:
                     self._settle(row)
@@ -208,11 +214,26 @@ class InboxView(Selection, SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipy
                 self.toolbar.layout.display = toolbar
             self.redraws += 1
 
-    def _row_decided(self) -> None:
-        """A row's button (or :meth:`_decide`) made a decision: count it and show what follows now."""
+    def _row_decided(self, key: str) -> None:
+        """A row's button (or :meth:`_decide`) made a decision: count it and show what follows now; a row's own
+        decision is the inbox's last action, so its line says it (a selection's says how many, once)."""
         self.decided_here += 1
         if not self._bulk:
+            row = self.rows.get(key)
+            if row is not None and row.decision is not None:  # not read out: the row's own line is (``role="status"``)
+                self.message.value = f'<span class="nnb-muted">{esc(decided_words(row))}</span>'
             self.refresh()
+
+    def _clear_message(self) -> None:
+        """A row's own button was clicked: what the inbox said of an earlier action is no longer the last word."""
+        if self.message.value:
+            self.message.value = ""
+
+    def _said_resume(self, html: str) -> None:
+        """A Resume ended (here, or on the loop later): its line is the inbox's last word (``html`` is escaped)."""
+        if html != self.message.value:
+            self.message.value = html
+        self.poke()
 
     def _settle(self, row: Row) -> None:
         """An item left the scan without a click here: show the decision made elsewhere, or that its run ended."""
@@ -231,7 +252,7 @@ class InboxView(Selection, SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipy
                 self._resume_rows.pop(episode_id)
         for episode_id, source in ready.items():
             if episode_id not in self._resume_rows:
-                self._resume_rows[episode_id] = ResumeRow(source, on_done=self.refresh)
+                self._resume_rows[episode_id] = ResumeRow(source, on_done=self.refresh, on_said=self._said_resume)
         boxes = tuple(r.box for r in list(self._resume_rows.values())[:20])
         if boxes != self.resume_box.children:
             self.resume_box.children = boxes
