@@ -30,7 +30,17 @@ import orjson
 from .._jsonio import atomic_write_bytes, atomic_write_json, dumps_line, to_jsonable
 from .._jsonrepeat import screened
 from .._safetext import error_text, safe_repr
-from .disguise import ESCAPE, SHOWN_BYTES, folded, hidden, maybe_disguised, readable, reads_differently, written_end
+from .disguise import (
+    ESCAPE,
+    SHOWN_BYTES,
+    folded,
+    hidden,
+    hides,
+    maybe_disguised,
+    readable,
+    reads_differently,
+    written_end,
+)
 from .joined import chunk_texts, split_secrets
 from .known import SEARCHED, Known, for_text, replaced, spans
 from .names import REDACTED_VALUE, hunted, looks_like_credential
@@ -529,10 +539,14 @@ def _scrub_read(text: str, known: Known) -> str:
     """``text`` with each known value that shows once its escapes are decoded and its invisible characters
     dropped (``Hun\u200bter2…``) replaced where it is written: found in the reading in one pass, each
     occurrence mapped back to where it stands (touching ones joined, as a value split in two is one)."""
-    decoded, starts = readable(text)
-    # each from its first character to the end of its last as written: a control character after it (the ESC of a
-    # colour code, ``\x1b`` written in source) is no part of it, and is kept
-    where = [(starts[a], written_end(text, starts[b - 1])) for a, b in known.spans(decoded) if b > a]
+    if hides(text) or (("\\" in text or "&" in text) and ESCAPE.search(text) is not None):
+        decoded, starts = readable(text)
+        # each from its first character to the end of its last as written: a control character after it (the ESC of a
+        # colour code, ``\x1b`` written in source) is no part of it, and is kept
+        where = [(starts[a], written_end(text, starts[b - 1])) for a, b in known.spans(decoded) if b > a]
+    else:  # nothing decoded, nothing dropped: the reading is the text folded, each character in its place (no list
+        # of a million places built, and no search of the invisible characters' class at every place)
+        where = [(a, written_end(text, b - 1)) for a, b in known.spans(folded(text)) if b > a]
     merged: list[list[int]] = []
     for start, end in where:
         if merged and start <= merged[-1][1]:

@@ -1,0 +1,181 @@
+"""Long non-ASCII prose is read folded only where that may show a secret, and every secret folding shows is found.
+
+Folding reads an accented letter (``ś``), a Cyrillic or Greek letter drawn as a Latin one (``р``) and a compatibility
+form (``ｐ``) as the ASCII character it shows (``disguise.folds``). French, Polish and Russian prose is full of such
+letters, and the screen judged the whole text a second time as it reads folded (a megabyte of Polish 5x as long as
+before). It judges again only the stretches around a word of a key's length, a secret-looking name or an escape that
+folding changes (``text._folded_windows``). Checked here against the whole folded reading judged (``reference``),
+with disguised secrets put inside long prose: every value that finds is found, and is redacted.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+
+import pytest
+
+from noesis_nb.secrets import RunSecrets, find_in_text
+from noesis_nb.secrets.disguise import folded, hidden, written_end
+from noesis_nb.secrets.known import for_text
+from noesis_nb.secrets.names import REDACTED_VALUE
+from noesis_nb.secrets.scan import redact
+from noesis_nb.secrets.text import _NAME_WORDS, KEYWORDS_STR, _find_read, kept_places
+
+_WORDS = {
+    "French": "L'équipe a vérifié le fichier journal hier soir; la société préfère les données reçues à midi.\n"
+    "Le développeur a créé une requête échouée dès l'aube, très vite, en été. ",
+    "Polish": "Zespół sprawdził dziennik zdarzeń wczoraj wieczorem; użytkownik zapisał źródło danych w środę.\n"
+    "Programistka naprawiła ważny plik bez żadnych kłopotów, zgodnie z planem. ",
+    "Russian": "Команда проверила журнал событий вчера вечером; пользователь записал источник данных в среду.\n"
+    "Разработчик исправил важный файл без всяких проблем, по плану. ",
+}
+
+# (as written, what must not show once redacted): a keyword spelled with folded letters, a key with a look-alike or an
+# accented letter, a key cut by a control character, an ASCII name whose value holds folded letters
+SECRETS = [
+    ("ｐａｓｓｗｏｒｄ: hunter2xyz", "hunter2xyz"),
+    ("ｐａｓｓｗｏｒｄ＝hunter2xyz", "hunter2xyz"),
+    ("\u0440\u0430sswоrd=Tr0ub4dor3x", "Tr0ub4dor3x"),  # Cyrillic р, а, о
+    ('{"\u0440in": "4821"}', "4821"),  # a short secret name (Cyrillic р)
+    ('"ｐａｓｓｗｏｒｄ":\n    "hunter2xyz"', "hunter2xyz"),  # its value on the next line
+    ("Authorization: \u0412\u0435\u0430rer abcdefghijklmnopqrstuvwx12", "abcdefghijklmnopqrstuvwx12"),  # В е а
+    (
+        "aws configure set aws_s\u0435cret_access_key Zq7xK2mP9vL4nR8tW3yB6cD1eF5gH0jAsE2Q7m",
+        "Zq7xK2mP9vL4nR8tW3yB6cD1eF5gH0jAsE2Q7m",
+    ),
+    ("\nd\u043ecker login -u bob -p Hunter2Pass9", "Hunter2Pass9"),  # Cyrillic о in a command line's name
+    ("password: hunt\u00e9r2xyz", "hunt\u00e9r2xyz"),  # an ASCII name, an accented value
+    ("\u015bk-proj-Q7mZ2xK9vB4nL8pR3tW6yC1dF5gH0jAs", "k-proj-Q7mZ2xK9vB4nL8pR3tW6yC1dF5gH0jAs"),
+    ("gh\u0440_Q7mZ2xK9vB4nL8pR3tW6yC1dF5gH0jAsE2", "_Q7mZ2xK9vB4nL8pR3tW6yC1dF5gH0jAsE2"),
+    ("ghp_Q7mZ2xK9vB4n\x01L8pR3tW6yC1dF5gH0jAsE2", "L8pR3tW6yC1dF5gH0jAsE2"),  # cut by a control character
+    ("ｓｋ-ａｎｔ-api03-Q7mZ2xK9vB4nL8pR3tW6yC1dF5gH0jAsE2Q7mZ2xK9", "api03-Q7mZ2xK9vB4nL8pR3tW6yC1dF5gH0jAsE2"),
+    ("https://bob:p\u0430ssw0rd99@db.example.com/app", "ssw0rd99"),  # Cyrillic а in a URL's password
+    ("\\ｕ0070assword=hunter2xyz", "hunter2xyz"),  # an escape spelled with a fullwidth u
+    ("password\u00a0: hunter2xyz", "hunter2xyz"),  # French spacing: a no-break space before the colon
+]
+
+
+def reference(text: str) -> set[str]:
+    """``find_in_text`` as it read such a text before: the whole text read without its invisible characters, and the
+    whole of that reading read folded again, each value found located in its reading and mapped back."""
+    read = hidden().sub("", text)
+    kept = kept_places(text)
+    located: set[str] = set()
+    for reading in (read, folded(read)):
+        found = _find_read(reading, True)
+        located |= found
+        for a, b in for_text(reading, found).starts(reading):
+            located.add(text[kept(a) : written_end(text, kept(b - 1), escapes=False)])
+    return located
+
+
+def _prose(language: str, size: int) -> str:
+    words = _WORDS[language]
+    return (words * (size // len(words) + 1))[:size]
+
+
+@pytest.mark.parametrize("language", sorted(_WORDS))
+def test_each_disguised_secret_inside_long_prose_is_found_as_the_whole_folded_reading_finds_it(language: str) -> None:
+    rnd = random.Random(language)
+    prose = _prose(language, 20_000)
+    for written, shown in SECRETS:
+        for cut in (rnd.randrange(len(prose)), prose.find("\n") + 1, prose.find(" ", 9_000) + 1):
+            # mid-sentence, at a line's start, after a word: the secret with prose on both sides
+            text = f"{prose[:cut]}{written} {prose[cut:]}"
+            found = find_in_text(text)
+            assert found >= reference(text), (ascii(written), cut)
+            redacted, _ = redact(text)
+            assert shown not in redacted and REDACTED_VALUE in redacted, (ascii(written), cut)
+            assert redacted.count(REDACTED_VALUE) <= 2, (ascii(written), cut)  # the prose around it kept
+
+
+def test_secrets_put_at_random_in_prose_of_each_script_are_found_as_the_whole_folded_reading_finds_them() -> None:
+    rnd = random.Random(7)
+    for _ in range(12):
+        language = rnd.choice(sorted(_WORDS))
+        pieces = [_prose(language, rnd.randrange(2_000, 6_000)) for _ in range(4)]
+        chosen = rnd.sample(SECRETS, 3)
+        text = "".join(p + (f" {chosen[i][0]} " if i < 3 else "") for i, p in enumerate(pieces))
+        assert find_in_text(text) >= reference(text), [ascii(s) for s, _ in chosen]
+
+
+def test_the_name_literals_cover_every_keyword_and_name() -> None:
+    from noesis_nb.secrets.text import NAME_LITERALS
+
+    # each name the folded reading is searched for must hold a literal searched: one left out would be judged folded
+    # nowhere. The keywords' and names' own patterns, read over their own source words, find each literal's word
+    words = (
+        "password passwd pwd podman secret sshpass token key auth cookie cred contrasena curl bearer eyj xoxb "
+        "hooks.slack mysql mariadb docker nerdctl redis-cli zip openssl https://u:p@h ://h?access_token=x %3a%2f%2f "
+        "pin pw otp totp hotp"
+    ).split()
+    for word in words:
+        matched = KEYWORDS_STR.search(word) or _NAME_WORDS.search(word)
+        assert matched is not None, word
+        assert any(lit.decode() in matched.group() or lit.decode() in word for lit in NAME_LITERALS), word
+
+
+def _best(text: str) -> float:
+    spent = []
+    for i in range(3):
+        start = time.process_time()
+        find_in_text(text + str(i))  # (a new text each time: no cache answers)
+        spent.append(time.process_time() - start)
+    return min(spent)
+
+
+@pytest.mark.parametrize("language", ["French", "Polish"])
+def test_prose_with_accented_letters_costs_about_what_its_unaccented_reading_does(language: str) -> None:
+    prose = _prose(language, 200_000)
+    as_ascii = folded(prose)  # the same words without their accents: the reading as written alone
+    assert as_ascii != prose and as_ascii.isascii() == (language == "French")
+    find_in_text(prose)  # (the tables built)
+    # the whole folded reading judged again made it 2.5-5x; each stretch read once plus the folding's passes: ~1.3x
+    assert _best(prose) < 1.8 * _best(as_ascii) + 0.01
+
+
+_LEARNED = "Zq7xK2mP9vL4nR8tW3yB6cD1"
+
+
+@pytest.mark.parametrize("language", sorted(_WORDS))
+def test_a_learned_value_written_with_look_alikes_in_long_prose_is_scrubbed_where_it_stands(language: str) -> None:
+    guard = RunSecrets()
+    guard.learn([_LEARNED])
+    prose = _prose(language, 50_000)
+    disguises = [
+        _LEARNED.replace("q", "\uff51").replace("m", "\uff4d"),  # fullwidth
+        _LEARNED.replace("c", "\u0441").replace("y", "\u0443"),  # Cyrillic с, у
+        _LEARNED.replace("Z", "\u0179"),  # an accented Ź
+        _LEARNED,
+    ]
+    for written in disguises:
+        text = f"{prose[:20_000]}{written}{prose[20_000:30_000]} {written}, {prose[30_000:]}"
+        expected = f"{prose[:20_000]}{REDACTED_VALUE}{prose[20_000:30_000]} {REDACTED_VALUE}, {prose[30_000:]}"
+        assert guard.scrub_text(text) == expected, ascii(written)
+        # split by a control character or a zero-width space too (the reading without them, then folded)
+        for cut in ("\x01", "\u200b"):
+            split = written[:9] + cut + written[9:]
+            assert guard.scrub_text(f"{prose[:20_000]}{split} {prose[20_000:]}") == (
+                f"{prose[:20_000]}{REDACTED_VALUE} {prose[20_000:]}"
+            ), ascii(split)
+
+
+def _best_scrub(guard: RunSecrets, text: str) -> float:
+    spent = []
+    for _ in range(3):
+        start = time.process_time()
+        guard.scrub_text(text)
+        spent.append(time.process_time() - start)
+    return min(spent)
+
+
+def test_scrubbing_prose_with_accented_letters_does_not_list_every_place_of_it() -> None:
+    guard = RunSecrets()
+    guard.learn([_LEARNED])
+    prose = _prose("French", 200_000)
+    as_ascii = folded(prose)
+    guard.scrub_text(prose)
+    # read folded in one pass (a list of the reading's 200,000 places and a search of the invisible characters' class
+    # at each, built for nothing to drop, cost 5x as much)
+    assert _best_scrub(guard, prose) < 20 * _best_scrub(guard, as_ascii) + 0.01
