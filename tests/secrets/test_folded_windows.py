@@ -53,6 +53,11 @@ SECRETS = [
     ("https://bob:p\u0430ssw0rd99@db.example.com/app", "ssw0rd99"),  # Cyrillic а in a URL's password
     ("\\ｕ0070assword=hunter2xyz", "hunter2xyz"),  # an escape spelled with a fullwidth u
     ("password\u00a0: hunter2xyz", "hunter2xyz"),  # French spacing: a no-break space before the colon
+    (  # a PEM block whose header folds: judged whole, to its END line
+        "-----BEGIN ＲＳＡ PRIVATE KEY-----\nMIIEowIBAAKCAQEAxQ7mZ2xK9vB4nL8pR3tW6yC1dF5gH0jAsE2Q7mZ2xK9vB4nL8pR3t\n"
+        "-----END RSA PRIVATE KEY-----",
+        "MIIEowIBAAKCAQEAxQ7mZ2xK9vB4nL8pR3t",
+    ),
 ]
 
 
