@@ -12,6 +12,10 @@ Rows of these kinds, each measured in this run against its own baseline:
   with punctuation, and hostile classes (one character, ``=``/``:``/``%`` runs, near-miss key names, URL-ish text,
   a payload nested 100 deep), by the screen and by the whole suite without its cheap tests (``gates.unfiltered``),
   in this run: the ratio is how much faster the screen is.
+- prose in French, Polish and Russian and a coloured log (``--mb`` MB each, built from sentences of drawn words, a fixed
+  seed): ``find_in_text`` and scrubbing one learned value, each against English prose of the same length (the
+  baseline, ratio 1; ``--only-scripts`` runs these rows alone). Their accented and Cyrillic letters, read as the
+  ASCII ones they show, are judged again only where that may show a secret.
 - detecting (``find_in_text`` / ``redact``) hostile shapes at 100 KB and 400 KB: linear is a ratio of 4,
   quadratic 16. Tokens split by zero-width spaces, many tokens to replace, keyword starts without values
   (``token`` repeated, ``password=`` repeated), a name of n characters ending in ``_token``.
@@ -22,6 +26,7 @@ Each figure is the best of ``--repeat`` runs (CPU time of this process).
 from __future__ import annotations
 
 import argparse
+import itertools
 import random
 import string
 import sys
@@ -68,6 +73,88 @@ def scrub_rows(mb: float, most: int, repeat: int) -> None:
             base = base or spent
             rate = len(text) / 1e6 / spent
             print(f"  {name:<11} {count:>6} values: {spent * 1000:8.1f} ms  {rate:8.1f} MB/s  x{spent / base:5.2f}")
+
+
+# sentences drawn from these parts (subject, verb, object, when), a fixed seed: prose whose letters fold (``é``, ``ś``,
+# Cyrillic ``а``, ``о``) into no key and no name
+_WORDS = {
+    "French": (
+        "L'équipe|Le développeur|La modératrice|Un élève|Notre hôte|Le lycée|La société|Ce réseau".split("|"),
+        "a vérifié|a créé|préfère|a lu|décrit|a réparé|présente|étudie|a complété|a reçu".split("|"),
+        "le fichier journal|la requête échouée|les données reçues|un modèle français|la bibliothèque|"
+        "les tâches planifiées|le délai prévu|la fenêtre de dialogue|les résultats détaillés|la mémoire".split("|"),
+        "hier soir|à midi|dès l'aube|après la réunion|sans problème|avec précaution|très vite|en été".split("|"),
+    ),
+    "Polish": (
+        "Zespół|Programistka|Użytkownik|Nasz serwer|Ta usługa|Każdy moduł|Właściciel|Gość".split("|"),
+        "sprawdził|zapisał|przeczytał|naprawiła|wysłał|pobrał|ocenił|zmienił|odświeżył|przyjął".split("|"),
+        "dziennik zdarzeń|błędną odpowiedź|żądanie użytkownika|ostatnią wiadomość|treść książki|"
+        "ważny plik|źródło danych|wyniki pomiarów|szczegółowy raport|kolejkę zadań".split("|"),
+        "wczoraj wieczorem|przed południem|bez żadnych kłopotów|po spotkaniu|bardzo szybko|"
+        "zgodnie z planem|w środę|jeszcze raz".split("|"),
+    ),
+    "Russian": (
+        "Команда|Разработчик|Пользователь|Наш сервер|Эта служба|Каждый модуль|Владелец|Гость".split("|"),
+        "проверил|записал|прочитал|исправила|отправил|загрузил|оценил|изменил|обновил|принял".split("|"),
+        "журнал событий|ошибочный ответ|запрос пользователя|последнее сообщение|текст книги|"
+        "важный файл|источник данных|результаты измерений|подробный отчёт|очередь задач".split("|"),
+        "вчера вечером|до полудня|без всяких проблем|после встречи|очень быстро|по плану|в среду|ещё раз".split("|"),
+    ),
+}
+
+
+def prose(language: str, size: int, seed: int = 7) -> str:
+    """``size`` characters of sentences in ``language``, each drawn from a few words per part (deterministic)."""
+    rnd = random.Random(seed)
+    parts = _WORDS[language]
+    out: list[str] = []
+    total = 0
+    while total < size:
+        sentence = " ".join(rnd.choice(part) for part in parts) + rnd.choice((". ", ". ", "; ", ".\n"))
+        out.append(sentence)
+        total += len(sentence)
+    return "".join(out)[:size]
+
+
+def ansi_log(size: int, seed: int = 9) -> str:
+    """``size`` characters of a coloured build log (``\\x1b[32m…\\x1b[0m`` around its levels and steps)."""
+    rnd = random.Random(seed)
+    levels = ("\x1b[32mINFO\x1b[0m", "\x1b[33mWARN\x1b[0m", "\x1b[1;31mERROR\x1b[0m", "\x1b[2mDEBUG\x1b[0m")
+    events = ("compiled module", "ran 42 tests", "cache miss for", "fetched artifact", "linked target", "retrying step")
+    out, total = [], 0
+    for n in itertools.count():
+        if total >= size:
+            break
+        clock = f"12:{n // 60 % 60:02d}:{n % 60:02d}"
+        line = f"2026-12-05 {clock} {rnd.choice(levels)} {rnd.choice(events)} \x1b[36mstep-{n}\x1b[0m\n"
+        out.append(line)
+        total += len(line)
+    return "".join(out)[:size]
+
+
+def script_rows(mb: float, repeat: int) -> None:
+    """Prose of other scripts and a coloured log: the screen and a scrub of one learned value, against English prose
+    of the same length in the same run (a new text each call: no cache answers)."""
+    size = int(mb * 1_000_000)
+    learned = tokens(1, seed=4)[0]
+    guard = RunSecrets()
+    guard.learn([learned])
+    texts = {"English": (_PROSE * (size // len(_PROSE) + 1))[:size]}
+    texts.update((language, prose(language, size)) for language in _WORDS)
+    texts["ANSI log"] = ansi_log(size)
+    find_in_text(texts["French"][:1000])  # (the folding tables built)
+    print(f"prose of other scripts, {mb:g} MB texts with one learned value in them (ratio: to English prose, same run)")
+    base: dict[str, float] = {}
+    for name, filler in texts.items():
+        text = f"{filler} {learned} "
+        variants = iter([text + str(i) for i in range(repeat)])
+        found = best(lambda v=variants: find_in_text(next(v)), repeat)
+        scrubbed = best(lambda t=text: guard.scrub_text(t), repeat)
+        base = base or {"find": found, "scrub": scrubbed}
+        print(
+            f"  {name:<9} find_in_text {found * 1000:8.1f} ms  x{found / base['find']:5.2f}"
+            f"   scrub {scrubbed * 1000:7.1f} ms  x{scrubbed / base['scrub']:6.2f}"
+        )
 
 
 def growth_rows(repeat: int) -> None:
@@ -205,11 +292,16 @@ def main() -> None:
     parser.add_argument("--screen-mb", type=float, default=5.0, help="size of the random and hostile screened texts")
     parser.add_argument("--big-mb", type=float, default=0.0, help="also a random text this large (50: minutes)")
     parser.add_argument("--only-screen", action="store_true", help="only the screening rows")
+    parser.add_argument("--only-scripts", action="store_true", help="only the rows of prose of other scripts")
     args = parser.parse_args()
+    if args.only_scripts:
+        script_rows(args.mb, args.repeat)
+        return
     screen_rows(args.screen_mb, args.big_mb, args.repeat)
     if args.only_screen:
         return
     scrub_rows(args.mb, args.values, args.repeat)
+    script_rows(args.mb, args.repeat)
     growth_rows(args.repeat)
     blob_rows(args.mb, args.repeat)
     dense_rows(args.mb, args.repeat)
