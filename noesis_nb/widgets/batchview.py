@@ -176,6 +176,8 @@ class BatchView(SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipywidgets shi
             self._coalescer.spent(sent, len(dirty))
             if counts.get("running") or counts.get("queued"):
                 self._coalescer.tick(1.0)  # durations and ETA move while nothing happens
+            elif CostMeter.ready() is None:  # a batch that ended or paused before the prices loaded: its costs read
+                self._coalescer.tick(0.5)  # "…" until they are there, then each row is priced (nothing else redraws)
 
     @staticmethod
     def _set(widget: Any, value: str) -> int:
