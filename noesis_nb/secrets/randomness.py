@@ -26,7 +26,7 @@ from .public_ids import new_text, public_id
 
 __all__ = [
     "entropy_ok", "without_ids", "ids_out_of_values", "random_words", "path_parts", "temp_plain", "RUN_ID",
-    "PROVIDER_ID", "ALNUM_TOKEN",
+    "PROVIDER_ID", "ALNUM_TOKEN", "CLOUD_KEY_IN_ID",
 ]  # fmt: skip
 
 # a run id, or its start as typed or cut (``ep_01M8Y6TF``): ``ep_`` and ULID characters, which mix cases with digits
@@ -90,6 +90,10 @@ PROVIDER_ID = re.compile(
 # the starts of the token formats made of letters and digits only (AWS, Google, Twilio): ``text``'s fast path, which
 # runs no detector, screens a provider id holding one
 ALNUM_TOKEN = re.compile(r"A3T|AKIA|ASIA|ABIA|ACCA|AIza|SK|AC")
+# such a start with room after it for the rest of its key (AWS's 16 characters, 12 as a quoted key's start is read;
+# Twilio's 32; Google's 35): a start with fewer characters after it (``chatcmpl-…SKVvx8``, one random id in forty)
+# holds no key
+CLOUD_KEY_IN_ID = re.compile(r"(?:A3T|AKIA|ASIA|ABIA|ACCA)[A-Za-z0-9]{12}|(?:SK|AC)[A-Za-z0-9]{32}|AIza[A-Za-z0-9]{35}")
 _ASCII_DIGIT = re.compile(r"[0-9]")
 # a name Kubernetes generates (``payments-api-7d9f8b6c5d-x2k9p``): the name it was given (a Deployment's, a Job's, a
 # container's), then a ReplicaSet's hash (6-10 characters) or a CronJob's schedule time, then a pod's 5 characters;

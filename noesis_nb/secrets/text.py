@@ -48,7 +48,7 @@ from .known import for_text, spans
 from .linear import per_line, widen_all
 from .names import REDACTED_VALUE, is_secret_key, names_no_value, names_variable
 from .plugins import plugins
-from .randomness import ALNUM_TOKEN, PROVIDER_ID, entropy_ok, ids_out_of_values, random_words, without_ids
+from .randomness import CLOUD_KEY_IN_ID, PROVIDER_ID, entropy_ok, ids_out_of_values, random_words, without_ids
 from .url_parts import URL_QUERY, URL_USER, url_secrets
 
 __all__ = [
@@ -368,11 +368,13 @@ _PROVIDER_ID_KEYS = frozenset({"request_id", "response_id"})
 
 
 def _no_cloud_key(value: str) -> bool:
-    """``ALNUM_TOKEN.search(value) is None``: each of its branches starts with ``A`` or is ``SK``, so an id holding
-    neither is told by two substring tests, without the pattern."""
+    """No key of the formats made of letters and digits in an id (``CLOUD_KEY_IN_ID``): each starts as a branch of
+    ``ALNUM_TOKEN`` does, with ``A`` or ``SK``, so an id holding neither is told by two substring tests, without the
+    pattern; a start too near the id's end for a key to follow (a random id's ``…SKVvx8``) is none, and the id is not
+    judged by every detector at each call that returns one."""
     if value.find("A") < 0 and value.find("SK") < 0:
         return True
-    return ALNUM_TOKEN.search(value) is None
+    return CLOUD_KEY_IN_ID.search(value) is None
 
 
 _LONG_RUN_STR = re.compile("[" + re.escape(_TOKEN_CHARS.decode()) + "]{" + str(len(_LONG_RUN)) + "}")
