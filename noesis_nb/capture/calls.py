@@ -16,6 +16,7 @@ import sys
 import threading
 import time
 import weakref
+from collections.abc import Callable
 from typing import Any
 
 from .. import _forks
@@ -58,6 +59,7 @@ _USAGE = {
 }
 _REQUEST_ID_HEADER = {"openai": "x-request-id", "anthropic": "request-id"}
 _text = u.text  # names, ids and reasons: text only, cut when absurdly long
+_SHORT = u.MAX_TEXT  # a text this long or shorter is kept as it is (``_text``)
 _RESPONSE_FIELDS = ("id", "model", "usage")  # what every response is read for
 ABANDONED = "the stream was dropped before it ended"
 CLOSED = "the stream was closed before it ended"
@@ -73,7 +75,10 @@ _UNPARSED = "the raw response was closed unparsed (read raw or not at all): its 
 
 def endpoint(provider: str, options: Any) -> str | None:
     """The API a request calls (``chat.completions``, ``responses``, ``messages`` …), or None for any other request."""
-    method, url = u.get(options, "method"), u.get(options, "url")
+    try:  # the SDK's request options (most calls): read at once, without a helper call each
+        method, url = options.method, options.url
+    except Exception:  # a dict, or options of another shape
+        method, url = u.get(options, "method"), u.get(options, "url")
     if type(method) is str and type(url) is str:  # a client calls a few paths: each judged once
         key = (provider, method, url)
         api = _APIS.get(key, _UNSEEN)
@@ -128,15 +133,20 @@ class ModelCall:
     parked = False  # such a response, waiting for the retrieve (or cancel) in the episode that ends it
     resumable = False  # a background Responses request: a stream of it that stops early may be resumed (a retrieve)
     reader: Any = None  # a stream's: a weak reference to the task or thread reading it (its opener before any chunk)
+    span: SpanKey | None = None  # the GenAI span (of an instrumentation) around the call, if any
     _done = False
 
     def __init__(self, scope: CaptureScope, provider: str, api: str, options: Any):
-        body = u.get(options, "json_data")
+        try:
+            body = options.json_data
+        except Exception:
+            body = u.get(options, "json_data")
         body = body if isinstance(body, dict) else {}
         self.scope = scope
         self.provider = provider
         self.api = api
-        self.requested_model = _text(body.get("model"))
+        model = body.get("model")
+        self.requested_model = model if type(model) is str and 0 < len(model) <= _SHORT else _text(model)
         self.streamed = body.get("stream") is True  # also a streamed call read through a raw-response wrapper
         if body.get("background") is True and api == "responses":
             self.resumable = True
@@ -144,7 +154,8 @@ class ModelCall:
         if isinstance(n, int) and not isinstance(n, bool) and 1 < n <= 128:
             self.choices = n
         self.started = time.perf_counter()
-        self.span = _current_genai_span(scope)  # the GenAI span (of an instrumentation) around the call, if any
+        if OPEN_SPANS:  # (none open anywhere, most calls: the current span cannot be one)
+            self.span = _current_genai_span(scope)
 
     @classmethod
     def begin(cls, scope: CaptureScope, provider: str, options: Any) -> ModelCall | None:
@@ -165,13 +176,11 @@ class ModelCall:
             scope.calls_started += 1
             self.began = scope.calls_started
 
-    def watch_parser(self, options: Any) -> None:
+    def watch_parser(self, options: Any, parser: Callable[[Any], Any]) -> None:
         """A parse helper (``chat.completions.parse``, ``responses.parse``, ``messages.parse``) turns the response
-        into its own inside the SDK call; when that raises (``LengthFinishReasonError``, an answer the schema
-        refuses), the response was still billed: ``failed`` then reads it. Plain calls have no post-parser."""
-        parser = getattr(options, "post_parser", None)
-        if not callable(parser):
-            return
+        into its own inside the SDK call (``parser``, the options' ``post_parser``); when that raises
+        (``LengthFinishReasonError``, an answer the schema refuses), the response was still billed: ``failed`` then
+        reads it. Plain calls have no post-parser."""
 
         def post_parser(response: Any) -> Any:
             self.unparsed = response
@@ -188,16 +197,17 @@ class ModelCall:
     def returned(self, result: Any) -> None:
         """A response returned (a parsed model, or a raw-response wrapper whose body may be read already)."""
         try:
-            raw = _raw_http(result)
+            raw = None if type(result) in PARSED else _raw_http(result)
             if raw is not None:  # with_raw_response / with_streaming_response: read only what is already read
                 self.request_id = _header(raw, _REQUEST_ID_HEADER[self.provider])
                 result = _read_body(raw)
             else:  # a wrapper's parsed body has no request id yet: keep the header's
-                self.request_id = _text(getattr(result, "_request_id", None)) or self.request_id
+                rid = getattr(result, "_request_id", None)
+                self.request_id = (rid if type(rid) is str and 0 < len(rid) <= _SHORT else _text(rid)) or self.request_id
             self._read_response(result)
         except Exception:
             pass
-        if not self._park():
+        if not (self.running and self._park()):
             self.finish()
 
     def _park(self) -> bool:
@@ -241,10 +251,19 @@ class ModelCall:
     def _read_response(self, result: Any) -> None:
         if result is None:
             return
-        response_id, model, self.usage = u.fields(result, _RESPONSE_FIELDS)
-        self.response_id, self.model = _text(response_id), _text(model)
+        try:  # a parsed response (most calls): its fields read at once, without a helper call each
+            response_id, model, self.usage = result.id, result.model, result.usage
+        except Exception:  # a JSON body, or a response of another shape
+            response_id, model, self.usage = u.fields(result, _RESPONSE_FIELDS)
+        # (``_text`` of each, its first test made here: most ids and names pass it, without a call)
+        self.response_id = response_id if type(response_id) is str and 0 < len(response_id) <= _SHORT else _text(response_id)
+        self.model = model if type(model) is str and 0 < len(model) <= _SHORT else _text(model)
         if self.api in ("chat.completions", "completions"):
-            self.stop_reason = _first_choice_reason(u.get(result, "choices"))
+            try:
+                choices = result.choices
+            except Exception:
+                choices = u.get(result, "choices")
+            self.stop_reason = _first_choice_reason(choices)
         elif self.api == "responses":
             status = _text(u.get(result, "status"))
             reason = _text(u.get(u.get(result, "incomplete_details"), "reason"))
@@ -427,7 +446,11 @@ class ModelCall:
                 "capture": self.provider,
                 "capture_problem": shown_cut(repr(exc), 300),
             }
-        keys = _keys(self.request_id, self.response_id, self.span)
+        request_id, response_id = self.request_id, self.response_id
+        if request_id and response_id and self.span is None:  # most calls (``_keys``'s answer, without its call)
+            keys: tuple[tuple[str, str], ...] = (("request", request_id), ("response", response_id))
+        else:
+            keys = _keys(request_id, response_id, self.span)
         event_id = scope.record(payload, keys, known=True, began=self.began)
         watcher = scope.watcher
         if watcher is not None and self.token is not None:
@@ -640,8 +663,12 @@ def _first_choice_reason(choices: Any) -> str | None:
     """A whole response's stop reason: its choice of index 0 (with ``n`` > 1 the list may come in any order; a stream
     takes index 0's too), or the first choice naming no index; None when there is no such choice."""
     for choice in choices or ():
-        if u.get(choice, "index") in (0, None):
-            return _text(u.get(choice, "finish_reason"))
+        try:  # a parsed choice (most calls): read without a helper call each
+            index, reason = choice.index, choice.finish_reason
+        except Exception:  # a JSON body's, or a choice of another shape
+            index, reason = u.get(choice, "index"), u.get(choice, "finish_reason")
+        if index in (0, None):
+            return reason if type(reason) is str and 0 < len(reason) <= _SHORT else _text(reason)
     return None
 
 

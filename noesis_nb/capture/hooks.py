@@ -145,10 +145,6 @@ def _caller(original: Any) -> Callable[..., Any]:
     return bound
 
 
-def _options(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    return args[1] if len(args) > 1 else kwargs.get("options")
-
-
 def _wrap_sync(original: Callable[..., Any], provider: str, streams: tuple[Any, Any]) -> Callable[..., Any]:
     call_original = _caller(original)
 
@@ -204,13 +200,15 @@ def _begin(provider: str, args: tuple[Any, ...], kwargs: dict[str, Any], client:
             began_late(scope.episode_id, provider, args[1] if len(args) > 1 else kwargs.get("options"), client, endpoint)
         return None
     _learn_credentials(scope, client)
-    options = _options(args, kwargs)
+    options = args[1] if len(args) > 1 else kwargs.get("options")  # (``request(cast_to, options, …)``)
     call = ModelCall.begin(scope, provider, options)
     if call is None:
         return Retrieval.of(scope, provider, options)  # None unless a background response may end here
     call.billed = billed_provider(client, provider)
     call.admit()
-    call.watch_parser(options)
+    parser = getattr(options, "post_parser", None)
+    if callable(parser):  # a parse helper's (plain calls have none)
+        call.watch_parser(options, parser)
     return call
 
 

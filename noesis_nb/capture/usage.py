@@ -98,8 +98,16 @@ def _counts(inp: Any, out: Any, cached: Any, written: Any, reasoning: Any) -> Co
         "input_tokens": inp if type(inp) is int and 0 <= inp < MAX_COUNT else count(inp),
         "output_tokens": out if type(out) is int and 0 <= out < MAX_COUNT else count(out),
         "cached_input_tokens": cached if type(cached) is int and 0 <= cached < MAX_COUNT else count(cached),
-        "cache_write_input_tokens": written if type(written) is int and 0 <= written < MAX_COUNT else count(written),
-        "reasoning_tokens": reasoning if type(reasoning) is int and 0 <= reasoning < MAX_COUNT else count(reasoning),
+        "cache_write_input_tokens": written
+        if type(written) is int and 0 <= written < MAX_COUNT
+        else None
+        if written is None
+        else count(written),
+        "reasoning_tokens": reasoning
+        if type(reasoning) is int and 0 <= reasoning < MAX_COUNT
+        else None
+        if reasoning is None
+        else count(reasoning),
     }
 
 
@@ -133,6 +141,19 @@ _INPUT_DETAILS = ("cached_tokens", "cache_write_tokens")
 
 def openai_chat(usage: Any) -> Counts:
     """Chat Completions ``usage`` (also the last chunk of a stream with ``include_usage``)."""
+    if usage is not None and not isinstance(usage, dict):
+        try:  # the SDK's usage model (most calls): ``fields`` and ``get`` of each, without a call each
+            details, out_details = usage.prompt_tokens_details, usage.completion_tokens_details
+            if not isinstance(details, dict) and not isinstance(out_details, dict):  # (a dict's: read below)
+                return fitted_counts(
+                    usage.prompt_tokens,
+                    usage.completion_tokens,
+                    None if details is None else getattr(details, "cached_tokens", None),
+                    None if details is None else getattr(details, "cache_write_tokens", None),
+                    None if out_details is None else getattr(out_details, "reasoning_tokens", None),
+                )
+        except Exception:  # a usage of another shape: each field read on its own
+            pass
     inp, out, details, out_details = fields(usage, _CHAT_USAGE)
     cached, written = fields(details, _INPUT_DETAILS)
     return fitted_counts(inp, out, cached, written, get(out_details, "reasoning_tokens"))
