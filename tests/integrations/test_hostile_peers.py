@@ -818,6 +818,31 @@ def test_a_stream_kept_open_after_run_finished_ends_the_run_ok_without_waiting_f
         _HELD_OPEN.set()
 
 
+def test_a_plain_iterator_blocked_after_run_finished_neither_holds_the_episode_nor_blocks_the_loop(runs_dir, monkeypatch):
+    """A plain (sync) iterator whose source blocks after RUN_FINISHED (a sync SSE reader on a connection kept
+    open): its next() ran on the event loop, so the bounded wait for what may follow never fired and the episode
+    waited for the source (for ever if never closed). The episode ends ``ok`` while the source is still blocked."""
+    from noesis_nb.integrations.agui import _adapter
+
+    monkeypatch.setattr(_adapter, "AFTER_FINISH_S", 0.2)
+    blocked, release, returned = threading.Event(), threading.Event(), threading.Event()
+
+    def agent(run_input: Any) -> Any:
+        yield START
+        yield from _text("first")
+        yield END
+        blocked.set()
+        release.wait(3)  # the held-open read: on the loop, the episode could not end before this returns
+        returned.set()
+
+    try:
+        handle, _ = run("hi", AGUIAdapter(agent), runs_dir)
+        assert handle.status == "ok" and handle.result() == "first"
+        assert blocked.is_set() and not returned.is_set()  # read after RUN_FINISHED, and left while still blocked
+    finally:
+        release.set()
+
+
 def test_noeta_envelopes_with_odd_call_ids_goals_and_usage_import_as_a_checked_run(runs_dir):
     from noesis_nb.integrations.noeta import import_noeta
     from noesis_nb.store import read_events

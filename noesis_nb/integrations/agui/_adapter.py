@@ -19,6 +19,7 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
+from ..._threads import run_in_thread
 from ...errors import AgentCancelled, EpisodeStateError
 from ...secrets import for_run, is_secret_key, shown_cut
 from ...secrets.quoted import quoted
@@ -204,7 +205,7 @@ class AGUIAdapter:
         if inspect.isawaitable(stream):
             stream = await stream
         count = 0
-        events = _aiter(stream)
+        events = _aiter(stream, lambda: folder.finished)
         try:
             while folder.error is None:  # RUN_ERROR ends the stream; after RUN_FINISHED a new RUN_STARTED may follow
                 try:
@@ -420,12 +421,27 @@ def _message(message: Any, number: int) -> dict[str, Any]:
     )
 
 
-async def _aiter(stream: Any) -> Any:
+_NONE_LEFT = object()
+
+
+async def _aiter(stream: Any, finished: Callable[[], bool]) -> Any:
+    """The events of an async or plain iterable. A plain one's ``next()`` runs on the loop until the run has
+    finished; after RUN_FINISHED it runs on a thread of its own, so the bounded wait for what may follow can fire
+    though the source blocks (a sync SSE reader on a connection kept open): on the loop it would block the loop
+    and the episode with it, for ever if the source is never closed. A source still blocked is left to its thread.
+    """
     if hasattr(stream, "__aiter__"):
         async for item in stream:
             yield item
     elif hasattr(stream, "__iter__"):
-        for item in stream:
+        items = iter(stream)
+        while True:
+            if finished():
+                item = await run_in_thread(next, items, _NONE_LEFT, name="noesis_nb-agui-stream")
+            else:
+                item = next(items, _NONE_LEFT)
+            if item is _NONE_LEFT:
+                return
             yield item
     else:
         raise TypeError(f"the AG-UI agent returned {type(stream).__name__}; return an (async) iterable of events")
