@@ -4,12 +4,15 @@ calls that took none, so the view read '618 ms' where the next event came 1 ms l
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 import noesis_nb
 from noesis_nb.errors import InvalidOptionError
+from noesis_nb.plots.compare import compare_steps
 from noesis_nb.scripted import ScriptedModel
 from noesis_nb.store.instants import epoch_seconds
 
@@ -58,3 +61,52 @@ def test_a_call_records_the_time_it_took_and_compare_gives_its_step_that_time(tm
 def test_a_latency_that_is_no_wait_is_refused() -> None:
     with pytest.raises(InvalidOptionError, match="latency_ms=-5"):
         ScriptedModel(["done"], latency_ms=-5)
+
+
+def _seconds(runs: Path, episode: str) -> pd.Series:
+    table = compare_steps(noesis_nb.events_df(runs), episode, episode)
+    return table.set_index("step")["seconds_a"]
+
+
+def test_calls_made_at_once_each_keep_their_own_time_in_compare(tmp_path: Path) -> None:
+    """Two 100 ms calls run with asyncio.gather: the first call's step read 0 s (its start clamped to the step
+    before it) and the second the whole wait; each is its own latency now, as the step view says it."""
+    runs = tmp_path / "runs"
+    model = ScriptedModel(["a", "b"], latency_ms=100)
+
+    async def agent(task, ctx):
+        ctx.emit("reason", {"text": "before the calls"})
+        await asyncio.gather(model.acomplete("p1", ctx), model.acomplete("p2", ctx))
+        return "ok"
+
+    episode = noesis_nb.solve("at once", using=agent, runs_dir=runs)
+    events = noesis_nb.events_df(runs)
+    latencies = [p["latency_ms"] / 1000 for p in events.loc[events["phase"] == "model", "payload"]]
+    seconds = _seconds(runs, episode)
+    calls = [s for s in seconds.index if s.startswith("model:")]
+    assert len(calls) == 2 and min(latencies) >= 0.1
+    assert seconds[calls[0]] == pytest.approx(latencies[0], abs=0.005)  # the first ends at its own event
+    assert latencies[1] <= seconds[calls[1]] + 0.001
+    assert seconds["reason #1"] < 0.05  # the wait is the calls', not the step's before them
+
+
+def test_a_latency_longer_than_the_time_before_its_call_is_not_trusted(tmp_path: Path) -> None:
+    """A run as older releases wrote them: a call recording 5 s that never passed. Its start was put 5 s back,
+    clamped to the step before, which read 0 s while the call's step took the whole gap before it."""
+    runs = tmp_path / "runs"
+
+    async def agent(task, ctx):
+        ctx.emit("reason", {"text": "thinking"})
+        await asyncio.sleep(0.05)  # the reason step's own time, before the call's event
+        ctx.model_call("m-1", input_tokens=1, output_tokens=1, latency_ms=5000)
+        ctx.emit("reason", {"text": "after the call"})
+        return "ok"
+
+    episode = noesis_nb.solve("old latency", using=agent, runs_dir=runs)
+    events = noesis_nb.events_df(runs / episode).sort_values("seq").reset_index(drop=True)
+    at = events.index[events["phase"] == "model"][0]
+    gap = (events["timestamp"][at] - events["timestamp"][at - 1]).total_seconds()  # the reason's event, then the call
+    seconds = _seconds(runs, episode)
+    call = next(s for s in seconds.index if s.startswith("model:"))
+    assert gap >= 0.05 and seconds["reason #1"] == pytest.approx(gap, abs=1e-6)
+    assert seconds[call] < 0.05

@@ -58,16 +58,15 @@ def _steps(events: pd.DataFrame, episode_id: str, usage: pd.DataFrame | None) ->
             labels.append(("?" if phase is None else _phase_step(phase), None))
     new_step = np.array([i == 0 or labels[i] != labels[i - 1] for i in range(len(labels))], dtype=bool)
     step_no = np.cumsum(new_step) - 1
-    starts = one["timestamp"].to_numpy()[new_step].copy()
-    # a model call's event is written when the call ends: its step starts when the call began (its latency before),
-    # so the call's time is its own step's, as the view says it, not the step before it
+    at = one["timestamp"].to_numpy()[new_step]  # each step's first event
     began = _call_starts(one["timestamp"], one["payload"], phases)[new_step]
-    for i in range(1, len(starts)):
-        if not pd.isna(began[i]):
-            starts[i] = min(max(began[i], starts[i - 1]), starts[i])
+    trusted = ~pd.isna(began)
+    starts = np.where(trusted, began, at)
     names = [name for (name, _), new in zip(labels, new_step) if new]
-    ends = np.append(starts[1:], one["timestamp"].to_numpy()[-1])
-    seconds = (pd.Series(ends) - pd.Series(starts)).dt.total_seconds().to_numpy()
+    # a step ends where the next one starts, or the first of the calls that follow at once, if one began earlier
+    following = np.append(np.minimum.accumulate(starts[::-1])[::-1][1:], one["timestamp"].to_numpy()[-1])
+    ends = np.where(trusted, np.maximum(at, following), following)  # a trusted call ends at its event, at least
+    seconds = np.maximum((pd.Series(ends) - pd.Series(starts)).dt.total_seconds().to_numpy(), 0.0)
     counts: dict[str, int] = {}
     keys = []
     for name in names:
@@ -76,7 +75,7 @@ def _steps(events: pd.DataFrame, episode_id: str, usage: pd.DataFrame | None) ->
     cost = np.zeros(len(names)) if usage is not None else np.full(len(names), np.nan)  # no usage: cost unknown, not 0
     if usage is not None and len(usage):
         calls = usage[usage["episode_id"].astype(str) == episode_id]
-        where = np.searchsorted(starts, calls["timestamp"].to_numpy(), side="right") - 1
+        where = np.searchsorted(at, calls["timestamp"].to_numpy(), side="right") - 1
         for i, c in zip(where, calls["cost_usd"].to_numpy(dtype=float, na_value=np.nan)):
             if 0 <= i < len(cost):
                 cost[i] += c
@@ -92,13 +91,21 @@ def _steps(events: pd.DataFrame, episode_id: str, usage: pd.DataFrame | None) ->
 
 
 def _call_starts(timestamps: pd.Series, payloads: pd.Series, phases: list[str | None]) -> np.ndarray:
-    """When each model call began (its event's time less its ``latency_ms``); NaT for other events and a call of
-    unknown or unreadable latency."""
+    """When each model call began (its event's time less its ``latency_ms``) where that latency is trusted: it fits
+    in the time since the last event before it that is not a model call (or the run's first event); NaT for other
+    events and a call of unknown, unreadable or impossible latency (older runs recorded latencies that never
+    passed)."""
     latency = [p.get("latency_ms") if phase == "model" and isinstance(p, dict) else None for phase, p in zip(phases, payloads)]
     ms = pd.to_numeric(pd.Series(latency, dtype=object), errors="coerce").to_numpy(dtype=float, copy=True)
     ms[~np.isfinite(ms) | (ms < 0)] = np.nan
-    began: np.ndarray = (pd.Series(timestamps.to_numpy()) - pd.to_timedelta(ms, unit="ms")).to_numpy()
-    return began
+    times = pd.Series(timestamps.to_numpy())
+    is_call = np.array([phase == "model" for phase in phases], dtype=bool)
+    # the time of the last event before each that is not a model call (the run's first event if none)
+    anchor = times.where(~pd.Series(is_call)).shift(1).ffill().fillna(times.iloc[0])
+    began = times - pd.to_timedelta(ms, unit="ms")
+    fits = began.notna() & (began >= anchor)
+    trusted: np.ndarray = began.where(fits).to_numpy()
+    return trusted
 
 
 @keywords_named
@@ -107,6 +114,13 @@ def compare_steps(events: pd.DataFrame, a: str, b: str, usage: pd.DataFrame | No
 
     Columns: ``step, seconds_a, seconds_b, delta_s, cost_a, cost_b, delta_cost`` (B − A; NaN where one side lacks the step,
     and costs NaN without ``usage``).
+
+    A step's time runs from its first event until the next step starts. A model call's event is written when the
+    call ends, so where its ``latency_ms`` fits in the time since the last event before it that is not a model call,
+    its step starts when the call began (event time − latency) and lasts at least that latency, as the step view
+    says it: the call's time is its own, and the step before it ends where the first of the calls after it began
+    (calls made at once, overlapping, each keep their own latency). A latency that does not fit there (older runs
+    recorded ones that never passed) is not trusted: that call's step runs from its event, like any other step.
     """
     sa, sb = _steps(events, a, usage), _steps(events, b, usage)
     order = list(sa["step"]) + [s for s in sb["step"] if s not in set(sa["step"])]
