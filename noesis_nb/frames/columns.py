@@ -161,9 +161,10 @@ RUN_COLUMNS: dict[str, tuple[str, str]] = {
     "veto_count": ("int", "governance vetoes (summary.metrics.veto_count)"),
     "tool_calls": (
         "int",
-        "tool calls: the drafts in tool_invocations/prepared, or the tool.requested events when more (a call refused "
-        "before its draft, or cut off before it, is one; as tools_df's rows); <NA> when a tool record a sealed run's "
-        "manifest lists is gone or changed",
+        "tool calls, as tools_df's rows: the drafts and each tool.requested no draft came of (a call refused before "
+        "its draft, or cut off before it), from the log when it is read, else x-noesis_nb.tool_requests of the sealed "
+        "summary; <NA> when neither tells (a summary without that count, changed since its seal, or counting fewer "
+        "than the drafts) or a tool record a sealed run's manifest lists is gone or changed",
     ),
     "pending_approvals": ("int", "drafts waiting for a human decision"),
     "model_calls": (

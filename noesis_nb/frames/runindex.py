@@ -253,7 +253,7 @@ def _record(ref: RunRef, entry: Any) -> tuple[RunRecord, Any] | None:
             "calls": calls,
             "calls_from": "summary" if entry["calls_from"] == "summary" else "events",
             "tools": {"drafts": 0, "pending": 0, "present": False},
-            "tool_requests": None,
+            "tool_calls": None,
             "stamp": stamp,
             "listings": {},
             "problems": [],

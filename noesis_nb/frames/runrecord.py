@@ -23,6 +23,7 @@ from ..store.eventlog import WIDE_BOMS, WIDE_TEXT, lone_cr_as_newline, parse_lin
 from ..store.layout import PREPARED_DIRS
 from ..store.sealing import SealState, UnreadableSealFile
 from ..store.status import run_status
+from ..store.vocab import TOOL_REQUESTED
 from ..tools.awaiting import awaits_decision
 from .coerce import obj
 from .eventids import names_only, other_episodes
@@ -83,7 +84,8 @@ class RunRecord(TypedDict):
     calls: list[Call]
     calls_from: Literal["summary", "events"]
     tools: ToolCounts
-    tool_requests: int | None
+    tool_calls: int | None  # ``tool_calls_of``: the calls tools_df lists; None when not known without reading more
+    tool_calls_from: NotRequired[Literal["summary", "events"]]
     stamp: dict[str, Any]  # file name (a folder's ends with "/") -> its change marker (see ``run_stamp``)
     listings: dict[str, list[str]]  # tool folders listed while reading, by relative path
     problems: list[LoadProblem]
@@ -188,7 +190,8 @@ def read_run(
     tail: list[dict[str, Any]] = []
     head: dict[str, Any] | None = None
     calls: list[Call] = []
-    tool_requests = None
+    # (drafts the log's events name, request ids no draft came of) by the log's own events; None: the log not read
+    undrafted: tuple[set[str], set[str]] | None = None
     paused = _paused_ever(ref, stamp)
     waiting: float | None = 0.0 if paused is False else None  # a run never paused waited for nobody: its log is not read
     if need_calls or need_status or (summary is None and state is None) or paused:
@@ -202,7 +205,7 @@ def read_run(
             if whole and summary is None and state is None:
                 head = _first_event(data[: data.find(b"\n") + 1 or len(data)])
             if whole:
-                tool_requests = data.count(b'"tool.requested"')
+                undrafted = _undrafted_requests(data)
             if need_calls:
                 calls = scan_model_calls(data, url, problems, sealed=ended)
             if whole:
@@ -220,12 +223,12 @@ def read_run(
         stamp.pop("checkpoints/", None)
     if day_sums is not None:
         calls = day_sums
-    if tool_requests is None and isinstance(ext, dict):  # the log not read: the count noesis_nb sealed it with
-        counted = ext.get("tool_requests")
-        tool_requests = counted if type(counted) is int and counted >= 0 else None
     listings: dict[str, list[str]] = {}
     folders = folders or ToolFolders(ref)
     tools = _tools(folders, stamp, problems, listings, sealed=ended)
+    drafted = {n[:-5] for sub in PREPARED_DIRS for n in listings.get(f"tool_invocations/{sub}", ()) if n.endswith(".json")}
+    counted = ext.get("tool_requests") if isinstance(ext, dict) else None
+    tool_calls = tool_calls_of(drafted, undrafted, counted if type(counted) is int and counted >= 0 else None)
     record: RunRecord = {
         "ref": ref,
         "summary": summary,
@@ -240,7 +243,8 @@ def read_run(
         "calls": calls,
         "calls_from": "events" if need_calls else "summary",  # "summary" for its sums and its "no calls" alike
         "tools": tools,
-        "tool_requests": tool_requests,
+        "tool_calls": tool_calls,
+        "tool_calls_from": "events" if undrafted is not None else "summary",
         "stamp": stamp,
         "listings": listings,
         # a bad line both the tail and the calls' scan read is one problem, not two
@@ -249,6 +253,54 @@ def read_run(
         "known_sizes": {k: v[0] for k, v in stamp.items() if v is not None and k.endswith((".json", ".jsonl"))},
     }
     return record, stamp, record["problems"]
+
+
+def tool_calls_of(drafts: set[str], undrafted: tuple[set[str], set[str]] | None, sealed_requests: int | None) -> int | None:
+    """A run's tool calls as ``tools_df`` has a row for each: its drafts (``drafts``, the prepared records' names,
+    ``draft:<run>:<request id>``, and those the log's events name), and each request no draft came of
+    (``undrafted``: the drafts the log names, and the request ids of its ``tool.requested`` no event drafted).
+
+    The log not read (``undrafted`` None): the ``tool.requested`` events noesis_nb sealed the summary with
+    (``x-noesis_nb.tool_requests``: each draft of its runs comes of one), when the drafts are not more; else
+    None, unknown: a run sealed by an older release says no count of its requests refused before a draft.
+    """
+    if undrafted is not None:
+        named, asked = undrafted
+        drafts = drafts | named
+        return len(drafts) + len(asked - {d.rpartition(":")[2] for d in drafts})
+    if sealed_requests is not None and sealed_requests >= len(drafts):
+        return sealed_requests
+    return None
+
+
+def _undrafted_requests(data: bytes) -> tuple[set[str], set[str]]:
+    """The drafts the log's events name, and the request ids of its ``tool.requested`` events that no event names
+    with a draft (``tools_df``'s rows without a draft): only lines naming a tool event are parsed; a line that
+    does not parse is not counted (events_df reports it)."""
+    asked: set[str] = set()
+    drafted: set[str] = set()
+    named: set[str] = set()
+    start = 0
+    while (at := data.find(b'"tool.', start)) >= 0:
+        begin = data.rfind(b"\n", 0, at) + 1
+        end = data.find(b"\n", at)
+        end = len(data) if end < 0 else end
+        start = end + 1
+        try:
+            event = orjson.loads(data[begin:end])
+        except orjson.JSONDecodeError:
+            continue
+        payload = event.get("payload") if type(event) is dict else None
+        if type(payload) is not dict:
+            continue
+        draft, request = payload.get("draft_id"), payload.get("request_id")
+        if type(draft) is str:
+            named.add(draft)
+            if type(request) is str:
+                drafted.add(request)
+        elif type(request) is str and payload.get("event_name") == TOOL_REQUESTED:
+            asked.add(request)
+    return named, asked - drafted
 
 
 @dataclass(frozen=True)

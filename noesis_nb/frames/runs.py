@@ -273,6 +273,8 @@ def _record(
         record["row"]["tool_calls"] = None  # counted from a log changed since its seal
     if record["summary"] is not None and ref.fs.url(ref.file("summary.json")) in changed:  # not the sealed summary
         record["row"].update(dict.fromkeys(_SUMMARY_FIGURES))
+        if record.get("tool_calls_from") == "summary":  # its count of requests is one of its figures
+            record["row"]["tool_calls"] = None
     problems.extend(run_problems)
     if use_cache and settled(stamp):  # stamp: every file read, edited in place or not; none changed this very moment
         checks = stamp_checks(ref, stamp) if ref.fs.protocol == "file" else None
@@ -487,8 +489,7 @@ def _row(record: RunRecord, report: Callable[[str], Report]) -> dict[str, Any]:
     )
     actions = obj(state, "outcomes", in_state).get("actions")
     tools = record["tools"]
-    # a request refused before its draft (or cut off before it) left no tool record: the requests count, when more
-    tool_calls = max(tools["drafts"], record["tool_requests"] or 0)
+    tool_calls = record["tool_calls"]  # its drafts and each request no draft came of, as tools_df's rows (or None)
     tags = summary.get("tags")
     if tags is not None and type(tags) is not dict:
         obj(summary, "tags", in_summary)  # reports it

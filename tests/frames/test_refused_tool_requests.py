@@ -120,3 +120,61 @@ def test_a_denied_request_in_a_run_written_elsewhere_is_a_row_and_counted(runs_d
         ["req_a", "denied", "authz.denied", "http"]
     ]
     assert runs.loc[0, "tool_calls"] == 1 and not tools.attrs["errors"] and not runs.attrs["errors"]
+
+
+def _seal_sizes(run: Path, name: str, text: str) -> None:
+    """``name`` rewritten as ``text`` of the size the seal lists (the seal still vouches for it)."""
+    before = (run / name).read_bytes()
+    assert len(text.encode()) == len(before)
+    (run / name).write_text(text)
+
+
+def test_a_run_sealed_without_its_request_count_says_unknown_not_its_drafts(runs_dir: Path) -> None:
+    """A summary as the release before sealed it (no ``x-noesis_nb.tool_requests``), the log not read: 1 draft
+    and 2 requests refused before theirs are 3 tool calls, which the listing alone cannot tell: <NA>, never 1."""
+    ep = noesis_nb.solve("refused requests", using=_refusing_agent, runs_dir=runs_dir)
+    run = runs_dir / ep
+    text = (run / "summary.json").read_text()
+    assert text.count('"tool_requests"') == 1
+    _seal_sizes(run, "summary.json", text.replace('"tool_requests"', '"tool_requestz"'))  # an older key, same size
+    assert len(noesis_nb.tools_df(runs_dir)) == 3
+    for cache in (True, True, False):  # cold, warm, and read again without the cache
+        runs = noesis_nb.runs_df(runs_dir, cache=cache)
+        assert pd.isna(runs.loc[0, "tool_calls"]) and not runs.attrs["errors"], runs.attrs["errors"]
+        assert runs.loc[0, "success"] is not None and runs.loc[0, "act_count"] is not None  # the summary still read
+
+
+def test_a_request_count_edited_after_the_seal_is_unknown(runs_dir: Path) -> None:
+    """``x-noesis_nb.tool_requests`` changed after the seal is no longer the count the run was sealed with: unknown,
+    as the summary's other figures are (the run made no tool call)."""
+    ep = noesis_nb.solve("no tools", using=lambda task, ctx: "ok", runs_dir=runs_dir)
+    path = runs_dir / ep / "summary.json"
+    doc = json.loads(path.read_text())
+    assert doc["x-noesis_nb"]["tool_requests"] == 0
+    doc["x-noesis_nb"]["tool_requests"] = 99
+    path.write_text(json.dumps(doc))
+    clear_cache()
+    with pytest.warns(noesis_nb.frames.LoadProblemsWarning):
+        runs = noesis_nb.runs_df(runs_dir)
+    assert "summary.json" in str(runs.attrs["errors"][0])
+    assert runs.loc[0, ["success", "act_count", "tool_calls"]].isna().all()
+    with pytest.warns(noesis_nb.frames.LoadProblemsWarning):
+        assert len(noesis_nb.tools_df(runs_dir)) == 0
+
+
+def test_tool_calls_counts_the_rows_tools_df_has(runs_dir: Path) -> None:
+    """A draft whose ``tool.requested`` line is not in the log, and a request denied before its draft: tools_df has
+    a row for each (their union), and tool_calls counts 2, not the larger of 1 draft and 1 request."""
+    ep = "ep_01JREFUSEDREQUEST000000002"
+    events = basic_events(ep)
+    t = events[-1]["timestamp"]
+    draft = f"draft:{ep}:req_d"
+    events[-1:-1] = [
+        event(ep, 10, "tool", {"event_name": "tool.execution.started", "request_id": "req_d", "draft_id": draft}, ts=t),
+        event(ep, 11, "tool", {"event_name": "tool.requested", "request_id": "req_a", "protocol": "http", "tool": "get"}, ts=t),
+        event(ep, 12, "tool", {"event_name": "tool.authz.denied", "request_id": "req_a", "reason_code": "authz.denied"}, ts=t),
+    ]
+    write_run(runs_dir, ep, events, summary=hand_summary(ep, task="union"))
+    tools, runs = _frames(runs_dir)
+    assert sorted(tools["request_id"].astype(str)) == ["req_a", "req_d"]
+    assert runs.loc[0, "tool_calls"] == len(tools) == 2
