@@ -127,16 +127,41 @@ def path_from_env(name: str) -> str:
     return text
 
 
+#: bidi embeddings, overrides and isolates: they show the characters after them in another order
+_BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def path_character_problem(text: str) -> tuple[str, str] | None:
+    """The first character of the path ``text`` that is dangerous to show or to parse, and why; None when there is
+    none. Refused: C0 and C1 controls (a line end, TAB, ESC that starts a terminal sequence, DEL), the line and
+    paragraph separators, and the bidi embeddings, overrides and isolates (U+202A-U+202E, U+2066-U+2069). Other
+    format characters that scripts write names with are taken (ZWNJ U+200C and ZWJ U+200D in Persian, Hindi or
+    Kurdish words, a soft hyphen, a direction mark)."""
+    for ch in text:
+        category = unicodedata.category(ch)
+        if category in ("Zl", "Zp") or ch in "\n\r\x0b\x0c\x85":
+            return ch, "a line end: the name reads as two lines in listings and logs"
+        if ch == "\x1b":
+            return ch, "an escape: a terminal that shows the name runs the sequence it starts"
+        if category == "Cc":
+            return ch, "no folder name shows it as written: it reads as another name in listings and terminals"
+        if ch in _BIDI:
+            return ch, "a bidi control: the name's characters after it show in another order"
+    return None
+
+
 def refuse_control_in_path(text: str, name: str, shown: str | None = None, fix: str = "") -> None:
-    """InvalidOptionError naming ``name``, its value (escaped, redacted) and the fix when the path ``text`` holds a
-    control or format character (a line end, an ANSI escape): no folder is meant to be named with one, and one made
-    so shows in listings and terminals as another name. One check for every path a user gives: the variables, the
-    ``runs_dir=`` argument, ``%noesis runs-dir``."""
-    odd = _odd_character(text)
+    """InvalidOptionError naming ``name``, its value (escaped, redacted), the character, why and the fix when the
+    path ``text`` holds a character ``path_character_problem`` refuses: a folder named so shows in listings and
+    terminals as another name. One check for every path a run is written under: the variables, the ``runs_dir=``
+    argument, ``%noesis runs-dir``; a folder that is only read is not refused for its name."""
+    odd = path_character_problem(text)
     if odd is not None:
+        ch, why = odd
+        named = unicodedata.name(ch, "")
         raise InvalidOptionError(
-            f"{name}={value_shown(text if shown is None else shown)} holds a control character ({odd!r}): "
-            f"{fix or 'pass the folder path alone, without it'}"
+            f"{name}={value_shown(text if shown is None else shown)} holds a control character ({ch!r}, "
+            f"U+{ord(ch):04X}{' ' + named if named else ''}; {why}): {fix or 'pass the folder path alone, without it'}"
         )
 
 

@@ -203,11 +203,12 @@ def _value(key: str) -> Any:
     return _DEFAULTS[key]
 
 
-def check_path(value: Any, name: str = "runs_dir") -> Any:
+def check_path(value: Any, name: str = "runs_dir", *, reading: bool = False) -> Any:
     """``value`` when it can name a folder (a str or ``os.PathLike``) or is None; else one error naming it. An empty
     (or blank) string is refused: as a path it is this process's working folder, where an empty ``$NOESIS_RUNS_DIR``
     means the default, so ``--runs-dir ''`` would write runs wherever the kernel happens to run. A NUL in it is
-    refused too (no path holds one)."""
+    refused too (no path holds one), and, unless ``reading`` (a folder only read is never refused for its name), a
+    character dangerous to show or parse (``_envvars.path_character_problem``)."""
     if isinstance(value, str) and not value.strip():
         raise InvalidOptionError(
             f"{name}={quoted(value)} names no folder: leave it out for the configured runs dir, or pass '.' for the "
@@ -224,7 +225,7 @@ def check_path(value: Any, name: str = "runs_dir") -> Any:
             text = os.fspath(value)
         except Exception:  # a PathLike whose __fspath__ fails: said where it is used
             text = None
-        if isinstance(text, str):  # a line end or an ANSI escape: refused as $NOESIS_RUNS_DIR is
+        if isinstance(text, str) and not reading:  # a line end or an ANSI escape: refused as $NOESIS_RUNS_DIR is
             refuse_control_in_path(text, name)
     if value is None or isinstance(value, (str, os.PathLike)):
         return value

@@ -40,3 +40,52 @@ def test_set_and_solve_refuse_it_as_the_variable_is_refused(tmp_path: Path, name
     with pytest.raises(InvalidOptionError, match="holds a control character"):
         noesis_nb.solve("t", using=lambda task: 1)
     assert os.listdir(tmp_path) == []
+
+
+#: names scripts write with format characters: Persian 'reports' with a ZWNJ (U+200C), Hindi with a ZWJ (U+200D),
+#: a soft hyphen, a left-to-right mark
+WRITTEN = ["گزارش\u200cها", "क्\u200dष", "Ab\u00adlage", "runs\u200e"]
+
+
+@pytest.mark.parametrize("name", WRITTEN)
+def test_a_folder_named_as_a_script_writes_it_is_taken_everywhere(
+    tmp_path: Path, name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = str(tmp_path / name)
+    config.set(runs_dir=folder)
+    try:
+        ep = noesis_nb.solve("t", using=lambda task: "ok", runs_dir=folder)
+    finally:
+        config.reset()
+    assert list(noesis_nb.runs_df(folder).episode_id) == [ep]
+    monkeypatch.setenv("NOESIS_RUNS_DIR", folder)
+    monkeypatch.setenv("NOESIS_NB_CACHE_DIR", str(tmp_path / name / ".cache"))
+    assert not config.problems()
+    assert list(noesis_nb.runs_df().episode_id) == [ep]
+
+
+@pytest.mark.parametrize(("ch", "said"), [("\u202e", "U+202E RIGHT-TO-LEFT OVERRIDE"), ("\u2066", "U+2066"), ("\t", "U+0009")])
+def test_a_bidi_control_or_tab_is_refused_naming_it_and_why(
+    tmp_path: Path, ch: str, said: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = str(tmp_path / f"rd{ch}x")
+    for call in (lambda: config.set(runs_dir=folder), lambda: noesis_nb.solve("t", using=lambda task: 1, runs_dir=folder)):
+        with pytest.raises(InvalidOptionError, match="holds a control character") as refused:
+            call()
+        assert said in str(refused.value) and ch not in str(refused.value)
+    for variable in ("NOESIS_RUNS_DIR", "NOESIS_NB_CACHE_DIR"):
+        monkeypatch.setenv(variable, folder)
+        assert [p for p in config.problems() if f"${variable}=" in p and said in p], variable
+    assert os.listdir(tmp_path) == []
+
+
+def test_a_folder_that_exists_is_read_whatever_its_name(tmp_path: Path) -> None:
+    """Readers never refuse a folder for its name: one made elsewhere with an escape in it is read, not refused."""
+    made = tmp_path / "runs"
+    ep = noesis_nb.solve("t", using=lambda task: "ok", runs_dir=made)
+    for name in ("rd\x1b[31mx\u202e", "گزارش\u200cها"):
+        odd = tmp_path / name
+        made.rename(odd)
+        assert list(noesis_nb.runs_df(str(odd)).episode_id) == list(noesis_nb.runs_df(odd).episode_id) == [ep]
+        assert list(noesis_nb.runs_df(str(odd / ep)).episode_id) == [ep]
+        made = odd

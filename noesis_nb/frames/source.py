@@ -343,7 +343,7 @@ def _resolve_one(item: Any, storage_options: dict[str, Any] | None, remotes: dic
         return [ref for match in matches for ref in _local_dir(match)]
     path = Path(os.path.expanduser(text))  # ``~name`` of a user this system does not know stays as typed (not found)
     # a file, FIFO, device or dangling link holds no runs: say so rather than load nothing
-    check_root(path, label="source", wanted="a runs root or a run directory (the folder that holds events.jsonl)")
+    check_root(path, label="source", wanted="a runs root or a run directory (the folder that holds events.jsonl)", reading=True)
     if path.exists():
         return _local_dir(str(path))
     if isinstance(item, str) and os.sep not in text and "/" not in text:

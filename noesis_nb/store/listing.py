@@ -184,7 +184,7 @@ def list_runs(
         hint = "; pass the runs root as runs_dir=" if isinstance(limit, (str, os.PathLike)) else ""
         raise InvalidOptionError(f"limit={quoted(limit)} is not a count of runs (a whole number ≥ 0, or None for all){hint}")
     since = _since(since)
-    root = check_root(runs_dir if runs_dir is not None else config.runs_dir())
+    root = check_root(runs_dir if runs_dir is not None else config.runs_dir(), reading=True)
     problems: list[dict[str, Any]] = []
     rows = [_info(d, strict_manifest, problems) for d in iter_run_dirs(root)]
     if since:

@@ -109,11 +109,16 @@ def _refuse_inside_a_run(runs_dir: Path) -> None:
 
 
 def check_root(
-    root: str | os.PathLike[str], *, label: str = "runs root", wanted: str = "the folder that holds the run directories"
+    root: str | os.PathLike[str],
+    *,
+    label: str = "runs root",
+    wanted: str = "the folder that holds the run directories",
+    reading: bool = False,
 ) -> Path:
     """``root`` as a Path; a root that exists but is no folder (a file, FIFO, device, a link leading nowhere)
-    is one clear error, where listing it would say "no runs" (a root not made yet is fine: no runs yet)."""
-    path = Path(config.check_path(root, "runs_dir"))
+    is one clear error, where listing it would say "no runs" (a root not made yet is fine: no runs yet).
+    ``reading``: the root is only read, so its name is not refused (``config.check_path``)."""
+    path = Path(config.check_path(root, "runs_dir", reading=reading))
     try:
         os.lstat(path)
     except (FileNotFoundError, NotADirectoryError):
@@ -210,9 +215,9 @@ def find_run_dir(
         raise RunNotFoundError(f"{quoted(str(path))} is not a run directory: {what}; {instead}")
     episode_id = validate_id(target)
     if runs_dir is not None:  # a file or FIFO given as the runs dir: say so, not "no run under it"
-        check_root(Path(os.path.expanduser(config.check_path(runs_dir))), label="runs_dir")
+        check_root(Path(os.path.expanduser(config.check_path(runs_dir, reading=True))), label="runs_dir", reading=True)
     # runs_dir= names the one place to look: a run of the same id in a default root (./runs…) is another run
-    roots = [Path(os.path.expanduser(config.check_path(runs_dir)))] if runs_dir is not None else candidate_roots()
+    roots = [Path(os.path.expanduser(config.check_path(runs_dir, reading=True)))] if runs_dir is not None else candidate_roots()
     for root in roots:
         direct = root / episode_id
         if is_run_dir(direct):
