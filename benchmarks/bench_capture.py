@@ -167,10 +167,13 @@ def main() -> None:
         measure("loopback HTTP server     ", loopback, args.calls, args.rounds)
     finally:
         server.communicate("\n", timeout=10)
-    body = json.dumps(chat_completion("gpt-4o-mini", DEFAULT, "0001")).encode()
+    serial = itertools.count()
 
-    def reply(request):
-        return httpx2.Response(200, content=body, headers={"content-type": "application/json", "x-request-id": "req_1"})
+    def reply(request):  # ids new for each call, as a server's are (one id on every call is a shared id, said apart)
+        i = next(serial)
+        body = json.dumps(chat_completion("gpt-4o-mini", DEFAULT, f"{i:04x}{'5e' * 14}")).encode()
+        headers = {"content-type": "application/json", "x-request-id": f"req_{i:04x}{'7a' * 14}"}
+        return httpx2.Response(200, content=body, headers=headers)
 
     mock = openai.OpenAI(
         base_url="http://stub.invalid/v1",
